@@ -1,0 +1,2 @@
+/* placeholder: being written */
+typedef int tandem_placeholder_plan_args;

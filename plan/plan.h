@@ -1,0 +1,165 @@
+/* plan/plan.h - a 4D parallel training plan (TP, CP, PP, DP) and its options.
+ *
+ * Contract:
+ *  - A Plan is a plain value struct (no heap fields but `rank_order`), filled by
+ *    plan_init_defaults() and then by Megatron-style flags (plan-args.c) or a plan JSON
+ *    with TorchTitan key names (plan-json.c).
+ *  - plan_resolve() derives dp and grad_accum from the world size and checks every
+ *    constraint against a model and cluster; its PLAN_ERROR messages say what is wrong
+ *    and how to fix it, in one line.
+ *  - Degrees are counts of ranks; batch sizes are sequences; seq_length in tokens. */
+#pragma once
+
+#include <glib.h>
+#include "models/model.h"
+#include "topology/cluster.h"
+
+G_BEGIN_DECLS
+
+#define PLAN_ERROR (plan_error_quark ())
+GQuark plan_error_quark (void);
+
+typedef enum {
+  PLAN_ERROR_USAGE,        /* unknown flag or bad value */
+  PLAN_ERROR_PARSE,        /* malformed plan JSON */
+  PLAN_ERROR_INVALID,      /* the plan does not divide / fit */
+} PlanError;
+
+typedef enum {
+  PLAN_SCHED_GPIPE,
+  PLAN_SCHED_1F1B,
+  PLAN_SCHED_INTERLEAVED_1F1B,
+} PlanSchedule;
+
+typedef enum {
+  PLAN_SHARD_NONE,   /* DDP, ZeRO-0, NO_SHARD */
+  PLAN_SHARD_ZERO1,  /* optimizer states; Megatron distributed optimizer */
+  PLAN_SHARD_ZERO2,  /* + gradients; SHARD_GRAD_OP; FSDP reshard_after_forward=False */
+  PLAN_SHARD_ZERO3,  /* + parameters; FULL_SHARD; FSDP */
+  PLAN_SHARD_HSDP,   /* ZeRO-3 within shard groups of hsdp_shard_size, replicated across */
+} PlanSharding;
+
+typedef enum {
+  PLAN_CP_P2P,       /* ring attention: K/V passed around the ring */
+  PLAN_CP_ALLGATHER, /* K/V all-gathered (Llama 3) */
+  PLAN_CP_A2A,       /* Ulysses: all-to-all heads <-> sequence */
+} PlanCpComm;
+
+typedef enum {
+  PLAN_RECOMPUTE_NONE,
+  PLAN_RECOMPUTE_SELECTIVE, /* attention core recomputed (Korthikanti et al.) */
+  PLAN_RECOMPUTE_FULL,      /* whole layers recomputed from their input */
+} PlanRecompute;
+
+typedef enum {
+  PLAN_RECOMPUTE_UNIFORM,   /* checkpoint every recompute_num_layers layers */
+  PLAN_RECOMPUTE_BLOCK,     /* recompute the first recompute_num_layers layers per stage */
+} PlanRecomputeMethod;
+
+typedef enum {
+  PLAN_PREC_FP32,
+  PLAN_PREC_BF16,
+  PLAN_PREC_FP16,
+  PLAN_PREC_FP8,
+} PlanPrecision;
+
+typedef struct {
+  /* degrees */
+  int world_size;          /* --gpus / --world-size; 0 = whole cluster */
+  int tp, pp, cp, ep;      /* ep is carried for completeness; dense models use 1 */
+  int dp;                  /* derived: world / (tp pp cp); a given --dp must agree */
+  int vpp;                 /* virtual stages (model chunks) per pipeline rank; 1 = none */
+  int first_stage_layers;  /* --decoder-first-pipeline-num-layers; -1 = even split */
+  int last_stage_layers;   /* --decoder-last-pipeline-num-layers; -1 = even split */
+  gboolean sequence_parallel;
+  PlanCpComm cp_comm;
+
+  /* batch */
+  int micro_batch;         /* sequences per micro-batch per DP rank */
+  int global_batch;        /* sequences per step; 0 = micro_batch x dp */
+  int seq_length;          /* tokens per sequence; 0 = model's max_positions capped at 8192 */
+  int grad_accum;          /* derived: global / (micro x dp) micro-batches per step */
+
+  PlanSchedule schedule;
+  gboolean     schedule_set;   /* user gave --schedule; otherwise vpp>1 implies interleaved */
+
+  /* sharding */
+  PlanSharding sharding;
+  int hsdp_shard_size;     /* K of hsdp:K */
+
+  /* recompute */
+  PlanRecompute       recompute;
+  PlanRecomputeMethod recompute_method;
+  int                 recompute_num_layers; /* 0 = all layers (full) */
+
+  /* precision */
+  PlanPrecision compute_dtype;   /* GEMM dtype: bf16 or fp8 (fp8 keeps bf16 params) */
+  PlanPrecision param_dtype;     /* model weights as held for compute */
+  PlanPrecision grad_dtype;      /* gradient accumulation / reduction dtype */
+  PlanPrecision optim_dtype;     /* Adam moments */
+  gboolean      master_weights;  /* fp32 master copy when params are lower precision */
+
+  /* overlap and offload */
+  gboolean overlap_grad_reduce;
+  gboolean overlap_param_gather;
+  gboolean tp_comm_overlap;
+  gboolean optimizer_offload;    /* optimizer states (and master weights) in host memory */
+  double   bucket_bytes;         /* DP gradient bucket; Megatron --ddp-bucket-size default */
+
+  char *rank_order;              /* "tp-cp-ep-dp-pp" innermost first (Megatron default) */
+} Plan;
+
+void     plan_init_defaults (Plan *plan);
+void     plan_clear         (Plan *plan);              /* frees rank_order; NULL-safe */
+void     plan_copy          (Plan *dst, const Plan *src);
+
+/* Parse Megatron-style flags (and short aliases) out of argv, leaving what it does not
+ * know in argv for the caller (who reports it). Also handles --plan FILE (plan JSON with
+ * TorchTitan keys), --model, --cluster, --gpus/--world-size, whose values go to
+ * model_name, cluster_name (g_free'd by caller). Returns FALSE with PLAN_ERROR_USAGE on a
+ * bad value. */
+typedef struct {
+  char *model_name;     /* --model, default "llama3-405b" set by caller if NULL */
+  char *cluster_name;   /* --cluster */
+  char *plan_file;      /* --plan */
+} PlanArgs;
+GOptionGroup *plan_option_group_new (Plan *plan, PlanArgs *args);
+void          plan_args_clear       (PlanArgs *args);
+
+/* Plan JSON with TorchTitan key names (parallelism.*, training.*, activation_checkpoint.*).
+ * Overwrites the fields it names. */
+gboolean plan_load_json (Plan *plan, const char *path, GError **error);
+gboolean plan_load_json_data (Plan *plan, const char *text, gssize len, const char *source,
+                              GError **error);
+
+/* Derive dp / grad_accum / defaults and validate against model and cluster. */
+gboolean plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster,
+                       GError **error);
+
+/* Layers held by pipeline rank `stage` (all its virtual chunks), and by chunk `chunk`
+ * (0..vpp-1) of that rank. Model chunk index = chunk * pp + stage (Megatron). */
+int plan_stage_layers (const Plan *plan, const ModelSpec *model, int stage);
+int plan_chunk_layers (const Plan *plan, const ModelSpec *model, int stage, int chunk);
+/* Index of the first layer of (stage, chunk) in the whole model. */
+int plan_chunk_first_layer (const Plan *plan, const ModelSpec *model, int stage, int chunk);
+
+/* Canonical short string, e.g. "tp8-cp1-pp16-vpp1-dp128-mbs1-gbs2048-none-1F1B". */
+char *plan_to_string (const Plan *plan);
+/* JSON object of the resolved plan (TorchTitan key names plus derived fields). */
+struct _JsonBuilder;
+void  plan_to_json   (const Plan *plan, struct _JsonBuilder *builder);
+
+const char *plan_schedule_name  (PlanSchedule s);      /* "GPipe", "1F1B", "Interleaved1F1B" */
+const char *plan_sharding_name  (PlanSharding s);      /* "none", "zero1", ... */
+const char *plan_cp_comm_name   (PlanCpComm c);        /* "p2p", "all_gather", "a2a" */
+const char *plan_recompute_name (PlanRecompute r);     /* "none", "selective", "full" */
+const char *plan_precision_name (PlanPrecision p);     /* "fp32", "bf16", "fp16", "fp8" */
+guint       plan_precision_bytes (PlanPrecision p);    /* 4, 2, 2, 1 */
+
+/* Shards over which parameters / gradients / optimizer states are split (1 = replicated
+ * on every DP rank). */
+int plan_param_shards (const Plan *plan);
+int plan_grad_shards  (const Plan *plan);
+int plan_optim_shards (const Plan *plan);
+
+G_END_DECLS

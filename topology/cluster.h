@@ -1,0 +1,115 @@
+/* topology/cluster.h - a GPU cluster: one device type and a hierarchy of levels.
+ *
+ * Contract:
+ *  - Bandwidths in bytes/s per direction per device, latencies in seconds, capacities in
+ *    bytes, peaks in FLOP/s. Every number read from JSON may carry a "source" string.
+ *  - Level 0 is the innermost domain (a server: GPUs on NVLink); level i groups `count`
+ *    units of level i-1 (level 0 groups `count` devices). The cluster has
+ *    prod(count) devices. Ranks are numbered so that consecutive ranks share the
+ *    innermost level (rank r is device r).
+ *  - A TopoCluster is immutable once loaded and shared through ref/unref. Fields are
+ *    public for reading.
+ *  - Loading never prints; failures come back as TOPO_ERROR GErrors naming the file and
+ *    field. Presets are compiled in as GResources (/tandem/topology/NAME.json). */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define TOPO_ERROR (topo_error_quark ())
+GQuark topo_error_quark (void);
+
+typedef enum {
+  TOPO_ERROR_NOT_FOUND,
+  TOPO_ERROR_PARSE,
+  TOPO_ERROR_MISSING_FIELD,
+  TOPO_ERROR_INVALID_FIELD,
+} TopoError;
+
+typedef enum {
+  TOPO_DTYPE_FP32,   /* non-tensor (vector) FP32 */
+  TOPO_DTYPE_TF32,
+  TOPO_DTYPE_FP16,
+  TOPO_DTYPE_BF16,
+  TOPO_DTYPE_FP8,
+  TOPO_DTYPE_N,
+} TopoDtype;
+
+const char *topo_dtype_name  (TopoDtype dtype);                 /* "fp32", "bf16", ... */
+gboolean    topo_dtype_parse (const char *name, TopoDtype *out);
+guint       topo_dtype_bytes (TopoDtype dtype);                 /* 4, 4, 2, 2, 1 */
+
+typedef struct {
+  char   *name;                       /* "H100-SXM5-80GB" */
+  char   *vendor;                     /* "nvidia", "amd", "google", "aws" */
+  double  peak_flops[TOPO_DTYPE_N];   /* dense FLOP/s per device; 0 = not supported */
+  guint64 hbm_bytes;                  /* capacity per device */
+  double  hbm_Bps;                    /* HBM bandwidth per device */
+  guint   sms;                        /* SMs / CUs / cores; 0 = unknown */
+  guint   fp32_cores_per_sm;          /* 0 = unknown */
+  guint   tensor_cores_per_sm;        /* 0 = unknown */
+  double  clock_hz;                   /* boost clock used for the peak; 0 = unknown */
+  /* Efficiency defaults of the cost model (sim/); each has a source in the JSON. */
+  double  gemm_efficiency;            /* best achieved GEMM fraction of peak (MAMF) */
+  double  mem_efficiency;             /* achieved fraction of hbm_Bps */
+  double  launch_overhead_s;          /* per kernel */
+  gboolean has_nvls;                  /* in-switch all-reduce (NVLink SHARP) at level 0 */
+  double  nvls_busbw_Bps;             /* measured NVLS all-reduce bus bandwidth, 0 = none */
+  GHashTable *sources;                /* field name -> source string (may be empty) */
+} TopoDevice;
+
+typedef struct {
+  char   *name;             /* "server", "rack", "pod", "cluster" */
+  guint64 count;            /* units of the level below (devices for level 0) */
+  double  bw_Bps;           /* per direction, per device, for traffic that leaves the
+                               level below and stays inside this one */
+  double  busbw_Bps;        /* achievable collective bus bandwidth per device
+                               (nccl-tests); 0 = derive from bw_Bps x efficiency */
+  double  latency_s;        /* per algorithm step (alpha) */
+  double  oversubscription; /* >= 1; 7 means 1:7 (bandwidth / 7 when all cross) */
+  char   *source;
+} TopoLevel;
+
+typedef struct {
+  int        ref_count;
+  char      *name;
+  char      *description;
+  char      *source;          /* path or "preset:NAME" */
+  char      *json;            /* the raw file text */
+  TopoDevice device;
+  guint      nics_per_device; /* scale-out NICs per device */
+  double     nic_Bps;         /* per NIC, per direction */
+  TopoLevel *levels;          /* n_levels, innermost first */
+  guint      n_levels;
+  guint64    n_devices;       /* prod(levels[i].count) */
+} TopoCluster;
+
+TopoCluster *topo_cluster_lookup        (const char *name_or_path, GError **error);
+TopoCluster *topo_cluster_load_file     (const char *path, GError **error);
+TopoCluster *topo_cluster_load_preset   (const char *name, GError **error);
+TopoCluster *topo_cluster_new_from_data (const char *json_text, gssize length,
+                                         const char *source, GError **error);
+TopoCluster *topo_cluster_ref           (TopoCluster *cluster);
+void         topo_cluster_unref         (TopoCluster *cluster);        /* NULL-safe */
+char       **topo_preset_names          (void);                        /* g_strfreev */
+
+/* Devices in one unit of level `level` (level 0: devices per server). */
+guint64 topo_cluster_level_size (const TopoCluster *cluster, guint level);
+/* The innermost level that contains both devices (0 when in the same server). Same
+ * device returns 0. */
+guint   topo_cluster_common_level (const TopoCluster *cluster, guint64 dev_a, guint64 dev_b);
+
+/* Aggregates over the whole cluster. */
+typedef struct {
+  guint64 gpus;
+  guint64 hbm_bytes;
+  guint64 fp32_cores;       /* 0 when unknown */
+  guint64 tensor_cores;     /* 0 when unknown */
+  double  peak_flops[TOPO_DTYPE_N];
+} TopoAggregate;
+void topo_cluster_aggregate (const TopoCluster *cluster, TopoAggregate *out);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TopoCluster, topo_cluster_unref)
+
+G_END_DECLS
