@@ -1,2 +1,165 @@
-/* placeholder: being written */
-typedef int tandem_placeholder_model_flops;
+/* models/model-flops.c - FLOPs per token under the conventions published results use.
+ *
+ * Every source counts differently (shared/reference/published-runs.md, "FLOP-counting
+ * conventions"), so an MFU is meaningful only with its convention named. All functions
+ * return FLOPs per token of one training step (forward + backward) at sequence length s.
+ * Notation: L layers, h hidden, s sequence, V vocab, H query heads, G KV heads, d head_dim,
+ * q = H*d (query projection width), f ffn hidden. */
+#include "models/model.h"
+
+#include <string.h>
+
+static const struct {
+  const char *name;
+  const char *about;
+} conventions[MODEL_FLOPS_N_CONVENTIONS] = {
+  [MODEL_FLOPS_MEGATRON96] = { "megatron96",
+    "96*B*s*L*h^2*(1 + s/6h + V/16Lh): Narayanan et al. SC'21, includes one recompute "
+    "forward (hardware FLOPs), assumes ffn = 4h and no GQA" },
+  [MODEL_FLOPS_MEGATRON72] = { "megatron72",
+    "72*B*s*L*h^2*(1 + s/6h + V/12Lh): Korthikanti et al. 2022 model FLOPs, no recompute, "
+    "non-causal, assumes ffn = 4h and no GQA" },
+  [MODEL_FLOPS_MCORE] = { "mcore",
+    "12*B*s*L*h^2*[(1 + G/H + s/h)*q/h + (ffn/h)*(1.5 SwiGLU | 1) + V/2Lh]: Megatron-Core "
+    "num_floating_point_operations, GQA- and SwiGLU-aware, non-causal" },
+  [MODEL_FLOPS_CAUSAL] = { "causal",
+    "mcore with the s x s attention term halved (s/h -> s/2h): newer NVIDIA tables" },
+  [MODEL_FLOPS_PALM] = { "palm",
+    "6*N + 12*L*H*d_head*s per token, non-causal: PaLM Appendix B, Llama 3 paper, "
+    "torchtitan; N excludes lookup-only embedding tables" },
+};
+
+const char *
+model_flop_convention_name (ModelFlopConvention conv)
+{
+  g_return_val_if_fail (conv < MODEL_FLOPS_N_CONVENTIONS, NULL);
+  return conventions[conv].name;
+}
+
+const char *
+model_flop_convention_about (ModelFlopConvention conv)
+{
+  g_return_val_if_fail (conv < MODEL_FLOPS_N_CONVENTIONS, NULL);
+  return conventions[conv].about;
+}
+
+gboolean
+model_flop_convention_parse (const char *name, ModelFlopConvention *out)
+{
+  /* Names of the people or tools behind each convention, as users say them. */
+  static const struct {
+    const char *alias;
+    ModelFlopConvention conv;
+  } aliases[] = {
+    { "narayanan", MODEL_FLOPS_MEGATRON96 },
+    { "korthikanti", MODEL_FLOPS_MEGATRON72 },
+    { "megatron-core", MODEL_FLOPS_MCORE },
+    { "nemo", MODEL_FLOPS_MCORE },
+    { "torchtitan", MODEL_FLOPS_PALM },
+    { "llama3", MODEL_FLOPS_PALM },
+  };
+  g_return_val_if_fail (out != NULL, FALSE);
+  if (name == NULL)
+    return FALSE;
+  for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+    if (g_ascii_strcasecmp (name, conventions[c].name) == 0)
+      {
+        *out = (ModelFlopConvention) c;
+        return TRUE;
+      }
+  for (gsize i = 0; i < G_N_ELEMENTS (aliases); i++)
+    if (g_ascii_strcasecmp (name, aliases[i].alias) == 0)
+      {
+        *out = aliases[i].conv;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+void
+model_spec_layer_fwd_flops_per_token (const ModelSpec *spec, guint64 seq,
+                                      ModelLayerFlops *out)
+{
+  g_return_if_fail (spec != NULL && out != NULL);
+  const double h = (double) spec->hidden, f = (double) spec->ffn_hidden;
+  const double H = (double) spec->n_heads, G = (double) spec->n_kv_heads;
+  const double d = (double) spec->head_dim, s = (double) seq;
+  const double mlp_mats = spec->mlp == MODEL_MLP_SWIGLU ? 3.0 : 2.0;
+
+  /* 2 FLOPs per weight per token for qkv (h x (H+2G)d), out (Hd x h), MLP (2 or 3 h x f). */
+  out->gemm = 2.0 * (h * (H + 2.0 * G) * d + H * d * h + mlp_mats * h * f);
+  /* QK^T and AV: 2 * s * d per head each, per query token; causal keeps half. */
+  out->attention_full = 4.0 * s * H * d;
+  out->attention = out->attention_full / 2.0;
+}
+
+/* Megatron-Core num_floating_point_operations (Megatron-LM megatron/training/training.py,
+ * as quoted in published-runs.md convention 3), per iteration:
+ *   12*B*s*L*h^2*[(1 + G/H + s/h)*q/h + (ffn/h)*(1.5 if SwiGLU else 1) + V/(2*L*h)]
+ * Reading: 12 = 3 passes (fwd + 2 bwd) x 2 FLOPs per MAC x 2; per layer and token the
+ * forward attention work is Q and O projections 2*h*q each, K and V 2*h*G*d each
+ * (= 2*h*q*G/H), scores and AV 2*s*q each, which sum to 4*h*q*(1 + G/H + s/h); the MLP is
+ * 4*h*ffn (two matrices) or 6*h*ffn (three, SwiGLU); logits 2*h*V once per token.
+ * Check: Llama 3 70B (h 8192, L 80, H 64, G 8, q 8192, ffn 28672, V 128256), s 8192:
+ * 12*80*8192^2 * (2.125 + 5.25 + 0.0979) = 481.4 GFLOP/token. `attn_scale` is 1 for
+ * this convention and 1/2 for the causal one (the s/h term halved). */
+static double
+mcore_per_token (const ModelSpec *spec, guint64 seq, double attn_scale)
+{
+  const double L = (double) spec->n_layers, h = (double) spec->hidden;
+  const double H = (double) spec->n_heads, G = (double) spec->n_kv_heads;
+  const double q = H * (double) spec->head_dim, s = (double) seq;
+  const double ffn = (double) spec->ffn_hidden, V = (double) spec->vocab;
+  const double gated = spec->mlp == MODEL_MLP_SWIGLU ? 1.5 : 1.0;
+  return 12.0 * L * h * h
+         * ((1.0 + G / H + attn_scale * s / h) * q / h + ffn / h * gated + V / (2.0 * L * h));
+}
+
+double
+model_spec_flops_per_token (const ModelSpec *spec, guint64 seq, ModelFlopConvention conv)
+{
+  g_return_val_if_fail (spec != NULL, 0.0);
+  const double L = (double) spec->n_layers, h = (double) spec->hidden;
+  const double s = (double) seq, V = (double) spec->vocab;
+
+  switch (conv)
+    {
+    case MODEL_FLOPS_MEGATRON96:
+      /* Narayanan et al. SC'21, eq. 3: F = 96*B*s*L*h^2*(1 + s/(6h) + V/(16*L*h)) per
+       * iteration; divided by B*s tokens. */
+      return 96.0 * L * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * L * h));
+    case MODEL_FLOPS_MEGATRON72:
+      /* Korthikanti et al. 2022, model FLOPs: 72*B*s*L*h^2*(1 + s/(6h) + V/(12*L*h)). */
+      return 72.0 * L * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * L * h));
+    case MODEL_FLOPS_MCORE:
+      return mcore_per_token (spec, seq, 1.0);
+    case MODEL_FLOPS_CAUSAL:
+      return mcore_per_token (spec, seq, 0.5);
+    case MODEL_FLOPS_PALM:
+      /* Chowdhery et al. 2022 (PaLM) Appendix B: 6*N + 12*L*H*Q*T per token, Q head_dim,
+       * T sequence length; N as model_spec_palm_params. */
+      return 6.0 * (double) model_spec_palm_params (spec)
+             + 12.0 * L * (double) spec->n_heads * (double) spec->head_dim * s;
+    case MODEL_FLOPS_N_CONVENTIONS:
+    default:
+      break;
+    }
+  g_return_val_if_reached (0.0);
+}
+
+/* What the GPUs execute per token: forward GEMMs and causal attention of every layer plus
+ * the logits GEMM, times 3 (backward = 2x forward: input and weight gradients), plus the
+ * recomputed share of the layer forward. FlashAttention's own recompute of the scores in
+ * its backward and all element-wise work are not counted (matmul FLOPs only, like the
+ * conventions above). */
+double
+model_spec_hw_flops_per_token (const ModelSpec *spec, guint64 seq, double recompute_fraction)
+{
+  g_return_val_if_fail (spec != NULL, 0.0);
+  g_return_val_if_fail (recompute_fraction >= 0.0 && recompute_fraction <= 1.0, 0.0);
+  ModelLayerFlops lf;
+  model_spec_layer_fwd_flops_per_token (spec, seq, &lf);
+  const double layers_fwd = (double) spec->n_layers * (lf.gemm + lf.attention);
+  const double logits_fwd = 2.0 * (double) spec->hidden * (double) spec->vocab;
+  return 3.0 * (layers_fwd + logits_fwd) + recompute_fraction * layers_fwd;
+}

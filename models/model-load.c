@@ -1,2 +1,579 @@
-/* placeholder: being written */
-typedef int tandem_placeholder_model_load;
+/* models/model-load.c - ModelSpec from a Hugging Face config.json.
+ *
+ * One reader per family, dispatched on `model_type`. Each reader names the fields the way
+ * that family's config does, so every error message quotes the field as written in the
+ * file. Defaults for absent optional fields are those of the matching transformers
+ * config class (LlamaConfig, GPT2Config, GPTNeoXConfig, OPTConfig), so a config.json
+ * saved by save_pretrained() and a hand-trimmed one describe the same model.
+ * Unknown fields are ignored (real configs carry dozens); a field we read must have the
+ * JSON type we expect. */
+#include "models/model.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+G_DEFINE_QUARK (model-error-quark, model_error)
+
+/* Sizes above 2^32 elements are certainly typos, and products of two of them still fit
+ * in 64 bits, which keeps the parameter arithmetic exact. */
+#define MODEL_SIZE_MAX (G_GUINT64_CONSTANT (1) << 32)
+
+ModelSpec *
+model_spec_ref (ModelSpec *spec)
+{
+  g_return_val_if_fail (spec != NULL, NULL);
+  g_atomic_int_inc (&spec->ref_count);
+  return spec;
+}
+
+void
+model_spec_unref (ModelSpec *spec)
+{
+  if (spec == NULL || !g_atomic_int_dec_and_test (&spec->ref_count))
+    return;
+  g_free (spec->name);
+  g_free (spec->source);
+  g_free (spec->model_type);
+  g_free (spec->config_json);
+  g_free (spec);
+}
+
+/* ---- typed field access --------------------------------------------------------------- */
+
+typedef struct {
+  JsonObject *obj;
+  const char *file;     /* for messages: the path as given, or "preset:NAME" */
+} Reader;
+
+/* A member that is absent or JSON null counts as absent (gpt2 writes "n_inner": null). */
+static JsonNode *
+reader_member (const Reader *r, const char *key)
+{
+  JsonNode *node = json_object_get_member (r->obj, key);
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return NULL;
+  return node;
+}
+
+static const char *
+node_type_name (JsonNode *node)
+{
+  if (JSON_NODE_HOLDS_VALUE (node))
+    {
+      GType t = json_node_get_value_type (node);
+      if (t == G_TYPE_INT64)
+        return "an integer";
+      if (t == G_TYPE_DOUBLE)
+        return "a floating-point number";
+      if (t == G_TYPE_BOOLEAN)
+        return "a boolean";
+      if (t == G_TYPE_STRING)
+        return "a string";
+    }
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    return "an object";
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    return "an array";
+  return "something else";
+}
+
+static gboolean
+wrong_type (const Reader *r, const char *key, JsonNode *node, const char *want, GError **error)
+{
+  g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVALID_FIELD,
+               "%s: field '%s' must be %s, not %s", r->file, key, want, node_type_name (node));
+  return FALSE;
+}
+
+/* A positive element count. `required` FALSE leaves *out untouched when absent;
+ * *present (may be NULL) says which happened. */
+static gboolean
+read_size (const Reader *r, const char *key, gboolean required, guint64 *out,
+           gboolean *present, GError **error)
+{
+  JsonNode *node = reader_member (r, key);
+  if (present != NULL)
+    *present = node != NULL;
+  if (node == NULL)
+    {
+      if (!required)
+        return TRUE;
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_MISSING_FIELD,
+                   "%s: missing field '%s'", r->file, key);
+      return FALSE;
+    }
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
+    return wrong_type (r, key, node, "an integer", error);
+  gint64 v = json_node_get_int (node);
+  if (v <= 0 || (guint64) v > MODEL_SIZE_MAX)
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVALID_FIELD,
+                   "%s: field '%s' is %" G_GINT64_FORMAT ", must be in 1 .. 2^32",
+                   r->file, key, v);
+      return FALSE;
+    }
+  *out = (guint64) v;
+  return TRUE;
+}
+
+static gboolean
+read_bool (const Reader *r, const char *key, gboolean *out, GError **error)
+{
+  JsonNode *node = reader_member (r, key);
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    return wrong_type (r, key, node, "a boolean", error);
+  *out = json_node_get_boolean (node);
+  return TRUE;
+}
+
+/* Returns the string (owned by the JSON tree) or NULL when absent; *ok FALSE on error. */
+static const char *
+read_string (const Reader *r, const char *key, gboolean *ok, GError **error)
+{
+  JsonNode *node = reader_member (r, key);
+  *ok = TRUE;
+  if (node == NULL)
+    return NULL;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    {
+      *ok = wrong_type (r, key, node, "a string", error);
+      return NULL;
+    }
+  return json_node_get_string (node);
+}
+
+/* ---- families ------------------------------------------------------------------------- */
+
+/* How one family spells the fields that the shared checks talk about. */
+typedef struct {
+  const char *hidden, *ffn, *layers, *heads, *kv_heads, *head_dim, *vocab, *positions;
+} FieldNames;
+
+static const FieldNames llama_names = {
+  "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+  "num_key_value_heads", "head_dim", "vocab_size", "max_position_embeddings",
+};
+static const FieldNames gpt2_names = {
+  "n_embd", "n_inner", "n_layer", "n_head", "num_key_value_heads", "head_dim",
+  "vocab_size", "n_positions",
+};
+static const FieldNames neox_names = {
+  "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+  "num_key_value_heads", "head_dim", "vocab_size", "max_position_embeddings",
+};
+static const FieldNames opt_names = {
+  "hidden_size", "ffn_dim", "num_hidden_layers", "num_attention_heads",
+  "num_key_value_heads", "head_dim", "vocab_size", "max_position_embeddings",
+};
+
+/* Reads the sizes every family shares. `ffn_required` FALSE means absent -> 4h (gpt2's
+ * n_inner). `default_positions` is the config class default for the position field. */
+static gboolean
+read_common (const Reader *r, const FieldNames *f, gboolean ffn_required,
+             guint64 default_positions, ModelSpec *spec, GError **error)
+{
+  gboolean have_ffn = FALSE, have_kv = FALSE, have_head_dim = FALSE;
+
+  if (!read_size (r, f->hidden, TRUE, &spec->hidden, NULL, error)
+      || !read_size (r, f->ffn, ffn_required, &spec->ffn_hidden, &have_ffn, error)
+      || !read_size (r, f->layers, TRUE, &spec->n_layers, NULL, error)
+      || !read_size (r, f->heads, TRUE, &spec->n_heads, NULL, error)
+      || !read_size (r, f->kv_heads, FALSE, &spec->n_kv_heads, &have_kv, error)
+      || !read_size (r, f->head_dim, FALSE, &spec->head_dim, &have_head_dim, error)
+      || !read_size (r, f->vocab, TRUE, &spec->vocab, NULL, error))
+    return FALSE;
+  spec->max_positions = default_positions;
+  if (!read_size (r, f->positions, FALSE, &spec->max_positions, NULL, error))
+    return FALSE;
+
+  if (!have_ffn)
+    spec->ffn_hidden = 4 * spec->hidden;      /* GPT2Config: n_inner None -> 4 * n_embd */
+  if (!have_kv)
+    spec->n_kv_heads = spec->n_heads;         /* LlamaConfig: None -> num_attention_heads */
+
+  if (spec->n_kv_heads > spec->n_heads)
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVALID_FIELD,
+                   "%s: field '%s' (%" G_GUINT64_FORMAT ") exceeds '%s' (%" G_GUINT64_FORMAT ")",
+                   r->file, f->kv_heads, spec->n_kv_heads, f->heads, spec->n_heads);
+      return FALSE;
+    }
+  if (spec->n_heads % spec->n_kv_heads != 0)
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVALID_FIELD,
+                   "%s: field '%s' (%" G_GUINT64_FORMAT ") does not divide '%s' (%"
+                   G_GUINT64_FORMAT ")", r->file, f->kv_heads, spec->n_kv_heads, f->heads,
+                   spec->n_heads);
+      return FALSE;
+    }
+  /* An explicit head_dim may disagree with h / a (Mistral-NeMo: 5120 / 32 != 128); an
+   * implicit one must divide exactly. */
+  if (!have_head_dim)
+    {
+      if (spec->hidden % spec->n_heads != 0)
+        {
+          g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVALID_FIELD,
+                       "%s: field '%s' (%" G_GUINT64_FORMAT ") is not divisible by '%s' (%"
+                       G_GUINT64_FORMAT "); give '%s' explicitly", r->file, f->hidden,
+                       spec->hidden, f->heads, spec->n_heads, f->head_dim);
+          return FALSE;
+        }
+      spec->head_dim = spec->hidden / spec->n_heads;
+    }
+  return TRUE;
+}
+
+static gboolean
+read_llama (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean ok;
+  /* LlamaConfig default max_position_embeddings = 2048. */
+  if (!read_common (r, &llama_names, TRUE, 2048, spec, error))
+    return FALSE;
+  const char *act = read_string (r, "hidden_act", &ok, error);
+  if (!ok)
+    return FALSE;
+  if (act != NULL && strcmp (act, "silu") != 0 && strcmp (act, "swish") != 0)
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
+                   "%s: field 'hidden_act' is '%s'; the %s family is modelled with SwiGLU "
+                   "(\"silu\") only", r->file, act, spec->model_type);
+      return FALSE;
+    }
+  spec->mlp = MODEL_MLP_SWIGLU;
+  spec->norm = MODEL_NORM_RMS;
+  spec->pos = MODEL_POS_ROTARY;
+  spec->tied_embeddings = FALSE;
+  /* Qwen2 always carries q/k/v biases and has no attention_bias field; counted here as
+   * biased q/k/v/o, which overcounts h parameters per layer (the o bias). */
+  spec->attn_bias = strcmp (spec->model_type, "qwen2") == 0;
+  spec->mlp_bias = FALSE;
+  return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
+         && read_bool (r, "attention_bias", &spec->attn_bias, error)
+         && read_bool (r, "mlp_bias", &spec->mlp_bias, error);
+}
+
+static gboolean
+read_gpt2 (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean ok;
+  /* GPT2Config: n_positions 1024, n_inner None -> 4 n_embd, tie_word_embeddings True.
+   * `num_key_value_heads` is a tandem extension (HF gpt2 has no GQA) so that custom
+   * specs of GQA GeLU models round-trip through config_json. */
+  if (!read_common (r, &gpt2_names, FALSE, 1024, spec, error))
+    return FALSE;
+  read_string (r, "activation_function", &ok, error);
+  if (!ok)
+    return FALSE;
+  spec->mlp = MODEL_MLP_GELU;
+  spec->norm = MODEL_NORM_LAYER;
+  spec->pos = MODEL_POS_LEARNED;
+  spec->tied_embeddings = TRUE;
+  spec->attn_bias = TRUE;
+  spec->mlp_bias = TRUE;
+  return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error);
+}
+
+static gboolean
+read_gpt_neox (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean ok;
+  /* GPTNeoXConfig: max_position_embeddings 2048, tie_word_embeddings False,
+   * attention_bias True. rotary_pct and use_parallel_residual do not change the
+   * parameter count or the GEMM FLOPs and are ignored. */
+  if (!read_common (r, &neox_names, TRUE, 2048, spec, error))
+    return FALSE;
+  read_string (r, "hidden_act", &ok, error);
+  if (!ok)
+    return FALSE;
+  spec->mlp = MODEL_MLP_GELU;
+  spec->norm = MODEL_NORM_LAYER;
+  spec->pos = MODEL_POS_ROTARY;
+  spec->tied_embeddings = FALSE;
+  spec->attn_bias = TRUE;
+  spec->mlp_bias = TRUE;
+  if (!read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
+      || !read_bool (r, "attention_bias", &spec->attn_bias, error))
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean
+read_opt (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean ok, have_proj = FALSE;
+  guint64 proj = 0;
+  gboolean bias = TRUE;
+  /* OPTConfig: max_position_embeddings 2048, tie_word_embeddings True, enable_bias True.
+   * The MLP is relu (fc1, fc2): same shapes as GeLU, so MODEL_MLP_GELU. */
+  if (!read_common (r, &opt_names, TRUE, 2048, spec, error))
+    return FALSE;
+  read_string (r, "activation_function", &ok, error);
+  if (!ok || !read_size (r, "word_embed_proj_dim", FALSE, &proj, &have_proj, error))
+    return FALSE;
+  if (have_proj && proj != spec->hidden)
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
+                   "%s: field 'word_embed_proj_dim' (%" G_GUINT64_FORMAT ") differs from "
+                   "'hidden_size'; OPT embedding projections are not modelled",
+                   r->file, proj);
+      return FALSE;
+    }
+  spec->mlp = MODEL_MLP_GELU;
+  spec->norm = MODEL_NORM_LAYER;
+  spec->pos = MODEL_POS_LEARNED;
+  spec->tied_embeddings = TRUE;
+  if (!read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
+      || !read_bool (r, "enable_bias", &bias, error))
+    return FALSE;
+  spec->attn_bias = bias;
+  spec->mlp_bias = bias;
+  return TRUE;
+}
+
+typedef gboolean (*FamilyReader) (const Reader *r, ModelSpec *spec, GError **error);
+
+static const struct {
+  const char  *model_type;
+  FamilyReader read;
+} families[] = {
+  { "llama", read_llama },
+  { "mistral", read_llama },     /* sliding_window is ignored: full causal attention */
+  { "qwen2", read_llama },
+  { "gpt2", read_gpt2 },
+  { "gpt_neox", read_gpt_neox },
+  { "opt", read_opt },
+};
+
+/* Families people will try, with the reason they are out of scope. */
+static const struct {
+  const char *model_type;
+  const char *why;
+} unsupported[] = {
+  { "mixtral", "mixture of experts" },
+  { "qwen2_moe", "mixture of experts" },
+  { "qwen3_moe", "mixture of experts" },
+  { "deepseek_v2", "multi-head latent attention and mixture of experts" },
+  { "deepseek_v3", "multi-head latent attention and mixture of experts" },
+  { "dbrx", "mixture of experts" },
+  { "olmoe", "mixture of experts" },
+  { "jamba", "hybrid state-space layers and mixture of experts" },
+  { "switch_transformers", "mixture of experts" },
+};
+
+static gboolean
+set_unsupported (const char *file, const char *model_type, GError **error)
+{
+  const char *why = "not a family tandem models";
+  for (gsize i = 0; i < G_N_ELEMENTS (unsupported); i++)
+    if (strcmp (unsupported[i].model_type, model_type) == 0)
+      why = unsupported[i].why;
+  g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
+               "%s: model_type '%s' is not supported (%s); supported: "
+               "llama, mistral, qwen2, gpt2, gpt_neox, opt", file, model_type, why);
+  return FALSE;
+}
+
+/* ---- entry points --------------------------------------------------------------------- */
+
+/* "preset:NAME" -> NAME; ".../DIR/config.json" -> DIR; ".../x.json" -> x. */
+static char *
+name_from_source (const char *source)
+{
+  if (g_str_has_prefix (source, "preset:"))
+    return g_strdup (source + strlen ("preset:"));
+  g_autofree char *base = g_path_get_basename (source);
+  if (strcmp (base, "config.json") == 0)
+    {
+      g_autofree char *dir = g_path_get_dirname (source);
+      g_autofree char *dir_base = g_path_get_basename (dir);
+      if (strcmp (dir_base, ".") != 0 && strcmp (dir_base, G_DIR_SEPARATOR_S) != 0)
+        return g_steal_pointer (&dir_base);
+    }
+  if (g_str_has_suffix (base, ".json"))
+    base[strlen (base) - strlen (".json")] = '\0';
+  return g_steal_pointer (&base);
+}
+
+ModelSpec *
+model_spec_new_from_data (const char *json_text, gssize length, const char *source,
+                          GError **error)
+{
+  g_return_val_if_fail (json_text != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  if (source == NULL)
+    source = "<data>";
+  if (length < 0)
+    length = (gssize) strlen (json_text);
+
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) local = NULL;
+  if (!json_parser_load_from_data (parser, json_text, length, &local))
+    {
+      /* json-glib says "<data>:LINE:COL: Parse error: ..."; keep LINE:COL, name the file. */
+      const char *msg = local->message;
+      if (g_str_has_prefix (msg, "<data>:"))
+        msg += strlen ("<data>:");
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARSE, "%s:%s", source, msg);
+      return NULL;
+    }
+  JsonNode *root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_PARSE,
+                   "%s: the top level is not a JSON object", source);
+      return NULL;
+    }
+
+  Reader r = { json_node_get_object (root), source };
+  gboolean ok;
+  const char *model_type = read_string (&r, "model_type", &ok, error);
+  if (!ok)
+    return NULL;
+  if (model_type == NULL)
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_MISSING_FIELD,
+                   "%s: missing field 'model_type'", source);
+      return NULL;
+    }
+
+  FamilyReader read = NULL;
+  for (gsize i = 0; i < G_N_ELEMENTS (families); i++)
+    if (strcmp (families[i].model_type, model_type) == 0)
+      read = families[i].read;
+  if (read == NULL)
+    {
+      set_unsupported (source, model_type, error);
+      return NULL;
+    }
+
+  g_autoptr (ModelSpec) spec = g_new0 (ModelSpec, 1);
+  spec->ref_count = 1;
+  spec->model_type = g_strdup (model_type);
+  if (!read (&r, spec, error))
+    return NULL;
+  spec->name = name_from_source (source);
+  spec->source = g_strdup (source);
+  spec->config_json = g_strndup (json_text, (gsize) length);
+  return g_steal_pointer (&spec);
+}
+
+ModelSpec *
+model_spec_load_file (const char *path, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_autoptr (GError) local = NULL;
+  if (!g_file_get_contents (path, &text, &len, &local))
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_NOT_FOUND,
+                   "%s: cannot read model config: %s", path, local->message);
+      return NULL;
+    }
+  return model_spec_new_from_data (text, (gssize) len, path, error);
+}
+
+/* ---- custom specs --------------------------------------------------------------------- */
+
+/* The config.json a custom spec would have been loaded from: llama field names for
+ * SwiGLU, gpt2 field names for GeLU (Megatron GPT: LayerNorm, learned positions, biases).
+ * Loading it back gives the same spec. */
+static char *
+custom_config_json (const ModelSpec *s)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "_tandem_source");
+  json_builder_add_string_value (b, "model_spec_new_custom");
+#define ADD_INT(key, v) G_STMT_START { json_builder_set_member_name (b, key); \
+    json_builder_add_int_value (b, (gint64) (v)); } G_STMT_END
+  if (s->mlp == MODEL_MLP_SWIGLU)
+    {
+      json_builder_set_member_name (b, "model_type");
+      json_builder_add_string_value (b, "llama");
+      json_builder_set_member_name (b, "hidden_act");
+      json_builder_add_string_value (b, "silu");
+      ADD_INT ("hidden_size", s->hidden);
+      ADD_INT ("intermediate_size", s->ffn_hidden);
+      ADD_INT ("num_hidden_layers", s->n_layers);
+      ADD_INT ("num_attention_heads", s->n_heads);
+      ADD_INT ("num_key_value_heads", s->n_kv_heads);
+      ADD_INT ("vocab_size", s->vocab);
+      ADD_INT ("max_position_embeddings", s->max_positions);
+    }
+  else
+    {
+      json_builder_set_member_name (b, "model_type");
+      json_builder_add_string_value (b, "gpt2");
+      json_builder_set_member_name (b, "activation_function");
+      json_builder_add_string_value (b, "gelu");
+      ADD_INT ("n_embd", s->hidden);
+      ADD_INT ("n_inner", s->ffn_hidden);
+      ADD_INT ("n_layer", s->n_layers);
+      ADD_INT ("n_head", s->n_heads);
+      if (s->n_kv_heads != s->n_heads)
+        ADD_INT ("num_key_value_heads", s->n_kv_heads);
+      ADD_INT ("vocab_size", s->vocab);
+      ADD_INT ("n_positions", s->max_positions);
+    }
+#undef ADD_INT
+  json_builder_set_member_name (b, "tie_word_embeddings");
+  json_builder_add_boolean_value (b, s->tied_embeddings);
+  json_builder_end_object (b);
+
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  return json_generator_to_data (gen, NULL);
+}
+
+ModelSpec *
+model_spec_new_custom (const char *name, ModelMlpKind mlp, guint64 hidden,
+                       guint64 ffn_hidden, guint64 n_layers, guint64 n_heads,
+                       guint64 n_kv_heads, guint64 vocab, guint64 seq,
+                       gboolean tied_embeddings)
+{
+  g_return_val_if_fail (hidden > 0 && hidden <= MODEL_SIZE_MAX, NULL);
+  g_return_val_if_fail (n_layers > 0 && n_heads > 0 && vocab > 0 && seq > 0, NULL);
+  g_return_val_if_fail (hidden % n_heads == 0, NULL);
+  if (ffn_hidden == 0)
+    ffn_hidden = 4 * hidden;
+  if (n_kv_heads == 0)
+    n_kv_heads = n_heads;
+  g_return_val_if_fail (n_kv_heads <= n_heads && n_heads % n_kv_heads == 0, NULL);
+
+  ModelSpec *s = g_new0 (ModelSpec, 1);
+  s->ref_count = 1;
+  s->name = g_strdup (name != NULL ? name : "custom");
+  s->source = g_strdup ("custom");
+  s->hidden = hidden;
+  s->ffn_hidden = ffn_hidden;
+  s->n_layers = n_layers;
+  s->n_heads = n_heads;
+  s->n_kv_heads = n_kv_heads;
+  s->head_dim = hidden / n_heads;
+  s->vocab = vocab;
+  s->max_positions = seq;
+  s->mlp = mlp;
+  s->tied_embeddings = tied_embeddings;
+  if (mlp == MODEL_MLP_SWIGLU)
+    {
+      s->model_type = g_strdup ("llama");
+      s->norm = MODEL_NORM_RMS;
+      s->pos = MODEL_POS_ROTARY;
+    }
+  else
+    {
+      s->model_type = g_strdup ("gpt2");
+      s->norm = MODEL_NORM_LAYER;
+      s->pos = MODEL_POS_LEARNED;
+      s->attn_bias = TRUE;
+      s->mlp_bias = TRUE;
+    }
+  s->config_json = custom_config_json (s);
+  return s;
+}

@@ -100,6 +100,14 @@ typedef struct {
 
 void model_spec_params (const ModelSpec *spec, ModelParams *out);
 
+/* N of the PaLM convention (6N + 12 L H d_head s): every parameter that multiplies
+ * activations, i.e. the total less the tables that are only looked up (learned positions,
+ * and the token table when the output head is untied; a tied table is the output
+ * projection and stays in). The PaLM paper counts "the number of parameters" of a model
+ * whose only embedding is tied; torchtitan subtracts nn.Embedding, which is the same rule
+ * for untied Llama models. Llama 3.1 405B: 405,853,388,800 - 128256 x 16384. */
+guint64 model_spec_palm_params (const ModelSpec *spec);
+
 /* ---- Per-layer operations: the raw material of the step program ---------------------- */
 
 typedef enum {
@@ -139,6 +147,14 @@ typedef struct {
 /* Fills `ops` (an array of ModelOp) with the ops of embedding, one representative layer,
  * and the head, for micro-batch `b` of `seq` tokens. Returns the number appended. */
 guint model_spec_ops (const ModelSpec *spec, guint64 b, guint64 seq, GArray *ops);
+/* Notes on the list (model-ops.c has the per-element FLOP constants):
+ *  - order: embedding; attn_norm, qkv, rotary (rotary models only), attn_core, attn_out,
+ *    attn_residual, mlp_norm, mlp_up (gate and up fused, n = 2 ffn, for SwiGLU), mlp_act,
+ *    mlp_down, mlp_residual; final_norm, logits, loss.
+ *  - GEMM fwd_flops are 2*m*n*k without bias adds; attention fwd_flops_full is
+ *    4*b*s_q*s_kv*heads*head_dim and fwd_flops half of it (causal).
+ *  - weight_params: embedding + n_layers x layer ops + head ops == model_spec_params total;
+ *    a tied logits op owns 0 (it reads the embedding's table). */
 
 /* ---- FLOPs --------------------------------------------------------------------------- */
 

@@ -1,2 +1,538 @@
-/* placeholder: being written */
-typedef int tandem_placeholder_memory;
+/* plan/memory.c - per-GPU memory of a plan, by category, for one rank of every stage.
+ *
+ * Everything is counted for one representative rank of each pipeline stage (all ranks of
+ * a stage hold the same amounts). Six categories:
+ *
+ *  params       the stage's parameter elements on this rank: transformer layers with the
+ *               attention and MLP matrices split by TP (Megatron column/row parallel) and
+ *               the norms replicated; the word embedding on stage 0 and the output head
+ *               on the last stage split over the vocabulary (VocabParallelEmbedding);
+ *               learned position embeddings and the final norm whole. With tied
+ *               embeddings and pp > 1 the last stage holds its own copy of the word
+ *               embedding for the logits, as Megatron does (its gradients are all-reduced
+ *               with stage 0's). Then / plan_param_shards x bytes(param_dtype).
+ *               Row-parallel biases (replicated in Megatron) are split like their
+ *               matrices here: a few h-vectors per layer. Vocabulary padding to a
+ *               multiple of 128 x tp (Megatron --make-vocab-size-divisible-by) is ignored.
+ *  grads        the same element count / plan_grad_shards x bytes(grad_dtype).
+ *  optimizer    Adam m and v (2 x bytes(optim_dtype)) plus fp32 master weights when
+ *               master_weights and the params are not fp32, / plan_optim_shards; zero
+ *               when optimizer_offload (states and master weights live in host memory).
+ *               This is the K = 12 of Rajbhandari et al. 2020 (ZeRO), section 3.1.
+ *  activations  stored tensors of every in-flight micro-batch (see below).
+ *  comm_buffers gathered ZeRO-3/FSDP units, unsharded gradient buckets, PP send/recv and
+ *               the SP all-gather workspace.
+ *  reserve      allocator fragmentation (a fraction of the rest) + a fixed allowance for
+ *               the CUDA context, NCCL and library workspaces.
+ *
+ * Not modelled: the transient gradients of activations during a layer's backward, the
+ * cuBLAS/TE workspaces beyond the fixed reserve, host memory. The fragmentation allowance
+ * is where such transients are meant to fit. */
+#include "plan/memory.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+
+/* ---- options ------------------------------------------------------------------------ */
+
+void
+plan_mem_options_init (PlanMemOptions *opts)
+{
+  g_return_if_fail (opts != NULL);
+  memset (opts, 0, sizeof *opts);
+  /* Fragmentation: a tunable default, not a measurement. It assumes the PyTorch caching
+   * allocator with expandable_segments (recommended by Megatron-LM and TorchTitan); the
+   * default segment allocator can strand far more when large tensors change shape
+   * (pytorch/pytorch#35901: an OOM with ~50% of HBM unusable; nvidia-cosmos/cosmos-rl#388:
+   * reserved 127 GB vs 61 GB allocated before expandable segments, 97 GB after). */
+  opts->reserve_fraction = 0.05;
+  /* Fixed: the CUDA context takes ~0.7 GiB on first use (discuss.pytorch.org "What is the
+   * reason for pytorch's GPU memory floor", 723 MiB), and NVIDIA/nccl#1685 measured
+   * 1.06 GB of non-PyTorch memory per H100 with NCCL communicators set up for ring/tree
+   * collectives (4.3 GB once all-to-all connected 32 channels per peer, so EP-heavy plans
+   * need more). 1.5 GiB covers context + NCCL ring/tree buffers + cuBLAS workspaces. */
+  opts->reserve_fixed_bytes = (guint64) 3 << 29;  /* 1.5 GiB */
+  /* FlashAttention is what every current framework runs (DESIGN.md section 4). */
+  opts->flash_attention = TRUE;
+  opts->dropout = PLAN_MEM_DROPOUT_AUTO;
+  /* FSDP keeps the unit being computed and the prefetched next one (FSDP1
+   * backward_prefetch=BACKWARD_PRE default, FSDP2 implicit prefetch). */
+  opts->param_gather_layers = 2;
+}
+
+const char *
+plan_mem_category_name (PlanMemCategory cat)
+{
+  static const char *const names[] = {
+    "params", "grads", "optimizer", "activations", "comm_buffers", "reserve",
+  };
+  return (guint) cat < G_N_ELEMENTS (names) ? names[cat] : "?";
+}
+
+/* ---- small helpers ------------------------------------------------------------------ */
+
+static int
+plan_mem_microbatches (const Plan *plan)
+{
+  if (plan->grad_accum > 0)
+    return plan->grad_accum;
+  if (plan->global_batch > 0 && plan->micro_batch > 0 && plan->dp > 0)
+    return MAX (plan->global_batch / (plan->micro_batch * plan->dp), 1);
+  return 1;
+}
+
+static guint64
+plan_mem_seq (const Plan *plan, const ModelSpec *model)
+{
+  if (plan->seq_length > 0)
+    return (guint64) plan->seq_length;
+  /* plan_resolve's default (plan.h): max_positions capped at 8192 */
+  return model->max_positions > 0 ? MIN (model->max_positions, 8192) : 8192;
+}
+
+static gboolean
+plan_mem_dropout (const ModelSpec *model, const PlanMemOptions *opts)
+{
+  switch (opts->dropout)
+    {
+    case PLAN_MEM_DROPOUT_ON: return TRUE;
+    case PLAN_MEM_DROPOUT_OFF: return FALSE;
+    case PLAN_MEM_DROPOUT_AUTO:
+    default:
+      /* Megatron's GPT defaults are --hidden-dropout 0.1 --attention-dropout 0.1 and the
+       * GPT-2/OPT configs carry 0.1; Llama configs have attention_dropout 0.0 and no
+       * hidden dropout. */
+      return model->mlp == MODEL_MLP_GELU;
+    }
+}
+
+/* Bytes of one stored activation element: bf16/fp16 (FP8 GEMMs still keep bf16 copies
+ * of most saved tensors in Transformer Engine), fp32 when the plan computes in fp32. */
+static guint
+plan_mem_act_elem_bytes (const Plan *plan)
+{
+  return plan->compute_dtype == PLAN_PREC_FP32 ? 4 : 2;
+}
+
+/* ---- model states ------------------------------------------------------------------- */
+
+void
+plan_memory_model_states (const Plan *plan, double n_params, double out[3])
+{
+  g_return_if_fail (plan != NULL && out != NULL);
+  out[0] = n_params / plan_param_shards (plan) * plan_precision_bytes (plan->param_dtype);
+  out[1] = n_params / plan_grad_shards (plan) * plan_precision_bytes (plan->grad_dtype);
+  if (plan->optimizer_offload)
+    {
+      out[2] = 0;
+      return;
+    }
+  /* Adam: m and v; mixed precision keeps an fp32 master copy of low-precision weights
+   * (Micikevicius et al. 2018; ZeRO section 3.1: K = 4 + 4 + 4 = 12). */
+  double per = 2.0 * plan_precision_bytes (plan->optim_dtype);
+  if (plan->master_weights && plan->param_dtype != PLAN_PREC_FP32)
+    per += 4;
+  out[2] = n_params / plan_optim_shards (plan) * per;
+}
+
+/* ---- activations -------------------------------------------------------------------- */
+
+/* Per layer and micro-batch, the tensors the backward pass needs, following Korthikanti
+ * et al. 2022 section 4.1 tensor by tensor, with T = s/cp x b tokens on this rank, a the
+ * activation element size (2), t the TP degree, "/t(SP)" meaning divided by t only with
+ * sequence parallelism (replicated across the TP group otherwise):
+ *
+ *   attention block
+ *     norm-1 input                         a T h /t(SP)
+ *     QKV GEMM input (norm-1 output)       a T h /t(SP)
+ *     Q, K, V (saved for the attention)    a T (hq + 2 hkv) / t    hq = heads x head_dim,
+ *                                                                  hkv = kv_heads x head_dim
+ *     softmax output                       a b (a_h/t) (s/cp) s    \  not stored with
+ *     its dropout mask + dropout output    (1 + a) x the same      /  FlashAttention
+ *     FlashAttention log-sum-exp           4 b (a_h/t) (s/cp)      (fp32 per row: tiny)
+ *     out-projection input                 a T hq / t
+ *     dropout mask after out-projection    1 T h /t(SP)            (dropout only)
+ *   MLP block
+ *     norm-2 input                         a T h /t(SP)
+ *     fc1 / gate+up GEMM input             a T h /t(SP)
+ *     GeLU: its input and its output       2 a T f / t
+ *     SwiGLU: gate, up (both needed by the
+ *       silu(g) * u backward) and the
+ *       product (the down-GEMM input)      3 a T f / t
+ *     dropout mask after the MLP           1 T h /t(SP)            (dropout only)
+ *   Residual adds store nothing (their backward needs no input). Norm statistics (fp32
+ *   mean/rstd per token, 8 T bytes) are left out.
+ *
+ * Check against the paper with a = 2, MHA (hq = h, hkv = h), GeLU with f = 4h, dropout:
+ *   norms 4 + GEMM inputs 2 + 2 + 2 + QKV 6 + MLP 2 x 2 x 4 = 16 + masks 2 = 34 s b h,
+ *   scores (2 + 1 + 2) a s^2 b = 5 a s^2 b: s b h (34 + 5 a s / h), the paper's eq. (1).
+ *   Without SP the /t(SP) terms (norms 4, QKV and fc1 inputs 4, masks 2 = 10) stay whole
+ *   and the rest (24 + 5as/h) is divided: s b h (10 + 24/t + 5 a s/(h t)), eq. (2); with SP
+ *   every term is divided by t, eq. (3).
+ * For SwiGLU of width f the MLP coefficient is 4 + 6 f/h instead of 4 + 16 (Llama 3 405B:
+ * f = 3.25 h gives 23.5), and GQA shrinks the QKV term to 2 + 4 hkv/h (405B: 2.25). */
+void
+plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
+                               const PlanMemOptions *opts, PlanMemLayerActs *out)
+{
+  PlanMemOptions defaults;
+
+  g_return_if_fail (model != NULL && plan != NULL && out != NULL);
+  if (opts == NULL)
+    {
+      plan_mem_options_init (&defaults);
+      opts = &defaults;
+    }
+  memset (out, 0, sizeof *out);
+
+  guint64 t = (guint64) MAX (plan->tp, 1);
+  guint64 cp = (guint64) MAX (plan->cp, 1);
+  guint64 sp_div = plan->sequence_parallel ? t : 1;
+  guint64 a = plan_mem_act_elem_bytes (plan);
+  guint64 s = plan_mem_seq (plan, model);
+  guint64 b = (guint64) MAX (plan->micro_batch, 1);
+  guint64 T = s / cp * b;
+  guint64 h = model->hidden;
+  guint64 head_dim = model->head_dim > 0 ? model->head_dim
+                     : (model->n_heads > 0 ? h / model->n_heads : h);
+  guint64 kv_heads = model->n_kv_heads > 0 ? model->n_kv_heads : model->n_heads;
+  guint64 hq = model->n_heads * head_dim;
+  guint64 hkv = kv_heads * head_dim;
+  guint64 f = model->ffn_hidden > 0 ? model->ffn_hidden : 4 * h;
+  gboolean dropout = plan_mem_dropout (model, opts);
+
+  out->norm_inputs = 2 * a * T * h / sp_div;
+  out->linear_inputs = 2 * a * T * h / sp_div + a * T * hq / t;
+  out->attn_qkv = a * T * (hq + 2 * hkv) / t;
+  if (opts->flash_attention)
+    /* FlashAttention-2 saves softmax_lse, fp32 [b, heads, s_q] */
+    out->attn_softmax_stats = 4 * b * (model->n_heads / t) * (s / cp);
+  else
+    {
+      /* s_q = s/cp rows against all s keys (a ring pass holds one chunk at a time, but the
+       * scores of every pass are stored for the backward without FlashAttention) */
+      guint64 scores = b * model->n_heads * (s / cp) * s / t;
+      out->attn_scores = a * scores + (dropout ? (1 + a) * scores : 0);
+    }
+  out->mlp_hidden = (model->mlp == MODEL_MLP_SWIGLU ? 3 : 2) * a * T * f / t;
+  out->dropout_masks = dropout ? 2 * T * h / sp_div : 0;
+  out->total = out->norm_inputs + out->linear_inputs + out->attn_qkv + out->attn_scores
+               + out->attn_softmax_stats + out->mlp_hidden + out->dropout_masks;
+}
+
+guint64
+plan_memory_mlp_hidden_bytes (guint64 tokens, guint64 width, guint64 layers, guint elem_bytes)
+{
+  return tokens * width * layers * elem_bytes;
+}
+
+/* Pipeline schedules and how many micro-batches' activations a stage holds at its peak:
+ *  - GPipe: all m forwards run before the first backward.
+ *  - 1F1B (PipeDream-Flush, Narayanan et al. 2021): stage i warms up with p - i - 1
+ *    forwards, then alternates one forward and one backward: min(p - i, m) in flight.
+ *  - Interleaved1F1B (Megatron forward_backward_pipelining_with_interleaving): warm-up
+ *    (p - i - 1) x 2 + (v - 1) x p chunk-forwards (microbatch_group_size_per_vp_stage = p
+ *    by default), then one more forward precedes each backward: (p - i - 1) x 2 +
+ *    (v - 1) x p + 1, capped at the m x v chunk-micro-batches of a step. Each holds one
+ *    chunk (layers / v) of activations. Stage 0 with m >= p holds about p (1 + 1/v) - 1/v
+ *    layers-worth of micro-batches: the known extra activation memory of interleaving. */
+int
+plan_memory_inflight (const Plan *plan, int stage)
+{
+  g_return_val_if_fail (plan != NULL, 0);
+  int p = MAX (plan->pp, 1);
+  int v = MAX (plan->vpp, 1);
+  int m = plan_mem_microbatches (plan);
+
+  switch (plan->schedule)
+    {
+    case PLAN_SCHED_GPIPE:
+      return m;
+    case PLAN_SCHED_INTERLEAVED_1F1B:
+      return MIN ((p - stage - 1) * 2 + (v - 1) * p + 1, m * v);
+    case PLAN_SCHED_1F1B:
+    default:
+      return MIN (p - stage, m);
+    }
+}
+
+/* Stored activation bytes of one micro-batch through `layers` layers of one chunk, under
+ * the plan's recompute (full_layer: a layer without recompute; input: the layer input),
+ * and the transient peak while a recomputed group is re-run in the backward.
+ *  - selective: the attention core is recomputed (Korthikanti et al. section 5): the
+ *    scores (no FlashAttention) or the log-sum-exp are dropped; Q, K, V stay (they are the
+ *    checkpoint's inputs) and so does the attention output (the out-projection input).
+ *  - full, uniform (Megatron --recompute-method uniform): the chunk's layers are cut into
+ *    groups of n = recompute_num_layers (0 taken as 1) and only each group's input is
+ *    stored; the backward re-runs one group at a time: a transient of n full layers.
+ *  - full, block: the first n layers of each chunk store only their inputs, the rest keep
+ *    everything; one layer is re-run at a time (0 or n >= layers: every layer). */
+static void
+plan_mem_chunk_acts (const Plan *plan, int layers, guint64 full_layer, guint64 selective_layer,
+                     guint64 input, guint64 *stored, guint64 *transient)
+{
+  guint64 L = (guint64) MAX (layers, 0);
+  guint64 n = (guint64) MAX (plan->recompute_num_layers, 0);
+
+  *stored = 0;
+  *transient = 0;
+  if (L == 0)
+    return;
+  switch (plan->recompute)
+    {
+    case PLAN_RECOMPUTE_SELECTIVE:
+      *stored = L * selective_layer;
+      break;
+    case PLAN_RECOMPUTE_FULL:
+      if (plan->recompute_method == PLAN_RECOMPUTE_BLOCK)
+        {
+          guint64 r = (n == 0 || n >= L) ? L : n;
+          *stored = r * input + (L - r) * full_layer;
+          *transient = full_layer;
+        }
+      else
+        {
+          guint64 g = MIN (MAX (n, 1), L);
+          *stored = (L + g - 1) / g * input;
+          *transient = g * full_layer;
+        }
+      break;
+    case PLAN_RECOMPUTE_NONE:
+    default:
+      *stored = L * full_layer;
+      break;
+    }
+}
+
+/* ---- the breakdown ------------------------------------------------------------------ */
+
+void
+plan_memory_compute (const ModelSpec *model, const Plan *plan, const TopoCluster *cluster,
+                     PlanMemory *out)
+{
+  plan_memory_compute_full (model, plan, cluster, NULL, out);
+}
+
+void
+plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCluster *cluster,
+                          const PlanMemOptions *opts, PlanMemory *out)
+{
+  PlanMemOptions defaults;
+  ModelParams mp;
+  PlanMemLayerActs acts;
+
+  g_return_if_fail (model != NULL && plan != NULL && cluster != NULL && out != NULL);
+  if (opts == NULL)
+    {
+      plan_mem_options_init (&defaults);
+      opts = &defaults;
+    }
+  memset (out, 0, sizeof *out);
+  model_spec_params (model, &mp);
+  plan_memory_layer_activations (model, plan, opts, &acts);
+
+  int p = MAX (plan->pp, 1);
+  int v = MAX (plan->vpp, 1);
+  guint64 t = (guint64) MAX (plan->tp, 1);
+  guint64 cp = (guint64) MAX (plan->cp, 1);
+  guint64 sp_div = plan->sequence_parallel ? t : 1;
+  guint64 a = plan_mem_act_elem_bytes (plan);
+  guint64 s = plan_mem_seq (plan, model);
+  guint64 b = (guint64) MAX (plan->micro_batch, 1);
+  guint64 T = s / cp * b;
+  guint64 h = model->hidden;
+  gboolean dropout = plan_mem_dropout (model, opts);
+
+  /* elements on one rank */
+  guint64 layer_elems = mp.attention_per_layer / t + mp.mlp_per_layer / t + mp.norms_per_layer;
+  guint64 word_emb = model->vocab * h;
+  guint64 pos_emb = mp.input_embedding > word_emb ? mp.input_embedding - word_emb : 0;
+  guint64 emb_elems = word_emb / t + pos_emb;
+  guint64 head_elems = mp.output_head > 0 ? mp.output_head / t
+                       : (p > 1 ? word_emb / t : 0);   /* tied: Megatron's last-stage copy */
+
+  /* activation pieces */
+  guint64 full_layer = acts.total;
+  guint64 selective_layer = acts.total - acts.attn_scores - acts.attn_softmax_stats;
+  guint64 layer_input = a * T * h / sp_div;
+  /* stage 0: the int64 token ids the embedding backward needs, and the embedding dropout
+   * mask (Korthikanti et al. section 4.3) */
+  guint64 first_extra = 8 * T + (dropout ? T * h / sp_div : 0);
+  /* last stage (Korthikanti et al. section 4.3: 4sbh/t + 4sbV/t): the final-norm input
+   * and the output-GEMM input (a T h each, /t with SP), and the fp32 softmax that
+   * Megatron's vocab-parallel cross-entropy saves for its backward (4 T V / t); the bf16
+   * logits it was cast from are freed after the loss. */
+  guint64 last_extra = 2 * a * T * h / sp_div + 4 * T * model->vocab / t;
+
+  double states[3];
+  guint64 capacity = cluster->device.hbm_bytes;
+
+  out->n_stages = p;
+  out->stages = g_new0 (PlanMemStage, p);
+  out->capacity_bytes = capacity;
+  out->act_bytes_per_layer = full_layer;
+  out->reserve_fraction = opts->reserve_fraction;
+  out->reserve_fixed_bytes = opts->reserve_fixed_bytes;
+  out->fits = TRUE;
+  out->peak_stage = 0;
+
+  for (int i = 0; i < p; i++)
+    {
+      PlanMemStage *st = &out->stages[i];
+      gboolean first = i == 0, last = i == p - 1;
+      int layers = plan_stage_layers (plan, model, i);
+
+      st->stage = i;
+      st->layers = layers;
+      st->inflight_microbatches = plan_memory_inflight (plan, i);
+
+      /* params, grads, optimizer */
+      guint64 elems = (guint64) layers * layer_elems;
+      guint64 unit = layers > 0 ? layer_elems : 0;   /* largest FSDP unit on this stage */
+      if (first)
+        {
+          elems += emb_elems;
+          unit = MAX (unit, emb_elems);
+        }
+      if (last)
+        {
+          elems += mp.final_norm + head_elems;
+          unit = MAX (unit, head_elems);
+        }
+      plan_memory_model_states (plan, (double) elems, states);
+      st->bytes[PLAN_MEM_PARAMS] = (guint64) (states[0] + 0.5);
+      st->bytes[PLAN_MEM_GRADS] = (guint64) (states[1] + 0.5);
+      st->bytes[PLAN_MEM_OPTIMIZER] = (guint64) (states[2] + 0.5);
+
+      /* activations: per micro-batch over the stage's chunks, times what is in flight */
+      guint64 per_mb = 0, transient = 0;
+      for (int c = 0; c < v; c++)
+        {
+          guint64 stored, tr;
+          plan_mem_chunk_acts (plan, plan_chunk_layers (plan, model, i, c), full_layer,
+                               selective_layer, layer_input, &stored, &tr);
+          per_mb += stored;
+          transient = MAX (transient, tr);
+        }
+      double inflight = st->inflight_microbatches;
+      double mb_equiv = plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B ? inflight / v : inflight;
+      double extra_mbs = ceil (mb_equiv);   /* embedding/head live in one chunk each */
+      double act = mb_equiv * (double) per_mb + (double) transient;
+      if (first)
+        act += extra_mbs * (double) first_extra;
+      if (last)
+        act += extra_mbs * (double) last_extra;
+      st->bytes[PLAN_MEM_ACTIVATIONS] = (guint64) (act + 0.5);
+
+      /* communication buffers */
+      guint64 comm = 0;
+      if (plan_param_shards (plan) > 1)
+        comm += (guint64) MAX (opts->param_gather_layers, 1) * unit
+                * plan_precision_bytes (plan->param_dtype);
+      {
+        /* Gradient buckets (Megatron --ddp-bucket-size, plan->bucket_bytes): with sharded
+         * gradients a bucket exists unsharded before its reduce-scatter; with
+         * overlap_grad_reduce one more is being filled while one is in flight (for
+         * unsharded grads the bucket is a view of the grad buffer, so only the staging
+         * one of the overlapped collective counts). Never more than the stage's grads. */
+        guint64 full_grads = elems * plan_precision_bytes (plan->grad_dtype);
+        guint64 bucket = MIN ((guint64) MAX (plan->bucket_bytes, 0), full_grads);
+        int n_buckets = (plan_grad_shards (plan) > 1 ? 1 : 0) + (plan->overlap_grad_reduce ? 1 : 0);
+        comm += (guint64) n_buckets * bucket;
+      }
+      if (p > 1)
+        /* one activation being sent and one received (forward activations or backward
+         * gradients), s b h /t(SP) at a bytes */
+        comm += 2 * a * T * h / sp_div;
+      if (plan->sequence_parallel && t > 1)
+        /* SP all-gathers the norm output to the full sequence before the QKV and fc1
+         * GEMMs (Korthikanti et al. section 4.2.2): one a T h buffer at a time */
+        comm += a * T * h;
+      st->bytes[PLAN_MEM_COMM_BUFFERS] = comm;
+
+      guint64 counted = 0;
+      for (int k = 0; k < PLAN_MEM_RESERVE; k++)
+        counted += st->bytes[k];
+      st->bytes[PLAN_MEM_RESERVE] = (guint64) (opts->reserve_fraction * (double) counted + 0.5)
+                                    + opts->reserve_fixed_bytes;
+      st->total = counted + st->bytes[PLAN_MEM_RESERVE];
+      st->fits = st->total <= capacity;
+
+      if (!st->fits)
+        out->fits = FALSE;
+      if (st->total > out->peak_bytes)
+        {
+          out->peak_bytes = st->total;
+          out->peak_stage = i;
+        }
+    }
+}
+
+void
+plan_memory_clear (PlanMemory *mem)
+{
+  if (mem == NULL)
+    return;
+  g_clear_pointer (&mem->stages, g_free);
+  mem->n_stages = 0;
+}
+
+/* ---- JSON --------------------------------------------------------------------------- */
+
+static void
+plan_mem_add_uint (JsonBuilder *b, const char *name, guint64 v)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, (gint64) MIN (v, (guint64) G_MAXINT64));
+}
+
+static void
+plan_mem_add_categories (JsonBuilder *b, const guint64 *bytes)
+{
+  json_builder_set_member_name (b, "categories");
+  json_builder_begin_object (b);
+  for (int k = 0; k < PLAN_MEM_N; k++)
+    plan_mem_add_uint (b, plan_mem_category_name ((PlanMemCategory) k), bytes[k]);
+  json_builder_end_object (b);
+}
+
+void
+plan_memory_to_json (const PlanMemory *mem, JsonBuilder *b)
+{
+  static const guint64 zero[PLAN_MEM_N];
+
+  g_return_if_fail (mem != NULL && b != NULL);
+  json_builder_begin_object (b);
+  plan_mem_add_uint (b, "peak_bytes", mem->peak_bytes);
+  json_builder_set_member_name (b, "peak_stage");
+  json_builder_add_int_value (b, mem->peak_stage);
+  plan_mem_add_uint (b, "capacity_bytes", mem->capacity_bytes);
+  json_builder_set_member_name (b, "fits");
+  json_builder_add_boolean_value (b, mem->fits);
+  plan_mem_add_categories (b, mem->n_stages > 0 ? mem->stages[mem->peak_stage].bytes : zero);
+  plan_mem_add_uint (b, "act_bytes_per_layer", mem->act_bytes_per_layer);
+  json_builder_set_member_name (b, "reserve_fraction");
+  json_builder_add_double_value (b, mem->reserve_fraction);
+  plan_mem_add_uint (b, "reserve_fixed_bytes", mem->reserve_fixed_bytes);
+
+  json_builder_set_member_name (b, "stages");
+  json_builder_begin_array (b);
+  for (int i = 0; i < mem->n_stages; i++)
+    {
+      const PlanMemStage *st = &mem->stages[i];
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "stage");
+      json_builder_add_int_value (b, st->stage);
+      json_builder_set_member_name (b, "layers");
+      json_builder_add_int_value (b, st->layers);
+      json_builder_set_member_name (b, "inflight_microbatches");
+      json_builder_add_int_value (b, st->inflight_microbatches);
+      plan_mem_add_categories (b, st->bytes);
+      plan_mem_add_uint (b, "total_bytes", st->total);
+      json_builder_set_member_name (b, "fits");
+      json_builder_add_boolean_value (b, st->fits);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}

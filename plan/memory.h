@@ -50,9 +50,66 @@ typedef struct {
   guint64       reserve_fixed_bytes;/* CUDA context + framework reserve used */
 } PlanMemory;
 
-/* Computes the breakdown. `plan` must be resolved (plan_resolve). */
+/* Tunable assumptions of the model. plan_mem_options_init() sets the documented
+ * defaults (see memory.c for the sources of each). */
+typedef enum {
+  PLAN_MEM_DROPOUT_AUTO,  /* dropout masks for GeLU (GPT-style) models, none for SwiGLU */
+  PLAN_MEM_DROPOUT_ON,    /* 1-byte masks after attention, MLP and embedding */
+  PLAN_MEM_DROPOUT_OFF,   /* Llama family: no dropout */
+} PlanMemDropout;
+
+typedef struct {
+  double         reserve_fraction;    /* allocator fragmentation allowance, fraction of
+                                         the counted bytes; default 0.05 */
+  guint64        reserve_fixed_bytes; /* CUDA context + NCCL + workspaces; default 1.5 GiB */
+  gboolean       flash_attention;     /* no a x s x s scores stored; default TRUE */
+  PlanMemDropout dropout;             /* default AUTO */
+  int            param_gather_layers; /* ZeRO-3/FSDP gathered units held (current +
+                                         prefetched); default 2 */
+} PlanMemOptions;
+
+void plan_mem_options_init (PlanMemOptions *opts);
+
+/* Computes the breakdown. `plan` must be resolved (plan_resolve): dp, grad_accum and
+ * seq_length set (fallbacks: grad_accum from global_batch / (micro_batch x dp), else 1;
+ * seq_length 0 -> model max_positions capped at 8192). `cluster` gives the capacity. */
 void plan_memory_compute (const ModelSpec *model, const Plan *plan, const TopoCluster *cluster,
                           PlanMemory *out);
+/* The same with explicit assumptions (`opts` NULL = defaults). */
+void plan_memory_compute_full (const ModelSpec *model, const Plan *plan,
+                               const TopoCluster *cluster, const PlanMemOptions *opts,
+                               PlanMemory *out);
+
+/* Bytes of model state held per rank for `n_params` parameter elements of this rank's
+ * tensor-parallel slice, after the plan's ZeRO/FSDP sharding: out[0] params, out[1] grads,
+ * out[2] optimizer (Adam m, v and fp32 master weights; 0 when offloaded). */
+void plan_memory_model_states (const Plan *plan, double n_params, double out[3]);
+
+/* Stored activations of ONE transformer layer for ONE micro-batch on ONE rank, without
+ * recompute, split by the tensors the backward pass needs (Korthikanti et al. 2022,
+ * section 4.1, generalised to GQA and SwiGLU; derivation in memory.c). Bytes. */
+typedef struct {
+  guint64 norm_inputs;        /* inputs of the two norms (2 x 2sbh) */
+  guint64 linear_inputs;      /* QKV-GEMM input, out-projection input, fc1 input */
+  guint64 attn_qkv;           /* Q, K, V kept for the attention backward */
+  guint64 attn_scores;        /* softmax output, dropout mask and output (no flash) */
+  guint64 attn_softmax_stats; /* FlashAttention log-sum-exp, fp32 per head and token */
+  guint64 mlp_hidden;         /* GeLU input+output, or SwiGLU gate, up and product */
+  guint64 dropout_masks;      /* masks after attention and MLP (1 byte per element) */
+  guint64 total;
+} PlanMemLayerActs;
+
+void plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
+                                    const PlanMemOptions *opts, PlanMemLayerActs *out);
+
+/* Bytes of an MLP hidden activation counted the simple way: one `width`-wide tensor per
+ * token and layer at `elem_bytes` (tokens x width x layers x elem_bytes). */
+guint64 plan_memory_mlp_hidden_bytes (guint64 tokens, guint64 width, guint64 layers,
+                                      guint elem_bytes);
+
+/* In-flight micro-batches (chunk-micro-batches for Interleaved1F1B) whose activations
+ * pipeline rank `stage` holds at its peak. */
+int plan_memory_inflight (const Plan *plan, int stage);
 void plan_memory_clear   (PlanMemory *mem);   /* frees stages; NULL-safe contents */
 
 struct _JsonBuilder;

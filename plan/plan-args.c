@@ -1,2 +1,443 @@
-/* placeholder: being written */
-typedef int tandem_placeholder_plan_args;
+/* plan/plan-args.c - Megatron-LM flag spellings (and short aliases) into a Plan.
+ *
+ * Flag names follow megatron/training/arguments.py; HSDP, schedule and rank order use
+ * TorchTitan / PyTorch names where Megatron has none (shared/reference/conventions.md
+ * section 3). Values are checked here only for their syntax; plan_resolve() checks that
+ * they fit the model and cluster. */
+#include "plan/plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  Plan     *plan;
+  PlanArgs *args;
+} PlanParse;
+
+static gboolean
+parse_int (const char *option, const char *value, int min, int *out, GError **error)
+{
+  char *end = NULL;
+  gint64 v = g_ascii_strtoll (value, &end, 10);
+  if (end == value || *end != '\0' || v < min || v > G_MAXINT)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s expects an integer >= %d, got '%s'", option, min, value);
+      return FALSE;
+    }
+  *out = (int) v;
+  return TRUE;
+}
+
+/* Accepts every name users know for a sharding level (conventions.md 3.3-3.6). */
+static gboolean
+plan_parse_sharding (const char *value, PlanSharding *out, int *hsdp_k, GError **error)
+{
+  static const struct { const char *name; PlanSharding level; } names[] = {
+    { "none", PLAN_SHARD_NONE }, { "ddp", PLAN_SHARD_NONE }, { "zero0", PLAN_SHARD_NONE },
+    { "no_shard", PLAN_SHARD_NONE },
+    { "zero1", PLAN_SHARD_ZERO1 }, { "optim", PLAN_SHARD_ZERO1 },
+    { "distributed_optimizer", PLAN_SHARD_ZERO1 },
+    { "zero2", PLAN_SHARD_ZERO2 }, { "optim_grads", PLAN_SHARD_ZERO2 },
+    { "shard_grad_op", PLAN_SHARD_ZERO2 },
+    { "zero3", PLAN_SHARD_ZERO3 }, { "fsdp", PLAN_SHARD_ZERO3 },
+    { "optim_grads_params", PLAN_SHARD_ZERO3 }, { "full_shard", PLAN_SHARD_ZERO3 },
+  };
+  if (g_ascii_strncasecmp (value, "hsdp", 4) == 0)
+    {
+      const char *k = value + 4;
+      if (*k != ':' || !parse_int ("--sharding hsdp:K", k + 1, 1, hsdp_k, NULL))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--sharding '%s': HSDP needs its shard-group size, e.g. hsdp:8 "
+                       "(shard over 8 DP ranks, replicate across the rest)", value);
+          return FALSE;
+        }
+      *out = PLAN_SHARD_HSDP;
+      return TRUE;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_ascii_strcasecmp (value, names[i].name) == 0)
+      {
+        *out = names[i].level;
+        return TRUE;
+      }
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               "unknown sharding '%s' (hint: none|zero1|zero2|zero3|fsdp|hsdp:K; "
+               "Megatron-FSDP and PyTorch names work too)", value);
+  return FALSE;
+}
+
+static gboolean
+plan_parse_schedule (const char *value, PlanSchedule *out, GError **error)
+{
+  /* PyTorch's get_schedule_class is case-insensitive. */
+  if (g_ascii_strcasecmp (value, "gpipe") == 0)
+    *out = PLAN_SCHED_GPIPE;
+  else if (g_ascii_strcasecmp (value, "1f1b") == 0)
+    *out = PLAN_SCHED_1F1B;
+  else if (g_ascii_strcasecmp (value, "interleaved1f1b") == 0
+           || g_ascii_strcasecmp (value, "interleaved") == 0)
+    *out = PLAN_SCHED_INTERLEAVED_1F1B;
+  else
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "unknown schedule '%s' (hint: GPipe, 1F1B or Interleaved1F1B)", value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+plan_parse_precision (const char *option, const char *value, PlanPrecision *out,
+                      GError **error)
+{
+  static const char *const names[] = { "fp32", "bf16", "fp16", "fp8" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_ascii_strcasecmp (value, names[i]) == 0)
+      {
+        *out = (PlanPrecision) i;
+        return TRUE;
+      }
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               "%s: unknown dtype '%s' (hint: fp32, bf16, fp16 or fp8)", option, value);
+  return FALSE;
+}
+
+static gboolean
+on_option (const char *option, const char *value, gpointer data, GError **error)
+{
+  PlanParse *pp = data;
+  Plan *plan = pp->plan;
+  const char *name = option + 2;   /* skip "--" */
+
+  if (g_str_equal (name, "sharding"))
+    return plan_parse_sharding (value, &plan->sharding, &plan->hsdp_shard_size, error);
+  if (g_str_equal (name, "data-parallel-sharding-strategy"))
+    return plan_parse_sharding (value, &plan->sharding, &plan->hsdp_shard_size, error);
+  if (g_str_equal (name, "use-distributed-optimizer"))
+    {
+      if (plan->sharding < PLAN_SHARD_ZERO1)
+        plan->sharding = PLAN_SHARD_ZERO1;
+      return TRUE;
+    }
+  if (g_str_equal (name, "schedule") || g_str_equal (name, "pipeline-parallel-schedule"))
+    {
+      plan->schedule_set = TRUE;
+      return plan_parse_schedule (value, &plan->schedule, error);
+    }
+  if (g_str_equal (name, "cp-comm-type"))
+    {
+      if (g_ascii_strcasecmp (value, "p2p") == 0 || g_ascii_strcasecmp (value, "ring") == 0)
+        plan->cp_comm = PLAN_CP_P2P;
+      else if (g_ascii_strcasecmp (value, "all_gather") == 0
+               || g_ascii_strcasecmp (value, "allgather") == 0)
+        plan->cp_comm = PLAN_CP_ALLGATHER;
+      else if (g_ascii_strcasecmp (value, "a2a") == 0
+               || g_ascii_strcasecmp (value, "ulysses") == 0)
+        plan->cp_comm = PLAN_CP_A2A;
+      else
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "unknown --cp-comm-type '%s' (hint: p2p (ring attention), "
+                       "all_gather (K/V all-gather) or a2a (Ulysses))", value);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  if (g_str_equal (name, "recompute-granularity") || g_str_equal (name, "recompute"))
+    {
+      if (g_ascii_strcasecmp (value, "full") == 0)
+        plan->recompute = PLAN_RECOMPUTE_FULL;
+      else if (g_ascii_strcasecmp (value, "selective") == 0)
+        plan->recompute = PLAN_RECOMPUTE_SELECTIVE;
+      else if (g_ascii_strcasecmp (value, "none") == 0)
+        plan->recompute = PLAN_RECOMPUTE_NONE;
+      else
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "unknown --recompute-granularity '%s' (hint: full, selective "
+                       "or none)", value);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  if (g_str_equal (name, "recompute-method"))
+    {
+      if (g_ascii_strcasecmp (value, "uniform") == 0)
+        plan->recompute_method = PLAN_RECOMPUTE_UNIFORM;
+      else if (g_ascii_strcasecmp (value, "block") == 0)
+        plan->recompute_method = PLAN_RECOMPUTE_BLOCK;
+      else
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "unknown --recompute-method '%s' (hint: uniform or block)", value);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  if (g_str_equal (name, "bf16"))
+    {
+      plan->compute_dtype = plan->param_dtype = PLAN_PREC_BF16;
+      return TRUE;
+    }
+  if (g_str_equal (name, "fp16"))
+    {
+      plan->compute_dtype = plan->param_dtype = PLAN_PREC_FP16;
+      return TRUE;
+    }
+  if (g_str_equal (name, "fp8-format"))
+    {
+      if (g_ascii_strcasecmp (value, "e4m3") != 0 && g_ascii_strcasecmp (value, "hybrid") != 0)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "unknown --fp8-format '%s' (hint: e4m3 or hybrid)", value);
+          return FALSE;
+        }
+      /* Transformer Engine FP8 runs the GEMMs in FP8 and keeps bf16 weights. */
+      plan->compute_dtype = PLAN_PREC_FP8;
+      return TRUE;
+    }
+  if (g_str_equal (name, "precision"))
+    {
+      PlanPrecision p;
+      if (!plan_parse_precision (option, value, &p, error))
+        return FALSE;
+      plan->compute_dtype = p;
+      plan->param_dtype = p == PLAN_PREC_FP8 ? PLAN_PREC_BF16 : p;
+      if (p == PLAN_PREC_FP32)
+        plan->master_weights = FALSE;
+      return TRUE;
+    }
+  if (g_str_equal (name, "param-dtype"))
+    return plan_parse_precision (option, value, &plan->param_dtype, error);
+  if (g_str_equal (name, "grad-dtype"))
+    return plan_parse_precision (option, value, &plan->grad_dtype, error);
+  if (g_str_equal (name, "optimizer-dtype"))
+    return plan_parse_precision (option, value, &plan->optim_dtype, error);
+  if (g_str_equal (name, "no-master-weights"))
+    {
+      plan->master_weights = FALSE;
+      return TRUE;
+    }
+  if (g_str_equal (name, "ddp-bucket-size"))
+    {
+      int elements;
+      if (!parse_int (option, value, 1, &elements, error))
+        return FALSE;
+      plan->bucket_bytes = (double) elements * plan_precision_bytes (plan->grad_dtype);
+      return TRUE;
+    }
+  if (g_str_equal (name, "rank-order"))
+    {
+      g_free (plan->rank_order);
+      plan->rank_order = g_strdup (value);
+      return TRUE;
+    }
+  if (g_str_equal (name, "plan"))
+    {
+      g_free (pp->args->plan_file);
+      pp->args->plan_file = g_strdup (value);
+      /* Loaded now, so flags after --plan override the file. */
+      GError *local = NULL;
+      if (!plan_load_json (plan, value, &local))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s", local->message);
+          g_error_free (local);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION, "unhandled %s", option);
+  return FALSE;
+}
+
+/* Integer options are parsed by hand so that 0 and negatives get a clear message. */
+typedef struct { const char *name; gsize offset; int min; } IntOpt;
+
+static const IntOpt int_opts[] = {
+  { "tensor-model-parallel-size", G_STRUCT_OFFSET (Plan, tp), 1 },
+  { "tp", G_STRUCT_OFFSET (Plan, tp), 1 },
+  { "pipeline-model-parallel-size", G_STRUCT_OFFSET (Plan, pp), 1 },
+  { "pp", G_STRUCT_OFFSET (Plan, pp), 1 },
+  { "context-parallel-size", G_STRUCT_OFFSET (Plan, cp), 1 },
+  { "cp", G_STRUCT_OFFSET (Plan, cp), 1 },
+  { "expert-model-parallel-size", G_STRUCT_OFFSET (Plan, ep), 1 },
+  { "ep", G_STRUCT_OFFSET (Plan, ep), 1 },
+  { "dp", G_STRUCT_OFFSET (Plan, dp_given), 1 },
+  { "data-parallel-size", G_STRUCT_OFFSET (Plan, dp_given), 1 },
+  { "num-virtual-stages-per-pipeline-rank", G_STRUCT_OFFSET (Plan, vpp), 1 },
+  { "vpp", G_STRUCT_OFFSET (Plan, vpp), 1 },
+  { "num-layers-per-virtual-pipeline-stage", G_STRUCT_OFFSET (Plan, layers_per_virtual_stage), 1 },
+  { "decoder-first-pipeline-num-layers", G_STRUCT_OFFSET (Plan, first_stage_layers), 0 },
+  { "decoder-last-pipeline-num-layers", G_STRUCT_OFFSET (Plan, last_stage_layers), 0 },
+  { "micro-batch-size", G_STRUCT_OFFSET (Plan, micro_batch), 1 },
+  { "mbs", G_STRUCT_OFFSET (Plan, micro_batch), 1 },
+  { "global-batch-size", G_STRUCT_OFFSET (Plan, global_batch), 1 },
+  { "gbs", G_STRUCT_OFFSET (Plan, global_batch), 1 },
+  { "seq-length", G_STRUCT_OFFSET (Plan, seq_length), 1 },
+  { "seq", G_STRUCT_OFFSET (Plan, seq_length), 1 },
+  { "recompute-num-layers", G_STRUCT_OFFSET (Plan, recompute_num_layers), 1 },
+  { "gpus", G_STRUCT_OFFSET (Plan, world_size), 1 },
+  { "world-size", G_STRUCT_OFFSET (Plan, world_size), 1 },
+  { "data-parallel-replicate-degree", G_STRUCT_OFFSET (Plan, dp_replicate), 1 },
+};
+
+static gboolean
+on_int_option (const char *option, const char *value, gpointer data, GError **error)
+{
+  PlanParse *pp = data;
+  for (guint i = 0; i < G_N_ELEMENTS (int_opts); i++)
+    if (g_str_equal (option + 2, int_opts[i].name))
+      return parse_int (option, value, int_opts[i].min,
+                        G_STRUCT_MEMBER_P (pp->plan, int_opts[i].offset), error);
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION, "unhandled %s", option);
+  return FALSE;
+}
+
+static gboolean
+on_flag (const char *option, const char *value, gpointer data, GError **error)
+{
+  PlanParse *pp = data;
+  Plan *plan = pp->plan;
+  const char *name = option + 2;
+  if (g_str_equal (name, "sequence-parallel") || g_str_equal (name, "sp"))
+    plan->sequence_parallel = TRUE;
+  else if (g_str_equal (name, "overlap-grad-reduce"))
+    plan->overlap_grad_reduce = TRUE;
+  else if (g_str_equal (name, "overlap-param-gather"))
+    plan->overlap_param_gather = TRUE;
+  else if (g_str_equal (name, "tp-comm-overlap"))
+    plan->tp_comm_overlap = TRUE;
+  else if (g_str_equal (name, "optimizer-offload") || g_str_equal (name, "offload-optimizer"))
+    plan->optimizer_offload = TRUE;
+  else
+    return on_option (option, value, data, error);
+  return TRUE;
+}
+
+static void
+plan_parse_free (gpointer data)
+{
+  g_free (data);
+}
+
+GOptionGroup *
+plan_option_group_new (Plan *plan, PlanArgs *args)
+{
+  PlanParse *pp = g_new0 (PlanParse, 1);
+  pp->plan = plan;
+  pp->args = args;
+
+  GOptionGroup *group = g_option_group_new ("plan", "Parallel plan (Megatron-LM flag names):",
+                                            "Show the plan options", pp, plan_parse_free);
+#define CB(f) (gpointer) (f)
+  const GOptionEntry entries[] = {
+    { "model", 0, 0, G_OPTION_ARG_STRING, &args->model_name,
+      "Model: preset name or Hugging Face config.json (default llama3-405b)", "NAME|FILE" },
+    { "cluster", 0, 0, G_OPTION_ARG_STRING, &args->cluster_name,
+      "Cluster: preset name or cluster JSON (default h100-24k)", "NAME|FILE" },
+    { "gpus", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "World size (default: the whole cluster); alias --world-size", "N" },
+    { "world-size", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "N" },
+    { "plan", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "Plan JSON with TorchTitan key names; flags after it override it", "FILE" },
+    { "tensor-model-parallel-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "TP degree; alias --tp", "N" },
+    { "tp", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "N" },
+    { "pipeline-model-parallel-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "PP degree; alias --pp", "N" },
+    { "pp", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "N" },
+    { "context-parallel-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "CP degree; alias --cp", "N" },
+    { "cp", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "N" },
+    { "cp-comm-type", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "CP algorithm: p2p (ring attention), all_gather, a2a (Ulysses)", "TYPE" },
+    { "expert-model-parallel-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "EP degree (dense models: 1); alias --ep", "N" },
+    { "ep", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "N" },
+    { "dp", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "DP degree: derived from the world size; if given it must agree", "N" },
+    { "data-parallel-size", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "N" },
+    { "num-virtual-stages-per-pipeline-rank", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "Interleaved model chunks per pipeline rank; alias --vpp", "V" },
+    { "vpp", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "V" },
+    { "num-layers-per-virtual-pipeline-stage", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "Layers per model chunk (sets --vpp)", "N" },
+    { "decoder-first-pipeline-num-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "Layers on the first pipeline stage (uneven split)", "N" },
+    { "decoder-last-pipeline-num-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "Layers on the last pipeline stage (uneven split)", "N" },
+    { "sequence-parallel", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
+      "Megatron sequence parallelism in the TP group; alias --sp", NULL },
+    { "sp", 0, G_OPTION_FLAG_NO_ARG | G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_flag), NULL, NULL },
+    { "micro-batch-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "Sequences per micro-batch (default 1); alias --mbs", "B" },
+    { "mbs", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "B" },
+    { "global-batch-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "Sequences per step (default mbs x dp); alias --gbs", "B" },
+    { "gbs", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "B" },
+    { "seq-length", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "Tokens per sequence (default: model context, at most 8192); alias --seq", "S" },
+    { "seq", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "S" },
+    { "schedule", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "Pipeline schedule: GPipe, 1F1B, Interleaved1F1B", "NAME" },
+    { "pipeline-parallel-schedule", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_option), NULL, "NAME" },
+    { "sharding", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "none|zero1|zero2|zero3|fsdp|hsdp:K (K = shard-group size)", "LEVEL" },
+    { "data-parallel-sharding-strategy", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_option), NULL, "S" },
+    { "data-parallel-replicate-degree", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "HSDP replica groups R (shard over dp/R)", "R" },
+    { "use-distributed-optimizer", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "Shard optimizer states over DP (= zero1)", NULL },
+    { "recompute-granularity", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "Activation recompute: full or selective", "G" },
+    { "recompute-method", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "uniform or block (full recompute)", "M" },
+    { "recompute-num-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "Layers per recompute unit (uniform) or recomputed per stage (block)", "N" },
+    { "bf16", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "BF16 mixed precision (default)", NULL },
+    { "fp16", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "FP16 mixed precision", NULL },
+    { "fp8-format", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "FP8 GEMMs (Transformer Engine): e4m3 or hybrid", "F" },
+    { "precision", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "Compute dtype: fp32, bf16, fp16, fp8", "DTYPE" },
+    { "param-dtype", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "Parameter dtype (default bf16)", "DTYPE" },
+    { "grad-dtype", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "Gradient accumulation/reduction dtype (default fp32)", "DTYPE" },
+    { "optimizer-dtype", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "Adam moment dtype (default fp32)", "DTYPE" },
+    { "no-master-weights", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "No fp32 master copy of the weights", NULL },
+    { "overlap-grad-reduce", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
+      "Overlap DP gradient reduction with backward", NULL },
+    { "overlap-param-gather", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
+      "Overlap parameter all-gather with forward", NULL },
+    { "tp-comm-overlap", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
+      "Overlap TP communication with GEMMs", NULL },
+    { "optimizer-offload", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
+      "Optimizer states in host memory", NULL },
+    { "offload-optimizer", 0, G_OPTION_FLAG_NO_ARG | G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_flag), NULL, NULL },
+    { "ddp-bucket-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "DP gradient bucket in elements (default 40M)", "N" },
+    { "rank-order", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "Axis order innermost first (default tp-cp-ep-dp-pp)", "ORDER" },
+    { NULL },
+  };
+#undef CB
+  g_option_group_add_entries (group, entries);
+  return group;
+}
+
+void
+plan_args_clear (PlanArgs *args)
+{
+  if (args == NULL)
+    return;
+  g_clear_pointer (&args->model_name, g_free);
+  g_clear_pointer (&args->cluster_name, g_free);
+  g_clear_pointer (&args->plan_file, g_free);
+}

@@ -1,2 +1,400 @@
-/* placeholder: being written */
-typedef int tandem_placeholder_plan_json;
+/* plan/plan-json.c - plan files with TorchTitan's section and key names
+ * (torchtitan/config/job_config.py: [parallelism], [training], [activation_checkpoint]),
+ * so a TorchTitan TOML maps one to one. Keys TorchTitan lacks (uneven pipeline split,
+ * virtual stages, sharding level, precision details) use tandem's names in the same
+ * sections. Unknown keys are errors: a typo must not silently become a default.
+ *
+ *   {"parallelism": {"tensor_parallel_degree": 8, "pipeline_parallel_degree": 16,
+ *                    "data_parallel_shard_degree": -1, "pipeline_parallel_schedule": "1F1B"},
+ *    "training": {"local_batch_size": 16, "seq_len": 8192, "global_batch_size": 2048},
+ *    "activation_checkpoint": {"mode": "none"}} */
+#include "plan/plan.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+typedef struct {
+  Plan       *plan;
+  const char *source;
+  int         shard_degree;      /* data_parallel_shard_degree, -1 = rest */
+  int         replicate_degree;  /* data_parallel_replicate_degree */
+  const char *reshard;           /* fsdp_reshard_after_forward */
+  gboolean    sharding_named;    /* an explicit "sharding" key wins */
+} PlanJson;
+
+static gboolean
+json_get_int (PlanJson *pj, const char *section, const char *key, JsonNode *node, int min,
+              int *out, GError **error)
+{
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64)
+    {
+      gint64 v = json_node_get_int (node);
+      if (v >= min && v <= G_MAXINT)
+        {
+          *out = (int) v;
+          return TRUE;
+        }
+    }
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+               "%s: %s.%s must be an integer >= %d", pj->source, section, key, min);
+  return FALSE;
+}
+
+static gboolean
+json_get_bool (PlanJson *pj, const char *section, const char *key, JsonNode *node,
+               gboolean *out, GError **error)
+{
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN)
+    {
+      *out = json_node_get_boolean (node);
+      return TRUE;
+    }
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE, "%s: %s.%s must be true or false",
+               pj->source, section, key);
+  return FALSE;
+}
+
+static const char *
+json_get_str (PlanJson *pj, const char *section, const char *key, JsonNode *node,
+              GError **error)
+{
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return json_node_get_string (node);
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE, "%s: %s.%s must be a string",
+               pj->source, section, key);
+  return NULL;
+}
+
+/* Re-uses the flag parser for string values, so the accepted spellings are the same. */
+static gboolean
+apply_as_flag (PlanJson *pj, const char *flag, const char *value, GError **error)
+{
+  Plan *plan = pj->plan;
+  PlanArgs args = { 0 };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
+  GOptionGroup *group = plan_option_group_new (plan, &args);
+  g_option_context_set_main_group (ctx, group);
+  g_autofree char *opt = g_strdup_printf ("--%s=%s", flag, value);
+  char *argv_data[] = { (char *) "plan", opt, NULL };
+  char **argv = argv_data;
+  int argc = 2;
+  GError *local = NULL;
+  gboolean ok = g_option_context_parse (ctx, &argc, &argv, &local);
+  plan_args_clear (&args);
+  if (!ok)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE, "%s: %s", pj->source, local->message);
+      g_error_free (local);
+    }
+  return ok;
+}
+
+static gboolean
+parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
+{
+  Plan *p = pj->plan;
+  const char *S = "parallelism";
+  g_autoptr (GList) members = json_object_get_members (obj);
+  for (GList *l = members; l; l = l->next)
+    {
+      const char *key = l->data;
+      JsonNode *n = json_object_get_member (obj, key);
+      gboolean ok;
+      if (g_str_equal (key, "tensor_parallel_degree"))
+        ok = json_get_int (pj, S, key, n, 1, &p->tp, error);
+      else if (g_str_equal (key, "pipeline_parallel_degree"))
+        ok = json_get_int (pj, S, key, n, 1, &p->pp, error);
+      else if (g_str_equal (key, "context_parallel_degree"))
+        ok = json_get_int (pj, S, key, n, 1, &p->cp, error);
+      else if (g_str_equal (key, "expert_parallel_degree"))
+        ok = json_get_int (pj, S, key, n, 1, &p->ep, error);
+      else if (g_str_equal (key, "world_size"))
+        ok = json_get_int (pj, S, key, n, 1, &p->world_size, error);
+      else if (g_str_equal (key, "data_parallel_shard_degree"))
+        ok = json_get_int (pj, S, key, n, -1, &pj->shard_degree, error);
+      else if (g_str_equal (key, "data_parallel_replicate_degree"))
+        ok = json_get_int (pj, S, key, n, 1, &pj->replicate_degree, error);
+      else if (g_str_equal (key, "pipeline_parallel_microbatch_size"))
+        ok = json_get_int (pj, S, key, n, 1, &p->micro_batch, error);
+      else if (g_str_equal (key, "virtual_stages_per_rank"))
+        ok = json_get_int (pj, S, key, n, 1, &p->vpp, error);
+      else if (g_str_equal (key, "pipeline_parallel_layers_per_stage"))
+        ok = json_get_int (pj, S, key, n, 1, &p->layers_per_virtual_stage, error);
+      else if (g_str_equal (key, "first_stage_layers"))
+        ok = json_get_int (pj, S, key, n, 0, &p->first_stage_layers, error);
+      else if (g_str_equal (key, "last_stage_layers"))
+        ok = json_get_int (pj, S, key, n, 0, &p->last_stage_layers, error);
+      else if (g_str_equal (key, "sequence_parallel"))
+        ok = json_get_bool (pj, S, key, n, &p->sequence_parallel, error);
+      else if (g_str_equal (key, "enable_async_tensor_parallel"))
+        ok = json_get_bool (pj, S, key, n, &p->tp_comm_overlap, error);
+      else if (g_str_equal (key, "overlap_grad_reduce"))
+        ok = json_get_bool (pj, S, key, n, &p->overlap_grad_reduce, error);
+      else if (g_str_equal (key, "overlap_param_gather"))
+        ok = json_get_bool (pj, S, key, n, &p->overlap_param_gather, error);
+      else if (g_str_equal (key, "fsdp_reshard_after_forward"))
+        ok = (pj->reshard = json_get_str (pj, S, key, n, error)) != NULL;
+      else if (g_str_equal (key, "pipeline_parallel_schedule")
+               || g_str_equal (key, "sharding") || g_str_equal (key, "rank_order"))
+        {
+          const char *v = json_get_str (pj, S, key, n, error);
+          const char *flag = g_str_equal (key, "pipeline_parallel_schedule") ? "schedule"
+                             : g_str_equal (key, "sharding") ? "sharding" : "rank-order";
+          ok = v != NULL && apply_as_flag (pj, flag, v, error);
+          if (g_str_equal (key, "sharding"))
+            pj->sharding_named = TRUE;
+        }
+      else if (g_str_equal (key, "context_parallel_rotate_method"))
+        {
+          /* TorchTitan: "allgather" or "alltoall" (ring pass of K/V shards). */
+          const char *v = json_get_str (pj, S, key, n, error);
+          ok = v != NULL;
+          if (ok && g_str_equal (v, "allgather"))
+            p->cp_comm = PLAN_CP_ALLGATHER;
+          else if (ok && g_str_equal (v, "alltoall"))
+            p->cp_comm = PLAN_CP_P2P;
+          else if (ok)
+            ok = apply_as_flag (pj, "cp-comm-type", v, error);
+        }
+      else if (g_str_equal (key, "context_parallel_comm"))
+        {
+          const char *v = json_get_str (pj, S, key, n, error);
+          ok = v != NULL && apply_as_flag (pj, "cp-comm-type", v, error);
+        }
+      else
+        {
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                       "%s: unknown key parallelism.%s (hint: TorchTitan names such as "
+                       "tensor_parallel_degree, pipeline_parallel_degree, "
+                       "context_parallel_degree, data_parallel_shard_degree)",
+                       pj->source, key);
+          return FALSE;
+        }
+      if (!ok)
+        return FALSE;
+    }
+  if (p->schedule == PLAN_SCHED_INTERLEAVED_1F1B)
+    p->schedule_set = TRUE;
+  return TRUE;
+}
+
+static gboolean
+parse_training (PlanJson *pj, JsonObject *obj, GError **error)
+{
+  Plan *p = pj->plan;
+  const char *S = "training";
+  g_autoptr (GList) members = json_object_get_members (obj);
+  for (GList *l = members; l; l = l->next)
+    {
+      const char *key = l->data;
+      JsonNode *n = json_object_get_member (obj, key);
+      gboolean ok;
+      if (g_str_equal (key, "local_batch_size"))
+        ok = json_get_int (pj, S, key, n, 1, &p->local_batch, error);
+      else if (g_str_equal (key, "global_batch_size"))
+        ok = json_get_int (pj, S, key, n, 1, &p->global_batch, error);
+      else if (g_str_equal (key, "seq_len"))
+        ok = json_get_int (pj, S, key, n, 1, &p->seq_length, error);
+      else if (g_str_equal (key, "mixed_precision_param"))
+        {
+          const char *v = json_get_str (pj, S, key, n, error);
+          ok = v != NULL;
+          if (ok && g_str_equal (v, "bfloat16"))
+            p->param_dtype = PLAN_PREC_BF16;
+          else if (ok && g_str_equal (v, "float32"))
+            p->param_dtype = p->compute_dtype = PLAN_PREC_FP32;
+          else if (ok)
+            {
+              g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                           "%s: training.mixed_precision_param '%s' (hint: bfloat16 or "
+                           "float32)", pj->source, v);
+              ok = FALSE;
+            }
+        }
+      else if (g_str_equal (key, "mixed_precision_reduce"))
+        {
+          const char *v = json_get_str (pj, S, key, n, error);
+          ok = v != NULL;
+          if (ok && g_str_equal (v, "bfloat16"))
+            p->grad_dtype = PLAN_PREC_BF16;
+          else if (ok && g_str_equal (v, "float32"))
+            p->grad_dtype = PLAN_PREC_FP32;
+          else if (ok)
+            {
+              g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                           "%s: training.mixed_precision_reduce '%s' (hint: bfloat16 or "
+                           "float32)", pj->source, v);
+              ok = FALSE;
+            }
+        }
+      else if (g_str_equal (key, "precision"))
+        {
+          const char *v = json_get_str (pj, S, key, n, error);
+          ok = v != NULL && apply_as_flag (pj, "precision", v, error);
+        }
+      else if (g_str_equal (key, "optimizer_offload"))
+        ok = json_get_bool (pj, S, key, n, &p->optimizer_offload, error);
+      else
+        {
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                       "%s: unknown key training.%s (hint: local_batch_size, "
+                       "global_batch_size, seq_len, mixed_precision_param)", pj->source, key);
+          return FALSE;
+        }
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_checkpoint (PlanJson *pj, JsonObject *obj, GError **error)
+{
+  Plan *p = pj->plan;
+  const char *S = "activation_checkpoint";
+  g_autoptr (GList) members = json_object_get_members (obj);
+  for (GList *l = members; l; l = l->next)
+    {
+      const char *key = l->data;
+      JsonNode *n = json_object_get_member (obj, key);
+      gboolean ok;
+      if (g_str_equal (key, "mode"))
+        {
+          const char *v = json_get_str (pj, S, key, n, error);
+          ok = v != NULL && apply_as_flag (pj, "recompute-granularity", v, error);
+        }
+      else if (g_str_equal (key, "method"))
+        {
+          const char *v = json_get_str (pj, S, key, n, error);
+          ok = v != NULL && apply_as_flag (pj, "recompute-method", v, error);
+        }
+      else if (g_str_equal (key, "num_layers"))
+        ok = json_get_int (pj, S, key, n, 0, &p->recompute_num_layers, error);
+      else if (g_str_equal (key, "selective_ac_option"))
+        {
+          /* "op" is op-level selective AC (the attention core in our model); an integer
+           * string N checkpoints every N-th layer fully (torchtitan). */
+          const char *v = json_get_str (pj, S, key, n, error);
+          ok = v != NULL;
+          if (ok && !g_str_equal (v, "op"))
+            {
+              int every;
+              char *end;
+              every = (int) g_ascii_strtoll (v, &end, 10);
+              if (*end != '\0' || every < 1)
+                {
+                  g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                               "%s: activation_checkpoint.selective_ac_option '%s' "
+                               "(hint: \"op\" or a layer interval such as \"2\")",
+                               pj->source, v);
+                  ok = FALSE;
+                }
+              else
+                {
+                  p->recompute = PLAN_RECOMPUTE_FULL;
+                  p->recompute_method = PLAN_RECOMPUTE_UNIFORM;
+                  p->recompute_num_layers = every;
+                }
+            }
+        }
+      else
+        {
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                       "%s: unknown key activation_checkpoint.%s (hint: mode, method, "
+                       "num_layers, selective_ac_option)", pj->source, key);
+          return FALSE;
+        }
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+plan_load_json_data (Plan *plan, const char *text, gssize len, const char *source,
+                     GError **error)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  GError *local = NULL;
+  if (!json_parser_load_from_data (parser, text, len, &local))
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE, "%s: malformed JSON: %s", source,
+                   local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  JsonNode *root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                   "%s: a plan file is a JSON object with sections parallelism, training, "
+                   "activation_checkpoint", source);
+      return FALSE;
+    }
+  PlanJson pj = { .plan = plan, .source = source, .shard_degree = 0, .replicate_degree = 0 };
+  JsonObject *obj = json_node_get_object (root);
+  g_autoptr (GList) members = json_object_get_members (obj);
+  for (GList *l = members; l; l = l->next)
+    {
+      const char *key = l->data;
+      JsonNode *n = json_object_get_member (obj, key);
+      if (key[0] == '_')        /* comments */
+        continue;
+      gboolean known = g_str_equal (key, "parallelism") || g_str_equal (key, "training")
+                       || g_str_equal (key, "activation_checkpoint");
+      if (!known)
+        {
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                       "%s: unknown section '%s' (hint: parallelism, training, "
+                       "activation_checkpoint)", source, key);
+          return FALSE;
+        }
+      if (!JSON_NODE_HOLDS_OBJECT (n))
+        {
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE, "%s: '%s' must be an object",
+                       source, key);
+          return FALSE;
+        }
+      JsonObject *sec = json_node_get_object (n);
+      gboolean ok = g_str_equal (key, "parallelism") ? parse_parallelism (&pj, sec, error)
+                    : g_str_equal (key, "training") ? parse_training (&pj, sec, error)
+                    : parse_checkpoint (&pj, sec, error);
+      if (!ok)
+        return FALSE;
+    }
+
+  /* TorchTitan's data-parallel degrees to a sharding level: replicate > 1 with shard > 1
+   * is HSDP; shard > 1 (or -1) alone is FSDP, whose reshard_after_forward "never" keeps
+   * the parameters gathered (ZeRO-2-like); replicate alone is DDP. */
+  if (!pj.sharding_named)
+    {
+      gboolean never = pj.reshard && g_str_equal (pj.reshard, "never");
+      if (pj.replicate_degree > 1 && (pj.shard_degree > 1 || pj.shard_degree == -1))
+        {
+          plan->sharding = PLAN_SHARD_HSDP;
+          plan->dp_replicate = pj.replicate_degree;
+          plan->hsdp_shard_size = pj.shard_degree > 1 ? pj.shard_degree : 0;
+        }
+      else if (pj.shard_degree > 1 || pj.shard_degree == -1)
+        plan->sharding = never ? PLAN_SHARD_ZERO2 : PLAN_SHARD_ZERO3;
+      else if (pj.replicate_degree > 1)
+        plan->sharding = PLAN_SHARD_NONE;
+    }
+  return TRUE;
+}
+
+gboolean
+plan_load_json (Plan *plan, const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  GError *local = NULL;
+  if (!g_file_get_contents (path, &text, &len, &local))
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE, "cannot read plan file: %s",
+                   local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  return plan_load_json_data (plan, text, (gssize) len, path, error);
+}

@@ -1,2 +1,235 @@
-/* placeholder: being written */
-typedef int tandem_placeholder_plan_validate;
+/* plan/plan-validate.c - derive what a plan leaves implicit and refuse what cannot run.
+ *
+ * Every message says what is wrong with the numbers involved and, after "hint:", how to
+ * fix it, on one line (the CLI prints it and exits with status 2). */
+#include "plan/plan.h"
+
+#include <stdarg.h>
+
+static gboolean G_GNUC_PRINTF (2, 3)
+invalid (GError **error, const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *msg = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_set_error_literal (error, PLAN_ERROR, PLAN_ERROR_INVALID, msg);
+  return FALSE;
+}
+
+/* Largest divisor of n that is <= limit (for hints). */
+static int
+largest_divisor_at_most (int n, int limit)
+{
+  for (int d = MIN (n, limit); d > 1; d--)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+static gboolean
+resolve_layers (Plan *plan, const ModelSpec *model, GError **error)
+{
+  int L = (int) model->n_layers;
+  int chunks = plan->pp * plan->vpp;
+  int given = 0, given_layers = 0;
+  if (plan->first_stage_layers >= 0)
+    given++, given_layers += plan->first_stage_layers;
+  if (plan->last_stage_layers >= 0)
+    given++, given_layers += plan->last_stage_layers;
+
+  if (given > 0 && chunks < 2)
+    return invalid (error, "--decoder-first/last-pipeline-num-layers need at least 2 "
+                    "pipeline stages (pp = %d) (hint: drop them or raise --pp)", plan->pp);
+  if (given_layers > L)
+    return invalid (error, "first + last stage layers = %d exceed the model's %d layers",
+                    given_layers, L);
+  int rest = L - given_layers, n_rest = chunks - given;
+  if (n_rest == 0 && rest != 0)
+    return invalid (error, "first + last stage layers = %d but the model has %d layers "
+                    "(hint: they must add up when pp = 2)", given_layers, L);
+  if (n_rest > 0 && rest % n_rest != 0)
+    {
+      if (given == 0)
+        return invalid (error, "%d layers do not divide into pp x vpp = %d x %d = %d "
+                        "model chunks (hint: choose pp x vpp dividing %d, or give an "
+                        "uneven split with --decoder-first-pipeline-num-layers / "
+                        "--decoder-last-pipeline-num-layers)", L, plan->pp, plan->vpp,
+                        chunks, L);
+      return invalid (error, "after the first/last stage layers, %d layers remain for %d "
+                      "model chunks, which does not divide (hint: adjust "
+                      "--decoder-first/last-pipeline-num-layers so that %d - first - last "
+                      "is a multiple of %d)", rest, n_rest, L, n_rest);
+    }
+  if (n_rest > 0 && rest / n_rest == 0)
+    return invalid (error, "%d layers leave no layer for the middle model chunks "
+                    "(hint: lower --pp or --vpp)", rest);
+  return TRUE;
+}
+
+gboolean
+plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError **error)
+{
+  guint64 devices = cluster->n_devices;
+
+  if (plan->world_size == 0)
+    {
+      if (devices > G_MAXINT)
+        return invalid (error, "cluster %s has %" G_GUINT64_FORMAT " devices, too many "
+                        "for one plan (hint: pass --gpus N)", cluster->name, devices);
+      plan->world_size = (int) devices;
+    }
+  if ((guint64) plan->world_size > devices)
+    return invalid (error, "the plan needs %d GPUs but cluster %s has only %" G_GUINT64_FORMAT
+                    " (hint: lower --gpus or pick a larger --cluster)", plan->world_size,
+                    cluster->name, devices);
+
+  /* Degrees. DP is derived, as Megatron does: world / (tp x pp x cp). EP is carved out of
+   * DP (Megatron); dense models keep ep = 1. */
+  gint64 model_par = (gint64) plan->tp * plan->pp * plan->cp;
+  if (plan->world_size % model_par != 0)
+    return invalid (error, "world size %d is not a multiple of tp x pp x cp = %d x %d x %d = "
+                    "%" G_GINT64_FORMAT " (hint: use --gpus %" G_GINT64_FORMAT " or %"
+                    G_GINT64_FORMAT ")", plan->world_size, plan->tp, plan->pp, plan->cp,
+                    model_par, MAX (model_par, plan->world_size / model_par * model_par),
+                    (plan->world_size / model_par + 1) * model_par);
+  plan->dp = (int) (plan->world_size / model_par);
+  if (plan->dp_given > 0 && plan->dp_given != plan->dp)
+    return invalid (error, "--dp %d disagrees with world / (tp x pp x cp) = %d / %"
+                    G_GINT64_FORMAT " = %d (hint: drop --dp, it is derived, or set --gpus "
+                    "%" G_GINT64_FORMAT ")", plan->dp_given, plan->world_size, model_par,
+                    plan->dp, model_par * plan->dp_given);
+  if (plan->ep > 1 && plan->dp % plan->ep != 0)
+    return invalid (error, "ep = %d does not divide dp = %d (hint: EP is carved out of DP)",
+                    plan->ep, plan->dp);
+  if (plan->ep > 1)
+    return invalid (error, "ep = %d: expert parallelism needs a mixture-of-experts model, "
+                    "and tandem models dense transformers only (hint: drop --ep)", plan->ep);
+
+  /* Tensor parallelism splits heads and KV groups (Megatron: num_attention_heads and
+   * num_query_groups must both be divisible by the TP size). */
+  if (model->n_heads % plan->tp != 0)
+    return invalid (error, "tp = %d does not divide the %" G_GUINT64_FORMAT " attention heads "
+                    "of %s (hint: --tp %d)", plan->tp, model->n_heads, model->name,
+                    largest_divisor_at_most ((int) model->n_heads, plan->tp));
+  if (model->n_kv_heads % plan->tp != 0)
+    return invalid (error, "tp = %d does not divide the %" G_GUINT64_FORMAT " KV heads of %s "
+                    "(hint: --tp %d)", plan->tp, model->n_kv_heads, model->name,
+                    largest_divisor_at_most ((int) model->n_kv_heads, plan->tp));
+  if (plan->tp == 1)
+    plan->sequence_parallel = FALSE;   /* Megatron disables SP without TP */
+
+  /* Sequence. */
+  if (plan->seq_length == 0)
+    plan->seq_length = (int) MIN (model->max_positions, 8192);
+  if (plan->cp > 1)
+    {
+      /* Causal load balancing gives each CP rank two chunks of the sequence
+       * (Megatron: seq_length % (2 x cp) == 0). */
+      if (plan->seq_length % (2 * plan->cp) != 0)
+        return invalid (error, "seq length %d is not divisible by 2 x cp = %d (context "
+                        "parallelism splits each sequence into 2 x cp chunks) (hint: a "
+                        "multiple of %d)", plan->seq_length, 2 * plan->cp, 2 * plan->cp);
+      if (plan->cp_comm == PLAN_CP_A2A)
+        {
+          guint64 heads_per_tp = model->n_heads / plan->tp;
+          guint64 kv_per_tp = model->n_kv_heads / plan->tp;
+          if ((guint64) plan->cp > heads_per_tp || heads_per_tp % plan->cp != 0)
+            return invalid (error, "Ulysses (a2a) context parallelism of degree %d needs it "
+                            "to divide the %" G_GUINT64_FORMAT " heads per TP rank "
+                            "(hint: --cp %d, or --cp-comm-type p2p)", plan->cp,
+                            heads_per_tp,
+                            largest_divisor_at_most ((int) heads_per_tp, plan->cp));
+          if (kv_per_tp % plan->cp != 0 && (guint64) plan->cp % kv_per_tp != 0)
+            return invalid (error, "Ulysses degree %d and the %" G_GUINT64_FORMAT " KV heads "
+                            "per TP rank do not divide either way (hint: --cp-comm-type p2p)",
+                            plan->cp, kv_per_tp);
+        }
+    }
+
+  /* Pipeline: virtual stages and the schedule. */
+  if (plan->layers_per_virtual_stage > 0)
+    {
+      int per_rank = (int) model->n_layers / plan->pp;
+      if (model->n_layers % plan->pp != 0 || per_rank % plan->layers_per_virtual_stage != 0)
+        return invalid (error, "--num-layers-per-virtual-pipeline-stage %d does not divide "
+                        "the %" G_GUINT64_FORMAT " layers per pipeline rank evenly "
+                        "(hint: use --vpp)", plan->layers_per_virtual_stage,
+                        model->n_layers / plan->pp);
+      plan->vpp = per_rank / plan->layers_per_virtual_stage;
+    }
+  if (plan->vpp > 1 && plan->pp == 1)
+    return invalid (error, "--vpp %d needs pipeline parallelism (pp = 1) (hint: drop --vpp "
+                    "or set --pp)", plan->vpp);
+  if (plan->vpp > 1 && !plan->schedule_set)
+    plan->schedule = PLAN_SCHED_INTERLEAVED_1F1B;
+  if (plan->vpp > 1 && plan->schedule != PLAN_SCHED_INTERLEAVED_1F1B)
+    return invalid (error, "--vpp %d asks for virtual stages but the schedule is %s "
+                    "(hint: --schedule Interleaved1F1B)", plan->vpp,
+                    plan_schedule_name (plan->schedule));
+  if (plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B && plan->vpp < 2)
+    return invalid (error, "Interleaved1F1B needs at least 2 virtual stages per rank "
+                    "(hint: --vpp 2, or --schedule 1F1B)");
+  if (!resolve_layers (plan, model, error))
+    return FALSE;
+
+  /* Batch. */
+  if (plan->global_batch == 0)
+    plan->global_batch = (plan->local_batch > 0 ? plan->local_batch : plan->micro_batch)
+                         * plan->dp;
+  gint64 per_step = (gint64) plan->micro_batch * plan->dp;
+  if (plan->global_batch % per_step != 0)
+    {
+      gint64 lo = plan->global_batch / per_step * per_step;
+      return invalid (error, "global batch %d is not divisible by micro-batch x dp = %d x %d "
+                      "= %" G_GINT64_FORMAT " (hint: --global-batch-size %" G_GINT64_FORMAT
+                      " or %" G_GINT64_FORMAT ")", plan->global_batch, plan->micro_batch,
+                      plan->dp, per_step, lo > 0 ? lo : per_step, lo + per_step);
+    }
+  plan->grad_accum = (int) (plan->global_batch / per_step);
+  if (plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B && plan->grad_accum < plan->pp)
+    return invalid (error, "Interleaved1F1B with pp = %d needs at least %d micro-batches per "
+                    "step, but global / (micro x dp) = %d (hint: raise --global-batch-size "
+                    "to %" G_GINT64_FORMAT " or use 1F1B)", plan->pp, plan->pp,
+                    plan->grad_accum, per_step * plan->pp);
+
+  /* Sharding. */
+  if (plan->sharding == PLAN_SHARD_HSDP || plan->dp_replicate > 0)
+    {
+      if (plan->dp_replicate > 0 && plan->hsdp_shard_size == 0)
+        {
+          if (plan->dp % plan->dp_replicate != 0)
+            return invalid (error, "--data-parallel-replicate-degree %d does not divide dp "
+                            "= %d", plan->dp_replicate, plan->dp);
+          plan->hsdp_shard_size = plan->dp / plan->dp_replicate;
+          plan->sharding = PLAN_SHARD_HSDP;
+        }
+      if (plan->hsdp_shard_size < 1 || plan->dp % plan->hsdp_shard_size != 0)
+        return invalid (error, "HSDP shard-group size %d does not divide dp = %d (hint: "
+                        "hsdp:%d)", plan->hsdp_shard_size, plan->dp,
+                        largest_divisor_at_most (plan->dp, MAX (plan->hsdp_shard_size, 1)));
+      if (plan->dp_replicate > 0 && plan->dp_replicate * plan->hsdp_shard_size != plan->dp)
+        return invalid (error, "HSDP replicate %d x shard %d != dp %d", plan->dp_replicate,
+                        plan->hsdp_shard_size, plan->dp);
+    }
+
+  /* Recompute. */
+  if (plan->recompute == PLAN_RECOMPUTE_FULL && plan->recompute_num_layers == 0)
+    plan->recompute_num_layers = 1;   /* Megatron: uniform, 1 layer per checkpoint */
+  if (plan->recompute == PLAN_RECOMPUTE_FULL && plan->recompute_method == PLAN_RECOMPUTE_BLOCK)
+    {
+      int per_stage = (int) model->n_layers / (plan->pp * plan->vpp);
+      if (plan->recompute_num_layers > MAX (per_stage, 1) + 1)
+        return invalid (error, "--recompute-num-layers %d exceeds the %d layers per model "
+                        "chunk (hint: at most %d)", plan->recompute_num_layers, per_stage,
+                        per_stage);
+    }
+
+  /* Precision. */
+  if (plan->compute_dtype == PLAN_PREC_FP8 && cluster->device.peak_flops[TOPO_DTYPE_FP8] <= 0)
+    return invalid (error, "%s has no FP8 tensor cores (hint: --precision bf16)",
+                    cluster->device.name);
+  if (plan->param_dtype == PLAN_PREC_FP32)
+    plan->master_weights = FALSE;
+  return TRUE;
+}

@@ -1,2 +1,279 @@
-/* placeholder: being written */
-typedef int tandem_placeholder_plan;
+/* plan/plan.c - Plan defaults, names, layer split and shard degrees. */
+#include "plan/plan.h"
+
+#include <json-glib/json-glib.h>
+
+G_DEFINE_QUARK (plan-error-quark, plan_error)
+
+void
+plan_init_defaults (Plan *plan)
+{
+  memset (plan, 0, sizeof *plan);
+  plan->tp = plan->pp = plan->cp = plan->ep = 1;
+  plan->dp = 0;                         /* derived */
+  plan->vpp = 1;
+  plan->first_stage_layers = plan->last_stage_layers = -1;
+  plan->cp_comm = PLAN_CP_P2P;          /* Megatron's default --cp-comm-type */
+  plan->micro_batch = 1;                /* Megatron --micro-batch-size default */
+  plan->schedule = PLAN_SCHED_1F1B;
+  plan->sharding = PLAN_SHARD_NONE;
+  plan->hsdp_shard_size = 0;
+  plan->recompute = PLAN_RECOMPUTE_NONE;
+  plan->recompute_method = PLAN_RECOMPUTE_UNIFORM;
+  /* Mixed precision as Megatron runs it with --bf16: bf16 weights and activations, fp32
+   * gradient accumulation buffers (accumulate_allreduce_grads_in_fp32 is the default
+   * with the distributed optimizer), fp32 Adam moments and master weights. */
+  plan->compute_dtype = PLAN_PREC_BF16;
+  plan->param_dtype = PLAN_PREC_BF16;
+  plan->grad_dtype = PLAN_PREC_FP32;
+  plan->optim_dtype = PLAN_PREC_FP32;
+  plan->master_weights = TRUE;
+  /* Megatron DDP bucket: max(40M, 1M x dp) elements; 40M fp32 elements = 160 MB
+   * (megatron/core/distributed/distributed_data_parallel.py). We keep the 40M floor. */
+  plan->bucket_bytes = 40e6 * 4;
+  plan->rank_order = g_strdup ("tp-cp-ep-dp-pp");
+}
+
+void
+plan_clear (Plan *plan)
+{
+  if (plan == NULL)
+    return;
+  g_clear_pointer (&plan->rank_order, g_free);
+}
+
+void
+plan_copy (Plan *dst, const Plan *src)
+{
+  *dst = *src;
+  dst->rank_order = g_strdup (src->rank_order);
+}
+
+const char *
+plan_schedule_name (PlanSchedule s)
+{
+  switch (s)
+    {
+    case PLAN_SCHED_GPIPE: return "GPipe";
+    case PLAN_SCHED_1F1B: return "1F1B";
+    case PLAN_SCHED_INTERLEAVED_1F1B: return "Interleaved1F1B";
+    default: return "?";
+    }
+}
+
+const char *
+plan_sharding_name (PlanSharding s)
+{
+  static const char *const names[] = { "none", "zero1", "zero2", "zero3", "hsdp" };
+  return (guint) s < G_N_ELEMENTS (names) ? names[s] : "?";
+}
+
+const char *
+plan_cp_comm_name (PlanCpComm c)
+{
+  static const char *const names[] = { "p2p", "all_gather", "a2a" };
+  return (guint) c < G_N_ELEMENTS (names) ? names[c] : "?";
+}
+
+const char *
+plan_recompute_name (PlanRecompute r)
+{
+  static const char *const names[] = { "none", "selective", "full" };
+  return (guint) r < G_N_ELEMENTS (names) ? names[r] : "?";
+}
+
+const char *
+plan_precision_name (PlanPrecision p)
+{
+  static const char *const names[] = { "fp32", "bf16", "fp16", "fp8" };
+  return (guint) p < G_N_ELEMENTS (names) ? names[p] : "?";
+}
+
+guint
+plan_precision_bytes (PlanPrecision p)
+{
+  static const guint bytes[] = { 4, 2, 2, 1 };
+  return (guint) p < G_N_ELEMENTS (bytes) ? bytes[p] : 4;
+}
+
+/* The group over which ZeRO/FSDP shards: DP x CP, since CP ranks hold the same weights
+ * and Megatron reduces gradients over the combined data-and-context group. HSDP shards
+ * over K DP ranks (x CP) and replicates across the rest. */
+static int
+plan_shard_group (const Plan *plan)
+{
+  int dp = MAX (plan->dp, 1);
+  if (plan->sharding == PLAN_SHARD_HSDP)
+    return MAX (plan->hsdp_shard_size, 1) * plan->cp;
+  return dp * plan->cp;
+}
+
+int
+plan_param_shards (const Plan *plan)
+{
+  return plan->sharding >= PLAN_SHARD_ZERO3 ? plan_shard_group (plan) : 1;
+}
+
+int
+plan_grad_shards (const Plan *plan)
+{
+  return plan->sharding >= PLAN_SHARD_ZERO2 ? plan_shard_group (plan) : 1;
+}
+
+int
+plan_optim_shards (const Plan *plan)
+{
+  return plan->sharding >= PLAN_SHARD_ZERO1 ? plan_shard_group (plan) : 1;
+}
+
+/* Model chunk c = chunk * pp + stage (Megatron's interleaved numbering). The first model
+ * chunk holds first_stage_layers and the last holds last_stage_layers when given (for
+ * vpp = 1 these are the first and last pipeline stages, as Megatron's
+ * --decoder-first/last-pipeline-num-layers); the rest split evenly. plan_resolve has
+ * checked that they divide. */
+static int
+plan_model_chunk_layers (const Plan *plan, const ModelSpec *model, int c)
+{
+  int n_chunks = plan->pp * plan->vpp;
+  int rest = (int) model->n_layers;
+  int n_rest = n_chunks;
+  if (plan->first_stage_layers >= 0)
+    {
+      if (c == 0)
+        return plan->first_stage_layers;
+      rest -= plan->first_stage_layers;
+      n_rest--;
+    }
+  if (plan->last_stage_layers >= 0)
+    {
+      if (c == n_chunks - 1)
+        return plan->last_stage_layers;
+      rest -= plan->last_stage_layers;
+      n_rest--;
+    }
+  return n_rest > 0 ? rest / n_rest : 0;
+}
+
+int
+plan_chunk_layers (const Plan *plan, const ModelSpec *model, int stage, int chunk)
+{
+  return plan_model_chunk_layers (plan, model, chunk * plan->pp + stage);
+}
+
+int
+plan_chunk_first_layer (const Plan *plan, const ModelSpec *model, int stage, int chunk)
+{
+  int target = chunk * plan->pp + stage;
+  int first = 0;
+  for (int c = 0; c < target; c++)
+    first += plan_model_chunk_layers (plan, model, c);
+  return first;
+}
+
+int
+plan_stage_layers (const Plan *plan, const ModelSpec *model, int stage)
+{
+  int n = 0;
+  for (int chunk = 0; chunk < plan->vpp; chunk++)
+    n += plan_chunk_layers (plan, model, stage, chunk);
+  return n;
+}
+
+char *
+plan_to_string (const Plan *plan)
+{
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "tp%d-cp%d-pp%d-vpp%d-dp%d", plan->tp, plan->cp, plan->pp,
+                          plan->vpp, plan->dp);
+  if (plan->sharding == PLAN_SHARD_HSDP)
+    g_string_append_printf (s, "x%d", plan->hsdp_shard_size);
+  g_string_append_printf (s, "-mbs%d-gbs%d-seq%d", plan->micro_batch, plan->global_batch,
+                          plan->seq_length);
+  if (plan->sequence_parallel)
+    g_string_append (s, "-sp");
+  if (plan->sharding != PLAN_SHARD_NONE)
+    g_string_append_printf (s, "-%s", plan_sharding_name (plan->sharding));
+  if (plan->recompute != PLAN_RECOMPUTE_NONE)
+    g_string_append_printf (s, "-%s", plan->recompute == PLAN_RECOMPUTE_FULL ? "full" : "sel");
+  if (plan->compute_dtype == PLAN_PREC_FP8)
+    g_string_append (s, "-fp8");
+  g_string_append_printf (s, "-%s", plan_schedule_name (plan->schedule));
+  return g_string_free (s, FALSE);
+}
+
+void
+plan_to_json (const Plan *plan, JsonBuilder *b)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "summary");
+  g_autofree char *str = plan_to_string (plan);
+  json_builder_add_string_value (b, str);
+
+#define SET_INT(name, v) G_STMT_START { json_builder_set_member_name (b, name); \
+    json_builder_add_int_value (b, v); } G_STMT_END
+#define SET_BOOL(name, v) G_STMT_START { json_builder_set_member_name (b, name); \
+    json_builder_add_boolean_value (b, v); } G_STMT_END
+#define SET_STR(name, v) G_STMT_START { json_builder_set_member_name (b, name); \
+    json_builder_add_string_value (b, v); } G_STMT_END
+
+  json_builder_set_member_name (b, "parallelism");
+  json_builder_begin_object (b);
+  SET_INT ("world_size", plan->world_size);
+  SET_INT ("tensor_parallel_degree", plan->tp);
+  SET_INT ("pipeline_parallel_degree", plan->pp);
+  SET_INT ("context_parallel_degree", plan->cp);
+  SET_INT ("expert_parallel_degree", plan->ep);
+  SET_INT ("data_parallel_degree", plan->dp);
+  if (plan->sharding == PLAN_SHARD_HSDP)
+    {
+      SET_INT ("data_parallel_shard_degree", plan->hsdp_shard_size);
+      SET_INT ("data_parallel_replicate_degree", plan->dp / MAX (plan->hsdp_shard_size, 1));
+    }
+  SET_INT ("virtual_stages_per_rank", plan->vpp);
+  SET_INT ("first_stage_layers", plan->first_stage_layers);
+  SET_INT ("last_stage_layers", plan->last_stage_layers);
+  SET_BOOL ("sequence_parallel", plan->sequence_parallel);
+  SET_STR ("context_parallel_comm", plan_cp_comm_name (plan->cp_comm));
+  SET_STR ("pipeline_parallel_schedule", plan_schedule_name (plan->schedule));
+  SET_STR ("sharding", plan_sharding_name (plan->sharding));
+  SET_STR ("rank_order", plan->rank_order);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "training");
+  json_builder_begin_object (b);
+  SET_INT ("local_batch_size", plan->micro_batch);
+  SET_INT ("global_batch_size", plan->global_batch);
+  SET_INT ("seq_len", plan->seq_length);
+  SET_INT ("gradient_accumulation_steps", plan->grad_accum);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "activation_checkpoint");
+  json_builder_begin_object (b);
+  SET_STR ("mode", plan_recompute_name (plan->recompute));
+  SET_STR ("method", plan->recompute_method == PLAN_RECOMPUTE_BLOCK ? "block" : "uniform");
+  SET_INT ("num_layers", plan->recompute_num_layers);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "precision");
+  json_builder_begin_object (b);
+  SET_STR ("compute", plan_precision_name (plan->compute_dtype));
+  SET_STR ("param", plan_precision_name (plan->param_dtype));
+  SET_STR ("grad", plan_precision_name (plan->grad_dtype));
+  SET_STR ("optimizer", plan_precision_name (plan->optim_dtype));
+  SET_BOOL ("master_weights", plan->master_weights);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "overlap");
+  json_builder_begin_object (b);
+  SET_BOOL ("grad_reduce", plan->overlap_grad_reduce);
+  SET_BOOL ("param_gather", plan->overlap_param_gather);
+  SET_BOOL ("tp_comm", plan->tp_comm_overlap);
+  json_builder_end_object (b);
+  SET_BOOL ("optimizer_offload", plan->optimizer_offload);
+  json_builder_set_member_name (b, "bucket_bytes");
+  json_builder_add_double_value (b, plan->bucket_bytes);
+  json_builder_end_object (b);
+#undef SET_INT
+#undef SET_BOOL
+#undef SET_STR
+}

@@ -69,6 +69,7 @@ typedef struct {
   int tp, pp, cp, ep;      /* ep is carried for completeness; dense models use 1 */
   int dp;                  /* derived: world / (tp pp cp); a given --dp must agree */
   int vpp;                 /* virtual stages (model chunks) per pipeline rank; 1 = none */
+  int layers_per_virtual_stage; /* --num-layers-per-virtual-pipeline-stage; 0 = unset */
   int first_stage_layers;  /* --decoder-first-pipeline-num-layers; -1 = even split */
   int last_stage_layers;   /* --decoder-last-pipeline-num-layers; -1 = even split */
   gboolean sequence_parallel;
@@ -76,7 +77,8 @@ typedef struct {
 
   /* batch */
   int micro_batch;         /* sequences per micro-batch per DP rank */
-  int global_batch;        /* sequences per step; 0 = micro_batch x dp */
+  int global_batch;        /* sequences per step; 0 = local_batch (or micro_batch) x dp */
+  int local_batch;         /* TorchTitan training.local_batch_size: per DP rank per step */
   int seq_length;          /* tokens per sequence; 0 = model's max_positions capped at 8192 */
   int grad_accum;          /* derived: global / (micro x dp) micro-batches per step */
 
@@ -86,6 +88,7 @@ typedef struct {
   /* sharding */
   PlanSharding sharding;
   int hsdp_shard_size;     /* K of hsdp:K */
+  int dp_replicate;        /* --data-parallel-replicate-degree R: HSDP with K = dp / R */
 
   /* recompute */
   PlanRecompute       recompute;
@@ -105,6 +108,7 @@ typedef struct {
   gboolean tp_comm_overlap;
   gboolean optimizer_offload;    /* optimizer states (and master weights) in host memory */
   double   bucket_bytes;         /* DP gradient bucket; Megatron --ddp-bucket-size default */
+  int      dp_given;             /* --dp as typed (checked against the derived dp); 0 = none */
 
   char *rank_order;              /* "tp-cp-ep-dp-pp" innermost first (Megatron default) */
 } Plan;

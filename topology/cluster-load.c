@@ -1,2 +1,634 @@
-/* placeholder: being written */
-typedef int tandem_placeholder_cluster_load;
+/* topology/cluster-load.c - read a cluster JSON file (or a compiled-in preset).
+ *
+ * The cluster JSON format (also in topology/presets/README.md)
+ * -----------------------------------------------------------
+ * Units are in the key names; the loader converts them to the SI units of cluster.h
+ * (bytes/s, seconds, bytes, FLOP/s, Hz). 1 GB = 1e9 bytes, 1 GiB = 2^30 bytes,
+ * 1 GB/s = 1e9 bytes/s, 1 Gb/s = 1e9 bits/s = 1.25e8 bytes/s. Bandwidths are per
+ * direction (a "900 GB/s" bidirectional NVLink 4 figure is 450 here).
+ *
+ *   {
+ *     "_comment": "any key that starts with '_' is a comment, at any depth",
+ *     "name": "h100-24k",                        optional; default: file name without .json
+ *     "description": "text",                     optional
+ *     "device": {                                required
+ *       "name": "H100-SXM5-80GB",                required
+ *       "vendor": "nvidia",                      optional ("unknown")
+ *       "peak_tflops": {                         required; dense TFLOP/s per device
+ *         "fp32": 66.9, "tf32": 494.7, "fp16": 989.4,
+ *         "bf16": 989.4,                         bf16 required (> 0); others >= 0,
+ *         "fp8": 1978.9 },                       absent or 0 = not supported
+ *       "hbm_GiB": 80,  or  "hbm_GB": 141,       exactly one, > 0
+ *       "hbm_GBps": 3350,                        optional, > 0
+ *       "sms": 132,                              optional integers (SMs / CUs / cores),
+ *       "fp32_cores_per_sm": 128,                absent = 0 = unknown
+ *       "tensor_cores_per_sm": 4,
+ *       "clock_GHz": 1.83,                       optional, > 0: the clock of the peak
+ *       "gemm_efficiency": 0.803,                optional, in (0, 1]: best GEMM / peak
+ *       "mem_efficiency": 0.9,                   optional, in (0, 1]: achieved / hbm_GBps
+ *       "launch_overhead_us": 4,                 optional, >= 0
+ *       "nvls": true,                            optional bool: NVLink SHARP at level 0
+ *       "nvls_busbw_GBps": 475,                  optional, > 0, only with "nvls": true
+ *       "sources": { "peak_tflops": "text",      optional: field name -> where the number
+ *                    "peak_tflops.fp8": "text",  comes from; keys must name a device field
+ *                    "hbm_GiB": "text", ... }    (or peak_tflops.DTYPE)
+ *     },
+ *     "nics_per_device": 1,                      optional integer >= 0 (scale-out NICs)
+ *     "nic_Gbps": 400,                           optional, > 0, per NIC per direction
+ *     "sources": { "nic_Gbps": "text" },         optional: sources of the top-level fields
+ *     "levels": [                                required, >= 1 entry, innermost first
+ *       { "name": "server",                      required, unique
+ *         "count": 8,                            required integer > 0: units of the level
+ *                                                below (devices for the first level)
+ *         "bw_GBps": 450,                        required, > 0: per direction per device,
+ *                                                for traffic that stays inside this level
+ *         "busbw_GBps": 370,                     optional, > 0: measured collective busbw
+ *         "latency_us": 1.9,                     optional, >= 0: per algorithm step
+ *         "oversubscription": 1,                 optional, >= 1 (default 1); 7 means 1:7
+ *         "source": "text" }                     optional: where these numbers come from
+ *     ]
+ *   }
+ *
+ * Strictness: a key the format does not know is TOPO_ERROR_INVALID_FIELD (so a typo such
+ * as "bw_GBs" is not silently ignored), as is a value of the wrong type or out of range;
+ * an absent required field is TOPO_ERROR_MISSING_FIELD; text that is not JSON is
+ * TOPO_ERROR_PARSE with json-glib's line:column. Every message starts with the file (or
+ * "preset:NAME") and names the field by its path ("levels[1].count"). Presets and
+ * lookup by name are in cluster-preset.c. */
+#include "topology/cluster-private.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+static const char *const top_keys[] = {
+  "name", "description", "device", "nics_per_device", "nic_Gbps", "levels", "sources", NULL,
+};
+static const char *const device_keys[] = {
+  "name", "vendor", "peak_tflops", "hbm_GiB", "hbm_GB", "hbm_GBps", "sms",
+  "fp32_cores_per_sm", "tensor_cores_per_sm", "clock_GHz", "gemm_efficiency",
+  "mem_efficiency", "launch_overhead_us", "nvls", "nvls_busbw_GBps", "sources", NULL,
+};
+static const char *const level_keys[] = {
+  "name", "count", "bw_GBps", "busbw_GBps", "latency_us", "oversubscription", "source", NULL,
+};
+
+/* Where a value sits, for messages: the file and the field path ("levels[1].count"). */
+typedef struct {
+  const char *file;
+  const char *path;   /* "" at the top level */
+} Where;
+
+static char *
+field_name (const Where *w, const char *key)
+{
+  return w->path[0] != '\0' ? g_strdup_printf ("%s.%s", w->path, key) : g_strdup (key);
+}
+
+static gboolean
+fail_missing (const Where *w, const char *key, GError **error)
+{
+  g_autofree char *field = field_name (w, key);
+
+  g_set_error (error, TOPO_ERROR, TOPO_ERROR_MISSING_FIELD,
+               "%s: missing required field '%s'", w->file, field);
+  return FALSE;
+}
+
+static gboolean G_GNUC_PRINTF (4, 5)
+fail_invalid (const Where *w, const char *key, GError **error, const char *format, ...)
+{
+  g_autofree char *field = field_name (w, key);
+  g_autofree char *what = NULL;
+  va_list args;
+
+  va_start (args, format);
+  what = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, TOPO_ERROR, TOPO_ERROR_INVALID_FIELD,
+               "%s: field '%s' %s", w->file, field, what);
+  return FALSE;
+}
+
+static gboolean
+key_is_known (const char *key, const char *const *known)
+{
+  return key[0] == '_' || g_strv_contains (known, key);
+}
+
+/* Every member of obj must be in `known` or start with '_' (a comment). */
+static gboolean
+check_keys (JsonObject *obj, const char *const *known, const Where *w, GError **error)
+{
+  g_autoptr (GList) members = json_object_get_members (obj);
+
+  for (GList *l = members; l != NULL; l = l->next)
+    if (!key_is_known (l->data, known))
+      {
+        g_autofree char *field = field_name (w, l->data);
+        g_autofree char *list = g_strjoinv (", ", (char **) known);
+
+        g_set_error (error, TOPO_ERROR, TOPO_ERROR_INVALID_FIELD,
+                     "%s: unknown key '%s' (known keys here: %s)", w->file, field, list);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+static const char *
+node_type_name (JsonNode *node)
+{
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    return "an object";
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    return "an array";
+  if (JSON_NODE_HOLDS_NULL (node))
+    return "null";
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_STRING:
+      return "a string";
+    case G_TYPE_BOOLEAN:
+      return "a boolean";
+    default:
+      return "a number";
+    }
+}
+
+static gboolean
+node_is_number (JsonNode *node)
+{
+  if (!JSON_NODE_HOLDS_VALUE (node))
+    return FALSE;
+  return json_node_get_value_type (node) == G_TYPE_INT64
+         || json_node_get_value_type (node) == G_TYPE_DOUBLE;
+}
+
+typedef enum {
+  RULE_POSITIVE,     /* > 0 */
+  RULE_NONNEGATIVE,  /* >= 0 */
+  RULE_FRACTION,     /* (0, 1] */
+  RULE_AT_LEAST_ONE, /* >= 1 */
+} Rule;
+
+/* Reads a number; leaves *out untouched when the key is absent and not required.
+ * *present (may be NULL) tells whether the key was there. */
+static gboolean
+read_number (JsonObject *obj, const char *key, gboolean required, Rule rule, double *out,
+             gboolean *present, const Where *w, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+  double v;
+
+  if (present != NULL)
+    *present = node != NULL;
+  if (node == NULL)
+    return required ? fail_missing (w, key, error) : TRUE;
+  if (!node_is_number (node))
+    return fail_invalid (w, key, error, "must be a number, not %s", node_type_name (node));
+  v = json_node_get_double (node);
+  switch (rule)
+    {
+    case RULE_POSITIVE:
+      if (!(v > 0))
+        return fail_invalid (w, key, error, "must be > 0 (got %g)", v);
+      break;
+    case RULE_NONNEGATIVE:
+      if (!(v >= 0))
+        return fail_invalid (w, key, error, "must be >= 0 (got %g)", v);
+      break;
+    case RULE_FRACTION:
+      if (!(v > 0 && v <= 1))
+        return fail_invalid (w, key, error, "must be in (0, 1] (got %g)", v);
+      break;
+    case RULE_AT_LEAST_ONE:
+      if (!(v >= 1))
+        return fail_invalid (w, key, error, "must be >= 1 (got %g)", v);
+      break;
+    }
+  *out = v;
+  return TRUE;
+}
+
+/* Reads an integer in [min, max]; leaves *out untouched when absent and not required. */
+static gboolean
+read_uint (JsonObject *obj, const char *key, gboolean required, guint64 min, guint64 max,
+           guint64 *out, const Where *w, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+  gint64 v;
+
+  if (node == NULL)
+    return required ? fail_missing (w, key, error) : TRUE;
+  if (!node_is_number (node))
+    return fail_invalid (w, key, error, "must be an integer, not %s", node_type_name (node));
+  if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
+    {
+      double d = json_node_get_double (node);
+
+      if (d != floor (d) || fabs (d) > 9.0e15)
+        return fail_invalid (w, key, error, "must be an integer (got %g)", d);
+      v = (gint64) d;
+    }
+  else
+    v = json_node_get_int (node);
+  if (v < 0 || (guint64) v < min)
+    return fail_invalid (w, key, error, "must be >= %" G_GUINT64_FORMAT " (got %" G_GINT64_FORMAT ")",
+                         min, v);
+  if ((guint64) v > max)
+    return fail_invalid (w, key, error, "must be <= %" G_GUINT64_FORMAT " (got %" G_GINT64_FORMAT ")",
+                         max, v);
+  *out = (guint64) v;
+  return TRUE;
+}
+
+static gboolean
+read_guint (JsonObject *obj, const char *key, guint *out, const Where *w, GError **error)
+{
+  guint64 v = *out;
+
+  if (!read_uint (obj, key, FALSE, 0, G_MAXUINT, &v, w, error))
+    return FALSE;
+  *out = (guint) v;
+  return TRUE;
+}
+
+/* Reads a non-empty string into a new allocation; *out stays NULL when absent. */
+static gboolean
+read_string (JsonObject *obj, const char *key, gboolean required, char **out,
+             const Where *w, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+
+  if (node == NULL)
+    return required ? fail_missing (w, key, error) : TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return fail_invalid (w, key, error, "must be a string, not %s", node_type_name (node));
+  if (json_node_get_string (node)[0] == '\0')
+    return fail_invalid (w, key, error, "must not be empty");
+  *out = g_strdup (json_node_get_string (node));
+  return TRUE;
+}
+
+static gboolean
+read_bool (JsonObject *obj, const char *key, gboolean *out, const Where *w, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    return fail_invalid (w, key, error, "must be true or false, not %s", node_type_name (node));
+  *out = json_node_get_boolean (node);
+  return TRUE;
+}
+
+/* Member `key` of obj as an object; NULL with *error set when it is something else, and
+ * NULL without error when it is absent and optional. */
+static JsonObject *
+get_object (JsonObject *obj, const char *key, gboolean required, const Where *w, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+
+  if (node == NULL)
+    {
+      if (required)
+        fail_missing (w, key, error);
+      return NULL;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      fail_invalid (w, key, error, "must be an object, not %s", node_type_name (node));
+      return NULL;
+    }
+  return json_node_get_object (node);
+}
+
+/* A "sources" object: keys must satisfy `valid`, values are non-empty strings. */
+static gboolean
+read_sources (JsonObject *parent, gboolean (*valid) (const char *key), GHashTable *into,
+              const Where *w, GError **error)
+{
+  g_autofree char *path = field_name (w, "sources");
+  Where sw = { w->file, path };
+  JsonObject *obj;
+  g_autoptr (GList) members = NULL;
+
+  if (!json_object_has_member (parent, "sources"))
+    return TRUE;
+  obj = get_object (parent, "sources", FALSE, w, error);
+  if (obj == NULL)
+    return FALSE;
+  members = json_object_get_members (obj);
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      const char *key = l->data;
+      char *text = NULL;
+
+      if (key[0] == '_')
+        continue;
+      if (!valid (key))
+        {
+          g_autofree char *field = field_name (&sw, key);
+
+          g_set_error (error, TOPO_ERROR, TOPO_ERROR_INVALID_FIELD,
+                       "%s: unknown key '%s' (a source must name a field of %s)",
+                       w->file, field, w->path[0] != '\0' ? w->path : "the top level");
+          return FALSE;
+        }
+      if (!read_string (obj, key, TRUE, &text, &sw, error))
+        return FALSE;
+      g_hash_table_replace (into, g_strdup (key), text);
+    }
+  return TRUE;
+}
+
+static gboolean
+device_source_key_valid (const char *key)
+{
+  if (g_str_has_prefix (key, "peak_tflops."))
+    {
+      for (guint i = 0; i < TOPO_DTYPE_N; i++)
+        if (g_strcmp0 (key + strlen ("peak_tflops."), topo_dtype_name ((TopoDtype) i)) == 0)
+          return TRUE;
+      return FALSE;
+    }
+  return g_strcmp0 (key, "sources") != 0 && g_strv_contains (device_keys, key);
+}
+
+static gboolean
+top_source_key_valid (const char *key)
+{
+  return g_strcmp0 (key, "sources") != 0 && g_strv_contains (top_keys, key);
+}
+
+static gboolean
+load_peaks (JsonObject *dev_obj, TopoDevice *dev, const Where *dw, GError **error)
+{
+  g_autofree char *path = field_name (dw, "peak_tflops");
+  Where pw = { dw->file, path };
+  const char *names[TOPO_DTYPE_N + 1];
+  JsonObject *obj = get_object (dev_obj, "peak_tflops", TRUE, dw, error);
+
+  if (obj == NULL)
+    return FALSE;
+  for (guint i = 0; i < TOPO_DTYPE_N; i++)
+    names[i] = topo_dtype_name ((TopoDtype) i);
+  names[TOPO_DTYPE_N] = NULL;
+  if (!check_keys (obj, names, &pw, error))
+    return FALSE;
+  for (guint i = 0; i < TOPO_DTYPE_N; i++)
+    {
+      double tflops = 0;
+      gboolean bf16 = i == TOPO_DTYPE_BF16;
+
+      /* BF16 is the dtype every training plan here uses, so it must be known. */
+      if (!read_number (obj, names[i], bf16, bf16 ? RULE_POSITIVE : RULE_NONNEGATIVE,
+                        &tflops, NULL, &pw, error))
+        return FALSE;
+      dev->peak_flops[i] = tflops * 1e12;
+    }
+  return TRUE;
+}
+
+static gboolean
+load_device (JsonObject *root, TopoDevice *dev, const char *file, GError **error)
+{
+  Where top = { file, "" };
+  Where dw = { file, "device" };
+  JsonObject *obj = get_object (root, "device", TRUE, &top, error);
+  double v;
+  gboolean has_gib = FALSE, has_gb = FALSE, has_nvls_bw = FALSE;
+  double gib = 0, gb = 0;
+
+  if (obj == NULL)
+    return FALSE;
+  if (!check_keys (obj, device_keys, &dw, error)
+      || !read_string (obj, "name", TRUE, &dev->name, &dw, error)
+      || !read_string (obj, "vendor", FALSE, &dev->vendor, &dw, error)
+      || !load_peaks (obj, dev, &dw, error))
+    return FALSE;
+  if (dev->vendor == NULL)
+    dev->vendor = g_strdup ("unknown");
+
+  /* Capacity: vendors quote GB or GiB; take the unit as published. */
+  if (!read_number (obj, "hbm_GiB", FALSE, RULE_POSITIVE, &gib, &has_gib, &dw, error)
+      || !read_number (obj, "hbm_GB", FALSE, RULE_POSITIVE, &gb, &has_gb, &dw, error))
+    return FALSE;
+  if (has_gib && has_gb)
+    return fail_invalid (&dw, "hbm_GB", error, "and 'device.hbm_GiB' are both given; keep one");
+  if (!has_gib && !has_gb)
+    {
+      g_set_error (error, TOPO_ERROR, TOPO_ERROR_MISSING_FIELD,
+                   "%s: missing required field 'device.hbm_GiB' (or 'device.hbm_GB')", file);
+      return FALSE;
+    }
+  dev->hbm_bytes = has_gib ? (guint64) llround (gib * 1073741824.0) /* 2^30 */
+                           : (guint64) llround (gb * 1e9);
+
+  v = 0;
+  if (!read_number (obj, "hbm_GBps", FALSE, RULE_POSITIVE, &v, NULL, &dw, error))
+    return FALSE;
+  dev->hbm_Bps = v * 1e9;
+  if (!read_guint (obj, "sms", &dev->sms, &dw, error)
+      || !read_guint (obj, "fp32_cores_per_sm", &dev->fp32_cores_per_sm, &dw, error)
+      || !read_guint (obj, "tensor_cores_per_sm", &dev->tensor_cores_per_sm, &dw, error))
+    return FALSE;
+  v = 0;
+  if (!read_number (obj, "clock_GHz", FALSE, RULE_POSITIVE, &v, NULL, &dw, error))
+    return FALSE;
+  dev->clock_hz = v * 1e9;
+  if (!read_number (obj, "gemm_efficiency", FALSE, RULE_FRACTION, &dev->gemm_efficiency,
+                    NULL, &dw, error)
+      || !read_number (obj, "mem_efficiency", FALSE, RULE_FRACTION, &dev->mem_efficiency,
+                       NULL, &dw, error))
+    return FALSE;
+  v = 0;
+  if (!read_number (obj, "launch_overhead_us", FALSE, RULE_NONNEGATIVE, &v, NULL, &dw, error))
+    return FALSE;
+  dev->launch_overhead_s = v * 1e-6;
+  if (!read_bool (obj, "nvls", &dev->has_nvls, &dw, error))
+    return FALSE;
+  v = 0;
+  if (!read_number (obj, "nvls_busbw_GBps", FALSE, RULE_POSITIVE, &v, &has_nvls_bw, &dw, error))
+    return FALSE;
+  if (has_nvls_bw && !dev->has_nvls)
+    return fail_invalid (&dw, "nvls_busbw_GBps", error, "is given but 'device.nvls' is not true");
+  dev->nvls_busbw_Bps = v * 1e9;
+  return read_sources (obj, device_source_key_valid, dev->sources, &dw, error);
+}
+
+static gboolean
+load_level (JsonObject *obj, TopoLevel *level, const Where *lw, GError **error)
+{
+  double v;
+
+  if (!check_keys (obj, level_keys, lw, error)
+      || !read_string (obj, "name", TRUE, &level->name, lw, error)
+      || !read_uint (obj, "count", TRUE, 1, G_MAXUINT64, &level->count, lw, error))
+    return FALSE;
+  if (!read_number (obj, "bw_GBps", TRUE, RULE_POSITIVE, &v, NULL, lw, error))
+    return FALSE;
+  level->bw_Bps = v * 1e9;
+  v = 0;
+  if (!read_number (obj, "busbw_GBps", FALSE, RULE_POSITIVE, &v, NULL, lw, error))
+    return FALSE;
+  level->busbw_Bps = v * 1e9;
+  v = 0;
+  if (!read_number (obj, "latency_us", FALSE, RULE_NONNEGATIVE, &v, NULL, lw, error))
+    return FALSE;
+  level->latency_s = v * 1e-6;
+  level->oversubscription = 1;
+  if (!read_number (obj, "oversubscription", FALSE, RULE_AT_LEAST_ONE,
+                    &level->oversubscription, NULL, lw, error)
+      || !read_string (obj, "source", FALSE, &level->source, lw, error))
+    return FALSE;
+  if (level->source == NULL)
+    level->source = g_strdup ("");
+  return TRUE;
+}
+
+static gboolean
+load_levels (JsonObject *root, TopoCluster *cluster, const char *file, GError **error)
+{
+  Where top = { file, "" };
+  JsonNode *node = json_object_get_member (root, "levels");
+  JsonArray *array;
+  guint n;
+
+  if (node == NULL)
+    return fail_missing (&top, "levels", error);
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return fail_invalid (&top, "levels", error, "must be an array, not %s", node_type_name (node));
+  array = json_node_get_array (node);
+  n = json_array_get_length (array);
+  if (n == 0)
+    return fail_invalid (&top, "levels", error, "must hold at least one level");
+
+  cluster->levels = g_new0 (TopoLevel, n);
+  cluster->n_devices = 1;
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("levels[%u]", i);
+      Where lw = { file, path };
+      JsonNode *elem = json_array_get_element (array, i);
+      TopoLevel *level = &cluster->levels[i];
+
+      /* Counted before filling, so unref frees the names of a half-read level. */
+      cluster->n_levels = i + 1;
+      if (!JSON_NODE_HOLDS_OBJECT (elem))
+        {
+          g_set_error (error, TOPO_ERROR, TOPO_ERROR_INVALID_FIELD,
+                       "%s: field '%s' must be an object, not %s", file, path,
+                       node_type_name (elem));
+          return FALSE;
+        }
+      if (!load_level (json_node_get_object (elem), level, &lw, error))
+        return FALSE;
+      for (guint j = 0; j < i; j++)
+        if (g_strcmp0 (cluster->levels[j].name, level->name) == 0)
+          return fail_invalid (&lw, "name", error, "repeats the name of levels[%u] ('%s')",
+                               j, level->name);
+      if (!g_uint64_checked_mul (&cluster->n_devices, cluster->n_devices, level->count))
+        return fail_invalid (&lw, "count", error, "makes the device count overflow 64 bits");
+    }
+  return TRUE;
+}
+
+/* "preset:h100-24k" -> "h100-24k"; "dir/x.json" -> "x"; NULL -> "cluster". */
+static char *
+default_name (const char *source)
+{
+  g_autofree char *base = NULL;
+
+  if (source == NULL)
+    return g_strdup ("cluster");
+  if (g_str_has_prefix (source, "preset:"))
+    return g_strdup (source + strlen ("preset:"));
+  base = g_path_get_basename (source);
+  if (g_str_has_suffix (base, ".json"))
+    base[strlen (base) - strlen (".json")] = '\0';
+  return g_steal_pointer (&base);
+}
+
+TopoCluster *
+topo_cluster_new_from_data (const char *json_text, gssize length, const char *source,
+                            GError **error)
+{
+  g_autoptr (TopoCluster) cluster = NULL;
+  g_autoptr (JsonParser) parser = NULL;
+  g_autoptr (GError) local = NULL;
+  const char *file = source != NULL ? source : "<data>";
+  Where top = { file, "" };
+  JsonNode *root;
+  JsonObject *obj;
+  double nic_Gbps = 0;
+  guint64 nics = 0;
+
+  g_return_val_if_fail (json_text != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (length < 0)
+    length = (gssize) strlen (json_text);
+  parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, json_text, length, &local))
+    {
+      /* json-glib says "<data>:LINE:COLUMN: Parse error: ..."; put the file in its place
+       * so the message reads like a compiler's: "x.json:3:12: Parse error: ...". */
+      const char *rest = g_str_has_prefix (local->message, "<data>:")
+                           ? local->message + strlen ("<data>:") : NULL;
+
+      if (rest != NULL)
+        g_set_error (error, TOPO_ERROR, TOPO_ERROR_PARSE, "%s:%s", file, rest);
+      else
+        g_set_error (error, TOPO_ERROR, TOPO_ERROR_PARSE, "%s: malformed JSON: %s",
+                     file, local->message);
+      return NULL;
+    }
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, TOPO_ERROR, TOPO_ERROR_PARSE,
+                   "%s: the top level must be a JSON object", file);
+      return NULL;
+    }
+  obj = json_node_get_object (root);
+
+  cluster = topo_cluster_alloc ();
+  cluster->source = g_strdup (file);
+  cluster->json = g_strndup (json_text, (gsize) length);
+  if (!check_keys (obj, top_keys, &top, error)
+      || !read_string (obj, "name", FALSE, &cluster->name, &top, error)
+      || !read_string (obj, "description", FALSE, &cluster->description, &top, error)
+      || !load_device (obj, &cluster->device, file, error)
+      || !read_uint (obj, "nics_per_device", FALSE, 0, G_MAXUINT, &nics, &top, error)
+      || !read_number (obj, "nic_Gbps", FALSE, RULE_POSITIVE, &nic_Gbps, NULL, &top, error)
+      || !load_levels (obj, cluster, file, error)
+      || !read_sources (obj, top_source_key_valid, cluster->sources, &top, error))
+    return NULL;
+  if (cluster->name == NULL)
+    cluster->name = default_name (source);
+  if (cluster->description == NULL)
+    cluster->description = g_strdup ("");
+  cluster->nics_per_device = (guint) nics;
+  cluster->nic_Bps = nic_Gbps * 1e9 / 8;   /* bits -> bytes */
+  return g_steal_pointer (&cluster);
+}
+
+TopoCluster *
+topo_cluster_load_file (const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GError) local = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (!g_file_get_contents (path, &text, &length, &local))
+    {
+      g_set_error (error, TOPO_ERROR, TOPO_ERROR_NOT_FOUND, "%s: cannot read the cluster file: %s",
+                   path, local->message);
+      return NULL;
+    }
+  return topo_cluster_new_from_data (text, (gssize) length, path, error);
+}

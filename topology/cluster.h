@@ -50,7 +50,8 @@ typedef struct {
   guint   fp32_cores_per_sm;          /* 0 = unknown */
   guint   tensor_cores_per_sm;        /* 0 = unknown */
   double  clock_hz;                   /* boost clock used for the peak; 0 = unknown */
-  /* Efficiency defaults of the cost model (sim/); each has a source in the JSON. */
+  /* Efficiency defaults of the cost model (sim/); each has a source in the JSON.
+   * 0 means "not given in the JSON": the cost model then uses its own documented default. */
   double  gemm_efficiency;            /* best achieved GEMM fraction of peak (MAMF) */
   double  mem_efficiency;             /* achieved fraction of hbm_Bps */
   double  launch_overhead_s;          /* per kernel */
@@ -66,7 +67,7 @@ typedef struct {
                                level below and stays inside this one */
   double  busbw_Bps;        /* achievable collective bus bandwidth per device
                                (nccl-tests); 0 = derive from bw_Bps x efficiency */
-  double  latency_s;        /* per algorithm step (alpha) */
+  double  latency_s;        /* per algorithm step (alpha); 0 = not known */
   double  oversubscription; /* >= 1; 7 means 1:7 (bandwidth / 7 when all cross) */
   char   *source;
 } TopoLevel;
@@ -83,6 +84,8 @@ typedef struct {
   TopoLevel *levels;          /* n_levels, innermost first */
   guint      n_levels;
   guint64    n_devices;       /* prod(levels[i].count) */
+  /* Added by the loader (after the fields above, which other code already reads): */
+  GHashTable *sources;        /* top-level field name ("nic_Gbps", ...) -> source string */
 } TopoCluster;
 
 TopoCluster *topo_cluster_lookup        (const char *name_or_path, GError **error);
@@ -99,6 +102,8 @@ guint64 topo_cluster_level_size (const TopoCluster *cluster, guint level);
 /* The innermost level that contains both devices (0 when in the same server). Same
  * device returns 0. */
 guint   topo_cluster_common_level (const TopoCluster *cluster, guint64 dev_a, guint64 dev_b);
+/* Index of the level called `name` ("server", "pod", ...), or -1 when there is none. */
+gint    topo_cluster_find_level   (const TopoCluster *cluster, const char *name);
 
 /* Aggregates over the whole cluster. */
 typedef struct {

@@ -1,2 +1,334 @@
-#include <glib.h>
-int main (int argc, char **argv) { g_test_init (&argc, &argv, NULL); return g_test_run (); }
+/* tests/models/test-model-flops.c - FLOP conventions and the op list.
+ *
+ * Reference numbers come from shared/reference/published-runs.md ("FLOP-counting
+ * conventions") and shared/data/published-runs.csv; each assert has its hand derivation
+ * above it. GFLOP = 1e9 FLOP. */
+#include "models/model.h"
+
+#include <math.h>
+#include <string.h>
+
+#define GFLOP 1e9
+
+static ModelSpec *
+preset (const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  ModelSpec *s = model_spec_load_preset (name, &error);
+  g_assert_no_error (error);
+  return s;
+}
+
+static double
+per_token (const char *name, guint64 seq, ModelFlopConvention conv)
+{
+  g_autoptr (ModelSpec) s = preset (name);
+  return model_spec_flops_per_token (s, seq, conv);
+}
+
+/* Megatron-Core convention, s = 8192 (published-runs.md convention 3: "Llama3-70B 481.4
+ * GFLOP/token, Llama3-8B 57.9"):
+ * 70B: 12*80*8192^2 = 64,424,509,440 x [(1 + 8/64 + 8192/8192)*8192/8192 = 2.125
+ *      + 28672/8192*1.5 = 5.25 + 128256/(2*80*8192) = 0.0979] = 481.43 GFLOP.
+ * 8B:  12*32*4096^2 = 6,442,450,944 x [(1 + 8/32 + 2) = 3.25 + 3.5*1.5 = 5.25
+ *      + 128256/(2*32*4096) = 0.4893] = 57.91 GFLOP. */
+static void
+test_mcore_llama3 (void)
+{
+  g_assert_cmpfloat_with_epsilon (per_token ("llama3-70b", 8192, MODEL_FLOPS_MCORE) / GFLOP,
+                                  481.4, 0.1);
+  g_assert_cmpfloat_with_epsilon (per_token ("llama3-8b", 8192, MODEL_FLOPS_MCORE) / GFLOP,
+                                  57.9, 0.1);
+}
+
+/* Causal variant (convention 4: "Llama3-70B 449.2, 405B 2524.0, 8B 51.5 at s=8192"): the
+ * s/h term halves, i.e. minus 0.5*q/h from the bracket:
+ * 70B:  64,424,509,440 x (7.4729 - 0.5) = 449.22 GFLOP.
+ * 405B: 12*126*16384^2 = 405,874,409,472 x [(1 + 8/128 + 0.25) = 1.3125
+ *       + 53248/16384*1.5 = 4.875 + 128256/(2*126*16384) = 0.0311] = 2523.96 GFLOP.
+ * 8B:   6,442,450,944 x (8.9893 - 1) = 51.47 GFLOP. */
+static void
+test_causal_llama3 (void)
+{
+  g_assert_cmpfloat_with_epsilon (per_token ("llama3-70b", 8192, MODEL_FLOPS_CAUSAL) / GFLOP,
+                                  449.2, 0.1);
+  g_assert_cmpfloat_with_epsilon (per_token ("llama3-405b", 8192, MODEL_FLOPS_CAUSAL) / GFLOP,
+                                  2524.0, 0.1);
+  g_assert_cmpfloat_with_epsilon (per_token ("llama3-8b", 8192, MODEL_FLOPS_CAUSAL) / GFLOP,
+                                  51.5, 0.1);
+}
+
+/* PaLM convention, Llama 3.1 405B at s = 8192:
+ * N = 405,853,388,800 total - 128256*16384 = 2,101,346,304 (untied input table, a lookup)
+ *   = 403,752,042,496; 6N = 2,422,512,254,976;
+ * 12*L*H*d*s = 12*126*128*128*8192 = 202,937,204,736;
+ * sum 2,625,449,459,712 FLOP/token = 2625.45 GFLOP.
+ * Against Llama 3 Table 4 (16,384 GPUs at 400 TFLOP/s, 16M-token batches of 2048 x 8192):
+ * 16384*400e12 / 2625.45e9 = 2.496e6 tokens/s, a 16,777,216-token step every 6.72 s; the
+ * paper gives no step time, so this only shows the scale is consistent. Counting N as the
+ * full 405.85e9 would add 6*2.1e9 = 12.6 GFLOP (0.5%). */
+static void
+test_palm_405b (void)
+{
+  g_autoptr (ModelSpec) s = preset ("llama3-405b");
+  g_assert_cmpuint (model_spec_palm_params (s), ==, 403752042496);
+  double f = model_spec_flops_per_token (s, 8192, MODEL_FLOPS_PALM);
+  g_assert_cmpfloat_with_epsilon (f, 2625449459712.0, 1.0);
+  double step_s = 16777216.0 * f / (16384.0 * 400e12);
+  g_assert_cmpfloat_with_epsilon (step_s, 6.72, 0.01);
+
+  /* a tied GeLU model keeps the shared table in N and drops only the positions:
+   * gpt3-175b N = 174,604,259,328 - 2048*12288 = 174,579,093,504 */
+  g_autoptr (ModelSpec) g = preset ("gpt3-175b");
+  g_assert_cmpuint (model_spec_palm_params (g), ==, 174579093504);
+}
+
+/* Korthikanti et al. 2022 (72 formula, model FLOPs) reproduces the published MFUs from the
+ * iteration times of shared/data/published-runs.csv rows 41, 43, 45 (selective recompute,
+ * A100 peak 312 TFLOP/s, s = 2048, V = 51200):
+ * 175B: 72*96*12288^2*(1 + 2048/73728 + 51200/(12*96*12288)) = 1076.44 GFLOP/token;
+ *       x 64 seq x 2048 / (13.75 s x 64 GPUs x 312e12) = 51.39% (published 51.4%).
+ * 530B: 3230.03 GFLOP x 280 x 2048 / (37.83 x 280 x 312e12) = 56.05% (56.0%).
+ * 1T:   6128.19 GFLOP x 512 x 2048 / (71.49 x 512 x 312e12) = 56.27% (56.3%). */
+static void
+test_megatron72_korthikanti (void)
+{
+  static const struct { const char *name; double batch, step_s, gpus, mfu_pct; } rows[] = {
+    { "megatron-gpt-175b", 64, 13.75, 64, 51.4 },
+    { "megatron-gpt-530b", 280, 37.83, 280, 56.0 },
+    { "megatron-gpt-1t", 512, 71.49, 512, 56.3 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      double f = per_token (rows[i].name, 2048, MODEL_FLOPS_MEGATRON72);
+      double mfu = 100.0 * f * rows[i].batch * 2048 / (rows[i].step_s * rows[i].gpus * 312e12);
+      g_assert_cmpfloat_with_epsilon (mfu, rows[i].mfu_pct, 0.06);
+    }
+  g_assert_cmpfloat_with_epsilon (per_token ("megatron-gpt-175b", 2048,
+                                             MODEL_FLOPS_MEGATRON72) / GFLOP, 1076.44, 0.01);
+}
+
+/* Narayanan 96 formula, BLOOM 176B (L 70, h 14336, V 250880 padded, s 2048), as checked in
+ * published-runs.csv row 621: 96*70*14336^2 = 1.3811e15 x (1 + 2048/86016 + 250880/
+ * 16,056,320) = 1.3811e15 x 1.039435 = 1435.56 GFLOP/token; at the logged 104.3
+ * tokens/s/GPU that is 149.73 TFLOP/s (logged 149.77; 104.3 is rounded). */
+static void
+test_megatron96_bloom (void)
+{
+  g_autoptr (ModelSpec) bloom = model_spec_new_custom ("bloom-176b", MODEL_MLP_GELU, 14336, 0,
+                                                       70, 112, 0, 250880, 2048, TRUE);
+  double f = model_spec_flops_per_token (bloom, 2048, MODEL_FLOPS_MEGATRON96);
+  g_assert_cmpfloat_with_epsilon (f / GFLOP, 1435.56, 0.01);
+  g_assert_cmpfloat_with_epsilon (f * 104.3 / 1e12, 149.77, 0.1);
+}
+
+/* GeLU models under every convention. NeMo rows 79 and 81 publish TFLOP/s and tokens/s
+ * whose ratio is the mcore count: GPT3-5B 765e12/23406 = 32.68 GFLOP; ours 12*24*4096^2 x
+ * [(1 + 1 + 0.5) + 4 + 51200/196608] = 32.67. GPT3-175B 771e12/716 = 1076.8; ours
+ * 1076.44 (both published numbers are rounded to 3 digits, so +-0.1%).
+ * For GPT shapes (q = h, G = H, ffn = 4h) the mcore bracket is 6*(1 + s/6h + V/12Lh), so
+ * mcore equals megatron72 exactly; megatron96 is hw FLOPs with full recompute and
+ * non-causal attention, so megatron96 - hw(recompute 1) = 4 passes x L x (4sh - 2sh) per
+ * token = 8*L*s*h. */
+static void
+test_gelu_conventions (void)
+{
+  g_assert_cmpfloat_with_epsilon (per_token ("nemo-gpt3-5b", 2048, MODEL_FLOPS_MCORE) / GFLOP,
+                                  32.68, 0.05);
+  g_assert_cmpfloat_with_epsilon (per_token ("megatron-gpt-175b", 2048, MODEL_FLOPS_MCORE)
+                                  / GFLOP, 1076.8, 1.1);
+
+  g_auto (GStrv) names = model_preset_names ();
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autoptr (ModelSpec) s = preset (names[i]);
+      for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+        {
+          double f = model_spec_flops_per_token (s, 2048, (ModelFlopConvention) c);
+          g_assert_true (isfinite (f) && f > 0);
+        }
+      gboolean gpt_shape = s->mlp == MODEL_MLP_GELU && s->n_kv_heads == s->n_heads
+                           && s->ffn_hidden == 4 * s->hidden
+                           && s->n_heads * s->head_dim == s->hidden;
+      if (!gpt_shape)
+        continue;
+      double m72 = model_spec_flops_per_token (s, 2048, MODEL_FLOPS_MEGATRON72);
+      double mc = model_spec_flops_per_token (s, 2048, MODEL_FLOPS_MCORE);
+      g_assert_cmpfloat_with_epsilon (m72 / mc, 1.0, 1e-12);
+      double m96 = model_spec_flops_per_token (s, 2048, MODEL_FLOPS_MEGATRON96);
+      double hw = model_spec_hw_flops_per_token (s, 2048, 1.0);
+      double want = 8.0 * (double) s->n_layers * 2048.0 * (double) s->hidden;
+      g_assert_cmpfloat_with_epsilon ((m96 - hw) / want, 1.0, 1e-9);
+    }
+}
+
+/* Hardware FLOPs: with no recompute they are the causal convention (same matmuls); full
+ * recompute adds one layer forward: llama3-8b at s = 8192 per layer and token,
+ * gemm = 2*(4096*6144 + 4096*4096 + 3*4096*14336) = 436,207,616,
+ * attention = 2*8192*32*128 = 67,108,864; 32 layers -> +16.106 GFLOP. */
+static void
+test_hw_flops (void)
+{
+  g_autoptr (ModelSpec) s = preset ("llama3-8b");
+  double causal = model_spec_flops_per_token (s, 8192, MODEL_FLOPS_CAUSAL);
+  g_assert_cmpfloat_with_epsilon (model_spec_hw_flops_per_token (s, 8192, 0.0) / causal, 1.0,
+                                  1e-12);
+  ModelLayerFlops lf;
+  model_spec_layer_fwd_flops_per_token (s, 8192, &lf);
+  g_assert_cmpfloat (lf.gemm, ==, 436207616.0);
+  g_assert_cmpfloat (lf.attention, ==, 67108864.0);
+  g_assert_cmpfloat (lf.attention_full, ==, 2 * 67108864.0);
+  double extra = model_spec_hw_flops_per_token (s, 8192, 1.0) - causal;
+  g_assert_cmpfloat_with_epsilon (extra, 32.0 * (436207616.0 + 67108864.0), 1.0);
+}
+
+static const ModelOp *
+find_op (GArray *ops, const char *name)
+{
+  for (guint i = 0; i < ops->len; i++)
+    if (strcmp (g_array_index (ops, ModelOp, i).name, name) == 0)
+      return &g_array_index (ops, ModelOp, i);
+  g_assert_not_reached ();
+  return NULL;
+}
+
+/* llama3-8b, micro-batch 1 x 8192: m = 8192 tokens;
+ * qkv n = (32 + 2*8)*128 = 6144, k = 4096; attn_out k = 32*128 = 4096, n = 4096;
+ * mlp_up n = 2*14336 = 28672 (gate + up); mlp_down k = 14336; logits n = 128256. */
+static void
+test_ops_shapes (void)
+{
+  g_autoptr (ModelSpec) s = preset ("llama3-8b");
+  g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+  guint n = model_spec_ops (s, 1, 8192, ops);
+  g_assert_cmpuint (n, ==, ops->len);
+
+  const ModelOp *qkv = find_op (ops, "qkv");
+  g_assert_cmpint (qkv->kind, ==, MODEL_OP_GEMM);
+  g_assert_cmpuint (qkv->m, ==, 8192);
+  g_assert_cmpuint (qkv->k, ==, 4096);
+  g_assert_cmpuint (qkv->n, ==, 6144);
+  g_assert_cmpint (qkv->tp_split, ==, 'c');
+  /* 2*m*n*k = 2*8192*6144*4096 */
+  g_assert_cmpfloat (qkv->fwd_flops, ==, 2.0 * 8192 * 6144 * 4096);
+
+  const ModelOp *o = find_op (ops, "attn_out");
+  g_assert_cmpuint (o->k, ==, 4096);
+  g_assert_cmpuint (o->n, ==, 4096);
+  g_assert_cmpint (o->tp_split, ==, 'r');
+  const ModelOp *up = find_op (ops, "mlp_up");
+  g_assert_cmpuint (up->n, ==, 28672);
+  g_assert_cmpint (up->tp_split, ==, 'c');
+  const ModelOp *down = find_op (ops, "mlp_down");
+  g_assert_cmpuint (down->k, ==, 14336);
+  g_assert_cmpuint (down->n, ==, 4096);
+  g_assert_cmpint (down->tp_split, ==, 'r');
+  const ModelOp *logits = find_op (ops, "logits");
+  g_assert_cmpuint (logits->n, ==, 128256);
+  g_assert_cmpint (logits->tp_split, ==, 'v');
+  g_assert_cmpint (logits->part, ==, MODEL_PART_HEAD);
+
+  /* attention: 4*b*s*s*a*d full = 4*8192^2*32*128; causal half */
+  const ModelOp *attn = find_op (ops, "attn_core");
+  g_assert_cmpint (attn->kind, ==, MODEL_OP_ATTENTION);
+  g_assert_cmpuint (attn->heads, ==, 32);
+  g_assert_cmpuint (attn->kv_heads, ==, 8);
+  g_assert_cmpuint (attn->head_dim, ==, 128);
+  g_assert_true (attn->causal);
+  g_assert_cmpfloat (attn->fwd_flops_full, ==, 4.0 * 8192.0 * 8192.0 * 32 * 128);
+  g_assert_cmpfloat (attn->fwd_flops, ==, attn->fwd_flops_full / 2);
+
+  /* rotary on Q and K: 8192 * (32 + 8) * 128 elements */
+  g_assert_cmpuint (find_op (ops, "rotary")->elements, ==, 8192ull * 40 * 128);
+}
+
+/* The ops are the raw material of the conventions: per token,
+ * 3 x [L x (sum of layer GEMM fwd + causal attention fwd) + logits fwd] = causal
+ * convention, and with the full attention it is the mcore one (the 12 = 3 passes x 4 of
+ * the formula is 3 passes x the 2-FLOP-per-MAC forward counts summed here). Checked on a
+ * SwiGLU/GQA model and a GeLU one. The weights owned by the ops add up to the total
+ * parameter count (embedding + L x layer + head). */
+static void
+test_ops_sum_matches_conventions (void)
+{
+  static const char *const names[] = { "llama3-8b", "llama3-405b", "gpt3-175b",
+                                       "gpt-neox-20b" };
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr (ModelSpec) s = preset (names[i]);
+      g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+      const guint64 b = 2, seq = 4096;
+      model_spec_ops (s, b, seq, ops);
+      double layer = 0, layer_full = 0, head = 0;
+      guint64 params = 0;
+      for (guint j = 0; j < ops->len; j++)
+        {
+          const ModelOp *op = &g_array_index (ops, ModelOp, j);
+          params += op->part == MODEL_PART_LAYER ? s->n_layers * op->weight_params
+                                                 : op->weight_params;
+          if (op->kind != MODEL_OP_GEMM && op->kind != MODEL_OP_ATTENTION)
+            continue;
+          if (op->part == MODEL_PART_LAYER)
+            {
+              layer += op->fwd_flops;
+              layer_full += op->fwd_flops_full;
+            }
+          else if (op->part == MODEL_PART_HEAD)
+            head += op->fwd_flops;
+        }
+      const double tokens = (double) (b * seq), L = (double) s->n_layers;
+      double causal = 3.0 * (L * layer + head) / tokens;
+      double full = 3.0 * (L * layer_full + head) / tokens;
+      g_assert_cmpfloat_with_epsilon (causal / model_spec_flops_per_token (s, seq,
+                                      MODEL_FLOPS_CAUSAL), 1.0, 1e-12);
+      g_assert_cmpfloat_with_epsilon (full / model_spec_flops_per_token (s, seq,
+                                      MODEL_FLOPS_MCORE), 1.0, 1e-12);
+
+      ModelLayerFlops lf;
+      model_spec_layer_fwd_flops_per_token (s, seq, &lf);
+      g_assert_cmpfloat_with_epsilon ((lf.gemm + lf.attention) * tokens / layer, 1.0, 1e-12);
+
+      ModelParams p;
+      model_spec_params (s, &p);
+      g_assert_cmpuint (params, ==, p.total);
+    }
+}
+
+static void
+test_convention_names (void)
+{
+  static const char *const want[] = { "megatron96", "megatron72", "mcore", "causal", "palm" };
+  for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+    {
+      ModelFlopConvention back;
+      const char *name = model_flop_convention_name ((ModelFlopConvention) c);
+      g_assert_cmpstr (name, ==, want[c]);
+      g_assert_true (model_flop_convention_parse (name, &back));
+      g_assert_cmpint (back, ==, c);
+      g_assert_cmpuint (strlen (model_flop_convention_about ((ModelFlopConvention) c)), >, 20);
+    }
+  ModelFlopConvention conv;
+  g_assert_true (model_flop_convention_parse ("MCORE", &conv));
+  g_assert_cmpint (conv, ==, MODEL_FLOPS_MCORE);
+  g_assert_true (model_flop_convention_parse ("torchtitan", &conv));
+  g_assert_cmpint (conv, ==, MODEL_FLOPS_PALM);
+  g_assert_false (model_flop_convention_parse ("6nd", &conv));
+  g_assert_false (model_flop_convention_parse (NULL, &conv));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/models/flops/mcore-llama3", test_mcore_llama3);
+  g_test_add_func ("/models/flops/causal-llama3", test_causal_llama3);
+  g_test_add_func ("/models/flops/palm-405b", test_palm_405b);
+  g_test_add_func ("/models/flops/megatron72-korthikanti", test_megatron72_korthikanti);
+  g_test_add_func ("/models/flops/megatron96-bloom", test_megatron96_bloom);
+  g_test_add_func ("/models/flops/gelu-conventions", test_gelu_conventions);
+  g_test_add_func ("/models/flops/hw", test_hw_flops);
+  g_test_add_func ("/models/ops/llama3-8b-shapes", test_ops_shapes);
+  g_test_add_func ("/models/ops/sum-matches-conventions", test_ops_sum_matches_conventions);
+  g_test_add_func ("/models/flops/convention-names", test_convention_names);
+  return g_test_run ();
+}

@@ -1,2 +1,667 @@
-#include <glib.h>
-int main (int argc, char **argv) { g_test_init (&argc, &argv, NULL); return g_test_run (); }
+/* tests/plan/test-memory.c - the per-GPU memory model (plan/memory.c).
+ *
+ * Models are filled by hand from the numbers of their Hugging Face configs, plans by
+ * plan_init_defaults() and direct assignment (dp, grad_accum, seq_length as plan_resolve
+ * would derive them), and clusters by their device HBM only: the memory model reads
+ * nothing else. GB = 1e9 bytes, GiB = 2^30 bytes. */
+#include "plan/memory.h"
+
+#include <json-glib/json-glib.h>
+
+#define GiB ((guint64) 1 << 30)
+
+/* Llama 3.1 405B (meta-llama/Llama-3.1-405B config.json): h 16384, 126 layers, 128 query
+ * heads of 128, 8 KV heads, SwiGLU 53248, vocab 128256, untied, RMSNorm, RoPE. */
+static void
+llama3_405b (ModelSpec *m)
+{
+  memset (m, 0, sizeof *m);
+  m->ref_count = 1;
+  m->name = (char *) "llama3-405b";
+  m->model_type = (char *) "llama";
+  m->hidden = 16384;
+  m->ffn_hidden = 53248;
+  m->n_layers = 126;
+  m->n_heads = 128;
+  m->n_kv_heads = 8;
+  m->head_dim = 128;
+  m->vocab = 128256;
+  m->max_positions = 131072;
+  m->mlp = MODEL_MLP_SWIGLU;
+  m->norm = MODEL_NORM_RMS;
+  m->pos = MODEL_POS_ROTARY;
+}
+
+/* A small Llama-style model: h 512, 8 heads of 64 (no GQA), SwiGLU 1536, 8 layers,
+ * vocab 1000, untied. Per layer: attention 4 h^2 = 1,048,576, MLP 3 h f = 2,359,296,
+ * norms 2h = 1,024: 3,408,896 elements. */
+static void
+small_llama (ModelSpec *m)
+{
+  memset (m, 0, sizeof *m);
+  m->ref_count = 1;
+  m->name = (char *) "small-llama";
+  m->model_type = (char *) "llama";
+  m->hidden = 512;
+  m->ffn_hidden = 1536;
+  m->n_layers = 8;
+  m->n_heads = 8;
+  m->n_kv_heads = 8;
+  m->head_dim = 64;
+  m->vocab = 1000;
+  m->max_positions = 4096;
+  m->mlp = MODEL_MLP_SWIGLU;
+  m->norm = MODEL_NORM_RMS;
+  m->pos = MODEL_POS_ROTARY;
+}
+
+/* A GPT-style model as in Korthikanti et al.: h 1024, 16 heads of 64, GeLU MLP 4h,
+ * LayerNorm, learned positions, tied embeddings, dropout (AUTO gives it to GeLU). */
+static void
+small_gpt (ModelSpec *m)
+{
+  memset (m, 0, sizeof *m);
+  m->ref_count = 1;
+  m->name = (char *) "small-gpt";
+  m->model_type = (char *) "gpt2";
+  m->hidden = 1024;
+  m->ffn_hidden = 4096;
+  m->n_layers = 24;
+  m->n_heads = 16;
+  m->n_kv_heads = 16;
+  m->head_dim = 64;
+  m->vocab = 50257;
+  m->max_positions = 2048;
+  m->mlp = MODEL_MLP_GELU;
+  m->norm = MODEL_NORM_LAYER;
+  m->pos = MODEL_POS_LEARNED;
+  m->tied_embeddings = TRUE;
+  m->attn_bias = TRUE;
+  m->mlp_bias = TRUE;
+}
+
+static void
+cluster_with_hbm (TopoCluster *c, guint64 hbm)
+{
+  memset (c, 0, sizeof *c);
+  c->ref_count = 1;
+  c->device.hbm_bytes = hbm;
+}
+
+/* The small Llama on pp 4 (2 layers a stage), tp 1, dp 1, 8 micro-batches of 1 x 256. */
+static void
+small_plan (Plan *p)
+{
+  plan_init_defaults (p);
+  p->pp = 4;
+  p->dp = 1;
+  p->seq_length = 256;
+  p->micro_batch = 1;
+  p->global_batch = 8;
+  p->grad_accum = 8;
+}
+
+/* 8 bytes per parameter: fp32 params (4) + fp32 grads (4), optimizer offloaded to the
+ * host (0), no sharding: 1e9 x 8 = 8e9 bytes = 8 GB. */
+static void
+test_states_8_bytes (void)
+{
+  Plan p;
+  double st[3];
+
+  plan_init_defaults (&p);
+  p.dp = 1;
+  p.param_dtype = PLAN_PREC_FP32;
+  p.grad_dtype = PLAN_PREC_FP32;
+  p.optimizer_offload = TRUE;
+  plan_memory_model_states (&p, 1e9, st);
+  /* 1e9 x 4 = 4e9 params, 4e9 grads, 0 optimizer */
+  g_assert_cmpfloat_with_epsilon (st[0], 4e9, 1.0);
+  g_assert_cmpfloat_with_epsilon (st[1], 4e9, 1.0);
+  g_assert_cmpfloat (st[2], ==, 0.0);
+  g_assert_cmpfloat_with_epsilon (st[0] + st[1] + st[2], 8e9, 1.0);
+  plan_clear (&p);
+}
+
+/* 100B parameters fully sharded (ZeRO-3) over 80 GPUs at 8 bytes of state each: bf16
+ * params (2) + bf16 grads (2) + Adam m and v in bf16 without master weights (2 + 2).
+ * 100e9 x 8 / 80 = 10e9 bytes = 10 GB per GPU. */
+static void
+test_zero3_100b (void)
+{
+  Plan p;
+  double st[3];
+
+  plan_init_defaults (&p);
+  p.dp = 80;
+  p.sharding = PLAN_SHARD_ZERO3;
+  p.param_dtype = PLAN_PREC_BF16;
+  p.grad_dtype = PLAN_PREC_BF16;
+  p.optim_dtype = PLAN_PREC_BF16;
+  p.master_weights = FALSE;
+  g_assert_cmpint (plan_param_shards (&p), ==, 80);
+  plan_memory_model_states (&p, 100e9, st);
+  /* 100e9 x 2 / 80 = 2.5e9 params, 2.5e9 grads, 100e9 x 4 / 80 = 5e9 optimizer */
+  g_assert_cmpfloat_with_epsilon (st[0], 2.5e9, 1.0);
+  g_assert_cmpfloat_with_epsilon (st[1], 2.5e9, 1.0);
+  g_assert_cmpfloat_with_epsilon (st[2], 5e9, 1.0);
+  g_assert_cmpfloat_with_epsilon (st[0] + st[1] + st[2], 10e9, 1.0);
+  plan_clear (&p);
+}
+
+/* ZeRO (Rajbhandari et al. 2020) Figure 1: Psi = 7.5e9, Nd = 64, mixed-precision Adam
+ * K = 12 (fp32 master 4 + m 4 + v 4), bf16 params (2) and bf16 grads (2):
+ *   DDP      (2 + 2 + 12) Psi             = 120 GB
+ *   ZeRO-1   2 Psi + 2 Psi + 12 Psi / 64  = 15 + 15 + 1.40625  = 31.40625 GB (31.4)
+ *   ZeRO-2   2 Psi + (2 + 12) Psi / 64    = 15 + 1.640625      = 16.640625 GB (16.6)
+ *   ZeRO-3   16 Psi / 64                  = 1.875 GB (1.9)
+ * params + grads + optimizer only, to 0.1 GB. */
+static void
+test_zero_figure1 (void)
+{
+  static const struct { PlanSharding sharding; double gb; } rows[] = {
+    { PLAN_SHARD_NONE, 120.0 },
+    { PLAN_SHARD_ZERO1, 31.4 },
+    { PLAN_SHARD_ZERO2, 16.6 },
+    { PLAN_SHARD_ZERO3, 1.9 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      Plan p;
+      double st[3];
+
+      plan_init_defaults (&p);
+      p.dp = 64;
+      p.sharding = rows[i].sharding;
+      p.param_dtype = PLAN_PREC_BF16;
+      p.grad_dtype = PLAN_PREC_BF16;
+      p.optim_dtype = PLAN_PREC_FP32;
+      p.master_weights = TRUE;
+      plan_memory_model_states (&p, 7.5e9, st);
+      g_assert_cmpfloat_with_epsilon ((st[0] + st[1] + st[2]) / 1e9, rows[i].gb, 0.1);
+      plan_clear (&p);
+    }
+}
+
+/* The course's counting of Llama 3 405B FFN activations: 2 bytes x 126 layers x a 4h
+ * wide hidden (4 x 16,384 = 65,536) x 4,096 tokens = 126 x 2^29 bytes = 63 GiB exactly.
+ * That counting leaves out: SwiGLU stores three ffn-wide tensors per layer (gate and up,
+ * both needed by the silu(g) * u backward, and their product, the down-GEMM input), and
+ * the real ffn width is 53,248 = 3.25 h, not 4h; the attention block (Q, K, V, GEMM
+ * inputs), the norm inputs and the fc1 input; and the TP/SP division. Our per-op model
+ * for the same 4,096 tokens on one GPU (tp 1) gives for the MLP hidden alone
+ * 3 x 2 x 4,096 x 53,248 = 1,308,622,848 bytes per layer, x 126 = 164,886,478,848 bytes
+ * (153.6 GiB), 2.44x the course's figure. */
+static void
+test_course_ffn_405b (void)
+{
+  ModelSpec m;
+  Plan p;
+  PlanMemLayerActs acts;
+
+  g_assert_cmpuint (plan_memory_mlp_hidden_bytes (4096, 4 * 16384, 126, 2), ==, 63 * GiB);
+
+  llama3_405b (&m);
+  plan_init_defaults (&p);
+  p.dp = 1;
+  p.seq_length = 4096;
+  p.micro_batch = 1;
+  plan_memory_layer_activations (&m, &p, NULL, &acts);
+  g_assert_cmpuint (acts.mlp_hidden, ==, G_GUINT64_CONSTANT (1308622848));
+  g_assert_cmpuint (acts.mlp_hidden * 126, ==, G_GUINT64_CONSTANT (164886478848));
+  plan_clear (&p);
+}
+
+/* Korthikanti et al. 2022, eq. (1): a GeLU model with dropout, no parallelism, scores
+ * stored (no FlashAttention): s b h (34 + 5 a s / h) bytes per layer. s 2048, b 2,
+ * h 1024, a 16: s b h = 4,194,304; 34 s b h = 142,606,336; 5 a s^2 b = 5 x 16 x 2048^2
+ * x 2 = 671,088,640; total 813,694,976.
+ * eq. (3), TP 8 with SP: every term / 8 = 101,711,872.
+ * eq. (2), TP 8 without SP: s b h (10 + 24/8) + 5 a s^2 b / 8 = 13 x 4,194,304
+ * + 83,886,080 = 54,525,952 + 83,886,080 = 138,412,032.
+ * With FlashAttention (the default) no scores: 34 s b h + the fp32 log-sum-exp
+ * 4 b a s = 4 x 2 x 16 x 2048 = 262,144: 142,868,480; with TP 8 + SP: / 8 = 17,858,560. */
+static void
+test_korthikanti (void)
+{
+  ModelSpec m;
+  Plan p;
+  PlanMemOptions opts;
+  PlanMemLayerActs acts;
+  const guint64 sbh = 2048 * 2 * 1024;
+
+  small_gpt (&m);
+  plan_init_defaults (&p);
+  p.dp = 1;
+  p.seq_length = 2048;
+  p.micro_batch = 2;
+  plan_mem_options_init (&opts);
+  opts.flash_attention = FALSE;
+
+  plan_memory_layer_activations (&m, &p, &opts, &acts);
+  /* the coefficient: everything but the scores is 34 s b h; the scores 5 a s^2 b */
+  g_assert_cmpuint (acts.total - acts.attn_scores, ==, 34 * sbh);
+  g_assert_cmpuint (acts.attn_scores, ==, G_GUINT64_CONSTANT (671088640));
+  g_assert_cmpuint (acts.total, ==, G_GUINT64_CONSTANT (813694976));
+
+  p.tp = 8;
+  p.sequence_parallel = TRUE;
+  plan_memory_layer_activations (&m, &p, &opts, &acts);
+  g_assert_cmpuint (acts.total, ==, G_GUINT64_CONSTANT (813694976) / 8);
+
+  p.sequence_parallel = FALSE;
+  plan_memory_layer_activations (&m, &p, &opts, &acts);
+  g_assert_cmpuint (acts.total, ==, G_GUINT64_CONSTANT (138412032));
+
+  p.tp = 1;
+  plan_memory_layer_activations (&m, &p, NULL, &acts);
+  g_assert_cmpuint (acts.attn_scores, ==, 0);
+  g_assert_cmpuint (acts.total, ==, G_GUINT64_CONSTANT (142868480));
+
+  p.tp = 8;
+  p.sequence_parallel = TRUE;
+  plan_memory_layer_activations (&m, &p, NULL, &acts);
+  g_assert_cmpuint (acts.total, ==, G_GUINT64_CONSTANT (17858560));
+
+  /* CP 2 halves the tokens: no-parallel flash total / 2 = 71,434,240 */
+  p.tp = 1;
+  p.sequence_parallel = FALSE;
+  p.cp = 2;
+  plan_memory_layer_activations (&m, &p, NULL, &acts);
+  g_assert_cmpuint (acts.total, ==, G_GUINT64_CONSTANT (142868480) / 2);
+  plan_clear (&p);
+}
+
+/* In-flight micro-batches, p 4, m 8:
+ *   1F1B: stage i holds min(p - i, m): stage 0 -> 4, stage 3 -> 1;  GPipe: all 8.
+ *   Interleaved1F1B, v 2: (p - i - 1) x 2 + (v - 1) x p + 1 chunk-micro-batches:
+ *     stage 0 -> 6 + 4 + 1 = 11, stage 3 -> 0 + 4 + 1 = 5; with m 2 capped at m v = 4. */
+static void
+test_inflight (void)
+{
+  Plan p;
+
+  plan_init_defaults (&p);
+  p.pp = 4;
+  p.dp = 1;
+  p.grad_accum = 8;
+  g_assert_cmpint (plan_memory_inflight (&p, 0), ==, 4);
+  g_assert_cmpint (plan_memory_inflight (&p, 1), ==, 3);
+  g_assert_cmpint (plan_memory_inflight (&p, 3), ==, 1);
+  p.schedule = PLAN_SCHED_GPIPE;
+  g_assert_cmpint (plan_memory_inflight (&p, 0), ==, 8);
+  g_assert_cmpint (plan_memory_inflight (&p, 3), ==, 8);
+  p.schedule = PLAN_SCHED_INTERLEAVED_1F1B;
+  p.vpp = 2;
+  g_assert_cmpint (plan_memory_inflight (&p, 0), ==, 11);
+  g_assert_cmpint (plan_memory_inflight (&p, 3), ==, 5);
+  p.grad_accum = 2;
+  g_assert_cmpint (plan_memory_inflight (&p, 0), ==, 4);
+  /* m smaller than p in 1F1B: stage 0 holds only the 2 there are */
+  p.schedule = PLAN_SCHED_1F1B;
+  p.vpp = 1;
+  g_assert_cmpint (plan_memory_inflight (&p, 0), ==, 2);
+  plan_clear (&p);
+}
+
+/* The small Llama, pp 4, 2 layers a stage, default precision (bf16 params, fp32 grads,
+ * fp32 Adam + master: 2 + 4 + 12 bytes per element), tp 1, no sharding.
+ * params: middle stages 2 x 3,408,896 = 6,817,792 elements; stage 0 adds the embedding
+ *   V h = 512,000 (7,329,792); the last stage the final norm 512 and the untied head
+ *   512,000 (7,330,304). Bytes: x 2 = 13,635,584 / 14,659,584 / 14,660,608.
+ * activations per layer and micro-batch (T = 256 tokens, sbh = 131,072): norms 4 + GEMM
+ *   inputs 6 + Q K V 6 + SwiGLU 3 x 2 x 1536/512 = 18 -> 34 sbh = 4,456,448, + the flash
+ *   log-sum-exp 4 x 8 heads x 256 = 8,192: F = 4,464,640.
+ *   stage 0: 4 in flight x (2 F + 8 x 256 token ids) = 4 x 8,931,328 = 35,725,312;
+ *   stage 1: 3 x 2 F = 26,787,840;
+ *   stage 3: 1 x (2 F + final-norm and head inputs 2 x 2 x 256 x 512 = 524,288 + fp32
+ *   logits 4 x 256 x 1000 = 1,024,000) = 8,929,280 + 1,548,288 = 10,477,568. */
+static void
+test_first_last_differ (void)
+{
+  ModelSpec m;
+  Plan p;
+  TopoCluster c;
+  PlanMemory mem;
+
+  small_llama (&m);
+  small_plan (&p);
+  cluster_with_hbm (&c, 80 * GiB);
+  plan_memory_compute (&m, &p, &c, &mem);
+
+  g_assert_cmpint (mem.n_stages, ==, 4);
+  g_assert_cmpint (mem.stages[0].layers, ==, 2);
+  g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_PARAMS], ==, 13635584);
+  g_assert_cmpuint (mem.stages[2].bytes[PLAN_MEM_PARAMS], ==, 13635584);
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_PARAMS], ==, 14659584);
+  g_assert_cmpuint (mem.stages[3].bytes[PLAN_MEM_PARAMS], ==, 14660608);
+  /* grads fp32: 7,329,792 x 4 = 29,319,168; optimizer x 12 = 87,957,504 */
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_GRADS], ==, 29319168);
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_OPTIMIZER], ==, 87957504);
+  g_assert_cmpuint (mem.act_bytes_per_layer, ==, 4464640);
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 35725312);
+  g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_ACTIVATIONS], ==, 26787840);
+  g_assert_cmpuint (mem.stages[3].bytes[PLAN_MEM_ACTIVATIONS], ==, 10477568);
+  /* comm: pp send + recv 2 x 2 x 256 x 512 = 524,288; no sharding, no overlap: no bucket */
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_COMM_BUFFERS], ==, 524288);
+  /* every stage carries the fixed 1.5 GiB reserve plus 5 % of its counted bytes */
+  for (int i = 0; i < 4; i++)
+    {
+      guint64 counted = mem.stages[i].total - mem.stages[i].bytes[PLAN_MEM_RESERVE];
+      g_assert_cmpuint (mem.stages[i].bytes[PLAN_MEM_RESERVE], ==,
+                        (guint64) (0.05 * (double) counted + 0.5) + 3 * (GiB / 2));
+    }
+  /* stage 0 holds the embedding and the most micro-batches: the peak */
+  g_assert_cmpint (mem.peak_stage, ==, 0);
+  g_assert_cmpuint (mem.peak_bytes, ==, mem.stages[0].total);
+  g_assert_true (mem.fits);
+  plan_memory_clear (&mem);
+  plan_clear (&p);
+}
+
+/* The OOM verdict flips when HBM shrinks below the peak (stage 0's total). */
+static void
+test_oom_flip (void)
+{
+  ModelSpec m;
+  Plan p;
+  TopoCluster c;
+  PlanMemory mem;
+  guint64 peak;
+
+  small_llama (&m);
+  small_plan (&p);
+  cluster_with_hbm (&c, 80 * GiB);
+  plan_memory_compute (&m, &p, &c, &mem);
+  peak = mem.peak_bytes;
+  g_assert_true (mem.fits);
+  g_assert_cmpuint (mem.capacity_bytes, ==, 80 * GiB);
+  plan_memory_clear (&mem);
+
+  cluster_with_hbm (&c, peak);      /* exactly the peak: fits (total <= HBM) */
+  plan_memory_compute (&m, &p, &c, &mem);
+  g_assert_true (mem.fits);
+  plan_memory_clear (&mem);
+
+  cluster_with_hbm (&c, peak - 1);  /* one byte less: stage 0 no longer fits */
+  plan_memory_compute (&m, &p, &c, &mem);
+  g_assert_false (mem.fits);
+  g_assert_false (mem.stages[0].fits);
+  g_assert_true (mem.stages[3].fits);
+  plan_memory_clear (&mem);
+  plan_clear (&p);
+}
+
+/* Recompute on stage 1 of the small plan (2 layers, 3 in flight, F = 4,464,640, layer
+ * input 2 x 256 x 512 = 262,144):
+ *   selective: the log-sum-exp goes: 3 x 2 x (F - 8,192) = 26,738,688;
+ *   full uniform n 1: 3 x 2 inputs + one layer re-run: 1,572,864 + F = 6,037,504;
+ *   full uniform n 2: one input per group of 2: 3 x 262,144 + 2 F = 9,715,712;
+ *   full block n 1: (input + F) x 3 + F = 14,180,352 + 4,464,640 = 18,644,992. */
+static void
+test_recompute (void)
+{
+  static const struct {
+    PlanRecompute r; PlanRecomputeMethod method; int n; guint64 bytes;
+  } rows[] = {
+    { PLAN_RECOMPUTE_SELECTIVE, PLAN_RECOMPUTE_UNIFORM, 0, 26738688 },
+    { PLAN_RECOMPUTE_FULL, PLAN_RECOMPUTE_UNIFORM, 1, 6037504 },
+    { PLAN_RECOMPUTE_FULL, PLAN_RECOMPUTE_UNIFORM, 0, 6037504 },
+    { PLAN_RECOMPUTE_FULL, PLAN_RECOMPUTE_UNIFORM, 2, 9715712 },
+    { PLAN_RECOMPUTE_FULL, PLAN_RECOMPUTE_BLOCK, 1, 18644992 },
+  };
+  ModelSpec m;
+  TopoCluster c;
+
+  small_llama (&m);
+  cluster_with_hbm (&c, 80 * GiB);
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      Plan p;
+      PlanMemory mem;
+
+      small_plan (&p);
+      p.recompute = rows[i].r;
+      p.recompute_method = rows[i].method;
+      p.recompute_num_layers = rows[i].n;
+      plan_memory_compute (&m, &p, &c, &mem);
+      g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_ACTIVATIONS], ==, rows[i].bytes);
+      plan_memory_clear (&mem);
+      plan_clear (&p);
+    }
+}
+
+/* Interleaved1F1B, small Llama, pp 2, vpp 2 (4 chunks of 2 layers), m 4:
+ *   stage 0: 1 x 2 + 1 x 2 + 1 = 5 chunk-micro-batches of 2 layers = 2.5 micro-batches of
+ *   the stage's 4 layers: 2.5 x 4 F = 44,646,400, + 3 x 2,048 token ids = 44,652,544;
+ *   stage 1: 0 + 2 + 1 = 3 -> 1.5 x 4 F = 26,787,840, + 2 x 1,548,288 head = 29,884,416. */
+static void
+test_interleaved (void)
+{
+  ModelSpec m;
+  Plan p;
+  TopoCluster c;
+  PlanMemory mem;
+
+  small_llama (&m);
+  small_plan (&p);
+  p.pp = 2;
+  p.vpp = 2;
+  p.grad_accum = 4;
+  p.schedule = PLAN_SCHED_INTERLEAVED_1F1B;
+  cluster_with_hbm (&c, 80 * GiB);
+  plan_memory_compute (&m, &p, &c, &mem);
+  g_assert_cmpint (mem.stages[0].layers, ==, 4);
+  g_assert_cmpint (mem.stages[0].inflight_microbatches, ==, 5);
+  g_assert_cmpint (mem.stages[1].inflight_microbatches, ==, 3);
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 44652544);
+  g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_ACTIVATIONS], ==, 29884416);
+  plan_memory_clear (&mem);
+  plan_clear (&p);
+}
+
+/* ZeRO-3 comm buffers: the small Llama on pp 1, dp 4, ZeRO-3, bf16 params: two gathered
+ * units (current + prefetched); the largest unit is a layer, 3,408,896 elements x 2 bytes
+ * = 6,817,792 each -> 13,635,584; plus one unsharded gradient bucket before the
+ * reduce-scatter: min(160e6, all 8 layers + embedding + norm + head = 28,295,680 x 4
+ * bytes = 113,182,720) = 113,182,720. Total 126,818,304 (no PP, no SP buffers). */
+static void
+test_zero3_buffers (void)
+{
+  ModelSpec m;
+  Plan p;
+  TopoCluster c;
+  PlanMemory mem;
+
+  small_llama (&m);
+  small_plan (&p);
+  p.pp = 1;
+  p.dp = 4;
+  p.global_batch = 32;
+  p.sharding = PLAN_SHARD_ZERO3;
+  cluster_with_hbm (&c, 80 * GiB);
+  plan_memory_compute (&m, &p, &c, &mem);
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_COMM_BUFFERS], ==, 126818304);
+  /* params sharded 4 ways: 28,295,680 x 2 / 4 = 14,147,840 */
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_PARAMS], ==, 14147840);
+  plan_memory_clear (&mem);
+  plan_clear (&p);
+}
+
+/* Tied embeddings (the small GPT, 24 layers, pp 2, tp 1): stage 0 holds the word
+ * embedding V h = 50257 x 1024 = 51,463,168 and the learned positions 2048 x 1024 =
+ * 2,097,152; the last stage holds Megatron's copy of the word embedding for the logits
+ * (51,463,168) and the final LayerNorm (weight + bias, 2h = 2,048). Both hold 12 layers,
+ * so stage 0 - stage 1 = 2,097,152 - 2,048 = 2,095,104 elements x 2 bytes = 4,190,208.
+ * With pp 1 there is no copy: stage 0 - (24 layers + final norm) = V h + positions. */
+static void
+test_tied_embeddings (void)
+{
+  ModelSpec m;
+  Plan p;
+  TopoCluster c;
+  PlanMemory mem;
+  ModelParams mp;
+
+  small_gpt (&m);
+  plan_init_defaults (&p);
+  p.pp = 2;
+  p.dp = 1;
+  p.seq_length = 2048;
+  p.grad_accum = 4;
+  cluster_with_hbm (&c, 80 * GiB);
+  plan_memory_compute (&m, &p, &c, &mem);
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_PARAMS] - mem.stages[1].bytes[PLAN_MEM_PARAMS],
+                    ==, 4190208);
+  plan_memory_clear (&mem);
+
+  p.pp = 1;
+  model_spec_params (&m, &mp);
+  plan_memory_compute (&m, &p, &c, &mem);
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_PARAMS] / 2 - 24 * mp.per_layer - mp.final_norm,
+                    ==, 51463168 + 2097152);
+  plan_memory_clear (&mem);
+  plan_clear (&p);
+}
+
+/* Llama 3 405B as the Llama 3 paper trained it at 8K (Table 4: 16,384 GPUs, TP 8,
+ * PP 16, DP 128, seq 8192, global batch 2048, micro-batch 1 -> m = 2048 / 128 = 16;
+ * FSDP sharding optimizer + grads (ZeRO-2-like), no activation checkpointing; first and
+ * last stage 7 layers, 126 = 7 + 14 x 8 + 7) with sequence parallelism (Megatron-style
+ * TP; without it the plan does not fit, checked below), 1F1B, default precision.
+ * Stage 0 (7 layers, embedding, 16 micro-batches in flight), per GPU:
+ *   params: layer = attention (2 x 16384^2 + 2 x 16384 x 1024 = 570,425,344) / 8 +
+ *     MLP (3 x 16384 x 53248 = 2,617,245,696) / 8 + norms 32,768 = 398,491,648;
+ *     x 7 = 2,789,441,536 + embedding 128256 x 16384 / 8 = 262,668,288:
+ *     3,052,109,824 elements x 2 bytes = 6,104,219,648 (6.10 GB);
+ *   grads: x 4 / 128 = 95,378,432; optimizer: x 12 / 128 = 286,135,296;
+ *   activations: per layer s b h (31.75 / 8) = 134,217,728 x 31.75 / 8 = 532,676,608
+ *     (norms 4 + GEMM inputs 6 + Q K V 2.25 + SwiGLU 19.5 = 31.75) + log-sum-exp
+ *     4 x 16 heads x 8192 = 524,288: 533,200,896; x 7 layers x 16 = 59,718,500,352,
+ *     + 16 x 8 x 8192 token ids = 59,719,548,928 (59.7 GB);
+ *   comm: one gradient bucket 160,000,000 + PP 2 x 2 x 8192 x 16384 / 8 = 67,108,864 +
+ *     SP gather 2 x 8192 x 16384 = 268,435,456: 495,544,320;
+ *   reserve: 5 % of 66,700,826,624 = 3,335,041,331 + 1.5 GiB = 4,945,654,067;
+ *   total 71,646,480,691 bytes = 66.7 GiB < 80 GiB.
+ * The peak is stage 1 (8 layers x 15 in flight = 120 layer-micro-batches against 7 x 16
+ * = 112): 76.4 GB = 71.2 GiB, which fits; that is why the paper lightens the first stage.
+ * Without SP the norm and GEMM inputs (8 sbh) stay whole: ~10.97 sbh per layer, 1.47 GB,
+ * x 120 = 177 GB: OOM. */
+static void
+test_llama3_405b (void)
+{
+  ModelSpec m;
+  Plan p;
+  TopoCluster c;
+  PlanMemory mem;
+  const PlanMemStage *s0;
+
+  llama3_405b (&m);
+  plan_init_defaults (&p);
+  p.tp = 8;
+  p.pp = 16;
+  p.dp = 128;
+  p.seq_length = 8192;
+  p.global_batch = 2048;
+  p.micro_batch = 1;
+  p.grad_accum = 16;
+  p.sharding = PLAN_SHARD_ZERO2;
+  p.sequence_parallel = TRUE;
+  p.first_stage_layers = 7;
+  p.last_stage_layers = 7;
+  cluster_with_hbm (&c, 80 * GiB);
+  plan_memory_compute (&m, &p, &c, &mem);
+
+  s0 = &mem.stages[0];
+  g_assert_cmpint (s0->layers, ==, 7);
+  g_assert_cmpint (mem.stages[1].layers, ==, 8);
+  g_assert_cmpint (mem.stages[15].layers, ==, 7);
+  g_assert_cmpint (s0->inflight_microbatches, ==, 16);
+  g_assert_cmpuint (s0->bytes[PLAN_MEM_PARAMS], ==, G_GUINT64_CONSTANT (6104219648));
+  g_assert_cmpuint (s0->bytes[PLAN_MEM_GRADS], ==, 95378432);
+  g_assert_cmpuint (s0->bytes[PLAN_MEM_OPTIMIZER], ==, 286135296);
+  g_assert_cmpuint (mem.act_bytes_per_layer, ==, 533200896);
+  g_assert_cmpuint (s0->bytes[PLAN_MEM_ACTIVATIONS], ==, G_GUINT64_CONSTANT (59719548928));
+  g_assert_cmpuint (s0->bytes[PLAN_MEM_COMM_BUFFERS], ==, 495544320);
+  g_assert_cmpuint (s0->bytes[PLAN_MEM_RESERVE], ==, G_GUINT64_CONSTANT (4945654067));
+  g_assert_cmpuint (s0->total, ==, G_GUINT64_CONSTANT (71646480691));
+  g_assert_true (s0->fits);
+  g_assert_cmpint (mem.peak_stage, ==, 1);
+  g_assert_cmpfloat (mem.peak_bytes / 1e9, >, 76.0);
+  g_assert_cmpfloat (mem.peak_bytes / 1e9, <, 77.0);
+  g_assert_true (mem.fits);
+  plan_memory_clear (&mem);
+
+  p.sequence_parallel = FALSE;
+  plan_memory_compute (&m, &p, &c, &mem);
+  g_assert_false (mem.fits);
+  g_assert_cmpfloat (mem.peak_bytes / 1e9, >, 177.0);
+  plan_memory_clear (&mem);
+  plan_clear (&p);
+}
+
+/* The JSON object: peak, capacity, verdict, categories at the peak stage, one entry per
+ * stage; numbers as written match the struct. */
+static void
+test_json (void)
+{
+  ModelSpec m;
+  Plan p;
+  TopoCluster c;
+  PlanMemory mem;
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+  JsonObject *obj, *cats, *st;
+  JsonArray *stages;
+
+  small_llama (&m);
+  small_plan (&p);
+  cluster_with_hbm (&c, 80 * GiB);
+  plan_memory_compute (&m, &p, &c, &mem);
+  plan_memory_to_json (&mem, b);
+  root = json_builder_get_root (b);
+  obj = json_node_get_object (root);
+
+  g_assert_cmpint (json_object_get_int_member (obj, "peak_bytes"), ==, (gint64) mem.peak_bytes);
+  g_assert_cmpint (json_object_get_int_member (obj, "peak_stage"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (obj, "capacity_bytes"), ==, (gint64) (80 * GiB));
+  g_assert_true (json_object_get_boolean_member (obj, "fits"));
+  cats = json_object_get_object_member (obj, "categories");
+  for (int k = 0; k < PLAN_MEM_N; k++)
+    g_assert_cmpint (json_object_get_int_member (cats, plan_mem_category_name (k)), ==,
+                     (gint64) mem.stages[0].bytes[k]);
+  stages = json_object_get_array_member (obj, "stages");
+  g_assert_cmpuint (json_array_get_length (stages), ==, 4);
+  st = json_array_get_object_element (stages, 3);
+  g_assert_cmpint (json_object_get_int_member (st, "stage"), ==, 3);
+  g_assert_cmpint (json_object_get_int_member (st, "layers"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (st, "inflight_microbatches"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (st, "total_bytes"), ==, (gint64) mem.stages[3].total);
+  g_assert_true (json_object_get_boolean_member (st, "fits"));
+  g_assert_true (json_object_has_member (json_object_get_object_member (st, "categories"),
+                                         "comm_buffers"));
+  g_assert_cmpstr (plan_mem_category_name (PLAN_MEM_RESERVE), ==, "reserve");
+  plan_memory_clear (&mem);
+  plan_clear (&p);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/plan/memory/states-8-bytes", test_states_8_bytes);
+  g_test_add_func ("/plan/memory/zero3-100b", test_zero3_100b);
+  g_test_add_func ("/plan/memory/zero-figure1", test_zero_figure1);
+  g_test_add_func ("/plan/memory/course-ffn-405b", test_course_ffn_405b);
+  g_test_add_func ("/plan/memory/korthikanti", test_korthikanti);
+  g_test_add_func ("/plan/memory/inflight", test_inflight);
+  g_test_add_func ("/plan/memory/first-last-differ", test_first_last_differ);
+  g_test_add_func ("/plan/memory/oom-flip", test_oom_flip);
+  g_test_add_func ("/plan/memory/recompute", test_recompute);
+  g_test_add_func ("/plan/memory/interleaved", test_interleaved);
+  g_test_add_func ("/plan/memory/zero3-buffers", test_zero3_buffers);
+  g_test_add_func ("/plan/memory/tied-embeddings", test_tied_embeddings);
+  g_test_add_func ("/plan/memory/llama3-405b", test_llama3_405b);
+  g_test_add_func ("/plan/memory/json", test_json);
+  return g_test_run ();
+}

@@ -1,2 +1,360 @@
-#include <glib.h>
-int main (int argc, char **argv) { g_test_init (&argc, &argv, NULL); return g_test_run (); }
+/* tests/plan/test-plan.c - flags, plan JSON, derivation and validation of plans. */
+#include "plan/plan.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+typedef struct {
+  Plan         plan;
+  PlanArgs     args;
+  ModelSpec   *model;
+  TopoCluster *cluster;
+} Fixture;
+
+static void
+setup (Fixture *f, gconstpointer data)
+{
+  plan_init_defaults (&f->plan);
+  memset (&f->args, 0, sizeof f->args);
+  g_autoptr (GError) error = NULL;
+  f->model = model_spec_lookup (data ? data : "llama3-405b", &error);
+  g_assert_no_error (error);
+  f->cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+}
+
+static void
+teardown (Fixture *f, gconstpointer data)
+{
+  plan_clear (&f->plan);
+  plan_args_clear (&f->args);
+  g_clear_pointer (&f->model, model_spec_unref);
+  g_clear_pointer (&f->cluster, topo_cluster_unref);
+}
+
+/* Parses a space-separated flag string into f->plan; returns the parse result. */
+static gboolean
+parse_flags (Fixture *f, const char *flags, GError **error)
+{
+  g_autofree char *line = g_strdup_printf ("tandem %s", flags);
+  g_auto (GStrv) argv_owned = g_strsplit (line, " ", -1);
+  int argc = (int) g_strv_length (argv_owned);
+  char **argv = g_new0 (char *, argc + 1);
+  memcpy (argv, argv_owned, sizeof (char *) * argc);
+  char **argv_parse = argv;
+  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
+  g_option_context_set_main_group (ctx, plan_option_group_new (&f->plan, &f->args));
+  gboolean ok = g_option_context_parse (ctx, &argc, &argv_parse, error);
+  g_free (argv);
+  return ok;
+}
+
+static gboolean
+parse_and_resolve (Fixture *f, const char *flags, GError **error)
+{
+  if (!parse_flags (f, flags, error))
+    return FALSE;
+  return plan_resolve (&f->plan, f->model, f->cluster, error);
+}
+
+/* The Llama 3 405B plan (Llama 3 paper Table 4, row 2): TP8 PP16 on 16,384 GPUs,
+ * seq 8192, global batch 2048; dp = 16384 / (8 x 16) = 128; micro-batches per step =
+ * 2048 / (1 x 128) = 16. 126 layers on 16 stages: 7 + 14 x 8 + 7 = 126. */
+static void
+test_llama3_plan (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (parse_and_resolve (f, "--tp 8 --pp 16 --gpus 16384 --seq-length 8192 "
+                                    "--gbs 2048 --decoder-first-pipeline-num-layers 7 "
+                                    "--decoder-last-pipeline-num-layers 7", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.dp, ==, 128);
+  g_assert_cmpint (f->plan.grad_accum, ==, 16);
+  g_assert_cmpint (plan_stage_layers (&f->plan, f->model, 0), ==, 7);
+  g_assert_cmpint (plan_stage_layers (&f->plan, f->model, 1), ==, 8);
+  g_assert_cmpint (plan_stage_layers (&f->plan, f->model, 14), ==, 8);
+  g_assert_cmpint (plan_stage_layers (&f->plan, f->model, 15), ==, 7);
+  int total = 0;
+  for (int s = 0; s < 16; s++)
+    total += plan_stage_layers (&f->plan, f->model, s);
+  g_assert_cmpint (total, ==, 126);
+  /* Stage 1 starts after stage 0's 7 layers. */
+  g_assert_cmpint (plan_chunk_first_layer (&f->plan, f->model, 1, 0), ==, 7);
+  g_assert_cmpint (f->plan.schedule, ==, PLAN_SCHED_1F1B);
+}
+
+/* Long flags and short aliases set the same fields. */
+static void
+test_aliases (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (parse_flags (f, "--tensor-model-parallel-size 4 --pipeline-model-parallel-size 2 "
+                              "--context-parallel-size 2 --micro-batch-size 2 "
+                              "--global-batch-size 64 --sequence-parallel "
+                              "--use-distributed-optimizer --overlap-grad-reduce "
+                              "--recompute-granularity selective --cp-comm-type a2a", &error));
+  g_assert_no_error (error);
+  Plan a;
+  plan_copy (&a, &f->plan);
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_true (parse_flags (f, "--tp 4 --pp 2 --cp 2 --mbs 2 --gbs 64 --sp --sharding zero1 "
+                              "--overlap-grad-reduce --recompute-granularity selective "
+                              "--cp-comm-type a2a", &error));
+  g_assert_cmpint (a.tp, ==, 4);
+  g_assert_cmpint (f->plan.tp, ==, 4);
+  g_assert_cmpint (a.pp, ==, f->plan.pp);
+  g_assert_cmpint (a.cp, ==, f->plan.cp);
+  g_assert_cmpint (a.micro_batch, ==, 2);
+  g_assert_cmpint (f->plan.micro_batch, ==, 2);
+  g_assert_cmpint (a.global_batch, ==, f->plan.global_batch);
+  g_assert_true (a.sequence_parallel && f->plan.sequence_parallel);
+  g_assert_cmpint (a.sharding, ==, PLAN_SHARD_ZERO1);
+  g_assert_cmpint (f->plan.sharding, ==, PLAN_SHARD_ZERO1);
+  g_assert_cmpint (a.recompute, ==, PLAN_RECOMPUTE_SELECTIVE);
+  g_assert_cmpint (a.cp_comm, ==, PLAN_CP_A2A);
+  g_assert_true (a.overlap_grad_reduce);
+  plan_clear (&a);
+}
+
+static void
+test_sharding_names (Fixture *f, gconstpointer data)
+{
+  static const struct { const char *name; PlanSharding level; int k; } cases[] = {
+    { "none", PLAN_SHARD_NONE, 0 }, { "ddp", PLAN_SHARD_NONE, 0 },
+    { "zero1", PLAN_SHARD_ZERO1, 0 }, { "optim", PLAN_SHARD_ZERO1, 0 },
+    { "zero2", PLAN_SHARD_ZERO2, 0 }, { "shard_grad_op", PLAN_SHARD_ZERO2, 0 },
+    { "zero3", PLAN_SHARD_ZERO3, 0 }, { "fsdp", PLAN_SHARD_ZERO3, 0 },
+    { "FULL_SHARD", PLAN_SHARD_ZERO3, 0 }, { "optim_grads_params", PLAN_SHARD_ZERO3, 0 },
+    { "hsdp:8", PLAN_SHARD_HSDP, 8 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *flags = g_strdup_printf ("--sharding %s", cases[i].name);
+      plan_clear (&f->plan);
+      plan_init_defaults (&f->plan);
+      g_assert_true (parse_flags (f, flags, &error));
+      g_assert_cmpint (f->plan.sharding, ==, cases[i].level);
+      if (cases[i].k)
+        g_assert_cmpint (f->plan.hsdp_shard_size, ==, cases[i].k);
+    }
+  g_autoptr (GError) error = NULL;
+  g_assert_false (parse_flags (f, "--sharding zero4", &error));
+  g_assert_nonnull (strstr (error->message, "zero4"));
+  g_clear_error (&error);
+  g_assert_false (parse_flags (f, "--sharding hsdp", &error));
+  g_assert_nonnull (strstr (error->message, "hsdp:8"));
+}
+
+/* HSDP over dp = 16384 / 8 = 2048 DP ranks with shard groups of 8: sharded state is
+ * divided by 8 (x cp = 1), replicated 256 times. ZeRO-3 divides by all 2048. */
+static void
+test_shards (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (parse_and_resolve (f, "--tp 8 --pp 1 --gpus 16384 --sharding hsdp:8 "
+                                    "--gbs 2048", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.dp, ==, 2048);
+  g_assert_cmpint (plan_param_shards (&f->plan), ==, 8);
+  g_assert_cmpint (plan_optim_shards (&f->plan), ==, 8);
+  f->plan.sharding = PLAN_SHARD_ZERO3;
+  g_assert_cmpint (plan_param_shards (&f->plan), ==, 2048);
+  f->plan.sharding = PLAN_SHARD_ZERO1;
+  g_assert_cmpint (plan_param_shards (&f->plan), ==, 1);
+  g_assert_cmpint (plan_grad_shards (&f->plan), ==, 1);
+  g_assert_cmpint (plan_optim_shards (&f->plan), ==, 2048);
+}
+
+typedef struct {
+  const char *flags;
+  const char *expect;     /* substring of the message */
+} BadPlan;
+
+/* Each impossible plan fails with PLAN_ERROR and a message that explains it. */
+static void
+test_invalid_plans (Fixture *f, gconstpointer data)
+{
+  static const BadPlan cases[] = {
+    /* 100 is not a multiple of 8 x 16 x 1 = 128 */
+    { "--tp 8 --pp 16 --gpus 100", "not a multiple of tp x pp x cp" },
+    /* 405B has 128 heads: tp 3 does not divide them */
+    { "--tp 3 --gpus 3", "does not divide the 128 attention heads" },
+    /* 8 KV heads: tp 16 divides 128 heads but not 8 KV heads */
+    { "--tp 16 --gpus 16", "does not divide the 8 KV heads" },
+    /* 126 layers on pp 4 x vpp 1 = 4 chunks: 126 / 4 is not whole */
+    { "--tp 8 --pp 4 --gpus 32", "do not divide into pp x vpp" },
+    /* uneven split whose middle does not divide: 126 - 5 - 5 = 116 on 14 stages */
+    { "--tp 8 --pp 16 --gpus 128 --decoder-first-pipeline-num-layers 5 "
+      "--decoder-last-pipeline-num-layers 5", "does not divide" },
+    /* Ulysses degree 32 above the 128 / 8 = 16 heads per TP rank */
+    { "--tp 8 --cp 32 --cp-comm-type a2a --gpus 256 --seq-length 131072", "Ulysses" },
+    /* 2048 sequences not divisible by 3 x 128 */
+    { "--tp 8 --pp 16 --gpus 16384 --decoder-first-pipeline-num-layers 7 "
+      "--decoder-last-pipeline-num-layers 7 --gbs 2048 --mbs 3", "not divisible by micro-batch" },
+    /* interleaving with 8 micro-batches on 16 stages: 1024 / (1 x 128) = 8 < 16 */
+    { "--tp 8 --pp 16 --vpp 2 --gpus 16384 --gbs 1024 --decoder-first-pipeline-num-layers 3 "
+      "--decoder-last-pipeline-num-layers 3", "needs at least 16 micro-batches" },
+    /* h100-24k has 24,576 GPUs */
+    { "--tp 8 --gpus 32768", "has only 24576" },
+    /* --dp must agree with 16384 / (8 x 16) = 128 */
+    { "--tp 8 --pp 16 --gpus 16384 --dp 64 --decoder-first-pipeline-num-layers 7 "
+      "--decoder-last-pipeline-num-layers 7", "disagrees" },
+    /* vpp without an interleaved schedule */
+    { "--tp 8 --pp 2 --vpp 3 --schedule 1F1B --gpus 16", "Interleaved1F1B" },
+    /* 8191 tokens do not split into 2 x cp = 4 chunks */
+    { "--tp 8 --cp 2 --gpus 16 --seq-length 8191", "2 x cp" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      plan_clear (&f->plan);
+      plan_init_defaults (&f->plan);
+      gboolean ok = parse_and_resolve (f, cases[i].flags, &error);
+      if (ok || error == NULL || strstr (error->message, cases[i].expect) == NULL)
+        g_error ("plan '%s': expected an error containing '%s', got %s", cases[i].flags,
+                 cases[i].expect, error ? error->message : "success");
+      g_assert_error (error, PLAN_ERROR, PLAN_ERROR_INVALID);
+      /* one line, with a hint where a fix exists */
+      g_assert_null (strchr (error->message, '\n'));
+    }
+}
+
+static void
+test_bad_values (Fixture *f, gconstpointer data)
+{
+  static const char *const cases[] = {
+    "--tp 0", "--tp x", "--pp -1", "--schedule zigzag", "--cp-comm-type ring2",
+    "--recompute-granularity partial", "--precision fp4", "--gbs 1.5",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_assert_false (parse_flags (f, cases[i], &error));
+      g_assert_nonnull (error);
+    }
+}
+
+static char *
+data_path (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "data", "plan", name, NULL);
+}
+
+/* A plan file with TorchTitan keys gives the same plan as the flags. */
+static void
+test_plan_json (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = data_path ("llama3-405b-16k.json");
+  g_assert_true (plan_load_json (&f->plan, path, &error));
+  g_assert_no_error (error);
+  f->plan.world_size = 16384;
+  g_assert_true (plan_resolve (&f->plan, f->model, f->cluster, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.tp, ==, 8);
+  g_assert_cmpint (f->plan.pp, ==, 16);
+  g_assert_cmpint (f->plan.dp, ==, 128);
+  g_assert_cmpint (f->plan.global_batch, ==, 2048);
+  g_assert_cmpint (f->plan.grad_accum, ==, 16);
+  /* data_parallel_shard_degree -1 with fsdp_reshard_after_forward "never" is FSDP
+   * keeping parameters gathered after forward: ZeRO-2-like. */
+  g_assert_cmpint (f->plan.sharding, ==, PLAN_SHARD_ZERO2);
+  g_assert_cmpint (f->plan.first_stage_layers, ==, 7);
+
+  /* Flags after --plan override the file. */
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_autofree char *flags = g_strdup_printf ("--plan %s --pp 2", path);
+  g_assert_true (parse_flags (f, flags, &error));
+  g_assert_cmpint (f->plan.pp, ==, 2);
+  g_assert_cmpint (f->plan.tp, ==, 8);
+}
+
+static void
+test_plan_json_errors (Fixture *f, gconstpointer data)
+{
+  static const struct { const char *file; const char *expect; } cases[] = {
+    { "bad-malformed.json", "malformed JSON" },
+    { "bad-unknown-key.json", "parallelism.tensor_paralel_degree" },
+    { "bad-unknown-section.json", "unknown section" },
+    { "bad-type.json", "must be an integer" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *path = data_path (cases[i].file);
+      g_assert_false (plan_load_json (&f->plan, path, &error));
+      g_assert_error (error, PLAN_ERROR, PLAN_ERROR_PARSE);
+      if (strstr (error->message, cases[i].expect) == NULL)
+        g_error ("%s: '%s' lacks '%s'", cases[i].file, error->message, cases[i].expect);
+      g_assert_nonnull (strstr (error->message, cases[i].file));
+    }
+  /* TorchTitan HSDP: replicate 4 x shard 8 */
+  g_autoptr (GError) error = NULL;
+  const char *hsdp = "{\"parallelism\": {\"data_parallel_replicate_degree\": 4, "
+                     "\"data_parallel_shard_degree\": 8, \"tensor_parallel_degree\": 8}}";
+  g_assert_true (plan_load_json_data (&f->plan, hsdp, -1, "inline", &error));
+  f->plan.world_size = 256;
+  g_assert_true (plan_resolve (&f->plan, f->model, f->cluster, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.sharding, ==, PLAN_SHARD_HSDP);
+  g_assert_cmpint (f->plan.hsdp_shard_size, ==, 8);
+  g_assert_cmpint (f->plan.dp, ==, 32);
+}
+
+/* Interleaved: 126 layers, pp 16 x vpp 4 = 64 chunks; first and last chunk 1 layer each,
+ * the other 62 chunks (126 - 2) / 62 = 2 layers. Rank 0 holds chunks 0, 16, 32, 48 =
+ * 1 + 2 + 2 + 2 = 7 layers; rank 15 holds 15, 31, 47, 63 = 2 + 2 + 2 + 1 = 7; others 8.
+ * Chunk 16 (rank 0, chunk 1) starts after chunks 0..15 = 1 + 15 x 2 = 31 layers. */
+static void
+test_interleaved_split (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (parse_and_resolve (f, "--tp 8 --pp 16 --vpp 4 --gpus 16384 --gbs 2048 "
+                                    "--decoder-first-pipeline-num-layers 1 "
+                                    "--decoder-last-pipeline-num-layers 1", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.schedule, ==, PLAN_SCHED_INTERLEAVED_1F1B);
+  g_assert_cmpint (plan_stage_layers (&f->plan, f->model, 0), ==, 7);
+  g_assert_cmpint (plan_stage_layers (&f->plan, f->model, 15), ==, 7);
+  g_assert_cmpint (plan_stage_layers (&f->plan, f->model, 7), ==, 8);
+  g_assert_cmpint (plan_chunk_first_layer (&f->plan, f->model, 0, 1), ==, 31);
+  g_assert_cmpint (plan_chunk_layers (&f->plan, f->model, 0, 0), ==, 1);
+  g_assert_cmpint (plan_chunk_layers (&f->plan, f->model, 15, 3), ==, 1);
+}
+
+static void
+test_to_json (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (parse_and_resolve (f, "--tp 8 --pp 16 --gpus 16384 --gbs 2048 "
+                                    "--decoder-first-pipeline-num-layers 7 "
+                                    "--decoder-last-pipeline-num-layers 7", &error));
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  plan_to_json (&f->plan, b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  JsonObject *par = json_object_get_object_member (json_node_get_object (root), "parallelism");
+  g_assert_cmpint (json_object_get_int_member (par, "data_parallel_degree"), ==, 128);
+  g_autofree char *s = plan_to_string (&f->plan);
+  g_assert_cmpstr (s, ==, "tp8-cp1-pp16-vpp1-dp128-mbs1-gbs2048-seq8192-1F1B");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add ("/plan/resolve/llama3-405b", Fixture, NULL, setup, test_llama3_plan, teardown);
+  g_test_add ("/plan/args/aliases", Fixture, NULL, setup, test_aliases, teardown);
+  g_test_add ("/plan/args/sharding-names", Fixture, NULL, setup, test_sharding_names, teardown);
+  g_test_add ("/plan/args/bad-values", Fixture, NULL, setup, test_bad_values, teardown);
+  g_test_add ("/plan/resolve/shards", Fixture, NULL, setup, test_shards, teardown);
+  g_test_add ("/plan/resolve/invalid", Fixture, NULL, setup, test_invalid_plans, teardown);
+  g_test_add ("/plan/resolve/interleaved-split", Fixture, NULL, setup, test_interleaved_split,
+              teardown);
+  g_test_add ("/plan/json/torchtitan", Fixture, NULL, setup, test_plan_json, teardown);
+  g_test_add ("/plan/json/errors", Fixture, NULL, setup, test_plan_json_errors, teardown);
+  g_test_add ("/plan/json/to-json", Fixture, NULL, setup, test_to_json, teardown);
+  return g_test_run ();
+}

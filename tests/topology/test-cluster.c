@@ -1,2 +1,559 @@
-#include <glib.h>
-int main (int argc, char **argv) { g_test_init (&argc, &argv, NULL); return g_test_run (); }
+/* tests/topology/test-cluster.c - the cluster JSON loader, the shipped presets and the
+ * queries over the level hierarchy.
+ *
+ * Every file in tests/data/topology/ is loaded once by its own test case
+ * (g_test_add_data_func_full, as json-glib's conformance tests do); load_cases[] says what
+ * each must give, and a file without an entry there fails. Every preset is likewise
+ * loaded once and checked for sources and device count. */
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "topology/cluster.h"
+
+#define LOADS (-1)
+
+typedef struct {
+  const char *file;
+  int         code;    /* TopoError, or LOADS */
+  const char *field;   /* quoted in the message, or NULL */
+} LoadCase;
+
+static const LoadCase load_cases[] = {
+  { "valid-minimal.json",         LOADS,                    NULL },
+  { "malformed.json",             TOPO_ERROR_PARSE,         NULL },
+  { "top-level-array.json",       TOPO_ERROR_PARSE,         NULL },
+  { "missing-device.json",        TOPO_ERROR_MISSING_FIELD, "device" },
+  { "missing-bf16.json",          TOPO_ERROR_MISSING_FIELD, "device.peak_tflops.bf16" },
+  { "missing-hbm.json",           TOPO_ERROR_MISSING_FIELD, "device.hbm_GiB" },
+  { "missing-level-bw.json",      TOPO_ERROR_MISSING_FIELD, "levels[1].bw_GBps" },
+  { "unknown-key.json",           TOPO_ERROR_INVALID_FIELD, "device.peak_tfops" },
+  { "unknown-level-key.json",     TOPO_ERROR_INVALID_FIELD, "levels[0].bw_GBs" },
+  { "unknown-source-key.json",    TOPO_ERROR_INVALID_FIELD, "device.sources.hbm_GiBs" },
+  { "zero-count.json",            TOPO_ERROR_INVALID_FIELD, "levels[1].count" },
+  { "negative-bw.json",           TOPO_ERROR_INVALID_FIELD, "levels[0].bw_GBps" },
+  { "string-count.json",          TOPO_ERROR_INVALID_FIELD, "levels[0].count" },
+  { "both-hbm.json",              TOPO_ERROR_INVALID_FIELD, "device.hbm_GB" },
+  { "duplicate-level.json",       TOPO_ERROR_INVALID_FIELD, "levels[1].name" },
+  { "low-oversubscription.json",  TOPO_ERROR_INVALID_FIELD, "levels[0].oversubscription" },
+  { "nvls-without-flag.json",     TOPO_ERROR_INVALID_FIELD, "device.nvls_busbw_GBps" },
+};
+
+/* Devices per preset: prod(level counts) as stated in each preset's sources. */
+static const struct {
+  const char *name;
+  guint64     n_devices;
+} preset_sizes[] = {
+  { "a100-40g-cluster",  8 * 16 },           /* 16 example nodes of 8 */
+  { "b200-node",         8 },
+  { "dgx-h100-superpod", 8 * 32 * 4 },       /* 4 SU x 32 DGX x 8 = 1,024 */
+  { "gb200-nvl72",       4 * 18 },           /* 18 trays x 4 = 72 */
+  { "h100-24k",          8 * 2 * 192 * 8 },  /* 24,576 */
+  { "h200-node",         8 },
+  { "mi300x-node",       8 },
+  { "mi325x-node",       8 },
+  { "selene",            8 * 20 * 28 },      /* 560 DGX A100 = 4,480 */
+  { "tpu-v5p-pod",       4 * 16 * 140 },     /* 16 x 20 x 28 = 8,960 */
+  { "trn2-ultraserver",  16 * 4 },           /* 64 */
+};
+
+static char *
+data_path (const char *file)
+{
+  return g_test_build_filename (G_TEST_DIST, "data", "topology", file, NULL);
+}
+
+static void
+assert_message_has (const GError *error, const char *needle)
+{
+  if (strstr (error->message, needle) == NULL)
+    g_error ("message \"%s\" does not contain \"%s\"", error->message, needle);
+}
+
+/* One data file: loads, or fails with the expected code, naming the file and the field. */
+static void
+test_load_file (gconstpointer data)
+{
+  const char *file = data;
+  g_autofree char *path = data_path (file);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = NULL;
+  const LoadCase *c = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (load_cases); i++)
+    if (g_strcmp0 (load_cases[i].file, file) == 0)
+      c = &load_cases[i];
+  if (c == NULL)
+    {
+      g_test_message ("tests/data/topology/%s has no entry in load_cases[]", file);
+      g_test_fail ();
+      return;
+    }
+
+  cluster = topo_cluster_load_file (path, &error);
+  if (c->code == LOADS)
+    {
+      g_assert_no_error (error);
+      g_assert_nonnull (cluster);
+      return;
+    }
+  g_assert_null (cluster);
+  g_assert_error (error, TOPO_ERROR, c->code);
+  assert_message_has (error, file);
+  if (c->field != NULL)
+    {
+      g_autofree char *quoted = g_strdup_printf ("'%s'", c->field);
+
+      assert_message_has (error, quoted);
+    }
+  if (c->code == TOPO_ERROR_PARSE && g_str_equal (file, "malformed.json"))
+    {
+      /* A syntax error reads like a compiler's: "PATH/malformed.json:LINE:COL: ...". */
+      g_assert_true (g_regex_match_simple ("malformed\\.json:[0-9]+:[0-9]+: ", error->message,
+                                           0, 0));
+    }
+}
+
+/* The valid file converts units as the format says. */
+static void
+test_load_units (void)
+{
+  g_autofree char *path = data_path ("valid-minimal.json");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) c = topo_cluster_load_file (path, &error);
+  const TopoDevice *d;
+
+  g_assert_no_error (error);
+  d = &c->device;
+  g_assert_cmpstr (c->name, ==, "valid-minimal");   /* default: file name without .json */
+  g_assert_cmpstr (c->source, ==, path);
+  g_assert_cmpstr (c->description, ==, "");
+  g_assert_nonnull (strstr (c->json, "TestGPU"));
+  g_assert_cmpstr (d->name, ==, "TestGPU");
+  g_assert_cmpstr (d->vendor, ==, "unknown");
+  /* peak_tflops bf16 100 -> 100e12 FLOP/s; fp8 200 -> 200e12; absent dtypes -> 0 */
+  g_assert_cmpfloat_with_epsilon (d->peak_flops[TOPO_DTYPE_BF16], 100e12, 1);
+  g_assert_cmpfloat_with_epsilon (d->peak_flops[TOPO_DTYPE_FP8], 200e12, 1);
+  g_assert_cmpfloat (d->peak_flops[TOPO_DTYPE_FP32], ==, 0);
+  /* hbm_GB 16 -> 16 x 1e9 bytes (GB, not GiB) */
+  g_assert_cmpuint (d->hbm_bytes, ==, G_GUINT64_CONSTANT (16000000000));
+  /* hbm_GBps 1000 -> 1e12 bytes/s */
+  g_assert_cmpfloat_with_epsilon (d->hbm_Bps, 1e12, 1);
+  g_assert_cmpuint (d->sms, ==, 10);
+  g_assert_cmpuint (d->fp32_cores_per_sm, ==, 64);
+  g_assert_cmpuint (d->tensor_cores_per_sm, ==, 2);
+  /* absent optional numbers stay 0 ("not given") */
+  g_assert_cmpfloat (d->clock_hz, ==, 0);
+  g_assert_cmpfloat (d->gemm_efficiency, ==, 0);
+  g_assert_cmpfloat (d->mem_efficiency, ==, 0);
+  /* launch_overhead_us 5 -> 5e-6 s; nvls_busbw_GBps 120 -> 1.2e11 bytes/s */
+  g_assert_cmpfloat_with_epsilon (d->launch_overhead_s, 5e-6, 1e-15);
+  g_assert_true (d->has_nvls);
+  g_assert_cmpfloat_with_epsilon (d->nvls_busbw_Bps, 120e9, 1);
+  /* sources: given ones are kept, "_x" is a comment */
+  g_assert_cmpstr (g_hash_table_lookup (d->sources, "hbm_GB"), ==, "test input");
+  g_assert_null (g_hash_table_lookup (d->sources, "_x"));
+  g_assert_cmpstr (g_hash_table_lookup (c->sources, "nic_Gbps"), ==, "test input");
+  /* nic_Gbps 100 -> 100e9 bits/s / 8 = 12.5e9 bytes/s, 2 per device */
+  g_assert_cmpuint (c->nics_per_device, ==, 2);
+  g_assert_cmpfloat_with_epsilon (c->nic_Bps, 12.5e9, 1);
+  /* levels: 4 x 2 = 8 devices */
+  g_assert_cmpuint (c->n_levels, ==, 2);
+  g_assert_cmpuint (c->n_devices, ==, 8);
+  g_assert_cmpstr (c->levels[0].name, ==, "server");
+  g_assert_cmpuint (c->levels[0].count, ==, 4);
+  g_assert_cmpfloat_with_epsilon (c->levels[0].bw_Bps, 100e9, 1);
+  g_assert_cmpfloat_with_epsilon (c->levels[0].busbw_Bps, 80e9, 1);
+  /* latency_us 2 -> 2e-6 s; oversubscription defaults to 1 */
+  g_assert_cmpfloat_with_epsilon (c->levels[0].latency_s, 2e-6, 1e-15);
+  g_assert_cmpfloat (c->levels[0].oversubscription, ==, 1);
+  g_assert_cmpstr (c->levels[0].source, ==, "test input");
+  /* bw_GBps 12.5 -> 12.5e9; absent busbw / latency -> 0; source -> "" */
+  g_assert_cmpfloat_with_epsilon (c->levels[1].bw_Bps, 12.5e9, 1);
+  g_assert_cmpfloat (c->levels[1].busbw_Bps, ==, 0);
+  g_assert_cmpfloat (c->levels[1].latency_s, ==, 0);
+  g_assert_cmpfloat (c->levels[1].oversubscription, ==, 2);
+  g_assert_cmpstr (c->levels[1].source, ==, "");
+}
+
+/* Text given directly: messages name "<data>" (or the given source), name defaults. */
+static void
+test_load_data (void)
+{
+  const char *text = "{ \"device\": { \"name\": \"g\", \"peak_tflops\": { \"bf16\": 1 }, "
+                     "\"hbm_GiB\": 1 }, \"levels\": [ { \"name\": \"s\", \"count\": 2, "
+                     "\"bw_GBps\": 1 } ] }";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) c = topo_cluster_new_from_data (text, -1, NULL, &error);
+  TopoCluster *bad;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (c->name, ==, "cluster");
+  g_assert_cmpstr (c->source, ==, "<data>");
+  /* hbm_GiB 1 -> 2^30 bytes */
+  g_assert_cmpuint (c->device.hbm_bytes, ==, G_GUINT64_CONSTANT (1073741824));
+
+  bad = topo_cluster_new_from_data ("{ \"levels\": [] }", -1, "inline", &error);
+  g_assert_null (bad);
+  g_assert_error (error, TOPO_ERROR, TOPO_ERROR_MISSING_FIELD);
+  assert_message_has (error, "inline:");
+  assert_message_has (error, "'device'");
+}
+
+static void
+test_load_missing_file (void)
+{
+  g_autofree char *path = data_path ("no-such-file.json");
+  g_autoptr (GError) error = NULL;
+  TopoCluster *c = topo_cluster_load_file (path, &error);
+
+  g_assert_null (c);
+  g_assert_error (error, TOPO_ERROR, TOPO_ERROR_NOT_FOUND);
+  assert_message_has (error, "no-such-file.json");
+}
+
+static guint64
+preset_expected_size (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (preset_sizes); i++)
+    if (g_str_equal (preset_sizes[i].name, name))
+      return preset_sizes[i].n_devices;
+  return 0;
+}
+
+/* Every number in a preset carries its source: each device field (peak_tflops per dtype
+ * or as a whole), each top-level number, each level. Read from the raw JSON so that a
+ * field the loader ignored would still be caught. */
+static void
+assert_preset_sources (const TopoCluster *c)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  JsonObject *root, *dev;
+  g_autoptr (GList) dev_keys = NULL;
+
+  json_parser_load_from_data (parser, c->json, -1, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  dev = json_object_get_object_member (root, "device");
+  dev_keys = json_object_get_members (dev);
+  for (GList *l = dev_keys; l != NULL; l = l->next)
+    {
+      const char *key = l->data;
+
+      if (key[0] == '_' || g_str_equal (key, "name") || g_str_equal (key, "vendor")
+          || g_str_equal (key, "sources"))
+        continue;
+      if (g_str_equal (key, "peak_tflops")
+          && !g_hash_table_contains (c->device.sources, "peak_tflops"))
+        {
+          g_autoptr (GList) dtypes =
+            json_object_get_members (json_object_get_object_member (dev, key));
+
+          for (GList *d = dtypes; d != NULL; d = d->next)
+            {
+              g_autofree char *k = g_strconcat ("peak_tflops.", (char *) d->data, NULL);
+
+              if (!g_hash_table_contains (c->device.sources, k))
+                g_error ("%s: device.%s has no source", c->name, k);
+            }
+          continue;
+        }
+      if (!g_str_equal (key, "peak_tflops") && !g_hash_table_contains (c->device.sources, key))
+        g_error ("%s: device.%s has no source", c->name, key);
+    }
+  if (json_object_has_member (root, "nics_per_device"))
+    g_assert_true (g_hash_table_contains (c->sources, "nics_per_device"));
+  if (json_object_has_member (root, "nic_Gbps"))
+    g_assert_true (g_hash_table_contains (c->sources, "nic_Gbps"));
+  for (guint i = 0; i < c->n_levels; i++)
+    if (c->levels[i].source[0] == '\0')
+      g_error ("%s: level %s has no source", c->name, c->levels[i].name);
+}
+
+/* One preset: loads, has its expected size, sane numbers and a source for each. */
+static void
+test_preset (gconstpointer data)
+{
+  const char *name = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) c = topo_cluster_load_preset (name, &error);
+  g_autofree char *source = g_strconcat ("preset:", name, NULL);
+  guint64 product = 1;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (c->name, ==, name);
+  g_assert_cmpstr (c->source, ==, source);
+  g_assert_cmpstr (c->description, !=, "");
+  g_assert_cmpuint (preset_expected_size (name), ==, c->n_devices);
+  g_assert_cmpfloat (c->device.peak_flops[TOPO_DTYPE_BF16], >, 0);
+  g_assert_cmpuint (c->device.hbm_bytes, >, 0);
+  g_assert_cmpfloat (c->device.hbm_Bps, >, 0);
+  g_assert_cmpfloat (c->device.gemm_efficiency, <=, 1);
+  for (guint i = 0; i < c->n_levels; i++)
+    {
+      const TopoLevel *l = &c->levels[i];
+
+      product *= l->count;
+      g_assert_cmpuint (topo_cluster_level_size (c, i), ==, product);
+      g_assert_cmpfloat (l->bw_Bps, >, 0);
+      g_assert_cmpfloat (l->oversubscription, >=, 1);
+      /* a measured ring busbw never beats the per-direction link rate */
+      g_assert_cmpfloat (l->busbw_Bps, <=, l->bw_Bps);
+    }
+  g_assert_cmpuint (product, ==, c->n_devices);
+  assert_preset_sources (c);
+}
+
+static void
+test_preset_names (void)
+{
+  g_auto (GStrv) names = topo_preset_names ();
+
+  /* one entry per shipped preset, sorted, each with an expected size above */
+  g_assert_cmpuint (g_strv_length (names), ==, G_N_ELEMENTS (preset_sizes));
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_assert_cmpuint (preset_expected_size (names[i]), >, 0);
+      if (i > 0)
+        g_assert_cmpint (strcmp (names[i - 1], names[i]), <, 0);
+    }
+  g_assert_true (g_strv_contains ((const char *const *) names, "h100-24k"));
+}
+
+static void
+test_lookup (void)
+{
+  g_autofree char *path = data_path ("valid-minimal.json");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) by_name = topo_cluster_lookup ("h100-24k", &error);
+  g_autoptr (TopoCluster) by_path = NULL;
+  TopoCluster *none;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (by_name->source, ==, "preset:h100-24k");
+  by_path = topo_cluster_lookup (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (by_path->source, ==, path);
+
+  /* neither a file nor a preset: NOT_FOUND, and the message lists the presets */
+  none = topo_cluster_lookup ("no-such-cluster", &error);
+  g_assert_null (none);
+  g_assert_error (error, TOPO_ERROR, TOPO_ERROR_NOT_FOUND);
+  assert_message_has (error, "'no-such-cluster'");
+  assert_message_has (error, "h100-24k");
+  assert_message_has (error, "trn2-ultraserver");
+  g_clear_error (&error);
+
+  /* a preset name cannot walk out of the resource folder */
+  none = topo_cluster_load_preset ("../topology/h100-24k", &error);
+  g_assert_null (none);
+  g_assert_error (error, TOPO_ERROR, TOPO_ERROR_NOT_FOUND);
+}
+
+/* Meta's 24K cluster [LLAMA3]: 8 GPUs/server, 2 servers/rack, 192 racks/pod, 8 pods. */
+static void
+test_h100_24k_aggregate (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) c = topo_cluster_load_preset ("h100-24k", &error);
+  const TopoDevice *d;
+  TopoAggregate agg;
+  double per_sm_cycle;
+
+  g_assert_no_error (error);
+  d = &c->device;
+  topo_cluster_aggregate (c, &agg);
+
+  /* 8 x 2 x 192 x 8 = 24,576 GPUs */
+  g_assert_cmpuint (agg.gpus, ==, 24576);
+  /* 24,576 x 80 GiB = 24,576 x 85,899,345,920 = 2,111,062,325,329,920 bytes
+   * = 1.875 PiB (1.875 x 2^50) */
+  g_assert_cmpuint (agg.hbm_bytes, ==, G_GUINT64_CONSTANT (2111062325329920));
+  g_assert_cmpuint (agg.hbm_bytes, ==, (G_GUINT64_CONSTANT (1) << 50) * 15 / 8);
+  /* 24,576 x 132 SMs x 128 FP32 cores = 415,236,096 */
+  g_assert_cmpuint (agg.fp32_cores, ==, 415236096);
+  /* 24,576 x 132 SMs x 4 tensor cores = 12,976,128 */
+  g_assert_cmpuint (agg.tensor_cores, ==, 12976128);
+  /* 24,576 x 989.4e12 = 2.43154944e19 FLOP/s BF16 */
+  g_assert_cmpfloat_with_epsilon (agg.peak_flops[TOPO_DTYPE_BF16], 2.43154944e19, 2.43154944e19 * 1e-12);
+  /* 24,576 x 1,978.9e12 = 4.86334464e19 FLOP/s FP8 */
+  g_assert_cmpfloat_with_epsilon (agg.peak_flops[TOPO_DTYPE_FP8], 4.86334464e19, 4.86334464e19 * 1e-12);
+
+  /* The BF16 peak is the tensor-core arithmetic: 132 SMs x 4 tensor cores x 1024 FLOP
+   * per cycle ([SB-gpus]) = 540,672 FLOP/cycle; x 1.83 GHz = 989.43e12, within 0.1% of
+   * the datasheet 989.4e12. */
+  per_sm_cycle = (double) d->tensor_cores_per_sm * 1024;
+  g_assert_cmpfloat (per_sm_cycle, ==, 4096);
+  g_assert_cmpfloat (fabs (d->sms * per_sm_cycle * d->clock_hz - 989.4e12) / 989.4e12, <, 1e-3);
+  g_assert_cmpfloat (fabs (132.0 * 4096 * 1.83e9 - 989.4e12) / 989.4e12, <, 1e-3);
+  /* 1:7 above the pod; 400 Gb/s NIC = 50e9 bytes/s */
+  g_assert_cmpfloat (c->levels[3].oversubscription, ==, 7);
+  g_assert_cmpfloat_with_epsilon (c->nic_Bps, 50e9, 1);
+  /* NVLink 4: 450 GB/s per direction; measured ring busbw 370 */
+  g_assert_cmpfloat_with_epsilon (c->levels[0].bw_Bps, 450e9, 1);
+  g_assert_cmpfloat_with_epsilon (c->levels[0].busbw_Bps, 370e9, 1);
+}
+
+static void
+test_h100_24k_levels (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) c = topo_cluster_load_preset ("h100-24k", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (c->n_levels, ==, 4);
+  /* 8; 8 x 2 = 16; 16 x 192 = 3,072; 3,072 x 8 = 24,576 */
+  g_assert_cmpuint (topo_cluster_level_size (c, 0), ==, 8);
+  g_assert_cmpuint (topo_cluster_level_size (c, 1), ==, 16);
+  g_assert_cmpuint (topo_cluster_level_size (c, 2), ==, 3072);
+  g_assert_cmpuint (topo_cluster_level_size (c, 3), ==, 24576);
+  g_assert_cmpint (topo_cluster_find_level (c, "server"), ==, 0);
+  g_assert_cmpint (topo_cluster_find_level (c, "pod"), ==, 2);
+  g_assert_cmpint (topo_cluster_find_level (c, "row"), ==, -1);
+
+  /* devices 0..7 share a server; 8 is the other server of rack 0; 16 is in rack 1 of
+   * pod 0; 3,072 is in pod 1 */
+  g_assert_cmpuint (topo_cluster_common_level (c, 0, 0), ==, 0);
+  g_assert_cmpuint (topo_cluster_common_level (c, 0, 7), ==, 0);
+  g_assert_cmpuint (topo_cluster_common_level (c, 0, 8), ==, 1);
+  g_assert_cmpuint (topo_cluster_common_level (c, 8, 0), ==, 1);
+  g_assert_cmpuint (topo_cluster_common_level (c, 0, 15), ==, 1);
+  g_assert_cmpuint (topo_cluster_common_level (c, 0, 16), ==, 2);
+  g_assert_cmpuint (topo_cluster_common_level (c, 0, 3071), ==, 2);
+  g_assert_cmpuint (topo_cluster_common_level (c, 0, 3072), ==, 3);
+  g_assert_cmpuint (topo_cluster_common_level (c, 24575, 0), ==, 3);
+  /* 8..15 is one server: 9 and 15 share level 0; 7 and 8 straddle servers */
+  g_assert_cmpuint (topo_cluster_common_level (c, 9, 15), ==, 0);
+  g_assert_cmpuint (topo_cluster_common_level (c, 7, 8), ==, 1);
+}
+
+/* Selene-like A100 cluster: 8 x 20 x 28 = 4,480 GPUs. */
+static void
+test_selene_aggregate (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) c = topo_cluster_load_preset ("selene", &error);
+  TopoAggregate agg;
+
+  g_assert_no_error (error);
+  topo_cluster_aggregate (c, &agg);
+  g_assert_cmpuint (agg.gpus, ==, 4480);
+  /* 4,480 x 80 GiB = 358,400 GiB = 384,829,069,721,600 bytes */
+  g_assert_cmpuint (agg.hbm_bytes, ==, G_GUINT64_CONSTANT (384829069721600));
+  /* 4,480 x 108 SMs x 64 FP32 cores = 30,965,760 */
+  g_assert_cmpuint (agg.fp32_cores, ==, 30965760);
+  /* 4,480 x 312e12 = 1.39776e18 FLOP/s BF16; no FP8 on A100 */
+  g_assert_cmpfloat_with_epsilon (agg.peak_flops[TOPO_DTYPE_BF16], 1.39776e18, 1.39776e18 * 1e-12);
+  g_assert_cmpfloat (agg.peak_flops[TOPO_DTYPE_FP8], ==, 0);
+}
+
+/* A device with unknown core counts aggregates them as 0, not garbage. */
+static void
+test_aggregate_unknown_cores (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) c = topo_cluster_load_preset ("gb200-nvl72", &error);
+  TopoAggregate agg;
+
+  g_assert_no_error (error);
+  topo_cluster_aggregate (c, &agg);
+  g_assert_cmpuint (agg.gpus, ==, 72);
+  g_assert_cmpuint (agg.fp32_cores, ==, 0);
+  g_assert_cmpuint (agg.tensor_cores, ==, 0);
+  /* 72 x 186 GB = 13,392e9 bytes */
+  g_assert_cmpuint (agg.hbm_bytes, ==, G_GUINT64_CONSTANT (13392000000000));
+}
+
+static void
+test_dtype (void)
+{
+  static const guint bytes[TOPO_DTYPE_N] = { 4, 4, 2, 2, 1 };
+  TopoDtype t = TOPO_DTYPE_N;
+
+  for (guint i = 0; i < TOPO_DTYPE_N; i++)
+    {
+      g_assert_true (topo_dtype_parse (topo_dtype_name (i), &t));
+      g_assert_cmpint (t, ==, i);
+      g_assert_cmpuint (topo_dtype_bytes (i), ==, bytes[i]);
+    }
+  g_assert_cmpstr (topo_dtype_name (TOPO_DTYPE_BF16), ==, "bf16");
+  g_assert_true (topo_dtype_parse ("BF16", &t));
+  g_assert_cmpint (t, ==, TOPO_DTYPE_BF16);
+  g_assert_true (topo_dtype_parse ("bfloat16", &t));   /* Hugging Face torch_dtype */
+  g_assert_cmpint (t, ==, TOPO_DTYPE_BF16);
+  g_assert_true (topo_dtype_parse ("float32", &t));
+  g_assert_cmpint (t, ==, TOPO_DTYPE_FP32);
+  g_assert_false (topo_dtype_parse ("int8", &t));
+  g_assert_false (topo_dtype_parse ("", NULL));
+}
+
+static void
+test_ref (void)
+{
+  g_autoptr (GError) error = NULL;
+  TopoCluster *c = topo_cluster_load_preset ("h200-node", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (c->ref_count, ==, 1);
+  g_assert_true (topo_cluster_ref (c) == c);
+  g_assert_cmpint (c->ref_count, ==, 2);
+  topo_cluster_unref (c);
+  g_assert_cmpint (c->ref_count, ==, 1);
+  topo_cluster_unref (c);
+  topo_cluster_unref (NULL);
+}
+
+/* g_ptr_array_sort passes pointers to the elements. */
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *dir_path = NULL;
+  g_autoptr (GDir) dir = NULL;
+  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  g_auto (GStrv) presets = NULL;
+  const char *name;
+
+  g_test_init (&argc, &argv, NULL);
+
+  dir_path = g_test_build_filename (G_TEST_DIST, "data", "topology", NULL);
+  dir = g_dir_open (dir_path, 0, NULL);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_suffix (name, ".json"))
+      g_ptr_array_add (files, g_strdup (name));
+  g_ptr_array_sort (files, compare_names);
+  for (guint i = 0; i < files->len; i++)
+    {
+      const char *file = g_ptr_array_index (files, i);
+      g_autofree char *test = g_strdup_printf ("/topology/cluster/load-file/%s", file);
+
+      g_test_add_data_func_full (test, g_strdup (file), test_load_file, g_free);
+    }
+  g_test_add_func ("/topology/cluster/load-units", test_load_units);
+  g_test_add_func ("/topology/cluster/load-data", test_load_data);
+  g_test_add_func ("/topology/cluster/load-missing-file", test_load_missing_file);
+  g_test_add_func ("/topology/cluster/lookup", test_lookup);
+  g_test_add_func ("/topology/cluster/ref", test_ref);
+
+  presets = topo_preset_names ();
+  for (guint i = 0; presets[i] != NULL; i++)
+    {
+      g_autofree char *test = g_strdup_printf ("/topology/preset/load/%s", presets[i]);
+
+      g_test_add_data_func_full (test, g_strdup (presets[i]), test_preset, g_free);
+    }
+  g_test_add_func ("/topology/preset/names", test_preset_names);
+  g_test_add_func ("/topology/preset/h100-24k-aggregate", test_h100_24k_aggregate);
+  g_test_add_func ("/topology/preset/h100-24k-levels", test_h100_24k_levels);
+  g_test_add_func ("/topology/preset/selene-aggregate", test_selene_aggregate);
+  g_test_add_func ("/topology/preset/aggregate-unknown-cores", test_aggregate_unknown_cores);
+  g_test_add_func ("/topology/dtype/names", test_dtype);
+
+  return g_test_run ();
+}

@@ -1,0 +1,59 @@
+/* cli/cli.h - what the `tandem` subcommands share: the plan context (model, cluster,
+ * resolved plan, layout), JSON output and number formatting.
+ *
+ * Only cli/ prints and exits. Exit status: 0 ok, 1 runtime failure, 2 usage error (bad
+ * flag, impossible plan, unknown preset): one line "tandem: error: ..." with a hint. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "models/model.h"
+#include "topology/cluster.h"
+#include "plan/plan.h"
+#include "plan/layout.h"
+
+G_BEGIN_DECLS
+
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILURE = 1, CLI_EXIT_USAGE = 2 };
+
+typedef struct {
+  ModelSpec   *model;
+  TopoCluster *cluster;
+  Plan         plan;
+  PlanArgs     args;
+  PlanLayout  *layout;
+} CliPlanContext;
+
+/* Defaults when --model / --cluster are absent: the Llama 3 405B run on h100-24k. */
+#define CLI_DEFAULT_MODEL   "llama3-405b"
+#define CLI_DEFAULT_CLUSTER "h100-24k"
+
+/* Parses argv with the plan option group plus `extra` entries (may be NULL) into a
+ * context; on failure prints the error and returns the exit status to use (>0), else 0.
+ * `what` is the command name for --help. Leftover positional arguments stay in argv. */
+int  cli_plan_context_init (CliPlanContext *ctx, const char *what, const char *summary,
+                            const GOptionEntry *extra, int *argc, char ***argv);
+void cli_plan_context_clear (CliPlanContext *ctx);
+
+/* Prints "tandem: error: MESSAGE" to stderr and returns `status`. */
+int  cli_fail (int status, const char *format, ...) G_GNUC_PRINTF (2, 3);
+/* Exit status for an error: usage errors (PLAN_ERROR_*, *_NOT_FOUND, parse errors of
+ * user files) are 2, the rest 1. */
+int  cli_status_for_error (const GError *error);
+
+/* Prints the builder's root as pretty JSON on stdout, with a newline. */
+void cli_print_json (JsonBuilder *builder);
+
+/* Formatting: "405,853,388,800"; "75.3 GiB"; "24.3 EFLOP/s"; returned strings are
+ * static ring buffers valid for a few calls. */
+const char *cli_fmt_count (guint64 v);
+const char *cli_fmt_bytes (double bytes);
+const char *cli_fmt_si (double v, const char *unit);
+
+/* Subcommands. */
+int cli_cmd_show   (int argc, char **argv);
+int cli_cmd_plan   (int argc, char **argv);
+int cli_cmd_memory (int argc, char **argv);
+
+G_END_DECLS

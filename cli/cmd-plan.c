@@ -1,0 +1,261 @@
+/* cli/cmd-plan.c - `tandem plan show` (degrees, stages, layout) and `tandem memory`. */
+#include "cli/cli.h"
+#include "plan/memory.h"
+
+#include <stdio.h>
+
+static const PlanAxis shown_axes[] = { PLAN_AXIS_TP, PLAN_AXIS_CP, PLAN_AXIS_DP, PLAN_AXIS_PP,
+                                       PLAN_AXIS_DP_SHARD, PLAN_AXIS_DP_REPLICA };
+
+static gboolean
+axis_shown (const CliPlanContext *ctx, PlanAxis a)
+{
+  if (a == PLAN_AXIS_DP_SHARD || a == PLAN_AXIS_DP_REPLICA)
+    return ctx->plan.sharding == PLAN_SHARD_HSDP;
+  return TRUE;
+}
+
+static void
+plan_show_json (const CliPlanContext *ctx)
+{
+  const Plan *p = &ctx->plan;
+  const PlanLayout *lay = ctx->layout;
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "model");
+  json_builder_add_string_value (b, ctx->model->name);
+  json_builder_set_member_name (b, "cluster");
+  json_builder_add_string_value (b, ctx->cluster->name);
+  json_builder_set_member_name (b, "plan");
+  plan_to_json (p, b);
+
+  json_builder_set_member_name (b, "stages");
+  json_builder_begin_array (b);
+  for (int s = 0; s < p->pp; s++)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "stage");
+      json_builder_add_int_value (b, s);
+      json_builder_set_member_name (b, "layers");
+      json_builder_add_int_value (b, plan_stage_layers (p, ctx->model, s));
+      json_builder_set_member_name (b, "chunks");
+      json_builder_begin_array (b);
+      for (int c = 0; c < p->vpp; c++)
+        {
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "first_layer");
+          json_builder_add_int_value (b, plan_chunk_first_layer (p, ctx->model, s, c));
+          json_builder_set_member_name (b, "layers");
+          json_builder_add_int_value (b, plan_chunk_layers (p, ctx->model, s, c));
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "layout");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "rank_order");
+  json_builder_add_string_value (b, p->rank_order);
+  json_builder_set_member_name (b, "groups");
+  json_builder_begin_object (b);
+  for (guint i = 0; i < G_N_ELEMENTS (shown_axes); i++)
+    {
+      PlanAxis a = shown_axes[i];
+      if (!axis_shown (ctx, a))
+        continue;
+      const PlanGroupInfo *g = &lay->groups[a];
+      json_builder_set_member_name (b, plan_axis_name (a));
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "size");
+      json_builder_add_int_value (b, g->size);
+      json_builder_set_member_name (b, "n_groups");
+      json_builder_add_int_value (b, g->n_groups);
+      json_builder_set_member_name (b, "stride");
+      json_builder_add_int_value (b, (gint64) g->stride);
+      json_builder_set_member_name (b, "span_level");
+      json_builder_add_int_value (b, g->span_level);
+      json_builder_set_member_name (b, "span");
+      json_builder_add_string_value (b, g->size > 1 ? g->span_name : "none");
+      json_builder_set_member_name (b, "members_of_rank0");
+      json_builder_begin_array (b);
+      int *members = g_new (int, g->size);
+      plan_layout_group_members (lay, a, 0, members);
+      for (int m = 0; m < MIN (g->size, 64); m++)
+        json_builder_add_int_value (b, members[m]);
+      g_free (members);
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+  cli_print_json (b);
+}
+
+static void
+print_members (const PlanLayout *lay, PlanAxis a, int rank)
+{
+  int size = lay->groups[a].size;
+  int *members = g_new (int, size);
+  plan_layout_group_members (lay, a, rank, members);
+  printf ("{");
+  for (int i = 0; i < size && i < 6; i++)
+    printf ("%s%d", i ? "," : "", members[i]);
+  if (size > 6)
+    printf (",...,%d", members[size - 1]);
+  printf ("}");
+  g_free (members);
+}
+
+static void
+plan_show_text (const CliPlanContext *ctx)
+{
+  const Plan *p = &ctx->plan;
+  const PlanLayout *lay = ctx->layout;
+  g_autofree char *summary = plan_to_string (p);
+  printf ("plan %s\n", summary);
+  printf ("  model %s on %s: %d of %s GPUs\n", ctx->model->name, ctx->cluster->name,
+          p->world_size, cli_fmt_count (ctx->cluster->n_devices));
+  printf ("  tp %d  cp %d (%s)  pp %d  vpp %d  dp %d  -> %d GPUs\n", p->tp, p->cp,
+          plan_cp_comm_name (p->cp_comm), p->pp, p->vpp, p->dp, p->world_size);
+  printf ("  batch: global %d sequences of %d tokens (%s tokens), micro-batch %d, "
+          "%d micro-batches per step (gradient accumulation)\n", p->global_batch,
+          p->seq_length, cli_fmt_count ((guint64) p->global_batch * p->seq_length),
+          p->micro_batch, p->grad_accum);
+  printf ("  schedule %s, sharding %s", plan_schedule_name (p->schedule),
+          plan_sharding_name (p->sharding));
+  if (p->sharding == PLAN_SHARD_HSDP)
+    printf (" (shard %d x replicate %d)", p->hsdp_shard_size, p->dp / p->hsdp_shard_size);
+  printf (", recompute %s, sequence parallel %s\n", plan_recompute_name (p->recompute),
+          p->sequence_parallel ? "on" : "off");
+  printf ("  precision: compute %s, params %s, grads %s, optimizer %s%s\n",
+          plan_precision_name (p->compute_dtype), plan_precision_name (p->param_dtype),
+          plan_precision_name (p->grad_dtype), plan_precision_name (p->optim_dtype),
+          p->master_weights ? " + fp32 master weights" : "");
+
+  printf ("\npipeline stages (layers per stage");
+  if (p->vpp > 1)
+    printf (", as chunks first:count");
+  printf (")\n ");
+  for (int s = 0; s < p->pp; s++)
+    {
+      if (p->vpp > 1)
+        {
+          printf (" [%d:", s);
+          for (int c = 0; c < p->vpp; c++)
+            printf ("%s%d:%d", c ? " " : "", plan_chunk_first_layer (p, ctx->model, s, c),
+                    plan_chunk_layers (p, ctx->model, s, c));
+          printf ("]");
+        }
+      else
+        printf (" %d", plan_stage_layers (p, ctx->model, s));
+    }
+  printf ("\n\nlayout (rank order %s, innermost first)\n", p->rank_order);
+  printf ("  %-10s %6s %8s %8s  %-10s %s\n", "group", "size", "groups", "stride", "spans",
+          "members of rank 0's group");
+  for (guint i = 0; i < G_N_ELEMENTS (shown_axes); i++)
+    {
+      PlanAxis a = shown_axes[i];
+      if (!axis_shown (ctx, a))
+        continue;
+      const PlanGroupInfo *g = &lay->groups[a];
+      printf ("  %-10s %6d %8d %8" G_GUINT64_FORMAT "  %-10s ", plan_axis_name (a), g->size,
+              g->n_groups, g->stride, g->size > 1 ? g->span_name : "-");
+      print_members (lay, a, 0);
+      printf ("\n");
+    }
+}
+
+int
+cli_cmd_plan (int argc, char **argv)
+{
+  gboolean json = FALSE;
+  const GOptionEntry extra[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
+    { NULL },
+  };
+  CliPlanContext ctx;
+  int status = cli_plan_context_init (&ctx, "show", "Resolve a parallel plan and show its "
+                                      "degrees, stages and rank layout.", extra, &argc, &argv);
+  if (status == 0 && (argc < 2 || !g_str_equal (argv[1], "show")))
+    status = cli_fail (CLI_EXIT_USAGE, "unknown plan subcommand%s%s (hint: tandem plan show "
+                       "--tp 8 --pp 16 --gpus 16384)", argc >= 2 ? " " : "",
+                       argc >= 2 ? argv[1] : "");
+  if (status == 0)
+    {
+      if (json)
+        plan_show_json (&ctx);
+      else
+        plan_show_text (&ctx);
+    }
+  cli_plan_context_clear (&ctx);
+  return status;
+}
+
+int
+cli_cmd_memory (int argc, char **argv)
+{
+  gboolean json = FALSE;
+  const GOptionEntry extra[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
+    { NULL },
+  };
+  CliPlanContext ctx;
+  int status = cli_plan_context_init (&ctx, "", "Peak memory per GPU of a plan, by category "
+                                      "and pipeline stage, with the OOM verdict.", extra,
+                                      &argc, &argv);
+  if (status != 0)
+    {
+      cli_plan_context_clear (&ctx);
+      return status;
+    }
+  if (argc > 1)
+    {
+      cli_plan_context_clear (&ctx);
+      return cli_fail (CLI_EXIT_USAGE, "unexpected argument '%s' (hint: tandem memory "
+                       "--help)", argv[1]);
+    }
+  PlanMemory mem;
+  plan_memory_compute (ctx.model, &ctx.plan, ctx.cluster, &mem);
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      plan_memory_to_json (&mem, b);
+      cli_print_json (b);
+    }
+  else
+    {
+      g_autofree char *summary = plan_to_string (&ctx.plan);
+      printf ("memory per GPU: %s on %s, %s\n", ctx.model->name, ctx.cluster->name, summary);
+      printf ("  %-6s %6s %9s", "stage", "layers", "in-flight");
+      for (int c = 0; c < PLAN_MEM_N; c++)
+        printf (" %12s", plan_mem_category_name (c));
+      printf (" %12s  %s\n", "total", "verdict");
+      for (int s = 0; s < mem.n_stages; s++)
+        {
+          const PlanMemStage *st = &mem.stages[s];
+          /* Long pipelines: show the first two, the peak and the last two stages. */
+          if (mem.n_stages > 6 && s > 1 && s < mem.n_stages - 2 && s != mem.peak_stage)
+            {
+              if (s == 2)
+                printf ("  %-6s\n", "...");
+              continue;
+            }
+          printf ("  %-6d %6d %9d", st->stage, st->layers, st->inflight_microbatches);
+          for (int c = 0; c < PLAN_MEM_N; c++)
+            printf (" %12s", cli_fmt_bytes ((double) st->bytes[c]));
+          printf (" %12s  %s\n", cli_fmt_bytes ((double) st->total), st->fits ? "fits" : "OOM");
+        }
+      printf ("\npeak %s on stage %d of %s HBM: %s\n", cli_fmt_bytes ((double) mem.peak_bytes),
+              mem.peak_stage, cli_fmt_bytes ((double) mem.capacity_bytes),
+              mem.fits ? "fits" : "OUT OF MEMORY");
+      printf ("  activations per layer per micro-batch: %s; reserve: %.0f%% fragmentation + "
+              "%s fixed\n", cli_fmt_bytes ((double) mem.act_bytes_per_layer),
+              mem.reserve_fraction * 100, cli_fmt_bytes ((double) mem.reserve_fixed_bytes));
+    }
+  plan_memory_clear (&mem);
+  cli_plan_context_clear (&ctx);
+  return CLI_EXIT_OK;
+}

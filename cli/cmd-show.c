@@ -1,0 +1,334 @@
+/* cli/cmd-show.c - `tandem show model|cluster NAME|FILE [--json]`. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+
+static const char *
+op_kind_name (ModelOpKind k)
+{
+  static const char *const names[] = { "gemm", "attention", "norm", "elementwise",
+                                       "embedding", "loss" };
+  return (guint) k < G_N_ELEMENTS (names) ? names[k] : "?";
+}
+
+static const char *
+op_part_name (ModelPart p)
+{
+  static const char *const names[] = { "embedding", "layer", "head" };
+  return (guint) p < G_N_ELEMENTS (names) ? names[p] : "?";
+}
+
+static int
+show_model (const char *name, int seq, gboolean json)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ModelSpec) m = model_spec_lookup (name, &error);
+  if (m == NULL)
+    return cli_fail (cli_status_for_error (error), "%s", error->message);
+  if (seq <= 0)
+    seq = (int) MIN (m->max_positions, 8192);
+
+  ModelParams p;
+  model_spec_params (m, &p);
+  g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+  model_spec_ops (m, 1, (guint64) seq, ops);
+  const char *mlp = m->mlp == MODEL_MLP_SWIGLU ? "swiglu" : "gelu";
+  const char *norm = m->norm == MODEL_NORM_RMS ? "rmsnorm" : "layernorm";
+  const char *pos = m->pos == MODEL_POS_ROTARY ? "rotary" : "learned";
+
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, m->name);
+      json_builder_set_member_name (b, "source");
+      json_builder_add_string_value (b, m->source);
+      json_builder_set_member_name (b, "model_type");
+      json_builder_add_string_value (b, m->model_type);
+      json_builder_set_member_name (b, "architecture");
+      json_builder_begin_object (b);
+#define I(k, v) G_STMT_START { json_builder_set_member_name (b, k); \
+      json_builder_add_int_value (b, (gint64) (v)); } G_STMT_END
+      I ("n_layers", m->n_layers);
+      I ("hidden", m->hidden);
+      I ("ffn_hidden", m->ffn_hidden);
+      I ("n_heads", m->n_heads);
+      I ("n_kv_heads", m->n_kv_heads);
+      I ("head_dim", m->head_dim);
+      I ("vocab", m->vocab);
+      I ("max_positions", m->max_positions);
+      json_builder_set_member_name (b, "mlp");
+      json_builder_add_string_value (b, mlp);
+      json_builder_set_member_name (b, "norm");
+      json_builder_add_string_value (b, norm);
+      json_builder_set_member_name (b, "positions");
+      json_builder_add_string_value (b, pos);
+      json_builder_set_member_name (b, "tied_embeddings");
+      json_builder_add_boolean_value (b, m->tied_embeddings);
+      json_builder_end_object (b);
+      I ("params", p.total);
+      json_builder_set_member_name (b, "param_counts");
+      json_builder_begin_object (b);
+      I ("total", p.total);
+      I ("embedding", p.embedding);
+      I ("non_embedding", p.non_embedding);
+      I ("per_layer", p.per_layer);
+      I ("attention_per_layer", p.attention_per_layer);
+      I ("mlp_per_layer", p.mlp_per_layer);
+      I ("norms_per_layer", p.norms_per_layer);
+      I ("input_embedding", p.input_embedding);
+      I ("output_head", p.output_head);
+      json_builder_end_object (b);
+      I ("seq_length", seq);
+      json_builder_set_member_name (b, "flops_per_token");
+      json_builder_begin_object (b);
+      for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+        {
+          json_builder_set_member_name (b, model_flop_convention_name (c));
+          json_builder_add_double_value (b, model_spec_flops_per_token (m, (guint64) seq, c));
+        }
+      json_builder_end_object (b);
+      json_builder_set_member_name (b, "hw_flops_per_token");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "no_recompute");
+      json_builder_add_double_value (b, model_spec_hw_flops_per_token (m, (guint64) seq, 0));
+      json_builder_set_member_name (b, "full_recompute");
+      json_builder_add_double_value (b, model_spec_hw_flops_per_token (m, (guint64) seq, 1));
+      json_builder_end_object (b);
+      json_builder_set_member_name (b, "ops");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < ops->len; i++)
+        {
+          const ModelOp *op = &g_array_index (ops, ModelOp, i);
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "name");
+          json_builder_add_string_value (b, op->name);
+          json_builder_set_member_name (b, "kind");
+          json_builder_add_string_value (b, op_kind_name (op->kind));
+          json_builder_set_member_name (b, "part");
+          json_builder_add_string_value (b, op_part_name (op->part));
+          if (op->kind == MODEL_OP_GEMM)
+            {
+              I ("m", op->m);
+              I ("n", op->n);
+              I ("k", op->k);
+            }
+          else if (op->kind == MODEL_OP_ATTENTION)
+            {
+              I ("b", op->b);
+              I ("heads", op->heads);
+              I ("kv_heads", op->kv_heads);
+              I ("s_q", op->s_q);
+              I ("s_kv", op->s_kv);
+              I ("head_dim", op->head_dim);
+              json_builder_set_member_name (b, "causal");
+              json_builder_add_boolean_value (b, op->causal);
+            }
+          else
+            I ("elements", op->elements);
+          json_builder_set_member_name (b, "fwd_flops");
+          json_builder_add_double_value (b, op->fwd_flops);
+          I ("params", op->weight_params);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+#undef I
+      json_builder_end_object (b);
+      cli_print_json (b);
+      return CLI_EXIT_OK;
+    }
+
+  printf ("model %s  (%s, model_type %s)\n", m->name, m->source, m->model_type);
+  printf ("  %" G_GUINT64_FORMAT " layers, hidden %" G_GUINT64_FORMAT ", ffn %" G_GUINT64_FORMAT
+          " (%s), %" G_GUINT64_FORMAT " heads / %" G_GUINT64_FORMAT " KV heads, head dim %"
+          G_GUINT64_FORMAT "\n", m->n_layers, m->hidden, m->ffn_hidden, mlp, m->n_heads,
+          m->n_kv_heads, m->head_dim);
+  printf ("  vocab %" G_GUINT64_FORMAT ", context %" G_GUINT64_FORMAT ", %s, %s positions, %s "
+          "embeddings\n\n", m->vocab, m->max_positions, norm, pos,
+          m->tied_embeddings ? "tied" : "untied");
+  printf ("parameters\n");
+  printf ("  %-16s %20s\n", "total", cli_fmt_count (p.total));
+  printf ("  %-16s %20s\n", "embedding", cli_fmt_count (p.embedding));
+  printf ("  %-16s %20s\n", "non-embedding", cli_fmt_count (p.non_embedding));
+  printf ("  %-16s %20s  (attention %s, mlp %s, norms %s)\n\n", "per layer",
+          cli_fmt_count (p.per_layer), cli_fmt_count (p.attention_per_layer),
+          cli_fmt_count (p.mlp_per_layer), cli_fmt_count (p.norms_per_layer));
+
+  printf ("layer ops for one sequence of %d tokens (whole model, before any split)\n", seq);
+  printf ("  %-10s %-12s %-10s %-34s %14s %16s\n", "part", "op", "kind", "shape",
+          "fwd GFLOP", "params");
+  for (guint i = 0; i < ops->len; i++)
+    {
+      const ModelOp *op = &g_array_index (ops, ModelOp, i);
+      char shape[64];
+      if (op->kind == MODEL_OP_GEMM)
+        g_snprintf (shape, sizeof shape, "[%" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT "] x [%"
+                    G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT "]", op->m, op->k, op->k, op->n);
+      else if (op->kind == MODEL_OP_ATTENTION)
+        g_snprintf (shape, sizeof shape, "b%" G_GUINT64_FORMAT " h%" G_GUINT64_FORMAT "/%"
+                    G_GUINT64_FORMAT " s%" G_GUINT64_FORMAT " d%" G_GUINT64_FORMAT "%s", op->b,
+                    op->heads, op->kv_heads, op->s_q, op->head_dim, op->causal ? " causal" : "");
+      else
+        g_snprintf (shape, sizeof shape, "%s elements", cli_fmt_count (op->elements));
+      printf ("  %-10s %-12s %-10s %-34s %14.2f %16s\n", op_part_name (op->part), op->name,
+              op_kind_name (op->kind), shape, op->fwd_flops / 1e9,
+              cli_fmt_count (op->weight_params));
+    }
+  printf ("\nFLOPs per token at seq %d (forward + backward)\n", seq);
+  for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+    printf ("  %-12s %10.2f GFLOP   %s\n", model_flop_convention_name (c),
+            model_spec_flops_per_token (m, (guint64) seq, c) / 1e9,
+            model_flop_convention_about (c));
+  printf ("  %-12s %10.2f GFLOP   executed: causal flash attention, no recompute\n",
+          "hardware", model_spec_hw_flops_per_token (m, (guint64) seq, 0) / 1e9);
+  printf ("  %-12s %10.2f GFLOP   executed with full recompute\n", "hw+recomp",
+          model_spec_hw_flops_per_token (m, (guint64) seq, 1) / 1e9);
+  return CLI_EXIT_OK;
+}
+
+static int
+show_cluster (const char *name, gboolean json)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) c = topo_cluster_lookup (name, &error);
+  if (c == NULL)
+    return cli_fail (cli_status_for_error (error), "%s", error->message);
+  TopoAggregate agg;
+  topo_cluster_aggregate (c, &agg);
+  const TopoDevice *d = &c->device;
+
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      json_builder_begin_object (b);
+#define I(k, v) G_STMT_START { json_builder_set_member_name (b, k); \
+      json_builder_add_int_value (b, (gint64) (v)); } G_STMT_END
+#define D(k, v) G_STMT_START { json_builder_set_member_name (b, k); \
+      json_builder_add_double_value (b, (double) (v)); } G_STMT_END
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, c->name);
+      json_builder_set_member_name (b, "description");
+      json_builder_add_string_value (b, c->description ? c->description : "");
+      I ("gpus", agg.gpus);
+      I ("hbm_bytes", agg.hbm_bytes);
+      I ("fp32_cores", agg.fp32_cores);
+      I ("tensor_cores", agg.tensor_cores);
+      json_builder_set_member_name (b, "peak_flops");
+      json_builder_begin_object (b);
+      for (int t = 0; t < TOPO_DTYPE_N; t++)
+        if (agg.peak_flops[t] > 0)
+          D (topo_dtype_name (t), agg.peak_flops[t]);
+      json_builder_end_object (b);
+      json_builder_set_member_name (b, "device");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, d->name);
+      json_builder_set_member_name (b, "peak_flops");
+      json_builder_begin_object (b);
+      for (int t = 0; t < TOPO_DTYPE_N; t++)
+        if (d->peak_flops[t] > 0)
+          D (topo_dtype_name (t), d->peak_flops[t]);
+      json_builder_end_object (b);
+      I ("hbm_bytes", d->hbm_bytes);
+      D ("hbm_Bps", d->hbm_Bps);
+      I ("sms", d->sms);
+      I ("fp32_cores_per_sm", d->fp32_cores_per_sm);
+      I ("tensor_cores_per_sm", d->tensor_cores_per_sm);
+      D ("clock_hz", d->clock_hz);
+      D ("gemm_efficiency", d->gemm_efficiency);
+      I ("nics_per_device", c->nics_per_device);
+      D ("nic_Bps", c->nic_Bps);
+      json_builder_end_object (b);
+      json_builder_set_member_name (b, "levels");
+      json_builder_begin_array (b);
+      for (guint l = 0; l < c->n_levels; l++)
+        {
+          const TopoLevel *lv = &c->levels[l];
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "name");
+          json_builder_add_string_value (b, lv->name);
+          I ("count", lv->count);
+          I ("devices", topo_cluster_level_size (c, l));
+          D ("bw_Bps", lv->bw_Bps);
+          D ("busbw_Bps", lv->busbw_Bps);
+          D ("latency_s", lv->latency_s);
+          D ("oversubscription", lv->oversubscription);
+          json_builder_set_member_name (b, "source");
+          json_builder_add_string_value (b, lv->source ? lv->source : "");
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+#undef I
+#undef D
+      json_builder_end_object (b);
+      cli_print_json (b);
+      return CLI_EXIT_OK;
+    }
+
+  printf ("cluster %s  (%s)\n", c->name, c->source);
+  if (c->description)
+    printf ("  %s\n", c->description);
+  printf ("\ndevice %s: %s BF16 dense, %s HBM at %s, %u SMs, %d x %s NIC\n", d->name,
+          cli_fmt_si (d->peak_flops[TOPO_DTYPE_BF16], "FLOP/s"), cli_fmt_bytes (d->hbm_bytes),
+          cli_fmt_si (d->hbm_Bps, "B/s"), d->sms, c->nics_per_device,
+          cli_fmt_si (c->nic_Bps * 8, "b/s"));
+  printf ("\n  %-10s %8s %10s %16s %14s %10s %8s\n", "level", "count", "devices",
+          "bw/dir/device", "busbw", "latency", "oversub");
+  for (guint l = 0; l < c->n_levels; l++)
+    {
+      const TopoLevel *lv = &c->levels[l];
+      char lat[32], over[16];
+      g_snprintf (lat, sizeof lat, "%.2f us", lv->latency_s * 1e6);
+      g_snprintf (over, sizeof over, "1:%g", lv->oversubscription);
+      printf ("  %-10s %8" G_GUINT64_FORMAT " %10s %16s %14s %10s %8s\n", lv->name, lv->count,
+              cli_fmt_count (topo_cluster_level_size (c, l)), cli_fmt_si (lv->bw_Bps, "B/s"),
+              lv->busbw_Bps > 0 ? cli_fmt_si (lv->busbw_Bps, "B/s") : "-", lat, over);
+    }
+  printf ("\ntotals\n");
+  printf ("  %-22s %s\n", "GPUs", cli_fmt_count (agg.gpus));
+  printf ("  %-22s %s (%s bytes)\n", "HBM", cli_fmt_bytes ((double) agg.hbm_bytes),
+          cli_fmt_count (agg.hbm_bytes));
+  if (agg.fp32_cores)
+    printf ("  %-22s %s\n", "FP32 cores", cli_fmt_count (agg.fp32_cores));
+  if (agg.tensor_cores)
+    printf ("  %-22s %s\n", "tensor cores", cli_fmt_count (agg.tensor_cores));
+  for (int t = 0; t < TOPO_DTYPE_N; t++)
+    if (agg.peak_flops[t] > 0)
+      {
+        char label[32];
+        g_snprintf (label, sizeof label, "peak %s (dense)", topo_dtype_name (t));
+        printf ("  %-22s %s\n", label, cli_fmt_si (agg.peak_flops[t], "FLOP/s"));
+      }
+  return CLI_EXIT_OK;
+}
+
+int
+cli_cmd_show (int argc, char **argv)
+{
+  gboolean json = FALSE;
+  int seq = 0;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
+    { "seq-length", 0, 0, G_OPTION_ARG_INT, &seq, "Sequence length for FLOPs (model)", "S" },
+    { "seq", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &seq, NULL, "S" },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) octx = g_option_context_new ("model|cluster NAME|FILE");
+  g_option_context_set_summary (octx, "Show a model (parameters, layer shapes, FLOPs per "
+                                "token) or a cluster (levels, counts, aggregates).");
+  g_option_context_add_main_entries (octx, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (octx, &argc, &argv, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem show --help)", error->message);
+  if (argc != 3)
+    return cli_fail (CLI_EXIT_USAGE, "show needs what and a name (hint: tandem show model "
+                     "llama3-8b, tandem show cluster h100-24k)");
+  if (seq < 0)
+    return cli_fail (CLI_EXIT_USAGE, "--seq-length must be positive");
+  if (g_str_equal (argv[1], "model"))
+    return show_model (argv[2], seq, json);
+  if (g_str_equal (argv[1], "cluster"))
+    return show_cluster (argv[2], json);
+  return cli_fail (CLI_EXIT_USAGE, "cannot show '%s' (hint: model or cluster)", argv[1]);
+}

@@ -1,0 +1,69 @@
+/* cli/main.c - the `tandem` program: thin subcommands over the modules. */
+#include "config.h"
+#include "cli/cli.h"
+
+#include <locale.h>
+#include <stdio.h>
+
+typedef struct {
+  const char *name;
+  int (*run) (int argc, char **argv);
+  const char *about;
+} CliCommand;
+
+static const CliCommand commands[] = {
+  { "show",   cli_cmd_show,   "show model|cluster NAME|FILE: parameters, shapes, FLOPs; levels, aggregates" },
+  { "plan",   cli_cmd_plan,   "plan show [plan flags]: degrees, pipeline stages, rank layout" },
+  { "memory", cli_cmd_memory, "memory [plan flags]: peak memory per GPU by category and stage" },
+};
+
+static void
+usage (FILE *out)
+{
+  fprintf (out, "tandem %s - predict and measure distributed LLM training\n\n"
+           "usage: tandem COMMAND [options]    (tandem COMMAND --help for its options)\n\n",
+           TANDEM_VERSION);
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-8s %s\n", commands[i].name, commands[i].about);
+  fprintf (out, "\nPresets: tandem show model NAME and tandem show cluster NAME accept:\n  models:");
+  g_auto (GStrv) models = model_preset_names ();
+  for (guint i = 0; models && models[i]; i++)
+    fprintf (out, " %s", models[i]);
+  fprintf (out, "\n  clusters:");
+  g_auto (GStrv) clusters = topo_preset_names ();
+  for (guint i = 0; clusters && clusters[i]; i++)
+    fprintf (out, " %s", clusters[i]);
+  fprintf (out, "\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "C");
+  if (argc < 2)
+    {
+      usage (stderr);
+      return CLI_EXIT_USAGE;
+    }
+  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h")
+      || g_str_equal (argv[1], "help"))
+    {
+      usage (stdout);
+      return CLI_EXIT_OK;
+    }
+  if (g_str_equal (argv[1], "--version"))
+    {
+      printf ("tandem %s\n", TANDEM_VERSION);
+      return CLI_EXIT_OK;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (g_str_equal (argv[1], commands[i].name))
+      {
+        /* The subcommand sees argv[0] = "tandem COMMAND" for its --help. */
+        g_autofree char *prog = g_strdup_printf ("tandem %s", commands[i].name);
+        g_set_prgname (prog);
+        argv[1] = prog;
+        return commands[i].run (argc - 1, argv + 1);
+      }
+  return cli_fail (CLI_EXIT_USAGE, "unknown command '%s' (hint: tandem --help)", argv[1]);
+}

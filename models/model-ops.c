@@ -1,0 +1,145 @@
+/* models/model-ops.c - the op list of one micro-batch: embedding, one representative
+ * transformer block, head. The step program (plan/) instantiates the block once per layer
+ * and splits shapes by the plan's TP/CP/SP; here every shape is for the unsplit model.
+ *
+ * FLOP counts (forward, whole op):
+ *  - GEMM: 2*m*n*k (one multiply and one add per MAC); bias adds are not counted, as in
+ *    every convention of model-flops.c.
+ *  - Attention core: QK^T and AV are each 2*b*s_q*s_kv*heads*head_dim, so the full
+ *    (non-causal) count is 4*b*s_q*s_kv*heads*head_dim; causal masking halves it
+ *    (FlashAttention skips the masked tiles). Softmax is not counted.
+ *  - Element-wise work, counted per element touched (approximate; these ops are
+ *    memory-bound, their FLOPs are reported but never drive the roofline):
+ *      RMSNorm 4 (square, accumulate, scale by rsqrt, weight)
+ *      LayerNorm 7 (accumulate mean, subtract, square, accumulate, scale, weight, bias)
+ *      rotary 3 per element of Q and K (two multiplies, one add)
+ *      SwiGLU 5 per output element (sigmoid as exp, add, divide; x*sigmoid; gate product)
+ *      GeLU 8 per element (tanh approximation: cube, 2 mul, add, tanh, add, 2 mul)
+ *      residual add 1; learned position add 1; token lookup 0
+ *      loss 5 per logit (max, subtract, exp, sum, and the per-row log amortised)
+ * The weight_params of all ops (embedding + L x block + head) sum to the total of
+ * model_spec_params; a tied output head owns no weight (the embedding does). */
+#include "models/model.h"
+
+#define NORM_FLOPS_RMS 4.0
+#define NORM_FLOPS_LAYER 7.0
+#define ROTARY_FLOPS 3.0
+#define SWIGLU_FLOPS 5.0
+#define GELU_FLOPS 8.0
+#define RESIDUAL_FLOPS 1.0
+#define LOSS_FLOPS 5.0
+
+static void
+append_gemm (GArray *ops, const char *name, ModelPart part, guint64 m, guint64 k, guint64 n,
+             gboolean bias, char tp_split)
+{
+  ModelOp op = { 0 };
+  op.name = name;
+  op.kind = MODEL_OP_GEMM;
+  op.part = part;
+  op.m = m;
+  op.k = k;
+  op.n = n;
+  op.fwd_flops = 2.0 * (double) m * (double) n * (double) k;
+  op.fwd_flops_full = op.fwd_flops;
+  op.weight_params = k * n + (bias ? n : 0);
+  op.tp_split = tp_split;
+  g_array_append_val (ops, op);
+}
+
+static void
+append_simple (GArray *ops, const char *name, ModelOpKind kind, ModelPart part,
+               guint64 elements, double flops_per_element, guint64 weight_params,
+               char tp_split)
+{
+  ModelOp op = { 0 };
+  op.name = name;
+  op.kind = kind;
+  op.part = part;
+  op.elements = elements;
+  op.fwd_flops = flops_per_element * (double) elements;
+  op.fwd_flops_full = op.fwd_flops;
+  op.weight_params = weight_params;
+  op.tp_split = tp_split;
+  g_array_append_val (ops, op);
+}
+
+guint
+model_spec_ops (const ModelSpec *spec, guint64 b, guint64 seq, GArray *ops)
+{
+  g_return_val_if_fail (spec != NULL && ops != NULL, 0);
+  g_return_val_if_fail (g_array_get_element_size (ops) == sizeof (ModelOp), 0);
+  g_return_val_if_fail (b > 0 && seq > 0, 0);
+
+  const guint before = ops->len;
+  const guint64 h = spec->hidden, f = spec->ffn_hidden, V = spec->vocab;
+  const guint64 a = spec->n_heads, g = spec->n_kv_heads, d = spec->head_dim;
+  const guint64 m = b * seq;                               /* tokens of the micro-batch */
+  const gboolean rms = spec->norm == MODEL_NORM_RMS;
+  const guint64 norm_w = rms ? h : 2 * h;
+  const double norm_flops = rms ? NORM_FLOPS_RMS : NORM_FLOPS_LAYER;
+  ModelParams p;
+  model_spec_params (spec, &p);
+
+  /* Embedding: vocab-parallel table (Megatron VocabParallelEmbedding). */
+  append_simple (ops, "embedding", MODEL_OP_EMBEDDING, MODEL_PART_EMBEDDING, m * h,
+                 spec->pos == MODEL_POS_LEARNED ? RESIDUAL_FLOPS : 0.0, p.input_embedding,
+                 'v');
+
+  /* Block: pre-norm attention then pre-norm MLP (Llama, GPT-2, OPT-large; GPT-NeoX's
+   * parallel residual has the same ops). */
+  append_simple (ops, "attn_norm", MODEL_OP_NORM, MODEL_PART_LAYER, m * h, norm_flops,
+                 norm_w, 'n');
+  append_gemm (ops, "qkv", MODEL_PART_LAYER, m, h, (a + 2 * g) * d, spec->attn_bias, 'c');
+  if (spec->pos == MODEL_POS_ROTARY)
+    append_simple (ops, "rotary", MODEL_OP_ELEMENTWISE, MODEL_PART_LAYER, m * (a + g) * d,
+                   ROTARY_FLOPS, 0, 'h');
+
+  ModelOp attn = { 0 };
+  attn.name = "attn_core";
+  attn.kind = MODEL_OP_ATTENTION;
+  attn.part = MODEL_PART_LAYER;
+  attn.b = b;
+  attn.heads = a;
+  attn.kv_heads = g;
+  attn.s_q = seq;
+  attn.s_kv = seq;
+  attn.head_dim = d;
+  attn.causal = TRUE;
+  attn.fwd_flops_full = 4.0 * (double) b * (double) seq * (double) seq * (double) a
+                        * (double) d;
+  attn.fwd_flops = attn.fwd_flops_full / 2.0;
+  attn.tp_split = 'h';
+  g_array_append_val (ops, attn);
+
+  append_gemm (ops, "attn_out", MODEL_PART_LAYER, m, a * d, h, spec->attn_bias, 'r');
+  append_simple (ops, "attn_residual", MODEL_OP_ELEMENTWISE, MODEL_PART_LAYER, m * h,
+                 RESIDUAL_FLOPS, 0, 'n');
+  append_simple (ops, "mlp_norm", MODEL_OP_NORM, MODEL_PART_LAYER, m * h, norm_flops,
+                 norm_w, 'n');
+  if (spec->mlp == MODEL_MLP_SWIGLU)
+    {
+      /* gate and up fused into one h x 2f GEMM (Megatron linear_fc1 with SwiGLU). */
+      append_gemm (ops, "mlp_up", MODEL_PART_LAYER, m, h, 2 * f, spec->mlp_bias, 'c');
+      append_simple (ops, "mlp_act", MODEL_OP_ELEMENTWISE, MODEL_PART_LAYER, m * f,
+                     SWIGLU_FLOPS, 0, 'c');
+    }
+  else
+    {
+      append_gemm (ops, "mlp_up", MODEL_PART_LAYER, m, h, f, spec->mlp_bias, 'c');
+      append_simple (ops, "mlp_act", MODEL_OP_ELEMENTWISE, MODEL_PART_LAYER, m * f,
+                     GELU_FLOPS, 0, 'c');
+    }
+  append_gemm (ops, "mlp_down", MODEL_PART_LAYER, m, f, h, spec->mlp_bias, 'r');
+  append_simple (ops, "mlp_residual", MODEL_OP_ELEMENTWISE, MODEL_PART_LAYER, m * h,
+                 RESIDUAL_FLOPS, 0, 'n');
+
+  /* Head: the logits GEMM is vocab-parallel; a tied head reads the embedding's table. */
+  append_simple (ops, "final_norm", MODEL_OP_NORM, MODEL_PART_HEAD, m * h, norm_flops,
+                 norm_w, 'n');
+  append_gemm (ops, "logits", MODEL_PART_HEAD, m, h, V, FALSE, 'v');
+  g_array_index (ops, ModelOp, ops->len - 1).weight_params = p.output_head;
+  append_simple (ops, "loss", MODEL_OP_LOSS, MODEL_PART_HEAD, m * V, LOSS_FLOPS, 0, 'v');
+
+  return ops->len - before;
+}

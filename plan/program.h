@@ -1,0 +1,174 @@
+/* plan/program.h - the step program: the contract that pairs prediction and execution.
+ *
+ * Contract (DESIGN.md section 3):
+ *  - Built once from (ModelSpec, resolved Plan, PlanLayout). sim/ schedules its tasks on
+ *    modelled resources; exec/ runs the same tasks on real streams. Nothing in it is
+ *    specific to the simulator: durations are not stored here.
+ *  - One representative rank per pipeline stage (all ranks of a stage run the same
+ *    program). Stage s holds tasks[stages[s].first .. + stages[s].n_tasks].
+ *  - A task runs on one stream of its stage. Tasks of a stream run one at a time in the
+ *    order they appear in the stage's task list (the schedule decides that order); a
+ *    task starts when it is first in its stream and all its dependencies have finished.
+ *  - Dependencies are global task indices; the only cross-stage dependency is a RECV on
+ *    its matching SEND (`peer_task`).
+ *  - Compute tasks point at a ProgBlock: a short list of ops already split for one rank
+ *    (TP/CP/SP divisions applied), shared by all tasks of the same shape.
+ *  - FLOPs per task are per rank: model FLOPs (forward + backward of the model, no
+ *    recompute, causal attention halved) and hardware FLOPs (what the GPU executes,
+ *    recompute included). Sums over a stage give MFU/HFU numerators. */
+#pragma once
+
+#include <glib.h>
+#include "models/model.h"
+#include "plan/plan.h"
+#include "plan/layout.h"
+#include "plan/collective.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  PROG_STREAM_COMPUTE,
+  PROG_STREAM_TP,
+  PROG_STREAM_CP,
+  PROG_STREAM_DP,       /* gradient reduce-scatter / all-reduce, parameter all-gather */
+  PROG_STREAM_PP_SEND,  /* point-to-point sends to neighbouring stages */
+  PROG_STREAM_PP_RECV,
+  PROG_STREAM_N,
+} ProgStream;
+
+/* Communication kinds, as reported (exposed communication by kind). */
+typedef enum {
+  PROG_COMM_TP,
+  PROG_COMM_CP,
+  PROG_COMM_PP,
+  PROG_COMM_DP,
+  PROG_COMM_N,
+} ProgCommKind;
+
+typedef enum {
+  PROG_TASK_COMPUTE,
+  PROG_TASK_COLL,
+  PROG_TASK_SEND,
+  PROG_TASK_RECV,
+} ProgTaskKind;
+
+typedef enum {
+  PROG_PHASE_FORWARD,
+  PROG_PHASE_BACKWARD,
+  PROG_PHASE_RECOMPUTE,
+  PROG_PHASE_OPTIMIZER,
+} ProgPhase;
+
+/* What a compute block is, for the engine's math and for traces. */
+typedef enum {
+  PROG_BLOCK_EMBED,        /* token embedding lookup (first stage) */
+  PROG_BLOCK_ATTN,         /* norm, QKV, rotary, attention core, out proj, residual */
+  PROG_BLOCK_ATTN_PART,    /* one CP ring step of the attention core */
+  PROG_BLOCK_MLP,          /* norm, up/gate, activation, down, residual */
+  PROG_BLOCK_HEAD,         /* final norm, logits, loss (last stage) */
+  PROG_BLOCK_OPTIMIZER,    /* AdamW over the rank's parameter shard */
+} ProgBlockKind;
+
+typedef struct {
+  ProgBlockKind kind;
+  ProgPhase     phase;
+  guint         first_op;    /* into ProgProgram.ops */
+  guint         n_ops;
+  double        model_flops; /* per rank */
+  double        hw_flops;    /* per rank */
+  const char   *name;        /* "attn_fwd", "mlp_bwd", ... (static) */
+} ProgBlock;
+
+typedef struct {
+  guint32      id;          /* index in ProgProgram.tasks */
+  guint8       kind;        /* ProgTaskKind */
+  guint8       stream;      /* ProgStream */
+  guint8       phase;       /* ProgPhase */
+  guint8       comm;        /* ProgCommKind for COLL/SEND/RECV */
+  guint8       coll;        /* PlanColl for COLL */
+  guint8       axis;        /* PlanAxis for COLL */
+  gint16       stage;
+  gint16       mb;          /* micro-batch, -1 for per-step tasks */
+  gint16       chunk;       /* virtual chunk (model chunk = chunk * pp + stage) */
+  gint16       layer;       /* global layer index, -1 for embedding/head/optimizer */
+  guint32      block;       /* COMPUTE: index into blocks */
+  guint32      dep_first;   /* into deps */
+  guint32      n_deps;
+  gint32       peer_stage;  /* SEND/RECV */
+  gint32       peer_task;   /* RECV: the matching SEND's id; SEND: the RECV's id */
+  double       bytes;       /* COLL/SEND/RECV: nccl-tests size per rank */
+  double       model_flops; /* per rank */
+  double       hw_flops;    /* per rank */
+} ProgTask;
+
+typedef struct {
+  guint32 first;            /* first task of the stage */
+  guint32 n_tasks;
+  int     layers;
+  double  model_flops;      /* per rank, whole step */
+  double  hw_flops;
+} ProgStage;
+
+typedef struct {
+  /* inputs, referenced */
+  ModelSpec   *model;       /* ref held */
+  Plan         plan;        /* copy */
+  int          n_stages;
+  ProgStage   *stages;
+  GArray      *tasks;       /* ProgTask */
+  GArray      *deps;        /* guint32 task ids */
+  GArray      *blocks;      /* ProgBlock */
+  GArray      *ops;         /* ModelOp, split for one rank */
+  TopoDtype    compute_dtype;
+  /* whole-step totals over all GPUs, for MFU/HFU */
+  double       tokens_per_step;
+  double       hw_flops_per_step;
+} ProgProgram;
+
+/* One schedule fills, for one stage, the order of its compute units. */
+typedef struct {
+  guint8  backward;   /* 0 forward, 1 backward */
+  gint16  mb;
+  gint16  chunk;
+} ProgSlot;
+
+typedef struct {
+  const char  *name;        /* PyTorch's spelling */
+  PlanSchedule id;
+  const char  *about;
+  /* Appends the slots of `stage` (0..pp-1) for m micro-batches and v chunks. */
+  void (*build) (int pp, int v, int m, int stage, GArray *slots);
+} ProgSchedOps;
+
+extern const ProgSchedOps prog_sched_gpipe;
+extern const ProgSchedOps prog_sched_1f1b;
+extern const ProgSchedOps prog_sched_interleaved;
+const ProgSchedOps *prog_sched_lookup (PlanSchedule id);
+
+ProgProgram *prog_program_new  (const ModelSpec *model, const Plan *plan,
+                                const PlanLayout *layout, GError **error);
+void         prog_program_free (ProgProgram *prog);
+
+static inline const ProgTask *
+prog_task (const ProgProgram *p, guint32 id)
+{
+  return &g_array_index (p->tasks, ProgTask, id);
+}
+static inline const guint32 *
+prog_task_deps (const ProgProgram *p, const ProgTask *t)
+{
+  return &g_array_index (p->deps, guint32, t->dep_first);
+}
+static inline const ProgBlock *
+prog_block (const ProgProgram *p, guint32 id)
+{
+  return &g_array_index (p->blocks, ProgBlock, id);
+}
+
+const char *prog_stream_name (ProgStream s);   /* "compute", "tp", ... */
+const char *prog_comm_name   (ProgCommKind k); /* "tp", "cp", "pp", "dp" */
+const char *prog_phase_name  (ProgPhase p);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProgProgram, prog_program_free)
+
+G_END_DECLS

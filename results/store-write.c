@@ -1,0 +1,265 @@
+/* results/store-write.c - inserts. Each public function is one transaction
+ * (BEGIN IMMEDIATE ... COMMIT, ROLLBACK on any failure), so other connections see all
+ * of a run's rows or none of them. */
+#include "results/store-private.h"
+
+#include <math.h>
+
+#include "config.h"
+
+/* Binds a run's row; NULL host means this machine. */
+static gint64
+insert_run (ResStore *store, const ResRunInfo *info, ResRunStatus status, GError **error)
+{
+  g_return_val_if_fail ((guint) info->kind < RES_KIND_N, -1);
+  g_return_val_if_fail ((guint) status < RES_STATUS_N, -1);
+
+  sqlite3_stmt *stmt = res_store_stmt (store, RES_STMT_INSERT_RUN, error);
+  if (stmt == NULL)
+    return -1;
+  res_bind_text (stmt, 1, res_run_kind_to_string (info->kind));
+  res_bind_text (stmt, 2, res_run_status_to_string (status));
+  res_bind_text (stmt, 3, TANDEM_VERSION);
+  res_bind_text (stmt, 4, info->host != NULL ? info->host : g_get_host_name ());
+  res_bind_text (stmt, 5, info->model);
+  res_bind_text (stmt, 6, info->cluster);
+  res_bind_text (stmt, 7, info->plan);
+  res_bind_text (stmt, 8, info->plan_json);
+  res_bind_text (stmt, 9, info->model_json);
+  res_bind_text (stmt, 10, info->cluster_json);
+  res_bind_int_or_null (stmt, 11, info->world_size, 1);
+  res_bind_text (stmt, 12, info->note);
+  res_bind_text (stmt, 13, info->error);
+  if (!res_store_step_done (store, stmt, "cannot insert a run into", error))
+    return -1;
+  return sqlite3_last_insert_rowid (store->db);
+}
+
+/* Binds the 17 metric columns from ?2 in METRIC_NAMES order; returns the next index. */
+static int
+bind_metrics (sqlite3_stmt *stmt, const ResMetrics *m)
+{
+  int c = 2;
+  res_bind_double (stmt, c++, m->step_time_s);
+  res_bind_double (stmt, c++, m->tokens_per_s);
+  res_bind_double (stmt, c++, m->tflops_per_gpu);
+  res_bind_text (stmt, c++, m->mfu_json);
+  res_bind_text (stmt, c++, m->hfu_json);
+  res_bind_double (stmt, c++, m->bubble_fraction);
+  res_bind_double (stmt, c++, m->compute_s);
+  for (guint i = 0; i < RES_COMM_N; i++)
+    res_bind_double (stmt, c++, m->exposed_s[i]);
+  res_bind_double (stmt, c++, m->overlap_ratio);
+  res_bind_int_or_null (stmt, c++, m->peak_memory_bytes, 0);
+  res_bind_int_or_null (stmt, c++, m->fits, 0);
+  res_bind_text (stmt, c++, m->memory_json);
+  res_bind_text (stmt, c++, m->extra_json);
+  g_assert (c == 2 + RES_N_METRIC_COLUMNS);
+  return c;
+}
+
+static gboolean
+insert_prediction (ResStore *store, gint64 run_id, const ResMetrics *m, GError **error)
+{
+  sqlite3_stmt *stmt = res_store_stmt (store, RES_STMT_INSERT_PREDICTION, error);
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, run_id);
+  int c = bind_metrics (stmt, m);
+  res_bind_double (stmt, c, m->sim_wall_s);
+  return res_store_step_done (store, stmt, "cannot insert a prediction into", error);
+}
+
+static gboolean
+insert_measurement (ResStore *store, gint64 run_id, const ResMetrics *m,
+                    const ResMeasureInfo *mi, GError **error)
+{
+  sqlite3_stmt *stmt = res_store_stmt (store, RES_STMT_INSERT_MEASUREMENT, error);
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, run_id);
+  int c = bind_metrics (stmt, m);
+  if (mi != NULL)
+    {
+      res_bind_int_or_null (stmt, c, mi->steps, 0);
+      res_bind_int_or_null (stmt, c + 1, mi->warmup, 0);
+      res_bind_int_or_null (stmt, c + 2, mi->ranks, 1);
+      res_bind_text (stmt, c + 3, mi->step_times_json);
+    }
+  return res_store_step_done (store, stmt, "cannot insert a measurement into", error);
+}
+
+static gboolean
+insert_phases (ResStore *store, gint64 run_id, const ResPhase *phases, guint n,
+               GError **error)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      const ResPhase *p = &phases[i];
+      g_return_val_if_fail ((guint) p->source < RES_SOURCE_N, FALSE);
+      sqlite3_stmt *stmt = res_store_stmt (store, RES_STMT_INSERT_PHASE, error);
+      if (stmt == NULL)
+        return FALSE;
+      sqlite3_bind_int64 (stmt, 1, run_id);
+      res_bind_text (stmt, 2, res_source_to_string (p->source));
+      sqlite3_bind_int64 (stmt, 3, p->rank);
+      res_bind_text (stmt, 4, p->kind);
+      res_bind_double (stmt, 5, p->busy_s);
+      res_bind_double (stmt, 6, p->exposed_s);
+      if (!res_store_step_done (store, stmt, "cannot insert a phase into", error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The one shape of every run insert: the run row, then whichever children are given,
+ * all in one transaction. */
+static gint64
+add_run_rows (ResStore *store, const ResRunInfo *info, ResRunStatus status,
+              const ResMetrics *pred, const ResMetrics *meas, const ResMeasureInfo *mi,
+              const ResPhase *phases, guint n_phases,
+              const ResValidationRow *rows, guint n_rows, GError **error)
+{
+  if (!res_store_begin (store, error))
+    return -1;
+
+  gint64 run_id = insert_run (store, info, status, error);
+  if (run_id < 0)
+    goto fail;
+  if (pred != NULL && !insert_prediction (store, run_id, pred, error))
+    goto fail;
+  if (meas != NULL && !insert_measurement (store, run_id, meas, mi, error))
+    goto fail;
+  if (!insert_phases (store, run_id, phases, n_phases, error))
+    goto fail;
+  for (guint i = 0; i < n_rows; i++)
+    {
+      const ResValidationRow *r = &rows[i];
+      sqlite3_stmt *stmt = res_store_stmt (store, RES_STMT_INSERT_VALIDATION, error);
+      if (stmt == NULL)
+        goto fail;
+      /* err_pct = 100 (predicted - measured) / measured when not given. */
+      double err = r->err_pct;
+      if (isnan (err) && r->measured_step_s != 0)
+        err = 100.0 * (r->predicted_step_s - r->measured_step_s) / r->measured_step_s;
+      sqlite3_bind_int64 (stmt, 1, run_id);
+      sqlite3_bind_int64 (stmt, 2, r->row_id);
+      res_bind_double (stmt, 3, r->predicted_step_s);
+      res_bind_double (stmt, 4, r->measured_step_s);
+      res_bind_double (stmt, 5, err);
+      if (!res_store_step_done (store, stmt, "cannot insert a validation row into", error))
+        goto fail;
+    }
+  if (!res_store_commit (store, error))
+    goto fail;
+  return run_id;
+
+fail:
+  res_store_rollback (store);
+  return -1;
+}
+
+gint64
+res_store_add_prediction (ResStore *store, const ResRunInfo *info, const ResMetrics *pred,
+                          const ResPhase *phases, guint n_phases, GError **error)
+{
+  g_return_val_if_fail (store != NULL && info != NULL && pred != NULL, -1);
+  g_return_val_if_fail (phases != NULL || n_phases == 0, -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+  return add_run_rows (store, info, info->status, pred, NULL, NULL, phases, n_phases,
+                       NULL, 0, error);
+}
+
+gint64
+res_store_add_run (ResStore *store, const ResRunInfo *info, const ResMetrics *pred,
+                   const ResMetrics *meas, const ResMeasureInfo *mi,
+                   const ResPhase *phases, guint n_phases, GError **error)
+{
+  g_return_val_if_fail (store != NULL && info != NULL && meas != NULL, -1);
+  g_return_val_if_fail (phases != NULL || n_phases == 0, -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+  return add_run_rows (store, info, info->status, pred, meas, mi, phases, n_phases,
+                       NULL, 0, error);
+}
+
+gint64
+res_store_add_failed_run (ResStore *store, const ResRunInfo *info, GError **error)
+{
+  g_return_val_if_fail (store != NULL && info != NULL, -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+  ResRunStatus status = info->status == RES_STATUS_OOM ? RES_STATUS_OOM : RES_STATUS_FAILED;
+  return add_run_rows (store, info, status, NULL, NULL, NULL, NULL, 0, NULL, 0, error);
+}
+
+gint64
+res_store_add_validation (ResStore *store, const ResRunInfo *info,
+                          const ResValidationRow *rows, guint n_rows, GError **error)
+{
+  g_return_val_if_fail (store != NULL && info != NULL, -1);
+  g_return_val_if_fail (rows != NULL || n_rows == 0, -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+  return add_run_rows (store, info, info->status, NULL, NULL, NULL, NULL, 0, rows, n_rows,
+                       error);
+}
+
+gint64
+res_store_add_profile (ResStore *store, const char *backend, const char *host,
+                       const char *name, const char *profile_json, GError **error)
+{
+  g_return_val_if_fail (store != NULL && backend != NULL && profile_json != NULL, -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+
+  if (!res_store_begin (store, error))
+    return -1;
+  sqlite3_stmt *stmt = res_store_stmt (store, RES_STMT_INSERT_PROFILE, error);
+  if (stmt == NULL)
+    goto fail;
+  res_bind_text (stmt, 1, backend);
+  res_bind_text (stmt, 2, host != NULL ? host : g_get_host_name ());
+  res_bind_text (stmt, 3, name);
+  res_bind_text (stmt, 4, TANDEM_VERSION);
+  res_bind_text (stmt, 5, profile_json);
+  if (!res_store_step_done (store, stmt, "cannot insert a profile into", error))
+    goto fail;
+  gint64 id = sqlite3_last_insert_rowid (store->db);
+  if (!res_store_commit (store, error))
+    goto fail;
+  return id;
+
+fail:
+  res_store_rollback (store);
+  return -1;
+}
+
+gboolean
+res_store_import_published (ResStore *store, const ResPublishedRow *rows, guint n_rows,
+                            GError **error)
+{
+  g_return_val_if_fail (store != NULL && (rows != NULL || n_rows == 0), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!res_store_begin (store, error))
+    return FALSE;
+  for (guint i = 0; i < n_rows; i++)
+    {
+      const ResPublishedRow *r = &rows[i];
+      sqlite3_stmt *stmt = res_store_stmt (store, RES_STMT_UPSERT_PUBLISHED, error);
+      if (stmt == NULL)
+        goto fail;
+      sqlite3_bind_int64 (stmt, 1, r->row_id);
+      res_bind_text (stmt, 2, r->source);
+      res_bind_text (stmt, 3, r->model);
+      res_bind_text (stmt, 4, r->gpu_type);
+      res_bind_int_or_null (stmt, 5, r->n_gpus, 1);
+      res_bind_text (stmt, 6, r->row_json);
+      if (!res_store_step_done (store, stmt, "cannot import a published row into", error))
+        goto fail;
+    }
+  if (!res_store_commit (store, error))
+    goto fail;
+  return TRUE;
+
+fail:
+  res_store_rollback (store);
+  return FALSE;
+}
