@@ -1,0 +1,215 @@
+/* tests/cli/test-cli.c - the `tandem` program end to end: JSON contracts, readable
+ * tables, and bad input answered with exit status 2 and one clear line.
+ * TANDEM_EXE (set by tests/cli/meson.build) is the binary under test. */
+#include <glib.h>
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+typedef struct {
+  int   status;
+  char *out;
+  char *err;
+} RunResult;
+
+static void
+run_result_clear (RunResult *r)
+{
+  g_clear_pointer (&r->out, g_free);
+  g_clear_pointer (&r->err, g_free);
+}
+
+/* Runs tandem with the space-separated arguments; "{DATA}" expands to tests/data. */
+static void
+run_tandem (const char *args, RunResult *r)
+{
+  const char *exe = g_getenv ("TANDEM_EXE");
+  g_assert_nonnull (exe);
+  g_autofree char *data = g_test_build_filename (G_TEST_DIST, "data", NULL);
+  g_auto (GStrv) words = g_strsplit (args, " ", -1);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (argv, g_strdup (exe));
+  for (guint i = 0; words[i]; i++)
+    {
+      if (*words[i] == '\0')
+        continue;
+      GString *w = g_string_new (words[i]);
+      g_string_replace (w, "{DATA}", data, 0);
+      g_ptr_array_add (argv, g_string_free (w, FALSE));
+    }
+  g_ptr_array_add (argv, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv->pdata,
+                                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                                    | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
+  g_assert_no_error (error);
+  r->status = g_subprocess_get_exit_status (proc);
+}
+
+static JsonObject *
+parse_object (const char *text, JsonParser *parser)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_data (parser, text, -1, &error));
+  g_assert_no_error (error);
+  JsonNode *root = json_parser_get_root (parser);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (root));
+  return json_node_get_object (root);
+}
+
+/* Llama 3.1 8B: 8,030,261,248 parameters; every FLOP convention present. */
+static void
+test_show_model_json (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("show model llama3-8b --json --seq-length 8192", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = parse_object (r.out, p);
+  g_assert_cmpint (json_object_get_int_member (o, "params"), ==, 8030261248);
+  JsonObject *f = json_object_get_object_member (o, "flops_per_token");
+  const char *convs[] = { "megatron96", "megatron72", "mcore", "causal", "palm" };
+  for (guint i = 0; i < G_N_ELEMENTS (convs); i++)
+    g_assert_true (json_object_has_member (f, convs[i]));
+  /* causal at s = 8192: 51.5 GFLOP/token (published-runs.md convention 4) */
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (f, "causal") / 1e9, 51.5, 0.05);
+  run_result_clear (&r);
+
+  run_tandem ("show model llama3-405b", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "405,853,388,800"));
+  run_result_clear (&r);
+}
+
+/* h100-24k: 24,576 GPUs; 24,576 x 80 GiB = 2,111,062,325,329,920 bytes (1.875 PiB);
+ * 24,576 x 132 x 128 = 415,236,096 FP32 cores; 24,576 x 132 x 4 = 12,976,128 tensor
+ * cores; 24,576 x 989.4e12 = 2.4315e19 FLOP/s BF16. */
+static void
+test_show_cluster_json (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("show cluster h100-24k --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = parse_object (r.out, p);
+  g_assert_cmpint (json_object_get_int_member (o, "gpus"), ==, 24576);
+  g_assert_cmpint (json_object_get_int_member (o, "hbm_bytes"), ==, 2111062325329920);
+  g_assert_cmpint (json_object_get_int_member (o, "fp32_cores"), ==, 415236096);
+  g_assert_cmpint (json_object_get_int_member (o, "tensor_cores"), ==, 12976128);
+  JsonObject *peak = json_object_get_object_member (o, "peak_flops");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (peak, "bf16") / 2.4315e19,
+                                  1.0, 1e-3);
+  run_result_clear (&r);
+  run_tandem ("show cluster h100-24k", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "24,576"));
+  g_assert_nonnull (strstr (r.out, "1.88 PiB"));
+  run_result_clear (&r);
+}
+
+#define LLAMA3_PLAN "--model llama3-405b --cluster h100-24k --tp 8 --pp 16 --gpus 16384 " \
+  "--seq-length 8192 --gbs 2048 --sp --sharding zero2 " \
+  "--decoder-first-pipeline-num-layers 7 --decoder-last-pipeline-num-layers 7"
+
+/* With the Llama 3 order (tp-cp-ep-pp-dp) TP stays in a server and DP spans pods. */
+static void
+test_plan_show_json (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("plan show " LLAMA3_PLAN " --rank-order tp-cp-ep-pp-dp --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = parse_object (r.out, p);
+  JsonObject *groups = json_object_get_object_member (json_object_get_object_member (o, "layout"),
+                                                      "groups");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (groups, "tp"),
+                                                  "span"), ==, "server");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (groups, "dp"),
+                                                  "span"), ==, "cluster");
+  JsonArray *stages = json_object_get_array_member (o, "stages");
+  g_assert_cmpint (json_array_get_length (stages), ==, 16);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (stages, 0),
+                                               "layers"), ==, 7);
+  run_result_clear (&r);
+}
+
+/* The Llama 3 plan fits in 80 GiB with sequence parallelism; JSON has the contract's
+ * keys. Without SP the 10 s b h term is not divided by t and it does not fit. */
+static void
+test_memory_json (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("memory " LLAMA3_PLAN " --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = parse_object (r.out, p);
+  g_assert_true (json_object_has_member (o, "peak_bytes"));
+  g_assert_true (json_object_get_boolean_member (o, "fits"));
+  g_assert_true (json_object_has_member (json_object_get_object_member (o, "categories"),
+                                         "activations"));
+  g_assert_cmpint (json_array_get_length (json_object_get_array_member (o, "stages")), ==, 16);
+  run_result_clear (&r);
+
+  run_tandem ("memory --model llama3-405b --tp 8 --pp 16 --gpus 16384 --gbs 2048 "
+              "--decoder-first-pipeline-num-layers 7 --decoder-last-pipeline-num-layers 7", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "OUT OF MEMORY"));
+  run_result_clear (&r);
+}
+
+typedef struct {
+  const char *args;
+  const char *expect;     /* substring of stderr */
+} BadCall;
+
+/* Bad input: exit status 2 and one line "tandem: error: ..." that says what is wrong. */
+static void
+test_errors (void)
+{
+  static const BadCall cases[] = {
+    { "frobnicate", "unknown command" },
+    { "show model no-such-model", "no-such-model" },
+    { "show model {DATA}/models/malformed.json", "malformed.json" },
+    { "show model {DATA}/models/llama3-bad.json", "num_hidden_layers" },
+    { "show model {DATA}/models/mixtral.json", "mixtral" },
+    { "show cluster no-such-cluster", "no-such-cluster" },
+    { "show cluster {DATA}/topology/malformed.json", "malformed.json" },
+    { "show cluster {DATA}/topology/missing-device.json", "device" },
+    { "show widget x", "cannot show" },
+    { "memory --tp 8 --pp 16 --gpus 100", "not a multiple" },
+    { "memory --tp 3", "attention heads" },
+    { "memory --tp 8 --gpus 99999", "has only" },
+    { "memory --bogus-flag", "bogus-flag" },
+    { "memory --tp zero", "--tp" },
+    { "memory --plan {DATA}/plan/bad-malformed.json", "malformed JSON" },
+    { "memory --plan {DATA}/plan/bad-unknown-key.json", "tensor_paralel_degree" },
+    { "memory --plan /nonexistent/plan.json", "plan.json" },
+    { "plan frob", "unknown plan subcommand" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RunResult r = { 0 };
+      run_tandem (cases[i].args, &r);
+      if (r.status != 2 || strstr (r.err, cases[i].expect) == NULL
+          || !g_str_has_prefix (r.err, "tandem: error: "))
+        g_error ("tandem %s: status %d, stderr '%s' (expected 2 and '%s')", cases[i].args,
+                 r.status, r.err, cases[i].expect);
+      /* one line */
+      g_assert_cmpint (strchr (r.err, '\n') - r.err, ==, (long) strlen (r.err) - 1);
+      run_result_clear (&r);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/cli/show/model-json", test_show_model_json);
+  g_test_add_func ("/cli/show/cluster-json", test_show_cluster_json);
+  g_test_add_func ("/cli/plan/show-json", test_plan_show_json);
+  g_test_add_func ("/cli/memory/json", test_memory_json);
+  g_test_add_func ("/cli/errors", test_errors);
+  return g_test_run ();
+}
