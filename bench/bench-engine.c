@@ -10,7 +10,7 @@
  * Each row is the best of --reps timed runs (the machine is shared; the fastest run is
  * the one least disturbed).
  *
- *   bench-engine [--json] [--events N] [--reps R] [--seed S]
+ *   bench-engine [--json] [--events N] [--reps R] [--seed S] [--pending P]
  */
 #include "sim/engine.h"
 
@@ -112,21 +112,26 @@ hold_row (guint64 seed, guint64 pending, guint64 events, gint64 reps, Row *row)
 int
 main (int argc, char **argv)
 {
-  static const guint64 sizes[] = { 1000, 10000, 100000, 1000000 };
+  static const guint64 default_sizes[] = { 1000, 10000, 100000, 1000000 };
+  const guint64 *sizes = default_sizes;
+  guint n_rows = G_N_ELEMENTS (default_sizes);
+  guint64 only_size;
   gboolean json = FALSE;
   gint64 events = 1000000;
   gint64 reps = 3;
   gint64 seed = 1;
+  gint64 only = 0;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print rows as JSON", NULL },
-    { "events", 0, 0, G_OPTION_ARG_INT64, &events, "Events fired per timed run (1000000)", "N" },
+    { "events", 0, 0, G_OPTION_ARG_INT64, &events, "Events per timed run (1000000)", "N" },
     { "reps", 0, 0, G_OPTION_ARG_INT64, &reps, "Timed runs per row, best kept (3)", "R" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "Engine seed (1)", "S" },
+    { "pending", 0, 0, G_OPTION_ARG_INT64, &only, "Only this pending count", "P" },
     { NULL },
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("- discrete-event engine rate");
   g_autoptr (GError) error = NULL;
-  Row rows[G_N_ELEMENTS (sizes)];
+  Row rows[G_N_ELEMENTS (default_sizes)];
   guint64 total_wrong = 0;
 
   g_option_context_add_main_entries (context, entries, NULL);
@@ -135,10 +140,17 @@ main (int argc, char **argv)
       fprintf (stderr, "bench-engine: %s\n", error->message);
       return 2;
     }
-  if (events < 1 || reps < 1)
+  if (events < 1 || reps < 1 || only < 0 || only >= SIM_ENGINE_MAX_QUEUED)
     {
-      fprintf (stderr, "bench-engine: --events and --reps must be at least 1\n");
+      fprintf (stderr, "bench-engine: --events and --reps must be at least 1, --pending "
+               "below %u\n", SIM_ENGINE_MAX_QUEUED);
       return 2;
+    }
+  if (only > 0)
+    {
+      only_size = (guint64) only;
+      sizes = &only_size;
+      n_rows = 1;
     }
 
   if (!json)
@@ -149,7 +161,7 @@ main (int argc, char **argv)
       printf ("# %9s %10s %9s %10s %7s\n", "pending", "events", "seconds", "Mevents/s",
               "#wrong");
     }
-  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+  for (guint i = 0; i < n_rows; i++)
     {
       Row *row = &rows[i];
 
@@ -177,7 +189,7 @@ main (int argc, char **argv)
       json_builder_add_int_value (b, reps);
       json_builder_set_member_name (b, "rows");
       json_builder_begin_array (b);
-      for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+      for (guint i = 0; i < n_rows; i++)
         {
           json_builder_begin_object (b);
           json_builder_set_member_name (b, "pending");

@@ -55,5 +55,7 @@ const char *cli_fmt_si (double v, const char *unit);
 int cli_cmd_show   (int argc, char **argv);
 int cli_cmd_plan   (int argc, char **argv);
 int cli_cmd_memory (int argc, char **argv);
+int cli_cmd_predict (int argc, char **argv);
+int cli_cmd_runs   (int argc, char **argv);
 
 G_END_DECLS

@@ -15,6 +15,8 @@ static const CliCommand commands[] = {
   { "show",   cli_cmd_show,   "show model|cluster NAME|FILE: parameters, shapes, FLOPs; levels, aggregates" },
   { "plan",   cli_cmd_plan,   "plan show [plan flags]: degrees, pipeline stages, rank layout" },
   { "memory", cli_cmd_memory, "memory [plan flags]: peak memory per GPU by category and stage" },
+  { "predict", cli_cmd_predict, "predict [plan flags] [--trace F] [--db F]: simulate one step" },
+  { "runs",   cli_cmd_runs,   "runs [--db F]: list stored predictions and measurements" },
 };
 
 static void

@@ -63,7 +63,9 @@ typedef enum {
 typedef enum {
   PROG_BLOCK_EMBED,        /* token embedding lookup (first stage) */
   PROG_BLOCK_ATTN,         /* norm, QKV, rotary, attention core, out proj, residual */
-  PROG_BLOCK_ATTN_PART,    /* one CP ring step of the attention core */
+  PROG_BLOCK_ATTN_PRE,     /* with CP: norm, QKV, rotary */
+  PROG_BLOCK_ATTN_CORE,    /* with CP: the attention core (flash) */
+  PROG_BLOCK_ATTN_POST,    /* with CP: out proj, residual */
   PROG_BLOCK_MLP,          /* norm, up/gate, activation, down, residual */
   PROG_BLOCK_HEAD,         /* final norm, logits, loss (last stage) */
   PROG_BLOCK_OPTIMIZER,    /* AdamW over the rank's parameter shard */
@@ -164,6 +166,20 @@ prog_block (const ProgProgram *p, guint32 id)
 {
   return &g_array_index (p->blocks, ProgBlock, id);
 }
+
+/* When a task ran (predicted or measured), seconds from the start of the step. */
+typedef struct {
+  double start_s, end_s;
+} ProgTaskTime;
+
+/* Chrome Trace Event JSON (object form) of a timeline, which ui.perfetto.dev opens: one
+ * process per rank (`stage_rank[s]` is the rank shown for stage s, NULL = stage index),
+ * one named thread per stream, flow arrows from each pipeline SEND to its RECV. Written to
+ * a temporary file and renamed, so a reader never sees half a trace. `label` names the
+ * timeline ("predicted", "measured"). */
+gboolean prog_trace_write (const ProgProgram *p, const ProgTaskTime *times,
+                           const int *stage_rank, const char *label, const char *path,
+                           GError **error);
 
 const char *prog_stream_name (ProgStream s);   /* "compute", "tp", ... */
 const char *prog_comm_name   (ProgCommKind k); /* "tp", "cp", "pp", "dp" */

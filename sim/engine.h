@@ -6,10 +6,10 @@
  *  - Events fire in (time, sequence) order, where the sequence is a per-engine counter
  *    taken at schedule time, so equal times fire in scheduling order and a run is a pure
  *    function of its inputs and seed (ns-3 EventKey, SST queue_order).
- *  - Payloads are copied into engine-owned storage at schedule time and are valid only
- *    while the handler runs (ROSS). Up to SIM_ENGINE_INLINE_PAYLOAD bytes live inside the
- *    event record; larger ones come from a pool of size classes. Payloads are aligned for
- *    any C type (16 bytes).
+ *  - Payloads (below 16 MiB) are copied into engine-owned storage at schedule time and
+ *    are valid only while the handler runs (ROSS). Up to SIM_ENGINE_INLINE_PAYLOAD bytes
+ *    live inside the 64-byte event record; larger ones come from a pool of size classes.
+ *    Either way the copy is aligned for any C type.
  *  - Cancel is lazy: the event becomes a tombstone that is skipped when it reaches the
  *    front (ns-3, Redis). Event ids are never 0, never reused within an engine, and cancel
  *    of a fired, cancelled or unknown id returns FALSE.
@@ -29,7 +29,7 @@ typedef guint64 SimTime;                                    /* picoseconds */
 #define SIM_TIME_MAX G_MAXUINT64
 #define SIM_TIME_PS_PER_S G_GUINT64_CONSTANT (1000000000000) /* 1 s = 10^12 ps (SI) */
 
-#define SIM_ENGINE_INLINE_PAYLOAD 48                        /* bytes kept in the record */
+#define SIM_ENGINE_INLINE_PAYLOAD 40                        /* bytes kept in the record */
 #define SIM_ENGINE_MAX_QUEUED (1u << 24)                    /* 16,777,216 events */
 
 #define SIM_ERROR (sim_error_quark ())

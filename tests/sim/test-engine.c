@@ -229,9 +229,10 @@ check_null (SimEngine *engine, void *target, const void *payload)
 static void
 test_payload_copy (Fixture *f, gconstpointer data)
 {
-  /* inline (16 bytes <= 48), the first pooled class (49 bytes), a mid class (1000),
-   * and one past the largest class (100,000 > 65,536) */
-  static const gsize sizes[] = { SIM_ENGINE_INLINE_PAYLOAD + 1, 1000, 100000 };
+  /* Small (16 bytes) and the largest inline size (40), the first pooled class (41
+   * bytes), a mid class (1000), and past the largest class (100,000 > 65,536) */
+  static const gsize sizes[] = { SIM_ENGINE_INLINE_PAYLOAD, SIM_ENGINE_INLINE_PAYLOAD + 1,
+                                 1000, 100000 };
   Small s = { 42, "original" };
   PayloadCheck small = { 0 }, null_check = { 0 };
   PayloadCheck large[G_N_ELEMENTS (sizes)] = { { 0 } };
@@ -241,6 +242,12 @@ test_payload_copy (Fixture *f, gconstpointer data)
   strcpy (s.name, "mutated");
   sim_engine_schedule (f->engine, 5, check_null, &null_check, NULL, 0);
 
+  /* a cancelled pooled payload goes back to the pool; the 1000-byte one below reuses it */
+  {
+    g_autofree guint8 *junk = g_malloc0 (1000);
+    guint64 id = sim_engine_schedule (f->engine, 6, check_large, NULL, junk, 1000);
+    g_assert_true (sim_engine_cancel (f->engine, id));
+  }
   for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
     {
       g_autofree guint8 *buf = g_malloc (sizes[k]);
@@ -250,12 +257,6 @@ test_payload_copy (Fixture *f, gconstpointer data)
       sim_engine_schedule (f->engine, 7, check_large, &large[k], buf, sizes[k]);
       memset (buf, 0xff, sizes[k]);                 /* mutate, then free, the source */
     }
-  /* a cancelled large payload goes back to the pool, and is reused below */
-  {
-    g_autofree guint8 *junk = g_malloc0 (1000);
-    guint64 id = sim_engine_schedule (f->engine, 6, check_large, NULL, junk, 1000);
-    g_assert_true (sim_engine_cancel (f->engine, id));
-  }
 
   g_assert_true (sim_engine_run (f->engine, SIM_TIME_MAX, NULL));
   g_assert_cmpuint (small.n_seen, ==, 1);
@@ -274,6 +275,50 @@ test_payload_copy (Fixture *f, gconstpointer data)
     g_autofree guint8 *buf = g_malloc0 (5000);
     sim_engine_schedule (f->engine, 1, check_large, NULL, buf, 5000);
   }
+}
+
+typedef struct {
+  guint64 n_children;
+  gboolean ok;
+} Flood;
+
+static void
+count_fire (SimEngine *engine, void *target, const void *payload)
+{
+  ((Flood *) target)->n_children++;
+}
+
+/* Byte i of the payload is (i * 7 + 3) mod 256; the handler schedules 5,000 events
+ * (new record chunks, a bigger heap) and then reads its payload again. */
+static void
+flood (SimEngine *engine, void *target, const void *payload)
+{
+  const guint8 *bytes = payload;
+  Flood *f = target;
+
+  for (guint64 i = 0; i < 5000; i++)
+    sim_engine_schedule (engine, i % 7, count_fire, f, &i, sizeof i);
+  f->ok = TRUE;
+  for (gsize i = 0; i < SIM_ENGINE_INLINE_PAYLOAD; i++)
+    if (bytes[i] != (guint8) (i * 7 + 3))
+      f->ok = FALSE;
+}
+
+/* A payload stays valid while its handler schedules enough to grow the engine. */
+static void
+test_payload_stable (Fixture *f, gconstpointer data)
+{
+  guint8 buf[SIM_ENGINE_INLINE_PAYLOAD];
+  Flood fl = { 0, FALSE };
+
+  for (gsize i = 0; i < sizeof buf; i++)
+    buf[i] = (guint8) (i * 7 + 3);
+  sim_engine_schedule (f->engine, 1, flood, &fl, buf, sizeof buf);
+  g_assert_true (sim_engine_run (f->engine, SIM_TIME_MAX, NULL));
+  g_assert_true (fl.ok);
+  /* 1 flood + 5,000 children */
+  g_assert_cmpuint (fl.n_children, ==, 5000);
+  g_assert_cmpuint (sim_engine_n_fired (f->engine), ==, 5001);
 }
 
 /* run(until) stops before the first later event, leaves it pending and sets now. */
@@ -775,6 +820,8 @@ main (int argc, char **argv)
   g_test_add ("/sim/engine/cancel", Fixture, NULL, setup, test_cancel, teardown);
   g_test_add ("/sim/engine/cancel-many", Fixture, NULL, setup, test_cancel_many, teardown);
   g_test_add ("/sim/engine/payload-copy", Fixture, NULL, setup, test_payload_copy,
+              teardown);
+  g_test_add ("/sim/engine/payload-stable", Fixture, NULL, setup, test_payload_stable,
               teardown);
   g_test_add ("/sim/engine/run-until", Fixture, NULL, setup, test_run_until, teardown);
   g_test_add ("/sim/engine/schedule-from-handler", Fixture, NULL, setup,

@@ -1,0 +1,360 @@
+/* cli/cmd-predict.c - `tandem predict`: simulate one step of a plan, print the metrics,
+ * write the trace, store the prediction; and `tandem runs`: list what is stored. */
+#include "cli/cli.h"
+#include "results/store.h"
+#include "sim/predict.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* JSON text of one object built by `fill`. */
+static char *
+json_text (JsonBuilder *b)
+{
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  return json_generator_to_data (gen, NULL);
+}
+
+static char *
+conv_object (const double *values)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+    {
+      json_builder_set_member_name (b, model_flop_convention_name (c));
+      json_builder_add_double_value (b, values[c]);
+    }
+  json_builder_end_object (b);
+  return json_text (b);
+}
+
+/* Stores a prediction as one run (kind predict, status ok or oom). */
+gint64
+cli_store_prediction (const char *db_path, const SimPrediction *p, const char *note,
+                      GError **error)
+{
+  g_autoptr (ResStore) store = res_store_open (db_path, error);
+  if (store == NULL)
+    return -1;
+  const SimResult *r = p->result;
+  g_autofree char *plan_str = plan_to_string (&p->plan);
+  g_autoptr (JsonBuilder) pb = json_builder_new ();
+  plan_to_json (&p->plan, pb);
+  g_autofree char *plan_json = json_text (pb);
+  g_autoptr (JsonBuilder) mb = json_builder_new ();
+  plan_memory_to_json (&p->memory, mb);
+  g_autofree char *memory_json = json_text (mb);
+  g_autofree char *mfu = conv_object (r->mfu);
+  double hfu_all[MODEL_FLOPS_N_CONVENTIONS];
+  for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+    hfu_all[c] = r->hfu;
+  g_autofree char *hfu = conv_object (hfu_all);
+
+  ResRunInfo info = { 0 };
+  info.kind = RES_KIND_PREDICT;
+  info.status = p->memory.fits ? RES_STATUS_OK : RES_STATUS_OOM;
+  info.model = p->model->name;
+  info.cluster = p->cluster->name;
+  info.plan = plan_str;
+  info.plan_json = plan_json;
+  info.model_json = p->model->config_json;
+  info.cluster_json = p->cluster->json;
+  info.world_size = p->plan.world_size;
+  info.note = note;
+  info.error = p->memory.fits ? NULL : "does not fit in device memory";
+
+  ResMetrics m;
+  res_metrics_init (&m);
+  m.step_time_s = r->step_time_s;
+  m.tokens_per_s = r->tokens_per_s;
+  m.tflops_per_gpu = r->model_tflops_per_gpu[MODEL_FLOPS_PALM];
+  m.mfu_json = mfu;
+  m.hfu_json = hfu;
+  m.bubble_fraction = r->bubble_fraction;
+  m.compute_s = r->compute_s;
+  m.exposed_s[RES_COMM_TP] = r->exposed_comm_s[PROG_COMM_TP];
+  m.exposed_s[RES_COMM_CP] = r->exposed_comm_s[PROG_COMM_CP];
+  m.exposed_s[RES_COMM_PP] = r->exposed_comm_s[PROG_COMM_PP];
+  m.exposed_s[RES_COMM_DP] = r->exposed_comm_s[PROG_COMM_DP];
+  m.overlap_ratio = r->overlap_ratio;
+  m.peak_memory_bytes = (gint64) p->memory.peak_bytes;
+  m.fits = p->memory.fits ? 1 : 0;
+  m.memory_json = memory_json;
+  m.sim_wall_s = p->wall_s;
+
+  /* per-stage busy and exposed time, one phase row per (stage, kind) */
+  g_autoptr (GArray) phases = g_array_new (FALSE, TRUE, sizeof (ResPhase));
+  for (int s = 0; s < r->n_stages; s++)
+    {
+      const SimStageStats *st = &r->stages[s];
+      ResPhase ph = { RES_SOURCE_PREDICTED, s, "compute", st->compute_s, NAN };
+      g_array_append_val (phases, ph);
+      for (int k = 0; k < PROG_COMM_N; k++)
+        {
+          ResPhase c = { RES_SOURCE_PREDICTED, s, prog_comm_name (k), st->comm_s[k],
+                         st->exposed_s[k] };
+          g_array_append_val (phases, c);
+        }
+      ResPhase bub = { RES_SOURCE_PREDICTED, s, "bubble", st->bubble_s, NAN };
+      g_array_append_val (phases, bub);
+    }
+  return res_store_add_prediction (store, &info, &m, (const ResPhase *) phases->data,
+                                   phases->len, error);
+}
+
+static void
+print_text (const SimPrediction *p, ModelFlopConvention conv, gint64 run_id,
+            const char *db, const char *trace)
+{
+  const SimResult *r = p->result;
+  const Plan *plan = &p->plan;
+  g_autofree char *summary = plan_to_string (plan);
+  printf ("prediction: %s on %s (%d GPUs), %s\n", p->model->name, p->cluster->name,
+          plan->world_size, summary);
+  if (!p->memory.fits)
+    printf ("\n  *** OUT OF MEMORY: stage %d needs %s of %s HBM; the timing below assumes "
+            "it ran ***\n", p->memory.peak_stage, cli_fmt_bytes ((double) p->memory.peak_bytes),
+            cli_fmt_bytes ((double) p->memory.capacity_bytes));
+  printf ("\n  %-26s %12.3f s\n", "step time", r->step_time_s);
+  printf ("  %-26s %12s\n", "tokens/s", cli_fmt_count ((guint64) llround (r->tokens_per_s)));
+  printf ("  %-26s %12.1f   (%s)\n", "model TFLOP/s per GPU", r->model_tflops_per_gpu[conv],
+          model_flop_convention_name (conv));
+  printf ("  %-26s %11.1f%%   %s, peak %.1f TFLOP/s\n", "MFU", r->mfu[conv] * 100,
+          model_flop_convention_about (conv), r->peak_flops / 1e12);
+  printf ("  %-26s %11.1f%%   executed FLOPs incl. recompute, %.1f TFLOP/s\n", "HFU",
+          r->hfu * 100, r->hw_tflops_per_gpu);
+  printf ("  %-26s %11.1f%%\n", "pipeline bubble", r->bubble_fraction * 100);
+  printf ("  %-26s %12.3f s\n", "compute per stage", r->compute_s);
+  printf ("\n  communication per stage    %10s %10s\n", "busy s", "exposed s");
+  for (int k = 0; k < PROG_COMM_N; k++)
+    printf ("    %-24s %10.4f %10.4f\n", prog_comm_name (k), r->comm_s[k],
+            r->exposed_comm_s[k]);
+  printf ("  %-26s %11.1f%%   of communication hidden behind compute\n", "overlap",
+          r->overlap_ratio * 100);
+  printf ("\n  MFU by convention:");
+  for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+    printf ("  %s %.1f%%", model_flop_convention_name (c), r->mfu[c] * 100);
+  printf ("\n  memory: peak %s on stage %d of %s HBM: %s\n",
+          cli_fmt_bytes ((double) p->memory.peak_bytes), p->memory.peak_stage,
+          cli_fmt_bytes ((double) p->memory.capacity_bytes),
+          p->memory.fits ? "fits" : "OUT OF MEMORY");
+  printf ("  simulated %u tasks, %" G_GUINT64_FORMAT " events in %.2f ms\n", r->n_tasks,
+          r->n_events, p->wall_s * 1e3);
+  if (trace)
+    printf ("  trace: %s (open in ui.perfetto.dev)\n", trace);
+  if (run_id > 0)
+    printf ("  stored as run %" G_GINT64_FORMAT " in %s\n", run_id, db);
+}
+
+static int
+predict_with (CliPlanContext *c, gboolean json, gboolean no_db, const char *trace,
+              const char *db, const char *flops, const char *note, double slowdown)
+{
+  int status = CLI_EXIT_OK;
+  ModelFlopConvention conv = MODEL_FLOPS_PALM;
+  if (flops && !model_flop_convention_parse (flops, &conv))
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "unknown FLOP convention '%s' (hint: palm, megatron96, "
+                         "megatron72, mcore or causal)", flops);
+      return status;
+    }
+  SimOptions opts;
+  sim_options_init (&opts, c->cluster);
+  opts.keep_timeline = trace != NULL;
+  if (slowdown >= 0)
+    opts.cost.comm_compute_slowdown = slowdown;
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimPrediction) p = sim_predict (c->model, &c->plan, c->cluster, &opts, &error);
+  if (p == NULL)
+    {
+      status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+      return status;
+    }
+  if (trace)
+    {
+      int *ranks = g_new (int, p->plan.pp);
+      for (int s = 0; s < p->plan.pp; s++)
+        {
+          PlanCoord c = { { 0 } };
+          c.coord[PLAN_AXIS_PP] = s;
+          ranks[s] = plan_layout_rank_of (p->layout, &c);
+        }
+      gboolean ok = prog_trace_write (p->program, p->result->times, ranks, "predicted", trace,
+                                      &error);
+      g_free (ranks);
+      if (!ok)
+        {
+          status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+          return status;
+        }
+    }
+  gint64 run_id = -1;
+  const char *db_path = db ? db : "tandem.db";
+  if (!no_db)
+    {
+      run_id = cli_store_prediction (db_path, p, note, &error);
+      if (run_id < 0)
+        {
+          status = cli_fail (CLI_EXIT_FAILURE, "%s (hint: --db FILE elsewhere, or --no-db)",
+                             error->message);
+          return status;
+        }
+    }
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      sim_prediction_to_json (p, conv, b);
+      /* add run id and trace path to the object built above */
+      g_autoptr (JsonNode) root = json_builder_get_root (b);
+      JsonObject *o = json_node_get_object (root);
+      if (run_id > 0)
+        json_object_set_int_member (o, "run_id", run_id);
+      if (trace)
+        json_object_set_string_member (o, "trace", trace);
+      g_autoptr (JsonGenerator) gen = json_generator_new ();
+      json_generator_set_root (gen, root);
+      json_generator_set_pretty (gen, TRUE);
+      g_autofree char *text = json_generator_to_data (gen, NULL);
+      puts (text);
+    }
+  else
+    print_text (p, conv, run_id, db_path, trace);
+  return status;
+}
+
+int
+cli_cmd_predict (int argc, char **argv)
+{
+  gboolean json = FALSE, no_db = FALSE;
+  g_autofree char *trace = NULL, *db = NULL, *flops = NULL, *note = NULL;
+  double slowdown = -1;
+  const GOptionEntry extra[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
+    { "trace", 0, 0, G_OPTION_ARG_FILENAME, &trace, "Write a Chrome/Perfetto trace", "FILE" },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "SQLite results store (default tandem.db)", "FILE" },
+    { "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not store the prediction", NULL },
+    { "flops", 0, 0, G_OPTION_ARG_STRING, &flops,
+      "FLOP convention of the headline MFU: palm (default), megatron96, megatron72, mcore, causal",
+      "CONV" },
+    { "comm-compute-slowdown", 0, 0, G_OPTION_ARG_DOUBLE, &slowdown,
+      "Compute slowdown while communication kernels run (fraction; default per device)", "F" },
+    { "note", 0, 0, G_OPTION_ARG_STRING, &note, "Free text stored with the run", "TEXT" },
+    { NULL },
+  };
+  CliPlanContext ctx;
+  int status = cli_plan_context_init (&ctx, "", "Predict one training step of a plan: step "
+                                      "time, MFU/HFU, bubbles, exposed communication, memory.",
+                                      extra, &argc, &argv);
+  if (status != 0)
+    goto out;
+  if (argc > 1)
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "unexpected argument '%s' (hint: tandem predict --help)",
+                         argv[1]);
+      goto out;
+    }
+  status = predict_with (&ctx, json, no_db, trace, db, flops, note, slowdown);
+out:
+  cli_plan_context_clear (&ctx);
+  return status;
+}
+
+int
+cli_cmd_runs (int argc, char **argv)
+{
+  gboolean json = FALSE;
+  g_autofree char *db = NULL;
+  int limit = 20;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "SQLite results store (default tandem.db)", "FILE" },
+    { "limit", 0, 0, G_OPTION_ARG_INT, &limit, "Newest N runs (0 = all; default 20)", "N" },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) octx = g_option_context_new (NULL);
+  g_option_context_set_summary (octx, "List the runs stored in the results database.");
+  g_option_context_add_main_entries (octx, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (octx, &argc, &argv, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem runs --help)", error->message);
+  if (argc > 1 || limit < 0)
+    return cli_fail (CLI_EXIT_USAGE, "usage: tandem runs [--db FILE] [--limit N] [--json]");
+  const char *path = db ? db : "tandem.db";
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    return cli_fail (CLI_EXIT_USAGE, "no results database at %s (hint: tandem predict stores "
+                     "there, or pass --db FILE)", path);
+  g_autoptr (ResStore) store = res_store_open (path, &error);
+  if (store == NULL)
+    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+  g_autoptr (GPtrArray) rows = res_store_list_runs (store, (guint) limit, &error);
+  if (rows == NULL)
+    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "db");
+      json_builder_add_string_value (b, path);
+      json_builder_set_member_name (b, "runs");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < rows->len; i++)
+        {
+          const ResRunRow *r = g_ptr_array_index (rows, i);
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "run_id");
+          json_builder_add_int_value (b, r->run_id);
+          json_builder_set_member_name (b, "created_at");
+          json_builder_add_string_value (b, r->created_at);
+          json_builder_set_member_name (b, "kind");
+          json_builder_add_string_value (b, res_run_kind_to_string (r->kind));
+          json_builder_set_member_name (b, "status");
+          json_builder_add_string_value (b, res_run_status_to_string (r->status));
+          json_builder_set_member_name (b, "model");
+          json_builder_add_string_value (b, r->model);
+          json_builder_set_member_name (b, "cluster");
+          json_builder_add_string_value (b, r->cluster);
+          json_builder_set_member_name (b, "plan");
+          json_builder_add_string_value (b, r->plan);
+          json_builder_set_member_name (b, "world_size");
+          json_builder_add_int_value (b, r->world_size);
+          json_builder_set_member_name (b, "predicted_step_s");
+          if (isnan (r->predicted_step_s))
+            json_builder_add_null_value (b);
+          else
+            json_builder_add_double_value (b, r->predicted_step_s);
+          json_builder_set_member_name (b, "measured_step_s");
+          if (isnan (r->measured_step_s))
+            json_builder_add_null_value (b);
+          else
+            json_builder_add_double_value (b, r->measured_step_s);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+      cli_print_json (b);
+      return CLI_EXIT_OK;
+    }
+  printf ("%-6s %-20s %-9s %-7s %-14s %-10s %7s %12s %12s  %s\n", "run", "created (UTC)", "kind",
+          "status", "model", "cluster", "GPUs", "predicted s", "measured s", "plan");
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const ResRunRow *r = g_ptr_array_index (rows, i);
+      char pred[32] = "-", meas[32] = "-", when[20];
+      if (!isnan (r->predicted_step_s))
+        g_snprintf (pred, sizeof pred, "%.3f", r->predicted_step_s);
+      if (!isnan (r->measured_step_s))
+        g_snprintf (meas, sizeof meas, "%.3f", r->measured_step_s);
+      g_strlcpy (when, r->created_at ? r->created_at : "", sizeof when);
+      printf ("%-6" G_GINT64_FORMAT " %-20s %-9s %-7s %-14s %-10s %7" G_GINT64_FORMAT
+              " %12s %12s  %s\n", r->run_id, when, res_run_kind_to_string (r->kind),
+              res_run_status_to_string (r->status), r->model ? r->model : "-",
+              r->cluster ? r->cluster : "-", r->world_size, pred, meas, r->plan ? r->plan : "-");
+    }
+  if (rows->len == 0)
+    printf ("(no runs stored in %s)\n", path);
+  return CLI_EXIT_OK;
+}

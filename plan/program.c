@@ -1,0 +1,991 @@
+/* plan/program.c - build the step program from (model, plan, layout).
+ *
+ * Per stage, the schedule gives the order of (forward|backward, micro-batch, chunk)
+ * units; each unit expands into the tasks of the layers of that chunk:
+ *
+ *   forward of a layer    [AG_tp] ATTN [RS_tp|AR_tp] [AG_tp] MLP [RS_tp|AR_tp]
+ *                         (AG/RS with sequence parallelism, AR without; none at tp 1)
+ *   with CP               ATTN = ATTN_PRE, {CP ring | K/V all-gather | Ulysses a2a},
+ *                         ATTN_CORE, ATTN_POST
+ *   backward of a layer   the mirror image, preceded by the recompute of the layer when
+ *                         the plan recomputes it
+ *   first model chunk     EMBED before the first layer; last model chunk: HEAD after the
+ *                         last layer (logits and loss), and first in the backward
+ *   between chunks        SEND after the chunk's last layer, RECV before the next one
+ *   data parallelism      gradient reduction per bucket (after the bucket's last
+ *                         backward when --overlap-grad-reduce, else at the end), the
+ *                         optimizer step, then the parameter all-gather of ZeRO-1/2
+ *                         (at the start of the step when --overlap-param-gather: it
+ *                         overlaps the first forwards, as in steady state); ZeRO-3 and
+ *                         HSDP gather each layer's parameters before its forward and
+ *                         backward (prefetched one layer ahead) and reduce-scatter its
+ *                         gradients after each backward.
+ *
+ * FLOPs are per rank. Backward GEMMs are given as their two GEMMs (data gradient and
+ * weight gradient); flash attention's backward executes 2.5x its forward FLOPs (five
+ * matmuls instead of two: FlashAttention-2, Dao 2023) while model FLOPs count 2x. */
+#include "plan/program.h"
+
+#include <string.h>
+
+typedef struct {
+  ProgProgram *prog;
+  const ModelSpec *m;
+  const Plan *plan;
+  const PlanLayout *layout;
+  /* per-rank sizes */
+  guint64 b, s, t, c;
+  guint64 tok;          /* tokens per rank in the GEMMs: b s / c */
+  guint64 tok_sp;       /* tokens in norms and element-wise ops: tok / t with SP */
+  double act_bytes;     /* one activation tensor [tok, h] in bf16 */
+  double pp_bytes;      /* what crosses a stage boundary */
+  double kv_bytes;      /* K and V of one CP shard */
+  double grad_bytes_per_param;
+  /* blocks */
+  guint32 blk[32];
+  /* pipeline peers: send task ids keyed by (backward, mb, model chunk) */
+  gint32 *send_of;
+  int     n_model_chunks;
+  int     m_micro;
+  /* current stage */
+  int     stage;
+  GArray *cur_deps;
+  /* ZeRO-1/2 parameter all-gather ids per layer when overlapped (-1 none) */
+  gint32 *param_ag_of_layer;
+  double *layer_params_local;
+  double  embed_params_local, head_params_local;
+} Builder;
+
+enum {
+  B_EMBED_F, B_EMBED_B, B_ATTN_F, B_ATTN_B, B_ATTN_PRE_F, B_ATTN_CORE_F, B_ATTN_POST_F,
+  B_ATTN_PRE_B, B_ATTN_CORE_B, B_ATTN_POST_B, B_MLP_F, B_MLP_B, B_HEAD_F, B_HEAD_B,
+  B_RECOMP_ATTN_CORE, B_OPTIMIZER,
+};
+
+const char *
+prog_stream_name (ProgStream s)
+{
+  static const char *const names[] = { "compute", "tp", "cp", "dp", "pp_send", "pp_recv" };
+  return (guint) s < G_N_ELEMENTS (names) ? names[s] : "?";
+}
+
+const char *
+prog_comm_name (ProgCommKind k)
+{
+  static const char *const names[] = { "tp", "cp", "pp", "dp" };
+  return (guint) k < G_N_ELEMENTS (names) ? names[k] : "?";
+}
+
+const char *
+prog_phase_name (ProgPhase p)
+{
+  static const char *const names[] = { "forward", "backward", "recompute", "optimizer" };
+  return (guint) p < G_N_ELEMENTS (names) ? names[p] : "?";
+}
+
+const ProgSchedOps *
+prog_sched_lookup (PlanSchedule id)
+{
+  switch (id)
+    {
+    case PLAN_SCHED_GPIPE: return &prog_sched_gpipe;
+    case PLAN_SCHED_1F1B: return &prog_sched_1f1b;
+    case PLAN_SCHED_INTERLEAVED_1F1B: return &prog_sched_interleaved;
+    default: return NULL;
+    }
+}
+
+/* ---- ops and blocks ------------------------------------------------------------------ */
+
+static void
+add_op (GArray *ops, const char *name, ModelOpKind kind, guint64 m, guint64 n, guint64 k,
+        guint64 elements, double flops, double model_flops_unused)
+{
+  ModelOp op;
+  memset (&op, 0, sizeof op);
+  op.name = name;
+  op.kind = kind;
+  op.part = MODEL_PART_LAYER;
+  op.m = m, op.n = n, op.k = k;
+  op.elements = elements;
+  op.fwd_flops = flops;
+  op.fwd_flops_full = flops;
+  op.tp_split = 'n';
+  g_array_append_val (ops, op);
+}
+
+static void
+gemm (GArray *ops, const char *name, guint64 m, guint64 n, guint64 k)
+{
+  add_op (ops, name, MODEL_OP_GEMM, m, n, k, 0, 2.0 * m * n * k, 0);
+}
+
+/* Backward of y[m,n] = x[m,k] W[k,n]: dX[m,k] = dY[m,n] W^T and dW[k,n] = X^T dY. */
+static void
+gemm_bwd (GArray *ops, const char *dname, const char *wname, guint64 m, guint64 n, guint64 k)
+{
+  gemm (ops, dname, m, k, n);
+  gemm (ops, wname, k, n, m);
+}
+
+/* Element-wise FLOPs per element: a norm about 5 (square, sum, scale, weight), SwiGLU
+ * about 4 (sigmoid, two products), GeLU about 8 (tanh form), residual 1, rotary 3 (two
+ * products and a sum per pair). Tiny next to the GEMMs; they matter only as memory
+ * traffic, which the cost model charges from `elements`. */
+static void
+elem (GArray *ops, const char *name, ModelOpKind kind, guint64 elements, double per_elem)
+{
+  add_op (ops, name, kind, 0, 0, 0, elements, per_elem * elements, 0);
+}
+
+static void
+attention (Builder *bd, GArray *ops, const char *name, double factor, guint64 heads,
+           guint64 kv_heads, guint64 s_q, guint64 s_kv)
+{
+  ModelOp op;
+  memset (&op, 0, sizeof op);
+  op.name = name;
+  op.kind = MODEL_OP_ATTENTION;
+  op.part = MODEL_PART_LAYER;
+  op.b = bd->b;
+  op.heads = heads;
+  op.kv_heads = MAX (kv_heads, 1);
+  op.s_q = s_q;
+  op.s_kv = s_kv;
+  op.head_dim = bd->m->head_dim;
+  op.causal = TRUE;
+  /* QK^T and AV: 4 b heads s_q s_kv d, halved by the causal mask. With CP, each rank's
+   * s/c queries see on average half of the s keys (load-balanced chunks). */
+  op.fwd_flops_full = 4.0 * op.b * heads * s_q * s_kv * op.head_dim;
+  op.fwd_flops = factor * op.fwd_flops_full / 2.0;
+  op.tp_split = 'h';
+  g_array_append_val (ops, op);
+}
+
+static guint32
+add_block (Builder *bd, ProgBlockKind kind, ProgPhase phase, const char *name, GArray *ops,
+           double model_flops)
+{
+  ProgProgram *p = bd->prog;
+  ProgBlock blk = { 0 };
+  blk.kind = kind;
+  blk.phase = phase;
+  blk.name = name;
+  blk.first_op = p->ops->len;
+  blk.n_ops = ops->len;
+  blk.model_flops = model_flops;
+  for (guint i = 0; i < ops->len; i++)
+    blk.hw_flops += g_array_index (ops, ModelOp, i).fwd_flops;
+  g_array_append_vals (p->ops, ops->data, ops->len);
+  g_array_append_val (p->blocks, blk);
+  g_array_set_size (ops, 0);
+  return p->blocks->len - 1;
+}
+
+/* Sum of GEMM and attention FLOPs of the ops (the "model" part of a forward block). */
+static double
+matmul_flops (GArray *ops)
+{
+  double f = 0;
+  for (guint i = 0; i < ops->len; i++)
+    {
+      const ModelOp *op = &g_array_index (ops, ModelOp, i);
+      if (op->kind == MODEL_OP_GEMM || op->kind == MODEL_OP_ATTENTION)
+        f += op->fwd_flops;
+    }
+  return f;
+}
+
+static void
+build_blocks (Builder *bd)
+{
+  const ModelSpec *m = bd->m;
+  guint64 t = bd->t, tok = bd->tok, tsp = bd->tok_sp, h = m->hidden, d = m->head_dim;
+  guint64 a = m->n_heads / t, kv = MAX (m->n_kv_heads / t, 1), ffn = m->ffn_hidden / t;
+  guint64 V = m->vocab / t + (m->vocab % t ? 1 : 0);   /* vocab-parallel, padded */
+  guint64 up_n = (m->mlp == MODEL_MLP_SWIGLU ? 2 : 1) * ffn;
+  double act_f = m->mlp == MODEL_MLP_SWIGLU ? 4 : 8;
+  ModelOpKind norm = MODEL_OP_NORM;
+  g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+  double mf;
+
+  /* embedding: a lookup, memory-bound */
+  elem (ops, "embed", MODEL_OP_EMBEDDING, tsp * h, 0);
+  bd->blk[B_EMBED_F] = add_block (bd, PROG_BLOCK_EMBED, PROG_PHASE_FORWARD, "embed_fwd", ops, 0);
+  elem (ops, "embed_grad", MODEL_OP_EMBEDDING, tsp * h, 1);
+  bd->blk[B_EMBED_B] = add_block (bd, PROG_BLOCK_EMBED, PROG_PHASE_BACKWARD, "embed_bwd", ops, 0);
+
+  /* attention pieces (forward) */
+  guint64 s_q = bd->s / bd->c, s_kv = bd->s;
+#define ATTN_PRE_OPS() G_STMT_START {                                   \
+    elem (ops, "attn_norm", norm, tsp * h, 5);                          \
+    gemm (ops, "qkv", tok, (a + 2 * kv) * d, h);                        \
+    if (m->pos == MODEL_POS_ROTARY)                                     \
+      elem (ops, "rotary", MODEL_OP_ELEMENTWISE, tok * (a + kv) * d, 3); \
+  } G_STMT_END
+#define ATTN_POST_OPS() G_STMT_START {                                  \
+    gemm (ops, "attn_out", tok, h, a * d);                              \
+    elem (ops, "attn_residual", MODEL_OP_ELEMENTWISE, tsp * h, 1);      \
+  } G_STMT_END
+
+  ATTN_PRE_OPS ();
+  attention (bd, ops, "attn_core", 1.0, a, kv, s_q, s_kv);
+  ATTN_POST_OPS ();
+  mf = matmul_flops (ops);
+  bd->blk[B_ATTN_F] = add_block (bd, PROG_BLOCK_ATTN, PROG_PHASE_FORWARD, "attn_fwd", ops, mf);
+  ATTN_PRE_OPS ();
+  mf = matmul_flops (ops);
+  bd->blk[B_ATTN_PRE_F] = add_block (bd, PROG_BLOCK_ATTN_PRE, PROG_PHASE_FORWARD, "attn_pre_fwd",
+                                     ops, mf);
+  /* Ulysses (a2a) turns the rank's s/c queries x a heads into s queries x a/c heads */
+  if (bd->plan->cp_comm == PLAN_CP_A2A && bd->c > 1)
+    attention (bd, ops, "attn_core", 1.0, a / bd->c, MAX (kv / bd->c, 1), bd->s, bd->s);
+  else
+    attention (bd, ops, "attn_core", 1.0, a, kv, s_q, s_kv);
+  mf = matmul_flops (ops);
+  bd->blk[B_ATTN_CORE_F] = add_block (bd, PROG_BLOCK_ATTN_CORE, PROG_PHASE_FORWARD,
+                                      "attn_core_fwd", ops, mf);
+  ATTN_POST_OPS ();
+  mf = matmul_flops (ops);
+  bd->blk[B_ATTN_POST_F] = add_block (bd, PROG_BLOCK_ATTN_POST, PROG_PHASE_FORWARD,
+                                      "attn_post_fwd", ops, mf);
+
+  /* attention pieces (backward): reverse order, 2x model FLOPs, flash bwd 2.5x */
+#define ATTN_POST_BWD() G_STMT_START {                                   \
+    elem (ops, "attn_residual_grad", MODEL_OP_ELEMENTWISE, tsp * h, 1);  \
+    gemm_bwd (ops, "attn_out_dgrad", "attn_out_wgrad", tok, h, a * d);   \
+  } G_STMT_END
+#define ATTN_PRE_BWD() G_STMT_START {                                    \
+    if (m->pos == MODEL_POS_ROTARY)                                      \
+      elem (ops, "rotary_grad", MODEL_OP_ELEMENTWISE, tok * (a + kv) * d, 3); \
+    gemm_bwd (ops, "qkv_dgrad", "qkv_wgrad", tok, (a + 2 * kv) * d, h);  \
+    elem (ops, "attn_norm_grad", norm, tsp * h, 8);                      \
+  } G_STMT_END
+  ATTN_POST_BWD ();
+  attention (bd, ops, "attn_core_grad", 2.5, a, kv, s_q, s_kv);
+  ATTN_PRE_BWD ();
+  mf = 2 * bd->prog->ops->len * 0;   /* set below from the forward block */
+  mf = 2 * g_array_index (bd->prog->blocks, ProgBlock, bd->blk[B_ATTN_F]).model_flops;
+  bd->blk[B_ATTN_B] = add_block (bd, PROG_BLOCK_ATTN, PROG_PHASE_BACKWARD, "attn_bwd", ops, mf);
+  ATTN_POST_BWD ();
+  mf = 2 * g_array_index (bd->prog->blocks, ProgBlock, bd->blk[B_ATTN_POST_F]).model_flops;
+  bd->blk[B_ATTN_POST_B] = add_block (bd, PROG_BLOCK_ATTN_POST, PROG_PHASE_BACKWARD,
+                                      "attn_post_bwd", ops, mf);
+  if (bd->plan->cp_comm == PLAN_CP_A2A && bd->c > 1)
+    attention (bd, ops, "attn_core_grad", 2.5, a / bd->c, MAX (kv / bd->c, 1), bd->s, bd->s);
+  else
+    attention (bd, ops, "attn_core_grad", 2.5, a, kv, s_q, s_kv);
+  mf = 2 * g_array_index (bd->prog->blocks, ProgBlock, bd->blk[B_ATTN_CORE_F]).model_flops;
+  bd->blk[B_ATTN_CORE_B] = add_block (bd, PROG_BLOCK_ATTN_CORE, PROG_PHASE_BACKWARD,
+                                      "attn_core_bwd", ops, mf);
+  ATTN_PRE_BWD ();
+  mf = 2 * g_array_index (bd->prog->blocks, ProgBlock, bd->blk[B_ATTN_PRE_F]).model_flops;
+  bd->blk[B_ATTN_PRE_B] = add_block (bd, PROG_BLOCK_ATTN_PRE, PROG_PHASE_BACKWARD,
+                                     "attn_pre_bwd", ops, mf);
+
+  /* MLP */
+  elem (ops, "mlp_norm", norm, tsp * h, 5);
+  gemm (ops, "mlp_up", tok, up_n, h);
+  elem (ops, "mlp_act", MODEL_OP_ELEMENTWISE, tok * ffn, act_f);
+  gemm (ops, "mlp_down", tok, h, ffn);
+  elem (ops, "mlp_residual", MODEL_OP_ELEMENTWISE, tsp * h, 1);
+  mf = matmul_flops (ops);
+  bd->blk[B_MLP_F] = add_block (bd, PROG_BLOCK_MLP, PROG_PHASE_FORWARD, "mlp_fwd", ops, mf);
+  elem (ops, "mlp_residual_grad", MODEL_OP_ELEMENTWISE, tsp * h, 1);
+  gemm_bwd (ops, "mlp_down_dgrad", "mlp_down_wgrad", tok, h, ffn);
+  elem (ops, "mlp_act_grad", MODEL_OP_ELEMENTWISE, tok * ffn, act_f * 2);
+  gemm_bwd (ops, "mlp_up_dgrad", "mlp_up_wgrad", tok, up_n, h);
+  elem (ops, "mlp_norm_grad", norm, tsp * h, 8);
+  bd->blk[B_MLP_B] = add_block (bd, PROG_BLOCK_MLP, PROG_PHASE_BACKWARD, "mlp_bwd", ops, 2 * mf);
+
+  /* head: final norm, logits (vocab-parallel), cross-entropy */
+  elem (ops, "final_norm", norm, tsp * h, 5);
+  gemm (ops, "logits", tok, V, h);
+  elem (ops, "loss", MODEL_OP_LOSS, tok * V, 5);
+  mf = matmul_flops (ops);
+  bd->blk[B_HEAD_F] = add_block (bd, PROG_BLOCK_HEAD, PROG_PHASE_FORWARD, "head_fwd", ops, mf);
+  elem (ops, "loss_grad", MODEL_OP_LOSS, tok * V, 2);
+  gemm_bwd (ops, "logits_dgrad", "logits_wgrad", tok, V, h);
+  elem (ops, "final_norm_grad", norm, tsp * h, 8);
+  bd->blk[B_HEAD_B] = add_block (bd, PROG_BLOCK_HEAD, PROG_PHASE_BACKWARD, "head_bwd", ops, 2 * mf);
+
+  /* selective recompute: the attention core only (Korthikanti et al. 2022) */
+  if (bd->plan->cp_comm == PLAN_CP_A2A && bd->c > 1)
+    attention (bd, ops, "attn_core", 1.0, a / bd->c, MAX (kv / bd->c, 1), bd->s, bd->s);
+  else
+    attention (bd, ops, "attn_core", 1.0, a, kv, s_q, s_kv);
+  bd->blk[B_RECOMP_ATTN_CORE] = add_block (bd, PROG_BLOCK_ATTN_CORE, PROG_PHASE_RECOMPUTE,
+                                           "attn_core_recompute", ops, 0);
+#undef ATTN_PRE_OPS
+#undef ATTN_POST_OPS
+#undef ATTN_PRE_BWD
+#undef ATTN_POST_BWD
+}
+
+/* ---- tasks --------------------------------------------------------------------------- */
+
+static guint32
+add_task (Builder *bd, ProgTaskKind kind, ProgStream stream, ProgPhase phase, int mb, int chunk,
+          int layer, const gint32 *deps, int n_deps)
+{
+  ProgProgram *p = bd->prog;
+  ProgTask t;
+  memset (&t, 0, sizeof t);
+  t.id = p->tasks->len;
+  t.kind = kind;
+  t.stream = stream;
+  t.phase = phase;
+  t.stage = (gint16) bd->stage;
+  t.mb = (gint16) mb;
+  t.chunk = (gint16) chunk;
+  t.layer = (gint16) layer;
+  t.peer_stage = -1;
+  t.peer_task = -1;
+  t.dep_first = p->deps->len;
+  for (int i = 0; i < n_deps; i++)
+    if (deps[i] >= 0)
+      {
+        guint32 d = (guint32) deps[i];
+        g_array_append_val (p->deps, d);
+        t.n_deps++;
+      }
+  g_array_append_val (p->tasks, t);
+  return t.id;
+}
+
+static ProgTask *
+task_mut (Builder *bd, guint32 id)
+{
+  return &g_array_index (bd->prog->tasks, ProgTask, id);
+}
+
+static gint32
+compute (Builder *bd, guint32 block, int mb, int chunk, int layer, gint32 dep0, gint32 dep1)
+{
+  const ProgBlock *blk = prog_block (bd->prog, block);
+  gint32 deps[2] = { dep0, dep1 };
+  guint32 id = add_task (bd, PROG_TASK_COMPUTE, PROG_STREAM_COMPUTE, blk->phase, mb, chunk,
+                         layer, deps, 2);
+  ProgTask *t = task_mut (bd, id);
+  t->block = block;
+  t->model_flops = blk->model_flops;
+  t->hw_flops = blk->hw_flops;
+  return (gint32) id;
+}
+
+static gint32
+coll (Builder *bd, ProgStream stream, ProgCommKind comm, PlanColl kind, PlanAxis axis,
+      double bytes, ProgPhase phase, int mb, int chunk, int layer, gint32 dep0, gint32 dep1)
+{
+  if (bd->layout->groups[axis].size <= 1)
+    return dep0;            /* a group of one: nothing to communicate */
+  gint32 deps[2] = { dep0, dep1 };
+  guint32 id = add_task (bd, PROG_TASK_COLL, stream, phase, mb, chunk, layer, deps, 2);
+  ProgTask *t = task_mut (bd, id);
+  t->comm = comm;
+  t->coll = kind;
+  t->axis = axis;
+  t->bytes = bytes;
+  return (gint32) id;
+}
+
+/* TP collective around a block: with SP, all-gather before (gathers the sequence-
+ * sharded activations) and reduce-scatter after; without, one all-reduce after. */
+static gint32
+tp_before (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 dep)
+{
+  if (bd->t <= 1 || !bd->plan->sequence_parallel)
+    return dep;
+  return coll (bd, PROG_STREAM_TP, PROG_COMM_TP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP,
+               bd->act_bytes, phase, mb, chunk, layer, dep, -1);
+}
+
+static gint32
+tp_after (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 dep)
+{
+  if (bd->t <= 1)
+    return dep;
+  return coll (bd, PROG_STREAM_TP, PROG_COMM_TP,
+               bd->plan->sequence_parallel ? PLAN_COLL_REDUCE_SCATTER : PLAN_COLL_ALL_REDUCE,
+               PLAN_AXIS_TP, bd->act_bytes, phase, mb, chunk, layer, dep, -1);
+}
+
+/* The attention of one layer, forward or backward (or a recomputed forward). */
+static gint32
+attn_part (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, int layer,
+           gint32 prev, gint32 extra_dep)
+{
+  if (bd->c <= 1)
+    {
+      guint32 blk = backward ? bd->blk[B_ATTN_B] : bd->blk[B_ATTN_F];
+      return compute (bd, blk, mb, chunk, layer, prev, extra_dep);
+    }
+  /* Context parallelism. Forward: pre (norm, qkv) -> exchange of K/V -> core -> post;
+   * backward: post -> core -> gradient exchange -> pre. */
+  PlanCpComm algo = bd->plan->cp_comm;
+  double ring_bytes = (double) (bd->c - 1) * bd->kv_bytes * (backward ? 2 : 1);
+  if (!backward)
+    {
+      gint32 pre = compute (bd, bd->blk[B_ATTN_PRE_F], mb, chunk, layer, prev, extra_dep);
+      gint32 core, post_dep;
+      if (algo == PLAN_CP_P2P)
+        {
+          /* ring attention: c - 1 passes of K/V run on the CP stream while the core
+           * computes; the post block needs the last pass (Liu et al. 2023). */
+          gint32 ring = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_SEND_RECV,
+                              PLAN_AXIS_CP, ring_bytes, phase, mb, chunk, layer, pre, -1);
+          core = compute (bd, bd->blk[B_ATTN_CORE_F], mb, chunk, layer, pre, -1);
+          post_dep = ring;
+        }
+      else if (algo == PLAN_CP_ALLGATHER)
+        {
+          gint32 ag = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_CP,
+                            bd->kv_bytes * bd->c, phase, mb, chunk, layer, pre, -1);
+          core = compute (bd, bd->blk[B_ATTN_CORE_F], mb, chunk, layer, ag, -1);
+          post_dep = -1;
+        }
+      else
+        {
+          /* Ulysses: all-to-all of q, k, v in, of the output back (Jacobs et al. 2023) */
+          guint64 a = bd->m->n_heads / bd->t, kv = MAX (bd->m->n_kv_heads / bd->t, 1);
+          double qkv = (double) bd->tok * (a + 2 * kv) * bd->m->head_dim * 2;
+          double o = (double) bd->tok * a * bd->m->head_dim * 2;
+          gint32 in = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_CP,
+                            qkv, phase, mb, chunk, layer, pre, -1);
+          core = compute (bd, bd->blk[B_ATTN_CORE_F], mb, chunk, layer, in, -1);
+          core = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_CP,
+                       o, phase, mb, chunk, layer, core, -1);
+          post_dep = -1;
+        }
+      return compute (bd, bd->blk[B_ATTN_POST_F], mb, chunk, layer, core, post_dep);
+    }
+  gint32 post = compute (bd, bd->blk[B_ATTN_POST_B], mb, chunk, layer, prev, extra_dep);
+  gint32 core, pre_dep = -1;
+  if (algo == PLAN_CP_P2P)
+    {
+      /* K/V and their gradients travel the ring during the core's backward */
+      gint32 ring = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_SEND_RECV, PLAN_AXIS_CP,
+                          ring_bytes, phase, mb, chunk, layer, post, -1);
+      core = compute (bd, bd->blk[B_ATTN_CORE_B], mb, chunk, layer, post, -1);
+      pre_dep = ring;
+    }
+  else if (algo == PLAN_CP_ALLGATHER)
+    {
+      gint32 ag = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_CP,
+                        bd->kv_bytes * bd->c, phase, mb, chunk, layer, post, -1);
+      core = compute (bd, bd->blk[B_ATTN_CORE_B], mb, chunk, layer, ag, -1);
+      core = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_CP,
+                   bd->kv_bytes * bd->c, phase, mb, chunk, layer, core, -1);
+    }
+  else
+    {
+      guint64 a = bd->m->n_heads / bd->t, kv = MAX (bd->m->n_kv_heads / bd->t, 1);
+      double qkv = (double) bd->tok * (a + 2 * kv) * bd->m->head_dim * 2;
+      double o = (double) bd->tok * a * bd->m->head_dim * 2;
+      gint32 in = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_CP,
+                        o, phase, mb, chunk, layer, post, -1);
+      core = compute (bd, bd->blk[B_ATTN_CORE_B], mb, chunk, layer, in, -1);
+      core = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_CP,
+                   qkv, phase, mb, chunk, layer, core, -1);
+    }
+  return compute (bd, bd->blk[B_ATTN_PRE_B], mb, chunk, layer, core, pre_dep);
+}
+
+static gboolean
+layer_recomputed (Builder *bd, int layer_in_chunk)
+{
+  const Plan *p = bd->plan;
+  if (p->recompute != PLAN_RECOMPUTE_FULL)
+    return FALSE;
+  if (p->recompute_method == PLAN_RECOMPUTE_BLOCK)
+    return layer_in_chunk < p->recompute_num_layers;
+  return TRUE;   /* uniform: every layer is inside some checkpointed group */
+}
+
+static gboolean
+zero3 (Builder *bd)
+{
+  return bd->plan->sharding == PLAN_SHARD_ZERO3 || bd->plan->sharding == PLAN_SHARD_HSDP;
+}
+
+static PlanAxis
+shard_axis (Builder *bd)
+{
+  if (bd->plan->sharding == PLAN_SHARD_HSDP)
+    return PLAN_AXIS_DP_SHARD;
+  return bd->plan->cp > 1 ? PLAN_AXIS_CPDP : PLAN_AXIS_DP;
+}
+
+/* ZeRO-3 / FSDP parameter gather for one layer, prefetched: it may start once the
+ * compute two layers back has finished (one gathered layer in flight ahead). */
+static gint32
+param_gather (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 window_dep)
+{
+  double bytes = bd->layer_params_local[layer] * plan_precision_bytes (bd->plan->param_dtype);
+  return coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_ALL_GATHER, shard_axis (bd), bytes,
+               phase, mb, chunk, layer, window_dep, -1);
+}
+
+typedef struct {
+  gint32 last_compute;     /* last task of the unit so far (the chain) */
+  gint32 done[3];          /* compute tasks of the last layers, for prefetch windows */
+} Chain;
+
+static void
+forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain *ch)
+{
+  gint32 ag = -1;
+  if (zero3 (bd) && phase == PROG_PHASE_FORWARD)
+    ag = param_gather (bd, phase, mb, chunk, layer, ch->done[1]);
+  else if (bd->param_ag_of_layer[layer] >= 0 && mb == 0 && phase == PROG_PHASE_FORWARD)
+    ag = bd->param_ag_of_layer[layer];
+  gint32 x = tp_before (bd, phase, mb, chunk, layer, ch->last_compute);
+  x = attn_part (bd, FALSE, phase, mb, chunk, layer, x, ag);
+  x = tp_after (bd, phase, mb, chunk, layer, x);
+  x = tp_before (bd, phase, mb, chunk, layer, x);
+  x = compute (bd, bd->blk[B_MLP_F], mb, chunk, layer, x, -1);
+  ch->done[1] = ch->done[0];
+  ch->done[0] = x;
+  x = tp_after (bd, phase, mb, chunk, layer, x);
+  ch->last_compute = x;
+}
+
+static void
+backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, Chain *ch)
+{
+  gint32 ag = -1;
+  if (zero3 (bd))
+    ag = param_gather (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, ch->done[1]);
+  if (layer_recomputed (bd, layer_in_chunk))
+    {
+      /* the recomputed forward repeats the layer's TP collectives too */
+      Chain rc = *ch;
+      if (ag >= 0)
+        rc.last_compute = ch->last_compute;
+      forward_layer (bd, PROG_PHASE_RECOMPUTE, mb, chunk, layer, &rc);
+      ch->last_compute = rc.last_compute;
+    }
+  else if (bd->plan->recompute == PLAN_RECOMPUTE_SELECTIVE)
+    ch->last_compute = compute (bd, bd->blk[B_RECOMP_ATTN_CORE], mb, chunk, layer,
+                                ch->last_compute, -1);
+  gint32 x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, ch->last_compute);
+  x = compute (bd, bd->blk[B_MLP_B], mb, chunk, layer, x, ag);
+  x = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
+  x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
+  x = attn_part (bd, TRUE, PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1);
+  ch->done[1] = ch->done[0];
+  ch->done[0] = x;
+  gint32 after = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
+  if (zero3 (bd))
+    {
+      /* gradients of a sharded layer are reduce-scattered after every micro-batch */
+      double bytes = bd->layer_params_local[layer] * bd->grad_bytes_per_param;
+      coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, shard_axis (bd), bytes,
+            PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1);
+    }
+  ch->last_compute = after;
+}
+
+/* Index of the send for (backward, mb, model chunk). */
+static int
+send_key (Builder *bd, int backward, int mb, int model_chunk)
+{
+  return (backward * bd->m_micro + mb) * bd->n_model_chunks + model_chunk;
+}
+
+static void
+expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
+{
+  const Plan *p = bd->plan;
+  int stage = bd->stage, chunk = slot->chunk, mb = slot->mb;
+  int model_chunk = chunk * p->pp + stage;
+  int first = plan_chunk_first_layer (p, bd->m, stage, chunk);
+  int n = plan_chunk_layers (p, bd->m, stage, chunk);
+  gboolean first_chunk = model_chunk == 0, last_chunk = model_chunk == bd->n_model_chunks - 1;
+  Chain ch = { .last_compute = -1, .done = { -1, -1, -1 } };
+
+  if (!slot->backward)
+    {
+      if (!first_chunk)
+        {
+          /* receive the activations of the previous model chunk */
+          int prev_stage = (model_chunk - 1) % p->pp;
+          guint32 r = add_task (bd, PROG_TASK_RECV, PROG_STREAM_PP_RECV, PROG_PHASE_FORWARD, mb,
+                                chunk, first, NULL, 0);
+          ProgTask *t = task_mut (bd, r);
+          t->comm = PROG_COMM_PP;
+          t->coll = PLAN_COLL_SEND_RECV;
+          t->axis = PLAN_AXIS_PP;
+          t->bytes = bd->pp_bytes;
+          t->peer_stage = prev_stage;
+          t->peer_task = send_key (bd, 0, mb, model_chunk - 1);   /* resolved later */
+          ch.last_compute = (gint32) r;
+        }
+      else
+        ch.last_compute = compute (bd, bd->blk[B_EMBED_F], mb, chunk, -1, -1, -1);
+      for (int l = first; l < first + n; l++)
+        forward_layer (bd, PROG_PHASE_FORWARD, mb, chunk, l, &ch);
+      if (last_chunk)
+        ch.last_compute = compute (bd, bd->blk[B_HEAD_F], mb, chunk, -1, ch.last_compute, -1);
+      else
+        {
+          int next_stage = (model_chunk + 1) % p->pp;
+          gint32 dep = ch.last_compute;
+          guint32 s = add_task (bd, PROG_TASK_SEND, PROG_STREAM_PP_SEND, PROG_PHASE_FORWARD, mb,
+                                chunk, first + n - 1, &dep, 1);
+          ProgTask *t = task_mut (bd, s);
+          t->comm = PROG_COMM_PP;
+          t->coll = PLAN_COLL_SEND_RECV;
+          t->axis = PLAN_AXIS_PP;
+          t->bytes = bd->pp_bytes;
+          t->peer_stage = next_stage;
+          bd->send_of[send_key (bd, 0, mb, model_chunk)] = (gint32) s;
+        }
+      return;
+    }
+
+  /* backward */
+  if (last_chunk)
+    ch.last_compute = compute (bd, bd->blk[B_HEAD_B], mb, chunk, -1, -1, -1);
+  else
+    {
+      int next_stage = (model_chunk + 1) % p->pp;
+      guint32 r = add_task (bd, PROG_TASK_RECV, PROG_STREAM_PP_RECV, PROG_PHASE_BACKWARD, mb,
+                            chunk, first + n - 1, NULL, 0);
+      ProgTask *t = task_mut (bd, r);
+      t->comm = PROG_COMM_PP;
+      t->coll = PLAN_COLL_SEND_RECV;
+      t->axis = PLAN_AXIS_PP;
+      t->bytes = bd->pp_bytes;
+      t->peer_stage = next_stage;
+      t->peer_task = send_key (bd, 1, mb, model_chunk + 1);
+      ch.last_compute = (gint32) r;
+    }
+  for (int l = first + n - 1; l >= first; l--)
+    {
+      backward_layer (bd, mb, chunk, l, l - first, &ch);
+      if (mb == bd->m_micro - 1 && bucket_done)
+        g_array_index (bucket_done, gint32, l) = ch.done[0];
+    }
+  if (first_chunk)
+    {
+      ch.last_compute = compute (bd, bd->blk[B_EMBED_B], mb, chunk, -1, ch.last_compute, -1);
+      if (mb == bd->m_micro - 1 && bucket_done)
+        g_array_index (bucket_done, gint32, bd->m->n_layers) = ch.last_compute;
+    }
+  else
+    {
+      int prev_stage = (model_chunk - 1) % p->pp;
+      gint32 dep = ch.last_compute;
+      guint32 s = add_task (bd, PROG_TASK_SEND, PROG_STREAM_PP_SEND, PROG_PHASE_BACKWARD, mb,
+                            chunk, first, &dep, 1);
+      ProgTask *t = task_mut (bd, s);
+      t->comm = PROG_COMM_PP;
+      t->coll = PLAN_COLL_SEND_RECV;
+      t->axis = PLAN_AXIS_PP;
+      t->bytes = bd->pp_bytes;
+      t->peer_stage = prev_stage;
+      bd->send_of[send_key (bd, 1, mb, model_chunk)] = (gint32) s;
+    }
+}
+
+/* ---- data parallelism: buckets, optimizer, parameter gather --------------------------- */
+
+typedef struct {
+  int    first_layer, n_layers;   /* model layers in the bucket (may include embedding) */
+  double params;                  /* local parameters */
+  int    chunk;
+} Bucket;
+
+/* Buckets in backward order (last layer first) per chunk, each at least bucket_bytes of
+ * gradients (Megatron DDP: --ddp-bucket-size, default 40M elements). */
+static GArray *
+make_buckets (Builder *bd)
+{
+  const Plan *p = bd->plan;
+  GArray *buckets = g_array_new (FALSE, TRUE, sizeof (Bucket));
+  double limit = p->bucket_bytes / bd->grad_bytes_per_param;
+  for (int chunk = p->vpp - 1; chunk >= 0; chunk--)
+    {
+      int first = plan_chunk_first_layer (p, bd->m, bd->stage, chunk);
+      int n = plan_chunk_layers (p, bd->m, bd->stage, chunk);
+      Bucket cur = { .first_layer = first + n, .n_layers = 0, .params = 0, .chunk = chunk };
+      int model_chunk = chunk * p->pp + bd->stage;
+      if (model_chunk == bd->n_model_chunks - 1)
+        cur.params += bd->head_params_local;
+      for (int l = first + n - 1; l >= first; l--)
+        {
+          cur.first_layer = l;
+          cur.n_layers++;
+          cur.params += bd->layer_params_local[l];
+          if (cur.params >= limit)
+            {
+              g_array_append_val (buckets, cur);
+              cur.params = 0;
+              cur.n_layers = 0;
+            }
+        }
+      if (model_chunk == 0)
+        cur.params += bd->embed_params_local;
+      if (cur.params > 0)
+        g_array_append_val (buckets, cur);
+    }
+  return buckets;
+}
+
+static void
+build_stage (Builder *bd, const ProgSchedOps *sched)
+{
+  const Plan *p = bd->plan;
+  ProgProgram *prog = bd->prog;
+  int stage = bd->stage;
+  guint32 first_task = prog->tasks->len;
+  int L = (int) bd->m->n_layers;
+  gboolean sharded_params = zero3 (bd);
+  gboolean dist_opt = p->sharding == PLAN_SHARD_ZERO1 || p->sharding == PLAN_SHARD_ZERO2;
+  PlanAxis grad_axis = p->cp > 1 ? PLAN_AXIS_CPDP : PLAN_AXIS_DP;
+
+  for (int l = 0; l < L; l++)
+    bd->param_ag_of_layer[l] = -1;
+  g_autoptr (GArray) buckets = make_buckets (bd);
+
+  /* With --overlap-param-gather, ZeRO-1/2's gather of the updated parameters runs at the
+   * start of the next step, each bucket before its first forward (steady state). */
+  if (dist_opt && p->overlap_param_gather)
+    for (int i = (int) buckets->len - 1; i >= 0; i--)
+      {
+        Bucket *bk = &g_array_index (buckets, Bucket, i);
+        gint32 ag = coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_ALL_GATHER, grad_axis,
+                          bk->params * plan_precision_bytes (p->param_dtype),
+                          PROG_PHASE_OPTIMIZER, -1, bk->chunk, bk->first_layer, -1, -1);
+        for (int l = bk->first_layer; l < bk->first_layer + bk->n_layers && l < L; l++)
+          bd->param_ag_of_layer[l] = ag;
+      }
+
+  /* the compute units of the schedule */
+  g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
+  sched->build (p->pp, p->vpp, bd->m_micro, stage, slots);
+  g_autoptr (GArray) bucket_done = g_array_new (FALSE, TRUE, sizeof (gint32));
+  g_array_set_size (bucket_done, L + 1);
+  for (int l = 0; l <= L; l++)
+    g_array_index (bucket_done, gint32, l) = -1;
+
+  gboolean overlap = p->overlap_grad_reduce && !sharded_params;
+  guint next_bucket = 0;
+  GArray *reductions = g_array_new (FALSE, FALSE, sizeof (gint32));
+  for (guint i = 0; i < slots->len; i++)
+    {
+      const ProgSlot *slot = &g_array_index (slots, ProgSlot, i);
+      expand_slot (bd, slot, bucket_done);
+      /* overlapped gradient reduction: a bucket goes as soon as its layers' last
+       * backward is done */
+      while (overlap && next_bucket < buckets->len)
+        {
+          Bucket *bk = &g_array_index (buckets, Bucket, next_bucket);
+          int key = bk->first_layer;
+          int model_chunk = bk->chunk * p->pp + stage;
+          if (model_chunk == 0 && key == plan_chunk_first_layer (p, bd->m, stage, bk->chunk)
+              && bk->params > 0 && next_bucket == buckets->len - 1)
+            key = L;   /* the bucket holding the embedding waits for its backward */
+          gint32 done = g_array_index (bucket_done, gint32, key);
+          if (done < 0)
+            break;
+          gint32 r = coll (bd, PROG_STREAM_DP, PROG_COMM_DP,
+                           dist_opt ? PLAN_COLL_REDUCE_SCATTER : PLAN_COLL_ALL_REDUCE, grad_axis,
+                           bk->params * bd->grad_bytes_per_param, PROG_PHASE_BACKWARD, -1,
+                           bk->chunk, bk->first_layer, done, -1);
+          g_array_append_val (reductions, r);
+          next_bucket++;
+        }
+    }
+
+  /* the stage's last compute task: everything after it waits for the backward */
+  gint32 last = -1;
+  for (guint32 i = prog->tasks->len; i > first_task; i--)
+    if (g_array_index (prog->tasks, ProgTask, i - 1).stream == PROG_STREAM_COMPUTE)
+      {
+        last = (gint32) (i - 1);
+        break;
+      }
+  /* non-overlapped reduction of the remaining buckets */
+  if (!sharded_params)
+    for (; next_bucket < buckets->len; next_bucket++)
+      {
+        Bucket *bk = &g_array_index (buckets, Bucket, next_bucket);
+        gint32 r = coll (bd, PROG_STREAM_DP, PROG_COMM_DP,
+                         dist_opt ? PLAN_COLL_REDUCE_SCATTER : PLAN_COLL_ALL_REDUCE, grad_axis,
+                         bk->params * bd->grad_bytes_per_param, PROG_PHASE_BACKWARD, -1,
+                         bk->chunk, bk->first_layer, last, -1);
+        g_array_append_val (reductions, r);
+      }
+  if (p->sharding == PLAN_SHARD_HSDP)
+    {
+      /* HSDP: the shard groups' reduced gradients are all-reduced across replicas */
+      double params = 0;
+      for (guint i = 0; i < buckets->len; i++)
+        params += g_array_index (buckets, Bucket, i).params;
+      gint32 r = coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_ALL_REDUCE,
+                       PLAN_AXIS_DP_REPLICA,
+                       params / MAX (p->hsdp_shard_size, 1) * bd->grad_bytes_per_param,
+                       PROG_PHASE_BACKWARD, -1, 0, -1, last, -1);
+      g_array_append_val (reductions, r);
+    }
+
+  /* optimizer step: waits for the last backward and every reduction */
+  double stage_params = 0;
+  for (guint i = 0; i < buckets->len; i++)
+    stage_params += g_array_index (buckets, Bucket, i).params;
+  double opt_params = stage_params / plan_optim_shards (p) * (sharded_params ? 1 : 1);
+  {
+    g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+    elem (ops, "adamw", MODEL_OP_ELEMENTWISE, (guint64) opt_params, 12);
+    guint32 blk = add_block (bd, PROG_BLOCK_OPTIMIZER, PROG_PHASE_OPTIMIZER, "optimizer", ops, 0);
+    g_autofree gint32 *deps = g_new (gint32, reductions->len + 1);
+    deps[0] = last;
+    for (guint i = 0; i < reductions->len; i++)
+      deps[i + 1] = g_array_index (reductions, gint32, i);
+    guint32 opt = add_task (bd, PROG_TASK_COMPUTE, PROG_STREAM_COMPUTE, PROG_PHASE_OPTIMIZER, -1,
+                            0, -1, deps, (int) reductions->len + 1);
+    task_mut (bd, opt)->block = blk;
+    task_mut (bd, opt)->hw_flops = prog_block (prog, blk)->hw_flops;
+    last = (gint32) opt;
+  }
+  /* ZeRO-1/2 without overlap: gather the updated parameters now */
+  if (dist_opt && !p->overlap_param_gather)
+    for (guint i = 0; i < buckets->len; i++)
+      {
+        Bucket *bk = &g_array_index (buckets, Bucket, i);
+        coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_ALL_GATHER, grad_axis,
+              bk->params * plan_precision_bytes (p->param_dtype), PROG_PHASE_OPTIMIZER, -1,
+              bk->chunk, bk->first_layer, last, -1);
+      }
+  g_array_free (reductions, TRUE);
+
+  ProgStage *st = &prog->stages[stage];
+  st->first = first_task;
+  st->n_tasks = prog->tasks->len - first_task;
+  st->layers = plan_stage_layers (p, bd->m, stage);
+  for (guint32 i = first_task; i < prog->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (prog, i);
+      st->model_flops += t->model_flops;
+      st->hw_flops += t->hw_flops;
+    }
+}
+
+ProgProgram *
+prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *layout,
+                  GError **error)
+{
+  const ProgSchedOps *sched = prog_sched_lookup (plan->schedule);
+  if (sched == NULL || plan->dp <= 0 || plan->grad_accum <= 0)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,
+                   "the plan is not resolved (hint: call plan_resolve first)");
+      return NULL;
+    }
+  g_autoptr (ProgProgram) prog = g_new0 (ProgProgram, 1);
+  prog->model = model_spec_ref ((ModelSpec *) model);
+  plan_copy (&prog->plan, plan);
+  prog->n_stages = plan->pp;
+  prog->stages = g_new0 (ProgStage, plan->pp);
+  prog->tasks = g_array_new (FALSE, FALSE, sizeof (ProgTask));
+  prog->deps = g_array_new (FALSE, FALSE, sizeof (guint32));
+  prog->blocks = g_array_new (FALSE, FALSE, sizeof (ProgBlock));
+  prog->ops = g_array_new (FALSE, FALSE, sizeof (ModelOp));
+  prog->compute_dtype = plan->compute_dtype == PLAN_PREC_FP8 ? TOPO_DTYPE_FP8
+                        : plan->compute_dtype == PLAN_PREC_FP32 ? TOPO_DTYPE_FP32
+                        : plan->compute_dtype == PLAN_PREC_FP16 ? TOPO_DTYPE_FP16
+                        : TOPO_DTYPE_BF16;
+
+  Builder bd = { 0 };
+  bd.prog = prog;
+  bd.m = model;
+  bd.plan = &prog->plan;
+  bd.layout = layout;
+  bd.b = (guint64) plan->micro_batch;
+  bd.s = (guint64) plan->seq_length;
+  bd.t = (guint64) plan->tp;
+  bd.c = (guint64) plan->cp;
+  bd.tok = bd.b * bd.s / bd.c;
+  bd.tok_sp = plan->sequence_parallel ? bd.tok / bd.t : bd.tok;
+  bd.act_bytes = (double) bd.tok * model->hidden * 2;            /* bf16 activations */
+  bd.pp_bytes = (double) bd.tok_sp * model->hidden * 2;
+  bd.kv_bytes = 2.0 * bd.tok * MAX (model->n_kv_heads / bd.t, 1) * model->head_dim * 2;
+  bd.grad_bytes_per_param = plan_precision_bytes (plan->grad_dtype);
+  bd.m_micro = plan->grad_accum;
+  bd.n_model_chunks = plan->pp * plan->vpp;
+  bd.send_of = g_new (gint32, 2 * bd.m_micro * bd.n_model_chunks);
+  for (int i = 0; i < 2 * bd.m_micro * bd.n_model_chunks; i++)
+    bd.send_of[i] = -1;
+  bd.param_ag_of_layer = g_new (gint32, model->n_layers);
+  bd.layer_params_local = g_new (double, model->n_layers);
+
+  ModelParams mp;
+  model_spec_params (model, &mp);
+  for (guint64 l = 0; l < model->n_layers; l++)
+    bd.layer_params_local[l] = (double) (mp.attention_per_layer + mp.mlp_per_layer) / bd.t
+                               + (double) mp.norms_per_layer;
+  bd.embed_params_local = (double) mp.input_embedding / bd.t;
+  bd.head_params_local = (double) (mp.output_head ? mp.output_head : 0) / bd.t
+                         + (double) mp.final_norm;
+
+  build_blocks (&bd);
+  for (int s = 0; s < plan->pp; s++)
+    {
+      bd.stage = s;
+      build_stage (&bd, sched);
+    }
+  /* resolve pipeline peers: a RECV's peer_task held the key of its SEND */
+  gboolean ok = TRUE;
+  for (guint32 i = 0; i < prog->tasks->len; i++)
+    {
+      ProgTask *t = &g_array_index (prog->tasks, ProgTask, i);
+      if (t->kind != PROG_TASK_RECV)
+        continue;
+      gint32 send = bd.send_of[t->peer_task];
+      if (send < 0)
+        {
+          ok = FALSE;
+          break;
+        }
+      t->peer_task = send;
+      g_array_index (prog->tasks, ProgTask, send).peer_task = (gint32) i;
+    }
+  g_free (bd.send_of);
+  g_free (bd.param_ag_of_layer);
+  g_free (bd.layer_params_local);
+  if (!ok)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,
+                   "internal: a pipeline receive has no matching send");
+      return NULL;
+    }
+
+  prog->tokens_per_step = (double) plan->global_batch * plan->seq_length;
+  double hw = 0;
+  for (int s = 0; s < plan->pp; s++)
+    hw += prog->stages[s].hw_flops;
+  /* every stage is replicated over tp x cp x dp ranks */
+  prog->hw_flops_per_step = hw * plan->tp * plan->cp * plan->dp;
+  return g_steal_pointer (&prog);
+}
+
+void
+prog_program_free (ProgProgram *prog)
+{
+  if (prog == NULL)
+    return;
+  model_spec_unref (prog->model);
+  plan_clear (&prog->plan);
+  g_free (prog->stages);
+  if (prog->tasks)
+    g_array_free (prog->tasks, TRUE);
+  if (prog->deps)
+    g_array_free (prog->deps, TRUE);
+  if (prog->blocks)
+    g_array_free (prog->blocks, TRUE);
+  if (prog->ops)
+    g_array_free (prog->ops, TRUE);
+  g_free (prog);
+}

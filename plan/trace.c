@@ -1,0 +1,135 @@
+/* plan/trace.c - Chrome Trace Event JSON of a program's timeline.
+ *
+ * Format: the JSON object form with "traceEvents" (Trace Event Format; Perfetto's
+ * docs/getting-started/other-formats.md). Complete events ("ph":"X") with ts/dur in
+ * microseconds; "M" metadata names each process (rank) and thread (stream); each stream
+ * has its own tid so slices never overlap on one track. Flow arrows: "s" on the SEND slice
+ * and "f" (binding point "e") on the RECV slice, each with exactly its slice's pid, tid
+ * and ts, which both Perfetto and Chrome's viewer bind (shared/reference/conventions.md
+ * section 1). Written with g_file_set_contents (temporary file, then rename). */
+#include "plan/program.h"
+
+#include <stdio.h>
+
+static void
+append_num (GString *s, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.3f", v));
+}
+
+static const char *
+task_name (const ProgProgram *p, const ProgTask *t, char *buf, gsize len)
+{
+  switch (t->kind)
+    {
+    case PROG_TASK_COMPUTE:
+      return prog_block (p, t->block)->name;
+    case PROG_TASK_COLL:
+      g_snprintf (buf, len, "%s %s", plan_coll_name (t->coll), plan_axis_name (t->axis));
+      return buf;
+    case PROG_TASK_SEND:
+      g_snprintf (buf, len, "send to stage %d", t->peer_stage);
+      return buf;
+    case PROG_TASK_RECV:
+      g_snprintf (buf, len, "recv from stage %d", t->peer_stage);
+      return buf;
+    default:
+      return "?";
+    }
+}
+
+gboolean
+prog_trace_write (const ProgProgram *p, const ProgTaskTime *times, const int *stage_rank,
+                  const char *label, const char *path, GError **error)
+{
+  GString *s = g_string_sized_new (256 * p->tasks->len + 4096);
+  g_string_append (s, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"tandem\",\"timeline\":\"");
+  g_string_append (s, label);
+  g_string_append (s, "\",\"model\":\"");
+  g_string_append (s, p->model->name);
+  g_autofree char *plan_str = plan_to_string (&p->plan);
+  g_string_append_printf (s, "\",\"plan\":\"%s\"},\"traceEvents\":[\n", plan_str);
+
+  gboolean first = TRUE;
+#define SEP() G_STMT_START { if (!first) g_string_append (s, ",\n"); first = FALSE; } G_STMT_END
+  for (int st = 0; st < p->n_stages; st++)
+    {
+      int pid = stage_rank ? stage_rank[st] : st;
+      SEP ();
+      g_string_append_printf (s, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,"
+                              "\"args\":{\"name\":\"rank %d (pipeline stage %d, %s)\"}}",
+                              pid, pid, st, label);
+      SEP ();
+      g_string_append_printf (s, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,"
+                              "\"args\":{\"sort_index\":%d}}", pid, st);
+      for (int k = 0; k < PROG_STREAM_N; k++)
+        {
+          SEP ();
+          g_string_append_printf (s, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,"
+                                  "\"tid\":%d,\"args\":{\"name\":\"%s\"}}", pid, k,
+                                  prog_stream_name (k));
+          SEP ();
+          g_string_append_printf (s, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,"
+                                  "\"tid\":%d,\"args\":{\"sort_index\":%d}}", pid, k, k);
+        }
+    }
+
+  char namebuf[64];
+  for (guint32 i = 0; i < p->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (p, i);
+      const ProgTaskTime *tt = &times[i];
+      int pid = stage_rank ? stage_rank[t->stage] : t->stage;
+      double ts = tt->start_s * 1e6, dur = MAX (tt->end_s - tt->start_s, 0) * 1e6;
+      SEP ();
+      g_string_append_printf (s, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":%d,"
+                              "\"tid\":%d,\"ts\":",
+                              t->kind == PROG_TASK_COMPUTE ? "compute"
+                              : prog_comm_name (t->comm),
+                              task_name (p, t, namebuf, sizeof namebuf), pid, t->stream);
+      append_num (s, ts);
+      g_string_append (s, ",\"dur\":");
+      append_num (s, dur);
+      g_string_append_printf (s, ",\"args\":{\"task\":%u,\"phase\":\"%s\",\"micro_batch\":%d,"
+                              "\"chunk\":%d,\"layer\":%d", t->id, prog_phase_name (t->phase),
+                              t->mb, t->chunk, t->layer);
+      if (t->kind != PROG_TASK_COMPUTE)
+        {
+          g_string_append (s, ",\"bytes\":");
+          append_num (s, t->bytes);
+        }
+      else
+        {
+          g_string_append (s, ",\"flops\":");
+          append_num (s, t->hw_flops);
+        }
+      g_string_append (s, "}}");
+      if (t->kind == PROG_TASK_SEND || t->kind == PROG_TASK_RECV)
+        {
+          /* the flow id is the SEND's task id on both ends */
+          guint32 flow = t->kind == PROG_TASK_SEND ? t->id : (guint32) t->peer_task;
+          SEP ();
+          g_string_append_printf (s, "{\"ph\":\"%s\",\"cat\":\"pp\",\"name\":\"pp\",\"id\":%u,"
+                                  "\"pid\":%d,\"tid\":%d,\"bp\":\"e\",\"ts\":",
+                                  t->kind == PROG_TASK_SEND ? "s" : "f", flow, pid, t->stream);
+          append_num (s, ts);
+          g_string_append (s, "}");
+        }
+    }
+#undef SEP
+  g_string_append (s, "\n]}\n");
+
+  /* g_file_set_contents writes a temporary file and renames it: readers never see
+   * half a trace */
+  GError *local = NULL;
+  gboolean ok = g_file_set_contents (path, s->str, (gssize) s->len, &local);
+  g_string_free (s, TRUE);
+  if (!ok)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE, "cannot write trace: %s",
+                   local->message);
+      g_error_free (local);
+    }
+  return ok;
+}

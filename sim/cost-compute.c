@@ -1,0 +1,231 @@
+/* sim/cost-compute.c - roofline cost of compute ops and of the optimizer step.
+ *
+ * t = max (flops / (peak(dtype) x eff), bytes / (hbm_Bps x mem_efficiency)) + launch,
+ * one kernel launch per op (DESIGN.md 4; hardware.md Physical limits 2). */
+#include "sim/cost-private.h"
+
+#include <math.h>
+
+/* Smallest GEMM tile dimension a library picks for a small m or n: Hopper's wgmma works
+ * on M = 64 per warpgroup, and CUTLASS/cuBLAS kernels for skinny shapes use 64-wide
+ * tiles (PTX ISA wgmma shapes: U, recollection). */
+#define TILE_FLOOR 64.0
+/* Split-K: when a GEMM has fewer output tiles than SMs, cuBLAS/CUTLASS split k (split-K
+ * or stream-K) to fill the machine; each split keeps at least 256 of k (four 64-wide
+ * k-blocks) so the partial sums stay cheap: U (heuristic). */
+#define SPLIT_K_MIN_K 256.0
+
+/* Accesses per element of the memory-bound kinds (reads + writes, in elements of
+ * op->elements), forward / backward:
+ *  - NORM: read x, write y = 2; backward read x and dy, write dx = 3 (the weight-grad
+ *    partial sums are per block, negligible).
+ *  - ELEMENTWISE, per element counted by models/model-ops.c:
+ *      rotary (elements of Q and K): read, write = 2 / 2;
+ *      mlp_act (SwiGLU, per output element): read gate and up, write out = 3; backward
+ *        read gate, up, dout, write dgate, dup = 5 (GeLU needs 2 / 3: charged as SwiGLU,
+ *        at most 1.7x high on a small term);
+ *      residual add and others: read two, write one = 3 / 3.
+ *  - EMBEDDING (elements = tokens x h): gather rows, write = 2; backward read dy, read
+ *    and write the gradient rows = 3.
+ *  - LOSS (elements = tokens x V logits), fused vocab-parallel cross-entropy (Megatron):
+ *    read logits for the max, read again for the sum of exponentials, write the softmax
+ *    kept for backward = 3; backward read the softmax, write the gradient = 2. */
+typedef struct {
+  double fwd, bwd;
+} Accesses;
+
+static Accesses
+accesses_of (const ModelOp *op)
+{
+  switch (op->kind)
+    {
+    case MODEL_OP_NORM:
+      return (Accesses) { 2, 3 };
+    case MODEL_OP_EMBEDDING:
+      return (Accesses) { 2, 3 };
+    case MODEL_OP_LOSS:
+      return (Accesses) { 3, 2 };
+    case MODEL_OP_ELEMENTWISE:
+      if (op->name != NULL && g_str_equal (op->name, "rotary"))
+        return (Accesses) { 2, 2 };
+      if (op->name != NULL && g_str_equal (op->name, "mlp_act"))
+        return (Accesses) { 3, 5 };
+      return (Accesses) { 3, 3 };
+    default:
+      return (Accesses) { 2, 2 };
+    }
+}
+
+/* AdamW bytes per parameter, memory-bound (Megatron distributed optimizer with fp32 main
+ * grads and master weights, plan_init_defaults): read fp32 master 4, fp32 grad 4, m 4,
+ * v 4; write master 4, m 4, v 4, bf16 param 2 = 30. Its ~15 FLOPs per parameter are far
+ * below the ridge point (hardware.md Physical limits 2), so they are not charged. */
+#define ADAMW_BYTES_PER_PARAM 30.0
+
+/* A dtype the device does not have (fp8 on A100) runs as bf16 (then fp16). */
+static TopoDtype
+resolve_dtype (const SimCost *c, TopoDtype dtype)
+{
+  if ((guint) dtype >= TOPO_DTYPE_N)
+    dtype = TOPO_DTYPE_BF16;
+  if (c->peak_flops[dtype] > 0)
+    return dtype;
+  if (c->peak_flops[TOPO_DTYPE_BF16] > 0)
+    return TOPO_DTYPE_BF16;
+  return TOPO_DTYPE_FP16;
+}
+
+void
+sim_cost_compute_init (SimCost *c)
+{
+  const TopoDevice *dev = &c->cluster->device;
+  double any = 0;
+  for (int d = 0; d < TOPO_DTYPE_N; d++)
+    any = MAX (any, dev->peak_flops[d]);
+  for (int d = 0; d < TOPO_DTYPE_N; d++)
+    {
+      c->peak_flops[d] = dev->peak_flops[d];
+      c->gemm_eff[d] = d == TOPO_DTYPE_FP8 ? c->opts.gemm_fp8_efficiency
+                                           : c->opts.gemm_efficiency;
+      c->attn_scale[d] = d == TOPO_DTYPE_FP8 && c->opts.gemm_efficiency > 0
+                           ? c->opts.gemm_fp8_efficiency / c->opts.gemm_efficiency
+                           : 1.0;
+    }
+  /* A device with neither bf16 nor fp16 (the loader requires a peak): use its best. */
+  if (c->peak_flops[TOPO_DTYPE_BF16] <= 0 && c->peak_flops[TOPO_DTYPE_FP16] <= 0)
+    c->peak_flops[TOPO_DTYPE_FP16] = any;
+  c->mem_Bps = dev->hbm_Bps * c->opts.mem_efficiency;
+  c->vector_flops = dev->peak_flops[TOPO_DTYPE_FP32];
+  c->sms = dev->sms;
+}
+
+/* The tile a library uses along one dimension: the configured tile, or for a dimension
+ * smaller than it the next power of two, at least TILE_FLOOR. */
+static double
+tile_dim (int tile, double dim)
+{
+  double t = MAX (tile, 1);
+  if (dim >= t)
+    return t;
+  return MIN (t, MAX (TILE_FLOOR, exp2 (ceil (log2 (MAX (dim, 1.0))))));
+}
+
+static double
+gemm_efficiency (const SimCost *c, double m, double n, double k, TopoDtype dtype)
+{
+  double eff = c->gemm_eff[dtype];
+  if (m <= 0 || n <= 0 || k <= 0)
+    return eff;
+
+  /* Tile quantization: the last row/column of tiles is computed in full. */
+  const double tm = tile_dim (c->opts.tile_m, m), tn = tile_dim (c->opts.tile_n, n);
+  const double tiles_m = ceil (m / tm), tiles_n = ceil (n / tn);
+  const double tile_q = m * n / (tiles_m * tm * tiles_n * tn);
+
+  /* Wave quantization: tiles run in waves of one tile per SM; the last wave is partly
+   * idle. Fewer tiles than SMs are split along k (SPLIT_K_MIN_K). */
+  double wave_q = 1.0;
+  if (c->sms > 0)
+    {
+      const double sms = c->sms;
+      double units = tiles_m * tiles_n;
+      if (units < sms)
+        units *= MAX (1.0, MIN (floor (sms / units), floor (k / SPLIT_K_MIN_K)));
+      wave_q = units / (ceil (units / sms) * sms);
+    }
+
+  /* Small-k falloff: prologue and epilogue amortised over the k loop. Tiny m and n are
+   * covered by the tile quantization above. */
+  const double k_q = c->opts.small_k_half > 0 ? k / (k + c->opts.small_k_half) : 1.0;
+  return eff * tile_q * wave_q * k_q;
+}
+
+double
+sim_cost_gemm_efficiency (const SimCost *c, guint64 m, guint64 n, guint64 k, TopoDtype dtype)
+{
+  g_return_val_if_fail (c != NULL, 0.0);
+  return gemm_efficiency (c, (double) m, (double) n, (double) k, resolve_dtype (c, dtype));
+}
+
+static double
+roofline (const SimCost *c, double flops, double flops_per_s, double bytes)
+{
+  double t = 0;
+  if (flops > 0 && flops_per_s > 0)
+    t = flops / flops_per_s;
+  if (bytes > 0 && c->mem_Bps > 0)
+    t = MAX (t, bytes / c->mem_Bps);
+  return t + c->opts.launch_overhead_s;
+}
+
+static double
+gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d)
+{
+  const double m = (double) op->m, n = (double) op->n, k = (double) op->k;
+  const double flops = op->fwd_flops > 0 ? op->fwd_flops : 2.0 * m * n * k;
+  const double eff = gemm_efficiency (c, m, n, k, d);
+  /* fp8 GEMMs read fp8 A and B and write bf16 C (Transformer Engine). */
+  const double ab = topo_dtype_bytes (d), cb = d == TOPO_DTYPE_FP8 ? 2.0 : ab;
+  const double bytes = ab * (m * k + k * n) + cb * m * n;
+  return roofline (c, flops, c->peak_flops[d] * eff, bytes);
+}
+
+static double
+attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
+{
+  const double b = (double) op->b, hd = (double) op->head_dim;
+  const double heads = (double) op->heads;
+  const double kv_heads = op->kv_heads > 0 ? (double) op->kv_heads : heads;
+  const double q = b * (double) op->s_q * heads * hd;        /* elements of Q (and O) */
+  const double kv = b * (double) op->s_kv * kv_heads * hd;   /* elements of K (and V) */
+  double flops = op->fwd_flops;
+  if (flops <= 0)
+    flops = 4.0 * b * (double) op->s_q * (double) op->s_kv * heads * hd
+            * (op->causal ? 0.5 : 1.0);
+  /* forward reads Q, K, V and writes O; backward reads Q, K, V, O, dO and writes dQ,
+   * dK, dV (the per-row softmax statistics are negligible). */
+  const double elements = backward ? 4.0 * q + 4.0 * kv : 2.0 * q + 2.0 * kv;
+  const double bytes = elements * topo_dtype_bytes (d);
+  const double eff = (backward ? c->opts.attn_bwd_efficiency : c->opts.attn_fwd_efficiency)
+                     * c->attn_scale[d];
+  return roofline (c, flops, c->peak_flops[d] * eff, bytes);
+}
+
+static double
+memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
+{
+  /* Activations are bf16 outside GEMMs, also in fp8 training; fp32 runs keep fp32. */
+  const double elt = d == TOPO_DTYPE_FP32 || d == TOPO_DTYPE_TF32 ? 4.0 : 2.0;
+  const Accesses a = accesses_of (op);
+  const double bytes = (double) op->elements * (backward ? a.bwd : a.fwd) * elt;
+  return roofline (c, op->fwd_flops, c->vector_flops, bytes);
+}
+
+double
+sim_cost_op_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, gboolean backward)
+{
+  g_return_val_if_fail (c != NULL && op != NULL, 0.0);
+  const TopoDtype d = resolve_dtype (c, dtype);
+  switch (op->kind)
+    {
+    case MODEL_OP_GEMM:
+      return gemm_s (c, op, d);
+    case MODEL_OP_ATTENTION:
+      return attention_s (c, op, d, backward);
+    case MODEL_OP_NORM:
+    case MODEL_OP_ELEMENTWISE:
+    case MODEL_OP_EMBEDDING:
+    case MODEL_OP_LOSS:
+    default:
+      return memory_bound_s (c, op, d, backward);
+    }
+}
+
+double
+sim_cost_optimizer_s (const SimCost *c, double params)
+{
+  g_return_val_if_fail (c != NULL, 0.0);
+  if (c->opts.free_optimizer || params <= 0)
+    return 0.0;
+  return roofline (c, 0.0, 0.0, params * ADAMW_BYTES_PER_PARAM);
+}

@@ -1,0 +1,167 @@
+/* sim/cost.c - cost model options, their documented defaults, and construction.
+ *
+ * Defaults come from the cluster's device (topology presets carry a source for each
+ * figure) and fall back to the constants below, each with its source. Tags as in
+ * shared/reference/hardware.md: V verified, S secondary, D derived, U unverified. */
+#include "sim/cost-private.h"
+
+#include <string.h>
+
+/* Fallbacks when the device JSON leaves a field at 0. */
+/* Median of the BF16 MAMF efficiencies of hardware.md A4 (0.869, 0.803, 0.838, 0.776,
+ * 0.729, 0.604, 0.514), rounded down: D. */
+#define FALLBACK_GEMM_EFFICIENCY 0.75
+/* H100 MAMF FP8 / BF16 = 0.709 / 0.803 = 0.883 (hardware.md A4): D, applied to devices
+ * without their own FP8 MAMF figure. */
+#define FP8_OVER_BF16_EFFICIENCY (0.709 / 0.803)
+/* Copy and STREAM-triad kernels reach ~90% of HBM peak on H100/A100: U (recollection of
+ * BabelStream-style results; calibrate with `tandem calibrate`). */
+#define FALLBACK_MEM_EFFICIENCY 0.90
+/* hardware.md A4: 2-6 us per launch outside CUDA graphs, S [PEGA], [DOGACEL]; middle. */
+#define FALLBACK_LAUNCH_S 4e-6
+/* CUTLASS/cuBLAS Hopper and Ampere BF16 GEMMs for large shapes use 128 x 256 (or
+ * 256 x 128) CTA tiles: U (CUTLASS profiler defaults, recollection); the brief's figure. */
+#define DEFAULT_TILE_M 128
+#define DEFAULT_TILE_N 256
+/* A 128 x 256 tile's epilogue (load/store of the C tile, 128 x 256 x 2 B = 64 KiB) costs
+ * about as much traffic as two 64-wide k-blocks of the main loop ((128 + 256) x 64 x 2 B
+ * = 48 KiB each): D, so a GEMM loses half its efficiency at k ~ 128. */
+#define DEFAULT_SMALL_K_HALF 128.0
+/* Compute slowed by concurrent NCCL kernels (SMs and HBM taken by comm channels): the
+ * middle of the 5-15% range quoted for overlapped GEMM + collective kernels: U. */
+#define DEFAULT_COMM_COMPUTE_SLOWDOWN 0.10
+/* hardware.md Physical limits 3: "Achievable busbw is ~80% of W" (H100 370 / 450). */
+#define DEFAULT_NVLINK_EFFICIENCY 0.80
+/* NDR 400G NICs achieve 46-48 GB/s of 50: 47 / 50 = 0.94, V [NCCLT-290]. */
+#define DEFAULT_NET_EFFICIENCY 0.94
+/* NCCL base latency per collective, Ring LL 6.6 us (LL128 14, Simple 8.4), V
+ * [NCCL-tuning]; LL is what NCCL picks for the small messages where this term matters. */
+#define DEFAULT_COLL_BASE_S 6.6e-6
+/* NCCL hwLat for NVLS (Simple) on NVLink, 25 us, V [NCCL-tuning]; NVLS has no base
+ * latency and no per-step term in that model. */
+#define DEFAULT_NVLS_LATENCY_S 25e-6
+
+/* Flash attention efficiency (fraction of dense peak) by GPU generation.
+ *  - Hopper: FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608) reaches up to 740
+ *    TFLOP/s BF16 forward = 75% of 989; FA2 reached ~35% on H100 (same paper). Causal
+ *    training shapes (head_dim 128, 4-8K) sit below the best case: fwd 0.60 (U, ~600
+ *    TFLOP/s), bwd 0.45 (U, ~450 TFLOP/s; the backward does 2.5x the matmuls with more
+ *    non-matmul work and atomics for dQ).
+ *  - Ampere: FlashAttention-2 (Dao 2023, arXiv 2307.08691) "50-73% of the theoretical
+ *    maximum FLOPs/s on A100" forward: fwd 0.60 (middle), bwd 0.45 (U).
+ *  - Others: the Hopper ratios to MAMF, fwd 0.60 / 0.803 = 0.75 and bwd 0.45 / 0.803 =
+ *    0.56 of gemm_efficiency (D). */
+#define ATTN_FWD_HOPPER 0.60
+#define ATTN_BWD_HOPPER 0.45
+#define ATTN_FWD_AMPERE 0.60
+#define ATTN_BWD_AMPERE 0.45
+#define ATTN_FWD_OVER_GEMM (0.60 / 0.803)
+#define ATTN_BWD_OVER_GEMM (0.45 / 0.803)
+
+typedef struct {
+  const char *name_part;   /* matched in the device name, first match wins */
+  double      fp8_eff;     /* MAMF FP8 / dense FP8 peak, hardware.md A4 [MAMF] */
+  int         generation;  /* 0 other, 1 Ampere, 2 Hopper */
+} DeviceRow;
+
+/* Longer names first: "GH200" before "H200", "GB200" before "B200". */
+static const DeviceRow device_rows[] = {
+  { "GH200", 1535.0 / 1978.9, 2 },   /* 77.6% */
+  { "GB200", 3615.6 / 5000.0, 0 },   /* 72.3% */
+  { "H100", 1402.6 / 1978.9, 2 },    /* 70.9% */
+  { "H800", 1402.6 / 1978.9, 2 },    /* same die as H100: D */
+  { "H200", 1453.4 / 1978.9, 2 },    /* 73.4% */
+  { "B200", 3432.5 / 4500.0, 0 },    /* 76.3% */
+  { "A100", 0.0, 1 },                /* no FP8 */
+  { "A800", 0.0, 1 },
+};
+
+static const DeviceRow *
+device_row (const TopoCluster *cluster)
+{
+  if (cluster == NULL || cluster->device.name == NULL)
+    return NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (device_rows); i++)
+    if (strstr (cluster->device.name, device_rows[i].name_part) != NULL)
+      return &device_rows[i];
+  return NULL;
+}
+
+void
+sim_cost_options_init (SimCostOptions *o, const TopoCluster *cluster)
+{
+  g_return_if_fail (o != NULL);
+  memset (o, 0, sizeof *o);
+  const TopoDevice *dev = cluster != NULL ? &cluster->device : NULL;
+  const DeviceRow *row = device_row (cluster);
+
+  o->gemm_efficiency = dev != NULL && dev->gemm_efficiency > 0 ? dev->gemm_efficiency
+                                                              : FALLBACK_GEMM_EFFICIENCY;
+  o->gemm_fp8_efficiency = row != NULL && row->fp8_eff > 0
+                             ? row->fp8_eff
+                             : o->gemm_efficiency * FP8_OVER_BF16_EFFICIENCY;
+  switch (row != NULL ? row->generation : 0)
+    {
+    case 2:
+      o->attn_fwd_efficiency = ATTN_FWD_HOPPER;
+      o->attn_bwd_efficiency = ATTN_BWD_HOPPER;
+      break;
+    case 1:
+      o->attn_fwd_efficiency = ATTN_FWD_AMPERE;
+      o->attn_bwd_efficiency = ATTN_BWD_AMPERE;
+      break;
+    default:
+      o->attn_fwd_efficiency = o->gemm_efficiency * ATTN_FWD_OVER_GEMM;
+      o->attn_bwd_efficiency = o->gemm_efficiency * ATTN_BWD_OVER_GEMM;
+      break;
+    }
+  o->mem_efficiency = dev != NULL && dev->mem_efficiency > 0 ? dev->mem_efficiency
+                                                            : FALLBACK_MEM_EFFICIENCY;
+  o->launch_overhead_s = dev != NULL && dev->launch_overhead_s > 0 ? dev->launch_overhead_s
+                                                                  : FALLBACK_LAUNCH_S;
+  o->tile_m = DEFAULT_TILE_M;
+  o->tile_n = DEFAULT_TILE_N;
+  o->small_k_half = DEFAULT_SMALL_K_HALF;
+  o->comm_compute_slowdown = DEFAULT_COMM_COMPUTE_SLOWDOWN;
+  o->nvlink_efficiency = DEFAULT_NVLINK_EFFICIENCY;
+  o->net_efficiency = DEFAULT_NET_EFFICIENCY;
+  o->coll_base_latency_s = DEFAULT_COLL_BASE_S;
+  o->nvls_latency_s = DEFAULT_NVLS_LATENCY_S;
+  /* NCCL enables NVLS by default where NVSwitch supports it (NCCL_NVLS_ENABLE): U. */
+  o->use_nvls = TRUE;
+  o->free_comm = FALSE;
+  o->free_optimizer = FALSE;
+}
+
+SimCost *
+sim_cost_new (const TopoCluster *cluster, const PlanLayout *layout, const SimCostOptions *opts)
+{
+  g_return_val_if_fail (cluster != NULL, NULL);
+  g_return_val_if_fail (cluster->n_levels >= 1, NULL);
+
+  SimCost *c = g_new0 (SimCost, 1);
+  if (opts != NULL)
+    c->opts = *opts;
+  else
+    sim_cost_options_init (&c->opts, cluster);
+  c->cluster = topo_cluster_ref ((TopoCluster *) cluster);
+  sim_cost_compute_init (c);
+  sim_cost_comm_init (c, layout);
+  return c;
+}
+
+void
+sim_cost_free (SimCost *cost)
+{
+  if (cost == NULL)
+    return;
+  topo_cluster_unref (cost->cluster);
+  g_free (cost);
+}
+
+const SimCostOptions *
+sim_cost_options (const SimCost *c)
+{
+  g_return_val_if_fail (c != NULL, NULL);
+  return &c->opts;
+}

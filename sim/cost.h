@@ -1,0 +1,140 @@
+/* sim/cost.h - the cost model: task -> predicted duration in seconds.
+ *
+ * Contract:
+ *  - Times are double seconds (the engine converts once, sim_time_from_s); bytes are
+ *    bytes, bandwidths bytes/s per direction per device, FLOPs are FLOPs.
+ *  - Every function is a pure O(1) function of its arguments and of what sim_cost_new()
+ *    precomputed (per-axis bus bandwidths and latencies): the simulator calls it ~10^4
+ *    times per prediction. Nothing prints; a SimCost is immutable after new and may be
+ *    read from several threads.
+ *  - sim_cost_new() takes a ref on the cluster and copies what it needs from the layout
+ *    (the layout may be freed afterwards; it may be NULL when no collective over an axis
+ *    is asked for).
+ *  - Zero or negative sizes cost 0; a group of one rank costs 0; more bytes never cost
+ *    less time.
+ *
+ * Compute (DESIGN.md 4): roofline per op,
+ *     t = max (flops / (peak(dtype) x eff), bytes / (hbm_Bps x mem_efficiency)) + launch
+ *   GEMM   eff = gemm_efficiency(dtype) x tile quantization x wave quantization x
+ *                k / (k + small_k_half)                              (cost-compute.c)
+ *          bytes = A (m k) + B (k n) + C (m n) elements; 2 bytes (bf16/fp16), 4 (fp32,
+ *          tf32), fp8: 1 byte for A and B, 2 for C (Transformer Engine writes bf16).
+ *   ATTENTION (flash): flops = op->fwd_flops as given (causal halving already applied
+ *          by the caller), eff = attn_fwd_efficiency or attn_bwd_efficiency; bytes = Q, K,
+ *          V, O forward; Q, K, V, O, dO read and dQ, dK, dV written backward (no S x S).
+ *   NORM / ELEMENTWISE / EMBEDDING / LOSS: memory-bound, bytes = elements x accesses x
+ *          2 bytes (4 for fp32), accesses per kind documented in cost-compute.c.
+ *
+ * Communication (DESIGN.md 4), alpha-beta per ring step:
+ *     t = base + steps(n) x alpha + bytes x bus_factor(n) / busbw
+ *   with steps and bus_factor from plan/collective.h (nccl-tests), `bytes` the nccl-tests
+ *   size column, alpha the per-step latency of the outermost level the group spans (in a
+ *   pipelined ring every step waits for its slowest hop, the one that crosses that level),
+ *   base the per-collective NCCL base latency. busbw of a group of n ranks with
+ *   m_l = members_per_unit[l] members in one unit of level l (plan/layout.h):
+ *     - level 0 (inside a server), used when m_0 > 1: levels[0].busbw_Bps, else
+ *       levels[0].bw_Bps x nvlink_efficiency;
+ *     - each level l = 1..span that the group crosses: B_l = m_{l-1} x bw_l / o_l, where
+ *       bw_l = levels[l].busbw_Bps (else bw_Bps x net_efficiency) per device and o_l the
+ *       level's oversubscription.
+ *       Why m_{l-1}: a ring (NCCL orders rings by locality) enters and leaves every unit
+ *       of level l-1 once, and NCCL runs one ring per NIC (channel), so the m_{l-1}
+ *       members of a unit drive m_{l-1} rails in parallel: the per-rank bus bandwidth is
+ *       m_{l-1} NICs' worth ("8 x 400G nodes reach ~380 GB/s = 8 x 47", hardware.md
+ *       Physical limits 4).
+ *       Why / o_l: by symmetry every group of the axis crosses at once (DP buckets, TP
+ *       layers), so a unit of level l-1 with D devices, each of bw_l, gives
+ *       D x bw_l / o_l of egress to D / m_{l-1} groups, each leaving it once: m_{l-1} x
+ *       bw_l / o_l per group. A group with one member per pod of the 1:7 h100-24k
+ *       cluster gets bw / 7 ("~50/7 = 7 GB/s", hardware.md Physical limits 5).
+ *     busbw = min over the levels above (inner levels cap outer ones).
+ *   NVLS: an all-reduce that stays inside a server, where the device has NVLink SHARP and
+ *     use_nvls is set, runs at device.nvls_busbw_Bps with NCCL's flat NVLS latency (no
+ *     ring steps).
+ *   All-to-all: no ring; every rank sends bytes/n to each peer at once, so the bytes that
+ *     leave a unit of level l-1, (n - m_{l-1})/n of the buffer, share the per-device
+ *     bw_l / o_l (one NIC per device; all devices send at once), and the (m_0 - 1)/n that
+ *     stay in the server use level-0 busbw. t_bw = bytes x max over levels of
+ *     (fraction / bandwidth): across M servers of k this is ~ bytes / NIC, the floor of
+ *     hardware.md Physical limits 3 ("t ~ B / (M x W_node)"); the effective busbw is
+ *     (n-1)/n x bytes / t_bw.
+ *   Send/recv between two devices: one step at the level l joining them, base + alpha_l +
+ *     bytes / bw, bw = level-0 busbw inside a server, else min over levels 1..l of
+ *     bw_j x min (1, m_{j-1}(PP) / o_j): PP stage boundaries cross a unit at once, one per
+ *     pipeline (the PP group's members_per_unit; 1 without a layout, the worst case).
+ */
+#pragma once
+
+#include <glib.h>
+#include "models/model.h"
+#include "plan/collective.h"
+#include "plan/layout.h"
+#include "topology/cluster.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  /* compute */
+  double   gemm_efficiency;       /* best-shape fraction of peak, bf16/fp16/fp32/tf32
+                                     (device default: MAMF, hardware.md A4) */
+  double   gemm_fp8_efficiency;   /* same for fp8 (MAMF FP8, H100 1402.6 / 1978.9 = 0.709) */
+  double   attn_fwd_efficiency;   /* flash attention forward, fraction of peak */
+  double   attn_bwd_efficiency;   /* flash attention backward */
+  double   mem_efficiency;        /* achieved fraction of HBM bandwidth */
+  double   launch_overhead_s;     /* per kernel (one kernel per op) */
+  int      tile_m, tile_n;        /* GEMM output tile (128 x 256, cuBLAS/CUTLASS on H100) */
+  double   small_k_half;          /* k at which k / (k + small_k_half) = 1/2 */
+  double   comm_compute_slowdown; /* compute slowed by concurrent comm kernels (0.1 = 10%);
+                                     applied by the simulator, not by sim_cost_op_s */
+  /* communication */
+  double   nvlink_efficiency;     /* achieved fraction of level-0 bw when busbw not given */
+  double   net_efficiency;        /* achieved fraction of NIC bw when busbw not given */
+  double   coll_base_latency_s;   /* per collective (NCCL base latency) */
+  double   nvls_latency_s;        /* per NVLS all-reduce, replaces base + steps x alpha */
+  gboolean use_nvls;              /* NVLS all-reduce inside a server where the device has it */
+  /* test knobs */
+  gboolean free_comm;             /* every collective and p2p costs 0 */
+  gboolean free_optimizer;        /* the optimizer step costs 0 */
+} SimCostOptions;
+
+/* Documented defaults for the cluster's device (cost.c); cluster may be NULL (generic
+ * fallbacks). */
+void sim_cost_options_init (SimCostOptions *o, const TopoCluster *cluster);
+
+typedef struct SimCost SimCost;
+
+/* opts NULL = sim_cost_options_init (cluster). layout may be NULL (see contract). */
+SimCost *sim_cost_new  (const TopoCluster *cluster, const PlanLayout *layout,
+                        const SimCostOptions *opts);
+void     sim_cost_free (SimCost *cost);                                 /* NULL-safe */
+const SimCostOptions *sim_cost_options (const SimCost *c);
+
+/* One op on one device. op->fwd_flops holds the FLOPs of this op as executed (the
+ * program gives backward GEMMs their own shapes; 2 m n k is used when it is 0);
+ * `backward` selects backward efficiencies for attention and backward byte counts for
+ * the memory-bound kinds. */
+double sim_cost_op_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, gboolean backward);
+/* The GEMM efficiency factor the model uses for an m x n x k GEMM (fraction of peak),
+ * for reports and tests. */
+double sim_cost_gemm_efficiency (const SimCost *c, guint64 m, guint64 n, guint64 k,
+                                 TopoDtype dtype);
+
+/* A collective over the group of `axis` (layout->groups[axis]); bytes as nccl-tests'
+ * size column (plan/collective.h). PLAN_COLL_SEND_RECV here is one ring step between
+ * neighbours of the group (e.g. a CP ring pass). */
+double sim_cost_coll_s (const SimCost *c, PlanColl coll, PlanAxis axis, double bytes);
+/* A point-to-point transfer between two devices (PP send/recv). */
+double sim_cost_p2p_s  (const SimCost *c, guint64 dev_a, guint64 dev_b, double bytes);
+/* AdamW over `params` local parameters, memory-bound: 30 bytes per parameter (fp32
+ * master, fp32 grad, m, v read; master, m, v written; bf16 param written; cost-compute.c). */
+double sim_cost_optimizer_s (const SimCost *c, double params);
+
+/* Effective bus bandwidth (bytes/s) the model uses for a collective of a group, and its
+ * zero-byte time (base + steps x alpha, or the NVLS latency), for reports and tests.
+ * A group of one rank reports 0 for both. */
+double sim_cost_busbw_Bps  (const SimCost *c, PlanColl coll, PlanAxis axis);
+double sim_cost_latency_s  (const SimCost *c, PlanColl coll, PlanAxis axis);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCost, sim_cost_free)
+
+G_END_DECLS

@@ -1,0 +1,41 @@
+/* sim/predict.h - one prediction: layout, step program, simulation and memory of a plan.
+ *
+ * Contract:
+ *  - `plan` must be resolved (plan_resolve) against the same model and cluster.
+ *  - The returned SimPrediction owns everything in it; free with sim_prediction_free.
+ *  - A plan that does not fit in memory is still predicted; `memory.fits` says so.
+ *  - Never prints. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include "plan/memory.h"
+#include "plan/program.h"
+#include "sim/simulate.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  ModelSpec   *model;     /* ref */
+  TopoCluster *cluster;   /* ref */
+  Plan         plan;      /* copy */
+  PlanLayout  *layout;
+  ProgProgram *program;
+  SimResult   *result;
+  PlanMemory   memory;
+  double       wall_s;    /* host time of the whole prediction (layout to memory) */
+} SimPrediction;
+
+SimPrediction *sim_predict (const ModelSpec *model, const Plan *plan,
+                            const TopoCluster *cluster, const SimOptions *opts,
+                            GError **error);
+void           sim_prediction_free (SimPrediction *p);                 /* NULL-safe */
+
+/* The object of `tandem predict --json` (without run ids). `conv` names the FLOP
+ * convention of the headline MFU; every convention is listed too. */
+void sim_prediction_to_json (const SimPrediction *p, ModelFlopConvention conv,
+                             JsonBuilder *builder);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimPrediction, sim_prediction_free)
+
+G_END_DECLS

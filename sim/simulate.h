@@ -1,0 +1,74 @@
+/* sim/simulate.h - run a step program on modelled resources: timeline and metrics.
+ *
+ * Contract:
+ *  - Pure function of (program, cluster, layout, options): the discrete-event engine
+ *    fires task completions in (time, sequence) order.
+ *  - One representative rank per pipeline stage (DESIGN.md section 3). Each stage has
+ *    one compute stream and one stream per communication kind; a stream runs its tasks
+ *    one at a time in program order; a task starts when it heads its stream and its
+ *    dependencies are done. Overlap is whatever the program's streams and dependencies
+ *    allow: no user-given ratio.
+ *  - Times are seconds (double) in results; picoseconds inside the engine.
+ *  - Metrics: step time (last task of any stage); MFU per FLOP convention against the
+ *    peak of the plan's compute dtype; HFU from the executed FLOPs; per stage the busy
+ *    compute time, the communication time by kind, the exposed part of it (running while
+ *    the stage's compute stream is idle, split evenly among the kinds active then), and
+ *    the bubble (compute idle with no communication running). Reported figures are the
+ *    means over stages; per-stage figures are kept.
+ *  - Failures (a program that cannot finish: a dependency cycle or an order that
+ *    deadlocks) come back as SIM_ERROR. */
+#pragma once
+
+#include <glib.h>
+#include "plan/program.h"
+#include "sim/cost.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  SimCostOptions cost;          /* defaults from sim_cost_options_init */
+  gboolean       keep_timeline; /* record every task's start and end (traces) */
+} SimOptions;
+
+void sim_options_init (SimOptions *opts, const TopoCluster *cluster);
+
+typedef ProgTaskTime SimTaskTime;
+
+typedef struct {
+  double end_s;                       /* when the stage's last task ends */
+  double compute_s;                   /* compute stream busy */
+  double comm_s[PROG_COMM_N];         /* communication busy, by kind */
+  double exposed_s[PROG_COMM_N];      /* ... while compute was idle */
+  double bubble_s;                    /* compute idle, nothing communicating */
+  double model_flops, hw_flops;       /* per rank */
+} SimStageStats;
+
+typedef struct {
+  double step_time_s;
+  double tokens_per_s;
+  double model_tflops_per_gpu[MODEL_FLOPS_N_CONVENTIONS];
+  double mfu[MODEL_FLOPS_N_CONVENTIONS];
+  double hw_tflops_per_gpu;
+  double hfu;
+  double peak_flops;                  /* per GPU, of the compute dtype */
+  double bubble_fraction;             /* mean stage bubble / step time */
+  double compute_s;                   /* mean over stages */
+  double comm_s[PROG_COMM_N];         /* mean over stages */
+  double exposed_comm_s[PROG_COMM_N]; /* mean over stages */
+  double overlap_ratio;               /* hidden / total communication */
+  int    critical_stage;              /* the stage that ends last */
+  int    n_stages;
+  SimStageStats *stages;
+  guint  n_tasks;
+  SimTaskTime *times;                 /* n_tasks entries when keep_timeline, else NULL */
+  guint64 n_events;
+  double sim_wall_s;                  /* host time spent simulating (not a pure output) */
+} SimResult;
+
+SimResult *sim_simulate    (const ProgProgram *prog, const TopoCluster *cluster,
+                            const PlanLayout *layout, const SimOptions *opts, GError **error);
+void       sim_result_free (SimResult *result);                        /* NULL-safe */
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimResult, sim_result_free)
+
+G_END_DECLS

@@ -1,0 +1,451 @@
+/* tests/sim/test-cost.c - the cost model (sim/cost.h) against hand derivations.
+ *
+ * Numbers from the h100-24k preset (topology/presets/h100-24k.json): level 0 server
+ * busbw B0 = 370 GB/s, alpha0 = 1.9 us; rack and pod busbw 47 GB/s, alpha 4.0 us; cluster
+ * busbw 47 GB/s, alpha 14 us, oversubscription 7; NVLS busbw 475 GB/s; H100 989.4 TFLOP/s
+ * BF16, 1978.9 FP8, 3.35 TB/s HBM, 132 SMs, MAMF 0.803, launch 4 us. Cost defaults
+ * (sim/cost.c): NCCL base 6.6 us, NVLS latency 25 us, mem_efficiency 0.90, tiles
+ * 128 x 256, small_k_half 128, attention 0.60 fwd / 0.45 bwd on Hopper.
+ * Each numeric assert has its derivation above it; "~" marks a rounded value checked to
+ * a relative 1e-3. */
+#include "sim/cost.h"
+
+#include <math.h>
+
+#define GIB 1073741824.0
+
+typedef struct {
+  TopoCluster *h100;     /* h100-24k */
+} Fixture;
+
+static void
+setup (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  f->h100 = topo_cluster_load_preset ("h100-24k", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (f->h100);
+}
+
+static void
+teardown (Fixture *f, gconstpointer data)
+{
+  g_clear_pointer (&f->h100, topo_cluster_unref);
+}
+
+/* |a - b| <= rel x |b| */
+#define assert_rel(a, b, rel)                                                          \
+  G_STMT_START {                                                                       \
+    double a_ = (a), b_ = (b);                                                         \
+    if (!(fabs (a_ - b_) <= (rel) * fabs (b_)))                                        \
+      g_error ("%s = %.9g, expected %.9g (rel %g)", #a, a_, b_, (double) (rel));       \
+  } G_STMT_END
+
+static PlanLayout *
+make_layout (const TopoCluster *cluster, int tp, int dp, int pp, const char *order)
+{
+  g_autoptr (GError) error = NULL;
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.tp = tp;
+  plan.dp = dp;
+  plan.pp = pp;
+  plan.world_size = tp * dp * pp;
+  if (order != NULL)
+    {
+      g_free (plan.rank_order);
+      plan.rank_order = g_strdup (order);
+    }
+  PlanLayout *layout = plan_layout_new (&plan, cluster, &error);
+  g_assert_no_error (error);
+  plan_clear (&plan);
+  return layout;
+}
+
+static SimCost *
+make_cost (const TopoCluster *cluster, const PlanLayout *layout, gboolean nvls)
+{
+  SimCostOptions o;
+  sim_cost_options_init (&o, cluster);
+  o.use_nvls = nvls;
+  return sim_cost_new (cluster, layout, &o);
+}
+
+/* ---- collectives inside one server --------------------------------------------------- */
+
+static void
+test_allreduce_server (Fixture *f, gconstpointer data)
+{
+  g_autoptr (PlanLayout) layout = make_layout (f->h100, 8, 1, 1, NULL);
+  g_autoptr (SimCost) ring = make_cost (f->h100, layout, FALSE);
+  g_autoptr (SimCost) nvls = make_cost (f->h100, layout, TRUE);
+  g_assert_cmpint (layout->groups[PLAN_AXIS_TP].span_level, ==, 0);
+
+  /* ring, n = 8, S = 1 GiB, B = 370 GB/s: 2 x 7/8 x S / B = 5.0785 ms; latency 14 steps
+   * x 1.9 us + 6.6 us base = 33.2 us; t = 5.1117 ms */
+  assert_rel (sim_cost_busbw_Bps (ring, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP), 370e9, 1e-12);
+  assert_rel (sim_cost_latency_s (ring, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP), 33.2e-6, 1e-9);
+  assert_rel (sim_cost_coll_s (ring, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, GIB),
+              2.0 * 7 / 8 * GIB / 370e9 + 14 * 1.9e-6 + 6.6e-6, 1e-12);
+  assert_rel (sim_cost_coll_s (ring, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, GIB), 5.1117e-3, 1e-3);
+
+  /* NVLS, B = 475 GB/s, flat 25 us: 1.75 x S / 475e9 + 25 us = 3.9559 + 0.025 = 3.9809 ms */
+  assert_rel (sim_cost_busbw_Bps (nvls, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP), 475e9, 1e-12);
+  assert_rel (sim_cost_coll_s (nvls, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, GIB),
+              2.0 * 7 / 8 * GIB / 475e9 + 25e-6, 1e-12);
+  assert_rel (sim_cost_coll_s (nvls, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, GIB), 3.9809e-3, 1e-3);
+}
+
+static void
+test_gather_scatter_a2a_server (Fixture *f, gconstpointer data)
+{
+  g_autoptr (PlanLayout) layout = make_layout (f->h100, 8, 1, 1, NULL);
+  g_autoptr (SimCost) c = make_cost (f->h100, layout, TRUE);
+
+  /* AG and RS: 7/8 x S / 370 GB/s + 7 x 1.9 us + 6.6 us = 2.5392 + 0.0199 = 2.5592 ms;
+   * NVLS applies to all-reduce only */
+  const double ag = 7.0 / 8 * GIB / 370e9 + 7 * 1.9e-6 + 6.6e-6;
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP, GIB), ag, 1e-12);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_TP, GIB), ag, 1e-12);
+  assert_rel (ag, 2.5592e-3, 1e-3);
+
+  /* all-to-all inside the server: all traffic stays on NVLink, (m0 - 1)/n = 7/8 of the
+   * buffer at 370 GB/s, so effective busbw = 370 GB/s and t = AG's */
+  assert_rel (sim_cost_busbw_Bps (c, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_TP), 370e9, 1e-12);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_TP, GIB), ag, 1e-12);
+
+  /* a group of one rank costs nothing: the DP group of this 8-rank world */
+  g_assert_cmpfloat (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, GIB), ==, 0.0);
+}
+
+/* ---- collectives across servers ------------------------------------------------------ */
+
+static void
+test_dp_one_per_server (Fixture *f, gconstpointer data)
+{
+  /* tp 8, dp 128: DP stride 8, one member per server, 64 racks of pod 0 -> span pod */
+  g_autoptr (PlanLayout) layout = make_layout (f->h100, 8, 128, 1, NULL);
+  g_autoptr (SimCost) c = make_cost (f->h100, layout, TRUE);
+  g_assert_cmpint (layout->groups[PLAN_AXIS_DP].span_level, ==, 2);
+  g_assert_cmpint (layout->groups[PLAN_AXIS_DP].members_per_unit[0], ==, 1);
+
+  /* busbw = min (1 x 47 (rack), 2 x 47 (pod)) = 47 GB/s = 0.94 x 50 GB/s NIC */
+  assert_rel (sim_cost_busbw_Bps (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP), 47e9, 1e-12);
+  /* 2 x 127/128 x S / 47e9 = 45.334 ms; 254 steps x 4.0 us + 6.6 us = 1.0226 ms;
+   * t = 46.357 ms */
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, GIB),
+              2.0 * 127 / 128 * GIB / 47e9 + 254 * 4.0e-6 + 6.6e-6, 1e-12);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, GIB), 46.357e-3, 1e-3);
+}
+
+static void
+test_dp_rails (Fixture *f, gconstpointer data)
+{
+  /* tp 1, dp 128: 8 members per server on 16 servers: 8 rings over 8 rail NICs,
+   * 8 x 47 = 376 GB/s, capped by the NVLink ring 370 GB/s ("~380 GB/s for 8 x 400G
+   * nodes", hardware.md Physical limits 4); NVLS does not apply across servers */
+  g_autoptr (PlanLayout) l8 = make_layout (f->h100, 1, 128, 1, NULL);
+  g_autoptr (SimCost) c8 = make_cost (f->h100, l8, TRUE);
+  g_assert_cmpint (l8->groups[PLAN_AXIS_DP].members_per_unit[0], ==, 8);
+  assert_rel (sim_cost_busbw_Bps (c8, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP), 370e9, 1e-12);
+  /* 2 x 127/128 x S / 370e9 + 254 x 4 us + 6.6 us = 5.7586 + 1.0226 = 6.7813 ms */
+  assert_rel (sim_cost_coll_s (c8, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, GIB), 6.7813e-3, 1e-3);
+
+  /* tp 2, dp 128: 4 members per server: 4 x 47 = 188 GB/s < 370 */
+  g_autoptr (PlanLayout) l4 = make_layout (f->h100, 2, 128, 1, NULL);
+  g_autoptr (SimCost) c4 = make_cost (f->h100, l4, TRUE);
+  assert_rel (sim_cost_busbw_Bps (c4, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_DP), 188e9, 1e-12);
+
+  /* all-to-all over 16 servers of 8 (tp 1, dp 128): 120/128 of the buffer leaves the
+   * server at one NIC per rank (47 GB/s), 7/128 stays at 370 GB/s; the NIC term wins:
+   * t_bw = S x 120/128 / 47e9 = 21.42 ms, effective busbw = 127/128 / (120/128 / 47e9)
+   * = 49.74 GB/s, i.e. ~ S / NIC (hardware.md Physical limits 3) */
+  assert_rel (sim_cost_busbw_Bps (c8, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP),
+              127.0 / 120.0 * 47e9, 1e-12);
+  assert_rel (sim_cost_coll_s (c8, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP, GIB),
+              120.0 / 128 * GIB / 47e9 + 127 * 4.0e-6 + 6.6e-6, 1e-12);
+}
+
+static void
+test_dp_across_pods (Fixture *f, gconstpointer data)
+{
+  /* order tp-cp-ep-pp-dp with tp 8, pp 384: DP stride 3072 = one pod, 8 members, one
+   * per pod: the cluster level (1:7) gives 1 x 47 / 7 = 6.714 GB/s, below 47 at the
+   * rack and pod levels */
+  g_autoptr (PlanLayout) layout = make_layout (f->h100, 8, 8, 384, "tp-cp-ep-pp-dp");
+  g_autoptr (SimCost) c = make_cost (f->h100, layout, TRUE);
+  g_assert_cmpint (layout->groups[PLAN_AXIS_DP].span_level, ==, 3);
+  g_assert_cmpint (layout->groups[PLAN_AXIS_DP].members_per_unit[2], ==, 1);
+  assert_rel (sim_cost_busbw_Bps (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP), 47e9 / 7, 1e-12);
+  /* 2 x 7/8 x S / 6.714e9 = 279.86 ms; 14 x 14 us + 6.6 us = 0.2026 ms; t = 280.06 ms */
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, GIB),
+              1.75 * GIB / (47e9 / 7) + 14 * 14e-6 + 6.6e-6, 1e-12);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, GIB), 280.06e-3, 1e-3);
+}
+
+/* ---- point to point ------------------------------------------------------------------ */
+
+static void
+test_p2p (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SimCost) c = make_cost (f->h100, NULL, TRUE);
+  /* devices 0 and 1 share a server: S / 370e9 + 6.6 + 1.9 us = 2.9020 + 0.0085 ms */
+  assert_rel (sim_cost_p2p_s (c, 0, 1, GIB), GIB / 370e9 + 8.5e-6, 1e-12);
+  assert_rel (sim_cost_p2p_s (c, 0, 1, GIB), 2.9105e-3, 1e-3);
+  /* devices 0 and 8: two servers of one rack, NIC at 47 GB/s:
+   * S / 47e9 + 6.6 + 4.0 us = 22.846 + 0.0106 = 22.856 ms */
+  assert_rel (sim_cost_p2p_s (c, 0, 8, GIB), GIB / 47e9 + 10.6e-6, 1e-12);
+  assert_rel (sim_cost_p2p_s (c, 0, 8, GIB), 22.856e-3, 1e-3);
+  /* devices 0 and 3072 are in two pods; without a layout every device is assumed to
+   * cross at once: 47 / 7 GB/s, S / 6.714e9 + 6.6 + 14 us = 159.94 ms */
+  assert_rel (sim_cost_p2p_s (c, 0, 3072, GIB), GIB / (47e9 / 7) + 20.6e-6, 1e-12);
+  assert_rel (sim_cost_p2p_s (c, 0, 3072, GIB), 159.94e-3, 1e-3);
+  /* the same device, or no bytes: 0 */
+  g_assert_cmpfloat (sim_cost_p2p_s (c, 5, 5, GIB), ==, 0.0);
+  g_assert_cmpfloat (sim_cost_p2p_s (c, 0, 8, 0), ==, 0.0);
+
+  /* Llama 3 405B layout (tp 8, dp 128, pp 16 on 16,384 GPUs): a pod holds 3 stages of
+   * 1024 GPUs (members_per_unit[pod] of the PP group = 3), so the stage boundary that
+   * crosses pods gets min (47, 47 x 3 / 7) = 20.14 GB/s */
+  g_autoptr (PlanLayout) layout = make_layout (f->h100, 8, 128, 16, NULL);
+  g_autoptr (SimCost) cl = make_cost (f->h100, layout, TRUE);
+  g_assert_cmpint (layout->groups[PLAN_AXIS_PP].members_per_unit[2], ==, 3);
+  assert_rel (sim_cost_p2p_s (cl, 2048, 3072, GIB), GIB / (47e9 * 3 / 7) + 20.6e-6, 1e-12);
+}
+
+static void
+test_free_comm (Fixture *f, gconstpointer data)
+{
+  g_autoptr (PlanLayout) layout = make_layout (f->h100, 8, 128, 1, NULL);
+  SimCostOptions o;
+  sim_cost_options_init (&o, f->h100);
+  o.free_comm = TRUE;
+  g_autoptr (SimCost) c = sim_cost_new (f->h100, layout, &o);
+  /* free_comm: every collective and p2p costs exactly 0 */
+  for (int k = 0; k < PLAN_COLL_N; k++)
+    {
+      g_assert_cmpfloat (sim_cost_coll_s (c, k, PLAN_AXIS_TP, GIB), ==, 0.0);
+      g_assert_cmpfloat (sim_cost_coll_s (c, k, PLAN_AXIS_DP, GIB), ==, 0.0);
+    }
+  g_assert_cmpfloat (sim_cost_p2p_s (c, 0, 8, GIB), ==, 0.0);
+}
+
+/* ---- compute ------------------------------------------------------------------------- */
+
+static ModelOp
+gemm_op (guint64 m, guint64 n, guint64 k)
+{
+  ModelOp op = { 0 };
+  op.name = "test_gemm";
+  op.kind = MODEL_OP_GEMM;
+  op.m = m;
+  op.n = n;
+  op.k = k;
+  op.fwd_flops = 2.0 * m * n * k;
+  return op;
+}
+
+static void
+test_gemm_large (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SimCost) c = make_cost (f->h100, NULL, TRUE);
+  /* 8192^3 BF16 with 128 x 256 tiles: tile quantization 1 (8192 = 64 x 128 = 32 x 256);
+   * 64 x 32 = 2048 tiles on 132 SMs = 15.5 waves -> 16, wave eff 2048 / (16 x 132) =
+   * 0.96970; small-k 8192 / (8192 + 128) = 0.98462; eff = 0.803 x 0.96970 x 0.98462 =
+   * 0.76669 (759 TFLOP/s) */
+  const double eff = 0.803 * 2048.0 / (16 * 132) * 8192.0 / 8320.0;
+  assert_rel (sim_cost_gemm_efficiency (c, 8192, 8192, 8192, TOPO_DTYPE_BF16), eff, 1e-12);
+  assert_rel (eff, 0.76669, 1e-4);
+  /* compute 2 x 8192^3 / (989.4e12 x 0.76669) = 1.44947 ms beats memory (3 x 8192^2 x
+   * 2 B / 3.015e12 = 0.1335 ms); + 4 us launch = 1.45347 ms */
+  ModelOp op = gemm_op (8192, 8192, 8192);
+  const double t = sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE);
+  assert_rel (t, 2.0 * 8192.0 * 8192.0 * 8192.0 / (989.4e12 * eff) + 4e-6, 1e-12);
+  assert_rel (t, 1.45347e-3, 1e-3);
+
+  /* FP8: peak 1978.9 x MAMF 0.70878 (1402.6 / 1978.9) with the same shape factors: the
+   * compute term is (1978.9 x 0.70878) / (989.4 x 0.803) = 1402.6 / 794.5 = 1.7654x
+   * shorter */
+  const double t8 = sim_cost_op_s (c, &op, TOPO_DTYPE_FP8, FALSE);
+  assert_rel ((t - 4e-6) / (t8 - 4e-6), 1402.6 / (989.4 * 0.803), 1e-9);
+  assert_rel ((t - 4e-6) / (t8 - 4e-6), 1.7654, 1e-3);
+}
+
+static void
+test_gemm_skinny (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SimCost) c = make_cost (f->h100, NULL, TRUE);
+  /* m = 1, n = k = 8192: bytes 2 x (8192 + 8192^2 + 8192) = 134,250,496; at 3.35e12 x
+   * 0.90 = 3.015e12 B/s that is 44.53 us, + 4 us = 48.53 us. Compute: 64-row tile (1/64
+   * used), 32 tiles split 4-way along k to 128 units on 132 SMs: eff = 0.803 / 64 x
+   * 128/132 x 0.98462 = 0.01198, 2 x 8192^2 / (989.4e12 x 0.01198) = 11.3 us < 44.53 */
+  ModelOp op = gemm_op (1, 8192, 8192);
+  const double bytes = 2.0 * (8192.0 + 8192.0 * 8192.0 + 8192.0);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), bytes / 3.015e12 + 4e-6, 1e-12);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 48.53e-6, 1e-3);
+  assert_rel (sim_cost_gemm_efficiency (c, 1, 8192, 8192, TOPO_DTYPE_BF16),
+              0.803 / 64 * 128.0 / 132 * 8192.0 / 8320.0, 1e-12);
+
+  /* tile quantization: m = 8192 + 1 adds a 65th row of 128-row tiles that holds one
+   * useful row: 8193 / (65 x 128) = 0.98474, and 65 x 32 = 2080 tiles = 15.76 waves ->
+   * 16: 2080 / 2112 */
+  assert_rel (sim_cost_gemm_efficiency (c, 8193, 8192, 8192, TOPO_DTYPE_BF16),
+              0.803 * 8193.0 / (65 * 128) * 2080.0 / 2112 * 8192.0 / 8320.0, 1e-12);
+}
+
+static void
+test_attention (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SimCost) c = make_cost (f->h100, NULL, TRUE);
+  /* Llama 3 8B core, one sequence of 8192: 32 query heads, 8 KV heads, head_dim 128.
+   * Causal forward FLOPs 4 x 8192^2 x 32 x 128 / 2 = 5.4976e11; at 989.4e12 x 0.60 that
+   * is 0.92608 ms; bytes Q, K, V, O = 2 B x (2 x 33.55M + 2 x 8.39M) = 167.8 MB = 55.6 us,
+   * below; t = 0.92608 + 0.004 = 0.93008 ms */
+  ModelOp op = { 0 };
+  op.name = "attn_core";
+  op.kind = MODEL_OP_ATTENTION;
+  op.b = 1;
+  op.heads = 32;
+  op.kv_heads = 8;
+  op.s_q = op.s_kv = 8192;
+  op.head_dim = 128;
+  op.causal = TRUE;
+  op.fwd_flops = 4.0 * 8192.0 * 8192.0 * 32 * 128 / 2;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
+              op.fwd_flops / (989.4e12 * 0.60) + 4e-6, 1e-12);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 0.93008e-3, 1e-3);
+  /* backward: the program gives 2.5x the forward FLOPs (dV, dP, dQ, dK and the QK^T
+   * recomputation: 5 matmuls vs 2), at 0.45: 1.3744e12 / (989.4e12 x 0.45) + 4 us =
+   * 3.0909 ms */
+  op.fwd_flops *= 2.5;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), 3.0909e-3, 1e-3);
+}
+
+static void
+test_memory_bound (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SimCost) c = make_cost (f->h100, NULL, TRUE);
+  /* residual add over 8192 tokens x 4096: read two, write one, 2 B each = 201,326,592 B;
+   * / (3.35e12 x 0.90) = 66.77 us, + 4 us = 70.77 us (its 33.5M FLOPs take 0.5 us at
+   * 66.9 TFLOP/s) */
+  ModelOp op = { 0 };
+  op.name = "attn_residual";
+  op.kind = MODEL_OP_ELEMENTWISE;
+  op.elements = 8192 * 4096;
+  op.fwd_flops = (double) op.elements;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
+              8192.0 * 4096 * 3 * 2 / (3.35e12 * 0.90) + 4e-6, 1e-12);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 70.77e-6, 1e-3);
+  /* RMSNorm over the same elements: 2 accesses forward, 3 backward */
+  op.kind = MODEL_OP_NORM;
+  op.name = "attn_norm";
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
+              8192.0 * 4096 * 2 * 2 / 3.015e12 + 4e-6, 1e-12);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE),
+              8192.0 * 4096 * 3 * 2 / 3.015e12 + 4e-6, 1e-12);
+
+  /* AdamW over 1e9 parameters: 30 B each / 3.015e12 = 9.950 ms + 4 us = 9.954 ms */
+  assert_rel (sim_cost_optimizer_s (c, 1e9), 30e9 / 3.015e12 + 4e-6, 1e-12);
+  assert_rel (sim_cost_optimizer_s (c, 1e9), 9.954e-3, 1e-3);
+  SimCostOptions o = *sim_cost_options (c);
+  o.free_optimizer = TRUE;
+  g_autoptr (SimCost) free_opt = sim_cost_new (f->h100, NULL, &o);
+  g_assert_cmpfloat (sim_cost_optimizer_s (free_opt, 1e9), ==, 0.0);
+}
+
+static void
+test_defaults_a100 (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) selene = topo_cluster_load_preset ("selene", &error);
+  g_assert_no_error (error);
+  SimCostOptions o;
+  sim_cost_options_init (&o, selene);
+  /* A100: MAMF 271.2 / 312 = 0.869 from the preset; FlashAttention-2 0.60 / 0.45 */
+  assert_rel (o.gemm_efficiency, 0.869, 1e-12);
+  assert_rel (o.attn_fwd_efficiency, 0.60, 1e-12);
+  /* no FP8 on A100: an fp8 GEMM runs as bf16, same time */
+  g_autoptr (SimCost) c = sim_cost_new (selene, NULL, &o);
+  ModelOp op = gemm_op (4096, 4096, 4096);
+  g_assert_cmpfloat (sim_cost_op_s (c, &op, TOPO_DTYPE_FP8, FALSE), ==,
+                     sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE));
+  /* 4096^3 on 108 SMs: 32 x 16 = 512 tiles = 4.74 waves -> 5: 512 / 540; small-k
+   * 4096 / 4224: eff = 0.869 x 0.94815 x 0.96970 = 0.79898 */
+  assert_rel (sim_cost_gemm_efficiency (c, 4096, 4096, 4096, TOPO_DTYPE_BF16), 0.79898, 1e-4);
+}
+
+/* ---- monotonic sanity ---------------------------------------------------------------- */
+
+static void
+test_monotonic_bytes (Fixture *f, gconstpointer data)
+{
+  g_autoptr (PlanLayout) layout = make_layout (f->h100, 2, 128, 1, NULL);
+  g_autoptr (SimCost) c = make_cost (f->h100, layout, TRUE);
+  /* more bytes never cost less, for every collective, axis and p2p, 0 B to 16 GiB */
+  for (int k = 0; k < PLAN_COLL_N; k++)
+    for (int a = 0; a < PLAN_AXIS_N_GROUPS; a++)
+      {
+        double prev = 0;
+        for (double b = 0; b <= 16 * GIB; b = b > 0 ? b * 2 : 1)
+          {
+            double t = sim_cost_coll_s (c, k, a, b);
+            g_assert_cmpfloat (t, >=, prev);
+            prev = t;
+          }
+      }
+  double prev = 0;
+  for (double b = 0; b <= 16 * GIB; b = b > 0 ? b * 2 : 1)
+    {
+      double t = sim_cost_p2p_s (c, 0, 3072, b);
+      g_assert_cmpfloat (t, >=, prev);
+      prev = t;
+    }
+}
+
+static void
+test_monotonic_group (Fixture *f, gconstpointer data)
+{
+  /* larger groups never faster per byte: DP over 2..128 ranks with 1 (tp 8) or 8 (tp 1)
+   * members per server, NVLS on and off, at 1 B, 1 MiB and 1 GiB */
+  const double sizes[] = { 1, 1048576, GIB };
+  for (int tp = 1; tp <= 8; tp *= 8)
+    for (int nvls = 0; nvls <= 1; nvls++)
+      for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+        for (int k = 0; k < PLAN_COLL_SEND_RECV; k++)
+          {
+            double prev = 0;
+            for (int dp = 2; dp <= 128; dp *= 2)
+              {
+                g_autoptr (PlanLayout) layout = make_layout (f->h100, tp, dp, 1, NULL);
+                g_autoptr (SimCost) c = make_cost (f->h100, layout, nvls);
+                double t = sim_cost_coll_s (c, k, PLAN_AXIS_DP, sizes[s]);
+                if (t < prev)
+                  g_error ("%s tp %d dp %d nvls %d size %g: %g s < %g s",
+                           plan_coll_name (k), tp, dp, nvls, sizes[s], t, prev);
+                prev = t;
+              }
+          }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+#define ADD(path, fn) g_test_add (path, Fixture, NULL, setup, fn, teardown)
+  ADD ("/sim/cost/allreduce-server", test_allreduce_server);
+  ADD ("/sim/cost/gather-scatter-a2a-server", test_gather_scatter_a2a_server);
+  ADD ("/sim/cost/dp-one-per-server", test_dp_one_per_server);
+  ADD ("/sim/cost/dp-rails", test_dp_rails);
+  ADD ("/sim/cost/dp-across-pods", test_dp_across_pods);
+  ADD ("/sim/cost/p2p", test_p2p);
+  ADD ("/sim/cost/free-comm", test_free_comm);
+  ADD ("/sim/cost/gemm-large", test_gemm_large);
+  ADD ("/sim/cost/gemm-skinny", test_gemm_skinny);
+  ADD ("/sim/cost/attention", test_attention);
+  ADD ("/sim/cost/memory-bound", test_memory_bound);
+  ADD ("/sim/cost/defaults-a100", test_defaults_a100);
+  ADD ("/sim/cost/monotonic-bytes", test_monotonic_bytes);
+  ADD ("/sim/cost/monotonic-group", test_monotonic_group);
+#undef ADD
+  return g_test_run ();
+}
