@@ -11,12 +11,13 @@
  *    live inside the 64-byte event record; larger ones come from a pool of size classes.
  *    Either way the copy is aligned for any C type.
  *  - Cancel is lazy: the event becomes a tombstone that is skipped when it reaches the
- *    front (ns-3, Redis). Event ids are never 0, never reused within an engine, and cancel
- *    of a fired, cancelled or unknown id returns FALSE.
+ *    front (ns-3, Redis); once tombstones are over half the queue they are swept out in
+ *    one pass. Event ids are never 0, never reused within an engine, and cancel of a
+ *    fired, cancelled or unknown id returns FALSE.
  *  - Handlers may schedule, cancel and stop. They must not run or free the engine.
  *  - One engine per thread; nothing is global. The engine knows nothing about LLMs.
- *  - Limits: at most SIM_ENGINE_MAX_QUEUED events queued at once (cancelled ones count
- *    until they reach the front) and 2^40 - 1 schedules per engine. Going past either is
+ *  - Limits: at most SIM_ENGINE_MAX_QUEUED events queued at once (tombstones count until
+ *    swept or popped) and 2^40 - 1 schedules per engine. Going past either is
  *    a runtime failure: schedule returns 0 and the next run fails with SIM_ERROR_CAPACITY.
  *  - The engine never prints. */
 #pragma once

@@ -16,7 +16,7 @@ typedef struct {
   guint32           *succ_first;
   guint32           *succ;
   gint32            *pending;
-  guint8            *state;        /* 0 waiting, 1 running, 2 done */
+  guint8            *state;        /* 0 waiting, 1 running, 3 running comm kernel, 2 done */
   /* streams: per (stage, stream) the task ids in order */
   guint32           *q_first;      /* (n_stages * PROG_STREAM_N) + 1 */
   guint32           *q_tasks;
@@ -60,7 +60,10 @@ block_cost (Sim *sim, guint32 block)
   const ProgProgram *p = sim->prog;
   const ProgBlock *blk = prog_block (p, block);
   double s = 0;
-  if (blk->kind == PROG_BLOCK_OPTIMIZER)
+  if (sim->opts->ideal_pipeline
+      && (blk->kind == PROG_BLOCK_EMBED || blk->kind == PROG_BLOCK_HEAD))
+    s = 0;
+  else if (blk->kind == PROG_BLOCK_OPTIMIZER)
     {
       const ModelOp *op = &g_array_index (p->ops, ModelOp, blk->first_op);
       s = sim_cost_optimizer_s (sim->cost, (double) op->elements);
@@ -127,8 +130,13 @@ try_start (Sim *sim, guint32 id)
       double send_start = sim->times[t->peer_task].start_s;
       start = MAX (sim->ready_at[id], send_start);
     }
-  if (t->kind != PROG_TASK_COMPUTE && t->kind != PROG_TASK_RECV)
-    sim->comm_active[t->stage]++;
+  /* a communication kernel in flight slows the stage's compute (zero-length ones are
+   * not kernels: free communication, empty groups) */
+  if (t->kind != PROG_TASK_COMPUTE && t->kind != PROG_TASK_RECV && d > 0)
+    {
+      sim->comm_active[t->stage]++;
+      sim->state[id] = 3;
+    }
   sim->times[id].start_s = start;
   sim_engine_schedule (sim->engine, sim_time_from_s (d), on_done, sim, &id, sizeof id);
 }
@@ -141,11 +149,11 @@ on_done (SimEngine *engine, void *target, const void *payload)
   memcpy (&id, payload, sizeof id);
   const ProgTask *t = prog_task (sim->prog, id);
   double now = sim_time_to_s (sim_engine_now (engine));
+  if (sim->state[id] == 3)
+    sim->comm_active[t->stage]--;
   sim->state[id] = 2;
   sim->times[id].end_s = now;
   sim->n_done++;
-  if (t->kind != PROG_TASK_COMPUTE && t->kind != PROG_TASK_RECV)
-    sim->comm_active[t->stage]--;
 
   /* the next task of the stream becomes its head */
   guint32 slot = sim->stream_slot[id];
@@ -223,15 +231,16 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, int s, double step,
       double dt = e->t - last;
       if (dt > 0 && compute == 0)
         {
-          int kinds = 0;
-          for (int k = 0; k < PROG_COMM_N; k++)
-            kinds += comm[k] > 0;
-          if (kinds == 0)
+          /* idle compute is charged to the kind it waits for: TP and CP collectives sit
+           * between compute blocks, then pipeline transfers, then DP (which the
+           * program overlaps whenever it can) */
+          int k = 0;
+          while (k < PROG_COMM_N && comm[k] == 0)
+            k++;
+          if (k == PROG_COMM_N)
             st->bubble_s += dt;
           else
-            for (int k = 0; k < PROG_COMM_N; k++)
-              if (comm[k] > 0)
-                st->exposed_s[k] += dt / kinds;
+            st->exposed_s[k] += dt;
         }
       last = e->t;
       if (e->what < 0)

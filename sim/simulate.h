@@ -12,7 +12,8 @@
  *  - Metrics: step time (last task of any stage); MFU per FLOP convention against the
  *    peak of the plan's compute dtype; HFU from the executed FLOPs; per stage the busy
  *    compute time, the communication time by kind, the exposed part of it (running while
- *    the stage's compute stream is idle, split evenly among the kinds active then), and
+ *    the stage's compute stream is idle, charged to the first active kind in the order
+ *    tp, cp, pp, dp: the order in which compute waits on them), and
  *    the bubble (compute idle with no communication running). Reported figures are the
  *    means over stages; per-stage figures are kept.
  *  - Failures (a program that cannot finish: a dependency cycle or an order that
@@ -28,6 +29,9 @@ G_BEGIN_DECLS
 typedef struct {
   SimCostOptions cost;          /* defaults from sim_cost_options_init */
   gboolean       keep_timeline; /* record every task's start and end (traces) */
+  /* Test knob: embedding and head blocks cost nothing, so every stage of an evenly
+   * split model does the same work (the textbook pipeline of the bubble formulas). */
+  gboolean       ideal_pipeline;
 } SimOptions;
 
 void sim_options_init (SimOptions *opts, const TopoCluster *cluster);

@@ -1,0 +1,228 @@
+/* results/published-csv.c - RFC 4180 CSV reading for `tandem validate`.
+ *
+ * A small state machine over the bytes: outside quotes a comma ends a field and CR LF,
+ * LF or a lone CR ends a record; inside quotes everything is data and "" is one quote.
+ * (RFC 4180 section 2 rules 4-7; the lone CR and LF line ends are accepted because
+ * spreadsheets and editors write them.) */
+#include "results/published.h"
+
+#include <string.h>
+
+G_DEFINE_QUARK (res-published-error-quark, res_published_error)
+
+static void
+cells_free (gpointer p)
+{
+  g_strfreev (p);
+}
+
+void
+res_csv_free (ResCsv *csv)
+{
+  if (csv == NULL)
+    return;
+  g_strfreev (csv->columns);
+  if (csv->rows != NULL)
+    g_ptr_array_unref (csv->rows);
+  g_free (csv->source);
+  g_free (csv);
+}
+
+typedef struct {
+  GPtrArray *records;   /* GPtrArray of char* (a record's fields) */
+  GArray    *lines;     /* guint: the line where each record starts */
+  GPtrArray *fields;    /* the record being read */
+  GString   *field;
+  gboolean   field_quoted;
+  guint      record_line; /* 1-based line where the current record starts */
+} CsvReader;
+
+static void
+end_field (CsvReader *r)
+{
+  g_ptr_array_add (r->fields, g_strndup (r->field->str, r->field->len));
+  g_string_truncate (r->field, 0);
+  r->field_quoted = FALSE;
+}
+
+static void
+end_record (CsvReader *r, guint next_line)
+{
+  /* A record that is one empty, unquoted field is a blank line: dropped. */
+  gboolean blank = r->fields->len == 0 && r->field->len == 0 && !r->field_quoted;
+  end_field (r);
+  if (!blank)
+    {
+      g_ptr_array_add (r->records, g_steal_pointer (&r->fields));
+      g_array_append_val (r->lines, r->record_line);
+      r->fields = g_ptr_array_new_with_free_func (g_free);
+    }
+  else
+    g_ptr_array_set_size (r->fields, 0);
+  r->record_line = next_line;
+}
+
+ResCsv *
+res_csv_parse (const char *text, gssize length, const char *source, GError **error)
+{
+  g_return_val_if_fail (text != NULL || length == 0, NULL);
+  gsize len = length < 0 ? strlen (text) : (gsize) length;
+  const char *name = source != NULL ? source : "CSV";
+  gsize i = 0;
+  if (len >= 3 && memcmp (text, "\xEF\xBB\xBF", 3) == 0)
+    i = 3;   /* UTF-8 byte order mark */
+
+  CsvReader r = { 0 };
+  r.records = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  r.lines = g_array_new (FALSE, FALSE, sizeof (guint));
+  r.fields = g_ptr_array_new_with_free_func (g_free);
+  r.field = g_string_new (NULL);
+  r.record_line = 1;
+  guint line = 1;
+  gboolean in_quotes = FALSE, after_quote = FALSE, ok = TRUE;
+
+  for (; i < len && ok; i++)
+    {
+      char ch = text[i];
+      if (in_quotes)
+        {
+          if (ch == '"')
+            {
+              if (i + 1 < len && text[i + 1] == '"')
+                g_string_append_c (r.field, '"'), i++;
+              else
+                in_quotes = FALSE, after_quote = TRUE;
+            }
+          else
+            {
+              if (ch == '\n')
+                line++;
+              g_string_append_c (r.field, ch);
+            }
+          continue;
+        }
+      if (ch == ',')
+        {
+          end_field (&r);
+          after_quote = FALSE;
+        }
+      else if (ch == '\r' || ch == '\n')
+        {
+          if (ch == '\r' && i + 1 < len && text[i + 1] == '\n')
+            i++;
+          line++;
+          end_record (&r, line);
+          after_quote = FALSE;
+        }
+      else if (after_quote)
+        {
+          g_set_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_PARSE,
+                       "%s:%u: text after the closing quote of a field (hint: double the "
+                       "quote inside a quoted field: \"\")", name, line);
+          ok = FALSE;
+        }
+      else if (ch == '"' && r.field->len == 0 && !r.field_quoted)
+        in_quotes = TRUE, r.field_quoted = TRUE;
+      else
+        g_string_append_c (r.field, ch);
+    }
+  if (ok && in_quotes)
+    {
+      g_set_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_PARSE,
+                   "%s:%u: a quoted field is not closed before the end of the file",
+                   name, r.record_line);
+      ok = FALSE;
+    }
+  if (ok && (r.field->len > 0 || r.field_quoted || r.fields->len > 0))
+    end_record (&r, line);
+
+  g_autoptr (ResCsv) csv = NULL;
+  if (ok && r.records->len == 0)
+    {
+      g_set_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_PARSE,
+                   "%s: empty file (hint: the first line names the columns)", name);
+      ok = FALSE;
+    }
+  if (ok)
+    {
+      csv = g_new0 (ResCsv, 1);
+      csv->source = g_strdup (name);
+      GPtrArray *head = r.records->pdata[0];
+      csv->n_columns = head->len;
+      csv->columns = g_new0 (char *, csv->n_columns + 1);
+      for (guint c = 0; c < csv->n_columns; c++)
+        csv->columns[c] = g_strstrip (g_strdup (head->pdata[c]));
+      csv->rows = g_ptr_array_new_with_free_func (cells_free);
+      for (guint k = 1; k < r.records->len && ok; k++)
+        {
+          GPtrArray *rec = r.records->pdata[k];
+          guint n = rec->len;
+          if (n > csv->n_columns)
+            {
+              g_set_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_PARSE,
+                           "%s:%u: %u fields but the header has %u columns (hint: quote "
+                           "fields that hold commas)", name, g_array_index (r.lines, guint, k), n,
+                           csv->n_columns);
+              ok = FALSE;
+              break;
+            }
+          char **cells = g_new0 (char *, csv->n_columns + 1);
+          for (guint c = 0; c < csv->n_columns; c++)
+            cells[c] = g_strdup (c < n ? rec->pdata[c] : "");
+          g_ptr_array_add (csv->rows, cells);
+        }
+      if (ok && res_csv_column (csv, "row_id") < 0)
+        {
+          g_set_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_PARSE,
+                       "%s: no row_id column (hint: published-runs.csv names its columns "
+                       "on the first line)", name);
+          ok = FALSE;
+        }
+    }
+
+  g_ptr_array_unref (r.records);
+  g_array_unref (r.lines);
+  g_ptr_array_unref (r.fields);
+  g_string_free (r.field, TRUE);
+  return ok ? g_steal_pointer (&csv) : NULL;
+}
+
+ResCsv *
+res_csv_load (const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_autoptr (GError) local = NULL;
+  if (!g_file_get_contents (path, &text, &len, &local))
+    {
+      g_set_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_IO, "%s",
+                   local->message);
+      return NULL;
+    }
+  return res_csv_parse (text, (gssize) len, path, error);
+}
+
+guint
+res_csv_n_rows (const ResCsv *csv)
+{
+  return csv->rows->len;
+}
+
+int
+res_csv_column (const ResCsv *csv, const char *name)
+{
+  for (guint c = 0; c < csv->n_columns; c++)
+    if (g_str_equal (csv->columns[c], name))
+      return (int) c;
+  return -1;
+}
+
+const char *
+res_csv_get (const ResCsv *csv, guint row, const char *name)
+{
+  g_return_val_if_fail (row < csv->rows->len, "");
+  int c = res_csv_column (csv, name);
+  if (c < 0)
+    return "";
+  return ((char **) csv->rows->pdata[row])[c];
+}

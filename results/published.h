@@ -1,0 +1,242 @@
+/* results/published.h - `tandem validate`: predict the published training runs of
+ * data/published-runs.csv and compare with what their sources measured.
+ *
+ * Contract:
+ *  - CSV is read as RFC 4180: fields separated by commas, records by CRLF or LF, a field
+ *    in double quotes may hold commas, line breaks and "" (one quote). A UTF-8 BOM is
+ *    skipped; the first record is the header; a blank last line is ignored. A record with
+ *    fewer fields than the header is padded with empty cells; one with more, an
+ *    unterminated quote, or text after a closing quote is refused with a
+ *    RES_PUBLISHED_ERROR_PARSE that names the source and the line.
+ *  - Columns are found by header name. A missing column reads as empty cells (so a row
+ *    missing it is skipped with the column named), except `row_id`, which is required.
+ *  - Each row is either predicted or skipped with a one-line reason; a skip is not an
+ *    error. Errors (GError) are only for input that cannot be read at all.
+ *  - One set of simulator defaults per device type (sim_options_init of the preset);
+ *    nothing is tuned per row.
+ *  - The library never prints. Times in seconds; percentages are percent (x 100).
+ *
+ * Mapping of a row (each rule also in published.c where it is applied):
+ *
+ * | column(s)                 | rule                                                         |
+ * |---------------------------|--------------------------------------------------------------|
+ * | gpu_type (+ network)      | "H100*" with "700W, HBM3" in gpu_type or "1:7" in network     |
+ * |                           |   (the Llama 3 production cluster) -> h100-24k               |
+ * |                           | other "H100*" -> dgx-h100-superpod                           |
+ * |                           | "A100*" with "40GB" -> a100-40g-cluster                      |
+ * |                           | other "A100*" (Selene, DGX A100, 80GB) -> selene             |
+ * |                           | anything else (TPU v4, V100) -> skipped: "no cluster preset  |
+ * |                           |   for gpu_type X"                                            |
+ * | n_gpus                    | required; more than the preset's devices -> skipped          |
+ * | n_layers, hidden,         | required (skip names the column); hidden % n_heads == 0 and  |
+ * | n_heads, vocab, seq_len   |   n_heads % n_kv_heads == 0 or skipped                       |
+ * | n_kv_heads                | empty -> n_heads                                             |
+ * | ffn_hidden                | empty -> 4 hidden                                            |
+ * | MLP kind                  | SwiGLU when the model name contains "llama" (any case) or    |
+ * |                           |   ffn_hidden is given and differs from 4 hidden (gated MLPs  |
+ * |                           |   use ~8h/3 rounded); else GeLU (two matrices: GPT-2/3,      |
+ * |                           |   Megatron GPT, MPT, BLOOM, NeoX, Nemotron-4's squared ReLU) |
+ * | tied embeddings           | GeLU rows tied (GPT-2/3, Megatron GPT, MPT, BLOOM, OPT),     |
+ * |                           |   except names with "nemotron" or "neox" (untied in their    |
+ * |                           |   configs); SwiGLU (Llama) rows untied                       |
+ * | tp, pp                    | empty -> 1 when dp is given (the product check confirms it); |
+ * |                           |   empty and dp empty -> skipped "tp not stated"              |
+ * | cp                        | empty -> 1                                                   |
+ * | dp                        | empty -> n_gpus / (tp pp cp); given and tp pp cp dp !=       |
+ * |                           |   n_gpus -> skipped "parallel sizes do not multiply to the   |
+ * |                           |   GPU count"                                                 |
+ * | virtual_pipeline          | a number -> vpp (Interleaved1F1B when > 1, else 1F1B); empty |
+ * |                           |   (also "interleaved (V not stated)" in notes) -> 1          |
+ * | layer split               | n_layers % (pp vpp) != 0 and (n_layers + 2) % (pp vpp) == 0  |
+ * |                           |   -> first = last = (n_layers + 2) / (pp vpp) - 1 (Llama 3   |
+ * |                           |   405B: 126 layers on 16 stages, 7 + 14 x 8 + 7); any other  |
+ * |                           |   non-dividing count -> skipped                              |
+ * | sequence_parallel         | yes/true/1/on -> on; no/false/0/off -> off; empty -> on when |
+ * |                           |   tp > 1 (Megatron-LM runs have set it since Korthikanti et  |
+ * |                           |   al. 2022)                                                  |
+ * | zero_stage_or_fsdp        | "ZeRO-1" / "distributed optimizer" -> zero1; "ZeRO-2",       |
+ * |                           |   "ZeRO-2-like", "stage 2", "shards optimizer+grads" ->      |
+ * |                           |   zero2; "ZeRO-3", "FSDP", "full shard" -> zero3; empty or   |
+ * |                           |   "none"/"DDP" -> none; anything else -> skipped             |
+ * | micro_batch               | empty -> 1                                                   |
+ * | global_batch              | required                                                     |
+ * | recompute                 | starts with full / selective / none; empty -> none unless    |
+ * |                           |   notes say "full recompute", "full activation recompute" or |
+ * |                           |   "activation checkpointing" (full) or "selective recompute" |
+ * | precision                 | fp8 when the cell mentions fp8, else bf16                    |
+ * | CP communication          | all-gather when notes say "all-gather based CP" or "K/V      |
+ * |                           |   all-gathered" (Llama 3), else Megatron's p2p ring          |
+ * | overlap                   | overlap_grad_reduce and overlap_param_gather on (Megatron /  |
+ * |                           |   NeMo benchmarks run with them; FSDP prefetches likewise)   |
+ * | plan_resolve refuses      | skipped with plan_resolve's message                          |
+ *
+ * Measured step time, first that applies (recorded in measured_source):
+ *   "step_time_s"                 the cell;
+ *   "tokens_per_s_total"          global_batch x seq_len / tokens_per_s_total;
+ *   "tokens_per_s_per_gpu"        global_batch x seq_len / (tokens_per_s_per_gpu x n_gpus);
+ *   "tflops_per_gpu (CONV)"       flops_per_token(CONV) x global_batch x seq_len /
+ *                                 (tflops_per_gpu x 1e12 x n_gpus);
+ *   "mfu_pct (CONV)"              the same with tflops = mfu_pct / 100 x peak, the peak of
+ *                                 the preset's device in the row's precision.
+ *   CONV from flops_convention: "SC'21", "Narayanan" or "96*B" -> megatron96;
+ *   "Korthikanti" or "72*B" -> megatron72; "Megatron-Core", "num_floating_point_operations"
+ *   or "NeMo/Megatron model FLOPs" -> mcore; "PaLM", "Llama 3 paper", "torchtitan",
+ *   "llm-foundry", "6N" or "6*N" -> palm; "causal" without "non-causal" -> causal;
+ *   otherwise unknown (those two sources unusable).
+ *   Numeric cells: the leading number is read ("430 (approx.)" is 430); a cell with no
+ *   leading number ("from memory, unverified") is missing.
+ *
+ * err_pct = 100 (predicted - measured) / measured; MAPE = mean |err_pct| over predicted
+ * rows. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "models/model.h"
+#include "topology/cluster.h"
+#include "plan/plan.h"
+#include "results/store.h"
+
+G_BEGIN_DECLS
+
+#define RES_PUBLISHED_ERROR (res_published_error_quark ())
+GQuark res_published_error_quark (void);
+
+typedef enum {
+  RES_PUBLISHED_ERROR_IO,       /* the file cannot be read */
+  RES_PUBLISHED_ERROR_PARSE,    /* not RFC 4180 CSV, or no row_id column */
+} ResPublishedError;
+
+/* ---- CSV ------------------------------------------------------------------------------ */
+
+typedef struct {
+  char      **columns;       /* header names, NULL-terminated */
+  guint       n_columns;
+  GPtrArray  *rows;          /* char ** of n_columns cells each (NULL-terminated) */
+  char       *source;        /* path or name given to the parser */
+} ResCsv;
+
+ResCsv     *res_csv_parse      (const char *text, gssize length, const char *source,
+                                GError **error);
+ResCsv     *res_csv_load       (const char *path, GError **error);
+void        res_csv_free       (ResCsv *csv);                          /* NULL-safe */
+guint       res_csv_n_rows     (const ResCsv *csv);
+/* Index of a column, -1 when absent. */
+int         res_csv_column     (const ResCsv *csv, const char *name);
+/* The cell of row `row` in column `name`; "" when the column is absent. */
+const char *res_csv_get        (const ResCsv *csv, guint row, const char *name);
+
+/* ---- One published row ---------------------------------------------------------------- */
+
+typedef enum {
+  RES_PUB_FAMILY_OTHER,
+  RES_PUB_FAMILY_H100,
+  RES_PUB_FAMILY_A100,
+  RES_PUB_FAMILY_N,
+} ResPubFamily;
+
+const char *res_pub_family_name (ResPubFamily family);               /* "other", "h100", "a100" */
+
+/* A row mapped to (model, cluster, plan) and, after res_published_case_predict, predicted.
+ * Owns everything in it. */
+typedef struct {
+  gint64        row_id;
+  char         *model_label;        /* the row's `model` cell */
+  char         *gpu_type;
+  gint64        n_gpus;             /* 0 when missing */
+  ResPubFamily  family;
+  char         *cluster_name;       /* preset, NULL when none applies */
+
+  ModelSpec    *model;              /* NULL when skipped before it was built */
+  TopoCluster  *cluster;            /* NULL when skipped before it was found */
+  Plan          plan;               /* resolved when ready */
+  gboolean      plan_valid;         /* plan holds a plan (resolved when ready) */
+  gboolean      ready;              /* mapped and resolved: can be predicted */
+
+  double        measured_step_s;    /* NaN when none could be derived */
+  char         *measured_source;    /* "step_time_s", "tflops_per_gpu (megatron96)", ... */
+  gboolean      has_convention;     /* the row's flops_convention is known */
+  ModelFlopConvention convention;
+  double        published_mfu_pct;  /* the mfu_pct cell; NaN when empty */
+
+  gboolean      predicted;
+  double        predicted_step_s;   /* NaN until predicted */
+  double        err_pct;            /* NaN until predicted */
+  double        predicted_mfu_pct[MODEL_FLOPS_N_CONVENTIONS];
+  gboolean      fits;               /* predicted memory fits the device */
+  double        peak_memory_bytes;  /* predicted, per GPU */
+
+  char         *skip_reason;        /* NULL unless skipped */
+} ResPublishedCase;
+
+/* Maps row `row` of `csv`. Always succeeds: a row that cannot be mapped comes back with
+ * skip_reason set and ready FALSE. Free with res_published_case_free. */
+ResPublishedCase *res_published_case_new     (const ResCsv *csv, guint row);
+void              res_published_case_free    (ResPublishedCase *c);     /* NULL-safe */
+/* Predicts a ready case (sim_predict with the preset's defaults) and fills predicted_*,
+ * err_pct, fits. A failed prediction marks the case skipped ("prediction failed: ...").
+ * Returns whether the case is now predicted. */
+gboolean          res_published_case_predict (ResPublishedCase *c);
+/* "tp8.pp16.dp64.mbs1" plus ".cp2", ".vpp3", ".zero3", ".full"/".sel", ".fp8" when they
+ * apply; NULL when the case has no plan. */
+char             *res_published_case_plan_string (const ResPublishedCase *c);
+
+/* ---- A validation --------------------------------------------------------------------- */
+
+typedef void (*ResPublishedProgress) (guint done, guint total, gpointer user_data);
+
+typedef struct {
+  const gint64 *only_ids;          /* rows to keep (NULL: all) */
+  guint         n_only_ids;
+  const char   *gpu_type_substr;   /* keep rows whose gpu_type contains it, any case */
+  ResPublishedProgress progress;   /* called after each row; may be NULL */
+  gpointer      progress_data;
+} ResPublishedOptions;
+
+typedef struct {
+  guint  n;                        /* predicted rows */
+  guint  n_skipped;
+  double mape_pct;                 /* NaN when n == 0 */
+  double max_abs_err_pct;          /* NaN when n == 0 */
+  gint64 max_err_row_id;           /* -1 when n == 0 */
+  guint  n_family[RES_PUB_FAMILY_N];
+  double mape_family_pct[RES_PUB_FAMILY_N];   /* NaN where n_family is 0 */
+} ResPublishedSummary;
+
+typedef struct {
+  char       *source;              /* the CSV's source */
+  GPtrArray  *cases;               /* ResPublishedCase, in CSV order, filtered */
+  ResPublishedSummary summary;
+} ResPublishedReport;
+
+/* Summary over the predicted cases of an array (skipped ones are counted as such). */
+void                res_published_summarize (ResPublishedCase *const *cases, guint n_cases,
+                                             ResPublishedSummary *out);
+
+/* Maps, predicts and summarizes every row of `csv` kept by `opts` (NULL: all). */
+ResPublishedReport *res_published_validate (const ResCsv *csv,
+                                            const ResPublishedOptions *opts);
+void                res_published_report_free (ResPublishedReport *report);   /* NULL-safe */
+
+/* The object of `tandem validate --json`:
+ *   { "source", "rows": [{row_id, model, gpu_type, n_gpus, cluster, plan,
+ *     measured_step_s, measured_source, predicted_step_s, err_pct, fits, flops_convention,
+ *     published_mfu_pct, predicted_mfu_pct}],
+ *     "skipped": [{row_id, model, gpu_type, reason}],
+ *     "summary": {n, mape_pct, max_abs_err_pct, max_err_row_id, skipped,
+ *                 by_device: {h100: {n, mape_pct}, a100: {...}},
+ *                 llama3_mfu: [{row_id, published_mfu_pct, predicted_mfu_palm_pct}]} }
+ * Unknown numbers are null. "Llama 3 rows" are the rows mapped to h100-24k. */
+void   res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *builder);
+
+/* Stores the predicted rows as one 'validate' run (res_store_add_validation). `note`
+ * may be NULL. Returns the run id, or -1 with error set. */
+gint64 res_published_report_store (const ResPublishedReport *report, ResStore *store,
+                                   const char *note, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ResCsv, res_csv_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ResPublishedCase, res_published_case_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ResPublishedReport, res_published_report_free)
+
+G_END_DECLS

@@ -1,0 +1,342 @@
+/* tests/sim/test-simulate.c - the step program on the simulator: schedules' bubbles,
+ * overlap from dependencies, compute-bound DP, determinism and the program's shape. */
+#include "sim/predict.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  ModelSpec   *model;
+  TopoCluster *cluster;
+  Plan         plan;
+} Case;
+
+/* A model whose stages are equal when the embedding and head are free: 8 layers of
+ * hidden 1024, 16 heads, vocab 64. */
+static void
+case_init (Case *c, const char *flags_model)
+{
+  memset (c, 0, sizeof *c);
+  g_autoptr (GError) error = NULL;
+  if (flags_model)
+    c->model = model_spec_lookup (flags_model, &error);
+  else
+    c->model = model_spec_new_custom ("uniform-8", MODEL_MLP_SWIGLU, 1024, 2816, 8, 16, 16, 64,
+                                      2048, FALSE);
+  g_assert_no_error (error);
+  c->cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  plan_init_defaults (&c->plan);
+}
+
+static void
+case_clear (Case *c)
+{
+  model_spec_unref (c->model);
+  topo_cluster_unref (c->cluster);
+  plan_clear (&c->plan);
+}
+
+static SimPrediction *
+case_predict_opt (Case *c, gboolean ideal, gboolean free_optimizer)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (plan_resolve (&c->plan, c->model, c->cluster, &error));
+  g_assert_no_error (error);
+  SimOptions opts;
+  sim_options_init (&opts, c->cluster);
+  if (ideal)
+    {
+      opts.cost.free_comm = TRUE;
+      opts.cost.free_optimizer = TRUE;
+      opts.ideal_pipeline = TRUE;
+    }
+  if (free_optimizer)
+    opts.cost.free_optimizer = TRUE;
+  opts.keep_timeline = TRUE;
+  SimPrediction *p = sim_predict (c->model, &c->plan, c->cluster, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (p);
+  return p;
+}
+
+static SimPrediction *
+case_predict (Case *c, gboolean ideal)
+{
+  return case_predict_opt (c, ideal, FALSE);
+}
+
+/* With free communication and equal stages, GPipe and 1F1B leave each stage idle for
+ * p - 1 of the m + p - 1 slot pairs: bubble = (p-1)/(m+p-1). p = 4, m = 4: 3/7 = 42.86%
+ * (utilisation 4/7 = 57.1%); m = 8: 3/11 = 27.27%. */
+static void
+test_bubble_gpipe_1f1b (void)
+{
+  static const struct { PlanSchedule sched; int m; double bubble; } cases[] = {
+    { PLAN_SCHED_GPIPE, 4, 3.0 / 7 }, { PLAN_SCHED_1F1B, 4, 3.0 / 7 },
+    { PLAN_SCHED_GPIPE, 8, 3.0 / 11 }, { PLAN_SCHED_1F1B, 8, 3.0 / 11 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Case c;
+      case_init (&c, NULL);
+      c.plan.world_size = 4;
+      c.plan.pp = 4;
+      c.plan.schedule = cases[i].sched;
+      c.plan.schedule_set = TRUE;
+      c.plan.global_batch = cases[i].m;
+      g_autoptr (SimPrediction) p = case_predict (&c, TRUE);
+      g_assert_cmpfloat_with_epsilon (p->result->bubble_fraction, cases[i].bubble, 1e-6);
+      /* every stage computes m (F + B): step = (m + p - 1)/m of one stage's compute */
+      g_assert_cmpfloat_with_epsilon (p->result->step_time_s,
+                                      p->result->compute_s * (cases[i].m + 3) / cases[i].m,
+                                      1e-9);
+      case_clear (&c);
+    }
+}
+
+/* Interleaving with v chunks divides the bubble time by v: (p-1)/v slots of F + B.
+ * p = 4, v = 2, m = 4: bubble fraction (3/2) / (4 + 3/2) = 27.27%;
+ * m = 8: (3/2) / (8 + 3/2) = 15.79%. */
+static void
+test_bubble_interleaved (void)
+{
+  static const struct { int m; double bubble; } cases[] = {
+    { 4, 1.5 / 5.5 }, { 8, 1.5 / 9.5 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Case c;
+      case_init (&c, NULL);
+      c.plan.world_size = 4;
+      c.plan.pp = 4;
+      c.plan.vpp = 2;
+      c.plan.global_batch = cases[i].m;
+      g_autoptr (SimPrediction) p = case_predict (&c, TRUE);
+      g_assert_cmpint (p->plan.schedule, ==, PLAN_SCHED_INTERLEAVED_1F1B);
+      g_assert_cmpfloat_with_epsilon (p->result->bubble_fraction, cases[i].bubble, 1e-6);
+      case_clear (&c);
+    }
+}
+
+/* Micro-batch counts that are not a multiple of the stage count still schedule (the
+ * Llama 3 405B run): p = 4, v = 2, m = 6 and m = 5 finish, every task once. */
+static void
+test_interleaved_odd_counts (void)
+{
+  for (int m = 5; m <= 7; m++)
+    {
+      Case c;
+      case_init (&c, NULL);
+      c.plan.world_size = 4;
+      c.plan.pp = 4;
+      c.plan.vpp = 2;
+      c.plan.global_batch = m;
+      g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+      g_assert_cmpfloat (p->result->step_time_s, >, 0);
+      g_assert_cmpuint (p->result->n_events, ==, p->program->tasks->len);
+      case_clear (&c);
+    }
+}
+
+/* Data parallelism only, free communication: the step is the compute of one rank, and a
+ * large-GEMM model is compute-bound: step ~ FLOPs / (peak x GEMM efficiency). Model:
+ * 2 layers, h 8192, ffn 32768 (GeLU), s 2048, b 1, vocab 64: per layer per token the
+ * GEMMs do 2 x (4 h^2 + 2 h ffn) = 24 h^2 forward, 72 h^2 with backward; attention is
+ * s/(6h) = 4% on top. The cost model's efficiency for these shapes (multiples of the
+ * 128 x 256 tile) is sim_cost_gemm_efficiency; flash attention (2 s^2 h per layer
+ * forward, 3.5x that with its backward, at 45-60% efficiency: ~4%) and the memory-bound
+ * norms and activations (~5%) make up the rest, so we require agreement within 12%.
+ * The optimizer step is left out (free_optimizer). */
+static void
+test_compute_bound_dp (void)
+{
+  Case c;
+  memset (&c, 0, sizeof c);
+  g_autoptr (GError) error = NULL;
+  c.model = model_spec_new_custom ("gemm-heavy", MODEL_MLP_GELU, 8192, 32768, 2, 64, 64, 64,
+                                   2048, FALSE);
+  c.cluster = topo_cluster_lookup ("h100-24k", &error);
+  plan_init_defaults (&c.plan);
+  c.plan.world_size = 8;
+  c.plan.global_batch = 8;
+  g_autoptr (SimPrediction) p = case_predict_opt (&c, FALSE, TRUE);
+  SimOptions opts;
+  sim_options_init (&opts, c.cluster);
+  g_autoptr (PlanLayout) lay = plan_layout_new (&p->plan, c.cluster, &error);
+  SimCost *cost = sim_cost_new (c.cluster, lay, &opts.cost);
+  double eff = sim_cost_gemm_efficiency (cost, 2048, 8192, 8192, TOPO_DTYPE_BF16);
+  sim_cost_free (cost);
+  /* hardware FLOPs of one rank: 72 h^2 per token per layer x 2 layers x 2048 tokens, plus
+   * the attention (causal, flash backward 2.5x) */
+  double gemm_flops = 72.0 * 8192.0 * 8192.0 * 2 * 2048;
+  double expected = gemm_flops / (989.4e12 * eff);
+  double compute = p->result->stages[0].compute_s;
+  g_test_message ("compute %.6f s, expected %.6f s (eff %.4f)", compute, expected, eff);
+  g_assert_cmpfloat (compute, >, expected);
+  g_assert_cmpfloat ((compute - expected) / expected, <, 0.12);
+  /* DP all-reduce after the backward (no overlap asked) is fully exposed */
+  g_assert_cmpfloat (p->result->exposed_comm_s[PROG_COMM_DP], >, 0);
+  g_assert_cmpfloat_with_epsilon (p->result->exposed_comm_s[PROG_COMM_DP],
+                                  p->result->comm_s[PROG_COMM_DP], 1e-9);
+  case_clear (&c);
+}
+
+/* Overlap comes from dependencies: with --overlap-grad-reduce the gradient buckets of the
+ * later layers reduce while earlier layers still compute their backward, so less DP
+ * time is exposed than without. TP collectives sit between the compute blocks, so all of
+ * their time is exposed. */
+static void
+test_overlap_from_dependencies (void)
+{
+  double exposed[2], busy[2];
+  for (int overlap = 0; overlap < 2; overlap++)
+    {
+      Case c;
+      case_init (&c, "llama3-8b");
+      c.plan.world_size = 64;
+      c.plan.tp = 8;
+      c.plan.sequence_parallel = TRUE;
+      c.plan.global_batch = 8;
+      c.plan.seq_length = 8192;
+      c.plan.overlap_grad_reduce = overlap;
+      g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+      exposed[overlap] = p->result->exposed_comm_s[PROG_COMM_DP];
+      busy[overlap] = p->result->comm_s[PROG_COMM_DP];
+      g_assert_cmpfloat_with_epsilon (p->result->exposed_comm_s[PROG_COMM_TP],
+                                      p->result->comm_s[PROG_COMM_TP],
+                                      1e-3 * p->result->comm_s[PROG_COMM_TP]);
+      case_clear (&c);
+    }
+  g_assert_cmpfloat_with_epsilon (busy[0], busy[1], 1e-9);
+  g_assert_cmpfloat (exposed[1], <, 0.5 * exposed[0]);
+}
+
+/* A run is a pure function of its inputs. */
+static void
+test_deterministic (void)
+{
+  double step[2];
+  for (int i = 0; i < 2; i++)
+    {
+      Case c;
+      case_init (&c, "llama3-70b");
+      c.plan.world_size = 512;
+      c.plan.tp = 8;
+      c.plan.pp = 4;
+      c.plan.vpp = 5;
+      c.plan.sequence_parallel = TRUE;
+      c.plan.global_batch = 128;
+      c.plan.sharding = PLAN_SHARD_ZERO1;
+      c.plan.overlap_grad_reduce = TRUE;
+      c.plan.overlap_param_gather = TRUE;
+      g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+      step[i] = p->result->step_time_s;
+      case_clear (&c);
+    }
+  g_assert_cmpfloat (step[0], ==, step[1]);
+}
+
+/* Every sharding, CP algorithm and recompute mode builds a program that runs to the end,
+ * with every pipeline receive matched to a send of the neighbouring stage. */
+static void
+test_program_variants (void)
+{
+  static const char *const variants[] = { "none", "zero1", "zero2", "zero3", "hsdp" };
+  for (guint v = 0; v < G_N_ELEMENTS (variants); v++)
+    for (int cpa = 0; cpa < 3; cpa++)
+      for (int rc = 0; rc < 3; rc++)
+        {
+          Case c;
+          case_init (&c, "tiny-llama");
+          c.plan.world_size = 32;
+          c.plan.tp = 2;
+          c.plan.cp = 2;
+          c.plan.pp = 2;
+          c.plan.cp_comm = (PlanCpComm) cpa;
+          c.plan.recompute = (PlanRecompute) rc;
+          c.plan.seq_length = 1024;
+          c.plan.global_batch = 16;
+          c.plan.sequence_parallel = TRUE;
+          c.plan.overlap_grad_reduce = TRUE;
+          if (v == 4)
+            {
+              c.plan.sharding = PLAN_SHARD_HSDP;
+              c.plan.hsdp_shard_size = 2;
+            }
+          else
+            c.plan.sharding = (PlanSharding) v;
+          g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+          const ProgProgram *prog = p->program;
+          for (guint32 i = 0; i < prog->tasks->len; i++)
+            {
+              const ProgTask *t = prog_task (prog, i);
+              if (t->kind != PROG_TASK_RECV)
+                continue;
+              const ProgTask *s = prog_task (prog, (guint32) t->peer_task);
+              g_assert_cmpint (s->kind, ==, PROG_TASK_SEND);
+              g_assert_cmpint (s->stage, ==, t->peer_stage);
+              g_assert_cmpint (s->peer_stage, ==, t->stage);
+              g_assert_cmpint ((gint32) s->peer_task, ==, (gint32) i);
+            }
+          g_assert_cmpuint (p->result->n_events, ==, prog->tasks->len);
+          if (cpa == PLAN_CP_P2P)
+            g_assert_cmpfloat (p->result->comm_s[PROG_COMM_CP], >, 0);
+          case_clear (&c);
+        }
+}
+
+/* Model FLOPs of the program add up to the causal convention: per rank model FLOPs x
+ * (tp cp dp) summed over stages = causal FLOPs per token x tokens, except the logits'
+ * vocab padding (none here: 128256 / 8 is whole). */
+static void
+test_program_flops (void)
+{
+  Case c;
+  case_init (&c, "llama3-8b");
+  c.plan.world_size = 64;
+  c.plan.tp = 8;
+  c.plan.pp = 2;
+  c.plan.global_batch = 16;
+  c.plan.seq_length = 8192;
+  g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+  double total = 0;
+  for (int s = 0; s < p->program->n_stages; s++)
+    total += p->program->stages[s].model_flops;
+  total *= 8 * 1 * 4;          /* tp x cp x dp */
+  double expected = model_spec_flops_per_token (c.model, 8192, MODEL_FLOPS_CAUSAL)
+                    * 16 * 8192;
+  g_assert_cmpfloat (fabs (total - expected) / expected, <, 1e-9);
+  case_clear (&c);
+}
+
+/* A plan that does not fit is still predicted and says so. */
+static void
+test_oom_still_predicted (void)
+{
+  Case c;
+  case_init (&c, "llama3-70b");
+  c.plan.world_size = 8;
+  c.plan.tp = 8;
+  c.plan.global_batch = 1;
+  g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+  g_assert_false (p->memory.fits);
+  g_assert_cmpfloat (p->result->step_time_s, >, 0);
+  case_clear (&c);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/sim/simulate/bubble-gpipe-1f1b", test_bubble_gpipe_1f1b);
+  g_test_add_func ("/sim/simulate/bubble-interleaved", test_bubble_interleaved);
+  g_test_add_func ("/sim/simulate/interleaved-odd-counts", test_interleaved_odd_counts);
+  g_test_add_func ("/sim/simulate/compute-bound-dp", test_compute_bound_dp);
+  g_test_add_func ("/sim/simulate/overlap-from-dependencies", test_overlap_from_dependencies);
+  g_test_add_func ("/sim/simulate/deterministic", test_deterministic);
+  g_test_add_func ("/sim/simulate/program-variants", test_program_variants);
+  g_test_add_func ("/sim/simulate/program-flops", test_program_flops);
+  g_test_add_func ("/sim/simulate/oom-still-predicted", test_oom_still_predicted);
+  return g_test_run ();
+}
