@@ -57,5 +57,6 @@ int cli_cmd_plan   (int argc, char **argv);
 int cli_cmd_memory (int argc, char **argv);
 int cli_cmd_predict (int argc, char **argv);
 int cli_cmd_runs   (int argc, char **argv);
+int cli_cmd_validate (int argc, char **argv);
 
 G_END_DECLS

@@ -17,6 +17,7 @@ static const CliCommand commands[] = {
   { "memory", cli_cmd_memory, "memory [plan flags]: peak memory per GPU by category and stage" },
   { "predict", cli_cmd_predict, "predict [plan flags] [--trace F] [--db F]: simulate one step" },
   { "runs",   cli_cmd_runs,   "runs [--db F]: list stored predictions and measurements" },
+  { "validate", cli_cmd_validate, "validate FILE.csv [--json] [--db F]: predict published runs, report errors" },
 };
 
 static void

@@ -125,6 +125,43 @@ plan_layout_group_color (const PlanLayout *layout, PlanAxis axis, int rank)
   return lo;
 }
 
+/* Level units are contiguous ranges of ranks, so a group stays inside one unit of level l
+ * exactly when its smallest and largest members do. With positive strides the smallest
+ * member of a group has its varying coordinates at 0 and the largest at their maximum,
+ * so every group's extent is O(1) from its leader (its smallest member). */
+static gboolean
+group_leader_extent (const PlanLayout *lay, PlanAxis axis, const PlanCoord *c, int rank,
+                     guint64 *hi)
+{
+  const guint64 *st = lay->stride;
+  const int *sz = lay->size;
+  int K = lay->hsdp_shard;
+  switch (axis)
+    {
+    case PLAN_AXIS_DP_SHARD:
+      if (c->coord[PLAN_AXIS_DP] % K != 0)
+        return FALSE;
+      *hi = (guint64) rank + (guint64) (K - 1) * st[PLAN_AXIS_DP];
+      return TRUE;
+    case PLAN_AXIS_DP_REPLICA:
+      if (c->coord[PLAN_AXIS_DP] >= K)
+        return FALSE;
+      *hi = (guint64) rank + (guint64) (sz[PLAN_AXIS_DP] / K - 1) * K * st[PLAN_AXIS_DP];
+      return TRUE;
+    case PLAN_AXIS_CPDP:
+      if (c->coord[PLAN_AXIS_DP] != 0 || c->coord[PLAN_AXIS_CP] != 0)
+        return FALSE;
+      *hi = (guint64) rank + (guint64) (sz[PLAN_AXIS_CP] - 1) * st[PLAN_AXIS_CP]
+            + (guint64) (sz[PLAN_AXIS_DP] - 1) * st[PLAN_AXIS_DP];
+      return TRUE;
+    default:
+      if (c->coord[axis] != 0)
+        return FALSE;
+      *hi = (guint64) rank + (guint64) (sz[axis] - 1) * st[axis];
+      return TRUE;
+    }
+}
+
 static void
 layout_fill_group (PlanLayout *layout, PlanAxis axis, int size)
 {
@@ -133,22 +170,30 @@ layout_fill_group (PlanLayout *layout, PlanAxis axis, int size)
   g->axis = axis;
   g->size = size;
   g->n_groups = size > 0 ? layout->world / size : 0;
-  int *members = g_new (int, size);
+  int *members = g_new (int, MAX (size, 1));
 
-  /* The span is the outermost level any group of this axis crosses; groups are
-   * translates of one another only when the axes align with the levels, so check them
-   * all (O(world) per axis). */
+  /* The span is the outermost level any group of this axis crosses (groups are not all
+   * translates of one another when the axes do not align with the levels). */
   guint span = 0;
-  g_autofree gboolean *done = g_new0 (gboolean, layout->world);
-  for (int r = 0; r < layout->world; r++)
+  if (size > 1 && axis < PLAN_AXIS_N)
     {
-      if (done[r])
-        continue;
-      plan_layout_group_members (layout, axis, r, members);
-      for (int i = 0; i < size; i++)
+      /* a plain axis: its leaders (coordinate 0) fill blocks [k S n, k S n + S) of the
+       * ranks, S its stride and n its size */
+      guint64 stride = layout->stride[axis], block = stride * (guint64) size;
+      for (guint64 base = 0; base < (guint64) layout->world && span + 1 < cl->n_levels;
+           base += block)
+        for (guint64 r = base; r < base + stride && span + 1 < cl->n_levels; r++)
+          span = MAX (span, topo_cluster_common_level (cl, r, r + (guint64) (size - 1) * stride));
+    }
+  else if (size > 1)
+    {
+      PlanCoord c;
+      for (int r = 0; r < layout->world && span + 1 < cl->n_levels; r++)
         {
-          done[members[i]] = TRUE;
-          span = MAX (span, topo_cluster_common_level (cl, members[0], members[i]));
+          guint64 hi;
+          plan_layout_coord_of (layout, r, &c);
+          if (group_leader_extent (layout, axis, &c, r, &hi))
+            span = MAX (span, topo_cluster_common_level (cl, (guint64) r, hi));
         }
     }
   g->span_level = span;
@@ -209,11 +254,29 @@ plan_layout_new (const Plan *plan, const TopoCluster *cluster, GError **error)
 
   for (int a = 0; a < PLAN_AXIS_N; a++)
     layout_fill_group (layout, (PlanAxis) a, layout->size[a]);
-  layout_fill_group (layout, PLAN_AXIS_DP_SHARD, layout->hsdp_shard);
-  layout_fill_group (layout, PLAN_AXIS_DP_REPLICA,
-                     layout->size[PLAN_AXIS_DP] / layout->hsdp_shard);
-  layout_fill_group (layout, PLAN_AXIS_CPDP,
-                     layout->size[PLAN_AXIS_DP] * layout->size[PLAN_AXIS_CP]);
+  /* Derived groups. Without HSDP the shard group is the DP group and replicas are
+   * single ranks; without CP the CP x DP group is the DP group: copy instead of
+   * scanning the ranks again. */
+  if (plan->sharding == PLAN_SHARD_HSDP)
+    {
+      layout_fill_group (layout, PLAN_AXIS_DP_SHARD, layout->hsdp_shard);
+      layout_fill_group (layout, PLAN_AXIS_DP_REPLICA,
+                         layout->size[PLAN_AXIS_DP] / layout->hsdp_shard);
+    }
+  else
+    {
+      layout->groups[PLAN_AXIS_DP_SHARD] = layout->groups[PLAN_AXIS_DP];
+      layout->groups[PLAN_AXIS_DP_SHARD].axis = PLAN_AXIS_DP_SHARD;
+      layout_fill_group (layout, PLAN_AXIS_DP_REPLICA, 1);
+    }
+  if (layout->size[PLAN_AXIS_CP] > 1)
+    layout_fill_group (layout, PLAN_AXIS_CPDP,
+                       layout->size[PLAN_AXIS_DP] * layout->size[PLAN_AXIS_CP]);
+  else
+    {
+      layout->groups[PLAN_AXIS_CPDP] = layout->groups[PLAN_AXIS_DP];
+      layout->groups[PLAN_AXIS_CPDP].axis = PLAN_AXIS_CPDP;
+    }
   return g_steal_pointer (&layout);
 }
 

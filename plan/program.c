@@ -889,8 +889,11 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   plan_copy (&prog->plan, plan);
   prog->n_stages = plan->pp;
   prog->stages = g_new0 (ProgStage, plan->pp);
-  prog->tasks = g_array_new (FALSE, FALSE, sizeof (ProgTask));
-  prog->deps = g_array_new (FALSE, FALSE, sizeof (guint32));
+  /* Reserve what the program will need (about 14 tasks per layer and micro-batch with
+   * TP and SP, two dependencies each) so the arrays do not grow by copying. */
+  guint est = (guint) MIN ((guint64) plan->grad_accum * model->n_layers * 16 + 4096, 1u << 26);
+  prog->tasks = g_array_sized_new (FALSE, FALSE, sizeof (ProgTask), est);
+  prog->deps = g_array_sized_new (FALSE, FALSE, sizeof (guint32), 2 * est);
   prog->blocks = g_array_new (FALSE, FALSE, sizeof (ProgBlock));
   prog->ops = g_array_new (FALSE, FALSE, sizeof (ModelOp));
   prog->compute_dtype = plan->compute_dtype == PLAN_PREC_FP8 ? TOPO_DTYPE_FP8

@@ -56,8 +56,11 @@
  * |                           |   al. 2022)                                                  |
  * | zero_stage_or_fsdp        | "ZeRO-1" / "distributed optimizer" -> zero1; "ZeRO-2",       |
  * |                           |   "ZeRO-2-like", "stage 2", "shards optimizer+grads" ->      |
- * |                           |   zero2; "ZeRO-3", "FSDP", "full shard" -> zero3; empty or   |
- * |                           |   "none"/"DDP" -> none; anything else -> skipped             |
+ * |                           |   zero2; "ZeRO-3", "FSDP", "full shard" -> zero3; "none" /   |
+ * |                           |   "DDP" -> none; anything else -> skipped. Empty -> zero1    |
+ * |                           |   when framework names NeMo or Megatron-Core or the notes    |
+ * |                           |   list --overlap-param-gather (their runs use the            |
+ * |                           |   distributed optimizer), else none                          |
  * | micro_batch               | empty -> 1                                                   |
  * | global_batch              | required                                                     |
  * | recompute                 | starts with full / selective / none; empty -> none unless    |

@@ -180,55 +180,53 @@ sim_options_init (SimOptions *opts, const TopoCluster *cluster)
   sim_cost_options_init (&opts->cost, cluster);
 }
 
-/* Interval bookkeeping per stage: a sweep over start/end points. */
-typedef struct {
-  double t;
-  gint8  delta;     /* +1 start, -1 end */
-  gint8  what;      /* -1 compute, else ProgCommKind */
-} Edge;
-
-static int
-edge_cmp (gconstpointer a, gconstpointer b)
-{
-  const Edge *x = a, *y = b;
-  if (x->t != y->t)
-    return x->t < y->t ? -1 : 1;
-  return x->delta - y->delta;   /* ends before starts at equal times */
-}
-
+/* Interval bookkeeping per stage: a sweep over the start and end points of every task.
+ * Each stream runs its tasks one after another, so its points are already in time order;
+ * a merge of the (at most PROG_STREAM_N) streams replaces a sort. */
 static void
-stage_stats (const ProgProgram *p, const SimTaskTime *times, int s, double step,
-             SimStageStats *st, GArray *edges)
+stage_stats (const ProgProgram *p, const SimTaskTime *times, const guint32 *q_first,
+             const guint32 *q_tasks, int s, double step, SimStageStats *st)
 {
   const ProgStage *ps = &p->stages[s];
-  g_array_set_size (edges, 0);
   memset (st, 0, sizeof *st);
   st->model_flops = ps->model_flops;
   st->hw_flops = ps->hw_flops;
-  for (guint32 i = ps->first; i < ps->first + ps->n_tasks; i++)
+
+  guint32 pos[PROG_STREAM_N], len[PROG_STREAM_N];
+  gboolean at_end[PROG_STREAM_N];   /* next point of the stream is its task's end */
+  gint8 what[PROG_STREAM_N];        /* -1 compute, else the comm kind (set per task) */
+  const guint32 *tasks[PROG_STREAM_N];
+  for (int k = 0; k < PROG_STREAM_N; k++)
     {
-      const ProgTask *t = prog_task (p, i);
-      const SimTaskTime *tt = &times[i];
-      st->end_s = MAX (st->end_s, tt->end_s);
-      double d = tt->end_s - tt->start_s;
-      if (d <= 0)
-        continue;
-      gint8 what = t->kind == PROG_TASK_COMPUTE ? -1 : (gint8) t->comm;
-      if (what < 0)
-        st->compute_s += d;
-      else
-        st->comm_s[what] += d;
-      Edge a = { tt->start_s, +1, what }, b = { tt->end_s, -1, what };
-      g_array_append_val (edges, a);
-      g_array_append_val (edges, b);
+      guint32 slot = (guint32) s * PROG_STREAM_N + k;
+      tasks[k] = q_tasks + q_first[slot];
+      len[k] = q_first[slot + 1] - q_first[slot];
+      pos[k] = 0;
+      at_end[k] = FALSE;
+      what[k] = -1;
     }
-  g_array_sort (edges, edge_cmp);
   int compute = 0, comm[PROG_COMM_N] = { 0 };
   double last = 0;
-  for (guint i = 0; i < edges->len; i++)
+  for (;;)
     {
-      const Edge *e = &g_array_index (edges, Edge, i);
-      double dt = e->t - last;
+      /* the earliest next point over the streams; ends before starts at equal times */
+      int best = -1;
+      double bt = 0;
+      for (int k = 0; k < PROG_STREAM_N; k++)
+        {
+          if (pos[k] >= len[k])
+            continue;
+          const SimTaskTime *tt = &times[tasks[k][pos[k]]];
+          double t = at_end[k] ? tt->end_s : tt->start_s;
+          if (best < 0 || t < bt || (t == bt && at_end[k] && !at_end[best]))
+            best = k, bt = t;
+        }
+      if (best < 0)
+        break;
+      guint32 id = tasks[best][pos[best]];
+      const ProgTask *t = prog_task (p, id);
+      const SimTaskTime *tt = &times[id];
+      double dt = bt - last;
       if (dt > 0 && compute == 0)
         {
           /* idle compute is charged to the kind it waits for: TP and CP collectives sit
@@ -242,11 +240,32 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, int s, double step,
           else
             st->exposed_s[k] += dt;
         }
-      last = e->t;
-      if (e->what < 0)
-        compute += e->delta;
+      last = MAX (last, bt);
+      double d = tt->end_s - tt->start_s;
+      if (!at_end[best])
+        {
+          st->end_s = MAX (st->end_s, tt->end_s);
+          if (d > 0)
+            {
+              what[best] = t->kind == PROG_TASK_COMPUTE ? -1 : (gint8) t->comm;
+              if (what[best] < 0)
+                compute++, st->compute_s += d;
+              else
+                comm[what[best]]++, st->comm_s[what[best]] += d;
+              at_end[best] = TRUE;
+            }
+          else
+            pos[best]++;          /* an empty task occupies no time */
+        }
       else
-        comm[(int) e->what] += e->delta;
+        {
+          if (what[best] < 0)
+            compute--;
+          else
+            comm[what[best]]--;
+          at_end[best] = FALSE;
+          pos[best]++;
+        }
     }
   /* after the stage's last task, until the step ends, the stage waits */
   if (step > last)
@@ -367,12 +386,11 @@ sim_simulate (const ProgProgram *prog, const TopoCluster *cluster, const PlanLay
       res->n_stages = prog->n_stages;
       res->n_tasks = n;
       res->stages = g_new0 (SimStageStats, prog->n_stages);
-      g_autoptr (GArray) edges = g_array_new (FALSE, FALSE, sizeof (Edge));
       double comm_total = 0, exposed_total = 0;
       for (int s = 0; s < prog->n_stages; s++)
         {
           SimStageStats *st = &res->stages[s];
-          stage_stats (prog, sim.times, s, step, st, edges);
+          stage_stats (prog, sim.times, sim.q_first, sim.q_tasks, s, step, st);
           if (st->end_s >= res->stages[res->critical_stage].end_s)
             res->critical_stage = s;
           res->compute_s += st->compute_s / prog->n_stages;

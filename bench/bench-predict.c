@@ -1,0 +1,135 @@
+/* bench/bench-predict.c - how long one `tandem predict` takes for planning-scale plans.
+ *
+ * The reference case is the issue's: Llama-3 405B on 16,384 H100s of h100-24k, TP8 PP16
+ * DP128, seq 8192, global batch 2048, micro-batch 1 (16 micro-batches), 126 layers as
+ * 7 + 14 x 8 + 7, 1F1B. Target: at most 5 ms per prediction (Calculon takes 14 ms per
+ * evaluation; SimAI's analytical mode 70 ms). The time covers everything after the
+ * model and cluster are loaded: plan resolution, layout, step program, simulation and
+ * memory. Each row checks its result first (a positive step time and every task
+ * simulated), then reports the best and median of --reps runs.
+ *
+ *   bench-predict [--json] [--reps R]
+ */
+#include "sim/predict.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct {
+  const char *name;
+  const char *model;
+  int world, tp, pp, cp, vpp, gbs, seq, first, last;
+} BenchCase;
+
+static const BenchCase cases[] = {
+  { "llama3-405b 16k TP8 PP16 DP128 1F1B", "llama3-405b", 16384, 8, 16, 1, 1, 2048, 8192, 7, 7 },
+  { "llama3-405b 16k TP8 PP16 DP128 VPP2", "llama3-405b", 16384, 8, 16, 1, 2, 2048, 8192, 3, 3 },
+  { "llama3-405b 16k TP8 CP16 PP16 DP8", "llama3-405b", 16384, 8, 16, 16, 1, 128, 131072, 7, 7 },
+  { "llama3-70b 1k TP8 PP4 DP32", "llama3-70b", 1024, 8, 4, 1, 1, 512, 8192, -1, -1 },
+  { "llama3-8b 64 TP1 DP64", "llama3-8b", 64, 1, 1, 1, 1, 256, 8192, -1, -1 },
+};
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+int
+main (int argc, char **argv)
+{
+  gboolean json = FALSE;
+  int reps = 21;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON rows", NULL },
+    { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Timed repetitions per case (default 21)", "R" },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) octx = g_option_context_new (NULL);
+  g_option_context_add_main_entries (octx, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (octx, &argc, &argv, &error) || reps < 1)
+    {
+      fprintf (stderr, "bench-predict: %s\n", error ? error->message : "--reps must be >= 1");
+      return 2;
+    }
+  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
+  if (cluster == NULL)
+    {
+      fprintf (stderr, "bench-predict: %s\n", error->message);
+      return 1;
+    }
+  if (!json)
+    printf ("# %-38s %8s %8s %10s %10s %9s %7s\n", "case", "tasks", "events", "best_ms",
+            "median_ms", "step_s", "wrong");
+  else
+    printf ("[\n");
+  int failures = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const BenchCase *bc = &cases[i];
+      g_autoptr (ModelSpec) model = model_spec_lookup (bc->model, &error);
+      g_assert_no_error (error);
+      double *ms = g_new (double, reps);
+      guint tasks = 0;
+      guint64 events = 0;
+      double step = 0;
+      int wrong = 0;
+      for (int r = -1; r < reps; r++)     /* r = -1: untimed check pass */
+        {
+          gint64 t0 = g_get_monotonic_time ();
+          Plan plan;
+          plan_init_defaults (&plan);
+          plan.world_size = bc->world;
+          plan.tp = bc->tp, plan.pp = bc->pp, plan.cp = bc->cp, plan.vpp = bc->vpp;
+          plan.global_batch = bc->gbs;
+          plan.seq_length = bc->seq;
+          plan.first_stage_layers = bc->first;
+          plan.last_stage_layers = bc->last;
+          plan.sequence_parallel = bc->tp > 1;
+          plan.sharding = PLAN_SHARD_ZERO1;
+          plan.overlap_grad_reduce = TRUE;
+          plan.overlap_param_gather = TRUE;
+          if (bc->cp > 1)
+            plan.cp_comm = PLAN_CP_ALLGATHER;
+          if (!plan_resolve (&plan, model, cluster, &error))
+            {
+              fprintf (stderr, "bench-predict: %s: %s\n", bc->name, error->message);
+              return 1;
+            }
+          SimPrediction *p = sim_predict (model, &plan, cluster, NULL, &error);
+          gint64 t1 = g_get_monotonic_time ();
+          if (p == NULL)
+            {
+              fprintf (stderr, "bench-predict: %s: %s\n", bc->name, error->message);
+              return 1;
+            }
+          if (r < 0)
+            {
+              tasks = p->result->n_tasks;
+              events = p->result->n_events;
+              step = p->result->step_time_s;
+              wrong = !(step > 0) || events != tasks;
+            }
+          else
+            ms[r] = (double) (t1 - t0) / 1e3;
+          sim_prediction_free (p);
+          plan_clear (&plan);
+        }
+      qsort (ms, reps, sizeof *ms, cmp_double);
+      failures += wrong;
+      if (json)
+        printf ("  {\"case\": \"%s\", \"tasks\": %u, \"events\": %" G_GUINT64_FORMAT
+                ", \"best_ms\": %.3f, \"median_ms\": %.3f, \"step_s\": %.4f, \"wrong\": %d}%s\n",
+                bc->name, tasks, events, ms[0], ms[reps / 2], step, wrong,
+                i + 1 < G_N_ELEMENTS (cases) ? "," : "");
+      else
+        printf ("  %-38s %8u %8" G_GUINT64_FORMAT " %10.3f %10.3f %9.4f %7d\n", bc->name, tasks,
+                events, ms[0], ms[reps / 2], step, wrong);
+      g_free (ms);
+    }
+  if (json)
+    printf ("]\n");
+  return failures ? 1 : 0;
+}

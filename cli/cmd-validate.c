@@ -1,0 +1,199 @@
+/* cli/cmd-validate.c - `tandem validate FILE.csv [--json] [--db FILE] [--no-db]
+ * [--only ROW_IDS] [--gpu-type SUBSTR]`: predict the published runs of a CSV (columns of
+ * data/published-runs.csv), compare with their measured step times, store the validation.
+ * The mapping rules are in results/published.h. */
+#include "cli/cli.h"
+#include "results/published.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+/* "1,2,5-9" -> ids. FALSE on anything else. */
+static gboolean
+parse_ids (const char *text, GArray *ids)
+{
+  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      char *p = g_strstrip (parts[i]);
+      if (*p == '\0')
+        continue;
+      char *end = NULL;
+      gint64 lo = g_ascii_strtoll (p, &end, 10), hi = lo;
+      if (end == p)
+        return FALSE;
+      if (*end == '-')
+        {
+          char *start = end + 1;
+          hi = g_ascii_strtoll (start, &end, 10);
+          if (end == start || hi < lo || hi - lo > 100000)
+            return FALSE;
+        }
+      if (*end != '\0')
+        return FALSE;
+      for (gint64 id = lo; id <= hi; id++)
+        g_array_append_val (ids, id);
+    }
+  return ids->len > 0;
+}
+
+static void
+on_progress (guint done, guint total, gpointer data)
+{
+  fprintf (stderr, "\rvalidating: %u/%u rows", done, total);
+  if (done == total)
+    fprintf (stderr, "\r%*s\r", 40, "");
+  fflush (stderr);
+}
+
+static const char *
+fmt_num (double v, const char *format)
+{
+  static char bufs[4][32];
+  static int next;
+  next = (next + 1) % 4;
+  if (!isfinite (v))
+    return "-";
+  g_snprintf (bufs[next], sizeof bufs[next], format, v);
+  return bufs[next];
+}
+
+static void
+print_text (const ResPublishedReport *r)
+{
+  const ResPublishedSummary *s = &r->summary;
+  printf ("%6s  %-30s %6s  %-34s %10s %11s %8s  %s\n", "row_id", "model", "gpus", "plan",
+          "measured_s", "predicted_s", "err_%", "measured from");
+  for (guint i = 0; i < r->cases->len; i++)
+    {
+      const ResPublishedCase *c = r->cases->pdata[i];
+      if (!c->predicted)
+        continue;
+      g_autofree char *plan = res_published_case_plan_string (c);
+      g_autofree char *model = g_utf8_substring (c->model_label, 0,
+                                                 MIN (30, g_utf8_strlen (c->model_label, -1)));
+      printf ("%6" G_GINT64_FORMAT "  %-30s %6" G_GINT64_FORMAT "  %-34s %10s %11s %8s  %s%s\n",
+              c->row_id, model, c->n_gpus, plan, fmt_num (c->measured_step_s, "%.3f"),
+              fmt_num (c->predicted_step_s, "%.3f"), fmt_num (c->err_pct, "%+.1f"),
+              c->measured_source, c->fits ? "" : " (OOM predicted)");
+    }
+  printf ("\nsummary: %u predicted, %u skipped; MAPE %s%%, max |err| %s%%", s->n,
+          s->n_skipped, fmt_num (s->mape_pct, "%.1f"), fmt_num (s->max_abs_err_pct, "%.1f"));
+  if (s->max_err_row_id >= 0)
+    printf (" (row %" G_GINT64_FORMAT ")", s->max_err_row_id);
+  printf ("\n");
+  for (int f = RES_PUB_FAMILY_H100; f < RES_PUB_FAMILY_N; f++)
+    if (s->n_family[f] > 0)
+      printf ("  %-5s %3u rows, MAPE %s%%\n", res_pub_family_name (f), s->n_family[f],
+              fmt_num (s->mape_family_pct[f], "%.1f"));
+  gboolean header = FALSE;
+  for (guint i = 0; i < r->cases->len; i++)
+    {
+      const ResPublishedCase *c = r->cases->pdata[i];
+      if (!c->predicted || g_strcmp0 (c->cluster_name, "h100-24k") != 0)
+        continue;
+      if (!header)
+        printf ("Llama 3 rows, MFU (palm convention): predicted vs published\n");
+      header = TRUE;
+      printf ("  row %" G_GINT64_FORMAT ": %s%% vs %s%%\n", c->row_id,
+              fmt_num (c->predicted_mfu_pct[MODEL_FLOPS_PALM], "%.1f"),
+              fmt_num (c->published_mfu_pct, "%.1f"));
+    }
+  if (s->n_skipped > 0)
+    {
+      printf ("\nskipped:\n");
+      for (guint i = 0; i < r->cases->len; i++)
+        {
+          const ResPublishedCase *c = r->cases->pdata[i];
+          if (c->predicted)
+            continue;
+          printf ("  %6" G_GINT64_FORMAT "  %s: %s\n", c->row_id, c->model_label,
+                  c->skip_reason);
+        }
+    }
+}
+
+int
+cli_cmd_validate (int argc, char **argv)
+{
+  gboolean json = FALSE, no_db = FALSE;
+  g_autofree char *db = NULL, *only = NULL, *gpu_type = NULL;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "Results store (default tandem.db)", "FILE" },
+    { "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not store the validation", NULL },
+    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Only these rows (e.g. 1,2,15-24)",
+      "ROW_IDS" },
+    { "gpu-type", 0, 0, G_OPTION_ARG_STRING, &gpu_type,
+      "Only rows whose gpu_type contains SUBSTR (any case)", "SUBSTR" },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) octx = g_option_context_new ("FILE.csv");
+  g_option_context_set_summary (octx,
+    "Predict the published training runs of a CSV (the columns of "
+    "data/published-runs.csv) and compare with their measured step times: per row the "
+    "relative error, then n, MAPE and the worst row. Rows that cannot be mapped to a "
+    "cluster preset, model and plan are listed with the reason. The mapping rules are "
+    "documented in results/published.h.");
+  g_option_context_add_main_entries (octx, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (octx, &argc, &argv, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem validate --help)", error->message);
+  if (argc != 2)
+    return cli_fail (CLI_EXIT_USAGE, "expected one CSV file (hint: tandem validate "
+                     "data/published-runs.csv)");
+
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  if (only != NULL && !parse_ids (only, ids))
+    return cli_fail (CLI_EXIT_USAGE, "--only '%s': expected row ids like 1,2,15-24", only);
+
+  g_autoptr (ResCsv) csv = res_csv_load (argv[1], &error);
+  if (csv == NULL)
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+
+  ResPublishedOptions opts = {
+    .only_ids = only != NULL ? (const gint64 *) ids->data : NULL,
+    .n_only_ids = ids->len,
+    .gpu_type_substr = gpu_type,
+    .progress = isatty (fileno (stderr)) ? on_progress : NULL,
+  };
+  g_autoptr (ResPublishedReport) report = res_published_validate (csv, &opts);
+
+  gint64 run_id = -1;
+  if (!no_db && report->summary.n > 0)
+    {
+      g_autoptr (ResStore) store = res_store_open (db != NULL ? db : "tandem.db", &error);
+      if (store == NULL)
+        return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+      run_id = res_published_report_store (report, store, NULL, &error);
+      if (run_id < 0)
+        return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+    }
+
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      res_published_report_to_json (report, b);
+      /* The run id goes into the object that report_to_json closed: rebuild around it. */
+      g_autoptr (JsonNode) root = json_builder_get_root (b);
+      JsonObject *obj = json_node_get_object (root);
+      if (run_id >= 0)
+        json_object_set_int_member (obj, "run_id", run_id);
+      else
+        json_object_set_null_member (obj, "run_id");
+      g_autoptr (JsonGenerator) gen = json_generator_new ();
+      json_generator_set_root (gen, root);
+      json_generator_set_pretty (gen, TRUE);
+      g_autofree char *text = json_generator_to_data (gen, NULL);
+      printf ("%s\n", text);
+    }
+  else
+    {
+      print_text (report);
+      if (run_id >= 0)
+        printf ("\nstored as run %" G_GINT64_FORMAT " in %s\n", run_id,
+                db != NULL ? db : "tandem.db");
+    }
+  return CLI_EXIT_OK;
+}

@@ -1,0 +1,275 @@
+/* results/published-report.c - validate every row, summarize, JSON and the store. */
+#include "results/published.h"
+
+#include <math.h>
+#include <string.h>
+
+void
+res_published_summarize (ResPublishedCase *const *cases, guint n_cases,
+                         ResPublishedSummary *out)
+{
+  memset (out, 0, sizeof *out);
+  double sum = 0, sum_family[RES_PUB_FAMILY_N] = { 0 };
+  out->max_abs_err_pct = NAN;
+  out->max_err_row_id = -1;
+  for (guint i = 0; i < n_cases; i++)
+    {
+      const ResPublishedCase *c = cases[i];
+      if (!c->predicted)
+        {
+          out->n_skipped++;
+          continue;
+        }
+      double a = fabs (c->err_pct);
+      out->n++;
+      sum += a;
+      out->n_family[c->family]++;
+      sum_family[c->family] += a;
+      if (isnan (out->max_abs_err_pct) || a > out->max_abs_err_pct)
+        {
+          out->max_abs_err_pct = a;
+          out->max_err_row_id = c->row_id;
+        }
+    }
+  /* MAPE = mean |100 (predicted - measured) / measured| over the predicted rows. */
+  out->mape_pct = out->n > 0 ? sum / out->n : NAN;
+  for (int f = 0; f < RES_PUB_FAMILY_N; f++)
+    out->mape_family_pct[f] = out->n_family[f] > 0 ? sum_family[f] / out->n_family[f] : NAN;
+}
+
+static gboolean
+id_kept (gint64 id, const ResPublishedOptions *opts)
+{
+  if (opts->only_ids == NULL)
+    return TRUE;
+  for (guint i = 0; i < opts->n_only_ids; i++)
+    if (opts->only_ids[i] == id)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+gpu_kept (const char *gpu_type, const ResPublishedOptions *opts)
+{
+  if (opts->gpu_type_substr == NULL || *opts->gpu_type_substr == '\0')
+    return TRUE;
+  g_autofree char *h = g_ascii_strdown (gpu_type, -1);
+  g_autofree char *n = g_ascii_strdown (opts->gpu_type_substr, -1);
+  return strstr (h, n) != NULL;
+}
+
+ResPublishedReport *
+res_published_validate (const ResCsv *csv, const ResPublishedOptions *opts)
+{
+  g_return_val_if_fail (csv != NULL, NULL);
+  ResPublishedOptions none = { 0 };
+  if (opts == NULL)
+    opts = &none;
+
+  ResPublishedReport *report = g_new0 (ResPublishedReport, 1);
+  report->source = g_strdup (csv->source);
+  report->cases = g_ptr_array_new_with_free_func ((GDestroyNotify) res_published_case_free);
+
+  /* Filter first (on the raw cells) so that progress counts the rows that will run. */
+  GArray *kept = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint r = 0; r < res_csv_n_rows (csv); r++)
+    {
+      g_autofree char *id_cell = g_strstrip (g_strdup (res_csv_get (csv, r, "row_id")));
+      char *end = NULL;
+      gint64 id = g_ascii_strtoll (id_cell, &end, 10);
+      if (opts->only_ids != NULL && (end == id_cell || !id_kept (id, opts)))
+        continue;
+      if (!gpu_kept (res_csv_get (csv, r, "gpu_type"), opts))
+        continue;
+      g_array_append_val (kept, r);
+    }
+  for (guint i = 0; i < kept->len; i++)
+    {
+      ResPublishedCase *c = res_published_case_new (csv, g_array_index (kept, guint, i));
+      res_published_case_predict (c);
+      g_ptr_array_add (report->cases, c);
+      if (opts->progress != NULL)
+        opts->progress (i + 1, kept->len, opts->progress_data);
+    }
+  g_array_unref (kept);
+  res_published_summarize ((ResPublishedCase *const *) report->cases->pdata,
+                           report->cases->len, &report->summary);
+  return report;
+}
+
+void
+res_published_report_free (ResPublishedReport *report)
+{
+  if (report == NULL)
+    return;
+  g_free (report->source);
+  if (report->cases != NULL)
+    g_ptr_array_unref (report->cases);
+  g_free (report);
+}
+
+/* ---- JSON ----------------------------------------------------------------------------- */
+
+static void
+add_number (JsonBuilder *b, const char *name, double v)
+{
+  json_builder_set_member_name (b, name);
+  if (isfinite (v))
+    json_builder_add_double_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+add_string (JsonBuilder *b, const char *name, const char *v)
+{
+  json_builder_set_member_name (b, name);
+  if (v != NULL)
+    json_builder_add_string_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+add_int (JsonBuilder *b, const char *name, gint64 v)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, v);
+}
+
+static void
+row_to_json (const ResPublishedCase *c, JsonBuilder *b)
+{
+  json_builder_begin_object (b);
+  add_int (b, "row_id", c->row_id);
+  add_string (b, "model", c->model_label);
+  add_string (b, "gpu_type", c->gpu_type);
+  add_int (b, "n_gpus", c->n_gpus);
+  add_string (b, "cluster", c->cluster_name);
+  g_autofree char *plan = res_published_case_plan_string (c);
+  add_string (b, "plan", plan);
+  add_number (b, "measured_step_s", c->measured_step_s);
+  add_string (b, "measured_source", c->measured_source);
+  add_number (b, "predicted_step_s", c->predicted_step_s);
+  add_number (b, "err_pct", c->err_pct);
+  json_builder_set_member_name (b, "fits");
+  json_builder_add_boolean_value (b, c->fits);
+  add_number (b, "peak_memory_bytes", c->peak_memory_bytes);
+  add_string (b, "flops_convention",
+              c->has_convention ? model_flop_convention_name (c->convention) : NULL);
+  add_number (b, "published_mfu_pct", c->published_mfu_pct);
+  add_number (b, "predicted_mfu_pct",
+              c->has_convention ? c->predicted_mfu_pct[c->convention] : NAN);
+  json_builder_end_object (b);
+}
+
+void
+res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *b)
+{
+  const ResPublishedSummary *s = &report->summary;
+  json_builder_begin_object (b);
+  add_string (b, "source", report->source);
+
+  json_builder_set_member_name (b, "rows");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->cases->len; i++)
+    {
+      const ResPublishedCase *c = report->cases->pdata[i];
+      if (c->predicted)
+        row_to_json (c, b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "skipped");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->cases->len; i++)
+    {
+      const ResPublishedCase *c = report->cases->pdata[i];
+      if (c->predicted)
+        continue;
+      json_builder_begin_object (b);
+      add_int (b, "row_id", c->row_id);
+      add_string (b, "model", c->model_label);
+      add_string (b, "gpu_type", c->gpu_type);
+      add_string (b, "reason", c->skip_reason);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "summary");
+  json_builder_begin_object (b);
+  add_int (b, "n", s->n);
+  add_number (b, "mape_pct", s->mape_pct);
+  add_number (b, "max_abs_err_pct", s->max_abs_err_pct);
+  json_builder_set_member_name (b, "max_err_row_id");
+  if (s->max_err_row_id >= 0)
+    json_builder_add_int_value (b, s->max_err_row_id);
+  else
+    json_builder_add_null_value (b);
+  add_int (b, "skipped", s->n_skipped);
+  json_builder_set_member_name (b, "by_device");
+  json_builder_begin_object (b);
+  for (int f = RES_PUB_FAMILY_H100; f < RES_PUB_FAMILY_N; f++)
+    {
+      json_builder_set_member_name (b, res_pub_family_name (f));
+      json_builder_begin_object (b);
+      add_int (b, "n", s->n_family[f]);
+      add_number (b, "mape_pct", s->mape_family_pct[f]);
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+  /* The Llama 3 production rows (mapped to h100-24k): predicted PaLM MFU next to the
+   * paper's (Table 4). */
+  json_builder_set_member_name (b, "llama3_mfu");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->cases->len; i++)
+    {
+      const ResPublishedCase *c = report->cases->pdata[i];
+      if (!c->predicted || g_strcmp0 (c->cluster_name, "h100-24k") != 0)
+        continue;
+      json_builder_begin_object (b);
+      add_int (b, "row_id", c->row_id);
+      add_number (b, "published_mfu_pct", c->published_mfu_pct);
+      add_number (b, "predicted_mfu_palm_pct", c->predicted_mfu_pct[MODEL_FLOPS_PALM]);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+
+  json_builder_end_object (b);
+}
+
+/* ---- store ---------------------------------------------------------------------------- */
+
+gint64
+res_published_report_store (const ResPublishedReport *report, ResStore *store,
+                            const char *note, GError **error)
+{
+  g_return_val_if_fail (report != NULL && store != NULL, -1);
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (ResValidationRow));
+  for (guint i = 0; i < report->cases->len; i++)
+    {
+      const ResPublishedCase *c = report->cases->pdata[i];
+      if (!c->predicted)
+        continue;
+      ResValidationRow r = { c->row_id, c->predicted_step_s, c->measured_step_s, c->err_pct };
+      g_array_append_val (rows, r);
+    }
+  g_autofree char *base = g_path_get_basename (report->source);
+  g_autofree char *auto_note = NULL;
+  if (note == NULL)
+    note = auto_note = g_strdup_printf ("%u rows predicted, %u skipped, MAPE %.1f%%",
+                                        report->summary.n, report->summary.n_skipped,
+                                        report->summary.mape_pct);
+  ResRunInfo info = {
+    .kind = RES_KIND_VALIDATE,
+    .status = RES_STATUS_OK,
+    .model = base,
+    .note = note,
+  };
+  gint64 id = res_store_add_validation (store, &info, (const ResValidationRow *) rows->data,
+                                        rows->len, error);
+  if (id < 0)
+    g_prefix_error (error, "storing the validation of %s: ", report->source);
+  return id;
+}

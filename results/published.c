@@ -1,0 +1,525 @@
+/* results/published.c - a published row -> (model, cluster, plan, measured step time),
+ * and its prediction. The rules are the table of results/published.h; each is applied
+ * once below, in the order a row is read, and the first that fails names the skip. */
+#include "results/published.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "sim/predict.h"
+
+const char *
+res_pub_family_name (ResPubFamily family)
+{
+  static const char *const names[] = { "other", "h100", "a100" };
+  return (guint) family < G_N_ELEMENTS (names) ? names[family] : "?";
+}
+
+/* ---- cells ---------------------------------------------------------------------------- */
+
+static gboolean
+contains_ci (const char *haystack, const char *needle)
+{
+  g_autofree char *h = g_ascii_strdown (haystack, -1);
+  g_autofree char *n = g_ascii_strdown (needle, -1);
+  return strstr (h, n) != NULL;
+}
+
+static gboolean
+starts_with_ci (const char *s, const char *prefix)
+{
+  return g_ascii_strncasecmp (s, prefix, strlen (prefix)) == 0;
+}
+
+/* The leading number of a cell ("430", "1.42 s", "430 (approx.)"); FALSE when the cell
+ * is empty or starts with anything else ("from memory, unverified", "~2M"). */
+static gboolean
+cell_number (const char *cell, double *out)
+{
+  while (g_ascii_isspace (*cell))
+    cell++;
+  if (*cell == '\0' || !(g_ascii_isdigit (*cell) || *cell == '.' || *cell == '+'
+                         || *cell == '-'))
+    return FALSE;
+  char *end = NULL;
+  double v = g_ascii_strtod (cell, &end);
+  if (end == cell || !isfinite (v))
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+/* A positive whole count; FALSE when missing, fractional or < 1. */
+static gboolean
+cell_count (const char *cell, gint64 *out)
+{
+  double v;
+  if (!cell_number (cell, &v) || v < 1 || v != floor (v) || v > (double) G_MAXINT)
+    return FALSE;
+  *out = (gint64) v;
+  return TRUE;
+}
+
+static const char *
+get (const ResCsv *csv, guint row, const char *column)
+{
+  return res_csv_get (csv, row, column);
+}
+
+static gboolean G_GNUC_PRINTF (2, 3)
+skip (ResPublishedCase *c, const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_free (c->skip_reason);
+  c->skip_reason = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  c->ready = FALSE;
+  return FALSE;
+}
+
+/* ---- gpu_type -> cluster preset -------------------------------------------------------- */
+
+/* The table of published.h. The Llama 3 cluster is told apart by its 700 W HBM3 label
+ * and its 1:7 oversubscribed RoCE fabric (Llama 3 paper, Sec. 3.3.1), which is what the
+ * h100-24k preset models; other H100 rows are NVIDIA DGX SuperPOD benchmarks. */
+static const char *
+cluster_for (const char *gpu_type, const char *network)
+{
+  if (starts_with_ci (gpu_type, "H100"))
+    {
+      if (contains_ci (gpu_type, "700W, HBM3") || strstr (network, "1:7") != NULL)
+        return "h100-24k";
+      return "dgx-h100-superpod";
+    }
+  if (starts_with_ci (gpu_type, "A100"))
+    return contains_ci (gpu_type, "40GB") ? "a100-40g-cluster" : "selene";
+  return NULL;
+}
+
+static ResPubFamily
+family_for (const char *gpu_type)
+{
+  if (contains_ci (gpu_type, "H100"))
+    return RES_PUB_FAMILY_H100;
+  if (contains_ci (gpu_type, "A100"))
+    return RES_PUB_FAMILY_A100;
+  return RES_PUB_FAMILY_OTHER;
+}
+
+/* ---- model ---------------------------------------------------------------------------- */
+
+static gboolean
+map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
+{
+  static const char *const required[] = { "n_layers", "hidden", "n_heads", "vocab",
+                                          "seq_len" };
+  gint64 v[G_N_ELEMENTS (required)];
+  for (guint i = 0; i < G_N_ELEMENTS (required); i++)
+    if (!cell_count (get (csv, row, required[i]), &v[i]))
+      return skip (c, "missing %s", required[i]);
+  guint64 layers = (guint64) v[0], hidden = (guint64) v[1], heads = (guint64) v[2];
+  guint64 vocab = (guint64) v[3], seq = (guint64) v[4];
+
+  gint64 kv = 0, ffn = 0;
+  gboolean has_kv = cell_count (get (csv, row, "n_kv_heads"), &kv);
+  gboolean has_ffn = cell_count (get (csv, row, "ffn_hidden"), &ffn);
+  guint64 kv_heads = has_kv ? (guint64) kv : heads;            /* empty -> n_heads */
+  guint64 ffn_hidden = has_ffn ? (guint64) ffn : 4 * hidden;   /* empty -> 4h */
+  if (hidden % heads != 0)
+    return skip (c, "hidden %" G_GUINT64_FORMAT " is not a multiple of n_heads %"
+                 G_GUINT64_FORMAT, hidden, heads);
+  if (kv_heads > heads || heads % kv_heads != 0)
+    return skip (c, "n_kv_heads %" G_GUINT64_FORMAT " does not divide n_heads %"
+                 G_GUINT64_FORMAT, kv_heads, heads);
+
+  /* SwiGLU for the Llama family, or wherever the MLP is not the classic 4h (gated MLPs
+   * size it ~8h/3, rounded: Llama 2 7B 11008, Llama 3 8B 14336). */
+  gboolean swiglu = contains_ci (c->model_label, "llama")
+                    || (has_ffn && ffn_hidden != 4 * hidden);
+  /* GPT-2/3, Megatron GPT, MPT, BLOOM and OPT tie the output head to the input
+   * embedding; Llama, Nemotron-4 (tech report: "untied input-output embeddings") and
+   * GPT-NeoX-20B (config tie_word_embeddings false) do not. */
+  gboolean tied = !swiglu && !contains_ci (c->model_label, "nemotron")
+                  && !contains_ci (c->model_label, "neox");
+  c->model = model_spec_new_custom (c->model_label,
+                                    swiglu ? MODEL_MLP_SWIGLU : MODEL_MLP_GELU, hidden,
+                                    ffn_hidden, layers, heads, kv_heads, vocab, seq, tied);
+  *seq_out = seq;
+  return TRUE;
+}
+
+/* ---- measured step time --------------------------------------------------------------- */
+
+/* flops_convention text -> tandem's convention (table in published.h). */
+static gboolean
+convention_for (const char *text, ModelFlopConvention *out)
+{
+  if (contains_ci (text, "SC'21") || contains_ci (text, "Narayanan")
+      || contains_ci (text, "96*B"))
+    *out = MODEL_FLOPS_MEGATRON96;
+  else if (contains_ci (text, "Korthikanti") || contains_ci (text, "72*B"))
+    *out = MODEL_FLOPS_MEGATRON72;
+  else if (contains_ci (text, "Megatron-Core") || contains_ci (text, "num_floating_point")
+           || contains_ci (text, "NeMo/Megatron model FLOPs"))
+    *out = MODEL_FLOPS_MCORE;
+  else if (contains_ci (text, "PaLM") || contains_ci (text, "Llama 3 paper")
+           || contains_ci (text, "torchtitan") || contains_ci (text, "llm-foundry")
+           || contains_ci (text, "6N") || contains_ci (text, "6*N"))
+    *out = MODEL_FLOPS_PALM;
+  else if (contains_ci (text, "causal") && !contains_ci (text, "non-causal"))
+    *out = MODEL_FLOPS_CAUSAL;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean
+map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
+              gboolean fp8)
+{
+  double v;
+  c->has_convention = convention_for (get (csv, row, "flops_convention"), &c->convention);
+  if (cell_number (get (csv, row, "step_time_s"), &v) && v > 0)
+    {
+      c->measured_step_s = v;
+      c->measured_source = g_strdup ("step_time_s");
+      return TRUE;
+    }
+  if (cell_number (get (csv, row, "tokens_per_s_total"), &v) && v > 0)
+    {
+      c->measured_step_s = tokens / v;
+      c->measured_source = g_strdup ("tokens_per_s_total");
+      return TRUE;
+    }
+  if (cell_number (get (csv, row, "tokens_per_s_per_gpu"), &v) && v > 0)
+    {
+      c->measured_step_s = tokens / (v * (double) c->n_gpus);
+      c->measured_source = g_strdup ("tokens_per_s_per_gpu");
+      return TRUE;
+    }
+  const char *conv = model_flop_convention_name (c->convention);
+  double flops_per_token = c->has_convention
+    ? model_spec_flops_per_token (c->model, c->model->max_positions, c->convention) : 0;
+  if (cell_number (get (csv, row, "tflops_per_gpu"), &v) && v > 0 && c->has_convention)
+    {
+      /* step = F/token x tokens / (TFLOP/s x 1e12 x GPUs), in the row's own convention */
+      c->measured_step_s = flops_per_token * tokens / (v * 1e12 * (double) c->n_gpus);
+      c->measured_source = g_strdup_printf ("tflops_per_gpu (%s)", conv);
+      return TRUE;
+    }
+  if (!isnan (c->published_mfu_pct) && c->published_mfu_pct > 0 && c->has_convention)
+    {
+      /* tflops = MFU x peak of the device in the row's precision (published-runs.md:
+       * FP8 MFUs are often taken against the FP8 peak) */
+      double peak = c->cluster->device.peak_flops[fp8 ? TOPO_DTYPE_FP8 : TOPO_DTYPE_BF16];
+      if (peak > 0)
+        {
+          c->measured_step_s = flops_per_token * tokens
+                               / (c->published_mfu_pct / 100.0 * peak * (double) c->n_gpus);
+          c->measured_source = g_strdup_printf ("mfu_pct (%s)", conv);
+          return TRUE;
+        }
+    }
+  return skip (c, "no measured step time (no step_time_s or tokens/s, and %s)",
+               c->has_convention ? "no tflops_per_gpu or mfu_pct"
+                                 : "flops_convention not recognised for tflops/MFU");
+}
+
+/* ---- plan ----------------------------------------------------------------------------- */
+
+static gboolean
+map_sharding (ResPublishedCase *c, const char *text, const char *framework, const char *notes,
+              PlanSharding *out)
+{
+  g_autofree char *t = g_strstrip (g_strdup (text));
+  if (*t == '\0')
+    {
+      /* Not stated: NeMo and Megatron-Core runs use the distributed optimizer (NeMo's
+       * GPT configs set optim.name distributed_fused_adam; --overlap-param-gather, which
+       * the Megatron-Core benchmark notes list, exists only with
+       * --use-distributed-optimizer). Anything else: plain data parallelism. */
+      if (contains_ci (framework, "NeMo") || contains_ci (framework, "Megatron-Core")
+          || contains_ci (notes, "overlap-param-gather"))
+        *out = PLAN_SHARD_ZERO1;
+      else
+        *out = PLAN_SHARD_NONE;
+    }
+  else if (contains_ci (t, "ZeRO-1") || contains_ci (t, "ZeRO1") || contains_ci (t, "stage 1")
+           || contains_ci (t, "distributed optimizer"))
+    *out = PLAN_SHARD_ZERO1;
+  else if (contains_ci (t, "ZeRO-2") || contains_ci (t, "ZeRO2") || contains_ci (t, "stage 2")
+           || contains_ci (t, "shards optimizer+grads"))
+    *out = PLAN_SHARD_ZERO2;
+  else if (contains_ci (t, "ZeRO-3") || contains_ci (t, "ZeRO3") || contains_ci (t, "stage 3")
+           || contains_ci (t, "FSDP") || contains_ci (t, "full shard")
+           || contains_ci (t, "full_shard"))
+    *out = PLAN_SHARD_ZERO3;
+  else if (starts_with_ci (t, "none") || contains_ci (t, "DDP"))
+    *out = PLAN_SHARD_NONE;
+  else
+    return skip (c, "zero_stage_or_fsdp '%s' not recognised", t);
+  return TRUE;
+}
+
+static gboolean
+map_recompute (ResPublishedCase *c, const char *text, const char *notes, PlanRecompute *out)
+{
+  g_autofree char *t = g_strstrip (g_strdup (text));
+  if (*t == '\0')
+    {
+      /* Not stated: none, unless the notes say which. */
+      if (contains_ci (notes, "selective recompute"))
+        *out = PLAN_RECOMPUTE_SELECTIVE;
+      else if (contains_ci (notes, "full recompute")
+               || contains_ci (notes, "full activation recompute")
+               || contains_ci (notes, "activation checkpointing"))
+        *out = PLAN_RECOMPUTE_FULL;
+      else
+        *out = PLAN_RECOMPUTE_NONE;
+    }
+  else if (starts_with_ci (t, "full"))
+    *out = PLAN_RECOMPUTE_FULL;
+  else if (starts_with_ci (t, "selective"))
+    *out = PLAN_RECOMPUTE_SELECTIVE;
+  else if (starts_with_ci (t, "none") || starts_with_ci (t, "no"))
+    *out = PLAN_RECOMPUTE_NONE;
+  else
+    return skip (c, "recompute '%s' not recognised", t);
+  return TRUE;
+}
+
+static gboolean
+map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch, gboolean fp8)
+{
+  Plan *p = &c->plan;
+  gint64 tp = 1, pp = 1, cp = 1, dp = 0, v;
+  gboolean has_dp = cell_count (get (csv, row, "dp"), &dp);
+  if (cell_count (get (csv, row, "tp"), &v))
+    tp = v;
+  else if (!has_dp)
+    return skip (c, "tp not stated");
+  if (cell_count (get (csv, row, "pp"), &v))
+    pp = v;
+  else if (!has_dp)
+    return skip (c, "pp not stated");
+  if (cell_count (get (csv, row, "cp"), &v))
+    cp = v;
+  if (!has_dp)
+    {
+      if (c->n_gpus % (tp * pp * cp) != 0)
+        return skip (c, "parallel sizes do not multiply to the GPU count (tp %" G_GINT64_FORMAT
+                     " x pp %" G_GINT64_FORMAT " x cp %" G_GINT64_FORMAT " does not divide %"
+                     G_GINT64_FORMAT ")", tp, pp, cp, c->n_gpus);
+      dp = c->n_gpus / (tp * pp * cp);
+    }
+  else if (tp * pp * cp * dp != c->n_gpus)
+    return skip (c, "parallel sizes do not multiply to the GPU count (tp %" G_GINT64_FORMAT
+                 " x pp %" G_GINT64_FORMAT " x cp %" G_GINT64_FORMAT " x dp %" G_GINT64_FORMAT
+                 " = %" G_GINT64_FORMAT ", n_gpus %" G_GINT64_FORMAT ")", tp, pp, cp, dp,
+                 tp * pp * cp * dp, c->n_gpus);
+
+  gint64 vpp = 1;
+  if (cell_count (get (csv, row, "virtual_pipeline"), &v))
+    vpp = v;
+
+  /* Uneven split where the layers do not divide: first = last = (L + 2) / chunks - 1
+   * (Llama 3 405B: 126 layers, 16 stages -> 7 + 14 x 8 + 7). */
+  gint64 layers = (gint64) c->model->n_layers, chunks = pp * vpp;
+  c->plan_valid = TRUE;
+  p->world_size = (int) c->n_gpus;
+  p->tp = (int) tp, p->pp = (int) pp, p->cp = (int) cp;
+  p->dp_given = (int) dp;
+  p->vpp = (int) vpp;
+  if (vpp > 1)
+    p->schedule = PLAN_SCHED_INTERLEAVED_1F1B;
+  p->schedule_set = TRUE;
+  if (layers % chunks != 0)
+    {
+      if ((layers + 2) % chunks != 0 || chunks < 2)
+        return skip (c, "%" G_GINT64_FORMAT " layers do not divide into pp x vpp = %"
+                     G_GINT64_FORMAT " chunks, nor with one layer fewer on the first and "
+                     "last", layers, chunks);
+      p->first_stage_layers = p->last_stage_layers = (int) ((layers + 2) / chunks - 1);
+    }
+
+  /* Sequence parallelism: empty -> on with TP (Megatron-LM runs set it since Korthikanti
+   * et al. 2022). */
+  const char *sp = get (csv, row, "sequence_parallel");
+  g_autofree char *sp_t = g_strstrip (g_strdup (sp));
+  if (*sp_t == '\0')
+    p->sequence_parallel = tp > 1;
+  else
+    p->sequence_parallel = starts_with_ci (sp_t, "yes") || starts_with_ci (sp_t, "true")
+                           || g_str_equal (sp_t, "1") || starts_with_ci (sp_t, "on");
+
+  if (!map_sharding (c, get (csv, row, "zero_stage_or_fsdp"), get (csv, row, "framework"),
+                     get (csv, row, "notes"), &p->sharding))
+    return FALSE;
+  if (!map_recompute (c, get (csv, row, "recompute"), get (csv, row, "notes"), &p->recompute))
+    return FALSE;
+
+  p->micro_batch = cell_count (get (csv, row, "micro_batch"), &v) ? (int) v : 1;
+  p->global_batch = (int) global_batch;
+  p->seq_length = (int) c->model->max_positions;
+  if (fp8)
+    p->compute_dtype = PLAN_PREC_FP8;   /* Transformer Engine: FP8 GEMMs, bf16 weights */
+  const char *notes = get (csv, row, "notes");
+  if (contains_ci (notes, "all-gather based CP") || contains_ci (notes, "K/V all-gathered"))
+    p->cp_comm = PLAN_CP_ALLGATHER;
+  /* Megatron and NeMo benchmarks overlap the DP reduce-scatter and the parameter
+   * all-gather with compute (--overlap-grad-reduce --overlap-param-gather); FSDP does
+   * the same with its prefetching. */
+  p->overlap_grad_reduce = TRUE;
+  p->overlap_param_gather = TRUE;
+
+  g_autoptr (GError) error = NULL;
+  if (!plan_resolve (p, c->model, c->cluster, &error))
+    return skip (c, "%s", error->message);
+  return TRUE;
+}
+
+/* ---- the case ------------------------------------------------------------------------- */
+
+void
+res_published_case_free (ResPublishedCase *c)
+{
+  if (c == NULL)
+    return;
+  g_free (c->model_label);
+  g_free (c->gpu_type);
+  g_free (c->cluster_name);
+  model_spec_unref (c->model);
+  topo_cluster_unref (c->cluster);
+  plan_clear (&c->plan);
+  g_free (c->measured_source);
+  g_free (c->skip_reason);
+  g_free (c);
+}
+
+static void
+case_map (ResPublishedCase *c, const ResCsv *csv, guint row)
+{
+  gint64 v;
+  if (!cell_count (get (csv, row, "row_id"), &c->row_id))
+    {
+      c->row_id = -1;
+      skip (c, "row_id '%s' is not a number", get (csv, row, "row_id"));
+      return;
+    }
+
+  /* Device and cluster. */
+  const char *network = get (csv, row, "network");
+  const char *preset = cluster_for (c->gpu_type, network);
+  if (preset == NULL)
+    {
+      skip (c, "no cluster preset for gpu_type %s", *c->gpu_type ? c->gpu_type : "(empty)");
+      return;
+    }
+  c->cluster_name = g_strdup (preset);
+  if (!cell_count (get (csv, row, "n_gpus"), &c->n_gpus))
+    {
+      skip (c, "missing n_gpus");
+      return;
+    }
+  g_autoptr (GError) error = NULL;
+  c->cluster = topo_cluster_lookup (preset, &error);
+  if (c->cluster == NULL)
+    {
+      skip (c, "cluster preset %s: %s", preset, error->message);
+      return;
+    }
+  if ((guint64) c->n_gpus > c->cluster->n_devices)
+    {
+      skip (c, "n_gpus %" G_GINT64_FORMAT " exceeds the %" G_GUINT64_FORMAT " devices of "
+            "cluster preset %s", c->n_gpus, c->cluster->n_devices, preset);
+      return;
+    }
+
+  /* Model, batch, measurement, plan. */
+  guint64 seq = 0;
+  if (!map_model (c, csv, row, &seq))
+    return;
+  if (!cell_count (get (csv, row, "global_batch"), &v))
+    {
+      skip (c, "missing global_batch");
+      return;
+    }
+  gint64 global_batch = v;
+  gboolean fp8 = contains_ci (get (csv, row, "precision"), "fp8");
+  if (!map_measured (c, csv, row, (double) global_batch * (double) seq, fp8))
+    return;
+  if (!map_plan (c, csv, row, global_batch, fp8))
+    return;
+  c->ready = TRUE;
+}
+
+ResPublishedCase *
+res_published_case_new (const ResCsv *csv, guint row)
+{
+  g_return_val_if_fail (csv != NULL && row < res_csv_n_rows (csv), NULL);
+  ResPublishedCase *c = g_new0 (ResPublishedCase, 1);
+  c->model_label = g_strstrip (g_strdup (get (csv, row, "model")));
+  c->gpu_type = g_strstrip (g_strdup (get (csv, row, "gpu_type")));
+  c->family = family_for (c->gpu_type);
+  plan_init_defaults (&c->plan);
+  c->measured_step_s = c->predicted_step_s = c->err_pct = NAN;
+  c->published_mfu_pct = NAN;
+  for (int k = 0; k < MODEL_FLOPS_N_CONVENTIONS; k++)
+    c->predicted_mfu_pct[k] = NAN;
+  c->peak_memory_bytes = NAN;
+  double mfu;
+  if (cell_number (get (csv, row, "mfu_pct"), &mfu))
+    c->published_mfu_pct = mfu;
+  case_map (c, csv, row);
+  return c;
+}
+
+gboolean
+res_published_case_predict (ResPublishedCase *c)
+{
+  g_return_val_if_fail (c != NULL, FALSE);
+  if (!c->ready)
+    return FALSE;
+  SimOptions opts;
+  sim_options_init (&opts, c->cluster);   /* one set of defaults per device type */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimPrediction) pred = sim_predict (c->model, &c->plan, c->cluster, &opts, &error);
+  if (pred == NULL)
+    return skip (c, "prediction failed: %s", error->message);
+  double t = pred->result->step_time_s;
+  if (!(t > 0) || !isfinite (t))
+    return skip (c, "prediction failed: step time %g s", t);
+  c->predicted = TRUE;
+  c->predicted_step_s = t;
+  c->err_pct = 100.0 * (t - c->measured_step_s) / c->measured_step_s;
+  for (int k = 0; k < MODEL_FLOPS_N_CONVENTIONS; k++)
+    c->predicted_mfu_pct[k] = 100.0 * pred->result->mfu[k];
+  c->fits = pred->memory.fits;
+  c->peak_memory_bytes = (double) pred->memory.peak_bytes;
+  return TRUE;
+}
+
+char *
+res_published_case_plan_string (const ResPublishedCase *c)
+{
+  if (!c->plan_valid)
+    return NULL;
+  const Plan *p = &c->plan;
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "tp%d", p->tp);
+  if (p->cp > 1)
+    g_string_append_printf (s, ".cp%d", p->cp);
+  g_string_append_printf (s, ".pp%d", p->pp);
+  if (p->vpp > 1)
+    g_string_append_printf (s, ".vpp%d", p->vpp);
+  g_string_append_printf (s, ".dp%d.mbs%d", p->dp > 0 ? p->dp : p->dp_given, p->micro_batch);
+  if (p->sharding != PLAN_SHARD_NONE)
+    g_string_append_printf (s, ".%s", plan_sharding_name (p->sharding));
+  if (p->recompute != PLAN_RECOMPUTE_NONE)
+    g_string_append (s, p->recompute == PLAN_RECOMPUTE_FULL ? ".full" : ".sel");
+  if (p->compute_dtype == PLAN_PREC_FP8)
+    g_string_append (s, ".fp8");
+  return g_string_free (s, FALSE);
+}
