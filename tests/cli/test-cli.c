@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -202,6 +203,143 @@ test_errors (void)
     }
 }
 
+/* tandem predict --json carries the contract's keys; the trace is Chrome Trace JSON with
+ * one process per pipeline stage's rank, named stream threads and paired flow arrows;
+ * the prediction is stored and `tandem runs` lists it. */
+static void
+test_predict_trace_store (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tandem-cli-XXXXXX", NULL);
+  g_autofree char *db = g_build_filename (dir, "t.db", NULL);
+  g_autofree char *trace = g_build_filename (dir, "trace.json", NULL);
+  g_autofree char *args = g_strdup_printf ("predict --model llama3-8b --gpus 64 --tp 2 --pp 4 "
+                                           "--sp --gbs 64 --seq-length 4096 --json --db %s "
+                                           "--trace %s", db, trace);
+  RunResult r = { 0 };
+  run_tandem (args, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = parse_object (r.out, p);
+  const char *keys[] = { "step_time_s", "tokens_per_s", "mfu", "hfu", "bubble_fraction",
+                         "exposed_comm_s", "memory", "sim_wall_s", "run_id" };
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (!json_object_has_member (o, keys[i]))
+      g_error ("predict --json lacks '%s'", keys[i]);
+  double step = json_object_get_double_member (o, "step_time_s");
+  g_assert_cmpfloat (step, >, 0);
+  /* tokens/s = 64 x 4096 / step */
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (o, "tokens_per_s") * step,
+                                  64.0 * 4096, 1e-3);
+  JsonObject *mfu = json_object_get_object_member (o, "mfu");
+  const char *convs[] = { "megatron96", "megatron72", "mcore", "causal", "palm" };
+  for (guint i = 0; i < G_N_ELEMENTS (convs); i++)
+    {
+      double v = json_object_get_double_member (mfu, convs[i]);
+      g_assert_cmpfloat (v, >, 0);
+      g_assert_cmpfloat (v, <, 1);
+    }
+  JsonObject *ex = json_object_get_object_member (o, "exposed_comm_s");
+  const char *kinds[] = { "tp", "cp", "pp", "dp" };
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    g_assert_true (json_object_has_member (ex, kinds[i]));
+  JsonObject *mem = json_object_get_object_member (o, "memory");
+  g_assert_true (json_object_has_member (mem, "peak_bytes"));
+  g_assert_true (json_object_has_member (mem, "fits"));
+  g_assert_true (json_object_has_member (mem, "categories"));
+  gint64 run_id = json_object_get_int_member (o, "run_id");
+
+  /* the trace */
+  g_autoptr (JsonParser) tp = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_file (tp, trace, &error));
+  JsonArray *ev = json_object_get_array_member (json_node_get_object (json_parser_get_root (tp)),
+                                                "traceEvents");
+  int processes = 0, threads = 0, slices = 0, flow_s = 0, flow_f = 0;
+  for (guint i = 0; i < json_array_get_length (ev); i++)
+    {
+      JsonObject *e = json_array_get_object_element (ev, i);
+      const char *ph = json_object_get_string_member (e, "ph");
+      const char *name = json_object_get_string_member (e, "name");
+      if (g_str_equal (ph, "M") && g_str_equal (name, "process_name"))
+        processes++;
+      else if (g_str_equal (ph, "M") && g_str_equal (name, "thread_name"))
+        threads++;
+      else if (g_str_equal (ph, "X"))
+        slices++;
+      else if (g_str_equal (ph, "s"))
+        flow_s++;
+      else if (g_str_equal (ph, "f"))
+        flow_f++;
+    }
+  g_assert_cmpint (processes, ==, 4);          /* pp = 4 stages */
+  g_assert_cmpint (threads, ==, 4 * 6);        /* six named streams each */
+  g_assert_cmpint (slices, ==, json_object_get_int_member (o, "tasks"));
+  g_assert_cmpint (flow_s, >, 0);
+  g_assert_cmpint (flow_s, ==, flow_f);        /* every send has its receive */
+  run_result_clear (&r);
+
+  /* stored, and listed */
+  g_autofree char *runs = g_strdup_printf ("runs --json --db %s", db);
+  run_tandem (runs, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) rp = json_parser_new ();
+  JsonObject *ro = parse_object (r.out, rp);
+  JsonArray *list = json_object_get_array_member (ro, "runs");
+  g_assert_cmpint (json_array_get_length (list), ==, 1);
+  JsonObject *row = json_array_get_object_element (list, 0);
+  g_assert_cmpint (json_object_get_int_member (row, "run_id"), ==, run_id);
+  g_assert_cmpstr (json_object_get_string_member (row, "kind"), ==, "predict");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (row, "predicted_step_s"), step,
+                                  1e-12);
+  run_result_clear (&r);
+
+  g_autofree char *rm = g_strdup_printf ("rm -rf %s", dir);
+  g_assert_cmpint (system (rm), ==, 0);
+}
+
+/* A plan that does not fit is predicted, loudly marked, and stored as 'oom'. */
+static void
+test_predict_oom (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tandem-cli-XXXXXX", NULL);
+  g_autofree char *db = g_build_filename (dir, "t.db", NULL);
+  g_autofree char *args = g_strdup_printf ("predict --model llama3-70b --gpus 8 --tp 8 --gbs 8 "
+                                           "--db %s", db);
+  RunResult r = { 0 };
+  run_tandem (args, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "OUT OF MEMORY"));
+  g_assert_nonnull (strstr (r.out, "step time"));
+  run_result_clear (&r);
+  g_autofree char *runs = g_strdup_printf ("runs --db %s", db);
+  run_tandem (runs, &r);
+  g_assert_nonnull (strstr (r.out, "oom"));
+  run_result_clear (&r);
+  g_autofree char *rm = g_strdup_printf ("rm -rf %s", dir);
+  g_assert_cmpint (system (rm), ==, 0);
+}
+
+/* An unwritable database path is a clear runtime error (status 1), not a crash. */
+static void
+test_predict_bad_db (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("predict --model llama3-8b --gpus 8 --db /nonexistent-dir/sub/t.db", &r);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "tandem: error: "));
+  g_assert_nonnull (strstr (r.err, "/nonexistent-dir/sub"));
+  run_result_clear (&r);
+  run_tandem ("runs --db /nonexistent-dir/t.db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  run_result_clear (&r);
+  run_tandem ("predict --model no-such-model --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  run_result_clear (&r);
+  run_tandem ("predict --model llama3-8b --gpus 8 --no-db --flops bogus", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -211,5 +349,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/plan/show-json", test_plan_show_json);
   g_test_add_func ("/cli/memory/json", test_memory_json);
   g_test_add_func ("/cli/errors", test_errors);
+  g_test_add_func ("/cli/predict/trace-store", test_predict_trace_store);
+  g_test_add_func ("/cli/predict/oom", test_predict_oom);
+  g_test_add_func ("/cli/predict/bad-db", test_predict_bad_db);
   return g_test_run ();
 }
