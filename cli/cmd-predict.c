@@ -151,7 +151,8 @@ print_text (const SimPrediction *p, ModelFlopConvention conv, gint64 run_id,
 
 static int
 predict_with (CliPlanContext *c, gboolean json, gboolean no_db, const char *trace,
-              const char *db, const char *flops, const char *note, double slowdown)
+              const char *db, const char *flops, const char *note, double slowdown,
+              const char *const *cost)
 {
   int status = CLI_EXIT_OK;
   ModelFlopConvention conv = MODEL_FLOPS_PALM;
@@ -166,6 +167,11 @@ predict_with (CliPlanContext *c, gboolean json, gboolean no_db, const char *trac
   opts.keep_timeline = trace != NULL;
   if (slowdown >= 0)
     opts.cost.comm_compute_slowdown = slowdown;
+  {
+    g_autoptr (GError) cerr = NULL;
+    if (!sim_cost_options_apply (&opts.cost, cost, &cerr))
+      return cli_fail (CLI_EXIT_USAGE, "%s", cerr->message);
+  }
 
   g_autoptr (GError) error = NULL;
   g_autoptr (SimPrediction) p = sim_predict (c->model, &c->plan, c->cluster, &opts, &error);
@@ -232,7 +238,10 @@ cli_cmd_predict (int argc, char **argv)
   gboolean json = FALSE, no_db = FALSE;
   g_autofree char *trace = NULL, *db = NULL, *flops = NULL, *note = NULL;
   double slowdown = -1;
+  g_auto (GStrv) cost = NULL;
   const GOptionEntry extra[] = {
+    { "cost", 0, 0, G_OPTION_ARG_STRING_ARRAY, &cost,
+      "Override a cost-model default, e.g. gemm_efficiency=0.7 (repeatable)", "KEY=VALUE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
     { "trace", 0, 0, G_OPTION_ARG_FILENAME, &trace, "Write a Chrome/Perfetto trace", "FILE" },
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "SQLite results store (default tandem.db)", "FILE" },
@@ -257,7 +266,8 @@ cli_cmd_predict (int argc, char **argv)
                          argv[1]);
       goto out;
     }
-  status = predict_with (&ctx, json, no_db, trace, db, flops, note, slowdown);
+  status = predict_with (&ctx, json, no_db, trace, db, flops, note, slowdown,
+                         (const char *const *) cost);
 out:
   cli_plan_context_clear (&ctx);
   return status;

@@ -63,8 +63,9 @@ static void
 print_text (const ResPublishedReport *r)
 {
   const ResPublishedSummary *s = &r->summary;
-  printf ("%6s  %-30s %6s  %-34s %10s %11s %8s  %s\n", "row_id", "model", "gpus", "plan",
-          "measured_s", "predicted_s", "err_%", "measured from");
+  if (s->n > 0)
+    printf ("%6s  %-30s %6s  %-34s %10s %11s %8s  %s\n", "row_id", "model", "gpus", "plan",
+            "measured_s", "predicted_s", "err_%", "measured from");
   for (guint i = 0; i < r->cases->len; i++)
     {
       const ResPublishedCase *c = r->cases->pdata[i];
@@ -78,8 +79,9 @@ print_text (const ResPublishedReport *r)
               fmt_num (c->predicted_step_s, "%.3f"), fmt_num (c->err_pct, "%+.1f"),
               c->measured_source, c->fits ? "" : " (OOM predicted)");
     }
-  printf ("\nsummary: %u predicted, %u skipped; MAPE %s%%, max |err| %s%%", s->n,
-          s->n_skipped, fmt_num (s->mape_pct, "%.1f"), fmt_num (s->max_abs_err_pct, "%.1f"));
+  printf ("%ssummary: %u predicted, %u skipped; MAPE %s%%, max |err| %s%%",
+          s->n > 0 ? "\n" : "", s->n, s->n_skipped, fmt_num (s->mape_pct, "%.1f"),
+          fmt_num (s->max_abs_err_pct, "%.1f"));
   if (s->max_err_row_id >= 0)
     printf (" (row %" G_GINT64_FORMAT ")", s->max_err_row_id);
   printf ("\n");
@@ -119,8 +121,11 @@ cli_cmd_validate (int argc, char **argv)
 {
   gboolean json = FALSE, no_db = FALSE;
   g_autofree char *db = NULL, *only = NULL, *gpu_type = NULL;
+  g_auto (GStrv) cost = NULL;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
+    { "cost", 0, 0, G_OPTION_ARG_STRING_ARRAY, &cost,
+      "Override a cost-model default for every row (calibration studies)", "KEY=VALUE" },
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "Results store (default tandem.db)", "FILE" },
     { "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not store the validation", NULL },
     { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Only these rows (e.g. 1,2,15-24)",
@@ -156,6 +161,7 @@ cli_cmd_validate (int argc, char **argv)
     .only_ids = only != NULL ? (const gint64 *) ids->data : NULL,
     .n_only_ids = ids->len,
     .gpu_type_substr = gpu_type,
+    .cost_overrides = (const char *const *) cost,
     .progress = isatty (fileno (stderr)) ? on_progress : NULL,
   };
   g_autoptr (ResPublishedReport) report = res_published_validate (csv, &opts);

@@ -323,6 +323,19 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   gint64 vpp = 1;
   if (cell_count (get (csv, row, "virtual_pipeline"), &v))
     vpp = v;
+  else if (pp > 1 && strstr (get (csv, row, "notes"), "virtual_pipeline: interleaved") != NULL)
+    {
+      /* "interleaved (V not stated)": the smallest V >= 2 that splits the layers, evenly
+       * or with one layer fewer on the first and last model chunk (Llama 3 405B: V = 2,
+       * chunks of 3 + 30 x 4 + 3, i.e. 7 layers on the first and last stage) */
+      gint64 L = (gint64) c->model->n_layers;
+      for (gint64 cand = 2; cand * pp <= L; cand++)
+        if (L % (cand * pp) == 0 || (L + 2) % (cand * pp) == 0)
+          {
+            vpp = cand;
+            break;
+          }
+    }
 
   /* Uneven split where the layers do not divide: first = last = (L + 2) / chunks - 1
    * (Llama 3 405B: 126 layers, 16 stages -> 7 + 14 x 8 + 7). */
@@ -485,6 +498,8 @@ res_published_case_predict (ResPublishedCase *c)
   SimOptions opts;
   sim_options_init (&opts, c->cluster);   /* one set of defaults per device type */
   g_autoptr (GError) error = NULL;
+  if (!sim_cost_options_apply (&opts.cost, c->cost_overrides, &error))
+    return skip (c, "bad cost override: %s", error->message);
   g_autoptr (SimPrediction) pred = sim_predict (c->model, &c->plan, c->cluster, &opts, &error);
   if (pred == NULL)
     return skip (c, "prediction failed: %s", error->message);

@@ -46,7 +46,9 @@
  * |                           |   n_gpus -> skipped "parallel sizes do not multiply to the   |
  * |                           |   GPU count"                                                 |
  * | virtual_pipeline          | a number -> vpp (Interleaved1F1B when > 1, else 1F1B); empty |
- * |                           |   (also "interleaved (V not stated)" in notes) -> 1          |
+ * |                           |   -> 1; "interleaved (V not stated)" in notes -> the smallest|
+ * |                           |   V >= 2 that splits the layers (evenly, or one fewer on the |
+ * |                           |   first and last chunk): Llama 3 405B on 16 stages -> V = 2  |
  * | layer split               | n_layers % (pp vpp) != 0 and (n_layers + 2) % (pp vpp) == 0  |
  * |                           |   -> first = last = (n_layers + 2) / (pp vpp) - 1 (Llama 3   |
  * |                           |   405B: 126 layers on 16 stages, 7 + 14 x 8 + 7); any other  |
@@ -171,6 +173,8 @@ typedef struct {
   double        peak_memory_bytes;  /* predicted, per GPU */
 
   char         *skip_reason;        /* NULL unless skipped */
+  const char *const *cost_overrides; /* "key=value" applied after the device defaults
+                                        (calibration studies); borrowed, may be NULL */
 } ResPublishedCase;
 
 /* Maps row `row` of `csv`. Always succeeds: a row that cannot be mapped comes back with
@@ -193,6 +197,8 @@ typedef struct {
   const gint64 *only_ids;          /* rows to keep (NULL: all) */
   guint         n_only_ids;
   const char   *gpu_type_substr;   /* keep rows whose gpu_type contains it, any case */
+  const char *const *cost_overrides; /* "key=value" cost options for every row (NULL: the
+                                      device defaults, as validation requires) */
   ResPublishedProgress progress;   /* called after each row; may be NULL */
   gpointer      progress_data;
 } ResPublishedOptions;

@@ -197,7 +197,8 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
   /* Activations are bf16 outside GEMMs, also in fp8 training; fp32 runs keep fp32. */
   const double elt = d == TOPO_DTYPE_FP32 || d == TOPO_DTYPE_TF32 ? 4.0 : 2.0;
   const Accesses a = accesses_of (op);
-  const double bytes = (double) op->elements * (backward ? a.bwd : a.fwd) * elt;
+  const double bytes = (double) op->elements * (backward ? a.bwd : a.fwd) * elt
+                       * c->opts.mem_traffic_factor;
   return roofline (c, op->fwd_flops, c->vector_flops, bytes);
 }
 

@@ -119,6 +119,7 @@ sim_cost_options_init (SimCostOptions *o, const TopoCluster *cluster)
                                                             : FALLBACK_MEM_EFFICIENCY;
   o->launch_overhead_s = dev != NULL && dev->launch_overhead_s > 0 ? dev->launch_overhead_s
                                                                   : FALLBACK_LAUNCH_S;
+  o->mem_traffic_factor = 1.0;
   o->tile_m = DEFAULT_TILE_M;
   o->tile_n = DEFAULT_TILE_N;
   o->small_k_half = DEFAULT_SMALL_K_HALF;
@@ -164,4 +165,112 @@ sim_cost_options (const SimCost *c)
 {
   g_return_val_if_fail (c != NULL, NULL);
   return &c->opts;
+}
+
+/* ---- overrides by name ---------------------------------------------------------------- */
+
+typedef struct {
+  const char *name;
+  gsize       offset;
+  char        type;      /* 'd' double, 'i' int, 'b' gboolean */
+  double      min, max;
+} CostOptionInfo;
+
+#define D(f, lo, hi) { #f, G_STRUCT_OFFSET (SimCostOptions, f), 'd', lo, hi }
+static const CostOptionInfo option_info[] = {
+  D (gemm_efficiency, 0.01, 1), D (gemm_fp8_efficiency, 0.01, 1),
+  D (attn_fwd_efficiency, 0.01, 1), D (attn_bwd_efficiency, 0.01, 1),
+  D (mem_efficiency, 0.01, 1), D (launch_overhead_s, 0, 1), D (mem_traffic_factor, 0.1, 100),
+  { "tile_m", G_STRUCT_OFFSET (SimCostOptions, tile_m), 'i', 1, 4096 },
+  { "tile_n", G_STRUCT_OFFSET (SimCostOptions, tile_n), 'i', 1, 4096 },
+  D (small_k_half, 0, 1e6), D (comm_compute_slowdown, 0, 10),
+  D (nvlink_efficiency, 0.01, 1), D (net_efficiency, 0.01, 1),
+  D (coll_base_latency_s, 0, 1), D (nvls_latency_s, 0, 1),
+  { "use_nvls", G_STRUCT_OFFSET (SimCostOptions, use_nvls), 'b', 0, 1 },
+  { "free_comm", G_STRUCT_OFFSET (SimCostOptions, free_comm), 'b', 0, 1 },
+  { "free_optimizer", G_STRUCT_OFFSET (SimCostOptions, free_optimizer), 'b', 0, 1 },
+};
+#undef D
+
+const char *const *
+sim_cost_option_names (void)
+{
+  static const char *names[G_N_ELEMENTS (option_info) + 1];
+  if (names[0] == NULL)
+    for (guint i = 0; i < G_N_ELEMENTS (option_info); i++)
+      names[i] = option_info[i].name;
+  return names;
+}
+
+gboolean
+sim_cost_options_set (SimCostOptions *o, const char *key, const char *value, GError **error)
+{
+  g_return_val_if_fail (o != NULL && key != NULL && value != NULL, FALSE);
+  double scale = 1.0;
+  g_autofree char *name = g_strdup (key);
+  /* *_us spells a seconds field in microseconds */
+  if (g_str_has_suffix (name, "_us"))
+    {
+      name[strlen (name) - 3] = '\0';
+      g_autofree char *s_name = g_strconcat (name, "_s", NULL);
+      g_free (name);
+      name = g_steal_pointer (&s_name);
+      scale = 1e-6;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (option_info); i++)
+    {
+      const CostOptionInfo *info = &option_info[i];
+      if (!g_str_equal (info->name, name))
+        continue;
+      char *end = NULL;
+      double v;
+      if (info->type == 'b')
+        {
+          if (g_ascii_strcasecmp (value, "true") == 0 || g_str_equal (value, "1"))
+            v = 1;
+          else if (g_ascii_strcasecmp (value, "false") == 0 || g_str_equal (value, "0"))
+            v = 0;
+          else
+            goto bad;
+          *(gboolean *) G_STRUCT_MEMBER_P (o, info->offset) = v != 0;
+          return TRUE;
+        }
+      v = g_ascii_strtod (value, &end) * scale;
+      if (end == value || *end != '\0' || !(v >= info->min && v <= info->max))
+        goto bad;
+      if (info->type == 'i')
+        *(int *) G_STRUCT_MEMBER_P (o, info->offset) = (int) v;
+      else
+        *(double *) G_STRUCT_MEMBER_P (o, info->offset) = v;
+      return TRUE;
+    bad:
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "cost option %s: bad value '%s' (expected %s in [%g, %g])", key, value,
+                   info->type == 'b' ? "true/false" : "a number", info->min, info->max);
+      return FALSE;
+    }
+  g_autofree char *known = g_strjoinv (", ", (char **) sim_cost_option_names ());
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               "unknown cost option '%s' (hint: one of %s)", key, known);
+  return FALSE;
+}
+
+gboolean
+sim_cost_options_apply (SimCostOptions *o, const char *const *assignments, GError **error)
+{
+  for (guint i = 0; assignments != NULL && assignments[i] != NULL; i++)
+    {
+      const char *eq = strchr (assignments[i], '=');
+      if (eq == NULL)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "cost option '%s' is not KEY=VALUE (hint: --cost gemm_efficiency=0.7)",
+                       assignments[i]);
+          return FALSE;
+        }
+      g_autofree char *key = g_strndup (assignments[i], (gsize) (eq - assignments[i]));
+      if (!sim_cost_options_set (o, key, eq + 1, error))
+        return FALSE;
+    }
+  return TRUE;
 }

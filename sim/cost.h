@@ -82,6 +82,9 @@ typedef struct {
   double   attn_bwd_efficiency;   /* flash attention backward */
   double   mem_efficiency;        /* achieved fraction of HBM bandwidth */
   double   launch_overhead_s;     /* per kernel (one kernel per op) */
+  double   mem_traffic_factor;    /* memory-bound ops move this many times the bytes of
+                                     their fused minimum (unfused casts, dropout, fp32
+                                     norms in real frameworks); calibrated */
   int      tile_m, tile_n;        /* GEMM output tile (128 x 256, cuBLAS/CUTLASS on H100) */
   double   small_k_half;          /* k at which k / (k + small_k_half) = 1/2 */
   double   comm_compute_slowdown; /* compute slowed by concurrent comm kernels (0.1 = 10%);
@@ -100,6 +103,17 @@ typedef struct {
 /* Documented defaults for the cluster's device (cost.c); cluster may be NULL (generic
  * fallbacks). */
 void sim_cost_options_init (SimCostOptions *o, const TopoCluster *cluster);
+
+/* Overrides one option by name ("gemm_efficiency", "attn_fwd_efficiency", ...; the names
+ * of the fields above, with *_s fields also accepting *_us in microseconds), for what-if
+ * studies and calibration. FALSE with G_OPTION_ERROR_BAD_VALUE naming the key. */
+gboolean sim_cost_options_set (SimCostOptions *o, const char *key, const char *value,
+                               GError **error);
+/* Applies "key=value" strings (NULL-terminated array; NULL = none). */
+gboolean sim_cost_options_apply (SimCostOptions *o, const char *const *assignments,
+                                 GError **error);
+/* NULL-terminated list of the settable names (static). */
+const char *const *sim_cost_option_names (void);
 
 typedef struct SimCost SimCost;
 

@@ -1,0 +1,92 @@
+/* exec/backend-cpu-private.h - the CPU backend's structs, shared by backend-cpu.c
+ * (buffers, streams, events, GEMM, progress) and backend-cpu-coll.c (groups, MPI).
+ *
+ * A stream is the ordered list of its outstanding MPI requests. One mutex serialises
+ * every MPI call of the backend (MPI_THREAD_SERIALIZED) between the caller's thread and
+ * the progress thread, which tests the outstanding requests every progress_us so that
+ * Open MPI's non-blocking collectives (libnbc schedules) advance while the host computes. */
+#pragma once
+
+#include "config.h"
+#include "exec/backend.h"
+
+#if HAVE_MPI
+#include <mpi.h>
+#endif
+
+typedef struct {
+  const char *name;        /* exec_coll_name (static) */
+  char       *group;       /* group name, for messages */
+  int         group_size;
+  guint64     seq;         /* issue number on its stream */
+  int         n_req;
+#if HAVE_MPI
+  MPI_Request req[2];
+#endif
+  ExecSample *out;         /* caller's; end_s written at completion */
+} CpuOp;
+
+typedef struct {
+  ExecStream base;
+  guint64    n_issued;     /* operations issued so far: the next one's seq */
+  GQueue     pending;      /* CpuOp *, in issue order, not yet complete */
+  GList     *events;       /* CpuEvent * recorded here and not yet complete */
+  GError    *error;        /* first failure the progress engine saw (sticky) */
+} CpuStream;
+
+typedef struct {
+  ExecEvent  base;
+  CpuStream *stream;       /* NULL until recorded */
+  guint64    seq;          /* complete when no op of stream with seq < this is pending */
+  double     time_s;       /* when it was seen complete; < 0 while pending */
+} CpuEvent;
+
+typedef struct {
+  ExecGroup base;
+#if HAVE_MPI
+  MPI_Comm  comm;          /* MPI_COMM_NULL without MPI */
+#endif
+} CpuGroup;
+
+typedef struct {
+  ExecBackend base;
+  GMutex      lock;        /* every MPI call, and the streams' pending lists and events */
+  GCond       wake;        /* signalled when work is posted or on close */
+  GThread    *progress;
+  gboolean    stop;
+  gboolean    use_mpi;     /* MPI initialised and in use */
+  gboolean    own_mpi;     /* we called MPI_Init, so we finalise */
+  gboolean    stuck;       /* a wait timed out: requests may stay outstanding */
+#if HAVE_MPI
+  MPI_Comm    world;       /* duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN */
+#endif
+  gint64      t0_us;       /* g_get_monotonic_time at open */
+  GPtrArray  *buffers, *streams, *events, *groups;   /* owned */
+} CpuBackend;
+
+static inline CpuBackend *
+cpu_backend (ExecBackend *b)
+{
+  return (CpuBackend *) b;
+}
+
+double   cpu_now (CpuBackend *b);                          /* seconds since open */
+/* Tests the stream's outstanding requests; lock held. */
+void     cpu_stream_progress (CpuBackend *b, CpuStream *s);
+void     cpu_stream_push (CpuBackend *b, CpuStream *s, CpuOp *op);     /* lock held */
+void     cpu_op_free (CpuOp *op);
+/* Waits, polling, until the stream has no pending op issued before `seq` (G_MAXUINT64:
+ * all); EXEC_ERROR_TIMEOUT after b->base.timeout_s. Takes the lock itself. */
+gboolean cpu_stream_wait (CpuBackend *b, CpuStream *s, guint64 seq, GError **error);
+
+/* backend-cpu-coll.c */
+ExecGroup *cpu_group_new    (ExecBackend *b, const char *name, int color, const int *members,
+                             int n_members, GError **error);
+void       cpu_group_free   (ExecBackend *b, ExecGroup *group);
+void       cpu_group_destroy (CpuBackend *b, CpuGroup *g);   /* lock held; for close */
+gboolean   cpu_collective   (ExecBackend *b, ExecStream *stream, ExecGroup *group,
+                             const ExecColl *op, ExecSample *out, GError **error);
+#if HAVE_MPI
+/* Sets an EXEC_ERROR_MPI naming `call` and `what`, with MPI_Error_string; returns FALSE. */
+gboolean   cpu_mpi_error    (GError **error, int rc, const char *call, const char *what);
+#endif

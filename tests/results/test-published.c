@@ -1,0 +1,477 @@
+/* tests/results/test-published.c - `tandem validate`: CSV reading, the row mapping rules
+ * of results/published.h, the summary arithmetic, and a run over the shipped
+ * published-runs.csv.
+ *
+ * Data: tests/data/published/quoting.csv (CRLF line ends, quoted commas and quotes, an
+ * embedded line break, empty and missing cells) and rows.csv (hand-written rows, one per
+ * rule; each test says which row it reads). */
+#include <math.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "results/published.h"
+#include "sim/predict.h"
+
+static ResCsv *
+load_data (const char *name)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "published", name, NULL);
+  g_autoptr (GError) error = NULL;
+  ResCsv *csv = res_csv_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (csv);
+  return csv;
+}
+
+/* The case of the row whose row_id cell is `id`. */
+static ResPublishedCase *
+case_for (const ResCsv *csv, const char *id)
+{
+  for (guint r = 0; r < res_csv_n_rows (csv); r++)
+    if (g_str_equal (res_csv_get (csv, r, "row_id"), id))
+      return res_published_case_new (csv, r);
+  g_error ("no row %s", id);
+  return NULL;
+}
+
+static void
+assert_rel (double got, double want, double tol)
+{
+  g_assert_true (isfinite (got));
+  g_assert_cmpfloat_with_epsilon (got / want, 1.0, tol);
+}
+
+/* ---- CSV ------------------------------------------------------------------------------ */
+
+/* quoting.csv: header + 3 records + a blank last line, all CRLF. */
+static void
+test_csv_quoting (void)
+{
+  g_autoptr (ResCsv) csv = load_data ("quoting.csv");
+  g_assert_cmpuint (csv->n_columns, ==, 5);
+  g_assert_cmpstr (csv->columns[4], ==, "last");          /* no \r left on the last name */
+  g_assert_cmpuint (res_csv_n_rows (csv), ==, 3);         /* the blank line is dropped */
+  g_assert_cmpstr (res_csv_get (csv, 0, "model"), ==, "GPT, 175B");       /* quoted comma */
+  g_assert_cmpstr (res_csv_get (csv, 0, "notes"), ==, "He said \"hi\"");  /* "" -> " */
+  g_assert_cmpstr (res_csv_get (csv, 0, "empty"), ==, "");
+  g_assert_cmpstr (res_csv_get (csv, 0, "last"), ==, "x");
+  g_assert_cmpstr (res_csv_get (csv, 1, "notes"), ==, "line one\r\nline two");
+  g_assert_cmpstr (res_csv_get (csv, 1, "last"), ==, "");
+  g_assert_cmpstr (res_csv_get (csv, 2, "model"), ==, "");              /* "" is empty */
+  g_assert_cmpstr (res_csv_get (csv, 2, "notes"), ==, "short");
+  g_assert_cmpstr (res_csv_get (csv, 2, "last"), ==, "");               /* padded */
+  g_assert_cmpstr (res_csv_get (csv, 2, "no_such_column"), ==, "");
+  g_assert_cmpint (res_csv_column (csv, "no_such_column"), ==, -1);
+}
+
+/* The same rules from memory: LF and lone CR line ends, a BOM, no final line end. */
+static void
+test_csv_inline (void)
+{
+  const char text[] = "\xEF\xBB\xBFrow_id,a,b\n1,\"x,\"\"y\"\"\",z\r2,,\"\"\r\n3,\"q\"";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (csv->columns[0], ==, "row_id");
+  g_assert_cmpuint (res_csv_n_rows (csv), ==, 3);
+  g_assert_cmpstr (res_csv_get (csv, 0, "a"), ==, "x,\"y\"");
+  g_assert_cmpstr (res_csv_get (csv, 0, "b"), ==, "z");
+  g_assert_cmpstr (res_csv_get (csv, 1, "a"), ==, "");
+  g_assert_cmpstr (res_csv_get (csv, 1, "b"), ==, "");
+  g_assert_cmpstr (res_csv_get (csv, 2, "a"), ==, "q");
+}
+
+static void
+test_csv_errors (void)
+{
+  static const struct { const char *text, *needle; } bad[] = {
+    { "row_id,a\n1,\"open\n", "not closed" },
+    { "row_id,a\n1,2,3\n", "3 fields but the header has 2" },
+    { "row_id,a\n1,\"x\"y\n", "after the closing quote" },
+    { "id,a\n1,2\n", "no row_id column" },
+    { "", "empty file" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ResCsv) csv = res_csv_parse (bad[i].text, -1, "bad.csv", &error);
+      g_assert_null (csv);
+      g_assert_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_PARSE);
+      g_assert_nonnull (strstr (error->message, bad[i].needle));
+      g_assert_nonnull (strstr (error->message, "bad.csv"));
+    }
+  g_autoptr (GError) error = NULL;
+  g_assert_null (res_csv_load ("/nonexistent/published.csv", &error));
+  g_assert_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_IO);
+}
+
+/* ---- mapping -------------------------------------------------------------------------- */
+
+/* Row 1, the Llama 3 405B production run on 8,192 GPUs. */
+static void
+test_map_llama (void)
+{
+  g_autoptr (ResCsv) csv = load_data ("rows.csv");
+  g_autoptr (ResPublishedCase) c = case_for (csv, "1");
+  g_assert_null (c->skip_reason);
+  g_assert_true (c->ready);
+  g_assert_cmpstr (c->cluster_name, ==, "h100-24k");       /* 700W, HBM3 / 1:7 network */
+  g_assert_cmpint (c->family, ==, RES_PUB_FAMILY_H100);
+  g_assert_cmpint (c->model->mlp, ==, MODEL_MLP_SWIGLU);   /* "Llama" in the name */
+  g_assert_false (c->model->tied_embeddings);
+  g_assert_cmpuint (c->model->n_kv_heads, ==, 8);
+  g_assert_cmpuint (c->model->ffn_hidden, ==, 53248);
+  const Plan *p = &c->plan;
+  g_assert_cmpint (p->tp, ==, 8);
+  g_assert_cmpint (p->pp, ==, 16);
+  g_assert_cmpint (p->dp, ==, 64);
+  /* "interleaved (V not stated)": the smallest V >= 2 that splits 126 layers over
+   * 16 x V chunks evenly or with one fewer on the first and last: V = 2, 32 chunks,
+   * (126 + 2) / 32 - 1 = 3 on the first and last chunk, 4 between; so stage 0 holds
+   * 3 + 4 = 7 layers, stage 1 holds 4 + 4 = 8, stage 15 holds 4 + 3 = 7 */
+  g_assert_cmpint (p->vpp, ==, 2);
+  g_assert_cmpint (p->schedule, ==, PLAN_SCHED_INTERLEAVED_1F1B);
+  g_assert_cmpint (p->first_stage_layers, ==, 3);
+  g_assert_cmpint (p->last_stage_layers, ==, 3);
+  g_assert_cmpint (plan_stage_layers (p, c->model, 0), ==, 7);
+  g_assert_cmpint (plan_stage_layers (p, c->model, 1), ==, 8);
+  g_assert_cmpint (plan_stage_layers (p, c->model, 15), ==, 7);
+  g_assert_cmpint (p->sharding, ==, PLAN_SHARD_ZERO2);     /* "ZeRO-2-like" */
+  g_assert_true (p->sequence_parallel);                    /* empty, tp > 1 */
+  g_assert_cmpint (p->micro_batch, ==, 1);                 /* empty */
+  /* 2048 / (1 x 64) = 32 micro-batches */
+  g_assert_cmpint (p->grad_accum, ==, 32);
+  g_assert_cmpint (p->recompute, ==, PLAN_RECOMPUTE_NONE);
+  g_assert_cmpint (p->compute_dtype, ==, PLAN_PREC_BF16);
+  g_assert_cmpint (p->cp_comm, ==, PLAN_CP_ALLGATHER);     /* "K/V all-gathered" */
+  g_assert_true (p->overlap_grad_reduce && p->overlap_param_gather);
+  /* PaLM convention: N = 405,853,388,800 - 128256 x 16384 = 403,752,042,496;
+   * 6N + 12 L H d s = 2,422,512,254,976 + 12 x 126 x 128 x 128 x 8192 (202,937,204,736)
+   * = 2,625,449,459,712 FLOP/token; x 2048 x 8192 tokens / (430e12 x 8192 GPUs)
+   * = 12.5045 s */
+  g_assert_true (c->has_convention);
+  g_assert_cmpint (c->convention, ==, MODEL_FLOPS_PALM);
+  g_assert_cmpstr (c->measured_source, ==, "tflops_per_gpu (palm)");
+  assert_rel (c->measured_step_s, 12.504466263930642, 1e-9);
+  g_assert_cmpfloat (c->published_mfu_pct, ==, 43.0);
+  g_autofree char *plan = res_published_case_plan_string (c);
+  g_assert_cmpstr (plan, ==, "tp8.pp16.vpp2.dp64.mbs1.zero2");
+}
+
+/* Row 2: a GPT row with only TFLOP/s, Narayanan's 96 formula. */
+static void
+test_map_gpt_megatron96 (void)
+{
+  g_autoptr (ResCsv) csv = load_data ("rows.csv");
+  g_autoptr (ResPublishedCase) c = case_for (csv, "2");
+  g_assert_null (c->skip_reason);
+  g_assert_cmpstr (c->cluster_name, ==, "selene");
+  g_assert_cmpint (c->family, ==, RES_PUB_FAMILY_A100);
+  g_assert_cmpint (c->model->mlp, ==, MODEL_MLP_GELU);     /* ffn empty: 4h, no "llama" */
+  g_assert_cmpuint (c->model->ffn_hidden, ==, 4096);
+  g_assert_cmpuint (c->model->n_kv_heads, ==, 16);         /* empty -> n_heads */
+  g_assert_true (c->model->tied_embeddings);
+  const Plan *p = &c->plan;
+  g_assert_cmpint (p->cp, ==, 1);                          /* empty */
+  g_assert_cmpint (p->dp, ==, 2);
+  g_assert_true (p->sequence_parallel);                    /* empty, tp 2 */
+  g_assert_cmpint (p->sharding, ==, PLAN_SHARD_NONE);      /* empty, framework Megatron-LM */
+  g_assert_cmpint (p->recompute, ==, PLAN_RECOMPUTE_FULL);
+  /* 64 / (2 x 2) = 16 micro-batches */
+  g_assert_cmpint (p->grad_accum, ==, 16);
+  /* 96 L h^2 (1 + s/6h + V/16Lh) = 96 x 16 x 1024^2 x (1 + 1024/6144 + 16384/262144)
+   * = 96 x 16 x 1,048,576 x 59/48 = 1,979,711,488 FLOP/token; tokens 64 x 1024 = 65,536;
+   * step = 1,979,711,488 x 65,536 / (100e12 x 8) = 0.162178 s */
+  g_assert_cmpint (c->convention, ==, MODEL_FLOPS_MEGATRON96);
+  g_assert_cmpstr (c->measured_source, ==, "tflops_per_gpu (megatron96)");
+  assert_rel (c->measured_step_s, 0.16217796509696, 1e-12);
+}
+
+/* Row 6: MFU only, Korthikanti's 72 formula, A100 peak 312 TFLOP/s. */
+static void
+test_map_mfu_megatron72 (void)
+{
+  g_autoptr (ResCsv) csv = load_data ("rows.csv");
+  g_autoptr (ResPublishedCase) c = case_for (csv, "6");
+  g_assert_null (c->skip_reason);
+  g_assert_cmpstr (c->cluster_name, ==, "selene");
+  g_assert_cmpint (c->model->mlp, ==, MODEL_MLP_GELU);     /* ffn given as 4h */
+  g_assert_true (c->plan.sequence_parallel);               /* "yes" */
+  g_assert_cmpint (c->plan.recompute, ==, PLAN_RECOMPUTE_SELECTIVE);
+  /* 72 L h^2 (1 + s/6h + V/12Lh) = 72 x 16 x 1,048,576 x (1 + 1/6 + 1/12)
+   * = 1,509,949,440 FLOP/token; step = 1,509,949,440 x 65,536 / (0.50 x 312e12 x 8)
+   * = 0.0792917 s */
+  g_assert_cmpstr (c->measured_source, ==, "mfu_pct (megatron72)");
+  assert_rel (c->measured_step_s, 0.07929170392615384, 1e-12);
+}
+
+/* Row 7: step_time_s "from memory, unverified" is missing, tokens/s total is used; an
+ * A100 40GB goes to a100-40g-cluster; ZeRO-1; an unknown FLOP convention. */
+static void
+test_map_tokens_qualifier (void)
+{
+  g_autoptr (ResCsv) csv = load_data ("rows.csv");
+  g_autoptr (ResPublishedCase) c = case_for (csv, "7");
+  g_assert_null (c->skip_reason);
+  g_assert_cmpstr (c->cluster_name, ==, "a100-40g-cluster");
+  g_assert_cmpint (c->plan.sharding, ==, PLAN_SHARD_ZERO1);
+  g_assert_cmpint (c->plan.micro_batch, ==, 8);
+  g_assert_false (c->plan.sequence_parallel);              /* empty, tp 1 */
+  g_assert_false (c->has_convention);                      /* "not stated" */
+  /* 64 x 1024 / 327,680 tokens/s = 0.2 s */
+  g_assert_cmpstr (c->measured_source, ==, "tokens_per_s_total");
+  assert_rel (c->measured_step_s, 0.2, 1e-12);
+}
+
+/* Row 8: H100 outside the Llama 3 cluster, FP8, virtual stages, SP "no", FSDP. */
+static void
+test_map_h100_fp8_vpp (void)
+{
+  g_autoptr (ResCsv) csv = load_data ("rows.csv");
+  g_autoptr (ResPublishedCase) c = case_for (csv, "8");
+  g_assert_null (c->skip_reason);
+  g_assert_cmpstr (c->cluster_name, ==, "dgx-h100-superpod");
+  const Plan *p = &c->plan;
+  g_assert_cmpint (p->compute_dtype, ==, PLAN_PREC_FP8);
+  g_assert_cmpint (p->vpp, ==, 2);
+  g_assert_cmpint (p->schedule, ==, PLAN_SCHED_INTERLEAVED_1F1B);
+  g_assert_false (p->sequence_parallel);                   /* "no" */
+  g_assert_cmpint (p->sharding, ==, PLAN_SHARD_ZERO3);     /* "FSDP FULL_SHARD" */
+  g_assert_cmpint (c->convention, ==, MODEL_FLOPS_MCORE);  /* "NeMo/Megatron model FLOPs" */
+  /* 64 x 1024 / (4000 tokens/s/GPU x 16) = 1.024 s */
+  g_assert_cmpstr (c->measured_source, ==, "tokens_per_s_per_gpu");
+  assert_rel (c->measured_step_s, 1.024, 1e-12);
+  g_autofree char *plan = res_published_case_plan_string (c);
+  g_assert_cmpstr (plan, ==, "tp2.pp4.vpp2.dp2.mbs1.zero3.fp8");
+}
+
+/* Row 10: dp derived, "ZeRO-DP stage 2", recompute from the notes, step_time_s. */
+static void
+test_map_derived_dp (void)
+{
+  g_autoptr (ResCsv) csv = load_data ("rows.csv");
+  g_autoptr (ResPublishedCase) c = case_for (csv, "10");
+  g_assert_null (c->skip_reason);
+  /* 16 / (2 x 1 x 1) = 8 */
+  g_assert_cmpint (c->plan.dp, ==, 8);
+  g_assert_cmpint (c->plan.sharding, ==, PLAN_SHARD_ZERO2);
+  g_assert_cmpint (c->plan.recompute, ==, PLAN_RECOMPUTE_FULL);
+  g_assert_cmpstr (c->measured_source, ==, "step_time_s");
+  g_assert_cmpfloat (c->measured_step_s, ==, 2.5);
+}
+
+/* Rows that are skipped, with the reason that names what is wrong. */
+static void
+test_map_skips (void)
+{
+  static const struct { const char *row, *reason; } skips[] = {
+    { "3", "parallel sizes do not multiply to the GPU count" },   /* 2 x 2 x 1 x 4 = 16 */
+    { "4", "no cluster preset for gpu_type TPU v4" },
+    { "5", "missing hidden" },
+    { "9", "16 layers do not divide into pp x vpp = 5 chunks" },  /* 18 % 5 != 0 too */
+    { "11", "tp not stated" },
+  };
+  g_autoptr (ResCsv) csv = load_data ("rows.csv");
+  for (guint i = 0; i < G_N_ELEMENTS (skips); i++)
+    {
+      g_autoptr (ResPublishedCase) c = case_for (csv, skips[i].row);
+      g_assert_false (c->ready);
+      g_assert_nonnull (c->skip_reason);
+      if (strstr (c->skip_reason, skips[i].reason) == NULL)
+        g_error ("row %s: '%s' lacks '%s'", skips[i].row, c->skip_reason, skips[i].reason);
+      g_assert_false (res_published_case_predict (c));
+    }
+}
+
+/* n_gpus above the preset's devices: dgx-h100-superpod has 8 x 32 x 4 = 1024 GPUs. */
+static void
+test_map_too_many_gpus (void)
+{
+  const char text[] =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,dp,"
+    "global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,2048,16,1024,16,16384,1024,8,1,256,256,1.0\n";
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_autoptr (ResPublishedCase) c = res_published_case_new (csv, 0);
+  g_assert_cmpstr (c->skip_reason, ==,
+                   "n_gpus 2048 exceeds the 1024 devices of cluster preset dgx-h100-superpod");
+}
+
+/* ---- summary and prediction ----------------------------------------------------------- */
+
+static ResPublishedCase *
+fake_case (gint64 id, ResPubFamily family, double measured, double predicted)
+{
+  ResPublishedCase *c = g_new0 (ResPublishedCase, 1);
+  plan_init_defaults (&c->plan);
+  c->row_id = id;
+  c->family = family;
+  c->measured_step_s = measured;
+  c->predicted_step_s = predicted;
+  c->predicted = !isnan (predicted);
+  c->err_pct = 100.0 * (predicted - measured) / measured;
+  if (!c->predicted)
+    c->skip_reason = g_strdup ("skipped");
+  return c;
+}
+
+/* Errors +10% and -20%: MAPE (10 + 20) / 2 = 15%, max 20% (row 2); per family 10 and 20;
+ * the skipped row counts only as skipped. */
+static void
+test_summary (void)
+{
+  ResPublishedCase *cases[] = {
+    fake_case (1, RES_PUB_FAMILY_A100, 10.0, 11.0),   /* +10% */
+    fake_case (2, RES_PUB_FAMILY_H100, 10.0, 8.0),    /* -20% */
+    fake_case (3, RES_PUB_FAMILY_H100, 10.0, NAN),    /* skipped */
+  };
+  ResPublishedSummary s;
+  res_published_summarize (cases, G_N_ELEMENTS (cases), &s);
+  g_assert_cmpuint (s.n, ==, 2);
+  g_assert_cmpuint (s.n_skipped, ==, 1);
+  g_assert_cmpfloat_with_epsilon (cases[0]->err_pct, 10.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (cases[1]->err_pct, -20.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (s.mape_pct, 15.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (s.max_abs_err_pct, 20.0, 1e-9);
+  g_assert_cmpint (s.max_err_row_id, ==, 2);
+  g_assert_cmpuint (s.n_family[RES_PUB_FAMILY_A100], ==, 1);
+  g_assert_cmpfloat_with_epsilon (s.mape_family_pct[RES_PUB_FAMILY_A100], 10.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (s.mape_family_pct[RES_PUB_FAMILY_H100], 20.0, 1e-9);
+  g_assert_true (isnan (s.mape_family_pct[RES_PUB_FAMILY_OTHER]));
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    res_published_case_free (cases[i]);
+
+  ResPublishedSummary empty;
+  res_published_summarize (NULL, 0, &empty);
+  g_assert_cmpuint (empty.n, ==, 0);
+  g_assert_true (isnan (empty.mape_pct));
+  g_assert_cmpint (empty.max_err_row_id, ==, -1);
+}
+
+/* --only 2,4 and --gpu-type: filters; row 2 predicts, row 4 (TPU) is skipped; the JSON
+ * has the documented keys; the validation goes into a store. */
+static void
+test_validate_small (void)
+{
+  g_autoptr (ResCsv) csv = load_data ("rows.csv");
+  const gint64 only[] = { 2, 4 };
+  ResPublishedOptions opts = { .only_ids = only, .n_only_ids = G_N_ELEMENTS (only) };
+  g_autoptr (ResPublishedReport) r = res_published_validate (csv, &opts);
+  g_assert_cmpuint (r->cases->len, ==, 2);
+  const ResPublishedCase *c2 = r->cases->pdata[0];
+  g_assert_cmpint (c2->row_id, ==, 2);
+  g_assert_true (c2->predicted);
+  g_assert_cmpfloat (c2->predicted_step_s, >, 0);
+  /* err = 100 (predicted - measured) / measured, by definition */
+  g_assert_cmpfloat_with_epsilon (c2->err_pct, 100.0 * (c2->predicted_step_s
+                                  - c2->measured_step_s) / c2->measured_step_s, 1e-9);
+  g_assert_cmpuint (r->summary.n, ==, 1);
+  g_assert_cmpuint (r->summary.n_skipped, ==, 1);
+  g_assert_cmpfloat_with_epsilon (r->summary.mape_pct, fabs (c2->err_pct), 1e-9);
+
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  res_published_report_to_json (r, b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  JsonObject *o = json_node_get_object (root);
+  JsonArray *rows = json_object_get_array_member (o, "rows");
+  g_assert_cmpuint (json_array_get_length (rows), ==, 1);
+  JsonObject *row = json_array_get_object_element (rows, 0);
+  g_assert_cmpint (json_object_get_int_member (row, "row_id"), ==, 2);
+  for (const char *const *k = (const char *const[]) { "predicted_step_s", "measured_step_s",
+                                                      "err_pct", "measured_source", NULL };
+       *k != NULL; k++)
+    g_assert_true (json_object_has_member (row, *k));
+  JsonArray *skipped = json_object_get_array_member (o, "skipped");
+  g_assert_cmpuint (json_array_get_length (skipped), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (skipped, 0),
+                                                  "reason"), ==,
+                   "no cluster preset for gpu_type TPU v4");
+  JsonObject *sum = json_object_get_object_member (o, "summary");
+  g_assert_cmpint (json_object_get_int_member (sum, "n"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (sum, "skipped"), ==, 1);
+  g_assert_true (json_object_has_member (sum, "mape_pct"));
+  g_assert_true (json_object_has_member (sum, "max_abs_err_pct"));
+  JsonObject *dev = json_object_get_object_member (sum, "by_device");
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (dev, "a100"),
+                                               "n"), ==, 1);
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ResStore) store = res_store_open (":memory:", &error);
+  g_assert_no_error (error);
+  gint64 id = res_published_report_store (r, store, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (id, >, 0);
+  g_autoptr (ResRunRecord) rec = res_store_get_run (store, id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (rec->info.kind, ==, RES_KIND_VALIDATE);
+  g_assert_cmpuint (rec->validations->len, ==, 1);
+  const ResValidationRow *v = &g_array_index (rec->validations, ResValidationRow, 0);
+  g_assert_cmpint (v->row_id, ==, 2);
+  g_assert_cmpfloat_with_epsilon (v->err_pct, c2->err_pct, 1e-9);
+
+  /* gpu_type filter, any case: rows 1 and 8 are the H100 rows */
+  ResPublishedOptions h100 = { .gpu_type_substr = "h100" };
+  g_autoptr (ResPublishedReport) rh = res_published_validate (csv, &h100);
+  g_assert_cmpuint (rh->cases->len, ==, 2);
+  g_assert_cmpint (((ResPublishedCase *) rh->cases->pdata[0])->row_id, ==, 1);
+  g_assert_cmpint (((ResPublishedCase *) rh->cases->pdata[1])->row_id, ==, 8);
+}
+
+/* The shipped calibration set, end to end: at least 60 rows predicted, every error
+ * finite. Found from the source root (TANDEM_SOURCE_ROOT, set by tests/meson.build). */
+static void
+test_published_runs (void)
+{
+  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
+  g_autofree char *path = root != NULL
+    ? g_build_filename (root, "..", "shared", "data", "published-runs.csv", NULL) : NULL;
+  if (path == NULL || !g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("published-runs.csv not found next to the source tree");
+      return;
+    }
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ResCsv) csv = res_csv_load (path, &error);
+  g_assert_no_error (error);
+  g_autoptr (ResPublishedReport) r = res_published_validate (csv, NULL);
+  g_assert_cmpuint (r->cases->len, ==, res_csv_n_rows (csv));
+  g_assert_cmpuint (r->summary.n, >=, 60);
+  g_assert_cmpuint (r->summary.n + r->summary.n_skipped, ==, r->cases->len);
+  for (guint i = 0; i < r->cases->len; i++)
+    {
+      const ResPublishedCase *c = r->cases->pdata[i];
+      if (c->predicted)
+        {
+          g_assert_true (isfinite (c->err_pct));
+          g_assert_cmpfloat (c->measured_step_s, >, 0);
+        }
+      else
+        g_assert_nonnull (c->skip_reason);
+    }
+  g_assert_true (isfinite (r->summary.mape_pct));
+  g_test_message ("published-runs.csv: %u predicted, %u skipped, MAPE %.1f%%, max %.1f%% "
+                  "(row %" G_GINT64_FORMAT ")", r->summary.n, r->summary.n_skipped,
+                  r->summary.mape_pct, r->summary.max_abs_err_pct, r->summary.max_err_row_id);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/results/published/csv-quoting", test_csv_quoting);
+  g_test_add_func ("/results/published/csv-inline", test_csv_inline);
+  g_test_add_func ("/results/published/csv-errors", test_csv_errors);
+  g_test_add_func ("/results/published/map-llama", test_map_llama);
+  g_test_add_func ("/results/published/map-gpt-megatron96", test_map_gpt_megatron96);
+  g_test_add_func ("/results/published/map-mfu-megatron72", test_map_mfu_megatron72);
+  g_test_add_func ("/results/published/map-tokens-qualifier", test_map_tokens_qualifier);
+  g_test_add_func ("/results/published/map-h100-fp8-vpp", test_map_h100_fp8_vpp);
+  g_test_add_func ("/results/published/map-derived-dp", test_map_derived_dp);
+  g_test_add_func ("/results/published/map-skips", test_map_skips);
+  g_test_add_func ("/results/published/map-too-many-gpus", test_map_too_many_gpus);
+  g_test_add_func ("/results/published/summary", test_summary);
+  g_test_add_func ("/results/published/validate-small", test_validate_small);
+  g_test_add_func ("/results/published/published-runs", test_published_runs);
+  return g_test_run ();
+}

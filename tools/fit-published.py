@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Fit the cost model's per-device defaults to the published runs.
+
+Runs `tandem validate` on shared/data/published-runs.csv for the rows of one GPU family
+(--gpu-type) with cost overrides (--cost KEY=VALUE) and minimises the step-time MAPE by
+coordinate descent over a few physically meaningful knobs, each kept inside a plausible
+range. The result is what sim/cost.c's per-device calibration table records, with the
+MAPE it reached; re-run it after changing the model to re-derive them.
+
+    tools/fit-published.py --tandem build/cli/tandem --gpu-type A100 [--start k=v ...]
+"""
+import argparse, json, subprocess, sys
+
+KNOBS = {  # name: (low, high, multiplicative steps)
+    "gemm_efficiency": (0.45, 0.95, [0.9, 0.95, 1.05, 1.1]),
+    "attn_fwd_efficiency": (0.2, 0.8, [0.8, 0.9, 1.1, 1.25]),
+    "attn_bwd_efficiency": (0.15, 0.7, [0.8, 0.9, 1.1, 1.25]),
+    "mem_traffic_factor": (1.0, 6.0, [0.7, 0.85, 1.2, 1.4]),
+    "launch_overhead_us": (1.0, 40.0, [0.5, 0.75, 1.5, 2.0]),
+    "comm_compute_slowdown": (0.0, 0.5, [0.5, 0.75, 1.5, 2.0]),
+    "net_efficiency": (0.3, 0.98, [0.8, 0.9, 1.05, 1.1]),
+}
+
+def run(tandem, csv, gpu, params):
+    cmd = [tandem, "validate", csv, "--no-db", "--json", "--gpu-type", gpu]
+    for k, v in params.items():
+        cmd += ["--cost", f"{k}={v:.6g}"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    s = json.loads(out)["summary"]
+    return s["mape_pct"], s
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tandem", default="build/cli/tandem")
+    ap.add_argument("--csv", default="../shared/data/published-runs.csv")
+    ap.add_argument("--gpu-type", required=True)
+    ap.add_argument("--start", nargs="*", default=[])
+    ap.add_argument("--knobs", default=",".join(KNOBS))
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args()
+    params = {}
+    for kv in a.start:
+        k, v = kv.split("=")
+        params[k] = float(v)
+    knobs = a.knobs.split(",")
+    best, summary = run(a.tandem, a.csv, a.gpu_type, params)
+    print(f"start MAPE {best:.2f}% {params}", flush=True)
+    for rnd in range(a.rounds):
+        improved = False
+        for k in knobs:
+            lo, hi, steps = KNOBS[k]
+            for m in steps:
+                cur = params.get(k)
+                if cur is None:
+                    continue
+                v = min(hi, max(lo, cur * m))
+                if v == cur:
+                    continue
+                trial = dict(params, **{k: v})
+                mape, s = run(a.tandem, a.csv, a.gpu_type, trial)
+                if mape < best - 0.01:
+                    best, params, summary, improved = mape, trial, s, True
+                    print(f"  {k}={v:.4g}: MAPE {mape:.2f}%", flush=True)
+        if not improved:
+            break
+    print(json.dumps({"gpu_type": a.gpu_type, "mape_pct": best, "params": params,
+                      "summary": summary}, indent=1))
+
+if __name__ == "__main__":
+    main()
