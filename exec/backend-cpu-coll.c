@@ -285,8 +285,6 @@ cpu_collective (ExecBackend *base, ExecStream *stream, ExecGroup *group, const E
                 ExecSample *out, GError **error)
 {
   CpuBackend *b = cpu_backend (base);
-  CpuStream *s = (CpuStream *) stream;
-  CpuGroup *g = (CpuGroup *) group;
   double t0 = cpu_now (b);
   if (out)
     out->start_s = out->end_s = t0;
@@ -301,6 +299,8 @@ cpu_collective (ExecBackend *base, ExecStream *stream, ExecGroup *group, const E
       return TRUE;
     }
 #if HAVE_MPI
+  CpuStream *s = (CpuStream *) stream;
+  CpuGroup *g = (CpuGroup *) group;
   CpuOp *cop = g_new0 (CpuOp, 1);
   cop->name = exec_coll_name (op->kind);
   cop->group = g_strdup (group->name);
@@ -312,18 +312,14 @@ cpu_collective (ExecBackend *base, ExecStream *stream, ExecGroup *group, const E
   int rc = post (g, op, cop->req, &cop->n_req, &call);
   if (rc != MPI_SUCCESS)
     {
-      g_mutex_unlock (&b->lock);
       g_autofree char *what = g_strdup_printf ("%s on group '%s'", cop->name, group->name);
-      cpu_mpi_error (error, rc, call, what);
+      cpu_mpi_error (error, rc, call, what);   /* MPI_Error_string: under the lock too */
       /* a half-posted SEND_RECV keeps its receive outstanding on the stream */
-      if (cop->n_req == 2 || cop->req[0] == MPI_REQUEST_NULL)
+      if (cop->req[0] == MPI_REQUEST_NULL)
         cpu_op_free (cop);
       else
-        {
-          g_mutex_lock (&b->lock);
-          cpu_stream_push (b, s, cop);
-          g_mutex_unlock (&b->lock);
-        }
+        cpu_stream_push (b, s, cop);
+      g_mutex_unlock (&b->lock);
       return FALSE;
     }
   cpu_stream_push (b, s, cop);

@@ -79,6 +79,26 @@ void     cpu_op_free (CpuOp *op);
  * all); EXEC_ERROR_TIMEOUT after b->base.timeout_s. Takes the lock itself. */
 gboolean cpu_stream_wait (CpuBackend *b, CpuStream *s, guint64 seq, GError **error);
 
+/* backend-cpu-stream.c: the table's stream and event functions */
+gpointer    cpu_progress_main      (gpointer backend);          /* the progress thread */
+void        cpu_stream_destroy     (gpointer stream);           /* lock held */
+void        cpu_event_destroy      (gpointer event);            /* lock held */
+ExecStream *cpu_stream_new         (ExecBackend *b, ExecStreamKind kind, const char *name,
+                                    GError **error);
+void        cpu_stream_free        (ExecBackend *b, ExecStream *stream);
+gboolean    cpu_stream_synchronize (ExecBackend *b, ExecStream *stream, GError **error);
+ExecEvent  *cpu_event_new          (ExecBackend *b, GError **error);
+void        cpu_event_free         (ExecBackend *b, ExecEvent *event);
+gboolean    cpu_event_record       (ExecBackend *b, ExecEvent *event, ExecStream *stream,
+                                    GError **error);
+gboolean    cpu_event_wait         (ExecBackend *b, ExecStream *stream, ExecEvent *event,
+                                    GError **error);
+gboolean    cpu_event_synchronize  (ExecBackend *b, ExecEvent *event, GError **error);
+gboolean    cpu_event_query        (ExecBackend *b, ExecEvent *event, gboolean *done,
+                                    GError **error);
+gboolean    cpu_event_time         (ExecBackend *b, ExecEvent *event, double *time_s,
+                                    GError **error);
+
 /* backend-cpu-coll.c */
 ExecGroup *cpu_group_new    (ExecBackend *b, const char *name, int color, const int *members,
                              int n_members, GError **error);

@@ -1,11 +1,9 @@
-/* exec/backend-cpu.c - the CPU reference backend: OpenBLAS for GEMM, Open MPI for the
- * collectives (backend-cpu-coll.c), host memory for buffers.
+/* exec/backend-cpu.c - the CPU reference backend: OpenBLAS for GEMM, host memory for
+ * buffers, opening and closing MPI, and the ops table. Streams and events are in
+ * backend-cpu-stream.c, groups and collectives (Open MPI) in backend-cpu-coll.c.
  *
  * Compute runs synchronously on the calling thread, so a compute stream has nothing
- * outstanding. Communication is posted non-blocking; a stream keeps its outstanding
- * requests in issue order, an event is a position in that list, and waiting polls with
- * MPI_Test until the requests before the position are done or timeout_s has passed
- * (MPI_Wait could block forever on a dead or hung peer). */
+ * outstanding; communication is posted non-blocking and completes later. */
 #include "exec/backend-cpu-private.h"
 #include "exec/layers.h"
 
@@ -52,151 +50,6 @@ launched_by_mpi (void)
   return FALSE;
 }
 
-/* ---- progress ------------------------------------------------------------------------- */
-
-void
-cpu_op_free (CpuOp *op)
-{
-  g_free (op->group);
-  g_free (op);
-}
-
-static gboolean
-event_complete (const CpuEvent *e)
-{
-  if (!e->stream)
-    return TRUE;
-  const CpuOp *head = g_queue_peek_head ((GQueue *) &e->stream->pending);
-  return !head || head->seq >= e->seq;
-}
-
-void
-cpu_stream_progress (CpuBackend *b, CpuStream *s)
-{
-#if HAVE_MPI
-  for (GList *l = s->pending.head; l;)
-    {
-      GList *next = l->next;
-      CpuOp *op = l->data;
-      gboolean done = TRUE;
-      for (int r = 0; r < op->n_req; r++)
-        {
-          if (op->req[r] == MPI_REQUEST_NULL)
-            continue;
-          int flag = 0;
-          int rc = MPI_Test (&op->req[r], &flag, MPI_STATUS_IGNORE);
-          if (rc != MPI_SUCCESS)
-            {
-              if (!s->error)
-                {
-                  g_autofree char *what = g_strdup_printf ("%s on group '%s'", op->name,
-                                                           op->group);
-                  cpu_mpi_error (&s->error, rc, "MPI_Test", what);
-                }
-              op->req[r] = MPI_REQUEST_NULL;   /* dropped: the stream is failed */
-            }
-          else if (!flag)
-            done = FALSE;
-        }
-      if (done)
-        {
-          if (op->out)
-            op->out->end_s = cpu_now (b);
-          g_queue_delete_link (&s->pending, l);
-          cpu_op_free (op);
-        }
-      l = next;
-    }
-#endif
-  for (GList *l = s->events; l;)
-    {
-      GList *next = l->next;
-      CpuEvent *e = l->data;
-      if (event_complete (e))
-        {
-          e->time_s = cpu_now (b);
-          s->events = g_list_delete_link (s->events, l);
-        }
-      l = next;
-    }
-}
-
-void
-cpu_stream_push (CpuBackend *b, CpuStream *s, CpuOp *op)
-{
-  op->seq = s->n_issued++;
-  g_queue_push_tail (&s->pending, op);
-  g_cond_signal (&b->wake);
-}
-
-/* The progress thread: while anything is outstanding, test it every progress_us. */
-static gpointer
-progress_main (gpointer data)
-{
-  CpuBackend *b = data;
-  gulong period = (gulong) b->base.config.progress_us;
-  g_mutex_lock (&b->lock);
-  while (!b->stop)
-    {
-      gboolean busy = FALSE;
-      for (guint i = 0; i < b->streams->len; i++)
-        {
-          CpuStream *s = g_ptr_array_index (b->streams, i);
-          if (s->pending.length == 0)
-            continue;
-          cpu_stream_progress (b, s);
-          busy |= s->pending.length > 0;
-        }
-      if (!busy)
-        {
-          g_cond_wait (&b->wake, &b->lock);
-          continue;
-        }
-      g_mutex_unlock (&b->lock);
-      g_usleep (period);
-      g_mutex_lock (&b->lock);
-    }
-  g_mutex_unlock (&b->lock);
-  return NULL;
-}
-
-gboolean
-cpu_stream_wait (CpuBackend *b, CpuStream *s, guint64 seq, GError **error)
-{
-  double deadline = cpu_now (b) + b->base.timeout_s;
-  gulong nap_us = 1;
-  g_mutex_lock (&b->lock);
-  for (;;)
-    {
-      cpu_stream_progress (b, s);
-      if (s->error)
-        {
-          g_propagate_error (error, g_error_copy (s->error));
-          g_mutex_unlock (&b->lock);
-          return FALSE;
-        }
-      CpuOp *head = g_queue_peek_head (&s->pending);
-      if (!head || head->seq >= seq)
-        break;
-      if (cpu_now (b) >= deadline)
-        {
-          g_set_error (error, EXEC_ERROR, EXEC_ERROR_TIMEOUT,
-                       "%s on group '%s' (%d ranks, stream '%s') timed out after %g s: a "
-                       "peer did not take part (missing, hung or dead)", head->name,
-                       head->group, head->group_size, s->base.name, b->base.timeout_s);
-          b->stuck = TRUE;
-          g_mutex_unlock (&b->lock);
-          return FALSE;
-        }
-      /* back off from spinning to 1 ms naps: ranks may share cores (oversubscribed) */
-      g_mutex_unlock (&b->lock);
-      g_usleep (nap_us);
-      nap_us = MIN (nap_us * 2, 1000);
-      g_mutex_lock (&b->lock);
-    }
-  g_mutex_unlock (&b->lock);
-  return TRUE;
-}
 
 /* ---- buffers -------------------------------------------------------------------------- */
 
@@ -268,197 +121,6 @@ cpu_buffer_download (ExecBackend *b, void *dst, const ExecBuffer *src, gsize off
   return TRUE;
 }
 
-/* ---- streams and events --------------------------------------------------------------- */
-
-static void
-stream_destroy (gpointer data)
-{
-  CpuStream *s = data;
-  CpuBackend *b = cpu_backend (s->base.backend);
-  for (guint i = 0; i < b->events->len; i++)
-    {
-      CpuEvent *e = g_ptr_array_index (b->events, i);
-      if (e->stream == s)
-        e->stream = NULL;
-    }
-  g_list_free (s->events);
-  /* Requests still outstanding here (only after a timeout) cannot be freed: MPI forbids
-   * MPI_Request_free on a non-blocking collective. They are abandoned. */
-  g_queue_clear_full (&s->pending, (GDestroyNotify) cpu_op_free);
-  g_clear_error (&s->error);
-  g_free (s->base.name);
-  g_free (s);
-}
-
-static ExecStream *
-cpu_stream_new (ExecBackend *base, ExecStreamKind kind, const char *name, GError **error)
-{
-  CpuBackend *b = cpu_backend (base);
-  CpuStream *s = g_new0 (CpuStream, 1);
-  s->base.backend = base;
-  s->base.kind = kind;
-  s->base.name = g_strdup (name ? name : kind == EXEC_STREAM_COMPUTE ? "compute" : "comm");
-  g_queue_init (&s->pending);
-  g_mutex_lock (&b->lock);
-  g_ptr_array_add (b->streams, s);
-  g_mutex_unlock (&b->lock);
-  return &s->base;
-}
-
-static void
-cpu_stream_free (ExecBackend *base, ExecStream *stream)
-{
-  CpuBackend *b = cpu_backend (base);
-  CpuStream *s = (CpuStream *) stream;
-  if (!s)
-    return;
-  g_mutex_lock (&b->lock);
-  cpu_stream_progress (b, s);
-  if (s->pending.length == 0)     /* else close abandons it */
-    g_ptr_array_remove_fast (b->streams, s);
-  g_mutex_unlock (&b->lock);
-}
-
-static gboolean
-cpu_stream_synchronize (ExecBackend *base, ExecStream *stream, GError **error)
-{
-  if (!cpu_stream_wait (cpu_backend (base), (CpuStream *) stream, G_MAXUINT64, error))
-    {
-      g_prefix_error (error, "synchronizing stream '%s': ", stream->name);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static void
-event_detach (CpuEvent *e)
-{
-  if (e->stream)
-    e->stream->events = g_list_remove (e->stream->events, e);
-  e->stream = NULL;
-}
-
-static void
-event_destroy (gpointer data)
-{
-  CpuEvent *e = data;
-  event_detach (e);
-  g_free (e);
-}
-
-static ExecEvent *
-cpu_event_new (ExecBackend *base, GError **error)
-{
-  CpuBackend *b = cpu_backend (base);
-  CpuEvent *e = g_new0 (CpuEvent, 1);
-  e->base.backend = base;
-  e->time_s = 0;
-  g_mutex_lock (&b->lock);
-  g_ptr_array_add (b->events, e);
-  g_mutex_unlock (&b->lock);
-  return &e->base;
-}
-
-static void
-cpu_event_free (ExecBackend *base, ExecEvent *event)
-{
-  CpuBackend *b = cpu_backend (base);
-  if (!event)
-    return;
-  g_mutex_lock (&b->lock);
-  g_ptr_array_remove_fast (b->events, event);
-  g_mutex_unlock (&b->lock);
-}
-
-static gboolean
-cpu_event_record (ExecBackend *base, ExecEvent *event, ExecStream *stream, GError **error)
-{
-  CpuBackend *b = cpu_backend (base);
-  CpuEvent *e = (CpuEvent *) event;
-  CpuStream *s = (CpuStream *) stream;
-  g_mutex_lock (&b->lock);
-  event_detach (e);
-  e->stream = s;
-  e->seq = s->n_issued;
-  e->time_s = -1;
-  s->events = g_list_append (s->events, e);
-  cpu_stream_progress (b, s);     /* stamps it now when nothing is outstanding */
-  g_mutex_unlock (&b->lock);
-  return TRUE;
-}
-
-static gboolean
-event_wait_host (CpuBackend *b, CpuEvent *e, GError **error)
-{
-  g_mutex_lock (&b->lock);
-  CpuStream *s = e->stream;
-  guint64 seq = e->seq;
-  g_mutex_unlock (&b->lock);
-  if (s && !cpu_stream_wait (b, s, seq, error))
-    return FALSE;
-  g_mutex_lock (&b->lock);
-  if (e->stream)
-    cpu_stream_progress (b, e->stream);   /* stamps the event */
-  g_mutex_unlock (&b->lock);
-  return TRUE;
-}
-
-/* Compute on the CPU runs when issued, so "later work waits" means the host waits. */
-static gboolean
-cpu_event_wait (ExecBackend *base, ExecStream *stream, ExecEvent *event, GError **error)
-{
-  if (!event_wait_host (cpu_backend (base), (CpuEvent *) event, error))
-    {
-      g_prefix_error (error, "stream '%s' waiting for an event: ", stream->name);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static gboolean
-cpu_event_synchronize (ExecBackend *base, ExecEvent *event, GError **error)
-{
-  return event_wait_host (cpu_backend (base), (CpuEvent *) event, error);
-}
-
-static gboolean
-cpu_event_query (ExecBackend *base, ExecEvent *event, gboolean *done, GError **error)
-{
-  CpuBackend *b = cpu_backend (base);
-  CpuEvent *e = (CpuEvent *) event;
-  gboolean ok = TRUE;
-  g_mutex_lock (&b->lock);
-  if (e->stream)
-    {
-      cpu_stream_progress (b, e->stream);
-      if (e->stream->error)
-        {
-          g_propagate_error (error, g_error_copy (e->stream->error));
-          ok = FALSE;
-        }
-    }
-  *done = event_complete (e);
-  g_mutex_unlock (&b->lock);
-  return ok;
-}
-
-static gboolean
-cpu_event_time (ExecBackend *base, ExecEvent *event, double *time_s, GError **error)
-{
-  CpuBackend *b = cpu_backend (base);
-  CpuEvent *e = (CpuEvent *) event;
-  g_mutex_lock (&b->lock);
-  double t = e->time_s;
-  g_mutex_unlock (&b->lock);
-  if (t < 0)
-    {
-      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
-                   "event time asked before the event completed (synchronize it first)");
-      return FALSE;
-    }
-  *time_s = t;
-  return TRUE;
-}
 
 /* ---- GEMM ----------------------------------------------------------------------------- */
 
@@ -541,15 +203,19 @@ cpu_close (ExecBackend *base)
         clean = FALSE;
     }
   g_mutex_lock (&b->lock);
-  g_ptr_array_unref (b->events);       /* before the streams they point into */
-  b->events = g_ptr_array_new ();
-  g_ptr_array_unref (b->streams);
-  g_ptr_array_unref (b->buffers);
+  g_clear_pointer (&b->events, g_ptr_array_unref);   /* before the streams they point into */
+  g_clear_pointer (&b->streams, g_ptr_array_unref);
+  g_clear_pointer (&b->buffers, g_ptr_array_unref);
   for (guint i = 0; i < b->groups->len; i++)
-    if (clean)
-      cpu_group_destroy (b, g_ptr_array_index (b->groups, i));
-  g_ptr_array_unref (b->groups);
-  g_ptr_array_unref (b->events);
+    {
+      CpuGroup *g = g_ptr_array_index (b->groups, i);
+#if HAVE_MPI
+      if (!clean)
+        g->comm = MPI_COMM_NULL;   /* abandoned with its outstanding requests */
+#endif
+      cpu_group_destroy (b, g);
+    }
+  g_clear_pointer (&b->groups, g_ptr_array_unref);
 #if HAVE_MPI
   /* MPI_Finalize waits for outstanding communication, which after a timeout may never
    * come: then leave MPI as it is and let the launcher see the failure. */
@@ -572,7 +238,11 @@ cpu_abort (ExecBackend *base, int code)
 #if HAVE_MPI
   CpuBackend *b = cpu_backend (base);
   if (b->use_mpi)
-    MPI_Abort (b->world, code);
+    {
+      g_mutex_lock (&b->lock);   /* not while the progress thread is inside MPI */
+      MPI_Abort (b->world, code);
+      g_mutex_unlock (&b->lock);
+    }
 #endif
   /* without MPI there are no other ranks to end: return to the caller */
 }
@@ -643,8 +313,8 @@ cpu_open (const ExecConfig *config, GError **error)
   g_mutex_init (&b->lock);
   g_cond_init (&b->wake);
   b->buffers = g_ptr_array_new_with_free_func (buffer_destroy);
-  b->streams = g_ptr_array_new_with_free_func (stream_destroy);
-  b->events = g_ptr_array_new_with_free_func (event_destroy);
+  b->streams = g_ptr_array_new_with_free_func (cpu_stream_destroy);
+  b->events = g_ptr_array_new_with_free_func (cpu_event_destroy);
   b->groups = g_ptr_array_new ();
 
 #if EXEC_HAVE_OPENBLAS_THREADS
@@ -670,7 +340,7 @@ cpu_open (const ExecConfig *config, GError **error)
 #endif
     }
   if (b->use_mpi && c->progress_us > 0)
-    b->progress = g_thread_new ("exec-progress", progress_main, b);
+    b->progress = g_thread_new ("exec-progress", cpu_progress_main, b);
   return &b->base;
 }
 

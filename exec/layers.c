@@ -121,12 +121,15 @@ rope_apply (float *x, const int *pos, int B, int T, int H, int D, float theta, f
 {
   int half = D / 2;
   float *cs = g_new (float, 2 * (gsize) half);
+  double *inv_freq = g_new (double, half);
+  for (int i = 0; i < half; i++)
+    inv_freq[i] = pow (theta, -2.0 * i / D);
   for (int t = 0; t < T; t++)
     {
       double p = pos ? pos[t] : t;
       for (int i = 0; i < half; i++)
         {
-          double angle = p * pow (theta, -2.0 * i / D);
+          double angle = p * inv_freq[i];
           cs[2 * i] = (float) cos (angle);
           cs[2 * i + 1] = sign * (float) sin (angle);
         }
@@ -142,6 +145,7 @@ rope_apply (float *x, const int *pos, int B, int T, int H, int D, float theta, f
               }
           }
     }
+  g_free (inv_freq);
   g_free (cs);
 }
 

@@ -43,6 +43,9 @@ typedef struct {
   double grad_bytes_per_param;
   /* blocks */
   guint32 blk[32];
+  guint32 blk_chunk[32];  /* the same blocks on 1/tp_chunks of the tokens */
+  int     tp_chunks;      /* > 1: TP communication overlapped chunk by chunk */
+  guint64 q_div;          /* queries of a block divided by this (chunked blocks) */
   /* pipeline peers: send task ids keyed by (backward, mb, model chunk) */
   gint32 *send_of;
   int     n_model_chunks;
@@ -216,7 +219,7 @@ build_blocks (Builder *bd)
   bd->blk[B_EMBED_B] = add_block (bd, PROG_BLOCK_EMBED, PROG_PHASE_BACKWARD, "embed_bwd", ops, 0);
 
   /* attention pieces (forward) */
-  guint64 s_q = bd->s / bd->c, s_kv = bd->s;
+  guint64 s_q = bd->s / bd->c / bd->q_div, s_kv = bd->s;
 #define ATTN_PRE_OPS() G_STMT_START {                                   \
     elem (ops, "attn_norm", norm, tsp * h, 5);                          \
     gemm (ops, "qkv", tok, (a + 2 * kv) * d, h);                        \
@@ -239,7 +242,8 @@ build_blocks (Builder *bd)
                                      ops, mf);
   /* Ulysses (a2a) turns the rank's s/c queries x a heads into s queries x a/c heads */
   if (bd->plan->cp_comm == PLAN_CP_A2A && bd->c > 1)
-    attention (bd, ops, "attn_core", 1.0, a / bd->c, MAX (kv / bd->c, 1), bd->s, bd->s);
+    attention (bd, ops, "attn_core", 1.0, a / bd->c, MAX (kv / bd->c, 1), bd->s / bd->q_div,
+               bd->s);
   else
     attention (bd, ops, "attn_core", 1.0, a, kv, s_q, s_kv);
   mf = matmul_flops (ops);
@@ -410,6 +414,36 @@ tp_after (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 dep
                PLAN_AXIS_TP, bd->act_bytes, phase, mb, chunk, layer, dep, -1);
 }
 
+/* A compute block with its TP collectives overlapped (--tp-comm-overlap, Transformer
+ * Engine's userbuffers): the block runs as tp_chunks pieces of the tokens; with sequence
+ * parallelism the all-gathers of every piece are issued first, each piece computes once
+ * its input has arrived, and each piece's reduce-scatter (or all-reduce) leaves as soon as
+ * the piece is done, so the communication hides behind the next piece. Returns the last
+ * collective, which the next block waits for. */
+static gint32
+tp_overlapped (Builder *bd, int which, ProgPhase phase, int mb, int chunk, int layer,
+               gint32 prev, gint32 extra_dep)
+{
+  int n = bd->tp_chunks;
+  double bytes = bd->act_bytes / n;
+  gboolean sp = bd->plan->sequence_parallel;
+  gint32 ag[16];
+  for (int i = 0; i < n; i++)
+    ag[i] = sp ? coll (bd, PROG_STREAM_TP, PROG_COMM_TP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP,
+                       bytes, phase, mb, chunk, layer, prev, -1)
+               : prev;
+  gint32 last = prev;
+  for (int i = 0; i < n; i++)
+    {
+      gint32 c = compute (bd, bd->blk_chunk[which], mb, chunk, layer, ag[i],
+                          i == 0 ? extra_dep : -1);
+      last = coll (bd, PROG_STREAM_TP, PROG_COMM_TP,
+                   sp ? PLAN_COLL_REDUCE_SCATTER : PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, bytes,
+                   phase, mb, chunk, layer, c, -1);
+    }
+  return last;
+}
+
 /* The attention of one layer, forward or backward (or a recomputed forward). */
 static gint32
 attn_part (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, int layer,
@@ -539,7 +573,22 @@ forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain
     ag = param_gather (bd, phase, mb, chunk, layer, ch->done[1]);
   else if (bd->param_ag_of_layer[layer] >= 0 && mb == 0 && phase == PROG_PHASE_FORWARD)
     ag = bd->param_ag_of_layer[layer];
-  gint32 x = tp_before (bd, phase, mb, chunk, layer, ch->last_compute);
+  gint32 x;
+  if (bd->tp_chunks > 1)
+    {
+      x = bd->c > 1 ? tp_after (bd, phase, mb, chunk, layer,
+                                attn_part (bd, FALSE, phase, mb, chunk, layer,
+                                           tp_before (bd, phase, mb, chunk, layer,
+                                                      ch->last_compute), ag))
+                    : tp_overlapped (bd, B_ATTN_F, phase, mb, chunk, layer, ch->last_compute,
+                                     ag);
+      x = tp_overlapped (bd, B_MLP_F, phase, mb, chunk, layer, x, -1);
+      ch->done[1] = ch->done[0];
+      ch->done[0] = x;
+      ch->last_compute = x;
+      return;
+    }
+  x = tp_before (bd, phase, mb, chunk, layer, ch->last_compute);
   x = attn_part (bd, FALSE, phase, mb, chunk, layer, x, ag);
   x = tp_after (bd, phase, mb, chunk, layer, x);
   x = tp_before (bd, phase, mb, chunk, layer, x);
@@ -568,14 +617,31 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
   else if (bd->plan->recompute == PLAN_RECOMPUTE_SELECTIVE)
     ch->last_compute = compute (bd, bd->blk[B_RECOMP_ATTN_CORE], mb, chunk, layer,
                                 ch->last_compute, -1);
-  gint32 x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, ch->last_compute);
-  x = compute (bd, bd->blk[B_MLP_B], mb, chunk, layer, x, ag);
-  x = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
-  x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
-  x = attn_part (bd, TRUE, PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1);
+  gint32 x, after;
+  if (bd->tp_chunks > 1)
+    {
+      x = tp_overlapped (bd, B_MLP_B, PROG_PHASE_BACKWARD, mb, chunk, layer,
+                         ch->last_compute, ag);
+      if (bd->c > 1)
+        {
+          x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
+          x = attn_part (bd, TRUE, PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1);
+          after = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
+        }
+      else
+        x = after = tp_overlapped (bd, B_ATTN_B, PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1);
+    }
+  else
+    {
+      x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, ch->last_compute);
+      x = compute (bd, bd->blk[B_MLP_B], mb, chunk, layer, x, ag);
+      x = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
+      x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
+      x = attn_part (bd, TRUE, PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1);
+      after = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
+    }
   ch->done[1] = ch->done[0];
   ch->done[0] = x;
-  gint32 after = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
   if (zero3 (bd))
     {
       /* gradients of a sharded layer are reduce-scattered after every micro-batch */
@@ -933,7 +999,26 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   bd.head_params_local = (double) (mp.output_head ? mp.output_head : 0) / bd.t
                          + (double) mp.final_norm;
 
+  bd.q_div = 1;
   build_blocks (&bd);
+  /* Transformer Engine overlaps TP communication with the GEMMs in pieces; 4 pieces per
+   * block (U: TE's userbuffers split ring exchanges per TP rank; we keep the count small
+   * and fixed so the program stays compact). */
+  bd.tp_chunks = plan->tp_comm_overlap && bd.t > 1 ? 4 : 1;
+  if (bd.tp_chunks > 1)
+    {
+      guint32 full[32];
+      memcpy (full, bd.blk, sizeof full);
+      guint64 tok = bd.tok, tok_sp = bd.tok_sp, s_tokens = bd.s;
+      bd.tok /= (guint64) bd.tp_chunks;
+      bd.tok_sp = MAX (bd.tok_sp / (guint64) bd.tp_chunks, 1);
+      bd.q_div = (guint64) bd.tp_chunks;
+      build_blocks (&bd);
+      bd.q_div = 1;
+      memcpy (bd.blk_chunk, bd.blk, sizeof full);
+      memcpy (bd.blk, full, sizeof full);
+      bd.tok = tok, bd.tok_sp = tok_sp, bd.s = s_tokens;
+    }
   for (int s = 0; s < plan->pp; s++)
     {
       bd.stage = s;

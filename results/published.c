@@ -386,6 +386,9 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * the same with its prefetching. */
   p->overlap_grad_reduce = TRUE;
   p->overlap_param_gather = TRUE;
+  /* TP communication overlap only where the source says so (Megatron-LM README H100
+   * table: "--tp-comm-overlap") */
+  p->tp_comm_overlap = strstr (get (csv, row, "notes"), "tp-comm-overlap") != NULL;
 
   g_autoptr (GError) error = NULL;
   if (!plan_resolve (p, c->model, c->cluster, &error))

@@ -72,7 +72,8 @@
  * | CP communication          | all-gather when notes say "all-gather based CP" or "K/V      |
  * |                           |   all-gathered" (Llama 3), else Megatron's p2p ring          |
  * | overlap                   | overlap_grad_reduce and overlap_param_gather on (Megatron /  |
- * |                           |   NeMo benchmarks run with them; FSDP prefetches likewise)   |
+ * |                           |   NeMo benchmarks run with them; FSDP prefetches likewise);  |
+ * |                           |   tp_comm_overlap only when the notes say --tp-comm-overlap  |
  * | plan_resolve refuses      | skipped with plan_resolve's message                          |
  *
  * Measured step time, first that applies (recorded in measured_source):

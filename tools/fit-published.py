@@ -19,6 +19,8 @@ KNOBS = {  # name: (low, high, multiplicative steps)
     "launch_overhead_us": (1.0, 40.0, [0.5, 0.75, 1.5, 2.0]),
     "comm_compute_slowdown": (0.0, 0.5, [0.5, 0.75, 1.5, 2.0]),
     "net_efficiency": (0.3, 0.98, [0.8, 0.9, 1.05, 1.1]),
+    "small_k_half": (32.0, 2048.0, [0.5, 0.75, 1.5, 2.0]),
+    "gemm_fp8_efficiency": (0.3, 0.75, [0.9, 0.95, 1.05, 1.1]),
 }
 
 def run(tandem, csv, gpu, params):
@@ -37,12 +39,23 @@ def main():
     ap.add_argument("--start", nargs="*", default=[])
     ap.add_argument("--knobs", default=",".join(KNOBS))
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--max", nargs="*", default=[],
+                    help="KEY=VALUE upper bounds, e.g. gemm_efficiency=0.803 (the MAMF)")
+    ap.add_argument("--min", nargs="*", default=[], help="KEY=VALUE lower bounds")
     a = ap.parse_args()
     params = {}
     for kv in a.start:
         k, v = kv.split("=")
         params[k] = float(v)
     knobs = a.knobs.split(",")
+    for kv in a.max:
+        k, v = kv.split("=")
+        lo, _, steps = KNOBS[k]
+        KNOBS[k] = (lo, float(v), steps)
+    for kv in a.min:
+        k, v = kv.split("=")
+        _, hi, steps = KNOBS[k]
+        KNOBS[k] = (float(v), hi, steps)
     best, summary = run(a.tandem, a.csv, a.gpu_type, params)
     print(f"start MAPE {best:.2f}% {params}", flush=True)
     for rnd in range(a.rounds):

@@ -212,6 +212,36 @@ test_overlap_from_dependencies (void)
   g_assert_cmpfloat (exposed[1], <, 0.5 * exposed[0]);
 }
 
+/* --tp-comm-overlap splits each TP block into pieces whose collectives overlap the next
+ * piece: the same TP bytes move (4 pieces of a quarter each), but far less of the time
+ * is exposed. */
+static void
+test_tp_comm_overlap (void)
+{
+  double exposed[2], busy[2];
+  guint tasks[2];
+  for (int overlap = 0; overlap < 2; overlap++)
+    {
+      Case c;
+      case_init (&c, "llama3-70b");
+      c.plan.world_size = 8;
+      c.plan.tp = 8;
+      c.plan.sequence_parallel = TRUE;
+      c.plan.global_batch = 1;
+      c.plan.seq_length = 8192;
+      c.plan.tp_comm_overlap = overlap;
+      g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+      exposed[overlap] = p->result->exposed_comm_s[PROG_COMM_TP];
+      busy[overlap] = p->result->comm_s[PROG_COMM_TP];
+      tasks[overlap] = p->program->tasks->len;
+      case_clear (&c);
+    }
+  /* per layer and direction: 2 blocks x (4 pieces + 8 collectives) instead of 2 x 3 */
+  g_assert_cmpuint (tasks[1], >, 3 * tasks[0]);
+  g_assert_cmpfloat (busy[1], >=, busy[0]);          /* more latency terms, same bytes */
+  g_assert_cmpfloat (exposed[1], <, 0.5 * exposed[0]);
+}
+
 /* A run is a pure function of its inputs. */
 static void
 test_deterministic (void)
@@ -334,6 +364,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/interleaved-odd-counts", test_interleaved_odd_counts);
   g_test_add_func ("/sim/simulate/compute-bound-dp", test_compute_bound_dp);
   g_test_add_func ("/sim/simulate/overlap-from-dependencies", test_overlap_from_dependencies);
+  g_test_add_func ("/sim/simulate/tp-comm-overlap", test_tp_comm_overlap);
   g_test_add_func ("/sim/simulate/deterministic", test_deterministic);
   g_test_add_func ("/sim/simulate/program-variants", test_program_variants);
   g_test_add_func ("/sim/simulate/program-flops", test_program_flops);
