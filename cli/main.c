@@ -18,6 +18,7 @@ static const CliCommand commands[] = {
   { "predict", cli_cmd_predict, "predict [plan flags] [--trace F] [--db F]: simulate one step" },
   { "runs",   cli_cmd_runs,   "runs [--db F]: list stored predictions and measurements" },
   { "validate", cli_cmd_validate, "validate FILE.csv [--json] [--db F]: predict published runs, report errors" },
+  { "calibrate", cli_cmd_calibrate, "calibrate [--quick] [--out F] [--import-nccl-tests F]: measure this machine (mpirun for collectives)" },
 };
 
 static void

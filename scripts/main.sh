@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Builds tandem and runs its main job: the seed cluster and the memory of Llama-3 405B
-# under the Llama 3 plan (TP8 PP16 DP128 on 16,384 H100s, seq 8192, global batch 2048).
+# Builds tandem and runs its main job: a prediction of one training step of Llama-3 405B
+# on the h100-24k cluster under the Llama 3 plan (TP8 PP16 DP128 on 16,384 H100s, seq
+# 8192, global batch 2048, interleaved 1F1B with 2 chunks per rank and one layer fewer on
+# the first and last stage), with its Perfetto trace written to llama3-405b-trace.json
+# and the prediction stored in tandem.db.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-tandem=build/cli/tandem
-"$tandem" show cluster h100-24k
-echo
-"$tandem" memory --model llama3-405b --cluster h100-24k --gpus 16384 \
-  --tp 8 --pp 16 --sequence-parallel --seq-length 8192 --global-batch-size 2048 \
-  --decoder-first-pipeline-num-layers 7 --decoder-last-pipeline-num-layers 7 \
-  --sharding zero2 "$@"
+build/cli/tandem predict --model llama3-405b --cluster h100-24k --gpus 16384 \
+  --tp 8 --pp 16 --vpp 2 --sequence-parallel --seq-length 8192 --global-batch-size 2048 \
+  --decoder-first-pipeline-num-layers 3 --decoder-last-pipeline-num-layers 3 \
+  --sharding zero2 --overlap-grad-reduce --overlap-param-gather --rank-order tp-cp-ep-pp-dp \
+  --trace llama3-405b-trace.json "$@"

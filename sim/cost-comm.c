@@ -3,6 +3,8 @@
  * is precomputed here in sim_cost_comm_init so a query is O(1). */
 #include "sim/cost-private.h"
 
+#include <math.h>
+
 /* Per-step latency when a level gives none: NCCL Ring LL128 hwLat, 1.9 us on NVLink and
  * 4.0 us on the network, V [NCCL-tuning] (the protocol the presets choose). */
 #define FALLBACK_NVLINK_ALPHA_S 1.9e-6
@@ -31,6 +33,135 @@ level_Bps (const SimCost *c, guint l)
   /* no level figure: the device's NICs */
   return c->cluster->nic_Bps * MAX (c->cluster->nics_per_device, 1) * c->opts.net_efficiency;
 }
+
+/* ---- measured curves (cluster->profile; sim/cost.h) ------------------------------------ */
+
+void
+sim_cost_curve_free (gpointer data)
+{
+  SimCostCurve *cv = data;
+  g_free (cv->log_bytes);
+  g_free (cv->log_busbw);
+  g_free (cv);
+}
+
+static int
+cmp_coll_bytes (gconstpointer a, gconstpointer b)
+{
+  const TopoProfileColl *x = *(const TopoProfileColl *const *) a;
+  const TopoProfileColl *y = *(const TopoProfileColl *const *) b;
+  return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+/* One curve per (collective, ranks >= 2) of the profile. */
+static void
+curves_init (SimCost *c)
+{
+  const TopoProfile *prof = c->cluster->profile;
+  c->curves = g_ptr_array_new_with_free_func (sim_cost_curve_free);
+  if (prof == NULL)
+    return;
+  for (guint i = 0; i < prof->colls->len; i++)
+    {
+      const TopoProfileColl *r = &g_array_index (prof->colls, TopoProfileColl, i);
+      PlanColl coll;
+      if (r->ranks < 2 || !plan_coll_parse (r->coll, &coll))
+        continue;
+      gboolean seen = FALSE;
+      for (guint j = 0; j < c->curves->len && !seen; j++)
+        {
+          const SimCostCurve *cv = g_ptr_array_index (c->curves, j);
+          seen = cv->coll == coll && cv->ranks == (int) r->ranks;
+        }
+      if (seen)
+        continue;
+      /* the rows of this curve, by size (the profile keeps sizes distinct) */
+      g_autoptr (GPtrArray) pts = g_ptr_array_new ();
+      for (guint j = i; j < prof->colls->len; j++)
+        {
+          const TopoProfileColl *q = &g_array_index (prof->colls, TopoProfileColl, j);
+          if (q->ranks == r->ranks && g_str_equal (q->coll, r->coll))
+            g_ptr_array_add (pts, (gpointer) q);
+        }
+      g_ptr_array_sort (pts, cmp_coll_bytes);
+      SimCostCurve *cv = g_new0 (SimCostCurve, 1);
+      cv->coll = coll;
+      cv->ranks = (int) r->ranks;
+      cv->log_bytes = g_new (double, pts->len);
+      cv->log_busbw = g_new (double, pts->len);
+      const double f = plan_coll_bus_factor (coll, cv->ranks);
+      double t_prev = 0;
+      for (guint j = 0; j < pts->len; j++)
+        {
+          const TopoProfileColl *q = g_ptr_array_index (pts, j);
+          if (cv->n > 0 && log (q->bytes) <= cv->log_bytes[cv->n - 1])
+            continue;
+          /* more bytes never cost less time (sim/cost.h contract) */
+          const double t = MAX (q->time_s, t_prev);
+          t_prev = t;
+          if (cv->n == 0)
+            cv->latency_s = t;
+          cv->log_bytes[cv->n] = log (q->bytes);
+          cv->log_busbw[cv->n] = log (q->bytes * f / t);
+          cv->n++;
+        }
+      g_ptr_array_add (c->curves, cv);
+    }
+}
+
+/* The curve of `coll` measured on the group size nearest n (in ln n; the larger on
+ * ties), or NULL. */
+static const SimCostCurve *
+nearest_curve (const SimCost *c, PlanColl coll, int n)
+{
+  const SimCostCurve *best = NULL;
+  double best_d = G_MAXDOUBLE;
+  for (guint i = 0; i < c->curves->len; i++)
+    {
+      const SimCostCurve *cv = g_ptr_array_index (c->curves, i);
+      if (cv->coll != coll)
+        continue;
+      const double d = fabs (log ((double) cv->ranks) - log ((double) MAX (n, 1)));
+      if (d < best_d - 1e-12 || (fabs (d - best_d) <= 1e-12 && cv->ranks > best->ranks))
+        {
+          best = cv;
+          best_d = d;
+        }
+    }
+  return best;
+}
+
+/* busbw at `bytes`: ln busbw linear in ln bytes between sizes, held outside. */
+static double
+curve_busbw (const SimCostCurve *cv, double bytes)
+{
+  const double x = log (bytes);
+  if (x <= cv->log_bytes[0])
+    return exp (cv->log_busbw[0]);
+  if (x >= cv->log_bytes[cv->n - 1])
+    return exp (cv->log_busbw[cv->n - 1]);
+  guint lo = 0, hi = cv->n - 1;   /* log_bytes[lo] <= x < log_bytes[hi] */
+  while (hi - lo > 1)
+    {
+      const guint mid = (lo + hi) / 2;
+      if (cv->log_bytes[mid] <= x)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  const double w = (x - cv->log_bytes[lo]) / (cv->log_bytes[hi] - cv->log_bytes[lo]);
+  return exp (cv->log_busbw[lo] + w * (cv->log_busbw[hi] - cv->log_busbw[lo]));
+}
+
+/* t = max (latency, S x bus_factor(n) / busbw(S)) */
+static double
+curve_time (const SimCostCurve *cv, PlanColl coll, int n, double bytes)
+{
+  const double f = plan_coll_bus_factor (coll, n);
+  return MAX (cv->latency_s, bytes * f / curve_busbw (cv, bytes));
+}
+
+/* ---- the level model -------------------------------------------------------------------- */
 
 static double
 level_oversub (const SimCost *c, guint l)
@@ -72,6 +203,10 @@ group_init (SimCost *c, SimCostGroup *g, const PlanGroupInfo *info)
   const TopoDevice *dev = &cl->device;
   if (c->opts.use_nvls && dev->has_nvls && dev->nvls_busbw_Bps > 0 && g->span == 0)
     g->nvls_Bps = dev->nvls_busbw_Bps;
+
+  /* measured curves take precedence (sim/cost.h, hardware profile) */
+  for (int k = 0; k < PLAN_COLL_N; k++)
+    g->curve[k] = nearest_curve (c, (PlanColl) k, g->n);
 }
 
 void
@@ -79,6 +214,8 @@ sim_cost_comm_init (SimCost *c, const PlanLayout *layout)
 {
   const TopoCluster *cl = c->cluster;
   const guint n_levels = MIN (cl->n_levels, SIM_COST_MAX_LEVELS);
+  curves_init (c);
+  c->p2p_curve = nearest_curve (c, PLAN_COLL_SEND_RECV, 2);
   c->has_layout = layout != NULL;
   if (layout != NULL)
     for (int a = 0; a < PLAN_AXIS_N_GROUPS; a++)
@@ -120,6 +257,11 @@ sim_cost_busbw_Bps (const SimCost *c, PlanColl coll, PlanAxis axis)
   const SimCostGroup *g = group_of (c, axis);
   if (g == NULL || g->n <= 1)
     return 0.0;
+  if (g->curve[coll] != NULL)   /* measured: the largest size's busbw */
+    {
+      const SimCostCurve *cv = g->curve[coll];
+      return exp (cv->log_busbw[cv->n - 1]);
+    }
   if (uses_nvls (g, coll))
     return g->nvls_Bps;
   return coll == PLAN_COLL_ALL_TO_ALL ? g->a2a_Bps : g->ring_Bps;
@@ -132,6 +274,8 @@ sim_cost_latency_s (const SimCost *c, PlanColl coll, PlanAxis axis)
   const SimCostGroup *g = group_of (c, axis);
   if (g == NULL || g->n <= 1)
     return 0.0;
+  if (g->curve[coll] != NULL)
+    return g->curve[coll]->latency_s;
   if (uses_nvls (g, coll))
     return c->opts.nvls_latency_s;
   return c->opts.coll_base_latency_s + plan_coll_steps (coll, g->n) * g->alpha_s;
@@ -146,6 +290,8 @@ sim_cost_coll_s (const SimCost *c, PlanColl coll, PlanAxis axis, double bytes)
   const SimCostGroup *g = group_of (c, axis);
   if (g == NULL || g->n <= 1)
     return 0.0;
+  if (g->curve[coll] != NULL)
+    return curve_time (g->curve[coll], coll, g->n, bytes);
   const double busbw = sim_cost_busbw_Bps (c, coll, axis);
   return sim_cost_latency_s (c, coll, axis)
          + bytes * plan_coll_bus_factor (coll, g->n) / busbw;
@@ -158,6 +304,8 @@ sim_cost_p2p_s (const SimCost *c, guint64 dev_a, guint64 dev_b, double bytes)
   if (c->opts.free_comm || bytes <= 0 || dev_a == dev_b)
     return 0.0;
   g_return_val_if_fail (dev_a < c->cluster->n_devices && dev_b < c->cluster->n_devices, 0.0);
+  if (c->p2p_curve != NULL)
+    return curve_time (c->p2p_curve, PLAN_COLL_SEND_RECV, 2, bytes);
   guint l = topo_cluster_common_level (c->cluster, dev_a, dev_b);
   l = MIN (l, SIM_COST_MAX_LEVELS - 1);
   return c->opts.coll_base_latency_s + c->p2p_alpha_s[l] + bytes / c->p2p_Bps[l];

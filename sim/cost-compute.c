@@ -94,9 +94,56 @@ sim_cost_compute_init (SimCost *c)
   /* A device with neither bf16 nor fp16 (the loader requires a peak): use its best. */
   if (c->peak_flops[TOPO_DTYPE_BF16] <= 0 && c->peak_flops[TOPO_DTYPE_FP16] <= 0)
     c->peak_flops[TOPO_DTYPE_FP16] = any;
-  c->mem_Bps = dev->hbm_Bps * c->opts.mem_efficiency;
+  /* A profile's triad bandwidth replaces the nominal HBM figure (sim/cost.h). */
+  const TopoProfile *prof = c->cluster->profile;
+  const double mem_base = prof != NULL && prof->triad_Bps > 0 ? prof->triad_Bps : dev->hbm_Bps;
+  c->mem_Bps = mem_base * c->opts.mem_efficiency;
   c->vector_flops = dev->peak_flops[TOPO_DTYPE_FP32];
   c->sms = dev->sms;
+
+  /* the profile's GEMM shapes in log space, for the nearest-shape lookup */
+  if (prof != NULL && prof->gemm->len > 0)
+    {
+      c->prof_gemm_log = g_array_sized_new (FALSE, FALSE, sizeof (double), 3 * prof->gemm->len);
+      for (guint i = 0; i < prof->gemm->len; i++)
+        {
+          const TopoProfileGemm *g = &g_array_index (prof->gemm, TopoProfileGemm, i);
+          const double v[3] = { log ((double) g->m), log ((double) g->n), log ((double) g->k) };
+          g_array_append_vals (c->prof_gemm_log, v, 3);
+        }
+    }
+}
+
+/* Achieved FLOP/s of the profile's shape nearest to (m, n, k) in log space: among rows of
+ * `d` when there are some, else among all rows scaled by peak(d) / peak(row) (sim/cost.h).
+ * 0 without a profile. */
+static double
+profile_gemm_rate (const SimCost *c, double m, double n, double k, TopoDtype d)
+{
+  if (c->prof_gemm_log == NULL)
+    return 0.0;
+  const GArray *rows = c->cluster->profile->gemm;
+  const double q[3] = { log (MAX (m, 1.0)), log (MAX (n, 1.0)), log (MAX (k, 1.0)) };
+  gboolean same = FALSE;
+  for (guint i = 0; i < rows->len && !same; i++)
+    same = g_array_index (rows, TopoProfileGemm, i).dtype == d;
+  double best = G_MAXDOUBLE, rate = 0.0;
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const TopoProfileGemm *g = &g_array_index (rows, TopoProfileGemm, i);
+      if (same && g->dtype != d)
+        continue;
+      const double *p = &g_array_index (c->prof_gemm_log, double, 3 * i);
+      const double dist = (q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1])
+                          + (q[2] - p[2]) * (q[2] - p[2]);
+      if (dist < best)
+        {
+          best = dist;
+          const double from = c->peak_flops[g->dtype], to = c->peak_flops[d];
+          rate = g->flops_per_s * (!same && from > 0 && to > 0 ? to / from : 1.0);
+        }
+    }
+  return rate;
 }
 
 /* The tile a library uses along one dimension: the configured tile, or for a dimension
@@ -144,7 +191,11 @@ double
 sim_cost_gemm_efficiency (const SimCost *c, guint64 m, guint64 n, guint64 k, TopoDtype dtype)
 {
   g_return_val_if_fail (c != NULL, 0.0);
-  return gemm_efficiency (c, (double) m, (double) n, (double) k, resolve_dtype (c, dtype));
+  const TopoDtype d = resolve_dtype (c, dtype);
+  const double rate = profile_gemm_rate (c, (double) m, (double) n, (double) k, d);
+  if (rate > 0 && c->peak_flops[d] > 0)
+    return rate / c->peak_flops[d];
+  return gemm_efficiency (c, (double) m, (double) n, (double) k, d);
 }
 
 static double
@@ -163,6 +214,10 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d)
 {
   const double m = (double) op->m, n = (double) op->n, k = (double) op->k;
   const double flops = op->fwd_flops > 0 ? op->fwd_flops : 2.0 * m * n * k;
+  /* measured: the nearest shape's kernel rate, plus the launch (sim/cost.h) */
+  const double rate = profile_gemm_rate (c, m, n, k, d);
+  if (rate > 0)
+    return (flops > 0 ? flops / rate : 0.0) + c->opts.launch_overhead_s;
   const double eff = gemm_efficiency (c, m, n, k, d);
   /* fp8 GEMMs read fp8 A and B and write bf16 C (Transformer Engine). */
   const double ab = topo_dtype_bytes (d), cb = d == TOPO_DTYPE_FP8 ? 2.0 : ab;

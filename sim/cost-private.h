@@ -7,6 +7,17 @@ G_BEGIN_DECLS
 
 #define SIM_COST_MAX_LEVELS 8    /* = G_N_ELEMENTS (PlanGroupInfo.members_per_unit) */
 
+/* One (collective, ranks) of the cluster's measured profile, by message size: what
+ * sim_cost_coll_s interpolates (cost-comm.c). */
+typedef struct {
+  PlanColl coll;
+  int      ranks;       /* group size it was measured on (>= 2) */
+  guint    n;           /* sizes */
+  double  *log_bytes;   /* ln size, strictly ascending */
+  double  *log_busbw;   /* ln busbw (B/s) from the time, times made nondecreasing */
+  double   latency_s;   /* the smallest size's time: the floor of every message */
+} SimCostCurve;
+
 typedef struct {
   int     n;            /* members; <= 1 means no collective */
   guint   span;         /* outermost level crossed */
@@ -14,6 +25,7 @@ typedef struct {
   double  ring_Bps;     /* all-reduce / reduce-scatter / all-gather / ring step busbw */
   double  a2a_Bps;      /* all-to-all effective busbw */
   double  nvls_Bps;     /* NVLS all-reduce busbw, 0 when NVLS does not apply */
+  const SimCostCurve *curve[PLAN_COLL_N];   /* measured, nearest group size; NULL = none */
 } SimCostGroup;
 
 struct SimCost {
@@ -31,12 +43,17 @@ struct SimCost {
   SimCostGroup groups[PLAN_AXIS_N_GROUPS];
   double       p2p_Bps[SIM_COST_MAX_LEVELS];     /* by the level joining two devices */
   double       p2p_alpha_s[SIM_COST_MAX_LEVELS];
+  /* hardware profile (cluster->profile); empty without one */
+  GArray             *prof_gemm_log;            /* double: ln m, ln n, ln k per GEMM row */
+  GPtrArray          *curves;                   /* SimCostCurve *, owned */
+  const SimCostCurve *p2p_curve;                /* sendrecv, nearest 2 ranks; NULL = none */
 };
 
 /* cost-compute.c */
 void   sim_cost_compute_init (SimCost *c);
 /* cost-comm.c */
 void   sim_cost_comm_init    (SimCost *c, const PlanLayout *layout);
+void   sim_cost_curve_free   (gpointer curve);
 double sim_cost_level_alpha_s (const TopoCluster *cluster, guint level);
 
 G_END_DECLS

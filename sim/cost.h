@@ -62,6 +62,24 @@
  *     bytes / bw, bw = level-0 busbw inside a server, else min over levels 1..l of
  *     bw_j x min (1, m_{j-1}(PP) / o_j): PP stage boundaries cross a unit at once, one per
  *     pipeline (the PP group's members_per_unit; 1 without a layout, the worst case).
+ *
+ * Hardware profile (cluster->profile, from `tandem calibrate` or nccl-tests output)
+ * replaces the curves above where it has rows:
+ *   GEMM   t = flops / R + launch, R the achieved FLOP/s of the measured shape nearest in
+ *          (ln m, ln n, ln k) (Euclidean; the first row on ties), among rows of the op's
+ *          dtype, else among all rows scaled by peak(dtype) / peak(row dtype). So a
+ *          measured shape takes exactly its measured kernel time plus the launch.
+ *   Memory-bound ops and the optimizer: the measured triad bandwidth in place of hbm_Bps
+ *          (mem_efficiency then defaults to 1: the figure is already achieved).
+ *   Collectives (and p2p, from sendrecv rows): the rows of the collective at the measured
+ *          group size nearest the group's n (in ln n; the larger on ties), sorted by size,
+ *          times made nondecreasing; busbw_i = S_i x bus_factor(ranks) / t_i; between two
+ *          sizes ln busbw is linear in ln S (so is ln t: monotone), below the smallest
+ *          and above the largest size busbw is held; t = max (t_smallest, S x
+ *          bus_factor(n) / busbw(S)): the smallest message's time is the latency. A
+ *          measured size on the measured group size takes exactly its measured time.
+ *          Collectives without rows keep the level model. A GEMM scans the profile's
+ *          rows (tens), a collective bisects its curve.
  */
 #pragma once
 
@@ -100,9 +118,13 @@ typedef struct {
   gboolean free_optimizer;        /* the optimizer step costs 0 */
 } SimCostOptions;
 
-/* Documented defaults for the cluster's device (cost.c); cluster may be NULL (generic
- * fallbacks). */
+/* Defaults for the cluster's device (cost.c): documented figures, then the per-device
+ * values fitted to published runs where the device has them; cluster may be NULL
+ * (generic fallbacks). */
 void sim_cost_options_init (SimCostOptions *o, const TopoCluster *cluster);
+/* The same before the per-device calibration (cost.c calib_rows) is applied: every
+ * value is a documented figure with its source. Hand-derived tests use these. */
+void sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster);
 
 /* Overrides one option by name ("gemm_efficiency", "attn_fwd_efficiency", ...; the names
  * of the fields above, with *_s fields also accepting *_us in microseconds), for what-if

@@ -46,7 +46,9 @@
  *         "latency_us": 1.9,                     optional, >= 0: per algorithm step
  *         "oversubscription": 1,                 optional, >= 1 (default 1); 7 means 1:7
  *         "source": "text" }                     optional: where these numbers come from
- *     ]
+ *     ],
+ *     "profile": { ... }                         optional: measured GEMM, memory and
+ *                                                collective tables (topology/profile.c)
  *   }
  *
  * Strictness: a key the format does not know is TOPO_ERROR_INVALID_FIELD (so a typo such
@@ -62,7 +64,8 @@
 #include <string.h>
 
 static const char *const top_keys[] = {
-  "name", "description", "device", "nics_per_device", "nic_Gbps", "levels", "sources", NULL,
+  "name", "description", "device", "nics_per_device", "nic_Gbps", "levels", "sources",
+  "profile", NULL,
 };
 static const char *const device_keys[] = {
   "name", "vendor", "peak_tflops", "hbm_GiB", "hbm_GB", "hbm_GBps", "sms",
@@ -605,6 +608,11 @@ topo_cluster_new_from_data (const char *json_text, gssize length, const char *so
       || !read_number (obj, "nic_Gbps", FALSE, RULE_POSITIVE, &nic_Gbps, NULL, &top, error)
       || !load_levels (obj, cluster, file, error)
       || !read_sources (obj, top_source_key_valid, cluster->sources, &top, error))
+    return NULL;
+  /* the measured tables of `tandem calibrate` (topology/profile.c) */
+  if (json_object_has_member (obj, "profile")
+      && !topo_profile_load (json_object_get_member (obj, "profile"), file, &cluster->profile,
+                             error))
     return NULL;
   if (cluster->name == NULL)
     cluster->name = default_name (source);

@@ -96,6 +96,7 @@ topo_cluster_unref (TopoCluster *cluster)
     }
   g_free (cluster->levels);
   g_clear_pointer (&cluster->sources, g_hash_table_unref);
+  g_clear_pointer (&cluster->profile, topo_profile_free);
   g_free (cluster);
 }
 

@@ -72,6 +72,67 @@ typedef struct {
   char   *source;
 } TopoLevel;
 
+/* ---- hardware profile: measured tables (topology/profile.c) -------------------------
+ *
+ * The optional "profile" object of a cluster JSON (written by `tandem calibrate`, or
+ * filled from nccl-tests output): what this hardware achieved, which the cost model
+ * (sim/cost*.c) uses in place of its default curves. Loaded strictly like the rest of
+ * the file; the format is in topology/presets/README.md. Units here are SI. */
+struct _JsonNode;                     /* json-glib's JsonNode (json-glib.h not needed here) */
+
+typedef struct {
+  guint64   m, n, k;                  /* C[m,n] = A[m,k] B[k,n] */
+  TopoDtype dtype;                    /* of A and B */
+  double    flops_per_s;              /* achieved, 2 m n k / time, per device (rank) */
+} TopoProfileGemm;
+
+typedef struct {
+  char    coll[16];                   /* nccl-tests test name without _perf: "all_reduce",
+                                         "all_gather", "reduce_scatter", "alltoall",
+                                         "sendrecv" (plan/collective.h names) */
+  guint   ranks;                      /* group size */
+  double  bytes;                      /* nccl-tests size column (plan/collective.h) */
+  double  time_s;                     /* per operation */
+  double  algbw_Bps, busbw_Bps;       /* as printed by nccl-tests (1e9 B/s = 1 GB/s) */
+} TopoProfileColl;
+
+typedef struct {
+  char   *source;                     /* "tandem calibrate on HOST, DATE", ... */
+  char   *backend;                    /* "cpu", "cuda", "nccl-tests"; NULL = not given */
+  char   *host;                       /* NULL = not given */
+  char   *date;                       /* NULL = not given */
+  guint   ranks;                      /* ranks that measured; 0 = not given */
+  GArray *gemm;                       /* TopoProfileGemm */
+  double  copy_Bps, triad_Bps;        /* memory bandwidth per rank; 0 = not measured */
+  GArray *colls;                      /* TopoProfileColl */
+} TopoProfile;
+
+TopoProfile *topo_profile_new      (void);                           /* empty tables */
+void         topo_profile_free     (TopoProfile *profile);           /* NULL-safe */
+TopoProfile *topo_profile_copy     (const TopoProfile *profile);
+/* Appends a GEMM row. */
+void         topo_profile_add_gemm (TopoProfile *profile, guint64 m, guint64 n, guint64 k,
+                                    TopoDtype dtype, double flops_per_s);
+/* Adds a collective row; one with the same (coll, ranks, bytes) is replaced. FALSE (and
+ * nothing added) when `coll` is not a known name or a number is out of range. */
+gboolean     topo_profile_add_coll (TopoProfile *profile, const char *coll, guint ranks,
+                                    double bytes, double time_s, double algbw_Bps,
+                                    double busbw_Bps);
+/* TRUE for the five names of TopoProfileColl.coll. */
+gboolean     topo_profile_coll_name_valid (const char *coll);
+/* Reads a "profile" JSON member (for cluster-load.c); errors name `file` and the field
+ * path ("profile.gemm[2]") as the rest of the loader does. */
+gboolean     topo_profile_load     (struct _JsonNode *node, const char *file,
+                                    TopoProfile **out, GError **error);
+/* The "profile" object as a new JsonNode (json_node_unref), which topo_profile_load
+ * reads back to the same tables. */
+struct _JsonNode *topo_profile_to_json_node (const TopoProfile *profile);
+/* A cluster JSON text with its "profile" member set to `profile` (replacing one that is
+ * there); NULL with TOPO_ERROR_PARSE when cluster_json is not a JSON object. */
+char        *topo_cluster_json_set_profile (const char *cluster_json,
+                                            const TopoProfile *profile, GError **error);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TopoProfile, topo_profile_free)
+
 typedef struct {
   int        ref_count;
   char      *name;
@@ -86,6 +147,7 @@ typedef struct {
   guint64    n_devices;       /* prod(levels[i].count) */
   /* Added by the loader (after the fields above, which other code already reads): */
   GHashTable *sources;        /* top-level field name ("nic_Gbps", ...) -> source string */
+  TopoProfile *profile;       /* measured tables ("profile"); NULL when the file has none */
 } TopoCluster;
 
 TopoCluster *topo_cluster_lookup        (const char *name_or_path, GError **error);

@@ -66,7 +66,7 @@ static SimCost *
 make_cost (const TopoCluster *cluster, const PlanLayout *layout, gboolean nvls)
 {
   SimCostOptions o;
-  sim_cost_options_init (&o, cluster);
+  sim_cost_options_init_documented (&o, cluster);
   o.use_nvls = nvls;
   return sim_cost_new (cluster, layout, &o);
 }
@@ -218,7 +218,7 @@ test_free_comm (Fixture *f, gconstpointer data)
 {
   g_autoptr (PlanLayout) layout = make_layout (f->h100, 8, 128, 1, NULL);
   SimCostOptions o;
-  sim_cost_options_init (&o, f->h100);
+  sim_cost_options_init_documented (&o, f->h100);
   o.free_comm = TRUE;
   g_autoptr (SimCost) c = sim_cost_new (f->h100, layout, &o);
   /* free_comm: every collective and p2p costs exactly 0 */
@@ -360,7 +360,7 @@ test_defaults_a100 (Fixture *f, gconstpointer data)
   g_autoptr (TopoCluster) selene = topo_cluster_load_preset ("selene", &error);
   g_assert_no_error (error);
   SimCostOptions o;
-  sim_cost_options_init (&o, selene);
+  sim_cost_options_init_documented (&o, selene);
   /* A100: MAMF 271.2 / 312 = 0.869 from the preset; FlashAttention-2 0.60 / 0.45 */
   assert_rel (o.gemm_efficiency, 0.869, 1e-12);
   assert_rel (o.attn_fwd_efficiency, 0.60, 1e-12);

@@ -160,9 +160,14 @@ test_compute_bound_dp (void)
   plan_init_defaults (&c.plan);
   c.plan.world_size = 8;
   c.plan.global_batch = 8;
-  g_autoptr (SimPrediction) p = case_predict_opt (&c, FALSE, TRUE);
+  /* the documented (uncalibrated) cost defaults, whose efficiencies the derivation uses */
+  g_assert_true (plan_resolve (&c.plan, c.model, c.cluster, &error));
   SimOptions opts;
   sim_options_init (&opts, c.cluster);
+  sim_cost_options_init_documented (&opts.cost, c.cluster);
+  opts.cost.free_optimizer = TRUE;
+  g_autoptr (SimPrediction) p = sim_predict (c.model, &c.plan, c.cluster, &opts, &error);
+  g_assert_no_error (error);
   g_autoptr (PlanLayout) lay = plan_layout_new (&p->plan, c.cluster, &error);
   SimCost *cost = sim_cost_new (c.cluster, lay, &opts.cost);
   double eff = sim_cost_gemm_efficiency (cost, 2048, 8192, 8192, TOPO_DTYPE_BF16);

@@ -1,0 +1,420 @@
+/* cli/cmd-calibrate.c - `tandem calibrate`: microbenchmarks of this machine (GEMM grid and
+ * a plan's GEMM shapes, memory bandwidth, and under mpirun a collective sweep printed
+ * with nccl-tests' columns), and nccl-tests outputs imported; the result is a hardware
+ * profile stored in SQLite and a cluster JSON that `tandem predict --cluster` reads.
+ *
+ *   tandem calibrate --backend cpu --quick                 GEMM + memory, one process
+ *   mpirun -np 4 tandem calibrate --quick                  + collectives over 2 and 4 ranks
+ *   tandem calibrate --quick --model tiny-llama --tp 2     + the plan's GEMM shapes
+ *   tandem calibrate --no-bench --cluster h100-24k \
+ *       --import-nccl-tests all_reduce_perf.txt --out h100-measured.json
+ *
+ * Under MPI every rank runs the benchmarks; rank 0 prints, writes and stores. */
+#include "cli/cli.h"
+#include "exec/calibrate.h"
+#include "plan/program.h"
+#include "results/store.h"
+
+#include <stdio.h>
+
+#define DEFAULT_OUT "tandem-cpu-profile.json"
+
+typedef struct {
+  gboolean   json;
+  gboolean   gemm_header, coll_started;
+  PlanColl   last_coll;
+  int        last_ranks;
+} Printer;
+
+static void
+print_gemm_row (const ExecGemmRow *r, gpointer data)
+{
+  Printer *p = data;
+  if (p->json)
+    return;
+  if (!p->gemm_header)
+    {
+      printf ("GEMM (%s, per rank, all ranks computing; checked on a sub-block)\n",
+              exec_dtype_name (r->dtype));
+      printf ("  %6s %6s %6s %12s %10s %6s %7s\n", "m", "n", "k", "time_us", "GFLOP/s", "reps",
+              "#wrong");
+      p->gemm_header = TRUE;
+    }
+  printf ("  %6d %6d %6d %12.2f %10.2f %6d %7" G_GINT64_FORMAT "%s\n", r->m, r->n, r->k,
+          r->time_s * 1e6, r->flops_per_s / 1e9, r->reps, r->wrong,
+          r->from_plan ? "  (plan)" : "");
+  fflush (stdout);
+}
+
+static void
+print_coll_row (const ExecCollRow *r, gpointer data)
+{
+  Printer *p = data;
+  if (p->json)
+    return;
+  if (!p->coll_started)
+    printf ("\ncollectives (nccl-tests columns; blocking, out-of-place, averaged over ranks)\n");
+  g_autoptr (GString) s = g_string_new (NULL);
+  exec_coll_rows_format (s, r, 1, NULL);
+  /* a block per (collective, ranks): its header lines only when it starts; never the
+   * closing "#" (the next row may continue the block) */
+  const gboolean same = p->coll_started && r->coll == p->last_coll && r->ranks == p->last_ranks;
+  if (p->coll_started && !same)
+    putchar ('\n');
+  g_auto (GStrv) lines = g_strsplit (s->str, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const gboolean closing = lines[i + 1] == NULL || lines[i + 1][0] == '\0';
+      if (lines[i][0] == '\0' || (lines[i][0] == '#' && (same || closing)))
+        continue;
+      printf ("%s\n", lines[i]);
+    }
+  p->coll_started = TRUE;
+  p->last_coll = r->coll;
+  p->last_ranks = r->ranks;
+  fflush (stdout);
+}
+
+/* Distinct GEMM shapes (m, n, k) of the plan's program, per rank. */
+static GArray *
+plan_shapes (CliPlanContext *ctx, GError **error)
+{
+  g_autoptr (ProgProgram) prog = prog_program_new (ctx->model, &ctx->plan, ctx->layout, error);
+  if (prog == NULL)
+    return NULL;
+  GArray *shapes = g_array_new (FALSE, FALSE, 3 * sizeof (int));
+  for (guint i = 0; i < prog->ops->len; i++)
+    {
+      const ModelOp *op = &g_array_index (prog->ops, ModelOp, i);
+      if (op->kind != MODEL_OP_GEMM)
+        continue;
+      const int s[3] = { (int) MIN (op->m, G_MAXINT), (int) MIN (op->n, G_MAXINT),
+                         (int) MIN (op->k, G_MAXINT) };
+      gboolean seen = FALSE;
+      for (guint j = 0; j < shapes->len && !seen; j++)
+        {
+          const int *t = (const int *) (void *) shapes->data + 3 * j;
+          seen = t[0] == s[0] && t[1] == s[1] && t[2] == s[2];
+        }
+      if (!seen)
+        g_array_append_vals (shapes, s, 1);
+    }
+  return shapes;
+}
+
+static void
+json_coll_rows (JsonBuilder *b, const ExecCollRow *rows, guint n)
+{
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n; i++)
+    {
+      const ExecCollRow *r = &rows[i];
+      json_builder_begin_object (b);
+#define M_STR(k, v) (json_builder_set_member_name (b, k), json_builder_add_string_value (b, v))
+#define M_INT(k, v) (json_builder_set_member_name (b, k), json_builder_add_int_value (b, v))
+#define M_DBL(k, v) (json_builder_set_member_name (b, k), json_builder_add_double_value (b, v))
+      M_STR ("coll", plan_coll_name (r->coll));
+      M_INT ("ranks", r->ranks);
+      M_INT ("size_B", (gint64) r->size_B);
+      M_INT ("count", (gint64) r->count);
+      M_STR ("dtype", r->type);
+      M_DBL ("time_us", r->time_us);
+      M_DBL ("algbw_GBs", r->algbw_GBs);
+      M_DBL ("busbw_GBs", r->busbw_GBs);
+      M_INT ("wrong", r->wrong);
+      if (r->ip_time_us >= 0)
+        {
+          M_DBL ("ip_time_us", r->ip_time_us);
+          M_DBL ("ip_algbw_GBs", r->ip_algbw_GBs);
+          M_DBL ("ip_busbw_GBs", r->ip_busbw_GBs);
+          M_INT ("ip_wrong", r->ip_wrong);
+        }
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static void
+print_json (const ExecCalibration *cal, gboolean quick, const GArray *imported,
+            const char *out, gint64 profile_id, const char *db)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  if (cal != NULL)
+    {
+      M_STR ("backend", cal->backend);
+      M_STR ("host", cal->host);
+      M_STR ("date", cal->date);
+      M_INT ("ranks", cal->ranks);
+      json_builder_set_member_name (b, "quick");
+      json_builder_add_boolean_value (b, quick);
+      M_DBL ("launch_us", cal->launch_s * 1e6);
+      json_builder_set_member_name (b, "gemm");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < cal->gemm->len; i++)
+        {
+          const ExecGemmRow *g = &g_array_index (cal->gemm, ExecGemmRow, i);
+          json_builder_begin_object (b);
+          M_INT ("m", g->m);
+          M_INT ("n", g->n);
+          M_INT ("k", g->k);
+          M_STR ("dtype", exec_dtype_name (g->dtype));
+          M_DBL ("time_us", g->time_s * 1e6);
+          M_DBL ("gflops", g->flops_per_s / 1e9);
+          M_INT ("reps", g->reps);
+          M_INT ("wrong", g->wrong);
+          json_builder_set_member_name (b, "from_plan");
+          json_builder_add_boolean_value (b, g->from_plan);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "skipped_shapes");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < cal->skipped->len; i++)
+        json_builder_add_string_value (b, g_ptr_array_index (cal->skipped, i));
+      json_builder_end_array (b);
+      if (cal->memory.bytes > 0)
+        {
+          json_builder_set_member_name (b, "memory");
+          json_builder_begin_object (b);
+          M_INT ("array_bytes", (gint64) cal->memory.bytes);
+          M_DBL ("copy_GBps", cal->memory.copy_GBps);
+          M_DBL ("triad_GBps", cal->memory.triad_GBps);
+          M_INT ("wrong", cal->memory.wrong);
+          json_builder_end_object (b);
+        }
+      json_builder_set_member_name (b, "collectives_measured");
+      json_builder_add_boolean_value (b, cal->colls_measured);
+      json_builder_set_member_name (b, "collectives");
+      json_coll_rows (b, (const ExecCollRow *) cal->colls->data, cal->colls->len);
+    }
+  json_builder_set_member_name (b, "imported");
+  json_coll_rows (b, (const ExecCollRow *) imported->data, imported->len);
+  M_STR ("cluster_file", out);
+  if (profile_id > 0)
+    {
+      M_INT ("profile_id", profile_id);
+      M_STR ("db", db);
+    }
+  json_builder_end_object (b);
+  cli_print_json (b);
+}
+#undef M_STR
+#undef M_INT
+#undef M_DBL
+
+/* The profile of an import-only run: nccl-tests rows on top of the given cluster. */
+static char *
+import_only_json (const CliPlanContext *ctx, const GArray *imported, char **files,
+                  GError **error)
+{
+  g_autoptr (TopoProfile) prof = topo_profile_new ();
+  g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *date = g_date_time_format (now, "%Y-%m-%dT%H:%M:%SZ");
+  g_autofree char *list = g_strjoinv (", ", files);
+  prof->source = g_strdup_printf ("nccl-tests output (%s), imported by tandem calibrate on %s, "
+                                  "%s", list, g_get_host_name (), date);
+  prof->backend = g_strdup ("nccl-tests");
+  prof->date = g_strdup (date);
+  if (ctx->cluster->profile != NULL)   /* keep what the cluster already had */
+    {
+      topo_profile_free (prof);
+      prof = topo_profile_copy (ctx->cluster->profile);
+      g_free (prof->source);
+      prof->source = g_strdup_printf ("%s; nccl-tests output (%s) imported on %s",
+                                      ctx->cluster->profile->source, list, date);
+    }
+  exec_coll_rows_to_profile ((const ExecCollRow *) imported->data, imported->len, prof);
+  return topo_cluster_json_set_profile (ctx->cluster->json, prof, error);
+}
+
+static int
+calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboolean no_bench,
+           gboolean json, gboolean no_db, const char *out_arg, const char *db_arg,
+           char **imports, int blas_threads)
+{
+  g_autoptr (GError) error = NULL;
+  const char *out = out_arg ? out_arg : DEFAULT_OUT;
+  const char *db = db_arg ? db_arg : "tandem.db";
+  g_autoptr (GArray) imported = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));
+  g_autoptr (GArray) shapes = NULL;
+  if (ctx->args.model_name != NULL && !no_bench)
+    {
+      shapes = plan_shapes (ctx, &error);
+      if (shapes == NULL)
+        return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+    }
+
+  g_autoptr (ExecCalibration) cal = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr (TopoCluster) check = NULL;
+  ExecBackend *b = NULL;
+  int rank = 0;
+  Printer printer = { .json = json };
+  if (!no_bench)
+    {
+      ExecConfig cfg;
+      exec_config_init (&cfg);
+      cfg.backend = backend_name;
+      cfg.blas_threads = blas_threads;
+      b = exec_backend_open (&cfg, &error);
+      if (b == NULL)
+        return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+      rank = b->rank;
+      ExecCalibrateOptions o;
+      exec_calibrate_options_init (&o);
+      o.quick = quick;
+      o.on_gemm = print_gemm_row;
+      o.on_coll = print_coll_row;
+      o.user_data = &printer;
+      if (shapes != NULL)
+        {
+          o.extra_shapes = (const int (*)[3]) (void *) shapes->data;
+          o.n_extra_shapes = shapes->len;
+        }
+      if (rank == 0 && !json)
+        {
+          printf ("tandem calibrate: %s backend on %s, %d rank%s%s\n\n", b->ops->name,
+                  g_get_host_name (), b->world, b->world > 1 ? "s" : "",
+                  quick ? " (quick)" : "");
+          fflush (stdout);
+        }
+      cal = exec_calibrate_run (b, &o, &error);
+      if (cal == NULL)
+        {
+          int status = cli_fail (CLI_EXIT_FAILURE, "rank %d: %s", rank, error->message);
+          exec_backend_close (b);
+          return status;
+        }
+    }
+  /* from here on, rank 0 alone: the other ranks are done */
+  int status = CLI_EXIT_OK;
+  if (rank != 0)
+    goto done;
+  for (guint i = 0; imports != NULL && imports[i] != NULL; i++)
+    if (!exec_nccl_tests_load_file (imports[i], imported, &error))
+      {
+        status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+        goto done;
+      }
+  if (!json && cal != NULL)
+    {
+      printf ("  call overhead (1 x 1 x 1 GEMM): %.3f us\n", cal->launch_s * 1e6);
+      for (guint i = 0; i < cal->skipped->len; i++)
+        printf ("  plan shape skipped: %s\n", (const char *) g_ptr_array_index (cal->skipped, i));
+      if (cal->memory.bytes > 0)
+        printf ("\nmemory (per rank, all ranks running; 3 arrays of %s, best of %d)\n"
+                "  copy   %8.2f GB/s\n  triad  %8.2f GB/s   #wrong %" G_GINT64_FORMAT "\n",
+                cli_fmt_bytes ((double) cal->memory.bytes), cal->memory.reps,
+                cal->memory.copy_GBps, cal->memory.triad_GBps, cal->memory.wrong);
+      if (!cal->colls_measured)
+        printf ("\ncollectives: not measured in a single process; the sweep needs ranks "
+                "(e.g. mpirun -np 2 tandem calibrate%s)\n", quick ? " --quick" : "");
+    }
+  if (!json && imported->len > 0)
+    {
+      g_autoptr (GString) s = g_string_new (NULL);
+      exec_coll_rows_format (s, (const ExecCollRow *) imported->data, imported->len,
+                             "imported from nccl-tests output");
+      printf ("\nimported collectives (%u rows)\n%s", imported->len, s->str);
+    }
+
+  if (no_bench)
+    text = import_only_json (ctx, imported, imports, &error);
+  else
+    {
+      g_autoptr (TopoProfile) prof = exec_calibration_to_profile (cal);
+      exec_coll_rows_to_profile ((const ExecCollRow *) imported->data, imported->len, prof);
+      text = exec_calibration_to_cluster_json (cal, prof, &error);
+    }
+  /* the file must load back with the strict loader before anything is written */
+  check = text ? topo_cluster_new_from_data (text, -1, out, &error) : NULL;
+  if (check == NULL)
+    {
+      status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+      goto done;
+    }
+  if (!g_file_set_contents (out, text, -1, &error))
+    {
+      status = cli_fail (CLI_EXIT_FAILURE, "%s (hint: --out FILE elsewhere)", error->message);
+      goto done;
+    }
+  gint64 profile_id = -1;
+  if (!no_db)
+    {
+      g_autoptr (ResStore) store = res_store_open (db, &error);
+      if (store != NULL)
+        profile_id = res_store_add_profile (store, no_bench ? "nccl-tests" : cal->backend, NULL,
+                                            check->name, text, &error);
+      if (profile_id < 0)
+        {
+          status = cli_fail (CLI_EXIT_FAILURE, "%s (hint: --db FILE elsewhere, or --no-db)",
+                             error->message);
+          goto done;
+        }
+    }
+  if (json)
+    print_json (cal, quick, imported, out, profile_id, db);
+  else
+    {
+      const TopoProfile *p = check->profile;
+      printf ("\nprofile: %u GEMM shape%s, memory %s, %u collective row%s\n", p->gemm->len,
+              p->gemm->len == 1 ? "" : "s", p->triad_Bps > 0 ? "measured" : "not measured",
+              p->colls->len, p->colls->len == 1 ? "" : "s");
+      printf ("cluster: %s (tandem predict --cluster %s ...)\n", out, out);
+      if (profile_id > 0)
+        printf ("stored as profile %" G_GINT64_FORMAT " in %s\n", profile_id, db);
+    }
+done:
+  exec_backend_close (b);
+  return status;
+}
+
+int
+cli_cmd_calibrate (int argc, char **argv)
+{
+  gboolean quick = FALSE, json = FALSE, no_db = FALSE, no_bench = FALSE;
+  g_autofree char *backend = NULL, *out = NULL, *db = NULL;
+  g_auto (GStrv) imports = NULL;
+  int blas_threads = 1;
+  const GOptionEntry extra[] = {
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "Execution backend (default cpu)", "NAME" },
+    { "quick", 0, 0, G_OPTION_ARG_NONE, &quick,
+      "A few GEMM shapes and 3 message sizes (seconds)", NULL },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out,
+      "Cluster JSON to write (default " DEFAULT_OUT ")", "FILE" },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "SQLite results store (default tandem.db)", "FILE" },
+    { "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not store the profile", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
+    { "import-nccl-tests", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &imports,
+      "Add the collectives of an nccl-tests output (repeatable)", "FILE" },
+    { "no-bench", 0, 0, G_OPTION_ARG_NONE, &no_bench,
+      "Measure nothing: add the imported rows to --cluster's file", NULL },
+    { "blas-threads", 0, 0, G_OPTION_ARG_INT, &blas_threads,
+      "BLAS threads per rank (default 1: one rank per core, as tandem run)", "N" },
+    { NULL },
+  };
+  CliPlanContext ctx;
+  int status = cli_plan_context_init (&ctx, "", "Measure this machine (GEMM, memory bandwidth, "
+                                      "and under mpirun collectives) or import nccl-tests "
+                                      "output: a hardware profile for the cost model, stored "
+                                      "and written as a cluster JSON. With --model and plan "
+                                      "flags, the plan's GEMM shapes are measured too.",
+                                      extra, &argc, &argv);
+  if (status != 0)
+    goto out;
+  if (argc > 1)
+    status = cli_fail (CLI_EXIT_USAGE, "unexpected argument '%s' (hint: tandem calibrate --help)",
+                       argv[1]);
+  else if (no_bench && (imports == NULL || imports[0] == NULL))
+    status = cli_fail (CLI_EXIT_USAGE, "--no-bench measures nothing: give "
+                       "--import-nccl-tests FILE (and --cluster NAME|FILE to extend)");
+  else if (blas_threads < 1)
+    status = cli_fail (CLI_EXIT_USAGE, "--blas-threads must be >= 1");
+  else
+    status = calibrate (&ctx, backend ? backend : "cpu", quick, no_bench, json, no_db, out, db,
+                        imports, blas_threads);
+out:
+  cli_plan_context_clear (&ctx);
+  return status;
+}

@@ -1,0 +1,646 @@
+/* exec/calibrate.c - GEMM and memory microbenchmarks, the calibration record, and the
+ * hardware profile and cluster JSON made from it. The collective sweep and the table
+ * format are in calibrate-coll.c, the nccl-tests reader in nccl-tests-import.c.
+ *
+ * Method (llm.c's and MAMF-finder's way of measuring a GEMM; STREAM's for memory):
+ *  - GEMM: A and B uniform in [-1, 1) from a seeded GRand; one call is checked against a
+ *    double-precision reference on up to 8 x 8 elements spread over C, then one warm-up
+ *    and timed calls until min_time has passed (at least min_reps). The error bound of a
+ *    k-term FP32 dot product is gamma_k sum |a_i b_i|, gamma_k = k u / (1 - k u), u =
+ *    2^-24 (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5);
+ *    an element is wrong beyond twice that.
+ *  - The call overhead (launch_s) is the mean time of a 1 x 1 x 1 GEMM. A row's
+ *    flops_per_s is 2 m n k / (time - launch_s): the rate of the kernel, since the cost
+ *    model adds the launch back (sim/cost-compute.c), so it predicts the measured time.
+ *  - Memory: STREAM's copy (c = a, 16 B per element) and triad (a = b + 3 c, 24 B per
+ *    element) over three arrays of doubles well beyond the last-level cache, the best of
+ *    `reps` repetitions, as STREAM reports (McCalpin, STREAM FAQ: "best rate").
+ *  - All ranks run at once (a barrier before each shape), then times are averaged over
+ *    ranks (nccl-tests' default `-a 1`) and wrong elements summed. */
+#include "exec/calibrate-private.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Grids. Quick: a handful of squares 64..1024 and two skinny shapes, ~0.3 s of GEMM per
+ * rank on one core at ~20 GFLOP/s. Full: squares up to 4096 and rectangles around the
+ * shapes of transformer layers (wide n for MLP up-projections, long k for the down ones). */
+static const int quick_grid[][3] = {
+  { 64, 64, 64 }, { 128, 128, 128 }, { 256, 256, 256 }, { 512, 512, 512 },
+  { 1024, 1024, 1024 }, { 1024, 256, 1024 }, { 256, 1024, 256 },
+};
+static const int full_grid[][3] = {
+  { 64, 64, 64 }, { 128, 128, 128 }, { 256, 256, 256 }, { 512, 512, 512 },
+  { 1024, 1024, 1024 }, { 2048, 2048, 2048 }, { 4096, 4096, 4096 },
+  { 2048, 512, 2048 }, { 512, 2048, 2048 }, { 2048, 2048, 512 },
+  { 4096, 1024, 1024 }, { 1024, 4096, 1024 }, { 1024, 1024, 4096 },
+  { 128, 4096, 4096 }, { 4096, 4096, 128 },
+};
+
+#define QUICK_MAX_PLAN_FLOPS 8589934592.0     /* 2^33: ~0.4 s at 20 GFLOP/s */
+#define FULL_MAX_PLAN_FLOPS 137438953472.0    /* 2^37 = 2 x 4096^3 */
+#define MAX_PLAN_BYTES (1ULL << 30)           /* A + B + C in FP32 */
+
+void
+exec_calibrate_options_init (ExecCalibrateOptions *o)
+{
+  memset (o, 0, sizeof *o);
+  o->gemm = o->memory = o->collectives = TRUE;
+  o->seed = 20250131;
+}
+
+ExecCalibration *
+exec_calibration_new (const char *backend)
+{
+  ExecCalibration *cal = g_new0 (ExecCalibration, 1);
+  cal->backend = g_strdup (backend != NULL ? backend : "cpu");
+  cal->host = g_strdup (g_get_host_name ());
+  g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
+  cal->date = g_date_time_format (now, "%Y-%m-%dT%H:%M:%SZ");
+  cal->ranks = cal->ranks_per_host = 1;
+  long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+  cal->host_memory_bytes = pages > 0 && page > 0 ? (guint64) pages * (guint64) page : 0;
+  cal->gemm = g_array_new (FALSE, TRUE, sizeof (ExecGemmRow));
+  cal->colls = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));
+  cal->skipped = g_ptr_array_new_with_free_func (g_free);
+  return cal;
+}
+
+void
+exec_calibration_free (ExecCalibration *cal)
+{
+  if (cal == NULL)
+    return;
+  g_free (cal->backend);
+  g_free (cal->host);
+  g_free (cal->date);
+  g_clear_pointer (&cal->gemm, g_array_unref);
+  g_clear_pointer (&cal->colls, g_array_unref);
+  g_clear_pointer (&cal->skipped, g_ptr_array_unref);
+  g_free (cal);
+}
+
+/* ---- shared with calibrate-coll.c ----------------------------------------------------- */
+
+CalCtx *
+cal_ctx_new (ExecBackend *b, GError **error)
+{
+  CalCtx *ctx = g_new0 (CalCtx, 1);
+  ctx->b = b;
+  int *all = g_new (int, b->world);
+  for (int r = 0; r < b->world; r++)
+    all[r] = r;
+  ctx->stream = exec_stream_new (b, EXEC_STREAM_COMM, "calibrate", error);
+  if (ctx->stream != NULL)
+    ctx->world = exec_group_new (b, "calibrate-world", all, b->world, error);
+  if (ctx->world != NULL)
+    ctx->scratch = exec_buffer_new (b, CAL_SCRATCH_FLOATS * sizeof (float), error);
+  g_free (all);
+  if (ctx->scratch == NULL)
+    {
+      cal_ctx_free (ctx);
+      return NULL;
+    }
+  return ctx;
+}
+
+void
+cal_ctx_free (CalCtx *ctx)
+{
+  if (ctx == NULL)
+    return;
+  exec_buffer_free (ctx->scratch);
+  exec_group_free (ctx->world);
+  exec_stream_free (ctx->stream);
+  g_free (ctx);
+}
+
+/* Sums v[0..n) over the members of `group` (an all-reduce through the ops table, so it
+ * works on device memory too); with one member it is a copy. */
+gboolean
+cal_group_sum (CalCtx *ctx, ExecGroup *group, double *v, int n, GError **error)
+{
+  g_return_val_if_fail (n <= CAL_SCRATCH_FLOATS, FALSE);
+  ExecBackend *b = ctx->b;
+  float f[CAL_SCRATCH_FLOATS];
+  for (int i = 0; i < n; i++)
+    f[i] = (float) v[i];
+  ExecColl op = { .kind = EXEC_COLL_ALL_REDUCE, .dtype = EXEC_DTYPE_F32,
+                  .send = ctx->scratch->data, .recv = ctx->scratch->data, .count = (gsize) n };
+  if (!b->ops->buffer_upload (b, ctx->scratch, 0, f, n * sizeof (float), error)
+      || !exec_collective (ctx->stream, group, &op, NULL, error)
+      || !exec_stream_synchronize (ctx->stream, error)
+      || !b->ops->buffer_download (b, f, ctx->scratch, 0, n * sizeof (float), error))
+    return FALSE;
+  for (int i = 0; i < n; i++)
+    v[i] = f[i];
+  return TRUE;
+}
+
+gboolean
+cal_barrier (CalCtx *ctx, ExecGroup *group, GError **error)
+{
+  double token = 0;
+  return cal_group_sum (ctx, group, &token, 1, error);
+}
+
+double
+cal_now_s (void)
+{
+  return (double) g_get_monotonic_time () * 1e-6;
+}
+
+/* ---- GEMM ------------------------------------------------------------------------------ */
+
+/* Elements of C checked against the double reference: up to 8 rows x 8 columns spread
+ * evenly, first and last included. */
+static gint64
+gemm_check (const float *a, const float *bm, const float *c, int m, int n, int k)
+{
+  const int rows = MIN (m, 8), cols = MIN (n, 8);
+  const double u = ldexp (1.0, -24), gamma = k * u / (1.0 - k * u);
+  gint64 wrong = 0;
+  for (int ri = 0; ri < rows; ri++)
+    for (int ci = 0; ci < cols; ci++)
+      {
+        const int i = rows > 1 ? (int) ((gint64) ri * (m - 1) / (rows - 1)) : 0;
+        const int j = cols > 1 ? (int) ((gint64) ci * (n - 1) / (cols - 1)) : 0;
+        double ref = 0, mag = 0;
+        for (int p = 0; p < k; p++)
+          {
+            const double t = (double) a[(gsize) i * k + p] * bm[(gsize) p * n + j];
+            ref += t;
+            mag += fabs (t);
+          }
+        if (!(fabs (c[(gsize) i * n + j] - ref) <= 2.0 * gamma * mag + 1e-30))
+          wrong++;
+      }
+  return wrong;
+}
+
+typedef struct {
+  double min_time_s;
+  int    min_reps, max_reps;
+} Timing;
+
+/* One shape: check, warm up, time. Fills time_s (this rank), reps and wrong. */
+static gboolean
+gemm_measure (CalCtx *ctx, GRand *rng, const Timing *tm, ExecGemmRow *row, GError **error)
+{
+  ExecBackend *b = ctx->b;
+  const gsize na = (gsize) row->m * row->k, nb = (gsize) row->k * row->n;
+  const gsize nc = (gsize) row->m * row->n;
+  g_autofree float *ha = g_new (float, na), *hb = g_new (float, nb), *hc = g_new (float, nc);
+  for (gsize i = 0; i < na; i++)
+    ha[i] = (float) g_rand_double_range (rng, -1.0, 1.0);
+  for (gsize i = 0; i < nb; i++)
+    hb[i] = (float) g_rand_double_range (rng, -1.0, 1.0);
+  ExecBuffer *da = exec_buffer_new (b, na * 4, error);
+  ExecBuffer *db = da ? exec_buffer_new (b, nb * 4, error) : NULL;
+  ExecBuffer *dc = db ? exec_buffer_new (b, nc * 4, error) : NULL;
+  ExecStream *s = dc ? exec_stream_new (b, EXEC_STREAM_COMPUTE, "calibrate-gemm", error) : NULL;
+  gboolean ok = s != NULL;
+  ExecGemm op = { .dtype = row->dtype, .m = row->m, .n = row->n, .k = row->k, .alpha = 1,
+                  .beta = 0, .a = da ? da->data : NULL, .b = db ? db->data : NULL,
+                  .c = dc ? dc->data : NULL };
+  ok = ok && b->ops->buffer_upload (b, da, 0, ha, na * 4, error)
+       && b->ops->buffer_upload (b, db, 0, hb, nb * 4, error)
+       && exec_gemm (s, &op, NULL, error) && exec_stream_synchronize (s, error)
+       && b->ops->buffer_download (b, hc, dc, 0, nc * 4, error);
+  if (ok)
+    row->wrong = gemm_check (ha, hb, hc, row->m, row->n, row->k);
+  /* a timed warm-up call sizes the loop; then `reps` calls back to back, one sync */
+  double t0 = cal_now_s ();
+  ok = ok && exec_gemm (s, &op, NULL, error) && exec_stream_synchronize (s, error);
+  const double one = MAX (cal_now_s () - t0, 1e-7);
+  const int reps = (int) CLAMP (ceil (tm->min_time_s / one), tm->min_reps, tm->max_reps);
+  t0 = cal_now_s ();
+  for (int r = 0; ok && r < reps; r++)
+    ok = exec_gemm (s, &op, NULL, error);
+  ok = ok && exec_stream_synchronize (s, error);
+  if (ok)
+    {
+      row->reps = reps;
+      row->time_s = (cal_now_s () - t0) / reps;
+    }
+  exec_stream_free (s);
+  exec_buffer_free (dc);
+  exec_buffer_free (db);
+  exec_buffer_free (da);
+  return ok;
+}
+
+/* Mean time of a 1 x 1 x 1 GEMM: what one call through the ops table costs. */
+static gboolean
+launch_measure (CalCtx *ctx, int reps, double *out, GError **error)
+{
+  ExecBackend *b = ctx->b;
+  ExecBuffer *buf = exec_buffer_new (b, 3 * sizeof (float), error);
+  if (buf == NULL)
+    return FALSE;
+  ExecStream *s = exec_stream_new (b, EXEC_STREAM_COMPUTE, "calibrate-launch", error);
+  float *p = buf->data;
+  ExecGemm op = { .dtype = EXEC_DTYPE_F32, .m = 1, .n = 1, .k = 1, .alpha = 1, .a = p,
+                  .b = p + 1, .c = p + 2 };
+  gboolean ok = s != NULL && exec_gemm (s, &op, NULL, error);   /* warm-up */
+  double t0 = cal_now_s ();
+  for (int i = 0; ok && i < reps; i++)
+    ok = exec_gemm (s, &op, NULL, error);
+  ok = ok && exec_stream_synchronize (s, error);
+  *out = (cal_now_s () - t0) / reps;
+  exec_stream_free (s);
+  exec_buffer_free (buf);
+  return ok;
+}
+
+static gboolean
+shape_fits (const int *shape, double max_flops, char **why)
+{
+  const double flops = 2.0 * shape[0] * shape[1] * shape[2];
+  const double bytes = 4.0 * ((double) shape[0] * shape[2] + (double) shape[2] * shape[1]
+                              + (double) shape[0] * shape[1]);
+  if (shape[0] <= 0 || shape[1] <= 0 || shape[2] <= 0)
+    *why = g_strdup_printf ("%d x %d x %d: empty", shape[0], shape[1], shape[2]);
+  else if (flops > max_flops)
+    *why = g_strdup_printf ("%d x %d x %d: %.3g GFLOP per call is above the %.3g GFLOP limit",
+                            shape[0], shape[1], shape[2], flops / 1e9, max_flops / 1e9);
+  else if (bytes > (double) MAX_PLAN_BYTES)
+    *why = g_strdup_printf ("%d x %d x %d: %.3g GiB of operands", shape[0], shape[1],
+                            shape[2], bytes / 1073741824.0);
+  else
+    return TRUE;
+  return FALSE;
+}
+
+gboolean
+exec_calibrate_gemm (ExecBackend *b, const ExecCalibrateOptions *o, ExecCalibration *cal,
+                     GError **error)
+{
+  g_autoptr (GRand) rng = g_rand_new_with_seed (o->seed + (guint32) b->rank);
+  CalCtx *ctx = cal_ctx_new (b, error);
+  if (ctx == NULL)
+    return FALSE;
+  const Timing tm = o->quick ? (Timing) { 0.03, 2, 2000 } : (Timing) { 0.2, 3, 20000 };
+  const double max_flops = o->max_plan_flops > 0 ? o->max_plan_flops
+                           : o->quick ? QUICK_MAX_PLAN_FLOPS : FULL_MAX_PLAN_FLOPS;
+  const int (*grid)[3] = o->quick ? quick_grid : full_grid;
+  const guint n_grid = o->quick ? G_N_ELEMENTS (quick_grid) : G_N_ELEMENTS (full_grid);
+  gboolean ok = cal_barrier (ctx, ctx->world, error);
+  double launch[1] = { 0 };
+  ok = ok && launch_measure (ctx, o->quick ? 2000 : 20000, &launch[0], error)
+       && cal_group_sum (ctx, ctx->world, launch, 1, error);
+  cal->launch_s = launch[0] / b->world;
+
+  for (guint i = 0; ok && i < n_grid + o->n_extra_shapes; i++)
+    {
+      const int *shape = i < n_grid ? grid[i] : o->extra_shapes[i - n_grid];
+      gboolean seen = FALSE;
+      for (guint j = 0; j < cal->gemm->len && !seen; j++)
+        {
+          const ExecGemmRow *r = &g_array_index (cal->gemm, ExecGemmRow, j);
+          seen = r->m == shape[0] && r->n == shape[1] && r->k == shape[2];
+        }
+      char *why = NULL;
+      if (seen)
+        continue;
+      if (i >= n_grid && !shape_fits (shape, max_flops, &why))
+        {
+          g_ptr_array_add (cal->skipped, why);
+          continue;
+        }
+      ExecGemmRow row = { .m = shape[0], .n = shape[1], .k = shape[2],
+                          .dtype = EXEC_DTYPE_F32, .from_plan = i >= n_grid };
+      ok = cal_barrier (ctx, ctx->world, error) && gemm_measure (ctx, rng, &tm, &row, error);
+      double sums[2] = { row.time_s, (double) row.wrong };
+      ok = ok && cal_group_sum (ctx, ctx->world, sums, 2, error);
+      if (!ok)
+        break;
+      row.time_s = sums[0] / b->world;
+      row.wrong = (gint64) llround (sums[1]);
+      /* the kernel's rate: the call overhead comes back in the cost model */
+      const double kernel_s = cal->launch_s < 0.5 * row.time_s ? row.time_s - cal->launch_s
+                                                               : row.time_s;
+      row.flops_per_s = 2.0 * row.m * row.n * row.k / kernel_s;
+      g_array_append_val (cal->gemm, row);
+      if (b->rank == 0 && o->on_gemm)
+        o->on_gemm (&row, o->user_data);
+    }
+  cal_ctx_free (ctx);
+  return ok;
+}
+
+/* ---- memory bandwidth ------------------------------------------------------------------ */
+
+gboolean
+exec_calibrate_memory (ExecBackend *b, const ExecCalibrateOptions *o, ExecCalibration *cal,
+                       GError **error)
+{
+  /* 3 x 32 MiB (quick) or 3 x 128 MiB: STREAM asks for 4x the last-level cache */
+  const gsize n = o->quick ? (gsize) 1 << 22 : (gsize) 1 << 24;
+  const int reps = o->quick ? 5 : 10;
+  CalCtx *ctx = cal_ctx_new (b, error);
+  if (ctx == NULL)
+    return FALSE;
+  double *a = g_aligned_alloc (n, sizeof (double), 64);
+  double *bb = g_aligned_alloc (n, sizeof (double), 64);
+  double *c = g_aligned_alloc (n, sizeof (double), 64);
+  for (gsize i = 0; i < n; i++)
+    a[i] = 1.0, bb[i] = 2.0, c[i] = 0.0;
+  double best_copy = G_MAXDOUBLE, best_triad = G_MAXDOUBLE, expect = 1.0;
+  gboolean ok = cal_barrier (ctx, ctx->world, error);
+  for (int r = 0; ok && r < reps; r++)
+    {
+      double t0 = cal_now_s ();
+      for (gsize i = 0; i < n; i++)
+        c[i] = a[i];
+      double t1 = cal_now_s ();
+      for (gsize i = 0; i < n; i++)
+        a[i] = bb[i] + 3.0 * c[i];
+      double t2 = cal_now_s ();
+      best_copy = MIN (best_copy, t1 - t0);
+      best_triad = MIN (best_triad, t2 - t1);
+      expect = 2.0 + 3.0 * expect;   /* exact in doubles: integers below 2^53 */
+    }
+  gint64 wrong = 0;
+  for (gsize i = 0; ok && i < n; i++)
+    wrong += a[i] != expect;
+  /* GB/s = 1e9 B/s; a zero time (a too coarse clock) is left at 0 = not measured */
+  double v[3] = { best_copy > 0 ? 16.0 * n / best_copy / 1e9 : 0,
+                  best_triad > 0 ? 24.0 * n / best_triad / 1e9 : 0, (double) wrong };
+  ok = ok && cal_group_sum (ctx, ctx->world, v, 3, error);
+  if (ok)
+    {
+      cal->memory.bytes = n * sizeof (double);
+      cal->memory.reps = reps;
+      cal->memory.copy_GBps = v[0] / b->world;
+      cal->memory.triad_GBps = v[1] / b->world;
+      cal->memory.wrong = (gint64) llround (v[2]);
+    }
+  g_aligned_free (a);
+  g_aligned_free (bb);
+  g_aligned_free (c);
+  cal_ctx_free (ctx);
+  return ok;
+}
+
+/* ---- all parts ------------------------------------------------------------------------- */
+
+ExecCalibration *
+exec_calibrate_run (ExecBackend *b, const ExecCalibrateOptions *o, GError **error)
+{
+  ExecCalibrateOptions defaults;
+  if (o == NULL)
+    {
+      exec_calibrate_options_init (&defaults);
+      o = &defaults;
+    }
+  g_autoptr (ExecCalibration) cal = exec_calibration_new (b->ops->name);
+  cal->ranks = b->world;
+  const char *local = g_getenv ("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (local == NULL)
+    local = g_getenv ("MPI_LOCALNRANKS");
+  cal->ranks_per_host = local != NULL && atoi (local) > 0 ? MIN (atoi (local), b->world)
+                                                          : b->world;
+  if ((o->gemm && !exec_calibrate_gemm (b, o, cal, error))
+      || (o->memory && !exec_calibrate_memory (b, o, cal, error))
+      || (o->collectives && !exec_calibrate_collectives (b, o, cal, error)))
+    {
+      g_prefix_error (error, "calibrate: ");
+      return NULL;
+    }
+  return g_steal_pointer (&cal);
+}
+
+/* ---- the profile and the cluster JSON -------------------------------------------------- */
+
+static TopoDtype
+topo_dtype_of (ExecDtype d)
+{
+  switch (d)
+    {
+    case EXEC_DTYPE_BF16: return TOPO_DTYPE_BF16;
+    case EXEC_DTYPE_F16:  return TOPO_DTYPE_FP16;
+    case EXEC_DTYPE_F32:
+    default:              return TOPO_DTYPE_FP32;
+    }
+}
+
+guint
+exec_coll_rows_to_profile (const ExecCollRow *rows, guint n_rows, TopoProfile *profile)
+{
+  guint added = 0;
+  for (guint i = 0; i < n_rows; i++)
+    {
+      const ExecCollRow *r = &rows[i];
+      const gboolean oop = r->time_us > 0 && r->wrong <= 0;
+      const gboolean ip = r->ip_time_us > 0 && r->ip_wrong <= 0;
+      if (r->wrong > 0 || (!oop && !ip))
+        continue;
+      if (topo_profile_add_coll (profile, plan_coll_name (r->coll), (guint) MAX (r->ranks, 1),
+                                 (double) r->size_B, (oop ? r->time_us : r->ip_time_us) * 1e-6,
+                                 (oop ? r->algbw_GBs : r->ip_algbw_GBs) * 1e9,
+                                 (oop ? r->busbw_GBs : r->ip_busbw_GBs) * 1e9))
+        added++;
+    }
+  return added;
+}
+
+TopoProfile *
+exec_calibration_to_profile (const ExecCalibration *cal)
+{
+  g_return_val_if_fail (cal != NULL, NULL);
+  TopoProfile *p = topo_profile_new ();
+  p->source = g_strdup_printf ("tandem calibrate on %s, %s", cal->host, cal->date);
+  p->backend = g_strdup (cal->backend);
+  p->host = g_strdup (cal->host);
+  p->date = g_strdup (cal->date);
+  p->ranks = (guint) MAX (cal->ranks, 1);
+  for (guint i = 0; i < cal->gemm->len; i++)
+    {
+      const ExecGemmRow *g = &g_array_index (cal->gemm, ExecGemmRow, i);
+      if (g->wrong == 0 && g->flops_per_s > 0)
+        topo_profile_add_gemm (p, (guint64) g->m, (guint64) g->n, (guint64) g->k,
+                               topo_dtype_of (g->dtype), g->flops_per_s);
+    }
+  if (cal->memory.bytes > 0 && cal->memory.wrong == 0)
+    {
+      p->copy_Bps = cal->memory.copy_GBps * 1e9;
+      p->triad_Bps = cal->memory.triad_GBps * 1e9;
+    }
+  exec_coll_rows_to_profile ((const ExecCollRow *) cal->colls->data, cal->colls->len, p);
+  return p;
+}
+
+/* The all-reduce row of the largest size over `ranks` ranks (no wrong elements). */
+static const ExecCollRow *
+best_all_reduce (const ExecCalibration *cal, int ranks)
+{
+  const ExecCollRow *best = NULL;
+  for (guint i = 0; i < cal->colls->len; i++)
+    {
+      const ExecCollRow *r = &g_array_index (cal->colls, ExecCollRow, i);
+      if (r->coll == PLAN_COLL_ALL_REDUCE && r->ranks == ranks && r->wrong == 0
+          && r->time_us > 0 && (best == NULL || r->size_B > best->size_B))
+        best = r;
+    }
+  return best;
+}
+
+static const ExecCollRow *
+smallest_all_reduce (const ExecCalibration *cal, int ranks)
+{
+  const ExecCollRow *small = NULL;
+  for (guint i = 0; i < cal->colls->len; i++)
+    {
+      const ExecCollRow *r = &g_array_index (cal->colls, ExecCollRow, i);
+      if (r->coll == PLAN_COLL_ALL_REDUCE && r->ranks == ranks && r->wrong == 0
+          && r->time_us > 0 && (small == NULL || r->size_B < small->size_B))
+        small = r;
+    }
+  return small;
+}
+
+static void
+member_double (JsonBuilder *jb, const char *key, double v)
+{
+  json_builder_set_member_name (jb, key);
+  json_builder_add_double_value (jb, v);
+}
+
+static void
+member_string (JsonBuilder *jb, const char *key, const char *v)
+{
+  json_builder_set_member_name (jb, key);
+  json_builder_add_string_value (jb, v);
+}
+
+char *
+exec_calibration_to_cluster_json (const ExecCalibration *cal, const TopoProfile *profile,
+                                  GError **error)
+{
+  g_return_val_if_fail (cal != NULL, NULL);
+  const ExecGemmRow *top = NULL;
+  for (guint i = 0; i < cal->gemm->len; i++)
+    {
+      const ExecGemmRow *g = &g_array_index (cal->gemm, ExecGemmRow, i);
+      if (g->wrong == 0 && (top == NULL || g->flops_per_s > top->flops_per_s))
+        top = g;
+    }
+  if (top == NULL || cal->host_memory_bytes == 0)
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
+                   "no cluster file without %s (hint: run the GEMM part)",
+                   top == NULL ? "a checked GEMM measurement" : "the host's memory size");
+      return NULL;
+    }
+  g_autoptr (TopoProfile) own = profile == NULL ? exec_calibration_to_profile (cal) : NULL;
+  g_autofree char *src = g_strdup_printf ("tandem calibrate on %s, %s", cal->host, cal->date);
+  g_autofree char *name = g_strdup_printf ("cpu-%s", cal->host);
+  const int ranks = MAX (cal->ranks, 1), per_host = MAX (cal->ranks_per_host, 1);
+  const gboolean mem_ok = cal->memory.bytes > 0 && cal->memory.wrong == 0;
+  const ExecCollRow *ar = best_all_reduce (cal, ranks), *ar0 = smallest_all_reduce (cal, ranks);
+
+  g_autoptr (JsonBuilder) jb = json_builder_new ();
+  json_builder_begin_object (jb);
+  member_string (jb, "_comment", "written by tandem calibrate: a cluster of this machine's "
+                 "ranks with the measured tables in \"profile\" (topology/presets/README.md)");
+  member_string (jb, "name", name);
+  g_autofree char *desc = g_strdup_printf ("%s backend on %s, %d rank%s, measured %s",
+                                           cal->backend, cal->host, ranks, ranks > 1 ? "s" : "",
+                                           cal->date);
+  member_string (jb, "description", desc);
+  json_builder_set_member_name (jb, "device");
+  json_builder_begin_object (jb);
+  member_string (jb, "name", name);
+  member_string (jb, "vendor", "cpu");
+  json_builder_set_member_name (jb, "peak_tflops");
+  json_builder_begin_object (jb);
+  member_double (jb, "fp32", top->flops_per_s / 1e12);
+  member_double (jb, "bf16", top->flops_per_s / 1e12);
+  json_builder_end_object (jb);
+  member_double (jb, "hbm_GB", (double) cal->host_memory_bytes / per_host / 1e9);
+  if (mem_ok && cal->memory.triad_GBps > 0)
+    member_double (jb, "hbm_GBps", cal->memory.triad_GBps);
+  member_double (jb, "gemm_efficiency", 1.0);
+  if (mem_ok && cal->memory.triad_GBps > 0)
+    member_double (jb, "mem_efficiency", 1.0);
+  if (cal->launch_s > 0)
+    member_double (jb, "launch_overhead_us", cal->launch_s * 1e6);
+  json_builder_set_member_name (jb, "sources");
+  json_builder_begin_object (jb);
+  g_autofree char *s_peak = g_strdup_printf ("%s: best checked FP32 GEMM of the grid, %d x %d x "
+                                             "%d, per rank with all %d rank(s) computing; the CPU "
+                                             "backend multiplies in FP32, so BF16 plans run at "
+                                             "the same rate", src, top->m, top->n, top->k, ranks);
+  member_string (jb, "peak_tflops", s_peak);
+  g_autofree char *s_hbm = g_strdup_printf ("%s: physical memory of the host (%.1f GB) / %d "
+                                            "rank(s) on it", src,
+                                            (double) cal->host_memory_bytes / 1e9, per_host);
+  member_string (jb, "hbm_GB", s_hbm);
+  g_autofree char *s_bw = g_strdup_printf ("%s: STREAM-style triad (a = b + 3c, 24 B per "
+                                           "element), best of %d, per rank with all ranks "
+                                           "running", src, cal->memory.reps);
+  if (mem_ok && cal->memory.triad_GBps > 0)
+    {
+      member_string (jb, "hbm_GBps", s_bw);
+      member_string (jb, "mem_efficiency", "the bandwidth above is already the achieved one");
+    }
+  member_string (jb, "gemm_efficiency", "the peak above is the best achieved GEMM");
+  g_autofree char *s_launch = g_strdup_printf ("%s: mean time of a 1 x 1 x 1 GEMM call through "
+                                               "the backend", src);
+  if (cal->launch_s > 0)
+    member_string (jb, "launch_overhead_us", s_launch);
+  json_builder_end_object (jb);
+  json_builder_end_object (jb);
+
+  /* one level: the ranks of this run, joined by whatever MPI used (shared memory) */
+  json_builder_set_member_name (jb, "levels");
+  json_builder_begin_array (jb);
+  json_builder_begin_object (jb);
+  member_string (jb, "name", "host");
+  json_builder_set_member_name (jb, "count");
+  json_builder_add_int_value (jb, ranks);
+  g_autofree char *s_level = NULL;
+  if (ar != NULL)
+    {
+      /* alpha per ring step: the smallest all-reduce over its 2(n-1) steps (D) */
+      const double lat_us = ar0->time_us / MAX (plan_coll_steps (PLAN_COLL_ALL_REDUCE, ranks), 1);
+      member_double (jb, "bw_GBps", ar->busbw_GBs);
+      member_double (jb, "busbw_GBps", ar->busbw_GBs);
+      member_double (jb, "latency_us", lat_us);
+      s_level = g_strdup_printf ("%s: all-reduce busbw over %d ranks at %" G_GUINT64_FORMAT
+                                 " B (the largest size measured), used for bw and busbw; "
+                                 "latency = the %" G_GUINT64_FORMAT " B all-reduce time / "
+                                 "2(n-1) steps (D)", src, ranks, ar->size_B, ar0->size_B);
+    }
+  else
+    {
+      const double bw = mem_ok && cal->memory.copy_GBps > 0 ? cal->memory.copy_GBps
+                                                            : cal->memory.triad_GBps;
+      if (!(bw > 0))
+        {
+          g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
+                       "no cluster file without a measured all-reduce or memory bandwidth "
+                       "(hint: run under mpirun -np N, or run the memory part)");
+          json_builder_reset (jb);
+          return NULL;
+        }
+      member_double (jb, "bw_GBps", bw);
+      s_level = g_strdup_printf ("%s: no collective measured (one rank, no mpirun); the "
+                                 "copy bandwidth stands in for shared-memory transfers", src);
+    }
+  member_string (jb, "source", s_level);
+  json_builder_end_object (jb);
+  json_builder_end_array (jb);
+
+  json_builder_end_object (jb);
+
+  g_autoptr (JsonNode) root = json_builder_get_root (jb);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  json_generator_set_root (gen, root);
+  g_autofree char *base = json_generator_to_data (gen, NULL);
+  return topo_cluster_json_set_profile (base, profile != NULL ? profile : own, error);
+}

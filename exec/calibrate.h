@@ -1,0 +1,158 @@
+/* exec/calibrate.h - microbenchmarks on a backend's ops table, and the hardware profile
+ * they make (`tandem calibrate`), plus nccl-tests output read into the same rows.
+ *
+ * Contract:
+ *  - Every benchmark checks its result before timing it (nccl-tests `#wrong`): GEMMs
+ *    against a double-precision reference on a sub-block, memory loops against the
+ *    expected values, collectives element by element. `wrong` counts the elements off,
+ *    summed over ranks; a row with wrong > 0 is kept (and printed) but never enters a
+ *    profile.
+ *  - Collective rows use nccl-tests' columns and definitions (conventions.md section 2):
+ *    size_B is the size column (all-reduce: the buffer; reduce-scatter, all-gather,
+ *    all-to-all: count x type size x ranks, count per rank; sendrecv: the message),
+ *    time_us the mean time per operation averaged over the group's ranks, algbw =
+ *    size_B / time (GB/s = 1e9 B/s), busbw = algbw x plan_coll_bus_factor.
+ *  - Under MPI every rank of the world calls exec_calibrate_run with the same options
+ *    (the benchmarks are collective: groups are created, times averaged over ranks).
+ *    GEMM and memory loops run on all ranks at once, so the figures are per rank with
+ *    the others busy, as in training. Rank 0's ExecCalibration holds the result.
+ *  - The library never prints: progress goes to the caller's row callback (on rank 0),
+ *    tables come back as text from exec_coll_rows_format.
+ *  - Times come from the host's monotonic clock around whole loops (g_get_monotonic_time,
+ *    microseconds), after a barrier on the group, as nccl-tests times its loops. */
+#pragma once
+
+#include <glib.h>
+#include "exec/backend.h"
+#include "plan/collective.h"
+#include "topology/cluster.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  int       m, n, k;
+  ExecDtype dtype;
+  double    time_s;         /* mean per GEMM (mean over ranks) */
+  double    flops_per_s;    /* 2 m n k / time_s */
+  int       reps;           /* timed repetitions per rank */
+  gint64    wrong;          /* checked elements off the reference, summed over ranks */
+  gboolean  from_plan;      /* one of the given plan's shapes */
+} ExecGemmRow;
+
+typedef struct {
+  guint64 bytes;            /* per array (three arrays of doubles) */
+  int     reps;
+  double  copy_GBps;        /* c = a: 16 B per element (STREAM counting), best rep */
+  double  triad_GBps;       /* a = b + s c: 24 B per element, best rep */
+  gint64  wrong;
+} ExecMemRow;
+
+typedef struct {
+  PlanColl coll;
+  int      ranks;           /* group size */
+  guint64  size_B;          /* nccl-tests size column */
+  guint64  count;           /* elements (per rank for reduce-scatter/all-gather/all-to-all) */
+  char     type[16];        /* nccl-tests type column: "float", "bfloat16", ... */
+  char     redop[8];        /* "sum", "none" */
+  int      root;            /* -1 */
+  /* out-of-place */
+  double   time_us;         /* < 0: N/A */
+  double   algbw_GBs, busbw_GBs;
+  gint64   wrong;           /* -1: not checked (N/A) */
+  /* in-place (nccl-tests' second column set); time < 0 when absent */
+  double   ip_time_us;
+  double   ip_algbw_GBs, ip_busbw_GBs;
+  gint64   ip_wrong;
+} ExecCollRow;
+
+/* Called on rank 0 after each row is measured (progress). */
+typedef void (*ExecCollRowFunc) (const ExecCollRow *row, gpointer user_data);
+typedef void (*ExecGemmRowFunc) (const ExecGemmRow *row, gpointer user_data);
+
+typedef struct {
+  gboolean        quick;        /* a few shapes and sizes: seconds on 2 cores */
+  gboolean        gemm, memory, collectives;   /* which parts run (all TRUE by default) */
+  /* extra GEMM shapes (m, n, k triples, e.g. a plan's), measured after the grid; shapes
+   * above max_plan_flops (2 m n k) are skipped, see ExecCalibration.skipped */
+  const int     (*extra_shapes)[3];
+  guint           n_extra_shapes;
+  double          max_plan_flops;   /* 0 = default (quick 2^33, full 2^37) */
+  guint32         seed;             /* inputs of the GEMM check */
+  ExecGemmRowFunc on_gemm;
+  ExecCollRowFunc on_coll;
+  gpointer        user_data;
+} ExecCalibrateOptions;
+
+typedef struct {
+  char      *backend;           /* "cpu" */
+  char      *host;              /* g_get_host_name () of rank 0 */
+  char      *date;              /* UTC ISO-8601, when the run started */
+  int        ranks;             /* world size */
+  int        ranks_per_host;    /* OMPI_COMM_WORLD_LOCAL_SIZE, else ranks */
+  guint64    host_memory_bytes; /* physical memory of the host */
+  double     launch_s;          /* per GEMM call of 1 x 1 x 1 (the ops-table overhead) */
+  GArray    *gemm;              /* ExecGemmRow, grid first, then the extra shapes */
+  ExecMemRow memory;            /* bytes 0 when not measured */
+  GArray    *colls;             /* ExecCollRow */
+  gboolean   colls_measured;    /* FALSE in a world of one (no mpirun) */
+  GPtrArray *skipped;           /* char *: extra shapes left out, with the reason */
+} ExecCalibration;
+
+void             exec_calibrate_options_init (ExecCalibrateOptions *o);
+ExecCalibration *exec_calibration_new        (const char *backend);
+void             exec_calibration_free       (ExecCalibration *cal);   /* NULL-safe */
+
+/* All parts the options ask for, on every rank (see contract). */
+ExecCalibration *exec_calibrate_run         (ExecBackend *b, const ExecCalibrateOptions *o,
+                                             GError **error);
+/* The parts, each appending to `cal` (exec_calibrate_run calls them in this order). */
+gboolean exec_calibrate_gemm        (ExecBackend *b, const ExecCalibrateOptions *o,
+                                     ExecCalibration *cal, GError **error);
+gboolean exec_calibrate_memory      (ExecBackend *b, const ExecCalibrateOptions *o,
+                                     ExecCalibration *cal, GError **error);
+/* Group sizes 2, 4, ... and the world size; sizes 1 KiB .. 64 MiB by factors of 4
+ * (quick: 1 KiB, 64 KiB, 4 MiB). Does nothing (colls_measured FALSE) in a world of one. */
+gboolean exec_calibrate_collectives (ExecBackend *b, const ExecCalibrateOptions *o,
+                                     ExecCalibration *cal, GError **error);
+
+/* nccl-tests' table, one block per (collective, ranks) in the order of the rows:
+ * "# Collective test starting: all_reduce_perf", "# nranks N", the two header lines and
+ * the rows (with the in-place columns when a row has them). exec_nccl_tests_parse reads
+ * it back. `note` (may be NULL) is added as a comment under each block's title. */
+void exec_coll_rows_format (GString *out, const ExecCollRow *rows, guint n_rows,
+                            const char *note);
+
+/* ---- nccl-tests-import.c ----------------------------------------------------------------
+ * Reads the stdout of nccl-tests binaries (all_reduce_perf, all_gather_perf,
+ * reduce_scatter_perf, alltoall_perf, sendrecv_perf; several may follow each other in one
+ * file). The collective comes from "# Collective test starting: X_perf" (nccl-tests
+ * >= 2.13), else from the file name (`source`, e.g. "all_gather_perf-16.txt"); the number
+ * of ranks from the "#  Rank N Group ..." device lines (distinct N), else from a
+ * "# nranks N" line. Columns are found from the header line that names them (size,
+ * count, type, redop, root, time or cputime, algbw, busbw, #wrong, in that order, twice),
+ * so per-iteration and bitwise columns are skipped. Values are kept exactly as printed.
+ * Errors (EXEC_ERROR_INVALID) name `source` and the line: no table, unknown collective
+ * (broadcast, reduce, ... have no place in the cost model), unknown rank count, or a row
+ * that does not parse. Rows are appended to `rows` (ExecCollRow). */
+gboolean exec_nccl_tests_parse     (const char *text, gssize length, const char *source,
+                                    GArray *rows, GError **error);
+gboolean exec_nccl_tests_load_file (const char *path, GArray *rows, GError **error);
+
+/* ---- the hardware profile ---------------------------------------------------------------
+ * Adds the rows with wrong == 0 to a profile's collective table (out-of-place time,
+ * else in-place; rows without either are skipped). Returns the number added. */
+guint        exec_coll_rows_to_profile   (const ExecCollRow *rows, guint n_rows,
+                                          TopoProfile *profile);
+/* The profile of a calibration (GEMM rows in FLOP/s, memory, collectives). */
+TopoProfile *exec_calibration_to_profile (const ExecCalibration *cal);
+/* A cluster JSON for this machine (topology/presets/README.md): device "cpu-HOST" with
+ * the best measured GEMM as FP32 (and BF16) peak, the host memory per rank, the triad
+ * bandwidth; one level "host" of `ranks` devices with the measured all-reduce busbw;
+ * every number sourced "tandem calibrate on HOST, DATE"; and `profile` (NULL: the
+ * calibration's). topo_cluster_new_from_data accepts the text. */
+char        *exec_calibration_to_cluster_json (const ExecCalibration *cal,
+                                               const TopoProfile *profile, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ExecCalibration, exec_calibration_free)
+
+G_END_DECLS

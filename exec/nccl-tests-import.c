@@ -1,0 +1,305 @@
+/* exec/nccl-tests-import.c - read nccl-tests stdout tables into ExecCollRow, so that
+ * existing all_reduce_perf (all_gather_perf, ...) runs calibrate the cost model.
+ *
+ * What nccl-tests prints (src/util.cu; conventions.md section 2.1):
+ *   # nccl-tests version 2.17.6 nccl-headers=22501 nccl-library=22501
+ *   # Collective test starting: all_reduce_perf          (>= 2.13; names the test)
+ *   # nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 step: 2(factor) ...
+ *   # Using devices
+ *   #  Rank  0 Group  0 Pid  1946 on host device  0 [0000:0f:00] NVIDIA A100-SXM4-40GB
+ *   ...                                                  (one line per rank)
+ *   #       size   count   type   redop   root   time   algbw   busbw  #wrong   time ...
+ *   #        (B) (elements)                      (us)  (GB/s)  (GB/s)          (us) ...
+ *          1024     256   float     sum     -1  12.43    0.08    0.15       0  12.01 ...
+ *   # Out of bounds values : 0 OK
+ *   # Avg bus bandwidth    : 120.9
+ * Older versions lack the "Collective test starting" line (the file name then says
+ * which test it is) and the root column, and print an "error" column (a float) instead
+ * of "#wrong"; such rows are read with wrong = -1 (not counted). "N/A" (nccl-tests -c 0,
+ * or a time not measured) reads as -1. Lines tagged by mpirun --tag-output
+ * ("[1,0]<stdout>:") are read without the tag; any other line is ignored. */
+#include "exec/calibrate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* nccl-tests binaries, longest names first so that "reduce_scatter" is not "reduce". */
+static const struct {
+  const char *name;
+  gboolean    modelled;   /* has a PlanColl (and a place in the cost model) */
+} tests[] = {
+  { "all_reduce", TRUE }, { "reduce_scatter", TRUE }, { "all_gather", TRUE },
+  { "alltoall", TRUE }, { "sendrecv", TRUE }, { "broadcast", FALSE }, { "hypercube", FALSE },
+  { "scatter", FALSE }, { "gather", FALSE }, { "reduce", FALSE },
+};
+
+/* Index into tests[] of the name in `s` ("all_gather_perf", a path, ...), or -1. */
+static int
+find_test (const char *s)
+{
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < G_N_ELEMENTS (tests); i++)
+      {
+        /* first "NAME_perf" anywhere, then a bare NAME */
+        g_autofree char *needle = pass == 0 ? g_strconcat (tests[i].name, "_perf", NULL)
+                                            : g_strdup (tests[i].name);
+        if (strstr (s, needle) != NULL)
+          return (int) i;
+      }
+  return -1;
+}
+
+enum { COL_SIZE, COL_COUNT, COL_TYPE, COL_REDOP, COL_ROOT, COL_TIME, COL_ALGBW, COL_BUSBW,
+       COL_WRONG, COL_IP_TIME, COL_IP_ALGBW, COL_IP_BUSBW, COL_IP_WRONG, N_COLS };
+
+typedef struct {
+  const char *source;
+  int         test;          /* index into tests[], -1 unknown */
+  GHashTable *rank_ids;      /* "#  Rank N" lines of the current test */
+  int         nranks_line;   /* "# nranks N" (tandem's own tables); 0 none */
+  int         col[N_COLS];   /* token index of each column; -1 absent */
+  gboolean    error_column;  /* old versions: "error" (a float), not "#wrong" */
+  gboolean    have_header;
+} Reader;
+
+static void
+reader_new_test (Reader *rd)
+{
+  g_hash_table_remove_all (rd->rank_ids);
+  rd->nranks_line = 0;
+  rd->have_header = FALSE;
+}
+
+/* Reads "#       size   count ..." into the column map; FALSE when it is not one. */
+static gboolean
+read_header (Reader *rd, char **tok, guint n)
+{
+  if (n < 3 || !g_str_equal (tok[0], "size") || !g_str_equal (tok[1], "count"))
+    return FALSE;
+  for (guint c = 0; c < N_COLS; c++)
+    rd->col[c] = -1;
+  rd->error_column = FALSE;
+  int set = 0;   /* 0: out-of-place columns next, 1: in-place */
+  for (guint i = 0; i < n; i++)
+    {
+      const char *t = tok[i];
+      if (g_str_equal (t, "size"))
+        rd->col[COL_SIZE] = (int) i;
+      else if (g_str_equal (t, "count"))
+        rd->col[COL_COUNT] = (int) i;
+      else if (g_str_equal (t, "type"))
+        rd->col[COL_TYPE] = (int) i;
+      else if (g_str_equal (t, "redop"))
+        rd->col[COL_REDOP] = (int) i;
+      else if (g_str_equal (t, "root"))
+        rd->col[COL_ROOT] = (int) i;
+      else if ((g_str_equal (t, "time") || g_str_equal (t, "cputime")) && set < 2)
+        rd->col[set == 0 ? COL_TIME : COL_IP_TIME] = (int) i, set++;
+      else if (g_str_equal (t, "algbw") && set > 0)
+        rd->col[set == 1 ? COL_ALGBW : COL_IP_ALGBW] = (int) i;
+      else if (g_str_equal (t, "busbw") && set > 0)
+        rd->col[set == 1 ? COL_BUSBW : COL_IP_BUSBW] = (int) i;
+      else if ((g_str_equal (t, "#wrong") || g_str_equal (t, "error")) && set > 0)
+        {
+          rd->col[set == 1 ? COL_WRONG : COL_IP_WRONG] = (int) i;
+          rd->error_column = g_str_equal (t, "error");
+        }
+    }
+  rd->have_header = rd->col[COL_TIME] >= 0 && rd->col[COL_ALGBW] >= 0
+                    && rd->col[COL_BUSBW] >= 0 && rd->col[COL_TYPE] >= 0;
+  return TRUE;
+}
+
+static gboolean
+parse_uint (const char *s, guint64 *out)
+{
+  return g_ascii_string_to_unsigned (s, 10, 0, G_MAXUINT64, out, NULL);
+}
+
+/* A number as printed, or -1 for "N/A". */
+static gboolean
+parse_value (const char *s, double *out)
+{
+  if (g_str_equal (s, "N/A"))
+    {
+      *out = -1;
+      return TRUE;
+    }
+  char *end = NULL;
+  *out = g_ascii_strtod (s, &end);
+  return end != s && *end == '\0';
+}
+
+static gboolean
+fail_line (GError **error, const Reader *rd, guint line, const char *what)
+{
+  g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "%s:%u: %s", rd->source, line, what);
+  return FALSE;
+}
+
+static gboolean
+read_set (Reader *rd, char **tok, guint n, int c_time, int c_alg, int c_bus, int c_wrong,
+          double *time_us, double *alg, double *bus, gint64 *wrong)
+{
+  *time_us = *alg = *bus = -1;
+  *wrong = -1;
+  if (c_time < 0 || (guint) c_time >= n)
+    return TRUE;   /* this set is absent */
+  double w = -1;
+  if (!parse_value (tok[c_time], time_us)
+      || (c_alg >= 0 && ((guint) c_alg >= n || !parse_value (tok[c_alg], alg)))
+      || (c_bus >= 0 && ((guint) c_bus >= n || !parse_value (tok[c_bus], bus)))
+      || (c_wrong >= 0 && ((guint) c_wrong >= n || !parse_value (tok[c_wrong], &w))))
+    return FALSE;
+  *wrong = rd->error_column || w < 0 ? -1 : (gint64) w;
+  return TRUE;
+}
+
+static gboolean
+read_row (Reader *rd, char **tok, guint n, guint line, GArray *rows, GError **error)
+{
+  ExecCollRow row = { 0 };
+  guint64 size, count;
+  if (!parse_uint (tok[rd->col[COL_SIZE]], &size)
+      || (guint) rd->col[COL_TYPE] >= n || !parse_uint (tok[rd->col[COL_COUNT]], &count))
+    return fail_line (error, rd, line, "a table row that does not parse");
+  if (rd->test < 0)
+    return fail_line (error, rd, line, "which collective is this? (no '# Collective test "
+                      "starting: X_perf' line; hint: name the file after the test, e.g. "
+                      "all_reduce_perf.txt)");
+  if (!tests[rd->test].modelled)
+    {
+      g_autofree char *msg = g_strdup_printf ("%s_perf has no place in the cost model (import "
+                                              "all_reduce, all_gather, reduce_scatter, alltoall "
+                                              "or sendrecv)", tests[rd->test].name);
+      return fail_line (error, rd, line, msg);
+    }
+  const guint ranks = rd->nranks_line > 0 ? (guint) rd->nranks_line
+                                          : g_hash_table_size (rd->rank_ids);
+  if (ranks == 0)
+    return fail_line (error, rd, line, "how many ranks? (no '#  Rank N Group ...' device "
+                      "lines above the table)");
+  plan_coll_parse (tests[rd->test].name, &row.coll);
+  row.ranks = (int) ranks;
+  row.size_B = size;
+  row.count = count;
+  g_strlcpy (row.type, tok[rd->col[COL_TYPE]], sizeof row.type);
+  g_strlcpy (row.redop, rd->col[COL_REDOP] >= 0 && (guint) rd->col[COL_REDOP] < n
+                          ? tok[rd->col[COL_REDOP]] : "none", sizeof row.redop);
+  row.root = -1;
+  if (rd->col[COL_ROOT] >= 0 && (guint) rd->col[COL_ROOT] < n)
+    row.root = atoi (tok[rd->col[COL_ROOT]]);
+  if (!read_set (rd, tok, n, rd->col[COL_TIME], rd->col[COL_ALGBW], rd->col[COL_BUSBW],
+                 rd->col[COL_WRONG], &row.time_us, &row.algbw_GBs, &row.busbw_GBs, &row.wrong)
+      || !read_set (rd, tok, n, rd->col[COL_IP_TIME], rd->col[COL_IP_ALGBW],
+                    rd->col[COL_IP_BUSBW], rd->col[COL_IP_WRONG], &row.ip_time_us,
+                    &row.ip_algbw_GBs, &row.ip_busbw_GBs, &row.ip_wrong))
+    return fail_line (error, rd, line, "a table row with a value that does not parse");
+  if (row.time_us < 0 && row.ip_time_us < 0)
+    return fail_line (error, rd, line, "a table row without a time");
+  g_array_append_val (rows, row);
+  return TRUE;
+}
+
+/* A "#" line: test name, device lines, rank count, or the column header. */
+static void
+read_comment (Reader *rd, const char *body)
+{
+  static const char starting[] = "Collective test starting:";
+  const char *s = body;
+  while (*s == ' ' || *s == '\t')
+    s++;
+  if (g_str_has_prefix (s, starting))
+    {
+      reader_new_test (rd);
+      rd->test = find_test (s + strlen (starting));
+      return;
+    }
+  if (g_str_has_prefix (s, "nThread "))
+    {
+      g_hash_table_remove_all (rd->rank_ids);   /* a new run (older versions) */
+      rd->have_header = FALSE;
+      return;
+    }
+  g_auto (GStrv) tok = g_strsplit_set (s, " \t", -1);
+  /* drop the empty strings that runs of blanks leave */
+  guint n = 0;
+  for (guint i = 0; tok[i] != NULL; i++)
+    if (tok[i][0] != '\0')
+      tok[n++] = tok[i];
+    else
+      g_free (tok[i]);
+  tok[n] = NULL;
+  guint64 v;
+  if (n >= 2 && g_str_equal (tok[0], "Rank") && parse_uint (tok[1], &v))
+    g_hash_table_add (rd->rank_ids, GUINT_TO_POINTER ((guint) v + 1));
+  else if (n >= 2 && g_str_equal (tok[0], "nranks") && parse_uint (tok[1], &v) && v > 0)
+    rd->nranks_line = (int) MIN (v, G_MAXINT);
+  else
+    read_header (rd, tok, n);
+}
+
+gboolean
+exec_nccl_tests_parse (const char *text, gssize length, const char *source, GArray *rows,
+                       GError **error)
+{
+  g_return_val_if_fail (text != NULL && rows != NULL, FALSE);
+  Reader rd = { .source = source != NULL ? source : "<nccl-tests>" };
+  rd.test = source != NULL ? find_test (source) : -1;
+  rd.rank_ids = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autofree char *copy = length < 0 ? g_strdup (text) : g_strndup (text, (gsize) length);
+  g_auto (GStrv) lines = g_strsplit (copy, "\n", -1);
+  const guint before = rows->len;
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && lines[i] != NULL; i++)
+    {
+      char *l = lines[i];
+      /* mpirun --tag-output: "[1,0]<stdout>:..." */
+      char *tag = l[0] == '[' ? strstr (l, "]<stdout>:") : NULL;
+      if (tag != NULL)
+        l = tag + strlen ("]<stdout>:");
+      g_strstrip (l);
+      if (l[0] == '#')
+        {
+          read_comment (&rd, l + 1);
+          continue;
+        }
+      if (!rd.have_header || !g_ascii_isdigit (l[0]))
+        continue;
+      g_auto (GStrv) tok = g_strsplit_set (l, " \t", -1);
+      guint n = 0;
+      for (guint j = 0; tok[j] != NULL; j++)
+        if (tok[j][0] != '\0')
+          tok[n++] = tok[j];
+        else
+          g_free (tok[j]);
+      tok[n] = NULL;
+      if ((guint) rd.col[COL_TIME] >= n)
+        continue;   /* not a table row: too short */
+      ok = read_row (&rd, tok, n, i + 1, rows, error);
+    }
+  g_hash_table_unref (rd.rank_ids);
+  if (ok && rows->len == before)
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
+                   "%s: no nccl-tests table (a '#  size  count  type ...' header followed by "
+                   "rows)", rd.source);
+      return FALSE;
+    }
+  return ok;
+}
+
+gboolean
+exec_nccl_tests_load_file (const char *path, GArray *rows, GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize length = 0;
+  g_autoptr (GError) local = NULL;
+  if (!g_file_get_contents (path, &text, &length, &local))
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "%s: cannot read: %s", path,
+                   local->message);
+      return FALSE;
+    }
+  return exec_nccl_tests_parse (text, (gssize) length, path, rows, error);
+}

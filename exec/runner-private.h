@@ -1,0 +1,187 @@
+/* exec/runner-private.h - what the runner's files share: the stage's parameters in
+ * buckets, the per-(micro-batch, chunk) activation state, per-task records.
+ *
+ *   runner.c          bootstrap: checks, groups, parameters and buckets, options
+ *   runner-state.c    buffers, data, units (activations of one micro-batch and chunk)
+ *   runner-task.c     the interpreter: one function per task kind
+ *   runner-measure.c  steps, waits, timing, gathering to rank 0, statistics */
+#pragma once
+
+#include "exec/runner.h"
+
+/* ---- parameters ------------------------------------------------------------------------ */
+
+enum { SEG_EMBED, SEG_LAYER, SEG_HEAD };
+
+/* A parameter tensor group of the stage, a slice of the flat arrays. */
+typedef struct {
+  int    kind;              /* SEG_* */
+  int    layer;             /* SEG_LAYER: global layer index */
+  int    chunk;             /* virtual chunk holding it */
+  gsize  off, n;            /* floats in params / grads */
+  gsize  norm_off[2];       /* norm weights (C floats each) relative to off */
+  int    n_norm;            /* 2 for a layer, 1 for the head (final norm), 0 embedding */
+  int    bucket;
+} RunSeg;
+
+/* What one DP reduction (or, with ZeRO-3, one layer's shard) covers. */
+typedef struct {
+  gsize      off, n, n_pad;   /* range in the flat arrays; n_pad a multiple of the group */
+  int        chunk, first_layer;
+  int        seg0, n_segs;
+  gboolean   sharded;         /* ZeRO: this rank owns piece `shard_rank` of n_pad / K */
+  gboolean   gathered;        /* its ZeRO-1/2 parameter all-gather was issued this step */
+  float     *gshard;          /* sharded: the reduced gradient of the owned piece */
+  float     *gtmp;            /* ZeRO-3: the latest per-micro-batch reduce-scatter */
+  ExecEvent *rs_done;         /* ZeRO-3: that reduce-scatter, not yet folded (or NULL) */
+  ExecEvent *ag_done;         /* parameter all-gather posted this step, not waited (or NULL) */
+  float     *m, *v;           /* AdamW moments of the owned piece */
+} RunBucket;
+
+/* ---- activations ----------------------------------------------------------------------- */
+
+typedef struct {
+  ExecBuffer  *buf;           /* NULL when not held */
+  float       *x_attn, *x_mlp;  /* (N, C) full inputs of the two blocks, kept for backward */
+  ExecAttnActs attn;
+  ExecMlpActs  mlp;
+} RunLayerActs;
+
+enum { LAST_NONE, LAST_ATTN, LAST_MLP };
+
+/* The state of one (micro-batch, chunk) on this stage, from its first forward task to its
+ * last backward task. */
+typedef struct {
+  int           mb, chunk, first, n;   /* layers first .. first + n - 1 */
+  int          *tokens, *targets;      /* N each */
+  RunLayerActs *layers;
+  ExecBuffer   *buf;
+  float        *h, *h_rc;              /* (N_sp, C): residual stream shard, recompute copy */
+  float        *partial;               /* (N, C): a block's output before the TP reduction */
+  float        *out, *rc_out;          /* (N, C): the chunk's output (head input / send) */
+  float        *dh;                    /* (N_sp, C): gradient shard */
+  float        *dfull, *dpartial;      /* (N, C): block input gradient, block dx */
+  float        *scratch;               /* the largest backward scratch of the blocks */
+  float        *datt, *dq, *delta;     /* split attention backward (CP) */
+  float        *dkv;                   /* (2 N kvd): own dK, dV after the CP exchange */
+  ExecBuffer   *head_buf;
+  ExecHeadActs  head;
+  float        *lse_part, *tgt_part, *lse_parts, *tgt_sum, *lse, *loss;
+  int           fwd_last, fwd_last_layer;   /* LAST_*: the last forward block run */
+  int           rc_last, rc_layer;          /* the same for the recompute of rc_layer */
+} RunUnit;
+
+/* ---- per-task records ------------------------------------------------------------------ */
+
+/* Times of one task in one step, seconds from the step start; what is gathered. */
+enum {
+  REC_START, REC_END, REC_WAIT,         /* WAIT: host waits inside a compute task */
+  REC_X0S, REC_X0E, REC_X0K,            /* extra interval 0: start, end, kind (-1 none) */
+  REC_X1S, REC_X1E, REC_X1K,
+  REC_N,
+};
+
+typedef struct {
+  ExecEvent *start, *end, *done;  /* done: what dependants wait for */
+  ExecSample first, last;         /* communication: first and last operation */
+  ExecSample extra[2];
+  int        extra_kind[2];       /* ProgCommKind, -1 none */
+  double     wait_s;
+  gboolean   issued;
+} RunTaskState;
+
+/* ---- the runner ------------------------------------------------------------------------ */
+
+struct ExecRunner {
+  ExecBackend       *b;
+  const ProgProgram *prog;
+  const ModelSpec   *model;
+  const Plan        *plan;
+  const PlanLayout  *layout;
+  ExecRunOptions     opts;
+  ExecRunResult      result;
+
+  /* where this rank sits */
+  int rank, world, stage, tp, tp_rank, cp, cp_rank, dp_rank, pp;
+  guint32 first_task, n_tasks;
+  ExecLayerShape shape;
+  int N, N_sp, qd, kvd;           /* tokens per micro-batch, per SP shard; q/kv widths */
+  int *pos;                       /* (T) global positions of this CP rank's tokens */
+  int **pos_of;                   /* (cp, T): of every CP rank */
+  float dloss;                    /* 1 / tokens of the global batch */
+
+  /* streams, groups (NULL for a group of one) */
+  ExecStream *streams[PROG_STREAM_N + 1];   /* + one for the world's collectives */
+  ExecStream *compute;
+  ExecGroup  *groups[PLAN_AXIS_N_GROUPS];
+  ExecGroup  *world_group;
+  PlanAxis    grad_axis;          /* DP or CP x DP: where gradients are summed */
+  int         shard_size, shard_rank;  /* of the grad group (ZeRO pieces) */
+
+  /* parameters */
+  GArray     *segs;               /* RunSeg */
+  GArray     *buckets;            /* RunBucket, in program order of their reductions */
+  int        *layer_seg;          /* global layer -> seg, -1 when not on this stage */
+  int         embed_seg, head_seg;
+  ExecBuffer *param_buf, *grad_buf, *opt_buf, *norm_buf;
+  float      *norm_pack;          /* held norm-weight gradients, packed for the TP sum */
+  gsize       n_norm_held;
+  float      *params, *grads;
+  gsize       n_params;           /* floats, padded */
+  gboolean    tied;               /* head reads the embedding (pp = 1 only) */
+  gboolean    zero12, zero3;
+
+  /* CP exchange buffers */
+  ExecBuffer *cp_buf;
+  float      *kv[2], *dkv_c, *inbox[2], *sb[2], *kv_all, *dkv_all;
+  ExecEvent  *pass_ev[4];
+
+  /* per step */
+  RunUnit   **units;              /* grad_accum x vpp, NULL when not live */
+  GPtrArray  *retired;            /* RunUnit * whose buffers go at step end */
+  RunTaskState *ts;               /* n_tasks */
+  int         step;
+  double      t0;                 /* step start, backend clock */
+  double      loss_sum;           /* this rank's share of the step's token losses */
+  double      grad_ss;            /* this rank's share of the squared gradient norm */
+  ExecEvent  *mark;               /* a scratch event for reading the clock */
+
+  /* gathered per timed step: REC_N doubles per task, plus the step end */
+  double     *recs;               /* steps x (1 + n_tasks x REC_N) */
+  gsize       alloc_now, alloc_peak;
+};
+
+/* runner.c */
+/* The piece of a bucket this rank updates: [lo, lo + n) of the flat arrays. TRUE when the
+ * bucket is sharded (its reduced gradient is then bk->gshard, else grads + bk->off). */
+gboolean runner_bucket_owned (const ExecRunner *r, const RunBucket *bk, gsize *lo, gsize *n);
+/* Calls fn on each run of norm-weight gradients in what this rank holds after the
+ * reductions (full buckets or owned pieces), in bucket order. */
+typedef void (*RunNormFn) (float *g, gsize n, gpointer data);
+void     runner_held_norms (ExecRunner *r, RunNormFn fn, gpointer data);
+
+/* runner-state.c */
+float   *runner_alloc      (ExecRunner *r, gsize n_floats, ExecBuffer **handle, GError **error);
+void     runner_release    (ExecRunner *r, ExecBuffer **handle);
+RunUnit *runner_unit       (ExecRunner *r, int mb, int chunk, GError **error);
+void     runner_unit_retire (ExecRunner *r, RunUnit *u);
+void     runner_units_free (ExecRunner *r);
+gboolean runner_layer_hold (ExecRunner *r, RunUnit *u, int layer, GError **error);
+void     runner_layer_drop (ExecRunner *r, RunUnit *u, int layer);
+RunLayerActs *runner_layer (RunUnit *u, int layer);
+void     runner_weights    (ExecRunner *r, int layer, ExecLayerWeights *w, ExecLayerWeights *g);
+int      runner_token      (const ExecRunner *r, int step, int sequence, int position);
+
+/* runner-task.c */
+gboolean runner_task_run   (ExecRunner *r, guint32 local, GError **error);
+gboolean runner_optimizer  (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **error);
+
+/* runner-measure.c */
+double   runner_now        (ExecRunner *r);
+/* Waits for `ev` (the done event of `on`, or NULL) on behalf of task `t` (or NULL). */
+gboolean runner_wait       (ExecRunner *r, ExecEvent *ev, const ProgTask *t,
+                            const ProgTask *on, const char *what, GError **error);
+gboolean runner_post       (ExecRunner *r, ProgStream stream, ExecGroup *g, const ExecColl *op,
+                            ExecSample *sample, GError **error);
+gboolean runner_world_sum  (ExecRunner *r, double *values, int n, GError **error);
+gboolean runner_steps      (ExecRunner *r, GError **error);

@@ -1,0 +1,242 @@
+/* exec/runner-state.c - the runner's buffers and the state of one (micro-batch, chunk):
+ * its tokens, the inputs and activations of each layer kept from forward to backward,
+ * and the gradients flowing back.
+ *
+ * A unit is created by its first forward task and retired by its last backward task; a
+ * layer's activations live from its forward to its backward (with full recompute only
+ * the layer's input survives the forward, and the recompute brings the rest back), so
+ * what is held at any time follows the schedule: 1F1B keeps at most pp - stage
+ * micro-batches in flight, GPipe all of them. Retired units are freed at the end of the
+ * step, when nothing in flight can still read them. */
+#include "exec/runner-private.h"
+
+#include <string.h>
+
+float *
+runner_alloc (ExecRunner *r, gsize n_floats, ExecBuffer **handle, GError **error)
+{
+  ExecBuffer *buf = exec_buffer_new (r->b, MAX (n_floats, 1) * sizeof (float), error);
+  if (buf == NULL)
+    return NULL;
+  r->alloc_now += buf->bytes;
+  r->alloc_peak = MAX (r->alloc_peak, r->alloc_now);
+  *handle = buf;
+  return buf->data;
+}
+
+void
+runner_release (ExecRunner *r, ExecBuffer **handle)
+{
+  if (*handle == NULL)
+    return;
+  r->alloc_now -= (*handle)->bytes;
+  exec_buffer_free (*handle);
+  *handle = NULL;
+}
+
+/* SplitMix64's finaliser (Steele, Lea and Flood 2014). */
+static guint64
+mix64 (guint64 x)
+{
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+int
+runner_token (const ExecRunner *r, int step, int sequence, int position)
+{
+  guint64 key = ((guint64) step << 42) ^ ((guint64) sequence << 21) ^ (guint64) position;
+  return (int) (mix64 (mix64 (r->opts.seed ^ 0x7A6E6D2Dull) ^ key) % r->model->vocab);
+}
+
+void
+runner_weights (ExecRunner *r, int layer, ExecLayerWeights *w, ExecLayerWeights *g)
+{
+  const RunSeg *sg = &g_array_index (r->segs, RunSeg, r->layer_seg[layer]);
+  exec_layer_weights_bind (w, &r->shape, r->params + sg->off);
+  exec_layer_weights_bind (g, &r->shape, r->grads + sg->off);
+}
+
+static gsize
+backward_scratch (const ExecRunner *r)
+{
+  gsize s = MAX (exec_attn_scratch_size (&r->shape), exec_mlp_scratch_size (&r->shape));
+  return MAX (s, exec_head_scratch_size (&r->shape));
+}
+
+RunUnit *
+runner_unit (ExecRunner *r, int mb, int chunk, GError **error)
+{
+  RunUnit **slot = &r->units[(gsize) mb * r->plan->vpp + chunk];
+  if (*slot)
+    return *slot;
+  const Plan *p = r->plan;
+  RunUnit *u = g_new0 (RunUnit, 1);
+  u->mb = mb;
+  u->chunk = chunk;
+  u->first = plan_chunk_first_layer (p, r->model, r->stage, chunk);
+  u->n = plan_chunk_layers (p, r->model, r->stage, chunk);
+  u->layers = g_new0 (RunLayerActs, u->n);
+  u->fwd_last = u->rc_last = LAST_NONE;
+  u->rc_layer = -1;
+
+  gsize N = (gsize) r->N, C = (gsize) r->shape.C, Nsp = (gsize) r->N_sp;
+  gsize kv = 2 * N * r->kvd;
+  gsize total = 2 * N /* tokens, targets as ints */ + 3 * Nsp * C + 5 * N * C
+                + backward_scratch (r) + 2 * N * r->qd
+                + N * r->shape.n_head + kv;
+  float *m = runner_alloc (r, total, &u->buf, error);
+  if (!m)
+    {
+      g_free (u->layers);
+      g_free (u);
+      return NULL;
+    }
+  u->tokens = (int *) m, m += N;
+  u->targets = (int *) m, m += N;
+  u->h = m, m += Nsp * C;
+  u->h_rc = m, m += Nsp * C;
+  u->dh = m, m += Nsp * C;
+  u->partial = m, m += N * C;
+  u->out = m, m += N * C;
+  u->rc_out = m, m += N * C;
+  u->dfull = m, m += N * C;
+  u->dpartial = m, m += N * C;
+  u->scratch = m, m += backward_scratch (r);
+  u->datt = m, m += N * r->qd;
+  u->dq = m, m += N * r->qd;
+  u->delta = m, m += N * r->shape.n_head;
+  u->dkv = m;
+
+  /* DP rank d takes sequences (d M + mb) B .. + B - 1 of the global batch; this CP rank
+   * the positions pos of each; the target of a token is the next one. */
+  int B = p->micro_batch, T = r->N / B;
+  for (int b = 0; b < B; b++)
+    {
+      int seq = (r->dp_rank * p->grad_accum + mb) * B + b;
+      for (int t = 0; t < T; t++)
+        {
+          u->tokens[b * T + t] = runner_token (r, r->step, seq, r->pos[t]);
+          u->targets[b * T + t] = runner_token (r, r->step, seq, r->pos[t] + 1);
+        }
+    }
+
+  int model_chunk = chunk * p->pp + r->stage;
+  if (model_chunk == p->pp * p->vpp - 1)
+    {
+      gsize n_head = exec_head_acts_size (&r->shape);
+      float *h = runner_alloc (r, n_head + 5 * N + N * (gsize) r->tp, &u->head_buf, error);
+      if (!h)
+        {
+          runner_unit_retire (r, u);
+          return NULL;
+        }
+      exec_head_acts_bind (&u->head, &r->shape, h);
+      h += n_head;
+      u->lse_part = h, h += N;
+      u->tgt_part = h, h += N;
+      u->tgt_sum = h, h += N;
+      u->lse = h, h += N;
+      u->loss = h, h += N;
+      u->lse_parts = h;
+    }
+  *slot = u;
+  return u;
+}
+
+RunLayerActs *
+runner_layer (RunUnit *u, int layer)
+{
+  g_assert (layer >= u->first && layer < u->first + u->n);
+  return &u->layers[layer - u->first];
+}
+
+/* Two buffers per layer: its input x_attn (the checkpoint of full recompute) and the
+ * rest, so that recompute can drop the rest after the forward. */
+gboolean
+runner_layer_hold (ExecRunner *r, RunUnit *u, int layer, GError **error)
+{
+  RunLayerActs *a = runner_layer (u, layer);
+  gsize NC = (gsize) r->N * r->shape.C;
+  if (a->buf == NULL)
+    {
+      /* [0]: x_attn; the activation part is a second buffer in a->buf[1] */
+      ExecBuffer *in = NULL;
+      float *x = runner_alloc (r, NC, &in, error);
+      if (!x)
+        return FALSE;
+      a->buf = in;
+      a->x_attn = x;
+    }
+  if (a->x_mlp == NULL)
+    {
+      gsize na = exec_attn_acts_size (&r->shape), nm = exec_mlp_acts_size (&r->shape);
+      ExecBuffer *ab = NULL;
+      float *m = runner_alloc (r, NC + na + nm, &ab, error);
+      if (!m)
+        return FALSE;
+      a->act_buf = ab;
+      a->x_mlp = m;
+      exec_attn_acts_bind (&a->attn, &r->shape, m + NC);
+      exec_mlp_acts_bind (&a->mlp, &r->shape, m + NC + na);
+    }
+  return TRUE;
+}
+
+/* Frees the activations; with `keep_input` the layer's input stays (full recompute). */
+void
+runner_layer_drop (ExecRunner *r, RunUnit *u, int layer, gboolean keep_input)
+{
+  RunLayerActs *a = runner_layer (u, layer);
+  runner_release (r, &a->act_buf);
+  a->x_mlp = NULL;
+  memset (&a->attn, 0, sizeof a->attn);
+  memset (&a->mlp, 0, sizeof a->mlp);
+  if (!keep_input)
+    {
+      runner_release (r, &a->buf);
+      a->x_attn = NULL;
+    }
+}
+
+/* The unit's last task has been issued: forget it now, free it at the end of the step. */
+void
+runner_unit_retire (ExecRunner *r, RunUnit *u)
+{
+  RunUnit **slot = &r->units[(gsize) u->mb * r->plan->vpp + u->chunk];
+  if (*slot == u)
+    *slot = NULL;
+  runner_release (r, &u->head_buf);
+  g_ptr_array_add (r->retired, u);
+}
+
+static void
+unit_free (ExecRunner *r, RunUnit *u)
+{
+  for (int i = 0; i < u->n; i++)
+    runner_layer_drop (r, u, u->first + i, FALSE);
+  runner_release (r, &u->head_buf);
+  runner_release (r, &u->buf);
+  g_free (u->layers);
+  g_free (u);
+}
+
+void
+runner_units_free (ExecRunner *r)
+{
+  if (r->units)
+    for (gsize i = 0; i < (gsize) r->plan->grad_accum * r->plan->vpp; i++)
+      if (r->units[i])
+        {
+          unit_free (r, r->units[i]);
+          r->units[i] = NULL;
+        }
+  if (r->retired)
+    {
+      for (guint i = 0; i < r->retired->len; i++)
+        unit_free (r, g_ptr_array_index (r->retired, i));
+      g_ptr_array_set_size (r->retired, 0);
+    }
+}

@@ -1,0 +1,606 @@
+/* exec/runner.c - the runner's bootstrap: what it can execute, where this rank sits, its
+ * groups and streams, and the stage's parameters laid out in the program's buckets.
+ *
+ * Parameters of the stage live in one flat array (and the gradients in another of the
+ * same layout), in the order the program reduces them: per chunk from the last to the
+ * first, the head, the layers from the last to the first, the embedding. The buckets are
+ * read back from the program itself: its gradient reductions (one per bucket, in bucket
+ * order, tagged with the bucket's chunk and first layer) cut that order into contiguous
+ * ranges, so a reduction task reduces exactly its range. With ZeRO-1/2 a bucket is
+ * padded to a multiple of the group and this rank owns one piece of it (reduce-scatter,
+ * AdamW on the piece, all-gather); with ZeRO-3 every layer is such a piece, gathered
+ * before each use (Rajbhandari et al. 2020, sections 5.1-5.3). */
+#include "exec/runner-private.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+void
+exec_run_options_init (ExecRunOptions *o)
+{
+  memset (o, 0, sizeof *o);
+  o->steps = 3;
+  o->warmup = 1;
+  o->seed = 1234;
+  o->adamw = (ExecAdamW) { .lr = 3e-4f, .beta1 = 0.9f, .beta2 = 0.95f, .eps = 1e-8f,
+                           .weight_decay = 0.1f };
+}
+
+static gboolean
+unsupported (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+static gboolean
+unsupported (GError **error, const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *msg = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "tandem run cannot execute this plan: %s",
+               msg);
+  return FALSE;
+}
+
+gboolean
+exec_runner_supports (const ModelSpec *m, const Plan *p, GError **error)
+{
+  if (m->mlp != MODEL_MLP_SWIGLU || m->norm != MODEL_NORM_RMS || m->pos != MODEL_POS_ROTARY
+      || m->attn_bias || m->mlp_bias)
+    return unsupported (error, "model '%s' is not llama-family (SwiGLU, RMSNorm, rotary, no "
+                        "biases), the only blocks the engine implements", m->name);
+  if (p->tp_comm_overlap)
+    return unsupported (error, "--tp-comm-overlap splits blocks into pieces whose TP "
+                        "communication the runner does not overlap (hint: drop it)");
+  if (p->cp > 1 && p->cp_comm == PLAN_CP_A2A)
+    return unsupported (error, "Ulysses (a2a) context parallelism is not implemented (hint: "
+                        "--cp-comm-type p2p or all_gather)");
+  if (p->sharding == PLAN_SHARD_HSDP)
+    return unsupported (error, "HSDP is not implemented (hint: --sharding zero3)");
+  if (p->ep > 1)
+    return unsupported (error, "expert parallelism needs a mixture-of-experts model");
+  if (p->recompute == PLAN_RECOMPUTE_SELECTIVE && p->cp > 1)
+    return unsupported (error, "selective recompute with context parallelism would need the "
+                        "K/V exchange again (hint: --recompute-granularity full)");
+  if (m->tied_embeddings && p->pp > 1)
+    return unsupported (error, "tied embeddings across pipeline stages need an embedding "
+                        "group (hint: pp 1, or a model with tie_word_embeddings false)");
+  if (m->ffn_hidden % (guint64) p->tp || m->n_heads % (guint64) p->tp
+      || m->n_kv_heads % (guint64) p->tp || m->head_dim % 2)
+    return unsupported (error, "tp %d does not split the heads, KV heads and ffn of '%s'",
+                        p->tp, m->name);
+  int T = p->seq_length / p->cp;
+  if (p->sequence_parallel && p->tp > 1 && ((gint64) p->micro_batch * T) % p->tp)
+    return unsupported (error, "sequence parallelism needs tp %d to divide the %d tokens of "
+                        "a micro-batch on one CP rank", p->tp, p->micro_batch * T);
+  for (int s = 0; s < p->pp; s++)
+    for (int c = 0; c < p->vpp; c++)
+      if (plan_chunk_layers (p, m, s, c) < 1)
+        return unsupported (error, "stage %d chunk %d holds no layer", s, c);
+  return TRUE;
+}
+
+/* rms_norm_eps and rope_theta from the model's config.json, when it has them. */
+static void
+shape_from_config (ExecLayerShape *s, const ModelSpec *m)
+{
+  if (m->config_json == NULL)
+    return;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, m->config_json, -1, NULL))
+    return;
+  JsonNode *root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return;
+  JsonObject *o = json_node_get_object (root);
+  if (json_object_has_member (o, "rms_norm_eps"))
+    s->eps = (float) json_object_get_double_member (o, "rms_norm_eps");
+  if (json_object_has_member (o, "rope_theta"))
+    s->rope_theta = (float) json_object_get_double_member (o, "rope_theta");
+}
+
+/* ---- parameters ------------------------------------------------------------------------ */
+
+static void
+add_seg (ExecRunner *r, int kind, int layer, int chunk)
+{
+  RunSeg sg = { .kind = kind, .layer = layer, .chunk = chunk, .bucket = -1 };
+  const ExecLayerShape *s = &r->shape;
+  gsize C = (gsize) s->C;
+  if (kind == SEG_LAYER)
+    {
+      sg.n = exec_layer_weights_size (s);
+      /* norms sit where exec_layer_weights_bind puts them */
+      sg.norm_off[0] = 0;
+      sg.norm_off[1] = 2 * C + (gsize) r->qd * C * 2 + (gsize) r->kvd * C * 2 - C;
+      sg.n_norm = 2;
+    }
+  else if (kind == SEG_HEAD)
+    {
+      sg.n = C + (r->tied ? 0 : (gsize) s->vocab_local * C);
+      sg.n_norm = 1;
+    }
+  else
+    sg.n = (gsize) s->vocab_local * C;
+  g_array_append_val (r->segs, sg);
+}
+
+/* The segments of one chunk in reduction order: head, layers last to first, embedding. */
+static void
+chunk_segs (ExecRunner *r, int chunk, int *first_seg, int *n_segs)
+{
+  const Plan *p = r->plan;
+  int model_chunk = chunk * p->pp + r->stage, n_model_chunks = p->pp * p->vpp;
+  int first = plan_chunk_first_layer (p, r->model, r->stage, chunk);
+  int n = plan_chunk_layers (p, r->model, r->stage, chunk);
+  *first_seg = (int) r->segs->len;
+  if (model_chunk == n_model_chunks - 1)
+    add_seg (r, SEG_HEAD, -1, chunk);
+  for (int l = first + n - 1; l >= first; l--)
+    add_seg (r, SEG_LAYER, l, chunk);
+  if (model_chunk == 0)
+    add_seg (r, SEG_EMBED, -1, chunk);
+  *n_segs = (int) r->segs->len - *first_seg;
+}
+
+static RunSeg *
+seg_at (ExecRunner *r, int i)
+{
+  return &g_array_index (r->segs, RunSeg, i);
+}
+
+static void
+add_bucket (ExecRunner *r, int chunk, int first_layer, int seg0, int n_segs, gboolean sharded)
+{
+  RunBucket bk = { .chunk = chunk, .first_layer = first_layer, .seg0 = seg0,
+                   .n_segs = n_segs, .sharded = sharded && r->shard_size > 1 };
+  for (int i = 0; i < n_segs; i++)
+    {
+      seg_at (r, seg0 + i)->bucket = (int) r->buckets->len;
+      bk.n += seg_at (r, seg0 + i)->n;
+    }
+  bk.n_pad = bk.sharded ? (bk.n + r->shard_size - 1) / r->shard_size * r->shard_size : bk.n;
+  g_array_append_val (r->buckets, bk);
+}
+
+/* Is task t a gradient reduction of a bucket (not ZeRO-3's per-layer ones)? */
+static gboolean
+is_bucket_reduction (const ProgTask *t)
+{
+  return t->kind == PROG_TASK_COLL && t->comm == PROG_COMM_DP && t->mb < 0
+         && t->phase == PROG_PHASE_BACKWARD
+         && (t->coll == PLAN_COLL_ALL_REDUCE || t->coll == PLAN_COLL_REDUCE_SCATTER)
+         && (t->axis == PLAN_AXIS_DP || t->axis == PLAN_AXIS_CPDP);
+}
+
+static gboolean
+layout_params (ExecRunner *r, GError **error)
+{
+  const Plan *p = r->plan;
+  r->segs = g_array_new (FALSE, TRUE, sizeof (RunSeg));
+  r->buckets = g_array_new (FALSE, TRUE, sizeof (RunBucket));
+  int L = (int) r->model->n_layers;
+
+  if (r->zero3)
+    {
+      /* every layer its own sharded piece; embedding and head replicated */
+      for (int c = p->vpp - 1; c >= 0; c--)
+        {
+          int s0, ns;
+          chunk_segs (r, c, &s0, &ns);
+          for (int i = s0; i < s0 + ns; i++)
+            add_bucket (r, c, seg_at (r, i)->layer, i, 1, seg_at (r, i)->kind == SEG_LAYER);
+        }
+    }
+  else
+    {
+      /* the program's reductions, in bucket order */
+      g_autoptr (GArray) red = g_array_new (FALSE, FALSE, sizeof (guint32));
+      for (guint32 i = 0; i < r->n_tasks; i++)
+        if (is_bucket_reduction (prog_task (r->prog, r->first_task + i)))
+          g_array_append_val (red, i);
+      if (red->len == 0)
+        {
+          int s0 = -1, total = 0;
+          for (int c = p->vpp - 1; c >= 0; c--)
+            {
+              int a, n;
+              chunk_segs (r, c, &a, &n);
+              if (s0 < 0)
+                s0 = a;
+              total += n;
+            }
+          add_bucket (r, 0, 0, s0, total, FALSE);
+        }
+      else
+        {
+          int chunk = -1, seg = 0, chunk_end = 0;
+          for (guint i = 0; i < red->len; i++)
+            {
+              const ProgTask *t = prog_task (r->prog,
+                                             r->first_task + g_array_index (red, guint32, i));
+              if (t->chunk != chunk)
+                {
+                  int a, n;
+                  chunk = t->chunk;
+                  chunk_segs (r, chunk, &a, &n);
+                  seg = a;
+                  chunk_end = a + n;
+                }
+              /* the bucket runs from `seg` down to its first layer; the chunk's last
+               * bucket also takes what is left (the embedding) */
+              gboolean last_of_chunk = i + 1 == red->len
+                || prog_task (r->prog, r->first_task
+                              + g_array_index (red, guint32, i + 1))->chunk != chunk;
+              int end = seg;
+              if (last_of_chunk)
+                end = chunk_end;
+              else
+                while (end < chunk_end && (seg_at (r, end)->kind == SEG_HEAD
+                                           || (seg_at (r, end)->kind == SEG_LAYER
+                                               && seg_at (r, end)->layer >= t->layer)))
+                  end++;
+              if (end == seg && !last_of_chunk)
+                return unsupported (error, "internal: gradient bucket (chunk %d, layer %d) of "
+                                    "stage %d matches no parameters", t->chunk, t->layer,
+                                    r->stage);
+              add_bucket (r, chunk, t->layer, seg, end - seg,
+                          t->coll == PLAN_COLL_REDUCE_SCATTER);
+              seg = end;
+            }
+        }
+    }
+
+  /* offsets, and which segment holds what */
+  gsize off = 0;
+  for (guint b = 0; b < r->buckets->len; b++)
+    {
+      RunBucket *bk = &g_array_index (r->buckets, RunBucket, b);
+      bk->off = off;
+      gsize o = off;
+      for (int i = bk->seg0; i < bk->seg0 + bk->n_segs; i++)
+        {
+          seg_at (r, i)->off = o;
+          o += seg_at (r, i)->n;
+        }
+      off += bk->n_pad;
+    }
+  r->n_params = off;
+  r->layer_seg = g_new (int, MAX (L, 1));
+  for (int l = 0; l < L; l++)
+    r->layer_seg[l] = -1;
+  r->embed_seg = r->head_seg = -1;
+  for (guint i = 0; i < r->segs->len; i++)
+    {
+      RunSeg *sg = seg_at (r, (int) i);
+      if (sg->bucket < 0)
+        return unsupported (error, "internal: parameters of stage %d outside every bucket",
+                            r->stage);
+      if (sg->kind == SEG_LAYER)
+        r->layer_seg[sg->layer] = (int) i;
+      else if (sg->kind == SEG_EMBED)
+        r->embed_seg = (int) i;
+      else
+        r->head_seg = (int) i;
+    }
+  if (r->tied && r->head_seg >= 0 && r->embed_seg < 0)
+    return unsupported (error, "tied embeddings: the head's stage holds no embedding");
+  return TRUE;
+}
+
+static void
+count_norms (float *g, gsize n, gpointer data)
+{
+  *(gsize *) data += n;
+}
+
+gboolean
+runner_bucket_owned (const ExecRunner *r, const RunBucket *bk, gsize *lo, gsize *n)
+{
+  if (bk->sharded)
+    {
+      gsize piece = bk->n_pad / (gsize) r->shard_size;
+      *lo = bk->off + (gsize) r->shard_rank * piece;
+      *n = piece;
+      return TRUE;
+    }
+  *lo = bk->off;
+  *n = bk->n;
+  return FALSE;
+}
+
+static gboolean
+alloc_params (ExecRunner *r, GError **error)
+{
+  r->params = runner_alloc (r, r->n_params, &r->param_buf, error);
+  if (!r->params)
+    return FALSE;
+  r->grads = runner_alloc (r, r->n_params, &r->grad_buf, error);
+  if (!r->grads)
+    return FALSE;
+  for (guint i = 0; i < r->segs->len; i++)
+    {
+      RunSeg *sg = seg_at (r, (int) i);
+      float *base = r->params + sg->off;
+      if (sg->kind == SEG_LAYER)
+        {
+          ExecLayerWeights w;
+          exec_layer_weights_bind (&w, &r->shape, base);
+          exec_layer_weights_fill (&w, &r->shape, sg->layer, r->opts.seed);
+          g_assert ((gsize) (w.mlp_norm - base) == sg->norm_off[1]);
+        }
+      else if (sg->kind == SEG_EMBED)
+        exec_vocab_weights_fill (base, NULL, NULL, &r->shape, r->opts.seed);
+      else
+        exec_vocab_weights_fill (NULL, r->tied ? NULL : base + r->shape.C, base, &r->shape,
+                                 r->opts.seed);
+    }
+  /* AdamW moments and gradient pieces of what this rank updates */
+  gsize total = 0;
+  for (guint b = 0; b < r->buckets->len; b++)
+    {
+      RunBucket *bk = &g_array_index (r->buckets, RunBucket, b);
+      gsize lo, n;
+      gboolean sh = runner_bucket_owned (r, bk, &lo, &n);
+      total += 2 * n + (sh ? n : 0) + (sh && r->zero3 ? n : 0);
+    }
+  float *mem = runner_alloc (r, MAX (total, 1), &r->opt_buf, error);
+  if (!mem)
+    return FALSE;
+  for (guint b = 0; b < r->buckets->len; b++)
+    {
+      RunBucket *bk = &g_array_index (r->buckets, RunBucket, b);
+      gsize lo, n;
+      gboolean sh = runner_bucket_owned (r, bk, &lo, &n);
+      bk->m = mem, mem += n;
+      bk->v = mem, mem += n;
+      if (sh)
+        bk->gshard = mem, mem += n;
+      if (sh && r->zero3)
+        bk->gtmp = mem, mem += n;
+    }
+  r->n_norm_held = 0;
+  runner_held_norms (r, count_norms, &r->n_norm_held);
+  if (r->tp > 1 && r->n_norm_held > 0)
+    {
+      r->norm_pack = runner_alloc (r, r->n_norm_held, &r->norm_buf, error);
+      if (!r->norm_pack)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+void
+runner_held_norms (ExecRunner *r, RunNormFn fn, gpointer data)
+{
+  gsize C = (gsize) r->shape.C;
+  for (guint b = 0; b < r->buckets->len; b++)
+    {
+      RunBucket *bk = &g_array_index (r->buckets, RunBucket, b);
+      gsize lo, n;
+      float *held = runner_bucket_owned (r, bk, &lo, &n) ? bk->gshard : r->grads + bk->off;
+      for (int i = bk->seg0; i < bk->seg0 + bk->n_segs; i++)
+        {
+          const RunSeg *sg = seg_at (r, i);
+          for (int j = 0; j < sg->n_norm; j++)
+            {
+              gsize a = MAX (sg->off + sg->norm_off[j], lo);
+              gsize z = MIN (sg->off + sg->norm_off[j] + C, lo + n);
+              if (a < z)
+                fn (held + (a - lo), z - a, data);
+            }
+        }
+    }
+}
+
+/* ---- groups and streams ---------------------------------------------------------------- */
+
+static gboolean
+make_groups (ExecRunner *r, GError **error)
+{
+  static const PlanAxis axes[] = { PLAN_AXIS_TP, PLAN_AXIS_CP, PLAN_AXIS_DP, PLAN_AXIS_PP,
+                                   PLAN_AXIS_CPDP };
+  if (r->opts.local)
+    return TRUE;
+  /* every rank creates the same groups in the same order (MPI_Comm_split is collective) */
+  g_autofree int *all = g_new (int, r->world);
+  for (int i = 0; i < r->world; i++)
+    all[i] = i;
+  r->world_group = exec_group_new (r->b, "world", all, r->world, error);
+  if (!r->world_group)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (axes); i++)
+    {
+      PlanAxis a = axes[i];
+      if (r->layout->groups[a].size <= 1)
+        continue;
+      r->groups[a] = exec_group_new_from_layout (r->b, r->layout, a, error);
+      if (!r->groups[a])
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- new / free ------------------------------------------------------------------------ */
+
+ExecRunner *
+exec_runner_new (ExecBackend *b, const ProgProgram *prog, const PlanLayout *layout,
+                 const ExecRunOptions *opts, GError **error)
+{
+  const Plan *p = &prog->plan;
+  if (!exec_runner_supports (prog->model, p, error))
+    return NULL;
+  if (b->ops->kernels != NULL && b->ops->kernels != &exec_kernels_cpu)
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "the runner keeps its state in "
+                   "host memory and runs on the cpu backend only, not '%s'", b->ops->name);
+      return NULL;
+    }
+  int world = opts && opts->local ? 1 : b->world;
+  if (layout->world != world)
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "the layout has %d ranks but %s %d "
+                   "(hint: --gpus must equal the launcher's world size)", layout->world,
+                   opts && opts->local ? "a local run has" : "the launcher started", world);
+      return NULL;
+    }
+  g_autoptr (ExecRunner) r = g_new0 (ExecRunner, 1);
+  r->b = b;
+  r->prog = prog;
+  r->model = prog->model;
+  r->plan = p;
+  r->layout = layout;
+  if (opts)
+    r->opts = *opts;
+  else
+    exec_run_options_init (&r->opts);
+  if (r->opts.timeout_s <= 0)
+    r->opts.timeout_s = b->timeout_s;
+  r->world = world;
+  r->rank = r->opts.local ? 0 : b->rank;
+
+  PlanCoord c;
+  plan_layout_coord_of (layout, r->rank, &c);
+  r->stage = c.coord[PLAN_AXIS_PP];
+  r->tp_rank = c.coord[PLAN_AXIS_TP];
+  r->cp_rank = c.coord[PLAN_AXIS_CP];
+  r->dp_rank = c.coord[PLAN_AXIS_DP];
+  r->tp = p->tp;
+  r->cp = p->cp;
+  r->pp = p->pp;
+  r->first_task = prog->stages[r->stage].first;
+  r->n_tasks = prog->stages[r->stage].n_tasks;
+  r->tied = prog->model->tied_embeddings;
+  r->zero12 = p->sharding == PLAN_SHARD_ZERO1 || p->sharding == PLAN_SHARD_ZERO2;
+  r->zero3 = p->sharding == PLAN_SHARD_ZERO3;
+
+  int T = p->seq_length / p->cp;
+  if (!exec_layer_shape_init (&r->shape, prog->model, p->tp, r->tp_rank, p->micro_batch, T,
+                              error))
+    return NULL;
+  shape_from_config (&r->shape, prog->model);
+  r->N = p->micro_batch * T;
+  r->N_sp = p->sequence_parallel && p->tp > 1 ? r->N / p->tp : r->N;
+  r->qd = r->shape.n_head * r->shape.head_dim;
+  r->kvd = r->shape.n_kv_head * r->shape.head_dim;
+  r->dloss = (float) (1.0 / ((double) p->global_batch * p->seq_length));
+  r->pos_of = g_new0 (int *, p->cp);
+  for (int j = 0; j < p->cp; j++)
+    {
+      r->pos_of[j] = g_new (int, T);
+      exec_cp_positions (T, p->cp, j, TRUE, r->pos_of[j]);
+    }
+  r->pos = r->pos_of[r->cp_rank];
+
+  r->grad_axis = p->cp > 1 ? PLAN_AXIS_CPDP : PLAN_AXIS_DP;
+  r->shard_size = r->opts.local ? 1 : layout->groups[r->grad_axis].size;
+  r->shard_rank = 0;
+  if (r->shard_size > 1)
+    {
+      g_autofree int *members = g_new (int, r->shard_size);
+      r->shard_rank = plan_layout_group_members (layout, r->grad_axis, r->rank, members);
+    }
+
+  for (int k = 0; k <= PROG_STREAM_N; k++)
+    {
+      r->streams[k] = exec_stream_new (b, k == PROG_STREAM_COMPUTE ? EXEC_STREAM_COMPUTE
+                                                                  : EXEC_STREAM_COMM,
+                                       k < PROG_STREAM_N ? prog_stream_name (k) : "world",
+                                       error);
+      if (!r->streams[k])
+        return NULL;
+    }
+  r->compute = r->streams[PROG_STREAM_COMPUTE];
+  if (!make_groups (r, error) || !layout_params (r, error) || !alloc_params (r, error))
+    return NULL;
+
+  if (p->cp > 1)
+    {
+      gsize kv = 2 * (gsize) r->N * r->kvd;
+      float *m = runner_alloc (r, kv * (7 + 2 * (gsize) p->cp), &r->cp_buf, error);
+      if (!m)
+        return NULL;
+      r->kv[0] = m, m += kv;
+      r->kv[1] = m, m += kv;
+      r->dkv_c = m, m += kv;
+      r->inbox[0] = m, m += kv;
+      r->inbox[1] = m, m += kv;
+      r->sb[0] = m, m += kv;
+      r->sb[1] = m, m += kv;
+      r->kv_all = m, m += kv * p->cp;
+      r->dkv_all = m;
+    }
+  for (int i = 0; i < 4; i++)
+    if (!(r->pass_ev[i] = exec_event_new (b, error)))
+      return NULL;
+  if (!(r->mark = exec_event_new (b, error)))
+    return NULL;
+  r->ts = g_new0 (RunTaskState, r->n_tasks);
+  for (guint32 i = 0; i < r->n_tasks; i++)
+    {
+      RunTaskState *ts = &r->ts[i];
+      if (!(ts->start = exec_event_new (b, error)) || !(ts->end = exec_event_new (b, error))
+          || !(ts->done = exec_event_new (b, error)))
+        return NULL;
+    }
+  r->units = g_new0 (RunUnit *, (gsize) p->grad_accum * p->vpp);
+  r->retired = g_ptr_array_new ();
+  return g_steal_pointer (&r);
+}
+
+gboolean
+exec_runner_run (ExecRunner *r, GError **error)
+{
+  g_return_val_if_fail (r != NULL, FALSE);
+  return runner_steps (r, error);
+}
+
+const ExecRunResult *
+exec_runner_result (const ExecRunner *r)
+{
+  return &r->result;
+}
+
+void
+exec_runner_free (ExecRunner *r)
+{
+  if (r == NULL)
+    return;
+  runner_units_free (r);
+  g_clear_pointer (&r->retired, g_ptr_array_unref);
+  g_free (r->units);
+  /* buffers, events, streams and groups belong to the backend; give back what we can */
+  if (r->ts)
+    for (guint32 i = 0; i < r->n_tasks; i++)
+      {
+        exec_event_free (r->ts[i].start);
+        exec_event_free (r->ts[i].end);
+        exec_event_free (r->ts[i].done);
+      }
+  g_free (r->ts);
+  for (int i = 0; i < 4; i++)
+    exec_event_free (r->pass_ev[i]);
+  exec_event_free (r->mark);
+  runner_release (r, &r->cp_buf);
+  runner_release (r, &r->param_buf);
+  runner_release (r, &r->grad_buf);
+  runner_release (r, &r->opt_buf);
+  runner_release (r, &r->norm_buf);
+  for (int k = 0; k < PROG_STREAM_N + 1; k++)
+    exec_stream_free (r->streams[k]);
+  if (r->pos_of)
+    for (int j = 0; j < r->cp; j++)
+      g_free (r->pos_of[j]);
+  g_free (r->pos_of);
+  g_free (r->layer_seg);
+  if (r->segs)
+    g_array_free (r->segs, TRUE);
+  if (r->buckets)
+    g_array_free (r->buckets, TRUE);
+  g_free (r->recs);
+  ExecRunResult *res = &r->result;
+  g_free (res->step_times_s);
+  g_free (res->ranks);
+  g_free (res->times);
+  g_free (res->stage_rank);
+  g_free (res->losses);
+  g_free (r);
+}
