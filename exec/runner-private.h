@@ -41,7 +41,8 @@ typedef struct {
 /* ---- activations ----------------------------------------------------------------------- */
 
 typedef struct {
-  ExecBuffer  *buf;           /* NULL when not held */
+  ExecBuffer  *buf;           /* x_attn; NULL when not held */
+  ExecBuffer  *act_buf;       /* x_mlp and the activations; NULL when not held */
   float       *x_attn, *x_mlp;  /* (N, C) full inputs of the two blocks, kept for backward */
   ExecAttnActs attn;
   ExecMlpActs  mlp;
@@ -66,7 +67,9 @@ typedef struct {
   float        *dkv;                   /* (2 N kvd): own dK, dV after the CP exchange */
   ExecBuffer   *head_buf;
   ExecHeadActs  head;
-  float        *lse_part, *tgt_part, *lse_parts, *tgt_sum, *lse, *loss;
+  float        *lse_part, *tgt_part;   /* (N) each, adjacent: gathered together over TP */
+  float        *gathered;              /* (tp, 2, N) */
+  float        *lse_parts, *tgt_sum, *lse, *loss;   /* (tp, N), (N), (N), (N) */
   int           fwd_last, fwd_last_layer;   /* LAST_*: the last forward block run */
   int           rc_last, rc_layer;          /* the same for the recompute of rc_layer */
 } RunUnit;
@@ -75,7 +78,9 @@ typedef struct {
 
 /* Times of one task in one step, seconds from the step start; what is gathered. */
 enum {
-  REC_START, REC_END, REC_WAIT,         /* WAIT: host waits inside a compute task */
+  REC_START, REC_END,
+  REC_GAP0, REC_GAP1,                   /* host waits inside a compute task (-1 none) */
+  REC_WAIT,                             /* waits spread through it: taken off its end */
   REC_X0S, REC_X0E, REC_X0K,            /* extra interval 0: start, end, kind (-1 none) */
   REC_X1S, REC_X1E, REC_X1K,
   REC_N,
@@ -86,7 +91,8 @@ typedef struct {
   ExecSample first, last;         /* communication: first and last operation */
   ExecSample extra[2];
   int        extra_kind[2];       /* ProgCommKind, -1 none */
-  double     wait_s;
+  double     gap[2];              /* host waits on communication inside a compute task */
+  double     wait_s;              /* ... and waits spread through it (ring attention) */
   gboolean   issued;
 } RunTaskState;
 
@@ -134,7 +140,12 @@ struct ExecRunner {
   /* CP exchange buffers */
   ExecBuffer *cp_buf;
   float      *kv[2], *dkv_c, *inbox[2], *sb[2], *kv_all, *dkv_all;
-  ExecEvent  *pass_ev[4];
+  ExecEvent  *pass_ev[4];         /* K/V passes [0, 1], dK/dV passes [2, 3] */
+  RunTaskState *ring_ts;          /* the ring task whose passes the core posts */
+  const ProgTask *ring_task;
+  ExecEvent  *xev;                /* waits on extra collectives */
+  gboolean   *recomputed;         /* per global layer: fully recomputed in backward */
+  guint       next_reduction;     /* bucket of the next gradient reduction task */
 
   /* per step */
   RunUnit   **units;              /* grad_accum x vpp, NULL when not live */
@@ -159,6 +170,7 @@ gboolean runner_bucket_owned (const ExecRunner *r, const RunBucket *bk, gsize *l
  * reductions (full buckets or owned pieces), in bucket order. */
 typedef void (*RunNormFn) (float *g, gsize n, gpointer data);
 void     runner_held_norms (ExecRunner *r, RunNormFn fn, gpointer data);
+void     runner_bucket_norms (ExecRunner *r, RunBucket *bk, RunNormFn fn, gpointer data);
 
 /* runner-state.c */
 float   *runner_alloc      (ExecRunner *r, gsize n_floats, ExecBuffer **handle, GError **error);
@@ -167,7 +179,7 @@ RunUnit *runner_unit       (ExecRunner *r, int mb, int chunk, GError **error);
 void     runner_unit_retire (ExecRunner *r, RunUnit *u);
 void     runner_units_free (ExecRunner *r);
 gboolean runner_layer_hold (ExecRunner *r, RunUnit *u, int layer, GError **error);
-void     runner_layer_drop (ExecRunner *r, RunUnit *u, int layer);
+void     runner_layer_drop (ExecRunner *r, RunUnit *u, int layer, gboolean keep_input);
 RunLayerActs *runner_layer (RunUnit *u, int layer);
 void     runner_weights    (ExecRunner *r, int layer, ExecLayerWeights *w, ExecLayerWeights *g);
 int      runner_token      (const ExecRunner *r, int step, int sequence, int position);
@@ -178,10 +190,14 @@ gboolean runner_optimizer  (ExecRunner *r, const ProgTask *t, RunTaskState *ts, 
 
 /* runner-measure.c */
 double   runner_now        (ExecRunner *r);
-/* Waits for `ev` (the done event of `on`, or NULL) on behalf of task `t` (or NULL). */
+/* Waits for `ev` on behalf of task `t` (NULL: the end of the step): the done event of
+ * task `on`, or (on NULL) what `what` names, communicated over `axis` (-1: unknown).
+ * Gives up after opts.timeout_s or when *opts.interrupted is set (EXEC_ERROR_TIMEOUT). */
 gboolean runner_wait       (ExecRunner *r, ExecEvent *ev, const ProgTask *t,
-                            const ProgTask *on, const char *what, GError **error);
+                            const ProgTask *on, const char *what, int axis, GError **error);
 gboolean runner_post       (ExecRunner *r, ProgStream stream, ExecGroup *g, const ExecColl *op,
                             ExecSample *sample, GError **error);
-gboolean runner_world_sum  (ExecRunner *r, double *values, int n, GError **error);
+/* all[world x n] = every rank's `mine` (n doubles), in rank order. */
+gboolean runner_world_gather (ExecRunner *r, const double *mine, gsize n, double *all,
+                              GError **error);
 gboolean runner_steps      (ExecRunner *r, GError **error);

@@ -127,7 +127,8 @@ runner_unit (ExecRunner *r, int mb, int chunk, GError **error)
   if (model_chunk == p->pp * p->vpp - 1)
     {
       gsize n_head = exec_head_acts_size (&r->shape);
-      float *h = runner_alloc (r, n_head + 5 * N + N * (gsize) r->tp, &u->head_buf, error);
+      gsize tp = (gsize) r->tp;
+      float *h = runner_alloc (r, n_head + 5 * N + 3 * N * tp, &u->head_buf, error);
       if (!h)
         {
           runner_unit_retire (r, u);
@@ -140,6 +141,7 @@ runner_unit (ExecRunner *r, int mb, int chunk, GError **error)
       u->tgt_sum = h, h += N;
       u->lse = h, h += N;
       u->loss = h, h += N;
+      u->gathered = h, h += 2 * N * tp;
       u->lse_parts = h;
     }
   *slot = u;

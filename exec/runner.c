@@ -369,26 +369,28 @@ alloc_params (ExecRunner *r, GError **error)
 }
 
 void
-runner_held_norms (ExecRunner *r, RunNormFn fn, gpointer data)
+runner_bucket_norms (ExecRunner *r, RunBucket *bk, RunNormFn fn, gpointer data)
 {
-  gsize C = (gsize) r->shape.C;
-  for (guint b = 0; b < r->buckets->len; b++)
+  gsize C = (gsize) r->shape.C, lo, n;
+  float *held = runner_bucket_owned (r, bk, &lo, &n) ? bk->gshard : r->grads + bk->off;
+  for (int i = bk->seg0; i < bk->seg0 + bk->n_segs; i++)
     {
-      RunBucket *bk = &g_array_index (r->buckets, RunBucket, b);
-      gsize lo, n;
-      float *held = runner_bucket_owned (r, bk, &lo, &n) ? bk->gshard : r->grads + bk->off;
-      for (int i = bk->seg0; i < bk->seg0 + bk->n_segs; i++)
+      const RunSeg *sg = seg_at (r, i);
+      for (int j = 0; j < sg->n_norm; j++)
         {
-          const RunSeg *sg = seg_at (r, i);
-          for (int j = 0; j < sg->n_norm; j++)
-            {
-              gsize a = MAX (sg->off + sg->norm_off[j], lo);
-              gsize z = MIN (sg->off + sg->norm_off[j] + C, lo + n);
-              if (a < z)
-                fn (held + (a - lo), z - a, data);
-            }
+          gsize a = MAX (sg->off + sg->norm_off[j], lo);
+          gsize z = MIN (sg->off + sg->norm_off[j] + C, lo + n);
+          if (a < z)
+            fn (held + (a - lo), z - a, data);
         }
     }
+}
+
+void
+runner_held_norms (ExecRunner *r, RunNormFn fn, gpointer data)
+{
+  for (guint b = 0; b < r->buckets->len; b++)
+    runner_bucket_norms (r, &g_array_index (r->buckets, RunBucket, b), fn, data);
 }
 
 /* ---- groups and streams ---------------------------------------------------------------- */
@@ -531,8 +533,16 @@ exec_runner_new (ExecBackend *b, const ProgProgram *prog, const PlanLayout *layo
   for (int i = 0; i < 4; i++)
     if (!(r->pass_ev[i] = exec_event_new (b, error)))
       return NULL;
-  if (!(r->mark = exec_event_new (b, error)))
+  if (!(r->mark = exec_event_new (b, error)) || !(r->xev = exec_event_new (b, error)))
     return NULL;
+  r->recomputed = g_new0 (gboolean, MAX (prog->model->n_layers, 1));
+  for (guint32 i = 0; i < r->n_tasks; i++)
+    {
+      const ProgTask *t = prog_task (prog, r->first_task + i);
+      if (t->kind == PROG_TASK_COMPUTE && t->phase == PROG_PHASE_RECOMPUTE && t->layer >= 0
+          && prog_block (prog, t->block)->kind == PROG_BLOCK_MLP)
+        r->recomputed[t->layer] = TRUE;
+    }
   r->ts = g_new0 (RunTaskState, r->n_tasks);
   for (guint32 i = 0; i < r->n_tasks; i++)
     {
@@ -579,6 +589,8 @@ exec_runner_free (ExecRunner *r)
   for (int i = 0; i < 4; i++)
     exec_event_free (r->pass_ev[i]);
   exec_event_free (r->mark);
+  exec_event_free (r->xev);
+  g_free (r->recomputed);
   runner_release (r, &r->cp_buf);
   runner_release (r, &r->param_buf);
   runner_release (r, &r->grad_buf);

@@ -85,13 +85,15 @@ skip (ResPublishedCase *c, const char *format, ...)
  * and its 1:7 oversubscribed RoCE fabric (Llama 3 paper, Sec. 3.3.1), which is what the
  * h100-24k preset models; other H100 rows are NVIDIA DGX SuperPOD benchmarks. */
 static const char *
-cluster_for (const char *gpu_type, const char *network)
+cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
 {
   if (starts_with_ci (gpu_type, "H100"))
     {
       if (contains_ci (gpu_type, "700W, HBM3") || strstr (network, "1:7") != NULL)
         return "h100-24k";
-      return "dgx-h100-superpod";
+      /* the reference SuperPOD of 4 SUs holds 1,024 GPUs; larger jobs run on the 64-SU
+       * design with a core switch layer */
+      return n_gpus > 1024 ? "dgx-h100-superpod-64su" : "dgx-h100-superpod";
     }
   if (starts_with_ci (gpu_type, "A100"))
     return contains_ci (gpu_type, "40GB") ? "a100-40g-cluster" : "selene";
@@ -427,7 +429,9 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row)
 
   /* Device and cluster. */
   const char *network = get (csv, row, "network");
-  const char *preset = cluster_for (c->gpu_type, network);
+  gint64 n_gpus_hint = 0;
+  cell_count (get (csv, row, "n_gpus"), &n_gpus_hint);
+  const char *preset = cluster_for (c->gpu_type, network, n_gpus_hint);
   if (preset == NULL)
     {
       skip (c, "no cluster preset for gpu_type %s", *c->gpu_type ? c->gpu_type : "(empty)");

@@ -22,7 +22,8 @@
  * |---------------------------|--------------------------------------------------------------|
  * | gpu_type (+ network)      | "H100*" with "700W, HBM3" in gpu_type or "1:7" in network     |
  * |                           |   (the Llama 3 production cluster) -> h100-24k               |
- * |                           | other "H100*" -> dgx-h100-superpod                           |
+ * |                           | other "H100*" -> dgx-h100-superpod (1,024 GPUs), or           |
+ * |                           |   dgx-h100-superpod-64su for jobs of more than 1,024 GPUs    |
  * |                           | "A100*" with "40GB" -> a100-40g-cluster                      |
  * |                           | other "A100*" (Selene, DGX A100, 80GB) -> selene             |
  * |                           | anything else (TPU v4, V100) -> skipped: "no cluster preset  |

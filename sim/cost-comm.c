@@ -87,6 +87,12 @@ curves_init (SimCost *c)
       SimCostCurve *cv = g_new0 (SimCostCurve, 1);
       cv->coll = coll;
       cv->ranks = (int) r->ranks;
+      /* nccl-tests under mpirun fills servers in rank order: r ranks span the first
+       * level that holds r devices */
+      const TopoCluster *cl = c->cluster;
+      while (cv->span + 1 < MIN (cl->n_levels, SIM_COST_MAX_LEVELS)
+             && topo_cluster_level_size (cl, cv->span) < r->ranks)
+        cv->span++;
       cv->log_bytes = g_new (double, pts->len);
       cv->log_busbw = g_new (double, pts->len);
       const double f = plan_coll_bus_factor (coll, cv->ranks);
@@ -109,17 +115,17 @@ curves_init (SimCost *c)
     }
 }
 
-/* The curve of `coll` measured on the group size nearest n (in ln n; the larger on
- * ties), or NULL. */
+/* The curve of `coll` measured over the same levels (`span`) on the group size nearest
+ * n (in ln n; the larger on ties), or NULL. */
 static const SimCostCurve *
-nearest_curve (const SimCost *c, PlanColl coll, int n)
+nearest_curve (const SimCost *c, PlanColl coll, int n, guint span)
 {
   const SimCostCurve *best = NULL;
   double best_d = G_MAXDOUBLE;
   for (guint i = 0; i < c->curves->len; i++)
     {
       const SimCostCurve *cv = g_ptr_array_index (c->curves, i);
-      if (cv->coll != coll)
+      if (cv->coll != coll || cv->span != span)
         continue;
       const double d = fabs (log ((double) cv->ranks) - log ((double) MAX (n, 1)));
       if (d < best_d - 1e-12 || (fabs (d - best_d) <= 1e-12 && cv->ranks > best->ranks))
@@ -206,7 +212,7 @@ group_init (SimCost *c, SimCostGroup *g, const PlanGroupInfo *info)
 
   /* measured curves take precedence (sim/cost.h, hardware profile) */
   for (int k = 0; k < PLAN_COLL_N; k++)
-    g->curve[k] = nearest_curve (c, (PlanColl) k, g->n);
+    g->curve[k] = nearest_curve (c, (PlanColl) k, g->n, g->span);
 }
 
 void
@@ -215,7 +221,8 @@ sim_cost_comm_init (SimCost *c, const PlanLayout *layout)
   const TopoCluster *cl = c->cluster;
   const guint n_levels = MIN (cl->n_levels, SIM_COST_MAX_LEVELS);
   curves_init (c);
-  c->p2p_curve = nearest_curve (c, PLAN_COLL_SEND_RECV, 2);
+  for (guint l = 0; l < n_levels; l++)
+    c->p2p_curve[l] = nearest_curve (c, PLAN_COLL_SEND_RECV, 2, l);
   c->has_layout = layout != NULL;
   if (layout != NULL)
     for (int a = 0; a < PLAN_AXIS_N_GROUPS; a++)
@@ -304,9 +311,9 @@ sim_cost_p2p_s (const SimCost *c, guint64 dev_a, guint64 dev_b, double bytes)
   if (c->opts.free_comm || bytes <= 0 || dev_a == dev_b)
     return 0.0;
   g_return_val_if_fail (dev_a < c->cluster->n_devices && dev_b < c->cluster->n_devices, 0.0);
-  if (c->p2p_curve != NULL)
-    return curve_time (c->p2p_curve, PLAN_COLL_SEND_RECV, 2, bytes);
   guint l = topo_cluster_common_level (c->cluster, dev_a, dev_b);
   l = MIN (l, SIM_COST_MAX_LEVELS - 1);
+  if (c->p2p_curve[l] != NULL)
+    return curve_time (c->p2p_curve[l], PLAN_COLL_SEND_RECV, 2, bytes);
   return c->opts.coll_base_latency_s + c->p2p_alpha_s[l] + bytes / c->p2p_Bps[l];
 }

@@ -12,6 +12,7 @@ G_BEGIN_DECLS
 typedef struct {
   PlanColl coll;
   int      ranks;       /* group size it was measured on (>= 2) */
+  guint    span;        /* level that `ranks` consecutive devices span */
   guint    n;           /* sizes */
   double  *log_bytes;   /* ln size, strictly ascending */
   double  *log_busbw;   /* ln busbw (B/s) from the time, times made nondecreasing */
@@ -46,7 +47,7 @@ struct SimCost {
   /* hardware profile (cluster->profile); empty without one */
   GArray             *prof_gemm_log;            /* double: ln m, ln n, ln k per GEMM row */
   GPtrArray          *curves;                   /* SimCostCurve *, owned */
-  const SimCostCurve *p2p_curve;                /* sendrecv, nearest 2 ranks; NULL = none */
+  const SimCostCurve *p2p_curve[SIM_COST_MAX_LEVELS];   /* sendrecv by joining level */
 };
 
 /* cost-compute.c */

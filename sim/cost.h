@@ -71,8 +71,10 @@
  *          measured shape takes exactly its measured kernel time plus the launch.
  *   Memory-bound ops and the optimizer: the measured triad bandwidth in place of hbm_Bps
  *          (mem_efficiency then defaults to 1: the figure is already achieved).
- *   Collectives (and p2p, from sendrecv rows): the rows of the collective at the measured
- *          group size nearest the group's n (in ln n; the larger on ties), sorted by size,
+ *   Collectives (and p2p, from sendrecv rows): the rows of the collective measured over
+ *          the same levels as the group (r measured ranks span the first level that holds
+ *          r devices, as nccl-tests places ranks; a p2p pair spans the level joining it),
+ *          at the measured group size nearest n (in ln n; the larger on ties), by size,
  *          times made nondecreasing; busbw_i = S_i x bus_factor(ranks) / t_i; between two
  *          sizes ln busbw is linear in ln S (so is ln t: monotone), below the smallest
  *          and above the largest size busbw is held; t = max (t_smallest, S x

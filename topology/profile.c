@@ -406,6 +406,15 @@ add_count (JsonBuilder *b, double v)
     json_builder_add_double_value (b, v);
 }
 
+/* A unit-converted value (s -> us, B/s -> GB/s) to 15 significant digits, so that 9.81 us
+ * read as 9.81e-6 s is written back as 9.81, not 9.809999999999999. */
+static double
+tidy (double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_ascii_strtod (g_ascii_formatd (buf, sizeof buf, "%.15g", v), NULL);
+}
+
 static void
 add_string (JsonBuilder *b, const char *key, const char *value)
 {
@@ -455,12 +464,12 @@ topo_profile_to_json_node (const TopoProfile *profile)
       if (profile->copy_Bps > 0)
         {
           json_builder_set_member_name (b, "copy_GBps");
-          json_builder_add_double_value (b, profile->copy_Bps / 1e9);
+          json_builder_add_double_value (b, tidy (profile->copy_Bps / 1e9));
         }
       if (profile->triad_Bps > 0)
         {
           json_builder_set_member_name (b, "triad_GBps");
-          json_builder_add_double_value (b, profile->triad_Bps / 1e9);
+          json_builder_add_double_value (b, tidy (profile->triad_Bps / 1e9));
         }
       json_builder_end_object (b);
     }
@@ -477,9 +486,9 @@ topo_profile_to_json_node (const TopoProfile *profile)
           json_builder_add_string_value (b, c->coll);
           json_builder_add_int_value (b, c->ranks);
           add_count (b, c->bytes);
-          json_builder_add_double_value (b, c->time_s * 1e6);
-          json_builder_add_double_value (b, c->algbw_Bps / 1e9);
-          json_builder_add_double_value (b, c->busbw_Bps / 1e9);
+          json_builder_add_double_value (b, tidy (c->time_s * 1e6));
+          json_builder_add_double_value (b, tidy (c->algbw_Bps / 1e9));
+          json_builder_add_double_value (b, tidy (c->busbw_Bps / 1e9));
           json_builder_end_array (b);
         }
       json_builder_end_array (b);

@@ -46,7 +46,9 @@ static const struct {
 } preset_sizes[] = {
   { "a100-40g-cluster",  8 * 16 },           /* 16 example nodes of 8 */
   { "b200-node",         8 },
+  { "cpu-host",          64 },               /* up to 64 ranks on one host */
   { "dgx-h100-superpod", 8 * 32 * 4 },       /* 4 SU x 32 DGX x 8 = 1,024 */
+  { "dgx-h100-superpod-64su", 8 * 32 * 4 * 16 }, /* 64 SU = 16,384 */
   { "gb200-nvl72",       4 * 18 },           /* 18 trays x 4 = 72 */
   { "h100-24k",          8 * 2 * 192 * 8 },  /* 24,576 */
   { "h200-node",         8 },

@@ -1,0 +1,239 @@
+/* exec/calibrate-profile.c - a calibration as a hardware profile (topology/profile.c)
+ * and as a cluster JSON of this machine (topology/presets/README.md): one device
+ * "cpu-HOST" whose peak is the best measured GEMM, one level "host" of the ranks, and
+ * the measured tables under "profile", every number sourced "tandem calibrate on HOST,
+ * DATE". */
+#include "exec/calibrate-private.h"
+
+#include <json-glib/json-glib.h>
+
+/* ---- the profile and the cluster JSON -------------------------------------------------- */
+
+static TopoDtype
+topo_dtype_of (ExecDtype d)
+{
+  switch (d)
+    {
+    case EXEC_DTYPE_BF16: return TOPO_DTYPE_BF16;
+    case EXEC_DTYPE_F16:  return TOPO_DTYPE_FP16;
+    case EXEC_DTYPE_F32:
+    default:              return TOPO_DTYPE_FP32;
+    }
+}
+
+guint
+exec_coll_rows_to_profile (const ExecCollRow *rows, guint n_rows, TopoProfile *profile)
+{
+  guint added = 0;
+  for (guint i = 0; i < n_rows; i++)
+    {
+      const ExecCollRow *r = &rows[i];
+      const gboolean oop = r->time_us > 0 && r->wrong <= 0;
+      const gboolean ip = r->ip_time_us > 0 && r->ip_wrong <= 0;
+      if (r->wrong > 0 || (!oop && !ip))
+        continue;
+      if (topo_profile_add_coll (profile, plan_coll_name (r->coll), (guint) MAX (r->ranks, 1),
+                                 (double) r->size_B, (oop ? r->time_us : r->ip_time_us) * 1e-6,
+                                 (oop ? r->algbw_GBs : r->ip_algbw_GBs) * 1e9,
+                                 (oop ? r->busbw_GBs : r->ip_busbw_GBs) * 1e9))
+        added++;
+    }
+  return added;
+}
+
+TopoProfile *
+exec_calibration_to_profile (const ExecCalibration *cal)
+{
+  g_return_val_if_fail (cal != NULL, NULL);
+  TopoProfile *p = topo_profile_new ();
+  p->source = g_strdup_printf ("tandem calibrate on %s, %s", cal->host, cal->date);
+  p->backend = g_strdup (cal->backend);
+  p->host = g_strdup (cal->host);
+  p->date = g_strdup (cal->date);
+  p->ranks = (guint) MAX (cal->ranks, 1);
+  for (guint i = 0; i < cal->gemm->len; i++)
+    {
+      const ExecGemmRow *g = &g_array_index (cal->gemm, ExecGemmRow, i);
+      if (g->wrong == 0 && g->flops_per_s > 0)
+        topo_profile_add_gemm (p, (guint64) g->m, (guint64) g->n, (guint64) g->k,
+                               topo_dtype_of (g->dtype), g->flops_per_s);
+    }
+  if (cal->memory.bytes > 0 && cal->memory.wrong == 0)
+    {
+      p->copy_Bps = cal->memory.copy_GBps * 1e9;
+      p->triad_Bps = cal->memory.triad_GBps * 1e9;
+    }
+  exec_coll_rows_to_profile ((const ExecCollRow *) cal->colls->data, cal->colls->len, p);
+  return p;
+}
+
+/* The all-reduce row of the largest size over `ranks` ranks (no wrong elements). */
+static const ExecCollRow *
+best_all_reduce (const ExecCalibration *cal, int ranks)
+{
+  const ExecCollRow *best = NULL;
+  for (guint i = 0; i < cal->colls->len; i++)
+    {
+      const ExecCollRow *r = &g_array_index (cal->colls, ExecCollRow, i);
+      if (r->coll == PLAN_COLL_ALL_REDUCE && r->ranks == ranks && r->wrong == 0
+          && r->time_us > 0 && (best == NULL || r->size_B > best->size_B))
+        best = r;
+    }
+  return best;
+}
+
+static const ExecCollRow *
+smallest_all_reduce (const ExecCalibration *cal, int ranks)
+{
+  const ExecCollRow *small = NULL;
+  for (guint i = 0; i < cal->colls->len; i++)
+    {
+      const ExecCollRow *r = &g_array_index (cal->colls, ExecCollRow, i);
+      if (r->coll == PLAN_COLL_ALL_REDUCE && r->ranks == ranks && r->wrong == 0
+          && r->time_us > 0 && (small == NULL || r->size_B < small->size_B))
+        small = r;
+    }
+  return small;
+}
+
+static void
+member_double (JsonBuilder *jb, const char *key, double v)
+{
+  json_builder_set_member_name (jb, key);
+  json_builder_add_double_value (jb, v);
+}
+
+static void
+member_string (JsonBuilder *jb, const char *key, const char *v)
+{
+  json_builder_set_member_name (jb, key);
+  json_builder_add_string_value (jb, v);
+}
+
+char *
+exec_calibration_to_cluster_json (const ExecCalibration *cal, const TopoProfile *profile,
+                                  GError **error)
+{
+  g_return_val_if_fail (cal != NULL, NULL);
+  const ExecGemmRow *top = NULL;
+  for (guint i = 0; i < cal->gemm->len; i++)
+    {
+      const ExecGemmRow *g = &g_array_index (cal->gemm, ExecGemmRow, i);
+      if (g->wrong == 0 && (top == NULL || g->flops_per_s > top->flops_per_s))
+        top = g;
+    }
+  if (top == NULL || cal->host_memory_bytes == 0)
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
+                   "no cluster file without %s (hint: run the GEMM part)",
+                   top == NULL ? "a checked GEMM measurement" : "the host's memory size");
+      return NULL;
+    }
+  g_autoptr (TopoProfile) own = profile == NULL ? exec_calibration_to_profile (cal) : NULL;
+  g_autofree char *src = g_strdup_printf ("tandem calibrate on %s, %s", cal->host, cal->date);
+  g_autofree char *name = g_strdup_printf ("cpu-%s", cal->host);
+  const int ranks = MAX (cal->ranks, 1), per_host = MAX (cal->ranks_per_host, 1);
+  const gboolean mem_ok = cal->memory.bytes > 0 && cal->memory.wrong == 0;
+  const ExecCollRow *ar = best_all_reduce (cal, ranks), *ar0 = smallest_all_reduce (cal, ranks);
+
+  g_autoptr (JsonBuilder) jb = json_builder_new ();
+  json_builder_begin_object (jb);
+  member_string (jb, "_comment", "written by tandem calibrate: a cluster of this machine's "
+                 "ranks with the measured tables in \"profile\" (topology/presets/README.md)");
+  member_string (jb, "name", name);
+  g_autofree char *desc = g_strdup_printf ("%s backend on %s, %d rank%s, measured %s",
+                                           cal->backend, cal->host, ranks, ranks > 1 ? "s" : "",
+                                           cal->date);
+  member_string (jb, "description", desc);
+  json_builder_set_member_name (jb, "device");
+  json_builder_begin_object (jb);
+  member_string (jb, "name", name);
+  member_string (jb, "vendor", "cpu");
+  json_builder_set_member_name (jb, "peak_tflops");
+  json_builder_begin_object (jb);
+  member_double (jb, "fp32", top->flops_per_s / 1e12);
+  member_double (jb, "bf16", top->flops_per_s / 1e12);
+  json_builder_end_object (jb);
+  member_double (jb, "hbm_GB", (double) cal->host_memory_bytes / per_host / 1e9);
+  if (mem_ok && cal->memory.triad_GBps > 0)
+    member_double (jb, "hbm_GBps", cal->memory.triad_GBps);
+  member_double (jb, "gemm_efficiency", 1.0);
+  if (mem_ok && cal->memory.triad_GBps > 0)
+    member_double (jb, "mem_efficiency", 1.0);
+  if (cal->launch_s > 0)
+    member_double (jb, "launch_overhead_us", cal->launch_s * 1e6);
+  json_builder_set_member_name (jb, "sources");
+  json_builder_begin_object (jb);
+  g_autofree char *s_peak = g_strdup_printf ("%s: best checked FP32 GEMM of the grid, %d x %d x "
+                                             "%d, per rank with all %d rank(s) computing; the CPU "
+                                             "backend multiplies in FP32, so BF16 plans run at "
+                                             "the same rate", src, top->m, top->n, top->k, ranks);
+  member_string (jb, "peak_tflops", s_peak);
+  g_autofree char *s_hbm = g_strdup_printf ("%s: physical memory of the host (%.1f GB) / %d "
+                                            "rank(s) on it", src,
+                                            (double) cal->host_memory_bytes / 1e9, per_host);
+  member_string (jb, "hbm_GB", s_hbm);
+  g_autofree char *s_bw = g_strdup_printf ("%s: STREAM-style triad (a = b + 3c, 24 B per "
+                                           "element), best of %d, per rank with all ranks "
+                                           "running", src, cal->memory.reps);
+  if (mem_ok && cal->memory.triad_GBps > 0)
+    {
+      member_string (jb, "hbm_GBps", s_bw);
+      member_string (jb, "mem_efficiency", "the bandwidth above is already the achieved one");
+    }
+  member_string (jb, "gemm_efficiency", "the peak above is the best achieved GEMM");
+  g_autofree char *s_launch = g_strdup_printf ("%s: mean time of a 1 x 1 x 1 GEMM call through "
+                                               "the backend", src);
+  if (cal->launch_s > 0)
+    member_string (jb, "launch_overhead_us", s_launch);
+  json_builder_end_object (jb);
+  json_builder_end_object (jb);
+
+  /* one level: the ranks of this run, joined by whatever MPI used (shared memory) */
+  json_builder_set_member_name (jb, "levels");
+  json_builder_begin_array (jb);
+  json_builder_begin_object (jb);
+  member_string (jb, "name", "host");
+  json_builder_set_member_name (jb, "count");
+  json_builder_add_int_value (jb, ranks);
+  g_autofree char *s_level = NULL;
+  if (ar != NULL)
+    {
+      /* alpha per ring step: the smallest all-reduce over its 2(n-1) steps (D) */
+      const double lat_us = ar0->time_us / MAX (plan_coll_steps (PLAN_COLL_ALL_REDUCE, ranks), 1);
+      member_double (jb, "bw_GBps", ar->busbw_GBs);
+      member_double (jb, "busbw_GBps", ar->busbw_GBs);
+      member_double (jb, "latency_us", lat_us);
+      s_level = g_strdup_printf ("%s: all-reduce busbw over %d ranks at %" G_GUINT64_FORMAT
+                                 " B (the largest size measured), used for bw and busbw; "
+                                 "latency = the %" G_GUINT64_FORMAT " B all-reduce time / "
+                                 "2(n-1) steps (D)", src, ranks, ar->size_B, ar0->size_B);
+    }
+  else
+    {
+      const double bw = mem_ok && cal->memory.copy_GBps > 0 ? cal->memory.copy_GBps
+                                                            : cal->memory.triad_GBps;
+      if (!(bw > 0))
+        {
+          g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
+                       "no cluster file without a measured all-reduce or memory bandwidth "
+                       "(hint: run under mpirun -np N, or run the memory part)");
+          json_builder_reset (jb);
+          return NULL;
+        }
+      member_double (jb, "bw_GBps", bw);
+      s_level = g_strdup_printf ("%s: no collective measured (one rank, no mpirun); the "
+                                 "copy bandwidth stands in for shared-memory transfers", src);
+    }
+  member_string (jb, "source", s_level);
+  json_builder_end_object (jb);
+  json_builder_end_array (jb);
+
+  json_builder_end_object (jb);
+
+  g_autoptr (JsonNode) root = json_builder_get_root (jb);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  json_generator_set_root (gen, root);
+  g_autofree char *base = json_generator_to_data (gen, NULL);
+  return topo_cluster_json_set_profile (base, profile != NULL ? profile : own, error);
+}

@@ -1,0 +1,493 @@
+/* tests/exec/test-calibrate.c - `tandem calibrate`'s library: the nccl-tests reader on
+ * the files of tests/data/calibrate (values exact as printed), the table format read back, the
+ * profile rows, a single-process quick calibration, and the quick calibration on 2 MPI
+ * ranks: every row checked (#wrong = 0), a cluster JSON the strict loader accepts, whose
+ * profile makes the cost model predict the measured GEMM and all-reduce times.
+ *
+ * Started by meson, the program is the launcher for the MPI part: it re-runs itself as
+ * `timeout -k 5 90 mpirun --allow-run-as-root --oversubscribe --tag-output -np 2 SELF`
+ * (as tests/exec/test-backend-mpi.c does) and checks that every rank reported ok.
+ * Measured times are never compared with constants: only the relations between the
+ * calibration's own numbers are (the cost model must reproduce what was measured). */
+#include "exec/calibrate.h"
+#include "sim/cost.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define N_RANKS 2
+
+/* |a - b| <= rel x |b| */
+#define assert_rel(a, b, rel)                                                          \
+  G_STMT_START {                                                                       \
+    double a_ = (a), b_ = (b);                                                         \
+    if (!(fabs (a_ - b_) <= (rel) * fabs (b_)))                                        \
+      g_error ("%s = %.12g, expected %.12g (rel %g)", #a, a_, b_, (double) (rel));     \
+  } G_STMT_END
+
+static GArray *
+parse_data (const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "calibrate", name, NULL);
+  GArray *rows = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));
+  g_assert_true (exec_nccl_tests_load_file (path, rows, &error));
+  g_assert_no_error (error);
+  return rows;
+}
+
+static const ExecCollRow *
+row_at (GArray *rows, guint i)
+{
+  return &g_array_index (rows, ExecCollRow, i);
+}
+
+/* ---- the nccl-tests reader -------------------------------------------------------------- */
+
+/* nccl-tests 2.17.6, 8 x H100, "Collective test starting" and 8 device lines; 11 rows of
+ * 1 KiB .. 1 GiB by 4x with in-place columns. First and last rows as printed:
+ *   1024  256  float  sum  -1  14.52  0.07  0.12  0  14.10  0.07  0.13  0
+ *   1073741824  268435456  float  sum  -1  3925.40  273.54  478.69  0  3918.70  274.00  479.51  0 */
+static void
+test_all_reduce (void)
+{
+  g_autoptr (GArray) rows = parse_data ("all_reduce_perf-8xh100.txt");
+  g_assert_cmpuint (rows->len, ==, 11);
+  const ExecCollRow *a = row_at (rows, 0), *z = row_at (rows, 10);
+  g_assert_cmpint (a->coll, ==, PLAN_COLL_ALL_REDUCE);
+  g_assert_cmpint (a->ranks, ==, 8);
+  g_assert_cmpuint (a->size_B, ==, 1024);
+  g_assert_cmpuint (a->count, ==, 256);
+  g_assert_cmpstr (a->type, ==, "float");
+  g_assert_cmpstr (a->redop, ==, "sum");
+  g_assert_cmpint (a->root, ==, -1);
+  g_assert_cmpfloat (a->time_us, ==, 14.52);
+  g_assert_cmpfloat (a->algbw_GBs, ==, 0.07);
+  g_assert_cmpfloat (a->busbw_GBs, ==, 0.12);
+  g_assert_cmpint (a->wrong, ==, 0);
+  g_assert_cmpfloat (a->ip_time_us, ==, 14.10);
+  g_assert_cmpfloat (a->ip_busbw_GBs, ==, 0.13);
+  g_assert_cmpint (a->ip_wrong, ==, 0);
+  g_assert_cmpuint (z->size_B, ==, 1073741824);
+  g_assert_cmpuint (z->count, ==, 268435456);
+  g_assert_cmpfloat (z->time_us, ==, 3925.40);
+  g_assert_cmpfloat (z->algbw_GBs, ==, 273.54);
+  g_assert_cmpfloat (z->busbw_GBs, ==, 478.69);
+  g_assert_cmpfloat (z->ip_time_us, ==, 3918.70);
+  g_assert_cmpfloat (z->ip_algbw_GBs, ==, 274.00);
+  g_assert_cmpfloat (z->ip_busbw_GBs, ==, 479.51);
+  /* the printed busbw is algbw x 2(n-1)/n = 273.54 x 1.75 = 478.7 (to the print's 0.01) */
+  assert_rel (z->busbw_GBs, z->algbw_GBs * plan_coll_bus_factor (PLAN_COLL_ALL_REDUCE, 8), 1e-4);
+}
+
+/* An older nccl-tests: no "Collective test starting" line, so the file name says
+ * all_gather; 16 device lines on two nodes; an ssh warning above the table. Last row:
+ *   1073741824  16777216  float  none  -1  3060.20  350.87  328.94  0  3055.90  351.37  329.41  0 */
+static void
+test_all_gather_from_name (void)
+{
+  g_autoptr (GArray) rows = parse_data ("all_gather_perf-16ranks.txt");
+  g_assert_cmpuint (rows->len, ==, 6);
+  const ExecCollRow *z = row_at (rows, 5);
+  g_assert_cmpint (z->coll, ==, PLAN_COLL_ALL_GATHER);
+  g_assert_cmpint (z->ranks, ==, 16);
+  g_assert_cmpstr (z->redop, ==, "none");
+  g_assert_cmpuint (z->size_B, ==, 1073741824);
+  g_assert_cmpuint (z->count, ==, 16777216);   /* per rank: 2^30 / 4 / 16 */
+  g_assert_cmpfloat (z->time_us, ==, 3060.20);
+  g_assert_cmpfloat (z->busbw_GBs, ==, 328.94);
+  g_assert_cmpfloat (z->ip_time_us, ==, 3055.90);
+  g_assert_cmpfloat (row_at (rows, 0)->time_us, ==, 62.10);
+}
+
+/* Two tests in one log (reduce_scatter, then alltoall with -c 0: "#wrong" N/A and no
+ * in-place time), 8 ranks each, NCCL INFO noise. Rows 4 and 7:
+ *   1048576  32768  float  none  -1  41.77  25.10  21.97  N/A  N/A ...
+ *   536870912  16777216  float  none  -1  2700.60  198.80  173.95  N/A  N/A ... */
+static void
+test_two_tests_one_log (void)
+{
+  g_autoptr (GArray) rows = parse_data ("reduce-scatter-alltoall-a100.txt");
+  g_assert_cmpuint (rows->len, ==, 8);
+  for (guint i = 0; i < 4; i++)
+    {
+      g_assert_cmpint (row_at (rows, i)->coll, ==, PLAN_COLL_REDUCE_SCATTER);
+      g_assert_cmpint (row_at (rows, i + 4)->coll, ==, PLAN_COLL_ALL_TO_ALL);
+      g_assert_cmpint (row_at (rows, i)->ranks, ==, 8);
+      g_assert_cmpint (row_at (rows, i + 4)->ranks, ==, 8);
+    }
+  g_assert_cmpfloat (row_at (rows, 3)->time_us, ==, 2045.00);
+  g_assert_cmpfloat (row_at (rows, 3)->busbw_GBs, ==, 229.71);
+  const ExecCollRow *a = row_at (rows, 4), *z = row_at (rows, 7);
+  g_assert_cmpfloat (a->time_us, ==, 41.77);
+  g_assert_cmpfloat (a->algbw_GBs, ==, 25.10);
+  g_assert_cmpint (a->wrong, ==, -1);
+  g_assert_cmpfloat (a->ip_time_us, ==, -1);
+  g_assert_cmpint (a->ip_wrong, ==, -1);
+  g_assert_cmpuint (z->size_B, ==, 536870912);
+  g_assert_cmpfloat (z->time_us, ==, 2700.60);
+  g_assert_cmpfloat (z->busbw_GBs, ==, 173.95);
+}
+
+/* mpirun --tag-output prefixes every line with "[1,0]<stdout>:"; 2 ranks on 2 nodes.
+ * First row: 8 B, 2 elements, 9.81 us, 0.00 GB/s. Last: 134217728 B in 2845.90 us. */
+static void
+test_tagged_sendrecv (void)
+{
+  g_autoptr (GArray) rows = parse_data ("sendrecv_perf-2nodes.txt");
+  g_assert_cmpuint (rows->len, ==, 5);
+  const ExecCollRow *a = row_at (rows, 0), *z = row_at (rows, 4);
+  g_assert_cmpint (a->coll, ==, PLAN_COLL_SEND_RECV);
+  g_assert_cmpint (a->ranks, ==, 2);
+  g_assert_cmpuint (a->size_B, ==, 8);
+  g_assert_cmpuint (a->count, ==, 2);
+  g_assert_cmpfloat (a->time_us, ==, 9.81);
+  g_assert_cmpfloat (a->busbw_GBs, ==, 0.0);
+  g_assert_cmpuint (z->size_B, ==, 134217728);
+  g_assert_cmpfloat (z->time_us, ==, 2845.90);
+  g_assert_cmpfloat (z->busbw_GBs, ==, 47.16);
+}
+
+static void
+test_refused (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "calibrate",
+                                                 "broadcast_perf.txt", NULL);
+  /* broadcast has no place in the cost model; the message names the test and the line */
+  g_assert_false (exec_nccl_tests_load_file (path, rows, &error));
+  g_assert_error (error, EXEC_ERROR, EXEC_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "broadcast_perf"));
+  g_assert_nonnull (strstr (error->message, "broadcast_perf.txt:12:"));
+  g_clear_error (&error);
+  /* no table */
+  g_assert_false (exec_nccl_tests_parse ("hello\n# world\n", -1, "x.txt", rows, &error));
+  g_assert_error (error, EXEC_ERROR, EXEC_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "no nccl-tests table"));
+  g_clear_error (&error);
+  /* a table without a collective (no test line, a neutral file name) */
+  static const char table[] =
+    "#  Rank  0 Group  0 Pid 1 on a device 0 [0x1] GPU\n"
+    "#       size    count    type   redop    root     time   algbw   busbw #wrong\n"
+    "        1024      256   float     sum      -1    10.00    0.10    0.10      0\n";
+  g_assert_false (exec_nccl_tests_parse (table, -1, "run.log", rows, &error));
+  g_assert_error (error, EXEC_ERROR, EXEC_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "run.log:3:"));
+  g_clear_error (&error);
+  /* ... and without device lines: how many ranks? */
+  g_assert_false (exec_nccl_tests_parse (strchr (table, '\n') + 1, -1, "all_reduce_perf.log",
+                                         rows, &error));
+  g_assert_error (error, EXEC_ERROR, EXEC_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "ranks"));
+  g_assert_cmpuint (rows->len, ==, 0);
+}
+
+/* What exec_coll_rows_format prints, exec_nccl_tests_parse reads back unchanged (the
+ * values of the data files have two decimals, as the format prints them). */
+static void
+test_format_round_trip (void)
+{
+  g_autoptr (GArray) rows = parse_data ("all_reduce_perf-8xh100.txt");
+  g_autoptr (GArray) more = parse_data ("reduce-scatter-alltoall-a100.txt");
+  g_array_append_vals (rows, more->data, more->len);
+  g_autoptr (GString) text = g_string_new (NULL);
+  exec_coll_rows_format (text, (const ExecCollRow *) rows->data, rows->len, "a note");
+  g_test_message ("%s", text->str);
+  g_assert_nonnull (strstr (text->str, "# Collective test starting: all_reduce_perf\n"));
+  g_assert_nonnull (strstr (text->str, "# Collective test starting: alltoall_perf\n"));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) back = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));
+  g_assert_true (exec_nccl_tests_parse (text->str, (gssize) text->len, NULL, back, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->len, ==, rows->len);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const ExecCollRow *x = row_at (rows, i), *y = row_at (back, i);
+      g_assert_cmpint (x->coll, ==, y->coll);
+      g_assert_cmpint (x->ranks, ==, y->ranks);
+      g_assert_cmpuint (x->size_B, ==, y->size_B);
+      g_assert_cmpuint (x->count, ==, y->count);
+      g_assert_cmpstr (x->type, ==, y->type);
+      g_assert_cmpfloat (x->time_us, ==, y->time_us);
+      g_assert_cmpfloat (x->algbw_GBs, ==, y->algbw_GBs);
+      g_assert_cmpfloat (x->busbw_GBs, ==, y->busbw_GBs);
+      g_assert_cmpint (x->wrong, ==, y->wrong);
+      g_assert_cmpfloat (x->ip_time_us, ==, y->ip_time_us);
+      g_assert_cmpint (x->ip_wrong, ==, y->ip_wrong);
+    }
+}
+
+/* Rows into a profile: out-of-place time in seconds, GB/s to B/s; a row with wrong
+ * elements is left out; a row with only an in-place time uses it. */
+static void
+test_profile_rows (void)
+{
+  g_autoptr (GArray) rows = parse_data ("all_reduce_perf-8xh100.txt");
+  g_array_index (rows, ExecCollRow, 1).wrong = 3;
+  ExecCollRow *ip_only = &g_array_index (rows, ExecCollRow, 2);
+  ip_only->time_us = -1;
+  g_autoptr (TopoProfile) p = topo_profile_new ();
+  g_assert_cmpuint (exec_coll_rows_to_profile ((const ExecCollRow *) rows->data, rows->len, p),
+                    ==, 10);
+  g_assert_cmpuint (p->colls->len, ==, 10);
+  const TopoProfileColl *a = &g_array_index (p->colls, TopoProfileColl, 0);
+  const TopoProfileColl *b = &g_array_index (p->colls, TopoProfileColl, 1);
+  g_assert_cmpstr (a->coll, ==, "all_reduce");
+  g_assert_cmpuint (a->ranks, ==, 8);
+  g_assert_cmpfloat (a->bytes, ==, 1024);
+  assert_rel (a->time_s, 14.52e-6, 1e-15);
+  assert_rel (a->busbw_Bps, 0.12e9, 1e-15);
+  /* the 4 KiB row (wrong) is gone; the 16 KiB row took its in-place time, 15.02 us */
+  g_assert_cmpfloat (b->bytes, ==, 16384);
+  assert_rel (b->time_s, 15.02e-6, 1e-15);
+}
+
+/* ---- calibration -------------------------------------------------------------------------- */
+
+/* The checks every calibration must pass, on rank 0's record: every row checked and
+ * right, a cluster JSON the strict loader accepts, and a cost model over it that
+ * predicts each measured GEMM and each measured all-reduce (on the measured group). */
+static void
+check_calibration (const ExecCalibration *cal, gboolean quick, int ranks)
+{
+  g_autoptr (GError) error = NULL;
+  /* quick grid: 7 shapes (exec/calibrate.c) */
+  g_assert_cmpuint (cal->gemm->len, ==, 7);
+  for (guint i = 0; i < cal->gemm->len; i++)
+    {
+      const ExecGemmRow *g = &g_array_index (cal->gemm, ExecGemmRow, i);
+      g_assert_cmpint (g->wrong, ==, 0);
+      g_assert_cmpfloat (g->time_s, >, 0);
+      g_assert_cmpfloat (g->flops_per_s, >, 0);
+      g_assert_cmpint (g->reps, >=, 2);
+    }
+  g_assert_cmpint (cal->memory.wrong, ==, 0);
+  g_assert_cmpfloat (cal->memory.triad_GBps, >, 0);
+  g_assert_cmpfloat (cal->launch_s, >, 0);
+  if (ranks > 1)
+    {
+      /* 5 collectives x 3 sizes over 2 ranks, every element right */
+      g_assert_true (cal->colls_measured);
+      g_assert_cmpuint (cal->colls->len, ==, 15);
+      for (guint i = 0; i < cal->colls->len; i++)
+        {
+          const ExecCollRow *r = &g_array_index (cal->colls, ExecCollRow, i);
+          g_assert_cmpint (r->wrong, ==, 0);
+          g_assert_cmpint (r->ranks, ==, ranks);
+          g_assert_cmpfloat (r->time_us, >, 0);
+          /* algbw = S / t; busbw = algbw x factor (nccl-tests) */
+          assert_rel (r->algbw_GBs, r->size_B / (r->time_us * 1e3), 1e-12);
+          assert_rel (r->busbw_GBs, r->algbw_GBs * plan_coll_bus_factor (r->coll, ranks), 1e-12);
+        }
+    }
+  else
+    g_assert_false (cal->colls_measured);
+
+  g_autofree char *text = exec_calibration_to_cluster_json (cal, NULL, &error);
+  g_assert_no_error (error);
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("tandem-calibrate-XXXXXX.json", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  g_autoptr (TopoCluster) cl = topo_cluster_load_file (path, &error);
+  g_assert_no_error (error);
+  g_unlink (path);
+  g_assert_nonnull (cl->profile);
+  g_assert_cmpuint (cl->profile->gemm->len, ==, 7);
+  g_assert_cmpuint (cl->profile->colls->len, ==, ranks > 1 ? 15 : 0);
+  g_assert_cmpuint (cl->n_devices, ==, (guint64) ranks);
+  g_assert_cmpstr (cl->levels[0].name, ==, "host");
+  g_assert_nonnull (strstr (g_hash_table_lookup (cl->device.sources, "peak_tflops"),
+                            "tandem calibrate on "));
+
+  /* the cost model over the file predicts each measured GEMM: the profile's rate takes
+   * out the call overhead that the model adds back as launch_overhead_us */
+  g_autoptr (SimCost) cost = sim_cost_new (cl, NULL, NULL);
+  for (guint i = 0; i < cal->gemm->len; i++)
+    {
+      const ExecGemmRow *g = &g_array_index (cal->gemm, ExecGemmRow, i);
+      ModelOp op = { .name = "gemm", .kind = MODEL_OP_GEMM, .m = g->m, .n = g->n, .k = g->k,
+                     .fwd_flops = 2.0 * g->m * g->n * g->k };
+      const double t = sim_cost_op_s (cost, &op, TOPO_DTYPE_FP32, FALSE);
+      g_test_message ("%d x %d x %d: measured %.3f us, predicted %.3f us", g->m, g->n, g->k,
+                      g->time_s * 1e6, t * 1e6);
+      assert_rel (t, g->time_s, 1e-9);
+    }
+  if (ranks < 2)
+    return;
+  /* ... and each measured all-reduce over the ranks: the measured time, made
+   * nondecreasing in size (sim/cost.h); a tp group of all ranks */
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.tp = ranks;
+  plan.dp = 1;
+  plan.world_size = ranks;
+  g_autoptr (PlanLayout) lay = plan_layout_new (&plan, cl, &error);
+  g_assert_no_error (error);
+  plan_clear (&plan);
+  g_autoptr (SimCost) cc = sim_cost_new (cl, lay, NULL);
+  double floor_s = 0;
+  for (guint i = 0; i < cal->colls->len; i++)
+    {
+      const ExecCollRow *r = &g_array_index (cal->colls, ExecCollRow, i);
+      if (r->coll != PLAN_COLL_ALL_REDUCE)
+        continue;
+      floor_s = MAX (floor_s, r->time_us * 1e-6);
+      assert_rel (sim_cost_coll_s (cc, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, (double) r->size_B),
+                  floor_s, 1e-9);
+    }
+  (void) quick;
+}
+
+/* One process, MPI off: GEMM and memory; no collectives (a world of one). */
+static void
+test_single_process (void)
+{
+  g_autoptr (GError) error = NULL;
+  ExecConfig cfg;
+  exec_config_init (&cfg);
+  cfg.mpi = EXEC_MPI_OFF;
+  g_autoptr (ExecBackend) b = exec_backend_open (&cfg, &error);
+  g_assert_no_error (error);
+  ExecCalibrateOptions o;
+  exec_calibrate_options_init (&o);
+  o.quick = TRUE;
+  /* a plan shape and one too large for quick mode (2 x 4096^3 > 2^33 FLOPs) */
+  static const int extra[][3] = { { 128, 384, 64 }, { 4096, 4096, 4096 } };
+  o.extra_shapes = extra;
+  o.n_extra_shapes = 2;
+  g_autoptr (ExecCalibration) cal = exec_calibrate_run (b, &o, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cal->skipped->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (cal->skipped, 0), "4096 x 4096 x 4096"));
+  /* the plan's shape is the last row; drop it so the grid checks below apply */
+  const ExecGemmRow *last = &g_array_index (cal->gemm, ExecGemmRow, cal->gemm->len - 1);
+  g_assert_true (last->from_plan);
+  g_assert_cmpint (last->m, ==, 128);
+  g_assert_cmpint (last->wrong, ==, 0);
+  g_array_set_size (cal->gemm, cal->gemm->len - 1);
+  check_calibration (cal, TRUE, 1);
+}
+
+/* ---- the MPI part ------------------------------------------------------------------------- */
+
+static ExecBackend *backend;
+
+static void
+test_mpi_quick (void)
+{
+  g_autoptr (GError) error = NULL;
+  ExecCalibrateOptions o;
+  exec_calibrate_options_init (&o);
+  o.quick = TRUE;
+  g_autoptr (ExecCalibration) cal = exec_calibrate_run (backend, &o, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (cal->ranks, ==, N_RANKS);
+  if (backend->rank == 0)
+    {
+      g_autoptr (GString) s = g_string_new (NULL);
+      exec_coll_rows_format (s, (const ExecCollRow *) cal->colls->data, cal->colls->len, NULL);
+      g_test_message ("%s", s->str);
+      check_calibration (cal, TRUE, N_RANKS);
+    }
+}
+
+static int
+run_rank (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  setvbuf (stdout, NULL, _IOLBF, 0);
+  g_test_init (&argc, &argv, NULL);
+  ExecConfig cfg;
+  exec_config_init (&cfg);
+  cfg.backend = "cpu";
+  cfg.mpi = EXEC_MPI_ON;
+  cfg.timeout_s = 60;
+  backend = exec_backend_open (&cfg, &error);
+  g_assert_no_error (error);
+  g_test_add_func ("/exec/calibrate-mpi/quick", test_mpi_quick);
+  int rc = g_test_run ();
+  exec_backend_close (backend);
+  return rc;
+}
+
+#define N_RANK_TESTS 1
+
+static const char *self_path;
+
+static guint
+count_results (const char *text, const char *result)
+{
+  g_autofree char *needle = g_strconcat ("<stdout>:", result, NULL);
+  guint n = 0;
+  for (const char *p = strstr (text, needle); p; p = strstr (p + 1, needle))
+    n++;
+  return n;
+}
+
+static void
+test_launch (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *mpirun = g_find_program_in_path ("mpirun");
+  g_autofree char *timeout = g_find_program_in_path ("timeout");
+  if (!exec_cpu_ops.available (&error))
+    {
+      g_test_skip (error->message);
+      return;
+    }
+  if (!mpirun || !timeout)
+    {
+      g_test_skip (!mpirun ? "mpirun is not on PATH (Debian: openmpi-bin)"
+                           : "timeout is not on PATH (coreutils)");
+      return;
+    }
+  const char *argv[] = { timeout, "-k", "5", "90", mpirun, "--allow-run-as-root",
+                         "--oversubscribe", "--tag-output", "-np", G_STRINGIFY (N_RANKS),
+                         self_path, NULL };
+  g_auto (GStrv) env = g_get_environ ();
+  if (!g_environ_getenv (env, "OMPI_MCA_btl_vader_single_copy_mechanism"))
+    env = g_environ_setenv (env, "OMPI_MCA_btl_vader_single_copy_mechanism", "none", TRUE);
+  g_autofree char *out = NULL, *err = NULL;
+  int status = 0;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                               &err, &status, &error));
+  g_assert_no_error (error);
+  gboolean ok = g_spawn_check_wait_status (status, &error);
+  guint passed = count_results (out, "ok "), failed = count_results (out, "not ok");
+  if (!ok || passed != N_RANKS * N_RANK_TESTS || failed)
+    {
+      g_test_message ("ranks' stdout:\n%s", out);
+      g_test_message ("ranks' stderr:\n%s", err);
+      g_test_message ("exit: %s; %u ok lines of %d", error ? error->message : "0", passed,
+                      N_RANKS * N_RANK_TESTS);
+      g_test_fail ();
+      return;
+    }
+  g_test_message ("%s", out);
+}
+
+int
+main (int argc, char **argv)
+{
+  if (g_getenv ("OMPI_COMM_WORLD_SIZE"))
+    return run_rank (argc, argv);
+  g_test_init (&argc, &argv, NULL);
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  self_path = exe ? exe : argv[0];
+  g_test_add_func ("/exec/nccl-tests/all-reduce", test_all_reduce);
+  g_test_add_func ("/exec/nccl-tests/all-gather-from-file-name", test_all_gather_from_name);
+  g_test_add_func ("/exec/nccl-tests/two-tests-one-log", test_two_tests_one_log);
+  g_test_add_func ("/exec/nccl-tests/tagged-sendrecv", test_tagged_sendrecv);
+  g_test_add_func ("/exec/nccl-tests/refused", test_refused);
+  g_test_add_func ("/exec/nccl-tests/format-round-trip", test_format_round_trip);
+  g_test_add_func ("/exec/calibrate/profile-rows", test_profile_rows);
+  g_test_add_func ("/exec/calibrate/single-process", test_single_process);
+  g_test_add_func ("/exec/calibrate/mpi-2-ranks", test_launch);
+  return g_test_run ();
+}

@@ -1,0 +1,463 @@
+/* tests/sim/test-cost-profile.c - the cost model with a hardware profile (measured tables
+ * in the cluster JSON, topology/profile.c; sim/cost.h "Hardware profile"), and the
+ * profile's loading and round trip.
+ *
+ * The test cluster (CLUSTER below): 4 devices on one level "host" (bw 10 GB/s, no busbw,
+ * no latency), peak 0.1 TFLOP/s FP32 and 0.2 BF16, 16 GB at 20 GB/s, launch 2 us. Its
+ * profile: FP32 GEMMs 256^3 at 5e10, 1024^3 at 8e10, 4096^3 at 9e10 FLOP/s; triad 10 GB/s;
+ * all-reduce on 2 ranks 1 KiB 10 us, 1 MiB 200 us, 64 MiB 10 ms; on 4 ranks 1 KiB 15 us,
+ * 1 MiB 300 us; sendrecv on 2 ranks 1 KiB 5 us, 1 MiB 100 us. No reduce-scatter rows. */
+#include "sim/cost.h"
+
+#include <math.h>
+#include <string.h>
+
+#define MIB 1048576.0
+
+#define CLUSTER_HEAD                                                                       \
+  "{ \"name\": \"test-cpu\",\n"                                                            \
+  "  \"device\": { \"name\": \"test-cpu\", \"peak_tflops\": { \"fp32\": 0.1, \"bf16\": 0.2 },\n" \
+  "              \"hbm_GB\": 16, \"hbm_GBps\": 20, \"launch_overhead_us\": 2 },\n"         \
+  "  \"levels\": [ { \"name\": \"host\", \"count\": 4, \"bw_GBps\": 10 } ]"
+
+static const char cluster_json[] =
+  CLUSTER_HEAD ",\n"
+  "  \"profile\": {\n"
+  "    \"source\": \"hand-written test tables\", \"backend\": \"cpu\", \"ranks\": 4,\n"
+  "    \"_gemm\": \"m, n, k, dtype, FLOP/s\",\n"
+  "    \"gemm\": [ [256, 256, 256, \"fp32\", 5e10], [1024, 1024, 1024, \"fp32\", 8e10],\n"
+  "              [4096, 4096, 4096, \"fp32\", 9e10] ],\n"
+  "    \"memory\": { \"copy_GBps\": 12, \"triad_GBps\": 10 },\n"
+  "    \"collectives\": [\n"
+  "      [\"all_reduce\", 2, 1048576, 200, 5.24, 5.24], [\"all_reduce\", 2, 1024, 10, 0.1, 0.1],\n"
+  "      [\"all_reduce\", 2, 67108864, 10000, 6.71, 6.71],\n"
+  "      [\"all_reduce\", 4, 1024, 15, 0.07, 0.1], [\"all_reduce\", 4, 1048576, 300, 3.5, 5.24],\n"
+  "      [\"sendrecv\", 2, 1024, 5, 0.2, 0.2], [\"sendrecv\", 2, 1048576, 100, 10.49, 10.49] ]\n"
+  "  }\n"
+  "}\n";
+
+static const char plain_json[] = CLUSTER_HEAD "\n}\n";
+
+/* |a - b| <= rel x |b| */
+#define assert_rel(a, b, rel)                                                          \
+  G_STMT_START {                                                                       \
+    double a_ = (a), b_ = (b);                                                         \
+    if (!(fabs (a_ - b_) <= (rel) * fabs (b_)))                                        \
+      g_error ("%s = %.12g, expected %.12g (rel %g)", #a, a_, b_, (double) (rel));     \
+  } G_STMT_END
+
+static TopoCluster *
+load (const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  TopoCluster *c = topo_cluster_new_from_data (text, -1, "test-cpu.json", &error);
+  g_assert_no_error (error);
+  return c;
+}
+
+static PlanLayout *
+tp_layout (const TopoCluster *cluster, int tp)
+{
+  g_autoptr (GError) error = NULL;
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.tp = tp;
+  plan.dp = 1;
+  plan.world_size = tp;
+  PlanLayout *layout = plan_layout_new (&plan, cluster, &error);
+  g_assert_no_error (error);
+  plan_clear (&plan);
+  return layout;
+}
+
+static ModelOp
+gemm_op (guint64 m, guint64 n, guint64 k)
+{
+  ModelOp op = { 0 };
+  op.name = "test_gemm";
+  op.kind = MODEL_OP_GEMM;
+  op.m = m;
+  op.n = n;
+  op.k = k;
+  op.fwd_flops = 2.0 * m * n * k;
+  return op;
+}
+
+/* ---- loading ------------------------------------------------------------------------- */
+
+static void
+test_load (void)
+{
+  g_autoptr (TopoCluster) c = load (cluster_json);
+  const TopoProfile *p = c->profile;
+  g_assert_nonnull (p);
+  g_assert_cmpstr (p->source, ==, "hand-written test tables");
+  g_assert_cmpstr (p->backend, ==, "cpu");
+  g_assert_null (p->host);
+  g_assert_cmpuint (p->ranks, ==, 4);
+  g_assert_cmpuint (p->gemm->len, ==, 3);
+  const TopoProfileGemm *g = &g_array_index (p->gemm, TopoProfileGemm, 1);
+  g_assert_cmpuint (g->m, ==, 1024);
+  g_assert_cmpint (g->dtype, ==, TOPO_DTYPE_FP32);
+  g_assert_cmpfloat (g->flops_per_s, ==, 8e10);
+  /* GB/s and us in the file, SI here: 10 GB/s = 1e10 B/s, 200 us = 2e-4 s */
+  g_assert_cmpfloat (p->triad_Bps, ==, 10e9);
+  g_assert_cmpfloat (p->copy_Bps, ==, 12e9);
+  g_assert_cmpuint (p->colls->len, ==, 7);
+  const TopoProfileColl *r = &g_array_index (p->colls, TopoProfileColl, 0);
+  g_assert_cmpstr (r->coll, ==, "all_reduce");
+  g_assert_cmpuint (r->ranks, ==, 2);
+  g_assert_cmpfloat (r->bytes, ==, 1048576);
+  assert_rel (r->time_s, 200e-6, 1e-15);
+  assert_rel (r->busbw_Bps, 5.24e9, 1e-15);
+  /* a cluster without the key has no profile */
+  g_autoptr (TopoCluster) plain = load (plain_json);
+  g_assert_null (plain->profile);
+}
+
+/* The JSON writer and the loader agree: write, load, compare. */
+static void
+test_round_trip (void)
+{
+  g_autoptr (TopoCluster) c = load (cluster_json);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = topo_cluster_json_set_profile (plain_json, c->profile, &error);
+  g_assert_no_error (error);
+  /* table rows are written one per line */
+  g_assert_nonnull (strstr (text, "[ 1024, 1024, 1024, \"fp32\", "));
+  g_autoptr (TopoCluster) back = load (text);
+  const TopoProfile *a = c->profile, *b = back->profile;
+  g_assert_cmpstr (a->source, ==, b->source);
+  g_assert_cmpuint (a->ranks, ==, b->ranks);
+  g_assert_cmpuint (a->gemm->len, ==, b->gemm->len);
+  for (guint i = 0; i < a->gemm->len; i++)
+    {
+      const TopoProfileGemm *x = &g_array_index (a->gemm, TopoProfileGemm, i);
+      const TopoProfileGemm *y = &g_array_index (b->gemm, TopoProfileGemm, i);
+      g_assert_cmpuint (x->m, ==, y->m);
+      g_assert_cmpuint (x->n, ==, y->n);
+      g_assert_cmpuint (x->k, ==, y->k);
+      g_assert_cmpint (x->dtype, ==, y->dtype);
+      g_assert_cmpfloat (x->flops_per_s, ==, y->flops_per_s);
+    }
+  assert_rel (b->triad_Bps, a->triad_Bps, 1e-15);
+  g_assert_cmpuint (a->colls->len, ==, b->colls->len);
+  for (guint i = 0; i < a->colls->len; i++)
+    {
+      const TopoProfileColl *x = &g_array_index (a->colls, TopoProfileColl, i);
+      const TopoProfileColl *y = &g_array_index (b->colls, TopoProfileColl, i);
+      g_assert_cmpstr (x->coll, ==, y->coll);
+      g_assert_cmpuint (x->ranks, ==, y->ranks);
+      g_assert_cmpfloat (x->bytes, ==, y->bytes);
+      /* s -> us -> s: one rounding each way */
+      assert_rel (y->time_s, x->time_s, 1e-15);
+      assert_rel (y->algbw_Bps, x->algbw_Bps, 1e-15);
+      assert_rel (y->busbw_Bps, x->busbw_Bps, 1e-15);
+    }
+  /* a row with the same (collective, ranks, size) replaces the earlier one */
+  g_autoptr (TopoProfile) p = topo_profile_copy (a);
+  g_assert_true (topo_profile_add_coll (p, "all_reduce", 2, 1024, 11e-6, 0, 0));
+  g_assert_cmpuint (p->colls->len, ==, 7);
+  g_assert_cmpfloat (g_array_index (p->colls, TopoProfileColl, 1).time_s, ==, 11e-6);
+  g_assert_false (topo_profile_add_coll (p, "broadcast", 2, 1024, 1e-6, 0, 0));
+  g_assert_false (topo_profile_add_coll (p, "all_reduce", 2, 0, 1e-6, 0, 0));
+}
+
+/* The strict loader refuses bad profiles with the field path in the message. */
+typedef struct {
+  const char *profile;       /* the "profile" member's text */
+  int         code;          /* TopoError */
+  const char *field;         /* in the message */
+} BadCase;
+
+static const BadCase bad_cases[] = {
+  { "{ \"gemm\": [] }", TOPO_ERROR_MISSING_FIELD, "profile.source" },
+  { "{ \"source\": \"x\", \"gemms\": [] }", TOPO_ERROR_INVALID_FIELD, "profile.gemms" },
+  { "{ \"source\": \"x\", \"gemm\": [[1, 2, 3, \"fp32\"]] }", TOPO_ERROR_INVALID_FIELD,
+    "profile.gemm[0]" },
+  { "{ \"source\": \"x\", \"gemm\": [[1, 2, 0, \"fp32\", 1e9]] }", TOPO_ERROR_INVALID_FIELD,
+    "profile.gemm[0]" },
+  { "{ \"source\": \"x\", \"gemm\": [[1, 2, 3, \"int8\", 1e9]] }", TOPO_ERROR_INVALID_FIELD,
+    "profile.gemm[0]" },
+  { "{ \"source\": \"x\", \"memory\": { \"triad_GBs\": 1 } }", TOPO_ERROR_INVALID_FIELD,
+    "profile.memory.triad_GBs" },
+  { "{ \"source\": \"x\", \"memory\": { \"copy_GBps\": -1 } }", TOPO_ERROR_INVALID_FIELD,
+    "profile.memory.copy_GBps" },
+  { "{ \"source\": \"x\", \"collectives\": [[\"broadcast\", 2, 8, 1, 0, 0]] }",
+    TOPO_ERROR_INVALID_FIELD, "profile.collectives[0]" },
+  { "{ \"source\": \"x\", \"collectives\": [[\"all_reduce\", 2.5, 8, 1, 0, 0]] }",
+    TOPO_ERROR_INVALID_FIELD, "profile.collectives[0]" },
+  { "{ \"source\": \"x\", \"collectives\": [[\"all_reduce\", 2, 8, 0, 0, 0]] }",
+    TOPO_ERROR_INVALID_FIELD, "profile.collectives[0]" },
+  { "[]", TOPO_ERROR_INVALID_FIELD, "profile" },
+};
+
+static void
+test_load_bad (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (bad_cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *text = g_strdup_printf (CLUSTER_HEAD ", \"profile\": %s }",
+                                               bad_cases[i].profile);
+      g_autoptr (TopoCluster) c = topo_cluster_new_from_data (text, -1, "bad.json", &error);
+      g_assert_null (c);
+      g_assert_error (error, TOPO_ERROR, bad_cases[i].code);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, "bad.json"));
+      g_assert_nonnull (strstr (error->message, bad_cases[i].field));
+    }
+}
+
+/* ---- GEMM ----------------------------------------------------------------------------- */
+
+static void
+test_gemm_measured (void)
+{
+  g_autoptr (TopoCluster) cl = load (cluster_json);
+  g_autoptr (SimCost) c = sim_cost_new (cl, NULL, NULL);
+  /* a measured shape: 2 x 1024^3 / 8e10 = 26.8435456 ms, + 2 us launch = 26.8455456 ms */
+  ModelOp op = gemm_op (1024, 1024, 1024);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_FP32, FALSE),
+              2.0 * 1024 * 1024 * 1024 / 8e10 + 2e-6, 1e-12);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_FP32, FALSE), 26.8455456e-3, 1e-9);
+  /* 256^3: 2 x 256^3 / 5e10 = 0.67108864 ms + 2 us */
+  ModelOp small = gemm_op (256, 256, 256);
+  assert_rel (sim_cost_op_s (c, &small, TOPO_DTYPE_FP32, FALSE), 0.67108864e-3 + 2e-6, 1e-12);
+  /* efficiency for reports: 8e10 / 1e11 peak = 0.8 */
+  assert_rel (sim_cost_gemm_efficiency (c, 1024, 1024, 1024, TOPO_DTYPE_FP32), 0.8, 1e-12);
+}
+
+static void
+test_gemm_nearest (void)
+{
+  g_autoptr (TopoCluster) cl = load (cluster_json);
+  g_autoptr (SimCost) c = sim_cost_new (cl, NULL, NULL);
+  /* 1024 x 1024 x 2048: distance ln 2 = 0.69 to 1024^3; to 4096^3 sqrt(2 ln^2 4 + ln^2 2)
+   * = 2.08; to 256^3 sqrt(2 ln^2 4 + ln^2 8) = 2.77: the 8e10 row, 2 x 2^31 / 8e10 =
+   * 53.687 ms + 2 us */
+  ModelOp a = gemm_op (1024, 1024, 2048);
+  assert_rel (sim_cost_op_s (c, &a, TOPO_DTYPE_FP32, FALSE),
+              2.0 * 1024 * 1024 * 2048 / 8e10 + 2e-6, 1e-12);
+  /* 3000^3: ln (4096 / 3000) = 0.311 per axis beats ln (3000 / 1024) = 1.075: 9e10 */
+  ModelOp b = gemm_op (3000, 3000, 3000);
+  assert_rel (sim_cost_op_s (c, &b, TOPO_DTYPE_FP32, FALSE), 2.0 * 27e9 / 9e10 + 2e-6, 1e-12);
+  /* a BF16 GEMM with only FP32 rows: the row's rate scaled by peak bf16 / fp32 = 0.2 / 0.1:
+   * 1024^3 at 1.6e11 = 13.4217728 ms + 2 us */
+  ModelOp d = gemm_op (1024, 1024, 1024);
+  assert_rel (sim_cost_op_s (c, &d, TOPO_DTYPE_BF16, FALSE),
+              2.0 * 1024 * 1024 * 1024 / 1.6e11 + 2e-6, 1e-12);
+  /* tiny m, n, k (>= 1 in log space) still find a row: 1 x 1 x 1 -> 256^3 at 5e10 */
+  ModelOp e = gemm_op (1, 1, 1);
+  assert_rel (sim_cost_op_s (c, &e, TOPO_DTYPE_FP32, FALSE), 2.0 / 5e10 + 2e-6, 1e-12);
+}
+
+/* ---- memory-bound ---------------------------------------------------------------------- */
+
+static void
+test_memory_bound (void)
+{
+  g_autoptr (TopoCluster) cl = load (cluster_json);
+  SimCostOptions o;
+  sim_cost_options_init (&o, cl);
+  /* the triad figure is already achieved: mem_efficiency defaults to 1 */
+  g_assert_cmpfloat (o.mem_efficiency, ==, 1.0);
+  g_autoptr (SimCost) c = sim_cost_new (cl, NULL, &o);
+  /* RMSNorm forward in FP32 over 1e6 elements: read + write = 2 x 4 B x 1e6 = 8e6 B at the
+   * triad 10 GB/s (not the nominal 20) = 0.8 ms, + 2 us */
+  ModelOp norm = { 0 };
+  norm.name = "norm";
+  norm.kind = MODEL_OP_NORM;
+  norm.elements = 1000000;
+  assert_rel (sim_cost_op_s (c, &norm, TOPO_DTYPE_FP32, FALSE), 8e6 / 10e9 + 2e-6, 1e-12);
+  /* AdamW: 30 B per parameter, 1e6 parameters = 3e7 B / 1e10 = 3 ms + 2 us */
+  assert_rel (sim_cost_optimizer_s (c, 1e6), 3e-3 + 2e-6, 1e-12);
+}
+
+/* ---- collectives ----------------------------------------------------------------------- */
+
+static void
+test_all_reduce_measured (void)
+{
+  g_autoptr (TopoCluster) cl = load (cluster_json);
+  g_autoptr (PlanLayout) lay = tp_layout (cl, 2);
+  g_autoptr (SimCost) c = sim_cost_new (cl, lay, NULL);
+  /* the measured sizes on the measured group size take the measured times */
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, 1024), 10e-6, 1e-12);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, MIB), 200e-6, 1e-12);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, 64 * MIB), 10e-3, 1e-12);
+  /* below the smallest size: the smallest message's time is the latency floor */
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, 8), 10e-6, 1e-12);
+  assert_rel (sim_cost_latency_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP), 10e-6, 1e-12);
+  /* above the largest: busbw held at 64 MiB x 2(2-1)/2 / 10 ms = 6.7108864 GB/s, so 128 MiB
+   * takes 20 ms */
+  assert_rel (sim_cost_busbw_Bps (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP), 6.7108864e9, 1e-12);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, 128 * MIB), 20e-3, 1e-12);
+  /* point-to-point from the sendrecv rows: 1 MiB in 100 us */
+  assert_rel (sim_cost_p2p_s (c, 0, 1, MIB), 100e-6, 1e-12);
+}
+
+static void
+test_interpolation (void)
+{
+  g_autoptr (TopoCluster) cl = load (cluster_json);
+  g_autoptr (PlanLayout) lay = tp_layout (cl, 2);
+  g_autoptr (SimCost) c = sim_cost_new (cl, lay, NULL);
+  /* ln t is linear in ln S between two sizes (ln busbw is, and t = S f / busbw), so at
+   * the geometric middle of 1 KiB and 1 MiB (32 KiB) t = sqrt (10 x 200) us = 44.7214 us */
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, 32768),
+              sqrt (10e-6 * 200e-6), 1e-12);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, 32768), 44.7214e-6, 1e-5);
+  /* monotone from 1 B to 1 GiB in steps of 1.1x, and inside [10 us, 200 us] between the
+   * first two sizes */
+  double prev = 0;
+  for (double s = 1; s < 1073741824.0; s *= 1.1)
+    {
+      const double t = sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, s);
+      g_assert_cmpfloat (t, >=, prev);
+      if (s >= 1024 && s <= MIB)
+        {
+          g_assert_cmpfloat (t, >=, 10e-6 * (1 - 1e-12));
+          g_assert_cmpfloat (t, <=, 200e-6 * (1 + 1e-12));
+        }
+      prev = t;
+    }
+}
+
+static void
+test_nearest_group (void)
+{
+  g_autoptr (TopoCluster) cl = load (cluster_json);
+  /* 4 ranks: the 4-rank rows, 1 MiB in 300 us */
+  g_autoptr (PlanLayout) l4 = tp_layout (cl, 4);
+  g_autoptr (SimCost) c4 = sim_cost_new (cl, l4, NULL);
+  assert_rel (sim_cost_coll_s (c4, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, MIB), 300e-6, 1e-12);
+  assert_rel (sim_cost_latency_s (c4, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP), 15e-6, 1e-12);
+  /* 3 ranks: |ln 4 - ln 3| = 0.288 < |ln 3 - ln 2| = 0.405, the 4-rank rows; busbw is
+   * per rank, so t = S f(3) / busbw_4 = 300 us x f(3) / f(4) = 300 x (4/3) / (3/2) =
+   * 266.667 us */
+  g_autoptr (PlanLayout) l3 = tp_layout (cl, 3);
+  g_autoptr (SimCost) c3 = sim_cost_new (cl, l3, NULL);
+  assert_rel (sim_cost_coll_s (c3, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, MIB),
+              300e-6 * (4.0 / 3) / 1.5, 1e-12);
+  assert_rel (sim_cost_coll_s (c3, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, MIB), 266.667e-6, 1e-5);
+}
+
+/* Curves apply to groups over the same levels. Two servers of 4: all-reduce rows on 4
+ * ranks (one server, level 0) and on 8 (both, level 1), 1 KiB in 10 and 20 us, 1 MiB in
+ * 100 and 400 us. */
+static void
+test_span (void)
+{
+  static const char two_level[] =
+    "{ \"device\": { \"name\": \"t\", \"peak_tflops\": { \"bf16\": 1 }, \"hbm_GB\": 1 },\n"
+    "  \"levels\": [ { \"name\": \"server\", \"count\": 4, \"bw_GBps\": 100 },\n"
+    "               { \"name\": \"pod\", \"count\": 2, \"bw_GBps\": 10 } ],\n"
+    "  \"profile\": { \"source\": \"test\", \"collectives\": [\n"
+    "    [\"all_reduce\", 4, 1024, 10, 0.1, 0.15], [\"all_reduce\", 4, 1048576, 100, 10.5, 15.7],\n"
+    "    [\"all_reduce\", 8, 1024, 20, 0.05, 0.09], [\"all_reduce\", 8, 1048576, 400, 2.6, 4.6] ] } }";
+  g_autoptr (TopoCluster) cl = load (two_level);
+  g_autoptr (GError) error = NULL;
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.tp = 2;
+  plan.dp = 4;
+  plan.world_size = 8;
+  g_autoptr (PlanLayout) lay = plan_layout_new (&plan, cl, &error);
+  g_assert_no_error (error);
+  plan_clear (&plan);
+  g_assert_cmpint (lay->groups[PLAN_AXIS_TP].span_level, ==, 0);
+  g_assert_cmpint (lay->groups[PLAN_AXIS_DP].span_level, ==, 1);
+  g_autoptr (SimCost) c = sim_cost_new (cl, lay, NULL);
+  /* TP {0, 1} inside a server: the 4-rank (level 0) rows, 100 us x f(2) / f(4) = 100 x 1 /
+   * 1.5 = 66.667 us */
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, MIB), 100e-6 / 1.5, 1e-12);
+  /* DP {0, 2, 4, 6} across both servers: the 8-rank (level 1) rows although 4 ranks were
+   * measured too, 400 us x f(4) / f(8) = 400 x 1.5 / 1.75 = 342.857 us */
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, MIB), 400e-6 * 1.5 / 1.75,
+              1e-12);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, MIB), 342.857e-6, 1e-5);
+}
+
+/* A collective without rows keeps the level model: reduce-scatter over 2 ranks, level 0
+ * busbw = bw 10 GB/s x nvlink_efficiency 0.8 = 8 GB/s; latency = base 6.6 us + 1 step x
+ * 1.9 us (no latency in the level: NCCL's LL128 default); 1 MiB x 1/2 / 8e9 = 65.536 us;
+ * t = 74.036 us */
+static void
+test_fallback (void)
+{
+  g_autoptr (TopoCluster) cl = load (cluster_json);
+  g_autoptr (PlanLayout) lay = tp_layout (cl, 2);
+  g_autoptr (SimCost) c = sim_cost_new (cl, lay, NULL);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_TP, MIB),
+              6.6e-6 + 1.9e-6 + MIB * 0.5 / 8e9, 1e-12);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_TP, MIB), 74.036e-6, 1e-5);
+}
+
+/* Without a profile nothing changes. The same cluster without "profile": all-reduce over 2
+ * ranks = 6.6 + 2 x 1.9 us + 1 MiB x 1 / 8e9 = 141.472 us; GEMM 1024^3 FP32 by the default
+ * curve (no SMs: no wave term; tile 1024 / 128 and 1024 / 256 whole; small-k 1024 / 1152)
+ * = 2 x 1024^3 / (1e11 x 0.75 x 1024 / 1152) + 2 us; memory at 20 GB/s x 0.90. And the
+ * h100-24k numbers of tests/sim/test-cost.c (documented options): ring all-reduce of
+ * 1 GiB over a server = 5.1117 ms, GEMM 8192^3 BF16 = 1.45347 ms. */
+static void
+test_no_profile_unchanged (void)
+{
+  g_autoptr (TopoCluster) cl = load (plain_json);
+  g_autoptr (PlanLayout) lay = tp_layout (cl, 2);
+  g_autoptr (SimCost) c = sim_cost_new (cl, lay, NULL);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, MIB),
+              6.6e-6 + 2 * 1.9e-6 + MIB / 8e9, 1e-12);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, MIB), 141.472e-6, 1e-5);
+  ModelOp op = gemm_op (1024, 1024, 1024);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_FP32, FALSE),
+              2.0 * 1024 * 1024 * 1024 / (1e11 * 0.75 * 1024 / 1152) + 2e-6, 1e-12);
+  g_assert_cmpfloat (sim_cost_options (c)->mem_efficiency, ==, 0.90);
+  ModelOp norm = { 0 };
+  norm.name = "norm";
+  norm.kind = MODEL_OP_NORM;
+  norm.elements = 1000000;
+  assert_rel (sim_cost_op_s (c, &norm, TOPO_DTYPE_FP32, FALSE), 8e6 / 18e9 + 2e-6, 1e-12);
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) h100 = topo_cluster_load_preset ("h100-24k", &error);
+  g_assert_no_error (error);
+  g_assert_null (h100->profile);
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.tp = 8;
+  plan.dp = 1;
+  plan.world_size = 8;
+  g_autoptr (PlanLayout) l8 = plan_layout_new (&plan, h100, &error);
+  g_assert_no_error (error);
+  plan_clear (&plan);
+  /* test-cost.c's documented options (sim_cost_options_init_documented) */
+  SimCostOptions o;
+  sim_cost_options_init_documented (&o, h100);
+  o.use_nvls = FALSE;
+  g_autoptr (SimCost) hc = sim_cost_new (h100, l8, &o);
+  assert_rel (sim_cost_coll_s (hc, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, 1073741824.0),
+              5.1117e-3, 1e-3);
+  g_autoptr (SimCost) hn = sim_cost_new (h100, NULL, &o);
+  ModelOp big = gemm_op (8192, 8192, 8192);
+  assert_rel (sim_cost_op_s (hn, &big, TOPO_DTYPE_BF16, FALSE), 1.45347e-3, 1e-3);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/sim/cost-profile/load", test_load);
+  g_test_add_func ("/sim/cost-profile/round-trip", test_round_trip);
+  g_test_add_func ("/sim/cost-profile/load-bad", test_load_bad);
+  g_test_add_func ("/sim/cost-profile/gemm-measured", test_gemm_measured);
+  g_test_add_func ("/sim/cost-profile/gemm-nearest", test_gemm_nearest);
+  g_test_add_func ("/sim/cost-profile/memory-bound", test_memory_bound);
+  g_test_add_func ("/sim/cost-profile/all-reduce-measured", test_all_reduce_measured);
+  g_test_add_func ("/sim/cost-profile/interpolation", test_interpolation);
+  g_test_add_func ("/sim/cost-profile/nearest-group", test_nearest_group);
+  g_test_add_func ("/sim/cost-profile/span", test_span);
+  g_test_add_func ("/sim/cost-profile/fallback", test_fallback);
+  g_test_add_func ("/sim/cost-profile/no-profile-unchanged", test_no_profile_unchanged);
+  return g_test_run ();
+}
