@@ -285,6 +285,32 @@ show_cluster (const char *name, gboolean json)
               cli_fmt_count (topo_cluster_level_size (c, l)), cli_fmt_si (lv->bw_Bps, "B/s"),
               lv->busbw_Bps > 0 ? cli_fmt_si (lv->busbw_Bps, "B/s") : "-", lat, over);
     }
+  const TopoProfile *pr = c->profile;
+  if (pr != NULL)
+    {
+      printf ("\nmeasured profile (%s): %u GEMM shapes, %u collective rows",
+              pr->source ? pr->source : "no source", pr->gemm ? pr->gemm->len : 0,
+              pr->colls ? pr->colls->len : 0);
+      if (pr->triad_Bps > 0)
+        printf (", memory triad %s per rank", cli_fmt_si (pr->triad_Bps, "B/s"));
+      printf ("\n");
+      for (guint i = 0; pr->gemm && i < pr->gemm->len; i++)
+        {
+          const TopoProfileGemm *g = &g_array_index (pr->gemm, TopoProfileGemm, i);
+          printf ("  gemm %6" G_GUINT64_FORMAT " x %6" G_GUINT64_FORMAT " x %6" G_GUINT64_FORMAT
+                  " %-5s %s\n", g->m, g->n, g->k, topo_dtype_name (g->dtype),
+                  cli_fmt_si (g->flops_per_s, "FLOP/s"));
+        }
+      if (pr->colls && pr->colls->len > 0)
+        printf ("  %-16s %6s %14s %12s %12s %12s\n", "collective", "ranks", "size (B)",
+                "time (us)", "algbw GB/s", "busbw GB/s");
+      for (guint i = 0; pr->colls && i < pr->colls->len; i++)
+        {
+          const TopoProfileColl *r = &g_array_index (pr->colls, TopoProfileColl, i);
+          printf ("  %-16s %6u %14.0f %12.2f %12.3f %12.3f\n", r->coll, r->ranks, r->bytes,
+                  r->time_s * 1e6, r->algbw_Bps / 1e9, r->busbw_Bps / 1e9);
+        }
+    }
   printf ("\ntotals\n");
   printf ("  %-22s %s\n", "GPUs", cli_fmt_count (agg.gpus));
   printf ("  %-22s %s (%s bytes)\n", "HBM", cli_fmt_bytes ((double) agg.hbm_bytes),

@@ -19,6 +19,7 @@ static const CliCommand commands[] = {
   { "runs",   cli_cmd_runs,   "runs [--db F]: list stored predictions and measurements" },
   { "validate", cli_cmd_validate, "validate FILE.csv [--json] [--db F]: predict published runs, report errors" },
   { "calibrate", cli_cmd_calibrate, "calibrate [--quick] [--out F] [--import-nccl-tests F]: measure this machine (mpirun for collectives)" },
+  { "run",    cli_cmd_run,    "run [plan flags] [--verify] [--steps K] [--db F]: execute under mpirun, measured vs predicted" },
 };
 
 static void
@@ -28,7 +29,7 @@ usage (FILE *out)
            "usage: tandem COMMAND [options]    (tandem COMMAND --help for its options)\n\n",
            TANDEM_VERSION);
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-8s %s\n", commands[i].name, commands[i].about);
+    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].about);
   fprintf (out, "\nPresets: tandem show model NAME and tandem show cluster NAME accept:\n  models:");
   g_auto (GStrv) models = model_preset_names ();
   for (guint i = 0; models && models[i]; i++)
