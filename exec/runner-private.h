@@ -3,7 +3,8 @@
  *
  *   runner.c          bootstrap: checks, groups, parameters and buckets, options
  *   runner-state.c    buffers, data, units (activations of one micro-batch and chunk)
- *   runner-task.c     the interpreter: one function per task kind
+ *   runner-task.c     the interpreter: dependencies, collectives, pipeline transfers
+ *   runner-block.c    the compute blocks and the optimizer step
  *   runner-measure.c  steps, waits, timing, gathering to rank 0, statistics */
 #pragma once
 
@@ -184,9 +185,28 @@ RunLayerActs *runner_layer (RunUnit *u, int layer);
 void     runner_weights    (ExecRunner *r, int layer, ExecLayerWeights *w, ExecLayerWeights *g);
 int      runner_token      (const ExecRunner *r, int step, int sequence, int position);
 
+/* runner-block.c */
+enum { TAG_KV = 1, TAG_DKV = 2 };   /* CP ring messages; PP uses the SEND's id mod 32768 */
+gboolean   runner_sp            (const ExecRunner *r);   /* sequence parallelism in force */
+/* Member index, in the group of `axis`, of the rank whose `axis` coordinate is `coord`
+ * and whose other coordinates are this rank's. */
+int        runner_member_of     (ExecRunner *r, PlanAxis axis, int coord);
+RunBucket *runner_bucket_of_seg (ExecRunner *r, int seg);
+void       runner_rc_begin      (RunUnit *u, int layer);
+/* The full input of the block after block `kind` (LAST_*) of `layer`. */
+float     *runner_next_input    (ExecRunner *r, RunUnit *u, int kind, int layer, gboolean rc,
+                                 GError **error);
+/* Posts one CP ring pass (send to the next CP rank, receive from the previous) and
+ * records pass_ev[ev] after it. */
+gboolean   runner_pass_post     (ExecRunner *r, const float *send, float *recv, int tag, int ev,
+                                 ExecSample *sample, GError **error);
+gboolean   runner_task_compute  (ExecRunner *r, const ProgTask *t, RunTaskState *ts,
+                                 GError **error);
+gboolean   runner_optimizer     (ExecRunner *r, const ProgTask *t, RunTaskState *ts,
+                                 GError **error);
+
 /* runner-task.c */
 gboolean runner_task_run   (ExecRunner *r, guint32 local, GError **error);
-gboolean runner_optimizer  (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **error);
 
 /* runner-measure.c */
 double   runner_now        (ExecRunner *r);

@@ -1,0 +1,48 @@
+/* cli/cmd-run-private.h - what cmd-run.c (the command, failures, --verify) and
+ * cmd-run-report.c (storing and printing measured next to predicted) share. */
+#pragma once
+
+#include "cli/cli.h"
+#include "exec/runner.h"
+#include "sim/predict.h"
+
+#define VERIFY_LOSS_TOL 1e-5   /* relative: fp32 sums in another order (TP, CP, DP splits) */
+#define VERIFY_GNORM_TOL 1e-4  /* relative: a norm over every gradient, more sums */
+
+/* The flags of tandem run besides the plan's. */
+typedef struct {
+  gboolean json, verify, no_db;
+  int      steps, warmup;
+  double   timeout_s;
+  gint64   seed;
+  char    *db, *trace, *pred_trace, *note;
+  char   **cost;
+} RunArgs;
+
+/* One rank's run: the backend, what the plan was resolved against, the flags. */
+typedef struct {
+  ExecBackend *b;
+  ModelSpec   *model;
+  TopoCluster *cluster;
+  gboolean     calibrated;
+  Plan         plan;
+  PlanArgs     pargs;
+  RunArgs      a;
+  int          rank, world;
+  const char  *db_path;
+} RunCtx;
+
+/* --verify: the first step of the parallel run against the single-rank reference. */
+typedef struct {
+  gboolean ok;
+  double   loss, ref_loss, gnorm, ref_gnorm, loss_err, gnorm_err;
+} Verify;
+
+/* Stores the run (prediction and measurement under one run id); -1 with error set. */
+gint64 cli_run_store      (RunCtx *c, const ExecRunResult *m, const SimPrediction *p,
+                           const PlanMemory *mem, const Verify *v, GError **error);
+/* Rank 0's output; v NULL without --verify, run_id <= 0 when not stored. */
+void   cli_run_print_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p,
+                           const PlanMemory *mem, const Verify *v, gint64 run_id);
+void   cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p,
+                           const PlanMemory *mem, const Verify *v, gint64 run_id);

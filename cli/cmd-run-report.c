@@ -1,0 +1,383 @@
+/* cli/cmd-run-report.c - `tandem run`'s measured-vs-predicted: the terms compared (step
+ * time, compute, exposed communication by kind, bubble, peak memory) with the error of
+ * each, one run in the results store, the --json object and the table. */
+#include "cli/cmd-run-private.h"
+#include "results/store.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static char *
+json_text (JsonBuilder *b)
+{
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  return json_generator_to_data (gen, NULL);
+}
+
+static char *
+conv_json (const double *v, double scale)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  for (int k = 0; k < MODEL_FLOPS_N_CONVENTIONS; k++)
+    {
+      json_builder_set_member_name (b, model_flop_convention_name (k));
+      json_builder_add_double_value (b, v[k] * scale);
+    }
+  json_builder_end_object (b);
+  return json_text (b);
+}
+
+static void
+kinds_member (JsonBuilder *b, const char *name, const double *v)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_object (b);
+  for (int k = 0; k < PROG_COMM_N; k++)
+    {
+      json_builder_set_member_name (b, prog_comm_name (k));
+      json_builder_add_double_value (b, v[k]);
+    }
+  json_builder_end_object (b);
+}
+
+static void
+dbl (JsonBuilder *b, const char *name, double v)
+{
+  json_builder_set_member_name (b, name);
+  if (isfinite (v))
+    json_builder_add_double_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+/* The terms compared, measured and predicted. */
+enum { T_STEP, T_COMPUTE, T_TP, T_CP, T_PP, T_DP, T_BUBBLE, T_MEMORY, T_N };
+static const char *const term_names[T_N] = {
+  "step_time", "compute", "exposed_tp", "exposed_cp", "exposed_pp", "exposed_dp", "bubble",
+  "peak_memory",
+};
+
+static void
+terms (const ExecRunResult *m, const SimPrediction *p, const PlanMemory *mem, double *meas,
+       double *pred)
+{
+  const SimResult *s = p->result;
+  meas[T_STEP] = m->step_time_s, pred[T_STEP] = s->step_time_s;
+  meas[T_COMPUTE] = m->compute_s, pred[T_COMPUTE] = s->compute_s;
+  for (int k = 0; k < PROG_COMM_N; k++)
+    meas[T_TP + k] = m->exposed_s[k], pred[T_TP + k] = s->exposed_comm_s[k];
+  meas[T_BUBBLE] = m->bubble_s, pred[T_BUBBLE] = s->bubble_fraction * s->step_time_s;
+  /* the runner's own buffers are what the memory model counts (weights, gradients,
+   * optimizer state, activations, buffers); the resident set adds the process itself */
+  meas[T_MEMORY] = (double) m->peak_alloc_bytes, pred[T_MEMORY] = (double) mem->peak_bytes;
+}
+
+static double
+err_pct (double pred, double meas)
+{
+  return meas > 0 ? 100.0 * (pred - meas) / meas : NAN;
+}
+
+gint64
+cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const PlanMemory *mem,
+           const Verify *v, GError **error)
+{
+  g_autoptr (ResStore) store = res_store_open (c->db_path, error);
+  if (store == NULL)
+    return -1;
+  const SimResult *s = p->result;
+  g_autofree char *plan_str = plan_to_string (&c->plan);
+  g_autoptr (JsonBuilder) pb = json_builder_new ();
+  plan_to_json (&c->plan, pb);
+  g_autofree char *plan_json = json_text (pb);
+  g_autoptr (JsonBuilder) memb = json_builder_new ();
+  plan_memory_to_json (mem, memb);
+  g_autofree char *pred_mem = json_text (memb);
+  double hfu[MODEL_FLOPS_N_CONVENTIONS];
+  for (int k = 0; k < MODEL_FLOPS_N_CONVENTIONS; k++)
+    hfu[k] = s->hfu;
+  /* the same FLOPs in the measured time */
+  double scale = m->step_time_s > 0 ? s->step_time_s / m->step_time_s : 0;
+  g_autofree char *pred_mfu = conv_json (s->mfu, 1), *pred_hfu = conv_json (hfu, 1);
+  g_autofree char *meas_mfu = conv_json (s->mfu, scale), *meas_hfu = conv_json (hfu, scale);
+
+  g_autoptr (JsonBuilder) mm = json_builder_new ();
+  json_builder_begin_object (mm);
+  json_builder_set_member_name (mm, "peak_rss_bytes");
+  json_builder_add_int_value (mm, m->peak_rss_bytes);
+  json_builder_set_member_name (mm, "runner_peak_bytes");
+  json_builder_add_int_value (mm, m->peak_alloc_bytes);
+  json_builder_end_object (mm);
+  g_autofree char *meas_mem = json_text (mm);
+  g_autoptr (JsonBuilder) xb = json_builder_new ();
+  json_builder_begin_object (xb);
+  dbl (xb, "loss", m->loss);
+  dbl (xb, "grad_norm", m->grad_norm);
+  kinds_member (xb, "comm_s", m->comm_s);
+  dbl (xb, "bubble_s", m->bubble_s);
+  json_builder_set_member_name (xb, "calibrated");
+  json_builder_add_boolean_value (xb, c->calibrated);
+  if (v)
+    {
+      json_builder_set_member_name (xb, "verify_ok");
+      json_builder_add_boolean_value (xb, v->ok);
+    }
+  json_builder_end_object (xb);
+  g_autofree char *extra = json_text (xb);
+  g_autoptr (JsonBuilder) tb = json_builder_new ();
+  json_builder_begin_array (tb);
+  for (int k = 0; k < m->steps; k++)
+    json_builder_add_double_value (tb, m->step_times_s[k]);
+  json_builder_end_array (tb);
+  g_autofree char *step_times = json_text (tb);
+
+  ResRunInfo info = { 0 };
+  info.kind = RES_KIND_RUN;
+  info.status = RES_STATUS_OK;
+  info.model = c->model->name;
+  info.cluster = c->cluster->name;
+  info.plan = plan_str;
+  info.plan_json = plan_json;
+  info.model_json = c->model->config_json;
+  info.cluster_json = c->cluster->json;
+  info.world_size = c->world;
+  info.note = c->a.note;
+
+  ResMetrics pred, meas;
+  res_metrics_init (&pred);
+  pred.step_time_s = s->step_time_s;
+  pred.tokens_per_s = s->tokens_per_s;
+  pred.tflops_per_gpu = s->model_tflops_per_gpu[MODEL_FLOPS_PALM];
+  pred.mfu_json = pred_mfu;
+  pred.hfu_json = pred_hfu;
+  pred.bubble_fraction = s->bubble_fraction;
+  pred.compute_s = s->compute_s;
+  for (int k = 0; k < PROG_COMM_N; k++)
+    pred.exposed_s[k] = s->exposed_comm_s[k];   /* ProgCommKind and ResComm agree: tp cp pp dp */
+  pred.overlap_ratio = s->overlap_ratio;
+  pred.peak_memory_bytes = (gint64) mem->peak_bytes;
+  pred.fits = mem->fits ? 1 : 0;
+  pred.memory_json = pred_mem;
+  pred.sim_wall_s = p->wall_s;
+  res_metrics_init (&meas);
+  meas.step_time_s = m->step_time_s;
+  meas.tokens_per_s = m->step_time_s > 0 ? p->program->tokens_per_step / m->step_time_s : NAN;
+  meas.tflops_per_gpu = s->model_tflops_per_gpu[MODEL_FLOPS_PALM] * scale;
+  meas.mfu_json = meas_mfu;
+  meas.hfu_json = meas_hfu;
+  meas.bubble_fraction = m->bubble_fraction;
+  meas.compute_s = m->compute_s;
+  for (int k = 0; k < PROG_COMM_N; k++)
+    meas.exposed_s[k] = m->exposed_s[k];
+  meas.overlap_ratio = m->overlap_ratio;
+  meas.peak_memory_bytes = m->peak_alloc_bytes;
+  meas.fits = 1;
+  meas.memory_json = meas_mem;
+  meas.extra_json = extra;
+  ResMeasureInfo mi = { .steps = m->steps, .warmup = m->warmup, .ranks = m->world,
+                        .step_times_json = step_times };
+
+  g_autoptr (GArray) ph = g_array_new (FALSE, TRUE, sizeof (ResPhase));
+  for (int st = 0; st < s->n_stages; st++)
+    {
+      const SimStageStats *x = &s->stages[st];
+      ResPhase a = { RES_SOURCE_PREDICTED, st, "compute", x->compute_s, NAN };
+      g_array_append_val (ph, a);
+      for (int k = 0; k < PROG_COMM_N; k++)
+        {
+          ResPhase q = { RES_SOURCE_PREDICTED, st, prog_comm_name (k), x->comm_s[k],
+                         x->exposed_s[k] };
+          g_array_append_val (ph, q);
+        }
+      ResPhase bub = { RES_SOURCE_PREDICTED, st, "bubble", x->bubble_s, NAN };
+      g_array_append_val (ph, bub);
+    }
+  for (int q = 0; q < m->world; q++)
+    {
+      const ExecRankStats *x = &m->ranks[q];
+      ResPhase a = { RES_SOURCE_MEASURED, q, "compute", x->compute_s, NAN };
+      g_array_append_val (ph, a);
+      for (int k = 0; k < PROG_COMM_N; k++)
+        {
+          ResPhase e = { RES_SOURCE_MEASURED, q, prog_comm_name (k), x->comm_s[k],
+                         x->exposed_s[k] };
+          g_array_append_val (ph, e);
+        }
+      ResPhase bub = { RES_SOURCE_MEASURED, q, "bubble", x->bubble_s, NAN };
+      g_array_append_val (ph, bub);
+    }
+  return res_store_add_run (store, &info, &pred, &meas, &mi, (const ResPhase *) ph->data,
+                            ph->len, error);
+}
+
+void
+cli_run_print_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const PlanMemory *mem,
+            const Verify *v, gint64 run_id)
+{
+  double meas[T_N], pred[T_N];
+  terms (m, p, mem, meas, pred);
+  const SimResult *s = p->result;
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autofree char *plan_str = plan_to_string (&c->plan);
+  json_builder_begin_object (b);
+  if (run_id > 0)
+    {
+      json_builder_set_member_name (b, "run_id");
+      json_builder_add_int_value (b, run_id);
+    }
+  json_builder_set_member_name (b, "model");
+  json_builder_add_string_value (b, c->model->name);
+  json_builder_set_member_name (b, "cluster");
+  json_builder_add_string_value (b, c->cluster->name);
+  json_builder_set_member_name (b, "calibrated");
+  json_builder_add_boolean_value (b, c->calibrated);
+  json_builder_set_member_name (b, "plan");
+  json_builder_add_string_value (b, plan_str);
+  json_builder_set_member_name (b, "world_size");
+  json_builder_add_int_value (b, c->world);
+
+  json_builder_set_member_name (b, "measured");
+  json_builder_begin_object (b);
+  dbl (b, "step_time_s", m->step_time_s);
+  json_builder_set_member_name (b, "step_times_s");
+  json_builder_begin_array (b);
+  for (int k = 0; k < m->steps; k++)
+    json_builder_add_double_value (b, m->step_times_s[k]);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "steps");
+  json_builder_add_int_value (b, m->steps);
+  json_builder_set_member_name (b, "warmup");
+  json_builder_add_int_value (b, m->warmup);
+  dbl (b, "tokens_per_s", m->step_time_s > 0 ? p->program->tokens_per_step / m->step_time_s
+                                             : NAN);
+  dbl (b, "compute_s", m->compute_s);
+  kinds_member (b, "comm_s", m->comm_s);
+  kinds_member (b, "exposed_comm_s", m->exposed_s);
+  dbl (b, "bubble_s", m->bubble_s);
+  dbl (b, "bubble_fraction", m->bubble_fraction);
+  dbl (b, "overlap_ratio", m->overlap_ratio);
+  json_builder_set_member_name (b, "peak_memory_bytes");
+  json_builder_add_int_value (b, m->peak_alloc_bytes);
+  json_builder_set_member_name (b, "peak_rss_bytes");
+  json_builder_add_int_value (b, m->peak_rss_bytes);
+  dbl (b, "loss", m->loss);
+  dbl (b, "grad_norm", m->grad_norm);
+  json_builder_set_member_name (b, "losses");
+  json_builder_begin_array (b);
+  for (int k = 0; k < m->warmup + m->steps; k++)
+    json_builder_add_double_value (b, m->losses[k]);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "predicted");
+  json_builder_begin_object (b);
+  dbl (b, "step_time_s", s->step_time_s);
+  dbl (b, "tokens_per_s", s->tokens_per_s);
+  dbl (b, "compute_s", s->compute_s);
+  kinds_member (b, "comm_s", s->comm_s);
+  kinds_member (b, "exposed_comm_s", s->exposed_comm_s);
+  dbl (b, "bubble_s", pred[T_BUBBLE]);
+  dbl (b, "bubble_fraction", s->bubble_fraction);
+  dbl (b, "overlap_ratio", s->overlap_ratio);
+  json_builder_set_member_name (b, "peak_memory_bytes");
+  json_builder_add_int_value (b, (gint64) mem->peak_bytes);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "error_pct");
+  json_builder_begin_object (b);
+  for (int k = 0; k < T_N; k++)
+    dbl (b, term_names[k], err_pct (pred[k], meas[k]));
+  json_builder_end_object (b);
+
+  if (v)
+    {
+      json_builder_set_member_name (b, "verify");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "ok");
+      json_builder_add_boolean_value (b, v->ok);
+      dbl (b, "loss", v->loss);
+      dbl (b, "reference_loss", v->ref_loss);
+      dbl (b, "loss_rel_err", v->loss_err);
+      dbl (b, "loss_tolerance", VERIFY_LOSS_TOL);
+      dbl (b, "grad_norm", v->gnorm);
+      dbl (b, "reference_grad_norm", v->ref_gnorm);
+      dbl (b, "grad_norm_rel_err", v->gnorm_err);
+      dbl (b, "grad_norm_tolerance", VERIFY_GNORM_TOL);
+      json_builder_end_object (b);
+    }
+  if (c->a.trace)
+    {
+      json_builder_set_member_name (b, "trace");
+      json_builder_add_string_value (b, c->a.trace);
+    }
+  json_builder_end_object (b);
+  cli_print_json (b);
+}
+
+static void
+fmt_term (char *buf, gsize len, int k, double v)
+{
+  if (!isfinite (v))
+    g_strlcpy (buf, "-", len);
+  else if (k == T_MEMORY)
+    g_strlcpy (buf, cli_fmt_bytes (v), len);
+  else
+    g_snprintf (buf, len, "%.4f s", v);
+}
+
+void
+cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const PlanMemory *mem,
+            const Verify *v, gint64 run_id)
+{
+  static const char *const labels[T_N] = {
+    "step time", "compute", "exposed tp", "exposed cp", "exposed pp", "exposed dp",
+    "bubble", "peak memory",
+  };
+  double meas[T_N], pred[T_N];
+  terms (m, p, mem, meas, pred);
+  g_autofree char *plan_str = plan_to_string (&c->plan);
+  printf ("run: %s, %s on %d ranks (cpu backend)\n", c->model->name, plan_str, c->world);
+  printf ("  prediction for cluster %s: %s\n", c->cluster->name,
+          c->calibrated ? "calibrated profile"
+                        : "uncalibrated defaults (run tandem calibrate for a measured profile)");
+  printf ("  %d warm-up + %d timed steps; step times", m->warmup, m->steps);
+  for (int k = 0; k < m->steps; k++)
+    printf (" %.4f", m->step_times_s[k]);
+  printf (" s (median %.4f s)\n", m->step_time_s);
+  printf ("  loss %.6f (first step)", m->loss);
+  if (m->warmup + m->steps > 1)
+    printf (" -> %.6f (last)", m->losses[m->warmup + m->steps - 1]);
+  printf (", gradient norm %.6g\n\n", m->grad_norm);
+  printf ("  %-14s %14s %14s %10s\n", "term", "measured", "predicted", "error");
+  for (int k = 0; k < T_N; k++)
+    {
+      char a[32], b[32], e[32] = "-";
+      fmt_term (a, sizeof a, k, meas[k]);
+      fmt_term (b, sizeof b, k, pred[k]);
+      double pct = err_pct (pred[k], meas[k]);
+      if (isfinite (pct))
+        g_snprintf (e, sizeof e, "%+.1f%%", pct);
+      printf ("  %-14s %14s %14s %10s\n", labels[k], a, b, e);
+    }
+  printf ("  (measured: means over ranks of the median step; peak memory: the runner's "
+          "buffers on the fullest rank, resident set %s)\n",
+          cli_fmt_bytes ((double) m->peak_rss_bytes));
+  if (v)
+    printf ("\n  verify: %s: loss %.7g vs single-rank %.7g (relative error %.2g, tolerance "
+            "%g); gradient norm %.7g vs %.7g (%.2g, tolerance %g)\n", v->ok ? "ok" : "FAILED",
+            v->loss, v->ref_loss, v->loss_err, VERIFY_LOSS_TOL, v->gnorm, v->ref_gnorm,
+            v->gnorm_err, VERIFY_GNORM_TOL);
+  if (c->a.trace)
+    printf ("  measured trace: %s (one process per pipeline stage, its tp=cp=dp=0 rank)\n",
+            c->a.trace);
+  if (c->a.pred_trace)
+    printf ("  predicted trace: %s\n", c->a.pred_trace);
+  if (run_id > 0)
+    printf ("  stored as run %" G_GINT64_FORMAT " in %s\n", run_id, c->db_path);
+}
+
+/* Rank 0, after a successful run: verify, predict, store, print. */

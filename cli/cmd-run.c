@@ -1,0 +1,476 @@
+/* cli/cmd-run.c - `tandem run`: execute a plan on the ranks of this launch (mpirun or
+ * srun), measure it, predict the same plan for this hardware, store both under one run
+ * and print them side by side.
+ *
+ * Every rank parses the same flags, opens the backend (which initialises MPI), resolves
+ * the plan against the launcher's world size and runs its part (exec/runner.h). Rank 0
+ * alone then checks the result against a single-rank run (--verify), predicts, stores
+ * and prints; the other ranks print only their own failures.
+ *
+ * Failure: a rank whose wait times out prints "rank R: task T (...) timed out waiting for
+ * group 'G' (ranks ...)"; rank 0 stores the run as failed at once and ends the job
+ * (MPI_Abort); another rank waits rank x timeout first, so that rank 0, or else the
+ * lowest rank still alive, is the one that stores it. When a rank dies, Open MPI's
+ * mpirun ends the others with SIGTERM about a second later: rank 0 then stores the failed
+ * run and exits. Each store is one transaction (results/store.h), so nothing
+ * half-written stays in the database.
+ *
+ * Test hook: TANDEM_TEST_DIE_AT_TASK=N makes rank TANDEM_TEST_DIE_RANK (default 1) call
+ * _exit (1) just before the N-th task (0-based, in its stage's program order) of the first
+ * step. */
+#include "cli/cmd-run-private.h"
+#include "results/store.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_TIMEOUT_S 30.0
+
+static volatile int run_interrupted;
+
+static void
+on_terminate (int sig)
+{
+  (void) sig;
+  run_interrupted = 1;
+}
+
+/* The rank as the launcher tells it, before MPI is up (so only rank 0 prints usage). */
+static int
+launcher_rank (void)
+{
+  static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                      "SLURM_PROCID" };
+  for (guint i = 0; i < G_N_ELEMENTS (vars); i++)
+    {
+      const char *v = g_getenv (vars[i]);
+      if (v)
+        return (int) g_ascii_strtoll (v, NULL, 10);
+    }
+  return 0;
+}
+
+static int
+fail0 (const RunCtx *c, int status, const char *format, ...) G_GNUC_PRINTF (3, 4);
+static int
+fail0 (const RunCtx *c, int status, const char *format, ...)
+{
+  if (c->rank != 0)
+    return status;
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *msg = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  return cli_fail (status, "%s", msg);
+}
+
+static gboolean
+has_profile (const TopoCluster *cl)
+{
+  return cl->json != NULL && strstr (cl->json, "\"profile\"") != NULL;
+}
+
+/* A one-level cluster calibrated on fewer ranks than this run has, widened to the world
+ * (the level's per-rank figures stay; only its count changes). */
+static TopoCluster *
+widen (TopoCluster *cl, int world, GError **error)
+{
+  if (cl == NULL || cl->n_devices >= (guint64) world || cl->n_levels != 1 || cl->json == NULL)
+    return cl;
+  g_autoptr (TopoCluster) old = cl;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, old->json, -1, error))
+    return NULL;
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  JsonObject *lvl = json_array_get_object_element (json_object_get_array_member (root, "levels"),
+                                                   0);
+  json_object_set_int_member (lvl, "count", world);
+  g_autofree char *src = g_strdup_printf ("%s (count raised from %" G_GUINT64_FORMAT " to the "
+                                          "%d ranks of tandem run)",
+                                          json_object_has_member (lvl, "source")
+                                            ? json_object_get_string_member (lvl, "source") : "",
+                                          old->levels[0].count, world);
+  json_object_set_string_member (lvl, "source", src);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  json_generator_set_root (gen, json_parser_get_root (parser));
+  g_autofree char *text = json_generator_to_data (gen, NULL);
+  return topo_cluster_new_from_data (text, -1, old->source, error);
+}
+
+static TopoCluster *
+pick_cluster_as_given (RunCtx *c, GError **error)
+{
+  if (c->pargs.cluster_name)
+    {
+      TopoCluster *cl = topo_cluster_lookup (c->pargs.cluster_name, error);
+      if (cl)
+        c->calibrated = has_profile (cl);
+      return cl;
+    }
+  if (g_file_test (c->db_path, G_FILE_TEST_EXISTS))
+    {
+      g_autoptr (ResStore) store = res_store_open (c->db_path, NULL);
+      g_autofree char *prof = store ? res_store_latest_profile (store, "cpu", g_get_host_name (),
+                                                                NULL)
+                                    : NULL;
+      if (prof)
+        {
+          TopoCluster *cl = topo_cluster_new_from_data (prof, -1, "profile:cpu", NULL);
+          if (cl)
+            {
+              c->calibrated = TRUE;
+              return cl;
+            }
+        }
+    }
+  return topo_cluster_lookup ("cpu-host", error);
+}
+
+/* --cluster, else this host's newest calibrated profile in the database, else the
+ * uncalibrated cpu-host preset; widened to the world when calibrated on fewer ranks. */
+static TopoCluster *
+pick_cluster (RunCtx *c, GError **error)
+{
+  return widen (pick_cluster_as_given (c, error), c->world, error);
+}
+
+/* ---- failure ---------------------------------------------------------------------------- */
+
+static void
+store_failed (RunCtx *c, const char *message)
+{
+  if (c->a.no_db)
+    return;
+  g_autofree char *plan_str = plan_to_string (&c->plan);
+  ResRunInfo info = { 0 };
+  info.kind = RES_KIND_RUN;
+  info.status = RES_STATUS_FAILED;
+  info.model = c->model ? c->model->name : NULL;
+  info.cluster = c->cluster ? c->cluster->name : NULL;
+  info.plan = plan_str;
+  info.world_size = c->world;
+  info.note = c->a.note;
+  info.error = message;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ResStore) store = res_store_open (c->db_path, &error);
+  if (store == NULL || res_store_add_failed_run (store, &info, &error) < 0)
+    fprintf (stderr, "tandem: error: rank %d: could not store the failed run: %s\n", c->rank,
+             error->message);
+  else
+    fprintf (stderr, "tandem: rank %d stored the failed run in %s\n", c->rank, c->db_path);
+}
+
+/* Never returns. */
+static void
+run_failed (RunCtx *c, const GError *e)
+{
+  fprintf (stderr, "tandem: error: %s\n", e->message);
+  fflush (stderr);
+  fflush (stdout);
+  if (run_interrupted)
+    {
+      /* the launcher ends the job: about a second before it kills us */
+      if (c->rank == 0)
+        store_failed (c, e->message);
+      _exit (CLI_EXIT_FAILURE);
+    }
+  if (c->world > 1 && c->rank > 0)
+    {
+      /* rank 0 stores it and ends the job; if it is dead, the lowest rank left does */
+      for (int i = 0; i < c->rank && !run_interrupted; i++)
+        g_usleep ((gulong) (c->a.timeout_s * 1e6));
+      if (run_interrupted)
+        _exit (CLI_EXIT_FAILURE);
+    }
+  store_failed (c, e->message);
+  fflush (stderr);
+  exec_backend_abort (c->b, CLI_EXIT_FAILURE);
+  _exit (CLI_EXIT_FAILURE);
+}
+
+static void
+die_hook (int rank, int step, guint32 local, const ProgTask *t, gpointer data)
+{
+  const int *at = data;   /* [rank, task] */
+  if (rank == at[0] && local == (guint32) at[1])
+    {
+      fprintf (stderr, "tandem: rank %d: TANDEM_TEST_DIE_AT_TASK: exiting before task %u "
+               "(step %d)\n", rank, t->id, step);
+      fflush (stderr);
+      _exit (1);
+    }
+}
+
+/* ---- the single-rank reference ----------------------------------------------------------- */
+
+static gboolean
+verify_run (RunCtx *c, const ExecRunResult *res, Verify *v, GError **error)
+{
+  Plan p;
+  plan_copy (&p, &c->plan);
+  p.world_size = 1;
+  p.tp = p.pp = p.cp = p.vpp = 1;
+  p.dp = 0;
+  p.dp_given = 0;
+  p.layers_per_virtual_stage = 0;
+  p.first_stage_layers = p.last_stage_layers = -1;
+  p.sequence_parallel = FALSE;
+  p.sharding = PLAN_SHARD_NONE;
+  p.schedule = PLAN_SCHED_1F1B;
+  p.schedule_set = FALSE;
+  p.recompute = PLAN_RECOMPUTE_NONE;
+  p.overlap_grad_reduce = p.overlap_param_gather = p.tp_comm_overlap = FALSE;
+  gboolean ok = FALSE;
+  g_autoptr (PlanLayout) layout = NULL;
+  g_autoptr (ProgProgram) prog = NULL;
+  g_autoptr (ExecRunner) runner = NULL;
+  if (plan_resolve (&p, c->model, c->cluster, error)
+      && (layout = plan_layout_new (&p, c->cluster, error))
+      && (prog = prog_program_new (c->model, &p, layout, error)))
+    {
+      ExecRunOptions o;
+      exec_run_options_init (&o);
+      o.local = TRUE;
+      o.steps = 1;
+      o.warmup = 0;
+      o.seed = (guint64) c->a.seed;
+      o.timeout_s = c->a.timeout_s;
+      o.interrupted = &run_interrupted;
+      runner = exec_runner_new (c->b, prog, layout, &o, error);
+      ok = runner && exec_runner_run (runner, error);
+    }
+  if (ok)
+    {
+      const ExecRunResult *ref = exec_runner_result (runner);
+      v->loss = res->loss;
+      v->gnorm = res->grad_norm;
+      v->ref_loss = ref->loss;
+      v->ref_gnorm = ref->grad_norm;
+      v->loss_err = fabs (v->loss - v->ref_loss) / MAX (fabs (v->ref_loss), 1e-30);
+      v->gnorm_err = fabs (v->gnorm - v->ref_gnorm) / MAX (fabs (v->ref_gnorm), 1e-30);
+      v->ok = v->loss_err <= VERIFY_LOSS_TOL && v->gnorm_err <= VERIFY_GNORM_TOL;
+    }
+  plan_clear (&p);
+  if (!ok)
+    g_prefix_error (error, "--verify: the single-rank reference run failed: ");
+  return ok;
+}
+
+static int
+report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
+{
+  const ExecRunResult *m = exec_runner_result (runner);
+  g_autoptr (GError) error = NULL;
+  Verify v = { 0 };
+  if (c->a.verify && !verify_run (c, m, &v, &error))
+    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+
+  SimOptions so;
+  sim_options_init (&so, c->cluster);
+  so.keep_timeline = c->a.pred_trace != NULL;
+  if (!sim_cost_options_apply (&so.cost, (const char *const *) c->a.cost, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+  g_autoptr (SimPrediction) p = sim_predict (c->model, &c->plan, c->cluster, &so, &error);
+  if (p == NULL)
+    return cli_fail (CLI_EXIT_FAILURE, "predicting the plan: %s", error->message);
+  /* memory as the CPU engine holds it: no CUDA context, NCCL or cuBLAS workspaces */
+  PlanMemOptions mo;
+  plan_mem_options_init (&mo);
+  mo.reserve_fixed_bytes = 0;
+  PlanMemory mem = { 0 };
+  plan_memory_compute_full (c->model, &c->plan, c->cluster, &mo, &mem);
+  if (c->a.trace && !prog_trace_write (prog, m->times, m->stage_rank, "measured", c->a.trace,
+                                       &error))
+    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+  if (c->a.pred_trace && !prog_trace_write (p->program, p->result->times, m->stage_rank,
+                                            "predicted", c->a.pred_trace, &error))
+    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+  gint64 run_id = -1;
+  if (!c->a.no_db)
+    {
+      run_id = cli_run_store (c, m, p, &mem, c->a.verify ? &v : NULL, &error);
+      if (run_id < 0)
+        {
+          plan_memory_clear (&mem);
+          return cli_fail (CLI_EXIT_FAILURE, "%s (hint: --db FILE elsewhere, or --no-db)",
+                           error->message);
+        }
+    }
+  if (c->a.json)
+    cli_run_print_json (c, m, p, &mem, c->a.verify ? &v : NULL, run_id);
+  else
+    cli_run_print_text (c, m, p, &mem, c->a.verify ? &v : NULL, run_id);
+  plan_memory_clear (&mem);
+  if (c->a.verify && !v.ok)
+    return cli_fail (CLI_EXIT_FAILURE, "--verify: the parallel run differs from the "
+                     "single-rank run beyond the fp32 tolerance");
+  return CLI_EXIT_OK;
+}
+
+/* ---- the command ------------------------------------------------------------------------- */
+
+static int
+run_plan (RunCtx *c)
+{
+  g_autoptr (GError) error = NULL;
+  if (c->plan.world_size > 0 && c->plan.world_size != c->world)
+    return fail0 (c, CLI_EXIT_USAGE, "--gpus %d but the launcher started %d ranks (hint: drop "
+                  "--gpus, the world size comes from mpirun -np / srun -n)",
+                  c->plan.world_size, c->world);
+  const char *slurm = g_getenv ("SLURM_NTASKS");
+  if (slurm && g_getenv ("SLURM_PROCID") && g_ascii_strtoll (slurm, NULL, 10) != c->world)
+    return fail0 (c, CLI_EXIT_USAGE, "SLURM_NTASKS=%s but MPI has %d ranks (hint: srun "
+                  "--mpi=pmix, or mpirun inside the allocation)", slurm, c->world);
+  c->plan.world_size = c->world;
+  /* the CPU backend computes, communicates and keeps everything in fp32 */
+  c->plan.compute_dtype = c->plan.param_dtype = PLAN_PREC_FP32;
+  c->plan.grad_dtype = c->plan.optim_dtype = PLAN_PREC_FP32;
+  c->plan.master_weights = FALSE;
+
+  c->model = model_spec_lookup (c->pargs.model_name ? c->pargs.model_name : "tiny-llama",
+                                &error);
+  if (c->model == NULL)
+    return fail0 (c, cli_status_for_error (error), "%s", error->message);
+  c->cluster = pick_cluster (c, &error);
+  if (c->cluster == NULL)
+    return fail0 (c, cli_status_for_error (error), "%s", error->message);
+  if (c->plan.seq_length == 0)
+    c->plan.seq_length = (int) MIN (c->model->max_positions, 256);
+  if (!plan_resolve (&c->plan, c->model, c->cluster, &error)
+      || !exec_runner_supports (c->model, &c->plan, &error))
+    return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);
+  g_autoptr (PlanLayout) layout = plan_layout_new (&c->plan, c->cluster, &error);
+  if (layout == NULL)
+    return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);
+  g_autoptr (ProgProgram) prog = prog_program_new (c->model, &c->plan, layout, &error);
+  if (prog == NULL)
+    return fail0 (c, CLI_EXIT_FAILURE, "%s", error->message);
+
+  ExecRunOptions o;
+  exec_run_options_init (&o);
+  o.steps = c->a.steps;
+  o.warmup = c->a.warmup;
+  o.seed = (guint64) c->a.seed;
+  o.timeout_s = c->a.timeout_s;
+  o.interrupted = &run_interrupted;
+  int die[2] = { 1, -1 };
+  const char *die_at = g_getenv ("TANDEM_TEST_DIE_AT_TASK");
+  if (die_at)
+    {
+      die[1] = (int) g_ascii_strtoll (die_at, NULL, 10);
+      const char *die_rank = g_getenv ("TANDEM_TEST_DIE_RANK");
+      if (die_rank)
+        die[0] = (int) g_ascii_strtoll (die_rank, NULL, 10);
+      o.task_hook = die_hook;
+      o.hook_data = die;
+    }
+  struct sigaction sa;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_terminate;
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGTERM, &sa, NULL);
+
+  g_autoptr (ExecRunner) runner = exec_runner_new (c->b, prog, layout, &o, &error);
+  if (runner == NULL)
+    {
+      if (error->code == EXEC_ERROR_INVALID)
+        return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);
+      run_failed (c, error);
+    }
+  if (!exec_runner_run (runner, &error))
+    run_failed (c, error);
+  if (c->rank != 0)
+    return CLI_EXIT_OK;
+  return report (c, runner, prog);
+}
+
+int
+cli_cmd_run (int argc, char **argv)
+{
+  RunCtx c;
+  memset (&c, 0, sizeof c);
+  c.rank = launcher_rank ();
+  plan_init_defaults (&c.plan);
+  c.a.steps = 3;
+  c.a.warmup = 1;
+  c.a.timeout_s = DEFAULT_TIMEOUT_S;
+  c.a.seed = 1234;
+  const GOptionEntry extra[] = {
+    { "steps", 0, 0, G_OPTION_ARG_INT, &c.a.steps, "Timed steps (default 3)", "K" },
+    { "warmup", 0, 0, G_OPTION_ARG_INT, &c.a.warmup, "Untimed steps first (default 1)", "W" },
+    { "verify", 0, 0, G_OPTION_ARG_NONE, &c.a.verify,
+      "Check the first step's loss and gradient norm against a single-rank run", NULL },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &c.a.seed, "Weights and data (default 1234)", "N" },
+    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &c.a.timeout_s,
+      "Seconds to wait for a peer before giving up (default 30)", "S" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &c.a.json, "Machine-readable output (rank 0)", NULL },
+    { "trace", 0, 0, G_OPTION_ARG_FILENAME, &c.a.trace,
+      "Write the measured Chrome/Perfetto trace", "FILE" },
+    { "predicted-trace", 0, 0, G_OPTION_ARG_FILENAME, &c.a.pred_trace,
+      "Write the predicted trace of the same plan", "FILE" },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &c.a.db, "SQLite results store (default tandem.db)",
+      "FILE" },
+    { "no-db", 0, 0, G_OPTION_ARG_NONE, &c.a.no_db, "Do not store the run", NULL },
+    { "cost", 0, 0, G_OPTION_ARG_STRING_ARRAY, &c.a.cost,
+      "Override a cost-model default of the prediction (repeatable)", "KEY=VALUE" },
+    { "note", 0, 0, G_OPTION_ARG_STRING, &c.a.note, "Free text stored with the run", "TEXT" },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) octx = g_option_context_new (NULL);
+  g_option_context_set_summary (octx, "Execute a plan on the ranks of this launch (mpirun -np N "
+                                "tandem run ..., or srun), measure it, predict it for this "
+                                "hardware, and store both.\nHere the model defaults to tiny-llama "
+                                "and the sequence to 256 tokens; the cluster is --cluster, else "
+                                "this host's newest calibrated profile in the database, else "
+                                "the uncalibrated cpu-host preset. Precision is fp32 (CPU "
+                                "backend).");
+  GOptionGroup *group = plan_option_group_new (&c.plan, &c.pargs);
+  g_option_context_set_main_group (octx, group);
+  g_option_context_add_main_entries (octx, extra, NULL);
+  g_autoptr (GError) error = NULL;
+  int status;
+  if (!g_option_context_parse (octx, &argc, &argv, &error))
+    {
+      status = fail0 (&c, CLI_EXIT_USAGE, "%s (hint: tandem run --help)", error->message);
+      goto out;
+    }
+  if (argc > 1 || c.a.steps < 1 || c.a.warmup < 0 || c.a.timeout_s <= 0)
+    {
+      status = fail0 (&c, CLI_EXIT_USAGE, "%s (hint: tandem run --help)",
+                      argc > 1 ? "unexpected argument"
+                               : "--steps must be >= 1, --warmup >= 0, --timeout > 0");
+      goto out;
+    }
+  c.db_path = c.a.db ? c.a.db : "tandem.db";
+
+  ExecConfig cfg;
+  exec_config_init (&cfg);
+  cfg.backend = "cpu";
+  cfg.mpi = g_getenv ("SLURM_NTASKS") && g_ascii_strtoll (g_getenv ("SLURM_NTASKS"), NULL, 10) > 1
+              ? EXEC_MPI_ON : EXEC_MPI_AUTO;
+  cfg.timeout_s = c.a.timeout_s;
+  c.b = exec_backend_open (&cfg, &error);
+  if (c.b == NULL)
+    {
+      status = fail0 (&c, CLI_EXIT_FAILURE, "%s", error->message);
+      goto out;
+    }
+  c.rank = c.b->rank;
+  c.world = c.b->world;
+  status = run_plan (&c);
+  exec_backend_close (c.b);
+out:
+  g_clear_pointer (&c.model, model_spec_unref);
+  g_clear_pointer (&c.cluster, topo_cluster_unref);
+  plan_clear (&c.plan);
+  plan_args_clear (&c.pargs);
+  g_free (c.a.db);
+  g_free (c.a.trace);
+  g_free (c.a.pred_trace);
+  g_free (c.a.note);
+  g_strfreev (c.a.cost);
+  return status;
+}
