@@ -24,4 +24,48 @@ gboolean cal_group_sum (CalCtx *ctx, ExecGroup *group, double *v, int n, GError 
 gboolean cal_barrier   (CalCtx *ctx, ExecGroup *group, GError **error);
 double   cal_now_s     (void);                                          /* monotonic */
 
+/* Compute benchmarks (GEMM, attention, kernels) time their calls in CAL_WINDOWS windows
+ * of equal length and keep the median window's mean per call: one window caught by a
+ * burst of other work on a shared machine (a VM's neighbours, a build) moves the
+ * median of three little, the mean of the whole loop a lot. */
+#define CAL_WINDOWS 3
+double   cal_median    (double *v, int n);           /* sorts v in place; n >= 1 */
+
+/* ---- calibrate-attn.c and calibrate-kernels.c (helpers in calibrate.c) ---------------- */
+
+typedef struct {
+  double min_time_s;       /* the loop runs at least this long ... */
+  int    min_reps, max_reps;   /* ... within these counts */
+} CalTiming;
+
+#define CAL_MAX_BUFS 12
+
+/* Device buffers of one row, freed together by cal_bufs_clear. */
+typedef struct {
+  ExecBackend *b;
+  ExecBuffer  *buf[CAL_MAX_BUFS];
+  int          n;
+} CalBufs;
+
+void     cal_bufs_clear (CalBufs *bs);
+/* A new buffer of `bytes` filled from `host` (NULL: zeroed); its device pointer. */
+void    *cal_bufs_add   (CalBufs *bs, gsize bytes, const void *host, GError **error);
+/* Downloads the buffer whose device pointer is `dev`. */
+gboolean cal_bufs_get   (CalBufs *bs, void *host, const void *dev, gsize bytes,
+                         GError **error);
+/* n floats uniform in [lo, hi) from a SplitMix64 stream (g_free). */
+float   *cal_host_uniform (guint64 *state, gsize n, double lo, double hi);
+
+typedef void (*CalCallFunc) (gpointer data);
+/* A timed warm-up call sizes the loop, then CAL_WINDOWS windows of calls with one
+ * synchronize each: *mean_s is the median window's time per call. */
+gboolean cal_time_calls (ExecStream *s, const CalTiming *tm, CalCallFunc call, gpointer data,
+                         double *mean_s, int *reps_out, GError **error);
+/* t less the call overhead (cal->launch_s), which the cost model adds back. */
+double   cal_kernel_time  (const ExecCalibration *cal, double t);
+/* |got - ref| <= 2 gamma_n mag + 1e-5 |ref| + 1e-6 (gamma_n = n u / (1 - n u), u = 2^-24:
+ * Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5; the relative
+ * term covers exp, log, sin and cos); FALSE for a non-finite `got`. */
+gboolean cal_close_enough (double got, double ref, double mag, double n_terms);
+
 G_END_DECLS

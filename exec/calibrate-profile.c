@@ -64,6 +64,25 @@ exec_calibration_to_profile (const ExecCalibration *cal)
       p->triad_Bps = cal->memory.triad_GBps * 1e9;
     }
   exec_coll_rows_to_profile ((const ExecCollRow *) cal->colls->data, cal->colls->len, p);
+  for (guint i = 0; i < cal->attention->len; i++)
+    {
+      const ExecAttnRow *a = &g_array_index (cal->attention, ExecAttnRow, i);
+      if (a->wrong != 0 || !(a->fwd_flops_per_s > 0) || !(a->bwd_flops_per_s > 0))
+        continue;
+      const ExecAttnShape *sh = &a->shape;
+      /* the CPU kernels work in FP32 */
+      TopoProfileAttn row = { (guint64) sh->b, (guint64) sh->heads, (guint64) sh->kv_heads,
+                              (guint64) sh->s_q, (guint64) sh->s_kv, (guint64) sh->head_dim,
+                              sh->causal, TOPO_DTYPE_FP32, a->fwd_flops_per_s,
+                              a->bwd_flops_per_s };
+      topo_profile_add_attention (p, &row);
+    }
+  for (guint i = 0; i < cal->kernels->len; i++)
+    {
+      const ExecKernelRow *k = &g_array_index (cal->kernels, ExecKernelRow, i);
+      if (k->wrong == 0)
+        topo_profile_add_kernel (p, k->kind, k->elements, k->Bps);
+    }
   return p;
 }
 

@@ -1,11 +1,14 @@
 /* exec/calibrate.c - GEMM and memory microbenchmarks and the calibration record. The
- * collective sweep and the table format are in calibrate-coll.c, the profile and the
- * cluster JSON in calibrate-profile.c, the nccl-tests reader in nccl-tests-import.c.
+ * collective sweep and the table format are in calibrate-coll.c, the attention core in
+ * calibrate-attn.c, the memory-bound kernels in calibrate-kernels.c (both with the
+ * buffer, timing and check helpers below), the profile and the cluster JSON in
+ * calibrate-profile.c, the nccl-tests reader in nccl-tests-import.c.
  *
  * Method (llm.c's and MAMF-finder's way of measuring a GEMM; STREAM's for memory):
  *  - GEMM: A and B uniform in [-1, 1) from a seeded GRand; one call is checked against a
  *    double-precision reference on up to 8 x 8 elements spread over C, then one warm-up
- *    and timed calls until min_time has passed (at least min_reps). The error bound of a
+ *    and timed calls until min_time has passed (at least min_reps), in CAL_WINDOWS windows
+ *    of which the median counts (calibrate-private.h). The error bound of a
  *    k-term FP32 dot product is gamma_k sum |a_i b_i|, gamma_k = k u / (1 - k u), u =
  *    2^-24 (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5);
  *    an element is wrong beyond twice that.
@@ -48,6 +51,7 @@ exec_calibrate_options_init (ExecCalibrateOptions *o)
 {
   memset (o, 0, sizeof *o);
   o->gemm = o->memory = o->collectives = TRUE;
+  o->attention = o->kernels = TRUE;
   o->seed = 20250131;
 }
 
@@ -65,6 +69,8 @@ exec_calibration_new (const char *backend)
   cal->gemm = g_array_new (FALSE, TRUE, sizeof (ExecGemmRow));
   cal->colls = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));
   cal->skipped = g_ptr_array_new_with_free_func (g_free);
+  cal->attention = g_array_new (FALSE, TRUE, sizeof (ExecAttnRow));
+  cal->kernels = g_array_new (FALSE, TRUE, sizeof (ExecKernelRow));
   return cal;
 }
 
@@ -79,6 +85,8 @@ exec_calibration_free (ExecCalibration *cal)
   g_clear_pointer (&cal->gemm, g_array_unref);
   g_clear_pointer (&cal->colls, g_array_unref);
   g_clear_pointer (&cal->skipped, g_ptr_array_unref);
+  g_clear_pointer (&cal->attention, g_array_unref);
+  g_clear_pointer (&cal->kernels, g_array_unref);
   g_free (cal);
 }
 
@@ -152,6 +160,117 @@ cal_now_s (void)
   return (double) g_get_monotonic_time () * 1e-6;
 }
 
+static int
+cmp_double (const void *a, const void *b)
+{
+  const double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+double
+cal_median (double *v, int n)
+{
+  g_return_val_if_fail (n >= 1, 0.0);
+  qsort (v, (gsize) n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ---- shared with calibrate-attn.c and calibrate-kernels.c: buffers, timing, checks ---- */
+
+void
+cal_bufs_clear (CalBufs *bs)
+{
+  for (int i = 0; i < bs->n; i++)
+    exec_buffer_free (bs->buf[i]);
+  bs->n = 0;
+}
+
+/* A device buffer of `bytes`, filled from `host` (NULL: zero). Returns its pointer. */
+void *
+cal_bufs_add (CalBufs *bs, gsize bytes, const void *host, GError **error)
+{
+  g_assert (bs->n < CAL_MAX_BUFS);
+  ExecBuffer *buf = exec_buffer_new (bs->b, MAX (bytes, 4), error);
+  if (buf == NULL)
+    return NULL;
+  bs->buf[bs->n++] = buf;
+  if (host != NULL && !bs->b->ops->buffer_upload (bs->b, buf, 0, host, bytes, error))
+    return NULL;
+  return buf->data;
+}
+
+/* Copies a device buffer (found by its pointer) back to the host. */
+gboolean
+cal_bufs_get (CalBufs *bs, void *host, const void *dev, gsize bytes, GError **error)
+{
+  for (int i = 0; i < bs->n; i++)
+    if (bs->buf[i]->data == dev)
+      return bs->b->ops->buffer_download (bs->b, host, bs->buf[i], 0, bytes, error);
+  g_assert_not_reached ();
+  return FALSE;
+}
+
+/* Uniform in [lo, hi) from a SplitMix64 stream (Steele, Lea and Flood 2014): GRand's
+ * doubles cost ~20 ns each, too slow for the 16 MiB arrays of the kernel grid. */
+float *
+cal_host_uniform (guint64 *state, gsize n, double lo, double hi)
+{
+  float *x = g_new (float, MAX (n, 1));
+  for (gsize i = 0; i < n; i++)
+    {
+      guint64 z = (*state += 0x9E3779B97F4A7C15ull);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      z ^= z >> 31;
+      x[i] = (float) (lo + (hi - lo) * ((double) (z >> 11) / 9007199254740992.0));   /* 2^53 */
+    }
+  return x;
+}
+
+/* Warm-up (timed, sizes the loop), then the calls in CAL_WINDOWS windows of reps /
+ * CAL_WINDOWS back-to-back calls, one synchronize each: the median window's mean per
+ * call (calibrate-private.h). */
+gboolean
+cal_time_calls (ExecStream *s, const CalTiming *tm, CalCallFunc call, gpointer data,
+                double *mean_s, int *reps_out, GError **error)
+{
+  double t0 = cal_now_s ();
+  call (data);
+  if (!exec_stream_synchronize (s, error))
+    return FALSE;
+  const double one = MAX (cal_now_s () - t0, 1e-7);
+  const int reps = (int) CLAMP (ceil (tm->min_time_s / one), tm->min_reps, tm->max_reps);
+  const int per = MAX (reps / CAL_WINDOWS, 1);
+  double w[CAL_WINDOWS];
+  for (int i = 0; i < CAL_WINDOWS; i++)
+    {
+      t0 = cal_now_s ();
+      for (int r = 0; r < per; r++)
+        call (data);
+      if (!exec_stream_synchronize (s, error))
+        return FALSE;
+      w[i] = (cal_now_s () - t0) / per;
+    }
+  *mean_s = cal_median (w, CAL_WINDOWS);
+  *reps_out = per * CAL_WINDOWS;
+  return TRUE;
+}
+
+/* The kernel's time: the call overhead comes back in the cost model (calibrate.c). */
+double
+cal_kernel_time (const ExecCalibration *cal, double t)
+{
+  return cal->launch_s > 0 && cal->launch_s < 0.5 * t ? t - cal->launch_s : t;
+}
+
+/* |got - ref| within 2 gamma_n mag (+ 1e-5 relative for transcendental functions). */
+gboolean
+cal_close_enough (double got, double ref, double mag, double n_terms)
+{
+  const double u = ldexp (1.0, -24), gamma = n_terms * u / (1.0 - n_terms * u);
+  return isfinite (got) && fabs (got - ref) <= 2.0 * gamma * mag + 1e-5 * fabs (ref) + 1e-6;
+}
+
 /* ---- GEMM ------------------------------------------------------------------------------ */
 
 /* Elements of C checked against the double reference: up to 8 rows x 8 columns spread
@@ -211,19 +330,26 @@ gemm_measure (CalCtx *ctx, GRand *rng, const Timing *tm, ExecGemmRow *row, GErro
        && b->ops->buffer_download (b, hc, dc, 0, nc * 4, error);
   if (ok)
     row->wrong = gemm_check (ha, hb, hc, row->m, row->n, row->k);
-  /* a timed warm-up call sizes the loop; then `reps` calls back to back, one sync */
+  /* a timed warm-up call sizes the loop; then the calls in CAL_WINDOWS windows, one sync
+   * each, and the median window (calibrate-private.h) */
   double t0 = cal_now_s ();
   ok = ok && exec_gemm (s, &op, NULL, error) && exec_stream_synchronize (s, error);
   const double one = MAX (cal_now_s () - t0, 1e-7);
   const int reps = (int) CLAMP (ceil (tm->min_time_s / one), tm->min_reps, tm->max_reps);
-  t0 = cal_now_s ();
-  for (int r = 0; ok && r < reps; r++)
-    ok = exec_gemm (s, &op, NULL, error);
-  ok = ok && exec_stream_synchronize (s, error);
+  const int per = MAX (reps / CAL_WINDOWS, 1);
+  double w[CAL_WINDOWS];
+  for (int i = 0; ok && i < CAL_WINDOWS; i++)
+    {
+      t0 = cal_now_s ();
+      for (int r = 0; ok && r < per; r++)
+        ok = exec_gemm (s, &op, NULL, error);
+      ok = ok && exec_stream_synchronize (s, error);
+      w[i] = (cal_now_s () - t0) / per;
+    }
   if (ok)
     {
-      row->reps = reps;
-      row->time_s = (cal_now_s () - t0) / reps;
+      row->reps = per * CAL_WINDOWS;
+      row->time_s = cal_median (w, CAL_WINDOWS);
     }
   exec_stream_free (s);
   exec_buffer_free (dc);
@@ -282,7 +408,7 @@ exec_calibrate_gemm (ExecBackend *b, const ExecCalibrateOptions *o, ExecCalibrat
   CalCtx *ctx = cal_ctx_new (b, error);
   if (ctx == NULL)
     return FALSE;
-  const Timing tm = o->quick ? (Timing) { 0.03, 2, 2000 } : (Timing) { 0.2, 3, 20000 };
+  const Timing tm = o->quick ? (Timing) { 0.03, 3, 2000 } : (Timing) { 0.2, 3, 20000 };
   const double max_flops = o->max_plan_flops > 0 ? o->max_plan_flops
                            : o->quick ? QUICK_MAX_PLAN_FLOPS : FULL_MAX_PLAN_FLOPS;
   const int (*grid)[3] = o->quick ? quick_grid : full_grid;
@@ -403,8 +529,16 @@ exec_calibrate_run (ExecBackend *b, const ExecCalibrateOptions *o, GError **erro
     local = g_getenv ("MPI_LOCALNRANKS");
   cal->ranks_per_host = local != NULL && atoi (local) > 0 ? MIN (atoi (local), b->world)
                                                           : b->world;
+  /* the kernels run on the backend's buffers: a backend without its own table would
+   * hand device pointers to the CPU reference (exec/layers.h) */
+  const gboolean has_kernels = b->ops->kernels != NULL;
+  if ((o->attention || o->kernels) && !has_kernels)
+    g_ptr_array_add (cal->skipped, g_strdup_printf ("attention and kernels: the '%s' backend "
+                                                    "has no kernels table", b->ops->name));
   if ((o->gemm && !exec_calibrate_gemm (b, o, cal, error))
       || (o->memory && !exec_calibrate_memory (b, o, cal, error))
+      || (o->attention && has_kernels && !exec_calibrate_attention (b, o, cal, error))
+      || (o->kernels && has_kernels && !exec_calibrate_kernels (b, o, cal, error))
       || (o->collectives && !exec_calibrate_collectives (b, o, cal, error)))
     {
       g_prefix_error (error, "calibrate: ");

@@ -19,12 +19,19 @@
  *  - The library never prints: progress goes to the caller's row callback (on rank 0),
  *    tables come back as text from exec_coll_rows_format.
  *  - Times come from the host's monotonic clock around whole loops (g_get_monotonic_time,
- *    microseconds), after a barrier on the group, as nccl-tests times its loops. */
+ *    microseconds), after a barrier on the group, as nccl-tests times its loops.
+ *  - The attention core and the memory-bound kernels (calibrate-attn.c,
+ *    calibrate-kernels.c) run the calls the runner makes through the backend's ExecKernels
+ *    table (exec/layers.h) on its buffers; their rates are counted as the cost model
+ *    counts the same ops (sim/cost.h), so that a profile predicts each measured row. A
+ *    backend without a kernels table skips them (a line in ExecCalibration.skipped).
+ *  - Compute benchmarks keep the median of three timing windows (calibrate-private.h). */
 #pragma once
 
 #include <glib.h>
 #include "exec/backend.h"
 #include "plan/collective.h"
+#include "plan/program.h"
 #include "topology/cluster.h"
 
 G_BEGIN_DECLS
@@ -32,7 +39,8 @@ G_BEGIN_DECLS
 typedef struct {
   int       m, n, k;
   ExecDtype dtype;
-  double    time_s;         /* mean per GEMM (mean over ranks) */
+  double    time_s;         /* per GEMM: the median window's mean (calibrate-private.h),
+                               averaged over ranks */
   double    flops_per_s;    /* 2 m n k / time_s */
   int       reps;           /* timed repetitions per rank */
   gint64    wrong;          /* checked elements off the reference, summed over ranks */
@@ -65,9 +73,41 @@ typedef struct {
   gint64   ip_wrong;
 } ExecCollRow;
 
+/* An attention core: B sequences, s_q queries over s_kv keys per sequence. */
+typedef struct {
+  int      b, heads, kv_heads, s_q, s_kv, head_dim;
+  gboolean causal;
+} ExecAttnShape;
+
+typedef struct {
+  ExecAttnShape shape;
+  double   fwd_s, bwd_s;        /* per call as GEMMs are timed: attn_init + attn_forward;
+                                   attn_backward_prep, zeroing dq dk dv, attn_backward */
+  /* FLOPs as the step program counts them (topology/cluster.h TopoProfileAttn): forward
+   * 4 b heads s_q s_kv head_dim (x 1/2 causal), backward 2.5 x; over the time less the
+   * call overhead (the cost model adds it back) */
+  double   fwd_flops_per_s, bwd_flops_per_s;
+  int      reps;                /* timed repetitions of each, per rank */
+  gint64   wrong;               /* checked outputs off the double reference, over ranks */
+  gboolean from_plan;
+} ExecAttnRow;
+
+/* One size of a memory-bound kind (forward and _grad kinds are separate rows). */
+typedef struct {
+  TopoKernel kind;
+  guint64    elements;          /* as the program counts the op (ModelOp.elements) */
+  double     time_s;            /* per call, as GEMMs are timed */
+  double     Bps;               /* elements x bytes per element (the cost model's
+                                   counting: topology/presets/README.md) / (time - launch) */
+  int        reps;
+  gint64     wrong;
+} ExecKernelRow;
+
 /* Called on rank 0 after each row is measured (progress). */
 typedef void (*ExecCollRowFunc) (const ExecCollRow *row, gpointer user_data);
 typedef void (*ExecGemmRowFunc) (const ExecGemmRow *row, gpointer user_data);
+typedef void (*ExecAttnRowFunc) (const ExecAttnRow *row, gpointer user_data);
+typedef void (*ExecKernelRowFunc) (const ExecKernelRow *row, gpointer user_data);
 
 typedef struct {
   gboolean        quick;        /* a few shapes and sizes: seconds on 2 cores */
@@ -81,6 +121,15 @@ typedef struct {
   ExecGemmRowFunc on_gemm;
   ExecCollRowFunc on_coll;
   gpointer        user_data;
+  /* Added after the fields above: the attention core and the memory-bound kernels (TRUE
+   * by default), and extra attention shapes (a plan's) measured after the grid; shapes
+   * above max_attn_flops forward FLOPs are skipped (ExecCalibration.skipped). */
+  gboolean             attention, kernels;
+  const ExecAttnShape *extra_attention;
+  guint                n_extra_attention;
+  double               max_attn_flops;    /* 0 = default (quick 2^30, full 2^34) */
+  ExecAttnRowFunc      on_attention;
+  ExecKernelRowFunc    on_kernel;
 } ExecCalibrateOptions;
 
 typedef struct {
@@ -96,6 +145,8 @@ typedef struct {
   GArray    *colls;             /* ExecCollRow */
   gboolean   colls_measured;    /* FALSE in a world of one (no mpirun) */
   GPtrArray *skipped;           /* char *: extra shapes left out, with the reason */
+  GArray    *attention;         /* ExecAttnRow, grid first, then the extra shapes */
+  GArray    *kernels;           /* ExecKernelRow, by kind, ascending size */
 } ExecCalibration;
 
 void             exec_calibrate_options_init (ExecCalibrateOptions *o);
@@ -110,8 +161,19 @@ gboolean exec_calibrate_gemm        (ExecBackend *b, const ExecCalibrateOptions 
                                      ExecCalibration *cal, GError **error);
 gboolean exec_calibrate_memory      (ExecBackend *b, const ExecCalibrateOptions *o,
                                      ExecCalibration *cal, GError **error);
+/* The attention core forward and backward over the grid (quick: a few tiny-llama-sized
+ * shapes; full: head_dim 32..128, sequences 128..2048) and o->extra_attention; each row
+ * checked against a double-precision reference on sampled queries and keys. Needs
+ * exec_calibrate_gemm's launch_s (0 when it did not run). */
+gboolean exec_calibrate_attention   (ExecBackend *b, const ExecCalibrateOptions *o,
+                                     ExecCalibration *cal, GError **error);
+/* RMSNorm, rotary, SwiGLU, residual copy, embedding, cross-entropy and AdamW (with the
+ * gradient cleared, as the runner's optimizer task does), forward and backward, at sizes
+ * from cache-resident to beyond the last-level cache (quick: 2^16, 2^18, 2^20 elements). */
+gboolean exec_calibrate_kernels     (ExecBackend *b, const ExecCalibrateOptions *o,
+                                     ExecCalibration *cal, GError **error);
 /* Group sizes 2, 4, ... and the world size; sizes 1 KiB .. 64 MiB by factors of 4
- * (quick: 1 KiB, 64 KiB, 4 MiB). Does nothing (colls_measured FALSE) in a world of one. */
+ * (quick: 1 KiB, 256 KiB, 4 MiB, 16 MiB). Does nothing (colls_measured FALSE) in a world of one. */
 gboolean exec_calibrate_collectives (ExecBackend *b, const ExecCalibrateOptions *o,
                                      ExecCalibration *cal, GError **error);
 
@@ -143,7 +205,11 @@ gboolean exec_nccl_tests_load_file (const char *path, GArray *rows, GError **err
  * else in-place; rows without either are skipped). Returns the number added. */
 guint        exec_coll_rows_to_profile   (const ExecCollRow *rows, guint n_rows,
                                           TopoProfile *profile);
-/* The profile of a calibration (GEMM rows in FLOP/s, memory, collectives). */
+/* The distinct attention shapes of a program's compute ops, per rank (an ExecAttnShape
+ * array to pass as extra_attention; `tandem calibrate --model ...`). */
+void         exec_calibrate_plan_attention (const ProgProgram *prog, GArray *shapes);
+/* The profile of a calibration (GEMM rows in FLOP/s, memory, collectives, attention in
+ * FLOP/s, kernels in bytes/s). */
 TopoProfile *exec_calibration_to_profile (const ExecCalibration *cal);
 /* A cluster JSON for this machine (topology/presets/README.md): device "cpu-HOST" with
  * the best measured GEMM as FP32 (and BF16) peak, the host memory per rank, the triad

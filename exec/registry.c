@@ -2,15 +2,21 @@
  * the error domain, dtype and collective names, opening by name, groups from a layout. */
 #include "config.h"
 #include "exec/backend.h"
+#if HAVE_CUDA
+#include "exec/backend-cuda.h"
+#endif
 
 #include <string.h>
 
 G_DEFINE_QUARK (exec-error-quark, exec_error)
 
-/* STYLE.md section 5: the CPU reference first; a CUDA backend (cuBLAS + NCCL) is added
- * here, under HAVE_CUDA, when it exists. */
+/* STYLE.md section 5: the CPU reference first; the CUDA backend (cuBLAS + NCCL) when
+ * meson found the toolkit. */
 static const ExecBackendOps *const backends[] = {
   &exec_cpu_ops,
+#if HAVE_CUDA
+  &exec_cuda_ops,
+#endif
   NULL,
 };
 

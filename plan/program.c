@@ -37,7 +37,8 @@ typedef struct {
   guint64 b, s, t, c;
   guint64 tok;          /* tokens per rank in the GEMMs: b s / c */
   guint64 tok_sp;       /* tokens in norms and element-wise ops: tok / t with SP */
-  double act_bytes;     /* one activation tensor [tok, h] in bf16 */
+  double elt_bytes;     /* bytes per activation element: 2 (bf16), 4 (fp32 plans) */
+  double act_bytes;     /* one activation tensor [tok, h] */
   double pp_bytes;      /* what crosses a stage boundary */
   double kv_bytes;      /* K and V of one CP shard */
   double grad_bytes_per_param;
@@ -482,8 +483,8 @@ attn_part (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, i
         {
           /* Ulysses: all-to-all of q, k, v in, of the output back (Jacobs et al. 2023) */
           guint64 a = bd->m->n_heads / bd->t, kv = MAX (bd->m->n_kv_heads / bd->t, 1);
-          double qkv = (double) bd->tok * (a + 2 * kv) * bd->m->head_dim * 2;
-          double o = (double) bd->tok * a * bd->m->head_dim * 2;
+          double qkv = (double) bd->tok * (a + 2 * kv) * bd->m->head_dim * bd->elt_bytes;
+          double o = (double) bd->tok * a * bd->m->head_dim * bd->elt_bytes;
           gint32 in = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_CP,
                             qkv, phase, mb, chunk, layer, pre, -1);
           core = compute (bd, bd->blk[B_ATTN_CORE_F], mb, chunk, layer, in, -1);
@@ -514,8 +515,8 @@ attn_part (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, i
   else
     {
       guint64 a = bd->m->n_heads / bd->t, kv = MAX (bd->m->n_kv_heads / bd->t, 1);
-      double qkv = (double) bd->tok * (a + 2 * kv) * bd->m->head_dim * 2;
-      double o = (double) bd->tok * a * bd->m->head_dim * 2;
+      double qkv = (double) bd->tok * (a + 2 * kv) * bd->m->head_dim * bd->elt_bytes;
+      double o = (double) bd->tok * a * bd->m->head_dim * bd->elt_bytes;
       gint32 in = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_CP,
                         o, phase, mb, chunk, layer, post, -1);
       core = compute (bd, bd->blk[B_ATTN_CORE_B], mb, chunk, layer, in, -1);
@@ -978,9 +979,13 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   bd.c = (guint64) plan->cp;
   bd.tok = bd.b * bd.s / bd.c;
   bd.tok_sp = plan->sequence_parallel ? bd.tok / bd.t : bd.tok;
-  bd.act_bytes = (double) bd.tok * model->hidden * 2;            /* bf16 activations */
-  bd.pp_bytes = (double) bd.tok_sp * model->hidden * 2;
-  bd.kv_bytes = 2.0 * bd.tok * MAX (model->n_kv_heads / bd.t, 1) * model->head_dim * 2;
+  /* Activations travel in bf16 (also in FP8 training: Transformer Engine keeps bf16
+   * between GEMMs); an fp32 plan (the CPU engine) sends fp32. */
+  bd.elt_bytes = plan->compute_dtype == PLAN_PREC_FP32 ? 4.0 : 2.0;
+  bd.act_bytes = (double) bd.tok * model->hidden * bd.elt_bytes;
+  bd.pp_bytes = (double) bd.tok_sp * model->hidden * bd.elt_bytes;
+  bd.kv_bytes = 2.0 * bd.tok * MAX (model->n_kv_heads / bd.t, 1) * model->head_dim
+                * bd.elt_bytes;
   bd.grad_bytes_per_param = plan_precision_bytes (plan->grad_dtype);
   bd.m_micro = plan->grad_accum;
   bd.n_model_chunks = plan->pp * plan->vpp;

@@ -30,6 +30,11 @@
  *  - LOSS (elements = tokens x V logits), fused vocab-parallel cross-entropy (Megatron):
  *    read logits for the max, read again for the sum of exponentials, write the softmax
  *    kept for backward = 3; backward read the softmax, write the gradient = 2. */
+/* The measured-kernel path (a profile with "kernels" rows) counts bytes with
+ * topo_kernel_bytes, whose accesses are the ones listed above. This table matches op
+ * names exactly, so "rotary_grad" and "mlp_act_grad" take the residual's 3 / 3 here
+ * rather than 2 and 5; it is kept as it is, since the per-device defaults of cost.c
+ * (calib_rows) were fitted with it. */
 typedef struct {
   double fwd, bwd;
 } Accesses;
@@ -100,6 +105,33 @@ sim_cost_compute_init (SimCost *c)
   c->mem_Bps = mem_base * c->opts.mem_efficiency;
   c->vector_flops = dev->peak_flops[TOPO_DTYPE_FP32];
   c->sms = dev->sms;
+
+  /* the profile's attention shapes in log space, and each kernel kind's curve */
+  if (prof != NULL && prof->attention->len > 0)
+    {
+      c->prof_attn_log = g_array_sized_new (FALSE, FALSE, sizeof (double),
+                                            6 * prof->attention->len);
+      for (guint i = 0; i < prof->attention->len; i++)
+        {
+          const TopoProfileAttn *a = &g_array_index (prof->attention, TopoProfileAttn, i);
+          const double v[6] = { log ((double) a->b), log ((double) a->heads),
+                                log ((double) a->kv_heads), log ((double) a->s_q),
+                                log ((double) a->s_kv), log ((double) a->head_dim) };
+          g_array_append_vals (c->prof_attn_log, v, 6);
+        }
+    }
+  for (int k = 0; prof != NULL && k < TOPO_KERNEL_N; k++)
+    if (prof->kernels[k]->len > 0)
+      {
+        const GArray *rows = prof->kernels[k];
+        c->prof_kernel_log[k] = g_array_sized_new (FALSE, FALSE, sizeof (double), 2 * rows->len);
+        for (guint i = 0; i < rows->len; i++)
+          {
+            const TopoProfileKernel *r = &g_array_index (rows, TopoProfileKernel, i);
+            const double v[2] = { log ((double) r->elements), log (r->Bps) };
+            g_array_append_vals (c->prof_kernel_log[k], v, 2);
+          }
+      }
 
   /* the profile's GEMM shapes in log space, for the nearest-shape lookup */
   if (prof != NULL && prof->gemm->len > 0)
@@ -225,6 +257,49 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d)
   return roofline (c, flops, c->peak_flops[d] * eff, bytes);
 }
 
+/* Achieved forward or backward FLOP/s of the profile's attention shape nearest to the op
+ * in (ln b, ln heads, ln kv_heads, ln s_q, ln s_kv, ln head_dim), Euclidean, the first
+ * row on ties; among rows of the op's causality and dtype when there are some (a
+ * causal kernel skips the masked half, a non-causal one does not), else scaled by
+ * peak(d) / peak(row dtype) as GEMM rows are. 0 without attention rows. */
+static double
+profile_attn_rate (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
+{
+  if (c->prof_attn_log == NULL)
+    return 0.0;
+  const GArray *rows = c->cluster->profile->attention;
+  const double q[6] = { log (MAX ((double) op->b, 1.0)), log (MAX ((double) op->heads, 1.0)),
+                        log (MAX ((double) (op->kv_heads > 0 ? op->kv_heads : op->heads), 1.0)),
+                        log (MAX ((double) op->s_q, 1.0)), log (MAX ((double) op->s_kv, 1.0)),
+                        log (MAX ((double) op->head_dim, 1.0)) };
+  gboolean same_causal = FALSE, same_dtype = FALSE;
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const TopoProfileAttn *a = &g_array_index (rows, TopoProfileAttn, i);
+      same_causal |= a->causal == op->causal;
+      same_dtype |= a->causal == op->causal && a->dtype == d;
+    }
+  double best = G_MAXDOUBLE, rate = 0.0;
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const TopoProfileAttn *a = &g_array_index (rows, TopoProfileAttn, i);
+      if ((same_causal && a->causal != op->causal) || (same_dtype && a->dtype != d))
+        continue;
+      const double *p = &g_array_index (c->prof_attn_log, double, 6 * i);
+      double dist = 0;
+      for (int j = 0; j < 6; j++)
+        dist += (q[j] - p[j]) * (q[j] - p[j]);
+      if (dist < best)
+        {
+          best = dist;
+          const double from = c->peak_flops[a->dtype], to = c->peak_flops[d];
+          rate = (backward ? a->bwd_flops_per_s : a->fwd_flops_per_s)
+                 * (!same_dtype && from > 0 && to > 0 ? to / from : 1.0);
+        }
+    }
+  return rate;
+}
+
 static double
 attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
 {
@@ -237,6 +312,10 @@ attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward
   if (flops <= 0)
     flops = 4.0 * b * (double) op->s_q * (double) op->s_kv * heads * hd
             * (op->causal ? 0.5 : 1.0);
+  /* measured: the nearest shape's rate in the program's FLOP counting (sim/cost.h) */
+  const double rate = profile_attn_rate (c, op, d, backward);
+  if (rate > 0)
+    return flops / rate + c->opts.launch_overhead_s;
   /* forward reads Q, K, V and writes O; backward reads Q, K, V, O, dO and writes dQ,
    * dK, dV (the per-row softmax statistics are negligible). */
   const double elements = backward ? 4.0 * q + 4.0 * kv : 2.0 * q + 2.0 * kv;
@@ -246,9 +325,67 @@ attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward
   return roofline (c, flops, c->peak_flops[d] * eff, bytes);
 }
 
+/* The profile's kind of a memory-bound op: the program's op names (plan/program.c)
+ * "rotary*" and "mlp_act*" are the rotary and activation kernels, other element-wise ops
+ * the residual; the backward block's ops are the _grad kinds. */
+static TopoKernel
+kernel_of (const ModelOp *op, gboolean backward)
+{
+  TopoKernel k;
+  switch (op->kind)
+    {
+    case MODEL_OP_NORM:
+      k = TOPO_KERNEL_NORM;
+      break;
+    case MODEL_OP_EMBEDDING:
+      k = TOPO_KERNEL_EMBEDDING;
+      break;
+    case MODEL_OP_LOSS:
+      k = TOPO_KERNEL_LOSS;
+      break;
+    default:
+      k = op->name != NULL && g_str_has_prefix (op->name, "rotary") ? TOPO_KERNEL_ROTARY
+          : op->name != NULL && g_str_has_prefix (op->name, "mlp_act") ? TOPO_KERNEL_SWIGLU
+          : TOPO_KERNEL_RESIDUAL;
+      break;
+    }
+  return backward ? (TopoKernel) (k + 1) : k;
+}
+
+/* Measured bytes/s of kind k at `elements`: ln Bps linear in ln elements between the two
+ * measured sizes around it, held beyond the smallest and the largest (as collective
+ * busbw is). 0 without rows of that kind. */
+static double
+profile_kernel_Bps (const SimCost *c, TopoKernel k, double elements)
+{
+  const GArray *curve = c->prof_kernel_log[k];
+  if (curve == NULL)
+    return 0.0;
+  const guint n = curve->len / 2;
+  const double *v = (const double *) (void *) curve->data;
+  const double x = log (MAX (elements, 1.0));
+  if (n == 1 || x <= v[0])
+    return exp (v[1]);
+  if (x >= v[2 * (n - 1)])
+    return exp (v[2 * (n - 1) + 1]);
+  guint i = 1;
+  while (v[2 * i] < x)
+    i++;
+  const double f = (x - v[2 * (i - 1)]) / (v[2 * i] - v[2 * (i - 1)]);
+  return exp (v[2 * (i - 1) + 1] + f * (v[2 * i + 1] - v[2 * (i - 1) + 1]));
+}
+
 static double
 memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
 {
+  /* measured: the kind's bytes (topo_kernel_bytes) at its achieved rate, plus the launch;
+   * the rate already holds whatever traffic the kernel really moves, so neither
+   * mem_traffic_factor nor the roofline applies (sim/cost.h) */
+  const TopoKernel k = kernel_of (op, backward);
+  const double Bps = profile_kernel_Bps (c, k, (double) op->elements);
+  if (Bps > 0)
+    return (op->elements > 0 ? topo_kernel_bytes (k, (double) op->elements, d) / Bps : 0.0)
+           + c->opts.launch_overhead_s;
   /* Activations are bf16 outside GEMMs, also in fp8 training; fp32 runs keep fp32. */
   const double elt = d == TOPO_DTYPE_FP32 || d == TOPO_DTYPE_TF32 ? 4.0 : 2.0;
   const Accesses a = accesses_of (op);
@@ -283,5 +420,9 @@ sim_cost_optimizer_s (const SimCost *c, double params)
   g_return_val_if_fail (c != NULL, 0.0);
   if (c->opts.free_optimizer || params <= 0)
     return 0.0;
+  const double Bps = profile_kernel_Bps (c, TOPO_KERNEL_ADAMW, params);
+  if (Bps > 0)
+    return topo_kernel_bytes (TOPO_KERNEL_ADAMW, params, TOPO_DTYPE_FP32) / Bps
+           + c->opts.launch_overhead_s;
   return roofline (c, 0.0, 0.0, params * ADAMW_BYTES_PER_PARAM);
 }

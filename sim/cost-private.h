@@ -46,6 +46,10 @@ struct SimCost {
   double       p2p_alpha_s[SIM_COST_MAX_LEVELS];
   /* hardware profile (cluster->profile); empty without one */
   GArray             *prof_gemm_log;            /* double: ln m, ln n, ln k per GEMM row */
+  GArray             *prof_attn_log;            /* double: ln of b, heads, kv_heads, s_q,
+                                                   s_kv, head_dim per attention row */
+  GArray             *prof_kernel_log[TOPO_KERNEL_N];   /* double pairs: ln elements,
+                                                   ln Bps, ascending; NULL = no rows */
   GPtrArray          *curves;                   /* SimCostCurve *, owned */
   const SimCostCurve *p2p_curve[SIM_COST_MAX_LEVELS];   /* sendrecv by joining level */
 };

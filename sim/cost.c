@@ -217,6 +217,9 @@ sim_cost_free (SimCost *cost)
     return;
   topo_cluster_unref (cost->cluster);
   g_clear_pointer (&cost->prof_gemm_log, g_array_unref);
+  g_clear_pointer (&cost->prof_attn_log, g_array_unref);
+  for (int k = 0; k < TOPO_KERNEL_N; k++)
+    g_clear_pointer (&cost->prof_kernel_log[k], g_array_unref);
   g_clear_pointer (&cost->curves, g_ptr_array_unref);
   g_free (cost);
 }

@@ -69,8 +69,22 @@
  *          (ln m, ln n, ln k) (Euclidean; the first row on ties), among rows of the op's
  *          dtype, else among all rows scaled by peak(dtype) / peak(row dtype). So a
  *          measured shape takes exactly its measured kernel time plus the launch.
- *   Memory-bound ops and the optimizer: the measured triad bandwidth in place of hbm_Bps
- *          (mem_efficiency then defaults to 1: the figure is already achieved).
+ *   ATTENTION  t = flops / R + launch, flops = op->fwd_flops (the program's counting:
+ *          causal halving, backward 2.5x), R the measured forward or backward rate of the
+ *          attention row nearest in (ln b, ln heads, ln kv_heads, ln s_q, ln s_kv,
+ *          ln head_dim) (Euclidean; the first row on ties), among rows of the op's
+ *          causality and dtype when there are some, else scaled by peak(dtype) /
+ *          peak(row dtype) as GEMMs are.
+ *   NORM / ELEMENTWISE / EMBEDDING / LOSS and the optimizer, where the profile has
+ *          "kernels" rows of the op's kind (topology/cluster.h TopoKernel: norm,
+ *          rotary, swiglu for mlp_act, residual for other element-wise ops, embedding,
+ *          loss, each with a _grad kind for backward blocks; adamw):
+ *          t = topo_kernel_bytes (kind, elements, dtype) / B + launch, B the measured
+ *          bytes/s, ln B linear in ln elements between the measured sizes around the op
+ *          and held beyond them. Neither mem_traffic_factor nor the FLOP roofline applies:
+ *          the rate is what the kernel achieved, whatever it computes or moves.
+ *   Other memory-bound ops and the optimizer: the measured triad bandwidth in place of
+ *          hbm_Bps (mem_efficiency then defaults to 1: the figure is already achieved).
  *   Collectives (and p2p, from sendrecv rows): the rows of the collective measured over
  *          the same levels as the group (r measured ranks span the first level that holds
  *          r devices, as nccl-tests places ranks; a p2p pair spans the level joining it),

@@ -96,6 +96,52 @@ typedef struct {
   double  algbw_Bps, busbw_Bps;       /* as printed by nccl-tests (1e9 B/s = 1 GB/s) */
 } TopoProfileColl;
 
+/* The attention core (softmax (q k^T) v) as the backend runs it. FLOPs are counted as the
+ * step program counts them (plan/program.c): forward 4 b heads s_q s_kv head_dim, halved
+ * when causal; backward 2.5 x the forward (FlashAttention-2's five matmuls for two). */
+typedef struct {
+  guint64   b, heads, kv_heads, s_q, s_kv, head_dim;
+  gboolean  causal;
+  TopoDtype dtype;                    /* of Q, K, V */
+  double    fwd_flops_per_s;          /* achieved forward FLOP/s per device (rank) */
+  double    bwd_flops_per_s;          /* achieved backward FLOP/s */
+} TopoProfileAttn;
+
+/* Memory-bound kernels by kind (the "kernels" object; topology/presets/README.md). The
+ * names are those of the step program's ops: a kind and its backward "_grad". */
+typedef enum {
+  TOPO_KERNEL_NORM,           /* RMSNorm / LayerNorm over the hidden size */
+  TOPO_KERNEL_NORM_GRAD,
+  TOPO_KERNEL_ROTARY,         /* rotary embedding of Q and K */
+  TOPO_KERNEL_ROTARY_GRAD,
+  TOPO_KERNEL_SWIGLU,         /* the MLP activation (mlp_act) */
+  TOPO_KERNEL_SWIGLU_GRAD,
+  TOPO_KERNEL_RESIDUAL,       /* residual add / copy, and other element-wise ops */
+  TOPO_KERNEL_RESIDUAL_GRAD,
+  TOPO_KERNEL_EMBEDDING,      /* token lookup */
+  TOPO_KERNEL_EMBEDDING_GRAD,
+  TOPO_KERNEL_LOSS,           /* softmax cross-entropy over the vocabulary */
+  TOPO_KERNEL_LOSS_GRAD,
+  TOPO_KERNEL_ADAMW,          /* the optimizer step, per parameter */
+  TOPO_KERNEL_N,
+} TopoKernel;
+
+/* One measured size of a memory-bound kind. `elements` and the bytes behind Bps are
+ * counted as the cost model counts them (sim/cost-compute.c, topology/presets/README.md):
+ * bytes = elements x accesses(kind) x 4 for fp32, AdamW 30 bytes per parameter. */
+typedef struct {
+  guint64 elements;
+  double  Bps;                        /* achieved bytes/s per device (rank) */
+} TopoProfileKernel;
+
+const char *topo_kernel_name  (TopoKernel kernel);   /* "norm", "norm_grad", ... */
+gboolean    topo_kernel_parse (const char *name, TopoKernel *out);
+/* The bytes a memory-bound op of `elements` moves as the cost model counts them (the unit
+ * of TopoProfileKernel.Bps): elements x accesses per element of the kind x 4 bytes (fp32,
+ * tf32) or 2 (other dtypes: activations stay 16-bit); AdamW 30 bytes per parameter.
+ * The accesses are listed in topology/profile.c and topology/presets/README.md. */
+double      topo_kernel_bytes (TopoKernel kernel, double elements, TopoDtype dtype);
+
 typedef struct {
   char   *source;                     /* "tandem calibrate on HOST, DATE", ... */
   char   *backend;                    /* "cpu", "cuda", "nccl-tests"; NULL = not given */
@@ -105,6 +151,9 @@ typedef struct {
   GArray *gemm;                       /* TopoProfileGemm */
   double  copy_Bps, triad_Bps;        /* memory bandwidth per rank; 0 = not measured */
   GArray *colls;                      /* TopoProfileColl */
+  /* Added after the fields above (other code reads those): */
+  GArray *attention;                  /* TopoProfileAttn */
+  GArray *kernels[TOPO_KERNEL_N];     /* TopoProfileKernel per kind, ascending elements */
 } TopoProfile;
 
 TopoProfile *topo_profile_new      (void);                           /* empty tables */
@@ -118,6 +167,12 @@ void         topo_profile_add_gemm (TopoProfile *profile, guint64 m, guint64 n, 
 gboolean     topo_profile_add_coll (TopoProfile *profile, const char *coll, guint ranks,
                                     double bytes, double time_s, double algbw_Bps,
                                     double busbw_Bps);
+/* Appends an attention row. */
+void         topo_profile_add_attention (TopoProfile *profile, const TopoProfileAttn *row);
+/* Adds a kernel row, keeping the kind's rows in ascending `elements`; a row of the same
+ * size is replaced. FALSE (nothing added) when elements is 0 or Bps is not > 0. */
+gboolean     topo_profile_add_kernel (TopoProfile *profile, TopoKernel kernel,
+                                      guint64 elements, double Bps);
 /* TRUE for the five names of TopoProfileColl.coll. */
 gboolean     topo_profile_coll_name_valid (const char *coll);
 /* Reads a "profile" JSON member (for cluster-load.c); errors name `file` and the field

@@ -13,6 +13,11 @@
  *     "collectives": [                               optional; nccl-tests columns:
  *       ["all_reduce", ranks, bytes, time_us,        name, group size (integer >= 1),
  *        algbw_GBps, busbw_GBps], ... ]              size > 0, time > 0, bandwidths >= 0
+ *     "attention": [                                 optional; integers > 0, a boolean,
+ *       [b, heads, kv_heads, s_q, s_kv, head_dim,    a dtype, achieved FLOP/s > 0 (the
+ *        causal, "fp32", fwd FLOP/s, bwd FLOP/s] ]   program's FLOP counting, cluster.h)
+ *     "kernels": {                                   optional; each key a TopoKernel name,
+ *       "norm": [ [elements, GBps], ... ], ... }     rows of integer > 0, bandwidth > 0
  *   }
  *
  * As in cluster-load.c, keys starting with '_' are comments and any other unknown key is
@@ -30,8 +35,64 @@ static const char *const coll_names[] = {
   "all_reduce", "reduce_scatter", "all_gather", "alltoall", "sendrecv", NULL,
 };
 static const char *const profile_keys[] = {
-  "source", "backend", "host", "date", "ranks", "gemm", "memory", "collectives", NULL,
+  "source", "backend", "host", "date", "ranks", "gemm", "memory", "collectives", "attention",
+  "kernels", NULL,
 };
+/* TopoKernel order */
+static const char *const kernel_names[] = {
+  "norm", "norm_grad", "rotary", "rotary_grad", "swiglu", "swiglu_grad", "residual",
+  "residual_grad", "embedding", "embedding_grad", "loss", "loss_grad", "adamw", NULL,
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (kernel_names) == TOPO_KERNEL_N + 1);
+
+const char *
+topo_kernel_name (TopoKernel kernel)
+{
+  return (guint) kernel < TOPO_KERNEL_N ? kernel_names[kernel] : "unknown";
+}
+
+/* Element accesses (reads + writes) per element of each kind, as the cost model counts a
+ * memory-bound op (sim/cost-compute.c keeps the reasons), in TopoKernel order:
+ *  - norm: read x, write y = 2; backward read x and dy, write dx = 3;
+ *  - rotary (elements of Q and K): read, write = 2 / 2;
+ *  - swiglu (per output element): read gate and up, write out = 3; backward read gate, up,
+ *    dout, write dgate, dup = 5;
+ *  - residual (and other element-wise ops): read two, write one = 3 / 3;
+ *  - embedding (tokens x h): gather rows, write = 2; backward read dy, read and write the
+ *    gradient rows = 3;
+ *  - loss (tokens x V logits): read for the max, again for the sum, write the softmax = 3;
+ *    backward read it, write the gradient = 2.
+ * AdamW is counted in bytes per parameter instead (topo_kernel_bytes). */
+static const double kernel_accesses[TOPO_KERNEL_N] = {
+  2, 3, 2, 2, 3, 5, 3, 3, 2, 3, 3, 2, 0,
+};
+
+/* AdamW bytes per parameter (Megatron distributed optimizer, fp32 main grads and master
+ * weights): read master 4, grad 4, m 4, v 4; write master 4, m 4, v 4, bf16 param 2. */
+#define ADAMW_BYTES_PER_PARAM 30.0
+
+double
+topo_kernel_bytes (TopoKernel kernel, double elements, TopoDtype dtype)
+{
+  g_return_val_if_fail ((guint) kernel < TOPO_KERNEL_N, 0.0);
+  if (kernel == TOPO_KERNEL_ADAMW)
+    return elements * ADAMW_BYTES_PER_PARAM;
+  /* activations are bf16 outside GEMMs, also in fp8 training; fp32 runs keep fp32 */
+  const double elt = dtype == TOPO_DTYPE_FP32 || dtype == TOPO_DTYPE_TF32 ? 4.0 : 2.0;
+  return elements * kernel_accesses[kernel] * elt;
+}
+
+gboolean
+topo_kernel_parse (const char *name, TopoKernel *out)
+{
+  for (guint i = 0; name != NULL && i < TOPO_KERNEL_N; i++)
+    if (g_str_equal (name, kernel_names[i]))
+      {
+        *out = (TopoKernel) i;
+        return TRUE;
+      }
+  return FALSE;
+}
 static const char *const memory_keys[] = { "copy_GBps", "triad_GBps", NULL };
 
 TopoProfile *
@@ -40,6 +101,9 @@ topo_profile_new (void)
   TopoProfile *p = g_new0 (TopoProfile, 1);
   p->gemm = g_array_new (FALSE, TRUE, sizeof (TopoProfileGemm));
   p->colls = g_array_new (FALSE, TRUE, sizeof (TopoProfileColl));
+  p->attention = g_array_new (FALSE, TRUE, sizeof (TopoProfileAttn));
+  for (int k = 0; k < TOPO_KERNEL_N; k++)
+    p->kernels[k] = g_array_new (FALSE, TRUE, sizeof (TopoProfileKernel));
   return p;
 }
 
@@ -54,6 +118,9 @@ topo_profile_free (TopoProfile *profile)
   g_free (profile->date);
   g_clear_pointer (&profile->gemm, g_array_unref);
   g_clear_pointer (&profile->colls, g_array_unref);
+  g_clear_pointer (&profile->attention, g_array_unref);
+  for (int k = 0; k < TOPO_KERNEL_N; k++)
+    g_clear_pointer (&profile->kernels[k], g_array_unref);
   g_free (profile);
 }
 
@@ -71,7 +138,35 @@ topo_profile_copy (const TopoProfile *profile)
   p->triad_Bps = profile->triad_Bps;
   g_array_append_vals (p->gemm, profile->gemm->data, profile->gemm->len);
   g_array_append_vals (p->colls, profile->colls->data, profile->colls->len);
+  g_array_append_vals (p->attention, profile->attention->data, profile->attention->len);
+  for (int k = 0; k < TOPO_KERNEL_N; k++)
+    g_array_append_vals (p->kernels[k], profile->kernels[k]->data, profile->kernels[k]->len);
   return p;
+}
+
+void
+topo_profile_add_attention (TopoProfile *profile, const TopoProfileAttn *row)
+{
+  g_return_if_fail (profile != NULL && row != NULL && (guint) row->dtype < TOPO_DTYPE_N);
+  g_array_append_val (profile->attention, *row);
+}
+
+gboolean
+topo_profile_add_kernel (TopoProfile *profile, TopoKernel kernel, guint64 elements, double Bps)
+{
+  g_return_val_if_fail (profile != NULL && (guint) kernel < TOPO_KERNEL_N, FALSE);
+  if (elements == 0 || !(Bps > 0) || !isfinite (Bps))
+    return FALSE;
+  GArray *rows = profile->kernels[kernel];
+  TopoProfileKernel row = { elements, Bps };
+  guint i = 0;
+  while (i < rows->len && g_array_index (rows, TopoProfileKernel, i).elements < elements)
+    i++;
+  if (i < rows->len && g_array_index (rows, TopoProfileKernel, i).elements == elements)
+    g_array_index (rows, TopoProfileKernel, i) = row;
+  else
+    g_array_insert_val (rows, i, row);
+  return TRUE;
 }
 
 void
@@ -215,24 +310,18 @@ check_keys (JsonObject *obj, const char *const *known, const char *file, const c
   return TRUE;
 }
 
-/* Member `key` as an array of arrays of exactly `width` elements in *out; *out = NULL
- * (and TRUE) when absent. */
+/* `node` (at `field`) as an array of arrays of exactly `width` elements in *out. */
 static gboolean
-get_table (JsonObject *obj, const char *key, guint width, JsonArray **out, const char *file,
-           GError **error)
+get_rows (JsonNode *node, const char *field, guint width, JsonArray **out, const char *file,
+          GError **error)
 {
-  JsonNode *node = json_object_get_member (obj, key);
-  g_autofree char *field = g_strdup_printf ("profile.%s", key);
-  *out = NULL;
-  if (node == NULL)
-    return TRUE;
   if (!JSON_NODE_HOLDS_ARRAY (node))
     return fail (error, file, field, "must be an array of rows, not %s", type_name (node));
   JsonArray *rows = json_node_get_array (node);
   for (guint i = 0; i < json_array_get_length (rows); i++)
     {
       JsonNode *row = json_array_get_element (rows, i);
-      g_autofree char *rf = g_strdup_printf ("profile.%s[%u]", key, i);
+      g_autofree char *rf = g_strdup_printf ("%s[%u]", field, i);
       if (!JSON_NODE_HOLDS_ARRAY (row))
         return fail (error, file, rf, "must be an array of %u values, not %s", width,
                      type_name (row));
@@ -242,6 +331,17 @@ get_table (JsonObject *obj, const char *key, guint width, JsonArray **out, const
     }
   *out = rows;
   return TRUE;
+}
+
+/* Member `key` as rows of `width` (get_rows); *out = NULL (and TRUE) when absent. */
+static gboolean
+get_table (JsonObject *obj, const char *key, guint width, JsonArray **out, const char *file,
+           GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+  g_autofree char *field = g_strdup_printf ("profile.%s", key);
+  *out = NULL;
+  return node == NULL || get_rows (node, field, width, out, file, error);
 }
 
 static gboolean
@@ -342,6 +442,85 @@ load_memory (JsonObject *obj, TopoProfile *p, const char *file, GError **error)
 }
 
 static gboolean
+get_dtype (JsonNode *node, TopoDtype *out, const char *file, const char *field, GError **error)
+{
+  const char *name;
+  if (!get_string (node, &name, file, field, error))
+    return FALSE;
+  if (!topo_dtype_parse (name, out))
+    return fail (error, file, field, "names an unknown dtype '%s' (fp32, tf32, fp16, bf16, fp8)",
+                 name);
+  return TRUE;
+}
+
+static gboolean
+load_attention (JsonObject *obj, TopoProfile *p, const char *file, GError **error)
+{
+  JsonArray *rows;
+  if (!get_table (obj, "attention", 10, &rows, file, error))
+    return FALSE;
+  for (guint i = 0; rows != NULL && i < json_array_get_length (rows); i++)
+    {
+      JsonArray *row = json_array_get_array_element (rows, i);
+      g_autofree char *f = g_strdup_printf ("profile.attention[%u]", i);
+      guint64 dims[6];
+      for (guint j = 0; j < 6; j++)
+        if (!get_count (json_array_get_element (row, j), &dims[j], file, f, error))
+          return FALSE;
+      JsonNode *causal = json_array_get_element (row, 6);
+      if (!JSON_NODE_HOLDS_VALUE (causal) || json_node_get_value_type (causal) != G_TYPE_BOOLEAN)
+        return fail (error, file, f, "must have true or false as its 7th value (causal), not %s",
+                     type_name (causal));
+      TopoProfileAttn a = { .b = dims[0], .heads = dims[1], .kv_heads = dims[2],
+                            .s_q = dims[3], .s_kv = dims[4], .head_dim = dims[5],
+                            .causal = json_node_get_boolean (causal) };
+      if (!get_dtype (json_array_get_element (row, 7), &a.dtype, file, f, error)
+          || !get_number (json_array_get_element (row, 8), FALSE, &a.fwd_flops_per_s, file, f,
+                          error)
+          || !get_number (json_array_get_element (row, 9), FALSE, &a.bwd_flops_per_s, file, f,
+                          error))
+        return FALSE;
+      topo_profile_add_attention (p, &a);
+    }
+  return TRUE;
+}
+
+static gboolean
+load_kernels (JsonObject *obj, TopoProfile *p, const char *file, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, "kernels");
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return fail (error, file, "profile.kernels", "must be an object, not %s", type_name (node));
+  JsonObject *ko = json_node_get_object (node);
+  if (!check_keys (ko, kernel_names, file, "profile.kernels", error))
+    return FALSE;
+  for (int k = 0; k < TOPO_KERNEL_N; k++)
+    {
+      JsonNode *kn = json_object_get_member (ko, kernel_names[k]);
+      g_autofree char *field = g_strdup_printf ("profile.kernels.%s", kernel_names[k]);
+      JsonArray *rows;
+      if (kn == NULL)
+        continue;
+      if (!get_rows (kn, field, 2, &rows, file, error))
+        return FALSE;
+      for (guint i = 0; i < json_array_get_length (rows); i++)
+        {
+          JsonArray *row = json_array_get_array_element (rows, i);
+          g_autofree char *f = g_strdup_printf ("%s[%u]", field, i);
+          guint64 elements;
+          double GBps;
+          if (!get_count (json_array_get_element (row, 0), &elements, file, f, error)
+              || !get_number (json_array_get_element (row, 1), FALSE, &GBps, file, f, error))
+            return FALSE;
+          topo_profile_add_kernel (p, (TopoKernel) k, elements, GBps * 1e9);   /* GB/s = 1e9 B/s */
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
 load_strings (JsonObject *obj, TopoProfile *p, const char *file, GError **error)
 {
   static const char *const keys[] = { "source", "backend", "host", "date" };
@@ -387,7 +566,8 @@ topo_profile_load (JsonNode *node, const char *file, TopoProfile **out, GError *
       p->ranks = (guint) MIN (ranks, G_MAXUINT);
     }
   if (!load_gemm (obj, p, file, error) || !load_memory (obj, p, file, error)
-      || !load_colls (obj, p, file, error))
+      || !load_colls (obj, p, file, error) || !load_attention (obj, p, file, error)
+      || !load_kernels (obj, p, file, error))
     return FALSE;
   topo_profile_free (*out);
   *out = g_steal_pointer (&p);
@@ -492,6 +672,56 @@ topo_profile_to_json_node (const TopoProfile *profile)
           json_builder_end_array (b);
         }
       json_builder_end_array (b);
+    }
+  if (profile->attention->len > 0)
+    {
+      add_string (b, "_attention", "rows: b, heads, kv_heads, s_q, s_kv, head_dim, causal, "
+                  "dtype, achieved forward and backward FLOP/s per rank (forward FLOPs 4 b "
+                  "heads s_q s_kv head_dim, halved when causal; backward 2.5x)");
+      json_builder_set_member_name (b, "attention");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < profile->attention->len; i++)
+        {
+          const TopoProfileAttn *a = &g_array_index (profile->attention, TopoProfileAttn, i);
+          json_builder_begin_array (b);
+          const guint64 dims[6] = { a->b, a->heads, a->kv_heads, a->s_q, a->s_kv, a->head_dim };
+          for (guint j = 0; j < 6; j++)
+            add_count (b, (double) dims[j]);
+          json_builder_add_boolean_value (b, a->causal);
+          json_builder_add_string_value (b, topo_dtype_name (a->dtype));
+          json_builder_add_double_value (b, a->fwd_flops_per_s);
+          json_builder_add_double_value (b, a->bwd_flops_per_s);
+          json_builder_end_array (b);
+        }
+      json_builder_end_array (b);
+    }
+  gboolean any_kernel = FALSE;
+  for (int k = 0; k < TOPO_KERNEL_N; k++)
+    any_kernel |= profile->kernels[k]->len > 0;
+  if (any_kernel)
+    {
+      add_string (b, "_kernels", "per kind, rows: elements, achieved GB/s per rank, bytes "
+                  "counted as the cost model counts them (topology/presets/README.md)");
+      json_builder_set_member_name (b, "kernels");
+      json_builder_begin_object (b);
+      for (int k = 0; k < TOPO_KERNEL_N; k++)
+        {
+          const GArray *rows = profile->kernels[k];
+          if (rows->len == 0)
+            continue;
+          json_builder_set_member_name (b, kernel_names[k]);
+          json_builder_begin_array (b);
+          for (guint i = 0; i < rows->len; i++)
+            {
+              const TopoProfileKernel *r = &g_array_index (rows, TopoProfileKernel, i);
+              json_builder_begin_array (b);
+              add_count (b, (double) r->elements);
+              json_builder_add_double_value (b, tidy (r->Bps / 1e9));
+              json_builder_end_array (b);
+            }
+          json_builder_end_array (b);
+        }
+      json_builder_end_object (b);
     }
   json_builder_end_object (b);
   return json_builder_get_root (b);

@@ -250,7 +250,8 @@ test_profile_rows (void)
 
 /* The checks every calibration must pass, on rank 0's record: every row checked and
  * right, a cluster JSON the strict loader accepts, and a cost model over it that
- * predicts each measured GEMM and each measured all-reduce (on the measured group). */
+ * predicts each measured GEMM, attention core, memory-bound kernel and all-reduce (on the
+ * measured group). */
 static void
 check_calibration (const ExecCalibration *cal, gboolean quick, int ranks)
 {
@@ -270,9 +271,9 @@ check_calibration (const ExecCalibration *cal, gboolean quick, int ranks)
   g_assert_cmpfloat (cal->launch_s, >, 0);
   if (ranks > 1)
     {
-      /* 5 collectives x 3 sizes over 2 ranks, every element right */
+      /* 5 collectives x 4 sizes over 2 ranks, every element right */
       g_assert_true (cal->colls_measured);
-      g_assert_cmpuint (cal->colls->len, ==, 15);
+      g_assert_cmpuint (cal->colls->len, ==, 20);
       for (guint i = 0; i < cal->colls->len; i++)
         {
           const ExecCollRow *r = &g_array_index (cal->colls, ExecCollRow, i);
@@ -299,7 +300,7 @@ check_calibration (const ExecCalibration *cal, gboolean quick, int ranks)
   g_unlink (path);
   g_assert_nonnull (cl->profile);
   g_assert_cmpuint (cl->profile->gemm->len, ==, 7);
-  g_assert_cmpuint (cl->profile->colls->len, ==, ranks > 1 ? 15 : 0);
+  g_assert_cmpuint (cl->profile->colls->len, ==, ranks > 1 ? 20 : 0);
   g_assert_cmpuint (cl->n_devices, ==, (guint64) ranks);
   g_assert_cmpstr (cl->levels[0].name, ==, "host");
   g_assert_nonnull (strstr (g_hash_table_lookup (cl->device.sources, "peak_tflops"),
@@ -317,6 +318,61 @@ check_calibration (const ExecCalibration *cal, gboolean quick, int ranks)
       g_test_message ("%d x %d x %d: measured %.3f us, predicted %.3f us", g->m, g->n, g->k,
                       g->time_s * 1e6, t * 1e6);
       assert_rel (t, g->time_s, 1e-9);
+    }
+  /* the attention core and the memory-bound kernels: every row checked and right (quick
+   * grid: 5 attention shapes; 13 kinds x 3 sizes, exec/calibrate-kernels.c), all in the
+   * profile, whose rates make the cost model predict each measured time: the rate takes
+   * out the call overhead that the model adds back */
+  g_assert_cmpuint (cal->attention->len, ==, 5);
+  g_assert_cmpuint (cl->profile->attention->len, ==, 5);
+  for (guint i = 0; i < cal->attention->len; i++)
+    {
+      const ExecAttnRow *a = &g_array_index (cal->attention, ExecAttnRow, i);
+      const ExecAttnShape *sh = &a->shape;
+      g_assert_cmpint (a->wrong, ==, 0);
+      g_assert_cmpint (a->reps, >=, 2);
+      /* FLOPs as plan/program.c counts them: 4 b heads s_q s_kv d / 2 (causal), x 2.5 */
+      ModelOp op = { .name = "attn_core", .kind = MODEL_OP_ATTENTION, .b = sh->b,
+                     .heads = sh->heads, .kv_heads = sh->kv_heads, .s_q = sh->s_q,
+                     .s_kv = sh->s_kv, .head_dim = sh->head_dim, .causal = sh->causal };
+      op.fwd_flops = 4.0 * sh->b * sh->heads * sh->s_q * sh->s_kv * sh->head_dim
+                     * (sh->causal ? 0.5 : 1.0);
+      const double tf = sim_cost_op_s (cost, &op, TOPO_DTYPE_FP32, FALSE);
+      op.fwd_flops *= 2.5;
+      const double tb = sim_cost_op_s (cost, &op, TOPO_DTYPE_FP32, TRUE);
+      g_test_message ("attention %d x %d/%d x %d x %d: forward %.3f ms (%.2f GFLOP/s), "
+                      "backward %.3f ms (%.2f GFLOP/s)", sh->b, sh->heads, sh->kv_heads,
+                      sh->s_q, sh->head_dim, a->fwd_s * 1e3, a->fwd_flops_per_s / 1e9,
+                      a->bwd_s * 1e3, a->bwd_flops_per_s / 1e9);
+      assert_rel (tf, a->fwd_s, 1e-9);
+      assert_rel (tb, a->bwd_s, 1e-9);
+    }
+  g_assert_cmpuint (cal->kernels->len, ==, 3 * TOPO_KERNEL_N);
+  for (guint i = 0; i < cal->kernels->len; i++)
+    {
+      const ExecKernelRow *k = &g_array_index (cal->kernels, ExecKernelRow, i);
+      g_assert_cmpint (k->wrong, ==, 0);
+      g_assert_cmpint (k->reps, >=, 2);
+      g_assert_cmpuint (cl->profile->kernels[k->kind]->len, ==, 3);
+      /* the program's op of the kind (plan/program.c names; _grad kinds in backward) */
+      static const ModelOpKind op_kind[] = { MODEL_OP_NORM, MODEL_OP_ELEMENTWISE,
+                                             MODEL_OP_ELEMENTWISE, MODEL_OP_ELEMENTWISE,
+                                             MODEL_OP_EMBEDDING, MODEL_OP_LOSS };
+      static const char *const op_name[] = { "attn_norm", "rotary", "mlp_act",
+                                             "attn_residual", "embed", "loss" };
+      const gboolean bwd = k->kind % 2 == 1;
+      double t;
+      if (k->kind == TOPO_KERNEL_ADAMW)
+        t = sim_cost_optimizer_s (cost, (double) k->elements);
+      else
+        {
+          g_autofree char *name = g_strconcat (op_name[k->kind / 2], bwd ? "_grad" : "", NULL);
+          ModelOp op = { .name = name, .kind = op_kind[k->kind / 2], .elements = k->elements };
+          t = sim_cost_op_s (cost, &op, TOPO_DTYPE_FP32, bwd);
+        }
+      g_test_message ("%-15s %9" G_GUINT64_FORMAT " elements: %.4f ms, %.2f GB/s",
+                      topo_kernel_name (k->kind), k->elements, k->time_s * 1e3, k->Bps / 1e9);
+      assert_rel (t, k->time_s, 1e-9);
     }
   if (ranks < 2)
     return;

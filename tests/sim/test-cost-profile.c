@@ -38,6 +38,27 @@ static const char cluster_json[] =
 
 static const char plain_json[] = CLUSTER_HEAD "\n}\n";
 
+/* The same cluster with measured compute kernels (topology/presets/README.md): attention
+ * rows (FP32, program FLOP counting) b 1, 8 heads / 4 KV, 256 tokens, head_dim 32, causal
+ * at 2e9 forward and 4e9 backward FLOP/s; 8/4 heads, 1024 tokens, head_dim 64, causal at
+ * 3e9 / 5e9; 8/8 heads, 256, 32 non-causal at 2.5e9 / 4.5e9. Kernels (GB/s): norm 4 at
+ * 65536 elements and 8 at 1048576 (written in descending order), norm_grad 6,
+ * rotary_grad 2, swiglu_grad 5, residual 100, loss 2 at 65536; adamw 6 at 1048576. */
+static const char compute_json[] =
+  CLUSTER_HEAD ",\n"
+  "  \"profile\": {\n"
+  "    \"source\": \"hand-written compute tables\",\n"
+  "    \"memory\": { \"triad_GBps\": 10 },\n"
+  "    \"attention\": [ [1, 8, 4, 256, 256, 32, true, \"fp32\", 2e9, 4e9],\n"
+  "                     [1, 8, 4, 1024, 1024, 64, true, \"fp32\", 3e9, 5e9],\n"
+  "                     [1, 8, 8, 256, 256, 32, false, \"fp32\", 2.5e9, 4.5e9] ],\n"
+  "    \"kernels\": { \"norm\": [ [1048576, 8], [65536, 4] ], \"norm_grad\": [ [65536, 6] ],\n"
+  "                   \"rotary_grad\": [ [65536, 2] ], \"swiglu_grad\": [ [65536, 5] ],\n"
+  "                   \"residual\": [ [65536, 100] ], \"loss\": [ [65536, 2] ],\n"
+  "                   \"adamw\": [ [1048576, 6] ], \"_note\": \"a comment\" }\n"
+  "  }\n"
+  "}\n";
+
 /* |a - b| <= rel x |b| */
 #define assert_rel(a, b, rel)                                                          \
   G_STMT_START {                                                                       \
@@ -252,6 +273,220 @@ test_gemm_nearest (void)
   assert_rel (sim_cost_op_s (c, &e, TOPO_DTYPE_FP32, FALSE), 2.0 / 5e10 + 2e-6, 1e-12);
 }
 
+/* ---- attention and memory-bound kernels (compute_json) -------------------------------- */
+
+static ModelOp
+attn_op (guint64 heads, guint64 kv, guint64 s, guint64 d, gboolean causal, double factor)
+{
+  ModelOp op = { 0 };
+  op.name = "attn_core";
+  op.kind = MODEL_OP_ATTENTION;
+  op.b = 1;
+  op.heads = heads;
+  op.kv_heads = kv;
+  op.s_q = op.s_kv = s;
+  op.head_dim = d;
+  op.causal = causal;
+  /* plan/program.c: 4 b heads s s d, halved when causal, x 2.5 for the backward */
+  op.fwd_flops = factor * 4.0 * heads * s * s * d * (causal ? 0.5 : 1.0);
+  return op;
+}
+
+static ModelOp
+elem_op (const char *name, ModelOpKind kind, guint64 elements)
+{
+  ModelOp op = { 0 };
+  op.name = name;
+  op.kind = kind;
+  op.elements = elements;
+  return op;
+}
+
+/* Loaded in SI units, kernel rows in ascending size, and written back the same; the
+ * bytes per element of each kind (topology/profile.c): norm 2 accesses x 4 B = 8,
+ * swiglu_grad 5 x 4 = 20, bf16 norm 2 x 2 = 4, AdamW 30 per parameter. */
+static void
+test_compute_load (void)
+{
+  g_autoptr (TopoCluster) c = load (compute_json);
+  const TopoProfile *p = c->profile;
+  g_assert_cmpuint (p->attention->len, ==, 3);
+  const TopoProfileAttn *a = &g_array_index (p->attention, TopoProfileAttn, 1);
+  g_assert_cmpuint (a->s_q, ==, 1024);
+  g_assert_cmpuint (a->head_dim, ==, 64);
+  g_assert_true (a->causal);
+  g_assert_cmpint (a->dtype, ==, TOPO_DTYPE_FP32);
+  g_assert_cmpfloat (a->fwd_flops_per_s, ==, 3e9);
+  g_assert_cmpfloat (a->bwd_flops_per_s, ==, 5e9);
+  g_assert_false (g_array_index (p->attention, TopoProfileAttn, 2).causal);
+  const GArray *norm = p->kernels[TOPO_KERNEL_NORM];
+  g_assert_cmpuint (norm->len, ==, 2);
+  g_assert_cmpuint (g_array_index (norm, TopoProfileKernel, 0).elements, ==, 65536);
+  g_assert_cmpfloat (g_array_index (norm, TopoProfileKernel, 0).Bps, ==, 4e9);
+  g_assert_cmpfloat (g_array_index (norm, TopoProfileKernel, 1).Bps, ==, 8e9);
+  g_assert_cmpuint (p->kernels[TOPO_KERNEL_ROTARY]->len, ==, 0);
+  g_assert_cmpuint (p->kernels[TOPO_KERNEL_ADAMW]->len, ==, 1);
+  g_assert_cmpfloat (topo_kernel_bytes (TOPO_KERNEL_NORM, 1, TOPO_DTYPE_FP32), ==, 8);
+  g_assert_cmpfloat (topo_kernel_bytes (TOPO_KERNEL_SWIGLU_GRAD, 1, TOPO_DTYPE_FP32), ==, 20);
+  g_assert_cmpfloat (topo_kernel_bytes (TOPO_KERNEL_NORM, 1, TOPO_DTYPE_BF16), ==, 4);
+  g_assert_cmpfloat (topo_kernel_bytes (TOPO_KERNEL_ADAMW, 2, TOPO_DTYPE_BF16), ==, 60);
+  TopoKernel k;
+  g_assert_true (topo_kernel_parse ("loss_grad", &k));
+  g_assert_cmpint (k, ==, TOPO_KERNEL_LOSS_GRAD);
+  g_assert_cmpstr (topo_kernel_name (k), ==, "loss_grad");
+  g_assert_false (topo_kernel_parse ("softmax", &k));
+
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = topo_cluster_json_set_profile (plain_json, p, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (text, "[ 1, 8, 4, 1024, 1024, 64, true, \"fp32\", "));
+  g_autoptr (TopoCluster) back = load (text);
+  const TopoProfile *b = back->profile;
+  g_assert_cmpuint (b->attention->len, ==, 3);
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (memcmp (&g_array_index (p->attention, TopoProfileAttn, i),
+                           &g_array_index (b->attention, TopoProfileAttn, i),
+                           sizeof (TopoProfileAttn)) == 0);
+  for (int kk = 0; kk < TOPO_KERNEL_N; kk++)
+    {
+      g_assert_cmpuint (p->kernels[kk]->len, ==, b->kernels[kk]->len);
+      for (guint i = 0; i < p->kernels[kk]->len; i++)
+        {
+          const TopoProfileKernel *x = &g_array_index (p->kernels[kk], TopoProfileKernel, i);
+          const TopoProfileKernel *y = &g_array_index (b->kernels[kk], TopoProfileKernel, i);
+          g_assert_cmpuint (x->elements, ==, y->elements);
+          /* B/s -> GB/s -> B/s: one rounding each way */
+          assert_rel (y->Bps, x->Bps, 1e-15);
+        }
+    }
+  /* a copy holds the same tables; a repeated size replaces its row, a bad one is refused */
+  g_autoptr (TopoProfile) cp = topo_profile_copy (p);
+  g_assert_cmpuint (cp->attention->len, ==, 3);
+  g_assert_true (topo_profile_add_kernel (cp, TOPO_KERNEL_NORM, 65536, 5e9));
+  g_assert_cmpuint (cp->kernels[TOPO_KERNEL_NORM]->len, ==, 2);
+  g_assert_cmpfloat (g_array_index (cp->kernels[TOPO_KERNEL_NORM], TopoProfileKernel, 0).Bps,
+                     ==, 5e9);
+  g_assert_false (topo_profile_add_kernel (cp, TOPO_KERNEL_NORM, 0, 5e9));
+  g_assert_false (topo_profile_add_kernel (cp, TOPO_KERNEL_NORM, 8, 0));
+}
+
+static const BadCase bad_compute_cases[] = {
+  { "{ \"source\": \"x\", \"attention\": [[1, 8, 4, 256, 256, 32, true, \"fp32\", 1e9]] }",
+    TOPO_ERROR_INVALID_FIELD, "profile.attention[0]" },
+  { "{ \"source\": \"x\", \"attention\": [[1, 8, 4, 256, 256, 32, 1, \"fp32\", 1e9, 1e9]] }",
+    TOPO_ERROR_INVALID_FIELD, "profile.attention[0]" },
+  { "{ \"source\": \"x\", \"attention\": [[1, 8, 0, 256, 256, 32, true, \"fp32\", 1e9, 1e9]] }",
+    TOPO_ERROR_INVALID_FIELD, "profile.attention[0]" },
+  { "{ \"source\": \"x\", \"attention\": [[1, 8, 4, 256, 256, 32, true, \"int8\", 1e9, 1e9]] }",
+    TOPO_ERROR_INVALID_FIELD, "profile.attention[0]" },
+  { "{ \"source\": \"x\", \"attention\": [[1, 8, 4, 256, 256, 32, true, \"fp32\", 1e9, 0]] }",
+    TOPO_ERROR_INVALID_FIELD, "profile.attention[0]" },
+  { "{ \"source\": \"x\", \"kernels\": [] }", TOPO_ERROR_INVALID_FIELD, "profile.kernels" },
+  { "{ \"source\": \"x\", \"kernels\": { \"softmax\": [] } }", TOPO_ERROR_INVALID_FIELD,
+    "profile.kernels.softmax" },
+  { "{ \"source\": \"x\", \"kernels\": { \"norm\": [[8, 1, 2]] } }",
+    TOPO_ERROR_INVALID_FIELD, "profile.kernels.norm[0]" },
+  { "{ \"source\": \"x\", \"kernels\": { \"norm\": [[0, 1]] } }",
+    TOPO_ERROR_INVALID_FIELD, "profile.kernels.norm[0]" },
+  { "{ \"source\": \"x\", \"kernels\": { \"adamw\": [[8, -1]] } }",
+    TOPO_ERROR_INVALID_FIELD, "profile.kernels.adamw[0]" },
+  { "{ \"source\": \"x\", \"kernels\": { \"loss\": {} } }",
+    TOPO_ERROR_INVALID_FIELD, "profile.kernels.loss" },
+};
+
+static void
+test_compute_load_bad (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (bad_compute_cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *text = g_strdup_printf (CLUSTER_HEAD ", \"profile\": %s }",
+                                               bad_compute_cases[i].profile);
+      g_autoptr (TopoCluster) c = topo_cluster_new_from_data (text, -1, "bad.json", &error);
+      g_assert_null (c);
+      g_assert_error (error, TOPO_ERROR, bad_compute_cases[i].code);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, "bad.json"));
+      g_assert_nonnull (strstr (error->message, bad_compute_cases[i].field));
+    }
+}
+
+static void
+test_attention_measured (void)
+{
+  g_autoptr (TopoCluster) cl = load (compute_json);
+  g_autoptr (SimCost) c = sim_cost_new (cl, NULL, NULL);
+  /* the measured shape, forward: 4 x 8 x 256^2 x 32 / 2 = 33554432 FLOPs / 2e9 =
+   * 16.777216 ms, + 2 us launch */
+  ModelOp f = attn_op (8, 4, 256, 32, TRUE, 1.0);
+  assert_rel (sim_cost_op_s (c, &f, TOPO_DTYPE_FP32, FALSE), 16.777216e-3 + 2e-6, 1e-12);
+  /* backward: 2.5 x 33554432 = 83886080 FLOPs / 4e9 = 20.97152 ms + 2 us */
+  ModelOp bw = attn_op (8, 4, 256, 32, TRUE, 2.5);
+  assert_rel (sim_cost_op_s (c, &bw, TOPO_DTYPE_FP32, TRUE), 20.97152e-3 + 2e-6, 1e-12);
+  /* 512 tokens, head_dim 32: ln 2 off in s_q and s_kv from the first row (distance
+   * 0.98), also ln 2 in head_dim from the second (1.20): 4 x 8 x 512^2 x 32 / 2 =
+   * 134217728 / 2e9 = 67.108864 ms + 2 us */
+  ModelOp n = attn_op (8, 4, 512, 32, TRUE, 1.0);
+  assert_rel (sim_cost_op_s (c, &n, TOPO_DTYPE_FP32, FALSE), 67.108864e-3 + 2e-6, 1e-12);
+  /* non-causal ops take the non-causal row: 4 x 8 x 256^2 x 32 = 67108864 / 2.5e9 =
+   * 26.8435456 ms + 2 us; a causal one of the same heads takes the first row (ln 2 off in
+   * kv_heads): 33554432 / 2e9 */
+  ModelOp full = attn_op (8, 8, 256, 32, FALSE, 1.0);
+  assert_rel (sim_cost_op_s (c, &full, TOPO_DTYPE_FP32, FALSE), 26.8435456e-3 + 2e-6, 1e-12);
+  ModelOp causal8 = attn_op (8, 8, 256, 32, TRUE, 1.0);
+  assert_rel (sim_cost_op_s (c, &causal8, TOPO_DTYPE_FP32, FALSE), 16.777216e-3 + 2e-6, 1e-12);
+  /* BF16 with FP32 rows only: the rate x peak bf16 / fp32 = 2: 33554432 / 4e9 = 8.388608 ms */
+  assert_rel (sim_cost_op_s (c, &f, TOPO_DTYPE_BF16, FALSE), 8.388608e-3 + 2e-6, 1e-12);
+}
+
+static void
+test_kernels_measured (void)
+{
+  g_autoptr (TopoCluster) cl = load (compute_json);
+  g_autoptr (SimCost) c = sim_cost_new (cl, NULL, NULL);
+  /* norm at a measured size: 65536 x 8 B = 524288 B / 4e9 = 131.072 us + 2 us; at
+   * 1048576: 8388608 B / 8e9 = 1.048576 ms + 2 us */
+  ModelOp norm = elem_op ("attn_norm", MODEL_OP_NORM, 65536);
+  assert_rel (sim_cost_op_s (c, &norm, TOPO_DTYPE_FP32, FALSE), 131.072e-6 + 2e-6, 1e-12);
+  norm.elements = 1048576;
+  assert_rel (sim_cost_op_s (c, &norm, TOPO_DTYPE_FP32, FALSE), 1.048576e-3 + 2e-6, 1e-12);
+  /* 262144 sits half-way in ln elements: ln B half-way, B = sqrt (4e9 x 8e9) = 5.65685e9;
+   * 2097152 B / 5.65685e9 = 370.727 us + 2 us */
+  norm.elements = 262144;
+  assert_rel (sim_cost_op_s (c, &norm, TOPO_DTYPE_FP32, FALSE),
+              2097152.0 / sqrt (4e9 * 8e9) + 2e-6, 1e-12);
+  /* held beyond the ends: 1000 at 4e9 (8000 B: 2 us + 2 us), 4194304 at 8e9 (4.194304 ms) */
+  norm.elements = 1000;
+  assert_rel (sim_cost_op_s (c, &norm, TOPO_DTYPE_FP32, FALSE), 2e-6 + 2e-6, 1e-12);
+  norm.elements = 4194304;
+  assert_rel (sim_cost_op_s (c, &norm, TOPO_DTYPE_FP32, FALSE), 4.194304e-3 + 2e-6, 1e-12);
+  /* BF16 activations: 2 B an access, 65536 x 4 B = 262144 B / 4e9 = 65.536 us + 2 us */
+  norm.elements = 65536;
+  assert_rel (sim_cost_op_s (c, &norm, TOPO_DTYPE_BF16, FALSE), 65.536e-6 + 2e-6, 1e-12);
+  /* a backward block's norm is norm_grad: 65536 x 12 B = 786432 / 6e9 = 131.072 us */
+  ModelOp ng = elem_op ("attn_norm_grad", MODEL_OP_NORM, 65536);
+  assert_rel (sim_cost_op_s (c, &ng, TOPO_DTYPE_FP32, TRUE), 131.072e-6 + 2e-6, 1e-12);
+  /* rotary_grad: 65536 x 8 B / 2e9 = 262.144 us; mlp_act_grad is swiglu_grad:
+   * 65536 x 20 B / 5e9 = 262.144 us; the residual: 65536 x 12 B / 1e11 = 7.86432 us;
+   * the loss: 65536 x 12 B / 2e9 = 393.216 us */
+  ModelOp rg = elem_op ("rotary_grad", MODEL_OP_ELEMENTWISE, 65536);
+  assert_rel (sim_cost_op_s (c, &rg, TOPO_DTYPE_FP32, TRUE), 262.144e-6 + 2e-6, 1e-12);
+  ModelOp ag = elem_op ("mlp_act_grad", MODEL_OP_ELEMENTWISE, 65536);
+  assert_rel (sim_cost_op_s (c, &ag, TOPO_DTYPE_FP32, TRUE), 262.144e-6 + 2e-6, 1e-12);
+  ModelOp res = elem_op ("attn_residual", MODEL_OP_ELEMENTWISE, 65536);
+  assert_rel (sim_cost_op_s (c, &res, TOPO_DTYPE_FP32, FALSE), 7.86432e-6 + 2e-6, 1e-12);
+  ModelOp loss = elem_op ("loss", MODEL_OP_LOSS, 65536);
+  assert_rel (sim_cost_op_s (c, &loss, TOPO_DTYPE_FP32, FALSE), 393.216e-6 + 2e-6, 1e-12);
+  /* kinds without rows keep the triad path: forward rotary 65536 x 2 x 4 B / 1e10 =
+   * 52.4288 us, the embedding the same */
+  ModelOp rot = elem_op ("rotary", MODEL_OP_ELEMENTWISE, 65536);
+  assert_rel (sim_cost_op_s (c, &rot, TOPO_DTYPE_FP32, FALSE), 52.4288e-6 + 2e-6, 1e-12);
+  ModelOp emb = elem_op ("embed", MODEL_OP_EMBEDDING, 65536);
+  assert_rel (sim_cost_op_s (c, &emb, TOPO_DTYPE_FP32, FALSE), 52.4288e-6 + 2e-6, 1e-12);
+  /* AdamW: 1e6 x 30 B = 3e7 B / 6e9 = 5 ms + 2 us (the one size is held) */
+  assert_rel (sim_cost_optimizer_s (c, 1e6), 5e-3 + 2e-6, 1e-12);
+}
+
 /* ---- memory-bound ---------------------------------------------------------------------- */
 
 static void
@@ -453,6 +688,10 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/cost-profile/gemm-measured", test_gemm_measured);
   g_test_add_func ("/sim/cost-profile/gemm-nearest", test_gemm_nearest);
   g_test_add_func ("/sim/cost-profile/memory-bound", test_memory_bound);
+  g_test_add_func ("/sim/cost-profile/compute-load", test_compute_load);
+  g_test_add_func ("/sim/cost-profile/compute-load-bad", test_compute_load_bad);
+  g_test_add_func ("/sim/cost-profile/attention-measured", test_attention_measured);
+  g_test_add_func ("/sim/cost-profile/kernels-measured", test_kernels_measured);
   g_test_add_func ("/sim/cost-profile/all-reduce-measured", test_all_reduce_measured);
   g_test_add_func ("/sim/cost-profile/interpolation", test_interpolation);
   g_test_add_func ("/sim/cost-profile/nearest-group", test_nearest_group);
