@@ -5,7 +5,8 @@
  *
  *   tandem calibrate --backend cpu --quick                 GEMM + memory, one process
  *   mpirun -np 4 tandem calibrate --quick                  + collectives over 2 and 4 ranks
- *   tandem calibrate --quick --model tiny-llama --tp 2     + the plan's GEMM shapes
+ *   tandem calibrate --quick --model tiny-llama --tp 2     + the plan's GEMM and attention
+ *                                                          shapes
  *   tandem calibrate --no-bench --cluster h100-24k \
  *       --import-nccl-tests all_reduce_perf.txt --out h100-measured.json
  *
@@ -21,7 +22,7 @@
 
 typedef struct {
   gboolean   json;
-  gboolean   gemm_header, coll_started;
+  gboolean   gemm_header, coll_started, attn_header, kernel_header;
   PlanColl   last_coll;
   int        last_ranks;
 } Printer;
@@ -43,6 +44,47 @@ print_gemm_row (const ExecGemmRow *r, gpointer data)
   printf ("  %6d %6d %6d %12.2f %10.2f %6d %7" G_GINT64_FORMAT "%s\n", r->m, r->n, r->k,
           r->time_s * 1e6, r->flops_per_s / 1e9, r->reps, r->wrong,
           r->from_plan ? "  (plan)" : "");
+  fflush (stdout);
+}
+
+static void
+print_attn_row (const ExecAttnRow *r, gpointer data)
+{
+  Printer *p = data;
+  if (p->json)
+    return;
+  if (!p->attn_header)
+    {
+      printf ("\nattention core (per rank, all ranks computing; checked on sampled queries)\n");
+      printf ("  %4s %5s %5s %6s %6s %5s %6s %11s %11s %9s %9s %5s %7s\n", "b", "heads", "kv",
+              "s_q", "s_kv", "dim", "causal", "fwd_us", "bwd_us", "fwd_GF/s", "bwd_GF/s",
+              "reps", "#wrong");
+      p->attn_header = TRUE;
+    }
+  const ExecAttnShape *a = &r->shape;
+  printf ("  %4d %5d %5d %6d %6d %5d %6s %11.2f %11.2f %9.2f %9.2f %5d %7" G_GINT64_FORMAT
+          "%s\n", a->b, a->heads, a->kv_heads, a->s_q, a->s_kv, a->head_dim,
+          a->causal ? "yes" : "no", r->fwd_s * 1e6, r->bwd_s * 1e6, r->fwd_flops_per_s / 1e9,
+          r->bwd_flops_per_s / 1e9, r->reps, r->wrong, r->from_plan ? "  (plan)" : "");
+  fflush (stdout);
+}
+
+static void
+print_kernel_row (const ExecKernelRow *r, gpointer data)
+{
+  Printer *p = data;
+  if (p->json)
+    return;
+  if (!p->kernel_header)
+    {
+      printf ("\nmemory-bound kernels (per rank, all ranks computing)\n");
+      printf ("  %-14s %12s %12s %10s %6s %7s\n", "kind", "elements", "time_us", "GB/s", "reps",
+              "#wrong");
+      p->kernel_header = TRUE;
+    }
+  printf ("  %-14s %12" G_GUINT64_FORMAT " %12.2f %10.2f %6d %7" G_GINT64_FORMAT "\n",
+          topo_kernel_name (r->kind), r->elements, r->time_s * 1e6, r->Bps / 1e9, r->reps,
+          r->wrong);
   fflush (stdout);
 }
 
@@ -75,13 +117,15 @@ print_coll_row (const ExecCollRow *r, gpointer data)
   fflush (stdout);
 }
 
-/* Distinct GEMM shapes (m, n, k) of the plan's program, per rank. */
+/* Distinct GEMM shapes (m, n, k) of the plan's program, per rank, and (into `attn`)
+ * its distinct attention shapes (ExecAttnShape). */
 static GArray *
-plan_shapes (CliPlanContext *ctx, GError **error)
+plan_shapes (CliPlanContext *ctx, GArray *attn, GError **error)
 {
   g_autoptr (ProgProgram) prog = prog_program_new (ctx->model, &ctx->plan, ctx->layout, error);
   if (prog == NULL)
     return NULL;
+  exec_calibrate_plan_attention (prog, attn);
   GArray *shapes = g_array_new (FALSE, FALSE, 3 * sizeof (int));
   for (guint i = 0; i < prog->ops->len; i++)
     {
@@ -183,6 +227,46 @@ print_json (const ExecCalibration *cal, gboolean quick, const GArray *imported,
           M_INT ("wrong", cal->memory.wrong);
           json_builder_end_object (b);
         }
+      json_builder_set_member_name (b, "attention");
+      json_builder_begin_array (b);
+      for (guint i = 0; cal->attention != NULL && i < cal->attention->len; i++)
+        {
+          const ExecAttnRow *r = &g_array_index (cal->attention, ExecAttnRow, i);
+          json_builder_begin_object (b);
+          M_INT ("b", r->shape.b);
+          M_INT ("heads", r->shape.heads);
+          M_INT ("kv_heads", r->shape.kv_heads);
+          M_INT ("s_q", r->shape.s_q);
+          M_INT ("s_kv", r->shape.s_kv);
+          M_INT ("head_dim", r->shape.head_dim);
+          json_builder_set_member_name (b, "causal");
+          json_builder_add_boolean_value (b, r->shape.causal);
+          M_DBL ("fwd_us", r->fwd_s * 1e6);
+          M_DBL ("bwd_us", r->bwd_s * 1e6);
+          M_DBL ("fwd_gflops", r->fwd_flops_per_s / 1e9);
+          M_DBL ("bwd_gflops", r->bwd_flops_per_s / 1e9);
+          M_INT ("reps", r->reps);
+          M_INT ("wrong", r->wrong);
+          json_builder_set_member_name (b, "from_plan");
+          json_builder_add_boolean_value (b, r->from_plan);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "kernels");
+      json_builder_begin_array (b);
+      for (guint i = 0; cal->kernels != NULL && i < cal->kernels->len; i++)
+        {
+          const ExecKernelRow *r = &g_array_index (cal->kernels, ExecKernelRow, i);
+          json_builder_begin_object (b);
+          M_STR ("kind", topo_kernel_name (r->kind));
+          M_INT ("elements", (gint64) r->elements);
+          M_DBL ("time_us", r->time_s * 1e6);
+          M_DBL ("GBps", r->Bps / 1e9);
+          M_INT ("reps", r->reps);
+          M_INT ("wrong", r->wrong);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
       json_builder_set_member_name (b, "collectives_measured");
       json_builder_add_boolean_value (b, cal->colls_measured);
       json_builder_set_member_name (b, "collectives");
@@ -238,9 +322,10 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
   const char *db = db_arg ? db_arg : "tandem.db";
   g_autoptr (GArray) imported = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));
   g_autoptr (GArray) shapes = NULL;
+  g_autoptr (GArray) attn = g_array_new (FALSE, TRUE, sizeof (ExecAttnShape));
   if (ctx->args.model_name != NULL && !no_bench)
     {
-      shapes = plan_shapes (ctx, &error);
+      shapes = plan_shapes (ctx, attn, &error);
       if (shapes == NULL)
         return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
     }
@@ -266,11 +351,18 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
       o.quick = quick;
       o.on_gemm = print_gemm_row;
       o.on_coll = print_coll_row;
+      o.on_attention = print_attn_row;
+      o.on_kernel = print_kernel_row;
       o.user_data = &printer;
       if (shapes != NULL)
         {
           o.extra_shapes = (const int (*)[3]) (void *) shapes->data;
           o.n_extra_shapes = shapes->len;
+        }
+      if (attn->len > 0)
+        {
+          o.extra_attention = (const ExecAttnShape *) (void *) attn->data;
+          o.n_extra_attention = attn->len;
         }
       if (rank == 0 && !json)
         {
@@ -380,7 +472,7 @@ cli_cmd_calibrate (int argc, char **argv)
   const GOptionEntry extra[] = {
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "Execution backend (default cpu)", "NAME" },
     { "quick", 0, 0, G_OPTION_ARG_NONE, &quick,
-      "A few GEMM shapes and 3 message sizes (seconds)", NULL },
+      "A few GEMM and attention shapes, 3 kernel sizes and 4 message sizes (seconds)", NULL },
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out,
       "Cluster JSON to write (default " DEFAULT_OUT ")", "FILE" },
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "SQLite results store (default tandem.db)", "FILE" },
@@ -399,7 +491,7 @@ cli_cmd_calibrate (int argc, char **argv)
                                       "and under mpirun collectives) or import nccl-tests "
                                       "output: a hardware profile for the cost model, stored "
                                       "and written as a cluster JSON. With --model and plan "
-                                      "flags, the plan's GEMM shapes are measured too.",
+                                      "flags, the plan's GEMM and attention shapes are measured too.",
                                       extra, &argc, &argv);
   if (status != 0)
     goto out;

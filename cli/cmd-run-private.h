@@ -17,6 +17,7 @@ typedef struct {
   gint64   seed;
   char    *db, *trace, *pred_trace, *note;
   char   **cost;
+  char    *backend;       /* --backend (NULL: cpu) */
 } RunArgs;
 
 /* One rank's run: the backend, what the plan was resolved against, the flags. */

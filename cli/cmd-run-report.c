@@ -340,7 +340,8 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
   double meas[T_N], pred[T_N];
   terms (m, p, mem, meas, pred);
   g_autofree char *plan_str = plan_to_string (&c->plan);
-  printf ("run: %s, %s on %d ranks (cpu backend)\n", c->model->name, plan_str, c->world);
+  printf ("run: %s, %s on %d ranks (%s backend)\n", c->model->name, plan_str, c->world,
+          c->b->ops->name);
   printf ("  prediction for cluster %s: %s\n", c->cluster->name,
           c->calibrated ? "calibrated profile"
                         : "uncalibrated defaults (run tandem calibrate for a measured profile)");

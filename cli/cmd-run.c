@@ -417,6 +417,8 @@ cli_cmd_run (int argc, char **argv)
     { "cost", 0, 0, G_OPTION_ARG_STRING_ARRAY, &c.a.cost,
       "Override a cost-model default of the prediction (repeatable)", "KEY=VALUE" },
     { "note", 0, 0, G_OPTION_ARG_STRING, &c.a.note, "Free text stored with the run", "TEXT" },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &c.a.backend,
+      "Execution backend: cpu (default) or cuda", "NAME" },
     { NULL },
   };
   g_autoptr (GOptionContext) octx = g_option_context_new (NULL);
@@ -445,10 +447,15 @@ cli_cmd_run (int argc, char **argv)
       goto out;
     }
   c.db_path = c.a.db ? c.a.db : "tandem.db";
+  if (exec_backend_lookup (c.a.backend ? c.a.backend : "cpu", &error) == NULL)
+    {
+      status = fail0 (&c, CLI_EXIT_USAGE, "%s (hint: --backend cpu|cuda)", error->message);
+      goto out;
+    }
 
   ExecConfig cfg;
   exec_config_init (&cfg);
-  cfg.backend = "cpu";
+  cfg.backend = c.a.backend ? c.a.backend : "cpu";
   cfg.mpi = g_getenv ("SLURM_NTASKS") && g_ascii_strtoll (g_getenv ("SLURM_NTASKS"), NULL, 10) > 1
               ? EXEC_MPI_ON : EXEC_MPI_AUTO;
   cfg.timeout_s = c.a.timeout_s;
@@ -471,6 +478,7 @@ out:
   g_free (c.a.trace);
   g_free (c.a.pred_trace);
   g_free (c.a.note);
+  g_free (c.a.backend);
   g_strfreev (c.a.cost);
   return status;
 }

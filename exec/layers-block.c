@@ -277,12 +277,14 @@ exec_head_acts_bind (ExecHeadActs *a, const ExecLayerShape *s, float *mem)
   a->logits = mem;
 }
 
-/* datt, dq (N qd), dk, dv (N kvd), delta (N n_head), dxn (N C) */
+/* dq (N qd), dk, dv (N kvd), then datt (N qd) and 2 N kvd more (together the (N, qd +
+ * 2 kvd) rows [dq | dk | dv] of the fused QKV GEMM once datt is consumed), delta
+ * (N n_head), dxn (N C) */
 gsize
 exec_attn_scratch_size (const ExecLayerShape *s)
 {
   gsize N = n_tok (s);
-  return 2 * N * qd (s) + 2 * N * kvd (s) + N * s->n_head + N * s->C;
+  return 2 * N * qd (s) + 4 * N * kvd (s) + N * s->n_head + N * s->C;
 }
 
 /* dh, dgate, dup (N ffn), dxn (N C) */
@@ -326,18 +328,51 @@ exec_embed_backward (ExecStream *stream, const ExecLayerShape *s, float *dwte,
                                              s->vocab_local, (int) n_tok (s), s->C);
 }
 
+/* Q, K and V run as one GEMM of OC = qd + 2 kvd (the program's fused QKV GEMM) when
+ * their weights, and gradients, are adjacent as exec_layer_weights_bind lays them out. */
+static gboolean
+qkv_fused (const ExecLayerShape *s, const ExecLayerWeights *w, const ExecLayerWeights *g)
+{
+  gsize qc = qd (s) * s->C, kc = kvd (s) * s->C;
+  return w->wk == w->wq + qc && w->wv == w->wk + kc
+         && (!g || (g->wk == g->wq + qc && g->wv == g->wk + kc));
+}
+
 void
-exec_attn_pre_forward (ExecStream *stream, const ExecLayerShape *s, const ExecLayerWeights *w,
-                       const float *x, const int *pos, ExecAttnActs *a)
+exec_attn_pre_forward_ws (ExecStream *stream, const ExecLayerShape *s,
+                          const ExecLayerWeights *w, const float *x, const int *pos,
+                          ExecAttnActs *a, float *work)
 {
   const ExecKernels *k = exec_kernels_for (stream);
   int N = (int) n_tok (s), C = s->C;
   k->rmsnorm_forward (stream, a->x_norm, a->rstd, x, w->attn_norm, N, C, s->eps);
-  k->matmul_forward (stream, a->q, a->x_norm, w->wq, N, C, (int) qd (s), 0.0f);
-  k->matmul_forward (stream, a->k, a->x_norm, w->wk, N, C, (int) kvd (s), 0.0f);
-  k->matmul_forward (stream, a->v, a->x_norm, w->wv, N, C, (int) kvd (s), 0.0f);
+  if (work != NULL && qkv_fused (s, w, NULL))
+    {
+      /* one GEMM into rows [q | k | v], then each row's pieces to q, k and v */
+      gsize q = qd (s), kv = kvd (s), W = q + 2 * kv;
+      k->matmul_forward (stream, work, a->x_norm, w->wq, N, C, (int) W, 0.0f);
+      for (gsize n = 0; n < (gsize) N; n++)
+        {
+          k->copy (stream, a->q + n * q, work + n * W, q);
+          k->copy (stream, a->k + n * kv, work + n * W + q, kv);
+          k->copy (stream, a->v + n * kv, work + n * W + q + kv, kv);
+        }
+    }
+  else
+    {
+      k->matmul_forward (stream, a->q, a->x_norm, w->wq, N, C, (int) qd (s), 0.0f);
+      k->matmul_forward (stream, a->k, a->x_norm, w->wk, N, C, (int) kvd (s), 0.0f);
+      k->matmul_forward (stream, a->v, a->x_norm, w->wv, N, C, (int) kvd (s), 0.0f);
+    }
   k->rope_forward (stream, a->q, pos, s->B, s->T, s->n_head, s->head_dim, s->rope_theta);
   k->rope_forward (stream, a->k, pos, s->B, s->T, s->n_kv_head, s->head_dim, s->rope_theta);
+}
+
+void
+exec_attn_pre_forward (ExecStream *stream, const ExecLayerShape *s, const ExecLayerWeights *w,
+                       const float *x, const int *pos, ExecAttnActs *a)
+{
+  exec_attn_pre_forward_ws (stream, s, w, x, pos, a, NULL);
 }
 
 void
@@ -364,13 +399,21 @@ exec_attn_post_forward (ExecStream *stream, const ExecLayerShape *s, const ExecL
 }
 
 void
+exec_attn_forward_ws (ExecStream *stream, const ExecLayerShape *s, const ExecLayerWeights *w,
+                      const float *x, const int *pos, gboolean add_residual, ExecAttnActs *acts,
+                      float *out, float *work)
+{
+  exec_attn_pre_forward_ws (stream, s, w, x, pos, acts, work);
+  exec_attn_core_forward (stream, s, pos, acts);
+  exec_attn_post_forward (stream, s, w, x, add_residual, acts, out);
+}
+
+void
 exec_attn_forward (ExecStream *stream, const ExecLayerShape *s, const ExecLayerWeights *w,
                    const float *x, const int *pos, gboolean add_residual, ExecAttnActs *acts,
                    float *out)
 {
-  exec_attn_pre_forward (stream, s, w, x, pos, acts);
-  exec_attn_core_forward (stream, s, pos, acts);
-  exec_attn_post_forward (stream, s, w, x, add_residual, acts, out);
+  exec_attn_forward_ws (stream, s, w, x, pos, add_residual, acts, out, NULL);
 }
 
 void
@@ -423,12 +466,45 @@ exec_attn_backward (ExecStream *stream, const ExecLayerShape *s, const ExecLayer
                     ExecLayerWeights *g, const float *x, const int *pos, gboolean add_residual,
                     const ExecAttnActs *acts, const float *dout, float *dx, float *scratch)
 {
-  gsize N = n_tok (s);
-  float *datt = scratch, *dq = datt + N * qd (s), *dk = dq + N * qd (s);
-  float *dv = dk + N * kvd (s), *delta = dv + N * kvd (s), *dxn = delta + N * s->n_head;
+  gsize N = n_tok (s), q = qd (s), kv = kvd (s), W = q + 2 * kv;
+  float *dq = scratch, *dk = dq + N * q, *dv = dk + N * kv, *datt = dv + N * kv;
+  float *delta = datt + N * W, *dxn = delta + N * s->n_head;
   exec_attn_post_backward (stream, s, w, g, add_residual, acts, dout, datt, dx);
   exec_attn_core_backward (stream, s, pos, acts, datt, dq, dk, dv, delta);
-  exec_attn_pre_backward (stream, s, w, g, x, pos, acts, dq, dk, dv, dx, dxn);
+  if (!qkv_fused (s, w, g))
+    {
+      exec_attn_pre_backward (stream, s, w, g, x, pos, acts, dq, dk, dv, dx, dxn);
+      return;
+    }
+  /* the mirror of the fused forward: rows [dq | dk | dv] where datt was, one GEMM */
+  const ExecKernels *k = exec_kernels_for (stream);
+  int n_tok_i = (int) N, C = s->C;
+  float *dqkv = datt;
+  k->rope_backward (stream, dq, pos, s->B, s->T, s->n_head, s->head_dim, s->rope_theta);
+  k->rope_backward (stream, dk, pos, s->B, s->T, s->n_kv_head, s->head_dim, s->rope_theta);
+  for (gsize n = 0; n < N; n++)
+    {
+      k->copy (stream, dqkv + n * W, dq + n * q, q);
+      k->copy (stream, dqkv + n * W + q, dk + n * kv, kv);
+      k->copy (stream, dqkv + n * W + q + kv, dv + n * kv, kv);
+    }
+  k->matmul_backward (stream, dxn, g->wq, dqkv, acts->x_norm, w->wq, n_tok_i, C, (int) W, 0.0f);
+  k->rmsnorm_backward (stream, dx, g->attn_norm, dxn, x, w->attn_norm, acts->rstd, n_tok_i, C);
+}
+
+/* Gate and up run as one GEMM of OC = 2 ffn when their weights (and gradients) are
+ * adjacent, as exec_layer_weights_bind lays them out, and the activations are those of
+ * exec_mlp_acts_bind: then acts->gate .. acts->up holds (N, 2 ffn) rows [gate | up]
+ * instead of two (N, ffn) blocks (only exec_mlp_backward reads them). Weights bound
+ * otherwise take the two-GEMM path. */
+static gboolean
+mlp_fused (const ExecLayerShape *s, const ExecLayerWeights *w, const ExecLayerWeights *g,
+           const ExecMlpActs *a, const float *scratch)
+{
+  gsize fc = (gsize) s->ffn * s->C, nf = n_tok (s) * s->ffn;
+  (void) scratch;   /* dh, dgate, dup of exec_mlp_scratch_size are adjacent by construction */
+  return w->w_up == w->w_gate + fc && (!g || g->w_up == g->w_gate + fc)
+         && a->up == a->gate + nf && a->h == a->up + nf;
 }
 
 void
@@ -438,9 +514,21 @@ exec_mlp_forward (ExecStream *stream, const ExecLayerShape *s, const ExecLayerWe
   const ExecKernels *k = exec_kernels_for (stream);
   int N = (int) n_tok (s), C = s->C;
   k->rmsnorm_forward (stream, a->x_norm, a->rstd, x, w->mlp_norm, N, C, s->eps);
-  k->matmul_forward (stream, a->gate, a->x_norm, w->w_gate, N, C, s->ffn, 0.0f);
-  k->matmul_forward (stream, a->up, a->x_norm, w->w_up, N, C, s->ffn, 0.0f);
-  k->swiglu_forward (stream, a->h, a->gate, a->up, (gsize) N * s->ffn);
+  if (mlp_fused (s, w, NULL, a, NULL))
+    {
+      /* one GEMM of OC = 2 ffn into rows [gate | up] (what the program models), then the
+       * activation row by row */
+      gsize f = (gsize) s->ffn;
+      k->matmul_forward (stream, a->gate, a->x_norm, w->w_gate, N, C, 2 * s->ffn, 0.0f);
+      for (gsize n = 0; n < (gsize) N; n++)
+        k->swiglu_forward (stream, a->h + n * f, a->gate + 2 * n * f, a->gate + 2 * n * f + f, f);
+    }
+  else
+    {
+      k->matmul_forward (stream, a->gate, a->x_norm, w->w_gate, N, C, s->ffn, 0.0f);
+      k->matmul_forward (stream, a->up, a->x_norm, w->w_up, N, C, s->ffn, 0.0f);
+      k->swiglu_forward (stream, a->h, a->gate, a->up, (gsize) N * s->ffn);
+    }
   if (add_residual)
     k->copy (stream, out, x, (gsize) N * C);
   k->matmul_forward (stream, out, a->h, w->w_down, N, s->ffn, C, add_residual ? 1.0f : 0.0f);
@@ -460,9 +548,23 @@ exec_mlp_backward (ExecStream *stream, const ExecLayerShape *s, const ExecLayerW
   else
     k->fill (stream, dx, 0.0f, (gsize) N * C);
   k->matmul_backward (stream, dh, g->w_down, dout, a->h, w->w_down, N, s->ffn, C, 0.0f);
-  k->swiglu_backward (stream, dgate, dup, dh, a->gate, a->up, nf);
-  k->matmul_backward (stream, dxn, g->w_gate, dgate, a->x_norm, w->w_gate, N, C, s->ffn, 0.0f);
-  k->matmul_backward (stream, dxn, g->w_up, dup, a->x_norm, w->w_up, N, C, s->ffn, 1.0f);
+  if (mlp_fused (s, w, g, a, scratch))
+    {
+      /* the mirror of the fused forward: rows [dgate | dup] (in dgate .. dup), one GEMM */
+      gsize f = (gsize) s->ffn;
+      for (gsize n = 0; n < (gsize) N; n++)
+        k->swiglu_backward (stream, dgate + 2 * n * f, dgate + 2 * n * f + f, dh + n * f,
+                            a->gate + 2 * n * f, a->gate + 2 * n * f + f, f);
+      k->matmul_backward (stream, dxn, g->w_gate, dgate, a->x_norm, w->w_gate, N, C,
+                          2 * s->ffn, 0.0f);
+    }
+  else
+    {
+      k->swiglu_backward (stream, dgate, dup, dh, a->gate, a->up, nf);
+      k->matmul_backward (stream, dxn, g->w_gate, dgate, a->x_norm, w->w_gate, N, C, s->ffn,
+                          0.0f);
+      k->matmul_backward (stream, dxn, g->w_up, dup, a->x_norm, w->w_up, N, C, s->ffn, 1.0f);
+    }
   k->rmsnorm_backward (stream, dx, g->mlp_norm, dxn, x, w->mlp_norm, a->rstd, N, C);
 }
 

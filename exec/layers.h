@@ -148,8 +148,15 @@ void exec_embed_backward (ExecStream *stream, const ExecLayerShape *s, float *dw
 void exec_attn_forward  (ExecStream *stream, const ExecLayerShape *s, const ExecLayerWeights *w,
                          const float *x, const int *pos, gboolean add_residual,
                          ExecAttnActs *acts, float *out);
+/* The same with `work` (NULL, or exec_attn_scratch_size floats, e.g. the backward
+ * scratch, free during the forward): Q, K and V run as one GEMM into work when the
+ * weights are adjacent (exec_layer_weights_bind), as the step program models them. */
+void exec_attn_forward_ws (ExecStream *stream, const ExecLayerShape *s,
+                           const ExecLayerWeights *w, const float *x, const int *pos,
+                           gboolean add_residual, ExecAttnActs *acts, float *out, float *work);
 /* dx = [dout +] d(attention)/dx (set, not accumulated); weight gradients accumulate into
- * g. scratch: exec_attn_scratch_size floats. */
+ * g. scratch: exec_attn_scratch_size floats. Adjacent weights and gradients take one
+ * QKV GEMM (and the MLP one gate-and-up GEMM, in its forward and backward too). */
 void exec_attn_backward (ExecStream *stream, const ExecLayerShape *s, const ExecLayerWeights *w,
                          ExecLayerWeights *g, const float *x, const int *pos,
                          gboolean add_residual, const ExecAttnActs *acts, const float *dout,
@@ -159,6 +166,9 @@ void exec_attn_backward (ExecStream *stream, const ExecLayerShape *s, const Exec
 void exec_attn_pre_forward  (ExecStream *stream, const ExecLayerShape *s,
                              const ExecLayerWeights *w, const float *x, const int *pos,
                              ExecAttnActs *acts);
+void exec_attn_pre_forward_ws (ExecStream *stream, const ExecLayerShape *s,
+                               const ExecLayerWeights *w, const float *x, const int *pos,
+                               ExecAttnActs *acts, float *work);
 /* PROG_BLOCK_ATTN_CORE without CP: acts->att, lse from q, k, v. */
 void exec_attn_core_forward (ExecStream *stream, const ExecLayerShape *s, const int *pos,
                              ExecAttnActs *acts);

@@ -486,13 +486,15 @@ layer_block (ExecRunner *r, const ProgTask *t, const ProgBlock *blk, RunTaskStat
           if (r->tp == 1 && !(out = runner_next_input (r, u, LAST_ATTN, l, rc, error)))
             return FALSE;
           if (blk->kind == PROG_BLOCK_ATTN)
-            exec_attn_forward (s, sh, &w, L->x_attn, r->pos, res, &L->attn, out);
+            /* u->scratch (the backward's) is free during a forward: the fused QKV */
+            exec_attn_forward_ws (s, sh, &w, L->x_attn, r->pos, res, &L->attn, out,
+                                  u->scratch);
           else
             exec_attn_post_forward (s, sh, &w, L->x_attn, res, &L->attn, out);
           set_last (u, rc, LAST_ATTN, l);
           return TRUE;
         case PROG_BLOCK_ATTN_PRE:
-          exec_attn_pre_forward (s, sh, &w, L->x_attn, r->pos, &L->attn);
+          exec_attn_pre_forward_ws (s, sh, &w, L->x_attn, r->pos, &L->attn, u->scratch);
           return TRUE;
         case PROG_BLOCK_ATTN_CORE:
           if (r->cp == 1)   /* selective recompute */

@@ -298,12 +298,18 @@ rank_of_stage (const ExecRunner *r, int rank, int stage)
   return plan_layout_rank_of (r->layout, &c);
 }
 
-/* A RECV counts from its post or its peer SEND's start, whichever is later. */
+/* A pipeline transfer counts from the later of its own post and its peer's post: a RECV
+ * posted before its SEND, or a SEND posted before its RECV (a rendezvous send waits for
+ * the receive), is idle until the peer arrives, which the model counts as bubble, not
+ * as exposed pipeline communication. The peer's post is known only after the fact, from
+ * the records gathered at the end of the run; both are relative to their rank's step
+ * start, which the step's world barrier aligns to within the barrier's skew (an
+ * approximation: microseconds on one host, against transfers of milliseconds). */
 static double
-recv_start (const ExecRunner *r, const double *all, gsize per_rank, gsize step_off, int rank,
+transfer_start (const ExecRunner *r, const double *all, gsize per_rank, gsize step_off, int rank,
             const ProgTask *t, const double *x)
 {
-  if (t->kind != PROG_TASK_RECV || t->peer_task < 0)
+  if ((t->kind != PROG_TASK_RECV && t->kind != PROG_TASK_SEND) || t->peer_task < 0)
     return x[REC_START];
   const ProgTask *peer = prog_task (r->prog, (guint32) t->peer_task);
   int peer_rank = rank_of_stage (r, rank, peer->stage);
@@ -337,7 +343,7 @@ rank_stats (const ExecRunner *r, const double *all, gsize per_rank, gsize step_o
             add_interval (pts, x[REC_START], end, 0);
         }
       else
-        add_interval (pts, recv_start (r, all, per_rank, step_off, rank, t, x), x[REC_END],
+        add_interval (pts, transfer_start (r, all, per_rank, step_off, rank, t, x), x[REC_END],
                       1 + t->comm);
       if (x[REC_X0K] >= 0)
         add_interval (pts, x[REC_X0S], x[REC_X0E], 1 + (int) x[REC_X0K]);
@@ -448,7 +454,7 @@ compute_stats (ExecRunner *r, const double *all, gsize per_rank)
         {
           const ProgTask *t = prog_task (p, p->stages[s].first + i);
           const double *x = rec + 1 + (gsize) i * REC_N;
-          res->times[t->id].start_s = MAX (recv_start (r, all, per_rank, step_off, q, t, x), 0);
+          res->times[t->id].start_s = MAX (transfer_start (r, all, per_rank, step_off, q, t, x), 0);
           res->times[t->id].end_s = MAX (x[REC_END], res->times[t->id].start_s);
         }
     }

@@ -161,6 +161,7 @@ struct ExecRunner {
   /* gathered per timed step: REC_N doubles per task, plus the step end */
   double     *recs;               /* steps x (1 + n_tasks x REC_N) */
   gsize       alloc_now, alloc_peak;
+  GPtrArray  *pool;               /* ExecBuffer * released, for reuse (runner_alloc) */
 };
 
 /* runner.c */
@@ -176,6 +177,7 @@ void     runner_bucket_norms (ExecRunner *r, RunBucket *bk, RunNormFn fn, gpoint
 /* runner-state.c */
 float   *runner_alloc      (ExecRunner *r, gsize n_floats, ExecBuffer **handle, GError **error);
 void     runner_release    (ExecRunner *r, ExecBuffer **handle);
+void     runner_pool_free  (ExecRunner *r);   /* frees the pooled buffers */
 RunUnit *runner_unit       (ExecRunner *r, int mb, int chunk, GError **error);
 void     runner_unit_retire (ExecRunner *r, RunUnit *u);
 void     runner_units_free (ExecRunner *r);

@@ -445,6 +445,7 @@ exec_runner_new (ExecBackend *b, const ProgProgram *prog, const PlanLayout *layo
       return NULL;
     }
   g_autoptr (ExecRunner) r = g_new0 (ExecRunner, 1);
+  r->pool = g_ptr_array_new ();
   r->b = b;
   r->prog = prog;
   r->model = prog->model;
@@ -596,6 +597,8 @@ exec_runner_free (ExecRunner *r)
   runner_release (r, &r->grad_buf);
   runner_release (r, &r->opt_buf);
   runner_release (r, &r->norm_buf);
+  runner_pool_free (r);
+  g_clear_pointer (&r->pool, g_ptr_array_unref);
   for (int k = 0; k < PROG_STREAM_N + 1; k++)
     exec_stream_free (r->streams[k]);
   if (r->pos_of)
