@@ -26,7 +26,8 @@
  *    its rank relative to that start (events for compute, ExecSample for communication).
  *    After the last step, rank 0 gathers every rank's times and computes the statistics
  *    (ExecRunResult). A RECV is counted from the later of its post and its peer SEND's
- *    start, so a receive posted early is idle time, not communication.
+ *    start, so a receive posted early is idle time, not communication; a SEND likewise from
+ *    the later of its post and its peer RECV's post (clocks aligned by the step barrier).
  *  - Failure: a wait that exceeds ExecRunOptions.timeout_s fails with EXEC_ERROR_TIMEOUT
  *    and a message "rank R: task T (what, stage S, micro-batch M) timed out after X s
  *    waiting for group 'G' (ranks ...)"; when *interrupted becomes non-zero (the caller's
