@@ -3,33 +3,10 @@
 #include "cli/cli.h"
 #include "results/store.h"
 #include "sim/predict.h"
+#include "cli/cli-store.h"
 
 #include <math.h>
 #include <stdio.h>
-
-/* JSON text of one object built by `fill`. */
-static char *
-json_text (JsonBuilder *b)
-{
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  return json_generator_to_data (gen, NULL);
-}
-
-static char *
-conv_object (const double *values)
-{
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
-    {
-      json_builder_set_member_name (b, model_flop_convention_name (c));
-      json_builder_add_double_value (b, values[c]);
-    }
-  json_builder_end_object (b);
-  return json_text (b);
-}
 
 /* Stores a prediction as one run (kind predict, status ok or oom). */
 gint64
@@ -43,15 +20,15 @@ cli_store_prediction (const char *db_path, const SimPrediction *p, const char *n
   g_autofree char *plan_str = plan_to_string (&p->plan);
   g_autoptr (JsonBuilder) pb = json_builder_new ();
   plan_to_json (&p->plan, pb);
-  g_autofree char *plan_json = json_text (pb);
+  g_autofree char *plan_json = cli_json_text (pb);
   g_autoptr (JsonBuilder) mb = json_builder_new ();
   plan_memory_to_json (&p->memory, mb);
-  g_autofree char *memory_json = json_text (mb);
-  g_autofree char *mfu = conv_object (r->mfu);
+  g_autofree char *memory_json = cli_json_text (mb);
+  g_autofree char *mfu = cli_conv_json (r->mfu, 1);
   double hfu_all[MODEL_FLOPS_N_CONVENTIONS];
   for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
     hfu_all[c] = r->hfu;
-  g_autofree char *hfu = conv_object (hfu_all);
+  g_autofree char *hfu = cli_conv_json (hfu_all, 1);
 
   ResRunInfo info = { 0 };
   info.kind = RES_KIND_PREDICT;
@@ -67,40 +44,11 @@ cli_store_prediction (const char *db_path, const SimPrediction *p, const char *n
   info.error = p->memory.fits ? NULL : "does not fit in device memory";
 
   ResMetrics m;
-  res_metrics_init (&m);
-  m.step_time_s = r->step_time_s;
-  m.tokens_per_s = r->tokens_per_s;
-  m.tflops_per_gpu = r->model_tflops_per_gpu[MODEL_FLOPS_PALM];
-  m.mfu_json = mfu;
-  m.hfu_json = hfu;
-  m.bubble_fraction = r->bubble_fraction;
-  m.compute_s = r->compute_s;
-  m.exposed_s[RES_COMM_TP] = r->exposed_comm_s[PROG_COMM_TP];
-  m.exposed_s[RES_COMM_CP] = r->exposed_comm_s[PROG_COMM_CP];
-  m.exposed_s[RES_COMM_PP] = r->exposed_comm_s[PROG_COMM_PP];
-  m.exposed_s[RES_COMM_DP] = r->exposed_comm_s[PROG_COMM_DP];
-  m.overlap_ratio = r->overlap_ratio;
-  m.peak_memory_bytes = (gint64) p->memory.peak_bytes;
-  m.fits = p->memory.fits ? 1 : 0;
-  m.memory_json = memory_json;
-  m.sim_wall_s = p->wall_s;
+  cli_predicted_metrics (p, &p->memory, mfu, hfu, memory_json, &m);
 
   /* per-stage busy and exposed time, one phase row per (stage, kind) */
   g_autoptr (GArray) phases = g_array_new (FALSE, TRUE, sizeof (ResPhase));
-  for (int s = 0; s < r->n_stages; s++)
-    {
-      const SimStageStats *st = &r->stages[s];
-      ResPhase ph = { RES_SOURCE_PREDICTED, s, "compute", st->compute_s, NAN };
-      g_array_append_val (phases, ph);
-      for (int k = 0; k < PROG_COMM_N; k++)
-        {
-          ResPhase c = { RES_SOURCE_PREDICTED, s, prog_comm_name (k), st->comm_s[k],
-                         st->exposed_s[k] };
-          g_array_append_val (phases, c);
-        }
-      ResPhase bub = { RES_SOURCE_PREDICTED, s, "bubble", st->bubble_s, NAN };
-      g_array_append_val (phases, bub);
-    }
+  cli_predicted_phases (r, phases);
   return res_store_add_prediction (store, &info, &m, (const ResPhase *) phases->data,
                                    phases->len, error);
 }

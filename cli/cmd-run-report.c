@@ -3,33 +3,11 @@
  * each, one run in the results store, the --json object and the table. */
 #include "cli/cmd-run-private.h"
 #include "results/store.h"
+#include "cli/cli-store.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static char *
-json_text (JsonBuilder *b)
-{
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  return json_generator_to_data (gen, NULL);
-}
-
-static char *
-conv_json (const double *v, double scale)
-{
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  for (int k = 0; k < MODEL_FLOPS_N_CONVENTIONS; k++)
-    {
-      json_builder_set_member_name (b, model_flop_convention_name (k));
-      json_builder_add_double_value (b, v[k] * scale);
-    }
-  json_builder_end_object (b);
-  return json_text (b);
-}
 
 static void
 kinds_member (JsonBuilder *b, const char *name, const double *v)
@@ -93,17 +71,17 @@ cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const 
   g_autofree char *plan_str = plan_to_string (&c->plan);
   g_autoptr (JsonBuilder) pb = json_builder_new ();
   plan_to_json (&c->plan, pb);
-  g_autofree char *plan_json = json_text (pb);
+  g_autofree char *plan_json = cli_json_text (pb);
   g_autoptr (JsonBuilder) memb = json_builder_new ();
   plan_memory_to_json (mem, memb);
-  g_autofree char *pred_mem = json_text (memb);
+  g_autofree char *pred_mem = cli_json_text (memb);
   double hfu[MODEL_FLOPS_N_CONVENTIONS];
   for (int k = 0; k < MODEL_FLOPS_N_CONVENTIONS; k++)
     hfu[k] = s->hfu;
   /* the same FLOPs in the measured time */
   double scale = m->step_time_s > 0 ? s->step_time_s / m->step_time_s : 0;
-  g_autofree char *pred_mfu = conv_json (s->mfu, 1), *pred_hfu = conv_json (hfu, 1);
-  g_autofree char *meas_mfu = conv_json (s->mfu, scale), *meas_hfu = conv_json (hfu, scale);
+  g_autofree char *pred_mfu = cli_conv_json (s->mfu, 1), *pred_hfu = cli_conv_json (hfu, 1);
+  g_autofree char *meas_mfu = cli_conv_json (s->mfu, scale), *meas_hfu = cli_conv_json (hfu, scale);
 
   g_autoptr (JsonBuilder) mm = json_builder_new ();
   json_builder_begin_object (mm);
@@ -112,7 +90,7 @@ cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const 
   json_builder_set_member_name (mm, "runner_peak_bytes");
   json_builder_add_int_value (mm, m->peak_alloc_bytes);
   json_builder_end_object (mm);
-  g_autofree char *meas_mem = json_text (mm);
+  g_autofree char *meas_mem = cli_json_text (mm);
   g_autoptr (JsonBuilder) xb = json_builder_new ();
   json_builder_begin_object (xb);
   dbl (xb, "loss", m->loss);
@@ -127,13 +105,13 @@ cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const 
       json_builder_add_boolean_value (xb, v->ok);
     }
   json_builder_end_object (xb);
-  g_autofree char *extra = json_text (xb);
+  g_autofree char *extra = cli_json_text (xb);
   g_autoptr (JsonBuilder) tb = json_builder_new ();
   json_builder_begin_array (tb);
   for (int k = 0; k < m->steps; k++)
     json_builder_add_double_value (tb, m->step_times_s[k]);
   json_builder_end_array (tb);
-  g_autofree char *step_times = json_text (tb);
+  g_autofree char *step_times = cli_json_text (tb);
 
   ResRunInfo info = { 0 };
   info.kind = RES_KIND_RUN;
@@ -148,21 +126,7 @@ cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const 
   info.note = c->a.note;
 
   ResMetrics pred, meas;
-  res_metrics_init (&pred);
-  pred.step_time_s = s->step_time_s;
-  pred.tokens_per_s = s->tokens_per_s;
-  pred.tflops_per_gpu = s->model_tflops_per_gpu[MODEL_FLOPS_PALM];
-  pred.mfu_json = pred_mfu;
-  pred.hfu_json = pred_hfu;
-  pred.bubble_fraction = s->bubble_fraction;
-  pred.compute_s = s->compute_s;
-  for (int k = 0; k < PROG_COMM_N; k++)
-    pred.exposed_s[k] = s->exposed_comm_s[k];   /* ProgCommKind and ResComm agree: tp cp pp dp */
-  pred.overlap_ratio = s->overlap_ratio;
-  pred.peak_memory_bytes = (gint64) mem->peak_bytes;
-  pred.fits = mem->fits ? 1 : 0;
-  pred.memory_json = pred_mem;
-  pred.sim_wall_s = p->wall_s;
+  cli_predicted_metrics (p, mem, pred_mfu, pred_hfu, pred_mem, &pred);
   res_metrics_init (&meas);
   meas.step_time_s = m->step_time_s;
   meas.tokens_per_s = m->step_time_s > 0 ? p->program->tokens_per_step / m->step_time_s : NAN;
@@ -182,20 +146,7 @@ cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const 
                         .step_times_json = step_times };
 
   g_autoptr (GArray) ph = g_array_new (FALSE, TRUE, sizeof (ResPhase));
-  for (int st = 0; st < s->n_stages; st++)
-    {
-      const SimStageStats *x = &s->stages[st];
-      ResPhase a = { RES_SOURCE_PREDICTED, st, "compute", x->compute_s, NAN };
-      g_array_append_val (ph, a);
-      for (int k = 0; k < PROG_COMM_N; k++)
-        {
-          ResPhase q = { RES_SOURCE_PREDICTED, st, prog_comm_name (k), x->comm_s[k],
-                         x->exposed_s[k] };
-          g_array_append_val (ph, q);
-        }
-      ResPhase bub = { RES_SOURCE_PREDICTED, st, "bubble", x->bubble_s, NAN };
-      g_array_append_val (ph, bub);
-    }
+  cli_predicted_phases (s, ph);
   for (int q = 0; q < m->world; q++)
     {
       const ExecRankStats *x = &m->ranks[q];
