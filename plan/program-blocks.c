@@ -1,0 +1,234 @@
+/* plan/program-blocks.c - the ops of one rank, grouped into the blocks the step program's
+ * compute tasks point at (see program.c's top comment for the conventions). */
+#include "plan/program-private.h"
+
+#include <string.h>
+
+/* ---- ops and blocks ------------------------------------------------------------------ */
+
+static void
+add_op (GArray *ops, const char *name, ModelOpKind kind, guint64 m, guint64 n, guint64 k,
+        guint64 elements, double flops, double model_flops_unused)
+{
+  ModelOp op;
+  memset (&op, 0, sizeof op);
+  op.name = name;
+  op.kind = kind;
+  op.part = MODEL_PART_LAYER;
+  op.m = m, op.n = n, op.k = k;
+  op.elements = elements;
+  op.fwd_flops = flops;
+  op.fwd_flops_full = flops;
+  op.tp_split = 'n';
+  g_array_append_val (ops, op);
+}
+
+static void
+gemm (GArray *ops, const char *name, guint64 m, guint64 n, guint64 k)
+{
+  add_op (ops, name, MODEL_OP_GEMM, m, n, k, 0, 2.0 * m * n * k, 0);
+}
+
+/* Backward of y[m,n] = x[m,k] W[k,n]: dX[m,k] = dY[m,n] W^T and dW[k,n] = X^T dY. */
+static void
+gemm_bwd (GArray *ops, const char *dname, const char *wname, guint64 m, guint64 n, guint64 k)
+{
+  gemm (ops, dname, m, k, n);
+  gemm (ops, wname, k, n, m);
+}
+
+/* Element-wise FLOPs per element: a norm about 5 (square, sum, scale, weight), SwiGLU
+ * about 4 (sigmoid, two products), GeLU about 8 (tanh form), residual 1, rotary 3 (two
+ * products and a sum per pair). Tiny next to the GEMMs; they matter only as memory
+ * traffic, which the cost model charges from `elements`. */
+void
+prog_builder_elem (GArray *ops, const char *name, ModelOpKind kind, guint64 elements, double per_elem)
+{
+  add_op (ops, name, kind, 0, 0, 0, elements, per_elem * elements, 0);
+}
+
+static void
+attention (Builder *bd, GArray *ops, const char *name, double factor, guint64 heads,
+           guint64 kv_heads, guint64 s_q, guint64 s_kv)
+{
+  ModelOp op;
+  memset (&op, 0, sizeof op);
+  op.name = name;
+  op.kind = MODEL_OP_ATTENTION;
+  op.part = MODEL_PART_LAYER;
+  op.b = bd->b;
+  op.heads = heads;
+  op.kv_heads = MAX (kv_heads, 1);
+  op.s_q = s_q;
+  op.s_kv = s_kv;
+  op.head_dim = bd->m->head_dim;
+  op.causal = TRUE;
+  /* QK^T and AV: 4 b heads s_q s_kv d, halved by the causal mask. With CP, each rank's
+   * s/c queries see on average half of the s keys (load-balanced chunks). */
+  op.fwd_flops_full = 4.0 * op.b * heads * s_q * s_kv * op.head_dim;
+  op.fwd_flops = factor * op.fwd_flops_full / 2.0;
+  op.tp_split = 'h';
+  g_array_append_val (ops, op);
+}
+
+guint32
+prog_builder_add_block (Builder *bd, ProgBlockKind kind, ProgPhase phase, const char *name, GArray *ops,
+           double model_flops)
+{
+  ProgProgram *p = bd->prog;
+  ProgBlock blk = { 0 };
+  blk.kind = kind;
+  blk.phase = phase;
+  blk.name = name;
+  blk.first_op = p->ops->len;
+  blk.n_ops = ops->len;
+  blk.model_flops = model_flops;
+  for (guint i = 0; i < ops->len; i++)
+    blk.hw_flops += g_array_index (ops, ModelOp, i).fwd_flops;
+  g_array_append_vals (p->ops, ops->data, ops->len);
+  g_array_append_val (p->blocks, blk);
+  g_array_set_size (ops, 0);
+  return p->blocks->len - 1;
+}
+
+/* Sum of GEMM and attention FLOPs of the ops (the "model" part of a forward block). */
+static double
+matmul_flops (GArray *ops)
+{
+  double f = 0;
+  for (guint i = 0; i < ops->len; i++)
+    {
+      const ModelOp *op = &g_array_index (ops, ModelOp, i);
+      if (op->kind == MODEL_OP_GEMM || op->kind == MODEL_OP_ATTENTION)
+        f += op->fwd_flops;
+    }
+  return f;
+}
+
+void
+prog_builder_build_blocks (Builder *bd)
+{
+  const ModelSpec *m = bd->m;
+  guint64 t = bd->t, tok = bd->tok, tsp = bd->tok_sp, h = m->hidden, d = m->head_dim;
+  guint64 a = m->n_heads / t, kv = MAX (m->n_kv_heads / t, 1), ffn = m->ffn_hidden / t;
+  guint64 V = m->vocab / t + (m->vocab % t ? 1 : 0);   /* vocab-parallel, padded */
+  guint64 up_n = (m->mlp == MODEL_MLP_SWIGLU ? 2 : 1) * ffn;
+  double act_f = m->mlp == MODEL_MLP_SWIGLU ? 4 : 8;
+  ModelOpKind norm = MODEL_OP_NORM;
+  g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+  double mf;
+
+  /* embedding: a lookup, memory-bound */
+  prog_builder_elem (ops, "embed", MODEL_OP_EMBEDDING, tsp * h, 0);
+  bd->blk[B_EMBED_F] = prog_builder_add_block (bd, PROG_BLOCK_EMBED, PROG_PHASE_FORWARD, "embed_fwd", ops, 0);
+  prog_builder_elem (ops, "embed_grad", MODEL_OP_EMBEDDING, tsp * h, 1);
+  bd->blk[B_EMBED_B] = prog_builder_add_block (bd, PROG_BLOCK_EMBED, PROG_PHASE_BACKWARD, "embed_bwd", ops, 0);
+
+  /* attention pieces (forward) */
+  guint64 s_q = bd->s / bd->c / bd->q_div, s_kv = bd->s;
+#define ATTN_PRE_OPS() G_STMT_START {                                   \
+    prog_builder_elem (ops, "attn_norm", norm, tsp * h, 5);                          \
+    gemm (ops, "qkv", tok, (a + 2 * kv) * d, h);                        \
+    if (m->pos == MODEL_POS_ROTARY)                                     \
+      prog_builder_elem (ops, "rotary", MODEL_OP_ELEMENTWISE, tok * (a + kv) * d, 3); \
+  } G_STMT_END
+#define ATTN_POST_OPS() G_STMT_START {                                  \
+    gemm (ops, "attn_out", tok, h, a * d);                              \
+    prog_builder_elem (ops, "attn_residual", MODEL_OP_ELEMENTWISE, tsp * h, 1);      \
+  } G_STMT_END
+
+  ATTN_PRE_OPS ();
+  attention (bd, ops, "attn_core", 1.0, a, kv, s_q, s_kv);
+  ATTN_POST_OPS ();
+  mf = matmul_flops (ops);
+  bd->blk[B_ATTN_F] = prog_builder_add_block (bd, PROG_BLOCK_ATTN, PROG_PHASE_FORWARD, "attn_fwd", ops, mf);
+  ATTN_PRE_OPS ();
+  mf = matmul_flops (ops);
+  bd->blk[B_ATTN_PRE_F] = prog_builder_add_block (bd, PROG_BLOCK_ATTN_PRE, PROG_PHASE_FORWARD, "attn_pre_fwd",
+                                     ops, mf);
+  /* Ulysses (a2a) turns the rank's s/c queries x a heads into s queries x a/c heads */
+  if (bd->plan->cp_comm == PLAN_CP_A2A && bd->c > 1)
+    attention (bd, ops, "attn_core", 1.0, a / bd->c, MAX (kv / bd->c, 1), bd->s / bd->q_div,
+               bd->s);
+  else
+    attention (bd, ops, "attn_core", 1.0, a, kv, s_q, s_kv);
+  mf = matmul_flops (ops);
+  bd->blk[B_ATTN_CORE_F] = prog_builder_add_block (bd, PROG_BLOCK_ATTN_CORE, PROG_PHASE_FORWARD,
+                                      "attn_core_fwd", ops, mf);
+  ATTN_POST_OPS ();
+  mf = matmul_flops (ops);
+  bd->blk[B_ATTN_POST_F] = prog_builder_add_block (bd, PROG_BLOCK_ATTN_POST, PROG_PHASE_FORWARD,
+                                      "attn_post_fwd", ops, mf);
+
+  /* attention pieces (backward): reverse order, 2x model FLOPs, flash bwd 2.5x */
+#define ATTN_POST_BWD() G_STMT_START {                                   \
+    prog_builder_elem (ops, "attn_residual_grad", MODEL_OP_ELEMENTWISE, tsp * h, 1);  \
+    gemm_bwd (ops, "attn_out_dgrad", "attn_out_wgrad", tok, h, a * d);   \
+  } G_STMT_END
+#define ATTN_PRE_BWD() G_STMT_START {                                    \
+    if (m->pos == MODEL_POS_ROTARY)                                      \
+      prog_builder_elem (ops, "rotary_grad", MODEL_OP_ELEMENTWISE, tok * (a + kv) * d, 3); \
+    gemm_bwd (ops, "qkv_dgrad", "qkv_wgrad", tok, (a + 2 * kv) * d, h);  \
+    prog_builder_elem (ops, "attn_norm_grad", norm, tsp * h, 8);                      \
+  } G_STMT_END
+  ATTN_POST_BWD ();
+  attention (bd, ops, "attn_core_grad", 2.5, a, kv, s_q, s_kv);
+  ATTN_PRE_BWD ();
+  mf = 2 * bd->prog->ops->len * 0;   /* set below from the forward block */
+  mf = 2 * g_array_index (bd->prog->blocks, ProgBlock, bd->blk[B_ATTN_F]).model_flops;
+  bd->blk[B_ATTN_B] = prog_builder_add_block (bd, PROG_BLOCK_ATTN, PROG_PHASE_BACKWARD, "attn_bwd", ops, mf);
+  ATTN_POST_BWD ();
+  mf = 2 * g_array_index (bd->prog->blocks, ProgBlock, bd->blk[B_ATTN_POST_F]).model_flops;
+  bd->blk[B_ATTN_POST_B] = prog_builder_add_block (bd, PROG_BLOCK_ATTN_POST, PROG_PHASE_BACKWARD,
+                                      "attn_post_bwd", ops, mf);
+  if (bd->plan->cp_comm == PLAN_CP_A2A && bd->c > 1)
+    attention (bd, ops, "attn_core_grad", 2.5, a / bd->c, MAX (kv / bd->c, 1), bd->s, bd->s);
+  else
+    attention (bd, ops, "attn_core_grad", 2.5, a, kv, s_q, s_kv);
+  mf = 2 * g_array_index (bd->prog->blocks, ProgBlock, bd->blk[B_ATTN_CORE_F]).model_flops;
+  bd->blk[B_ATTN_CORE_B] = prog_builder_add_block (bd, PROG_BLOCK_ATTN_CORE, PROG_PHASE_BACKWARD,
+                                      "attn_core_bwd", ops, mf);
+  ATTN_PRE_BWD ();
+  mf = 2 * g_array_index (bd->prog->blocks, ProgBlock, bd->blk[B_ATTN_PRE_F]).model_flops;
+  bd->blk[B_ATTN_PRE_B] = prog_builder_add_block (bd, PROG_BLOCK_ATTN_PRE, PROG_PHASE_BACKWARD,
+                                     "attn_pre_bwd", ops, mf);
+
+  /* MLP */
+  prog_builder_elem (ops, "mlp_norm", norm, tsp * h, 5);
+  gemm (ops, "mlp_up", tok, up_n, h);
+  prog_builder_elem (ops, "mlp_act", MODEL_OP_ELEMENTWISE, tok * ffn, act_f);
+  gemm (ops, "mlp_down", tok, h, ffn);
+  prog_builder_elem (ops, "mlp_residual", MODEL_OP_ELEMENTWISE, tsp * h, 1);
+  mf = matmul_flops (ops);
+  bd->blk[B_MLP_F] = prog_builder_add_block (bd, PROG_BLOCK_MLP, PROG_PHASE_FORWARD, "mlp_fwd", ops, mf);
+  prog_builder_elem (ops, "mlp_residual_grad", MODEL_OP_ELEMENTWISE, tsp * h, 1);
+  gemm_bwd (ops, "mlp_down_dgrad", "mlp_down_wgrad", tok, h, ffn);
+  prog_builder_elem (ops, "mlp_act_grad", MODEL_OP_ELEMENTWISE, tok * ffn, act_f * 2);
+  gemm_bwd (ops, "mlp_up_dgrad", "mlp_up_wgrad", tok, up_n, h);
+  prog_builder_elem (ops, "mlp_norm_grad", norm, tsp * h, 8);
+  bd->blk[B_MLP_B] = prog_builder_add_block (bd, PROG_BLOCK_MLP, PROG_PHASE_BACKWARD, "mlp_bwd", ops, 2 * mf);
+
+  /* head: final norm, logits (vocab-parallel), cross-entropy */
+  prog_builder_elem (ops, "final_norm", norm, tsp * h, 5);
+  gemm (ops, "logits", tok, V, h);
+  prog_builder_elem (ops, "loss", MODEL_OP_LOSS, tok * V, 5);
+  mf = matmul_flops (ops);
+  bd->blk[B_HEAD_F] = prog_builder_add_block (bd, PROG_BLOCK_HEAD, PROG_PHASE_FORWARD, "head_fwd", ops, mf);
+  prog_builder_elem (ops, "loss_grad", MODEL_OP_LOSS, tok * V, 2);
+  gemm_bwd (ops, "logits_dgrad", "logits_wgrad", tok, V, h);
+  prog_builder_elem (ops, "final_norm_grad", norm, tsp * h, 8);
+  bd->blk[B_HEAD_B] = prog_builder_add_block (bd, PROG_BLOCK_HEAD, PROG_PHASE_BACKWARD, "head_bwd", ops, 2 * mf);
+
+  /* selective recompute: the attention core only (Korthikanti et al. 2022) */
+  if (bd->plan->cp_comm == PLAN_CP_A2A && bd->c > 1)
+    attention (bd, ops, "attn_core", 1.0, a / bd->c, MAX (kv / bd->c, 1), bd->s, bd->s);
+  else
+    attention (bd, ops, "attn_core", 1.0, a, kv, s_q, s_kv);
+  bd->blk[B_RECOMP_ATTN_CORE] = prog_builder_add_block (bd, PROG_BLOCK_ATTN_CORE, PROG_PHASE_RECOMPUTE,
+                                           "attn_core_recompute", ops, 0);
+#undef ATTN_PRE_OPS
+#undef ATTN_POST_OPS
+#undef ATTN_PRE_BWD
+#undef ATTN_POST_BWD
+}
+

@@ -1,0 +1,58 @@
+/* plan/program-private.h - what the step program's builder files share
+ * (program.c: tasks, stages, buckets; program-blocks.c: the per-rank ops and blocks). */
+#pragma once
+
+#include "plan/program.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  ProgProgram *prog;
+  const ModelSpec *m;
+  const Plan *plan;
+  const PlanLayout *layout;
+  /* per-rank sizes */
+  guint64 b, s, t, c;
+  guint64 tok;          /* tokens per rank in the GEMMs: b s / c */
+  guint64 tok_sp;       /* tokens in norms and element-wise ops: tok / t with SP */
+  double elt_bytes;     /* bytes per activation element: 2 (bf16), 4 (fp32 plans) */
+  double act_bytes;     /* one activation tensor [tok, h] */
+  double pp_bytes;      /* what crosses a stage boundary */
+  double kv_bytes;      /* K and V of one CP shard */
+  double grad_bytes_per_param;
+  /* blocks */
+  guint32 blk[32];
+  guint32 blk_chunk[32];  /* the same blocks on 1/tp_chunks of the tokens */
+  int     tp_chunks;      /* > 1: TP communication overlapped chunk by chunk */
+  guint64 q_div;          /* queries of a block divided by this (chunked blocks) */
+  /* pipeline peers: send task ids keyed by (backward, mb, model chunk) */
+  gint32 *send_of;
+  int     n_model_chunks;
+  int     m_micro;
+  /* current stage */
+  int     stage;
+  GArray *cur_deps;
+  /* ZeRO-1/2 parameter all-gather ids per layer when overlapped (-1 none) */
+  gint32 *param_ag_of_layer;
+  double *layer_params_local;
+  double  embed_params_local, head_params_local;
+} Builder;
+
+enum {
+  B_EMBED_F, B_EMBED_B, B_ATTN_F, B_ATTN_B, B_ATTN_PRE_F, B_ATTN_CORE_F, B_ATTN_POST_F,
+  B_ATTN_PRE_B, B_ATTN_CORE_B, B_ATTN_POST_B, B_MLP_F, B_MLP_B, B_HEAD_F, B_HEAD_B,
+  B_RECOMP_ATTN_CORE, B_OPTIMIZER,
+};
+
+/* Appends an element-wise / norm / embedding / loss op of `elements` elements doing
+ * `per_elem` FLOPs each. */
+void    prog_builder_elem (GArray *ops, const char *name, ModelOpKind kind, guint64 elements,
+                           double per_elem);
+/* Moves `ops` into the program as one block (ops is emptied) and returns its index. */
+guint32 prog_builder_add_block (Builder *bd, ProgBlockKind kind, ProgPhase phase,
+                                const char *name, GArray *ops, double model_flops);
+/* Fills bd->blk[] with the blocks of one layer, the embedding and the head at the
+ * builder's current token counts. */
+void    prog_builder_build_blocks (Builder *bd);
+
+G_END_DECLS
