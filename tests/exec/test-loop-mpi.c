@@ -13,6 +13,7 @@
  * cores. The cases skip when mpirun, timeout or the MPI/BLAS backend are missing. */
 #include "exec/backend.h"
 #include "results/store.h"
+#include "mpi-launch.h"
 #include "topology/cluster.h"
 
 #include <glib/gstdio.h>
@@ -26,26 +27,7 @@ static char *profile_path; /* NULL until the calibration has written it */
 static gboolean
 can_launch (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *mpirun = g_find_program_in_path ("mpirun");
-  g_autofree char *timeout = g_find_program_in_path ("timeout");
-  if (!exec_cpu_ops.available (&error))
-    {
-      g_test_skip (error->message);
-      return FALSE;
-    }
-  if (!mpirun || !timeout)
-    {
-      g_test_skip (!mpirun ? "mpirun is not on PATH (Debian: openmpi-bin)"
-                           : "timeout is not on PATH (coreutils)");
-      return FALSE;
-    }
-  if (!g_getenv ("TANDEM_EXE"))
-    {
-      g_test_skip ("TANDEM_EXE is not set (run through meson test)");
-      return FALSE;
-    }
-  return TRUE;
+  return mpi_test_can_launch (TRUE);
 }
 
 /* timeout -k 5 60 mpirun ... -np 2 TANDEM_EXE ARGS (space-separated). Returns the exit
@@ -54,14 +36,7 @@ static int
 launch (const char *args, char **out, char **err)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_ptr_array_add (argv, g_find_program_in_path ("timeout"));
-  g_ptr_array_add (argv, g_strdup ("-k"));
-  g_ptr_array_add (argv, g_strdup ("5"));
-  g_ptr_array_add (argv, g_strdup ("60"));
-  g_ptr_array_add (argv, g_find_program_in_path ("mpirun"));
-  g_ptr_array_add (argv, g_strdup ("--allow-run-as-root"));
-  g_ptr_array_add (argv, g_strdup ("--oversubscribe"));
+  g_autoptr (GPtrArray) argv = mpi_test_argv_new ();
   g_ptr_array_add (argv, g_strdup ("-np"));
   g_ptr_array_add (argv, g_strdup ("2"));
   g_ptr_array_add (argv, g_strdup (g_getenv ("TANDEM_EXE")));
@@ -70,10 +45,7 @@ launch (const char *args, char **out, char **err)
     if (*words[i])
       g_ptr_array_add (argv, g_strdup (words[i]));
   g_ptr_array_add (argv, NULL);
-  g_auto (GStrv) env = g_get_environ ();
-  /* containers often forbid the cross-memory-attach of Open MPI's shared-memory BTL */
-  if (!g_environ_getenv (env, "OMPI_MCA_btl_vader_single_copy_mechanism"))
-    env = g_environ_setenv (env, "OMPI_MCA_btl_vader_single_copy_mechanism", "none", TRUE);
+  g_auto (GStrv) env = mpi_test_environ ();
   /* meson's MALLOC_PERTURB_ fills every buffer the engine allocates: time the engine */
   env = g_environ_unsetenv (env, "MALLOC_PERTURB_");
   int status = -1;

@@ -11,6 +11,7 @@
  * The mpirun cases skip when mpirun, timeout or the MPI/BLAS backend are missing. */
 #include "exec/runner.h"
 #include "results/store.h"
+#include "mpi-launch.h"
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -33,26 +34,7 @@ launch_clear (Launch *l)
 static gboolean
 can_launch (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *mpirun = g_find_program_in_path ("mpirun");
-  g_autofree char *timeout = g_find_program_in_path ("timeout");
-  if (!exec_cpu_ops.available (&error))
-    {
-      g_test_skip (error->message);
-      return FALSE;
-    }
-  if (!mpirun || !timeout)
-    {
-      g_test_skip (!mpirun ? "mpirun is not on PATH (Debian: openmpi-bin)"
-                           : "timeout is not on PATH (coreutils)");
-      return FALSE;
-    }
-  if (!g_getenv ("TANDEM_EXE"))
-    {
-      g_test_skip ("TANDEM_EXE is not set (run through meson test)");
-      return FALSE;
-    }
-  return TRUE;
+  return mpi_test_can_launch (TRUE);
 }
 
 /* mpirun -np N tandem run ARGS (space-separated; {DB} expands to db). `mca_no_abort` keeps
@@ -62,14 +44,7 @@ launch (int np, const char *args, const char *db, const char *die_at, gboolean m
         Launch *l)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_ptr_array_add (argv, g_find_program_in_path ("timeout"));
-  g_ptr_array_add (argv, g_strdup ("-k"));
-  g_ptr_array_add (argv, g_strdup ("5"));
-  g_ptr_array_add (argv, g_strdup ("60"));
-  g_ptr_array_add (argv, g_find_program_in_path ("mpirun"));
-  g_ptr_array_add (argv, g_strdup ("--allow-run-as-root"));
-  g_ptr_array_add (argv, g_strdup ("--oversubscribe"));
+  g_autoptr (GPtrArray) argv = mpi_test_argv_new ();
   if (mca_no_abort)
     {
       g_ptr_array_add (argv, g_strdup ("--mca"));
@@ -92,10 +67,7 @@ launch (int np, const char *args, const char *db, const char *die_at, gboolean m
                                                             : g_strdup (words[i]));
   g_ptr_array_add (argv, NULL);
 
-  g_auto (GStrv) env = g_get_environ ();
-  /* containers often forbid the cross-memory-attach of Open MPI's shared-memory BTL */
-  if (!g_environ_getenv (env, "OMPI_MCA_btl_vader_single_copy_mechanism"))
-    env = g_environ_setenv (env, "OMPI_MCA_btl_vader_single_copy_mechanism", "none", TRUE);
+  g_auto (GStrv) env = mpi_test_environ ();
   if (die_at)
     {
       env = g_environ_setenv (env, "TANDEM_TEST_DIE_AT_TASK", die_at, TRUE);
