@@ -8,18 +8,6 @@
 
 #include <string.h>
 
-#if HAVE_MPI
-gboolean
-cpu_mpi_error (GError **error, int rc, const char *call, const char *what)
-{
-  char msg[MPI_MAX_ERROR_STRING + 1] = "";
-  int len = 0;
-  if (MPI_Error_string (rc, msg, &len) != MPI_SUCCESS)
-    g_snprintf (msg, sizeof msg, "MPI error code %d", rc);
-  g_set_error (error, EXEC_ERROR, EXEC_ERROR_MPI, "%s (%s) failed: %s", call, what, msg);
-  return FALSE;
-}
-#endif
 
 /* ---- groups --------------------------------------------------------------------------- */
 
@@ -77,7 +65,7 @@ group_check_members (CpuBackend *b, CpuGroup *g, GError **error)
   MPI_Group_free (&group);
   MPI_Group_free (&world_group);
   if (rc != MPI_SUCCESS)
-    return cpu_mpi_error (error, rc, "MPI_Group_translate_ranks", g->base.name);
+    return exec_mpi_error (error, rc, "MPI_Group_translate_ranks", g->base.name);
   for (int i = 0; i < n; i++)
     if (world_ranks[i] != g->base.members[i])
       {
@@ -116,7 +104,7 @@ cpu_group_new (ExecBackend *base, const char *name, int color, const int *member
   int rc = MPI_Comm_split (b->world, color, g->base.rank, &g->comm);
   gboolean ok = rc == MPI_SUCCESS;
   if (!ok)
-    cpu_mpi_error (error, rc, "MPI_Comm_split", name);
+    exec_mpi_error (error, rc, "MPI_Comm_split", name);
   else
     {
       MPI_Comm_set_errhandler (g->comm, MPI_ERRORS_RETURN);
@@ -313,7 +301,7 @@ cpu_collective (ExecBackend *base, ExecStream *stream, ExecGroup *group, const E
   if (rc != MPI_SUCCESS)
     {
       g_autofree char *what = g_strdup_printf ("%s on group '%s'", cop->name, group->name);
-      cpu_mpi_error (error, rc, call, what);   /* MPI_Error_string: under the lock too */
+      exec_mpi_error (error, rc, call, what);   /* MPI_Error_string: under the lock too */
       /* a half-posted SEND_RECV keeps its receive outstanding on the stream */
       if (cop->req[0] == MPI_REQUEST_NULL)
         cpu_op_free (cop);

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "exec/backend.h"
+#include "exec/mpi-world.h"
 
 #if HAVE_MPI
 #include <mpi.h>
@@ -108,5 +109,4 @@ gboolean   cpu_collective   (ExecBackend *b, ExecStream *stream, ExecGroup *grou
                              const ExecColl *op, ExecSample *out, GError **error);
 #if HAVE_MPI
 /* Sets an EXEC_ERROR_MPI naming `call` and `what`, with MPI_Error_string; returns FALSE. */
-gboolean   cpu_mpi_error    (GError **error, int rc, const char *call, const char *what);
 #endif

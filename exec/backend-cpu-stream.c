@@ -45,7 +45,7 @@ cpu_stream_progress (CpuBackend *b, CpuStream *s)
                 {
                   g_autofree char *what = g_strdup_printf ("%s on group '%s', stream '%s'",
                                                            op->name, op->group, s->base.name);
-                  cpu_mpi_error (&s->error, rc, "MPI_Test", what);
+                  exec_mpi_error (&s->error, rc, "MPI_Test", what);
                 }
               op->req[r] = MPI_REQUEST_NULL;   /* dropped: the stream is failed */
             }

@@ -251,40 +251,16 @@ cpu_abort (ExecBackend *base, int code)
 static gboolean
 cpu_open_mpi (CpuBackend *b, GError **error)
 {
-  int inited = 0, finalized = 0, provided = MPI_THREAD_SINGLE, rc;
-  MPI_Initialized (&inited);
-  MPI_Finalized (&finalized);
-  if (finalized)
-    {
-      g_set_error (error, EXEC_ERROR, EXEC_ERROR_MPI,
-                   "MPI was already finalized in this process (open the cpu backend once "
-                   "per process)");
-      return FALSE;
-    }
-  if (!inited)
-    {
-      /* SERIALIZED: the progress thread and the caller take turns under b->lock */
-      rc = MPI_Init_thread (NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
-      if (rc != MPI_SUCCESS)
-        return cpu_mpi_error (error, rc, "MPI_Init_thread", "opening the cpu backend");
-      b->own_mpi = TRUE;
-      MPI_Comm_set_errhandler (MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    }
-  else
-    MPI_Query_thread (&provided);
-  if ((rc = MPI_Comm_dup (MPI_COMM_WORLD, &b->world)) != MPI_SUCCESS)
-    return cpu_mpi_error (error, rc, "MPI_Comm_dup", "MPI_COMM_WORLD");
-  MPI_Comm_set_errhandler (b->world, MPI_ERRORS_RETURN);
-  MPI_Comm_rank (b->world, &b->base.rank);
-  MPI_Comm_size (b->world, &b->base.world);
-  MPI_Comm node;
-  if ((rc = MPI_Comm_split_type (b->world, MPI_COMM_TYPE_SHARED, b->base.rank, MPI_INFO_NULL,
-                                 &node)) != MPI_SUCCESS)
-    return cpu_mpi_error (error, rc, "MPI_Comm_split_type", "finding the local rank");
-  MPI_Comm_rank (node, &b->base.local_rank);
-  MPI_Comm_free (&node);
+  ExecMpiWorld w;
+  if (!exec_mpi_world_open (&w, "cpu", error))
+    return FALSE;
+  b->own_mpi = w.own_mpi;
+  b->world = w.world;
+  b->base.rank = w.rank;
+  b->base.world = w.size;
+  b->base.local_rank = w.local_rank;
   b->use_mpi = TRUE;
-  if (provided < MPI_THREAD_SERIALIZED)
+  if (w.provided < MPI_THREAD_SERIALIZED)
     b->base.config.progress_us = -1;   /* the caller's MPI forbids a second thread */
   return TRUE;
 }

@@ -3,6 +3,7 @@
  * filesystem when the ranks were started without MPI (torchrun, srun). The protocol is
  * described in backend-cuda.h. */
 #include "exec/backend-cuda-private.h"
+#include "exec/mpi-world.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -27,54 +28,20 @@ launched_by_mpi (void)
 }
 
 #if HAVE_MPI
-static gboolean
-mpi_error (GError **error, int rc, const char *call, const char *what)
-{
-  char msg[MPI_MAX_ERROR_STRING + 1] = "";
-  int len = 0;
-  if (MPI_Error_string (rc, msg, &len) != MPI_SUCCESS)
-    g_snprintf (msg, sizeof msg, "MPI error code %d", rc);
-  g_set_error (error, EXEC_ERROR, EXEC_ERROR_MPI, "%s (%s) failed: %s", call, what, msg);
-  return FALSE;
-}
 
-/* As the CPU backend opens MPI (backend-cpu.c cpu_open_mpi): initialise it unless the
- * caller did, and keep a duplicate of the world that returns errors. */
+/* MPI as the CPU backend opens it (exec/mpi-world.c). */
 static gboolean
 world_mpi (CudaBackend *b, GError **error)
 {
-  int inited = 0, finalized = 0, provided = MPI_THREAD_SINGLE, rc;
-  MPI_Initialized (&inited);
-  MPI_Finalized (&finalized);
-  if (finalized)
-    {
-      g_set_error (error, EXEC_ERROR, EXEC_ERROR_MPI,
-                   "MPI was already finalized in this process (open a backend once per "
-                   "process)");
-      return FALSE;
-    }
-  if (!inited)
-    {
-      /* only the caller's thread calls MPI; SERIALIZED is what the CPU backend asks for,
-       * so either can be opened second */
-      rc = MPI_Init_thread (NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
-      if (rc != MPI_SUCCESS)
-        return mpi_error (error, rc, "MPI_Init_thread", "opening the cuda backend");
-      b->own_mpi = TRUE;
-      MPI_Comm_set_errhandler (MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    }
-  if ((rc = MPI_Comm_dup (MPI_COMM_WORLD, &b->mpi_world)) != MPI_SUCCESS)
-    return mpi_error (error, rc, "MPI_Comm_dup", "MPI_COMM_WORLD");
+  ExecMpiWorld w;
+  if (!exec_mpi_world_open (&w, "cuda", error))
+    return FALSE;
+  b->own_mpi = w.own_mpi;
+  b->mpi_world = w.world;
   b->use_mpi = TRUE;
-  MPI_Comm_set_errhandler (b->mpi_world, MPI_ERRORS_RETURN);
-  MPI_Comm_rank (b->mpi_world, &b->base.rank);
-  MPI_Comm_size (b->mpi_world, &b->base.world);
-  MPI_Comm node;
-  if ((rc = MPI_Comm_split_type (b->mpi_world, MPI_COMM_TYPE_SHARED, b->base.rank,
-                                 MPI_INFO_NULL, &node)) != MPI_SUCCESS)
-    return mpi_error (error, rc, "MPI_Comm_split_type", "finding the local rank");
-  MPI_Comm_rank (node, &b->base.local_rank);
-  MPI_Comm_free (&node);
+  b->base.rank = w.rank;
+  b->base.world = w.size;
+  b->base.local_rank = w.local_rank;
   b->bootstrap = "mpi";
   return TRUE;
 }
@@ -100,7 +67,7 @@ id_mpi (CudaBackend *b, ncclUniqueId *id, GError **error)
   if (rc != MPI_SUCCESS)
     {
       g_clear_error (&local);
-      return mpi_error (error, rc, "MPI_Bcast", "the NCCL unique id");
+      return exec_mpi_error (error, rc, "MPI_Bcast", "the NCCL unique id");
     }
   if (local)
     {

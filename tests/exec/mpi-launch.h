@@ -3,6 +3,7 @@
 #pragma once
 
 #include <glib.h>
+#include <string.h>
 #include "exec/backend.h"
 
 /* Skips the test (with the reason) and returns FALSE when mpirun, timeout, the CPU
@@ -57,4 +58,16 @@ mpi_test_environ (void)
   if (!g_environ_getenv (env, "OMPI_MCA_btl_vader_single_copy_mechanism"))
     env = g_environ_setenv (env, "OMPI_MCA_btl_vader_single_copy_mechanism", "none", TRUE);
   return env;
+}
+
+/* TAP results in the ranks' output under --tag-output: each starts right after
+ * "[job,rank]<stdout>:", though mpirun may join two ranks' lines into one. */
+static inline guint
+mpi_test_count_results (const char *text, const char *result)
+{
+  g_autofree char *needle = g_strconcat ("<stdout>:", result, NULL);
+  guint n = 0;
+  for (const char *p = strstr (text, needle); p; p = strstr (p + 1, needle))
+    n++;
+  return n;
 }

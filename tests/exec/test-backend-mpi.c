@@ -8,6 +8,7 @@
  * rank tests below in the same order (MPI's collective-ordering rule) and closes it.
  *
  * Inputs are rank-dependent small integers, so every expected value is an exact FP32 sum. */
+#include "mpi-launch.h"
 #include "exec/backend.h"
 #include "exec/layers.h"
 
@@ -360,49 +361,26 @@ run_rank (int argc, char **argv)
 
 static const char *self_path;
 
-/* TAP results in the ranks' output: each starts right after --tag-output's
- * "[job,rank]<stdout>:", though mpirun may join two ranks' lines into one. */
-static guint
-count_results (const char *text, const char *result)
-{
-  g_autofree char *needle = g_strconcat ("<stdout>:", result, NULL);
-  guint n = 0;
-  for (const char *p = strstr (text, needle); p; p = strstr (p + 1, needle))
-    n++;
-  return n;
-}
 
 static void
 test_launch (void)
 {
   g_autoptr (GError) error = NULL;
+  if (!mpi_test_can_launch (FALSE))
+    return;
   g_autofree char *mpirun = g_find_program_in_path ("mpirun");
   g_autofree char *timeout = g_find_program_in_path ("timeout");
-  if (!exec_cpu_ops.available (&error))
-    {
-      g_test_skip (error->message);
-      return;
-    }
-  if (!mpirun || !timeout)
-    {
-      g_test_skip (!mpirun ? "mpirun is not on PATH (Debian: openmpi-bin)"
-                           : "timeout is not on PATH (coreutils)");
-      return;
-    }
   /* hard limit: 60 s, then SIGKILL 5 s later if mpirun ignores SIGTERM */
   const char *argv[] = { timeout, "-k", "5", "60", mpirun, "--allow-run-as-root",
                          "--oversubscribe", "--tag-output", "-np", "4", self_path, NULL };
-  g_auto (GStrv) env = g_get_environ ();
-  /* containers often forbid the cross-memory-attach of Open MPI's shared-memory BTL */
-  if (!g_environ_getenv (env, "OMPI_MCA_btl_vader_single_copy_mechanism"))
-    env = g_environ_setenv (env, "OMPI_MCA_btl_vader_single_copy_mechanism", "none", TRUE);
+  g_auto (GStrv) env = mpi_test_environ ();
   g_autofree char *out = NULL, *err = NULL;
   int status = 0;
   g_assert_true (g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out,
                                &err, &status, &error));
   g_assert_no_error (error);
   gboolean ok = g_spawn_check_wait_status (status, &error);
-  guint passed = count_results (out, "ok "), failed = count_results (out, "not ok");
+  guint passed = mpi_test_count_results (out, "ok "), failed = mpi_test_count_results (out, "not ok");
   if (!ok || passed != N_RANKS * N_RANK_TESTS || failed)
     {
       g_test_message ("ranks' stdout:\n%s", out);
