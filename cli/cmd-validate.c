@@ -60,7 +60,7 @@ fmt_num (double v, const char *format)
 }
 
 static void
-print_text (const ResPublishedReport *r)
+print_text (const ResPublishedReport *r, gboolean breakdown)
 {
   const ResPublishedSummary *s = &r->summary;
   if (s->n > 0)
@@ -78,6 +78,14 @@ print_text (const ResPublishedReport *r)
               c->row_id, model, c->n_gpus, plan, fmt_num (c->measured_step_s, "%.3f"),
               fmt_num (c->predicted_step_s, "%.3f"), fmt_num (c->err_pct, "%+.1f"),
               c->measured_source, c->fits ? "" : " (OOM predicted)");
+      if (breakdown)
+        {
+          printf ("%8s compute %s s, bubble %s s, exposed", "", fmt_num (c->predicted_compute_s, "%.3f"),
+                  fmt_num (c->predicted_bubble_s, "%.3f"));
+          for (int k = 0; k < PROG_COMM_N; k++)
+            printf (" %s %s", prog_comm_name (k), fmt_num (c->predicted_exposed_s[k], "%.3f"));
+          printf (" s\n");
+        }
     }
   printf ("%ssummary: %u predicted, %u skipped; MAPE %s%%, max |err| %s%%",
           s->n > 0 ? "\n" : "", s->n, s->n_skipped, fmt_num (s->mape_pct, "%.1f"),
@@ -119,7 +127,7 @@ print_text (const ResPublishedReport *r)
 int
 cli_cmd_validate (int argc, char **argv)
 {
-  gboolean json = FALSE, no_db = FALSE;
+  gboolean json = FALSE, no_db = FALSE, breakdown = FALSE;
   g_autofree char *db = NULL, *only = NULL, *gpu_type = NULL;
   g_auto (GStrv) cost = NULL;
   const GOptionEntry entries[] = {
@@ -128,6 +136,8 @@ cli_cmd_validate (int argc, char **argv)
       "Override a cost-model default for every row (calibration studies)", "KEY=VALUE" },
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "Results store (default tandem.db)", "FILE" },
     { "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not store the validation", NULL },
+    { "breakdown", 0, 0, G_OPTION_ARG_NONE, &breakdown,
+      "Under each row: predicted compute, bubble and exposed communication by kind", NULL },
     { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Only these rows (e.g. 1,2,15-24)",
       "ROW_IDS" },
     { "gpu-type", 0, 0, G_OPTION_ARG_STRING, &gpu_type,
@@ -196,7 +206,7 @@ cli_cmd_validate (int argc, char **argv)
     }
   else
     {
-      print_text (report);
+      print_text (report, breakdown);
       if (run_id >= 0)
         printf ("\nstored as run %" G_GINT64_FORMAT " in %s\n", run_id,
                 db != NULL ? db : "tandem.db");

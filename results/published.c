@@ -485,6 +485,9 @@ res_published_case_new (const ResCsv *csv, guint row)
   c->family = family_for (c->gpu_type);
   plan_init_defaults (&c->plan);
   c->measured_step_s = c->predicted_step_s = c->err_pct = NAN;
+  c->predicted_compute_s = c->predicted_bubble_s = NAN;
+  for (int k = 0; k < PROG_COMM_N; k++)
+    c->predicted_exposed_s[k] = NAN;
   c->published_mfu_pct = NAN;
   for (int k = 0; k < MODEL_FLOPS_N_CONVENTIONS; k++)
     c->predicted_mfu_pct[k] = NAN;
@@ -520,6 +523,10 @@ res_published_case_predict (ResPublishedCase *c)
     c->predicted_mfu_pct[k] = 100.0 * pred->result->mfu[k];
   c->fits = pred->memory.fits;
   c->peak_memory_bytes = (double) pred->memory.peak_bytes;
+  c->predicted_compute_s = pred->result->compute_s;
+  c->predicted_bubble_s = pred->result->bubble_fraction * t;
+  for (int k = 0; k < PROG_COMM_N; k++)
+    c->predicted_exposed_s[k] = pred->result->exposed_comm_s[k];
   return TRUE;
 }
 

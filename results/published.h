@@ -103,6 +103,7 @@
 #include "models/model.h"
 #include "topology/cluster.h"
 #include "plan/plan.h"
+#include "plan/program.h"
 #include "results/store.h"
 
 G_BEGIN_DECLS
@@ -173,6 +174,11 @@ typedef struct {
   double        predicted_mfu_pct[MODEL_FLOPS_N_CONVENTIONS];
   gboolean      fits;               /* predicted memory fits the device */
   double        peak_memory_bytes;  /* predicted, per GPU */
+  /* Where the predicted step goes (means over stages, seconds): compute stream busy,
+   * pipeline bubble, communication not hidden behind compute by kind (PROG_COMM_*). */
+  double        predicted_compute_s;
+  double        predicted_bubble_s;
+  double        predicted_exposed_s[PROG_COMM_N];
 
   char         *skip_reason;        /* NULL unless skipped */
   const char *const *cost_overrides; /* "key=value" applied after the device defaults

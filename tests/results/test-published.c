@@ -371,6 +371,20 @@ test_validate_small (void)
   g_assert_cmpuint (r->summary.n, ==, 1);
   g_assert_cmpuint (r->summary.n_skipped, ==, 1);
   g_assert_cmpfloat_with_epsilon (r->summary.mape_pct, fabs (c2->err_pct), 1e-9);
+  /* Where the step goes: on each stage, every instant of the step is compute, exposed
+   * communication (compute idle, something communicating) or bubble (neither), so
+   * compute + bubble + the exposed terms is the stage's end; averaged over the stages it
+   * cannot exceed the step (the last stage to end) and, with every stage running to near
+   * the end of the step, it is within a few percent of it. */
+  double parts = c2->predicted_compute_s + c2->predicted_bubble_s;
+  for (int k = 0; k < PROG_COMM_N; k++)
+    {
+      g_assert_cmpfloat (c2->predicted_exposed_s[k], >=, 0.0);
+      parts += c2->predicted_exposed_s[k];
+    }
+  g_assert_cmpfloat (c2->predicted_compute_s, >, 0.0);
+  g_assert_cmpfloat (parts, <=, c2->predicted_step_s * (1 + 1e-9));
+  g_assert_cmpfloat (parts, >=, 0.9 * c2->predicted_step_s);
 
   g_autoptr (JsonBuilder) b = json_builder_new ();
   res_published_report_to_json (r, b);
@@ -381,7 +395,10 @@ test_validate_small (void)
   JsonObject *row = json_array_get_object_element (rows, 0);
   g_assert_cmpint (json_object_get_int_member (row, "row_id"), ==, 2);
   for (const char *const *k = (const char *const[]) { "predicted_step_s", "measured_step_s",
-                                                      "err_pct", "measured_source", NULL };
+                                                      "err_pct", "measured_source",
+                                                      "predicted_compute_s",
+                                                      "predicted_bubble_s",
+                                                      "predicted_exposed_comm_s", NULL };
        *k != NULL; k++)
     g_assert_true (json_object_has_member (row, *k));
   JsonArray *skipped = json_object_get_array_member (o, "skipped");
