@@ -209,6 +209,18 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
         plan->master_weights = FALSE;
       return TRUE;
     }
+  if (g_str_equal (name, "fp32-matmul-precision"))
+    {
+      if (!plan_matmul_precision_parse (value, &plan->fp32_matmul))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "%s: unknown precision '%s' (hint: highest, high or medium, as "
+                       "torch.set_float32_matmul_precision)", option, value);
+          return FALSE;
+        }
+      plan->fp32_matmul_set = TRUE;
+      return TRUE;
+    }
   if (g_str_equal (name, "param-dtype"))
     return plan_parse_precision (option, value, &plan->param_dtype, error);
   if (g_str_equal (name, "grad-dtype"))
@@ -334,9 +346,9 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
 #define CB(f) (gpointer) (f)
   const GOptionEntry entries[] = {
     { "model", 0, 0, G_OPTION_ARG_STRING, &args->model_name,
-      "Model: preset name or Hugging Face config.json (default llama3-405b)", "NAME|FILE" },
+      "Model: preset name or Hugging Face config.json (default llama3-405b; tandem run: tiny-llama)", "NAME|FILE" },
     { "cluster", 0, 0, G_OPTION_ARG_STRING, &args->cluster_name,
-      "Cluster: preset name or cluster JSON (default h100-24k)", "NAME|FILE" },
+      "Cluster: preset name or cluster JSON (default h100-24k; tandem run: see above)", "NAME|FILE" },
     { "gpus", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
       "World size (default: the whole cluster); alias --world-size", "N" },
     { "world-size", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "N" },
@@ -404,6 +416,9 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       "FP8 GEMMs (Transformer Engine): e4m3 or hybrid", "F" },
     { "precision", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "Compute dtype: fp32, bf16, fp16, fp8", "DTYPE" },
+    { "fp32-matmul-precision", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "GEMM math over fp32 tensors: highest (fp32), high (TF32), medium (BF16 tensor cores)",
+      "P" },
     { "param-dtype", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "Parameter dtype (default bf16)", "DTYPE" },
     { "grad-dtype", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),

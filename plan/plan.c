@@ -76,6 +76,25 @@ plan_cp_comm_name (PlanCpComm c)
 }
 
 const char *
+plan_matmul_precision_name (PlanMatmulPrecision m)
+{
+  static const char *const names[] = { "highest", "high", "medium" };
+  return (guint) m < G_N_ELEMENTS (names) ? names[m] : "?";
+}
+
+gboolean
+plan_matmul_precision_parse (const char *name, PlanMatmulPrecision *out)
+{
+  for (int i = PLAN_MATMUL_HIGHEST; i <= PLAN_MATMUL_MEDIUM; i++)
+    if (g_ascii_strcasecmp (name, plan_matmul_precision_name ((PlanMatmulPrecision) i)) == 0)
+      {
+        *out = (PlanMatmulPrecision) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
 plan_recompute_name (PlanRecompute r)
 {
   static const char *const names[] = { "none", "selective", "full" };
@@ -260,6 +279,8 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_STR ("param", plan_precision_name (plan->param_dtype));
   SET_STR ("grad", plan_precision_name (plan->grad_dtype));
   SET_STR ("optimizer", plan_precision_name (plan->optim_dtype));
+  if (plan->compute_dtype == PLAN_PREC_FP32)
+    SET_STR ("fp32_matmul", plan_matmul_precision_name (plan->fp32_matmul));
   SET_BOOL ("master_weights", plan->master_weights);
   json_builder_end_object (b);
 

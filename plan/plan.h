@@ -63,6 +63,15 @@ typedef enum {
   PLAN_PREC_FP8,
 } PlanPrecision;
 
+/* GEMM math over fp32 tensors (compute_dtype fp32), PyTorch's
+ * torch.set_float32_matmul_precision names: "highest" fp32 products, "high" TF32 tensor
+ * cores, "medium" BF16 tensor cores; accumulation is fp32 in all three. */
+typedef enum {
+  PLAN_MATMUL_HIGHEST,
+  PLAN_MATMUL_HIGH,
+  PLAN_MATMUL_MEDIUM,
+} PlanMatmulPrecision;
+
 typedef struct {
   /* degrees */
   int world_size;          /* --gpus / --world-size; 0 = whole cluster */
@@ -101,6 +110,8 @@ typedef struct {
   PlanPrecision grad_dtype;      /* gradient accumulation / reduction dtype */
   PlanPrecision optim_dtype;     /* Adam moments */
   gboolean      master_weights;  /* fp32 master copy when params are lower precision */
+  PlanMatmulPrecision fp32_matmul; /* with compute_dtype fp32: the GEMMs' math */
+  gboolean      fp32_matmul_set; /* given by --fp32-matmul-precision */
 
   /* overlap and offload */
   gboolean overlap_grad_reduce;
@@ -156,7 +167,9 @@ void  plan_to_json   (const Plan *plan, struct _JsonBuilder *builder);
 const char *plan_schedule_name  (PlanSchedule s);      /* "GPipe", "1F1B", "Interleaved1F1B" */
 const char *plan_sharding_name  (PlanSharding s);      /* "none", "zero1", ... */
 const char *plan_cp_comm_name   (PlanCpComm c);        /* "p2p", "all_gather", "a2a" */
-const char *plan_recompute_name (PlanRecompute r);     /* "none", "selective", "full" */
+const char *plan_recompute_name (PlanRecompute r);
+const char *plan_matmul_precision_name (PlanMatmulPrecision m); /* "highest", "high", "medium" */
+gboolean    plan_matmul_precision_parse (const char *name, PlanMatmulPrecision *out);     /* "none", "selective", "full" */
 const char *plan_precision_name (PlanPrecision p);     /* "fp32", "bf16", "fp16", "fp8" */
 guint       plan_precision_bytes (PlanPrecision p);    /* 4, 2, 2, 1 */
 

@@ -121,7 +121,9 @@ typedef struct {
   GArray      *deps;        /* guint32 task ids */
   GArray      *blocks;      /* ProgBlock */
   GArray      *ops;         /* ModelOp, split for one rank */
-  TopoDtype    compute_dtype;
+  TopoDtype    compute_dtype;  /* tensors and non-GEMM math */
+  TopoDtype    gemm_dtype;     /* the GEMMs' math: compute_dtype, or TF32 / BF16 for fp32
+                                * tensors under the plan's fp32_matmul */
   /* whole-step totals over all GPUs, for MFU/HFU */
   double       tokens_per_step;
   double       hw_flops_per_step;

@@ -241,8 +241,11 @@ roofline (const SimCost *c, double flops, double flops_per_s, double bytes)
   return t + c->opts.launch_overhead_s;
 }
 
+/* `d` is the GEMM's math (peak, efficiency, the profile's rows of that dtype), `store`
+ * the dtype of its operands in memory (bytes moved): they differ for fp32 tensors
+ * multiplied on TF32 or BF16 tensor cores (plan's fp32_matmul). */
 static double
-gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d)
+gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
 {
   const double m = (double) op->m, n = (double) op->n, k = (double) op->k;
   const double flops = op->fwd_flops > 0 ? op->fwd_flops : 2.0 * m * n * k;
@@ -252,7 +255,7 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d)
     return (flops > 0 ? flops / rate : 0.0) + c->opts.launch_overhead_s;
   const double eff = gemm_efficiency (c, m, n, k, d);
   /* fp8 GEMMs read fp8 A and B and write bf16 C (Transformer Engine). */
-  const double ab = topo_dtype_bytes (d), cb = d == TOPO_DTYPE_FP8 ? 2.0 : ab;
+  const double ab = topo_dtype_bytes (store), cb = store == TOPO_DTYPE_FP8 ? 2.0 : ab;
   const double bytes = ab * (m * k + k * n) + cb * m * n;
   return roofline (c, flops, c->peak_flops[d] * eff, bytes);
 }
@@ -397,12 +400,19 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
 double
 sim_cost_op_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, gboolean backward)
 {
+  return sim_cost_op_math_s (c, op, dtype, dtype, backward);
+}
+
+double
+sim_cost_op_math_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, TopoDtype gemm_dtype,
+                    gboolean backward)
+{
   g_return_val_if_fail (c != NULL && op != NULL, 0.0);
   const TopoDtype d = resolve_dtype (c, dtype);
   switch (op->kind)
     {
     case MODEL_OP_GEMM:
-      return gemm_s (c, op, d);
+      return gemm_s (c, op, gemm_dtype == dtype ? d : resolve_dtype (c, gemm_dtype), d);
     case MODEL_OP_ATTENTION:
       return attention_s (c, op, d, backward);
     case MODEL_OP_NORM:

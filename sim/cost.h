@@ -166,6 +166,10 @@ const SimCostOptions *sim_cost_options (const SimCost *c);
  * `backward` selects backward efficiencies for attention and backward byte counts for
  * the memory-bound kinds. */
 double sim_cost_op_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, gboolean backward);
+/* The same with the GEMMs' math in `gemm_dtype` over operands stored in `dtype` (fp32
+ * tensors on TF32 or BF16 tensor cores); every other op kind works in `dtype`. */
+double sim_cost_op_math_s (const SimCost *c, const ModelOp *op, TopoDtype dtype,
+                           TopoDtype gemm_dtype, gboolean backward);
 /* The GEMM efficiency factor the model uses for an m x n x k GEMM (fraction of peak),
  * for reports and tests. */
 double sim_cost_gemm_efficiency (const SimCost *c, guint64 m, guint64 n, guint64 k,

@@ -70,8 +70,9 @@ block_cost (Sim *sim, guint32 block)
     }
   else
     for (guint i = 0; i < blk->n_ops; i++)
-      s += sim_cost_op_s (sim->cost, &g_array_index (p->ops, ModelOp, blk->first_op + i),
-                          p->compute_dtype, blk->phase == PROG_PHASE_BACKWARD);
+      s += sim_cost_op_math_s (sim->cost, &g_array_index (p->ops, ModelOp, blk->first_op + i),
+                               p->compute_dtype, p->gemm_dtype,
+                               blk->phase == PROG_PHASE_BACKWARD);
   sim->block_s[block] = s;
   return s;
 }
@@ -408,7 +409,7 @@ sim_simulate (const ProgProgram *prog, const TopoCluster *cluster, const PlanLay
       const Plan *plan = &prog->plan;
       double gpus = (double) plan->world_size;
       res->tokens_per_s = step > 0 ? prog->tokens_per_step / step : 0;
-      res->peak_flops = cluster->device.peak_flops[prog->compute_dtype];
+      res->peak_flops = cluster->device.peak_flops[prog->gemm_dtype];
       for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
         {
           double f = model_spec_flops_per_token (prog->model, (guint64) plan->seq_length, c)

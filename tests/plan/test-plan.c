@@ -227,6 +227,7 @@ test_bad_values (Fixture *f, gconstpointer data)
   static const char *const cases[] = {
     "--tp 0", "--tp x", "--pp -1", "--schedule zigzag", "--cp-comm-type ring2",
     "--recompute-granularity partial", "--precision fp4", "--gbs 1.5",
+    "--fp32-matmul-precision low",
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {

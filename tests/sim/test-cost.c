@@ -269,6 +269,21 @@ test_gemm_large (Fixture *f, gconstpointer data)
   const double t8 = sim_cost_op_s (c, &op, TOPO_DTYPE_FP8, FALSE);
   assert_rel ((t - 4e-6) / (t8 - 4e-6), 1402.6 / (989.4 * 0.803), 1e-9);
   assert_rel ((t - 4e-6) / (t8 - 4e-6), 1.7654, 1e-3);
+
+  /* fp32 tensors multiplied on BF16 tensor cores (--fp32-matmul-precision medium): the
+   * math is BF16's (same efficiency, same 1.44947 ms compute term), the operands move as
+   * fp32 (3 x 8192^2 x 4 B / 3.015e12 = 0.267 ms, still below the compute term), so the
+   * time is the BF16 one; in plain fp32 math the 67 TFLOP/s vector peak makes it ~15x
+   * longer. */
+  const double tm = sim_cost_op_math_s (c, &op, TOPO_DTYPE_FP32, TOPO_DTYPE_BF16, FALSE);
+  assert_rel (tm, t, 1e-12);
+  g_assert_cmpfloat (sim_cost_op_s (c, &op, TOPO_DTYPE_FP32, FALSE), >, 10 * tm);
+  /* a memory-bound op keeps the storage dtype: fp32 bytes, not bf16 */
+  ModelOp norm = { .kind = MODEL_OP_NORM, .elements = 1 << 24 };
+  assert_rel (sim_cost_op_math_s (c, &norm, TOPO_DTYPE_FP32, TOPO_DTYPE_BF16, FALSE),
+              sim_cost_op_s (c, &norm, TOPO_DTYPE_FP32, FALSE), 1e-12);
+  g_assert_cmpfloat (sim_cost_op_s (c, &norm, TOPO_DTYPE_FP32, FALSE), >,
+                     1.9 * (sim_cost_op_s (c, &norm, TOPO_DTYPE_BF16, FALSE) - 4e-6));
 }
 
 static void

@@ -345,6 +345,39 @@ test_program_flops (void)
   case_clear (&c);
 }
 
+/* fp32 tensors with GEMMs on BF16 tensor cores (--fp32-matmul-precision medium, what
+ * `tandem run --backend cuda` does): the program's GEMM math is BF16 over fp32 storage,
+ * MFU is against the BF16 peak (989.4 TFLOP/s on H100). Ordering, op by op: against
+ * fp32 math (vector peak 66.9 TFLOP/s) every GEMM is faster and every other op the same,
+ * so the step is shorter; against bf16 storage the GEMMs are the same math and the
+ * memory-bound ops move twice the bytes, so the step is longer. */
+static void
+test_fp32_matmul_precision (void)
+{
+  double step[3];
+  for (int i = 0; i < 3; i++)
+    {
+      Case c;
+      case_init (&c, NULL);
+      c.plan.world_size = 8;
+      c.plan.global_batch = 8;
+      c.plan.seq_length = 2048;
+      if (i < 2)
+        c.plan.compute_dtype = c.plan.param_dtype = PLAN_PREC_FP32;
+      if (i == 1)
+        c.plan.fp32_matmul = PLAN_MATMUL_MEDIUM;
+      g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+      g_assert_cmpint (p->program->compute_dtype, ==, i < 2 ? TOPO_DTYPE_FP32 : TOPO_DTYPE_BF16);
+      g_assert_cmpint (p->program->gemm_dtype, ==, i == 0 ? TOPO_DTYPE_FP32 : TOPO_DTYPE_BF16);
+      g_assert_cmpfloat (p->result->peak_flops, ==,
+                         c.cluster->device.peak_flops[p->program->gemm_dtype]);
+      step[i] = p->result->step_time_s;
+      case_clear (&c);
+    }
+  g_assert_cmpfloat (step[0], >, step[1]);
+  g_assert_cmpfloat (step[1], >, step[2]);
+}
+
 /* A plan that does not fit is still predicted and says so. */
 static void
 test_oom_still_predicted (void)
@@ -374,5 +407,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/program-variants", test_program_variants);
   g_test_add_func ("/sim/simulate/program-flops", test_program_flops);
   g_test_add_func ("/sim/simulate/oom-still-predicted", test_oom_still_predicted);
+  g_test_add_func ("/sim/simulate/fp32-matmul-precision", test_fp32_matmul_precision);
   return g_test_run ();
 }
