@@ -3,10 +3,14 @@
 # toolkit, in one go and within 5 minutes,
 #   1. builds tandem with the CUDA backend (meson -Dcuda=enabled, its own build folder),
 #   2. runs the GPU tests (test-backend-cuda, test-kernels-cuda: cuBLAS GEMM and every
-#      kernel against the CPU reference, NCCL on a world of one) and fails if they skip,
+#      kernel against the CPU reference, NCCL on a world of one; test-run-cuda: a
+#      tiny-llama step of the runner on one GPU against the CPU within the BF16
+#      tolerance) and fails if they skip,
 #   3. calibrates quickly (tandem calibrate --backend cuda --quick) into a scratch database,
-#   4. runs tiny-llama on one GPU (tandem run --backend cuda --verify), measured against
-#      the prediction made from that calibration,
+#   4. runs tiny-llama on one GPU (tandem run --backend cuda --verify: GEMMs with BF16
+#      tensor-core products, checked against the CPU reference within the BF16
+#      tolerance of cli/cmd-run.c), measured against the prediction made from that
+#      calibration,
 #   5. with 2 or more GPUs, also a TP plan and a DP plan across them, the ranks started
 #      torchrun-style (RANK / WORLD_SIZE / LOCAL_RANK, the NCCL id through a scratch
 #      TANDEM_NCCL_ID_DIR: see exec/backend-cuda.h),
@@ -133,7 +137,7 @@ if [ "$STEP_RC" -ne 0 ]; then summary; exit 1; fi
 # shellcheck disable=SC2317  # run through step
 run_gpu_tests () {
   local rc=0
-  for t in test-backend-cuda test-kernels-cuda; do
+  for t in test-backend-cuda test-kernels-cuda test-run-cuda; do
     echo "== $t"
     G_TEST_SRCDIR="$PWD/tests" G_TEST_BUILDDIR="$BUILD/tests" "$BUILD/tests/exec/$t" || rc=1
   done
@@ -149,13 +153,29 @@ if [ "$st" = PASS ] && [ "$skips" -gt 1 ]; then st=FAIL; fi
 record tests "$st" "$STEP_S" "$ok ok, $notok failed, $skips skipped$( [ "$skips" -gt 1 ] && echo ": $(grep -m1 '# SKIP' "$LOGS/tests.log" | sed 's/.*# SKIP //' | cut -c1-70)")"
 
 # ---- 3. calibrate -------------------------------------------------------------------------------
-step calibrate 60 "$TANDEM" calibrate --backend cuda --quick --db "$DB"
-record calibrate "$(status_of $STEP_RC)" "$STEP_S" "$(last_line calibrate)"
+# The preset of this GPU gives the peaks the GEMM rows are compared with (% of peak).
+case "$GPU_NAME" in
+  *H100*) PRESET=dgx-h100-superpod ;;
+  *H200*) PRESET=h200-node ;;
+  *B200*) PRESET=b200-node ;;
+  *) PRESET= ;;
+esac
+step calibrate 60 "$TANDEM" calibrate --backend cuda --quick --db "$DB" \
+  ${PRESET:+--cluster "$PRESET"} --out "$LOGS/cuda-profile.json"
+# the best checked GEMM of each dtype: "bfloat16 612.3 TFLOP/s (61.9% of peak)"
+best_gemm () {   # DTYPE
+  awk -v d="$1" '$1 == d && $9 == 0 && $6 + 0 > best { best = $6 + 0; pk = $7 }
+    END { if (best > 0) printf "%s %.1f TFLOP/s (%s%% of peak)", d, best / 1000, pk }' \
+    "$LOGS/calibrate.log"
+}
+record calibrate "$(status_of $STEP_RC)" "$STEP_S" \
+  "$(best_gemm bfloat16); $(best_gemm float8_e4m3); $(first_match calibrate ' add ')"
 
 # ---- 4. one GPU: run, verify, measured vs predicted ---------------------------------------------
 RUN_ARGS=(--backend cuda --verify --model tiny-llama --steps 3 --warmup 1 --db "$DB")
 step run-1gpu 60 env CUDA_VISIBLE_DEVICES="${CUDA_VISIBLE_DEVICES:-0}" "$TANDEM" run "${RUN_ARGS[@]}"
-record run-1gpu "$(status_of $STEP_RC)" "$STEP_S" "$(first_match run-1gpu 'verify:')"
+record run-1gpu "$(status_of $STEP_RC)" "$STEP_S" \
+  "$(first_match run-1gpu 'step time' | tr -s ' '); $(first_match run-1gpu 'verify:' | cut -c1-60)"
 
 # ---- 5. several GPUs: TP and DP ---------------------------------------------------------------
 # N ranks started torchrun-style, one GPU each (LOCAL_RANK); rank 0's output first.

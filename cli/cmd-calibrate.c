@@ -35,15 +35,18 @@ print_gemm_row (const ExecGemmRow *r, gpointer data)
     return;
   if (!p->gemm_header)
     {
-      printf ("GEMM (%s, per rank, all ranks computing; checked on a sub-block)\n",
-              exec_dtype_name (r->dtype));
-      printf ("  %6s %6s %6s %12s %10s %6s %7s\n", "m", "n", "k", "time_us", "GFLOP/s", "reps",
-              "#wrong");
+      printf ("GEMM (per rank, all ranks computing; checked on a sub-block; %% of the "
+              "device's peak for the dtype where --cluster names the device)\n");
+      printf ("  %-11s %6s %6s %6s %12s %10s %7s %6s %7s\n", "dtype", "m", "n", "k", "time_us",
+              "GFLOP/s", "%peak", "reps", "#wrong");
       p->gemm_header = TRUE;
     }
-  printf ("  %6d %6d %6d %12.2f %10.2f %6d %7" G_GINT64_FORMAT "%s\n", r->m, r->n, r->k,
-          r->time_s * 1e6, r->flops_per_s / 1e9, r->reps, r->wrong,
-          r->from_plan ? "  (plan)" : "");
+  char peak[16] = "-";
+  if (r->peak_fraction > 0)
+    g_snprintf (peak, sizeof peak, "%.1f", 100.0 * r->peak_fraction);
+  printf ("  %-11s %6d %6d %6d %12.2f %10.2f %7s %6d %7" G_GINT64_FORMAT "%s\n",
+          exec_dtype_name (r->dtype), r->m, r->n, r->k, r->time_s * 1e6, r->flops_per_s / 1e9,
+          peak, r->reps, r->wrong, r->from_plan ? "  (plan)" : "");
   fflush (stdout);
 }
 
@@ -205,6 +208,11 @@ print_json (const ExecCalibration *cal, gboolean quick, const GArray *imported,
           M_STR ("dtype", exec_dtype_name (g->dtype));
           M_DBL ("time_us", g->time_s * 1e6);
           M_DBL ("gflops", g->flops_per_s / 1e9);
+          if (g->peak_flops_per_s > 0)
+            {
+              M_DBL ("peak_gflops", g->peak_flops_per_s / 1e9);
+              M_DBL ("peak_fraction", g->peak_fraction);
+            }
           M_INT ("reps", g->reps);
           M_INT ("wrong", g->wrong);
           json_builder_set_member_name (b, "from_plan");
@@ -217,6 +225,11 @@ print_json (const ExecCalibration *cal, gboolean quick, const GArray *imported,
       for (guint i = 0; i < cal->skipped->len; i++)
         json_builder_add_string_value (b, g_ptr_array_index (cal->skipped, i));
       json_builder_end_array (b);
+      json_builder_set_member_name (b, "gemm_dtypes_skipped");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < cal->gemm_dtypes_skipped->len; i++)
+        json_builder_add_string_value (b, g_ptr_array_index (cal->gemm_dtypes_skipped, i));
+      json_builder_end_array (b);
       if (cal->memory.bytes > 0)
         {
           json_builder_set_member_name (b, "memory");
@@ -225,6 +238,8 @@ print_json (const ExecCalibration *cal, gboolean quick, const GArray *imported,
           M_DBL ("copy_GBps", cal->memory.copy_GBps);
           M_DBL ("triad_GBps", cal->memory.triad_GBps);
           M_INT ("wrong", cal->memory.wrong);
+          json_builder_set_member_name (b, "on_device");
+          json_builder_add_boolean_value (b, cal->memory.on_device);
           json_builder_end_object (b);
         }
       json_builder_set_member_name (b, "attention");
@@ -349,6 +364,9 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
       ExecCalibrateOptions o;
       exec_calibrate_options_init (&o);
       o.quick = quick;
+      /* the named cluster's device gives the peaks the GEMM rows are compared with */
+      if (ctx->args.cluster_name != NULL)
+        o.device = &ctx->cluster->device;
       o.on_gemm = print_gemm_row;
       o.on_coll = print_coll_row;
       o.on_attention = print_attn_row;
@@ -394,7 +412,16 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
       printf ("  call overhead (1 x 1 x 1 GEMM): %.3f us\n", cal->launch_s * 1e6);
       for (guint i = 0; i < cal->skipped->len; i++)
         printf ("  plan shape skipped: %s\n", (const char *) g_ptr_array_index (cal->skipped, i));
-      if (cal->memory.bytes > 0)
+      for (guint i = 0; i < cal->gemm_dtypes_skipped->len; i++)
+        printf ("  GEMM dtype not measured: %s\n",
+                (const char *) g_ptr_array_index (cal->gemm_dtypes_skipped, i));
+      if (cal->memory.bytes > 0 && cal->memory.on_device)
+        printf ("\ndevice memory (per rank, all ranks running; 3 float arrays of %s, best of %d "
+                "calls)\n  copy   %8.2f GB/s   (c = a, 8 B per element)\n"
+                "  add    %8.2f GB/s   (a = b + c, 12 B per element)   #wrong %" G_GINT64_FORMAT
+                "\n", cli_fmt_bytes ((double) cal->memory.bytes), cal->memory.reps,
+                cal->memory.copy_GBps, cal->memory.triad_GBps, cal->memory.wrong);
+      else if (cal->memory.bytes > 0)
         printf ("\nmemory (per rank, all ranks running; 3 arrays of %s, best of %d)\n"
                 "  copy   %8.2f GB/s\n  triad  %8.2f GB/s   #wrong %" G_GINT64_FORMAT "\n",
                 cli_fmt_bytes ((double) cal->memory.bytes), cal->memory.reps,

@@ -37,6 +37,8 @@ typedef struct {
 typedef struct {
   gboolean ok;
   double   loss, ref_loss, gnorm, ref_gnorm, loss_err, gnorm_err;
+  double   loss_tol, gnorm_tol;   /* relative; the backend's (fp32 on the CPU, BF16 math
+                                   * on cuda) */
 } Verify;
 
 /* Stores the run (prediction and measurement under one run id); -1 with error set. */

@@ -253,11 +253,11 @@ cli_run_print_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
       dbl (b, "loss", v->loss);
       dbl (b, "reference_loss", v->ref_loss);
       dbl (b, "loss_rel_err", v->loss_err);
-      dbl (b, "loss_tolerance", VERIFY_LOSS_TOL);
+      dbl (b, "loss_tolerance", v->loss_tol);
       dbl (b, "grad_norm", v->gnorm);
       dbl (b, "reference_grad_norm", v->ref_gnorm);
       dbl (b, "grad_norm_rel_err", v->gnorm_err);
-      dbl (b, "grad_norm_tolerance", VERIFY_GNORM_TOL);
+      dbl (b, "grad_norm_tolerance", v->gnorm_tol);
       json_builder_end_object (b);
     }
   if (c->a.trace)
@@ -321,8 +321,8 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
   if (v)
     printf ("\n  verify: %s: loss %.7g vs single-rank %.7g (relative error %.2g, tolerance "
             "%g); gradient norm %.7g vs %.7g (%.2g, tolerance %g)\n", v->ok ? "ok" : "FAILED",
-            v->loss, v->ref_loss, v->loss_err, VERIFY_LOSS_TOL, v->gnorm, v->ref_gnorm,
-            v->gnorm_err, VERIFY_GNORM_TOL);
+            v->loss, v->ref_loss, v->loss_err, v->loss_tol, v->gnorm, v->ref_gnorm,
+            v->gnorm_err, v->gnorm_tol);
   if (c->a.trace)
     printf ("  measured trace: %s (one process per pipeline stage, its tp=cp=dp=0 rank)\n",
             c->a.trace);

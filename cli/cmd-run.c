@@ -206,6 +206,35 @@ die_hook (int rank, int step, guint32 local, const ProgTask *t, gpointer data)
 
 /* ---- the single-rank reference ----------------------------------------------------------- */
 
+/* --verify on a device backend (cuda) compares against the single-rank run on the CPU
+ * kernels in host memory, with tolerances for BF16 tensor-core products (tandem run asks
+ * the cuda backend for them: TANDEM_CUDA_MATMUL=bf16 unless set otherwise).
+ *
+ * BF16 keeps 8 significant bits (7 stored), so rounding an input costs at most
+ * u = 2^-8 = 3.9e-3 relative (IEEE-style unit roundoff 2^-p, p = 8), and a product of two
+ * rounded inputs 2u; cuBLAS accumulates in FP32 (CUBLAS_COMPUTE_32F_FAST_16BF), whose
+ * 2^-24 per addition is negligible next to it. One step chains the GEMMs of the forward
+ * (per llama layer QKV, O, gate-and-up, down: d = 4 L + 1 = 17 on tiny-llama, with the
+ * head) and of the backward, which runs the chain again and reads the forward's
+ * activations: 3d roundings stand between the data and a weight gradient. Independent
+ * roundings of random sign grow like the square root of their number, so a gradient
+ * element is off by about 2u sqrt (3d) = 5.6e-2 in the worst layer and the norm over
+ * ~10^6 of them by no more: GNORM 5e-2 (the norm averages the elements' errors, most
+ * layers see fewer roundings). The loss sees only the forward, 2u sqrt (d) = 3.2e-2
+ * relative on the logits, and moves by that much of the logits' spread (O(0.1) at init,
+ * weights of std 0.02) around ln V = 7.6: ~4e-4 relative, so LOSS 2e-2 leaves room for
+ * larger models and trained weights. The CPU keeps the fp32 tolerances of
+ * cmd-run-private.h (the same math, sums in another order). */
+#define VERIFY_BF16_LOSS_TOL  2e-2
+#define VERIFY_BF16_GNORM_TOL 5e-2
+
+/* Does this backend compute elsewhere than in the CPU reference kernels? */
+static gboolean
+on_device (const RunCtx *c)
+{
+  return c->b->ops != &exec_cpu_ops;
+}
+
 static gboolean
 verify_run (RunCtx *c, const ExecRunResult *res, Verify *v, GError **error)
 {
@@ -227,7 +256,20 @@ verify_run (RunCtx *c, const ExecRunResult *res, Verify *v, GError **error)
   g_autoptr (PlanLayout) layout = NULL;
   g_autoptr (ProgProgram) prog = NULL;
   g_autoptr (ExecRunner) runner = NULL;
-  if (plan_resolve (&p, c->model, c->cluster, error)
+  /* on a device backend the reference runs on its own CPU backend, without MPI (a world
+   * of one: only rank 0 gets here) */
+  g_autoptr (ExecBackend) host = NULL;
+  ExecBackend *rb = c->b;
+  if (on_device (c))
+    {
+      ExecConfig cfg;
+      exec_config_init (&cfg);
+      cfg.backend = "cpu";
+      cfg.mpi = EXEC_MPI_OFF;
+      cfg.timeout_s = c->a.timeout_s;
+      rb = host = exec_backend_open (&cfg, error);
+    }
+  if (rb && plan_resolve (&p, c->model, c->cluster, error)
       && (layout = plan_layout_new (&p, c->cluster, error))
       && (prog = prog_program_new (c->model, &p, layout, error)))
     {
@@ -239,20 +281,26 @@ verify_run (RunCtx *c, const ExecRunResult *res, Verify *v, GError **error)
       o.seed = (guint64) c->a.seed;
       o.timeout_s = c->a.timeout_s;
       o.interrupted = &run_interrupted;
-      runner = exec_runner_new (c->b, prog, layout, &o, error);
+      runner = exec_runner_new (rb, prog, layout, &o, error);
       ok = runner && exec_runner_run (runner, error);
     }
   if (ok)
     {
       const ExecRunResult *ref = exec_runner_result (runner);
+      double loss_tol = on_device (c) ? VERIFY_BF16_LOSS_TOL : VERIFY_LOSS_TOL;
+      double gnorm_tol = on_device (c) ? VERIFY_BF16_GNORM_TOL : VERIFY_GNORM_TOL;
       v->loss = res->loss;
       v->gnorm = res->grad_norm;
       v->ref_loss = ref->loss;
       v->ref_gnorm = ref->grad_norm;
       v->loss_err = fabs (v->loss - v->ref_loss) / MAX (fabs (v->ref_loss), 1e-30);
       v->gnorm_err = fabs (v->gnorm - v->ref_gnorm) / MAX (fabs (v->ref_gnorm), 1e-30);
-      v->ok = v->loss_err <= VERIFY_LOSS_TOL && v->gnorm_err <= VERIFY_GNORM_TOL;
+      v->loss_tol = loss_tol;
+      v->gnorm_tol = gnorm_tol;
+      v->ok = v->loss_err <= loss_tol && v->gnorm_err <= gnorm_tol;
     }
+  /* the runner's buffers belong to the backend it ran on: free it before that closes */
+  g_clear_pointer (&runner, exec_runner_free);
   plan_clear (&p);
   if (!ok)
     g_prefix_error (error, "--verify: the single-rank reference run failed: ");
@@ -305,8 +353,12 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
     cli_run_print_text (c, m, p, &mem, c->a.verify ? &v : NULL, run_id);
   plan_memory_clear (&mem);
   if (c->a.verify && !v.ok)
-    return cli_fail (CLI_EXIT_FAILURE, "--verify: the parallel run differs from the "
-                     "single-rank run beyond the fp32 tolerance");
+    return cli_fail (CLI_EXIT_FAILURE, "--verify: the %s run differs from the single-rank "
+                     "run beyond the %s tolerance (loss %g, gradient norm %g relative)",
+                     on_device (c) ? c->b->ops->name : "parallel",
+                     on_device (c) ? "bf16" : "fp32",
+                     on_device (c) ? VERIFY_BF16_LOSS_TOL : VERIFY_LOSS_TOL,
+                     on_device (c) ? VERIFY_BF16_GNORM_TOL : VERIFY_GNORM_TOL);
   return CLI_EXIT_OK;
 }
 
@@ -325,7 +377,9 @@ run_plan (RunCtx *c)
     return fail0 (c, CLI_EXIT_USAGE, "SLURM_NTASKS=%s but MPI has %d ranks (hint: srun "
                   "--mpi=pmix, or mpirun inside the allocation)", slurm, c->world);
   c->plan.world_size = c->world;
-  /* the CPU backend computes, communicates and keeps everything in fp32 */
+  /* the runner keeps and communicates everything in fp32 and computes in fp32 on the
+   * CPU; on cuda its GEMMs take BF16 tensor-core products with FP32 accumulation
+   * (TANDEM_CUDA_MATMUL, set in cli_cmd_run) over the same fp32 storage */
   c->plan.compute_dtype = c->plan.param_dtype = PLAN_PREC_FP32;
   c->plan.grad_dtype = c->plan.optim_dtype = PLAN_PREC_FP32;
   c->plan.master_weights = FALSE;
@@ -428,7 +482,11 @@ cli_cmd_run (int argc, char **argv)
                                 "and the sequence to 256 tokens; the cluster is --cluster, else "
                                 "this host's newest calibrated profile in the database, else "
                                 "the uncalibrated cpu-host preset. Precision is fp32 (CPU "
-                                "backend).");
+                                "backend); --backend cuda multiplies with BF16 tensor-core "
+                                "products and FP32 accumulation (--fp32-matmul-precision "
+                                "medium; high = TF32, highest = fp32), the prediction with the "
+                                "same math, and --verify then compares with the CPU within "
+                                "a BF16 tolerance.");
   GOptionGroup *group = plan_option_group_new (&c.plan, &c.pargs);
   g_option_context_set_main_group (octx, group);
   g_option_context_add_main_entries (octx, extra, NULL);
@@ -456,6 +514,31 @@ cli_cmd_run (int argc, char **argv)
   ExecConfig cfg;
   exec_config_init (&cfg);
   cfg.backend = c.a.backend ? c.a.backend : "cpu";
+  /* The runner's tensors are fp32. On cuda its GEMMs run on tensor cores: BF16 products
+   * with FP32 accumulation (--fp32-matmul-precision medium) unless the flag, or else
+   * TANDEM_CUDA_MATMUL, says otherwise; the cuda kernel table reads the variable at open,
+   * and the prediction takes the same math from the plan (plan/program.c gemm_dtype). The
+   * CPU backend multiplies in fp32 only. */
+  static const char *const cuda_math[] = { "fp32", "tf32", "bf16" };
+  if (g_str_equal (cfg.backend, "cuda"))
+    {
+      const char *env = g_getenv ("TANDEM_CUDA_MATMUL");
+      if (!c.plan.fp32_matmul_set)
+        {
+          c.plan.fp32_matmul = PLAN_MATMUL_MEDIUM;
+          for (int i = 0; env != NULL && i < 3; i++)
+            if (g_ascii_strcasecmp (env, cuda_math[i]) == 0)
+              c.plan.fp32_matmul = (PlanMatmulPrecision) i;
+        }
+      g_setenv ("TANDEM_CUDA_MATMUL", cuda_math[c.plan.fp32_matmul], TRUE);
+    }
+  else if (c.plan.fp32_matmul != PLAN_MATMUL_HIGHEST)
+    {
+      status = fail0 (&c, CLI_EXIT_USAGE, "--fp32-matmul-precision %s: the %s backend "
+                      "multiplies in fp32 only (hint: leave the flag out, or --backend cuda)",
+                      plan_matmul_precision_name (c.plan.fp32_matmul), cfg.backend);
+      goto out;
+    }
   cfg.mpi = g_getenv ("SLURM_NTASKS") && g_ascii_strtoll (g_getenv ("SLURM_NTASKS"), NULL, 10) > 1
               ? EXEC_MPI_ON : EXEC_MPI_AUTO;
   cfg.timeout_s = c.a.timeout_s;

@@ -144,8 +144,8 @@ cpu_gemm (ExecBackend *base, ExecStream *stream, const ExecGemm *op, ExecSample 
   if (op->dtype != EXEC_DTYPE_F32)
     {
       g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
-                   "the cpu backend multiplies float32 only, not %s",
-                   exec_dtype_name (op->dtype));
+                   "the cpu backend multiplies float32 only, not %s (BF16 and FP8 GEMMs "
+                   "need the cuda backend)", exec_dtype_name (op->dtype));
       return FALSE;
     }
   if (op->m < 0 || op->n < 0 || op->k < 0)
@@ -202,6 +202,7 @@ cpu_close (ExecBackend *base)
       if (s->pending.length && (b->stuck || !cpu_stream_wait (b, s, G_MAXUINT64, NULL)))
         clean = FALSE;
     }
+  (void) clean;   /* read only by the MPI paths below */
   g_mutex_lock (&b->lock);
   g_clear_pointer (&b->events, g_ptr_array_unref);   /* before the streams they point into */
   g_clear_pointer (&b->streams, g_ptr_array_unref);

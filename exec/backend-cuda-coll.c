@@ -198,6 +198,9 @@ nccl_type (ExecDtype dtype, ncclDataType_t *t)
     case EXEC_DTYPE_F32:  *t = ncclFloat32; return TRUE;
     case EXEC_DTYPE_BF16: *t = ncclBfloat16; return TRUE;
     case EXEC_DTYPE_F16:  *t = ncclFloat16; return TRUE;
+    case EXEC_DTYPE_FP8_E4M3:
+    case EXEC_DTYPE_FP8_E5M2:
+      return FALSE;   /* no FP8 collectives: gradients and activations travel in bf16/fp32 */
     }
   return FALSE;
 }

@@ -15,6 +15,11 @@
 #include "exec/layers.h"
 
 #include <cublas_v2.h>
+/* cublasLt.h declares cublasLtLoggerForceDisable () without (void), as nccl.h does */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#include <cublasLt.h>
+#pragma GCC diagnostic pop
 #include <cuda_runtime_api.h>
 /* nccl.h declares ncclGroupStart () and friends without (void), which the project's
  * -Werror=strict-prototypes rejects: the toolkit's header, not ours to change */
@@ -128,6 +133,12 @@ typedef struct {
   GArray      *event_pool;    /* cudaEvent_t, free for marks */
   cublasComputeType_t matmul_compute;   /* of the kernel table's matmuls */
   GPtrArray   *buffers, *streams, *events, *groups;   /* owned */
+  /* FP8 GEMMs (backend-cuda-fp8.c): all made at the first FP8 GEMM, freed by cuda_fp8_clear */
+  int          cc_major, cc_minor;   /* compute capability, from open_device */
+  gboolean     fp8;           /* cuBLASLt FP8 kernels exist: compute capability >= 8.9 */
+  cublasLtHandle_t lt;
+  GPtrArray   *fp8_plans;     /* descriptors and algorithm per shape */
+  GHashTable  *fp8_workspaces;   /* CudaStream * -> device workspace */
 } CudaBackend;
 
 static inline CudaBackend *
@@ -147,6 +158,14 @@ gboolean cuda_gemm_rowmajor (CudaBackend *b, CudaStream *s, cublasComputeType_t 
                              float alpha, const void *a, int lda, const void *bm, int ldb,
                              float beta, float *c, int ldc, int batch, gint64 stride_a,
                              gint64 stride_b, gint64 stride_c, GError **error);
+
+/* backend-cuda-fp8.c */
+/* An EXEC_DTYPE_FP8_* GEMM through cublasLtMatmul (layout rules in that file and in
+ * backend.h); EXEC_ERROR_INVALID for what cuBLASLt cannot run, with the reason. */
+gboolean cuda_gemm_fp8  (CudaBackend *b, CudaStream *s, const ExecGemm *op, ExecSample *out,
+                         GError **error);
+/* Frees the plans, the workspaces (not when stuck) and the cuBLASLt handle. */
+void     cuda_fp8_clear (CudaBackend *b);
 
 /* backend-cuda-stream.c */
 gboolean    cuda_clock_init      (CudaBackend *b, GError **error);   /* the origin */

@@ -237,6 +237,9 @@ cuda_gemm (ExecBackend *base, ExecStream *stream, const ExecGemm *op, ExecSample
     case EXEC_DTYPE_F32:  ab_type = CUDA_R_32F; break;
     case EXEC_DTYPE_BF16: ab_type = CUDA_R_16BF; break;
     case EXEC_DTYPE_F16:  ab_type = CUDA_R_16F; break;
+    case EXEC_DTYPE_FP8_E4M3:
+    case EXEC_DTYPE_FP8_E5M2:
+      return cuda_gemm_fp8 (b, s, op, out, error);   /* cuBLASLt: backend-cuda-fp8.c */
     default:
       g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "cuda GEMM: unknown dtype %d",
                    op->dtype);
@@ -261,7 +264,12 @@ cuda_gemm (ExecBackend *base, ExecStream *stream, const ExecGemm *op, ExecSample
   CudaSample *sample = NULL;
   if (!cuda_sample_begin (b, s, out, &sample, error))
     return FALSE;
-  if (!cuda_gemm_rowmajor (b, s, CUBLAS_COMPUTE_32F, ab_type, op->trans_a, op->trans_b,
+  /* FP32 storage with BF16 tensor-core products and FP32 accumulation when asked
+   * (cublas_api.h: CUBLAS_COMPUTE_32F_FAST_16BF, "allows down-converting inputs to
+   * bfloat16"); other input types already choose their tensor-core path by type */
+  cublasComputeType_t compute = op->fast_bf16 && op->dtype == EXEC_DTYPE_F32
+                                  ? CUBLAS_COMPUTE_32F_FAST_16BF : CUBLAS_COMPUTE_32F;
+  if (!cuda_gemm_rowmajor (b, s, compute, ab_type, op->trans_a, op->trans_b,
                            op->m, op->n, op->k, op->alpha, op->a, lda, op->b, ldb, op->beta,
                            op->c, ldc, op->batch, op->stride_a, op->stride_b, op->stride_c,
                            error))
@@ -286,6 +294,7 @@ cuda_close (ExecBackend *base)
   if (!b->stuck && b->streams && !cuda_wait_idle (b, NULL))
     b->stuck = TRUE;
   gboolean clean = !b->stuck;
+  cuda_fp8_clear (b);
   g_clear_pointer (&b->events, g_ptr_array_unref);
   g_clear_pointer (&b->streams, g_ptr_array_unref);
   if (b->groups)
@@ -361,6 +370,11 @@ open_device (CudaBackend *b, GError **error)
   struct cudaDeviceProp prop;
   EXEC_CUDA_TRY (cudaGetDeviceProperties (&prop, b->device), error);
   g_strlcpy (b->device_name, prop.name, sizeof b->device_name);
+  b->cc_major = prop.major;
+  b->cc_minor = prop.minor;
+  b->base.device_memory_bytes = (guint64) prop.totalGlobalMem;
+  /* cuBLASLt's FP8 kernels: Ada (8.9), Hopper (9.0) and newer (backend-cuda-fp8.c) */
+  b->fp8 = prop.major > 8 || (prop.major == 8 && prop.minor >= 9);
   if (prop.major < 9)
     {
       /* exec/meson.build builds the kernels as sm_90 SASS + compute_90 PTX: the PTX runs

@@ -48,14 +48,24 @@ typedef enum {
   EXEC_ERROR_MEMORY,        /* an allocation failed */
 } ExecError;
 
+/* Element types. GEMM inputs of the narrow types are packed on the host with
+ * exec/dtype-convert.h; the CPU backend multiplies EXEC_DTYPE_F32 only. */
 typedef enum {
   EXEC_DTYPE_F32,
   EXEC_DTYPE_BF16,          /* CUDA: inputs in BF16, accumulation in FP32 */
   EXEC_DTYPE_F16,
+  EXEC_DTYPE_FP8_E4M3,      /* OCP FP8 E4M3 ("E4M3FN": no infinities, max 448). CUDA GEMM
+                             * through cuBLASLt: FP32 accumulation and output, compute
+                             * capability 8.9 or newer, only trans_a FALSE and trans_b
+                             * TRUE, m, n, k, lda, ldb multiples of 16 (backend-cuda-fp8.c) */
+  EXEC_DTYPE_FP8_E5M2,      /* OCP FP8 E5M2 (max 57344); no GEMM: cuBLASLt pairs E5M2
+                             * only with E4M3 (gradients), never E5M2 with E5M2 */
 } ExecDtype;
 
-gsize       exec_dtype_size (ExecDtype dtype);   /* bytes per element */
-const char *exec_dtype_name (ExecDtype dtype);   /* "float32", "bfloat16", "float16" */
+gsize       exec_dtype_size (ExecDtype dtype);   /* bytes per element: 4, 2, 2, 1, 1 */
+/* "float32", "bfloat16", "float16", "float8_e4m3", "float8_e5m2" (PyTorch's names,
+ * without the "fn" suffix of torch.float8_e4m3fn) */
+const char *exec_dtype_name (ExecDtype dtype);
 
 /* How the CPU backend uses MPI. */
 typedef enum {
@@ -95,6 +105,8 @@ typedef struct {
   int        rank, world;   /* in MPI_COMM_WORLD (0 and 1 without MPI) */
   int        local_rank;    /* on this node */
   double     timeout_s;     /* waits give up after this; may be changed between calls */
+  guint64    device_memory_bytes;  /* the accelerator's memory; 0 = buffers live in host
+                                    * memory (CPU backend) */
 } ExecBackend;
 
 typedef struct {
@@ -143,6 +155,9 @@ typedef struct {
   int         ldc;
   int         batch;        /* 0 or 1 = one product */
   gint64      stride_a, stride_b, stride_c;
+  gboolean    fast_bf16;    /* dtype F32 only: FP32 storage, products on BF16 tensor cores,
+                             * FP32 accumulation (cuBLAS CUBLAS_COMPUTE_32F_FAST_16BF);
+                             * FALSE = full FP32 math. The CPU backend ignores it. */
 } ExecGemm;
 
 typedef enum {

@@ -1,4 +1,4 @@
-/* exec/calibrate-private.h - what calibrate.c and calibrate-coll.c share: a stream, a
+/* exec/calibrate-private.h - what the calibrate*.c files share: a stream, a
  * world group and a small buffer for barriers and sums over ranks. */
 #pragma once
 
@@ -67,5 +67,11 @@ double   cal_kernel_time  (const ExecCalibration *cal, double t);
  * Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5; the relative
  * term covers exp, log, sin and cos); FALSE for a non-finite `got`. */
 gboolean cal_close_enough (double got, double ref, double mag, double n_terms);
+
+/* ---- calibrate-profile.c ---------------------------------------------------------------- */
+
+/* The profile's dtype of an ExecDtype: F32 -> FP32 (FP32 compute: the vector peak), BF16,
+ * F16 -> FP16, both FP8 formats -> FP8. */
+TopoDtype cal_topo_dtype (ExecDtype dtype);
 
 G_END_DECLS

@@ -9,15 +9,17 @@
 
 /* ---- the profile and the cluster JSON -------------------------------------------------- */
 
-static TopoDtype
-topo_dtype_of (ExecDtype d)
+TopoDtype
+cal_topo_dtype (ExecDtype d)
 {
   switch (d)
     {
-    case EXEC_DTYPE_BF16: return TOPO_DTYPE_BF16;
-    case EXEC_DTYPE_F16:  return TOPO_DTYPE_FP16;
+    case EXEC_DTYPE_BF16:     return TOPO_DTYPE_BF16;
+    case EXEC_DTYPE_F16:      return TOPO_DTYPE_FP16;
+    case EXEC_DTYPE_FP8_E4M3:
+    case EXEC_DTYPE_FP8_E5M2: return TOPO_DTYPE_FP8;
     case EXEC_DTYPE_F32:
-    default:              return TOPO_DTYPE_FP32;
+    default:                  return TOPO_DTYPE_FP32;
     }
 }
 
@@ -56,7 +58,7 @@ exec_calibration_to_profile (const ExecCalibration *cal)
       const ExecGemmRow *g = &g_array_index (cal->gemm, ExecGemmRow, i);
       if (g->wrong == 0 && g->flops_per_s > 0)
         topo_profile_add_gemm (p, (guint64) g->m, (guint64) g->n, (guint64) g->k,
-                               topo_dtype_of (g->dtype), g->flops_per_s);
+                               cal_topo_dtype (g->dtype), g->flops_per_s);
     }
   if (cal->memory.bytes > 0 && cal->memory.wrong == 0)
     {
@@ -134,13 +136,23 @@ exec_calibration_to_cluster_json (const ExecCalibration *cal, const TopoProfile 
                                   GError **error)
 {
   g_return_val_if_fail (cal != NULL, NULL);
-  const ExecGemmRow *top = NULL;
+  /* the best checked row of each profile dtype; `top` of FP32 (else of any dtype) */
+  const ExecGemmRow *best[TOPO_DTYPE_N] = { NULL }, *top = NULL;
+  gboolean narrow = FALSE;
   for (guint i = 0; i < cal->gemm->len; i++)
     {
       const ExecGemmRow *g = &g_array_index (cal->gemm, ExecGemmRow, i);
-      if (g->wrong == 0 && (top == NULL || g->flops_per_s > top->flops_per_s))
+      const TopoDtype d = cal_topo_dtype (g->dtype);
+      if (g->wrong != 0)
+        continue;
+      if (best[d] == NULL || g->flops_per_s > best[d]->flops_per_s)
+        best[d] = g;
+      if (top == NULL || g->flops_per_s > top->flops_per_s)
         top = g;
+      narrow = narrow || d != TOPO_DTYPE_FP32;
     }
+  if (best[TOPO_DTYPE_FP32] != NULL)
+    top = best[TOPO_DTYPE_FP32];
   if (top == NULL || cal->host_memory_bytes == 0)
     {
       g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
@@ -150,7 +162,7 @@ exec_calibration_to_cluster_json (const ExecCalibration *cal, const TopoProfile 
     }
   g_autoptr (TopoProfile) own = profile == NULL ? exec_calibration_to_profile (cal) : NULL;
   g_autofree char *src = g_strdup_printf ("tandem calibrate on %s, %s", cal->host, cal->date);
-  g_autofree char *name = g_strdup_printf ("cpu-%s", cal->host);
+  g_autofree char *name = g_strdup_printf ("%s-%s", cal->backend, cal->host);
   const int ranks = MAX (cal->ranks, 1), per_host = MAX (cal->ranks_per_host, 1);
   const gboolean mem_ok = cal->memory.bytes > 0 && cal->memory.wrong == 0;
   const ExecCollRow *ar = best_all_reduce (cal, ranks), *ar0 = smallest_all_reduce (cal, ranks);
@@ -167,13 +179,22 @@ exec_calibration_to_cluster_json (const ExecCalibration *cal, const TopoProfile 
   json_builder_set_member_name (jb, "device");
   json_builder_begin_object (jb);
   member_string (jb, "name", name);
-  member_string (jb, "vendor", "cpu");
+  member_string (jb, "vendor", g_strcmp0 (cal->backend, "cuda") == 0 ? "nvidia" : "cpu");
   json_builder_set_member_name (jb, "peak_tflops");
   json_builder_begin_object (jb);
   member_double (jb, "fp32", top->flops_per_s / 1e12);
-  member_double (jb, "bf16", top->flops_per_s / 1e12);
+  /* BF16 and FP8 where measured; a backend without BF16 (the CPU) runs BF16 plans in FP32 */
+  member_double (jb, "bf16", (best[TOPO_DTYPE_BF16] ? best[TOPO_DTYPE_BF16] : top)->flops_per_s
+                             / 1e12);
+  if (best[TOPO_DTYPE_FP16] != NULL)
+    member_double (jb, "fp16", best[TOPO_DTYPE_FP16]->flops_per_s / 1e12);
+  if (best[TOPO_DTYPE_FP8] != NULL)
+    member_double (jb, "fp8", best[TOPO_DTYPE_FP8]->flops_per_s / 1e12);
   json_builder_end_object (jb);
-  member_double (jb, "hbm_GB", (double) cal->host_memory_bytes / per_host / 1e9);
+  /* device memory on an accelerator backend, else the host's shared by its ranks */
+  const double mem_GB = cal->device_memory_bytes > 0 ? (double) cal->device_memory_bytes / 1e9
+                        : (double) cal->host_memory_bytes / per_host / 1e9;
+  member_double (jb, "hbm_GB", mem_GB);
   if (mem_ok && cal->memory.triad_GBps > 0)
     member_double (jb, "hbm_GBps", cal->memory.triad_GBps);
   member_double (jb, "gemm_efficiency", 1.0);
@@ -183,18 +204,41 @@ exec_calibration_to_cluster_json (const ExecCalibration *cal, const TopoProfile 
     member_double (jb, "launch_overhead_us", cal->launch_s * 1e6);
   json_builder_set_member_name (jb, "sources");
   json_builder_begin_object (jb);
-  g_autofree char *s_peak = g_strdup_printf ("%s: best checked FP32 GEMM of the grid, %d x %d x "
-                                             "%d, per rank with all %d rank(s) computing; the CPU "
-                                             "backend multiplies in FP32, so BF16 plans run at "
-                                             "the same rate", src, top->m, top->n, top->k, ranks);
+  g_autofree char *s_peak = NULL;
+  if (!narrow)
+    s_peak = g_strdup_printf ("%s: best checked FP32 GEMM of the grid, %d x %d x %d, per rank "
+                              "with all %d rank(s) computing; the CPU backend multiplies in "
+                              "FP32, so BF16 plans run at the same rate", src, top->m, top->n,
+                              top->k, ranks);
+  else
+    {
+      GString *t = g_string_new (NULL);
+      g_string_append_printf (t, "%s: best checked GEMM of the grid per dtype, per rank with "
+                              "all %d rank(s) computing:", src, ranks);
+      for (int d = 0; d < TOPO_DTYPE_N; d++)
+        if (best[d] != NULL)
+          g_string_append_printf (t, " %s %d x %d x %d (%s);", topo_dtype_name ((TopoDtype) d),
+                                  best[d]->m, best[d]->n, best[d]->k,
+                                  exec_dtype_name (best[d]->dtype));
+      if (best[TOPO_DTYPE_BF16] == NULL)
+        g_string_append (t, " bf16 = the fp32 rate (no BF16 GEMM measured);");
+      g_string_truncate (t, t->len - 1);
+      s_peak = g_string_free (t, FALSE);
+    }
   member_string (jb, "peak_tflops", s_peak);
-  g_autofree char *s_hbm = g_strdup_printf ("%s: physical memory of the host (%.1f GB) / %d "
-                                            "rank(s) on it", src,
-                                            (double) cal->host_memory_bytes / 1e9, per_host);
+  g_autofree char *s_hbm = cal->device_memory_bytes > 0
+    ? g_strdup_printf ("%s: the device's memory (cudaGetDeviceProperties totalGlobalMem, "
+                       "%.1f GB)", src, mem_GB)
+    : g_strdup_printf ("%s: physical memory of the host (%.1f GB) / %d rank(s) on it", src,
+                       (double) cal->host_memory_bytes / 1e9, per_host);
   member_string (jb, "hbm_GB", s_hbm);
-  g_autofree char *s_bw = g_strdup_printf ("%s: STREAM-style triad (a = b + 3c, 24 B per "
-                                           "element), best of %d, per rank with all ranks "
-                                           "running", src, cal->memory.reps);
+  g_autofree char *s_bw = cal->memory.on_device
+    ? g_strdup_printf ("%s: device memory, a = b + c over float arrays of %.0f MiB through "
+                       "the backend's kernels (12 B per element), best of %d calls timed with "
+                       "events, per rank with all ranks running", src,
+                       (double) cal->memory.bytes / 1048576.0, cal->memory.reps)
+    : g_strdup_printf ("%s: STREAM-style triad (a = b + 3c, 24 B per element), best of %d, "
+                       "per rank with all ranks running", src, cal->memory.reps);
   if (mem_ok && cal->memory.triad_GBps > 0)
     {
       member_string (jb, "hbm_GBps", s_bw);

@@ -1,50 +1,23 @@
-/* exec/calibrate.c - GEMM and memory microbenchmarks and the calibration record. The
- * collective sweep and the table format are in calibrate-coll.c, the attention core in
- * calibrate-attn.c, the memory-bound kernels in calibrate-kernels.c (both with the
- * buffer, timing and check helpers below), the profile and the cluster JSON in
- * calibrate-profile.c, the nccl-tests reader in nccl-tests-import.c.
+/* exec/calibrate.c - the memory microbenchmark and the calibration record, with the
+ * helpers the parts share. The GEMM sweep is in calibrate-gemm.c, the collective sweep
+ * and the table format in calibrate-coll.c, the attention core in calibrate-attn.c, the
+ * memory-bound kernels in calibrate-kernels.c (both with the buffer, timing and check
+ * helpers below), the profile and the cluster JSON in calibrate-profile.c, the
+ * nccl-tests reader in nccl-tests-import.c.
  *
- * Method (llm.c's and MAMF-finder's way of measuring a GEMM; STREAM's for memory):
- *  - GEMM: A and B uniform in [-1, 1) from a seeded GRand; one call is checked against a
- *    double-precision reference on up to 8 x 8 elements spread over C, then one warm-up
- *    and timed calls until min_time has passed (at least min_reps), in CAL_WINDOWS windows
- *    of which the median counts (calibrate-private.h). The error bound of a
- *    k-term FP32 dot product is gamma_k sum |a_i b_i|, gamma_k = k u / (1 - k u), u =
- *    2^-24 (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5);
- *    an element is wrong beyond twice that.
- *  - The call overhead (launch_s) is the mean time of a 1 x 1 x 1 GEMM. A row's
- *    flops_per_s is 2 m n k / (time - launch_s): the rate of the kernel, since the cost
- *    model adds the launch back (sim/cost-compute.c), so it predicts the measured time.
+ * Method (STREAM's for memory):
  *  - Memory: STREAM's copy (c = a, 16 B per element) and triad (a = b + 3 c, 24 B per
  *    element) over three arrays of doubles well beyond the last-level cache, the best of
  *    `reps` repetitions, as STREAM reports (McCalpin, STREAM FAQ: "best rate").
- *  - All ranks run at once (a barrier before each shape), then times are averaged over
- *    ranks (nccl-tests' default `-a 1`) and wrong elements summed. */
+ *  - All ranks run at once (a barrier first), then bandwidths are averaged over ranks
+ *    (nccl-tests' default `-a 1`) and wrong elements summed. */
 #include "exec/calibrate-private.h"
+#include "exec/layers.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Grids. Quick: a handful of squares 64..1024 and two skinny shapes, ~0.3 s of GEMM per
- * rank on one core at ~20 GFLOP/s. Full: squares up to 4096 and rectangles around the
- * shapes of transformer layers (wide n for MLP up-projections, long k for the down ones). */
-static const int quick_grid[][3] = {
-  { 64, 64, 64 }, { 128, 128, 128 }, { 256, 256, 256 }, { 512, 512, 512 },
-  { 1024, 1024, 1024 }, { 1024, 256, 1024 }, { 256, 1024, 256 },
-};
-static const int full_grid[][3] = {
-  { 64, 64, 64 }, { 128, 128, 128 }, { 256, 256, 256 }, { 512, 512, 512 },
-  { 1024, 1024, 1024 }, { 2048, 2048, 2048 }, { 4096, 4096, 4096 },
-  { 2048, 512, 2048 }, { 512, 2048, 2048 }, { 2048, 2048, 512 },
-  { 4096, 1024, 1024 }, { 1024, 4096, 1024 }, { 1024, 1024, 4096 },
-  { 128, 4096, 4096 }, { 4096, 4096, 128 },
-};
-
-#define QUICK_MAX_PLAN_FLOPS 8589934592.0     /* 2^33: ~0.4 s at 20 GFLOP/s */
-#define FULL_MAX_PLAN_FLOPS 137438953472.0    /* 2^37 = 2 x 4096^3 */
-#define MAX_PLAN_BYTES (1ULL << 30)           /* A + B + C in FP32 */
 
 void
 exec_calibrate_options_init (ExecCalibrateOptions *o)
@@ -52,6 +25,7 @@ exec_calibrate_options_init (ExecCalibrateOptions *o)
   memset (o, 0, sizeof *o);
   o->gemm = o->memory = o->collectives = TRUE;
   o->attention = o->kernels = TRUE;
+  o->gemm_narrow = TRUE;
   o->seed = 20250131;
 }
 
@@ -71,6 +45,7 @@ exec_calibration_new (const char *backend)
   cal->skipped = g_ptr_array_new_with_free_func (g_free);
   cal->attention = g_array_new (FALSE, TRUE, sizeof (ExecAttnRow));
   cal->kernels = g_array_new (FALSE, TRUE, sizeof (ExecKernelRow));
+  cal->gemm_dtypes_skipped = g_ptr_array_new_with_free_func (g_free);
   return cal;
 }
 
@@ -87,6 +62,7 @@ exec_calibration_free (ExecCalibration *cal)
   g_clear_pointer (&cal->skipped, g_ptr_array_unref);
   g_clear_pointer (&cal->attention, g_array_unref);
   g_clear_pointer (&cal->kernels, g_array_unref);
+  g_clear_pointer (&cal->gemm_dtypes_skipped, g_ptr_array_unref);
   g_free (cal);
 }
 
@@ -271,198 +247,108 @@ cal_close_enough (double got, double ref, double mag, double n_terms)
   return isfinite (got) && fabs (got - ref) <= 2.0 * gamma * mag + 1e-5 * fabs (ref) + 1e-6;
 }
 
-/* ---- GEMM ------------------------------------------------------------------------------ */
-
-/* Elements of C checked against the double reference: up to 8 rows x 8 columns spread
- * evenly, first and last included. */
-static gint64
-gemm_check (const float *a, const float *bm, const float *c, int m, int n, int k)
-{
-  const int rows = MIN (m, 8), cols = MIN (n, 8);
-  const double u = ldexp (1.0, -24), gamma = k * u / (1.0 - k * u);
-  gint64 wrong = 0;
-  for (int ri = 0; ri < rows; ri++)
-    for (int ci = 0; ci < cols; ci++)
-      {
-        const int i = rows > 1 ? (int) ((gint64) ri * (m - 1) / (rows - 1)) : 0;
-        const int j = cols > 1 ? (int) ((gint64) ci * (n - 1) / (cols - 1)) : 0;
-        double ref = 0, mag = 0;
-        for (int p = 0; p < k; p++)
-          {
-            const double t = (double) a[(gsize) i * k + p] * bm[(gsize) p * n + j];
-            ref += t;
-            mag += fabs (t);
-          }
-        if (!(fabs (c[(gsize) i * n + j] - ref) <= 2.0 * gamma * mag + 1e-30))
-          wrong++;
-      }
-  return wrong;
-}
-
-typedef struct {
-  double min_time_s;
-  int    min_reps, max_reps;
-} Timing;
-
-/* One shape: check, warm up, time. Fills time_s (this rank), reps and wrong. */
-static gboolean
-gemm_measure (CalCtx *ctx, GRand *rng, const Timing *tm, ExecGemmRow *row, GError **error)
-{
-  ExecBackend *b = ctx->b;
-  const gsize na = (gsize) row->m * row->k, nb = (gsize) row->k * row->n;
-  const gsize nc = (gsize) row->m * row->n;
-  g_autofree float *ha = g_new (float, na), *hb = g_new (float, nb), *hc = g_new (float, nc);
-  for (gsize i = 0; i < na; i++)
-    ha[i] = (float) g_rand_double_range (rng, -1.0, 1.0);
-  for (gsize i = 0; i < nb; i++)
-    hb[i] = (float) g_rand_double_range (rng, -1.0, 1.0);
-  ExecBuffer *da = exec_buffer_new (b, na * 4, error);
-  ExecBuffer *db = da ? exec_buffer_new (b, nb * 4, error) : NULL;
-  ExecBuffer *dc = db ? exec_buffer_new (b, nc * 4, error) : NULL;
-  ExecStream *s = dc ? exec_stream_new (b, EXEC_STREAM_COMPUTE, "calibrate-gemm", error) : NULL;
-  gboolean ok = s != NULL;
-  ExecGemm op = { .dtype = row->dtype, .m = row->m, .n = row->n, .k = row->k, .alpha = 1,
-                  .beta = 0, .a = da ? da->data : NULL, .b = db ? db->data : NULL,
-                  .c = dc ? dc->data : NULL };
-  ok = ok && b->ops->buffer_upload (b, da, 0, ha, na * 4, error)
-       && b->ops->buffer_upload (b, db, 0, hb, nb * 4, error)
-       && exec_gemm (s, &op, NULL, error) && exec_stream_synchronize (s, error)
-       && b->ops->buffer_download (b, hc, dc, 0, nc * 4, error);
-  if (ok)
-    row->wrong = gemm_check (ha, hb, hc, row->m, row->n, row->k);
-  /* a timed warm-up call sizes the loop; then the calls in CAL_WINDOWS windows, one sync
-   * each, and the median window (calibrate-private.h) */
-  double t0 = cal_now_s ();
-  ok = ok && exec_gemm (s, &op, NULL, error) && exec_stream_synchronize (s, error);
-  const double one = MAX (cal_now_s () - t0, 1e-7);
-  const int reps = (int) CLAMP (ceil (tm->min_time_s / one), tm->min_reps, tm->max_reps);
-  const int per = MAX (reps / CAL_WINDOWS, 1);
-  double w[CAL_WINDOWS];
-  for (int i = 0; ok && i < CAL_WINDOWS; i++)
-    {
-      t0 = cal_now_s ();
-      for (int r = 0; ok && r < per; r++)
-        ok = exec_gemm (s, &op, NULL, error);
-      ok = ok && exec_stream_synchronize (s, error);
-      w[i] = (cal_now_s () - t0) / per;
-    }
-  if (ok)
-    {
-      row->reps = per * CAL_WINDOWS;
-      row->time_s = cal_median (w, CAL_WINDOWS);
-    }
-  exec_stream_free (s);
-  exec_buffer_free (dc);
-  exec_buffer_free (db);
-  exec_buffer_free (da);
-  return ok;
-}
-
-/* Mean time of a 1 x 1 x 1 GEMM: what one call through the ops table costs. */
-static gboolean
-launch_measure (CalCtx *ctx, int reps, double *out, GError **error)
-{
-  ExecBackend *b = ctx->b;
-  ExecBuffer *buf = exec_buffer_new (b, 3 * sizeof (float), error);
-  if (buf == NULL)
-    return FALSE;
-  ExecStream *s = exec_stream_new (b, EXEC_STREAM_COMPUTE, "calibrate-launch", error);
-  float *p = buf->data;
-  ExecGemm op = { .dtype = EXEC_DTYPE_F32, .m = 1, .n = 1, .k = 1, .alpha = 1, .a = p,
-                  .b = p + 1, .c = p + 2 };
-  gboolean ok = s != NULL && exec_gemm (s, &op, NULL, error);   /* warm-up */
-  double t0 = cal_now_s ();
-  for (int i = 0; ok && i < reps; i++)
-    ok = exec_gemm (s, &op, NULL, error);
-  ok = ok && exec_stream_synchronize (s, error);
-  *out = (cal_now_s () - t0) / reps;
-  exec_stream_free (s);
-  exec_buffer_free (buf);
-  return ok;
-}
-
-static gboolean
-shape_fits (const int *shape, double max_flops, char **why)
-{
-  const double flops = 2.0 * shape[0] * shape[1] * shape[2];
-  const double bytes = 4.0 * ((double) shape[0] * shape[2] + (double) shape[2] * shape[1]
-                              + (double) shape[0] * shape[1]);
-  if (shape[0] <= 0 || shape[1] <= 0 || shape[2] <= 0)
-    *why = g_strdup_printf ("%d x %d x %d: empty", shape[0], shape[1], shape[2]);
-  else if (flops > max_flops)
-    *why = g_strdup_printf ("%d x %d x %d: %.3g GFLOP per call is above the %.3g GFLOP limit",
-                            shape[0], shape[1], shape[2], flops / 1e9, max_flops / 1e9);
-  else if (bytes > (double) MAX_PLAN_BYTES)
-    *why = g_strdup_printf ("%d x %d x %d: %.3g GiB of operands", shape[0], shape[1],
-                            shape[2], bytes / 1073741824.0);
-  else
-    return TRUE;
-  return FALSE;
-}
-
-gboolean
-exec_calibrate_gemm (ExecBackend *b, const ExecCalibrateOptions *o, ExecCalibration *cal,
-                     GError **error)
-{
-  g_autoptr (GRand) rng = g_rand_new_with_seed (o->seed + (guint32) b->rank);
-  CalCtx *ctx = cal_ctx_new (b, error);
-  if (ctx == NULL)
-    return FALSE;
-  const Timing tm = o->quick ? (Timing) { 0.03, 3, 2000 } : (Timing) { 0.2, 3, 20000 };
-  const double max_flops = o->max_plan_flops > 0 ? o->max_plan_flops
-                           : o->quick ? QUICK_MAX_PLAN_FLOPS : FULL_MAX_PLAN_FLOPS;
-  const int (*grid)[3] = o->quick ? quick_grid : full_grid;
-  const guint n_grid = o->quick ? G_N_ELEMENTS (quick_grid) : G_N_ELEMENTS (full_grid);
-  gboolean ok = cal_barrier (ctx, ctx->world, error);
-  double launch[1] = { 0 };
-  ok = ok && launch_measure (ctx, o->quick ? 2000 : 20000, &launch[0], error)
-       && cal_group_sum (ctx, ctx->world, launch, 1, error);
-  cal->launch_s = launch[0] / b->world;
-
-  for (guint i = 0; ok && i < n_grid + o->n_extra_shapes; i++)
-    {
-      const int *shape = i < n_grid ? grid[i] : o->extra_shapes[i - n_grid];
-      gboolean seen = FALSE;
-      for (guint j = 0; j < cal->gemm->len && !seen; j++)
-        {
-          const ExecGemmRow *r = &g_array_index (cal->gemm, ExecGemmRow, j);
-          seen = r->m == shape[0] && r->n == shape[1] && r->k == shape[2];
-        }
-      char *why = NULL;
-      if (seen)
-        continue;
-      if (i >= n_grid && !shape_fits (shape, max_flops, &why))
-        {
-          g_ptr_array_add (cal->skipped, why);
-          continue;
-        }
-      ExecGemmRow row = { .m = shape[0], .n = shape[1], .k = shape[2],
-                          .dtype = EXEC_DTYPE_F32, .from_plan = i >= n_grid };
-      ok = cal_barrier (ctx, ctx->world, error) && gemm_measure (ctx, rng, &tm, &row, error);
-      double sums[2] = { row.time_s, (double) row.wrong };
-      ok = ok && cal_group_sum (ctx, ctx->world, sums, 2, error);
-      if (!ok)
-        break;
-      row.time_s = sums[0] / b->world;
-      row.wrong = (gint64) llround (sums[1]);
-      /* the kernel's rate: the call overhead comes back in the cost model */
-      const double kernel_s = cal->launch_s < 0.5 * row.time_s ? row.time_s - cal->launch_s
-                                                               : row.time_s;
-      row.flops_per_s = 2.0 * row.m * row.n * row.k / kernel_s;
-      g_array_append_val (cal->gemm, row);
-      if (b->rank == 0 && o->on_gemm)
-        o->on_gemm (&row, o->user_data);
-    }
-  cal_ctx_free (ctx);
-  return ok;
-}
-
 /* ---- memory bandwidth ------------------------------------------------------------------ */
+
+/* Device memory (HBM): STREAM's method on device buffers through the kernel table, timed
+ * with events around DEV_MEM_INNER back-to-back calls (a 256 MiB copy takes ~0.2 ms on
+ * an H100 at ~3 TB/s, too short for a host clock around one call). Copy c = a moves 8 B
+ * per float, add a = b + c 12 B (STREAM's triad without the scalar; the same traffic per
+ * element as its 24 B of doubles halved). Arrays: 3 x 256 MiB (quick: 3 x 64 MiB), far
+ * beyond the 50 MiB L2 of an H100 (hardware.md). Checked: after r rounds of c = a;
+ * a = b + c with a = 1, b = 2 every a is 1 + 2 r (exact in floats): a sample of a is
+ * downloaded and compared. */
+#define DEV_MEM_INNER 10
+
+static gboolean
+calibrate_memory_device (ExecBackend *b, const ExecCalibrateOptions *o, ExecCalibration *cal,
+                         CalCtx *ctx, GError **error)
+{
+  const ExecKernels *k = b->ops->kernels;
+  const gsize n = o->quick ? (gsize) 1 << 24 : (gsize) 1 << 26;
+  const int reps = o->quick ? 3 : 5;
+  CalBufs bs = { .b = b };
+  ExecStream *s = exec_stream_new (b, EXEC_STREAM_COMPUTE, "calibrate-memory", error);
+  ExecEvent *e0 = s ? exec_event_new (b, error) : NULL;
+  ExecEvent *e1 = e0 ? exec_event_new (b, error) : NULL;
+  ExecEvent *e2 = e1 ? exec_event_new (b, error) : NULL;
+  float *a = NULL, *bb = NULL, *c = NULL;
+  gboolean ok = e2 != NULL
+                && (a = cal_bufs_add (&bs, n * sizeof (float), NULL, error)) != NULL
+                && (bb = cal_bufs_add (&bs, n * sizeof (float), NULL, error)) != NULL
+                && (c = cal_bufs_add (&bs, n * sizeof (float), NULL, error)) != NULL;
+  double best_copy = G_MAXDOUBLE, best_add = G_MAXDOUBLE;
+  if (ok)
+    {
+      k->fill (s, a, 1.0f, n);
+      k->fill (s, bb, 2.0f, n);
+      ok = exec_stream_synchronize (s, error) && cal_barrier (ctx, ctx->world, error);
+    }
+  for (int r = 0; ok && r < reps + 1; r++)   /* the first round warms up */
+    {
+      ok = exec_event_record (e0, s, error);
+      for (int i = 0; ok && i < DEV_MEM_INNER; i++)
+        k->copy (s, c, a, n);
+      ok = ok && exec_event_record (e1, s, error);
+      for (int i = 0; ok && i < DEV_MEM_INNER; i++)
+        k->add (s, a, bb, c, n);   /* a = b + c, with c the copy of a */
+      double t0 = 0, t1 = 0, t2 = 0;
+      ok = ok && exec_event_record (e2, s, error) && exec_event_synchronize (e2, error)
+           && exec_event_time (e0, &t0, error) && exec_event_time (e1, &t1, error)
+           && exec_event_time (e2, &t2, error);
+      if (ok && r > 0)
+        {
+          best_copy = MIN (best_copy, (t1 - t0) / DEV_MEM_INNER);
+          best_add = MIN (best_add, (t2 - t1) / DEV_MEM_INNER);
+        }
+    }
+  /* within a round the copies all read the same a and the adds all write b + c, so each
+   * round (not each call) advances a by 2 */
+  gint64 wrong = 0;
+  if (ok)
+    {
+      const float expect = 1.0f + 2.0f * (float) (reps + 1);
+      const gsize probe = MIN (n, (gsize) 4096);
+      float *h = g_new (float, probe);
+      ok = cal_bufs_get (&bs, h, a, probe * sizeof (float), error);
+      for (gsize i = 0; ok && i < probe; i++)
+        wrong += h[i] != expect;
+      g_free (h);
+    }
+  double v[3] = { ok && best_copy > 0 && best_copy < G_MAXDOUBLE ? 8.0 * n / best_copy / 1e9 : 0,
+                  ok && best_add > 0 && best_add < G_MAXDOUBLE ? 12.0 * n / best_add / 1e9 : 0,
+                  (double) wrong };
+  ok = ok && cal_group_sum (ctx, ctx->world, v, 3, error);
+  if (ok)
+    {
+      cal->memory.bytes = n * sizeof (float);
+      cal->memory.reps = reps * DEV_MEM_INNER;
+      cal->memory.copy_GBps = v[0] / b->world;
+      cal->memory.triad_GBps = v[1] / b->world;
+      cal->memory.wrong = (gint64) llround (v[2]);
+      cal->memory.on_device = TRUE;
+    }
+  exec_event_free (e2);
+  exec_event_free (e1);
+  exec_event_free (e0);
+  cal_bufs_clear (&bs);
+  exec_stream_free (s);
+  return ok;
+}
 
 gboolean
 exec_calibrate_memory (ExecBackend *b, const ExecCalibrateOptions *o, ExecCalibration *cal,
                        GError **error)
 {
+  if (b->device_memory_bytes > 0 && b->ops->kernels != NULL)
+    {
+      CalCtx *dctx = cal_ctx_new (b, error);
+      if (dctx == NULL)
+        return FALSE;
+      gboolean ok = calibrate_memory_device (b, o, cal, dctx, error);
+      cal_ctx_free (dctx);
+      return ok;
+    }
+
   /* 3 x 32 MiB (quick) or 3 x 128 MiB: STREAM asks for 4x the last-level cache */
   const gsize n = o->quick ? (gsize) 1 << 22 : (gsize) 1 << 24;
   const int reps = o->quick ? 5 : 10;
@@ -524,6 +410,7 @@ exec_calibrate_run (ExecBackend *b, const ExecCalibrateOptions *o, GError **erro
     }
   g_autoptr (ExecCalibration) cal = exec_calibration_new (b->ops->name);
   cal->ranks = b->world;
+  cal->device_memory_bytes = b->device_memory_bytes;
   const char *local = g_getenv ("OMPI_COMM_WORLD_LOCAL_SIZE");
   if (local == NULL)
     local = g_getenv ("MPI_LOCALNRANKS");

@@ -3,7 +3,8 @@
  *
  * Contract:
  *  - Every benchmark checks its result before timing it (nccl-tests `#wrong`): GEMMs
- *    against a double-precision reference on a sub-block, memory loops against the
+ *    against a double-precision reference on a sub-block (BF16 and FP8 on integer inputs
+ *    whose exact products every accumulator reaches: calibrate-gemm.c), memory loops against the
  *    expected values, collectives element by element. `wrong` counts the elements off,
  *    summed over ranks; a row with wrong > 0 is kept (and printed) but never enters a
  *    profile.
@@ -45,6 +46,11 @@ typedef struct {
   int       reps;           /* timed repetitions per rank */
   gint64    wrong;          /* checked elements off the reference, summed over ranks */
   gboolean  from_plan;      /* one of the given plan's shapes */
+  /* Added after the fields above. The dtype's device peak (ExecCalibrateOptions.device;
+   * the profile's "gemm" rows carry the dtype as "fp32", "bf16", "fp8") and the achieved
+   * fraction of it; both 0 when the peak is unknown. */
+  double    peak_flops_per_s;
+  double    peak_fraction;  /* flops_per_s / peak_flops_per_s */
 } ExecGemmRow;
 
 typedef struct {
@@ -53,6 +59,11 @@ typedef struct {
   double  copy_GBps;        /* c = a: 16 B per element (STREAM counting), best rep */
   double  triad_GBps;       /* a = b + s c: 24 B per element, best rep */
   gint64  wrong;
+  /* Added after the fields above: on a backend with device memory (CUDA), the arrays are
+   * device buffers of floats and the loops the kernel table's copy (c = a, 8 B per
+   * element) and add (a = b + c, 12 B per element, standing in for the triad); the
+   * figures are then HBM bandwidths. FALSE: STREAM's loops in host memory. */
+  gboolean on_device;
 } ExecMemRow;
 
 typedef struct {
@@ -130,6 +141,17 @@ typedef struct {
   double               max_attn_flops;    /* 0 = default (quick 2^30, full 2^34) */
   ExecAttnRowFunc      on_attention;
   ExecKernelRowFunc    on_kernel;
+  /* Added after the fields above. gemm_narrow (TRUE by default): after the FP32 sweep,
+   * the same grid and extra shapes in BF16 (the training dtype) and FP8 E4M3, each where
+   * the backend multiplies it (a 16 x 16 x 16 probe; the CPU backend does FP32 only, so
+   * it measures exactly what it did before; a refusal is noted in
+   * ExecCalibration.gemm_dtypes_skipped). FP8 rows use the layout FP8 kernels need
+   * (A m x k, B n x k, both row-major: backend.h) and skip extra shapes whose m, n or k is
+   * not a multiple of 16 (a line in ExecCalibration.skipped). device (NULL = unknown): the
+   * device whose peak_flops per dtype give ExecGemmRow.peak_fraction, e.g. the cluster
+   * preset's (F32 rows against the FP32 vector peak: cuBLAS computes them in FP32). */
+  gboolean             gemm_narrow;
+  const TopoDevice    *device;
 } ExecCalibrateOptions;
 
 typedef struct {
@@ -139,6 +161,9 @@ typedef struct {
   int        ranks;             /* world size */
   int        ranks_per_host;    /* OMPI_COMM_WORLD_LOCAL_SIZE, else ranks */
   guint64    host_memory_bytes; /* physical memory of the host */
+  /* Added: the accelerator's memory (ExecBackend.device_memory_bytes); 0 on the CPU, where
+   * the cluster JSON's hbm_GB is the host memory per rank */
+  guint64    device_memory_bytes;
   double     launch_s;          /* per GEMM call of 1 x 1 x 1 (the ops-table overhead) */
   GArray    *gemm;              /* ExecGemmRow, grid first, then the extra shapes */
   ExecMemRow memory;            /* bytes 0 when not measured */
@@ -147,6 +172,10 @@ typedef struct {
   GPtrArray *skipped;           /* char *: extra shapes left out, with the reason */
   GArray    *attention;         /* ExecAttnRow, grid first, then the extra shapes */
   GArray    *kernels;           /* ExecKernelRow, by kind, ascending size */
+  /* Added after the fields above: char *, the GEMM dtypes not measured although asked
+   * for (gemm_narrow), with the backend's reason ("bfloat16: the cpu backend multiplies
+   * float32 only, ..."): both narrow dtypes on the CPU backend, by design. */
+  GPtrArray *gemm_dtypes_skipped;
 } ExecCalibration;
 
 void             exec_calibrate_options_init (ExecCalibrateOptions *o);
@@ -208,11 +237,13 @@ guint        exec_coll_rows_to_profile   (const ExecCollRow *rows, guint n_rows,
 /* The distinct attention shapes of a program's compute ops, per rank (an ExecAttnShape
  * array to pass as extra_attention; `tandem calibrate --model ...`). */
 void         exec_calibrate_plan_attention (const ProgProgram *prog, GArray *shapes);
-/* The profile of a calibration (GEMM rows in FLOP/s, memory, collectives, attention in
- * FLOP/s, kernels in bytes/s). */
+/* The profile of a calibration (GEMM rows in FLOP/s with their dtype: EXEC_DTYPE_F32 ->
+ * "fp32", BF16 -> "bf16", F16 -> "fp16", FP8_E4M3 and FP8_E5M2 -> "fp8"; memory,
+ * collectives, attention in FLOP/s, kernels in bytes/s). */
 TopoProfile *exec_calibration_to_profile (const ExecCalibration *cal);
-/* A cluster JSON for this machine (topology/presets/README.md): device "cpu-HOST" with
- * the best measured GEMM as FP32 (and BF16) peak, the host memory per rank, the triad
+/* A cluster JSON for this machine (topology/presets/README.md): device "BACKEND-HOST"
+ * ("cpu-HOST") with the best measured GEMM of each dtype as its peak (FP32; BF16, else the
+ * FP32 one; FP8 when measured), the host memory per rank, the triad
  * bandwidth; one level "host" of `ranks` devices with the measured all-reduce busbw;
  * every number sourced "tandem calibrate on HOST, DATE"; and `profile` (NULL: the
  * calibration's). topo_cluster_new_from_data accepts the text. */

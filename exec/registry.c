@@ -29,7 +29,15 @@ exec_backends (void)
 gsize
 exec_dtype_size (ExecDtype dtype)
 {
-  return dtype == EXEC_DTYPE_F32 ? 4 : 2;
+  switch (dtype)
+    {
+    case EXEC_DTYPE_F32:      return 4;
+    case EXEC_DTYPE_BF16:
+    case EXEC_DTYPE_F16:      return 2;
+    case EXEC_DTYPE_FP8_E4M3:
+    case EXEC_DTYPE_FP8_E5M2: return 1;
+    }
+  return 4;
 }
 
 const char *
@@ -40,6 +48,8 @@ exec_dtype_name (ExecDtype dtype)
     case EXEC_DTYPE_F32:  return "float32";
     case EXEC_DTYPE_BF16: return "bfloat16";
     case EXEC_DTYPE_F16:  return "float16";
+    case EXEC_DTYPE_FP8_E4M3: return "float8_e4m3";
+    case EXEC_DTYPE_FP8_E5M2: return "float8_e5m2";
     }
   return "?";
 }

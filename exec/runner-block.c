@@ -101,9 +101,9 @@ zero3_fold (ExecRunner *r, RunBucket *bk, const ProgTask *t, GError **error)
     return FALSE;
   gsize lo, n;
   runner_bucket_owned (r, bk, &lo, &n);
-  for (gsize i = 0; i < n; i++)
-    bk->gshard[i] += bk->gtmp[i];
-  memset (r->grads + bk->off, 0, bk->n_pad * sizeof (float));
+  const ExecKernels *k = exec_kernels_for (r->compute);
+  k->add (r->compute, bk->gshard, bk->gshard, bk->gtmp, n);
+  k->fill (r->compute, r->grads + bk->off, 0.0f, bk->n_pad);
   bk->rs_done = NULL;
   return TRUE;
 }
@@ -407,21 +407,27 @@ head_forward (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **error
           || !stream_drain (r, PROG_STREAM_TP, t, "the loss all-gather", error))
         return FALSE;
       ts->gap[1] = runner_now (r);
-      memset (u->tgt_sum, 0, N * sizeof (float));
+      /* tgt_sum = 0 + part 0 + part 1 + ...: one shard holds the target, the rest 0 */
+      const ExecKernels *k = exec_kernels_for (r->compute);
+      k->fill (r->compute, u->tgt_sum, 0.0f, N);
       for (int p = 0; p < r->tp; p++)
         {
           const float *part = u->gathered + (gsize) p * 2 * N;
-          memcpy (u->lse_parts + (gsize) p * N, part, N * sizeof (float));
-          for (gsize i = 0; i < N; i++)
-            u->tgt_sum[i] += part[N + i];   /* one shard holds the target, the rest 0 */
+          k->copy (r->compute, u->lse_parts + (gsize) p * N, part, N);
+          k->add (r->compute, u->tgt_sum, u->tgt_sum, part + N, N);
         }
       lse_parts = u->lse_parts;
       tgt = u->tgt_sum;
     }
-  exec_ce_combine (r->compute, (int) N, r->tp, lse_parts, tgt, u->targets, u->lse, u->loss);
-  if (r->tp_rank == 0)
-    for (gsize i = 0; i < N; i++)
-      r->loss_sum += u->loss[i];
+  /* the token losses go to the step's record, read back and summed after the step */
+  if (r->n_loss >= r->loss_cap)
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "internal: rank %d: more head "
+                   "forwards in a step than its %d micro-batches", r->rank, r->loss_cap);
+      return FALSE;
+    }
+  float *loss = r->loss_rec + (gsize) r->n_loss++ * N;
+  exec_ce_combine (r->compute, (int) N, r->tp, lse_parts, tgt, u->targets, u->lse, loss);
   return TRUE;
 }
 
@@ -592,20 +598,22 @@ runner_task_compute (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError 
 /* ---- the optimizer step --------------------------------------------------------------- */
 
 typedef struct {
-  float *buf;
-  gsize  at;
-  gboolean unpack;
-  double ss;
+  ExecStream *s;
+  float      *buf;
+  gsize       at;
+  gboolean    unpack;
+  double      ss;
 } NormWalk;
 
 static void
 norm_pack (float *g, gsize n, gpointer data)
 {
   NormWalk *w = data;
+  const ExecKernels *k = exec_kernels_for (w->s);
   if (w->unpack)
-    memcpy (g, w->buf + w->at, n * sizeof (float));
+    k->copy (w->s, g, w->buf + w->at, n);
   else
-    memcpy (w->buf + w->at, g, n * sizeof (float));
+    k->copy (w->s, w->buf + w->at, g, n);
   w->at += n;
 }
 
@@ -615,6 +623,22 @@ norm_ss (float *g, gsize n, gpointer data)
   NormWalk *w = data;
   for (gsize i = 0; i < n; i++)
     w->ss += (double) g[i] * g[i];
+}
+
+/* Gradients to zero for the next step (and ZeRO-3's owned pieces, which its folds sum). */
+static void
+clear_grads (ExecRunner *r)
+{
+  const ExecKernels *k = exec_kernels_for (r->compute);
+  if (r->zero3)
+    for (guint b = 0; b < r->buckets->len; b++)
+      {
+        RunBucket *bk = &g_array_index (r->buckets, RunBucket, b);
+        gsize lo, n;
+        if (runner_bucket_owned (r, bk, &lo, &n))
+          k->fill (r->compute, bk->gshard, 0.0f, n);
+      }
+  k->fill (r->compute, r->grads, 0.0f, r->n_params);
 }
 
 gboolean
@@ -656,7 +680,7 @@ runner_optimizer (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **e
   if (tp_extra)
     {
       /* norm weights are replicated over TP but each rank's gradient is partial */
-      NormWalk w = { .buf = r->norm_pack };
+      NormWalk w = { .s = r->compute, .buf = r->norm_pack };
       runner_held_norms (r, norm_pack, &w);
       ExecColl op = { .kind = EXEC_COLL_ALL_REDUCE, .send = r->norm_pack, .recv = r->norm_pack,
                       .count = r->n_norm_held };
@@ -670,29 +694,6 @@ runner_optimizer (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **e
   if (dp_extra || tp_extra)
     ts->gap[1] = runner_now (r);
 
-  /* the first step's gradient norm: what this rank holds uniquely (a replicated bucket
-   * counts on one member of the gradient group, a norm weight on TP rank 0) */
-  if (r->step == 0)
-    for (guint b = 0; b < nb; b++)
-      {
-        RunBucket *bk = &g_array_index (r->buckets, RunBucket, b);
-        gsize lo, n;
-        gboolean sh = runner_bucket_owned (r, bk, &lo, &n);
-        if (!sh && r->shard_rank != 0)
-          continue;
-        const float *g = sh ? bk->gshard : r->grads + bk->off;
-        double ss = 0;
-        for (gsize i = 0; i < n; i++)
-          ss += (double) g[i] * g[i];
-        if (r->tp_rank != 0)
-          {
-            NormWalk w = { 0 };
-            runner_bucket_norms (r, bk, norm_ss, &w);
-            ss -= w.ss;
-          }
-        r->grad_ss += ss;
-      }
-
   for (guint b = 0; b < nb; b++)
     {
       RunBucket *bk = &g_array_index (r->buckets, RunBucket, b);
@@ -700,9 +701,47 @@ runner_optimizer (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **e
       gboolean sh = runner_bucket_owned (r, bk, &lo, &n);
       exec_adamw_step (r->compute, &r->opts.adamw, r->step + 1, r->params + lo,
                        sh ? bk->gshard : r->grads + bk->off, bk->m, bk->v, n);
-      if (sh && r->zero3)
-        memset (bk->gshard, 0, n * sizeof (float));
     }
-  memset (r->grads, 0, r->n_params * sizeof (float));
+  /* The first step's gradient norm is read after the step (runner_grad_norm): the host
+   * reads device memory only once nothing is in flight, so the gradients stay until then
+   * and are cleared there instead of here. */
+  r->grads_kept = r->step == 0;
+  if (!r->grads_kept)
+    clear_grads (r);
+  return TRUE;
+}
+
+gboolean
+runner_grad_norm (ExecRunner *r, GError **error)
+{
+  if (!r->grads_kept)
+    return TRUE;
+  r->grads_kept = FALSE;
+  /* what this rank holds uniquely: a replicated bucket counts on one member of the
+   * gradient group, a norm weight on TP rank 0 */
+  for (guint b = 0; b < r->buckets->len; b++)
+    {
+      RunBucket *bk = &g_array_index (r->buckets, RunBucket, b);
+      gsize lo, n;
+      gboolean sh = runner_bucket_owned (r, bk, &lo, &n);
+      if (!sh && r->shard_rank != 0)
+        continue;
+      float *dev;
+      ExecBuffer *buf = runner_bucket_held (r, bk, &dev);
+      g_autofree float *g = g_new (float, MAX (n, 1));
+      if (!runner_download (r, buf, dev, g, n * sizeof (float), error))
+        return FALSE;
+      double ss = 0;
+      for (gsize i = 0; i < n; i++)
+        ss += (double) g[i] * g[i];
+      if (r->tp_rank != 0)
+        {
+          NormWalk w = { 0 };
+          runner_bucket_norms (r, bk, g, norm_ss, &w);
+          ss -= w.ss;
+        }
+      r->grad_ss += ss;
+    }
+  clear_grads (r);
   return TRUE;
 }

@@ -19,8 +19,11 @@ double
 runner_now (ExecRunner *r)
 {
   double t = 0;
+  /* when the compute stream gets here: at once on the CPU (it computes synchronously);
+   * a device's event time exists only once the event has completed */
   exec_event_record (r->mark, r->compute, NULL);
-  exec_event_time (r->mark, &t, NULL);   /* the compute stream has nothing outstanding */
+  exec_event_synchronize (r->mark, NULL);
+  exec_event_time (r->mark, &t, NULL);
   return t;
 }
 
@@ -125,6 +128,17 @@ gboolean
 runner_post (ExecRunner *r, ProgStream stream, ExecGroup *g, const ExecColl *op,
              ExecSample *sample, GError **error)
 {
+  /* The collective reads what compute issued before it and may overwrite what queued
+   * compute still reads (a pooled buffer): on a device whose compute runs behind the
+   * host, its stream first waits for the compute stream (the CPU computes
+   * synchronously, so there the event has completed already). */
+  if (stream != PROG_STREAM_COMPUTE
+      && (!exec_event_record (r->cev, r->compute, error)
+          || !exec_event_wait (r->streams[stream], r->cev, error)))
+    {
+      g_prefix_error (error, "rank %d: ", r->rank);
+      return FALSE;
+    }
   if (!exec_collective (r->streams[stream], g, op, sample, error))
     {
       g_prefix_error (error, "rank %d: ", r->rank);
@@ -141,14 +155,30 @@ runner_world_gather (ExecRunner *r, const double *mine, gsize n, double *all, GE
       memcpy (all, mine, n * sizeof (double));
       return TRUE;
     }
+  /* through device memory (NCCL reads nothing else): [mine | all of world], grown to the
+   * largest request; not counted in alloc_peak (host arrays before) */
+  gsize need = n * (1 + (gsize) r->world);
+  if (r->wg_doubles < need)
+    {
+      exec_buffer_free (r->wg_buf);
+      r->wg_doubles = 0;
+      if (!(r->wg_buf = exec_buffer_new (r->b, need * sizeof (double), error)))
+        return FALSE;
+      r->wg_doubles = need;
+    }
+  double *dev = r->wg_buf->data;
+  if (!runner_upload (r, r->wg_buf, dev, mine, n * sizeof (double), error))
+    return FALSE;
   /* doubles travel as pairs of floats: an all-gather copies bits, it adds nothing */
-  ExecColl op = { .kind = EXEC_COLL_ALL_GATHER, .send = mine, .recv = all,
+  ExecColl op = { .kind = EXEC_COLL_ALL_GATHER, .send = dev, .recv = dev + n,
                   .count = n * (sizeof (double) / sizeof (float)) };
   ExecStream *s = r->streams[PROG_STREAM_N];
   if (!runner_post (r, PROG_STREAM_N, r->world_group, &op, NULL, error))
     return FALSE;
   exec_event_record (r->mark, s, NULL);
-  return runner_wait (r, r->mark, NULL, NULL, "the world all-gather between steps", -1, error);
+  return runner_wait (r, r->mark, NULL, NULL, "the world all-gather between steps", -1, error)
+         && runner_download (r, r->wg_buf, dev + n, all, n * r->world * sizeof (double),
+                             error);
 }
 
 static gint64
@@ -191,6 +221,7 @@ step_begin (ExecRunner *r)
   r->next_reduction = 0;
   r->ring_ts = NULL;
   r->loss_sum = r->grad_ss = 0;
+  r->n_loss = 0;
 }
 
 static gsize
@@ -218,6 +249,9 @@ step_end (ExecRunner *r, double *rec, GError **error)
       if (!runner_wait (r, r->ts[i].done, NULL, t, NULL, -1, error))
         return FALSE;
     }
+  /* every task's start and end event too (a task's done may be on another stream) */
+  if (!exec_stream_synchronize (r->compute, error))
+    return FALSE;
   double end = 0;
   for (guint32 i = 0; i < r->n_tasks; i++)
     {
@@ -462,6 +496,23 @@ compute_stats (ExecRunner *r, const double *all, gsize per_rank)
 
 /* ---- the steps -------------------------------------------------------------------------- */
 
+/* This rank's share of the step's loss: the token losses its head forwards recorded,
+ * summed in double in the order they were computed (TP rank 0 only: the others hold
+ * the same values). */
+static gboolean
+step_loss (ExecRunner *r, GError **error)
+{
+  if (r->loss_rec == NULL || r->tp_rank != 0 || r->n_loss == 0)
+    return TRUE;
+  gsize n = (gsize) r->n_loss * r->N;
+  g_autofree float *host = g_new (float, n);
+  if (!runner_download (r, r->loss_buf, r->loss_rec, host, n * sizeof (float), error))
+    return FALSE;
+  for (gsize i = 0; i < n; i++)
+    r->loss_sum += host[i];
+  return TRUE;
+}
+
 gboolean
 runner_steps (ExecRunner *r, GError **error)
 {
@@ -485,6 +536,8 @@ runner_steps (ExecRunner *r, GError **error)
     {
       r->step = step;
       step_begin (r);
+      if (!runner_data_upload (r, error))
+        return FALSE;
       double zero = 0;
       if (!runner_world_gather (r, &zero, 1, sums, error))   /* the barrier */
         return FALSE;
@@ -497,6 +550,8 @@ runner_steps (ExecRunner *r, GError **error)
       if (!step_end (r, rec ? rec : tmp, error))
         return FALSE;
       runner_units_free (r);
+      if (!step_loss (r, error) || !runner_grad_norm (r, error))
+        return FALSE;
       double mine[2] = { r->loss_sum, r->grad_ss };
       if (!runner_world_gather (r, mine, 2, sums, error))
         return FALSE;

@@ -5,7 +5,15 @@
  *   runner-state.c    buffers, data, units (activations of one micro-batch and chunk)
  *   runner-task.c     the interpreter: dependencies, collectives, pipeline transfers
  *   runner-block.c    the compute blocks and the optimizer step
- *   runner-measure.c  steps, waits, timing, gathering to rank 0, statistics */
+ *   runner-measure.c  steps, waits, timing, gathering to rank 0, statistics
+ *
+ * Memory. Every float and int array below that a kernel, GEMM or collective reads lives
+ * in an ExecBuffer: device memory on the cuda backend, which the host must not touch.
+ * The host reaches it only through buffer_upload (weights, tokens, positions: filled in
+ * host arrays first) and buffer_download (losses and the first step's gradients, at the
+ * end of the step), and changes it otherwise only through the kernel table (copy, fill,
+ * add). Pointers into buffers are only offset, never dereferenced on the host;
+ * tests/exec/test-run-devsim.c checks this with buffers the host cannot read. */
 #pragma once
 
 #include "exec/runner.h"
@@ -55,7 +63,7 @@ enum { LAST_NONE, LAST_ATTN, LAST_MLP };
  * last backward task. */
 typedef struct {
   int           mb, chunk, first, n;   /* layers first .. first + n - 1 */
-  int          *tokens, *targets;      /* N each */
+  int          *tokens, *targets;      /* N each: the micro-batch's rows of r->tok */
   RunLayerActs *layers;
   ExecBuffer   *buf;
   float        *h, *h_rc;              /* (N_sp, C): residual stream shard, recompute copy */
@@ -70,7 +78,7 @@ typedef struct {
   ExecHeadActs  head;
   float        *lse_part, *tgt_part;   /* (N) each, adjacent: gathered together over TP */
   float        *gathered;              /* (tp, 2, N) */
-  float        *lse_parts, *tgt_sum, *lse, *loss;   /* (tp, N), (N), (N), (N) */
+  float        *lse_parts, *tgt_sum, *lse;   /* (tp, N), (N), (N); losses: r->loss_rec */
   int           fwd_last, fwd_last_layer;   /* LAST_*: the last forward block run */
   int           rc_last, rc_layer;          /* the same for the recompute of rc_layer */
 } RunUnit;
@@ -114,7 +122,8 @@ struct ExecRunner {
   ExecLayerShape shape;
   int N, N_sp, qd, kvd;           /* tokens per micro-batch, per SP shard; q/kv widths */
   int *pos;                       /* (T) global positions of this CP rank's tokens */
-  int **pos_of;                   /* (cp, T): of every CP rank */
+  int **pos_of;                   /* (cp, T): of every CP rank, rows of pos_buf */
+  ExecBuffer *pos_buf;            /* cp x T ints, uploaded once */
   float dloss;                    /* 1 / tokens of the global batch */
 
   /* streams, groups (NULL for a group of one) */
@@ -145,6 +154,7 @@ struct ExecRunner {
   RunTaskState *ring_ts;          /* the ring task whose passes the core posts */
   const ProgTask *ring_task;
   ExecEvent  *xev;                /* waits on extra collectives */
+  ExecEvent  *cev;                /* compute before an extra collective (cuda stream order) */
   gboolean   *recomputed;         /* per global layer: fully recomputed in backward */
   guint       next_reduction;     /* bucket of the next gradient reduction task */
 
@@ -156,6 +166,14 @@ struct ExecRunner {
   double      t0;                 /* step start, backend clock */
   double      loss_sum;           /* this rank's share of the step's token losses */
   double      grad_ss;            /* this rank's share of the squared gradient norm */
+  ExecBuffer *tok_buf;            /* the step's data: per micro-batch N tokens, N targets */
+  int        *tok;                /* grad_accum x 2 N ints, uploaded at each step's start */
+  ExecBuffer *loss_buf;           /* the head's token losses of the step, in head order */
+  float      *loss_rec;           /* loss_cap x N floats; NULL off the head's stage */
+  int         n_loss, loss_cap;   /* rows written this step; rows held */
+  gboolean    grads_kept;         /* step 0: gradients kept until the step's end (norm) */
+  ExecBuffer *wg_buf;             /* world all-gathers between steps (device memory) */
+  gsize       wg_doubles;
   ExecEvent  *mark;               /* a scratch event for reading the clock */
 
   /* gathered per timed step: REC_N doubles per task, plus the step end */
@@ -172,9 +190,21 @@ gboolean runner_bucket_owned (const ExecRunner *r, const RunBucket *bk, gsize *l
  * reductions (full buckets or owned pieces), in bucket order. */
 typedef void (*RunNormFn) (float *g, gsize n, gpointer data);
 void     runner_held_norms (ExecRunner *r, RunNormFn fn, gpointer data);
-void     runner_bucket_norms (ExecRunner *r, RunBucket *bk, RunNormFn fn, gpointer data);
+/* The same for one bucket; `held` replaces the bucket's held gradient (a host copy of
+ * its [lo, lo + n) range) when non-NULL. */
+void     runner_bucket_norms (ExecRunner *r, RunBucket *bk, float *held, RunNormFn fn,
+                              gpointer data);
+/* Where the bucket's held gradient is: its buffer and the first float. */
+ExecBuffer *runner_bucket_held (ExecRunner *r, RunBucket *bk, float **held);
 
 /* runner-state.c */
+/* Host <-> buffer copies of `bytes` at `dev`, a pointer into `buf` (checked against it). */
+gboolean runner_upload     (ExecRunner *r, ExecBuffer *buf, void *dev, const void *src,
+                            gsize bytes, GError **error);
+gboolean runner_download   (ExecRunner *r, const ExecBuffer *buf, const void *dev, void *dst,
+                            gsize bytes, GError **error);
+/* The step's tokens and targets into r->tok (every micro-batch of this DP rank). */
+gboolean runner_data_upload (ExecRunner *r, GError **error);
 float   *runner_alloc      (ExecRunner *r, gsize n_floats, ExecBuffer **handle, GError **error);
 void     runner_release    (ExecRunner *r, ExecBuffer **handle);
 void     runner_pool_free  (ExecRunner *r);   /* frees the pooled buffers */
@@ -206,6 +236,9 @@ gboolean   runner_task_compute  (ExecRunner *r, const ProgTask *t, RunTaskState 
                                  GError **error);
 gboolean   runner_optimizer     (ExecRunner *r, const ProgTask *t, RunTaskState *ts,
                                  GError **error);
+/* After the step: the first step's gradient norm from the kept gradients (host copies),
+ * then the gradients cleared for the next step. */
+gboolean   runner_grad_norm     (ExecRunner *r, GError **error);
 
 /* runner-task.c */
 gboolean runner_task_run   (ExecRunner *r, guint32 local, GError **error);

@@ -40,6 +40,39 @@ runner_alloc (ExecRunner *r, gsize n_floats, ExecBuffer **handle, GError **error
   return buf->data;
 }
 
+static gboolean
+byte_offset (const ExecBuffer *buf, const void *dev, gsize bytes, gsize *off, GError **error)
+{
+  /* pointer arithmetic only: dev may be device memory */
+  guintptr base = (guintptr) buf->data, p = (guintptr) dev;
+  if (p < base || p - base > buf->bytes || bytes > buf->bytes - (p - base))
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "internal: a copy of %" G_GSIZE_FORMAT
+                   " bytes outside its buffer of %" G_GSIZE_FORMAT, bytes, buf->bytes);
+      return FALSE;
+    }
+  *off = p - base;
+  return TRUE;
+}
+
+gboolean
+runner_upload (ExecRunner *r, ExecBuffer *buf, void *dev, const void *src, gsize bytes,
+               GError **error)
+{
+  gsize off;
+  return byte_offset (buf, dev, bytes, &off, error)
+         && r->b->ops->buffer_upload (r->b, buf, off, src, bytes, error);
+}
+
+gboolean
+runner_download (ExecRunner *r, const ExecBuffer *buf, const void *dev, void *dst, gsize bytes,
+                 GError **error)
+{
+  gsize off;
+  return byte_offset (buf, dev, bytes, &off, error)
+         && r->b->ops->buffer_download (r->b, dst, buf, off, bytes, error);
+}
+
 void
 runner_release (ExecRunner *r, ExecBuffer **handle)
 {
@@ -110,7 +143,7 @@ runner_unit (ExecRunner *r, int mb, int chunk, GError **error)
 
   gsize N = (gsize) r->N, C = (gsize) r->shape.C, Nsp = (gsize) r->N_sp;
   gsize kv = 2 * N * r->kvd;
-  gsize total = 2 * N /* tokens, targets as ints */ + 3 * Nsp * C + 5 * N * C
+  gsize total = 3 * Nsp * C + 5 * N * C
                 + backward_scratch (r) + 2 * N * r->qd
                 + N * r->shape.n_head + kv;
   float *m = runner_alloc (r, total, &u->buf, error);
@@ -120,8 +153,6 @@ runner_unit (ExecRunner *r, int mb, int chunk, GError **error)
       g_free (u);
       return NULL;
     }
-  u->tokens = (int *) m, m += N;
-  u->targets = (int *) m, m += N;
   u->h = m, m += Nsp * C;
   u->h_rc = m, m += Nsp * C;
   u->dh = m, m += Nsp * C;
@@ -136,25 +167,15 @@ runner_unit (ExecRunner *r, int mb, int chunk, GError **error)
   u->delta = m, m += N * r->shape.n_head;
   u->dkv = m;
 
-  /* DP rank d takes sequences (d M + mb) B .. + B - 1 of the global batch; this CP rank
-   * the positions pos of each; the target of a token is the next one. */
-  int B = p->micro_batch, T = r->N / B;
-  for (int b = 0; b < B; b++)
-    {
-      int seq = (r->dp_rank * p->grad_accum + mb) * B + b;
-      for (int t = 0; t < T; t++)
-        {
-          u->tokens[b * T + t] = runner_token (r, r->step, seq, r->pos[t]);
-          u->targets[b * T + t] = runner_token (r, r->step, seq, r->pos[t] + 1);
-        }
-    }
+  u->tokens = r->tok + (gsize) mb * 2 * N;
+  u->targets = u->tokens + N;
 
   int model_chunk = chunk * p->pp + r->stage;
   if (model_chunk == p->pp * p->vpp - 1)
     {
       gsize n_head = exec_head_acts_size (&r->shape);
       gsize tp = (gsize) r->tp;
-      float *h = runner_alloc (r, n_head + 5 * N + 3 * N * tp, &u->head_buf, error);
+      float *h = runner_alloc (r, n_head + 4 * N + 3 * N * tp, &u->head_buf, error);
       if (!h)
         {
           runner_unit_retire (r, u);
@@ -166,12 +187,40 @@ runner_unit (ExecRunner *r, int mb, int chunk, GError **error)
       u->tgt_part = h, h += N;
       u->tgt_sum = h, h += N;
       u->lse = h, h += N;
-      u->loss = h, h += N;
       u->gathered = h, h += 2 * N * tp;
       u->lse_parts = h;
     }
   *slot = u;
   return u;
+}
+
+/* DP rank d takes sequences (d M + mb) B .. + B - 1 of the global batch for micro-batch
+ * mb of M; this CP rank the positions pos of each; the target of a token is the next
+ * one. Made on the host, uploaded once per step (before its clock starts). */
+gboolean
+runner_data_upload (ExecRunner *r, GError **error)
+{
+  const Plan *p = r->plan;
+  int B = p->micro_batch, T = r->N / B;
+  gsize N = (gsize) r->N;
+  g_autofree int *host = g_new (int, 2 * N * p->grad_accum);
+  g_autofree int *pos = g_new (int, T);
+  exec_cp_positions (T, p->cp, r->cp_rank, TRUE, pos);
+  for (int mb = 0; mb < p->grad_accum; mb++)
+    {
+      int *tokens = host + (gsize) mb * 2 * N, *targets = tokens + N;
+      for (int b = 0; b < B; b++)
+        {
+          int seq = (r->dp_rank * p->grad_accum + mb) * B + b;
+          for (int t = 0; t < T; t++)
+            {
+              tokens[b * T + t] = runner_token (r, r->step, seq, pos[t]);
+              targets[b * T + t] = runner_token (r, r->step, seq, pos[t] + 1);
+            }
+        }
+    }
+  return runner_upload (r, r->tok_buf, r->tok, host, 2 * N * p->grad_accum * sizeof (int),
+                        error);
 }
 
 RunLayerActs *

@@ -307,6 +307,37 @@ runner_bucket_owned (const ExecRunner *r, const RunBucket *bk, gsize *lo, gsize 
   return FALSE;
 }
 
+/* The weights of `seed` (exec_layer_weights_fill, exec_vocab_weights_fill), made in host
+ * memory segment by segment and uploaded; padding stays as buffer_new zeroed it. */
+static gboolean
+fill_params (ExecRunner *r, GError **error)
+{
+  gsize most = 0;
+  for (guint i = 0; i < r->segs->len; i++)
+    most = MAX (most, seg_at (r, (int) i)->n);
+  g_autofree float *host = g_new0 (float, MAX (most, 1));
+  for (guint i = 0; i < r->segs->len; i++)
+    {
+      RunSeg *sg = seg_at (r, (int) i);
+      if (sg->kind == SEG_LAYER)
+        {
+          ExecLayerWeights w;
+          exec_layer_weights_bind (&w, &r->shape, host);
+          exec_layer_weights_fill (&w, &r->shape, sg->layer, r->opts.seed);
+          g_assert ((gsize) (w.mlp_norm - host) == sg->norm_off[1]);
+        }
+      else if (sg->kind == SEG_EMBED)
+        exec_vocab_weights_fill (host, NULL, NULL, &r->shape, r->opts.seed);
+      else
+        exec_vocab_weights_fill (NULL, r->tied ? NULL : host + r->shape.C, host, &r->shape,
+                                 r->opts.seed);
+      if (!runner_upload (r, r->param_buf, r->params + sg->off, host, sg->n * sizeof (float),
+                          error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 alloc_params (ExecRunner *r, GError **error)
 {
@@ -314,25 +345,8 @@ alloc_params (ExecRunner *r, GError **error)
   if (!r->params)
     return FALSE;
   r->grads = runner_alloc (r, r->n_params, &r->grad_buf, error);
-  if (!r->grads)
+  if (!r->grads || !fill_params (r, error))
     return FALSE;
-  for (guint i = 0; i < r->segs->len; i++)
-    {
-      RunSeg *sg = seg_at (r, (int) i);
-      float *base = r->params + sg->off;
-      if (sg->kind == SEG_LAYER)
-        {
-          ExecLayerWeights w;
-          exec_layer_weights_bind (&w, &r->shape, base);
-          exec_layer_weights_fill (&w, &r->shape, sg->layer, r->opts.seed);
-          g_assert ((gsize) (w.mlp_norm - base) == sg->norm_off[1]);
-        }
-      else if (sg->kind == SEG_EMBED)
-        exec_vocab_weights_fill (base, NULL, NULL, &r->shape, r->opts.seed);
-      else
-        exec_vocab_weights_fill (NULL, r->tied ? NULL : base + r->shape.C, base, &r->shape,
-                                 r->opts.seed);
-    }
   /* AdamW moments and gradient pieces of what this rank updates */
   gsize total = 0;
   for (guint b = 0; b < r->buckets->len; b++)
@@ -368,11 +382,26 @@ alloc_params (ExecRunner *r, GError **error)
   return TRUE;
 }
 
+ExecBuffer *
+runner_bucket_held (ExecRunner *r, RunBucket *bk, float **held)
+{
+  gsize lo, n;
+  if (runner_bucket_owned (r, bk, &lo, &n))
+    {
+      *held = bk->gshard;
+      return r->opt_buf;
+    }
+  *held = r->grads + bk->off;
+  return r->grad_buf;
+}
+
 void
-runner_bucket_norms (ExecRunner *r, RunBucket *bk, RunNormFn fn, gpointer data)
+runner_bucket_norms (ExecRunner *r, RunBucket *bk, float *held, RunNormFn fn, gpointer data)
 {
   gsize C = (gsize) r->shape.C, lo, n;
-  float *held = runner_bucket_owned (r, bk, &lo, &n) ? bk->gshard : r->grads + bk->off;
+  runner_bucket_owned (r, bk, &lo, &n);
+  if (held == NULL)
+    runner_bucket_held (r, bk, &held);
   for (int i = bk->seg0; i < bk->seg0 + bk->n_segs; i++)
     {
       const RunSeg *sg = seg_at (r, i);
@@ -390,7 +419,7 @@ void
 runner_held_norms (ExecRunner *r, RunNormFn fn, gpointer data)
 {
   for (guint b = 0; b < r->buckets->len; b++)
-    runner_bucket_norms (r, &g_array_index (r->buckets, RunBucket, b), fn, data);
+    runner_bucket_norms (r, &g_array_index (r->buckets, RunBucket, b), NULL, fn, data);
 }
 
 /* ---- groups and streams ---------------------------------------------------------------- */
@@ -430,10 +459,25 @@ exec_runner_new (ExecBackend *b, const ProgProgram *prog, const PlanLayout *layo
   const Plan *p = &prog->plan;
   if (!exec_runner_supports (prog->model, p, error))
     return NULL;
-  if (b->ops->kernels != NULL && b->ops->kernels != &exec_kernels_cpu)
+  /* Buffers may be device memory: the runner reaches them only through the ops table
+   * and the kernels (runner-private.h), so any backend with a kernel table runs it. */
+  if (b->ops->kernels == NULL && b->ops != &exec_cpu_ops)
     {
-      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "the runner keeps its state in "
-                   "host memory and runs on the cpu backend only, not '%s'", b->ops->name);
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "backend '%s' has no kernel table: "
+                   "the runner needs its element-wise, attention and optimizer kernels",
+                   b->ops->name);
+      return NULL;
+    }
+  if (p->param_dtype != PLAN_PREC_FP32 || p->grad_dtype != PLAN_PREC_FP32
+      || p->optim_dtype != PLAN_PREC_FP32 || p->master_weights
+      || (p->compute_dtype != PLAN_PREC_FP32 && p->compute_dtype != PLAN_PREC_BF16))
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "the runner keeps parameters, "
+                   "gradients and optimizer state in fp32 and multiplies in fp32 (or, on "
+                   "cuda, with bf16 tensor-core products over fp32 storage), not %s compute "
+                   "with %s parameters, %s gradients and %s optimizer state",
+                   plan_precision_name (p->compute_dtype), plan_precision_name (p->param_dtype),
+                   plan_precision_name (p->grad_dtype), plan_precision_name (p->optim_dtype));
       return NULL;
     }
   int world = opts && opts->local ? 1 : b->world;
@@ -485,13 +529,20 @@ exec_runner_new (ExecBackend *b, const ProgProgram *prog, const PlanLayout *layo
   r->qd = r->shape.n_head * r->shape.head_dim;
   r->kvd = r->shape.n_kv_head * r->shape.head_dim;
   r->dloss = (float) (1.0 / ((double) p->global_batch * p->seq_length));
-  r->pos_of = g_new0 (int *, p->cp);
-  for (int j = 0; j < p->cp; j++)
-    {
-      r->pos_of[j] = g_new (int, T);
-      exec_cp_positions (T, p->cp, j, TRUE, r->pos_of[j]);
-    }
-  r->pos = r->pos_of[r->cp_rank];
+  /* positions, which the rotary and attention kernels read: device memory */
+  {
+    g_autofree int *host = g_new (int, (gsize) p->cp * T);
+    for (int j = 0; j < p->cp; j++)
+      exec_cp_positions (T, p->cp, j, TRUE, host + (gsize) j * T);
+    r->pos_buf = exec_buffer_new (b, (gsize) p->cp * T * sizeof (int), error);
+    if (!r->pos_buf || !b->ops->buffer_upload (b, r->pos_buf, 0, host,
+                                              (gsize) p->cp * T * sizeof (int), error))
+      return NULL;
+    r->pos_of = g_new0 (int *, p->cp);
+    for (int j = 0; j < p->cp; j++)
+      r->pos_of[j] = (int *) r->pos_buf->data + (gsize) j * T;
+    r->pos = r->pos_of[r->cp_rank];
+  }
 
   r->grad_axis = p->cp > 1 ? PLAN_AXIS_CPDP : PLAN_AXIS_DP;
   r->shard_size = r->opts.local ? 1 : layout->groups[r->grad_axis].size;
@@ -514,6 +565,17 @@ exec_runner_new (ExecBackend *b, const ProgProgram *prog, const PlanLayout *layo
   r->compute = r->streams[PROG_STREAM_COMPUTE];
   if (!make_groups (r, error) || !layout_params (r, error) || !alloc_params (r, error))
     return NULL;
+  /* the step's data; on the head's stage, a row of token losses per micro-batch */
+  r->tok = (int *) runner_alloc (r, 2 * (gsize) r->N * p->grad_accum, &r->tok_buf, error);
+  if (!r->tok)
+    return NULL;
+  if (r->head_seg >= 0)
+    {
+      r->loss_cap = p->grad_accum;
+      r->loss_rec = runner_alloc (r, (gsize) r->loss_cap * r->N, &r->loss_buf, error);
+      if (!r->loss_rec)
+        return NULL;
+    }
 
   if (p->cp > 1)
     {
@@ -534,7 +596,8 @@ exec_runner_new (ExecBackend *b, const ProgProgram *prog, const PlanLayout *layo
   for (int i = 0; i < 4; i++)
     if (!(r->pass_ev[i] = exec_event_new (b, error)))
       return NULL;
-  if (!(r->mark = exec_event_new (b, error)) || !(r->xev = exec_event_new (b, error)))
+  if (!(r->mark = exec_event_new (b, error)) || !(r->xev = exec_event_new (b, error))
+      || !(r->cev = exec_event_new (b, error)))
     return NULL;
   r->recomputed = g_new0 (gboolean, MAX (prog->model->n_layers, 1));
   for (guint32 i = 0; i < r->n_tasks; i++)
@@ -591,20 +654,22 @@ exec_runner_free (ExecRunner *r)
     exec_event_free (r->pass_ev[i]);
   exec_event_free (r->mark);
   exec_event_free (r->xev);
+  exec_event_free (r->cev);
   g_free (r->recomputed);
   runner_release (r, &r->cp_buf);
   runner_release (r, &r->param_buf);
   runner_release (r, &r->grad_buf);
   runner_release (r, &r->opt_buf);
   runner_release (r, &r->norm_buf);
+  runner_release (r, &r->tok_buf);
+  runner_release (r, &r->loss_buf);
   runner_pool_free (r);
+  exec_buffer_free (r->pos_buf);
+  exec_buffer_free (r->wg_buf);
   g_clear_pointer (&r->pool, g_ptr_array_unref);
   for (int k = 0; k < PROG_STREAM_N + 1; k++)
     exec_stream_free (r->streams[k]);
-  if (r->pos_of)
-    for (int j = 0; j < r->cp; j++)
-      g_free (r->pos_of[j]);
-  g_free (r->pos_of);
+  g_free (r->pos_of);   /* rows of pos_buf */
   g_free (r->layer_seg);
   if (r->segs)
     g_array_free (r->segs, TRUE);

@@ -17,6 +17,12 @@
  *    gradient over TP, the TP sum of norm-weight gradients, and with ZeRO-3 the DP sum of
  *    the embedding and head gradients) are added inside the task that needs them and
  *    timed as extra intervals of kind tp or dp.
+ *  - Any backend with a kernel table runs it (cpu, cuda). Its state lives in the backend's
+ *    buffers (device memory on cuda), which the host fills and reads only through
+ *    buffer_upload and buffer_download, at set points: weights at creation, each step's
+ *    tokens before its clock starts, the losses and the first step's gradients after
+ *    its end. Storage and communication are fp32; GEMMs are fp32 on the CPU and take the
+ *    cuda kernel table's math there (tandem run asks for BF16 tensor-core products).
  *  - Weights are exec_layer_weights_fill / exec_vocab_weights_fill of `seed`: the same
  *    model whatever the split. Data: token (step, sequence, position) is a SplitMix64
  *    hash of the seed, uniform over the vocabulary; DP rank d takes sequences
@@ -102,7 +108,9 @@ typedef struct ExecRunner ExecRunner;
 /* Materialises this rank's stage: its layers' TP shard, embedding and head where the
  * stage holds them, optimizer state for its shard, groups. Fails with EXEC_ERROR_INVALID
  * for what the runner does not execute (Ulysses CP, HSDP, --tp-comm-overlap, selective
- * recompute with CP, tied embeddings across stages, models other than llama-family). */
+ * recompute with CP, tied embeddings across stages, models other than llama-family,
+ * parameters, gradients or optimizer state other than fp32, GEMMs other than fp32 or
+ * bf16, a backend without kernels). */
 ExecRunner          *exec_runner_new    (ExecBackend *backend, const ProgProgram *prog,
                                          const PlanLayout *layout, const ExecRunOptions *opts,
                                          GError **error);

@@ -9,6 +9,8 @@
  * seeds are printed with --verbose; tolerances in check-cuda.h. Copies and collectives on
  * a world of one are exact (==). */
 #include "check-cuda.h"
+#include "exec/calibrate.h"
+#include "exec/dtype-convert.h"
 
 /* ---- without a GPU ---------------------------------------------------------------------- */
 
@@ -145,6 +147,189 @@ test_gemm_bf16 (void)
   exec_cpu_sgemm (FALSE, FALSE, m, n, k, 1, a, k, b, n, 0, full, n);
   assert_close ("gemm bf16 vs rounded inputs", got, exact, nc, TOL_F32);
   assert_close ("gemm bf16 vs fp32 inputs", got, full, nc, 1e-2);
+}
+
+/* Integers in [-2, 2] from an index: exact in BF16 and FP8 E4M3. */
+static float
+small_int (gsize i, int salt)
+{
+  return (float) ((gint64) ((i * 2654435761u + (gsize) salt) % 5) - 2);
+}
+
+/* BF16 on integer inputs in every transpose pair: every value is an integer in [-2, 2]
+ * (exact in BF16), every product an integer of magnitude <= 4, every partial sum of the
+ * k = 80 terms an integer of magnitude <= 320 < 2^24, so FP32 accumulation in any order
+ * gives the exact result: compared with ==. */
+static void
+test_gemm_bf16_exact (void)
+{
+  if (!have_gpu ())
+    return;
+  const int m = 33, n = 17, k = 80;
+  const gsize na = (gsize) m * k, nb = (gsize) k * n, nc = (gsize) m * n;
+  g_autofree float *a = g_new (float, na), *b = g_new (float, nb);
+  g_autofree guint16 *a16 = g_new (guint16, na), *b16 = g_new (guint16, nb);
+  for (gsize i = 0; i < na; i++)
+    a[i] = small_int (i, 1);
+  for (gsize i = 0; i < nb; i++)
+    b[i] = small_int (i, 2);
+  exec_dtype_pack (EXEC_DTYPE_BF16, a, a16, na);
+  exec_dtype_pack (EXEC_DTYPE_BF16, b, b16, nb);
+  const void *da = up (a16, na * 2), *db = up (b16, nb * 2);
+  for (int ta = 0; ta < 2; ta++)
+    for (int tb = 0; tb < 2; tb++)
+      {
+        g_autofree float *zero = g_new0 (float, nc), *want = g_new0 (float, nc);
+        float *dc = up (zero, nc * 4);
+        /* the same buffers read as m x k or k x m, k x n or n x k */
+        ExecGemm op = { .dtype = EXEC_DTYPE_BF16, .trans_a = ta, .trans_b = tb, .m = m,
+                        .n = n, .k = k, .alpha = 1, .a = da, .b = db, .c = dc };
+        g_autoptr (GError) error = NULL;
+        g_assert_true (exec_gemm (compute, &op, NULL, &error));
+        g_assert_no_error (error);
+        exec_cpu_sgemm (ta, tb, m, n, k, 1, a, ta ? m : k, b, tb ? k : n, 0, want, n);
+        g_autofree float *got = down (dc, nc);
+        for (gsize i = 0; i < nc; i++)
+          if (got[i] != want[i])
+            g_error ("bf16 ta %d tb %d: C[%" G_GSIZE_FORMAT "] = %g, want %g", ta, tb, i,
+                     got[i], want[i]);
+      }
+}
+
+/* FP8 E4M3 through cuBLASLt, A m x k and B n x k row-major (trans_b). Integer inputs in
+ * [-2, 2] with k = 64: partial sums are integers of magnitude <= 4 x 64 = 256 < 2^9, which
+ * any accumulator of >= 10 significant bits holds exactly (FP32; Hopper's FP8 path keeps
+ * about 14 between promotions to FP32: DeepSeek-V3 report, arXiv:2412.19437, 3.3.2), so
+ * the result is compared with ==. Then random inputs rounded to E4M3 on the host, padded
+ * leading dimensions, alpha 0.5, beta 0.25 on a random C and a batch of 2, against the
+ * CPU's FP32 GEMM of the same rounded values: an E4M3 x E4M3 product (4 + 4 significant
+ * bits) is exact in FP32, so only the accumulation differs. Taking the coarsest model, a
+ * 14-bit accumulator (relative error <= 2^-13 per addition of the running sum), k = 64
+ * additions of random-sign terms, whose running sums stay of the order of the result,
+ * are off by at most about 64 x 2^-13 = 7.8e-3 of it; 1e-2 relative (Frobenius) bounds
+ * that, and an FP32 accumulator (64 x 2^-24 = 4e-6) passes with room. */
+static void
+test_gemm_fp8 (void)
+{
+  if (!have_gpu ())
+    return;
+  g_autoptr (GError) error = NULL;
+  {
+    const int m = 48, n = 32, k = 64;
+    const gsize na = (gsize) m * k, nb = (gsize) n * k, nc = (gsize) m * n;
+    g_autofree float *a = g_new (float, na), *b = g_new (float, nb);
+    g_autofree guint8 *a8 = g_new (guint8, na), *b8 = g_new (guint8, nb);
+    for (gsize i = 0; i < na; i++)
+      a[i] = small_int (i, 3);
+    for (gsize i = 0; i < nb; i++)
+      b[i] = small_int (i, 4);
+    exec_dtype_pack (EXEC_DTYPE_FP8_E4M3, a, a8, na);
+    exec_dtype_pack (EXEC_DTYPE_FP8_E4M3, b, b8, nb);
+    g_autofree float *zero = g_new0 (float, nc), *want = g_new0 (float, nc);
+    float *dc = up (zero, nc * 4);
+    ExecGemm op = { .dtype = EXEC_DTYPE_FP8_E4M3, .trans_b = TRUE, .m = m, .n = n, .k = k,
+                    .alpha = 1, .a = up (a8, na), .b = up (b8, nb), .c = dc };
+    ExecSample t = { -1, -1 };
+    g_assert_true (exec_gemm (compute, &op, &t, &error));
+    g_assert_no_error (error);
+    exec_cpu_sgemm (FALSE, TRUE, m, n, k, 1, a, k, b, k, 0, want, n);
+    g_autofree float *got = down (dc, nc);
+    for (gsize i = 0; i < nc; i++)
+      if (got[i] != want[i])
+        g_error ("fp8 exact: C[%" G_GSIZE_FORMAT "] = %g, want %g", i, got[i], want[i]);
+    g_assert_cmpfloat (t.start_s, >=, 0);
+    g_assert_cmpfloat (t.end_s, >=, t.start_s);
+  }
+  {
+    g_autoptr (GRand) r = seeded (23);
+    const int m = 32, n = 48, k = 64, lda = k + 16, ldb = k + 32, ldc = n + 4;
+    const gsize sa = (gsize) lda * m, sb = (gsize) ldb * n, sc = (gsize) ldc * m;
+    g_autofree float *a = randv (r, 2 * sa, -1, 1), *b = randv (r, 2 * sb, -1, 1);
+    g_autofree float *want = randv (r, 2 * sc, -1, 1);
+    g_autofree guint8 *a8 = g_new (guint8, 2 * sa), *b8 = g_new (guint8, 2 * sb);
+    exec_dtype_pack (EXEC_DTYPE_FP8_E4M3, a, a8, 2 * sa);
+    exec_dtype_pack (EXEC_DTYPE_FP8_E4M3, b, b8, 2 * sb);
+    exec_dtype_unpack (EXEC_DTYPE_FP8_E4M3, a8, a, 2 * sa);   /* the rounded values */
+    exec_dtype_unpack (EXEC_DTYPE_FP8_E4M3, b8, b, 2 * sb);
+    float *dc = up (want, 2 * sc * 4);
+    ExecGemm op = { .dtype = EXEC_DTYPE_FP8_E4M3, .trans_b = TRUE, .m = m, .n = n, .k = k,
+                    .alpha = 0.5f, .beta = 0.25f, .a = up (a8, 2 * sa), .lda = lda,
+                    .b = up (b8, 2 * sb), .ldb = ldb, .c = dc, .ldc = ldc, .batch = 2,
+                    .stride_a = (gint64) sa, .stride_b = (gint64) sb, .stride_c = (gint64) sc };
+    g_assert_true (exec_gemm (compute, &op, NULL, &error));
+    g_assert_no_error (error);
+    for (int i = 0; i < 2; i++)
+      exec_cpu_sgemm (FALSE, TRUE, m, n, k, 0.5f, a + i * sa, lda, b + i * sb, ldb, 0.25f,
+                      want + i * sc, ldc);
+    g_autofree float *got = down (dc, 2 * sc);
+    assert_close ("gemm fp8 vs rounded inputs", got, want, 2 * sc, 1e-2);
+  }
+}
+
+/* What cuBLASLt's FP8 kernels cannot run is refused before anything is queued, with
+ * EXEC_ERROR_INVALID and the rule: B not transposed, k not a multiple of 16, E5M2. */
+static void
+test_gemm_fp8_errors (void)
+{
+  if (!have_gpu ())
+    return;
+  g_autoptr (GError) error = NULL;
+  float *p = up ((float[1024]) { 0 }, 4096);
+  ExecGemm op = { .dtype = EXEC_DTYPE_FP8_E4M3, .trans_b = FALSE, .m = 16, .n = 16, .k = 16,
+                  .alpha = 1, .a = p, .b = p + 256, .c = p + 512 };
+  g_assert_false (exec_gemm (compute, &op, NULL, &error));
+  g_assert_error (error, EXEC_ERROR, EXEC_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "TN layout"));
+  g_clear_error (&error);
+  op.trans_b = TRUE;
+  op.k = 40;
+  g_assert_false (exec_gemm (compute, &op, NULL, &error));
+  g_assert_error (error, EXEC_ERROR, EXEC_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "multiples of 16"));
+  g_clear_error (&error);
+  op.k = 16;
+  op.dtype = EXEC_DTYPE_FP8_E5M2;
+  g_assert_false (exec_gemm (compute, &op, NULL, &error));
+  g_assert_error (error, EXEC_ERROR, EXEC_ERROR_INVALID);
+  g_clear_error (&error);
+  /* the stream is still usable: the refusals queued nothing */
+  op.dtype = EXEC_DTYPE_FP8_E4M3;
+  g_assert_true (exec_gemm (compute, &op, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (exec_stream_synchronize (compute, &error));
+  g_assert_no_error (error);
+}
+
+/* The quick GEMM sweep on the GPU: FP32, BF16 and FP8 rows of the 7 grid shapes, every
+ * one checked right (calibrate-gemm.c's integer check inputs: exact), none left out. */
+static void
+test_calibrate_narrow (void)
+{
+  if (!have_gpu ())
+    return;
+  g_autoptr (GError) error = NULL;
+  ExecCalibrateOptions o;
+  exec_calibrate_options_init (&o);
+  o.quick = TRUE;
+  o.memory = o.collectives = o.attention = o.kernels = FALSE;
+  g_autoptr (ExecCalibration) cal = exec_calibrate_run (gpu, &o, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < cal->gemm_dtypes_skipped->len; i++)
+    g_test_message ("not measured: %s",
+                    (const char *) g_ptr_array_index (cal->gemm_dtypes_skipped, i));
+  g_assert_cmpuint (cal->gemm_dtypes_skipped->len, ==, 0);
+  g_assert_cmpuint (cal->gemm->len, ==, 21);
+  for (guint i = 0; i < cal->gemm->len; i++)
+    {
+      const ExecGemmRow *g = &g_array_index (cal->gemm, ExecGemmRow, i);
+      g_test_message ("%-12s %5d %5d %5d %10.1f GFLOP/s, wrong %" G_GINT64_FORMAT,
+                      exec_dtype_name (g->dtype), g->m, g->n, g->k, g->flops_per_s / 1e9,
+                      g->wrong);
+      g_assert_cmpint (g->dtype, ==, i < 7 ? EXEC_DTYPE_F32 : i < 14 ? EXEC_DTYPE_BF16
+                                                                    : EXEC_DTYPE_FP8_E4M3);
+      g_assert_cmpint (g->wrong, ==, 0);
+      g_assert_cmpfloat (g->flops_per_s, >, 0);
+    }
 }
 
 /* Leading dimensions below their minimum and unknown dtypes come back as errors. */
@@ -316,6 +501,10 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/cuda/gemm/f32", test_gemm_f32);
   g_test_add_func ("/exec/cuda/gemm/bf16", test_gemm_bf16);
   g_test_add_func ("/exec/cuda/gemm/errors", test_gemm_errors);
+  g_test_add_func ("/exec/cuda/gemm/bf16-exact", test_gemm_bf16_exact);
+  g_test_add_func ("/exec/cuda/gemm/fp8", test_gemm_fp8);
+  g_test_add_func ("/exec/cuda/gemm/fp8-errors", test_gemm_fp8_errors);
+  g_test_add_func ("/exec/cuda/calibrate/narrow", test_calibrate_narrow);
   g_test_add_func ("/exec/cuda/collectives/world-of-one", test_collectives);
   g_test_add_func ("/exec/cuda/events", test_events);
   g_test_add_func ("/exec/cuda/sticky-error", test_sticky_error);

@@ -1,0 +1,154 @@
+/* tests/exec/test-run-cuda.c - the runner on one GPU against the CPU reference: what
+ * `tandem run --backend cuda --verify` checks, in process.
+ *
+ * One step of tiny-llama (256-token sequences, 4 per step) runs on the cuda backend with
+ * the GEMM math tandem run asks for (TANDEM_CUDA_MATMUL=bf16: BF16 tensor-core products,
+ * FP32 accumulation, FP32 storage) and on the CPU backend in host memory; the loss, the
+ * gradient norm and the second step's loss (after one AdamW update) agree within the
+ * BF16 tolerances of tandem run --verify (derived in cli/cmd-run.c: 2e-2 relative for
+ * the loss, 5e-2 for the gradient norm). Plain, and with gradient accumulation and full
+ * recompute, which reorder the same math.
+ *
+ * Built with or without CUDA (only the public ops table is used); without the backend or
+ * a device every test skips with the reason, as test-backend-cuda does. */
+#include "exec/runner.h"
+
+#include <math.h>
+#include <string.h>
+
+#define VERIFY_BF16_LOSS_TOL  2e-2   /* cli/cmd-run.c */
+#define VERIFY_BF16_GNORM_TOL 5e-2
+#define STEPS 2
+
+static ExecBackend *gpu;      /* NULL: the tests skip */
+static char        *skip_reason;
+
+/* A world of one whatever launched us, with tandem run's GEMM math. */
+static void
+gpu_open (void)
+{
+  static const char *const launcher_vars[] = {
+    "RANK", "WORLD_SIZE", "LOCAL_RANK", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
+    "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK" };
+  for (guint i = 0; i < G_N_ELEMENTS (launcher_vars); i++)
+    g_unsetenv (launcher_vars[i]);
+  g_setenv ("TANDEM_CUDA_MATMUL", "bf16", TRUE);
+  g_autoptr (GError) error = NULL;
+  const ExecBackendOps *ops = exec_backend_lookup ("cuda", NULL);
+  if (!ops)
+    {
+      skip_reason = g_strdup ("built without the cuda backend (configure with -Dcuda=enabled)");
+      return;
+    }
+  if (!ops->available (&error))
+    {
+      skip_reason = g_strdup (error->message);
+      return;
+    }
+  ExecConfig cfg;
+  exec_config_init (&cfg);
+  cfg.backend = "cuda";
+  cfg.mpi = EXEC_MPI_OFF;
+  cfg.timeout_s = 60;
+  gpu = exec_backend_open (&cfg, &error);
+  if (!gpu)
+    g_error ("a CUDA device is present but the backend does not open: %s", error->message);
+}
+
+typedef struct {
+  double loss, grad_norm, losses[STEPS];
+} Result;
+
+static void
+run (ExecBackend *b, int mbs, PlanRecompute recompute, Result *out)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ModelSpec) m = model_spec_lookup ("tiny-llama", &error);
+  g_assert_no_error (error);
+  g_autoptr (TopoCluster) cl = topo_cluster_lookup ("cpu-host", &error);
+  g_assert_no_error (error);
+  Plan p;
+  plan_init_defaults (&p);
+  p.world_size = 1;
+  p.seq_length = 256;
+  p.global_batch = 4;
+  p.micro_batch = mbs;
+  p.recompute = recompute;
+  p.compute_dtype = p.param_dtype = p.grad_dtype = p.optim_dtype = PLAN_PREC_FP32;
+  p.master_weights = FALSE;
+  g_assert_true (plan_resolve (&p, m, cl, &error));
+  g_autoptr (PlanLayout) layout = plan_layout_new (&p, cl, &error);
+  g_assert_no_error (error);
+  g_autoptr (ProgProgram) prog = prog_program_new (m, &p, layout, &error);
+  g_assert_no_error (error);
+  ExecRunOptions o;
+  exec_run_options_init (&o);
+  o.steps = STEPS;
+  o.warmup = 0;
+  o.timeout_s = 60;
+  g_autoptr (ExecRunner) r = exec_runner_new (b, prog, layout, &o, &error);
+  g_assert_no_error (error);
+  g_assert_true (exec_runner_run (r, &error));
+  g_assert_no_error (error);
+  const ExecRunResult *res = exec_runner_result (r);
+  out->loss = res->loss;
+  out->grad_norm = res->grad_norm;
+  for (int i = 0; i < STEPS; i++)
+    out->losses[i] = res->losses[i];
+  g_test_message ("%s, mbs %d, recompute %d: loss %.9g, grad norm %.9g, step 2 loss %.9g, "
+                  "step %.4f s", b->ops->name, mbs, recompute, out->loss, out->grad_norm,
+                  out->losses[1], res->step_time_s);
+  plan_clear (&p);
+}
+
+static double
+rel (double got, double want)
+{
+  return fabs (got - want) / MAX (fabs (want), 1e-30);
+}
+
+static void
+test_vs_cpu (gconstpointer data)
+{
+  if (!gpu)
+    {
+      g_test_skip (skip_reason);
+      return;
+    }
+  int mbs = GPOINTER_TO_INT (data) ? 1 : 4;
+  PlanRecompute rc = GPOINTER_TO_INT (data) ? PLAN_RECOMPUTE_FULL : PLAN_RECOMPUTE_NONE;
+  g_autoptr (GError) error = NULL;
+  ExecConfig cfg;
+  exec_config_init (&cfg);
+  cfg.backend = "cpu";
+  cfg.mpi = EXEC_MPI_OFF;
+  g_autoptr (ExecBackend) cpu = exec_backend_open (&cfg, &error);
+  g_assert_no_error (error);
+  Result want, got;
+  run (cpu, 4, PLAN_RECOMPUTE_NONE, &want);   /* tandem run --verify's reference plan */
+  run (gpu, mbs, rc, &got);
+  g_test_message ("relative errors: loss %.2g (tolerance %g), grad norm %.2g (%g), step 2 "
+                  "loss %.2g", rel (got.loss, want.loss), VERIFY_BF16_LOSS_TOL,
+                  rel (got.grad_norm, want.grad_norm), VERIFY_BF16_GNORM_TOL,
+                  rel (got.losses[1], want.losses[1]));
+  /* random tokens over 2048 words: ln 2048 = 7.62 on both */
+  g_assert_cmpfloat (fabs (want.loss - log (2048.0)), <, 0.5);
+  g_assert_cmpfloat (rel (got.loss, want.loss), <=, VERIFY_BF16_LOSS_TOL);
+  g_assert_cmpfloat (rel (got.grad_norm, want.grad_norm), <=, VERIFY_BF16_GNORM_TOL);
+  g_assert_cmpfloat (rel (got.losses[1], want.losses[1]), <=, VERIFY_BF16_LOSS_TOL);
+  g_assert_cmpfloat (got.grad_norm, >, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  gpu_open ();
+  g_test_add_data_func ("/exec/run-cuda/one-gpu-vs-cpu", GINT_TO_POINTER (0), test_vs_cpu);
+  g_test_add_data_func ("/exec/run-cuda/accumulate-recompute-vs-cpu", GINT_TO_POINTER (1),
+                        test_vs_cpu);
+  int rc = g_test_run ();
+  exec_backend_close (gpu);
+  g_free (skip_reason);
+  return rc;
+}
