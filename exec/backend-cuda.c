@@ -408,6 +408,7 @@ cuda_open (const ExecConfig *config, GError **error)
   b->base.timeout_s = c->timeout_s;
   b->base.world = 1;
   b->n_devices = n_devices;
+  b->base.device_count = n_devices;
   b->t0_us = g_get_monotonic_time ();
   b->nccl_blocking = g_strcmp0 (g_getenv ("TANDEM_NCCL_BLOCKING"), "1") == 0;
   b->buffers = g_ptr_array_new_with_free_func (buffer_destroy);

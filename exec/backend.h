@@ -107,6 +107,7 @@ typedef struct {
   double     timeout_s;     /* waits give up after this; may be changed between calls */
   guint64    device_memory_bytes;  /* the accelerator's memory; 0 = buffers live in host
                                     * memory (CPU backend) */
+  int        device_count;  /* accelerators visible to this process; 0 on the CPU */
 } ExecBackend;
 
 typedef struct {
