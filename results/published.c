@@ -389,8 +389,17 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   p->overlap_grad_reduce = TRUE;
   p->overlap_param_gather = TRUE;
   /* TP communication overlap only where the source says so (Megatron-LM README H100
-   * table: "--tp-comm-overlap") */
-  p->tp_comm_overlap = strstr (get (csv, row, "notes"), "tp-comm-overlap") != NULL;
+   * table: "--tp-comm-overlap"), or where the framework's configurations for these runs
+   * set it: NeMo's performance runs (NeMo-Framework-Launcher
+   * launcher_scripts/conf/training/gpt3/175b.yaml, llama/llama3_70b.yaml,
+   * nemotron/nemotron_8b.yaml: "ub_tp_comm_overlap: true"), which also reduce the
+   * gradients in bf16 (the launcher's H100 examples, examples/training/gpt/h100/ and llama/h100/ scripts:
+   * "optim.grad_sync_dtype=bf16"). */
+  const gboolean nemo = contains_ci (get (csv, row, "framework"), "NeMo");
+  p->tp_comm_overlap = strstr (get (csv, row, "notes"), "tp-comm-overlap") != NULL
+                       || (nemo && tp > 1);
+  if (nemo)
+    p->grad_dtype = PLAN_PREC_BF16;
 
   g_autoptr (GError) error = NULL;
   if (!plan_resolve (p, c->model, c->cluster, &error))

@@ -74,7 +74,11 @@
  * |                           |   all-gathered" (Llama 3), else Megatron's p2p ring          |
  * | overlap                   | overlap_grad_reduce and overlap_param_gather on (Megatron /  |
  * |                           |   NeMo benchmarks run with them; FSDP prefetches likewise);  |
- * |                           |   tp_comm_overlap only when the notes say --tp-comm-overlap  |
+ * |                           |   tp_comm_overlap when the notes say --tp-comm-overlap, or   |
+ * |                           |   framework NeMo with tp > 1 (its launcher configs set       |
+ * |                           |   ub_tp_comm_overlap: true)                                  |
+ * | NeMo gradients            | framework NeMo: reduced in bf16 (the launcher's H100         |
+ * |                           |   examples pass optim.grad_sync_dtype=bf16)                  |
  * | plan_resolve refuses      | skipped with plan_resolve's message                          |
  *
  * Measured step time, first that applies (recorded in measured_source):

@@ -14,6 +14,11 @@
  * or stream-K) to fill the machine; each split keeps at least 256 of k (four 64-wide
  * k-blocks) so the partial sums stay cheap: U (heuristic). */
 #define SPLIT_K_MIN_K 256.0
+/* A 128 x 128 tile against 128 x 256: per k-block it loads (128 + 128) x 64 for 128 x 128
+ * x 64 MACs instead of (128 + 256) x 64 for twice the MACs, i.e. 1.33x the shared-memory
+ * traffic per FLOP; Hopper's 128 x 128 wgmma kernels run at ~90% of the larger tile's
+ * rate on large shapes: U (CUTLASS profiler comparisons, recollection). */
+#define HALF_TILE_EFFICIENCY 0.90
 
 /* Accesses per element of the memory-bound kinds (reads + writes, in elements of
  * op->elements), forward / backward:
@@ -27,9 +32,17 @@
  *      residual add and others: read two, write one = 3 / 3.
  *  - EMBEDDING (elements = tokens x h): gather rows, write = 2; backward read dy, read
  *    and write the gradient rows = 3.
- *  - LOSS (elements = tokens x V logits), fused vocab-parallel cross-entropy (Megatron):
- *    read logits for the max, read again for the sum of exponentials, write the softmax
- *    kept for backward = 3; backward read the softmax, write the gradient = 2. */
+ *  - LOSS (elements = tokens x V logits): Megatron's vocab-parallel cross-entropy
+ *    (megatron/core/tensor_parallel/cross_entropy.py) is a sequence of PyTorch ops on
+ *    fp32 logits, counted here pass by pass in fp32 (LOSS_BYTES_*) instead of through
+ *    the element size and mem_traffic_factor: forward cast of the bf16 logits (read 2 B,
+ *    write 4 B), max (read), subtract the max in place (read, write), exp in place (read,
+ *    write), sum (read), divide in place into the softmax kept for backward (read,
+ *    write): 6 + 8 x 4 = 38 B per logit; backward: subtract the one-hot in place (read,
+ *    write), scale by the incoming gradient in place (read, write), cast to bf16 for the
+ *    logits' dgrad (read 4 B, write 2 B): 4 x 4 + 6 = 22 B. */
+#define LOSS_BYTES_FWD 38.0
+#define LOSS_BYTES_BWD 22.0
 /* The measured-kernel path (a profile with "kernels" rows) counts bytes with
  * topo_kernel_bytes, whose accesses are the ones listed above. This table matches op
  * names exactly, so "rotary_grad" and "mlp_act_grad" take the residual's 3 / 3 here
@@ -189,20 +202,16 @@ tile_dim (int tile, double dim)
   return MIN (t, MAX (TILE_FLOOR, exp2 (ceil (log2 (MAX (dim, 1.0))))));
 }
 
+/* Tile and wave quantization of one tile shape: the fraction of the issued tile-work
+ * that is useful (the last row/column of tiles is computed in full; the last wave of
+ * tiles over the SMs is partly idle; fewer tiles than SMs are split along k,
+ * SPLIT_K_MIN_K). */
 static double
-gemm_efficiency (const SimCost *c, double m, double n, double k, TopoDtype dtype)
+tile_wave_q (const SimCost *c, int tile_m, int tile_n, double m, double n, double k)
 {
-  double eff = c->gemm_eff[dtype];
-  if (m <= 0 || n <= 0 || k <= 0)
-    return eff;
-
-  /* Tile quantization: the last row/column of tiles is computed in full. */
-  const double tm = tile_dim (c->opts.tile_m, m), tn = tile_dim (c->opts.tile_n, n);
+  const double tm = tile_dim (tile_m, m), tn = tile_dim (tile_n, n);
   const double tiles_m = ceil (m / tm), tiles_n = ceil (n / tn);
   const double tile_q = m * n / (tiles_m * tm * tiles_n * tn);
-
-  /* Wave quantization: tiles run in waves of one tile per SM; the last wave is partly
-   * idle. Fewer tiles than SMs are split along k (SPLIT_K_MIN_K). */
   double wave_q = 1.0;
   if (c->sms > 0)
     {
@@ -212,11 +221,30 @@ gemm_efficiency (const SimCost *c, double m, double n, double k, TopoDtype dtype
         units *= MAX (1.0, MIN (floor (sms / units), floor (k / SPLIT_K_MIN_K)));
       wave_q = units / (ceil (units / sms) * sms);
     }
+  return tile_q * wave_q;
+}
+
+static double
+gemm_efficiency (const SimCost *c, double m, double n, double k, TopoDtype dtype)
+{
+  double eff = c->gemm_eff[dtype];
+  if (m <= 0 || n <= 0 || k <= 0)
+    return eff;
+
+  /* The library picks a kernel per shape (cuBLAS's heuristics): the configured tile, its
+   * transpose, or the tile of half the area, whichever wastes least in tile and wave
+   * quantization; the half tile re-reads A and B twice as often per FLOP and is charged
+   * HALF_TILE_EFFICIENCY. */
+  const int tm = c->opts.tile_m, tn = c->opts.tile_n;
+  double q = tile_wave_q (c, tm, tn, m, n, k);
+  q = MAX (q, tile_wave_q (c, tn, tm, m, n, k));
+  const int hm = tm >= tn ? MAX (tm / 2, 1) : tm, hn = tn > tm ? MAX (tn / 2, 1) : tn;
+  q = MAX (q, HALF_TILE_EFFICIENCY * tile_wave_q (c, hm, hn, m, n, k));
 
   /* Small-k falloff: prologue and epilogue amortised over the k loop. Tiny m and n are
    * covered by the tile quantization above. */
   const double k_q = c->opts.small_k_half > 0 ? k / (k + c->opts.small_k_half) : 1.0;
-  return eff * tile_q * wave_q * k_q;
+  return eff * q * k_q;
 }
 
 double
@@ -389,6 +417,9 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
   if (Bps > 0)
     return (op->elements > 0 ? topo_kernel_bytes (k, (double) op->elements, d) / Bps : 0.0)
            + c->opts.launch_overhead_s;
+  if (op->kind == MODEL_OP_LOSS)   /* counted pass by pass (above) */
+    return roofline (c, op->fwd_flops, c->vector_flops,
+                     (double) op->elements * (backward ? LOSS_BYTES_BWD : LOSS_BYTES_FWD));
   /* Activations are bf16 outside GEMMs, also in fp8 training; fp32 runs keep fp32. */
   const double elt = d == TOPO_DTYPE_FP32 || d == TOPO_DTYPE_TF32 ? 4.0 : 2.0;
   const Accesses a = accesses_of (op);

@@ -286,6 +286,41 @@ test_gemm_large (Fixture *f, gconstpointer data)
                      1.9 * (sim_cost_op_s (c, &norm, TOPO_DTYPE_BF16, FALSE) - 4e-6));
 }
 
+/* The library's tile choice. m = 512, n = k = 12288 BF16 on 132 SMs:
+ *   128 x 256: 4 x 48 = 192 tiles -> 2 waves of 132: 192 / 264 = 0.72727;
+ *   256 x 128: 2 x 96 = 192 tiles, the same 0.72727;
+ *   128 x 128: 4 x 96 = 384 tiles -> 3 waves: 384 / 396 = 0.96970, x 0.90 = 0.87273;
+ * the half tile wins: eff = 0.803 x 0.87273 x 12288 / (12288 + 128) = 0.69358. With
+ * m = 2048 the large tile fills 16 x 48 = 768 tiles in 6 waves (768 / 792 = 0.96970)
+ * and wins over the half tile (0.90 x 1536 / 1584 = 0.87273). */
+static void
+test_gemm_tile_choice (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SimCost) c = make_cost (f->h100, NULL, TRUE);
+  const double kq = 12288.0 / (12288.0 + 128.0);
+  assert_rel (sim_cost_gemm_efficiency (c, 512, 12288, 12288, TOPO_DTYPE_BF16),
+              0.803 * 0.90 * 384.0 / 396.0 * kq, 1e-12);
+  assert_rel (sim_cost_gemm_efficiency (c, 512, 12288, 12288, TOPO_DTYPE_BF16), 0.69358, 1e-4);
+  assert_rel (sim_cost_gemm_efficiency (c, 2048, 12288, 12288, TOPO_DTYPE_BF16),
+              0.803 * 768.0 / 792.0 * kq, 1e-12);
+}
+
+/* The cross-entropy over the logits, counted pass by pass in fp32 (sim/cost-compute.c
+ * LOSS_BYTES_*): 2^20 logits move 38 B each forward and 22 B backward, whatever the
+ * training dtype, at 3.35e12 x 0.90 = 3.015e12 B/s, + 4 us launch: 13.22 us + 4 us
+ * forward, 7.650 us + 4 us backward. */
+static void
+test_loss_bytes (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SimCost) c = make_cost (f->h100, NULL, TRUE);
+  ModelOp op = { .kind = MODEL_OP_LOSS, .name = "loss", .elements = 1 << 20 };
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 38.0 * 1048576 / 3.015e12 + 4e-6,
+              1e-12);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 17.22e-6, 1e-3);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_FP8, TRUE), 22.0 * 1048576 / 3.015e12 + 4e-6,
+              1e-12);
+}
+
 static void
 test_gemm_skinny (Fixture *f, gconstpointer data)
 {
@@ -456,6 +491,8 @@ main (int argc, char **argv)
   ADD ("/sim/cost/free-comm", test_free_comm);
   ADD ("/sim/cost/gemm-large", test_gemm_large);
   ADD ("/sim/cost/gemm-skinny", test_gemm_skinny);
+  ADD ("/sim/cost/gemm-tile-choice", test_gemm_tile_choice);
+  ADD ("/sim/cost/loss-bytes", test_loss_bytes);
   ADD ("/sim/cost/attention", test_attention);
   ADD ("/sim/cost/memory-bound", test_memory_bound);
   ADD ("/sim/cost/defaults-a100", test_defaults_a100);
