@@ -356,9 +356,7 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
     return cli_fail (CLI_EXIT_FAILURE, "--verify: the %s run differs from the single-rank "
                      "run beyond the %s tolerance (loss %g, gradient norm %g relative)",
                      on_device (c) ? c->b->ops->name : "parallel",
-                     on_device (c) ? "bf16" : "fp32",
-                     on_device (c) ? VERIFY_BF16_LOSS_TOL : VERIFY_LOSS_TOL,
-                     on_device (c) ? VERIFY_BF16_GNORM_TOL : VERIFY_GNORM_TOL);
+                     on_device (c) ? "bf16" : "fp32", v.loss_tol, v.gnorm_tol);
   return CLI_EXIT_OK;
 }
 

@@ -260,8 +260,8 @@ cal_close_enough (double got, double ref, double mag, double n_terms)
 #define DEV_MEM_INNER 10
 
 static gboolean
-calibrate_memory_device (ExecBackend *b, const ExecCalibrateOptions *o, ExecCalibration *cal,
-                         CalCtx *ctx, GError **error)
+calibrate_memory_device (ExecBackend *b, const ExecCalibrateOptions *o, CalCtx *ctx,
+                         ExecMemRow *row, GError **error)
 {
   const ExecKernels *k = b->ops->kernels;
   const gsize n = o->quick ? (gsize) 1 << 24 : (gsize) 1 << 26;
@@ -314,19 +314,10 @@ calibrate_memory_device (ExecBackend *b, const ExecCalibrateOptions *o, ExecCali
         wrong += h[i] != expect;
       g_free (h);
     }
-  double v[3] = { ok && best_copy > 0 && best_copy < G_MAXDOUBLE ? 8.0 * n / best_copy / 1e9 : 0,
-                  ok && best_add > 0 && best_add < G_MAXDOUBLE ? 12.0 * n / best_add / 1e9 : 0,
-                  (double) wrong };
-  ok = ok && cal_group_sum (ctx, ctx->world, v, 3, error);
-  if (ok)
-    {
-      cal->memory.bytes = n * sizeof (float);
-      cal->memory.reps = reps * DEV_MEM_INNER;
-      cal->memory.copy_GBps = v[0] / b->world;
-      cal->memory.triad_GBps = v[1] / b->world;
-      cal->memory.wrong = (gint64) llround (v[2]);
-      cal->memory.on_device = TRUE;
-    }
+  *row = (ExecMemRow) {
+    .bytes = n * sizeof (float), .reps = reps * DEV_MEM_INNER, .wrong = wrong, .on_device = TRUE,
+    .copy_GBps = best_copy > 0 && best_copy < G_MAXDOUBLE ? 8.0 * n / best_copy / 1e9 : 0,
+    .triad_GBps = best_add > 0 && best_add < G_MAXDOUBLE ? 12.0 * n / best_add / 1e9 : 0 };
   exec_event_free (e2);
   exec_event_free (e1);
   exec_event_free (e0);
@@ -335,26 +326,14 @@ calibrate_memory_device (ExecBackend *b, const ExecCalibrateOptions *o, ExecCali
   return ok;
 }
 
-gboolean
-exec_calibrate_memory (ExecBackend *b, const ExecCalibrateOptions *o, ExecCalibration *cal,
+/* Host memory: STREAM's loops on this rank's arrays; the figures of this rank. */
+static gboolean
+calibrate_memory_host (const ExecCalibrateOptions *o, CalCtx *ctx, ExecMemRow *row,
                        GError **error)
 {
-  if (b->device_memory_bytes > 0 && b->ops->kernels != NULL)
-    {
-      CalCtx *dctx = cal_ctx_new (b, error);
-      if (dctx == NULL)
-        return FALSE;
-      gboolean ok = calibrate_memory_device (b, o, cal, dctx, error);
-      cal_ctx_free (dctx);
-      return ok;
-    }
-
   /* 3 x 32 MiB (quick) or 3 x 128 MiB: STREAM asks for 4x the last-level cache */
   const gsize n = o->quick ? (gsize) 1 << 22 : (gsize) 1 << 24;
   const int reps = o->quick ? 5 : 10;
-  CalCtx *ctx = cal_ctx_new (b, error);
-  if (ctx == NULL)
-    return FALSE;
   double *a = g_aligned_alloc (n, sizeof (double), 64);
   double *bb = g_aligned_alloc (n, sizeof (double), 64);
   double *c = g_aligned_alloc (n, sizeof (double), 64);
@@ -379,20 +358,37 @@ exec_calibrate_memory (ExecBackend *b, const ExecCalibrateOptions *o, ExecCalibr
   for (gsize i = 0; ok && i < n; i++)
     wrong += a[i] != expect;
   /* GB/s = 1e9 B/s; a zero time (a too coarse clock) is left at 0 = not measured */
-  double v[3] = { best_copy > 0 ? 16.0 * n / best_copy / 1e9 : 0,
-                  best_triad > 0 ? 24.0 * n / best_triad / 1e9 : 0, (double) wrong };
-  ok = ok && cal_group_sum (ctx, ctx->world, v, 3, error);
-  if (ok)
-    {
-      cal->memory.bytes = n * sizeof (double);
-      cal->memory.reps = reps;
-      cal->memory.copy_GBps = v[0] / b->world;
-      cal->memory.triad_GBps = v[1] / b->world;
-      cal->memory.wrong = (gint64) llround (v[2]);
-    }
+  *row = (ExecMemRow) { .bytes = n * sizeof (double), .reps = reps, .wrong = wrong,
+                        .copy_GBps = best_copy > 0 ? 16.0 * n / best_copy / 1e9 : 0,
+                        .triad_GBps = best_triad > 0 ? 24.0 * n / best_triad / 1e9 : 0 };
   g_aligned_free (a);
   g_aligned_free (bb);
   g_aligned_free (c);
+  return ok;
+}
+
+/* Device memory on a backend with its own (an accelerator's), else host memory; all ranks
+ * at once, bandwidths averaged and wrong elements summed over the ranks. */
+gboolean
+exec_calibrate_memory (ExecBackend *b, const ExecCalibrateOptions *o, ExecCalibration *cal,
+                       GError **error)
+{
+  CalCtx *ctx = cal_ctx_new (b, error);
+  if (ctx == NULL)
+    return FALSE;
+  ExecMemRow row = { 0 };
+  gboolean ok = b->device_memory_bytes > 0 && b->ops->kernels != NULL
+                  ? calibrate_memory_device (b, o, ctx, &row, error)
+                  : calibrate_memory_host (o, ctx, &row, error);
+  double v[3] = { row.copy_GBps, row.triad_GBps, (double) row.wrong };
+  ok = ok && cal_group_sum (ctx, ctx->world, v, 3, error);
+  if (ok)
+    {
+      row.copy_GBps = v[0] / b->world;
+      row.triad_GBps = v[1] / b->world;
+      row.wrong = (gint64) llround (v[2]);
+      cal->memory = row;
+    }
   cal_ctx_free (ctx);
   return ok;
 }

@@ -443,7 +443,7 @@ sim_cost_op_math_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, TopoDt
   switch (op->kind)
     {
     case MODEL_OP_GEMM:
-      return gemm_s (c, op, gemm_dtype == dtype ? d : resolve_dtype (c, gemm_dtype), d);
+      return gemm_s (c, op, resolve_dtype (c, gemm_dtype), d);
     case MODEL_OP_ATTENTION:
       return attention_s (c, op, d, backward);
     case MODEL_OP_NORM:
