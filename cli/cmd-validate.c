@@ -50,9 +50,9 @@ on_progress (guint done, guint total, gpointer data)
 static const char *
 fmt_num (double v, const char *format)
 {
-  static char bufs[4][32];
+  static char bufs[8][32];
   static int next;
-  next = (next + 1) % 4;
+  next = (next + 1) % 8;
   if (!isfinite (v))
     return "-";
   g_snprintf (bufs[next], sizeof bufs[next], format, v);
@@ -109,6 +109,28 @@ print_text (const ResPublishedReport *r, gboolean breakdown)
       printf ("  row %" G_GINT64_FORMAT ": %s%% vs %s%%\n", c->row_id,
               fmt_num (c->predicted_mfu_pct[MODEL_FLOPS_PALM], "%.1f"),
               fmt_num (c->published_mfu_pct, "%.1f"));
+    }
+  if (r->mb_scaling != NULL && r->mb_scaling->len > 0)
+    {
+      printf ("micro-batch scaling (rows alike but for dp and the global batch; "
+              "step = m x per micro-batch + fixed, least squares):\n");
+      for (guint i = 0; i < r->mb_scaling->len; i++)
+        {
+          const ResPublishedMbScaling *g = r->mb_scaling->pdata[i];
+          g_autoptr (GString) ids = g_string_new (NULL), ms = g_string_new (NULL);
+          for (guint k = 0; k < g->row_ids->len; k++)
+            {
+              g_string_append_printf (ids, "%s%" G_GINT64_FORMAT, k ? ", " : "",
+                                      g_array_index (g->row_ids, gint64, k));
+              g_string_append_printf (ms, "%s%d", k ? ", " : "",
+                                      g_array_index (g->micro_batches, int, k));
+            }
+          printf ("  rows %s (m %s): per micro-batch %s s measured, %s s predicted (%s%%); "
+                  "fixed %s s measured, %s s predicted\n", ids->str, ms->str,
+                  fmt_num (g->measured_per_mb_s, "%.4f"), fmt_num (g->predicted_per_mb_s, "%.4f"),
+                  fmt_num (g->per_mb_err_pct, "%+.1f"), fmt_num (g->measured_fixed_s, "%.3f"),
+                  fmt_num (g->predicted_fixed_s, "%.3f"));
+        }
     }
   if (s->n_skipped > 0)
     {

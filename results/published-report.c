@@ -37,6 +37,112 @@ res_published_summarize (ResPublishedCase *const *cases, guint n_cases,
     out->mape_family_pct[f] = out->n_family[f] > 0 ? sum_family[f] / out->n_family[f] : NAN;
 }
 
+/* ---- micro-batch scaling ------------------------------------------------------------ */
+
+static void
+mb_scaling_free (ResPublishedMbScaling *g)
+{
+  g_array_unref (g->row_ids);
+  g_array_unref (g->micro_batches);
+  g_free (g);
+}
+
+/* Everything that decides a row's per-micro-batch work and its pipeline, i.e. the plan
+ * but for dp and the global batch (which only change m and the DP group). */
+static char *
+mb_scaling_key (const ResPublishedCase *c)
+{
+  const Plan *p = &c->plan;
+  return g_strdup_printf ("%s|%s|%s|%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "|tp%d cp%d pp%d "
+                          "vpp%d ep%d first%d last%d sp%d cpc%d mbs%d seq%d shard%d/%d "
+                          "rc%d/%d/%d dt%d/%d/%d/%d mm%d sched%d ovl%d%d%d off%d",
+                          c->model_label, c->cluster_name, c->gpu_type,
+                          (gint64) c->model->n_layers, (gint64) c->model->hidden, p->tp, p->cp,
+                          p->pp, p->vpp, p->ep, p->first_stage_layers, p->last_stage_layers,
+                          p->sequence_parallel, p->cp_comm, p->micro_batch, p->seq_length,
+                          p->sharding, p->hsdp_shard_size, p->recompute, p->recompute_method,
+                          p->recompute_num_layers, p->compute_dtype, p->param_dtype,
+                          p->grad_dtype, p->optim_dtype, p->fp32_matmul, p->schedule,
+                          p->overlap_grad_reduce, p->overlap_param_gather, p->tp_comm_overlap,
+                          p->optimizer_offload);
+}
+
+/* Least squares of y = a x + b; FALSE when the x are all equal. */
+static gboolean
+fit_line (const double *x, const double *y, guint n, double *a, double *b)
+{
+  double mx = 0, my = 0;
+  for (guint i = 0; i < n; i++)
+    mx += x[i], my += y[i];
+  mx /= n, my /= n;
+  double sxx = 0, sxy = 0;
+  for (guint i = 0; i < n; i++)
+    sxx += (x[i] - mx) * (x[i] - mx), sxy += (x[i] - mx) * (y[i] - my);
+  if (!(sxx > 0))
+    return FALSE;
+  *a = sxy / sxx;
+  *b = my - *a * mx;
+  return TRUE;
+}
+
+GPtrArray *
+res_published_mb_scaling (ResPublishedCase *const *cases, guint n_cases)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) mb_scaling_free);
+  g_autofree char **keys = g_new0 (char *, n_cases + 1);
+  for (guint i = 0; i < n_cases; i++)
+    if (cases[i]->predicted && isfinite (cases[i]->measured_step_s)
+        && cases[i]->model != NULL && cases[i]->plan.grad_accum > 0)
+      keys[i] = mb_scaling_key (cases[i]);
+  g_autofree gboolean *taken = g_new0 (gboolean, n_cases + 1);
+  for (guint i = 0; i < n_cases; i++)
+    {
+      if (keys[i] == NULL || taken[i])
+        continue;
+      g_autoptr (GArray) members = g_array_new (FALSE, FALSE, sizeof (guint));
+      for (guint j = i; j < n_cases; j++)
+        if (keys[j] != NULL && !taken[j] && g_str_equal (keys[i], keys[j]))
+          {
+            taken[j] = TRUE;
+            g_array_append_val (members, j);
+          }
+      guint n = members->len;
+      if (n < 2)
+        continue;
+      g_autofree double *m = g_new (double, n), *tm = g_new (double, n),
+                        *tp = g_new (double, n);
+      for (guint k = 0; k < n; k++)
+        {
+          const ResPublishedCase *c = cases[g_array_index (members, guint, k)];
+          m[k] = c->plan.grad_accum;
+          tm[k] = c->measured_step_s;
+          tp[k] = c->predicted_step_s;
+        }
+      ResPublishedMbScaling *g = g_new0 (ResPublishedMbScaling, 1);
+      if (!fit_line (m, tm, n, &g->measured_per_mb_s, &g->measured_fixed_s)
+          || !fit_line (m, tp, n, &g->predicted_per_mb_s, &g->predicted_fixed_s))
+        {
+          g_free (g);        /* all rows run the same m: nothing to separate */
+          continue;
+        }
+      g->row_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g->micro_batches = g_array_new (FALSE, FALSE, sizeof (int));
+      for (guint k = 0; k < n; k++)
+        {
+          const ResPublishedCase *c = cases[g_array_index (members, guint, k)];
+          int mk = c->plan.grad_accum;
+          g_array_append_val (g->row_ids, c->row_id);
+          g_array_append_val (g->micro_batches, mk);
+        }
+      g->per_mb_err_pct = 100.0 * (g->predicted_per_mb_s - g->measured_per_mb_s)
+                          / g->measured_per_mb_s;
+      g_ptr_array_add (out, g);
+    }
+  for (guint i = 0; i < n_cases; i++)
+    g_free (keys[i]);
+  return out;
+}
+
 static gboolean
 id_kept (gint64 id, const ResPublishedOptions *opts)
 {
@@ -95,6 +201,8 @@ res_published_validate (const ResCsv *csv, const ResPublishedOptions *opts)
   g_array_unref (kept);
   res_published_summarize ((ResPublishedCase *const *) report->cases->pdata,
                            report->cases->len, &report->summary);
+  report->mb_scaling = res_published_mb_scaling ((ResPublishedCase *const *)
+                                                 report->cases->pdata, report->cases->len);
   return report;
 }
 
@@ -106,6 +214,8 @@ res_published_report_free (ResPublishedReport *report)
   g_free (report->source);
   if (report->cases != NULL)
     g_ptr_array_unref (report->cases);
+  if (report->mb_scaling != NULL)
+    g_ptr_array_unref (report->mb_scaling);
   g_free (report);
 }
 
@@ -243,6 +353,31 @@ res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *b)
     }
   json_builder_end_array (b);
   json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "mb_scaling");
+  json_builder_begin_array (b);
+  for (guint i = 0; report->mb_scaling != NULL && i < report->mb_scaling->len; i++)
+    {
+      const ResPublishedMbScaling *g = report->mb_scaling->pdata[i];
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "row_ids");
+      json_builder_begin_array (b);
+      for (guint k = 0; k < g->row_ids->len; k++)
+        json_builder_add_int_value (b, g_array_index (g->row_ids, gint64, k));
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "micro_batches");
+      json_builder_begin_array (b);
+      for (guint k = 0; k < g->micro_batches->len; k++)
+        json_builder_add_int_value (b, g_array_index (g->micro_batches, int, k));
+      json_builder_end_array (b);
+      add_number (b, "measured_per_mb_s", g->measured_per_mb_s);
+      add_number (b, "measured_fixed_s", g->measured_fixed_s);
+      add_number (b, "predicted_per_mb_s", g->predicted_per_mb_s);
+      add_number (b, "predicted_fixed_s", g->predicted_fixed_s);
+      add_number (b, "per_mb_err_pct", g->per_mb_err_pct);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
 
   json_builder_end_object (b);
 }

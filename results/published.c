@@ -329,7 +329,15 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     {
       /* "interleaved (V not stated)": the smallest V >= 2 that splits the layers, evenly
        * or with one layer fewer on the first and last model chunk (Llama 3 405B: V = 2,
-       * chunks of 3 + 30 x 4 + 3, i.e. 7 layers on the first and last stage) */
+       * chunks of 3 + 30 x 4 + 3, i.e. 7 layers on the first and last stage).
+       * Known tension, kept visible rather than fitted away: the paper's Sec. 3.3.2 says
+       * the first model chunk of the first stage holds only the embedding, which with one
+       * layer fewer on the first and last stage means one-layer chunks, V = 8. Its rows 1
+       * and 2 agree (validate's micro-batch scaling: measured fixed part 0.94 s, below
+       * the 2.2 s that V = 2 fills and drains). But under V = 8 this model predicts 55.9 /
+       * 52.2% MFU for rows 1 / 2 against 43 / 41, because its per-micro-batch time is 22%
+       * below the measured 0.36 s, and no documented mechanism closes that. Changing V
+       * alone would trade two rows within 3 points for none. */
       gint64 L = (gint64) c->model->n_layers;
       for (gint64 cand = 2; cand * pp <= L; cand++)
         if (L % (cand * pp) == 0 || (L + 2) % (cand * pp) == 0)

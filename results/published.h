@@ -225,11 +225,36 @@ typedef struct {
   double mape_family_pct[RES_PUB_FAMILY_N];   /* NaN where n_family is 0 */
 } ResPublishedSummary;
 
+/* Rows that differ only in the number of micro-batches per step (the same model,
+ * cluster preset and plan but for dp and the global batch: strong-scaling series such
+ * as Llama 3 Table 4's 8K and 16K-GPU runs, or Narayanan et al.'s 175B on 384 / 768 /
+ * 1,536 GPUs). Their step times are fitted by least squares to
+ *     step = m x per_mb + fixed
+ * (m micro-batches per step), once for the measured and once for the predicted times,
+ * so that an error can be traced to the work that scales with the micro-batches
+ * (compute, exposed TP/CP, pipeline sends) or to what does not (pipeline fill and drain,
+ * exposed DP, optimizer). The fit assumes the fixed part is the same in every row of
+ * the group; exposed DP communication, which grows with dp, breaks that a little. With
+ * two rows the fit is exact. */
+typedef struct {
+  GArray *row_ids;                 /* gint64, in CSV order */
+  GArray *micro_batches;           /* int, m of each row */
+  double  measured_per_mb_s, measured_fixed_s;
+  double  predicted_per_mb_s, predicted_fixed_s;
+  double  per_mb_err_pct;          /* 100 (predicted - measured) / measured per_mb */
+} ResPublishedMbScaling;
+
 typedef struct {
   char       *source;              /* the CSV's source */
   GPtrArray  *cases;               /* ResPublishedCase, in CSV order, filtered */
   ResPublishedSummary summary;
+  GPtrArray  *mb_scaling;          /* ResPublishedMbScaling, groups of >= 2 predicted rows
+                                      with >= 2 distinct m, ordered by first row */
 } ResPublishedReport;
+
+/* The micro-batch scaling groups of predicted cases (see ResPublishedMbScaling); the
+ * array frees its elements. res_published_validate fills report->mb_scaling with it. */
+GPtrArray          *res_published_mb_scaling (ResPublishedCase *const *cases, guint n_cases);
 
 /* Summary over the predicted cases of an array (skipped ones are counted as such). */
 void                res_published_summarize (ResPublishedCase *const *cases, guint n_cases,
@@ -247,7 +272,9 @@ void                res_published_report_free (ResPublishedReport *report);   /*
  *     "skipped": [{row_id, model, gpu_type, reason}],
  *     "summary": {n, mape_pct, max_abs_err_pct, max_err_row_id, skipped,
  *                 by_device: {h100: {n, mape_pct}, a100: {...}},
- *                 llama3_mfu: [{row_id, published_mfu_pct, predicted_mfu_palm_pct}]} }
+ *                 llama3_mfu: [{row_id, published_mfu_pct, predicted_mfu_palm_pct}]},
+ *     "mb_scaling": [{row_ids, micro_batches, measured_per_mb_s, measured_fixed_s,
+ *                     predicted_per_mb_s, predicted_fixed_s, per_mb_err_pct}] }
  * Unknown numbers are null. "Llama 3 rows" are the rows mapped to h100-24k. */
 void   res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *builder);
 

@@ -445,6 +445,67 @@ test_validate_small (void)
   g_assert_cmpint (((ResPublishedCase *) rh->cases->pdata[1])->row_id, ==, 8);
 }
 
+/* Micro-batch scaling: a GPT 1B on Selene at tp 2 pp 2, global batch 64, mbs 1, on 8, 16
+ * and 32 GPUs (dp 2, 4, 8, so m = 64 / dp = 32, 16, 8), measured steps chosen on the line
+ * step = 0.5 m + 2: 18, 10, 6 s. A fourth row with mbs 2 is alike but for the micro-batch
+ * size, so it is not in the group; a fifth (TPU) is skipped and left out. */
+static void
+test_mb_scaling (void)
+{
+  const char text[] =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,micro_batch,"
+    "global_batch,step_time_s\n"
+    "1,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,1,64,18\n"
+    "2,GPT 1B,A100-SXM-80GB,16,16,1024,16,16384,1024,2,2,1,64,10\n"
+    "3,GPT 1B,A100-SXM-80GB,32,16,1024,16,16384,1024,2,2,1,64,6\n"
+    "4,GPT 1B,A100-SXM-80GB,16,16,1024,16,16384,1024,2,2,2,64,9\n"
+    "5,GPT 1B,TPU v4,16,16,1024,16,16384,1024,2,2,1,64,9\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", &error);
+  g_assert_no_error (error);
+  g_autoptr (ResPublishedReport) r = res_published_validate (csv, NULL);
+  g_assert_cmpuint (r->summary.n, ==, 4);
+  g_assert_cmpuint (r->mb_scaling->len, ==, 1);
+  const ResPublishedMbScaling *g = r->mb_scaling->pdata[0];
+  g_assert_cmpuint (g->row_ids->len, ==, 3);
+  const int want_m[] = { 32, 16, 8 };
+  double m[3], t[3];
+  for (guint k = 0; k < 3; k++)
+    {
+      const ResPublishedCase *c = r->cases->pdata[k];
+      g_assert_cmpint (g_array_index (g->row_ids, gint64, k), ==, (gint64) k + 1);
+      g_assert_cmpint (g_array_index (g->micro_batches, int, k), ==, want_m[k]);
+      m[k] = want_m[k];
+      t[k] = c->predicted_step_s;
+    }
+  /* the measured points lie on the line: the fit returns it */
+  g_assert_cmpfloat_with_epsilon (g->measured_per_mb_s, 0.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (g->measured_fixed_s, 2.0, 1e-12);
+  /* predicted: the least-squares line through (m, predicted step); mean m = 56/3,
+   * slope = sum (m - mean)(t - mean t) / sum (m - mean)^2 */
+  double mm = (m[0] + m[1] + m[2]) / 3, mt = (t[0] + t[1] + t[2]) / 3, sxy = 0, sxx = 0;
+  for (int k = 0; k < 3; k++)
+    sxy += (m[k] - mm) * (t[k] - mt), sxx += (m[k] - mm) * (m[k] - mm);
+  assert_rel (g->predicted_per_mb_s, sxy / sxx, 1e-12);
+  assert_rel (g->predicted_fixed_s, mt - sxy / sxx * mm, 1e-9);
+  /* the per-micro-batch work dominates a pp 2 step of 8-32 micro-batches: the fixed part
+   * (fill and drain of two stages, the DP all-reduce, the optimizer) is positive and
+   * below the shortest step */
+  g_assert_cmpfloat (g->predicted_fixed_s, >, 0.0);
+  g_assert_cmpfloat (g->predicted_fixed_s, <, t[2]);
+  assert_rel (g->per_mb_err_pct, 100.0 * (g->predicted_per_mb_s - 0.5) / 0.5, 1e-12);
+
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  res_published_report_to_json (r, b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  JsonArray *groups = json_object_get_array_member (json_node_get_object (root), "mb_scaling");
+  g_assert_cmpuint (json_array_get_length (groups), ==, 1);
+  JsonObject *go = json_array_get_object_element (groups, 0);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (go, "row_ids")), ==, 3);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (go, "measured_fixed_s"), 2.0,
+                                  1e-12);
+}
+
 /* The shipped calibration set, end to end: at least 60 rows predicted, every error
  * finite. Found from the source root (TANDEM_SOURCE_ROOT, set by tests/meson.build). */
 static void
@@ -490,6 +551,25 @@ test_published_runs (void)
   g_assert_cmpfloat (r->summary.mape_pct, <=, 10.0);
   g_assert_cmpfloat (r->summary.mape_family_pct[RES_PUB_FAMILY_H100], <=, 5.0);
   g_assert_cmpfloat (r->summary.mape_family_pct[RES_PUB_FAMILY_A100], <=, 9.0);
+  /* Llama 3 Table 4's 8K and 16K-GPU runs differ only in dp (64, 128) and so in m (32,
+   * 16): one micro-batch scaling group whose measured per-micro-batch time is the
+   * difference of the two steps over 16 micro-batches. */
+  const ResPublishedCase *l1 = r->cases->pdata[0], *l2 = r->cases->pdata[1];
+  g_assert_cmpint (l1->row_id, ==, 1);
+  g_assert_cmpint (l2->row_id, ==, 2);
+  const ResPublishedMbScaling *lg = NULL;
+  for (guint i = 0; i < r->mb_scaling->len; i++)
+    {
+      const ResPublishedMbScaling *g = r->mb_scaling->pdata[i];
+      if (g_array_index (g->row_ids, gint64, 0) == 1)
+        lg = g;
+    }
+  g_assert_nonnull (lg);
+  g_assert_cmpuint (lg->row_ids->len, ==, 2);
+  g_assert_cmpint (g_array_index (lg->micro_batches, int, 0), ==, 32);
+  g_assert_cmpint (g_array_index (lg->micro_batches, int, 1), ==, 16);
+  assert_rel (lg->measured_per_mb_s, (l1->measured_step_s - l2->measured_step_s) / 16, 1e-9);
+  assert_rel (lg->predicted_fixed_s, 2 * l2->predicted_step_s - l1->predicted_step_s, 1e-9);
   for (guint i = 0; i < r->cases->len; i++)
     {
       const ResPublishedCase *c = r->cases->pdata[i];
@@ -505,6 +585,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/results/published/csv-quoting", test_csv_quoting);
   g_test_add_func ("/results/published/csv-inline", test_csv_inline);
+  g_test_add_func ("/results/published/mb-scaling", test_mb_scaling);
   g_test_add_func ("/results/published/csv-errors", test_csv_errors);
   g_test_add_func ("/results/published/map-llama", test_map_llama);
   g_test_add_func ("/results/published/map-gpt-megatron96", test_map_gpt_megatron96);
