@@ -64,7 +64,7 @@ print_text (const ResPublishedReport *r, gboolean breakdown)
 {
   const ResPublishedSummary *s = &r->summary;
   if (s->n > 0)
-    printf ("%6s  %-30s %6s  %-34s %10s %11s %8s  %s\n", "row_id", "model", "gpus", "plan",
+    printf ("%6s  %-30s %6s  %-38s %10s %11s %8s  %s\n", "row_id", "model", "gpus", "plan",
             "measured_s", "predicted_s", "err_%", "measured from");
   for (guint i = 0; i < r->cases->len; i++)
     {
@@ -74,7 +74,7 @@ print_text (const ResPublishedReport *r, gboolean breakdown)
       g_autofree char *plan = res_published_case_plan_string (c);
       g_autofree char *model = g_utf8_substring (c->model_label, 0,
                                                  MIN (30, g_utf8_strlen (c->model_label, -1)));
-      printf ("%6" G_GINT64_FORMAT "  %-30s %6" G_GINT64_FORMAT "  %-34s %10s %11s %8s  %s%s\n",
+      printf ("%6" G_GINT64_FORMAT "  %-30s %6" G_GINT64_FORMAT "  %-38s %10s %11s %8s  %s%s\n",
               c->row_id, model, c->n_gpus, plan, fmt_num (c->measured_step_s, "%.3f"),
               fmt_num (c->predicted_step_s, "%.3f"), fmt_num (c->err_pct, "%+.1f"),
               c->measured_source, c->fits ? "" : " (OOM predicted)");

@@ -57,6 +57,11 @@ exec_runner_supports (const ModelSpec *m, const Plan *p, GError **error)
     return unsupported (error, "HSDP is not implemented (hint: --sharding zero3)");
   if (p->ep > 1)
     return unsupported (error, "expert parallelism needs a mixture-of-experts model");
+  if (p->attention_backend == PLAN_ATTN_UNFUSED)
+    return unsupported (error, "--attention-backend unfused is a prediction of older "
+                        "frameworks; the runner computes attention one way, tile by tile "
+                        "with an online softmax (hint: drop --attention-backend, or predict "
+                        "the plan with tandem predict)");
   if (p->recompute == PLAN_RECOMPUTE_SELECTIVE && p->cp > 1)
     return unsupported (error, "selective recompute with context parallelism would need the "
                         "K/V exchange again (hint: --recompute-granularity full)");

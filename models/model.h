@@ -112,7 +112,8 @@ guint64 model_spec_palm_params (const ModelSpec *spec);
 
 typedef enum {
   MODEL_OP_GEMM,        /* y[m,n] = x[m,k] W[k,n]; m is tokens (b*s), weights k x n */
-  MODEL_OP_ATTENTION,   /* flash attention core: softmax(QK^T)V, no S x S stored */
+  MODEL_OP_ATTENTION,   /* attention core softmax(QK^T)V: flash (no S x S stored), or
+                         * unfused with `materialized` */
   MODEL_OP_NORM,        /* RMSNorm / LayerNorm over h */
   MODEL_OP_ELEMENTWISE, /* activation (SwiGLU / GeLU), residual add, rotary */
   MODEL_OP_EMBEDDING,   /* token (+ position) lookup */
@@ -134,6 +135,12 @@ typedef struct {
   /* ATTENTION: batch b, heads, s_q, s_kv, head_dim, kv_heads */
   guint64     b, heads, kv_heads, s_q, s_kv, head_dim;
   gboolean    causal;
+  /* ATTENTION run unfused (plan --attention-backend unfused): the b x heads x s_q x s_kv
+   * scores are written to memory, QK^T and AV run as full batched GEMMs (fwd_flops is
+   * then the executed, non-causal count), softmax and, with `dropout`, the attention
+   * dropout are passes over the scores. FALSE: FlashAttention. */
+  gboolean    materialized;
+  gboolean    dropout;
   /* ELEMENTWISE / NORM / EMBEDDING / LOSS: elements touched */
   guint64     elements;
   double      fwd_flops;        /* forward FLOPs for the whole op (causal where applicable) */

@@ -99,11 +99,17 @@ plan_mem_dropout (const ModelSpec *model, const PlanMemOptions *opts)
     case PLAN_MEM_DROPOUT_OFF: return FALSE;
     case PLAN_MEM_DROPOUT_AUTO:
     default:
-      /* Megatron's GPT defaults are --hidden-dropout 0.1 --attention-dropout 0.1 and the
-       * GPT-2/OPT configs carry 0.1; Llama configs have attention_dropout 0.0 and no
-       * hidden dropout. */
-      return model->mlp == MODEL_MLP_GELU;
+      return plan_model_dropout (model);
     }
+}
+
+gboolean
+plan_model_dropout (const ModelSpec *model)
+{
+  /* Megatron's GPT defaults are --hidden-dropout 0.1 --attention-dropout 0.1 and the
+   * GPT-2/OPT configs carry 0.1; Llama configs have attention_dropout 0.0 and no
+   * hidden dropout. */
+  return model->mlp == MODEL_MLP_GELU;
 }
 
 /* Bytes of one stored activation element: bf16/fp16 (FP8 GEMMs still keep bf16 copies
@@ -204,7 +210,7 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
   out->norm_inputs = 2 * a * T * h / sp_div;
   out->linear_inputs = 2 * a * T * h / sp_div + a * T * hq / t;
   out->attn_qkv = a * T * (hq + 2 * hkv) / t;
-  if (opts->flash_attention)
+  if (opts->flash_attention && plan->attention_backend != PLAN_ATTN_UNFUSED)
     /* FlashAttention-2 saves softmax_lse, fp32 [b, heads, s_q] */
     out->attn_softmax_stats = 4 * b * (model->n_heads / t) * (s / cp);
   else

@@ -145,6 +145,25 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
         }
       return TRUE;
     }
+  if (g_str_equal (name, "attention-backend"))
+    {
+      /* Megatron-Core's choices: flash, fused (cuDNN / TE fused attention) and auto run a
+       * fused kernel; unfused and local materialize the scores. */
+      if (g_ascii_strcasecmp (value, "flash") == 0 || g_ascii_strcasecmp (value, "fused") == 0
+          || g_ascii_strcasecmp (value, "auto") == 0)
+        plan->attention_backend = PLAN_ATTN_FLASH;
+      else if (g_ascii_strcasecmp (value, "unfused") == 0
+               || g_ascii_strcasecmp (value, "local") == 0)
+        plan->attention_backend = PLAN_ATTN_UNFUSED;
+      else
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "unknown --attention-backend '%s' (hint: flash, fused, auto (a fused "
+                       "kernel) or unfused, local (scores materialized))", value);
+          return FALSE;
+        }
+      return TRUE;
+    }
   if (g_str_equal (name, "recompute-granularity") || g_str_equal (name, "recompute"))
     {
       if (g_ascii_strcasecmp (value, "full") == 0)
@@ -365,6 +384,9 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
     { "cp", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "N" },
     { "cp-comm-type", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "CP algorithm: p2p (ring attention), all_gather, a2a (Ulysses)", "TYPE" },
+    { "attention-backend", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "Attention core: flash (default; also fused, auto) or unfused (also local: the "
+      "s x s scores materialized, as before FlashAttention)", "KIND" },
     { "expert-model-parallel-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
       "EP degree (dense models: 1); alias --ep", "N" },
     { "ep", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "N" },

@@ -147,6 +147,13 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
         }
     }
 
+  /* Megatron runs context parallelism only through Transformer Engine's fused attention
+   * (its unfused DotProductAttention asserts context_parallel_size == 1). */
+  if (plan->cp > 1 && plan->attention_backend == PLAN_ATTN_UNFUSED)
+    return invalid (error, "context parallelism (cp %d) needs a fused attention backend: "
+                    "the ring, all-gather and Ulysses schemes all run the attention core "
+                    "tile by tile (hint: --attention-backend flash, or --cp 1)", plan->cp);
+
   /* Pipeline: virtual stages and the schedule. */
   if (plan->layers_per_virtual_stage > 0)
     {

@@ -76,6 +76,13 @@ plan_cp_comm_name (PlanCpComm c)
 }
 
 const char *
+plan_attn_backend_name (PlanAttnBackend a)
+{
+  static const char *const names[] = { "flash", "unfused" };
+  return (guint) a < G_N_ELEMENTS (names) ? names[a] : "?";
+}
+
+const char *
 plan_matmul_precision_name (PlanMatmulPrecision m)
 {
   static const char *const names[] = { "highest", "high", "medium" };
@@ -216,6 +223,8 @@ plan_to_string (const Plan *plan)
     g_string_append_printf (s, "-%s", plan->recompute == PLAN_RECOMPUTE_FULL ? "full" : "sel");
   if (plan->compute_dtype == PLAN_PREC_FP8)
     g_string_append (s, "-fp8");
+  if (plan->attention_backend == PLAN_ATTN_UNFUSED)
+    g_string_append (s, "-unfused");
   g_string_append_printf (s, "-%s", plan_schedule_name (plan->schedule));
   return g_string_free (s, FALSE);
 }
@@ -253,6 +262,7 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_INT ("last_stage_layers", plan->last_stage_layers);
   SET_BOOL ("sequence_parallel", plan->sequence_parallel);
   SET_STR ("context_parallel_comm", plan_cp_comm_name (plan->cp_comm));
+  SET_STR ("attention_backend", plan_attn_backend_name (plan->attention_backend));
   SET_STR ("pipeline_parallel_schedule", plan_schedule_name (plan->schedule));
   SET_STR ("sharding", plan_sharding_name (plan->sharding));
   SET_STR ("rank_order", plan->rank_order);

@@ -45,6 +45,17 @@ typedef enum {
   PLAN_CP_A2A,       /* Ulysses: all-to-all heads <-> sequence */
 } PlanCpComm;
 
+/* How the attention core runs (Megatron-Core --attention-backend). */
+typedef enum {
+  PLAN_ATTN_FLASH,    /* fused, tiled (FlashAttention, cuDNN/TE fused attention): the
+                       * s x s scores never reach memory and masked tiles are skipped */
+  PLAN_ATTN_UNFUSED,  /* the scores materialized: QK^T and AV as batched GEMMs over the
+                       * whole s x s (the causal mask is applied, not skipped), softmax
+                       * and attention dropout as passes over the scores; Megatron's
+                       * "unfused"/"local" backends, and every framework before
+                       * FlashAttention (Dao et al. 2022, arXiv 2205.14135) */
+} PlanAttnBackend;
+
 typedef enum {
   PLAN_RECOMPUTE_NONE,
   PLAN_RECOMPUTE_SELECTIVE, /* attention core recomputed (Korthikanti et al.) */
@@ -83,6 +94,7 @@ typedef struct {
   int last_stage_layers;   /* --decoder-last-pipeline-num-layers; -1 = even split */
   gboolean sequence_parallel;
   PlanCpComm cp_comm;
+  PlanAttnBackend attention_backend;  /* --attention-backend; default flash */
 
   /* batch */
   int micro_batch;         /* sequences per micro-batch per DP rank */
@@ -167,6 +179,7 @@ void  plan_to_json   (const Plan *plan, struct _JsonBuilder *builder);
 const char *plan_schedule_name  (PlanSchedule s);      /* "GPipe", "1F1B", "Interleaved1F1B" */
 const char *plan_sharding_name  (PlanSharding s);      /* "none", "zero1", ... */
 const char *plan_cp_comm_name   (PlanCpComm c);        /* "p2p", "all_gather", "a2a" */
+const char *plan_attn_backend_name (PlanAttnBackend a); /* "flash", "unfused" */
 const char *plan_recompute_name (PlanRecompute r);
 const char *plan_matmul_precision_name (PlanMatmulPrecision m); /* "highest", "high", "medium" */
 gboolean    plan_matmul_precision_parse (const char *name, PlanMatmulPrecision *out);     /* "none", "selective", "full" */

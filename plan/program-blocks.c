@@ -67,6 +67,17 @@ attention (Builder *bd, GArray *ops, const char *name, double factor, guint64 he
    * s/c queries see on average half of the s keys (load-balanced chunks). */
   op.fwd_flops_full = 4.0 * op.b * heads * s_q * s_kv * op.head_dim;
   op.fwd_flops = factor * op.fwd_flops_full / 2.0;
+  if (bd->plan->attention_backend == PLAN_ATTN_UNFUSED)
+    {
+      /* Unfused: the GEMMs run over the whole s x s (the mask is applied to the scores
+       * afterwards), so the executed FLOPs are the full count: forward QK^T and AV,
+       * backward four GEMMs of the same size (dV = P^T dO, dP = dO V^T, dQ = dS K,
+       * dK = dS^T Q), twice the forward, with nothing recomputed (FlashAttention's 2.5
+       * includes recomputing the scores). `factor` is 1 (forward) or 2.5 (backward). */
+      op.materialized = TRUE;
+      op.dropout = bd->attn_dropout;
+      op.fwd_flops = (factor > 1.0 ? 2.0 : 1.0) * op.fwd_flops_full;
+    }
   op.tp_split = 'h';
   g_array_append_val (ops, op);
 }
@@ -99,8 +110,11 @@ matmul_flops (GArray *ops)
   for (guint i = 0; i < ops->len; i++)
     {
       const ModelOp *op = &g_array_index (ops, ModelOp, i);
-      if (op->kind == MODEL_OP_GEMM || op->kind == MODEL_OP_ATTENTION)
+      if (op->kind == MODEL_OP_GEMM)
         f += op->fwd_flops;
+      else if (op->kind == MODEL_OP_ATTENTION)
+        /* model FLOPs count causal attention whatever runs (program.h) */
+        f += op->materialized ? op->fwd_flops_full / 2.0 : op->fwd_flops;
     }
   return f;
 }

@@ -25,6 +25,7 @@ typedef struct {
   guint32 blk_chunk[32];  /* the same blocks on 1/tp_chunks of the tokens */
   int     tp_chunks;      /* > 1: TP communication overlapped chunk by chunk */
   guint64 q_div;          /* queries of a block divided by this (chunked blocks) */
+  gboolean attn_dropout;  /* unfused attention: dropout on the probabilities */
   /* pipeline peers: send task ids keyed by (backward, mb, model chunk) */
   gint32 *send_of;
   int     n_model_chunks;

@@ -292,6 +292,38 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes, PlanRec
   return TRUE;
 }
 
+/* Whether a row's attention ran unfused (scores materialized): FlashAttention (Dao et al.,
+ * arXiv 2205.14135, May 2022) reached Megatron-LM as --use-flash-attn in 2023, so runs
+ * whose source or framework is dated 2017-2022 (or SC'21) ran Megatron's fused
+ * scale-mask-softmax over materialized scores, as did Megatron-DeepSpeed and DeepSpeed
+ * runs (BLOOM, MT-NLG, SC'21's ZeRO-3 comparison; the fork took FlashAttention in 2023
+ * too). A framework or note that names FlashAttention wins. */
+static gboolean
+attention_unfused (const char *source, const char *framework, const char *notes)
+{
+  if (contains_ci (framework, "FlashAttention") || contains_ci (notes, "FlashAttention")
+      || contains_ci (framework, "flash attention") || contains_ci (notes, "flash attention"))
+    return FALSE;
+  if (contains_ci (framework, "DeepSpeed") || contains_ci (source, "SC'21")
+      || contains_ci (framework, "SC'21"))
+    return TRUE;
+  const char *texts[] = { source, framework };
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    for (const char *p = texts[i]; p != NULL && *p != '\0'; p++)
+      {
+        /* a year 2017-2022 standing alone (not inside "2201.11990" or "r0.8.0") */
+        if ((p == texts[i] || !g_ascii_isalnum (p[-1])) && p[0] == '2' && p[1] == '0'
+            && g_ascii_isdigit (p[2]) && g_ascii_isdigit (p[3]) && !g_ascii_isalnum (p[4])
+            && p[4] != '.')
+          {
+            int year = 2000 + (p[2] - '0') * 10 + (p[3] - '0');
+            if (year >= 2017 && year <= 2022)
+              return TRUE;
+          }
+      }
+  return FALSE;
+}
+
 static gboolean
 map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch, gboolean fp8)
 {
@@ -389,6 +421,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   if (fp8)
     p->compute_dtype = PLAN_PREC_FP8;   /* Transformer Engine: FP8 GEMMs, bf16 weights */
   const char *notes = get (csv, row, "notes");
+  if (attention_unfused (get (csv, row, "source"), get (csv, row, "framework"), notes))
+    p->attention_backend = PLAN_ATTN_UNFUSED;
   if (contains_ci (notes, "all-gather based CP") || contains_ci (notes, "K/V all-gathered"))
     p->cp_comm = PLAN_CP_ALLGATHER;
   /* Megatron and NeMo benchmarks overlap the DP reduce-scatter and the parameter
@@ -567,5 +601,7 @@ res_published_case_plan_string (const ResPublishedCase *c)
     g_string_append (s, p->recompute == PLAN_RECOMPUTE_FULL ? ".full" : ".sel");
   if (p->compute_dtype == PLAN_PREC_FP8)
     g_string_append (s, ".fp8");
+  if (p->attention_backend == PLAN_ATTN_UNFUSED)
+    g_string_append (s, ".unfused");
   return g_string_free (s, FALSE);
 }

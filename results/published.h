@@ -70,6 +70,11 @@
  * |                           |   notes say "full recompute", "full activation recompute" or |
  * |                           |   "activation checkpointing" (full) or "selective recompute" |
  * | precision                 | fp8 when the cell mentions fp8, else bf16                    |
+ * | attention                 | unfused (scores materialized) when source or framework is    |
+ * |                           |   dated 2017-2022 or SC'21, or the framework is DeepSpeed /  |
+ * |                           |   Megatron-DeepSpeed (before FlashAttention reached them);   |
+ * |                           |   flash when framework or notes name FlashAttention, and     |
+ * |                           |   otherwise                                                  |
  * | CP communication          | all-gather when notes say "all-gather based CP" or "K/V      |
  * |                           |   all-gathered" (Llama 3), else Megatron's p2p ring          |
  * | overlap                   | overlap_grad_reduce and overlap_param_gather on (Megatron /  |
@@ -197,8 +202,8 @@ void              res_published_case_free    (ResPublishedCase *c);     /* NULL-
  * err_pct, fits. A failed prediction marks the case skipped ("prediction failed: ...").
  * Returns whether the case is now predicted. */
 gboolean          res_published_case_predict (ResPublishedCase *c);
-/* "tp8.pp16.dp64.mbs1" plus ".cp2", ".vpp3", ".zero3", ".full"/".sel", ".fp8" when they
- * apply; NULL when the case has no plan. */
+/* "tp8.pp16.dp64.mbs1" plus ".cp2", ".vpp3", ".zero3", ".full"/".sel", ".fp8", ".unfused"
+ * when they apply; NULL when the case has no plan. */
 char             *res_published_case_plan_string (const ResPublishedCase *c);
 
 /* ---- A validation --------------------------------------------------------------------- */

@@ -331,9 +331,49 @@ profile_attn_rate (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean ba
   return rate;
 }
 
+/* Unfused attention (op->materialized, plan --attention-backend unfused): the scores
+ * S = QK^T of b x heads x s_q x s_kv elements go through memory between kernels, each a
+ * kernel of its own:
+ *   forward   QK^T (writes S); Megatron's fused scale-mask-softmax (reads S, writes P,
+ *             megatron/core/fusions/fused_softmax.py); with attention dropout, the
+ *             dropout (reads P, writes P' and a one-byte mask); AV (reads P');
+ *   backward  dV = P'^T dO (reads P'), dP' = dO V^T (writes dP'); with dropout, its
+ *             backward (reads dP' and the mask, writes dP); the softmax backward (reads
+ *             P and dP, writes dS); dQ = dS K and dK = dS^T Q (read dS twice).
+ * Per score element, in bytes with e the element size: GEMMs 2e forward, 4e backward;
+ * softmax 2e forward, 3e backward; dropout 2e + 1 each way. The GEMMs run at the GEMM
+ * efficiency on the executed (non-causal) FLOPs, under a roofline with Q, K, V, O and
+ * their score traffic; the softmax and dropout passes are memory-bound. The small-k
+ * falloff of gemm_efficiency is not applied to QK^T (k = head_dim): its cost is the
+ * epilogue writing S, which the roofline's bytes already charge. */
+static double
+attention_unfused_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
+{
+  const double b = (double) op->b, hd = (double) op->head_dim;
+  const double heads = (double) op->heads;
+  const double kv_heads = op->kv_heads > 0 ? (double) op->kv_heads : heads;
+  const double e = topo_dtype_bytes (d);
+  const double scores = b * heads * (double) op->s_q * (double) op->s_kv;
+  const double q = b * (double) op->s_q * heads * hd, kv = b * (double) op->s_kv * kv_heads * hd;
+  const double flops = op->fwd_flops > 0 ? op->fwd_flops
+                                         : (backward ? 2.0 : 1.0) * 4.0 * scores * hd;
+  const double qkvo = (backward ? 4.0 * q + 4.0 * kv : 2.0 * q + 2.0 * kv) * e;
+  const double gemm_bytes = qkvo + (backward ? 4.0 : 2.0) * e * scores;
+  const double pass_bytes = ((backward ? 3.0 : 2.0) * e + (op->dropout ? 2.0 * e + 1.0 : 0.0))
+                            * scores;
+  const int n_gemms = backward ? 4 : 2, n_passes = op->dropout ? 2 : 1;
+  const double gemms = roofline (c, flops, c->peak_flops[d] * c->gemm_eff[d], gemm_bytes)
+                       + (n_gemms - 1) * c->opts.launch_overhead_s;
+  const double passes = roofline (c, 0.0, 0.0, pass_bytes)
+                        + (n_passes - 1) * c->opts.launch_overhead_s;
+  return gemms + passes;
+}
+
 static double
 attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
 {
+  if (op->materialized)
+    return attention_unfused_s (c, op, d, backward);
   const double b = (double) op->b, hd = (double) op->head_dim;
   const double heads = (double) op->heads;
   const double kv_heads = op->kv_heads > 0 ? (double) op->kv_heads : heads;

@@ -91,9 +91,12 @@ static const DeviceRow device_rows[] = {
  * previous row as start, until a round of the descent improves nothing.
  * H100: 24 rows (Llama 3 405B, Megatron-Core README, NeMo 24.07, torchtitan), MAPE 4.97%.
  * A100: 103 rows (Megatron-LM 2021/2022, DeepSpeed ZeRO-3, BLOOM, MT-NLG, MPT on
- *   llm-foundry, torchtitan), MAPE 8.70%.
+ *   llm-foundry, torchtitan), MAPE 7.94%.
  * Refitted after the GEMM tile choice (sim/cost-compute.c), the cross-entropy counted
- * pass by pass, and NeMo's TP overlap and bf16 gradients in the published-run mapping.
+ * pass by pass, and NeMo's TP overlap and bf16 gradients in the published-run mapping;
+ * the A100 row again after the 2021-2022 rows were mapped to unfused attention (MAPE
+ * 8.70% -> 7.97% from the mapping alone, 7.94% after the refit, which moved only the
+ * launch overhead, 10 -> 7.5 us).
  * What the knobs absorb besides their names: unfused element-wise passes (traffic
  * factor), framework overhead per kernel (launch), and, for FP8, the casts and amax
  * bookkeeping of Transformer Engine (the effective FP8 GEMM efficiency 0.55 is below the
@@ -105,7 +108,7 @@ typedef struct {
 
 static const CalibRow calib_rows[] = {
   { "H100", 0.801, 0.5486, 0.4235, 0.315, 3.0, 1.0e-6, 0.00175, 32 },
-  { "A100", 0.7718, 0.0, 0.418, 0.29, 1.0, 10.0e-6, 0.0125, 288 },
+  { "A100", 0.7718, 0.0, 0.418, 0.29, 1.0, 7.5e-6, 0.0125, 288 },
 };
 
 static const CalibRow *

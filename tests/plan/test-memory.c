@@ -257,6 +257,13 @@ test_korthikanti (void)
   plan_memory_layer_activations (&m, &p, NULL, &acts);
   g_assert_cmpuint (acts.attn_scores, ==, 0);
   g_assert_cmpuint (acts.total, ==, G_GUINT64_CONSTANT (142868480));
+  /* --attention-backend unfused stores the scores whatever the options say: the
+   * paper's 34 s b h + 5 a s^2 b again */
+  p.attention_backend = PLAN_ATTN_UNFUSED;
+  plan_memory_layer_activations (&m, &p, NULL, &acts);
+  g_assert_cmpuint (acts.attn_scores, ==, G_GUINT64_CONSTANT (671088640));
+  g_assert_cmpuint (acts.total, ==, G_GUINT64_CONSTANT (813694976));
+  p.attention_backend = PLAN_ATTN_FLASH;
 
   p.tp = 8;
   p.sequence_parallel = TRUE;

@@ -114,7 +114,29 @@ test_aliases (Fixture *f, gconstpointer data)
   g_assert_cmpint (a.recompute, ==, PLAN_RECOMPUTE_SELECTIVE);
   g_assert_cmpint (a.cp_comm, ==, PLAN_CP_A2A);
   g_assert_true (a.overlap_grad_reduce);
+  g_assert_cmpint (a.attention_backend, ==, PLAN_ATTN_FLASH);     /* the default */
   plan_clear (&a);
+
+  /* Megatron-Core's --attention-backend names: unfused and local materialize the
+   * scores; flash, fused and auto run a fused kernel */
+  static const struct { const char *v; PlanAttnBackend want; } backends[] = {
+    { "unfused", PLAN_ATTN_UNFUSED }, { "local", PLAN_ATTN_UNFUSED },
+    { "flash", PLAN_ATTN_FLASH }, { "fused", PLAN_ATTN_FLASH }, { "auto", PLAN_ATTN_FLASH },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      plan_clear (&f->plan);
+      plan_init_defaults (&f->plan);
+      g_autofree char *flags = g_strdup_printf ("--attention-backend %s", backends[i].v);
+      g_assert_true (parse_flags (f, flags, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (f->plan.attention_backend, ==, backends[i].want);
+    }
+  g_autofree char *str = plan_to_string (&f->plan);
+  g_assert_null (strstr (str, "unfused"));
+  f->plan.attention_backend = PLAN_ATTN_UNFUSED;
+  g_autofree char *str2 = plan_to_string (&f->plan);
+  g_assert_nonnull (strstr (str2, "-unfused"));
 }
 
 static void
@@ -205,6 +227,8 @@ test_invalid_plans (Fixture *f, gconstpointer data)
     { "--tp 8 --pp 2 --vpp 3 --schedule 1F1B --gpus 16", "Interleaved1F1B" },
     /* 8191 tokens do not split into 2 x cp = 4 chunks */
     { "--tp 8 --cp 2 --gpus 16 --seq-length 8191", "2 x cp" },
+    /* context parallelism runs the core tile by tile: not with materialized scores */
+    { "--tp 8 --cp 2 --gpus 16 --attention-backend unfused", "fused attention backend" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -227,7 +251,7 @@ test_bad_values (Fixture *f, gconstpointer data)
   static const char *const cases[] = {
     "--tp 0", "--tp x", "--pp -1", "--schedule zigzag", "--cp-comm-type ring2",
     "--recompute-granularity partial", "--precision fp4", "--gbs 1.5",
-    "--fp32-matmul-precision low",
+    "--fp32-matmul-precision low", "--attention-backend sdpa",
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {

@@ -371,6 +371,60 @@ test_attention (Fixture *f, gconstpointer data)
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), 3.0909e-3, 1e-3);
 }
 
+/* Unfused attention (scores materialized), GPT-3 175B at tp 8: 12 heads (and 12 KV
+ * heads) of 128, one sequence of 2048, attention dropout on. Scores 12 x 2048^2 =
+ * 50,331,648; Q = K = V = O = 2048 x 12 x 128 = 3,145,728 elements; bf16 (e = 2).
+ * Documented defaults: GEMMs at 989.4e12 x 0.803 = 794.49e12 FLOP/s, memory 3.35e12 x
+ * 0.90 = 3.015e12 B/s, 4 us per kernel. */
+static void
+test_attention_unfused (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SimCost) c = make_cost (f->h100, NULL, TRUE);
+  ModelOp op = { 0 };
+  op.name = "attn_core";
+  op.kind = MODEL_OP_ATTENTION;
+  op.b = 1;
+  op.heads = op.kv_heads = 12;
+  op.s_q = op.s_kv = 2048;
+  op.head_dim = 128;
+  op.causal = TRUE;
+  op.materialized = TRUE;
+  op.dropout = TRUE;
+  const double scores = 12.0 * 2048 * 2048, qkv = 2048.0 * 12 * 128;
+  /* forward, full (non-causal) QK^T and AV: 4 x scores x 128 = 2.577e10 FLOPs = 32.4 us,
+   * below the GEMMs' bytes: Q, K, V, O 4 x 3,145,728 x 2 B + S written and P' read
+   * 2 x 2 B x scores = 226,492,416 B = 75.12 us; + 2 launches = 83.12 us.
+   * Softmax (read S, write P: 4 B) and dropout (read P, write P' and the mask: 5 B):
+   * 9 B x scores = 452,984,832 B = 150.24 us; + 2 launches = 158.24 us. Sum 241.37 us. */
+  op.fwd_flops = 4.0 * scores * 128;
+  const double fwd = (4 * qkv * 2 + 2 * 2 * scores) / 3.015e12 + 2 * 4e-6
+                     + 9 * scores / 3.015e12 + 2 * 4e-6;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), fwd, 1e-12);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 241.37e-6, 1e-3);
+  /* backward: four GEMMs, 2 x the forward FLOPs = 5.154e10 = 64.9 us, below their bytes:
+   * Q, K, V, O, dO, dQ, dK, dV 8 x 3,145,728 x 2 B + P' read, dP' written, dS read twice
+   * 4 x 2 B x scores = 452,984,832 B = 150.24 us; + 4 launches = 166.24 us. Dropout
+   * backward (read dP' and the mask, write dP: 5 B) and softmax backward (read P and dP,
+   * write dS: 6 B): 11 B x scores = 183.63 us; + 2 launches = 191.63 us. Sum 357.87 us. */
+  op.fwd_flops *= 2.0;
+  const double bwd = (8 * qkv * 2 + 4 * 2 * scores) / 3.015e12 + 4 * 4e-6
+                     + 11 * scores / 3.015e12 + 2 * 4e-6;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), bwd, 1e-12);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), 357.87e-6, 1e-3);
+  /* without dropout the forward loses the 5 B pass and its launch: 241.37 - 83.46 - 4 */
+  op.fwd_flops /= 2.0;
+  op.dropout = FALSE;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
+              fwd - 5 * scores / 3.015e12 - 4e-6, 1e-12);
+  /* and it costs more than FlashAttention on the same shape: causal 1.289e10 FLOPs at
+   * 989.4e12 x 0.60 = 21.7 us + 4 us */
+  ModelOp flash = op;
+  flash.materialized = FALSE;
+  flash.fwd_flops = 2.0 * scores * 128;
+  g_assert_cmpfloat (sim_cost_op_s (c, &flash, TOPO_DTYPE_BF16, FALSE), <,
+                     sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE) / 5);
+}
+
 static void
 test_memory_bound (Fixture *f, gconstpointer data)
 {
@@ -494,6 +548,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/gemm-tile-choice", test_gemm_tile_choice);
   ADD ("/sim/cost/loss-bytes", test_loss_bytes);
   ADD ("/sim/cost/attention", test_attention);
+  ADD ("/sim/cost/attention-unfused", test_attention_unfused);
   ADD ("/sim/cost/memory-bound", test_memory_bound);
   ADD ("/sim/cost/defaults-a100", test_defaults_a100);
   ADD ("/sim/cost/monotonic-bytes", test_monotonic_bytes);

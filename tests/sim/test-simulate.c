@@ -342,6 +342,23 @@ test_program_flops (void)
   double expected = model_spec_flops_per_token (c.model, 8192, MODEL_FLOPS_CAUSAL)
                     * 16 * 8192;
   g_assert_cmpfloat (fabs (total - expected) / expected, <, 1e-9);
+
+  /* Unfused attention: the same model FLOPs (the convention counts causal attention
+   * whatever runs), more executed ones. Per layer and sequence the core executes the
+   * full 4 s^2 a d forward (flash: half) and 2x that backward (flash: 2.5 x half):
+   * 1 + 2 - 0.5 - 1.25 = 1.25 x 4 s^2 a d more; over 32 layers and 16 sequences of 8192
+   * with a d = 4096: 1.25 x 4 x 8192^2 x 4096 x 32 x 16 = 7.0369e14 over all GPUs. */
+  double hw_flash = p->program->hw_flops_per_step;
+  c.plan.attention_backend = PLAN_ATTN_UNFUSED;
+  g_autoptr (SimPrediction) u = case_predict (&c, FALSE);
+  double total_u = 0;
+  for (int s = 0; s < u->program->n_stages; s++)
+    total_u += u->program->stages[s].model_flops;
+  g_assert_cmpfloat (fabs (total_u * 8 * 4 - expected) / expected, <, 1e-9);
+  double extra = 1.25 * 4.0 * 8192.0 * 8192.0 * 4096.0 * 32 * 16;
+  g_assert_cmpfloat (fabs ((u->program->hw_flops_per_step - hw_flash) - extra) / extra, <, 1e-9);
+  /* and it takes longer: the scores go through memory */
+  g_assert_cmpfloat (u->result->step_time_s, >, p->result->step_time_s);
   case_clear (&c);
 }
 
