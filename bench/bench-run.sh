@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/bench-run.sh - how well `tandem run`'s prediction matches its measurement on this
 # machine: a quick calibration under `mpirun -np 2` into a temporary directory, then DP2,
-# TP2 with sequence parallelism and PP2 (1F1B, 4 micro-batches) of tiny-llama at 256
+# TP2 with sequence parallelism, PP2 (1F1B, 4 micro-batches) and DP2 with unfused attention
+# (--attention-backend unfused: the scores through memory) of tiny-llama at 256
 # tokens under `mpirun -np 2 tandem run --json` with that profile, and one row per plan:
 # measured and predicted step time, compute and exposed communication (all kinds), and
 # the error (predicted - measured) / measured. Target (the issue): |step error| <= 15% on
@@ -37,7 +38,8 @@ if ! timeout -k 5 300 "${mpi[@]}" "$tandem" calibrate --quick --out "$dir/cpu.js
   exit 1
 fi
 
-plans=("dp2|--gbs 4" "tp2-sp|--tp 2 --sp --gbs 4" "pp2-1f1b|--pp 2 --schedule 1F1B --gbs 4")
+plans=("dp2|--gbs 4" "tp2-sp|--tp 2 --sp --gbs 4" "pp2-1f1b|--pp 2 --schedule 1F1B --gbs 4"
+       "dp2-unf|--gbs 4 --attention-backend unfused")
 echo "tandem run: tiny-llama, seq 256, mpirun -np 2 on $(hostname), $steps timed steps" \
      "(median), quick calibration in $dir"
 printf '%-9s %9s %9s %7s   %9s %9s %7s   %9s %9s %7s\n' plan "step_s" "pred_s" "err%" \

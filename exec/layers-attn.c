@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <cblas.h>
 
 static inline float
 dotf (const float *a, const float *b, int n)
@@ -140,4 +141,97 @@ exec_cpu_attn_backward (float *dq, float *dk, float *dv, const float *dout, cons
                 }
             }
         }
+}
+
+/* ---- unfused: the scores materialized (--attention-backend unfused) -------------------
+ *
+ * What frameworks ran before FlashAttention (Megatron's core attention with its fused
+ * scale-mask-softmax): per sequence and query head h (KV head g = h / group), in
+ * row-major with the heads interleaved in the rows of q, k, v (leading dimensions
+ * n_head D and n_kv_head D):
+ *   forward   S = q_h k_g^T / sqrt (d)            GEMM, Tq x Tk, written to probs
+ *             P = softmax over the visible keys    in place, masked entries 0
+ *             out_h = P v_g                        GEMM
+ *   backward  dv_g += P^T dout_h                   GEMM
+ *             dP = dout_h v_g^T                    GEMM, into dprobs
+ *             dS = P (dP - rowsum (dP P)) / sqrt (d)   in place
+ *             dq_h += dS k_g,  dk_g += dS^T q_h    GEMMs
+ * The same function as the online-softmax path above, computed in another order. */
+void
+exec_cpu_attn_unfused_forward (float *out, float *probs, const float *q, const int *q_pos,
+                               const float *k, const float *v, const int *kv_pos,
+                               const ExecAttnDims *d)
+{
+  const int D = d->head_dim, Hq = d->n_head, Hkv = d->n_kv_head, group = Hq / Hkv;
+  const int Tq = d->Tq, Tk = d->Tk;
+  const float scale = 1.0f / sqrtf ((float) D);
+  for (int b = 0; b < d->B; b++)
+    for (int h = 0; h < Hq; h++)
+      {
+        const int g = h / group;
+        const float *qh = q + ((gsize) b * Tq * Hq + h) * D;
+        const float *kg = k + ((gsize) b * Tk * Hkv + g) * D;
+        const float *vg = v + ((gsize) b * Tk * Hkv + g) * D;
+        float *P = probs + ((gsize) b * Hq + h) * Tq * Tk;
+        float *oh = out + ((gsize) b * Tq * Hq + h) * D;
+        cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, Tq, Tk, D, scale, qh, Hq * D,
+                     kg, Hkv * D, 0.0f, P, Tk);
+        for (int i = 0; i < Tq; i++)
+          {
+            float *row = P + (gsize) i * Tk;
+            const int qp = q_pos ? q_pos[i] : i;
+            float m = -INFINITY;
+            for (int j = 0; j < Tk; j++)
+              if ((kv_pos ? kv_pos[j] : j) <= qp)
+                m = MAX (m, row[j]);
+            double sum = 0;
+            for (int j = 0; j < Tk; j++)
+              {
+                const gboolean visible = (kv_pos ? kv_pos[j] : j) <= qp;
+                row[j] = visible ? expf (row[j] - m) : 0.0f;
+                sum += row[j];
+              }
+            const float inv = sum > 0 ? (float) (1.0 / sum) : 0.0f;
+            for (int j = 0; j < Tk; j++)
+              row[j] *= inv;
+          }
+        cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, Tq, D, Tk, 1.0f, P, Tk,
+                     vg, Hkv * D, 0.0f, oh, Hq * D);
+      }
+}
+
+void
+exec_cpu_attn_unfused_backward (float *dq, float *dk, float *dv, float *dprobs,
+                                const float *dout, const float *probs, const float *q,
+                                const float *k, const float *v, const ExecAttnDims *d)
+{
+  const int D = d->head_dim, Hq = d->n_head, Hkv = d->n_kv_head, group = Hq / Hkv;
+  const int Tq = d->Tq, Tk = d->Tk;
+  const float scale = 1.0f / sqrtf ((float) D);
+  for (int b = 0; b < d->B; b++)
+    for (int h = 0; h < Hq; h++)
+      {
+        const int g = h / group;
+        const gsize qo = ((gsize) b * Tq * Hq + h) * D, ko = ((gsize) b * Tk * Hkv + g) * D;
+        const float *P = probs + ((gsize) b * Hq + h) * Tq * Tk;
+        float *dP = dprobs + ((gsize) b * Hq + h) * Tq * Tk;
+        cblas_sgemm (CblasRowMajor, CblasTrans, CblasNoTrans, Tk, D, Tq, 1.0f, P, Tk,
+                     dout + qo, Hq * D, 1.0f, dv + ko, Hkv * D);
+        cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, Tq, Tk, D, 1.0f, dout + qo,
+                     Hq * D, v + ko, Hkv * D, 0.0f, dP, Tk);
+        for (int i = 0; i < Tq; i++)
+          {
+            const float *p = P + (gsize) i * Tk;
+            float *dp = dP + (gsize) i * Tk;
+            double dot = 0;
+            for (int j = 0; j < Tk; j++)
+              dot += (double) dp[j] * p[j];
+            for (int j = 0; j < Tk; j++)
+              dp[j] = p[j] * (dp[j] - (float) dot) * scale;
+          }
+        cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, Tq, D, Tk, 1.0f, dP, Tk,
+                     k + ko, Hkv * D, 1.0f, dq + qo, Hq * D);
+        cblas_sgemm (CblasRowMajor, CblasTrans, CblasNoTrans, Tk, D, Tq, 1.0f, dP, Tk,
+                     q + qo, Hq * D, 1.0f, dk + ko, Hkv * D);
+      }
 }

@@ -211,11 +211,18 @@ n_tok (const ExecLayerShape *s)
   return (gsize) s->B * s->T;
 }
 
+/* unfused attention's stored probabilities (and its backward's dprobs): B n_head T T */
+static gsize
+probs_size (const ExecLayerShape *s)
+{
+  return s->unfused ? (gsize) s->B * s->n_head * s->T * s->T : 0;
+}
+
 gsize
 exec_attn_acts_size (const ExecLayerShape *s)
 {
   gsize N = n_tok (s);
-  return N * s->C + N + N * qd (s) * 2 + N * kvd (s) * 2 + N * s->n_head;
+  return N * s->C + N + N * qd (s) * 2 + N * kvd (s) * 2 + N * s->n_head + probs_size (s);
 }
 
 void
@@ -235,6 +242,8 @@ exec_attn_acts_bind (ExecAttnActs *a, const ExecLayerShape *s, float *mem)
   a->att = mem;
   mem += N * qd (s);
   a->lse = mem;
+  mem += N * s->n_head;
+  a->probs = s->unfused ? mem : NULL;
 }
 
 gsize
@@ -279,12 +288,12 @@ exec_head_acts_bind (ExecHeadActs *a, const ExecLayerShape *s, float *mem)
 
 /* dq (N qd), dk, dv (N kvd), then datt (N qd) and 2 N kvd more (together the (N, qd +
  * 2 kvd) rows [dq | dk | dv] of the fused QKV GEMM once datt is consumed), delta
- * (N n_head), dxn (N C) */
+ * (N n_head), dxn (N C); unfused attention adds dprobs (B n_head T T) after them */
 gsize
 exec_attn_scratch_size (const ExecLayerShape *s)
 {
   gsize N = n_tok (s);
-  return 2 * N * qd (s) + 4 * N * kvd (s) + N * s->n_head + N * s->C;
+  return 2 * N * qd (s) + 4 * N * kvd (s) + N * s->n_head + N * s->C + probs_size (s);
 }
 
 /* dh, dgate, dup (N ffn), dxn (N C) */
@@ -381,6 +390,11 @@ exec_attn_core_forward (ExecStream *stream, const ExecLayerShape *s, const int *
 {
   const ExecKernels *k = exec_kernels_for (stream);
   ExecAttnDims d = self_dims (s);
+  if (s->unfused)
+    {
+      k->attn_unfused_forward (stream, a->att, a->probs, a->q, pos, a->k, a->v, pos, &d);
+      return;
+    }
   k->attn_init (stream, a->att, a->lse, &d);
   k->attn_forward (stream, a->att, a->lse, a->q, pos, a->k, a->v, pos, &d);
 }
@@ -438,11 +452,27 @@ exec_attn_core_backward (ExecStream *stream, const ExecLayerShape *s, const int 
   const ExecKernels *k = exec_kernels_for (stream);
   ExecAttnDims d = self_dims (s);
   gsize N = n_tok (s);
+  g_return_if_fail (!s->unfused);   /* exec_attn_backward passes its dprobs scratch */
   k->attn_backward_prep (stream, delta, a->att, datt, &d);
   k->fill (stream, dq, 0.0f, N * qd (s));
   k->fill (stream, dk, 0.0f, N * kvd (s));
   k->fill (stream, dv, 0.0f, N * kvd (s));
   k->attn_backward (stream, dq, dk, dv, datt, delta, a->lse, a->q, pos, a->k, a->v, pos, &d);
+}
+
+/* The unfused core's backward: dq, dk, dv overwritten; dprobs is B n_head T T scratch. */
+static void
+attn_core_backward_unfused (ExecStream *stream, const ExecLayerShape *s,
+                            const ExecAttnActs *a, const float *datt, float *dq, float *dk,
+                            float *dv, float *dprobs)
+{
+  const ExecKernels *k = exec_kernels_for (stream);
+  ExecAttnDims d = self_dims (s);
+  gsize N = n_tok (s);
+  k->fill (stream, dq, 0.0f, N * qd (s));
+  k->fill (stream, dk, 0.0f, N * kvd (s));
+  k->fill (stream, dv, 0.0f, N * kvd (s));
+  k->attn_unfused_backward (stream, dq, dk, dv, dprobs, datt, a->probs, a->q, a->k, a->v, &d);
 }
 
 void
@@ -470,7 +500,10 @@ exec_attn_backward (ExecStream *stream, const ExecLayerShape *s, const ExecLayer
   float *dq = scratch, *dk = dq + N * q, *dv = dk + N * kv, *datt = dv + N * kv;
   float *delta = datt + N * W, *dxn = delta + N * s->n_head;
   exec_attn_post_backward (stream, s, w, g, add_residual, acts, dout, datt, dx);
-  exec_attn_core_backward (stream, s, pos, acts, datt, dq, dk, dv, delta);
+  if (s->unfused)
+    attn_core_backward_unfused (stream, s, acts, datt, dq, dk, dv, dxn + N * s->C);
+  else
+    exec_attn_core_backward (stream, s, pos, acts, datt, dq, dk, dv, delta);
   if (!qkv_fused (s, w, g))
     {
       exec_attn_pre_backward (stream, s, w, g, x, pos, acts, dq, dk, dv, dx, dxn);

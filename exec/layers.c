@@ -368,6 +368,20 @@ k_attn_backward (ExecStream *s, float *dq, float *dk, float *dv, const float *do
   exec_cpu_attn_backward (dq, dk, dv, dout, delta, lse, q, q_pos, k, v, kv_pos, d);
 }
 static void
+k_attn_unfused_forward (ExecStream *s, float *out, float *probs, const float *q,
+                        const int *q_pos, const float *k, const float *v, const int *kv_pos,
+                        const ExecAttnDims *d)
+{
+  exec_cpu_attn_unfused_forward (out, probs, q, q_pos, k, v, kv_pos, d);
+}
+static void
+k_attn_unfused_backward (ExecStream *s, float *dq, float *dk, float *dv, float *dprobs,
+                         const float *dout, const float *probs, const float *q, const float *k,
+                         const float *v, const ExecAttnDims *d)
+{
+  exec_cpu_attn_unfused_backward (dq, dk, dv, dprobs, dout, probs, q, k, v, d);
+}
+static void
 k_swiglu_forward (ExecStream *s, float *h, const float *gate, const float *up, gsize n)
 {
   exec_cpu_swiglu_forward (h, gate, up, n);
@@ -445,6 +459,8 @@ const ExecKernels exec_kernels_cpu = {
   .attn_forward = k_attn_forward,
   .attn_backward_prep = k_attn_backward_prep,
   .attn_backward = k_attn_backward,
+  .attn_unfused_forward = k_attn_unfused_forward,
+  .attn_unfused_backward = k_attn_unfused_backward,
   .swiglu_forward = k_swiglu_forward,
   .swiglu_backward = k_swiglu_backward,
   .embed_forward = k_embed_forward,

@@ -51,6 +51,9 @@ typedef struct {
   int   n_kv_head_full;  /* KV heads of the whole model */
   float eps;             /* RMSNorm epsilon */
   float rope_theta;      /* rotary base */
+  gboolean unfused;      /* attention with the scores materialized (--attention-backend
+                          * unfused): the activations keep probs, the backward needs a
+                          * dprobs of the same size; FALSE (the default) = online softmax */
 } ExecLayerShape;
 
 /* Fills `s` from a llama-family model (SwiGLU, RMSNorm, rotary) for TP rank `tp_rank` of
@@ -107,6 +110,7 @@ typedef struct {
   float *k, *v;          /* (N, n_kv_head, head_dim), k after rotary */
   float *att;            /* (N, n_head, head_dim), softmax(q k^T / sqrt(d)) v */
   float *lse;            /* (B, n_head, T) log-sum-exp of each query's scores */
+  float *probs;          /* unfused only: (B, n_head, T, T) softmax of the scores; NULL */
 } ExecAttnActs;
 
 typedef struct {
@@ -265,6 +269,18 @@ struct ExecKernels {
                          const float *delta, const float *lse, const float *q,
                          const int *q_pos, const float *k, const float *v, const int *kv_pos,
                          const ExecAttnDims *d);
+  /* Unfused attention (--attention-backend unfused; NULL where a backend lacks it): the
+   * scores of one whole sequence go through memory. probs (B, n_head, Tq, Tk) = softmax
+   * (q k^T / sqrt (d)) with key j visible to query i when kv_pos[j] <= q_pos[i], written
+   * by a GEMM then normalised in place; out (B, Tq, n_head, D) = probs v by a second
+   * GEMM. */
+  void (*attn_unfused_forward)  (ExecStream *s, float *out, float *probs, const float *q,
+                                 const int *q_pos, const float *k, const float *v,
+                                 const int *kv_pos, const ExecAttnDims *d);
+  /* dq, dk, dv += from the stored probs; dprobs is scratch of probs' size */
+  void (*attn_unfused_backward) (ExecStream *s, float *dq, float *dk, float *dv, float *dprobs,
+                                 const float *dout, const float *probs, const float *q,
+                                 const float *k, const float *v, const ExecAttnDims *d);
   void (*swiglu_forward)  (ExecStream *s, float *h, const float *gate, const float *up,
                            gsize n);
   void (*swiglu_backward) (ExecStream *s, float *dgate, float *dup, const float *dh,
@@ -319,6 +335,12 @@ void exec_cpu_attn_backward (float *dq, float *dk, float *dv, const float *dout,
                              const float *delta, const float *lse, const float *q,
                              const int *q_pos, const float *k, const float *v,
                              const int *kv_pos, const ExecAttnDims *d);
+void exec_cpu_attn_unfused_forward  (float *out, float *probs, const float *q,
+                                     const int *q_pos, const float *k, const float *v,
+                                     const int *kv_pos, const ExecAttnDims *d);
+void exec_cpu_attn_unfused_backward (float *dq, float *dk, float *dv, float *dprobs,
+                                     const float *dout, const float *probs, const float *q,
+                                     const float *k, const float *v, const ExecAttnDims *d);
 void exec_cpu_swiglu_forward  (float *h, const float *gate, const float *up, gsize n);
 void exec_cpu_swiglu_backward (float *dgate, float *dup, const float *dh, const float *gate,
                                const float *up, gsize n);

@@ -57,11 +57,6 @@ exec_runner_supports (const ModelSpec *m, const Plan *p, GError **error)
     return unsupported (error, "HSDP is not implemented (hint: --sharding zero3)");
   if (p->ep > 1)
     return unsupported (error, "expert parallelism needs a mixture-of-experts model");
-  if (p->attention_backend == PLAN_ATTN_UNFUSED)
-    return unsupported (error, "--attention-backend unfused is a prediction of older "
-                        "frameworks; the runner computes attention one way, tile by tile "
-                        "with an online softmax (hint: drop --attention-backend, or predict "
-                        "the plan with tandem predict)");
   if (p->recompute == PLAN_RECOMPUTE_SELECTIVE && p->cp > 1)
     return unsupported (error, "selective recompute with context parallelism would need the "
                         "K/V exchange again (hint: --recompute-granularity full)");
@@ -473,6 +468,15 @@ exec_runner_new (ExecBackend *b, const ProgProgram *prog, const PlanLayout *layo
                    b->ops->name);
       return NULL;
     }
+  const ExecKernels *kt = b->ops->kernels != NULL ? b->ops->kernels : &exec_kernels_cpu;
+  if (p->attention_backend == PLAN_ATTN_UNFUSED
+      && (kt->attn_unfused_forward == NULL || kt->attn_unfused_backward == NULL))
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "backend '%s' has no unfused "
+                   "attention kernels (hint: run --attention-backend unfused on the cpu "
+                   "backend, or drop the flag)", b->ops->name);
+      return NULL;
+    }
   if (p->param_dtype != PLAN_PREC_FP32 || p->grad_dtype != PLAN_PREC_FP32
       || p->optim_dtype != PLAN_PREC_FP32 || p->master_weights
       || (p->compute_dtype != PLAN_PREC_FP32 && p->compute_dtype != PLAN_PREC_BF16))
@@ -529,6 +533,7 @@ exec_runner_new (ExecBackend *b, const ProgProgram *prog, const PlanLayout *layo
                               error))
     return NULL;
   shape_from_config (&r->shape, prog->model);
+  r->shape.unfused = p->attention_backend == PLAN_ATTN_UNFUSED;
   r->N = p->micro_batch * T;
   r->N_sp = p->sequence_parallel && p->tp > 1 ? r->N / p->tp : r->N;
   r->qd = r->shape.n_head * r->shape.head_dim;

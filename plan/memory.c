@@ -25,7 +25,8 @@
  *  reserve      allocator fragmentation (a fraction of the rest) + a fixed allowance for
  *               the CUDA context, NCCL and library workspaces.
  *
- * Not modelled: the transient gradients of activations during a layer's backward, the
+ * Not modelled: the transient gradients of activations during a layer's backward (but
+ * for unfused attention's score gradient, which is as large as the scores), the
  * cuBLAS/TE workspaces beyond the fixed reserve, host memory. The fragmentation allowance
  * is where such transients are meant to fit. */
 #include "plan/memory.h"
@@ -420,6 +421,11 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
           per_mb += stored;
           transient = MAX (transient, tr);
         }
+      /* Unfused attention's backward holds the gradient of the scores, one b x heads x
+       * s x s tensor, while a layer's backward runs (the other activation gradients are
+       * left to the fragmentation allowance, above). */
+      if (plan->attention_backend == PLAN_ATTN_UNFUSED)
+        transient += a * b * (model->n_heads / t) * (s / cp) * s;
       double inflight = st->inflight_microbatches;
       double mb_equiv = plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B ? inflight / v : inflight;
       double extra_mbs = ceil (mb_equiv);   /* embedding/head live in one chunk each */

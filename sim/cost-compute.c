@@ -346,6 +346,8 @@ profile_attn_rate (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean ba
  * their score traffic; the softmax and dropout passes are memory-bound. The small-k
  * falloff of gemm_efficiency is not applied to QK^T (k = head_dim): its cost is the
  * epilogue writing S, which the roofline's bytes already charge. */
+static double profile_kernel_Bps (const SimCost *c, TopoKernel k, double elements);
+
 static double
 attention_unfused_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
 {
@@ -362,10 +364,51 @@ attention_unfused_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean 
   const double pass_bytes = ((backward ? 3.0 : 2.0) * e + (op->dropout ? 2.0 * e + 1.0 : 0.0))
                             * scores;
   const int n_gemms = backward ? 4 : 2, n_passes = op->dropout ? 2 : 1;
-  const double gemms = roofline (c, flops, c->peak_flops[d] * c->gemm_eff[d], gemm_bytes)
-                       + (n_gemms - 1) * c->opts.launch_overhead_s;
-  const double passes = roofline (c, 0.0, 0.0, pass_bytes)
-                        + (n_passes - 1) * c->opts.launch_overhead_s;
+  double gemms = roofline (c, flops, c->peak_flops[d] * c->gemm_eff[d], gemm_bytes)
+                 + (n_gemms - 1) * c->opts.launch_overhead_s;
+  if (c->prof_gemm_log != NULL)
+    {
+      /* measured: each product at the rate of the profile's nearest GEMM shape, one per
+       * sequence and head; forward QK^T (s_q x s_kv x d) and AV (s_q x d x s_kv),
+       * backward dV (s_kv x d x s_q), dP (s_q x s_kv x d), dQ (s_q x d x s_kv), dK
+       * (s_kv x d x s_q) */
+      const double sq = (double) op->s_q, sk = (double) op->s_kv;
+      const double shapes[6][3] = { { sq, sk, hd }, { sq, hd, sk }, { sk, hd, sq },
+                                    { sq, sk, hd }, { sq, hd, sk }, { sk, hd, sq } };
+      const int first = backward ? 2 : 0;
+      double t = 0;
+      for (int i = first; i < first + n_gemms; i++)
+        {
+          const double rate = profile_gemm_rate (c, shapes[i][0], shapes[i][1], shapes[i][2], d);
+          if (!(rate > 0))
+            {
+              t = -1;
+              break;
+            }
+          t += b * heads * 2.0 * shapes[i][0] * shapes[i][1] * shapes[i][2] / rate
+               + c->opts.launch_overhead_s;
+        }
+      if (t >= 0)
+        gemms = t;
+    }
+  double passes = roofline (c, 0.0, 0.0, pass_bytes)
+                  + (n_passes - 1) * c->opts.launch_overhead_s;
+  /* measured: the softmax (or its backward) is a row softmax like the cross-entropy's,
+   * whose kernel a profile times (topology/profile.c: read for the max, again for the
+   * sum, write). Where that rate is the slower one (CPUs, on which exp is compute-bound),
+   * the softmax pass takes it, over the visible keys only (causal: (s + 1) / 2s of them;
+   * the masked ones are written as zeros without an exp). */
+  const TopoKernel sk = backward ? TOPO_KERNEL_LOSS_GRAD : TOPO_KERNEL_LOSS;
+  const double Bps = profile_kernel_Bps (c, sk, scores);
+  if (Bps > 0)
+    {
+      const double visible = op->causal && op->s_q == op->s_kv && op->s_kv > 0
+                             ? 0.5 * (1.0 + 1.0 / (double) op->s_kv) : 1.0;
+      const double soft_bytes = (backward ? 3.0 : 2.0) * e * scores;
+      const double soft_measured = topo_kernel_bytes (sk, visible * scores, d) / Bps;
+      if (soft_measured > soft_bytes / c->mem_Bps)
+        passes += soft_measured - soft_bytes / c->mem_Bps;
+    }
   return gemms + passes;
 }
 

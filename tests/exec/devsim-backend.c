@@ -142,7 +142,7 @@ devsim_collective (ExecBackend *b, ExecStream *stream, ExecGroup *group, const E
 #define K (&exec_kernels_cpu)
 
 /* A kernel added to ExecKernels needs its wrapper here (a NULL entry would crash). */
-G_STATIC_ASSERT (sizeof (ExecKernels) == 22 * sizeof (void *));
+G_STATIC_ASSERT (sizeof (ExecKernels) == 24 * sizeof (void *));
 
 static void
 d_matmul_forward (ExecStream *s, float *out, const float *inp, const float *w, int N, int C,
@@ -223,6 +223,26 @@ d_attn_backward (ExecStream *s, float *dq, float *dk, float *dv, const float *do
   counts.kernels++;
   K->attn_backward (s, R (dq), R (dk), R (dv), R (dout), R (delta), R (lse), R (q), R (q_pos),
                     R (k), R (v), R (kv_pos), d);
+}
+
+static void
+d_attn_unfused_forward (ExecStream *s, float *out, float *probs, const float *q,
+                        const int *q_pos, const float *k, const float *v, const int *kv_pos,
+                        const ExecAttnDims *d)
+{
+  counts.kernels++;
+  K->attn_unfused_forward (s, R (out), R (probs), R (q), R (q_pos), R (k), R (v), R (kv_pos),
+                           d);
+}
+
+static void
+d_attn_unfused_backward (ExecStream *s, float *dq, float *dk, float *dv, float *dprobs,
+                         const float *dout, const float *probs, const float *q, const float *k,
+                         const float *v, const ExecAttnDims *d)
+{
+  counts.kernels++;
+  K->attn_unfused_backward (s, R (dq), R (dk), R (dv), R (dprobs), R (dout), R (probs), R (q),
+                            R (k), R (v), d);
 }
 
 static void
@@ -350,6 +370,8 @@ devsim_init (void)
     .attn_forward = d_attn_forward,
     .attn_backward_prep = d_attn_backward_prep,
     .attn_backward = d_attn_backward,
+    .attn_unfused_forward = d_attn_unfused_forward,
+    .attn_unfused_backward = d_attn_unfused_backward,
     .swiglu_forward = d_swiglu_forward,
     .swiglu_backward = d_swiglu_backward,
     .embed_forward = d_embed_forward,

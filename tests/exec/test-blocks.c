@@ -26,11 +26,13 @@ tiny_model (void)
 }
 
 static void
-layer_init (Layer *l, const ModelSpec *m, int tp, int tp_rank, int B, int T, float scale)
+layer_init_ex (Layer *l, const ModelSpec *m, int tp, int tp_rank, int B, int T, float scale,
+               gboolean unfused)
 {
   g_autoptr (GError) error = NULL;
   g_assert_true (exec_layer_shape_init (&l->s, m, tp, tp_rank, B, T, &error));
   g_assert_no_error (error);
+  l->s.unfused = unfused;
   gsize nw = exec_layer_weights_size (&l->s);
   l->wmem = g_new0 (float, nw);
   l->gmem = g_new0 (float, nw);
@@ -47,6 +49,12 @@ layer_init (Layer *l, const ModelSpec *m, int tp, int tp_rank, int B, int T, flo
   exec_mlp_acts_bind (&l->ma, &l->s, l->mmem);
   l->scratch = g_new0 (float, MAX (exec_attn_scratch_size (&l->s),
                                    exec_mlp_scratch_size (&l->s)));
+}
+
+static void
+layer_init (Layer *l, const ModelSpec *m, int tp, int tp_rank, int B, int T, float scale)
+{
+  layer_init_ex (l, m, tp, tp_rank, B, T, scale, FALSE);
 }
 
 static void
@@ -80,12 +88,12 @@ layer_loss (gpointer data)
 /* One llama layer (attention and MLP blocks with residuals): dx and samples of every
  * weight gradient against finite differences of L = sum (out r). */
 static void
-test_layer_backward (void)
+layer_backward_check (gboolean unfused)
 {
   g_autoptr (ModelSpec) m = tiny_model ();
   g_autoptr (GRand) r = seeded (51);
   Layer l;
-  layer_init (&l, m, 1, 0, 2, 6, 15.0f);   /* std 0.3 */
+  layer_init_ex (&l, m, 1, 0, 2, 6, 15.0f, unfused);   /* std 0.3 */
   gsize n = (gsize) 2 * 6 * 16;
   LayerCtx c = { &l, randv (r, n, -1, 1), randv (r, n, -1, 1), g_new (float, n),
                  g_new (float, n), n };
@@ -105,6 +113,74 @@ test_layer_backward (void)
     check_grad (t[i].name, layer_loss, &c, t[i].w, t[i].g, t[i].n, 12, r);
   g_free (c.x), g_free (c.r), g_free (c.h), g_free (c.out);
   layer_clear (&l);
+}
+
+static void
+test_layer_backward (void)
+{
+  layer_backward_check (FALSE);
+}
+
+/* The same finite-difference check with the scores materialized (unfused attention). */
+static void
+test_layer_backward_unfused (void)
+{
+  layer_backward_check (TRUE);
+}
+
+/* Unfused attention computes the same function as the online softmax, in another order:
+ * the layer's output, its input gradient and every weight gradient agree within 1e-5
+ * relative (FP32 sums regrouped), for 2 sequences of 7 tokens with GQA (4 heads over 2
+ * KV heads). The stored probabilities are a distribution over the visible keys: each
+ * row sums to 1 and is 0 in the future (row i of a sequence has i + 1 nonzero keys). */
+static void
+test_layer_unfused (void)
+{
+  g_autoptr (ModelSpec) m = tiny_model ();
+  g_autoptr (GRand) r = seeded (77);
+  const int B = 2, T = 7, C = 16;
+  gsize n = (gsize) B * T * C;
+  g_autofree float *x = randv (r, n, -1, 1), *dout = randv (r, n, -1, 1);
+  Layer L[2];
+  float *out[2], *h[2], *dh[2], *dx[2];
+  for (int u = 0; u < 2; u++)
+    {
+      layer_init_ex (&L[u], m, 1, 0, B, T, 15.0f, u == 1);
+      out[u] = g_new (float, n), h[u] = g_new (float, n);
+      dh[u] = g_new (float, n), dx[u] = g_new (float, n);
+      layer_forward (&L[u], x, NULL, TRUE, h[u], out[u]);
+      exec_mlp_backward (NULL, &L[u].s, &L[u].w, &L[u].g, h[u], TRUE, &L[u].ma, dout, dh[u],
+                         L[u].scratch);
+      exec_attn_backward (NULL, &L[u].s, &L[u].w, &L[u].g, x, NULL, TRUE, &L[u].aa, dh[u],
+                          dx[u], L[u].scratch);
+    }
+  g_assert_null (L[0].aa.probs);
+  g_assert_nonnull (L[1].aa.probs);
+  g_assert_cmpuint (exec_attn_acts_size (&L[1].s) - exec_attn_acts_size (&L[0].s), ==,
+                    (gsize) B * 4 * T * T);
+  g_assert_cmpfloat (rel_err (out[1], out[0], n), <, 1e-5);
+  g_assert_cmpfloat (rel_err (dx[1], dx[0], n), <, 1e-5);
+  gsize nw = exec_layer_weights_size (&L[0].s);
+  g_assert_cmpfloat (rel_err (L[1].gmem, L[0].gmem, nw), <, 1e-5);
+  for (int b = 0; b < B; b++)
+    for (int hh = 0; hh < 4; hh++)
+      for (int i = 0; i < T; i++)
+        {
+          const float *row = L[1].aa.probs + (((gsize) b * 4 + hh) * T + i) * T;
+          double sum = 0;
+          for (int j = 0; j < T; j++)
+            {
+              if (j > i)
+                g_assert_cmpfloat (row[j], ==, 0.0f);
+              sum += row[j];
+            }
+          g_assert_cmpfloat (fabs (sum - 1.0), <, 1e-6);
+        }
+  for (int u = 0; u < 2; u++)
+    {
+      g_free (out[u]), g_free (h[u]), g_free (dh[u]), g_free (dx[u]);
+      layer_clear (&L[u]);
+    }
 }
 
 /* rows [r0, r0 + rows) of a (?, cols) matrix, columns [c0, c0 + cols) of (rows, full) */
@@ -334,6 +410,8 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/exec/layer/backward", test_layer_backward);
+  g_test_add_func ("/exec/layer/backward-unfused", test_layer_backward_unfused);
+  g_test_add_func ("/exec/layer/unfused", test_layer_unfused);
   g_test_add_func ("/exec/layer/tp-split", test_layer_tp_split);
   g_test_add_func ("/exec/layer/vocab-split", test_vocab_split);
   g_test_add_func ("/exec/layer/shape-errors", test_shape_errors);

@@ -38,6 +38,7 @@ typedef struct {
   PlanSharding  sharding;
   PlanRecompute recompute;
   PlanCpComm    cp_comm;
+  PlanAttnBackend attn;     /* flash unless given */
 } Case;
 
 typedef struct {
@@ -67,6 +68,7 @@ run_case (ExecBackend *b, const Case *c, Result *out)
   p.sharding = c->sharding;
   p.recompute = c->recompute;
   p.cp_comm = c->cp_comm;
+  p.attention_backend = c->attn;
   if (c->vpp > 1)
     {
       p.schedule = PLAN_SCHED_INTERLEAVED_1F1B;
@@ -144,6 +146,10 @@ static const Case local_cases[] = {
   { "recompute-full", 1, 1, 1, 1, 1, FALSE, PLAN_SHARD_NONE, PLAN_RECOMPUTE_FULL, PLAN_CP_P2P },
   { "recompute-selective", 1, 1, 1, 1, 2, FALSE, PLAN_SHARD_NONE, PLAN_RECOMPUTE_SELECTIVE,
     PLAN_CP_P2P },
+  { "unfused", 1, 1, 1, 1, 2, FALSE, PLAN_SHARD_NONE, PLAN_RECOMPUTE_NONE, PLAN_CP_P2P,
+    PLAN_ATTN_UNFUSED },
+  { "unfused-selective", 1, 1, 1, 1, 2, FALSE, PLAN_SHARD_NONE, PLAN_RECOMPUTE_SELECTIVE,
+    PLAN_CP_P2P, PLAN_ATTN_UNFUSED },
 };
 
 static void
@@ -187,6 +193,23 @@ test_local (gconstpointer data)
   g_assert_cmpuint (n.uploads, >, 0);
   g_assert_cmpuint (n.downloads, >, 0);
   assert_same (c->name, &got, &want);
+
+  if (c->attn == PLAN_ATTN_UNFUSED)
+    {
+      /* the materialized scores compute the same step as the online softmax: the FP32
+       * sums are regrouped, so equal within 1e-5 relative, not bit for bit */
+      Case flash = *c;
+      flash.attn = PLAN_ATTN_FLASH;
+      ExecBackend *cpu2 = open_backend (FALSE, EXEC_MPI_OFF);
+      Result f;
+      run_case (cpu2, &flash, &f);
+      exec_backend_close (cpu2);
+      g_test_message ("%s: loss %.9g, grad norm %.9g; flash %.9g, %.9g", c->name, want.loss,
+                      want.grad_norm, f.loss, f.grad_norm);
+      g_assert_cmpfloat (fabs (want.loss - f.loss), <=, 1e-5 * f.loss);
+      g_assert_cmpfloat (fabs (want.grad_norm - f.grad_norm), <=, 1e-5 * f.grad_norm);
+      g_assert_cmpfloat (fabs (want.losses[1] - f.losses[1]), <=, 1e-5 * f.losses[1]);
+    }
 }
 
 /* What the runner cannot keep in fp32 buffers it refuses, with the reason, on any

@@ -59,6 +59,18 @@ static const char compute_json[] =
   "  }\n"
   "}\n";
 
+/* For unfused attention: one FP32 GEMM row (256^3 at 5e10 FLOP/s), triad 10 GB/s, the
+ * cross-entropy kernel at 2 GB/s and its backward at 3 GB/s. */
+static const char unfused_json[] =
+  CLUSTER_HEAD ",\n"
+  "  \"profile\": {\n"
+  "    \"source\": \"hand-written unfused tables\",\n"
+  "    \"gemm\": [ [256, 256, 256, \"fp32\", 5e10] ],\n"
+  "    \"memory\": { \"triad_GBps\": 10 },\n"
+  "    \"kernels\": { \"loss\": [ [65536, 2] ], \"loss_grad\": [ [65536, 3] ] }\n"
+  "  }\n"
+  "}\n";
+
 /* |a - b| <= rel x |b| */
 #define assert_rel(a, b, rel)                                                          \
   G_STMT_START {                                                                       \
@@ -581,6 +593,53 @@ test_nearest_group (void)
 /* Curves apply to groups over the same levels. Two servers of 4: all-reduce rows on 4
  * ranks (one server, level 0) and on 8 (both, level 1), 1 KiB in 10 and 20 us, 1 MiB in
  * 100 and 400 us. */
+/* Unfused attention on a profile: b 1, 8 heads over 4 KV heads, 256 tokens, head_dim
+ * 32, causal, FP32 (e = 4), no dropout; scores 8 x 256^2 = 524,288; launch 2 us.
+ * Forward: QK^T and AV per head, 2 x 256 x 256 x 32 = 4,194,304 FLOPs each, 16 of them at
+ * the only GEMM row's 5e10 = 1.342177 ms, + 2 launches = 1.346177 ms. Softmax: in memory
+ * 2e x scores = 4,194,304 B at 10 GB/s = 0.419430 ms + 2 us; measured as the
+ * cross-entropy kernel over the visible keys, (1 + 1/256) / 2 x scores = 263,168
+ * elements x 3 accesses x 4 B = 3,158,016 B at 2 GB/s = 1.579008 ms, the slower: the pass
+ * takes 1.579008 + 0.002 ms. Total 2.927185 ms.
+ * Backward: four products of 4,194,304 FLOPs per head, 32 at 5e10 = 2.684355 ms, + 4
+ * launches = 2.692355 ms. Softmax backward: 3e x scores = 6,291,456 B = 0.629146 ms
+ * + 2 us in memory; measured 263,168 x 2 x 4 B = 2,105,344 B at 3 GB/s = 0.701781 ms,
+ * slower: 0.703781 ms. Total 3.396136 ms. */
+static void
+test_attention_unfused (void)
+{
+  g_autoptr (TopoCluster) cl = load (unfused_json);
+  g_autoptr (SimCost) c = sim_cost_new (cl, NULL, NULL);
+  ModelOp op = { 0 };
+  op.name = "attn_core";
+  op.kind = MODEL_OP_ATTENTION;
+  op.b = 1;
+  op.heads = 8;
+  op.kv_heads = 4;
+  op.s_q = op.s_kv = 256;
+  op.head_dim = 32;
+  op.causal = TRUE;
+  op.materialized = TRUE;
+  const double scores = 8.0 * 256 * 256, prod = 2.0 * 256 * 256 * 32;
+  const double visible = 0.5 * (1 + 1.0 / 256) * scores;
+  op.fwd_flops = 2 * 8 * prod;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_FP32, FALSE),
+              16 * prod / 5e10 + 2 * 2e-6 + visible * 3 * 4 / 2e9 + 2e-6, 1e-12);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_FP32, FALSE), 2.927185e-3, 1e-6);
+  op.fwd_flops = 4 * 8 * prod;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_FP32, TRUE),
+              32 * prod / 5e10 + 4 * 2e-6 + visible * 2 * 4 / 3e9 + 2e-6, 1e-12);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_FP32, TRUE), 3.396136e-3, 1e-6);
+  /* without kernel rows (CLUSTER: the same 256^3 row is the nearest, triad 10 GB/s) the
+   * softmax is the memory pass: 1.346177 + 0.419430 + 0.002 = 1.767607 ms */
+  g_autoptr (TopoCluster) plain = load (cluster_json);
+  g_autoptr (SimCost) c2 = sim_cost_new (plain, NULL, NULL);
+  op.fwd_flops = 2 * 8 * prod;
+  assert_rel (sim_cost_op_s (c2, &op, TOPO_DTYPE_FP32, FALSE),
+              16 * prod / 5e10 + 2 * 2e-6 + 2 * 4 * scores / 1e10 + 2e-6, 1e-12);
+  assert_rel (sim_cost_op_s (c2, &op, TOPO_DTYPE_FP32, FALSE), 1.767607e-3, 1e-6);
+}
+
 static void
 test_span (void)
 {
@@ -696,6 +755,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/cost-profile/interpolation", test_interpolation);
   g_test_add_func ("/sim/cost-profile/nearest-group", test_nearest_group);
   g_test_add_func ("/sim/cost-profile/span", test_span);
+  g_test_add_func ("/sim/cost-profile/attention-unfused", test_attention_unfused);
   g_test_add_func ("/sim/cost-profile/fallback", test_fallback);
   g_test_add_func ("/sim/cost-profile/no-profile-unchanged", test_no_profile_unchanged);
   return g_test_run ();
