@@ -315,8 +315,7 @@ core_backward_cp (ExecRunner *r, const ProgTask *t, RunTaskState *ts, RunUnit *u
 }
 
 static gboolean
-embed_forward (ExecRunner *r, const ProgTask *t, RunTaskState *ts, ProgStream *done_on,
-               GError **error)
+embed_forward (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **error)
 {
   RunUnit *u = runner_unit (r, t->mb, t->chunk, error);
   if (!u || !runner_layer_hold (r, u, u->first, error) || !params_ready (r, r->embed_seg, t,
@@ -324,19 +323,12 @@ embed_forward (ExecRunner *r, const ProgTask *t, RunTaskState *ts, ProgStream *d
     return FALSE;
   const RunSeg *sg = &g_array_index (r->segs, RunSeg, r->embed_seg);
   float *x0 = runner_layer (u, u->first)->x_attn;
+  /* vocab-parallel embedding: each TP rank has the rows of its vocab shard, summed by the
+   * program's next task (a reduce-scatter with SP, else an all-reduce: runner-task.c) */
   exec_embed_forward (r->compute, &r->shape, r->params + sg->off, u->tokens,
                       r->tp > 1 ? u->partial : x0);
   u->fwd_last = LAST_NONE;
-  if (r->tp == 1)
-    return TRUE;
-  /* vocab-parallel embedding: each TP rank has the rows of its vocab shard */
-  gsize NC = (gsize) r->N * r->shape.C;
-  ExecColl op = runner_sp (r) ? (ExecColl) { .kind = EXEC_COLL_REDUCE_SCATTER, .send = u->partial,
-                                      .recv = u->h, .count = (gsize) r->N_sp * r->shape.C }
-                       : (ExecColl) { .kind = EXEC_COLL_ALL_REDUCE, .send = u->partial,
-                                      .recv = x0, .count = NC };
-  *done_on = PROG_STREAM_TP;
-  return extra_post (r, ts, 0, PROG_COMM_TP, PLAN_AXIS_TP, &op, error);
+  return TRUE;
 }
 
 static gboolean
@@ -345,15 +337,7 @@ embed_backward (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **err
   RunUnit *u = runner_unit (r, t->mb, t->chunk, error);
   if (!u)
     return FALSE;
-  if (runner_sp (r))
-    {
-      ExecColl op = { .kind = EXEC_COLL_ALL_GATHER, .send = u->dh, .recv = u->dfull,
-                      .count = (gsize) r->N_sp * r->shape.C };
-      if (!extra_post (r, ts, 0, PROG_COMM_TP, PLAN_AXIS_TP, &op, error)
-          || !stream_drain (r, PROG_STREAM_TP, t, "the embedding's gradient all-gather", error))
-        return FALSE;
-      mark_start (r, ts);
-    }
+  /* with SP the program's all-gather before this task has put the gradient in dfull */
   const RunSeg *sg = &g_array_index (r->segs, RunSeg, r->embed_seg);
   exec_embed_backward (r->compute, &r->shape, r->grads + sg->off, u->tokens, u->dfull);
   runner_unit_retire (r, u);
@@ -380,17 +364,9 @@ head_forward (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **error
       || (r->tied && !params_ready (r, r->embed_seg, t, error)))
     return FALSE;
   gsize N = (gsize) r->N;
-  if (runner_sp (r))
-    {
-      /* the head's input, sequence-sharded after the last layer, gathered (Megatron's
-       * ColumnParallelLinear gathers its input under sequence parallelism) */
-      ExecColl op = { .kind = EXEC_COLL_ALL_GATHER, .send = u->h, .recv = u->out,
-                      .count = (gsize) r->N_sp * r->shape.C };
-      if (!extra_post (r, ts, 0, PROG_COMM_TP, PLAN_AXIS_TP, &op, error)
-          || !stream_drain (r, PROG_STREAM_TP, t, "the head's input all-gather", error))
-        return FALSE;
-      mark_start (r, ts);
-    }
+  /* with SP the program's all-gather before this task has gathered the head's input,
+   * sequence-sharded after the last layer, into out (Megatron's ColumnParallelLinear
+   * gathers its input under sequence parallelism) */
   const float *fnorm, *wlm;
   float *dfnorm, *dwlm;
   head_weights (r, &fnorm, &wlm, &dfnorm, &dwlm);
@@ -432,8 +408,7 @@ head_forward (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **error
 }
 
 static gboolean
-head_backward (ExecRunner *r, const ProgTask *t, RunTaskState *ts, ProgStream *done_on,
-               GError **error)
+head_backward (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **error)
 {
   RunUnit *u = runner_unit (r, t->mb, t->chunk, error);
   if (!u)
@@ -444,19 +419,11 @@ head_backward (ExecRunner *r, const ProgTask *t, RunTaskState *ts, ProgStream *d
   exec_head_backward (r->compute, &r->shape, fnorm, wlm, dfnorm, dwlm, u->out, u->targets,
                       &u->head, u->lse, r->dloss, u->dpartial, u->scratch);
   runner_release (r, &u->head_buf);
+  /* with TP the input gradient is a partial sum over the vocab shards, which the program's
+   * next task reduces (runner-task.c) */
   if (r->tp == 1)
-    {
-      swap (&u->dfull, &u->dpartial);
-      return TRUE;
-    }
-  /* the input gradient is a partial sum over the vocab shards */
-  ExecColl op = runner_sp (r) ? (ExecColl) { .kind = EXEC_COLL_REDUCE_SCATTER, .send = u->dpartial,
-                                      .recv = u->dh, .count = (gsize) r->N_sp * r->shape.C }
-                       : (ExecColl) { .kind = EXEC_COLL_ALL_REDUCE, .send = u->dpartial,
-                                      .recv = u->dfull,
-                                      .count = (gsize) r->N * r->shape.C };
-  *done_on = PROG_STREAM_TP;
-  return extra_post (r, ts, 0, PROG_COMM_TP, PLAN_AXIS_TP, &op, error);
+    swap (&u->dfull, &u->dpartial);
+  return TRUE;
 }
 
 /* Attention, MLP and the CP pieces; forward, recompute and backward. */
@@ -569,17 +536,16 @@ gboolean
 runner_task_compute (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **error)
 {
   const ProgBlock *blk = prog_block (r->prog, t->block);
-  ProgStream done_on = PROG_STREAM_COMPUTE;
   gboolean fwd = t->phase != PROG_PHASE_BACKWARD;
   gboolean ok;
   mark_start (r, ts);
   switch (blk->kind)
     {
     case PROG_BLOCK_EMBED:
-      ok = fwd ? embed_forward (r, t, ts, &done_on, error) : embed_backward (r, t, ts, error);
+      ok = fwd ? embed_forward (r, t, ts, error) : embed_backward (r, t, ts, error);
       break;
     case PROG_BLOCK_HEAD:
-      ok = fwd ? head_forward (r, t, ts, error) : head_backward (r, t, ts, &done_on, error);
+      ok = fwd ? head_forward (r, t, ts, error) : head_backward (r, t, ts, error);
       break;
     case PROG_BLOCK_OPTIMIZER:
       ok = runner_optimizer (r, t, ts, error);
@@ -591,7 +557,7 @@ runner_task_compute (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError 
   if (!ok)
     return FALSE;
   exec_event_record (ts->end, r->compute, NULL);
-  exec_event_record (ts->done, r->streams[done_on], NULL);
+  exec_event_record (ts->done, r->streams[PROG_STREAM_COMPUTE], NULL);
   return TRUE;
 }
 

@@ -32,6 +32,24 @@ tp_op (ExecRunner *r, const ProgTask *t, ExecColl *op, GError **error)
         *op = (ExecColl) { .kind = op->kind, .send = u->dpartial, .recv = u->dfull, .count = NC };
       return TRUE;
     }
+  if (l < 0)
+    {
+      /* forward around the embedding and the head (program.c): the embedding's partial
+       * rows reduced into the first layer's input (sequence-sharded with SP), or the
+       * head's input gathered from the sequence shards */
+      if (op->kind == EXEC_COLL_ALL_GATHER)
+        *op = (ExecColl) { .kind = op->kind, .send = u->h, .recv = u->out, .count = SC };
+      else if (op->kind == EXEC_COLL_REDUCE_SCATTER)
+        *op = (ExecColl) { .kind = op->kind, .send = u->partial, .recv = u->h, .count = SC };
+      else
+        {
+          if (!runner_layer_hold (r, u, u->first, error))
+            return FALSE;
+          *op = (ExecColl) { .kind = op->kind, .send = u->partial,
+                             .recv = runner_layer (u, u->first)->x_attn, .count = NC };
+        }
+      return TRUE;
+    }
   gboolean rc = t->phase == PROG_PHASE_RECOMPUTE;
   if (rc)
     runner_rc_begin (u, l);

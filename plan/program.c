@@ -427,11 +427,22 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
           ch.last_compute = (gint32) r;
         }
       else
-        ch.last_compute = compute (bd, bd->blk[B_EMBED_F], mb, chunk, -1, -1, -1);
+        {
+          /* the vocab-parallel embedding's partial rows summed over TP: reduce-scattered
+           * to the sequence shards with SP, all-reduced without (Megatron's
+           * VocabParallelEmbedding) */
+          ch.last_compute = compute (bd, bd->blk[B_EMBED_F], mb, chunk, -1, -1, -1);
+          ch.last_compute = tp_after (bd, PROG_PHASE_FORWARD, mb, chunk, -1, ch.last_compute);
+        }
       for (int l = first; l < first + n; l++)
         forward_layer (bd, PROG_PHASE_FORWARD, mb, chunk, l, &ch);
       if (last_chunk)
-        ch.last_compute = compute (bd, bd->blk[B_HEAD_F], mb, chunk, -1, ch.last_compute, -1);
+        {
+          /* with SP the head's input is gathered from the sequence shards first (the output
+           * layer is column-parallel over the vocabulary) */
+          ch.last_compute = tp_before (bd, PROG_PHASE_FORWARD, mb, chunk, -1, ch.last_compute);
+          ch.last_compute = compute (bd, bd->blk[B_HEAD_F], mb, chunk, -1, ch.last_compute, -1);
+        }
       else
         {
           int next_stage = (model_chunk + 1) % p->pp;
@@ -451,7 +462,11 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
 
   /* backward */
   if (last_chunk)
-    ch.last_compute = compute (bd, bd->blk[B_HEAD_B], mb, chunk, -1, -1, -1);
+    {
+      /* the head's input gradient is a partial sum over the vocabulary shards */
+      ch.last_compute = compute (bd, bd->blk[B_HEAD_B], mb, chunk, -1, -1, -1);
+      ch.last_compute = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, -1, ch.last_compute);
+    }
   else
     {
       int next_stage = (model_chunk + 1) % p->pp;
@@ -474,6 +489,8 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
     }
   if (first_chunk)
     {
+      /* with SP the embedding's gradient rows are gathered from the sequence shards */
+      ch.last_compute = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, -1, ch.last_compute);
       ch.last_compute = compute (bd, bd->blk[B_EMBED_B], mb, chunk, -1, ch.last_compute, -1);
       if (mb == bd->m_micro - 1 && bucket_done)
         g_array_index (bucket_done, gint32, bd->m->n_layers) = ch.last_compute;

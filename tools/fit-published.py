@@ -42,12 +42,20 @@ def main():
     ap.add_argument("--max", nargs="*", default=[],
                     help="KEY=VALUE upper bounds, e.g. gemm_efficiency=0.803 (the MAMF)")
     ap.add_argument("--min", nargs="*", default=[], help="KEY=VALUE lower bounds")
+    ap.add_argument("--steps", default=None,
+                    help="multiplicative steps tried for every knob instead of each knob's "
+                         "own, e.g. 0.98,0.99,1.01,1.02 to refine a fit")
     a = ap.parse_args()
     params = {}
     for kv in a.start:
         k, v = kv.split("=")
         params[k] = float(v)
     knobs = a.knobs.split(",")
+    if a.steps:
+        fine = [float(x) for x in a.steps.split(",")]
+        for k in KNOBS:
+            lo, hi, _ = KNOBS[k]
+            KNOBS[k] = (lo, hi, fine)
     for kv in a.max:
         k, v = kv.split("=")
         lo, _, steps = KNOBS[k]
