@@ -366,8 +366,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
        * the first model chunk of the first stage holds only the embedding, which with one
        * layer fewer on the first and last stage means one-layer chunks, V = 8. Its rows 1
        * and 2 agree (validate's micro-batch scaling: measured fixed part 0.94 s, below
-       * the 2.2 s that V = 2 fills and drains). But under V = 8 this model predicts 55.9 /
-       * 52.2% MFU for rows 1 / 2 against 43 / 41, because its per-micro-batch time is 22%
+       * the 2.2 s that V = 2 fills and drains). But under V = 8 this model predicts 55.1 /
+       * 51.4% MFU for rows 1 / 2 against 43 / 41, because its per-micro-batch time is 21%
        * below the measured 0.36 s, and no documented mechanism closes that. Changing V
        * alone would trade two rows within 3 points for none. */
       gint64 L = (gint64) c->model->n_layers;
