@@ -88,7 +88,9 @@ static const DeviceRow device_rows[] = {
  *     --max gemm_efficiency=0.869 mem_traffic_factor=3 launch_overhead_us=10 \
  *     --min attn_fwd_efficiency=0.3 attn_bwd_efficiency=0.25 --start ...
  * (0.803 and 0.869: the BF16 MAMF of H100 and A100, hardware.md A4), each from the
- * previous row as start, until a round of the descent improves nothing.
+ * previous row as start, until a round of the descent improves nothing, then once more
+ * with --steps 0.97,0.99,1.01,1.03 to refine (run them against a build directory other
+ * than the one being rebuilt).
  * H100: 24 rows (Llama 3 405B, Megatron-Core README, NeMo 24.07, torchtitan), MAPE 4.97%.
  * A100: 103 rows (Megatron-LM 2021/2022, DeepSpeed ZeRO-3, BLOOM, MT-NLG, MPT on
  *   llm-foundry, torchtitan), MAPE 7.90%.
