@@ -12,11 +12,12 @@
  *    attention or its CP pieces, MLP, head with the loss, AdamW) on the (micro-batch,
  *    chunk, layer) state; COLL, SEND and RECV tasks post the collective or transfer on
  *    the stream of their kind, on the group of their axis; a task first waits (events)
- *    for its dependencies. Collectives the math needs and the program omits (the
- *    embedding output over TP, the vocab-parallel loss over TP, the head's input
- *    gradient over TP, the TP sum of norm-weight gradients, and with ZeRO-3 the DP sum of
- *    the embedding and head gradients) are added inside the task that needs them and
- *    timed as extra intervals of kind tp or dp.
+ *    for its dependencies. The program lists the TP collectives around the embedding and
+ *    the head (runner-task.c places their buffers). Collectives the math needs and the
+ *    program omits (the vocab-parallel loss's all-gather of 2 floats per token, the TP
+ *    sum of norm-weight gradients, and with ZeRO-3 the DP sum of the embedding and head
+ *    gradients) are added inside the task that needs them and timed as extra intervals
+ *    of kind tp or dp.
  *  - Any backend with a kernel table runs it (cpu, cuda). Its state lives in the backend's
  *    buffers (device memory on cuda), which the host fills and reads only through
  *    buffer_upload and buffer_download, at set points: weights at creation, each step's
