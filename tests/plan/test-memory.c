@@ -367,6 +367,35 @@ test_first_last_differ (void)
 }
 
 /* The OOM verdict flips when HBM shrinks below the peak (stage 0's total). */
+/* Unfused attention stores the scores as the options' flash_attention = FALSE does, and
+ * its backward also holds the scores' gradient while a layer runs: one more b x heads x
+ * s x s in bf16 on every stage = 1 x 8 x 256 x 256 x 2 B = 1,048,576 B. */
+static void
+test_unfused_transient (void)
+{
+  ModelSpec m;
+  Plan p;
+  TopoCluster c;
+  PlanMemOptions no_flash;
+  PlanMemory stored, unfused;
+
+  small_llama (&m);
+  small_plan (&p);
+  cluster_with_hbm (&c, 80 * GiB);
+  plan_mem_options_init (&no_flash);
+  no_flash.flash_attention = FALSE;
+  plan_memory_compute_full (&m, &p, &c, &no_flash, &stored);
+  p.attention_backend = PLAN_ATTN_UNFUSED;
+  plan_memory_compute_full (&m, &p, &c, NULL, &unfused);
+  g_assert_cmpint (stored.n_stages, ==, 4);
+  for (int s = 0; s < 4; s++)
+    g_assert_cmpuint (unfused.stages[s].bytes[PLAN_MEM_ACTIVATIONS]
+                      - stored.stages[s].bytes[PLAN_MEM_ACTIVATIONS], ==, 1048576);
+  plan_memory_clear (&stored);
+  plan_memory_clear (&unfused);
+  plan_clear (&p);
+}
+
 static void
 test_oom_flip (void)
 {
@@ -664,6 +693,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/inflight", test_inflight);
   g_test_add_func ("/plan/memory/first-last-differ", test_first_last_differ);
   g_test_add_func ("/plan/memory/oom-flip", test_oom_flip);
+  g_test_add_func ("/plan/memory/unfused-transient", test_unfused_transient);
   g_test_add_func ("/plan/memory/recompute", test_recompute);
   g_test_add_func ("/plan/memory/interleaved", test_interleaved);
   g_test_add_func ("/plan/memory/zero3-buffers", test_zero3_buffers);
