@@ -113,6 +113,16 @@ plan_model_dropout (const ModelSpec *model)
   return model->mlp == MODEL_MLP_GELU;
 }
 
+/* Elements of one micro-batch's attention scores on a rank without FlashAttention: s/cp
+ * query rows against all s keys, for the rank's heads. */
+static guint64
+attn_score_elems (const ModelSpec *model, const Plan *plan)
+{
+  guint64 b = (guint64) MAX (plan->micro_batch, 1), s = plan_mem_seq (plan, model);
+  guint64 t = (guint64) MAX (plan->tp, 1), cp = (guint64) MAX (plan->cp, 1);
+  return b * model->n_heads * (s / cp) * s / t;
+}
+
 /* Bytes of one stored activation element: bf16/fp16 (FP8 GEMMs still keep bf16 copies
  * of most saved tensors in Transformer Engine), fp32 when the plan computes in fp32. */
 static guint
@@ -218,7 +228,7 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
     {
       /* s_q = s/cp rows against all s keys (a ring pass holds one chunk at a time, but the
        * scores of every pass are stored for the backward without FlashAttention) */
-      guint64 scores = b * model->n_heads * (s / cp) * s / t;
+      guint64 scores = attn_score_elems (model, plan);
       out->attn_scores = a * scores + (dropout ? (1 + a) * scores : 0);
     }
   out->mlp_hidden = (model->mlp == MODEL_MLP_SWIGLU ? 3 : 2) * a * T * f / t;
@@ -425,7 +435,7 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
        * s x s tensor, while a layer's backward runs (the other activation gradients are
        * left to the fragmentation allowance, above). */
       if (plan->attention_backend == PLAN_ATTN_UNFUSED)
-        transient += a * b * (model->n_heads / t) * (s / cp) * s;
+        transient += a * attn_score_elems (model, plan);
       double inflight = st->inflight_microbatches;
       double mb_equiv = plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B ? inflight / v : inflight;
       double extra_mbs = ceil (mb_equiv);   /* embedding/head live in one chunk each */

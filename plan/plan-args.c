@@ -29,6 +29,27 @@ parse_int (const char *option, const char *value, int min, int *out, GError **er
   return TRUE;
 }
 
+/* One of a flag's named values (any case); the error lists them as `hint` says. */
+typedef struct {
+  const char *name;
+  int         value;
+} Choice;
+
+static gboolean
+parse_choice (const char *option, const char *value, const Choice *choices, const char *hint,
+              int *out, GError **error)
+{
+  for (const Choice *c = choices; c->name != NULL; c++)
+    if (g_ascii_strcasecmp (value, c->name) == 0)
+      {
+        *out = c->value;
+        return TRUE;
+      }
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "unknown --%s '%s' (hint: %s)",
+               option, value, hint);
+  return FALSE;
+}
+
 /* Accepts every name users know for a sharding level (conventions.md 3.3-3.6). */
 static gboolean
 plan_parse_sharding (const char *value, PlanSharding *out, int *hsdp_k, GError **error)
@@ -128,72 +149,38 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
     }
   if (g_str_equal (name, "cp-comm-type"))
     {
-      if (g_ascii_strcasecmp (value, "p2p") == 0 || g_ascii_strcasecmp (value, "ring") == 0)
-        plan->cp_comm = PLAN_CP_P2P;
-      else if (g_ascii_strcasecmp (value, "all_gather") == 0
-               || g_ascii_strcasecmp (value, "allgather") == 0)
-        plan->cp_comm = PLAN_CP_ALLGATHER;
-      else if (g_ascii_strcasecmp (value, "a2a") == 0
-               || g_ascii_strcasecmp (value, "ulysses") == 0)
-        plan->cp_comm = PLAN_CP_A2A;
-      else
-        {
-          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       "unknown --cp-comm-type '%s' (hint: p2p (ring attention), "
-                       "all_gather (K/V all-gather) or a2a (Ulysses))", value);
-          return FALSE;
-        }
-      return TRUE;
+      static const Choice c[] = {
+        { "p2p", PLAN_CP_P2P }, { "ring", PLAN_CP_P2P },
+        { "all_gather", PLAN_CP_ALLGATHER }, { "allgather", PLAN_CP_ALLGATHER },
+        { "a2a", PLAN_CP_A2A }, { "ulysses", PLAN_CP_A2A }, { NULL, 0 } };
+      return parse_choice (name, value, c, "p2p (ring attention), all_gather (K/V "
+                           "all-gather) or a2a (Ulysses)", (int *) &plan->cp_comm, error);
     }
   if (g_str_equal (name, "attention-backend"))
     {
       /* Megatron-Core's choices: flash, fused (cuDNN / TE fused attention) and auto run a
        * fused kernel; unfused and local materialize the scores. */
-      if (g_ascii_strcasecmp (value, "flash") == 0 || g_ascii_strcasecmp (value, "fused") == 0
-          || g_ascii_strcasecmp (value, "auto") == 0)
-        plan->attention_backend = PLAN_ATTN_FLASH;
-      else if (g_ascii_strcasecmp (value, "unfused") == 0
-               || g_ascii_strcasecmp (value, "local") == 0)
-        plan->attention_backend = PLAN_ATTN_UNFUSED;
-      else
-        {
-          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       "unknown --attention-backend '%s' (hint: flash, fused, auto (a fused "
-                       "kernel) or unfused, local (scores materialized))", value);
-          return FALSE;
-        }
-      return TRUE;
+      static const Choice c[] = {
+        { "flash", PLAN_ATTN_FLASH }, { "fused", PLAN_ATTN_FLASH }, { "auto", PLAN_ATTN_FLASH },
+        { "unfused", PLAN_ATTN_UNFUSED }, { "local", PLAN_ATTN_UNFUSED }, { NULL, 0 } };
+      return parse_choice (name, value, c, "flash, fused, auto (a fused kernel) or unfused, "
+                           "local (scores materialized)", (int *) &plan->attention_backend,
+                           error);
     }
   if (g_str_equal (name, "recompute-granularity") || g_str_equal (name, "recompute"))
     {
-      if (g_ascii_strcasecmp (value, "full") == 0)
-        plan->recompute = PLAN_RECOMPUTE_FULL;
-      else if (g_ascii_strcasecmp (value, "selective") == 0)
-        plan->recompute = PLAN_RECOMPUTE_SELECTIVE;
-      else if (g_ascii_strcasecmp (value, "none") == 0)
-        plan->recompute = PLAN_RECOMPUTE_NONE;
-      else
-        {
-          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       "unknown --recompute-granularity '%s' (hint: full, selective "
-                       "or none)", value);
-          return FALSE;
-        }
-      return TRUE;
+      static const Choice c[] = {
+        { "full", PLAN_RECOMPUTE_FULL }, { "selective", PLAN_RECOMPUTE_SELECTIVE },
+        { "none", PLAN_RECOMPUTE_NONE }, { NULL, 0 } };
+      return parse_choice ("recompute-granularity", value, c, "full, selective or none",
+                           (int *) &plan->recompute, error);
     }
   if (g_str_equal (name, "recompute-method"))
     {
-      if (g_ascii_strcasecmp (value, "uniform") == 0)
-        plan->recompute_method = PLAN_RECOMPUTE_UNIFORM;
-      else if (g_ascii_strcasecmp (value, "block") == 0)
-        plan->recompute_method = PLAN_RECOMPUTE_BLOCK;
-      else
-        {
-          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       "unknown --recompute-method '%s' (hint: uniform or block)", value);
-          return FALSE;
-        }
-      return TRUE;
+      static const Choice c[] = {
+        { "uniform", PLAN_RECOMPUTE_UNIFORM }, { "block", PLAN_RECOMPUTE_BLOCK }, { NULL, 0 } };
+      return parse_choice (name, value, c, "uniform or block", (int *) &plan->recompute_method,
+                           error);
     }
   if (g_str_equal (name, "bf16"))
     {

@@ -364,33 +364,24 @@ attention_unfused_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean 
   const double pass_bytes = ((backward ? 3.0 : 2.0) * e + (op->dropout ? 2.0 * e + 1.0 : 0.0))
                             * scores;
   const int n_gemms = backward ? 4 : 2, n_passes = op->dropout ? 2 : 1;
-  double gemms = roofline (c, flops, c->peak_flops[d] * c->gemm_eff[d], gemm_bytes)
-                 + (n_gemms - 1) * c->opts.launch_overhead_s;
+  double gemms = 0;
   if (c->prof_gemm_log != NULL)
     {
-      /* measured: each product at the rate of the profile's nearest GEMM shape, one per
-       * sequence and head; forward QK^T (s_q x s_kv x d) and AV (s_q x d x s_kv),
-       * backward dV (s_kv x d x s_q), dP (s_q x s_kv x d), dQ (s_q x d x s_kv), dK
-       * (s_kv x d x s_q) */
+      /* measured: each product at the rate of the profile's nearest GEMM shape (a profile
+       * with GEMM rows always has one), one per sequence and head; forward QK^T (s_q x
+       * s_kv x d) and AV (s_q x d x s_kv), backward dV (s_kv x d x s_q), dP (s_q x s_kv
+       * x d), dQ (s_q x d x s_kv), dK (s_kv x d x s_q) */
       const double sq = (double) op->s_q, sk = (double) op->s_kv;
       const double shapes[6][3] = { { sq, sk, hd }, { sq, hd, sk }, { sk, hd, sq },
                                     { sq, sk, hd }, { sq, hd, sk }, { sk, hd, sq } };
-      const int first = backward ? 2 : 0;
-      double t = 0;
-      for (int i = first; i < first + n_gemms; i++)
-        {
-          const double rate = profile_gemm_rate (c, shapes[i][0], shapes[i][1], shapes[i][2], d);
-          if (!(rate > 0))
-            {
-              t = -1;
-              break;
-            }
-          t += b * heads * 2.0 * shapes[i][0] * shapes[i][1] * shapes[i][2] / rate
-               + c->opts.launch_overhead_s;
-        }
-      if (t >= 0)
-        gemms = t;
+      for (int i = backward ? 2 : 0, n = 0; n < n_gemms; i++, n++)
+        gemms += b * heads * 2.0 * shapes[i][0] * shapes[i][1] * shapes[i][2]
+                 / profile_gemm_rate (c, shapes[i][0], shapes[i][1], shapes[i][2], d)
+                 + c->opts.launch_overhead_s;
     }
+  else
+    gemms = roofline (c, flops, c->peak_flops[d] * c->gemm_eff[d], gemm_bytes)
+            + (n_gemms - 1) * c->opts.launch_overhead_s;
   double passes = roofline (c, 0.0, 0.0, pass_bytes)
                   + (n_passes - 1) * c->opts.launch_overhead_s;
   /* measured: the softmax (or its backward) is a row softmax like the cross-entropy's,
