@@ -228,9 +228,14 @@ exec_attn_acts_size (const ExecLayerShape *s)
 void
 exec_attn_acts_bind (ExecAttnActs *a, const ExecLayerShape *s, float *mem)
 {
+  exec_attn_acts_bind_norm (a, s, mem + n_tok (s) * s->C, mem);
+}
+
+void
+exec_attn_acts_bind_norm (ExecAttnActs *a, const ExecLayerShape *s, float *mem, float *x_norm)
+{
   gsize N = n_tok (s);
-  a->x_norm = mem;
-  mem += N * s->C;
+  a->x_norm = x_norm;
   a->rstd = mem;
   mem += N;
   a->q = mem;
@@ -256,9 +261,14 @@ exec_mlp_acts_size (const ExecLayerShape *s)
 void
 exec_mlp_acts_bind (ExecMlpActs *a, const ExecLayerShape *s, float *mem)
 {
+  exec_mlp_acts_bind_norm (a, s, mem + n_tok (s) * s->C, mem);
+}
+
+void
+exec_mlp_acts_bind_norm (ExecMlpActs *a, const ExecLayerShape *s, float *mem, float *x_norm)
+{
   gsize N = n_tok (s);
-  a->x_norm = mem;
-  mem += N * s->C;
+  a->x_norm = x_norm;
   a->rstd = mem;
   mem += N;
   a->gate = mem;

@@ -130,6 +130,13 @@ gsize exec_attn_acts_size (const ExecLayerShape *s);   /* floats */
 void  exec_attn_acts_bind (ExecAttnActs *a, const ExecLayerShape *s, float *mem);
 gsize exec_mlp_acts_size  (const ExecLayerShape *s);
 void  exec_mlp_acts_bind  (ExecMlpActs *a, const ExecLayerShape *s, float *mem);
+/* The same with the norm output x_norm (N, C) outside `mem`, which then holds the size
+ * above less N C floats: blocks that recompute the norm in their backward (the runner
+ * under sequence parallelism) share one x_norm. */
+void  exec_attn_acts_bind_norm (ExecAttnActs *a, const ExecLayerShape *s, float *mem,
+                                float *x_norm);
+void  exec_mlp_acts_bind_norm  (ExecMlpActs *a, const ExecLayerShape *s, float *mem,
+                                float *x_norm);
 gsize exec_head_acts_size (const ExecLayerShape *s);
 void  exec_head_acts_bind (ExecHeadActs *a, const ExecLayerShape *s, float *mem);
 /* Scratch floats the backward of each block needs (passed as `scratch`). */

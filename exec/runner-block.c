@@ -426,6 +426,41 @@ head_backward (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **erro
   return TRUE;
 }
 
+/* The full input of the attention (mlp FALSE) or MLP block of layer L: what the TP
+ * all-gather (or re-gather) put in r->xg with sequence parallelism, else the kept input. */
+static float *
+block_input (const ExecRunner *r, RunLayerActs *L, gboolean mlp)
+{
+  if (runner_sp (r))
+    return r->xg[mlp];
+  return mlp ? L->x_mlp : L->x_attn;
+}
+
+/* Sequence parallelism, forward: the layer keeps this rank's shard of the block input. */
+static void
+keep_shard (ExecRunner *r, RunLayerActs *L, gboolean mlp)
+{
+  if (!runner_sp (r))
+    return;
+  gsize SC = (gsize) r->N_sp * r->shape.C;
+  exec_kernels_for (r->compute)->copy (r->compute, mlp ? L->x_mlp : L->x_attn,
+                                       r->xg[mlp] + (gsize) r->groups[PLAN_AXIS_TP]->rank * SC,
+                                       SC);
+}
+
+/* Sequence parallelism, backward: the norm output the block did not keep, from the
+ * re-gathered input (an elementwise pass; the program does not count it). */
+static void
+renorm (ExecRunner *r, const ExecLayerWeights *w, RunLayerActs *L, gboolean mlp)
+{
+  if (!runner_sp (r))
+    return;
+  exec_kernels_for (r->compute)->rmsnorm_forward (r->compute, r->xnorm,
+                                                  mlp ? L->mlp.rstd : L->attn.rstd,
+                                                  r->xg[mlp], mlp ? w->mlp_norm : w->attn_norm,
+                                                  r->N, r->shape.C, r->shape.eps);
+}
+
 /* Attention, MLP and the CP pieces; forward, recompute and backward. */
 static gboolean
 layer_block (ExecRunner *r, const ProgTask *t, const ProgBlock *blk, RunTaskState *ts,
@@ -459,15 +494,20 @@ layer_block (ExecRunner *r, const ProgTask *t, const ProgBlock *blk, RunTaskStat
           if (r->tp == 1 && !(out = runner_next_input (r, u, LAST_ATTN, l, rc, error)))
             return FALSE;
           if (blk->kind == PROG_BLOCK_ATTN)
-            /* u->scratch (the backward's) is free during a forward: the fused QKV */
-            exec_attn_forward_ws (s, sh, &w, L->x_attn, r->pos, res, &L->attn, out,
-                                  u->scratch);
+            {
+              keep_shard (r, L, FALSE);
+              /* u->scratch (the backward's) is free during a forward: the fused QKV */
+              exec_attn_forward_ws (s, sh, &w, block_input (r, L, FALSE), r->pos, res,
+                                    &L->attn, out, u->scratch);
+            }
           else
-            exec_attn_post_forward (s, sh, &w, L->x_attn, res, &L->attn, out);
+            exec_attn_post_forward (s, sh, &w, block_input (r, L, FALSE), res, &L->attn, out);
           set_last (u, rc, LAST_ATTN, l);
           return TRUE;
         case PROG_BLOCK_ATTN_PRE:
-          exec_attn_pre_forward_ws (s, sh, &w, L->x_attn, r->pos, &L->attn, u->scratch);
+          keep_shard (r, L, FALSE);
+          exec_attn_pre_forward_ws (s, sh, &w, block_input (r, L, FALSE), r->pos, &L->attn,
+                                    u->scratch);
           return TRUE;
         case PROG_BLOCK_ATTN_CORE:
           if (r->cp == 1)   /* selective recompute */
@@ -479,10 +519,11 @@ layer_block (ExecRunner *r, const ProgTask *t, const ProgBlock *blk, RunTaskStat
         case PROG_BLOCK_MLP:
           if (r->tp == 1 && !(out = runner_next_input (r, u, LAST_MLP, l, rc, error)))
             return FALSE;
-          exec_mlp_forward (s, sh, &w, L->x_mlp, res, &L->mlp, out);
+          keep_shard (r, L, TRUE);
+          exec_mlp_forward (s, sh, &w, block_input (r, L, TRUE), res, &L->mlp, out);
           set_last (u, rc, LAST_MLP, l);
           /* a recomputed layer keeps only its input until the backward */
-          if (r->recomputed[l])
+          if (!rc && r->recomputed[l])
             runner_layer_drop (r, u, l, TRUE);
           return TRUE;
         default:
@@ -502,12 +543,14 @@ layer_block (ExecRunner *r, const ProgTask *t, const ProgBlock *blk, RunTaskStat
         case PROG_BLOCK_MLP:
           if (r->zero3 && !zero3_fold (r, runner_bucket_of_seg (r, r->layer_seg[l]), t, error))
             return FALSE;
-          exec_mlp_backward (s, sh, &w, &g, L->x_mlp, res, &L->mlp, u->dfull, u->dpartial,
-                             u->scratch);
+          renorm (r, &w, L, TRUE);
+          exec_mlp_backward (s, sh, &w, &g, block_input (r, L, TRUE), res, &L->mlp, u->dfull,
+                             u->dpartial, u->scratch);
           break;
         case PROG_BLOCK_ATTN:
-          exec_attn_backward (s, sh, &w, &g, L->x_attn, r->pos, res, &L->attn, u->dfull,
-                              u->dpartial, u->scratch);
+          renorm (r, &w, L, FALSE);
+          exec_attn_backward (s, sh, &w, &g, block_input (r, L, FALSE), r->pos, res, &L->attn,
+                              u->dfull, u->dpartial, u->scratch);
           runner_layer_drop (r, u, l, FALSE);
           break;
         case PROG_BLOCK_ATTN_POST:
@@ -517,7 +560,9 @@ layer_block (ExecRunner *r, const ProgTask *t, const ProgBlock *blk, RunTaskStat
         case PROG_BLOCK_ATTN_CORE:
           return core_backward_cp (r, t, ts, u, L, error);
         case PROG_BLOCK_ATTN_PRE:
-          exec_attn_pre_backward (s, sh, &w, &g, L->x_attn, r->pos, &L->attn, u->dq, u->dkv,
+          renorm (r, &w, L, FALSE);
+          exec_attn_pre_backward (s, sh, &w, &g, block_input (r, L, FALSE), r->pos, &L->attn,
+                                  u->dq, u->dkv,
                                   u->dkv + (gsize) r->N * r->kvd, u->dpartial, u->scratch);
           runner_layer_drop (r, u, l, FALSE);
           break;

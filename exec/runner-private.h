@@ -52,7 +52,8 @@ typedef struct {
 typedef struct {
   ExecBuffer  *buf;           /* x_attn; NULL when not held */
   ExecBuffer  *act_buf;       /* x_mlp and the activations; NULL when not held */
-  float       *x_attn, *x_mlp;  /* (N, C) full inputs of the two blocks, kept for backward */
+  float       *x_attn, *x_mlp;  /* inputs of the two blocks, kept for backward: (N, C), or
+                                 * with SP the (N_sp, C) sequence shard (runner_sp) */
   ExecAttnActs attn;
   ExecMlpActs  mlp;
 } RunLayerActs;
@@ -146,6 +147,12 @@ struct ExecRunner {
   gsize       n_params;           /* floats, padded */
   gboolean    tied;               /* head reads the embedding (pp = 1 only) */
   gboolean    zero12, zero3;
+
+  /* sequence parallelism: the gathered inputs of the attention [0] and MLP [1] blocks
+   * (the layers keep only their sequence shards; the backward re-gathers them, program.c
+   * ProgRole) and the norm output the blocks recompute from them */
+  ExecBuffer *sp_buf;
+  float      *xg[2], *xnorm;
 
   /* CP exchange buffers */
   ExecBuffer *cp_buf;

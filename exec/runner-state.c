@@ -231,17 +231,21 @@ runner_layer (RunUnit *u, int layer)
 }
 
 /* Two buffers per layer: its input x_attn (the checkpoint of full recompute) and the
- * rest, so that recompute can drop the rest after the forward. */
+ * rest, so that recompute can drop the rest after the forward. With sequence parallelism
+ * the block inputs are kept as sequence shards and the norm outputs not at all: the
+ * backward re-gathers the inputs into r->xg and recomputes the norm into r->xnorm. */
 gboolean
 runner_layer_hold (ExecRunner *r, RunUnit *u, int layer, GError **error)
 {
   RunLayerActs *a = runner_layer (u, layer);
+  gboolean sp = runner_sp (r);
   gsize NC = (gsize) r->N * r->shape.C;
+  gsize XC = sp ? (gsize) r->N_sp * r->shape.C : NC;   /* a kept block input */
   if (a->buf == NULL)
     {
       /* [0]: x_attn; the activation part is a second buffer in a->buf[1] */
       ExecBuffer *in = NULL;
-      float *x = runner_alloc (r, NC, &in, error);
+      float *x = runner_alloc (r, XC, &in, error);
       if (!x)
         return FALSE;
       a->buf = in;
@@ -250,14 +254,24 @@ runner_layer_hold (ExecRunner *r, RunUnit *u, int layer, GError **error)
   if (a->x_mlp == NULL)
     {
       gsize na = exec_attn_acts_size (&r->shape), nm = exec_mlp_acts_size (&r->shape);
+      if (sp)
+        na -= NC, nm -= NC;
       ExecBuffer *ab = NULL;
-      float *m = runner_alloc (r, NC + na + nm, &ab, error);
+      float *m = runner_alloc (r, XC + na + nm, &ab, error);
       if (!m)
         return FALSE;
       a->act_buf = ab;
       a->x_mlp = m;
-      exec_attn_acts_bind (&a->attn, &r->shape, m + NC);
-      exec_mlp_acts_bind (&a->mlp, &r->shape, m + NC + na);
+      if (sp)
+        {
+          exec_attn_acts_bind_norm (&a->attn, &r->shape, m + XC, r->xnorm);
+          exec_mlp_acts_bind_norm (&a->mlp, &r->shape, m + XC + na, r->xnorm);
+        }
+      else
+        {
+          exec_attn_acts_bind (&a->attn, &r->shape, m + XC);
+          exec_mlp_acts_bind (&a->mlp, &r->shape, m + XC + na);
+        }
     }
   return TRUE;
 }

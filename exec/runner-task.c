@@ -22,6 +22,24 @@ tp_op (ExecRunner *r, const ProgTask *t, ExecColl *op, GError **error)
   op->kind = t->coll == PLAN_COLL_ALL_GATHER ? EXEC_COLL_ALL_GATHER
              : t->coll == PLAN_COLL_REDUCE_SCATTER ? EXEC_COLL_REDUCE_SCATTER
              : EXEC_COLL_ALL_REDUCE;
+  if (t->role != PROG_ROLE_NONE)
+    {
+      /* sequence parallelism: a block's input gathered again from the shards its forward
+       * kept, for the block's backward */
+      gboolean mlp = t->role == PROG_ROLE_REGATHER_MLP;
+      RunLayerActs *L = runner_layer (u, l);
+      const float *shard = mlp ? L->x_mlp : L->x_attn;
+      if (shard == NULL || !runner_sp (r))
+        {
+          g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "internal: rank %d: re-gather of "
+                       "the %s input of layer %d (micro-batch %d), which is not kept", r->rank,
+                       mlp ? "MLP" : "attention", l, t->mb);
+          return FALSE;
+        }
+      *op = (ExecColl) { .kind = EXEC_COLL_ALL_GATHER, .send = shard, .recv = r->xg[mlp],
+                         .count = SC };
+      return TRUE;
+    }
   if (t->phase == PROG_PHASE_BACKWARD)
     {
       if (op->kind == EXEC_COLL_ALL_GATHER)
@@ -61,11 +79,13 @@ tp_op (ExecRunner *r, const ProgTask *t, ExecColl *op, GError **error)
       if (!runner_layer_hold (r, u, l, error))
         return FALSE;
       RunLayerActs *L = runner_layer (u, l);
+      /* (an all-gather before a block is sequence parallelism: into the gathered input of
+       * the block kind, whose shard the block keeps) */
       gboolean to_mlp = last == LAST_ATTN && last_layer == l;
-      float *target = to_mlp ? L->x_mlp : L->x_attn;
+      float *target = r->xg[to_mlp];
       const float *send = h;
-      if (rc && last == LAST_NONE)   /* the recompute starts from the kept input */
-        send = L->x_attn + (gsize) r->groups[PLAN_AXIS_TP]->rank * SC;
+      if (rc && last == LAST_NONE)   /* the recompute starts from the kept input shard */
+        send = L->x_attn;
       *op = (ExecColl) { .kind = op->kind, .send = send, .recv = target, .count = SC };
     }
   else if (op->kind == EXEC_COLL_REDUCE_SCATTER)

@@ -587,6 +587,16 @@ exec_runner_new (ExecBackend *b, const ProgProgram *prog, const PlanLayout *layo
         return NULL;
     }
 
+  if (runner_sp (r))
+    {
+      gsize NC = (gsize) r->N * r->shape.C;
+      float *m = runner_alloc (r, 3 * NC, &r->sp_buf, error);
+      if (!m)
+        return NULL;
+      r->xg[0] = m, m += NC;
+      r->xg[1] = m, m += NC;
+      r->xnorm = m;
+    }
   if (p->cp > 1)
     {
       gsize kv = 2 * (gsize) r->N * r->kvd;
@@ -667,6 +677,7 @@ exec_runner_free (ExecRunner *r)
   exec_event_free (r->cev);
   g_free (r->recomputed);
   runner_release (r, &r->cp_buf);
+  runner_release (r, &r->sp_buf);
   runner_release (r, &r->param_buf);
   runner_release (r, &r->grad_buf);
   runner_release (r, &r->opt_buf);

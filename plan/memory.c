@@ -467,9 +467,10 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
          * gradients), s b h /t(SP) at a bytes */
         comm += 2 * a * T * h / sp_div;
       if (plan->sequence_parallel && t > 1)
-        /* SP all-gathers the norm output to the full sequence before the QKV and fc1
-         * GEMMs (Korthikanti et al. section 4.2.2): one a T h buffer at a time */
-        comm += a * T * h;
+        /* SP all-gathers block inputs to the full sequence before the QKV and fc1 GEMMs
+         * (Korthikanti et al. section 4.2.2), and the backward re-gathers them one block
+         * ahead (program.c): two a T h buffers, the one in use and the next */
+        comm += 2 * a * T * h;
       st->bytes[PLAN_MEM_COMM_BUFFERS] = comm;
 
       guint64 counted = 0;

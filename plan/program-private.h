@@ -32,6 +32,8 @@ typedef struct {
   int     m_micro;
   /* current stage */
   int     stage;
+  gboolean recomputing;   /* expanding a full recompute: its forward tasks are phase
+                           * RECOMPUTE and carry no model FLOPs */
   GArray *cur_deps;
   /* ZeRO-1/2 parameter all-gather ids per layer when overlapped (-1 none) */
   gint32 *param_ag_of_layer;

@@ -113,7 +113,29 @@ compute (Builder *bd, guint32 block, int mb, int chunk, int layer, gint32 dep0, 
   t->block = block;
   t->model_flops = blk->model_flops;
   t->hw_flops = blk->hw_flops;
+  if (bd->recomputing && blk->phase == PROG_PHASE_FORWARD)
+    {
+      t->phase = PROG_PHASE_RECOMPUTE;
+      t->model_flops = 0;
+    }
   return (gint32) id;
+}
+
+/* A compute task with a third dependency (-1 none). */
+static gint32
+compute3 (Builder *bd, guint32 block, int mb, int chunk, int layer, gint32 dep0, gint32 dep1,
+          gint32 dep2)
+{
+  gint32 id = compute (bd, block, mb, chunk, layer, dep0, dep1);
+  if (dep2 >= 0)
+    {
+      /* the task was appended last, so its dependencies are the tail of the array */
+      ProgProgram *p = bd->prog;
+      guint32 d = (guint32) dep2;
+      g_array_append_val (p->deps, d);
+      task_mut (bd, (guint32) id)->n_deps++;
+    }
+  return id;
 }
 
 static gint32
@@ -153,6 +175,23 @@ tp_after (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 dep
                PLAN_AXIS_TP, bd->act_bytes, phase, mb, chunk, layer, dep, -1);
 }
 
+/* Sequence parallelism's re-gather of a block's input for its backward (ProgRole). It is
+ * issued right after the compute of the block before, so that it runs while that block
+ * computes; the TP stream being in program order, it starts after the reduce-scatter
+ * of the block two back, the last reader of the same gathered buffer (which is what
+ * lets the engine keep one gathered input per block kind). */
+static gint32
+regather (Builder *bd, ProgRole role, int mb, int chunk, int layer)
+{
+  if (bd->t <= 1 || !bd->plan->sequence_parallel)
+    return -1;
+  gint32 id = coll (bd, PROG_STREAM_TP, PROG_COMM_TP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP,
+                    bd->act_bytes, PROG_PHASE_BACKWARD, mb, chunk, layer, -1, -1);
+  if (id >= 0)
+    task_mut (bd, (guint32) id)->role = (guint8) role;
+  return id;
+}
+
 /* A compute block with its TP collectives overlapped (--tp-comm-overlap, Transformer
  * Engine's userbuffers): the block runs as tp_chunks pieces of the tokens; with sequence
  * parallelism the all-gathers of every piece are issued first, each piece computes once
@@ -161,7 +200,7 @@ tp_after (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 dep
  * collective, which the next block waits for. */
 static gint32
 tp_overlapped (Builder *bd, int which, ProgPhase phase, int mb, int chunk, int layer,
-               gint32 prev, gint32 extra_dep)
+               gint32 prev, gint32 extra_dep, ProgRole regather_role)
 {
   int n = bd->tp_chunks;
   double bytes = bd->act_bytes / n;
@@ -171,11 +210,16 @@ tp_overlapped (Builder *bd, int which, ProgPhase phase, int mb, int chunk, int l
     ag[i] = sp ? coll (bd, PROG_STREAM_TP, PROG_COMM_TP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP,
                        bytes, phase, mb, chunk, layer, prev, -1)
                : prev;
+  /* backward with SP: the block's input is re-gathered while the pieces compute their
+   * data gradients (Transformer Engine overlaps it with the dgrad GEMM); the weight
+   * gradient, in the last piece, needs all of it */
+  gint32 rg = regather_role != PROG_ROLE_NONE ? regather (bd, regather_role, mb, chunk, layer)
+                                              : -1;
   gint32 last = prev;
   for (int i = 0; i < n; i++)
     {
-      gint32 c = compute (bd, bd->blk_chunk[which], mb, chunk, layer, ag[i],
-                          i == 0 ? extra_dep : -1);
+      gint32 c = compute3 (bd, bd->blk_chunk[which], mb, chunk, layer, ag[i],
+                           i == 0 ? extra_dep : -1, i == n - 1 ? rg : -1);
       last = coll (bd, PROG_STREAM_TP, PROG_COMM_TP,
                    sp ? PLAN_COLL_REDUCE_SCATTER : PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, bytes,
                    phase, mb, chunk, layer, c, -1);
@@ -186,12 +230,12 @@ tp_overlapped (Builder *bd, int which, ProgPhase phase, int mb, int chunk, int l
 /* The attention of one layer, forward or backward (or a recomputed forward). */
 static gint32
 attn_part (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, int layer,
-           gint32 prev, gint32 extra_dep)
+           gint32 prev, gint32 extra_dep, gint32 input_dep)
 {
   if (bd->c <= 1)
     {
       guint32 blk = backward ? bd->blk[B_ATTN_B] : bd->blk[B_ATTN_F];
-      return compute (bd, blk, mb, chunk, layer, prev, extra_dep);
+      return compute3 (bd, blk, mb, chunk, layer, prev, extra_dep, input_dep);
     }
   /* Context parallelism. Forward: pre (norm, qkv) -> exchange of K/V -> core -> post;
    * backward: post -> core -> gradient exchange -> pre. */
@@ -261,7 +305,7 @@ attn_part (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, i
       core = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_CP,
                    qkv, phase, mb, chunk, layer, core, -1);
     }
-  return compute (bd, bd->blk[B_ATTN_PRE_B], mb, chunk, layer, core, pre_dep);
+  return compute3 (bd, bd->blk[B_ATTN_PRE_B], mb, chunk, layer, core, pre_dep, input_dep);
 }
 
 static gboolean
@@ -302,7 +346,10 @@ param_gather (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32
 typedef struct {
   gint32 last_compute;     /* last task of the unit so far (the chain) */
   gint32 done[3];          /* compute tasks of the last layers, for prefetch windows */
+  gint32 regather;         /* backward with SP: the re-gather of the MLP input of layer */
+  int    regather_layer;   /* regather_layer, issued one block ahead (-1 none yet) */
 } Chain;
+
 
 static void
 forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain *ch)
@@ -318,17 +365,17 @@ forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain
       x = bd->c > 1 ? tp_after (bd, phase, mb, chunk, layer,
                                 attn_part (bd, FALSE, phase, mb, chunk, layer,
                                            tp_before (bd, phase, mb, chunk, layer,
-                                                      ch->last_compute), ag))
+                                                      ch->last_compute), ag, -1))
                     : tp_overlapped (bd, B_ATTN_F, phase, mb, chunk, layer, ch->last_compute,
-                                     ag);
-      x = tp_overlapped (bd, B_MLP_F, phase, mb, chunk, layer, x, -1);
+                                     ag, PROG_ROLE_NONE);
+      x = tp_overlapped (bd, B_MLP_F, phase, mb, chunk, layer, x, -1, PROG_ROLE_NONE);
       ch->done[1] = ch->done[0];
       ch->done[0] = x;
       ch->last_compute = x;
       return;
     }
   x = tp_before (bd, phase, mb, chunk, layer, ch->last_compute);
-  x = attn_part (bd, FALSE, phase, mb, chunk, layer, x, ag);
+  x = attn_part (bd, FALSE, phase, mb, chunk, layer, x, ag, -1);
   x = tp_after (bd, phase, mb, chunk, layer, x);
   x = tp_before (bd, phase, mb, chunk, layer, x);
   x = compute (bd, bd->blk[B_MLP_F], mb, chunk, layer, x, -1);
@@ -350,35 +397,59 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
       Chain rc = *ch;
       if (ag >= 0)
         rc.last_compute = ch->last_compute;
+      bd->recomputing = TRUE;
       forward_layer (bd, PROG_PHASE_RECOMPUTE, mb, chunk, layer, &rc);
+      bd->recomputing = FALSE;
       ch->last_compute = rc.last_compute;
     }
   else if (bd->plan->recompute == PLAN_RECOMPUTE_SELECTIVE)
     ch->last_compute = compute (bd, bd->blk[B_RECOMP_ATTN_CORE], mb, chunk, layer,
                                 ch->last_compute, -1);
+  /* SP: the inputs of the two blocks are re-gathered for the backward (regather). Without
+   * the overlapped path, as tasks issued one block ahead (the MLP's of the chunk's last
+   * layer here); the overlapped path issues them with the block's pieces. */
+  gboolean sp = bd->t > 1 && bd->plan->sequence_parallel;
+  gboolean ahead = sp && bd->tp_chunks <= 1;
+  gint32 rg_mlp = -1, rg_attn = -1, rg_next = -1;
+  if (ahead)
+    rg_mlp = ch->regather_layer == layer ? ch->regather
+                                         : regather (bd, PROG_ROLE_REGATHER_MLP, mb, chunk, layer);
+  /* (a fully recomputed layer rebuilds its MLP input in its recompute, so its re-gather
+   * waits until after that, at the start of its backward) */
+  ProgRole next_role = ahead && layer_in_chunk > 0 && !layer_recomputed (bd, layer_in_chunk - 1)
+                         ? PROG_ROLE_REGATHER_MLP : PROG_ROLE_NONE;
   gint32 x, after;
   if (bd->tp_chunks > 1)
     {
       x = tp_overlapped (bd, B_MLP_B, PROG_PHASE_BACKWARD, mb, chunk, layer,
-                         ch->last_compute, ag);
+                         ch->last_compute, ag, sp ? PROG_ROLE_REGATHER_MLP : PROG_ROLE_NONE);
       if (bd->c > 1)
         {
           x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
-          x = attn_part (bd, TRUE, PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1);
+          if (sp)   /* runs during the attention's post and core pieces */
+            rg_attn = regather (bd, PROG_ROLE_REGATHER_ATTN, mb, chunk, layer);
+          x = attn_part (bd, TRUE, PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1, rg_attn);
           after = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
         }
       else
-        x = after = tp_overlapped (bd, B_ATTN_B, PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1);
+        x = after = tp_overlapped (bd, B_ATTN_B, PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1,
+                                   sp ? PROG_ROLE_REGATHER_ATTN : PROG_ROLE_NONE);
     }
   else
     {
       x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, ch->last_compute);
-      x = compute (bd, bd->blk[B_MLP_B], mb, chunk, layer, x, ag);
+      x = compute3 (bd, bd->blk[B_MLP_B], mb, chunk, layer, x, ag, rg_mlp);
+      if (ahead)
+        rg_attn = regather (bd, PROG_ROLE_REGATHER_ATTN, mb, chunk, layer);
       x = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
       x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
-      x = attn_part (bd, TRUE, PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1);
+      x = attn_part (bd, TRUE, PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1, rg_attn);
+      if (next_role != PROG_ROLE_NONE)
+        rg_next = regather (bd, next_role, mb, chunk, layer - 1);
       after = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
     }
+  ch->regather = rg_next;
+  ch->regather_layer = next_role != PROG_ROLE_NONE ? layer - 1 : -1;
   ch->done[1] = ch->done[0];
   ch->done[0] = x;
   if (zero3 (bd))
@@ -407,7 +478,7 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
   int first = plan_chunk_first_layer (p, bd->m, stage, chunk);
   int n = plan_chunk_layers (p, bd->m, stage, chunk);
   gboolean first_chunk = model_chunk == 0, last_chunk = model_chunk == bd->n_model_chunks - 1;
-  Chain ch = { .last_compute = -1, .done = { -1, -1, -1 } };
+  Chain ch = { .last_compute = -1, .done = { -1, -1, -1 }, .regather = -1, .regather_layer = -1 };
 
   if (!slot->backward)
     {

@@ -52,6 +52,16 @@ typedef enum {
   PROG_TASK_RECV,
 } ProgTaskKind;
 
+/* What a TP all-gather in the backward gathers, where the kind alone does not say. */
+typedef enum {
+  PROG_ROLE_NONE,
+  /* with sequence parallelism the backward re-gathers a block's input from the sequence
+   * shards its forward kept (Korthikanti et al. 2022 section 4.2.2: Megatron stores the
+   * shard, not the gathered tensor, and all-gathers it again for the weight gradient) */
+  PROG_ROLE_REGATHER_ATTN,
+  PROG_ROLE_REGATHER_MLP,
+} ProgRole;
+
 typedef enum {
   PROG_PHASE_FORWARD,
   PROG_PHASE_BACKWARD,
@@ -89,6 +99,7 @@ typedef struct {
   guint8       comm;        /* ProgCommKind for COLL/SEND/RECV */
   guint8       coll;        /* PlanColl for COLL */
   guint8       axis;        /* PlanAxis for COLL */
+  guint8       role;        /* ProgRole for COLL */
   gint16       stage;
   gint16       mb;          /* micro-batch, -1 for per-step tasks */
   gint16       chunk;       /* virtual chunk (model chunk = chunk * pp + stage) */

@@ -189,8 +189,8 @@ test_compute_bound_dp (void)
 
 /* Overlap comes from dependencies: with --overlap-grad-reduce the gradient buckets of the
  * later layers reduce while earlier layers still compute their backward, so less DP
- * time is exposed than without. TP collectives sit between the compute blocks, so all of
- * their time is exposed. */
+ * time is exposed than without. TP collectives between the compute blocks are exposed;
+ * the backward's re-gathers of sequence parallelism, issued a block ahead, are not. */
 static void
 test_overlap_from_dependencies (void)
 {
@@ -208,8 +208,31 @@ test_overlap_from_dependencies (void)
       g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
       exposed[overlap] = p->result->exposed_comm_s[PROG_COMM_DP];
       busy[overlap] = p->result->comm_s[PROG_COMM_DP];
+      /* With SP the backward re-gathers each block's input (ProgRole): 2 per layer, 64
+       * for the 32 layers of the one micro-batch, each one all-gather of the block input
+       * (64 MiB). Each is issued during the block before the one that needs it and hides
+       * behind it, except the first of the backward, which runs before any backward
+       * compute: exposed TP = busy TP - (sum of the re-gathers - the first). */
+      const ProgProgram *prog = p->program;
+      double rg = 0, rg_first = -1;
+      int n_rg = 0;
+      for (guint32 i = 0; i < prog->tasks->len; i++)
+        {
+          const ProgTask *t = prog_task (prog, i);
+          if (t->stage != 0 || t->role == PROG_ROLE_NONE)
+            continue;
+          g_assert_cmpint (t->coll, ==, PLAN_COLL_ALL_GATHER);
+          g_assert_cmpfloat (t->bytes, ==, 8192.0 * 4096 * 2);
+          double d = p->result->times[i].end_s - p->result->times[i].start_s;
+          if (rg_first < 0)
+            rg_first = d;
+          rg += d;
+          n_rg++;
+        }
+      g_assert_cmpint (n_rg, ==, 64);
+      g_assert_cmpfloat (rg_first, >, 0);
       g_assert_cmpfloat_with_epsilon (p->result->exposed_comm_s[PROG_COMM_TP],
-                                      p->result->comm_s[PROG_COMM_TP],
+                                      p->result->comm_s[PROG_COMM_TP] - (rg - rg_first),
                                       1e-3 * p->result->comm_s[PROG_COMM_TP]);
       case_clear (&c);
     }
@@ -359,6 +382,41 @@ test_program_flops (void)
   g_assert_cmpfloat (fabs ((u->program->hw_flops_per_step - hw_flash) - extra) / extra, <, 1e-9);
   /* and it takes longer: the scores go through memory */
   g_assert_cmpfloat (u->result->step_time_s, >, p->result->step_time_s);
+
+  /* Full recompute: the same model FLOPs (the re-run forward is phase RECOMPUTE and
+   * counts none), and one more forward of every layer executed; with SP each layer's
+   * backward re-gathers its two block inputs only after its recompute has rebuilt them
+   * (the recompute's own all-gathers come first). */
+  c.plan.attention_backend = PLAN_ATTN_FLASH;
+  c.plan.recompute = PLAN_RECOMPUTE_FULL;
+  c.plan.sequence_parallel = TRUE;
+  g_autoptr (SimPrediction) r = case_predict (&c, FALSE);
+  double total_r = 0;
+  for (int s = 0; s < r->program->n_stages; s++)
+    total_r += r->program->stages[s].model_flops;
+  g_assert_cmpfloat (fabs (total_r * 8 * 4 - expected) / expected, <, 1e-9);
+  int n_rc = 0, n_rg = 0, rc_layer = -1;
+  for (guint32 i = 0; i < r->program->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (r->program, i);
+      if (t->stage != 0 || t->mb != 0)
+        continue;
+      if (t->kind == PROG_TASK_COMPUTE && t->phase == PROG_PHASE_RECOMPUTE)
+        {
+          g_assert_cmpfloat (t->model_flops, ==, 0);
+          g_assert_cmpfloat (t->hw_flops, >, 0);
+          n_rc++;
+          rc_layer = t->layer;
+        }
+      if (t->role != PROG_ROLE_NONE)
+        {
+          g_assert_cmpint (t->layer, ==, rc_layer);   /* after that layer's recompute */
+          n_rg++;
+        }
+    }
+  /* 16 layers on stage 0, attention and MLP each: 32 recompute blocks, 32 re-gathers */
+  g_assert_cmpint (n_rc, ==, 32);
+  g_assert_cmpint (n_rg, ==, 32);
   case_clear (&c);
 }
 
