@@ -340,7 +340,7 @@ embed_backward (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **err
   /* with SP the program's all-gather before this task has put the gradient in dfull */
   const RunSeg *sg = &g_array_index (r->segs, RunSeg, r->embed_seg);
   exec_embed_backward (r->compute, &r->shape, r->grads + sg->off, u->tokens, u->dfull);
-  runner_unit_retire (r, u);
+  runner_unit_retire (r, u, ts);
   return TRUE;
 }
 

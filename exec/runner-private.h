@@ -82,6 +82,8 @@ typedef struct {
   float        *lse_parts, *tgt_sum, *lse;   /* (tp, N), (N), (N); losses: r->loss_rec */
   int           fwd_last, fwd_last_layer;   /* LAST_*: the last forward block run */
   int           rc_last, rc_layer;          /* the same for the recompute of rc_layer */
+  struct RunTaskState *retired_by;          /* the task that retired it (NULL: not yet, or
+                                             * retired on an error path) */
 } RunUnit;
 
 /* ---- per-task records ------------------------------------------------------------------ */
@@ -96,7 +98,7 @@ enum {
   REC_N,
 };
 
-typedef struct {
+typedef struct RunTaskState {
   ExecEvent *start, *end, *done;  /* done: what dependants wait for */
   ExecSample first, last;         /* communication: first and last operation */
   ExecSample extra[2];
@@ -216,7 +218,7 @@ float   *runner_alloc      (ExecRunner *r, gsize n_floats, ExecBuffer **handle, 
 void     runner_release    (ExecRunner *r, ExecBuffer **handle);
 void     runner_pool_free  (ExecRunner *r);   /* frees the pooled buffers */
 RunUnit *runner_unit       (ExecRunner *r, int mb, int chunk, GError **error);
-void     runner_unit_retire (ExecRunner *r, RunUnit *u);
+void     runner_unit_retire (ExecRunner *r, RunUnit *u, RunTaskState *by);
 void     runner_units_free (ExecRunner *r);
 gboolean runner_layer_hold (ExecRunner *r, RunUnit *u, int layer, GError **error);
 void     runner_layer_drop (ExecRunner *r, RunUnit *u, int layer, gboolean keep_input);

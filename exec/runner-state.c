@@ -6,8 +6,10 @@
  * layer's activations live from its forward to its backward (with full recompute only
  * the layer's input survives the forward, and the recompute brings the rest back), so
  * what is held at any time follows the schedule: 1F1B keeps at most pp - stage
- * micro-batches in flight, GPipe all of them. Retired units are freed at the end of the
- * step, when nothing in flight can still read them. */
+ * micro-batches in flight, GPipe all of them. A retired unit's buffers go back to the
+ * pool once the task that retired it has completed (every task that touches the unit's
+ * buffers is among its dependencies), checked when the next unit is created; whatever is
+ * left is freed at the end of the step. */
 #include "exec/runner-private.h"
 
 #include <string.h>
@@ -125,12 +127,15 @@ backward_scratch (const ExecRunner *r)
   return MAX (s, exec_head_scratch_size (&r->shape));
 }
 
+static void units_reclaim (ExecRunner *r);
+
 RunUnit *
 runner_unit (ExecRunner *r, int mb, int chunk, GError **error)
 {
   RunUnit **slot = &r->units[(gsize) mb * r->plan->vpp + chunk];
   if (*slot)
     return *slot;
+  units_reclaim (r);
   const Plan *p = r->plan;
   RunUnit *u = g_new0 (RunUnit, 1);
   u->mb = mb;
@@ -178,7 +183,7 @@ runner_unit (ExecRunner *r, int mb, int chunk, GError **error)
       float *h = runner_alloc (r, n_head + 4 * N + 3 * N * tp, &u->head_buf, error);
       if (!h)
         {
-          runner_unit_retire (r, u);
+          runner_unit_retire (r, u, NULL);
           return NULL;
         }
       exec_head_acts_bind (&u->head, &r->shape, h);
@@ -292,14 +297,16 @@ runner_layer_drop (ExecRunner *r, RunUnit *u, int layer, gboolean keep_input)
     }
 }
 
-/* The unit's last task has been issued: forget it now, free it at the end of the step. */
+/* The unit's last task has been issued: forget it now; its buffers are reclaimed once
+ * that task (`by`, whose done event is recorded by the time anything looks) is done. */
 void
-runner_unit_retire (ExecRunner *r, RunUnit *u)
+runner_unit_retire (ExecRunner *r, RunUnit *u, RunTaskState *by)
 {
   RunUnit **slot = &r->units[(gsize) u->mb * r->plan->vpp + u->chunk];
   if (*slot == u)
     *slot = NULL;
   runner_release (r, &u->head_buf);
+  u->retired_by = by;
   g_ptr_array_add (r->retired, u);
 }
 
@@ -312,6 +319,21 @@ unit_free (ExecRunner *r, RunUnit *u)
   runner_release (r, &u->buf);
   g_free (u->layers);
   g_free (u);
+}
+
+/* Frees the retired units whose retiring task has completed (a query, no wait). */
+static void
+units_reclaim (ExecRunner *r)
+{
+  for (guint i = r->retired->len; i-- > 0;)
+    {
+      RunUnit *u = g_ptr_array_index (r->retired, i);
+      gboolean done = FALSE;
+      if (u->retired_by == NULL || !exec_event_query (u->retired_by->done, &done, NULL) || !done)
+        continue;
+      unit_free (r, u);
+      g_ptr_array_remove_index_fast (r->retired, i);
+    }
 }
 
 void

@@ -258,7 +258,7 @@ task_p2p (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **error)
     return FALSE;
   exec_event_record (ts->done, r->streams[t->stream], NULL);
   if (send && !fwd)
-    runner_unit_retire (r, u);
+    runner_unit_retire (r, u, ts);
   return TRUE;
 }
 

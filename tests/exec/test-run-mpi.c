@@ -220,11 +220,15 @@ test_tp2_sp_recompute (void)
                    "--recompute-method uniform", 0.10);
 }
 
-/* 1F1B over 2 stages with 4 micro-batches (gbs 4 / mbs 1 / dp 1) */
+/* 1F1B over 2 stages with 8 micro-batches (gbs 8 / mbs 1 / dp 1). 1F1B holds at most 2
+ * micro-batches on stage 0 whatever their number, and the runner returns a micro-batch's
+ * buffers once its last task has completed: peak memory within 10% of the prediction
+ * (42.7 MiB measured, 39.8 MiB predicted; when units were freed only at the end of the
+ * step it grew with the micro-batches, 47.7 MiB at 4 and 57.8 MiB at 8). */
 static void
 test_pp2_1f1b (void)
 {
-  verify_case (2, "--pp 2 --schedule 1F1B --gbs 4");
+  verify_case_mem (2, "--pp 2 --schedule 1F1B --gbs 8", 0.10);
 }
 
 /* ring attention (--cp-comm-type p2p is the default) */
