@@ -84,6 +84,8 @@ typedef struct {
   int           rc_last, rc_layer;          /* the same for the recompute of rc_layer */
   struct RunTaskState *retired_by;          /* the task that retired it (NULL: not yet, or
                                              * retired on an error path) */
+  struct RunTaskState *parked_by;           /* the forward's last task: the work buffers
+                                             * (buf) go when it is done (NULL: not parked) */
 } RunUnit;
 
 /* ---- per-task records ------------------------------------------------------------------ */
@@ -169,7 +171,9 @@ struct ExecRunner {
 
   /* per step */
   RunUnit   **units;              /* grad_accum x vpp, NULL when not live */
-  GPtrArray  *retired;            /* RunUnit * whose buffers go at step end */
+  GPtrArray  *retired;            /* RunUnit * retired: freed when their last task is done */
+  GPtrArray  *parked;             /* RunUnit * between forward and backward: their work
+                                   * buffers go when the forward's last task is done */
   RunTaskState *ts;               /* n_tasks */
   int         step;
   double      t0;                 /* step start, backend clock */
@@ -219,6 +223,7 @@ void     runner_release    (ExecRunner *r, ExecBuffer **handle);
 void     runner_pool_free  (ExecRunner *r);   /* frees the pooled buffers */
 RunUnit *runner_unit       (ExecRunner *r, int mb, int chunk, GError **error);
 void     runner_unit_retire (ExecRunner *r, RunUnit *u, RunTaskState *by);
+void     runner_unit_park   (ExecRunner *r, RunUnit *u, RunTaskState *by);
 void     runner_units_free (ExecRunner *r);
 gboolean runner_layer_hold (ExecRunner *r, RunUnit *u, int layer, GError **error);
 void     runner_layer_drop (ExecRunner *r, RunUnit *u, int layer, gboolean keep_input);

@@ -129,12 +129,63 @@ backward_scratch (const ExecRunner *r)
 
 static void units_reclaim (ExecRunner *r);
 
+/* The work buffers of a unit (the residual shard, block outputs before their TP
+ * reduction, gradients, backward scratch): needed while its forward or its backward runs,
+ * not in between, when the layers' activations are all it holds. The output of the last
+ * model chunk, which the head's backward reads again, lives with the head instead. */
+static gboolean
+unit_work_hold (ExecRunner *r, RunUnit *u, GError **error)
+{
+  if (u->parked_by != NULL)
+    {
+      /* its backward starts before the forward's buffers went: keep them */
+      g_ptr_array_remove_fast (r->parked, u);
+      u->parked_by = NULL;
+    }
+  if (u->buf != NULL)
+    return TRUE;
+  gsize N = (gsize) r->N, C = (gsize) r->shape.C, Nsp = (gsize) r->N_sp;
+  gsize kv = 2 * N * r->kvd;
+  gboolean own_out = u->head_buf == NULL;
+  gsize total = 3 * Nsp * C + (own_out ? 5 : 4) * N * C
+                + backward_scratch (r) + 2 * N * r->qd
+                + N * r->shape.n_head + kv;
+  float *m = runner_alloc (r, total, &u->buf, error);
+  if (!m)
+    return FALSE;
+  u->h = m, m += Nsp * C;
+  u->h_rc = m, m += Nsp * C;
+  u->dh = m, m += Nsp * C;
+  u->partial = m, m += N * C;
+  if (own_out)
+    u->out = m, m += N * C;
+  u->rc_out = m, m += N * C;
+  u->dfull = m, m += N * C;
+  u->dpartial = m, m += N * C;
+  u->scratch = m, m += backward_scratch (r);
+  u->datt = m, m += N * r->qd;
+  u->dq = m, m += N * r->qd;
+  u->delta = m, m += N * r->shape.n_head;
+  u->dkv = m;
+  return TRUE;
+}
+
+static void
+unit_work_release (ExecRunner *r, RunUnit *u)
+{
+  runner_release (r, &u->buf);
+  u->h = u->h_rc = u->dh = u->partial = u->rc_out = u->dfull = u->dpartial = NULL;
+  u->scratch = u->datt = u->dq = u->delta = u->dkv = NULL;
+  if (u->head_buf == NULL)
+    u->out = NULL;
+}
+
 RunUnit *
 runner_unit (ExecRunner *r, int mb, int chunk, GError **error)
 {
   RunUnit **slot = &r->units[(gsize) mb * r->plan->vpp + chunk];
   if (*slot)
-    return *slot;
+    return unit_work_hold (r, *slot, error) ? *slot : NULL;
   units_reclaim (r);
   const Plan *p = r->plan;
   RunUnit *u = g_new0 (RunUnit, 1);
@@ -146,32 +197,7 @@ runner_unit (ExecRunner *r, int mb, int chunk, GError **error)
   u->fwd_last = u->rc_last = LAST_NONE;
   u->rc_layer = -1;
 
-  gsize N = (gsize) r->N, C = (gsize) r->shape.C, Nsp = (gsize) r->N_sp;
-  gsize kv = 2 * N * r->kvd;
-  gsize total = 3 * Nsp * C + 5 * N * C
-                + backward_scratch (r) + 2 * N * r->qd
-                + N * r->shape.n_head + kv;
-  float *m = runner_alloc (r, total, &u->buf, error);
-  if (!m)
-    {
-      g_free (u->layers);
-      g_free (u);
-      return NULL;
-    }
-  u->h = m, m += Nsp * C;
-  u->h_rc = m, m += Nsp * C;
-  u->dh = m, m += Nsp * C;
-  u->partial = m, m += N * C;
-  u->out = m, m += N * C;
-  u->rc_out = m, m += N * C;
-  u->dfull = m, m += N * C;
-  u->dpartial = m, m += N * C;
-  u->scratch = m, m += backward_scratch (r);
-  u->datt = m, m += N * r->qd;
-  u->dq = m, m += N * r->qd;
-  u->delta = m, m += N * r->shape.n_head;
-  u->dkv = m;
-
+  gsize N = (gsize) r->N, C = (gsize) r->shape.C;
   u->tokens = r->tok + (gsize) mb * 2 * N;
   u->targets = u->tokens + N;
 
@@ -180,12 +206,13 @@ runner_unit (ExecRunner *r, int mb, int chunk, GError **error)
     {
       gsize n_head = exec_head_acts_size (&r->shape);
       gsize tp = (gsize) r->tp;
-      float *h = runner_alloc (r, n_head + 4 * N + 3 * N * tp, &u->head_buf, error);
+      float *h = runner_alloc (r, N * C + n_head + 4 * N + 3 * N * tp, &u->head_buf, error);
       if (!h)
         {
           runner_unit_retire (r, u, NULL);
           return NULL;
         }
+      u->out = h, h += N * C;
       exec_head_acts_bind (&u->head, &r->shape, h);
       h += n_head;
       u->lse_part = h, h += N;
@@ -195,8 +222,24 @@ runner_unit (ExecRunner *r, int mb, int chunk, GError **error)
       u->gathered = h, h += 2 * N * tp;
       u->lse_parts = h;
     }
+  if (!unit_work_hold (r, u, error))
+    {
+      runner_unit_retire (r, u, NULL);
+      return NULL;
+    }
   *slot = u;
   return u;
+}
+
+/* The unit's forward has issued its last task (`by`, whose done event is recorded by
+ * the time anything looks): its work buffers go once that is done, unless its backward
+ * claims them first. */
+void
+runner_unit_park (ExecRunner *r, RunUnit *u, RunTaskState *by)
+{
+  if (u->parked_by == NULL)
+    g_ptr_array_add (r->parked, u);
+  u->parked_by = by;
 }
 
 /* DP rank d takes sequences (d M + mb) B .. + B - 1 of the global batch for micro-batch
@@ -306,6 +349,11 @@ runner_unit_retire (ExecRunner *r, RunUnit *u, RunTaskState *by)
   if (*slot == u)
     *slot = NULL;
   runner_release (r, &u->head_buf);
+  if (u->parked_by != NULL)
+    {
+      g_ptr_array_remove_fast (r->parked, u);
+      u->parked_by = NULL;
+    }
   u->retired_by = by;
   g_ptr_array_add (r->retired, u);
 }
@@ -321,10 +369,21 @@ unit_free (ExecRunner *r, RunUnit *u)
   g_free (u);
 }
 
-/* Frees the retired units whose retiring task has completed (a query, no wait). */
+/* Frees the retired units whose retiring task has completed, and the work buffers of
+ * the parked ones whose forward has (queries, no wait). */
 static void
 units_reclaim (ExecRunner *r)
 {
+  for (guint i = r->parked->len; i-- > 0;)
+    {
+      RunUnit *u = g_ptr_array_index (r->parked, i);
+      gboolean done = FALSE;
+      if (!exec_event_query (u->parked_by->done, &done, NULL) || !done)
+        continue;
+      unit_work_release (r, u);
+      u->parked_by = NULL;
+      g_ptr_array_remove_index_fast (r->parked, i);
+    }
   for (guint i = r->retired->len; i-- > 0;)
     {
       RunUnit *u = g_ptr_array_index (r->retired, i);
@@ -346,6 +405,8 @@ runner_units_free (ExecRunner *r)
           unit_free (r, r->units[i]);
           r->units[i] = NULL;
         }
+  if (r->parked)
+    g_ptr_array_set_size (r->parked, 0);   /* the units themselves are in r->units */
   if (r->retired)
     {
       for (guint i = 0; i < r->retired->len; i++)

@@ -259,6 +259,8 @@ task_p2p (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **error)
   exec_event_record (ts->done, r->streams[t->stream], NULL);
   if (send && !fwd)
     runner_unit_retire (r, u, ts);
+  else if (send)
+    runner_unit_park (r, u, ts);   /* the forward's last task */
   return TRUE;
 }
 

@@ -231,6 +231,17 @@ test_pp2_1f1b (void)
   verify_case_mem (2, "--pp 2 --schedule 1F1B --gbs 8", 0.10);
 }
 
+/* GPipe over 2 stages holds all 8 micro-batches' activations between its forwards and
+ * backwards, and nothing else of them: a micro-batch's work buffers (residual shard,
+ * block outputs, gradients, scratch) go when its forward ends and come back for its
+ * backward. Peak memory within 10% of the prediction (75.2 MiB measured, 74.1 MiB
+ * predicted; 89.5 MiB when the work buffers stayed from forward to backward). */
+static void
+test_pp2_gpipe (void)
+{
+  verify_case_mem (2, "--pp 2 --schedule gpipe --gbs 8", 0.10);
+}
+
 /* ring attention (--cp-comm-type p2p is the default) */
 static void
 test_cp2_ring (void)
@@ -412,6 +423,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/run/verify-tp2-sp", test_tp2_sp);
   g_test_add_func ("/exec/run/verify-tp2-sp-recompute", test_tp2_sp_recompute);
   g_test_add_func ("/exec/run/verify-pp2-1f1b", test_pp2_1f1b);
+  g_test_add_func ("/exec/run/verify-pp2-gpipe", test_pp2_gpipe);
   g_test_add_func ("/exec/run/verify-cp2-ring", test_cp2_ring);
   g_test_add_func ("/exec/run/verify-tp2-pp2", test_tp2_pp2);
   g_test_add_func ("/exec/run/dead-rank", test_dead_rank);
