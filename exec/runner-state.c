@@ -120,11 +120,13 @@ runner_weights (ExecRunner *r, int layer, ExecLayerWeights *w, ExecLayerWeights 
   exec_layer_weights_bind (g, &r->shape, r->grads + sg->off);
 }
 
+/* The backward scratch of a unit's blocks; the head's (the logits' gradient, N x vocab/tp,
+ * by far the largest on real vocabularies) only in the unit of the last model chunk. */
 static gsize
-backward_scratch (const ExecRunner *r)
+backward_scratch (const ExecRunner *r, gboolean head)
 {
   gsize s = MAX (exec_attn_scratch_size (&r->shape), exec_mlp_scratch_size (&r->shape));
-  return MAX (s, exec_head_scratch_size (&r->shape));
+  return head ? MAX (s, exec_head_scratch_size (&r->shape)) : s;
 }
 
 static void units_reclaim (ExecRunner *r);
@@ -148,7 +150,7 @@ unit_work_hold (ExecRunner *r, RunUnit *u, GError **error)
   gsize kv = 2 * N * r->kvd;
   gboolean own_out = u->head_buf == NULL;
   gsize total = 3 * Nsp * C + (own_out ? 5 : 4) * N * C
-                + backward_scratch (r) + 2 * N * r->qd
+                + backward_scratch (r, !own_out) + 2 * N * r->qd
                 + N * r->shape.n_head + kv;
   float *m = runner_alloc (r, total, &u->buf, error);
   if (!m)
@@ -162,7 +164,7 @@ unit_work_hold (ExecRunner *r, RunUnit *u, GError **error)
   u->rc_out = m, m += N * C;
   u->dfull = m, m += N * C;
   u->dpartial = m, m += N * C;
-  u->scratch = m, m += backward_scratch (r);
+  u->scratch = m, m += backward_scratch (r, !own_out);
   u->datt = m, m += N * r->qd;
   u->dq = m, m += N * r->qd;
   u->delta = m, m += N * r->shape.n_head;
@@ -289,6 +291,8 @@ runner_layer_hold (ExecRunner *r, RunUnit *u, int layer, GError **error)
   gboolean sp = runner_sp (r);
   gsize NC = (gsize) r->N * r->shape.C;
   gsize XC = sp ? (gsize) r->N_sp * r->shape.C : NC;   /* a kept block input */
+  if (a->buf == NULL || a->x_mlp == NULL)
+    units_reclaim (r);   /* what finished goes back to the pool before more is taken */
   if (a->buf == NULL)
     {
       /* [0]: x_attn; the activation part is a second buffer in a->buf[1] */
