@@ -13,7 +13,11 @@
  *    chunk, layer) state; COLL, SEND and RECV tasks post the collective or transfer on
  *    the stream of their kind, on the group of their axis; a task first waits (events)
  *    for its dependencies. The program lists the TP collectives around the embedding and
- *    the head (runner-task.c places their buffers). Collectives the math needs and the
+ *    the head (runner-task.c places their buffers), and with sequence parallelism the
+ *    backward's re-gathers of block inputs (ProgRole): layers keep sequence shards of
+ *    their inputs, and the norm outputs are recomputed from the re-gathered inputs.
+ *    A micro-batch holds its work buffers only while its forward or backward runs, and
+ *    returns them once the task ending that phase is done (runner-state.c). Collectives the math needs and the
  *    program omits (the vocab-parallel loss's all-gather of 2 floats per token, the TP
  *    sum of norm-weight gradients, and with ZeRO-3 the DP sum of the embedding and head
  *    gradients) are added inside the task that needs them and timed as extra intervals
