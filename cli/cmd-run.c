@@ -242,6 +242,7 @@ verify_run (RunCtx *c, const ExecRunResult *res, Verify *v, GError **error)
   plan_copy (&p, &c->plan);
   p.world_size = 1;
   p.tp = p.pp = p.cp = p.vpp = 1;
+  p.vpp_group = 0;
   p.dp = 0;
   p.dp_given = 0;
   p.layers_per_virtual_stage = 0;

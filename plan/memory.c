@@ -248,9 +248,9 @@ plan_memory_mlp_hidden_bytes (guint64 tokens, guint64 width, guint64 layers, gui
  *  - 1F1B (PipeDream-Flush, Narayanan et al. 2021): stage i warms up with p - i - 1
  *    forwards, then alternates one forward and one backward: min(p - i, m) in flight.
  *  - Interleaved1F1B (Megatron forward_backward_pipelining_with_interleaving): warm-up
- *    (p - i - 1) x 2 + (v - 1) x p chunk-forwards (microbatch_group_size_per_vp_stage = p
- *    by default), then one more forward precedes each backward: (p - i - 1) x 2 +
- *    (v - 1) x p + 1, capped at the m x v chunk-micro-batches of a step. Each holds one
+ *    (p - i - 1) x 2 + (v - 1) x N chunk-forwards (N = microbatch_group_size_per_vp_stage,
+ *    p by default), then one more forward precedes each backward: (p - i - 1) x 2 +
+ *    (v - 1) x N + 1, capped at the m x v chunk-micro-batches of a step. Each holds one
  *    chunk (layers / v) of activations. Stage 0 with m >= p holds about p (1 + 1/v) - 1/v
  *    layers-worth of micro-batches: the known extra activation memory of interleaving. */
 int
@@ -266,7 +266,7 @@ plan_memory_inflight (const Plan *plan, int stage)
     case PLAN_SCHED_GPIPE:
       return m;
     case PLAN_SCHED_INTERLEAVED_1F1B:
-      return MIN ((p - stage - 1) * 2 + (v - 1) * p + 1, m * v);
+      return MIN ((p - stage - 1) * 2 + (v - 1) * plan_vpp_group (plan) + 1, m * v);
     case PLAN_SCHED_1F1B:
     default:
       return MIN (p - stage, m);

@@ -286,6 +286,7 @@ static const IntOpt int_opts[] = {
   { "data-parallel-size", G_STRUCT_OFFSET (Plan, dp_given), 1 },
   { "num-virtual-stages-per-pipeline-rank", G_STRUCT_OFFSET (Plan, vpp), 1 },
   { "vpp", G_STRUCT_OFFSET (Plan, vpp), 1 },
+  { "microbatch-group-size-per-virtual-pipeline-stage", G_STRUCT_OFFSET (Plan, vpp_group), 1 },
   { "num-layers-per-virtual-pipeline-stage", G_STRUCT_OFFSET (Plan, layers_per_virtual_stage), 1 },
   { "decoder-first-pipeline-num-layers", G_STRUCT_OFFSET (Plan, first_stage_layers), 0 },
   { "decoder-last-pipeline-num-layers", G_STRUCT_OFFSET (Plan, last_stage_layers), 0 },
@@ -383,6 +384,9 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
     { "num-virtual-stages-per-pipeline-rank", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
       "Interleaved model chunks per pipeline rank; alias --vpp", "V" },
     { "vpp", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "V" },
+    { "microbatch-group-size-per-virtual-pipeline-stage", 0, 0, G_OPTION_ARG_CALLBACK,
+      CB (on_int_option), "Interleaved schedule: micro-batches run through a model chunk "
+      "together before the next chunk (default: pp)", "N" },
     { "num-layers-per-virtual-pipeline-stage", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
       "Layers per model chunk (sets --vpp)", "N" },
     { "decoder-first-pipeline-num-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),

@@ -118,6 +118,8 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
         ok = json_get_int (pj, S, key, n, 1, &p->micro_batch, error);
       else if (g_str_equal (key, "virtual_stages_per_rank"))
         ok = json_get_int (pj, S, key, n, 1, &p->vpp, error);
+      else if (g_str_equal (key, "microbatch_group_size_per_vp_stage"))
+        ok = json_get_int (pj, S, key, n, 1, &p->vpp_group, error);
       else if (g_str_equal (key, "pipeline_parallel_layers_per_stage"))
         ok = json_get_int (pj, S, key, n, 1, &p->layers_per_virtual_stage, error);
       else if (g_str_equal (key, "first_stage_layers"))

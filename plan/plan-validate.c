@@ -177,6 +177,19 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
   if (plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B && plan->vpp < 2)
     return invalid (error, "Interleaved1F1B needs at least 2 virtual stages per rank "
                     "(hint: --vpp 2, or --schedule 1F1B)");
+  if (plan->vpp_group > 0 && plan->schedule != PLAN_SCHED_INTERLEAVED_1F1B)
+    return invalid (error, "--microbatch-group-size-per-virtual-pipeline-stage %d applies to "
+                    "the interleaved schedule only, and the schedule is %s (hint: set --vpp, "
+                    "or drop the group size)", plan->vpp_group,
+                    plan_schedule_name (plan->schedule));
+  if (plan->vpp_group > 0 && plan->vpp_group < plan->pp)
+    /* a micro-batch comes back to a rank for its next model chunk only after all pp
+     * ranks: with fewer in a group, the rank's next transfer in order waits for one that
+     * waits on it (the step program deadlocks) */
+    return invalid (error, "--microbatch-group-size-per-virtual-pipeline-stage %d is below "
+                    "the %d pipeline stages: a micro-batch would be needed back on its rank "
+                    "before it has passed them all (hint: use at least %d)", plan->vpp_group,
+                    plan->pp, plan->pp);
   if (!resolve_layers (plan, model, error))
     return FALSE;
 

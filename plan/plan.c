@@ -205,12 +205,20 @@ plan_stage_layers (const Plan *plan, const ModelSpec *model, int stage)
   return n;
 }
 
+int
+plan_vpp_group (const Plan *plan)
+{
+  return plan->vpp_group > 0 ? plan->vpp_group : MAX (plan->pp, 1);
+}
+
 char *
 plan_to_string (const Plan *plan)
 {
   GString *s = g_string_new (NULL);
-  g_string_append_printf (s, "tp%d-cp%d-pp%d-vpp%d-dp%d", plan->tp, plan->cp, plan->pp,
-                          plan->vpp, plan->dp);
+  g_string_append_printf (s, "tp%d-cp%d-pp%d-vpp%d", plan->tp, plan->cp, plan->pp, plan->vpp);
+  if (plan->vpp > 1 && plan_vpp_group (plan) != plan->pp)
+    g_string_append_printf (s, "n%d", plan_vpp_group (plan));   /* micro-batch group */
+  g_string_append_printf (s, "-dp%d", plan->dp);
   if (plan->sharding == PLAN_SHARD_HSDP)
     g_string_append_printf (s, "x%d", plan->hsdp_shard_size);
   g_string_append_printf (s, "-mbs%d-gbs%d-seq%d", plan->micro_batch, plan->global_batch,
@@ -258,6 +266,8 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
       SET_INT ("data_parallel_replicate_degree", plan->dp / MAX (plan->hsdp_shard_size, 1));
     }
   SET_INT ("virtual_stages_per_rank", plan->vpp);
+  if (plan->vpp > 1)
+    SET_INT ("microbatch_group_size_per_vp_stage", plan_vpp_group (plan));
   SET_INT ("first_stage_layers", plan->first_stage_layers);
   SET_INT ("last_stage_layers", plan->last_stage_layers);
   SET_BOOL ("sequence_parallel", plan->sequence_parallel);

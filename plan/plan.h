@@ -89,6 +89,9 @@ typedef struct {
   int tp, pp, cp, ep;      /* ep is carried for completeness; dense models use 1 */
   int dp;                  /* derived: world / (tp pp cp); a given --dp must agree */
   int vpp;                 /* virtual stages (model chunks) per pipeline rank; 1 = none */
+  int vpp_group;           /* --microbatch-group-size-per-virtual-pipeline-stage: the
+                            * interleaved schedule's contiguous micro-batches per model
+                            * chunk (the Llama 3 paper's N); 0 = pp, Megatron's default */
   int layers_per_virtual_stage; /* --num-layers-per-virtual-pipeline-stage; 0 = unset */
   int first_stage_layers;  /* --decoder-first-pipeline-num-layers; -1 = even split */
   int last_stage_layers;   /* --decoder-last-pipeline-num-layers; -1 = even split */
@@ -169,6 +172,9 @@ int plan_stage_layers (const Plan *plan, const ModelSpec *model, int stage);
 int plan_chunk_layers (const Plan *plan, const ModelSpec *model, int stage, int chunk);
 /* Index of the first layer of (stage, chunk) in the whole model. */
 int plan_chunk_first_layer (const Plan *plan, const ModelSpec *model, int stage, int chunk);
+
+/* The interleaved schedule's micro-batch group size: vpp_group, or pp when unset. */
+int plan_vpp_group (const Plan *plan);
 
 /* Canonical short string, e.g. "tp8-cp1-pp16-vpp1-dp128-mbs1-gbs2048-none-1F1B". */
 char *plan_to_string (const Plan *plan);

@@ -657,7 +657,7 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
 
   /* the compute units of the schedule */
   g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
-  sched->build (p->pp, p->vpp, bd->m_micro, stage, slots);
+  sched->build (p->pp, p->vpp, bd->m_micro, plan_vpp_group (p), stage, slots);
   g_autoptr (GArray) bucket_done = g_array_new (FALSE, TRUE, sizeof (gint32));
   g_array_set_size (bucket_done, L + 1);
   for (int l = 0; l <= L; l++)

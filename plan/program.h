@@ -151,8 +151,9 @@ typedef struct {
   const char  *name;        /* PyTorch's spelling */
   PlanSchedule id;
   const char  *about;
-  /* Appends the slots of `stage` (0..pp-1) for m micro-batches and v chunks. */
-  void (*build) (int pp, int v, int m, int stage, GArray *slots);
+  /* Appends the slots of `stage` (0..pp-1) for m micro-batches and v chunks; the
+   * interleaved schedule takes `group` micro-batches through a chunk at a time. */
+  void (*build) (int pp, int v, int m, int group, int stage, GArray *slots);
 } ProgSchedOps;
 
 extern const ProgSchedOps prog_sched_gpipe;

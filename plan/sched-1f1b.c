@@ -13,8 +13,9 @@ append (GArray *slots, int backward, int mb)
 }
 
 static void
-one_f_one_b_build (int pp, int v, int m, int stage, GArray *slots)
+one_f_one_b_build (int pp, int v, int m, int group, int stage, GArray *slots)
 {
+  (void) group;
   int warmup = MIN (pp - stage - 1, m);
   for (int i = 0; i < warmup; i++)
     append (slots, 0, i);

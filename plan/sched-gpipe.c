@@ -4,8 +4,9 @@
 #include "plan/program.h"
 
 static void
-gpipe_build (int pp, int v, int m, int stage, GArray *slots)
+gpipe_build (int pp, int v, int m, int group, int stage, GArray *slots)
 {
+  (void) group;
   for (int chunk = 0; chunk < v; chunk++)
     for (int mb = 0; mb < m; mb++)
       {

@@ -242,6 +242,15 @@ test_pp2_gpipe (void)
   verify_case_mem (2, "--pp 2 --schedule gpipe --gbs 8", 0.10);
 }
 
+/* Interleaved over 2 stages with 2 chunks each, micro-batches in groups of 4 (the Llama
+ * 3 paper's N above p = 2): the program's order runs, and the gradients are a single
+ * rank's (the reference run drops the group size with the pipeline). */
+static void
+test_pp2_interleaved_group (void)
+{
+  verify_case (2, "--pp 2 --vpp 2 --gbs 8 --microbatch-group-size-per-virtual-pipeline-stage 4");
+}
+
 /* ring attention (--cp-comm-type p2p is the default) */
 static void
 test_cp2_ring (void)
@@ -424,6 +433,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/run/verify-tp2-sp-recompute", test_tp2_sp_recompute);
   g_test_add_func ("/exec/run/verify-pp2-1f1b", test_pp2_1f1b);
   g_test_add_func ("/exec/run/verify-pp2-gpipe", test_pp2_gpipe);
+  g_test_add_func ("/exec/run/verify-pp2-interleaved-group", test_pp2_interleaved_group);
   g_test_add_func ("/exec/run/verify-cp2-ring", test_cp2_ring);
   g_test_add_func ("/exec/run/verify-tp2-pp2", test_tp2_pp2);
   g_test_add_func ("/exec/run/dead-rank", test_dead_rank);

@@ -225,6 +225,14 @@ test_invalid_plans (Fixture *f, gconstpointer data)
       "--decoder-last-pipeline-num-layers 7", "disagrees" },
     /* vpp without an interleaved schedule */
     { "--tp 8 --pp 2 --vpp 3 --schedule 1F1B --gpus 16", "Interleaved1F1B" },
+    /* a micro-batch group smaller than the 16 stages */
+    { "--tp 8 --pp 16 --vpp 2 --gpus 16384 --gbs 2048 --decoder-first-pipeline-num-layers 3 "
+      "--decoder-last-pipeline-num-layers 3 --microbatch-group-size-per-virtual-pipeline-stage 8",
+      "below the 16 pipeline stages" },
+    /* a micro-batch group without interleaving */
+    { "--tp 8 --pp 16 --gpus 16384 --gbs 2048 --decoder-first-pipeline-num-layers 7 "
+      "--decoder-last-pipeline-num-layers 7 --microbatch-group-size-per-virtual-pipeline-stage 16",
+      "interleaved schedule only" },
     /* 8191 tokens do not split into 2 x cp = 4 chunks */
     { "--tp 8 --cp 2 --gpus 16 --seq-length 8191", "2 x cp" },
     /* context parallelism runs the core tile by tile: not with materialized scores */
@@ -364,6 +372,23 @@ test_to_json (Fixture *f, gconstpointer data)
   g_assert_cmpint (json_object_get_int_member (par, "data_parallel_degree"), ==, 128);
   g_autofree char *s = plan_to_string (&f->plan);
   g_assert_cmpstr (s, ==, "tp8-cp1-pp16-vpp1-dp128-mbs1-gbs2048-seq8192-1F1B");
+
+  /* a micro-batch group other than pp shows in the string and the JSON */
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_true (parse_and_resolve (f, "--tp 8 --pp 16 --vpp 2 --gpus 16384 --gbs 2048 "
+                                    "--decoder-first-pipeline-num-layers 3 "
+                                    "--decoder-last-pipeline-num-layers 3 "
+                                    "--microbatch-group-size-per-virtual-pipeline-stage 20",
+                                    &error));
+  g_autofree char *s2 = plan_to_string (&f->plan);
+  g_assert_cmpstr (s2, ==, "tp8-cp1-pp16-vpp2n20-dp128-mbs1-gbs2048-seq8192-Interleaved1F1B");
+  g_autoptr (JsonBuilder) b2 = json_builder_new ();
+  plan_to_json (&f->plan, b2);
+  g_autoptr (JsonNode) root2 = json_builder_get_root (b2);
+  JsonObject *par2 = json_object_get_object_member (json_node_get_object (root2), "parallelism");
+  g_assert_cmpint (json_object_get_int_member (par2, "microbatch_group_size_per_vp_stage"), ==,
+                   20);
 }
 
 int

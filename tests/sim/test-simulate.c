@@ -119,6 +119,50 @@ test_bubble_interleaved (void)
     }
 }
 
+/* --microbatch-group-size-per-virtual-pipeline-stage N (the Llama 3 paper's N): with
+ * N >= p every rank still works from the moment the first micro-batch reaches it until
+ * the last leaves it, so fill and drain stay (p-1)/v micro-batch slots: p = 4, v = 2,
+ * m = 8 with N = 8 (all micro-batches through chunk 0, then chunk 1) has the bubble of
+ * N = 4, 1.5 / 9.5 = 15.79%. What changes is the order: stage 0 runs the forwards of
+ * chunk 0 for micro-batches 0..7 before any of chunk 1 (with N = 4: 0..3, then chunk 1
+ * of 0..3), and holds 2 x 3 + 8 + 1 = 15 chunk-micro-batches at its peak (N = 4: 11). */
+static void
+test_interleaved_group (void)
+{
+  for (int n = 4; n <= 8; n += 4)
+    {
+      Case c;
+      case_init (&c, NULL);
+      c.plan.world_size = 4;
+      c.plan.pp = 4;
+      c.plan.vpp = 2;
+      c.plan.vpp_group = n;
+      c.plan.global_batch = 8;
+      g_autoptr (SimPrediction) p = case_predict (&c, TRUE);
+      g_assert_cmpfloat_with_epsilon (p->result->bubble_fraction, 1.5 / 9.5, 1e-6);
+      /* the first 8 forward compute units of stage 0, by (chunk, micro-batch) */
+      int seen = 0, last_key = -1;
+      for (guint32 i = 0; i < p->program->tasks->len && seen < 8; i++)
+        {
+          const ProgTask *t = prog_task (p->program, i);
+          if (t->stage != 0 || t->kind != PROG_TASK_COMPUTE || t->phase != PROG_PHASE_FORWARD
+              || t->layer < 0)
+            continue;
+          int key = t->chunk * 100 + t->mb;
+          if (key == last_key)
+            continue;   /* the unit's next block */
+          last_key = key;
+          int want_chunk = seen / n, want_mb = seen % n;
+          g_assert_cmpint (t->chunk, ==, want_chunk);
+          g_assert_cmpint (t->mb, ==, want_mb);
+          seen++;
+        }
+      g_assert_cmpint (seen, ==, 8);
+      g_assert_cmpint (p->memory.stages[0].inflight_microbatches, ==, n == 8 ? 15 : 11);
+      case_clear (&c);
+    }
+}
+
 /* Micro-batch counts that are not a multiple of the stage count still schedule (the
  * Llama 3 405B run): p = 4, v = 2, m = 6 and m = 5 finish, every task once. */
 static void
@@ -475,6 +519,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/bubble-gpipe-1f1b", test_bubble_gpipe_1f1b);
   g_test_add_func ("/sim/simulate/bubble-interleaved", test_bubble_interleaved);
   g_test_add_func ("/sim/simulate/interleaved-odd-counts", test_interleaved_odd_counts);
+  g_test_add_func ("/sim/simulate/interleaved-group", test_interleaved_group);
   g_test_add_func ("/sim/simulate/compute-bound-dp", test_compute_bound_dp);
   g_test_add_func ("/sim/simulate/overlap-from-dependencies", test_overlap_from_dependencies);
   g_test_add_func ("/sim/simulate/tp-comm-overlap", test_tp_comm_overlap);
