@@ -26,7 +26,9 @@ task_name (const ProgProgram *p, const ProgTask *t, char *buf, gsize len)
     case PROG_TASK_COMPUTE:
       return prog_block (p, t->block)->name;
     case PROG_TASK_COLL:
-      g_snprintf (buf, len, "%s %s", plan_coll_name (t->coll), plan_axis_name (t->axis));
+      g_snprintf (buf, len, "%s %s%s", plan_coll_name (t->coll), plan_axis_name (t->axis),
+                  t->role == PROG_ROLE_REGATHER_ATTN ? " (re-gather of the attention input)"
+                  : t->role == PROG_ROLE_REGATHER_MLP ? " (re-gather of the MLP input)" : "");
       return buf;
     case PROG_TASK_SEND:
       g_snprintf (buf, len, "send to stage %d", t->peer_stage);

@@ -254,7 +254,7 @@ test_predict_trace_store (void)
   g_assert_true (json_parser_load_from_file (tp, trace, &error));
   JsonArray *ev = json_object_get_array_member (json_node_get_object (json_parser_get_root (tp)),
                                                 "traceEvents");
-  int processes = 0, threads = 0, slices = 0, flow_s = 0, flow_f = 0;
+  int processes = 0, threads = 0, slices = 0, flow_s = 0, flow_f = 0, regathers = 0;
   for (guint i = 0; i < json_array_get_length (ev); i++)
     {
       JsonObject *e = json_array_get_object_element (ev, i);
@@ -265,7 +265,10 @@ test_predict_trace_store (void)
       else if (g_str_equal (ph, "M") && g_str_equal (name, "thread_name"))
         threads++;
       else if (g_str_equal (ph, "X"))
-        slices++;
+        {
+          slices++;
+          regathers += strstr (name, "(re-gather of the") != NULL;
+        }
       else if (g_str_equal (ph, "s"))
         flow_s++;
       else if (g_str_equal (ph, "f"))
@@ -276,6 +279,9 @@ test_predict_trace_store (void)
   g_assert_cmpint (slices, ==, json_object_get_int_member (o, "tasks"));
   g_assert_cmpint (flow_s, >, 0);
   g_assert_cmpint (flow_s, ==, flow_f);        /* every send has its receive */
+  /* SP's backward re-gathers, named: 2 per layer and micro-batch, 8 layers per stage,
+   * 64 / (1 x dp 8) = 8 micro-batches, 4 stages: 512 */
+  g_assert_cmpint (regathers, ==, 512);
   run_result_clear (&r);
 
   /* stored, and listed */
