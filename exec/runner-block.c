@@ -405,7 +405,7 @@ head_forward (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **error
   float *loss = r->loss_rec + (gsize) r->n_loss++ * N;
   exec_ce_combine (r->compute, (int) N, r->tp, lse_parts, tgt, u->targets, u->lse, loss);
   /* the forward ends here: until the backward only the activations and the head stay */
-  runner_unit_park (r, u, ts);
+  runner_unit_park (r, u, ts->done);
   return TRUE;
 }
 

@@ -84,8 +84,11 @@ typedef struct {
   int           rc_last, rc_layer;          /* the same for the recompute of rc_layer */
   struct RunTaskState *retired_by;          /* the task that retired it (NULL: not yet, or
                                              * retired on an error path) */
-  struct RunTaskState *parked_by;           /* the forward's last task: the work buffers
-                                             * (buf) go when it is done (NULL: not parked) */
+  ExecEvent    *parked_ev;                  /* the forward's end: the work buffers (buf) go
+                                             * when it has completed (NULL: not parked) */
+  ExecBuffer   *bnd_buf;                    /* the forward's boundary activation (bnd),  */
+  float        *bnd;                        /* copied out of the work buffers to be sent */
+  ExecEvent    *bnd_ev;                     /* that send (bnd goes when it completes) */
 } RunUnit;
 
 /* ---- per-task records ------------------------------------------------------------------ */
@@ -174,6 +177,7 @@ struct ExecRunner {
   GPtrArray  *retired;            /* RunUnit * retired: freed when their last task is done */
   GPtrArray  *parked;             /* RunUnit * between forward and backward: their work
                                    * buffers go when the forward's last task is done */
+  GPtrArray  *sending;            /* RunUnit * whose boundary send is in flight */
   RunTaskState *ts;               /* n_tasks */
   int         step;
   double      t0;                 /* step start, backend clock */
@@ -223,7 +227,9 @@ void     runner_release    (ExecRunner *r, ExecBuffer **handle);
 void     runner_pool_free  (ExecRunner *r);   /* frees the pooled buffers */
 RunUnit *runner_unit       (ExecRunner *r, int mb, int chunk, GError **error);
 void     runner_unit_retire (ExecRunner *r, RunUnit *u, RunTaskState *by);
-void     runner_unit_park   (ExecRunner *r, RunUnit *u, RunTaskState *by);
+void     runner_unit_park   (ExecRunner *r, RunUnit *u, ExecEvent *ended);
+float   *runner_unit_boundary (ExecRunner *r, RunUnit *u, gsize count, GError **error);
+void     runner_unit_sending  (ExecRunner *r, RunUnit *u, ExecEvent *sent);
 void     runner_units_free (ExecRunner *r);
 gboolean runner_layer_hold (ExecRunner *r, RunUnit *u, int layer, GError **error);
 void     runner_layer_drop (ExecRunner *r, RunUnit *u, int layer, gboolean keep_input);

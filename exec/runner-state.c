@@ -138,11 +138,11 @@ static void units_reclaim (ExecRunner *r);
 static gboolean
 unit_work_hold (ExecRunner *r, RunUnit *u, GError **error)
 {
-  if (u->parked_by != NULL)
+  if (u->parked_ev != NULL)
     {
       /* its backward starts before the forward's buffers went: keep them */
       g_ptr_array_remove_fast (r->parked, u);
-      u->parked_by = NULL;
+      u->parked_ev = NULL;
     }
   if (u->buf != NULL)
     return TRUE;
@@ -233,15 +233,44 @@ runner_unit (ExecRunner *r, int mb, int chunk, GError **error)
   return u;
 }
 
-/* The unit's forward has issued its last task (`by`, whose done event is recorded by
- * the time anything looks): its work buffers go once that is done, unless its backward
+/* The unit's forward has issued its last work (`ended`, an event recorded by the time
+ * anything looks): its work buffers go once that has completed, unless its backward
  * claims them first. */
 void
-runner_unit_park (ExecRunner *r, RunUnit *u, RunTaskState *by)
+runner_unit_park (ExecRunner *r, RunUnit *u, ExecEvent *ended)
 {
-  if (u->parked_by == NULL)
+  if (u->parked_ev == NULL)
     g_ptr_array_add (r->parked, u);
-  u->parked_by = by;
+  u->parked_ev = ended;
+}
+
+/* The buffer the forward's send goes from: the boundary activation is copied there so
+ * that the work buffers need not wait for the next stage to receive it. */
+float *
+runner_unit_boundary (ExecRunner *r, RunUnit *u, gsize count, GError **error)
+{
+  if (u->bnd == NULL)
+    u->bnd = runner_alloc (r, count, &u->bnd_buf, error);
+  return u->bnd;
+}
+
+/* The boundary send is posted; `sent` completes with it. */
+void
+runner_unit_sending (ExecRunner *r, RunUnit *u, ExecEvent *sent)
+{
+  if (u->bnd_ev == NULL)
+    g_ptr_array_add (r->sending, u);
+  u->bnd_ev = sent;
+}
+
+static void
+unit_boundary_release (ExecRunner *r, RunUnit *u)
+{
+  if (u->bnd_ev != NULL)
+    g_ptr_array_remove_fast (r->sending, u);
+  u->bnd_ev = NULL;
+  runner_release (r, &u->bnd_buf);
+  u->bnd = NULL;
 }
 
 /* DP rank d takes sequences (d M + mb) B .. + B - 1 of the global batch for micro-batch
@@ -353,10 +382,10 @@ runner_unit_retire (ExecRunner *r, RunUnit *u, RunTaskState *by)
   if (*slot == u)
     *slot = NULL;
   runner_release (r, &u->head_buf);
-  if (u->parked_by != NULL)
+  if (u->parked_ev != NULL)
     {
       g_ptr_array_remove_fast (r->parked, u);
-      u->parked_by = NULL;
+      u->parked_ev = NULL;
     }
   u->retired_by = by;
   g_ptr_array_add (r->retired, u);
@@ -369,6 +398,7 @@ unit_free (ExecRunner *r, RunUnit *u)
     runner_layer_drop (r, u, u->first + i, FALSE);
   runner_release (r, &u->head_buf);
   runner_release (r, &u->buf);
+  unit_boundary_release (r, u);
   g_free (u->layers);
   g_free (u);
 }
@@ -382,11 +412,19 @@ units_reclaim (ExecRunner *r)
     {
       RunUnit *u = g_ptr_array_index (r->parked, i);
       gboolean done = FALSE;
-      if (!exec_event_query (u->parked_by->done, &done, NULL) || !done)
+      if (!exec_event_query (u->parked_ev, &done, NULL) || !done)
         continue;
       unit_work_release (r, u);
-      u->parked_by = NULL;
+      u->parked_ev = NULL;
       g_ptr_array_remove_index_fast (r->parked, i);
+    }
+  for (guint i = r->sending->len; i-- > 0;)
+    {
+      RunUnit *u = g_ptr_array_index (r->sending, i);
+      gboolean done = FALSE;
+      if (!exec_event_query (u->bnd_ev, &done, NULL) || !done)
+        continue;
+      unit_boundary_release (r, u);
     }
   for (guint i = r->retired->len; i-- > 0;)
     {

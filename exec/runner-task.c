@@ -241,7 +241,15 @@ task_p2p (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **error)
   gsize count = (gsize) r->N_sp * r->shape.C;
   float *buf;
   if (fwd && send)
-    buf = runner_sp (r) ? u->h : u->out;
+    {
+      /* the boundary activation leaves from a buffer of its own, so that the work
+       * buffers can go before the next stage receives it (runner-state.c) */
+      const float *src = runner_sp (r) ? u->h : u->out;
+      if (!(buf = runner_unit_boundary (r, u, count, error)))
+        return FALSE;
+      exec_kernels_for (r->compute)->copy (r->compute, buf, src, count);
+      exec_event_record (ts->end, r->compute, NULL);
+    }
   else if (fwd)
     {
       if (!runner_layer_hold (r, u, u->first, error))
@@ -260,7 +268,10 @@ task_p2p (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **error)
   if (send && !fwd)
     runner_unit_retire (r, u, ts);
   else if (send)
-    runner_unit_park (r, u, ts);   /* the forward's last task */
+    {
+      runner_unit_park (r, u, ts->end);   /* the forward's last work: the copy */
+      runner_unit_sending (r, u, ts->done);
+    }
   return TRUE;
 }
 

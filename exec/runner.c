@@ -638,6 +638,7 @@ exec_runner_new (ExecBackend *b, const ProgProgram *prog, const PlanLayout *layo
   r->units = g_new0 (RunUnit *, (gsize) p->grad_accum * p->vpp);
   r->retired = g_ptr_array_new ();
   r->parked = g_ptr_array_new ();
+  r->sending = g_ptr_array_new ();
   return g_steal_pointer (&r);
 }
 
@@ -662,6 +663,7 @@ exec_runner_free (ExecRunner *r)
   runner_units_free (r);
   g_clear_pointer (&r->retired, g_ptr_array_unref);
   g_clear_pointer (&r->parked, g_ptr_array_unref);
+  g_clear_pointer (&r->sending, g_ptr_array_unref);
   g_free (r->units);
   /* buffers, events, streams and groups belong to the backend; give back what we can */
   if (r->ts)
