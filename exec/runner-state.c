@@ -403,16 +403,23 @@ unit_free (ExecRunner *r, RunUnit *u)
   g_free (u);
 }
 
-/* Frees the retired units whose retiring task has completed, and the work buffers of
- * the parked ones whose forward has (queries, no wait). */
+static gboolean
+completed (ExecEvent *ev)
+{
+  gboolean done = FALSE;
+  return ev != NULL && exec_event_query (ev, &done, NULL) && done;
+}
+
+/* Returns what has finished to the pool (queries, no wait): the work buffers of parked
+ * units whose forward has ended, the boundary buffers whose send has completed, and the
+ * retired units whose last task has. */
 static void
 units_reclaim (ExecRunner *r)
 {
   for (guint i = r->parked->len; i-- > 0;)
     {
       RunUnit *u = g_ptr_array_index (r->parked, i);
-      gboolean done = FALSE;
-      if (!exec_event_query (u->parked_ev, &done, NULL) || !done)
+      if (!completed (u->parked_ev))
         continue;
       unit_work_release (r, u);
       u->parked_ev = NULL;
@@ -421,16 +428,13 @@ units_reclaim (ExecRunner *r)
   for (guint i = r->sending->len; i-- > 0;)
     {
       RunUnit *u = g_ptr_array_index (r->sending, i);
-      gboolean done = FALSE;
-      if (!exec_event_query (u->bnd_ev, &done, NULL) || !done)
-        continue;
-      unit_boundary_release (r, u);
+      if (completed (u->bnd_ev))
+        unit_boundary_release (r, u);
     }
   for (guint i = r->retired->len; i-- > 0;)
     {
       RunUnit *u = g_ptr_array_index (r->retired, i);
-      gboolean done = FALSE;
-      if (u->retired_by == NULL || !exec_event_query (u->retired_by->done, &done, NULL) || !done)
+      if (u->retired_by == NULL || !completed (u->retired_by->done))
         continue;
       unit_free (r, u);
       g_ptr_array_remove_index_fast (r->retired, i);
