@@ -13,6 +13,7 @@
 #pragma once
 
 #include "check.h"
+#include "cuda-open.h"
 
 #define TOL_F32 1e-5
 
@@ -21,36 +22,13 @@ static char        *skip_reason;
 static ExecStream  *compute;
 static GPtrArray   *bufs;         /* ExecBuffer *, freed by cuda_fixture_close */
 
-/* A world of one whatever launched us (the backend reads torchrun / Slurm variables). */
 static void
 cuda_fixture_open (void)
 {
-  static const char *const launcher_vars[] = {
-    "RANK", "WORLD_SIZE", "LOCAL_RANK", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
-    "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK" };
-  for (guint i = 0; i < G_N_ELEMENTS (launcher_vars); i++)
-    g_unsetenv (launcher_vars[i]);
-
-  g_autoptr (GError) error = NULL;
-  const ExecBackendOps *ops = exec_backend_lookup ("cuda", NULL);
-  if (!ops)
-    {
-      skip_reason = g_strdup ("built without the cuda backend (configure with -Dcuda=enabled)");
-      return;
-    }
-  if (!ops->available (&error))
-    {
-      skip_reason = g_strdup (error->message);
-      return;
-    }
-  ExecConfig cfg;
-  exec_config_init (&cfg);
-  cfg.backend = "cuda";
-  cfg.mpi = EXEC_MPI_OFF;
-  cfg.timeout_s = 60;
-  gpu = exec_backend_open (&cfg, &error);
+  gpu = cuda_open_or_skip (&skip_reason);
   if (!gpu)
-    g_error ("a CUDA device is present but the backend does not open: %s", error->message);
+    return;
+  g_autoptr (GError) error = NULL;
   compute = exec_stream_new (gpu, EXEC_STREAM_COMPUTE, "compute", &error);
   g_assert_no_error (error);
   bufs = g_ptr_array_new ();

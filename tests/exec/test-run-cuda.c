@@ -11,8 +11,9 @@
  *
  * Built with or without CUDA (only the public ops table is used); without the backend or
  * a device every test skips with the reason, as test-backend-cuda does. */
-#include "exec/runner.h"
+#include "cuda-open.h"
 #include "mpi-launch.h"
+#include "run-tiny.h"
 
 #include <json-glib/json-glib.h>
 
@@ -30,32 +31,8 @@ static char        *skip_reason;
 static void
 gpu_open (void)
 {
-  static const char *const launcher_vars[] = {
-    "RANK", "WORLD_SIZE", "LOCAL_RANK", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
-    "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK" };
-  for (guint i = 0; i < G_N_ELEMENTS (launcher_vars); i++)
-    g_unsetenv (launcher_vars[i]);
   g_setenv ("TANDEM_CUDA_MATMUL", "bf16", TRUE);
-  g_autoptr (GError) error = NULL;
-  const ExecBackendOps *ops = exec_backend_lookup ("cuda", NULL);
-  if (!ops)
-    {
-      skip_reason = g_strdup ("built without the cuda backend (configure with -Dcuda=enabled)");
-      return;
-    }
-  if (!ops->available (&error))
-    {
-      skip_reason = g_strdup (error->message);
-      return;
-    }
-  ExecConfig cfg;
-  exec_config_init (&cfg);
-  cfg.backend = "cuda";
-  cfg.mpi = EXEC_MPI_OFF;
-  cfg.timeout_s = 60;
-  gpu = exec_backend_open (&cfg, &error);
-  if (!gpu)
-    g_error ("a CUDA device is present but the backend does not open: %s", error->message);
+  gpu = cuda_open_or_skip (&skip_reason);
 }
 
 typedef struct {
@@ -65,42 +42,21 @@ typedef struct {
 static void
 run (ExecBackend *b, int mbs, PlanRecompute recompute, Result *out)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (ModelSpec) m = model_spec_lookup ("tiny-llama", &error);
-  g_assert_no_error (error);
-  g_autoptr (TopoCluster) cl = topo_cluster_lookup ("cpu-host", &error);
-  g_assert_no_error (error);
   Plan p;
-  plan_init_defaults (&p);
-  p.world_size = 1;
-  p.seq_length = 256;
-  p.global_batch = 4;
+  tiny_plan_init (&p, 1, 256);
   p.micro_batch = mbs;
   p.recompute = recompute;
-  p.compute_dtype = p.param_dtype = p.grad_dtype = p.optim_dtype = PLAN_PREC_FP32;
   p.master_weights = FALSE;
-  g_assert_true (plan_resolve (&p, m, cl, &error));
-  g_autoptr (PlanLayout) layout = plan_layout_new (&p, cl, &error);
-  g_assert_no_error (error);
-  g_autoptr (ProgProgram) prog = prog_program_new (m, &p, layout, &error);
-  g_assert_no_error (error);
-  ExecRunOptions o;
-  exec_run_options_init (&o);
-  o.steps = STEPS;
-  o.warmup = 0;
-  o.timeout_s = 60;
-  g_autoptr (ExecRunner) r = exec_runner_new (b, prog, layout, &o, &error);
-  g_assert_no_error (error);
-  g_assert_true (exec_runner_run (r, &error));
-  g_assert_no_error (error);
-  const ExecRunResult *res = exec_runner_result (r);
-  out->loss = res->loss;
-  out->grad_norm = res->grad_norm;
+  TinyRun t;
+  tiny_run (&t, b, &p, STEPS, 60);
+  out->loss = t.res->loss;
+  out->grad_norm = t.res->grad_norm;
   for (int i = 0; i < STEPS; i++)
-    out->losses[i] = res->losses[i];
+    out->losses[i] = t.res->losses[i];
   g_test_message ("%s, mbs %d, recompute %d: loss %.9g, grad norm %.9g, step 2 loss %.9g, "
                   "step %.4f s", b->ops->name, mbs, recompute, out->loss, out->grad_norm,
-                  out->losses[1], res->step_time_s);
+                  out->losses[1], t.res->step_time_s);
+  tiny_run_clear (&t);
   plan_clear (&p);
 }
 

@@ -22,8 +22,8 @@
  * buffer dies), and the dtypes the runner refuses on a backend with its own kernels. */
 #include "devsim-backend.h"
 #include "exec/calibrate.h"
-#include "exec/runner.h"
 #include "mpi-launch.h"
+#include "run-tiny.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -49,16 +49,8 @@ typedef struct {
 static void
 run_case (ExecBackend *b, const Case *c, Result *out)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (ModelSpec) m = model_spec_lookup ("tiny-llama", &error);
-  g_assert_no_error (error);
-  g_autoptr (TopoCluster) cl = topo_cluster_lookup ("cpu-host", &error);
-  g_assert_no_error (error);
   Plan p;
-  plan_init_defaults (&p);
-  p.world_size = b->world;
-  p.seq_length = 64;
-  p.global_batch = 4;
+  tiny_plan_init (&p, b->world, 64);
   p.micro_batch = c->mbs;
   p.tp = c->tp;
   p.pp = c->pp;
@@ -74,28 +66,14 @@ run_case (ExecBackend *b, const Case *c, Result *out)
       p.schedule = PLAN_SCHED_INTERLEAVED_1F1B;
       p.schedule_set = TRUE;
     }
-  p.compute_dtype = p.param_dtype = p.grad_dtype = p.optim_dtype = PLAN_PREC_FP32;
   p.master_weights = FALSE;
-  g_assert_true (plan_resolve (&p, m, cl, &error));
-  g_assert_no_error (error);
-  g_autoptr (PlanLayout) layout = plan_layout_new (&p, cl, &error);
-  g_assert_no_error (error);
-  g_autoptr (ProgProgram) prog = prog_program_new (m, &p, layout, &error);
-  g_assert_no_error (error);
-  ExecRunOptions o;
-  exec_run_options_init (&o);
-  o.steps = STEPS;
-  o.warmup = 0;
-  o.timeout_s = 30;
-  g_autoptr (ExecRunner) r = exec_runner_new (b, prog, layout, &o, &error);
-  g_assert_no_error (error);
-  g_assert_true (exec_runner_run (r, &error));
-  g_assert_no_error (error);
-  const ExecRunResult *res = exec_runner_result (r);
-  out->loss = res->loss;
-  out->grad_norm = res->grad_norm;
+  TinyRun t;
+  tiny_run (&t, b, &p, STEPS, 30);
+  out->loss = t.res->loss;
+  out->grad_norm = t.res->grad_norm;
   for (int i = 0; i < STEPS; i++)
-    out->losses[i] = res->losses[i];
+    out->losses[i] = t.res->losses[i];
+  tiny_run_clear (&t);
   plan_clear (&p);
 }
 

@@ -12,6 +12,7 @@
 #include "exec/runner.h"
 #include "results/store.h"
 #include "mpi-launch.h"
+#include "run-tiny.h"
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -321,40 +322,20 @@ typedef struct {
 static void
 local_run (ExecBackend *b, int mbs, PlanRecompute recompute, LocalRun *out)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (ModelSpec) m = model_spec_lookup ("tiny-llama", &error);
-  g_assert_no_error (error);
-  g_autoptr (TopoCluster) cl = topo_cluster_lookup ("cpu-host", &error);
-  g_assert_no_error (error);
   Plan p;
-  plan_init_defaults (&p);
-  p.world_size = 1;
-  p.seq_length = 64;
-  p.global_batch = 4;
+  tiny_plan_init (&p, 1, 64);
   p.micro_batch = mbs;
   p.recompute = recompute;
-  p.compute_dtype = p.param_dtype = p.grad_dtype = p.optim_dtype = PLAN_PREC_FP32;
-  g_assert_true (plan_resolve (&p, m, cl, &error));
-  g_autoptr (PlanLayout) layout = plan_layout_new (&p, cl, &error);
-  g_assert_no_error (error);
-  g_autoptr (ProgProgram) prog = prog_program_new (m, &p, layout, &error);
-  g_assert_no_error (error);
-  ExecRunOptions o;
-  exec_run_options_init (&o);
-  o.steps = 1;
-  o.warmup = 0;
-  g_autoptr (ExecRunner) r = exec_runner_new (b, prog, layout, &o, &error);
-  g_assert_no_error (error);
-  g_assert_true (exec_runner_run (r, &error));
-  g_assert_no_error (error);
-  const ExecRunResult *res = exec_runner_result (r);
-  out->loss = res->loss;
-  out->grad_norm = res->grad_norm;
-  out->step_s = res->step_time_s;
-  out->compute_s = res->compute_s;
+  TinyRun t;
+  tiny_run (&t, b, &p, 1, 0);
+  out->loss = t.res->loss;
+  out->grad_norm = t.res->grad_norm;
+  out->step_s = t.res->step_time_s;
+  out->compute_s = t.res->compute_s;
   /* every task of the trace ends after it starts */
-  for (guint i = 0; i < prog->tasks->len; i++)
-    g_assert_cmpfloat (res->times[i].end_s, >=, res->times[i].start_s);
+  for (guint i = 0; i < t.prog->tasks->len; i++)
+    g_assert_cmpfloat (t.res->times[i].end_s, >=, t.res->times[i].start_s);
+  tiny_run_clear (&t);
   plan_clear (&p);
 }
 
