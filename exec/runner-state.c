@@ -131,6 +131,16 @@ backward_scratch (const ExecRunner *r, gboolean head)
 
 static void units_reclaim (ExecRunner *r);
 
+/* Takes a parked unit off the parked list: its work buffers stay. */
+static void
+unit_unpark (ExecRunner *r, RunUnit *u)
+{
+  if (u->parked_ev == NULL)
+    return;
+  g_ptr_array_remove_fast (r->parked, u);
+  u->parked_ev = NULL;
+}
+
 /* The work buffers of a unit (the residual shard, block outputs before their TP
  * reduction, gradients, backward scratch): needed while its forward or its backward runs,
  * not in between, when the layers' activations are all it holds. The output of the last
@@ -138,12 +148,7 @@ static void units_reclaim (ExecRunner *r);
 static gboolean
 unit_work_hold (ExecRunner *r, RunUnit *u, GError **error)
 {
-  if (u->parked_ev != NULL)
-    {
-      /* its backward starts before the forward's buffers went: keep them */
-      g_ptr_array_remove_fast (r->parked, u);
-      u->parked_ev = NULL;
-    }
+  unit_unpark (r, u);   /* its backward may start before the forward's buffers went */
   if (u->buf != NULL)
     return TRUE;
   gsize N = (gsize) r->N, C = (gsize) r->shape.C, Nsp = (gsize) r->N_sp;
@@ -382,11 +387,7 @@ runner_unit_retire (ExecRunner *r, RunUnit *u, RunTaskState *by)
   if (*slot == u)
     *slot = NULL;
   runner_release (r, &u->head_buf);
-  if (u->parked_ev != NULL)
-    {
-      g_ptr_array_remove_fast (r->parked, u);
-      u->parked_ev = NULL;
-    }
+  unit_unpark (r, u);
   u->retired_by = by;
   g_ptr_array_add (r->retired, u);
 }

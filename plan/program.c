@@ -8,7 +8,9 @@
  *   with CP               ATTN = ATTN_PRE, {CP ring | K/V all-gather | Ulysses a2a},
  *                         ATTN_CORE, ATTN_POST
  *   backward of a layer   the mirror image, preceded by the recompute of the layer when
- *                         the plan recomputes it
+ *                         the plan recomputes it; with SP each block's input is first
+ *                         gathered again from its sequence shards (ProgRole), issued one
+ *                         block ahead
  *   first model chunk     EMBED before the first layer; last model chunk: HEAD after the
  *                         last layer (logits and loss), and first in the backward
  *   between chunks        SEND after the chunk's last layer, RECV before the next one
@@ -102,13 +104,15 @@ task_mut (Builder *bd, guint32 id)
   return &g_array_index (bd->prog->tasks, ProgTask, id);
 }
 
+/* A compute task of `block` after up to three tasks (-1: none). */
 static gint32
-compute (Builder *bd, guint32 block, int mb, int chunk, int layer, gint32 dep0, gint32 dep1)
+compute3 (Builder *bd, guint32 block, int mb, int chunk, int layer, gint32 dep0, gint32 dep1,
+          gint32 dep2)
 {
   const ProgBlock *blk = prog_block (bd->prog, block);
-  gint32 deps[2] = { dep0, dep1 };
+  gint32 deps[3] = { dep0, dep1, dep2 };
   guint32 id = add_task (bd, PROG_TASK_COMPUTE, PROG_STREAM_COMPUTE, blk->phase, mb, chunk,
-                         layer, deps, 2);
+                         layer, deps, 3);
   ProgTask *t = task_mut (bd, id);
   t->block = block;
   t->model_flops = blk->model_flops;
@@ -121,21 +125,10 @@ compute (Builder *bd, guint32 block, int mb, int chunk, int layer, gint32 dep0, 
   return (gint32) id;
 }
 
-/* A compute task with a third dependency (-1 none). */
 static gint32
-compute3 (Builder *bd, guint32 block, int mb, int chunk, int layer, gint32 dep0, gint32 dep1,
-          gint32 dep2)
+compute (Builder *bd, guint32 block, int mb, int chunk, int layer, gint32 dep0, gint32 dep1)
 {
-  gint32 id = compute (bd, block, mb, chunk, layer, dep0, dep1);
-  if (dep2 >= 0)
-    {
-      /* the task was appended last, so its dependencies are the tail of the array */
-      ProgProgram *p = bd->prog;
-      guint32 d = (guint32) dep2;
-      g_array_append_val (p->deps, d);
-      task_mut (bd, (guint32) id)->n_deps++;
-    }
-  return id;
+  return compute3 (bd, block, mb, chunk, layer, dep0, dep1, -1);
 }
 
 static gint32
