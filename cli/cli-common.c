@@ -30,11 +30,8 @@ cli_status_for_error (const GError *error)
 void
 cli_print_json (JsonBuilder *builder)
 {
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
   g_autoptr (JsonNode) root = json_builder_get_root (builder);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  g_autofree char *text = json_generator_to_data (gen, NULL);
+  g_autofree char *text = util_json_to_data (root, TRUE);
   fputs (text, stdout);
   fputc ('\n', stdout);
 }

@@ -1,16 +1,15 @@
 /* cli/cli-store.c - what `predict` and `run` both put in the results store: a
  * prediction's metrics and its per-stage phases, and the small JSON texts they carry. */
 #include "cli/cli-store.h"
+#include "util/input.h"
 
 #include <math.h>
 
 char *
 cli_json_text (JsonBuilder *b)
 {
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
   g_autoptr (JsonNode) root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  return json_generator_to_data (gen, NULL);
+  return util_json_to_data (root, FALSE);
 }
 
 char *

@@ -12,6 +12,7 @@
 #include "topology/cluster.h"
 #include "plan/plan.h"
 #include "plan/layout.h"
+#include "util/input.h"
 
 G_BEGIN_DECLS
 

@@ -169,10 +169,7 @@ predict_with (CliPlanContext *c, gboolean json, gboolean no_db, const char *trac
         json_object_set_int_member (o, "run_id", run_id);
       if (trace)
         json_object_set_string_member (o, "trace", trace);
-      g_autoptr (JsonGenerator) gen = json_generator_new ();
-      json_generator_set_root (gen, root);
-      json_generator_set_pretty (gen, TRUE);
-      g_autofree char *text = json_generator_to_data (gen, NULL);
+      g_autofree char *text = util_json_to_data (root, TRUE);
       puts (text);
     }
   else

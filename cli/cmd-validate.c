@@ -220,10 +220,7 @@ cli_cmd_validate (int argc, char **argv)
         json_object_set_int_member (obj, "run_id", run_id);
       else
         json_object_set_null_member (obj, "run_id");
-      g_autoptr (JsonGenerator) gen = json_generator_new ();
-      json_generator_set_root (gen, root);
-      json_generator_set_pretty (gen, TRUE);
-      g_autofree char *text = json_generator_to_data (gen, NULL);
+      g_autofree char *text = util_json_to_data (root, TRUE);
       printf ("%s\n", text);
     }
   else

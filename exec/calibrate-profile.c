@@ -7,6 +7,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "util/input.h"
+
 /* ---- the profile and the cluster JSON -------------------------------------------------- */
 
 TopoDtype
@@ -295,8 +297,6 @@ exec_calibration_to_cluster_json (const ExecCalibration *cal, const TopoProfile 
   json_builder_end_object (jb);
 
   g_autoptr (JsonNode) root = json_builder_get_root (jb);
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  json_generator_set_root (gen, root);
-  g_autofree char *base = json_generator_to_data (gen, NULL);
+  g_autofree char *base = util_json_to_data (root, FALSE);
   return topo_cluster_json_set_profile (base, profile != NULL ? profile : own, error);
 }

@@ -19,6 +19,7 @@
  * or a time not measured) reads as -1. Lines tagged by mpirun --tag-output
  * ("[1,0]<stdout>:") are read without the tag; any other line is ignored. */
 #include "exec/calibrate.h"
+#include "util/input.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -295,7 +296,7 @@ exec_nccl_tests_load_file (const char *path, GArray *rows, GError **error)
   g_autofree char *text = NULL;
   gsize length = 0;
   g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (path, &text, &length, &local))
+  if (!util_input_read_file (path, 0, &text, &length, &local))
     {
       g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "%s: cannot read: %s", path,
                    local->message);

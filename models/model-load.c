@@ -8,6 +8,7 @@
  * Unknown fields are ignored (real configs carry dozens); a field we read must have the
  * JSON type we expect. */
 #include "models/model.h"
+#include "util/input.h"
 
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -410,6 +411,11 @@ model_spec_new_from_data (const char *json_text, gssize length, const char *sour
 
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) local = NULL;
+  if (!util_json_check_depth (json_text, length, 0, source, &local))
+    {
+      g_set_error_literal (error, MODEL_ERROR, MODEL_ERROR_PARSE, local->message);
+      return NULL;
+    }
   if (!json_parser_load_from_data (parser, json_text, length, &local))
     {
       /* json-glib says "<data>:LINE:COL: Parse error: ..."; keep LINE:COL, name the file. */
@@ -467,7 +473,7 @@ model_spec_load_file (const char *path, GError **error)
   g_autofree char *text = NULL;
   gsize len = 0;
   g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (path, &text, &len, &local))
+  if (!util_input_read_file (path, 0, &text, &len, &local))
     {
       g_set_error (error, MODEL_ERROR, MODEL_ERROR_NOT_FOUND,
                    "%s: cannot read model config: %s", path, local->message);

@@ -9,6 +9,7 @@
  *    "training": {"local_batch_size": 16, "seq_len": 8192, "global_batch_size": 2048},
  *    "activation_checkpoint": {"mode": "none"}} */
 #include "plan/plan.h"
+#include "util/input.h"
 
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -318,6 +319,12 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
 {
   g_autoptr (JsonParser) parser = json_parser_new ();
   GError *local = NULL;
+  if (!util_json_check_depth (text, len, 0, source, &local))
+    {
+      g_set_error_literal (error, PLAN_ERROR, PLAN_ERROR_PARSE, local->message);
+      g_error_free (local);
+      return FALSE;
+    }
   if (!json_parser_load_from_data (parser, text, len, &local))
     {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE, "%s: malformed JSON: %s", source,
@@ -391,7 +398,7 @@ plan_load_json (Plan *plan, const char *path, GError **error)
   g_autofree char *text = NULL;
   gsize len = 0;
   GError *local = NULL;
-  if (!g_file_get_contents (path, &text, &len, &local))
+  if (!util_input_read_file (path, 0, &text, &len, &local))
     {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE, "cannot read plan file: %s",
                    local->message);

@@ -5,6 +5,7 @@
  * (RFC 4180 section 2 rules 4-7; the lone CR and LF line ends are accepted because
  * spreadsheets and editors write them.) */
 #include "results/published.h"
+#include "util/input.h"
 
 #include <string.h>
 
@@ -193,7 +194,7 @@ res_csv_load (const char *path, GError **error)
   g_autofree char *text = NULL;
   gsize len = 0;
   g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (path, &text, &len, &local))
+  if (!util_input_read_file (path, 0, &text, &len, &local))
     {
       g_set_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_IO, "%s",
                    local->message);

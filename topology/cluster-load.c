@@ -58,6 +58,7 @@
  * "preset:NAME") and names the field by its path ("levels[1].count"). Presets and
  * lookup by name are in cluster-preset.c. */
 #include "topology/cluster-private.h"
+#include "util/input.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -574,6 +575,11 @@ topo_cluster_new_from_data (const char *json_text, gssize length, const char *so
   if (length < 0)
     length = (gssize) strlen (json_text);
   parser = json_parser_new ();
+  if (!util_json_check_depth (json_text, length, 0, file, &local))
+    {
+      g_set_error_literal (error, TOPO_ERROR, TOPO_ERROR_PARSE, local->message);
+      return NULL;
+    }
   if (!json_parser_load_from_data (parser, json_text, length, &local))
     {
       /* json-glib says "<data>:LINE:COLUMN: Parse error: ..."; put the file in its place
@@ -632,7 +638,7 @@ topo_cluster_load_file (const char *path, GError **error)
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  if (!g_file_get_contents (path, &text, &length, &local))
+  if (!util_input_read_file (path, 0, &text, &length, &local))
     {
       g_set_error (error, TOPO_ERROR, TOPO_ERROR_NOT_FOUND, "%s: cannot read the cluster file: %s",
                    path, local->message);

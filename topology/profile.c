@@ -23,6 +23,7 @@
  * As in cluster-load.c, keys starting with '_' are comments and any other unknown key is
  * TOPO_ERROR_INVALID_FIELD; messages start with the file and name the field path. */
 #include "topology/cluster.h"
+#include "util/input.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -813,10 +814,6 @@ topo_cluster_json_set_profile (const char *cluster_json, const TopoProfile *prof
     }
   json_object_set_member (json_node_get_object (root), "profile",
                           topo_profile_to_json_node (profile));
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_indent (gen, 2);
-  g_autofree char *pretty = json_generator_to_data (gen, NULL);
+  g_autofree char *pretty = util_json_to_data (root, TRUE);   /* indent 2 */
   return compact_rows (pretty);
 }

@@ -1,0 +1,179 @@
+/* tests/util/test-input.c - the shared input reader: size cap, FIFOs and pipes, the JSON
+ * depth check, and JSON output that is always valid. */
+#include "util/input.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A regular file comes back whole and NUL-terminated. */
+static void
+test_read_regular (void)
+{
+  g_autofree char *path = NULL;
+  g_autoptr (GError) error = NULL;
+  int fd = g_file_open_tmp ("tandem-input-XXXXXX", &path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (write (fd, "{\"a\": 1}", 8), ==, 8);
+  close (fd);
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_assert_true (util_input_read_file (path, 0, &text, &len, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (len, ==, 8);
+  g_assert_cmpstr (text, ==, "{\"a\": 1}");
+  /* one byte over a cap of 7 is refused before reading (stat says 8 > 7) */
+  g_clear_pointer (&text, g_free);
+  g_assert_false (util_input_read_file (path, 7, &text, &len, &error));
+  g_assert_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TOO_LARGE);
+  g_unlink (path);
+}
+
+/* /dev/zero never ends: the read stops at cap + 1 bytes (here 1 MiB + 1) with an error
+ * that names the cap, instead of growing until memory runs out. */
+static void
+test_read_dev_zero (void)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  gsize len = 0;
+  g_assert_false (util_input_read_file ("/dev/zero", (gsize) 1 << 20, &text, &len, &error));
+  g_assert_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TOO_LARGE);
+  g_assert_nonnull (strstr (error->message, "1 MiB input cap"));
+  g_assert_null (text);
+}
+
+/* A FIFO nobody writes to: open() would block forever without O_NONBLOCK; it reads as
+ * empty instead (the loaders then say the file is empty or not JSON). */
+static void
+test_read_fifo_without_writer (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("tandem-input-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *fifo = g_build_filename (dir, "fifo", NULL);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_autofree char *text = NULL;
+  gsize len = 99;
+  g_assert_true (util_input_read_file (fifo, 0, &text, &len, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (len, ==, 0);
+  g_assert_cmpstr (text, ==, "");
+  g_unlink (fifo);
+  g_rmdir (dir);
+}
+
+/* A pipe with a writer (what `--plan <(...)` passes as /dev/fd/N) is read to its end. */
+static void
+test_read_pipe (void)
+{
+  int fds[2];
+  g_assert_cmpint (pipe (fds), ==, 0);
+  g_assert_cmpint (write (fds[1], "[1, 2]", 6), ==, 6);
+  close (fds[1]);
+  g_autofree char *path = g_strdup_printf ("/dev/fd/%d", fds[0]);
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  gsize len = 0;
+  g_assert_true (util_input_read_file (path, 0, &text, &len, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (text, ==, "[1, 2]");
+  close (fds[0]);
+}
+
+static char *
+nested (guint depth)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < depth; i++)
+    g_string_append_c (s, '[');
+  for (guint i = 0; i < depth; i++)
+    g_string_append_c (s, ']');
+  return g_string_free (s, FALSE);
+}
+
+/* 100,000 nested arrays (the issue's stack overflow) are refused at the 65th '[' (line 1,
+ * column 65), before json-glib recurses; 64 levels pass. */
+static void
+test_depth (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *deep = nested (100000);
+  g_assert_false (util_json_check_depth (deep, -1, 0, "deep.json", &error));
+  g_assert_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TOO_DEEP);
+  g_assert_true (g_str_has_prefix (error->message, "deep.json:1:65: JSON nested deeper than 64"));
+  g_clear_error (&error);
+  g_autofree char *ok = nested (UTIL_JSON_MAX_DEPTH);
+  g_assert_true (util_json_check_depth (ok, -1, 0, "ok.json", &error));
+  g_assert_no_error (error);
+  /* brackets inside strings, escaped quotes included, do not count: depth 2 */
+  g_assert_true (util_json_check_depth ("{\"a\": [\"[[[\\\"[[[\"]}", -1, 2, NULL, &error));
+  g_assert_no_error (error);
+  /* a second line: the column restarts (line 2, column 3 is the third '[' of depth 3) */
+  g_assert_false (util_json_check_depth ("[\n [[", -1, 2, "x", &error));
+  g_assert_true (g_str_has_prefix (error->message, "x:2:3:"));
+}
+
+static JsonNode *
+reparse (const char *text, JsonParser *parser)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_utf8_validate (text, -1, NULL));
+  g_assert_true (json_parser_load_from_data (parser, text, -1, &error));
+  g_assert_no_error (error);
+  return json_parser_get_root (parser);
+}
+
+/* Output is valid JSON whatever the values: inf and nan become null; 1e+22 (printed
+ * "1e+22.0" by json-glib 1.6), 1e-300 and the smallest denormal 2^-1074 = 4.94e-324 are
+ * numbers that read back to the same double; a string that is not UTF-8 is repaired. */
+static void
+test_to_data (void)
+{
+  const double values[] = { INFINITY, -INFINITY, NAN, 1e22, 1e-300, 4.9406564584124654e-324,
+                            -3e-310, 0.5, 2.0 };
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "v");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    json_builder_add_double_value (b, values[i]);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "s");
+  json_builder_add_string_value (b, "ok \xff\xfe e1.0 \"1e5.0\"");
+  json_builder_set_member_name (b, "n\xc3");
+  json_builder_add_int_value (b, 7);
+  json_builder_end_object (b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  for (int pretty = 0; pretty < 2; pretty++)
+    {
+      g_autofree char *text = util_json_to_data (root, pretty);
+      g_assert_null (strstr (text, "inf"));
+      g_assert_null (strstr (text, "nan"));
+      g_autoptr (JsonParser) p = json_parser_new ();
+      JsonObject *o = json_node_get_object (reparse (text, p));
+      JsonArray *v = json_object_get_array_member (o, "v");
+      for (guint i = 0; i < 3; i++)
+        g_assert_true (JSON_NODE_HOLDS_NULL (json_array_get_element (v, i)));
+      for (guint i = 3; i < G_N_ELEMENTS (values); i++)
+        g_assert_cmpfloat (json_array_get_double_element (v, i), ==, values[i]);
+      /* the string's own "1e5.0" is data and stays as it was */
+      g_assert_cmpstr (json_object_get_string_member (o, "s"),
+                       ==, "ok \xef\xbf\xbd\xef\xbf\xbd e1.0 \"1e5.0\"");
+      g_assert_cmpint (json_object_get_int_member (o, "n\xef\xbf\xbd"), ==, 7);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/util/input/read-regular", test_read_regular);
+  g_test_add_func ("/util/input/read-dev-zero", test_read_dev_zero);
+  g_test_add_func ("/util/input/read-fifo-without-writer", test_read_fifo_without_writer);
+  g_test_add_func ("/util/input/read-pipe", test_read_pipe);
+  g_test_add_func ("/util/input/json-depth", test_depth);
+  g_test_add_func ("/util/input/json-to-data", test_to_data);
+  return g_test_run ();
+}

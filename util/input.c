@@ -1,0 +1,248 @@
+/* util/input.c - size-capped file reading, a JSON depth check, and valid JSON output.
+ * See input.h for the contract. */
+#include "util/input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+G_DEFINE_QUARK (util-input-error-quark, util_input_error)
+
+static gboolean
+fail_io (const char *path, int err, GError **error)
+{
+  g_set_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_IO, "cannot read '%s': %s", path,
+               g_strerror (err));
+  return FALSE;
+}
+
+static gboolean
+fail_size (const char *path, gsize max_bytes, GError **error)
+{
+  g_set_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TOO_LARGE,
+               "'%s' is larger than the %" G_GSIZE_FORMAT " MiB input cap (no model, "
+               "cluster, plan or result file comes near it; hint: is it the right file?)",
+               path, max_bytes >> 20);
+  return FALSE;
+}
+
+gboolean
+util_input_read_file (const char *path, gsize max_bytes, char **contents, gsize *length,
+                      GError **error)
+{
+  g_return_val_if_fail (path != NULL && contents != NULL, FALSE);
+  if (max_bytes == 0)
+    max_bytes = UTIL_INPUT_MAX_BYTES;
+
+  /* O_NONBLOCK: open() of a FIFO without a writer would otherwise wait for one forever;
+   * reads are made blocking again below, and a FIFO without a writer then reads as EOF. */
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return fail_io (path, errno, error);
+  struct stat st;
+  if (fstat (fd, &st) != 0)
+    {
+      int err = errno;
+      close (fd);
+      return fail_io (path, err, error);
+    }
+  if (S_ISDIR (st.st_mode))
+    {
+      close (fd);
+      return fail_io (path, EISDIR, error);
+    }
+  if (S_ISREG (st.st_mode) && (guint64) st.st_size > max_bytes)
+    {
+      close (fd);
+      return fail_size (path, max_bytes, error);
+    }
+  int flags = fcntl (fd, F_GETFL);
+  if (flags >= 0)
+    fcntl (fd, F_SETFL, flags & ~O_NONBLOCK);
+
+  /* Read up to max_bytes + 1: one byte more says the input is over the cap, whatever
+   * stat said (pipes, character devices and growing files have no useful size). */
+  GByteArray *buf = g_byte_array_sized_new (S_ISREG (st.st_mode) ? (guint) st.st_size + 1
+                                                                  : 4096);
+  guint8 chunk[65536];
+  for (;;)
+    {
+      gsize want = MIN (sizeof chunk, max_bytes + 1 - buf->len);
+      ssize_t n = read (fd, chunk, want);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        continue;
+      if (n < 0)
+        {
+          int err = errno;
+          close (fd);
+          g_byte_array_unref (buf);
+          return fail_io (path, err, error);
+        }
+      if (n == 0)
+        break;
+      g_byte_array_append (buf, chunk, (guint) n);
+      if (buf->len > max_bytes)
+        {
+          close (fd);
+          g_byte_array_unref (buf);
+          return fail_size (path, max_bytes, error);
+        }
+    }
+  close (fd);
+  if (length != NULL)
+    *length = buf->len;
+  guint8 nul = 0;
+  g_byte_array_append (buf, &nul, 1);
+  *contents = (char *) g_byte_array_free (buf, FALSE);
+  return TRUE;
+}
+
+gboolean
+util_json_check_depth (const char *text, gssize length, guint max_depth, const char *source,
+                       GError **error)
+{
+  g_return_val_if_fail (text != NULL, FALSE);
+  if (max_depth == 0)
+    max_depth = UTIL_JSON_MAX_DEPTH;
+  gsize len = length < 0 ? strlen (text) : (gsize) length;
+  guint depth = 0, line = 1, col = 0;
+  gboolean in_string = FALSE;
+  for (gsize i = 0; i < len; i++)
+    {
+      char c = text[i];
+      col++;
+      if (c == '\n')
+        line++, col = 0;
+      if (in_string)
+        {
+          if (c == '\\')
+            i++, col++;           /* the escaped character cannot end the string */
+          else if (c == '"')
+            in_string = FALSE;
+          continue;
+        }
+      if (c == '"')
+        in_string = TRUE;
+      else if (c == '[' || c == '{')
+        {
+          if (++depth > max_depth)
+            {
+              g_set_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TOO_DEEP,
+                           "%s:%u:%u: JSON nested deeper than %u levels (the cap keeps the "
+                           "parser's stack bounded; real model, cluster and plan files nest "
+                           "at most 5; hint: is it the right file?)",
+                           source != NULL ? source : "<data>", line, col, max_depth);
+              return FALSE;
+            }
+        }
+      else if ((c == ']' || c == '}') && depth > 0)
+        depth--;
+    }
+  return TRUE;
+}
+
+/* ---- output ---------------------------------------------------------------------------- */
+
+static void
+repair_node (JsonNode *node)
+{
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObject *obj = json_node_get_object (node);
+        JsonObjectIter it;
+        const char *name;
+        JsonNode *member;
+        g_autoptr (GPtrArray) bad_names = g_ptr_array_new_with_free_func (g_free);
+        json_object_iter_init (&it, obj);
+        while (json_object_iter_next (&it, &name, &member))
+          {
+            repair_node (member);
+            if (!g_utf8_validate (name, -1, NULL))
+              g_ptr_array_add (bad_names, g_strdup (name));
+          }
+        /* member names that are not UTF-8: re-added under a repaired name */
+        for (guint i = 0; i < bad_names->len; i++)
+          {
+            const char *bad = bad_names->pdata[i];
+            g_autofree char *fixed = g_utf8_make_valid (bad, -1);
+            JsonNode *m = json_node_copy (json_object_get_member (obj, bad));
+            json_object_remove_member (obj, bad);
+            json_object_set_member (obj, fixed, m);
+          }
+        break;
+      }
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *arr = json_node_get_array (node);
+        for (guint i = 0; i < json_array_get_length (arr); i++)
+          repair_node (json_array_get_element (arr, i));
+        break;
+      }
+    case JSON_NODE_VALUE:
+      if (json_node_get_value_type (node) == G_TYPE_DOUBLE
+          && !isfinite (json_node_get_double (node)))
+        json_node_init_null (node);
+      else if (json_node_get_value_type (node) == G_TYPE_STRING
+               && !g_utf8_validate (json_node_get_string (node), -1, NULL))
+        {
+          g_autofree char *fixed = g_utf8_make_valid (json_node_get_string (node), -1);
+          json_node_set_string (node, fixed);
+        }
+      break;
+    case JSON_NODE_NULL:
+      break;
+    }
+}
+
+/* Drops the ".0" json-glib appends after an exponent ("1e+22.0" -> "1e+22"), outside
+ * strings. Numbers are the only place a digit can follow 'e'/'E' outside a string. */
+static char *
+fix_exponents (char *text)
+{
+  gsize o = 0;
+  gboolean in_string = FALSE, in_exponent = FALSE;
+  for (gsize i = 0; text[i] != '\0'; i++)
+    {
+      char c = text[i];
+      if (in_string)
+        {
+          text[o++] = c;
+          if (c == '\\' && text[i + 1] != '\0')
+            text[o++] = text[++i];
+          else if (c == '"')
+            in_string = FALSE;
+          continue;
+        }
+      if (c == '"')
+        in_string = TRUE, in_exponent = FALSE;
+      else if ((c == 'e' || c == 'E') && o > 0 && g_ascii_isdigit (text[o - 1]))
+        in_exponent = TRUE;
+      else if (in_exponent && c == '.' && text[i + 1] == '0' && !g_ascii_isdigit (text[i + 2]))
+        {
+          i++;          /* skip ".0" */
+          in_exponent = FALSE;
+          continue;
+        }
+      else if (!(g_ascii_isdigit (c) || c == '+' || c == '-'))
+        in_exponent = FALSE;
+      text[o++] = c;
+    }
+  text[o] = '\0';
+  return text;
+}
+
+char *
+util_json_to_data (JsonNode *root, gboolean pretty)
+{
+  g_return_val_if_fail (root != NULL, NULL);
+  repair_node (root);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, pretty);
+  return fix_exponents (json_generator_to_data (gen, NULL));
+}

@@ -1,0 +1,55 @@
+/* util/input.h - reading untrusted input files, and writing JSON that is always valid.
+ *
+ * Contract:
+ *  - Every loader of a user file (model, cluster, plan, framework, published CSV,
+ *    nccl-tests output) reads it through util_input_read_file: at most `max_bytes`
+ *    (UTIL_INPUT_MAX_BYTES when 0) are read, so /dev/zero or an endless pipe ends with an
+ *    error instead of exhausting memory; a FIFO with no writer reads as empty instead of
+ *    blocking in open(); a process substitution (`--plan <(...)`) is a pipe with a writer
+ *    and is read to its end as usual. The text is NUL-terminated.
+ *  - JSON text is checked by util_json_check_depth before json-glib parses it: json-glib's
+ *    parser recurses once per nesting level, so 100,000 nested brackets would overflow the
+ *    stack; UTIL_JSON_MAX_DEPTH is far above what any real input nests (model configs 3,
+ *    cluster files with a profile 5, plan files 2).
+ *  - util_json_to_data is the one way JSON leaves the program (stdout, the store, files):
+ *    a non-finite number becomes null ("unknown"), a string that is not UTF-8 is repaired
+ *    with U+FFFD, and numbers are written as valid JSON (json-glib 1.6 appends ".0" to
+ *    every double printed without a '.', which turns 1e+22 into "1e+22.0").
+ *  - Never prints; failures are UTIL_INPUT_ERROR GErrors whose message starts with the
+ *    path and gives the cap and why. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define UTIL_INPUT_ERROR (util_input_error_quark ())
+GQuark util_input_error_quark (void);
+
+typedef enum {
+  UTIL_INPUT_ERROR_IO,        /* cannot open or read */
+  UTIL_INPUT_ERROR_TOO_LARGE, /* more than max_bytes */
+  UTIL_INPUT_ERROR_TOO_DEEP,  /* JSON nested deeper than the cap */
+} UtilInputError;
+
+/* 64 MiB: the largest input tandem reads in practice (a cluster file with a full
+ * calibration profile, a long nccl-tests log) is well under 10 MiB. */
+#define UTIL_INPUT_MAX_BYTES ((gsize) 64 << 20)
+/* Nesting levels of arrays and objects (the top-level value is level 1). */
+#define UTIL_JSON_MAX_DEPTH 64
+
+gboolean util_input_read_file (const char *path, gsize max_bytes, char **contents,
+                               gsize *length, GError **error);
+
+/* TRUE when no array/object in text nests deeper than max_depth (0: UTIL_JSON_MAX_DEPTH).
+ * Strings are skipped (brackets inside them do not count). Malformed JSON passes: the
+ * parser reports it with its own line:column. `source` names the text in the message. */
+gboolean util_json_check_depth (const char *text, gssize length, guint max_depth,
+                                const char *source, GError **error);
+
+/* `root` as JSON text (pretty or compact), made valid as the contract says; `root` is
+ * modified in place where a value had to be repaired. Free with g_free. */
+char *util_json_to_data (JsonNode *root, gboolean pretty);
+
+G_END_DECLS
