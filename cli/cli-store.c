@@ -47,6 +47,10 @@ cli_predicted_metrics (const SimPrediction *p, const PlanMemory *mem, const char
   m->fits = mem->fits ? 1 : 0;
   m->memory_json = memory_json;
   m->sim_wall_s = p->wall_s;
+  /* the real columns: headline MFU in palm unless the caller names another convention */
+  m->mfu = r->mfu[MODEL_FLOPS_PALM];
+  m->flops_convention = model_flop_convention_name (MODEL_FLOPS_PALM);
+  m->hfu = r->hfu;
 }
 
 void

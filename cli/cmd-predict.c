@@ -10,8 +10,8 @@
 
 /* Stores a prediction as one run (kind predict, status ok or oom). */
 gint64
-cli_store_prediction (const char *db_path, const SimPrediction *p, const char *note,
-                      GError **error)
+cli_store_prediction (const char *db_path, const SimPrediction *p, ModelFlopConvention conv,
+                      const char *note, GError **error)
 {
   g_autoptr (ResStore) store = res_store_open (db_path, error);
   if (store == NULL)
@@ -45,6 +45,8 @@ cli_store_prediction (const char *db_path, const SimPrediction *p, const char *n
 
   ResMetrics m;
   cli_predicted_metrics (p, &p->memory, mfu, hfu, memory_json, &m);
+  m.mfu = r->mfu[conv];
+  m.flops_convention = model_flop_convention_name (conv);
 
   /* per-stage busy and exposed time, one phase row per (stage, kind) */
   g_autoptr (GArray) phases = g_array_new (FALSE, TRUE, sizeof (ResPhase));
@@ -150,7 +152,7 @@ predict_with (CliPlanContext *c, gboolean json, gboolean no_db, const char *trac
   const char *db_path = db ? db : "tandem.db";
   if (!no_db)
     {
-      run_id = cli_store_prediction (db_path, p, note, &error);
+      run_id = cli_store_prediction (db_path, p, conv, note, &error);
       if (run_id < 0)
         {
           status = cli_fail (CLI_EXIT_FAILURE, "%s (hint: --db FILE elsewhere, or --no-db)",

@@ -133,6 +133,9 @@ cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const 
   meas.tflops_per_gpu = s->model_tflops_per_gpu[MODEL_FLOPS_PALM] * scale;
   meas.mfu_json = meas_mfu;
   meas.hfu_json = meas_hfu;
+  meas.mfu = s->mfu[MODEL_FLOPS_PALM] * scale;
+  meas.flops_convention = pred.flops_convention;
+  meas.hfu = s->hfu * scale;
   meas.bubble_fraction = m->bubble_fraction;
   meas.compute_s = m->compute_s;
   for (int k = 0; k < PROG_COMM_N; k++)

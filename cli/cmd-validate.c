@@ -146,6 +146,49 @@ print_text (const ResPublishedReport *r, gboolean breakdown)
     }
 }
 
+/* The CSV's rows as the store's published table holds them: row_id, source, model,
+ * gpu_type, n_gpus and the whole row as a JSON object of its cells. Rows without an
+ * integer row_id are left out (the report lists them as skipped). The strings live in
+ * `texts`. */
+static GArray *
+published_rows (const ResCsv *csv, GPtrArray *texts)
+{
+  GArray *rows = g_array_new (FALSE, TRUE, sizeof (ResPublishedRow));
+  for (guint r = 0; r < res_csv_n_rows (csv); r++)
+    {
+      g_autofree char *id_cell = g_strstrip (g_strdup (res_csv_get (csv, r, "row_id")));
+      char *end = NULL;
+      gint64 id = g_ascii_strtoll (id_cell, &end, 10);
+      if (end == id_cell || *end != '\0' || id < 0)
+        continue;
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      json_builder_begin_object (b);
+      for (guint c = 0; c < csv->n_columns; c++)
+        {
+          json_builder_set_member_name (b, csv->columns[c]);
+          json_builder_add_string_value (b, res_csv_get (csv, r, csv->columns[c]));
+        }
+      json_builder_end_object (b);
+      g_autoptr (JsonGenerator) gen = json_generator_new ();
+      g_autoptr (JsonNode) root = json_builder_get_root (b);
+      json_generator_set_root (gen, root);
+      char *json = json_generator_to_data (gen, NULL);
+      g_ptr_array_add (texts, json);
+      const char *n_gpus = res_csv_get (csv, r, "n_gpus");
+      const char *source = res_csv_get (csv, r, "source");
+      ResPublishedRow row = {
+        .row_id = id,
+        .source = *source != '\0' ? source : "(no source)",
+        .model = res_csv_get (csv, r, "model"),
+        .gpu_type = res_csv_get (csv, r, "gpu_type"),
+        .n_gpus = g_ascii_strtoll (n_gpus, NULL, 10),
+        .row_json = json,
+      };
+      g_array_append_val (rows, row);
+    }
+  return rows;
+}
+
 int
 cli_cmd_validate (int argc, char **argv)
 {
@@ -203,6 +246,12 @@ cli_cmd_validate (int argc, char **argv)
     {
       g_autoptr (ResStore) store = res_store_open (db != NULL ? db : "tandem.db", &error);
       if (store == NULL)
+        return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+      /* the published rows first, so that validation_rows can join them */
+      g_autoptr (GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr (GArray) pub = published_rows (csv, texts);
+      if (!res_store_import_published (store, (const ResPublishedRow *) pub->data, pub->len,
+                                       &error))
         return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
       run_id = res_published_report_store (report, store, NULL, &error);
       if (run_id < 0)

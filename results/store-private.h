@@ -14,6 +14,11 @@ typedef enum {
   RES_STMT_COMMIT,
   RES_STMT_ROLLBACK,
   RES_STMT_INSERT_RUN,
+  RES_STMT_HEARTBEAT,
+  RES_STMT_FINISH_RUN,
+  RES_STMT_RUN_STATE,
+  RES_STMT_INSERT_CANDIDATE,
+  RES_STMT_GET_CANDIDATES,
   RES_STMT_INSERT_PREDICTION,
   RES_STMT_INSERT_MEASUREMENT,
   RES_STMT_INSERT_PHASE,
@@ -50,9 +55,9 @@ extern const ResMigration res_migrations[];
 extern const guint res_n_migrations;
 extern const char *const res_stmt_sql[RES_STMT_N];
 
-/* Predictions and measurements share 17 metric columns (METRIC_NAMES in
+/* Predictions and measurements share 20 metric columns (METRIC_NAMES in
  * store-schema.c), bound from ?2 and read from column 0. */
-#define RES_N_METRIC_COLUMNS 17
+#define RES_N_METRIC_COLUMNS 20
 
 /* A tag in PRAGMA application_id that marks tandem's files: ASCII "TNDM", chosen here
  * (https://sqlite.org/pragma.html#pragma_application_id; the number is ours). */

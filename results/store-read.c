@@ -73,6 +73,11 @@ res_run_row_free (ResRunRow *row)
   g_free (row->mfu_json);
   g_free (row->measured_mfu_json);
   g_free (row->error);
+  g_free (row->framework);
+  g_free (row->started_at);
+  g_free (row->heartbeat_at);
+  g_free (row->finished_at);
+  g_free (row->flops_convention);
   g_free (row);
 }
 
@@ -109,6 +114,15 @@ res_store_list_runs (ResStore *store, guint limit, GError **error)
       row->mfu_json = column_strdup (stmt, 10);
       row->measured_mfu_json = column_strdup (stmt, 11);
       row->error = column_strdup (stmt, 12);
+      row->framework = column_strdup (stmt, 13);
+      row->started_at = column_strdup (stmt, 14);
+      row->heartbeat_at = column_strdup (stmt, 15);
+      row->finished_at = column_strdup (stmt, 16);
+      row->predicted_mfu = column_double (stmt, 17);
+      row->measured_mfu = column_double (stmt, 18);
+      row->flops_convention = column_strdup (stmt, 19);
+      row->predicted_hfu = column_double (stmt, 20);
+      row->measured_hfu = column_double (stmt, 21);
       g_ptr_array_add (rows, row);
     }
   if (rc != SQLITE_DONE)
@@ -130,12 +144,13 @@ res_run_record_free (ResRunRecord *record)
     return;
   g_clear_pointer (&record->phases, g_array_unref);
   g_clear_pointer (&record->validations, g_array_unref);
+  g_clear_pointer (&record->candidates, g_array_unref);
   if (record->strings != NULL)
     g_string_chunk_free (record->strings);
   g_free (record);
 }
 
-/* Reads the 17 metric columns from column 0 (METRIC_NAMES order); returns the next. */
+/* Reads the 20 metric columns from column 0 (METRIC_NAMES order); returns the next. */
 static int
 read_metrics (sqlite3_stmt *stmt, ResMetrics *m, GStringChunk *chunk)
 {
@@ -155,6 +170,9 @@ read_metrics (sqlite3_stmt *stmt, ResMetrics *m, GStringChunk *chunk)
   m->fits = (int) column_int (stmt, c++, -1);
   m->memory_json = column_chunk (stmt, c++, chunk);
   m->extra_json = column_chunk (stmt, c++, chunk);
+  m->mfu = column_double (stmt, c++);
+  m->flops_convention = column_chunk (stmt, c++, chunk);
+  m->hfu = column_double (stmt, c++);
   g_assert (c == RES_N_METRIC_COLUMNS);
   return c;
 }
@@ -218,6 +236,11 @@ read_run (ResStore *store, gint64 run_id, ResRunRecord *r, GError **error)
       r->info.host = column_chunk (stmt, 11, ch);
       r->info.note = column_chunk (stmt, 12, ch);
       r->info.error = column_chunk (stmt, 13, ch);
+      r->info.framework = column_chunk (stmt, 14, ch);
+      r->started_at = column_chunk (stmt, 15, ch);
+      r->heartbeat_at = column_chunk (stmt, 16, ch);
+      r->finished_at = column_chunk (stmt, 17, ch);
+      r->stale_after_s = column_double (stmt, 18);
     }
   if (!step_finish (store, stmt, rc, error))
     return FALSE;
@@ -275,6 +298,35 @@ read_run (ResStore *store, gint64 run_id, ResRunRecord *r, GError **error)
       };
       g_array_append_val (r->validations, v);
     }
+  if (!step_finish (store, stmt, rc, error))
+    return FALSE;
+
+  for (rc = step_run (store, RES_STMT_GET_CANDIDATES, run_id, &stmt, error);
+       rc == SQLITE_ROW; rc = sqlite3_step (stmt))
+    {
+      ResSearchCandidate k = {
+        .place = column_int (stmt, 1, 0),
+        .plan = column_chunk (stmt, 2, ch),
+        .tp = column_int (stmt, 3, 0),
+        .cp = column_int (stmt, 4, 0),
+        .pp = column_int (stmt, 5, 0),
+        .vpp = column_int (stmt, 6, 0),
+        .dp = column_int (stmt, 7, 0),
+        .ep = column_int (stmt, 8, 0),
+        .mbs = column_int (stmt, 9, 0),
+        .sharding = column_chunk (stmt, 10, ch),
+        .recompute = column_chunk (stmt, 11, ch),
+        .schedule = column_chunk (stmt, 12, ch),
+        .step_time_s = column_double (stmt, 13),
+        .tokens_per_s = column_double (stmt, 14),
+        .mfu = column_double (stmt, 15),
+        .hfu = column_double (stmt, 16),
+        .peak_memory_bytes = column_int (stmt, 17, -1),
+        .fits = (int) column_int (stmt, 18, -1),
+        .flags = column_chunk (stmt, 19, ch),
+      };
+      g_array_append_val (r->candidates, k);
+    }
   return step_finish (store, stmt, rc, error);
 }
 
@@ -289,6 +341,8 @@ res_store_get_run (ResStore *store, gint64 run_id, GError **error)
   r->strings = g_string_chunk_new (1024);
   r->phases = g_array_new (FALSE, TRUE, sizeof (ResPhase));
   r->validations = g_array_new (FALSE, TRUE, sizeof (ResValidationRow));
+  r->candidates = g_array_new (FALSE, TRUE, sizeof (ResSearchCandidate));
+  r->stale_after_s = NAN;
 
   /* A deferred transaction: the reads share one snapshot, and take no write lock. */
   sqlite3_stmt *begin = res_store_stmt (store, RES_STMT_BEGIN_READ, error);
@@ -297,6 +351,24 @@ res_store_get_run (ResStore *store, gint64 run_id, GError **error)
   gboolean ok = read_run (store, run_id, r, error);
   res_store_rollback (store);          /* nothing was written: ending it is enough */
   return ok ? g_steal_pointer (&r) : NULL;
+}
+
+gboolean
+res_store_get_run_status (ResStore *store, gint64 run_id, ResRunStatus *out, GError **error)
+{
+  g_return_val_if_fail (store != NULL && out != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  sqlite3_stmt *stmt;
+  int rc = step_run (store, RES_STMT_RUN_STATE, run_id, &stmt, error);
+  gboolean found = rc == SQLITE_ROW
+                   && res_run_status_from_string ((const char *) sqlite3_column_text (stmt, 0),
+                                                  out);
+  if (!step_finish (store, stmt, rc, error))
+    return FALSE;
+  if (!found)
+    g_set_error (error, RES_ERROR, RES_ERROR_NOT_FOUND, "%s has no run %" G_GINT64_FORMAT,
+                 store->path, run_id);
+  return found;
 }
 
 gint64

@@ -9,10 +9,11 @@
 
 /* Binds a run's row; NULL host means this machine. */
 static gint64
-insert_run (ResStore *store, const ResRunInfo *info, ResRunStatus status, GError **error)
+insert_run (ResStore *store, const ResRunInfo *info, ResRunStatus status,
+            double stale_after_s, GError **error)
 {
   g_return_val_if_fail ((guint) info->kind < RES_KIND_N, -1);
-  g_return_val_if_fail ((guint) status < RES_STATUS_N, -1);
+  g_return_val_if_fail ((guint) status < RES_STATUS_N && status != RES_STATUS_DIED, -1);
 
   sqlite3_stmt *stmt = res_store_stmt (store, RES_STMT_INSERT_RUN, error);
   if (stmt == NULL)
@@ -30,12 +31,14 @@ insert_run (ResStore *store, const ResRunInfo *info, ResRunStatus status, GError
   res_bind_int_or_null (stmt, 11, info->world_size, 1);
   res_bind_text (stmt, 12, info->note);
   res_bind_text (stmt, 13, info->error);
+  res_bind_text (stmt, 14, info->framework);
+  res_bind_double (stmt, 15, stale_after_s > 0 ? stale_after_s : NAN);
   if (!res_store_step_done (store, stmt, "cannot insert a run into", error))
     return -1;
   return sqlite3_last_insert_rowid (store->db);
 }
 
-/* Binds the 17 metric columns from ?2 in METRIC_NAMES order; returns the next index. */
+/* Binds the 20 metric columns from ?2 in METRIC_NAMES order; returns the next index. */
 static int
 bind_metrics (sqlite3_stmt *stmt, const ResMetrics *m)
 {
@@ -54,6 +57,9 @@ bind_metrics (sqlite3_stmt *stmt, const ResMetrics *m)
   res_bind_int_or_null (stmt, c++, m->fits, 0);
   res_bind_text (stmt, c++, m->memory_json);
   res_bind_text (stmt, c++, m->extra_json);
+  res_bind_double (stmt, c++, m->mfu);
+  res_bind_text (stmt, c++, m->flops_convention);
+  res_bind_double (stmt, c++, m->hfu);
   g_assert (c == 2 + RES_N_METRIC_COLUMNS);
   return c;
 }
@@ -112,32 +118,49 @@ insert_phases (ResStore *store, gint64 run_id, const ResPhase *phases, guint n,
   return TRUE;
 }
 
-/* The one shape of every run insert: the run row, then whichever children are given,
- * all in one transaction. */
-static gint64
-add_run_rows (ResStore *store, const ResRunInfo *info, ResRunStatus status,
-              const ResMetrics *pred, const ResMetrics *meas, const ResMeasureInfo *mi,
-              const ResPhase *phases, guint n_phases,
-              const ResValidationRow *rows, guint n_rows, GError **error)
+static gboolean
+insert_candidates (ResStore *store, gint64 run_id, const ResSearchCandidate *cands, guint n,
+                   GError **error)
 {
-  if (!res_store_begin (store, error))
-    return -1;
+  for (guint i = 0; i < n; i++)
+    {
+      const ResSearchCandidate *k = &cands[i];
+      sqlite3_stmt *stmt = res_store_stmt (store, RES_STMT_INSERT_CANDIDATE, error);
+      if (stmt == NULL)
+        return FALSE;
+      sqlite3_bind_int64 (stmt, 1, run_id);
+      sqlite3_bind_int64 (stmt, 2, i);
+      res_bind_int_or_null (stmt, 3, k->place, 1);
+      res_bind_text (stmt, 4, k->plan);
+      const gint64 deg[] = { k->tp, k->cp, k->pp, k->vpp, k->dp, k->ep, k->mbs };
+      for (guint d = 0; d < G_N_ELEMENTS (deg); d++)
+        res_bind_int_or_null (stmt, 5 + (int) d, deg[d], 1);
+      res_bind_text (stmt, 12, k->sharding);
+      res_bind_text (stmt, 13, k->recompute);
+      res_bind_text (stmt, 14, k->schedule);
+      res_bind_double (stmt, 15, k->step_time_s);
+      res_bind_double (stmt, 16, k->tokens_per_s);
+      res_bind_double (stmt, 17, k->mfu);
+      res_bind_double (stmt, 18, k->hfu);
+      res_bind_int_or_null (stmt, 19, k->peak_memory_bytes, 0);
+      res_bind_int_or_null (stmt, 20, k->fits, 0);
+      res_bind_text (stmt, 21, k->flags);
+      if (!res_store_step_done (store, stmt, "cannot insert a search candidate into", error))
+        return FALSE;
+    }
+  return TRUE;
+}
 
-  gint64 run_id = insert_run (store, info, status, error);
-  if (run_id < 0)
-    goto fail;
-  if (pred != NULL && !insert_prediction (store, run_id, pred, error))
-    goto fail;
-  if (meas != NULL && !insert_measurement (store, run_id, meas, mi, error))
-    goto fail;
-  if (!insert_phases (store, run_id, phases, n_phases, error))
-    goto fail;
-  for (guint i = 0; i < n_rows; i++)
+static gboolean
+insert_validations (ResStore *store, gint64 run_id, const ResValidationRow *rows, guint n,
+                    GError **error)
+{
+  for (guint i = 0; i < n; i++)
     {
       const ResValidationRow *r = &rows[i];
       sqlite3_stmt *stmt = res_store_stmt (store, RES_STMT_INSERT_VALIDATION, error);
       if (stmt == NULL)
-        goto fail;
+        return FALSE;
       /* err_pct = 100 (predicted - measured) / measured when not given. */
       double err = r->err_pct;
       if (isnan (err) && r->measured_step_s != 0)
@@ -148,15 +171,50 @@ add_run_rows (ResStore *store, const ResRunInfo *info, ResRunStatus status,
       res_bind_double (stmt, 4, r->measured_step_s);
       res_bind_double (stmt, 5, err);
       if (!res_store_step_done (store, stmt, "cannot insert a validation row into", error))
-        goto fail;
+        return FALSE;
     }
-  if (!res_store_commit (store, error))
-    goto fail;
-  return run_id;
+  return TRUE;
+}
 
-fail:
-  res_store_rollback (store);
-  return -1;
+/* The children of a run, whichever are given. */
+typedef struct {
+  const ResMetrics         *pred, *meas;
+  const ResMeasureInfo     *mi;
+  const ResPhase           *phases;
+  guint                     n_phases;
+  const ResValidationRow   *rows;
+  guint                     n_rows;
+  const ResSearchCandidate *cands;
+  guint                     n_cands;
+} RunChildren;
+
+static gboolean
+insert_children (ResStore *store, gint64 run_id, const RunChildren *ch, GError **error)
+{
+  return (ch->pred == NULL || insert_prediction (store, run_id, ch->pred, error))
+         && (ch->meas == NULL || insert_measurement (store, run_id, ch->meas, ch->mi, error))
+         && insert_phases (store, run_id, ch->phases, ch->n_phases, error)
+         && insert_validations (store, run_id, ch->rows, ch->n_rows, error)
+         && insert_candidates (store, run_id, ch->cands, ch->n_cands, error);
+}
+
+/* The one shape of every run insert: the run row, then whichever children are given,
+ * all in one transaction. */
+static gint64
+add_run_rows (ResStore *store, const ResRunInfo *info, ResRunStatus status,
+              double stale_after_s, const RunChildren *ch, GError **error)
+{
+  if (!res_store_begin (store, error))
+    return -1;
+
+  gint64 run_id = insert_run (store, info, status, stale_after_s, error);
+  if (run_id < 0 || !insert_children (store, run_id, ch, error)
+      || !res_store_commit (store, error))
+    {
+      res_store_rollback (store);
+      return -1;
+    }
+  return run_id;
 }
 
 gint64
@@ -166,8 +224,8 @@ res_store_add_prediction (ResStore *store, const ResRunInfo *info, const ResMetr
   g_return_val_if_fail (store != NULL && info != NULL && pred != NULL, -1);
   g_return_val_if_fail (phases != NULL || n_phases == 0, -1);
   g_return_val_if_fail (error == NULL || *error == NULL, -1);
-  return add_run_rows (store, info, info->status, pred, NULL, NULL, phases, n_phases,
-                       NULL, 0, error);
+  RunChildren ch = { .pred = pred, .phases = phases, .n_phases = n_phases };
+  return add_run_rows (store, info, info->status, NAN, &ch, error);
 }
 
 gint64
@@ -178,8 +236,9 @@ res_store_add_run (ResStore *store, const ResRunInfo *info, const ResMetrics *pr
   g_return_val_if_fail (store != NULL && info != NULL && meas != NULL, -1);
   g_return_val_if_fail (phases != NULL || n_phases == 0, -1);
   g_return_val_if_fail (error == NULL || *error == NULL, -1);
-  return add_run_rows (store, info, info->status, pred, meas, mi, phases, n_phases,
-                       NULL, 0, error);
+  RunChildren ch = { .pred = pred, .meas = meas, .mi = mi, .phases = phases,
+                     .n_phases = n_phases };
+  return add_run_rows (store, info, info->status, NAN, &ch, error);
 }
 
 gint64
@@ -188,7 +247,8 @@ res_store_add_failed_run (ResStore *store, const ResRunInfo *info, GError **erro
   g_return_val_if_fail (store != NULL && info != NULL, -1);
   g_return_val_if_fail (error == NULL || *error == NULL, -1);
   ResRunStatus status = info->status == RES_STATUS_OOM ? RES_STATUS_OOM : RES_STATUS_FAILED;
-  return add_run_rows (store, info, status, NULL, NULL, NULL, NULL, 0, NULL, 0, error);
+  RunChildren ch = { 0 };
+  return add_run_rows (store, info, status, NAN, &ch, error);
 }
 
 gint64
@@ -198,8 +258,91 @@ res_store_add_validation (ResStore *store, const ResRunInfo *info,
   g_return_val_if_fail (store != NULL && info != NULL, -1);
   g_return_val_if_fail (rows != NULL || n_rows == 0, -1);
   g_return_val_if_fail (error == NULL || *error == NULL, -1);
-  return add_run_rows (store, info, info->status, NULL, NULL, NULL, NULL, 0, rows, n_rows,
-                       error);
+  RunChildren ch = { .rows = rows, .n_rows = n_rows };
+  return add_run_rows (store, info, info->status, NAN, &ch, error);
+}
+
+gint64
+res_store_add_search (ResStore *store, const ResRunInfo *info, const ResMetrics *best,
+                      const ResSearchCandidate *candidates, guint n, GError **error)
+{
+  g_return_val_if_fail (store != NULL && info != NULL, -1);
+  g_return_val_if_fail (candidates != NULL || n == 0, -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+  RunChildren ch = { .pred = best, .cands = candidates, .n_cands = n };
+  return add_run_rows (store, info, info->status, NAN, &ch, error);
+}
+
+gint64
+res_store_start_run (ResStore *store, const ResRunInfo *info, double stale_after_s,
+                     GError **error)
+{
+  g_return_val_if_fail (store != NULL && info != NULL, -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+  RunChildren ch = { 0 };
+  return add_run_rows (store, info, RES_STATUS_RUNNING, stale_after_s, &ch, error);
+}
+
+/* Runs an UPDATE of one running run; RES_ERROR_CLOSED when no running row matched. */
+static gboolean
+update_running (ResStore *store, sqlite3_stmt *stmt, gint64 run_id, const char *what,
+                GError **error)
+{
+  if (!res_store_step_done (store, stmt, what, error))
+    return FALSE;
+  if (sqlite3_changes (store->db) == 0)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_CLOSED,
+                   "run %" G_GINT64_FORMAT " in %s is not running (closed already, or no "
+                   "such run)", run_id, store->path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+res_store_heartbeat (ResStore *store, gint64 run_id, GError **error)
+{
+  g_return_val_if_fail (store != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  /* one statement: its own transaction (autocommit), no BEGIN needed */
+  sqlite3_stmt *stmt = res_store_stmt (store, RES_STMT_HEARTBEAT, error);
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, run_id);
+  return update_running (store, stmt, run_id, "cannot update the heartbeat in", error);
+}
+
+gboolean
+res_store_finish_run (ResStore *store, gint64 run_id, ResRunStatus status,
+                      const char *error_text, const ResMetrics *pred, const ResMetrics *meas,
+                      const ResMeasureInfo *mi, const ResPhase *phases, guint n_phases,
+                      GError **error)
+{
+  g_return_val_if_fail (store != NULL, FALSE);
+  g_return_val_if_fail (status == RES_STATUS_OK || status == RES_STATUS_FAILED
+                        || status == RES_STATUS_OOM, FALSE);
+  g_return_val_if_fail (phases != NULL || n_phases == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!res_store_begin (store, error))
+    return FALSE;
+  sqlite3_stmt *stmt = res_store_stmt (store, RES_STMT_FINISH_RUN, error);
+  RunChildren ch = { .pred = pred, .meas = meas, .mi = mi, .phases = phases,
+                     .n_phases = n_phases };
+  if (stmt != NULL)
+    {
+      sqlite3_bind_int64 (stmt, 1, run_id);
+      res_bind_text (stmt, 2, res_run_status_to_string (status));
+      res_bind_text (stmt, 3, error_text);
+    }
+  if (stmt == NULL || !update_running (store, stmt, run_id, "cannot close a run in", error)
+      || !insert_children (store, run_id, &ch, error) || !res_store_commit (store, error))
+    {
+      res_store_rollback (store);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 gint64

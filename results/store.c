@@ -26,6 +26,8 @@ static const char *const status_names[RES_STATUS_N] = {
   [RES_STATUS_OK] = "ok",
   [RES_STATUS_FAILED] = "failed",
   [RES_STATUS_OOM] = "oom",
+  [RES_STATUS_RUNNING] = "running",
+  [RES_STATUS_DIED] = "died",
 };
 
 static const char *const source_names[RES_SOURCE_N] = {
@@ -94,6 +96,8 @@ res_metrics_init (ResMetrics *m)
   m->peak_memory_bytes = -1;
   m->fits = -1;
   m->sim_wall_s = NAN;
+  m->mfu = NAN;
+  m->hfu = NAN;
 }
 
 /* ---- errors ---------------------------------------------------------------------- */
@@ -495,6 +499,17 @@ migrate (ResStore *store, GError **error)
           if (!exec_sql (store, mig->sql, what, error)
               || !exec_sql (store, set_version, what, error))
             goto fail;
+          /* A rebuilt table must leave every child row with its parent. */
+          g_autofree char *orphan = NULL;
+          if (!query_value (store, "PRAGMA foreign_key_check", NULL, &orphan, what, error))
+            goto fail;
+          if (orphan != NULL)
+            {
+              g_set_error (error, RES_ERROR, RES_ERROR_CONSTRAINT,
+                           "%s %s: rows of table %s lost their run; the file is left as "
+                           "it was", what, store->path, orphan);
+              goto fail;
+            }
         }
       if (!res_store_commit (store, error))
         goto fail;
@@ -506,32 +521,99 @@ fail:
   return FALSE;
 }
 
+/* An older file opened read-only: copied into a private in-memory database (the
+ * backup API, https://sqlite.org/backup.html) and migrated there, so that readers see
+ * the newest schema and the file is not touched. */
+static gboolean
+migrate_in_memory (ResStore *store, GError **error)
+{
+  sqlite3 *mem = NULL;
+  int rc = sqlite3_open_v2 (":memory:", &mem, SQLITE_OPEN_READWRITE, NULL);
+  if (rc == SQLITE_OK)
+    {
+      sqlite3_backup *bk = sqlite3_backup_init (mem, "main", store->db, "main");
+      if (bk == NULL)
+        rc = sqlite3_errcode (mem);
+      else
+        {
+          rc = sqlite3_backup_step (bk, -1);
+          int rc2 = sqlite3_backup_finish (bk);
+          rc = rc == SQLITE_DONE ? rc2 : rc;
+        }
+    }
+  if (rc != SQLITE_OK)
+    {
+      res_store_set_error (store, rc, "cannot read", error);
+      sqlite3_close (mem);
+      return FALSE;
+    }
+  sqlite3_close_v2 (store->db);
+  store->db = mem;
+  sqlite3_extended_result_codes (store->db, 1);
+  return migrate (store, error);
+}
+
 ResStore *
-res_store_open (const char *path, GError **error)
+res_store_open_full (const char *path, ResOpenFlags flags, guint busy_timeout_ms,
+                     GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   gboolean memory = path_is_memory (path);
-  if (!memory && !check_path (path, error))
+  gboolean read_only = (flags & RES_OPEN_READ_ONLY) != 0;
+  if (!memory && read_only && !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_OPEN,
+                   "cannot read results database %s: %s; pass another --db", path,
+                   g_file_test (path, G_FILE_TEST_IS_DIR) ? "it is a directory"
+                                                        : "no such file");
+      return NULL;
+    }
+  if (!memory && !read_only && !check_path (path, error))
     return NULL;
 
   g_autoptr (ResStore) store = g_new0 (ResStore, 1);
   store->path = g_strdup (path);
-  store->busy_timeout_ms = RES_BUSY_TIMEOUT_MS;
+  store->busy_timeout_ms = busy_timeout_ms;
 
-  int rc = sqlite3_open_v2 (path, &store->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                            NULL);
+  int rc;
+  if (read_only && !memory)
+    {
+      /* In a directory nobody can write, SQLite cannot create the -shm of a WAL file,
+       * and nobody can be writing the file: open it immutable there. */
+      g_autofree char *dir = g_path_get_dirname (path);
+      gboolean dir_ro = g_access (dir, W_OK) != 0;
+      g_autofree char *uri_path = g_uri_escape_string (path, "/", FALSE);
+      g_autofree char *uri = g_strdup_printf ("file:%s?mode=ro%s", uri_path,
+                                              dir_ro ? "&immutable=1" : "");
+      rc = sqlite3_open_v2 (uri, &store->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    }
+  else
+    rc = sqlite3_open_v2 (path, &store->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                          NULL);
   if (rc != SQLITE_OK)
     {
       res_store_set_error (store, rc, "cannot open results database", error);
       return NULL;
     }
   sqlite3_extended_result_codes (store->db, 1);
-  sqlite3_busy_timeout (store->db, (int) store->busy_timeout_ms);
+  sqlite3_busy_timeout (store->db, (int) MIN (busy_timeout_ms, (guint) G_MAXINT));
 
   if (!check_identity (store, error))
     return NULL;
+  if (read_only)
+    {
+      store->journal_mode = g_strdup ("read-only");
+      gint64 version = 0;
+      if (!query_value (store, "PRAGMA user_version", &version, NULL, "cannot read", error))
+        return NULL;
+      /* query_only: the in-memory copy refuses writes like the file would */
+      if ((version < RES_SCHEMA_VERSION && !migrate_in_memory (store, error))
+          || !exec_sql (store, "PRAGMA query_only = ON;", "cannot configure", error))
+        return NULL;
+      return g_steal_pointer (&store);
+    }
   if (sqlite3_db_readonly (store->db, "main") == 1)
     {
       g_set_error (error, RES_ERROR, RES_ERROR_READ_ONLY,
@@ -540,13 +622,22 @@ res_store_open (const char *path, GError **error)
                    path);
       return NULL;
     }
+  /* Foreign keys stay off while migrating: migration 2 rebuilds the parent table runs
+   * (PRAGMA foreign_keys is a no-op inside a transaction, so it is set around it). */
   if (!set_journal_mode (store, memory, error)
-      || !exec_sql (store, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+      || !exec_sql (store, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;",
                     "cannot configure", error)
-      || !migrate (store, error))
+      || !migrate (store, error)
+      || !exec_sql (store, "PRAGMA foreign_keys = ON;", "cannot configure", error))
     return NULL;
 
   return g_steal_pointer (&store);
+}
+
+ResStore *
+res_store_open (const char *path, GError **error)
+{
+  return res_store_open_full (path, RES_OPEN_DEFAULT, RES_BUSY_TIMEOUT_MS, error);
 }
 
 void

@@ -44,10 +44,11 @@ typedef enum {
   RES_ERROR_CONSTRAINT,      /* a row broke a CHECK / NOT NULL / foreign key */
   RES_ERROR_NOT_FOUND,       /* no run of that id */
   RES_ERROR_FAILED,          /* any other SQLite failure (disk full, I/O error, ...) */
+  RES_ERROR_CLOSED,          /* the run was already closed (by another rank) */
 } ResError;
 
 /* The newest schema this code knows; migrations bring older files up to it. */
-#define RES_SCHEMA_VERSION 1
+#define RES_SCHEMA_VERSION 2
 
 /* Default busy timeout: how long a writer waits for another process's lock. */
 #define RES_BUSY_TIMEOUT_MS 5000
@@ -65,6 +66,8 @@ typedef enum {
   RES_STATUS_OK,             /* "ok" */
   RES_STATUS_FAILED,         /* "failed": an error stopped the run (see error) */
   RES_STATUS_OOM,            /* "oom": the plan does not fit (predicted or measured) */
+  RES_STATUS_RUNNING,        /* "running": started, not closed yet, heartbeat fresh */
+  RES_STATUS_DIED,           /* "died": read only: running, but its heartbeat is stale */
   RES_STATUS_N,
 } ResRunStatus;
 
@@ -98,6 +101,8 @@ typedef struct {
   const char   *host;          /* NULL: this machine (g_get_host_name) */
   const char   *note;          /* free text from the user */
   const char   *error;         /* why it failed (status failed / oom) */
+  const char   *framework;     /* software stack (frameworks/); NULL: the plan_json's
+                                * "framework" member, if any */
 } ResRunInfo;
 
 /* One step's metrics, predicted or measured. Call res_metrics_init () first: it sets
@@ -117,6 +122,9 @@ typedef struct {
   const char   *memory_json;                  /* per-GPU bytes by category */
   double        sim_wall_s;                   /* simulator wall time (predictions only) */
   const char   *extra_json;                   /* anything else, as a JSON object */
+  double        mfu;                          /* headline MFU in flops_convention */
+  const char   *flops_convention;             /* "palm", "megatron96", ... (NULL: none) */
+  double        hfu;                          /* executed FLOPs / peak: one number */
 } ResMetrics;
 
 /* How a measurement was taken. */
@@ -169,7 +177,31 @@ typedef struct {
   char         *mfu_json;                     /* predicted MFU, NULL if none */
   char         *measured_mfu_json;            /* measured MFU, NULL if none */
   char         *error;
+  char         *framework;
+  char         *started_at;                   /* NULL for none */
+  char         *heartbeat_at;
+  char         *finished_at;                  /* NULL while running */
+  double        predicted_mfu;                /* NaN: none; in flops_convention */
+  double        measured_mfu;
+  char         *flops_convention;
+  double        predicted_hfu;
+  double        measured_hfu;
 } ResRunRow;
+
+/* One plan a search looked at (the search_candidates table). */
+typedef struct {
+  gint64        place;                        /* 1 = best; <= 0: not ranked */
+  const char   *plan;                         /* canonical short plan string; required */
+  gint64        tp, cp, pp, vpp, dp, ep, mbs; /* <= 0: unknown */
+  const char   *sharding, *recompute, *schedule;
+  double        step_time_s;                  /* NaN: unknown */
+  double        tokens_per_s;
+  double        mfu;                          /* in the run's flops_convention */
+  double        hfu;
+  gint64        peak_memory_bytes;            /* < 0: unknown */
+  int           fits;                         /* 1, 0, < 0 unknown */
+  const char   *flags;                        /* free text, e.g. "pruned:memory" */
+} ResSearchCandidate;
 
 /* Everything stored for one run, read back. The strings inside (including those of
  * info, pred, meas, measure and phases) belong to the record. */
@@ -185,6 +217,12 @@ typedef struct {
   ResMeasureInfo    measure;
   GArray           *phases;                   /* ResPhase, by source, rank, kind */
   GArray           *validations;              /* ResValidationRow, by row_id */
+  const char       *started_at;
+  const char       *heartbeat_at;
+  const char       *finished_at;              /* NULL while running */
+  double            stale_after_s;            /* NaN: none */
+  GArray           *candidates;               /* ResSearchCandidate: ranked by place,
+                                               * then unranked in insert order */
   GStringChunk     *strings;                  /* private: owns every string above */
 } ResRunRecord;
 
@@ -199,6 +237,19 @@ const char   *res_source_to_string     (ResSource source);
 void          res_metrics_init         (ResMetrics *metrics);
 
 ResStore     *res_store_open           (const char *path, GError **error);
+
+typedef enum {
+  RES_OPEN_DEFAULT   = 0,
+  /* Read-only: nothing is created, migrated or written. Works on a read-only file or in
+   * a read-only directory (there a WAL file is opened immutable: nobody can write it).
+   * A file of an older schema is copied into memory and migrated there. */
+  RES_OPEN_READ_ONLY = 1 << 0,
+} ResOpenFlags;
+
+/* res_store_open with flags and a busy timeout (ms) that applies from the first
+ * statement on (the migration included). */
+ResStore     *res_store_open_full      (const char *path, ResOpenFlags flags,
+                                        guint busy_timeout_ms, GError **error);
 void          res_store_close          (ResStore *store);                  /* NULL-safe */
 const char   *res_store_get_path       (const ResStore *store);
 /* "wal", "delete" or "memory": what the file actually runs in. */
@@ -224,6 +275,29 @@ gint64        res_store_add_failed_run (ResStore *store, const ResRunInfo *info,
                                         GError **error);
 gint64        res_store_add_validation (ResStore *store, const ResRunInfo *info,
                                         const ResValidationRow *rows, guint n_rows,
+                                        GError **error);
+/* A run recorded from its start: a row with status 'running', started and heartbeat
+ * now. stale_after_s > 0: readers show it as 'died' once its heartbeat is older. */
+gint64        res_store_start_run      (ResStore *store, const ResRunInfo *info,
+                                        double stale_after_s, GError **error);
+/* Refreshes a running run's heartbeat. RES_ERROR_CLOSED when it is closed already. */
+gboolean      res_store_heartbeat      (ResStore *store, gint64 run_id, GError **error);
+/* Closes a running run as status (ok, failed or oom) with its rows, in one transaction:
+ * error text (may be NULL), and whichever of pred, meas (with mi) and phases are given.
+ * Exactly once: RES_ERROR_CLOSED, and nothing written, when someone closed it before. */
+gboolean      res_store_finish_run     (ResStore *store, gint64 run_id, ResRunStatus status,
+                                        const char *error_text, const ResMetrics *pred,
+                                        const ResMetrics *meas, const ResMeasureInfo *mi,
+                                        const ResPhase *phases, guint n_phases,
+                                        GError **error);
+/* How a run reads now (running, died, ok, ...); FALSE with RES_ERROR_NOT_FOUND. */
+gboolean      res_store_get_run_status (ResStore *store, gint64 run_id, ResRunStatus *out,
+                                        GError **error);
+/* A search: the run (kind search), the best plan's prediction (may be NULL) and every
+ * candidate row, in one transaction. */
+gint64        res_store_add_search     (ResStore *store, const ResRunInfo *info,
+                                        const ResMetrics *best,
+                                        const ResSearchCandidate *candidates, guint n,
                                         GError **error);
 /* host NULL: this machine. Returns the profile id. */
 gint64        res_store_add_profile    (ResStore *store, const char *backend,

@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include "results/store.h"
+#include "results/store-private.h"   /* res_migrations: to write a v1 file */
 
 typedef struct {
   char *dir;   /* temporary directory, removed with its files */
@@ -714,6 +715,348 @@ test_concurrent (Fixture *f, gconstpointer data)
                                      "  WHERE p.run_id = r.run_id)"), ==, 0);
 }
 
+/* ---- the migration 1 -> 2 -------------------------------------------------------- */
+
+/* A file as tandem 0.1 (schema 1) left it: migration 1 alone, then rows inserted the way
+ * the v1 code inserted them (a canonical plan_json from plan_to_json, a hand-written one
+ * with short keys, a run with a measurement, a validation, a profile, a published row). */
+static void
+write_v1_file (const char *path)
+{
+  g_assert_cmpstr (res_migrations[0].sql, !=, NULL);
+  g_assert_cmpint (res_migrations[0].version, ==, 1);
+  raw_exec (path, res_migrations[0].sql);
+  raw_exec (path, "PRAGMA application_id = 1414415437; PRAGMA user_version = 1;");
+  raw_exec (path,
+    "INSERT INTO runs (run_id, created_at, kind, status, tool_version, host, model, cluster,"
+    " plan, plan_json, model_json, cluster_json, world_size, note, error) VALUES"
+    " (1, '2026-11-30T10:00:00.000Z', 'predict', 'ok', '0.1.0', 'h1', 'llama3-8b', 'h200-node',"
+    "  'tp8.mbs1', '{\"summary\":\"tp8.mbs1\",\"parallelism\":{\"world_size\":8,"
+    "\"tensor_parallel_degree\":8,\"pipeline_parallel_degree\":1,\"context_parallel_degree\":1,"
+    "\"expert_parallel_degree\":1,\"data_parallel_degree\":1,\"virtual_stages_per_rank\":1},"
+    "\"training\":{\"local_batch_size\":1,\"global_batch_size\":4,\"seq_len\":8192}}',"
+    "  '{\"hidden_size\":4096}', '{\"name\":\"h200-node\"}', 8, 'first', NULL),"
+    " (2, '2026-11-30T10:01:00.000Z', 'run', 'ok', '0.1.0', 'h1', 'tiny-llama', 'cpu-host',"
+    "  'tp2.pp2.dp4.mbs1', '{\"tp\":2,\"pp\":2,\"dp\":4,\"mbs\":1}', NULL, NULL, 16, NULL, NULL),"
+    " (3, '2026-11-30T10:02:00.000Z', 'run', 'failed', '0.1.0', 'h2', 'tiny-llama', NULL,"
+    "  'tp2', NULL, NULL, NULL, 2, NULL, 'rank 1: timed out'),"
+    " (4, '2026-11-30T10:03:00.000Z', 'validate', 'ok', '0.1.0', 'h1', 'published-runs.csv',"
+    "  NULL, NULL, NULL, NULL, NULL, NULL, '2 rows', NULL);"
+    "INSERT INTO predictions (run_id, step_time_s, tokens_per_s, mfu_json, hfu_json, fits,"
+    " peak_memory_bytes, sim_wall_s) VALUES"
+    " (1, 1.5, 21845.3, '{\"megatron96\":0.40,\"palm\":0.42}',"
+    "  '{\"megatron96\":0.51,\"palm\":0.51}', 1, 33000000000, 0.01),"
+    " (2, 0.25, 4096.0, '{\"megatron96\":0.20,\"palm\":0.22}', NULL, 1, 1000000, 0.002);"
+    "INSERT INTO measurements (run_id, step_time_s, tokens_per_s, mfu_json, hfu_json, steps,"
+    " warmup, ranks, step_times_json) VALUES"
+    " (2, 0.2, 5120.0, '{\"megatron96\":0.25,\"palm\":0.275}', '{\"palm\":0.3}', 3, 1, 16,"
+    "  '[0.2,0.2,0.2]');"
+    "INSERT INTO phases VALUES (2, 'measured', 0, 'compute', 0.15, NULL),"
+    " (2, 'predicted', 0, 'compute', 0.2, NULL);"
+    "INSERT INTO published (row_id, source, model, gpu_type, n_gpus, row_json) VALUES"
+    " (1, 'Llama 3 paper', 'Llama 3.1 405B', 'H100-SXM-80GB', 8192, '{\"row_id\":\"1\"}');"
+    "INSERT INTO validations VALUES (4, 1, 11.0, 10.0, 10.0), (4, 2, 4.0, 5.0, -20.0);"
+    "INSERT INTO profiles (backend, host, name, tool_version, profile_json) VALUES"
+    " ('cpu', 'h1', 'p', '0.1.0', '{\"v\":1}');");
+}
+
+/* Every v1 column of every row, as text: what the migration must not change. */
+static char *
+raw_dump (const char *path)
+{
+  static const char *const queries[] = {
+    "SELECT group_concat (quote (run_id) || quote (created_at) || quote (kind) ||"
+    " quote (status) || quote (tool_version) || quote (host) || quote (model) ||"
+    " quote (cluster) || quote (plan) || quote (plan_json) || quote (model_json) ||"
+    " quote (cluster_json) || quote (world_size) || quote (note) || quote (error), '|')"
+    " FROM (SELECT * FROM runs ORDER BY run_id)",
+    "SELECT group_concat (quote (run_id) || quote (step_time_s) || quote (tokens_per_s) ||"
+    " quote (mfu_json) || quote (hfu_json) || quote (fits) || quote (peak_memory_bytes) ||"
+    " quote (sim_wall_s), '|') FROM (SELECT * FROM predictions ORDER BY run_id)",
+    "SELECT group_concat (quote (run_id) || quote (step_time_s) || quote (mfu_json) ||"
+    " quote (hfu_json) || quote (steps) || quote (warmup) || quote (ranks) ||"
+    " quote (step_times_json), '|') FROM (SELECT * FROM measurements ORDER BY run_id)",
+    "SELECT group_concat (quote (run_id) || source || rank || kind || quote (busy_s), '|')"
+    " FROM (SELECT * FROM phases ORDER BY run_id, source)",
+    "SELECT group_concat (row_id || source || quote (n_gpus) || row_json, '|') FROM published",
+    "SELECT group_concat (run_id || row_id || predicted_step_s || measured_step_s || err_pct,"
+    " '|') FROM (SELECT * FROM validations ORDER BY row_id)",
+    "SELECT group_concat (backend || host || profile_json, '|') FROM profiles",
+  };
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  GString *out = g_string_new (NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (queries); i++)
+    {
+      sqlite3_stmt *stmt = NULL;
+      g_assert_cmpint (sqlite3_prepare_v2 (db, queries[i], -1, &stmt, NULL), ==, SQLITE_OK);
+      g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+      g_string_append_printf (out, "%s\n", (const char *) sqlite3_column_text (stmt, 0));
+      sqlite3_finalize (stmt);
+    }
+  sqlite3_close (db);
+  return g_string_free (out, FALSE);
+}
+
+/* A v1 file migrates to v2 losing nothing: every v1 column of every row reads the same,
+ * the new columns are back-filled from the old ones, the views answer. */
+static void
+test_migrate_v1 (Fixture *f, gconstpointer data)
+{
+  GError *error = NULL;
+  write_v1_file (f->db);
+  g_autofree char *before = raw_dump (f->db);
+  g_test_message ("v1 rows:\n%s", before);
+  {
+    g_autoptr (ResStore) store = res_store_open (f->db, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (res_store_get_schema_version (store, NULL), ==, 2);
+  }
+  g_autofree char *after = raw_dump (f->db);
+  g_assert_cmpstr (after, ==, before);
+  g_assert_cmpint (raw_count (f->db, "PRAGMA user_version"), ==, 2);
+  g_assert_cmpint (raw_count (f->db, "SELECT count(*) FROM runs"), ==, 4);
+  g_assert_cmpint (raw_count (f->db, "SELECT count(*) FROM pragma_foreign_key_check"), ==, 0);
+  /* degrees from the canonical plan_json (run 1) and from short keys (run 2); none for
+   * a run without plan_json (run 3) */
+  g_assert_cmpint (raw_count (f->db, "SELECT tp * 1000000 + cp * 100000 + pp * 10000 + vpp * 1000"
+                                     " + dp * 100 + ep * 10 + mbs FROM runs WHERE run_id = 1"),
+                   ==, 8111111);
+  g_assert_cmpint (raw_count (f->db, "SELECT gbs FROM runs WHERE run_id = 1"), ==, 4);
+  g_assert_cmpint (raw_count (f->db, "SELECT seq_len FROM runs WHERE run_id = 1"), ==, 8192);
+  g_assert_cmpint (raw_count (f->db, "SELECT tp * 100 + pp * 10 + dp FROM runs"
+                                     " WHERE run_id = 2"), ==, 224);
+  g_assert_cmpint (raw_count (f->db, "SELECT cp IS NULL AND ep IS NULL FROM runs"
+                                     " WHERE run_id = 2"), ==, 1);
+  g_assert_cmpint (raw_count (f->db, "SELECT tp IS NULL FROM runs WHERE run_id = 3"), ==, 1);
+  /* v1 rows were finished when created */
+  g_assert_cmpint (raw_count (f->db, "SELECT count(*) FROM runs WHERE started_at = created_at"
+                                     " AND finished_at = created_at"), ==, 4);
+
+  g_autoptr (ResStore) store = res_store_open (f->db, &error);
+  g_assert_no_error (error);
+  g_autoptr (ResRunRecord) r = res_store_get_run (store, 2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (r->info.plan_json, ==, "{\"tp\":2,\"pp\":2,\"dp\":4,\"mbs\":1}");
+  /* mfu in palm from mfu_json; hfu: the one number v1 wrote under each key */
+  g_assert_cmpstr (r->pred.flops_convention, ==, "palm");
+  g_assert_cmpfloat (r->pred.mfu, ==, 0.22);
+  g_assert_true (isnan (r->pred.hfu));          /* v1 row had no hfu_json */
+  g_assert_cmpfloat (r->meas.mfu, ==, 0.275);
+  g_assert_cmpfloat (r->meas.hfu, ==, 0.3);
+  g_assert_cmpint (r->measure.ranks, ==, 16);
+  g_assert_cmpuint (r->phases->len, ==, 2);
+  g_autoptr (ResRunRecord) r1 = res_store_get_run (store, 1, &error);
+  g_assert_cmpfloat (r1->pred.mfu, ==, 0.42);
+  g_assert_cmpfloat (r1->pred.hfu, ==, 0.51);
+  g_assert_cmpint (r1->info.status, ==, RES_STATUS_OK);
+
+  /* comparison: run 2 step time 0.25 predicted vs 0.2 measured: (0.25 - 0.2) / 0.2 = 0.25;
+   * mfu 0.22 vs 0.275: (0.22 - 0.275) / 0.275 = -0.2 */
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open (f->db, &db), ==, SQLITE_OK);
+  sqlite3_stmt *stmt = NULL;
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT term, rel_err FROM comparison"
+                                       " WHERE run_id = 2 ORDER BY term_order", -1, &stmt,
+                                       NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpstr ((const char *) sqlite3_column_text (stmt, 0), ==, "step_time_s");
+  g_assert_cmpfloat_with_epsilon (sqlite3_column_double (stmt, 1), 0.25, 1e-12);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpstr ((const char *) sqlite3_column_text (stmt, 0), ==, "tokens_per_s");
+  /* (4096 - 5120) / 5120 = -0.2 */
+  g_assert_cmpfloat_with_epsilon (sqlite3_column_double (stmt, 1), -0.2, 1e-12);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpstr ((const char *) sqlite3_column_text (stmt, 0), ==, "mfu");
+  g_assert_cmpfloat_with_epsilon (sqlite3_column_double (stmt, 1), -0.2, 1e-12);
+  sqlite3_finalize (stmt);
+  /* validation_rows: row 1 joined to its published row, row 2 (not imported) without */
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT row_id, model, gpu_type, source, err_pct"
+                                       " FROM validation_rows ORDER BY row_id", -1, &stmt,
+                                       NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpstr ((const char *) sqlite3_column_text (stmt, 1), ==, "Llama 3.1 405B");
+  g_assert_cmpstr ((const char *) sqlite3_column_text (stmt, 2), ==, "H100-SXM-80GB");
+  g_assert_cmpstr ((const char *) sqlite3_column_text (stmt, 3), ==, "Llama 3 paper");
+  g_assert_cmpfloat (sqlite3_column_double (stmt, 4), ==, 10.0);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpint (sqlite3_column_int (stmt, 0), ==, 2);
+  g_assert_cmpint (sqlite3_column_type (stmt, 1), ==, SQLITE_NULL);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_DONE);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+
+  /* new writes go on from the old ids, foreign keys on again */
+  gint64 id = add_simple_prediction (store, "m", "p", 1.0);
+  g_assert_cmpint (id, ==, 5);
+  g_assert_cmpint (raw_count (f->db, "SELECT count(*) FROM runs"), ==, 5);
+}
+
+/* Read-only: a v1 file is read through an in-memory copy migrated there; the file stays
+ * v1 and unchanged. */
+static void
+test_read_only_v1 (Fixture *f, gconstpointer data)
+{
+  GError *error = NULL;
+  write_v1_file (f->db);
+  g_autofree char *before = NULL;
+  gsize n_before = 0;
+  g_assert_true (g_file_get_contents (f->db, &before, &n_before, NULL));
+  {
+    g_autoptr (ResStore) store = res_store_open_full (f->db, RES_OPEN_READ_ONLY, 100, &error);
+    g_assert_no_error (error);
+    g_autoptr (GPtrArray) rows = res_store_list_runs (store, 0, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (rows->len, ==, 4);
+    ResRunRow *r2 = rows->pdata[2];   /* newest first: 4, 3, 2, 1 */
+    g_assert_cmpint (r2->run_id, ==, 2);
+    g_assert_cmpfloat (r2->predicted_mfu, ==, 0.22);
+    g_assert_cmpfloat (r2->measured_step_s, ==, 0.2);
+    /* a read-only store refuses to write */
+    ResRunInfo info = { .kind = RES_KIND_PREDICT };
+    ResMetrics m;
+    res_metrics_init (&m);
+    g_assert_cmpint (res_store_add_prediction (store, &info, &m, NULL, 0, &error), ==, -1);
+    g_assert_nonnull (error);
+    g_clear_error (&error);
+  }
+  g_autofree char *after = NULL;
+  gsize n_after = 0;
+  g_assert_true (g_file_get_contents (f->db, &after, &n_after, NULL));
+  g_assert_cmpuint (n_after, ==, n_before);
+  g_assert_true (memcmp (before, after, n_before) == 0);
+  g_assert_cmpint (raw_count (f->db, "PRAGMA user_version"), ==, 1);
+
+  /* no file: refused, and none is created */
+  g_autofree char *missing = g_build_filename (f->dir, "none.db", NULL);
+  g_assert_null (res_store_open_full (missing, RES_OPEN_READ_ONLY, 100, &error));
+  g_assert_error (error, RES_ERROR, RES_ERROR_OPEN);
+  g_clear_error (&error);
+  g_assert_false (g_file_test (missing, G_FILE_TEST_EXISTS));
+}
+
+/* ---- runs recorded from their start ---------------------------------------------- */
+
+static void
+test_running (Fixture *f, gconstpointer data)
+{
+  GError *error = NULL;
+  g_autoptr (ResStore) store = res_store_open (f->db, &error);
+  g_assert_no_error (error);
+  ResRunInfo info = sample_info (RES_KIND_RUN);
+  info.framework = "megatron-core";
+  gint64 id = res_store_start_run (store, &info, 3600, &error);
+  g_assert_no_error (error);
+  ResRunStatus st;
+  g_assert_true (res_store_get_run_status (store, id, &st, &error));
+  g_assert_cmpint (st, ==, RES_STATUS_RUNNING);
+  g_assert_true (res_store_heartbeat (store, id, &error));
+  g_assert_no_error (error);
+  /* degrees from the short-key plan_json of sample_info: tp2 pp2 dp4 mbs1 */
+  g_assert_cmpint (raw_count (f->db, "SELECT tp * 1000 + pp * 100 + dp * 10 + mbs FROM runs"),
+                   ==, 2241);
+  g_assert_cmpint (raw_count (f->db, "SELECT finished_at IS NULL FROM runs"), ==, 1);
+
+  ResMetrics pred = sample_metrics (1.0), meas = sample_metrics (1.1);
+  pred.mfu = 0.43;
+  pred.flops_convention = "palm";
+  pred.hfu = 0.5;
+  ResMeasureInfo mi = { .steps = 3, .warmup = 1, .ranks = 16 };
+  g_assert_true (res_store_finish_run (store, id, RES_STATUS_OK, NULL, &pred, &meas, &mi,
+                                       NULL, 0, &error));
+  g_assert_no_error (error);
+  /* a second close (another rank) writes nothing and says so */
+  g_assert_false (res_store_finish_run (store, id, RES_STATUS_FAILED, "late", NULL, NULL,
+                                        NULL, NULL, 0, &error));
+  g_assert_error (error, RES_ERROR, RES_ERROR_CLOSED);
+  g_clear_error (&error);
+  g_assert_false (res_store_heartbeat (store, id, &error));
+  g_assert_error (error, RES_ERROR, RES_ERROR_CLOSED);
+  g_clear_error (&error);
+  g_autoptr (ResRunRecord) r = res_store_get_run (store, id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (r->info.status, ==, RES_STATUS_OK);
+  g_assert_null (r->info.error);
+  g_assert_cmpstr (r->info.framework, ==, "megatron-core");
+  g_assert_nonnull (r->finished_at);
+  g_assert_cmpfloat (r->pred.mfu, ==, 0.43);
+  g_assert_cmpstr (r->pred.flops_convention, ==, "palm");
+  g_assert_cmpfloat (r->pred.hfu, ==, 0.5);
+  g_assert_cmpfloat (r->stale_after_s, ==, 3600);
+  g_assert_cmpint (raw_count (f->db, "SELECT count(*) FROM runs"), ==, 1);
+
+  /* a run whose heartbeat is older than stale_after_s reads as died */
+  gint64 id2 = res_store_start_run (store, &info, 10, &error);
+  g_assert_no_error (error);
+  g_assert_true (res_store_get_run_status (store, id2, &st, &error));
+  g_assert_cmpint (st, ==, RES_STATUS_RUNNING);
+  raw_exec (f->db, "UPDATE runs SET heartbeat_at = strftime ('%Y-%m-%dT%H:%M:%fZ', 'now',"
+                   " '-11 seconds') WHERE status = 'running'");
+  g_assert_true (res_store_get_run_status (store, id2, &st, &error));
+  g_assert_cmpint (st, ==, RES_STATUS_DIED);
+  g_autoptr (GPtrArray) rows = res_store_list_runs (store, 0, &error);
+  g_assert_cmpint (((ResRunRow *) rows->pdata[0])->status, ==, RES_STATUS_DIED);
+  /* whoever can still closes it as failed */
+  g_assert_true (res_store_finish_run (store, id2, RES_STATUS_FAILED, "rank 0 died", NULL,
+                                       NULL, NULL, NULL, 0, &error));
+  g_assert_true (res_store_get_run_status (store, id2, &st, &error));
+  g_assert_cmpint (st, ==, RES_STATUS_FAILED);
+}
+
+/* ---- searches -------------------------------------------------------------------- */
+
+static void
+test_search (void)
+{
+  GError *error = NULL;
+  g_autoptr (ResStore) store = res_store_open (":memory:", &error);
+  g_assert_no_error (error);
+  ResRunInfo info = { .kind = RES_KIND_SEARCH, .model = "llama3-70b", .cluster = "h200-node",
+                      .plan = "tp4.pp2.dp1.mbs1", .world_size = 8 };
+  ResMetrics best;
+  res_metrics_init (&best);
+  best.step_time_s = 2.5;
+  ResSearchCandidate c[] = {
+    { .place = 2, .plan = "tp8.mbs1", .tp = 8, .cp = 1, .pp = 1, .vpp = 1, .dp = 1,
+      .ep = 1, .mbs = 1, .sharding = "none", .recompute = "none", .schedule = "1f1b",
+      .step_time_s = 3.0, .tokens_per_s = 1000, .mfu = 0.3, .hfu = 0.35,
+      .peak_memory_bytes = 100, .fits = 1, .flags = NULL },
+    { .place = 0, .plan = "tp1.mbs1", .tp = 1, .step_time_s = NAN, .tokens_per_s = NAN,
+      .mfu = NAN, .hfu = NAN, .peak_memory_bytes = 900, .fits = 0, .flags = "oom" },
+    { .place = 1, .plan = "tp4.pp2.dp1.mbs1", .tp = 4, .pp = 2, .step_time_s = 2.5,
+      .tokens_per_s = 1200, .mfu = 0.36, .hfu = 0.4, .peak_memory_bytes = 80, .fits = 1 },
+  };
+  gint64 id = res_store_add_search (store, &info, &best, c, G_N_ELEMENTS (c), &error);
+  g_assert_no_error (error);
+  g_autoptr (ResRunRecord) r = res_store_get_run (store, id, &error);
+  g_assert_no_error (error);
+  g_assert_true (r->has_prediction);
+  g_assert_cmpuint (r->candidates->len, ==, 3);
+  /* read back by place: 1, 2, then the unranked one */
+  const ResSearchCandidate *k0 = &g_array_index (r->candidates, ResSearchCandidate, 0);
+  const ResSearchCandidate *k1 = &g_array_index (r->candidates, ResSearchCandidate, 1);
+  const ResSearchCandidate *k2 = &g_array_index (r->candidates, ResSearchCandidate, 2);
+  g_assert_cmpint (k0->place, ==, 1);
+  g_assert_cmpstr (k0->plan, ==, "tp4.pp2.dp1.mbs1");
+  g_assert_cmpint (k0->pp, ==, 2);
+  g_assert_cmpint (k0->cp, ==, 0);             /* not given: unknown */
+  g_assert_cmpint (k1->place, ==, 2);
+  g_assert_cmpstr (k1->schedule, ==, "1f1b");
+  g_assert_cmpfloat (k1->hfu, ==, 0.35);
+  g_assert_cmpint (k2->place, ==, 0);
+  g_assert_cmpint (k2->fits, ==, 0);
+  g_assert_true (isnan (k2->step_time_s));
+  g_assert_cmpstr (k2->flags, ==, "oom");
+
+  /* one transaction: a bad candidate (two at place 1) leaves no search behind */
+  c[0].place = 1;
+  g_assert_cmpint (res_store_add_search (store, &info, &best, c, 3, &error), ==, -1);
+  g_assert_error (error, RES_ERROR, RES_ERROR_CONSTRAINT);
+  g_clear_error (&error);
+  g_autoptr (GPtrArray) rows = res_store_list_runs (store, 0, &error);
+  g_assert_cmpuint (rows->len, ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -735,6 +1078,12 @@ main (int argc, char **argv)
   g_test_add_func ("/results/store/profiles", test_profiles);
   g_test_add_func ("/results/store/published", test_published);
   g_test_add ("/results/store/concurrent", Fixture, NULL, setup, test_concurrent, teardown);
+
+  g_test_add ("/results/store/migrate-v1", Fixture, NULL, setup, test_migrate_v1, teardown);
+  g_test_add ("/results/store/read-only-v1", Fixture, NULL, setup, test_read_only_v1,
+              teardown);
+  g_test_add ("/results/store/running", Fixture, NULL, setup, test_running, teardown);
+  g_test_add_func ("/results/store/search", test_search);
 
   return g_test_run ();
 }
