@@ -19,6 +19,7 @@ static const CliCommand commands[] = {
   { "runs",   cli_cmd_runs,   "runs [--db F]: list stored predictions and measurements" },
   { "validate", cli_cmd_validate, "validate FILE.csv [--json] [--db F]: predict published runs, report errors" },
   { "calibrate", cli_cmd_calibrate, "calibrate [--quick] [--out F] [--import-nccl-tests F]: measure this machine (mpirun for collectives)" },
+  { "report", cli_cmd_report, "report scaling|validation|run ...: HTML/Markdown/CSV reports with plots" },
   { "run",    cli_cmd_run,    "run [plan flags] [--verify] [--steps K] [--db F]: execute under mpirun, measured vs predicted" },
 };
 

@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(gcc pkgconf meson ninja-build libglib2.0-dev libglib2.0-bin libjson-glib-dev
-          libsqlite3-dev sqlite3 libopenmpi-dev openmpi-bin libopenblas-dev)
+          libsqlite3-dev sqlite3 libopenmpi-dev openmpi-bin libopenblas-dev
+          libcairo2-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

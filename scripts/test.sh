@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+bash scripts/test-deps.sh
 meson test -C build --num-processes "$(nproc)" --print-errorlogs "$@"

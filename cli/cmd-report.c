@@ -1,0 +1,338 @@
+/* cli/cmd-report.c - `tandem report scaling|validation|run`: computes a report's table
+ * with the results/report library and writes it (HTML, Markdown, CSV, JSON, PNG plots). */
+#include "cli/cli.h"
+#include "results/report.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define DEFAULT_FORMATS (REPORT_FORMAT_HTML | REPORT_FORMAT_MD | REPORT_FORMAT_CSV \
+                         | REPORT_FORMAT_PNG)
+
+static int
+report_status_for_error (const GError *error)
+{
+  if (error->domain == REPORT_ERROR)
+    return error->code == REPORT_ERROR_FAILED ? CLI_EXIT_FAILURE : CLI_EXIT_USAGE;
+  return cli_status_for_error (error);
+}
+
+/* "64,128,256" -> ascending sizes. */
+static GArray *
+parse_sizes (const char *text, GError **error)
+{
+  g_autoptr (GArray) sizes = g_array_new (FALSE, FALSE, sizeof (int));
+  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
+  for (guint i = 0; parts[i]; i++)
+    {
+      const char *p = g_strstrip (parts[i]);
+      guint64 v = 0;
+      if (!g_ascii_string_to_unsigned (p, 10, 1, 1 << 24, &v, NULL))
+        {
+          g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                       "--gpus: '%s' is not a GPU count from 1 to 16777216 (hint: --gpus "
+                       "64,128,256)", p);
+          return NULL;
+        }
+      int g = (int) v;
+      g_array_append_val (sizes, g);
+    }
+  if (sizes->len == 0 || sizes->len > 64)
+    {
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                   "--gpus takes 1 to 64 sizes (hint: --gpus 64,128,256)");
+      return NULL;
+    }
+  return g_steal_pointer (&sizes);
+}
+
+/* --gpus is a list here, while the plan options read it as one number: take it out of
+ * argv before they see it. */
+static char *
+take_gpus_option (int *argc, char **argv)
+{
+  char *value = NULL;
+  int o = 1;
+  for (int i = 1; i < *argc; i++)
+    {
+      const char *a = argv[i];
+      if ((g_str_equal (a, "--gpus") || g_str_equal (a, "--world-size")) && i + 1 < *argc)
+        {
+          g_free (value);
+          value = g_strdup (argv[++i]);
+          continue;
+        }
+      if (g_str_has_prefix (a, "--gpus=") || g_str_has_prefix (a, "--world-size="))
+        {
+          g_free (value);
+          value = g_strdup (strchr (a, '=') + 1);
+          continue;
+        }
+      argv[o++] = argv[i];
+    }
+  *argc = o;
+  argv[o] = NULL;
+  return value;
+}
+
+static ResStore *
+open_store_if_any (const char *db, GError **error)
+{
+  const char *path = db ? db : "tandem.db";
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      if (db != NULL)
+        g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                     "no results database at %s (hint: tandem run stores there, or drop --db)",
+                     path);
+      return NULL;
+    }
+  return res_store_open (path, error);
+}
+
+static void
+print_written (GPtrArray *written)
+{
+  for (guint i = 0; i < written->len; i++)
+    printf ("  wrote %s\n", (char *) g_ptr_array_index (written, i));
+}
+
+static void
+print_scaling_text (const ReportScaling *r)
+{
+  printf ("scaling report: %s, %s scaling, gbs %d%s, MFU in %s\n", r->model,
+          r->mode == REPORT_STRONG ? "strong" : "weak", r->gbs,
+          r->mode == REPORT_WEAK ? " at the smallest size" : "",
+          model_flop_convention_name (r->conv));
+  for (guint c = 0; c < r->clusters->len; c++)
+    {
+      int g = g_array_index (r->base_gpus, int, c);
+      if (g > 0)
+        printf ("  base of %s: %d GPUs\n", (char *) g_ptr_array_index (r->clusters, c), g);
+      else
+        printf ("  base of %s: none (no size has a plan)\n",
+                (char *) g_ptr_array_index (r->clusters, c));
+    }
+  printf ("\n  %-18s %6s %10s %14s %7s %7s %8s %10s  %s\n", "cluster", "GPUs", "step s",
+          "tokens/s", "MFU", "S", "E", "peak GiB", "status / plan");
+  for (guint i = 0; i < r->rows->len; i++)
+    {
+      const ReportScalingRow *row = g_ptr_array_index (r->rows, i);
+      if (!row->predicted)
+        {
+          printf ("  %-18s %6d %10s %14s %7s %7s %8s %10s  %s: %s\n", row->cluster, row->gpus,
+                  "-", "-", "-", "-", "-", "-", row->status, row->reason);
+          continue;
+        }
+      char s[32], e[32];
+      printf ("  %-18s %6d %10.3f %14s %6.1f%% %7s %8s %10.1f  %s %s\n", row->cluster, row->gpus,
+              row->step_time_s, cli_fmt_count ((guint64) llround (row->tokens_per_s)),
+              row->mfu * 100, isfinite (row->speedup) ? (g_snprintf (s, sizeof s, "%.2f",
+                                                                     row->speedup), s) : "-",
+              isfinite (row->efficiency) ? (g_snprintf (e, sizeof e, "%.1f%%",
+                                                        row->efficiency * 100), e) : "-",
+              (double) row->peak_memory_bytes / (1024.0 * 1024 * 1024), row->status, row->plan);
+    }
+}
+
+static int
+cmd_scaling (int argc, char **argv)
+{
+  gboolean strong = FALSE, weak = FALSE, json = FALSE, force = FALSE;
+  g_autofree char *plan_per_size = NULL, *out = NULL, *format = NULL, *db = NULL, *flops = NULL;
+  g_autofree char *gpus_text = take_gpus_option (&argc, argv);
+  const GOptionEntry extra[] = {
+    { "strong", 0, 0, G_OPTION_ARG_NONE, &strong, "Strong scaling: the global batch stays --gbs",
+      NULL },
+    { "weak", 0, 0, G_OPTION_ARG_NONE, &weak,
+      "Weak scaling: --gbs at the smallest size, growing in proportion to the GPUs", NULL },
+    { "plan-per-size", 0, 0, G_OPTION_ARG_STRING, &plan_per_size,
+      "fixed (the given plan scaled in dp; default) or search", "fixed|search" },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out, "Output directory (default tandem-report)", "DIR" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format,
+      "Files to write: html,md,csv,json,png (default html,md,csv,png)", "LIST" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json,
+      "Print the rows as JSON on stdout (files only with --out)", NULL },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Overwrite an existing report", NULL },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db,
+      "Results store read for measured points (default tandem.db when present)", "FILE" },
+    { "flops", 0, 0, G_OPTION_ARG_STRING, &flops,
+      "FLOP convention of MFU: palm (default), megatron96, megatron72, mcore, causal", "CONV" },
+    { NULL },
+  };
+  Plan tmpl;
+  PlanArgs args = { 0 };
+  plan_init_defaults (&tmpl);
+  g_autoptr (GOptionContext) octx = g_option_context_new ("--gpus LIST (--strong|--weak) --gbs B");
+  g_option_context_set_summary (octx, "Scaling report: one prediction per size (and cluster), "
+                                "speed-up and efficiency against the smallest size that has a "
+                                "plan, where the step goes, memory against HBM.\n"
+                                "--gpus LIST: sizes in ascending order, e.g. 512,1024,2048; "
+                                "--cluster A,B puts two clusters side by side.");
+  g_option_context_set_main_group (octx, plan_option_group_new (&tmpl, &args));
+  g_option_context_add_main_entries (octx, extra, NULL);
+  g_autoptr (GError) error = NULL;
+  int status = CLI_EXIT_OK;
+  g_autoptr (GPtrArray) clusters = g_ptr_array_new_with_free_func ((GDestroyNotify) topo_cluster_unref);
+  g_autoptr (ModelSpec) model = NULL;
+  g_autoptr (GArray) sizes = NULL;
+  g_autoptr (ResStore) store = NULL;
+  g_autoptr (ReportScaling) r = NULL;
+  g_autoptr (GPtrArray) written = g_ptr_array_new_with_free_func (g_free);
+  ModelFlopConvention conv = MODEL_FLOPS_PALM;
+  guint formats = DEFAULT_FORMATS;
+
+  if (!g_option_context_parse (octx, &argc, &argv, &error))
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem report scaling --help)", error->message);
+      goto out;
+    }
+  if (argc > 1)
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "unexpected argument '%s' (hint: tandem report scaling "
+                         "--help)", argv[1]);
+      goto out;
+    }
+  if (gpus_text == NULL)
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "report scaling needs the sizes (hint: --gpus "
+                         "512,1024,2048)");
+      goto out;
+    }
+  if (strong == weak)
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "say --strong or --weak (hint: --strong keeps the "
+                         "global batch, --weak grows it with the GPUs)");
+      goto out;
+    }
+  if (tmpl.global_batch <= 0)
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "the scaling report needs a global batch (hint: "
+                         "--gbs B sequences)");
+      goto out;
+    }
+  if (flops && !model_flop_convention_parse (flops, &conv))
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "unknown FLOP convention '%s' (hint: palm, megatron96, "
+                         "megatron72, mcore or causal)", flops);
+      goto out;
+    }
+  ReportPlanPerSize pps = REPORT_PLAN_FIXED;
+  if (plan_per_size && g_str_equal (plan_per_size, "search"))
+    pps = REPORT_PLAN_SEARCH;
+  else if (plan_per_size && !g_str_equal (plan_per_size, "fixed"))
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "--plan-per-size takes fixed or search, not '%s'",
+                         plan_per_size);
+      goto out;
+    }
+  if (format && !report_formats_parse (format, &formats, &error))
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+      goto out;
+    }
+  if (args.plan_file && !plan_load_json (&tmpl, args.plan_file, &error))
+    {
+      status = cli_fail (cli_status_for_error (error), "%s", error->message);
+      goto out;
+    }
+  sizes = parse_sizes (gpus_text, &error);
+  if (sizes == NULL)
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+      goto out;
+    }
+  model = model_spec_lookup (args.model_name ? args.model_name : CLI_DEFAULT_MODEL, &error);
+  if (model == NULL)
+    {
+      status = cli_fail (cli_status_for_error (error), "%s", error->message);
+      goto out;
+    }
+  {
+    g_auto (GStrv) names = g_strsplit (args.cluster_name ? args.cluster_name : CLI_DEFAULT_CLUSTER,
+                                       ",", -1);
+    for (guint i = 0; names[i]; i++)
+      {
+        TopoCluster *c = topo_cluster_lookup (g_strstrip (names[i]), &error);
+        if (c == NULL)
+          {
+            status = cli_fail (cli_status_for_error (error), "%s", error->message);
+            goto out;
+          }
+        g_ptr_array_add (clusters, c);
+      }
+    if (clusters->len > 4)
+      {
+        status = cli_fail (CLI_EXIT_USAGE, "--cluster takes at most 4 clusters side by side");
+        goto out;
+      }
+  }
+  store = open_store_if_any (db, &error);
+  if (store == NULL && error != NULL)
+    {
+      status = cli_fail (report_status_for_error (error), "%s", error->message);
+      goto out;
+    }
+  ReportScalingSpec spec = {
+    .model = model, .plan = &tmpl, .clusters = (TopoCluster *const *) clusters->pdata,
+    .n_clusters = clusters->len, .gpus = (const int *) sizes->data, .n_gpus = sizes->len,
+    .mode = strong ? REPORT_STRONG : REPORT_WEAK, .plan_per_size = pps,
+    .gbs = tmpl.global_batch, .conv = conv, .opts = NULL, .store = store,
+  };
+  r = report_scaling_compute (&spec, &error);
+  if (r == NULL)
+    {
+      status = cli_fail (report_status_for_error (error), "%s", error->message);
+      goto out;
+    }
+  if (out != NULL || !json)
+    {
+      if (!report_scaling_write (r, out ? out : "tandem-report", formats, force, written, &error))
+        {
+          status = cli_fail (report_status_for_error (error), "%s", error->message);
+          goto out;
+        }
+    }
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      report_scaling_to_json (r, b);
+      cli_print_json (b);
+    }
+  else
+    {
+      print_scaling_text (r);
+      print_written (written);
+    }
+  /* a report where no size fits answers "does not fit", after printing it */
+  gboolean any_fits = FALSE;
+  for (guint i = 0; i < r->rows->len; i++)
+    any_fits |= ((ReportScalingRow *) g_ptr_array_index (r->rows, i))->fits;
+  if (!any_fits)
+    status = 3;
+out:
+  plan_clear (&tmpl);
+  plan_args_clear (&args);
+  return status;
+}
+
+int
+cli_cmd_report (int argc, char **argv)
+{
+  if (argc < 2 || g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h"))
+    {
+      FILE *o = argc < 2 ? stderr : stdout;
+      fprintf (o, "usage: tandem report scaling [plan flags] --gpus LIST (--strong|--weak) --gbs B\n"
+               "                             [--cluster A,B] [--plan-per-size fixed|search]\n"
+               "                             [--out DIR] [--format html,md,csv,json,png] [--json] [--force]\n"
+               "(tandem report scaling --help for every option)\n");
+      return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+    }
+  const char *what = argv[1];
+  g_autofree char *prog = g_strdup_printf ("tandem report %s", what);
+  g_set_prgname (prog);
+  argv[1] = prog;
+  if (g_str_equal (what, "scaling"))
+    return cmd_scaling (argc - 1, argv + 1);
+  return cli_fail (CLI_EXIT_USAGE, "unknown report '%s' (hint: tandem report scaling)", what);
+}

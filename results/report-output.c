@@ -1,0 +1,257 @@
+/* results/report-output.c - files of a report: the directory, no silent overwrite, plots
+ * as PNG files and SVG data URIs, the HTML frame and table helpers. */
+#include "config.h"
+#include "results/report-private.h"
+
+#include <cairo-svg.h>
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <unistd.h>
+
+gboolean
+report_formats_parse (const char *text, guint *out, GError **error)
+{
+  static const struct { const char *name; guint bit; } names[] = {
+    { "html", REPORT_FORMAT_HTML }, { "md", REPORT_FORMAT_MD }, { "markdown", REPORT_FORMAT_MD },
+    { "csv", REPORT_FORMAT_CSV }, { "json", REPORT_FORMAT_JSON }, { "png", REPORT_FORMAT_PNG },
+  };
+  guint bits = 0;
+  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
+  for (guint i = 0; parts[i]; i++)
+    {
+      const char *p = g_strstrip (parts[i]);
+      guint k;
+      for (k = 0; k < G_N_ELEMENTS (names); k++)
+        if (g_ascii_strcasecmp (p, names[k].name) == 0)
+          break;
+      if (k == G_N_ELEMENTS (names))
+        {
+          g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                       "unknown report format '%s' (hint: html, md, csv, json, png)", p);
+          return FALSE;
+        }
+      bits |= names[k].bit;
+    }
+  if (bits == 0)
+    {
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                   "--format names no format (hint: html,md,csv,json,png)");
+      return FALSE;
+    }
+  *out = bits;
+  return TRUE;
+}
+
+gboolean
+report_dir_prepare (const char *dir, const char *const *names, gboolean force, GError **error)
+{
+  if (g_file_test (dir, G_FILE_TEST_EXISTS) && !g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_WRITE,
+                   "cannot write the report to %s: it is a file, not a directory "
+                   "(hint: --out DIR names a directory)", dir);
+      return FALSE;
+    }
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      int e = errno;
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_WRITE,
+                   "cannot create the report directory %s: %s (hint: --out DIR elsewhere)",
+                   dir, g_strerror (e));
+      return FALSE;
+    }
+  if (access (dir, W_OK | X_OK) != 0)
+    {
+      int e = errno;
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_WRITE,
+                   "cannot write to the report directory %s: %s (hint: --out DIR elsewhere)",
+                   dir, g_strerror (e));
+      return FALSE;
+    }
+  if (!force)
+    for (guint i = 0; names && names[i]; i++)
+      {
+        g_autofree char *path = g_build_filename (dir, names[i], NULL);
+        if (g_file_test (path, G_FILE_TEST_EXISTS))
+          {
+            g_set_error (error, REPORT_ERROR, REPORT_ERROR_EXISTS,
+                         "%s already exists; not overwriting a report (hint: --force, or "
+                         "--out DIR elsewhere)", path);
+            return FALSE;
+          }
+      }
+  return TRUE;
+}
+
+gboolean
+report_file_write (const char *dir, const char *name, const char *data, gssize len,
+                   GPtrArray *written, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr (GError) ferr = NULL;
+  /* g_file_set_contents writes a temporary file and renames it: never half a file */
+  if (!g_file_set_contents (path, data, len, &ferr))
+    {
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_WRITE, "cannot write %s: %s", path,
+                   ferr->message);
+      return FALSE;
+    }
+  if (written)
+    g_ptr_array_add (written, g_steal_pointer (&path));
+  return TRUE;
+}
+
+static cairo_status_t
+append_bytes (void *closure, const unsigned char *data, unsigned int length)
+{
+  g_byte_array_append (closure, data, length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+gboolean
+report_plot_png (ReportPlotFunc f, const void *data, const char *dir, const char *name,
+                 GPtrArray *written, GError **error)
+{
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24,
+                                                         (int) REPORT_PLOT_W, (int) REPORT_PLOT_H);
+  cairo_t *cr = cairo_create (surface);
+  f (data, cr, REPORT_PLOT_W, REPORT_PLOT_H);
+  cairo_status_t st = cairo_status (cr);
+  cairo_destroy (cr);
+  g_autoptr (GByteArray) png = g_byte_array_new ();
+  if (st == CAIRO_STATUS_SUCCESS)
+    st = cairo_surface_write_to_png_stream (surface, append_bytes, png);
+  cairo_surface_destroy (surface);
+  if (st != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_FAILED, "cannot draw %s: %s", name,
+                   cairo_status_to_string (st));
+      return FALSE;
+    }
+  return report_file_write (dir, name, (const char *) png->data, png->len, written, error);
+}
+
+char *
+report_plot_svg_uri (ReportPlotFunc f, const void *data, GError **error)
+{
+  g_autoptr (GByteArray) svg = g_byte_array_new ();
+  cairo_surface_t *surface = cairo_svg_surface_create_for_stream (append_bytes, svg,
+                                                                  REPORT_PLOT_W, REPORT_PLOT_H);
+  cairo_t *cr = cairo_create (surface);
+  f (data, cr, REPORT_PLOT_W, REPORT_PLOT_H);
+  cairo_status_t st = cairo_status (cr);
+  cairo_destroy (cr);
+  cairo_surface_finish (surface);
+  if (st == CAIRO_STATUS_SUCCESS)
+    st = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+  if (st != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_FAILED, "cannot draw a plot: %s",
+                   cairo_status_to_string (st));
+      return NULL;
+    }
+  g_autofree char *b64 = g_base64_encode (svg->data, svg->len);
+  return g_strconcat ("data:image/svg+xml;base64,", b64, NULL);
+}
+
+void
+report_html_escape (GString *s, const char *text)
+{
+  for (const char *p = text ? text : ""; *p; p++)
+    switch (*p)
+      {
+      case '<': g_string_append (s, "&lt;"); break;
+      case '>': g_string_append (s, "&gt;"); break;
+      case '&': g_string_append (s, "&amp;"); break;
+      case '"': g_string_append (s, "&quot;"); break;
+      default: g_string_append_c (s, *p); break;
+      }
+}
+
+void
+report_html_begin (GString *s, const char *title)
+{
+  g_string_append (s, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                   "<title>");
+  report_html_escape (s, title);
+  /* One file: the style is inline, the plots are data URIs; nothing is fetched. The
+   * plots' frame colour (#5a6b7c) is used nowhere else, so a reader (or a test) can
+   * find each plot's box on a screenshot. */
+  g_string_append (s, "</title>\n<style>\n"
+                   "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;color:#222;"
+                   "background:#fff;margin:24px auto;max-width:1100px;padding:0 16px;"
+                   "line-height:1.4}\n"
+                   "h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em}\n"
+                   "table{border-collapse:collapse;font-size:12px;margin:8px 0}\n"
+                   "th,td{border:1px solid #bbb;padding:3px 6px;text-align:right;"
+                   "white-space:nowrap}\n"
+                   "td.w{white-space:normal;min-width:260px}\n"
+                   "div.scroll{overflow-x:auto}\n"
+                   "th{background:#eee}td.l,th.l{text-align:left}\n"
+                   "tr.bad td{background:#f4f4f4;color:#555}\n"
+                   "figure{margin:16px 0}\n"
+                   "img.plot{display:block;border:1px solid #5a6b7c}\n"
+                   "figcaption{font-size:13px;color:#444;max-width:760px}\n"
+                   "dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px}\n"
+                   "dt{font-weight:bold}dd{margin:0}\n"
+                   "</style>\n</head>\n<body>\n");
+}
+
+void
+report_html_end (GString *s)
+{
+  g_string_append_printf (s, "<p style=\"font-size:12px;color:#666\">Generated by tandem %s."
+                          "</p>\n</body>\n</html>\n", TANDEM_VERSION);
+}
+
+void
+report_html_figure (GString *s, const char *uri, const char *alt, const char *caption)
+{
+  g_string_append_printf (s, "<figure>\n<img class=\"plot\" width=\"%d\" height=\"%d\" alt=\"",
+                          (int) REPORT_PLOT_W, (int) REPORT_PLOT_H);
+  report_html_escape (s, alt);
+  g_string_append_printf (s, "\" src=\"%s\">\n<figcaption>", uri);
+  report_html_escape (s, caption);
+  g_string_append (s, "</figcaption>\n</figure>\n");
+}
+
+const char *
+report_fmt (char *buf, gsize n, const char *format, double v)
+{
+  if (isnan (v) || !isfinite (v))
+    g_strlcpy (buf, "-", n);
+  else
+    g_snprintf (buf, n, format, v);
+  return buf;
+}
+
+void
+report_csv_field (GString *s, const char *text)
+{
+  if (text == NULL)
+    return;
+  if (strpbrk (text, ",\"\n\r") == NULL)
+    {
+      g_string_append (s, text);
+      return;
+    }
+  g_string_append_c (s, '"');
+  for (const char *p = text; *p; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (s, '"');
+      g_string_append_c (s, *p);
+    }
+  g_string_append_c (s, '"');
+}
+
+void
+report_csv_number (GString *s, double v)
+{
+  if (isnan (v) || !isfinite (v))
+    return;
+  g_string_append_printf (s, "%.9g", v);
+}

@@ -1,0 +1,301 @@
+/* results/report-scaling.c - the scaling table: one prediction per (cluster, size), by
+ * sim_predict, then speed-up and efficiency against each cluster's base point. */
+#include "results/report-private.h"
+#include "sim/predict.h"
+
+#include <math.h>
+
+G_DEFINE_QUARK (report-error-quark, report_error)
+
+const char *
+report_comm_name (ReportComm k)
+{
+  static const char *const names[] = { "tp", "cp", "ep", "pp", "dp" };
+  g_return_val_if_fail (k < REPORT_COMM_N, "?");
+  return names[k];
+}
+
+/* The simulator's kinds mapped by name onto the contract's columns, so that a kind the
+ * simulator gains (ep) lands in its column without a change here. */
+static int
+comm_column (const char *sim_name)
+{
+  for (int k = 0; k < REPORT_COMM_N; k++)
+    if (g_str_equal (sim_name, report_comm_name (k)))
+      return k;
+  return -1;
+}
+
+static void
+row_free (ReportScalingRow *row)
+{
+  if (row == NULL)
+    return;
+  g_free (row->cluster);
+  g_free (row->status);
+  g_free (row->reason);
+  g_free (row->plan);
+  g_free (row);
+}
+
+static void
+measured_free (ReportMeasuredPoint *m)
+{
+  if (m == NULL)
+    return;
+  g_free (m->cluster);
+  g_free (m->plan);
+  g_free (m);
+}
+
+void
+report_scaling_free (ReportScaling *r)
+{
+  if (r == NULL)
+    return;
+  g_free (r->model);
+  g_clear_pointer (&r->clusters, g_ptr_array_unref);
+  g_clear_pointer (&r->base_gpus, g_array_unref);
+  g_clear_pointer (&r->rows, g_ptr_array_unref);
+  g_clear_pointer (&r->measured, g_ptr_array_unref);
+  g_free (r);
+}
+
+static ReportScalingRow *
+row_new (const char *cluster, int gpus)
+{
+  ReportScalingRow *row = g_new0 (ReportScalingRow, 1);
+  row->cluster = g_strdup (cluster);
+  row->gpus = gpus;
+  row->speedup = row->efficiency = NAN;
+  return row;
+}
+
+/* Fills the figures of `row` from one prediction, as `tandem predict` reports them. */
+static void
+row_take_prediction (ReportScalingRow *row, const SimPrediction *p, ModelFlopConvention conv)
+{
+  const SimResult *res = p->result;
+  row->predicted = TRUE;
+  row->plan = plan_to_string (&p->plan);
+  row->global_batch = p->plan.global_batch;
+  row->seq_length = p->plan.seq_length;
+  row->step_time_s = res->step_time_s;
+  row->tokens_per_s = res->tokens_per_s;
+  row->tokens_per_s_per_gpu = res->tokens_per_s / p->plan.world_size;
+  row->mfu = res->mfu[conv];
+  memcpy (row->mfu_by_conv, res->mfu, sizeof row->mfu_by_conv);
+  row->hfu = res->hfu;
+  row->bubble_fraction = res->bubble_fraction;
+  row->compute_s = res->compute_s;
+  for (int k = 0; k < PROG_COMM_N; k++)
+    {
+      int col = comm_column (prog_comm_name (k));
+      if (col >= 0)
+        row->exposed_s[col] = res->exposed_comm_s[k];
+    }
+  row->peak_memory_bytes = p->memory.peak_bytes;
+  row->peak_stage = p->memory.peak_stage;
+  row->capacity_bytes = p->memory.capacity_bytes;
+  row->fits = p->memory.fits;
+  for (int s = 0; s < p->memory.n_stages; s++)
+    if (p->memory.stages[s].stage == p->memory.peak_stage)
+      memcpy (row->memory_bytes, p->memory.stages[s].bytes, sizeof row->memory_bytes);
+  if (row->fits)
+    row->status = g_strdup ("ok");
+  else
+    {
+      row->status = g_strdup ("oom");
+      row->reason = g_strdup_printf ("stage %d needs %.1f GiB of %.1f GiB HBM",
+                                     p->memory.peak_stage,
+                                     (double) p->memory.peak_bytes / (1 << 30),
+                                     (double) p->memory.capacity_bytes / (1 << 30));
+    }
+}
+
+static ReportScalingRow *
+predict_size (const ReportScalingSpec *spec, TopoCluster *cluster, int gpus, int gbs,
+              GError **error)
+{
+  const char *cname = cluster->name;
+  ReportScalingRow *row = row_new (cname, gpus);
+  row->global_batch = gbs;
+  Plan plan;
+  plan_copy (&plan, spec->plan);
+  plan.world_size = gpus;
+  plan.global_batch = gbs;
+  plan.dp = 0;
+  plan.dp_given = 0;   /* dp follows the size: the plan is scaled in dp */
+  plan.grad_accum = 0;
+  g_autoptr (GError) perr = NULL;
+  if (!plan_resolve (&plan, spec->model, cluster, &perr))
+    {
+      row->status = g_strdup ("invalid");
+      row->reason = g_strdup (perr->message);
+      plan_clear (&plan);
+      return row;
+    }
+  SimOptions opts;
+  if (spec->opts != NULL)
+    opts = *spec->opts;
+  else
+    sim_options_init (&opts, cluster);
+  opts.keep_timeline = FALSE;
+  g_autoptr (SimPrediction) p = sim_predict (spec->model, &plan, cluster, &opts, &perr);
+  plan_clear (&plan);
+  if (p == NULL)
+    {
+      /* a plan that resolves but cannot be laid out or simulated is still the user's
+       * plan at this size: say why in the row */
+      row->status = g_strdup ("invalid");
+      row->reason = g_strdup (perr->message);
+      return row;
+    }
+  row_take_prediction (row, p, spec->conv);
+  return row;
+}
+
+/* The base of one cluster: the smallest size that fits, else the smallest predicted. */
+static void
+set_efficiency (ReportScaling *r, guint first, guint n, int *base_gpus)
+{
+  const ReportScalingRow *base = NULL;
+  for (guint i = first; i < first + n && base == NULL; i++)
+    {
+      const ReportScalingRow *row = g_ptr_array_index (r->rows, i);
+      if (row->predicted && row->fits)
+        base = row;
+    }
+  for (guint i = first; i < first + n && base == NULL; i++)
+    {
+      const ReportScalingRow *row = g_ptr_array_index (r->rows, i);
+      if (row->predicted)
+        base = row;
+    }
+  *base_gpus = base ? base->gpus : 0;
+  if (base == NULL)
+    return;
+  for (guint i = first; i < first + n; i++)
+    {
+      ReportScalingRow *row = g_ptr_array_index (r->rows, i);
+      /* a plan that does not fit is no point of the curve, unless nothing fits */
+      if (!row->predicted || (base->fits && !row->fits))
+        continue;
+      double g_ratio = (double) base->gpus / row->gpus;
+      if (r->mode == REPORT_STRONG)
+        {
+          row->speedup = base->step_time_s / row->step_time_s;
+          row->efficiency = row->speedup * g_ratio;
+        }
+      else
+        {
+          row->efficiency = base->step_time_s / row->step_time_s;
+          row->speedup = row->efficiency / g_ratio;
+        }
+    }
+}
+
+static void
+collect_measured (ReportScaling *r, ResStore *store)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) runs = res_store_list_runs (store, 0, &error);
+  if (runs == NULL)
+    return;   /* measured points are optional: a store that cannot be read adds none */
+  for (guint i = runs->len; i-- > 0;)
+    {
+      const ResRunRow *run = g_ptr_array_index (runs, i);
+      if (run->kind != RES_KIND_RUN || run->status != RES_STATUS_OK
+          || isnan (run->measured_step_s) || run->model == NULL || run->cluster == NULL
+          || !g_str_equal (run->model, r->model))
+        continue;
+      gboolean ours = FALSE;
+      for (guint c = 0; c < r->clusters->len; c++)
+        ours |= g_str_equal (run->cluster, g_ptr_array_index (r->clusters, c));
+      if (!ours)
+        continue;
+      ReportMeasuredPoint *m = g_new0 (ReportMeasuredPoint, 1);
+      m->run_id = run->run_id;
+      m->cluster = g_strdup (run->cluster);
+      m->gpus = (int) run->world_size;
+      m->plan = g_strdup (run->plan);
+      m->measured_step_s = run->measured_step_s;
+      m->predicted_step_s = run->predicted_step_s;
+      m->measured_tokens_per_s = NAN;
+      g_autoptr (ResRunRecord) rec = res_store_get_run (store, run->run_id, NULL);
+      if (rec != NULL && rec->has_measurement)
+        m->measured_tokens_per_s = rec->meas.tokens_per_s;
+      g_ptr_array_add (r->measured, m);
+    }
+}
+
+ReportScaling *
+report_scaling_compute (const ReportScalingSpec *spec, GError **error)
+{
+  g_return_val_if_fail (spec != NULL && spec->n_clusters > 0 && spec->n_gpus > 0, NULL);
+  if (spec->gbs <= 0)
+    {
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                   "the scaling report needs a global batch (hint: --gbs B)");
+      return NULL;
+    }
+  for (guint i = 1; i < spec->n_gpus; i++)
+    if (spec->gpus[i] <= spec->gpus[i - 1])
+      {
+        g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                     "--gpus must list distinct sizes in ascending order (%d after %d)",
+                     spec->gpus[i], spec->gpus[i - 1]);
+        return NULL;
+      }
+  if (spec->plan_per_size == REPORT_PLAN_SEARCH)
+    {
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                   "--plan-per-size search is not available in this build (hint: "
+                   "--plan-per-size fixed scales the given plan in dp)");
+      return NULL;
+    }
+  g_autoptr (ReportScaling) r = g_new0 (ReportScaling, 1);
+  r->model = g_strdup (spec->model->name);
+  r->mode = spec->mode;
+  r->plan_per_size = spec->plan_per_size;
+  r->conv = spec->conv;
+  r->gbs = spec->gbs;
+  r->clusters = g_ptr_array_new_with_free_func (g_free);
+  r->base_gpus = g_array_new (FALSE, TRUE, sizeof (int));
+  r->rows = g_ptr_array_new_with_free_func ((GDestroyNotify) row_free);
+  r->measured = g_ptr_array_new_with_free_func ((GDestroyNotify) measured_free);
+  for (guint c = 0; c < spec->n_clusters; c++)
+    {
+      TopoCluster *cluster = spec->clusters[c];
+      g_ptr_array_add (r->clusters, g_strdup (cluster->name));
+      guint first = r->rows->len;
+      for (guint i = 0; i < spec->n_gpus; i++)
+        {
+          int gpus = spec->gpus[i];
+          int gbs = spec->gbs;
+          if (spec->mode == REPORT_WEAK)
+            {
+              /* the batch grows in proportion: B x G / G_min, whole sequences */
+              gint64 scaled = (gint64) spec->gbs * gpus / spec->gpus[0];
+              if (scaled > G_MAXINT || (gint64) spec->gbs * gpus % spec->gpus[0] != 0)
+                {
+                  ReportScalingRow *row = row_new (cluster->name, gpus);
+                  row->status = g_strdup ("invalid");
+                  row->reason = g_strdup_printf ("the weak-scaled batch %d x %d / %d is not a "
+                                                 "whole number of sequences", spec->gbs, gpus,
+                                                 spec->gpus[0]);
+                  g_ptr_array_add (r->rows, row);
+                  continue;
+                }
+              gbs = (int) scaled;
+            }
+          g_ptr_array_add (r->rows, predict_size (spec, cluster, gpus, gbs, error));
+        }
+      int base = 0;
+      set_efficiency (r, first, spec->n_gpus, &base);
+      g_array_append_val (r->base_gpus, base);
+    }
+  if (spec->store != NULL)
+    collect_measured (r, spec->store);
+  return g_steal_pointer (&r);
+}

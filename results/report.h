@@ -1,0 +1,151 @@
+/* results/report.h - the scaling report: a table computed once,
+ * then rendered by writers (HTML, Markdown, CSV, JSON) and plots (cairo, PNG and SVG).
+ *
+ * Contract:
+ *  - Every figure in a report comes from the library calls `tandem predict` uses
+ *    (sim_predict, its SimResult and PlanMemory) or from the store as written; no writer
+ *    and no plot computes a metric of its own. The only arithmetic done here is the one
+ *    the report defines: speed-up and efficiency against the base point, and relative
+ *    errors of predicted against measured.
+ *  - Strong scaling (fixed global batch B): S_G = T_base / T_G, E_G = S_G x G_base / G.
+ *    Weak scaling (B at the smallest requested size, growing in proportion to G):
+ *    E_G = T_base / T_G, S_G = E_G x G / G_base. The base is the smallest size of a
+ *    cluster whose plan is valid and fits (else the smallest that was predicted); a
+ *    size whose plan does not fit has no S and E when the base fits.
+ *  - A size without a valid plan is a row with status "invalid" and the reason; a plan
+ *    that does not fit is predicted and marked "oom" with the reason.
+ *  - Units: seconds, tokens per second, bytes; fractions in [0, 1].
+ *  - The library never prints; files are written only where the caller asks, and an
+ *    existing report is refused unless `force`. Errors are REPORT_ERROR GErrors. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <cairo.h>
+
+#include "models/model.h"
+#include "topology/cluster.h"
+#include "plan/plan.h"
+#include "plan/memory.h"
+#include "sim/simulate.h"
+#include "results/store.h"
+
+G_BEGIN_DECLS
+
+#define REPORT_ERROR (report_error_quark ())
+GQuark report_error_quark (void);
+
+typedef enum {
+  REPORT_ERROR_INPUT,        /* contradictory or missing options: the user's input */
+  REPORT_ERROR_EXISTS,       /* the output would overwrite a report (no force) */
+  REPORT_ERROR_WRITE,        /* the output directory or a file cannot be written */
+  REPORT_ERROR_FAILED,       /* anything else (a cairo failure, the store) */
+} ReportError;
+
+/* Exposed communication columns, in the contract's order (docs/contracts.md). */
+typedef enum {
+  REPORT_COMM_TP, REPORT_COMM_CP, REPORT_COMM_EP, REPORT_COMM_PP, REPORT_COMM_DP,
+  REPORT_COMM_N,
+} ReportComm;
+const char *report_comm_name (ReportComm k);   /* "tp", "cp", "ep", "pp", "dp" */
+
+typedef enum { REPORT_STRONG, REPORT_WEAK } ReportMode;
+typedef enum { REPORT_PLAN_FIXED, REPORT_PLAN_SEARCH } ReportPlanPerSize;
+
+/* Output formats, as a bit set. */
+enum {
+  REPORT_FORMAT_HTML = 1 << 0,
+  REPORT_FORMAT_MD   = 1 << 1,
+  REPORT_FORMAT_CSV  = 1 << 2,
+  REPORT_FORMAT_JSON = 1 << 3,   /* DIR/report.json */
+  REPORT_FORMAT_PNG  = 1 << 4,   /* the plots beside the HTML */
+};
+/* "html,md,csv,json,png" -> bits; FALSE with REPORT_ERROR_INPUT on an unknown name. */
+gboolean report_formats_parse (const char *text, guint *out, GError **error);
+
+/* One size of one cluster. Strings are owned by the row. */
+typedef struct {
+  char    *cluster;
+  int      gpus;
+  char    *status;                /* "ok", "oom", "invalid" */
+  char    *reason;                /* why not ok; NULL when ok */
+  gboolean predicted;             /* the figures below are set */
+  char    *plan;                  /* plan_to_string, NULL when invalid */
+  int      global_batch;          /* sequences per step */
+  int      seq_length;
+  double   step_time_s;
+  double   tokens_per_s;
+  double   tokens_per_s_per_gpu;
+  double   mfu;                   /* in the report's FLOP convention */
+  double   mfu_by_conv[MODEL_FLOPS_N_CONVENTIONS];
+  double   hfu;                   /* executed FLOPs; no convention */
+  double   speedup;               /* NaN when the cluster has no base */
+  double   efficiency;
+  double   bubble_fraction;
+  double   compute_s;             /* mean over stages, as predict reports it */
+  double   exposed_s[REPORT_COMM_N];
+  guint64  peak_memory_bytes;
+  guint64  memory_bytes[PLAN_MEM_N]; /* of the peak stage */
+  int      peak_stage;
+  guint64  capacity_bytes;        /* device HBM */
+  gboolean fits;
+} ReportScalingRow;
+
+/* A stored `run` row measured on one of the report's clusters with the same model. */
+typedef struct {
+  gint64   run_id;
+  char    *cluster;
+  int      gpus;
+  char    *plan;
+  double   measured_step_s;
+  double   measured_tokens_per_s;  /* NaN when not stored */
+  double   predicted_step_s;       /* NaN when not stored */
+} ReportMeasuredPoint;
+
+typedef struct {
+  char             *model;
+  ReportMode        mode;
+  ReportPlanPerSize plan_per_size;
+  ModelFlopConvention conv;
+  int               gbs;            /* as given (strong: all sizes; weak: the smallest) */
+  GPtrArray        *clusters;       /* char*, in the order given */
+  GArray           *base_gpus;      /* int per cluster; 0 when the cluster has no base */
+  GPtrArray        *rows;           /* ReportScalingRow*, cluster-major, sizes ascending */
+  GPtrArray        *measured;       /* ReportMeasuredPoint* */
+} ReportScaling;
+
+typedef struct {
+  const ModelSpec     *model;
+  const Plan          *plan;        /* the template: degrees, mbs, schedule, ...; not resolved */
+  TopoCluster *const  *clusters;
+  guint                n_clusters;
+  const int           *gpus;        /* ascending, distinct */
+  guint                n_gpus;
+  ReportMode           mode;
+  ReportPlanPerSize    plan_per_size;
+  int                  gbs;         /* > 0 */
+  ModelFlopConvention  conv;
+  const SimOptions    *opts;        /* NULL: sim_options_init for each cluster */
+  ResStore            *store;       /* read for measured points; may be NULL */
+} ReportScalingSpec;
+
+ReportScaling *report_scaling_compute (const ReportScalingSpec *spec, GError **error);
+void           report_scaling_free    (ReportScaling *r);                /* NULL-safe */
+
+/* Writers of the scaling report. */
+void     report_scaling_to_json (const ReportScaling *r, JsonBuilder *b);
+char    *report_scaling_csv     (const ReportScaling *r);
+char    *report_scaling_markdown (const ReportScaling *r, const char *const *pngs);
+gboolean report_scaling_write   (const ReportScaling *r, const char *dir, guint formats,
+                                 gboolean force, GPtrArray *written, GError **error);
+
+/* Plots: each draws one figure of w x h points on cr (axes, ticks with units, series,
+ * legend) and knows nothing of files. */
+void report_plot_throughput (const ReportScaling *r, cairo_t *cr, double w, double h);
+void report_plot_efficiency (const ReportScaling *r, cairo_t *cr, double w, double h);
+void report_plot_breakdown  (const ReportScaling *r, cairo_t *cr, double w, double h);
+void report_plot_memory     (const ReportScaling *r, cairo_t *cr, double w, double h);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReportScaling, report_scaling_free)
+
+G_END_DECLS

@@ -1,0 +1,514 @@
+/* tests/cli/test-report.c - `tandem report` as a person meets it: the files it writes,
+ * its numbers against `tandem predict --json`, refusals (existing report, unwritable
+ * directory), and the HTML page rendered by headless Chromium, whose screenshot must
+ * show every plot inked inside its box, with no console error.
+ * TANDEM_EXE (set by tests/cli/meson.build) is the binary under test. */
+#include <cairo.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  int   status;
+  char *out;
+  char *err;
+} RunResult;
+
+static void
+run_result_clear (RunResult *r)
+{
+  g_clear_pointer (&r->out, g_free);
+  g_clear_pointer (&r->err, g_free);
+}
+
+static void
+run_argv (const char *const *argv, RunResult *r)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                                    | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
+  g_assert_no_error (error);
+  r->status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
+}
+
+/* Runs tandem with the space-separated arguments; "{OUT}" expands to `dir`. */
+static void
+run_tandem (const char *args, const char *dir, RunResult *r)
+{
+  g_auto (GStrv) words = g_strsplit (args, " ", -1);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (argv, g_strdup (g_getenv ("TANDEM_EXE")));
+  for (guint i = 0; words[i]; i++)
+    {
+      if (*words[i] == '\0')
+        continue;
+      GString *w = g_string_new (words[i]);
+      if (dir)
+        g_string_replace (w, "{OUT}", dir, 0);
+      g_ptr_array_add (argv, g_string_free (w, FALSE));
+    }
+  g_ptr_array_add (argv, NULL);
+  run_argv ((const char *const *) argv->pdata, r);
+}
+
+static int
+count_lines (const char *text)
+{
+  int n = 0;
+  for (const char *p = text; *p; p++)
+    n += *p == '\n';
+  return n;
+}
+
+/* The report under test: Llama 3.1 8B, TP2 PP2, strong scaling at 64 sequences over
+ * 6 (no plan: dp would be 1.5), 8, 16, 32 and 64 GPUs on h100-24k. */
+#define PLAN "--model llama3-8b --cluster h100-24k --tp 2 --pp 2 --gbs 64"
+#define SIZES "--gpus 6,8,16,32,64 --strong"
+
+typedef struct {
+  char *dir;      /* a fresh temporary directory */
+  char *out;      /* dir/r: the report */
+} Fixture;
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  f->dir = g_dir_make_tmp ("tandem-report-XXXXXX", NULL);
+  g_assert_nonnull (f->dir);
+  f->out = g_build_filename (f->dir, "r", NULL);
+}
+
+static void
+rm_rf (const char *path)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
+      const char *name;
+      while (d && (name = g_dir_read_name (d)))
+        {
+          g_autofree char *p = g_build_filename (path, name, NULL);
+          rm_rf (p);
+        }
+      g_rmdir (path);
+    }
+  else
+    g_unlink (path);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  rm_rf (f->dir);
+  g_free (f->dir);
+  g_free (f->out);
+}
+
+static void
+make_report (Fixture *f, const char *formats)
+{
+  RunResult r = { 0 };
+  g_autofree char *args = g_strdup_printf ("report scaling " PLAN " " SIZES " --out {OUT} "
+                                           "--format %s", formats);
+  run_tandem (args, f->out, &r);
+  if (r.status != 0)
+    g_printerr ("%s%s", r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+}
+
+/* CSV line -> fields (no quoted commas in the numeric part; the reason may be quoted). */
+static GStrv
+csv_fields (const char *line)
+{
+  g_autoptr (GPtrArray) f = g_ptr_array_new ();
+  GString *cur = g_string_new (NULL);
+  gboolean q = FALSE;
+  for (const char *p = line; *p; p++)
+    {
+      if (q && *p == '"' && p[1] == '"')
+        g_string_append_c (cur, '"'), p++;
+      else if (*p == '"')
+        q = !q;
+      else if (*p == ',' && !q)
+        {
+          g_ptr_array_add (f, g_strdup (cur->str));
+          g_string_truncate (cur, 0);
+        }
+      else
+        g_string_append_c (cur, *p);
+    }
+  g_ptr_array_add (f, g_string_free (cur, FALSE));
+  g_ptr_array_add (f, NULL);
+  return (GStrv) g_ptr_array_free (g_steal_pointer (&f), FALSE);
+}
+
+static int
+column (GStrv header, const char *name)
+{
+  for (int i = 0; header[i]; i++)
+    if (g_str_equal (header[i], name))
+      return i;
+  g_error ("no CSV column %s", name);
+  return -1;
+}
+
+static double
+predict_member (JsonObject *o, const char *name)
+{
+  JsonNode *n = json_object_get_member (o, name);
+  g_assert_nonnull (n);
+  /* hfu is one number by the contract; an older predict printed it per convention */
+  if (JSON_NODE_HOLDS_OBJECT (n))
+    return json_object_get_double_member (json_node_get_object (n), "palm");
+  return json_node_get_double (n);
+}
+
+static void
+assert_close (double got, double want, const char *what)
+{
+  /* the CSV prints %.9g: a relative difference below 1e-8 is the same number */
+  if (!(fabs (got - want) <= 1e-8 * fabs (want) + 1e-12))
+    g_error ("%s: CSV %.12g, predict %.12g", what, got, want);
+}
+
+/* The CSV has a row per size with the issue's columns, the no-plan size says why, and
+ * two points agree with `tandem predict --json` for the same plan at that size. */
+static void
+test_csv_matches_predict (Fixture *f, gconstpointer data)
+{
+  make_report (f, "csv");
+  g_autofree char *path = g_build_filename (f->out, "report.csv", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_assert_cmpint (count_lines (text), ==, 6);    /* header + 5 sizes */
+  g_auto (GStrv) h = csv_fields (lines[0]);
+  const char *required[] = { "gpus", "plan", "step_time_s", "tokens_per_s",
+                             "tokens_per_s_per_gpu", "flops_convention", "mfu", "hfu",
+                             "speedup", "efficiency", "bubble_fraction", "exposed_tp_s",
+                             "exposed_cp_s", "exposed_pp_s", "exposed_dp_s", "exposed_ep_s",
+                             "peak_memory_bytes", "fits", "status", "reason" };
+  for (guint i = 0; i < G_N_ELEMENTS (required); i++)
+    column (h, required[i]);
+  guint ncol = g_strv_length (h);
+  for (int i = 1; i <= 5; i++)
+    {
+      g_auto (GStrv) row = csv_fields (lines[i]);
+      g_assert_cmpuint (g_strv_length (row), ==, ncol);
+    }
+  /* 6 GPUs: 6 / (tp 2 x pp 2) is no whole dp: a row with status and reason */
+  g_auto (GStrv) r6 = csv_fields (lines[1]);
+  g_assert_cmpstr (r6[column (h, "gpus")], ==, "6");
+  g_assert_cmpstr (r6[column (h, "status")], ==, "invalid");
+  g_assert_cmpstr (r6[column (h, "step_time_s")], ==, "");
+  g_assert_true (strlen (r6[column (h, "reason")]) > 10);
+
+  double t8 = 0;
+  const int sizes[] = { 8, 64 };
+  const int line_of[] = { 2, 5 };
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    {
+      g_auto (GStrv) row = csv_fields (lines[line_of[k]]);
+      g_assert_cmpint (atoi (row[column (h, "gpus")]), ==, sizes[k]);
+      g_assert_cmpstr (row[column (h, "status")], ==, "ok");
+      RunResult r = { 0 };
+      g_autofree char *args = g_strdup_printf ("predict --json --no-db " PLAN " --gpus %d",
+                                               sizes[k]);
+      run_tandem (args, NULL, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (JsonParser) p = json_parser_new ();
+      g_assert_true (json_parser_load_from_data (p, r.out, -1, NULL));
+      JsonObject *o = json_node_get_object (json_parser_get_root (p));
+      double step = json_object_get_double_member (o, "step_time_s");
+      assert_close (g_ascii_strtod (row[column (h, "step_time_s")], NULL), step, "step_time_s");
+      assert_close (g_ascii_strtod (row[column (h, "tokens_per_s")], NULL),
+                    json_object_get_double_member (o, "tokens_per_s"), "tokens_per_s");
+      /* tokens/s per GPU: tokens/s / G */
+      assert_close (g_ascii_strtod (row[column (h, "tokens_per_s_per_gpu")], NULL),
+                    json_object_get_double_member (o, "tokens_per_s") / sizes[k],
+                    "tokens_per_s_per_gpu");
+      g_assert_cmpstr (row[column (h, "flops_convention")], ==,
+                       json_object_get_string_member (o, "flops_convention"));
+      assert_close (g_ascii_strtod (row[column (h, "mfu")], NULL),
+                    json_object_get_double_member (json_object_get_object_member (o, "mfu"),
+                                                   "palm"), "mfu");
+      assert_close (g_ascii_strtod (row[column (h, "hfu")], NULL), predict_member (o, "hfu"),
+                    "hfu");
+      assert_close (g_ascii_strtod (row[column (h, "bubble_fraction")], NULL),
+                    json_object_get_double_member (o, "bubble_fraction"), "bubble_fraction");
+      JsonObject *ex = json_object_get_object_member (o, "exposed_comm_s");
+      const char *kinds[] = { "tp", "pp", "dp" };
+      for (guint j = 0; j < G_N_ELEMENTS (kinds); j++)
+        {
+          g_autofree char *col = g_strdup_printf ("exposed_%s_s", kinds[j]);
+          assert_close (g_ascii_strtod (row[column (h, col)], NULL),
+                        json_object_get_double_member (ex, kinds[j]), col);
+        }
+      JsonObject *mem = json_object_get_object_member (o, "memory");
+      g_assert_cmpint (g_ascii_strtoll (row[column (h, "peak_memory_bytes")], NULL, 10), ==,
+                       json_object_get_int_member (mem, "peak_bytes"));
+      if (k == 0)
+        {
+          /* 8 GPUs is the base (the smallest size with a plan): S = E = 1 */
+          t8 = step;
+          assert_close (g_ascii_strtod (row[column (h, "speedup")], NULL), 1.0, "base speedup");
+          assert_close (g_ascii_strtod (row[column (h, "efficiency")], NULL), 1.0, "base E");
+        }
+      else
+        {
+          /* strong scaling: S = T_8 / T_64, E = S x 8 / 64, from predict's step times */
+          assert_close (g_ascii_strtod (row[column (h, "speedup")], NULL), t8 / step, "speedup");
+          assert_close (g_ascii_strtod (row[column (h, "efficiency")], NULL),
+                        t8 / step * 8 / 64, "efficiency");
+        }
+      run_result_clear (&r);
+    }
+}
+
+/* --json prints the rows; hfu is one number and exposed_comm_s has the five keys. */
+static void
+test_json_rows (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_tandem ("report scaling " PLAN " --gpus 8,16 --weak --json", NULL, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (p, r.out, -1, NULL));
+  JsonObject *o = json_node_get_object (json_parser_get_root (p));
+  g_assert_cmpstr (json_object_get_string_member (o, "scaling"), ==, "weak");
+  JsonArray *rows = json_object_get_array_member (o, "rows");
+  g_assert_cmpuint (json_array_get_length (rows), ==, 2);
+  JsonObject *r16 = json_array_get_object_element (rows, 1);
+  /* weak: the batch grows with the GPUs, 64 x 16 / 8 = 128 sequences */
+  g_assert_cmpint (json_object_get_int_member (r16, "global_batch"), ==, 128);
+  g_assert_true (JSON_NODE_HOLDS_VALUE (json_object_get_member (r16, "hfu")));
+  JsonObject *ex = json_object_get_object_member (r16, "exposed_comm_s");
+  GList *members = json_object_get_members (ex);
+  const char *want[] = { "tp", "cp", "ep", "pp", "dp" };
+  guint i = 0;
+  for (GList *l = members; l; l = l->next, i++)
+    g_assert_cmpstr (l->data, ==, want[i]);
+  g_list_free (members);
+  g_assert_cmpuint (i, ==, 5);
+  /* weak: E = T_8 / T_16 (the work per GPU is constant) */
+  JsonObject *r8 = json_array_get_object_element (rows, 0);
+  assert_close (json_object_get_double_member (r16, "efficiency"),
+                json_object_get_double_member (r8, "step_time_s")
+                / json_object_get_double_member (r16, "step_time_s"), "weak efficiency");
+  run_result_clear (&r);
+}
+
+/* An existing report is not overwritten without --force; an unwritable place is one
+ * line and exit 2. */
+static void
+test_refusals (Fixture *f, gconstpointer data)
+{
+  make_report (f, "md");
+  RunResult r = { 0 };
+  run_tandem ("report scaling " PLAN " " SIZES " --out {OUT} --format md", f->out, &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_true (g_str_has_prefix (r.err, "tandem: error: "));
+  g_assert_nonnull (strstr (r.err, "--force"));
+  g_assert_cmpint (count_lines (r.err), ==, 1);
+  run_result_clear (&r);
+  run_tandem ("report scaling " PLAN " " SIZES " --out {OUT} --format md --force", f->out, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+
+  /* a directory below a regular file cannot be created, even by root */
+  g_autofree char *file = g_build_filename (f->dir, "plain-file", NULL);
+  g_assert_true (g_file_set_contents (file, "x", 1, NULL));
+  g_autofree char *bad = g_build_filename (file, "sub", NULL);
+  run_tandem ("report scaling " PLAN " " SIZES " --out {OUT}", bad, &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_true (g_str_has_prefix (r.err, "tandem: error: "));
+  g_assert_cmpint (count_lines (r.err), ==, 1);
+  run_result_clear (&r);
+
+  run_tandem ("report scaling " PLAN " --gpus 8,16 --strong --out {OUT}/x --format pdf",
+              f->dir, &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpint (count_lines (r.err), ==, 1);
+  run_result_clear (&r);
+  run_tandem ("report scaling " PLAN " --gpus 16,8 --strong --json", NULL, &r);
+  g_assert_cmpint (r.status, ==, 2);
+  run_result_clear (&r);
+  run_tandem ("report scaling " PLAN " --gpus 8,16 --json", NULL, &r);
+  g_assert_cmpint (r.status, ==, 2);   /* neither --strong nor --weak */
+  run_result_clear (&r);
+}
+
+static char *
+find_chromium (void)
+{
+  const char *names[] = { "chromium", "chromium-browser", "google-chrome" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      char *p = g_find_program_in_path (names[i]);
+      if (p)
+        return p;
+    }
+  return NULL;
+}
+
+/* The plot frames on the page are 1 px of #5a6b7c (report-output.c), a colour used
+ * nowhere else; a box is a horizontal run of it at least 600 px long, paired with the
+ * next run of the same extent below. */
+typedef struct { int x0, x1, y0, y1; } Box;
+
+static gboolean
+is_frame (const guint8 *px)
+{
+  /* CAIRO_FORMAT_(A)RGB32, little endian: B G R A */
+  return abs (px[2] - 0x5a) <= 2 && abs (px[1] - 0x6b) <= 2 && abs (px[0] - 0x7c) <= 2;
+}
+
+static GArray *
+find_boxes (cairo_surface_t *img)
+{
+  int w = cairo_image_surface_get_width (img), h = cairo_image_surface_get_height (img);
+  int stride = cairo_image_surface_get_stride (img);
+  const guint8 *data = cairo_image_surface_get_data (img);
+  GArray *boxes = g_array_new (FALSE, FALSE, sizeof (Box));
+  Box open = { -1, -1, -1, -1 };
+  for (int y = 0; y < h; y++)
+    {
+      const guint8 *row = data + (gsize) y * stride;
+      int best0 = -1, best1 = -1;
+      for (int x = 0; x < w;)
+        {
+          if (!is_frame (row + 4 * x))
+            {
+              x++;
+              continue;
+            }
+          int x0 = x;
+          while (x < w && is_frame (row + 4 * x))
+            x++;
+          if (x - x0 >= 600)
+            best0 = x0, best1 = x - 1;
+        }
+      if (best0 < 0)
+        continue;
+      if (open.y0 >= 0 && abs (open.x0 - best0) <= 1 && abs (open.x1 - best1) <= 1
+          && y - open.y0 > 100)
+        {
+          open.y1 = y;
+          g_array_append_val (boxes, open);
+          open.y0 = -1;
+        }
+      else if (open.y0 < 0 || y - open.y0 > 1)
+        {
+          if (open.y0 < 0 || y - open.y0 > 100)
+            open = (Box) { best0, best1, y, -1 };
+        }
+    }
+  return boxes;
+}
+
+/* Ink: pixels clearly darker than the white page, per quadrant of the box. */
+static void
+ink_of (cairo_surface_t *img, const Box *b, double *fraction, int *quadrants)
+{
+  int stride = cairo_image_surface_get_stride (img);
+  const guint8 *data = cairo_image_surface_get_data (img);
+  guint64 inked = 0, total = 0, q[4] = { 0 };
+  int mx = (b->x0 + b->x1) / 2, my = (b->y0 + b->y1) / 2;
+  for (int y = b->y0 + 2; y < b->y1 - 1; y++)
+    for (int x = b->x0 + 2; x < b->x1 - 1; x++)
+      {
+        const guint8 *px = data + (gsize) y * stride + 4 * x;
+        total++;
+        if (px[0] + px[1] + px[2] < 3 * 200)
+          {
+            inked++;
+            q[(y > my) * 2 + (x > mx)]++;
+          }
+      }
+  *fraction = total ? (double) inked / total : 0;
+  *quadrants = 0;
+  for (int i = 0; i < 4; i++)
+    *quadrants += q[i] > 200;
+}
+
+/* The HTML in a real browser: four plot boxes, each inked across the box (not blank, not
+ * a broken-image icon in one corner), and no console error. */
+static void
+test_html_in_chromium (Fixture *f, gconstpointer data)
+{
+  g_autofree char *chromium = find_chromium ();
+  if (chromium == NULL)
+    {
+      g_test_skip ("chromium is not installed (scripts/test-deps.sh installs it: "
+                   "apt-get install chromium fonts-dejavu-core)");
+      return;
+    }
+  make_report (f, "html");
+  g_autofree char *html = g_build_filename (f->out, "report.html", NULL);
+  g_autofree char *uri = g_filename_to_uri (html, NULL, NULL);
+  g_autofree char *shot = g_build_filename (f->dir, "shot.png", NULL);
+  g_autofree char *shot_arg = g_strdup_printf ("--screenshot=%s", shot);
+  g_autofree char *profile = g_build_filename (f->dir, "chromium-profile", NULL);
+  g_autofree char *profile_arg = g_strdup_printf ("--user-data-dir=%s", profile);
+  const char *argv[] = { "timeout", "180", chromium, "--headless", "--no-sandbox",
+                         "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+                         "--force-device-scale-factor=1", "--window-size=1200,3400",
+                         "--no-first-run", "--disable-extensions", "--enable-logging=stderr",
+                         "--v=0", profile_arg, shot_arg, uri, NULL };
+  RunResult r = { 0 };
+  run_argv (argv, &r);
+  if (!g_file_test (shot, G_FILE_TEST_EXISTS))
+    {
+      g_autofree char *why = g_strdup_printf ("chromium cannot run here (exit %d): %s", r.status,
+                                              r.err);
+      g_test_skip (why);
+      run_result_clear (&r);
+      return;
+    }
+  /* console messages are logged as "...:CONSOLE(line)] message"; the page has no script,
+   * so any is an error (a failed resource, a CSP refusal) */
+  g_assert_null (strstr (r.err, ":CONSOLE("));
+  cairo_surface_t *img = cairo_image_surface_create_from_png (shot);
+  g_assert_cmpint (cairo_surface_status (img), ==, CAIRO_STATUS_SUCCESS);
+  cairo_surface_flush (img);
+  g_autoptr (GArray) boxes = find_boxes (img);
+  if (boxes->len != 4)
+    g_error ("expected 4 plot boxes on the page, found %u (screenshot %s)", boxes->len, shot);
+  for (guint i = 0; i < boxes->len; i++)
+    {
+      const Box *b = &g_array_index (boxes, Box, i);
+      /* the box is the <img> (760 x 440) and its 1 px border */
+      g_assert_cmpint (b->x1 - b->x0 + 1, ==, 762);
+      g_assert_cmpint (b->y1 - b->y0 + 1, ==, 442);
+      double frac;
+      int quads;
+      ink_of (img, b, &frac, &quads);
+      g_test_message ("plot %u at (%d,%d): %.1f%% inked, %d quadrants", i, b->x0, b->y0,
+                      frac * 100, quads);
+      g_assert_cmpfloat (frac, >, 0.02);
+      g_assert_cmpint (quads, ==, 4);
+    }
+  cairo_surface_destroy (img);
+  run_result_clear (&r);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add ("/cli/report/scaling-csv-matches-predict", Fixture, NULL, fixture_setup,
+              test_csv_matches_predict, fixture_teardown);
+  g_test_add ("/cli/report/scaling-json", Fixture, NULL, fixture_setup, test_json_rows,
+              fixture_teardown);
+  g_test_add ("/cli/report/refusals", Fixture, NULL, fixture_setup, test_refusals,
+              fixture_teardown);
+  g_test_add ("/cli/report/html-in-chromium", Fixture, NULL, fixture_setup,
+              test_html_in_chromium, fixture_teardown);
+  return g_test_run ();
+}
