@@ -87,7 +87,7 @@ open_store_if_any (const char *db, GError **error)
                      path);
       return NULL;
     }
-  return res_store_open (path, error);
+  return res_store_open_full (path, RES_OPEN_READ_ONLY, RES_BUSY_TIMEOUT_MS, error);
 }
 
 static void
