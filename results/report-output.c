@@ -228,6 +228,24 @@ report_fmt (char *buf, gsize n, const char *format, double v)
   return buf;
 }
 
+char *
+report_fmt_count (double v)
+{
+  if (!isfinite (v) || v < 0 || v > 1e18)
+    return g_strdup ("-");
+  char digits[32];
+  g_snprintf (digits, sizeof digits, "%.0f", v);
+  GString *s = g_string_new (NULL);
+  int len = (int) strlen (digits);
+  for (int i = 0; i < len; i++)
+    {
+      if (i > 0 && (len - i) % 3 == 0)
+        g_string_append_c (s, ',');
+      g_string_append_c (s, digits[i]);
+    }
+  return g_string_free (s, FALSE);
+}
+
 void
 report_csv_field (GString *s, const char *text)
 {

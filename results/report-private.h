@@ -90,6 +90,8 @@ void report_html_figure (GString *s, const char *uri, const char *alt, const cha
 
 /* Numbers for tables: "%.3f" etc. or "-" for NaN. */
 const char *report_fmt (char *buf, gsize n, const char *format, double v);
+/* "1,234,567" (rounded), or "-" for NaN; newly allocated. */
+char *report_fmt_count (double v);
 /* CSV field: quoted when it holds a comma, quote or newline. */
 void report_csv_field (GString *s, const char *text);
 /* CSV number: %.9g, empty for NaN. */

@@ -224,9 +224,8 @@ row_cells (const ReportScaling *r, const ReportScalingRow *row, GPtrArray *cells
   else
     {
       g_ptr_array_add (cells, g_strdup (report_fmt (b, sizeof b, "%.3f", row->step_time_s)));
-      g_ptr_array_add (cells, g_strdup (report_fmt (b, sizeof b, "%.0f", row->tokens_per_s)));
-      g_ptr_array_add (cells, g_strdup (report_fmt (b, sizeof b, "%.0f",
-                                                    row->tokens_per_s_per_gpu)));
+      g_ptr_array_add (cells, report_fmt_count (row->tokens_per_s));
+      g_ptr_array_add (cells, report_fmt_count (row->tokens_per_s_per_gpu));
       g_ptr_array_add (cells, g_strdup (report_fmt (b, sizeof b, "%.1f%%", row->mfu * 100)));
       g_ptr_array_add (cells, g_strdup (report_fmt (b, sizeof b, "%.1f%%", row->hfu * 100)));
       g_ptr_array_add (cells, g_strdup (report_fmt (b, sizeof b, "%.2f", row->speedup)));
