@@ -266,7 +266,10 @@ plan_memory_inflight (const Plan *plan, int stage)
     case PLAN_SCHED_GPIPE:
       return m;
     case PLAN_SCHED_INTERLEAVED_1F1B:
-      return MIN ((p - stage - 1) * 2 + (v - 1) * plan_vpp_group (plan) + 1, m * v);
+      {
+        int n = plan_vpp_warmup_group (p, m, plan_vpp_group (plan));
+        return MIN ((p - stage - 1) * 2 + (v - 1) * n + 1, m * v);
+      }
     case PLAN_SCHED_1F1B:
     default:
       return MIN (p - stage, m);

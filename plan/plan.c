@@ -211,6 +211,38 @@ plan_vpp_group (const Plan *plan)
   return plan->vpp_group > 0 ? plan->vpp_group : MAX (plan->pp, 1);
 }
 
+int
+plan_vpp_group_split (int pp, int m, int n, int *last)
+{
+  n = MAX (n, 1);
+  int full = m / n, r = m % n;
+  if (full == 0)
+    {
+      *last = m;
+      return 1;
+    }
+  if (r == 0)
+    {
+      *last = n;
+      return full;
+    }
+  if (r < pp)
+    {
+      *last = n + r;
+      return full;
+    }
+  *last = r;
+  return full + 1;
+}
+
+int
+plan_vpp_warmup_group (int pp, int m, int n)
+{
+  int last;
+  int groups = plan_vpp_group_split (pp, m, n, &last);
+  return groups == 1 ? MAX (last, n) : n;
+}
+
 char *
 plan_to_string (const Plan *plan)
 {

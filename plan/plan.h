@@ -175,6 +175,17 @@ int plan_chunk_first_layer (const Plan *plan, const ModelSpec *model, int stage,
 
 /* The interleaved schedule's micro-batch group size: vpp_group, or pp when unset. */
 int plan_vpp_group (const Plan *plan);
+/* How the interleaved schedule groups m micro-batches with group size n on pp stages:
+ * groups of n in order; a remainder r = m mod n of 0 < r < pp is not a group of its own
+ * but joins the group before it (n + r micro-batches). Megatron-Core refuses such counts
+ * ("the remainder of M divided by N should be 0, or larger than or equal to the
+ * pipeline-parallel size"): a group shorter than pp would need a micro-batch back on its
+ * rank before it has passed every rank, which deadlocks the rank's 1F1B order. Returns the
+ * number of groups and stores the size of the last in *last (m < n: one group of m). */
+int plan_vpp_group_split (int pp, int m, int n, int *last);
+/* The group size the interleaved warm-up counts, (v - 1) x this chunk-forwards: n, or m
+ * when the remainder joined the only group (m in n+1 .. n+pp-1). */
+int plan_vpp_warmup_group (int pp, int m, int n);
 
 /* Canonical short string, e.g. "tp8-cp1-pp16-vpp1-dp128-mbs1-gbs2048-none-1F1B". */
 char *plan_to_string (const Plan *plan);

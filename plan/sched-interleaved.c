@@ -6,19 +6,26 @@
  * (group start + k mod g), backward units visit the chunks in reverse. Warm-up:
  * 2 (p - i - 1) + (v - 1) N units, capped at m v. The bubble shrinks by v. When m is not a
  * multiple of N the last group is shorter (Megatron-Core's schedule table; the Llama 3
- * paper's 405B run used such counts). N > p holds more micro-batches in flight and gives
+ * paper's 405B run used such counts), unless the remainder is below p: Megatron-Core
+ * refuses those counts, because a group shorter than p deadlocks (stage 0 would run the
+ * forward of chunk 1 for a micro-batch still on its way through chunk 0 of the later
+ * stages, while those wait on stage 0's backwards); here the remainder joins the group
+ * before it, a group of N + r >= p (plan_vpp_group_split), and when that is the only group
+ * the warm-up counts it whole, as Megatron-Core does for N = m. N > p holds more
+ * micro-batches in flight and gives
  * the pipeline transfers more time to hide; N < p is refused (plan-validate.c): a rank
  * would need a micro-batch back before it has passed all p ranks. */
 #include "plan/program.h"
 
-/* The i-th forward (or backward) unit of the rank. */
+/* The i-th forward (or backward) unit of the rank; the schedule has n_groups groups, the
+ * last of `last` micro-batches, the others of n. */
 static void
-unit_of (int n, int v, int m, int k, gboolean backward, int *mb, int *chunk)
+unit_of (int n, int n_groups, int last, int v, int k, gboolean backward, int *mb, int *chunk)
 {
   int per_group = n * v;
-  int group = k / per_group;
+  int group = MIN (k / per_group, n_groups - 1);
   int start = group * n;
-  int g = MIN (n, m - start);           /* the last group may be shorter */
+  int g = group == n_groups - 1 ? last : n;
   int in_group = k - group * per_group;
   int c = in_group / g;
   *mb = start + in_group % g;
@@ -26,10 +33,10 @@ unit_of (int n, int v, int m, int k, gboolean backward, int *mb, int *chunk)
 }
 
 static void
-append (GArray *slots, int n, int v, int m, int k, int backward)
+append (GArray *slots, int n, int n_groups, int last, int v, int k, int backward)
 {
   int mb, chunk;
-  unit_of (n, v, m, k, backward, &mb, &chunk);
+  unit_of (n, n_groups, last, v, k, backward, &mb, &chunk);
   ProgSlot s = { .backward = (guint8) backward, .mb = (gint16) mb, .chunk = (gint16) chunk };
   g_array_append_val (slots, s);
 }
@@ -38,17 +45,18 @@ static void
 interleaved_build (int pp, int v, int m, int group, int stage, GArray *slots)
 {
   int n = group > 0 ? group : pp;
-  int total = m * v;
-  int warmup = MIN ((pp - stage - 1) * 2 + (v - 1) * n, total);
+  int total = m * v, last;
+  int n_groups = plan_vpp_group_split (pp, m, n, &last);
+  int warmup = MIN ((pp - stage - 1) * 2 + (v - 1) * plan_vpp_warmup_group (pp, m, n), total);
   for (int k = 0; k < warmup; k++)
-    append (slots, n, v, m, k, 0);
+    append (slots, n, n_groups, last, v, k, 0);
   for (int k = 0; k < total - warmup; k++)
     {
-      append (slots, n, v, m, warmup + k, 0);
-      append (slots, n, v, m, k, 1);
+      append (slots, n, n_groups, last, v, warmup + k, 0);
+      append (slots, n, n_groups, last, v, k, 1);
     }
   for (int k = total - warmup; k < total; k++)
-    append (slots, n, v, m, k, 1);
+    append (slots, n, n_groups, last, v, k, 1);
 }
 
 const ProgSchedOps prog_sched_interleaved = {

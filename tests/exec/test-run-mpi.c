@@ -252,6 +252,16 @@ test_pp2_interleaved_group (void)
   verify_case (2, "--pp 2 --vpp 2 --gbs 8 --microbatch-group-size-per-virtual-pipeline-stage 4");
 }
 
+/* Interleaved with a micro-batch count that is not a multiple of the 2 stages: 3 micro-
+ * batches, remainder 1 below p = 2, so the remainder joins its group (one group of 3,
+ * warm-up 2 x (2 - i - 1) + 3 units; plan_vpp_group_split): the runner follows the same
+ * order to the same gradients as a single rank. */
+static void
+test_pp2_interleaved_odd (void)
+{
+  verify_case (2, "--pp 2 --vpp 2 --gbs 3");
+}
+
 /* ring attention (--cp-comm-type p2p is the default) */
 static void
 test_cp2_ring (void)
@@ -415,6 +425,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/run/verify-pp2-1f1b", test_pp2_1f1b);
   g_test_add_func ("/exec/run/verify-pp2-gpipe", test_pp2_gpipe);
   g_test_add_func ("/exec/run/verify-pp2-interleaved-group", test_pp2_interleaved_group);
+  g_test_add_func ("/exec/run/verify-pp2-interleaved-odd", test_pp2_interleaved_odd);
   g_test_add_func ("/exec/run/verify-cp2-ring", test_cp2_ring);
   g_test_add_func ("/exec/run/verify-tp2-pp2", test_tp2_pp2);
   g_test_add_func ("/exec/run/dead-rank", test_dead_rank);

@@ -1,0 +1,235 @@
+/* tests/sim/test-schedules.c - every plan that passes validation simulates: the pipeline
+ * schedules over whole ranges of micro-batch counts, stage counts, virtual stages and
+ * micro-batch group sizes, with the program's other streams (TP with SP, ZeRO-3, TP
+ * overlap, overlapped ZeRO-1) in play. */
+#include "sim/predict.h"
+
+#include <string.h>
+
+typedef enum { VAR_PLAIN, VAR_TP_SP_ZERO3, VAR_TP_OVERLAP_ZERO1, VAR_N } Variant;
+
+static void
+variant_apply (Plan *plan, Variant var)
+{
+  switch (var)
+    {
+    case VAR_PLAIN:
+      break;
+    case VAR_TP_SP_ZERO3:
+      plan->tp = 2;
+      plan->sequence_parallel = TRUE;
+      plan->sharding = PLAN_SHARD_ZERO3;
+      plan->world_size *= 4;       /* tp 2, dp 2 */
+      break;
+    case VAR_TP_OVERLAP_ZERO1:
+      plan->tp = 2;
+      plan->sequence_parallel = TRUE;
+      plan->tp_comm_overlap = TRUE;
+      plan->sharding = PLAN_SHARD_ZERO1;
+      plan->overlap_grad_reduce = TRUE;
+      plan->overlap_param_gather = TRUE;
+      plan->world_size *= 2;
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* Resolves and predicts; NULL when validation refuses the plan. A plan that validates
+ * must simulate: every task once, a positive step time. */
+static SimPrediction *
+predict_valid (const ModelSpec *model, const TopoCluster *cluster, Plan *plan, int *n_valid)
+{
+  g_autoptr (GError) error = NULL;
+  if (!plan_resolve (plan, model, cluster, &error))
+    return NULL;
+  (*n_valid)++;
+  SimPrediction *p = sim_predict (model, plan, cluster, NULL, &error);
+  if (p == NULL)
+    g_test_message ("%s: %s", plan_to_string (plan), error->message);
+  g_assert_no_error (error);
+  g_assert_nonnull (p);
+  g_assert_cmpfloat (p->result->step_time_s, >, 0);
+  g_assert_cmpuint (p->result->n_events, ==, p->program->tasks->len);
+  return p;
+}
+
+/* pp 2, 3, 4, 8 x vpp 2, 3 x group size N = pp (default), pp + 1, 2 pp x every micro-batch
+ * count from pp to 2N + pp (every remainder m mod N at least twice) x three program
+ * variants. Before the remainder below pp joined its group, 117 of 1,230 such plain plans
+ * deadlocked (e.g. pp 8, vpp 2, m 12: "the step program deadlocked"). */
+static void
+test_interleaved_every_count (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  static const int pps[] = { 2, 3, 4, 8 };
+  int n_valid = 0, n_tried = 0;
+  for (guint pi = 0; pi < G_N_ELEMENTS (pps); pi++)
+    for (int v = 2; v <= 3; v++)
+      {
+        int pp = pps[pi];
+        /* one layer per model chunk, 8 heads: tp 2 divides */
+        g_autoptr (ModelSpec) model = model_spec_new_custom ("chunks", MODEL_MLP_SWIGLU, 256,
+                                                             512, (guint64) (pp * v), 8, 8, 64,
+                                                             256, FALSE);
+        const int groups[] = { 0, pp + 1, 2 * pp };
+        for (guint gi = 0; gi < G_N_ELEMENTS (groups); gi++)
+          {
+            int n = groups[gi] > 0 ? groups[gi] : pp;
+            for (int m = pp; m <= 2 * n + pp; m++)
+              for (int var = 0; var < VAR_N; var++)
+                {
+                  Plan plan;
+                  plan_init_defaults (&plan);
+                  plan.world_size = pp;
+                  plan.pp = pp;
+                  plan.vpp = v;
+                  plan.vpp_group = groups[gi];
+                  plan.seq_length = 256;
+                  variant_apply (&plan, var);
+                  plan.global_batch = m * plan.world_size / (pp * plan.tp);
+                  n_tried++;
+                  SimPrediction *p = predict_valid (model, cluster, &plan, &n_valid);
+                  if (p)
+                    g_assert_cmpint (p->plan.grad_accum, ==, m);
+                  sim_prediction_free (p);
+                  plan_clear (&plan);
+                }
+          }
+      }
+  /* every one of these is a valid plan: N >= pp, m >= pp, layers divide */
+  g_assert_cmpint (n_valid, ==, n_tried);
+}
+
+/* The same for GPipe and 1F1B over pp 1..8 and m 1..20 (the non-interleaved schedules
+ * take any count). */
+static void
+test_flat_every_count (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  g_autoptr (ModelSpec) model = model_spec_new_custom ("l24", MODEL_MLP_SWIGLU, 256, 512, 24,
+                                                       8, 8, 64, 256, FALSE);
+  int n_valid = 0, n_tried = 0;
+  static const int pps[] = { 1, 2, 3, 4, 6, 8 };
+  for (int sched = 0; sched < 2; sched++)
+    for (guint pi = 0; pi < G_N_ELEMENTS (pps); pi++)
+      for (int m = 1; m <= 20; m++)
+        {
+          Plan plan;
+          plan_init_defaults (&plan);
+          plan.world_size = pps[pi];
+          plan.pp = pps[pi];
+          plan.schedule = sched ? PLAN_SCHED_GPIPE : PLAN_SCHED_1F1B;
+          plan.schedule_set = TRUE;
+          plan.global_batch = m;
+          plan.seq_length = 256;
+          n_tried++;
+          sim_prediction_free (predict_valid (model, cluster, &plan, &n_valid));
+          plan_clear (&plan);
+        }
+  g_assert_cmpint (n_valid, ==, n_tried);
+}
+
+/* The grouping, by hand. m = 12 on 8 stages with N = 8: 12 mod 8 = 4 < 8, so one group of
+ * 12; m = 20: groups of 8 and 12; m = 13, N = 9: 13 mod 9 = 4 < 8, one group of 13;
+ * m = 17, N = 9 on 8 stages: 17 mod 9 = 8 >= 8, groups 9 and 8 (Megatron-Core's table);
+ * m = 6 with N = 8 on 4 stages: one group of 6, and the warm-up still counts N = 8. */
+static void
+test_group_split (void)
+{
+  int last;
+  g_assert_cmpint (plan_vpp_group_split (8, 12, 8, &last), ==, 1);
+  g_assert_cmpint (last, ==, 12);
+  g_assert_cmpint (plan_vpp_warmup_group (8, 12, 8), ==, 12);
+  g_assert_cmpint (plan_vpp_group_split (8, 20, 8, &last), ==, 2);
+  g_assert_cmpint (last, ==, 12);
+  g_assert_cmpint (plan_vpp_warmup_group (8, 20, 8), ==, 8);
+  g_assert_cmpint (plan_vpp_group_split (8, 13, 9, &last), ==, 1);
+  g_assert_cmpint (last, ==, 13);
+  g_assert_cmpint (plan_vpp_group_split (8, 17, 9, &last), ==, 2);
+  g_assert_cmpint (last, ==, 8);
+  g_assert_cmpint (plan_vpp_warmup_group (8, 17, 9), ==, 9);
+  g_assert_cmpint (plan_vpp_group_split (8, 16, 8, &last), ==, 2);
+  g_assert_cmpint (last, ==, 8);
+  g_assert_cmpint (plan_vpp_group_split (4, 6, 8, &last), ==, 1);
+  g_assert_cmpint (last, ==, 6);
+  g_assert_cmpint (plan_vpp_warmup_group (4, 6, 8), ==, 8);
+}
+
+/* The order that results, on the stage of the issue's plan shape: pp 4, vpp 2, m = 5
+ * (5 mod 4 = 1 < 4: one group of 5). Stage 0 warms up with 2 x 3 + 1 x 5 = 11 units,
+ * capped at the 10 of the step, so it runs every forward first: chunk 0 of micro-batches
+ * 0..4, then chunk 1 of 0..4; its peak holds all 10 chunk-micro-batches. Stage 3 warms up
+ * with 5 and then alternates, its first backward (chunk 1 of micro-batch 0) after the
+ * forward of chunk 1 of micro-batch 0. */
+static void
+test_merged_group_order (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  g_autoptr (ModelSpec) model = model_spec_new_custom ("l8", MODEL_MLP_SWIGLU, 256, 512, 8, 8,
+                                                       8, 64, 256, FALSE);
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.world_size = 4;
+  plan.pp = 4;
+  plan.vpp = 2;
+  plan.global_batch = 5;
+  plan.seq_length = 256;
+  int n_valid = 0;
+  g_autoptr (SimPrediction) p = predict_valid (model, cluster, &plan, &n_valid);
+  g_assert_nonnull (p);
+  for (int stage = 0; stage < 4; stage += 3)
+    {
+      /* the stage's compute units in order: (backward, chunk, mb) of each layer block */
+      int seen = 0, last_key = -1;
+      int keys[20];
+      for (guint32 i = 0; i < p->program->tasks->len; i++)
+        {
+          const ProgTask *t = prog_task (p->program, i);
+          if (t->stage != stage || t->kind != PROG_TASK_COMPUTE || t->layer < 0
+              || t->phase == PROG_PHASE_OPTIMIZER)
+            continue;
+          int key = (t->phase == PROG_PHASE_BACKWARD) * 1000 + t->chunk * 100 + t->mb;
+          if (key == last_key)
+            continue;
+          last_key = key;
+          g_assert_cmpint (seen, <, 20);
+          keys[seen++] = key;
+        }
+      g_assert_cmpint (seen, ==, 20);
+      if (stage == 0)
+        {
+          static const int want[10] = { 0, 1, 2, 3, 4, 100, 101, 102, 103, 104 };
+          for (int k = 0; k < 10; k++)
+            g_assert_cmpint (keys[k], ==, want[k]);
+        }
+      else
+        {
+          /* F c0 m0..4, then F c1 m0, B c1 m0, F c1 m1, B c1 m1 */
+          static const int want[9] = { 0, 1, 2, 3, 4, 100, 1100, 101, 1101 };
+          for (int k = 0; k < 9; k++)
+            g_assert_cmpint (keys[k], ==, want[k]);
+        }
+    }
+  g_assert_cmpint (p->memory.stages[0].inflight_microbatches, ==, 10);
+  /* stage 3: min(0 + 5 + 1, 10) */
+  g_assert_cmpint (p->memory.stages[3].inflight_microbatches, ==, 6);
+  plan_clear (&plan);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/sim/schedules/group-split", test_group_split);
+  g_test_add_func ("/sim/schedules/merged-group-order", test_merged_group_order);
+  g_test_add_func ("/sim/schedules/interleaved-every-count", test_interleaved_every_count);
+  g_test_add_func ("/sim/schedules/flat-every-count", test_flat_every_count);
+  return g_test_run ();
+}
