@@ -26,6 +26,17 @@ cli_conv_json (const double *values, double scale)
   return cli_json_text (b);
 }
 
+char *
+cli_number_json (double v)
+{
+  /* a builder needs an object or array at its root: format the one number directly,
+   * locale-independent, round-tripping (17 significant digits) */
+  if (!isfinite (v))
+    return g_strdup ("null");
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.17g", v));
+}
+
 void
 cli_predicted_metrics (const SimPrediction *p, const PlanMemory *mem, const char *mfu_json,
                        const char *hfu_json, const char *memory_json, ResMetrics *m)

@@ -14,6 +14,8 @@ G_BEGIN_DECLS
 char *cli_json_text (JsonBuilder *builder);
 /* {"megatron96": v[0] x scale, ...}: one value per FLOP convention. */
 char *cli_conv_json (const double *values, double scale);
+/* One JSON number ("null" when not finite): the hfu column, which has no convention. */
+char *cli_number_json (double v);
 /* The predicted metrics of `p` (memory from `mem`). */
 void  cli_predicted_metrics (const SimPrediction *p, const PlanMemory *mem,
                              const char *mfu_json, const char *hfu_json,

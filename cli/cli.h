@@ -1,8 +1,10 @@
 /* cli/cli.h - what the `tandem` subcommands share: the plan context (model, cluster,
  * resolved plan, layout), JSON output and number formatting.
  *
- * Only cli/ prints and exits. Exit status: 0 ok, 1 runtime failure, 2 usage error (bad
- * flag, impossible plan, unknown preset): one line "tandem: error: ..." with a hint. */
+ * Only cli/ prints and exits. Exit status (docs/contracts.md): 0 ok, 1 runtime failure
+ * (I/O, store, MPI), 2 usage error (bad flag, impossible plan, unknown preset): one line
+ * "tandem: error: ..." with a hint, 3 does not fit (an out-of-memory prediction or memory
+ * check, printed and stored first). */
 #pragma once
 
 #include <glib.h>
@@ -16,7 +18,7 @@
 
 G_BEGIN_DECLS
 
-enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILURE = 1, CLI_EXIT_USAGE = 2 };
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILURE = 1, CLI_EXIT_USAGE = 2, CLI_EXIT_NOFIT = 3 };
 
 typedef struct {
   ModelSpec   *model;

@@ -255,7 +255,12 @@ cli_cmd_memory (int argc, char **argv)
               "%s fixed\n", cli_fmt_bytes ((double) mem.act_bytes_per_layer),
               mem.reserve_fraction * 100, cli_fmt_bytes ((double) mem.reserve_fixed_bytes));
     }
+  status = CLI_EXIT_OK;
+  if (!mem.fits)
+    status = cli_fail (CLI_EXIT_NOFIT, "does not fit: stage %d needs %s of %s HBM",
+                       mem.peak_stage, cli_fmt_bytes ((double) mem.peak_bytes),
+                       cli_fmt_bytes ((double) mem.capacity_bytes));
   plan_memory_clear (&mem);
   cli_plan_context_clear (&ctx);
-  return CLI_EXIT_OK;
+  return status;
 }

@@ -25,10 +25,7 @@ cli_store_prediction (const char *db_path, const SimPrediction *p, ModelFlopConv
   plan_memory_to_json (&p->memory, mb);
   g_autofree char *memory_json = cli_json_text (mb);
   g_autofree char *mfu = cli_conv_json (r->mfu, 1);
-  double hfu_all[MODEL_FLOPS_N_CONVENTIONS];
-  for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
-    hfu_all[c] = r->hfu;
-  g_autofree char *hfu = cli_conv_json (hfu_all, 1);
+  g_autofree char *hfu = cli_number_json (r->hfu);
 
   ResRunInfo info = { 0 };
   info.kind = RES_KIND_PREDICT;
@@ -72,10 +69,18 @@ print_text (const SimPrediction *p, ModelFlopConvention conv, gint64 run_id,
   printf ("  %-26s %12s\n", "tokens/s", cli_fmt_count ((guint64) llround (r->tokens_per_s)));
   printf ("  %-26s %12.1f   (%s)\n", "model TFLOP/s per GPU", r->model_tflops_per_gpu[conv],
           model_flop_convention_name (conv));
-  printf ("  %-26s %11.1f%%   %s, peak %.1f TFLOP/s\n", "MFU", r->mfu[conv] * 100,
-          model_flop_convention_about (conv), r->peak_flops / 1e12);
-  printf ("  %-26s %11.1f%%   executed FLOPs incl. recompute, %.1f TFLOP/s\n", "HFU",
-          r->hfu * 100, r->hw_tflops_per_gpu);
+  printf ("  %-26s %11.1f%%   %s convention (tandem show conventions), peak %.1f TFLOP/s\n",
+          "MFU", r->mfu[conv] * 100, model_flop_convention_name (conv), r->peak_flops / 1e12);
+  /* HFU counts what runs: causal attention and the recomputed forward. Under a convention
+   * that counts attention non-causal it can be the lower figure; say so where it is. */
+  if (r->hfu < r->mfu[conv])
+    printf ("  %-26s %11.1f%%   %.1f TFLOP/s executed (causal) incl. recompute; below MFU: %s counts "
+            "attention %s\n", "HFU", r->hfu * 100,
+            r->hw_tflops_per_gpu, model_flop_convention_name (conv),
+            model_flop_convention_attention (conv));
+  else
+    printf ("  %-26s %11.1f%%   %.1f TFLOP/s executed: causal attention, recompute included\n",
+            "HFU", r->hfu * 100, r->hw_tflops_per_gpu);
   printf ("  %-26s %11.1f%%\n", "pipeline bubble", r->bubble_fraction * 100);
   printf ("  %-26s %12.3f s\n", "compute per stage", r->compute_s);
   printf ("\n  communication per stage    %10s %10s\n", "busy s", "exposed s");
@@ -176,6 +181,12 @@ predict_with (CliPlanContext *c, gboolean json, gboolean no_db, const char *trac
     }
   else
     print_text (p, conv, run_id, db_path, trace);
+  /* printed and stored, then the verdict: a plan that does not fit exits 3 */
+  if (status == CLI_EXIT_OK && !p->memory.fits)
+    status = cli_fail (CLI_EXIT_NOFIT, "does not fit: stage %d needs %s of %s HBM (hint: "
+                       "tandem memory with the same flags shows what takes it)",
+                       p->memory.peak_stage, cli_fmt_bytes ((double) p->memory.peak_bytes),
+                       cli_fmt_bytes ((double) p->memory.capacity_bytes));
   return status;
 }
 

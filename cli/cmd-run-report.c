@@ -9,18 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static void
-kinds_member (JsonBuilder *b, const char *name, const double *v)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_begin_object (b);
-  for (int k = 0; k < PROG_COMM_N; k++)
-    {
-      json_builder_set_member_name (b, prog_comm_name (k));
-      json_builder_add_double_value (b, v[k]);
-    }
-  json_builder_end_object (b);
-}
+/* tp, cp, ep, pp, dp: the keys of docs/contracts.md, measured and predicted alike */
+#define kinds_member sim_comm_kinds_to_json
 
 static void
 dbl (JsonBuilder *b, const char *name, double v)
@@ -75,13 +65,10 @@ cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const 
   g_autoptr (JsonBuilder) memb = json_builder_new ();
   plan_memory_to_json (mem, memb);
   g_autofree char *pred_mem = cli_json_text (memb);
-  double hfu[MODEL_FLOPS_N_CONVENTIONS];
-  for (int k = 0; k < MODEL_FLOPS_N_CONVENTIONS; k++)
-    hfu[k] = s->hfu;
   /* the same FLOPs in the measured time */
   double scale = m->step_time_s > 0 ? s->step_time_s / m->step_time_s : 0;
-  g_autofree char *pred_mfu = cli_conv_json (s->mfu, 1), *pred_hfu = cli_conv_json (hfu, 1);
-  g_autofree char *meas_mfu = cli_conv_json (s->mfu, scale), *meas_hfu = cli_conv_json (hfu, scale);
+  g_autofree char *pred_mfu = cli_conv_json (s->mfu, 1), *pred_hfu = cli_number_json (s->hfu);
+  g_autofree char *meas_mfu = cli_conv_json (s->mfu, scale), *meas_hfu = cli_number_json (s->hfu * scale);
 
   g_autoptr (JsonBuilder) mm = json_builder_new ();
   json_builder_begin_object (mm);

@@ -1,4 +1,4 @@
-/* cli/cmd-show.c - `tandem show model|cluster NAME|FILE [--json]`. */
+/* cli/cmd-show.c - `tandem show model|cluster NAME|FILE [--json]`, `tandem show conventions`. */
 #include "cli/cli.h"
 
 #include <stdio.h>
@@ -179,11 +179,52 @@ show_model (const char *name, int seq, gboolean json)
   for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
     printf ("  %-12s %10.2f GFLOP   %s\n", model_flop_convention_name (c),
             model_spec_flops_per_token (m, (guint64) seq, c) / 1e9,
-            model_flop_convention_about (c));
+            model_flop_convention_formula (c));
   printf ("  %-12s %10.2f GFLOP   executed: causal flash attention, no recompute\n",
           "hardware", model_spec_hw_flops_per_token (m, (guint64) seq, 0) / 1e9);
   printf ("  %-12s %10.2f GFLOP   executed with full recompute\n", "hw+recomp",
           model_spec_hw_flops_per_token (m, (guint64) seq, 1) / 1e9);
+  return CLI_EXIT_OK;
+}
+
+/* `tandem show conventions`: what each FLOP convention counts, and where it comes from;
+ * the derivation behind the MFU line of predict. */
+static int
+show_conventions (gboolean json)
+{
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      json_builder_begin_array (b);
+      for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+        {
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "name");
+          json_builder_add_string_value (b, model_flop_convention_name (c));
+          json_builder_set_member_name (b, "formula");
+          json_builder_add_string_value (b, model_flop_convention_formula (c));
+          json_builder_set_member_name (b, "attention");
+          json_builder_add_string_value (b, model_flop_convention_attention (c));
+          json_builder_set_member_name (b, "source");
+          json_builder_add_string_value (b, model_flop_convention_source (c));
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      cli_print_json (b);
+      return CLI_EXIT_OK;
+    }
+  printf ("FLOP conventions (MFU = model FLOPs per step / (step time x GPUs x peak)):\n");
+  for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+    printf ("\n  %s\n    formula:   %s\n    attention: %s\n    source:    %s\n",
+            model_flop_convention_name (c), model_flop_convention_formula (c),
+            model_flop_convention_attention (c), model_flop_convention_source (c));
+  printf ("\n  HFU (no convention): the FLOPs the GPUs execute, causal attention as FlashAttention "
+          "runs it,\n    recompute included, / (step time x GPUs x peak). It is below a "
+          "non-causal MFU when\n    the skipped half of the s x s attention outweighs the "
+          "recomputed forward work.\n"
+          "  B batch (sequences), s sequence length, L layers, h hidden, V vocabulary, H query "
+          "heads,\n  G KV heads, d_head head size, q = H*d_head, ffn MLP inner size, N "
+          "parameters.\n");
   return CLI_EXIT_OK;
 }
 
@@ -340,13 +381,16 @@ cli_cmd_show (int argc, char **argv)
     { "seq", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &seq, NULL, "S" },
     { NULL },
   };
-  g_autoptr (GOptionContext) octx = g_option_context_new ("model|cluster NAME|FILE");
+  g_autoptr (GOptionContext) octx = g_option_context_new ("model|cluster NAME|FILE | conventions");
   g_option_context_set_summary (octx, "Show a model (parameters, layer shapes, FLOPs per "
-                                "token) or a cluster (levels, counts, aggregates).");
+                                "token), a cluster (levels, counts, aggregates) or the FLOP conventions "
+                                "behind MFU.");
   g_option_context_add_main_entries (octx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (octx, &argc, &argv, &error))
     return cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem show --help)", error->message);
+  if (argc == 2 && g_str_equal (argv[1], "conventions"))
+    return show_conventions (json);
   if (argc != 3)
     return cli_fail (CLI_EXIT_USAGE, "show needs what and a name (hint: tandem show model "
                      "llama3-8b, tandem show cluster h100-24k)");
@@ -356,5 +400,5 @@ cli_cmd_show (int argc, char **argv)
     return show_model (argv[2], seq, json);
   if (g_str_equal (argv[1], "cluster"))
     return show_cluster (argv[2], json);
-  return cli_fail (CLI_EXIT_USAGE, "cannot show '%s' (hint: model or cluster)", argv[1]);
+  return cli_fail (CLI_EXIT_USAGE, "cannot show '%s' (hint: model, cluster or conventions)", argv[1]);
 }

@@ -12,7 +12,7 @@ typedef struct {
 } CliCommand;
 
 static const CliCommand commands[] = {
-  { "show",   cli_cmd_show,   "show model|cluster NAME|FILE: parameters, shapes, FLOPs; levels, aggregates" },
+  { "show",   cli_cmd_show,   "show model|cluster NAME|FILE, show conventions: parameters, FLOPs; levels; MFU's FLOP counts" },
   { "plan",   cli_cmd_plan,   "plan show [plan flags]: degrees, pipeline stages, rank layout" },
   { "memory", cli_cmd_memory, "memory [plan flags]: peak memory per GPU by category and stage" },
   { "predict", cli_cmd_predict, "predict [plan flags] [--trace F] [--db F]: simulate one step" },
@@ -39,7 +39,12 @@ usage (FILE *out)
   g_auto (GStrv) clusters = topo_preset_names ();
   for (guint i = 0; clusters && clusters[i]; i++)
     fprintf (out, " %s", clusters[i]);
-  fprintf (out, "\n");
+  fprintf (out, "\n\nExit status (every command):\n"
+           "  0  done\n"
+           "  1  failure at run time: I/O, the store, MPI, a rank that died\n"
+           "  2  bad input: a flag, a file, an impossible plan, contradictory constraints\n"
+           "  3  does not fit: an out-of-memory prediction or memory check (printed and "
+           "stored first)\n");
 }
 
 int

@@ -11,22 +11,28 @@
 
 static const struct {
   const char *name;
-  const char *about;
+  const char *formula;
+  const char *source;
+  const char *attention;   /* how the s x s attention term is counted */
 } conventions[MODEL_FLOPS_N_CONVENTIONS] = {
   [MODEL_FLOPS_MEGATRON96] = { "megatron96",
-    "96*B*s*L*h^2*(1 + s/6h + V/16Lh): Narayanan et al. SC'21, includes one recompute "
-    "forward (hardware FLOPs), assumes ffn = 4h and no GQA" },
+    "96*B*s*L*h^2*(1 + s/6h + V/16Lh)",
+    "Narayanan et al. SC'21 (eq. 3); includes one recompute forward (hardware FLOPs), "
+    "assumes ffn = 4h and no GQA", "non-causal, with one recompute" },
   [MODEL_FLOPS_MEGATRON72] = { "megatron72",
-    "72*B*s*L*h^2*(1 + s/6h + V/12Lh): Korthikanti et al. 2022 model FLOPs, no recompute, "
-    "non-causal, assumes ffn = 4h and no GQA" },
+    "72*B*s*L*h^2*(1 + s/6h + V/12Lh)",
+    "Korthikanti et al. 2022 model FLOPs; no recompute, assumes ffn = 4h and no GQA",
+    "non-causal" },
   [MODEL_FLOPS_MCORE] = { "mcore",
-    "12*B*s*L*h^2*[(1 + G/H + s/h)*q/h + (ffn/h)*(1.5 SwiGLU | 1) + V/2Lh]: Megatron-Core "
-    "num_floating_point_operations, GQA- and SwiGLU-aware, non-causal" },
+    "12*B*s*L*h^2*[(1 + G/H + s/h)*q/h + (ffn/h)*(1.5 SwiGLU | 1) + V/2Lh]",
+    "Megatron-Core num_floating_point_operations (training.py); GQA- and SwiGLU-aware",
+    "non-causal" },
   [MODEL_FLOPS_CAUSAL] = { "causal",
-    "mcore with the s x s attention term halved (s/h -> s/2h): newer NVIDIA tables" },
+    "mcore with the s x s attention term halved (s/h -> s/2h)",
+    "newer NVIDIA performance tables", "causal" },
   [MODEL_FLOPS_PALM] = { "palm",
-    "6*N + 12*L*H*d_head*s per token, non-causal: PaLM Appendix B, Llama 3 paper, "
-    "torchtitan; N excludes lookup-only embedding tables" },
+    "6*N + 12*L*H*d_head*s per token, N without lookup-only embedding tables",
+    "PaLM (Chowdhery et al. 2022) Appendix B; the Llama 3 paper; torchtitan", "non-causal" },
 };
 
 const char *
@@ -37,10 +43,24 @@ model_flop_convention_name (ModelFlopConvention conv)
 }
 
 const char *
-model_flop_convention_about (ModelFlopConvention conv)
+model_flop_convention_formula (ModelFlopConvention conv)
 {
   g_return_val_if_fail (conv < MODEL_FLOPS_N_CONVENTIONS, NULL);
-  return conventions[conv].about;
+  return conventions[conv].formula;
+}
+
+const char *
+model_flop_convention_source (ModelFlopConvention conv)
+{
+  g_return_val_if_fail (conv < MODEL_FLOPS_N_CONVENTIONS, NULL);
+  return conventions[conv].source;
+}
+
+const char *
+model_flop_convention_attention (ModelFlopConvention conv)
+{
+  g_return_val_if_fail (conv < MODEL_FLOPS_N_CONVENTIONS, NULL);
+  return conventions[conv].attention;
 }
 
 gboolean

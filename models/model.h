@@ -175,7 +175,11 @@ typedef enum {
 } ModelFlopConvention;
 
 const char *model_flop_convention_name  (ModelFlopConvention conv);  /* "megatron96", ... */
-const char *model_flop_convention_about (ModelFlopConvention conv);  /* one line with source */
+/* The formula (per step or per token, as its source writes it), where it comes from, and
+ * how it counts the s x s attention term ("non-causal", "causal", ...): one line each. */
+const char *model_flop_convention_formula   (ModelFlopConvention conv);
+const char *model_flop_convention_source    (ModelFlopConvention conv);
+const char *model_flop_convention_attention (ModelFlopConvention conv);
 gboolean    model_flop_convention_parse (const char *name, ModelFlopConvention *out);
 
 /* Model FLOPs per token (forward + backward) at sequence length `seq`. */

@@ -1,5 +1,6 @@
 /* results/published-report.c - validate every row, summarize, JSON and the store. */
 #include "results/published.h"
+#include "sim/predict.h"
 
 #include <math.h>
 #include <string.h>
@@ -273,11 +274,7 @@ row_to_json (const ResPublishedCase *c, JsonBuilder *b)
               c->has_convention ? c->predicted_mfu_pct[c->convention] : NAN);
   add_number (b, "predicted_compute_s", c->predicted_compute_s);
   add_number (b, "predicted_bubble_s", c->predicted_bubble_s);
-  json_builder_set_member_name (b, "predicted_exposed_comm_s");
-  json_builder_begin_object (b);
-  for (int k = 0; k < PROG_COMM_N; k++)
-    add_number (b, prog_comm_name (k), c->predicted_exposed_s[k]);
-  json_builder_end_object (b);
+  sim_comm_kinds_to_json (b, "predicted_exposed_comm_s", c->predicted_exposed_s);
   json_builder_end_object (b);
 }
 

@@ -112,7 +112,7 @@ typedef struct {
   double        tokens_per_s;                 /* whole job */
   double        tflops_per_gpu;               /* model TFLOP/s per GPU */
   const char   *mfu_json;                     /* {"convention": fraction, ...} */
-  const char   *hfu_json;                     /* same keys, counting recompute */
+  const char   *hfu_json;                     /* one number: executed FLOPs incl. recompute */
   double        bubble_fraction;              /* pipeline idle / step time */
   double        compute_s;                    /* compute busy time per step */
   double        exposed_s[RES_COMM_N];        /* exposed comm per step, by axis */

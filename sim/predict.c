@@ -1,6 +1,8 @@
 /* sim/predict.c - layout + program + simulation + memory, and their JSON. */
 #include "sim/predict.h"
 
+#include <math.h>
+
 SimPrediction *
 sim_predict (const ModelSpec *model, const Plan *plan, const TopoCluster *cluster,
              const SimOptions *opts, GError **error)
@@ -47,6 +49,27 @@ set_double (JsonBuilder *b, const char *name, double v)
 }
 
 void
+sim_comm_kinds_to_json (JsonBuilder *b, const char *name, const double v[PROG_COMM_N])
+{
+  static const char *const keys[] = { "tp", "cp", "ep", "pp", "dp" };
+  json_builder_set_member_name (b, name);
+  json_builder_begin_object (b);
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      double x = 0.0;
+      for (int k = 0; k < PROG_COMM_N; k++)
+        if (g_str_equal (prog_comm_name (k), keys[i]))
+          x = v[k];
+      json_builder_set_member_name (b, keys[i]);
+      if (isfinite (x))
+        json_builder_add_double_value (b, x);
+      else
+        json_builder_add_null_value (b);
+    }
+  json_builder_end_object (b);
+}
+
+void
 sim_prediction_to_json (const SimPrediction *p, ModelFlopConvention conv, JsonBuilder *b)
 {
   const SimResult *r = p->result;
@@ -68,25 +91,14 @@ sim_prediction_to_json (const SimPrediction *p, ModelFlopConvention conv, JsonBu
   for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
     set_double (b, model_flop_convention_name (c), r->mfu[c]);
   json_builder_end_object (b);
-  /* HFU counts executed FLOPs, whatever the convention: the same figure under every key */
-  json_builder_set_member_name (b, "hfu");
-  json_builder_begin_object (b);
-  for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
-    set_double (b, model_flop_convention_name (c), r->hfu);
-  json_builder_end_object (b);
+  /* HFU counts the FLOPs executed (causal attention, recompute included): it has no
+   * convention, so it is one number (docs/contracts.md) */
+  set_double (b, "hfu", r->hfu);
   set_double (b, "peak_flops_per_gpu", r->peak_flops);
   set_double (b, "bubble_fraction", r->bubble_fraction);
   set_double (b, "compute_s", r->compute_s);
-  json_builder_set_member_name (b, "exposed_comm_s");
-  json_builder_begin_object (b);
-  for (int k = 0; k < PROG_COMM_N; k++)
-    set_double (b, prog_comm_name (k), r->exposed_comm_s[k]);
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "comm_s");
-  json_builder_begin_object (b);
-  for (int k = 0; k < PROG_COMM_N; k++)
-    set_double (b, prog_comm_name (k), r->comm_s[k]);
-  json_builder_end_object (b);
+  sim_comm_kinds_to_json (b, "exposed_comm_s", r->exposed_comm_s);
+  sim_comm_kinds_to_json (b, "comm_s", r->comm_s);
   set_double (b, "overlap_ratio", r->overlap_ratio);
   json_builder_set_member_name (b, "critical_stage");
   json_builder_add_int_value (b, r->critical_stage);
@@ -101,11 +113,8 @@ sim_prediction_to_json (const SimPrediction *p, ModelFlopConvention conv, JsonBu
       set_double (b, "end_s", st->end_s);
       set_double (b, "compute_s", st->compute_s);
       set_double (b, "bubble_s", st->bubble_s);
-      json_builder_set_member_name (b, "exposed_comm_s");
-      json_builder_begin_object (b);
-      for (int k = 0; k < PROG_COMM_N; k++)
-        set_double (b, prog_comm_name (k), st->exposed_s[k]);
-      json_builder_end_object (b);
+      sim_comm_kinds_to_json (b, "comm_s", st->comm_s);
+      sim_comm_kinds_to_json (b, "exposed_comm_s", st->exposed_s);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -36,6 +36,12 @@ void           sim_prediction_free (SimPrediction *p);                 /* NULL-s
 void sim_prediction_to_json (const SimPrediction *p, ModelFlopConvention conv,
                              JsonBuilder *builder);
 
+/* Adds member `name`: an object of communication seconds by kind with the keys of
+ * docs/contracts.md, always tp, cp, ep, pp, dp in that order. A key with no ProgCommKind
+ * (ep: the step program has no expert parallelism) is 0.0; a non-finite value is null. */
+void sim_comm_kinds_to_json (JsonBuilder *builder, const char *name,
+                             const double v[PROG_COMM_N]);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimPrediction, sim_prediction_free)
 
 G_END_DECLS

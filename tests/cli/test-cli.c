@@ -110,6 +110,40 @@ test_show_cluster_json (void)
   run_result_clear (&r);
 }
 
+/* `show conventions` lists every convention with formula and source; `--help` ends with
+ * the exit-status table of docs/contracts.md. */
+static void
+test_show_conventions_help (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("show conventions --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_data (p, r.out, -1, &error));
+  JsonArray *a = json_node_get_array (json_parser_get_root (p));
+  const char *convs[] = { "megatron96", "megatron72", "mcore", "causal", "palm" };
+  g_assert_cmpint (json_array_get_length (a), ==, G_N_ELEMENTS (convs));
+  for (guint i = 0; i < G_N_ELEMENTS (convs); i++)
+    {
+      JsonObject *c = json_array_get_object_element (a, i);
+      g_assert_cmpstr (json_object_get_string_member (c, "name"), ==, convs[i]);
+      g_assert_true (json_object_has_member (c, "formula"));
+      g_assert_true (json_object_has_member (c, "source"));
+    }
+  run_result_clear (&r);
+  run_tandem ("show conventions", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "PaLM (Chowdhery et al. 2022) Appendix B"));
+  g_assert_nonnull (strstr (r.out, "6*N + 12*L*H*d_head*s"));
+  run_result_clear (&r);
+  run_tandem ("--help", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Exit status"));
+  g_assert_nonnull (strstr (r.out, "  3  does not fit"));
+  run_result_clear (&r);
+}
+
 #define LLAMA3_PLAN "--model llama3-405b --cluster h100-24k --tp 8 --pp 16 --gpus 16384 " \
   "--seq-length 8192 --gbs 2048 --sp --sharding zero2 " \
   "--decoder-first-pipeline-num-layers 7 --decoder-last-pipeline-num-layers 7"
@@ -136,6 +170,28 @@ test_plan_show_json (void)
   run_result_clear (&r);
 }
 
+/* The text of predict: the MFU line names its convention only (the derivation is in
+ * `show conventions`); HFU below a PaLM MFU says why. Llama 3 405B on the h100-24k plan
+ * runs no recompute and causal (flash) attention, while palm counts 12 L H d s per token
+ * of attention non-causal, twice what runs: HFU < palm MFU. */
+static void
+test_predict_text_mfu_hfu (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("predict " LLAMA3_PLAN " --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  const char *mfu = strstr (r.out, "  MFU ");
+  g_assert_nonnull (mfu);
+  g_assert_nonnull (strstr (mfu, "palm convention (tandem show conventions)"));
+  /* the MFU line carries no citation any more: short */
+  g_assert_cmpint (strchr (mfu, '\n') - mfu, <, 110);
+  const char *hfu = strstr (r.out, "  HFU ");
+  g_assert_nonnull (hfu);
+  g_autofree char *line = g_strndup (hfu, strchr (hfu, '\n') - hfu);
+  g_assert_nonnull (strstr (line, "below MFU: palm counts attention non-causal"));
+  run_result_clear (&r);
+}
+
 /* The Llama 3 plan fits in 80 GiB with sequence parallelism; JSON has the contract's
  * keys. Without SP the 10 s b h term is not divided by t and it does not fit. */
 static void
@@ -155,8 +211,10 @@ test_memory_json (void)
 
   run_tandem ("memory --model llama3-405b --tp 8 --pp 16 --gpus 16384 --gbs 2048 "
               "--decoder-first-pipeline-num-layers 7 --decoder-last-pipeline-num-layers 7", &r);
-  g_assert_cmpint (r.status, ==, 0);
+  /* printed, then exit 3 (docs/contracts.md: does not fit) with one line saying so */
+  g_assert_cmpint (r.status, ==, 3);
   g_assert_nonnull (strstr (r.out, "OUT OF MEMORY"));
+  g_assert_true (g_str_has_prefix (r.err, "tandem: error: does not fit"));
   run_result_clear (&r);
 }
 
@@ -238,10 +296,34 @@ test_predict_trace_store (void)
       g_assert_cmpfloat (v, >, 0);
       g_assert_cmpfloat (v, <, 1);
     }
-  JsonObject *ex = json_object_get_object_member (o, "exposed_comm_s");
-  const char *kinds[] = { "tp", "cp", "pp", "dp" };
-  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
-    g_assert_true (json_object_has_member (ex, kinds[i]));
+  /* hfu is one number (no convention): executed FLOPs / (time x GPUs x peak), so it is
+   * hw_tflops_per_gpu over the peak */
+  JsonNode *hfu = json_object_get_member (o, "hfu");
+  g_assert_true (JSON_NODE_HOLDS_VALUE (hfu));
+  g_assert_cmpfloat_with_epsilon (json_node_get_double (hfu),
+                                  json_object_get_double_member (o, "hw_tflops_per_gpu") * 1e12
+                                  / json_object_get_double_member (o, "peak_flops_per_gpu"),
+                                  1e-12);
+  /* comm_s and exposed_comm_s, top level and per stage: exactly tp, cp, ep, pp, dp in that
+   * order; ep 0.0 for this dense model */
+  const char *kinds[] = { "tp", "cp", "ep", "pp", "dp" };
+  JsonArray *stages = json_object_get_array_member (o, "stages");
+  g_assert_cmpint (json_array_get_length (stages), ==, 4);
+  for (guint s = 0; s <= json_array_get_length (stages); s++)
+    {
+      JsonObject *holder = s == 0 ? o : json_array_get_object_element (stages, s - 1);
+      const char *members[] = { "comm_s", "exposed_comm_s" };
+      for (guint m = 0; m < G_N_ELEMENTS (members); m++)
+        {
+          JsonObject *ex = json_object_get_object_member (holder, members[m]);
+          g_autoptr (GList) names = json_object_get_members (ex);
+          g_assert_cmpint (g_list_length (names), ==, G_N_ELEMENTS (kinds));
+          guint i = 0;
+          for (GList *l = names; l; l = l->next, i++)
+            g_assert_cmpstr (l->data, ==, kinds[i]);
+          g_assert_cmpfloat (json_object_get_double_member (ex, "ep"), ==, 0.0);
+        }
+    }
   JsonObject *mem = json_object_get_object_member (o, "memory");
   g_assert_true (json_object_has_member (mem, "peak_bytes"));
   g_assert_true (json_object_has_member (mem, "fits"));
@@ -303,7 +385,7 @@ test_predict_trace_store (void)
   g_assert_cmpint (system (rm), ==, 0);
 }
 
-/* A plan that does not fit is predicted, loudly marked, and stored as 'oom'. */
+/* A plan that does not fit is predicted, loudly marked, stored as 'oom', and exits 3. */
 static void
 test_predict_oom (void)
 {
@@ -313,9 +395,20 @@ test_predict_oom (void)
                                            "--db %s", db);
   RunResult r = { 0 };
   run_tandem (args, &r);
-  g_assert_cmpint (r.status, ==, 0);
+  /* printed, stored, then exit 3 (docs/contracts.md) */
+  g_assert_cmpint (r.status, ==, 3);
   g_assert_nonnull (strstr (r.out, "OUT OF MEMORY"));
   g_assert_nonnull (strstr (r.out, "step time"));
+  g_assert_nonnull (strstr (r.out, "stored as run 1"));
+  g_assert_true (g_str_has_prefix (r.err, "tandem: error: does not fit"));
+  run_result_clear (&r);
+  /* the same with --json: the JSON says oom, the status is 3 */
+  g_autofree char *jargs = g_strconcat (args, " --json", NULL);
+  run_tandem (jargs, &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = parse_object (r.out, p);
+  g_assert_true (json_object_get_boolean_member (o, "oom"));
   run_result_clear (&r);
   g_autofree char *runs = g_strdup_printf ("runs --db %s", db);
   run_tandem (runs, &r);
@@ -353,6 +446,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/show/model-json", test_show_model_json);
   g_test_add_func ("/cli/show/cluster-json", test_show_cluster_json);
   g_test_add_func ("/cli/plan/show-json", test_plan_show_json);
+  g_test_add_func ("/cli/show/conventions-help", test_show_conventions_help);
+  g_test_add_func ("/cli/predict/text-mfu-hfu", test_predict_text_mfu_hfu);
   g_test_add_func ("/cli/memory/json", test_memory_json);
   g_test_add_func ("/cli/errors", test_errors);
   g_test_add_func ("/cli/predict/trace-store", test_predict_trace_store);

@@ -305,7 +305,14 @@ test_convention_names (void)
       g_assert_cmpstr (name, ==, want[c]);
       g_assert_true (model_flop_convention_parse (name, &back));
       g_assert_cmpint (back, ==, c);
-      g_assert_cmpuint (strlen (model_flop_convention_about ((ModelFlopConvention) c)), >, 20);
+      g_assert_cmpuint (strlen (model_flop_convention_formula ((ModelFlopConvention) c)), >, 20);
+      g_assert_cmpuint (strlen (model_flop_convention_source ((ModelFlopConvention) c)), >, 20);
+      /* HFU counts causal attention: the line explaining HFU < MFU needs to know which
+       * conventions count it non-causal (all but `causal`, whose name says it) */
+      g_assert_cmpstr (model_flop_convention_attention ((ModelFlopConvention) c), ==,
+                       c == MODEL_FLOPS_CAUSAL ? "causal"
+                       : c == MODEL_FLOPS_MEGATRON96 ? "non-causal, with one recompute"
+                       : "non-causal");
     }
   ModelFlopConvention conv;
   g_assert_true (model_flop_convention_parse ("MCORE", &conv));
