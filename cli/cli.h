@@ -15,6 +15,7 @@
 #include "plan/plan.h"
 #include "plan/layout.h"
 #include "util/input.h"
+#include "frameworks/stack.h"
 
 G_BEGIN_DECLS
 

@@ -107,7 +107,7 @@ print_text (const SimPrediction *p, ModelFlopConvention conv, gint64 run_id,
 static int
 predict_with (CliPlanContext *c, gboolean json, gboolean no_db, const char *trace,
               const char *db, const char *flops, const char *note, double slowdown,
-              const char *const *cost)
+              const char *const *cost, const char *framework)
 {
   int status = CLI_EXIT_OK;
   ModelFlopConvention conv = MODEL_FLOPS_PALM;
@@ -117,8 +117,13 @@ predict_with (CliPlanContext *c, gboolean json, gboolean no_db, const char *trac
                          "megatron72, mcore or causal)", flops);
       return status;
     }
+  g_autoptr (GError) serr = NULL;
+  g_autoptr (FwStack) stack = fw_stack_lookup (framework, &serr);
+  if (stack == NULL)
+    return cli_fail (CLI_EXIT_USAGE, "--framework: %s", serr->message);
   SimOptions opts;
   sim_options_init (&opts, c->cluster);
+  sim_cost_options_init_stack (&opts.cost, c->cluster, stack);
   opts.keep_timeline = trace != NULL;
   if (slowdown >= 0)
     opts.cost.comm_compute_slowdown = slowdown;
@@ -176,11 +181,18 @@ predict_with (CliPlanContext *c, gboolean json, gboolean no_db, const char *trac
         json_object_set_int_member (o, "run_id", run_id);
       if (trace)
         json_object_set_string_member (o, "trace", trace);
+      json_object_set_string_member (o, "framework", stack->name);
+      json_object_set_boolean_member (o, "extrapolated", opts.cost.extrapolated);
       g_autofree char *text = util_json_to_data (root, TRUE);
       puts (text);
     }
   else
-    print_text (p, conv, run_id, db_path, trace);
+    {
+      print_text (p, conv, run_id, db_path, trace);
+      printf ("  framework: %s%s\n", stack->name,
+              opts.cost.extrapolated ? " (extrapolated: no fitted calibration or published "
+                                       "run behind this device and stack)" : "");
+    }
   /* printed and stored, then the verdict: a plan that does not fit exits 3 */
   if (status == CLI_EXIT_OK && !p->memory.fits)
     status = cli_fail (CLI_EXIT_NOFIT, "does not fit: stage %d needs %s of %s HBM (hint: "
@@ -197,7 +209,11 @@ cli_cmd_predict (int argc, char **argv)
   g_autofree char *trace = NULL, *db = NULL, *flops = NULL, *note = NULL;
   double slowdown = -1;
   g_auto (GStrv) cost = NULL;
+  g_autofree char *framework = NULL;
   const GOptionEntry extra[] = {
+    { "framework", 0, 0, G_OPTION_ARG_STRING, &framework,
+      "Software stack: a preset (megatron-core, nemo, torchtitan, llm-foundry, maxtext, "
+      "deepspeed, pytorch-fsdp) or a stack JSON file; default megatron-core", "NAME|FILE" },
     { "cost", 0, 0, G_OPTION_ARG_STRING_ARRAY, &cost,
       "Override a cost-model default, e.g. gemm_efficiency=0.7 (repeatable)", "KEY=VALUE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
@@ -225,7 +241,7 @@ cli_cmd_predict (int argc, char **argv)
       goto out;
     }
   status = predict_with (&ctx, json, no_db, trace, db, flops, note, slowdown,
-                         (const char *const *) cost);
+                         (const char *const *) cost, framework);
 out:
   cli_plan_context_clear (&ctx);
   return status;

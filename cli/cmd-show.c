@@ -1,4 +1,4 @@
-/* cli/cmd-show.c - `tandem show model|cluster NAME|FILE [--json]`, `tandem show conventions`. */
+/* cli/cmd-show.c - `tandem show model|cluster|framework NAME|FILE [--json]`, `tandem show conventions`. */
 #include "cli/cli.h"
 
 #include <stdio.h>
@@ -370,6 +370,51 @@ show_cluster (const char *name, gboolean json)
   return CLI_EXIT_OK;
 }
 
+/* A stack prints as its JSON (the same fields as a stack file, sources included) or as
+ * one line per field. */
+static int
+show_framework (const char *name, gboolean json)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) s = fw_stack_lookup (name, &error);
+  if (s == NULL)
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      fw_stack_to_json (s, b);
+      cli_print_json (b);
+      return CLI_EXIT_OK;
+    }
+  printf ("framework %s: %s\n", s->name, s->description ? s->description : "");
+#define ROW(k, v) printf ("  %-28s %-10s %s\n", k, v, \
+                          (const char *) (g_hash_table_lookup (s->sources, k) \
+                                          ? g_hash_table_lookup (s->sources, k) : ""))
+  ROW ("attention", fw_attn_kernel_name (s->attention));
+  ROW ("fusion", fw_fusion_name (s->fusion));
+  g_autofree char *us = g_strdup_printf ("%g us", s->kernel_overhead_s * 1e6);
+  ROW ("kernel_overhead_us", us);
+  ROW ("tp_comm_overlap", fw_avail_name (s->tp_comm_overlap));
+  ROW ("async_tp", fw_avail_name (s->async_tp));
+  ROW ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
+  g_autofree char *fsdp = g_strdup_printf ("%s%s%s",
+                                           s->fsdp_reshard_after_forward ? "reshard" : "keep",
+                                           s->fsdp_reshard_under_pp ? "" : ",keep-under-pp",
+                                           s->hsdp ? ",hsdp" : "");
+  ROW ("fsdp", fsdp);
+  g_autofree char *fp8 = g_strdup_printf ("%s/%s/cast%g%s%s", fw_fp8_ops_name (s->fp8_ops),
+                                          fw_scaling_name (s->fp8_scaling), s->fp8_cast_passes,
+                                          s->mxfp8 ? ",mxfp8" : "", s->nvfp4 ? ",nvfp4" : "");
+  ROW ("fp8", fp8);
+  g_autofree char *def = g_strdup_printf ("%s%s%s%s", fw_sharding_name (s->default_sharding),
+                                          s->default_sequence_parallel ? ",sp" : "",
+                                          s->default_overlap_grad_reduce ? ",grad-overlap" : "",
+                                          s->default_overlap_param_gather ? ",param-overlap" : "");
+  ROW ("defaults", def);
+#undef ROW
+  return CLI_EXIT_OK;
+}
+
 int
 cli_cmd_show (int argc, char **argv)
 {
@@ -381,7 +426,7 @@ cli_cmd_show (int argc, char **argv)
     { "seq", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &seq, NULL, "S" },
     { NULL },
   };
-  g_autoptr (GOptionContext) octx = g_option_context_new ("model|cluster NAME|FILE | conventions");
+  g_autoptr (GOptionContext) octx = g_option_context_new ("model|cluster|framework NAME|FILE | conventions");
   g_option_context_set_summary (octx, "Show a model (parameters, layer shapes, FLOPs per "
                                 "token), a cluster (levels, counts, aggregates) or the FLOP conventions "
                                 "behind MFU.");
@@ -400,5 +445,8 @@ cli_cmd_show (int argc, char **argv)
     return show_model (argv[2], seq, json);
   if (g_str_equal (argv[1], "cluster"))
     return show_cluster (argv[2], json);
-  return cli_fail (CLI_EXIT_USAGE, "cannot show '%s' (hint: model, cluster or conventions)", argv[1]);
+  if (g_str_equal (argv[1], "framework"))
+    return show_framework (argv[2], json);
+  return cli_fail (CLI_EXIT_USAGE, "cannot show '%s' (hint: model, cluster, framework or "
+                   "conventions)", argv[1]);
 }

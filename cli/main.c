@@ -12,7 +12,7 @@ typedef struct {
 } CliCommand;
 
 static const CliCommand commands[] = {
-  { "show",   cli_cmd_show,   "show model|cluster NAME|FILE, show conventions: parameters, FLOPs; levels; MFU's FLOP counts" },
+  { "show",   cli_cmd_show,   "show model|cluster|framework NAME|FILE, show conventions: parameters, FLOPs; levels; stack; MFU's FLOP counts" },
   { "plan",   cli_cmd_plan,   "plan show [plan flags]: degrees, pipeline stages, rank layout" },
   { "memory", cli_cmd_memory, "memory [plan flags]: peak memory per GPU by category and stage" },
   { "predict", cli_cmd_predict, "predict [plan flags] [--trace F] [--db F]: simulate one step" },

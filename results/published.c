@@ -231,37 +231,107 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
 
 /* ---- plan ----------------------------------------------------------------------------- */
 
+/* FSDP (or ZeRO) named only to say it was off: "FSDP off", "no FSDP", "FSDP: disabled",
+ * "without ZeRO", "NO_SHARD". */
+static gboolean
+sharding_negated (const char *t)
+{
+  static const char *const neg[] = { "no fsdp", "without fsdp", "fsdp off", "fsdp: off",
+                                     "fsdp disabled", "fsdp: disabled", "fsdp: no",
+                                     "fsdp=false", "fsdp: none", "no zero", "without zero",
+                                     "zero off", "zero disabled", "zero-0", "zero 0",
+                                     "stage 0", "no_shard", "no shard" };
+  for (guint i = 0; i < G_N_ELEMENTS (neg); i++)
+    if (contains_ci (t, neg[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* A shard-group size stated in the text ("HSDP 8x16", "hsdp:8", "shard group 8"): the
+ * first number after "hsdp", "hybrid" or "shard group"; 0 when none. */
+static int
+hsdp_shard_size_in (const char *t)
+{
+  static const char *const keys[] = { "hsdp", "hybrid", "shard group", "shard_group" };
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      const char *p = strstr (low, keys[i]);
+      if (p == NULL)
+        continue;
+      for (p += strlen (keys[i]); *p != '\0' && !g_ascii_isdigit (*p); p++)
+        if (*p == ';' || *p == '(' || *p == ')')
+          break;
+      if (g_ascii_isdigit (*p))
+        return (int) g_ascii_strtoll (p, NULL, 10);
+    }
+  return 0;
+}
+
+/* Rules, first that applies (every one has its examples in tests/results/test-mapping.c):
+ *  empty           -> NeMo / Megatron-Core / "--overlap-param-gather" in notes: zero1 (the
+ *                     distributed optimizer); Megatron-LM of 2019-2022 (before it): none;
+ *                     else the stack's default (frameworks/presets: FSDP stacks zero3,
+ *                     DeepSpeed zero1);
+ *  negated         -> "FSDP off", "no FSDP", "NO_SHARD", "ZeRO-0": none;
+ *  HSDP            -> "HSDP", "HYBRID_SHARD", "hybrid shard": hsdp, shard group from the
+ *                     text or one server (FSDP's HYBRID_SHARD shards within a node);
+ *  ZeRO-1/2/3      -> "ZeRO-1", "stage 1", "distributed optimizer": zero1; "ZeRO-2",
+ *                     "stage 2", "SHARD_GRAD_OP", "shards optimizer+grads": zero2;
+ *                     "ZeRO-3", "stage 3", "FSDP", "full shard": zero3;
+ *  FSDP semantics  -> zero3 from a stack that keeps parameters unsharded after the
+ *                     forward, or under PP when the stack does not reshard between
+ *                     micro-batches (torchtitan's FSDP2): zero2 (one gather per step);
+ *  "none", "DDP"   -> none; anything else is skipped. */
 static gboolean
 map_sharding (ResPublishedCase *c, const char *text, const char *framework, const char *notes,
-              PlanSharding *out)
+              const char *source, int pp, PlanSharding *out, int *hsdp_shard)
 {
   g_autofree char *t = g_strstrip (g_strdup (text));
+  *hsdp_shard = 0;
   if (*t == '\0')
     {
-      /* Not stated: NeMo and Megatron-Core runs use the distributed optimizer (NeMo's
-       * GPT configs set optim.name distributed_fused_adam; --overlap-param-gather, which
-       * the Megatron-Core benchmark notes list, exists only with
-       * --use-distributed-optimizer). Anything else: plain data parallelism. */
+      /* NeMo's GPT configs set optim.name distributed_fused_adam; --overlap-param-gather,
+       * which the Megatron-Core benchmark notes list, exists only with
+       * --use-distributed-optimizer (added to Megatron-LM in 2022). */
       if (contains_ci (framework, "NeMo") || contains_ci (framework, "Megatron-Core")
           || contains_ci (notes, "overlap-param-gather"))
         *out = PLAN_SHARD_ZERO1;
+      else if (g_str_equal (c->stack->name, "megatron-core"))
+        *out = PLAN_SHARD_NONE;   /* Megatron-LM before the distributed optimizer */
       else
-        *out = PLAN_SHARD_NONE;
+        *out = (PlanSharding) c->stack->default_sharding;
+    }
+  else if (sharding_negated (t))
+    *out = PLAN_SHARD_NONE;
+  else if (contains_ci (t, "HSDP") || contains_ci (t, "HYBRID_SHARD")
+           || contains_ci (t, "hybrid shard") || contains_ci (t, "hybrid-shard"))
+    {
+      *out = PLAN_SHARD_HSDP;
+      *hsdp_shard = hsdp_shard_size_in (t);
+      if (*hsdp_shard <= 0)
+        *hsdp_shard = (int) c->cluster->levels[0].count;
     }
   else if (contains_ci (t, "ZeRO-1") || contains_ci (t, "ZeRO1") || contains_ci (t, "stage 1")
            || contains_ci (t, "distributed optimizer"))
     *out = PLAN_SHARD_ZERO1;
   else if (contains_ci (t, "ZeRO-2") || contains_ci (t, "ZeRO2") || contains_ci (t, "stage 2")
-           || contains_ci (t, "shards optimizer+grads"))
+           || contains_ci (t, "shards optimizer+grads") || contains_ci (t, "SHARD_GRAD_OP"))
     *out = PLAN_SHARD_ZERO2;
   else if (contains_ci (t, "ZeRO-3") || contains_ci (t, "ZeRO3") || contains_ci (t, "stage 3")
            || contains_ci (t, "FSDP") || contains_ci (t, "full shard")
            || contains_ci (t, "full_shard"))
-    *out = PLAN_SHARD_ZERO3;
+    {
+      *out = PLAN_SHARD_ZERO3;
+      if (!c->stack->fsdp_reshard_after_forward
+          || (pp > 1 && !c->stack->fsdp_reshard_under_pp))
+        *out = PLAN_SHARD_ZERO2;
+    }
   else if (starts_with_ci (t, "none") || contains_ci (t, "DDP"))
     *out = PLAN_SHARD_NONE;
   else
     return skip (c, "zero_stage_or_fsdp '%s' not recognised", t);
+  (void) source;
   return TRUE;
 }
 
@@ -408,14 +478,24 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   const char *sp = get (csv, row, "sequence_parallel");
   g_autofree char *sp_t = g_strstrip (g_strdup (sp));
   if (*sp_t == '\0')
-    p->sequence_parallel = tp > 1;
+    p->sequence_parallel = tp > 1 && c->stack->default_sequence_parallel;
   else
     p->sequence_parallel = starts_with_ci (sp_t, "yes") || starts_with_ci (sp_t, "true")
                            || g_str_equal (sp_t, "1") || starts_with_ci (sp_t, "on");
 
+  int hsdp_shard = 0;
   if (!map_sharding (c, get (csv, row, "zero_stage_or_fsdp"), get (csv, row, "framework"),
-                     get (csv, row, "notes"), &p->sharding))
+                     get (csv, row, "notes"), get (csv, row, "source"), (int) pp,
+                     &p->sharding, &hsdp_shard))
     return FALSE;
+  if (p->sharding == PLAN_SHARD_HSDP)
+    {
+      if (hsdp_shard > dp || dp % hsdp_shard != 0)
+        hsdp_shard = (int) dp;   /* a group larger than DP shards over all of DP */
+      p->hsdp_shard_size = hsdp_shard;
+      if (hsdp_shard == dp)
+        p->sharding = PLAN_SHARD_ZERO3;
+    }
   if (!map_recompute (c, get (csv, row, "recompute"), get (csv, row, "notes"), &p->recompute))
     return FALSE;
 
@@ -425,15 +505,17 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   if (fp8)
     p->compute_dtype = PLAN_PREC_FP8;   /* Transformer Engine: FP8 GEMMs, bf16 weights */
   const char *notes = get (csv, row, "notes");
-  if (attention_unfused (get (csv, row, "source"), get (csv, row, "framework"), notes))
+  if (attention_unfused (get (csv, row, "source"), get (csv, row, "framework"), notes)
+      || (c->stack->attention == FW_ATTN_UNFUSED && !contains_ci (notes, "FlashAttention")
+          && !contains_ci (get (csv, row, "framework"), "FlashAttention")))
     p->attention_backend = PLAN_ATTN_UNFUSED;
   if (contains_ci (notes, "all-gather based CP") || contains_ci (notes, "K/V all-gathered"))
     p->cp_comm = PLAN_CP_ALLGATHER;
   /* Megatron and NeMo benchmarks overlap the DP reduce-scatter and the parameter
    * all-gather with compute (--overlap-grad-reduce --overlap-param-gather); FSDP does
    * the same with its prefetching. */
-  p->overlap_grad_reduce = TRUE;
-  p->overlap_param_gather = TRUE;
+  p->overlap_grad_reduce = c->stack->default_overlap_grad_reduce;
+  p->overlap_param_gather = c->stack->default_overlap_param_gather;
   /* TP communication overlap only where the source says so (Megatron-LM README H100
    * table: "--tp-comm-overlap"), or where the framework's configurations for these runs
    * set it: NeMo's performance runs (NeMo-Framework-Launcher
@@ -441,10 +523,9 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * nemotron/nemotron_8b.yaml: "ub_tp_comm_overlap: true"), which also reduce the
    * gradients in bf16 (the launcher's H100 examples, examples/training/gpt/h100/ and llama/h100/ scripts:
    * "optim.grad_sync_dtype=bf16"). */
-  const gboolean nemo = contains_ci (get (csv, row, "framework"), "NeMo");
   p->tp_comm_overlap = strstr (get (csv, row, "notes"), "tp-comm-overlap") != NULL
-                       || (nemo && tp > 1);
-  if (nemo)
+                       || (c->stack->tp_comm_overlap == FW_OPT_DEFAULT && tp > 1);
+  if (c->stack->grad_reduce_bf16)
     p->grad_dtype = PLAN_PREC_BF16;
 
   g_autoptr (GError) error = NULL;
@@ -463,6 +544,7 @@ res_published_case_free (ResPublishedCase *c)
   g_free (c->model_label);
   g_free (c->gpu_type);
   g_free (c->cluster_name);
+  fw_stack_unref (c->stack);
   model_spec_unref (c->model);
   topo_cluster_unref (c->cluster);
   plan_clear (&c->plan);
@@ -509,6 +591,15 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row)
     {
       skip (c, "n_gpus %" G_GINT64_FORMAT " exceeds the %" G_GUINT64_FORMAT " devices of "
             "cluster preset %s", c->n_gpus, c->cluster->n_devices, preset);
+      return;
+    }
+
+  /* The software stack: the preset the framework column names, else the default. */
+  const char *fw_preset = fw_stack_preset_for_text (get (csv, row, "framework"));
+  c->stack = fw_stack_lookup (fw_preset != NULL ? fw_preset : FW_STACK_DEFAULT, &error);
+  if (c->stack == NULL)
+    {
+      skip (c, "framework stack: %s", error->message);
       return;
     }
 
@@ -561,7 +652,9 @@ res_published_case_predict (ResPublishedCase *c)
   if (!c->ready)
     return FALSE;
   SimOptions opts;
-  sim_options_init (&opts, c->cluster);   /* one set of defaults per device type */
+  sim_options_init (&opts, c->cluster);
+  /* one set of defaults per device type and software stack */
+  sim_cost_options_init_stack (&opts.cost, c->cluster, c->stack);
   g_autoptr (GError) error = NULL;
   if (!sim_cost_options_apply (&opts.cost, c->cost_overrides, &error))
     return skip (c, "bad cost override: %s", error->message);

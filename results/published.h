@@ -28,6 +28,12 @@
  * |                           | other "A100*" (Selene, DGX A100, 80GB) -> selene             |
  * |                           | anything else (TPU v4, V100) -> skipped: "no cluster preset  |
  * |                           |   for gpu_type X"                                            |
+ * | framework                 | the stack preset it names (frameworks/stack.c table: NeMo ->  |
+ * |                           |   nemo, Megatron-DeepSpeed / DeepSpeed / GPT-NeoX ->         |
+ * |                           |   deepspeed, torchtitan, Composer / llm-foundry, MaxText /   |
+ * |                           |   JAX, Megatron -> megatron-core, FSDP / PyTorch ->          |
+ * |                           |   pytorch-fsdp); none named -> megatron-core. The stack's    |
+ * |                           |   cost figures and its defaults for unstated columns apply   |
  * | n_gpus                    | required; more than the preset's devices -> skipped          |
  * | n_layers, hidden,         | required (skip names the column); hidden % n_heads == 0 and  |
  * | n_heads, vocab, seq_len   |   n_heads % n_kv_heads == 0 or skipped                       |
@@ -55,15 +61,18 @@
  * |                           |   405B: 126 layers on 16 stages, 7 + 14 x 8 + 7); any other  |
  * |                           |   non-dividing count -> skipped                              |
  * | sequence_parallel         | yes/true/1/on -> on; no/false/0/off -> off; empty -> on when |
- * |                           |   tp > 1 (Megatron-LM runs have set it since Korthikanti et  |
- * |                           |   al. 2022)                                                  |
- * | zero_stage_or_fsdp        | "ZeRO-1" / "distributed optimizer" -> zero1; "ZeRO-2",       |
- * |                           |   "ZeRO-2-like", "stage 2", "shards optimizer+grads" ->      |
- * |                           |   zero2; "ZeRO-3", "FSDP", "full shard" -> zero3; "none" /   |
- * |                           |   "DDP" -> none; anything else -> skipped. Empty -> zero1    |
- * |                           |   when framework names NeMo or Megatron-Core or the notes    |
- * |                           |   list --overlap-param-gather (their runs use the            |
- * |                           |   distributed optimizer), else none                          |
+ * |                           |   tp > 1 and the stack's default has it (Megatron-LM runs    |
+ * |                           |   since Korthikanti et al. 2022; DeepSpeed's fork: off)      |
+ * | zero_stage_or_fsdp        | the rules above map_sharding in published.c: negations       |
+ * |                           |   ("FSDP off", "NO_SHARD") -> none; "HSDP"/"HYBRID_SHARD" -> |
+ * |                           |   hsdp (group from the text, else one server); "ZeRO-1" /    |
+ * |                           |   "distributed optimizer" -> zero1; "ZeRO-2", "stage 2",     |
+ * |                           |   "SHARD_GRAD_OP", "shards optimizer+grads" -> zero2;        |
+ * |                           |   "ZeRO-3", "FSDP", "full shard" -> zero3, or zero2 where    |
+ * |                           |   the stack keeps parameters after the forward (torchtitan   |
+ * |                           |   under PP); "none" / "DDP" -> none; else skipped. Empty ->  |
+ * |                           |   zero1 for NeMo / Megatron-Core / --overlap-param-gather;   |
+ * |                           |   none for older Megatron-LM; else the stack's default       |
  * | micro_batch               | empty -> 1                                                   |
  * | global_batch              | required                                                     |
  * | recompute                 | starts with full / selective / none; empty -> none unless    |
@@ -77,13 +86,11 @@
  * |                           |   otherwise                                                  |
  * | CP communication          | all-gather when notes say "all-gather based CP" or "K/V      |
  * |                           |   all-gathered" (Llama 3), else Megatron's p2p ring          |
- * | overlap                   | overlap_grad_reduce and overlap_param_gather on (Megatron /  |
- * |                           |   NeMo benchmarks run with them; FSDP prefetches likewise);  |
- * |                           |   tp_comm_overlap when the notes say --tp-comm-overlap, or   |
- * |                           |   framework NeMo with tp > 1 (its launcher configs set       |
- * |                           |   ub_tp_comm_overlap: true)                                  |
- * | NeMo gradients            | framework NeMo: reduced in bf16 (the launcher's H100         |
- * |                           |   examples pass optim.grad_sync_dtype=bf16)                  |
+ * | overlap                   | overlap_grad_reduce / overlap_param_gather: the stack's      |
+ * |                           |   defaults; tp_comm_overlap when the notes say               |
+ * |                           |   --tp-comm-overlap, or the stack has it on by default and   |
+ * |                           |   tp > 1 (NeMo: ub_tp_comm_overlap: true)                    |
+ * | gradients                 | reduced in bf16 where the stack does (NeMo)                  |
  * | plan_resolve refuses      | skipped with plan_resolve's message                          |
  *
  * Measured step time, first that applies (recorded in measured_source):
@@ -112,6 +119,7 @@
 #include "models/model.h"
 #include "topology/cluster.h"
 #include "plan/plan.h"
+#include "frameworks/stack.h"
 #include "plan/program.h"
 #include "results/store.h"
 
@@ -164,6 +172,8 @@ typedef struct {
   gint64        n_gpus;             /* 0 when missing */
   ResPubFamily  family;
   char         *cluster_name;       /* preset, NULL when none applies */
+  FwStack      *stack;              /* the software stack the framework column names
+                                       (megatron-core when it names none) */
 
   ModelSpec    *model;              /* NULL when skipped before it was built */
   TopoCluster  *cluster;            /* NULL when skipped before it was found */

@@ -285,7 +285,12 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
   /* fp8 GEMMs read fp8 A and B and write bf16 C (Transformer Engine). */
   const double ab = topo_dtype_bytes (store), cb = store == TOPO_DTYPE_FP8 ? 2.0 : ab;
   const double bytes = ab * (m * k + k * n) + cb * m * n;
-  return roofline (c, flops, c->peak_flops[d] * eff, bytes);
+  /* The stack's FP8 recipe casts the bf16 input A to fp8 before the GEMM, each cast
+   * reading 2 B and writing 1 B per element (weights are cast once per step, not per
+   * GEMM: TE's weight cache, torchao's precomputed scales). */
+  const double cast = store == TOPO_DTYPE_FP8 && c->opts.fp8_cast_passes > 0 && c->mem_Bps > 0
+                        ? c->opts.fp8_cast_passes * 3.0 * m * k / c->mem_Bps : 0.0;
+  return roofline (c, flops, c->peak_flops[d] * eff, bytes) + cast;
 }
 
 /* Achieved forward or backward FLOP/s of the profile's attention shape nearest to the op
@@ -406,6 +411,10 @@ attention_unfused_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean 
 static double
 attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
 {
+  /* FP8 recipes keep the attention core in bf16 (TE without fp8_dpa, torchao float8,
+   * Composer amp_fp8) unless the stack runs FP8 attention (sim/cost.h). */
+  if (d == TOPO_DTYPE_FP8 && !c->opts.fp8_attention)
+    d = resolve_dtype (c, TOPO_DTYPE_BF16);
   if (op->materialized)
     return attention_unfused_s (c, op, d, backward);
   const double b = (double) op->b, hd = (double) op->head_dim;
@@ -497,8 +506,12 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
   /* Activations are bf16 outside GEMMs, also in fp8 training; fp32 runs keep fp32. */
   const double elt = d == TOPO_DTYPE_FP32 || d == TOPO_DTYPE_TF32 ? 4.0 : 2.0;
   const Accesses a = accesses_of (op);
+  /* eager stacks run a norm or activation as a chain of kernels (elementwise_passes,
+   * sim/cost.c); embedding gathers are one kernel in every stack */
+  const double passes = op->kind == MODEL_OP_NORM || op->kind == MODEL_OP_ELEMENTWISE
+                          ? MAX (c->opts.elementwise_passes, 0.1) : 1.0;
   const double bytes = (double) op->elements * (backward ? a.bwd : a.fwd) * elt
-                       * c->opts.mem_traffic_factor;
+                       * c->opts.mem_traffic_factor * passes;
   return roofline (c, op->fwd_flops, c->vector_flops, bytes);
 }
 

@@ -104,6 +104,7 @@
 #include "plan/collective.h"
 #include "plan/layout.h"
 #include "topology/cluster.h"
+#include "frameworks/stack.h"
 
 G_BEGIN_DECLS
 
@@ -129,6 +130,15 @@ typedef struct {
   double   coll_base_latency_s;   /* per collective (NCCL base latency) */
   double   nvls_latency_s;        /* per NVLS all-reduce, replaces base + steps x alpha */
   gboolean use_nvls;              /* NVLS all-reduce inside a server where the device has it */
+  /* software stack (frameworks/, sim_cost_options_init_stack) */
+  double   elementwise_passes;    /* passes over its tensor per norm / element-wise op:
+                                     1 fused or compiled, more in eager PyTorch */
+  gboolean fp8_attention;         /* the attention core runs in fp8 in fp8 plans (TE's
+                                     fp8 DPA); otherwise it stays bf16 */
+  double   fp8_cast_passes;       /* bf16 -> fp8 casts per fp8 GEMM input (read 2 B, write
+                                     1 B per element each) */
+  gboolean extrapolated;          /* no fitted row for the device's architecture, or the
+                                     stack's attention kernel was never fitted on it */
   /* test knobs */
   gboolean free_comm;             /* every collective and p2p costs 0 */
   gboolean free_optimizer;        /* the optimizer step costs 0 */
@@ -141,6 +151,16 @@ void sim_cost_options_init (SimCostOptions *o, const TopoCluster *cluster);
 /* The same before the per-device calibration (cost.c calib_rows) is applied: every
  * value is a documented figure with its source. Hand-derived tests use these. */
 void sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster);
+/* The defaults for the device and a software stack (frameworks/stack.h; NULL = the
+ * default stack, megatron-core): the device's fitted hardware knobs, then what the stack
+ * runs (attention kernel class, element-wise fusion, per-kernel overhead, FP8 recipe).
+ * sim_cost_options_init is this with the default stack. */
+void sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
+                                  const FwStack *stack);
+
+/* The fitted hardware knobs of the cluster's architecture that sit at a bound of their
+ * fit, as "name=value (bound B)" (g_strfreev), or NULL when none does. */
+char **sim_cost_knobs_at_bound (const TopoCluster *cluster);
 
 /* Overrides one option by name ("gemm_efficiency", "attn_fwd_efficiency", ...; the names
  * of the fields above, with *_s fields also accepting *_us in microseconds), for what-if

@@ -1,0 +1,520 @@
+/* frameworks/stack.c - load a software stack (JSON), the compiled-in presets, lookup.
+ *
+ * The format is in frameworks/presets/README.md. Strict like the cluster loader: a key
+ * the format does not know, a value of the wrong type or out of range is
+ * FW_ERROR_INVALID_FIELD with the file and the field; keys starting with '_' are
+ * comments at any depth. */
+#include "frameworks/stack.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "frameworks-resources.h"
+
+G_DEFINE_QUARK (fw-error-quark, fw_error)
+
+#define PRESET_DIR "/tandem/frameworks/"
+
+static const char *const attn_names[] = { "cudnn", "flash3", "flash2", "triton", "xla",
+                                          "unfused", NULL };
+static const char *const fusion_names[] = { "fused", "compiled", "eager", NULL };
+static const char *const avail_names[] = { "no", "optional", "default", NULL };
+static const char *const fp8_ops_names[] = { "none", "gemm", "gemm+attention", NULL };
+static const char *const scaling_names[] = { "delayed", "current", "rowwise", "block", NULL };
+static const char *const sharding_names[] = { "none", "zero1", "zero2", "zero3", NULL };
+
+const char *fw_attn_kernel_name (FwAttnKernel k)
+{ return (guint) k < FW_ATTN_N ? attn_names[k] : "?"; }
+const char *fw_fusion_name (FwFusion f)
+{ return (guint) f < FW_FUSION_N ? fusion_names[f] : "?"; }
+const char *fw_avail_name (FwAvail a)
+{ return (guint) a <= FW_OPT_DEFAULT ? avail_names[a] : "?"; }
+const char *fw_fp8_ops_name (FwFp8Ops o)
+{ return (guint) o <= FW_FP8_GEMM_ATTENTION ? fp8_ops_names[o] : "?"; }
+const char *fw_scaling_name (FwScaling s)
+{ return (guint) s < FW_SCALING_N ? scaling_names[s] : "?"; }
+const char *fw_sharding_name (FwSharding s)
+{ return (guint) s <= FW_SHARD_ZERO3 ? sharding_names[s] : "?"; }
+
+/* ---- reading -------------------------------------------------------------------------- */
+
+typedef struct {
+  const char *file;
+  const char *path;
+} Where;
+
+static gboolean G_GNUC_PRINTF (4, 5)
+fail (const Where *w, const char *key, GError **error, const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *what = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_set_error (error, FW_ERROR, FW_ERROR_INVALID_FIELD, "%s: field '%s%s%s' %s", w->file,
+               w->path, *w->path ? "." : "", key, what);
+  return FALSE;
+}
+
+static gboolean
+check_keys (JsonObject *obj, const char *const *known, const Where *w, GError **error)
+{
+  g_autoptr (GList) members = json_object_get_members (obj);
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      const char *k = l->data;
+      if (k[0] != '_' && !g_strv_contains (known, k))
+        {
+          g_autofree char *list = g_strjoinv (", ", (char **) known);
+          g_set_error (error, FW_ERROR, FW_ERROR_INVALID_FIELD,
+                       "%s: unknown key '%s%s%s' (known keys here: %s)", w->file, w->path,
+                       *w->path ? "." : "", k, list);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* A string member that must be one of `names`; absent keeps *out. */
+static gboolean
+get_enum (JsonObject *obj, const char *key, const char *const *names, int *out,
+          gboolean required, const Where *w, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+  if (node == NULL)
+    return required ? fail (w, key, error, "is required") : TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return fail (w, key, error, "must be a string");
+  const char *s = json_node_get_string (node);
+  for (int i = 0; names[i] != NULL; i++)
+    if (g_ascii_strcasecmp (s, names[i]) == 0)
+      {
+        *out = i;
+        return TRUE;
+      }
+  g_autofree char *list = g_strjoinv (", ", (char **) names);
+  return fail (w, key, error, "is '%s' (expected one of %s)", s, list);
+}
+
+static gboolean
+get_bool (JsonObject *obj, const char *key, gboolean *out, const Where *w, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    return fail (w, key, error, "must be true or false");
+  *out = json_node_get_boolean (node);
+  return TRUE;
+}
+
+static gboolean
+get_num (JsonObject *obj, const char *key, double lo, double hi, double *out,
+         gboolean required, const Where *w, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+  if (node == NULL)
+    return required ? fail (w, key, error, "is required") : TRUE;
+  GType t = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
+  if (t != G_TYPE_INT64 && t != G_TYPE_DOUBLE)
+    return fail (w, key, error, "must be a number");
+  double v = json_node_get_double (node);
+  if (!isfinite (v) || v < lo || v > hi)
+    return fail (w, key, error, "is %g (expected %g to %g)", v, lo, hi);
+  *out = v;
+  return TRUE;
+}
+
+static JsonObject *
+get_obj (JsonObject *obj, const char *key, const Where *w, GError **error, gboolean *ok)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+  *ok = TRUE;
+  if (node == NULL)
+    return NULL;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      *ok = fail (w, key, error, "must be an object");
+      return NULL;
+    }
+  return json_node_get_object (node);
+}
+
+static const char *const top_keys[] = {
+  "name", "description", "attention", "fusion", "kernel_overhead_us", "tp_comm_overlap",
+  "async_tp", "grad_reduce_dtype", "fsdp", "fp8", "defaults", "sources", NULL,
+};
+static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under_pp",
+                                         "hsdp", NULL };
+static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "mxfp8", "nvfp4",
+                                        NULL };
+static const char *const default_keys[] = { "sharding", "sequence_parallel",
+                                            "overlap_grad_reduce", "overlap_param_gather",
+                                            NULL };
+
+static void
+init_defaults (FwStack *s)
+{
+  s->ref = 1;
+  s->attention = FW_ATTN_FLASH2;
+  s->fusion = FW_FUSION_FUSED;
+  s->tp_comm_overlap = FW_OPT_NO;
+  s->async_tp = FW_OPT_NO;
+  s->fsdp_reshard_after_forward = TRUE;
+  s->fsdp_reshard_under_pp = TRUE;
+  s->fp8_ops = FW_FP8_NONE;
+  s->fp8_scaling = FW_SCALING_DELAYED;
+  s->default_sharding = FW_SHARD_NONE;
+  s->default_overlap_grad_reduce = TRUE;
+  s->default_overlap_param_gather = TRUE;
+  s->sources = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+}
+
+FwStack *
+fw_stack_new_from_data (const char *data, gssize length, const char *source, GError **error)
+{
+  g_return_val_if_fail (data != NULL && source != NULL, NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) local = NULL;
+  if (!json_parser_load_from_data (parser, data, length, &local))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_PARSE, "%s: %s", source, local->message);
+      return NULL;
+    }
+  JsonNode *root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_PARSE, "%s: a stack is a JSON object", source);
+      return NULL;
+    }
+  JsonObject *o = json_node_get_object (root);
+  Where w = { source, "" };
+  g_autoptr (FwStack) s = g_new0 (FwStack, 1);
+  init_defaults (s);
+  s->source = g_strdup (source);
+  if (!check_keys (o, top_keys, &w, error))
+    return NULL;
+
+  JsonNode *n = json_object_get_member (o, "name");
+  if (n != NULL && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING
+      && *json_node_get_string (n) != '\0')
+    s->name = g_strdup (json_node_get_string (n));
+  else if (n != NULL)
+    {
+      fail (&w, "name", error, "must be a non-empty string");
+      return NULL;
+    }
+  else
+    {
+      g_autofree char *base = g_path_get_basename (source);
+      if (g_str_has_prefix (base, "preset:"))
+        memmove (base, base + 7, strlen (base + 7) + 1);
+      if (g_str_has_suffix (base, ".json"))
+        base[strlen (base) - 5] = '\0';
+      s->name = g_steal_pointer (&base);
+    }
+  n = json_object_get_member (o, "description");
+  if (n != NULL && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING)
+    s->description = g_strdup (json_node_get_string (n));
+
+  int e;
+  double us = 0, grad = 0;
+  e = s->attention;
+  if (!get_enum (o, "attention", attn_names, &e, TRUE, &w, error))
+    return NULL;
+  s->attention = e;
+  e = s->fusion;
+  if (!get_enum (o, "fusion", fusion_names, &e, TRUE, &w, error))
+    return NULL;
+  s->fusion = e;
+  if (!get_num (o, "kernel_overhead_us", 0, 1000, &us, TRUE, &w, error))
+    return NULL;
+  s->kernel_overhead_s = us * 1e-6;
+  e = s->tp_comm_overlap;
+  if (!get_enum (o, "tp_comm_overlap", avail_names, &e, FALSE, &w, error))
+    return NULL;
+  s->tp_comm_overlap = e;
+  e = s->async_tp;
+  if (!get_enum (o, "async_tp", avail_names, &e, FALSE, &w, error))
+    return NULL;
+  s->async_tp = e;
+  static const char *const grad_names[] = { "fp32", "bf16", NULL };
+  e = 0;
+  if (!get_enum (o, "grad_reduce_dtype", grad_names, &e, FALSE, &w, error))
+    return NULL;
+  s->grad_reduce_bf16 = e == 1;
+  (void) grad;
+
+  gboolean ok;
+  JsonObject *sub = get_obj (o, "fsdp", &w, error, &ok);
+  if (!ok)
+    return NULL;
+  if (sub != NULL)
+    {
+      Where ws = { source, "fsdp" };
+      if (!check_keys (sub, fsdp_keys, &ws, error)
+          || !get_bool (sub, "reshard_after_forward", &s->fsdp_reshard_after_forward, &ws, error)
+          || !get_bool (sub, "reshard_under_pp", &s->fsdp_reshard_under_pp, &ws, error)
+          || !get_bool (sub, "hsdp", &s->hsdp, &ws, error))
+        return NULL;
+    }
+  sub = get_obj (o, "fp8", &w, error, &ok);
+  if (!ok)
+    return NULL;
+  if (sub != NULL)
+    {
+      Where ws = { source, "fp8" };
+      int ops = s->fp8_ops, sc = s->fp8_scaling;
+      if (!check_keys (sub, fp8_keys, &ws, error)
+          || !get_enum (sub, "ops", fp8_ops_names, &ops, FALSE, &ws, error)
+          || !get_enum (sub, "scaling", scaling_names, &sc, FALSE, &ws, error)
+          || !get_num (sub, "cast_passes", 0, 10, &s->fp8_cast_passes, FALSE, &ws, error)
+          || !get_bool (sub, "mxfp8", &s->mxfp8, &ws, error)
+          || !get_bool (sub, "nvfp4", &s->nvfp4, &ws, error))
+        return NULL;
+      s->fp8_ops = ops;
+      s->fp8_scaling = sc;
+    }
+  sub = get_obj (o, "defaults", &w, error, &ok);
+  if (!ok)
+    return NULL;
+  if (sub != NULL)
+    {
+      Where ws = { source, "defaults" };
+      int sh = s->default_sharding;
+      if (!check_keys (sub, default_keys, &ws, error)
+          || !get_enum (sub, "sharding", sharding_names, &sh, FALSE, &ws, error)
+          || !get_bool (sub, "sequence_parallel", &s->default_sequence_parallel, &ws, error)
+          || !get_bool (sub, "overlap_grad_reduce", &s->default_overlap_grad_reduce, &ws,
+                        error)
+          || !get_bool (sub, "overlap_param_gather", &s->default_overlap_param_gather, &ws,
+                        error))
+        return NULL;
+      s->default_sharding = sh;
+    }
+  sub = get_obj (o, "sources", &w, error, &ok);
+  if (!ok)
+    return NULL;
+  if (sub != NULL)
+    {
+      g_autoptr (GList) members = json_object_get_members (sub);
+      for (GList *l = members; l != NULL; l = l->next)
+        {
+          JsonNode *v = json_object_get_member (sub, l->data);
+          if (!JSON_NODE_HOLDS_VALUE (v) || json_node_get_value_type (v) != G_TYPE_STRING)
+            {
+              Where ws = { source, "sources" };
+              fail (&ws, l->data, error, "must be a string");
+              return NULL;
+            }
+          g_hash_table_insert (s->sources, g_strdup (l->data),
+                               g_strdup (json_node_get_string (v)));
+        }
+    }
+  return g_steal_pointer (&s);
+}
+
+FwStack *
+fw_stack_load_file (const char *path, GError **error)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  g_autoptr (GError) local = NULL;
+  if (!g_file_get_contents (path, &data, &len, &local))
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_NOT_FOUND, "%s", local->message);
+      return NULL;
+    }
+  return fw_stack_new_from_data (data, (gssize) len, path, error);
+}
+
+static int
+cmp_str (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(char *const *) a, *(char *const *) b);
+}
+
+char **
+fw_stack_preset_names (void)
+{
+  g_auto (GStrv) children = g_resource_enumerate_children (tandem_frameworks_get_resource (),
+                                                           PRESET_DIR,
+                                                           G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  GPtrArray *names = g_ptr_array_new ();
+  for (guint i = 0; children != NULL && children[i] != NULL; i++)
+    if (g_str_has_suffix (children[i], ".json"))
+      g_ptr_array_add (names, g_strndup (children[i], strlen (children[i]) - 5));
+  g_ptr_array_sort (names, cmp_str);
+  g_ptr_array_add (names, NULL);
+  return (char **) g_ptr_array_free (names, FALSE);
+}
+
+static void
+set_not_found (GError **error, const char *what)
+{
+  g_auto (GStrv) names = fw_stack_preset_names ();
+  g_autofree char *list = g_strjoinv (", ", names);
+  g_set_error (error, FW_ERROR, FW_ERROR_NOT_FOUND, "%s (hint: a stack file or one of %s)",
+               what, list);
+}
+
+FwStack *
+fw_stack_load_preset (const char *name, GError **error)
+{
+  g_return_val_if_fail (name != NULL, NULL);
+  g_autofree char *stem = g_str_has_suffix (name, ".json") ? g_strndup (name, strlen (name) - 5)
+                                                          : g_strdup (name);
+  g_autoptr (GBytes) bytes = NULL;
+  if (stem[0] != '\0' && strchr (stem, '/') == NULL)
+    {
+      g_autofree char *path = g_strconcat (PRESET_DIR, stem, ".json", NULL);
+      bytes = g_resource_lookup_data (tandem_frameworks_get_resource (), path,
+                                      G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+    }
+  if (bytes == NULL)
+    {
+      g_autofree char *what = g_strdup_printf ("no framework preset named '%s'", name);
+      set_not_found (error, what);
+      return NULL;
+    }
+  gsize size = 0;
+  const char *data = g_bytes_get_data (bytes, &size);
+  g_autofree char *source = g_strconcat ("preset:", stem, NULL);
+  return fw_stack_new_from_data (data, (gssize) size, source, error);
+}
+
+FwStack *
+fw_stack_lookup (const char *name_or_path, GError **error)
+{
+  if (name_or_path == NULL || *name_or_path == '\0')
+    name_or_path = FW_STACK_DEFAULT;
+  if (g_file_test (name_or_path, G_FILE_TEST_IS_REGULAR))
+    return fw_stack_load_file (name_or_path, error);
+  g_autoptr (GError) local = NULL;
+  FwStack *s = fw_stack_load_preset (name_or_path, &local);
+  if (s == NULL)
+    {
+      if (g_error_matches (local, FW_ERROR, FW_ERROR_NOT_FOUND))
+        {
+          g_autofree char *what = g_strdup_printf ("'%s' is neither a framework file nor a "
+                                                   "framework preset", name_or_path);
+          set_not_found (error, what);
+        }
+      else
+        g_propagate_error (error, g_steal_pointer (&local));
+    }
+  return s;
+}
+
+FwStack *
+fw_stack_ref (FwStack *stack)
+{
+  g_return_val_if_fail (stack != NULL, NULL);
+  g_atomic_int_inc (&stack->ref);
+  return stack;
+}
+
+void
+fw_stack_unref (FwStack *stack)
+{
+  if (stack == NULL || !g_atomic_int_dec_and_test (&stack->ref))
+    return;
+  g_free (stack->name);
+  g_free (stack->description);
+  g_free (stack->source);
+  g_clear_pointer (&stack->sources, g_hash_table_unref);
+  g_free (stack);
+}
+
+/* ---- free text -> preset -------------------------------------------------------------- */
+
+/* First match wins, so the more specific names come first: "NeMo ... (Megatron-Core)" is
+ * NeMo, "Megatron-DeepSpeed" is DeepSpeed's fork of Megatron-LM (its pipeline engine and
+ * ZeRO optimizer, no sequence parallelism before 2023), "GPT-NeoX" runs on DeepSpeed. */
+static const struct { const char *needle; const char *preset; } text_rows[] = {
+  { "nemo", "nemo" },
+  { "megatron-deepspeed", "deepspeed" },
+  { "deepspeed", "deepspeed" },
+  { "gpt-neox", "deepspeed" },
+  { "torchtitan", "torchtitan" },
+  { "llm-foundry", "llm-foundry" },
+  { "composer", "llm-foundry" },
+  { "maxtext", "maxtext" },
+  { "jax", "maxtext" },
+  { "pax", "maxtext" },
+  { "megatron", "megatron-core" },
+  { "fsdp", "pytorch-fsdp" },
+  { "fairscale", "pytorch-fsdp" },
+  { "metaseq", "pytorch-fsdp" },
+  { "hugging face", "pytorch-fsdp" },
+  { "huggingface", "pytorch-fsdp" },
+  { "accelerate", "pytorch-fsdp" },
+  { "pytorch", "pytorch-fsdp" },
+};
+
+const char *
+fw_stack_preset_for_text (const char *text)
+{
+  if (text == NULL)
+    return NULL;
+  g_autofree char *t = g_ascii_strdown (text, -1);
+  for (guint i = 0; i < G_N_ELEMENTS (text_rows); i++)
+    if (strstr (t, text_rows[i].needle) != NULL)
+      return text_rows[i].preset;
+  return NULL;
+}
+
+/* ---- output --------------------------------------------------------------------------- */
+
+void
+fw_stack_to_json (const FwStack *s, JsonBuilder *b)
+{
+  json_builder_begin_object (b);
+#define S(k, v) G_STMT_START { json_builder_set_member_name (b, k); \
+    json_builder_add_string_value (b, v); } G_STMT_END
+#define B(k, v) G_STMT_START { json_builder_set_member_name (b, k); \
+    json_builder_add_boolean_value (b, v); } G_STMT_END
+#define D(k, v) G_STMT_START { json_builder_set_member_name (b, k); \
+    json_builder_add_double_value (b, v); } G_STMT_END
+  S ("name", s->name);
+  if (s->description != NULL)
+    S ("description", s->description);
+  S ("attention", fw_attn_kernel_name (s->attention));
+  S ("fusion", fw_fusion_name (s->fusion));
+  D ("kernel_overhead_us", s->kernel_overhead_s * 1e6);
+  S ("tp_comm_overlap", fw_avail_name (s->tp_comm_overlap));
+  S ("async_tp", fw_avail_name (s->async_tp));
+  S ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
+  json_builder_set_member_name (b, "fsdp");
+  json_builder_begin_object (b);
+  B ("reshard_after_forward", s->fsdp_reshard_after_forward);
+  B ("reshard_under_pp", s->fsdp_reshard_under_pp);
+  B ("hsdp", s->hsdp);
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "fp8");
+  json_builder_begin_object (b);
+  S ("ops", fw_fp8_ops_name (s->fp8_ops));
+  S ("scaling", fw_scaling_name (s->fp8_scaling));
+  D ("cast_passes", s->fp8_cast_passes);
+  B ("mxfp8", s->mxfp8);
+  B ("nvfp4", s->nvfp4);
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "defaults");
+  json_builder_begin_object (b);
+  S ("sharding", fw_sharding_name (s->default_sharding));
+  B ("sequence_parallel", s->default_sequence_parallel);
+  B ("overlap_grad_reduce", s->default_overlap_grad_reduce);
+  B ("overlap_param_gather", s->default_overlap_param_gather);
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "sources");
+  json_builder_begin_object (b);
+  g_autoptr (GList) keys = g_hash_table_get_keys (s->sources);
+  keys = g_list_sort (keys, (GCompareFunc) g_strcmp0);
+  for (GList *l = keys; l != NULL; l = l->next)
+    S (l->data, g_hash_table_lookup (s->sources, l->data));
+  json_builder_end_object (b);
+#undef S
+#undef B
+#undef D
+  json_builder_end_object (b);
+}

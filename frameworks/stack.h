@@ -1,0 +1,140 @@
+/* frameworks/stack.h - a software stack: what a training framework does on any device.
+ *
+ * Contract:
+ *  - A stack carries software only (docs/contracts.md, "Plan option or framework stack"):
+ *    the attention kernel class, how far element-wise work is fused, the cost of one
+ *    kernel as the framework issues it, which overlaps exist and their defaults, FSDP
+ *    semantics, the FP8 recipe as implemented, the gradient reduce dtype, and the
+ *    defaults for plan options a config does not state. Hardware lives in topology/.
+ *  - Stacks are JSON files (format in frameworks/presets/README.md); the presets are
+ *    compiled in as GResources and looked up by name (fw_stack_lookup). Every figure of
+ *    a preset carries its source in "sources".
+ *  - A FwStack is immutable once loaded and shared through ref/unref. Loading never
+ *    prints; failures are FW_ERROR GErrors naming the file and the field.
+ *  - This module depends on nothing but GLib and json-glib (the arrows: frameworks <-
+ *    plan <- sim), so its enums are its own. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define FW_ERROR (fw_error_quark ())
+GQuark fw_error_quark (void);
+
+typedef enum {
+  FW_ERROR_NOT_FOUND,      /* no such preset or file */
+  FW_ERROR_PARSE,          /* not JSON */
+  FW_ERROR_INVALID_FIELD,  /* unknown key, wrong type, out of range */
+} FwError;
+
+/* The attention kernel a stack runs for causal training attention. */
+typedef enum {
+  FW_ATTN_CUDNN,     /* cuDNN fused attention through Transformer Engine */
+  FW_ATTN_FLASH3,    /* FlashAttention-3 (Hopper and later) */
+  FW_ATTN_FLASH2,    /* FlashAttention-2, also PyTorch SDPA's flash backend */
+  FW_ATTN_TRITON,    /* Triton flash kernels (MosaicML's triton attention, xformers) */
+  FW_ATTN_XLA,       /* XLA / Pallas flash attention (JAX) */
+  FW_ATTN_UNFUSED,   /* scores materialized (Megatron's fused softmax over QK^T) */
+  FW_ATTN_N,
+} FwAttnKernel;
+
+/* How far element-wise work (norms, activations, bias, dropout, residual) is fused. */
+typedef enum {
+  FW_FUSION_FUSED,     /* hand-written fused kernels (TE, Apex): one pass per op */
+  FW_FUSION_COMPILED,  /* torch.compile / XLA fusion: one pass per op */
+  FW_FUSION_EAGER,     /* eager PyTorch: each op a chain of kernels */
+  FW_FUSION_N,
+} FwFusion;
+
+/* Whether an option exists in a stack and whether it is on by default. */
+typedef enum {
+  FW_OPT_NO,           /* not offered */
+  FW_OPT_OPTIONAL,     /* offered, off unless a config turns it on */
+  FW_OPT_DEFAULT,      /* offered and on by default */
+} FwAvail;
+
+/* Which ops an FP8 recipe runs in FP8. */
+typedef enum {
+  FW_FP8_NONE,               /* no FP8 training */
+  FW_FP8_GEMM,               /* linear layers only; attention, softmax, norms in bf16 */
+  FW_FP8_GEMM_ATTENTION,     /* also the attention core (TE's fp8 DPA) */
+} FwFp8Ops;
+
+typedef enum {
+  FW_SCALING_DELAYED,    /* amax history, scale from the previous steps (TE default) */
+  FW_SCALING_CURRENT,    /* per-tensor current scaling (tensorwise) */
+  FW_SCALING_ROWWISE,    /* per-row scales (torchao rowwise) */
+  FW_SCALING_BLOCK,      /* MX block scaling (MXFP8 / NVFP4, 32- or 16-element blocks) */
+  FW_SCALING_N,
+} FwScaling;
+
+/* Sharding a stack uses when a config does not state one. Same order as PlanSharding's
+ * first four (plan/plan.h) so plan/ can map it one to one. */
+typedef enum {
+  FW_SHARD_NONE,
+  FW_SHARD_ZERO1,
+  FW_SHARD_ZERO2,
+  FW_SHARD_ZERO3,
+} FwSharding;
+
+typedef struct {
+  int           ref;
+  char         *name;
+  char         *description;
+  char         *source;                 /* "preset:NAME" or the file path */
+
+  FwAttnKernel  attention;
+  FwFusion      fusion;
+  double        kernel_overhead_s;      /* host + launch cost of one kernel as issued */
+  FwAvail       tp_comm_overlap;
+  FwAvail       async_tp;
+  gboolean      grad_reduce_bf16;       /* DP gradients reduced in bf16 (else fp32) */
+  gboolean      fsdp_reshard_after_forward; /* ZeRO-3 params dropped after each forward */
+  gboolean      fsdp_reshard_under_pp;  /* ... also between micro-batches under PP */
+  gboolean      hsdp;                   /* offers shard group x replica (HSDP) */
+  FwFp8Ops      fp8_ops;
+  FwScaling     fp8_scaling;
+  double        fp8_cast_passes;        /* bf16 -> fp8 passes per FP8 GEMM input */
+  gboolean      mxfp8;                  /* offers MXFP8 (Blackwell) */
+  gboolean      nvfp4;                  /* offers NVFP4 (Blackwell) */
+
+  /* defaults for plan options a config does not state */
+  FwSharding    default_sharding;
+  gboolean      default_sequence_parallel;  /* with tp > 1 */
+  gboolean      default_overlap_grad_reduce;
+  gboolean      default_overlap_param_gather;
+
+  GHashTable   *sources;                /* field name -> where the figure comes from */
+} FwStack;
+
+#define FW_STACK_DEFAULT "megatron-core"
+
+FwStack    *fw_stack_load_file   (const char *path, GError **error);
+FwStack    *fw_stack_load_preset (const char *name, GError **error);
+FwStack    *fw_stack_new_from_data (const char *data, gssize length, const char *source,
+                                    GError **error);
+/* A path that exists, else a preset name; NULL or "" is the default stack. */
+FwStack    *fw_stack_lookup      (const char *name_or_path, GError **error);
+FwStack    *fw_stack_ref         (FwStack *stack);
+void        fw_stack_unref       (FwStack *stack);                  /* NULL-safe */
+char      **fw_stack_preset_names (void);                            /* g_strfreev */
+
+/* The preset a framework named in free text runs ("NeMo 24.07 (Megatron-Core)" -> nemo,
+ * "Composer/llm-foundry" -> llm-foundry, ...), case-insensitive; NULL when none is named.
+ * The table is in stack.c. */
+const char *fw_stack_preset_for_text (const char *text);
+
+const char *fw_attn_kernel_name (FwAttnKernel k);   /* "cudnn", "flash3", ... */
+const char *fw_fusion_name      (FwFusion f);       /* "fused", "compiled", "eager" */
+const char *fw_avail_name       (FwAvail a);        /* "no", "optional", "default" */
+const char *fw_fp8_ops_name     (FwFp8Ops o);       /* "none", "gemm", "gemm+attention" */
+const char *fw_scaling_name     (FwScaling s);      /* "delayed", "current", ... */
+const char *fw_sharding_name    (FwSharding s);     /* "none", "zero1", ... */
+
+struct _JsonBuilder;
+void        fw_stack_to_json     (const FwStack *stack, struct _JsonBuilder *builder);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FwStack, fw_stack_unref)
+
+G_END_DECLS

@@ -1,0 +1,189 @@
+/* tests/frameworks/test-stack.c - software stacks: every preset loads with its sources,
+ * bad stack files are refused with the field named, free text maps to the presets, and
+ * the cost model reads the stack (FP8 recipe, attention class, fusion, kernel overhead). */
+#include <math.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "frameworks/stack.h"
+#include "sim/cost.h"
+
+/* Every preset loads, names itself, and gives a source for each figure it sets. */
+static void
+test_presets (void)
+{
+  g_auto (GStrv) names = fw_stack_preset_names ();
+  static const char *const want[] = { "deepspeed", "llm-foundry", "maxtext", "megatron-core",
+                                      "nemo", "pytorch-fsdp", "torchtitan" };
+  g_assert_cmpuint (g_strv_length (names), ==, G_N_ELEMENTS (want));
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      g_assert_cmpstr (names[i], ==, want[i]);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (FwStack) s = fw_stack_lookup (names[i], &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (s->name, ==, want[i]);
+      static const char *const sourced[] = { "attention", "kernel_overhead_us", "fsdp",
+                                             "defaults" };
+      for (guint k = 0; k < G_N_ELEMENTS (sourced); k++)
+        if (g_hash_table_lookup (s->sources, sourced[k]) == NULL
+            && !(g_str_equal (sourced[k], "fsdp") && g_str_equal (want[i], "nemo")))
+          g_error ("preset %s: no source for %s", want[i], sourced[k]);
+    }
+  /* NULL and "" are the default stack */
+  g_autoptr (FwStack) d = fw_stack_lookup (NULL, NULL);
+  g_assert_cmpstr (d->name, ==, "megatron-core");
+}
+
+/* Semantics the issue names, read from the presets. */
+static void
+test_semantics (void)
+{
+  g_autoptr (FwStack) tt = fw_stack_lookup ("torchtitan", NULL);
+  g_assert_cmpint (tt->attention, ==, FW_ATTN_FLASH2);
+  g_assert_true (tt->fsdp_reshard_after_forward);
+  g_assert_false (tt->fsdp_reshard_under_pp);          /* FSDP2 under PP keeps params */
+  g_assert_cmpint (tt->fp8_ops, ==, FW_FP8_GEMM);      /* torchao: attention in bf16 */
+  g_autoptr (FwStack) nemo = fw_stack_lookup ("nemo", NULL);
+  g_assert_cmpint (nemo->tp_comm_overlap, ==, FW_OPT_DEFAULT);
+  g_assert_true (nemo->grad_reduce_bf16);
+  g_autoptr (FwStack) ds = fw_stack_lookup ("deepspeed", NULL);
+  g_assert_false (ds->default_sequence_parallel);
+  g_assert_cmpint (ds->attention, ==, FW_ATTN_UNFUSED);
+}
+
+/* Bad files: the message names the file and the field. */
+static void
+test_bad (void)
+{
+  static const struct { const char *json, *needle; } bad[] = {
+    { "[]", "a stack is a JSON object" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\"}", "'kernel_overhead_us' is required" },
+    { "{\"attention\": \"flash9\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1}",
+      "'attention' is 'flash9'" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": -1}",
+      "'kernel_overhead_us' is -1" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"fp8\": {\"opz\": 1}}", "unknown key 'fp8.opz'" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"fsdp\": {\"hsdp\": 1}}", "'fsdp.hsdp' must be true or false" },
+    { "{\"attention\": ", "x.json" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (FwStack) s = fw_stack_new_from_data (bad[i].json, -1, "x.json", &error);
+      g_assert_null (s);
+      g_assert_nonnull (error);
+      if (strstr (error->message, bad[i].needle) == NULL)
+        g_error ("case %u: '%s' lacks '%s'", i, error->message, bad[i].needle);
+    }
+  g_autoptr (GError) error = NULL;
+  g_assert_null (fw_stack_lookup ("no-such-stack", &error));
+  g_assert_error (error, FW_ERROR, FW_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "megatron-core"));   /* the hint lists them */
+}
+
+/* Framework column text -> preset, each rule of stack.c's table with its examples. */
+static void
+test_text (void)
+{
+  static const struct { const char *text, *preset; } rows[] = {
+    { "NeMo 24.07 (Megatron-Core)", "nemo" },
+    { "Megatron-Core r0.8.0", "megatron-core" },
+    { "Megatron-LM (2021)", "megatron-core" },
+    { "Megatron-DeepSpeed", "deepspeed" },
+    { "DeepSpeed ZeRO-3", "deepspeed" },
+    { "GPT-NeoX (Megatron + DeepSpeed)", "deepspeed" },
+    { "torchtitan (FSDP2, 2024-04)", "torchtitan" },
+    { "Composer/llm-foundry (PyTorch FSDP1, FlashAttention)", "llm-foundry" },
+    { "MaxText", "maxtext" },
+    { "JAX/Pathways (2 pods, DP across pods)", "maxtext" },
+    { "metaseq (FSDP + Megatron TP)", "megatron-core" },   /* "megatron" comes first */
+    { "PyTorch FSDP", "pytorch-fsdp" },
+    { "Hugging Face Accelerate", "pytorch-fsdp" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    g_assert_cmpstr (fw_stack_preset_for_text (rows[i].text), ==, rows[i].preset);
+  g_assert_null (fw_stack_preset_for_text ("Meta internal (4D parallel, NCCLX)"));
+  g_assert_null (fw_stack_preset_for_text (""));
+}
+
+/* The cost model reads the stack. On an H100 cluster (the h100-24k preset):
+ *  - FP8 recipe with attention in bf16: an attention op asked in fp8 costs what it costs
+ *    in bf16 (TE without fp8_dpa), and more than the same op with fp8 attention on,
+ *    which runs at the fp8 peak (2x);
+ *  - torchtitan's FA2 on Hopper runs at 0.58 (forward) of the cuDNN figure;
+ *  - eager fusion charges 2.1 passes per norm; the kernel overhead is the stack's. */
+static void
+test_cost_reads_stack (void)
+{
+  g_autoptr (TopoCluster) cl = topo_cluster_lookup ("h100-24k", NULL);
+  g_assert_nonnull (cl);
+  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", NULL);
+  g_autoptr (FwStack) tt = fw_stack_lookup ("torchtitan", NULL);
+  SimCostOptions om, ot;
+  sim_cost_options_init_stack (&om, cl, mc);
+  sim_cost_options_init_stack (&ot, cl, tt);
+  g_assert_false (om.extrapolated);
+  g_assert_true (ot.extrapolated);   /* no FA2 run on Hopper in the fitted set */
+  g_assert_cmpfloat_with_epsilon (ot.attn_fwd_efficiency / om.attn_fwd_efficiency, 0.58, 1e-12);
+  g_assert_cmpfloat_with_epsilon (ot.attn_bwd_efficiency / om.attn_bwd_efficiency, 0.65, 1e-12);
+  g_assert_cmpfloat (om.launch_overhead_s, ==, 1.0e-6);
+  g_assert_cmpfloat (ot.launch_overhead_s, ==, 4.0e-6);
+  g_assert_cmpfloat (om.elementwise_passes, ==, 1.0);
+  g_assert_cmpfloat (ot.elementwise_passes, ==, 2.1);
+
+  /* Attention of llama3-8b shape, one sequence of 8192, 32 heads of 128: forward FLOPs
+   * 4 x 8192^2 x 32 x 128 / 2 (causal) = 549.8 GFLOP, compute-bound at any efficiency
+   * here, so time = flops / (peak x eff) + launch. */
+  ModelOp op = { 0 };
+  op.kind = MODEL_OP_ATTENTION;
+  op.b = 1, op.s_q = op.s_kv = 8192, op.heads = op.kv_heads = 32, op.head_dim = 128;
+  op.causal = TRUE;
+  op.fwd_flops = 4.0 * 8192.0 * 8192.0 * 32 * 128 / 2;
+  g_autoptr (SimCost) c = sim_cost_new (cl, NULL, &om);
+  const double bf16 = sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE);
+  const double fp8 = sim_cost_op_s (c, &op, TOPO_DTYPE_FP8, FALSE);
+  g_assert_cmpfloat (fp8, ==, bf16);
+  const double want = op.fwd_flops / (cl->device.peak_flops[TOPO_DTYPE_BF16]
+                                      * om.attn_fwd_efficiency) + om.launch_overhead_s;
+  g_assert_cmpfloat_with_epsilon (bf16 / want, 1.0, 1e-12);
+  SimCostOptions of = om;
+  of.fp8_attention = TRUE;
+  g_autoptr (SimCost) cf = sim_cost_new (cl, NULL, &of);
+  g_assert_cmpfloat (sim_cost_op_s (cf, &op, TOPO_DTYPE_FP8, FALSE), <, bf16);
+}
+
+/* Device names in vendor prose, any case, find their architecture's calibration: the
+ * fitted Hopper GEMM fraction times the device's own MAMF. */
+static void
+test_device_names (void)
+{
+  g_autoptr (TopoCluster) cl = topo_cluster_lookup ("h200-node", NULL);
+  g_assert_nonnull (cl);
+  SimCostOptions o;
+  sim_cost_options_init (&o, cl);
+  /* h200-node: MAMF 0.803 (its preset), Hopper fraction 0.7847 / 0.803 -> 0.7847 */
+  g_assert_cmpfloat_with_epsilon (o.gemm_efficiency, 0.7847, 1e-9);
+  g_assert_false (o.extrapolated);
+  g_autoptr (TopoCluster) b = topo_cluster_lookup ("b200-node", NULL);
+  sim_cost_options_init (&o, b);
+  /* B200 MAMF 0.776 x 0.7847 / 0.803, extrapolated from Hopper */
+  g_assert_cmpfloat_with_epsilon (o.gemm_efficiency, 0.776 * 0.7847 / 0.803, 1e-9);
+  g_assert_true (o.extrapolated);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/frameworks/stack/presets", test_presets);
+  g_test_add_func ("/frameworks/stack/semantics", test_semantics);
+  g_test_add_func ("/frameworks/stack/bad", test_bad);
+  g_test_add_func ("/frameworks/stack/text", test_text);
+  g_test_add_func ("/frameworks/stack/cost", test_cost_reads_stack);
+  g_test_add_func ("/frameworks/stack/device-names", test_device_names);
+  return g_test_run ();
+}
