@@ -12,7 +12,7 @@
 const char *
 res_pub_family_name (ResPubFamily family)
 {
-  static const char *const names[] = { "other", "h100", "a100" };
+  static const char *const names[] = { "other", "h100", "a100", "h200", "b200" };
   return (guint) family < G_N_ELEMENTS (names) ? names[family] : "?";
 }
 
@@ -81,31 +81,73 @@ skip (ResPublishedCase *c, const char *format, ...)
 
 /* ---- gpu_type -> cluster preset -------------------------------------------------------- */
 
-/* The table of published.h. The Llama 3 cluster is told apart by its 700 W HBM3 label
- * and its 1:7 oversubscribed RoCE fabric (Llama 3 paper, Sec. 3.3.1), which is what the
- * h100-24k preset models; other H100 rows are NVIDIA DGX SuperPOD benchmarks. */
+/* gpu_type (vendor prose, any case) -> cluster preset; the table of published.h, every
+ * rule with its examples in tests/results/test-published.c:
+ *   "GB300*"                          -> gb300-nvl72-superpod   ("GB300 NVL72")
+ *   "GB200*"                          -> gb200-nvl72-superpod   ("GB200 NVL72", "NVIDIA GB200")
+ *   "B200"                            -> dgx-b200-superpod      ("B200-SXM-180GB", "DGX B200")
+ *   "H200"                            -> h200-superpod          ("H200 SXM 141GB")
+ *   "H100" with "PCIe"                -> h100-pcie-cluster
+ *   "H100" with "NVL" (not NVL72)     -> h100-nvl-cluster       ("H100 NVL 94GB")
+ *   "H100" with 94/96 GB or HBM2e     -> h100-sxm-96g-superpod  ("H100-SXM-96GB-HBM2e")
+ *   "H100" with "700W, HBM3" or a 1:7 network (the Llama 3 production cluster, Llama 3
+ *     paper Sec. 3.3.1, which the h100-24k preset models) -> h100-24k
+ *   other "H100" / "H800"            -> dgx-h100-superpod (1,024 GPUs), or
+ *                                       dgx-h100-superpod-64su above 1,024 GPUs
+ *   "A100" / "A800" / "Ampere" with 40 GB -> a100-40g-cluster, else -> selene
+ *                                       ("NVIDIA Ampere (A100)", "A100-SXM-80GB (Selene)")
+ * Anything else (TPU, V100, MI300X, Trainium) -> no preset: skipped with the gpu_type. */
+static gboolean
+has_gb (const char *t, const char *gb)
+{
+  /* "96GB", "96 GB", "96-GB" */
+  g_autofree char *a = g_strconcat (gb, "gb", NULL);
+  g_autofree char *b = g_strconcat (gb, " gb", NULL);
+  g_autofree char *c = g_strconcat (gb, "-gb", NULL);
+  return strstr (t, a) != NULL || strstr (t, b) != NULL || strstr (t, c) != NULL;
+}
+
 static const char *
 cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
 {
-  if (starts_with_ci (gpu_type, "H100"))
+  g_autofree char *t = g_ascii_strdown (gpu_type, -1);
+  if (strstr (t, "gb300") != NULL)
+    return "gb300-nvl72-superpod";
+  if (strstr (t, "gb200") != NULL)
+    return "gb200-nvl72-superpod";
+  if (strstr (t, "b200") != NULL)
+    return "dgx-b200-superpod";
+  if (strstr (t, "h200") != NULL)
+    return "h200-superpod";
+  if (strstr (t, "h100") != NULL || strstr (t, "h800") != NULL)
     {
-      if (contains_ci (gpu_type, "700W, HBM3") || strstr (network, "1:7") != NULL)
+      if (strstr (t, "pcie") != NULL)
+        return "h100-pcie-cluster";
+      if (strstr (t, "nvl") != NULL && strstr (t, "nvl72") == NULL)
+        return "h100-nvl-cluster";
+      if (has_gb (t, "94") || has_gb (t, "96") || strstr (t, "hbm2e") != NULL)
+        return "h100-sxm-96g-superpod";
+      if (strstr (t, "700w, hbm3") != NULL || strstr (network, "1:7") != NULL)
         return "h100-24k";
-      /* the reference SuperPOD of 4 SUs holds 1,024 GPUs; larger jobs run on the 64-SU
-       * design with a core switch layer */
       return n_gpus > 1024 ? "dgx-h100-superpod-64su" : "dgx-h100-superpod";
     }
-  if (starts_with_ci (gpu_type, "A100"))
-    return contains_ci (gpu_type, "40GB") ? "a100-40g-cluster" : "selene";
+  if (strstr (t, "a100") != NULL || strstr (t, "a800") != NULL || strstr (t, "ampere") != NULL)
+    return has_gb (t, "40") ? "a100-40g-cluster" : "selene";
   return NULL;
 }
 
 static ResPubFamily
 family_for (const char *gpu_type)
 {
-  if (contains_ci (gpu_type, "H100"))
+  g_autofree char *t = g_ascii_strdown (gpu_type, -1);
+  if (strstr (t, "gb300") != NULL || strstr (t, "gb200") != NULL || strstr (t, "b200") != NULL
+      || strstr (t, "b300") != NULL)
+    return RES_PUB_FAMILY_B200;
+  if (strstr (t, "h200") != NULL)
+    return RES_PUB_FAMILY_H200;
+  if (strstr (t, "h100") != NULL || strstr (t, "h800") != NULL)
     return RES_PUB_FAMILY_H100;
-  if (contains_ci (gpu_type, "A100"))
+  if (strstr (t, "a100") != NULL || strstr (t, "a800") != NULL || strstr (t, "ampere") != NULL)
     return RES_PUB_FAMILY_A100;
   return RES_PUB_FAMILY_OTHER;
 }
@@ -534,6 +576,30 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   return TRUE;
 }
 
+/* Precision text -> FP8 or not (every spelling with its example in
+ * tests/results/test-mapping.c):
+ *   "fp8", "FP8-hybrid", "float8" (torchao), "e4m3", "amp_fp8" (Composer), "MXFP8"
+ *     (Blackwell block scaling: the FP8 tensor-core rate) -> fp8, with the stack's recipe
+ *     (GEMMs in FP8, attention in bf16);
+ *   "fp8 attention", "fp8_dpa", "FP8 DPA" in precision or notes -> also the attention
+ *     core in FP8 (TE's fp8_dpa);
+ *   "NVFP4", "fp4" -> skipped: FP4 GEMMs are not modelled (no fp4 peak in the device
+ *     presets yet);
+ *   anything else (bf16, fp16, amp_bf16, "fp16/bf16 mixed") -> bf16 (same tensor rate). */
+static gboolean
+map_precision (ResPublishedCase *c, const char *text, const char *notes, gboolean *fp8)
+{
+  *fp8 = FALSE;
+  if (contains_ci (text, "nvfp4") || contains_ci (text, "fp4"))
+    return skip (c, "precision '%s': FP4 training is not modelled", text);
+  if (contains_ci (text, "fp8") || contains_ci (text, "float8") || contains_ci (text, "e4m3"))
+    *fp8 = TRUE;
+  c->fp8_attention = *fp8 && (contains_ci (text, "fp8 attention") || contains_ci (text, "fp8_dpa")
+                              || contains_ci (text, "fp8 dpa") || contains_ci (notes, "fp8 attention")
+                              || contains_ci (notes, "fp8_dpa") || contains_ci (notes, "fp8 dpa"));
+  return TRUE;
+}
+
 /* ---- the case ------------------------------------------------------------------------- */
 
 void
@@ -613,7 +679,9 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row)
       return;
     }
   gint64 global_batch = v;
-  gboolean fp8 = contains_ci (get (csv, row, "precision"), "fp8");
+  gboolean fp8 = FALSE;
+  if (!map_precision (c, get (csv, row, "precision"), get (csv, row, "notes"), &fp8))
+    return;
   if (!map_measured (c, csv, row, (double) global_batch * (double) seq, fp8))
     return;
   if (!map_plan (c, csv, row, global_batch, fp8))
@@ -655,6 +723,8 @@ res_published_case_predict (ResPublishedCase *c)
   sim_options_init (&opts, c->cluster);
   /* one set of defaults per device type and software stack */
   sim_cost_options_init_stack (&opts.cost, c->cluster, c->stack);
+  if (c->fp8_attention)
+    opts.cost.fp8_attention = TRUE;   /* the row says its attention ran in FP8 */
   g_autoptr (GError) error = NULL;
   if (!sim_cost_options_apply (&opts.cost, c->cost_overrides, &error))
     return skip (c, "bad cost override: %s", error->message);

@@ -20,14 +20,15 @@
  *
  * | column(s)                 | rule                                                         |
  * |---------------------------|--------------------------------------------------------------|
- * | gpu_type (+ network)      | "H100*" with "700W, HBM3" in gpu_type or "1:7" in network     |
- * |                           |   (the Llama 3 production cluster) -> h100-24k               |
- * |                           | other "H100*" -> dgx-h100-superpod (1,024 GPUs), or           |
- * |                           |   dgx-h100-superpod-64su for jobs of more than 1,024 GPUs    |
- * |                           | "A100*" with "40GB" -> a100-40g-cluster                      |
- * |                           | other "A100*" (Selene, DGX A100, 80GB) -> selene             |
- * |                           | anything else (TPU v4, V100) -> skipped: "no cluster preset  |
- * |                           |   for gpu_type X"                                            |
+ * | gpu_type (+ network)      | case-insensitive, vendor prose tolerated (cluster_for in     |
+ * |                           |   published.c lists the rules): GB300 / GB200 -> their NVL72 |
+ * |                           |   SuperPOD presets; B200 -> dgx-b200-superpod; H200 ->       |
+ * |                           |   h200-superpod; H100 PCIe / NVL / 94-96 GB HBM2e -> their   |
+ * |                           |   presets; H100 "700W, HBM3" or a 1:7 network -> h100-24k;   |
+ * |                           |   other H100 -> dgx-h100-superpod (64su above 1,024 GPUs);   |
+ * |                           |   A100 / Ampere: 40 GB -> a100-40g-cluster, else selene;     |
+ * |                           |   anything else (TPU v4, V100) -> skipped: "no cluster       |
+ * |                           |   preset for gpu_type X"                                     |
  * | framework                 | the stack preset it names (frameworks/stack.c table: NeMo ->  |
  * |                           |   nemo, Megatron-DeepSpeed / DeepSpeed / GPT-NeoX ->         |
  * |                           |   deepspeed, torchtitan, Composer / llm-foundry, MaxText /   |
@@ -78,7 +79,9 @@
  * | recompute                 | starts with full / selective / none; empty -> none unless    |
  * |                           |   notes say "full recompute", "full activation recompute" or |
  * |                           |   "activation checkpointing" (full) or "selective recompute" |
- * | precision                 | fp8 when the cell mentions fp8, else bf16                    |
+ * | precision                 | fp8 for fp8 / FP8-hybrid / float8 / e4m3 / MXFP8 (the stack's |
+ * |                           |   recipe: GEMMs in FP8, attention bf16 unless "fp8_dpa" /    |
+ * |                           |   "fp8 attention"); NVFP4 / fp4 -> skipped; else bf16        |
  * | attention                 | unfused (scores materialized) when source or framework is    |
  * |                           |   dated 2017-2022 or SC'21, or the framework is DeepSpeed /  |
  * |                           |   Megatron-DeepSpeed (before FlashAttention reached them);   |
@@ -158,10 +161,12 @@ typedef enum {
   RES_PUB_FAMILY_OTHER,
   RES_PUB_FAMILY_H100,
   RES_PUB_FAMILY_A100,
+  RES_PUB_FAMILY_H200,
+  RES_PUB_FAMILY_B200,   /* Blackwell: B200, GB200, GB300 */
   RES_PUB_FAMILY_N,
 } ResPubFamily;
 
-const char *res_pub_family_name (ResPubFamily family);               /* "other", "h100", "a100" */
+const char *res_pub_family_name (ResPubFamily family);   /* "other", "h100", "a100", "h200", "b200" */
 
 /* A row mapped to (model, cluster, plan) and, after res_published_case_predict, predicted.
  * Owns everything in it. */
@@ -172,6 +177,7 @@ typedef struct {
   gint64        n_gpus;             /* 0 when missing */
   ResPubFamily  family;
   char         *cluster_name;       /* preset, NULL when none applies */
+  gboolean      fp8_attention;      /* the row ran its attention core in FP8 */
   FwStack      *stack;              /* the software stack the framework column names
                                        (megatron-core when it names none) */
 

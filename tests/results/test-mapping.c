@@ -1,0 +1,179 @@
+/* tests/results/test-mapping.c - the published-run mapping as a table: each text rule of
+ * results/published.c (gpu_type, framework, zero_stage_or_fsdp, precision) with the
+ * examples its comment lists, read through res_published_case_new on one-row CSVs. */
+#include <math.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "results/published.h"
+
+/* One row of a small GPT (16 layers of 1024, 16 heads) on `gpus` GPUs with the given
+ * cells; tp 1 pp `pp`, dp derived. */
+static ResPublishedCase *
+row (const char *gpu_type, int gpus, int pp, const char *sharding, const char *framework,
+     const char *precision)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "zero_stage_or_fsdp,framework,precision,global_batch,step_time_s\n"
+    "1,GPT,\"%s\",%d,16,1024,16,16384,1024,1,%d,\"%s\",\"%s\",\"%s\",%d,1.0\n",
+    gpu_type, gpus, pp, sharding, framework, precision, gpus * 4);
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  return res_published_case_new (csv, 0);
+}
+
+static void
+test_gpu_types (void)
+{
+  static const struct { const char *gpu; int n; const char *preset; ResPubFamily fam; } rows[] = {
+    { "NVIDIA Ampere (A100)", 8, "selene", RES_PUB_FAMILY_A100 },
+    { "A100-SXM-80GB (Selene)", 8, "selene", RES_PUB_FAMILY_A100 },
+    { "a100 40gb", 8, "a100-40g-cluster", RES_PUB_FAMILY_A100 },
+    { "A100-SXM-40GB", 8, "a100-40g-cluster", RES_PUB_FAMILY_A100 },
+    { "H100-SXM-80GB", 8, "dgx-h100-superpod", RES_PUB_FAMILY_H100 },
+    { "H100-SXM-80GB", 2048, "dgx-h100-superpod-64su", RES_PUB_FAMILY_H100 },
+    { "H100-SXM-80GB (700W, HBM3)", 8, "h100-24k", RES_PUB_FAMILY_H100 },
+    { "H100-SXM-96GB-HBM2e", 8, "h100-sxm-96g-superpod", RES_PUB_FAMILY_H100 },
+    { "H100 94 GB", 8, "h100-sxm-96g-superpod", RES_PUB_FAMILY_H100 },
+    { "NVIDIA H100 NVL", 8, "h100-nvl-cluster", RES_PUB_FAMILY_H100 },
+    { "H100 PCIe 80GB", 8, "h100-pcie-cluster", RES_PUB_FAMILY_H100 },
+    { "H200 SXM 141GB", 8, "h200-superpod", RES_PUB_FAMILY_H200 },
+    { "B200-SXM-180GB", 8, "dgx-b200-superpod", RES_PUB_FAMILY_B200 },
+    { "DGX B200", 8, "dgx-b200-superpod", RES_PUB_FAMILY_B200 },
+    { "GB200 NVL72", 72, "gb200-nvl72-superpod", RES_PUB_FAMILY_B200 },
+    { "nvidia gb300 nvl72", 72, "gb300-nvl72-superpod", RES_PUB_FAMILY_B200 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row (rows[i].gpu, rows[i].n, 1, "", "", "bf16");
+      if (g_strcmp0 (c->cluster_name, rows[i].preset) != 0)
+        g_error ("'%s': %s, expected %s (%s)", rows[i].gpu, c->cluster_name, rows[i].preset,
+                 c->skip_reason ? c->skip_reason : "");
+      g_assert_cmpint (c->family, ==, rows[i].fam);
+      g_assert_true (c->ready);
+    }
+  g_autoptr (ResPublishedCase) tpu = row ("TPU v4", 8, 1, "", "", "bf16");
+  g_assert_false (tpu->ready);
+  g_assert_cmpstr (tpu->skip_reason, ==, "no cluster preset for gpu_type TPU v4");
+}
+
+static void
+test_sharding (void)
+{
+  static const struct { const char *text, *framework; int pp; PlanSharding want; } rows[] = {
+    /* empty: NeMo / Megatron-Core -> distributed optimizer; older Megatron-LM -> none;
+     * else the stack's default (FSDP stacks zero3, DeepSpeed zero1) */
+    { "", "NeMo 24.07", 1, PLAN_SHARD_ZERO1 },
+    { "", "Megatron-Core r0.8.0", 1, PLAN_SHARD_ZERO1 },
+    { "", "Megatron-LM (2021)", 1, PLAN_SHARD_NONE },
+    { "", "torchtitan", 1, PLAN_SHARD_ZERO3 },
+    { "", "Composer/llm-foundry", 1, PLAN_SHARD_ZERO3 },
+    { "", "Megatron-DeepSpeed", 1, PLAN_SHARD_ZERO1 },
+    /* negations */
+    { "FSDP off", "PyTorch", 1, PLAN_SHARD_NONE },
+    { "no FSDP (DDP)", "PyTorch", 1, PLAN_SHARD_NONE },
+    { "NO_SHARD", "PyTorch FSDP", 1, PLAN_SHARD_NONE },
+    { "ZeRO-0", "DeepSpeed", 1, PLAN_SHARD_NONE },
+    /* ZeRO stages */
+    { "ZeRO-1 (DeepSpeed)", "DeepSpeed", 1, PLAN_SHARD_ZERO1 },
+    { "distributed optimizer", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
+    { "ZeRO-DP stage 2 (Pos+g)", "DeepSpeed", 1, PLAN_SHARD_ZERO2 },
+    { "SHARD_GRAD_OP", "PyTorch FSDP", 1, PLAN_SHARD_ZERO2 },
+    { "FSDP over DP: shards optimizer+grads (ZeRO-2-like)", "", 1, PLAN_SHARD_ZERO2 },
+    { "ZeRO-3 (DeepSpeed)", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    { "FSDP FULL_SHARD (ZeRO-3)", "Composer/llm-foundry", 1, PLAN_SHARD_ZERO3 },
+    { "FSDP2 (full shard)", "torchtitan", 1, PLAN_SHARD_ZERO3 },
+    /* torchtitan's FSDP2 keeps parameters unsharded across micro-batches under PP */
+    { "FSDP2 (full shard)", "torchtitan", 2, PLAN_SHARD_ZERO2 },
+    { "FSDP FULL_SHARD", "Composer/llm-foundry", 2, PLAN_SHARD_ZERO3 },
+    { "none (Megatron DDP)", "Megatron-LM", 1, PLAN_SHARD_NONE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row ("A100-SXM-80GB", 16, rows[i].pp, rows[i].text,
+                                            rows[i].framework, "bf16");
+      if (!c->ready || c->plan.sharding != rows[i].want)
+        g_error ("'%s' / '%s' / pp %d: sharding %d, expected %d (%s)", rows[i].text,
+                 rows[i].framework, rows[i].pp, c->plan.sharding, rows[i].want,
+                 c->skip_reason ? c->skip_reason : "");
+    }
+  /* HSDP: the group from the text, else one server (FSDP HYBRID_SHARD shards in a node) */
+  g_autoptr (ResPublishedCase) h1 = row ("H100-SXM-80GB", 64, 1, "HSDP 16x4", "torchtitan", "bf16");
+  g_assert_cmpint (h1->plan.sharding, ==, PLAN_SHARD_HSDP);
+  g_assert_cmpint (h1->plan.hsdp_shard_size, ==, 16);
+  g_autoptr (ResPublishedCase) h2 = row ("H100-SXM-80GB", 64, 1, "HYBRID_SHARD", "PyTorch FSDP", "bf16");
+  g_assert_cmpint (h2->plan.sharding, ==, PLAN_SHARD_HSDP);
+  g_assert_cmpint (h2->plan.hsdp_shard_size, ==, 8);
+  g_autoptr (ResPublishedCase) bad = row ("H100-SXM-80GB", 8, 1, "sharded somehow", "", "bf16");
+  g_assert_false (bad->ready);
+  g_assert_nonnull (strstr (bad->skip_reason, "not recognised"));
+}
+
+static void
+test_precision (void)
+{
+  static const struct { const char *text; gboolean fp8, fp8_attn; } rows[] = {
+    { "bf16", FALSE, FALSE },
+    { "amp_bf16", FALSE, FALSE },
+    { "fp16/bf16 mixed", FALSE, FALSE },
+    { "fp8 (Transformer Engine)", TRUE, FALSE },
+    { "FP8-hybrid", TRUE, FALSE },
+    { "float8 (torchao, tensorwise)", TRUE, FALSE },
+    { "amp_fp8", TRUE, FALSE },
+    { "MXFP8", TRUE, FALSE },
+    { "fp8 with fp8_dpa", TRUE, TRUE },
+    { "FP8, FP8 attention", TRUE, TRUE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row ("H100-SXM-80GB", 8, 1, "", "", rows[i].text);
+      g_assert_true (c->ready);
+      g_assert_cmpint (c->plan.compute_dtype == PLAN_PREC_FP8, ==, rows[i].fp8);
+      g_assert_cmpint (c->fp8_attention, ==, rows[i].fp8_attn);
+    }
+  g_autoptr (ResPublishedCase) fp4 = row ("B200-SXM-180GB", 8, 1, "", "", "NVFP4");
+  g_assert_false (fp4->ready);
+  g_assert_nonnull (strstr (fp4->skip_reason, "FP4 training is not modelled"));
+}
+
+/* The stack's defaults fill what a row does not say: NeMo overlaps TP communication and
+ * reduces gradients in bf16; DeepSpeed's fork has no sequence parallelism and runs
+ * attention unfused. */
+static void
+test_stack_defaults (void)
+{
+  g_autofree char *text = g_strdup (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,framework,"
+    "global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,NeMo 24.07,64,1.0\n"
+    "2,GPT,A100-SXM-80GB,16,16,1024,16,16384,1024,2,1,Megatron-DeepSpeed,64,1.0\n"
+    "3,GPT,A100-SXM-80GB,16,16,1024,16,16384,1024,2,1,Megatron-Core,64,1.0\n");
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_autoptr (ResPublishedCase) nemo = res_published_case_new (csv, 0);
+  g_autoptr (ResPublishedCase) ds = res_published_case_new (csv, 1);
+  g_autoptr (ResPublishedCase) mc = res_published_case_new (csv, 2);
+  g_assert_cmpstr (nemo->stack->name, ==, "nemo");
+  g_assert_true (nemo->plan.tp_comm_overlap);
+  g_assert_cmpint (nemo->plan.grad_dtype, ==, PLAN_PREC_BF16);
+  g_assert_cmpstr (ds->stack->name, ==, "deepspeed");
+  g_assert_false (ds->plan.sequence_parallel);
+  g_assert_cmpint (ds->plan.attention_backend, ==, PLAN_ATTN_UNFUSED);
+  g_assert_false (ds->plan.overlap_param_gather);
+  g_assert_cmpstr (mc->stack->name, ==, "megatron-core");
+  g_assert_true (mc->plan.sequence_parallel);
+  g_assert_false (mc->plan.tp_comm_overlap);
+  g_assert_cmpint (mc->plan.attention_backend, ==, PLAN_ATTN_FLASH);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/results/mapping/gpu-types", test_gpu_types);
+  g_test_add_func ("/results/mapping/sharding", test_sharding);
+  g_test_add_func ("/results/mapping/precision", test_precision);
+  g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);
+  return g_test_run ();
+}
