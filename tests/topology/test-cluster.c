@@ -47,11 +47,18 @@ static const struct {
   { "a100-40g-cluster",  8 * 16 },           /* 16 example nodes of 8 */
   { "b200-node",         8 },
   { "cpu-host",          64 },               /* up to 64 ranks on one host */
+  { "dgx-b200-superpod", 8 * 32 * 4 * 16 },  /* 16 pods x 4 SU x 32 DGX x 8 = 16,384 */
   { "dgx-h100-superpod", 8 * 32 * 4 },       /* 4 SU x 32 DGX x 8 = 1,024 */
   { "dgx-h100-superpod-64su", 8 * 32 * 4 * 16 }, /* 64 SU = 16,384 */
   { "gb200-nvl72",       4 * 18 },           /* 18 trays x 4 = 72 */
+  { "gb200-nvl72-superpod", 4 * 18 * 8 * 4 * 8 }, /* 72 x 8 racks x 4 SU x 8 pods = 18,432 */
+  { "gb300-nvl72-superpod", 4 * 18 * 8 * 4 * 8 }, /* 18,432 */
   { "h100-24k",          8 * 2 * 192 * 8 },  /* 24,576 */
+  { "h100-nvl-cluster",  8 * 32 * 4 },       /* 1,024 */
+  { "h100-pcie-cluster", 8 * 32 * 4 },       /* 1,024 */
+  { "h100-sxm-96g-superpod", 8 * 32 * 4 },   /* 1,024 */
   { "h200-node",         8 },
+  { "h200-superpod",     8 * 32 * 4 * 16 },  /* 16,384 */
   { "mi300x-node",       8 },
   { "mi325x-node",       8 },
   { "selene",            8 * 20 * 28 },      /* 560 DGX A100 = 4,480 */
