@@ -189,10 +189,48 @@ published_rows (const ResCsv *csv, GPtrArray *texts)
   return rows;
 }
 
+/* --explain ROW: map and predict that row alone and say how each column was read. */
+static int
+explain_row (const ResCsv *csv, gint64 id, const char *const *cost)
+{
+  for (guint r = 0; r < res_csv_n_rows (csv); r++)
+    {
+      g_autofree char *cell = g_strstrip (g_strdup (res_csv_get (csv, r, "row_id")));
+      char *end = NULL;
+      if (g_ascii_strtoll (cell, &end, 10) != id || end == cell || *end != '\0')
+        continue;
+      g_autoptr (ResPublishedCase) c = res_published_case_new (csv, r);
+      c->cost_overrides = cost;
+      res_published_case_predict (c);
+      g_autofree char *text = res_published_explain (csv, r, c);
+      fputs (text, stdout);
+      return CLI_EXIT_OK;
+    }
+  return cli_fail (CLI_EXIT_USAGE, "--explain %" G_GINT64_FORMAT ": no row with that row_id",
+                   id);
+}
+
+static void
+print_ranking (const ResPublishedReport *r)
+{
+  ResPublishedRanking rk;
+  res_published_ranking (r, &rk);
+  printf ("\nranking (pairs of different plans within one model, GPU type, GPU count and "
+          "batch):\n  %u groups, %u pairs, %u ordered as measured (%s%%); measured more than "
+          "5%% apart: %u pairs, %u ordered (%s%%)\n", rk.n_groups, rk.n_pairs, rk.n_ordered,
+          fmt_num (rk.n_pairs ? 100.0 * rk.n_ordered / rk.n_pairs : NAN, "%.1f"),
+          rk.n_pairs_wide, rk.n_ordered_wide,
+          fmt_num (rk.n_pairs_wide ? 100.0 * rk.n_ordered_wide / rk.n_pairs_wide : NAN, "%.1f"));
+  for (guint i = 0; i < rk.misordered->len; i++)
+    printf ("  out of order: %s\n", (const char *) rk.misordered->pdata[i]);
+  res_published_ranking_clear (&rk);
+}
+
 int
 cli_cmd_validate (int argc, char **argv)
 {
-  gboolean json = FALSE, no_db = FALSE, breakdown = FALSE;
+  gboolean json = FALSE, no_db = FALSE, breakdown = FALSE, ranking = FALSE;
+  gint64 explain = -1;
   g_autofree char *db = NULL, *only = NULL, *gpu_type = NULL;
   g_auto (GStrv) cost = NULL;
   const GOptionEntry entries[] = {
@@ -207,6 +245,11 @@ cli_cmd_validate (int argc, char **argv)
       "ROW_IDS" },
     { "gpu-type", 0, 0, G_OPTION_ARG_STRING, &gpu_type,
       "Only rows whose gpu_type contains SUBSTR (any case)", "SUBSTR" },
+    { "explain", 0, 0, G_OPTION_ARG_INT64, &explain,
+      "How each column of row ROW was read, then its prediction (nothing stored)", "ROW" },
+    { "ranking", 0, 0, G_OPTION_ARG_NONE, &ranking,
+      "After the summary: within groups of one model, GPU type, size and batch, the share "
+      "of row pairs the prediction orders as measured", NULL },
     { NULL },
   };
   g_autoptr (GOptionContext) octx = g_option_context_new ("FILE.csv");
@@ -231,6 +274,9 @@ cli_cmd_validate (int argc, char **argv)
   g_autoptr (ResCsv) csv = res_csv_load (argv[1], &error);
   if (csv == NULL)
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+
+  if (explain >= 0)
+    return explain_row (csv, explain, (const char *const *) cost);
 
   ResPublishedOptions opts = {
     .only_ids = only != NULL ? (const gint64 *) ids->data : NULL,
@@ -275,6 +321,8 @@ cli_cmd_validate (int argc, char **argv)
   else
     {
       print_text (report, breakdown);
+      if (ranking)
+        print_ranking (report);
       if (run_id >= 0)
         printf ("\nstored as run %" G_GINT64_FORMAT " in %s\n", run_id,
                 db != NULL ? db : "tandem.db");

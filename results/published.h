@@ -308,4 +308,22 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ResCsv, res_csv_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ResPublishedCase, res_published_case_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ResPublishedReport, res_published_report_free)
 
+/* `validate --explain ROW`: how each column of CSV row `row` was read into `c` (mapped,
+ * and predicted when it could be), one line per column: the cell, then what it became;
+ * the device's fitted knobs (and any at a bound of its fit), the stack, the measurement
+ * and the prediction's parts. g_free the text. */
+char *res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c);
+
+/* `validate --ranking`: within each group of predicted rows of one model, GPU family, GPU
+ * count, global batch and sequence length, every pair of rows with different plans is
+ * ordered as measured when the faster measured row is also predicted faster. */
+typedef struct {
+  guint      n_groups;             /* groups with >= 2 rows */
+  guint      n_pairs, n_ordered;   /* pairs of different plans; ordered as measured */
+  guint      n_pairs_wide, n_ordered_wide; /* pairs measured more than 5% apart */
+  GPtrArray *misordered;           /* char *, one line per pair out of order */
+} ResPublishedRanking;
+void res_published_ranking       (const ResPublishedReport *report, ResPublishedRanking *out);
+void res_published_ranking_clear (ResPublishedRanking *ranking);
+
 G_END_DECLS

@@ -167,6 +167,81 @@ test_stack_defaults (void)
   g_assert_cmpint (mc->plan.attention_backend, ==, PLAN_ATTN_FLASH);
 }
 
+/* --ranking by hand: four predicted rows of one model, GPU family, size and batch (one
+ * group) with plans A, B, C, D, plus one row of another size (its own group of one, not
+ * counted). Measured 10, 12, 20, 10.3 s; predicted 9, 13, 11, 12 s.
+ * Pairs (6): A-B measured up, predicted up: ordered (20% apart: wide);
+ *   A-C up / up: ordered (wide); A-D up / up: ordered (3% apart: not wide);
+ *   B-C up / down: NOT ordered (wide); B-D down / down: ordered (wide, 12 vs 10.3 = 16.5%);
+ *   C-D down / up: NOT ordered (wide).
+ * So 6 pairs, 4 ordered; 5 wide, 3 ordered. */
+static ResPublishedCase *
+fake (gint64 id, int tp, gint64 gpus, double measured, double predicted)
+{
+  ResPublishedCase *c = g_new0 (ResPublishedCase, 1);
+  plan_init_defaults (&c->plan);
+  c->row_id = id;
+  c->model_label = g_strdup ("GPT");
+  c->gpu_type = g_strdup ("A100");
+  c->family = RES_PUB_FAMILY_A100;
+  c->n_gpus = gpus;
+  c->plan_valid = TRUE;
+  c->plan.tp = tp;
+  c->plan.pp = c->plan.cp = c->plan.vpp = 1;
+  c->plan.dp_given = (int) gpus / tp;
+  c->plan.global_batch = 64;
+  c->plan.seq_length = 2048;
+  c->measured_step_s = measured;
+  c->predicted_step_s = predicted;
+  c->predicted = TRUE;
+  return c;
+}
+
+static void
+test_ranking (void)
+{
+  ResPublishedReport r = { 0 };
+  r.cases = g_ptr_array_new_with_free_func ((GDestroyNotify) res_published_case_free);
+  g_ptr_array_add (r.cases, fake (1, 1, 8, 10.0, 9.0));
+  g_ptr_array_add (r.cases, fake (2, 2, 8, 12.0, 13.0));
+  g_ptr_array_add (r.cases, fake (3, 4, 8, 20.0, 11.0));
+  g_ptr_array_add (r.cases, fake (4, 8, 8, 10.3, 12.0));
+  g_ptr_array_add (r.cases, fake (5, 1, 16, 5.0, 9.0));
+  ResPublishedRanking rk;
+  res_published_ranking (&r, &rk);
+  g_assert_cmpuint (rk.n_groups, ==, 1);
+  g_assert_cmpuint (rk.n_pairs, ==, 6);
+  g_assert_cmpuint (rk.n_ordered, ==, 4);
+  g_assert_cmpuint (rk.n_pairs_wide, ==, 5);
+  g_assert_cmpuint (rk.n_ordered_wide, ==, 3);
+  g_assert_cmpuint (rk.misordered->len, ==, 2);
+  g_assert_nonnull (strstr (rk.misordered->pdata[0], "rows 2 (tp2."));
+  res_published_ranking_clear (&rk);
+  g_ptr_array_unref (r.cases);
+}
+
+/* --explain: every column the mapping reads appears with what it became. */
+static void
+test_explain (void)
+{
+  g_autofree char *text = g_strdup (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,framework,"
+    "zero_stage_or_fsdp,precision,global_batch,step_time_s\n"
+    "7,GPT,NVIDIA Ampere (A100),16,16,1024,16,16384,1024,2,1,torchtitan,HSDP 4x2,bf16,64,1.0\n");
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_autoptr (ResPublishedCase) c = res_published_case_new (csv, 0);
+  g_assert_true (res_published_case_predict (c));
+  g_autofree char *e = res_published_explain (csv, 0, c);
+  static const char *const want[] = {
+    "row 7: GPT", "-> cluster preset selene, family a100", "-> stack torchtitan (attention flash2",
+    "zero_stage_or_fsdp   HSDP 4x2", "-> hsdp, shard group 4", "sequence_parallel    (empty)",
+    "measured 1 s from step_time_s", "prediction: ",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    if (strstr (e, want[i]) == NULL)
+      g_error ("explain lacks '%s':\n%s", want[i], e);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -175,5 +250,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/sharding", test_sharding);
   g_test_add_func ("/results/mapping/precision", test_precision);
   g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);
+  g_test_add_func ("/results/mapping/ranking", test_ranking);
+  g_test_add_func ("/results/mapping/explain", test_explain);
   return g_test_run ();
 }

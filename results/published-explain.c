@@ -1,0 +1,191 @@
+/* results/published-explain.c - `tandem validate --explain ROW` (how each column of one
+ * row was read) and `--ranking` (does the model order plans as measured). */
+#include "results/published.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "sim/cost.h"
+
+static const char *
+cell_or (const ResCsv *csv, guint row, const char *column)
+{
+  const char *v = res_csv_get (csv, row, column);
+  return *v != '\0' ? v : "(empty)";
+}
+
+static const char *
+prec_name (PlanPrecision p)
+{
+  switch (p)
+    {
+    case PLAN_PREC_FP32: return "fp32";
+    case PLAN_PREC_BF16: return "bf16";
+    case PLAN_PREC_FP16: return "fp16";
+    case PLAN_PREC_FP8: return "fp8";
+    default: return "?";
+    }
+}
+
+char *
+res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
+{
+  g_return_val_if_fail (csv != NULL && c != NULL, NULL);
+  GString *s = g_string_new (NULL);
+#define LINE(col, fmt, ...) g_string_append_printf (s, "  %-20s %-44.44s -> " fmt "\n", col, \
+                                                    cell_or (csv, row, col), __VA_ARGS__)
+  g_string_append_printf (s, "row %" G_GINT64_FORMAT ": %s (%s)\n", c->row_id, c->model_label,
+                          cell_or (csv, row, "source"));
+  LINE ("gpu_type", "cluster preset %s, family %s", c->cluster_name ? c->cluster_name : "none",
+        res_pub_family_name (c->family));
+  if (c->cluster != NULL)
+    {
+      SimCostOptions o;
+      sim_cost_options_init_stack (&o, c->cluster, c->stack);
+      g_string_append_printf (s, "  %-20s %-44s    device %s: gemm %.3f, fp8 gemm %.3f, "
+                              "attention %.3f / %.3f of peak%s\n", "", "", c->cluster->device.name,
+                              o.gemm_efficiency, o.gemm_fp8_efficiency, o.attn_fwd_efficiency,
+                              o.attn_bwd_efficiency, o.extrapolated ? " (extrapolated)" : "");
+      g_auto (GStrv) bound = sim_cost_knobs_at_bound (c->cluster);
+      for (guint i = 0; bound != NULL && bound[i] != NULL; i++)
+        g_string_append_printf (s, "  %-20s %-44s    fitted knob at its bound: %s\n", "", "",
+                                bound[i]);
+    }
+  if (c->stack != NULL)
+    LINE ("framework", "stack %s (attention %s, fusion %s, %g us per kernel)", c->stack->name,
+          fw_attn_kernel_name (c->stack->attention), fw_fusion_name (c->stack->fusion),
+          c->stack->kernel_overhead_s * 1e6);
+  if (c->model != NULL)
+    {
+      LINE ("n_layers", "%" G_GUINT64_FORMAT, c->model->n_layers);
+      LINE ("hidden", "%" G_GUINT64_FORMAT, c->model->hidden);
+      LINE ("n_heads", "%" G_GUINT64_FORMAT, c->model->n_heads);
+      LINE ("n_kv_heads", "%" G_GUINT64_FORMAT, c->model->n_kv_heads);
+      LINE ("ffn_hidden", "%" G_GUINT64_FORMAT " (%s MLP)", c->model->ffn_hidden,
+            c->model->mlp == MODEL_MLP_SWIGLU ? "SwiGLU" : "GeLU");
+      LINE ("vocab", "%" G_GUINT64_FORMAT, c->model->vocab);
+      LINE ("seq_len", "%" G_GUINT64_FORMAT, c->model->max_positions);
+    }
+  if (c->plan_valid)
+    {
+      const Plan *p = &c->plan;
+      LINE ("tp", "%d", p->tp);
+      LINE ("pp", "%d", p->pp);
+      LINE ("cp", "%d (%s)", p->cp, plan_cp_comm_name (p->cp_comm));
+      LINE ("dp", "%d", p->dp > 0 ? p->dp : p->dp_given);
+      LINE ("virtual_pipeline", "vpp %d, %s%s", p->vpp, plan_schedule_name (p->schedule),
+            p->first_stage_layers > 0 ? ", one layer fewer on the first and last stage" : "");
+      LINE ("sequence_parallel", "%s", p->sequence_parallel ? "on" : "off");
+      if (p->sharding == PLAN_SHARD_HSDP)
+        LINE ("zero_stage_or_fsdp", "hsdp, shard group %d", p->hsdp_shard_size);
+      else
+        LINE ("zero_stage_or_fsdp", "%s", plan_sharding_name (p->sharding));
+      LINE ("micro_batch", "%d", p->micro_batch);
+      LINE ("global_batch", "%d (%d micro-batches per step)", p->global_batch, p->grad_accum);
+      LINE ("recompute", "%s", plan_recompute_name (p->recompute));
+      LINE ("precision", "%s%s", prec_name (p->compute_dtype),
+            p->compute_dtype == PLAN_PREC_FP8
+              ? (c->fp8_attention ? " GEMMs and attention" : " GEMMs, attention bf16") : "");
+      LINE ("notes", "attention %s; overlaps: grad %s, param %s, tp %s; grads %s",
+            plan_attn_backend_name (p->attention_backend), p->overlap_grad_reduce ? "on" : "off",
+            p->overlap_param_gather ? "on" : "off", p->tp_comm_overlap ? "on" : "off",
+            prec_name (p->grad_dtype));
+    }
+  if (c->measured_source != NULL)
+    g_string_append_printf (s, "  %-20s %-44s    measured %.4g s from %s\n", "measured", "",
+                            c->measured_step_s, c->measured_source);
+  if (c->predicted)
+    g_string_append_printf (s, "  prediction: %.4g s (%+.1f%%); compute %.4g s, bubble %.4g s, "
+                            "exposed tp %.3g / cp %.3g / pp %.3g / dp %.3g s%s\n",
+                            c->predicted_step_s, c->err_pct, c->predicted_compute_s,
+                            c->predicted_bubble_s, c->predicted_exposed_s[PROG_COMM_TP],
+                            c->predicted_exposed_s[PROG_COMM_CP],
+                            c->predicted_exposed_s[PROG_COMM_PP],
+                            c->predicted_exposed_s[PROG_COMM_DP],
+                            c->fits ? "" : " (OOM predicted)");
+  else if (c->skip_reason != NULL)
+    g_string_append_printf (s, "  skipped: %s\n", c->skip_reason);
+#undef LINE
+  return g_string_free (s, FALSE);
+}
+
+/* ---- ranking -------------------------------------------------------------------------- */
+
+static char *
+group_key (const ResPublishedCase *c)
+{
+  return g_strdup_printf ("%s|%s|%" G_GINT64_FORMAT "|%d|%d", c->model_label,
+                          res_pub_family_name (c->family), c->n_gpus, c->plan.global_batch,
+                          c->plan.seq_length);
+}
+
+void
+res_published_ranking (const ResPublishedReport *r, ResPublishedRanking *out)
+{
+  g_return_if_fail (r != NULL && out != NULL);
+  memset (out, 0, sizeof *out);
+  out->misordered = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GHashTable) groups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                         (GDestroyNotify) g_ptr_array_unref);
+  for (guint i = 0; i < r->cases->len; i++)
+    {
+      ResPublishedCase *c = r->cases->pdata[i];
+      if (!c->predicted)
+        continue;
+      char *key = group_key (c);
+      GPtrArray *g = g_hash_table_lookup (groups, key);
+      if (g == NULL)
+        {
+          g = g_ptr_array_new ();
+          g_hash_table_insert (groups, key, g);
+        }
+      else
+        g_free (key);
+      g_ptr_array_add (g, c);
+    }
+  /* walk the groups in CSV order of their first row, so the output is stable */
+  for (guint i = 0; i < r->cases->len; i++)
+    {
+      ResPublishedCase *first = r->cases->pdata[i];
+      if (!first->predicted)
+        continue;
+      g_autofree char *key = group_key (first);
+      GPtrArray *g = g_hash_table_lookup (groups, key);
+      if (g == NULL || g->pdata[0] != first || g->len < 2)
+        continue;
+      out->n_groups++;
+      for (guint a = 0; a < g->len; a++)
+        for (guint b = a + 1; b < g->len; b++)
+          {
+            const ResPublishedCase *x = g->pdata[a], *y = g->pdata[b];
+            g_autofree char *px = res_published_case_plan_string (x);
+            g_autofree char *py = res_published_case_plan_string (y);
+            if (g_strcmp0 (px, py) == 0)
+              continue;   /* the same plan measured twice is no ranking question */
+            const double dm = y->measured_step_s - x->measured_step_s;
+            const double dp = y->predicted_step_s - x->predicted_step_s;
+            const gboolean ordered = (dm > 0) == (dp > 0) || dm == 0;
+            const gboolean wide = fabs (dm) > 0.05 * MIN (x->measured_step_s, y->measured_step_s);
+            out->n_pairs++;
+            out->n_ordered += ordered;
+            if (wide)
+              {
+                out->n_pairs_wide++;
+                out->n_ordered_wide += ordered;
+              }
+            if (!ordered)
+              g_ptr_array_add (out->misordered, g_strdup_printf (
+                "rows %" G_GINT64_FORMAT " (%s) and %" G_GINT64_FORMAT " (%s): measured %.3g "
+                "vs %.3g s, predicted %.3g vs %.3g s%s", x->row_id, px, y->row_id, py,
+                x->measured_step_s, y->measured_step_s, x->predicted_step_s,
+                y->predicted_step_s, wide ? " (measured apart by more than 5%)" : ""));
+          }
+    }
+}
+
+void
+res_published_ranking_clear (ResPublishedRanking *r)
+{
+  if (r != NULL)
+    g_clear_pointer (&r->misordered, g_ptr_array_unref);
+}
