@@ -316,6 +316,118 @@ out:
   return status;
 }
 
+static int
+write_or_print (gboolean json, const char *out, JsonBuilder *b, GPtrArray *written,
+                const char *summary)
+{
+  if (json)
+    cli_print_json (b);
+  else
+    {
+      if (summary)
+        printf ("%s\n", summary);
+      print_written (written);
+    }
+  return CLI_EXIT_OK;
+}
+
+/* The store a read-only report reads: it must be there. */
+static ResStore *
+open_store_required (const char *db, GError **error)
+{
+  const char *path = db ? db : "tandem.db";
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                   "no results database at %s (hint: tandem run, predict and validate store "
+                   "there, or pass --db FILE)", path);
+      return NULL;
+    }
+  return res_store_open_full (path, RES_OPEN_READ_ONLY, RES_BUSY_TIMEOUT_MS, error);
+}
+
+static gboolean
+parse_run_ids (char **texts, GArray *ids, GError **error)
+{
+  for (guint i = 0; texts && texts[i]; i++)
+    {
+      g_auto (GStrv) parts = g_strsplit (texts[i], ",", -1);
+      for (guint k = 0; parts[k]; k++)
+        {
+          guint64 v;
+          if (!g_ascii_string_to_unsigned (g_strstrip (parts[k]), 10, 1, G_MAXINT64, &v, NULL))
+            {
+              g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                           "--run: '%s' is not a run id (hint: tandem runs lists them)",
+                           parts[k]);
+              return FALSE;
+            }
+          gint64 id = (gint64) v;
+          g_array_append_val (ids, id);
+        }
+    }
+  return TRUE;
+}
+
+static int
+cmd_validation (int argc, char **argv)
+{
+  gboolean json = FALSE, force = FALSE;
+  g_autofree char *out = NULL, *format = NULL, *db = NULL;
+  g_auto (GStrv) run_texts = NULL;
+  const GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "Results store (default tandem.db)", "FILE" },
+    { "run", 0, 0, G_OPTION_ARG_STRING_ARRAY, &run_texts,
+      "Only these runs (repeatable, or N,M; default: every run and validate row)", "N" },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out, "Output directory (default tandem-report)", "DIR" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format,
+      "Files to write: html,md,csv,json,png (default html,md,csv,png)", "LIST" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the rows as JSON (files only with --out)",
+      NULL },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Overwrite an existing report", NULL },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) octx = g_option_context_new (NULL);
+  g_option_context_set_summary (octx, "Validation report: predicted against measured for the "
+                                "stored run rows (term by term) and the published rows of "
+                                "stored validate runs (step time), with the worst rows.");
+  g_option_context_add_main_entries (octx, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (octx, &argc, &argv, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem report validation --help)",
+                     error->message);
+  if (argc > 1)
+    return cli_fail (CLI_EXIT_USAGE, "unexpected argument '%s' (hint: tandem report validation "
+                     "--help)", argv[1]);
+  guint formats = DEFAULT_FORMATS;
+  if (format && !report_formats_parse (format, &formats, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  if (!parse_run_ids (run_texts, ids, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+  g_autoptr (ResStore) store = open_store_required (db, &error);
+  if (store == NULL)
+    return cli_fail (report_status_for_error (error), "%s", error->message);
+  g_autoptr (ReportValidation) v = report_validation_compute (store, (gint64 *) ids->data,
+                                                              ids->len, &error);
+  if (v == NULL)
+    return cli_fail (error->domain == RES_ERROR && error->code == RES_ERROR_NOT_FOUND
+                     ? CLI_EXIT_USAGE : report_status_for_error (error), "%s", error->message);
+  if (v->rows->len == 0)
+    return cli_fail (CLI_EXIT_USAGE, "no stored run has a measurement to compare with "
+                     "(hint: tandem run or tandem validate FILE.csv store some)");
+  g_autoptr (GPtrArray) written = g_ptr_array_new_with_free_func (g_free);
+  if ((out != NULL || !json)
+      && !report_validation_write (v, out ? out : "tandem-report", formats, force, written,
+                                   &error))
+    return cli_fail (report_status_for_error (error), "%s", error->message);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  report_validation_to_json (v, b);
+  g_autofree char *summary = g_strdup_printf ("validation report: %u rows, %u within +-10%% in "
+                                              "step time", v->rows->len, v->n_within_10pct);
+  return write_or_print (json, out, b, written, summary);
+}
+
 int
 cli_cmd_report (int argc, char **argv)
 {
@@ -325,7 +437,8 @@ cli_cmd_report (int argc, char **argv)
       fprintf (o, "usage: tandem report scaling [plan flags] --gpus LIST (--strong|--weak) --gbs B\n"
                "                             [--cluster A,B] [--plan-per-size fixed|search]\n"
                "                             [--out DIR] [--format html,md,csv,json,png] [--json] [--force]\n"
-               "(tandem report scaling --help for every option)\n");
+               "       tandem report validation [--db F] [--run N ...] [--out DIR] [--json]\n"
+               "(tandem report scaling --help, tandem report validation --help for every option)\n");
       return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
   const char *what = argv[1];
@@ -334,5 +447,7 @@ cli_cmd_report (int argc, char **argv)
   argv[1] = prog;
   if (g_str_equal (what, "scaling"))
     return cmd_scaling (argc - 1, argv + 1);
-  return cli_fail (CLI_EXIT_USAGE, "unknown report '%s' (hint: tandem report scaling)", what);
+  if (g_str_equal (what, "validation"))
+    return cmd_validation (argc - 1, argv + 1);
+  return cli_fail (CLI_EXIT_USAGE, "unknown report '%s' (hint: scaling or validation)", what);
 }

@@ -117,6 +117,8 @@ fmt_thousands (char *buf, gsize n, double v)
 static void
 fmt_tick (char *buf, gsize n, double v, const char *unit)
 {
+  if (fabs (v) < 1e-9)
+    v = 0;   /* a tick stepped to zero from below is not "-0" */
   if (g_strcmp0 (unit, "%") == 0)
     g_snprintf (buf, n, "%.0f%%", v * 100);
   else if (g_strcmp0 (unit, "GiB") == 0)

@@ -1,4 +1,4 @@
-/* results/report.h - the scaling report: a table computed once,
+/* results/report.h - scaling and validation reports: a table computed once,
  * then rendered by writers (HTML, Markdown, CSV, JSON) and plots (cairo, PNG and SVG).
  *
  * Contract:
@@ -146,6 +146,48 @@ void report_plot_efficiency (const ReportScaling *r, cairo_t *cr, double w, doub
 void report_plot_breakdown  (const ReportScaling *r, cairo_t *cr, double w, double h);
 void report_plot_memory     (const ReportScaling *r, cairo_t *cr, double w, double h);
 
+/* Validation: predicted against measured, per stored run (kind run) and per published
+ * row of a stored `validate` run. */
+typedef enum {
+  REPORT_TERM_STEP, REPORT_TERM_COMPUTE, REPORT_TERM_BUBBLE,
+  REPORT_TERM_TP, REPORT_TERM_CP, REPORT_TERM_EP, REPORT_TERM_PP, REPORT_TERM_DP,
+  REPORT_TERM_MEMORY, REPORT_TERM_N,
+} ReportTerm;
+const char *report_term_name (ReportTerm t);
+
+typedef struct {
+  gint64  run_id;
+  gint64  published_row;          /* > 0 for a row of a validate run, else 0 */
+  char   *kind;                   /* "run" or "validate" */
+  char   *model;
+  char   *cluster;
+  char   *plan;
+  int     gpus;
+  double  predicted[REPORT_TERM_N];  /* NaN where unknown */
+  double  measured[REPORT_TERM_N];
+  double  err_pct[REPORT_TERM_N];    /* 100 (pred - meas) / meas; NaN where unknown */
+} ReportValidationRow;
+
+typedef struct {
+  GPtrArray *rows;                /* ReportValidationRow* in run order */
+  guint      n_within_10pct;      /* rows whose step-time error is within +-10% */
+} ReportValidation;
+
+/* runs NULL / n_runs 0: every stored run with a measurement or validation rows; a run
+ * asked for that has neither is REPORT_ERROR_INPUT, one that is not there is the
+ * store's RES_ERROR_NOT_FOUND. */
+ReportValidation *report_validation_compute (ResStore *store, const gint64 *runs,
+                                             guint n_runs, GError **error);
+void              report_validation_free    (ReportValidation *v);      /* NULL-safe */
+void     report_validation_to_json (const ReportValidation *v, JsonBuilder *b);
+gboolean report_validation_write   (const ReportValidation *v, const char *dir, guint formats,
+                                    gboolean force, GPtrArray *written, GError **error);
+void report_plot_scatter    (const ReportValidation *v, cairo_t *cr, double w, double h);
+void report_plot_term_error (const ReportValidation *v, cairo_t *cr, double w, double h);
+
+
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReportScaling, report_scaling_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReportValidation, report_validation_free)
 
 G_END_DECLS

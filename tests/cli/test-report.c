@@ -437,20 +437,19 @@ ink_of (cairo_surface_t *img, const Box *b, double *fraction, int *quadrants)
     *quadrants += q[i] > 200;
 }
 
-/* The HTML in a real browser: four plot boxes, each inked across the box (not blank, not
- * a broken-image icon in one corner), and no console error. */
-static void
-test_html_in_chromium (Fixture *f, gconstpointer data)
+/* Renders `html` in headless Chromium and checks the page as a person would: `n_plots`
+ * plot boxes, each inked across the box (not blank, not a broken-image icon in one
+ * corner), and no console error. FALSE (test skipped) where Chromium cannot run. */
+static gboolean
+check_in_chromium (Fixture *f, const char *html, guint n_plots)
 {
   g_autofree char *chromium = find_chromium ();
   if (chromium == NULL)
     {
       g_test_skip ("chromium is not installed (scripts/test-deps.sh installs it: "
                    "apt-get install chromium fonts-dejavu-core)");
-      return;
+      return FALSE;
     }
-  make_report (f, "html");
-  g_autofree char *html = g_build_filename (f->out, "report.html", NULL);
   g_autofree char *uri = g_filename_to_uri (html, NULL, NULL);
   g_autofree char *shot = g_build_filename (f->dir, "shot.png", NULL);
   g_autofree char *shot_arg = g_strdup_printf ("--screenshot=%s", shot);
@@ -469,7 +468,7 @@ test_html_in_chromium (Fixture *f, gconstpointer data)
                                               r.err);
       g_test_skip (why);
       run_result_clear (&r);
-      return;
+      return FALSE;
     }
   /* console messages are logged as "...:CONSOLE(line)] message"; the page has no script,
    * so any is an error (a failed resource, a CSP refusal) */
@@ -478,8 +477,9 @@ test_html_in_chromium (Fixture *f, gconstpointer data)
   g_assert_cmpint (cairo_surface_status (img), ==, CAIRO_STATUS_SUCCESS);
   cairo_surface_flush (img);
   g_autoptr (GArray) boxes = find_boxes (img);
-  if (boxes->len != 4)
-    g_error ("expected 4 plot boxes on the page, found %u (screenshot %s)", boxes->len, shot);
+  if (boxes->len != n_plots)
+    g_error ("expected %u plot boxes on the page, found %u (screenshot %s)", n_plots,
+             boxes->len, shot);
   for (guint i = 0; i < boxes->len; i++)
     {
       const Box *b = &g_array_index (boxes, Box, i);
@@ -496,6 +496,64 @@ test_html_in_chromium (Fixture *f, gconstpointer data)
     }
   cairo_surface_destroy (img);
   run_result_clear (&r);
+  return TRUE;
+}
+
+/* The scaling page: four plots. */
+static void
+test_html_in_chromium (Fixture *f, gconstpointer data)
+{
+  make_report (f, "html");
+  g_autofree char *html = g_build_filename (f->out, "report.html", NULL);
+  check_in_chromium (f, html, 4);
+}
+
+/* The validation report over a store that `tandem validate` filled: a CSV row per
+ * published row checked, each error (predicted - measured) / measured of its own
+ * columns, and a page with its two plots. */
+static void
+test_validation_report (Fixture *f, gconstpointer data)
+{
+  g_autofree char *db = g_build_filename (f->dir, "v.db", NULL);
+  g_autofree char *csv_in = g_test_build_filename (G_TEST_DIST, "data", "published", "rows.csv",
+                                                   NULL);
+  g_autofree char *args = g_strdup_printf ("validate %s --db %s --json", csv_in, db);
+  RunResult r = { 0 };
+  run_tandem (args, NULL, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  g_autofree char *rep = g_strdup_printf ("report validation --db %s --out {OUT} "
+                                          "--format html,csv", db);
+  run_tandem (rep, f->out, &r);
+  if (r.status != 0)
+    g_printerr ("%s%s", r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  g_autofree char *path = g_build_filename (f->out, "report.csv", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_auto (GStrv) h = csv_fields (lines[0]);
+  int rows = 0;
+  for (guint i = 1; lines[i] && *lines[i]; i++, rows++)
+    {
+      g_auto (GStrv) row = csv_fields (lines[i]);
+      g_assert_cmpstr (row[column (h, "kind")], ==, "validate");
+      double p = g_ascii_strtod (row[column (h, "predicted_step")], NULL);
+      double m = g_ascii_strtod (row[column (h, "measured_step")], NULL);
+      double e = g_ascii_strtod (row[column (h, "err_step_pct")], NULL);
+      g_assert_cmpfloat_with_epsilon (e, 100 * (p - m) / m, 1e-6 * fabs (e) + 1e-6);
+    }
+  g_assert_cmpint (rows, >, 0);
+  g_autofree char *html = g_build_filename (f->out, "report.html", NULL);
+  check_in_chromium (f, html, 2);
+
+  /* a run id that is not stored: one line, exit 2 */
+  g_autofree char *bad = g_strdup_printf ("report validation --db %s --run 999 --json", db);
+  run_tandem (bad, NULL, &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpint (count_lines (r.err), ==, 1);
+  run_result_clear (&r);
 }
 
 int
@@ -510,5 +568,7 @@ main (int argc, char **argv)
               fixture_teardown);
   g_test_add ("/cli/report/html-in-chromium", Fixture, NULL, fixture_setup,
               test_html_in_chromium, fixture_teardown);
+  g_test_add ("/cli/report/validation", Fixture, NULL, fixture_setup, test_validation_report,
+              fixture_teardown);
   return g_test_run ();
 }
