@@ -309,7 +309,7 @@ cmd_scaling (int argc, char **argv)
   for (guint i = 0; i < r->rows->len; i++)
     any_fits |= ((ReportScalingRow *) g_ptr_array_index (r->rows, i))->fits;
   if (!any_fits)
-    status = 3;
+    status = CLI_EXIT_NOFIT;
 out:
   plan_clear (&tmpl);
   plan_args_clear (&args);
