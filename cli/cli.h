@@ -65,5 +65,6 @@ int cli_cmd_validate (int argc, char **argv);
 int cli_cmd_calibrate (int argc, char **argv);
 int cli_cmd_run (int argc, char **argv);
 int cli_cmd_report (int argc, char **argv);
+int cli_cmd_search (int argc, char **argv);
 
 G_END_DECLS

@@ -1,0 +1,1220 @@
+/* cli/cmd-search.c - `tandem search`: the fastest plans for a model, a cluster and a batch.
+ *
+ * The dimension flags (--tp 2,4,8, --sharding zero1,zero3, --gpus 256,512, ...) are taken
+ * out of argv here, as lists; what is left (--model, --cluster, --seq-length, --gbs,
+ * precision, ...) goes through the plan option group into the base plan and is repeated
+ * verbatim in every printed `tandem predict` command line. The search itself is
+ * sim/search.h; under mpirun each rank searches a contiguous range of the candidates and
+ * rank 0 gathers, prints and stores. */
+#include "config.h"
+#include "cli/cli.h"
+#include "cli/cli-store.h"
+#include "results/store.h"
+#include "sim/search.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- list options -------------------------------------------------------------------- */
+
+typedef struct {
+  const char *names[3];     /* spellings, NULL-terminated */
+  int         kind;         /* what it is */
+  gboolean    takes_value;
+} SearchFlag;
+
+enum {
+  F_GPUS, F_TP, F_CP, F_PP, F_VPP, F_MBS, F_SHARDING, F_RECOMPUTE, F_SCHEDULE, F_CP_COMM,
+  F_ORDER, F_SP, F_NO_SP, F_TPO, F_NO_TPO, F_DPO, F_ALLOW_X, F_TOP, F_OBJECTIVE,
+  F_HEADROOM, F_JSON, F_DB, F_NO_DB, F_TRACE_BEST, F_THREADS, F_NO_PRUNE, F_FRAMEWORK,
+  F_NOTE, F_HELP, F_USE_DIST_OPT,
+};
+
+static const SearchFlag flags[] = {
+  { { "gpus", "world-size" }, F_GPUS, TRUE },
+  { { "tp", "tensor-model-parallel-size" }, F_TP, TRUE },
+  { { "cp", "context-parallel-size" }, F_CP, TRUE },
+  { { "pp", "pipeline-model-parallel-size" }, F_PP, TRUE },
+  { { "vpp", "num-virtual-stages-per-pipeline-rank" }, F_VPP, TRUE },
+  { { "mbs", "micro-batch-size" }, F_MBS, TRUE },
+  { { "sharding", "data-parallel-sharding-strategy" }, F_SHARDING, TRUE },
+  { { "recompute", "recompute-granularity" }, F_RECOMPUTE, TRUE },
+  { { "schedule", "pipeline-parallel-schedule" }, F_SCHEDULE, TRUE },
+  { { "cp-comm-type" }, F_CP_COMM, TRUE },
+  { { "rank-order" }, F_ORDER, TRUE },
+  { { "sequence-parallel", "sp" }, F_SP, FALSE },
+  { { "no-sequence-parallel" }, F_NO_SP, FALSE },
+  { { "tp-comm-overlap" }, F_TPO, FALSE },
+  { { "no-tp-comm-overlap" }, F_NO_TPO, FALSE },
+  { { "dp-overlap" }, F_DPO, TRUE },
+  { { "allow-cross-node-tp" }, F_ALLOW_X, FALSE },
+  { { "top" }, F_TOP, TRUE },
+  { { "objective" }, F_OBJECTIVE, TRUE },
+  { { "memory-headroom" }, F_HEADROOM, TRUE },
+  { { "json" }, F_JSON, FALSE },
+  { { "db" }, F_DB, TRUE },
+  { { "no-db" }, F_NO_DB, FALSE },
+  { { "trace-best" }, F_TRACE_BEST, TRUE },
+  { { "threads" }, F_THREADS, TRUE },
+  { { "no-prune" }, F_NO_PRUNE, FALSE },
+  { { "framework" }, F_FRAMEWORK, TRUE },
+  { { "note" }, F_NOTE, TRUE },
+  { { "help", "h" }, F_HELP, FALSE },
+  { { "use-distributed-optimizer" }, F_USE_DIST_OPT, FALSE },
+};
+
+typedef struct {
+  SearchSpec spec;
+  gboolean   json, no_db, help;
+  char      *db, *trace_best, *framework, *note;
+  int        threads;
+  gboolean   no_prune;
+  PlanArgs   args;
+  GString   *extra;        /* base-plan flags as typed, for the printed command lines */
+} Opts;
+
+static gboolean
+parse_int_list (const char *flag, const char *value, GArray **out, GError **error)
+{
+  if (*out == NULL)
+    *out = g_array_new (FALSE, FALSE, sizeof (int));
+  g_auto (GStrv) parts = g_strsplit (value, ",", -1);
+  for (int i = 0; parts[i]; i++)
+    {
+      char *end = NULL;
+      gint64 v = g_ascii_strtoll (g_strstrip (parts[i]), &end, 10);
+      if (end == parts[i] || *end != '\0' || v < 1 || v > G_MAXINT32)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--%s '%s': expected positive integers separated by commas "
+                       "(hint: --%s 2,4,8)", flag, value, flag);
+          return FALSE;
+        }
+      int iv = (int) v;
+      g_array_append_val (*out, iv);
+    }
+  return TRUE;
+}
+
+/* name -> value of a small enum, for list options */
+typedef struct { const char *name; int value; } Named;
+
+static gboolean
+parse_mask (const char *flag, const char *value, const Named *names, const char *hint,
+            guint *mask, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (value, ",", -1);
+  for (int i = 0; parts[i]; i++)
+    {
+      const char *p = g_strstrip (parts[i]);
+      gboolean found = FALSE;
+      for (int k = 0; names[k].name; k++)
+        if (g_ascii_strcasecmp (p, names[k].name) == 0)
+          {
+            *mask |= 1u << names[k].value;
+            found = TRUE;
+          }
+      if (!found)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--%s: unknown value '%s' (hint: %s)", flag, p, hint);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_sharding (const char *value, GArray **out, GError **error)
+{
+  static const Named names[] = {
+    { "none", PLAN_SHARD_NONE }, { "ddp", PLAN_SHARD_NONE }, { "zero0", PLAN_SHARD_NONE },
+    { "no_shard", PLAN_SHARD_NONE }, { "zero1", PLAN_SHARD_ZERO1 },
+    { "optim", PLAN_SHARD_ZERO1 }, { "distributed_optimizer", PLAN_SHARD_ZERO1 },
+    { "zero2", PLAN_SHARD_ZERO2 }, { "optim_grads", PLAN_SHARD_ZERO2 },
+    { "shard_grad_op", PLAN_SHARD_ZERO2 }, { "zero3", PLAN_SHARD_ZERO3 },
+    { "fsdp", PLAN_SHARD_ZERO3 }, { "optim_grads_params", PLAN_SHARD_ZERO3 },
+    { "full_shard", PLAN_SHARD_ZERO3 }, { "hsdp", PLAN_SHARD_HSDP }, { NULL, 0 },
+  };
+  if (*out == NULL)
+    *out = g_array_new (FALSE, FALSE, sizeof (SearchShard));
+  g_auto (GStrv) parts = g_strsplit (value, ",", -1);
+  for (int i = 0; parts[i]; i++)
+    {
+      const char *p = g_strstrip (parts[i]);
+      SearchShard sh = { PLAN_SHARD_NONE, 0 };
+      gboolean found = FALSE;
+      if (g_ascii_strncasecmp (p, "hsdp:", 5) == 0)
+        {
+          char *end = NULL;
+          gint64 k = g_ascii_strtoll (p + 5, &end, 10);
+          if (end == p + 5 || *end || k < 2 || k > G_MAXINT16)
+            {
+              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           "--sharding '%s': HSDP's shard-group size K is an integer >= 2 "
+                           "(hint: hsdp:8, or hsdp for every power of two)", p);
+              return FALSE;
+            }
+          sh.kind = PLAN_SHARD_HSDP, sh.hsdp_k = (int) k, found = TRUE;
+        }
+      else
+        for (int k = 0; names[k].name; k++)
+          if (g_ascii_strcasecmp (p, names[k].name) == 0)
+            sh.kind = names[k].value, found = TRUE;
+      if (!found)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--sharding: unknown value '%s' (hint: none,zero1,zero2,zero3,fsdp,"
+                       "hsdp,hsdp:K)", p);
+          return FALSE;
+        }
+      g_array_append_val (*out, sh);
+    }
+  return TRUE;
+}
+
+static gboolean
+take_flag (Opts *o, int kind, const char *name, const char *value, GError **error)
+{
+  static const Named rec[] = { { "none", PLAN_RECOMPUTE_NONE },
+    { "selective", PLAN_RECOMPUTE_SELECTIVE }, { "full", PLAN_RECOMPUTE_FULL }, { NULL, 0 } };
+  static const Named sched[] = { { "gpipe", PLAN_SCHED_GPIPE }, { "1f1b", PLAN_SCHED_1F1B },
+    { "interleaved1f1b", PLAN_SCHED_INTERLEAVED_1F1B },
+    { "interleaved", PLAN_SCHED_INTERLEAVED_1F1B }, { NULL, 0 } };
+  static const Named cpc[] = { { "p2p", PLAN_CP_P2P }, { "ring", PLAN_CP_P2P },
+    { "all_gather", PLAN_CP_ALLGATHER }, { "allgather", PLAN_CP_ALLGATHER },
+    { "a2a", PLAN_CP_A2A }, { "ulysses", PLAN_CP_A2A }, { NULL, 0 } };
+  static const Named order[] = { { SEARCH_ORDER_MEGATRON, 0 }, { "megatron", 0 },
+    { SEARCH_ORDER_PP_INNER, 1 }, { NULL, 0 } };
+  static const Named onoff[] = { { "off", 0 }, { "on", 1 }, { "no", 0 }, { "yes", 1 },
+    { NULL, 0 } };
+  SearchSpec *sp = &o->spec;
+  switch (kind)
+    {
+    case F_GPUS: return parse_int_list (name, value, &sp->gpus, error);
+    case F_TP: return parse_int_list (name, value, &sp->tp, error);
+    case F_CP: return parse_int_list (name, value, &sp->cp, error);
+    case F_PP: return parse_int_list (name, value, &sp->pp, error);
+    case F_VPP: return parse_int_list (name, value, &sp->vpp, error);
+    case F_MBS: return parse_int_list (name, value, &sp->mbs, error);
+    case F_SHARDING: return parse_sharding (value, &sp->sharding, error);
+    case F_USE_DIST_OPT: return parse_sharding ("zero1", &sp->sharding, error);
+    case F_RECOMPUTE:
+      return parse_mask (name, value, rec, "none,selective,full", &sp->recompute_mask, error);
+    case F_SCHEDULE:
+      return parse_mask (name, value, sched, "GPipe,1F1B,Interleaved1F1B", &sp->schedule_mask,
+                         error);
+    case F_CP_COMM:
+      return parse_mask (name, value, cpc, "p2p,all_gather,a2a", &sp->cp_comm_mask, error);
+    case F_ORDER:
+      return parse_mask (name, value, order, SEARCH_ORDER_MEGATRON "," SEARCH_ORDER_PP_INNER,
+                         &sp->order_mask, error);
+    case F_SP: sp->sp_mask |= 2; return TRUE;
+    case F_NO_SP: sp->sp_mask |= 1; return TRUE;
+    case F_TPO: sp->tp_overlap_mask |= 2; return TRUE;
+    case F_NO_TPO: sp->tp_overlap_mask |= 1; return TRUE;
+    case F_DPO: return parse_mask (name, value, onoff, "on,off", &sp->dp_overlap_mask, error);
+    case F_ALLOW_X: sp->allow_cross_node_tp = TRUE; return TRUE;
+    case F_TOP:
+      {
+        char *end = NULL;
+        gint64 k = g_ascii_strtoll (value, &end, 10);
+        if (end == value || *end || k < 1 || k > 1000)
+          {
+            g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                         "--top '%s': an integer from 1 to 1000", value);
+            return FALSE;
+          }
+        sp->top_k = (int) k;
+        return TRUE;
+      }
+    case F_OBJECTIVE:
+      if (!search_objective_parse (value, &sp->objective))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--objective '%s' (hint: tokens_per_s, step_time, mfu or "
+                       "tokens_per_gpu_hour)", value);
+          return FALSE;
+        }
+      return TRUE;
+    case F_HEADROOM:
+      {
+        char *end = NULL;
+        double g = g_ascii_strtod (value, &end);
+        if (end == value || *end || !isfinite (g) || g < 0 || g > 1e6)
+          {
+            g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                         "--memory-headroom '%s': GiB to keep free, a number >= 0", value);
+            return FALSE;
+          }
+        sp->headroom_bytes = g * 1073741824.0;
+        return TRUE;
+      }
+    case F_THREADS:
+      {
+        char *end = NULL;
+        gint64 t = g_ascii_strtoll (value, &end, 10);
+        if (end == value || *end || t < 1 || t > 1024)
+          {
+            g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                         "--threads '%s': an integer from 1 to 1024", value);
+            return FALSE;
+          }
+        o->threads = (int) t;
+        return TRUE;
+      }
+    case F_JSON: o->json = TRUE; return TRUE;
+    case F_DB: g_free (o->db); o->db = g_strdup (value); return TRUE;
+    case F_NO_DB: o->no_db = TRUE; return TRUE;
+    case F_TRACE_BEST: g_free (o->trace_best); o->trace_best = g_strdup (value); return TRUE;
+    case F_NO_PRUNE: o->no_prune = TRUE; return TRUE;
+    case F_FRAMEWORK: g_free (o->framework); o->framework = g_strdup (value); return TRUE;
+    case F_NOTE: g_free (o->note); o->note = g_strdup (value); return TRUE;
+    case F_HELP: o->help = TRUE; return TRUE;
+    default: return FALSE;
+    }
+}
+
+static const SearchFlag *
+find_flag (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (flags); i++)
+    for (int k = 0; k < 3 && flags[i].names[k]; k++)
+      if (g_str_equal (flags[i].names[k], name))
+        return &flags[i];
+  return NULL;
+}
+
+static const char usage_text[] =
+  "usage: tandem search [--model M] [--cluster C] --gbs B [--seq-length S] [dimensions]\n"
+  "                     [--top K] [--objective O] [--memory-headroom GiB] [--json]\n"
+  "                     [--db F | --no-db] [--trace-best F] [--threads N]\n\n"
+  "Finds the fastest plans for a model, a cluster and a global batch: every split of\n"
+  "tp, cp, pp, vpp, dp, micro-batch, sharding, recompute, sequence parallelism, overlaps,\n"
+  "schedule and rank order, checked for memory, bounded, simulated, ranked (exact).\n\n"
+  "Dimensions (each fixes or narrows one; lists are comma-separated):\n"
+  "  --gpus N,..            GPU counts to search (default: the whole cluster)\n"
+  "  --tp/--cp/--pp/--vpp/--mbs N,..   degrees and micro-batch sizes\n"
+  "  --sharding S,..        none, zero1, zero2, zero3 (fsdp), hsdp (every K), hsdp:K\n"
+  "  --recompute R,..       none, selective, full\n"
+  "  --schedule S,..        GPipe, 1F1B, Interleaved1F1B\n"
+  "  --cp-comm-type T,..    p2p, all_gather, a2a\n"
+  "  --rank-order O,..      " SEARCH_ORDER_MEGATRON " (Megatron), " SEARCH_ORDER_PP_INNER "\n"
+  "  --sequence-parallel | --no-sequence-parallel   fix SP on or off\n"
+  "  --tp-comm-overlap | --no-tp-comm-overlap       fix TP-comm overlap\n"
+  "  --dp-overlap on|off    DP grad-reduce + param-gather overlap\n"
+  "  --allow-cross-node-tp  let tp span servers\n"
+  "  --framework NAME       software stack (accepted; see README)\n"
+  "Objectives: tokens_per_s (default), step_time, mfu, tokens_per_gpu_hour.\n"
+  "Other flags (--seq-length, --gbs, --precision, --fp8-format, ...) are plan flags, as in\n"
+  "tandem predict. Exit: 0 found, 2 bad input or contradictory constraints, 3 nothing\n"
+  "fits, 1 store or MPI failure. Under mpirun the ranks split the space.\n";
+
+/* Splits argv into search flags (consumed) and plan flags (left for the plan group). */
+static gboolean
+split_args (Opts *o, int argc, char **argv, GPtrArray *rest, GError **error)
+{
+  g_ptr_array_add (rest, g_strdup (argv[0]));
+  for (int i = 1; i < argc; i++)
+    {
+      const char *a = argv[i];
+      if (g_str_has_prefix (a, "--") || (a[0] == '-' && a[1] == 'h' && a[2] == '\0'))
+        {
+          const char *body = a[1] == '-' ? a + 2 : a + 1;
+          g_autofree char *name = NULL;
+          const char *eq = strchr (body, '=');
+          const char *value = NULL;
+          name = eq ? g_strndup (body, (gsize) (eq - body)) : g_strdup (body);
+          const SearchFlag *f = find_flag (name);
+          if (f != NULL)
+            {
+              if (f->takes_value)
+                {
+                  if (eq)
+                    value = eq + 1;
+                  else if (i + 1 < argc)
+                    value = argv[++i];
+                  else
+                    {
+                      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                                   "--%s needs a value", name);
+                      return FALSE;
+                    }
+                }
+              else if (eq)
+                {
+                  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                               "--%s takes no value", name);
+                  return FALSE;
+                }
+              if (!take_flag (o, f->kind, name, value, error))
+                return FALSE;
+              continue;
+            }
+          /* a plan flag: keep it (and its value) for the plan group and the command lines */
+          /* model and cluster, batch and sequence: every command line names them itself */
+          gboolean is_model = g_str_equal (name, "model") || g_str_equal (name, "cluster")
+                              || g_str_equal (name, "gbs") || g_str_equal (name, "seq")
+                              || g_str_equal (name, "global-batch-size")
+                              || g_str_equal (name, "seq-length");
+          g_ptr_array_add (rest, g_strdup (a));
+          gboolean has_value = !eq && i + 1 < argc && !g_str_has_prefix (argv[i + 1], "--");
+          if (!is_model && o->extra->len)
+            g_string_append_c (o->extra, ' ');
+          if (!is_model)
+            g_string_append (o->extra, a);
+          if (has_value)
+            {
+              g_ptr_array_add (rest, g_strdup (argv[++i]));
+              if (!is_model)
+                {
+                  g_autofree char *q = g_shell_quote (argv[i]);
+                  g_string_append_printf (o->extra, " %s",
+                                          strpbrk (argv[i], " \t'\"$\\") ? q : argv[i]);
+                }
+            }
+          continue;
+        }
+      g_ptr_array_add (rest, g_strdup (a));
+    }
+  g_ptr_array_add (rest, NULL);
+  return TRUE;
+}
+
+/* ---- output ---------------------------------------------------------------------------- */
+
+/* Rewrites a prediction object to the contract's shape (docs/contracts.md): hfu one
+ * number; comm_s and exposed_comm_s (top level and per stage) with tp, cp, ep, pp, dp. */
+static void
+comm_keys_fix (JsonObject *o, const char *member)
+{
+  if (!json_object_has_member (o, member))
+    return;
+  JsonNode *n = json_object_get_member (o, member);
+  if (!JSON_NODE_HOLDS_OBJECT (n))
+    return;
+  JsonObject *old = json_node_get_object (n);
+  JsonObject *fresh = json_object_new ();
+  static const char *const keys[] = { "tp", "cp", "ep", "pp", "dp" };
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    json_object_set_double_member (fresh, keys[i],
+                                   json_object_has_member (old, keys[i])
+                                   ? json_object_get_double_member (old, keys[i]) : 0.0);
+  json_object_set_object_member (o, member, fresh);
+}
+
+static JsonNode *
+prediction_node (const SimPrediction *p, int place, const char *flags_str)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  sim_prediction_to_json (p, MODEL_FLOPS_PALM, b);
+  JsonNode *root = json_builder_get_root (b);
+  JsonObject *o = json_node_get_object (root);
+  if (json_object_has_member (o, "hfu")
+      && JSON_NODE_HOLDS_OBJECT (json_object_get_member (o, "hfu")))
+    json_object_set_double_member (o, "hfu", p->result->hfu);
+  comm_keys_fix (o, "comm_s");
+  comm_keys_fix (o, "exposed_comm_s");
+  if (json_object_has_member (o, "stages"))
+    {
+      JsonArray *st = json_object_get_array_member (o, "stages");
+      for (guint i = 0; i < json_array_get_length (st); i++)
+        {
+          JsonObject *so = json_array_get_object_element (st, i);
+          comm_keys_fix (so, "comm_s");
+          comm_keys_fix (so, "exposed_comm_s");
+        }
+    }
+  if (place > 0)
+    json_object_set_int_member (o, "place", place);
+  json_object_set_string_member (o, "flags", flags_str);
+  return root;
+}
+
+typedef struct {
+  SimPrediction *pred;
+  char          *flags;
+  const SearchRow *row;
+} Ranked;
+
+static const char *
+objective_about (SearchObjective o)
+{
+  switch (o)
+    {
+    case SEARCH_OBJ_STEP_TIME: return "step time";
+    case SEARCH_OBJ_MFU: return "MFU";
+    case SEARCH_OBJ_TOKENS_PER_GPU_HOUR: return "tokens per GPU-hour";
+    case SEARCH_OBJ_TOKENS_PER_S:
+    default: return "tokens/s";
+    }
+}
+
+/* The terms that separate two predictions: step time split into compute, bubble and
+ * exposed communication by kind (each the mean over stages, as predict reports them). */
+static void
+print_difference (const SimPrediction *a, const SimPrediction *b)
+{
+  const SimResult *ra = a->result, *rb = b->result;
+  struct { const char *name; double d; } terms[2 + PROG_COMM_N];
+  int n = 0;
+  terms[n].name = "compute";
+  terms[n++].d = rb->compute_s - ra->compute_s;
+  terms[n].name = "bubble";
+  terms[n++].d = rb->bubble_fraction * rb->step_time_s - ra->bubble_fraction * ra->step_time_s;
+  static const char *const kinds[] = { "exposed tp", "exposed cp", "exposed pp",
+                                       "exposed dp" };
+  for (int k = 0; k < PROG_COMM_N && k < 4; k++)
+    {
+      terms[n].name = kinds[k];
+      terms[n++].d = rb->exposed_comm_s[k] - ra->exposed_comm_s[k];
+    }
+  /* largest |difference| first */
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      if (fabs (terms[j].d) > fabs (terms[i].d))
+        {
+          __typeof__ (terms[0]) t = terms[i];
+          terms[i] = terms[j];
+          terms[j] = t;
+        }
+  double dstep = rb->step_time_s - ra->step_time_s;
+  printf ("\n#1 vs #2: %.4f s per step%s; the terms (#2 minus #1):", fabs (dstep),
+          dstep >= 0 ? " faster" : " slower (ranked by the objective)");
+  for (int i = 0; i < n && i < 4; i++)
+    printf ("%s %s %+.4f s", i ? "," : "", terms[i].name, terms[i].d);
+  printf ("\n  plan differences:");
+  const Plan *pa = &a->plan, *pb = &b->plan;
+  int diffs = 0;
+#define DIFF_INT(field, label) \
+  if (pa->field != pb->field) \
+    printf ("%s %s %d vs %d", diffs++ ? "," : "", label, pa->field, pb->field);
+  DIFF_INT (world_size, "gpus");
+  DIFF_INT (tp, "tp");
+  DIFF_INT (cp, "cp");
+  DIFF_INT (pp, "pp");
+  DIFF_INT (vpp, "vpp");
+  DIFF_INT (dp, "dp");
+  DIFF_INT (micro_batch, "mbs");
+  DIFF_INT (hsdp_shard_size, "hsdp K");
+#undef DIFF_INT
+  if (pa->sharding != pb->sharding)
+    printf ("%s sharding %s vs %s", diffs++ ? "," : "", plan_sharding_name (pa->sharding),
+            plan_sharding_name (pb->sharding));
+  if (pa->recompute != pb->recompute)
+    printf ("%s recompute %s vs %s", diffs++ ? "," : "", plan_recompute_name (pa->recompute),
+            plan_recompute_name (pb->recompute));
+  if (pa->schedule != pb->schedule)
+    printf ("%s schedule %s vs %s", diffs++ ? "," : "", plan_schedule_name (pa->schedule),
+            plan_schedule_name (pb->schedule));
+  if (pa->sequence_parallel != pb->sequence_parallel)
+    printf ("%s sp %s vs %s", diffs++ ? "," : "", pa->sequence_parallel ? "on" : "off",
+            pb->sequence_parallel ? "on" : "off");
+  if (pa->tp_comm_overlap != pb->tp_comm_overlap)
+    printf ("%s tp-comm overlap %s vs %s", diffs++ ? "," : "",
+            pa->tp_comm_overlap ? "on" : "off", pb->tp_comm_overlap ? "on" : "off");
+  if (pa->overlap_grad_reduce != pb->overlap_grad_reduce)
+    printf ("%s dp overlap %s vs %s", diffs++ ? "," : "",
+            pa->overlap_grad_reduce ? "on" : "off", pb->overlap_grad_reduce ? "on" : "off");
+  if (pa->cp_comm != pb->cp_comm)
+    printf ("%s cp comm %s vs %s", diffs++ ? "," : "", plan_cp_comm_name (pa->cp_comm),
+            plan_cp_comm_name (pb->cp_comm));
+  if (g_strcmp0 (pa->rank_order, pb->rank_order) != 0)
+    printf ("%s rank order %s vs %s", diffs++ ? "," : "", pa->rank_order, pb->rank_order);
+  if (diffs == 0)
+    printf (" none");
+  printf ("\n");
+}
+
+static void
+print_row (int place, const SimPrediction *p)
+{
+  const SimResult *r = p->result;
+  char label[8];
+  if (place > 0)
+    g_snprintf (label, sizeof label, "%d", place);
+  else
+    g_strlcpy (label, "rule", sizeof label);
+  printf ("%4s %9.3f %12s %6.1f%% %6.1f%% %6.1f%% %7.3f %7.3f %7.3f %7.3f %8.1f  %s\n",
+          label, r->step_time_s, cli_fmt_count ((guint64) llround (r->tokens_per_s)),
+          r->mfu[MODEL_FLOPS_PALM] * 100, r->hfu * 100, r->bubble_fraction * 100,
+          r->exposed_comm_s[PROG_COMM_TP], r->exposed_comm_s[PROG_COMM_CP],
+          r->exposed_comm_s[PROG_COMM_PP], r->exposed_comm_s[PROG_COMM_DP],
+          (double) p->memory.peak_bytes / 1073741824.0,
+          cli_fmt_count ((guint64) p->plan.world_size));
+}
+
+static void
+print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guint n_top,
+            const SimPrediction *recipe, const char *recipe_flags, const char *recipe_why,
+            const char *trace)
+{
+  const SearchSpec *spec = search_space_spec (space);
+  printf ("search: %s on %s, seq %d, global batch %d, objective %s, top %d\n",
+          spec->model->name, spec->cluster->name, spec->base.seq_length,
+          spec->base.global_batch, objective_about (spec->objective), spec->top_k);
+  printf ("  candidates: %s enumerated = %s invalid + %s out of memory + %s pruned by "
+          "bound + %s simulated\n", cli_fmt_count (res->enumerated),
+          cli_fmt_count (res->invalid), cli_fmt_count (res->oom), cli_fmt_count (res->pruned),
+          cli_fmt_count (res->simulated));
+  printf ("  wall time %.2f s (%.0f candidates/s)\n\n", res->wall_s,
+          res->wall_s > 0 ? (double) res->enumerated / res->wall_s : 0.0);
+  printf ("%4s %9s %12s %7s %7s %7s %7s %7s %7s %7s %8s  %s\n", "#", "step s", "tokens/s",
+          "MFU", "HFU", "bubble", "exp tp", "exp cp", "exp pp", "exp dp", "peak GiB", "GPUs");
+  for (guint i = 0; i < n_top; i++)
+    print_row ((int) i + 1, top[i].pred);
+  if (recipe != NULL)
+    print_row (0, recipe);
+  printf ("\n  (MFU in the palm convention; exposed communication in seconds per step, mean "
+          "over stages)\n\nplans, as tandem predict flags:\n");
+  for (guint i = 0; i < n_top; i++)
+    printf ("%4d  tandem predict %s\n", (int) i + 1, top[i].flags);
+  if (recipe != NULL)
+    printf ("rule  tandem predict %s\n", recipe_flags);
+  if (n_top >= 2)
+    print_difference (top[0].pred, top[1].pred);
+  if (recipe != NULL && n_top > 0)
+    {
+      double a = top[0].pred->result->tokens_per_s, b = recipe->result->tokens_per_s;
+      printf ("\nrule of thumb (README): %s tokens/s; the search's best: %s tokens/s "
+              "(%+.1f%%)\n", cli_fmt_count ((guint64) llround (b)),
+              cli_fmt_count ((guint64) llround (a)), b > 0 ? (a / b - 1) * 100 : 0.0);
+    }
+  else if (recipe_why != NULL)
+    printf ("\nrule of thumb: %s\n", recipe_why);
+  if (trace)
+    printf ("trace of #1: %s (open in ui.perfetto.dev)\n", trace);
+}
+
+static int
+cmp_str_ptr (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static void
+print_reasons (const SearchResult *res, FILE *out)
+{
+  GHashTableIter it;
+  gpointer k, v;
+  g_autoptr (GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  g_hash_table_iter_init (&it, res->invalid_reasons);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    g_ptr_array_add (lines, g_strdup_printf ("%10u  %s", GPOINTER_TO_UINT (v),
+                                             (const char *) k));
+  g_ptr_array_sort (lines, cmp_str_ptr);
+  for (guint i = lines->len; i-- > 0;)
+    fprintf (out, "  %s\n", (const char *) g_ptr_array_index (lines, i));
+}
+
+static void
+add_counts_json (JsonBuilder *b, const SearchResult *res)
+{
+  json_builder_set_member_name (b, "counts");
+  json_builder_begin_object (b);
+  const struct { const char *k; guint64 v; } c[] = {
+    { "enumerated", res->enumerated }, { "invalid", res->invalid }, { "oom", res->oom },
+    { "pruned", res->pruned }, { "simulated", res->simulated },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (c); i++)
+    {
+      json_builder_set_member_name (b, c[i].k);
+      json_builder_add_int_value (b, (gint64) c[i].v);
+    }
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "invalid_reasons");
+  json_builder_begin_object (b);
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, res->invalid_reasons);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      json_builder_set_member_name (b, k);
+      json_builder_add_int_value (b, GPOINTER_TO_UINT (v));
+    }
+  json_builder_end_object (b);
+}
+
+/* ---- progress ------------------------------------------------------------------------- */
+
+typedef struct {
+  gint64 t0;
+  const char *phase;
+  gint64 phase_t0;
+} Progress;
+
+static void
+on_progress (const char *phase, guint64 done, guint64 total, gpointer data)
+{
+  Progress *pr = data;
+  gint64 now = g_get_monotonic_time ();
+  if (pr->phase != phase)
+    pr->phase = phase, pr->phase_t0 = now;
+  double el = (double) (now - pr->phase_t0) / 1e6;
+  double rate = el > 0 ? (double) done / el : 0;
+  double eta = rate > 0 ? (double) (total - done) / rate : 0;
+  fprintf (stderr, "\r%s: %" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT " candidates, %.0f/s, "
+           "ETA %.0f s   ", phase, done, total, rate, eta);
+  if (done >= total)
+    fputc ('\n', stderr);
+  fflush (stderr);
+}
+
+/* ---- store ----------------------------------------------------------------------------- */
+
+static gint64
+store_search (const char *db, const SearchSpace *space, const SearchResult *res,
+              const SimPrediction *best, const char *note, GError **error)
+{
+  g_autoptr (ResStore) store = res_store_open (db, error);
+  if (store == NULL)
+    return -1;
+  const SearchSpec *spec = search_space_spec (space);
+  g_autofree char *plan_str = plan_to_string (&best->plan);
+  g_autoptr (JsonBuilder) pb = json_builder_new ();
+  plan_to_json (&best->plan, pb);
+  g_autofree char *plan_json = cli_json_text (pb);
+  g_autoptr (JsonBuilder) mb = json_builder_new ();
+  plan_memory_to_json (&best->memory, mb);
+  g_autofree char *memory_json = cli_json_text (mb);
+  g_autofree char *mfu = cli_conv_json (best->result->mfu, 1);
+  double hfu_all[MODEL_FLOPS_N_CONVENTIONS];
+  for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+    hfu_all[c] = best->result->hfu;
+  g_autofree char *hfu = cli_conv_json (hfu_all, 1);
+  g_autofree char *summary = g_strdup_printf (
+    "search best of %" G_GUINT64_FORMAT " candidates (%" G_GUINT64_FORMAT " invalid, %"
+    G_GUINT64_FORMAT " oom, %" G_GUINT64_FORMAT " pruned, %" G_GUINT64_FORMAT
+    " simulated), objective %s%s%s", res->enumerated, res->invalid, res->oom, res->pruned,
+    res->simulated, search_objective_name (spec->objective), note ? ": " : "",
+    note ? note : "");
+  ResRunInfo info = { 0 };
+  info.kind = RES_KIND_SEARCH;
+  info.status = RES_STATUS_OK;
+  info.model = spec->model->name;
+  info.cluster = spec->cluster->name;
+  info.plan = plan_str;
+  info.plan_json = plan_json;
+  info.model_json = spec->model->config_json;
+  info.cluster_json = spec->cluster->json;
+  info.world_size = best->plan.world_size;
+  info.note = summary;
+  ResMetrics m;
+  cli_predicted_metrics (best, &best->memory, mfu, hfu, memory_json, &m);
+  g_autoptr (GArray) phases = g_array_new (FALSE, TRUE, sizeof (ResPhase));
+  cli_predicted_phases (best->result, phases);
+  return res_store_add_prediction (store, &info, &m, (const ResPhase *) phases->data,
+                                   phases->len, error);
+}
+
+/* ---- MPI: ranks split the space, rank 0 gathers ------------------------------------ */
+
+#if HAVE_MPI
+#include <mpi.h>
+
+/* A result as bytes: 10 u64 header, rows, then "count\treason\n" lines. */
+static GBytes *
+result_pack (const SearchResult *r)
+{
+  GByteArray *b = g_byte_array_new ();
+  guint64 h[10] = { r->enumerated, r->invalid, r->oom, r->pruned, r->simulated,
+                    (guint64) r->closest_set, r->closest_index, r->closest_peak_bytes,
+                    r->closest_capacity_bytes, r->rows->len };
+  g_byte_array_append (b, (const guint8 *) h, sizeof h);
+  g_byte_array_append (b, (const guint8 *) r->rows->data, r->rows->len * sizeof (SearchRow));
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, r->invalid_reasons);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      g_autofree char *line = g_strdup_printf ("%u\t%s\n", GPOINTER_TO_UINT (v),
+                                               (const char *) k);
+      g_byte_array_append (b, (const guint8 *) line, strlen (line));
+    }
+  return g_byte_array_free_to_bytes (b);
+}
+
+static SearchResult *
+result_unpack (const guint8 *data, gsize len)
+{
+  SearchResult *r = search_result_new ();
+  guint64 h[10];
+  if (len < sizeof h)
+    return r;
+  memcpy (h, data, sizeof h);
+  r->enumerated = h[0], r->invalid = h[1], r->oom = h[2], r->pruned = h[3];
+  r->simulated = h[4], r->closest_set = h[5] != 0, r->closest_index = h[6];
+  r->closest_peak_bytes = h[7], r->closest_capacity_bytes = h[8];
+  gsize off = sizeof h, rows = h[9] * sizeof (SearchRow);
+  if (off + rows > len)
+    return r;
+  g_array_append_vals (r->rows, data + off, (guint) h[9]);
+  off += rows;
+  g_autofree char *text = g_strndup ((const char *) data + off, len - off);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (int i = 0; lines[i]; i++)
+    {
+      char *tab = strchr (lines[i], '\t');
+      if (tab == NULL)
+        continue;
+      *tab = '\0';
+      guint n = (guint) g_ascii_strtoull (lines[i], NULL, 10);
+      guint had = GPOINTER_TO_UINT (g_hash_table_lookup (r->invalid_reasons, tab + 1));
+      g_hash_table_insert (r->invalid_reasons, g_strdup (tab + 1),
+                           GUINT_TO_POINTER (had + n));
+    }
+  return r;
+}
+
+static int
+mpi_size_from_env (void)
+{
+  const char *vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", NULL };
+  for (int i = 0; vars[i]; i++)
+    {
+      const char *v = g_getenv (vars[i]);
+      if (v != NULL)
+        return atoi (v);
+    }
+  return 0;
+}
+
+/* Gathers every rank's result on rank 0 (merged there; other ranks get NULL back). */
+static gboolean
+mpi_gather (const SearchSpace *space, SearchResult **res, int rank, int size, GError **error)
+{
+  g_autoptr (GBytes) mine = result_pack (*res);
+  gsize len = 0;
+  const guint8 *data = g_bytes_get_data (mine, &len);
+  int n = (int) len;
+  g_autofree int *lens = rank == 0 ? g_new0 (int, size) : NULL;
+  g_autofree int *displs = rank == 0 ? g_new0 (int, size) : NULL;
+  if (MPI_Gather (&n, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+    {
+      g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_FAILED, "MPI_Gather of sizes failed");
+      return FALSE;
+    }
+  g_autofree guint8 *all = NULL;
+  if (rank == 0)
+    {
+      gint64 total = 0;
+      for (int i = 0; i < size; i++)
+        displs[i] = (int) total, total += lens[i];
+      all = g_malloc (MAX (total, 1));
+    }
+  if (MPI_Gatherv (data, n, MPI_BYTE, all, lens, displs, MPI_BYTE, 0, MPI_COMM_WORLD)
+      != MPI_SUCCESS)
+    {
+      g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_FAILED, "MPI_Gatherv of results failed");
+      return FALSE;
+    }
+  if (rank == 0)
+    {
+      SearchResult *merged = search_result_new ();
+      double wall = (*res)->wall_s;
+      for (int i = 0; i < size; i++)
+        {
+          g_autoptr (SearchResult) part = result_unpack (all + displs[i], (gsize) lens[i]);
+          search_result_merge (space, merged, part);
+        }
+      merged->wall_s = wall;
+      search_result_free (*res);
+      *res = merged;
+    }
+  return TRUE;
+}
+#endif
+
+/* ---- the command ------------------------------------------------------------------------ */
+
+static char *
+fallback_path (void)
+{
+  g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%S");
+  g_autofree char *name = g_strdup_printf ("tandem-unstored-search-%s-%d.json", stamp,
+                                           (int) getpid ());
+  if (access (".", W_OK) == 0)
+    return g_steal_pointer (&name);
+  return g_build_filename (g_get_tmp_dir (), name, NULL);
+}
+
+static void
+opts_clear (Opts *o)
+{
+  search_spec_clear (&o->spec);
+  g_free (o->db);
+  g_free (o->trace_best);
+  g_free (o->framework);
+  g_free (o->note);
+  plan_args_clear (&o->args);
+  if (o->extra)
+    g_string_free (o->extra, TRUE);
+}
+
+static int
+run_search (Opts *o, int mpi_rank, int mpi_size)
+{
+  g_autoptr (GError) error = NULL;
+  SearchSpec *spec = &o->spec;
+  g_autoptr (SearchSpace) space = search_space_new (spec, &error);
+  if (space == NULL)
+    return cli_fail (error->domain == SEARCH_ERROR
+                     && error->code == SEARCH_ERROR_CONSTRAINT ? CLI_EXIT_USAGE
+                     : CLI_EXIT_FAILURE, "%s", error->message);
+  guint64 n = search_space_size (space);
+  SearchRunOptions ro = { 0 };
+  ro.first = n * (guint64) mpi_rank / (guint64) mpi_size;
+  ro.last = n * (guint64) (mpi_rank + 1) / (guint64) mpi_size;
+  if (ro.last == ro.first)
+    ro.last = ro.first;      /* an empty range: nothing to do on this rank */
+  ro.threads = o->threads;
+  if (ro.threads == 0 && mpi_size > 1)
+    {
+      const char *local = g_getenv ("OMPI_COMM_WORLD_LOCAL_SIZE");
+      int per_node = local ? MAX (1, atoi (local)) : mpi_size;
+      ro.threads = MAX (1, (int) g_get_num_processors () / per_node);
+    }
+  ro.no_prune = o->no_prune;
+  Progress pr = { g_get_monotonic_time (), NULL, 0 };
+  if (mpi_rank == 0 && isatty (STDERR_FILENO))
+    {
+      ro.progress = on_progress;
+      ro.progress_data = &pr;
+    }
+  gint64 t0 = g_get_monotonic_time ();
+  SearchResult *res = NULL;
+  if (ro.last > ro.first || mpi_size == 1)
+    res = search_run (space, &ro, &error);
+  else
+    res = search_result_new ();
+  if (res == NULL)
+    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+#if HAVE_MPI
+  if (mpi_size > 1 && !mpi_gather (space, &res, mpi_rank, mpi_size, &error))
+    {
+      search_result_free (res);
+      return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+    }
+#endif
+  g_autoptr (SearchResult) result = res;
+  if (mpi_rank != 0)
+    return CLI_EXIT_OK;
+  result->wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
+
+  /* nothing fits: the reasons and the closest miss, status 3 */
+  if (result->top->len == 0)
+    {
+      g_autofree char *closest = NULL;
+      if (result->closest_set)
+        closest = search_candidate_flags (space, result->closest_index, o->extra->str);
+      if (o->json)
+        {
+          g_autoptr (JsonBuilder) b = json_builder_new ();
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "top");
+          json_builder_begin_array (b);
+          json_builder_end_array (b);
+          add_counts_json (b, result);
+          json_builder_set_member_name (b, "closest_miss");
+          if (closest)
+            {
+              json_builder_begin_object (b);
+              json_builder_set_member_name (b, "flags");
+              json_builder_add_string_value (b, closest);
+              json_builder_set_member_name (b, "peak_bytes");
+              json_builder_add_int_value (b, (gint64) result->closest_peak_bytes);
+              json_builder_set_member_name (b, "capacity_bytes");
+              json_builder_add_int_value (b, (gint64) result->closest_capacity_bytes);
+              json_builder_end_object (b);
+            }
+          else
+            json_builder_add_null_value (b);
+          json_builder_set_member_name (b, "recipe");
+          json_builder_add_null_value (b);
+          json_builder_set_member_name (b, "recipe_reason");
+          json_builder_add_string_value (b, "no plan fits");
+          json_builder_set_member_name (b, "wall_s");
+          json_builder_add_double_value (b, result->wall_s);
+          json_builder_set_member_name (b, "run_id");
+          json_builder_add_null_value (b);
+          json_builder_set_member_name (b, "store_error");
+          json_builder_add_string_value (b, "nothing to store: no plan fits");
+          json_builder_end_object (b);
+          cli_print_json (b);
+        }
+      fprintf (stderr, "tandem: error: no plan fits: %s enumerated = %s invalid + %s out of "
+               "memory + %s pruned + %s simulated", cli_fmt_count (result->enumerated),
+               cli_fmt_count (result->invalid), cli_fmt_count (result->oom),
+               cli_fmt_count (result->pruned), cli_fmt_count (result->simulated));
+      if (closest)
+        {
+          double over = (double) result->closest_peak_bytes + spec->headroom_bytes
+                        - (double) result->closest_capacity_bytes;
+          fprintf (stderr, "; closest miss needs %s of %s (%s over%s): tandem predict %s",
+                   cli_fmt_bytes ((double) result->closest_peak_bytes),
+                   cli_fmt_bytes ((double) result->closest_capacity_bytes),
+                   cli_fmt_bytes (over), spec->headroom_bytes > 0 ? ", headroom included" : "",
+                   closest);
+        }
+      fprintf (stderr, " (hint: more GPUs, a smaller --gbs or --seq-length, or allow "
+               "recompute and sharding)\n");
+      if (result->invalid > 0)
+        {
+          fprintf (stderr, "invalid candidates by reason:\n");
+          print_reasons (result, stderr);
+        }
+      return 3;   /* CLI_EXIT_NOFIT, docs/contracts.md */
+    }
+
+  /* the top K, predicted again for their full metrics (the best with its timeline) */
+  guint n_top = result->top->len;
+  g_autofree Ranked *top = g_new0 (Ranked, n_top);
+  int status = CLI_EXIT_OK;
+  for (guint i = 0; i < n_top && status == CLI_EXIT_OK; i++)
+    {
+      const SearchRow *row = &g_array_index (result->rows, SearchRow,
+                                             g_array_index (result->top, guint, i));
+      top[i].row = row;
+      top[i].pred = search_candidate_predict (space, row->index,
+                                              i == 0 && o->trace_best != NULL, &error);
+      if (top[i].pred == NULL)
+        status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+      top[i].flags = search_candidate_flags (space, row->index, o->extra->str);
+    }
+  if (status == CLI_EXIT_OK && o->trace_best)
+    {
+      const SimPrediction *p = top[0].pred;
+      g_autofree int *ranks = g_new (int, p->plan.pp);
+      for (int s = 0; s < p->plan.pp; s++)
+        {
+          PlanCoord c = { { 0 } };
+          c.coord[PLAN_AXIS_PP] = s;
+          ranks[s] = plan_layout_rank_of (p->layout, &c);
+        }
+      if (!prog_trace_write (p->program, p->result->times, ranks, "predicted", o->trace_best,
+                             &error))
+        status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+    }
+
+  /* the rule of thumb at the best plan's size */
+  g_autoptr (SimPrediction) recipe = NULL;
+  g_autofree char *recipe_flags = NULL, *recipe_why = NULL;
+  if (status == CLI_EXIT_OK)
+    {
+      Plan rp;
+      if (search_recipe (space, top[0].pred->plan.world_size, &rp, &recipe_why))
+        {
+          g_autoptr (GError) rerr = NULL;
+          recipe = sim_predict (spec->model, &rp, spec->cluster, &spec->sim, &rerr);
+          recipe_flags = search_plan_flags (space, &rp, o->extra->str);
+          if (recipe == NULL)
+            recipe_why = g_strdup_printf ("the rule's plan did not simulate: %s",
+                                          rerr->message);
+          plan_clear (&rp);
+        }
+    }
+
+  gint64 run_id = -1;
+  g_autofree char *store_error = NULL;
+  const char *db = o->db ? o->db : "tandem.db";
+  if (status == CLI_EXIT_OK && !o->no_db && o->json)
+    {
+      run_id = store_search (db, space, result, top[0].pred, o->note, &error);
+      if (run_id < 0)
+        store_error = g_strdup (error->message), g_clear_error (&error);
+    }
+  g_autofree char *json_text = NULL;
+  if (status == CLI_EXIT_OK)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "objective");
+      json_builder_add_string_value (b, search_objective_name (spec->objective));
+      json_builder_set_member_name (b, "top");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < n_top; i++)
+        json_builder_add_value (b, prediction_node (top[i].pred, (int) i + 1, top[i].flags));
+      json_builder_end_array (b);
+      add_counts_json (b, result);
+      json_builder_set_member_name (b, "recipe");
+      if (recipe)
+        json_builder_add_value (b, prediction_node (recipe, 0, recipe_flags));
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "recipe_reason");
+      if (recipe)
+        json_builder_add_null_value (b);
+      else
+        json_builder_add_string_value (b, recipe_why ? recipe_why : "no rule-of-thumb plan");
+      json_builder_set_member_name (b, "wall_s");
+      json_builder_add_double_value (b, result->wall_s);
+      json_builder_set_member_name (b, "run_id");
+      if (run_id > 0)
+        json_builder_add_int_value (b, run_id);
+      else
+        json_builder_add_null_value (b);
+      if (store_error || o->no_db)
+        {
+          json_builder_set_member_name (b, "store_error");
+          json_builder_add_string_value (b, store_error ? store_error : "--no-db");
+        }
+      if (store_error)
+        {
+          g_autofree char *fb = fallback_path ();
+          json_builder_set_member_name (b, "fallback_file");
+          json_builder_add_string_value (b, fb);
+        }
+      if (o->trace_best)
+        {
+          json_builder_set_member_name (b, "trace");
+          json_builder_add_string_value (b, o->trace_best);
+        }
+      json_builder_end_object (b);
+      g_autoptr (JsonGenerator) gen = json_generator_new ();
+      g_autoptr (JsonNode) root = json_builder_get_root (b);
+      json_generator_set_root (gen, root);
+      json_generator_set_pretty (gen, TRUE);
+      json_text = json_generator_to_data (gen, NULL);
+      if (o->json)
+        puts (json_text);
+      else
+        print_text (space, result, top, n_top, recipe, recipe_flags, recipe_why,
+                    o->trace_best);
+    }
+  if (status == CLI_EXIT_OK && !o->no_db && !o->json)
+    {
+      run_id = store_search (db, space, result, top[0].pred, o->note, &error);
+      if (run_id > 0)
+        printf ("stored as run %" G_GINT64_FORMAT " in %s\n", run_id, db);
+      else
+        store_error = g_strdup (error->message), g_clear_error (&error);
+    }
+  if (status == CLI_EXIT_OK && store_error)
+    {
+      g_autofree char *fb = fallback_path ();
+      gboolean wrote = g_file_set_contents (fb, json_text, -1, NULL);
+      if (!o->json)
+        printf ("not stored: %s; result written to %s\n", store_error,
+                wrote ? fb : "(nowhere: the fallback file failed too)");
+      status = cli_fail (CLI_EXIT_FAILURE, "the search was not stored: %s (hint: --db FILE "
+                         "elsewhere, or --no-db)", store_error);
+    }
+  for (guint i = 0; i < n_top; i++)
+    {
+      sim_prediction_free (top[i].pred);
+      g_free (top[i].flags);
+    }
+  return status;
+}
+
+int
+cli_cmd_search (int argc, char **argv)
+{
+  Opts o;
+  memset (&o, 0, sizeof o);
+  search_spec_init (&o.spec);
+  o.extra = g_string_new (NULL);
+  int status = CLI_EXIT_OK;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) rest = g_ptr_array_new_with_free_func (g_free);
+  int mpi_rank = 0, mpi_size = 1;
+  gboolean mpi_on = FALSE;
+
+  if (!split_args (&o, argc, argv, rest, &error))
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem search --help)", error->message);
+      goto out;
+    }
+  if (o.help)
+    {
+      fputs (usage_text, stdout);
+      goto out;
+    }
+  {
+    g_autoptr (GOptionContext) octx = g_option_context_new (NULL);
+    GOptionGroup *group = plan_option_group_new (&o.spec.base, &o.args);
+    g_option_context_set_main_group (octx, group);
+    g_option_context_set_help_enabled (octx, FALSE);
+    /* GOption reorders and drops pointers of the array it parses: give it a copy */
+    int rc = (int) rest->len - 1;
+    g_autofree char **keep = g_memdup2 (rest->pdata, sizeof (char *) * rest->len);
+    char **rv = keep;
+    if (!g_option_context_parse (octx, &rc, &rv, &error))
+      {
+        status = cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem search --help)", error->message);
+        goto out;
+      }
+    if (rc > 1)
+      {
+        status = cli_fail (CLI_EXIT_USAGE, "unexpected argument '%s' (hint: tandem search "
+                           "--help)", rv[1]);
+        goto out;
+      }
+  }
+  if (o.args.plan_file)
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "--plan FILE fixes a whole plan; search takes the "
+                         "model, cluster and batch as flags (hint: drop --plan)");
+      goto out;
+    }
+  /* --framework: the software stack is an input, not a dimension (docs/contracts.md).
+   * Until stacks exist (frameworks/), the only stack is Megatron-Core's, the default;
+   * hook: load the stack here and restrict the space to the options it offers. */
+  if (o.framework && g_ascii_strcasecmp (o.framework, "megatron-core") != 0
+      && g_ascii_strcasecmp (o.framework, "megatron") != 0)
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "--framework %s: this build models one software "
+                         "stack, megatron-core (hint: drop --framework)", o.framework);
+      goto out;
+    }
+  {
+    const char *model = o.args.model_name ? o.args.model_name : CLI_DEFAULT_MODEL;
+    const char *cluster = o.args.cluster_name ? o.args.cluster_name : CLI_DEFAULT_CLUSTER;
+    o.spec.model = model_spec_lookup (model, &error);
+    if (o.spec.model == NULL)
+      {
+        status = cli_fail (cli_status_for_error (error), "%s", error->message);
+        goto out;
+      }
+    o.spec.cluster = topo_cluster_lookup (cluster, &error);
+    if (o.spec.cluster == NULL)
+      {
+        status = cli_fail (cli_status_for_error (error), "%s", error->message);
+        goto out;
+      }
+  }
+  if (o.spec.base.world_size > 0 && o.spec.gpus == NULL)
+    {
+      o.spec.gpus = g_array_new (FALSE, FALSE, sizeof (int));
+      g_array_append_val (o.spec.gpus, o.spec.base.world_size);
+    }
+  sim_options_init (&o.spec.sim, o.spec.cluster);
+
+#if HAVE_MPI
+  if (mpi_size_from_env () > 1)
+    {
+      int provided;
+      if (MPI_Init_thread (NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        {
+          status = cli_fail (CLI_EXIT_FAILURE, "MPI_Init_thread failed (hint: run without "
+                             "mpirun, or check the MPI installation)");
+          goto out;
+        }
+      mpi_on = TRUE;
+      MPI_Comm_rank (MPI_COMM_WORLD, &mpi_rank);
+      MPI_Comm_size (MPI_COMM_WORLD, &mpi_size);
+    }
+#endif
+  status = run_search (&o, mpi_rank, mpi_size);
+#if HAVE_MPI
+  if (mpi_on)
+    MPI_Finalize ();
+#endif
+out:
+  (void) mpi_on;
+  opts_clear (&o);
+  return status;
+}

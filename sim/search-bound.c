@@ -1,0 +1,401 @@
+/* sim/search-bound.c - a provable lower bound on a plan's simulated step time.
+ *
+ * What the simulator guarantees (sim/simulate.h, simulate.c): each stage runs its tasks of
+ * one stream one at a time in program order; a compute task lasts its block's cost
+ * (sim_cost_op_math_s over its ops, sim_cost_optimizer_s for the optimizer) or longer
+ * (comm_compute_slowdown only stretches it); a collective lasts sim_cost_coll_s, a send
+ * sim_cost_p2p_s, a receive nothing; a task starts after its dependencies end. Hence, per
+ * stage s and stream k, the step is at least:
+ *   (1) the sum of the durations of the stream's tasks;
+ *   (2) for the compute stream, that sum plus each "bridge": when compute task t+1 (in
+ *       stream order) waits on a communication chain that itself waits on compute task t,
+ *       the compute stream is idle for at least that chain (a TP all-reduce between two
+ *       GEMM blocks without TP-comm overlap, a gradient reduce before the optimizer); then
+ *       the communication that waits on the stage's last compute task (the parameter
+ *       all-gather after the optimizer);
+ *   (3) fill and drain: when the stage's first compute unit is the forward of micro-batch
+ *       0 through chunk 0, its last unit the backward of the last micro-batch through
+ *       chunk 0 and the per-step work comes after it, the forward of chunk 0 on every
+ *       earlier stage precedes it (RECV on SEND) and the backward-phase compute of chunk
+ *       0 on every earlier stage follows it, then stage 0's per-step work:
+ *         sum_{j<s} f_j + (C_s - o_s) + sum_{j<s} b_j + o_0.
+ * The schedule's slot table (at the real m) and the reduced program's order are checked
+ * for (3); where they differ, (3) is left out.
+ *
+ * Sums come from a reduced program of the same plan with m_r = min (m, max (3, pp, N))
+ * micro-batches (the interleaved schedule needs a group N >= pp): every micro-batch
+ * between the first and the last runs the same tasks, so the full program's sums are the
+ * reduced one's plus (m - m_r) times those of micro-batch 1 (only bridges inside one
+ * compute unit are counted per micro-batch, since neighbours across units differ with m).
+ * Communication the compute does not wait on stays out: exact, not tight. The engine
+ * rounds each task to whole picoseconds, so 1 ps per task comes off the bound. The search's
+ * test checks bound <= simulated step for every candidate it simulates. */
+#include "sim/search-private.h"
+
+#include <string.h>
+
+typedef struct {
+  int     n_stages;
+  int     m_r;                       /* micro-batches of the reduced program */
+  double *cx, *cy;                   /* compute + bridges: reduced total, per micro-batch */
+  double *o;                         /* per-step compute + its bridges */
+  double *tail;                      /* communication after the last compute task */
+  double *f, *b;                     /* chain: forward mb 0 chunk 0; backward last mb chunk 0 */
+  double *sx, *sy;                   /* per stage x PROG_STREAM_N: stream sums, total and
+                                      * per micro-batch */
+  double  nx, ny;                    /* tasks: reduced total, per micro-batch */
+  gboolean order_ok;                 /* the reduced program's order allows (3) */
+} Ingredients;
+
+void
+search_ingredients_free (gpointer data)
+{
+  Ingredients *in = data;
+  g_free (in->cx);
+  g_free (in->cy);
+  g_free (in->o);
+  g_free (in->tail);
+  g_free (in->f);
+  g_free (in->b);
+  g_free (in->sx);
+  g_free (in->sy);
+  g_free (in);
+}
+
+guint
+search_cand_key_hash (gconstpointer key)
+{
+  const guint8 *p = key;
+  guint h = 2166136261u;
+  for (gsize i = 0; i < sizeof (SearchCand); i++)
+    h = (h ^ p[i]) * 16777619u;
+  return h;
+}
+
+gboolean
+search_cand_key_equal (gconstpointer a, gconstpointer b)
+{
+  return memcmp (a, b, sizeof (SearchCand)) == 0;
+}
+
+static double
+block_cost (const SimCost *cost, const ProgProgram *p, guint32 block)
+{
+  const ProgBlock *blk = prog_block (p, block);
+  if (blk->kind == PROG_BLOCK_OPTIMIZER)
+    {
+      const ModelOp *op = &g_array_index (p->ops, ModelOp, blk->first_op);
+      return sim_cost_optimizer_s (cost, (double) op->elements);
+    }
+  double s = 0;
+  for (guint i = 0; i < blk->n_ops; i++)
+    s += sim_cost_op_math_s (cost, &g_array_index (p->ops, ModelOp, blk->first_op + i),
+                             p->compute_dtype, p->gemm_dtype,
+                             blk->phase == PROG_PHASE_BACKWARD);
+  return s;
+}
+
+typedef struct {
+  const ProgProgram *prog;
+  const SimCost     *cost;
+  const PlanLayout  *layout;
+  double            *dur;        /* per task, < 0 = not yet */
+  double            *bc;         /* per block */
+} Costs;
+
+static guint64
+stage_device (const PlanLayout *layout, int stage)
+{
+  PlanCoord c = { { 0 } };
+  c.coord[PLAN_AXIS_PP] = stage;
+  return (guint64) plan_layout_rank_of (layout, &c);
+}
+
+/* The duration the simulator gives a task (compute without the slowdown). */
+static double
+task_s (Costs *c, guint32 id)
+{
+  if (c->dur[id] >= 0)
+    return c->dur[id];
+  const ProgTask *t = prog_task (c->prog, id);
+  double d = 0;
+  switch (t->kind)
+    {
+    case PROG_TASK_COMPUTE:
+      if (c->bc[t->block] < 0)
+        c->bc[t->block] = block_cost (c->cost, c->prog, t->block);
+      d = c->bc[t->block];
+      break;
+    case PROG_TASK_COLL:
+      d = sim_cost_coll_s (c->cost, t->coll, t->axis, t->bytes);
+      break;
+    case PROG_TASK_SEND:
+      d = sim_cost_p2p_s (c->cost, stage_device (c->layout, t->stage),
+                          stage_device (c->layout, t->peer_stage), t->bytes);
+      break;
+    default:
+      d = 0;
+    }
+  c->dur[id] = d;
+  return d;
+}
+
+/* The longest chain of communication tasks from the end of compute task `from` to the
+ * start of task `id` (which is communication), or -1 when none leads there. */
+static double
+comm_path (Costs *c, guint32 id, guint32 from, int depth)
+{
+  const ProgTask *t = prog_task (c->prog, id);
+  if (t->kind == PROG_TASK_COMPUTE || t->kind == PROG_TASK_RECV || depth > 4)
+    return -1;
+  const guint32 *deps = prog_task_deps (c->prog, t);
+  double best = -1;
+  for (guint32 k = 0; k < t->n_deps; k++)
+    {
+      if (deps[k] == from)
+        best = MAX (best, 0);
+      else
+        {
+          double p = comm_path (c, deps[k], from, depth + 1);
+          if (p >= 0)
+            best = MAX (best, p);
+        }
+    }
+  return best < 0 ? -1 : best + task_s (c, id);
+}
+
+/* Idle time forced on the compute stream between compute tasks `prev` and `next`. */
+static double
+bridge (Costs *c, guint32 prev, guint32 next)
+{
+  const ProgTask *t = prog_task (c->prog, next);
+  const guint32 *deps = prog_task_deps (c->prog, t);
+  double best = 0;
+  for (guint32 k = 0; k < t->n_deps; k++)
+    best = MAX (best, comm_path (c, deps[k], prev, 0));
+  return best;
+}
+
+static gboolean
+same_unit (const ProgTask *a, const ProgTask *b)
+{
+  gboolean ab = a->phase != PROG_PHASE_FORWARD, bb = b->phase != PROG_PHASE_FORWARD;
+  return a->mb == b->mb && a->chunk == b->chunk && ab == bb && a->mb >= 0;
+}
+
+static Ingredients *
+ingredients_new (const SearchSpace *s, const Plan *resolved, GError **error)
+{
+  Plan reduced;
+  plan_copy (&reduced, resolved);
+  int m_r = MAX (3, resolved->pp);
+  if (resolved->schedule == PLAN_SCHED_INTERLEAVED_1F1B)
+    m_r = MAX (m_r, plan_vpp_group (resolved));
+  m_r = MIN (m_r, resolved->grad_accum);
+  reduced.grad_accum = m_r;
+  reduced.global_batch = reduced.micro_batch * reduced.dp * m_r;
+  Ingredients *in = NULL;
+  g_autoptr (PlanLayout) layout = plan_layout_new (&reduced, s->spec.cluster, error);
+  g_autoptr (ProgProgram) prog = layout ? prog_program_new (s->spec.model, &reduced, layout,
+                                                            error) : NULL;
+  if (prog != NULL)
+    {
+      g_autoptr (SimCost) cost = sim_cost_new (s->spec.cluster, layout, &s->spec.sim.cost);
+      int n = prog->n_stages;
+      in = g_new0 (Ingredients, 1);
+      in->n_stages = n;
+      in->m_r = m_r;
+      in->cx = g_new0 (double, n);
+      in->cy = g_new0 (double, n);
+      in->o = g_new0 (double, n);
+      in->tail = g_new0 (double, n);
+      in->f = g_new0 (double, n);
+      in->b = g_new0 (double, n);
+      in->sx = g_new0 (double, n * PROG_STREAM_N);
+      in->sy = g_new0 (double, n * PROG_STREAM_N);
+      in->order_ok = TRUE;
+      Costs c = { prog, cost, layout, NULL, NULL };
+      c.dur = g_new (double, prog->tasks->len);
+      for (guint k = 0; k < prog->tasks->len; k++)
+        c.dur[k] = -1;
+      c.bc = g_new (double, prog->blocks->len);
+      for (guint k = 0; k < prog->blocks->len; k++)
+        c.bc[k] = -1;
+      int last_mb = m_r - 1, mid_mb = m_r >= 3 ? 1 : -2;
+      for (int st = 0; st < n; st++)
+        {
+          const ProgStage *stage = &prog->stages[st];
+          gboolean first_seen = FALSE, per_step_seen = FALSE;
+          gint64 prev = -1, last_compute = -1;
+          for (guint32 i = stage->first; i < stage->first + stage->n_tasks; i++)
+            {
+              const ProgTask *t = prog_task (prog, i);
+              double d = task_s (&c, i);
+              in->nx += 1;
+              if (t->mb == mid_mb)
+                in->ny += 1;
+              in->sx[st * PROG_STREAM_N + t->stream] += d;
+              if (t->mb == mid_mb)
+                in->sy[st * PROG_STREAM_N + t->stream] += d;
+              if (t->kind != PROG_TASK_COMPUTE)
+                continue;
+              last_compute = i;
+              if (!first_seen)
+                {
+                  first_seen = TRUE;
+                  if (t->mb != 0 || t->chunk != 0 || t->phase != PROG_PHASE_FORWARD)
+                    in->order_ok = FALSE;
+                }
+              /* bridges: inside a unit (valid at any m) or into per-step work */
+              double br = 0;
+              if (prev >= 0)
+                {
+                  const ProgTask *pt = prog_task (prog, (guint32) prev);
+                  if (t->mb < 0 || same_unit (pt, t))
+                    br = bridge (&c, (guint32) prev, i);
+                }
+              prev = i;
+              in->cx[st] += d + br;
+              if (t->mb < 0)
+                {
+                  in->o[st] += d + br;
+                  per_step_seen = TRUE;
+                  continue;
+                }
+              if (per_step_seen)
+                in->order_ok = FALSE;   /* per-step compute before a micro-batch's */
+              if (t->mb == mid_mb)
+                in->cy[st] += d + br;
+              if (t->mb == 0 && t->chunk == 0 && t->phase == PROG_PHASE_FORWARD)
+                in->f[st] += d;
+              if (t->mb == last_mb && t->chunk == 0 && t->phase == PROG_PHASE_BACKWARD)
+                in->b[st] += d;
+            }
+          /* the last micro-batch task of the stage must be chunk 0's backward */
+          for (guint32 i = stage->first + stage->n_tasks; i-- > stage->first;)
+            {
+              const ProgTask *t = prog_task (prog, i);
+              if (t->kind != PROG_TASK_COMPUTE || t->mb < 0)
+                continue;
+              if (t->mb != last_mb || t->chunk != 0 || t->phase != PROG_PHASE_BACKWARD)
+                in->order_ok = FALSE;
+              break;
+            }
+          /* communication waiting on the last compute task, per stream in sequence */
+          if (last_compute >= 0)
+            {
+              double per_stream[PROG_STREAM_N] = { 0 };
+              for (guint32 i = (guint32) last_compute + 1; i < stage->first + stage->n_tasks; i++)
+                {
+                  const ProgTask *t = prog_task (prog, i);
+                  if (t->kind == PROG_TASK_COMPUTE || t->kind == PROG_TASK_RECV)
+                    continue;
+                  const guint32 *deps = prog_task_deps (prog, t);
+                  for (guint32 k = 0; k < t->n_deps; k++)
+                    if (deps[k] == (guint32) last_compute)
+                      {
+                        per_stream[t->stream] += task_s (&c, i);
+                        break;
+                      }
+                }
+              for (int k = 0; k < PROG_STREAM_N; k++)
+                in->tail[st] = MAX (in->tail[st], per_stream[k]);
+            }
+        }
+      g_free (c.dur);
+      g_free (c.bc);
+    }
+  plan_clear (&reduced);
+  return in;
+}
+
+/* The real schedule starts every stage with the forward of (0, chunk 0) and ends it with
+ * the backward of (m - 1, chunk 0). */
+static gboolean
+schedule_order_ok (const Plan *plan)
+{
+  const ProgSchedOps *ops = prog_sched_lookup (plan->schedule);
+  if (ops == NULL)
+    return FALSE;
+  g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
+  int m = plan->grad_accum;
+  for (int st = 0; st < plan->pp; st++)
+    {
+      g_array_set_size (slots, 0);
+      ops->build (plan->pp, plan->vpp, m, plan_vpp_group (plan), st, slots);
+      if (slots->len == 0)
+        return FALSE;
+      const ProgSlot *a = &g_array_index (slots, ProgSlot, 0);
+      const ProgSlot *z = &g_array_index (slots, ProgSlot, slots->len - 1);
+      if (a->backward || a->mb != 0 || a->chunk != 0 || !z->backward || z->mb != m - 1
+          || z->chunk != 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static double
+bound_of (const Ingredients *in, const Plan *resolved)
+{
+  double extra = (double) resolved->grad_accum - in->m_r;
+  gboolean chain = in->order_ok && schedule_order_ok (resolved);
+  double best = 0, fsum = 0, bsum = 0;
+  for (int st = 0; st < in->n_stages; st++)
+    {
+      double comp = in->cx[st] + extra * in->cy[st];
+      best = MAX (best, comp + in->tail[st]);
+      for (int k = 0; k < PROG_STREAM_N; k++)
+        best = MAX (best, in->sx[st * PROG_STREAM_N + k] + extra * in->sy[st * PROG_STREAM_N + k]);
+      if (chain)
+        best = MAX (best, fsum + (comp - in->o[st]) + bsum + in->o[0]);
+      fsum += in->f[st];
+      bsum += in->b[st];
+    }
+  /* the engine rounds each task to whole picoseconds (sim_time_from_s): allow 1 ps per
+   * task of the full program */
+  double slack = (in->nx + extra * in->ny) * 1e-12;
+  return MAX (0.0, best - slack);
+}
+
+gboolean
+search_cand_bound (const SearchSpace *s, const SearchCand *c, const Plan *resolved,
+                   double *out, GError **error)
+{
+  SearchCand key;
+  /* the whole candidate: communication (overlap, rank order) is in the bound too */
+  memcpy (&key, c, sizeof key);
+  SearchSpace *ms = (SearchSpace *) s;
+  g_mutex_lock (&ms->lock);
+  Ingredients *in = g_hash_table_lookup (s->bounds, &key);
+  g_mutex_unlock (&ms->lock);
+  if (in == NULL)
+    {
+      in = ingredients_new (s, resolved, error);
+      if (in == NULL)
+        return FALSE;
+      g_mutex_lock (&ms->lock);
+      Ingredients *had = g_hash_table_lookup (s->bounds, &key);
+      if (had != NULL)
+        {
+          search_ingredients_free (in);
+          in = had;
+        }
+      else
+        g_hash_table_insert (s->bounds, g_memdup2 (&key, sizeof key), in);
+      g_mutex_unlock (&ms->lock);
+    }
+  *out = bound_of (in, resolved);
+  return TRUE;
+}
+
+gboolean
+search_bound_s (const SearchSpace *s, const Plan *resolved, double *out, GError **error)
+{
+  /* any plan, not only a candidate of the space: no cache */
+  Ingredients *in = ingredients_new (s, resolved, error);
+  if (in == NULL)
+    return FALSE;
+  *out = bound_of (in, resolved);
+  search_ingredients_free (in);
+  return TRUE;
+}

@@ -1,0 +1,38 @@
+/* sim/search-private.h - what the search's files share. */
+#pragma once
+
+#include "sim/search.h"
+
+G_BEGIN_DECLS
+
+/* One candidate, compactly (the space holds millions). */
+typedef struct {
+  gint32 gpus;
+  gint16 tp, cp, pp, vpp, mbs;
+  gint16 first, last;          /* uneven split, -1 = even */
+  gint16 hsdp_k;
+  guint8 cp_comm, sharding, recompute, sp, tpo, dpo, sched, order;
+} SearchCand;
+
+struct SearchSpace {
+  SearchSpec  spec;            /* owned copy */
+  GArray     *cands;           /* SearchCand */
+  GArray     *shards;          /* SearchShard to enumerate */
+  GArray     *vpp_values;      /* scratch of the enumeration */
+  /* bound ingredients by compute key (SearchCand without dpo / order) */
+  GHashTable *bounds;
+  GMutex      lock;
+};
+
+const SearchCand *search_cand (const SearchSpace *s, guint64 i);
+void     search_cand_to_plan (const SearchSpace *s, const SearchCand *c, Plan *plan);
+gboolean search_split_layers (int L, int chunks, int *first, int *last);
+/* Lower bound of candidate c with its resolved plan (cached by compute key). */
+gboolean search_cand_bound (const SearchSpace *s, const SearchCand *c, const Plan *resolved,
+                            double *out, GError **error);
+
+void     search_ingredients_free (gpointer ingredients);
+guint    search_cand_key_hash  (gconstpointer key);
+gboolean search_cand_key_equal (gconstpointer a, gconstpointer b);
+
+G_END_DECLS

@@ -1,0 +1,122 @@
+/* sim/search-recipe.c - the rule of thumb a course on large-scale training teaches, as a
+ * baseline for the search to beat.
+ *
+ * The rule (as taught): data parallel up to ~128 GPUs and ~1B parameters; FSDP above ~1B;
+ * HSDP above ~256 GPUs; CP, PP and TP only above ~1,000 GPUs, ~50B parameters or 16K-token
+ * sequences; activation checkpointing to fit a larger micro-batch; the largest micro-batch
+ * that fits. It gives no degrees, so they are fixed here as:
+ *   - below those sizes: tp = pp = cp = 1; sharding none up to 128 GPUs and 1B
+ *     parameters, else zero3 (FSDP) up to 256 GPUs, else hsdp:K with K the largest power
+ *     of two <= 256 dividing dp (FSDP within 256 GPUs, replicated across);
+ *   - above them: tp = GPUs per server (the largest divisor of the heads not above it),
+ *     with sequence parallelism; cp = 1, or the power of two that brings the sequence to
+ *     16K tokens per rank when it is longer; pp = the smallest that fits (balanced split
+ *     of the layers); the Megatron distributed optimizer (zero1) over dp;
+ *   - the micro-batch: the largest divisor of the local batch (up to the space's mbs_max)
+ *     that fits without recompute, or with full recompute when that fits a larger one;
+ *   - 1F1B, DP overlap on, TP-comm overlap off, Megatron's rank order.
+ * "Fits" is the search's memory check (peak + headroom <= HBM). */
+#include "sim/search-private.h"
+
+static gboolean
+fits (const SearchSpace *s, Plan *plan)
+{
+  const SearchSpec *spec = search_space_spec (s);
+  if (!plan_resolve (plan, spec->model, spec->cluster, NULL))
+    return FALSE;
+  PlanMemory mem;
+  plan_memory_compute (spec->model, plan, spec->cluster, &mem);
+  gboolean ok = (double) mem.peak_bytes + spec->headroom_bytes <= (double) mem.capacity_bytes;
+  plan_memory_clear (&mem);
+  return ok;
+}
+
+gboolean
+search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
+{
+  const SearchSpec *spec = search_space_spec (s);
+  const ModelSpec *m = spec->model;
+  ModelParams params;
+  model_spec_params (m, &params);
+  double P = (double) params.total;
+  int seq = spec->base.seq_length, gbs = spec->base.global_batch;
+  int server = (int) topo_cluster_level_size (spec->cluster, 0);
+  int heads = (int) m->n_heads, kv = (int) (m->n_kv_heads ? m->n_kv_heads : m->n_heads);
+  int L = (int) m->n_layers;
+  gboolean big = gpus > 1000 || P > 50e9 || seq > 16384;
+
+  int tp = 1, cp = 1;
+  if (big)
+    {
+      for (int t = MIN (server, gpus); t >= 1; t--)
+        if (heads % t == 0 && kv % t == 0)
+          {
+            tp = t;
+            break;
+          }
+      while (seq / cp > 16384 && cp < 64)
+        cp *= 2;
+    }
+  for (int pp = 1; pp <= (big ? L : 1); pp++)
+    {
+      if (gpus % (tp * cp * pp) != 0)
+        continue;
+      int dp = gpus / (tp * cp * pp);
+      if (gbs % dp != 0)
+        continue;
+      int first, last;
+      if (!search_split_layers (L, pp, &first, &last))
+        continue;
+      int local = gbs / dp;
+      for (int mbs = MIN (local, spec->mbs_max); mbs >= 1; mbs--)
+        {
+          if (local % mbs != 0)
+            continue;
+          for (int rc = 0; rc < 2; rc++)
+            {
+              Plan p;
+              plan_copy (&p, &spec->base);
+              p.world_size = gpus;
+              p.tp = tp, p.cp = cp, p.pp = pp, p.vpp = 1;
+              p.dp = 0, p.dp_given = 0, p.dp_replicate = 0;
+              p.first_stage_layers = first, p.last_stage_layers = last;
+              p.layers_per_virtual_stage = 0;
+              p.micro_batch = mbs, p.local_batch = 0, p.grad_accum = 0;
+              p.schedule = PLAN_SCHED_1F1B, p.schedule_set = TRUE;
+              p.sequence_parallel = tp > 1;
+              p.tp_comm_overlap = FALSE;
+              p.overlap_grad_reduce = p.overlap_param_gather = dp > 1;
+              p.recompute = rc ? PLAN_RECOMPUTE_FULL : PLAN_RECOMPUTE_NONE;
+              p.recompute_method = PLAN_RECOMPUTE_UNIFORM;
+              p.recompute_num_layers = 0;
+              p.hsdp_shard_size = 0;
+              if (big)
+                p.sharding = dp > 1 ? PLAN_SHARD_ZERO1 : PLAN_SHARD_NONE;
+              else if (gpus <= 128 && P <= 1e9)
+                p.sharding = PLAN_SHARD_NONE;
+              else if (gpus <= 256 || dp <= 256)
+                p.sharding = dp > 1 ? PLAN_SHARD_ZERO3 : PLAN_SHARD_NONE;
+              else
+                {
+                  int k = 256;
+                  while (k > 1 && dp % k != 0)
+                    k /= 2;
+                  p.sharding = k > 1 ? PLAN_SHARD_HSDP : PLAN_SHARD_ZERO3;
+                  p.hsdp_shard_size = k > 1 ? k : 0;
+                }
+              g_free (p.rank_order);
+              p.rank_order = g_strdup (SEARCH_ORDER_MEGATRON);
+              if (fits (s, &p))
+                {
+                  *out = p;
+                  return TRUE;
+                }
+              plan_clear (&p);
+            }
+        }
+    }
+  *why = g_strdup_printf ("the rule of thumb finds no plan that fits on %d GPUs (tp %d, "
+                          "cp %d, %s, every micro-batch with and without full recompute)",
+                          gpus, tp, cp, big ? "every pp" : "no pp");
+  return FALSE;
+}

@@ -1,0 +1,402 @@
+/* sim/search-run.c - run a search over a range of candidates on a GThreadPool.
+ *
+ * Two phases. Screening (every candidate, in chunks over the threads): plan_resolve
+ * (invalid), plan_memory_compute with the headroom (out of memory), and the lower bound
+ * (search-bound.c, cached by what the compute depends on). Simulating: the candidates
+ * that fit, sorted by (bound score, index), are handed out one at a time; a candidate
+ * whose bound score is above the K-th best score found so far is pruned, and since the
+ * order is by bound, so is every later one. The top K is therefore exact whatever the
+ * thread timing; only the split between pruned and simulated can vary between runs. */
+#include "sim/search-private.h"
+
+#include <string.h>
+
+typedef struct {
+  guint64 index;
+  double  bound_score;
+  double  bound_s;
+  guint64 peak_bytes;
+} Fit;
+
+typedef struct {
+  const SearchSpace *space;
+  SearchResult      *res;
+  const SearchRunOptions *opts;
+  GMutex             lock;
+  /* screening */
+  guint64            first, last, chunk;
+  guint64            screened;
+  GArray            *fits;      /* Fit */
+  /* simulating */
+  guint64            cursor;
+  GArray            *best;      /* SearchRow of the top K so far, best first */
+  gint64             last_progress_us;
+  GError            *error;
+} Run;
+
+SearchResult *
+search_result_new (void)
+{
+  SearchResult *r = g_new0 (SearchResult, 1);
+  r->invalid_reasons = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  r->rows = g_array_new (FALSE, FALSE, sizeof (SearchRow));
+  r->top = g_array_new (FALSE, FALSE, sizeof (guint));
+  return r;
+}
+
+void
+search_result_free (SearchResult *r)
+{
+  if (r == NULL)
+    return;
+  g_clear_pointer (&r->invalid_reasons, g_hash_table_unref);
+  g_clear_pointer (&r->rows, g_array_unref);
+  g_clear_pointer (&r->top, g_array_unref);
+  g_free (r);
+}
+
+/* "tp = 3 does not divide the 32 heads (hint: ...)" -> "tp = N does not divide the N
+ * heads": reasons grouped by kind, not by numbers. */
+static char *
+reason_key (const char *message)
+{
+  GString *k = g_string_new (NULL);
+  const char *hint = strstr (message, " (hint:");
+  const char *end = hint ? hint : message + strlen (message);
+  for (const char *p = message; p < end; p++)
+    {
+      /* a number, not a digit inside a name such as Interleaved1F1B */
+      if (g_ascii_isdigit (*p) && (p == message || !g_ascii_isalnum (p[-1])))
+        {
+          while (p + 1 < end && (g_ascii_isdigit (p[1]) || p[1] == '.' || p[1] == ','))
+            p++;
+          g_string_append_c (k, 'N');
+        }
+      else
+        g_string_append_c (k, *p);
+    }
+  return g_string_free (k, FALSE);
+}
+
+static void
+add_reason (GHashTable *reasons, const char *message, guint count)
+{
+  g_autofree char *key = reason_key (message);
+  guint had = GPOINTER_TO_UINT (g_hash_table_lookup (reasons, key));
+  if (had == 0)
+    g_hash_table_insert (reasons, g_steal_pointer (&key), GUINT_TO_POINTER (count));
+  else
+    g_hash_table_insert (reasons, g_strdup (key), GUINT_TO_POINTER (had + count));
+}
+
+/* (score, peak, index): the ranking's order. */
+static int
+row_cmp (const SearchRow *a, const SearchRow *b)
+{
+  if (a->score != b->score)
+    return a->score < b->score ? -1 : 1;
+  if (a->peak_bytes != b->peak_bytes)
+    return a->peak_bytes < b->peak_bytes ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static int
+fit_cmp (gconstpointer pa, gconstpointer pb)
+{
+  const Fit *a = pa, *b = pb;
+  if (a->bound_score != b->bound_score)
+    return a->bound_score < b->bound_score ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static void
+progress (Run *run, const char *phase, guint64 done, guint64 total, gboolean force)
+{
+  if (run->opts->progress == NULL)
+    return;
+  gint64 now = g_get_monotonic_time ();
+  if (!force && now - run->last_progress_us < 100000)
+    return;
+  run->last_progress_us = now;
+  run->opts->progress (phase, done, total, run->opts->progress_data);
+}
+
+/* ---- screening --------------------------------------------------------------------- */
+
+static void
+screen_chunk (gpointer data, gpointer user_data)
+{
+  Run *run = user_data;
+  guint64 lo = GPOINTER_TO_SIZE (data) - 1, hi = MIN (lo + run->chunk, run->last);
+  const SearchSpace *s = run->space;
+  const SearchSpec *spec = search_space_spec (s);
+  g_autoptr (GHashTable) reasons = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                          NULL);
+  g_autoptr (GArray) fits = g_array_new (FALSE, FALSE, sizeof (Fit));
+  guint64 invalid = 0, oom = 0;
+  gboolean closest_set = FALSE;
+  guint64 closest_index = 0, closest_peak = 0, closest_cap = 0;
+  for (guint64 i = lo; i < hi; i++)
+    {
+      const SearchCand *c = search_cand (s, i);
+      Plan plan;
+      search_cand_to_plan (s, c, &plan);
+      g_autoptr (GError) error = NULL;
+      if (!plan_resolve (&plan, spec->model, spec->cluster, &error))
+        {
+          invalid++;
+          add_reason (reasons, error->message, 1);
+          plan_clear (&plan);
+          continue;
+        }
+      PlanMemory mem;
+      plan_memory_compute (spec->model, &plan, spec->cluster, &mem);
+      guint64 peak = mem.peak_bytes, cap = mem.capacity_bytes;
+      plan_memory_clear (&mem);
+      if ((double) peak + spec->headroom_bytes > (double) cap)
+        {
+          oom++;
+          if (!closest_set || peak < closest_peak)
+            closest_set = TRUE, closest_index = i, closest_peak = peak, closest_cap = cap;
+          plan_clear (&plan);
+          continue;
+        }
+      double bound;
+      if (!search_cand_bound (s, c, &plan, &bound, &error))
+        {
+          invalid++;
+          add_reason (reasons, error->message, 1);
+          plan_clear (&plan);
+          continue;
+        }
+      Fit f = { i, search_score (s, bound, c->gpus), bound, peak };
+      g_array_append_val (fits, f);
+      plan_clear (&plan);
+    }
+  g_mutex_lock (&run->lock);
+  SearchResult *r = run->res;
+  r->invalid += invalid;
+  r->oom += oom;
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, reasons);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    add_reason (r->invalid_reasons, k, GPOINTER_TO_UINT (v));
+  if (closest_set && (!r->closest_set || closest_peak < r->closest_peak_bytes
+                      || (closest_peak == r->closest_peak_bytes
+                          && closest_index < r->closest_index)))
+    {
+      r->closest_set = TRUE;
+      r->closest_index = closest_index;
+      r->closest_peak_bytes = closest_peak;
+      r->closest_capacity_bytes = closest_cap;
+    }
+  g_array_append_vals (run->fits, fits->data, fits->len);
+  run->screened += hi - lo;
+  progress (run, "screening", run->screened, run->last - run->first, FALSE);
+  g_mutex_unlock (&run->lock);
+}
+
+/* ---- simulating -------------------------------------------------------------------- */
+
+static void
+best_insert (Run *run, const SearchRow *row)
+{
+  int k = search_space_spec (run->space)->top_k;
+  guint pos = run->best->len;
+  while (pos > 0 && row_cmp (row, &g_array_index (run->best, SearchRow, pos - 1)) < 0)
+    pos--;
+  if ((int) pos >= k)
+    return;
+  g_array_insert_val (run->best, pos, *row);
+  if ((int) run->best->len > k)
+    g_array_set_size (run->best, k);
+}
+
+static void
+simulate_worker (gpointer data, gpointer user_data)
+{
+  Run *run = user_data;
+  const SearchSpace *s = run->space;
+  const SearchSpec *spec = search_space_spec (s);
+  guint64 n = run->fits->len;
+  for (;;)
+    {
+      g_mutex_lock (&run->lock);
+      if (run->cursor >= n || run->error != NULL)
+        {
+          g_mutex_unlock (&run->lock);
+          return;
+        }
+      Fit f = g_array_index (run->fits, Fit, run->cursor);
+      if (!run->opts->no_prune && (int) run->best->len >= spec->top_k)
+        {
+          const SearchRow *kth = &g_array_index (run->best, SearchRow, run->best->len - 1);
+          if (f.bound_score > kth->score)
+            {
+              /* sorted by bound: this one and all after it are out */
+              run->res->pruned += n - run->cursor;
+              run->cursor = n;
+              progress (run, "simulating", n, n, TRUE);
+              g_mutex_unlock (&run->lock);
+              return;
+            }
+        }
+      run->cursor++;
+      g_mutex_unlock (&run->lock);
+
+      g_autoptr (GError) error = NULL;
+      g_autoptr (SimPrediction) p = search_candidate_predict (s, f.index, FALSE, &error);
+      g_mutex_lock (&run->lock);
+      if (p == NULL)
+        {
+          run->res->invalid++;
+          g_autofree char *why = g_strdup_printf ("simulation failed: %s", error->message);
+          add_reason (run->res->invalid_reasons, why, 1);
+        }
+      else
+        {
+          SearchRow row = { 0 };
+          row.index = f.index;
+          row.step_time_s = p->result->step_time_s;
+          row.score = search_score (s, row.step_time_s, p->plan.world_size);
+          row.bound_s = f.bound_s;
+          row.tokens_per_s = p->result->tokens_per_s;
+          row.mfu = p->result->mfu[MODEL_FLOPS_PALM];
+          row.peak_bytes = f.peak_bytes;
+          g_array_append_val (run->res->rows, row);
+          run->res->simulated++;
+          best_insert (run, &row);
+        }
+      progress (run, "simulating", run->cursor, n, FALSE);
+      g_mutex_unlock (&run->lock);
+    }
+}
+
+static int
+row_index_cmp (gconstpointer pa, gconstpointer pb)
+{
+  const SearchRow *a = pa, *b = pb;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static const SearchRow *sort_rows;
+
+static int
+top_cmp (gconstpointer pa, gconstpointer pb)
+{
+  return row_cmp (&sort_rows[*(const guint *) pa], &sort_rows[*(const guint *) pb]);
+}
+
+void
+search_result_rank (const SearchSpace *s, SearchResult *r)
+{
+  g_array_sort (r->rows, row_index_cmp);
+  g_autofree guint *order = g_new (guint, r->rows->len + 1);
+  for (guint i = 0; i < r->rows->len; i++)
+    {
+      order[i] = i;
+      g_array_index (r->rows, SearchRow, i).place = 0;
+    }
+  /* qsort with a file-level pointer: ranking runs on one thread */
+  sort_rows = (const SearchRow *) r->rows->data;
+  qsort (order, r->rows->len, sizeof (guint), top_cmp);
+  sort_rows = NULL;
+  g_array_set_size (r->top, 0);
+  guint k = MIN ((guint) search_space_spec (s)->top_k, r->rows->len);
+  for (guint i = 0; i < k; i++)
+    {
+      g_array_append_val (r->top, order[i]);
+      g_array_index (r->rows, SearchRow, order[i]).place = (int) i + 1;
+    }
+}
+
+void
+search_result_merge (const SearchSpace *s, SearchResult *into, const SearchResult *other)
+{
+  into->enumerated += other->enumerated;
+  into->invalid += other->invalid;
+  into->oom += other->oom;
+  into->pruned += other->pruned;
+  into->simulated += other->simulated;
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, other->invalid_reasons);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      guint had = GPOINTER_TO_UINT (g_hash_table_lookup (into->invalid_reasons, k));
+      g_hash_table_insert (into->invalid_reasons, g_strdup (k),
+                           GUINT_TO_POINTER (had + GPOINTER_TO_UINT (v)));
+    }
+  if (other->closest_set
+      && (!into->closest_set || other->closest_peak_bytes < into->closest_peak_bytes
+          || (other->closest_peak_bytes == into->closest_peak_bytes
+              && other->closest_index < into->closest_index)))
+    {
+      into->closest_set = TRUE;
+      into->closest_index = other->closest_index;
+      into->closest_peak_bytes = other->closest_peak_bytes;
+      into->closest_capacity_bytes = other->closest_capacity_bytes;
+    }
+  g_array_append_vals (into->rows, other->rows->data, other->rows->len);
+  into->wall_s = MAX (into->wall_s, other->wall_s);
+  search_result_rank (s, into);
+}
+
+SearchResult *
+search_run (const SearchSpace *s, const SearchRunOptions *opts, GError **error)
+{
+  gint64 t0 = g_get_monotonic_time ();
+  SearchRunOptions dflt = { 0 };
+  if (opts == NULL)
+    opts = &dflt;
+  Run run = { 0 };
+  run.space = s;
+  run.opts = opts;
+  run.res = search_result_new ();
+  run.first = opts->first;
+  run.last = opts->last > 0 ? MIN (opts->last, search_space_size (s))
+                            : search_space_size (s);
+  if (run.first > run.last)
+    run.first = run.last;
+  run.res->enumerated = run.last - run.first;
+  run.fits = g_array_new (FALSE, FALSE, sizeof (Fit));
+  run.best = g_array_new (FALSE, FALSE, sizeof (SearchRow));
+  g_mutex_init (&run.lock);
+  int threads = opts->threads > 0 ? opts->threads : (int) g_get_num_processors ();
+  run.chunk = 64;
+
+  GThreadPool *pool = g_thread_pool_new (screen_chunk, &run, threads, TRUE, error);
+  if (pool == NULL)
+    goto fail;
+  for (guint64 i = run.first; i < run.last; i += run.chunk)
+    g_thread_pool_push (pool, GSIZE_TO_POINTER (i + 1), NULL);
+  g_thread_pool_free (pool, FALSE, TRUE);
+  progress (&run, "screening", run.last - run.first, run.last - run.first, TRUE);
+
+  g_array_sort (run.fits, fit_cmp);
+  pool = g_thread_pool_new (simulate_worker, &run, threads, TRUE, error);
+  if (pool == NULL)
+    goto fail;
+  for (int t = 0; t < threads; t++)
+    g_thread_pool_push (pool, GINT_TO_POINTER (t + 1), NULL);
+  g_thread_pool_free (pool, FALSE, TRUE);
+  if (run.error != NULL)
+    {
+      g_propagate_error (error, run.error);
+      goto fail;
+    }
+  search_result_rank (s, run.res);
+  run.res->wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
+  g_array_unref (run.fits);
+  g_array_unref (run.best);
+  g_mutex_clear (&run.lock);
+  return run.res;
+
+fail:
+  g_array_unref (run.fits);
+  g_array_unref (run.best);
+  g_mutex_clear (&run.lock);
+  search_result_free (run.res);
+  return NULL;
+}

@@ -1,0 +1,626 @@
+/* sim/search.c - the search space: its enumeration, a candidate's plan and flags, and the
+ * lower bound that pruning uses. The run (threads, ranking) is in search-run.c, the rule
+ * of thumb in search-recipe.c.
+ *
+ * The space, for a fixed global batch and sequence length (README "tandem search"):
+ *   gpus   the list given, else the base plan's world size, else the whole cluster
+ *   tp     divisors of the attention and KV heads, within one server (NVLink domain)
+ *          unless allow_cross_node_tp, dividing gpus
+ *   cp     1 and powers of two leaving >= 1,024 tokens per rank, with each cp comm type
+ *   pp     1..layers dividing gpus / (tp cp); where pp x vpp model chunks do not divide
+ *          the layers, the most balanced uneven split: middle chunks hold
+ *          q = ceil(L / chunks), the first and last share the rest (at most q each)
+ *   vpp    1 (GPipe, 1F1B) or 2.. layers/pp (Interleaved1F1B) where the layers split
+ *   dp     derived; the global batch must divide by it
+ *   mbs    divisors of the local batch gbs / dp, up to mbs_max (16) by default
+ *   sharding none, zero1, zero2, zero3, hsdp:K (K a power of two, 1 < K < dp, K | dp);
+ *          only none when dp = 1
+ *   recompute none, selective, full (every layer)
+ *   sp     off/on when tp > 1; tp-comm overlap only with sp (Megatron requires it)
+ *   dp overlap (grad reduce + param gather) off/on when dp > 1
+ *   rank order Megatron's tp-cp-ep-dp-pp and tp-cp-ep-pp-dp when pp > 1 and dp > 1
+ * The order of the loops above (outermost first) is the candidates' index order. */
+#include "sim/search.h"
+#include "sim/search-private.h"
+
+#include <string.h>
+
+G_DEFINE_QUARK (search-error-quark, search_error)
+
+static const char *const objective_names[] = {
+  "tokens_per_s", "step_time", "mfu", "tokens_per_gpu_hour",
+};
+
+const char *
+search_objective_name (SearchObjective o)
+{
+  return (guint) o < G_N_ELEMENTS (objective_names) ? objective_names[o] : "?";
+}
+
+gboolean
+search_objective_parse (const char *name, SearchObjective *out)
+{
+  static const struct { const char *name; SearchObjective o; } names[] = {
+    { "tokens_per_s", SEARCH_OBJ_TOKENS_PER_S }, { "tokens/s", SEARCH_OBJ_TOKENS_PER_S },
+    { "tokens-per-s", SEARCH_OBJ_TOKENS_PER_S }, { "throughput", SEARCH_OBJ_TOKENS_PER_S },
+    { "step_time", SEARCH_OBJ_STEP_TIME }, { "step-time", SEARCH_OBJ_STEP_TIME },
+    { "mfu", SEARCH_OBJ_MFU },
+    { "tokens_per_gpu_hour", SEARCH_OBJ_TOKENS_PER_GPU_HOUR },
+    { "tokens-per-gpu-hour", SEARCH_OBJ_TOKENS_PER_GPU_HOUR },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_ascii_strcasecmp (name, names[i].name) == 0)
+      {
+        *out = names[i].o;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+void
+search_spec_init (SearchSpec *spec)
+{
+  memset (spec, 0, sizeof *spec);
+  plan_init_defaults (&spec->base);
+  spec->top_k = 5;
+  spec->mbs_max = 16;
+}
+
+void
+search_spec_clear (SearchSpec *spec)
+{
+  g_clear_pointer (&spec->model, model_spec_unref);
+  g_clear_pointer (&spec->cluster, topo_cluster_unref);
+  plan_clear (&spec->base);
+  g_clear_pointer (&spec->gpus, g_array_unref);
+  g_clear_pointer (&spec->tp, g_array_unref);
+  g_clear_pointer (&spec->cp, g_array_unref);
+  g_clear_pointer (&spec->pp, g_array_unref);
+  g_clear_pointer (&spec->vpp, g_array_unref);
+  g_clear_pointer (&spec->mbs, g_array_unref);
+  g_clear_pointer (&spec->sharding, g_array_unref);
+}
+
+static GArray *
+ints_copy (const GArray *a)
+{
+  GArray *b = g_array_new (FALSE, FALSE, sizeof (int));
+  if (a != NULL && a->len > 0)
+    g_array_append_vals (b, a->data, a->len);
+  return b;
+}
+
+static gboolean
+ints_has (const GArray *a, int v)
+{
+  for (guint i = 0; i < a->len; i++)
+    if (g_array_index (a, int, i) == v)
+      return TRUE;
+  return FALSE;
+}
+
+static guint
+mask_or_all (guint mask, guint all)
+{
+  return mask == 0 ? all : (mask & all);
+}
+
+static gboolean
+constraint (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+static gboolean
+constraint (GError **error, const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *msg = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_set_error_literal (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, msg);
+  return FALSE;
+}
+
+/* The most balanced split of L layers into `chunks` model chunks: even when it divides,
+ * else middle chunks of q = ceil(L / chunks) and first/last sharing the rest, each at
+ * most q and at least 1. FALSE when neither exists. */
+gboolean
+search_split_layers (int L, int chunks, int *first, int *last)
+{
+  *first = *last = -1;
+  if (chunks < 1 || chunks > L)
+    return FALSE;
+  if (L % chunks == 0)
+    return TRUE;
+  if (chunks == 1)
+    return FALSE;
+  if (chunks == 2)
+    {
+      *first = L / 2;
+      *last = L - L / 2;
+      return TRUE;
+    }
+  int q = (L + chunks - 1) / chunks;
+  int rest = L - (chunks - 2) * q;
+  if (rest < 2 || rest > 2 * q)
+    return FALSE;
+  *first = rest / 2;
+  *last = rest - rest / 2;
+  return TRUE;
+}
+
+static void
+enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
+{
+  const SearchSpec *sp = &s->spec;
+  int L = (int) sp->model->n_layers;
+  int seq = sp->base.seq_length;
+  int gbs = sp->base.global_batch;
+  guint sched_mask = mask_or_all (sp->schedule_mask, 7);
+  guint cpc_mask = mask_or_all (sp->cp_comm_mask, 7);
+  guint rec_mask = mask_or_all (sp->recompute_mask, 7);
+  guint sp_mask = mask_or_all (sp->sp_mask, 3);
+  guint tpo_mask = mask_or_all (sp->tp_overlap_mask, 3);
+  guint dpo_mask = mask_or_all (sp->dp_overlap_mask, 3);
+  guint ord_mask = mask_or_all (sp->order_mask, 3);
+
+  for (guint ti = 0; ti < tps->len; ti++)
+    {
+      int tp = g_array_index (tps, int, ti);
+      if (gpus % tp != 0)
+        continue;
+      for (guint ci = 0; ci < cps->len; ci++)
+        {
+          int cp = g_array_index (cps, int, ci);
+          if ((gpus / tp) % cp != 0 || (seq > 0 && seq % (2 * cp) != 0 && cp > 1))
+            continue;
+          for (guint pi = 0; pi < pps->len; pi++)
+            {
+              int pp = g_array_index (pps, int, pi);
+              if ((gpus / tp / cp) % pp != 0 || pp > L)
+                continue;
+              int dp = gpus / tp / cp / pp;
+              if (gbs % dp != 0)
+                continue;
+              int local = gbs / dp;
+              /* virtual stages: 1, then the interleaved values */
+              GArray *vs = s->vpp_values;
+              g_array_set_size (vs, 0);
+              if (sched_mask & ((1u << PLAN_SCHED_GPIPE) | (1u << PLAN_SCHED_1F1B)))
+                {
+                  int one = 1;
+                  if (sp->vpp == NULL || sp->vpp->len == 0 || ints_has (sp->vpp, 1))
+                    g_array_append_val (vs, one);
+                }
+              if (pp > 1 && (sched_mask & (1u << PLAN_SCHED_INTERLEAVED_1F1B)))
+                for (int v = 2; v * pp <= L; v++)
+                  if (sp->vpp == NULL || sp->vpp->len == 0 || ints_has (sp->vpp, v))
+                    g_array_append_val (vs, v);
+              for (guint vi = 0; vi < vs->len; vi++)
+                {
+                  int v = g_array_index (vs, int, vi);
+                  int first, last;
+                  if (!search_split_layers (L, pp * v, &first, &last))
+                    continue;
+                  for (int sched = 0; sched < 3; sched++)
+                    {
+                      if (!(sched_mask & (1u << sched)))
+                        continue;
+                      if ((v > 1) != (sched == PLAN_SCHED_INTERLEAVED_1F1B))
+                        continue;
+                      /* with one stage GPipe is 1F1B: keep one of them */
+                      if (pp == 1 && sched == PLAN_SCHED_GPIPE
+                          && (sched_mask & (1u << PLAN_SCHED_1F1B)))
+                        continue;
+                      for (int mbs = 1; mbs <= local; mbs++)
+                        {
+                          if (local % mbs != 0)
+                            continue;
+                          if (sp->mbs != NULL && sp->mbs->len > 0)
+                            {
+                              if (!ints_has (sp->mbs, mbs))
+                                continue;
+                            }
+                          else if (mbs > sp->mbs_max)
+                            break;
+                          for (guint si = 0; si < s->shards->len; si++)
+                            {
+                              SearchShard sh = g_array_index (s->shards, SearchShard, si);
+                              int k_lo = 0, k_hi = 0;
+                              if (dp == 1 && sh.kind != PLAN_SHARD_NONE)
+                                continue;   /* the same plan as none */
+                              if (sh.kind == PLAN_SHARD_HSDP)
+                                {
+                                  if (sh.hsdp_k > 0)
+                                    {
+                                      if (dp % sh.hsdp_k != 0 || sh.hsdp_k <= 1
+                                          || sh.hsdp_k >= dp)
+                                        continue;
+                                      k_lo = k_hi = sh.hsdp_k;
+                                    }
+                                  else
+                                    k_lo = 2, k_hi = dp / 2;
+                                }
+                              for (int k = k_lo; k <= k_hi; k = k == 0 ? 1 : k * 2)
+                                {
+                                  if (sh.kind == PLAN_SHARD_HSDP && dp % k != 0)
+                                    continue;
+                                  for (int rc = 0; rc < 3; rc++)
+                                    {
+                                      if (!(rec_mask & (1u << rc)))
+                                        continue;
+                                      for (int spv = 0; spv < 2; spv++)
+                                        {
+                                          if (!(sp_mask & (1u << spv)) || (tp == 1 && spv))
+                                            continue;
+                                          for (int tpo = 0; tpo < 2; tpo++)
+                                            {
+                                              if (!(tpo_mask & (1u << tpo)) || (tpo && !spv))
+                                                continue;
+                                              for (int dpo = 0; dpo < 2; dpo++)
+                                                {
+                                                  if (!(dpo_mask & (1u << dpo)) || (dp == 1 && dpo))
+                                                    continue;
+                                                  for (int cc = 0; cc < 3; cc++)
+                                                    {
+                                                      if (cp == 1 ? cc != PLAN_CP_P2P
+                                                          : !(cpc_mask & (1u << cc)))
+                                                        continue;
+                                                      for (int ord = 0; ord < 2; ord++)
+                                                        {
+                                                          if (ord == 1 && (pp == 1 || dp == 1))
+                                                            continue;
+                                                          if (!(ord_mask & (1u << ord))
+                                                              && !(ord == 0 && (pp == 1 || dp == 1)))
+                                                            continue;
+                                                          SearchCand c;
+                                                          memset (&c, 0, sizeof c);
+                                                          c.gpus = gpus;
+                                                          c.tp = tp, c.cp = cp, c.pp = pp;
+                                                          c.vpp = v, c.mbs = mbs;
+                                                          c.first = first, c.last = last;
+                                                          c.cp_comm = cc;
+                                                          c.sharding = sh.kind;
+                                                          c.hsdp_k = k;
+                                                          c.recompute = rc;
+                                                          c.sp = spv, c.tpo = tpo, c.dpo = dpo;
+                                                          c.sched = sched, c.order = ord;
+                                                          g_array_append_val (s->cands, c);
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                  if (k_hi == 0)
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* Default list of a dimension, or the user's. */
+static GArray *
+values_or (const GArray *given, GArray *dflt)
+{
+  if (given != NULL && given->len > 0)
+    {
+      g_array_unref (dflt);
+      return ints_copy (given);
+    }
+  return dflt;
+}
+
+SearchSpace *
+search_space_new (const SearchSpec *spec, GError **error)
+{
+  g_return_val_if_fail (spec->model != NULL && spec->cluster != NULL, NULL);
+  g_autoptr (SearchSpace) s = g_new0 (SearchSpace, 1);
+  s->spec = *spec;
+  s->spec.model = model_spec_ref (spec->model);
+  s->spec.cluster = topo_cluster_ref (spec->cluster);
+  plan_copy (&s->spec.base, &spec->base);
+  s->spec.gpus = ints_copy (spec->gpus);
+  s->spec.tp = ints_copy (spec->tp);
+  s->spec.cp = ints_copy (spec->cp);
+  s->spec.pp = ints_copy (spec->pp);
+  s->spec.vpp = ints_copy (spec->vpp);
+  s->spec.mbs = ints_copy (spec->mbs);
+  s->spec.sharding = g_array_new (FALSE, FALSE, sizeof (SearchShard));
+  if (spec->sharding != NULL)
+    g_array_append_vals (s->spec.sharding, spec->sharding->data, spec->sharding->len);
+  if (s->spec.top_k < 1)
+    s->spec.top_k = 1;
+  s->cands = g_array_new (FALSE, FALSE, sizeof (SearchCand));
+  s->vpp_values = g_array_new (FALSE, FALSE, sizeof (int));
+  s->bounds = g_hash_table_new_full (search_cand_key_hash, search_cand_key_equal, g_free,
+                                     search_ingredients_free);
+  g_mutex_init (&s->lock);
+
+  const ModelSpec *m = spec->model;
+  const TopoCluster *cl = spec->cluster;
+  int L = (int) m->n_layers;
+  int heads = (int) m->n_heads, kv = (int) (m->n_kv_heads ? m->n_kv_heads : m->n_heads);
+  int server = (int) topo_cluster_level_size (cl, 0);
+  Plan *base = &s->spec.base;
+  if (base->seq_length <= 0)
+    base->seq_length = (int) MIN (m->max_positions > 0 ? m->max_positions : 8192, 8192);
+  if (base->global_batch <= 0)
+    {
+      constraint (error, "the search needs a global batch (hint: --gbs N sequences)");
+      return NULL;
+    }
+
+  /* GPU counts */
+  GArray *gpus = s->spec.gpus;
+  if (gpus->len == 0)
+    {
+      int g = base->world_size > 0 ? base->world_size : (int) cl->n_devices;
+      g_array_append_val (gpus, g);
+    }
+  for (guint i = 0; i < gpus->len; i++)
+    {
+      int g = g_array_index (gpus, int, i);
+      if (g < 1 || (guint64) g > cl->n_devices)
+        {
+          constraint (error, "--gpus %d: cluster %s has %" G_GUINT64_FORMAT " GPUs (hint: "
+                      "--gpus at most %" G_GUINT64_FORMAT ", or another --cluster)", g,
+                      cl->name, cl->n_devices, cl->n_devices);
+          return NULL;
+        }
+    }
+
+  /* fixed values that contradict the model or cluster */
+  for (guint i = 0; i < s->spec.tp->len; i++)
+    {
+      int tp = g_array_index (s->spec.tp, int, i);
+      if (tp < 1 || heads % tp != 0 || kv % tp != 0)
+        {
+          constraint (error, "--tp %d does not divide the %d attention heads (%d KV heads) "
+                      "of %s (hint: --tp a divisor of %d)", tp, heads, kv, m->name,
+                      kv < heads ? kv : heads);
+          return NULL;
+        }
+      if (tp > server && !spec->allow_cross_node_tp)
+        {
+          constraint (error, "--tp %d spans more than one server of %d GPUs on %s (hint: "
+                      "--allow-cross-node-tp, or --tp at most %d)", tp, server, cl->name,
+                      server);
+          return NULL;
+        }
+    }
+  for (guint i = 0; i < s->spec.pp->len; i++)
+    {
+      int pp = g_array_index (s->spec.pp, int, i);
+      if (pp < 1 || pp > L)
+        {
+          constraint (error, "--pp %d: %s has %d layers (hint: --pp between 1 and %d)", pp,
+                      m->name, L, L);
+          return NULL;
+        }
+    }
+  for (guint i = 0; i < s->spec.cp->len; i++)
+    {
+      int cp = g_array_index (s->spec.cp, int, i);
+      if (cp < 1 || (cp > 1 && base->seq_length % (2 * cp) != 0))
+        {
+          constraint (error, "--cp %d does not split the %d-token sequence into 2 x cp "
+                      "chunks (hint: a cp dividing %d)", cp, base->seq_length,
+                      base->seq_length / 2);
+          return NULL;
+        }
+    }
+  for (guint i = 0; i < s->spec.mbs->len; i++)
+    if (g_array_index (s->spec.mbs, int, i) < 1)
+      {
+        constraint (error, "--mbs %d: micro-batches hold at least one sequence",
+                    g_array_index (s->spec.mbs, int, i));
+        return NULL;
+      }
+  for (guint i = 0; i < s->spec.vpp->len; i++)
+    if (g_array_index (s->spec.vpp, int, i) < 1)
+      {
+        constraint (error, "--vpp %d: at least 1", g_array_index (s->spec.vpp, int, i));
+        return NULL;
+      }
+
+  /* shardings */
+  s->shards = g_array_new (FALSE, FALSE, sizeof (SearchShard));
+  if (s->spec.sharding->len > 0)
+    g_array_append_vals (s->shards, s->spec.sharding->data, s->spec.sharding->len);
+  else
+    for (int k = PLAN_SHARD_NONE; k <= PLAN_SHARD_HSDP; k++)
+      {
+        SearchShard sh = { k, 0 };
+        g_array_append_val (s->shards, sh);
+      }
+
+  for (guint gi = 0; gi < gpus->len; gi++)
+    {
+      int g = g_array_index (gpus, int, gi);
+      g_autoptr (GArray) tps = g_array_new (FALSE, FALSE, sizeof (int));
+      for (int t = 1; t <= heads && t <= g; t++)
+        if (heads % t == 0 && kv % t == 0 && (t <= server || spec->allow_cross_node_tp))
+          g_array_append_val (tps, t);
+      tps = values_or (s->spec.tp, g_steal_pointer (&tps));
+      g_autoptr (GArray) cps = g_array_new (FALSE, FALSE, sizeof (int));
+      for (int c = 1; c <= 64; c *= 2)
+        if (c == 1 || (base->seq_length % (2 * c) == 0 && base->seq_length / c >= 1024))
+          g_array_append_val (cps, c);
+      cps = values_or (s->spec.cp, g_steal_pointer (&cps));
+      g_autoptr (GArray) pps = g_array_new (FALSE, FALSE, sizeof (int));
+      for (int p = 1; p <= L && p <= g; p++)
+        g_array_append_val (pps, p);
+      pps = values_or (s->spec.pp, g_steal_pointer (&pps));
+      enumerate (s, g, tps, cps, pps);
+    }
+  if (s->cands->len == 0)
+    {
+      constraint (error, "the constraints leave no plan to try for %s on %s with global "
+                  "batch %d (every combination of the degrees leaves a data-parallel "
+                  "degree that does not divide the batch, or the values exclude each "
+                  "other) (hint: widen --tp/--pp/--cp/--gpus or change --gbs)",
+                  m->name, cl->name, base->global_batch);
+      return NULL;
+    }
+  return g_steal_pointer (&s);
+}
+
+void
+search_space_free (SearchSpace *s)
+{
+  if (s == NULL)
+    return;
+  search_spec_clear (&s->spec);
+  g_clear_pointer (&s->cands, g_array_unref);
+  g_clear_pointer (&s->vpp_values, g_array_unref);
+  g_clear_pointer (&s->shards, g_array_unref);
+  g_clear_pointer (&s->bounds, g_hash_table_unref);
+  g_mutex_clear (&s->lock);
+  g_free (s);
+}
+
+guint64
+search_space_size (const SearchSpace *s)
+{
+  return s->cands->len;
+}
+
+const SearchSpec *
+search_space_spec (const SearchSpace *s)
+{
+  return &s->spec;
+}
+
+const SearchCand *
+search_cand (const SearchSpace *s, guint64 i)
+{
+  return &g_array_index (s->cands, SearchCand, i);
+}
+
+void
+search_cand_to_plan (const SearchSpace *s, const SearchCand *c, Plan *plan)
+{
+  plan_copy (plan, &s->spec.base);
+  plan->world_size = c->gpus;
+  plan->tp = c->tp;
+  plan->cp = c->cp;
+  plan->pp = c->pp;
+  plan->dp = 0;
+  plan->dp_given = 0;
+  plan->dp_replicate = 0;
+  plan->vpp = c->vpp;
+  plan->layers_per_virtual_stage = 0;
+  plan->first_stage_layers = c->first;
+  plan->last_stage_layers = c->last;
+  plan->cp_comm = c->cp_comm;
+  plan->micro_batch = c->mbs;
+  plan->local_batch = 0;
+  plan->grad_accum = 0;
+  plan->schedule = c->sched;
+  plan->schedule_set = TRUE;
+  plan->sharding = c->sharding;
+  plan->hsdp_shard_size = c->sharding == PLAN_SHARD_HSDP ? c->hsdp_k : 0;
+  plan->recompute = c->recompute;
+  plan->recompute_method = PLAN_RECOMPUTE_UNIFORM;
+  plan->recompute_num_layers = 0;
+  plan->sequence_parallel = c->sp;
+  plan->tp_comm_overlap = c->tpo;
+  plan->overlap_grad_reduce = c->dpo;
+  plan->overlap_param_gather = c->dpo;
+  g_free (plan->rank_order);
+  plan->rank_order = g_strdup (c->order ? SEARCH_ORDER_PP_INNER : SEARCH_ORDER_MEGATRON);
+}
+
+void
+search_candidate_plan (const SearchSpace *s, guint64 i, Plan *plan)
+{
+  search_cand_to_plan (s, search_cand (s, i), plan);
+}
+
+char *
+search_plan_flags (const SearchSpace *s, const Plan *p, const char *extra)
+{
+  GString *f = g_string_new (NULL);
+  g_string_append_printf (f, "--model %s --cluster %s --gpus %d --tp %d --pp %d",
+                          s->spec.model->name, s->spec.cluster->name, p->world_size, p->tp,
+                          p->pp);
+  if (p->cp > 1)
+    g_string_append_printf (f, " --cp %d --cp-comm-type %s", p->cp,
+                            plan_cp_comm_name (p->cp_comm));
+  if (p->vpp > 1)
+    g_string_append_printf (f, " --vpp %d", p->vpp);
+  g_string_append_printf (f, " --schedule %s", plan_schedule_name (p->schedule));
+  if (p->first_stage_layers >= 0)
+    g_string_append_printf (f, " --decoder-first-pipeline-num-layers %d",
+                            p->first_stage_layers);
+  if (p->last_stage_layers >= 0)
+    g_string_append_printf (f, " --decoder-last-pipeline-num-layers %d",
+                            p->last_stage_layers);
+  g_string_append_printf (f, " --mbs %d --gbs %d --seq-length %d", p->micro_batch,
+                          p->global_batch, p->seq_length);
+  if (p->sharding == PLAN_SHARD_HSDP)
+    g_string_append_printf (f, " --sharding hsdp:%d", p->hsdp_shard_size);
+  else if (p->sharding != PLAN_SHARD_NONE)
+    g_string_append_printf (f, " --sharding %s", plan_sharding_name (p->sharding));
+  if (p->recompute != PLAN_RECOMPUTE_NONE)
+    g_string_append_printf (f, " --recompute-granularity %s",
+                            plan_recompute_name (p->recompute));
+  if (p->sequence_parallel)
+    g_string_append (f, " --sequence-parallel");
+  if (p->tp_comm_overlap)
+    g_string_append (f, " --tp-comm-overlap");
+  if (p->overlap_grad_reduce)
+    g_string_append (f, " --overlap-grad-reduce");
+  if (p->overlap_param_gather)
+    g_string_append (f, " --overlap-param-gather");
+  if (p->rank_order && !g_str_equal (p->rank_order, SEARCH_ORDER_MEGATRON))
+    g_string_append_printf (f, " --rank-order %s", p->rank_order);
+  if (extra != NULL && *extra)
+    g_string_append_printf (f, " %s", extra);
+  return g_string_free (f, FALSE);
+}
+
+char *
+search_candidate_flags (const SearchSpace *s, guint64 i, const char *extra)
+{
+  Plan p;
+  search_candidate_plan (s, i, &p);
+  char *flags = search_plan_flags (s, &p, extra);
+  plan_clear (&p);
+  return flags;
+}
+
+SimPrediction *
+search_candidate_predict (const SearchSpace *s, guint64 i, gboolean keep_timeline,
+                          GError **error)
+{
+  Plan p;
+  search_candidate_plan (s, i, &p);
+  SimPrediction *pred = NULL;
+  if (plan_resolve (&p, s->spec.model, s->spec.cluster, error))
+    {
+      SimOptions opts = s->spec.sim;
+      opts.keep_timeline = keep_timeline;
+      pred = sim_predict (s->spec.model, &p, s->spec.cluster, &opts, error);
+    }
+  plan_clear (&p);
+  return pred;
+}
+
+double
+search_score (const SearchSpace *s, double step_time_s, int gpus)
+{
+  switch (s->spec.objective)
+    {
+    case SEARCH_OBJ_MFU:
+    case SEARCH_OBJ_TOKENS_PER_GPU_HOUR:
+      return step_time_s * gpus;
+    case SEARCH_OBJ_TOKENS_PER_S:
+    case SEARCH_OBJ_STEP_TIME:
+    default:
+      return step_time_s;
+    }
+}

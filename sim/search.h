@@ -1,0 +1,184 @@
+/* sim/search.h - enumerate the plans of a model, a cluster and a batch; rank them.
+ *
+ * Contract:
+ *  - The space is a list of candidates in a fixed order (search_space_new enumerates it
+ *    once from a SearchSpec): search_space_size() counts it and search_candidate_plan()
+ *    turns index i into a plan (unresolved), so threads and MPI ranks can split it by
+ *    index ranges and agree on what index i is.
+ *  - search_run() is exact: a candidate leaves the ranking only when it is invalid
+ *    (plan_resolve refuses it, or its simulation fails), out of memory (peak + headroom
+ *    over the device's HBM), or pruned because its lower bound (search_bound_s) is already
+ *    worse than the K-th best score found. The bound never exceeds the step time the
+ *    predictor returns: it is the compute that the plan's busiest chain of compute tasks
+ *    must execute at the cost model's own per-block times (the simulator only ever
+ *    stretches them), plus the pipeline fill and drain its schedule cannot avoid.
+ *  - Scores are lower = better: step time for the step-time and tokens/s objectives (a
+ *    fixed batch), step time x GPUs for MFU and tokens per GPU-hour (one precision, so
+ *    the peak is common). Ties: lower peak memory, then lower index.
+ *  - Predictions go through sim_predict (sim/predict.h), the same call `tandem predict`
+ *    makes, with the spec's SimOptions.
+ *  - Never prints; the progress callback (optional) is called from worker threads with a
+ *    lock held, so it must be quick.
+ */
+#pragma once
+
+#include <glib.h>
+#include "plan/plan.h"
+#include "sim/predict.h"
+
+G_BEGIN_DECLS
+
+#define SEARCH_ERROR (search_error_quark ())
+GQuark search_error_quark (void);
+
+typedef enum {
+  SEARCH_ERROR_CONSTRAINT,   /* contradictory or impossible constraints (exit 2) */
+  SEARCH_ERROR_FAILED,       /* a run-time failure */
+} SearchError;
+
+typedef enum {
+  SEARCH_OBJ_TOKENS_PER_S,       /* default */
+  SEARCH_OBJ_STEP_TIME,
+  SEARCH_OBJ_MFU,
+  SEARCH_OBJ_TOKENS_PER_GPU_HOUR,
+} SearchObjective;
+
+const char *search_objective_name  (SearchObjective o);     /* "tokens_per_s", ... */
+gboolean    search_objective_parse (const char *name, SearchObjective *out);
+
+/* The two rank orders searched (innermost first). */
+#define SEARCH_ORDER_MEGATRON "tp-cp-ep-dp-pp"   /* Megatron-Core's default */
+#define SEARCH_ORDER_PP_INNER "tp-cp-ep-pp-dp"
+
+/* One sharding choice; hsdp_k 0 with PLAN_SHARD_HSDP means "every power of two K with
+ * 1 < K < dp dividing dp". */
+typedef struct {
+  PlanSharding kind;
+  int          hsdp_k;
+} SearchShard;
+
+/* What to search. Int lists (GArray of int) that are NULL or empty take the default
+ * values (see search_space_new); masks are bit sets over the enum values (1 << value),
+ * 0 = every value. */
+typedef struct {
+  ModelSpec   *model;     /* ref */
+  TopoCluster *cluster;   /* ref */
+  Plan         base;      /* seq length, global batch, precision, ...: every field that
+                           * is not a dimension below (copied; not resolved) */
+  SimOptions   sim;       /* options of every prediction */
+  GArray      *gpus;      /* world sizes; empty = the base plan's, else the cluster */
+  GArray      *tp, *cp, *pp, *vpp, *mbs;
+  GArray      *sharding;  /* SearchShard; empty = none, zero1, zero2, zero3, hsdp:* */
+  guint        cp_comm_mask;    /* PlanCpComm */
+  guint        recompute_mask;  /* PlanRecompute */
+  guint        schedule_mask;   /* PlanSchedule */
+  guint        sp_mask;         /* bit 0 off, bit 1 on */
+  guint        tp_overlap_mask; /* bit 0 off, bit 1 on */
+  guint        dp_overlap_mask; /* bit 0 off, bit 1 on (grad reduce and param gather) */
+  guint        order_mask;      /* bit 0 SEARCH_ORDER_MEGATRON, bit 1 SEARCH_ORDER_PP_INNER */
+  gboolean     allow_cross_node_tp;
+  int          mbs_max;         /* default micro-batch sizes: divisors <= this (16) */
+  double       headroom_bytes;  /* kept free on top of the predicted peak */
+  int          top_k;
+  SearchObjective objective;
+} SearchSpec;
+
+void search_spec_init  (SearchSpec *spec);    /* zeroes, top_k 5, mbs_max 16 */
+void search_spec_clear (SearchSpec *spec);    /* frees the lists, drops the refs */
+
+typedef struct SearchSpace SearchSpace;
+
+/* Enumerates the space. FALSE-like NULL with SEARCH_ERROR_CONSTRAINT when the constraints
+ * contradict the model or cluster (a fixed --tp that does not divide the heads, a pp above
+ * the layers, more GPUs than the cluster has, nothing left to enumerate). The space keeps
+ * a copy of the spec. */
+SearchSpace *search_space_new  (const SearchSpec *spec, GError **error);
+void         search_space_free (SearchSpace *space);                    /* NULL-safe */
+guint64      search_space_size (const SearchSpace *space);
+const SearchSpec *search_space_spec (const SearchSpace *space);
+
+/* Candidate i as a plan (plan_init_defaults + the base + its dimensions; unresolved).
+ * `plan` is overwritten; plan_clear it afterwards. */
+void  search_candidate_plan  (const SearchSpace *space, guint64 i, Plan *plan);
+/* The `tandem predict` flags that reproduce candidate i ("--model ... --tp 8 ..."), with
+ * `extra` (the base plan's own flags as typed, may be NULL) appended. */
+char *search_candidate_flags (const SearchSpace *space, guint64 i, const char *extra);
+
+/* Candidate i resolved and predicted (with a timeline when keep_timeline). */
+SimPrediction *search_candidate_predict (const SearchSpace *space, guint64 i,
+                                         gboolean keep_timeline, GError **error);
+
+/* Lower bound (seconds) on the step time of a resolved plan, as search_run uses it. */
+gboolean search_bound_s (const SearchSpace *space, const Plan *resolved, double *out,
+                         GError **error);
+
+/* The score of a step time for a plan of `gpus` GPUs (lower = better). */
+double search_score (const SearchSpace *space, double step_time_s, int gpus);
+
+/* One simulated candidate. */
+typedef struct {
+  guint64 index;
+  double  score;
+  double  bound_s;
+  double  step_time_s;
+  double  tokens_per_s;
+  double  mfu;            /* palm convention */
+  guint64 peak_bytes;
+  int     place;          /* 1 = best; 0 = not ranked (beyond top K or failed) */
+} SearchRow;
+
+typedef struct {
+  guint64 enumerated, invalid, oom, pruned, simulated;
+  /* invalid reasons: message with its numbers replaced by N -> count (guint) */
+  GHashTable *invalid_reasons;
+  /* the closest miss among out-of-memory candidates: least peak memory */
+  gboolean closest_set;
+  guint64  closest_index;
+  guint64  closest_peak_bytes;
+  guint64  closest_capacity_bytes;
+  /* every simulated candidate (SearchRow), in index order; `place` filled */
+  GArray  *rows;
+  /* the top K, best first (indices into rows) */
+  GArray  *top;            /* guint */
+  double   wall_s;
+} SearchResult;
+
+SearchResult *search_result_new  (void);
+void          search_result_free (SearchResult *r);                      /* NULL-safe */
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SearchResult, search_result_free)
+
+/* `phase` is "screening" (validity, memory, bound of every candidate) or "simulating"
+ * (candidates that fit, best bound first); done / total count that phase's candidates.
+ * Called at most ~10 times a second. */
+typedef void (*SearchProgress) (const char *phase, guint64 done, guint64 total,
+                                gpointer user_data);
+
+typedef struct {
+  guint64        first, last;   /* index range [first, last); last 0 = the whole space */
+  int            threads;       /* 0 = every core */
+  gboolean       no_prune;      /* simulate every candidate that fits (tests) */
+  SearchProgress progress;
+  gpointer       progress_data;
+} SearchRunOptions;
+
+/* Runs the search over a range. Returns NULL only on a run-time failure (a simulation
+ * that fails makes its candidate invalid, with its reason). */
+SearchResult *search_run (const SearchSpace *space, const SearchRunOptions *opts,
+                          GError **error);
+
+/* Merges results of disjoint ranges (MPI ranks) into `into`: counts, reasons, closest
+ * miss and rows; then re-ranks the top K. */
+void search_result_merge (const SearchSpace *space, SearchResult *into,
+                          const SearchResult *other);
+/* Sorts rows by index, ranks them (score, peak, index) and fills `top` and `place`. */
+void search_result_rank  (const SearchSpace *space, SearchResult *r);
+
+/* The rule-of-thumb plan for `gpus` GPUs (see search-recipe.c), resolved; FALSE with
+ * the reason in `why` (g_free) when the rule finds nothing that fits. */
+gboolean search_recipe (const SearchSpace *space, int gpus, Plan *out, char **why);
+/* Flags of any resolved plan, as search_candidate_flags writes them. */
+char    *search_plan_flags (const SearchSpace *space, const Plan *plan, const char *extra);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SearchSpace, search_space_free)
+
+G_END_DECLS

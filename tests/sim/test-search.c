@@ -1,0 +1,297 @@
+/* tests/sim/test-search.c - the search is exact: its top K equals brute-force prediction
+ * of every candidate (order included), its bound never exceeds a simulated step, and
+ * splitting the space (threads, MPI-style ranges) changes nothing. */
+#include "sim/search.h"
+#include "sim/search-private.h"
+
+#include <string.h>
+
+typedef struct {
+  guint64 index;
+  double  score;
+  guint64 peak;
+} Ref;
+
+static int
+ref_cmp (gconstpointer pa, gconstpointer pb)
+{
+  const Ref *a = pa, *b = pb;
+  if (a->score != b->score)
+    return a->score < b->score ? -1 : 1;
+  if (a->peak != b->peak)
+    return a->peak < b->peak ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static int
+u64_cmp (gconstpointer pa, gconstpointer pb)
+{
+  guint64 a = *(const guint64 *) pa, b = *(const guint64 *) pb;
+  return a < b ? -1 : a > b;
+}
+
+static GArray *
+ints (int n, ...)
+{
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (int));
+  va_list ap;
+  va_start (ap, n);
+  for (int i = 0; i < n; i++)
+    {
+      int v = va_arg (ap, int);
+      g_array_append_val (a, v);
+    }
+  va_end (ap);
+  return a;
+}
+
+/* small-llama (8 layers, 8 heads) on 8 or 16 H100s of dgx-h100-superpod, seq 1024,
+ * global batch 32: every dimension at its default except the micro-batch (1, 2, 4). */
+static SearchSpace *
+small_space (SearchObjective obj, double headroom, int top_k)
+{
+  SearchSpec spec;
+  search_spec_init (&spec);
+  spec.model = model_spec_lookup ("small-llama", NULL);
+  spec.cluster = topo_cluster_lookup ("dgx-h100-superpod", NULL);
+  g_assert_nonnull (spec.model);
+  g_assert_nonnull (spec.cluster);
+  spec.base.seq_length = 1024;
+  spec.base.global_batch = 32;
+  sim_options_init (&spec.sim, spec.cluster);
+  spec.gpus = ints (2, 8, 16);
+  spec.mbs = ints (3, 1, 2, 4);
+  spec.top_k = top_k;
+  spec.objective = obj;
+  spec.headroom_bytes = headroom;
+  g_autoptr (GError) error = NULL;
+  SearchSpace *s = search_space_new (&spec, &error);
+  g_assert_no_error (error);
+  search_spec_clear (&spec);
+  return s;
+}
+
+typedef struct {
+  GArray *top;               /* Ref, best first, all fits */
+  guint64 invalid, oom;
+  guint64 peak_median;
+} Brute;
+
+/* Predicts every candidate exactly as `tandem predict` would and ranks them. */
+static void
+brute_force (const SearchSpace *s, Brute *out, gboolean check_bound)
+{
+  const SearchSpec *spec = search_space_spec (s);
+  out->top = g_array_new (FALSE, FALSE, sizeof (Ref));
+  out->invalid = out->oom = 0;
+  g_autoptr (GArray) peaks = g_array_new (FALSE, FALSE, sizeof (guint64));
+  for (guint64 i = 0; i < search_space_size (s); i++)
+    {
+      Plan p;
+      search_candidate_plan (s, i, &p);
+      if (!plan_resolve (&p, spec->model, spec->cluster, NULL))
+        {
+          out->invalid++;
+          plan_clear (&p);
+          continue;
+        }
+      PlanMemory mem;
+      plan_memory_compute (spec->model, &p, spec->cluster, &mem);
+      guint64 peak = mem.peak_bytes, cap = mem.capacity_bytes;
+      plan_memory_clear (&mem);
+      g_array_append_val (peaks, peak);
+      if ((double) peak + spec->headroom_bytes > (double) cap)
+        {
+          out->oom++;
+          plan_clear (&p);
+          continue;
+        }
+      g_autoptr (GError) error = NULL;
+      g_autoptr (SimPrediction) pred = sim_predict (spec->model, &p, spec->cluster, &spec->sim,
+                                                    &error);
+      if (pred == NULL)
+        {
+          out->invalid++;
+          plan_clear (&p);
+          continue;
+        }
+      if (check_bound)
+        {
+          double bound;
+          g_assert_true (search_bound_s (s, &p, &bound, NULL));
+          if (bound > pred->result->step_time_s * (1 + 1e-9))
+            g_error ("bound %.9g > step %.9g for candidate %" G_GUINT64_FORMAT, bound,
+                     pred->result->step_time_s, i);
+        }
+      Ref r = { i, search_score (s, pred->result->step_time_s, p.world_size), peak };
+      g_array_append_val (out->top, r);
+      plan_clear (&p);
+    }
+  g_array_sort (out->top, ref_cmp);
+  out->peak_median = 0;
+  if (peaks->len > 0)
+    {
+      g_array_sort (peaks, u64_cmp);
+      out->peak_median = g_array_index (peaks, guint64, peaks->len / 2);
+    }
+}
+
+static void
+assert_same_top (const SearchSpace *s, const SearchResult *r, const Brute *b)
+{
+  guint k = MIN ((guint) search_space_spec (s)->top_k, b->top->len);
+  g_assert_cmpuint (r->top->len, ==, k);
+  for (guint i = 0; i < k; i++)
+    {
+      const SearchRow *row = &g_array_index (r->rows, SearchRow,
+                                             g_array_index (r->top, guint, i));
+      const Ref *ref = &g_array_index (b->top, Ref, i);
+      if (row->index != ref->index)
+        g_error ("place %u: search has candidate %" G_GUINT64_FORMAT " (score %.9g), brute "
+                 "force %" G_GUINT64_FORMAT " (score %.9g)", i + 1, row->index, row->score,
+                 ref->index, ref->score);
+      g_assert_cmpfloat (row->score, ==, ref->score);
+      g_assert_cmpint (row->place, ==, (int) i + 1);
+    }
+}
+
+static void
+assert_counts (const SearchResult *r, const Brute *b, guint64 n)
+{
+  g_assert_cmpuint (r->enumerated, ==, n);
+  g_assert_cmpuint (r->enumerated, ==, r->invalid + r->oom + r->pruned + r->simulated);
+  g_assert_cmpuint (r->invalid, ==, b->invalid);
+  g_assert_cmpuint (r->oom, ==, b->oom);
+  for (guint i = 0; i < r->rows->len; i++)
+    {
+      const SearchRow *row = &g_array_index (r->rows, SearchRow, i);
+      g_assert_cmpfloat (row->bound_s, <=, row->step_time_s * (1 + 1e-9));
+    }
+}
+
+/* The headline: top 10 by tokens/s over two GPU counts, with a headroom that puts about
+ * half of the valid candidates out of memory, equals brute force, order included; so do
+ * 2 threads and three index ranges merged as MPI ranks would be. Every fitting candidate's
+ * bound is checked against its simulated step. */
+static void
+test_exact (void)
+{
+  g_autoptr (SearchSpace) probe = small_space (SEARCH_OBJ_TOKENS_PER_S, 0, 10);
+  Brute b0;
+  brute_force (probe, &b0, FALSE);
+  g_array_unref (b0.top);
+  /* the headroom that leaves the median peak just fitting */
+  double cap = 80.0 * 1073741824.0;
+  double headroom = cap - (double) b0.peak_median;
+  g_autoptr (SearchSpace) s = small_space (SEARCH_OBJ_TOKENS_PER_S, headroom, 10);
+  guint64 n = search_space_size (s);
+  g_test_message ("%" G_GUINT64_FORMAT " candidates", n);
+  g_assert_cmpuint (n, >=, 3000);
+  Brute b;
+  brute_force (s, &b, TRUE);
+  g_assert_cmpuint (b.oom, >, 0);
+  g_assert_cmpuint (b.top->len, >, 100);
+
+  SearchRunOptions ro = { 0 };
+  ro.threads = 2;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SearchResult) r = search_run (s, &ro, &error);
+  g_assert_no_error (error);
+  assert_counts (r, &b, n);
+  assert_same_top (s, r, &b);
+  g_assert_cmpuint (r->pruned, >, 0);
+
+  ro.threads = 1;
+  g_autoptr (SearchResult) r1 = search_run (s, &ro, &error);
+  g_assert_no_error (error);
+  assert_same_top (s, r1, &b);
+
+  /* three ranges, as three MPI ranks, merged */
+  g_autoptr (SearchResult) merged = search_result_new ();
+  for (int k = 0; k < 3; k++)
+    {
+      ro.first = n * k / 3;
+      ro.last = n * (k + 1) / 3;
+      g_autoptr (SearchResult) part = search_run (s, &ro, &error);
+      g_assert_no_error (error);
+      search_result_merge (s, merged, part);
+    }
+  assert_counts (merged, &b, n);
+  assert_same_top (s, merged, &b);
+  g_array_unref (b.top);
+}
+
+/* MFU over a --gpus list is a different order than tokens/s: it divides by the GPUs. */
+static void
+test_objective_mfu (void)
+{
+  g_autoptr (SearchSpace) s = small_space (SEARCH_OBJ_MFU, 0, 5);
+  Brute b;
+  brute_force (s, &b, FALSE);
+  g_autoptr (SearchResult) r = search_run (s, NULL, NULL);
+  g_assert_nonnull (r);
+  assert_same_top (s, r, &b);
+  /* the best MFU plan is a step time x GPUs minimum: 8 GPUs here (half the GPUs cost
+   * less than twice the time on this small model) */
+  Plan p;
+  search_candidate_plan (s, g_array_index (b.top, Ref, 0).index, &p);
+  g_assert_cmpint (p.world_size, ==, 8);
+  plan_clear (&p);
+  g_array_unref (b.top);
+}
+
+/* --tp 3 on 8 heads, --pp above the layers, more GPUs than the cluster: contradictions. */
+static void
+test_contradictions (void)
+{
+  struct { const char *what; int tp, pp, gpus; } cases[] = {
+    { "tp 3", 3, 0, 0 }, { "pp 9", 0, 9, 0 }, { "gpus 2048", 0, 0, 2048 },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      SearchSpec spec;
+      search_spec_init (&spec);
+      spec.model = model_spec_lookup ("small-llama", NULL);
+      spec.cluster = topo_cluster_lookup ("dgx-h100-superpod", NULL);
+      spec.base.seq_length = 1024;
+      spec.base.global_batch = 32;
+      spec.gpus = ints (1, cases[c].gpus ? cases[c].gpus : 8);
+      if (cases[c].tp)
+        spec.tp = ints (1, cases[c].tp);
+      if (cases[c].pp)
+        spec.pp = ints (1, cases[c].pp);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (SearchSpace) s = search_space_new (&spec, &error);
+      g_assert_null (s);
+      g_assert_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT);
+      search_spec_clear (&spec);
+    }
+}
+
+/* Uneven pipelines: Llama 3 405B's 126 layers over 16 stages: middle stages
+ * ceil(126/16) = 8, first and last share 126 - 14 x 8 = 14: 7 and 7. 96 layers over 40
+ * chunks: q = 3 leaves 96 - 38 x 3 < 0, q would have to drop, so no balanced split. */
+static void
+test_split (void)
+{
+  int first, last;
+  g_assert_true (search_split_layers (126, 16, &first, &last));
+  g_assert_cmpint (first, ==, 7);
+  g_assert_cmpint (last, ==, 7);
+  g_assert_true (search_split_layers (96, 8, &first, &last));
+  g_assert_cmpint (first, ==, -1);
+  g_assert_false (search_split_layers (96, 40, &first, &last));
+  g_assert_true (search_split_layers (9, 2, &first, &last));
+  g_assert_cmpint (first + last, ==, 9);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/sim/search/exact", test_exact);
+  g_test_add_func ("/sim/search/objective-mfu", test_objective_mfu);
+  g_test_add_func ("/sim/search/contradictions", test_contradictions);
+  g_test_add_func ("/sim/search/split", test_split);
+  return g_test_run ();
+}
