@@ -666,11 +666,8 @@ on_progress (const char *phase, guint64 done, guint64 total, gpointer data)
 
 static gint64
 store_search (const char *db, const SearchSpace *space, const SearchResult *res,
-              const SimPrediction *best, const char *note, GError **error)
+              const SimPrediction *best, const char *note, const char *extra, GError **error)
 {
-  g_autoptr (ResStore) store = res_store_open (db, error);
-  if (store == NULL)
-    return -1;
   const SearchSpec *spec = search_space_spec (space);
   g_autofree char *plan_str = plan_to_string (&best->plan);
   g_autoptr (JsonBuilder) pb = json_builder_new ();
@@ -685,10 +682,10 @@ store_search (const char *db, const SearchSpace *space, const SearchResult *res,
     hfu_all[c] = best->result->hfu;
   g_autofree char *hfu = cli_conv_json (hfu_all, 1);
   g_autofree char *summary = g_strdup_printf (
-    "search best of %" G_GUINT64_FORMAT " candidates (%" G_GUINT64_FORMAT " invalid, %"
-    G_GUINT64_FORMAT " oom, %" G_GUINT64_FORMAT " pruned, %" G_GUINT64_FORMAT
-    " simulated), objective %s%s%s", res->enumerated, res->invalid, res->oom, res->pruned,
-    res->simulated, search_objective_name (spec->objective), note ? ": " : "",
+    "search: %" G_GUINT64_FORMAT " enumerated = %" G_GUINT64_FORMAT " invalid + %"
+    G_GUINT64_FORMAT " oom + %" G_GUINT64_FORMAT " pruned + %" G_GUINT64_FORMAT
+    " simulated, objective %s%s%s", res->enumerated, res->invalid, res->oom, res->pruned,
+    res->simulated, search_objective_name (spec->objective), note ? "; " : "",
     note ? note : "");
   ResRunInfo info = { 0 };
   info.kind = RES_KIND_SEARCH;
@@ -703,10 +700,41 @@ store_search (const char *db, const SearchSpace *space, const SearchResult *res,
   info.note = summary;
   ResMetrics m;
   cli_predicted_metrics (best, &best->memory, mfu, hfu, memory_json, &m);
-  g_autoptr (GArray) phases = g_array_new (FALSE, TRUE, sizeof (ResPhase));
-  cli_predicted_phases (best->result, phases);
-  return res_store_add_prediction (store, &info, &m, (const ResPhase *) phases->data,
-                                   phases->len, error);
+
+  /* one row per simulated candidate: its plan as resolved, its figures, its place */
+  guint n = res->rows->len;
+  g_autofree ResSearchCandidate *rows = g_new0 (ResSearchCandidate, MAX (n, 1));
+  g_autoptr (GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < n; i++)
+    {
+      const SearchRow *r = &g_array_index (res->rows, SearchRow, i);
+      Plan p;
+      search_candidate_plan (space, r->index, &p);
+      plan_resolve (&p, spec->model, spec->cluster, NULL);
+      ResSearchCandidate *c = &rows[i];
+      char *ps = plan_to_string (&p), *fl = search_plan_flags (space, &p, extra);
+      g_ptr_array_add (strings, ps);
+      g_ptr_array_add (strings, fl);
+      c->place = r->place;
+      c->plan = ps;
+      c->tp = p.tp, c->cp = p.cp, c->pp = p.pp, c->vpp = p.vpp, c->dp = p.dp, c->ep = p.ep;
+      c->mbs = p.micro_batch;
+      c->sharding = plan_sharding_name (p.sharding);
+      c->recompute = plan_recompute_name (p.recompute);
+      c->schedule = plan_schedule_name (p.schedule);
+      c->step_time_s = r->step_time_s;
+      c->tokens_per_s = r->tokens_per_s;
+      c->mfu = r->mfu;
+      c->hfu = r->hfu;
+      c->peak_memory_bytes = (gint64) r->peak_bytes;
+      c->fits = 1;
+      c->flags = fl;
+      plan_clear (&p);
+    }
+  g_autoptr (ResStore) store = res_store_open (db, error);
+  if (store == NULL)
+    return -1;
+  return res_store_add_search (store, &info, &m, rows, n, error);
 }
 
 /* ---- MPI: ranks split the space, rank 0 gathers ------------------------------------ */
@@ -1022,7 +1050,7 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
   const char *db = o->db ? o->db : "tandem.db";
   if (status == CLI_EXIT_OK && !o->no_db && o->json)
     {
-      run_id = store_search (db, space, result, top[0].pred, o->note, &error);
+      run_id = store_search (db, space, result, top[0].pred, o->note, o->extra->str, &error);
       if (run_id < 0)
         store_error = g_strdup (error->message), g_clear_error (&error);
     }
@@ -1086,7 +1114,7 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
     }
   if (status == CLI_EXIT_OK && !o->no_db && !o->json)
     {
-      run_id = store_search (db, space, result, top[0].pred, o->note, &error);
+      run_id = store_search (db, space, result, top[0].pred, o->note, o->extra->str, &error);
       if (run_id > 0)
         printf ("stored as run %" G_GINT64_FORMAT " in %s\n", run_id, db);
       else

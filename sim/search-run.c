@@ -263,6 +263,7 @@ simulate_worker (gpointer data, gpointer user_data)
           row.bound_s = f.bound_s;
           row.tokens_per_s = p->result->tokens_per_s;
           row.mfu = p->result->mfu[MODEL_FLOPS_PALM];
+          row.hfu = p->result->hfu;
           row.peak_bytes = f.peak_bytes;
           g_array_append_val (run->res->rows, row);
           run->res->simulated++;

@@ -123,6 +123,7 @@ typedef struct {
   double  step_time_s;
   double  tokens_per_s;
   double  mfu;            /* palm convention */
+  double  hfu;
   guint64 peak_bytes;
   int     place;          /* 1 = best; 0 = not ranked (beyond top K or failed) */
 } SearchRow;
