@@ -140,6 +140,7 @@ cmd_scaling (int argc, char **argv)
 {
   gboolean strong = FALSE, weak = FALSE, json = FALSE, force = FALSE;
   g_autofree char *plan_per_size = NULL, *out = NULL, *format = NULL, *db = NULL, *flops = NULL;
+  g_autofree char *framework = NULL;
   g_autofree char *gpus_text = take_gpus_option (&argc, argv);
   const GOptionEntry extra[] = {
     { "strong", 0, 0, G_OPTION_ARG_NONE, &strong, "Strong scaling: the global batch stays --gbs",
@@ -158,6 +159,8 @@ cmd_scaling (int argc, char **argv)
       "Results store read for measured points (default tandem.db when present)", "FILE" },
     { "flops", 0, 0, G_OPTION_ARG_STRING, &flops,
       "FLOP convention of MFU: palm (default), megatron96, megatron72, mcore, causal", "CONV" },
+    { "framework", 0, 0, G_OPTION_ARG_STRING, &framework,
+      "Software stack: preset name or JSON file (default megatron-core)", "NAME|FILE" },
     { NULL },
   };
   Plan tmpl;
@@ -177,6 +180,7 @@ cmd_scaling (int argc, char **argv)
   g_autoptr (ModelSpec) model = NULL;
   g_autoptr (GArray) sizes = NULL;
   g_autoptr (ResStore) store = NULL;
+  g_autoptr (FwStack) stack = NULL;
   g_autoptr (ReportScaling) r = NULL;
   g_autoptr (GPtrArray) written = g_ptr_array_new_with_free_func (g_free);
   ModelFlopConvention conv = MODEL_FLOPS_PALM;
@@ -267,6 +271,12 @@ cmd_scaling (int argc, char **argv)
         goto out;
       }
   }
+  stack = fw_stack_lookup (framework, &error);
+  if (stack == NULL)
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "--framework: %s", error->message);
+      goto out;
+    }
   store = open_store_if_any (db, &error);
   if (store == NULL && error != NULL)
     {
@@ -277,7 +287,7 @@ cmd_scaling (int argc, char **argv)
     .model = model, .plan = &tmpl, .clusters = (TopoCluster *const *) clusters->pdata,
     .n_clusters = clusters->len, .gpus = (const int *) sizes->data, .n_gpus = sizes->len,
     .mode = strong ? REPORT_STRONG : REPORT_WEAK, .plan_per_size = pps,
-    .gbs = tmpl.global_batch, .conv = conv, .opts = NULL, .store = store,
+    .gbs = tmpl.global_batch, .conv = conv, .opts = NULL, .stack = stack, .store = store,
   };
   r = report_scaling_compute (&spec, &error);
   if (r == NULL)
@@ -428,6 +438,53 @@ cmd_validation (int argc, char **argv)
   return write_or_print (json, out, b, written, summary);
 }
 
+static int
+cmd_run (int argc, char **argv)
+{
+  gboolean json = FALSE, force = FALSE;
+  g_autofree char *out = NULL, *format = NULL, *db = NULL;
+  const GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "Results store (default tandem.db)", "FILE" },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out, "Output directory (default tandem-report)", "DIR" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format,
+      "Files to write: html,md,csv,json,png (default html,md,csv,png)", "LIST" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the figures as JSON (files only with --out)",
+      NULL },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Overwrite an existing report", NULL },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) octx = g_option_context_new ("N");
+  g_option_context_set_summary (octx, "One stored run as a page: summary, figures predicted and "
+                                "measured, where the step goes, memory by stage, and the "
+                                "timeline (Perfetto JSON beside the page).");
+  g_option_context_add_main_entries (octx, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (octx, &argc, &argv, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem report run --help)", error->message);
+  guint64 id = 0;
+  if (argc != 2 || !g_ascii_string_to_unsigned (argv[1], 10, 1, G_MAXINT64, &id, NULL))
+    return cli_fail (CLI_EXIT_USAGE, "usage: tandem report run N [--db FILE] [--out DIR] "
+                     "(hint: tandem runs lists the run ids)");
+  guint formats = DEFAULT_FORMATS;
+  if (format && !report_formats_parse (format, &formats, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+  g_autoptr (ResStore) store = open_store_required (db, &error);
+  if (store == NULL)
+    return cli_fail (report_status_for_error (error), "%s", error->message);
+  g_autoptr (ReportRun) r = report_run_compute (store, (gint64) id, &error);
+  if (r == NULL)
+    return cli_fail (error->domain == RES_ERROR && error->code == RES_ERROR_NOT_FOUND
+                     ? CLI_EXIT_USAGE : report_status_for_error (error), "%s", error->message);
+  g_autoptr (GPtrArray) written = g_ptr_array_new_with_free_func (g_free);
+  if ((out != NULL || !json)
+      && !report_run_write (r, out ? out : "tandem-report", formats, force, written, &error))
+    return cli_fail (report_status_for_error (error), "%s", error->message);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  report_run_to_json (r, b);
+  g_autofree char *summary = g_strdup_printf ("run report: run %" G_GUINT64_FORMAT, id);
+  return write_or_print (json, out, b, written, summary);
+}
+
 int
 cli_cmd_report (int argc, char **argv)
 {
@@ -438,7 +495,8 @@ cli_cmd_report (int argc, char **argv)
                "                             [--cluster A,B] [--plan-per-size fixed|search]\n"
                "                             [--out DIR] [--format html,md,csv,json,png] [--json] [--force]\n"
                "       tandem report validation [--db F] [--run N ...] [--out DIR] [--json]\n"
-               "(tandem report scaling --help, tandem report validation --help for every option)\n");
+               "       tandem report run N [--db F] [--out DIR] [--json]\n"
+               "(tandem report KIND --help for every option)\n");
       return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
   const char *what = argv[1];
@@ -449,5 +507,7 @@ cli_cmd_report (int argc, char **argv)
     return cmd_scaling (argc - 1, argv + 1);
   if (g_str_equal (what, "validation"))
     return cmd_validation (argc - 1, argv + 1);
-  return cli_fail (CLI_EXIT_USAGE, "unknown report '%s' (hint: scaling or validation)", what);
+  if (g_str_equal (what, "run"))
+    return cmd_run (argc - 1, argv + 1);
+  return cli_fail (CLI_EXIT_USAGE, "unknown report '%s' (hint: scaling, validation or run)", what);
 }

@@ -139,7 +139,11 @@ predict_size (const ReportScalingSpec *spec, TopoCluster *cluster, int gpus, int
   if (spec->opts != NULL)
     opts = *spec->opts;
   else
-    sim_options_init (&opts, cluster);
+    {
+      sim_options_init (&opts, cluster);
+      if (spec->stack != NULL)
+        sim_cost_options_init_stack (&opts.cost, cluster, spec->stack);
+    }
   opts.keep_timeline = FALSE;
   g_autoptr (SimPrediction) p = sim_predict (spec->model, &plan, cluster, &opts, &perr);
   plan_clear (&plan);

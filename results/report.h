@@ -1,4 +1,4 @@
-/* results/report.h - scaling and validation reports: a table computed once,
+/* results/report.h - scaling, validation and single-run reports: a table computed once,
  * then rendered by writers (HTML, Markdown, CSV, JSON) and plots (cairo, PNG and SVG).
  *
  * Contract:
@@ -27,6 +27,7 @@
 #include "topology/cluster.h"
 #include "plan/plan.h"
 #include "plan/memory.h"
+#include "frameworks/stack.h"
 #include "sim/simulate.h"
 #include "results/store.h"
 
@@ -125,7 +126,9 @@ typedef struct {
   ReportPlanPerSize    plan_per_size;
   int                  gbs;         /* > 0 */
   ModelFlopConvention  conv;
-  const SimOptions    *opts;        /* NULL: sim_options_init for each cluster */
+  const SimOptions    *opts;        /* NULL: sim_options_init for each cluster, then the
+                                       stack's cost options, as `tandem predict` does */
+  const FwStack       *stack;       /* NULL: the default stack (megatron-core) */
   ResStore            *store;       /* read for measured points; may be NULL */
 } ReportScalingSpec;
 
@@ -187,7 +190,20 @@ void report_plot_term_error (const ReportValidation *v, cairo_t *cr, double w, d
 
 
 
+/* One stored run (predict, run or search) as a page: summary, figures predicted and
+ * measured with their errors, where the step went, memory by pipeline stage, and the
+ * timeline: re-simulated from the stored model, cluster and plan by sim_predict (the
+ * prediction's own code) and written beside the page as timeline.json. A run with no
+ * figures is REPORT_ERROR_INPUT; one that is not stored, the store's RES_ERROR_NOT_FOUND. */
+typedef struct ReportRun ReportRun;
+ReportRun *report_run_compute (ResStore *store, gint64 run_id, GError **error);
+void       report_run_free    (ReportRun *r);                            /* NULL-safe */
+void       report_run_to_json (const ReportRun *r, JsonBuilder *b);
+gboolean   report_run_write   (const ReportRun *r, const char *dir, guint formats,
+                               gboolean force, GPtrArray *written, GError **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReportScaling, report_scaling_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReportRun, report_run_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReportValidation, report_validation_free)
 
 G_END_DECLS

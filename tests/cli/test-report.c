@@ -556,6 +556,56 @@ test_validation_report (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* One stored prediction as a page: the timeline beside it is Perfetto JSON re-simulated
+ * to the stored step time, and the page shows its two plots. */
+static void
+test_run_report (Fixture *f, gconstpointer data)
+{
+  g_autofree char *db = g_build_filename (f->dir, "p.db", NULL);
+  g_autofree char *args = g_strdup_printf ("predict " PLAN " --gpus 16 --json --db %s", db);
+  RunResult r = { 0 };
+  run_tandem (args, NULL, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (p, r.out, -1, NULL));
+  JsonObject *o = json_node_get_object (json_parser_get_root (p));
+  gint64 id = json_object_get_int_member (o, "run_id");
+  double step = json_object_get_double_member (o, "step_time_s");
+  run_result_clear (&r);
+  g_autofree char *rep = g_strdup_printf ("report run %" G_GINT64_FORMAT " --db %s --out {OUT} "
+                                          "--format html,json", id, db);
+  run_tandem (rep, f->out, &r);
+  if (r.status != 0)
+    g_printerr ("%s%s", r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  g_autofree char *jpath = g_build_filename (f->out, "report.json", NULL);
+  g_autoptr (JsonParser) jp = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (jp, jpath, NULL));
+  JsonObject *j = json_node_get_object (json_parser_get_root (jp));
+  /* the same model, cluster and plan simulated again: the same step, to the digit */
+  assert_close (json_object_get_double_member (j, "resimulated_step_time_s"), step,
+                "re-simulated step");
+  g_assert_cmpstr (json_object_get_string_member (j, "timeline"), ==, "timeline.json");
+  g_autofree char *tpath = g_build_filename (f->out, "timeline.json", NULL);
+  g_autoptr (JsonParser) tp = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (tp, tpath, NULL));
+  JsonArray *ev = json_object_get_array_member (json_node_get_object (json_parser_get_root (tp)),
+                                                "traceEvents");
+  g_assert_cmpuint (json_array_get_length (ev), >, 100);
+  g_autofree char *html = g_build_filename (f->out, "report.html", NULL);
+  g_autofree char *page = NULL;
+  g_assert_true (g_file_get_contents (html, &page, NULL, NULL));
+  g_assert_nonnull (strstr (page, "href=\"timeline.json\""));
+  check_in_chromium (f, html, 2);
+
+  g_autofree char *bad = g_strdup_printf ("report run 999 --db %s --json", db);
+  run_tandem (bad, NULL, &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpint (count_lines (r.err), ==, 1);
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -569,6 +619,8 @@ main (int argc, char **argv)
   g_test_add ("/cli/report/html-in-chromium", Fixture, NULL, fixture_setup,
               test_html_in_chromium, fixture_teardown);
   g_test_add ("/cli/report/validation", Fixture, NULL, fixture_setup, test_validation_report,
+              fixture_teardown);
+  g_test_add ("/cli/report/run", Fixture, NULL, fixture_setup, test_run_report,
               fixture_teardown);
   return g_test_run ();
 }

@@ -1,0 +1,636 @@
+/* results/report-run.c - one stored run as a page: what it was, its figures predicted and
+ * measured with their errors, where its step went, memory by pipeline stage, and the
+ * timeline, re-simulated from the stored model, cluster and plan by sim_predict and
+ * written beside the page as Perfetto JSON. */
+#include "results/report-private.h"
+#include "sim/predict.h"
+
+#include <math.h>
+
+struct ReportRun {
+  ResRunRecord  *rec;
+  SimPrediction *sim;          /* the re-simulation with its timeline; NULL: see why */
+  char          *sim_why_not;  /* why there is no timeline */
+  JsonParser    *memory;       /* the stored predicted memory_json, NULL when none */
+};
+
+void
+report_run_free (ReportRun *r)
+{
+  if (r == NULL)
+    return;
+  res_run_record_free (r->rec);
+  sim_prediction_free (r->sim);
+  g_free (r->sim_why_not);
+  g_clear_object (&r->memory);
+  g_free (r);
+}
+
+static void
+copy_member (JsonObject *from, const char *key, JsonObject *to, const char *as)
+{
+  if (from != NULL && json_object_has_member (from, key))
+    json_object_set_member (to, as, json_node_copy (json_object_get_member (from, key)));
+}
+
+static JsonObject *
+section (JsonObject *o, const char *name)
+{
+  return o && json_object_has_member (o, name)
+         && JSON_NODE_HOLDS_OBJECT (json_object_get_member (o, name))
+         ? json_object_get_object_member (o, name) : NULL;
+}
+
+/* The store keeps the plan as plan_to_json wrote it; the plan loader reads TorchTitan's
+ * plan files. This maps one onto the other, key by key; what has no plan-file key (the
+ * attention backend, the FP8 recipe) is left at its default, which is why the page
+ * compares the re-simulated step with the stored one. */
+static char *
+stored_plan_to_plan_file (const char *plan_json, GError **error)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, plan_json, -1, error))
+    return NULL;
+  JsonObject *in = JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser))
+    ? json_node_get_object (json_parser_get_root (parser)) : NULL;
+  JsonObject *par_in = section (in, "parallelism"), *tr_in = section (in, "training");
+  JsonObject *ac_in = section (in, "activation_checkpoint"), *ov_in = section (in, "overlap");
+  JsonObject *pr_in = section (in, "precision");
+  JsonObject *par = json_object_new (), *tr = json_object_new (), *ac = json_object_new ();
+  static const char *const par_keys[] = {
+    "world_size", "tensor_parallel_degree", "pipeline_parallel_degree",
+    "context_parallel_degree", "expert_parallel_degree", "virtual_stages_per_rank",
+    "microbatch_group_size_per_vp_stage", "sequence_parallel", "pipeline_parallel_schedule",
+    "sharding", "rank_order", "context_parallel_comm",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (par_keys); i++)
+    copy_member (par_in, par_keys[i], par, par_keys[i]);
+  static const char *const split[] = { "first_stage_layers", "last_stage_layers" };
+  for (guint i = 0; i < G_N_ELEMENTS (split); i++)
+    if (par_in && json_object_has_member (par_in, split[i])
+        && json_object_get_int_member (par_in, split[i]) >= 0)
+      copy_member (par_in, split[i], par, split[i]);
+  copy_member (ov_in, "grad_reduce", par, "overlap_grad_reduce");
+  copy_member (ov_in, "param_gather", par, "overlap_param_gather");
+  copy_member (ov_in, "tp_comm", par, "enable_async_tensor_parallel");
+  /* the stored training.local_batch_size is the micro-batch (plan_to_json) */
+  copy_member (tr_in, "local_batch_size", par, "pipeline_parallel_microbatch_size");
+  copy_member (tr_in, "global_batch_size", tr, "global_batch_size");
+  copy_member (tr_in, "seq_len", tr, "seq_len");
+  copy_member (pr_in, "compute", tr, "precision");
+  if (in && json_object_has_member (in, "optimizer_offload")
+      && json_object_get_boolean_member (in, "optimizer_offload"))
+    copy_member (in, "optimizer_offload", tr, "optimizer_offload");
+  static const char *const ac_keys[] = { "mode", "method", "num_layers" };
+  for (guint i = 0; i < G_N_ELEMENTS (ac_keys); i++)
+    copy_member (ac_in, ac_keys[i], ac, ac_keys[i]);
+  JsonObject *out = json_object_new ();
+  json_object_set_object_member (out, "parallelism", par);
+  json_object_set_object_member (out, "training", tr);
+  json_object_set_object_member (out, "activation_checkpoint", ac);
+  g_autoptr (JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (root, out);
+  return json_to_string (root, FALSE);
+}
+
+/* The stored description, simulated again with the timeline kept. */
+static SimPrediction *
+resimulate (const ResRunRecord *rec, GError **error)
+{
+  const ResRunInfo *in = &rec->info;
+  if (in->model_json == NULL || in->cluster_json == NULL || in->plan_json == NULL)
+    {
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                   "the run does not store its model, cluster and plan");
+      return NULL;
+    }
+  g_autoptr (ModelSpec) model = model_spec_new_from_data (in->model_json, -1, in->model, error);
+  if (model == NULL)
+    return NULL;
+  g_autoptr (TopoCluster) cluster = topo_cluster_new_from_data (in->cluster_json, -1,
+                                                                in->cluster, error);
+  if (cluster == NULL)
+    return NULL;
+  g_autofree char *plan_file = stored_plan_to_plan_file (in->plan_json, error);
+  if (plan_file == NULL)
+    return NULL;
+  Plan plan;
+  plan_init_defaults (&plan);
+  if (!plan_load_json_data (&plan, plan_file, -1, "stored plan", error))
+    {
+      plan_clear (&plan);
+      return NULL;
+    }
+  if (in->world_size > 0)
+    plan.world_size = (int) in->world_size;
+  plan.dp_given = 0;
+  if (!plan_resolve (&plan, model, cluster, error))
+    {
+      plan_clear (&plan);
+      return NULL;
+    }
+  g_autoptr (FwStack) stack = fw_stack_lookup (in->framework, NULL);
+  SimOptions opts;
+  sim_options_init (&opts, cluster);
+  if (stack != NULL)
+    sim_cost_options_init_stack (&opts.cost, cluster, stack);
+  opts.keep_timeline = TRUE;
+  SimPrediction *p = sim_predict (model, &plan, cluster, &opts, error);
+  plan_clear (&plan);
+  return p;
+}
+
+ReportRun *
+report_run_compute (ResStore *store, gint64 run_id, GError **error)
+{
+  g_autoptr (ResRunRecord) rec = res_store_get_run (store, run_id, error);
+  if (rec == NULL)
+    return NULL;
+  if (!rec->has_prediction && !rec->has_measurement)
+    {
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                   "run %" G_GINT64_FORMAT " (%s, %s) has no figures to show (hint: a predict, "
+                   "run or search row; tandem report validation shows validate runs)", run_id,
+                   res_run_kind_to_string (rec->info.kind),
+                   res_run_status_to_string (rec->info.status));
+      return NULL;
+    }
+  ReportRun *r = g_new0 (ReportRun, 1);
+  r->rec = g_steal_pointer (&rec);
+  g_autoptr (GError) serr = NULL;
+  r->sim = resimulate (r->rec, &serr);
+  if (r->sim == NULL)
+    r->sim_why_not = g_strdup (serr->message);
+  const char *mj = r->rec->has_prediction ? r->rec->pred.memory_json : NULL;
+  if (mj != NULL)
+    {
+      r->memory = json_parser_new ();
+      if (!json_parser_load_from_data (r->memory, mj, -1, NULL)
+          || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (r->memory)))
+        g_clear_object (&r->memory);
+    }
+  return r;
+}
+
+/* ---- the figures, as rows of (term, predicted, measured) ---- */
+
+typedef struct {
+  const char *name;
+  const char *unit;     /* "s", "%", "tokens/s", "bytes" */
+  double      pred, meas;
+} RunTerm;
+
+static guint
+run_terms (const ReportRun *r, RunTerm *t)
+{
+  const ResRunRecord *rec = r->rec;
+  const ResMetrics *p = rec->has_prediction ? &rec->pred : NULL;
+  const ResMetrics *m = rec->has_measurement ? &rec->meas : NULL;
+#define V(x, f) ((x) ? (f) : NAN)
+  guint n = 0;
+  t[n++] = (RunTerm) { "step time", "s", V (p, p->step_time_s), V (m, m->step_time_s) };
+  t[n++] = (RunTerm) { "tokens/s", "tokens/s", V (p, p->tokens_per_s), V (m, m->tokens_per_s) };
+  t[n++] = (RunTerm) { "MFU", "%", V (p, p->mfu), V (m, m->mfu) };
+  t[n++] = (RunTerm) { "HFU", "%", V (p, p->hfu), V (m, m->hfu) };
+  t[n++] = (RunTerm) { "compute", "s", V (p, p->compute_s), V (m, m->compute_s) };
+  t[n++] = (RunTerm) { "bubble", "s", V (p, p->bubble_fraction * p->step_time_s),
+                       V (m, m->bubble_fraction * m->step_time_s) };
+  static const char *const names[] = { "exposed tp", "exposed cp", "exposed pp", "exposed dp",
+                                       "exposed ep" };
+  static const ResComm order[] = { RES_COMM_TP, RES_COMM_CP, RES_COMM_PP, RES_COMM_DP,
+                                   RES_COMM_EP };
+  for (guint k = 0; k < G_N_ELEMENTS (order); k++)
+    t[n++] = (RunTerm) { names[k], "s", V (p, p->exposed_s[order[k]]),
+                         V (m, m->exposed_s[order[k]]) };
+  t[n++] = (RunTerm) { "peak memory", "bytes",
+                       V (p && p->peak_memory_bytes >= 0, (double) p->peak_memory_bytes),
+                       V (m && m->peak_memory_bytes >= 0, (double) m->peak_memory_bytes) };
+#undef V
+  return n;
+}
+
+static const char *
+fmt_term (char *buf, gsize n, const RunTerm *t, double v)
+{
+  if (!isfinite (v))
+    return g_strlcpy (buf, "-", n), buf;
+  if (g_str_equal (t->unit, "%"))
+    g_snprintf (buf, n, "%.1f%%", v * 100);
+  else if (g_str_equal (t->unit, "bytes"))
+    g_snprintf (buf, n, "%.2f GiB", v / (1024.0 * 1024 * 1024));
+  else if (g_str_equal (t->unit, "tokens/s"))
+    {
+      g_autofree char *c = report_fmt_count (v);
+      g_strlcpy (buf, c, n);
+    }
+  else
+    g_snprintf (buf, n, "%.4f s", v);
+  return buf;
+}
+
+static double
+rel_err (double p, double m)
+{
+  return isfinite (p) && isfinite (m) && m != 0 ? 100 * (p - m) / m : NAN;
+}
+
+/* ---- plots ---- */
+
+/* Predicted and measured step side by side, in seconds, by where the time went. */
+static void
+plot_run_breakdown (const ReportRun *r, cairo_t *cr, double w, double h)
+{
+  PlotAxes ax;
+  g_autofree char *title = g_strdup_printf ("Run %" G_GINT64_FORMAT ": where the step goes",
+                                            r->rec->run_id);
+  plot_begin (cr, w, h, title, &ax);
+  ax.x1 = w - 190;
+  const ResMetrics *src[2] = { r->rec->has_prediction ? &r->rec->pred : NULL,
+                               r->rec->has_measurement ? &r->rec->meas : NULL };
+  static const char *const labels[] = { "predicted", "measured" };
+  static const ResComm order[] = { RES_COMM_TP, RES_COMM_CP, RES_COMM_EP, RES_COMM_PP,
+                                   RES_COMM_DP };
+  double seg[2][8] = { { 0 } }, hi = 0;
+  for (int i = 0; i < 2; i++)
+    {
+      const ResMetrics *m = src[i];
+      if (m == NULL || !(m->step_time_s > 0))
+        continue;
+      double sum = 0;
+      seg[i][0] = isfinite (m->compute_s) ? m->compute_s : 0;
+      seg[i][1] = isfinite (m->bubble_fraction) ? m->bubble_fraction * m->step_time_s : 0;
+      for (int k = 0; k < 5; k++)
+        seg[i][2 + k] = isfinite (m->exposed_s[order[k]]) ? m->exposed_s[order[k]] : 0;
+      for (int k = 0; k < 7; k++)
+        sum += seg[i][k];
+      seg[i][7] = m->step_time_s > sum ? m->step_time_s - sum : 0;
+      hi = MAX (hi, MAX (sum, m->step_time_s));
+    }
+  ax.ymin = 0;
+  plot_nice_linear (hi * 1.05, &ax.ymax);
+  plot_axis_x_categories (cr, &ax, labels, 2, "");
+  plot_axis_y (cr, &ax, "s", "seconds per step");
+  double slot = (ax.x1 - ax.x0) / 2;
+  gboolean used[8] = { 0 };
+  for (int i = 0; i < 2; i++)
+    {
+      double x = ax.x0 + slot * i + slot * 0.25;
+      if (src[i] == NULL)
+        {
+          cairo_save (cr);
+          plot_font (cr, 12, FALSE);
+          cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+          plot_text (cr, x + slot * 0.25, ax.y1 - 20, 0.5, 1, i ? "not measured" : "no prediction");
+          cairo_restore (cr);
+          continue;
+        }
+      double acc = 0;
+      for (int k = 0; k < 8; k++)
+        {
+          if (seg[i][k] <= 0)
+            continue;
+          used[k] = TRUE;
+          double ya = plot_y (&ax, acc), yb = plot_y (&ax, acc + seg[i][k]);
+          plot_fill_rect (cr, x, yb, slot * 0.5, ya - yb, plot_segment_style (k));
+          acc += seg[i][k];
+        }
+    }
+  plot_frame (cr, &ax);
+  static const char *const names[] = { "compute", "bubble", "exposed TP", "exposed CP",
+                                       "exposed EP", "exposed PP", "exposed DP",
+                                       "other (idle)" };
+  PlotLegendEntry legend[8];
+  guint nl = 0;
+  for (int k = 7; k >= 0; k--)
+    if (used[k])
+      legend[nl++] = (PlotLegendEntry) { names[k], plot_segment_style (k), 1 };
+  PlotAxes side = ax;
+  side.x0 = ax.x1 + 2;
+  side.x1 = w - 4;
+  plot_legend (cr, &side, legend, nl, TRUE);
+}
+
+static double
+member_bytes (JsonObject *o, const char *name)
+{
+  return o && json_object_has_member (o, name) ? json_object_get_double_member (o, name) : 0;
+}
+
+/* Predicted memory per pipeline stage by category, against HBM. */
+static void
+plot_run_memory (const ReportRun *r, cairo_t *cr, double w, double h)
+{
+  PlotAxes ax;
+  plot_begin (cr, w, h, "Predicted memory per GPU by pipeline stage", &ax);
+  ax.x1 = w - 190;
+  JsonObject *mem = r->memory ? json_node_get_object (json_parser_get_root (r->memory)) : NULL;
+  JsonArray *stages = mem && json_object_has_member (mem, "stages")
+    ? json_object_get_array_member (mem, "stages") : NULL;
+  guint n = stages ? json_array_get_length (stages) : 0;
+  double cap = member_bytes (mem, "capacity_bytes"), hi = cap;
+  for (guint i = 0; i < n; i++)
+    hi = MAX (hi, member_bytes (json_array_get_object_element (stages, i), "total_bytes"));
+  ax.ymin = 0;
+  plot_nice_linear (MAX (hi, 1) * 1.05 / (1024.0 * 1024 * 1024), &ax.ymax);
+  ax.ymax *= 1024.0 * 1024 * 1024;
+  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < MAX (n, 1); i++)
+    g_ptr_array_add (labels, g_strdup_printf ("%u", i));
+  plot_axis_x_categories (cr, &ax, (const char *const *) labels->pdata, labels->len,
+                          "pipeline stage");
+  plot_axis_y (cr, &ax, "GiB", "memory per GPU (GiB)");
+  if (n == 0)
+    {
+      cairo_save (cr);
+      plot_font (cr, 13, FALSE);
+      cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+      plot_text (cr, (ax.x0 + ax.x1) / 2, (ax.y0 + ax.y1) / 2, 0.5, 0.5,
+                 "no memory breakdown stored for this run");
+      cairo_restore (cr);
+    }
+  double slot = (ax.x1 - ax.x0) / MAX (n, 1);
+  gboolean used[PLAN_MEM_N] = { 0 };
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *st = json_array_get_object_element (stages, i);
+      JsonObject *cat = json_object_has_member (st, "categories")
+        ? json_object_get_object_member (st, "categories") : NULL;
+      double acc = 0, x = ax.x0 + slot * i + slot * 0.15;
+      for (int k = 0; k < PLAN_MEM_N; k++)
+        {
+          double b = member_bytes (cat, plan_mem_category_name (k));
+          if (b <= 0)
+            continue;
+          used[k] = TRUE;
+          double ya = plot_y (&ax, acc), yb = plot_y (&ax, acc + b);
+          plot_fill_rect (cr, x, yb, slot * 0.7, ya - yb, plot_segment_style (k));
+          acc += b;
+        }
+    }
+  if (cap > 0)
+    {
+      double y = plot_y (&ax, cap);
+      cairo_save (cr);
+      cairo_set_source_rgb (cr, 0.75, 0.1, 0.1);
+      cairo_set_line_width (cr, 1.8);
+      double d[] = { 7, 4 };
+      cairo_set_dash (cr, d, 2, 0);
+      cairo_move_to (cr, ax.x0, y);
+      cairo_line_to (cr, ax.x1, y);
+      cairo_stroke (cr);
+      plot_font (cr, 11, TRUE);
+      g_autofree char *lab = g_strdup_printf ("HBM %.1f GiB", cap / (1024.0 * 1024 * 1024));
+      plot_text (cr, ax.x1 - 5, y - 3, 1, 1, lab);
+      cairo_restore (cr);
+    }
+  plot_frame (cr, &ax);
+  static const char *const mem_names[] = { "parameters", "gradients", "optimizer",
+                                           "activations", "comm buffers", "reserve" };
+  PlotLegendEntry legend[PLAN_MEM_N];
+  guint nl = 0;
+  for (int k = PLAN_MEM_N - 1; k >= 0; k--)
+    if (used[k])
+      legend[nl++] = (PlotLegendEntry) { mem_names[k], plot_segment_style (k), 1 };
+  PlotAxes side = ax;
+  side.x0 = ax.x1 + 2;
+  side.x1 = w - 4;
+  plot_legend (cr, &side, legend, nl, TRUE);
+}
+
+/* ---- writers ---- */
+
+static void
+set_str (JsonBuilder *b, const char *name, const char *v)
+{
+  json_builder_set_member_name (b, name);
+  if (v)
+    json_builder_add_string_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+set_num (JsonBuilder *b, const char *name, double v)
+{
+  json_builder_set_member_name (b, name);
+  if (isfinite (v))
+    json_builder_add_double_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+void
+report_run_to_json (const ReportRun *r, JsonBuilder *b)
+{
+  const ResRunRecord *rec = r->rec;
+  json_builder_begin_object (b);
+  set_str (b, "report", "run");
+  json_builder_set_member_name (b, "run_id");
+  json_builder_add_int_value (b, rec->run_id);
+  set_str (b, "kind", res_run_kind_to_string (rec->info.kind));
+  set_str (b, "status", res_run_status_to_string (rec->info.status));
+  set_str (b, "created_at", rec->created_at);
+  set_str (b, "model", rec->info.model);
+  set_str (b, "cluster", rec->info.cluster);
+  set_str (b, "plan", rec->info.plan);
+  json_builder_set_member_name (b, "gpus");
+  json_builder_add_int_value (b, rec->info.world_size);
+  json_builder_set_member_name (b, "terms");
+  json_builder_begin_array (b);
+  RunTerm t[16];
+  guint n = run_terms (r, t);
+  for (guint i = 0; i < n; i++)
+    {
+      json_builder_begin_object (b);
+      set_str (b, "term", t[i].name);
+      set_str (b, "unit", t[i].unit);
+      set_num (b, "predicted", t[i].pred);
+      set_num (b, "measured", t[i].meas);
+      set_num (b, "err_pct", rel_err (t[i].pred, t[i].meas));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  set_num (b, "resimulated_step_time_s", r->sim ? r->sim->result->step_time_s : NAN);
+  set_str (b, "timeline", r->sim ? "timeline.json" : NULL);
+  set_str (b, "timeline_missing", r->sim_why_not);
+  json_builder_end_object (b);
+}
+
+typedef void (*RunPlot) (const ReportRun *, cairo_t *, double, double);
+static const struct {
+  const char *png;
+  RunPlot draw;
+  const char *alt;
+  const char *caption;
+} run_plots[] = {
+  { "breakdown.png", plot_run_breakdown, "Where the step goes",
+    "Seconds per step: compute, pipeline bubble and exposed communication by kind "
+    "(means over pipeline stages, as stored); what remains of the step is idle time." },
+  { "memory.png", plot_run_memory, "Memory by pipeline stage",
+    "The predicted per-GPU memory of each pipeline stage by category, against HBM." },
+};
+
+static void
+dl_item (GString *s, const char *name, const char *value)
+{
+  if (value == NULL || *value == '\0')
+    return;
+  g_string_append_printf (s, "<dt>%s</dt><dd>", name);
+  report_html_escape (s, value);
+  g_string_append (s, "</dd>\n");
+}
+
+gboolean
+report_run_write (const ReportRun *r, const char *dir, guint formats, gboolean force,
+                  GPtrArray *written, GError **error)
+{
+  const ResRunRecord *rec = r->rec;
+  const char *names[10];
+  guint nn = 0;
+  if (formats & REPORT_FORMAT_HTML)
+    names[nn++] = "report.html";
+  if (formats & REPORT_FORMAT_MD)
+    names[nn++] = "report.md";
+  if (formats & REPORT_FORMAT_CSV)
+    names[nn++] = "report.csv";
+  if (formats & REPORT_FORMAT_JSON)
+    names[nn++] = "report.json";
+  if (formats & REPORT_FORMAT_PNG)
+    for (guint i = 0; i < G_N_ELEMENTS (run_plots); i++)
+      names[nn++] = run_plots[i].png;
+  if (r->sim)
+    names[nn++] = "timeline.json";
+  names[nn] = NULL;
+  if (!report_dir_prepare (dir, names, force, error))
+    return FALSE;
+  if (r->sim)
+    {
+      /* the Perfetto timeline, one process per pipeline stage as predict writes it */
+      const SimPrediction *p = r->sim;
+      g_autofree int *ranks = g_new (int, p->plan.pp);
+      for (int st = 0; st < p->plan.pp; st++)
+        {
+          PlanCoord c = { { 0 } };
+          c.coord[PLAN_AXIS_PP] = st;
+          ranks[st] = plan_layout_rank_of (p->layout, &c);
+        }
+      g_autofree char *path = g_build_filename (dir, "timeline.json", NULL);
+      if (!prog_trace_write (p->program, p->result->times, ranks, "predicted", path, error))
+        return FALSE;
+      g_ptr_array_add (written, g_steal_pointer (&path));
+    }
+  if (formats & REPORT_FORMAT_PNG)
+    for (guint i = 0; i < G_N_ELEMENTS (run_plots); i++)
+      if (!report_plot_png ((ReportPlotFunc) run_plots[i].draw, r, dir, run_plots[i].png,
+                            written, error))
+        return FALSE;
+  RunTerm t[16];
+  guint n = run_terms (r, t);
+  g_autofree char *gpus = g_strdup_printf ("%" G_GINT64_FORMAT, rec->info.world_size);
+  g_autofree char *title = g_strdup_printf ("Run %" G_GINT64_FORMAT ": %s (%s), %s on %s",
+                                            rec->run_id, res_run_kind_to_string (rec->info.kind),
+                                            res_run_status_to_string (rec->info.status),
+                                            rec->info.model ? rec->info.model : "?",
+                                            rec->info.cluster ? rec->info.cluster : "?");
+  double resim = r->sim ? r->sim->result->step_time_s : NAN;
+  gboolean same = rec->has_prediction
+                  && fabs (resim - rec->pred.step_time_s) <= 1e-6 * rec->pred.step_time_s;
+  g_autofree char *timeline_note = r->sim
+    ? g_strdup_printf ("Perfetto JSON beside this page (open it in ui.perfetto.dev), "
+                       "re-simulated from the stored model, cluster and plan: step %.4f s, %s",
+                       resim, same ? "the stored prediction's"
+                       : "not the stored prediction's (the cost model or options differ "
+                         "from when it was stored)")
+    : g_strdup_printf ("none: %s", r->sim_why_not);
+  if (formats & REPORT_FORMAT_HTML)
+    {
+      g_autoptr (GString) s = g_string_new (NULL);
+      report_html_begin (s, title);
+      g_string_append (s, "<h1>");
+      report_html_escape (s, title);
+      g_string_append (s, "</h1>\n<h2>Summary</h2>\n<dl>\n");
+      dl_item (s, "created", rec->created_at);
+      dl_item (s, "plan", rec->info.plan);
+      dl_item (s, "GPUs / ranks", gpus);
+      dl_item (s, "framework", rec->info.framework);
+      dl_item (s, "host", rec->info.host);
+      dl_item (s, "note", rec->info.note);
+      dl_item (s, "error", rec->info.error);
+      dl_item (s, "FLOP convention (MFU)", rec->pred.flops_convention);
+      g_string_append (s, "<dt>timeline</dt><dd>");
+      if (r->sim)
+        g_string_append (s, "<a href=\"timeline.json\">timeline.json</a> ");
+      report_html_escape (s, timeline_note);
+      g_string_append (s, "</dd>\n</dl>\n<h2>Figures</h2>\n<table>\n<tr><th class=\"l\">term"
+                       "</th><th>predicted</th><th>measured</th><th>error</th></tr>\n");
+      for (guint i = 0; i < n; i++)
+        {
+          char a[64], b[64], e[32];
+          g_string_append_printf (s, "<tr><td class=\"l\">%s</td><td>%s</td><td>%s</td>"
+                                  "<td>%s</td></tr>\n", t[i].name,
+                                  fmt_term (a, sizeof a, &t[i], t[i].pred),
+                                  fmt_term (b, sizeof b, &t[i], t[i].meas),
+                                  report_fmt (e, sizeof e, "%+.1f%%",
+                                              rel_err (t[i].pred, t[i].meas)));
+        }
+      g_string_append (s, "</table>\n<h2>Plots</h2>\n");
+      for (guint i = 0; i < G_N_ELEMENTS (run_plots); i++)
+        {
+          g_autofree char *uri = report_plot_svg_uri ((ReportPlotFunc) run_plots[i].draw, r,
+                                                      error);
+          if (uri == NULL)
+            return FALSE;
+          report_html_figure (s, uri, run_plots[i].alt, run_plots[i].caption);
+        }
+      report_html_end (s);
+      if (!report_file_write (dir, "report.html", s->str, s->len, written, error))
+        return FALSE;
+    }
+  if (formats & (REPORT_FORMAT_MD | REPORT_FORMAT_CSV))
+    {
+      g_autoptr (GString) md = g_string_new (NULL);
+      g_autoptr (GString) csv = g_string_new ("term,unit,predicted,measured,err_pct\n");
+      g_string_append_printf (md, "# %s\n\n- plan: %s\n- GPUs / ranks: %s\n- timeline: %s\n\n"
+                              "| term | predicted | measured | error |\n|---|--:|--:|--:|\n",
+                              title, rec->info.plan ? rec->info.plan : "-", gpus,
+                              timeline_note);
+      for (guint i = 0; i < n; i++)
+        {
+          char a[64], b[64], e[32];
+          g_string_append_printf (md, "| %s | %s | %s | %s |\n", t[i].name,
+                                  fmt_term (a, sizeof a, &t[i], t[i].pred),
+                                  fmt_term (b, sizeof b, &t[i], t[i].meas),
+                                  report_fmt (e, sizeof e, "%+.1f%%",
+                                              rel_err (t[i].pred, t[i].meas)));
+          g_string_append_printf (csv, "%s,%s,", t[i].name, t[i].unit);
+          report_csv_number (csv, t[i].pred);
+          g_string_append_c (csv, ',');
+          report_csv_number (csv, t[i].meas);
+          g_string_append_c (csv, ',');
+          report_csv_number (csv, rel_err (t[i].pred, t[i].meas));
+          g_string_append_c (csv, '\n');
+        }
+      if (formats & REPORT_FORMAT_PNG)
+        for (guint i = 0; i < G_N_ELEMENTS (run_plots); i++)
+          g_string_append_printf (md, "\n![%s](%s)\n", run_plots[i].alt, run_plots[i].png);
+      if ((formats & REPORT_FORMAT_MD)
+          && !report_file_write (dir, "report.md", md->str, md->len, written, error))
+        return FALSE;
+      if ((formats & REPORT_FORMAT_CSV)
+          && !report_file_write (dir, "report.csv", csv->str, csv->len, written, error))
+        return FALSE;
+    }
+  if (formats & REPORT_FORMAT_JSON)
+    {
+      g_autoptr (JsonBuilder) jb = json_builder_new ();
+      report_run_to_json (r, jb);
+      g_autoptr (JsonGenerator) gen = json_generator_new ();
+      g_autoptr (JsonNode) root = json_builder_get_root (jb);
+      json_generator_set_root (gen, root);
+      json_generator_set_pretty (gen, TRUE);
+      g_autofree char *text = json_generator_to_data (gen, NULL);
+      if (!report_file_write (dir, "report.json", text, -1, written, error))
+        return FALSE;
+    }
+  return TRUE;
+}
