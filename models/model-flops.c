@@ -1,6 +1,6 @@
 /* models/model-flops.c - FLOPs per token under the conventions published results use.
  *
- * Every source counts differently (shared/reference/published-runs.md, "FLOP-counting
+ * Every source counts differently (data/published-runs.md, "FLOP-counting
  * conventions"), so an MFU is meaningful only with its convention named. All functions
  * return FLOPs per token of one training step (forward + backward) at sequence length s.
  * Notation: L layers, h hidden, s sequence, V vocab, H query heads, G KV heads, d head_dim,

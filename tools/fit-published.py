@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fit the cost model's per-device defaults to the published runs.
 
-Runs `tandem validate` on shared/data/published-runs.csv for the rows of one GPU family
+Runs `tandem validate` on data/published-runs.csv for the rows of one GPU family
 (--gpu-type) with cost overrides (--cost KEY=VALUE) and minimises the step-time MAPE by
 coordinate descent over a few physically meaningful knobs, each kept inside a plausible
 range. The result is what sim/cost.c's per-device calibration table records, with the
@@ -34,7 +34,7 @@ def run(tandem, csv, gpu, params):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tandem", default="build/cli/tandem")
-    ap.add_argument("--csv", default="../shared/data/published-runs.csv")
+    ap.add_argument("--csv", default="data/published-runs.csv")
     ap.add_argument("--gpu-type", required=True)
     ap.add_argument("--start", nargs="*", default=[])
     ap.add_argument("--knobs", default=",".join(KNOBS))

@@ -1,7 +1,7 @@
 /* tests/models/test-model-flops.c - FLOP conventions and the op list.
  *
- * Reference numbers come from shared/reference/published-runs.md ("FLOP-counting
- * conventions") and shared/data/published-runs.csv; each assert has its hand derivation
+ * Reference numbers come from data/published-runs.md ("FLOP-counting
+ * conventions") and data/published-runs.csv; each assert has its hand derivation
  * above it. GFLOP = 1e9 FLOP. */
 #include "models/model.h"
 
@@ -84,7 +84,7 @@ test_palm_405b (void)
 }
 
 /* Korthikanti et al. 2022 (72 formula, model FLOPs) reproduces the published MFUs from the
- * iteration times of shared/data/published-runs.csv rows 41, 43, 45 (selective recompute,
+ * iteration times of data/published-runs.csv rows 41, 43, 45 (selective recompute,
  * A100 peak 312 TFLOP/s, s = 2048, V = 51200):
  * 175B: 72*96*12288^2*(1 + 2048/73728 + 51200/(12*96*12288)) = 1076.44 GFLOP/token;
  *       x 64 seq x 2048 / (13.75 s x 64 GPUs x 312e12) = 51.39% (published 51.4%).
