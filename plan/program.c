@@ -74,28 +74,31 @@ add_task (Builder *bd, ProgTaskKind kind, ProgStream stream, ProgPhase phase, in
           int layer, const gint32 *deps, int n_deps)
 {
   ProgProgram *p = bd->prog;
-  ProgTask t;
-  memset (&t, 0, sizeof t);
-  t.id = p->tasks->len;
-  t.kind = kind;
-  t.stream = stream;
-  t.phase = phase;
-  t.stage = (gint16) bd->stage;
-  t.mb = (gint16) mb;
-  t.chunk = (gint16) chunk;
-  t.layer = (gint16) layer;
-  t.peer_stage = -1;
-  t.peer_task = -1;
-  t.dep_first = p->deps->len;
+  /* written in place: the arrays are reserved up front (prog_program_new), and a copy
+   * through g_array_append_val cost a tenth of a prediction */
+  guint32 id = p->tasks->len;
+  g_array_set_size (p->tasks, id + 1);
+  ProgTask *t = &g_array_index (p->tasks, ProgTask, id);
+  memset (t, 0, sizeof *t);
+  t->id = id;
+  t->kind = kind;
+  t->stream = stream;
+  t->phase = phase;
+  t->stage = (gint16) bd->stage;
+  t->mb = (gint16) mb;
+  t->chunk = (gint16) chunk;
+  t->layer = (gint16) layer;
+  t->peer_stage = -1;
+  t->peer_task = -1;
+  guint32 first = p->deps->len;
+  t->dep_first = first;
+  g_array_set_size (p->deps, first + (guint) MAX (n_deps, 0));
+  guint32 *out = &g_array_index (p->deps, guint32, first);
   for (int i = 0; i < n_deps; i++)
     if (deps[i] >= 0)
-      {
-        guint32 d = (guint32) deps[i];
-        g_array_append_val (p->deps, d);
-        t.n_deps++;
-      }
-  g_array_append_val (p->tasks, t);
-  return t.id;
+      out[t->n_deps++] = (guint32) deps[i];
+  g_array_set_size (p->deps, first + t->n_deps);
+  return id;
 }
 
 static ProgTask *
@@ -659,9 +662,13 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
   gboolean overlap = p->overlap_grad_reduce && !sharded_params;
   guint next_bucket = 0;
   GArray *reductions = g_array_new (FALSE, FALSE, sizeof (gint32));
+  ProgStage *st = &prog->stages[stage];
+  st->n_slots = slots->len;
+  st->slot_first = g_new (guint32, slots->len + 1);
   for (guint i = 0; i < slots->len; i++)
     {
       const ProgSlot *slot = &g_array_index (slots, ProgSlot, i);
+      st->slot_first[i] = prog->tasks->len;
       expand_slot (bd, slot, bucket_done);
       /* overlapped gradient reduction: a bucket goes as soon as its layers' last
        * backward is done */
@@ -685,6 +692,7 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
         }
     }
 
+  st->slot_first[slots->len] = prog->tasks->len;
   /* the stage's last compute task: everything after it waits for the backward */
   gint32 last = -1;
   for (guint32 i = prog->tasks->len; i > first_task; i--)
@@ -747,7 +755,6 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
       }
   g_array_free (reductions, TRUE);
 
-  ProgStage *st = &prog->stages[stage];
   st->first = first_task;
   st->n_tasks = prog->tasks->len - first_task;
   st->layers = plan_stage_layers (p, bd->m, stage);
@@ -896,6 +903,8 @@ prog_program_free (ProgProgram *prog)
     return;
   model_spec_unref (prog->model);
   plan_clear (&prog->plan);
+  for (int s = 0; prog->stages && s < prog->n_stages; s++)
+    g_free (prog->stages[s].slot_first);
   g_free (prog->stages);
   if (prog->tasks)
     g_array_free (prog->tasks, TRUE);

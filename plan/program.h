@@ -117,6 +117,12 @@ typedef struct {
 typedef struct {
   guint32 first;            /* first task of the stage */
   guint32 n_tasks;
+  /* the schedule's compute units in order: unit i's tasks start at slot_first[i] (with
+   * any work issued between units, e.g. an overlapped bucket reduction, counted in the
+   * unit before); slot_first[n_slots] is where the step's tail (reductions, optimizer)
+   * starts. Slots are ProgSlot order: the steady-state fast path compares them. */
+  guint32 n_slots;
+  guint32 *slot_first;
   int     layers;
   double  model_flops;      /* per rank, whole step */
   double  hw_flops;

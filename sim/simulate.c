@@ -5,29 +5,61 @@
 #include <math.h>
 #include <string.h>
 
+/* Per task, packed so that starting or finishing a task touches one cache line. */
+typedef struct {
+  double  base_s;        /* duration before any slowdown */
+  double  ready_at;      /* when the task became its stream's head */
+  gint32  pending;       /* dependencies not done */
+  guint32 next;          /* the next task of its stream, G_MAXUINT32 none */
+  guint16 stage;
+  guint8  state;         /* 0 waiting, 1 running, 3 running comm kernel, 2 done */
+  guint8  head;          /* first of its stream not done */
+  gint8   what;          /* -1 compute, else the ProgCommKind */
+  guint8  recv;          /* a pipeline RECV */
+} SimHot;
+
+/* A completion in the event set: ordered by time, then by the sequence number taken when
+ * it was scheduled (rest = sequence << 32 | task). */
+typedef struct {
+  SimTime time;
+  guint64 rest;
+} SimKey128;
+
+static inline gboolean
+key_less (SimKey128 a, SimKey128 b)
+{
+  return a.time < b.time || (a.time == b.time && a.rest < b.rest);
+}
+
 typedef struct {
   const ProgProgram *prog;
   const SimCost     *cost;
   const SimOptions  *opts;
   const PlanLayout  *layout;
-  SimEngine         *engine;
   guint              n;
+  /* the event set: completions keyed (time ps, sequence, task), a binary min-heap; the
+   * sequence numbers schedules, so equal times complete in scheduling order, as the
+   * general engine (engine.h) orders them */
+  SimKey128         *heap;
+  guint32            heap_len, heap_cap;
+  guint32            seq;
+  SimTime            now;
+  guint64            n_fired;
+  SimHot            *hot;          /* per task: what the event loop reads and writes */
+  gint8             *what;         /* per task: -1 compute, else its ProgCommKind */
   /* successors (CSR): deps reversed, plus SEND -> RECV */
   guint32           *succ_first;
   guint32           *succ;
-  gint32            *pending;
-  guint8            *state;        /* 0 waiting, 1 running, 3 running comm kernel, 2 done */
   /* streams: per (stage, stream) the task ids in order */
   guint32           *q_first;      /* (n_stages * PROG_STREAM_N) + 1 */
   guint32           *q_tasks;
-  guint32           *q_pos;
-  guint32           *stream_slot;  /* task -> its (stage, stream) slot */
-  double            *ready_at;     /* when the task became its stream's head */
   double            *block_s;      /* cost of each block, -1 = not yet */
   int               *comm_active;  /* per stage: communication tasks running */
   SimTaskTime       *times;
   guint              n_done;
   GArray            *coll_cache;   /* CollCache */
+  GArray            *p2p_cache;    /* P2pCache */
+  guint              coll_last;    /* the cache entry that answered last */
   double             slowdown;
 } Sim;
 
@@ -40,12 +72,22 @@ typedef struct {
 static double
 coll_cost (Sim *sim, const ProgTask *t)
 {
+  if (sim->coll_last < sim->coll_cache->len)
+    {
+      CollCache *c = &g_array_index (sim->coll_cache, CollCache, sim->coll_last);
+      if (c->coll == t->coll && c->axis == t->axis && c->bytes == t->bytes)
+        return c->s;
+    }
   for (guint i = 0; i < sim->coll_cache->len; i++)
     {
       CollCache *c = &g_array_index (sim->coll_cache, CollCache, i);
       if (c->coll == t->coll && c->axis == t->axis && c->bytes == t->bytes)
-        return c->s;
+        {
+          sim->coll_last = i;
+          return c->s;
+        }
     }
+  sim->coll_last = sim->coll_cache->len;
   CollCache c = { t->coll, t->axis, t->bytes,
                   sim_cost_coll_s (sim->cost, t->coll, t->axis, t->bytes) };
   g_array_append_val (sim->coll_cache, c);
@@ -86,91 +128,172 @@ stage_device (const PlanLayout *layout, int stage)
   return (guint64) plan_layout_rank_of (layout, &c);
 }
 
+/* A pipeline transfer's time, by (stage, peer, bytes): a stage sends to at most two
+ * peers, so the cache stays short. */
+typedef struct {
+  gint32 stage, peer;
+  double bytes, s;
+} P2pCache;
+
 static double
-task_duration (Sim *sim, const ProgTask *t)
+p2p_cost (Sim *sim, const ProgTask *t)
+{
+  for (guint i = 0; i < sim->p2p_cache->len; i++)
+    {
+      P2pCache *c = &g_array_index (sim->p2p_cache, P2pCache, i);
+      if (c->stage == t->stage && c->peer == t->peer_stage && c->bytes == t->bytes)
+        return c->s;
+    }
+  P2pCache c = { t->stage, t->peer_stage, t->bytes,
+                 sim_cost_p2p_s (sim->cost, stage_device (sim->layout, t->stage),
+                                 stage_device (sim->layout, t->peer_stage), t->bytes) };
+  g_array_append_val (sim->p2p_cache, c);
+  return c.s;
+}
+
+/* A task's duration before any slowdown (a compute kernel running next to a
+ * communication kernel takes longer: try_start). */
+static double
+task_base_duration (Sim *sim, const ProgTask *t)
 {
   switch (t->kind)
     {
     case PROG_TASK_COMPUTE:
-      {
-        double d = block_cost (sim, t->block);
-        /* compute kernels slowed by communication kernels sharing the SMs and HBM */
-        if (sim->comm_active[t->stage] > 0)
-          d *= 1.0 + sim->slowdown;
-        return d;
-      }
+      return block_cost (sim, t->block);
     case PROG_TASK_COLL:
       return coll_cost (sim, t);
     case PROG_TASK_SEND:
-      return sim_cost_p2p_s (sim->cost, stage_device (sim->layout, t->stage),
-                             stage_device (sim->layout, t->peer_stage), t->bytes);
+      return p2p_cost (sim, t);
     case PROG_TASK_RECV:
     default:
       return 0;
     }
 }
 
-static void on_done (SimEngine *engine, void *target, const void *payload);
+static void
+heap_push (Sim *sim, SimKey128 k)
+{
+  if (G_UNLIKELY (sim->heap_len == sim->heap_cap))
+    {
+      sim->heap_cap = MAX (64, sim->heap_cap * 2);
+      sim->heap = g_renew (SimKey128, sim->heap, sim->heap_cap);
+    }
+  guint32 i = sim->heap_len++;
+  while (i > 0)
+    {
+      guint32 p = (i - 1) / 2;
+      if (!key_less (k, sim->heap[p]))
+        break;
+      sim->heap[i] = sim->heap[p];
+      i = p;
+    }
+  sim->heap[i] = k;
+}
+
+static SimKey128
+heap_pop (Sim *sim)
+{
+  SimKey128 top = sim->heap[0];
+  SimKey128 k = sim->heap[--sim->heap_len];
+  guint32 n = sim->heap_len, i = 0;
+  for (;;)
+    {
+      guint32 c = 2 * i + 1;
+      if (c >= n)
+        break;
+      if (c + 1 < n && key_less (sim->heap[c + 1], sim->heap[c]))
+        c++;
+      if (!key_less (sim->heap[c], k))
+        break;
+      sim->heap[i] = sim->heap[c];
+      i = c;
+    }
+  if (n > 0)
+    sim->heap[i] = k;
+  return top;
+}
+
+/* Schedules the completion of `id` after `d` seconds, as sim_engine_schedule would
+ * (rounded to picoseconds, saturating). */
+static void
+schedule_done (Sim *sim, guint32 id, double d)
+{
+  SimTime delay = sim_time_from_s (d);
+  SimTime at = sim->now + delay < sim->now ? SIM_TIME_MAX : sim->now + delay;
+  SimKey128 k = { at, ((guint64) sim->seq++ << 32) | id };
+  heap_push (sim, k);
+}
 
 static void
 try_start (Sim *sim, guint32 id)
 {
-  const ProgTask *t = prog_task (sim->prog, id);
-  if (sim->state[id] != 0 || sim->pending[id] > 0)
+  SimHot *h = &sim->hot[id];
+  if (h->state != 0 || h->pending > 0 || !h->head)
     return;
-  guint32 slot = sim->stream_slot[id];
-  if (sim->q_tasks[sim->q_first[slot] + sim->q_pos[slot]] != id)
-    return;                                   /* not the head of its stream */
-  double now = sim_time_to_s (sim_engine_now (sim->engine));
-  sim->state[id] = 1;
-  double d = task_duration (sim, t);
+  double now = sim_time_to_s (sim->now);
+  h->state = 1;
+  double d = h->base_s;
   double start = now;
-  if (t->kind == PROG_TASK_RECV)
+  if (h->what < 0)
+    {
+      /* compute kernels slowed by communication kernels sharing the SMs and HBM */
+      if (sim->comm_active[h->stage] > 0)
+        d *= 1.0 + sim->slowdown;
+    }
+  else if (h->recv)
     {
       /* the transfer was the SEND's: the receiver sees it from when it was ready */
-      double send_start = sim->times[t->peer_task].start_s;
-      start = MAX (sim->ready_at[id], send_start);
+      double send_start = sim->times[prog_task (sim->prog, id)->peer_task].start_s;
+      start = MAX (h->ready_at, send_start);
     }
   /* a communication kernel in flight slows the stage's compute (zero-length ones are
    * not kernels: free communication, empty groups) */
-  if (t->kind != PROG_TASK_COMPUTE && t->kind != PROG_TASK_RECV && d > 0)
+  else if (d > 0)
     {
-      sim->comm_active[t->stage]++;
-      sim->state[id] = 3;
+      sim->comm_active[h->stage]++;
+      h->state = 3;
     }
   sim->times[id].start_s = start;
-  sim_engine_schedule (sim->engine, sim_time_from_s (d), on_done, sim, &id, sizeof id);
+  schedule_done (sim, id, d);
 }
 
 static void
-on_done (SimEngine *engine, void *target, const void *payload)
+on_done (Sim *sim, guint32 id)
 {
-  Sim *sim = target;
-  guint32 id;
-  memcpy (&id, payload, sizeof id);
-  const ProgTask *t = prog_task (sim->prog, id);
-  double now = sim_time_to_s (sim_engine_now (engine));
-  if (sim->state[id] == 3)
-    sim->comm_active[t->stage]--;
-  sim->state[id] = 2;
+  double now = sim_time_to_s (sim->now);
+  SimHot *h = &sim->hot[id];
+  if (h->state == 3)
+    sim->comm_active[h->stage]--;
+  h->state = 2;
   sim->times[id].end_s = now;
   sim->n_done++;
 
   /* the next task of the stream becomes its head */
-  guint32 slot = sim->stream_slot[id];
-  sim->q_pos[slot]++;
-  guint32 len = sim->q_first[slot + 1] - sim->q_first[slot];
-  if (sim->q_pos[slot] < len)
+  if (h->next != G_MAXUINT32)
     {
-      guint32 next = sim->q_tasks[sim->q_first[slot] + sim->q_pos[slot]];
-      sim->ready_at[next] = now;
-      try_start (sim, next);
+      SimHot *nh = &sim->hot[h->next];
+      nh->head = 1;
+      nh->ready_at = now;
+      try_start (sim, h->next);
     }
   for (guint32 i = sim->succ_first[id]; i < sim->succ_first[id + 1]; i++)
     {
       guint32 s = sim->succ[i];
-      if (--sim->pending[s] == 0)
+      if (--sim->hot[s].pending == 0)
         try_start (sim, s);
+    }
+}
+
+/* Fires completions in (time, sequence) order until none is left. */
+static void
+run_events (Sim *sim)
+{
+  while (sim->heap_len > 0)
+    {
+      SimKey128 k = heap_pop (sim);
+      sim->now = k.time;
+      sim->n_fired++;
+      on_done (sim, (guint32) k.rest);
     }
 }
 
@@ -185,8 +308,9 @@ sim_options_init (SimOptions *opts, const TopoCluster *cluster)
  * Each stream runs its tasks one after another, so its points are already in time order;
  * a merge of the (at most PROG_STREAM_N) streams replaces a sort. */
 static void
-stage_stats (const ProgProgram *p, const SimTaskTime *times, const guint32 *q_first,
-             const guint32 *q_tasks, int s, double step, SimStageStats *st)
+stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_what,
+             const guint32 *q_first, const guint32 *q_tasks, int s, double step,
+             SimStageStats *st)
 {
   const ProgStage *ps = &p->stages[s];
   memset (st, 0, sizeof *st);
@@ -196,7 +320,9 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const guint32 *q_fi
   guint32 pos[PROG_STREAM_N], len[PROG_STREAM_N];
   gboolean at_end[PROG_STREAM_N];   /* next point of the stream is its task's end */
   gint8 what[PROG_STREAM_N];        /* -1 compute, else the comm kind (set per task) */
+  double next[PROG_STREAM_N];       /* the stream's next point */
   const guint32 *tasks[PROG_STREAM_N];
+  int n_live = 0, live[PROG_STREAM_N];
   for (int k = 0; k < PROG_STREAM_N; k++)
     {
       guint32 slot = (guint32) s * PROG_STREAM_N + k;
@@ -205,27 +331,27 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const guint32 *q_fi
       pos[k] = 0;
       at_end[k] = FALSE;
       what[k] = -1;
+      if (len[k] > 0)
+        {
+          live[n_live++] = k;
+          next[k] = times[tasks[k][0]].start_s;
+        }
     }
   int compute = 0, comm[PROG_COMM_N] = { 0 };
   double last = 0;
-  for (;;)
+  while (n_live > 0)
     {
       /* the earliest next point over the streams; ends before starts at equal times */
-      int best = -1;
-      double bt = 0;
-      for (int k = 0; k < PROG_STREAM_N; k++)
+      int best = live[0];
+      double bt = next[best];
+      for (int i = 1; i < n_live; i++)
         {
-          if (pos[k] >= len[k])
-            continue;
-          const SimTaskTime *tt = &times[tasks[k][pos[k]]];
-          double t = at_end[k] ? tt->end_s : tt->start_s;
-          if (best < 0 || t < bt || (t == bt && at_end[k] && !at_end[best]))
+          int k = live[i];
+          double t = next[k];
+          if (t < bt || (t == bt && at_end[k] && !at_end[best]))
             best = k, bt = t;
         }
-      if (best < 0)
-        break;
       guint32 id = tasks[best][pos[best]];
-      const ProgTask *t = prog_task (p, id);
       const SimTaskTime *tt = &times[id];
       double dt = bt - last;
       if (dt > 0 && compute == 0)
@@ -243,20 +369,22 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const guint32 *q_fi
         }
       last = MAX (last, bt);
       double d = tt->end_s - tt->start_s;
+      gboolean advance = FALSE;
       if (!at_end[best])
         {
           st->end_s = MAX (st->end_s, tt->end_s);
           if (d > 0)
             {
-              what[best] = t->kind == PROG_TASK_COMPUTE ? -1 : (gint8) t->comm;
+              what[best] = task_what[id];
               if (what[best] < 0)
                 compute++, st->compute_s += d;
               else
                 comm[what[best]]++, st->comm_s[what[best]] += d;
               at_end[best] = TRUE;
+              next[best] = tt->end_s;
             }
           else
-            pos[best]++;          /* an empty task occupies no time */
+            advance = TRUE;       /* an empty task occupies no time */
         }
       else
         {
@@ -265,7 +393,21 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const guint32 *q_fi
           else
             comm[what[best]]--;
           at_end[best] = FALSE;
-          pos[best]++;
+          advance = TRUE;
+        }
+      if (advance)
+        {
+          if (++pos[best] < len[best])
+            next[best] = times[tasks[best][pos[best]]].start_s;
+          else
+            {
+              /* the stream is done: drop it, keeping the others in stream order */
+              int j = 0;
+              for (int i = 0; i < n_live; i++)
+                if (live[i] != best)
+                  live[j++] = live[i];
+              n_live = j;
+            }
         }
     }
   /* after the stage's last task, until the step ends, the stage waits */
@@ -296,26 +438,54 @@ sim_simulate (const ProgProgram *prog, const TopoCluster *cluster, const PlanLay
   guint n = sim.n;
   int n_slots = prog->n_stages * PROG_STREAM_N;
 
-  /* successors */
+  /* per task: successors (CSR: deps reversed, plus SEND -> RECV), stream order, cost */
   sim.succ_first = g_new0 (guint32, n + 1);
-  sim.pending = g_new0 (gint32, n);
+  sim.hot = g_new0 (SimHot, n);
+  sim.what = g_new (gint8, n);
+  sim.q_first = g_new0 (guint32, n_slots + 1);
+  sim.block_s = g_new (double, prog->blocks->len);
+  for (guint i = 0; i < prog->blocks->len; i++)
+    sim.block_s[i] = -1;
+  sim.coll_cache = g_array_new (FALSE, FALSE, sizeof (CollCache));
+  sim.p2p_cache = g_array_new (FALSE, FALSE, sizeof (P2pCache));
+  g_autofree guint32 *stream_last = g_new (guint32, n_slots);
+  for (int i = 0; i < n_slots; i++)
+    stream_last[i] = G_MAXUINT32;
   for (guint32 i = 0; i < n; i++)
     {
       const ProgTask *t = prog_task (prog, i);
       const guint32 *deps = prog_task_deps (prog, t);
+      SimHot *h = &sim.hot[i];
       for (guint32 k = 0; k < t->n_deps; k++)
         sim.succ_first[deps[k] + 1]++;
-      sim.pending[i] = (gint32) t->n_deps;
+      h->pending = (gint32) t->n_deps;
       if (t->kind == PROG_TASK_RECV)
         {
           sim.succ_first[t->peer_task + 1]++;
-          sim.pending[i]++;
+          h->pending++;
+          h->recv = 1;
         }
+      guint32 slot = (guint32) t->stage * PROG_STREAM_N + t->stream;
+      sim.q_first[slot + 1]++;
+      h->next = G_MAXUINT32;
+      if (stream_last[slot] == G_MAXUINT32)
+        h->head = 1;
+      else
+        sim.hot[stream_last[slot]].next = i;
+      stream_last[slot] = i;
+      h->stage = (guint16) t->stage;
+      h->what = t->kind == PROG_TASK_COMPUTE ? -1 : (gint8) t->comm;
+      sim.what[i] = h->what;
+      h->base_s = task_base_duration (&sim, t);
     }
   for (guint32 i = 0; i < n; i++)
     sim.succ_first[i + 1] += sim.succ_first[i];
   sim.succ = g_new (guint32, sim.succ_first[n] + 1);
   g_autofree guint32 *fill = g_memdup2 (sim.succ_first, sizeof (guint32) * (n + 1));
+  for (int i = 0; i < n_slots; i++)
+    sim.q_first[i + 1] += sim.q_first[i];
+  sim.q_tasks = g_new (guint32, n + 1);
+  g_autofree guint32 *qfill = g_memdup2 (sim.q_first, sizeof (guint32) * (n_slots + 1));
   for (guint32 i = 0; i < n; i++)
     {
       const ProgTask *t = prog_task (prog, i);
@@ -324,47 +494,24 @@ sim_simulate (const ProgProgram *prog, const TopoCluster *cluster, const PlanLay
         sim.succ[fill[deps[k]]++] = i;
       if (t->kind == PROG_TASK_RECV)
         sim.succ[fill[t->peer_task]++] = i;
+      sim.q_tasks[qfill[(guint32) t->stage * PROG_STREAM_N + t->stream]++] = i;
     }
-
-  /* stream queues, in program order */
-  sim.q_first = g_new0 (guint32, n_slots + 1);
-  sim.stream_slot = g_new (guint32, n);
-  for (guint32 i = 0; i < n; i++)
-    {
-      const ProgTask *t = prog_task (prog, i);
-      guint32 slot = (guint32) t->stage * PROG_STREAM_N + t->stream;
-      sim.stream_slot[i] = slot;
-      sim.q_first[slot + 1]++;
-    }
-  for (int i = 0; i < n_slots; i++)
-    sim.q_first[i + 1] += sim.q_first[i];
-  sim.q_tasks = g_new (guint32, n + 1);
-  g_autofree guint32 *qfill = g_memdup2 (sim.q_first, sizeof (guint32) * (n_slots + 1));
-  for (guint32 i = 0; i < n; i++)
-    sim.q_tasks[qfill[sim.stream_slot[i]]++] = i;
-  sim.q_pos = g_new0 (guint32, n_slots);
-  sim.state = g_new0 (guint8, n);
-  sim.ready_at = g_new0 (double, n);
-  sim.block_s = g_new (double, prog->blocks->len);
-  for (guint i = 0; i < prog->blocks->len; i++)
-    sim.block_s[i] = -1;
   sim.comm_active = g_new0 (int, prog->n_stages);
   sim.times = g_new0 (SimTaskTime, n);
-  sim.coll_cache = g_array_new (FALSE, FALSE, sizeof (CollCache));
-  sim.engine = sim_engine_new (0);
 
   /* every stream head with no dependency starts at time 0 */
   for (int slot = 0; slot < n_slots; slot++)
     if (sim.q_first[slot + 1] > sim.q_first[slot])
       try_start (&sim, sim.q_tasks[sim.q_first[slot]]);
-  gboolean ok = sim_engine_run (sim.engine, SIM_TIME_MAX, error);
-  res->n_events = sim_engine_n_fired (sim.engine);
-  if (ok && sim.n_done != n)
+  run_events (&sim);
+  gboolean ok = TRUE;
+  res->n_events = sim.n_fired;
+  if (sim.n_done != n)
     {
       /* name a stuck task to help whoever wrote the schedule */
       guint32 stuck = 0;
       for (guint32 i = 0; i < n; i++)
-        if (sim.state[i] != 2)
+        if (sim.hot[i].state != 2)
           {
             stuck = i;
             break;
@@ -391,7 +538,7 @@ sim_simulate (const ProgProgram *prog, const TopoCluster *cluster, const PlanLay
       for (int s = 0; s < prog->n_stages; s++)
         {
           SimStageStats *st = &res->stages[s];
-          stage_stats (prog, sim.times, sim.q_first, sim.q_tasks, s, step, st);
+          stage_stats (prog, sim.times, sim.what, sim.q_first, sim.q_tasks, s, step, st);
           if (st->end_s >= res->stages[res->critical_stage].end_s)
             res->critical_stage = s;
           res->compute_s += st->compute_s / prog->n_stages;
@@ -424,17 +571,15 @@ sim_simulate (const ProgProgram *prog, const TopoCluster *cluster, const PlanLay
         res->times = g_steal_pointer (&sim.times);
     }
 
-  sim_engine_free (sim.engine);
+  g_free (sim.heap);
+  g_free (sim.what);
+  g_free (sim.hot);
   g_array_free (sim.coll_cache, TRUE);
+  g_array_free (sim.p2p_cache, TRUE);
   g_free (sim.succ_first);
   g_free (sim.succ);
-  g_free (sim.pending);
-  g_free (sim.state);
   g_free (sim.q_first);
   g_free (sim.q_tasks);
-  g_free (sim.q_pos);
-  g_free (sim.stream_slot);
-  g_free (sim.ready_at);
   g_free (sim.block_s);
   g_free (sim.comm_active);
   g_free (sim.times);
