@@ -3,7 +3,10 @@
  * The reference case is the issue's: Llama-3 405B on 16,384 H100s of h100-24k, TP8 PP16
  * DP128, seq 8192, global batch 2048, micro-batch 1 (16 micro-batches), 126 layers as
  * 7 + 14 x 8 + 7, 1F1B. Target: at most 5 ms per prediction (Calculon takes 14 ms per
- * evaluation; SimAI's analytical mode 70 ms). The time covers everything after the
+ * evaluation; SimAI's analytical mode 70 ms). Issue 11 item 5(c): the README's main job
+ * (scripts/main.sh: VPP2, 3 layers on the first and last stage, ZeRO-2, rank order
+ * tp-cp-ep-pp-dp) at 16 micro-batches in <= 2 ms, and at 256 (gbs 32,768) at most twice
+ * that (the steady-state path). The time covers everything after the
  * model and cluster are loaded: plan resolution, layout, step program, simulation and
  * memory. Each row checks its result first (a positive step time and every task
  * simulated), then reports the best and median of --reps runs.
@@ -122,7 +125,9 @@ main (int argc, char **argv)
               tasks = p->result->n_tasks;
               events = p->result->n_events;
               step = p->result->step_time_s;
-              wrong = !(step > 0) || events != tasks;
+              /* every task simulated once, or the steady state extended (fewer events) */
+              wrong = !(step > 0) || (p->result->steady_periods == 0 ? events != tasks
+                                                                      : events >= tasks);
             }
           else
             ms[r] = (double) (t1 - t0) / 1e3;

@@ -96,13 +96,20 @@ print_text (const SimPrediction *p, ModelFlopConvention conv, gint64 run_id,
           cli_fmt_bytes ((double) p->memory.peak_bytes), p->memory.peak_stage,
           cli_fmt_bytes ((double) p->memory.capacity_bytes),
           p->memory.fits ? "fits" : "OUT OF MEMORY");
-  printf ("  simulated %u tasks, %" G_GUINT64_FORMAT " events in %.2f ms\n", r->n_tasks,
+  printf ("  simulated %u tasks, %" G_GUINT64_FORMAT " events in %.2f ms", r->n_tasks,
           r->n_events, p->wall_s * 1e3);
+  if (r->steady_periods > 0)
+    printf (" (steady state of %.4f s extended by %d periods)", r->steady_period_s,
+            r->steady_periods);
+  printf ("\n");
   if (trace)
     printf ("  trace: %s (open in ui.perfetto.dev)\n", trace);
   if (run_id > 0)
     printf ("  stored as run %" G_GINT64_FORMAT " in %s\n", run_id, db);
 }
+
+/* --full-simulation: every micro-batch simulated (sim_predict's steady-state path off) */
+static gboolean predict_full_simulation;
 
 static int
 predict_with (CliPlanContext *c, gboolean json, gboolean no_db, const char *trace,
@@ -125,6 +132,7 @@ predict_with (CliPlanContext *c, gboolean json, gboolean no_db, const char *trac
   sim_options_init (&opts, c->cluster);
   sim_cost_options_init_stack (&opts.cost, c->cluster, stack);
   opts.keep_timeline = trace != NULL;
+  opts.full_simulation = predict_full_simulation;
   if (slowdown >= 0)
     opts.cost.comm_compute_slowdown = slowdown;
   {
@@ -226,6 +234,8 @@ cli_cmd_predict (int argc, char **argv)
     { "comm-compute-slowdown", 0, 0, G_OPTION_ARG_DOUBLE, &slowdown,
       "Compute slowdown while communication kernels run (fraction; default per device)", "F" },
     { "note", 0, 0, G_OPTION_ARG_STRING, &note, "Free text stored with the run", "TEXT" },
+    { "full-simulation", 0, 0, G_OPTION_ARG_NONE, &predict_full_simulation,
+      "Simulate every micro-batch, not the steady state extended (--trace implies it)", NULL },
     { NULL },
   };
   CliPlanContext ctx;

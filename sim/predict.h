@@ -4,6 +4,9 @@
  *  - `plan` must be resolved (plan_resolve) against the same model and cluster.
  *  - The returned SimPrediction owns everything in it; free with sim_prediction_free.
  *  - A plan that does not fit in memory is still predicted; `memory.fits` says so.
+ *  - Unless opts->full_simulation or opts->keep_timeline, a 1F1B or interleaved step of
+ *    many micro-batches is simulated up to its steady state and extended exactly
+ *    (sim_simulate_extended); every figure equals the full simulation's.
  *  - Never prints. */
 #pragma once
 
@@ -20,6 +23,10 @@ typedef struct {
   TopoCluster *cluster;   /* ref */
   Plan         plan;      /* copy */
   PlanLayout  *layout;
+  /* the step program simulated: with the steady-state path (result->steady_periods > 0)
+   * the step of fewer micro-batches that was extended (its plan.grad_accum says how many),
+   * whose tokens_per_step and hw_flops_per_step are the whole step's; a trace
+   * (keep_timeline) or full_simulation gets the whole step's program */
   ProgProgram *program;
   SimResult   *result;
   PlanMemory   memory;

@@ -310,8 +310,9 @@ sim_options_init (SimOptions *opts, const TopoCluster *cluster)
 static void
 stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_what,
              const guint32 *q_first, const guint32 *q_tasks, int s, double step,
-             SimStageStats *st)
+             SimStageStats *st, const double snap_t[2], double snap[2][PROG_COMM_N + 1])
 {
+  int n_snap = snap_t ? 2 : 0, snap_i = 0;
   const ProgStage *ps = &p->stages[s];
   memset (st, 0, sizeof *st);
   st->model_flops = ps->model_flops;
@@ -353,6 +354,18 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
         }
       guint32 id = tasks[best][pos[best]];
       const SimTaskTime *tt = &times[id];
+      /* the steady-state extension's snapshots: bubble and exposure so far at snap_t[i] */
+      for (; snap_i < n_snap && snap_t[snap_i] <= bt; snap_i++)
+        {
+          double part = MAX (snap_t[snap_i] - last, 0.0);
+          int k = 0;
+          while (k < PROG_COMM_N && comm[k] == 0)
+            k++;
+          for (int j = 0; j < PROG_COMM_N; j++)
+            snap[snap_i][j] = st->exposed_s[j] + (compute == 0 && k == j ? part : 0);
+          snap[snap_i][PROG_COMM_N] = st->bubble_s
+                                      + (compute == 0 && k == PROG_COMM_N ? part : 0);
+        }
       double dt = bt - last;
       if (dt > 0 && compute == 0)
         {
@@ -410,9 +423,183 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
             }
         }
     }
+  for (; snap_i < n_snap; snap_i++)
+    {
+      for (int j = 0; j < PROG_COMM_N; j++)
+        snap[snap_i][j] = st->exposed_s[j];
+      snap[snap_i][PROG_COMM_N] = st->bubble_s;
+    }
   /* after the stage's last task, until the step ends, the stage waits */
   if (step > last)
     st->bubble_s += step - last;
+}
+
+static void aggregate (SimResult *res, const ProgProgram *prog, const TopoCluster *cluster,
+                       double tokens_per_step, double hw_flops_per_step);
+static SimResult *plain_result (Sim *sim, const TopoCluster *cluster);
+
+/* Sets up and runs the whole program; FALSE with `error` when it deadlocks. */
+static gboolean
+run_program (Sim *sim, GError **error)
+{
+  const ProgProgram *prog = sim->prog;
+  guint n = sim->n;
+  int n_slots = prog->n_stages * PROG_STREAM_N;
+  /* per task: successors (CSR: deps reversed, plus SEND -> RECV), stream order, cost */
+  sim->succ_first = g_new0 (guint32, n + 1);
+  sim->hot = g_new0 (SimHot, n);
+  sim->what = g_new (gint8, n);
+  sim->q_first = g_new0 (guint32, n_slots + 1);
+  sim->block_s = g_new (double, prog->blocks->len);
+  for (guint i = 0; i < prog->blocks->len; i++)
+    sim->block_s[i] = -1;
+  sim->coll_cache = g_array_new (FALSE, FALSE, sizeof (CollCache));
+  sim->p2p_cache = g_array_new (FALSE, FALSE, sizeof (P2pCache));
+  g_autofree guint32 *stream_last = g_new (guint32, n_slots);
+  for (int i = 0; i < n_slots; i++)
+    stream_last[i] = G_MAXUINT32;
+  for (guint32 i = 0; i < n; i++)
+    {
+      const ProgTask *t = prog_task (prog, i);
+      const guint32 *deps = prog_task_deps (prog, t);
+      SimHot *h = &sim->hot[i];
+      for (guint32 k = 0; k < t->n_deps; k++)
+        sim->succ_first[deps[k] + 1]++;
+      h->pending = (gint32) t->n_deps;
+      if (t->kind == PROG_TASK_RECV)
+        {
+          sim->succ_first[t->peer_task + 1]++;
+          h->pending++;
+          h->recv = 1;
+        }
+      guint32 slot = (guint32) t->stage * PROG_STREAM_N + t->stream;
+      sim->q_first[slot + 1]++;
+      h->next = G_MAXUINT32;
+      if (stream_last[slot] == G_MAXUINT32)
+        h->head = 1;
+      else
+        sim->hot[stream_last[slot]].next = i;
+      stream_last[slot] = i;
+      h->stage = (guint16) t->stage;
+      h->what = t->kind == PROG_TASK_COMPUTE ? -1 : (gint8) t->comm;
+      sim->what[i] = h->what;
+      h->base_s = task_base_duration (sim, t);
+    }
+  for (guint32 i = 0; i < n; i++)
+    sim->succ_first[i + 1] += sim->succ_first[i];
+  sim->succ = g_new (guint32, sim->succ_first[n] + 1);
+  g_autofree guint32 *fill = g_memdup2 (sim->succ_first, sizeof (guint32) * (n + 1));
+  for (int i = 0; i < n_slots; i++)
+    sim->q_first[i + 1] += sim->q_first[i];
+  sim->q_tasks = g_new (guint32, n + 1);
+  g_autofree guint32 *qfill = g_memdup2 (sim->q_first, sizeof (guint32) * (n_slots + 1));
+  for (guint32 i = 0; i < n; i++)
+    {
+      const ProgTask *t = prog_task (prog, i);
+      const guint32 *deps = prog_task_deps (prog, t);
+      for (guint32 k = 0; k < t->n_deps; k++)
+        sim->succ[fill[deps[k]]++] = i;
+      if (t->kind == PROG_TASK_RECV)
+        sim->succ[fill[t->peer_task]++] = i;
+      sim->q_tasks[qfill[(guint32) t->stage * PROG_STREAM_N + t->stream]++] = i;
+    }
+  sim->comm_active = g_new0 (int, prog->n_stages);
+  sim->times = g_new0 (SimTaskTime, n);
+
+  /* every stream head with no dependency starts at time 0 */
+  for (int slot = 0; slot < n_slots; slot++)
+    if (sim->q_first[slot + 1] > sim->q_first[slot])
+      try_start (sim, sim->q_tasks[sim->q_first[slot]]);
+  run_events (sim);
+  if (sim->n_done == n)
+    return TRUE;
+  /* name a stuck task to help whoever wrote the schedule */
+  guint32 stuck = 0;
+  for (guint32 i = 0; i < n; i++)
+    if (sim->hot[i].state != 2)
+      {
+        stuck = i;
+        break;
+      }
+  const ProgTask *t = prog_task (prog, stuck);
+  g_set_error (error, SIM_ERROR, SIM_ERROR_FAILED,
+               "the step program deadlocked: %u of %u tasks finished; task %u (stage %d, "
+               "stream %s, micro-batch %d, %s) never started",
+               sim->n_done, n, stuck, t->stage, prog_stream_name (t->stream), t->mb,
+               prog_phase_name (t->phase));
+  return FALSE;
+}
+
+static void
+sim_clear (Sim *sim)
+{
+  g_free (sim->heap);
+  g_free (sim->what);
+  g_free (sim->hot);
+  if (sim->coll_cache)
+    g_array_free (sim->coll_cache, TRUE);
+  if (sim->p2p_cache)
+    g_array_free (sim->p2p_cache, TRUE);
+  g_free (sim->succ_first);
+  g_free (sim->succ);
+  g_free (sim->q_first);
+  g_free (sim->q_tasks);
+  g_free (sim->block_s);
+  g_free (sim->comm_active);
+  g_free (sim->times);
+}
+
+/* Means over stages, overlap, throughput and MFU/HFU from the stages' figures. */
+static void
+aggregate (SimResult *res, const ProgProgram *prog, const TopoCluster *cluster,
+           double tokens_per_step, double hw_flops_per_step)
+{
+  double step = res->step_time_s;
+  double comm_total = 0, exposed_total = 0;
+  for (int s = 0; s < prog->n_stages; s++)
+    {
+      SimStageStats *st = &res->stages[s];
+      if (st->end_s >= res->stages[res->critical_stage].end_s)
+        res->critical_stage = s;
+      res->compute_s += st->compute_s / prog->n_stages;
+      res->bubble_fraction += st->bubble_s / step / prog->n_stages;
+      for (int k = 0; k < PROG_COMM_N; k++)
+        {
+          res->comm_s[k] += st->comm_s[k] / prog->n_stages;
+          res->exposed_comm_s[k] += st->exposed_s[k] / prog->n_stages;
+          comm_total += st->comm_s[k];
+          exposed_total += st->exposed_s[k];
+        }
+    }
+  res->overlap_ratio = comm_total > 0 ? 1.0 - exposed_total / comm_total : 1.0;
+
+  const Plan *plan = &prog->plan;
+  double gpus = (double) plan->world_size;
+  res->tokens_per_s = step > 0 ? tokens_per_step / step : 0;
+  res->peak_flops = cluster->device.peak_flops[prog->gemm_dtype];
+  for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+    {
+      double f = model_spec_flops_per_token (prog->model, (guint64) plan->seq_length, c)
+                 * tokens_per_step;
+      res->model_tflops_per_gpu[c] = step > 0 ? f / step / gpus / 1e12 : 0;
+      res->mfu[c] = res->peak_flops > 0 ? res->model_tflops_per_gpu[c] * 1e12
+                                          / res->peak_flops : 0;
+    }
+  res->hw_tflops_per_gpu = step > 0 ? hw_flops_per_step / step / gpus / 1e12 : 0;
+  res->hfu = res->peak_flops > 0 ? res->hw_tflops_per_gpu * 1e12 / res->peak_flops : 0;
+}
+
+static void
+sim_init (Sim *sim, const ProgProgram *prog, SimCost *cost, const PlanLayout *layout,
+          const SimOptions *opts)
+{
+  memset (sim, 0, sizeof *sim);
+  sim->prog = prog;
+  sim->cost = cost;
+  sim->opts = opts;
+  sim->layout = layout;
+  sim->n = prog->tasks->len;
+  sim->slowdown = opts->cost.comm_compute_slowdown;
 }
 
 SimResult *
@@ -426,168 +613,313 @@ sim_simulate (const ProgProgram *prog, const TopoCluster *cluster, const PlanLay
       sim_options_init (&defaults, cluster);
       opts = &defaults;
     }
-  g_autoptr (SimResult) res = g_new0 (SimResult, 1);
   SimCost *cost = sim_cost_new (cluster, layout, &opts->cost);
-  Sim sim = { 0 };
-  sim.prog = prog;
-  sim.cost = cost;
-  sim.opts = opts;
-  sim.layout = layout;
-  sim.n = prog->tasks->len;
-  sim.slowdown = opts->cost.comm_compute_slowdown;
-  guint n = sim.n;
-  int n_slots = prog->n_stages * PROG_STREAM_N;
-
-  /* per task: successors (CSR: deps reversed, plus SEND -> RECV), stream order, cost */
-  sim.succ_first = g_new0 (guint32, n + 1);
-  sim.hot = g_new0 (SimHot, n);
-  sim.what = g_new (gint8, n);
-  sim.q_first = g_new0 (guint32, n_slots + 1);
-  sim.block_s = g_new (double, prog->blocks->len);
-  for (guint i = 0; i < prog->blocks->len; i++)
-    sim.block_s[i] = -1;
-  sim.coll_cache = g_array_new (FALSE, FALSE, sizeof (CollCache));
-  sim.p2p_cache = g_array_new (FALSE, FALSE, sizeof (P2pCache));
-  g_autofree guint32 *stream_last = g_new (guint32, n_slots);
-  for (int i = 0; i < n_slots; i++)
-    stream_last[i] = G_MAXUINT32;
-  for (guint32 i = 0; i < n; i++)
-    {
-      const ProgTask *t = prog_task (prog, i);
-      const guint32 *deps = prog_task_deps (prog, t);
-      SimHot *h = &sim.hot[i];
-      for (guint32 k = 0; k < t->n_deps; k++)
-        sim.succ_first[deps[k] + 1]++;
-      h->pending = (gint32) t->n_deps;
-      if (t->kind == PROG_TASK_RECV)
-        {
-          sim.succ_first[t->peer_task + 1]++;
-          h->pending++;
-          h->recv = 1;
-        }
-      guint32 slot = (guint32) t->stage * PROG_STREAM_N + t->stream;
-      sim.q_first[slot + 1]++;
-      h->next = G_MAXUINT32;
-      if (stream_last[slot] == G_MAXUINT32)
-        h->head = 1;
-      else
-        sim.hot[stream_last[slot]].next = i;
-      stream_last[slot] = i;
-      h->stage = (guint16) t->stage;
-      h->what = t->kind == PROG_TASK_COMPUTE ? -1 : (gint8) t->comm;
-      sim.what[i] = h->what;
-      h->base_s = task_base_duration (&sim, t);
-    }
-  for (guint32 i = 0; i < n; i++)
-    sim.succ_first[i + 1] += sim.succ_first[i];
-  sim.succ = g_new (guint32, sim.succ_first[n] + 1);
-  g_autofree guint32 *fill = g_memdup2 (sim.succ_first, sizeof (guint32) * (n + 1));
-  for (int i = 0; i < n_slots; i++)
-    sim.q_first[i + 1] += sim.q_first[i];
-  sim.q_tasks = g_new (guint32, n + 1);
-  g_autofree guint32 *qfill = g_memdup2 (sim.q_first, sizeof (guint32) * (n_slots + 1));
-  for (guint32 i = 0; i < n; i++)
-    {
-      const ProgTask *t = prog_task (prog, i);
-      const guint32 *deps = prog_task_deps (prog, t);
-      for (guint32 k = 0; k < t->n_deps; k++)
-        sim.succ[fill[deps[k]]++] = i;
-      if (t->kind == PROG_TASK_RECV)
-        sim.succ[fill[t->peer_task]++] = i;
-      sim.q_tasks[qfill[(guint32) t->stage * PROG_STREAM_N + t->stream]++] = i;
-    }
-  sim.comm_active = g_new0 (int, prog->n_stages);
-  sim.times = g_new0 (SimTaskTime, n);
-
-  /* every stream head with no dependency starts at time 0 */
-  for (int slot = 0; slot < n_slots; slot++)
-    if (sim.q_first[slot + 1] > sim.q_first[slot])
-      try_start (&sim, sim.q_tasks[sim.q_first[slot]]);
-  run_events (&sim);
-  gboolean ok = TRUE;
-  res->n_events = sim.n_fired;
-  if (sim.n_done != n)
-    {
-      /* name a stuck task to help whoever wrote the schedule */
-      guint32 stuck = 0;
-      for (guint32 i = 0; i < n; i++)
-        if (sim.hot[i].state != 2)
-          {
-            stuck = i;
-            break;
-          }
-      const ProgTask *t = prog_task (prog, stuck);
-      g_set_error (error, SIM_ERROR, SIM_ERROR_FAILED,
-                   "the step program deadlocked: %u of %u tasks finished; task %u (stage %d, "
-                   "stream %s, micro-batch %d, %s) never started",
-                   sim.n_done, n, stuck, t->stage, prog_stream_name (t->stream), t->mb,
-                   prog_phase_name (t->phase));
-      ok = FALSE;
-    }
-
+  Sim sim;
+  sim_init (&sim, prog, cost, layout, opts);
+  gboolean ok = run_program (&sim, error);
+  SimResult *res = NULL;
   if (ok)
     {
-      double step = 0;
-      for (guint32 i = 0; i < n; i++)
-        step = MAX (step, sim.times[i].end_s);
-      res->step_time_s = step;
-      res->n_stages = prog->n_stages;
-      res->n_tasks = n;
-      res->stages = g_new0 (SimStageStats, prog->n_stages);
-      double comm_total = 0, exposed_total = 0;
-      for (int s = 0; s < prog->n_stages; s++)
-        {
-          SimStageStats *st = &res->stages[s];
-          stage_stats (prog, sim.times, sim.what, sim.q_first, sim.q_tasks, s, step, st);
-          if (st->end_s >= res->stages[res->critical_stage].end_s)
-            res->critical_stage = s;
-          res->compute_s += st->compute_s / prog->n_stages;
-          res->bubble_fraction += st->bubble_s / step / prog->n_stages;
-          for (int k = 0; k < PROG_COMM_N; k++)
-            {
-              res->comm_s[k] += st->comm_s[k] / prog->n_stages;
-              res->exposed_comm_s[k] += st->exposed_s[k] / prog->n_stages;
-              comm_total += st->comm_s[k];
-              exposed_total += st->exposed_s[k];
-            }
-        }
-      res->overlap_ratio = comm_total > 0 ? 1.0 - exposed_total / comm_total : 1.0;
-
-      const Plan *plan = &prog->plan;
-      double gpus = (double) plan->world_size;
-      res->tokens_per_s = step > 0 ? prog->tokens_per_step / step : 0;
-      res->peak_flops = cluster->device.peak_flops[prog->gemm_dtype];
-      for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
-        {
-          double f = model_spec_flops_per_token (prog->model, (guint64) plan->seq_length, c)
-                     * prog->tokens_per_step;
-          res->model_tflops_per_gpu[c] = step > 0 ? f / step / gpus / 1e12 : 0;
-          res->mfu[c] = res->peak_flops > 0 ? res->model_tflops_per_gpu[c] * 1e12
-                                              / res->peak_flops : 0;
-        }
-      res->hw_tflops_per_gpu = step > 0 ? prog->hw_flops_per_step / step / gpus / 1e12 : 0;
-      res->hfu = res->peak_flops > 0 ? res->hw_tflops_per_gpu * 1e12 / res->peak_flops : 0;
+      res = plain_result (&sim, cluster);
       if (opts->keep_timeline)
         res->times = g_steal_pointer (&sim.times);
+      res->sim_wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
     }
-
-  g_free (sim.heap);
-  g_free (sim.what);
-  g_free (sim.hot);
-  g_array_free (sim.coll_cache, TRUE);
-  g_array_free (sim.p2p_cache, TRUE);
-  g_free (sim.succ_first);
-  g_free (sim.succ);
-  g_free (sim.q_first);
-  g_free (sim.q_tasks);
-  g_free (sim.block_s);
-  g_free (sim.comm_active);
-  g_free (sim.times);
+  sim_clear (&sim);
   sim_cost_free (cost);
-  if (!ok)
-    return NULL;
+  return res;
+}
+
+/* ---- the steady state -------------------------------------------------------------
+ *
+ * In the 1F1B part of a schedule each stage alternates forward and backward units, and
+ * one period (q micro-batches: 1 for 1F1B, the group size N for the interleaved
+ * schedule, whose units go through the chunks a group at a time) repeats the same tasks
+ * in the same order with micro-batch indices raised by q. Once the timeline of every
+ * stage repeats too, shifted by a constant T, it repeats for ever: the simulation is a
+ * deterministic function of the state, and a state that is the earlier one shifted in
+ * time and in micro-batch evolves into the earlier evolution shifted (the periodic
+ * regime of a max-plus system). So a step of m = m' + d q micro-batches is the step of
+ * m' with d more periods of length T at a time tau in that regime: every time after tau
+ * moves by d T; compute and communication add d times a period's; bubble and exposed
+ * communication add d times what accrues over [tau - T, tau).
+ *
+ * Found here, not assumed: on every stage the blocks of one period (2 q v units from the
+ * first backward on) are compared task by task (kind, stream, block, collective, bytes,
+ * chunk, layer, dependencies, micro-batch + q, duration, start + T); tau must lie where,
+ * on every stage, only tasks of verified blocks are running within T of it. */
+
+typedef struct {
+  guint32 lo, hi;          /* blocks lo..hi are shifted copies of each other */
+  double  tau_lo, tau_hi;  /* where tau may lie for this stage */
+} SteadyRun;
+
+static gboolean
+blocks_shifted (const Sim *sim, guint32 x0, guint32 y0, guint32 len, int q, double period)
+{
+  const ProgProgram *p = sim->prog;
+  for (guint32 i = 0; i < len; i++)
+    {
+      const ProgTask *x = prog_task (p, x0 + i), *y = prog_task (p, y0 + i);
+      if (x->kind != y->kind || x->stream != y->stream || x->phase != y->phase
+          || x->chunk != y->chunk || x->layer != y->layer || x->block != y->block
+          || x->coll != y->coll || x->axis != y->axis || x->n_deps != y->n_deps
+          || x->peer_stage != y->peer_stage || x->bytes != y->bytes || x->role != y->role)
+        return FALSE;
+      if (x->mb >= 0 ? y->mb != x->mb + q : y->mb != x->mb)
+        return FALSE;
+      const SimTaskTime *tx = &sim->times[x0 + i], *ty = &sim->times[y0 + i];
+      /* times are whole picoseconds; allow for their conversion to seconds */
+      double tol = 1e-12;
+      if (fabs ((ty->end_s - ty->start_s) - (tx->end_s - tx->start_s)) > tol
+          || fabs ((ty->start_s - tx->start_s) - period) > tol)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The first task of block b of stage s (blocks of `slots` slots from slot a). */
+static inline guint32
+block_first (const ProgStage *st, guint32 a, guint32 slots, guint32 b)
+{
+  return st->slot_first[a + b * slots];
+}
+
+static guint32
+first_backward_slot (const ProgProgram *p, const ProgStage *st)
+{
+  for (guint32 i = 0; i < st->n_slots; i++)
+    if (prog_task (p, st->slot_first[i])->phase == PROG_PHASE_BACKWARD)
+      return i;
+  return st->n_slots;
+}
+
+/* The runs of shifted blocks of stage s and where tau may lie for each. */
+static GArray *
+stage_runs (const Sim *sim, int s, int q, guint32 slots, double period)
+{
+  const ProgProgram *p = sim->prog;
+  const ProgStage *st = &p->stages[s];
+  GArray *runs = g_array_new (FALSE, FALSE, sizeof (SteadyRun));
+  guint32 a = first_backward_slot (p, st);
+  if (a >= st->n_slots)
+    return runs;
+  guint32 nb = (st->n_slots - a) / slots;
+  if (nb < 3)
+    return runs;
+  guint32 end_task = st->first + st->n_tasks;
+  /* ok[b]: block b + 1 is block b shifted */
+  g_autofree gboolean *ok = g_new0 (gboolean, nb);
+  for (guint32 b = 0; b + 1 < nb; b++)
+    {
+      guint32 x = block_first (st, a, slots, b), y = block_first (st, a, slots, b + 1);
+      guint32 z = block_first (st, a, slots, b + 2);
+      ok[b] = y - x == z - y && blocks_shifted (sim, x, y, y - x, q, period);
+    }
+  /* latest end before each task and earliest start from each task on, over the stage */
+  guint32 n = st->n_tasks;
+  g_autofree double *end_before = g_new (double, n + 1);
+  g_autofree double *start_from = g_new (double, n + 1);
+  end_before[0] = 0;
+  for (guint32 i = 0; i < n; i++)
+    end_before[i + 1] = MAX (end_before[i], sim->times[st->first + i].end_s);
+  start_from[n] = G_MAXDOUBLE;
+  for (guint32 i = n; i > 0; i--)
+    start_from[i - 1] = MIN (start_from[i], sim->times[st->first + i - 1].start_s);
+  for (guint32 lo = 0; lo < nb; )
+    {
+      if (!ok[lo])
+        {
+          lo++;
+          continue;
+        }
+      guint32 hi = lo;
+      while (hi + 1 < nb && ok[hi])
+        hi++;
+      /* blocks lo..hi (hi >= lo + 1); an interior needs hi >= lo + 2 */
+      if (hi >= lo + 2)
+        {
+          guint32 r_lo = block_first (st, a, slots, lo), r_lo1 = block_first (st, a, slots, lo + 1);
+          guint32 r_hi = block_first (st, a, slots, hi), r_hi1 = block_first (st, a, slots, hi + 1);
+          SteadyRun run = { lo, hi, 0, 0 };
+          double before = end_before[r_lo - st->first] + period;
+          double lo_end = end_before[r_lo1 - st->first];     /* blocks up to lo end by */
+          run.tau_lo = MAX (before, lo_end);
+          double hi_start = start_from[r_hi - st->first];    /* blocks from hi start at */
+          double after = r_hi1 < end_task ? start_from[r_hi1 - st->first] - period
+                                          : G_MAXDOUBLE;
+          run.tau_hi = MIN (hi_start, after);
+          if (run.tau_lo <= run.tau_hi)
+            g_array_append_val (runs, run);
+        }
+      lo = hi + 1;
+    }
+  return runs;
+}
+
+/* The result of the simulated step itself, as sim_simulate gives it. */
+static SimResult *
+plain_result (Sim *sim, const TopoCluster *cluster)
+{
+  const ProgProgram *prog = sim->prog;
+  SimResult *res = g_new0 (SimResult, 1);
+  res->n_events = sim->n_fired;
+  double step = 0;
+  for (guint32 i = 0; i < sim->n; i++)
+    step = MAX (step, sim->times[i].end_s);
+  res->step_time_s = step;
+  res->n_stages = prog->n_stages;
+  res->n_tasks = sim->n;
+  res->stages = g_new0 (SimStageStats, prog->n_stages);
+  for (int s = 0; s < prog->n_stages; s++)
+    stage_stats (prog, sim->times, sim->what, sim->q_first, sim->q_tasks, s, step,
+                 &res->stages[s], NULL, NULL);
+  aggregate (res, prog, cluster, prog->tokens_per_step, prog->hw_flops_per_step);
+  return res;
+}
+
+SimResult *
+sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb,
+                       double tokens_per_step, const TopoCluster *cluster,
+                       const PlanLayout *layout, const SimOptions *opts, GError **error)
+{
+  gint64 t0 = g_get_monotonic_time ();
+  SimOptions defaults;
+  if (opts == NULL)
+    {
+      sim_options_init (&defaults, cluster);
+      opts = &defaults;
+    }
+  g_return_val_if_fail (extra_periods > 0 && period_mb > 0, NULL);
+  SimCost *cost = sim_cost_new (cluster, layout, &opts->cost);
+  Sim sim;
+  sim_init (&sim, prog, cost, layout, opts);
+  SimResult *res = NULL;
+  int n_st = prog->n_stages;
+  guint32 slots = 2u * (guint32) period_mb * (guint32) MAX (prog->plan.vpp, 1);
+  GArray **runs = g_new0 (GArray *, n_st);
+  if (!run_program (&sim, error))
+    goto out;
+
+  /* the period, from the latest pair of shifted blocks of stage 0 */
+  double period = -1;
+  {
+    const ProgStage *st = &prog->stages[0];
+    guint32 a = first_backward_slot (prog, st);
+    guint32 nb = a < st->n_slots ? (st->n_slots - a) / slots : 0;
+    for (guint32 b = nb >= 2 ? nb - 2 : 0; nb >= 2; b--)
+      {
+        guint32 x = block_first (st, a, slots, b), y = block_first (st, a, slots, b + 1);
+        guint32 z = block_first (st, a, slots, b + 2);
+        double c = sim.times[y].start_s - sim.times[x].start_s;
+        if (c > 0 && y - x == z - y && blocks_shifted (&sim, x, y, y - x, period_mb, c))
+          {
+            period = c;
+            break;
+          }
+        if (b == 0)
+          break;
+      }
+  }
+  if (period <= 0)
+    goto out;
+  for (int s = 0; s < n_st; s++)
+    {
+      runs[s] = stage_runs (&sim, s, period_mb, slots, period);
+      if (runs[s]->len == 0)
+        goto out;
+    }
+  /* tau: the latest candidate that every stage admits */
+  double tau = -1;
+  int *pick = g_newa (int, n_st);
+  for (int s0 = 0; s0 < n_st && tau < 0; s0++)
+    for (guint r0 = runs[s0]->len; r0 > 0 && tau < 0; r0--)
+      {
+        double cand = g_array_index (runs[s0], SteadyRun, r0 - 1).tau_lo;
+        gboolean all = TRUE;
+        for (int s = 0; s < n_st && all; s++)
+          {
+            pick[s] = -1;
+            for (guint r = 0; r < runs[s]->len; r++)
+              {
+                const SteadyRun *run = &g_array_index (runs[s], SteadyRun, r);
+                if (run->tau_lo <= cand && cand <= run->tau_hi)
+                  pick[s] = (int) r;
+              }
+            all = pick[s] >= 0;
+          }
+        if (all)
+          tau = cand;
+      }
+  if (tau < 0)
+    goto out;
+
+  /* the step of m' micro-batches, then d periods more */
+  double d = extra_periods, step = 0;
+  for (guint32 i = 0; i < sim.n; i++)
+    step = MAX (step, sim.times[i].end_s);
+  res = g_new0 (SimResult, 1);
+  res->n_events = sim.n_fired;
+  res->n_stages = n_st;
+  res->stages = g_new0 (SimStageStats, n_st);
+  res->step_time_s = step + d * period;
+  res->n_tasks = sim.n;
+  res->steady_periods = extra_periods;
+  res->steady_period_s = period;
+  double hw_step = 0;
+  for (int s = 0; s < n_st; s++)
+    {
+      const ProgStage *st = &prog->stages[s];
+      const SteadyRun *run = &g_array_index (runs[s], SteadyRun, pick[s]);
+      SimStageStats *ss = &res->stages[s];
+      double snap_t[2] = { tau - period, tau };
+      double snap[2][PROG_COMM_N + 1];
+      stage_stats (prog, sim.times, sim.what, sim.q_first, sim.q_tasks, s, step, ss, snap_t,
+                   snap);
+      /* one period's work: block lo's tasks */
+      guint32 a = first_backward_slot (prog, st);
+      guint32 x = block_first (st, a, slots, run->lo), y = block_first (st, a, slots, run->lo + 1);
+      double compute = 0, comm[PROG_COMM_N] = { 0 }, mf = 0, hf = 0;
+      for (guint32 i = x; i < y; i++)
+        {
+          double dur = sim.times[i].end_s - sim.times[i].start_s;
+          const ProgTask *t = prog_task (prog, i);
+          if (dur > 0)
+            {
+              if (sim.what[i] < 0)
+                compute += dur;
+              else
+                comm[sim.what[i]] += dur;
+            }
+          mf += t->model_flops;
+          hf += t->hw_flops;
+        }
+      ss->end_s += d * period;
+      ss->compute_s += d * compute;
+      for (int k = 0; k < PROG_COMM_N; k++)
+        {
+          ss->comm_s[k] += d * comm[k];
+          ss->exposed_s[k] += d * (snap[1][k] - snap[0][k]);
+        }
+      ss->bubble_s += d * (snap[1][PROG_COMM_N] - snap[0][PROG_COMM_N]);
+      ss->model_flops += d * mf;
+      ss->hw_flops += d * hf;
+      hw_step += ss->hw_flops;
+      res->n_tasks += (guint) extra_periods * (y - x);
+    }
+  const Plan *plan = &prog->plan;
+  aggregate (res, prog, cluster, tokens_per_step,
+             hw_step * plan->tp * plan->cp * plan->dp);
   res->sim_wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
-  return g_steal_pointer (&res);
+
+out:
+  for (int s = 0; s < n_st; s++)
+    if (runs[s])
+      g_array_free (runs[s], TRUE);
+  g_free (runs);
+  sim_clear (&sim);
+  sim_cost_free (cost);
+  return res;
 }
 
 void

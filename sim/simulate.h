@@ -32,6 +32,9 @@ typedef struct {
   /* Test knob: embedding and head blocks cost nothing, so every stage of an evenly
    * split model does the same work (the textbook pipeline of the bubble formulas). */
   gboolean       ideal_pipeline;
+  /* Simulate every micro-batch (--full-simulation): sim_predict's steady-state path off.
+   * keep_timeline implies it. */
+  gboolean       full_simulation;
 } SimOptions;
 
 void sim_options_init (SimOptions *opts, const TopoCluster *cluster);
@@ -65,13 +68,27 @@ typedef struct {
   SimStageStats *stages;
   guint  n_tasks;
   SimTaskTime *times;                 /* n_tasks entries when keep_timeline, else NULL */
-  guint64 n_events;
+  guint64 n_events;                   /* events simulated */
+  int     steady_periods;             /* periods added by the steady-state extension, 0 when
+                                       * every micro-batch was simulated */
+  double  steady_period_s;            /* their length */
   double sim_wall_s;                  /* host time spent simulating (not a pure output) */
 } SimResult;
 
 SimResult *sim_simulate    (const ProgProgram *prog, const TopoCluster *cluster,
                             const PlanLayout *layout, const SimOptions *opts, GError **error);
 void       sim_result_free (SimResult *result);                        /* NULL-safe */
+
+/* The steady-state path: `prog` is the step with m' micro-batches; the result is that of
+ * m' + extra_periods x period_mb micro-batches (period_mb: 1 for 1F1B, the group size for
+ * Interleaved1F1B), with `tokens_per_step` of that step, found by extending the steady
+ * state of the simulated step exactly (simulate.c explains). n_tasks counts the whole
+ * step's tasks, n_events those simulated. NULL without an error when the simulated step
+ * shows no steady state to extend (the caller then simulates the whole step). */
+SimResult *sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb,
+                                  double tokens_per_step, const TopoCluster *cluster,
+                                  const PlanLayout *layout, const SimOptions *opts,
+                                  GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimResult, sim_result_free)
 

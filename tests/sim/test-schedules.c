@@ -4,6 +4,7 @@
  * overlap, overlapped ZeRO-1) in play. */
 #include "sim/predict.h"
 
+#include <math.h>
 #include <string.h>
 
 typedef enum { VAR_PLAIN, VAR_TP_SP_ZERO3, VAR_TP_OVERLAP_ZERO1, VAR_N } Variant;
@@ -223,6 +224,174 @@ test_merged_group_order (void)
   plan_clear (&plan);
 }
 
+/* ---- the steady-state path against the full simulation ------------------------------ */
+
+typedef struct {
+  const char  *name;
+  PlanSchedule sched;
+  int          pp, vpp, group, tp, cp, m, first, last;
+  unsigned     flags;
+  int          steady;
+} SteadyCase;
+
+enum {
+  F_SP = 1, F_ZERO1_OVERLAP = 2, F_ZERO3 = 4, F_FULL_RECOMPUTE = 8, F_SELECTIVE = 16,
+  F_TP_OVERLAP = 32, F_CP_ALLGATHER = 64, F_DP2 = 128,
+};
+
+static SimPrediction *
+steady_predict (const SteadyCase *sc, const ModelSpec *model, const TopoCluster *cluster,
+                gboolean full)
+{
+  Plan plan;
+  plan_init_defaults (&plan);
+  int dp = sc->flags & (F_DP2 | F_ZERO1_OVERLAP | F_ZERO3) ? 2 : 1;
+  plan.world_size = sc->pp * sc->tp * sc->cp * dp;
+  plan.pp = sc->pp;
+  plan.vpp = sc->vpp;
+  plan.vpp_group = sc->group;
+  plan.tp = sc->tp;
+  plan.cp = sc->cp;
+  plan.schedule = sc->sched;
+  plan.schedule_set = TRUE;
+  plan.global_batch = sc->m * dp;
+  plan.seq_length = 2048;
+  plan.first_stage_layers = sc->first;
+  plan.last_stage_layers = sc->last;
+  plan.sequence_parallel = (sc->flags & F_SP) != 0;
+  plan.tp_comm_overlap = (sc->flags & F_TP_OVERLAP) != 0;
+  if (sc->flags & F_ZERO1_OVERLAP)
+    {
+      plan.sharding = PLAN_SHARD_ZERO1;
+      plan.overlap_grad_reduce = TRUE;
+      plan.overlap_param_gather = TRUE;
+    }
+  if (sc->flags & F_ZERO3)
+    plan.sharding = PLAN_SHARD_ZERO3;
+  if (sc->flags & F_FULL_RECOMPUTE)
+    plan.recompute = PLAN_RECOMPUTE_FULL;
+  if (sc->flags & F_SELECTIVE)
+    plan.recompute = PLAN_RECOMPUTE_SELECTIVE;
+  if (sc->cp > 1)
+    plan.cp_comm = sc->flags & F_CP_ALLGATHER ? PLAN_CP_ALLGATHER : PLAN_CP_P2P;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (plan_resolve (&plan, model, cluster, &error));
+  SimOptions opts;
+  sim_options_init (&opts, cluster);
+  opts.full_simulation = full;
+  SimPrediction *p = sim_predict (model, &plan, cluster, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (p);
+  plan_clear (&plan);
+  return p;
+}
+
+static void
+assert_close (const char *what, double full, double fast)
+{
+  /* issue 11: every reported figure within 0.1% of the full simulation (the extension is
+   * exact; what differs is rounding, about 1e-12) */
+  double tol = 1e-3 * MAX (fabs (full), 1e-9);
+  if (fabs (full - fast) > tol)
+    g_error ("%s: full %.12g, steady-state path %.12g", what, full, fast);
+}
+
+/* Each schedule with a steady phase, with uneven stages, recompute, SP, TP and DP
+ * overlap, CP and ZeRO-3: the steady-state path extends the step (steady_periods > 0,
+ * fewer events than tasks) and every figure equals the full simulation's; GPipe, which
+ * has no 1F1B phase, and the pipelines that have not settled by then are simulated
+ * whole. Model: 24 layers, hidden 2048, 16 heads. */
+static void
+test_steady_equals_full (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  g_autoptr (ModelSpec) model = model_spec_new_custom ("steady-24", MODEL_MLP_SWIGLU, 2048,
+                                                       5632, 24, 16, 8, 32000, 2048, FALSE);
+  /* steady: 1 the steady state is extended; 0 the pipeline has not settled into an
+   * exactly periodic state within reach (uneven stages with slack), so the step is
+   * simulated whole, which these check too */
+  static const SteadyCase cases[] = {
+    { "1f1b", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 64, -1, -1, 0, 1 },
+    { "1f1b uneven 7 5 5 7", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 64, 7, 7, 0, 1 },
+    { "1f1b uneven 6 6 6 6 dp2", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 64, 6, 6, F_DP2, 1 },
+    { "1f1b uneven 5 7 7 5", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 64, 5, 5, 0, 0 },
+    { "1f1b tp2 sp full recompute", PLAN_SCHED_1F1B, 4, 1, 0, 2, 1, 64, -1, -1,
+      F_SP | F_FULL_RECOMPUTE, 1 },
+    { "1f1b tp2 sp selective zero1 overlap", PLAN_SCHED_1F1B, 4, 1, 0, 2, 1, 64, -1, -1,
+      F_SP | F_SELECTIVE | F_ZERO1_OVERLAP, 1 },
+    { "1f1b tp2 sp tp-overlap", PLAN_SCHED_1F1B, 4, 1, 0, 2, 1, 64, -1, -1,
+      F_SP | F_TP_OVERLAP, 1 },
+    { "1f1b cp2 ring", PLAN_SCHED_1F1B, 4, 1, 0, 1, 2, 64, -1, -1, 0, 1 },
+    { "1f1b cp2 all-gather zero3", PLAN_SCHED_1F1B, 4, 1, 0, 1, 2, 64, -1, -1,
+      F_CP_ALLGATHER | F_ZERO3, 1 },
+    { "interleaved", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0, 1, 1, 64, -1, -1, 0, 1 },
+    { "interleaved uneven 5 1 sp", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0, 2, 1, 64, 5, 1, F_SP,
+      1 },
+    { "interleaved uneven 4 2 dp2 m66", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0, 1, 1, 66, 4, 2,
+      F_DP2, 0 },
+    { "interleaved N=6 tp2 sp zero1 overlap", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 6, 2, 1, 192,
+      -1, -1, F_SP | F_ZERO1_OVERLAP, 1 },
+    { "interleaved tp2 sp full recompute zero3", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0, 2, 1, 64,
+      -1, -1, F_SP | F_FULL_RECOMPUTE | F_ZERO3, 1 },
+    { "gpipe", PLAN_SCHED_GPIPE, 4, 1, 0, 1, 1, 64, -1, -1, 0, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const SteadyCase *sc = &cases[i];
+      g_autoptr (SimPrediction) full = steady_predict (sc, model, cluster, TRUE);
+      g_autoptr (SimPrediction) fast = steady_predict (sc, model, cluster, FALSE);
+      const SimResult *a = full->result, *b = fast->result;
+      g_test_message ("%s: %d periods of %.6f s, %" G_GUINT64_FORMAT " of %u events", sc->name,
+                      b->steady_periods, b->steady_period_s, b->n_events, b->n_tasks);
+      g_assert_cmpint (a->steady_periods, ==, 0);
+      g_assert_cmpuint (a->n_events, ==, a->n_tasks);
+      if (!sc->steady)
+        g_assert_cmpint (b->steady_periods, ==, 0);
+      else
+        {
+          g_assert_cmpint (b->steady_periods, >, 0);
+          g_assert_cmpuint (b->n_events, <, b->n_tasks);
+        }
+      g_assert_cmpuint (a->n_tasks, ==, b->n_tasks);
+      assert_close ("step", a->step_time_s, b->step_time_s);
+      assert_close ("tokens/s", a->tokens_per_s, b->tokens_per_s);
+      for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+        assert_close ("mfu", a->mfu[c], b->mfu[c]);
+      assert_close ("hfu", a->hfu, b->hfu);
+      assert_close ("bubble", a->bubble_fraction, b->bubble_fraction);
+      assert_close ("compute", a->compute_s, b->compute_s);
+      assert_close ("overlap", a->overlap_ratio, b->overlap_ratio);
+      g_assert_cmpint (a->critical_stage, ==, b->critical_stage);
+      for (int k = 0; k < PROG_COMM_N; k++)
+        {
+          assert_close ("comm", a->comm_s[k], b->comm_s[k]);
+          assert_close ("exposed", a->exposed_comm_s[k], b->exposed_comm_s[k]);
+        }
+      for (int s = 0; s < a->n_stages; s++)
+        {
+          const SimStageStats *x = &a->stages[s], *y = &b->stages[s];
+          assert_close ("stage end", x->end_s, y->end_s);
+          assert_close ("stage compute", x->compute_s, y->compute_s);
+          assert_close ("stage bubble", x->bubble_s, y->bubble_s);
+          assert_close ("stage model flops", x->model_flops, y->model_flops);
+          assert_close ("stage hw flops", x->hw_flops, y->hw_flops);
+          for (int k = 0; k < PROG_COMM_N; k++)
+            {
+              assert_close ("stage comm", x->comm_s[k], y->comm_s[k]);
+              assert_close ("stage exposed", x->exposed_s[k], y->exposed_s[k]);
+            }
+        }
+      g_assert_cmpuint (full->memory.peak_bytes, ==, fast->memory.peak_bytes);
+      /* the kept program stands for the whole step in its totals */
+      assert_close ("tokens per step", full->program->tokens_per_step,
+                    fast->program->tokens_per_step);
+      assert_close ("hw flops per step", full->program->hw_flops_per_step,
+                    fast->program->hw_flops_per_step);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -231,5 +400,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/schedules/merged-group-order", test_merged_group_order);
   g_test_add_func ("/sim/schedules/interleaved-every-count", test_interleaved_every_count);
   g_test_add_func ("/sim/schedules/flat-every-count", test_flat_every_count);
+  g_test_add_func ("/sim/schedules/steady-equals-full", test_steady_equals_full);
   return g_test_run ();
 }
