@@ -506,7 +506,12 @@ cli_cmd_run (int argc, char **argv)
   c.db_path = c.a.db ? c.a.db : "tandem.db";
   if (exec_backend_lookup (c.a.backend ? c.a.backend : "cpu", &error) == NULL)
     {
-      status = fail0 (&c, CLI_EXIT_USAGE, "%s (hint: --backend cpu|cuda)", error->message);
+      /* a known backend that does not load (module, driver or libraries missing) is a
+       * failure at run time, its message has the hint; an unknown name is bad input */
+      if (g_strcmp0 (c.a.backend, "cuda") == 0)
+        status = fail0 (&c, CLI_EXIT_FAILURE, "%s", error->message);
+      else
+        status = fail0 (&c, CLI_EXIT_USAGE, "%s (hint: --backend cpu|cuda)", error->message);
       goto out;
     }
 

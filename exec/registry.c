@@ -2,28 +2,130 @@
  * the error domain, dtype and collective names, opening by name, groups from a layout. */
 #include "config.h"
 #include "exec/backend.h"
-#if HAVE_CUDA
-#include "exec/backend-cuda.h"
-#endif
 
+#include <gmodule.h>
 #include <string.h>
 
 G_DEFINE_QUARK (exec-error-quark, exec_error)
 
 /* STYLE.md section 5: the CPU reference first; the CUDA backend (cuBLAS + NCCL) when
- * meson found the toolkit. */
-static const ExecBackendOps *const backends[] = {
+ * meson found the toolkit. The CUDA backend lives in a loadable module so that a program
+ * that never uses it does not load libcudart, cuBLAS, cuBLASLt and NCCL at start-up
+ * (0.3 s and ~220 MB per process); the module is opened on its first lookup. */
+#define EXEC_CUDA_MODULE "tandem-backend-cuda"
+
+static const ExecBackendOps *backends[] = {
   &exec_cpu_ops,
-#if HAVE_CUDA
-  &exec_cuda_ops,
-#endif
+  NULL,   /* cuda, once its module is loaded */
   NULL,
 };
+
+/* Folders searched for the module: $TANDEM_BACKEND_DIR alone when set; else an `exec`
+ * folder next to the program or up to two levels above it (the build tree: build/exec
+ * for build/cli/tandem and build/tests/exec/test-*), then the install folder. */
+static GPtrArray *
+module_dirs (void)
+{
+  GPtrArray *dirs = g_ptr_array_new_with_free_func (g_free);
+  const char *env = g_getenv ("TANDEM_BACKEND_DIR");
+  if (env != NULL && *env != '\0')
+    {
+      g_ptr_array_add (dirs, g_strdup (env));
+      return dirs;
+    }
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  if (exe != NULL)
+    {
+      g_autofree char *d = g_path_get_dirname (exe);
+      for (int up = 0; up < 3; up++)
+        {
+          g_ptr_array_add (dirs, g_build_filename (d, "exec", NULL));
+          char *parent = g_path_get_dirname (d);
+          g_free (d);
+          d = parent;
+        }
+    }
+#ifdef EXEC_MODULE_DIR
+  g_ptr_array_add (dirs, g_strdup (EXEC_MODULE_DIR));
+#endif
+  return dirs;
+}
+
+/* The cuda backend's ops from its module, loaded once (and never unloaded: its ops table
+ * and the libraries it pulled in stay for the life of the process). NULL with the reason
+ * when the module is missing or does not load (no CUDA runtime, cuBLAS or NCCL). */
+static const ExecBackendOps *
+cuda_module_ops (GError **error)
+{
+#if HAVE_CUDA
+  static GMutex lock;
+  static const ExecBackendOps *ops;
+  static char *failure;
+  g_mutex_lock (&lock);
+  if (ops == NULL && failure == NULL)
+    {
+      g_autoptr (GPtrArray) dirs = module_dirs ();
+      g_autoptr (GString) tried = g_string_new (NULL);
+      char *path = NULL;
+      for (guint i = 0; i < dirs->len && path == NULL; i++)
+        {
+          char *p = g_module_build_path (dirs->pdata[i], EXEC_CUDA_MODULE);
+          if (g_file_test (p, G_FILE_TEST_EXISTS))
+            path = p;
+          else
+            {
+              g_string_append_printf (tried, "%s%s", i ? ", " : "", (char *) dirs->pdata[i]);
+              g_free (p);
+            }
+        }
+      if (path == NULL)
+        failure = g_strdup_printf ("the cuda backend module (lib%s.so) is not installed "
+                                   "(looked in %s) (hint: build with the CUDA toolkit, or "
+                                   "set TANDEM_BACKEND_DIR to its folder; --backend cpu "
+                                   "runs without it)", EXEC_CUDA_MODULE, tried->str);
+      else
+        {
+          /* LOCAL: the module's symbols serve only its ops table */
+          GModule *m = g_module_open (path, G_MODULE_BIND_LOCAL);
+          gpointer sym = NULL;
+          if (m == NULL)
+            failure = g_strdup_printf ("cannot load the cuda backend %s: %s (hint: install "
+                                       "the CUDA runtime, cuBLAS and NCCL or put their "
+                                       "folder on LD_LIBRARY_PATH; --backend cpu runs "
+                                       "without them)", path, g_module_error ());
+          else if (!g_module_symbol (m, "exec_cuda_ops", &sym) || sym == NULL)
+            {
+              failure = g_strdup_printf ("%s is not a tandem cuda backend: %s", path,
+                                         g_module_error ());
+              g_module_close (m);
+            }
+          else
+            {
+              g_module_make_resident (m);
+              ops = sym;
+              backends[1] = ops;
+            }
+          g_free (path);
+        }
+    }
+  const ExecBackendOps *result = ops;
+  if (result == NULL)
+    g_set_error_literal (error, EXEC_ERROR, EXEC_ERROR_UNAVAILABLE, failure);
+  g_mutex_unlock (&lock);
+  return result;
+#else
+  g_set_error_literal (error, EXEC_ERROR, EXEC_ERROR_UNAVAILABLE,
+                       "no execution backend 'cuda' in this build (built: cpu; hint: build "
+                       "with the CUDA toolkit, cuBLAS and NCCL)");
+  return NULL;
+#endif
+}
 
 const ExecBackendOps *const *
 exec_backends (void)
 {
-  return backends;
+  cuda_module_ops (NULL);
+  return (const ExecBackendOps *const *) backends;
 }
 
 gsize
@@ -90,15 +192,12 @@ exec_config_init (ExecConfig *config)
 const ExecBackendOps *
 exec_backend_lookup (const char *name, GError **error)
 {
-  g_autoptr (GString) known = g_string_new (NULL);
-  for (guint i = 0; backends[i]; i++)
-    {
-      if (g_strcmp0 (backends[i]->name, name) == 0)
-        return backends[i];
-      g_string_append_printf (known, "%s%s", i ? ", " : "", backends[i]->name);
-    }
+  if (g_strcmp0 (name, exec_cpu_ops.name) == 0)
+    return &exec_cpu_ops;
+  if (g_strcmp0 (name, "cuda") == 0)
+    return cuda_module_ops (error);
   g_set_error (error, EXEC_ERROR, EXEC_ERROR_UNAVAILABLE,
-               "no execution backend '%s' in this build (built: %s)", name, known->str);
+               "no execution backend '%s' (known: cpu, cuda)", name);
   return NULL;
 }
 
@@ -118,9 +217,11 @@ exec_backend_open (const ExecConfig *config, GError **error)
     }
   /* The first backend that is available; the CPU reference is the last resort even when
    * available() complains (it still runs single-process without MPI or BLAS). */
-  for (guint i = 0; backends[i]; i++)
-    if (backends[i]->available (NULL))
-      return backends[i]->open (config, error);
+  if (exec_cpu_ops.available (NULL))
+    return exec_cpu_ops.open (config, error);
+  const ExecBackendOps *cuda = cuda_module_ops (NULL);   /* loaded only when it can matter */
+  if (cuda != NULL && cuda->available (NULL))
+    return cuda->open (config, error);
   return exec_cpu_ops.open (config, error);
 }
 
