@@ -385,6 +385,41 @@ test_predict_trace_store (void)
   g_assert_cmpint (system (rm), ==, 0);
 }
 
+/* A model file whose name holds a quote and a backslash: the trace names the model (its
+ * file name without .json), escaped by json-glib, so the trace is still valid JSON and
+ * the name reads back unchanged (the printf-built trace wrote it raw: invalid JSON). */
+static void
+test_trace_escaped (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("tandem-cli-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *src = g_test_build_filename (G_TEST_DIST, "data", "models", "pythia-70m.json",
+                                                NULL);
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (src, &text, &len, &error));
+  g_autofree char *model = g_build_filename (dir, "py\"thia\\70m.json", NULL);
+  g_assert_true (g_file_set_contents (model, text, (gssize) len, &error));
+  g_autofree char *trace = g_build_filename (dir, "trace.json", NULL);
+  const char *exe = g_getenv ("TANDEM_EXE");
+  const char *argv[] = { exe, "predict", "--model", model, "--cluster", "h200-node", "--gpus",
+                         "8", "--pp", "2", "--gbs", "16", "--seq-length", "2048", "--no-db",
+                         "--trace", trace, NULL };
+  g_autoptr (GSubprocess) proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_SILENCE,
+                                                    &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_wait_check (proc, NULL, &error));
+  g_autoptr (JsonParser) tp = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (tp, trace, &error));
+  g_assert_no_error (error);
+  JsonObject *other = json_object_get_object_member (json_node_get_object (
+                                                       json_parser_get_root (tp)), "otherData");
+  g_assert_cmpstr (json_object_get_string_member (other, "model"), ==, "py\"thia\\70m");
+  g_autofree char *rm = g_strdup_printf ("rm -rf %s", dir);
+  g_assert_cmpint (system (rm), ==, 0);
+}
+
 /* A plan that does not fit is predicted, loudly marked, stored as 'oom', and exits 3. */
 static void
 test_predict_oom (void)
@@ -452,6 +487,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/errors", test_errors);
   g_test_add_func ("/cli/predict/trace-store", test_predict_trace_store);
   g_test_add_func ("/cli/predict/oom", test_predict_oom);
+  g_test_add_func ("/cli/predict/trace-escaped", test_trace_escaped);
   g_test_add_func ("/cli/predict/bad-db", test_predict_bad_db);
   return g_test_run ();
 }
