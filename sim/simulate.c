@@ -8,7 +8,7 @@
 /* Per task, packed so that starting or finishing a task touches one cache line. */
 typedef struct {
   double  base_s;        /* duration before any slowdown */
-  double  ready_at;      /* when the task became its stream's head */
+  SimTime base_ps;       /* the same in picoseconds, as the queue takes it */
   gint32  pending;       /* dependencies not done */
   guint32 next;          /* the next task of its stream, G_MAXUINT32 none */
   guint16 stage;
@@ -44,6 +44,8 @@ typedef struct {
   guint32            heap_len, heap_cap;
   guint32            seq;
   SimTime            now;
+  double             now_s;        /* now in seconds */
+  double            *ready_at;     /* per RECV: when it became its stream's head */
   guint64            n_fired;
   SimHot            *hot;          /* per task: what the event loop reads and writes */
   gint8             *what;         /* per task: -1 compute, else its ProgCommKind */
@@ -216,9 +218,8 @@ heap_pop (Sim *sim)
 /* Schedules the completion of `id` after `d` seconds, as sim_engine_schedule would
  * (rounded to picoseconds, saturating). */
 static void
-schedule_done (Sim *sim, guint32 id, double d)
+schedule_done (Sim *sim, guint32 id, SimTime delay)
 {
-  SimTime delay = sim_time_from_s (d);
   SimTime at = sim->now + delay < sim->now ? SIM_TIME_MAX : sim->now + delay;
   SimKey128 k = { at, ((guint64) sim->seq++ << 32) | id };
   heap_push (sim, k);
@@ -230,37 +231,36 @@ try_start (Sim *sim, guint32 id)
   SimHot *h = &sim->hot[id];
   if (h->state != 0 || h->pending > 0 || !h->head)
     return;
-  double now = sim_time_to_s (sim->now);
   h->state = 1;
-  double d = h->base_s;
-  double start = now;
+  SimTime delay = h->base_ps;
+  double start = sim->now_s;
   if (h->what < 0)
     {
       /* compute kernels slowed by communication kernels sharing the SMs and HBM */
       if (sim->comm_active[h->stage] > 0)
-        d *= 1.0 + sim->slowdown;
+        delay = sim_time_from_s (h->base_s * (1.0 + sim->slowdown));
     }
   else if (h->recv)
     {
       /* the transfer was the SEND's: the receiver sees it from when it was ready */
       double send_start = sim->times[prog_task (sim->prog, id)->peer_task].start_s;
-      start = MAX (h->ready_at, send_start);
+      start = MAX (sim->ready_at[id], send_start);
     }
   /* a communication kernel in flight slows the stage's compute (zero-length ones are
    * not kernels: free communication, empty groups) */
-  else if (d > 0)
+  else if (h->base_s > 0)
     {
       sim->comm_active[h->stage]++;
       h->state = 3;
     }
   sim->times[id].start_s = start;
-  schedule_done (sim, id, d);
+  schedule_done (sim, id, delay);
 }
 
 static void
 on_done (Sim *sim, guint32 id)
 {
-  double now = sim_time_to_s (sim->now);
+  double now = sim->now_s;
   SimHot *h = &sim->hot[id];
   if (h->state == 3)
     sim->comm_active[h->stage]--;
@@ -273,7 +273,8 @@ on_done (Sim *sim, guint32 id)
     {
       SimHot *nh = &sim->hot[h->next];
       nh->head = 1;
-      nh->ready_at = now;
+      if (nh->recv)
+        sim->ready_at[h->next] = now;
       try_start (sim, h->next);
     }
   for (guint32 i = sim->succ_first[id]; i < sim->succ_first[id + 1]; i++)
@@ -292,6 +293,7 @@ run_events (Sim *sim)
     {
       SimKey128 k = heap_pop (sim);
       sim->now = k.time;
+      sim->now_s = sim_time_to_s (k.time);
       sim->n_fired++;
       on_done (sim, (guint32) k.rest);
     }
@@ -448,6 +450,7 @@ run_program (Sim *sim, GError **error)
   /* per task: successors (CSR: deps reversed, plus SEND -> RECV), stream order, cost */
   sim->succ_first = g_new0 (guint32, n + 1);
   sim->hot = g_new0 (SimHot, n);
+  sim->ready_at = g_new0 (double, n);
   sim->what = g_new (gint8, n);
   sim->q_first = g_new0 (guint32, n_slots + 1);
   sim->block_s = g_new (double, prog->blocks->len);
@@ -484,6 +487,7 @@ run_program (Sim *sim, GError **error)
       h->what = t->kind == PROG_TASK_COMPUTE ? -1 : (gint8) t->comm;
       sim->what[i] = h->what;
       h->base_s = task_base_duration (sim, t);
+      h->base_ps = sim_time_from_s (h->base_s);
     }
   for (guint32 i = 0; i < n; i++)
     sim->succ_first[i + 1] += sim->succ_first[i];
@@ -536,6 +540,7 @@ sim_clear (Sim *sim)
   g_free (sim->heap);
   g_free (sim->what);
   g_free (sim->hot);
+  g_free (sim->ready_at);
   if (sim->coll_cache)
     g_array_free (sim->coll_cache, TRUE);
   if (sim->p2p_cache)
