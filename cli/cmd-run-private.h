@@ -16,6 +16,7 @@ typedef struct {
   double   timeout_s;
   gint64   seed;
   char    *db, *trace, *pred_trace, *note;
+  char    *merged_trace;  /* --merged-trace: measured and predicted in one file */
   char   **cost;
   char    *backend;       /* --backend (NULL: cpu) */
 } RunArgs;

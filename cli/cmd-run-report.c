@@ -318,6 +318,8 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
             c->a.trace);
   if (c->a.pred_trace)
     printf ("  predicted trace: %s\n", c->a.pred_trace);
+  if (c->a.merged_trace)
+    printf ("  measured and predicted trace: %s\n", c->a.merged_trace);
   if (run_id > 0)
     printf ("  stored as run %" G_GINT64_FORMAT " in %s\n", run_id, c->db_path);
 }

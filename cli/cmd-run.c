@@ -319,7 +319,7 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
 
   SimOptions so;
   sim_options_init (&so, c->cluster);
-  so.keep_timeline = c->a.pred_trace != NULL;
+  so.keep_timeline = c->a.pred_trace != NULL || c->a.merged_trace != NULL;
   if (!sim_cost_options_apply (&so.cost, (const char *const *) c->a.cost, &error))
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   g_autoptr (SimPrediction) p = sim_predict (c->model, &c->plan, c->cluster, &so, &error);
@@ -336,6 +336,10 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
     return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
   if (c->a.pred_trace && !prog_trace_write (p->program, p->result->times, m->stage_rank,
                                             "predicted", c->a.pred_trace, &error))
+    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+  if (c->a.merged_trace && !prog_trace_write_merged (prog, m->times, p->program,
+                                                     p->result->times, m->stage_rank,
+                                                     c->a.merged_trace, &error))
     return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
   gint64 run_id = -1;
   if (!c->a.no_db)
@@ -464,6 +468,8 @@ cli_cmd_run (int argc, char **argv)
       "Write the measured Chrome/Perfetto trace", "FILE" },
     { "predicted-trace", 0, 0, G_OPTION_ARG_FILENAME, &c.a.pred_trace,
       "Write the predicted trace of the same plan", "FILE" },
+    { "merged-trace", 0, 0, G_OPTION_ARG_FILENAME, &c.a.merged_trace,
+      "Write measured and predicted in one trace (two processes per rank)", "FILE" },
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &c.a.db, "SQLite results store (default tandem.db)",
       "FILE" },
     { "no-db", 0, 0, G_OPTION_ARG_NONE, &c.a.no_db, "Do not store the run", NULL },
@@ -564,6 +570,7 @@ out:
   g_free (c.a.db);
   g_free (c.a.trace);
   g_free (c.a.pred_trace);
+  g_free (c.a.merged_trace);
   g_free (c.a.note);
   g_free (c.a.backend);
   g_strfreev (c.a.cost);

@@ -201,6 +201,15 @@ gboolean prog_trace_write (const ProgProgram *p, const ProgTaskTime *times,
                            const int *stage_rank, const char *label, const char *path,
                            GError **error);
 
+/* One trace of two timelines of the same plan, measured and predicted, to overlay them:
+ * two processes per rank, "rank r measured" (pid 2r) and "rank r predicted" (pid 2r + 1),
+ * side by side; flow arrows stay within their timeline. */
+gboolean prog_trace_write_merged (const ProgProgram *measured,
+                                  const ProgTaskTime *measured_times,
+                                  const ProgProgram *predicted,
+                                  const ProgTaskTime *predicted_times,
+                                  const int *stage_rank, const char *path, GError **error);
+
 const char *prog_stream_name (ProgStream s);   /* "compute", "tp", ... */
 const char *prog_comm_name   (ProgCommKind k); /* "tp", "cp", "pp", "dp" */
 const char *prog_phase_name  (ProgPhase p);

@@ -63,12 +63,17 @@ task_name (const ProgProgram *p, const ProgTask *t, char *buf, gsize len)
     }
 }
 
-gboolean
-prog_trace_write (const ProgProgram *p, const ProgTaskTime *times, const int *stage_rank,
-                  const char *label, const char *path, GError **error)
+/* How one timeline is laid out in the file: process ids, names and order, flow ids. */
+typedef struct {
+  const char *label;      /* "predicted", "measured" */
+  gboolean    merged;     /* two timelines: pid 2 rank (+1 predicted), names "rank r LABEL" */
+  int         pid_add;    /* 0 measured / single, 1 predicted in a merged trace */
+  guint32     flow_base;  /* added to flow ids so two timelines' arrows stay apart */
+} TraceLane;
+
+static void
+append_header (GString *s, GHashTable *cache, const ProgProgram *p, const char *label)
 {
-  GString *s = g_string_sized_new (256 * p->tasks->len + 4096);
-  g_autoptr (GHashTable) cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_string_append (s, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"tandem\",\"timeline\":");
   append_str (s, cache, label);
   g_string_append (s, ",\"model\":");
@@ -77,22 +82,31 @@ prog_trace_write (const ProgProgram *p, const ProgTaskTime *times, const int *st
   g_string_append (s, ",\"plan\":");
   append_str (s, cache, plan_str);
   g_string_append (s, "},\"traceEvents\":[\n");
+}
 
-  gboolean first = TRUE;
+static void
+append_timeline (GString *s, GHashTable *cache, gboolean *first_p, const ProgProgram *p,
+                 const ProgTaskTime *times, const int *stage_rank, const TraceLane *lane)
+{
+  const char *label = lane->label;
+  gboolean first = *first_p;
 #define SEP() G_STMT_START { if (!first) g_string_append (s, ",\n"); first = FALSE; } G_STMT_END
+#define PID(rank) (lane->merged ? 2 * (rank) + lane->pid_add : (rank))
   for (int st = 0; st < p->n_stages; st++)
     {
-      int pid = stage_rank ? stage_rank[st] : st;
+      int rank = stage_rank ? stage_rank[st] : st, pid = PID (rank);
       SEP ();
-      g_autofree char *pname = g_strdup_printf ("rank %d (pipeline stage %d, %s)", pid, st,
-                                                label);
+      g_autofree char *pname = lane->merged
+        ? g_strdup_printf ("rank %d %s (pipeline stage %d)", rank, label, st)
+        : g_strdup_printf ("rank %d (pipeline stage %d, %s)", pid, st, label);
       g_string_append_printf (s, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,"
                               "\"args\":{\"name\":", pid);
       append_str (s, cache, pname);
       g_string_append (s, "}}");
       SEP ();
       g_string_append_printf (s, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,"
-                              "\"args\":{\"sort_index\":%d}}", pid, st);
+                              "\"args\":{\"sort_index\":%d}}", pid,
+                              lane->merged ? 2 * st + lane->pid_add : st);
       for (int k = 0; k < PROG_STREAM_N; k++)
         {
           SEP ();
@@ -111,7 +125,7 @@ prog_trace_write (const ProgProgram *p, const ProgTaskTime *times, const int *st
     {
       const ProgTask *t = prog_task (p, i);
       const ProgTaskTime *tt = &times[i];
-      int pid = stage_rank ? stage_rank[t->stage] : t->stage;
+      int pid = PID (stage_rank ? stage_rank[t->stage] : t->stage);
       double ts = tt->start_s * 1e6, dur = MAX (tt->end_s - tt->start_s, 0) * 1e6;
       SEP ();
       g_string_append (s, "{\"ph\":\"X\",\"cat\":");
@@ -140,7 +154,8 @@ prog_trace_write (const ProgProgram *p, const ProgTaskTime *times, const int *st
       if (t->kind == PROG_TASK_SEND || t->kind == PROG_TASK_RECV)
         {
           /* the flow id is the SEND's task id on both ends */
-          guint32 flow = t->kind == PROG_TASK_SEND ? t->id : (guint32) t->peer_task;
+          guint32 flow = lane->flow_base
+                         + (t->kind == PROG_TASK_SEND ? t->id : (guint32) t->peer_task);
           SEP ();
           g_string_append_printf (s, "{\"ph\":\"%s\",\"cat\":\"pp\",\"name\":\"pp\",\"id\":%u,"
                                   "\"pid\":%d,\"tid\":%d,\"bp\":\"e\",\"ts\":",
@@ -150,6 +165,13 @@ prog_trace_write (const ProgProgram *p, const ProgTaskTime *times, const int *st
         }
     }
 #undef SEP
+#undef PID
+  *first_p = first;
+}
+
+static gboolean
+write_file (const char *path, GString *s, GError **error)
+{
   g_string_append (s, "\n]}\n");
 
   /* g_file_set_contents writes a temporary file and renames it: readers never see
@@ -164,4 +186,33 @@ prog_trace_write (const ProgProgram *p, const ProgTaskTime *times, const int *st
       g_error_free (local);
     }
   return ok;
+}
+
+gboolean
+prog_trace_write (const ProgProgram *p, const ProgTaskTime *times, const int *stage_rank,
+                  const char *label, const char *path, GError **error)
+{
+  GString *s = g_string_sized_new (256 * p->tasks->len + 4096);
+  g_autoptr (GHashTable) cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  append_header (s, cache, p, label);
+  gboolean first = TRUE;
+  TraceLane lane = { label, FALSE, 0, 0 };
+  append_timeline (s, cache, &first, p, times, stage_rank, &lane);
+  return write_file (path, s, error);
+}
+
+gboolean
+prog_trace_write_merged (const ProgProgram *measured, const ProgTaskTime *measured_times,
+                         const ProgProgram *predicted, const ProgTaskTime *predicted_times,
+                         const int *stage_rank, const char *path, GError **error)
+{
+  GString *s = g_string_sized_new (256 * (measured->tasks->len + predicted->tasks->len) + 4096);
+  g_autoptr (GHashTable) cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  append_header (s, cache, measured, "measured and predicted");
+  gboolean first = TRUE;
+  TraceLane m = { "measured", TRUE, 0, 0 };
+  append_timeline (s, cache, &first, measured, measured_times, stage_rank, &m);
+  TraceLane p = { "predicted", TRUE, 1, measured->tasks->len };
+  append_timeline (s, cache, &first, predicted, predicted_times, stage_rank, &p);
+  return write_file (path, s, error);
 }

@@ -413,12 +413,84 @@ test_unsupported (void)
   plan_clear (&p);
 }
 
+/* --merged-trace: measured and predicted timelines of a pp 2 run in one valid trace, two
+ * processes per rank ("rank r measured" pid 2r, "rank r predicted" pid 2r + 1), the same
+ * program's slices in each (so equal counts), and every flow arrow's start and end on
+ * processes of the same timeline (pids of one parity). */
+static void
+test_merged_trace (void)
+{
+  if (!can_launch ())
+    return;
+  g_autofree char *dir = g_dir_make_tmp ("tandem-run-XXXXXX", NULL);
+  g_autofree char *trace = g_build_filename (dir, "merged.json", NULL);
+  g_autofree char *args = g_strdup_printf ("--model tiny-llama --seq 128 --steps 1 --warmup 0 "
+                                           "--timeout 30 --no-db --pp 2 --gbs 4 "
+                                           "--merged-trace %s", trace);
+  Launch l = { 0 };
+  launch (2, args, NULL, NULL, FALSE, &l);
+  if (l.status != 0)
+    {
+      dump (&l);
+      g_assert_cmpint (l.status, ==, 0);
+    }
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_file (parser, trace, &error));
+  g_assert_no_error (error);
+  JsonArray *ev = json_object_get_array_member (json_node_get_object (
+                                                  json_parser_get_root (parser)), "traceEvents");
+  const char *want[4] = { "rank 0 measured (pipeline stage 0)",
+                          "rank 0 predicted (pipeline stage 0)",
+                          "rank 1 measured (pipeline stage 1)",
+                          "rank 1 predicted (pipeline stage 1)" };
+  int names = 0, slices[2] = { 0, 0 }, flows[2] = { 0, 0 };
+  GHashTable *flow_pid = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < json_array_get_length (ev); i++)
+    {
+      JsonObject *e = json_array_get_object_element (ev, i);
+      const char *ph = json_object_get_string_member (e, "ph");
+      int pid = (int) json_object_get_int_member (e, "pid");
+      g_assert_cmpint (pid, >=, 0);
+      g_assert_cmpint (pid, <, 4);
+      if (g_str_equal (ph, "M")
+          && g_str_equal (json_object_get_string_member (e, "name"), "process_name"))
+        {
+          g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (e, "args"),
+                                                          "name"), ==, want[pid]);
+          names++;
+        }
+      else if (g_str_equal (ph, "X"))
+        slices[pid % 2]++;
+      else if (g_str_equal (ph, "s") || g_str_equal (ph, "f"))
+        {
+          gpointer id = GINT_TO_POINTER ((int) json_object_get_int_member (e, "id") + 1);
+          gpointer other = g_hash_table_lookup (flow_pid, id);
+          if (other != NULL)
+            g_assert_cmpint ((GPOINTER_TO_INT (other) - 1) % 2, ==, pid % 2);
+          else
+            g_hash_table_insert (flow_pid, id, GINT_TO_POINTER (pid + 1));
+          flows[pid % 2]++;
+        }
+    }
+  g_hash_table_unref (flow_pid);
+  g_assert_cmpint (names, ==, 4);
+  g_assert_cmpint (slices[0], >, 0);
+  g_assert_cmpint (slices[0], ==, slices[1]);
+  g_assert_cmpint (flows[0], >, 0);
+  g_assert_cmpint (flows[0], ==, flows[1]);
+  launch_clear (&l);
+  g_unlink (trace);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/exec/run/local-invariance", test_local_invariance);
   g_test_add_func ("/exec/run/unsupported", test_unsupported);
+  g_test_add_func ("/exec/run/merged-trace", test_merged_trace);
   g_test_add_func ("/exec/run/verify-dp2", test_dp2);
   g_test_add_func ("/exec/run/verify-tp2-sp", test_tp2_sp);
   g_test_add_func ("/exec/run/verify-tp2-sp-recompute", test_tp2_sp_recompute);
