@@ -165,6 +165,36 @@ test_to_data (void)
     }
 }
 
+/* Control characters in strings and member names come out escaped: json-glib 1.6 escapes
+ * U+0001..U+001E but wrote U+001F raw (a cluster device name with a raw 0x1F byte, which
+ * json-glib's parser accepts, came out of `tandem show cluster --json` as invalid JSON).
+ * Every one of U+0001..U+001F must read back as itself. */
+static void
+test_to_data_control (void)
+{
+  char all[32];
+  for (int c = 1; c < 0x20; c++)
+    all[c - 1] = (char) c;
+  all[31] = '\0';
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, all);
+  json_builder_add_string_value (b, all);
+  json_builder_end_object (b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  for (int pretty = 0; pretty < 2; pretty++)
+    {
+      g_autofree char *text = util_json_to_data (root, pretty);
+      for (const char *p = text; *p != '\0'; p++)
+        if (!(pretty && *p == '\n'))
+          g_assert_cmpint ((guchar) *p, >=, 0x20);
+      g_assert_nonnull (strstr (text, "\\u001f"));
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      JsonObject *o = json_node_get_object (reparse (text, parser));
+      g_assert_cmpstr (json_object_get_string_member (o, all), ==, all);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -175,5 +205,6 @@ main (int argc, char **argv)
   g_test_add_func ("/util/input/read-pipe", test_read_pipe);
   g_test_add_func ("/util/input/json-depth", test_depth);
   g_test_add_func ("/util/input/json-to-data", test_to_data);
+  g_test_add_func ("/util/input/json-to-data-control", test_to_data_control);
   return g_test_run ();
 }
