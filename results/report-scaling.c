@@ -264,7 +264,7 @@ report_scaling_compute (const ReportScalingSpec *spec, GError **error)
   r->plan_per_size = spec->plan_per_size;
   r->conv = spec->conv;
   r->gbs = spec->gbs;
-  r->clusters = g_ptr_array_new_with_free_func (g_free);
+  r->clusters = g_ptr_array_new_null_terminated (0, g_free, TRUE);   /* g_strjoinv reads it */
   r->base_gpus = g_array_new (FALSE, TRUE, sizeof (int));
   r->rows = g_ptr_array_new_with_free_func ((GDestroyNotify) row_free);
   r->measured = g_ptr_array_new_with_free_func ((GDestroyNotify) measured_free);
