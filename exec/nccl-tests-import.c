@@ -152,6 +152,9 @@ read_set (Reader *rd, char **tok, guint n, int c_time, int c_alg, int c_bus, int
       || (c_bus >= 0 && ((guint) c_bus >= n || !parse_value (tok[c_bus], bus)))
       || (c_wrong >= 0 && ((guint) c_wrong >= n || !parse_value (tok[c_wrong], &w))))
     return FALSE;
+  /* #wrong counts elements: nan or past 2^53 is no count (and no gint64; fuzz-nccl-tests) */
+  if (!(w < 9007199254740992.0))
+    return FALSE;
   *wrong = rd->error_column || w < 0 ? -1 : (gint64) w;
   return TRUE;
 }

@@ -187,6 +187,30 @@ test_refused (void)
   g_assert_cmpuint (rows->len, ==, 0);
 }
 
+/* A #wrong cell that is no count of elements (nan, 1e300: converting either to an
+ * integer is undefined behaviour, which UBSan reported under fuzz/fuzz-nccl-tests) makes
+ * its row unparseable: refused with the line, like any other bad cell. */
+static void
+test_wrong_not_a_count (void)
+{
+  static const char *const cells[] = { "nan", "1e300", "-nan", "9007199254740992" };
+  for (guint i = 0; i < G_N_ELEMENTS (cells); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));
+      g_autofree char *text = g_strdup_printf (
+        "# Collective test starting: all_reduce_perf\n"
+        "# nranks 2\n"
+        "#       size    count    type   redop    root     time   algbw   busbw #wrong\n"
+        "        1024      256   float     sum      -1    10.00    0.10    0.10      0\n"
+        "        2048      512   float     sum      -1    11.00    0.19    0.19  %s\n",
+        cells[i]);
+      g_assert_false (exec_nccl_tests_parse (text, -1, "wrong.txt", rows, &error));
+      g_assert_error (error, EXEC_ERROR, EXEC_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, "wrong.txt:5:"));
+    }
+}
+
 /* What exec_coll_rows_format prints, exec_nccl_tests_parse reads back unchanged (the
  * values of the data files have two decimals, as the format prints them). */
 static void
@@ -522,6 +546,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/nccl-tests/two-tests-one-log", test_two_tests_one_log);
   g_test_add_func ("/exec/nccl-tests/tagged-sendrecv", test_tagged_sendrecv);
   g_test_add_func ("/exec/nccl-tests/refused", test_refused);
+  g_test_add_func ("/exec/nccl-tests/wrong-not-a-count", test_wrong_not_a_count);
   g_test_add_func ("/exec/nccl-tests/format-round-trip", test_format_round_trip);
   g_test_add_func ("/exec/calibrate/profile-rows", test_profile_rows);
   g_test_add_func ("/exec/calibrate/single-process", test_single_process);
