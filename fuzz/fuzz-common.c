@@ -2,6 +2,7 @@
 #include "fuzz/fuzz.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,10 +12,22 @@
 #include "sim/predict.h"
 #include "util/input.h"
 
+/* A library never logs: an error, critical or warning is a finding. It aborts here,
+ * because GLib's own fatal path raises SIGTRAP, which libFuzzer does not catch (the
+ * process would end without the input saved); anything else is dropped. */
 static void
-quiet_log (const char *domain, GLogLevelFlags level, const char *message, gpointer data)
+on_log (const char *domain, GLogLevelFlags level, const char *message, gpointer data)
 {
-  /* fatal levels never get here: GLib aborts first */
+  if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING))
+    fuzz_fail ("GLib", "%s-%s: %s", domain ? domain : "?",
+               (level & G_LOG_LEVEL_ERROR) ? "ERROR"
+               : (level & G_LOG_LEVEL_CRITICAL) ? "CRITICAL" : "WARNING", message);
+}
+
+static void
+on_trap (int sig)
+{
+  abort ();
 }
 
 void
@@ -23,8 +36,8 @@ fuzz_init (void)
   static gsize done = 0;
   if (g_once_init_enter (&done))
     {
-      g_log_set_always_fatal (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
-      g_log_set_default_handler (quiet_log, NULL);
+      g_log_set_default_handler (on_log, NULL);
+      signal (SIGTRAP, on_trap);   /* G_BREAKPOINT () anywhere else */
       g_once_init_leave (&done, 1);
     }
 }
