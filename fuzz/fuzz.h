@@ -50,7 +50,9 @@ void fuzz_check_json_text (const char *text, gssize length, const char *what);
 
 /* A prediction of `plan` (already given its degrees) on `model` and `cluster`, as
  * `tandem predict --json` makes it: plan_resolve, sim_predict, sim_prediction_to_json,
- * checked by fuzz_check_json. A refusal (GError) is fine; returns whether it predicted. */
+ * checked by fuzz_check_json. A refusal (GError) is fine; returns whether it predicted.
+ * Plans of more than 4,096 micro-batches x layers are resolved but not simulated: valid,
+ * but slow enough under the sanitizers to be reported as hangs. */
 gboolean fuzz_predict_json (const ModelSpec *model, const TopoCluster *cluster, Plan *plan,
                             const char *what);
 
