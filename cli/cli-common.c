@@ -27,6 +27,113 @@ cli_status_for_error (const GError *error)
   return CLI_EXIT_FAILURE;
 }
 
+guint
+cli_edit_distance (const char *a, const char *b)
+{
+  /* Optimal string alignment: insertions, deletions, substitutions and swaps of two
+   * neighbours ("predcit" -> "predict" is 1) each cost 1. Three rows of the DP table. */
+  gsize n = strlen (a), m = strlen (b);
+  g_autofree guint *prev2 = g_new0 (guint, m + 1);
+  g_autofree guint *prev = g_new0 (guint, m + 1);
+  g_autofree guint *cur = g_new0 (guint, m + 1);
+  for (gsize j = 0; j <= m; j++)
+    prev[j] = (guint) j;
+  for (gsize i = 1; i <= n; i++)
+    {
+      cur[0] = (guint) i;
+      for (gsize j = 1; j <= m; j++)
+        {
+          guint cost = a[i - 1] == b[j - 1] ? 0 : 1;
+          guint d = MIN (prev[j] + 1, cur[j - 1] + 1);
+          d = MIN (d, prev[j - 1] + cost);
+          if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+            d = MIN (d, prev2[j - 2] + 1);
+          cur[j] = d;
+        }
+      guint *t = prev2;
+      prev2 = prev, prev = cur, cur = t;
+    }
+  return prev[m];
+}
+
+const char *
+cli_closest (const char *word, const char *const *candidates, guint n)
+{
+  /* Close enough to be a slip: 1 edit up to 4 characters, 2 up to 8, then 3. */
+  gsize len = strlen (word);
+  guint limit = len <= 4 ? 1 : len <= 8 ? 2 : 3;
+  const char *best = NULL;
+  guint best_d = limit + 1;
+  for (guint i = 0; i < n; i++)
+    {
+      guint d = cli_edit_distance (word, candidates[i]);
+      if (d < best_d)
+        best = candidates[i], best_d = d;
+    }
+  return best;
+}
+
+/* The option names an option context knows ("--tp", ...), read off its --help text so
+ * that every group and extra entry counts. */
+static GPtrArray *
+option_names (GOptionContext *octx)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *help = g_option_context_get_help (octx, FALSE, NULL);
+  for (const char *p = help; (p = strstr (p, "--")) != NULL;)
+    {
+      const char *q = p + 2;
+      while (g_ascii_isalnum (*q) || *q == '-')
+        q++;
+      if (q > p + 2 && (p == help || g_ascii_isspace (p[-1]) || p[-1] == ','))
+        g_ptr_array_add (names, g_strndup (p, q - p));
+      p = q;
+    }
+  return names;
+}
+
+int
+cli_fail_options (GOptionContext *octx, const GError *error, const char *command)
+{
+  if (g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION))
+    {
+      /* GLib's message is "Unknown option --x[=value]". */
+      const char *dash = strstr (error->message, "-");
+      if (dash != NULL)
+        {
+          g_autofree char *bad = g_strndup (dash, strcspn (dash, "= \t"));
+          g_autoptr (GPtrArray) names = option_names (octx);
+          const char *near = cli_closest (bad, (const char *const *) names->pdata, names->len);
+          if (near != NULL)
+            return cli_fail (CLI_EXIT_USAGE, "unknown option '%s' (did you mean '%s'?)", bad,
+                             near);
+          return cli_fail (CLI_EXIT_USAGE, "unknown option '%s' (hint: %s --help)", bad,
+                           command);
+        }
+    }
+  return cli_fail (CLI_EXIT_USAGE, "%s (hint: %s --help)", error->message, command);
+}
+
+void
+cli_warn_pipeline_bubble (const Plan *p)
+{
+  if (p->pp <= 1 || p->grad_accum <= 0 || p->grad_accum >= p->pp)
+    return;
+  /* With m micro-batches on pp stages (1F1B or GPipe) each stage idles pp - 1 micro-batch
+   * slots of the m + pp - 1 an ideal step takes (equal forward and backward slots; the
+   * simulated bubble differs a little); interleaving cuts a slot to 1/vpp of a
+   * micro-batch: (pp-1) / (vpp m + pp - 1). m = 4 pp keeps it under 20% (Megatron-LM's
+   * advice of m >> pp, Narayanan et al. 2021, sec. 2.2). */
+  int v = MAX (p->vpp, 1);
+  double bubble = (double) (p->pp - 1) / ((double) v * p->grad_accum + p->pp - 1);
+  gint64 fix = (gint64) 4 * p->pp * p->micro_batch * p->dp;
+  fprintf (stderr, "tandem: warning: %d micro-batch%s per step on %d pipeline stages: the "
+           "pipeline idles (pp-1)/(%sm+pp-1) = %.1f%% of an ideal step (hint: --gbs %"
+           G_GINT64_FORMAT " gives m = 4 x pp = %d)\n", p->grad_accum,
+           p->grad_accum == 1 ? "" : "es", p->pp, v > 1 ? "vpp " : "", 100.0 * bubble, fix,
+           4 * p->pp);
+}
+
 void
 cli_print_json (JsonBuilder *builder)
 {
@@ -104,7 +211,14 @@ cli_plan_context_init (CliPlanContext *ctx, const char *what, const char *summar
 
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (octx, argc, argv, &error))
-    return cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem %s --help)", error->message, what);
+    {
+      /* main() set the program name to "tandem COMMAND"; `what` is a subcommand's own
+       * word ("show" for `tandem plan show`) or "". */
+      const char *prog = g_get_prgname () != NULL ? g_get_prgname () : "tandem";
+      g_autofree char *command = g_strdup_printf ("%s%s%s", prog, *what != '\0' ? " " : "",
+                                                  what);
+      return cli_fail_options (octx, error, command);
+    }
 
   const char *model = ctx->args.model_name ? ctx->args.model_name : CLI_DEFAULT_MODEL;
   const char *cluster = ctx->args.cluster_name ? ctx->args.cluster_name : CLI_DEFAULT_CLUSTER;

@@ -46,6 +46,18 @@ int  cli_fail (int status, const char *format, ...) G_GNUC_PRINTF (2, 3);
  * user files) are 2, the rest 1. */
 int  cli_status_for_error (const GError *error);
 
+/* Edit distance (optimal string alignment: a swap of neighbours costs 1), and the
+ * candidate close enough to `word` to be a slip of it, or NULL. */
+guint       cli_edit_distance (const char *a, const char *b);
+const char *cli_closest (const char *word, const char *const *candidates, guint n);
+/* Prints a failed option parse as one line and returns 2: an unknown option names the
+ * nearest known one ("did you mean '--tp'?"), else the hint `COMMAND --help`. */
+int  cli_fail_options (GOptionContext *octx, const GError *error, const char *command);
+
+/* On stderr, when micro-batches per step < pp: the bubble it implies and the global
+ * batch that gives 4 x pp micro-batches. */
+void cli_warn_pipeline_bubble (const Plan *plan);
+
 /* Prints the builder's root as pretty JSON on stdout, with a newline. */
 void cli_print_json (JsonBuilder *builder);
 

@@ -250,6 +250,7 @@ cli_cmd_predict (int argc, char **argv)
                          argv[1]);
       goto out;
     }
+  cli_warn_pipeline_bubble (&ctx.plan);
   status = predict_with (&ctx, json, no_db, trace, db, flops, note, slowdown,
                          (const char *const *) cost, framework);
 out:

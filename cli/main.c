@@ -77,5 +77,11 @@ main (int argc, char **argv)
         argv[1] = prog;
         return commands[i].run (argc - 1, argv + 1);
       }
+  const char *names[G_N_ELEMENTS (commands)];
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    names[i] = commands[i].name;
+  const char *near = cli_closest (argv[1], names, G_N_ELEMENTS (names));
+  if (near != NULL)
+    return cli_fail (CLI_EXIT_USAGE, "unknown command '%s' (did you mean '%s'?)", argv[1], near);
   return cli_fail (CLI_EXIT_USAGE, "unknown command '%s' (hint: tandem --help)", argv[1]);
 }

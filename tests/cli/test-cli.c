@@ -261,6 +261,95 @@ test_errors (void)
     }
 }
 
+/* Hints name the real command: a bad value to a plan flag under `predict` points to
+ * `tandem predict --help` (was "tandem  --help"), under `plan show` to
+ * `tandem plan show --help` (was "tandem show --help", another command). */
+static void
+test_hint_names_command (void)
+{
+  static const struct { const char *args, *hint; } cases[] = {
+    { "predict --tp zero", "(hint: tandem predict --help)" },
+    { "memory --tp zero", "(hint: tandem memory --help)" },
+    { "plan show --tp zero", "(hint: tandem plan show --help)" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RunResult r = { 0 };
+      run_tandem (cases[i].args, &r);
+      if (r.status != 2 || strstr (r.err, cases[i].hint) == NULL)
+        g_error ("tandem %s: status %d, stderr '%s' (expected 2 and '%s')", cases[i].args,
+                 r.status, r.err, cases[i].hint);
+      run_result_clear (&r);
+    }
+}
+
+/* Did-you-mean: a slip of one or two edits names the nearest command or option, on one
+ * line, exit 2; something far from every name gets the --help hint instead.
+ * predcit -> predict: one swap of neighbours; --tensor-model-paralel-size ->
+ * --tensor-model-parallel-size: one insertion; --recompute-granularty: one insertion. */
+static void
+test_did_you_mean (void)
+{
+  static const struct { const char *args, *line; } cases[] = {
+    { "predcit", "tandem: error: unknown command 'predcit' (did you mean 'predict'?)\n" },
+    { "serach --gbs 8", "tandem: error: unknown command 'serach' (did you mean 'search'?)\n" },
+    { "frobnicate", "tandem: error: unknown command 'frobnicate' (hint: tandem --help)\n" },
+    { "predict --model llama3-8b --tensor-model-paralel-size 2",
+      "tandem: error: unknown option '--tensor-model-paralel-size' "
+      "(did you mean '--tensor-model-parallel-size'?)\n" },
+    { "memory --recompute-granularty=full",
+      "tandem: error: unknown option '--recompute-granularty' "
+      "(did you mean '--recompute-granularity'?)\n" },
+    { "plan show --zzzzzzzzzz", "tandem: error: unknown option '--zzzzzzzzzz' "
+      "(hint: tandem plan show --help)\n" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RunResult r = { 0 };
+      run_tandem (cases[i].args, &r);
+      if (r.status != 2 || g_strcmp0 (r.err, cases[i].line) != 0)
+        g_error ("tandem %s: status %d, stderr '%s' (expected 2 and '%s')", cases[i].args,
+                 r.status, r.err, cases[i].line);
+      run_result_clear (&r);
+    }
+}
+
+/* Megatron-LM's --recompute-activations is its older spelling of
+ * --recompute-granularity selective. */
+static void
+test_recompute_activations (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("plan show --model llama3-8b --gpus 8 --tp 8 --recompute-activations --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = parse_object (r.out, p);
+  JsonObject *ac = json_object_get_object_member (json_object_get_object_member (o, "plan"),
+                                                  "activation_checkpoint");
+  g_assert_cmpstr (json_object_get_string_member (ac, "mode"), ==, "selective");
+  run_result_clear (&r);
+}
+
+/* Fewer micro-batches than pipeline stages warns on stderr. Llama 3 8B on 64 GPUs with
+ * tp 8, pp 4: dp = 64 / (8 x 4) = 2; --gbs 4 with mbs 1 gives m = 4 / (1 x 2) = 2 < pp = 4.
+ * The 1F1B bubble is (pp-1)/(m+pp-1) = 3/5 = 60.0%; m = 4 x pp = 16 needs
+ * gbs = 16 x 1 x 2 = 32. --gbs 8 gives m = 4 = pp: no warning (the rule is m < pp). */
+static void
+test_predict_bubble_warning (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("predict --model llama3-8b --gpus 64 --tp 8 --pp 4 --gbs 4 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "tandem: warning: 2 micro-batches per step on 4 pipeline "
+                            "stages: the pipeline idles (pp-1)/(m+pp-1) = 60.0% of an "
+                            "ideal step (hint: --gbs 32 gives m = 4 x pp = 16)\n"));
+  run_result_clear (&r);
+  run_tandem ("predict --model llama3-8b --gpus 64 --tp 8 --pp 4 --gbs 8 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.err, "warning"));
+  run_result_clear (&r);
+}
+
 /* tandem predict --json carries the contract's keys; the trace is Chrome Trace JSON with
  * one process per pipeline stage's rank, named stream threads and paired flow arrows;
  * the prediction is stored and `tandem runs` lists it. */
@@ -485,6 +574,10 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/predict/text-mfu-hfu", test_predict_text_mfu_hfu);
   g_test_add_func ("/cli/memory/json", test_memory_json);
   g_test_add_func ("/cli/errors", test_errors);
+  g_test_add_func ("/cli/errors/hint-command", test_hint_names_command);
+  g_test_add_func ("/cli/errors/did-you-mean", test_did_you_mean);
+  g_test_add_func ("/cli/plan/recompute-activations", test_recompute_activations);
+  g_test_add_func ("/cli/predict/bubble-warning", test_predict_bubble_warning);
   g_test_add_func ("/cli/predict/trace-store", test_predict_trace_store);
   g_test_add_func ("/cli/predict/oom", test_predict_oom);
   g_test_add_func ("/cli/predict/trace-escaped", test_trace_escaped);
