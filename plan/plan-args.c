@@ -330,6 +330,10 @@ on_flag (const char *option, const char *value, gpointer data, GError **error)
     plan->tp_comm_overlap = TRUE;
   else if (g_str_equal (name, "optimizer-offload") || g_str_equal (name, "offload-optimizer"))
     plan->optimizer_offload = TRUE;
+  else if (g_str_equal (name, "recompute-activations"))
+    /* Megatron-LM's older flag: its argument check turns it into
+     * --recompute-granularity selective. */
+    plan->recompute = PLAN_RECOMPUTE_SELECTIVE;
   else
     return on_option (option, value, data, error);
   return TRUE;
@@ -417,6 +421,8 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       "Shard optimizer states over DP (= zero1)", NULL },
     { "recompute-granularity", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "Activation recompute: full or selective", "G" },
+    { "recompute-activations", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
+      "Megatron's older flag for --recompute-granularity selective", NULL },
     { "recompute-method", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "uniform or block (full recompute)", "M" },
     { "recompute-num-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
