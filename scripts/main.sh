@@ -6,7 +6,14 @@
 # and the prediction stored in tandem.db.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# setup.sh is silent while it compiles: say so, so the first run does not look hung.
+if [ -x build/cli/tandem ]; then
+  echo "tandem: building (only what changed)..." >&2
+else
+  echo "tandem: building (first time: a few minutes)..." >&2
+fi
 bash scripts/setup.sh
+echo "tandem: built build/cli/tandem; predicting..." >&2
 build/cli/tandem predict --model llama3-405b --cluster h100-24k --gpus 16384 \
   --tp 8 --pp 16 --vpp 2 --sequence-parallel --seq-length 8192 --global-batch-size 2048 \
   --decoder-first-pipeline-num-layers 3 --decoder-last-pipeline-num-layers 3 \
