@@ -275,7 +275,7 @@ cli_cmd_runs (int argc, char **argv)
   g_option_context_add_main_entries (octx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (octx, &argc, &argv, &error))
-    return cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem runs --help)", error->message);
+    return cli_fail_options (octx, error, "tandem runs");
   if (argc > 1 || limit < 0)
     return cli_fail (CLI_EXIT_USAGE, "usage: tandem runs [--db FILE] [--limit N] [--json]");
   const char *path = db ? db : "tandem.db";

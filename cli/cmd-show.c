@@ -433,7 +433,7 @@ cli_cmd_show (int argc, char **argv)
   g_option_context_add_main_entries (octx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (octx, &argc, &argv, &error))
-    return cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem show --help)", error->message);
+    return cli_fail_options (octx, error, "tandem show");
   if (argc == 2 && g_str_equal (argv[1], "conventions"))
     return show_conventions (json);
   if (argc != 3)

@@ -262,7 +262,7 @@ cli_cmd_validate (int argc, char **argv)
   g_option_context_add_main_entries (octx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (octx, &argc, &argv, &error))
-    return cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem validate --help)", error->message);
+    return cli_fail_options (octx, error, "tandem validate");
   if (argc != 2)
     return cli_fail (CLI_EXIT_USAGE, "expected one CSV file (hint: tandem validate "
                      "data/published-runs.csv)");

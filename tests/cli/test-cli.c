@@ -302,6 +302,10 @@ test_did_you_mean (void)
       "(did you mean '--recompute-granularity'?)\n" },
     { "plan show --zzzzzzzzzz", "tandem: error: unknown option '--zzzzzzzzzz' "
       "(hint: tandem plan show --help)\n" },
+    { "show model llama3-8b --jsno", "tandem: error: unknown option '--jsno' "
+      "(did you mean '--json'?)\n" },
+    { "runs --zzzzzzzzzz", "tandem: error: unknown option '--zzzzzzzzzz' "
+      "(hint: tandem runs --help)\n" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
