@@ -88,11 +88,16 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
    * DP (Megatron); dense models keep ep = 1. */
   gint64 model_par = (gint64) plan->tp * plan->pp * plan->cp;
   if (plan->world_size % model_par != 0)
-    return invalid (error, "world size %d is not a multiple of tp x pp x cp = %d x %d x %d = "
-                    "%" G_GINT64_FORMAT " (hint: use --gpus %" G_GINT64_FORMAT " or %"
-                    G_GINT64_FORMAT ")", plan->world_size, plan->tp, plan->pp, plan->cp,
-                    model_par, MAX (model_par, plan->world_size / model_par * model_par),
-                    (plan->world_size / model_par + 1) * model_par);
+    {
+      /* the multiples either side; below tp x pp x cp there is only one */
+      gint64 below = plan->world_size / model_par * model_par;
+      gint64 above = (plan->world_size / model_par + 1) * model_par;
+      g_autofree char *both = below > 0 ? g_strdup_printf ("%" G_GINT64_FORMAT " or ", below)
+                                        : g_strdup ("");
+      return invalid (error, "world size %d is not a multiple of tp x pp x cp = %d x %d x %d "
+                      "= %" G_GINT64_FORMAT " (hint: use --gpus %s%" G_GINT64_FORMAT ")",
+                      plan->world_size, plan->tp, plan->pp, plan->cp, model_par, both, above);
+    }
   plan->dp = (int) (plan->world_size / model_par);
   if (plan->dp_given > 0 && plan->dp_given != plan->dp)
     return invalid (error, "--dp %d disagrees with world / (tp x pp x cp) = %d / %"

@@ -237,7 +237,11 @@ test_errors (void)
     { "show cluster {DATA}/topology/malformed.json", "malformed.json" },
     { "show cluster {DATA}/topology/missing-device.json", "device" },
     { "show widget x", "cannot show" },
-    { "memory --tp 8 --pp 16 --gpus 100", "not a multiple" },
+    /* tp x pp = 128: below it only 128 fits (was "128 or 128"); 200 lies between 128
+     * and 256 */
+    { "memory --tp 8 --pp 16 --gpus 100", "not a multiple of tp x pp x cp = 8 x 16 x 1 = 128 "
+      "(hint: use --gpus 128)" },
+    { "memory --tp 8 --pp 16 --gpus 200", "(hint: use --gpus 128 or 256)" },
     { "memory --tp 3", "attention heads" },
     { "memory --tp 8 --gpus 99999", "has only" },
     { "memory --bogus-flag", "bogus-flag" },
