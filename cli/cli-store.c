@@ -1,9 +1,18 @@
 /* cli/cli-store.c - what `predict` and `run` both put in the results store: a
  * prediction's metrics and its per-stage phases, and the small JSON texts they carry. */
 #include "cli/cli-store.h"
+
+#include <string.h>
 #include "util/input.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "util/input.h"
+#include "util/output.h"
 
 char *
 cli_json_text (JsonBuilder *b)
@@ -81,4 +90,175 @@ cli_predicted_phases (const SimResult *r, GArray *phases)
       ResPhase bub = { RES_SOURCE_PREDICTED, s, "bubble", st->bubble_s, NAN };
       g_array_append_val (phases, bub);
     }
+}
+
+/* ---- print, then store ------------------------------------------------------------ */
+
+void
+cli_db_args_init (CliDbArgs *a)
+{
+  memset (a, 0, sizeof *a);
+  a->timeout_ms = RES_BUSY_TIMEOUT_MS;
+}
+
+void
+cli_db_args_clear (CliDbArgs *a)
+{
+  g_clear_pointer (&a->db, g_free);
+}
+
+const char *
+cli_db_path (const CliDbArgs *a)
+{
+  return a->db != NULL ? a->db : CLI_DEFAULT_DB;
+}
+
+gboolean
+cli_db_args_check (const CliDbArgs *a, GError **error)
+{
+  if (a->timeout_ms < 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--db-timeout %d: expected milliseconds >= 0", a->timeout_ms);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+ResStore *
+cli_store_open (const CliDbArgs *a, gboolean read_only, GError **error)
+{
+  return res_store_open_full (cli_db_path (a), read_only ? RES_OPEN_READ_ONLY : RES_OPEN_DEFAULT,
+                              (guint) MAX (a->timeout_ms, 0), error);
+}
+
+static gboolean
+dir_writable (const char *dir)
+{
+  return g_file_test (dir, G_FILE_TEST_IS_DIR) && g_access (dir, W_OK | X_OK) == 0;
+}
+
+gboolean
+cli_fallback_check (GError **error)
+{
+  if (dir_writable (".") || dir_writable (g_get_tmp_dir ()))
+    return TRUE;
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ACCES,
+               "neither the working directory nor %s is writable: a result the store "
+               "refused could not be kept anywhere (hint: cd to a writable directory, or "
+               "set TMPDIR)", g_get_tmp_dir ());
+  return FALSE;
+}
+
+void
+cli_stored_init (CliStored *st, const CliDbArgs *a)
+{
+  memset (st, 0, sizeof *st);
+  st->tried = !a->no_db;
+  st->run_id = -1;
+  st->db = g_strdup (cli_db_path (a));
+}
+
+void
+cli_stored_clear (CliStored *st)
+{
+  g_free (st->db);
+  g_free (st->what);
+  g_free (st->store_error);
+  g_free (st->fallback);
+  g_free (st->fallback_error);
+  memset (st, 0, sizeof *st);
+}
+
+void
+cli_stored_set (CliStored *st, gint64 id, const GError *error)
+{
+  st->tried = TRUE;
+  st->run_id = id;
+  g_clear_pointer (&st->store_error, g_free);
+  if (id <= 0)
+    st->store_error = g_strdup (error != NULL ? error->message : "unknown error");
+}
+
+static char *
+fallback_path (const char *kind)
+{
+  g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%S");
+  g_autofree char *name = g_strdup_printf ("tandem-unstored-%s-%s-%d.json", kind, stamp,
+                                           (int) getpid ());
+  return dir_writable (".") ? g_steal_pointer (&name)
+                            : g_build_filename (g_get_tmp_dir (), name, NULL);
+}
+
+void
+cli_stored_apply (CliStored *st, const char *kind, JsonNode *root)
+{
+  if (!st->tried || root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return;
+  JsonObject *o = json_node_get_object (root);
+  g_autofree char *id_member = g_strconcat (st->what != NULL ? st->what : "run", "_id", NULL);
+  if (st->run_id > 0)
+    {
+      json_object_set_int_member (o, id_member, st->run_id);
+      return;
+    }
+  json_object_set_null_member (o, id_member);
+  json_object_set_string_member (o, "store_error", st->store_error);
+  if (st->fallback == NULL && st->fallback_error == NULL)
+    {
+      char *path = fallback_path (kind);
+      json_object_set_string_member (o, "fallback_file", path);
+      g_autofree char *text = util_json_to_data (root, TRUE);
+      GError *error = NULL;
+      /* a new name: O_EXCL semantics are not needed, the pid and second make it ours */
+      if (util_output_write (path, text, strlen (text), &error))
+        st->fallback = path;
+      else
+        {
+          st->fallback_error = g_strdup (error->message);
+          g_error_free (error);
+          g_free (path);
+        }
+    }
+  if (st->fallback != NULL)
+    json_object_set_string_member (o, "fallback_file", st->fallback);
+  else
+    json_object_set_null_member (o, "fallback_file");
+}
+
+void
+cli_stored_print (const CliStored *st, const char *indent)
+{
+  if (!st->tried)
+    return;
+  if (st->run_id > 0)
+    {
+      printf ("%sstored as %s %" G_GINT64_FORMAT " in %s\n", indent,
+              st->what != NULL ? st->what : "run", st->run_id, st->db);
+      return;
+    }
+  if (st->fallback != NULL)
+    printf ("%snot stored: %s; result written to %s\n", indent, st->store_error,
+            st->fallback);
+  else
+    printf ("%snot stored: %s; the result could not be written elsewhere either: %s\n",
+            indent, st->store_error, st->fallback_error ? st->fallback_error : "?");
+  fflush (stdout);
+  cli_stored_print_error (st);
+}
+
+void
+cli_stored_print_error (const CliStored *st)
+{
+  if (!st->tried || st->run_id > 0)
+    return;
+  fprintf (stderr, "tandem: error: the result was not stored (%s was kept instead): %s\n",
+           st->fallback != NULL ? st->fallback : "nothing", st->store_error);
+}
+
+int
+cli_stored_status (const CliStored *st)
+{
+  return st->tried && st->run_id <= 0 ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 }

@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 #include "results/store.h"
 #include "sim/predict.h"
+#include "cli/cli.h"
 
 G_BEGIN_DECLS
 
@@ -22,5 +23,66 @@ void  cli_predicted_metrics (const SimPrediction *p, const PlanMemory *mem,
                              const char *memory_json, ResMetrics *out);
 /* One phase row per stage and kind (compute, tp, cp, pp, dp, bubble), source predicted. */
 void  cli_predicted_phases (const SimResult *result, GArray *phases);
+
+/* ---- print, then store (docs/contracts.md) ---------------------------------------- */
+
+/* --db, --no-db and --db-timeout of a command that opens the store. */
+typedef struct {
+  char    *db;            /* --db FILE (NULL: tandem.db) */
+  gboolean no_db;         /* --no-db */
+  int      timeout_ms;    /* --db-timeout MS (busy timeout) */
+} CliDbArgs;
+
+#define CLI_DEFAULT_DB "tandem.db"
+
+/* Option entries of a command's table: --db and --db-timeout; --no-db. */
+#define CLI_DB_ENTRIES(a)                                                     \
+  { "db", 0, 0, G_OPTION_ARG_FILENAME, &(a)->db,                              \
+    "SQLite results store (default tandem.db)", "FILE" },                     \
+  { "db-timeout", 0, 0, G_OPTION_ARG_INT, &(a)->timeout_ms,                   \
+    "Wait up to MS for another process's lock on the store (default 5000)", "MS" }
+#define CLI_NO_DB_ENTRY(a)                                                    \
+  { "no-db", 0, 0, G_OPTION_ARG_NONE, &(a)->no_db, "Do not store the result", NULL }
+void        cli_db_args_init  (CliDbArgs *a);
+void        cli_db_args_clear (CliDbArgs *a);
+const char *cli_db_path       (const CliDbArgs *a);
+/* FALSE with a usage error when --db-timeout is negative. */
+gboolean    cli_db_args_check (const CliDbArgs *a, GError **error);
+/* The store of --db, with the --db-timeout busy timeout; read-only commands pass TRUE. */
+ResStore   *cli_store_open    (const CliDbArgs *a, gboolean read_only, GError **error);
+
+/* Before the work: can an unstored result be written somewhere (the working directory,
+ * else the temporary directory)? */
+gboolean    cli_fallback_check (GError **error);
+
+/* Where a result went. */
+typedef struct {
+  gboolean tried;         /* a store was attempted (not --no-db) */
+  gint64   run_id;        /* > 0 when stored */
+  char    *db;            /* the file */
+  char    *what;          /* "run" (default) or "profile": the word of the text line,
+                           * and the JSON member (run_id, profile_id) */
+  char    *store_error;   /* why it was not stored */
+  char    *fallback;      /* the file the result was written to instead */
+  char    *fallback_error;/* why that failed too */
+} CliStored;
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CliDbArgs, cli_db_args_clear)
+
+void  cli_stored_init  (CliStored *st, const CliDbArgs *a);
+void  cli_stored_clear (CliStored *st);
+/* Records the store's outcome: id > 0, or the error. */
+void  cli_stored_set   (CliStored *st, gint64 id, const GError *error);
+/* Adds run_id (a number, or null with store_error and fallback_file) to root's object;
+ * when the store failed, first writes root to the fallback file
+ * tandem-unstored-KIND-YYYYmmddTHHMMSS-PID.json. Nothing when no store was tried. */
+void  cli_stored_apply (CliStored *st, const char *kind, JsonNode *root);
+/* The text's last line: "stored as run N in FILE" or "not stored: REASON; result written
+ * to FALLBACK", after `indent`; the error also goes to stderr. Nothing with --no-db. */
+void  cli_stored_print (const CliStored *st, const char *indent);
+/* The stderr line alone (with --json, whose stdout is the JSON). */
+void  cli_stored_print_error (const CliStored *st);
+/* CLI_EXIT_FAILURE when a store was tried and failed, else CLI_EXIT_OK. */
+int   cli_stored_status (const CliStored *st);
 
 G_END_DECLS

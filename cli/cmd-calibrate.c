@@ -15,6 +15,9 @@
 #include "exec/calibrate.h"
 #include "plan/program.h"
 #include "results/store.h"
+#include "cli/cli-store.h"
+#include "util/input.h"
+#include "util/output.h"
 
 #include <stdio.h>
 
@@ -183,7 +186,7 @@ json_coll_rows (JsonBuilder *b, const ExecCollRow *rows, guint n)
 
 static void
 print_json (const ExecCalibration *cal, gboolean quick, const GArray *imported,
-            const char *out, gint64 profile_id, const char *db)
+            const char *out, CliStored *st)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
@@ -290,13 +293,14 @@ print_json (const ExecCalibration *cal, gboolean quick, const GArray *imported,
   json_builder_set_member_name (b, "imported");
   json_coll_rows (b, (const ExecCollRow *) imported->data, imported->len);
   M_STR ("cluster_file", out);
-  if (profile_id > 0)
-    {
-      M_INT ("profile_id", profile_id);
-      M_STR ("db", db);
-    }
+  if (st->tried)
+    M_STR ("db", st->db);
   json_builder_end_object (b);
-  cli_print_json (b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  cli_stored_apply (st, "calibrate", root);
+  g_autofree char *text = util_json_to_data (root, TRUE);
+  puts (text);
+  cli_stored_print_error (st);
 }
 #undef M_STR
 #undef M_INT
@@ -329,12 +333,18 @@ import_only_json (const CliPlanContext *ctx, const GArray *imported, char **file
 
 static int
 calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboolean no_bench,
-           gboolean json, gboolean no_db, const char *out_arg, const char *db_arg,
-           char **imports, int blas_threads)
+           gboolean json, const CliDbArgs *dba, const char *out_arg, char **imports,
+           int blas_threads)
 {
   g_autoptr (GError) error = NULL;
   const char *out = out_arg ? out_arg : DEFAULT_OUT;
-  const char *db = db_arg ? db_arg : "tandem.db";
+  /* the outputs checked before any measurement */
+  if (!cli_db_args_check (dba, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+  if (!util_output_check (out, &error))
+    return cli_fail (CLI_EXIT_USAGE, "--out: %s", error->message);
+  if (!dba->no_db && !cli_fallback_check (&error))
+    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
   g_autoptr (GArray) imported = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));
   g_autoptr (GArray) shapes = NULL;
   g_autoptr (GArray) attn = g_array_new (FALSE, TRUE, sizeof (ExecAttnShape));
@@ -453,37 +463,46 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
       status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
       goto done;
     }
-  if (!g_file_set_contents (out, text, -1, &error))
+  if (!util_output_write (out, text, strlen (text), &error))
     {
       status = cli_fail (CLI_EXIT_FAILURE, "%s (hint: --out FILE elsewhere)", error->message);
       goto done;
     }
-  gint64 profile_id = -1;
-  if (!no_db)
-    {
-      g_autoptr (ResStore) store = res_store_open (db, &error);
-      if (store != NULL)
-        profile_id = res_store_add_profile (store, no_bench ? "nccl-tests" : cal->backend, NULL,
-                                            check->name, text, &error);
-      if (profile_id < 0)
-        {
-          status = cli_fail (CLI_EXIT_FAILURE, "%s (hint: --db FILE elsewhere, or --no-db)",
-                             error->message);
-          goto done;
-        }
-    }
-  if (json)
-    print_json (cal, quick, imported, out, profile_id, db);
-  else
+  /* print, then store (docs/contracts.md); --json stores first to carry the id */
+  CliStored st;
+  cli_stored_init (&st, dba);
+  st.what = g_strdup ("profile");
+  if (!json)
     {
       const TopoProfile *p = check->profile;
       printf ("\nprofile: %u GEMM shape%s, memory %s, %u collective row%s\n", p->gemm->len,
               p->gemm->len == 1 ? "" : "s", p->triad_Bps > 0 ? "measured" : "not measured",
               p->colls->len, p->colls->len == 1 ? "" : "s");
       printf ("cluster: %s (tandem predict --cluster %s ...)\n", out, out);
-      if (profile_id > 0)
-        printf ("stored as profile %" G_GINT64_FORMAT " in %s\n", profile_id, db);
+      fflush (stdout);
     }
+  if (st.tried)
+    {
+      gint64 profile_id = -1;
+      g_autoptr (ResStore) store = cli_store_open (dba, FALSE, &error);
+      if (store != NULL)
+        profile_id = res_store_add_profile (store, no_bench ? "nccl-tests" : cal->backend, NULL,
+                                            check->name, text, &error);
+      cli_stored_set (&st, profile_id, error);
+      g_clear_error (&error);
+    }
+  if (json)
+    print_json (cal, quick, imported, out, &st);
+  else
+    {
+      /* the fallback holds the cluster JSON that was written to --out */
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      if (st.tried && st.run_id <= 0 && json_parser_load_from_data (parser, text, -1, NULL))
+        cli_stored_apply (&st, "calibrate", json_parser_get_root (parser));
+      cli_stored_print (&st, "");
+    }
+  status = cli_stored_status (&st);
+  cli_stored_clear (&st);
 done:
   exec_backend_close (b);
   return status;
@@ -492,8 +511,10 @@ done:
 int
 cli_cmd_calibrate (int argc, char **argv)
 {
-  gboolean quick = FALSE, json = FALSE, no_db = FALSE, no_bench = FALSE;
-  g_autofree char *backend = NULL, *out = NULL, *db = NULL;
+  gboolean quick = FALSE, json = FALSE, no_bench = FALSE;
+  g_autofree char *backend = NULL, *out = NULL;
+  g_auto (CliDbArgs) dba;
+  cli_db_args_init (&dba);
   g_auto (GStrv) imports = NULL;
   int blas_threads = 1;
   const GOptionEntry extra[] = {
@@ -502,8 +523,8 @@ cli_cmd_calibrate (int argc, char **argv)
       "A few GEMM and attention shapes, 3 kernel sizes and 4 message sizes (seconds)", NULL },
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out,
       "Cluster JSON to write (default " DEFAULT_OUT ")", "FILE" },
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "SQLite results store (default tandem.db)", "FILE" },
-    { "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not store the profile", NULL },
+    CLI_DB_ENTRIES (&dba),
+    CLI_NO_DB_ENTRY (&dba),
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
     { "import-nccl-tests", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &imports,
       "Add the collectives of an nccl-tests output (repeatable)", "FILE" },
@@ -531,7 +552,7 @@ cli_cmd_calibrate (int argc, char **argv)
   else if (blas_threads < 1)
     status = cli_fail (CLI_EXIT_USAGE, "--blas-threads must be >= 1");
   else
-    status = calibrate (&ctx, backend ? backend : "cpu", quick, no_bench, json, no_db, out, db,
+    status = calibrate (&ctx, backend ? backend : "cpu", quick, no_bench, json, &dba, out,
                         imports, blas_threads);
 out:
   cli_plan_context_clear (&ctx);

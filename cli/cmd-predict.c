@@ -1,19 +1,20 @@
 /* cli/cmd-predict.c - `tandem predict`: simulate one step of a plan, print the metrics,
- * write the trace, store the prediction; and `tandem runs`: list what is stored. */
+ * write the trace, then store the prediction (`tandem runs` is in cmd-runs.c). */
 #include "cli/cli.h"
 #include "results/store.h"
 #include "sim/predict.h"
 #include "cli/cli-store.h"
+#include "util/output.h"
 
 #include <math.h>
 #include <stdio.h>
 
 /* Stores a prediction as one run (kind predict, status ok or oom). */
 gint64
-cli_store_prediction (const char *db_path, const SimPrediction *p, ModelFlopConvention conv,
-                      const char *note, GError **error)
+cli_store_prediction (const CliDbArgs *dba, const SimPrediction *p, ModelFlopConvention conv,
+                      const char *note, const char *framework, GError **error)
 {
-  g_autoptr (ResStore) store = res_store_open (db_path, error);
+  g_autoptr (ResStore) store = cli_store_open (dba, FALSE, error);
   if (store == NULL)
     return -1;
   const SimResult *r = p->result;
@@ -38,6 +39,7 @@ cli_store_prediction (const char *db_path, const SimPrediction *p, ModelFlopConv
   info.cluster_json = p->cluster->json;
   info.world_size = p->plan.world_size;
   info.note = note;
+  info.framework = framework;
   info.error = p->memory.fits ? NULL : "does not fit in device memory";
 
   ResMetrics m;
@@ -53,8 +55,7 @@ cli_store_prediction (const char *db_path, const SimPrediction *p, ModelFlopConv
 }
 
 static void
-print_text (const SimPrediction *p, ModelFlopConvention conv, gint64 run_id,
-            const char *db, const char *trace)
+print_text (const SimPrediction *p, ModelFlopConvention conv, const char *trace)
 {
   const SimResult *r = p->result;
   const Plan *plan = &p->plan;
@@ -104,16 +105,26 @@ print_text (const SimPrediction *p, ModelFlopConvention conv, gint64 run_id,
   printf ("\n");
   if (trace)
     printf ("  trace: %s (open in ui.perfetto.dev)\n", trace);
-  if (run_id > 0)
-    printf ("  stored as run %" G_GINT64_FORMAT " in %s\n", run_id, db);
+}
+
+/* The --json object of a prediction, with the trace path. */
+static JsonNode *
+prediction_json (const SimPrediction *p, ModelFlopConvention conv, const char *trace)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  sim_prediction_to_json (p, conv, b);
+  JsonNode *root = json_builder_get_root (b);
+  if (trace)
+    json_object_set_string_member (json_node_get_object (root), "trace", trace);
+  return root;
 }
 
 /* --full-simulation: every micro-batch simulated (sim_predict's steady-state path off) */
 static gboolean predict_full_simulation;
 
 static int
-predict_with (CliPlanContext *c, gboolean json, gboolean no_db, const char *trace,
-              const char *db, const char *flops, const char *note, double slowdown,
+predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char *trace,
+              const char *flops, const char *note, double slowdown,
               const char *const *cost, const char *framework)
 {
   int status = CLI_EXIT_OK;
@@ -142,6 +153,14 @@ predict_with (CliPlanContext *c, gboolean json, gboolean no_db, const char *trac
   }
 
   g_autoptr (GError) error = NULL;
+  /* every output checked before the work: the trace path, the store's timeout, a place
+   * for the result should the store refuse it */
+  if (!cli_db_args_check (dba, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+  if (trace && !util_output_check (trace, &error))
+    return cli_fail (CLI_EXIT_USAGE, "--trace: %s", error->message);
+  if (!dba->no_db && !cli_fallback_check (&error))
+    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
   g_autoptr (SimPrediction) p = sim_predict (c->model, &c->plan, c->cluster, &opts, &error);
   if (p == NULL)
     {
@@ -162,46 +181,42 @@ predict_with (CliPlanContext *c, gboolean json, gboolean no_db, const char *trac
       g_free (ranks);
       if (!ok)
         {
+          /* the path was checked before: losing the trace must not lose the result */
           status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
-          return status;
+          g_clear_error (&error);
         }
     }
-  gint64 run_id = -1;
-  const char *db_path = db ? db : "tandem.db";
-  if (!no_db)
+  /* print, then store (docs/contracts.md); --json stores first to carry the run id */
+  CliStored st;
+  cli_stored_init (&st, dba);
+  g_autoptr (JsonNode) root = prediction_json (p, conv, trace);
+  json_object_set_string_member (json_node_get_object (root), "framework", stack->name);
+  json_object_set_boolean_member (json_node_get_object (root), "extrapolated",
+                                  opts.cost.extrapolated);
+  if (!json)
     {
-      run_id = cli_store_prediction (db_path, p, conv, note, &error);
-      if (run_id < 0)
-        {
-          status = cli_fail (CLI_EXIT_FAILURE, "%s (hint: --db FILE elsewhere, or --no-db)",
-                             error->message);
-          return status;
-        }
-    }
-  if (json)
-    {
-      g_autoptr (JsonBuilder) b = json_builder_new ();
-      sim_prediction_to_json (p, conv, b);
-      /* add run id and trace path to the object built above */
-      g_autoptr (JsonNode) root = json_builder_get_root (b);
-      JsonObject *o = json_node_get_object (root);
-      if (run_id > 0)
-        json_object_set_int_member (o, "run_id", run_id);
-      if (trace)
-        json_object_set_string_member (o, "trace", trace);
-      json_object_set_string_member (o, "framework", stack->name);
-      json_object_set_boolean_member (o, "extrapolated", opts.cost.extrapolated);
-      g_autofree char *text = util_json_to_data (root, TRUE);
-      puts (text);
-    }
-  else
-    {
-      print_text (p, conv, run_id, db_path, trace);
+      print_text (p, conv, trace);
       printf ("  framework: %s%s\n", stack->name,
               opts.cost.extrapolated ? " (extrapolated: no fitted calibration or published "
                                        "run behind this device and stack)" : "");
     }
-  /* printed and stored, then the verdict: a plan that does not fit exits 3 */
+  fflush (stdout);
+  if (!dba->no_db)
+    {
+      gint64 id = cli_store_prediction (dba, p, conv, note, stack->name, &error);
+      cli_stored_set (&st, id, error);
+      g_clear_error (&error);
+    }
+  cli_stored_apply (&st, "predict", root);
+  if (json)
+    {
+      g_autofree char *text = util_json_to_data (root, TRUE);
+      puts (text);
+      if (cli_stored_status (&st) != CLI_EXIT_OK)
+        cli_stored_print_error (&st);
+    }
+  else
+    cli_stored_print (&st, "  ");
   if (status == CLI_EXIT_OK && !p->memory.fits)
     status = cli_fail (CLI_EXIT_NOFIT, "does not fit: stage %d needs %s of %s HBM (hint: "
                        "tandem memory with the same flags shows what takes it)",
@@ -213,8 +228,10 @@ predict_with (CliPlanContext *c, gboolean json, gboolean no_db, const char *trac
 int
 cli_cmd_predict (int argc, char **argv)
 {
-  gboolean json = FALSE, no_db = FALSE;
-  g_autofree char *trace = NULL, *db = NULL, *flops = NULL, *note = NULL;
+  gboolean json = FALSE;
+  g_autofree char *trace = NULL, *flops = NULL, *note = NULL;
+  CliDbArgs dba;
+  cli_db_args_init (&dba);
   double slowdown = -1;
   g_auto (GStrv) cost = NULL;
   g_autofree char *framework = NULL;
@@ -226,8 +243,8 @@ cli_cmd_predict (int argc, char **argv)
       "Override a cost-model default, e.g. gemm_efficiency=0.7 (repeatable)", "KEY=VALUE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
     { "trace", 0, 0, G_OPTION_ARG_FILENAME, &trace, "Write a Chrome/Perfetto trace", "FILE" },
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "SQLite results store (default tandem.db)", "FILE" },
-    { "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not store the prediction", NULL },
+    CLI_DB_ENTRIES (&dba),
+    CLI_NO_DB_ENTRY (&dba),
     { "flops", 0, 0, G_OPTION_ARG_STRING, &flops,
       "FLOP convention of the headline MFU: palm (default), megatron96, megatron72, mcore, causal",
       "CONV" },
@@ -251,105 +268,10 @@ cli_cmd_predict (int argc, char **argv)
       goto out;
     }
   cli_warn_pipeline_bubble (&ctx.plan);
-  status = predict_with (&ctx, json, no_db, trace, db, flops, note, slowdown,
+  status = predict_with (&ctx, json, &dba, trace, flops, note, slowdown,
                          (const char *const *) cost, framework);
 out:
   cli_plan_context_clear (&ctx);
+  cli_db_args_clear (&dba);
   return status;
-}
-
-int
-cli_cmd_runs (int argc, char **argv)
-{
-  gboolean json = FALSE;
-  g_autofree char *db = NULL;
-  int limit = 20;
-  const GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "SQLite results store (default tandem.db)", "FILE" },
-    { "limit", 0, 0, G_OPTION_ARG_INT, &limit, "Newest N runs (0 = all; default 20)", "N" },
-    { NULL },
-  };
-  g_autoptr (GOptionContext) octx = g_option_context_new (NULL);
-  g_option_context_set_summary (octx, "List the runs stored in the results database.");
-  g_option_context_add_main_entries (octx, entries, NULL);
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (octx, &argc, &argv, &error))
-    return cli_fail_options (octx, error, "tandem runs");
-  if (argc > 1 || limit < 0)
-    return cli_fail (CLI_EXIT_USAGE, "usage: tandem runs [--db FILE] [--limit N] [--json]");
-  const char *path = db ? db : "tandem.db";
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    return cli_fail (CLI_EXIT_USAGE, "no results database at %s (hint: tandem predict stores "
-                     "there, or pass --db FILE)", path);
-  g_autoptr (ResStore) store = res_store_open (path, &error);
-  if (store == NULL)
-    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
-  g_autoptr (GPtrArray) rows = res_store_list_runs (store, (guint) limit, &error);
-  if (rows == NULL)
-    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
-  if (json)
-    {
-      g_autoptr (JsonBuilder) b = json_builder_new ();
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "db");
-      json_builder_add_string_value (b, path);
-      json_builder_set_member_name (b, "runs");
-      json_builder_begin_array (b);
-      for (guint i = 0; i < rows->len; i++)
-        {
-          const ResRunRow *r = g_ptr_array_index (rows, i);
-          json_builder_begin_object (b);
-          json_builder_set_member_name (b, "run_id");
-          json_builder_add_int_value (b, r->run_id);
-          json_builder_set_member_name (b, "created_at");
-          json_builder_add_string_value (b, r->created_at);
-          json_builder_set_member_name (b, "kind");
-          json_builder_add_string_value (b, res_run_kind_to_string (r->kind));
-          json_builder_set_member_name (b, "status");
-          json_builder_add_string_value (b, res_run_status_to_string (r->status));
-          json_builder_set_member_name (b, "model");
-          json_builder_add_string_value (b, r->model);
-          json_builder_set_member_name (b, "cluster");
-          json_builder_add_string_value (b, r->cluster);
-          json_builder_set_member_name (b, "plan");
-          json_builder_add_string_value (b, r->plan);
-          json_builder_set_member_name (b, "world_size");
-          json_builder_add_int_value (b, r->world_size);
-          json_builder_set_member_name (b, "predicted_step_s");
-          if (isnan (r->predicted_step_s))
-            json_builder_add_null_value (b);
-          else
-            json_builder_add_double_value (b, r->predicted_step_s);
-          json_builder_set_member_name (b, "measured_step_s");
-          if (isnan (r->measured_step_s))
-            json_builder_add_null_value (b);
-          else
-            json_builder_add_double_value (b, r->measured_step_s);
-          json_builder_end_object (b);
-        }
-      json_builder_end_array (b);
-      json_builder_end_object (b);
-      cli_print_json (b);
-      return CLI_EXIT_OK;
-    }
-  printf ("%-6s %-20s %-9s %-7s %-14s %-10s %7s %12s %12s  %s\n", "run", "created (UTC)", "kind",
-          "status", "model", "cluster", "GPUs", "predicted s", "measured s", "plan");
-  for (guint i = 0; i < rows->len; i++)
-    {
-      const ResRunRow *r = g_ptr_array_index (rows, i);
-      char pred[32] = "-", meas[32] = "-", when[20];
-      if (!isnan (r->predicted_step_s))
-        g_snprintf (pred, sizeof pred, "%.3f", r->predicted_step_s);
-      if (!isnan (r->measured_step_s))
-        g_snprintf (meas, sizeof meas, "%.3f", r->measured_step_s);
-      g_strlcpy (when, r->created_at ? r->created_at : "", sizeof when);
-      printf ("%-6" G_GINT64_FORMAT " %-20s %-9s %-7s %-14s %-10s %7" G_GINT64_FORMAT
-              " %12s %12s  %s\n", r->run_id, when, res_run_kind_to_string (r->kind),
-              res_run_status_to_string (r->status), r->model ? r->model : "-",
-              r->cluster ? r->cluster : "-", r->world_size, pred, meas, r->plan ? r->plan : "-");
-    }
-  if (rows->len == 0)
-    printf ("(no runs stored in %s)\n", path);
-  return CLI_EXIT_OK;
 }

@@ -5,17 +5,18 @@
 #include "cli/cli.h"
 #include "exec/runner.h"
 #include "sim/predict.h"
+#include "cli/cli-store.h"
 
 #define VERIFY_LOSS_TOL 1e-5   /* relative: fp32 sums in another order (TP, CP, DP splits) */
 #define VERIFY_GNORM_TOL 1e-4  /* relative: a norm over every gradient, more sums */
 
 /* The flags of tandem run besides the plan's. */
 typedef struct {
-  gboolean json, verify, no_db;
+  gboolean json, verify;
   int      steps, warmup;
   double   timeout_s;
   gint64   seed;
-  char    *db, *trace, *pred_trace, *note;
+  char    *trace, *pred_trace, *note;
   char    *merged_trace;  /* --merged-trace: measured and predicted in one file */
   char   **cost;
   char    *backend;       /* --backend (NULL: cpu) */
@@ -30,8 +31,12 @@ typedef struct {
   Plan         plan;
   PlanArgs     pargs;
   RunArgs      a;
+  CliDbArgs    dba;         /* --db, --db-timeout, --no-db */
   int          rank, world;
-  const char  *db_path;
+  gint64       run_id;      /* the row written at the start, known to every rank; -1:
+                             * none (--no-db, or the store was not reachable) */
+  char        *start_error; /* why rank 0 could not write that row */
+  struct RunHeartbeat *heartbeat;   /* rank 0: the thread that keeps the row fresh */
 } RunCtx;
 
 /* --verify: the first step of the parallel run against the single-rank reference. */
@@ -42,11 +47,13 @@ typedef struct {
                                    * on cuda) */
 } Verify;
 
-/* Stores the run (prediction and measurement under one run id); -1 with error set. */
-gint64 cli_run_store      (RunCtx *c, const ExecRunResult *m, const SimPrediction *p,
-                           const PlanMemory *mem, const Verify *v, GError **error);
-/* Rank 0's output; v NULL without --verify, run_id <= 0 when not stored. */
-void   cli_run_print_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p,
-                           const PlanMemory *mem, const Verify *v, gint64 run_id);
-void   cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p,
-                           const PlanMemory *mem, const Verify *v, gint64 run_id);
+/* Stores the run (prediction and measurement under one run id): closes the row written at
+ * the start (c->run_id), or inserts the whole run; -1 with error set. */
+gint64    cli_run_store      (RunCtx *c, const ExecRunResult *m, const SimPrediction *p,
+                              const PlanMemory *mem, const Verify *v, GError **error);
+/* Rank 0's output; v NULL without --verify. The JSON object, or the text without the
+ * store's line (print, then store: docs/contracts.md). */
+JsonNode *cli_run_json       (RunCtx *c, const ExecRunResult *m, const SimPrediction *p,
+                              const PlanMemory *mem, const Verify *v);
+void      cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p,
+                              const PlanMemory *mem, const Verify *v);

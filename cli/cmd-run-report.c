@@ -54,7 +54,7 @@ gint64
 cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const PlanMemory *mem,
            const Verify *v, GError **error)
 {
-  g_autoptr (ResStore) store = res_store_open (c->db_path, error);
+  g_autoptr (ResStore) store = cli_store_open (&c->dba, FALSE, error);
   if (store == NULL)
     return -1;
   const SimResult *s = p->result;
@@ -151,13 +151,31 @@ cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const 
       ResPhase bub = { RES_SOURCE_MEASURED, q, "bubble", x->bubble_s, NAN };
       g_array_append_val (ph, bub);
     }
+  /* the row written at the start is closed with the results; without one (the store
+   * was not reachable then), the whole run goes in now */
+  if (c->run_id > 0)
+    {
+      ResRunStatus status = v != NULL && !v->ok ? RES_STATUS_FAILED : RES_STATUS_OK;
+      if (!res_store_finish_run (store, c->run_id, status,
+                                 status == RES_STATUS_FAILED
+                                 ? "--verify: differs from the single-rank run" : NULL,
+                                 &pred, &meas, &mi, (const ResPhase *) ph->data, ph->len,
+                                 error))
+        return -1;
+      return c->run_id;
+    }
+  if (v != NULL && !v->ok)
+    {
+      info.status = RES_STATUS_FAILED;
+      info.error = "--verify: differs from the single-rank run";
+    }
   return res_store_add_run (store, &info, &pred, &meas, &mi, (const ResPhase *) ph->data,
                             ph->len, error);
 }
 
-void
-cli_run_print_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const PlanMemory *mem,
-            const Verify *v, gint64 run_id)
+JsonNode *
+cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const PlanMemory *mem,
+              const Verify *v)
 {
   double meas[T_N], pred[T_N];
   terms (m, p, mem, meas, pred);
@@ -165,11 +183,6 @@ cli_run_print_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autofree char *plan_str = plan_to_string (&c->plan);
   json_builder_begin_object (b);
-  if (run_id > 0)
-    {
-      json_builder_set_member_name (b, "run_id");
-      json_builder_add_int_value (b, run_id);
-    }
   json_builder_set_member_name (b, "model");
   json_builder_add_string_value (b, c->model->name);
   json_builder_set_member_name (b, "cluster");
@@ -256,7 +269,7 @@ cli_run_print_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
       json_builder_add_string_value (b, c->a.trace);
     }
   json_builder_end_object (b);
-  cli_print_json (b);
+  return json_builder_get_root (b);
 }
 
 static void
@@ -272,7 +285,7 @@ fmt_term (char *buf, gsize len, int k, double v)
 
 void
 cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const PlanMemory *mem,
-            const Verify *v, gint64 run_id)
+            const Verify *v)
 {
   static const char *const labels[T_N] = {
     "step time", "compute", "exposed tp", "exposed cp", "exposed pp", "exposed dp",
@@ -320,8 +333,6 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
     printf ("  predicted trace: %s\n", c->a.pred_trace);
   if (c->a.merged_trace)
     printf ("  measured and predicted trace: %s\n", c->a.merged_trace);
-  if (run_id > 0)
-    printf ("  stored as run %" G_GINT64_FORMAT " in %s\n", run_id, c->db_path);
 }
 
 /* Rank 0, after a successful run: verify, predict, store, print. */

@@ -7,19 +7,27 @@
  * alone then checks the result against a single-rank run (--verify), predicts, stores
  * and prints; the other ranks print only their own failures.
  *
+ * Recorded from the start: once the plan is resolved, rank 0 writes the run as
+ * 'running' (res_store_start_run) and every rank learns its id (an all-reduce in which
+ * only rank 0 adds it); while it runs a thread of rank 0 refreshes its heartbeat, so that
+ * a row left 'running' by a job killed outright reads as 'died' once the heartbeat is
+ * older than one --timeout. At the end rank 0 prints, then closes the row with the
+ * measurement and the prediction (print, then store: docs/contracts.md).
+ *
  * Failure: a rank whose wait times out prints "rank R: task T (...) timed out waiting for
- * group 'G' (ranks ...)"; rank 0 stores the run as failed at once and ends the job
- * (MPI_Abort); another rank waits rank x timeout first, so that rank 0, or else the
- * lowest rank still alive, is the one that stores it. When a rank dies, Open MPI's
- * mpirun ends the others with SIGTERM about a second later: rank 0 then stores the failed
- * run and exits. Each store is one transaction (results/store.h), so nothing
- * half-written stays in the database.
+ * group 'G' (ranks ...)", closes the run as failed and ends the job (MPI_Abort). When a
+ * rank dies, Open MPI's mpirun ends the others with SIGTERM: each closes the run as failed
+ * and exits. Whoever closes first wins: closing is one transaction that only a running
+ * row accepts (res_store_finish_run), so the run is in the store exactly once and no rank
+ * waits for another.
  *
  * Test hook: TANDEM_TEST_DIE_AT_TASK=N makes rank TANDEM_TEST_DIE_RANK (default 1) call
  * _exit (1) just before the N-th task (0-based, in its stage's program order) of the first
- * step. */
+ * step; with TANDEM_TEST_DIE_SIGNAL=9 it kills itself with SIGKILL instead (kill -9: no
+ * handler, no cleanup). */
 #include "cli/cmd-run-private.h"
 #include "results/store.h"
+#include "util/output.h"
 
 #include <math.h>
 #include <signal.h>
@@ -110,9 +118,9 @@ pick_cluster_as_given (RunCtx *c, GError **error)
         c->calibrated = has_profile (cl);
       return cl;
     }
-  if (g_file_test (c->db_path, G_FILE_TEST_EXISTS))
+  if (!c->dba.no_db && g_file_test (cli_db_path (&c->dba), G_FILE_TEST_EXISTS))
     {
-      g_autoptr (ResStore) store = res_store_open (c->db_path, NULL);
+      g_autoptr (ResStore) store = cli_store_open (&c->dba, TRUE, NULL);
       g_autofree char *prof = store ? res_store_latest_profile (store, "cpu", g_get_host_name (),
                                                                 NULL)
                                     : NULL;
@@ -137,30 +145,234 @@ pick_cluster (RunCtx *c, GError **error)
   return widen (pick_cluster_as_given (c, error), c->world, error);
 }
 
+/* ---- the row written at the start ------------------------------------------------------ */
+
+/* Heartbeat period: a quarter of the timeout, between 0.1 s and 10 s (ours: often enough
+ * that one lost beat is not a stale row). A row is stale after one timeout without a
+ * beat, and never before three periods. */
+#define HEARTBEAT_MIN_S 0.1
+#define HEARTBEAT_MAX_S 10.0
+
+static double
+heartbeat_period (const RunCtx *c)
+{
+  return CLAMP (c->a.timeout_s / 4, HEARTBEAT_MIN_S, HEARTBEAT_MAX_S);
+}
+
+static double
+stale_after (const RunCtx *c)
+{
+  return MAX (c->a.timeout_s, 3 * heartbeat_period (c));
+}
+
+struct RunHeartbeat {
+  GThread  *thread;
+  GMutex    lock;
+  GCond     cond;
+  gboolean  stop;
+  char     *db;
+  guint     timeout_ms;
+  gint64    run_id;
+  double    period_s;
+};
+
+/* Its own connection (a ResStore is one thread's): beats until told to stop. A beat
+ * that fails (the file locked past the busy timeout) is skipped; the next one tries
+ * again. */
+static gpointer
+heartbeat_main (gpointer data)
+{
+  struct RunHeartbeat *h = data;
+  g_autoptr (ResStore) store = res_store_open_full (h->db, RES_OPEN_DEFAULT, h->timeout_ms,
+                                                    NULL);
+  g_mutex_lock (&h->lock);
+  while (!h->stop)
+    {
+      gint64 until = g_get_monotonic_time () + (gint64) (h->period_s * G_TIME_SPAN_SECOND);
+      while (!h->stop && g_cond_wait_until (&h->cond, &h->lock, until))
+        ;
+      if (h->stop || store == NULL)
+        continue;
+      g_mutex_unlock (&h->lock);
+      g_autoptr (GError) error = NULL;
+      gboolean ok = res_store_heartbeat (store, h->run_id, &error);
+      g_mutex_lock (&h->lock);
+      if (!ok && g_error_matches (error, RES_ERROR, RES_ERROR_CLOSED))
+        h->stop = TRUE;               /* someone closed it: nothing left to keep fresh */
+    }
+  g_mutex_unlock (&h->lock);
+  return NULL;
+}
+
+static void
+heartbeat_stop (RunCtx *c)
+{
+  struct RunHeartbeat *h = c->heartbeat;
+  if (h == NULL)
+    return;
+  g_mutex_lock (&h->lock);
+  h->stop = TRUE;
+  g_cond_signal (&h->cond);
+  g_mutex_unlock (&h->lock);
+  g_thread_join (h->thread);
+  g_mutex_clear (&h->lock);
+  g_cond_clear (&h->cond);
+  g_free (h->db);
+  g_free (h);
+  c->heartbeat = NULL;
+}
+
+static void
+heartbeat_start (RunCtx *c)
+{
+  struct RunHeartbeat *h = g_new0 (struct RunHeartbeat, 1);
+  g_mutex_init (&h->lock);
+  g_cond_init (&h->cond);
+  h->db = g_strdup (cli_db_path (&c->dba));
+  h->timeout_ms = (guint) c->dba.timeout_ms;
+  h->run_id = c->run_id;
+  h->period_s = heartbeat_period (c);
+  h->thread = g_thread_new ("tandem-heartbeat", heartbeat_main, h);
+  c->heartbeat = h;
+}
+
+/* Every rank learns rank 0's run id: an all-reduce (sum) over the world in which the
+ * others add zeros. The id goes as three 21-bit pieces, each exact in fp32 (24-bit
+ * significand), so any id below 2^63 comes through unchanged. */
+static gboolean
+share_run_id (RunCtx *c, GError **error)
+{
+  if (c->world == 1)
+    return TRUE;
+  float piece[3] = { 0, 0, 0 };
+  if (c->rank == 0)
+    {
+      guint64 id = c->run_id > 0 ? (guint64) c->run_id : 0;
+      for (int i = 0; i < 3; i++)
+        piece[i] = (float) ((id >> (21 * i)) & 0x1FFFFF);
+    }
+  g_autofree int *members = g_new (int, c->world);
+  for (int r = 0; r < c->world; r++)
+    members[r] = r;
+  gboolean ok = FALSE;
+  ExecGroup *group = exec_group_new (c->b, "world", members, c->world, error);
+  ExecStream *stream = group ? exec_stream_new (c->b, EXEC_STREAM_COMM, "run-id", error) : NULL;
+  ExecBuffer *buf = stream ? exec_buffer_new (c->b, sizeof piece, error) : NULL;
+  if (buf && c->b->ops->buffer_upload (c->b, buf, 0, piece, sizeof piece, error))
+    {
+      ExecColl op = { .kind = EXEC_COLL_ALL_REDUCE, .dtype = EXEC_DTYPE_F32,
+                      .send = buf->data, .recv = buf->data, .count = 3 };
+      ExecSample sample;
+      ok = exec_collective (stream, group, &op, &sample, error)
+           && exec_stream_synchronize (stream, error)
+           && c->b->ops->buffer_download (c->b, piece, buf, 0, sizeof piece, error);
+    }
+  exec_buffer_free (buf);
+  exec_stream_free (stream);
+  exec_group_free (group);
+  if (!ok)
+    {
+      g_prefix_error (error, "sharing the run id: ");
+      return FALSE;
+    }
+  guint64 id = 0;
+  for (int i = 0; i < 3; i++)
+    id |= (guint64) piece[i] << (21 * i);
+  c->run_id = id > 0 ? (gint64) id : -1;
+  return TRUE;
+}
+
+static void
+run_info (const RunCtx *c, ResRunInfo *info, char **plan_str, char **plan_json)
+{
+  *plan_str = plan_to_string (&c->plan);
+  g_autoptr (JsonBuilder) pb = json_builder_new ();
+  plan_to_json (&c->plan, pb);
+  *plan_json = cli_json_text (pb);
+  memset (info, 0, sizeof *info);
+  info->kind = RES_KIND_RUN;
+  info->status = RES_STATUS_OK;
+  info->model = c->model ? c->model->name : NULL;
+  info->cluster = c->cluster ? c->cluster->name : NULL;
+  info->plan = *plan_str;
+  info->plan_json = *plan_json;
+  info->model_json = c->model ? c->model->config_json : NULL;
+  info->cluster_json = c->cluster ? c->cluster->json : NULL;
+  info->world_size = c->world;
+  info->note = c->a.note;
+}
+
+/* Rank 0 writes the running row; every rank learns its id. A store that cannot be
+ * written now does not stop the run: its result goes in (or to a fallback file) at the
+ * end. FALSE only when the ranks could not agree (an MPI failure). */
+static gboolean
+run_start (RunCtx *c, GError **error)
+{
+  c->run_id = -1;
+  if (c->dba.no_db)
+    return TRUE;
+  if (c->rank == 0)
+    {
+      g_autofree char *plan_str = NULL, *plan_json = NULL;
+      ResRunInfo info;
+      run_info (c, &info, &plan_str, &plan_json);
+      g_autoptr (GError) local = NULL;
+      g_autoptr (ResStore) store = cli_store_open (&c->dba, FALSE, &local);
+      if (store != NULL)
+        c->run_id = res_store_start_run (store, &info, stale_after (c), &local);
+      if (c->run_id <= 0)
+        {
+          c->start_error = g_strdup (local->message);
+          fprintf (stderr, "tandem: warning: the run is not recorded from its start (%s); "
+                   "its result will be stored at the end, or written to a file\n",
+                   local->message);
+        }
+    }
+  if (!share_run_id (c, error))
+    return FALSE;
+  if (c->rank == 0 && c->run_id > 0)
+    heartbeat_start (c);
+  return TRUE;
+}
+
 /* ---- failure ---------------------------------------------------------------------------- */
 
+/* Closes the run as failed, from any rank. The first close wins; a rank that finds it
+ * closed already says nothing more. */
 static void
 store_failed (RunCtx *c, const char *message)
 {
-  if (c->a.no_db)
+  heartbeat_stop (c);
+  if (c->dba.no_db)
     return;
-  g_autofree char *plan_str = plan_to_string (&c->plan);
-  ResRunInfo info = { 0 };
-  info.kind = RES_KIND_RUN;
-  info.status = RES_STATUS_FAILED;
-  info.model = c->model ? c->model->name : NULL;
-  info.cluster = c->cluster ? c->cluster->name : NULL;
-  info.plan = plan_str;
-  info.world_size = c->world;
-  info.note = c->a.note;
-  info.error = message;
   g_autoptr (GError) error = NULL;
-  g_autoptr (ResStore) store = res_store_open (c->db_path, &error);
-  if (store == NULL || res_store_add_failed_run (store, &info, &error) < 0)
-    fprintf (stderr, "tandem: error: rank %d: could not store the failed run: %s\n", c->rank,
-             error->message);
+  g_autoptr (ResStore) store = cli_store_open (&c->dba, FALSE, &error);
+  gboolean ok = FALSE;
+  if (store != NULL && c->run_id > 0)
+    {
+      ok = res_store_finish_run (store, c->run_id, RES_STATUS_FAILED, message, NULL, NULL,
+                                 NULL, NULL, 0, &error);
+      if (!ok && g_error_matches (error, RES_ERROR, RES_ERROR_CLOSED))
+        return;
+    }
+  else if (store != NULL && c->rank == 0)
+    {
+      /* no row from the start: rank 0 alone inserts one, so there is one */
+      g_autofree char *plan_str = NULL, *plan_json = NULL;
+      ResRunInfo info;
+      run_info (c, &info, &plan_str, &plan_json);
+      info.status = RES_STATUS_FAILED;
+      info.error = message;
+      ok = res_store_add_failed_run (store, &info, &error) > 0;
+    }
+  else if (store != NULL)
+    return;                 /* not rank 0, no id: rank 0 records it, or nobody can */
+  if (ok)
+    fprintf (stderr, "tandem: rank %d stored the failed run in %s\n", c->rank,
+             cli_db_path (&c->dba));
   else
-    fprintf (stderr, "tandem: rank %d stored the failed run in %s\n", c->rank, c->db_path);
+    fprintf (stderr, "tandem: error: rank %d: could not store the failed run: %s\n", c->rank,
+             error ? error->message : "unknown error");
 }
 
 /* Never returns. */
@@ -170,24 +382,10 @@ run_failed (RunCtx *c, const GError *e)
   fprintf (stderr, "tandem: error: %s\n", e->message);
   fflush (stderr);
   fflush (stdout);
-  if (run_interrupted)
-    {
-      /* the launcher ends the job: about a second before it kills us */
-      if (c->rank == 0)
-        store_failed (c, e->message);
-      _exit (CLI_EXIT_FAILURE);
-    }
-  if (c->world > 1 && c->rank > 0)
-    {
-      /* rank 0 stores it and ends the job; if it is dead, the lowest rank left does */
-      for (int i = 0; i < c->rank && !run_interrupted; i++)
-        g_usleep ((gulong) (c->a.timeout_s * 1e6));
-      if (run_interrupted)
-        _exit (CLI_EXIT_FAILURE);
-    }
   store_failed (c, e->message);
   fflush (stderr);
-  exec_backend_abort (c->b, CLI_EXIT_FAILURE);
+  if (!run_interrupted)
+    exec_backend_abort (c->b, CLI_EXIT_FAILURE);   /* the launcher is ending it otherwise */
   _exit (CLI_EXIT_FAILURE);
 }
 
@@ -197,9 +395,12 @@ die_hook (int rank, int step, guint32 local, const ProgTask *t, gpointer data)
   const int *at = data;   /* [rank, task] */
   if (rank == at[0] && local == (guint32) at[1])
     {
-      fprintf (stderr, "tandem: rank %d: TANDEM_TEST_DIE_AT_TASK: exiting before task %u "
-               "(step %d)\n", rank, t->id, step);
+      gboolean kill9 = g_strcmp0 (g_getenv ("TANDEM_TEST_DIE_SIGNAL"), "9") == 0;
+      fprintf (stderr, "tandem: rank %d: TANDEM_TEST_DIE_AT_TASK: %s before task %u "
+               "(step %d)\n", rank, kill9 ? "SIGKILL" : "exiting", t->id, step);
       fflush (stderr);
+      if (kill9)
+        raise (SIGKILL);
       _exit (1);
     }
 }
@@ -308,6 +509,16 @@ verify_run (RunCtx *c, const ExecRunResult *res, Verify *v, GError **error)
   return ok;
 }
 
+/* Rank 0, after a run that went through: what is not a result any more (the reference
+ * run or the prediction failed) closes the row as failed. */
+static int
+report_failed (RunCtx *c, int status, const char *message)
+{
+  cli_fail (status, "%s", message);
+  store_failed (c, message);
+  return status;
+}
+
 static int
 report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
 {
@@ -315,54 +526,82 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
   g_autoptr (GError) error = NULL;
   Verify v = { 0 };
   if (c->a.verify && !verify_run (c, m, &v, &error))
-    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+    return report_failed (c, CLI_EXIT_FAILURE, error->message);
 
   SimOptions so;
   sim_options_init (&so, c->cluster);
   so.keep_timeline = c->a.pred_trace != NULL || c->a.merged_trace != NULL;
   if (!sim_cost_options_apply (&so.cost, (const char *const *) c->a.cost, &error))
-    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+    return report_failed (c, CLI_EXIT_USAGE, error->message);
   g_autoptr (SimPrediction) p = sim_predict (c->model, &c->plan, c->cluster, &so, &error);
   if (p == NULL)
-    return cli_fail (CLI_EXIT_FAILURE, "predicting the plan: %s", error->message);
+    {
+      g_autofree char *msg = g_strdup_printf ("predicting the plan: %s", error->message);
+      return report_failed (c, CLI_EXIT_FAILURE, msg);
+    }
   /* memory as the CPU engine holds it: no CUDA context, NCCL or cuBLAS workspaces */
   PlanMemOptions mo;
   plan_mem_options_init (&mo);
   mo.reserve_fixed_bytes = 0;
   PlanMemory mem = { 0 };
   plan_memory_compute_full (c->model, &c->plan, c->cluster, &mo, &mem);
+  /* a trace that cannot be written (its path was checked before the run) costs the
+   * trace, not the result */
+  int status = CLI_EXIT_OK;
   if (c->a.trace && !prog_trace_write (prog, m->times, m->stage_rank, "measured", c->a.trace,
                                        &error))
-    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+    {
+      status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+      g_clear_error (&error);
+    }
   if (c->a.pred_trace && !prog_trace_write (p->program, p->result->times, m->stage_rank,
                                             "predicted", c->a.pred_trace, &error))
-    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+    {
+      status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+      g_clear_error (&error);
+    }
   if (c->a.merged_trace && !prog_trace_write_merged (prog, m->times, p->program,
                                                      p->result->times, m->stage_rank,
                                                      c->a.merged_trace, &error))
-    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
-  gint64 run_id = -1;
-  if (!c->a.no_db)
     {
-      run_id = cli_run_store (c, m, p, &mem, c->a.verify ? &v : NULL, &error);
-      if (run_id < 0)
-        {
-          plan_memory_clear (&mem);
-          return cli_fail (CLI_EXIT_FAILURE, "%s (hint: --db FILE elsewhere, or --no-db)",
-                           error->message);
-        }
+      status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+      g_clear_error (&error);
     }
+
+  /* print, then store (docs/contracts.md); --json stores first to carry the run id */
+  const Verify *vp = c->a.verify ? &v : NULL;
+  g_autoptr (JsonNode) root = cli_run_json (c, m, p, &mem, vp);
+  if (!c->a.json)
+    cli_run_print_text (c, m, p, &mem, vp);
+  fflush (stdout);
+  heartbeat_stop (c);
+  CliStored st;
+  cli_stored_init (&st, &c->dba);
+  if (!c->dba.no_db)
+    {
+      gint64 id = cli_run_store (c, m, p, &mem, vp, &error);
+      cli_stored_set (&st, id, error);
+      g_clear_error (&error);
+    }
+  cli_stored_apply (&st, "run", root);
   if (c->a.json)
-    cli_run_print_json (c, m, p, &mem, c->a.verify ? &v : NULL, run_id);
+    {
+      g_autofree char *text = util_json_to_data (root, TRUE);
+      puts (text);
+      cli_stored_print_error (&st);
+    }
   else
-    cli_run_print_text (c, m, p, &mem, c->a.verify ? &v : NULL, run_id);
+    cli_stored_print (&st, "  ");
+  if (cli_stored_status (&st) != CLI_EXIT_OK)
+    status = CLI_EXIT_FAILURE;
+  cli_stored_clear (&st);
   plan_memory_clear (&mem);
   if (c->a.verify && !v.ok)
     return cli_fail (CLI_EXIT_FAILURE, "--verify: the %s run differs from the single-rank "
                      "run beyond the %s tolerance (loss %g, gradient norm %g relative)",
                      on_device (c) ? c->b->ops->name : "parallel",
                      on_device (c) ? "bf16" : "fp32", v.loss_tol, v.gnorm_tol);
-  return CLI_EXIT_OK;
+  return status;
 }
 
 /* ---- the command ------------------------------------------------------------------------- */
@@ -430,6 +669,13 @@ run_plan (RunCtx *c)
   sigemptyset (&sa.sa_mask);
   sigaction (SIGTERM, &sa, NULL);
 
+  {
+    /* --cost is the prediction's, made after the run: refused now, not then */
+    SimOptions so;
+    sim_options_init (&so, c->cluster);
+    if (!sim_cost_options_apply (&so.cost, (const char *const *) c->a.cost, &error))
+      return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);
+  }
   g_autoptr (ExecRunner) runner = exec_runner_new (c->b, prog, layout, &o, &error);
   if (runner == NULL)
     {
@@ -437,11 +683,16 @@ run_plan (RunCtx *c)
         return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);
       run_failed (c, error);
     }
+  /* from here on the run is in the store: as running, then closed */
+  if (!run_start (c, &error))
+    run_failed (c, error);
   if (!exec_runner_run (runner, &error))
     run_failed (c, error);
   if (c->rank != 0)
     return CLI_EXIT_OK;
-  return report (c, runner, prog);
+  int status = report (c, runner, prog);
+  heartbeat_stop (c);
+  return status;
 }
 
 int
@@ -449,6 +700,8 @@ cli_cmd_run (int argc, char **argv)
 {
   RunCtx c;
   memset (&c, 0, sizeof c);
+  cli_db_args_init (&c.dba);
+  c.run_id = -1;
   c.rank = launcher_rank ();
   plan_init_defaults (&c.plan);
   c.a.steps = 3;
@@ -470,9 +723,8 @@ cli_cmd_run (int argc, char **argv)
       "Write the predicted trace of the same plan", "FILE" },
     { "merged-trace", 0, 0, G_OPTION_ARG_FILENAME, &c.a.merged_trace,
       "Write measured and predicted in one trace (two processes per rank)", "FILE" },
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &c.a.db, "SQLite results store (default tandem.db)",
-      "FILE" },
-    { "no-db", 0, 0, G_OPTION_ARG_NONE, &c.a.no_db, "Do not store the run", NULL },
+    CLI_DB_ENTRIES (&c.dba),
+    CLI_NO_DB_ENTRY (&c.dba),
     { "cost", 0, 0, G_OPTION_ARG_STRING_ARRAY, &c.a.cost,
       "Override a cost-model default of the prediction (repeatable)", "KEY=VALUE" },
     { "note", 0, 0, G_OPTION_ARG_STRING, &c.a.note, "Free text stored with the run", "TEXT" },
@@ -502,14 +754,34 @@ cli_cmd_run (int argc, char **argv)
       status = fail0 (&c, CLI_EXIT_USAGE, "%s (hint: tandem run --help)", error->message);
       goto out;
     }
-  if (argc > 1 || c.a.steps < 1 || c.a.warmup < 0 || c.a.timeout_s <= 0)
+  if (argc > 1 || c.a.steps < 1 || c.a.warmup < 0 || !isfinite (c.a.timeout_s)
+      || c.a.timeout_s <= 0)
     {
       status = fail0 (&c, CLI_EXIT_USAGE, "%s (hint: tandem run --help)",
                       argc > 1 ? "unexpected argument"
-                               : "--steps must be >= 1, --warmup >= 0, --timeout > 0");
+                               : "--steps must be >= 1, --warmup >= 0, --timeout a finite "
+                                 "number of seconds > 0");
       goto out;
     }
-  c.db_path = c.a.db ? c.a.db : "tandem.db";
+  /* every output checked before any step runs: a bad path fails now, not after */
+  if (!cli_db_args_check (&c.dba, &error))
+    {
+      status = fail0 (&c, CLI_EXIT_USAGE, "%s", error->message);
+      goto out;
+    }
+  const char *outs[] = { c.a.trace, c.a.pred_trace, c.a.merged_trace };
+  const char *flags[] = { "--trace", "--predicted-trace", "--merged-trace" };
+  for (guint i = 0; i < G_N_ELEMENTS (outs); i++)
+    if (outs[i] != NULL && !util_output_check (outs[i], &error))
+      {
+        status = fail0 (&c, CLI_EXIT_USAGE, "%s: %s", flags[i], error->message);
+        goto out;
+      }
+  if (!c.dba.no_db && c.rank == 0 && !cli_fallback_check (&error))
+    {
+      status = fail0 (&c, CLI_EXIT_FAILURE, "%s", error->message);
+      goto out;
+    }
   if (exec_backend_lookup (c.a.backend ? c.a.backend : "cpu", &error) == NULL)
     {
       /* a known backend that does not load (module, driver or libraries missing) is a
@@ -567,7 +839,8 @@ out:
   g_clear_pointer (&c.cluster, topo_cluster_unref);
   plan_clear (&c.plan);
   plan_args_clear (&c.pargs);
-  g_free (c.a.db);
+  cli_db_args_clear (&c.dba);
+  g_free (c.start_error);
   g_free (c.a.trace);
   g_free (c.a.pred_trace);
   g_free (c.a.merged_trace);

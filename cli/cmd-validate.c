@@ -4,6 +4,7 @@
  * The mapping rules are in results/published.h. */
 #include "cli/cli.h"
 #include "results/published.h"
+#include "cli/cli-store.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -229,16 +230,18 @@ print_ranking (const ResPublishedReport *r)
 int
 cli_cmd_validate (int argc, char **argv)
 {
-  gboolean json = FALSE, no_db = FALSE, breakdown = FALSE, ranking = FALSE;
+  gboolean json = FALSE, breakdown = FALSE, ranking = FALSE;
   gint64 explain = -1;
-  g_autofree char *db = NULL, *only = NULL, *gpu_type = NULL;
+  g_autofree char *only = NULL, *gpu_type = NULL;
+  g_auto (CliDbArgs) dba;
+  cli_db_args_init (&dba);
   g_auto (GStrv) cost = NULL;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
     { "cost", 0, 0, G_OPTION_ARG_STRING_ARRAY, &cost,
       "Override a cost-model default for every row (calibration studies)", "KEY=VALUE" },
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "Results store (default tandem.db)", "FILE" },
-    { "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not store the validation", NULL },
+    CLI_DB_ENTRIES (&dba),
+    CLI_NO_DB_ENTRY (&dba),
     { "breakdown", 0, 0, G_OPTION_ARG_NONE, &breakdown,
       "Under each row: predicted compute, bubble and exposed communication by kind", NULL },
     { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Only these rows (e.g. 1,2,15-24)",
@@ -271,6 +274,10 @@ cli_cmd_validate (int argc, char **argv)
   if (only != NULL && !parse_ids (only, ids))
     return cli_fail (CLI_EXIT_USAGE, "--only '%s': expected row ids like 1,2,15-24", only);
 
+  if (!cli_db_args_check (&dba, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+  if (!dba.no_db && !cli_fallback_check (&error))
+    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
   g_autoptr (ResCsv) csv = res_csv_load (argv[1], &error);
   if (csv == NULL)
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
@@ -287,45 +294,47 @@ cli_cmd_validate (int argc, char **argv)
   };
   g_autoptr (ResPublishedReport) report = res_published_validate (csv, &opts);
 
-  gint64 run_id = -1;
-  if (!no_db && report->summary.n > 0)
-    {
-      g_autoptr (ResStore) store = res_store_open (db != NULL ? db : "tandem.db", &error);
-      if (store == NULL)
-        return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
-      /* the published rows first, so that validation_rows can join them */
-      g_autoptr (GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
-      g_autoptr (GArray) pub = published_rows (csv, texts);
-      if (!res_store_import_published (store, (const ResPublishedRow *) pub->data, pub->len,
-                                       &error))
-        return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
-      run_id = res_published_report_store (report, store, NULL, &error);
-      if (run_id < 0)
-        return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
-    }
-
-  if (json)
-    {
-      g_autoptr (JsonBuilder) b = json_builder_new ();
-      res_published_report_to_json (report, b);
-      /* The run id goes into the object that report_to_json closed: rebuild around it. */
-      g_autoptr (JsonNode) root = json_builder_get_root (b);
-      JsonObject *obj = json_node_get_object (root);
-      if (run_id >= 0)
-        json_object_set_int_member (obj, "run_id", run_id);
-      else
-        json_object_set_null_member (obj, "run_id");
-      g_autofree char *text = util_json_to_data (root, TRUE);
-      printf ("%s\n", text);
-    }
-  else
+  /* print, then store (docs/contracts.md); --json stores first to carry the run id */
+  CliStored st;
+  cli_stored_init (&st, &dba);
+  st.tried = !dba.no_db && report->summary.n > 0;
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  res_published_report_to_json (report, b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  if (!json)
     {
       print_text (report, breakdown);
       if (ranking)
         print_ranking (report);
-      if (run_id >= 0)
-        printf ("\nstored as run %" G_GINT64_FORMAT " in %s\n", run_id,
-                db != NULL ? db : "tandem.db");
+      printf ("\n");
+      fflush (stdout);
     }
-  return CLI_EXIT_OK;
+  if (st.tried)
+    {
+      gint64 run_id = -1;
+      g_autoptr (ResStore) store = cli_store_open (&dba, FALSE, &error);
+      /* the published rows first, so that validation_rows can join them */
+      g_autoptr (GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr (GArray) pub = published_rows (csv, texts);
+      if (store != NULL
+          && res_store_import_published (store, (const ResPublishedRow *) pub->data, pub->len,
+                                         &error))
+        run_id = res_published_report_store (report, store, NULL, &error);
+      cli_stored_set (&st, run_id, error);
+      g_clear_error (&error);
+    }
+  cli_stored_apply (&st, "validate", root);
+  if (json)
+    {
+      if (!st.tried)
+        json_object_set_null_member (json_node_get_object (root), "run_id");
+      g_autofree char *text = util_json_to_data (root, TRUE);
+      printf ("%s\n", text);
+      cli_stored_print_error (&st);
+    }
+  else
+    cli_stored_print (&st, "");
+  int status = cli_stored_status (&st);
+  cli_stored_clear (&st);
+  return status;
 }

@@ -17,7 +17,7 @@ static const CliCommand commands[] = {
   { "memory", cli_cmd_memory, "memory [plan flags]: peak memory per GPU by category and stage" },
   { "predict", cli_cmd_predict, "predict [plan flags] [--trace F] [--db F]: simulate one step" },
   { "search", cli_cmd_search, "search --gbs B [--gpus N,..] [--tp 2,4,8 ...] [--top K]: the best plans, exhaustively" },
-  { "runs",   cli_cmd_runs,   "runs [--db F]: list stored predictions and measurements" },
+  { "runs",   cli_cmd_runs,   "runs [show N] [--db F] [--csv|--json]: list stored runs, or show one" },
   { "validate", cli_cmd_validate, "validate FILE.csv [--json] [--db F]: predict published runs, report errors" },
   { "calibrate", cli_cmd_calibrate, "calibrate [--quick] [--out F] [--import-nccl-tests F]: measure this machine (mpirun for collectives)" },
   { "report", cli_cmd_report, "report scaling|validation|run ...: HTML/Markdown/CSV reports with plots" },

@@ -7,8 +7,9 @@
  * and "f" (binding point "e") on the RECV slice, each with exactly its slice's pid, tid
  * and ts, which both Perfetto and Chrome's viewer bind (shared/reference/conventions.md
  * section 1). Every string goes through json-glib's escaping (a model file name with a
- * quote still gives valid JSON). Written with g_file_set_contents (temporary file, then
- * rename). */
+ * quote still gives valid JSON). Written by util_output_write (temporary file, then
+ * rename; through a FIFO or device, following a symlink). */
+#include "util/output.h"
 #include "plan/program.h"
 
 #include <json-glib/json-glib.h>
@@ -174,10 +175,10 @@ write_file (const char *path, GString *s, GError **error)
 {
   g_string_append (s, "\n]}\n");
 
-  /* g_file_set_contents writes a temporary file and renames it: readers never see
-   * half a trace */
+  /* a file is replaced atomically (readers never see half a trace), a symlink followed,
+   * a FIFO or device written through (util/output.h) */
   GError *local = NULL;
-  gboolean ok = g_file_set_contents (path, s->str, (gssize) s->len, &local);
+  gboolean ok = util_output_write (path, s->str, s->len, &local);
   g_string_free (s, TRUE);
   if (!ok)
     {

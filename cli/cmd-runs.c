@@ -1,0 +1,498 @@
+/* cli/cmd-runs.c - `tandem runs`: the runs stored in the results database, newest first
+ * (text, --csv or --json), and `tandem runs show N`: one stored run again (what it was,
+ * its plan, the profile its cluster carried, predicted next to measured, its validation
+ * rows or search candidates). Both open the store read-only: they work on a file or in a
+ * directory nobody may write, and on a file of an older schema without migrating it. */
+#include "cli/cli.h"
+#include "cli/cli-store.h"
+#include "results/store.h"
+#include "util/input.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static void
+add_num (JsonBuilder *b, const char *name, double v)
+{
+  json_builder_set_member_name (b, name);
+  if (isfinite (v))
+    json_builder_add_double_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+add_str (JsonBuilder *b, const char *name, const char *v)
+{
+  json_builder_set_member_name (b, name);
+  if (v != NULL)
+    json_builder_add_string_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+/* RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. */
+static void
+csv_field (GString *out, const char *v, gboolean last)
+{
+  if (v != NULL && strpbrk (v, ",\"\r\n") != NULL)
+    {
+      g_string_append_c (out, '"');
+      for (const char *p = v; *p; p++)
+        {
+          if (*p == '"')
+            g_string_append_c (out, '"');
+          g_string_append_c (out, *p);
+        }
+      g_string_append_c (out, '"');
+    }
+  else if (v != NULL)
+    g_string_append (out, v);
+  g_string_append (out, last ? "\r\n" : ",");
+}
+
+static const char *
+num_text (char *buf, gsize n, double v, const char *fmt)
+{
+  if (!isfinite (v))
+    return NULL;
+  g_snprintf (buf, n, fmt, v);
+  return buf;
+}
+
+static void
+print_csv (GPtrArray *rows)
+{
+  static const char *const head[] = {
+    "run_id", "created_at", "kind", "status", "model", "cluster", "framework", "world_size",
+    "plan", "predicted_step_s", "measured_step_s", "flops_convention", "predicted_mfu",
+    "measured_mfu", "predicted_hfu", "measured_hfu", "started_at", "finished_at", "error",
+  };
+  g_autoptr (GString) out = g_string_new (NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (head); i++)
+    csv_field (out, head[i], i + 1 == G_N_ELEMENTS (head));
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const ResRunRow *r = g_ptr_array_index (rows, i);
+      char id[32], ws[32], b[8][48];
+      g_snprintf (id, sizeof id, "%" G_GINT64_FORMAT, r->run_id);
+      g_snprintf (ws, sizeof ws, "%" G_GINT64_FORMAT, r->world_size);
+      csv_field (out, id, FALSE);
+      csv_field (out, r->created_at, FALSE);
+      csv_field (out, res_run_kind_to_string (r->kind), FALSE);
+      csv_field (out, res_run_status_to_string (r->status), FALSE);
+      csv_field (out, r->model, FALSE);
+      csv_field (out, r->cluster, FALSE);
+      csv_field (out, r->framework, FALSE);
+      csv_field (out, r->world_size > 0 ? ws : NULL, FALSE);
+      csv_field (out, r->plan, FALSE);
+      csv_field (out, num_text (b[0], 48, r->predicted_step_s, "%.17g"), FALSE);
+      csv_field (out, num_text (b[1], 48, r->measured_step_s, "%.17g"), FALSE);
+      csv_field (out, r->flops_convention, FALSE);
+      csv_field (out, num_text (b[2], 48, r->predicted_mfu, "%.17g"), FALSE);
+      csv_field (out, num_text (b[3], 48, r->measured_mfu, "%.17g"), FALSE);
+      csv_field (out, num_text (b[4], 48, r->predicted_hfu, "%.17g"), FALSE);
+      csv_field (out, num_text (b[5], 48, r->measured_hfu, "%.17g"), FALSE);
+      csv_field (out, r->started_at, FALSE);
+      csv_field (out, r->finished_at, FALSE);
+      csv_field (out, r->error, TRUE);
+    }
+  fwrite (out->str, 1, out->len, stdout);
+}
+
+static void
+print_json (const char *path, GPtrArray *rows)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  add_str (b, "db", path);
+  json_builder_set_member_name (b, "runs");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const ResRunRow *r = g_ptr_array_index (rows, i);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "run_id");
+      json_builder_add_int_value (b, r->run_id);
+      add_str (b, "created_at", r->created_at);
+      add_str (b, "kind", res_run_kind_to_string (r->kind));
+      add_str (b, "status", res_run_status_to_string (r->status));
+      add_str (b, "model", r->model);
+      add_str (b, "cluster", r->cluster);
+      add_str (b, "framework", r->framework);
+      add_str (b, "plan", r->plan);
+      json_builder_set_member_name (b, "world_size");
+      json_builder_add_int_value (b, r->world_size);
+      add_num (b, "predicted_step_s", r->predicted_step_s);
+      add_num (b, "measured_step_s", r->measured_step_s);
+      add_str (b, "flops_convention", r->flops_convention);
+      add_num (b, "predicted_mfu", r->predicted_mfu);
+      add_num (b, "measured_mfu", r->measured_mfu);
+      add_num (b, "predicted_hfu", r->predicted_hfu);
+      add_num (b, "measured_hfu", r->measured_hfu);
+      add_str (b, "started_at", r->started_at);
+      add_str (b, "heartbeat_at", r->heartbeat_at);
+      add_str (b, "finished_at", r->finished_at);
+      add_str (b, "error", r->error);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  cli_print_json (b);
+}
+
+/* One line of text: newlines and tabs of a stored error become spaces, and a long one is
+ * cut at `max` characters with "...". */
+static char *
+one_line (const char *s, glong max)
+{
+  if (s == NULL)
+    return g_strdup ("-");
+  g_autofree char *flat = g_strdelimit (g_strdup (s), "\r\n\t", ' ');
+  if (g_utf8_strlen (flat, -1) <= max)
+    return g_steal_pointer (&flat);
+  g_autofree char *cut = g_utf8_substring (flat, 0, max - 3);
+  return g_strconcat (cut, "...", NULL);
+}
+
+static void
+print_text (const char *path, GPtrArray *rows)
+{
+  printf ("%-6s %-20s %-9s %-8s %-14s %-10s %7s %12s %12s  %-28s %s\n", "run", "created (UTC)",
+          "kind", "status", "model", "cluster", "GPUs", "predicted s", "measured s", "plan",
+          "error");
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const ResRunRow *r = g_ptr_array_index (rows, i);
+      char pred[32] = "-", meas[32] = "-", when[20];
+      if (!isnan (r->predicted_step_s))
+        g_snprintf (pred, sizeof pred, "%.3f", r->predicted_step_s);
+      if (!isnan (r->measured_step_s))
+        g_snprintf (meas, sizeof meas, "%.3f", r->measured_step_s);
+      g_strlcpy (when, r->created_at ? r->created_at : "", sizeof when);
+      g_autofree char *err = one_line (r->error, 60);
+      printf ("%-6" G_GINT64_FORMAT " %-20s %-9s %-8s %-14s %-10s %7" G_GINT64_FORMAT
+              " %12s %12s  %-28s %s\n", r->run_id, when, res_run_kind_to_string (r->kind),
+              res_run_status_to_string (r->status), r->model ? r->model : "-",
+              r->cluster ? r->cluster : "-", r->world_size, pred, meas,
+              r->plan ? r->plan : "-", err);
+    }
+  if (rows->len == 0)
+    printf ("(no runs stored in %s)\n", path);
+}
+
+/* ---- runs show N ------------------------------------------------------------------- */
+
+typedef struct {
+  const char *name, *unit;
+  double pred, meas;
+} Term;
+
+static guint
+record_terms (const ResRunRecord *r, Term *t)
+{
+  const ResMetrics *p = &r->pred, *m = &r->meas;
+  guint n = 0;
+  static const char *const comm[RES_COMM_N] = { "exposed tp", "exposed cp", "exposed pp",
+                                                "exposed dp", "exposed ep" };
+  t[n++] = (Term) { "step time", "s", p->step_time_s, m->step_time_s };
+  t[n++] = (Term) { "tokens/s", "", p->tokens_per_s, m->tokens_per_s };
+  t[n++] = (Term) { "TFLOP/s per GPU", "", p->tflops_per_gpu, m->tflops_per_gpu };
+  t[n++] = (Term) { "MFU", "%", p->mfu * 100, m->mfu * 100 };
+  t[n++] = (Term) { "HFU", "%", p->hfu * 100, m->hfu * 100 };
+  t[n++] = (Term) { "compute", "s", p->compute_s, m->compute_s };
+  for (guint k = 0; k < RES_COMM_N; k++)
+    t[n++] = (Term) { comm[k], "s", p->exposed_s[k], m->exposed_s[k] };
+  t[n++] = (Term) { "bubble", "%", p->bubble_fraction * 100, m->bubble_fraction * 100 };
+  t[n++] = (Term) { "overlap", "%", p->overlap_ratio * 100, m->overlap_ratio * 100 };
+  t[n++] = (Term) { "peak memory", "GiB",
+                    p->peak_memory_bytes >= 0 ? p->peak_memory_bytes / 1073741824.0 : NAN,
+                    m->peak_memory_bytes >= 0 ? m->peak_memory_bytes / 1073741824.0 : NAN };
+  return n;
+}
+
+/* The cluster's "profile" member, if its JSON has one (a calibrated cluster). */
+static JsonNode *
+cluster_profile (const char *cluster_json)
+{
+  if (cluster_json == NULL)
+    return NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, cluster_json, -1, NULL))
+    return NULL;
+  JsonNode *root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return NULL;
+  JsonObject *o = json_node_get_object (root);
+  return json_object_has_member (o, "profile")
+         ? json_node_copy (json_object_get_member (o, "profile")) : NULL;
+}
+
+static JsonNode *
+parse_or_null (const char *text)
+{
+  if (text == NULL)
+    return NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, text, -1, NULL))
+    return NULL;
+  return json_node_copy (json_parser_get_root (parser));
+}
+
+static void
+show_json (const char *path, const ResRunRecord *r)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  add_str (b, "db", path);
+  json_builder_set_member_name (b, "run_id");
+  json_builder_add_int_value (b, r->run_id);
+  add_str (b, "kind", res_run_kind_to_string (r->info.kind));
+  add_str (b, "status", res_run_status_to_string (r->info.status));
+  add_str (b, "created_at", r->created_at);
+  add_str (b, "started_at", r->started_at);
+  add_str (b, "heartbeat_at", r->heartbeat_at);
+  add_str (b, "finished_at", r->finished_at);
+  add_str (b, "tool_version", r->tool_version);
+  add_str (b, "host", r->info.host);
+  add_str (b, "model", r->info.model);
+  add_str (b, "cluster", r->info.cluster);
+  add_str (b, "framework", r->info.framework);
+  add_str (b, "plan", r->info.plan);
+  add_str (b, "note", r->info.note);
+  add_str (b, "error", r->info.error);
+  json_builder_set_member_name (b, "plan_json");
+  JsonNode *plan = parse_or_null (r->info.plan_json);
+  if (plan != NULL)
+    json_builder_add_value (b, plan);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "profile");
+  JsonNode *prof = cluster_profile (r->info.cluster_json);
+  if (prof != NULL)
+    json_builder_add_value (b, prof);
+  else
+    json_builder_add_null_value (b);
+  Term t[32];
+  guint n = record_terms (r, t);
+  json_builder_set_member_name (b, "terms");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n; i++)
+    {
+      json_builder_begin_object (b);
+      add_str (b, "term", t[i].name);
+      add_str (b, "unit", t[i].unit);
+      add_num (b, "predicted", r->has_prediction ? t[i].pred : NAN);
+      add_num (b, "measured", r->has_measurement ? t[i].meas : NAN);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "validations");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < r->validations->len; i++)
+    {
+      const ResValidationRow *v = &g_array_index (r->validations, ResValidationRow, i);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "row_id");
+      json_builder_add_int_value (b, v->row_id);
+      add_num (b, "predicted_step_s", v->predicted_step_s);
+      add_num (b, "measured_step_s", v->measured_step_s);
+      add_num (b, "err_pct", v->err_pct);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "candidates");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < r->candidates->len; i++)
+    {
+      const ResSearchCandidate *k = &g_array_index (r->candidates, ResSearchCandidate, i);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "place");
+      if (k->place > 0)
+        json_builder_add_int_value (b, k->place);
+      else
+        json_builder_add_null_value (b);
+      add_str (b, "plan", k->plan);
+      add_num (b, "step_time_s", k->step_time_s);
+      add_num (b, "mfu", k->mfu);
+      add_num (b, "hfu", k->hfu);
+      json_builder_set_member_name (b, "fits");
+      if (k->fits >= 0)
+        json_builder_add_boolean_value (b, k->fits == 1);
+      else
+        json_builder_add_null_value (b);
+      add_str (b, "flags", k->flags);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  cli_print_json (b);
+}
+
+static void
+show_text (const char *path, const ResRunRecord *r)
+{
+  const ResRunInfo *i = &r->info;
+  printf ("run %" G_GINT64_FORMAT " in %s: %s, %s\n", r->run_id, path,
+          res_run_kind_to_string (i->kind), res_run_status_to_string (i->status));
+  printf ("  %-12s %s (started %s, finished %s, last heartbeat %s)\n", "created",
+          r->created_at, r->started_at ? r->started_at : "-",
+          r->finished_at ? r->finished_at : "-", r->heartbeat_at ? r->heartbeat_at : "-");
+  printf ("  %-12s %s, tandem %s\n", "host", i->host ? i->host : "-", r->tool_version);
+  printf ("  %-12s %s on %s (%" G_GINT64_FORMAT " GPUs)%s%s\n", "model", i->model ? i->model : "-",
+          i->cluster ? i->cluster : "-", i->world_size,
+          i->framework ? ", stack " : "", i->framework ? i->framework : "");
+  printf ("  %-12s %s\n", "plan", i->plan ? i->plan : "-");
+  if (i->note)
+    printf ("  %-12s %s\n", "note", i->note);
+  if (i->error)
+    printf ("  %-12s %s\n", "error", i->error);
+  g_autoptr (JsonNode) prof = cluster_profile (i->cluster_json);
+  if (prof != NULL)
+    {
+      g_autofree char *text = util_json_to_data (prof, FALSE);
+      printf ("  %-12s %.200s%s\n", "profile", text, strlen (text) > 200 ? "..." : "");
+    }
+  else
+    printf ("  %-12s none (the cluster's preset figures)\n", "profile");
+
+  if (r->has_prediction || r->has_measurement)
+    {
+      Term t[32];
+      guint n = record_terms (r, t);
+      printf ("\n  %-18s %14s %14s %9s\n", "", "predicted", "measured", "error");
+      for (guint k = 0; k < n; k++)
+        {
+          double p = r->has_prediction ? t[k].pred : NAN;
+          double m = r->has_measurement ? t[k].meas : NAN;
+          if (isnan (p) && isnan (m))
+            continue;
+          char ps[32] = "-", ms[32] = "-", es[32] = "-";
+          if (isfinite (p))
+            g_snprintf (ps, sizeof ps, "%.4g %s", p, t[k].unit);
+          if (isfinite (m))
+            g_snprintf (ms, sizeof ms, "%.4g %s", m, t[k].unit);
+          if (isfinite (p) && isfinite (m) && m != 0)
+            g_snprintf (es, sizeof es, "%+.1f%%", 100 * (p - m) / m);
+          printf ("  %-18s %14s %14s %9s\n", t[k].name, ps, ms, es);
+        }
+      if (r->has_prediction && r->pred.flops_convention)
+        printf ("  (MFU in the %s convention)\n", r->pred.flops_convention);
+    }
+  if (r->validations->len > 0)
+    {
+      printf ("\n  %6s %12s %12s %8s\n", "row", "predicted s", "measured s", "err %");
+      for (guint k = 0; k < r->validations->len; k++)
+        {
+          const ResValidationRow *v = &g_array_index (r->validations, ResValidationRow, k);
+          printf ("  %6" G_GINT64_FORMAT " %12.3f %12.3f %+8.1f\n", v->row_id,
+                  v->predicted_step_s, v->measured_step_s, v->err_pct);
+        }
+    }
+  if (r->candidates->len > 0)
+    {
+      printf ("\n  %5s %-32s %10s %7s %6s  %s\n", "place", "plan", "step s", "MFU %", "fits",
+              "flags");
+      for (guint k = 0; k < r->candidates->len; k++)
+        {
+          const ResSearchCandidate *c = &g_array_index (r->candidates, ResSearchCandidate, k);
+          char place[16] = "-", step[32] = "-", mfu[32] = "-";
+          if (c->place > 0)
+            g_snprintf (place, sizeof place, "%" G_GINT64_FORMAT, c->place);
+          num_text (step, sizeof step, c->step_time_s, "%.3f");
+          num_text (mfu, sizeof mfu, c->mfu * 100, "%.1f");
+          printf ("  %5s %-32s %10s %7s %6s  %s\n", place, c->plan, step, mfu,
+                  c->fits < 0 ? "-" : c->fits ? "yes" : "no", c->flags ? c->flags : "");
+        }
+    }
+}
+
+static int
+runs_main (const CliDbArgs *dba, gint64 show, gboolean json, gboolean csv, int limit)
+{
+  g_autoptr (GError) error = NULL;
+  if (!cli_db_args_check (dba, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+  const char *path = cli_db_path (dba);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    return cli_fail (CLI_EXIT_USAGE, "no results database at %s (hint: tandem predict "
+                     "stores there, or pass --db FILE)", path);
+  g_autoptr (ResStore) store = cli_store_open (dba, TRUE, &error);
+  if (store == NULL)
+    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+  if (show > 0)
+    {
+      g_autoptr (ResRunRecord) r = res_store_get_run (store, show, &error);
+      if (r == NULL)
+        return cli_fail (g_error_matches (error, RES_ERROR, RES_ERROR_NOT_FOUND)
+                         ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE,
+                         "%s (hint: tandem runs lists the ids)", error->message);
+      if (json)
+        show_json (path, r);
+      else
+        show_text (path, r);
+      return CLI_EXIT_OK;
+    }
+  g_autoptr (GPtrArray) rows = res_store_list_runs (store, (guint) limit, &error);
+  if (rows == NULL)
+    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+  if (json)
+    print_json (path, rows);
+  else if (csv)
+    print_csv (rows);
+  else
+    print_text (path, rows);
+  return CLI_EXIT_OK;
+}
+
+int
+cli_cmd_runs (int argc, char **argv)
+{
+  gboolean json = FALSE, csv = FALSE;
+  int limit = 20;
+  CliDbArgs dba;
+  cli_db_args_init (&dba);
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
+    { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, "Comma-separated values (RFC 4180), one run a line",
+      NULL },
+    CLI_DB_ENTRIES (&dba),
+    { "limit", 0, 0, G_OPTION_ARG_INT, &limit, "Newest N runs (0 = all; default 20)", "N" },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) octx = g_option_context_new ("[show N]");
+  g_option_context_set_summary (octx, "List the runs stored in the results database, newest "
+                                "first, or show one of them again (tandem runs show N). "
+                                "Reads only: the database is opened read-only. A run whose "
+                                "process stopped sending heartbeats reads as 'died'.");
+  g_option_context_add_main_entries (octx, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  int status = CLI_EXIT_OK;
+  if (!g_option_context_parse (octx, &argc, &argv, &error))
+    {
+      status = cli_fail_options (octx, error, "tandem runs");
+      goto out;
+    }
+  gint64 show = -1;
+  if (argc >= 2 && g_str_equal (argv[1], "show"))
+    {
+      char *end = NULL;
+      if (argc != 3 || (show = g_ascii_strtoll (argv[2], &end, 10)) <= 0 || *end != '\0')
+        {
+          status = cli_fail (CLI_EXIT_USAGE, "usage: tandem runs show N [--db FILE] [--json] "
+                             "(N: a run id from tandem runs)");
+          goto out;
+        }
+    }
+  else if (argc > 1 || limit < 0 || (json && csv))
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "usage: tandem runs [show N] [--db FILE] [--limit N] "
+                         "[--json | --csv]");
+      goto out;
+    }
+  status = runs_main (&dba, show, json, csv, limit);
+out:
+  cli_db_args_clear (&dba);
+  return status;
+}

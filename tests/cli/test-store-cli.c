@@ -1,0 +1,450 @@
+/* tests/cli/test-store-cli.c - print, then store (docs/contracts.md) end to end: a result
+ * the store refuses (a lock held past --db-timeout, a read-only database, a directory
+ * that does not take a file) is printed, kept in a fallback file, and the exit status is
+ * 1; read-only commands work on files nobody may write and do not migrate them; output
+ * paths are checked before the work and written through FIFOs and symbolic links.
+ * Everything happens in a temporary directory that is also the working directory of the
+ * program (where fallback files go). Nothing needs root, and nothing assumes it: the
+ * permission cases are skipped as root, whose writes permission bits do not stop. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct {
+  char *dir;
+  char *db;
+} Fixture;
+
+typedef struct {
+  int   status;
+  char *out, *err;
+} RunResult;
+
+#define PREDICT "predict --model llama3-8b --cluster h200-node --tp 8 "
+
+static void
+setup (Fixture *f, gconstpointer data)
+{
+  f->dir = g_dir_make_tmp ("tandem-store-cli-XXXXXX", NULL);
+  g_assert_nonnull (f->dir);
+  f->db = g_build_filename (f->dir, "t.db", NULL);
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_chmod (path, 0700);
+  g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (path, name, NULL);
+      if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (p);
+      else
+        g_remove (p);
+    }
+  g_rmdir (path);
+}
+
+static void
+teardown (Fixture *f, gconstpointer data)
+{
+  remove_tree (f->dir);
+  g_free (f->db);
+  g_free (f->dir);
+}
+
+static void
+run_result_clear (RunResult *r)
+{
+  g_clear_pointer (&r->out, g_free);
+  g_clear_pointer (&r->err, g_free);
+}
+
+/* tandem ARGS in the fixture's directory; {DB} is f->db, {DIR} the directory. */
+static void
+run_in (Fixture *f, const char *args, RunResult *r)
+{
+  g_auto (GStrv) words = g_strsplit (args, " ", -1);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (argv, g_strdup (g_getenv ("TANDEM_EXE")));
+  for (guint i = 0; words[i]; i++)
+    {
+      if (*words[i] == '\0')
+        continue;
+      GString *w = g_string_new (words[i]);
+      g_string_replace (w, "{DB}", f->db, 0);
+      g_string_replace (w, "{DIR}", f->dir, 0);
+      g_ptr_array_add (argv, g_string_free (w, FALSE));
+    }
+  g_ptr_array_add (argv, NULL);
+  g_autoptr (GSubprocessLauncher) l =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_cwd (l, f->dir);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) proc = g_subprocess_launcher_spawnv (l, (const char *const *) argv->pdata,
+                                                               &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
+  g_assert_no_error (error);
+  r->status = g_subprocess_get_exit_status (proc);
+  g_test_message ("tandem %s -> %d\nstdout (tail): %s\nstderr: %s", args, r->status,
+                  strlen (r->out) > 400 ? r->out + strlen (r->out) - 400 : r->out, r->err);
+}
+
+static gint64
+count_rows (const char *db, const char *sql)
+{
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  g_assert_cmpint (sqlite3_open_v2 (db, &h, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (h, sql, -1, &st, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (st), ==, SQLITE_ROW);
+  gint64 n = sqlite3_column_int64 (st, 0);
+  sqlite3_finalize (st);
+  sqlite3_close (h);
+  return n;
+}
+
+/* The last line of the text output says where the result went; returns the fallback's
+ * path (in the fixture's directory) or NULL. */
+static char *
+fallback_of (Fixture *f, const char *out)
+{
+  const char *p = strstr (out, "; result written to ");
+  if (p == NULL)
+    return NULL;
+  p += strlen ("; result written to ");
+  g_autofree char *name = g_strndup (p, strcspn (p, "\n"));
+  return g_path_is_absolute (name) ? g_steal_pointer (&name)
+                                   : g_build_filename (f->dir, name, NULL);
+}
+
+/* The fallback holds the result as JSON, with why it was not stored. */
+static void
+assert_fallback (const char *path, const char *kind, const char *reason)
+{
+  g_assert_nonnull (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *prefix = g_strdup_printf ("tandem-unstored-%s-", kind);
+  g_assert_true (g_str_has_prefix (base, prefix));
+  g_assert_true (g_str_has_suffix (base, ".json"));
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  JsonObject *o = json_node_get_object (json_parser_get_root (parser));
+  g_assert_true (json_object_get_null_member (o, "run_id"));
+  g_assert_nonnull (strstr (json_object_get_string_member (o, "store_error"), reason));
+}
+
+/* A writer holds the lock past --db-timeout: the prediction is printed whole, then
+ * "not stored: ... locked ...; result written to F", F holds it, exit 1; the same with
+ * --json (run_id null, store_error, fallback_file). The lock released, it stores. */
+static void
+test_locked (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_in (f, PREDICT "--db {DB}", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "stored as run 1 in "));
+  run_result_clear (&r);
+
+  sqlite3 *h = NULL;
+  g_assert_cmpint (sqlite3_open (f->db, &h), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (h, "BEGIN IMMEDIATE", NULL, NULL, NULL), ==, SQLITE_OK);
+  run_in (f, PREDICT "--db {DB} --db-timeout 50", &r);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.out, "step time"));          /* printed first */
+  g_assert_nonnull (strstr (r.out, "not stored: "));
+  g_assert_nonnull (strstr (r.out, "locked by another process (waited 50 ms)"));
+  g_assert_nonnull (strstr (r.err, "tandem: error: the result was not stored"));
+  g_autofree char *fb = fallback_of (f, r.out);
+  assert_fallback (fb, "predict", "locked");
+  run_result_clear (&r);
+
+  run_in (f, PREDICT "--db {DB} --db-timeout 50 --json", &r);
+  g_assert_cmpint (r.status, ==, 1);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, r.out, -1, NULL));
+  JsonObject *o = json_node_get_object (json_parser_get_root (parser));
+  g_assert_true (json_object_get_null_member (o, "run_id"));
+  g_assert_nonnull (strstr (json_object_get_string_member (o, "store_error"), "locked"));
+  const char *fb2 = json_object_get_string_member (o, "fallback_file");
+  g_autofree char *fb2_path = g_build_filename (f->dir, fb2, NULL);
+  assert_fallback (fb2_path, "predict", "locked");
+  g_assert_true (json_object_has_member (o, "step_time_s"));
+  run_result_clear (&r);
+
+  g_assert_cmpint (sqlite3_exec (h, "ROLLBACK", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (h);
+  /* the two refused predictions are not in the store; the first one is */
+  g_assert_cmpint (count_rows (f->db, "SELECT count(*) FROM runs"), ==, 1);
+  run_in (f, PREDICT "--db {DB} --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\"run_id\" : 2"));
+  run_result_clear (&r);
+}
+
+/* A directory that does not take the database: the missing one always, a read-only one
+ * when not root. Validate and predict keep their results in fallback files. */
+static void
+test_unwritable_dir (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_in (f, PREDICT "--db {DIR}/no-such-dir/t.db", &r);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.out, "does not exist"));
+  g_autofree char *fb = fallback_of (f, r.out);
+  assert_fallback (fb, "predict", "does not exist");
+  run_result_clear (&r);
+
+  g_autofree char *csv = g_build_filename (f->dir, "pub.csv", NULL);
+  g_assert_true (g_file_set_contents (csv, "row_id,source,model,gpu_type,n_gpus\n"
+                                      "1,x,Llama,H100,8\n", -1, NULL));
+  /* a row validate cannot map is skipped, so nothing is stored: no store tried */
+  run_in (f, "validate pub.csv --db {DIR}/no-such-dir/t.db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.out, "not stored"));
+  run_result_clear (&r);
+
+  if (geteuid () == 0)
+    {
+      g_test_message ("root: the read-only directory case needs permission bits");
+      return;
+    }
+  g_autofree char *ro = g_build_filename (f->dir, "ro", NULL);
+  g_assert_cmpint (g_mkdir (ro, 0555), ==, 0);
+  run_in (f, PREDICT "--db {DIR}/ro/t.db", &r);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.out, "not writable"));
+  g_autofree char *fb2 = fallback_of (f, r.out);
+  assert_fallback (fb2, "predict", "not writable");
+  run_result_clear (&r);
+}
+
+/* Writes a file of schema 1 (what tandem 0.1 made) holding one run. */
+static void
+write_v1 (const char *path)
+{
+  sqlite3 *h = NULL;
+  g_assert_cmpint (sqlite3_open (path, &h), ==, SQLITE_OK);
+  const char *sql =
+    "CREATE TABLE runs (run_id INTEGER PRIMARY KEY, created_at TEXT NOT NULL, kind TEXT NOT "
+    "NULL, status TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'oom')), tool_version TEXT "
+    "NOT NULL, host TEXT, model TEXT, cluster TEXT, plan TEXT, plan_json TEXT, model_json "
+    "TEXT, cluster_json TEXT, world_size INTEGER, note TEXT, error TEXT) STRICT;"
+    "CREATE TABLE predictions (run_id INTEGER PRIMARY KEY, step_time_s REAL, tokens_per_s "
+    "REAL, tflops_per_gpu REAL, mfu_json TEXT, hfu_json TEXT, bubble_fraction REAL, "
+    "compute_s REAL, exposed_tp_s REAL, exposed_cp_s REAL, exposed_pp_s REAL, exposed_dp_s "
+    "REAL, exposed_ep_s REAL, overlap_ratio REAL, peak_memory_bytes INTEGER, fits INTEGER, "
+    "memory_json TEXT, extra_json TEXT, sim_wall_s REAL) STRICT;"
+    "CREATE TABLE measurements (run_id INTEGER PRIMARY KEY, step_time_s REAL, tokens_per_s "
+    "REAL, tflops_per_gpu REAL, mfu_json TEXT, hfu_json TEXT, bubble_fraction REAL, "
+    "compute_s REAL, exposed_tp_s REAL, exposed_cp_s REAL, exposed_pp_s REAL, exposed_dp_s "
+    "REAL, exposed_ep_s REAL, overlap_ratio REAL, peak_memory_bytes INTEGER, fits INTEGER, "
+    "memory_json TEXT, extra_json TEXT, steps INTEGER, warmup INTEGER, ranks INTEGER, "
+    "step_times_json TEXT) STRICT;"
+    "CREATE TABLE phases (run_id INTEGER NOT NULL, source TEXT NOT NULL, rank INTEGER NOT "
+    "NULL, kind TEXT NOT NULL, busy_s REAL, exposed_s REAL, PRIMARY KEY (run_id, source, "
+    "rank, kind)) STRICT, WITHOUT ROWID;"
+    "CREATE TABLE profiles (profile_id INTEGER PRIMARY KEY, created_at TEXT NOT NULL, backend "
+    "TEXT NOT NULL, host TEXT NOT NULL, name TEXT, tool_version TEXT NOT NULL, profile_json "
+    "TEXT NOT NULL) STRICT;"
+    "CREATE TABLE published (row_id INTEGER PRIMARY KEY, source TEXT NOT NULL, model TEXT, "
+    "gpu_type TEXT, n_gpus INTEGER, row_json TEXT NOT NULL, imported_at TEXT NOT NULL) STRICT;"
+    "CREATE TABLE validations (run_id INTEGER NOT NULL, row_id INTEGER NOT NULL, "
+    "predicted_step_s REAL NOT NULL, measured_step_s REAL NOT NULL, err_pct REAL NOT NULL, "
+    "PRIMARY KEY (run_id, row_id)) STRICT;"
+    "INSERT INTO runs VALUES (1, '2026-11-30T10:00:00.000Z', 'predict', 'ok', '0.1.0', 'h',"
+    " 'llama3-8b', 'h200-node', 'tp8', '{\"tp\":8}', NULL, NULL, 8, NULL, NULL);"
+    "INSERT INTO predictions (run_id, step_time_s, mfu_json) VALUES"
+    " (1, 1.25, '{\"palm\":0.4}');"
+    "PRAGMA application_id = 1414415437; PRAGMA user_version = 1;";
+  char *msg = NULL;
+  if (sqlite3_exec (h, sql, NULL, NULL, &msg) != SQLITE_OK)
+    g_error ("%s", msg);
+  sqlite3_close (h);
+}
+
+/* tandem runs reads without writing: a file of schema 1 is listed and stays schema 1
+ * byte for byte; as non-root, also with the file and its directory read-only. */
+static void
+test_runs_read_only (Fixture *f, gconstpointer data)
+{
+  write_v1 (f->db);
+  g_autofree char *before = NULL;
+  gsize n_before = 0;
+  g_assert_true (g_file_get_contents (f->db, &before, &n_before, NULL));
+  RunResult r = { 0 };
+  run_in (f, "runs --db {DB}", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "llama3-8b"));
+  g_assert_nonnull (strstr (r.out, "1.250"));
+  run_result_clear (&r);
+  run_in (f, "runs show 1 --db {DB}", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "run 1 in "));
+  g_assert_nonnull (strstr (r.out, "MFU"));
+  run_result_clear (&r);
+  g_autofree char *after = NULL;
+  gsize n_after = 0;
+  g_assert_true (g_file_get_contents (f->db, &after, &n_after, NULL));
+  g_assert_cmpuint (n_after, ==, n_before);
+  g_assert_true (memcmp (before, after, n_before) == 0);
+  g_assert_cmpint (count_rows (f->db, "PRAGMA user_version"), ==, 1);
+
+  if (geteuid () == 0)
+    {
+      g_test_message ("root: the read-only file and directory case needs permission bits");
+      return;
+    }
+  /* a schema-2 file in WAL mode, then file and directory made read-only */
+  g_autofree char *sub = g_build_filename (f->dir, "ro", NULL);
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  g_autofree char *db2 = g_build_filename (sub, "t.db", NULL);
+  g_autofree char *args = g_strdup_printf (PREDICT "--db %s", db2);
+  run_in (f, args, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  g_assert_cmpint (g_chmod (db2, 0444), ==, 0);
+  g_assert_cmpint (g_chmod (sub, 0555), ==, 0);
+  g_autofree char *list = g_strdup_printf ("runs --db %s", db2);
+  run_in (f, list, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "llama3-8b"));
+  run_result_clear (&r);
+  /* and a prediction into it is kept in a fallback file */
+  run_in (f, args, &r);
+  g_assert_cmpint (r.status, ==, 1);
+  g_autofree char *fb = fallback_of (f, r.out);
+  assert_fallback (fb, "predict", "");
+  run_result_clear (&r);
+}
+
+/* Output paths are checked before the work: a --trace in a missing directory is refused
+ * with status 2, and tandem run stores nothing (no run started). */
+static void
+test_bad_trace_first (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_in (f, PREDICT "--db {DB} --trace {DIR}/none/t.json", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--trace: cannot write"));
+  g_assert_null (strstr (r.out, "step time"));
+  run_result_clear (&r);
+  run_in (f, "run --steps 1 --warmup 0 --seq 64 --db {DB} --trace {DIR}/none/t.json", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--trace: cannot write"));
+  g_assert_null (strstr (r.err, "step"));
+  run_result_clear (&r);
+  g_assert_false (g_file_test (f->db, G_FILE_TEST_EXISTS));
+  run_in (f, "run --steps 1 --warmup 0 --seq 64 --db {DB} --timeout nan", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  run_result_clear (&r);
+  run_in (f, "run --steps 1 --warmup 0 --seq 64 --db {DB} --timeout inf", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  run_result_clear (&r);
+  run_in (f, "runs --db {DB} --db-timeout -1", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  run_result_clear (&r);
+}
+
+/* --trace through a symbolic link writes its target and keeps the link; through a FIFO
+ * the reader gets the trace and the FIFO stays a FIFO. */
+static void
+test_trace_special (Fixture *f, gconstpointer data)
+{
+  g_autofree char *target = g_build_filename (f->dir, "real.json", NULL);
+  g_autofree char *link = g_build_filename (f->dir, "link.json", NULL);
+  g_assert_cmpint (symlink ("real.json", link), ==, 0);
+  RunResult r = { 0 };
+  run_in (f, PREDICT "--no-db --trace {DIR}/link.json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  GStatBuf st;
+  g_assert_cmpint (g_lstat (link, &st), ==, 0);
+  g_assert_true (S_ISLNK (st.st_mode));
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (target, &text, NULL, NULL));
+  g_assert_true (g_str_has_prefix (text, "{\"displayTimeUnit\""));
+
+  g_autofree char *fifo = g_build_filename (f->dir, "pipe", NULL);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  int fds[2];
+  g_assert_cmpint (pipe (fds), ==, 0);
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      close (fds[0]);
+      g_autofree char *got = NULL;
+      gsize n = 0;
+      _exit (g_file_get_contents (fifo, &got, &n, NULL) && write (fds[1], &n, sizeof n) > 0
+             ? 0 : 2);
+    }
+  close (fds[1]);
+  run_in (f, PREDICT "--no-db --trace {DIR}/pipe", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  gsize n = 0;
+  g_assert_cmpint (read (fds[0], &n, sizeof n), ==, sizeof n);
+  close (fds[0]);
+  int status = 0;
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  /* the reader got the whole trace: as long as the regular file's */
+  g_assert_cmpuint (n, ==, strlen (text));
+  g_assert_cmpint (g_lstat (fifo, &st), ==, 0);
+  g_assert_true (S_ISFIFO (st.st_mode));
+}
+
+/* runs --csv: a header and one RFC 4180 line per run; runs show N of a missing run is a
+ * usage error. */
+static void
+test_runs_csv_show (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_in (f, PREDICT "--db {DB} --note a,b", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  run_in (f, "runs --db {DB} --csv", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_auto (GStrv) lines = g_strsplit (r.out, "\r\n", -1);
+  g_assert_true (g_str_has_prefix (lines[0], "run_id,created_at,kind,status,model,"));
+  g_assert_true (g_str_has_prefix (lines[1], "1,"));
+  g_assert_nonnull (strstr (lines[1], ",predict,ok,llama3-8b,h200-node,"));
+  g_assert_cmpstr (lines[2], ==, "");
+  run_result_clear (&r);
+  run_in (f, "runs show 7 --db {DB}", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "has no run 7"));
+  run_result_clear (&r);
+  run_in (f, "runs show 1 --db {DB} --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\"terms\""));
+  g_assert_nonnull (strstr (r.out, "\"plan_json\""));
+  run_result_clear (&r);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add ("/cli/store/locked", Fixture, NULL, setup, test_locked, teardown);
+  g_test_add ("/cli/store/unwritable-dir", Fixture, NULL, setup, test_unwritable_dir,
+              teardown);
+  g_test_add ("/cli/store/runs-read-only", Fixture, NULL, setup, test_runs_read_only,
+              teardown);
+  g_test_add ("/cli/store/bad-trace-first", Fixture, NULL, setup, test_bad_trace_first,
+              teardown);
+  g_test_add ("/cli/store/trace-special", Fixture, NULL, setup, test_trace_special, teardown);
+  g_test_add ("/cli/store/runs-csv-show", Fixture, NULL, setup, test_runs_csv_show, teardown);
+  return g_test_run ();
+}

@@ -1,0 +1,214 @@
+/* tests/util/test-output.c - output files: regular files replaced atomically, symbolic
+ * links followed and kept, FIFOs written through and never replaced, directories refused.
+ * Everything happens in a temporary directory; nothing needs root. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "util/output.h"
+
+typedef struct {
+  char *dir;
+} Fixture;
+
+static void
+setup (Fixture *f, gconstpointer data)
+{
+  f->dir = g_dir_make_tmp ("tandem-output-XXXXXX", NULL);
+  g_assert_nonnull (f->dir);
+}
+
+static void
+teardown (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GDir) d = g_dir_open (f->dir, 0, NULL);
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (f->dir, name, NULL);
+      g_assert_cmpint (g_remove (p), ==, 0);
+    }
+  g_assert_cmpint (g_rmdir (f->dir), ==, 0);
+  g_free (f->dir);
+}
+
+static char *
+path_in (Fixture *f, const char *name)
+{
+  return g_build_filename (f->dir, name, NULL);
+}
+
+static void
+assert_contents (const char *path, const char *expect)
+{
+  g_autofree char *got = NULL;
+  g_assert_true (g_file_get_contents (path, &got, NULL, NULL));
+  g_assert_cmpstr (got, ==, expect);
+}
+
+/* A new file is created; an existing one replaced (a new inode) keeping its mode. */
+static void
+test_regular (Fixture *f, gconstpointer data)
+{
+  GError *error = NULL;
+  g_autofree char *p = path_in (f, "out.json");
+  g_assert_true (util_output_check (p, &error));
+  g_assert_true (util_output_write (p, "first", 5, &error));
+  g_assert_no_error (error);
+  assert_contents (p, "first");
+  g_assert_cmpint (g_chmod (p, 0640), ==, 0);
+  GStatBuf before, after;
+  g_assert_cmpint (g_stat (p, &before), ==, 0);
+  g_assert_true (util_output_write (p, "second", 6, &error));
+  assert_contents (p, "second");
+  g_assert_cmpint (g_stat (p, &after), ==, 0);
+  g_assert_cmpuint (after.st_mode & 07777, ==, 0640);
+  /* replaced by rename, not rewritten in place */
+  g_assert_cmpuint (after.st_ino, !=, before.st_ino);
+}
+
+/* A symbolic link (relative, and a chain of two) is followed: the target gets the data,
+ * the links stay links. A dangling link creates its target. */
+static void
+test_symlink (Fixture *f, gconstpointer data)
+{
+  GError *error = NULL;
+  g_autofree char *target = path_in (f, "target.json");
+  g_autofree char *link1 = path_in (f, "link1");
+  g_autofree char *link2 = path_in (f, "link2");
+  g_assert_true (g_file_set_contents (target, "old", -1, NULL));
+  g_assert_cmpint (symlink ("target.json", link1), ==, 0);
+  g_assert_cmpint (symlink (link1, link2), ==, 0);
+  g_assert_true (util_output_check (link2, &error));
+  g_assert_true (util_output_write (link2, "new", 3, &error));
+  g_assert_no_error (error);
+  assert_contents (target, "new");
+  GStatBuf st;
+  g_assert_cmpint (g_lstat (link1, &st), ==, 0);
+  g_assert_true (S_ISLNK (st.st_mode));
+  g_assert_cmpint (g_lstat (link2, &st), ==, 0);
+  g_assert_true (S_ISLNK (st.st_mode));
+
+  g_autofree char *dangling = path_in (f, "dangling");
+  g_autofree char *made = path_in (f, "made.json");
+  g_assert_cmpint (symlink ("made.json", dangling), ==, 0);
+  g_assert_true (util_output_check (dangling, &error));
+  g_assert_true (util_output_write (dangling, "x", 1, &error));
+  assert_contents (made, "x");
+  g_assert_cmpint (g_lstat (dangling, &st), ==, 0);
+  g_assert_true (S_ISLNK (st.st_mode));
+}
+
+/* A FIFO is written through: a reader on the other end gets the bytes, and the FIFO is
+ * still a FIFO afterwards (a rename would have replaced it by a regular file). */
+static void
+test_fifo (Fixture *f, gconstpointer data)
+{
+  GError *error = NULL;
+  g_autofree char *fifo = path_in (f, "pipe");
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_true (util_output_check (fifo, &error));
+  g_assert_no_error (error);
+  int fds[2];
+  g_assert_cmpint (pipe (fds), ==, 0);
+  pid_t pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      /* the reader: copies what comes through the FIFO to the parent's pipe */
+      close (fds[0]);
+      g_autofree char *got = NULL;
+      gsize n = 0;
+      if (!g_file_get_contents (fifo, &got, &n, NULL))
+        _exit (2);
+      _exit (write (fds[1], got, n) == (ssize_t) n ? 0 : 3);
+    }
+  close (fds[1]);
+  const char *text = "{\"traceEvents\":[]}\n";
+  g_assert_true (util_output_write (fifo, text, strlen (text), &error));
+  g_assert_no_error (error);
+  char buf[64] = "";
+  gsize got = 0;
+  ssize_t n;
+  while ((n = read (fds[0], buf + got, sizeof buf - 1 - got)) > 0)
+    got += (gsize) n;
+  close (fds[0]);
+  int status = 0;
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  g_assert_cmpstr (buf, ==, text);
+  GStatBuf st;
+  g_assert_cmpint (g_lstat (fifo, &st), ==, 0);
+  g_assert_true (S_ISFIFO (st.st_mode));
+
+  /* a symbolic link to the FIFO: followed, and the FIFO written through */
+  g_autofree char *link = path_in (f, "pipe-link");
+  g_assert_cmpint (symlink ("pipe", link), ==, 0);
+  g_assert_true (util_output_check (link, &error));
+  pid = fork ();
+  if (pid == 0)
+    {
+      g_autofree char *got2 = NULL;
+      _exit (g_file_get_contents (fifo, &got2, NULL, NULL) && strcmp (got2, "via") == 0
+             ? 0 : 4);
+    }
+  g_assert_true (util_output_write (link, "via", 3, &error));
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  g_assert_cmpint (g_lstat (fifo, &st), ==, 0);
+  g_assert_true (S_ISFIFO (st.st_mode));
+  g_assert_cmpint (g_lstat (link, &st), ==, 0);
+  g_assert_true (S_ISLNK (st.st_mode));
+}
+
+/* /dev/null is a device: accepted and written through, still a device afterwards. */
+static void
+test_device (void)
+{
+  GError *error = NULL;
+  g_assert_true (util_output_check ("/dev/null", &error));
+  g_assert_true (util_output_write ("/dev/null", "abc", 3, &error));
+  g_assert_no_error (error);
+  GStatBuf st;
+  g_assert_cmpint (g_stat ("/dev/null", &st), ==, 0);
+  g_assert_true (S_ISCHR (st.st_mode));
+}
+
+/* Refused before any work: a directory, a missing directory, an empty path. */
+static void
+test_refused (Fixture *f, gconstpointer data)
+{
+  GError *error = NULL;
+  g_assert_false (util_output_check (f->dir, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR);
+  g_assert_nonnull (strstr (error->message, f->dir));
+  g_clear_error (&error);
+  g_autofree char *missing = g_build_filename (f->dir, "no-dir", "t.json", NULL);
+  g_assert_false (util_output_check (missing, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+  g_assert_nonnull (strstr (error->message, "does not exist"));
+  g_clear_error (&error);
+  g_assert_false (util_output_write (missing, "x", 1, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_false (util_output_check ("", &error));
+  g_clear_error (&error);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add ("/util/output/regular", Fixture, NULL, setup, test_regular, teardown);
+  g_test_add ("/util/output/symlink", Fixture, NULL, setup, test_symlink, teardown);
+  g_test_add ("/util/output/fifo", Fixture, NULL, setup, test_fifo, teardown);
+  g_test_add_func ("/util/output/device", test_device);
+  g_test_add ("/util/output/refused", Fixture, NULL, setup, test_refused, teardown);
+  return g_test_run ();
+}
