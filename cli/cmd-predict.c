@@ -217,6 +217,11 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
     }
   else
     cli_stored_print (&st, "  ");
+  if (cli_stored_status (&st) != CLI_EXIT_OK)
+    status = CLI_EXIT_FAILURE;
+  cli_stored_clear (&st);
+  /* printed and stored, then the verdict: a plan that does not fit exits 3 (a store that
+   * failed exits 1 first: the result was not kept where it was asked to be) */
   if (status == CLI_EXIT_OK && !p->memory.fits)
     status = cli_fail (CLI_EXIT_NOFIT, "does not fit: stage %d needs %s of %s HBM (hint: "
                        "tandem memory with the same flags shows what takes it)",
