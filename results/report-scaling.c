@@ -2,6 +2,7 @@
  * sim_predict, then speed-up and efficiency against each cluster's base point. */
 #include "results/report-private.h"
 #include "sim/predict.h"
+#include "sim/search.h"
 
 #include <math.h>
 
@@ -159,6 +160,79 @@ predict_size (const ReportScalingSpec *spec, TopoCluster *cluster, int gpus, int
   return row;
 }
 
+/* The best plan `tandem search` finds at this size (fastest step for this batch), then
+ * predicted by the same call; a size where nothing is valid or nothing fits says why. */
+static ReportScalingRow *
+search_size (const ReportScalingSpec *spec, TopoCluster *cluster, int gpus, int gbs)
+{
+  ReportScalingRow *row = row_new (cluster->name, gpus);
+  row->global_batch = gbs;
+  SearchSpec ss;
+  search_spec_init (&ss);
+  ss.model = model_spec_ref ((ModelSpec *) spec->model);
+  ss.cluster = topo_cluster_ref (cluster);
+  plan_copy (&ss.base, spec->plan);
+  ss.base.world_size = gpus;
+  ss.base.global_batch = gbs;
+  ss.base.dp = ss.base.dp_given = ss.base.grad_accum = 0;
+  if (spec->opts != NULL)
+    ss.sim = *spec->opts;
+  else
+    {
+      sim_options_init (&ss.sim, cluster);
+      if (spec->stack != NULL)
+        sim_cost_options_init_stack (&ss.sim.cost, cluster, spec->stack);
+    }
+  ss.sim.keep_timeline = FALSE;
+  ss.gpus = g_array_new (FALSE, FALSE, sizeof (int));
+  g_array_append_val (ss.gpus, gpus);
+  ss.top_k = 1;
+  ss.objective = SEARCH_OBJ_STEP_TIME;   /* the batch is fixed at this size */
+  g_autoptr (GError) err = NULL;
+  SearchSpace *space = search_space_new (&ss, &err);
+  search_spec_clear (&ss);
+  if (space == NULL)
+    {
+      row->status = g_strdup ("invalid");
+      row->reason = g_strdup_printf ("search: %s", err->message);
+      return row;
+    }
+  SearchRunOptions ro = { 0 };
+  g_autoptr (SearchResult) res = search_run (space, &ro, &err);
+  if (res == NULL || res->top->len == 0)
+    {
+      if (res != NULL && res->closest_set)
+        {
+          row->status = g_strdup ("oom");
+          row->reason = g_strdup_printf ("no plan of %" G_GUINT64_FORMAT " fits; the closest "
+                                         "needs %.1f GiB of %.1f GiB HBM", res->enumerated,
+                                         (double) res->closest_peak_bytes / (1 << 30),
+                                         (double) res->closest_capacity_bytes / (1 << 30));
+        }
+      else
+        {
+          row->status = g_strdup ("invalid");
+          row->reason = res ? g_strdup_printf ("no valid plan among %" G_GUINT64_FORMAT
+                                               " candidates", res->enumerated)
+                            : g_strdup_printf ("search: %s", err->message);
+        }
+      search_space_free (space);
+      return row;
+    }
+  const SearchRow *best = &g_array_index (res->rows, SearchRow,
+                                          g_array_index (res->top, guint, 0));
+  g_autoptr (SimPrediction) p = search_candidate_predict (space, best->index, FALSE, &err);
+  search_space_free (space);
+  if (p == NULL)
+    {
+      row->status = g_strdup ("invalid");
+      row->reason = g_strdup_printf ("search: %s", err->message);
+      return row;
+    }
+  row_take_prediction (row, p, spec->conv);
+  return row;
+}
+
 /* The base of one cluster: the smallest size that fits, else the smallest predicted. */
 static void
 set_efficiency (ReportScaling *r, guint first, guint n, int *base_gpus)
@@ -251,13 +325,6 @@ report_scaling_compute (const ReportScalingSpec *spec, GError **error)
                      spec->gpus[i], spec->gpus[i - 1]);
         return NULL;
       }
-  if (spec->plan_per_size == REPORT_PLAN_SEARCH)
-    {
-      g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
-                   "--plan-per-size search is not available in this build (hint: "
-                   "--plan-per-size fixed scales the given plan in dp)");
-      return NULL;
-    }
   g_autoptr (ReportScaling) r = g_new0 (ReportScaling, 1);
   r->model = g_strdup (spec->model->name);
   r->mode = spec->mode;
@@ -293,7 +360,9 @@ report_scaling_compute (const ReportScalingSpec *spec, GError **error)
                 }
               gbs = (int) scaled;
             }
-          g_ptr_array_add (r->rows, predict_size (spec, cluster, gpus, gbs, error));
+          g_ptr_array_add (r->rows, spec->plan_per_size == REPORT_PLAN_SEARCH
+                                    ? search_size (spec, cluster, gpus, gbs)
+                                    : predict_size (spec, cluster, gpus, gbs, error));
         }
       int base = 0;
       set_efficiency (r, first, spec->n_gpus, &base);

@@ -14,6 +14,9 @@
  *    size whose plan does not fit has no S and E when the base fits.
  *  - A size without a valid plan is a row with status "invalid" and the reason; a plan
  *    that does not fit is predicted and marked "oom" with the reason.
+ *  - Plan per size: "fixed" scales the given plan in dp; "search" takes the best plan of
+ *    sim/search.h at that size (objective: step time, the batch being fixed there), then
+ *    predicts it by the same sim_predict.
  *  - Units: seconds, tokens per second, bytes; fractions in [0, 1].
  *  - The library never prints; files are written only where the caller asks, and an
  *    existing report is refused unless `force`. Errors are REPORT_ERROR GErrors. */

@@ -606,6 +606,43 @@ test_run_report (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* --plan-per-size search: at each size the best plan `tandem search` finds, named per
+ * row. The search is exact and its space holds the default plan (TP1 PP1, micro-batch 1,
+ * no sharding), so its step is never slower than the fixed default's at the same size. */
+static void
+test_search_per_size (Fixture *f, gconstpointer data)
+{
+  const char *common = "report scaling --model tiny-llama --cluster cpu-host --gpus 2,4 "
+                       "--gbs 8 --seq-length 256 --strong --json";
+  g_autofree char *searched = g_strdup_printf ("%s --plan-per-size search", common);
+  RunResult a = { 0 }, b = { 0 };
+  run_tandem (searched, NULL, &a);
+  run_tandem (common, NULL, &b);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_cmpint (b.status, ==, 0);
+  g_autoptr (JsonParser) pa = json_parser_new ();
+  g_autoptr (JsonParser) pb = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (pa, a.out, -1, NULL));
+  g_assert_true (json_parser_load_from_data (pb, b.out, -1, NULL));
+  JsonObject *oa = json_node_get_object (json_parser_get_root (pa));
+  g_assert_cmpstr (json_object_get_string_member (oa, "plan_per_size"), ==, "search");
+  JsonArray *ra = json_object_get_array_member (oa, "rows");
+  JsonArray *rb = json_object_get_array_member (json_node_get_object (json_parser_get_root (pb)),
+                                                "rows");
+  g_assert_cmpuint (json_array_get_length (ra), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *x = json_array_get_object_element (ra, i);
+      JsonObject *y = json_array_get_object_element (rb, i);
+      g_assert_cmpstr (json_object_get_string_member (x, "status"), ==, "ok");
+      g_assert_true (g_str_has_prefix (json_object_get_string_member (x, "plan"), "tp"));
+      g_assert_cmpfloat (json_object_get_double_member (x, "step_time_s"), <=,
+                         json_object_get_double_member (y, "step_time_s") * (1 + 1e-12));
+    }
+  run_result_clear (&a);
+  run_result_clear (&b);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -621,6 +658,8 @@ main (int argc, char **argv)
   g_test_add ("/cli/report/validation", Fixture, NULL, fixture_setup, test_validation_report,
               fixture_teardown);
   g_test_add ("/cli/report/run", Fixture, NULL, fixture_setup, test_run_report,
+              fixture_teardown);
+  g_test_add ("/cli/report/search-per-size", Fixture, NULL, fixture_setup, test_search_per_size,
               fixture_teardown);
   return g_test_run ();
 }
