@@ -11,6 +11,7 @@
 #include "cli/cli-store.h"
 #include "results/store.h"
 #include "sim/search.h"
+#include "frameworks/stack.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -306,7 +307,8 @@ static const char usage_text[] =
   "  --tp-comm-overlap | --no-tp-comm-overlap       fix TP-comm overlap\n"
   "  --dp-overlap on|off    DP grad-reduce + param-gather overlap\n"
   "  --allow-cross-node-tp  let tp span servers\n"
-  "  --framework NAME       software stack (accepted; see README)\n"
+  "  --framework NAME|FILE  software stack (default megatron-core): an input, not a\n"
+  "                         dimension; the space keeps the options it offers\n"
   "Objectives: tokens_per_s (default), step_time, mfu, tokens_per_gpu_hour.\n"
   "Other flags (--seq-length, --gbs, --precision, --fp8-format, ...) are plan flags, as in\n"
   "tandem predict. Exit: 0 found, 2 bad input or contradictory constraints, 3 nothing\n"
@@ -1188,16 +1190,6 @@ cli_cmd_search (int argc, char **argv)
                          "model, cluster and batch as flags (hint: drop --plan)");
       goto out;
     }
-  /* --framework: the software stack is an input, not a dimension (docs/contracts.md).
-   * Until stacks exist (frameworks/), the only stack is Megatron-Core's, the default;
-   * hook: load the stack here and restrict the space to the options it offers. */
-  if (o.framework && g_ascii_strcasecmp (o.framework, "megatron-core") != 0
-      && g_ascii_strcasecmp (o.framework, "megatron") != 0)
-    {
-      status = cli_fail (CLI_EXIT_USAGE, "--framework %s: this build models one software "
-                         "stack, megatron-core (hint: drop --framework)", o.framework);
-      goto out;
-    }
   {
     const char *model = o.args.model_name ? o.args.model_name : CLI_DEFAULT_MODEL;
     const char *cluster = o.args.cluster_name ? o.args.cluster_name : CLI_DEFAULT_CLUSTER;
@@ -1220,6 +1212,49 @@ cli_cmd_search (int argc, char **argv)
       g_array_append_val (o.spec.gpus, o.spec.base.world_size);
     }
   sim_options_init (&o.spec.sim, o.spec.cluster);
+  {
+    /* --framework: the software stack is an input, not a dimension (docs/contracts.md):
+     * its cost knobs go into every prediction and the space keeps only the options it
+     * offers (TP-comm overlap, HSDP) */
+    g_autoptr (FwStack) stack = fw_stack_lookup (o.framework, &error);
+    if (stack == NULL)
+      {
+        status = cli_fail (CLI_EXIT_USAGE, "--framework: %s", error->message);
+        goto out;
+      }
+    sim_cost_options_init_stack (&o.spec.sim.cost, o.spec.cluster, stack);
+    if (stack->tp_comm_overlap == FW_OPT_NO)
+      {
+        if (o.spec.tp_overlap_mask == 2)
+          {
+            status = cli_fail (CLI_EXIT_USAGE, "--tp-comm-overlap: the %s stack does not "
+                               "offer it (hint: drop --tp-comm-overlap or pick another "
+                               "--framework)", stack->name);
+            goto out;
+          }
+        o.spec.tp_overlap_mask = 1;
+      }
+    if (!stack->hsdp)
+      {
+        if (o.spec.sharding == NULL)
+          parse_sharding ("none,zero1,zero2,zero3", &o.spec.sharding, NULL);
+        for (guint i = o.spec.sharding->len; i-- > 0;)
+          if (g_array_index (o.spec.sharding, SearchShard, i).kind == PLAN_SHARD_HSDP)
+            g_array_remove_index (o.spec.sharding, i);
+        if (o.spec.sharding->len == 0)
+          {
+            status = cli_fail (CLI_EXIT_USAGE, "--sharding hsdp: the %s stack does not offer "
+                               "HSDP (hint: zero3, or another --framework)", stack->name);
+            goto out;
+          }
+      }
+    if (o.framework)
+      {
+        g_autofree char *q = g_strdup_printf ("%s--framework %s", o.extra->len ? " " : "",
+                                              o.framework);
+        g_string_append (o.extra, q);
+      }
+  }
 
 #if HAVE_MPI
   if (mpi_size_from_env () > 1)

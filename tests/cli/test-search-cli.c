@@ -1,0 +1,206 @@
+/* tests/cli/test-search-cli.c - `tandem search` end to end: the JSON of the issue, flags
+ * that reproduce each plan under `tandem predict`, exit 2 for contradictory constraints,
+ * exit 3 when nothing fits, and the same answer under `mpirun -np 2`.
+ * TANDEM_EXE (set by tests/cli/meson.build) is the binary under test. */
+#include <glib.h>
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#define SPACE "search --model small-llama --cluster dgx-h100-superpod --gpus 8,16 " \
+              "--seq-length 1024 --gbs 32 --mbs 1,2 --top 3 --json --no-db"
+
+typedef struct {
+  int   status;
+  char *out, *err;
+} Run;
+
+static void
+run_clear (Run *r)
+{
+  g_clear_pointer (&r->out, g_free);
+  g_clear_pointer (&r->err, g_free);
+}
+
+/* `prefix` (may be NULL: mpirun ...) then tandem and the space-separated args. */
+static void
+run (const char *prefix, const char *args, Run *r)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  if (prefix)
+    {
+      g_auto (GStrv) p = g_strsplit (prefix, " ", -1);
+      for (int i = 0; p[i]; i++)
+        g_ptr_array_add (argv, g_strdup (p[i]));
+    }
+  g_ptr_array_add (argv, g_strdup (g_getenv ("TANDEM_EXE")));
+  g_auto (GStrv) words = g_strsplit (args, " ", -1);
+  for (int i = 0; words[i]; i++)
+    if (*words[i])
+      g_ptr_array_add (argv, g_strdup (words[i]));
+  g_ptr_array_add (argv, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocessLauncher) l = g_subprocess_launcher_new (
+    G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  /* containers often forbid Open MPI's cross-memory attach */
+  g_subprocess_launcher_setenv (l, "OMPI_MCA_btl_vader_single_copy_mechanism", "none", FALSE);
+  g_autoptr (GSubprocess) proc = g_subprocess_launcher_spawnv (
+    l, (const char *const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
+  g_assert_no_error (error);
+  r->status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
+}
+
+static JsonObject *
+object_of (JsonParser *parser, const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_data (parser, text, -1, &error));
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+/* The issue's shape: top (predict keys + place + flags), counts that add up, recipe,
+ * wall_s, run_id null with store_error under --no-db; hfu one number; the ep key. And
+ * each plan's flags, given to `tandem predict`, give the same step time. */
+static void
+test_json (void)
+{
+  Run r = { 0 };
+  run (NULL, SPACE, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o = object_of (parser, r.out);
+  JsonObject *c = json_object_get_object_member (o, "counts");
+  gint64 e = json_object_get_int_member (c, "enumerated");
+  g_assert_cmpint (e, >, 0);
+  g_assert_cmpint (e, ==, json_object_get_int_member (c, "invalid")
+                   + json_object_get_int_member (c, "oom")
+                   + json_object_get_int_member (c, "pruned")
+                   + json_object_get_int_member (c, "simulated"));
+  g_assert_true (json_object_has_member (o, "recipe"));
+  g_assert_true (json_object_has_member (o, "recipe_reason"));
+  g_assert_true (json_object_has_member (o, "wall_s"));
+  g_assert_true (JSON_NODE_HOLDS_NULL (json_object_get_member (o, "run_id")));
+  g_assert_true (json_object_has_member (o, "store_error"));
+  JsonArray *top = json_object_get_array_member (o, "top");
+  g_assert_cmpuint (json_array_get_length (top), ==, 3);
+  double prev = 0;
+  for (guint i = 0; i < 3; i++)
+    {
+      JsonObject *t = json_array_get_object_element (top, i);
+      g_assert_cmpint (json_object_get_int_member (t, "place"), ==, (gint64) i + 1);
+      g_assert_true (JSON_NODE_HOLDS_VALUE (json_object_get_member (t, "hfu")));
+      JsonObject *ex = json_object_get_object_member (t, "exposed_comm_s");
+      g_autoptr (GList) keys = json_object_get_members (ex);
+      const char *want[] = { "tp", "cp", "ep", "pp", "dp" };
+      guint k = 0;
+      for (GList *l = keys; l; l = l->next, k++)
+        g_assert_cmpstr (l->data, ==, want[k]);
+      g_assert_cmpuint (k, ==, 5);
+      /* tokens/s objective: best first */
+      double tps = json_object_get_double_member (t, "tokens_per_s");
+      if (i > 0)
+        g_assert_cmpfloat (tps, <=, prev);
+      prev = tps;
+      /* the flags reproduce the plan */
+      g_autofree char *args = g_strdup_printf ("predict %s --json --no-db",
+                                               json_object_get_string_member (t, "flags"));
+      Run p = { 0 };
+      run (NULL, args, &p);
+      g_assert_cmpint (p.status, ==, 0);
+      g_autoptr (JsonParser) pp = json_parser_new ();
+      JsonObject *po = object_of (pp, p.out);
+      g_assert_cmpfloat (json_object_get_double_member (po, "step_time_s"), ==,
+                         json_object_get_double_member (t, "step_time_s"));
+      run_clear (&p);
+    }
+  run_clear (&r);
+}
+
+/* --tp 3 on llama3-8b's 32 heads: one line, exit 2. A bad list value: exit 2. */
+static void
+test_contradiction (void)
+{
+  Run r = { 0 };
+  run (NULL, "search --model llama3-8b --gpus 8 --gbs 64 --tp 3 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_true (g_str_has_prefix (r.err, "tandem: error: --tp 3 does not divide"));
+  g_assert_true (strchr (r.err, '\n') == r.err + strlen (r.err) - 1);   /* one line */
+  run_clear (&r);
+  run (NULL, "search --model llama3-8b --gpus 8 --gbs 64 --tp 2,x --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  run_clear (&r);
+}
+
+/* Llama 3 405B on 8 H100s: nothing fits; exit 3 with the counts and the closest miss. */
+static void
+test_nothing_fits (void)
+{
+  Run r = { 0 };
+  run (NULL, "search --model llama3-405b --cluster dgx-h100-superpod --gpus 8 --gbs 8 "
+       "--seq-length 4096 --pp 1,8 --mbs 1 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.err, "no plan fits"));
+  g_assert_nonnull (strstr (r.err, "closest miss needs"));
+  g_assert_nonnull (strstr (r.err, "out of memory"));
+  run_clear (&r);
+}
+
+/* mpirun -np 2 splits the space; rank 0 prints the same top 3 as one process. */
+static void
+test_mpi_same_answer (void)
+{
+  g_autofree char *mpirun = g_find_program_in_path ("mpirun");
+  g_autofree char *timeout = g_find_program_in_path ("timeout");
+  if (!mpirun || !timeout)
+    {
+      g_test_skip ("mpirun or timeout is not on PATH (Debian: openmpi-bin)");
+      return;
+    }
+  Run one = { 0 }, two = { 0 };
+  run (NULL, SPACE, &one);
+  g_assert_cmpint (one.status, ==, 0);
+  g_autofree char *prefix = g_strdup_printf ("%s -k 5 120 %s --allow-run-as-root "
+                                             "--oversubscribe -np 2", timeout, mpirun);
+  run (prefix, SPACE, &two);
+  if (two.status != 0)
+    g_printerr ("%s\n", two.err);
+  g_assert_cmpint (two.status, ==, 0);
+  g_autoptr (JsonParser) p1 = json_parser_new (), p2 = json_parser_new ();
+  JsonObject *a = object_of (p1, one.out), *b = object_of (p2, two.out);
+  JsonArray *ta = json_object_get_array_member (a, "top");
+  JsonArray *tb = json_object_get_array_member (b, "top");
+  g_assert_cmpuint (json_array_get_length (ta), ==, json_array_get_length (tb));
+  for (guint i = 0; i < json_array_get_length (ta); i++)
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (ta, i),
+                                                    "flags"), ==,
+                     json_object_get_string_member (json_array_get_object_element (tb, i),
+                                                    "flags"));
+  JsonObject *ca = json_object_get_object_member (a, "counts");
+  JsonObject *cb = json_object_get_object_member (b, "counts");
+  g_assert_cmpint (json_object_get_int_member (ca, "enumerated"), ==,
+                   json_object_get_int_member (cb, "enumerated"));
+  g_assert_cmpint (json_object_get_int_member (ca, "invalid"), ==,
+                   json_object_get_int_member (cb, "invalid"));
+  g_assert_cmpint (json_object_get_int_member (ca, "oom"), ==,
+                   json_object_get_int_member (cb, "oom"));
+  run_clear (&one);
+  run_clear (&two);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  if (g_getenv ("TANDEM_EXE") == NULL)
+    {
+      g_printerr ("TANDEM_EXE is not set (run through meson test)\n");
+      return 77;
+    }
+  g_test_add_func ("/cli/search/json", test_json);
+  g_test_add_func ("/cli/search/contradiction", test_contradiction);
+  g_test_add_func ("/cli/search/nothing-fits", test_nothing_fits);
+  g_test_add_func ("/cli/search/mpi-same-answer", test_mpi_same_answer);
+  return g_test_run ();
+}
