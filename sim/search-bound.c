@@ -22,8 +22,8 @@
  * The schedule's slot table (at the real m) and the reduced program's order are checked
  * for (3); where they differ, (3) is left out.
  *
- * Sums come from a reduced program of the same plan with m_r = min (m, max (3, pp, N))
- * micro-batches (the interleaved schedule needs a group N >= pp): every micro-batch
+ * Sums come from a reduced program of the same plan with m_r = min (m, 3) micro-batches
+ * (min (m, max (3, pp, N)) for the interleaved schedule, whose tables need a group N >= pp): every micro-batch
  * between the first and the last runs the same tasks, so the full program's sums are the
  * reduced one's plus (m - m_r) times those of micro-batch 1 (only bridges inside one
  * compute unit are counted per micro-batch, since neighbours across units differ with m).
@@ -188,9 +188,10 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, GError **error)
 {
   Plan reduced;
   plan_copy (&reduced, resolved);
-  int m_r = MAX (3, resolved->pp);
+  /* 3 micro-batches (first, middle, last); the interleaved tables need a whole group */
+  int m_r = 3;
   if (resolved->schedule == PLAN_SCHED_INTERLEAVED_1F1B)
-    m_r = MAX (m_r, plan_vpp_group (resolved));
+    m_r = MAX (m_r, MAX (resolved->pp, plan_vpp_group (resolved)));
   m_r = MIN (m_r, resolved->grad_accum);
   reduced.grad_accum = m_r;
   reduced.global_batch = reduced.micro_batch * reduced.dp * m_r;
