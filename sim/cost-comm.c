@@ -182,6 +182,7 @@ group_init (SimCost *c, SimCostGroup *g, const PlanGroupInfo *info)
   g->n = info->size;
   g->span = MIN (info->span_level, MIN (cl->n_levels, SIM_COST_MAX_LEVELS) - 1);
   g->alpha_s = sim_cost_level_alpha_s (cl, g->span);
+  g->per_server = MAX (info->members_per_unit[0], 1);
   if (g->n <= 1)
     return;
   const double n = g->n;
@@ -288,6 +289,32 @@ sim_cost_latency_s (const SimCost *c, PlanColl coll, PlanAxis axis)
   return c->opts.coll_base_latency_s + plan_coll_steps (coll, g->n) * g->alpha_s;
 }
 
+/* NCCL's tree all-reduce (double binary tree across servers, a chain inside each): its
+ * latency grows with log2 of the servers instead of the ring's 2 (n - 1) steps, so NCCL's
+ * tuner picks it for small and medium all-reduces across many servers (NCCL
+ * src/graph/tuning.cc computes both and takes the faster, which is what this does).
+ * Figures from [NCCL-tuning] (hardware.md A4): base latency Tree LL 6.8 us (the ring
+ * uses Ring LL's 6.6); per step Tree LL128 8.5 us on the network and 1.25 us on NVLink
+ * (the presets' ring steps are LL128 too); the tree's bus bandwidth is NCCL's ring
+ * figure x 0.92 (tuning.cc's tree correction, U: recollection of the source). */
+#define TREE_BASE_S 6.8e-6
+#define TREE_NET_STEP_S 8.5e-6
+#define TREE_NVLINK_STEP_S 1.25e-6
+#define TREE_BW_FRACTION 0.92
+
+static double
+tree_allreduce_s (const SimCost *c, const SimCostGroup *g, double bytes)
+{
+  const int servers = (g->n + g->per_server - 1) / g->per_server;
+  if (servers < 2)
+    return G_MAXDOUBLE;
+  const double depth = ceil (log2 ((double) servers));
+  const double lat = TREE_BASE_S + 2.0 * depth * TREE_NET_STEP_S
+                     + 2.0 * (g->per_server - 1) * TREE_NVLINK_STEP_S;
+  return lat + bytes * plan_coll_bus_factor (PLAN_COLL_ALL_REDUCE, g->n)
+               / (g->ring_Bps * TREE_BW_FRACTION);
+}
+
 double
 sim_cost_coll_s (const SimCost *c, PlanColl coll, PlanAxis axis, double bytes)
 {
@@ -300,8 +327,11 @@ sim_cost_coll_s (const SimCost *c, PlanColl coll, PlanAxis axis, double bytes)
   if (g->curve[coll] != NULL)
     return curve_time (g->curve[coll], coll, g->n, bytes);
   const double busbw = sim_cost_busbw_Bps (c, coll, axis);
-  return sim_cost_latency_s (c, coll, axis)
-         + bytes * plan_coll_bus_factor (coll, g->n) / busbw;
+  const double ring = sim_cost_latency_s (c, coll, axis)
+                      + bytes * plan_coll_bus_factor (coll, g->n) / busbw;
+  if (coll == PLAN_COLL_ALL_REDUCE && !uses_nvls (g, coll) && g->span >= 1)
+    return MIN (ring, tree_allreduce_s (c, g, bytes));
+  return ring;
 }
 
 double

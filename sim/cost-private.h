@@ -23,6 +23,7 @@ typedef struct {
   int     n;            /* members; <= 1 means no collective */
   guint   span;         /* outermost level crossed */
   double  alpha_s;      /* per ring step: latency of level `span` */
+  int     per_server;   /* members in one server (members_per_unit[0]) */
   double  ring_Bps;     /* all-reduce / reduce-scatter / all-gather / ring step busbw */
   double  a2a_Bps;      /* all-to-all effective busbw */
   double  nvls_Bps;     /* NVLS all-reduce busbw, 0 when NVLS does not apply */

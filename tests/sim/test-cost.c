@@ -132,7 +132,8 @@ test_dp_one_per_server (Fixture *f, gconstpointer data)
   /* busbw = min (1 x 47 (rack), 2 x 47 (pod)) = 47 GB/s = 0.94 x 50 GB/s NIC */
   assert_rel (sim_cost_busbw_Bps (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP), 47e9, 1e-12);
   /* 2 x 127/128 x S / 47e9 = 45.334 ms; 254 steps x 4.0 us + 6.6 us = 1.0226 ms;
-   * t = 46.357 ms */
+   * t = 46.357 ms (NCCL's tree, 128 servers of one member, depth 7: 6.8 + 2 x 7 x 8.5
+   * = 125.8 us + 45.334 / 0.92 = 49.276 ms, loses to the ring at 1 GiB) */
   assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, GIB),
               2.0 * 127 / 128 * GIB / 47e9 + 254 * 4.0e-6 + 6.6e-6, 1e-12);
   assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, GIB), 46.357e-3, 1e-3);
@@ -148,8 +149,15 @@ test_dp_rails (Fixture *f, gconstpointer data)
   g_autoptr (SimCost) c8 = make_cost (f->h100, l8, TRUE);
   g_assert_cmpint (l8->groups[PLAN_AXIS_DP].members_per_unit[0], ==, 8);
   assert_rel (sim_cost_busbw_Bps (c8, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP), 370e9, 1e-12);
-  /* 2 x 127/128 x S / 370e9 + 254 x 4 us + 6.6 us = 5.7586 + 1.0226 = 6.7813 ms */
-  assert_rel (sim_cost_coll_s (c8, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, GIB), 6.7813e-3, 1e-3);
+  /* ring: 2 x 127/128 x S / 370e9 + 254 x 4 us + 6.6 us = 5.7586 + 1.0226 = 6.7813 ms;
+   * tree (NCCL's other all-reduce, sim/cost-comm.c): 16 servers, depth log2 16 = 4:
+   * 6.8 us + 2 x 4 x 8.5 us + 2 x 7 x 1.25 us = 92.3 us, plus 5.7586 ms / 0.92 = 6.2594
+   * ms: 6.3517 ms, below the ring, so NCCL's tuner (and this model) takes the tree */
+  assert_rel (sim_cost_coll_s (c8, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, GIB), 6.3517e-3, 1e-3);
+  /* a small all-reduce is latency-bound: 1 KiB, ring 6.6 + 254 x 4 = 1,022.6 us, tree
+   * 92.3 us + 2 x 127/128 x 1024 B / (370e9 x 0.92) = 92.306 us */
+  assert_rel (sim_cost_coll_s (c8, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, 1024),
+              92.3e-6 + 2.0 * 127 / 128 * 1024 / (370e9 * 0.92), 1e-9);
 
   /* tp 2, dp 128: 4 members per server: 4 x 47 = 188 GB/s < 370 */
   g_autoptr (PlanLayout) l4 = make_layout (f->h100, 2, 128, 1, NULL);
