@@ -31,7 +31,7 @@ def mape(errs):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tandem", default="build/cli/tandem")
-    ap.add_argument("--csv", default="../shared/data/published-runs.csv")
+    ap.add_argument("--csv", default="data/published-runs.csv")
     ap.add_argument("--gpu-type", required=True)
     ap.add_argument("--grid", nargs="*", default=[], help="KEY=v1,v2,... (cost options)")
     a = ap.parse_args()
