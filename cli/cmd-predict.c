@@ -124,7 +124,7 @@ static gboolean predict_full_simulation;
 
 static int
 predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char *trace,
-              const char *flops, const char *note, double slowdown,
+              const char *flops, const char *note, const char *slowdown,
               const char *const *cost, const char *framework)
 {
   int status = CLI_EXIT_OK;
@@ -144,10 +144,13 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
   sim_cost_options_init_stack (&opts.cost, c->cluster, stack);
   opts.keep_timeline = trace != NULL;
   opts.full_simulation = predict_full_simulation;
-  if (slowdown >= 0)
-    opts.cost.comm_compute_slowdown = slowdown;
   {
+    /* the flag is --cost comm_compute_slowdown=F under another name: same range check */
     g_autoptr (GError) cerr = NULL;
+    if (slowdown != NULL
+        && !sim_cost_options_set (&opts.cost, "comm_compute_slowdown", slowdown, &cerr))
+      return cli_fail (CLI_EXIT_USAGE, "--comm-compute-slowdown: %s (hint: a fraction such as "
+                       "0.1 for 10%%)", cerr->message);
     if (!sim_cost_options_apply (&opts.cost, cost, &cerr))
       return cli_fail (CLI_EXIT_USAGE, "%s", cerr->message);
   }
@@ -164,7 +167,7 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
   g_autoptr (SimPrediction) p = sim_predict (c->model, &c->plan, c->cluster, &opts, &error);
   if (p == NULL)
     {
-      status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+      status = cli_fail (cli_status_for_error (error), "%s", error->message);
       return status;
     }
   if (trace)
@@ -237,7 +240,7 @@ cli_cmd_predict (int argc, char **argv)
   g_autofree char *trace = NULL, *flops = NULL, *note = NULL;
   CliDbArgs dba;
   cli_db_args_init (&dba);
-  double slowdown = -1;
+  g_autofree char *slowdown = NULL;
   g_auto (GStrv) cost = NULL;
   g_autofree char *framework = NULL;
   const GOptionEntry extra[] = {
@@ -253,7 +256,7 @@ cli_cmd_predict (int argc, char **argv)
     { "flops", 0, 0, G_OPTION_ARG_STRING, &flops,
       "FLOP convention of the headline MFU: palm (default), megatron96, megatron72, mcore, causal",
       "CONV" },
-    { "comm-compute-slowdown", 0, 0, G_OPTION_ARG_DOUBLE, &slowdown,
+    { "comm-compute-slowdown", 0, 0, G_OPTION_ARG_STRING, &slowdown,
       "Compute slowdown while communication kernels run (fraction; default per device)", "F" },
     { "note", 0, 0, G_OPTION_ARG_STRING, &note, "Free text stored with the run", "TEXT" },
     { "full-simulation", 0, 0, G_OPTION_ARG_NONE, &predict_full_simulation,

@@ -439,8 +439,10 @@ cli_cmd_show (int argc, char **argv)
   if (argc != 3)
     return cli_fail (CLI_EXIT_USAGE, "show needs what and a name (hint: tandem show model "
                      "llama3-8b, tandem show cluster h100-24k)");
-  if (seq < 0)
-    return cli_fail (CLI_EXIT_USAGE, "--seq-length must be positive");
+  if (seq < 0 || seq > PLAN_MAX_SEQ)
+    return cli_fail (CLI_EXIT_USAGE, "--seq-length %d: must be in 1 .. %d tokens (the "
+                     "sequence cap: 16M, far beyond any training context) (hint: "
+                     "--seq-length 8192)", seq, PLAN_MAX_SEQ);
   if (g_str_equal (argv[1], "model"))
     return show_model (argv[2], seq, json);
   if (g_str_equal (argv[1], "cluster"))

@@ -15,9 +15,10 @@
 
 G_DEFINE_QUARK (model-error-quark, model_error)
 
-/* Sizes above 2^32 elements are certainly typos, and products of two of them still fit
- * in 64 bits, which keeps the parameter arithmetic exact. */
-#define MODEL_SIZE_MAX (G_GUINT64_CONSTANT (1) << 32)
+/* Why each cap (model.h): the widest, deepest published models times a wide margin,
+ * small enough that parameter counts stay exact in 64 bits. */
+static const char cap_reason[] = "far above any published model, and small enough that "
+                                 "parameter counts stay exact in 64 bits";
 
 ModelSpec *
 model_spec_ref (ModelSpec *spec)
@@ -89,7 +90,7 @@ wrong_type (const Reader *r, const char *key, JsonNode *node, const char *want, 
 /* A positive element count. `required` FALSE leaves *out untouched when absent;
  * *present (may be NULL) says which happened. */
 static gboolean
-read_size (const Reader *r, const char *key, gboolean required, guint64 *out,
+read_size (const Reader *r, const char *key, gboolean required, guint64 max, guint64 *out,
            gboolean *present, GError **error)
 {
   JsonNode *node = reader_member (r, key);
@@ -106,11 +107,18 @@ read_size (const Reader *r, const char *key, gboolean required, guint64 *out,
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
     return wrong_type (r, key, node, "an integer", error);
   gint64 v = json_node_get_int (node);
-  if (v <= 0 || (guint64) v > MODEL_SIZE_MAX)
+  if (v <= 0)
     {
       g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVALID_FIELD,
-                   "%s: field '%s' is %" G_GINT64_FORMAT ", must be in 1 .. 2^32",
+                   "%s: field '%s' is %" G_GINT64_FORMAT ", must be at least 1",
                    r->file, key, v);
+      return FALSE;
+    }
+  if ((guint64) v > max)
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVALID_FIELD,
+                   "%s: field '%s' is %" G_GINT64_FORMAT ", above the cap of %" G_GUINT64_FORMAT
+                   " (%s; hint: check the config)", r->file, key, v, max, cap_reason);
       return FALSE;
     }
   *out = (guint64) v;
@@ -177,16 +185,20 @@ read_common (const Reader *r, const FieldNames *f, gboolean ffn_required,
 {
   gboolean have_ffn = FALSE, have_kv = FALSE, have_head_dim = FALSE;
 
-  if (!read_size (r, f->hidden, TRUE, &spec->hidden, NULL, error)
-      || !read_size (r, f->ffn, ffn_required, &spec->ffn_hidden, &have_ffn, error)
-      || !read_size (r, f->layers, TRUE, &spec->n_layers, NULL, error)
-      || !read_size (r, f->heads, TRUE, &spec->n_heads, NULL, error)
-      || !read_size (r, f->kv_heads, FALSE, &spec->n_kv_heads, &have_kv, error)
-      || !read_size (r, f->head_dim, FALSE, &spec->head_dim, &have_head_dim, error)
-      || !read_size (r, f->vocab, TRUE, &spec->vocab, NULL, error))
+  if (!read_size (r, f->hidden, TRUE, MODEL_MAX_HIDDEN, &spec->hidden, NULL, error)
+      || !read_size (r, f->ffn, ffn_required, MODEL_MAX_FFN, &spec->ffn_hidden, &have_ffn,
+                     error)
+      || !read_size (r, f->layers, TRUE, MODEL_MAX_LAYERS, &spec->n_layers, NULL, error)
+      || !read_size (r, f->heads, TRUE, MODEL_MAX_HEADS, &spec->n_heads, NULL, error)
+      || !read_size (r, f->kv_heads, FALSE, MODEL_MAX_HEADS, &spec->n_kv_heads, &have_kv,
+                     error)
+      || !read_size (r, f->head_dim, FALSE, MODEL_MAX_HEADS, &spec->head_dim, &have_head_dim,
+                     error)
+      || !read_size (r, f->vocab, TRUE, MODEL_MAX_VOCAB, &spec->vocab, NULL, error))
     return FALSE;
   spec->max_positions = default_positions;
-  if (!read_size (r, f->positions, FALSE, &spec->max_positions, NULL, error))
+  if (!read_size (r, f->positions, FALSE, MODEL_MAX_POSITIONS, &spec->max_positions, NULL,
+                  error))
     return FALSE;
 
   if (!have_ffn)
@@ -223,7 +235,47 @@ read_common (const Reader *r, const FieldNames *f, gboolean ffn_required,
         }
       spec->head_dim = spec->hidden / spec->n_heads;
     }
+  /* q = heads x head_dim is the width of Q and O: bounded like the FFN (both <= 2^16, so
+   * the product cannot wrap) */
+  if (spec->n_heads * spec->head_dim > MODEL_MAX_FFN)
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVALID_FIELD,
+                   "%s: '%s' x head_dim = %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT
+                   " is above the cap of %" G_GUINT64_FORMAT " for the attention width (%s; "
+                   "hint: check the config)", r->file, f->heads, spec->n_heads, spec->head_dim,
+                   MODEL_MAX_FFN, cap_reason);
+      return FALSE;
+    }
   return TRUE;
+}
+
+char *
+model_sizes_problem (guint64 hidden, guint64 ffn_hidden, guint64 n_layers, guint64 n_heads,
+                     guint64 n_kv_heads, guint64 head_dim, guint64 vocab, guint64 positions)
+{
+  const struct { const char *name; guint64 v, max; } f[] = {
+    { "hidden", hidden, MODEL_MAX_HIDDEN }, { "ffn_hidden", ffn_hidden, MODEL_MAX_FFN },
+    { "n_layers", n_layers, MODEL_MAX_LAYERS }, { "n_heads", n_heads, MODEL_MAX_HEADS },
+    { "n_kv_heads", n_kv_heads, MODEL_MAX_HEADS }, { "head_dim", head_dim, MODEL_MAX_HEADS },
+    { "vocab", vocab, MODEL_MAX_VOCAB }, { "seq_len", positions, MODEL_MAX_POSITIONS },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (f); i++)
+    {
+      if (f[i].v == 0)
+        return g_strdup_printf ("%s is 0, must be at least 1", f[i].name);
+      if (f[i].v > f[i].max)
+        return g_strdup_printf ("%s %" G_GUINT64_FORMAT " is above the cap of %"
+                                G_GUINT64_FORMAT " (%s)", f[i].name, f[i].v, f[i].max,
+                                cap_reason);
+    }
+  if (n_heads * head_dim > MODEL_MAX_FFN)
+    return g_strdup_printf ("n_heads x head_dim = %" G_GUINT64_FORMAT " is above the cap of %"
+                            G_GUINT64_FORMAT " (%s)", n_heads * head_dim, MODEL_MAX_FFN,
+                            cap_reason);
+  if (n_kv_heads > n_heads || n_heads % n_kv_heads != 0)
+    return g_strdup_printf ("n_kv_heads %" G_GUINT64_FORMAT " does not divide n_heads %"
+                            G_GUINT64_FORMAT, n_kv_heads, n_heads);
+  return NULL;
 }
 
 static gboolean
@@ -312,7 +364,8 @@ read_opt (const Reader *r, ModelSpec *spec, GError **error)
   if (!read_common (r, &opt_names, TRUE, 2048, spec, error))
     return FALSE;
   read_string (r, "activation_function", &ok, error);
-  if (!ok || !read_size (r, "word_embed_proj_dim", FALSE, &proj, &have_proj, error))
+  if (!ok || !read_size (r, "word_embed_proj_dim", FALSE, MODEL_MAX_HIDDEN, &proj, &have_proj,
+                         error))
     return FALSE;
   if (have_proj && proj != spec->hidden)
     {
@@ -543,14 +596,16 @@ model_spec_new_custom (const char *name, ModelMlpKind mlp, guint64 hidden,
                        guint64 n_kv_heads, guint64 vocab, guint64 seq,
                        gboolean tied_embeddings)
 {
-  g_return_val_if_fail (hidden > 0 && hidden <= MODEL_SIZE_MAX, NULL);
+  g_return_val_if_fail (hidden > 0 && hidden <= MODEL_MAX_HIDDEN, NULL);
   g_return_val_if_fail (n_layers > 0 && n_heads > 0 && vocab > 0 && seq > 0, NULL);
   g_return_val_if_fail (hidden % n_heads == 0, NULL);
   if (ffn_hidden == 0)
     ffn_hidden = 4 * hidden;
   if (n_kv_heads == 0)
     n_kv_heads = n_heads;
-  g_return_val_if_fail (n_kv_heads <= n_heads && n_heads % n_kv_heads == 0, NULL);
+  /* callers check with model_sizes_problem first (published.c); this is the contract */
+  g_return_val_if_fail (model_sizes_problem (hidden, ffn_hidden, n_layers, n_heads, n_kv_heads,
+                                             hidden / n_heads, vocab, seq) == NULL, NULL);
 
   ModelSpec *s = g_new0 (ModelSpec, 1);
   s->ref_count = 1;

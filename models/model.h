@@ -27,6 +27,25 @@ typedef enum {
   MODEL_ERROR_UNSUPPORTED,    /* model_type or feature tandem does not model */
 } ModelError;
 
+/* Limits with reasons (issue 15). A config beyond one is refused at load with the cap
+ * named. Each sits far above every published dense model (widest: Megatron 1T, hidden
+ * 25,600, 160 heads; deepest: Llama 3.1 405B 126 layers; FFN: PaLM 540B 73,728; vocab:
+ * Gemma 256,000; context: Llama 4 Scout 10,485,760), and together they keep every
+ * parameter and element count exact in 64 bits: one layer holds at most
+ * 4 h q + 3 h f < 2^45 elements, times 4,096 layers < 2^58. */
+#define MODEL_MAX_HIDDEN    (G_GUINT64_CONSTANT (1) << 20)  /* 1,048,576: h */
+#define MODEL_MAX_FFN       (G_GUINT64_CONSTANT (1) << 22)  /* 4,194,304: f, and q = a d */
+#define MODEL_MAX_LAYERS    G_GUINT64_CONSTANT (4096)
+#define MODEL_MAX_HEADS     (G_GUINT64_CONSTANT (1) << 16)  /* 65,536: a, and d_head */
+#define MODEL_MAX_VOCAB     (G_GUINT64_CONSTANT (1) << 24)  /* 16,777,216: V */
+#define MODEL_MAX_POSITIONS (G_GUINT64_CONSTANT (1) << 24)  /* 16,777,216 tokens */
+
+/* NULL when the sizes are within the limits above and consistent (kv heads divide the
+ * heads); else a sentence saying which is not, for the loaders' messages. */
+char *model_sizes_problem (guint64 hidden, guint64 ffn_hidden, guint64 n_layers,
+                           guint64 n_heads, guint64 n_kv_heads, guint64 head_dim,
+                           guint64 vocab, guint64 positions);
+
 typedef enum {
   MODEL_MLP_SWIGLU,           /* gate, up (h x ffn each) and down (ffn x h): llama family */
   MODEL_MLP_GELU,             /* fc1 (h x ffn) and fc2 (ffn x h): gpt2 / gpt_neox / opt */

@@ -281,10 +281,10 @@ parse_checkpoint (PlanJson *pj, JsonObject *obj, GError **error)
           ok = v != NULL;
           if (ok && !g_str_equal (v, "op"))
             {
-              int every;
               char *end;
-              every = (int) g_ascii_strtoll (v, &end, 10);
-              if (*end != '\0' || every < 1)
+              /* parsed in 64 bits, then bounded: a cast to int wrapped 4294967297 to 1 */
+              gint64 every = g_ascii_strtoll (v, &end, 10);
+              if (end == v || *end != '\0' || every < 1 || every > G_MAXINT)
                 {
                   g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
                                "%s: activation_checkpoint.selective_ac_option '%s' "
@@ -296,7 +296,7 @@ parse_checkpoint (PlanJson *pj, JsonObject *obj, GError **error)
                 {
                   p->recompute = PLAN_RECOMPUTE_FULL;
                   p->recompute_method = PLAN_RECOMPUTE_UNIFORM;
-                  p->recompute_num_layers = every;
+                  p->recompute_num_layers = (int) every;
                 }
             }
         }

@@ -27,11 +27,61 @@ largest_divisor_at_most (int n, int limit)
   return 1;
 }
 
+/* The caps of plan.h and model.h, checked before any two flags are multiplied: after
+ * this every degree is <= 2^20, every layer count <= 4,096 and every batch figure fits
+ * the products below in 64 bits. */
+static gboolean
+check_limits (const Plan *plan, const ModelSpec *model, GError **error)
+{
+  static const char world_why[] = "about 10x the largest GPU cluster built";
+  const struct { const char *what; int v; } degrees[] = {
+    { "--gpus", plan->world_size }, { "--tp", plan->tp }, { "--pp", plan->pp },
+    { "--cp", plan->cp }, { "--ep", plan->ep }, { "--dp", plan->dp_given },
+    { "--data-parallel-replicate-degree", plan->dp_replicate },
+    { "the HSDP shard-group size", plan->hsdp_shard_size },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (degrees); i++)
+    if (degrees[i].v > PLAN_MAX_WORLD)
+      return invalid (error, "%s %d is above the cap of %d GPUs (%s) (hint: a degree is at "
+                      "most the number of GPUs)", degrees[i].what, degrees[i].v,
+                      PLAN_MAX_WORLD, world_why);
+
+  /* every model chunk holds at least one layer; the model has at most 4,096 */
+  const gint64 L = (gint64) model->n_layers;
+  const gint64 chunks = (gint64) plan->pp * plan->vpp;
+  if (plan->vpp > 1 && chunks > L)
+    return invalid (error, "pp x vpp = %d x %d = %" G_GINT64_FORMAT " model chunks, more than "
+                    "the %" G_GINT64_FORMAT " layers of %s (each chunk holds at least one "
+                    "layer) (hint: --vpp %" G_GINT64_FORMAT " at most)", plan->pp, plan->vpp,
+                    chunks, L, model->name, MAX (L / plan->pp, 1));
+  const struct { const char *what; int v; } layer_counts[] = {
+    { "--num-layers-per-virtual-pipeline-stage", plan->layers_per_virtual_stage },
+    { "--decoder-first-pipeline-num-layers", plan->first_stage_layers },
+    { "--decoder-last-pipeline-num-layers", plan->last_stage_layers },
+    { "--recompute-num-layers", plan->recompute_num_layers },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (layer_counts); i++)
+    if (layer_counts[i].v > L)
+      return invalid (error, "%s %d exceeds the %" G_GINT64_FORMAT " layers of %s (hint: at "
+                      "most %" G_GINT64_FORMAT ")", layer_counts[i].what, layer_counts[i].v, L,
+                      model->name, L);
+  if (plan->vpp_group > PLAN_MAX_MICROBATCHES)
+    return invalid (error, "--microbatch-group-size-per-virtual-pipeline-stage %d is above the "
+                    "cap of %d micro-batches per step (hint: at most --pp micro-batches are "
+                    "needed)", plan->vpp_group, PLAN_MAX_MICROBATCHES);
+  if (plan->seq_length > PLAN_MAX_SEQ)
+    return invalid (error, "--seq-length %d is above the cap of %d tokens (16M: far beyond "
+                    "any training context, and it keeps the simulated time and the token "
+                    "counts exact) (hint: --seq-length %d at most)", plan->seq_length,
+                    PLAN_MAX_SEQ, PLAN_MAX_SEQ);
+  return TRUE;
+}
+
 static gboolean
 resolve_layers (Plan *plan, const ModelSpec *model, GError **error)
 {
   int L = (int) model->n_layers;
-  int chunks = plan->pp * plan->vpp;
+  int chunks = plan->pp * plan->vpp;   /* <= 4,096 x 2^20: check_limits */
   int given = 0, given_layers = 0;
   if (plan->first_stage_layers >= 0)
     given++, given_layers += plan->first_stage_layers;
@@ -72,11 +122,14 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
 {
   guint64 devices = cluster->n_devices;
 
+  if (!check_limits (plan, model, error))
+    return FALSE;
   if (plan->world_size == 0)
     {
-      if (devices > G_MAXINT)
-        return invalid (error, "cluster %s has %" G_GUINT64_FORMAT " devices, too many "
-                        "for one plan (hint: pass --gpus N)", cluster->name, devices);
+      if (devices > PLAN_MAX_WORLD)
+        return invalid (error, "cluster %s has %" G_GUINT64_FORMAT " devices, above the cap "
+                        "of %d GPUs for one plan (hint: pass --gpus N)", cluster->name,
+                        devices, PLAN_MAX_WORLD);
       plan->world_size = (int) devices;
     }
   if ((guint64) plan->world_size > devices)
@@ -131,7 +184,7 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
     {
       /* Causal load balancing gives each CP rank two chunks of the sequence
        * (Megatron: seq_length % (2 x cp) == 0). */
-      if (plan->seq_length % (2 * plan->cp) != 0)
+      if (plan->seq_length % (2 * plan->cp) != 0)   /* cp <= 2^20: no wrap */
         return invalid (error, "seq length %d is not divisible by 2 x cp = %d (context "
                         "parallelism splits each sequence into 2 x cp chunks) (hint: a "
                         "multiple of %d)", plan->seq_length, 2 * plan->cp, 2 * plan->cp);
@@ -197,11 +250,53 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                     plan->pp, plan->pp);
   if (!resolve_layers (plan, model, error))
     return FALSE;
+  /* the step program's size: micro-batches x layers of the busiest pipeline rank */
+  gint64 rank_layers = 0;
+  for (int s = 0; s < plan->pp; s++)
+    rank_layers = MAX (rank_layers, plan_stage_layers (plan, model, s));
 
-  /* Batch. */
+  /* Batch. Products in 64 bits: micro-batch and global batch are ints up to 2^31 - 1,
+   * dp is at most 2^20. */
+  gint64 mb_tokens = (gint64) plan->micro_batch * plan->seq_length;
+  if (mb_tokens > PLAN_MAX_MB_TOKENS)
+    return invalid (error, "micro-batch x seq length = %d x %d = %" G_GINT64_FORMAT " tokens, "
+                    "above the cap of %d per micro-batch (64M: 4 sequences of the 16M-token "
+                    "cap; it keeps element counts exact in 64 bits) (hint: a smaller --mbs)",
+                    plan->micro_batch, plan->seq_length, mb_tokens, PLAN_MAX_MB_TOKENS);
   if (plan->global_batch == 0)
-    plan->global_batch = (plan->local_batch > 0 ? plan->local_batch : plan->micro_batch)
-                         * plan->dp;
+    {
+      gint64 gb = (gint64) (plan->local_batch > 0 ? plan->local_batch : plan->micro_batch)
+                  * plan->dp;
+      if (gb > G_MAXINT)
+        return invalid (error, "the default global batch, %s x dp = %d x %d = %"
+                        G_GINT64_FORMAT " sequences, does not fit a 32-bit count (hint: a "
+                        "smaller --mbs, or --gbs)", plan->local_batch > 0 ? "local batch"
+                        : "micro-batch", plan->local_batch > 0 ? plan->local_batch
+                        : plan->micro_batch, plan->dp, gb);
+      plan->global_batch = (int) gb;
+    }
+  /* The memory model counts bytes in 64 bits (plan/memory.c). A generous bound on one
+   * micro-batch's activations over the whole model, in double: per token and layer at
+   * most 4 bytes x (16 h + 8 q + 12 f) (Korthikanti et al. count 34 h bytes in bf16),
+   * plus materialized scores of 6 bytes per element (bf16 scores, bf16 softmax, dropout
+   * mask), plus 8 bytes per token and vocab entry for the loss. Every per-rank figure is
+   * a part of it; below 2^62 bytes (4 EiB) nothing can wrap. */
+  {
+    double T = (double) mb_tokens, s = (double) plan->seq_length;
+    double q = (double) model->n_heads * (double) model->head_dim;
+    double per_layer = T * 4.0 * (16.0 * (double) model->hidden + 8.0 * q
+                                  + 12.0 * (double) model->ffn_hidden);
+    if (plan->attention_backend == PLAN_ATTN_UNFUSED)
+      per_layer += 6.0 * (double) plan->micro_batch * (double) model->n_heads * s * s;
+    double bound = per_layer * (double) model->n_layers + 8.0 * T * (double) model->vocab;
+    if (!(bound < 0x1p62))
+      return invalid (error, "one micro-batch of %d x %d tokens would hold about %.3g bytes "
+                      "of activations, beyond the 2^62 bytes (4 EiB) the memory model counts "
+                      "exactly in 64 bits (hint: a smaller --mbs or --seq-length%s)",
+                      plan->micro_batch, plan->seq_length, bound,
+                      plan->attention_backend == PLAN_ATTN_UNFUSED
+                      ? ", or --attention-backend flash" : "");
+  }
   gint64 per_step = (gint64) plan->micro_batch * plan->dp;
   if (plan->global_batch % per_step != 0)
     {
@@ -211,7 +306,20 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                       " or %" G_GINT64_FORMAT ")", plan->global_batch, plan->micro_batch,
                       plan->dp, per_step, lo > 0 ? lo : per_step, lo + per_step);
     }
-  plan->grad_accum = (int) (plan->global_batch / per_step);
+  gint64 grad_accum = plan->global_batch / per_step;
+  if (grad_accum > PLAN_MAX_MICROBATCHES)
+    return invalid (error, "global batch / (micro-batch x dp) = %d / (%d x %d) = %"
+                    G_GINT64_FORMAT " micro-batches per step, above the cap of %d (the step "
+                    "program grows with them; real plans use at most a few thousand) (hint: "
+                    "raise --mbs or --gpus, or lower --gbs)", plan->global_batch,
+                    plan->micro_batch, plan->dp, grad_accum, PLAN_MAX_MICROBATCHES);
+  plan->grad_accum = (int) grad_accum;
+  if (grad_accum * rank_layers > PLAN_MAX_LAYER_PASSES)
+    return invalid (error, "%" G_GINT64_FORMAT " micro-batches x %" G_GINT64_FORMAT " layers "
+                    "per pipeline rank = %" G_GINT64_FORMAT " layer passes per step, above the "
+                    "cap of %d (the step program holds a few dozen tasks for each: at the cap "
+                    "~9 M tasks and ~1.2 GB) (hint: raise --mbs or --pp, or lower --gbs)",
+                    grad_accum, rank_layers, grad_accum * rank_layers, PLAN_MAX_LAYER_PASSES);
   if (plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B && plan->grad_accum < plan->pp)
     return invalid (error, "Interleaved1F1B with pp = %d needs at least %d micro-batches per "
                     "step, but global / (micro x dp) = %d (hint: raise --global-batch-size "
@@ -233,7 +341,8 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
         return invalid (error, "HSDP shard-group size %d does not divide dp = %d (hint: "
                         "hsdp:%d)", plan->hsdp_shard_size, plan->dp,
                         largest_divisor_at_most (plan->dp, MAX (plan->hsdp_shard_size, 1)));
-      if (plan->dp_replicate > 0 && plan->dp_replicate * plan->hsdp_shard_size != plan->dp)
+      if (plan->dp_replicate > 0
+          && (gint64) plan->dp_replicate * plan->hsdp_shard_size != plan->dp)
         return invalid (error, "HSDP replicate %d x shard %d != dp %d", plan->dp_replicate,
                         plan->hsdp_shard_size, plan->dp);
     }
@@ -241,13 +350,19 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
   /* Recompute. */
   if (plan->recompute == PLAN_RECOMPUTE_FULL && plan->recompute_num_layers == 0)
     plan->recompute_num_layers = 1;   /* Megatron: uniform, 1 layer per checkpoint */
-  if (plan->recompute == PLAN_RECOMPUTE_FULL && plan->recompute_method == PLAN_RECOMPUTE_BLOCK)
+  if (plan->recompute == PLAN_RECOMPUTE_FULL)
     {
-      int per_stage = (int) model->n_layers / (plan->pp * plan->vpp);
-      if (plan->recompute_num_layers > MAX (per_stage, 1) + 1)
+      /* a recompute unit (uniform) or the recomputed block (block) lies inside one model
+       * chunk: Megatron's checkpointed forward runs per chunk. The largest chunk counts
+       * (an uneven first / last stage may be the larger). */
+      int per_chunk = 0;
+      for (int s = 0; s < plan->pp; s++)
+        for (int v = 0; v < plan->vpp; v++)
+          per_chunk = MAX (per_chunk, plan_chunk_layers (plan, model, s, v));
+      if (plan->recompute_num_layers > per_chunk)
         return invalid (error, "--recompute-num-layers %d exceeds the %d layers per model "
-                        "chunk (hint: at most %d)", plan->recompute_num_layers, per_stage,
-                        per_stage);
+                        "chunk (hint: at most %d)", plan->recompute_num_layers, per_chunk,
+                        per_chunk);
     }
 
   /* Precision. */

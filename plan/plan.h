@@ -25,6 +25,17 @@ typedef enum {
   PLAN_ERROR_INVALID,      /* the plan does not divide / fit */
 } PlanError;
 
+/* Limits with reasons (issue 15): plan_resolve refuses a plan beyond one with a message
+ * that names the cap and why. Every number and product of flags is formed in 64 bits
+ * after these checks, so nothing wraps. */
+#define PLAN_MAX_WORLD        (1 << 20)   /* 1,048,576 GPUs: ~10x the largest cluster built */
+#define PLAN_MAX_SEQ          (1 << 24)   /* 16,777,216 tokens per sequence (= the model cap) */
+#define PLAN_MAX_MB_TOKENS    (1 << 26)   /* 67,108,864 tokens per micro-batch (mbs x seq) */
+#define PLAN_MAX_MICROBATCHES (1 << 16)   /* 65,536 micro-batches per step (grad_accum) */
+/* micro-batches x layers per pipeline rank: the step program holds a few dozen tasks per
+ * pair (llama3-8b on 8 GPUs at this cap: 8.65 M tasks, 1.15 GB, 6.7 s) */
+#define PLAN_MAX_LAYER_PASSES (1 << 21)   /* 2,097,152 = 65,536 x 32 */
+
 typedef enum {
   PLAN_SCHED_GPIPE,
   PLAN_SCHED_1F1B,

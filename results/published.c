@@ -174,6 +174,10 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
   if (hidden % heads != 0)
     return skip (c, "hidden %" G_GUINT64_FORMAT " is not a multiple of n_heads %"
                  G_GUINT64_FORMAT, hidden, heads);
+  g_autofree char *problem = model_sizes_problem (hidden, ffn_hidden, layers, heads, kv_heads,
+                                                  hidden / heads, vocab, seq);
+  if (problem != NULL)
+    return skip (c, "%s", problem);
   if (kv_heads > heads || heads % kv_heads != 0)
     return skip (c, "n_kv_heads %" G_GUINT64_FORMAT " does not divide n_heads %"
                  G_GUINT64_FORMAT, kv_heads, heads);

@@ -1,5 +1,6 @@
 /* sim/predict.c - layout + program + simulation + memory, and their JSON. */
 #include "sim/predict.h"
+#include "sim/engine.h"
 
 #include <math.h>
 
@@ -110,6 +111,18 @@ sim_predict (const ModelSpec *model, const Plan *plan, const TopoCluster *cluste
       p->result = sim_simulate (p->program, cluster, p->layout, opts, error);
       if (p->result == NULL)
         return NULL;
+    }
+  /* The clock is 64-bit picoseconds and saturates at 2^64 ps (213.5 days): a step that
+   * reaches half of that may have been cut short, and its MFU would be a lie. */
+  const double clock_limit_s = sim_time_to_s (SIM_TIME_MAX / 2);
+  if (!(p->result->step_time_s < clock_limit_s))
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,
+                   "the simulated step lasts %.0f s or more, beyond the %.0f s (2^63 ps, "
+                   "106.7 days) up to which the simulator's 64-bit picosecond clock is "
+                   "trusted (hint: a shorter --seq-length, a smaller --gbs, or more GPUs)",
+                   MIN (p->result->step_time_s, sim_time_to_s (SIM_TIME_MAX)), clock_limit_s);
+      return NULL;
     }
   plan_memory_compute (model, plan, cluster, &p->memory);
   p->wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;

@@ -28,7 +28,7 @@ run_tandem (const char *args, const char *tmp, RunResult *r)
 {
   const char *exe = g_getenv ("TANDEM_EXE");
   g_assert_nonnull (exe);
-  g_autofree char *data = g_test_build_filename (G_TEST_DIST, "..", "data", "limits", NULL);
+  g_autofree char *data = g_test_build_filename (G_TEST_DIST, "data", "limits", NULL);
   g_auto (GStrv) words = g_strsplit (args, " ", -1);
   g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (argv, g_strdup (exe));
@@ -134,6 +134,106 @@ test_endless_files (void)
   g_rmdir (dir);
 }
 
+/* ---- models and plans: sizes, counts and products ------------------------------------- */
+
+/* Model fields beyond their caps (models/model.h) are refused at load. */
+static void
+test_model_caps (void)
+{
+  /* hidden 2^32 wrapped the parameter products to 0 (HFU 74,518%); cap 2^20 */
+  assert_refused ("show model {DATA}/hidden-2p32.json", NULL,
+                  "field 'hidden_size' is 4294967296, above the cap of 1048576");
+  assert_refused ("show model {DATA}/layers-5000.json", NULL,
+                  "field 'num_hidden_layers' is 5000, above the cap of 4096");
+  /* 65,536 x 128 = 8,388,608 > 2^22 */
+  assert_refused ("show model {DATA}/heads-times-dim.json", NULL,
+                  "x head_dim = 65536 x 128 is above the cap of 4194304");
+  /* show model's own --seq-length: negative, and beyond the 16M-token cap */
+  assert_refused ("show model llama3-8b --seq-length -1", NULL, "--seq-length -1");
+  assert_refused ("show model llama3-8b --seq-length 16777217", NULL, "16777216");
+}
+
+#define L8B "predict --model llama3-8b --cluster h200-node --no-db "
+
+/* The issue's flags, each with the figure the message must show. */
+static void
+test_plan_caps (void)
+{
+  static const struct { const char *flags, *expect; } cases[] = {
+    /* 1073741824 / (mbs 1 x dp 8 / pp 2 = 4) = 268,435,456 micro-batches (was "simulated 2
+     * tasks", MFU 644,362,323,240.9%) */
+    { "--gbs 1073741824 --pp 2 --vpp 2 --gpus 8",
+      "= 268435456 micro-batches per step, above the cap of 65536" },
+    /* was MFU 39,743% on a saturated clock */
+    { "--seq-length 2147483647 --gpus 8", "--seq-length 2147483647 is above the cap of 16777216" },
+    /* 268,435,456 x 8 = 2^31 wrapped the default global batch to -2^31; now the tokens
+     * per micro-batch, 268,435,456 x 8,192 = 2,199,023,255,552, exceed 2^26 first */
+    { "--mbs 268435456 --gpus 8", "= 2199023255552 tokens, above the cap of 67108864" },
+    /* 2 x 1,500,000,000 chunks for 32 layers (was: negative chunk count, GLib abort) */
+    { "--vpp 1500000000 --pp 2 --gpus 8", "= 3000000000 model chunks, more than the 32 layers" },
+    /* 1,000,000 / 8 = 125,000 micro-batches (39 s and 2 GB before the cap) */
+    { "--gbs 1000000 --gpus 8", "= 125000 micro-batches per step, above the cap of 65536" },
+    /* degrees are at most 2^20 GPUs, before tp x pp x cp is formed */
+    { "--tp 100000000 --gpus 8", "--tp 100000000 is above the cap of 1048576 GPUs" },
+    /* block recompute of 17 layers in chunks of 32 / 2 = 16 */
+    { "--pp 2 --gpus 8 --recompute-granularity full --recompute-method block "
+      "--recompute-num-layers 17", "--recompute-num-layers 17 exceeds the 16 layers per model chunk" },
+    /* uniform units also lie inside one chunk (was accepted: only block was checked, and
+     * with one layer to spare) */
+    { "--pp 2 --gpus 8 --recompute-granularity full --recompute-num-layers 17",
+      "exceeds the 16 layers per model chunk" },
+    { "--gpus 8 --recompute-granularity full --recompute-num-layers 33",
+      "--recompute-num-layers 33 exceeds the 32 layers of llama3-8b" },
+    /* 16M-token sequences on 8 GPUs (cp 8) take 74,191 s per sequence; 4,096 of them are
+     * 3.0e8 s, past 2^63 ps = 9,223,372 s: the clock saturated at 18,446,744.074 s and
+     * fed MFU */
+    { "--seq-length 16777216 --cp 8 --gpus 8 --gbs 4096", "64-bit picosecond clock" },
+    /* --cost enforces [0, 10]: --comm-compute-slowdown did not */
+    { "--gpus 8 --comm-compute-slowdown 11", "comm_compute_slowdown: bad value '11'" },
+    { "--gpus 8 --comm-compute-slowdown nan", "comm_compute_slowdown: bad value 'nan'" },
+    { "--gpus 8 --comm-compute-slowdown -0.5", "comm_compute_slowdown: bad value '-0.5'" },
+    /* unfused scores at 16M tokens, 4 sequences: 6 x 4 x 32 x (2^24)^2 x 32 layers =
+     * 6.9e18 bytes > 2^62 */
+    { "--gpus 8 --seq-length 16777216 --mbs 4 --attention-backend unfused",
+      "beyond the 2^62 bytes (4 EiB)" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *args = g_strconcat (L8B, cases[i].flags, NULL);
+      assert_refused (args, NULL, cases[i].expect);
+    }
+  /* 2^26 one-token sequences per micro-batch pass the token cap; the default global
+   * batch, mbs x dp = 2^26 x 32 = 2^31, does not fit an int (the same product in int
+   * wrapped to -2^31 for --mbs 268435456 --gpus 8) */
+  assert_refused ("predict --model llama3-8b --cluster h100-24k --no-db --gpus 32 --mbs 67108864 "
+                  "--seq-length 1", NULL, "= 2147483648 sequences, does not fit");
+  /* a plan file's interval 2^32 + 1 wrapped to 1 in an int cast */
+  assert_refused (L8B "--gpus 8 --plan {DATA}/plan-ac-wrap.json", NULL,
+                  "selective_ac_option '4294967297'");
+  /* the step program's size: llama3-405b on 8 GPUs (tp 8, dp 1, pp 1) holds all 126
+   * layers; 20,000 micro-batches x 126 = 2,520,000 layer passes > 2^21 = 2,097,152 */
+  assert_refused ("predict --model llama3-405b --cluster h200-node --no-db --gpus 8 --tp 8 "
+                  "--gbs 20000", NULL, "= 2520000 layer passes per step, above the cap of 2097152");
+}
+
+/* At the caps, real work is still accepted: 16 layers per chunk recomputed as one block;
+ * a slowdown of 10 (the top of --cost's range); 16M-token sequences one at a time. */
+static void
+test_plan_at_caps (void)
+{
+  g_autoptr (JsonNode) a = run_json (L8B "--pp 2 --gpus 8 --recompute-granularity full "
+                                     "--recompute-method block --recompute-num-layers 16 --json",
+                                     NULL);
+  g_autoptr (JsonNode) b = run_json (L8B "--gpus 8 --comm-compute-slowdown 10 --json", NULL);
+  /* 74,191 s per 16M-token sequence (see above): 64 of them, 4.7e6 s, stay under the
+   * 9.2e6 s the clock is trusted to */
+  g_autoptr (JsonNode) c = run_json (L8B "--gpus 8 --cp 8 --seq-length 16777216 --gbs 64 --json",
+                                     NULL);
+  double step = json_object_get_double_member (json_node_get_object (c), "step_time_s");
+  g_assert_cmpfloat (step, >, 4.0e6);
+  g_assert_cmpfloat (step, <, 9223372.0);
+}
+
 /* The JSON guard on an ordinary prediction: still valid JSON, no value changed to null
  * (step_time_s is a number). */
 static void
@@ -151,6 +251,9 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/limits/json-ordinary", test_json_ordinary);
+  g_test_add_func ("/cli/limits/model-caps", test_model_caps);
+  g_test_add_func ("/cli/limits/plan-caps", test_plan_caps);
+  g_test_add_func ("/cli/limits/plan-at-caps", test_plan_at_caps);
   g_test_add_func ("/cli/limits/deep-json", test_deep_json);
   g_test_add_func ("/cli/limits/endless-files", test_endless_files);
   return g_test_run ();
