@@ -70,13 +70,15 @@ assert_refused (const char *args, const char *tmp, const char *needle)
   run_result_clear (&r);
 }
 
-/* The stdout of a command that must succeed, parsed as JSON (valid, UTF-8). */
+/* The stdout of a command that must succeed, parsed as JSON (valid, UTF-8). A prediction
+ * that does not fit is printed too and exits 3 (docs/contracts.md): accepted here, where
+ * what counts is that the plan was not refused. */
 static JsonNode *
 run_json (const char *args, const char *tmp)
 {
   RunResult r = { 0 };
   run_tandem (args, tmp, &r);
-  if (r.status != 0)
+  if (r.status != 0 && r.status != 3)
     g_error ("tandem %s: status %d\n%s", args, r.status, r.err);
   g_assert_true (g_utf8_validate (r.out, -1, NULL));
   g_autoptr (JsonParser) p = json_parser_new ();
