@@ -21,6 +21,7 @@
 #include "exec/calibrate.h"
 #include "util/input.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,16 +85,18 @@ read_header (Reader *rd, char **tok, guint n)
   for (guint i = 0; i < n; i++)
     {
       const char *t = tok[i];
+      /* the first of a repeated name wins: a second "size" at the end of the header once
+       * sent the row reader past the end of a short row */
       if (g_str_equal (t, "size"))
-        rd->col[COL_SIZE] = (int) i;
+        rd->col[COL_SIZE] = rd->col[COL_SIZE] < 0 ? (int) i : rd->col[COL_SIZE];
       else if (g_str_equal (t, "count"))
-        rd->col[COL_COUNT] = (int) i;
+        rd->col[COL_COUNT] = rd->col[COL_COUNT] < 0 ? (int) i : rd->col[COL_COUNT];
       else if (g_str_equal (t, "type"))
-        rd->col[COL_TYPE] = (int) i;
+        rd->col[COL_TYPE] = rd->col[COL_TYPE] < 0 ? (int) i : rd->col[COL_TYPE];
       else if (g_str_equal (t, "redop"))
-        rd->col[COL_REDOP] = (int) i;
+        rd->col[COL_REDOP] = rd->col[COL_REDOP] < 0 ? (int) i : rd->col[COL_REDOP];
       else if (g_str_equal (t, "root"))
-        rd->col[COL_ROOT] = (int) i;
+        rd->col[COL_ROOT] = rd->col[COL_ROOT] < 0 ? (int) i : rd->col[COL_ROOT];
       else if ((g_str_equal (t, "time") || g_str_equal (t, "cputime")) && set < 2)
         rd->col[set == 0 ? COL_TIME : COL_IP_TIME] = (int) i, set++;
       else if (g_str_equal (t, "algbw") && set > 0)
@@ -117,7 +120,9 @@ parse_uint (const char *s, guint64 *out)
   return g_ascii_string_to_unsigned (s, 10, 0, G_MAXUINT64, out, NULL);
 }
 
-/* A number as printed, or -1 for "N/A". */
+/* A number as printed, or -1 for "N/A". Times, bandwidths and error counts are finite
+ * and >= 0: nan and inf were read, stored in the profile, and then refused by the
+ * cluster loader that read the profile back. */
 static gboolean
 parse_value (const char *s, double *out)
 {
@@ -128,7 +133,7 @@ parse_value (const char *s, double *out)
     }
   char *end = NULL;
   *out = g_ascii_strtod (s, &end);
-  return end != s && *end == '\0';
+  return end != s && *end == '\0' && isfinite (*out) && *out >= 0;
 }
 
 static gboolean
@@ -164,8 +169,22 @@ read_row (Reader *rd, char **tok, guint n, guint line, GArray *rows, GError **er
 {
   ExecCollRow row = { 0 };
   guint64 size, count;
-  if (!parse_uint (tok[rd->col[COL_SIZE]], &size)
-      || (guint) rd->col[COL_TYPE] >= n || !parse_uint (tok[rd->col[COL_COUNT]], &count))
+  /* every column the header named up to busbw must be in the row */
+  const int needed[] = { rd->col[COL_SIZE], rd->col[COL_COUNT], rd->col[COL_TYPE],
+                         rd->col[COL_TIME], rd->col[COL_ALGBW], rd->col[COL_BUSBW] };
+  for (guint i = 0; i < G_N_ELEMENTS (needed); i++)
+    if (needed[i] < 0 || (guint) needed[i] >= n)
+      {
+        g_autofree char *msg = g_strdup_printf ("a table row of %u fields, but the header puts "
+                                                "size, count, type, time, algbw and busbw in "
+                                                "the first %d (hint: is the header line the "
+                                                "one nccl-tests printed?)", n,
+                                                MAX (MAX (MAX (needed[0], needed[1]),
+                                                          MAX (needed[2], needed[3])),
+                                                     MAX (needed[4], needed[5])) + 1);
+        return fail_line (error, rd, line, msg);
+      }
+  if (!parse_uint (tok[rd->col[COL_SIZE]], &size) || !parse_uint (tok[rd->col[COL_COUNT]], &count))
     return fail_line (error, rd, line, "a table row that does not parse");
   if (rd->test < 0)
     return fail_line (error, rd, line, "which collective is this? (no '# Collective test "
@@ -191,16 +210,26 @@ read_row (Reader *rd, char **tok, guint n, guint line, GArray *rows, GError **er
   g_strlcpy (row.redop, rd->col[COL_REDOP] >= 0 && (guint) rd->col[COL_REDOP] < n
                           ? tok[rd->col[COL_REDOP]] : "none", sizeof row.redop);
   row.root = -1;
+  gint64 root;
   if (rd->col[COL_ROOT] >= 0 && (guint) rd->col[COL_ROOT] < n)
-    row.root = atoi (tok[rd->col[COL_ROOT]]);
+    {
+      /* a rank or -1 (all); atoi wrapped or zeroed anything else */
+      if (!g_ascii_string_to_signed (tok[rd->col[COL_ROOT]], 10, -1, G_MAXINT, &root, NULL))
+        return fail_line (error, rd, line, "a table row whose root is not a rank or -1");
+      row.root = (int) root;
+    }
   if (!read_set (rd, tok, n, rd->col[COL_TIME], rd->col[COL_ALGBW], rd->col[COL_BUSBW],
                  rd->col[COL_WRONG], &row.time_us, &row.algbw_GBs, &row.busbw_GBs, &row.wrong)
       || !read_set (rd, tok, n, rd->col[COL_IP_TIME], rd->col[COL_IP_ALGBW],
                     rd->col[COL_IP_BUSBW], rd->col[COL_IP_WRONG], &row.ip_time_us,
                     &row.ip_algbw_GBs, &row.ip_busbw_GBs, &row.ip_wrong))
-    return fail_line (error, rd, line, "a table row with a value that does not parse");
+    return fail_line (error, rd, line, "a table row with a time, bandwidth or error count "
+                      "that is not a finite number >= 0 or N/A");
   if (row.time_us < 0 && row.ip_time_us < 0)
     return fail_line (error, rd, line, "a table row without a time");
+  if (row.time_us == 0 || row.ip_time_us == 0)
+    return fail_line (error, rd, line, "a table row with a time of 0 us (no collective "
+                      "completes in no time; the bandwidth would be infinite)");
   g_array_append_val (rows, row);
   return TRUE;
 }

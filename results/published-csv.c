@@ -153,6 +153,22 @@ res_csv_parse (const char *text, gssize length, const char *source, GError **err
       csv->columns = g_new0 (char *, csv->n_columns + 1);
       for (guint c = 0; c < csv->n_columns; c++)
         csv->columns[c] = g_strstrip (g_strdup (head->pdata[c]));
+      /* Every cell is UTF-8, or the file is refused: a cell that is not was cut inside a
+       * character by the report's column width (g_utf8_substring read past the end) and
+       * passed through --json as invalid JSON text. */
+      for (guint k = 0; k < r.records->len && ok; k++)
+        {
+          GPtrArray *rec = r.records->pdata[k];
+          for (guint c = 0; c < rec->len && ok; c++)
+            if (!g_utf8_validate (rec->pdata[c], -1, NULL))
+              {
+                g_set_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_PARSE,
+                             "%s:%u: field %u is not valid UTF-8 (hint: save the file as "
+                             "UTF-8; spreadsheets call it \"CSV UTF-8\")", name,
+                             g_array_index (r.lines, guint, k), c + 1);
+                ok = FALSE;
+              }
+        }
       csv->rows = g_ptr_array_new_with_free_func (cells_free);
       for (guint k = 1; k < r.records->len && ok; k++)
         {

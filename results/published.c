@@ -67,6 +67,65 @@ get (const ResCsv *csv, guint row, const char *column)
   return res_csv_get (csv, row, column);
 }
 
+/* Numeric columns and what a number in them may be (issue 15: absurd cells were counted
+ * in MAPE, a tp of 0 read as "not stated", i.e. 1). Counts are whole numbers from 1 up
+ * to the caps of plan.h / model.h; measurements lie in (0, max]. A cell that is text
+ * ("~2M", "from memory") is still "not stated"; one that starts as a number and is out
+ * of range refuses the row. */
+static const struct {
+  const char *column;
+  gboolean    count;
+  double      max;
+  const char *why;
+} cell_rules[] = {
+  { "n_gpus", TRUE, PLAN_MAX_WORLD, "the GPU cap" },
+  { "tp", TRUE, PLAN_MAX_WORLD, "the GPU cap" },
+  { "pp", TRUE, PLAN_MAX_WORLD, "the GPU cap" },
+  { "cp", TRUE, PLAN_MAX_WORLD, "the GPU cap" },
+  { "dp", TRUE, PLAN_MAX_WORLD, "the GPU cap" },
+  { "virtual_pipeline", TRUE, MODEL_MAX_LAYERS, "the layer cap" },
+  { "micro_batch", TRUE, G_MAXINT, "a 32-bit count" },
+  { "global_batch", TRUE, G_MAXINT, "a 32-bit count" },
+  { "n_layers", TRUE, MODEL_MAX_LAYERS, "the layer cap" },
+  { "hidden", TRUE, MODEL_MAX_HIDDEN, "the hidden-size cap" },
+  { "n_heads", TRUE, MODEL_MAX_HEADS, "the head cap" },
+  { "n_kv_heads", TRUE, MODEL_MAX_HEADS, "the head cap" },
+  { "ffn_hidden", TRUE, MODEL_MAX_FFN, "the FFN cap" },
+  { "vocab", TRUE, MODEL_MAX_VOCAB, "the vocabulary cap" },
+  { "seq_len", TRUE, MODEL_MAX_POSITIONS, "the 16M-token sequence cap" },
+  { "step_time_s", FALSE, 86400, "a day per step" },
+  { "tokens_per_s_total", FALSE, 1e10, "10 G tokens/s" },
+  { "tokens_per_s_per_gpu", FALSE, 1e7, "10 M tokens/s per GPU" },
+  { "tflops_per_gpu", FALSE, 1e5, "100 PFLOP/s per GPU" },
+  { "mfu_pct", FALSE, 100, "all of the peak" },
+};
+
+/* NULL when every numeric cell of the row is text, empty or in range; else why not. */
+static char *
+row_cells_problem (const ResCsv *csv, guint row)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (cell_rules); i++)
+    {
+      const char *cell = get (csv, row, cell_rules[i].column);
+      while (g_ascii_isspace (*cell))
+        cell++;
+      char *end = NULL;
+      double v = g_ascii_strtod (cell, &end);   /* also reads inf, nan, 1e999 */
+      if (end == cell)
+        continue;                               /* empty or text: not stated */
+      gboolean ok = cell_rules[i].count
+                    ? isfinite (v) && v >= 1 && v == floor (v) && v <= cell_rules[i].max
+                    : isfinite (v) && v > 0 && v <= cell_rules[i].max;
+      if (!ok)
+        return g_strdup_printf ("refused: %s '%s' must be %s %.0f (%s)",
+                                cell_rules[i].column, cell,
+                                cell_rules[i].count ? "a whole number from 1 to"
+                                                    : "a number above 0 and at most",
+                                cell_rules[i].max, cell_rules[i].why);
+    }
+  return NULL;
+}
+
 static gboolean G_GNUC_PRINTF (2, 3)
 skip (ResPublishedCase *c, const char *format, ...)
 {
@@ -631,6 +690,13 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row)
     {
       c->row_id = -1;
       skip (c, "row_id '%s' is not a number", get (csv, row, "row_id"));
+      return;
+    }
+
+  g_autofree char *bad_cell = row_cells_problem (csv, row);
+  if (bad_cell != NULL)
+    {
+      skip (c, "%s", bad_cell);
       return;
     }
 

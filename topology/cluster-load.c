@@ -175,6 +175,33 @@ typedef enum {
   RULE_AT_LEAST_ONE, /* >= 1 */
 } Rule;
 
+/* Upper bounds with their reasons (issue 15): a value past one is a typo or a unit
+ * mistake, and each keeps the cost model's arithmetic finite. Keys not listed have only
+ * their rule's lower bound (fractions are bounded by the rule). */
+static const struct {
+  const char *key;
+  double      max;
+  const char *why;
+} number_caps[] = {
+  { "bw_GBps", 1e5, "100 TB/s per direction, over 100x NVLink 5's 900 GB/s" },
+  { "busbw_GBps", 1e5, "100 TB/s per direction, over 100x NVLink 5's 900 GB/s" },
+  { "nvls_busbw_GBps", 1e5, "100 TB/s per direction, over 100x NVLink 5's 900 GB/s" },
+  { "hbm_GBps", 1e6, "1 PB/s, over 100x the 8 TB/s of B200 HBM3e" },
+  { "nic_Gbps", 1e6, "1 Pb/s per NIC, over 1000x a 800 Gb/s NIC" },
+  { "latency_us", 1e6, "one second per algorithm step" },
+  { "launch_overhead_us", 1e6, "one second per kernel" },
+  { "clock_GHz", 100, "100 GHz, over 40x any GPU clock" },
+  { "oversubscription", 1e4, "a 1:10,000 fabric carries nothing" },
+  { "hbm_GiB", 1048576, "1 PiB per device, over 1000x any GPU's HBM" },
+  { "hbm_GB", 1125899.906842624, "1 PiB per device, over 1000x any GPU's HBM" },
+  /* peak_tflops.DTYPE: keys are dtype names */
+  { "fp32", 1e6, "1 EFLOP/s per device, over 100x a B200's FP8 peak" },
+  { "tf32", 1e6, "1 EFLOP/s per device, over 100x a B200's FP8 peak" },
+  { "fp16", 1e6, "1 EFLOP/s per device, over 100x a B200's FP8 peak" },
+  { "bf16", 1e6, "1 EFLOP/s per device, over 100x a B200's FP8 peak" },
+  { "fp8", 1e6, "1 EFLOP/s per device, over 100x a B200's FP8 peak" },
+};
+
 /* Reads a number; leaves *out untouched when the key is absent and not required.
  * *present (may be NULL) tells whether the key was there. */
 static gboolean
@@ -191,6 +218,14 @@ read_number (JsonObject *obj, const char *key, gboolean required, Rule rule, dou
   if (!node_is_number (node))
     return fail_invalid (w, key, error, "must be a number, not %s", node_type_name (node));
   v = json_node_get_double (node);
+  /* json-glib reads 1e999 as inf: an infinite bandwidth made every transfer take 0 s */
+  if (!isfinite (v))
+    return fail_invalid (w, key, error, "must be a finite number (got %g; hint: check the "
+                         "exponent)", v);
+  for (guint i = 0; i < G_N_ELEMENTS (number_caps); i++)
+    if (g_str_equal (number_caps[i].key, key) && v > number_caps[i].max)
+      return fail_invalid (w, key, error, "is %.10g, above the cap of %.10g (%s; hint: check the "
+                           "unit in the key name)", v, number_caps[i].max, number_caps[i].why);
   switch (rule)
     {
     case RULE_POSITIVE:
@@ -427,8 +462,16 @@ load_device (JsonObject *root, TopoDevice *dev, const char *file, GError **error
                    "%s: missing required field 'device.hbm_GiB' (or 'device.hbm_GB')", file);
       return FALSE;
     }
-  dev->hbm_bytes = has_gib ? (guint64) llround (gib * 1073741824.0) /* 2^30 */
-                           : (guint64) llround (gb * 1e9);
+  /* the caps above keep the product under 2^50 bytes, far from 2^63 (it overflowed to
+   * "8 EiB"); a size that rounds to less than 1 MiB is no device memory (it rounded to 0 B) */
+  {
+    double bytes = has_gib ? gib * 1073741824.0 /* 2^30 */ : gb * 1e9;
+    if (bytes < 1048576.0)
+      return fail_invalid (&dw, has_gib ? "hbm_GiB" : "hbm_GB", error, "is %g, which is "
+                           "%.0f bytes, below 1 MiB (hint: the unit is GiB or GB, not bytes)",
+                           has_gib ? gib : gb, bytes);
+    dev->hbm_bytes = (guint64) llround (bytes);
+  }
 
   v = 0;
   if (!read_number (obj, "hbm_GBps", FALSE, RULE_POSITIVE, &v, NULL, &dw, error))

@@ -236,6 +236,94 @@ test_plan_at_caps (void)
   g_assert_cmpfloat (step, <, 9223372.0);
 }
 
+/* ---- nccl-tests import, published CSV, cluster files ------------------------------------ */
+
+#define IMPORT "calibrate --no-bench --cluster h200-node --no-db --import-nccl-tests "
+
+/* The issue's three lines: a header that repeats "size" at the end sent the row reader to
+ * token 6 of a 4-token row (an over-read, exit 139 under ASan). The first "size" counts;
+ * the row is refused because it lacks the header's algbw and busbw columns (5 and 6). */
+static void
+test_nccl_import (void)
+{
+  assert_refused (IMPORT "{DATA}/nccl-repeated-size.txt", NULL,
+                  "nccl-repeated-size.txt:3: a table row of 4 fields, but the header puts size, "
+                  "count, type, time, algbw and busbw in the first 6");
+  /* nan and inf were imported, written to the profile, then refused by the cluster
+   * loader reading that profile back: refused at import, line 11 of each file */
+  assert_refused (IMPORT "{DATA}/all_reduce_perf-nan.txt", NULL,
+                  "all_reduce_perf-nan.txt:11: a table row with a time, bandwidth or error count "
+                  "that is not a finite number >= 0 or N/A");
+  assert_refused (IMPORT "{DATA}/all_reduce_perf-inf.txt", NULL,
+                  "all_reduce_perf-inf.txt:11: a table row with a time");
+}
+
+/* A cell that is not UTF-8 (bytes ff fe in the model name of line 2): the whole file is
+ * refused before g_utf8_substring could cut inside a character, or --json print it. */
+static void
+test_csv_not_utf8 (void)
+{
+  assert_refused ("validate --no-db {DATA}/published-bad-utf8.csv", NULL,
+                  "published-bad-utf8.csv:2: field 2 is not valid UTF-8");
+  assert_refused ("validate --no-db --json {DATA}/published-bad-utf8.csv", NULL,
+                  "not valid UTF-8");
+}
+
+/* published-absurd.csv: row 1 is published-runs.csv row 39 (GPT 22B, 8 A100s, tp 8,
+ * 1.1 s); rows 2-8 each change one cell to something absurd. Only row 1 is predicted and
+ * counted in MAPE; each other row is skipped with the column and the value named. */
+static void
+test_csv_absurd_cells (void)
+{
+  static const struct { gint64 row_id; const char *reason; } refused[] = {
+    { 2, "refused: tp '0' must be a whole number from 1 to 1048576" },  /* was read as tp 1 */
+    { 3, "refused: step_time_s '1e999' must be a number above 0 and at most 86400" },
+    { 4, "refused: step_time_s '-1.1'" },
+    { 5, "refused: mfu_pct '250' must be a number above 0 and at most 100" },
+    { 6, "refused: step_time_s 'nan'" },
+    { 7, "refused: hidden '4294967296'" },
+    { 8, "refused: micro_batch '2.5' must be a whole number" },
+  };
+  g_autoptr (JsonNode) root = run_json ("validate --no-db --json {DATA}/published-absurd.csv",
+                                        NULL);
+  JsonObject *o = json_node_get_object (root);
+  JsonArray *rows = json_object_get_array_member (o, "rows");
+  g_assert_cmpuint (json_array_get_length (rows), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (rows, 0),
+                                               "row_id"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (o, "summary"),
+                                               "n"), ==, 1);
+  JsonArray *skipped = json_object_get_array_member (o, "skipped");
+  g_assert_cmpuint (json_array_get_length (skipped), ==, G_N_ELEMENTS (refused));
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      JsonObject *sk = json_array_get_object_element (skipped, i);
+      const char *reason = json_object_get_string_member (sk, "reason");
+      g_assert_cmpint (json_object_get_int_member (sk, "row_id"), ==, refused[i].row_id);
+      if (strstr (reason, refused[i].reason) == NULL)
+        g_error ("row %" G_GINT64_FORMAT ": reason '%s' lacks '%s'", refused[i].row_id, reason,
+                 refused[i].reason);
+    }
+}
+
+/* Cluster files: non-finite numbers, HBM that rounds to 0 B or overflows, ranges. */
+static void
+test_cluster_ranges (void)
+{
+  assert_refused ("show cluster {DATA}/cluster-bw-1e999.json", NULL,
+                  "field 'levels[0].bw_GBps' must be a finite number (got inf");
+  assert_refused ("show cluster {DATA}/cluster-nan-peak.json", NULL,
+                  "field 'device.peak_tflops.bf16' must be a finite number (got -inf");
+  /* 1e-10 GB = 0.1 byte */
+  assert_refused ("show cluster {DATA}/cluster-hbm-rounds-to-0.json", NULL,
+                  "field 'device.hbm_GB' is 1e-10, which is 0 bytes, below 1 MiB");
+  /* 1e10 GiB = 1.07e19 bytes > 2^63; the cap is 2^20 GiB = 1 PiB */
+  assert_refused ("show cluster {DATA}/cluster-hbm-overflow.json", NULL,
+                  "field 'device.hbm_GiB' is 1e+10, above the cap of 1048576");
+  assert_refused ("show cluster {DATA}/cluster-latency-range.json", NULL,
+                  "field 'levels[0].latency_us' is 10000000, above the cap of 1000000");
+}
+
 /* The JSON guard on an ordinary prediction: still valid JSON, no value changed to null
  * (step_time_s is a number). */
 static void
@@ -256,6 +344,10 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/limits/model-caps", test_model_caps);
   g_test_add_func ("/cli/limits/plan-caps", test_plan_caps);
   g_test_add_func ("/cli/limits/plan-at-caps", test_plan_at_caps);
+  g_test_add_func ("/cli/limits/nccl-import", test_nccl_import);
+  g_test_add_func ("/cli/limits/csv-not-utf8", test_csv_not_utf8);
+  g_test_add_func ("/cli/limits/csv-absurd-cells", test_csv_absurd_cells);
+  g_test_add_func ("/cli/limits/cluster-ranges", test_cluster_ranges);
   g_test_add_func ("/cli/limits/deep-json", test_deep_json);
   g_test_add_func ("/cli/limits/endless-files", test_endless_files);
   return g_test_run ();

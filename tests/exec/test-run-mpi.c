@@ -397,6 +397,7 @@ test_unsupported (void)
   g_assert_error (error, EXEC_ERROR, EXEC_ERROR_INVALID);
   g_assert_nonnull (strstr (error->message, "Ulysses"));
   g_clear_error (&error);
+  plan_clear (&p);            /* init twice on one plan leaked rank_order (ASan) */
   plan_init_defaults (&p);
   p.sharding = PLAN_SHARD_HSDP;
   g_assert_false (exec_runner_supports (m, &p, &error));
