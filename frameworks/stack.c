@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "frameworks-resources.h"
+#include "util/input.h"
 
 G_DEFINE_QUARK (fw-error-quark, fw_error)
 
@@ -176,6 +177,12 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   g_return_val_if_fail (data != NULL && source != NULL, NULL);
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) local = NULL;
+  /* depth checked first: json-glib recurses once per level (util/input.h) */
+  if (!util_json_check_depth (data, length, 0, source, &local))
+    {
+      g_set_error_literal (error, FW_ERROR, FW_ERROR_PARSE, local->message);
+      return NULL;
+    }
   if (!json_parser_load_from_data (parser, data, length, &local))
     {
       g_set_error (error, FW_ERROR, FW_ERROR_PARSE, "%s: %s", source, local->message);
@@ -320,7 +327,7 @@ fw_stack_load_file (const char *path, GError **error)
   g_autofree char *data = NULL;
   gsize len = 0;
   g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (path, &data, &len, &local))
+  if (!util_input_read_file (path, 0, &data, &len, &local))
     {
       g_set_error (error, FW_ERROR, FW_ERROR_NOT_FOUND, "%s", local->message);
       return NULL;

@@ -114,6 +114,7 @@ test_deep_json (void)
   assert_refused ("show cluster {TMP}/deep.json", dir, msg);
   assert_refused ("plan --model llama3-8b --cluster h200-node --gpus 8 --plan {TMP}/deep.json",
                   dir, msg);
+  assert_refused ("show framework {TMP}/deep.json", dir, msg);
   g_unlink (path);
   g_rmdir (dir);
 }
