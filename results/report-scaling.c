@@ -171,6 +171,7 @@ search_size (const ReportScalingSpec *spec, TopoCluster *cluster, int gpus, int 
   search_spec_init (&ss);
   ss.model = model_spec_ref ((ModelSpec *) spec->model);
   ss.cluster = topo_cluster_ref (cluster);
+  plan_clear (&ss.base);   /* search_spec_init filled defaults; plan_copy overwrites them */
   plan_copy (&ss.base, spec->plan);
   ss.base.world_size = gpus;
   ss.base.global_batch = gbs;
