@@ -229,10 +229,14 @@ static void
 append_set (GString *out, double time_us, double algbw, double busbw, gint64 wrong)
 {
   append_time (out, time_us);
-  if (time_us < 0)
-    g_string_append_printf (out, "  %6s  %6s", "N/A", "N/A");
-  else
-    g_string_append_printf (out, "  %6.2f  %6.2f", algbw, busbw);
+  /* an unknown bandwidth (an imported "N/A", stored as -1) is written back as N/A, so the
+   * table reads back: the import refuses negative numbers */
+  double bw[2] = { algbw, busbw };
+  for (int i = 0; i < 2; i++)
+    if (time_us < 0 || bw[i] < 0)
+      g_string_append_printf (out, "  %6s", "N/A");
+    else
+      g_string_append_printf (out, "  %6.2f", bw[i]);
   if (wrong < 0)
     g_string_append_printf (out, "  %6s", "N/A");
   else

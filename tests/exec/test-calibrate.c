@@ -211,6 +211,31 @@ test_wrong_not_a_count (void)
     }
 }
 
+/* A row whose bandwidths are N/A (kept as -1) is written back as N/A, not -1.00, which the
+ * import refuses: found by fuzz-nccl-tests (the table it printed did not read back). */
+static void
+test_format_na_bandwidth (void)
+{
+  const char *text =
+    "# Collective test starting: all_gather_perf\n"
+    "# nranks 8\n"
+    "#       size    count    type   redop    root     time   algbw   busbw  #wrong\n"
+    "    67108864  2097152   float    none      -1   380.40     N/A     N/A     N/A\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));
+  g_assert_true (exec_nccl_tests_parse (text, -1, "na.txt", rows, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (rows->len, ==, 1);
+  g_autoptr (GString) out = g_string_new (NULL);
+  exec_coll_rows_format (out, (const ExecCollRow *) rows->data, rows->len, NULL);
+  g_assert_null (strstr (out->str, "-1.00"));
+  g_autoptr (GArray) back = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));
+  g_assert_true (exec_nccl_tests_parse (out->str, (gssize) out->len, "back.txt", back, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->len, ==, 1);
+  g_assert_cmpfloat (row_at (back, 0)->time_us, ==, 380.40);
+}
+
 /* What exec_coll_rows_format prints, exec_nccl_tests_parse reads back unchanged (the
  * values of the data files have two decimals, as the format prints them). */
 static void
@@ -548,6 +573,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/nccl-tests/refused", test_refused);
   g_test_add_func ("/exec/nccl-tests/wrong-not-a-count", test_wrong_not_a_count);
   g_test_add_func ("/exec/nccl-tests/format-round-trip", test_format_round_trip);
+  g_test_add_func ("/exec/nccl-tests/format-na-bandwidth", test_format_na_bandwidth);
   g_test_add_func ("/exec/calibrate/profile-rows", test_profile_rows);
   g_test_add_func ("/exec/calibrate/single-process", test_single_process);
   g_test_add_func ("/exec/calibrate/mpi-2-ranks", test_launch);
