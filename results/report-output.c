@@ -2,6 +2,7 @@
  * as PNG files and SVG data URIs, the HTML frame and table helpers. */
 #include "config.h"
 #include "results/report-private.h"
+#include "util/input.h"
 
 #include <cairo-svg.h>
 #include <errno.h>
@@ -100,6 +101,15 @@ report_file_write (const char *dir, const char *name, const char *data, gssize l
   if (written)
     g_ptr_array_add (written, g_steal_pointer (&path));
   return TRUE;
+}
+
+gboolean
+report_json_write (const char *dir, const char *name, JsonBuilder *builder,
+                   GPtrArray *written, GError **error)
+{
+  g_autoptr (JsonNode) root = json_builder_get_root (builder);
+  g_autofree char *text = util_json_to_data (root, TRUE);
+  return report_file_write (dir, name, text, -1, written, error);
 }
 
 static cairo_status_t

@@ -73,6 +73,10 @@ gboolean report_dir_prepare (const char *dir, const char *const *names, gboolean
                              GError **error);
 gboolean report_file_write (const char *dir, const char *name, const char *data, gssize len,
                             GPtrArray *written, GError **error);
+/* The builder's root as pretty JSON in dir/name, through util_json_to_data (the one way
+ * JSON leaves the program: no inf/nan, valid UTF-8). */
+gboolean report_json_write (const char *dir, const char *name, JsonBuilder *builder,
+                            GPtrArray *written, GError **error);
 
 typedef void (*ReportPlotFunc) (const void *data, cairo_t *cr, double w, double h);
 /* Draws the plot on a PNG surface and writes it to dir/name. */

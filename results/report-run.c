@@ -624,12 +624,7 @@ report_run_write (const ReportRun *r, const char *dir, guint formats, gboolean f
     {
       g_autoptr (JsonBuilder) jb = json_builder_new ();
       report_run_to_json (r, jb);
-      g_autoptr (JsonGenerator) gen = json_generator_new ();
-      g_autoptr (JsonNode) root = json_builder_get_root (jb);
-      json_generator_set_root (gen, root);
-      json_generator_set_pretty (gen, TRUE);
-      g_autofree char *text = json_generator_to_data (gen, NULL);
-      if (!report_file_write (dir, "report.json", text, -1, written, error))
+      if (!report_json_write (dir, "report.json", jb, written, error))
         return FALSE;
     }
   return TRUE;

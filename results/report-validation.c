@@ -650,12 +650,7 @@ report_validation_write (const ReportValidation *v, const char *dir, guint forma
     {
       g_autoptr (JsonBuilder) b = json_builder_new ();
       report_validation_to_json (v, b);
-      g_autoptr (JsonGenerator) gen = json_generator_new ();
-      g_autoptr (JsonNode) root = json_builder_get_root (b);
-      json_generator_set_root (gen, root);
-      json_generator_set_pretty (gen, TRUE);
-      g_autofree char *text = json_generator_to_data (gen, NULL);
-      if (!report_file_write (dir, "report.json", text, -1, written, error))
+      if (!report_json_write (dir, "report.json", b, written, error))
         return FALSE;
     }
   return TRUE;
