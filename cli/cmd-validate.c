@@ -98,6 +98,15 @@ print_text (const ResPublishedReport *r, gboolean breakdown)
     if (s->n_family[f] > 0)
       printf ("  %-5s %3u rows, MAPE %s%%\n", res_pub_family_name (f), s->n_family[f],
               fmt_num (s->mape_family_pct[f], "%.1f"));
+  if (s->n_moe_rows > 0)
+    {
+      printf ("moe: %u of %u mixture-of-experts rows predicted; MAPE %s%%, max |err| %s%%",
+              s->n_moe, s->n_moe_rows, fmt_num (s->mape_moe_pct, "%.1f"),
+              fmt_num (s->max_abs_err_moe_pct, "%.1f"));
+      if (s->max_err_moe_row_id >= 0)
+        printf (" (row %" G_GINT64_FORMAT ")", s->max_err_moe_row_id);
+      printf (" (apart from the summary above, which is the dense rows)\n");
+    }
   gboolean header = FALSE;
   for (guint i = 0; i < r->cases->len; i++)
     {

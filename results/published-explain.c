@@ -66,6 +66,11 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
       LINE ("vocab", "%" G_GUINT64_FORMAT, c->model->vocab);
       LINE ("seq_len", "%" G_GUINT64_FORMAT, c->model->max_positions);
     }
+  if (c->moe.present)
+    {
+      g_autofree char *moe = res_pub_moe_describe (&c->moe);
+      LINE ("moe", "%s", moe);
+    }
   if (c->plan_valid)
     {
       const Plan *p = &c->plan;

@@ -11,17 +11,32 @@ res_published_summarize (ResPublishedCase *const *cases, guint n_cases,
 {
   memset (out, 0, sizeof *out);
   double sum = 0, sum_family[RES_PUB_FAMILY_N] = { 0 };
-  out->max_abs_err_pct = NAN;
-  out->max_err_row_id = -1;
+  out->max_abs_err_pct = out->max_abs_err_moe_pct = NAN;
+  out->max_err_row_id = out->max_err_moe_row_id = -1;
+  double sum_moe = 0;
   for (guint i = 0; i < n_cases; i++)
     {
       const ResPublishedCase *c = cases[i];
+      if (c->moe.present)
+        out->n_moe_rows++;
       if (!c->predicted)
         {
           out->n_skipped++;
           continue;
         }
       double a = fabs (c->err_pct);
+      if (c->moe.present)
+        {
+          /* MoE rows apart: issue 13's targets stay on the dense rows (issue 16 item 5) */
+          out->n_moe++;
+          sum_moe += a;
+          if (isnan (out->max_abs_err_moe_pct) || a > out->max_abs_err_moe_pct)
+            {
+              out->max_abs_err_moe_pct = a;
+              out->max_err_moe_row_id = c->row_id;
+            }
+          continue;
+        }
       out->n++;
       sum += a;
       out->n_family[c->family]++;
@@ -34,6 +49,7 @@ res_published_summarize (ResPublishedCase *const *cases, guint n_cases,
     }
   /* MAPE = mean |100 (predicted - measured) / measured| over the predicted rows. */
   out->mape_pct = out->n > 0 ? sum / out->n : NAN;
+  out->mape_moe_pct = out->n_moe > 0 ? sum_moe / out->n_moe : NAN;
   for (int f = 0; f < RES_PUB_FAMILY_N; f++)
     out->mape_family_pct[f] = out->n_family[f] > 0 ? sum_family[f] / out->n_family[f] : NAN;
 }
@@ -275,6 +291,8 @@ row_to_json (const ResPublishedCase *c, JsonBuilder *b)
   add_number (b, "predicted_compute_s", c->predicted_compute_s);
   add_number (b, "predicted_bubble_s", c->predicted_bubble_s);
   sim_comm_kinds_to_json (b, "predicted_exposed_comm_s", c->predicted_exposed_s);
+  json_builder_set_member_name (b, "moe");
+  json_builder_add_boolean_value (b, c->moe.present);
   json_builder_end_object (b);
 }
 
@@ -322,6 +340,18 @@ res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *b)
   else
     json_builder_add_null_value (b);
   add_int (b, "skipped", s->n_skipped);
+  json_builder_set_member_name (b, "moe");
+  json_builder_begin_object (b);
+  add_int (b, "rows", s->n_moe_rows);
+  add_int (b, "n", s->n_moe);
+  add_number (b, "mape_pct", s->mape_moe_pct);
+  add_number (b, "max_abs_err_pct", s->max_abs_err_moe_pct);
+  json_builder_set_member_name (b, "max_err_row_id");
+  if (s->max_err_moe_row_id >= 0)
+    json_builder_add_int_value (b, s->max_err_moe_row_id);
+  else
+    json_builder_add_null_value (b);
+  json_builder_end_object (b);
   json_builder_set_member_name (b, "by_device");
   json_builder_begin_object (b);
   for (int f = RES_PUB_FAMILY_H100; f < RES_PUB_FAMILY_N; f++)

@@ -678,6 +678,7 @@ res_published_case_free (ResPublishedCase *c)
   topo_cluster_unref (c->cluster);
   plan_clear (&c->plan);
   g_free (c->measured_source);
+  res_pub_moe_clear (&c->moe);
   g_free (c->skip_reason);
   g_free (c);
 }
@@ -697,6 +698,12 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row)
   if (bad_cell != NULL)
     {
       skip (c, "%s", bad_cell);
+      return;
+    }
+  g_autofree char *bad_moe = NULL;
+  if (!res_pub_moe_parse (get (csv, row, "moe"), &c->moe, &bad_moe))
+    {
+      skip (c, "refused: %s", bad_moe);
       return;
     }
 
@@ -743,6 +750,12 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row)
   guint64 seq = 0;
   if (!map_model (c, csv, row, &seq))
     return;
+  g_autofree char *moe_why = NULL;
+  if (c->moe.present && !res_pub_moe_apply (&c->moe, &c->model, &moe_why))
+    {
+      skip (c, "%s", moe_why);
+      return;
+    }
   if (!cell_count (get (csv, row, "global_batch"), &v))
     {
       skip (c, "missing global_batch");

@@ -94,6 +94,9 @@
  * |                           |   --tp-comm-overlap, or the stack has it on by default and   |
  * |                           |   tp > 1 (NeMo: ub_tp_comm_overlap: true)                    |
  * | gradients                 | reduced in bf16 where the stack does (NeMo)                  |
+ * | moe                       | `key=value;` MoE fields (results/published-moe.h); a cell    |
+ * |                           |   that does not parse refuses the row with its reason; a     |
+ * |                           |   MoE row is mapped by res_pub_moe_apply (published-moe.c)   |
  * | plan_resolve refuses      | skipped with plan_resolve's message                          |
  *
  * Measured step time, first that applies (recorded in measured_source):
@@ -125,6 +128,7 @@
 #include "frameworks/stack.h"
 #include "plan/program.h"
 #include "results/store.h"
+#include "results/published-moe.h"
 
 G_BEGIN_DECLS
 
@@ -205,6 +209,8 @@ typedef struct {
   double        predicted_bubble_s;
   double        predicted_exposed_s[PROG_COMM_N];
 
+  ResPubMoe     moe;                /* the `moe` cell (present FALSE: a dense row) */
+
   char         *skip_reason;        /* NULL unless skipped */
   const char *const *cost_overrides; /* "key=value" applied after the device defaults
                                         (calibration studies); borrowed, may be NULL */
@@ -236,14 +242,21 @@ typedef struct {
   gpointer      progress_data;
 } ResPublishedOptions;
 
+/* n, MAPE, max and the families count the dense rows only (the calibration set of issue
+ * 13); rows with a `moe` cell are summarized apart in the moe_* fields. */
 typedef struct {
-  guint  n;                        /* predicted rows */
+  guint  n;                        /* predicted dense rows */
   guint  n_skipped;
   double mape_pct;                 /* NaN when n == 0 */
   double max_abs_err_pct;          /* NaN when n == 0 */
   gint64 max_err_row_id;           /* -1 when n == 0 */
   guint  n_family[RES_PUB_FAMILY_N];
   double mape_family_pct[RES_PUB_FAMILY_N];   /* NaN where n_family is 0 */
+  guint  n_moe;                    /* predicted MoE rows */
+  guint  n_moe_rows;               /* MoE rows, predicted or skipped */
+  double mape_moe_pct;             /* NaN when n_moe == 0 */
+  double max_abs_err_moe_pct;      /* NaN when n_moe == 0 */
+  gint64 max_err_moe_row_id;       /* -1 when n_moe == 0 */
 } ResPublishedSummary;
 
 /* Rows that differ only in the number of micro-batches per step (the same model,
@@ -289,11 +302,12 @@ void                res_published_report_free (ResPublishedReport *report);   /*
 /* The object of `tandem validate --json`:
  *   { "source", "rows": [{row_id, model, gpu_type, n_gpus, cluster, plan,
  *     measured_step_s, measured_source, predicted_step_s, err_pct, fits, flops_convention,
- *     published_mfu_pct, predicted_mfu_pct}],
+ *     published_mfu_pct, predicted_mfu_pct, moe}],
  *     "skipped": [{row_id, model, gpu_type, reason}],
  *     "summary": {n, mape_pct, max_abs_err_pct, max_err_row_id, skipped,
  *                 by_device: {h100: {n, mape_pct}, a100: {...}},
- *                 llama3_mfu: [{row_id, published_mfu_pct, predicted_mfu_palm_pct}]},
+ *                 llama3_mfu: [{row_id, published_mfu_pct, predicted_mfu_palm_pct}],
+ *                 moe: {rows, n, mape_pct, max_abs_err_pct, max_err_row_id}},
  *     "mb_scaling": [{row_ids, micro_batches, measured_per_mb_s, measured_fixed_s,
  *                     predicted_per_mb_s, predicted_fixed_s, per_mb_err_pct}] }
  * Unknown numbers are null. "Llama 3 rows" are the rows mapped to h100-24k. */

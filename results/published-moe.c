@@ -1,0 +1,322 @@
+/* results/published-moe.c - the `moe` cell of a published row (the table and the
+ * contract are in results/published-moe.h). */
+#include "results/published-moe.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "models/model.h"
+#include "plan/plan.h"
+
+#define MOE_MAX_EXPERTS G_GUINT64_CONSTANT (65536)
+#define MOE_MAX_MTP     G_GUINT64_CONSTANT (64)
+
+void
+res_pub_moe_clear (ResPubMoe *moe)
+{
+  g_free (moe->attention_other);
+  memset (moe, 0, sizeof *moe);
+}
+
+const char *
+res_pub_moe_dispatcher_name (ResPubDispatcher d)
+{
+  switch (d)
+    {
+    case RES_PUB_DISPATCH_ALLTOALL: return "alltoall";
+    case RES_PUB_DISPATCH_ALLGATHER: return "allgather";
+    case RES_PUB_DISPATCH_DEEPEP: return "deepep";
+    case RES_PUB_DISPATCH_HYBRIDEP: return "hybridep";
+    case RES_PUB_DISPATCH_UNSTATED: break;
+    }
+  return "not stated";
+}
+
+static gboolean G_GNUC_PRINTF (2, 3)
+refuse (char **why, const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *msg = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  *why = g_strdup_printf ("moe: %s", msg);
+  return FALSE;
+}
+
+/* A whole number in [lo, hi], the whole value (no trailing text). */
+static gboolean
+whole (const char *key, const char *value, guint64 lo, guint64 hi, guint64 *out, char **why)
+{
+  if (*value == '\0' || !g_ascii_isdigit (*value))
+    return refuse (why, "%s '%s' is not a whole number (hint: %s=%" G_GUINT64_FORMAT ")",
+                   key, value, key, lo > 0 ? lo : 1);
+  char *end = NULL;
+  errno = 0;
+  guint64 v = g_ascii_strtoull (value, &end, 10);
+  if (*end != '\0')
+    return refuse (why, "%s '%s' is not a whole number", key, value);
+  if (errno != 0 || v < lo || v > hi)
+    return refuse (why, "%s %s is outside %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT,
+                   key, value, lo, hi);
+  *out = v;
+  return TRUE;
+}
+
+/* MLA(q_lora=N,kv_lora=N,qk_nope=N,qk_rope=N,v_head=N): every field required; q_lora 0
+ * means no query compression (DeepSeek-V2-Lite). */
+static gboolean
+parse_mla (const char *args, ResPubMoe *out, char **why)
+{
+  static const char *const names[] = { "q_lora", "kv_lora", "qk_nope", "qk_rope", "v_head" };
+  guint64 *fields[] = { &out->q_lora, &out->kv_lora, &out->qk_nope, &out->qk_rope,
+                        &out->v_head };
+  gboolean seen[G_N_ELEMENTS (names)] = { FALSE };
+  g_auto (GStrv) parts = g_strsplit (args, ",", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      char *part = g_strstrip (parts[i]);
+      char *eq = strchr (part, '=');
+      if (eq == NULL)
+        return refuse (why, "attention MLA field '%s' has no '=' (hint: "
+                       "MLA(q_lora=1536,kv_lora=512,qk_nope=128,qk_rope=64,v_head=128))",
+                       part);
+      *eq = '\0';
+      char *k = g_strstrip (part), *v = g_strstrip (eq + 1);
+      guint j = 0;
+      while (j < G_N_ELEMENTS (names) && strcmp (names[j], k) != 0)
+        j++;
+      if (j == G_N_ELEMENTS (names))
+        return refuse (why, "attention MLA field '%s' unknown (known: q_lora, kv_lora, "
+                       "qk_nope, qk_rope, v_head)", k);
+      if (seen[j])
+        return refuse (why, "attention MLA field %s given twice", k);
+      seen[j] = TRUE;
+      g_autofree char *label = g_strdup_printf ("MLA %s", k);
+      if (!whole (label, v, j == 0 ? 0 : 1, j == 0 || j == 1 ? MODEL_MAX_FFN : MODEL_MAX_HEADS,
+                  fields[j], why))
+        return FALSE;
+    }
+  for (guint j = 0; j < G_N_ELEMENTS (names); j++)
+    if (!seen[j])
+      return refuse (why, "attention MLA(...) lacks %s", names[j]);
+  out->mla = TRUE;
+  return TRUE;
+}
+
+static gboolean
+parse_attention (const char *value, ResPubMoe *out, char **why)
+{
+  const char *open = strchr (value, '(');
+  size_t len = strlen (value);
+  if (open != NULL && (len == 0 || value[len - 1] != ')'))
+    return refuse (why, "attention '%s' has no closing ')'", value);
+  g_autofree char *kind = open != NULL ? g_strndup (value, (gsize) (open - value))
+                                       : g_strdup (value);
+  g_strstrip (kind);
+  if (*kind == '\0')
+    return refuse (why, "attention has no kind (hint: attention=MLA(...))");
+  if (g_ascii_strcasecmp (kind, "MLA") == 0)
+    {
+      if (open == NULL)
+        return refuse (why, "attention MLA needs its ranks (hint: "
+                       "MLA(q_lora=1536,kv_lora=512,qk_nope=128,qk_rope=64,v_head=128))");
+      g_autofree char *args = g_strndup (open + 1, (gsize) (value + len - 1 - (open + 1)));
+      return parse_mla (args, out, why);
+    }
+  out->attention_other = g_strdup (value);
+  return TRUE;
+}
+
+gboolean
+res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
+{
+  g_return_val_if_fail (cell != NULL && out != NULL && why != NULL, FALSE);
+  memset (out, 0, sizeof *out);
+  *why = NULL;
+  g_autofree char *text = g_strstrip (g_strdup (cell));
+  if (*text == '\0')
+    return TRUE;
+  out->present = TRUE;
+
+  gboolean has_experts = FALSE, has_top_k = FALSE, has_moe_ffn = FALSE;
+  gboolean has_shared_ffn = FALSE, has_window_layers = FALSE;
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_auto (GStrv) pairs = g_strsplit (text, ";", -1);
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && pairs[i] != NULL; i++)
+    {
+      char *pair = g_strstrip (pairs[i]);
+      if (*pair == '\0')
+        {
+          if (pairs[i + 1] == NULL)
+            break;                          /* the trailing ';' */
+          ok = refuse (why, "empty pair before ';' number %u", i + 1);
+          break;
+        }
+      char *eq = strchr (pair, '=');
+      if (eq == NULL)
+        {
+          ok = refuse (why, "'%s' is not key=value", pair);
+          break;
+        }
+      *eq = '\0';
+      char *key = g_strstrip (pair), *value = g_strstrip (eq + 1);
+      if (g_hash_table_contains (seen, key))
+        {
+          ok = refuse (why, "%s given twice", key);
+          break;
+        }
+      g_hash_table_add (seen, g_strdup (key));
+
+      if (strcmp (key, "experts") == 0)
+        ok = has_experts = whole (key, value, 1, MOE_MAX_EXPERTS, &out->experts, why);
+      else if (strcmp (key, "top_k") == 0)
+        ok = has_top_k = whole (key, value, 1, MOE_MAX_EXPERTS, &out->top_k, why);
+      else if (strcmp (key, "moe_ffn") == 0)
+        ok = has_moe_ffn = whole (key, value, 1, MODEL_MAX_FFN, &out->moe_ffn, why);
+      else if (strcmp (key, "shared_experts") == 0)
+        ok = whole (key, value, 0, MOE_MAX_EXPERTS, &out->shared_experts, why);
+      else if (strcmp (key, "shared_expert_ffn") == 0)
+        ok = has_shared_ffn = whole (key, value, 1, MODEL_MAX_FFN, &out->shared_expert_ffn,
+                                     why);
+      else if (strcmp (key, "dense_layers") == 0)
+        ok = whole (key, value, 0, MODEL_MAX_LAYERS, &out->dense_layers, why);
+      else if (strcmp (key, "dense_ffn") == 0)
+        ok = whole (key, value, 1, MODEL_MAX_FFN, &out->dense_ffn, why);
+      else if (strcmp (key, "etp") == 0)
+        ok = whole (key, value, 1, PLAN_MAX_WORLD, &out->etp, why);
+      else if (strcmp (key, "head_dim") == 0)
+        ok = whole (key, value, 1, MODEL_MAX_HEADS, &out->head_dim, why);
+      else if (strcmp (key, "mtp_layers") == 0)
+        ok = whole (key, value, 0, MOE_MAX_MTP, &out->mtp_layers, why);
+      else if (strcmp (key, "sliding_window") == 0)
+        ok = whole (key, value, 1, MODEL_MAX_POSITIONS, &out->sliding_window, why);
+      else if (strcmp (key, "sliding_window_layers") == 0)
+        ok = has_window_layers = whole (key, value, 1, MODEL_MAX_LAYERS,
+                                        &out->sliding_window_layers, why);
+      else if (strcmp (key, "dispatcher") == 0)
+        {
+          static const struct { const char *name; ResPubDispatcher d; } ds[] = {
+            { "alltoall", RES_PUB_DISPATCH_ALLTOALL }, { "allgather", RES_PUB_DISPATCH_ALLGATHER },
+            { "deepep", RES_PUB_DISPATCH_DEEPEP }, { "hybridep", RES_PUB_DISPATCH_HYBRIDEP },
+          };
+          guint j = 0;
+          while (j < G_N_ELEMENTS (ds) && g_ascii_strcasecmp (ds[j].name, value) != 0)
+            j++;
+          if (j == G_N_ELEMENTS (ds))
+            ok = refuse (why, "dispatcher '%s' unknown (known: alltoall, allgather, deepep, "
+                         "hybridep)", value);
+          else
+            out->dispatcher = ds[j].d;
+        }
+      else if (strcmp (key, "routing") == 0)
+        {
+          if (g_ascii_strcasecmp (value, "forced") == 0)
+            out->routing = RES_PUB_ROUTING_FORCED;
+          else if (g_ascii_strcasecmp (value, "dropless") == 0)
+            out->routing = RES_PUB_ROUTING_DROPLESS;
+          else
+            ok = refuse (why, "routing '%s' unknown (known: forced, dropless)", value);
+        }
+      else if (strcmp (key, "a2a_overlap") == 0)
+        {
+          if (g_ascii_strcasecmp (value, "1f1b") == 0)
+            out->a2a_overlap_1f1b = TRUE;
+          else if (g_ascii_strcasecmp (value, "none") != 0)
+            ok = refuse (why, "a2a_overlap '%s' unknown (known: none, 1f1b)", value);
+        }
+      else if (strcmp (key, "capacity_factor") == 0)
+        {
+          char *end = NULL;
+          double v = *value != '\0' ? g_ascii_strtod (value, &end) : NAN;
+          if (end == NULL || *end != '\0' || !isfinite (v) || v <= 0 || v > 1000)
+            ok = refuse (why, "capacity_factor '%s' must be a number above 0 and at most "
+                         "1000", value);
+          else
+            out->capacity_factor = v;
+        }
+      else if (strcmp (key, "attention") == 0)
+        ok = parse_attention (value, out, why);
+      else
+        ok = refuse (why, "unknown key '%s' (known: experts, top_k, moe_ffn, shared_experts, "
+                     "shared_expert_ffn, dense_layers, dense_ffn, etp, dispatcher, routing, "
+                     "capacity_factor, a2a_overlap, head_dim, mtp_layers, sliding_window, "
+                     "sliding_window_layers, attention)", key);
+    }
+
+  if (ok && !has_experts)
+    ok = refuse (why, "experts is required (hint: experts=8;top_k=2;moe_ffn=14336)");
+  if (ok && !has_top_k)
+    ok = refuse (why, "top_k is required");
+  if (ok && !has_moe_ffn)
+    ok = refuse (why, "moe_ffn is required (the FFN hidden size of one routed expert)");
+  if (ok && out->top_k > out->experts)
+    ok = refuse (why, "top_k %" G_GUINT64_FORMAT " exceeds the %" G_GUINT64_FORMAT
+                 " experts", out->top_k, out->experts);
+  if (ok && has_shared_ffn && out->shared_experts == 0)
+    ok = refuse (why, "shared_expert_ffn without shared_experts (hint: shared_experts=1)");
+  if (ok && has_window_layers && out->sliding_window == 0)
+    ok = refuse (why, "sliding_window_layers without sliding_window");
+  if (ok && out->sliding_window > 0 && !has_window_layers)
+    ok = refuse (why, "sliding_window without sliding_window_layers (how many layers use it)");
+  if (ok && out->shared_experts > 0 && !has_shared_ffn)
+    out->shared_expert_ffn = out->shared_experts * out->moe_ffn;
+  if (!ok)
+    {
+      res_pub_moe_clear (out);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+char *
+res_pub_moe_describe (const ResPubMoe *moe)
+{
+  if (!moe->present)
+    return g_strdup ("dense");
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "%" G_GUINT64_FORMAT " experts top-%" G_GUINT64_FORMAT
+                          ", moe_ffn %" G_GUINT64_FORMAT, moe->experts, moe->top_k,
+                          moe->moe_ffn);
+  if (moe->shared_experts > 0)
+    g_string_append_printf (s, ", %" G_GUINT64_FORMAT " shared (ffn %" G_GUINT64_FORMAT ")",
+                            moe->shared_experts, moe->shared_expert_ffn);
+  if (moe->dense_layers > 0)
+    g_string_append_printf (s, ", %" G_GUINT64_FORMAT " dense layers", moe->dense_layers);
+  if (moe->mla)
+    g_string_append_printf (s, ", MLA (q_lora %" G_GUINT64_FORMAT ", kv_lora %"
+                            G_GUINT64_FORMAT ")", moe->q_lora, moe->kv_lora);
+  else if (moe->attention_other != NULL)
+    g_string_append_printf (s, ", attention %s", moe->attention_other);
+  if (moe->mtp_layers > 0)
+    g_string_append_printf (s, ", %" G_GUINT64_FORMAT " MTP", moe->mtp_layers);
+  if (moe->etp > 0)
+    g_string_append_printf (s, ", etp %" G_GUINT64_FORMAT, moe->etp);
+  if (moe->dispatcher != RES_PUB_DISPATCH_UNSTATED)
+    g_string_append_printf (s, ", %s", res_pub_moe_dispatcher_name (moe->dispatcher));
+  if (moe->routing != RES_PUB_ROUTING_UNSTATED)
+    g_string_append (s, moe->routing == RES_PUB_ROUTING_FORCED ? ", forced balance"
+                                                               : ", dropless");
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+res_pub_moe_apply (const ResPubMoe *moe, ModelSpec **model, char **why)
+{
+  g_return_val_if_fail (moe != NULL && model != NULL && *model != NULL && why != NULL, FALSE);
+  *why = NULL;
+  if (moe->attention_other != NULL)
+    {
+      *why = g_strdup_printf ("mixture of experts: attention '%s' is not modelled (only "
+                              "standard attention and MLA)", moe->attention_other);
+      return FALSE;
+    }
+  /* The model side (ModelSpec's MoE fields, issue 16 item 1) is not in this build: a MoE
+   * row would be predicted as the dense model of its columns, which is not the run. */
+  g_autofree char *what = res_pub_moe_describe (moe);
+  *why = g_strdup_printf ("mixture of experts (%s): not predicted: this build's ModelSpec "
+                          "has no MoE fields", what);
+  return FALSE;
+}

@@ -1,0 +1,97 @@
+/* results/published-moe.h - the `moe` column of data/published-runs.csv: the
+ * mixture-of-experts fields of a published run, as `key=value;` pairs.
+ *
+ * Contract:
+ *  - An empty cell (or only spaces) is a dense row: present FALSE, every field zero.
+ *  - Otherwise the cell is pairs `key=value` separated by ';' (a trailing ';' and spaces
+ *    around keys and values are allowed; keys are case-sensitive, lower case). Each key
+ *    at most once; an unknown key, a repeated key, a pair without '=', a value that is
+ *    not of its kind or out of its range refuses the cell with one line that names the
+ *    key (res_pub_moe_parse returns FALSE and *why).
+ *  - Required: experts, top_k, moe_ffn. top_k <= experts; shared_expert_ffn only with
+ *    shared_experts > 0 (and defaults to shared_experts x moe_ffn, Megatron-Core's
+ *    --moe-shared-expert-intermediate-size being the total of the shared experts).
+ *  - Checks that need the row's other columns (dense_layers < n_layers, ep divides
+ *    experts, sliding_window_layers <= n_layers) are the mapper's, not the parser's.
+ *  - Never prints, never exits.
+ *
+ * | key                   | value                                        | meaning                                  |
+ * |-----------------------|----------------------------------------------|------------------------------------------|
+ * | experts               | 1 .. 65,536                                  | routed experts per MoE layer             |
+ * | top_k                 | 1 .. experts                                 | routed experts per token                 |
+ * | moe_ffn               | 1 .. MODEL_MAX_FFN                           | FFN hidden size of one routed expert     |
+ * | shared_experts        | 0 .. 65,536 (default 0)                      | always-active experts                    |
+ * | shared_expert_ffn     | 1 .. MODEL_MAX_FFN (default shared x moe_ffn)| FFN hidden of all shared experts together|
+ * | dense_layers          | 0 .. MODEL_MAX_LAYERS (default 0)            | the first layers, dense (DeepSeek's      |
+ * |                       |                                              |   first_k_dense_replace)                 |
+ * | dense_ffn             | 1 .. MODEL_MAX_FFN (default: ffn_hidden)     | FFN hidden of those dense layers         |
+ * | etp                   | 1 .. PLAN_MAX_WORLD (default: not stated)    | expert tensor parallelism                |
+ * | dispatcher            | alltoall, allgather, deepep, hybridep        | token dispatcher (Megatron-Core's         |
+ * |                       |                                              |   alltoall / allgather / flex backends)  |
+ * | routing               | forced, dropless                             | forced-balance benchmark routing, or     |
+ * |                       |                                              |   learned dropless routing               |
+ * | capacity_factor       | number > 0 and <= 1000                       | token-drop capacity factor               |
+ * | a2a_overlap           | none, 1f1b                                   | EP all-to-all hidden behind the other     |
+ * |                       |                                              |   micro-batch in 1F1B                    |
+ * | head_dim              | 1 .. MODEL_MAX_HEADS                         | attention head size when not hidden/heads|
+ * | mtp_layers            | 0 .. 64 (default 0)                          | multi-token-prediction layers            |
+ * | sliding_window        | 1 .. MODEL_MAX_POSITIONS                     | window of the sliding-window layers      |
+ * | sliding_window_layers | 1 .. MODEL_MAX_LAYERS (needs sliding_window) | how many layers use the window           |
+ * | attention             | MLA(q_lora=N,kv_lora=N,qk_nope=N,qk_rope=N,  | multi-head latent attention; q_lora 0 =  |
+ * |                       |   v_head=N), or any other NAME(...) / NAME   |   no query LoRA. Another kind is kept by |
+ * |                       |                                              |   name in `attention_other` (the mapper  |
+ * |                       |                                              |   skips it: not modelled)                |
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "models/model.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  RES_PUB_DISPATCH_UNSTATED,
+  RES_PUB_DISPATCH_ALLTOALL,
+  RES_PUB_DISPATCH_ALLGATHER,
+  RES_PUB_DISPATCH_DEEPEP,
+  RES_PUB_DISPATCH_HYBRIDEP,
+} ResPubDispatcher;
+
+typedef enum {
+  RES_PUB_ROUTING_UNSTATED,
+  RES_PUB_ROUTING_FORCED,     /* --moe-router-force-load-balancing: every expert the mean */
+  RES_PUB_ROUTING_DROPLESS,   /* learned routing, no token dropped */
+} ResPubRouting;
+
+typedef struct {
+  gboolean         present;           /* the cell was not empty */
+  guint64          experts, top_k, moe_ffn;
+  guint64          shared_experts, shared_expert_ffn;
+  guint64          dense_layers, dense_ffn;  /* dense_ffn 0: the row's ffn_hidden */
+  guint64          etp;                      /* 0: not stated */
+  ResPubDispatcher dispatcher;
+  ResPubRouting    routing;
+  double           capacity_factor;          /* 0: dropless / not stated */
+  gboolean         a2a_overlap_1f1b;
+  guint64          head_dim;                 /* 0: hidden / heads */
+  guint64          mtp_layers;
+  guint64          sliding_window, sliding_window_layers;
+  gboolean         mla;
+  guint64          q_lora, kv_lora, qk_nope, qk_rope, v_head;
+  char            *attention_other;          /* a kind other than MLA, as written */
+} ResPubMoe;
+
+/* Parses `cell` into `out` (cleared first). FALSE with *why (g_free) when the cell is
+ * refused; `out` is then cleared. */
+gboolean    res_pub_moe_parse          (const char *cell, ResPubMoe *out, char **why);
+void        res_pub_moe_clear          (ResPubMoe *moe);               /* frees, zeroes */
+const char *res_pub_moe_dispatcher_name (ResPubDispatcher d);          /* "alltoall", ... */
+/* Turns `*model`, the dense spec map_model built from the row's columns, into the MoE
+ * model the cell describes (replacing *model). FALSE with *why (g_free) when it cannot:
+ * the row is then skipped with that reason. */
+gboolean    res_pub_moe_apply          (const ResPubMoe *moe, ModelSpec **model, char **why);
+/* One line: "256 experts top-8, 1 shared (2048), moe_ffn 2048, 3 dense layers, MLA". */
+char       *res_pub_moe_describe       (const ResPubMoe *moe);
+
+G_END_DECLS

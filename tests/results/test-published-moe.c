@@ -1,0 +1,225 @@
+/* tests/results/test-published-moe.c - the `moe` column of data/published-runs.csv:
+ * res_pub_moe_parse on good and bad cells (each refusal names its key), a bad cell
+ * refusing its row in res_published_case_new, and the shipped MoE rows: every cell
+ * parses, every row carries its source, at least 20 rows from at least 3 sources, and
+ * the summary keeps them apart from the dense rows. */
+#include <math.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "results/published.h"
+
+/* DeepSeek-V3 as the shipped rows write it (Hugging Face config deepseek-ai/DeepSeek-V3:
+ * n_routed_experts 256, num_experts_per_tok 8, moe_intermediate_size 2048, n_shared_experts
+ * 1, first_k_dense_replace 3, intermediate_size 18432, q_lora_rank 1536, kv_lora_rank 512,
+ * qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128). */
+#define DSV3 "experts=256;top_k=8;shared_experts=1;moe_ffn=2048;shared_expert_ffn=2048;" \
+             "dense_layers=3;dense_ffn=18432;attention=MLA(q_lora=1536,kv_lora=512," \
+             "qk_nope=128,qk_rope=64,v_head=128);mtp_layers=1;etp=1;dispatcher=alltoall;" \
+             "routing=forced"
+
+static void
+test_parse_good (void)
+{
+  ResPubMoe m;
+  char *why = NULL;
+  g_assert_true (res_pub_moe_parse (DSV3, &m, &why));
+  g_assert_null (why);
+  g_assert_true (m.present);
+  g_assert_cmpuint (m.experts, ==, 256);
+  g_assert_cmpuint (m.top_k, ==, 8);
+  g_assert_cmpuint (m.moe_ffn, ==, 2048);
+  g_assert_cmpuint (m.shared_experts, ==, 1);
+  g_assert_cmpuint (m.shared_expert_ffn, ==, 2048);
+  g_assert_cmpuint (m.dense_layers, ==, 3);
+  g_assert_cmpuint (m.dense_ffn, ==, 18432);
+  g_assert_true (m.mla);
+  g_assert_cmpuint (m.q_lora, ==, 1536);
+  g_assert_cmpuint (m.kv_lora, ==, 512);
+  g_assert_cmpuint (m.qk_nope, ==, 128);
+  g_assert_cmpuint (m.qk_rope, ==, 64);
+  g_assert_cmpuint (m.v_head, ==, 128);
+  g_assert_cmpuint (m.mtp_layers, ==, 1);
+  g_assert_cmpuint (m.etp, ==, 1);
+  g_assert_cmpint (m.dispatcher, ==, RES_PUB_DISPATCH_ALLTOALL);
+  g_assert_cmpint (m.routing, ==, RES_PUB_ROUTING_FORCED);
+  g_assert_null (m.attention_other);
+  res_pub_moe_clear (&m);
+
+  /* spaces around keys and values, a trailing ';', upper-case enum values; shared
+   * experts without their ffn: shared x moe_ffn (2 x 1408 = 2816, Megatron-Core's
+   * --moe-shared-expert-intermediate-size is the total) */
+  g_assert_true (res_pub_moe_parse ("  experts = 64 ; top_k=6; moe_ffn=1408; shared_experts=2;"
+                                    " dispatcher=DeepEP; capacity_factor=1.25; ", &m, &why));
+  g_assert_cmpuint (m.experts, ==, 64);
+  g_assert_cmpuint (m.top_k, ==, 6);
+  g_assert_cmpuint (m.shared_expert_ffn, ==, 2 * 1408);
+  g_assert_cmpint (m.dispatcher, ==, RES_PUB_DISPATCH_DEEPEP);
+  g_assert_cmpfloat (m.capacity_factor, ==, 1.25);
+  g_assert_false (m.mla);
+  res_pub_moe_clear (&m);
+
+  /* another attention kind is kept by name: the mapper skips it as not modelled */
+  g_assert_true (res_pub_moe_parse ("experts=512;top_k=10;moe_ffn=512;"
+                                    "attention=GDN-hybrid(linear=36,full=12)", &m, &why));
+  g_assert_cmpstr (m.attention_other, ==, "GDN-hybrid(linear=36,full=12)");
+  res_pub_moe_clear (&m);
+
+  /* empty or blank: a dense row */
+  g_assert_true (res_pub_moe_parse ("   ", &m, &why));
+  g_assert_false (m.present);
+  g_assert_null (why);
+}
+
+static void
+test_parse_bad (void)
+{
+  static const struct { const char *cell, *why; } bad[] = {
+    { "experts=8;top_k=2", "moe: moe_ffn is required" },
+    { "top_k=2;moe_ffn=14336", "moe: experts is required" },
+    { "experts=8;moe_ffn=14336", "moe: top_k is required" },
+    { "experts=8;top_k=9;moe_ffn=14336", "moe: top_k 9 exceeds the 8 experts" },
+    { "experts=8;top_k=2;moe_ffn=14336;experts=16", "moe: experts given twice" },
+    { "experts=8;top_k=2;moe_ffn=14336;topk=2", "moe: unknown key 'topk'" },
+    { "experts=8;top_k=2;moe_ffn", "moe: 'moe_ffn' is not key=value" },
+    { "experts=8;;top_k=2;moe_ffn=1", "moe: empty pair before ';' number 2" },
+    { "experts=eight;top_k=2;moe_ffn=14336", "moe: experts 'eight' is not a whole number" },
+    { "experts=8.5;top_k=2;moe_ffn=14336", "moe: experts '8.5' is not a whole number" },
+    { "experts=-8;top_k=2;moe_ffn=14336", "moe: experts '-8' is not a whole number" },
+    { "experts=0;top_k=2;moe_ffn=14336", "moe: experts 0 is outside 1..65536" },
+    { "experts=99999999999999999999;top_k=2;moe_ffn=1", "moe: experts 99999999999999999999 "
+                                                        "is outside 1..65536" },
+    { "experts=8;top_k=2;moe_ffn=14336;shared_expert_ffn=4096",
+      "moe: shared_expert_ffn without shared_experts" },
+    { "experts=8;top_k=2;moe_ffn=1;dispatcher=nccl", "moe: dispatcher 'nccl' unknown" },
+    { "experts=8;top_k=2;moe_ffn=1;routing=random", "moe: routing 'random' unknown" },
+    { "experts=8;top_k=2;moe_ffn=1;capacity_factor=0", "moe: capacity_factor '0' must be" },
+    { "experts=8;top_k=2;moe_ffn=1;capacity_factor=nan", "moe: capacity_factor 'nan' must be" },
+    { "experts=8;top_k=2;moe_ffn=1;sliding_window=128",
+      "moe: sliding_window without sliding_window_layers" },
+    { "experts=8;top_k=2;moe_ffn=1;attention=MLA", "moe: attention MLA needs its ranks" },
+    { "experts=8;top_k=2;moe_ffn=1;attention=MLA(q_lora=1536,kv_lora=512",
+      "moe: attention 'MLA(q_lora=1536,kv_lora=512' has no closing ')'" },
+    { "experts=8;top_k=2;moe_ffn=1;attention=MLA(q_lora=1536,kv_lora=512,qk_nope=128,"
+      "qk_rope=64)", "moe: attention MLA(...) lacks v_head" },
+    { "experts=8;top_k=2;moe_ffn=1;attention=MLA(q_lora=1,kv_lora=1,qk_nope=1,qk_rope=1,"
+      "v_head=1,rope=2)", "moe: attention MLA field 'rope' unknown" },
+    { "experts=8;top_k=2;moe_ffn=1;attention=()", "moe: attention has no kind" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      ResPubMoe m;
+      char *why = NULL;
+      if (res_pub_moe_parse (bad[i].cell, &m, &why))
+        g_error ("'%s' was accepted", bad[i].cell);
+      g_assert_nonnull (why);
+      if (!g_str_has_prefix (why, bad[i].why))
+        g_error ("'%s': '%s', expected it to start with '%s'", bad[i].cell, why, bad[i].why);
+      g_assert_false (m.present);   /* cleared */
+      g_assert_null (m.attention_other);
+      g_free (why);
+    }
+}
+
+/* One row of a small MoE (Mixtral-like: 8 experts, top-2) on 8 H100s. */
+static ResPublishedCase *
+moe_row (const char *moe)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,n_kv_heads,ffn_hidden,vocab,"
+    "seq_len,tp,pp,ep,global_batch,step_time_s,moe\n"
+    "5,Mixtral-like,H100-SXM-80GB,8,4,1024,16,8,3584,32000,2048,1,1,8,64,1.0,\"%s\"\n", moe);
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  return res_published_case_new (csv, 0);
+}
+
+static void
+test_row_refused (void)
+{
+  g_autoptr (ResPublishedCase) c = moe_row ("experts=8;top_k=3;moe_ffn=3584;top_k=2");
+  g_assert_false (c->ready);
+  g_assert_cmpstr (c->skip_reason, ==, "refused: moe: top_k given twice");
+  g_assert_false (c->moe.present);
+
+  /* the same row with an empty cell is a dense row, and maps */
+  g_autoptr (ResPublishedCase) d = moe_row ("");
+  g_assert_true (d->ready);
+  g_assert_false (d->moe.present);
+
+  /* a kind of attention the model does not have: skipped with the reason, not refused */
+  g_autoptr (ResPublishedCase) g = moe_row ("experts=8;top_k=2;moe_ffn=3584;"
+                                            "attention=GDN-hybrid(linear=3,full=1)");
+  g_assert_false (g->ready);
+  g_assert_true (g->moe.present);
+  g_assert_cmpstr (g->skip_reason, ==, "mixture of experts: attention "
+                   "'GDN-hybrid(linear=3,full=1)' is not modelled (only standard attention "
+                   "and MLA)");
+}
+
+/* The shipped rows: every moe cell parses; every MoE row names its source and where in
+ * it; at least 20 rows from at least 3 sources (issue 16 item 5); every row is predicted
+ * or skipped with a reason; the summary counts them apart from the dense rows. */
+static void
+test_shipped_rows (void)
+{
+  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
+  g_assert_nonnull (root);
+  g_autofree char *path = g_build_filename (root, "data", "published-runs.csv", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ResCsv) csv = res_csv_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (res_csv_column (csv, "moe"), >=, 0);
+
+  g_autoptr (GHashTable) sources = g_hash_table_new (g_str_hash, g_str_equal);
+  guint n_moe = 0;
+  for (guint r = 0; r < res_csv_n_rows (csv); r++)
+    {
+      ResPubMoe m;
+      char *why = NULL;
+      if (!res_pub_moe_parse (res_csv_get (csv, r, "moe"), &m, &why))
+        g_error ("row %s: %s", res_csv_get (csv, r, "row_id"), why);
+      if (!m.present)
+        continue;
+      n_moe++;
+      g_assert_cmpuint (strlen (res_csv_get (csv, r, "source")), >, 0);
+      g_assert_cmpuint (strlen (res_csv_get (csv, r, "source_location")), >, 0);
+      g_hash_table_add (sources, (gpointer) res_csv_get (csv, r, "source"));
+      res_pub_moe_clear (&m);
+    }
+  g_assert_cmpuint (n_moe, >=, 20);
+  g_assert_cmpuint (g_hash_table_size (sources), >=, 3);
+
+  g_autoptr (ResPublishedReport) rep = res_published_validate (csv, NULL);
+  g_assert_cmpuint (rep->summary.n_moe_rows, ==, n_moe);
+  guint predicted_moe = 0, dense = 0;
+  for (guint i = 0; i < rep->cases->len; i++)
+    {
+      const ResPublishedCase *c = rep->cases->pdata[i];
+      if (c->moe.present)
+        {
+          g_assert_true (c->predicted || c->skip_reason != NULL);
+          g_assert_true (c->skip_reason == NULL
+                         || !g_str_has_prefix (c->skip_reason, "refused: moe"));
+          predicted_moe += c->predicted;
+        }
+      else
+        dense += c->predicted;
+    }
+  g_assert_cmpuint (rep->summary.n_moe, ==, predicted_moe);
+  g_assert_cmpuint (rep->summary.n, ==, dense);   /* MAPE and families: dense rows only */
+  g_test_message ("%u MoE rows from %u sources, %u predicted, MAPE %.1f%%", n_moe,
+                  g_hash_table_size (sources), predicted_moe, rep->summary.mape_moe_pct);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/published-moe/parse-good", test_parse_good);
+  g_test_add_func ("/published-moe/parse-bad", test_parse_bad);
+  g_test_add_func ("/published-moe/row-refused", test_row_refused);
+  g_test_add_func ("/published-moe/shipped-rows", test_shipped_rows);
+  return g_test_run ();
+}
