@@ -7,14 +7,14 @@ static const char *
 op_kind_name (ModelOpKind k)
 {
   static const char *const names[] = { "gemm", "attention", "norm", "elementwise",
-                                       "embedding", "loss" };
+                                       "embedding", "loss", "grouped_gemm" };
   return (guint) k < G_N_ELEMENTS (names) ? names[k] : "?";
 }
 
 static const char *
 op_part_name (ModelPart p)
 {
-  static const char *const names[] = { "embedding", "layer", "head" };
+  static const char *const names[] = { "embedding", "layer", "head", "moe_layer" };
   return (guint) p < G_N_ELEMENTS (names) ? names[p] : "?";
 }
 
@@ -66,8 +66,32 @@ show_model (const char *name, int seq, gboolean json)
       json_builder_add_string_value (b, pos);
       json_builder_set_member_name (b, "tied_embeddings");
       json_builder_add_boolean_value (b, m->tied_embeddings);
+      if (model_spec_is_moe (m))
+        {
+          I ("n_experts", m->n_experts);
+          I ("moe_top_k", m->moe_top_k);
+          I ("moe_ffn", m->moe_ffn);
+          I ("n_shared_experts", m->n_shared_experts);
+          I ("shared_expert_ffn", m->shared_expert_ffn);
+          I ("first_dense_layers", m->first_dense_layers);
+          I ("moe_layer_step", m->moe_layer_step);
+          json_builder_set_member_name (b, "router");
+          json_builder_add_string_value (b, m->router_score == MODEL_ROUTER_SIGMOID
+                                              ? "sigmoid" : "softmax");
+        }
+      if (model_spec_is_mla (m))
+        {
+          I ("q_lora_rank", m->q_lora_rank);
+          I ("kv_lora_rank", m->kv_lora_rank);
+          I ("qk_rope_head_dim", m->qk_rope_head_dim);
+          I ("qk_nope_head_dim", m->qk_nope_head_dim);
+          I ("v_head_dim", m->v_head_dim);
+        }
+      if (m->mtp_layers > 0)
+        I ("mtp_layers", m->mtp_layers);
       json_builder_end_object (b);
       I ("params", p.total);
+      I ("active_params", p.active);
       json_builder_set_member_name (b, "param_counts");
       json_builder_begin_object (b);
       I ("total", p.total);
@@ -79,6 +103,23 @@ show_model (const char *name, int seq, gboolean json)
       I ("norms_per_layer", p.norms_per_layer);
       I ("input_embedding", p.input_embedding);
       I ("output_head", p.output_head);
+      if (model_spec_is_moe (m))
+        {
+          I ("active", p.active);
+          I ("n_dense_layers", p.n_dense_layers);
+          I ("n_moe_layers", p.n_moe_layers);
+          I ("per_moe_layer", p.per_moe_layer);
+          I ("expert", p.expert);
+          I ("experts_per_layer", p.experts_per_layer);
+          I ("shared_per_layer", p.shared_per_layer);
+          I ("router_per_layer", p.router_per_layer);
+          I ("experts", p.experts);
+        }
+      if (m->mtp_layers > 0)
+        {
+          I ("mtp", p.mtp);
+          I ("mtp_active", p.mtp_active);
+        }
       json_builder_end_object (b);
       I ("seq_length", seq);
       json_builder_set_member_name (b, "flops_per_token");
@@ -86,7 +127,10 @@ show_model (const char *name, int seq, gboolean json)
       for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
         {
           json_builder_set_member_name (b, model_flop_convention_name (c));
-          json_builder_add_double_value (b, model_spec_flops_per_token (m, (guint64) seq, c));
+          if (model_flop_convention_refusal (m, c) != NULL)
+            json_builder_add_null_value (b);
+          else
+            json_builder_add_double_value (b, model_spec_flops_per_token (m, (guint64) seq, c));
         }
       json_builder_end_object (b);
       json_builder_set_member_name (b, "hw_flops_per_token");
@@ -108,11 +152,16 @@ show_model (const char *name, int seq, gboolean json)
           json_builder_add_string_value (b, op_kind_name (op->kind));
           json_builder_set_member_name (b, "part");
           json_builder_add_string_value (b, op_part_name (op->part));
-          if (op->kind == MODEL_OP_GEMM)
+          if (op->kind == MODEL_OP_GEMM || op->kind == MODEL_OP_GROUPED_GEMM)
             {
               I ("m", op->m);
               I ("n", op->n);
               I ("k", op->k);
+              if (op->kind == MODEL_OP_GROUPED_GEMM)
+                {
+                  I ("groups", op->groups);
+                  I ("tokens", op->tokens);
+                }
             }
           else if (op->kind == MODEL_OP_ATTENTION)
             {
@@ -147,13 +196,46 @@ show_model (const char *name, int seq, gboolean json)
   printf ("  vocab %" G_GUINT64_FORMAT ", context %" G_GUINT64_FORMAT ", %s, %s positions, %s "
           "embeddings\n\n", m->vocab, m->max_positions, norm, pos,
           m->tied_embeddings ? "tied" : "untied");
+  if (model_spec_is_moe (m))
+    printf ("  mixture of experts: %" G_GUINT64_FORMAT " routed experts of ffn %" G_GUINT64_FORMAT
+            ", top-%" G_GUINT64_FORMAT " (%s router), shared ffn %" G_GUINT64_FORMAT ", %"
+            G_GUINT64_FORMAT " MoE and %" G_GUINT64_FORMAT " dense layers\n", m->n_experts,
+            m->moe_ffn, m->moe_top_k,
+            m->router_score == MODEL_ROUTER_SIGMOID ? "sigmoid" : "softmax",
+            m->shared_expert_ffn, p.n_moe_layers, p.n_dense_layers);
+  if (model_spec_is_mla (m))
+    printf ("  latent attention: q_lora %" G_GUINT64_FORMAT ", kv_lora %" G_GUINT64_FORMAT
+            ", head dims nope %" G_GUINT64_FORMAT " + rope %" G_GUINT64_FORMAT ", v %"
+            G_GUINT64_FORMAT "\n", m->q_lora_rank, m->kv_lora_rank, m->qk_nope_head_dim,
+            m->qk_rope_head_dim, m->v_head_dim);
+  if (model_spec_is_moe (m) || model_spec_is_mla (m))
+    printf ("\n");
   printf ("parameters\n");
   printf ("  %-16s %20s\n", "total", cli_fmt_count (p.total));
+  if (model_spec_is_moe (m))
+    printf ("  %-16s %20s  (per token: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+            " routed experts)\n", "active", cli_fmt_count (p.active), m->moe_top_k,
+            m->n_experts);
   printf ("  %-16s %20s\n", "embedding", cli_fmt_count (p.embedding));
   printf ("  %-16s %20s\n", "non-embedding", cli_fmt_count (p.non_embedding));
-  printf ("  %-16s %20s  (attention %s, mlp %s, norms %s)\n\n", "per layer",
-          cli_fmt_count (p.per_layer), cli_fmt_count (p.attention_per_layer),
-          cli_fmt_count (p.mlp_per_layer), cli_fmt_count (p.norms_per_layer));
+  if (p.n_dense_layers > 0)
+    printf ("  %-16s %20s  (attention %s, mlp %s, norms %s)\n", "per layer",
+            cli_fmt_count (p.per_layer), cli_fmt_count (p.attention_per_layer),
+            cli_fmt_count (p.mlp_per_layer), cli_fmt_count (p.norms_per_layer));
+  if (p.n_moe_layers > 0)
+    {
+      printf ("  %-16s %20s  (attention %s, router %s, experts %s, shared %s, norms %s)\n",
+              "per MoE layer", cli_fmt_count (p.per_moe_layer),
+              cli_fmt_count (p.attention_per_layer), cli_fmt_count (p.router_per_layer),
+              cli_fmt_count (p.experts_per_layer), cli_fmt_count (p.shared_per_layer),
+              cli_fmt_count (p.norms_per_layer));
+      printf ("  %-16s %20s\n", "one expert", cli_fmt_count (p.expert));
+    }
+  if (m->mtp_layers > 0)
+    printf ("  %-16s %20s  (%" G_GUINT64_FORMAT " multi-token prediction module%s, apart from "
+            "the total; %s active)\n", "MTP", cli_fmt_count (p.mtp), m->mtp_layers,
+            m->mtp_layers == 1 ? "" : "s", cli_fmt_count (p.mtp_active));
+  printf ("\n");
 
   printf ("layer ops for one sequence of %d tokens (whole model, before any split)\n", seq);
   printf ("  %-10s %-12s %-10s %-34s %14s %16s\n", "part", "op", "kind", "shape",
@@ -165,6 +247,10 @@ show_model (const char *name, int seq, gboolean json)
       if (op->kind == MODEL_OP_GEMM)
         g_snprintf (shape, sizeof shape, "[%" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT "] x [%"
                     G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT "]", op->m, op->k, op->k, op->n);
+      else if (op->kind == MODEL_OP_GROUPED_GEMM)
+        g_snprintf (shape, sizeof shape, "%" G_GUINT64_FORMAT " x [%" G_GUINT64_FORMAT " x %"
+                    G_GUINT64_FORMAT "] x [%" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT "]",
+                    op->groups, op->m, op->k, op->k, op->n);
       else if (op->kind == MODEL_OP_ATTENTION)
         g_snprintf (shape, sizeof shape, "b%" G_GUINT64_FORMAT " h%" G_GUINT64_FORMAT "/%"
                     G_GUINT64_FORMAT " s%" G_GUINT64_FORMAT " d%" G_GUINT64_FORMAT "%s", op->b,
@@ -177,9 +263,13 @@ show_model (const char *name, int seq, gboolean json)
     }
   printf ("\nFLOPs per token at seq %d (forward + backward)\n", seq);
   for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
-    printf ("  %-12s %10.2f GFLOP   %s\n", model_flop_convention_name (c),
-            model_spec_flops_per_token (m, (guint64) seq, c) / 1e9,
-            model_flop_convention_formula (c));
+    if (model_flop_convention_refusal (m, c) != NULL)
+      printf ("  %-12s %10s         refused: %s\n", model_flop_convention_name (c), "-",
+              model_flop_convention_refusal (m, c));
+    else
+      printf ("  %-12s %10.2f GFLOP   %s\n", model_flop_convention_name (c),
+              model_spec_flops_per_token (m, (guint64) seq, c) / 1e9,
+              model_flop_convention_formula (c));
   printf ("  %-12s %10.2f GFLOP   executed: causal flash attention, no recompute\n",
           "hardware", model_spec_hw_flops_per_token (m, (guint64) seq, 0) / 1e9);
   printf ("  %-12s %10.2f GFLOP   executed with full recompute\n", "hw+recomp",

@@ -96,11 +96,99 @@ model_flop_convention_parse (const char *name, ModelFlopConvention *out)
   return FALSE;
 }
 
+/* Conventions written for a dense model with a dense MLP of 4h (Narayanan, Korthikanti)
+ * have no term for experts or latent attention. */
+const char *
+model_flop_convention_refusal (const ModelSpec *spec, ModelFlopConvention conv)
+{
+  g_return_val_if_fail (spec != NULL, NULL);
+  if (conv != MODEL_FLOPS_MEGATRON96 && conv != MODEL_FLOPS_MEGATRON72)
+    return NULL;
+  if (model_spec_is_moe (spec))
+    return "its formula assumes one dense MLP of ffn = 4h per layer, which a mixture of "
+           "experts does not have; use mcore, causal or palm";
+  if (model_spec_is_mla (spec))
+    return "its formula assumes ordinary attention of width h, which latent attention does "
+           "not have; use mcore, causal or palm";
+  return NULL;
+}
+
+/* Matmul weights one token multiplies in one forward pass, per layer kind: the active
+ * counterpart of the mcore bracket. Dense layer: attention projections + dense MLP; MoE
+ * layer: attention projections + router + k experts + shared experts. Norms and biases
+ * are not matmul weights. */
+static double
+mlp_matmul (const ModelSpec *spec, double f)
+{
+  return (spec->mlp == MODEL_MLP_SWIGLU ? 3.0 : 2.0) * (double) spec->hidden * f;
+}
+
+static double
+attention_matmul (const ModelSpec *spec)
+{
+  const double h = (double) spec->hidden, a = (double) spec->n_heads;
+  if (model_spec_is_mla (spec))
+    {
+      const double rq = (double) spec->q_lora_rank, rkv = (double) spec->kv_lora_rank;
+      const double rope = (double) spec->qk_rope_head_dim;
+      const double nope = (double) spec->qk_nope_head_dim, v = (double) spec->v_head_dim;
+      double q = rq > 0 ? h * rq + rq * a * (nope + rope) : h * a * (nope + rope);
+      return q + h * (rkv + rope) + rkv * a * (nope + v) + a * v * h;
+    }
+  const double d = (double) spec->head_dim, g = (double) spec->n_kv_heads;
+  return h * (a + 2.0 * g) * d + a * d * h;
+}
+
+/* Forward FLOPs per token, as 2 x the matmul weights (all layers and the logits) and the
+ * attention term 2 s a (d_qk + d_v) per layer, non-causal, times `attn_scale`. Used for
+ * MoE and MLA models, whose layers the dense closed forms cannot describe. */
+static double
+general_fwd_per_token (const ModelSpec *spec, guint64 seq, double attn_scale,
+                       gboolean lookup_free)
+{
+  ModelParams p;
+  model_spec_params (spec, &p);
+  double weights = (double) spec->n_layers * attention_matmul (spec)
+                   + (double) p.n_dense_layers * mlp_matmul (spec, (double) spec->ffn_hidden);
+  if (model_spec_is_moe (spec))
+    weights += (double) p.n_moe_layers
+               * ((double) spec->hidden * (double) spec->n_experts
+                  + (double) spec->moe_top_k * mlp_matmul (spec, (double) spec->moe_ffn)
+                  + mlp_matmul (spec, (double) spec->shared_expert_ffn)
+                  + (spec->shared_expert_gate ? (double) spec->hidden : 0.0));
+  if (!lookup_free)
+    weights += (double) spec->hidden * (double) spec->vocab;       /* logits */
+  const double d_qk = model_spec_is_mla (spec)
+                      ? (double) (spec->qk_nope_head_dim + spec->qk_rope_head_dim)
+                      : (double) spec->head_dim;
+  const double d_v = model_spec_is_mla (spec) ? (double) spec->v_head_dim
+                                              : (double) spec->head_dim;
+  const double attn = 2.0 * (double) seq * (double) spec->n_heads * (d_qk + d_v);
+  return 2.0 * weights + attn_scale * (double) spec->n_layers * attn;
+}
+
+static gboolean
+needs_general (const ModelSpec *spec)
+{
+  return model_spec_is_moe (spec) || model_spec_is_mla (spec);
+}
+
 void
 model_spec_layer_fwd_flops_per_token (const ModelSpec *spec, guint64 seq,
                                       ModelLayerFlops *out)
 {
   g_return_if_fail (spec != NULL && out != NULL);
+  if (needs_general (spec))
+    {
+      /* the average layer: dense and MoE layers together, over L */
+      const double L = (double) spec->n_layers;
+      const double all = general_fwd_per_token (spec, seq, 1.0, TRUE);
+      const double gemm = general_fwd_per_token (spec, seq, 0.0, TRUE);
+      out->gemm = gemm / L;
+      out->attention_full = (all - gemm) / L;
+      out->attention = out->attention_full / 2.0;
+      return;
+    }
   const double h = (double) spec->hidden, f = (double) spec->ffn_hidden;
   const double H = (double) spec->n_heads, G = (double) spec->n_kv_heads;
   const double d = (double) spec->head_dim, s = (double) seq;
@@ -141,6 +229,25 @@ model_spec_flops_per_token (const ModelSpec *spec, guint64 seq, ModelFlopConvent
   g_return_val_if_fail (spec != NULL, 0.0);
   const double L = (double) spec->n_layers, h = (double) spec->hidden;
   const double s = (double) seq, V = (double) spec->vocab;
+
+  if (model_flop_convention_refusal (spec, conv) != NULL)
+    return 0.0;
+  if (needs_general (spec))
+    switch (conv)
+      {
+      case MODEL_FLOPS_MCORE:
+        /* 3 x forward; the mcore bracket with the active MLP and the router */
+        return 3.0 * general_fwd_per_token (spec, seq, 1.0, FALSE);
+      case MODEL_FLOPS_CAUSAL:
+        return 3.0 * general_fwd_per_token (spec, seq, 0.5, FALSE);
+      case MODEL_FLOPS_PALM:
+        /* 6 N_active + 6 L s a (d_qk + d_v) (= 12 L H d s when d_qk = d_v = d) */
+        return 6.0 * (double) model_spec_palm_params (spec)
+               + 3.0 * (general_fwd_per_token (spec, seq, 1.0, TRUE)
+                        - general_fwd_per_token (spec, seq, 0.0, TRUE));
+      default:
+        break;
+      }
 
   switch (conv)
     {

@@ -11,6 +11,7 @@
 #include "util/input.h"
 
 #include <json-glib/json-glib.h>
+#include <stdarg.h>
 #include <string.h>
 
 G_DEFINE_QUARK (model-error-quark, model_error)
@@ -308,6 +309,61 @@ read_llama (const Reader *r, ModelSpec *spec, GError **error)
          && read_bool (r, "mlp_bias", &spec->mlp_bias, error);
 }
 
+/* ---- mixture of experts --------------------------------------------------------------- */
+
+static gboolean
+moe_invalid (const Reader *r, GError **error, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+moe_invalid (const Reader *r, GError **error, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *what = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVALID_FIELD, "%s: %s", r->file, what);
+  return FALSE;
+}
+
+/* The routed-expert fields every MoE family has, spelled as the family spells them; all
+ * required (a MoE config without them is a trimmed or mistaken file, and guessing the
+ * expert count changes the model 8-fold). `ffn_key` is the size of one expert. */
+static gboolean
+read_moe_experts (const Reader *r, const char *experts_key, const char *topk_key,
+                  const char *ffn_key, ModelSpec *spec, GError **error)
+{
+  if (!read_size (r, experts_key, TRUE, MODEL_MAX_EXPERTS, &spec->n_experts, NULL, error)
+      || !read_size (r, topk_key, TRUE, MODEL_MAX_EXPERTS, &spec->moe_top_k, NULL, error)
+      || !read_size (r, ffn_key, TRUE, MODEL_MAX_FFN, &spec->moe_ffn, NULL, error))
+    return FALSE;
+  if (spec->moe_top_k > spec->n_experts)
+    return moe_invalid (r, error, "field '%s' (%" G_GUINT64_FORMAT ") exceeds '%s' (%"
+                        G_GUINT64_FORMAT "): a token cannot visit more experts than there are",
+                        topk_key, spec->moe_top_k, experts_key, spec->n_experts);
+  if (spec->n_experts * spec->moe_ffn > MODEL_MAX_EXPERT_WIDTH)
+    return moe_invalid (r, error, "'%s' x '%s' = %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT
+                        " is above the cap of %" G_GUINT64_FORMAT " for the experts' width "
+                        "per layer (%s; hint: check the config)", experts_key, ffn_key,
+                        spec->n_experts, spec->moe_ffn, MODEL_MAX_EXPERT_WIDTH, cap_reason);
+  spec->moe_layer_step = 1;
+  return TRUE;
+}
+
+/* Mixtral (MixtralConfig, transformers modeling_mixtral.py): a Mistral block whose MLP is
+ * num_local_experts SwiGLU experts of intermediate_size, top num_experts_per_tok by a
+ * softmax router (block_sparse_moe.gate, h x E, no bias), the k weights renormalised. */
+static gboolean
+read_mixtral (const Reader *r, ModelSpec *spec, GError **error)
+{
+  if (!read_llama (r, spec, error)
+      || !read_moe_experts (r, "num_local_experts", "num_experts_per_tok",
+                            "intermediate_size", spec, error))
+    return FALSE;
+  spec->router_score = MODEL_ROUTER_SOFTMAX;
+  spec->router_norm_topk = TRUE;
+  return TRUE;
+}
+
 static gboolean
 read_gpt2 (const Reader *r, ModelSpec *spec, GError **error)
 {
@@ -399,6 +455,7 @@ static const struct {
   { "gpt2", read_gpt2 },
   { "gpt_neox", read_gpt_neox },
   { "opt", read_opt },
+  { "mixtral", read_mixtral },
 };
 
 /* Families people will try, with the reason they are out of scope. */
@@ -406,7 +463,6 @@ static const struct {
   const char *model_type;
   const char *why;
 } unsupported[] = {
-  { "mixtral", "mixture of experts" },
   { "qwen2_moe", "mixture of experts" },
   { "qwen3_moe", "mixture of experts" },
   { "deepseek_v2", "multi-head latent attention and mixture of experts" },
@@ -426,7 +482,7 @@ set_unsupported (const char *file, const char *model_type, GError **error)
       why = unsupported[i].why;
   g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
                "%s: model_type '%s' is not supported (%s); supported: "
-               "llama, mistral, qwen2, gpt2, gpt_neox, opt", file, model_type, why);
+               "llama, mistral, qwen2, gpt2, gpt_neox, opt, mixtral", file, model_type, why);
   return FALSE;
 }
 

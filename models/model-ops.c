@@ -17,6 +17,10 @@
  *      GeLU 8 per element (tanh approximation: cube, 2 mul, add, tanh, add, 2 mul)
  *      residual add 1; learned position add 1; token lookup 0
  *      loss 5 per logit (max, subtract, exp, sum, and the per-row log amortised)
+ *      MoE permute 0 (a gather into expert order), unpermute 2 per routed element (scale
+ *      by the routing probability, add into the token's output)
+ *  - A grouped GEMM (the routed experts) counts 2*n*k per routed row: tokens x top_k rows
+ *    in all, whatever their spread over the experts.
  * The weight_params of all ops (embedding + L x block + head) sum to the total of
  * model_spec_params; a tied output head owns no weight (the embedding does). */
 #include "models/model.h"
@@ -28,6 +32,8 @@
 #define GELU_FLOPS 8.0
 #define RESIDUAL_FLOPS 1.0
 #define LOSS_FLOPS 5.0
+#define PERMUTE_FLOPS 0.0
+#define UNPERMUTE_FLOPS 2.0
 
 static void
 append_gemm (GArray *ops, const char *name, ModelPart part, guint64 m, guint64 k, guint64 n,
@@ -64,6 +70,142 @@ append_simple (GArray *ops, const char *name, ModelOpKind kind, ModelPart part,
   g_array_append_val (ops, op);
 }
 
+static void
+append_grouped (GArray *ops, const char *name, guint64 groups, guint64 tokens, guint64 k,
+                guint64 n, gboolean bias, char tp_split)
+{
+  ModelOp op = { 0 };
+  op.name = name;
+  op.kind = MODEL_OP_GROUPED_GEMM;
+  op.part = MODEL_PART_MOE_LAYER;
+  op.groups = groups;
+  op.tokens = tokens;
+  op.m = (tokens + groups - 1) / groups;     /* tokens of one expert at perfect balance */
+  op.k = k;
+  op.n = n;
+  op.fwd_flops = 2.0 * (double) tokens * (double) n * (double) k;
+  op.fwd_flops_full = op.fwd_flops;
+  op.weight_params = groups * (k * n + (bias ? n : 0));
+  op.tp_split = tp_split;
+  g_array_append_val (ops, op);
+}
+
+/* attn_norm .. attn_residual of one block (dense or MoE: the same attention). */
+static void
+append_attention (GArray *ops, const ModelSpec *spec, ModelPart part, guint64 b, guint64 seq)
+{
+  const guint64 h = spec->hidden;
+  const guint64 a = spec->n_heads, g = spec->n_kv_heads, d = spec->head_dim;
+  const guint64 m = b * seq;
+  const gboolean rms = spec->norm == MODEL_NORM_RMS;
+  const guint64 norm_w = rms ? h : 2 * h;
+  const double norm_flops = rms ? NORM_FLOPS_RMS : NORM_FLOPS_LAYER;
+  guint64 d_v = d, kv_heads = g;
+
+  append_simple (ops, "attn_norm", MODEL_OP_NORM, part, m * h, norm_flops, norm_w, 'n');
+  if (model_spec_is_mla (spec))
+    {
+      /* MLA (DeepSeek-V2 sec. 2.1): the down projections and their norms are replicated
+       * across TP (Megatron-Core MLASelfAttention), the up projections column-split. */
+      const guint64 rope = spec->qk_rope_head_dim, nope = spec->qk_nope_head_dim;
+      const guint64 rq = spec->q_lora_rank, rkv = spec->kv_lora_rank;
+      d_v = spec->v_head_dim;
+      kv_heads = a;
+      if (rq > 0)
+        {
+          append_gemm (ops, "q_down", part, m, h, rq, FALSE, 'n');
+          append_simple (ops, "q_norm", MODEL_OP_NORM, part, m * rq, NORM_FLOPS_RMS, rq, 'n');
+          append_gemm (ops, "q_up", part, m, rq, a * (nope + rope), FALSE, 'c');
+        }
+      else
+        append_gemm (ops, "q", part, m, h, a * (nope + rope), FALSE, 'c');
+      append_gemm (ops, "kv_down", part, m, h, rkv + rope, FALSE, 'n');
+      append_simple (ops, "kv_norm", MODEL_OP_NORM, part, m * rkv, NORM_FLOPS_RMS, rkv, 'n');
+      append_gemm (ops, "kv_up", part, m, rkv, a * (nope + d_v), FALSE, 'c');
+      /* rope on every query head's rope part and on the one shared rope key */
+      append_simple (ops, "rotary", MODEL_OP_ELEMENTWISE, part, m * (a + 1) * rope,
+                     ROTARY_FLOPS, 0, 'h');
+    }
+  else
+    {
+      append_gemm (ops, "qkv", part, m, h, (a + 2 * g) * d, spec->attn_bias, 'c');
+      if (spec->pos == MODEL_POS_ROTARY)
+        append_simple (ops, "rotary", MODEL_OP_ELEMENTWISE, part, m * (a + g) * d,
+                       ROTARY_FLOPS, 0, 'h');
+    }
+
+  ModelOp attn = { 0 };
+  attn.name = "attn_core";
+  attn.kind = MODEL_OP_ATTENTION;
+  attn.part = part;
+  attn.b = b;
+  attn.heads = a;
+  attn.kv_heads = kv_heads;
+  attn.s_q = seq;
+  attn.s_kv = seq;
+  attn.head_dim = d;
+  attn.head_dim_v = d_v;
+  attn.causal = TRUE;
+  /* QK^T 2 b s s a d, AV 2 b s s a d_v; d_v == d except for MLA */
+  if (d_v == d)
+    attn.fwd_flops_full = 4.0 * (double) b * (double) seq * (double) seq * (double) a
+                          * (double) d;
+  else
+    attn.fwd_flops_full = 2.0 * (double) b * (double) seq * (double) seq * (double) a
+                          * (double) (d + d_v);
+  attn.fwd_flops = attn.fwd_flops_full / 2.0;
+  attn.tp_split = 'h';
+  g_array_append_val (ops, attn);
+
+  append_gemm (ops, "attn_out", part, m, a * d_v, h, spec->attn_bias, 'r');
+  append_simple (ops, "attn_residual", MODEL_OP_ELEMENTWISE, part, m * h, RESIDUAL_FLOPS, 0,
+                 'n');
+  append_simple (ops, "mlp_norm", MODEL_OP_NORM, part, m * h, norm_flops, norm_w, 'n');
+}
+
+/* up (gate and up fused into one h x 2f GEMM for SwiGLU, Megatron linear_fc1), act, down:
+ * one MLP of inner size f as plain GEMMs. */
+static void
+append_mlp (GArray *ops, const ModelSpec *spec, ModelPart part, guint64 m, guint64 f,
+            const char *up, const char *act, const char *down)
+{
+  const guint64 h = spec->hidden;
+  const gboolean swiglu = spec->mlp == MODEL_MLP_SWIGLU;
+  append_gemm (ops, up, part, m, h, swiglu ? 2 * f : f, spec->mlp_bias, 'c');
+  append_simple (ops, act, MODEL_OP_ELEMENTWISE, part, m * f,
+                 swiglu ? SWIGLU_FLOPS : GELU_FLOPS, 0, 'c');
+  append_gemm (ops, down, part, m, f, h, spec->mlp_bias, 'r');
+}
+
+/* The MoE MLP of one block: router, permute, the routed experts as grouped GEMMs,
+ * unpermute (weighted combine), shared experts. */
+static void
+append_moe_mlp (GArray *ops, const ModelSpec *spec, guint64 m)
+{
+  const guint64 h = spec->hidden, E = spec->n_experts, k = spec->moe_top_k;
+  const guint64 f = spec->moe_ffn, routed = m * k;
+  const gboolean swiglu = spec->mlp == MODEL_MLP_SWIGLU;
+  const ModelPart part = MODEL_PART_MOE_LAYER;
+
+  /* the router is replicated across TP (Megatron-Core TopKRouter) */
+  append_gemm (ops, "router", part, m, h, E, spec->router_bias, 'n');
+  append_simple (ops, "permute", MODEL_OP_ELEMENTWISE, part, routed * h, PERMUTE_FLOPS, 0,
+                 'n');
+  append_grouped (ops, "experts_up", E, routed, h, swiglu ? 2 * f : f, spec->mlp_bias, 'c');
+  append_simple (ops, "experts_act", MODEL_OP_ELEMENTWISE, part, routed * f,
+                 swiglu ? SWIGLU_FLOPS : GELU_FLOPS, 0, 'c');
+  append_grouped (ops, "experts_down", E, routed, f, h, spec->mlp_bias, 'r');
+  append_simple (ops, "unpermute", MODEL_OP_ELEMENTWISE, part, routed * h, UNPERMUTE_FLOPS, 0,
+                 'n');
+  if (spec->shared_expert_ffn > 0)
+    {
+      append_mlp (ops, spec, part, m, spec->shared_expert_ffn, "shared_up", "shared_act",
+                  "shared_down");
+      if (spec->shared_expert_gate)
+        append_gemm (ops, "shared_gate", part, m, h, 1, FALSE, 'n');
+    }
+}
+
 guint
 model_spec_ops (const ModelSpec *spec, guint64 b, guint64 seq, GArray *ops)
 {
@@ -72,8 +214,7 @@ model_spec_ops (const ModelSpec *spec, guint64 b, guint64 seq, GArray *ops)
   g_return_val_if_fail (b > 0 && seq > 0, 0);
 
   const guint before = ops->len;
-  const guint64 h = spec->hidden, f = spec->ffn_hidden, V = spec->vocab;
-  const guint64 a = spec->n_heads, g = spec->n_kv_heads, d = spec->head_dim;
+  const guint64 h = spec->hidden, V = spec->vocab;
   const guint64 m = b * seq;                               /* tokens of the micro-batch */
   const gboolean rms = spec->norm == MODEL_NORM_RMS;
   const guint64 norm_w = rms ? h : 2 * h;
@@ -88,51 +229,21 @@ model_spec_ops (const ModelSpec *spec, guint64 b, guint64 seq, GArray *ops)
 
   /* Block: pre-norm attention then pre-norm MLP (Llama, GPT-2, OPT-large; GPT-NeoX's
    * parallel residual has the same ops). */
-  append_simple (ops, "attn_norm", MODEL_OP_NORM, MODEL_PART_LAYER, m * h, norm_flops,
-                 norm_w, 'n');
-  append_gemm (ops, "qkv", MODEL_PART_LAYER, m, h, (a + 2 * g) * d, spec->attn_bias, 'c');
-  if (spec->pos == MODEL_POS_ROTARY)
-    append_simple (ops, "rotary", MODEL_OP_ELEMENTWISE, MODEL_PART_LAYER, m * (a + g) * d,
-                   ROTARY_FLOPS, 0, 'h');
-
-  ModelOp attn = { 0 };
-  attn.name = "attn_core";
-  attn.kind = MODEL_OP_ATTENTION;
-  attn.part = MODEL_PART_LAYER;
-  attn.b = b;
-  attn.heads = a;
-  attn.kv_heads = g;
-  attn.s_q = seq;
-  attn.s_kv = seq;
-  attn.head_dim = d;
-  attn.causal = TRUE;
-  attn.fwd_flops_full = 4.0 * (double) b * (double) seq * (double) seq * (double) a
-                        * (double) d;
-  attn.fwd_flops = attn.fwd_flops_full / 2.0;
-  attn.tp_split = 'h';
-  g_array_append_val (ops, attn);
-
-  append_gemm (ops, "attn_out", MODEL_PART_LAYER, m, a * d, h, spec->attn_bias, 'r');
-  append_simple (ops, "attn_residual", MODEL_OP_ELEMENTWISE, MODEL_PART_LAYER, m * h,
-                 RESIDUAL_FLOPS, 0, 'n');
-  append_simple (ops, "mlp_norm", MODEL_OP_NORM, MODEL_PART_LAYER, m * h, norm_flops,
-                 norm_w, 'n');
-  if (spec->mlp == MODEL_MLP_SWIGLU)
+  if (p.n_dense_layers > 0)
     {
-      /* gate and up fused into one h x 2f GEMM (Megatron linear_fc1 with SwiGLU). */
-      append_gemm (ops, "mlp_up", MODEL_PART_LAYER, m, h, 2 * f, spec->mlp_bias, 'c');
-      append_simple (ops, "mlp_act", MODEL_OP_ELEMENTWISE, MODEL_PART_LAYER, m * f,
-                     SWIGLU_FLOPS, 0, 'c');
+      append_attention (ops, spec, MODEL_PART_LAYER, b, seq);
+      append_mlp (ops, spec, MODEL_PART_LAYER, m, spec->ffn_hidden, "mlp_up", "mlp_act",
+                  "mlp_down");
+      append_simple (ops, "mlp_residual", MODEL_OP_ELEMENTWISE, MODEL_PART_LAYER, m * h,
+                     RESIDUAL_FLOPS, 0, 'n');
     }
-  else
+  if (p.n_moe_layers > 0)
     {
-      append_gemm (ops, "mlp_up", MODEL_PART_LAYER, m, h, f, spec->mlp_bias, 'c');
-      append_simple (ops, "mlp_act", MODEL_OP_ELEMENTWISE, MODEL_PART_LAYER, m * f,
-                     GELU_FLOPS, 0, 'c');
+      append_attention (ops, spec, MODEL_PART_MOE_LAYER, b, seq);
+      append_moe_mlp (ops, spec, m);
+      append_simple (ops, "mlp_residual", MODEL_OP_ELEMENTWISE, MODEL_PART_MOE_LAYER, m * h,
+                     RESIDUAL_FLOPS, 0, 'n');
     }
-  append_gemm (ops, "mlp_down", MODEL_PART_LAYER, m, f, h, spec->mlp_bias, 'r');
-  append_simple (ops, "mlp_residual", MODEL_OP_ELEMENTWISE, MODEL_PART_LAYER, m * h,
-                 RESIDUAL_FLOPS, 0, 'n');
 
   /* Head: the logits GEMM is vocab-parallel; a tied head reads the embedding's table. */
   append_simple (ops, "final_norm", MODEL_OP_NORM, MODEL_PART_HEAD, m * h, norm_flops,

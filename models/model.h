@@ -1,4 +1,5 @@
-/* models/model.h - a dense transformer described by a Hugging Face config.json.
+/* models/model.h - a transformer (dense or mixture of experts) described by a Hugging Face
+ * config.json.
  *
  * Contract:
  *  - A ModelSpec is immutable once loaded and shared through ref/unref.
@@ -39,6 +40,15 @@ typedef enum {
 #define MODEL_MAX_HEADS     (G_GUINT64_CONSTANT (1) << 16)  /* 65,536: a, and d_head */
 #define MODEL_MAX_VOCAB     (G_GUINT64_CONSTANT (1) << 24)  /* 16,777,216: V */
 #define MODEL_MAX_POSITIONS (G_GUINT64_CONSTANT (1) << 24)  /* 16,777,216 tokens */
+/* Routed experts per MoE layer, E: the most in a published model is 384 (Kimi K2;
+ * DeepSeek-V3 256, Qwen3-MoE 128); research models with far finer experts exist, so the cap
+ * is 2^14 = 16,384 (40x that), not the count itself. */
+#define MODEL_MAX_EXPERTS   (G_GUINT64_CONSTANT (1) << 14)
+/* E x moe_ffn, the inner width of all routed experts of one layer together (DeepSeek-V3
+ * 256 x 2,048 = 524,288; Mixtral 8x22B 8 x 16,384 = 131,072): capped at 2^24, 4x the dense
+ * FFN cap, so one MoE layer holds < 3 h E f <= 3 x 2^44 expert elements and 4,096 layers
+ * < 2^58: counts stay exact in 64 bits. */
+#define MODEL_MAX_EXPERT_WIDTH (G_GUINT64_CONSTANT (1) << 24)
 
 /* NULL when the sizes are within the limits above and consistent (kv heads divide the
  * heads); else a sentence saying which is not, for the loaders' messages. */
@@ -60,6 +70,11 @@ typedef enum {
   MODEL_POS_ROTARY,           /* no parameters */
   MODEL_POS_LEARNED,          /* max_position_embeddings x h table */
 } ModelPosKind;
+
+typedef enum {
+  MODEL_ROUTER_SOFTMAX,       /* softmax over the E logits, then top-k (Mixtral, Qwen-MoE) */
+  MODEL_ROUTER_SIGMOID,       /* sigmoid per expert, then top-k (DeepSeek-V3, Llama 4) */
+} ModelRouterScore;
 
 typedef struct {
   int           ref_count;
@@ -83,7 +98,60 @@ typedef struct {
   gboolean      tied_embeddings; /* output projection shares the input embedding */
   gboolean      attn_bias;       /* q/k/v/o projections carry biases */
   gboolean      mlp_bias;        /* MLP matrices carry biases */
+
+  /* ---- Mixture of experts (all 0 / FALSE for a dense model) ----
+   * A MoE layer replaces the dense MLP by a router (h x E GEMM, no bias), `moe_top_k`
+   * routed experts per token out of `n_experts` (each an MLP of kind `mlp` and inner size
+   * `moe_ffn`), and optionally shared experts every token passes through. Attention and
+   * norms are as in a dense layer. ffn_hidden stays the inner size of the dense MLP of the
+   * dense layers (DeepSeek's first_k_dense_replace layers, Llama 4's interleaved ones);
+   * a MoE model without dense layers keeps the config's value there (Mixtral: the expert
+   * size) and no op uses it. */
+  guint64       n_experts;          /* routed experts per MoE layer, E; 0 = dense model */
+  guint64       moe_top_k;          /* routed experts per token, k (1 <= k <= E) */
+  guint64       moe_ffn;            /* inner size of one routed expert */
+  guint64       n_shared_experts;   /* shared experts (every token), 0 = none */
+  guint64       shared_expert_ffn;  /* inner size of the shared experts together (DeepSeek:
+                                     * n_shared_experts x moe_ffn; Qwen2-MoE: its
+                                     * shared_expert_intermediate_size); 0 when none */
+  gboolean      shared_expert_gate; /* Qwen2-MoE: sigmoid gate (h x 1) on the shared output */
+  guint64       first_dense_layers; /* leading layers with a dense MLP (DeepSeek
+                                     * first_k_dense_replace); 0 = none */
+  guint64       moe_layer_step;     /* after those, layer i is MoE when
+                                     * (i - first_dense_layers + 1) % step == 0: 1 = every
+                                     * layer, 2 = every other (Llama 4 Maverick) */
+  ModelRouterScore router_score;
+  gboolean      router_norm_topk;   /* the k chosen probabilities renormalised to sum 1 */
+  gboolean      router_bias;        /* aux-loss-free balancing bias, E per layer (DeepSeek-V3
+                                     * e_score_correction_bias): counted as parameters,
+                                     * used only to pick experts */
+
+  /* ---- Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank 0 = ordinary ----
+   * Q: h -> q_lora_rank (+ RMSNorm) -> heads x (qk_nope + qk_rope), or h -> heads x (..)
+   *    directly when q_lora_rank is 0 (DeepSeek-V2-Lite);
+   * KV: h -> kv_lora_rank + qk_rope (+ RMSNorm over kv_lora_rank) -> heads x (qk_nope + v);
+   * O: heads x v_head_dim -> h. head_dim is qk_nope + qk_rope (the QK^T width). */
+  guint64       q_lora_rank;
+  guint64       kv_lora_rank;
+  guint64       qk_rope_head_dim;
+  guint64       qk_nope_head_dim;
+  guint64       v_head_dim;
+
+  /* DeepSeek-V3 multi-token prediction: modules after the main model, each an RMSNorm of
+   * the hidden state and of the next token's embedding (h each), a 2h x h projection, one
+   * transformer block (a MoE layer) and a final RMSNorm (h); they share the embedding and
+   * the output head with the main model. Counted apart (ModelParams.mtp), never in total. */
+  guint64       mtp_layers;
 } ModelSpec;
+
+/* TRUE when the model has routed experts. */
+gboolean model_spec_is_moe          (const ModelSpec *spec);
+/* TRUE when layer `layer` (0-based, < n_layers) is a MoE layer. */
+gboolean model_spec_layer_is_moe    (const ModelSpec *spec, guint64 layer);
+/* How many of the n_layers are MoE layers (0 for a dense model). */
+guint64  model_spec_n_moe_layers    (const ModelSpec *spec);
+/* TRUE for multi-head latent attention. */
+gboolean model_spec_is_mla          (const ModelSpec *spec);
 
 /* Loaders. `name_or_path` is a preset name, a path to a config.json, or a directory
  * holding one. */
@@ -105,16 +173,35 @@ char     **model_preset_names         (void);
 
 /* Parameter counts (elements). */
 typedef struct {
-  guint64 total;
+  guint64 total;            /* the main model (DeepSeek-V3: 671B; MTP modules apart) */
   guint64 embedding;        /* input embedding (+ learned positions) + untied output head */
   guint64 non_embedding;    /* total - embedding */
-  guint64 per_layer;        /* one transformer block */
-  guint64 attention_per_layer;
-  guint64 mlp_per_layer;
+  guint64 per_layer;        /* one dense transformer block (0 when every layer is MoE) */
+  guint64 attention_per_layer;  /* every layer, dense or MoE */
+  guint64 mlp_per_layer;    /* dense MLP of a dense layer (0 when every layer is MoE) */
   guint64 norms_per_layer;
   guint64 final_norm;
   guint64 input_embedding;  /* V x h (+ positions) */
   guint64 output_head;      /* V x h, 0 when tied */
+
+  /* Per token: the parameters one token's forward pass multiplies or looks up, i.e. total
+   * less the routed experts it does not visit ((E - k) x expert per MoE layer); the
+   * convention of the published "active" counts (Mixtral 8x7B 12.9B, DeepSeek-V3 37B).
+   * Equal to total for a dense model. */
+  guint64 active;
+  /* MoE parts (0 for a dense model) */
+  guint64 n_dense_layers;   /* layers with a dense MLP (per_layer each) */
+  guint64 n_moe_layers;     /* layers with routed experts (per_moe_layer each) */
+  guint64 per_moe_layer;    /* one MoE block: attention + norms + router + experts + shared */
+  guint64 expert;           /* one routed expert (an MLP of inner size moe_ffn) */
+  guint64 experts_per_layer;    /* E x expert */
+  guint64 shared_per_layer;     /* the shared experts together (+ their gate) */
+  guint64 router_per_layer;     /* h x E (+ E balancing biases) */
+  guint64 experts;          /* routed experts of the whole model: n_moe_layers x E x expert */
+  /* DeepSeek-V3 multi-token prediction, apart from total: mtp_layers x (one MoE block +
+   * 2h x h projection + three RMSNorms); the shared embedding and head not counted again. */
+  guint64 mtp;
+  guint64 mtp_active;       /* the same per token (k routed experts) */
 } ModelParams;
 
 void model_spec_params (const ModelSpec *spec, ModelParams *out);
@@ -124,7 +211,8 @@ void model_spec_params (const ModelSpec *spec, ModelParams *out);
  * and the token table when the output head is untied; a tied table is the output
  * projection and stays in). The PaLM paper counts "the number of parameters" of a model
  * whose only embedding is tied; torchtitan subtracts nn.Embedding, which is the same rule
- * for untied Llama models. Llama 3.1 405B: 405,853,388,800 - 128256 x 16384. */
+ * for untied Llama models. Llama 3.1 405B: 405,853,388,800 - 128256 x 16384. A MoE
+ * model's N starts from the active count (ModelParams.active), not the total. */
 guint64 model_spec_palm_params (const ModelSpec *spec);
 
 /* ---- Per-layer operations: the raw material of the step program ---------------------- */
@@ -137,22 +225,32 @@ typedef enum {
   MODEL_OP_ELEMENTWISE, /* activation (SwiGLU / GeLU), residual add, rotary */
   MODEL_OP_EMBEDDING,   /* token (+ position) lookup */
   MODEL_OP_LOSS,        /* softmax cross-entropy over V */
+  MODEL_OP_GROUPED_GEMM, /* `groups` independent GEMMs, group g: y[m_g,n] = x[m_g,k] W_g[k,n]
+                          * (the routed experts of a MoE layer). m is the tokens of one
+                          * group at perfect balance (tokens x top_k / E, rounded up), n and
+                          * k the per-expert shape; fwd_flops = 2 x tokens x top_k x n x k
+                          * (the routed tokens, not groups x m); weight_params all groups. */
 } ModelOpKind;
 
 typedef enum {
   MODEL_PART_EMBEDDING,   /* first pipeline stage only */
   MODEL_PART_LAYER,       /* one per transformer block */
   MODEL_PART_HEAD,        /* final norm, logits, loss: last stage only */
+  MODEL_PART_MOE_LAYER,   /* one per MoE transformer block (model_spec_layer_is_moe) */
 } ModelPart;
 
 typedef struct {
   const char *name;       /* "qkv", "attn_core", "attn_out", "mlp_up", ... (static) */
   ModelOpKind kind;
   ModelPart   part;
-  /* GEMM: m (tokens) x k (in) -> n (out). For the whole, unsplit model. */
+  /* GEMM: m (tokens) x k (in) -> n (out). For the whole, unsplit model.
+   * GROUPED_GEMM: the same per group, `groups` of them, `tokens` rows routed in all
+   * (tokens x top_k; m = ceil (tokens / groups)). */
   guint64     m, n, k;
-  /* ATTENTION: batch b, heads, s_q, s_kv, head_dim, kv_heads */
-  guint64     b, heads, kv_heads, s_q, s_kv, head_dim;
+  guint64     groups, tokens;
+  /* ATTENTION: batch b, heads, s_q, s_kv, head_dim (of Q and K), kv_heads; head_dim_v the
+   * width of V and the output per head (MLA: v_head_dim; else head_dim) */
+  guint64     b, heads, kv_heads, s_q, s_kv, head_dim, head_dim_v;
   gboolean    causal;
   /* ATTENTION run unfused (plan --attention-backend unfused): the b x heads x s_q x s_kv
    * scores are written to memory, QK^T and AV run as full batched GEMMs (fwd_flops is
@@ -171,7 +269,9 @@ typedef struct {
 } ModelOp;
 
 /* Fills `ops` (an array of ModelOp) with the ops of embedding, one representative layer,
- * and the head, for micro-batch `b` of `seq` tokens. Returns the number appended. */
+ * and the head, for micro-batch `b` of `seq` tokens. Returns the number appended.
+ * A MoE model has one representative dense layer (MODEL_PART_LAYER) only when it has dense
+ * layers, and one representative MoE layer (MODEL_PART_MOE_LAYER). */
 guint model_spec_ops (const ModelSpec *spec, guint64 b, guint64 seq, GArray *ops);
 /* Notes on the list (model-ops.c has the per-element FLOP constants):
  *  - order: embedding; attn_norm, qkv, rotary (rotary models only), attn_core, attn_out,
@@ -179,8 +279,16 @@ guint model_spec_ops (const ModelSpec *spec, guint64 b, guint64 seq, GArray *ops
  *    mlp_down, mlp_residual; final_norm, logits, loss.
  *  - GEMM fwd_flops are 2*m*n*k without bias adds; attention fwd_flops_full is
  *    4*b*s_q*s_kv*heads*head_dim and fwd_flops half of it (causal).
- *  - weight_params: embedding + n_layers x layer ops + head ops == model_spec_params total;
- *    a tied logits op owns 0 (it reads the embedding's table). */
+ *  - MoE layer: attn_norm .. attn_residual as above (MLA: q_down, q_norm, q_up, kv_down,
+ *    kv_norm, kv_up, rotary over the rope dims, attn_core, attn_out), mlp_norm,
+ *    router (GEMM h x E, n = E), permute (ELEMENTWISE, tokens x k x h elements: the copy
+ *    into expert order), experts_up (GROUPED_GEMM h x 2 moe_ffn for SwiGLU), experts_act
+ *    (tokens x k x moe_ffn), experts_down (GROUPED_GEMM moe_ffn x h), unpermute (tokens x
+ *    k x h: the copy back and the weighted sum), then with shared experts shared_up,
+ *    shared_act, shared_down (GEMMs of inner size shared_expert_ffn) and, Qwen2-MoE,
+ *    shared_gate (h x 1); mlp_residual.
+ *  - weight_params: embedding + n_dense x layer ops + n_moe x MoE layer ops + head ops ==
+ *    model_spec_params total; a tied logits op owns 0 (it reads the embedding's table). */
 
 /* ---- FLOPs --------------------------------------------------------------------------- */
 
@@ -201,7 +309,17 @@ const char *model_flop_convention_source    (ModelFlopConvention conv);
 const char *model_flop_convention_attention (ModelFlopConvention conv);
 gboolean    model_flop_convention_parse (const char *name, ModelFlopConvention *out);
 
-/* Model FLOPs per token (forward + backward) at sequence length `seq`. */
+/* NULL when `conv` applies to `spec`; else why not (one sentence with the alternatives).
+ * megatron96 and megatron72 assume a dense MLP of ffn = 4h and ordinary attention, and
+ * are refused for MoE and MLA models. */
+const char *model_flop_convention_refusal (const ModelSpec *spec, ModelFlopConvention conv);
+
+/* Model FLOPs per token (forward + backward) at sequence length `seq`; 0 for a refused
+ * convention. For MoE and MLA models mcore, causal and palm count what one token's pass
+ * multiplies: attention projections (MLA's down and up projections), dense MLPs of the
+ * dense layers, and per MoE layer the router (h x E), top_k experts and the shared
+ * experts, plus the logits; attention 2 s a (d_qk + d_v) per layer forward (halved for
+ * causal); x 3 for forward + backward. palm is 6 N_active + that attention term. */
 double model_spec_flops_per_token (const ModelSpec *spec, guint64 seq, ModelFlopConvention conv);
 
 /* Hardware FLOPs per token: the FLOPs the GPUs really execute (causal attention as
@@ -211,7 +329,8 @@ double model_spec_flops_per_token (const ModelSpec *spec, guint64 seq, ModelFlop
 double model_spec_hw_flops_per_token (const ModelSpec *spec, guint64 seq,
                                       double recompute_fraction);
 
-/* Forward FLOPs of one layer per token, split into parts (causal attention). */
+/* Forward FLOPs of one layer per token, split into parts (causal attention). For a MoE or
+ * MLA model: the average layer (all layers' active work / n_layers). */
 typedef struct {
   double gemm;           /* qkv, out proj, mlp */
   double attention;      /* QK^T and AV, causal */

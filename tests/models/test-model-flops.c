@@ -145,7 +145,11 @@ test_gelu_conventions (void)
       for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
         {
           double f = model_spec_flops_per_token (s, 2048, (ModelFlopConvention) c);
-          g_assert_true (isfinite (f) && f > 0);
+          /* a convention refused for the model (megatron96/72 for MoE) gives 0 */
+          if (model_flop_convention_refusal (s, (ModelFlopConvention) c) != NULL)
+            g_assert_cmpfloat (f, ==, 0.0);
+          else
+            g_assert_true (isfinite (f) && f > 0);
         }
       gboolean gpt_shape = s->mlp == MODEL_MLP_GELU && s->n_kv_heads == s->n_heads
                            && s->ffn_hidden == 4 * s->hidden
@@ -294,6 +298,105 @@ test_ops_sum_matches_conventions (void)
     }
 }
 
+/* Mixtral 8x7B ops at b 2, s 4096 (m = 8192 tokens, 16,384 routed rows with top-2):
+ * no dense layer; the experts are grouped GEMMs of 8 groups of 16384 / 8 = 2048 rows,
+ * up h 4096 -> 2 x 14336 = 28672 (gate and up fused): 2 x 16384 x 28672 x 4096 FLOPs;
+ * the router a 4096 x 8 GEMM. Weights: embedding + 32 x MoE layer + head = total.
+ * The ops sum to the causal and mcore conventions as for dense models (router counted in
+ * both). By hand, per token at s 4096: matmul weights per layer 41,943,040 (attention)
+ * + 32,768 (router) + 2 x 176,160,768 (two experts) = 394,297,344, x32 = 12,617,515,008,
+ * + logits 4096 x 32000 = 131,072,000 -> 12,748,587,008, x6 = 76,491,522,048; attention
+ * 12 L s a d = 12 x 32 x 4096 x 32 x 128 = 6,442,450,944 -> mcore 82,933,972,992; causal
+ * halves the attention: 79,712,747,520; palm 6 N_active (12,879,925,248 less the input
+ * table 131,072,000 = 12,748,853,248, norms included) + 6,442,450,944 = 82,935,570,432. */
+static void
+test_ops_moe_mixtral (void)
+{
+  g_autoptr (ModelSpec) s = preset ("mixtral-8x7b");
+  g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+  const guint64 b = 2, seq = 4096;
+  model_spec_ops (s, b, seq, ops);
+  double layer = 0, layer_full = 0, head = 0;
+  guint64 params = 0;
+  gboolean saw_router = FALSE, saw_up = FALSE, saw_down = FALSE;
+  for (guint j = 0; j < ops->len; j++)
+    {
+      const ModelOp *op = &g_array_index (ops, ModelOp, j);
+      g_assert_cmpint (op->part, !=, MODEL_PART_LAYER);
+      params += op->part == MODEL_PART_MOE_LAYER ? s->n_layers * op->weight_params
+                                                 : op->weight_params;
+      if (strcmp (op->name, "router") == 0)
+        {
+          saw_router = TRUE;
+          g_assert_cmpint (op->kind, ==, MODEL_OP_GEMM);
+          g_assert_cmpuint (op->k, ==, 4096);
+          g_assert_cmpuint (op->n, ==, 8);
+          g_assert_cmpuint (op->weight_params, ==, 32768);
+        }
+      if (strcmp (op->name, "experts_up") == 0)
+        {
+          saw_up = TRUE;
+          g_assert_cmpint (op->kind, ==, MODEL_OP_GROUPED_GEMM);
+          g_assert_cmpuint (op->groups, ==, 8);
+          g_assert_cmpuint (op->tokens, ==, 16384);
+          g_assert_cmpuint (op->m, ==, 2048);
+          g_assert_cmpuint (op->k, ==, 4096);
+          g_assert_cmpuint (op->n, ==, 28672);
+          g_assert_cmpfloat (op->fwd_flops, ==, 2.0 * 16384 * 28672 * 4096);
+          g_assert_cmpuint (op->weight_params, ==, 8ull * 4096 * 28672);
+        }
+      if (strcmp (op->name, "experts_down") == 0)
+        {
+          saw_down = TRUE;
+          g_assert_cmpuint (op->k, ==, 14336);
+          g_assert_cmpuint (op->n, ==, 4096);
+          g_assert_cmpuint (op->weight_params, ==, 8ull * 14336 * 4096);
+        }
+      if (strcmp (op->name, "permute") == 0 || strcmp (op->name, "unpermute") == 0)
+        g_assert_cmpuint (op->elements, ==, 16384ull * 4096);
+      if (op->kind != MODEL_OP_GEMM && op->kind != MODEL_OP_GROUPED_GEMM
+          && op->kind != MODEL_OP_ATTENTION)
+        continue;
+      if (op->part == MODEL_PART_MOE_LAYER)
+        {
+          layer += op->fwd_flops;
+          layer_full += op->fwd_flops_full;
+        }
+      else if (op->part == MODEL_PART_HEAD)
+        head += op->fwd_flops;
+    }
+  g_assert_true (saw_router && saw_up && saw_down);
+  ModelParams p;
+  model_spec_params (s, &p);
+  g_assert_cmpuint (params, ==, p.total);
+
+  const double tokens = (double) (b * seq), L = (double) s->n_layers;
+  const double mcore = model_spec_flops_per_token (s, seq, MODEL_FLOPS_MCORE);
+  const double causal = model_spec_flops_per_token (s, seq, MODEL_FLOPS_CAUSAL);
+  g_assert_cmpfloat_with_epsilon (3.0 * (L * layer + head) / tokens / causal, 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (3.0 * (L * layer_full + head) / tokens / mcore, 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (mcore / 82933972992.0, 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (causal / 79712747520.0, 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (model_spec_flops_per_token (s, seq, MODEL_FLOPS_PALM)
+                                  / 82935570432.0, 1.0, 1e-12);
+  /* executed FLOPs without recompute are the causal convention's */
+  g_assert_cmpfloat_with_epsilon (model_spec_hw_flops_per_token (s, seq, 0.0) / causal, 1.0,
+                                  1e-12);
+
+  /* the conventions that assume ffn = 4h are refused, with the reason; not for dense */
+  for (int c = MODEL_FLOPS_MEGATRON96; c <= MODEL_FLOPS_MEGATRON72; c++)
+    {
+      const char *why = model_flop_convention_refusal (s, (ModelFlopConvention) c);
+      g_assert_nonnull (why);
+      g_assert_nonnull (strstr (why, "4h"));
+      g_assert_cmpfloat (model_spec_flops_per_token (s, seq, (ModelFlopConvention) c), ==, 0);
+    }
+  g_assert_null (model_flop_convention_refusal (s, MODEL_FLOPS_MCORE));
+  g_autoptr (ModelSpec) dense = preset ("llama3-8b");
+  for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+    g_assert_null (model_flop_convention_refusal (dense, (ModelFlopConvention) c));
+}
+
 static void
 test_convention_names (void)
 {
@@ -337,5 +440,6 @@ main (int argc, char **argv)
   g_test_add_func ("/models/ops/llama3-8b-shapes", test_ops_shapes);
   g_test_add_func ("/models/ops/sum-matches-conventions", test_ops_sum_matches_conventions);
   g_test_add_func ("/models/flops/convention-names", test_convention_names);
+  g_test_add_func ("/models/ops/moe-mixtral", test_ops_moe_mixtral);
   return g_test_run ();
 }

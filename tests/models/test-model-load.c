@@ -58,7 +58,17 @@ static const LoadCase cases[] = {
   { "kv-not-dividing.json", MODEL_ERROR_INVALID_FIELD, "'num_key_value_heads'", 0 },
   { "kv-exceeds-heads.json", MODEL_ERROR_INVALID_FIELD, "'num_key_value_heads'", 0 },
   { "hidden-not-divisible.json", MODEL_ERROR_INVALID_FIELD, "'head_dim'", 0 },
-  { "mixtral.json", MODEL_ERROR_UNSUPPORTED, "'mixtral'", 0 },
+  /* Mixtral 8x7B: h 4096, L 32, 32 heads / 8 KV (d 128), 8 experts of ffn 14336, V 32000:
+   * attention 2*4096^2 + 2*4096*1024 = 41,943,040; expert 3*4096*14336 = 176,160,768;
+   * router 4096*8 = 32,768; norms 8,192; layer 41,943,040 + 8*176,160,768 + 32,768
+   * + 8,192 = 1,451,270,144, x32 = 46,440,644,608; embeddings 2*32000*4096 =
+   * 262,144,000; final 4,096; total 46,702,792,704 (published: 46.7B). */
+  { "mixtral.json", -1, NULL, 46702792704 },
+  { "mixtral-topk-exceeds.json", MODEL_ERROR_INVALID_FIELD, "'num_experts_per_tok' (9)", 0 },
+  { "mixtral-no-experts.json", MODEL_ERROR_MISSING_FIELD, "'num_local_experts'", 0 },
+  { "mixtral-experts-cap.json", MODEL_ERROR_INVALID_FIELD, "'num_local_experts'", 0 },
+  { "mixtral-experts-width.json", MODEL_ERROR_INVALID_FIELD, "experts' width", 0 },
+  { "jamba.json", MODEL_ERROR_UNSUPPORTED, "'jamba'", 0 },
   { "deepseek-v3.json", MODEL_ERROR_UNSUPPORTED, "'deepseek_v3'", 0 },
   { "gelu-llama.json", MODEL_ERROR_UNSUPPORTED, "'hidden_act'", 0 },
   { "opt-350m.json", MODEL_ERROR_UNSUPPORTED, "'word_embed_proj_dim'", 0 },
@@ -312,6 +322,98 @@ test_params_presets (void)
   g_assert_cmpuint (p.total, ==, 3950848);
 }
 
+/* Mixtral against Mistral AI's published totals (the _tandem_source of each preset):
+ * 8x7B "46.7B total parameters, 12.9B per token"; 8x22B "39B active out of 141B".
+ * 8x7B active: the total less 6 of 8 experts in each of 32 layers:
+ *   46,702,792,704 - 32*6*176,160,768 = 12,879,925,248 (12.9B).
+ * 8x22B: h 6144, L 56, 48 heads / 8 KV (d 128), ffn 16384, V 32768:
+ *   attention 2*6144^2 + 2*6144*1024 = 88,080,384; expert 3*6144*16384 = 301,989,888;
+ *   router 6144*8 = 49,152; norms 12,288; layer 88,080,384 + 8*301,989,888 + 49,152
+ *   + 12,288 = 2,504,060,928, x56 = 140,227,411,968; embeddings 2*32768*6144 =
+ *   402,653,184; final 6,144; total 140,630,071,296 (141B);
+ *   active 140,630,071,296 - 56*6*301,989,888 = 39,161,468,928 (39B). */
+static void
+test_params_mixtral (void)
+{
+  static const struct {
+    const char *name;
+    guint64 total, active, expert, per_moe_layer;
+    double published_total, published_active, tol;  /* billions, +- half the last
+                                                      * printed digit */
+  } want[] = {
+    { "mixtral-8x7b", 46702792704, 12879925248, 176160768, 1451270144, 46.7, 12.9, 0.05 },
+    { "mixtral-8x22b", 140630071296, 39161468928, 301989888, 2504060928, 141.0, 39.0, 0.5 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ModelSpec) s = model_spec_load_preset (want[i].name, &error);
+      g_assert_no_error (error);
+      g_assert_true (model_spec_is_moe (s));
+      g_assert_false (model_spec_is_mla (s));
+      g_assert_cmpuint (s->n_experts, ==, 8);
+      g_assert_cmpuint (s->moe_top_k, ==, 2);
+      g_assert_cmpuint (s->moe_ffn, ==, s->ffn_hidden);
+      g_assert_cmpuint (s->shared_expert_ffn, ==, 0);
+      g_assert_cmpuint (model_spec_n_moe_layers (s), ==, s->n_layers);
+      for (guint64 l = 0; l < s->n_layers; l++)
+        g_assert_true (model_spec_layer_is_moe (s, l));
+      g_assert_false (model_spec_layer_is_moe (s, s->n_layers));
+      ModelParams p;
+      model_spec_params (s, &p);
+      g_assert_cmpuint (p.total, ==, want[i].total);
+      g_assert_cmpuint (p.active, ==, want[i].active);
+      g_assert_cmpuint (p.expert, ==, want[i].expert);
+      g_assert_cmpuint (p.per_moe_layer, ==, want[i].per_moe_layer);
+      g_assert_cmpuint (p.router_per_layer, ==, s->hidden * 8);
+      g_assert_cmpuint (p.n_moe_layers, ==, s->n_layers);
+      g_assert_cmpuint (p.n_dense_layers, ==, 0);
+      g_assert_cmpuint (p.per_layer, ==, 0);
+      g_assert_cmpuint (p.mtp, ==, 0);
+      g_assert_cmpuint (p.experts, ==, s->n_layers * 8 * want[i].expert);
+      g_assert_cmpfloat_with_epsilon ((double) p.total / 1e9, want[i].published_total,
+                                      want[i].tol);
+      g_assert_cmpfloat_with_epsilon ((double) p.active / 1e9, want[i].published_active,
+                                      want[i].tol);
+    }
+
+  /* a dense model: nothing is MoE, active == total */
+  g_autoptr (ModelSpec) dense = model_spec_load_preset ("llama3-8b", NULL);
+  ModelParams p;
+  model_spec_params (dense, &p);
+  g_assert_false (model_spec_is_moe (dense));
+  g_assert_false (model_spec_layer_is_moe (dense, 0));
+  g_assert_cmpuint (model_spec_n_moe_layers (dense), ==, 0);
+  g_assert_cmpuint (p.active, ==, p.total);
+  g_assert_cmpuint (p.n_dense_layers, ==, 32);
+  g_assert_cmpuint (p.experts + p.per_moe_layer + p.router_per_layer, ==, 0);
+}
+
+/* Layer patterns: first_dense_layers leading dense layers, then every step-th MoE
+ * (fields set by hand on a copy of the Mixtral spec; the loaders of the families that use
+ * them set the same fields). L 8, first_dense 2, step 2: layers 2..7 are j = 0..5, MoE at
+ * j = 1, 3, 5, i.e. layers 3, 5, 7: 3 = (8 - 2) / 2. */
+static void
+test_moe_layer_pattern (void)
+{
+  g_autoptr (ModelSpec) s = model_spec_load_preset ("mixtral-8x7b", NULL);
+  ModelSpec c = *s;
+  c.n_layers = 8;
+  c.first_dense_layers = 2;
+  c.moe_layer_step = 2;
+  static const gboolean want[8] = { FALSE, FALSE, FALSE, TRUE, FALSE, TRUE, FALSE, TRUE };
+  for (guint64 l = 0; l < 8; l++)
+    g_assert_cmpint (model_spec_layer_is_moe (&c, l), ==, want[l]);
+  g_assert_cmpuint (model_spec_n_moe_layers (&c), ==, 3);
+  ModelParams p;
+  model_spec_params (&c, &p);
+  g_assert_cmpuint (p.n_dense_layers, ==, 5);
+  /* dense layers carry the dense MLP of ffn_hidden (14336): the Mistral 7B layer */
+  g_assert_cmpuint (p.per_layer, ==, 218112000);
+  g_assert_cmpuint (p.total, ==, 5 * 218112000ull + 3 * 1451270144ull + 4096 + 262144000);
+  g_assert_cmpuint (p.active, ==, p.total - 3 * 6 * 176160768ull);
+}
+
 /* A custom spec equals the preset with the same numbers, and its config_json loads back
  * into the same spec. */
 static void
@@ -388,6 +490,8 @@ main (int argc, char **argv)
   g_test_add_func ("/models/params/llama3", test_params_llama3);
   g_test_add_func ("/models/params/gpt3-175b", test_params_gpt3);
   g_test_add_func ("/models/params/presets", test_params_presets);
+  g_test_add_func ("/models/params/mixtral", test_params_mixtral);
+  g_test_add_func ("/models/params/moe-layer-pattern", test_moe_layer_pattern);
   g_test_add_func ("/models/spec/custom", test_custom);
   g_test_add_func ("/models/spec/refcount", test_refcount);
   return g_test_run ();
