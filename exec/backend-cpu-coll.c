@@ -167,7 +167,9 @@ check_op (const ExecGroup *g, const ExecColl *op, GError **error)
                    name, g->name, op->count);
       return FALSE;
     }
-  gboolean p2p = op->kind >= EXEC_COLL_SEND;
+  if (op->kind == EXEC_COLL_ALL_TO_ALLV && !exec_coll_alltoallv_check (g, op, sizeof (float), error))
+    return FALSE;
+  gboolean p2p = op->kind >= EXEC_COLL_SEND && op->kind <= EXEC_COLL_SEND_RECV;
   if (p2p && (op->peer < 0 || op->peer >= g->size
               || (op->kind == EXEC_COLL_SEND_RECV
                   && (op->recv_peer < 0 || op->recv_peer >= g->size))))
@@ -205,6 +207,12 @@ local_collective (const ExecGroup *g, const ExecColl *op, GError **error)
     case EXEC_COLL_SEND_RECV:   /* to and from oneself */
       if (bytes)
         memmove (op->recv, op->send, bytes);
+      return TRUE;
+    case EXEC_COLL_ALL_TO_ALLV:   /* checked: recv_counts[0] == send_counts[0] */
+      if (op->send_counts[0])
+        memmove ((float *) op->recv + op->recv_displs[0],
+                 (const float *) op->send + op->send_displs[0],
+                 (gsize) op->send_counts[0] * sizeof (float));
       return TRUE;
     default:
       g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
@@ -244,6 +252,10 @@ post (const CpuGroup *g, const ExecColl *op, MPI_Request req[2], int *n_req, con
       *call = "MPI_Ialltoall";
       return MPI_Ialltoall (op->send, count, MPI_FLOAT, op->recv, count, MPI_FLOAT, comm,
                             &req[0]);
+    case EXEC_COLL_ALL_TO_ALLV:
+      *call = "MPI_Ialltoallv";
+      return MPI_Ialltoallv (op->send, op->send_counts, op->send_displs, MPI_FLOAT, op->recv,
+                             op->recv_counts, op->recv_displs, MPI_FLOAT, comm, &req[0]);
     case EXEC_COLL_SEND:
       *call = "MPI_Isend";
       return MPI_Isend (op->send, count, MPI_FLOAT, op->peer, op->tag, comm, &req[0]);
@@ -278,7 +290,8 @@ cpu_collective (ExecBackend *base, ExecStream *stream, ExecGroup *group, const E
     out->start_s = out->end_s = t0;
   if (!check_op (group, op, error))
     return FALSE;
-  if (!b->use_mpi || (group->size == 1 && op->kind < EXEC_COLL_SEND))
+  if (!b->use_mpi || (group->size == 1
+                        && (op->kind < EXEC_COLL_SEND || op->kind == EXEC_COLL_ALL_TO_ALLV)))
     {
       if (!local_collective (group, op, error))
         return FALSE;

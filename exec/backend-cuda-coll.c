@@ -220,7 +220,10 @@ check_op (const ExecGroup *g, const ExecColl *op, ncclDataType_t *t, GError **er
                    name, g->name, op->dtype);
       return FALSE;
     }
-  gboolean p2p = op->kind >= EXEC_COLL_SEND;
+  if (op->kind == EXEC_COLL_ALL_TO_ALLV
+      && !exec_coll_alltoallv_check (g, op, exec_dtype_size (op->dtype), error))
+    return FALSE;
+  gboolean p2p = op->kind >= EXEC_COLL_SEND && op->kind <= EXEC_COLL_SEND_RECV;
   if (p2p && (op->peer < 0 || op->peer >= g->size
               || (op->kind == EXEC_COLL_SEND_RECV
                   && (op->recv_peer < 0 || op->recv_peer >= g->size))))
@@ -294,6 +297,23 @@ post (const CudaGroup *g, const ExecColl *op, ncclDataType_t t, cudaStream_t st,
             rc = ncclRecv ((char *) op->recv + (gsize) p * step, n, t, p, c, st);
         }
       return group_end (rc, call, "ncclSend/ncclRecv (all-to-all)");
+    case EXEC_COLL_ALL_TO_ALLV:
+      {
+        gsize es = exec_dtype_size (op->dtype);
+        *call = "ncclGroupStart";
+        if ((rc = ncclGroupStart ()) != ncclSuccess)
+          return rc;
+        for (int p = 0; p < g->base.size && (rc == ncclSuccess || rc == ncclInProgress); p++)
+          {
+            if (op->send_counts[p] > 0)
+              rc = ncclSend ((const char *) op->send + (gsize) op->send_displs[p] * es,
+                             (size_t) op->send_counts[p], t, p, c, st);
+            if ((rc == ncclSuccess || rc == ncclInProgress) && op->recv_counts[p] > 0)
+              rc = ncclRecv ((char *) op->recv + (gsize) op->recv_displs[p] * es,
+                             (size_t) op->recv_counts[p], t, p, c, st);
+          }
+        return group_end (rc, call, "ncclSend/ncclRecv (all-to-allv)");
+      }
     case EXEC_COLL_SEND:
       *call = "ncclSend";
       return ncclSend (op->send, n, t, op->peer, c, st);

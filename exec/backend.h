@@ -170,6 +170,10 @@ typedef enum {
   EXEC_COLL_RECV,           /* count elements from member `peer` */
   EXEC_COLL_SEND_RECV,      /* both at once: send to `peer`, receive from `recv_peer` (one
                              * ring step of context parallelism; a NCCL group call) */
+  EXEC_COLL_ALL_TO_ALLV,    /* send_counts[p] elements from send + send_displs[p] to member
+                             * p, recv_counts[p] from p into recv + recv_displs[p] (the MoE
+                             * token dispatch and combine: MPI_Ialltoallv; NCCL grouped
+                             * send/recv); `count` unused */
   EXEC_COLL_N,
 } ExecCollKind;
 
@@ -189,7 +193,16 @@ typedef struct {
   int          tag;         /* point-to-point: 0 .. 32767 (MPI guarantees MPI_TAG_UB >=
                              * 32767); messages between two members with equal tags
                              * match in issue order */
+  /* ALL_TO_ALLV: group-size host arrays, in elements. Like MPI_Ialltoallv's, they must
+   * stay valid and unchanged until the stream is synchronized. */
+  const int   *send_counts, *send_displs, *recv_counts, *recv_displs;
 } ExecColl;
+
+/* ALL_TO_ALLV's arrays: present, counts and displacements >= 0, extents within int, the
+ * send and receive regions apart, and in a group of one recv_counts[0] = send_counts[0].
+ * FALSE with EXEC_ERROR_INVALID naming the group. Both backends' checks call it. */
+gboolean exec_coll_alltoallv_check (const ExecGroup *g, const ExecColl *op, gsize elem_bytes,
+                                    GError **error);
 
 /* STYLE.md section 5. Every function that can fail takes GError ** last. */
 struct ExecBackendOps {

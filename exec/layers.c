@@ -6,6 +6,7 @@
  * core lives in layers-attn.c, the blocks built from these in layers-block.c. */
 #include "config.h"
 #include "exec/layers.h"
+#include "exec/moe.h"
 
 #include <math.h>
 #include <string.h>
@@ -447,6 +448,37 @@ k_add (ExecStream *s, float *out, const float *a, const float *b, gsize n)
     out[i] = a[i] + b[i];
 }
 
+static void
+k_moe_topk (ExecStream *s, float *probs, int *idx, float *wts, const float *logits, int N,
+            int E, int k, gboolean norm)
+{
+  exec_cpu_moe_topk (probs, idx, wts, logits, N, E, k, norm);
+}
+static void
+k_moe_topk_backward (ExecStream *s, float *dlogits, const float *dwts, const float *probs,
+                     const int *idx, const float *wts, int N, int E, int k, gboolean norm)
+{
+  exec_cpu_moe_topk_backward (dlogits, dwts, probs, idx, wts, N, E, k, norm);
+}
+static void
+k_moe_permute (ExecStream *s, float *xp, int *pos, float *counts, const int *idx,
+               const float *x, int N, int k, int E, int C)
+{
+  exec_cpu_moe_permute (xp, pos, counts, idx, x, N, k, E, C);
+}
+static void
+k_moe_unpermute (ExecStream *s, float *out, const float *xp, const int *pos, const float *wts,
+                 int N, int k, int C, float beta)
+{
+  exec_cpu_moe_unpermute (out, xp, pos, wts, N, k, C, beta);
+}
+static void
+k_moe_combine_backward (ExecStream *s, float *dxp, float *dwts, const float *dout,
+                        const float *yp, const int *pos, const float *wts, int N, int k, int C)
+{
+  exec_cpu_moe_combine_backward (dxp, dwts, dout, yp, pos, wts, N, k, C);
+}
+
 const ExecKernels exec_kernels_cpu = {
   .name = "cpu",
   .matmul_forward = k_matmul_forward,
@@ -472,6 +504,11 @@ const ExecKernels exec_kernels_cpu = {
   .copy = k_copy,
   .fill = k_fill,
   .add = k_add,
+  .moe_topk = k_moe_topk,
+  .moe_topk_backward = k_moe_topk_backward,
+  .moe_permute = k_moe_permute,
+  .moe_unpermute = k_moe_unpermute,
+  .moe_combine_backward = k_moe_combine_backward,
 };
 
 const ExecKernels *

@@ -307,6 +307,26 @@ struct ExecKernels {
                        int N, float dloss);
   void (*adamw)  (ExecStream *s, float *param, const float *grad, float *m, float *v, gsize n,
                   const ExecAdamW *hp, int step);
+  /* Mixture of experts (exec/moe.h; NULL where a backend lacks them). probs (N, E) =
+   * softmax (logits) (logits == probs: in place); idx, wts (N, k) the k largest in
+   * descending order, ties to the lower expert, wts / their sum when norm. */
+  void (*moe_topk) (ExecStream *s, float *probs, int *idx, float *wts, const float *logits,
+                    int N, int E, int k, gboolean norm);
+  /* dlogits (N, E) (set) from dwts (N, k) through the top-k weights and the softmax */
+  void (*moe_topk_backward) (ExecStream *s, float *dlogits, const float *dwts,
+                             const float *probs, const int *idx, const float *wts, int N,
+                             int E, int k, gboolean norm);
+  /* counts (E) and pos (N k) set: assignment a = n k + j goes to row pos[a] in expert
+   * order (stable: token order inside an expert); xp (N k, C): xp[pos[a]] = x[n] */
+  void (*moe_permute) (ExecStream *s, float *xp, int *pos, float *counts, const int *idx,
+                       const float *x, int N, int k, int E, int C);
+  /* out[n] = beta out[n] + sum_j (wts ? wts[n k + j] : 1) xp[pos[n k + j]], j in order */
+  void (*moe_unpermute) (ExecStream *s, float *out, const float *xp, const int *pos,
+                         const float *wts, int N, int k, int C, float beta);
+  /* dxp[pos[a]] = wts[a] dout[n] and dwts[a] = dout[n] . yp[pos[a]] (both set) */
+  void (*moe_combine_backward) (ExecStream *s, float *dxp, float *dwts, const float *dout,
+                                const float *yp, const int *pos, const float *wts, int N,
+                                int k, int C);
   void (*copy)   (ExecStream *s, float *dst, const float *src, gsize n);
   void (*fill)   (ExecStream *s, float *dst, float value, gsize n);
   void (*add)    (ExecStream *s, float *out, const float *a, const float *b, gsize n);

@@ -160,9 +160,59 @@ const char *
 exec_coll_name (ExecCollKind kind)
 {
   static const char *const names[] = { "all_reduce", "reduce_scatter", "all_gather",
-                                       "all_to_all", "send", "recv", "send_recv" };
+                                       "all_to_all", "send", "recv", "send_recv",
+                                       "all_to_allv" };
   G_STATIC_ASSERT (G_N_ELEMENTS (names) == EXEC_COLL_N);
   return (guint) kind < EXEC_COLL_N ? names[kind] : "?";
+}
+
+gboolean
+exec_coll_alltoallv_check (const ExecGroup *g, const ExecColl *op, gsize elem_bytes,
+                           GError **error)
+{
+  if (!op->send_counts || !op->send_displs || !op->recv_counts || !op->recv_displs)
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
+                   "all_to_allv on group '%s': counts and displacements are required",
+                   g->name);
+      return FALSE;
+    }
+  gint64 send_end = 0, recv_end = 0;
+  for (int p = 0; p < g->size; p++)
+    {
+      if (op->send_counts[p] < 0 || op->send_displs[p] < 0 || op->recv_counts[p] < 0
+          || op->recv_displs[p] < 0)
+        {
+          g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
+                       "all_to_allv on group '%s': member %d has a negative count or "
+                       "displacement", g->name, p);
+          return FALSE;
+        }
+      send_end = MAX (send_end, (gint64) op->send_displs[p] + op->send_counts[p]);
+      recv_end = MAX (recv_end, (gint64) op->recv_displs[p] + op->recv_counts[p]);
+    }
+  if (send_end > G_MAXINT || recv_end > G_MAXINT)
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
+                   "all_to_allv on group '%s': extents exceed MPI's int counts", g->name);
+      return FALSE;
+    }
+  const char *s = op->send, *r = op->recv;
+  gsize sb = (gsize) send_end * elem_bytes, rb = (gsize) recv_end * elem_bytes;
+  if (sb && rb && s < r + rb && r < s + sb)
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
+                   "all_to_allv on group '%s': send and receive buffers overlap", g->name);
+      return FALSE;
+    }
+  if (g->size == 1 && op->send_counts[0] != op->recv_counts[0])
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
+                   "all_to_allv on group '%s': a group of one sends %d elements to itself "
+                   "but expects %d", g->name, op->send_counts[0], op->recv_counts[0]);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 PlanColl
@@ -174,6 +224,7 @@ exec_coll_to_plan (ExecCollKind kind)
     case EXEC_COLL_REDUCE_SCATTER: return PLAN_COLL_REDUCE_SCATTER;
     case EXEC_COLL_ALL_GATHER:     return PLAN_COLL_ALL_GATHER;
     case EXEC_COLL_ALL_TO_ALL:     return PLAN_COLL_ALL_TO_ALL;
+    case EXEC_COLL_ALL_TO_ALLV:    return PLAN_COLL_ALL_TO_ALL;
     default:                       return PLAN_COLL_SEND_RECV;
     }
 }

@@ -142,7 +142,7 @@ devsim_collective (ExecBackend *b, ExecStream *stream, ExecGroup *group, const E
 #define K (&exec_kernels_cpu)
 
 /* A kernel added to ExecKernels needs its wrapper here (a NULL entry would crash). */
-G_STATIC_ASSERT (sizeof (ExecKernels) == 24 * sizeof (void *));
+G_STATIC_ASSERT (sizeof (ExecKernels) == 29 * sizeof (void *));
 
 static void
 d_matmul_forward (ExecStream *s, float *out, const float *inp, const float *w, int N, int C,
@@ -332,6 +332,46 @@ d_add (ExecStream *s, float *out, const float *a, const float *b, gsize n)
   K->add (s, R (out), R (a), R (b), n);
 }
 
+static void
+d_moe_topk (ExecStream *s, float *probs, int *idx, float *wts, const float *logits, int N,
+            int E, int k, gboolean norm)
+{
+  counts.kernels++;
+  K->moe_topk (s, R (probs), R (idx), R (wts), R (logits), N, E, k, norm);
+}
+
+static void
+d_moe_topk_backward (ExecStream *s, float *dlogits, const float *dwts, const float *probs,
+                     const int *idx, const float *wts, int N, int E, int k, gboolean norm)
+{
+  counts.kernels++;
+  K->moe_topk_backward (s, R (dlogits), R (dwts), R (probs), R (idx), R (wts), N, E, k, norm);
+}
+
+static void
+d_moe_permute (ExecStream *s, float *xp, int *pos, float *cnt, const int *idx, const float *x,
+               int N, int k, int E, int C)
+{
+  counts.kernels++;
+  K->moe_permute (s, R (xp), R (pos), R (cnt), R (idx), R (x), N, k, E, C);
+}
+
+static void
+d_moe_unpermute (ExecStream *s, float *out, const float *xp, const int *pos, const float *wts,
+                 int N, int k, int C, float beta)
+{
+  counts.kernels++;
+  K->moe_unpermute (s, R (out), R (xp), R (pos), R (wts), N, k, C, beta);
+}
+
+static void
+d_moe_combine_backward (ExecStream *s, float *dxp, float *dwts, const float *dout,
+                        const float *yp, const int *pos, const float *wts, int N, int k, int C)
+{
+  counts.kernels++;
+  K->moe_combine_backward (s, R (dxp), R (dwts), R (dout), R (yp), R (pos), R (wts), N, k, C);
+}
+
 /* ---- open and close ------------------------------------------------------------------- */
 
 static void
@@ -383,6 +423,11 @@ devsim_init (void)
     .copy = d_copy,
     .fill = d_fill,
     .add = d_add,
+    .moe_topk = d_moe_topk,
+    .moe_topk_backward = d_moe_topk_backward,
+    .moe_permute = d_moe_permute,
+    .moe_unpermute = d_moe_unpermute,
+    .moe_combine_backward = d_moe_combine_backward,
   };
   devsim_ops = exec_cpu_ops;
   devsim_ops.name = "devsim";

@@ -1,0 +1,146 @@
+/* exec/moe.h - a mixture-of-experts block (router, top-k, permutation, SwiGLU experts,
+ * weighted combine), forward and backward, with expert parallelism over an `ep` group.
+ *
+ * Contract:
+ *  - FP32, row-major, the conventions of layers.h: weights (out, in), y = x W^T, the block
+ *    is out = [x +] moe (rmsnorm (x)) like exec_mlp_forward, and weight gradients
+ *    accumulate (+=) so micro-batches add up.
+ *  - Routing (Mixtral, HF MixtralSparseMoeBlock; Qwen2-MoE with norm_topk_prob): probs =
+ *    softmax (xn Wr^T) over all experts, the k largest taken in descending order, ties to
+ *    the lower expert index (deterministic), their weights the probs, divided by their sum
+ *    when norm_topk. Dropless (no capacity factor, no token is dropped); no auxiliary
+ *    load-balancing loss: the block's loss is only what flows through `out`, so the
+ *    router's gradient is exactly d out / d Wr through the routing weights (the top-k
+ *    choice itself has no gradient).
+ *  - Expert parallelism (Megatron-Core's all-to-all token dispatcher): rank ep_rank of the
+ *    ep group holds experts [ep_rank E_local, (ep_rank + 1) E_local) and routes its own N
+ *    tokens. Assignments are sorted by expert (stable: token order within an expert), the
+ *    per-expert counts go round with an all-to-all (as float32, exact below 2^24: the
+ *    backends communicate float32), the rows with an all-to-allv; received rows, ordered
+ *    (source, local expert), are regrouped to (local expert, source) so each expert runs
+ *    one GEMM over contiguous rows (a loop over the local experts: the grouped GEMM). The
+ *    combine is the mirror. The router weight and the norm weight are replicated over the
+ *    ep group, and each rank's gradients of them come from its own tokens: the true
+ *    gradient is their sum over the data-parallel ranks (ep lies inside dp x cp x tp, MoE
+ *    parallel folding), which the caller reduces. Expert weight gradients are complete on
+ *    the expert's rank (its expert-data-parallel sum aside).
+ *  - Host synchronisation: the receive counts decide the all-to-allv's sizes, so the
+ *    forward and the backward each wait once for the count exchange and read the counts
+ *    on the host (download on a device backend), as Megatron's dispatcher does.
+ *  - Every computation goes through the stream's ExecKernels (exec_kernels_for), every
+ *    communication through the backend's collectives on `comm` over `group`; the host
+ *    arrays in ExecMoeRoute are the only host-side state. Never prints, never exits. */
+#pragma once
+
+#include <glib.h>
+#include "exec/layers.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  int      N;            /* tokens on this rank */
+  int      C;            /* hidden */
+  int      E;            /* routed experts of the model */
+  int      k;            /* experts per token (moe_top_k / num_experts_per_tok) */
+  int      F;            /* each expert's MLP rows (moe_intermediate_size) */
+  int      ep, ep_rank;  /* expert-parallel group size and this rank's index in it */
+  int      E_local;      /* E / ep experts on this rank */
+  int      R_max;        /* rows this rank's experts may receive: ep N k (dropless) */
+  gboolean norm_topk;    /* weights / their sum (Mixtral: TRUE) */
+  float    eps;          /* RMSNorm epsilon */
+} ExecMoeShape;
+
+/* FALSE with EXEC_ERROR_INVALID when ep does not divide E, k is not in 1 .. E, or a size
+ * is not positive. eps = 1e-5; norm_topk = TRUE. */
+gboolean exec_moe_shape_init (ExecMoeShape *s, int N, int C, int E, int k, int F, int ep,
+                              int ep_rank, GError **error);
+
+/* One MoE block's weights on this rank (or their gradients). */
+typedef struct {
+  float *norm;           /* (C) pre-MoE RMSNorm */
+  float *router;         /* (E, C) replicated over ep */
+  float *w_gate;         /* (E_local, F, C) */
+  float *w_up;           /* (E_local, F, C) */
+  float *w_down;         /* (E_local, C, F) */
+} ExecMoeWeights;
+
+gsize exec_moe_weights_size (const ExecMoeShape *s);             /* floats */
+void  exec_moe_weights_bind (ExecMoeWeights *w, const ExecMoeShape *s, float *mem);
+/* Split-independent values (exec_init_value of a key of (layer, tensor, global expert,
+ * row, col)): linear weights std 0.02, the norm 1. Host memory. */
+void  exec_moe_weights_fill (ExecMoeWeights *w, const ExecMoeShape *s, int layer,
+                             guint64 seed);
+
+/* What the backward needs (caller-owned device memory, exec_moe_acts_size floats). */
+typedef struct {
+  float *x_norm;         /* (N, C) */
+  float *rstd;           /* (N) */
+  float *probs;          /* (N, E) router softmax */
+  int   *idx;            /* (N, k) chosen experts, descending probability */
+  float *wts;            /* (N, k) their combine weights */
+  int   *pos;            /* (N k) row of assignment n k + j in expert order */
+  float *counts;         /* (E) assignments per expert (exact small integers) */
+  float *rcounts;        /* (ep, E_local) rows each source sends each local expert */
+  float *xp;             /* (N k, C) permuted rows, the dispatch's send buffer */
+  float *xe;             /* (R_max, C) expert inputs, (local expert, source) order */
+  float *gate, *up, *h;  /* (R_max, F) */
+  float *yp;             /* (N k, C) expert outputs back home, permuted order */
+} ExecMoeActs;
+
+gsize exec_moe_acts_size  (const ExecMoeShape *s);
+void  exec_moe_acts_bind  (ExecMoeActs *a, const ExecMoeShape *s, float *mem);
+/* Backward scratch (floats); the forward uses the first 2 R_max C of it as well. */
+gsize exec_moe_scratch_size (const ExecMoeShape *s);
+
+/* Host-side routing of one forward (sizes of the all-to-allv, in rows). */
+typedef struct {
+  int *send_rows, *send_off;   /* (ep) rows to / offset in xp of each member */
+  int *recv_rows, *recv_off;   /* (ep) rows from / offset of each member */
+  int *chunk;                  /* (ep, E_local) rows from source s for local expert e */
+  int *expert_rows;            /* (E_local) */
+  int *counts_el;              /* 4 x ep: element counts and displacements (x C) */
+  float *host_counts;          /* (E + ep E_local) downloaded counts */
+  int  rows_in;                /* sum of recv_rows */
+} ExecMoeRoute;
+
+gsize exec_moe_route_size (const ExecMoeShape *s);                /* ints (host) */
+void  exec_moe_route_bind (ExecMoeRoute *r, const ExecMoeShape *s, int *mem);
+
+/* Where the block runs. `buf` is the backend buffer that holds the acts and scratch
+ * (NULL: host memory, read directly); `comm` and `group` carry the ep all-to-alls (group
+ * NULL or of size 1: no communication). */
+typedef struct {
+  ExecStream *compute, *comm;
+  ExecGroup  *group;
+  ExecBuffer *buf;
+  ExecEvent  *ev;        /* scratch event for compute -> comm ordering (NULL on host) */
+  ExecSample  a2a[2];    /* the last dispatch and combine all-to-allv (timing) */
+} ExecMoeCtx;
+
+/* out = [x +] moe (rmsnorm (x)). */
+gboolean exec_moe_forward  (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights *w,
+                            const float *x, gboolean add_residual, ExecMoeActs *a,
+                            ExecMoeRoute *route, float *out, float *scratch, GError **error);
+/* dx = [dout +] d moe / dx (set); weight gradients accumulate into g. The route is the
+ * forward's. */
+gboolean exec_moe_backward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights *w,
+                            ExecMoeWeights *g, const float *x, gboolean add_residual,
+                            const ExecMoeActs *a, const ExecMoeRoute *route,
+                            const float *dout, float *dx, float *scratch, GError **error);
+
+/* ---- the CPU references of the kernel-table entries (layers.h ExecKernels.moe_*) ------- */
+
+void exec_cpu_moe_topk (float *probs, int *idx, float *wts, const float *logits, int N, int E,
+                        int k, gboolean norm);
+void exec_cpu_moe_topk_backward (float *dlogits, const float *dwts, const float *probs,
+                                 const int *idx, const float *wts, int N, int E, int k,
+                                 gboolean norm);
+void exec_cpu_moe_permute (float *xp, int *pos, float *counts, const int *idx,
+                           const float *x, int N, int k, int E, int C);
+void exec_cpu_moe_unpermute (float *out, const float *xp, const int *pos, const float *wts,
+                             int N, int k, int C, float beta);
+void exec_cpu_moe_combine_backward (float *dxp, float *dwts, const float *dout,
+                                    const float *yp, const int *pos, const float *wts, int N,
+                                    int k, int C);
+
+G_END_DECLS
