@@ -314,6 +314,47 @@ k_add (ExecStream *s, float *out, const float *a, const float *b, gsize n)
   check (s, exec_cuda_add (cstream (s)->stream, out, a, b, n), "add");
 }
 
+/* MoE routing (kernels/moe.cu); idx, pos and counts live in device buffers (moe.h acts) */
+static void
+k_moe_topk (ExecStream *s, float *probs, int *idx, float *wts, const float *logits, int N,
+            int E, int k, gboolean norm)
+{
+  check (s, exec_cuda_moe_topk (cstream (s)->stream, probs, idx, wts, logits, N, E, k, !!norm),
+         "moe_topk");
+}
+
+static void
+k_moe_topk_backward (ExecStream *s, float *dlogits, const float *dwts, const float *probs,
+                     const int *idx, const float *wts, int N, int E, int k, gboolean norm)
+{
+  check (s, exec_cuda_moe_topk_backward (cstream (s)->stream, dlogits, dwts, probs, idx, wts,
+                                         N, E, k, !!norm), "moe_topk_backward");
+}
+
+static void
+k_moe_permute (ExecStream *s, float *xp, int *pos, float *counts, const int *idx,
+               const float *x, int N, int k, int E, int C)
+{
+  check (s, exec_cuda_moe_permute (cstream (s)->stream, xp, pos, counts, idx, x, N, k, E, C),
+         "moe_permute");
+}
+
+static void
+k_moe_unpermute (ExecStream *s, float *out, const float *xp, const int *pos, const float *wts,
+                 int N, int k, int C, float beta)
+{
+  check (s, exec_cuda_moe_unpermute (cstream (s)->stream, out, xp, pos, wts, N, k, C, beta),
+         "moe_unpermute");
+}
+
+static void
+k_moe_combine_backward (ExecStream *s, float *dxp, float *dwts, const float *dout,
+                        const float *yp, const int *pos, const float *wts, int N, int k, int C)
+{
+  check (s, exec_cuda_moe_combine_backward (cstream (s)->stream, dxp, dwts, dout, yp, pos,
+                                            wts, N, k, C), "moe_combine_backward");
+}
+
 const ExecKernels exec_kernels_cuda = {
   .name = "cuda",
   .matmul_forward = k_matmul_forward,
@@ -337,4 +378,9 @@ const ExecKernels exec_kernels_cuda = {
   .copy = k_copy,
   .fill = k_fill,
   .add = k_add,
+  .moe_topk = k_moe_topk,
+  .moe_topk_backward = k_moe_topk_backward,
+  .moe_permute = k_moe_permute,
+  .moe_unpermute = k_moe_unpermute,
+  .moe_combine_backward = k_moe_combine_backward,
 };

@@ -87,6 +87,23 @@ cudaError_t exec_cuda_ce_backward (cudaStream_t s, float *dlogits, const float *
                                    const float *lse, const int *targets, int vocab_start,
                                    int vocab_valid, int vocab_local, int N, float dloss);
 
+/* moe.cu (exec/moe.h; norm: 0 or 1) */
+cudaError_t exec_cuda_moe_topk (cudaStream_t s, float *probs, int *idx, float *wts,
+                                const float *logits, int N, int E, int k, int norm);
+cudaError_t exec_cuda_moe_topk_backward (cudaStream_t s, float *dlogits, const float *dwts,
+                                         const float *probs, const int *idx,
+                                         const float *wts, int N, int E, int k, int norm);
+cudaError_t exec_cuda_moe_permute (cudaStream_t s, float *xp, int *pos, float *counts,
+                                   const int *idx, const float *x, int N, int k, int E,
+                                   int C);
+cudaError_t exec_cuda_moe_unpermute (cudaStream_t s, float *out, const float *xp,
+                                     const int *pos, const float *wts, int N, int k, int C,
+                                     float beta);
+cudaError_t exec_cuda_moe_combine_backward (cudaStream_t s, float *dxp, float *dwts,
+                                            const float *dout, const float *yp,
+                                            const int *pos, const float *wts, int N, int k,
+                                            int C);
+
 #ifdef __cplusplus
 }
 #endif

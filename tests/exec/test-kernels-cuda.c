@@ -7,6 +7,7 @@
  * Skips without a device (check-cuda.h); tolerance TOL_F32 = 1e-5 relative (derivation in
  * check-cuda.h) unless a result is a plain copy, which must be exact. */
 #include "check-cuda.h"
+#include "exec/moe.h"
 
 static float *
 copyv (const float *v, gsize n)
@@ -341,6 +342,66 @@ test_copy_fill_add (void)
   g_assert_cmpmem (g_z, n * 4, zeros, n * 4);
 }
 
+/* The MoE routing kernels: N 37 tokens, E 10 experts, top-3, C 300; some logits tie (rows
+ * with equal values: the lower expert first), so idx and pos must be equal exactly; probs,
+ * weights and the combine within TOL_F32 (device expf). */
+static void
+test_moe (void)
+{
+  if (!have_gpu ())
+    return;
+  g_autoptr (GRand) r = seeded (39);
+  int N = 37, E = 10, k = 3, C = 300, Nk = N * k;
+  g_autofree float *logits = randv (r, (gsize) N * E, -3, 3);
+  for (int e = 0; e < E; e++)
+    logits[e] = 1.0f;   /* token 0: all tied */
+  g_autofree float *x = randv (r, (gsize) N * C, -1, 1), *dout = randv (r, (gsize) N * C, -1, 1);
+  g_autofree float *dwts_in = randv (r, (gsize) Nk, -1, 1);
+  for (int norm = 0; norm < 2; norm++)
+    {
+      g_autofree float *probs = g_new (float, (gsize) N * E), *wts = g_new (float, Nk);
+      g_autofree int *idx = g_new (int, Nk), *pos = g_new (int, Nk);
+      g_autofree float *xp = g_new (float, (gsize) Nk * C), *cnt = g_new (float, E);
+      g_autofree float *out = randv (r, (gsize) N * C, -1, 1), *dl = g_new (float, (gsize) N * E);
+      g_autofree float *dxp = g_new (float, (gsize) Nk * C), *dw = g_new (float, Nk);
+      float *d_probs = up (probs, (gsize) N * E * 4), *d_wts = up (wts, Nk * 4);
+      int *d_idx = up (idx, Nk * 4), *d_pos = up (pos, Nk * 4);
+      float *d_xp = up (xp, (gsize) Nk * C * 4), *d_cnt = up (cnt, E * 4);
+      float *d_out = up (out, (gsize) N * C * 4), *d_dl = up (dl, (gsize) N * E * 4);
+      float *d_dxp = up (dxp, (gsize) Nk * C * 4), *d_dw = up (dw, Nk * 4);
+      float *d_x = up (x, (gsize) N * C * 4), *d_dout = up (dout, (gsize) N * C * 4);
+      exec_cpu_moe_topk (probs, idx, wts, logits, N, E, k, norm);
+      kernels ()->moe_topk (compute, d_probs, d_idx, d_wts, up (logits, (gsize) N * E * 4), N,
+                            E, k, norm);
+      exec_cpu_moe_permute (xp, pos, cnt, idx, x, N, k, E, C);
+      kernels ()->moe_permute (compute, d_xp, d_pos, d_cnt, d_idx, d_x, N, k, E, C);
+      exec_cpu_moe_unpermute (out, xp, pos, wts, N, k, C, 1.0f);
+      kernels ()->moe_unpermute (compute, d_out, d_xp, d_pos, d_wts, N, k, C, 1.0f);
+      exec_cpu_moe_combine_backward (dxp, dw, dout, xp, pos, wts, N, k, C);
+      kernels ()->moe_combine_backward (compute, d_dxp, d_dw, d_dout, d_xp, d_pos, d_wts, N, k,
+                                        C);
+      exec_cpu_moe_topk_backward (dl, dwts_in, probs, idx, wts, N, E, k, norm);
+      kernels ()->moe_topk_backward (compute, d_dl, up (dwts_in, Nk * 4), d_probs, d_idx, d_wts,
+                                     N, E, k, norm);
+      g_autofree int *g_idx = (int *) down ((float *) d_idx, Nk);
+      g_autofree int *g_pos = (int *) down ((float *) d_pos, Nk);
+      g_assert_cmpmem (g_idx, Nk * 4, idx, Nk * 4);
+      g_assert_cmpmem (g_pos, Nk * 4, pos, Nk * 4);
+      g_autofree float *g_cnt = down (d_cnt, E), *g_xp = down (d_xp, (gsize) Nk * C);
+      g_assert_cmpmem (g_cnt, E * 4, cnt, E * 4);
+      g_assert_cmpmem (g_xp, (gsize) Nk * C * 4, xp, (gsize) Nk * C * 4);   /* copies */
+      g_autofree float *g_probs = down (d_probs, (gsize) N * E), *g_wts = down (d_wts, Nk);
+      g_autofree float *g_out = down (d_out, (gsize) N * C), *g_dl = down (d_dl, (gsize) N * E);
+      g_autofree float *g_dxp = down (d_dxp, (gsize) Nk * C), *g_dw = down (d_dw, Nk);
+      assert_close ("moe_topk probs", g_probs, probs, (gsize) N * E, TOL_F32);
+      assert_close ("moe_topk wts", g_wts, wts, Nk, TOL_F32);
+      assert_close ("moe_unpermute", g_out, out, (gsize) N * C, TOL_F32);
+      assert_close ("moe_combine_backward dxp", g_dxp, dxp, (gsize) Nk * C, TOL_F32);
+      assert_close ("moe_combine_backward dwts", g_dw, dw, Nk, TOL_F32);
+      assert_close ("moe_topk_backward", g_dl, dl, (gsize) N * E, TOL_F32);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -356,6 +417,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/cuda/kernels/cross-entropy", test_cross_entropy);
   g_test_add_func ("/exec/cuda/kernels/adamw", test_adamw);
   g_test_add_func ("/exec/cuda/kernels/copy-fill-add", test_copy_fill_add);
+  g_test_add_func ("/exec/cuda/kernels/moe", test_moe);
   int rc = g_test_run ();
   cuda_fixture_close ();
   return rc;
