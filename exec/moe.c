@@ -449,27 +449,73 @@ check_kernels (const ExecKernels *K, GError **error)
   return FALSE;
 }
 
+/* The phases, as the step program's MoE tasks split the block (plan/program.h): forward
+ * MOE_ROUTE, dispatch all-to-all, MOE_EXPERTS, combine all-to-all, MOE_COMBINE; backward
+ * the mirror. Scratch layout (exec_moe_scratch_size): bufA, bufB (R_max, C) each; dh,
+ * dgate, dup (R_max, F) each; dyp, dxp (N k, C) each; dwts (N, k); dxn (N, C); dlogits
+ * (N, E). The forward uses bufA (received rows, then expert outputs) and bufB (outputs to
+ * send back); the scratch must stay with the block from its first phase to its last. */
+typedef struct {
+  float *bufA, *bufB, *dh, *dgate, *dup, *dyp, *dxp, *dwts, *dxn, *dlogits;
+} Scratch;
+
+static Scratch
+scratch_of (const ExecMoeShape *s, float *mem)
+{
+  gsize RC = (gsize) s->R_max * s->C, RF = (gsize) s->R_max * s->F;
+  gsize NkC = (gsize) s->N * s->k * s->C;
+  Scratch x;
+  x.bufA = mem;
+  x.bufB = x.bufA + RC;
+  x.dh = x.bufB + RC;
+  x.dgate = x.dh + RF;
+  x.dup = x.dgate + RF;
+  x.dyp = x.dup + RF;
+  x.dxp = x.dyp + NkC;
+  x.dwts = x.dxp + NkC;
+  x.dxn = x.dwts + (gsize) s->N * s->k;
+  x.dlogits = x.dxn + (gsize) s->N * s->C;
+  return x;
+}
+
 gboolean
-exec_moe_forward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights *w,
-                  const float *x, gboolean add_residual, ExecMoeActs *a, ExecMoeRoute *route,
-                  float *out, float *scratch, GError **error)
+exec_moe_route_forward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights *w,
+                        const float *x, ExecMoeActs *a, GError **error)
 {
   ExecStream *st = ctx->compute;
   const ExecKernels *K = exec_kernels_for (st);
   if (!check_kernels (K, error))
     return FALSE;
-  int N = s->N, C = s->C, F = s->F, k = s->k;
-  gsize RC = (gsize) s->R_max * C;
-  float *xr = scratch, *yr = scratch + RC;   /* received rows; outputs to send back */
+  int N = s->N, C = s->C;
   K->rmsnorm_forward (st, a->x_norm, a->rstd, x, w->norm, N, C, s->eps);
   K->matmul_forward (st, a->probs, a->x_norm, w->router, N, C, s->E, 0.0f);   /* logits */
-  K->moe_topk (st, a->probs, a->idx, a->wts, a->probs, N, s->E, k, s->norm_topk);
-  K->moe_permute (st, a->xp, a->pos, a->counts, a->idx, a->x_norm, N, k, s->E, C);
+  K->moe_topk (st, a->probs, a->idx, a->wts, a->probs, N, s->E, s->k, s->norm_topk);
+  K->moe_permute (st, a->xp, a->pos, a->counts, a->idx, a->x_norm, N, s->k, s->E, C);
+  return TRUE;
+}
+
+gboolean
+exec_moe_dispatch_forward (ExecMoeCtx *ctx, const ExecMoeShape *s, ExecMoeActs *a,
+                           ExecMoeRoute *route, float *scratch, GError **error)
+{
+  Scratch x = scratch_of (s, scratch);
   if (!exchange_counts (ctx, s, a, route, error)
-      || !all_to_allv (ctx, s, route, FALSE, a->xp, xr, &ctx->a2a[0], error))
+      || !all_to_allv (ctx, s, route, FALSE, a->xp, x.bufA, &ctx->a2a[0], error))
     return FALSE;
-  regroup (ctx, s, route, TRUE, xr, a->xe);
-  float *ye = xr;   /* xr is spent once regrouped */
+  regroup (ctx, s, route, TRUE, x.bufA, a->xe);
+  return TRUE;
+}
+
+gboolean
+exec_moe_experts_forward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights *w,
+                          ExecMoeActs *a, const ExecMoeRoute *route, float *scratch,
+                          GError **error)
+{
+  ExecStream *st = ctx->compute;
+  const ExecKernels *K = exec_kernels_for (st);
+  Scratch x = scratch_of (s, scratch);
+  int C = s->C, F = s->F;
+  float *ye = x.bufA;   /* the received rows are spent once regrouped */
   gsize o = 0;
   for (int e = 0; e < s->E_local; e++)
     {
@@ -483,13 +529,126 @@ exec_moe_forward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights *
       K->matmul_forward (st, ye + o * C, a->h + o * F, w->w_down + wo, M, F, C, 0.0f);
       o += M;
     }
-  regroup (ctx, s, route, FALSE, ye, yr);
-  if (!all_to_allv (ctx, s, route, TRUE, yr, a->yp, &ctx->a2a[1], error))
-    return FALSE;
-  if (add_residual)
-    K->copy (st, out, x, (gsize) N * C);
-  K->moe_unpermute (st, out, a->yp, a->pos, a->wts, N, k, C, add_residual ? 1.0f : 0.0f);
+  regroup (ctx, s, route, FALSE, ye, x.bufB);
   return TRUE;
+}
+
+gboolean
+exec_moe_combine_a2a_forward (ExecMoeCtx *ctx, const ExecMoeShape *s, ExecMoeActs *a,
+                              const ExecMoeRoute *route, float *scratch, GError **error)
+{
+  Scratch x = scratch_of (s, scratch);
+  return all_to_allv (ctx, s, route, TRUE, x.bufB, a->yp, &ctx->a2a[1], error);
+}
+
+void
+exec_moe_combine_forward (ExecMoeCtx *ctx, const ExecMoeShape *s, const float *x,
+                          gboolean add_residual, const ExecMoeActs *a, float *out)
+{
+  ExecStream *st = ctx->compute;
+  const ExecKernels *K = exec_kernels_for (st);
+  if (add_residual)
+    K->copy (st, out, x, (gsize) s->N * s->C);
+  K->moe_unpermute (st, out, a->yp, a->pos, a->wts, s->N, s->k, s->C,
+                    add_residual ? 1.0f : 0.0f);
+}
+
+gboolean
+exec_moe_forward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights *w,
+                  const float *x, gboolean add_residual, ExecMoeActs *a, ExecMoeRoute *route,
+                  float *out, float *scratch, GError **error)
+{
+  if (!exec_moe_route_forward (ctx, s, w, x, a, error)
+      || !exec_moe_dispatch_forward (ctx, s, a, route, scratch, error)
+      || !exec_moe_experts_forward (ctx, s, w, a, route, scratch, error)
+      || !exec_moe_combine_a2a_forward (ctx, s, a, route, scratch, error))
+    return FALSE;
+  exec_moe_combine_forward (ctx, s, x, add_residual, a, out);
+  return TRUE;
+}
+
+gboolean
+exec_moe_combine_backward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeActs *a,
+                           const float *dout, float *scratch, GError **error)
+{
+  const ExecKernels *K = exec_kernels_for (ctx->compute);
+  if (!check_kernels (K, error))
+    return FALSE;
+  Scratch x = scratch_of (s, scratch);
+  K->moe_combine_backward (ctx->compute, x.dyp, x.dwts, dout, a->yp, a->pos, a->wts, s->N,
+                           s->k, s->C);
+  return TRUE;
+}
+
+gboolean
+exec_moe_dispatch_backward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeRoute *route,
+                            float *scratch, GError **error)
+{
+  Scratch x = scratch_of (s, scratch);
+  if (!all_to_allv (ctx, s, route, FALSE, x.dyp, x.bufA, &ctx->a2a[0], error))
+    return FALSE;
+  regroup (ctx, s, route, TRUE, x.bufA, x.bufB);
+  return TRUE;
+}
+
+gboolean
+exec_moe_experts_backward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights *w,
+                           ExecMoeWeights *g, const ExecMoeActs *a, const ExecMoeRoute *route,
+                           float *scratch, GError **error)
+{
+  ExecStream *st = ctx->compute;
+  const ExecKernels *K = exec_kernels_for (st);
+  Scratch x = scratch_of (s, scratch);
+  int C = s->C, F = s->F;
+  float *dye = x.bufB, *dxe = x.bufA;
+  gsize o = 0;
+  for (int e = 0; e < s->E_local; e++)
+    {
+      int M = route->expert_rows[e];
+      if (M == 0)
+        continue;
+      gsize wo = (gsize) e * F * C;
+      K->matmul_backward (st, x.dh + o * F, g->w_down + wo, dye + o * C, a->h + o * F,
+                          w->w_down + wo, M, F, C, 0.0f);
+      K->swiglu_backward (st, x.dgate + o * F, x.dup + o * F, x.dh + o * F, a->gate + o * F,
+                          a->up + o * F, (gsize) M * F);
+      K->matmul_backward (st, dxe + o * C, g->w_gate + wo, x.dgate + o * F, a->xe + o * C,
+                          w->w_gate + wo, M, C, F, 0.0f);
+      K->matmul_backward (st, dxe + o * C, g->w_up + wo, x.dup + o * F, a->xe + o * C,
+                          w->w_up + wo, M, C, F, 1.0f);
+      o += M;
+    }
+  regroup (ctx, s, route, FALSE, dxe, x.bufB);   /* dye is spent */
+  return TRUE;
+}
+
+gboolean
+exec_moe_combine_a2a_backward (ExecMoeCtx *ctx, const ExecMoeShape *s,
+                               const ExecMoeRoute *route, float *scratch, GError **error)
+{
+  Scratch x = scratch_of (s, scratch);
+  return all_to_allv (ctx, s, route, TRUE, x.bufB, x.dxp, &ctx->a2a[1], error);
+}
+
+void
+exec_moe_route_backward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights *w,
+                         ExecMoeWeights *g, const float *x, gboolean add_residual,
+                         const ExecMoeActs *a, const float *dout, float *dx, float *scratch)
+{
+  ExecStream *st = ctx->compute;
+  const ExecKernels *K = exec_kernels_for (st);
+  Scratch z = scratch_of (s, scratch);
+  int N = s->N, C = s->C;
+  /* the token's input gradient: its k copies summed, plus the router's path */
+  K->moe_unpermute (st, z.dxn, z.dxp, a->pos, NULL, N, s->k, C, 0.0f);
+  K->moe_topk_backward (st, z.dlogits, z.dwts, a->probs, a->idx, a->wts, N, s->E, s->k,
+                        s->norm_topk);
+  K->matmul_backward (st, z.dxn, g->router, z.dlogits, a->x_norm, w->router, N, C, s->E, 1.0f);
+  if (add_residual)
+    K->copy (st, dx, dout, (gsize) N * C);
+  else
+    K->fill (st, dx, 0.0f, (gsize) N * C);
+  K->rmsnorm_backward (st, dx, g->norm, z.dxn, x, w->norm, a->rstd, N, C);
 }
 
 gboolean
@@ -498,50 +657,11 @@ exec_moe_backward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights 
                    const ExecMoeActs *a, const ExecMoeRoute *route, const float *dout,
                    float *dx, float *scratch, GError **error)
 {
-  ExecStream *st = ctx->compute;
-  const ExecKernels *K = exec_kernels_for (st);
-  if (!check_kernels (K, error))
+  if (!exec_moe_combine_backward (ctx, s, a, dout, scratch, error)
+      || !exec_moe_dispatch_backward (ctx, s, route, scratch, error)
+      || !exec_moe_experts_backward (ctx, s, w, g, a, route, scratch, error)
+      || !exec_moe_combine_a2a_backward (ctx, s, route, scratch, error))
     return FALSE;
-  int N = s->N, C = s->C, F = s->F, k = s->k;
-  gsize RC = (gsize) s->R_max * C, RF = (gsize) s->R_max * F, NkC = (gsize) N * k * C;
-  float *bufA = scratch, *bufB = bufA + RC;
-  float *dh = bufB + RC, *dgate = dh + RF, *dup = dgate + RF;
-  float *dyp = dup + RF, *dxp = dyp + NkC, *dwts = dxp + NkC;
-  float *dxn = dwts + (gsize) N * k, *dlogits = dxn + (gsize) N * C;
-  /* combine: dyp, dwts; then dyp to the experts */
-  K->moe_combine_backward (st, dyp, dwts, dout, a->yp, a->pos, a->wts, N, k, C);
-  if (!all_to_allv (ctx, s, route, FALSE, dyp, bufA, &ctx->a2a[0], error))
-    return FALSE;
-  float *dye = bufB, *dxe = bufA;
-  regroup (ctx, s, route, TRUE, bufA, dye);
-  gsize o = 0;
-  for (int e = 0; e < s->E_local; e++)
-    {
-      int M = route->expert_rows[e];
-      if (M == 0)
-        continue;
-      gsize wo = (gsize) e * F * C;
-      K->matmul_backward (st, dh + o * F, g->w_down + wo, dye + o * C, a->h + o * F,
-                          w->w_down + wo, M, F, C, 0.0f);
-      K->swiglu_backward (st, dgate + o * F, dup + o * F, dh + o * F, a->gate + o * F,
-                          a->up + o * F, (gsize) M * F);
-      K->matmul_backward (st, dxe + o * C, g->w_gate + wo, dgate + o * F, a->xe + o * C,
-                          w->w_gate + wo, M, C, F, 0.0f);
-      K->matmul_backward (st, dxe + o * C, g->w_up + wo, dup + o * F, a->xe + o * C,
-                          w->w_up + wo, M, C, F, 1.0f);
-      o += M;
-    }
-  regroup (ctx, s, route, FALSE, dxe, bufB);   /* dye is spent */
-  if (!all_to_allv (ctx, s, route, TRUE, bufB, dxp, &ctx->a2a[1], error))
-    return FALSE;
-  /* the token's input gradient: its k copies summed, plus the router's path */
-  K->moe_unpermute (st, dxn, dxp, a->pos, NULL, N, k, C, 0.0f);
-  K->moe_topk_backward (st, dlogits, dwts, a->probs, a->idx, a->wts, N, s->E, k, s->norm_topk);
-  K->matmul_backward (st, dxn, g->router, dlogits, a->x_norm, w->router, N, C, s->E, 1.0f);
-  if (add_residual)
-    K->copy (st, dx, dout, (gsize) N * C);
-  else
-    K->fill (st, dx, 0.0f, (gsize) N * C);
-  K->rmsnorm_backward (st, dx, g->norm, dxn, x, w->norm, a->rstd, N, C);
+  exec_moe_route_backward (ctx, s, w, g, x, add_residual, a, dout, dx, scratch);
   return TRUE;
 }

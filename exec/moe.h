@@ -128,6 +128,44 @@ gboolean exec_moe_backward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMo
                             const ExecMoeActs *a, const ExecMoeRoute *route,
                             const float *dout, float *dx, float *scratch, GError **error);
 
+/* The same in the step program's phases (plan/program.h MoE tasks), called in this order
+ * with the same scratch: forward route (MOE_ROUTE), dispatch (the counts' all-to-all and
+ * the rows' all-to-allv), experts (MOE_EXPERTS), combine a2a, combine (MOE_COMBINE);
+ * backward combine (MOE_COMBINE), dispatch, experts, combine a2a, route (MOE_ROUTE). */
+gboolean exec_moe_route_forward       (ExecMoeCtx *ctx, const ExecMoeShape *s,
+                                       const ExecMoeWeights *w, const float *x,
+                                       ExecMoeActs *a, GError **error);
+gboolean exec_moe_dispatch_forward    (ExecMoeCtx *ctx, const ExecMoeShape *s, ExecMoeActs *a,
+                                       ExecMoeRoute *route, float *scratch, GError **error);
+gboolean exec_moe_experts_forward     (ExecMoeCtx *ctx, const ExecMoeShape *s,
+                                       const ExecMoeWeights *w, ExecMoeActs *a,
+                                       const ExecMoeRoute *route, float *scratch,
+                                       GError **error);
+gboolean exec_moe_combine_a2a_forward (ExecMoeCtx *ctx, const ExecMoeShape *s, ExecMoeActs *a,
+                                       const ExecMoeRoute *route, float *scratch,
+                                       GError **error);
+void     exec_moe_combine_forward     (ExecMoeCtx *ctx, const ExecMoeShape *s, const float *x,
+                                       gboolean add_residual, const ExecMoeActs *a,
+                                       float *out);
+gboolean exec_moe_combine_backward    (ExecMoeCtx *ctx, const ExecMoeShape *s,
+                                       const ExecMoeActs *a, const float *dout,
+                                       float *scratch, GError **error);
+gboolean exec_moe_dispatch_backward   (ExecMoeCtx *ctx, const ExecMoeShape *s,
+                                       const ExecMoeRoute *route, float *scratch,
+                                       GError **error);
+gboolean exec_moe_experts_backward    (ExecMoeCtx *ctx, const ExecMoeShape *s,
+                                       const ExecMoeWeights *w, ExecMoeWeights *g,
+                                       const ExecMoeActs *a, const ExecMoeRoute *route,
+                                       float *scratch, GError **error);
+gboolean exec_moe_combine_a2a_backward (ExecMoeCtx *ctx, const ExecMoeShape *s,
+                                        const ExecMoeRoute *route, float *scratch,
+                                        GError **error);
+void     exec_moe_route_backward      (ExecMoeCtx *ctx, const ExecMoeShape *s,
+                                       const ExecMoeWeights *w, ExecMoeWeights *g,
+                                       const float *x, gboolean add_residual,
+                                       const ExecMoeActs *a, const float *dout, float *dx,
+                                       float *scratch);
+
 /* ---- the CPU references of the kernel-table entries (layers.h ExecKernels.moe_*) ------- */
 
 void exec_cpu_moe_topk (float *probs, int *idx, float *wts, const float *logits, int N, int E,
