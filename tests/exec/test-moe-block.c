@@ -1,4 +1,4 @@
-/* tests/exec/test-moe.c - the MoE block (exec/moe.h) on one rank: routing by hand, the
+/* tests/exec/test-moe-block.c - the MoE block (exec/moe.h) on one rank: routing by hand, the
  * forward against a naive double-precision reference (moe-ref.h), every gradient against
  * central finite differences of that reference, and the block on the device-emulation
  * backend (buffers the host cannot read: the count download path) bit for bit against
