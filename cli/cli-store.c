@@ -83,6 +83,8 @@ cli_predicted_phases (const SimResult *r, GArray *phases)
       g_array_append_val (phases, ph);
       for (int k = 0; k < PROG_COMM_N; k++)
         {
+          if (k == PROG_COMM_EP && st->comm_s[k] == 0 && st->exposed_s[k] == 0)
+            continue;   /* dense models: no ep row */
           ResPhase c = { RES_SOURCE_PREDICTED, s, prog_comm_name (k), st->comm_s[k],
                          st->exposed_s[k] };
           g_array_append_val (phases, c);

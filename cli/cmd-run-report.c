@@ -144,6 +144,8 @@ cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const 
       g_array_append_val (ph, a);
       for (int k = 0; k < PROG_COMM_N; k++)
         {
+          if (k == PROG_COMM_EP && x->comm_s[k] == 0 && x->exposed_s[k] == 0)
+            continue;   /* dense models: no ep row */
           ResPhase e = { RES_SOURCE_MEASURED, q, prog_comm_name (k), x->comm_s[k],
                          x->exposed_s[k] };
           g_array_append_val (ph, e);

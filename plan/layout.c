@@ -11,7 +11,7 @@ const char *
 plan_axis_name (PlanAxis axis)
 {
   static const char *const names[] = { "tp", "cp", "ep", "dp", "pp", "dp_shard",
-                                       "dp_replica", "cp_dp" };
+                                       "dp_replica", "cp_dp", "etp", "edp", "etp_ep" };
   return (guint) axis < G_N_ELEMENTS (names) ? names[axis] : "?";
 }
 
@@ -58,10 +58,58 @@ plan_layout_rank_of (const PlanLayout *layout, const PlanCoord *coord)
   return (int) r;
 }
 
+void
+plan_layout_expert_coord_of (const PlanLayout *layout, int rank, int out[4])
+{
+  for (int a = 0; a < 4; a++)
+    out[a] = (int) ((guint64) rank / layout->exp_stride[a] % (guint64) layout->exp_size[a]);
+}
+
+static gboolean
+expert_axis (PlanAxis axis)
+{
+  return axis == PLAN_AXIS_EP || axis == PLAN_AXIS_ETP || axis == PLAN_AXIS_EDP
+         || axis == PLAN_AXIS_EXPT;
+}
+
+/* The expert-side group of `rank`: members vary the etp coordinate (innermost) and/or
+ * the ep coordinate, or the edp coordinate. */
+static int
+expert_members (const PlanLayout *layout, PlanAxis axis, int rank, int *members)
+{
+  int e[4];
+  plan_layout_expert_coord_of (layout, rank, e);
+  const guint64 *st = layout->exp_stride;
+  guint64 base = (guint64) rank;
+  int n = 0;
+  if (axis == PLAN_AXIS_EDP)
+    {
+      base -= (guint64) e[PLAN_EXP_EDP] * st[PLAN_EXP_EDP];
+      for (int i = 0; i < layout->exp_size[PLAN_EXP_EDP]; i++)
+        members[n++] = (int) (base + (guint64) i * st[PLAN_EXP_EDP]);
+      return e[PLAN_EXP_EDP];
+    }
+  gboolean vary_etp = axis == PLAN_AXIS_ETP || axis == PLAN_AXIS_EXPT;
+  gboolean vary_ep = axis == PLAN_AXIS_EP || axis == PLAN_AXIS_EXPT;
+  int n_etp = vary_etp ? layout->exp_size[PLAN_EXP_ETP] : 1;
+  int n_ep = vary_ep ? layout->exp_size[PLAN_EXP_EP] : 1;
+  if (vary_etp)
+    base -= (guint64) e[PLAN_EXP_ETP] * st[PLAN_EXP_ETP];
+  if (vary_ep)
+    base -= (guint64) e[PLAN_EXP_EP] * st[PLAN_EXP_EP];
+  for (int j = 0; j < n_ep; j++)
+    for (int i = 0; i < n_etp; i++)
+      members[n++] = (int) (base + (guint64) i * st[PLAN_EXP_ETP]
+                            + (guint64) j * st[PLAN_EXP_EP]);
+  return (vary_ep ? e[PLAN_EXP_EP] : 0) * n_etp + (vary_etp ? e[PLAN_EXP_ETP] : 0);
+}
+
 /* Members of a derived or plain group, in group order. */
 int
 plan_layout_group_members (const PlanLayout *layout, PlanAxis axis, int rank, int *members)
 {
+  if (expert_axis (axis))
+    return expert_members (layout, axis, rank, members);
   PlanCoord c;
   plan_layout_coord_of (layout, rank, &c);
   int me = 0, n = 0;
@@ -136,6 +184,24 @@ group_leader_extent (const PlanLayout *lay, PlanAxis axis, const PlanCoord *c, i
   const guint64 *st = lay->stride;
   const int *sz = lay->size;
   int K = lay->hsdp_shard;
+  if (expert_axis (axis))
+    {
+      int e[4];
+      plan_layout_expert_coord_of (lay, rank, e);
+      const guint64 *es = lay->exp_stride;
+      const int *ez = lay->exp_size;
+      gboolean vary_etp = axis == PLAN_AXIS_ETP || axis == PLAN_AXIS_EXPT;
+      gboolean vary_ep = axis == PLAN_AXIS_EP || axis == PLAN_AXIS_EXPT;
+      gboolean vary_edp = axis == PLAN_AXIS_EDP;
+      if ((vary_etp && e[PLAN_EXP_ETP] != 0) || (vary_ep && e[PLAN_EXP_EP] != 0)
+          || (vary_edp && e[PLAN_EXP_EDP] != 0))
+        return FALSE;
+      *hi = (guint64) rank
+            + (vary_etp ? (guint64) (ez[PLAN_EXP_ETP] - 1) * es[PLAN_EXP_ETP] : 0)
+            + (vary_ep ? (guint64) (ez[PLAN_EXP_EP] - 1) * es[PLAN_EXP_EP] : 0)
+            + (vary_edp ? (guint64) (ez[PLAN_EXP_EDP] - 1) * es[PLAN_EXP_EDP] : 0);
+      return TRUE;
+    }
   switch (axis)
     {
     case PLAN_AXIS_DP_SHARD:
@@ -175,7 +241,7 @@ layout_fill_group (PlanLayout *layout, PlanAxis axis, int size)
   /* The span is the outermost level any group of this axis crosses (groups are not all
    * translates of one another when the axes do not align with the levels). */
   guint span = 0;
-  if (size > 1 && axis < PLAN_AXIS_N)
+  if (size > 1 && axis < PLAN_AXIS_N && axis != PLAN_AXIS_EP)
     {
       /* a plain axis: its leaders (coordinate 0) fill blocks [k S n, k S n + S) of the
        * ranks, S its stride and n its size */
@@ -221,9 +287,10 @@ plan_layout_new (const Plan *plan, const TopoCluster *cluster, GError **error)
   layout->world = plan->world_size;
   layout->size[PLAN_AXIS_TP] = plan->tp;
   layout->size[PLAN_AXIS_CP] = plan->cp;
-  layout->size[PLAN_AXIS_EP] = plan->ep;
-  /* EP is carved out of DP in Megatron; with ep = 1 the dp axis is the whole DP. */
-  layout->size[PLAN_AXIS_DP] = plan->dp / MAX (plan->ep, 1);
+  /* MoE parallel folding: the dense side has no ep axis (ep 1, dp the whole DP); the
+   * expert side below decomposes the same ranks again. */
+  layout->size[PLAN_AXIS_EP] = 1;
+  layout->size[PLAN_AXIS_DP] = plan->dp;
   layout->size[PLAN_AXIS_PP] = plan->pp;
   layout->hsdp_shard = plan->sharding == PLAN_SHARD_HSDP ? MAX (plan->hsdp_shard_size, 1)
                                                          : layout->size[PLAN_AXIS_DP];
@@ -252,8 +319,43 @@ plan_layout_new (const Plan *plan, const TopoCluster *cluster, GError **error)
       return NULL;
     }
 
+  /* the expert side, in the same order: tp -> etp, ep -> ep, dp -> edp, cp dropped */
+  {
+    int ep = MAX (plan->ep, 1), etp = plan->etp > 0 ? plan->etp : plan->tp;
+    gint64 stage_ranks = (gint64) plan->tp * plan->cp * plan->dp;
+    if (stage_ranks % ((gint64) etp * ep) != 0)
+      {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,
+                     "expert tp x ep = %d x %d does not divide the %" G_GINT64_FORMAT
+                     " ranks of a pipeline stage (hint: resolve the plan first)", etp, ep,
+                     stage_ranks);
+        return NULL;
+      }
+    layout->exp_size[PLAN_EXP_ETP] = etp;
+    layout->exp_size[PLAN_EXP_EP] = ep;
+    layout->exp_size[PLAN_EXP_EDP] = (int) (stage_ranks / ((gint64) etp * ep));
+    layout->exp_size[PLAN_EXP_PP] = plan->pp;
+    guint64 es = 1;
+    for (int i = 0; i < PLAN_AXIS_N; i++)
+      {
+        int e = layout->order[i] == PLAN_AXIS_TP ? PLAN_EXP_ETP
+                : layout->order[i] == PLAN_AXIS_EP ? PLAN_EXP_EP
+                : layout->order[i] == PLAN_AXIS_DP ? PLAN_EXP_EDP
+                : layout->order[i] == PLAN_AXIS_PP ? PLAN_EXP_PP : -1;
+        if (e < 0)
+          continue;
+        layout->exp_stride[e] = es;
+        es *= (guint64) layout->exp_size[e];
+      }
+  }
+
   for (int a = 0; a < PLAN_AXIS_N; a++)
-    layout_fill_group (layout, (PlanAxis) a, layout->size[a]);
+    layout_fill_group (layout, (PlanAxis) a,
+                       a == PLAN_AXIS_EP ? layout->exp_size[PLAN_EXP_EP] : layout->size[a]);
+  layout_fill_group (layout, PLAN_AXIS_ETP, layout->exp_size[PLAN_EXP_ETP]);
+  layout_fill_group (layout, PLAN_AXIS_EDP, layout->exp_size[PLAN_EXP_EDP]);
+  layout_fill_group (layout, PLAN_AXIS_EXPT,
+                     layout->exp_size[PLAN_EXP_ETP] * layout->exp_size[PLAN_EXP_EP]);
   /* Derived groups. Without HSDP the shard group is the DP group and replicas are
    * single ranks; without CP the CP x DP group is the DP group: copy instead of
    * scanning the ranks again. */

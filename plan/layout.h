@@ -6,7 +6,15 @@
  *    TP ranks are adjacent, so they share a server). Rank r runs on device r.
  *  - The same function gives the simulator its group spans and the execution engine its
  *    MPI/NCCL sub-communicators (members), so simulated and real groups cannot diverge.
- *  - A PlanLayout borrows nothing: it copies what it needs from plan and cluster. */
+ *  - A PlanLayout borrows nothing: it copies what it needs from plan and cluster.
+ *  - MoE parallel folding (Megatron-Core): the coordinates above are the dense side
+ *    (tp x cp x dp x pp; the ep coordinate is always 0 there). The expert side decomposes
+ *    the same ranks as etp x ep x edp x pp in the same rank order (cp dropped, tp read as
+ *    etp, dp as edp), so expert groups cut across the dense ones: PLAN_AXIS_EP is the
+ *    expert-parallel group (the all-to-all), PLAN_AXIS_ETP the expert tensor-parallel
+ *    group, PLAN_AXIS_EDP the expert data-parallel group (expert gradients),
+ *    PLAN_AXIS_EXPT the etp x ep group (the all-gather dispatcher). plan_resolve checked
+ *    that both sides give every rank the same pipeline stage. */
 #pragma once
 
 #include <glib.h>
@@ -25,6 +33,9 @@ typedef enum {
   PLAN_AXIS_DP_SHARD = PLAN_AXIS_N,   /* HSDP shard group: K consecutive DP ranks */
   PLAN_AXIS_DP_REPLICA,               /* HSDP replica group: DP ranks with equal shard index */
   PLAN_AXIS_CPDP,                     /* CP x DP: where gradients are reduced when cp > 1 */
+  PLAN_AXIS_ETP,                      /* expert tensor parallel (expert side) */
+  PLAN_AXIS_EDP,                      /* expert data parallel: expert gradients reduced */
+  PLAN_AXIS_EXPT,                     /* ETP x EP: one expert layer's model-parallel ranks */
   PLAN_AXIS_N_GROUPS,
 } PlanAxis;
 
@@ -55,9 +66,16 @@ typedef struct {
   PlanAxis     order[PLAN_AXIS_N];    /* innermost first */
   guint64      stride[PLAN_AXIS_N];   /* rank stride of each axis */
   int          hsdp_shard;            /* K (1 when not HSDP) */
+  /* the expert side: sizes and rank strides of etp, ep, edp, pp (PLAN_EXP_*) */
+  int          exp_size[4];
+  guint64      exp_stride[4];
   PlanGroupInfo groups[PLAN_AXIS_N_GROUPS];
   TopoCluster *cluster;               /* ref held */
 } PlanLayout;
+
+enum { PLAN_EXP_ETP, PLAN_EXP_EP, PLAN_EXP_EDP, PLAN_EXP_PP };
+/* The expert-side coordinates of `rank`: out[PLAN_EXP_ETP .. PLAN_EXP_PP]. */
+void plan_layout_expert_coord_of (const PlanLayout *layout, int rank, int out[4]);
 
 /* `order` may be NULL for the Megatron default. Fails with PLAN_ERROR_USAGE on a bad
  * order string. */

@@ -324,6 +324,41 @@ plan_mem_chunk_acts (const Plan *plan, int layers, guint64 full_layer, guint64 s
     }
 }
 
+/* ---- mixture of experts ---------------------------------------------------------------
+ *
+ * An MoE layer stores, instead of the dense MLP's hidden tensors (per micro-batch, on the
+ * rank holding the busiest expert, X = pace x etp T_sp k routed token copies, T_sp the
+ * rank's tokens after SP, f_e = expert ffn / etp):
+ *   expert GEMM inputs (the dispatched tokens)       a X h
+ *   expert hidden (SwiGLU gate, up, product; GeLU 2)  3 a X f_e
+ *   expert outputs (the combine's weight gradient)   a T_sp k h
+ *   router probabilities (fp32, top-k kept)          4 T_sp k
+ *   shared experts: their input and hidden          a T h /t(SP) + 3 a T f_s / t
+ * The router input is the norm output, already counted with the dense layer's. */
+static guint64
+moe_layer_acts (const ModelSpec *model, const Plan *plan, const PlanMoe *moe,
+                guint64 dense_mlp_hidden)
+{
+  guint64 t = (guint64) MAX (plan->tp, 1), cp = (guint64) MAX (plan->cp, 1);
+  guint64 sp_div = plan->sequence_parallel ? t : 1;
+  guint64 a = plan_mem_act_elem_bytes (plan);
+  guint64 T = plan_mem_seq (plan, model) / cp * (guint64) MAX (plan->micro_batch, 1);
+  guint64 Tsp = T / sp_div, h = model->hidden, k = (guint64) moe->top_k;
+  guint64 etp = (guint64) (plan->etp > 0 ? plan->etp : plan->tp);
+  int local = moe->experts / MAX (plan->ep, 1);
+  double pace = (local - 1 + moe->imbalance) / MAX (local, 1);
+  double X = pace * (double) (etp * Tsp * k);
+  double mlpk = model->mlp == MODEL_MLP_SWIGLU ? 3 : 2;
+  double bytes = (double) a * X * (double) h
+                 + mlpk * (double) a * X * (double) (moe->expert_ffn / etp)
+                 + (double) (a * Tsp * k * h) + 4.0 * (double) (Tsp * k);
+  if (moe->shared_ffn > 0)
+    bytes += (double) (a * T * h / sp_div) + mlpk * (double) (a * T) * (double) moe->shared_ffn
+                                             / (double) t;
+  (void) dense_mlp_hidden;
+  return (guint64) (bytes + 0.5);
+}
+
 /* ---- the breakdown ------------------------------------------------------------------ */
 
 void
@@ -365,6 +400,18 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
 
   /* elements on one rank */
   guint64 layer_elems = mp.attention_per_layer / t + mp.mlp_per_layer / t + mp.norms_per_layer;
+  /* MoE: the dense part and this rank's experts of an MoE layer, and its activations */
+  PlanMoe moe;
+  plan_moe (plan, model, &moe);
+  double moe_dense_elems = 0, moe_expert_elems = 0;
+  guint64 moe_full_layer = 0;
+  if (moe.experts > 0)
+    {
+      int L0 = moe.first_dense;   /* the first MoE layer */
+      plan_layer_params_local (plan, model, &moe, L0, &moe_dense_elems, &moe_expert_elems);
+      moe_full_layer = acts.total - acts.mlp_hidden
+                       + moe_layer_acts (model, plan, &moe, acts.mlp_hidden);
+    }
   guint64 word_emb = model->vocab * h;
   guint64 pos_emb = mp.input_embedding > word_emb ? mp.input_embedding - word_emb : 0;
   guint64 emb_elems = word_emb / t + pos_emb;
@@ -407,7 +454,16 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
       st->inflight_microbatches = plan_memory_inflight (plan, i);
 
       /* params, grads, optimizer */
-      guint64 elems = (guint64) layers * layer_elems;
+      int moe_layers = 0;
+      if (moe.experts > 0)
+        for (int c = 0; c < v; c++)
+          {
+            int f0 = plan_chunk_first_layer (plan, model, i, c);
+            for (int l = f0; l < f0 + plan_chunk_layers (plan, model, i, c); l++)
+              moe_layers += plan_moe_layer (&moe, l);
+          }
+      guint64 elems = (guint64) (layers - moe_layers) * layer_elems
+                      + (guint64) ((double) moe_layers * moe_dense_elems + 0.5);
       guint64 unit = layers > 0 ? layer_elems : 0;   /* largest FSDP unit on this stage */
       if (first)
         {
@@ -420,6 +476,18 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
           unit = MAX (unit, head_elems);
         }
       plan_memory_model_states (plan, (double) elems, states);
+      if (moe_layers > 0)
+        {
+          /* the experts' states shard over the expert data-parallel group (ZeRO-1/2 over
+           * edp, as Megatron-Core's distributed optimizer does for expert parameters) */
+          Plan ex = *plan;
+          ex.dp = MAX (plan->edp, 1);
+          ex.cp = 1;
+          double es[3];
+          plan_memory_model_states (&ex, moe_layers * moe_expert_elems, es);
+          for (int k = 0; k < 3; k++)
+            states[k] += es[k];
+        }
       st->bytes[PLAN_MEM_PARAMS] = (guint64) (states[0] + 0.5);
       st->bytes[PLAN_MEM_GRADS] = (guint64) (states[1] + 0.5);
       st->bytes[PLAN_MEM_OPTIMIZER] = (guint64) (states[2] + 0.5);
@@ -429,8 +497,20 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
       for (int c = 0; c < v; c++)
         {
           guint64 stored, tr;
-          plan_mem_chunk_acts (plan, plan_chunk_layers (plan, model, i, c), full_layer,
-                               selective_layer, layer_input, &stored, &tr);
+          guint64 full_c = full_layer, sel_c = selective_layer;
+          int n_c = plan_chunk_layers (plan, model, i, c);
+          if (moe.experts > 0 && n_c > 0)
+            {
+              /* the chunk's mean layer: dense and MoE layers mixed */
+              int f0 = plan_chunk_first_layer (plan, model, i, c), m_c = 0;
+              for (int l = f0; l < f0 + n_c; l++)
+                m_c += plan_moe_layer (&moe, l);
+              guint64 extra = (guint64) (((double) m_c * ((double) moe_full_layer
+                                                          - (double) full_layer)) / n_c + 0.5);
+              full_c += extra;
+              sel_c += extra;
+            }
+          plan_mem_chunk_acts (plan, n_c, full_c, sel_c, layer_input, &stored, &tr);
           per_mb += stored;
           transient = MAX (transient, tr);
         }

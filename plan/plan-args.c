@@ -29,6 +29,21 @@ parse_int (const char *option, const char *value, int min, int *out, GError **er
   return TRUE;
 }
 
+static gboolean
+parse_double (const char *option, const char *value, double min, double *out, GError **error)
+{
+  char *end = NULL;
+  double v = g_ascii_strtod (value, &end);
+  if (end == value || *end != '\0' || !(v >= min) || !(v <= 1e6))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s expects a number between %g and 1e6, got '%s'", option, min, value);
+      return FALSE;
+    }
+  *out = v;
+  return TRUE;
+}
+
 /* One of a flag's named values (any case); the error lists them as `hint` says. */
 typedef struct {
   const char *name;
@@ -252,6 +267,26 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
       plan->rank_order = g_strdup (value);
       return TRUE;
     }
+  if (g_str_equal (name, "moe-token-dispatcher-type"))
+    {
+      static const Choice c[] = {
+        { "alltoall", PLAN_MOE_ALLTOALL }, { "allgather", PLAN_MOE_ALLGATHER },
+        { "flex", PLAN_MOE_FLEX }, { "deepep", PLAN_MOE_FLEX }, { NULL, 0 } };
+      return parse_choice (name, value, c, "alltoall, allgather or flex (DeepEP)",
+                           (int *) &plan->moe_dispatcher, error);
+    }
+  if (g_str_equal (name, "moe-expert-capacity-factor"))
+    {
+      /* Megatron: a float; unset means dropless. "none" says so explicitly. */
+      if (g_ascii_strcasecmp (value, "none") == 0 || g_ascii_strcasecmp (value, "dropless") == 0)
+        {
+          plan->moe_capacity_factor = 0;
+          return TRUE;
+        }
+      return parse_double (option, value, 1.0, &plan->moe_capacity_factor, error);
+    }
+  if (g_str_equal (name, "moe-imbalance"))
+    return parse_double (option, value, 1.0, &plan->moe_imbalance, error);
   if (g_str_equal (name, "plan"))
     {
       g_free (pp->args->plan_file);
@@ -282,6 +317,10 @@ static const IntOpt int_opts[] = {
   { "cp", G_STRUCT_OFFSET (Plan, cp), 1 },
   { "expert-model-parallel-size", G_STRUCT_OFFSET (Plan, ep), 1 },
   { "ep", G_STRUCT_OFFSET (Plan, ep), 1 },
+  { "expert-tensor-parallel-size", G_STRUCT_OFFSET (Plan, etp), 1 },
+  { "etp", G_STRUCT_OFFSET (Plan, etp), 1 },
+  { "num-experts", G_STRUCT_OFFSET (Plan, num_experts), 1 },
+  { "moe-router-topk", G_STRUCT_OFFSET (Plan, moe_topk), 1 },
   { "dp", G_STRUCT_OFFSET (Plan, dp_given), 1 },
   { "data-parallel-size", G_STRUCT_OFFSET (Plan, dp_given), 1 },
   { "num-virtual-stages-per-pipeline-rank", G_STRUCT_OFFSET (Plan, vpp), 1 },
@@ -330,6 +369,10 @@ on_flag (const char *option, const char *value, gpointer data, GError **error)
     plan->tp_comm_overlap = TRUE;
   else if (g_str_equal (name, "optimizer-offload") || g_str_equal (name, "offload-optimizer"))
     plan->optimizer_offload = TRUE;
+  else if (g_str_equal (name, "moe-grouped-gemm"))
+    plan->moe_grouped_gemm = TRUE;
+  else if (g_str_equal (name, "moe-shared-expert-overlap"))
+    plan->moe_shared_expert_overlap = TRUE;
   else if (g_str_equal (name, "recompute-activations"))
     /* Megatron-LM's older flag: its argument check turns it into
      * --recompute-granularity selective. */
@@ -380,8 +423,26 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       "Attention core: flash (default; also fused, auto) or unfused (also local: the "
       "s x s scores materialized, as before FlashAttention)", "KIND" },
     { "expert-model-parallel-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
-      "EP degree (dense models: 1); alias --ep", "N" },
+      "EP degree: experts split over N ranks (MoE models; dense: 1); alias --ep", "N" },
     { "ep", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "N" },
+    { "expert-tensor-parallel-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "Expert TP degree (default: the TP degree); alias --etp", "N" },
+    { "etp", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "N" },
+    { "num-experts", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "Routed experts per MoE layer (default: the model's; on a dense model every MLP "
+      "becomes N experts of its size)", "N" },
+    { "moe-router-topk", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "Experts per token (default: the model's, else 2)", "K" },
+    { "moe-token-dispatcher-type", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "MoE token dispatcher: alltoall (default), allgather, flex (DeepEP)", "TYPE" },
+    { "moe-expert-capacity-factor", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "Tokens an expert takes at most, x the mean (default: dropless)", "F" },
+    { "moe-grouped-gemm", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
+      "Local experts as one grouped GEMM (else one GEMM per expert)", NULL },
+    { "moe-shared-expert-overlap", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
+      "Shared expert computes during the dispatch all-to-all", NULL },
+    { "moe-imbalance", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "Busiest expert's tokens / mean (default 1.3; 1 = balanced)", "R" },
     { "dp", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
       "DP degree: derived from the world size; if given it must agree", "N" },
     { "data-parallel-size", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "N" },

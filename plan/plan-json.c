@@ -109,6 +109,8 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
         ok = json_get_int (pj, S, key, n, 1, &p->cp, error);
       else if (g_str_equal (key, "expert_parallel_degree"))
         ok = json_get_int (pj, S, key, n, 1, &p->ep, error);
+      else if (g_str_equal (key, "expert_tensor_parallel_degree"))
+        ok = json_get_int (pj, S, key, n, 1, &p->etp, error);
       else if (g_str_equal (key, "world_size"))
         ok = json_get_int (pj, S, key, n, 1, &p->world_size, error);
       else if (g_str_equal (key, "data_parallel_shard_degree"))
@@ -178,6 +180,77 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
     }
   if (p->schedule == PLAN_SCHED_INTERLEAVED_1F1B)
     p->schedule_set = TRUE;
+  return TRUE;
+}
+
+static gboolean
+json_get_number (PlanJson *pj, const char *section, const char *key, JsonNode *node,
+                 double min, double *out, GError **error)
+{
+  if (JSON_NODE_HOLDS_VALUE (node) && (json_node_get_value_type (node) == G_TYPE_INT64
+                                       || json_node_get_value_type (node) == G_TYPE_DOUBLE))
+    {
+      double v = json_node_get_double (node);
+      if (v >= min && v <= 1e6)
+        {
+          *out = v;
+          return TRUE;
+        }
+    }
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+               "%s: %s.%s must be a number between %g and 1e6", pj->source, section, key, min);
+  return FALSE;
+}
+
+/* "moe": Megatron-Core's --moe-* options without the prefix (plan_to_json writes the
+ * same keys). */
+static gboolean
+parse_moe (PlanJson *pj, JsonObject *obj, GError **error)
+{
+  Plan *p = pj->plan;
+  const char *S = "moe";
+  g_autoptr (GList) members = json_object_get_members (obj);
+  for (GList *l = members; l; l = l->next)
+    {
+      const char *key = l->data;
+      JsonNode *n = json_object_get_member (obj, key);
+      gboolean ok;
+      if (g_str_equal (key, "num_experts"))
+        ok = json_get_int (pj, S, key, n, 0, &p->num_experts, error);
+      else if (g_str_equal (key, "router_topk"))
+        ok = json_get_int (pj, S, key, n, 0, &p->moe_topk, error);
+      else if (g_str_equal (key, "token_dispatcher_type"))
+        {
+          const char *v = json_get_str (pj, S, key, n, error);
+          ok = v != NULL && apply_as_flag (pj, "moe-token-dispatcher-type", v, error);
+        }
+      else if (g_str_equal (key, "expert_capacity_factor"))
+        {
+          if (JSON_NODE_HOLDS_NULL (n))   /* dropless */
+            {
+              p->moe_capacity_factor = 0;
+              ok = TRUE;
+            }
+          else
+            ok = json_get_number (pj, S, key, n, 1.0, &p->moe_capacity_factor, error);
+        }
+      else if (g_str_equal (key, "grouped_gemm"))
+        ok = json_get_bool (pj, S, key, n, &p->moe_grouped_gemm, error);
+      else if (g_str_equal (key, "shared_expert_overlap"))
+        ok = json_get_bool (pj, S, key, n, &p->moe_shared_expert_overlap, error);
+      else if (g_str_equal (key, "imbalance"))
+        ok = json_get_number (pj, S, key, n, 1.0, &p->moe_imbalance, error);
+      else
+        {
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                       "%s: unknown key moe.%s (hint: num_experts, router_topk, "
+                       "token_dispatcher_type, expert_capacity_factor, grouped_gemm, "
+                       "shared_expert_overlap, imbalance)", pj->source, key);
+          return FALSE;
+        }
+      if (!ok)
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -350,12 +423,12 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
       if (key[0] == '_')        /* comments */
         continue;
       gboolean known = g_str_equal (key, "parallelism") || g_str_equal (key, "training")
-                       || g_str_equal (key, "activation_checkpoint");
+                       || g_str_equal (key, "activation_checkpoint") || g_str_equal (key, "moe");
       if (!known)
         {
           g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
                        "%s: unknown section '%s' (hint: parallelism, training, "
-                       "activation_checkpoint)", source, key);
+                       "activation_checkpoint, moe)", source, key);
           return FALSE;
         }
       if (!JSON_NODE_HOLDS_OBJECT (n))
@@ -367,6 +440,7 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
       JsonObject *sec = json_node_get_object (n);
       gboolean ok = g_str_equal (key, "parallelism") ? parse_parallelism (&pj, sec, error)
                     : g_str_equal (key, "training") ? parse_training (&pj, sec, error)
+                    : g_str_equal (key, "moe") ? parse_moe (&pj, sec, error)
                     : parse_checkpoint (&pj, sec, error);
       if (!ok)
         return FALSE;

@@ -117,6 +117,125 @@ resolve_layers (Plan *plan, const ModelSpec *model, GError **error)
   return TRUE;
 }
 
+/* Position of `axis` (one of "tp", "cp", "ep", "dp", "pp") in a rank order string, -1
+ * when absent. */
+static int
+order_index (char **parts, const char *axis)
+{
+  for (int i = 0; parts[i]; i++)
+    if (g_ascii_strcasecmp (parts[i], axis) == 0)
+      return i;
+  return -1;
+}
+
+/* MoE parallel folding (Megatron-Core, parallel_state.initialize_model_parallel): the
+ * dense side decomposes the ranks as tp x cp x dp x pp (ep 1), the expert side as
+ * etp x ep x edp x pp (cp 1), both in the plan's rank order, and the two must give every
+ * rank the same pipeline stage (Megatron asserts that the pipeline groups of both
+ * decompositions are equal). With pp outermost this always holds; otherwise the stages
+ * are compared rank by rank. Returns the first rank where they differ, or -1. */
+static gint64
+fold_mismatch (const Plan *plan, int etp)
+{
+  g_auto (GStrv) parts = g_strsplit (plan->rank_order ? plan->rank_order : "tp-cp-ep-dp-pp",
+                                     "-", -1);
+  static const char *const names[] = { "tp", "cp", "ep", "dp", "pp" };
+  const int dense[] = { plan->tp, plan->cp, 1, plan->dp, plan->pp };
+  const int expert[] = { etp, 1, plan->ep, plan->edp, plan->pp };
+  int idx[5];
+  for (int a = 0; a < 5; a++)
+    if ((idx[a] = order_index (parts, names[a])) < 0)
+      return -1;   /* a bad order string is the layout's message */
+  guint64 sd = 1, se = 1, stride_d = 0, stride_e = 0;
+  for (int pos = 0; pos < 5; pos++)
+    for (int a = 0; a < 5; a++)
+      if (idx[a] == pos)
+        {
+          if (a == 4)
+            stride_d = sd, stride_e = se;
+          sd *= (guint64) dense[a];
+          se *= (guint64) expert[a];
+        }
+  if (stride_d == stride_e)
+    return -1;   /* the same stride and size: the same pipeline coordinate everywhere */
+  for (gint64 r = 0; r < plan->world_size; r++)
+    if ((guint64) r / stride_d % (guint64) plan->pp != (guint64) r / stride_e % (guint64) plan->pp)
+      return r;
+  return -1;
+}
+
+/* The expert side of the plan: experts, top-k, expert TP and EP against the model, and
+ * the expert data-parallel size derived from the folding. */
+static gboolean
+resolve_moe (Plan *plan, const ModelSpec *model, GError **error)
+{
+  PlanMoe moe;
+  plan_moe (plan, model, &moe);
+  int etp = plan->etp > 0 ? plan->etp : plan->tp;   /* Megatron: ETP defaults to TP */
+  if (moe.experts == 0)
+    {
+      if (plan->ep > 1)
+        return invalid (error, "--ep %d: expert parallelism needs a mixture-of-experts model, "
+                        "and %s is dense (hint: drop --ep, or give --num-experts N to make "
+                        "its MLPs experts)", plan->ep, model->name);
+      if (plan->moe_topk > 0)
+        return invalid (error, "--moe-router-topk %d needs a mixture-of-experts model, and %s "
+                        "is dense (hint: drop it, or give --num-experts N)", plan->moe_topk,
+                        model->name);
+      if (plan->etp > 0 && plan->etp != plan->tp)
+        return invalid (error, "--expert-tensor-parallel-size %d needs a mixture-of-experts "
+                        "model, and %s is dense (hint: drop it)", plan->etp, model->name);
+      plan->edp = 0;
+      return TRUE;
+    }
+  if (moe.top_k > moe.experts)
+    return invalid (error, "--moe-router-topk %d is larger than the %d experts of %s (each "
+                    "token picks k distinct experts) (hint: --moe-router-topk %d at most)",
+                    moe.top_k, moe.experts, model->name, moe.experts);
+  if (moe.experts % plan->ep != 0)
+    return invalid (error, "ep = %d does not divide the %d experts of %s (each EP rank holds "
+                    "experts / ep whole experts) (hint: --ep %d)", plan->ep, moe.experts,
+                    model->name, largest_divisor_at_most (moe.experts, plan->ep));
+  if (moe.expert_ffn % (guint64) etp != 0)
+    return invalid (error, "expert tp = %d does not divide the expert FFN size %"
+                    G_GUINT64_FORMAT " of %s (hint: --expert-tensor-parallel-size %d)", etp,
+                    moe.expert_ffn, model->name,
+                    largest_divisor_at_most ((int) MIN (moe.expert_ffn, G_MAXINT), etp));
+  /* folding: per pipeline stage, etp x ep x edp = tp x cp x dp ranks */
+  gint64 stage_ranks = (gint64) plan->tp * plan->cp * plan->dp;
+  gint64 expert_mp = (gint64) etp * plan->ep;
+  if (stage_ranks % expert_mp != 0)
+    return invalid (error, "the expert layout does not fold onto the ranks: expert tp x ep = "
+                    "%d x %d = %" G_GINT64_FORMAT " does not divide the tp x cp x dp = %"
+                    G_GINT64_FORMAT " ranks of a pipeline stage (hint: --ep %d)", etp,
+                    plan->ep, expert_mp, stage_ranks,
+                    largest_divisor_at_most ((int) (stage_ranks / etp > 0 ? stage_ranks / etp
+                                                    : 1), plan->ep));
+  plan->edp = (int) (stage_ranks / expert_mp);
+  gint64 bad = fold_mismatch (plan, etp);
+  if (bad >= 0)
+    return invalid (error, "the expert layout does not fold onto the ranks: with rank order "
+                    "%s, rank %" G_GINT64_FORMAT " lands on different pipeline stages in the "
+                    "dense (tp x cp x dp) and expert (etp x ep x edp) decompositions (hint: "
+                    "keep pp outermost, e.g. --rank-order tp-cp-ep-dp-pp)", plan->rank_order,
+                    bad);
+  /* Megatron-LM (arguments.py): "When using expert parallelism and tensor parallelism,
+   * sequence parallelism must be used." */
+  if (plan->ep > 1 && plan->tp > 1 && !plan->sequence_parallel)
+    return invalid (error, "expert parallelism (ep %d) with tensor parallelism (tp %d) needs "
+                    "sequence parallelism, as in Megatron-LM (hint: add --sequence-parallel)",
+                    plan->ep, plan->tp);
+  if (plan->sharding == PLAN_SHARD_ZERO3 || plan->sharding == PLAN_SHARD_HSDP
+      || plan->dp_replicate > 0)
+    return invalid (error, "%s sharding of a mixture-of-experts model is not modelled (the "
+                    "expert weights would shard over the expert data-parallel group) (hint: "
+                    "--sharding zero1 or zero2)", plan->dp_replicate > 0 ? "hsdp" : plan_sharding_name (plan->sharding));
+  plan->num_experts = moe.experts;
+  plan->moe_topk = moe.top_k;
+  plan->etp = etp;
+  return TRUE;
+}
+
 gboolean
 plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError **error)
 {
@@ -157,12 +276,8 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                     G_GINT64_FORMAT " = %d (hint: drop --dp, it is derived, or set --gpus "
                     "%" G_GINT64_FORMAT ")", plan->dp_given, plan->world_size, model_par,
                     plan->dp, model_par * plan->dp_given);
-  if (plan->ep > 1 && plan->dp % plan->ep != 0)
-    return invalid (error, "ep = %d does not divide dp = %d (hint: EP is carved out of DP)",
-                    plan->ep, plan->dp);
-  if (plan->ep > 1)
-    return invalid (error, "ep = %d: expert parallelism needs a mixture-of-experts model, "
-                    "and tandem models dense transformers only (hint: drop --ep)", plan->ep);
+  if (!resolve_moe (plan, model, error))
+    return FALSE;
 
   /* Tensor parallelism splits heads and KV groups (Megatron: num_attention_heads and
    * num_query_groups must both be divisible by the TP size). */

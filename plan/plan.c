@@ -32,6 +32,95 @@ plan_init_defaults (Plan *plan)
    * (megatron/core/distributed/distributed_data_parallel.py). We keep the 40M floor. */
   plan->bucket_bytes = 40e6 * 4;
   plan->rank_order = g_strdup ("tp-cp-ep-dp-pp");
+  /* MoE: Megatron-Core's defaults (megatron/training/arguments.py): alltoall dispatcher,
+   * dropless (capacity factor None), no grouped GEMM, no shared-expert overlap; the
+   * expert TP size follows --tensor-model-parallel-size. */
+  plan->moe_dispatcher = PLAN_MOE_ALLTOALL;
+}
+
+const char *
+plan_moe_dispatcher_name (PlanMoeDispatcher d)
+{
+  static const char *const names[] = { "alltoall", "allgather", "flex" };
+  return (guint) d < G_N_ELEMENTS (names) ? names[d] : "?";
+}
+
+void
+plan_moe (const Plan *plan, const ModelSpec *model, PlanMoe *out)
+{
+  memset (out, 0, sizeof *out);
+  /* the model's MoE shape, then the plan's overrides (a dense model turned MoE by
+   * --num-experts keeps its MLP as each expert, as Megatron's --moe-ffn-hidden-size
+   * defaults to --ffn-hidden-size) */
+  out->experts = plan->num_experts;
+  out->expert_ffn = model->ffn_hidden;
+  if (out->experts <= 0)
+    {
+      out->experts = 0;
+      return;
+    }
+  out->top_k = plan->moe_topk > 0 ? plan->moe_topk : PLAN_MOE_TOPK_DEFAULT;
+  double imb = plan->moe_imbalance > 0 ? plan->moe_imbalance : PLAN_MOE_IMBALANCE_DEFAULT;
+  /* a capacity factor drops what exceeds cf x the mean (Megatron-Core token drop) */
+  if (plan->moe_capacity_factor > 0)
+    imb = MIN (imb, plan->moe_capacity_factor);
+  out->imbalance = MAX (imb, 1.0);
+}
+
+static double
+mlp_params (const ModelSpec *m, guint64 f)
+{
+  double h = (double) m->hidden, F = (double) f;
+  if (m->mlp == MODEL_MLP_SWIGLU)
+    return 3 * h * F + (m->mlp_bias ? 2 * F + h : 0);
+  return 2 * h * F + (m->mlp_bias ? F + h : 0);
+}
+
+double
+plan_moe_expert_params (const ModelSpec *model, const PlanMoe *moe)
+{
+  return moe->experts > 0 ? mlp_params (model, moe->expert_ffn) : 0;
+}
+
+double
+plan_moe_router_params (const ModelSpec *model, const PlanMoe *moe)
+{
+  return (double) moe->experts * (double) model->hidden;
+}
+
+double
+plan_moe_shared_params (const ModelSpec *model, const PlanMoe *moe)
+{
+  return moe->shared_ffn > 0 ? mlp_params (model, moe->shared_ffn) : 0;
+}
+
+void
+plan_layer_params_local (const Plan *plan, const ModelSpec *model, const PlanMoe *moe,
+                         int layer, double *dense, double *expert)
+{
+  ModelParams mp;
+  model_spec_params (model, &mp);
+  double t = MAX (plan->tp, 1);
+  double attn = (double) mp.attention_per_layer / t + (double) mp.norms_per_layer;
+  if (!plan_moe_layer (moe, layer))
+    {
+      *dense = attn + mlp_params (model, model->ffn_hidden) / t;
+      *expert = 0;
+      return;
+    }
+  /* the router is replicated (Megatron's TopKRouter weight is not TP-split); shared
+   * experts are TP-split like a dense MLP; routed experts split over ep (whole experts)
+   * and etp */
+  int etp = plan->etp > 0 ? plan->etp : plan->tp;
+  *dense = attn + plan_moe_router_params (model, moe) + plan_moe_shared_params (model, moe) / t;
+  *expert = (double) (moe->experts / MAX (plan->ep, 1)) * plan_moe_expert_params (model, moe)
+            / MAX (etp, 1);
+}
+
+gboolean
+plan_moe_layer (const PlanMoe *moe, int layer)
+{
+  return moe->experts > 0 && layer >= moe->first_dense;
 }
 
 void
@@ -251,6 +340,8 @@ plan_to_string (const Plan *plan)
   if (plan->vpp > 1 && plan_vpp_group (plan) != plan->pp)
     g_string_append_printf (s, "n%d", plan_vpp_group (plan));   /* micro-batch group */
   g_string_append_printf (s, "-dp%d", plan->dp);
+  if (plan->ep > 1 || (plan->etp > 0 && plan->etp != plan->tp))
+    g_string_append_printf (s, "-ep%d-etp%d", plan->ep, plan->etp > 0 ? plan->etp : plan->tp);
   if (plan->sharding == PLAN_SHARD_HSDP)
     g_string_append_printf (s, "x%d", plan->hsdp_shard_size);
   g_string_append_printf (s, "-mbs%d-gbs%d-seq%d", plan->micro_batch, plan->global_batch,
@@ -292,6 +383,11 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_INT ("context_parallel_degree", plan->cp);
   SET_INT ("expert_parallel_degree", plan->ep);
   SET_INT ("data_parallel_degree", plan->dp);
+  if (plan->num_experts > 0)
+    {
+      SET_INT ("expert_tensor_parallel_degree", plan->etp > 0 ? plan->etp : plan->tp);
+      SET_INT ("expert_data_parallel_degree", plan->edp);
+    }
   if (plan->sharding == PLAN_SHARD_HSDP)
     {
       SET_INT ("data_parallel_shard_degree", plan->hsdp_shard_size);
@@ -342,6 +438,26 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_BOOL ("param_gather", plan->overlap_param_gather);
   SET_BOOL ("tp_comm", plan->tp_comm_overlap);
   json_builder_end_object (b);
+  if (plan->num_experts > 0)
+    {
+      /* the MoE options under Megatron-Core's names without the leading moe_ */
+      json_builder_set_member_name (b, "moe");
+      json_builder_begin_object (b);
+      SET_INT ("num_experts", plan->num_experts);
+      SET_INT ("router_topk", plan->moe_topk);
+      SET_STR ("token_dispatcher_type", plan_moe_dispatcher_name (plan->moe_dispatcher));
+      json_builder_set_member_name (b, "expert_capacity_factor");
+      if (plan->moe_capacity_factor > 0)
+        json_builder_add_double_value (b, plan->moe_capacity_factor);
+      else
+        json_builder_add_null_value (b);   /* dropless */
+      SET_BOOL ("grouped_gemm", plan->moe_grouped_gemm);
+      SET_BOOL ("shared_expert_overlap", plan->moe_shared_expert_overlap);
+      json_builder_set_member_name (b, "imbalance");
+      json_builder_add_double_value (b, plan->moe_imbalance > 0 ? plan->moe_imbalance
+                                                                : PLAN_MOE_IMBALANCE_DEFAULT);
+      json_builder_end_object (b);
+    }
   SET_BOOL ("optimizer_offload", plan->optimizer_offload);
   json_builder_set_member_name (b, "bucket_bytes");
   json_builder_add_double_value (b, plan->bucket_bytes);

@@ -85,6 +85,19 @@ typedef enum {
   PLAN_PREC_FP8,
 } PlanPrecision;
 
+/* How an MoE layer moves tokens to their experts (Megatron-Core
+ * --moe-token-dispatcher-type). */
+typedef enum {
+  PLAN_MOE_ALLTOALL,   /* permute, all-to-all over EP (then all-gather over ETP), experts,
+                        * the mirror back (MoEAlltoAllTokenDispatcher) */
+  PLAN_MOE_ALLGATHER,  /* all-gather every token over ETP x EP, local experts pick theirs,
+                        * reduce-scatter back (MoEAllGatherTokenDispatcher) */
+  PLAN_MOE_FLEX,       /* DeepEP-style fused dispatch/combine (MoEFlexTokenDispatcher with
+                        * --moe-enable-deepep): permutation inside the kernel, and a token
+                        * bound for several experts of one remote node crosses the network
+                        * once, forwarded inside the node over NVLink */
+} PlanMoeDispatcher;
+
 /* GEMM math over fp32 tensors (compute_dtype fp32), PyTorch's
  * torch.set_float32_matmul_precision names: "highest" fp32 products, "high" TF32 tensor
  * cores, "medium" BF16 tensor cores; accumulation is fp32 in all three. */
@@ -148,7 +161,61 @@ typedef struct {
   int      dp_given;             /* --dp as typed (checked against the derived dp); 0 = none */
 
   char *rank_order;              /* "tp-cp-ep-dp-pp" innermost first (Megatron default) */
+
+  /* mixture of experts (Megatron-Core spellings). The expert side folds onto the same
+   * ranks as the dense side (MoE parallel folding): per pipeline stage, etp x ep x edp
+   * = tp x cp x dp ranks. */
+  int      num_experts;          /* --num-experts: 0 = the model's; on a dense model it
+                                  * makes every MLP an MoE of that many copies (Megatron) */
+  int      moe_topk;             /* --moe-router-topk: 0 = the model's, else 2 (Megatron) */
+  int      etp;                  /* --expert-tensor-parallel-size: 0 = tp (Megatron) */
+  int      edp;                  /* derived: tp cp dp / (etp ep) */
+  PlanMoeDispatcher moe_dispatcher;   /* default alltoall */
+  double   moe_capacity_factor;  /* --moe-expert-capacity-factor; 0 = dropless (default) */
+  gboolean moe_grouped_gemm;     /* --moe-grouped-gemm: one grouped kernel for the local
+                                  * experts; else one GEMM per expert (SequentialMLP) */
+  gboolean moe_shared_expert_overlap; /* --moe-shared-expert-overlap: the shared expert
+                                  * computes while the dispatch all-to-all runs */
+  double   moe_imbalance;        /* --moe-imbalance: busiest expert's tokens / mean;
+                                  * 0 = PLAN_MOE_IMBALANCE_DEFAULT */
 } Plan;
+
+/* Default --moe-imbalance: the busiest expert receives 1.3x the mean. Source: the
+ * load-balancing literature reports the maximal violation MaxVio = max load / mean load
+ * - 1 of trained MoE models between a few percent (DeepSeek's auxiliary-loss-free
+ * balancing) and about 0.7 (an auxiliary loss alone) (Wang et al. 2024, "Auxiliary-Loss-
+ * Free Load Balancing Strategy for Mixture-of-Experts", arXiv 2408.15664, Table 1); 1.3
+ * is a moderate value inside that range, not a measurement of any one model. 1.0 is
+ * perfect balance; pass your own from the router's statistics. */
+#define PLAN_MOE_IMBALANCE_DEFAULT 1.3
+#define PLAN_MOE_TOPK_DEFAULT      2      /* Megatron --moe-router-topk default */
+
+/* The MoE shape a resolved plan runs: the model's, overridden by the plan's flags. */
+typedef struct {
+  int     experts;        /* routed experts E; 0 = dense model */
+  int     top_k;          /* experts per token */
+  guint64 expert_ffn;     /* inner size of one routed expert */
+  guint64 shared_ffn;     /* inner size of the shared expert(s) together; 0 = none */
+  int     first_dense;    /* leading layers with a dense MLP (DeepSeek first_k_dense) */
+  double  imbalance;      /* busiest expert's tokens / mean, after the capacity cap */
+} PlanMoe;
+
+/* Fills `out` (experts 0 for a dense model). */
+void     plan_moe (const Plan *plan, const ModelSpec *model, PlanMoe *out);
+/* Whether layer `layer` (global index) has an MoE MLP. */
+gboolean plan_moe_layer (const PlanMoe *moe, int layer);
+const char *plan_moe_dispatcher_name (PlanMoeDispatcher d);
+/* Parameters (elements, whole, before any split) of one routed expert (the model's MLP
+ * kind at expert_ffn: 3 h f for SwiGLU, 2 h f for GeLU, with biases when the model has
+ * them), of the router (E x h) and of the shared experts of one MoE layer. */
+double plan_moe_expert_params (const ModelSpec *model, const PlanMoe *moe);
+double plan_moe_router_params (const ModelSpec *model, const PlanMoe *moe);
+double plan_moe_shared_params (const ModelSpec *model, const PlanMoe *moe);
+/* Per-rank parameters of layer `layer`: `dense` (attention, norms, dense MLP or router
+ * and shared experts; split by tp where Megatron splits them) and `expert` (this rank's
+ * E / ep routed experts, split by etp; 0 for a dense layer). */
+void   plan_layer_params_local (const Plan *plan, const ModelSpec *model, const PlanMoe *moe,
+                                int layer, double *dense, double *expert);  /* "alltoall", "allgather", "flex" */
 
 void     plan_init_defaults (Plan *plan);
 void     plan_clear         (Plan *plan);              /* frees rank_order; NULL-safe */

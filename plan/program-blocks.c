@@ -2,6 +2,7 @@
  * compute tasks point at (see program.c's top comment for the conventions). */
 #include "plan/program-private.h"
 
+#include <math.h>
 #include <string.h>
 
 /* ---- ops and blocks ------------------------------------------------------------------ */
@@ -246,3 +247,164 @@ prog_builder_build_blocks (Builder *bd)
 #undef ATTN_POST_BWD
 }
 
+
+/* ---- mixture of experts -------------------------------------------------------------- */
+
+void
+prog_builder_moe_shape (Builder *bd)
+{
+  ProgMoe *pm = &bd->prog->moe;
+  const Plan *p = bd->plan;
+  memset (pm, 0, sizeof *pm);
+  plan_moe (p, bd->m, &bd->moe);
+  if (bd->moe.experts <= 0)
+    return;
+  pm->experts = bd->moe.experts;
+  pm->ep = MAX (p->ep, 1);
+  pm->etp = p->etp > 0 ? p->etp : p->tp;
+  pm->local_experts = pm->experts / pm->ep;
+  pm->top_k = bd->moe.top_k;
+  pm->dispatcher = p->moe_dispatcher;
+  pm->first_dense = bd->moe.first_dense;
+  /* tokens entering the MoE layer: the rank's sequence shard (with SP the TP ranks hold
+   * disjoint tokens; Megatron requires SP with EP and TP) */
+  pm->tokens = bd->tok_sp;
+  /* every token goes to k experts; the EP group's ep T k copies spread over E experts,
+   * this rank holds E / ep of them (T k on average), and the expert-TP group gathers
+   * its etp members' copies: etp T k */
+  pm->expert_tokens = (double) pm->etp * (double) pm->tokens * pm->top_k;
+  pm->imbalance = bd->moe.imbalance;
+  pm->busiest_tokens = pm->imbalance * pm->expert_tokens / pm->local_experts;
+  pm->pace = (pm->local_experts - 1 + pm->imbalance) / pm->local_experts;
+  pm->expert_ffn = bd->moe.expert_ffn / (guint64) pm->etp;
+  pm->shared_ffn = bd->moe.shared_ffn / bd->t;
+}
+
+static guint64
+round_tokens (double x)
+{
+  return (guint64) MAX (ceil (x - 1e-9), 1.0);
+}
+
+/* The local experts' GEMMs of one pass, as grouped GEMM ops: `n_mean` experts of `m_mean`
+ * tokens and one (the busiest) of `m_busy`; with grouped GEMM each size is one op of b
+ * GEMMs (one kernel), else one op per expert (a loop of GEMMs, Megatron's
+ * SequentialMLP). `which`: 0 forward, 1 data gradients, 2 weight gradients. */
+static void
+expert_gemms (GArray *ops, gboolean grouped, const char *name, int n_mean, guint64 m_mean,
+              guint64 m_busy, guint64 n, guint64 k, int which)
+{
+  const struct { int count; guint64 m; } parts[2] = { { n_mean, m_mean }, { 1, m_busy } };
+  for (int i = 0; i < 2; i++)
+    {
+      int count = parts[i].count;
+      if (count <= 0)
+        continue;
+      guint64 m = parts[i].m;
+      /* shapes as gemm / gemm_bwd: forward m x n x k; dgrad m x k x n; wgrad k x n x m */
+      guint64 gm = which == 2 ? k : m, gn = which == 1 ? k : n, gk = which == 0 ? k
+                                                                     : which == 1 ? n : m;
+      for (int j = 0; j < (grouped ? 1 : count); j++)
+        {
+          guint64 b = grouped ? (guint64) count : 1;
+          add_op (ops, name, MODEL_OP_GEMM, gm, gn, gk, 0, 2.0 * gm * gn * gk * b, 0);
+          g_array_index (ops, ModelOp, ops->len - 1).b = b;
+        }
+    }
+}
+
+void
+prog_builder_build_moe_blocks (Builder *bd)
+{
+  const ProgMoe *pm = &bd->prog->moe;
+  if (pm->experts <= 0)
+    return;
+  const ModelSpec *m = bd->m;
+  g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+  guint64 h = m->hidden, T = pm->tokens, E = (guint64) pm->experts, k = (guint64) pm->top_k;
+  gboolean swiglu = m->mlp == MODEL_MLP_SWIGLU, grouped = bd->plan->moe_grouped_gemm;
+  gboolean fused_permute = pm->dispatcher == PLAN_MOE_FLEX;
+  double act_f = swiglu ? 4 : 8;
+  /* the pace: every local expert at the mean, the busiest at imbalance x the mean */
+  int L = pm->local_experts;
+  guint64 m_mean = round_tokens (pm->expert_tokens / L), m_busy = round_tokens (pm->busiest_tokens);
+  guint64 f = pm->expert_ffn, up_n = (swiglu ? 2 : 1) * f;
+  double mf;
+
+  /* route: norm, router logits [T, E] (replicated weight), softmax + top-k, permutation
+   * of the T k copies into expert order (DeepEP's flex dispatcher permutes inside its
+   * dispatch kernel) */
+  prog_builder_elem (ops, "moe_norm", MODEL_OP_NORM, T * h, 5);
+  gemm (ops, "router", T, E, h);
+  prog_builder_elem (ops, "router_topk", MODEL_OP_ELEMENTWISE, T * E, 5);
+  if (!fused_permute)
+    prog_builder_elem (ops, "moe_permute", MODEL_OP_ELEMENTWISE, T * k * h, 0);
+  mf = matmul_flops (ops);
+  bd->blk[B_MOE_ROUTE_F] = prog_builder_add_block (bd, PROG_BLOCK_MOE_ROUTE, PROG_PHASE_FORWARD,
+                                                   "moe_route_fwd", ops, mf);
+  if (!fused_permute)
+    prog_builder_elem (ops, "moe_permute_grad", MODEL_OP_ELEMENTWISE, T * k * h, 0);
+  prog_builder_elem (ops, "router_topk_grad", MODEL_OP_ELEMENTWISE, T * E, 5);
+  gemm_bwd (ops, "router_dgrad", "router_wgrad", T, E, h);
+  prog_builder_elem (ops, "moe_norm_grad", MODEL_OP_NORM, T * h, 8);
+  bd->blk[B_MOE_ROUTE_B] = prog_builder_add_block (bd, PROG_BLOCK_MOE_ROUTE, PROG_PHASE_BACKWARD,
+                                                   "moe_route_bwd", ops, 2 * mf);
+
+  /* experts: model FLOPs at the mean (the tokens really routed); the executed FLOPs of
+   * the busiest rank pace the step, but every rank's mean is what the step executes in
+   * total, so the block's hw_flops are the mean too */
+  double tok_all = pm->expert_tokens;   /* over the L local experts */
+  double fwd_mean = 2.0 * tok_all * (double) up_n * (double) h
+                    + 2.0 * tok_all * (double) f * (double) h;
+  expert_gemms (ops, grouped, "expert_up", L - 1, m_mean, m_busy, up_n, h, 0);
+  prog_builder_elem (ops, "expert_act", MODEL_OP_ELEMENTWISE, round_tokens (tok_all * pm->pace) * f,
+                     act_f);
+  expert_gemms (ops, grouped, "expert_down", L - 1, m_mean, m_busy, h, f, 0);
+  guint32 b = prog_builder_add_block (bd, PROG_BLOCK_MOE_EXPERTS, PROG_PHASE_FORWARD,
+                                      "moe_experts_fwd", ops, fwd_mean);
+  g_array_index (bd->prog->blocks, ProgBlock, b).hw_flops = fwd_mean;
+  bd->blk[B_MOE_EXPERTS_F] = b;
+  expert_gemms (ops, grouped, "expert_down_dgrad", L - 1, m_mean, m_busy, h, f, 1);
+  expert_gemms (ops, grouped, "expert_down_wgrad", L - 1, m_mean, m_busy, h, f, 2);
+  prog_builder_elem (ops, "expert_act_grad", MODEL_OP_ELEMENTWISE,
+                     round_tokens (tok_all * pm->pace) * f, act_f * 2);
+  expert_gemms (ops, grouped, "expert_up_dgrad", L - 1, m_mean, m_busy, up_n, h, 1);
+  expert_gemms (ops, grouped, "expert_up_wgrad", L - 1, m_mean, m_busy, up_n, h, 2);
+  b = prog_builder_add_block (bd, PROG_BLOCK_MOE_EXPERTS, PROG_PHASE_BACKWARD,
+                              "moe_experts_bwd", ops, 2 * fwd_mean);
+  g_array_index (bd->prog->blocks, ProgBlock, b).hw_flops = 2 * fwd_mean;
+  bd->blk[B_MOE_EXPERTS_B] = b;
+
+  /* combine: unpermute and weight the k copies of each token, add the residual */
+  if (!fused_permute)
+    prog_builder_elem (ops, "moe_unpermute", MODEL_OP_ELEMENTWISE, T * k * h, 2);
+  prog_builder_elem (ops, "moe_residual", MODEL_OP_ELEMENTWISE, T * h, 1);
+  bd->blk[B_MOE_COMBINE_F] = prog_builder_add_block (bd, PROG_BLOCK_MOE_COMBINE,
+                                                     PROG_PHASE_FORWARD, "moe_combine_fwd",
+                                                     ops, 0);
+  prog_builder_elem (ops, "moe_residual_grad", MODEL_OP_ELEMENTWISE, T * h, 1);
+  if (!fused_permute)
+    prog_builder_elem (ops, "moe_unpermute_grad", MODEL_OP_ELEMENTWISE, T * k * h, 2);
+  bd->blk[B_MOE_COMBINE_B] = prog_builder_add_block (bd, PROG_BLOCK_MOE_COMBINE,
+                                                     PROG_PHASE_BACKWARD, "moe_combine_bwd",
+                                                     ops, 0);
+
+  /* shared experts: a dense MLP over the gathered tokens, TP-split */
+  if (pm->shared_ffn > 0)
+    {
+      guint64 tok = bd->tok, sf = pm->shared_ffn, sup = (swiglu ? 2 : 1) * sf;
+      gemm (ops, "shared_up", tok, sup, h);
+      prog_builder_elem (ops, "shared_act", MODEL_OP_ELEMENTWISE, tok * sf, act_f);
+      gemm (ops, "shared_down", tok, h, sf);
+      mf = matmul_flops (ops);
+      bd->blk[B_MOE_SHARED_F] = prog_builder_add_block (bd, PROG_BLOCK_MOE_SHARED,
+                                                        PROG_PHASE_FORWARD, "moe_shared_fwd",
+                                                        ops, mf);
+      gemm_bwd (ops, "shared_down_dgrad", "shared_down_wgrad", tok, h, sf);
+      prog_builder_elem (ops, "shared_act_grad", MODEL_OP_ELEMENTWISE, tok * sf, act_f * 2);
+      gemm_bwd (ops, "shared_up_dgrad", "shared_up_wgrad", tok, sup, h);
+      bd->blk[B_MOE_SHARED_B] = prog_builder_add_block (bd, PROG_BLOCK_MOE_SHARED,
+                                                        PROG_PHASE_BACKWARD, "moe_shared_bwd",
+                                                        ops, 2 * mf);
+    }
+}

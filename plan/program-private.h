@@ -39,13 +39,25 @@ typedef struct {
   gint32 *param_ag_of_layer;
   double *layer_params_local;
   double  embed_params_local, head_params_local;
+  /* MoE (moe.experts > 0): the expert weights of each layer on this rank (0 for dense
+   * layers), reduced over the expert data-parallel group instead of DP */
+  PlanMoe moe;
+  double *layer_expert_params_local;
+  gint32 *expert_ag_of_layer;   /* ZeRO-1/2 overlapped gather of a layer's experts */
 } Builder;
 
 enum {
   B_EMBED_F, B_EMBED_B, B_ATTN_F, B_ATTN_B, B_ATTN_PRE_F, B_ATTN_CORE_F, B_ATTN_POST_F,
   B_ATTN_PRE_B, B_ATTN_CORE_B, B_ATTN_POST_B, B_MLP_F, B_MLP_B, B_HEAD_F, B_HEAD_B,
   B_RECOMP_ATTN_CORE, B_OPTIMIZER,
+  B_MOE_ROUTE_F, B_MOE_ROUTE_B, B_MOE_EXPERTS_F, B_MOE_EXPERTS_B, B_MOE_COMBINE_F,
+  B_MOE_COMBINE_B, B_MOE_SHARED_F, B_MOE_SHARED_B,
 };
+
+/* Fills prog->moe from the builder's plan and token counts (experts 0: dense). */
+void    prog_builder_moe_shape (Builder *bd);
+/* Adds the MoE blocks (B_MOE_*) at the builder's token counts. */
+void    prog_builder_build_moe_blocks (Builder *bd);
 
 /* Appends an element-wise / norm / embedding / loss op of `elements` elements doing
  * `per_elem` FLOPs each. */

@@ -28,6 +28,7 @@
  * matmuls instead of two: FlashAttention-2, Dao 2023) while model FLOPs count 2x. */
 #include "plan/program.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "plan/program-private.h"
@@ -37,14 +38,15 @@
 const char *
 prog_stream_name (ProgStream s)
 {
-  static const char *const names[] = { "compute", "tp", "cp", "dp", "pp_send", "pp_recv" };
+  static const char *const names[] = { "compute", "tp", "cp", "dp", "pp_send", "pp_recv",
+                                       "ep" };
   return (guint) s < G_N_ELEMENTS (names) ? names[s] : "?";
 }
 
 const char *
 prog_comm_name (ProgCommKind k)
 {
-  static const char *const names[] = { "tp", "cp", "pp", "dp" };
+  static const char *const names[] = { "tp", "cp", "pp", "dp", "ep" };
   return (guint) k < G_N_ELEMENTS (names) ? names[k] : "?";
 }
 
@@ -347,6 +349,128 @@ typedef struct {
 } Chain;
 
 
+/* ---- mixture of experts (program.h: the MoE layer) ---------------------------------- */
+
+static gboolean
+moe_layer (Builder *bd, int layer)
+{
+  return plan_moe_layer (&bd->moe, layer);
+}
+
+/* An MoE collective on the ep stream. */
+static gint32
+ep_coll (Builder *bd, PlanColl kind, PlanAxis axis, double bytes, ProgPhase phase, int mb,
+         int chunk, int layer, gint32 dep)
+{
+  return coll (bd, PROG_STREAM_EP, PROG_COMM_EP, kind, axis, bytes, phase, mb, chunk, layer,
+               dep, -1);
+}
+
+/* Bytes of the dispatch (and of the combine, its mirror) per rank: the T k routed copies
+ * of h elements, scaled by the pace (the busiest rank receives pace x the mean). DeepEP's
+ * flex dispatcher sends a token once per remote node however many of its k experts live
+ * there, and forwards it inside the node over NVLink: with N nodes in the EP group and
+ * uniform routing, a token reaches N (1 - (1 - 1/N)^k) distinct nodes instead of k
+ * copies, so the bytes shrink by that ratio (the remote part dominates the time). */
+static double
+moe_a2a_bytes (Builder *bd)
+{
+  const ProgMoe *pm = &bd->prog->moe;
+  double bytes = (double) pm->tokens * pm->top_k * (double) bd->m->hidden * bd->elt_bytes
+                 * pm->pace;
+  const PlanGroupInfo *g = &bd->layout->groups[PLAN_AXIS_EP];
+  if (pm->dispatcher == PLAN_MOE_FLEX && g->size > 1 && g->members_per_unit[0] < g->size)
+    {
+      double nodes = (double) g->size / MAX (g->members_per_unit[0], 1);
+      double distinct = nodes * (1.0 - pow (1.0 - 1.0 / nodes, pm->top_k));
+      bytes *= MIN (distinct / pm->top_k, 1.0);
+    }
+  return bytes;
+}
+
+/* The shared expert as a TP block: gather the sequence shards, compute, reduce-scatter. */
+static gint32
+moe_shared (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, int layer,
+            gint32 dep)
+{
+  gint32 x = tp_before (bd, phase, mb, chunk, layer, dep);
+  x = compute (bd, bd->blk[backward ? B_MOE_SHARED_B : B_MOE_SHARED_F], mb, chunk, layer, x,
+               -1);
+  return tp_after (bd, phase, mb, chunk, layer, x);
+}
+
+/* Dispatch (or, backward, the combine's gradient) from `dep` to the experts' input. */
+static gint32
+moe_to_experts (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 dep)
+{
+  const ProgMoe *pm = &bd->prog->moe;
+  double per_copy = (double) pm->tokens * (double) bd->m->hidden * bd->elt_bytes;
+  if (pm->dispatcher == PLAN_MOE_ALLGATHER)
+    /* every token of the etp x ep group, gathered (nccl-tests size: the output) */
+    return ep_coll (bd, PLAN_COLL_ALL_GATHER, PLAN_AXIS_EXPT,
+                    per_copy * bd->layout->groups[PLAN_AXIS_EXPT].size, phase, mb, chunk,
+                    layer, dep);
+  gint32 x = ep_coll (bd, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, moe_a2a_bytes (bd), phase, mb,
+                      chunk, layer, dep);
+  /* the received copies gathered over the expert-TP group */
+  return ep_coll (bd, PLAN_COLL_ALL_GATHER, PLAN_AXIS_ETP,
+                  moe_a2a_bytes (bd) * bd->layout->groups[PLAN_AXIS_ETP].size, phase, mb, chunk,
+                  layer, x);
+}
+
+static gint32
+moe_from_experts (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 dep)
+{
+  const ProgMoe *pm = &bd->prog->moe;
+  double per_copy = (double) pm->tokens * (double) bd->m->hidden * bd->elt_bytes;
+  if (pm->dispatcher == PLAN_MOE_ALLGATHER)
+    return ep_coll (bd, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_EXPT,
+                    per_copy * bd->layout->groups[PLAN_AXIS_EXPT].size, phase, mb, chunk,
+                    layer, dep);
+  gint32 x = ep_coll (bd, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_ETP,
+                      moe_a2a_bytes (bd) * bd->layout->groups[PLAN_AXIS_ETP].size, phase, mb,
+                      chunk, layer, dep);
+  return ep_coll (bd, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, moe_a2a_bytes (bd), phase, mb, chunk,
+                  layer, x);
+}
+
+/* The MoE MLP of one layer, forward (or recomputed): returns its last task. `ag` is the
+ * overlapped ZeRO-1/2 gather of the layer's experts (-1 none). */
+static gint32
+moe_forward (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 prev,
+             gint32 ag)
+{
+  gboolean shared = bd->prog->moe.shared_ffn > 0;
+  gboolean overlap = shared && bd->plan->moe_shared_expert_overlap;
+  gint32 r = compute (bd, bd->blk[B_MOE_ROUTE_F], mb, chunk, layer, prev, -1);
+  gint32 d = moe_to_experts (bd, phase, mb, chunk, layer, r);
+  gint32 sh = overlap ? moe_shared (bd, FALSE, phase, mb, chunk, layer, r) : -1;
+  gint32 e = compute (bd, bd->blk[B_MOE_EXPERTS_F], mb, chunk, layer, d, ag);
+  gint32 c = moe_from_experts (bd, phase, mb, chunk, layer, e);
+  gint32 o = compute (bd, bd->blk[B_MOE_COMBINE_F], mb, chunk, layer, c, sh);
+  if (shared && !overlap)   /* Megatron: the shared expert after the routed ones */
+    o = moe_shared (bd, FALSE, phase, mb, chunk, layer, o);
+  return o;
+}
+
+/* The mirror image; returns the route's backward (the layer's MLP input gradient). */
+static gint32
+moe_backward (Builder *bd, int mb, int chunk, int layer, gint32 prev, gint32 ag)
+{
+  const ProgPhase ph = PROG_PHASE_BACKWARD;
+  gboolean shared = bd->prog->moe.shared_ffn > 0;
+  gboolean overlap = shared && bd->plan->moe_shared_expert_overlap;
+  gint32 x = prev;
+  if (shared && !overlap)
+    x = moe_shared (bd, TRUE, ph, mb, chunk, layer, x);
+  gint32 c = compute (bd, bd->blk[B_MOE_COMBINE_B], mb, chunk, layer, x, ag);
+  gint32 d = moe_to_experts (bd, ph, mb, chunk, layer, c);
+  gint32 sh = overlap ? moe_shared (bd, TRUE, ph, mb, chunk, layer, c) : -1;
+  gint32 e = compute (bd, bd->blk[B_MOE_EXPERTS_B], mb, chunk, layer, d, -1);
+  gint32 r = moe_from_experts (bd, ph, mb, chunk, layer, e);
+  return compute (bd, bd->blk[B_MOE_ROUTE_B], mb, chunk, layer, r, sh);
+}
+
 static void
 forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain *ch)
 {
@@ -355,6 +479,8 @@ forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain
     ag = param_gather (bd, phase, mb, chunk, layer, ch->done[1]);
   else if (bd->param_ag_of_layer[layer] >= 0 && mb == 0 && phase == PROG_PHASE_FORWARD)
     ag = bd->param_ag_of_layer[layer];
+  gint32 eag = bd->expert_ag_of_layer[layer] >= 0 && mb == 0 && phase == PROG_PHASE_FORWARD
+               ? bd->expert_ag_of_layer[layer] : -1;
   gint32 x;
   if (bd->tp_chunks > 1)
     {
@@ -364,7 +490,9 @@ forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain
                                                       ch->last_compute), ag, -1))
                     : tp_overlapped (bd, B_ATTN_F, phase, mb, chunk, layer, ch->last_compute,
                                      ag, PROG_ROLE_NONE);
-      x = tp_overlapped (bd, B_MLP_F, phase, mb, chunk, layer, x, -1, PROG_ROLE_NONE);
+      x = moe_layer (bd, layer) ? moe_forward (bd, phase, mb, chunk, layer, x, eag)
+                                : tp_overlapped (bd, B_MLP_F, phase, mb, chunk, layer, x, -1,
+                                                 PROG_ROLE_NONE);
       ch->done[1] = ch->done[0];
       ch->done[0] = x;
       ch->last_compute = x;
@@ -373,6 +501,14 @@ forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain
   x = tp_before (bd, phase, mb, chunk, layer, ch->last_compute);
   x = attn_part (bd, FALSE, phase, mb, chunk, layer, x, ag, -1);
   x = tp_after (bd, phase, mb, chunk, layer, x);
+  if (moe_layer (bd, layer))
+    {
+      x = moe_forward (bd, phase, mb, chunk, layer, x, eag);
+      ch->done[1] = ch->done[0];
+      ch->done[0] = x;
+      ch->last_compute = x;
+      return;
+    }
   x = tp_before (bd, phase, mb, chunk, layer, x);
   x = compute (bd, bd->blk[B_MLP_F], mb, chunk, layer, x, -1);
   ch->done[1] = ch->done[0];
@@ -407,18 +543,21 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
   gboolean sp = bd->t > 1 && bd->plan->sequence_parallel;
   gboolean ahead = sp && bd->tp_chunks <= 1;
   gint32 rg_mlp = -1, rg_attn = -1, rg_next = -1;
-  if (ahead)
+  gboolean moe = moe_layer (bd, layer);
+  if (ahead && !moe)   /* an MoE layer's router reads its sequence shard: nothing to gather */
     rg_mlp = ch->regather_layer == layer ? ch->regather
                                          : regather (bd, PROG_ROLE_REGATHER_MLP, mb, chunk, layer);
   /* (a fully recomputed layer rebuilds its MLP input in its recompute, so its re-gather
    * waits until after that, at the start of its backward) */
   ProgRole next_role = ahead && layer_in_chunk > 0 && !layer_recomputed (bd, layer_in_chunk - 1)
+                       && !moe_layer (bd, layer - 1)
                          ? PROG_ROLE_REGATHER_MLP : PROG_ROLE_NONE;
   gint32 x, after;
   if (bd->tp_chunks > 1)
     {
-      x = tp_overlapped (bd, B_MLP_B, PROG_PHASE_BACKWARD, mb, chunk, layer,
-                         ch->last_compute, ag, sp ? PROG_ROLE_REGATHER_MLP : PROG_ROLE_NONE);
+      x = moe ? moe_backward (bd, mb, chunk, layer, ch->last_compute, ag)
+              : tp_overlapped (bd, B_MLP_B, PROG_PHASE_BACKWARD, mb, chunk, layer,
+                               ch->last_compute, ag, sp ? PROG_ROLE_REGATHER_MLP : PROG_ROLE_NONE);
       if (bd->c > 1)
         {
           x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
@@ -433,11 +572,20 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
     }
   else
     {
-      x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, ch->last_compute);
-      x = compute3 (bd, bd->blk[B_MLP_B], mb, chunk, layer, x, ag, rg_mlp);
-      if (ahead)
-        rg_attn = regather (bd, PROG_ROLE_REGATHER_ATTN, mb, chunk, layer);
-      x = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
+      if (moe)
+        {
+          x = moe_backward (bd, mb, chunk, layer, ch->last_compute, ag);
+          if (ahead)
+            rg_attn = regather (bd, PROG_ROLE_REGATHER_ATTN, mb, chunk, layer);
+        }
+      else
+        {
+          x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, ch->last_compute);
+          x = compute3 (bd, bd->blk[B_MLP_B], mb, chunk, layer, x, ag, rg_mlp);
+          if (ahead)
+            rg_attn = regather (bd, PROG_ROLE_REGATHER_ATTN, mb, chunk, layer);
+          x = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
+        }
       x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
       x = attn_part (bd, TRUE, PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1, rg_attn);
       if (next_role != PROG_ROLE_NONE)
@@ -589,7 +737,7 @@ typedef struct {
 /* Buckets in backward order (last layer first) per chunk, each at least bucket_bytes of
  * gradients (Megatron DDP: --ddp-bucket-size, default 40M elements). */
 static GArray *
-make_buckets (Builder *bd)
+make_buckets (Builder *bd, const double *per_layer, gboolean dense)
 {
   const Plan *p = bd->plan;
   GArray *buckets = g_array_new (FALSE, TRUE, sizeof (Bucket));
@@ -600,13 +748,13 @@ make_buckets (Builder *bd)
       int n = plan_chunk_layers (p, bd->m, bd->stage, chunk);
       Bucket cur = { .first_layer = first + n, .n_layers = 0, .params = 0, .chunk = chunk };
       int model_chunk = chunk * p->pp + bd->stage;
-      if (model_chunk == bd->n_model_chunks - 1)
+      if (dense && model_chunk == bd->n_model_chunks - 1)
         cur.params += bd->head_params_local;
       for (int l = first + n - 1; l >= first; l--)
         {
           cur.first_layer = l;
           cur.n_layers++;
-          cur.params += bd->layer_params_local[l];
+          cur.params += per_layer[l];
           if (cur.params >= limit)
             {
               g_array_append_val (buckets, cur);
@@ -614,7 +762,7 @@ make_buckets (Builder *bd)
               cur.n_layers = 0;
             }
         }
-      if (model_chunk == 0)
+      if (dense && model_chunk == 0)
         cur.params += bd->embed_params_local;
       if (cur.params > 0)
         g_array_append_val (buckets, cur);
@@ -635,8 +783,13 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
   PlanAxis grad_axis = p->cp > 1 ? PLAN_AXIS_CPDP : PLAN_AXIS_DP;
 
   for (int l = 0; l < L; l++)
-    bd->param_ag_of_layer[l] = -1;
-  g_autoptr (GArray) buckets = make_buckets (bd);
+    bd->param_ag_of_layer[l] = bd->expert_ag_of_layer[l] = -1;
+  g_autoptr (GArray) buckets = make_buckets (bd, bd->layer_params_local, TRUE);
+  /* MoE: the experts' gradients go in buckets of their own, reduced over the expert
+   * data-parallel group (Megatron-Core keeps expert parameters in a separate buffer) */
+  g_autoptr (GArray) ebuckets = bd->moe.experts > 0
+                                  ? make_buckets (bd, bd->layer_expert_params_local, FALSE)
+                                  : g_array_new (FALSE, TRUE, sizeof (Bucket));
 
   /* With --overlap-param-gather, ZeRO-1/2's gather of the updated parameters runs at the
    * start of the next step, each bucket before its first forward (steady state). */
@@ -650,6 +803,16 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
         for (int l = bk->first_layer; l < bk->first_layer + bk->n_layers && l < L; l++)
           bd->param_ag_of_layer[l] = ag;
       }
+  if (dist_opt && p->overlap_param_gather)
+    for (int i = (int) ebuckets->len - 1; i >= 0; i--)
+      {
+        Bucket *bk = &g_array_index (ebuckets, Bucket, i);
+        gint32 ag = coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_EDP,
+                          bk->params * plan_precision_bytes (p->param_dtype),
+                          PROG_PHASE_OPTIMIZER, -1, bk->chunk, bk->first_layer, -1, -1);
+        for (int l = bk->first_layer; l < bk->first_layer + bk->n_layers && l < L; l++)
+          bd->expert_ag_of_layer[l] = ag;
+      }
 
   /* the compute units of the schedule */
   g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
@@ -660,7 +823,7 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
     g_array_index (bucket_done, gint32, l) = -1;
 
   gboolean overlap = p->overlap_grad_reduce && !sharded_params;
-  guint next_bucket = 0;
+  guint next_bucket = 0, next_ebucket = 0;
   GArray *reductions = g_array_new (FALSE, FALSE, sizeof (gint32));
   ProgStage *st = &prog->stages[stage];
   st->n_slots = slots->len;
@@ -690,6 +853,19 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
           g_array_append_val (reductions, r);
           next_bucket++;
         }
+      while (overlap && next_ebucket < ebuckets->len)
+        {
+          Bucket *bk = &g_array_index (ebuckets, Bucket, next_ebucket);
+          gint32 done = g_array_index (bucket_done, gint32, bk->first_layer);
+          if (done < 0)
+            break;
+          gint32 r = coll (bd, PROG_STREAM_DP, PROG_COMM_DP,
+                           dist_opt ? PLAN_COLL_REDUCE_SCATTER : PLAN_COLL_ALL_REDUCE,
+                           PLAN_AXIS_EDP, bk->params * bd->grad_bytes_per_param,
+                           PROG_PHASE_BACKWARD, -1, bk->chunk, bk->first_layer, done, -1);
+          g_array_append_val (reductions, r);
+          next_ebucket++;
+        }
     }
 
   st->slot_first[slots->len] = prog->tasks->len;
@@ -712,6 +888,16 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
                          bk->chunk, bk->first_layer, last, -1);
         g_array_append_val (reductions, r);
       }
+  if (!sharded_params)
+    for (; next_ebucket < ebuckets->len; next_ebucket++)
+      {
+        Bucket *bk = &g_array_index (ebuckets, Bucket, next_ebucket);
+        gint32 r = coll (bd, PROG_STREAM_DP, PROG_COMM_DP,
+                         dist_opt ? PLAN_COLL_REDUCE_SCATTER : PLAN_COLL_ALL_REDUCE,
+                         PLAN_AXIS_EDP, bk->params * bd->grad_bytes_per_param,
+                         PROG_PHASE_BACKWARD, -1, bk->chunk, bk->first_layer, last, -1);
+        g_array_append_val (reductions, r);
+      }
   if (p->sharding == PLAN_SHARD_HSDP)
     {
       /* HSDP: the shard groups' reduced gradients are all-reduced across replicas */
@@ -730,6 +916,13 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
   for (guint i = 0; i < buckets->len; i++)
     stage_params += g_array_index (buckets, Bucket, i).params;
   double opt_params = stage_params / plan_optim_shards (p) * (sharded_params ? 1 : 1);
+  {
+    /* expert states shard over the expert data-parallel group (distributed optimizer) */
+    double expert_params = 0;
+    for (guint i = 0; i < ebuckets->len; i++)
+      expert_params += g_array_index (ebuckets, Bucket, i).params;
+    opt_params += expert_params / (p->sharding >= PLAN_SHARD_ZERO1 ? MAX (p->edp, 1) : 1);
+  }
   {
     g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
     prog_builder_elem (ops, "adamw", MODEL_OP_ELEMENTWISE, (guint64) opt_params, 12);
@@ -750,6 +943,14 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
       {
         Bucket *bk = &g_array_index (buckets, Bucket, i);
         coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_ALL_GATHER, grad_axis,
+              bk->params * plan_precision_bytes (p->param_dtype), PROG_PHASE_OPTIMIZER, -1,
+              bk->chunk, bk->first_layer, last, -1);
+      }
+  if (dist_opt && !p->overlap_param_gather)
+    for (guint i = 0; i < ebuckets->len; i++)
+      {
+        Bucket *bk = &g_array_index (ebuckets, Bucket, i);
+        coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_EDP,
               bk->params * plan_precision_bytes (p->param_dtype), PROG_PHASE_OPTIMIZER, -1,
               bk->chunk, bk->first_layer, last, -1);
       }
@@ -825,19 +1026,27 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   for (int i = 0; i < 2 * bd.m_micro * bd.n_model_chunks; i++)
     bd.send_of[i] = -1;
   bd.param_ag_of_layer = g_new (gint32, model->n_layers);
+  bd.expert_ag_of_layer = g_new (gint32, model->n_layers);
   bd.layer_params_local = g_new (double, model->n_layers);
+  bd.layer_expert_params_local = g_new0 (double, model->n_layers);
 
   ModelParams mp;
   model_spec_params (model, &mp);
+  prog_builder_moe_shape (&bd);
   for (guint64 l = 0; l < model->n_layers; l++)
-    bd.layer_params_local[l] = (double) (mp.attention_per_layer + mp.mlp_per_layer) / bd.t
-                               + (double) mp.norms_per_layer;
+    if (bd.moe.experts > 0)
+      plan_layer_params_local (plan, model, &bd.moe, (int) l, &bd.layer_params_local[l],
+                               &bd.layer_expert_params_local[l]);
+    else
+      bd.layer_params_local[l] = (double) (mp.attention_per_layer + mp.mlp_per_layer) / bd.t
+                                 + (double) mp.norms_per_layer;
   bd.embed_params_local = (double) mp.input_embedding / bd.t;
   bd.head_params_local = (double) (mp.output_head ? mp.output_head : 0) / bd.t
                          + (double) mp.final_norm;
 
   bd.q_div = 1;
   prog_builder_build_blocks (&bd);
+  prog_builder_build_moe_blocks (&bd);
   /* Transformer Engine overlaps TP communication with the GEMMs in pieces; 4 pieces per
    * block (U: TE's userbuffers split ring exchanges per TP rank; we keep the count small
    * and fixed so the program stays compact). */
@@ -879,7 +1088,9 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
     }
   g_free (bd.send_of);
   g_free (bd.param_ag_of_layer);
+  g_free (bd.expert_ag_of_layer);
   g_free (bd.layer_params_local);
+  g_free (bd.layer_expert_params_local);
   if (!ok)
     {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,

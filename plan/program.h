@@ -15,7 +15,35 @@
  *    (TP/CP/SP divisions applied), shared by all tasks of the same shape.
  *  - FLOPs per task are per rank: model FLOPs (forward + backward of the model, no
  *    recompute, causal attention halved) and hardware FLOPs (what the GPU executes,
- *    recompute included). Sums over a stage give MFU/HFU numerators. */
+ *    recompute included). Sums over a stage give MFU/HFU numerators.
+ *
+ * Mixture-of-experts layers (ProgProgram.moe.experts > 0; plan_moe_layer says which
+ * layers): the MLP of such a layer is, per micro-batch (T = moe.tokens tokens on this
+ * rank, k = moe.top_k, h = hidden, e = activation bytes):
+ *   forward   MOE_ROUTE                pre-MLP norm, router GEMM [T, h] x [h, E], softmax
+ *                                      and top-k, permutation of the T k routed copies
+ *             COLL ALL_TO_ALL  ep/EP   dispatch: bytes = T k h e x pace (alltoall, flex);
+ *                                      allgather dispatcher: ALL_GATHER over EXPT of
+ *                                      T h e x |EXPT| instead
+ *             COLL ALL_GATHER  ep/ETP  with etp > 1 (alltoall, flex): the received
+ *                                      tokens gathered over the expert TP group,
+ *                                      bytes = etp x T k h e x pace
+ *             MOE_EXPERTS              the local experts' GEMMs (up/gate, activation,
+ *                                      down) as grouped GEMM ops (a GEMM op with b > 1 is
+ *                                      b GEMMs of m x n x k: b experts of m tokens each)
+ *             COLL REDUCE_SCATTER ep/ETP  mirror of the gather (etp > 1)
+ *             COLL ALL_TO_ALL  ep/EP   combine: the same bytes as the dispatch
+ *                                      (allgather dispatcher: REDUCE_SCATTER over EXPT)
+ *             MOE_COMBINE              unpermute, weighted sum of the k outputs, residual
+ *             MOE_SHARED (+TP AG/RS)   the shared expert(s) when the model has them: after
+ *                                      MOE_ROUTE, during the dispatch, with
+ *                                      --moe-shared-expert-overlap; else after MOE_COMBINE
+ *   backward  the mirror: MOE_COMBINE, all-to-all, [reduce-scatter ETP ... ] experts,
+ *             all-to-all, MOE_ROUTE (each phase BACKWARD, the blocks' backward ops).
+ * All MoE collectives run on PROG_STREAM_EP with comm PROG_COMM_EP; `pace` =
+ * (local_experts - 1 + imbalance) / local_experts: the rank holding the busiest expert
+ * receives that much more than the mean and sets the pace. Expert gradients are reduced
+ * over PLAN_AXIS_EDP (DP stream, comm DP), dense ones over DP (x CP) as before. */
 #pragma once
 
 #include <glib.h>
@@ -33,6 +61,7 @@ typedef enum {
   PROG_STREAM_DP,       /* gradient reduce-scatter / all-reduce, parameter all-gather */
   PROG_STREAM_PP_SEND,  /* point-to-point sends to neighbouring stages */
   PROG_STREAM_PP_RECV,
+  PROG_STREAM_EP,       /* MoE token dispatch / combine (all-to-all, ETP gather/scatter) */
   PROG_STREAM_N,
 } ProgStream;
 
@@ -42,6 +71,7 @@ typedef enum {
   PROG_COMM_CP,
   PROG_COMM_PP,
   PROG_COMM_DP,
+  PROG_COMM_EP,         /* MoE dispatch and combine (same order as results' RES_COMM_*) */
   PROG_COMM_N,
 } ProgCommKind;
 
@@ -79,6 +109,10 @@ typedef enum {
   PROG_BLOCK_MLP,          /* norm, up/gate, activation, down, residual */
   PROG_BLOCK_HEAD,         /* final norm, logits, loss (last stage) */
   PROG_BLOCK_OPTIMIZER,    /* AdamW over the rank's parameter shard */
+  PROG_BLOCK_MOE_ROUTE,    /* MoE: pre-MLP norm, router, top-k, permutation */
+  PROG_BLOCK_MOE_EXPERTS,  /* MoE: the local experts' grouped GEMMs and activation */
+  PROG_BLOCK_MOE_COMBINE,  /* MoE: unpermutation, weighted sum over top-k, residual */
+  PROG_BLOCK_MOE_SHARED,   /* MoE: the shared expert(s), a dense MLP without norm */
 } ProgBlockKind;
 
 typedef struct {
@@ -128,6 +162,26 @@ typedef struct {
   double  hw_flops;
 } ProgStage;
 
+/* The MoE shape of a program, per rank (experts 0: dense). */
+typedef struct {
+  int     experts;          /* routed experts E */
+  int     local_experts;    /* E / ep on this rank */
+  int     top_k;
+  int     ep, etp;
+  PlanMoeDispatcher dispatcher;
+  guint64 tokens;           /* T: tokens entering an MoE layer on this rank per micro-batch
+                             * (b s / cp, / tp with sequence parallelism) */
+  double  expert_tokens;    /* routed token copies reaching this rank's experts, mean:
+                             * etp T k (over local_experts experts) */
+  double  busiest_tokens;   /* of them, the busiest local expert's: imbalance x
+                             * expert_tokens / local_experts */
+  double  imbalance;        /* busiest / mean, after the capacity factor */
+  double  pace;             /* (local_experts - 1 + imbalance) / local_experts */
+  guint64 expert_ffn;       /* one expert's inner size on this rank (/ etp) */
+  guint64 shared_ffn;       /* shared experts' inner size on this rank (/ tp); 0 none */
+  int     first_dense;      /* leading dense layers */
+} ProgMoe;
+
 typedef struct {
   /* inputs, referenced */
   ModelSpec   *model;       /* ref held */
@@ -141,6 +195,7 @@ typedef struct {
   TopoDtype    compute_dtype;  /* tensors and non-GEMM math */
   TopoDtype    gemm_dtype;     /* the GEMMs' math: compute_dtype, or TF32 / BF16 for fp32
                                 * tensors under the plan's fp32_matmul */
+  ProgMoe      moe;
   /* whole-step totals over all GPUs, for MFU/HFU */
   double       tokens_per_step;
   double       hw_flops_per_step;
@@ -211,7 +266,7 @@ gboolean prog_trace_write_merged (const ProgProgram *measured,
                                   const int *stage_rank, const char *path, GError **error);
 
 const char *prog_stream_name (ProgStream s);   /* "compute", "tp", ... */
-const char *prog_comm_name   (ProgCommKind k); /* "tp", "cp", "pp", "dp" */
+const char *prog_comm_name   (ProgCommKind k); /* "tp", "cp", "pp", "dp", "ep" */
 const char *prog_phase_name  (ProgPhase p);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProgProgram, prog_program_free)

@@ -110,6 +110,8 @@ append_timeline (GString *s, GHashTable *cache, gboolean *first_p, const ProgPro
                               lane->merged ? 2 * st + lane->pid_add : st);
       for (int k = 0; k < PROG_STREAM_N; k++)
         {
+          if (k == PROG_STREAM_EP && p->moe.experts <= 0)
+            continue;   /* the ep track only where the model has experts */
           SEP ();
           g_string_append_printf (s, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,"
                                   "\"tid\":%d,\"args\":{\"name\":", pid, k);

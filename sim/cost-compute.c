@@ -276,7 +276,10 @@ static double
 gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
 {
   const double m = (double) op->m, n = (double) op->n, k = (double) op->k;
-  const double flops = op->fwd_flops > 0 ? op->fwd_flops : 2.0 * m * n * k;
+  /* b > 1: a grouped GEMM of b GEMMs of m x n x k (MoE experts, plan/program.h): the
+   * efficiency is one GEMM's, the FLOPs and bytes are b times, the launch is one */
+  const double g = MAX ((double) op->b, 1.0);
+  const double flops = op->fwd_flops > 0 ? op->fwd_flops : 2.0 * m * n * k * g;
   /* measured: the nearest shape's kernel rate, plus the launch (sim/cost.h) */
   const double rate = profile_gemm_rate (c, m, n, k, d);
   if (rate > 0)
@@ -284,12 +287,12 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
   const double eff = gemm_efficiency (c, m, n, k, d);
   /* fp8 GEMMs read fp8 A and B and write bf16 C (Transformer Engine). */
   const double ab = topo_dtype_bytes (store), cb = store == TOPO_DTYPE_FP8 ? 2.0 : ab;
-  const double bytes = ab * (m * k + k * n) + cb * m * n;
+  const double bytes = g * (ab * (m * k + k * n) + cb * m * n);
   /* The stack's FP8 recipe casts the bf16 input A to fp8 before the GEMM, each cast
    * reading 2 B and writing 1 B per element (weights are cast once per step, not per
    * GEMM: TE's weight cache, torchao's precomputed scales). */
   const double cast = store == TOPO_DTYPE_FP8 && c->opts.fp8_cast_passes > 0 && c->mem_Bps > 0
-                        ? c->opts.fp8_cast_passes * 3.0 * m * k / c->mem_Bps : 0.0;
+                        ? g * c->opts.fp8_cast_passes * 3.0 * m * k / c->mem_Bps : 0.0;
   return roofline (c, flops, c->peak_flops[d] * eff, bytes) + cast;
 }
 

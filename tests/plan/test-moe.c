@@ -1,0 +1,375 @@
+/* tests/plan/test-moe.c - mixture-of-experts plans: flags, validation, MoE parallel
+ * folding of the layout, and the MoE tasks of the step program, against numbers derived
+ * by hand in the comments. The MoE model here is llama3-8b made MoE by --num-experts (as
+ * Megatron's flag does to a dense model: every MLP becomes E experts of its size), so the
+ * figures depend on nothing but h = 4096, ffn = 14336 and 32 layers. */
+#include "plan/layout.h"
+#include "plan/memory.h"
+#include "plan/program.h"
+
+#include <string.h>
+
+typedef struct {
+  Plan         plan;
+  PlanArgs     args;
+  ModelSpec   *model;
+  TopoCluster *cluster;
+} Fixture;
+
+static void
+setup (Fixture *f, gconstpointer data)
+{
+  plan_init_defaults (&f->plan);
+  memset (&f->args, 0, sizeof f->args);
+  g_autoptr (GError) error = NULL;
+  f->model = model_spec_lookup ("llama3-8b", &error);
+  g_assert_no_error (error);
+  f->cluster = topo_cluster_lookup ("h100-24k", &error);   /* 8 GPUs per server */
+  g_assert_no_error (error);
+}
+
+static void
+teardown (Fixture *f, gconstpointer data)
+{
+  plan_clear (&f->plan);
+  plan_args_clear (&f->args);
+  g_clear_pointer (&f->model, model_spec_unref);
+  g_clear_pointer (&f->cluster, topo_cluster_unref);
+}
+
+static gboolean
+resolve (Fixture *f, const char *flags, GError **error)
+{
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_autofree char *line = g_strdup_printf ("tandem %s", flags);
+  g_auto (GStrv) argv_owned = g_strsplit (line, " ", -1);
+  int argc = (int) g_strv_length (argv_owned);
+  char **argv = g_new0 (char *, argc + 1);
+  memcpy (argv, argv_owned, sizeof (char *) * argc);
+  char **argv_parse = argv;
+  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
+  g_option_context_set_main_group (ctx, plan_option_group_new (&f->plan, &f->args));
+  gboolean ok = g_option_context_parse (ctx, &argc, &argv_parse, error);
+  g_free (argv);
+  return ok && plan_resolve (&f->plan, f->model, f->cluster, error);
+}
+
+/* Flags and their plan JSON keys. */
+static void
+test_flags (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (resolve (f, "--gpus 64 --tp 2 --sp --num-experts 8 --moe-router-topk 2 "
+                          "--expert-model-parallel-size 8 --expert-tensor-parallel-size 1 "
+                          "--moe-token-dispatcher-type allgather --moe-expert-capacity-factor "
+                          "1.25 --moe-grouped-gemm --moe-shared-expert-overlap "
+                          "--moe-imbalance 1.5", &error));
+  g_assert_no_error (error);
+  Plan *p = &f->plan;
+  g_assert_cmpint (p->num_experts, ==, 8);
+  g_assert_cmpint (p->moe_topk, ==, 2);
+  g_assert_cmpint (p->ep, ==, 8);
+  g_assert_cmpint (p->etp, ==, 1);
+  /* folding: tp x cp x dp = 2 x 1 x 32 = 64 ranks per stage; etp x ep = 8: edp = 8 */
+  g_assert_cmpint (p->dp, ==, 32);
+  g_assert_cmpint (p->edp, ==, 8);
+  g_assert_cmpint (p->moe_dispatcher, ==, PLAN_MOE_ALLGATHER);
+  g_assert_cmpfloat (p->moe_capacity_factor, ==, 1.25);
+  g_assert_true (p->moe_grouped_gemm && p->moe_shared_expert_overlap);
+  PlanMoe moe;
+  plan_moe (p, f->model, &moe);
+  /* the capacity factor caps the busiest expert at 1.25 x the mean: min (1.5, 1.25) */
+  g_assert_cmpfloat (moe.imbalance, ==, 1.25);
+  g_assert_cmpuint (moe.expert_ffn, ==, 14336);
+
+  /* the plan JSON section "moe" reads back the same options */
+  const char *json = "{\"parallelism\": {\"expert_parallel_degree\": 4, "
+                     "\"expert_tensor_parallel_degree\": 2}, \"moe\": {\"num_experts\": 16, "
+                     "\"router_topk\": 4, \"token_dispatcher_type\": \"flex\", "
+                     "\"expert_capacity_factor\": null, \"grouped_gemm\": true, "
+                     "\"imbalance\": 1.1}}";
+  Plan q;
+  plan_init_defaults (&q);
+  g_assert_true (plan_load_json_data (&q, json, -1, "test.json", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (q.ep, ==, 4);
+  g_assert_cmpint (q.etp, ==, 2);
+  g_assert_cmpint (q.num_experts, ==, 16);
+  g_assert_cmpint (q.moe_topk, ==, 4);
+  g_assert_cmpint (q.moe_dispatcher, ==, PLAN_MOE_FLEX);
+  g_assert_cmpfloat (q.moe_capacity_factor, ==, 0);
+  g_assert_cmpfloat (q.moe_imbalance, ==, 1.1);
+  plan_clear (&q);
+  plan_init_defaults (&q);
+  g_assert_false (plan_load_json_data (&q, "{\"moe\": {\"experts\": 8}}", -1, "t.json",
+                                       &error));
+  g_assert_error (error, PLAN_ERROR, PLAN_ERROR_PARSE);
+  g_assert_nonnull (strstr (error->message, "unknown key moe.experts"));
+  plan_clear (&q);
+}
+
+/* The bad inputs of issue 16, one line each. */
+static void
+test_invalid (Fixture *f, gconstpointer data)
+{
+  static const struct { const char *flags, *message; } cases[] = {
+    /* llama3-8b is dense */
+    { "--gpus 64 --ep 8", "expert parallelism needs a mixture-of-experts model" },
+    /* 8 experts on 3 EP ranks */
+    { "--gpus 48 --num-experts 8 --ep 3", "ep = 3 does not divide the 8 experts" },
+    /* each token picks 9 distinct experts of 8 */
+    { "--gpus 8 --num-experts 8 --moe-router-topk 9", "larger than the 8 experts" },
+    /* tp 2 x cp 1 x dp 4 = 8 ranks per stage; etp 2 x ep 8 = 16 does not divide 8 */
+    { "--gpus 8 --tp 2 --sp --num-experts 8 --ep 8", "does not fold onto the ranks" },
+    /* order tp-cp-pp-ep-dp with cp 2: the dense side puts pp at stride tp x cp = 2,
+     * the expert side (cp dropped) at stride etp = 1: rank 1 is stage 0 on the dense
+     * side and stage 1 on the expert side */
+    { "--gpus 16 --cp 2 --pp 2 --num-experts 8 --ep 2 --rank-order tp-cp-pp-ep-dp",
+      "does not fold onto the ranks: with rank order tp-cp-pp-ep-dp, rank 1" },
+    /* Megatron requires SP with EP and TP */
+    { "--gpus 16 --tp 2 --num-experts 8 --ep 8", "needs sequence parallelism" },
+    /* 14336 / 3 is not whole */
+    { "--gpus 24 --tp 1 --num-experts 8 --ep 8 --etp 3", "does not divide the expert FFN" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_assert_false (resolve (f, cases[i].flags, &error));
+      g_assert_nonnull (error);
+      if (strstr (error->message, cases[i].message) == NULL)
+        g_error ("%s: expected '%s' in '%s'", cases[i].flags, cases[i].message, error->message);
+      g_assert_null (strchr (error->message, '\n'));
+    }
+}
+
+/* MoE parallel folding on h100-24k (8 GPUs per server), 64 GPUs, tp 2, etp 1, ep 8:
+ * dense rank = tp + 2 dp (dp 32); expert rank = ep + 8 edp (etp 1, edp 8).
+ *   EP group of rank 0: ranks 0..7, stride 1, one server.
+ *   EDP group of rank 0: 0, 8, ..., 56: one member per server.
+ *   dense DP group: stride 2, 32 members, 2 per server.
+ * With etp 2 (tp 2): expert rank = etp + 2 (ep + 8 edp), edp = 64 / 16 = 4:
+ *   ETP group {0, 1}; EP group 0, 2, ..., 14 (two servers, 4 members each);
+ *   EDP group 0, 16, 32, 48; the etp x ep group 0..15. */
+static void
+test_folding (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (resolve (f, "--gpus 64 --tp 2 --sp --num-experts 8 --ep 8 --etp 1", &error));
+  g_assert_no_error (error);
+  g_autoptr (PlanLayout) lay = plan_layout_new (&f->plan, f->cluster, &error);
+  g_assert_no_error (error);
+  int m[64];
+  g_assert_cmpint (lay->groups[PLAN_AXIS_EP].size, ==, 8);
+  g_assert_cmpint (plan_layout_group_members (lay, PLAN_AXIS_EP, 5, m), ==, 5);
+  for (int i = 0; i < 8; i++)
+    g_assert_cmpint (m[i], ==, i);
+  g_assert_cmpuint (lay->groups[PLAN_AXIS_EP].span_level, ==, 0);
+  g_assert_cmpint (lay->groups[PLAN_AXIS_EP].members_per_unit[0], ==, 8);
+  g_assert_cmpint (lay->groups[PLAN_AXIS_EDP].size, ==, 8);
+  g_assert_cmpint (plan_layout_group_members (lay, PLAN_AXIS_EDP, 17, m), ==, 2);
+  for (int i = 0; i < 8; i++)
+    g_assert_cmpint (m[i], ==, 1 + 8 * i);
+  g_assert_cmpint (lay->groups[PLAN_AXIS_EDP].members_per_unit[0], ==, 1);
+  g_assert_cmpint (lay->groups[PLAN_AXIS_DP].size, ==, 32);
+  g_assert_cmpint (lay->groups[PLAN_AXIS_DP].members_per_unit[0], ==, 4);
+  /* colours: equal for exactly one group's members */
+  g_assert_cmpint (plan_layout_group_color (lay, PLAN_AXIS_EP, 13), ==, 8);
+  g_assert_cmpint (plan_layout_group_color (lay, PLAN_AXIS_EDP, 13), ==, 5);
+
+  g_assert_true (resolve (f, "--gpus 64 --tp 2 --sp --num-experts 8 --ep 8", &error));
+  g_assert_cmpint (f->plan.etp, ==, 2);
+  g_assert_cmpint (f->plan.edp, ==, 4);
+  g_autoptr (PlanLayout) l2 = plan_layout_new (&f->plan, f->cluster, &error);
+  g_assert_no_error (error);
+  plan_layout_group_members (l2, PLAN_AXIS_ETP, 0, m);
+  g_assert_cmpint (m[0], ==, 0);
+  g_assert_cmpint (m[1], ==, 1);
+  g_assert_cmpint (plan_layout_group_members (l2, PLAN_AXIS_EP, 6, m), ==, 3);
+  for (int i = 0; i < 8; i++)
+    g_assert_cmpint (m[i], ==, 2 * i);
+  g_assert_cmpint (l2->groups[PLAN_AXIS_EP].members_per_unit[0], ==, 4);
+  g_assert_cmpuint (l2->groups[PLAN_AXIS_EP].span_level, >, 0);
+  plan_layout_group_members (l2, PLAN_AXIS_EDP, 0, m);
+  for (int i = 0; i < 4; i++)
+    g_assert_cmpint (m[i], ==, 16 * i);
+  g_assert_cmpint (l2->groups[PLAN_AXIS_EXPT].size, ==, 16);
+  int e[4];
+  plan_layout_expert_coord_of (l2, 37, e);   /* 37 = 1 + 2 (2 + 8 x 2) */
+  g_assert_cmpint (e[PLAN_EXP_ETP], ==, 1);
+  g_assert_cmpint (e[PLAN_EXP_EP], ==, 2);
+  g_assert_cmpint (e[PLAN_EXP_EDP], ==, 2);
+}
+
+static ProgProgram *
+program_of (Fixture *f, const char *flags)
+{
+  g_autoptr (GError) error = NULL;
+  if (!resolve (f, flags, &error))
+    g_error ("%s: %s", flags, error->message);
+  g_autoptr (PlanLayout) lay = plan_layout_new (&f->plan, f->cluster, &error);
+  g_assert_no_error (error);
+  ProgProgram *p = prog_program_new (f->model, &f->plan, lay, &error);
+  g_assert_no_error (error);
+  return p;
+}
+
+/* Sums the bytes of the collectives of (kind, axis) on the ep stream in micro-batch 0,
+ * layer 0, forward; counts them in *n. */
+static double
+ep_bytes (const ProgProgram *p, PlanColl kind, PlanAxis axis, int *n)
+{
+  double bytes = 0;
+  *n = 0;
+  for (guint i = 0; i < p->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (p, i);
+      if (t->kind != PROG_TASK_COLL || t->stream != PROG_STREAM_EP || t->mb != 0
+          || t->layer != 0 || t->phase != PROG_PHASE_FORWARD)
+        continue;
+      g_assert_cmpint (t->comm, ==, PROG_COMM_EP);
+      if (t->coll == kind && t->axis == axis)
+        {
+          bytes = t->bytes;
+          (*n)++;
+        }
+    }
+  return bytes;
+}
+
+/* The dispatch all-to-all per rank: T k h e x pace. seq 8192, mbs 1, tp 1: T = 8192
+ * tokens; k = 2; h = 4096; bf16 e = 2: 8192 x 2 x 4096 x 2 = 134,217,728 bytes, with
+ * one local expert (ep 8 of 8) and imbalance 1 the pace is 1. The combine is the same:
+ * two all-to-alls per layer forward. With --moe-imbalance 1.5 and one local expert the
+ * busiest rank receives 1.5x: 201,326,592. With 4 local experts (ep 2) and 1.5 the pace is
+ * (4 - 1 + 1.5) / 4 = 1.125: 150,994,944. tp 2 with SP and etp 2: T = 4096 per rank, the
+ * all-to-all 4096 x 2 x 4096 x 2 = 67,108,864, then an all-gather over the 2 expert-TP
+ * ranks of 2 x that = 134,217,728 (nccl-tests size: the output). */
+static void
+test_a2a_bytes (Fixture *f, gconstpointer data)
+{
+  int n;
+  g_autoptr (ProgProgram) p = program_of (f, "--gpus 8 --num-experts 8 --ep 8 "
+                                          "--seq-length 8192 --moe-imbalance 1");
+  g_assert_cmpfloat (ep_bytes (p, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n), ==, 134217728.0);
+  g_assert_cmpint (n, ==, 2);
+  g_assert_cmpint (p->moe.local_experts, ==, 1);
+  g_assert_cmpuint (p->moe.tokens, ==, 8192);
+
+  g_autoptr (ProgProgram) q = program_of (f, "--gpus 8 --num-experts 8 --ep 8 "
+                                          "--seq-length 8192 --moe-imbalance 1.5");
+  g_assert_cmpfloat (ep_bytes (q, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n), ==, 201326592.0);
+  g_autoptr (ProgProgram) r = program_of (f, "--gpus 8 --num-experts 8 --ep 2 "
+                                          "--seq-length 8192 --moe-imbalance 1.5");
+  g_assert_cmpfloat (ep_bytes (r, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n), ==, 150994944.0);
+  g_autoptr (ProgProgram) s = program_of (f, "--gpus 16 --tp 2 --sp --num-experts 8 --ep 8 "
+                                          "--seq-length 8192 --moe-imbalance 1");
+  g_assert_cmpfloat (ep_bytes (s, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n), ==, 67108864.0);
+  g_assert_cmpfloat (ep_bytes (s, PLAN_COLL_ALL_GATHER, PLAN_AXIS_ETP, &n), ==, 134217728.0);
+  g_assert_cmpint (n, ==, 1);
+  /* the all-gather dispatcher: every token of the 8 EP ranks gathered, 8 x 8192 x 4096
+   * x 2 = 536,870,912, and no all-to-all */
+  g_autoptr (ProgProgram) ag = program_of (f, "--gpus 8 --num-experts 8 --ep 8 "
+                                           "--seq-length 8192 --moe-token-dispatcher-type "
+                                           "allgather");
+  g_assert_cmpfloat (ep_bytes (ag, PLAN_COLL_ALL_GATHER, PLAN_AXIS_EXPT, &n), ==, 536870912.0);
+  ep_bytes (ag, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n);
+  g_assert_cmpint (n, ==, 0);
+}
+
+static const ProgBlock *
+block_named (const ProgProgram *p, const char *name)
+{
+  for (guint i = 0; i < p->blocks->len; i++)
+    if (g_str_equal (prog_block (p, i)->name, name))
+      return prog_block (p, i);
+  g_error ("no block %s", name);
+  return NULL;
+}
+
+/* The experts' FLOPs. ep 8 of 8 experts, top-2, T = 8192: this rank's one expert takes
+ * T k = 16,384 token copies on average; SwiGLU up/gate [16384, 4096] x [4096, 2 x 14336]
+ * and down [16384, 14336] x [14336, 4096]: 2 x 16384 x 4096 x (28672 + 14336) =
+ * 5,772,436,045,824 model FLOPs forward, twice that backward.
+ * ep 2 (4 local experts) with --moe-grouped-gemm and imbalance 1.3: the mean expert takes
+ * 16384 / 4 = 4096 tokens, the busiest ceil (1.3 x 4096) = 5325; the up projection is
+ * one op of 3 GEMMs [4096, 4096] x [4096, 28672] (2 x 4096 x 28672 x 4096 x 3 =
+ * 2,886,218,022,912 FLOPs) and one of the busiest; without grouped GEMM, 4 single ops. */
+static void
+test_expert_gemms (Fixture *f, gconstpointer data)
+{
+  g_autoptr (ProgProgram) p = program_of (f, "--gpus 8 --num-experts 8 --ep 8 "
+                                          "--seq-length 8192");
+  const ProgBlock *fw = block_named (p, "moe_experts_fwd");
+  g_assert_cmpfloat (fw->model_flops, ==, 5772436045824.0);
+  g_assert_cmpfloat (block_named (p, "moe_experts_bwd")->model_flops, ==, 2 * 5772436045824.0);
+
+  g_autoptr (ProgProgram) q = program_of (f, "--gpus 8 --num-experts 8 --ep 2 "
+                                          "--seq-length 8192 --moe-grouped-gemm");
+  fw = block_named (q, "moe_experts_fwd");
+  /* the same T k copies per rank, now over 4 experts: the same FLOPs */
+  g_assert_cmpfloat (fw->model_flops, ==, 5772436045824.0);
+  const ModelOp *up = &g_array_index (q->ops, ModelOp, fw->first_op);
+  g_assert_cmpstr (up->name, ==, "expert_up");
+  g_assert_cmpuint (up->b, ==, 3);
+  g_assert_cmpuint (up->m, ==, 4096);
+  g_assert_cmpuint (up->n, ==, 28672);
+  g_assert_cmpuint (up->k, ==, 4096);
+  g_assert_cmpfloat (up->fwd_flops, ==, 2886218022912.0);
+  const ModelOp *busy = up + 1;
+  g_assert_cmpuint (busy->b, ==, 1);
+  g_assert_cmpuint (busy->m, ==, 5325);
+
+  g_autoptr (ProgProgram) r = program_of (f, "--gpus 8 --num-experts 8 --ep 2 "
+                                          "--seq-length 8192");
+  fw = block_named (r, "moe_experts_fwd");
+  int gemms = 0;
+  for (guint i = 0; i < fw->n_ops; i++)
+    {
+      const ModelOp *op = &g_array_index (r->ops, ModelOp, fw->first_op + i);
+      if (op->kind == MODEL_OP_GEMM)
+        {
+          g_assert_cmpuint (op->b, ==, 1);
+          gemms++;
+        }
+    }
+  g_assert_cmpint (gemms, ==, 8);   /* up and down of 4 experts, one GEMM each */
+}
+
+/* Expert gradients are reduced over the expert data-parallel group: 64 GPUs, ep 8, etp 1
+ * (edp 8), one local expert of 3 x 4096 x 14336 = 176,160,768 parameters per layer, fp32
+ * gradients; the reductions on PLAN_AXIS_EDP carry 32 layers x 176,160,768 x 4 bytes =
+ * 22,548,578,304 bytes in total. */
+static void
+test_expert_grads (Fixture *f, gconstpointer data)
+{
+  g_autoptr (ProgProgram) p = program_of (f, "--gpus 64 --num-experts 8 --ep 8 "
+                                          "--seq-length 8192 --sharding zero1 "
+                                          "--overlap-grad-reduce");
+  double edp = 0;
+  for (guint i = 0; i < p->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (p, i);
+      if (t->kind == PROG_TASK_COLL && t->axis == PLAN_AXIS_EDP
+          && t->coll == PLAN_COLL_REDUCE_SCATTER)
+        {
+          g_assert_cmpint (t->stream, ==, PROG_STREAM_DP);
+          edp += t->bytes;
+        }
+    }
+  g_assert_cmpfloat (edp, ==, 22548578304.0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+#define ADD(path, fn) g_test_add ("/moe/" path, Fixture, NULL, setup, fn, teardown)
+  ADD ("flags", test_flags);
+  ADD ("invalid", test_invalid);
+  ADD ("folding", test_folding);
+  ADD ("a2a-bytes", test_a2a_bytes);
+  ADD ("expert-gemms", test_expert_gemms);
+  ADD ("expert-grads", test_expert_grads);
+  return g_test_run ();
+}
