@@ -24,7 +24,28 @@
  * Test hook: TANDEM_TEST_DIE_AT_TASK=N makes rank TANDEM_TEST_DIE_RANK (default 1) call
  * _exit (1) just before the N-th task (0-based, in its stage's program order) of the first
  * step; with TANDEM_TEST_DIE_SIGNAL=9 it kills itself with SIGKILL instead (kill -9: no
- * handler, no cleanup). */
+ * handler, no cleanup); with TANDEM_TEST_DIE_SIGNAL=STOP it stops itself (SIGSTOP).
+ * TANDEM_TEST_SLOW_MS=M makes rank TANDEM_TEST_SLOW_RANK (default 1) sleep M ms before each
+ * task of the first step (a slow rank; its progress beats go on).
+ *
+ * Slow or dead: every rank's backend beats (exec_progress_note): a wait that runs out
+ * goes on while the peers it waits for beat and one of them moves on, and otherwise says
+ * which peer is to blame and where it is ("rank 1 is alive but made no progress for 2.1 s
+ * (at step 1 of 3, task 49 (recv from stage 0))", "rank 0 sent nothing for 2.0 s (dead,
+ * stopped or hung ...)"). At the end the other ranks wait for rank 0 (end_barrier) as long
+ * as it beats, so that no rank enters MPI_Finalize while rank 0 still reports.
+ *
+ * Start-up and shutdown: MPI_Init (inside exec_backend_open) and MPI_Finalize (inside
+ * exec_backend_close) wait for every rank, and a rank that never gets there would hang
+ * the job forever. A watchdog thread bounds each by --timeout: on expiry the rank prints
+ * "tandem: error: rank R: MPI_Init did not complete within T s ..." and _exits 1 (the
+ * launcher then ends the others). Start-up: rank 0 first stores the run as failed (no row
+ * was written yet: the plan is resolved after MPI is up); the other ranks give up one grace
+ * period later, so that they do not take rank 0 down before it has stored. Shutdown: the
+ * run is stored already; the watchdog only ends the process.
+ * Test hook: TANDEM_TEST_STALL=init|finalize makes rank TANDEM_TEST_STALL_RANK (default 1)
+ * sleep for an hour with the watchdog armed, just before MPI_Init or MPI_Finalize (the
+ * other ranks then really wait inside them). */
 #include "cli/cmd-run-private.h"
 #include "results/store.h"
 #include "util/output.h"
@@ -292,10 +313,11 @@ run_info (const RunCtx *c, ResRunInfo *info, char **plan_str, char **plan_json)
   memset (info, 0, sizeof *info);
   info->kind = RES_KIND_RUN;
   info->status = RES_STATUS_OK;
-  info->model = c->model ? c->model->name : NULL;
+  info->model = c->model ? c->model->name
+                         : c->pargs.model_name ? c->pargs.model_name : "tiny-llama";
   info->cluster = c->cluster ? c->cluster->name : NULL;
   info->plan = *plan_str;
-  info->plan_json = *plan_json;
+  info->plan_json = c->model ? *plan_json : NULL;   /* NULL: not resolved yet (MPI_Init) */
   info->model_json = c->model ? c->model->config_json : NULL;
   info->cluster_json = c->cluster ? c->cluster->json : NULL;
   info->world_size = c->world;
@@ -392,17 +414,193 @@ run_failed (RunCtx *c, const GError *e)
 static void
 die_hook (int rank, int step, guint32 local, const ProgTask *t, gpointer data)
 {
-  const int *at = data;   /* [rank, task] */
+  const int *at = data;   /* [rank, task, slow rank, slow ms] */
+  if (rank == at[2] && at[3] > 0)
+    g_usleep ((gulong) at[3] * 1000);
   if (rank == at[0] && local == (guint32) at[1])
     {
-      gboolean kill9 = g_strcmp0 (g_getenv ("TANDEM_TEST_DIE_SIGNAL"), "9") == 0;
+      const char *sig = g_getenv ("TANDEM_TEST_DIE_SIGNAL");
+      gboolean kill9 = g_strcmp0 (sig, "9") == 0, stop = g_strcmp0 (sig, "STOP") == 0;
       fprintf (stderr, "tandem: rank %d: TANDEM_TEST_DIE_AT_TASK: %s before task %u "
-               "(step %d)\n", rank, kill9 ? "SIGKILL" : "exiting", t->id, step);
+               "(step %d)\n", rank, kill9 ? "SIGKILL" : stop ? "SIGSTOP" : "exiting", t->id,
+               step);
       fflush (stderr);
       if (kill9)
         raise (SIGKILL);
+      if (stop)
+        {
+          raise (SIGSTOP);
+          return;          /* continued: the launcher is ending the job */
+        }
       _exit (1);
     }
+}
+
+/* ---- start-up, the end, shutdown --------------------------------------------------------- */
+
+/* The others wait here until rank 0 has printed and stored, so that MPI_Finalize (which
+ * waits for every rank) then takes no longer than a timeout. No deadline on rank 0's
+ * report itself (a --verify reference run may take long): the wait goes on while rank 0
+ * beats, and gives up one timeout after its beats stop (rank 0 dead, stopped or hung). */
+static gboolean
+end_barrier (RunCtx *c, GError **error)
+{
+  if (c->world < 2)
+    return TRUE;
+  exec_progress_note (c->b, 0, 0, 0, c->rank == 0 ? "done" : "waiting for rank 0");
+  g_autofree int *members = g_new (int, c->world);
+  for (int r = 0; r < c->world; r++)
+    members[r] = r;
+  float one = 1;
+  gboolean ok = FALSE;
+  ExecGroup *group = exec_group_new (c->b, "world", members, c->world, error);
+  ExecStream *stream = group ? exec_stream_new (c->b, EXEC_STREAM_COMM, "end", error) : NULL;
+  ExecEvent *ev = stream ? exec_event_new (c->b, error) : NULL;
+  ExecBuffer *buf = ev ? exec_buffer_new (c->b, sizeof one, error) : NULL;
+  if (buf && c->b->ops->buffer_upload (c->b, buf, 0, &one, sizeof one, error))
+    {
+      ExecColl op = { .kind = EXEC_COLL_ALL_REDUCE, .dtype = EXEC_DTYPE_F32,
+                      .send = buf->data, .recv = buf->data, .count = 1 };
+      ExecSample sample;
+      gint64 deadline = g_get_monotonic_time () + (gint64) (c->a.timeout_s * 1e6);
+      gboolean done = FALSE;
+      ok = exec_collective (stream, group, &op, &sample, error)
+           && exec_event_record (ev, stream, error);
+      while (ok && !done)
+        {
+          if (!(ok = exec_event_query (ev, &done, error)) || done)
+            break;
+          if (run_interrupted)
+            {
+              ok = FALSE;
+              g_set_error (error, EXEC_ERROR, EXEC_ERROR_TIMEOUT, "rank %d: interrupted while "
+                           "waiting for the other ranks at the end", c->rank);
+              break;
+            }
+          if (g_get_monotonic_time () >= deadline)
+            {
+              /* rank 0 may take long (it reports); the others are here already */
+              g_autofree char *why = NULL;
+              int zero = 0;
+              gboolean alive = c->rank != 0
+                ? exec_progress_keep_waiting (c->b, &zero, 1, c->a.timeout_s, FALSE, &why)
+                : exec_progress_keep_waiting (c->b, members, c->world, c->a.timeout_s, FALSE,
+                                              &why);
+              if (!alive)
+                {
+                  ok = FALSE;
+                  g_set_error (error, EXEC_ERROR, EXEC_ERROR_TIMEOUT, "rank %d: timed out after "
+                               "%g s waiting for the other ranks at the end of the run%s%s",
+                               c->rank, c->a.timeout_s, why ? ": " : "", why ? why : "");
+                  break;
+                }
+              deadline = g_get_monotonic_time () + (gint64) (c->a.timeout_s * 1e6 / 4);
+            }
+          g_usleep (1000);
+        }
+    }
+  exec_buffer_free (buf);
+  exec_event_free (ev);
+  exec_stream_free (stream);
+  exec_group_free (group);
+  return ok;
+}
+
+/* The watchdog: a thread that ends the process when MPI_Init or MPI_Finalize has not come
+ * back within its time (see the top of this file). */
+typedef struct {
+  GThread    *thread;
+  GMutex      lock;
+  GCond       cond;
+  gboolean    done;
+  RunCtx     *c;
+  const char *phase;      /* "MPI_Init", "MPI_Finalize" */
+  double      seconds;
+} RunWatchdog;
+
+static gpointer
+watchdog_main (gpointer data)
+{
+  RunWatchdog *w = data;
+  gint64 until = g_get_monotonic_time () + (gint64) (w->seconds * G_TIME_SPAN_SECOND);
+  g_mutex_lock (&w->lock);
+  while (!w->done && g_cond_wait_until (&w->cond, &w->lock, until))
+    ;
+  if (w->done)
+    {
+      g_mutex_unlock (&w->lock);
+      return NULL;
+    }
+  /* expired; the lock stays held, so a late cancel waits for the _exit */
+  RunCtx *c = w->c;
+  gboolean init = g_str_equal (w->phase, "MPI_Init");
+  g_autofree char *msg = g_strdup_printf (
+    "rank %d: %s did not complete within %g s (--timeout): %s", c->rank, w->phase, w->seconds,
+    init ? "a rank did not start, or stalled in MPI start-up"
+         : "a rank stalled in MPI shutdown (the run's result was printed and stored before)");
+  fprintf (stderr, "tandem: error: %s\n", msg);
+  fflush (stderr);
+  if (init && c->rank == 0)
+    store_failed (c, msg);
+  fflush (stderr);
+  _exit (CLI_EXIT_FAILURE);
+  return NULL;
+}
+
+static RunWatchdog *
+watchdog_start (RunCtx *c, const char *phase, double seconds)
+{
+  RunWatchdog *w = g_new0 (RunWatchdog, 1);
+  g_mutex_init (&w->lock);
+  g_cond_init (&w->cond);
+  w->c = c;
+  w->phase = phase;
+  w->seconds = seconds;
+  w->thread = g_thread_new ("tandem-watchdog", watchdog_main, w);
+  return w;
+}
+
+static void
+watchdog_cancel (RunWatchdog *w)
+{
+  g_mutex_lock (&w->lock);
+  w->done = TRUE;
+  g_cond_signal (&w->cond);
+  g_mutex_unlock (&w->lock);
+  g_thread_join (w->thread);
+  g_mutex_clear (&w->lock);
+  g_cond_clear (&w->cond);
+  g_free (w);
+}
+
+/* TANDEM_TEST_STALL=phase on rank TANDEM_TEST_STALL_RANK (default 1): an hour's sleep. */
+static void
+stall_hook (const RunCtx *c, const char *phase)
+{
+  const char *stall = g_getenv ("TANDEM_TEST_STALL");
+  const char *who = g_getenv ("TANDEM_TEST_STALL_RANK");
+  if (g_strcmp0 (stall, phase) != 0 || c->rank != (who ? (int) g_ascii_strtoll (who, NULL, 10)
+                                                        : 1))
+    return;
+  fprintf (stderr, "tandem: rank %d: TANDEM_TEST_STALL: stalling before MPI_%s\n", c->rank,
+           g_str_equal (phase, "init") ? "Init" : "Finalize");
+  fflush (stderr);
+  g_usleep ((gulong) 3600 * G_USEC_PER_SEC);
+}
+
+/* The world's size as the launcher tells it, before MPI is up (0: not launched). */
+static int
+launcher_size (void)
+{
+  static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE",
+                                      "SLURM_NTASKS" };
+  for (guint i = 0; i < G_N_ELEMENTS (vars); i++)
+    {
+      const char *v = g_getenv (vars[i]);
+      if (v)
+        return (int) g_ascii_strtoll (v, NULL, 10);
+    }
+  return 0;
 }
 
 /* ---- the single-rank reference ----------------------------------------------------------- */
@@ -652,14 +850,25 @@ run_plan (RunCtx *c)
   o.seed = (guint64) c->a.seed;
   o.timeout_s = c->a.timeout_s;
   o.interrupted = &run_interrupted;
-  int die[2] = { 1, -1 };
+  int die[4] = { 1, -1, 1, 0 };
   const char *die_at = g_getenv ("TANDEM_TEST_DIE_AT_TASK");
+  const char *slow_ms = g_getenv ("TANDEM_TEST_SLOW_MS");
   if (die_at)
     {
       die[1] = (int) g_ascii_strtoll (die_at, NULL, 10);
       const char *die_rank = g_getenv ("TANDEM_TEST_DIE_RANK");
       if (die_rank)
         die[0] = (int) g_ascii_strtoll (die_rank, NULL, 10);
+    }
+  if (slow_ms)
+    {
+      die[3] = (int) CLAMP (g_ascii_strtoll (slow_ms, NULL, 10), 0, 60000);
+      const char *slow_rank = g_getenv ("TANDEM_TEST_SLOW_RANK");
+      if (slow_rank)
+        die[2] = (int) g_ascii_strtoll (slow_rank, NULL, 10);
+    }
+  if (die_at || slow_ms)
+    {
       o.task_hook = die_hook;
       o.hook_data = die;
     }
@@ -689,9 +898,18 @@ run_plan (RunCtx *c)
   if (!exec_runner_run (runner, &error))
     run_failed (c, error);
   if (c->rank != 0)
-    return CLI_EXIT_OK;
+    {
+      if (!end_barrier (c, &error))
+        run_failed (c, error);
+      return CLI_EXIT_OK;
+    }
   int status = report (c, runner, prog);
   heartbeat_stop (c);
+  if (!end_barrier (c, &error))
+    {
+      fprintf (stderr, "tandem: error: %s\n", error->message);
+      status = CLI_EXIT_FAILURE;
+    }
   return status;
 }
 
@@ -824,7 +1042,14 @@ cli_cmd_run (int argc, char **argv)
   cfg.mpi = g_getenv ("SLURM_NTASKS") && g_ascii_strtoll (g_getenv ("SLURM_NTASKS"), NULL, 10) > 1
               ? EXEC_MPI_ON : EXEC_MPI_AUTO;
   cfg.timeout_s = c.a.timeout_s;
+  /* MPI_Init within one timeout; rank 0 gives up first (and stores the failure), the
+   * others a grace period later, so that they do not end the job before it has stored */
+  c.world = MAX (launcher_size (), 1);
+  RunWatchdog *wd = watchdog_start (&c, "MPI_Init",
+                                    c.a.timeout_s + (c.rank == 0 ? 0 : MIN (c.a.timeout_s, 10)));
+  stall_hook (&c, "init");
   c.b = exec_backend_open (&cfg, &error);
+  watchdog_cancel (wd);
   if (c.b == NULL)
     {
       status = fail0 (&c, CLI_EXIT_FAILURE, "%s", error->message);
@@ -833,7 +1058,11 @@ cli_cmd_run (int argc, char **argv)
   c.rank = c.b->rank;
   c.world = c.b->world;
   status = run_plan (&c);
+  /* MPI_Finalize within one timeout: every rank got here after the end barrier */
+  wd = watchdog_start (&c, "MPI_Finalize", c.a.timeout_s);
+  stall_hook (&c, "finalize");
   exec_backend_close (c.b);
+  watchdog_cancel (wd);
 out:
   g_clear_pointer (&c.model, model_spec_unref);
   g_clear_pointer (&c.cluster, topo_cluster_unref);

@@ -62,6 +62,17 @@ typedef struct {
   MPI_Comm    world;       /* duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN */
 #endif
   gint64      t0_us;       /* g_get_monotonic_time at open */
+  /* progress beats (backend-cpu-stream.c), under lock */
+  ExecProgress mine;       /* what this rank publishes */
+  ExecProgress *peer;      /* world entries: the last received */
+  gint64     *peer_beat_us, *peer_change_us;   /* when it arrived, when its count grew */
+  gint64      beat_us;     /* period; 0: no beats */
+  gint64      next_beat_us;
+#if HAVE_MPI
+  MPI_Comm    beat_comm;   /* a duplicate of world for the beats alone */
+  MPI_Request *beat_req;   /* per peer: the beat in flight, or MPI_REQUEST_NULL */
+  ExecProgress *beat_buf;  /* per peer: its bytes (kept until that send completes) */
+#endif
   GPtrArray  *buffers, *streams, *events, *groups;   /* owned */
 } CpuBackend;
 
@@ -79,6 +90,14 @@ void     cpu_op_free (CpuOp *op);
 /* Waits, polling, until the stream has no pending op issued before `seq` (G_MAXUINT64:
  * all); EXEC_ERROR_TIMEOUT after b->base.timeout_s. Takes the lock itself. */
 gboolean cpu_stream_wait (CpuBackend *b, CpuStream *s, guint64 seq, GError **error);
+
+/* backend-cpu-stream.c: progress beats (lock held for the first three) */
+void        cpu_beats_start        (CpuBackend *b);   /* after MPI is up */
+void        cpu_beats_tick         (CpuBackend *b, gboolean receive);   /* when due (or
+                                                     * `receive`): send, take in what came */
+void        cpu_beats_stop         (CpuBackend *b);   /* before the world is freed */
+void        cpu_progress_publish   (ExecBackend *b, const ExecProgress *mine);
+gboolean    cpu_progress_peer      (ExecBackend *b, int rank, ExecPeerProgress *out);
 
 /* backend-cpu-stream.c: the table's stream and event functions */
 gpointer    cpu_progress_main      (gpointer backend);          /* the progress thread */

@@ -83,7 +83,151 @@ cpu_stream_push (CpuBackend *b, CpuStream *s, CpuOp *op)
   g_cond_signal (&b->wake);
 }
 
-/* The progress thread: while anything is outstanding, test it every progress_us. */
+/* ---- progress beats ------------------------------------------------------------------ */
+
+#define BEAT_TAG 7301
+
+/* A quarter of the timeout, between 20 ms and 1 s: several beats per timeout, so one that
+ * comes late does not make a live peer look dead. */
+void
+cpu_beats_start (CpuBackend *b)
+{
+  int n = b->base.world;
+  b->peer = g_new0 (ExecProgress, n);
+  b->peer_beat_us = g_new0 (gint64, n);
+  b->peer_change_us = g_new0 (gint64, n);
+  for (int r = 0; r < n; r++)
+    b->peer_beat_us[r] = b->peer_change_us[r] = b->t0_us;
+#if HAVE_MPI
+  if (!b->use_mpi || n < 2 || b->base.config.progress_us < 0
+      || MPI_Comm_dup (b->world, &b->beat_comm) != MPI_SUCCESS)
+    return;
+  MPI_Comm_set_errhandler (b->beat_comm, MPI_ERRORS_RETURN);
+  b->beat_req = g_new (MPI_Request, n);
+  for (int r = 0; r < n; r++)
+    b->beat_req[r] = MPI_REQUEST_NULL;
+  b->beat_buf = g_new0 (ExecProgress, n);
+  b->beat_us = CLAMP ((gint64) (b->base.timeout_s * 1e6 / 4), 20000, 1000000);
+  b->next_beat_us = g_get_monotonic_time ();
+#endif
+}
+
+void
+cpu_beats_tick (CpuBackend *b, gboolean receive)
+{
+#if HAVE_MPI
+  if (b->beat_us <= 0)
+    return;
+  gint64 now = g_get_monotonic_time ();
+  if (now < b->next_beat_us && !receive)
+    return;   /* the thread polls every progress_us: beats cost nothing in between */
+  if (now >= b->next_beat_us)
+    {
+      b->next_beat_us = now + b->beat_us;
+      for (int r = 0; r < b->base.world; r++)
+        {
+          int done = 1;
+          if (r == b->base.rank)
+            continue;
+          if (b->beat_req[r] != MPI_REQUEST_NULL
+              && MPI_Test (&b->beat_req[r], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            done = 0;
+          if (!done)
+            continue;   /* the last one is still on its way: a slow or gone peer */
+          b->beat_buf[r] = b->mine;
+          if (MPI_Isend (&b->beat_buf[r], sizeof (ExecProgress), MPI_BYTE, r, BEAT_TAG,
+                         b->beat_comm, &b->beat_req[r]) != MPI_SUCCESS)
+            b->beat_req[r] = MPI_REQUEST_NULL;
+        }
+    }
+  for (;;)
+    {
+      int flag = 0;
+      MPI_Status st;
+      if (MPI_Iprobe (MPI_ANY_SOURCE, BEAT_TAG, b->beat_comm, &flag, &st) != MPI_SUCCESS
+          || !flag)
+        break;
+      ExecProgress p;
+      if (MPI_Recv (&p, sizeof p, MPI_BYTE, st.MPI_SOURCE, BEAT_TAG, b->beat_comm,
+                    MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        break;
+      int r = st.MPI_SOURCE;
+      if (r < 0 || r >= b->base.world)
+        continue;
+      p.what[sizeof p.what - 1] = '\0';
+      now = g_get_monotonic_time ();
+      if (p.count != b->peer[r].count)
+        b->peer_change_us[r] = now;
+      b->peer[r] = p;
+      b->peer_beat_us[r] = now;
+    }
+#else
+  (void) b;
+  (void) receive;
+#endif
+}
+
+void
+cpu_beats_stop (CpuBackend *b)
+{
+#if HAVE_MPI
+  if (b->beat_us > 0)
+    {
+      /* a beat still in flight completes on its own (a few bytes, sent eagerly) */
+      for (int r = 0; r < b->base.world; r++)
+        if (b->beat_req[r] != MPI_REQUEST_NULL)
+          MPI_Request_free (&b->beat_req[r]);
+      cpu_beats_tick (b, TRUE);   /* take in what came */
+      b->beat_us = 0;
+      MPI_Comm_free (&b->beat_comm);
+    }
+  g_clear_pointer (&b->beat_req, g_free);
+  g_clear_pointer (&b->beat_buf, g_free);
+#endif
+  b->beat_us = 0;
+  g_clear_pointer (&b->peer, g_free);
+  g_clear_pointer (&b->peer_beat_us, g_free);
+  g_clear_pointer (&b->peer_change_us, g_free);
+}
+
+void
+cpu_progress_publish (ExecBackend *base, const ExecProgress *mine)
+{
+  CpuBackend *b = cpu_backend (base);
+  g_mutex_lock (&b->lock);
+  b->mine = *mine;
+  g_mutex_unlock (&b->lock);
+}
+
+gboolean
+cpu_progress_peer (ExecBackend *base, int rank, ExecPeerProgress *out)
+{
+  CpuBackend *b = cpu_backend (base);
+  gboolean ok = FALSE;
+  g_mutex_lock (&b->lock);
+  if (rank == b->base.rank)
+    {
+      out->p = b->mine;
+      out->heard = TRUE;
+      ok = TRUE;
+    }
+  else if (b->beat_us > 0 && b->peer != NULL)
+    {
+      cpu_beats_tick (b, TRUE);
+      gint64 now = g_get_monotonic_time ();
+      out->p = b->peer[rank];
+      out->heard = b->peer_beat_us[rank] > b->t0_us;
+      out->beat_age_s = (now - b->peer_beat_us[rank]) * 1e-6;
+      out->change_age_s = (now - b->peer_change_us[rank]) * 1e-6;
+      out->period_s = b->beat_us * 1e-6;
+      ok = TRUE;
+    }
+  g_mutex_unlock (&b->lock);
+  return ok;
+}
+
+/* The progress thread: while anything is outstanding, test it every progress_us; beats
+ * every beat_us. */
 gpointer
 cpu_progress_main (gpointer data)
 {
@@ -101,9 +245,13 @@ cpu_progress_main (gpointer data)
           cpu_stream_progress (b, s);
           busy |= s->pending.length > 0;
         }
+      cpu_beats_tick (b, FALSE);
       if (!busy)
         {
-          g_cond_wait (&b->wake, &b->lock);
+          if (b->beat_us > 0)
+            g_cond_wait_until (&b->wake, &b->lock, b->next_beat_us);
+          else
+            g_cond_wait (&b->wake, &b->lock);
           continue;
         }
       g_mutex_unlock (&b->lock);

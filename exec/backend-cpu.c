@@ -204,6 +204,7 @@ cpu_close (ExecBackend *base)
     }
   (void) clean;   /* read only by the MPI paths below */
   g_mutex_lock (&b->lock);
+  cpu_beats_stop (b);
   g_clear_pointer (&b->events, g_ptr_array_unref);   /* before the streams they point into */
   g_clear_pointer (&b->streams, g_ptr_array_unref);
   g_clear_pointer (&b->buffers, g_ptr_array_unref);
@@ -316,6 +317,7 @@ cpu_open (const ExecConfig *config, GError **error)
       return NULL;
 #endif
     }
+  cpu_beats_start (b);
   if (b->use_mpi && c->progress_us > 0)
     b->progress = g_thread_new ("exec-progress", cpu_progress_main, b);
   return &b->base;
@@ -346,4 +348,6 @@ const ExecBackendOps exec_cpu_ops = {
   .group_new = cpu_group_new,
   .group_free = cpu_group_free,
   .collective = cpu_collective,
+  .progress_publish = cpu_progress_publish,
+  .progress_peer = cpu_progress_peer,
 };

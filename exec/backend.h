@@ -95,6 +95,26 @@ typedef struct {
   double start_s, end_s;
 } ExecSample;
 
+/* Progress beats: every rank tells the others, a few times per timeout, how far it got
+ * (a small non-blocking message per peer, sent by the backend's progress thread whether
+ * or not the rank's own thread is busy), so that a wait that runs out can tell a slow
+ * peer (its beats come and its count grows) from a stuck one (beats, no growth) and a
+ * dead or stopped one (no beats). */
+typedef struct {
+  gint64  count;        /* grows with every task started (any increasing count) */
+  int     step, steps;  /* step now (0-based, warm-up included), and in all */
+  guint32 task;         /* the task started last (program id) */
+  char    what[40];     /* its label, NUL-terminated ("fwd L3", "grad-reduce", "report") */
+} ExecProgress;
+
+typedef struct {
+  ExecProgress p;        /* the last one received (zero when never heard) */
+  gboolean     heard;    /* anything received from that rank */
+  double       beat_age_s;    /* seconds since its last beat arrived (since open: never) */
+  double       change_age_s;  /* seconds since its count last changed (since open: never) */
+  double       period_s;      /* how often beats are sent */
+} ExecPeerProgress;
+
 typedef struct ExecBackendOps ExecBackendOps;
 typedef struct ExecKernels    ExecKernels;      /* layers.h: element-wise, norm, attention */
 
@@ -252,6 +272,11 @@ struct ExecBackendOps {
   void       (*group_free) (ExecBackend *b, ExecGroup *group);
   gboolean   (*collective) (ExecBackend *b, ExecStream *stream, ExecGroup *group,
                             const ExecColl *op, ExecSample *out, GError **error);
+
+  /* progress beats (optional, NULL: none; progress.c): publish this rank's progress, read
+   * what a peer last sent */
+  void       (*progress_publish) (ExecBackend *b, const ExecProgress *mine);
+  gboolean   (*progress_peer)    (ExecBackend *b, int rank, ExecPeerProgress *out);
 };
 
 /* ---- registry.c: the backends built into this binary --------------------------------- */
@@ -354,6 +379,23 @@ exec_collective (ExecStream *stream, ExecGroup *group, const ExecColl *op, ExecS
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ExecBackend, exec_backend_close)
+
+/* ---- progress.c: progress beats ------------------------------------------------------- */
+
+/* Publishes this rank's progress (count grows by one; step, steps, task, what as given);
+ * nothing on a backend without beats. `what` may be NULL. */
+void     exec_progress_note  (ExecBackend *b, int step, int steps, guint32 task,
+                              const char *what);
+/* What `rank` last sent; FALSE when the backend has no beats (or rank is out of range). */
+gboolean exec_progress_peer  (ExecBackend *b, int rank, ExecPeerProgress *out);
+/* A wait on `ranks` (n of them; this rank is skipped) ran for timeout_s: TRUE when it
+ * should go on, because every one of them beat within timeout_s and (need_progress) at
+ * least one of them moved on within timeout_s: a slow peer, not a dead one. FALSE with
+ * *why (g_free; NULL when the backend has no beats) naming the peer to blame: "rank 3
+ * sent nothing for 4.2 s (dead, stopped or hung)" or "rank 3 is alive but made no
+ * progress for 5.0 s: at step 2 of 4, task 17 (fwd L3)". */
+gboolean exec_progress_keep_waiting (ExecBackend *b, const int *ranks, int n,
+                                     double timeout_s, gboolean need_progress, char **why);
 
 /* The CPU reference backend, always built (registry.c lists it first). */
 extern const ExecBackendOps exec_cpu_ops;

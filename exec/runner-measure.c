@@ -64,16 +64,51 @@ group_text (ExecRunner *r, int axis)
   return g_string_free (s, FALSE);
 }
 
+/* The group a wait is on: the communication task's axis (pp for sends and receives). */
+static int
+wait_axis (const ProgTask *t, const ProgTask *on, int axis)
+{
+  if (on && on->kind != PROG_TASK_COMPUTE)
+    return on->kind == PROG_TASK_COLL ? on->axis : PLAN_AXIS_PP;
+  if (axis < 0 && t && t->kind != PROG_TASK_COMPUTE)
+    return t->kind == PROG_TASK_COLL ? t->axis : PLAN_AXIS_PP;
+  return axis;
+}
+
+void
+runner_progress_note (ExecRunner *r, const ProgTask *t)
+{
+  char buf[64];
+  if (r->opts.local)
+    return;
+  exec_progress_note (r->b, r->step, MAX (r->opts.warmup, 0) + MAX (r->opts.steps, 1), t->id,
+                      task_label (r, t, buf, sizeof buf));
+}
+
+/* The wait on `axis` ran out: go on while its peers beat and one of them moves on (a slow
+ * peer); FALSE with *why naming the one to blame otherwise. */
+static gboolean
+wait_keep_going (ExecRunner *r, int axis, char **why)
+{
+  *why = NULL;
+  if (r->opts.local)
+    return FALSE;
+  ExecGroup *g = axis >= 0 ? r->groups[axis] : NULL;
+  if (g)
+    return exec_progress_keep_waiting (r->b, g->members, g->size, r->opts.timeout_s, TRUE, why);
+  g_autofree int *all = g_new (int, r->world);
+  for (int q = 0; q < r->world; q++)
+    all[q] = q;
+  return exec_progress_keep_waiting (r->b, all, r->world, r->opts.timeout_s, TRUE, why);
+}
+
 static gboolean
 wait_failed (ExecRunner *r, const ProgTask *t, const ProgTask *on, const char *what, int axis,
-             gboolean interrupted, const GError *cause, GError **error)
+             gboolean interrupted, const GError *cause, const char *why, GError **error)
 {
   char b1[64], b2[64];
   const ProgTask *named = on && on->kind != PROG_TASK_COMPUTE ? on : t ? t : on;
-  if (on && on->kind != PROG_TASK_COMPUTE)
-    axis = on->kind == PROG_TASK_COLL ? on->axis : PLAN_AXIS_PP;
-  else if (axis < 0 && t && t->kind != PROG_TASK_COMPUTE)
-    axis = t->kind == PROG_TASK_COLL ? t->axis : PLAN_AXIS_PP;
+  axis = wait_axis (t, on, axis);
   g_autofree char *group = group_text (r, axis);
   GString *m = g_string_new (NULL);
   g_string_append_printf (m, "rank %d: ", r->rank);
@@ -88,8 +123,8 @@ wait_failed (ExecRunner *r, const ProgTask *t, const ProgTask *on, const char *w
     g_string_append_printf (m, " was interrupted (the launcher is ending the job: another "
                             "rank died or was killed) while waiting for %s", group);
   else
-    g_string_append_printf (m, " timed out after %g s waiting for %s", r->opts.timeout_s,
-                            group);
+    g_string_append_printf (m, " timed out after %g s waiting for %s%s%s", r->opts.timeout_s,
+                            group, why ? ": " : "", why ? why : "");
   if (what)
     g_string_append_printf (m, " (%s)", what);
   if (t && named != t)
@@ -112,12 +147,21 @@ runner_wait (ExecRunner *r, ExecEvent *ev, const ProgTask *t, const ProgTask *on
       gboolean done = FALSE;
       g_autoptr (GError) local = NULL;
       if (!exec_event_query (ev, &done, &local))
-        return wait_failed (r, t, on, what, axis, FALSE, local, error);
+        return wait_failed (r, t, on, what, axis, FALSE, local, NULL, error);
       if (done)
         return TRUE;
       gboolean stop = r->opts.interrupted && *r->opts.interrupted;
-      if (stop || g_get_monotonic_time () >= deadline)
-        return wait_failed (r, t, on, what, axis, stop, NULL, error);
+      if (stop)
+        return wait_failed (r, t, on, what, axis, TRUE, NULL, NULL, error);
+      if (g_get_monotonic_time () >= deadline)
+        {
+          /* out of time: a peer that beats and moves on is slow, not gone; look again a
+           * quarter of a timeout later */
+          g_autofree char *why = NULL;
+          if (!wait_keep_going (r, wait_axis (t, on, axis), &why))
+            return wait_failed (r, t, on, what, axis, FALSE, NULL, why, error);
+          deadline = g_get_monotonic_time () + (gint64) (r->opts.timeout_s * 1e6 / 4);
+        }
       /* back off to 1 ms naps: ranks may share cores (oversubscribed) */
       g_usleep (nap_us);
       nap_us = MIN (nap_us * 2, 1000);

@@ -270,6 +270,8 @@ double   runner_now        (ExecRunner *r);
  * Gives up after opts.timeout_s or when *opts.interrupted is set (EXEC_ERROR_TIMEOUT). */
 gboolean runner_wait       (ExecRunner *r, ExecEvent *ev, const ProgTask *t,
                             const ProgTask *on, const char *what, int axis, GError **error);
+/* Publishes that this rank starts task t (exec_progress_note). */
+void     runner_progress_note (ExecRunner *r, const ProgTask *t);
 gboolean runner_post       (ExecRunner *r, ProgStream stream, ExecGroup *g, const ExecColl *op,
                             ExecSample *sample, GError **error);
 /* all[world x n] = every rank's `mine` (n doubles), in rank order. */

@@ -281,6 +281,7 @@ runner_task_run (ExecRunner *r, guint32 local, GError **error)
   guint32 id = r->first_task + local;
   const ProgTask *t = prog_task (r->prog, id);
   RunTaskState *ts = &r->ts[local];
+  runner_progress_note (r, t);
   if (r->opts.task_hook && r->step == 0)
     r->opts.task_hook (r->rank, r->step, local, t, r->opts.hook_data);
   const guint32 *deps = prog_task_deps (r->prog, t);
