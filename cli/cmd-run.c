@@ -37,8 +37,9 @@
  *
  * Start-up and shutdown: MPI_Init (inside exec_backend_open) and MPI_Finalize (inside
  * exec_backend_close) wait for every rank, and a rank that never gets there would hang
- * the job forever. A watchdog thread bounds each by --timeout: on expiry the rank prints
- * "tandem: error: rank R: MPI_Init did not complete within T s ..." and _exits 1 (the
+ * the job forever. A watchdog thread bounds each by --timeout (at least MPI_PHASE_MIN_S):
+ * on expiry the rank prints "tandem: error: rank R: MPI_Init did not complete within T s
+ * ..." and _exits 1 (the
  * launcher then ends the others). Start-up: rank 0 first stores the run as failed (no row
  * was written yet: the plan is resolved after MPI is up); the other ranks give up one grace
  * period later, so that they do not take rank 0 down before it has stored. Shutdown: the
@@ -57,6 +58,9 @@
 #include <unistd.h>
 
 #define DEFAULT_TIMEOUT_S 30.0
+/* MPI_Init and MPI_Finalize get --timeout, but never less than this: two ranks of the
+ * sanitizer build took more than 3 s to start on a loaded 2-core machine (ours). */
+#define MPI_PHASE_MIN_S 10.0
 
 static volatile int run_interrupted;
 
@@ -535,7 +539,8 @@ watchdog_main (gpointer data)
   RunCtx *c = w->c;
   gboolean init = g_str_equal (w->phase, "MPI_Init");
   g_autofree char *msg = g_strdup_printf (
-    "rank %d: %s did not complete within %g s (--timeout): %s", c->rank, w->phase, w->seconds,
+    "rank %d: %s did not complete within %g s (--timeout, at least %g s): %s", c->rank,
+    w->phase, w->seconds, MPI_PHASE_MIN_S,
     init ? "a rank did not start, or stalled in MPI start-up"
          : "a rank stalled in MPI shutdown (the run's result was printed and stored before)");
   fprintf (stderr, "tandem: error: %s\n", msg);
@@ -1045,8 +1050,8 @@ cli_cmd_run (int argc, char **argv)
   /* MPI_Init within one timeout; rank 0 gives up first (and stores the failure), the
    * others a grace period later, so that they do not end the job before it has stored */
   c.world = MAX (launcher_size (), 1);
-  RunWatchdog *wd = watchdog_start (&c, "MPI_Init",
-                                    c.a.timeout_s + (c.rank == 0 ? 0 : MIN (c.a.timeout_s, 10)));
+  double bound = MAX (c.a.timeout_s, MPI_PHASE_MIN_S);
+  RunWatchdog *wd = watchdog_start (&c, "MPI_Init", bound + (c.rank == 0 ? 0 : MIN (bound, 10)));
   stall_hook (&c, "init");
   c.b = exec_backend_open (&cfg, &error);
   watchdog_cancel (wd);
@@ -1059,7 +1064,7 @@ cli_cmd_run (int argc, char **argv)
   c.world = c.b->world;
   status = run_plan (&c);
   /* MPI_Finalize within one timeout: every rank got here after the end barrier */
-  wd = watchdog_start (&c, "MPI_Finalize", c.a.timeout_s);
+  wd = watchdog_start (&c, "MPI_Finalize", bound);
   stall_hook (&c, "finalize");
   exec_backend_close (c.b);
   watchdog_cancel (wd);

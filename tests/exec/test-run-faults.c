@@ -4,15 +4,15 @@
  * (a hang, the fault these guard against, would reach it and fail the asserts):
  *
  *  - a rank that stalls before MPI_Init (TANDEM_TEST_STALL=init, rank 1, then rank 0): the
- *    watchdog of rank 0 prints "MPI_Init did not complete within T s" and stores the run
- *    as failed with that message;
+ *    watchdog of rank 0 prints "MPI_Init did not complete within 10 s" (--timeout, but at
+ *    least 10 s) and stores the run as failed with that message;
  *  - a rank that stalls before MPI_Finalize (TANDEM_TEST_STALL=finalize): the run was
  *    stored ok before; the watchdog ends the ranks (exit status 1, "MPI_Finalize");
  *  - SIGSTOP of rank 0 (TANDEM_TEST_DIE_SIGNAL=STOP): its beats stop; rank 1 says
  *    "rank 0 sent nothing for ... (dead, stopped or hung ...)" and stores the failure;
- *  - a slow rank (TANDEM_TEST_SLOW_MS=250 before each of its tasks, --timeout 1): rank 0
+ *  - a slow rank (TANDEM_TEST_SLOW_MS=300 before each of its tasks, --timeout 1.5): rank 0
  *    waits longer than the timeout for it (without beats it fails: "task 12 (recv from
- *    stage 1 ...) timed out after 1 s"), but rank 1's beats show it moving on, so the run
+ *    stage 1 ...) timed out after 1.5 s"), but rank 1's beats show it moving on, so the run
  *    ends ok;
  *  - a hung rank (4 s before each task, --timeout 1.5): alive (its beats come) but not
  *    moving: "rank 1 is alive but made no progress for ... s: at step 1 of 1, task ...";
@@ -106,6 +106,22 @@ job_run (Job *j, const char *const *vars, const char *args)
   return TRUE;
 }
 
+/* The job failed on its own: not through `timeout` (which exits 124 after its SIGTERM, 137
+ * after its SIGKILL). mpirun itself may die of a signal once its ranks left without
+ * MPI_Finalize (Open MPI 4.1.4 crashed in PMIx_server_finalize so, SIGSEGV). */
+static void
+assert_ended_failed (int status)
+{
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  if (WIFEXITED (status))
+    {
+      g_assert_cmpint (WEXITSTATUS (status), !=, 124);
+      g_assert_cmpint (WEXITSTATUS (status), !=, 137);
+    }
+  else
+    g_assert_cmpint (WTERMSIG (status), !=, SIGKILL);
+}
+
 /* The one run in the store (asserts there is exactly one). */
 static ResRunRow *
 only_run (const Job *j)
@@ -130,11 +146,9 @@ stall_init (const char *rank)
   if (!job_run (&j, vars, ARGS_PP2 " --timeout 2"))
     return;
   g_assert_nonnull (strstr (j.err, "TANDEM_TEST_STALL: stalling before MPI_Init"));
-  /* ended by the watchdog, not by `timeout` (124/137) */
-  g_assert_true (g_spawn_check_wait_status (j.status, NULL) == FALSE);
-  g_assert_true (WIFEXITED (j.status));
-  g_assert_cmpint (WEXITSTATUS (j.status), !=, 124);
-  g_assert_nonnull (strstr (j.err, "rank 0: MPI_Init did not complete within 2 s (--timeout)"));
+  /* ended by the watchdog, not by `timeout` */
+  assert_ended_failed (j.status);
+  g_assert_nonnull (strstr (j.err, "rank 0: MPI_Init did not complete within 10 s (--timeout"));
   g_autoptr (ResRunRow) row = only_run (&j);
   g_assert_cmpint (row->kind, ==, RES_KIND_RUN);
   g_assert_cmpint (row->status, ==, RES_STATUS_FAILED);
@@ -164,10 +178,8 @@ test_stall_finalize (void)
   if (!job_run (&j, vars, ARGS_PP2 " --timeout 2"))
     return;
   g_assert_nonnull (strstr (j.err, "TANDEM_TEST_STALL: stalling before MPI_Finalize"));
-  g_assert_true (WIFEXITED (j.status));
-  g_assert_cmpint (WEXITSTATUS (j.status), !=, 0);
-  g_assert_cmpint (WEXITSTATUS (j.status), !=, 124);
-  g_assert_nonnull (strstr (j.err, "MPI_Finalize did not complete within 2 s (--timeout)"));
+  assert_ended_failed (j.status);
+  g_assert_nonnull (strstr (j.err, "MPI_Finalize did not complete within 10 s (--timeout"));
   /* the result came first: printed, and stored ok */
   g_assert_nonnull (strstr (j.out, "stored as run 1"));
   g_autoptr (ResRunRow) row = only_run (&j);
@@ -185,9 +197,7 @@ test_sigstop_rank0 (void)
   if (!job_run (&j, vars, ARGS_PP2 " --timeout 2"))
     return;
   g_assert_nonnull (strstr (j.err, "TANDEM_TEST_DIE_AT_TASK: SIGSTOP"));
-  g_assert_true (WIFEXITED (j.status));
-  g_assert_cmpint (WEXITSTATUS (j.status), !=, 0);
-  g_assert_cmpint (WEXITSTATUS (j.status), !=, 124);
+  assert_ended_failed (j.status);
   g_autoptr (ResRunRow) row = only_run (&j);
   g_assert_cmpint (row->status, ==, RES_STATUS_FAILED);
   /* rank 1 closed it: rank 0 was stopped, so its beats stopped */
@@ -201,19 +211,19 @@ static void
 test_slow_rank (void)
 {
   Job j = { 0 };
-  /* 250 ms before each of rank 1's tasks: its first backward gradient reaches rank 0
-   * some 3 s after rank 0 asked for it (13 tasks of stage 1 for micro-batch 0), three
-   * timeouts; rank 1 starts a task every 0.25 s all that time */
-  const char *vars[] = { "TANDEM_TEST_SLOW_MS=250", "TANDEM_TEST_SLOW_RANK=1", NULL };
+  /* 300 ms before each of rank 1's tasks: its first backward gradient reaches rank 0
+   * some 3.9 s after rank 0 asked for it (13 tasks of stage 1 for micro-batch 0), 2.6
+   * timeouts; rank 1 starts a task every 0.3 s all that time */
+  const char *vars[] = { "TANDEM_TEST_SLOW_MS=300", "TANDEM_TEST_SLOW_RANK=1", NULL };
   if (!job_run (&j, vars, "run --model tiny-llama --seq 128 --steps 1 --warmup 0 --pp 2 "
-                          "--gbs 2 --timeout 1"))
+                          "--gbs 2 --timeout 1.5"))
     return;
   g_assert_true (g_spawn_check_wait_status (j.status, NULL));
   g_assert_null (strstr (j.err, "timed out"));
   g_autoptr (ResRunRow) row = only_run (&j);
   g_assert_cmpint (row->status, ==, RES_STATUS_OK);
   /* the step took longer than the timeout: the beats carried the waits */
-  g_assert_cmpfloat (row->measured_step_s, >, 1.0);
+  g_assert_cmpfloat (row->measured_step_s, >, 1.5);
   job_clear (&j);
 }
 
@@ -226,9 +236,7 @@ test_hung_rank (void)
   const char *vars[] = { "TANDEM_TEST_SLOW_MS=4000", "TANDEM_TEST_SLOW_RANK=1", NULL };
   if (!job_run (&j, vars, ARGS_PP2 " --timeout 1.5"))
     return;
-  g_assert_true (WIFEXITED (j.status));
-  g_assert_cmpint (WEXITSTATUS (j.status), !=, 0);
-  g_assert_cmpint (WEXITSTATUS (j.status), !=, 124);
+  assert_ended_failed (j.status);
   g_autoptr (ResRunRow) row = only_run (&j);
   g_assert_cmpint (row->status, ==, RES_STATUS_FAILED);
   g_assert_nonnull (strstr (row->error, "rank 0: "));
