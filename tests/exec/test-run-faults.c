@@ -10,11 +10,11 @@
  *    stored ok before; the watchdog ends the ranks (exit status 1, "MPI_Finalize");
  *  - SIGSTOP of rank 0 (TANDEM_TEST_DIE_SIGNAL=STOP): its beats stop; rank 1 says
  *    "rank 0 sent nothing for ... (dead, stopped or hung ...)" and stores the failure;
- *  - a slow rank (TANDEM_TEST_SLOW_MS=300 before each of its tasks, --timeout 1.5): rank 0
+ *  - a slow rank (TANDEM_TEST_SLOW_MS=400 before each of its tasks, --timeout 2): rank 0
  *    waits longer than the timeout for it (without beats it fails: "task 12 (recv from
- *    stage 1 ...) timed out after 1.5 s"), but rank 1's beats show it moving on, so the run
+ *    stage 1 ...) timed out after 2 s"), but rank 1's beats show it moving on, so the run
  *    ends ok;
- *  - a hung rank (4 s before each task, --timeout 1.5): alive (its beats come) but not
+ *  - a hung rank (5 s before each task, --timeout 2): alive (its beats come) but not
  *    moving: "rank 1 is alive but made no progress for ... s: at step 1 of 1, task ...";
  *  - kill -9 of the whole job (every process under mpirun frozen, then killed) during a
  *    long run: nobody can close the row, so it stays 'running' until its heartbeat is one
@@ -211,19 +211,19 @@ static void
 test_slow_rank (void)
 {
   Job j = { 0 };
-  /* 300 ms before each of rank 1's tasks: its first backward gradient reaches rank 0
-   * some 3.9 s after rank 0 asked for it (13 tasks of stage 1 for micro-batch 0), 2.6
-   * timeouts; rank 1 starts a task every 0.3 s all that time */
-  const char *vars[] = { "TANDEM_TEST_SLOW_MS=300", "TANDEM_TEST_SLOW_RANK=1", NULL };
+  /* 400 ms before each of rank 1's tasks: its first backward gradient reaches rank 0
+   * some 5.2 s after rank 0 asked for it (13 tasks of stage 1 for micro-batch 0), 2.6
+   * timeouts; rank 1 starts a task every 0.4 s all that time */
+  const char *vars[] = { "TANDEM_TEST_SLOW_MS=400", "TANDEM_TEST_SLOW_RANK=1", NULL };
   if (!job_run (&j, vars, "run --model tiny-llama --seq 128 --steps 1 --warmup 0 --pp 2 "
-                          "--gbs 2 --timeout 1.5"))
+                          "--gbs 2 --timeout 2"))
     return;
   g_assert_true (g_spawn_check_wait_status (j.status, NULL));
   g_assert_null (strstr (j.err, "timed out"));
   g_autoptr (ResRunRow) row = only_run (&j);
   g_assert_cmpint (row->status, ==, RES_STATUS_OK);
   /* the step took longer than the timeout: the beats carried the waits */
-  g_assert_cmpfloat (row->measured_step_s, >, 1.5);
+  g_assert_cmpfloat (row->measured_step_s, >, 2.0);
   job_clear (&j);
 }
 
@@ -231,10 +231,10 @@ static void
 test_hung_rank (void)
 {
   Job j = { 0 };
-  /* 4 s before each task of rank 1: alive (its progress thread beats) but still for more
-   * than the 1.5 s timeout */
-  const char *vars[] = { "TANDEM_TEST_SLOW_MS=4000", "TANDEM_TEST_SLOW_RANK=1", NULL };
-  if (!job_run (&j, vars, ARGS_PP2 " --timeout 1.5"))
+  /* 5 s before each task of rank 1: alive (its progress thread beats) but still for more
+   * than the 2 s timeout and the quarter timeout the wait looks again after */
+  const char *vars[] = { "TANDEM_TEST_SLOW_MS=5000", "TANDEM_TEST_SLOW_RANK=1", NULL };
+  if (!job_run (&j, vars, ARGS_PP2 " --timeout 2"))
     return;
   assert_ended_failed (j.status);
   g_autoptr (ResRunRow) row = only_run (&j);
