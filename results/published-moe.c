@@ -320,3 +320,25 @@ res_pub_moe_apply (const ResPubMoe *moe, ModelSpec **model, char **why)
                           "has no MoE fields", what);
   return FALSE;
 }
+
+gboolean
+res_pub_moe_layer_split (guint64 layers, guint64 chunks, int *first, int *last)
+{
+  if (chunks < 2 || layers < chunks || layers > MODEL_MAX_LAYERS)
+    return FALSE;
+  guint64 k = (layers + chunks - 1) / chunks;          /* ceil */
+  if (k * (chunks - 1) < layers)
+    {
+      /* full chunks of k, the rest (1..k) on the last */
+      *first = (int) k;
+      *last = (int) (layers - k * (chunks - 1));
+      return TRUE;
+    }
+  if (chunks >= 3 && (layers - 1) % (chunks - 2) == 0)
+    {
+      *first = 1;
+      *last = 0;
+      return TRUE;
+    }
+  return FALSE;
+}

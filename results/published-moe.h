@@ -91,6 +91,16 @@ const char *res_pub_moe_dispatcher_name (ResPubDispatcher d);          /* "allto
  * model the cell describes (replacing *model). FALSE with *why (g_free) when it cannot:
  * the row is then skipped with that reason. */
 gboolean    res_pub_moe_apply          (const ResPubMoe *moe, ModelSpec **model, char **why);
+/* The layer split of a MoE row whose n_layers fit neither pp x vpp chunks evenly nor
+ * with one layer fewer on the first and last chunk (published.c's rules), as the MoE
+ * recipes lay DeepSeek-V3's 61 layers out: Megatron-Bridge
+ * (recipes/deepseek/deepseek_v3.py, pipeline_model_parallel_layout) fills every chunk
+ * with ceil(L / chunks) layers and puts the rest on the last (8 chunks: 8 x 7 + 5;
+ * 16: 4 x 15 + 1); where that leaves none, Megatron-MoE-ModelZoo's "Et|(tt|)*30mL"
+ * puts one layer on the first chunk, none on the last (MTP and loss only) and splits
+ * the rest evenly (32 chunks: 1 + 30 x 2 + 0). TRUE with *first / *last (the layers of
+ * the first and last model chunk) when one of the two applies. */
+gboolean    res_pub_moe_layer_split    (guint64 layers, guint64 chunks, int *first, int *last);
 /* One line: "256 experts top-8, 1 shared (2048), moe_ffn 2048, 3 dense layers, MLA". */
 char       *res_pub_moe_describe       (const ResPubMoe *moe);
 

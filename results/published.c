@@ -83,6 +83,7 @@ static const struct {
   { "pp", TRUE, PLAN_MAX_WORLD, "the GPU cap" },
   { "cp", TRUE, PLAN_MAX_WORLD, "the GPU cap" },
   { "dp", TRUE, PLAN_MAX_WORLD, "the GPU cap" },
+  { "ep", TRUE, PLAN_MAX_WORLD, "the GPU cap" },
   { "virtual_pipeline", TRUE, MODEL_MAX_LAYERS, "the layer cap" },
   { "micro_batch", TRUE, G_MAXINT, "a 32-bit count" },
   { "global_batch", TRUE, G_MAXINT, "a 32-bit count" },
@@ -571,11 +572,14 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   p->schedule_set = TRUE;
   if (layers % chunks != 0)
     {
-      if ((layers + 2) % chunks != 0 || chunks < 2)
+      if ((layers + 2) % chunks == 0 && chunks >= 2)
+        p->first_stage_layers = p->last_stage_layers = (int) ((layers + 2) / chunks - 1);
+      else if (!c->moe.present
+               || !res_pub_moe_layer_split ((guint64) layers, (guint64) chunks,
+                                            &p->first_stage_layers, &p->last_stage_layers))
         return skip (c, "%" G_GINT64_FORMAT " layers do not divide into pp x vpp = %"
                      G_GINT64_FORMAT " chunks, nor with one layer fewer on the first and "
                      "last", layers, chunks);
-      p->first_stage_layers = p->last_stage_layers = (int) ((layers + 2) / chunks - 1);
     }
 
   /* Sequence parallelism: empty -> on with TP (Megatron-LM runs set it since Korthikanti

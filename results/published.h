@@ -59,8 +59,9 @@
  * |                           |   first and last chunk): Llama 3 405B on 16 stages -> V = 2  |
  * | layer split               | n_layers % (pp vpp) != 0 and (n_layers + 2) % (pp vpp) == 0  |
  * |                           |   -> first = last = (n_layers + 2) / (pp vpp) - 1 (Llama 3   |
- * |                           |   405B: 126 layers on 16 stages, 7 + 14 x 8 + 7); any other  |
- * |                           |   non-dividing count -> skipped                              |
+ * |                           |   405B: 126 layers on 16 stages, 7 + 14 x 8 + 7); MoE rows:   |
+ * |                           |   the recipes' DeepSeek-V3 layouts (res_pub_moe_layer_split) |
+ * |                           |   ; any other non-dividing count -> skipped                  |
  * | sequence_parallel         | yes/true/1/on -> on; no/false/0/off -> off; empty -> on when |
  * |                           |   tp > 1 and the stack's default has it (Megatron-LM runs    |
  * |                           |   since Korthikanti et al. 2022; DeepSpeed's fork: off)      |

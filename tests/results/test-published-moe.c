@@ -213,6 +213,28 @@ test_shipped_rows (void)
                   g_hash_table_size (sources), predicted_moe, rep->summary.mape_moe_pct);
 }
 
+/* DeepSeek-V3's 61 layers as the recipes lay them out (results/published-moe.h):
+ * Megatron-Bridge layout_map (4, 2) = 8 chunks: [E + 8], 6 x [8], [5 + MTP + loss]
+ * -> 8 + 48 + 5 = 61; (4, 4) = 16 chunks: [E + 4], 14 x [4], [1 + MTP + loss] -> 4 + 56
+ * + 1 = 61; ModelZoo "Et|(tt|)*30mL" = 32 chunks: 1 + 30 x 2 + 0 = 61. */
+static void
+test_layer_split (void)
+{
+  int first = -1, last = -1;
+  g_assert_true (res_pub_moe_layer_split (61, 8, &first, &last));
+  g_assert_cmpint (first, ==, 8);
+  g_assert_cmpint (last, ==, 5);
+  g_assert_true (res_pub_moe_layer_split (61, 16, &first, &last));
+  g_assert_cmpint (first, ==, 4);
+  g_assert_cmpint (last, ==, 1);
+  g_assert_true (res_pub_moe_layer_split (61, 32, &first, &last));
+  g_assert_cmpint (first, ==, 1);
+  g_assert_cmpint (last, ==, 0);
+  /* 1 chunk, more chunks than layers: no split */
+  g_assert_false (res_pub_moe_layer_split (61, 1, &first, &last));
+  g_assert_false (res_pub_moe_layer_split (4, 8, &first, &last));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -220,6 +242,7 @@ main (int argc, char **argv)
   g_test_add_func ("/published-moe/parse-good", test_parse_good);
   g_test_add_func ("/published-moe/parse-bad", test_parse_bad);
   g_test_add_func ("/published-moe/row-refused", test_row_refused);
+  g_test_add_func ("/published-moe/layer-split", test_layer_split);
   g_test_add_func ("/published-moe/shipped-rows", test_shipped_rows);
   return g_test_run ();
 }
