@@ -459,6 +459,13 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes, PlanRec
     }
   else if (starts_with_ci (t, "full"))
     *out = PLAN_RECOMPUTE_FULL;
+  else if (starts_with_ci (t, "selective") && contains_ci (t, "modules")
+           && !contains_ci (t, "core_attn"))
+    /* Megatron-Core's --recompute-modules without core_attn (its default): the attention
+     * core is not recomputed; what is (layernorm, moe_act, mla_up_proj: element-wise and
+     * small projections; moe, mlp: whole MLPs) has no plan equivalent, so none, and the
+     * error it leaves is the MoE rows' to show (README "MoE accuracy"). */
+    *out = PLAN_RECOMPUTE_NONE;
   else if (starts_with_ci (t, "selective"))
     *out = PLAN_RECOMPUTE_SELECTIVE;
   else if (starts_with_ci (t, "none") || starts_with_ci (t, "no"))

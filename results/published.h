@@ -77,7 +77,8 @@
  * |                           |   none for older Megatron-LM; else the stack's default       |
  * | micro_batch               | empty -> 1                                                   |
  * | global_batch              | required                                                     |
- * | recompute                 | starts with full / selective / none; empty -> none unless    |
+ * | recompute                 | starts with full / selective / none ("selective (modules:    |
+ * |                           |   ...)" without core_attn -> none); empty -> none unless     |
  * |                           |   notes say "full recompute", "full activation recompute" or |
  * |                           |   "activation checkpointing" (full) or "selective recompute" |
  * | precision                 | fp8 for fp8 / FP8-hybrid / float8 / e4m3 / MXFP8 (the stack's |
