@@ -235,6 +235,40 @@ test_layer_split (void)
   g_assert_false (res_pub_moe_layer_split (4, 8, &first, &last));
 }
 
+/* Megatron-Core's --recompute-modules (the MoE rows' recompute cells): the attention core
+ * is recomputed only when core_attn is listed (tandem's "selective"); a list without it
+ * (layernorm, moe_act: ModelZoo's Qwen3 rows) reads as no recompute. */
+static ResPublishedCase *
+recompute_row (const char *recompute)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "global_batch,step_time_s,recompute\n"
+    "1,GPT,H100-SXM-80GB,8,4,1024,16,32000,2048,1,1,16,1.0,\"%s\"\n", recompute);
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  return res_published_case_new (csv, 0);
+}
+
+static void
+test_recompute_modules (void)
+{
+  static const struct { const char *cell; PlanRecompute want; } rows[] = {
+    { "selective (modules: layernorm, moe_act)", PLAN_RECOMPUTE_NONE },
+    { "selective (modules: layernorm, moe)", PLAN_RECOMPUTE_NONE },
+    { "selective (modules: core_attn, layernorm)", PLAN_RECOMPUTE_SELECTIVE },
+    { "selective", PLAN_RECOMPUTE_SELECTIVE },
+    { "full", PLAN_RECOMPUTE_FULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = recompute_row (rows[i].cell);
+      g_assert_true (c->ready);
+      if (c->plan.recompute != rows[i].want)
+        g_error ("'%s': %s", rows[i].cell, plan_recompute_name (c->plan.recompute));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -243,6 +277,7 @@ main (int argc, char **argv)
   g_test_add_func ("/published-moe/parse-bad", test_parse_bad);
   g_test_add_func ("/published-moe/row-refused", test_row_refused);
   g_test_add_func ("/published-moe/layer-split", test_layer_split);
+  g_test_add_func ("/published-moe/recompute-modules", test_recompute_modules);
   g_test_add_func ("/published-moe/shipped-rows", test_shipped_rows);
   return g_test_run ();
 }
