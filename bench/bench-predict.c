@@ -11,12 +11,13 @@
  * memory. Each row checks its result first (a positive step time and every task
  * simulated), then reports the best and median of --reps runs.
  *
- *   bench-predict [--json] [--reps R]
+ *   bench-predict [--json] [--reps R] [--case SUBSTRING]
  */
 #include "sim/predict.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
   const char *name;
@@ -51,9 +52,12 @@ main (int argc, char **argv)
 {
   gboolean json = FALSE;
   int reps = 21;
+  const char *only = NULL;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON rows", NULL },
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Timed repetitions per case (default 21)", "R" },
+    { "case", 0, 0, G_OPTION_ARG_STRING, &only, "Only the cases whose name contains S "
+      "(to profile one)", "S" },
     { NULL },
   };
   g_autoptr (GOptionContext) octx = g_option_context_new (NULL);
@@ -75,10 +79,12 @@ main (int argc, char **argv)
             "median_ms", "step_s", "wrong");
   else
     printf ("[\n");
-  int failures = 0;
+  int failures = 0, n_printed = 0;
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       const BenchCase *bc = &cases[i];
+      if (only != NULL && strstr (bc->name, only) == NULL)
+        continue;
       g_autoptr (ModelSpec) model = model_spec_lookup (bc->model, &error);
       g_assert_no_error (error);
       double *ms = g_new (double, reps);
@@ -137,16 +143,15 @@ main (int argc, char **argv)
       qsort (ms, reps, sizeof *ms, cmp_double);
       failures += wrong;
       if (json)
-        printf ("  {\"case\": \"%s\", \"tasks\": %u, \"events\": %" G_GUINT64_FORMAT
-                ", \"best_ms\": %.3f, \"median_ms\": %.3f, \"step_s\": %.4f, \"wrong\": %d}%s\n",
-                bc->name, tasks, events, ms[0], ms[reps / 2], step, wrong,
-                i + 1 < G_N_ELEMENTS (cases) ? "," : "");
+        printf ("%s  {\"case\": \"%s\", \"tasks\": %u, \"events\": %" G_GUINT64_FORMAT
+                ", \"best_ms\": %.3f, \"median_ms\": %.3f, \"step_s\": %.4f, \"wrong\": %d}",
+                n_printed++ ? ",\n" : "", bc->name, tasks, events, ms[0], ms[reps / 2], step, wrong);
       else
         printf ("  %-40s %8u %8" G_GUINT64_FORMAT " %10.3f %10.3f %9.4f %7d\n", bc->name, tasks,
                 events, ms[0], ms[reps / 2], step, wrong);
       g_free (ms);
     }
   if (json)
-    printf ("]\n");
+    printf ("\n]\n");
   return failures ? 1 : 0;
 }

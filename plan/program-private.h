@@ -35,6 +35,8 @@ typedef struct {
   gboolean recomputing;   /* expanding a full recompute: its forward tasks are phase
                            * RECOMPUTE and carry no model FLOPs */
   GArray *cur_deps;
+  /* elements the tasks and deps arrays hold room for (add_task fills them in place) */
+  guint   tasks_cap, deps_cap;
   /* ZeRO-1/2 parameter all-gather ids per layer when overlapped (-1 none) */
   gint32 *param_ag_of_layer;
   double *layer_params_local;

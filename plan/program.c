@@ -71,6 +71,21 @@ prog_sched_lookup (PlanSchedule id)
 
 /* ---- tasks --------------------------------------------------------------------------- */
 
+/* Makes `a` `len` long; `cap` is the room it has (it grows by doubling past that). The
+ * length is set directly when the room is there: g_array_set_size per task cost a
+ * twentieth of a prediction. */
+static inline void
+array_set_len (GArray *a, guint *cap, guint len)
+{
+  if (G_UNLIKELY (len > *cap))
+    {
+      guint grown = MAX (len, *cap * 2);
+      g_array_set_size (a, grown);
+      *cap = grown;
+    }
+  a->len = len;
+}
+
 static guint32
 add_task (Builder *bd, ProgTaskKind kind, ProgStream stream, ProgPhase phase, int mb, int chunk,
           int layer, const gint32 *deps, int n_deps)
@@ -79,7 +94,7 @@ add_task (Builder *bd, ProgTaskKind kind, ProgStream stream, ProgPhase phase, in
   /* written in place: the arrays are reserved up front (prog_program_new), and a copy
    * through g_array_append_val cost a tenth of a prediction */
   guint32 id = p->tasks->len;
-  g_array_set_size (p->tasks, id + 1);
+  array_set_len (p->tasks, &bd->tasks_cap, id + 1);
   ProgTask *t = &g_array_index (p->tasks, ProgTask, id);
   memset (t, 0, sizeof *t);
   t->id = id;
@@ -94,12 +109,12 @@ add_task (Builder *bd, ProgTaskKind kind, ProgStream stream, ProgPhase phase, in
   t->peer_task = -1;
   guint32 first = p->deps->len;
   t->dep_first = first;
-  g_array_set_size (p->deps, first + (guint) MAX (n_deps, 0));
+  array_set_len (p->deps, &bd->deps_cap, first + (guint) MAX (n_deps, 0));
   guint32 *out = &g_array_index (p->deps, guint32, first);
   for (int i = 0; i < n_deps; i++)
     if (deps[i] >= 0)
       out[t->n_deps++] = (guint32) deps[i];
-  g_array_set_size (p->deps, first + t->n_deps);
+  p->deps->len = first + t->n_deps;
   return id;
 }
 
@@ -1002,6 +1017,8 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
 
   Builder bd = { 0 };
   bd.prog = prog;
+  bd.tasks_cap = est;
+  bd.deps_cap = 2 * est;
   bd.m = model;
   bd.plan = &prog->plan;
   bd.layout = layout;

@@ -7,8 +7,8 @@
 
 /* Per task, packed so that starting or finishing a task touches one cache line. */
 typedef struct {
-  double  base_s;        /* duration before any slowdown */
-  SimTime base_ps;       /* the same in picoseconds, as the queue takes it */
+  SimTime base_ps;       /* duration before any slowdown, in picoseconds */
+  SimTime slow_ps;       /* a compute task's duration next to a communication kernel */
   gint32  pending;       /* dependencies not done */
   guint32 next;          /* the next task of its stream, G_MAXUINT32 none */
   guint16 stage;
@@ -16,7 +16,16 @@ typedef struct {
   guint8  head;          /* first of its stream not done */
   gint8   what;          /* -1 compute, else the ProgCommKind */
   guint8  recv;          /* a pipeline RECV */
+  guint8  kernel;        /* a communication task that is a kernel (base duration > 0) */
 } SimHot;
+
+/* A duration as the event loop takes it, computed once per block, collective or
+ * transfer shape rather than once per task. */
+typedef struct {
+  double  s;             /* seconds, before any slowdown */
+  SimTime ps;            /* the same in picoseconds, as the queue takes it */
+  SimTime slow_ps;       /* s x (1 + slowdown) in picoseconds (compute next to comm) */
+} SimDur;
 
 /* A completion in the event set: ordered by time, then by the sequence number taken when
  * it was scheduled (rest = sequence << 32 | task). */
@@ -28,7 +37,7 @@ typedef struct {
 static inline gboolean
 key_less (SimKey128 a, SimKey128 b)
 {
-  return a.time < b.time || (a.time == b.time && a.rest < b.rest);
+  return (a.time < b.time) | ((a.time == b.time) & (a.rest < b.rest));
 }
 
 typedef struct {
@@ -37,11 +46,12 @@ typedef struct {
   const SimOptions  *opts;
   const PlanLayout  *layout;
   guint              n;
-  /* the event set: completions keyed (time ps, sequence, task), a binary min-heap; the
+  /* the event set: completions keyed (time ps, sequence, task), a 4-ary min-heap; the
    * sequence numbers schedules, so equal times complete in scheduling order, as the
    * general engine (engine.h) orders them */
   SimKey128         *heap;
   guint32            heap_len, heap_cap;
+  gboolean           hole;         /* heap[0] is vacant: a completion is being handled */
   guint32            seq;
   SimTime            now;
   double             now_s;        /* now in seconds */
@@ -55,7 +65,7 @@ typedef struct {
   /* streams: per (stage, stream) the task ids in order */
   guint32           *q_first;      /* (n_stages * PROG_STREAM_N) + 1 */
   guint32           *q_tasks;
-  double            *block_s;      /* cost of each block, -1 = not yet */
+  SimDur            *block_s;      /* cost of each block, s = -1: not yet */
   int               *comm_active;  /* per stage: communication tasks running */
   SimTaskTime       *times;
   guint              n_done;
@@ -68,17 +78,24 @@ typedef struct {
 typedef struct {
   guint8 coll, axis;
   double bytes;
-  double s;
+  SimDur d;
 } CollCache;
 
-static double
+static SimDur
+dur_make (const Sim *sim, double s)
+{
+  SimDur d = { s, sim_time_from_s (s), sim_time_from_s (s * (1.0 + sim->slowdown)) };
+  return d;
+}
+
+static const SimDur *
 coll_cost (Sim *sim, const ProgTask *t)
 {
   if (sim->coll_last < sim->coll_cache->len)
     {
       CollCache *c = &g_array_index (sim->coll_cache, CollCache, sim->coll_last);
       if (c->coll == t->coll && c->axis == t->axis && c->bytes == t->bytes)
-        return c->s;
+        return &c->d;
     }
   for (guint i = 0; i < sim->coll_cache->len; i++)
     {
@@ -86,21 +103,21 @@ coll_cost (Sim *sim, const ProgTask *t)
       if (c->coll == t->coll && c->axis == t->axis && c->bytes == t->bytes)
         {
           sim->coll_last = i;
-          return c->s;
+          return &c->d;
         }
     }
   sim->coll_last = sim->coll_cache->len;
   CollCache c = { t->coll, t->axis, t->bytes,
-                  sim_cost_coll_s (sim->cost, t->coll, t->axis, t->bytes) };
+                  dur_make (sim, sim_cost_coll_s (sim->cost, t->coll, t->axis, t->bytes)) };
   g_array_append_val (sim->coll_cache, c);
-  return c.s;
+  return &g_array_index (sim->coll_cache, CollCache, sim->coll_last).d;
 }
 
-static double
+static const SimDur *
 block_cost (Sim *sim, guint32 block)
 {
-  if (sim->block_s[block] >= 0)
-    return sim->block_s[block];
+  if (sim->block_s[block].s >= 0)
+    return &sim->block_s[block];
   const ProgProgram *p = sim->prog;
   const ProgBlock *blk = prog_block (p, block);
   double s = 0;
@@ -117,8 +134,8 @@ block_cost (Sim *sim, guint32 block)
       s += sim_cost_op_math_s (sim->cost, &g_array_index (p->ops, ModelOp, blk->first_op + i),
                                p->compute_dtype, p->gemm_dtype,
                                blk->phase == PROG_PHASE_BACKWARD);
-  sim->block_s[block] = s;
-  return s;
+  sim->block_s[block] = dur_make (sim, s);
+  return &sim->block_s[block];
 }
 
 /* Device of the representative rank of a stage: the rank with all other coordinates 0. */
@@ -134,30 +151,33 @@ stage_device (const PlanLayout *layout, int stage)
  * peers, so the cache stays short. */
 typedef struct {
   gint32 stage, peer;
-  double bytes, s;
+  double bytes;
+  SimDur d;
 } P2pCache;
 
-static double
+static const SimDur *
 p2p_cost (Sim *sim, const ProgTask *t)
 {
   for (guint i = 0; i < sim->p2p_cache->len; i++)
     {
       P2pCache *c = &g_array_index (sim->p2p_cache, P2pCache, i);
       if (c->stage == t->stage && c->peer == t->peer_stage && c->bytes == t->bytes)
-        return c->s;
+        return &c->d;
     }
   P2pCache c = { t->stage, t->peer_stage, t->bytes,
-                 sim_cost_p2p_s (sim->cost, stage_device (sim->layout, t->stage),
-                                 stage_device (sim->layout, t->peer_stage), t->bytes) };
+                 dur_make (sim, sim_cost_p2p_s (sim->cost, stage_device (sim->layout, t->stage),
+                                                stage_device (sim->layout, t->peer_stage),
+                                                t->bytes)) };
   g_array_append_val (sim->p2p_cache, c);
-  return c.s;
+  return &g_array_index (sim->p2p_cache, P2pCache, sim->p2p_cache->len - 1).d;
 }
 
 /* A task's duration before any slowdown (a compute kernel running next to a
  * communication kernel takes longer: try_start). */
-static double
+static const SimDur *
 task_base_duration (Sim *sim, const ProgTask *t)
 {
+  static const SimDur none = { 0, 0, 0 };
   switch (t->kind)
     {
     case PROG_TASK_COMPUTE:
@@ -168,13 +188,54 @@ task_base_duration (Sim *sim, const ProgTask *t)
       return p2p_cost (sim, t);
     case PROG_TASK_RECV:
     default:
-      return 0;
+      return &none;
     }
+}
+
+/* The event set is a 4-ary min-heap (half the depth of a binary one). While a completion
+ * is handled its key has left the root, which stays vacant (`hole`): the first
+ * completion the handler schedules settles from the root, one walk down instead of a pop
+ * and a push, and only if it schedules none is the hole filled with the last key. The
+ * order of events is that of their keys alone, so the heap's shape changes nothing. */
+static inline guint32
+heap_min_child (const SimKey128 *heap, guint32 c, guint32 n)
+{
+  guint32 m = c;
+  guint32 end = MIN (c + 4, n);
+  for (guint32 j = c + 1; j < end; j++)
+    if (key_less (heap[j], heap[m]))
+      m = j;
+  return m;
+}
+
+/* Puts k into the heap of n keys whose position 0 is vacant. */
+static void
+heap_settle_root (SimKey128 *heap, guint32 n, SimKey128 k)
+{
+  guint32 i = 0;
+  for (;;)
+    {
+      guint32 c = 4 * i + 1;
+      if (c >= n)
+        break;
+      guint32 m = heap_min_child (heap, c, n);
+      if (!key_less (heap[m], k))
+        break;
+      heap[i] = heap[m];
+      i = m;
+    }
+  heap[i] = k;
 }
 
 static void
 heap_push (Sim *sim, SimKey128 k)
 {
+  if (sim->hole)
+    {
+      sim->hole = FALSE;
+      heap_settle_root (sim->heap, sim->heap_len, k);
+      return;
+    }
   if (G_UNLIKELY (sim->heap_len == sim->heap_cap))
     {
       sim->heap_cap = MAX (64, sim->heap_cap * 2);
@@ -183,7 +244,7 @@ heap_push (Sim *sim, SimKey128 k)
   guint32 i = sim->heap_len++;
   while (i > 0)
     {
-      guint32 p = (i - 1) / 2;
+      guint32 p = (i - 1) / 4;
       if (!key_less (k, sim->heap[p]))
         break;
       sim->heap[i] = sim->heap[p];
@@ -192,27 +253,14 @@ heap_push (Sim *sim, SimKey128 k)
   sim->heap[i] = k;
 }
 
-static SimKey128
-heap_pop (Sim *sim)
+/* Fills the vacant root with the last key. */
+static void
+heap_fill_hole (Sim *sim)
 {
-  SimKey128 top = sim->heap[0];
-  SimKey128 k = sim->heap[--sim->heap_len];
-  guint32 n = sim->heap_len, i = 0;
-  for (;;)
-    {
-      guint32 c = 2 * i + 1;
-      if (c >= n)
-        break;
-      if (c + 1 < n && key_less (sim->heap[c + 1], sim->heap[c]))
-        c++;
-      if (!key_less (sim->heap[c], k))
-        break;
-      sim->heap[i] = sim->heap[c];
-      i = c;
-    }
-  if (n > 0)
-    sim->heap[i] = k;
-  return top;
+  SimKey128 last = sim->heap[--sim->heap_len];
+  sim->hole = FALSE;
+  if (sim->heap_len > 0)
+    heap_settle_root (sim->heap, sim->heap_len, last);
 }
 
 /* Schedules the completion of `id` after `d` seconds, as sim_engine_schedule would
@@ -238,7 +286,7 @@ try_start (Sim *sim, guint32 id)
     {
       /* compute kernels slowed by communication kernels sharing the SMs and HBM */
       if (sim->comm_active[h->stage] > 0)
-        delay = sim_time_from_s (h->base_s * (1.0 + sim->slowdown));
+        delay = h->slow_ps;
     }
   else if (h->recv)
     {
@@ -248,7 +296,7 @@ try_start (Sim *sim, guint32 id)
     }
   /* a communication kernel in flight slows the stage's compute (zero-length ones are
    * not kernels: free communication, empty groups) */
-  else if (h->base_s > 0)
+  else if (h->kernel)
     {
       sim->comm_active[h->stage]++;
       h->state = 3;
@@ -291,11 +339,14 @@ run_events (Sim *sim)
 {
   while (sim->heap_len > 0)
     {
-      SimKey128 k = heap_pop (sim);
+      SimKey128 k = sim->heap[0];
+      sim->hole = TRUE;
       sim->now = k.time;
       sim->now_s = sim_time_to_s (k.time);
       sim->n_fired++;
       on_done (sim, (guint32) k.rest);
+      if (sim->hole)
+        heap_fill_hole (sim);
     }
 }
 
@@ -453,9 +504,9 @@ run_program (Sim *sim, GError **error)
   sim->ready_at = g_new0 (double, n);
   sim->what = g_new (gint8, n);
   sim->q_first = g_new0 (guint32, n_slots + 1);
-  sim->block_s = g_new (double, prog->blocks->len);
+  sim->block_s = g_new (SimDur, prog->blocks->len);
   for (guint i = 0; i < prog->blocks->len; i++)
-    sim->block_s[i] = -1;
+    sim->block_s[i].s = -1;
   sim->coll_cache = g_array_new (FALSE, FALSE, sizeof (CollCache));
   sim->p2p_cache = g_array_new (FALSE, FALSE, sizeof (P2pCache));
   g_autofree guint32 *stream_last = g_new (guint32, n_slots);
@@ -486,8 +537,10 @@ run_program (Sim *sim, GError **error)
       h->stage = (guint16) t->stage;
       h->what = t->kind == PROG_TASK_COMPUTE ? -1 : (gint8) t->comm;
       sim->what[i] = h->what;
-      h->base_s = task_base_duration (sim, t);
-      h->base_ps = sim_time_from_s (h->base_s);
+      const SimDur *d = task_base_duration (sim, t);
+      h->base_ps = d->ps;
+      h->slow_ps = d->slow_ps;
+      h->kernel = d->s > 0;
     }
   for (guint32 i = 0; i < n; i++)
     sim->succ_first[i + 1] += sim->succ_first[i];
