@@ -29,16 +29,29 @@ typedef struct {
 
 /* A completion in the event set: ordered by time, then by the sequence number taken when
  * it was scheduled (rest = sequence << 32 | task). */
+#ifdef __SIZEOF_INT128__
+/* one number, time * 2^64 + rest: ordering is a single unsigned compare */
+__extension__ typedef unsigned __int128 SimKey128;
+
+static inline SimKey128 key_make (SimTime t, guint64 rest) { return ((SimKey128) t << 64) | rest; }
+static inline SimTime   key_time (SimKey128 k)             { return (SimTime) (k >> 64); }
+static inline guint64   key_rest (SimKey128 k)             { return (guint64) k; }
+static inline gboolean  key_less (SimKey128 a, SimKey128 b) { return a < b; }
+#else
 typedef struct {
   SimTime time;
   guint64 rest;
 } SimKey128;
 
+static inline SimKey128 key_make (SimTime t, guint64 rest) { return (SimKey128) { t, rest }; }
+static inline SimTime   key_time (SimKey128 k)             { return k.time; }
+static inline guint64   key_rest (SimKey128 k)             { return k.rest; }
 static inline gboolean
 key_less (SimKey128 a, SimKey128 b)
 {
   return (a.time < b.time) | ((a.time == b.time) & (a.rest < b.rest));
 }
+#endif
 
 typedef struct {
   const ProgProgram *prog;
@@ -200,9 +213,15 @@ task_base_duration (Sim *sim, const ProgTask *t)
 static inline guint32
 heap_min_child (const SimKey128 *heap, guint32 c, guint32 n)
 {
+  if (G_LIKELY (c + 3 < n))
+    {
+      /* a tournament of three compares, which compile to conditional moves */
+      guint32 a = c + key_less (heap[c + 1], heap[c]);
+      guint32 b = c + 2 + key_less (heap[c + 3], heap[c + 2]);
+      return key_less (heap[b], heap[a]) ? b : a;
+    }
   guint32 m = c;
-  guint32 end = MIN (c + 4, n);
-  for (guint32 j = c + 1; j < end; j++)
+  for (guint32 j = c + 1; j < n; j++)
     if (key_less (heap[j], heap[m]))
       m = j;
   return m;
@@ -269,7 +288,7 @@ static void
 schedule_done (Sim *sim, guint32 id, SimTime delay)
 {
   SimTime at = sim->now + delay < sim->now ? SIM_TIME_MAX : sim->now + delay;
-  SimKey128 k = { at, ((guint64) sim->seq++ << 32) | id };
+  SimKey128 k = key_make (at, ((guint64) sim->seq++ << 32) | id);
   heap_push (sim, k);
 }
 
@@ -341,10 +360,10 @@ run_events (Sim *sim)
     {
       SimKey128 k = sim->heap[0];
       sim->hole = TRUE;
-      sim->now = k.time;
-      sim->now_s = sim_time_to_s (k.time);
+      sim->now = key_time (k);
+      sim->now_s = sim_time_to_s (sim->now);
       sim->n_fired++;
-      on_done (sim, (guint32) k.rest);
+      on_done (sim, (guint32) key_rest (k));
       if (sim->hole)
         heap_fill_hole (sim);
     }
@@ -500,8 +519,10 @@ run_program (Sim *sim, GError **error)
   int n_slots = prog->n_stages * PROG_STREAM_N;
   /* per task: successors (CSR: deps reversed, plus SEND -> RECV), stream order, cost */
   sim->succ_first = g_new0 (guint32, n + 1);
-  sim->hot = g_new0 (SimHot, n);
-  sim->ready_at = g_new0 (double, n);
+  /* hot and ready_at are filled below, field by field (zeroing them first cost a
+   * twentieth of a prediction); times are written as tasks start and end */
+  sim->hot = g_new (SimHot, n);
+  sim->ready_at = g_new (double, n);
   sim->what = g_new (gint8, n);
   sim->q_first = g_new0 (guint32, n_slots + 1);
   sim->block_s = g_new (SimDur, prog->blocks->len);
@@ -520,11 +541,15 @@ run_program (Sim *sim, GError **error)
       for (guint32 k = 0; k < t->n_deps; k++)
         sim->succ_first[deps[k] + 1]++;
       h->pending = (gint32) t->n_deps;
+      h->state = 0;
+      h->head = 0;
+      h->recv = 0;
       if (t->kind == PROG_TASK_RECV)
         {
           sim->succ_first[t->peer_task + 1]++;
           h->pending++;
           h->recv = 1;
+          sim->ready_at[i] = 0;
         }
       guint32 slot = (guint32) t->stage * PROG_STREAM_N + t->stream;
       sim->q_first[slot + 1]++;
@@ -561,7 +586,7 @@ run_program (Sim *sim, GError **error)
       sim->q_tasks[qfill[(guint32) t->stage * PROG_STREAM_N + t->stream]++] = i;
     }
   sim->comm_active = g_new0 (int, prog->n_stages);
-  sim->times = g_new0 (SimTaskTime, n);
+  sim->times = g_new (SimTaskTime, n);
 
   /* every stream head with no dependency starts at time 0 */
   for (int slot = 0; slot < n_slots; slot++)
