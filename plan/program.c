@@ -999,8 +999,15 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   prog->n_stages = plan->pp;
   prog->stages = g_new0 (ProgStage, plan->pp);
   /* Reserve what the program will need (about 14 tasks per layer and micro-batch with
-   * TP and SP, two dependencies each) so the arrays do not grow by copying. */
-  guint est = (guint) MIN ((guint64) plan->grad_accum * model->n_layers * 16 + 4096, 1u << 26);
+   * TP and SP, two dependencies each; with TP-comm overlap each block is 4 pieces with a
+   * collective on either side, up to about 70 with full recompute and ZeRO-3's gathers;
+   * CP adds its exchanges) so the arrays do not grow by copying: a realloc of a big array
+   * copied it whole, a quarter of a search's screening. Pages not written cost nothing. */
+  guint64 per_layer_mb = plan->tp_comm_overlap && plan->tp > 1 ? 80 : 24;
+  if (plan->cp > 1)
+    per_layer_mb += 8;
+  guint est = (guint) MIN ((guint64) plan->grad_accum * model->n_layers * per_layer_mb + 4096,
+                           1u << 26);
   prog->tasks = g_array_sized_new (FALSE, FALSE, sizeof (ProgTask), est);
   prog->deps = g_array_sized_new (FALSE, FALSE, sizeof (guint32), 2 * est);
   prog->blocks = g_array_new (FALSE, FALSE, sizeof (ProgBlock));

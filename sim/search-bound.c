@@ -101,6 +101,7 @@ typedef struct {
   const PlanLayout  *layout;
   double            *dur;        /* per task, < 0 = not yet */
   double            *bc;         /* per block */
+  gboolean           tp_cp_only; /* bridges through TP and CP collectives only (coarse) */
 } Costs;
 
 static guint64
@@ -148,6 +149,8 @@ comm_path (Costs *c, guint32 id, guint32 from, int depth)
   const ProgTask *t = prog_task (c->prog, id);
   if (t->kind == PROG_TASK_COMPUTE || t->kind == PROG_TASK_RECV || depth > 4)
     return -1;
+  if (c->tp_cp_only && t->stream != PROG_STREAM_TP && t->stream != PROG_STREAM_CP)
+    return -1;
   const guint32 *deps = prog_task_deps (c->prog, t);
   double best = -1;
   for (guint32 k = 0; k < t->n_deps; k++)
@@ -183,8 +186,12 @@ same_unit (const ProgTask *a, const ProgTask *b)
   return a->mb == b->mb && a->chunk == b->chunk && ab == bb && a->mb >= 0;
 }
 
+/* compute_only: the ingredients of the coarse bound (search_cand_coarse_bound): the
+ * micro-batches' compute tasks, the TP and CP streams and the bridges through them; no
+ * pipeline or DP communication, no per-step work. */
 static Ingredients *
-ingredients_new (const SearchSpace *s, const Plan *resolved, GError **error)
+ingredients_new (const SearchSpace *s, const Plan *resolved, gboolean compute_only,
+                 GError **error)
 {
   Plan reduced;
   plan_copy (&reduced, resolved);
@@ -215,7 +222,7 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, GError **error)
       in->sx = g_new0 (double, n * PROG_STREAM_N);
       in->sy = g_new0 (double, n * PROG_STREAM_N);
       in->order_ok = TRUE;
-      Costs c = { prog, cost, layout, NULL, NULL };
+      Costs c = { prog, cost, layout, NULL, NULL, compute_only };
       c.dur = g_new (double, prog->tasks->len);
       for (guint k = 0; k < prog->tasks->len; k++)
         c.dur[k] = -1;
@@ -231,10 +238,14 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, GError **error)
           for (guint32 i = stage->first; i < stage->first + stage->n_tasks; i++)
             {
               const ProgTask *t = prog_task (prog, i);
-              double d = task_s (&c, i);
               in->nx += 1;
               if (t->mb == mid_mb)
                 in->ny += 1;
+              if (compute_only && t->kind != PROG_TASK_COMPUTE && t->stream != PROG_STREAM_TP
+                  && t->stream != PROG_STREAM_CP)
+                continue;
+              /* coarse: per-step compute (the optimizer: its shard) counts for nothing */
+              double d = compute_only && t->mb < 0 ? 0 : task_s (&c, i);
               in->sx[st * PROG_STREAM_N + t->stream] += d;
               if (t->mb == mid_mb)
                 in->sy[st * PROG_STREAM_N + t->stream] += d;
@@ -249,7 +260,7 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, GError **error)
                 }
               /* bridges: inside a unit (valid at any m) or into per-step work */
               double br = 0;
-              if (prev >= 0)
+              if (prev >= 0 && !(compute_only && t->mb < 0))
                 {
                   const ProgTask *pt = prog_task (prog, (guint32) prev);
                   if (t->mb < 0 || same_unit (pt, t))
@@ -283,7 +294,7 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, GError **error)
               break;
             }
           /* communication waiting on the last compute task, per stream in sequence */
-          if (last_compute >= 0)
+          if (last_compute >= 0 && !compute_only)
             {
               double per_stream[PROG_STREAM_N] = { 0 };
               for (guint32 i = (guint32) last_compute + 1; i < stage->first + stage->n_tasks; i++)
@@ -371,7 +382,7 @@ search_cand_bound (const SearchSpace *s, const SearchCand *c, const Plan *resolv
   g_mutex_unlock (&ms->lock);
   if (in == NULL)
     {
-      in = ingredients_new (s, resolved, error);
+      in = ingredients_new (s, resolved, FALSE, error);
       if (in == NULL)
         return FALSE;
       g_mutex_lock (&ms->lock);
@@ -393,10 +404,55 @@ gboolean
 search_bound_s (const SearchSpace *s, const Plan *resolved, double *out, GError **error)
 {
   /* any plan, not only a candidate of the space: no cache */
-  Ingredients *in = ingredients_new (s, resolved, error);
+  Ingredients *in = ingredients_new (s, resolved, FALSE, error);
   if (in == NULL)
     return FALSE;
   *out = bound_of (in, resolved);
   search_ingredients_free (in);
+  return TRUE;
+}
+
+/* The coarse bound: what every candidate of a group that differs only in sharding, DP
+ * overlap and rank order shares. Those change only the DP stream (gradient and parameter
+ * collectives, ZeRO-3's gathers), the per-step work (the optimizer's shard) and where
+ * the stages sit (pipeline transfers): the micro-batches' compute tasks, their blocks,
+ * the TP and CP collectives (both rank orders put tp, then cp, innermost, so their
+ * groups are the same) and the pipeline's RECV-on-SEND chain are the same. So terms (1)
+ * for the compute, TP and CP streams, (2) with the bridges through TP and CP collectives
+ * only and (3) without per-step work bound every member; each drops non-negative terms of
+ * the full bound, so coarse <= full. Built once per group (about one candidate in 20-40
+ * of the default space) from the first member met. */
+gboolean
+search_cand_coarse_bound (const SearchSpace *s, const SearchCand *c, const Plan *resolved,
+                          double *out, GError **error)
+{
+  SearchCand key;
+  memset (&key, 0, sizeof key);   /* padding included: the key is hashed bytewise */
+  key.gpus = c->gpus;
+  key.tp = c->tp, key.cp = c->cp, key.pp = c->pp, key.vpp = c->vpp, key.mbs = c->mbs;
+  key.first = c->first, key.last = c->last;
+  key.cp_comm = c->cp_comm, key.recompute = c->recompute, key.sp = c->sp, key.tpo = c->tpo;
+  key.sched = c->sched;
+  SearchSpace *ms = (SearchSpace *) s;
+  g_mutex_lock (&ms->lock);
+  Ingredients *in = g_hash_table_lookup (s->coarse, &key);
+  g_mutex_unlock (&ms->lock);
+  if (in == NULL)
+    {
+      in = ingredients_new (s, resolved, TRUE, error);
+      if (in == NULL)
+        return FALSE;
+      g_mutex_lock (&ms->lock);
+      Ingredients *had = g_hash_table_lookup (s->coarse, &key);
+      if (had != NULL)
+        {
+          search_ingredients_free (in);
+          in = had;
+        }
+      else
+        g_hash_table_insert (s->coarse, g_memdup2 (&key, sizeof key), in);
+      g_mutex_unlock (&ms->lock);
+    }
+  *out = bound_of (in, resolved);
   return TRUE;
 }

@@ -21,6 +21,8 @@ struct SearchSpace {
   GArray     *vpp_values;      /* scratch of the enumeration */
   /* bound ingredients by compute key (SearchCand without dpo / order) */
   GHashTable *bounds;
+  /* coarse bound ingredients by group (SearchCand without sharding, dpo, order) */
+  GHashTable *coarse;
   GMutex      lock;
 };
 
@@ -30,6 +32,11 @@ gboolean search_split_layers (int L, int chunks, int *first, int *last);
 /* Lower bound of candidate c with its resolved plan (cached by compute key). */
 gboolean search_cand_bound (const SearchSpace *s, const SearchCand *c, const Plan *resolved,
                             double *out, GError **error);
+
+/* A lower bound shared by the candidates that differ from c only in sharding, DP overlap
+ * and rank order (<= search_cand_bound of each; search-bound.c). */
+gboolean search_cand_coarse_bound (const SearchSpace *s, const SearchCand *c,
+                                   const Plan *resolved, double *out, GError **error);
 
 void     search_ingredients_free (gpointer ingredients);
 guint    search_cand_key_hash  (gconstpointer key);

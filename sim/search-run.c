@@ -1,19 +1,25 @@
 /* sim/search-run.c - run a search over a range of candidates on a GThreadPool.
  *
  * Two phases. Screening (every candidate, in chunks over the threads): plan_resolve
- * (invalid), plan_memory_compute with the headroom (out of memory), and the lower bound
- * (search-bound.c, cached by what the compute depends on). Simulating: the candidates
- * that fit, sorted by (bound score, index), are handed out one at a time; a candidate
- * whose bound score is above the K-th best score found so far is pruned, and since the
- * order is by bound, so is every later one. The top K is therefore exact whatever the
- * thread timing; only the split between pruned and simulated can vary between runs. */
+ * (invalid), plan_memory_compute with the headroom (out of memory), and the coarse lower
+ * bound (search-bound.c: shared by the candidates that differ only in sharding, DP
+ * overlap and rank order, so built once per group). Simulating: the candidates that fit,
+ * sorted by (coarse score, index), are taken in the order of their full bound without
+ * computing every full bound: a candidate's full bound (its own reduced program) is
+ * computed when its coarse score comes up, into a heap; the heap's best goes to
+ * simulation once no candidate still waiting has a lower coarse score (coarse <= full,
+ * so none of them can have a lower full score). A candidate whose coarse or full score is
+ * above the K-th best score found so far is pruned, and when the next coarse score and
+ * the heap's best both are, every remaining one is. The top K is therefore exact whatever
+ * the thread timing; only the split between pruned and simulated can vary between
+ * runs. */
 #include "sim/search-private.h"
 
 #include <string.h>
 
 typedef struct {
   guint64 index;
-  double  bound_score;
+  double  bound_score;   /* coarse in `fits`; full in `ready` */
   double  bound_s;
   guint64 peak_bytes;
 } Fit;
@@ -29,6 +35,7 @@ typedef struct {
   GArray            *fits;      /* Fit */
   /* simulating */
   guint64            cursor;
+  GArray            *ready;     /* Fit with its full bound: a min-heap by (score, index) */
   GArray            *best;      /* SearchRow of the top K so far, best first */
   gint64             last_progress_us;
   GError            *error;
@@ -162,7 +169,7 @@ screen_chunk (gpointer data, gpointer user_data)
           continue;
         }
       double bound;
-      if (!search_cand_bound (s, c, &plan, &bound, &error))
+      if (!search_cand_coarse_bound (s, c, &plan, &bound, &error))
         {
           invalid++;
           add_reason (reasons, error->message, 1);
@@ -213,63 +220,162 @@ best_insert (Run *run, const SearchRow *row)
     g_array_set_size (run->best, k);
 }
 
+/* The heap of candidates with their full bound (fit_cmp order). */
+static void
+ready_push (GArray *h, const Fit *f)
+{
+  g_array_append_val (h, *f);
+  Fit *a = (Fit *) h->data;
+  guint i = h->len - 1;
+  while (i > 0 && fit_cmp (&a[i], &a[(i - 1) / 2]) < 0)
+    {
+      Fit t = a[i];
+      a[i] = a[(i - 1) / 2];
+      a[(i - 1) / 2] = t;
+      i = (i - 1) / 2;
+    }
+}
+
+static Fit
+ready_pop (GArray *h)
+{
+  Fit *a = (Fit *) h->data;
+  Fit top = a[0];
+  a[0] = a[h->len - 1];
+  g_array_set_size (h, h->len - 1);
+  guint n = h->len, i = 0;
+  for (;;)
+    {
+      guint l = 2 * i + 1, r = l + 1, m = i;
+      if (l < n && fit_cmp (&a[l], &a[m]) < 0)
+        m = l;
+      if (r < n && fit_cmp (&a[r], &a[m]) < 0)
+        m = r;
+      if (m == i)
+        break;
+      Fit t = a[i];
+      a[i] = a[m];
+      a[m] = t;
+      i = m;
+    }
+  return top;
+}
+
+static void
+simulate_one (Run *run, const Fit *f)
+{
+  const SearchSpace *s = run->space;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimPrediction) p = search_candidate_predict (s, f->index, FALSE, &error);
+  g_mutex_lock (&run->lock);
+  if (p == NULL)
+    {
+      run->res->invalid++;
+      g_autofree char *why = g_strdup_printf ("simulation failed: %s", error->message);
+      add_reason (run->res->invalid_reasons, why, 1);
+    }
+  else
+    {
+      SearchRow row = { 0 };
+      row.index = f->index;
+      row.step_time_s = p->result->step_time_s;
+      row.score = search_score (s, row.step_time_s, p->plan.world_size);
+      row.bound_s = f->bound_s;
+      row.tokens_per_s = p->result->tokens_per_s;
+      row.mfu = p->result->mfu[MODEL_FLOPS_PALM];
+      row.hfu = p->result->hfu;
+      row.peak_bytes = f->peak_bytes;
+      g_array_append_val (run->res->rows, row);
+      run->res->simulated++;
+      best_insert (run, &row);
+    }
+  progress (run, "simulating", run->cursor, run->fits->len, FALSE);
+  g_mutex_unlock (&run->lock);
+}
+
+/* The full bound of a fit (its coarse bound replaced); FALSE: counted invalid. */
+static gboolean
+full_bound (Run *run, Fit *f)
+{
+  const SearchSpace *s = run->space;
+  const SearchSpec *spec = search_space_spec (s);
+  const SearchCand *c = search_cand (s, f->index);
+  Plan plan;
+  search_cand_to_plan (s, c, &plan);
+  g_autoptr (GError) error = NULL;
+  double bound = 0;
+  gboolean ok = plan_resolve (&plan, spec->model, spec->cluster, &error)
+                && search_cand_bound (s, c, &plan, &bound, &error);
+  plan_clear (&plan);
+  if (!ok)
+    {
+      g_mutex_lock (&run->lock);
+      run->res->invalid++;
+      add_reason (run->res->invalid_reasons, error->message, 1);
+      g_mutex_unlock (&run->lock);
+      return FALSE;
+    }
+  f->bound_s = bound;
+  f->bound_score = search_score (s, bound, c->gpus);
+  return TRUE;
+}
+
 static void
 simulate_worker (gpointer data, gpointer user_data)
 {
   Run *run = user_data;
-  const SearchSpace *s = run->space;
-  const SearchSpec *spec = search_space_spec (s);
+  const SearchSpec *spec = search_space_spec (run->space);
   guint64 n = run->fits->len;
+  gboolean prune = !run->opts->no_prune;
   for (;;)
     {
       g_mutex_lock (&run->lock);
-      if (run->cursor >= n || run->error != NULL)
+      if (run->error != NULL)
         {
           g_mutex_unlock (&run->lock);
           return;
         }
-      Fit f = g_array_index (run->fits, Fit, run->cursor);
-      if (!run->opts->no_prune && (int) run->best->len >= spec->top_k)
+      const SearchRow *kth = prune && (int) run->best->len >= spec->top_k
+                             ? &g_array_index (run->best, SearchRow, run->best->len - 1) : NULL;
+      const Fit *next = run->cursor < n ? &g_array_index (run->fits, Fit, run->cursor) : NULL;
+      const Fit *top = run->ready->len > 0 ? &g_array_index (run->ready, Fit, 0) : NULL;
+      if (top != NULL && (next == NULL || top->bound_score <= next->bound_score))
         {
-          const SearchRow *kth = &g_array_index (run->best, SearchRow, run->best->len - 1);
-          if (f.bound_score > kth->score)
+          /* no candidate still waiting can have a lower full bound than the heap's best */
+          Fit f = ready_pop (run->ready);
+          if (kth != NULL && f.bound_score > kth->score)
             {
-              /* sorted by bound: this one and all after it are out */
-              run->res->pruned += n - run->cursor;
-              run->cursor = n;
-              progress (run, "simulating", n, n, TRUE);
+              run->res->pruned++;
               g_mutex_unlock (&run->lock);
-              return;
+              continue;
             }
+          g_mutex_unlock (&run->lock);
+          simulate_one (run, &f);
+          continue;
         }
+      if (next == NULL)
+        {
+          /* nothing waiting; a full bound still being computed is its thread's */
+          g_mutex_unlock (&run->lock);
+          return;
+        }
+      if (kth != NULL && next->bound_score > kth->score)
+        {
+          /* sorted by coarse bound, and the heap's best is worse still: all are out */
+          run->res->pruned += (n - run->cursor) + run->ready->len;
+          run->cursor = n;
+          g_array_set_size (run->ready, 0);
+          progress (run, "simulating", n, n, TRUE);
+          g_mutex_unlock (&run->lock);
+          return;
+        }
+      Fit f = *next;
       run->cursor++;
       g_mutex_unlock (&run->lock);
-
-      g_autoptr (GError) error = NULL;
-      g_autoptr (SimPrediction) p = search_candidate_predict (s, f.index, FALSE, &error);
+      if (!full_bound (run, &f))
+        continue;
       g_mutex_lock (&run->lock);
-      if (p == NULL)
-        {
-          run->res->invalid++;
-          g_autofree char *why = g_strdup_printf ("simulation failed: %s", error->message);
-          add_reason (run->res->invalid_reasons, why, 1);
-        }
-      else
-        {
-          SearchRow row = { 0 };
-          row.index = f.index;
-          row.step_time_s = p->result->step_time_s;
-          row.score = search_score (s, row.step_time_s, p->plan.world_size);
-          row.bound_s = f.bound_s;
-          row.tokens_per_s = p->result->tokens_per_s;
-          row.mfu = p->result->mfu[MODEL_FLOPS_PALM];
-          row.hfu = p->result->hfu;
-          row.peak_bytes = f.peak_bytes;
-          g_array_append_val (run->res->rows, row);
-          run->res->simulated++;
-          best_insert (run, &row);
-        }
-      progress (run, "simulating", run->cursor, n, FALSE);
+      ready_push (run->ready, &f);
       g_mutex_unlock (&run->lock);
     }
 }
@@ -363,6 +469,7 @@ search_run (const SearchSpace *s, const SearchRunOptions *opts, GError **error)
   run.res->enumerated = run.last - run.first;
   run.fits = g_array_new (FALSE, FALSE, sizeof (Fit));
   run.best = g_array_new (FALSE, FALSE, sizeof (SearchRow));
+  run.ready = g_array_new (FALSE, FALSE, sizeof (Fit));
   g_mutex_init (&run.lock);
   int threads = opts->threads > 0 ? opts->threads : (int) g_get_num_processors ();
   run.chunk = 64;
@@ -391,12 +498,14 @@ search_run (const SearchSpace *s, const SearchRunOptions *opts, GError **error)
   run.res->wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
   g_array_unref (run.fits);
   g_array_unref (run.best);
+  g_array_unref (run.ready);
   g_mutex_clear (&run.lock);
   return run.res;
 
 fail:
   g_array_unref (run.fits);
   g_array_unref (run.best);
+  g_array_unref (run.ready);
   g_mutex_clear (&run.lock);
   search_result_free (run.res);
   return NULL;
