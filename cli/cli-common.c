@@ -92,8 +92,25 @@ option_names (GOptionContext *octx)
   return names;
 }
 
-int
-cli_fail_options (GOptionContext *octx, const GError *error, const char *command)
+char *
+cli_did_you_mean (const char *word, const char *const *names)
+{
+  /* compared without case (values are matched so), named as spelled in `names` */
+  g_autoptr (GPtrArray) lower = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
+    g_ptr_array_add (lower, g_ascii_strdown (names[i], -1));
+  g_autofree char *w = word != NULL ? g_ascii_strdown (word, -1) : NULL;
+  const char *near = w != NULL ? cli_closest (w, (const char *const *) lower->pdata,
+                                              lower->len) : NULL;
+  for (guint i = 0; near != NULL && i < lower->len; i++)
+    if (near == g_ptr_array_index (lower, i))
+      return g_strdup_printf (" (did you mean '%s'?)", names[i]);
+  return g_strdup ("");
+}
+
+char *
+cli_options_error_text (GOptionContext *octx, const GError *error, const char *command,
+                        const char *const *more)
 {
   if (g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION))
     {
@@ -103,15 +120,43 @@ cli_fail_options (GOptionContext *octx, const GError *error, const char *command
         {
           g_autofree char *bad = g_strndup (dash, strcspn (dash, "= \t"));
           g_autoptr (GPtrArray) names = option_names (octx);
+          for (guint i = 0; more != NULL && more[i] != NULL; i++)
+            g_ptr_array_add (names, g_strdup (more[i]));
           const char *near = cli_closest (bad, (const char *const *) names->pdata, names->len);
           if (near != NULL)
-            return cli_fail (CLI_EXIT_USAGE, "unknown option '%s' (did you mean '%s'?)", bad,
-                             near);
-          return cli_fail (CLI_EXIT_USAGE, "unknown option '%s' (hint: %s --help)", bad,
-                           command);
+            return g_strdup_printf ("unknown option '%s' (did you mean '%s'?)", bad, near);
+          return g_strdup_printf ("unknown option '%s' (hint: %s --help)", bad, command);
         }
     }
-  return cli_fail (CLI_EXIT_USAGE, "%s (hint: %s --help)", error->message, command);
+  return g_strdup_printf ("%s (hint: %s --help)", error->message, command);
+}
+
+int
+cli_fail_options (GOptionContext *octx, const GError *error, const char *command)
+{
+  g_autofree char *text = cli_options_error_text (octx, error, command, NULL);
+  return cli_fail (CLI_EXIT_USAGE, "%s", text);
+}
+
+char *
+cli_lookup_error_text (const GError *error, const char *name)
+{
+  const char *kind = NULL;
+  g_auto (GStrv) names = NULL;
+  if (g_error_matches (error, MODEL_ERROR, MODEL_ERROR_NOT_FOUND))
+    kind = "model", names = model_preset_names ();
+  else if (g_error_matches (error, TOPO_ERROR, TOPO_ERROR_NOT_FOUND))
+    kind = "cluster", names = topo_preset_names ();
+  else if (g_error_matches (error, FW_ERROR, FW_ERROR_NOT_FOUND))
+    kind = "framework", names = fw_stack_preset_names ();
+  /* a slip of a preset's name, not a file: the nearest name instead of the whole list */
+  if (kind != NULL && name != NULL && !g_file_test (name, G_FILE_TEST_EXISTS))
+    {
+      g_autofree char *dym = cli_did_you_mean (name, (const char *const *) names);
+      if (*dym != '\0')
+        return g_strdup_printf ("unknown %s '%s'%s", kind, name, dym);
+    }
+  return g_strdup (error->message);
 }
 
 void
@@ -224,10 +269,16 @@ cli_plan_context_init (CliPlanContext *ctx, const char *what, const char *summar
   const char *cluster = ctx->args.cluster_name ? ctx->args.cluster_name : CLI_DEFAULT_CLUSTER;
   ctx->model = model_spec_lookup (model, &error);
   if (ctx->model == NULL)
-    return cli_fail (cli_status_for_error (error), "%s", error->message);
+    {
+      g_autofree char *text = cli_lookup_error_text (error, model);
+      return cli_fail (cli_status_for_error (error), "%s", text);
+    }
   ctx->cluster = topo_cluster_lookup (cluster, &error);
   if (ctx->cluster == NULL)
-    return cli_fail (cli_status_for_error (error), "%s", error->message);
+    {
+      g_autofree char *text = cli_lookup_error_text (error, cluster);
+      return cli_fail (cli_status_for_error (error), "%s", text);
+    }
   if (!plan_resolve (&ctx->plan, ctx->model, ctx->cluster, &error))
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   ctx->layout = plan_layout_new (&ctx->plan, ctx->cluster, &error);

@@ -53,6 +53,17 @@ const char *cli_closest (const char *word, const char *const *candidates, guint 
 /* Prints a failed option parse as one line and returns 2: an unknown option names the
  * nearest known one ("did you mean '--tp'?"), else the hint `COMMAND --help`. */
 int  cli_fail_options (GOptionContext *octx, const GError *error, const char *command);
+/* The same line as text (g_free), the context's options and `more` ("--top", ...;
+ * NULL-terminated, may be NULL) being the known ones. */
+char *cli_options_error_text (GOptionContext *octx, const GError *error, const char *command,
+                              const char *const *more);
+/* " (did you mean 'X'?)" when `word` is a slip of one of `names` (NULL-terminated), else
+ * "" (g_free). */
+char *cli_did_you_mean (const char *word, const char *const *names);
+/* The message of a failed model, cluster or framework lookup of `name` (g_free): where
+ * `name` is no file and a slip of a preset's name, "unknown model 'llama3-450b' (did you
+ * mean 'llama3-405b'?)" instead of the list of presets; else the error's message. */
+char *cli_lookup_error_text (const GError *error, const char *name);
 
 /* On stderr, when micro-batches per step < pp: the bubble it implies and the global
  * batch that gives 4 x pp micro-batches. */

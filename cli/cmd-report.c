@@ -188,7 +188,7 @@ cmd_scaling (int argc, char **argv)
 
   if (!g_option_context_parse (octx, &argc, &argv, &error))
     {
-      status = cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem report scaling --help)", error->message);
+      status = cli_fail_options (octx, error, "tandem report scaling");
       goto out;
     }
   if (argc > 1)
@@ -249,7 +249,8 @@ cmd_scaling (int argc, char **argv)
   model = model_spec_lookup (args.model_name ? args.model_name : CLI_DEFAULT_MODEL, &error);
   if (model == NULL)
     {
-      status = cli_fail (cli_status_for_error (error), "%s", error->message);
+      g_autofree char *text = cli_lookup_error_text (error, args.model_name);
+      status = cli_fail (cli_status_for_error (error), "%s", text);
       goto out;
     }
   {
@@ -260,7 +261,8 @@ cmd_scaling (int argc, char **argv)
         TopoCluster *c = topo_cluster_lookup (g_strstrip (names[i]), &error);
         if (c == NULL)
           {
-            status = cli_fail (cli_status_for_error (error), "%s", error->message);
+            g_autofree char *text = cli_lookup_error_text (error, names[i]);
+            status = cli_fail (cli_status_for_error (error), "%s", text);
             goto out;
           }
         g_ptr_array_add (clusters, c);
@@ -274,7 +276,8 @@ cmd_scaling (int argc, char **argv)
   stack = fw_stack_lookup (framework, &error);
   if (stack == NULL)
     {
-      status = cli_fail (CLI_EXIT_USAGE, "--framework: %s", error->message);
+      g_autofree char *text = cli_lookup_error_text (error, framework);
+      status = cli_fail (CLI_EXIT_USAGE, "--framework: %s", text);
       goto out;
     }
   store = open_store_if_any (db, &error);
@@ -404,8 +407,7 @@ cmd_validation (int argc, char **argv)
   g_option_context_add_main_entries (octx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (octx, &argc, &argv, &error))
-    return cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem report validation --help)",
-                     error->message);
+    return cli_fail_options (octx, error, "tandem report validation");
   if (argc > 1)
     return cli_fail (CLI_EXIT_USAGE, "unexpected argument '%s' (hint: tandem report validation "
                      "--help)", argv[1]);
@@ -460,7 +462,7 @@ cmd_run (int argc, char **argv)
   g_option_context_add_main_entries (octx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (octx, &argc, &argv, &error))
-    return cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem report run --help)", error->message);
+    return cli_fail_options (octx, error, "tandem report run");
   guint64 id = 0;
   if (argc != 2 || !g_ascii_string_to_unsigned (argv[1], 10, 1, G_MAXINT64, &id, NULL))
     return cli_fail (CLI_EXIT_USAGE, "usage: tandem report run N [--db FILE] [--out DIR] "
@@ -509,5 +511,8 @@ cli_cmd_report (int argc, char **argv)
     return cmd_validation (argc - 1, argv + 1);
   if (g_str_equal (what, "run"))
     return cmd_run (argc - 1, argv + 1);
-  return cli_fail (CLI_EXIT_USAGE, "unknown report '%s' (hint: scaling, validation or run)", what);
+  static const char *const reports[] = { "scaling", "validation", "run", NULL };
+  g_autofree char *dym = cli_did_you_mean (what, reports);
+  return cli_fail (CLI_EXIT_USAGE, "unknown report '%s'%s (hint: scaling, validation or run)",
+                   what, dym);
 }

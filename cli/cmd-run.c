@@ -832,10 +832,16 @@ run_plan (RunCtx *c)
   c->model = model_spec_lookup (c->pargs.model_name ? c->pargs.model_name : "tiny-llama",
                                 &error);
   if (c->model == NULL)
-    return fail0 (c, cli_status_for_error (error), "%s", error->message);
+    {
+      g_autofree char *text = cli_lookup_error_text (error, c->pargs.model_name);
+      return fail0 (c, cli_status_for_error (error), "%s", text);
+    }
   c->cluster = pick_cluster (c, &error);
   if (c->cluster == NULL)
-    return fail0 (c, cli_status_for_error (error), "%s", error->message);
+    {
+      g_autofree char *text = cli_lookup_error_text (error, c->pargs.cluster_name);
+      return fail0 (c, cli_status_for_error (error), "%s", text);
+    }
   if (c->plan.seq_length == 0)
     c->plan.seq_length = (int) MIN (c->model->max_positions, 256);
   if (!plan_resolve (&c->plan, c->model, c->cluster, &error)
@@ -974,7 +980,8 @@ cli_cmd_run (int argc, char **argv)
   int status;
   if (!g_option_context_parse (octx, &argc, &argv, &error))
     {
-      status = fail0 (&c, CLI_EXIT_USAGE, "%s (hint: tandem run --help)", error->message);
+      g_autofree char *text = cli_options_error_text (octx, error, "tandem run", NULL);
+      status = fail0 (&c, CLI_EXIT_USAGE, "%s", text);
       goto out;
     }
   if (argc > 1 || c.a.steps < 1 || c.a.warmup < 0 || !isfinite (c.a.timeout_s)

@@ -119,8 +119,11 @@ parse_mask (const char *flag, const char *value, const Named *names, const char 
           }
       if (!found)
         {
+          /* the nearest of the values as the hint spells them */
+          g_auto (GStrv) known = g_strsplit (hint, ",", -1);
+          g_autofree char *dym = cli_did_you_mean (p, (const char *const *) known);
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       "--%s: unknown value '%s' (hint: %s)", flag, p, hint);
+                       "--%s: unknown value '%s'%s (hint: %s)", flag, p, dym, hint);
           return FALSE;
         }
     }
@@ -166,9 +169,12 @@ parse_sharding (const char *value, GArray **out, GError **error)
             sh.kind = names[k].value, found = TRUE;
       if (!found)
         {
+          static const char *const known[] = { "none", "zero1", "zero2", "zero3", "fsdp",
+                                               "hsdp", NULL };
+          g_autofree char *dym = cli_did_you_mean (p, known);
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       "--sharding: unknown value '%s' (hint: none,zero1,zero2,zero3,fsdp,"
-                       "hsdp,hsdp:K)", p);
+                       "--sharding: unknown value '%s'%s (hint: none,zero1,zero2,zero3,fsdp,"
+                       "hsdp,hsdp:K)", p, dym);
           return FALSE;
         }
       g_array_append_val (*out, sh);
@@ -234,9 +240,12 @@ take_flag (Opts *o, int kind, const char *name, const char *value, GError **erro
     case F_OBJECTIVE:
       if (!search_objective_parse (value, &sp->objective))
         {
+          static const char *const objs[] = { "tokens_per_s", "step_time", "mfu",
+                                               "tokens_per_gpu_hour", NULL };
+          g_autofree char *dym = cli_did_you_mean (value, objs);
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       "--objective '%s' (hint: tokens_per_s, step_time, mfu or "
-                       "tokens_per_gpu_hour)", value);
+                       "--objective: unknown value '%s'%s (hint: tokens_per_s, step_time, mfu "
+                       "or tokens_per_gpu_hour)", value, dym);
           return FALSE;
         }
       return TRUE;
@@ -1155,7 +1164,10 @@ cli_cmd_search (int argc, char **argv)
 
   if (!split_args (&o, argc, argv, rest, &error))
     {
-      status = cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem search --help)", error->message);
+      /* a message with its own hint needs no second one */
+      status = cli_fail (CLI_EXIT_USAGE, "%s%s", error->message,
+                         strstr (error->message, "(hint:") ? ""
+                                                           : " (hint: tandem search --help)");
       goto out;
     }
   if (o.help)
@@ -1174,7 +1186,16 @@ cli_cmd_search (int argc, char **argv)
     char **rv = keep;
     if (!g_option_context_parse (octx, &rc, &rv, &error))
       {
-        status = cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem search --help)", error->message);
+        /* an unknown flag: the nearest of the plan flags and the search's own */
+        g_autoptr (GPtrArray) more = g_ptr_array_new_with_free_func (g_free);
+        for (guint i = 0; i < G_N_ELEMENTS (flags); i++)
+          for (int k = 0; k < 3 && flags[i].names[k]; k++)
+            if (strlen (flags[i].names[k]) > 1)
+              g_ptr_array_add (more, g_strconcat ("--", flags[i].names[k], NULL));
+        g_ptr_array_add (more, NULL);
+        g_autofree char *text = cli_options_error_text (octx, error, "tandem search",
+                                                        (const char *const *) more->pdata);
+        status = cli_fail (CLI_EXIT_USAGE, "%s", text);
         goto out;
       }
     if (rc > 1)
@@ -1196,13 +1217,15 @@ cli_cmd_search (int argc, char **argv)
     o.spec.model = model_spec_lookup (model, &error);
     if (o.spec.model == NULL)
       {
-        status = cli_fail (cli_status_for_error (error), "%s", error->message);
+        g_autofree char *text = cli_lookup_error_text (error, model);
+        status = cli_fail (cli_status_for_error (error), "%s", text);
         goto out;
       }
     o.spec.cluster = topo_cluster_lookup (cluster, &error);
     if (o.spec.cluster == NULL)
       {
-        status = cli_fail (cli_status_for_error (error), "%s", error->message);
+        g_autofree char *text = cli_lookup_error_text (error, cluster);
+        status = cli_fail (cli_status_for_error (error), "%s", text);
         goto out;
       }
   }
@@ -1219,7 +1242,8 @@ cli_cmd_search (int argc, char **argv)
     g_autoptr (FwStack) stack = fw_stack_lookup (o.framework, &error);
     if (stack == NULL)
       {
-        status = cli_fail (CLI_EXIT_USAGE, "--framework: %s", error->message);
+        g_autofree char *text = cli_lookup_error_text (error, o.framework);
+        status = cli_fail (CLI_EXIT_USAGE, "--framework: %s", text);
         goto out;
       }
     sim_cost_options_init_stack (&o.spec.sim.cost, o.spec.cluster, stack);

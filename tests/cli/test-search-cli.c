@@ -1,6 +1,7 @@
 /* tests/cli/test-search-cli.c - `tandem search` end to end: the JSON of the issue, flags
  * that reproduce each plan under `tandem predict`, exit 2 for contradictory constraints,
- * exit 3 when nothing fits, and the same answer under `mpirun -np 2`.
+ * exit 3 when nothing fits, the same answer under `mpirun -np 2`, and did-you-mean for
+ * slips in search, run and report.
  * TANDEM_EXE (set by tests/cli/meson.build) is the binary under test. */
 #include <glib.h>
 #include <gio/gio.h>
@@ -133,6 +134,70 @@ test_contradiction (void)
   run_clear (&r);
 }
 
+/* Did-you-mean in search, run and report: an unknown option (search: among the plan flags
+ * and its own), model, cluster, framework or list value that is a slip of one or two
+ * edits of a known name gets that name on one line, exit 2; a name far from all keeps its
+ * message. --topp -> --top: one deletion; llama3-450b -> llama3-405b: one swap of
+ * neighbours; h100-42k -> h100-24k: one swap; megatron-cor -> megatron-core: one
+ * insertion; 1f1bb -> 1F1B: case aside, one deletion; zer3 -> zero3: one insertion;
+ * tiny-lama -> tiny-llama, cpu-hots -> cpu-host, scalling -> scaling, --dbb -> --db:
+ * one edit each. None of these runs anything: each fails while reading its input. */
+static void
+test_did_you_mean (void)
+{
+  static const struct { const char *args, *line; } cases[] = {
+    { "search --gbs 64 --topp 3 --no-db",
+      "tandem: error: unknown option '--topp' (did you mean '--top'?)\n" },
+    { "search --gbs 64 --tpp 8 --no-db",
+      "tandem: error: unknown option '--tpp' (did you mean '--tp'?)\n" },
+    { "search --model llama3-450b --gbs 64 --no-db",
+      "tandem: error: unknown model 'llama3-450b' (did you mean 'llama3-405b'?)\n" },
+    { "search --cluster h100-42k --gbs 64 --no-db",
+      "tandem: error: unknown cluster 'h100-42k' (did you mean 'h100-24k'?)\n" },
+    { "search --gbs 64 --framework megatron-cor --no-db",
+      "tandem: error: --framework: unknown framework 'megatron-cor' "
+      "(did you mean 'megatron-core'?)\n" },
+    { "search --gbs 64 --schedule 1f1bb --no-db",
+      "tandem: error: --schedule: unknown value '1f1bb' (did you mean '1F1B'?) "
+      "(hint: GPipe,1F1B,Interleaved1F1B)\n" },
+    { "search --gbs 64 --sharding zero1,zer3 --no-db",
+      "tandem: error: --sharding: unknown value 'zer3' (did you mean 'zero3'?) "
+      "(hint: none,zero1,zero2,zero3,fsdp,hsdp,hsdp:K)\n" },
+    { "search --gbs 64 --objective tokens_per_sec --no-db",
+      "tandem: error: --objective: unknown value 'tokens_per_sec' (did you mean "
+      "'tokens_per_s'?) (hint: tokens_per_s, step_time, mfu or tokens_per_gpu_hour)\n" },
+    { "predict --model llama3-450b --no-db",
+      "tandem: error: unknown model 'llama3-450b' (did you mean 'llama3-405b'?)\n" },
+    { "run --tpp 2 --no-db", "tandem: error: unknown option '--tpp' (did you mean '--tp'?)\n" },
+    { "run --model tiny-lama --no-db",
+      "tandem: error: unknown model 'tiny-lama' (did you mean 'tiny-llama'?)\n" },
+    { "run --cluster cpu-hots --no-db",
+      "tandem: error: unknown cluster 'cpu-hots' (did you mean 'cpu-host'?)\n" },
+    { "report scalling", "tandem: error: unknown report 'scalling' (did you mean 'scaling'?) "
+      "(hint: scaling, validation or run)\n" },
+    { "report validation --dbb x",
+      "tandem: error: unknown option '--dbb' (did you mean '--db'?)\n" },
+    { "report scaling --gpus 64,128 --strong --gbs 64 --model llama3-8b --framework nemoo",
+      "tandem: error: --framework: unknown framework 'nemoo' (did you mean 'nemo'?)\n" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Run r = { 0 };
+      run (NULL, cases[i].args, &r);
+      if (r.status != 2 || g_strcmp0 (r.err, cases[i].line) != 0)
+        g_error ("tandem %s: status %d, stderr '%s' (expected 2 and '%s')", cases[i].args,
+                 r.status, r.err, cases[i].line);
+      run_clear (&r);
+    }
+  /* far from every preset: the message with the list, not a guess */
+  Run r = { 0 };
+  run (NULL, "search --model zzzzzzzz --gbs 64 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_null (strstr (r.err, "did you mean"));
+  g_assert_nonnull (strstr (r.err, "presets: "));
+  run_clear (&r);
+}
+
 /* Llama 3 405B on 8 H100s: nothing fits; exit 3 with the counts and the closest miss. */
 static void
 test_nothing_fits (void)
@@ -201,6 +266,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/json", test_json);
   g_test_add_func ("/cli/search/contradiction", test_contradiction);
   g_test_add_func ("/cli/search/nothing-fits", test_nothing_fits);
+  g_test_add_func ("/cli/search/did-you-mean", test_did_you_mean);
   g_test_add_func ("/cli/search/mpi-same-answer", test_mpi_same_answer);
   return g_test_run ();
 }
