@@ -45,6 +45,8 @@ typedef struct {
                                       * per micro-batch */
   double  nx, ny;                    /* tasks: reduced total, per micro-batch */
   gboolean order_ok;                 /* the reduced program's order allows (3) */
+  gboolean chain;                    /* ... and so does the real schedule's (at the plan's m,
+                                      * which every user of these ingredients shares) */
 } Ingredients;
 
 void
@@ -95,6 +97,14 @@ block_cost (const SimCost *cost, const ProgProgram *p, guint32 block)
   return s;
 }
 
+/* A collective's or transfer's duration by shape: a program has a handful of shapes and
+ * tens of thousands of tasks. */
+typedef struct {
+  guint8 kind, coll, axis;
+  gint32 stage, peer;
+  double bytes, s;
+} ShapeCost;
+
 typedef struct {
   const ProgProgram *prog;
   const SimCost     *cost;
@@ -102,6 +112,7 @@ typedef struct {
   double            *dur;        /* per task, < 0 = not yet */
   double            *bc;         /* per block */
   gboolean           tp_cp_only; /* bridges through TP and CP collectives only (coarse) */
+  GArray            *shapes;     /* ShapeCost */
 } Costs;
 
 static guint64
@@ -128,11 +139,28 @@ task_s (Costs *c, guint32 id)
       d = c->bc[t->block];
       break;
     case PROG_TASK_COLL:
-      d = sim_cost_coll_s (c->cost, t->coll, t->axis, t->bytes);
-      break;
     case PROG_TASK_SEND:
-      d = sim_cost_p2p_s (c->cost, stage_device (c->layout, t->stage),
-                          stage_device (c->layout, t->peer_stage), t->bytes);
+      {
+        ShapeCost key = { t->kind, t->coll, t->axis, t->kind == PROG_TASK_SEND ? t->stage : 0,
+                          t->kind == PROG_TASK_SEND ? t->peer_stage : 0, t->bytes, 0 };
+        d = -1;
+        for (guint i = 0; i < c->shapes->len && d < 0; i++)
+          {
+            const ShapeCost *sc = &g_array_index (c->shapes, ShapeCost, i);
+            if (sc->kind == key.kind && sc->coll == key.coll && sc->axis == key.axis
+                && sc->stage == key.stage && sc->peer == key.peer && sc->bytes == key.bytes)
+              d = sc->s;
+          }
+        if (d < 0)
+          {
+            d = t->kind == PROG_TASK_COLL
+                ? sim_cost_coll_s (c->cost, t->coll, t->axis, t->bytes)
+                : sim_cost_p2p_s (c->cost, stage_device (c->layout, t->stage),
+                                  stage_device (c->layout, t->peer_stage), t->bytes);
+            key.s = d;
+            g_array_append_val (c->shapes, key);
+          }
+      }
       break;
     default:
       d = 0;
@@ -186,6 +214,40 @@ same_unit (const ProgTask *a, const ProgTask *b)
   return a->mb == b->mb && a->chunk == b->chunk && ab == bb && a->mb >= 0;
 }
 
+static gboolean schedule_order_ok (const Plan *plan);
+
+/* The layout of a plan, shared through the space (a layout depends on the degrees, the
+ * rank order and the HSDP group only; it is not changed once built). */
+static const PlanLayout *
+space_layout (const SearchSpace *s, const Plan *plan, GError **error)
+{
+  g_autofree char *key = g_strdup_printf ("%d %d %d %d %d %d %s %d", plan->world_size, plan->tp,
+                                          plan->cp, plan->ep, plan->dp, plan->pp,
+                                          plan->rank_order ? plan->rank_order : "",
+                                          plan->sharding == PLAN_SHARD_HSDP
+                                          ? plan->hsdp_shard_size : 0);
+  SearchSpace *ms = (SearchSpace *) s;
+  g_mutex_lock (&ms->lock);
+  PlanLayout *layout = g_hash_table_lookup (s->layouts, key);
+  g_mutex_unlock (&ms->lock);
+  if (layout != NULL)
+    return layout;
+  layout = plan_layout_new (plan, s->spec.cluster, error);
+  if (layout == NULL)
+    return NULL;
+  g_mutex_lock (&ms->lock);
+  PlanLayout *had = g_hash_table_lookup (s->layouts, key);
+  if (had != NULL)
+    {
+      plan_layout_free (layout);
+      layout = had;
+    }
+  else
+    g_hash_table_insert (s->layouts, g_steal_pointer (&key), layout);
+  g_mutex_unlock (&ms->lock);
+  return layout;
+}
+
 /* compute_only: the ingredients of the coarse bound (search_cand_coarse_bound): the
  * micro-batches' compute tasks, the TP and CP streams and the bridges through them; no
  * pipeline or DP communication, no per-step work. */
@@ -203,7 +265,7 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, gboolean compute_on
   reduced.grad_accum = m_r;
   reduced.global_batch = reduced.micro_batch * reduced.dp * m_r;
   Ingredients *in = NULL;
-  g_autoptr (PlanLayout) layout = plan_layout_new (&reduced, s->spec.cluster, error);
+  const PlanLayout *layout = space_layout (s, &reduced, error);
   g_autoptr (ProgProgram) prog = layout ? prog_program_new (s->spec.model, &reduced, layout,
                                                             error) : NULL;
   if (prog != NULL)
@@ -222,7 +284,8 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, gboolean compute_on
       in->sx = g_new0 (double, n * PROG_STREAM_N);
       in->sy = g_new0 (double, n * PROG_STREAM_N);
       in->order_ok = TRUE;
-      Costs c = { prog, cost, layout, NULL, NULL, compute_only };
+      Costs c = { prog, cost, layout, NULL, NULL, compute_only,
+                  g_array_new (FALSE, FALSE, sizeof (ShapeCost)) };
       c.dur = g_new (double, prog->tasks->len);
       for (guint k = 0; k < prog->tasks->len; k++)
         c.dur[k] = -1;
@@ -316,6 +379,9 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, gboolean compute_on
         }
       g_free (c.dur);
       g_free (c.bc);
+      g_array_unref (c.shapes);
+      /* the slot tables of every stage at the real m: once per ingredients, not per use */
+      in->chain = in->order_ok && schedule_order_ok (resolved);
     }
   plan_clear (&reduced);
   return in;
@@ -350,7 +416,7 @@ static double
 bound_of (const Ingredients *in, const Plan *resolved)
 {
   double extra = (double) resolved->grad_accum - in->m_r;
-  gboolean chain = in->order_ok && schedule_order_ok (resolved);
+  gboolean chain = in->chain;
   double best = 0, fsum = 0, bsum = 0;
   for (int st = 0; st < in->n_stages; st++)
     {

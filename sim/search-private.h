@@ -23,6 +23,9 @@ struct SearchSpace {
   GHashTable *bounds;
   /* coarse bound ingredients by group (SearchCand without sharding, dpo, order) */
   GHashTable *coarse;
+  /* layouts by degrees, rank order and HSDP group (layout_key): the bounds' reduced plans
+   * share them (building one scans the ranks of its derived groups) */
+  GHashTable *layouts;
   GMutex      lock;
 };
 

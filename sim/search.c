@@ -337,6 +337,8 @@ search_space_new (const SearchSpec *spec, GError **error)
   s->vpp_values = g_array_new (FALSE, FALSE, sizeof (int));
   s->bounds = g_hash_table_new_full (search_cand_key_hash, search_cand_key_equal, g_free,
                                      search_ingredients_free);
+  s->layouts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                      (GDestroyNotify) plan_layout_free);
   s->coarse = g_hash_table_new_full (search_cand_key_hash, search_cand_key_equal, g_free,
                                      search_ingredients_free);
   g_mutex_init (&s->lock);
@@ -481,6 +483,7 @@ search_space_free (SearchSpace *s)
   g_clear_pointer (&s->shards, g_array_unref);
   g_clear_pointer (&s->bounds, g_hash_table_unref);
   g_clear_pointer (&s->coarse, g_hash_table_unref);
+  g_clear_pointer (&s->layouts, g_hash_table_unref);
   g_mutex_clear (&s->lock);
   g_free (s);
 }
