@@ -336,6 +336,29 @@ test_block_devsim (void)
   exec_backend_close (dev);
 }
 
+/* The shipped tiny-mixtral preset (what tandem run's MoE verify runs) loads through the
+ * Mixtral loader with the block's shape. By hand: h 64, 4 heads of 16, 2 KV heads, E 4,
+ * top-2, expert ffn 128, V 512, 2 layers, untied. Per layer: attention 64 x (64 + 2 x 32 +
+ * 64) = 12,288, norms 128, router 4 x 64 = 256, experts 4 x 3 x 128 x 64 = 98,304: 110,976;
+ * total 2 x 110,976 + 2 x 512 x 64 + 64 (final norm) = 287,552; active (2 of 4 experts)
+ * 2 x (110,976 - 49,152) + 65,600 = 189,248. */
+static void
+test_tiny_mixtral_preset (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ModelSpec) m = model_spec_load_preset ("tiny-mixtral", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (m->n_experts, ==, 4);
+  g_assert_cmpuint (m->moe_top_k, ==, 2);
+  g_assert_cmpuint (m->moe_ffn, ==, 128);
+  g_assert_cmpuint (m->hidden, ==, 64);
+  g_assert_true (m->router_norm_topk);
+  ModelParams p;
+  model_spec_params (m, &p);
+  g_assert_cmpuint (p.total, ==, 287552);
+  g_assert_cmpuint (p.active, ==, 189248);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -347,5 +370,6 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/moe/grads-accumulate", test_grads_accumulate);
   g_test_add_func ("/exec/moe/shape-errors", test_shape_errors);
   g_test_add_func ("/exec/moe/devsim", test_block_devsim);
+  g_test_add_func ("/exec/moe/tiny-mixtral-preset", test_tiny_mixtral_preset);
   return g_test_run ();
 }
