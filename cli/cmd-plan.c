@@ -5,13 +5,16 @@
 #include <stdio.h>
 
 static const PlanAxis shown_axes[] = { PLAN_AXIS_TP, PLAN_AXIS_CP, PLAN_AXIS_DP, PLAN_AXIS_PP,
-                                       PLAN_AXIS_DP_SHARD, PLAN_AXIS_DP_REPLICA };
+                                       PLAN_AXIS_DP_SHARD, PLAN_AXIS_DP_REPLICA, PLAN_AXIS_ETP,
+                                       PLAN_AXIS_EP, PLAN_AXIS_EDP };
 
 static gboolean
 axis_shown (const CliPlanContext *ctx, PlanAxis a)
 {
   if (a == PLAN_AXIS_DP_SHARD || a == PLAN_AXIS_DP_REPLICA)
     return ctx->plan.sharding == PLAN_SHARD_HSDP;
+  if (a == PLAN_AXIS_ETP || a == PLAN_AXIS_EP || a == PLAN_AXIS_EDP)
+    return ctx->plan.num_experts > 0;   /* the expert side of MoE parallel folding */
   return TRUE;
 }
 
@@ -134,6 +137,20 @@ plan_show_text (const CliPlanContext *ctx)
           plan_precision_name (p->compute_dtype), plan_precision_name (p->param_dtype),
           plan_precision_name (p->grad_dtype), plan_precision_name (p->optim_dtype),
           p->master_weights ? " + fp32 master weights" : "");
+  if (p->num_experts > 0)
+    {
+      PlanMoe moe;
+      plan_moe (p, ctx->model, &moe);
+      g_autofree char *cap = p->moe_capacity_factor > 0
+        ? g_strdup_printf ("capacity factor %g", p->moe_capacity_factor) : g_strdup ("dropless");
+      printf ("  experts: %d routed, top-%d, dispatcher %s, %s, %s, imbalance %.2f "
+              "(busiest / mean)%s\n", moe.experts, moe.top_k,
+              plan_moe_dispatcher_name (p->moe_dispatcher), cap,
+              p->moe_grouped_gemm ? "grouped GEMM" : "one GEMM per expert", moe.imbalance,
+              p->moe_shared_expert_overlap ? ", shared expert overlapped" : "");
+      printf ("  expert side (folded onto the same ranks): etp %d  ep %d  edp %d; experts per "
+              "EP rank: %d\n", p->etp, p->ep, p->edp, moe.experts / MAX (p->ep, 1));
+    }
 
   printf ("\npipeline stages (layers per stage");
   if (p->vpp > 1)

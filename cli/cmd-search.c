@@ -1258,6 +1258,16 @@ cli_cmd_search (int argc, char **argv)
           }
         o.spec.tp_overlap_mask = 1;
       }
+    /* the MoE shared-expert overlap only helps: on where the stack offers it */
+    if (stack->moe_shared_expert_overlap != FW_OPT_NO)
+      o.spec.base.moe_shared_expert_overlap = TRUE;
+    else if (o.spec.base.moe_shared_expert_overlap)
+      {
+        status = cli_fail (CLI_EXIT_USAGE, "--moe-shared-expert-overlap: the %s stack does not "
+                           "offer it (hint: drop the flag or pick another --framework)",
+                           stack->name);
+        goto out;
+      }
     if (!stack->hsdp)
       {
         if (o.spec.sharding == NULL)

@@ -143,7 +143,8 @@ get_obj (JsonObject *obj, const char *key, const Where *w, GError **error, gbool
 
 static const char *const top_keys[] = {
   "name", "description", "attention", "fusion", "kernel_overhead_us", "tp_comm_overlap",
-  "async_tp", "grad_reduce_dtype", "fsdp", "fp8", "defaults", "sources", NULL,
+  "async_tp", "moe_shared_expert_overlap", "grad_reduce_dtype", "fsdp", "fp8", "defaults",
+  "sources", NULL,
 };
 static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under_pp",
                                          "hsdp", NULL };
@@ -161,6 +162,7 @@ init_defaults (FwStack *s)
   s->fusion = FW_FUSION_FUSED;
   s->tp_comm_overlap = FW_OPT_NO;
   s->async_tp = FW_OPT_NO;
+  s->moe_shared_expert_overlap = FW_OPT_NO;
   s->fsdp_reshard_after_forward = TRUE;
   s->fsdp_reshard_under_pp = TRUE;
   s->fp8_ops = FW_FP8_NONE;
@@ -245,6 +247,10 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   if (!get_enum (o, "async_tp", avail_names, &e, FALSE, &w, error))
     return NULL;
   s->async_tp = e;
+  e = s->moe_shared_expert_overlap;
+  if (!get_enum (o, "moe_shared_expert_overlap", avail_names, &e, FALSE, &w, error))
+    return NULL;
+  s->moe_shared_expert_overlap = e;
   static const char *const grad_names[] = { "fp32", "bf16", NULL };
   e = 0;
   if (!get_enum (o, "grad_reduce_dtype", grad_names, &e, FALSE, &w, error))
@@ -491,6 +497,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   D ("kernel_overhead_us", s->kernel_overhead_s * 1e6);
   S ("tp_comm_overlap", fw_avail_name (s->tp_comm_overlap));
   S ("async_tp", fw_avail_name (s->async_tp));
+  S ("moe_shared_expert_overlap", fw_avail_name (s->moe_shared_expert_overlap));
   S ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
   json_builder_set_member_name (b, "fsdp");
   json_builder_begin_object (b);

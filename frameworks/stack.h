@@ -89,6 +89,8 @@ typedef struct {
   double        kernel_overhead_s;      /* host + launch cost of one kernel as issued */
   FwAvail       tp_comm_overlap;
   FwAvail       async_tp;
+  FwAvail       moe_shared_expert_overlap; /* MoE shared expert computed during the
+                                          * dispatch all-to-all */
   gboolean      grad_reduce_bf16;       /* DP gradients reduced in bf16 (else fp32) */
   gboolean      fsdp_reshard_after_forward; /* ZeRO-3 params dropped after each forward */
   gboolean      fsdp_reshard_under_pp;  /* ... also between micro-batches under PP */

@@ -11,6 +11,7 @@ typedef struct {
   gint16 tp, cp, pp, vpp, mbs;
   gint16 first, last;          /* uneven split, -1 = even */
   gint16 hsdp_k;
+  gint16 ep, etp;              /* expert parallel and expert TP (MoE; dense: 1 and 0) */
   guint8 cp_comm, sharding, recompute, sp, tpo, dpo, sched, order;
 } SearchCand;
 

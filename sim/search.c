@@ -19,6 +19,9 @@
  *   sp     off/on when tp > 1; tp-comm overlap only with sp (Megatron requires it)
  *   dp overlap (grad reduce + param gather) off/on when dp > 1
  *   rank order Megatron's tp-cp-ep-dp-pp and tp-cp-ep-pp-dp when pp > 1 and dp > 1
+ *   ep, etp (MoE models) ep a divisor of the experts, etp 1 or tp, where etp x ep folds
+ *          onto the tp x cp x dp ranks of a stage (and, pp inner, etp x ep = tp x cp);
+ *          ep > 1 with tp > 1 only with sp; none of ZeRO-3/HSDP. --ep / --etp fix them.
  * The order of the loops above (outermost first) is the candidates' index order. */
 #include "sim/search.h"
 #include "sim/search-private.h"
@@ -146,6 +149,45 @@ search_split_layers (int L, int chunks, int *first, int *last)
   return TRUE;
 }
 
+/* The (ep, etp) pairs of a MoE model for one (tp, cp, dp, sp, sharding, order); dense
+ * models get (1, 0). */
+static guint
+expert_pairs (const SearchSpace *s, int tp, int cp, int dp, int spv, PlanSharding sh, int ord,
+              gint16 (*out)[2], guint max)
+{
+  const Plan *base = &s->spec.base;
+  PlanMoe moe;
+  plan_moe (base, s->spec.model, &moe);
+  guint n = 0;
+  if (moe.experts <= 0)
+    {
+      out[0][0] = 1, out[0][1] = 0;
+      return 1;
+    }
+  if (sh == PLAN_SHARD_ZERO3 || sh == PLAN_SHARD_HSDP)
+    return 0;
+  gint64 stage = (gint64) tp * cp * dp;
+  for (int ep = 1; ep <= moe.experts && n < max; ep++)
+    {
+      if (moe.experts % ep != 0 || (base->ep > 1 && ep != base->ep))
+        continue;
+      if (ep > 1 && tp > 1 && !spv)
+        continue;
+      const int etps[2] = { tp, 1 };
+      for (int e = 0; e < (tp > 1 ? 2 : 1) && n < max; e++)
+        {
+          int etp = etps[e];
+          if ((base->etp > 0 && etp != base->etp) || moe.expert_ffn % (guint64) etp != 0
+              || stage % ((gint64) etp * ep) != 0
+              || (ord == 1 && (gint64) etp * ep != (gint64) tp * cp))
+            continue;
+          out[n][0] = (gint16) ep, out[n][1] = (gint16) etp;
+          n++;
+        }
+    }
+  return n;
+}
+
 static void
 enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
 {
@@ -270,8 +312,13 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
                                                           if (!(ord_mask & (1u << ord))
                                                               && !(ord == 0 && (pp == 1 || dp == 1)))
                                                             continue;
+                                                          gint16 pairs[64][2];
+                                                          guint np = expert_pairs (s, tp, cp, dp, spv, sh.kind, ord, pairs, 64);
+                                                          for (guint ei = 0; ei < np; ei++)
+                                                          {
                                                           SearchCand c;
                                                           memset (&c, 0, sizeof c);
+                                                          c.ep = pairs[ei][0], c.etp = pairs[ei][1];
                                                           c.gpus = gpus;
                                                           c.tp = tp, c.cp = cp, c.pp = pp;
                                                           c.vpp = v, c.mbs = mbs;
@@ -283,6 +330,7 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
                                                           c.sp = spv, c.tpo = tpo, c.dpo = dpo;
                                                           c.sched = sched, c.order = ord;
                                                           g_array_append_val (s->cands, c);
+                                                          }
                                                         }
                                                     }
                                                 }
@@ -514,6 +562,9 @@ search_cand_to_plan (const SearchSpace *s, const SearchCand *c, Plan *plan)
   plan->tp = c->tp;
   plan->cp = c->cp;
   plan->pp = c->pp;
+  plan->ep = c->ep;
+  plan->etp = c->etp;
+  plan->edp = 0;
   plan->dp = 0;
   plan->dp_given = 0;
   plan->dp_replicate = 0;
@@ -556,6 +607,12 @@ search_plan_flags (const SearchSpace *s, const Plan *p, const char *extra)
   if (p->cp > 1)
     g_string_append_printf (f, " --cp %d --cp-comm-type %s", p->cp,
                             plan_cp_comm_name (p->cp_comm));
+  if (p->ep > 1 || (p->etp > 0 && p->etp != p->tp))
+    g_string_append_printf (f, " --ep %d --etp %d", p->ep, p->etp > 0 ? p->etp : p->tp);
+  PlanMoe moe;
+  plan_moe (p, s->spec.model, &moe);
+  if (p->moe_shared_expert_overlap && moe.shared_ffn > 0)
+    g_string_append (f, " --moe-shared-expert-overlap");
   if (p->vpp > 1)
     g_string_append_printf (f, " --vpp %d", p->vpp);
   g_string_append_printf (f, " --schedule %s", plan_schedule_name (p->schedule));

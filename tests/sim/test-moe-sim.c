@@ -1,0 +1,204 @@
+/* tests/sim/test-moe-sim.c - mixture-of-experts plans predicted: the expert-parallel
+ * all-to-all costed on the topology, ep in the breakdown, ep and expert TP in the search
+ * space. The MoE model is llama3-8b made MoE by --num-experts (Megatron's semantics: every
+ * MLP becomes E experts of its size); numbers derived by hand in the comments. */
+#include "sim/predict.h"
+#include "sim/search.h"
+#include "sim/cost.h"
+
+#include <math.h>
+#include <string.h>
+
+static ModelSpec *
+llama8b (void)
+{
+  g_autoptr (GError) error = NULL;
+  ModelSpec *m = model_spec_lookup ("llama3-8b", &error);
+  g_assert_no_error (error);
+  return m;
+}
+
+static TopoCluster *
+h100 (void)
+{
+  g_autoptr (GError) error = NULL;
+  TopoCluster *c = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  return c;
+}
+
+static void
+moe_plan (Plan *p, int gpus, int tp, int ep, int etp)
+{
+  plan_init_defaults (p);
+  p->world_size = gpus;
+  p->tp = tp;
+  p->sequence_parallel = tp > 1;
+  p->ep = ep;
+  p->etp = etp;
+  p->num_experts = 8;
+  p->moe_topk = 2;
+  p->seq_length = 4096;
+  p->global_batch = gpus / tp * 2;
+  p->sharding = PLAN_SHARD_ZERO1;
+}
+
+/* The EP all-to-all on the topology (h100-24k: 8 GPUs per server on NVLink, busbw 370
+ * GB/s; servers joined by one 400 Gb/s NIC per GPU, bw 50 GB/s of which NCCL reaches busbw 47,
+ * sim/cost.h all-to-all):
+ *  - ep 8, tp 1: the EP group is ranks 0..7, one server: the 7/8 of the buffer that
+ *    leaves a rank stays on NVLink: t_bw = 7/8 B / 370 GB/s; 1 GB: 2.36 ms.
+ *  - ep 8, tp = etp 2: expert rank = etp + 2 (ep + 8 edp), the EP group is ranks 0, 2,
+ *    ..., 14, 4 in each of 2 servers: half the buffer (the peers in the other server)
+ *    crosses the NICs: t_bw = 1/2 B / 47 GB/s; 1 GB: 10.6 ms, over 4x the NVLink case.
+ * Latencies (a few us) are negligible at 1 GB; the test allows 3%. */
+static void
+test_a2a_topology (void)
+{
+  g_autoptr (ModelSpec) m = llama8b ();
+  g_autoptr (TopoCluster) c = h100 ();
+  g_autoptr (GError) error = NULL;
+  Plan p;
+  moe_plan (&p, 64, 1, 8, 1);
+  g_assert_true (plan_resolve (&p, m, c, &error));
+  g_autoptr (PlanLayout) in = plan_layout_new (&p, c, &error);
+  g_assert_no_error (error);
+  SimCost *cin = sim_cost_new (c, in, NULL);
+  double t_in = sim_cost_coll_s (cin, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, 1e9);
+  plan_clear (&p);
+  moe_plan (&p, 64, 2, 8, 2);
+  g_assert_true (plan_resolve (&p, m, c, &error));
+  g_autoptr (PlanLayout) out = plan_layout_new (&p, c, &error);
+  g_assert_no_error (error);
+  SimCost *cout = sim_cost_new (c, out, NULL);
+  double t_out = sim_cost_coll_s (cout, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, 1e9);
+  g_test_message ("all-to-all of 1 GB: %.3f ms in a server, %.3f ms over two", t_in * 1e3,
+                  t_out * 1e3);
+  g_assert_cmpfloat (fabs (t_in - 0.875e9 / 370e9) / (0.875e9 / 370e9), <, 0.03);
+  g_assert_cmpfloat (fabs (t_out - 0.5e9 / 47e9) / (0.5e9 / 47e9), <, 0.03);
+  sim_cost_free (cin);
+  sim_cost_free (cout);
+  plan_clear (&p);
+}
+
+/* A predicted MoE plan names ep in its breakdown: llama3-8b with 8 experts, top-2, ep 8,
+ * on 64 GPUs: every layer sends two all-to-alls forward and two backward on the ep
+ * stream, which nothing overlaps (no shared expert), so busy = exposed > 0; a dense plan
+ * of the same model has ep 0. */
+static void
+test_predict_ep (void)
+{
+  g_autoptr (ModelSpec) m = llama8b ();
+  g_autoptr (TopoCluster) c = h100 ();
+  g_autoptr (GError) error = NULL;
+  Plan p;
+  moe_plan (&p, 64, 1, 8, 1);
+  g_assert_true (plan_resolve (&p, m, c, &error));
+  SimOptions opts;
+  sim_options_init (&opts, c);
+  g_autoptr (SimPrediction) pr = sim_predict (m, &p, c, &opts, &error);
+  g_assert_no_error (error);
+  const SimResult *r = pr->result;
+  g_test_message ("ep busy %.4f s exposed %.4f s per stage, step %.3f s", r->comm_s[PROG_COMM_EP],
+                  r->exposed_comm_s[PROG_COMM_EP], r->step_time_s);
+  g_assert_cmpfloat (r->comm_s[PROG_COMM_EP], >, 0);
+  g_assert_cmpfloat (fabs (r->exposed_comm_s[PROG_COMM_EP] - r->comm_s[PROG_COMM_EP]), <,
+                     1e-6 * r->comm_s[PROG_COMM_EP]);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  sim_prediction_to_json (pr, MODEL_FLOPS_PALM, b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  JsonObject *comm = json_object_get_object_member (json_node_get_object (root), "comm_s");
+  g_assert_cmpfloat (json_object_get_double_member (comm, "ep"), >, 0);
+  plan_clear (&p);
+
+  Plan d;
+  plan_init_defaults (&d);
+  d.world_size = 8;
+  d.seq_length = 4096;
+  g_assert_true (plan_resolve (&d, m, c, &error));
+  g_autoptr (SimPrediction) pd = sim_predict (m, &d, c, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (pd->result->comm_s[PROG_COMM_EP], ==, 0);
+  plan_clear (&d);
+}
+
+/* The search space of an MoE model holds ep and expert TP: 16 GPUs, pp 1, cp 1, tp in
+ * {1, 2}: with tp 1, ep in {1, 2, 4, 8} (the divisors of 8 experts; each folds onto 16
+ * ranks); with tp 2 (and sp), etp 2 or 1, ep with etp x ep | 16. None of the candidates has
+ * ZeRO-3; --ep 4 fixes ep. A dense model's space has only ep 1. */
+static void
+test_search_space (void)
+{
+  SearchSpec spec;
+  search_spec_init (&spec);
+  spec.model = llama8b ();
+  spec.cluster = h100 ();
+  spec.base.seq_length = 4096;
+  spec.base.global_batch = 64;
+  spec.base.num_experts = 8;
+  sim_options_init (&spec.sim, spec.cluster);
+  spec.gpus = g_array_new (FALSE, FALSE, sizeof (int));
+  int v = 16;
+  g_array_append_val (spec.gpus, v);
+  spec.tp = g_array_new (FALSE, FALSE, sizeof (int));
+  for (int t = 1; t <= 2; t++)
+    g_array_append_val (spec.tp, t);
+  spec.pp = g_array_new (FALSE, FALSE, sizeof (int));
+  v = 1;
+  g_array_append_val (spec.pp, v);
+  g_autoptr (GError) error = NULL;
+  SearchSpace *s = search_space_new (&spec, &error);
+  g_assert_no_error (error);
+  gboolean seen[9][3] = { { FALSE } };
+  for (guint64 i = 0; i < search_space_size (s); i++)
+    {
+      Plan p;
+      search_candidate_plan (s, i, &p);
+      g_assert_cmpint (p.sharding, !=, PLAN_SHARD_ZERO3);
+      g_assert_cmpint (p.sharding, !=, PLAN_SHARD_HSDP);
+      g_assert_true (p.ep >= 1 && p.ep <= 8 && 8 % p.ep == 0);
+      g_assert_true (p.etp == 1 || p.etp == p.tp);
+      seen[p.ep][p.etp] = TRUE;
+      plan_clear (&p);
+    }
+  search_space_free (s);
+  for (int ep = 1; ep <= 8; ep *= 2)
+    {
+      g_assert_true (seen[ep][1]);
+      g_assert_true (seen[ep][2]);   /* tp 2, etp 2: 2 x 8 = 16 folds */
+    }
+  spec.base.ep = 4;
+  s = search_space_new (&spec, &error);
+  g_assert_no_error (error);
+  for (guint64 i = 0; i < search_space_size (s); i++)
+    {
+      Plan p;
+      search_candidate_plan (s, i, &p);
+      g_assert_cmpint (p.ep, ==, 4);
+      plan_clear (&p);
+    }
+  search_space_free (s);
+  spec.base.ep = 1;
+  spec.base.num_experts = 0;
+  s = search_space_new (&spec, &error);
+  g_assert_no_error (error);
+  for (guint64 i = 0; i < search_space_size (s); i++)
+    {
+      Plan p;
+      search_candidate_plan (s, i, &p);
+      g_assert_cmpint (p.ep, ==, 1);
+      plan_clear (&p);
+    }
+  search_space_free (s);
+  search_spec_clear (&spec);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/moe-sim/a2a-topology", test_a2a_topology);
+  g_test_add_func ("/moe-sim/predict-ep", test_predict_ep);
+  g_test_add_func ("/moe-sim/search-space", test_search_space);
+  return g_test_run ();
+}
