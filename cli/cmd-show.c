@@ -32,7 +32,7 @@ show_model (const char *name, int seq, gboolean json)
   model_spec_params (m, &p);
   g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
   model_spec_ops (m, 1, (guint64) seq, ops);
-  const char *mlp = m->mlp == MODEL_MLP_SWIGLU ? "swiglu" : "gelu";
+  const char *mlp = m->mlp != MODEL_MLP_SWIGLU ? "gelu" : m->gelu_gate ? "geglu" : "swiglu";
   const char *norm = m->norm == MODEL_NORM_RMS ? "rmsnorm" : "layernorm";
   const char *pos = m->pos == MODEL_POS_ROTARY ? "rotary" : "learned";
 
@@ -89,6 +89,11 @@ show_model (const char *name, int seq, gboolean json)
         }
       if (m->mtp_layers > 0)
         I ("mtp_layers", m->mtp_layers);
+      if (m->n_sliding_layers > 0)
+        {
+          I ("sliding_window", m->sliding_window);
+          I ("sliding_layers", m->n_sliding_layers);
+        }
       json_builder_end_object (b);
       I ("params", p.total);
       I ("active_params", p.active);
@@ -171,6 +176,10 @@ show_model (const char *name, int seq, gboolean json)
               I ("s_q", op->s_q);
               I ("s_kv", op->s_kv);
               I ("head_dim", op->head_dim);
+              if (op->head_dim_v != 0 && op->head_dim_v != op->head_dim)
+                I ("head_dim_v", op->head_dim_v);
+              if (op->window > 0)
+                I ("window", op->window);
               json_builder_set_member_name (b, "causal");
               json_builder_add_boolean_value (b, op->causal);
             }
@@ -208,7 +217,11 @@ show_model (const char *name, int seq, gboolean json)
             ", head dims nope %" G_GUINT64_FORMAT " + rope %" G_GUINT64_FORMAT ", v %"
             G_GUINT64_FORMAT "\n", m->q_lora_rank, m->kv_lora_rank, m->qk_nope_head_dim,
             m->qk_rope_head_dim, m->v_head_dim);
-  if (model_spec_is_moe (m) || model_spec_is_mla (m))
+  if (m->n_sliding_layers > 0)
+    printf ("  sliding window: %" G_GUINT64_FORMAT " tokens on %" G_GUINT64_FORMAT " of %"
+            G_GUINT64_FORMAT " layers (counted in the attention FLOPs)\n", m->sliding_window,
+            m->n_sliding_layers, m->n_layers);
+  if (model_spec_is_moe (m) || model_spec_is_mla (m) || m->n_sliding_layers > 0)
     printf ("\n");
   printf ("parameters\n");
   printf ("  %-16s %20s\n", "total", cli_fmt_count (p.total));
@@ -252,9 +265,15 @@ show_model (const char *name, int seq, gboolean json)
                     G_GUINT64_FORMAT "] x [%" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT "]",
                     op->groups, op->m, op->k, op->k, op->n);
       else if (op->kind == MODEL_OP_ATTENTION)
-        g_snprintf (shape, sizeof shape, "b%" G_GUINT64_FORMAT " h%" G_GUINT64_FORMAT "/%"
-                    G_GUINT64_FORMAT " s%" G_GUINT64_FORMAT " d%" G_GUINT64_FORMAT "%s", op->b,
-                    op->heads, op->kv_heads, op->s_q, op->head_dim, op->causal ? " causal" : "");
+        {
+          char dv[24] = "";
+          if (op->head_dim_v != 0 && op->head_dim_v != op->head_dim)
+            g_snprintf (dv, sizeof dv, "/%" G_GUINT64_FORMAT, op->head_dim_v);
+          g_snprintf (shape, sizeof shape, "b%" G_GUINT64_FORMAT " h%" G_GUINT64_FORMAT "/%"
+                      G_GUINT64_FORMAT " s%" G_GUINT64_FORMAT " d%" G_GUINT64_FORMAT "%s%s",
+                      op->b, op->heads, op->kv_heads, op->s_q, op->head_dim, dv,
+                      op->causal ? " causal" : "");
+        }
       else
         g_snprintf (shape, sizeof shape, "%s elements", cli_fmt_count (op->elements));
       printf ("  %-10s %-12s %-10s %-34s %14.2f %16s\n", op_part_name (op->part), op->name,
@@ -269,7 +288,7 @@ show_model (const char *name, int seq, gboolean json)
     else
       printf ("  %-12s %10.2f GFLOP   %s\n", model_flop_convention_name (c),
               model_spec_flops_per_token (m, (guint64) seq, c) / 1e9,
-              model_flop_convention_formula (c));
+              model_flop_convention_formula_for (m, c));
   printf ("  %-12s %10.2f GFLOP   executed: causal flash attention, no recompute\n",
           "hardware", model_spec_hw_flops_per_token (m, (guint64) seq, 0) / 1e9);
   printf ("  %-12s %10.2f GFLOP   executed with full recompute\n", "hw+recomp",

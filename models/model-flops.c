@@ -96,6 +96,43 @@ model_flop_convention_parse (const char *name, ModelFlopConvention *out)
   return FALSE;
 }
 
+static gboolean
+needs_general (const ModelSpec *spec)
+{
+  return model_spec_is_moe (spec) || model_spec_is_mla (spec);
+}
+
+const char *
+model_flop_convention_formula_for (const ModelSpec *spec, ModelFlopConvention conv)
+{
+  g_return_val_if_fail (spec != NULL && conv < MODEL_FLOPS_N_CONVENTIONS, NULL);
+  if (!needs_general (spec))
+    return conventions[conv].formula;
+  switch (conv)
+    {
+    case MODEL_FLOPS_MCORE:
+      return "6*(active matmul weights: attention, dense MLPs, router, top-k + shared experts, "
+             "logits) + 6*L*s*H*(d_qk + d_v)";
+    case MODEL_FLOPS_CAUSAL:
+      return "mcore (MoE/MLA form) with the s x s attention term halved";
+    case MODEL_FLOPS_PALM:
+      return "6*N_active + 6*L*H*(d_qk + d_v)*s, N_active without lookup-only embedding tables";
+    default:
+      return conventions[conv].formula;
+    }
+}
+
+double
+model_spec_attention_keys (const ModelSpec *spec, guint64 seq)
+{
+  g_return_val_if_fail (spec != NULL, 0.0);
+  const double s = (double) seq, W = (double) spec->sliding_window;
+  if (spec->n_sliding_layers == 0 || spec->sliding_window == 0 || W >= s)
+    return s;
+  const double L = (double) spec->n_layers, Lw = (double) spec->n_sliding_layers;
+  return ((L - Lw) * s + Lw * (2.0 * W - W * W / s)) / L;
+}
+
 /* Conventions written for a dense model with a dense MLP of 4h (Narayanan, Korthikanti)
  * have no term for experts or latent attention. */
 const char *
@@ -163,15 +200,11 @@ general_fwd_per_token (const ModelSpec *spec, guint64 seq, double attn_scale,
                       : (double) spec->head_dim;
   const double d_v = model_spec_is_mla (spec) ? (double) spec->v_head_dim
                                               : (double) spec->head_dim;
-  const double attn = 2.0 * (double) seq * (double) spec->n_heads * (d_qk + d_v);
+  const double attn = 2.0 * model_spec_attention_keys (spec, seq) * (double) spec->n_heads
+                      * (d_qk + d_v);
   return 2.0 * weights + attn_scale * (double) spec->n_layers * attn;
 }
 
-static gboolean
-needs_general (const ModelSpec *spec)
-{
-  return model_spec_is_moe (spec) || model_spec_is_mla (spec);
-}
 
 void
 model_spec_layer_fwd_flops_per_token (const ModelSpec *spec, guint64 seq,
@@ -191,7 +224,7 @@ model_spec_layer_fwd_flops_per_token (const ModelSpec *spec, guint64 seq,
     }
   const double h = (double) spec->hidden, f = (double) spec->ffn_hidden;
   const double H = (double) spec->n_heads, G = (double) spec->n_kv_heads;
-  const double d = (double) spec->head_dim, s = (double) seq;
+  const double d = (double) spec->head_dim, s = model_spec_attention_keys (spec, seq);
   const double mlp_mats = spec->mlp == MODEL_MLP_SWIGLU ? 3.0 : 2.0;
 
   /* 2 FLOPs per weight per token for qkv (h x (H+2G)d), out (Hd x h), MLP (2 or 3 h x f). */
@@ -216,7 +249,7 @@ mcore_per_token (const ModelSpec *spec, guint64 seq, double attn_scale)
 {
   const double L = (double) spec->n_layers, h = (double) spec->hidden;
   const double H = (double) spec->n_heads, G = (double) spec->n_kv_heads;
-  const double q = H * (double) spec->head_dim, s = (double) seq;
+  const double q = H * (double) spec->head_dim, s = model_spec_attention_keys (spec, seq);
   const double ffn = (double) spec->ffn_hidden, V = (double) spec->vocab;
   const double gated = spec->mlp == MODEL_MLP_SWIGLU ? 1.5 : 1.0;
   return 12.0 * L * h * h
@@ -228,7 +261,8 @@ model_spec_flops_per_token (const ModelSpec *spec, guint64 seq, ModelFlopConvent
 {
   g_return_val_if_fail (spec != NULL, 0.0);
   const double L = (double) spec->n_layers, h = (double) spec->hidden;
-  const double s = (double) seq, V = (double) spec->vocab;
+  /* s in the attention terms: keys per query, the sequence unless windows shorten it */
+  const double s = model_spec_attention_keys (spec, seq), V = (double) spec->vocab;
 
   if (model_flop_convention_refusal (spec, conv) != NULL)
     return 0.0;

@@ -3,7 +3,7 @@
  * One reader per family, dispatched on `model_type`. Each reader names the fields the way
  * that family's config does, so every error message quotes the field as written in the
  * file. Defaults for absent optional fields are those of the matching transformers
- * config class (LlamaConfig, GPT2Config, GPTNeoXConfig, OPTConfig), so a config.json
+ * config class (LlamaConfig, GPT2Config, GPTNeoXConfig, OPTConfig, MixtralConfig, ...), so a config.json
  * saved by save_pretrained() and a hand-trimmed one describe the same model.
  * Unknown fields are ignored (real configs carry dozens); a field we read must have the
  * JSON type we expect. */
@@ -138,6 +138,44 @@ read_bool (const Reader *r, const char *key, gboolean *out, GError **error)
   return TRUE;
 }
 
+/* A count that may be 0 (first_k_dense_replace, n_shared_experts): absent or null leaves
+ * *out untouched. */
+static gboolean
+read_count (const Reader *r, const char *key, guint64 max, guint64 *out, GError **error)
+{
+  JsonNode *node = reader_member (r, key);
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
+    return wrong_type (r, key, node, "an integer", error);
+  gint64 v = json_node_get_int (node);
+  if (v < 0 || (guint64) v > max)
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVALID_FIELD,
+                   "%s: field '%s' is %" G_GINT64_FORMAT ", must be 0 to %" G_GUINT64_FORMAT,
+                   r->file, key, v, max);
+      return FALSE;
+    }
+  *out = (guint64) v;
+  return TRUE;
+}
+
+/* An array member, or NULL when absent; *ok FALSE when it is something else. */
+static JsonArray *
+read_array (const Reader *r, const char *key, gboolean *ok, GError **error)
+{
+  JsonNode *node = reader_member (r, key);
+  *ok = TRUE;
+  if (node == NULL)
+    return NULL;
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    {
+      *ok = wrong_type (r, key, node, "an array", error);
+      return NULL;
+    }
+  return json_node_get_array (node);
+}
+
 /* Returns the string (owned by the JSON tree) or NULL when absent; *ok FALSE on error. */
 static const char *
 read_string (const Reader *r, const char *key, gboolean *ok, GError **error)
@@ -155,6 +193,9 @@ read_string (const Reader *r, const char *key, gboolean *ok, GError **error)
 }
 
 /* ---- families ------------------------------------------------------------------------- */
+
+static gboolean moe_invalid (const Reader *r, GError **error, const char *fmt, ...)
+  G_GNUC_PRINTF (3, 4);
 
 /* How one family spells the fields that the shared checks talk about. */
 typedef struct {
@@ -279,6 +320,59 @@ model_sizes_problem (guint64 hidden, guint64 ffn_hidden, guint64 n_layers, guint
   return NULL;
 }
 
+/* Qwen2 / Qwen2-MoE: sliding_window applies only with use_sliding_window true, and then to
+ * the layers from max_window_layers on (Qwen2Config: default 28). */
+static gboolean
+read_sliding_qwen (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean use = FALSE;
+  guint64 window = 0, max_window_layers = 28;
+  if (!read_bool (r, "use_sliding_window", &use, error)
+      || !read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &window, NULL, error)
+      || !read_count (r, "max_window_layers", MODEL_MAX_LAYERS, &max_window_layers, error))
+    return FALSE;
+  if (use && window > 0 && max_window_layers < spec->n_layers)
+    {
+      spec->sliding_window = window;
+      spec->n_sliding_layers = spec->n_layers - max_window_layers;
+    }
+  return TRUE;
+}
+
+/* `layer_types` (gpt-oss, newer Gemma 2 configs): how many say "sliding_attention"; when
+ * absent, every other layer from layer 0 (GptOssConfig and Gemma2 defaults). */
+static gboolean
+read_layer_types (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean ok;
+  JsonArray *types = read_array (r, "layer_types", &ok, error);
+  if (!ok)
+    return FALSE;
+  if (types == NULL)
+    {
+      spec->n_sliding_layers = (spec->n_layers + 1) / 2;
+      return TRUE;
+    }
+  if (json_array_get_length (types) != spec->n_layers)
+    return moe_invalid (r, error, "field 'layer_types' has %u entries, not "
+                        "'num_hidden_layers' (%" G_GUINT64_FORMAT "; hint: one per layer)",
+                        json_array_get_length (types), spec->n_layers);
+  spec->n_sliding_layers = 0;
+  for (guint i = 0; i < json_array_get_length (types); i++)
+    {
+      JsonNode *n = json_array_get_element (types, i);
+      const char *t = JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING
+                      ? json_node_get_string (n) : NULL;
+      if (t == NULL || (strcmp (t, "sliding_attention") != 0
+                        && strcmp (t, "full_attention") != 0))
+        return moe_invalid (r, error, "field 'layer_types' entry %u is not "
+                            "\"sliding_attention\" or \"full_attention\"", i);
+      if (strcmp (t, "sliding_attention") == 0)
+        spec->n_sliding_layers++;
+    }
+  return TRUE;
+}
+
 static gboolean
 read_llama (const Reader *r, ModelSpec *spec, GError **error)
 {
@@ -300,19 +394,38 @@ read_llama (const Reader *r, ModelSpec *spec, GError **error)
   spec->norm = MODEL_NORM_RMS;
   spec->pos = MODEL_POS_ROTARY;
   spec->tied_embeddings = FALSE;
-  /* Qwen2 always carries q/k/v biases and has no attention_bias field; counted here as
-   * biased q/k/v/o, which overcounts h parameters per layer (the o bias). */
-  spec->attn_bias = strcmp (spec->model_type, "qwen2") == 0;
+  spec->attn_bias = FALSE;
   spec->mlp_bias = FALSE;
-  return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
-         && read_bool (r, "attention_bias", &spec->attn_bias, error)
-         && read_bool (r, "mlp_bias", &spec->mlp_bias, error);
+  spec->norms_per_block = 2;
+  /* Qwen2 and Qwen2-MoE: q/k/v carry biases, o does not (Qwen2Attention: o_proj
+   * bias=False), and the config has no field for it. */
+  if (strcmp (spec->model_type, "qwen2") == 0 || strcmp (spec->model_type, "qwen2_moe") == 0)
+    {
+      spec->attn_qkv_bias = TRUE;
+      return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
+             && read_sliding_qwen (r, spec, error);
+    }
+  /* Qwen3 and Qwen3-MoE: RMSNorm over head_dim of every q and k head (q_norm, k_norm). */
+  spec->qk_norm = strcmp (spec->model_type, "qwen3") == 0
+                  || strcmp (spec->model_type, "qwen3_moe") == 0;
+  if (!read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
+      || !read_bool (r, "attention_bias", &spec->attn_bias, error)
+      || !read_bool (r, "mlp_bias", &spec->mlp_bias, error))
+    return FALSE;
+  /* Mistral 7B v0.1 and Phi-3: every layer attends to the last sliding_window tokens
+   * (MistralAttention, Phi3Attention); null or absent: full attention. */
+  if (strcmp (spec->model_type, "mistral") == 0 || strcmp (spec->model_type, "phi3") == 0
+      || strcmp (spec->model_type, "mixtral") == 0)
+    {
+      if (!read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &spec->sliding_window,
+                      NULL, error))
+        return FALSE;
+      spec->n_sliding_layers = spec->sliding_window > 0 ? spec->n_layers : 0;
+    }
+  return TRUE;
 }
 
 /* ---- mixture of experts --------------------------------------------------------------- */
-
-static gboolean
-moe_invalid (const Reader *r, GError **error, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
 
 static gboolean
 moe_invalid (const Reader *r, GError **error, const char *fmt, ...)
@@ -338,7 +451,8 @@ read_moe_experts (const Reader *r, const char *experts_key, const char *topk_key
     return FALSE;
   if (spec->moe_top_k > spec->n_experts)
     return moe_invalid (r, error, "field '%s' (%" G_GUINT64_FORMAT ") exceeds '%s' (%"
-                        G_GUINT64_FORMAT "): a token cannot visit more experts than there are",
+                        G_GUINT64_FORMAT "): a token cannot visit more experts than there are "
+                        "(hint: check the config)",
                         topk_key, spec->moe_top_k, experts_key, spec->n_experts);
   if (spec->n_experts * spec->moe_ffn > MODEL_MAX_EXPERT_WIDTH)
     return moe_invalid (r, error, "'%s' x '%s' = %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT
@@ -362,6 +476,250 @@ read_mixtral (const Reader *r, ModelSpec *spec, GError **error)
   spec->router_score = MODEL_ROUTER_SOFTMAX;
   spec->router_norm_topk = TRUE;
   return TRUE;
+}
+
+/* Qwen2-MoE and Qwen3-MoE (Qwen2MoeConfig, Qwen3MoeConfig): num_experts experts of
+ * moe_intermediate_size, top num_experts_per_tok by softmax; layer i is MoE unless listed
+ * in mlp_only_layers, when (i + 1) % decoder_sparse_step == 0; its dense MLP is
+ * intermediate_size. Qwen2-MoE adds one shared expert of shared_expert_intermediate_size
+ * behind a sigmoid gate (h x 1). tandem models the leading dense layers only: an
+ * mlp_only_layers list other than 0..n-1 with step 1 is refused. */
+static gboolean
+read_qwen_moe (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean ok;
+  const gboolean v2 = strcmp (spec->model_type, "qwen2_moe") == 0;
+  guint64 step = 1;
+  if (!read_llama (r, spec, error)
+      || !read_moe_experts (r, "num_experts", "num_experts_per_tok", "moe_intermediate_size",
+                            spec, error)
+      || !read_size (r, "decoder_sparse_step", FALSE, MODEL_MAX_LAYERS, &step, NULL, error)
+      || !read_bool (r, "norm_topk_prob", &spec->router_norm_topk, error))
+    return FALSE;
+  spec->moe_layer_step = step;
+  JsonArray *only = read_array (r, "mlp_only_layers", &ok, error);
+  if (!ok)
+    return FALSE;
+  for (guint i = 0; only != NULL && i < json_array_get_length (only); i++)
+    {
+      JsonNode *n = json_array_get_element (only, i);
+      if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_INT64
+          || json_node_get_int (n) != (gint64) i || step != 1)
+        {
+          g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
+                       "%s: field 'mlp_only_layers' is not 0, 1, ..., n-1 with "
+                       "'decoder_sparse_step' 1; tandem models dense layers only as a "
+                       "leading block", r->file);
+          return FALSE;
+        }
+      spec->first_dense_layers = i + 1;
+    }
+  if (spec->first_dense_layers > spec->n_layers)
+    return moe_invalid (r, error, "field 'mlp_only_layers' lists more layers than "
+                        "'num_hidden_layers' (%" G_GUINT64_FORMAT ")", spec->n_layers);
+  spec->router_score = MODEL_ROUTER_SOFTMAX;
+  if (v2)
+    {
+      if (!read_size (r, "shared_expert_intermediate_size", TRUE, MODEL_MAX_FFN,
+                      &spec->shared_expert_ffn, NULL, error))
+        return FALSE;
+      spec->n_shared_experts = 1;
+      spec->shared_expert_gate = TRUE;
+    }
+  return TRUE;
+}
+
+/* The MLA sizes (DeepSeek-V2 sec. 2.1). q_lora_rank null: queries projected directly
+ * (DeepSeek-V2-Lite). The products heads x dims are the widths of Q, K/V-up and O and
+ * are capped like the dense attention width. */
+static gboolean
+read_mla (const Reader *r, ModelSpec *spec, GError **error)
+{
+  if (!read_size (r, "q_lora_rank", FALSE, MODEL_MAX_HIDDEN, &spec->q_lora_rank, NULL, error)
+      || !read_size (r, "kv_lora_rank", TRUE, MODEL_MAX_HIDDEN, &spec->kv_lora_rank, NULL,
+                     error)
+      || !read_size (r, "qk_nope_head_dim", TRUE, MODEL_MAX_HEADS, &spec->qk_nope_head_dim,
+                     NULL, error)
+      || !read_size (r, "qk_rope_head_dim", TRUE, MODEL_MAX_HEADS, &spec->qk_rope_head_dim,
+                     NULL, error)
+      || !read_size (r, "v_head_dim", TRUE, MODEL_MAX_HEADS, &spec->v_head_dim, NULL, error))
+    return FALSE;
+  const guint64 a = spec->n_heads;
+  const guint64 qk = spec->qk_nope_head_dim + spec->qk_rope_head_dim;
+  const guint64 widest = MAX (qk, spec->qk_nope_head_dim + spec->v_head_dim);
+  if (a * widest > MODEL_MAX_FFN)
+    return moe_invalid (r, error, "'num_attention_heads' x the MLA head dims = %"
+                        G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT " is above the cap of %"
+                        G_GUINT64_FORMAT " for the attention width (%s; hint: check the "
+                        "config)", a, widest, MODEL_MAX_FFN, cap_reason);
+  spec->head_dim = qk;
+  spec->n_kv_heads = a;        /* every head has its own K and V after the up projection */
+  return TRUE;
+}
+
+/* DeepSeek-V2 / V3 (DeepseekV2Config, DeepseekV3Config): MLA; n_routed_experts of
+ * moe_intermediate_size, top num_experts_per_tok, n_shared_experts shared experts of the
+ * same size; the first first_k_dense_replace layers dense (intermediate_size).
+ * scoring_func softmax (V2) or sigmoid (V3); topk_method noaux_tc (V3) keeps an
+ * e_score_correction_bias of E per layer. V3's num_nextn_predict_layers MTP modules are
+ * counted apart. moe_layer_freq other than 1 was never released and is refused. */
+static gboolean
+read_deepseek (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean ok;
+  guint64 freq = 1;
+  if (!read_llama (r, spec, error)
+      || !read_mla (r, spec, error)
+      || !read_moe_experts (r, "n_routed_experts", "num_experts_per_tok",
+                            "moe_intermediate_size", spec, error)
+      || !read_count (r, "n_shared_experts", MODEL_MAX_EXPERTS, &spec->n_shared_experts,
+                      error)
+      || !read_count (r, "first_k_dense_replace", MODEL_MAX_LAYERS,
+                      &spec->first_dense_layers, error)
+      || !read_size (r, "moe_layer_freq", FALSE, MODEL_MAX_LAYERS, &freq, NULL, error)
+      || !read_bool (r, "norm_topk_prob", &spec->router_norm_topk, error)
+      || !read_count (r, "num_nextn_predict_layers", MODEL_MAX_LAYERS, &spec->mtp_layers,
+                      error))
+    return FALSE;
+  if (freq != 1)
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
+                   "%s: field 'moe_layer_freq' is %" G_GUINT64_FORMAT "; tandem models "
+                   "DeepSeek MoE layers with frequency 1 (every layer after "
+                   "'first_k_dense_replace'), as every released DeepSeek model", r->file, freq);
+      return FALSE;
+    }
+  if (spec->first_dense_layers > spec->n_layers)
+    return moe_invalid (r, error, "field 'first_k_dense_replace' (%" G_GUINT64_FORMAT
+                        ") exceeds 'num_hidden_layers' (%" G_GUINT64_FORMAT "; hint: the "
+                        "dense layers are the first ones of the model)",
+                        spec->first_dense_layers, spec->n_layers);
+  if (spec->n_shared_experts * spec->moe_ffn > MODEL_MAX_FFN)
+    return moe_invalid (r, error, "'n_shared_experts' x 'moe_intermediate_size' is above the "
+                        "cap of %" G_GUINT64_FORMAT " (%s)", MODEL_MAX_FFN, cap_reason);
+  spec->shared_expert_ffn = spec->n_shared_experts * spec->moe_ffn;
+  const char *scoring = read_string (r, "scoring_func", &ok, error);
+  if (!ok)
+    return FALSE;
+  if (scoring == NULL || strcmp (scoring, "softmax") == 0)
+    spec->router_score = MODEL_ROUTER_SOFTMAX;
+  else if (strcmp (scoring, "sigmoid") == 0)
+    spec->router_score = MODEL_ROUTER_SIGMOID;
+  else
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
+                   "%s: field 'scoring_func' is '%s'; tandem knows \"softmax\" and "
+                   "\"sigmoid\"", r->file, scoring);
+      return FALSE;
+    }
+  const char *method = read_string (r, "topk_method", &ok, error);
+  if (!ok)
+    return FALSE;
+  spec->router_bias = method != NULL && strcmp (method, "noaux_tc") == 0;
+  return TRUE;
+}
+
+/* gpt-oss (GptOssConfig): num_local_experts SwiGLU experts of intermediate_size with
+ * biases, top num_experts_per_tok, a router with a bias; q/k/v/o biases; one learned
+ * attention sink per head; layer_types alternate sliding_window and full attention. */
+static gboolean
+read_gpt_oss (const Reader *r, ModelSpec *spec, GError **error)
+{
+  if (!read_llama (r, spec, error)
+      || !read_moe_experts (r, "num_local_experts", "num_experts_per_tok",
+                            "intermediate_size", spec, error)
+      || !read_size (r, "sliding_window", TRUE, MODEL_MAX_POSITIONS, &spec->sliding_window,
+                     NULL, error)
+      || !read_layer_types (r, spec, error))
+    return FALSE;
+  spec->attn_bias = TRUE;
+  spec->mlp_bias = TRUE;
+  spec->router_bias = TRUE;
+  spec->attn_sinks = TRUE;
+  spec->router_score = MODEL_ROUTER_SOFTMAX;    /* softmax over the top-k logits */
+  spec->router_norm_topk = TRUE;
+  return read_bool (r, "attention_bias", &spec->attn_bias, error);
+}
+
+/* Llama 4 (Llama4TextConfig; a "llama4" config nests it under text_config, whose vision
+ * tower tandem does not count): num_local_experts experts of intermediate_size, top
+ * num_experts_per_tok by sigmoid, one shared expert of intermediate_size in every MoE
+ * layer; layer i is MoE when (i + 1) % interleave_moe_layer_step == 0, the others dense
+ * with intermediate_size_mlp. Chunked local attention (attention_chunk_size) is not
+ * counted in the attention FLOPs. */
+static gboolean
+read_llama4 (const Reader *r, ModelSpec *spec, GError **error)
+{
+  guint64 step = 1;
+  if (!read_llama (r, spec, error)
+      || !read_moe_experts (r, "num_local_experts", "num_experts_per_tok",
+                            "intermediate_size", spec, error)
+      || !read_size (r, "interleave_moe_layer_step", FALSE, MODEL_MAX_LAYERS, &step, NULL,
+                     error))
+    return FALSE;
+  spec->moe_layer_step = step;
+  spec->shared_expert_ffn = spec->moe_ffn;
+  spec->n_shared_experts = 1;
+  spec->router_score = MODEL_ROUTER_SIGMOID;
+  if (step > 1
+      && !read_size (r, "intermediate_size_mlp", TRUE, MODEL_MAX_FFN, &spec->ffn_hidden, NULL,
+                     error))
+    return FALSE;
+  return TRUE;
+}
+
+/* "llama4": the text model's fields sit under text_config. */
+static gboolean
+read_llama4_nested (const Reader *r, ModelSpec *spec, GError **error)
+{
+  JsonNode *node = reader_member (r, "text_config");
+  if (node == NULL)
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_MISSING_FIELD,
+                   "%s: missing field 'text_config' (a llama4 config keeps the text model's "
+                   "sizes there)", r->file);
+      return FALSE;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return wrong_type (r, "text_config", node, "an object", error);
+  Reader text = { json_node_get_object (node), r->file };
+  return read_llama4 (&text, spec, error);
+}
+
+/* Gemma 2 (Gemma2Config): own head_dim, GeGLU (hidden_activation gelu_pytorch_tanh),
+ * four RMSNorms per layer (input, post-attention, pre- and post-feedforward), tied
+ * embeddings, sliding_window on every other layer from layer 0. Logit soft-capping has no
+ * parameters and is not counted. */
+static gboolean
+read_gemma2 (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean ok;
+  /* Gemma2Config default max_position_embeddings 8192 */
+  if (!read_common (r, &llama_names, TRUE, 8192, spec, error))
+    return FALSE;
+  const char *act = read_string (r, "hidden_activation", &ok, error);
+  if (!ok)
+    return FALSE;
+  if (act != NULL && !g_str_has_prefix (act, "gelu"))
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
+                   "%s: field 'hidden_activation' is '%s'; gemma2 is modelled with a GeLU "
+                   "gate (\"gelu_pytorch_tanh\") only", r->file, act);
+      return FALSE;
+    }
+  spec->mlp = MODEL_MLP_SWIGLU;      /* gate, up, down: the gated shapes */
+  spec->gelu_gate = TRUE;
+  spec->norm = MODEL_NORM_RMS;
+  spec->pos = MODEL_POS_ROTARY;
+  spec->norms_per_block = 4;
+  spec->tied_embeddings = TRUE;
+  spec->sliding_window = 4096;       /* Gemma2Config default */
+  if (!read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
+      || !read_bool (r, "attention_bias", &spec->attn_bias, error)
+      || !read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &spec->sliding_window,
+                     NULL, error))
+    return FALSE;
+  return read_layer_types (r, spec, error);
 }
 
 static gboolean
@@ -450,12 +808,22 @@ static const struct {
   FamilyReader read;
 } families[] = {
   { "llama", read_llama },
-  { "mistral", read_llama },     /* sliding_window is ignored: full causal attention */
+  { "mistral", read_llama },     /* sliding_window counted in the attention FLOPs */
   { "qwen2", read_llama },
   { "gpt2", read_gpt2 },
   { "gpt_neox", read_gpt_neox },
   { "opt", read_opt },
   { "mixtral", read_mixtral },
+  { "qwen2_moe", read_qwen_moe },
+  { "qwen3", read_llama },
+  { "qwen3_moe", read_qwen_moe },
+  { "deepseek_v2", read_deepseek },
+  { "deepseek_v3", read_deepseek },
+  { "gpt_oss", read_gpt_oss },
+  { "llama4", read_llama4_nested },
+  { "llama4_text", read_llama4 },
+  { "phi3", read_llama },
+  { "gemma2", read_gemma2 },
 };
 
 /* Families people will try, with the reason they are out of scope. */
@@ -463,10 +831,6 @@ static const struct {
   const char *model_type;
   const char *why;
 } unsupported[] = {
-  { "qwen2_moe", "mixture of experts" },
-  { "qwen3_moe", "mixture of experts" },
-  { "deepseek_v2", "multi-head latent attention and mixture of experts" },
-  { "deepseek_v3", "multi-head latent attention and mixture of experts" },
   { "dbrx", "mixture of experts" },
   { "olmoe", "mixture of experts" },
   { "jamba", "hybrid state-space layers and mixture of experts" },
@@ -482,7 +846,8 @@ set_unsupported (const char *file, const char *model_type, GError **error)
       why = unsupported[i].why;
   g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
                "%s: model_type '%s' is not supported (%s); supported: "
-               "llama, mistral, qwen2, gpt2, gpt_neox, opt, mixtral", file, model_type, why);
+               "llama, mistral, qwen2, qwen3, phi3, gemma2, gpt2, gpt_neox, opt, mixtral, qwen2_moe, "
+               "qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, llama4, llama4_text", file, model_type, why);
   return FALSE;
 }
 

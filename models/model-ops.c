@@ -15,6 +15,7 @@
  *      rotary 3 per element of Q and K (two multiplies, one add)
  *      SwiGLU 5 per output element (sigmoid as exp, add, divide; x*sigmoid; gate product)
  *      GeLU 8 per element (tanh approximation: cube, 2 mul, add, tanh, add, 2 mul)
+ *      GeGLU 9 per output element (GeLU and the gate product)
  *      residual add 1; learned position add 1; token lookup 0
  *      loss 5 per logit (max, subtract, exp, sum, and the per-row log amortised)
  *      MoE permute 0 (a gather into expert order), unpermute 2 per routed element (scale
@@ -29,6 +30,7 @@
 #define NORM_FLOPS_LAYER 7.0
 #define ROTARY_FLOPS 3.0
 #define SWIGLU_FLOPS 5.0
+#define GEGLU_FLOPS 9.0
 #define GELU_FLOPS 8.0
 #define RESIDUAL_FLOPS 1.0
 #define LOSS_FLOPS 5.0
@@ -90,6 +92,14 @@ append_grouped (GArray *ops, const char *name, guint64 groups, guint64 tokens, g
   g_array_append_val (ops, op);
 }
 
+static double
+act_flops (const ModelSpec *spec)
+{
+  if (spec->mlp != MODEL_MLP_SWIGLU)
+    return GELU_FLOPS;
+  return spec->gelu_gate ? GEGLU_FLOPS : SWIGLU_FLOPS;
+}
+
 /* attn_norm .. attn_residual of one block (dense or MoE: the same attention). */
 static void
 append_attention (GArray *ops, const ModelSpec *spec, ModelPart part, guint64 b, guint64 seq)
@@ -128,7 +138,11 @@ append_attention (GArray *ops, const ModelSpec *spec, ModelPart part, guint64 b,
     }
   else
     {
-      append_gemm (ops, "qkv", part, m, h, (a + 2 * g) * d, spec->attn_bias, 'c');
+      append_gemm (ops, "qkv", part, m, h, (a + 2 * g) * d,
+                   spec->attn_bias || spec->attn_qkv_bias, 'c');
+      if (spec->qk_norm)
+        append_simple (ops, "qk_norm", MODEL_OP_NORM, part, m * (a + g) * d, NORM_FLOPS_RMS,
+                       2 * d, 'h');
       if (spec->pos == MODEL_POS_ROTARY)
         append_simple (ops, "rotary", MODEL_OP_ELEMENTWISE, part, m * (a + g) * d,
                        ROTARY_FLOPS, 0, 'h');
@@ -146,18 +160,25 @@ append_attention (GArray *ops, const ModelSpec *spec, ModelPart part, guint64 b,
   attn.head_dim = d;
   attn.head_dim_v = d_v;
   attn.causal = TRUE;
-  /* QK^T 2 b s s a d, AV 2 b s s a d_v; d_v == d except for MLA */
-  if (d_v == d)
+  /* QK^T 2 b s s a d, AV 2 b s s a d_v; d_v == d except for MLA. With sliding windows the
+   * s keys per query become model_spec_attention_keys (the average over the layers). */
+  const double keys = model_spec_attention_keys (spec, seq);
+  if (d_v == d && keys == (double) seq)
     attn.fwd_flops_full = 4.0 * (double) b * (double) seq * (double) seq * (double) a
                           * (double) d;
   else
-    attn.fwd_flops_full = 2.0 * (double) b * (double) seq * (double) seq * (double) a
+    attn.fwd_flops_full = 2.0 * (double) b * (double) seq * keys * (double) a
                           * (double) (d + d_v);
   attn.fwd_flops = attn.fwd_flops_full / 2.0;
+  attn.window = spec->n_sliding_layers > 0 ? spec->sliding_window : 0;
+  attn.weight_params = spec->attn_sinks ? a : 0;
   attn.tp_split = 'h';
   g_array_append_val (ops, attn);
 
   append_gemm (ops, "attn_out", part, m, a * d_v, h, spec->attn_bias, 'r');
+  if (spec->norms_per_block == 4)
+    append_simple (ops, "attn_post_norm", MODEL_OP_NORM, part, m * h, norm_flops, norm_w,
+                   'n');
   append_simple (ops, "attn_residual", MODEL_OP_ELEMENTWISE, part, m * h, RESIDUAL_FLOPS, 0,
                  'n');
   append_simple (ops, "mlp_norm", MODEL_OP_NORM, part, m * h, norm_flops, norm_w, 'n');
@@ -172,8 +193,7 @@ append_mlp (GArray *ops, const ModelSpec *spec, ModelPart part, guint64 m, guint
   const guint64 h = spec->hidden;
   const gboolean swiglu = spec->mlp == MODEL_MLP_SWIGLU;
   append_gemm (ops, up, part, m, h, swiglu ? 2 * f : f, spec->mlp_bias, 'c');
-  append_simple (ops, act, MODEL_OP_ELEMENTWISE, part, m * f,
-                 swiglu ? SWIGLU_FLOPS : GELU_FLOPS, 0, 'c');
+  append_simple (ops, act, MODEL_OP_ELEMENTWISE, part, m * f, act_flops (spec), 0, 'c');
   append_gemm (ops, down, part, m, f, h, spec->mlp_bias, 'r');
 }
 
@@ -193,7 +213,7 @@ append_moe_mlp (GArray *ops, const ModelSpec *spec, guint64 m)
                  'n');
   append_grouped (ops, "experts_up", E, routed, h, swiglu ? 2 * f : f, spec->mlp_bias, 'c');
   append_simple (ops, "experts_act", MODEL_OP_ELEMENTWISE, part, routed * f,
-                 swiglu ? SWIGLU_FLOPS : GELU_FLOPS, 0, 'c');
+                 act_flops (spec), 0, 'c');
   append_grouped (ops, "experts_down", E, routed, f, h, spec->mlp_bias, 'r');
   append_simple (ops, "unpermute", MODEL_OP_ELEMENTWISE, part, routed * h, UNPERMUTE_FLOPS, 0,
                  'n');
@@ -234,6 +254,9 @@ model_spec_ops (const ModelSpec *spec, guint64 b, guint64 seq, GArray *ops)
       append_attention (ops, spec, MODEL_PART_LAYER, b, seq);
       append_mlp (ops, spec, MODEL_PART_LAYER, m, spec->ffn_hidden, "mlp_up", "mlp_act",
                   "mlp_down");
+      if (spec->norms_per_block == 4)
+        append_simple (ops, "mlp_post_norm", MODEL_OP_NORM, MODEL_PART_LAYER, m * h, norm_flops,
+                       norm_w, 'n');
       append_simple (ops, "mlp_residual", MODEL_OP_ELEMENTWISE, MODEL_PART_LAYER, m * h,
                      RESIDUAL_FLOPS, 0, 'n');
     }
@@ -241,6 +264,9 @@ model_spec_ops (const ModelSpec *spec, guint64 b, guint64 seq, GArray *ops)
     {
       append_attention (ops, spec, MODEL_PART_MOE_LAYER, b, seq);
       append_moe_mlp (ops, spec, m);
+      if (spec->norms_per_block == 4)
+        append_simple (ops, "mlp_post_norm", MODEL_OP_NORM, MODEL_PART_MOE_LAYER, m * h, norm_flops,
+                       norm_w, 'n');
       append_simple (ops, "mlp_residual", MODEL_OP_ELEMENTWISE, MODEL_PART_MOE_LAYER, m * h,
                      RESIDUAL_FLOPS, 0, 'n');
     }

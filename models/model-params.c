@@ -10,7 +10,9 @@
  *   MoE MLP    router h*E [+ E balancing biases], E routed experts (an MLP of inner size
  *              moe_ffn each), shared experts (an MLP of inner size shared_expert_ffn
  *              [+ h gate])
- *   norms      2 per layer, h each (RMSNorm) or 2h (LayerNorm weight + bias); one final
+ *              [Qwen3 q/k norms 2*d; gpt-oss sinks a]
+ *   norms      2 per layer (Gemma 2: 4), h each (RMSNorm) or 2h (LayerNorm weight + bias);
+ *              one final
  *   embedding  V*h (+ positions*h when learned) + V*h output head when untied
  * These match the tensors of the transformers implementations (LlamaForCausalLM,
  * GPT2LMHeadModel, GPTNeoXForCausalLM, OPTForCausalLM, MixtralForCausalLM, ...); the tests
@@ -91,6 +93,12 @@ attention_params (const ModelSpec *spec)
   guint64 n = h * q + 2 * h * kv + q * h;
   if (spec->attn_bias)
     n += q + 2 * kv + h;
+  else if (spec->attn_qkv_bias)
+    n += q + 2 * kv;
+  if (spec->qk_norm)
+    n += 2 * spec->head_dim;
+  if (spec->attn_sinks)
+    n += a;
   return n;
 }
 
@@ -115,7 +123,7 @@ model_spec_params (const ModelSpec *spec, ModelParams *out)
   out->n_moe_layers = model_spec_n_moe_layers (spec);
   out->n_dense_layers = spec->n_layers - out->n_moe_layers;
   out->attention_per_layer = attention_params (spec);
-  out->norms_per_layer = 2 * norm;
+  out->norms_per_layer = (spec->norms_per_block > 0 ? spec->norms_per_block : 2) * norm;
   if (out->n_dense_layers > 0)
     {
       out->mlp_per_layer = mlp_params (spec, spec->ffn_hidden);

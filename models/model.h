@@ -97,7 +97,22 @@ typedef struct {
   ModelPosKind  pos;
   gboolean      tied_embeddings; /* output projection shares the input embedding */
   gboolean      attn_bias;       /* q/k/v/o projections carry biases */
-  gboolean      mlp_bias;        /* MLP matrices carry biases */
+  gboolean      attn_qkv_bias;   /* q/k/v carry biases, o does not (Qwen2, Qwen2-MoE);
+                                  * FALSE when attn_bias says all four */
+  gboolean      mlp_bias;        /* MLP matrices carry biases (MoE: the experts') */
+  gboolean      qk_norm;         /* RMSNorm of each head's q and k, head_dim weights each
+                                  * (Qwen3, Qwen3-MoE): 2 head_dim per layer */
+  gboolean      attn_sinks;      /* one learned sink logit per head per layer (gpt-oss) */
+  gboolean      gelu_gate;       /* gated MLP with GeLU, not SiLU (GeGLU: Gemma 2); the
+                                  * shapes are those of MODEL_MLP_SWIGLU */
+  guint64       norms_per_block; /* norms of h per layer: 2 (pre-attention, pre-MLP), or 4
+                                  * with Gemma 2's post-attention and post-MLP norms;
+                                  * 0 reads as 2 */
+  /* Sliding-window attention: layers attending to the last `sliding_window` tokens only
+   * (Mistral 7B v0.1: all 32 at 4096; Gemma 2 and gpt-oss: every other layer). 0 = none.
+   * Counted in attention FLOPs, not in parameters. */
+  guint64       sliding_window;
+  guint64       n_sliding_layers;
 
   /* ---- Mixture of experts (all 0 / FALSE for a dense model) ----
    * A MoE layer replaces the dense MLP by a router (h x E GEMM, no bias), `moe_top_k`
@@ -258,6 +273,9 @@ typedef struct {
    * dropout are passes over the scores. FALSE: FlashAttention. */
   gboolean    materialized;
   gboolean    dropout;
+  /* ATTENTION: the sliding window of the model's windowed layers (0: none); fwd_flops are
+   * then the average over all layers (model_spec_attention_keys) */
+  guint64     window;
   /* ELEMENTWISE / NORM / EMBEDDING / LOSS: elements touched */
   guint64     elements;
   double      fwd_flops;        /* forward FLOPs for the whole op (causal where applicable) */
@@ -313,6 +331,15 @@ gboolean    model_flop_convention_parse (const char *name, ModelFlopConvention *
  * megatron96 and megatron72 assume a dense MLP of ffn = 4h and ordinary attention, and
  * are refused for MoE and MLA models. */
 const char *model_flop_convention_refusal (const ModelSpec *spec, ModelFlopConvention conv);
+/* The formula as it applies to `spec`: model_flop_convention_formula, or for a MoE or MLA
+ * model the generalised form that model_spec_flops_per_token computes. */
+const char *model_flop_convention_formula_for (const ModelSpec *spec, ModelFlopConvention conv);
+
+/* Keys one query attends to, counted non-causally and averaged over the layers: `seq`
+ * for full attention; a layer with a sliding window W < seq attends causally to
+ * W s - W^2/2 of the s^2/2 pairs, which the non-causal count doubles: 2W - W^2/s. The
+ * causal conventions halve it like the full count. */
+double model_spec_attention_keys (const ModelSpec *spec, guint64 seq);
 
 /* Model FLOPs per token (forward + backward) at sequence length `seq`; 0 for a refused
  * convention. For MoE and MLA models mcore, causal and palm count what one token's pass

@@ -234,6 +234,7 @@ test_errors (void)
     { "show model {DATA}/models/llama3-bad.json", "num_hidden_layers" },
     { "show model {DATA}/models/jamba.json", "jamba" },
     { "show model {DATA}/models/mixtral-topk-exceeds.json", "num_experts_per_tok" },
+    { "show model {DATA}/models/deepseek-v3.json", "qk_nope_head_dim" },
     { "show cluster no-such-cluster", "no-such-cluster" },
     { "show cluster {DATA}/topology/malformed.json", "malformed.json" },
     { "show cluster {DATA}/topology/missing-device.json", "device" },

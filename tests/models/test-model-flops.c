@@ -397,6 +397,115 @@ test_ops_moe_mixtral (void)
     g_assert_null (model_flop_convention_refusal (dense, (ModelFlopConvention) c));
 }
 
+/* Every preset, dense or MoE, MLA or not, windowed or not: the weights of its ops add up
+ * to its total (embedding + dense layers x dense-layer ops + MoE layers x MoE-layer ops +
+ * head), and its GEMM, grouped-GEMM and attention FLOPs add up to the causal convention
+ * (causal attention) and the mcore one (non-causal), per token: 3 x [layers + head] /
+ * tokens. Hardware FLOPs without recompute equal the causal convention. */
+static void
+test_ops_all_presets (void)
+{
+  g_auto (GStrv) names = model_preset_names ();
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autoptr (ModelSpec) s = preset (names[i]);
+      g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+      const guint64 b = 1, seq = 8192;
+      model_spec_ops (s, b, seq, ops);
+      ModelParams p;
+      model_spec_params (s, &p);
+      double fl = 0, fl_full = 0;
+      guint64 params = 0;
+      for (guint j = 0; j < ops->len; j++)
+        {
+          const ModelOp *op = &g_array_index (ops, ModelOp, j);
+          const double times = op->part == MODEL_PART_LAYER ? (double) p.n_dense_layers
+                               : op->part == MODEL_PART_MOE_LAYER ? (double) p.n_moe_layers
+                               : 1.0;
+          params += (guint64) times * op->weight_params;
+          if (op->kind != MODEL_OP_GEMM && op->kind != MODEL_OP_GROUPED_GEMM
+              && op->kind != MODEL_OP_ATTENTION)
+            continue;
+          fl += times * op->fwd_flops;
+          fl_full += times * op->fwd_flops_full;
+        }
+      g_test_message ("%s: %" G_GUINT64_FORMAT " params in ops", names[i], params);
+      g_assert_cmpuint (params, ==, p.total);
+      const double tokens = (double) (b * seq);
+      const double causal = model_spec_flops_per_token (s, seq, MODEL_FLOPS_CAUSAL);
+      g_assert_cmpfloat_with_epsilon (3.0 * fl / tokens / causal, 1.0, 1e-12);
+      g_assert_cmpfloat_with_epsilon (3.0 * fl_full / tokens
+                                      / model_spec_flops_per_token (s, seq, MODEL_FLOPS_MCORE),
+                                      1.0, 1e-12);
+      g_assert_cmpfloat_with_epsilon (model_spec_hw_flops_per_token (s, seq, 0) / causal, 1.0,
+                                      1e-12);
+    }
+}
+
+/* Sliding windows in the attention FLOPs. Keys per query, non-causal count, averaged over
+ * the layers: a windowed layer 2W - W^2/s.
+ *  - mistral-7b (W 4096 on all 32 layers), s 8192: 8192 - 2048 = 6144; s 4096: 4096.
+ *  - gemma2-9b (W 4096 on 21 of 42), s 8192: (21*8192 + 21*6144) / 42 = 7168.
+ *  - gpt-oss-120b (W 128 on 18 of 36), s 8192: (18*8192 + 18*(256 - 2)) / 36 = 4223.
+ * Mistral's causal FLOPs at s 8192 by hand: matmul weights per layer 25,165,824 (qkv)
+ * + 16,777,216 (o) + 176,160,768 (MLP) = 218,103,808, x32 + logits 131,072,000 =
+ * 7,110,393,856, x6 = 42,662,363,136; causal attention 3 x 32 x 2 x 6144 x 32 x 128 =
+ * 4,831,838,208 -> 47,494,201,344 (without the window: 49,104,814,080). */
+static void
+test_sliding_window (void)
+{
+  g_autoptr (ModelSpec) mistral = preset ("mistral-7b");
+  g_autoptr (ModelSpec) gemma = preset ("gemma2-9b");
+  g_autoptr (ModelSpec) oss = preset ("gpt-oss-120b");
+  g_autoptr (ModelSpec) llama = preset ("llama3-8b");
+  g_assert_cmpuint (mistral->n_sliding_layers, ==, 32);
+  g_assert_cmpuint (gemma->n_sliding_layers, ==, 21);
+  g_assert_cmpuint (oss->n_sliding_layers, ==, 18);
+  g_assert_cmpfloat (model_spec_attention_keys (mistral, 8192), ==, 6144);
+  g_assert_cmpfloat (model_spec_attention_keys (mistral, 4096), ==, 4096);
+  g_assert_cmpfloat (model_spec_attention_keys (gemma, 8192), ==, 7168);
+  g_assert_cmpfloat (model_spec_attention_keys (oss, 8192), ==, 4223);
+  g_assert_cmpfloat (model_spec_attention_keys (llama, 8192), ==, 8192);
+  g_assert_cmpfloat_with_epsilon (model_spec_flops_per_token (mistral, 8192, MODEL_FLOPS_CAUSAL)
+                                  / 47494201344.0, 1.0, 1e-12);
+}
+
+/* DeepSeek-V3 per token at s 4096 (mcore, non-causal), by hand: matmul weights of an
+ * MLA attention 7168*1536 + 1536*128*192 + 7168*576 + 512*128*256 + 128*128*7168 =
+ * 187,105,280 (the norms left out); dense MLP 3*7168*18432 = 396,361,728; MoE MLP router
+ * 7168*256 = 1,835,008 + 8 experts and 1 shared 9 x 44,040,192 = 396,361,728 ->
+ * 61 x 187,105,280 + 3 x 396,361,728 + 58 x 398,196,736 + logits 7168*129280 =
+ * 11,413,422,080 + 1,189,085,184 + 23,095,410,688 + 926,679,040 = 36,624,596,992, x6 =
+ * 219,747,581,952; attention 6 x 61 x 4096 x 128 x (192 + 128) = 61,404,610,560 ->
+ * 281,152,192,512. megatron96/72 are refused (MLA and MoE). */
+static void
+test_flops_deepseek_v3 (void)
+{
+  g_autoptr (ModelSpec) s = preset ("deepseek-v3");
+  g_assert_cmpfloat_with_epsilon (model_spec_flops_per_token (s, 4096, MODEL_FLOPS_MCORE)
+                                  / 281152192512.0, 1.0, 1e-12);
+  g_assert_nonnull (model_flop_convention_refusal (s, MODEL_FLOPS_MEGATRON96));
+  g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+  model_spec_ops (s, 1, 4096, ops);
+  gboolean dense_mlp = FALSE, q_up = FALSE, shared = FALSE;
+  for (guint j = 0; j < ops->len; j++)
+    {
+      const ModelOp *op = &g_array_index (ops, ModelOp, j);
+      if (op->part == MODEL_PART_LAYER && strcmp (op->name, "mlp_up") == 0)
+        dense_mlp = op->n == 2 * 18432;
+      if (op->part == MODEL_PART_MOE_LAYER && strcmp (op->name, "q_up") == 0)
+        q_up = op->k == 1536 && op->n == 128 * 192;
+      if (strcmp (op->name, "shared_up") == 0)
+        shared = op->n == 2 * 2048;
+      if (op->kind == MODEL_OP_ATTENTION)
+        {
+          g_assert_cmpuint (op->head_dim, ==, 192);
+          g_assert_cmpuint (op->head_dim_v, ==, 128);
+        }
+    }
+  g_assert_true (dense_mlp && q_up && shared);
+}
+
 static void
 test_convention_names (void)
 {
@@ -441,5 +550,8 @@ main (int argc, char **argv)
   g_test_add_func ("/models/ops/sum-matches-conventions", test_ops_sum_matches_conventions);
   g_test_add_func ("/models/flops/convention-names", test_convention_names);
   g_test_add_func ("/models/ops/moe-mixtral", test_ops_moe_mixtral);
+  g_test_add_func ("/models/ops/all-presets", test_ops_all_presets);
+  g_test_add_func ("/models/flops/sliding-window", test_sliding_window);
+  g_test_add_func ("/models/flops/deepseek-v3", test_flops_deepseek_v3);
   return g_test_run ();
 }

@@ -7,6 +7,7 @@
 #include "models/model.h"
 
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 
 typedef struct {
@@ -69,7 +70,12 @@ static const LoadCase cases[] = {
   { "mixtral-experts-cap.json", MODEL_ERROR_INVALID_FIELD, "'num_local_experts'", 0 },
   { "mixtral-experts-width.json", MODEL_ERROR_INVALID_FIELD, "experts' width", 0 },
   { "jamba.json", MODEL_ERROR_UNSUPPORTED, "'jamba'", 0 },
-  { "deepseek-v3.json", MODEL_ERROR_UNSUPPORTED, "'deepseek_v3'", 0 },
+  { "deepseek-v3-topk.json", MODEL_ERROR_INVALID_FIELD, "'num_experts_per_tok' (300)", 0 },
+  { "deepseek-v2-dense-beyond.json", MODEL_ERROR_INVALID_FIELD, "'first_k_dense_replace'", 0 },
+  { "qwen3-moe-mlp-only.json", MODEL_ERROR_UNSUPPORTED, "'mlp_only_layers'", 0 },
+  { "gpt-oss-layer-types.json", MODEL_ERROR_INVALID_FIELD, "'layer_types'", 0 },
+  { "llama4-no-text-config.json", MODEL_ERROR_MISSING_FIELD, "'text_config'", 0 },
+  { "deepseek-v3.json", MODEL_ERROR_MISSING_FIELD, "'qk_nope_head_dim'", 0 },
   { "gelu-llama.json", MODEL_ERROR_UNSUPPORTED, "'hidden_act'", 0 },
   { "opt-350m.json", MODEL_ERROR_UNSUPPORTED, "'word_embed_proj_dim'", 0 },
 };
@@ -389,6 +395,184 @@ test_params_mixtral (void)
   g_assert_cmpuint (p.experts + p.per_moe_layer + p.router_per_layer, ==, 0);
 }
 
+/* Every MoE preset and the dense families added with them, against the published counts.
+ * `total` and `active` are exact, derived by hand (per layer: attention + norms + router
+ * + E experts + shared experts; active keeps top_k of the E experts):
+ *  - qwen1.5-moe-a2.7b (qwen2_moe): h 2048, L 24, 16 heads (d 128), 60 experts of 1408,
+ *    top 4, shared 5632 + gate, V 151936: attention 4*2048^2 + q/k/v biases 3*2048 =
+ *    16,783,360; expert 3*2048*1408 = 8,650,752; shared 3*2048*5632 + 2048 = 34,605,056;
+ *    router 122,880; norms 4,096 -> layer 570,560,512, x24 + 2*151936*2048 + 2048 =
+ *    14,315,784,192; active - 24*56*8,650,752 = 2,689,173,504.
+ *    Model card: "14.3B parameters in total and 2.7B activated".
+ *  - qwen3-30b-a3b (qwen3_moe): h 2048, L 48, 32 heads / 4 KV (d 128), q/k norms 256,
+ *    128 experts of 768, top 8: attention 2*2048*4096 + 2*2048*512 + 256 = 18,874,624;
+ *    expert 4,718,592; router 262,144; norms 4,096 -> layer 623,120,640, x48 =
+ *    29,909,790,720 (+ final 2,048: "29.9B non-embedding") + 2*151936*2048 =
+ *    30,532,122,624 ("30.5B"); active 3,353,032,704 ("3.3B activated").
+ *  - qwen3-235b-a22b: h 4096, L 94, 64 heads / 4 KV, 128 experts of 1536, top 8: layer
+ *    71,303,424 + 128*18,874,368 + 524,288 + 8,192 = 2,487,755,008, x94 + 2*151936*4096
+ *    + 4096 = 235,093,634,560 ("235B"); active 22,190,763,520 ("22B activated").
+ *  - deepseek-v2: h 5120, L 60 (1 dense), 128 heads, MLA q_lora 1536, kv_lora 512, nope
+ *    128, rope 64, v 128: attention 5120*1536 + 1536 + 1536*128*192 + 5120*576 + 512 +
+ *    512*128*256 + 128*128*5120 = 149,227,520; dense MLP 3*5120*12288; 160 experts of
+ *    1536 (23,592,960 each), 2 shared (47,185,920), router 819,200 -> MoE layer
+ *    3,972,116,480; total 337,981,440 + 59*3,972,116,480 + 2*102400*5120 + 5120 =
+ *    235,741,434,880; active 21,375,800,320. Paper: "236B total, 21B activated".
+ *  - deepseek-v3: h 7168, L 61 (3 dense), MLA as V2: attention 187,107,328; dense layer
+ *    583,483,392; 256 experts of 2048 (44,040,192 each), 1 shared, router 7168*256 + 256
+ *    (e_score_correction_bias) -> MoE layer 11,507,286,272; total 3*583,483,392 +
+ *    58*11,507,286,272 + 2*129280*7168 + 7168 = 671,026,419,200; active
+ *    37,552,297,472. Report: "671B total parameters with 37B activated".
+ *  - gpt-oss-120b: h 2880, L 36, 64 heads / 8 KV (d 64), q/k/v/o biases, 64 sinks:
+ *    attention 26,550,144; 128 experts of 2880 with biases (24,891,840 each), router
+ *    2880*128 + 128 -> layer 3,213,080,192; total x36 + 2*201088*2880 + 2880 =
+ *    116,829,156,672 (card: 116.83B); active 5,711,982,912, of which the card counts all
+ *    but the embedding table (579,133,440): 5,132,849,472 (card: 5.13B).
+ *  - gpt-oss-20b: L 24, 32 experts: layer 823,186,976; total 20,914,757,184 (20.91B);
+ *    active 4,187,440,704, less the table 3,608,307,264 (3.61B).
+ *  - llama4-scout: h 5120, L 48, 40 heads / 8 KV, 16 experts of 8192, top 1, one shared
+ *    expert of 8192: layer 62,914,560 + 16*125,829,120 + 125,829,120 + 81,920 + 10,240 =
+ *    2,202,101,760; total x48 + 2*202048*5120 + 5120 = 107,769,861,120; active
+ *    17,172,894,720 ("17B"). Meta's 109B total includes the vision encoder (~0.9B), which
+ *    tandem does not count.
+ *  - llama4-maverick: 128 experts, every other layer MoE (24), the others dense with
+ *    16384: 24*314,583,040 + 24*16,295,536,640 + 2,068,976,640 = 400,711,848,960 ("400B");
+ *    active 17,184,691,200 ("17B").
+ *  - qwen2-7b: h 3584, L 28, 28 heads / 4 KV, q/k/v biases but no o bias (the fix:
+ *    7,615,716,864 with it), ffn 18944, V 152064: 7,615,616,512 (the HF page's 7.62B).
+ *  - qwen3-8b: h 4096, L 36, 32 / 8 heads (d 128) + q/k norms, ffn 12288, V 151936:
+ *    layer 192,946,432; total 8,190,735,360 ("8.2B"), non-embedding 6,946,075,648 ("6.95B").
+ *  - phi3-mini: h 3072, L 32, 32 heads, ffn 8192, V 32064: 3,821,079,552 ("3.8B").
+ *  - gemma2-2b / 9b / 27b: head_dim 256 / 256 / 128, 4 norms per layer, GeGLU, tied: the
+ *    Gemma 2 report's non-embedding counts exactly, 2,024,517,888 / 8,324,201,984 /
+ *    26,047,480,320 (e.g. 9B: 42 * (3584*4096*2 + 2*3584*2048 + 3*3584*14336 + 4*3584)
+ *    + 3584).
+ * Published figures are checked to their last printed digit (`unit`): within one unit,
+ * since some sources round (Qwen 2.69 -> 2.7) and some truncate (DeepSeek 37.55 -> 37). */
+static void
+test_params_families (void)
+{
+  static const struct {
+    const char *name, *type;
+    guint64 total, active;
+    double pub_total, pub_active, unit;   /* billions; 0 = not published as such */
+    gboolean active_less_table;           /* the source's active leaves out V x h */
+  } want[] = {
+    { "qwen1.5-moe-a2.7b", "qwen2_moe", 14315784192, 2689173504, 14.3, 2.7, 0.1, FALSE },
+    { "qwen3-30b-a3b", "qwen3_moe", 30532122624, 3353032704, 30.5, 3.3, 0.1, FALSE },
+    { "qwen3-235b-a22b", "qwen3_moe", 235093634560, 22190763520, 235, 22, 1, FALSE },
+    { "deepseek-v2", "deepseek_v2", 235741434880, 21375800320, 236, 21, 1, FALSE },
+    { "deepseek-v3", "deepseek_v3", 671026419200, 37552297472, 671, 37, 1, FALSE },
+    { "gpt-oss-120b", "gpt_oss", 116829156672, 5711982912, 116.83, 5.13, 0.01, TRUE },
+    { "gpt-oss-20b", "gpt_oss", 20914757184, 4187440704, 20.91, 3.61, 0.01, TRUE },
+    { "llama4-scout", "llama4", 107769861120, 17172894720, 0, 17, 1, FALSE },
+    { "llama4-maverick", "llama4", 400711848960, 17184691200, 400, 17, 1, FALSE },
+    { "qwen2-7b", "qwen2", 7615616512, 7615616512, 7.62, 0, 0.01, FALSE },
+    { "qwen3-8b", "qwen3", 8190735360, 8190735360, 8.2, 0, 0.1, FALSE },
+    { "phi3-mini", "phi3", 3821079552, 3821079552, 3.82, 0, 0.01, FALSE },
+    { "gemma2-2b", "gemma2", 2614341888, 2614341888, 0, 0, 0, FALSE },
+    { "gemma2-9b", "gemma2", 9241705984, 9241705984, 0, 0, 0, FALSE },
+    { "gemma2-27b", "gemma2", 27227128320, 27227128320, 0, 0, 0, FALSE },
+    { "mistral-7b", "mistral", 7241732096, 7241732096, 7.24, 0, 0.01, FALSE },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ModelSpec) s = model_spec_load_preset (want[i].name, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (s->model_type, ==, want[i].type);
+      ModelParams p;
+      model_spec_params (s, &p);
+      g_test_message ("%s: total %" G_GUINT64_FORMAT " active %" G_GUINT64_FORMAT,
+                      want[i].name, p.total, p.active);
+      g_assert_cmpuint (p.total, ==, want[i].total);
+      g_assert_cmpuint (p.active, ==, want[i].active);
+      g_assert_cmpuint (p.total, ==, p.embedding + p.non_embedding);
+      g_assert_cmpuint (p.total, ==, p.n_dense_layers * p.per_layer
+                                     + p.n_moe_layers * p.per_moe_layer + p.final_norm
+                                     + p.embedding);
+      if (want[i].pub_total > 0)
+        g_assert_cmpfloat (fabs ((double) p.total / 1e9 - want[i].pub_total), <, want[i].unit);
+      double active = (double) (want[i].active_less_table ? p.active - p.input_embedding
+                                                          : p.active);
+      if (want[i].pub_active > 0)
+        g_assert_cmpfloat (fabs (active / 1e9 - want[i].pub_active), <, want[i].unit);
+      g_assert_cmpint (model_spec_is_moe (s), ==, want[i].total != want[i].active);
+    }
+
+  /* the Gemma 2 report's non-embedding counts, exactly */
+  static const struct { const char *name; guint64 non_embedding; } gemma[] = {
+    { "gemma2-2b", 2024517888 }, { "gemma2-9b", 8324201984 }, { "gemma2-27b", 26047480320 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (gemma); i++)
+    {
+      g_autoptr (ModelSpec) s = model_spec_load_preset (gemma[i].name, NULL);
+      ModelParams p;
+      model_spec_params (s, &p);
+      g_assert_cmpuint (p.non_embedding, ==, gemma[i].non_embedding);
+      g_assert_true (s->gelu_gate);
+      g_assert_cmpuint (p.norms_per_layer, ==, 4 * s->hidden);
+    }
+
+  /* Qwen3: 29.9B / 234B / 6.95B non-embedding (model cards) */
+  static const struct { const char *name; double pub, unit; } nonemb[] = {
+    { "qwen3-30b-a3b", 29.9, 0.1 }, { "qwen3-235b-a22b", 234, 1 }, { "qwen3-8b", 6.95, 0.01 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (nonemb); i++)
+    {
+      g_autoptr (ModelSpec) s = model_spec_load_preset (nonemb[i].name, NULL);
+      ModelParams p;
+      model_spec_params (s, &p);
+      g_assert_cmpfloat (fabs ((double) p.non_embedding / 1e9 - nonemb[i].pub), <,
+                         nonemb[i].unit);
+    }
+}
+
+/* DeepSeek-V3 in detail: MLA sizes, the layer pattern (3 dense, then 58 MoE), the router
+ * bias, and the multi-token-prediction module counted apart: one MoE block 11,507,286,272
+ * + eh_proj 2*7168*7168 = 102,760,448 + enorm, hnorm, final norm 3*7168 = 21,504 ->
+ * 11,610,068,224 (active: less 248 experts, 688,100,608). The released checkpoint also
+ * stores a copy of the embedding and the head for it (2*129280*7168 = 1,853,358,080): 13.46B,
+ * and main + that = 684,489,845,504, which the FP8 block scales (1/16,384 of the FP8
+ * weights) lift to the card's "685B" (671B main + "14B" MTP). */
+static void
+test_params_deepseek_v3 (void)
+{
+  g_autoptr (ModelSpec) s = model_spec_load_preset ("deepseek-v3", NULL);
+  g_assert_true (model_spec_is_mla (s));
+  g_assert_cmpuint (s->q_lora_rank, ==, 1536);
+  g_assert_cmpuint (s->kv_lora_rank, ==, 512);
+  g_assert_cmpuint (s->head_dim, ==, 192);
+  g_assert_cmpuint (s->n_kv_heads, ==, 128);
+  g_assert_cmpuint (s->first_dense_layers, ==, 3);
+  g_assert_cmpuint (s->shared_expert_ffn, ==, 2048);
+  g_assert_cmpint (s->router_score, ==, MODEL_ROUTER_SIGMOID);
+  g_assert_true (s->router_bias);
+  g_assert_cmpuint (s->mtp_layers, ==, 1);
+  g_assert_false (model_spec_layer_is_moe (s, 2));
+  g_assert_true (model_spec_layer_is_moe (s, 3));
+  g_assert_true (model_spec_layer_is_moe (s, 60));
+  ModelParams p;
+  model_spec_params (s, &p);
+  g_assert_cmpuint (p.n_dense_layers, ==, 3);
+  g_assert_cmpuint (p.n_moe_layers, ==, 58);
+  g_assert_cmpuint (p.attention_per_layer, ==, 187107328);
+  g_assert_cmpuint (p.router_per_layer, ==, 7168 * 256 + 256);
+  g_assert_cmpuint (p.mtp, ==, 11610068224);
+  g_assert_cmpuint (p.mtp_active, ==, 688100608);
+  const guint64 stored_mtp = p.mtp + 2ull * 129280 * 7168;
+  g_assert_cmpuint (stored_mtp, ==, 13463426304);
+  g_assert_cmpfloat (fabs ((double) (p.total + stored_mtp) / 1e9 - 685), <, 1);
+  g_assert_cmpfloat (fabs ((double) stored_mtp / 1e9 - 14), <, 1);
+
+  /* DeepSeek-V2 has no MTP and a softmax router without bias */
+  g_autoptr (ModelSpec) v2 = model_spec_load_preset ("deepseek-v2", NULL);
+  model_spec_params (v2, &p);
+  g_assert_cmpuint (p.mtp, ==, 0);
+  g_assert_false (v2->router_bias);
+  g_assert_cmpint (v2->router_score, ==, MODEL_ROUTER_SOFTMAX);
+}
+
 /* Layer patterns: first_dense_layers leading dense layers, then every step-th MoE
  * (fields set by hand on a copy of the Mixtral spec; the loaders of the families that use
  * them set the same fields). L 8, first_dense 2, step 2: layers 2..7 are j = 0..5, MoE at
@@ -492,6 +676,8 @@ main (int argc, char **argv)
   g_test_add_func ("/models/params/presets", test_params_presets);
   g_test_add_func ("/models/params/mixtral", test_params_mixtral);
   g_test_add_func ("/models/params/moe-layer-pattern", test_moe_layer_pattern);
+  g_test_add_func ("/models/params/families", test_params_families);
+  g_test_add_func ("/models/params/deepseek-v3", test_params_deepseek_v3);
   g_test_add_func ("/models/spec/custom", test_custom);
   g_test_add_func ("/models/spec/refcount", test_refcount);
   return g_test_run ();
