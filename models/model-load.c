@@ -41,6 +41,93 @@ model_spec_unref (ModelSpec *spec)
   g_free (spec);
 }
 
+ModelSpec *
+model_spec_copy (const ModelSpec *spec)
+{
+  g_return_val_if_fail (spec != NULL, NULL);
+  ModelSpec *c = g_new (ModelSpec, 1);
+  *c = *spec;
+  c->ref_count = 1;
+  c->name = g_strdup (spec->name);
+  c->source = g_strdup (spec->source);
+  c->model_type = g_strdup (spec->model_type);
+  c->config_json = g_strdup (spec->config_json);
+  return c;
+}
+
+void
+model_spec_set_config_json (ModelSpec *spec, const char *config_json, const char *source)
+{
+  g_return_if_fail (spec != NULL && config_json != NULL);
+  g_free (spec->config_json);
+  spec->config_json = g_strdup (config_json);
+  if (source != NULL)
+    {
+      g_free (spec->source);
+      spec->source = g_strdup (source);
+    }
+}
+
+char *
+model_moe_problem (const ModelSpec *s)
+{
+  g_return_val_if_fail (s != NULL, NULL);
+  if (s->n_experts > 0)
+    {
+      if (s->n_experts > MODEL_MAX_EXPERTS)
+        return g_strdup_printf ("experts %" G_GUINT64_FORMAT " is above the cap of %"
+                                G_GUINT64_FORMAT " (%s)", s->n_experts, MODEL_MAX_EXPERTS,
+                                cap_reason);
+      if (s->moe_top_k == 0 || s->moe_top_k > s->n_experts)
+        return g_strdup_printf ("top_k %" G_GUINT64_FORMAT " is not between 1 and the %"
+                                G_GUINT64_FORMAT " experts", s->moe_top_k, s->n_experts);
+      if (s->moe_ffn == 0 || s->moe_ffn > MODEL_MAX_FFN)
+        return g_strdup_printf ("moe_ffn %" G_GUINT64_FORMAT " is not between 1 and %"
+                                G_GUINT64_FORMAT, s->moe_ffn, MODEL_MAX_FFN);
+      if (s->n_experts * s->moe_ffn > MODEL_MAX_EXPERT_WIDTH)
+        return g_strdup_printf ("experts x moe_ffn = %" G_GUINT64_FORMAT " is above the cap of %"
+                                G_GUINT64_FORMAT " (%s)", s->n_experts * s->moe_ffn,
+                                MODEL_MAX_EXPERT_WIDTH, cap_reason);
+      if (s->shared_expert_ffn > MODEL_MAX_FFN)
+        return g_strdup_printf ("shared_expert_ffn %" G_GUINT64_FORMAT " is above the cap of %"
+                                G_GUINT64_FORMAT " (%s)", s->shared_expert_ffn, MODEL_MAX_FFN,
+                                cap_reason);
+      if (s->first_dense_layers > s->n_layers)
+        return g_strdup_printf ("dense layers %" G_GUINT64_FORMAT " exceed the %"
+                                G_GUINT64_FORMAT " layers", s->first_dense_layers, s->n_layers);
+      if (s->moe_layer_step > s->n_layers)
+        return g_strdup_printf ("MoE layer step %" G_GUINT64_FORMAT " exceeds the %"
+                                G_GUINT64_FORMAT " layers", s->moe_layer_step, s->n_layers);
+    }
+  else if (s->moe_top_k > 0 || s->moe_ffn > 0 || s->shared_expert_ffn > 0)
+    return g_strdup ("MoE sizes given without experts");
+  if (s->kv_lora_rank > 0)
+    {
+      const guint64 dims[] = { s->qk_nope_head_dim, s->qk_rope_head_dim, s->v_head_dim };
+      for (guint i = 0; i < G_N_ELEMENTS (dims); i++)
+        if (dims[i] == 0 || dims[i] > MODEL_MAX_HEADS)
+          return g_strdup_printf ("MLA head dims (nope %" G_GUINT64_FORMAT ", rope %"
+                                  G_GUINT64_FORMAT ", v %" G_GUINT64_FORMAT ") must be 1 to %"
+                                  G_GUINT64_FORMAT, s->qk_nope_head_dim, s->qk_rope_head_dim,
+                                  s->v_head_dim, MODEL_MAX_HEADS);
+      if (s->kv_lora_rank > MODEL_MAX_HIDDEN || s->q_lora_rank > MODEL_MAX_HIDDEN)
+        return g_strdup_printf ("MLA ranks (q %" G_GUINT64_FORMAT ", kv %" G_GUINT64_FORMAT
+                                ") are above the cap of %" G_GUINT64_FORMAT " (%s)",
+                                s->q_lora_rank, s->kv_lora_rank, MODEL_MAX_HIDDEN, cap_reason);
+      const guint64 widest = MAX (s->qk_nope_head_dim + s->qk_rope_head_dim,
+                                  s->qk_nope_head_dim + s->v_head_dim);
+      if (s->n_heads * widest > MODEL_MAX_FFN)
+        return g_strdup_printf ("heads x MLA head dims = %" G_GUINT64_FORMAT " is above the cap "
+                                "of %" G_GUINT64_FORMAT " (%s)", s->n_heads * widest,
+                                MODEL_MAX_FFN, cap_reason);
+      if (s->head_dim != s->qk_nope_head_dim + s->qk_rope_head_dim)
+        return g_strdup_printf ("head_dim %" G_GUINT64_FORMAT " is not qk_nope + qk_rope = %"
+                                G_GUINT64_FORMAT " (MLA)", s->head_dim,
+                                s->qk_nope_head_dim + s->qk_rope_head_dim);
+    }
+  return NULL;
+}
+
 /* ---- typed field access --------------------------------------------------------------- */
 
 typedef struct {

@@ -181,6 +181,20 @@ ModelSpec *model_spec_new_custom      (const char *name, ModelMlpKind mlp, guint
                                        guint64 ffn_hidden, guint64 n_layers, guint64 n_heads,
                                        guint64 n_kv_heads, guint64 vocab, guint64 seq,
                                        gboolean tied_embeddings);
+/* A deep copy with its own reference (ref_count 1), for a caller that builds a spec from
+ * another one before sharing it (e.g. a published run's MoE columns on top of the dense
+ * spec of its other columns). config_json is copied as is: a caller that changes the
+ * architecture replaces it (model_spec_set_config_json). */
+ModelSpec *model_spec_copy            (const ModelSpec *spec);
+/* Replaces config_json (and `source` when not NULL) of a spec not yet shared. */
+void       model_spec_set_config_json (ModelSpec *spec, const char *config_json,
+                                       const char *source);
+/* NULL when the MoE and MLA fields of `spec` are consistent and within the limits (top_k
+ * <= E, E <= MODEL_MAX_EXPERTS, E x moe_ffn <= MODEL_MAX_EXPERT_WIDTH, shared_expert_ffn
+ * and first_dense_layers in range, a MoE model with moe_ffn and top_k, MLA widths within
+ * MODEL_MAX_FFN); else a sentence saying what is not (g_free), for callers that set the
+ * fields by hand. A dense spec without MLA is fine. */
+char      *model_moe_problem          (const ModelSpec *spec);
 ModelSpec *model_spec_ref             (ModelSpec *spec);
 void       model_spec_unref           (ModelSpec *spec);                /* NULL-safe */
 /* NULL-terminated, sorted list of the shipped preset names; free with g_strfreev. */

@@ -573,6 +573,58 @@ test_params_deepseek_v3 (void)
   g_assert_cmpint (v2->router_score, ==, MODEL_ROUTER_SOFTMAX);
 }
 
+/* A spec built by hand from a dense one (as validate does for published MoE rows): the
+ * Llama 3 8B shapes with Mixtral's experts give Mixtral's layer but Llama's vocabulary:
+ * 32 x 1,451,270,144 + 2 x 128256 x 4096 + 4096 = 47,491,321,856. model_moe_problem
+ * catches what the loaders would refuse. */
+static void
+test_moe_copy_and_problems (void)
+{
+  g_autoptr (ModelSpec) dense = model_spec_load_preset ("llama3-8b", NULL);
+  g_autoptr (ModelSpec) c = model_spec_copy (dense);
+  g_assert_cmpint (c->ref_count, ==, 1);
+  g_assert_true (c->name != dense->name);
+  g_assert_null (model_moe_problem (c));
+  c->n_experts = 8;
+  c->moe_top_k = 2;
+  c->moe_ffn = 14336;
+  c->moe_layer_step = 1;
+  g_assert_null (model_moe_problem (c));
+  ModelParams p;
+  model_spec_params (c, &p);
+  g_assert_cmpuint (p.total, ==, 47491321856);
+  model_spec_set_config_json (c, "{\"model_type\": \"custom\"}", "custom:moe");
+  g_assert_cmpstr (c->source, ==, "custom:moe");
+  g_assert_cmpstr (dense->source, ==, "preset:llama3-8b");
+
+  static const struct { guint64 experts, top_k, ffn; const char *want; } bad[] = {
+    { 8, 9, 14336, "top_k 9" },
+    { 8, 0, 14336, "top_k 0" },
+    { 20000, 2, 512, "above the cap" },
+    { 4096, 2, 14336, "experts x moe_ffn" },
+    { 0, 2, 0, "without experts" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      c->n_experts = bad[i].experts;
+      c->moe_top_k = bad[i].top_k;
+      c->moe_ffn = bad[i].ffn;
+      g_autofree char *why = model_moe_problem (c);
+      g_assert_nonnull (why);
+      g_assert_nonnull (strstr (why, bad[i].want));
+    }
+  g_autoptr (ModelSpec) ds = model_spec_load_preset ("deepseek-v3", NULL);
+  g_autoptr (ModelSpec) d2 = model_spec_copy (ds);
+  g_assert_null (model_moe_problem (d2));
+  d2->first_dense_layers = 62;
+  g_autofree char *why = model_moe_problem (d2);
+  g_assert_nonnull (strstr (why, "dense layers 62"));
+  d2->first_dense_layers = 3;
+  d2->v_head_dim = 0;
+  g_autofree char *why2 = model_moe_problem (d2);
+  g_assert_nonnull (strstr (why2, "MLA head dims"));
+}
+
 /* Layer patterns: first_dense_layers leading dense layers, then every step-th MoE
  * (fields set by hand on a copy of the Mixtral spec; the loaders of the families that use
  * them set the same fields). L 8, first_dense 2, step 2: layers 2..7 are j = 0..5, MoE at
@@ -678,6 +730,7 @@ main (int argc, char **argv)
   g_test_add_func ("/models/params/moe-layer-pattern", test_moe_layer_pattern);
   g_test_add_func ("/models/params/families", test_params_families);
   g_test_add_func ("/models/params/deepseek-v3", test_params_deepseek_v3);
+  g_test_add_func ("/models/spec/moe-copy-problems", test_moe_copy_and_problems);
   g_test_add_func ("/models/spec/custom", test_custom);
   g_test_add_func ("/models/spec/refcount", test_refcount);
   return g_test_run ();
