@@ -54,12 +54,26 @@ plan_moe (const Plan *plan, const ModelSpec *model, PlanMoe *out)
    * defaults to --ffn-hidden-size) */
   out->experts = plan->num_experts;
   out->expert_ffn = model->ffn_hidden;
+  int model_top_k = 0;
+  if (model->n_experts > 0)
+    {
+      /* a MoE ModelSpec (models/: Mixtral, DeepSeek, Qwen-MoE configs, validate's MoE
+       * rows) carries its own shape; the plan's --num-experts / --moe-router-topk (which
+       * plan_resolve fills from it) only change the counts */
+      if (out->experts <= 0)
+        out->experts = (int) model->n_experts;
+      out->expert_ffn = model->moe_ffn;
+      out->shared_ffn = model->shared_expert_ffn;
+      out->first_dense = (int) model->first_dense_layers;
+      model_top_k = (int) model->moe_top_k;
+    }
   if (out->experts <= 0)
     {
       out->experts = 0;
       return;
     }
-  out->top_k = plan->moe_topk > 0 ? plan->moe_topk : PLAN_MOE_TOPK_DEFAULT;
+  out->top_k = plan->moe_topk > 0 ? plan->moe_topk
+               : model_top_k > 0 ? model_top_k : PLAN_MOE_TOPK_DEFAULT;
   double imb = plan->moe_imbalance > 0 ? plan->moe_imbalance : PLAN_MOE_IMBALANCE_DEFAULT;
   /* a capacity factor drops what exceeds cf x the mean (Megatron-Core token drop) */
   if (plan->moe_capacity_factor > 0)

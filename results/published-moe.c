@@ -307,18 +307,85 @@ res_pub_moe_apply (const ResPubMoe *moe, ModelSpec **model, char **why)
 {
   g_return_val_if_fail (moe != NULL && model != NULL && *model != NULL && why != NULL, FALSE);
   *why = NULL;
+  ModelSpec *m = *model;
   if (moe->attention_other != NULL)
     {
       *why = g_strdup_printf ("mixture of experts: attention '%s' is not modelled (only "
                               "standard attention and MLA)", moe->attention_other);
       return FALSE;
     }
-  /* The model side (ModelSpec's MoE fields, issue 16 item 1) is not in this build: a MoE
-   * row would be predicted as the dense model of its columns, which is not the run. */
-  g_autofree char *what = res_pub_moe_describe (moe);
-  *why = g_strdup_printf ("mixture of experts (%s): not predicted: this build's ModelSpec "
-                          "has no MoE fields", what);
-  return FALSE;
+  /* The checks that need the row's columns (the parser's contract leaves them here). */
+  if (moe->experts > MODEL_MAX_EXPERTS || moe->experts * moe->moe_ffn > MODEL_MAX_EXPERT_WIDTH)
+    {
+      *why = g_strdup_printf ("refused: moe: experts x moe_ffn = %" G_GUINT64_FORMAT " x %"
+                              G_GUINT64_FORMAT " is above the model caps (%" G_GUINT64_FORMAT
+                              " experts, %" G_GUINT64_FORMAT " wide)", moe->experts,
+                              moe->moe_ffn, MODEL_MAX_EXPERTS, MODEL_MAX_EXPERT_WIDTH);
+      return FALSE;
+    }
+  if (moe->dense_layers >= m->n_layers)
+    {
+      *why = g_strdup_printf ("refused: moe: dense_layers %" G_GUINT64_FORMAT " leaves no MoE "
+                              "layer of the %" G_GUINT64_FORMAT, moe->dense_layers,
+                              m->n_layers);
+      return FALSE;
+    }
+  if (moe->sliding_window_layers > m->n_layers)
+    {
+      *why = g_strdup_printf ("refused: moe: sliding_window_layers %" G_GUINT64_FORMAT
+                              " exceeds the %" G_GUINT64_FORMAT " layers",
+                              moe->sliding_window_layers, m->n_layers);
+      return FALSE;
+    }
+
+  /* A private copy: the dense spec map_model built is this case's only reference. */
+  g_return_val_if_fail (m->ref_count == 1, FALSE);
+  m->n_experts = moe->experts;
+  m->moe_top_k = moe->top_k;
+  m->moe_ffn = moe->moe_ffn;
+  m->n_shared_experts = moe->shared_experts;
+  m->shared_expert_ffn = moe->shared_expert_ffn;
+  m->first_dense_layers = moe->dense_layers;
+  m->moe_layer_step = 1;
+  if (moe->dense_ffn > 0)
+    m->ffn_hidden = moe->dense_ffn;
+  /* every published MoE here gates its experts (SwiGLU): Mixtral, DeepSeek, Qwen-MoE,
+   * gpt-oss (its own clamped SwiGLU) */
+  m->mlp = MODEL_MLP_SWIGLU;
+  m->tied_embeddings = FALSE;
+  /* routers: DeepSeek-V3 sigmoid scores with the aux-loss-free bias (config scoring_func
+   * "sigmoid", topk_method "noaux_tc"), the others softmax */
+  m->router_score = moe->mla ? MODEL_ROUTER_SIGMOID : MODEL_ROUTER_SOFTMAX;
+  m->router_bias = moe->mla;
+  m->router_norm_topk = TRUE;
+  if (moe->head_dim > 0)
+    m->head_dim = moe->head_dim;
+  if (moe->mla)
+    {
+      m->q_lora_rank = moe->q_lora;
+      m->kv_lora_rank = moe->kv_lora;
+      m->qk_nope_head_dim = moe->qk_nope;
+      m->qk_rope_head_dim = moe->qk_rope;
+      m->v_head_dim = moe->v_head;
+      m->head_dim = moe->qk_nope + moe->qk_rope;
+      m->n_kv_heads = m->n_heads;
+    }
+  m->mtp_layers = moe->mtp_layers;
+  /* sliding_window / sliding_window_layers (gpt-oss) are parsed and kept in the case; this
+   * build's ModelSpec has no window, so those rows are costed with full attention in
+   * every layer (README "MoE accuracy" says so). */
+  if (moe->mla)
+    {
+      /* The model is built (validate --explain shows it, its parameters are DeepSeek's),
+       * but the step program (plan/program-blocks.c) costs every attention as q, k, v of
+       * n_heads x head_dim and an output of n_heads x head_dim: for DeepSeek-V3 that is
+       * 7168 x 73,728 + 24,576 x 7168 per layer against MLA's ~187M weights, which would
+       * add about half again to the active compute of a layer. */
+      *why = g_strdup ("mixture of experts with MLA: not predicted: the step program costs "
+                       "attention as standard q/k/v/o projections, not MLA's low-rank ones");
+      return FALSE;
+    }
+  return TRUE;
 }
 
 gboolean
@@ -341,4 +408,29 @@ res_pub_moe_layer_split (guint64 layers, guint64 chunks, int *first, int *last)
       return TRUE;
     }
   return FALSE;
+}
+
+void
+res_pub_moe_plan (const ResPubMoe *moe, gint64 ep, Plan *plan)
+{
+  plan->ep = (int) ep;
+  if (!moe->present)
+    return;
+  if (moe->etp > 0)
+    plan->etp = (int) moe->etp;
+  switch (moe->dispatcher)
+    {
+    case RES_PUB_DISPATCH_ALLGATHER: plan->moe_dispatcher = PLAN_MOE_ALLGATHER; break;
+    case RES_PUB_DISPATCH_DEEPEP:
+    case RES_PUB_DISPATCH_HYBRIDEP: plan->moe_dispatcher = PLAN_MOE_FLEX; break;
+    case RES_PUB_DISPATCH_ALLTOALL:
+    case RES_PUB_DISPATCH_UNSTATED: plan->moe_dispatcher = PLAN_MOE_ALLTOALL; break;
+    }
+  plan->moe_capacity_factor = moe->capacity_factor;
+  plan->moe_grouped_gemm = TRUE;
+  /* --moe-router-force-load-balancing gives every expert the mean (Megatron-Core's
+   * benchmark switch, the Megatron-Bridge table's footnote); learned routing keeps the
+   * plan's default */
+  if (moe->routing == RES_PUB_ROUTING_FORCED)
+    plan->moe_imbalance = 1.0;
 }

@@ -47,6 +47,7 @@
 #include <glib.h>
 
 #include "models/model.h"
+#include "plan/plan.h"
 
 G_BEGIN_DECLS
 
@@ -91,6 +92,12 @@ const char *res_pub_moe_dispatcher_name (ResPubDispatcher d);          /* "allto
  * model the cell describes (replacing *model). FALSE with *why (g_free) when it cannot:
  * the row is then skipped with that reason. */
 gboolean    res_pub_moe_apply          (const ResPubMoe *moe, ModelSpec **model, char **why);
+/* The MoE options of the row's plan: ep (the row's `ep` column, 1 when empty), etp (the
+ * cell's, else the plan's default: the attention TP, as Megatron-Core), the dispatcher
+ * (deepep and hybridep -> the flex dispatcher), the capacity factor, grouped GEMMs (every
+ * source here runs --moe-grouped-gemm), and the imbalance: forced balance -> 1.0, else
+ * the plan's documented default. A dense row gets only ep. */
+void        res_pub_moe_plan           (const ResPubMoe *moe, gint64 ep, Plan *plan);
 /* The layer split of a MoE row whose n_layers fit neither pp x vpp chunks evenly nor
  * with one layer fewer on the first and last chunk (published.c's rules), as the MoE
  * recipes lay DeepSeek-V3's 61 layers out: Megatron-Bridge

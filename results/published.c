@@ -644,6 +644,10 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   if (c->stack->grad_reduce_bf16)
     p->grad_dtype = PLAN_PREC_BF16;
 
+  gint64 ep = 1;
+  cell_count (get (csv, row, "ep"), &ep);
+  res_pub_moe_plan (&c->moe, ep, p);
+
   g_autoptr (GError) error = NULL;
   if (!plan_resolve (p, c->model, c->cluster, &error))
     return skip (c, "%s", error->message);

@@ -143,10 +143,13 @@ test_row_refused (void)
   g_assert_cmpstr (c->skip_reason, ==, "refused: moe: top_k given twice");
   g_assert_false (c->moe.present);
 
-  /* the same row with an empty cell is a dense row, and maps */
+  /* the same row with an empty cell is a dense model with ep 8: refused by the plan as
+   * issue 16's bad inputs say (a dense model with --ep > 1) */
   g_autoptr (ResPublishedCase) d = moe_row ("");
-  g_assert_true (d->ready);
+  g_assert_false (d->ready);
   g_assert_false (d->moe.present);
+  g_assert_nonnull (strstr (d->skip_reason, "expert parallelism needs a mixture-of-experts "
+                            "model"));
 
   /* a kind of attention the model does not have: skipped with the reason, not refused */
   g_autoptr (ResPublishedCase) g = moe_row ("experts=8;top_k=2;moe_ffn=3584;"
@@ -269,6 +272,89 @@ test_recompute_modules (void)
     }
 }
 
+static const ResPublishedCase *
+find_row (const ResPublishedReport *r, gint64 id)
+{
+  for (guint i = 0; i < r->cases->len; i++)
+    if (((const ResPublishedCase *) r->cases->pdata[i])->row_id == id)
+      return r->cases->pdata[i];
+  g_error ("row %" G_GINT64_FORMAT " not in the CSV", id);
+  return NULL;
+}
+
+/* The models the MoE rows build (res_pub_moe_apply) against the published counts:
+ *  - Qwen3-235B-A22B (row 705): the Hugging Face checkpoint Qwen/Qwen3-235B-A22B holds
+ *    235,093,634,560 parameters; a row has no column for Qwen3's q/k RMSNorms (2 x 128 per
+ *    layer, 94 layers: 24,064), so 235,093,610,496 exactly; active: Qwen3 report "22B"
+ *    (22.19B here: attention, norms, router and 8 of 128 experts of 3 x 4096 x 1536 per
+ *    layer, plus both 151,936 x 4096 embeddings), within 1%.
+ *  - DeepSeek-V3 (row 701): 671B main model (DeepSeek-V3 report; the checkpoint's 685B
+ *    less the 14B multi-token-prediction module): 671,026,419,200 exactly; active 37B
+ *    (report), within 2% (the report rounds down). The row is skipped (MLA is not in the
+ *    step program) after the model is built.
+ * And the plan the MoE row resolves to carries the model's experts, not its dense MLP:
+ * expert_ffn is moe_ffn (1536), top-8 of 128, EP 16 as the row's ep column. */
+static void
+test_shipped_models (void)
+{
+  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
+  g_autofree char *path = g_build_filename (root, "data", "published-runs.csv", NULL);
+  g_autoptr (ResCsv) csv = res_csv_load (path, NULL);
+  g_assert_nonnull (csv);
+  ResPublishedOptions opts = { 0 };
+  gint64 ids[] = { 701, 705 };
+  opts.only_ids = ids;
+  opts.n_only_ids = G_N_ELEMENTS (ids);
+  g_autoptr (ResPublishedReport) r = res_published_validate (csv, &opts);
+
+  const ResPublishedCase *q = find_row (r, 705);
+  g_assert_true (q->predicted);
+  ModelParams p;
+  model_spec_params (q->model, &p);
+  g_assert_cmpuint (p.total, ==, G_GUINT64_CONSTANT (235093610496));
+  g_assert_cmpfloat (fabs ((double) p.active / 22e9 - 1), <, 0.01);
+  PlanMoe pm;
+  plan_moe (&q->plan, q->model, &pm);
+  g_assert_cmpint (pm.experts, ==, 128);
+  g_assert_cmpint (pm.top_k, ==, 8);
+  g_assert_cmpuint (pm.expert_ffn, ==, 1536);
+  g_assert_cmpuint (pm.shared_ffn, ==, 0);
+  g_assert_cmpint (q->plan.ep, ==, 16);
+  g_assert_cmpfloat (pm.imbalance, ==, 1.0);   /* routing=forced */
+
+  const ResPublishedCase *d = find_row (r, 701);
+  g_assert_false (d->predicted);
+  g_assert_true (g_str_has_prefix (d->skip_reason, "mixture of experts with MLA"));
+  model_spec_params (d->model, &p);
+  g_assert_cmpuint (p.total, ==, G_GUINT64_CONSTANT (671026419200));
+  g_assert_cmpfloat (fabs ((double) p.active / 37e9 - 1), <, 0.02);
+}
+
+/* A MoE row with dense first layers and shared experts: the plan takes the model's
+ * shared-expert width (2 x 512 = 1024) and first dense layers (1), and the dense MLP
+ * (ffn_hidden 4096) is not the experts' (512). */
+static void
+test_plan_shape (void)
+{
+  g_autoptr (ResPublishedCase) c = moe_row ("experts=8;top_k=2;moe_ffn=512;shared_experts=2;"
+                                            "dense_layers=1;dense_ffn=4096;etp=1;"
+                                            "dispatcher=deepep");
+  if (!c->ready)
+    g_error ("%s", c->skip_reason);
+  PlanMoe pm;
+  plan_moe (&c->plan, c->model, &pm);
+  g_assert_cmpint (pm.experts, ==, 8);
+  g_assert_cmpint (pm.top_k, ==, 2);
+  g_assert_cmpuint (pm.expert_ffn, ==, 512);
+  g_assert_cmpuint (pm.shared_ffn, ==, 1024);
+  g_assert_cmpint (pm.first_dense, ==, 1);
+  g_assert_cmpuint (c->model->ffn_hidden, ==, 4096);
+  g_assert_cmpint (c->plan.moe_dispatcher, ==, PLAN_MOE_FLEX);
+  g_assert_cmpint (c->plan.ep, ==, 8);
+  g_assert_true (res_published_case_predict (c));
+  g_assert_true (c->predicted_exposed_s[PROG_COMM_EP] >= 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -278,6 +364,8 @@ main (int argc, char **argv)
   g_test_add_func ("/published-moe/row-refused", test_row_refused);
   g_test_add_func ("/published-moe/layer-split", test_layer_split);
   g_test_add_func ("/published-moe/recompute-modules", test_recompute_modules);
+  g_test_add_func ("/published-moe/shipped-models", test_shipped_models);
+  g_test_add_func ("/published-moe/plan-shape", test_plan_shape);
   g_test_add_func ("/published-moe/shipped-rows", test_shipped_rows);
   return g_test_run ();
 }
