@@ -257,10 +257,15 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, gboolean compute_on
 {
   Plan reduced;
   plan_copy (&reduced, resolved);
-  /* 3 micro-batches (first, middle, last); the interleaved tables need a whole group */
-  int m_r = 3;
+  /* 3 micro-batches (first, middle, last); the interleaved tables need a whole group,
+   * except for the coarse bound, which uses only what every micro-batch repeats (its
+   * compute, TP and CP tasks, the bridges inside a unit) and the forward of the first and
+   * the backward of the last through chunk 0: the same in any table */
+  int m_r = 3, m_group = m_r;
   if (resolved->schedule == PLAN_SCHED_INTERLEAVED_1F1B)
-    m_r = MAX (m_r, MAX (resolved->pp, plan_vpp_group (resolved)));
+    m_group = MAX (m_r, MAX (resolved->pp, plan_vpp_group (resolved)));
+  if (!compute_only)
+    m_r = m_group;
   m_r = MIN (m_r, resolved->grad_accum);
   reduced.grad_accum = m_r;
   reduced.global_batch = reduced.micro_batch * reduced.dp * m_r;
@@ -268,6 +273,15 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, gboolean compute_on
   const PlanLayout *layout = space_layout (s, &reduced, error);
   g_autoptr (ProgProgram) prog = layout ? prog_program_new (s->spec.model, &reduced, layout,
                                                             error) : NULL;
+  if (prog == NULL && layout != NULL && m_r < MIN (m_group, resolved->grad_accum))
+    {
+      /* a table that refuses the shorter step: the whole group, as the full bound */
+      g_clear_error (error);
+      m_r = MIN (m_group, resolved->grad_accum);
+      reduced.grad_accum = m_r;
+      reduced.global_batch = reduced.micro_batch * reduced.dp * m_r;
+      prog = prog_program_new (s->spec.model, &reduced, layout, error);
+    }
   if (prog != NULL)
     {
       g_autoptr (SimCost) cost = sim_cost_new (s->spec.cluster, layout, &s->spec.sim.cost);
