@@ -108,6 +108,55 @@ cli_did_you_mean (const char *word, const char *const *names)
   return g_strdup ("");
 }
 
+/* A plan flag's "unknown schedule '1f1bb' (hint: GPipe, 1F1B or Interleaved1F1B)": the
+ * message with "(did you mean '1F1B'?)" after the value, when the value is a slip of the
+ * first word of one of the hint's choices (separated by commas, "or", "|" or ";"; words in
+ * parentheses are explanations, not choices); NULL otherwise. */
+static char *
+bad_value_suggestion (const char *message)
+{
+  const char *u = strstr (message, "unknown ");
+  const char *q1 = u ? strchr (u, '\'') : NULL;
+  const char *q2 = q1 ? strchr (q1 + 1, '\'') : NULL;
+  const char *h = q2 ? strstr (q2, "(hint: ") : NULL;
+  if (h == NULL)
+    return NULL;
+  g_autofree char *value = g_strndup (q1 + 1, (gsize) (q2 - q1 - 1));
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  gboolean want = TRUE;       /* at the start of a choice */
+  int depth = 0;
+  for (const char *p = h + 7; *p != '\0'; p++)
+    {
+      if (*p == '(')
+        depth++;
+      else if (*p == ')')
+        {
+          if (depth-- == 0)
+            break;              /* the hint's own closing parenthesis */
+        }
+      else if (depth > 0)
+        continue;
+      else if (*p == ',' || *p == '|' || *p == ';')
+        want = TRUE;
+      else if (g_str_has_prefix (p, " or "))
+        want = TRUE, p += 3;
+      else if (want && (g_ascii_isalnum (*p) || *p == '_'))
+        {
+          const char *e = p;
+          while (g_ascii_isalnum (*e) || *e == '_' || *e == '-' || *e == '.')
+            e++;
+          g_ptr_array_add (names, g_strndup (p, (gsize) (e - p)));
+          want = FALSE;
+          p = e - 1;
+        }
+    }
+  g_ptr_array_add (names, NULL);
+  g_autofree char *dym = cli_did_you_mean (value, (const char *const *) names->pdata);
+  if (*dym == '\0')
+    return NULL;
+  return g_strdup_printf ("%.*s%s%s", (int) (q2 + 1 - message), message, dym, q2 + 1);
+}
+
 char *
 cli_options_error_text (GOptionContext *octx, const GError *error, const char *command,
                         const char *const *more)
@@ -127,6 +176,12 @@ cli_options_error_text (GOptionContext *octx, const GError *error, const char *c
             return g_strdup_printf ("unknown option '%s' (did you mean '%s'?)", bad, near);
           return g_strdup_printf ("unknown option '%s' (hint: %s --help)", bad, command);
         }
+    }
+  if (g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE))
+    {
+      char *near = bad_value_suggestion (error->message);
+      if (near != NULL)
+        return near;
     }
   return g_strdup_printf ("%s (hint: %s --help)", error->message, command);
 }

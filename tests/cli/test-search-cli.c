@@ -173,6 +173,17 @@ test_did_you_mean (void)
       "tandem: error: unknown model 'tiny-lama' (did you mean 'tiny-llama'?)\n" },
     { "run --cluster cpu-hots --no-db",
       "tandem: error: unknown cluster 'cpu-hots' (did you mean 'cpu-host'?)\n" },
+    /* a plan flag's value, in every command that takes plan flags: the nearest of the
+     * choices its hint names (bf61 -> bf16: one swap; gpipee -> GPipe: one deletion) */
+    { "search --gbs 64 --precision bf61 --no-db",
+      "tandem: error: --precision: unknown dtype 'bf61' (did you mean 'bf16'?) "
+      "(hint: fp32, bf16, fp16 or fp8)\n" },
+    { "predict --schedule 1f1bb --no-db",
+      "tandem: error: unknown schedule '1f1bb' (did you mean '1F1B'?) "
+      "(hint: GPipe, 1F1B or Interleaved1F1B)\n" },
+    { "run --schedule gpipee --no-db",
+      "tandem: error: unknown schedule 'gpipee' (did you mean 'GPipe'?) "
+      "(hint: GPipe, 1F1B or Interleaved1F1B)\n" },
     { "report scalling", "tandem: error: unknown report 'scalling' (did you mean 'scaling'?) "
       "(hint: scaling, validation or run)\n" },
     { "report validation --dbb x",
