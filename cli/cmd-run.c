@@ -483,10 +483,14 @@ end_barrier (RunCtx *c, GError **error)
             }
           if (g_get_monotonic_time () >= deadline)
             {
-              /* rank 0 may take long (it reports); the others are here already */
+              /* rank 0 may take long (it reports); the others are here already. A
+               * backend without beats (cuda) waits as MPI_Finalize would: for rank 0. */
               g_autofree char *why = NULL;
               int zero = 0;
-              gboolean alive = c->rank != 0
+              ExecPeerProgress pp;
+              gboolean alive = !exec_progress_peer (c->b, c->rank == 0 ? 1 : 0, &pp)
+                ? TRUE
+                : c->rank != 0
                 ? exec_progress_keep_waiting (c->b, &zero, 1, c->a.timeout_s, FALSE, &why)
                 : exec_progress_keep_waiting (c->b, members, c->world, c->a.timeout_s, FALSE,
                                               &why);
