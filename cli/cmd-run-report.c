@@ -22,11 +22,12 @@ dbl (JsonBuilder *b, const char *name, double v)
     json_builder_add_null_value (b);
 }
 
-/* The terms compared, measured and predicted. */
-enum { T_STEP, T_COMPUTE, T_TP, T_CP, T_PP, T_DP, T_BUBBLE, T_MEMORY, T_N };
+/* The terms compared, measured and predicted; the exposed kinds in PROG_COMM_* order. */
+enum { T_STEP, T_COMPUTE, T_TP, T_CP, T_PP, T_DP, T_EP, T_BUBBLE, T_MEMORY, T_N };
+G_STATIC_ASSERT (T_TP + PROG_COMM_N == T_BUBBLE && T_TP + PROG_COMM_EP == T_EP);
 static const char *const term_names[T_N] = {
-  "step_time", "compute", "exposed_tp", "exposed_cp", "exposed_pp", "exposed_dp", "bubble",
-  "peak_memory",
+  "step_time", "compute", "exposed_tp", "exposed_cp", "exposed_pp", "exposed_dp",
+  "exposed_ep", "bubble", "peak_memory",
 };
 
 static void
@@ -291,7 +292,7 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
 {
   static const char *const labels[T_N] = {
     "step time", "compute", "exposed tp", "exposed cp", "exposed pp", "exposed dp",
-    "bubble", "peak memory",
+    "exposed ep", "bubble", "peak memory",
   };
   double meas[T_N], pred[T_N];
   terms (m, p, mem, meas, pred);

@@ -650,6 +650,8 @@ verify_run (RunCtx *c, const ExecRunResult *res, Verify *v, GError **error)
   plan_copy (&p, &c->plan);
   p.world_size = 1;
   p.tp = p.pp = p.cp = p.vpp = 1;
+  p.ep = 1;    /* every expert on the one rank: the MoE block's reference */
+  p.etp = 0;
   p.vpp_group = 0;
   p.dp = 0;
   p.dp_given = 0;

@@ -486,6 +486,25 @@ layer_block (ExecRunner *r, const ProgTask *t, const ProgBlock *blk, RunTaskStat
   if (rc)
     runner_rc_begin (u, l);
 
+  if (blk->kind == PROG_BLOCK_MOE_ROUTE || blk->kind == PROG_BLOCK_MOE_EXPERTS
+      || blk->kind == PROG_BLOCK_MOE_COMBINE)
+    {
+      float *out = NULL;
+      if (bwd && L->x_mlp == NULL)
+        {
+          g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "internal: rank %d: backward of "
+                       "MoE layer %d (micro-batch %d) without its activations", r->rank, l,
+                       t->mb);
+          return FALSE;
+        }
+      if (!runner_moe_block (r, t, blk, u, L, res, &out, error))
+        return FALSE;
+      if (out)
+        set_last (u, rc, LAST_MLP, l);
+      if (bwd && blk->kind == PROG_BLOCK_MOE_ROUTE)
+        swap (&u->dfull, &u->dpartial);   /* tp 1: dx is the layer input's gradient */
+      return TRUE;
+    }
   if (!bwd)
     {
       float *out = u->partial;
@@ -737,7 +756,10 @@ runner_grad_norm (ExecRunner *r, GError **error)
       RunBucket *bk = &g_array_index (r->buckets, RunBucket, b);
       gsize lo, n;
       gboolean sh = runner_bucket_owned (r, bk, &lo, &n);
-      if (!sh && r->shard_rank != 0)
+      /* experts are replicated over EDP only (each EP rank holds its own) */
+      int replica = bk->expert ? (r->groups[PLAN_AXIS_EDP] ? r->groups[PLAN_AXIS_EDP]->rank : 0)
+                               : r->shard_rank;
+      if (!sh && replica != 0)
         continue;
       float *dev;
       ExecBuffer *buf = runner_bucket_held (r, bk, &dev);

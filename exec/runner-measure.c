@@ -262,7 +262,7 @@ step_begin (ExecRunner *r)
       bk->gathered = FALSE;
       bk->ag_done = bk->rs_done = NULL;
     }
-  r->next_reduction = 0;
+  r->next_reduction = r->next_ereduction = 0;
   r->ring_ts = NULL;
   r->loss_sum = r->grad_ss = 0;
   r->n_loss = 0;

@@ -6,6 +6,7 @@
  *   runner-task.c     the interpreter: dependencies, collectives, pipeline transfers
  *   runner-block.c    the compute blocks and the optimizer step
  *   runner-measure.c  steps, waits, timing, gathering to rank 0, statistics
+ *   runner-moe.c      mixture-of-experts layers: expert parameters, the MoE tasks
  *
  * Memory. Every float and int array below that a kernel, GEMM or collective reads lives
  * in an ExecBuffer: device memory on the cuda backend, which the host must not touch.
@@ -17,10 +18,11 @@
 #pragma once
 
 #include "exec/runner.h"
+#include "exec/moe.h"
 
 /* ---- parameters ------------------------------------------------------------------------ */
 
-enum { SEG_EMBED, SEG_LAYER, SEG_HEAD };
+enum { SEG_EMBED, SEG_LAYER, SEG_HEAD, SEG_EXPERT };   /* SEG_EXPERT: runner-moe.c */
 
 /* A parameter tensor group of the stage, a slice of the flat arrays. */
 typedef struct {
@@ -45,6 +47,7 @@ typedef struct {
   ExecEvent *rs_done;         /* ZeRO-3: that reduce-scatter, not yet folded (or NULL) */
   ExecEvent *ag_done;         /* parameter all-gather posted this step, not waited (or NULL) */
   float     *m, *v;           /* AdamW moments of the owned piece */
+  gboolean   expert;          /* routed experts' weights: reduced over EDP, not DP */
 } RunBucket;
 
 /* ---- activations ----------------------------------------------------------------------- */
@@ -56,6 +59,12 @@ typedef struct {
                                  * with SP the (N_sp, C) sequence shard (runner_sp) */
   ExecAttnActs attn;
   ExecMlpActs  mlp;
+  /* an MoE layer (runner-moe.c): in act_buf after the MLP's, route sizes on the host */
+  ExecMoeActs  moe;
+  float       *moe_scratch;
+  ExecMoeRoute route;
+  int         *route_mem;     /* host; NULL when not held */
+  int          moe_a2a;       /* the next all-to-all: 0 dispatch, 1 combine */
 } RunLayerActs;
 
 enum { LAST_NONE, LAST_ATTN, LAST_MLP };
@@ -171,6 +180,14 @@ struct ExecRunner {
   ExecEvent  *cev;                /* compute before an extra collective (cuda stream order) */
   gboolean   *recomputed;         /* per global layer: fully recomputed in backward */
   guint       next_reduction;     /* bucket of the next gradient reduction task */
+  guint       next_ereduction;    /* ... of the next expert (EDP) reduction task */
+  guint       n_dense_buckets;    /* buckets [0, n) dense, the rest expert buckets */
+
+  /* mixture of experts (runner-moe.c); pmoe.experts 0 for a dense model */
+  PlanMoe       pmoe;
+  ExecMoeShape  moe_shape;
+  ExecEvent    *moe_ev;
+  int          *expert_seg;       /* global layer -> SEG_EXPERT seg, -1 when none here */
 
   /* per step */
   RunUnit   **units;              /* grad_accum x vpp, NULL when not live */
@@ -262,6 +279,26 @@ gboolean   runner_grad_norm     (ExecRunner *r, GError **error);
 
 /* runner-task.c */
 gboolean runner_task_run   (ExecRunner *r, guint32 local, GError **error);
+
+/* runner-moe.c */
+gboolean runner_moe_layer       (const ExecRunner *r, int layer);
+gboolean runner_moe_init        (ExecRunner *r, GError **error);   /* after the groups */
+gsize    runner_moe_router_size (const ExecRunner *r);
+gsize    runner_moe_expert_size (const ExecRunner *r);
+void     runner_moe_weights     (ExecRunner *r, int layer, ExecMoeWeights *w,
+                                 ExecMoeWeights *g);
+/* host copies of the router (E, C) and this rank's experts of `layer` (either NULL) */
+void     runner_moe_fill        (ExecRunner *r, int layer, float *router, float *experts);
+gsize    runner_moe_acts_size   (const ExecRunner *r);
+void     runner_moe_acts_bind   (ExecRunner *r, RunLayerActs *L, float *mem);
+void     runner_moe_acts_drop   (RunLayerActs *L);
+/* MOE_ROUTE, MOE_EXPERTS, MOE_COMBINE; *out: the block output of a forward combine */
+gboolean runner_moe_block       (ExecRunner *r, const ProgTask *t, const ProgBlock *blk,
+                                 RunUnit *u, RunLayerActs *L, gboolean add_residual,
+                                 float **out, GError **error);
+/* an EP all-to-all task */
+gboolean runner_moe_coll        (ExecRunner *r, const ProgTask *t, RunTaskState *ts,
+                                 GError **error);
 
 /* runner-measure.c */
 double   runner_now        (ExecRunner *r);

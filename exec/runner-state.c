@@ -340,10 +340,12 @@ runner_layer_hold (ExecRunner *r, RunUnit *u, int layer, GError **error)
   if (a->x_mlp == NULL)
     {
       gsize na = exec_attn_acts_size (&r->shape), nm = exec_mlp_acts_size (&r->shape);
+      gboolean moe = runner_moe_layer (r, layer);
       if (sp)
         na -= NC, nm -= NC;
       ExecBuffer *ab = NULL;
-      float *m = runner_alloc (r, XC + na + nm, &ab, error);
+      float *m = runner_alloc (r, XC + na + nm + (moe ? runner_moe_acts_size (r) : 0), &ab,
+                               error);
       if (!m)
         return FALSE;
       a->act_buf = ab;
@@ -358,6 +360,8 @@ runner_layer_hold (ExecRunner *r, RunUnit *u, int layer, GError **error)
           exec_attn_acts_bind (&a->attn, &r->shape, m + XC);
           exec_mlp_acts_bind (&a->mlp, &r->shape, m + XC + na);
         }
+      if (moe)
+        runner_moe_acts_bind (r, a, m + XC + na + nm);
     }
   return TRUE;
 }
@@ -371,6 +375,7 @@ runner_layer_drop (ExecRunner *r, RunUnit *u, int layer, gboolean keep_input)
   a->x_mlp = NULL;
   memset (&a->attn, 0, sizeof a->attn);
   memset (&a->mlp, 0, sizeof a->mlp);
+  runner_moe_acts_drop (a);
   if (!keep_input)
     {
       runner_release (r, &a->buf);

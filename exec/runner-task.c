@@ -139,10 +139,12 @@ dp_op (ExecRunner *r, const ProgTask *t, RunTaskState *ts, ExecColl *op, GError 
   gsize piece = 0;
   if (t->mb < 0 && t->phase == PROG_PHASE_BACKWARD)
     {
-      /* a bucket's gradients, after its last backward */
-      if (r->next_reduction >= r->buckets->len)
+      /* a bucket's gradients, after its last backward (an expert bucket's over EDP) */
+      guint b = t->axis == PLAN_AXIS_EDP ? r->n_dense_buckets + r->next_ereduction++
+                                         : r->next_reduction++;
+      if (b >= (t->axis == PLAN_AXIS_EDP ? r->buckets->len : r->n_dense_buckets))
         goto bad;
-      bk = &g_array_index (r->buckets, RunBucket, r->next_reduction++);
+      bk = &g_array_index (r->buckets, RunBucket, b);
       if (t->coll == PLAN_COLL_ALL_REDUCE)
         *op = (ExecColl) { .kind = EXEC_COLL_ALL_REDUCE, .send = r->grads + bk->off,
                            .recv = r->grads + bk->off, .count = bk->n };
@@ -218,6 +220,8 @@ task_coll (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **error)
     case PROG_COMM_DP:
       ok = dp_op (r, t, ts, &op, error);
       break;
+    case PROG_COMM_EP:
+      return runner_moe_coll (r, t, ts, error);   /* waited for: the counts size the rows */
     default:
       g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "internal: collective of kind %s",
                    prog_comm_name (t->comm));

@@ -55,8 +55,29 @@ exec_runner_supports (const ModelSpec *m, const Plan *p, GError **error)
                         "--cp-comm-type p2p or all_gather)");
   if (p->sharding == PLAN_SHARD_HSDP)
     return unsupported (error, "HSDP is not implemented (hint: --sharding zero3)");
-  if (p->ep > 1)
+  PlanMoe pm;
+  plan_moe (p, m, &pm);
+  if (p->ep > 1 && pm.experts == 0)
     return unsupported (error, "expert parallelism needs a mixture-of-experts model");
+  if (pm.experts > 0)
+    {
+      /* what runner-moe.c executes: routed SwiGLU experts behind a softmax router, EP by
+       * all-to-all, on the dense side DP only */
+      if (pm.shared_ffn > 0 || m->router_bias
+          || m->router_score != MODEL_ROUTER_SOFTMAX || m->kv_lora_rank > 0)
+        return unsupported (error, "model '%s': the engine's MoE block has a softmax router "
+                            "and routed experts only (no shared experts, sigmoid scores, "
+                            "routing bias or latent attention)", m->name);
+      if (p->tp > 1 || p->cp > 1 || p->pp > 1 || p->vpp > 1 || p->etp > 1)
+        return unsupported (error, "mixture-of-experts runs take data and expert parallelism "
+                            "only (hint: --tp 1 --cp 1 --pp 1, and --ep dividing the ranks)");
+      if (p->sharding != PLAN_SHARD_NONE || p->recompute != PLAN_RECOMPUTE_NONE)
+        return unsupported (error, "mixture-of-experts runs keep whole optimizer states and "
+                            "every activation (hint: no --sharding, no recompute)");
+      if (p->moe_dispatcher != PLAN_MOE_ALLTOALL)
+        return unsupported (error, "the engine dispatches tokens by all-to-all only (hint: "
+                            "--moe-token-dispatcher-type alltoall)");
+    }
   if (p->recompute == PLAN_RECOMPUTE_SELECTIVE && p->cp > 1)
     return unsupported (error, "selective recompute with context parallelism would need the "
                         "K/V exchange again (hint: --recompute-granularity full)");
@@ -105,9 +126,13 @@ add_seg (ExecRunner *r, int kind, int layer, int chunk)
   RunSeg sg = { .kind = kind, .layer = layer, .chunk = chunk, .bucket = -1 };
   const ExecLayerShape *s = &r->shape;
   gsize C = (gsize) s->C;
-  if (kind == SEG_LAYER)
+  if (kind == SEG_EXPERT)
+    sg.n = runner_moe_expert_size (r);
+  else if (kind == SEG_LAYER)
     {
       sg.n = exec_layer_weights_size (s);
+      if (runner_moe_layer (r, layer))
+        sg.n += runner_moe_router_size (r);   /* after the layer's weights */
       /* norms sit where exec_layer_weights_bind puts them */
       sg.norm_off[0] = 0;
       sg.norm_off[1] = 2 * C + (gsize) r->qd * C * 2 + (gsize) r->kvd * C * 2 - C;
@@ -169,6 +194,49 @@ is_bucket_reduction (const ProgTask *t)
          && t->phase == PROG_PHASE_BACKWARD
          && (t->coll == PLAN_COLL_ALL_REDUCE || t->coll == PLAN_COLL_REDUCE_SCATTER)
          && (t->axis == PLAN_AXIS_DP || t->axis == PLAN_AXIS_CPDP);
+}
+
+/* An expert-gradient reduction over the expert data-parallel group (runner-moe.c)? */
+static gboolean
+is_expert_reduction (const ProgTask *t)
+{
+  return t->kind == PROG_TASK_COLL && t->comm == PROG_COMM_DP && t->mb < 0
+         && t->phase == PROG_PHASE_BACKWARD && t->coll == PLAN_COLL_ALL_REDUCE
+         && t->axis == PLAN_AXIS_EDP;
+}
+
+/* The experts of the stage's MoE layers, last layer first, in buckets cut where the
+ * program's EDP reductions cut them (each reduces its layers from its first layer up);
+ * one bucket when there is none (edp 1: nothing to reduce). */
+static void
+expert_buckets (ExecRunner *r)
+{
+  r->n_dense_buckets = r->buckets->len;
+  int first = plan_chunk_first_layer (r->plan, r->model, r->stage, 0);
+  int n = plan_chunk_layers (r->plan, r->model, r->stage, 0);
+  int seg0 = (int) r->segs->len;
+  for (int l = first + n - 1; l >= first; l--)
+    if (runner_moe_layer (r, l))
+      add_seg (r, SEG_EXPERT, l, 0);
+  int end = (int) r->segs->len, seg = seg0;
+  if (end == seg0)
+    return;
+  for (guint32 i = 0; i < r->n_tasks && seg < end; i++)
+    {
+      const ProgTask *t = prog_task (r->prog, r->first_task + i);
+      if (!is_expert_reduction (t))
+        continue;
+      int stop = seg;
+      while (stop < end && seg_at (r, stop)->layer >= t->layer)
+        stop++;
+      if (stop > seg)
+        add_bucket (r, 0, t->layer, seg, stop - seg, FALSE);
+      seg = stop;
+    }
+  if (seg < end)
+    add_bucket (r, 0, seg_at (r, end - 1)->layer, seg, end - seg, FALSE);
+  for (guint b = r->n_dense_buckets; b < r->buckets->len; b++)
+    g_array_index (r->buckets, RunBucket, b).expert = TRUE;
 }
 
 static gboolean
@@ -249,6 +317,8 @@ layout_params (ExecRunner *r, GError **error)
         }
     }
 
+  expert_buckets (r);
+
   /* offsets, and which segment holds what */
   gsize off = 0;
   for (guint b = 0; b < r->buckets->len; b++)
@@ -265,8 +335,9 @@ layout_params (ExecRunner *r, GError **error)
     }
   r->n_params = off;
   r->layer_seg = g_new (int, MAX (L, 1));
+  r->expert_seg = g_new (int, MAX (L, 1));
   for (int l = 0; l < L; l++)
-    r->layer_seg[l] = -1;
+    r->layer_seg[l] = r->expert_seg[l] = -1;
   r->embed_seg = r->head_seg = -1;
   for (guint i = 0; i < r->segs->len; i++)
     {
@@ -276,6 +347,8 @@ layout_params (ExecRunner *r, GError **error)
                             r->stage);
       if (sg->kind == SEG_LAYER)
         r->layer_seg[sg->layer] = (int) i;
+      else if (sg->kind == SEG_EXPERT)
+        r->expert_seg[sg->layer] = (int) i;
       else if (sg->kind == SEG_EMBED)
         r->embed_seg = (int) i;
       else
@@ -325,7 +398,11 @@ fill_params (ExecRunner *r, GError **error)
           exec_layer_weights_bind (&w, &r->shape, host);
           exec_layer_weights_fill (&w, &r->shape, sg->layer, r->opts.seed);
           g_assert ((gsize) (w.mlp_norm - host) == sg->norm_off[1]);
+          if (runner_moe_layer (r, sg->layer))
+            runner_moe_fill (r, sg->layer, host + exec_layer_weights_size (&r->shape), NULL);
         }
+      else if (sg->kind == SEG_EXPERT)
+        runner_moe_fill (r, sg->layer, NULL, host);
       else if (sg->kind == SEG_EMBED)
         exec_vocab_weights_fill (host, NULL, NULL, &r->shape, r->opts.seed);
       else
@@ -428,7 +505,7 @@ static gboolean
 make_groups (ExecRunner *r, GError **error)
 {
   static const PlanAxis axes[] = { PLAN_AXIS_TP, PLAN_AXIS_CP, PLAN_AXIS_DP, PLAN_AXIS_PP,
-                                   PLAN_AXIS_CPDP };
+                                   PLAN_AXIS_CPDP, PLAN_AXIS_EP, PLAN_AXIS_EDP };
   if (r->opts.local)
     return TRUE;
   /* every rank creates the same groups in the same order (MPI_Comm_split is collective) */
@@ -441,7 +518,8 @@ make_groups (ExecRunner *r, GError **error)
   for (guint i = 0; i < G_N_ELEMENTS (axes); i++)
     {
       PlanAxis a = axes[i];
-      if (r->layout->groups[a].size <= 1)
+      if (r->layout->groups[a].size <= 1
+          || ((a == PLAN_AXIS_EP || a == PLAN_AXIS_EDP) && r->pmoe.experts == 0))
         continue;
       r->groups[a] = exec_group_new_from_layout (r->b, r->layout, a, error);
       if (!r->groups[a])
@@ -573,7 +651,9 @@ exec_runner_new (ExecBackend *b, const ProgProgram *prog, const PlanLayout *layo
         return NULL;
     }
   r->compute = r->streams[PROG_STREAM_COMPUTE];
-  if (!make_groups (r, error) || !layout_params (r, error) || !alloc_params (r, error))
+  plan_moe (p, prog->model, &r->pmoe);
+  if (!make_groups (r, error) || !runner_moe_init (r, error) || !layout_params (r, error)
+      || !alloc_params (r, error))
     return NULL;
   /* the step's data; on the head's stage, a row of token losses per micro-batch */
   r->tok = (int *) runner_alloc (r, 2 * (gsize) r->N * p->grad_accum, &r->tok_buf, error);
@@ -679,6 +759,7 @@ exec_runner_free (ExecRunner *r)
   exec_event_free (r->mark);
   exec_event_free (r->xev);
   exec_event_free (r->cev);
+  exec_event_free (r->moe_ev);
   g_free (r->recomputed);
   runner_release (r, &r->cp_buf);
   runner_release (r, &r->sp_buf);
@@ -696,6 +777,7 @@ exec_runner_free (ExecRunner *r)
     exec_stream_free (r->streams[k]);
   g_free (r->pos_of);   /* rows of pos_buf */
   g_free (r->layer_seg);
+  g_free (r->expert_seg);
   if (r->segs)
     g_array_free (r->segs, TRUE);
   if (r->buckets)

@@ -114,6 +114,8 @@ typedef struct ExecRunner ExecRunner;
  * stage holds them, optimizer state for its shard, groups. Fails with EXEC_ERROR_INVALID
  * for what the runner does not execute (Ulysses CP, HSDP, --tp-comm-overlap, selective
  * recompute with CP, tied embeddings across stages, models other than llama-family,
+ * mixture-of-experts plans with tp, cp or pp > 1, sharding, recompute, shared experts or
+ * a dispatcher other than all-to-all,
  * parameters, gradients or optimizer state other than fp32, GEMMs other than fp32 or
  * bf16, a backend without kernels). */
 ExecRunner          *exec_runner_new    (ExecBackend *backend, const ProgProgram *prog,

@@ -39,6 +39,7 @@ typedef struct {
   PlanRecompute recompute;
   PlanCpComm    cp_comm;
   PlanAttnBackend attn;     /* flash unless given */
+  int           experts, ep;  /* --num-experts (0: dense) and --ep: MoE layers */
 } Case;
 
 typedef struct {
@@ -61,6 +62,12 @@ run_case (ExecBackend *b, const Case *c, Result *out)
   p.recompute = c->recompute;
   p.cp_comm = c->cp_comm;
   p.attention_backend = c->attn;
+  if (c->experts > 0)
+    {
+      p.num_experts = c->experts;   /* tiny-llama's MLPs as experts (exec/runner-moe.c) */
+      p.moe_topk = 2;
+      p.ep = c->ep;
+    }
   if (c->vpp > 1)
     {
       p.schedule = PLAN_SCHED_INTERLEAVED_1F1B;
@@ -128,6 +135,9 @@ static const Case local_cases[] = {
     PLAN_ATTN_UNFUSED },
   { "unfused-selective", 1, 1, 1, 1, 2, FALSE, PLAN_SHARD_NONE, PLAN_RECOMPUTE_SELECTIVE,
     PLAN_CP_P2P, PLAN_ATTN_UNFUSED },
+  { .name = "moe4-top2", .tp = 1, .pp = 1, .vpp = 1, .cp = 1, .mbs = 2,
+    .sharding = PLAN_SHARD_NONE, .recompute = PLAN_RECOMPUTE_NONE, .cp_comm = PLAN_CP_P2P,
+    .experts = 4, .ep = 1 },
 };
 
 static void
@@ -241,6 +251,9 @@ static const Case mpi_cases[] = {
     PLAN_CP_ALLGATHER },
   { "dp2-zero1", 1, 1, 1, 1, 1, FALSE, PLAN_SHARD_ZERO1, PLAN_RECOMPUTE_NONE, PLAN_CP_P2P },
   { "dp2-zero3", 1, 1, 1, 1, 1, FALSE, PLAN_SHARD_ZERO3, PLAN_RECOMPUTE_NONE, PLAN_CP_P2P },
+  { .name = "ep2-moe4", .tp = 1, .pp = 1, .vpp = 1, .cp = 1, .mbs = 1,
+    .sharding = PLAN_SHARD_NONE, .recompute = PLAN_RECOMPUTE_NONE, .cp_comm = PLAN_CP_P2P,
+    .experts = 4, .ep = 2 },
 };
 
 /* A rank of `mpirun -np 2 SELF`, TANDEM_DEVSIM_BACKEND=devsim|cpu: runs every MPI case
