@@ -371,9 +371,16 @@ res_pub_moe_apply (const ResPubMoe *moe, ModelSpec **model, char **why)
       m->n_kv_heads = m->n_heads;
     }
   m->mtp_layers = moe->mtp_layers;
-  /* sliding_window / sliding_window_layers (gpt-oss) are parsed and kept in the case; this
-   * build's ModelSpec has no window, so those rows are costed with full attention in
-   * every layer (README "MoE accuracy" says so). */
+  /* gpt-oss: 128-token windows on every other layer (counted in the FLOP conventions;
+   * the step program costs full attention in every layer, README "MoE accuracy") */
+  m->sliding_window = moe->sliding_window;
+  m->n_sliding_layers = moe->sliding_window_layers;
+  g_autofree char *problem = model_moe_problem (m);
+  if (problem != NULL)
+    {
+      *why = g_strdup_printf ("refused: moe: %s", problem);
+      return FALSE;
+    }
   if (moe->mla)
     {
       /* The model is built (validate --explain shows it, its parameters are DeepSeek's),
