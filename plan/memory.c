@@ -407,7 +407,7 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
   guint64 moe_full_layer = 0;
   if (moe.experts > 0)
     {
-      int L0 = moe.first_dense;   /* the first MoE layer */
+      int L0 = moe.first_dense + MAX (moe.layer_step, 1) - 1;   /* the first MoE layer */
       plan_layer_params_local (plan, model, &moe, L0, &moe_dense_elems, &moe_expert_elems);
       moe_full_layer = acts.total - acts.mlp_hidden
                        + moe_layer_acts (model, plan, &moe, acts.mlp_hidden);

@@ -49,31 +49,22 @@ void
 plan_moe (const Plan *plan, const ModelSpec *model, PlanMoe *out)
 {
   memset (out, 0, sizeof *out);
-  /* the model's MoE shape, then the plan's overrides (a dense model turned MoE by
-   * --num-experts keeps its MLP as each expert, as Megatron's --moe-ffn-hidden-size
-   * defaults to --ffn-hidden-size) */
-  out->experts = plan->num_experts;
-  out->expert_ffn = model->ffn_hidden;
-  int model_top_k = 0;
-  if (model->n_experts > 0)
-    {
-      /* a MoE ModelSpec (models/: Mixtral, DeepSeek, Qwen-MoE configs, validate's MoE
-       * rows) carries its own shape; the plan's --num-experts / --moe-router-topk (which
-       * plan_resolve fills from it) only change the counts */
-      if (out->experts <= 0)
-        out->experts = (int) model->n_experts;
-      out->expert_ffn = model->moe_ffn;
-      out->shared_ffn = model->shared_expert_ffn;
-      out->first_dense = (int) model->first_dense_layers;
-      model_top_k = (int) model->moe_top_k;
-    }
+  /* the model's MoE shape (models/model.h), then the plan's overrides; a dense model
+   * turned MoE by --num-experts keeps its MLP as each expert, as Megatron's
+   * --moe-ffn-hidden-size defaults to --ffn-hidden-size */
+  gboolean model_moe = model_spec_is_moe (model);
+  out->experts = plan->num_experts > 0 ? plan->num_experts : (int) model->n_experts;
   if (out->experts <= 0)
     {
       out->experts = 0;
       return;
     }
+  out->expert_ffn = model_moe ? model->moe_ffn : model->ffn_hidden;
   out->top_k = plan->moe_topk > 0 ? plan->moe_topk
-               : model_top_k > 0 ? model_top_k : PLAN_MOE_TOPK_DEFAULT;
+               : model_moe ? (int) model->moe_top_k : PLAN_MOE_TOPK_DEFAULT;
+  out->shared_ffn = model_moe ? model->shared_expert_ffn : 0;
+  out->first_dense = model_moe ? (int) model->first_dense_layers : 0;
+  out->layer_step = model_moe ? (int) MAX (model->moe_layer_step, 1) : 1;
   double imb = plan->moe_imbalance > 0 ? plan->moe_imbalance : PLAN_MOE_IMBALANCE_DEFAULT;
   /* a capacity factor drops what exceeds cf x the mean (Megatron-Core token drop) */
   if (plan->moe_capacity_factor > 0)
@@ -90,22 +81,45 @@ mlp_params (const ModelSpec *m, guint64 f)
   return 2 * h * F + (m->mlp_bias ? F + h : 0);
 }
 
+/* For a MoE model the counts are the model's (models/model-params.c: biases, the router's
+ * balancing bias and the shared expert's gate included); a dense model turned MoE by
+ * --num-experts gets its own MLP per expert and an h x E router. */
 double
 plan_moe_expert_params (const ModelSpec *model, const PlanMoe *moe)
 {
-  return moe->experts > 0 ? mlp_params (model, moe->expert_ffn) : 0;
+  if (moe->experts <= 0)
+    return 0;
+  if (model_spec_is_moe (model))
+    {
+      ModelParams mp;
+      model_spec_params (model, &mp);
+      return (double) mp.expert;
+    }
+  return mlp_params (model, moe->expert_ffn);
 }
 
 double
 plan_moe_router_params (const ModelSpec *model, const PlanMoe *moe)
 {
+  if (model_spec_is_moe (model) && model->n_experts > 0)
+    {
+      ModelParams mp;
+      model_spec_params (model, &mp);
+      return (double) mp.router_per_layer / (double) model->n_experts * moe->experts;
+    }
   return (double) moe->experts * (double) model->hidden;
 }
 
 double
 plan_moe_shared_params (const ModelSpec *model, const PlanMoe *moe)
 {
-  return moe->shared_ffn > 0 ? mlp_params (model, moe->shared_ffn) : 0;
+  if (model_spec_is_moe (model))
+    {
+      ModelParams mp;
+      model_spec_params (model, &mp);
+      return (double) mp.shared_per_layer;
+    }
+  return 0;
 }
 
 void
@@ -134,7 +148,10 @@ plan_layer_params_local (const Plan *plan, const ModelSpec *model, const PlanMoe
 gboolean
 plan_moe_layer (const PlanMoe *moe, int layer)
 {
-  return moe->experts > 0 && layer >= moe->first_dense;
+  /* models/model.h: after the leading dense layers, layer i is MoE when
+   * (i - first_dense + 1) % step == 0 */
+  return moe->experts > 0 && layer >= moe->first_dense
+         && (layer - moe->first_dense + 1) % MAX (moe->layer_step, 1) == 0;
 }
 
 void

@@ -197,6 +197,7 @@ typedef struct {
   guint64 expert_ffn;     /* inner size of one routed expert */
   guint64 shared_ffn;     /* inner size of the shared expert(s) together; 0 = none */
   int     first_dense;    /* leading layers with a dense MLP (DeepSeek first_k_dense) */
+  int     layer_step;     /* after them every step-th layer is MoE (Llama 4 Maverick: 2) */
   double  imbalance;      /* busiest expert's tokens / mean, after the capacity cap */
 } PlanMoe;
 

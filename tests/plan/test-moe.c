@@ -360,6 +360,38 @@ test_expert_grads (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (edp, ==, 22548578304.0);
 }
 
+/* Memory per GPU of Mixtral 8x7B (h 4096, 32 layers, 8 experts of ffn 14336, 32 heads,
+ * 8 KV heads, vocab 32000, untied) on 64 H100 with pp 4, ep 8, etp 1, zero1: dp 16,
+ * edp = 64 / 4 / 8 = 2. A middle stage (1) holds 8 layers and neither embedding nor head:
+ *   dense per layer: q 4096^2 + k, v 2 x 4096 x 1024 + o 4096^2 = 41,943,040, norms
+ *     2 x 4096, router 8 x 4096 = 32,768: 41,984,000; x 8 = 335,872,000
+ *   experts: one per EP rank (8 / 8), 3 x 4096 x 14336 = 176,160,768; x 8 = 1,409,286,144
+ *   params bf16: (335,872,000 + 1,409,286,144) x 2 = 3,490,316,288 bytes
+ *   grads fp32: x 4 = 6,980,632,576
+ *   optimizer (Adam m, v and fp32 master, 12 bytes), distributed over DP for the dense part
+ *     and over EDP for the experts: 335,872,000 x 12 / 16 + 1,409,286,144 x 12 / 2 =
+ *     251,904,000 + 8,455,716,864 = 8,707,620,864. */
+static void
+test_memory (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  model_spec_unref (f->model);
+  f->model = model_spec_lookup ("mixtral-8x7b", &error);
+  g_assert_no_error (error);
+  g_assert_true (resolve (f, "--gpus 64 --pp 4 --ep 8 --gbs 256 --seq-length 4096 "
+                          "--sharding zero1", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.edp, ==, 2);
+  PlanMemory mem;
+  plan_memory_compute (f->model, &f->plan, f->cluster, &mem);
+  const PlanMemStage *st = &mem.stages[1];
+  g_assert_cmpint (st->layers, ==, 8);
+  g_assert_cmpuint (st->bytes[PLAN_MEM_PARAMS], ==, G_GUINT64_CONSTANT (3490316288));
+  g_assert_cmpuint (st->bytes[PLAN_MEM_GRADS], ==, G_GUINT64_CONSTANT (6980632576));
+  g_assert_cmpuint (st->bytes[PLAN_MEM_OPTIMIZER], ==, G_GUINT64_CONSTANT (8707620864));
+  plan_memory_clear (&mem);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -371,5 +403,6 @@ main (int argc, char **argv)
   ADD ("a2a-bytes", test_a2a_bytes);
   ADD ("expert-gemms", test_expert_gemms);
   ADD ("expert-grads", test_expert_grads);
+  ADD ("memory", test_memory);
   return g_test_run ();
 }
