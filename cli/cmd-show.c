@@ -94,6 +94,11 @@ show_model (const char *name, int seq, gboolean json)
           I ("sliding_window", m->sliding_window);
           I ("sliding_layers", m->n_sliding_layers);
         }
+      if (m->n_chunked_layers > 0)
+        {
+          I ("attention_chunk", m->attention_chunk);
+          I ("chunked_layers", m->n_chunked_layers);
+        }
       json_builder_end_object (b);
       I ("params", p.total);
       I ("active_params", p.active);
@@ -138,6 +143,12 @@ show_model (const char *name, int seq, gboolean json)
             json_builder_add_double_value (b, model_spec_flops_per_token (m, (guint64) seq, c));
         }
       json_builder_end_object (b);
+      if (m->mtp_layers > 0)
+        {
+          json_builder_set_member_name (b, "mtp_flops_per_token");
+          json_builder_add_double_value (b, model_spec_mtp_flops_per_token (m, (guint64) seq,
+                                                                            FALSE));
+        }
       json_builder_set_member_name (b, "hw_flops_per_token");
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "no_recompute");
@@ -221,7 +232,12 @@ show_model (const char *name, int seq, gboolean json)
     printf ("  sliding window: %" G_GUINT64_FORMAT " tokens on %" G_GUINT64_FORMAT " of %"
             G_GUINT64_FORMAT " layers (counted in the attention FLOPs)\n", m->sliding_window,
             m->n_sliding_layers, m->n_layers);
-  if (model_spec_is_moe (m) || model_spec_is_mla (m) || m->n_sliding_layers > 0)
+  if (m->n_chunked_layers > 0)
+    printf ("  chunked attention: chunks of %" G_GUINT64_FORMAT " tokens on %" G_GUINT64_FORMAT
+            " of %" G_GUINT64_FORMAT " layers (counted in the attention FLOPs)\n",
+            m->attention_chunk, m->n_chunked_layers, m->n_layers);
+  if (model_spec_is_moe (m) || model_spec_is_mla (m) || m->n_sliding_layers > 0
+      || m->n_chunked_layers > 0)
     printf ("\n");
   printf ("parameters\n");
   printf ("  %-16s %20s\n", "total", cli_fmt_count (p.total));
@@ -293,6 +309,11 @@ show_model (const char *name, int seq, gboolean json)
           "hardware", model_spec_hw_flops_per_token (m, (guint64) seq, 0) / 1e9);
   printf ("  %-12s %10.2f GFLOP   executed with full recompute\n", "hw+recomp",
           model_spec_hw_flops_per_token (m, (guint64) seq, 1) / 1e9);
+  if (m->mtp_layers > 0)
+    printf ("  %-12s %10.2f GFLOP   the multi-token-prediction module%s when trained "
+            "(mcore form; not in the lines above)\n", "+mtp",
+            model_spec_mtp_flops_per_token (m, (guint64) seq, FALSE) / 1e9,
+            m->mtp_layers == 1 ? "" : "s");
   return CLI_EXIT_OK;
 }
 

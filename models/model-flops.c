@@ -127,11 +127,26 @@ model_spec_attention_keys (const ModelSpec *spec, guint64 seq)
 {
   g_return_val_if_fail (spec != NULL, 0.0);
   const double s = (double) seq, W = (double) spec->sliding_window;
-  if (spec->n_sliding_layers == 0 || spec->sliding_window == 0 || W >= s)
+  const double C = (double) spec->attention_chunk;
+  const gboolean windowed = spec->n_sliding_layers > 0 && spec->sliding_window > 0 && W < s;
+  const gboolean chunked = spec->n_chunked_layers > 0 && spec->attention_chunk > 0 && C < s;
+  if (!windowed && !chunked)
     return s;
-  const double L = (double) spec->n_layers, Lw = (double) spec->n_sliding_layers;
-  return ((L - Lw) * s + Lw * (2.0 * W - W * W / s)) / L;
+  const double L = (double) spec->n_layers;
+  const double Lw = windowed ? (double) spec->n_sliding_layers : 0.0;
+  const double Lc = chunked ? (double) spec->n_chunked_layers : 0.0;
+  double keys = (L - Lw - Lc) * s;
+  if (windowed)
+    keys += Lw * (2.0 * W - W * W / s);
+  if (chunked)
+    {
+      const double n = (double) (seq / spec->attention_chunk);
+      const double r = s - n * C;
+      keys += Lc * (n * C * C + r * r) / s;
+    }
+  return keys / L;
 }
+
 
 /* Conventions written for a dense model with a dense MLP of 4h (Narayanan, Korthikanti)
  * have no term for experts or latent attention. */
@@ -205,6 +220,31 @@ general_fwd_per_token (const ModelSpec *spec, guint64 seq, double attn_scale,
   return 2.0 * weights + attn_scale * (double) spec->n_layers * attn;
 }
 
+
+double
+model_spec_mtp_flops_per_token (const ModelSpec *spec, guint64 seq, gboolean causal)
+{
+  g_return_val_if_fail (spec != NULL, 0.0);
+  if (spec->mtp_layers == 0)
+    return 0.0;
+  const double h = (double) spec->hidden;
+  double weights = 2.0 * h * h + attention_matmul (spec) + h * (double) spec->vocab;
+  if (model_spec_is_moe (spec))
+    weights += h * (double) spec->n_experts
+               + (double) spec->moe_top_k * mlp_matmul (spec, (double) spec->moe_ffn)
+               + mlp_matmul (spec, (double) spec->shared_expert_ffn)
+               + (spec->shared_expert_gate ? h : 0.0);
+  else
+    weights += mlp_matmul (spec, (double) spec->ffn_hidden);
+  const double d_qk = model_spec_is_mla (spec)
+                      ? (double) (spec->qk_nope_head_dim + spec->qk_rope_head_dim)
+                      : (double) spec->head_dim;
+  const double d_v = model_spec_is_mla (spec) ? (double) spec->v_head_dim
+                                              : (double) spec->head_dim;
+  const double attn = 2.0 * (double) seq * (double) spec->n_heads * (d_qk + d_v)
+                      * (causal ? 0.5 : 1.0);
+  return 3.0 * (double) spec->mtp_layers * (2.0 * weights + attn);
+}
 
 void
 model_spec_layer_fwd_flops_per_token (const ModelSpec *spec, guint64 seq,

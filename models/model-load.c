@@ -732,8 +732,8 @@ read_gpt_oss (const Reader *r, ModelSpec *spec, GError **error)
  * tower tandem does not count): num_local_experts experts of intermediate_size, top
  * num_experts_per_tok by sigmoid, one shared expert of intermediate_size in every MoE
  * layer; layer i is MoE when (i + 1) % interleave_moe_layer_step == 0, the others dense
- * with intermediate_size_mlp. Chunked local attention (attention_chunk_size) is not
- * counted in the attention FLOPs. */
+ * with intermediate_size_mlp. Chunked local attention (attention_chunk_size) on the rope
+ * layers is counted in the attention FLOPs. */
 static gboolean
 read_llama4 (const Reader *r, ModelSpec *spec, GError **error)
 {
@@ -748,6 +748,39 @@ read_llama4 (const Reader *r, ModelSpec *spec, GError **error)
   spec->shared_expert_ffn = spec->moe_ffn;
   spec->n_shared_experts = 1;
   spec->router_score = MODEL_ROUTER_SIGMOID;
+  /* Chunked attention on the rope layers: no_rope_layers[i] 1 (rope) or 0 (NoPE, global);
+   * absent or empty, every no_rope_layer_interval-th layer (default 4) is NoPE
+   * (Llama4TextConfig). */
+  if (!read_count (r, "attention_chunk_size", MODEL_MAX_POSITIONS, &spec->attention_chunk,
+                   error))
+    return FALSE;
+  if (spec->attention_chunk > 0)
+    {
+      gboolean ok;
+      guint64 interval = 4;
+      JsonArray *rope = read_array (r, "no_rope_layers", &ok, error);
+      if (!ok || !read_size (r, "no_rope_layer_interval", FALSE, MODEL_MAX_LAYERS, &interval,
+                             NULL, error))
+        return FALSE;
+      if (rope != NULL && json_array_get_length (rope) > 0)
+        {
+          if (json_array_get_length (rope) != spec->n_layers)
+            return moe_invalid (r, error, "field 'no_rope_layers' has %u entries, not "
+                                "'num_hidden_layers' (%" G_GUINT64_FORMAT "; hint: one per "
+                                "layer)", json_array_get_length (rope), spec->n_layers);
+          for (guint i = 0; i < json_array_get_length (rope); i++)
+            {
+              JsonNode *n = json_array_get_element (rope, i);
+              if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_INT64
+                  || (json_node_get_int (n) != 0 && json_node_get_int (n) != 1))
+                return moe_invalid (r, error, "field 'no_rope_layers' entry %u is not 0 or 1",
+                                    i);
+              spec->n_chunked_layers += (guint64) json_node_get_int (n);
+            }
+        }
+      else
+        spec->n_chunked_layers = spec->n_layers - spec->n_layers / interval;
+    }
   if (step > 1
       && !read_size (r, "intermediate_size_mlp", TRUE, MODEL_MAX_FFN, &spec->ffn_hidden, NULL,
                      error))

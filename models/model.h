@@ -113,6 +113,10 @@ typedef struct {
    * Counted in attention FLOPs, not in parameters. */
   guint64       sliding_window;
   guint64       n_sliding_layers;
+  /* Chunked local attention (Llama 4): layers whose queries attend causally within their
+   * own chunk of `attention_chunk` tokens. 0 = none. Counted in attention FLOPs. */
+  guint64       attention_chunk;
+  guint64       n_chunked_layers;
 
   /* ---- Mixture of experts (all 0 / FALSE for a dense model) ----
    * A MoE layer replaces the dense MLP by a router (h x E GEMM, no bias), `moe_top_k`
@@ -287,8 +291,9 @@ typedef struct {
    * dropout are passes over the scores. FALSE: FlashAttention. */
   gboolean    materialized;
   gboolean    dropout;
-  /* ATTENTION: the sliding window of the model's windowed layers (0: none); fwd_flops are
-   * then the average over all layers (model_spec_attention_keys) */
+  /* ATTENTION: the sliding window of the model's windowed layers (0: none); with windows
+   * or chunked layers fwd_flops are the average over all layers
+   * (model_spec_attention_keys) */
   guint64     window;
   /* ELEMENTWISE / NORM / EMBEDDING / LOSS: elements touched */
   guint64     elements;
@@ -341,6 +346,13 @@ const char *model_flop_convention_source    (ModelFlopConvention conv);
 const char *model_flop_convention_attention (ModelFlopConvention conv);
 gboolean    model_flop_convention_parse (const char *name, ModelFlopConvention *out);
 
+/* FLOPs per token (forward + backward) of DeepSeek-V3's multi-token-prediction modules,
+ * apart from model_spec_flops_per_token (which counts the main model only): per module
+ * the 2h x h projection, one MoE block (active weights, attention at `seq`, causal
+ * halved when `causal`) and its logits (h x V, the shared head), x 3 passes. 0 without
+ * MTP. A caller that trains with MTP adds it. */
+double model_spec_mtp_flops_per_token (const ModelSpec *spec, guint64 seq, gboolean causal);
+
 /* NULL when `conv` applies to `spec`; else why not (one sentence with the alternatives).
  * megatron96 and megatron72 assume a dense MLP of ffn = 4h and ordinary attention, and
  * are refused for MoE and MLA models. */
@@ -351,7 +363,8 @@ const char *model_flop_convention_formula_for (const ModelSpec *spec, ModelFlopC
 
 /* Keys one query attends to, counted non-causally and averaged over the layers: `seq`
  * for full attention; a layer with a sliding window W < seq attends causally to
- * W s - W^2/2 of the s^2/2 pairs, which the non-causal count doubles: 2W - W^2/s. The
+ * W s - W^2/2 of the s^2/2 pairs, which the non-causal count doubles: 2W - W^2/s; a
+ * chunked layer (chunk C, s = n C + r) to n C^2/2 + r^2/2 pairs: (n C^2 + r^2)/s. The
  * causal conventions halve it like the full count. */
 double model_spec_attention_keys (const ModelSpec *spec, guint64 seq);
 

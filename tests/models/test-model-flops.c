@@ -468,6 +468,32 @@ test_sliding_window (void)
   g_assert_cmpfloat (model_spec_attention_keys (llama, 8192), ==, 8192);
   g_assert_cmpfloat_with_epsilon (model_spec_flops_per_token (mistral, 8192, MODEL_FLOPS_CAUSAL)
                                   / 47494201344.0, 1.0, 1e-12);
+
+  /* Llama 4 Scout: chunks of 8192 on the 36 rope layers of 48 (every 4th is NoPE, global).
+   * s 8192: one whole chunk, no change. s 20000 = 2 x 8192 + 3616: a chunked layer
+   * (2 x 8192^2 + 3616^2) / 20000 = 7364.6592 keys; average (12 x 20000 + 36 x
+   * 7364.6592) / 48 = 10523.4944. */
+  g_autoptr (ModelSpec) scout = preset ("llama4-scout");
+  g_assert_cmpuint (scout->attention_chunk, ==, 8192);
+  g_assert_cmpuint (scout->n_chunked_layers, ==, 36);
+  g_assert_cmpfloat (model_spec_attention_keys (scout, 8192), ==, 8192);
+  g_assert_cmpfloat_with_epsilon (model_spec_attention_keys (scout, 20000), 10523.4944, 1e-9);
+}
+
+/* DeepSeek-V3's MTP module per token at s 4096, non-causal: weights 2 x 7168^2 =
+ * 102,760,448 + MLA 187,105,280 + logits 7168 x 129280 = 926,679,040 + router 1,835,008
+ * + 9 experts 396,361,728 = 1,614,741,504, x2 = 3,229,483,008; attention 2 x 4096 x 128
+ * x 320 = 335,544,320; x3 = 10,695,081,984. None for a model without MTP. */
+static void
+test_flops_mtp (void)
+{
+  g_autoptr (ModelSpec) s = preset ("deepseek-v3");
+  g_assert_cmpfloat_with_epsilon (model_spec_mtp_flops_per_token (s, 4096, FALSE)
+                                  / 10695081984.0, 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (model_spec_mtp_flops_per_token (s, 4096, TRUE)
+                                  / (10695081984.0 - 3 * 335544320.0 / 2), 1.0, 1e-12);
+  g_autoptr (ModelSpec) m = preset ("mixtral-8x7b");
+  g_assert_cmpfloat (model_spec_mtp_flops_per_token (m, 4096, FALSE), ==, 0);
 }
 
 /* DeepSeek-V3 per token at s 4096 (mcore, non-causal), by hand: matmul weights of an
@@ -553,5 +579,6 @@ main (int argc, char **argv)
   g_test_add_func ("/models/ops/all-presets", test_ops_all_presets);
   g_test_add_func ("/models/flops/sliding-window", test_sliding_window);
   g_test_add_func ("/models/flops/deepseek-v3", test_flops_deepseek_v3);
+  g_test_add_func ("/models/flops/mtp", test_flops_mtp);
   return g_test_run ();
 }
