@@ -217,13 +217,14 @@ same_unit (const ProgTask *a, const ProgTask *b)
 static gboolean schedule_order_ok (const Plan *plan);
 
 /* The layout of a plan, shared through the space (a layout depends on the degrees, the
- * rank order and the HSDP group only; it is not changed once built). */
+ * rank order, the HSDP group and the expert folding (ep, etp) only; it is not changed once built). */
 static const PlanLayout *
 space_layout (const SearchSpace *s, const Plan *plan, GError **error)
 {
-  g_autofree char *key = g_strdup_printf ("%d %d %d %d %d %d %s %d", plan->world_size, plan->tp,
-                                          plan->cp, plan->ep, plan->dp, plan->pp,
-                                          plan->rank_order ? plan->rank_order : "",
+  /* every plan field plan_layout_new reads (MoE folding included: ep, etp) */
+  g_autofree char *key = g_strdup_printf ("%d %d %d %d %d %d %d %s %d", plan->world_size,
+                                          plan->tp, plan->cp, plan->ep, plan->etp, plan->dp,
+                                          plan->pp, plan->rank_order ? plan->rank_order : "",
                                           plan->sharding == PLAN_SHARD_HSDP
                                           ? plan->hsdp_shard_size : 0);
   SearchSpace *ms = (SearchSpace *) s;
@@ -511,6 +512,7 @@ search_cand_coarse_bound (const SearchSpace *s, const SearchCand *c, const Plan 
   key.gpus = c->gpus;
   key.tp = c->tp, key.cp = c->cp, key.pp = c->pp, key.vpp = c->vpp, key.mbs = c->mbs;
   key.first = c->first, key.last = c->last;
+  key.ep = c->ep, key.etp = c->etp;   /* MoE: the experts' compute differs with them */
   key.cp_comm = c->cp_comm, key.recompute = c->recompute, key.sp = c->sp, key.tpo = c->tpo;
   key.sched = c->sched;
   SearchSpace *ms = (SearchSpace *) s;
