@@ -527,10 +527,18 @@ show_framework (const char *name, gboolean json)
   ROW ("tp_comm_overlap", fw_avail_name (s->tp_comm_overlap));
   ROW ("async_tp", fw_avail_name (s->async_tp));
   ROW ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
-  g_autofree char *fsdp = g_strdup_printf ("%s%s%s",
+  g_autofree char *ahead = s->fsdp_prefetch_params > 0
+                            ? g_strdup_printf ("%g", s->fsdp_prefetch_params)
+                            : g_strdup ("layer");
+  g_autofree char *reuse = s->fsdp_max_reuse_params > 0
+                             ? g_strdup_printf ("%g", s->fsdp_max_reuse_params)
+                             : g_strdup ("kept");
+  g_autofree char *fsdp = g_strdup_printf ("%s%s%s,%s-gather,prefetch %s,reuse %s",
                                            s->fsdp_reshard_after_forward ? "reshard" : "keep",
                                            s->fsdp_reshard_under_pp ? "" : ",keep-under-pp",
-                                           s->hsdp ? ",hsdp" : "");
+                                           s->hsdp ? ",hsdp" : "",
+                                           s->fsdp_gather_per_tensor ? "per-tensor" : "flat",
+                                           ahead, reuse);
   ROW ("fsdp", fsdp);
   g_autofree char *fp8 = g_strdup_printf ("%s/%s/cast%g%s%s", fw_fp8_ops_name (s->fp8_ops),
                                           fw_scaling_name (s->fp8_scaling), s->fp8_cast_passes,

@@ -147,7 +147,9 @@ static const char *const top_keys[] = {
   "sources", NULL,
 };
 static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under_pp",
-                                         "hsdp", NULL };
+                                         "hsdp", "prefetch_params", "max_reuse_params",
+                                         "gather", NULL };
+static const char *const gather_names[] = { "flat", "per_tensor", NULL };
 static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "mxfp8", "nvfp4",
                                         NULL };
 static const char *const default_keys[] = { "sharding", "sequence_parallel",
@@ -268,8 +270,16 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       if (!check_keys (sub, fsdp_keys, &ws, error)
           || !get_bool (sub, "reshard_after_forward", &s->fsdp_reshard_after_forward, &ws, error)
           || !get_bool (sub, "reshard_under_pp", &s->fsdp_reshard_under_pp, &ws, error)
-          || !get_bool (sub, "hsdp", &s->hsdp, &ws, error))
+          || !get_bool (sub, "hsdp", &s->hsdp, &ws, error)
+          || !get_num (sub, "prefetch_params", 0, 1e15, &s->fsdp_prefetch_params, FALSE, &ws,
+                       error)
+          || !get_num (sub, "max_reuse_params", 0, 1e15, &s->fsdp_max_reuse_params, FALSE,
+                       &ws, error))
         return NULL;
+      int g = s->fsdp_gather_per_tensor ? 1 : 0;
+      if (!get_enum (sub, "gather", gather_names, &g, FALSE, &ws, error))
+        return NULL;
+      s->fsdp_gather_per_tensor = g == 1;
     }
   sub = get_obj (o, "fp8", &w, error, &ok);
   if (!ok)
@@ -504,6 +514,9 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   B ("reshard_after_forward", s->fsdp_reshard_after_forward);
   B ("reshard_under_pp", s->fsdp_reshard_under_pp);
   B ("hsdp", s->hsdp);
+  D ("prefetch_params", s->fsdp_prefetch_params);
+  D ("max_reuse_params", s->fsdp_max_reuse_params);
+  S ("gather", s->fsdp_gather_per_tensor ? "per_tensor" : "flat");
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fp8");
   json_builder_begin_object (b);

@@ -95,6 +95,13 @@ typedef struct {
   gboolean      fsdp_reshard_after_forward; /* ZeRO-3 params dropped after each forward */
   gboolean      fsdp_reshard_under_pp;  /* ... also between micro-batches under PP */
   gboolean      hsdp;                   /* offers shard group x replica (HSDP) */
+  double        fsdp_prefetch_params;   /* ZeRO-3 parameters gathered ahead of use; 0 = the
+                                         * next layer (DeepSpeed stage3_prefetch_bucket_size) */
+  double        fsdp_max_reuse_params;  /* a recomputed layer larger than this is gathered
+                                         * again for its backward; 0 = never (DeepSpeed
+                                         * stage3_max_reuse_distance) */
+  gboolean      fsdp_gather_per_tensor; /* one collective per parameter tensor (else one
+                                         * per layer: flat parameters, foreach gather) */
   FwFp8Ops      fp8_ops;
   FwScaling     fp8_scaling;
   double        fp8_cast_passes;        /* bf16 -> fp8 passes per FP8 GEMM input */

@@ -31,6 +31,9 @@ plan_init_defaults (Plan *plan)
   /* Megatron DDP bucket: max(40M, 1M x dp) elements; 40M fp32 elements = 160 MB
    * (megatron/core/distributed/distributed_data_parallel.py). We keep the 40M floor. */
   plan->bucket_bytes = 40e6 * 4;
+  plan->zero3_prefetch_params = -1;   /* the stack's */
+  plan->zero3_reuse_params = -1;
+  plan->zero3_per_tensor = -1;
   plan->rank_order = g_strdup ("tp-cp-ep-dp-pp");
   /* MoE: Megatron-Core's defaults (megatron/training/arguments.py): alltoall dispatcher,
    * dropless (capacity factor None), no grouped GEMM, no shared-expert overlap; the

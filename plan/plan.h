@@ -158,6 +158,15 @@ typedef struct {
   gboolean tp_comm_overlap;
   gboolean optimizer_offload;    /* optimizer states (and master weights) in host memory */
   double   bucket_bytes;         /* DP gradient bucket; Megatron --ddp-bucket-size default */
+  /* ZeRO-3 as the software issues it (DeepSpeed's stage3_* settings); a negative value
+   * takes the stack's (sim_predict fills it from SimCostOptions, frameworks/stack.h) */
+  double   zero3_prefetch_params; /* stage3_prefetch_bucket_size: parameters gathered ahead;
+                                   * 0 = the next layer (FSDP's one-module prefetch) */
+  double   zero3_reuse_params;    /* stage3_max_reuse_distance: a recomputed layer larger
+                                   * than this is gathered again after its recompute;
+                                   * 0 = kept from the recompute to the backward */
+  int      zero3_per_tensor;      /* 1: one collective per parameter tensor; 0: one per
+                                   * layer (flat parameters, FSDP2's foreach gather) */
   int      dp_given;             /* --dp as typed (checked against the derived dp); 0 = none */
 
   char *rank_order;              /* "tp-cp-ep-dp-pp" innermost first (Megatron default) */

@@ -346,8 +346,20 @@ shard_axis (Builder *bd)
   return bd->plan->cp > 1 ? PLAN_AXIS_CPDP : PLAN_AXIS_DP;
 }
 
+/* Whether a ZeRO-3 layer gather can be prefetched: FSDP gathers the next module while
+ * the current one computes; DeepSpeed prefetches at most stage3_prefetch_bucket_size
+ * parameters (default 5e7, DeepSpeed's config documentation), less than one layer of a
+ * large model, so such a layer's gather waits for the compute before it. */
+static gboolean
+gather_prefetched (Builder *bd, int layer)
+{
+  const double ahead = bd->plan->zero3_prefetch_params;
+  return !(ahead > 0) || bd->layer_params_local[layer] <= ahead;
+}
+
 /* ZeRO-3 / FSDP parameter gather for one layer, prefetched: it may start once the
- * compute two layers back has finished (one gathered layer in flight ahead). */
+ * compute two layers back has finished (one gathered layer in flight ahead); without
+ * prefetch (gather_prefetched) once the compute before it has. */
 static gint32
 param_gather (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 window_dep)
 {
@@ -491,7 +503,8 @@ forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain
 {
   gint32 ag = -1;
   if (zero3 (bd) && phase == PROG_PHASE_FORWARD)
-    ag = param_gather (bd, phase, mb, chunk, layer, ch->done[1]);
+    ag = param_gather (bd, phase, mb, chunk, layer,
+                       gather_prefetched (bd, layer) ? ch->done[1] : ch->last_compute);
   else if (bd->param_ag_of_layer[layer] >= 0 && mb == 0 && phase == PROG_PHASE_FORWARD)
     ag = bd->param_ag_of_layer[layer];
   gint32 eag = bd->expert_ag_of_layer[layer] >= 0 && mb == 0 && phase == PROG_PHASE_FORWARD
@@ -537,7 +550,8 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
 {
   gint32 ag = -1;
   if (zero3 (bd))
-    ag = param_gather (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, ch->done[1]);
+    ag = param_gather (bd, PROG_PHASE_BACKWARD, mb, chunk, layer,
+                       gather_prefetched (bd, layer) ? ch->done[1] : ch->last_compute);
   if (layer_recomputed (bd, layer_in_chunk))
     {
       /* the recomputed forward repeats the layer's TP collectives too */
@@ -548,6 +562,13 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
       forward_layer (bd, PROG_PHASE_RECOMPUTE, mb, chunk, layer, &rc);
       bd->recomputing = FALSE;
       ch->last_compute = rc.last_compute;
+      /* DeepSpeed releases a parameter after its use unless it is used again within
+       * stage3_max_reuse_distance parameters (default 1e9, DeepSpeed's config
+       * documentation); between a layer's recompute and its backward that distance is
+       * the layer itself, so a larger layer is gathered a second time */
+      const double reuse = bd->plan->zero3_reuse_params;
+      if (ag >= 0 && reuse > 0 && bd->layer_params_local[layer] > reuse)
+        ag = param_gather (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, ch->last_compute);
     }
   else if (bd->plan->recompute == PLAN_RECOMPUTE_SELECTIVE)
     ch->last_compute = compute (bd, bd->blk[B_RECOMP_ATTN_CORE], mb, chunk, layer,
@@ -1065,6 +1086,13 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
       bd.layer_params_local[l] = (double) (mp.attention_per_layer + mp.mlp_per_layer) / bd.t
                                  + (double) mp.norms_per_layer;
   bd.embed_params_local = (double) mp.input_embedding / bd.t;
+  /* A layer's parameter tensors as Megatron's modules hold them (linear_qkv, linear_proj,
+   * linear_fc1 with gate and up fused, linear_fc2; their biases; two norms, with a bias
+   * for LayerNorm): 12 for GPT-3, 6 for Llama. */
+  prog->zero3_calls = 1;
+  if (plan->zero3_per_tensor > 0)
+    prog->zero3_calls = 4 + (model->attn_bias ? 2 : 0) + (model->mlp_bias ? 2 : 0)
+                        + 2 * (model->norm == MODEL_NORM_LAYER ? 2 : 1);
   bd.head_params_local = (double) (mp.output_head ? mp.output_head : 0) / bd.t
                          + (double) mp.final_norm;
 

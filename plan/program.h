@@ -196,6 +196,9 @@ typedef struct {
   TopoDtype    gemm_dtype;     /* the GEMMs' math: compute_dtype, or TF32 / BF16 for fp32
                                 * tensors under the plan's fp32_matmul */
   ProgMoe      moe;
+  int          zero3_calls;   /* collectives one ZeRO-3 layer gather or gradient
+                               * reduce-scatter is issued as: the layer's parameter tensors
+                               * with plan.zero3_per_tensor, else 1 */
   /* whole-step totals over all GPUs, for MFU/HFU */
   double       tokens_per_step;
   double       hw_flops_per_step;

@@ -256,6 +256,9 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->elementwise_passes = stack->fusion == FW_FUSION_EAGER ? EAGER_ELEMENTWISE_PASSES : 1.0;
   o->fp8_attention = stack->fp8_ops == FW_FP8_GEMM_ATTENTION;
   o->fp8_cast_passes = stack->fp8_cast_passes;
+  o->zero3_prefetch_params = stack->fsdp_prefetch_params;
+  o->zero3_reuse_params = stack->fsdp_max_reuse_params;
+  o->zero3_per_tensor = stack->fsdp_gather_per_tensor;
 }
 
 /* Each fitted knob of the architecture of `cluster` that ended at a bound of its fit:

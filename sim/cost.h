@@ -137,6 +137,10 @@ typedef struct {
                                      fp8 DPA); otherwise it stays bf16 */
   double   fp8_cast_passes;       /* bf16 -> fp8 casts per fp8 GEMM input (read 2 B, write
                                      1 B per element each) */
+  double   zero3_prefetch_params; /* the stack's ZeRO-3 semantics (FwStack fsdp_*), which
+                                     sim_predict gives a plan that leaves them unset */
+  double   zero3_reuse_params;
+  gboolean zero3_per_tensor;
   gboolean extrapolated;          /* no fitted row for the device's architecture, or the
                                      stack's attention kernel was never fitted on it */
   /* test knobs */

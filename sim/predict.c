@@ -87,6 +87,15 @@ sim_predict (const ModelSpec *model, const Plan *plan, const TopoCluster *cluste
   p->model = model_spec_ref ((ModelSpec *) model);
   p->cluster = topo_cluster_ref ((TopoCluster *) cluster);
   plan_copy (&p->plan, plan);
+  /* ZeRO-3 as the stack issues it, where the plan does not say (plan.h) */
+  const SimCostOptions *co = opts != NULL ? &opts->cost : NULL;
+  if (p->plan.zero3_prefetch_params < 0)
+    p->plan.zero3_prefetch_params = co != NULL ? co->zero3_prefetch_params : 0;
+  if (p->plan.zero3_reuse_params < 0)
+    p->plan.zero3_reuse_params = co != NULL ? co->zero3_reuse_params : 0;
+  if (p->plan.zero3_per_tensor < 0)
+    p->plan.zero3_per_tensor = co != NULL && co->zero3_per_tensor;
+  plan = &p->plan;
   p->layout = plan_layout_new (plan, cluster, error);
   if (p->layout == NULL)
     return NULL;

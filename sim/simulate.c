@@ -90,6 +90,7 @@ typedef struct {
 
 typedef struct {
   guint8 coll, axis;
+  guint8 z3;            /* a ZeRO-3 layer collective (zero3_task): its extra cost added */
   double bytes;
   SimDur d;
 } CollCache;
@@ -101,27 +102,62 @@ dur_make (const Sim *sim, double s)
   return d;
 }
 
+/* A ZeRO-3 layer gather or gradient reduce-scatter issued as one collective per
+ * parameter tensor (ProgProgram.zero3_calls > 1) pays the collective's latency once per
+ * tensor: the sharded parameters' DP collectives of a micro-batch (mb >= 0). Issued as
+ * torch.distributed.all_gather / reduce_scatter on a list of per-rank tensors
+ * (plan.zero3_rank_copies), each call also copies every rank's piece out of (or into) the
+ * flat buffer NCCL works on: PyTorch's ProcessGroupNCCL does one copy per list element,
+ * which all_gather_into_tensor (PyTorch 1.10's _all_gather_base) was added to avoid. */
+static gboolean
+zero3_task (const Sim *sim, const ProgTask *t)
+{
+  const ProgProgram *p = sim->prog;
+  return (p->zero3_calls > 1 || p->plan.zero3_rank_copies > 0) && t->comm == PROG_COMM_DP
+         && t->mb >= 0 && t->layer >= 0
+         && (t->coll == PLAN_COLL_ALL_GATHER || t->coll == PLAN_COLL_REDUCE_SCATTER)
+         && (p->plan.sharding == PLAN_SHARD_ZERO3 || p->plan.sharding == PLAN_SHARD_HSDP)
+         && sim->cost != NULL && !sim->opts->cost.free_comm;
+}
+
+static double
+zero3_extra_s (const Sim *sim, const ProgTask *t)
+{
+  const ProgProgram *p = sim->prog;
+  const int calls = MAX (p->zero3_calls, 1);
+  double s = (calls - 1) * sim_cost_latency_s (sim->cost, (PlanColl) t->coll,
+                                               (PlanAxis) t->axis);
+  /* per-rank list collectives: one copy kernel per rank of the group, issued by the host
+   * at the stack's per-kernel cost */
+  if (p->plan.zero3_rank_copies > 0 && sim->layout != NULL)
+    s += calls * (double) sim->layout->groups[t->axis].size * sim->opts->cost.launch_overhead_s;
+  return s;
+}
+
 static const SimDur *
 coll_cost (Sim *sim, const ProgTask *t)
 {
+  const guint8 z3 = zero3_task (sim, t);
   if (sim->coll_last < sim->coll_cache->len)
     {
       CollCache *c = &g_array_index (sim->coll_cache, CollCache, sim->coll_last);
-      if (c->coll == t->coll && c->axis == t->axis && c->bytes == t->bytes)
+      if (c->coll == t->coll && c->axis == t->axis && c->bytes == t->bytes && c->z3 == z3)
         return &c->d;
     }
   for (guint i = 0; i < sim->coll_cache->len; i++)
     {
       CollCache *c = &g_array_index (sim->coll_cache, CollCache, i);
-      if (c->coll == t->coll && c->axis == t->axis && c->bytes == t->bytes)
+      if (c->coll == t->coll && c->axis == t->axis && c->bytes == t->bytes && c->z3 == z3)
         {
           sim->coll_last = i;
           return &c->d;
         }
     }
   sim->coll_last = sim->coll_cache->len;
-  CollCache c = { t->coll, t->axis, t->bytes,
-                  dur_make (sim, sim_cost_coll_s (sim->cost, t->coll, t->axis, t->bytes)) };
+  double s = sim_cost_coll_s (sim->cost, t->coll, t->axis, t->bytes);
+  if (z3)
+    s += zero3_extra_s (sim, t);
+  CollCache c = { t->coll, t->axis, z3, t->bytes, dur_make (sim, s) };
   g_array_append_val (sim->coll_cache, c);
   return &g_array_index (sim->coll_cache, CollCache, sim->coll_last).d;
 }

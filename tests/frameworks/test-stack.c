@@ -51,6 +51,14 @@ test_semantics (void)
   g_autoptr (FwStack) ds = fw_stack_lookup ("deepspeed", NULL);
   g_assert_false (ds->default_sequence_parallel);
   g_assert_cmpint (ds->attention, ==, FW_ATTN_UNFUSED);
+  /* DeepSpeed's documented stage3 defaults; FSDP stacks prefetch a layer, keep the
+   * gathered layer from recompute to backward, one collective per layer */
+  g_assert_cmpfloat (ds->fsdp_prefetch_params, ==, 5e7);
+  g_assert_cmpfloat (ds->fsdp_max_reuse_params, ==, 1e9);
+  g_assert_true (ds->fsdp_gather_per_tensor);
+  g_assert_cmpfloat (tt->fsdp_prefetch_params, ==, 0);
+  g_assert_cmpfloat (tt->fsdp_max_reuse_params, ==, 0);
+  g_assert_false (tt->fsdp_gather_per_tensor);
 }
 
 /* Bad files: the message names the file and the field. */
@@ -68,6 +76,10 @@ test_bad (void)
       "\"fp8\": {\"opz\": 1}}", "unknown key 'fp8.opz'" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"fsdp\": {\"hsdp\": 1}}", "'fsdp.hsdp' must be true or false" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"fsdp\": {\"gather\": \"bucketed\"}}", "'fsdp.gather' is 'bucketed'" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"fsdp\": {\"prefetch_params\": -5}}", "'fsdp.prefetch_params' is -5" },
     { "{\"attention\": ", "x.json" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)

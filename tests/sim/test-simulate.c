@@ -512,6 +512,123 @@ test_oom_still_predicted (void)
   case_clear (&c);
 }
 
+/* ZeRO-3 as DeepSpeed issues it (frameworks/presets/deepspeed.json): mcore-gpt-1.7b (24
+ * layers, hidden 2048, ffn 8192, LayerNorm, biases; layer = 12 h^2 + 13 h = 50,358,272
+ * parameters) on 2 ranks, tp 1, one micro-batch, full recompute. */
+static SimPrediction *
+zero3_predict (double prefetch, double reuse, int per_tensor)
+{
+  Case c;
+  case_init (&c, "mcore-gpt-1.7b");
+  c.plan.world_size = 2;
+  c.plan.global_batch = 2;
+  c.plan.seq_length = 2048;
+  c.plan.sharding = PLAN_SHARD_ZERO3;
+  c.plan.recompute = PLAN_RECOMPUTE_FULL;
+  c.plan.zero3_prefetch_params = prefetch;
+  c.plan.zero3_reuse_params = reuse;
+  c.plan.zero3_per_tensor = per_tensor;
+  SimPrediction *p = case_predict_opt (&c, FALSE, FALSE);
+  case_clear (&c);
+  return p;
+}
+
+static void
+count_zero3 (const ProgProgram *prog, int *gathers, int *scatters)
+{
+  *gathers = *scatters = 0;
+  for (guint i = 0; i < prog->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (prog, i);
+      if (t->kind != PROG_TASK_COLL || t->comm != PROG_COMM_DP || t->mb < 0 || t->layer < 0)
+        continue;
+      *gathers += t->coll == PLAN_COLL_ALL_GATHER;
+      *scatters += t->coll == PLAN_COLL_REDUCE_SCATTER;
+    }
+}
+
+static void
+test_zero3_as_deepspeed (void)
+{
+  const int L = 24;
+  /* FSDP-like (the plan's defaults resolved with the default stack: layer prefetch,
+   * parameters kept from recompute to backward, one collective per layer): a gather in
+   * the forward and one before the recompute, one reduce-scatter per layer */
+  g_autoptr (SimPrediction) fsdp = zero3_predict (-1, -1, -1);
+  int ag, rs;
+  count_zero3 (fsdp->program, &ag, &rs);
+  g_assert_cmpint (ag, ==, 2 * L);
+  g_assert_cmpint (rs, ==, L);
+  g_assert_cmpint (fsdp->program->zero3_calls, ==, 1);
+
+  /* stage3_max_reuse_distance 1e9 > 50.4 M: still kept */
+  g_autoptr (SimPrediction) kept = zero3_predict (0, 1e9, 0);
+  count_zero3 (kept->program, &ag, &rs);
+  g_assert_cmpint (ag, ==, 2 * L);
+  /* a reuse distance below the layer's 50,358,272 parameters: gathered again after the
+   * recompute, 3 gathers per layer */
+  g_autoptr (SimPrediction) regather = zero3_predict (0, 5e7, 0);
+  count_zero3 (regather->program, &ag, &rs);
+  g_assert_cmpint (ag, ==, 3 * L);
+  g_assert_cmpint (rs, ==, L);
+
+  /* per tensor: linear_qkv, linear_proj, linear_fc1, linear_fc2 + their 4 biases + 2
+   * LayerNorms x (weight, bias) = 12 collectives; each gather or reduce-scatter lasts
+   * the flat one plus 11 latencies of its collective */
+  g_autoptr (SimPrediction) tensors = zero3_predict (0, 0, 1);
+  g_assert_cmpint (tensors->program->zero3_calls, ==, 12);
+  const ProgProgram *pf = fsdp->program, *pt = tensors->program;
+  g_assert_cmpuint (pf->tasks->len, ==, pt->tasks->len);
+  int checked = 0;
+  for (guint i = 0; i < pt->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (pt, i);
+      if (t->kind != PROG_TASK_COLL || t->comm != PROG_COMM_DP || t->mb < 0 || t->layer < 0)
+        continue;
+      double flat = fsdp->result->times[i].end_s - fsdp->result->times[i].start_s;
+      double split = tensors->result->times[i].end_s - tensors->result->times[i].start_s;
+      /* latency = NCCL base + (n - 1) steps x the NVLink alpha for 2 ranks in a server:
+       * recover it from the cost model's figure for this group */
+      SimCostOptions o;
+      sim_cost_options_init (&o, tensors->cluster);
+      g_autoptr (SimCost) cost = sim_cost_new (tensors->cluster, tensors->layout, &o);
+      double lat = sim_cost_latency_s (cost, (PlanColl) t->coll, (PlanAxis) t->axis);
+      g_assert_cmpfloat (lat, >, 0);
+      g_assert_cmpfloat_with_epsilon (split - flat, 11 * lat, 1e-12 + 1e-9 * split);
+      checked++;
+    }
+  g_assert_cmpint (checked, ==, 3 * L);
+
+  /* prefetch of 5e7 parameters, under one layer: the forward gather of layer l > 0
+   * waits for the compute of layer l - 1 (a dependency on a compute task of that
+   * layer), where the layer prefetch lets it start after layer l - 2 */
+  g_autoptr (SimPrediction) serial = zero3_predict (5e7, 0, 0);
+  for (int pass = 0; pass < 2; pass++)
+    {
+      const ProgProgram *prog = pass ? serial->program : fsdp->program;
+      int waits_prev = 0, gathers = 0;
+      for (guint i = 0; i < prog->tasks->len; i++)
+        {
+          const ProgTask *t = prog_task (prog, i);
+          if (t->kind != PROG_TASK_COLL || t->comm != PROG_COMM_DP
+              || t->coll != PLAN_COLL_ALL_GATHER || t->phase != PROG_PHASE_FORWARD
+              || t->layer < 2)
+            continue;
+          gathers++;
+          const guint32 *deps = prog_task_deps (prog, t);
+          for (guint d = 0; d < t->n_deps; d++)
+            {
+              const ProgTask *dt = prog_task (prog, deps[d]);
+              waits_prev += dt->kind == PROG_TASK_COMPUTE && dt->layer == t->layer - 1;
+            }
+        }
+      g_assert_cmpint (gathers, ==, L - 2);
+      g_assert_cmpint (waits_prev, ==, pass ? L - 2 : 0);
+    }
+  /* and the step is longer without the prefetch */
+  g_assert_cmpfloat (serial->result->step_time_s, >, kept->result->step_time_s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -528,5 +645,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/program-flops", test_program_flops);
   g_test_add_func ("/sim/simulate/oom-still-predicted", test_oom_still_predicted);
   g_test_add_func ("/sim/simulate/fp32-matmul-precision", test_fp32_matmul_precision);
+  g_test_add_func ("/sim/simulate/zero3-as-deepspeed", test_zero3_as_deepspeed);
   return g_test_run ();
 }
