@@ -214,15 +214,41 @@ family_for (const char *gpu_type)
 
 /* ---- model ---------------------------------------------------------------------------- */
 
+/* A vocabulary the row leaves empty, where its model and framework fix it: GPT models
+ * trained with Megatron-LM use the GPT-2 BPE (50,257 tokens; the GPT-3 175B example
+ * script in Megatron-LM's README passes gpt2-vocab.json), padded to a multiple of
+ * --make-vocab-size-divisible-by 128 x tp 8 = 1,024: 51,200, as the SC'21 rows state;
+ * OPT uses the GPT-2 BPE too (OPT paper section 2.3) and its released configs hold
+ * 50,272 (U: the Hugging Face facebook/opt-* config.json vocab_size, from memory).
+ * 0 where neither applies: the row is skipped for the missing vocab. */
+static gint64
+default_vocab (ResPublishedCase *c, const char *framework)
+{
+  if (contains_ci (c->model_label, "OPT-"))
+    return 50272;
+  if (contains_ci (c->model_label, "GPT") && !contains_ci (c->model_label, "NeoX")
+      && contains_ci (framework, "Megatron"))
+    return 51200;
+  return 0;
+}
+
 static gboolean
 map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
 {
   static const char *const required[] = { "n_layers", "hidden", "n_heads", "vocab",
                                           "seq_len" };
   gint64 v[G_N_ELEMENTS (required)];
+  g_autoptr (GString) missing = g_string_new (NULL);
   for (guint i = 0; i < G_N_ELEMENTS (required); i++)
-    if (!cell_count (get (csv, row, required[i]), &v[i]))
-      return skip (c, "missing %s", required[i]);
+    if (!cell_count (get (csv, row, required[i]), &v[i])
+        && !(i == 3 && (v[i] = default_vocab (c, get (csv, row, "framework"))) > 0))
+      g_string_append_printf (missing, "%s%s", missing->len ? ", " : "", required[i]);
+  /* every missing cell at once, with the batch (which the prediction needs as well) */
+  gint64 gb;
+  if (missing->len > 0 && !cell_count (get (csv, row, "global_batch"), &gb))
+    g_string_append (missing, ", global_batch");
+  if (missing->len > 0)
+    return skip (c, "missing %s", missing->str);
   guint64 layers = (guint64) v[0], hidden = (guint64) v[1], heads = (guint64) v[2];
   guint64 vocab = (guint64) v[3], seq = (guint64) v[4];
 
@@ -442,17 +468,22 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
 }
 
 static gboolean
-map_recompute (ResPublishedCase *c, const char *text, const char *notes, PlanRecompute *out)
+map_recompute (ResPublishedCase *c, const char *text, const char *notes,
+               const char *convention, PlanRecompute *out)
 {
   g_autofree char *t = g_strstrip (g_strdup (text));
   if (*t == '\0')
     {
-      /* Not stated: none, unless the notes say which. */
+      /* Not stated: none, unless the notes say which, or the row's FLOP convention is one
+       * that counts the recomputed forward because the runs it reports recomputed
+       * (Narayanan et al. SC'21: "INCLUDES full activation recompute"; every other row
+       * with it states full recompute) */
       if (contains_ci (notes, "selective recompute"))
         *out = PLAN_RECOMPUTE_SELECTIVE;
       else if (contains_ci (notes, "full recompute")
                || contains_ci (notes, "full activation recompute")
-               || contains_ci (notes, "activation checkpointing"))
+               || contains_ci (notes, "activation checkpointing")
+               || contains_ci (convention, "INCLUDES full activation recompute"))
         *out = PLAN_RECOMPUTE_FULL;
       else
         *out = PLAN_RECOMPUTE_NONE;
@@ -612,7 +643,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
       if (hsdp_shard == dp)
         p->sharding = PLAN_SHARD_ZERO3;
     }
-  if (!map_recompute (c, get (csv, row, "recompute"), get (csv, row, "notes"), &p->recompute))
+  if (!map_recompute (c, get (csv, row, "recompute"), get (csv, row, "notes"),
+                      get (csv, row, "flops_convention"), &p->recompute))
     return FALSE;
 
   p->micro_batch = cell_count (get (csv, row, "micro_batch"), &v) ? (int) v : 1;
@@ -719,6 +751,15 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row)
   if (!res_pub_moe_parse (get (csv, row, "moe"), &c->moe, &bad_moe))
     {
       skip (c, "refused: %s", bad_moe);
+      return;
+    }
+
+  /* A row that gives no model shape (the ZeRO paper's "100B+" runs state only a parameter
+   * count) cannot be predicted on any hardware: say that rather than a missing preset. */
+  if (!cell_count (get (csv, row, "n_layers"), &v) && !cell_count (get (csv, row, "hidden"), &v)
+      && !cell_count (get (csv, row, "n_heads"), &v))
+    {
+      skip (c, "model shape not stated (no n_layers, hidden, n_heads): nothing to predict");
       return;
     }
 

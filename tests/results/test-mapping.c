@@ -242,6 +242,71 @@ test_explain (void)
       g_error ("explain lacks '%s':\n%s", want[i], e);
 }
 
+/* A one-row CSV with the model, framework, vocab, batch and FLOP-convention cells given. */
+static ResPublishedCase *
+row_model (const char *model, const char *framework, const char *vocab, const char *batch,
+           const char *convention)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "framework,precision,global_batch,step_time_s,flops_convention\n"
+    "1,\"%s\",A100-SXM-80GB,8,16,1024,16,%s,1024,1,1,\"%s\",bf16,%s,1.0,\"%s\"\n",
+    model, vocab, framework, batch, convention);
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  return res_published_case_new (csv, 0);
+}
+
+/* Cells a row leaves empty (results/published.c default_vocab, map_recompute): the GPT-2
+ * BPE padded by Megatron-LM (51,200) for GPT models run with Megatron, OPT's 50,272,
+ * otherwise a skip that names every missing cell; full recompute where the row's FLOP
+ * convention says its runs recomputed. */
+static void
+test_unstated (void)
+{
+  static const struct { const char *model, *framework; guint64 vocab; } vocab[] = {
+    { "GPT-3 175B", "Megatron-LM", 51200 },
+    { "GPT 530B", "Megatron-LM (2021)", 51200 },
+    { "OPT-175B", "metaseq (FSDP + Megatron TP)", 50272 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (vocab); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row_model (vocab[i].model, vocab[i].framework, "", "32",
+                                                  "");
+      if (!c->ready)
+        g_error ("'%s': %s", vocab[i].model, c->skip_reason);
+      g_assert_cmpuint (c->model->vocab, ==, vocab[i].vocab);
+    }
+  g_autoptr (ResPublishedCase) neox = row_model ("GPT-NeoX-20B", "GPT-NeoX (Megatron + "
+                                                 "DeepSpeed)", "", "32", "");
+  g_assert_false (neox->ready);
+  g_assert_cmpstr (neox->skip_reason, ==, "missing vocab");
+  g_autoptr (ResPublishedCase) both = row_model ("Llama", "torchtitan", "", "", "");
+  g_assert_false (both->ready);
+  g_assert_cmpstr (both->skip_reason, ==, "missing vocab, global_batch");
+  g_autoptr (ResPublishedCase) batch = row_model ("GPT 530B", "Megatron-LM", "", "", "");
+  g_assert_cmpstr (batch->skip_reason, ==, "missing global_batch");
+
+  {
+    g_autoptr (ResCsv) csv = res_csv_parse ("row_id,model,params_b,gpu_type,n_gpus,"
+                                            "tflops_per_gpu\n1,GPT-like 100B+,100,"
+                                            "V100-32GB,400,37.5\n", -1, "inline", NULL);
+    g_autoptr (ResPublishedCase) shapeless = res_published_case_new (csv, 0);
+    g_assert_false (shapeless->ready);
+    g_assert_cmpstr (shapeless->skip_reason, ==,
+                     "model shape not stated (no n_layers, hidden, n_heads): nothing to predict");
+  }
+  g_autoptr (ResPublishedCase) plain = row_model ("GPT", "Megatron-LM", "51200", "32", "");
+  g_assert_true (plain->ready);
+  g_assert_cmpint (plain->plan.recompute, ==, PLAN_RECOMPUTE_NONE);
+  g_autoptr (ResPublishedCase) sc21 = row_model (
+    "GPT", "Megatron-LM", "51200", "32",
+    "Narayanan et al. SC'21: 96*B*s*L*h^2*(1+s/(6h)+V/(16Lh)) per iteration, i.e. INCLUDES "
+    "full activation recompute (4 passes)");
+  g_assert_true (sc21->ready);
+  g_assert_cmpint (sc21->plan.recompute, ==, PLAN_RECOMPUTE_FULL);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -252,5 +317,6 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);
   g_test_add_func ("/results/mapping/ranking", test_ranking);
   g_test_add_func ("/results/mapping/explain", test_explain);
+  g_test_add_func ("/results/mapping/unstated", test_unstated);
   return g_test_run ();
 }
