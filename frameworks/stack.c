@@ -148,7 +148,7 @@ static const char *const top_keys[] = {
 };
 static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under_pp",
                                          "hsdp", "prefetch_params", "max_reuse_params",
-                                         "gather", NULL };
+                                         "gather", "rank_copies", NULL };
 static const char *const gather_names[] = { "flat", "per_tensor", NULL };
 static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "mxfp8", "nvfp4",
                                         NULL };
@@ -274,7 +274,8 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
           || !get_num (sub, "prefetch_params", 0, 1e15, &s->fsdp_prefetch_params, FALSE, &ws,
                        error)
           || !get_num (sub, "max_reuse_params", 0, 1e15, &s->fsdp_max_reuse_params, FALSE,
-                       &ws, error))
+                       &ws, error)
+          || !get_bool (sub, "rank_copies", &s->fsdp_rank_copies, &ws, error))
         return NULL;
       int g = s->fsdp_gather_per_tensor ? 1 : 0;
       if (!get_enum (sub, "gather", gather_names, &g, FALSE, &ws, error))
@@ -517,6 +518,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   D ("prefetch_params", s->fsdp_prefetch_params);
   D ("max_reuse_params", s->fsdp_max_reuse_params);
   S ("gather", s->fsdp_gather_per_tensor ? "per_tensor" : "flat");
+  B ("rank_copies", s->fsdp_rank_copies);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fp8");
   json_builder_begin_object (b);

@@ -102,6 +102,8 @@ typedef struct {
                                          * stage3_max_reuse_distance) */
   gboolean      fsdp_gather_per_tensor; /* one collective per parameter tensor (else one
                                          * per layer: flat parameters, foreach gather) */
+  gboolean      fsdp_rank_copies;       /* collectives on per-rank tensor lists, a copy
+                                         * kernel per rank (else one flat buffer) */
   FwFp8Ops      fp8_ops;
   FwScaling     fp8_scaling;
   double        fp8_cast_passes;        /* bf16 -> fp8 passes per FP8 GEMM input */

@@ -167,6 +167,9 @@ typedef struct {
                                    * 0 = kept from the recompute to the backward */
   int      zero3_per_tensor;      /* 1: one collective per parameter tensor; 0: one per
                                    * layer (flat parameters, FSDP2's foreach gather) */
+  int      zero3_rank_copies;     /* 1: collectives on lists of per-rank tensors, a copy
+                                   * per rank each (torch.distributed.all_gather before
+                                   * all_gather_into_tensor); 0: one flat buffer */
   int      dp_given;             /* --dp as typed (checked against the derived dp); 0 = none */
 
   char *rank_order;              /* "tp-cp-ep-dp-pp" innermost first (Megatron default) */

@@ -259,6 +259,7 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->zero3_prefetch_params = stack->fsdp_prefetch_params;
   o->zero3_reuse_params = stack->fsdp_max_reuse_params;
   o->zero3_per_tensor = stack->fsdp_gather_per_tensor;
+  o->zero3_rank_copies = stack->fsdp_rank_copies;
 }
 
 /* Each fitted knob of the architecture of `cluster` that ended at a bound of its fit:

@@ -141,6 +141,7 @@ typedef struct {
                                      sim_predict gives a plan that leaves them unset */
   double   zero3_reuse_params;
   gboolean zero3_per_tensor;
+  gboolean zero3_rank_copies;
   gboolean extrapolated;          /* no fitted row for the device's architecture, or the
                                      stack's attention kernel was never fitted on it */
   /* test knobs */

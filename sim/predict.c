@@ -95,6 +95,8 @@ sim_predict (const ModelSpec *model, const Plan *plan, const TopoCluster *cluste
     p->plan.zero3_reuse_params = co != NULL ? co->zero3_reuse_params : 0;
   if (p->plan.zero3_per_tensor < 0)
     p->plan.zero3_per_tensor = co != NULL && co->zero3_per_tensor;
+  if (p->plan.zero3_rank_copies < 0)
+    p->plan.zero3_rank_copies = co != NULL && co->zero3_rank_copies;
   plan = &p->plan;
   p->layout = plan_layout_new (plan, cluster, error);
   if (p->layout == NULL)

@@ -56,6 +56,8 @@ test_semantics (void)
   g_assert_cmpfloat (ds->fsdp_prefetch_params, ==, 5e7);
   g_assert_cmpfloat (ds->fsdp_max_reuse_params, ==, 1e9);
   g_assert_true (ds->fsdp_gather_per_tensor);
+  g_assert_true (ds->fsdp_rank_copies);
+  g_assert_false (tt->fsdp_rank_copies);
   g_assert_cmpfloat (tt->fsdp_prefetch_params, ==, 0);
   g_assert_cmpfloat (tt->fsdp_max_reuse_params, ==, 0);
   g_assert_false (tt->fsdp_gather_per_tensor);

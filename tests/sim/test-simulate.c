@@ -516,7 +516,7 @@ test_oom_still_predicted (void)
  * layers, hidden 2048, ffn 8192, LayerNorm, biases; layer = 12 h^2 + 13 h = 50,358,272
  * parameters) on 2 ranks, tp 1, one micro-batch, full recompute. */
 static SimPrediction *
-zero3_predict (double prefetch, double reuse, int per_tensor)
+zero3_predict (double prefetch, double reuse, int per_tensor, int copies)
 {
   Case c;
   case_init (&c, "mcore-gpt-1.7b");
@@ -528,6 +528,7 @@ zero3_predict (double prefetch, double reuse, int per_tensor)
   c.plan.zero3_prefetch_params = prefetch;
   c.plan.zero3_reuse_params = reuse;
   c.plan.zero3_per_tensor = per_tensor;
+  c.plan.zero3_rank_copies = copies;
   SimPrediction *p = case_predict_opt (&c, FALSE, FALSE);
   case_clear (&c);
   return p;
@@ -554,7 +555,7 @@ test_zero3_as_deepspeed (void)
   /* FSDP-like (the plan's defaults resolved with the default stack: layer prefetch,
    * parameters kept from recompute to backward, one collective per layer): a gather in
    * the forward and one before the recompute, one reduce-scatter per layer */
-  g_autoptr (SimPrediction) fsdp = zero3_predict (-1, -1, -1);
+  g_autoptr (SimPrediction) fsdp = zero3_predict (-1, -1, -1, -1);
   int ag, rs;
   count_zero3 (fsdp->program, &ag, &rs);
   g_assert_cmpint (ag, ==, 2 * L);
@@ -562,12 +563,12 @@ test_zero3_as_deepspeed (void)
   g_assert_cmpint (fsdp->program->zero3_calls, ==, 1);
 
   /* stage3_max_reuse_distance 1e9 > 50.4 M: still kept */
-  g_autoptr (SimPrediction) kept = zero3_predict (0, 1e9, 0);
+  g_autoptr (SimPrediction) kept = zero3_predict (0, 1e9, 0, 0);
   count_zero3 (kept->program, &ag, &rs);
   g_assert_cmpint (ag, ==, 2 * L);
   /* a reuse distance below the layer's 50,358,272 parameters: gathered again after the
    * recompute, 3 gathers per layer */
-  g_autoptr (SimPrediction) regather = zero3_predict (0, 5e7, 0);
+  g_autoptr (SimPrediction) regather = zero3_predict (0, 5e7, 0, 0);
   count_zero3 (regather->program, &ag, &rs);
   g_assert_cmpint (ag, ==, 3 * L);
   g_assert_cmpint (rs, ==, L);
@@ -575,10 +576,18 @@ test_zero3_as_deepspeed (void)
   /* per tensor: linear_qkv, linear_proj, linear_fc1, linear_fc2 + their 4 biases + 2
    * LayerNorms x (weight, bias) = 12 collectives; each gather or reduce-scatter lasts
    * the flat one plus 11 latencies of its collective */
-  g_autoptr (SimPrediction) tensors = zero3_predict (0, 0, 1);
+  g_autoptr (SimPrediction) tensors = zero3_predict (0, 0, 1, 0);
   g_assert_cmpint (tensors->program->zero3_calls, ==, 12);
+  /* with per-rank list collectives, each of the 12 calls also copies 2 pieces (2 ranks),
+   * one kernel each at the stack's per-kernel cost */
+  g_autoptr (SimPrediction) copies = zero3_predict (0, 0, 1, 1);
   const ProgProgram *pf = fsdp->program, *pt = tensors->program;
   g_assert_cmpuint (pf->tasks->len, ==, pt->tasks->len);
+  g_assert_cmpuint (copies->program->tasks->len, ==, pt->tasks->len);
+  SimOptions so;
+  sim_options_init (&so, tensors->cluster);
+  const double launch = so.cost.launch_overhead_s;
+  g_assert_cmpfloat (launch, >, 0);
   int checked = 0;
   for (guint i = 0; i < pt->tasks->len; i++)
     {
@@ -595,6 +604,8 @@ test_zero3_as_deepspeed (void)
       double lat = sim_cost_latency_s (cost, (PlanColl) t->coll, (PlanAxis) t->axis);
       g_assert_cmpfloat (lat, >, 0);
       g_assert_cmpfloat_with_epsilon (split - flat, 11 * lat, 1e-12 + 1e-9 * split);
+      double copied = copies->result->times[i].end_s - copies->result->times[i].start_s;
+      g_assert_cmpfloat_with_epsilon (copied - split, 12 * 2 * launch, 1e-12 + 1e-9 * copied);
       checked++;
     }
   g_assert_cmpint (checked, ==, 3 * L);
@@ -602,7 +613,7 @@ test_zero3_as_deepspeed (void)
   /* prefetch of 5e7 parameters, under one layer: the forward gather of layer l > 0
    * waits for the compute of layer l - 1 (a dependency on a compute task of that
    * layer), where the layer prefetch lets it start after layer l - 2 */
-  g_autoptr (SimPrediction) serial = zero3_predict (5e7, 0, 0);
+  g_autoptr (SimPrediction) serial = zero3_predict (5e7, 0, 0, 0);
   for (int pass = 0; pass < 2; pass++)
     {
       const ProgProgram *prog = pass ? serial->program : fsdp->program;
