@@ -128,15 +128,20 @@ static gboolean
 plan_parse_precision (const char *option, const char *value, PlanPrecision *out,
                       GError **error)
 {
-  static const char *const names[] = { "fp32", "bf16", "fp16", "fp8" };
+  static const char *const names[] = { "fp32", "bf16", "fp16", "fp8", "fp4" };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     if (g_ascii_strcasecmp (value, names[i]) == 0)
       {
         *out = (PlanPrecision) i;
         return TRUE;
       }
+  if (g_ascii_strcasecmp (value, "nvfp4") == 0)
+    {
+      *out = PLAN_PREC_FP4;
+      return TRUE;
+    }
   g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-               "%s: unknown dtype '%s' (hint: fp32, bf16, fp16 or fp8)", option, value);
+               "%s: unknown dtype '%s' (hint: fp32, bf16, fp16, fp8 or nvfp4)", option, value);
   return FALSE;
 }
 
@@ -225,7 +230,7 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
       if (!plan_parse_precision (option, value, &p, error))
         return FALSE;
       plan->compute_dtype = p;
-      plan->param_dtype = p == PLAN_PREC_FP8 ? PLAN_PREC_BF16 : p;
+      plan->param_dtype = p == PLAN_PREC_FP8 || p == PLAN_PREC_FP4 ? PLAN_PREC_BF16 : p;
       if (p == PLAN_PREC_FP32)
         plan->master_weights = FALSE;
       return TRUE;

@@ -484,6 +484,10 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
   if (plan->compute_dtype == PLAN_PREC_FP8 && cluster->device.peak_flops[TOPO_DTYPE_FP8] <= 0)
     return invalid (error, "%s has no FP8 tensor cores (hint: --precision bf16)",
                     cluster->device.name);
+  if (plan->compute_dtype == PLAN_PREC_FP4 && cluster->device.peak_flops[TOPO_DTYPE_FP4] <= 0)
+    return invalid (error, "%s has no FP4 (NVFP4) tensor cores (hint: --precision fp8 or "
+                    "bf16; NVFP4 needs Blackwell: a b200, gb200 or gb300 cluster)",
+                    cluster->device.name);
   if (plan->param_dtype == PLAN_PREC_FP32)
     plan->master_weights = FALSE;
   return TRUE;

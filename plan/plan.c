@@ -235,14 +235,14 @@ plan_recompute_name (PlanRecompute r)
 const char *
 plan_precision_name (PlanPrecision p)
 {
-  static const char *const names[] = { "fp32", "bf16", "fp16", "fp8" };
+  static const char *const names[] = { "fp32", "bf16", "fp16", "fp8", "fp4" };
   return (guint) p < G_N_ELEMENTS (names) ? names[p] : "?";
 }
 
 guint
 plan_precision_bytes (PlanPrecision p)
 {
-  static const guint bytes[] = { 4, 2, 2, 1 };
+  static const guint bytes[] = { 4, 2, 2, 1, 1 };
   return (guint) p < G_N_ELEMENTS (bytes) ? bytes[p] : 4;
 }
 
@@ -389,6 +389,8 @@ plan_to_string (const Plan *plan)
     g_string_append_printf (s, "-%s", plan->recompute == PLAN_RECOMPUTE_FULL ? "full" : "sel");
   if (plan->compute_dtype == PLAN_PREC_FP8)
     g_string_append (s, "-fp8");
+  else if (plan->compute_dtype == PLAN_PREC_FP4)
+    g_string_append (s, "-fp4");
   if (plan->attention_backend == PLAN_ATTN_UNFUSED)
     g_string_append (s, "-unfused");
   g_string_append_printf (s, "-%s", plan_schedule_name (plan->schedule));

@@ -83,6 +83,7 @@ typedef enum {
   PLAN_PREC_BF16,
   PLAN_PREC_FP16,
   PLAN_PREC_FP8,
+  PLAN_PREC_FP4,      /* NVFP4 GEMMs (Blackwell), bf16 weights and the rest as fp8 plans */
 } PlanPrecision;
 
 /* How an MoE layer moves tokens to their experts (Megatron-Core

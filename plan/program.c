@@ -1033,7 +1033,8 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   prog->deps = g_array_sized_new (FALSE, FALSE, sizeof (guint32), 2 * est);
   prog->blocks = g_array_new (FALSE, FALSE, sizeof (ProgBlock));
   prog->ops = g_array_new (FALSE, FALSE, sizeof (ModelOp));
-  prog->compute_dtype = plan->compute_dtype == PLAN_PREC_FP8 ? TOPO_DTYPE_FP8
+  prog->compute_dtype = plan->compute_dtype == PLAN_PREC_FP4 ? TOPO_DTYPE_FP4
+                        : plan->compute_dtype == PLAN_PREC_FP8 ? TOPO_DTYPE_FP8
                         : plan->compute_dtype == PLAN_PREC_FP32 ? TOPO_DTYPE_FP32
                         : plan->compute_dtype == PLAN_PREC_FP16 ? TOPO_DTYPE_FP16
                         : TOPO_DTYPE_BF16;

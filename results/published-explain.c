@@ -23,6 +23,7 @@ prec_name (PlanPrecision p)
     case PLAN_PREC_BF16: return "bf16";
     case PLAN_PREC_FP16: return "fp16";
     case PLAN_PREC_FP8: return "fp8";
+    case PLAN_PREC_FP4: return "fp4";
     default: return "?";
     }
 }

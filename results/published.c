@@ -652,6 +652,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   p->seq_length = (int) c->model->max_positions;
   if (fp8)
     p->compute_dtype = PLAN_PREC_FP8;   /* Transformer Engine: FP8 GEMMs, bf16 weights */
+  else if (c->fp4)
+    p->compute_dtype = PLAN_PREC_FP4;   /* NVFP4 GEMMs, bf16 weights */
   const char *notes = get (csv, row, "notes");
   if (attention_unfused (get (csv, row, "source"), get (csv, row, "framework"), notes)
       || (c->stack->attention == FW_ATTN_UNFUSED && !contains_ci (notes, "FlashAttention")
@@ -693,15 +695,23 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
  *     (GEMMs in FP8, attention in bf16);
  *   "fp8 attention", "fp8_dpa", "FP8 DPA" in precision or notes -> also the attention
  *     core in FP8 (TE's fp8_dpa);
- *   "NVFP4", "fp4" -> skipped: FP4 GEMMs are not modelled (no fp4 peak in the device
- *     presets yet);
+ *   "NVFP4", "fp4" -> the GEMMs in NVFP4 at the device's FP4 rate (Blackwell presets),
+ *     attention and the rest in bf16; skipped on a device without FP4 (an MFU of such a
+ *     row is read against the bf16 peak: U, no convention for NVFP4 MFU is established);
  *   anything else (bf16, fp16, amp_bf16, "fp16/bf16 mixed") -> bf16 (same tensor rate). */
 static gboolean
 map_precision (ResPublishedCase *c, const char *text, const char *notes, gboolean *fp8)
 {
   *fp8 = FALSE;
+  c->fp4 = FALSE;
   if (contains_ci (text, "nvfp4") || contains_ci (text, "fp4"))
-    return skip (c, "precision '%s': FP4 training is not modelled", text);
+    {
+      if (c->cluster->device.peak_flops[TOPO_DTYPE_FP4] <= 0)
+        return skip (c, "precision '%s': %s has no FP4 tensor cores", text,
+                     c->cluster->device.name);
+      c->fp4 = TRUE;
+      return TRUE;
+    }
   if (contains_ci (text, "fp8") || contains_ci (text, "float8") || contains_ci (text, "e4m3"))
     *fp8 = TRUE;
   c->fp8_attention = *fp8 && (contains_ci (text, "fp8 attention") || contains_ci (text, "fp8_dpa")
@@ -907,6 +917,8 @@ res_published_case_plan_string (const ResPublishedCase *c)
     g_string_append (s, p->recompute == PLAN_RECOMPUTE_FULL ? ".full" : ".sel");
   if (p->compute_dtype == PLAN_PREC_FP8)
     g_string_append (s, ".fp8");
+  else if (p->compute_dtype == PLAN_PREC_FP4)
+    g_string_append (s, ".fp4");
   if (p->attention_backend == PLAN_ATTN_UNFUSED)
     g_string_append (s, ".unfused");
   return g_string_free (s, FALSE);

@@ -83,7 +83,7 @@
  * |                           |   "activation checkpointing" (full) or "selective recompute" |
  * | precision                 | fp8 for fp8 / FP8-hybrid / float8 / e4m3 / MXFP8 (the stack's |
  * |                           |   recipe: GEMMs in FP8, attention bf16 unless "fp8_dpa" /    |
- * |                           |   "fp8 attention"); NVFP4 / fp4 -> skipped; else bf16        |
+ * |                           |   "fp8 attention"); NVFP4 / fp4 -> fp4 (Blackwell); else bf16|
  * | attention                 | unfused (scores materialized) when source or framework is    |
  * |                           |   dated 2017-2022 or SC'21, or the framework is DeepSpeed /  |
  * |                           |   Megatron-DeepSpeed (before FlashAttention reached them);   |
@@ -184,6 +184,7 @@ typedef struct {
   ResPubFamily  family;
   char         *cluster_name;       /* preset, NULL when none applies */
   gboolean      fp8_attention;      /* the row ran its attention core in FP8 */
+  gboolean      fp4;                /* NVFP4 GEMMs (precision text), on a device with FP4 */
   FwStack      *stack;              /* the software stack the framework column names
                                        (megatron-core when it names none) */
 

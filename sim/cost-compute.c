@@ -103,8 +103,10 @@ sim_cost_compute_init (SimCost *c)
   for (int d = 0; d < TOPO_DTYPE_N; d++)
     {
       c->peak_flops[d] = dev->peak_flops[d];
-      c->gemm_eff[d] = d == TOPO_DTYPE_FP8 ? c->opts.gemm_fp8_efficiency
-                                           : c->opts.gemm_efficiency;
+      /* NVFP4 GEMMs take FP8's fraction of their own peak: no FP4 GEMM measurement
+       * (MAMF) is in hardware.md, and FP4 and FP8 share the tensor-core pipeline (U) */
+      c->gemm_eff[d] = d == TOPO_DTYPE_FP8 || d == TOPO_DTYPE_FP4 ? c->opts.gemm_fp8_efficiency
+                                                                  : c->opts.gemm_efficiency;
       c->attn_scale[d] = d == TOPO_DTYPE_FP8 && c->opts.gemm_efficiency > 0
                            ? c->opts.gemm_fp8_efficiency / c->opts.gemm_efficiency
                            : 1.0;
@@ -285,14 +287,17 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
   if (rate > 0)
     return (flops > 0 ? flops / rate : 0.0) + c->opts.launch_overhead_s;
   const double eff = gemm_efficiency (c, m, n, k, d);
-  /* fp8 GEMMs read fp8 A and B and write bf16 C (Transformer Engine). */
-  const double ab = topo_dtype_bytes (store), cb = store == TOPO_DTYPE_FP8 ? 2.0 : ab;
+  /* fp8 GEMMs read fp8 A and B and write bf16 C (Transformer Engine); NVFP4 GEMMs read
+   * 4-bit A and B with an E4M3 scale per 16 elements (0.5625 B) and write bf16 C. */
+  const gboolean lowp = store == TOPO_DTYPE_FP8 || store == TOPO_DTYPE_FP4;
+  const double ab = store == TOPO_DTYPE_FP4 ? 0.5625 : topo_dtype_bytes (store);
+  const double cb = lowp ? 2.0 : ab;
   const double bytes = g * (ab * (m * k + k * n) + cb * m * n);
   /* The stack's FP8 recipe casts the bf16 input A to fp8 before the GEMM, each cast
    * reading 2 B and writing 1 B per element (weights are cast once per step, not per
    * GEMM: TE's weight cache, torchao's precomputed scales). */
-  const double cast = store == TOPO_DTYPE_FP8 && c->opts.fp8_cast_passes > 0 && c->mem_Bps > 0
-                        ? g * c->opts.fp8_cast_passes * 3.0 * m * k / c->mem_Bps : 0.0;
+  const double cast = lowp && c->opts.fp8_cast_passes > 0 && c->mem_Bps > 0
+                        ? g * c->opts.fp8_cast_passes * (2.0 + ab) * m * k / c->mem_Bps : 0.0;
   return roofline (c, flops, c->peak_flops[d] * eff, bytes) + cast;
 }
 
@@ -416,8 +421,8 @@ attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward
 {
   /* FP8 recipes keep the attention core in bf16 (TE without fp8_dpa, torchao float8,
    * Composer amp_fp8) unless the stack runs FP8 attention (sim/cost.h). */
-  if (d == TOPO_DTYPE_FP8 && !c->opts.fp8_attention)
-    d = resolve_dtype (c, TOPO_DTYPE_BF16);
+  if ((d == TOPO_DTYPE_FP8 && !c->opts.fp8_attention) || d == TOPO_DTYPE_FP4)
+    d = resolve_dtype (c, TOPO_DTYPE_BF16);   /* NVFP4 recipes keep attention in bf16 */
   if (op->materialized)
     return attention_unfused_s (c, op, d, backward);
   const double b = (double) op->b, hd = (double) op->head_dim;

@@ -20,6 +20,9 @@ static const struct {
   [TOPO_DTYPE_FP16] = { "fp16", "float16",  2 },
   [TOPO_DTYPE_BF16] = { "bf16", "bfloat16", 2 },
   [TOPO_DTYPE_FP8]  = { "fp8",  "float8",   1 },
+  /* NVFP4: 4-bit values plus an FP8 scale per 16 (0.5625 B); counted as one byte where
+   * whole bytes are needed (the GEMM's operand traffic uses 0.5625, sim/cost-compute.c) */
+  [TOPO_DTYPE_FP4]  = { "fp4",  "nvfp4",    1 },
 };
 
 const char *

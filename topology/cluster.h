@@ -33,6 +33,7 @@ typedef enum {
   TOPO_DTYPE_FP16,
   TOPO_DTYPE_BF16,
   TOPO_DTYPE_FP8,
+  TOPO_DTYPE_FP4,    /* NVFP4 (Blackwell): E2M1 values, an E4M3 scale per 16 */
   TOPO_DTYPE_N,
 } TopoDtype;
 

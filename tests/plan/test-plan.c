@@ -169,6 +169,21 @@ test_sharding_names (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (error->message, "hsdp:8"));
 }
 
+/* --precision nvfp4 (or fp4): FP4 GEMMs with bf16 weights; the H100 of h100-24k has no
+ * FP4 peak, so validation refuses the plan and names Blackwell. */
+static void
+test_precision_fp4 (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (parse_flags (f, "--precision nvfp4", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.compute_dtype, ==, PLAN_PREC_FP4);
+  g_assert_cmpint (f->plan.param_dtype, ==, PLAN_PREC_BF16);
+  g_assert_cmpstr (plan_precision_name (f->plan.compute_dtype), ==, "fp4");
+  g_assert_false (plan_resolve (&f->plan, f->model, f->cluster, &error));
+  g_assert_nonnull (strstr (error->message, "no FP4 (NVFP4) tensor cores"));
+}
+
 /* HSDP over dp = 16384 / 8 = 2048 DP ranks with shard groups of 8: sharded state is
  * divided by 8 (x cp = 1), replicated 256 times. ZeRO-3 divides by all 2048. */
 static void
@@ -258,7 +273,7 @@ test_bad_values (Fixture *f, gconstpointer data)
 {
   static const char *const cases[] = {
     "--tp 0", "--tp x", "--pp -1", "--schedule zigzag", "--cp-comm-type ring2",
-    "--recompute-granularity partial", "--precision fp4", "--gbs 1.5",
+    "--recompute-granularity partial", "--precision fp6", "--gbs 1.5",
     "--fp32-matmul-precision low", "--attention-backend sdpa",
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -396,6 +411,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/plan/resolve/llama3-405b", Fixture, NULL, setup, test_llama3_plan, teardown);
+  g_test_add ("/plan/precision-fp4", Fixture, NULL, setup, test_precision_fp4, teardown);
   g_test_add ("/plan/args/aliases", Fixture, NULL, setup, test_aliases, teardown);
   g_test_add ("/plan/args/sharding-names", Fixture, NULL, setup, test_sharding_names, teardown);
   g_test_add ("/plan/args/bad-values", Fixture, NULL, setup, test_bad_values, teardown);

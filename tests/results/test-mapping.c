@@ -133,9 +133,21 @@ test_precision (void)
       g_assert_cmpint (c->plan.compute_dtype == PLAN_PREC_FP8, ==, rows[i].fp8);
       g_assert_cmpint (c->fp8_attention, ==, rows[i].fp8_attn);
     }
-  g_autoptr (ResPublishedCase) fp4 = row ("B200-SXM-180GB", 8, 1, "", "", "NVFP4");
-  g_assert_false (fp4->ready);
-  g_assert_nonnull (strstr (fp4->skip_reason, "FP4 training is not modelled"));
+  /* NVFP4 / fp4: FP4 GEMMs on Blackwell, attention bf16; a device without FP4 skips */
+  static const char *const fp4_gpus[] = { "B200-SXM-180GB", "GB200 NVL72", "GB300 NVL72" };
+  for (guint i = 0; i < G_N_ELEMENTS (fp4_gpus); i++)
+    {
+      g_autoptr (ResPublishedCase) fp4 = row (fp4_gpus[i], 72, 1, "", "", "NVFP4");
+      if (!fp4->ready)
+        g_error ("%s: %s", fp4_gpus[i], fp4->skip_reason);
+      g_assert_true (fp4->fp4);
+      g_assert_cmpint (fp4->plan.compute_dtype, ==, PLAN_PREC_FP4);
+      g_assert_false (fp4->fp8_attention);
+    }
+  g_autoptr (ResPublishedCase) fp4h = row ("H100-SXM-80GB", 8, 1, "", "", "fp4");
+  g_assert_false (fp4h->ready);
+  g_assert_cmpstr (fp4h->skip_reason, ==, "precision 'fp4': H100-SXM5-80GB has no FP4 tensor "
+                   "cores");
 }
 
 /* The stack's defaults fill what a row does not say: NeMo overlaps TP communication and

@@ -539,6 +539,44 @@ test_monotonic_group (Fixture *f, gconstpointer data)
           }
 }
 
+/* NVFP4 on a DGX B200 (dgx-b200-superpod: 4,500 FP8 and 9,000 FP4 dense TFLOP/s): an FP4
+ * GEMM takes FP8's fraction of its own peak with the same shape factors, so a large
+ * compute-bound GEMM's compute term is 9,000 / 4,500 = 2x shorter than in FP8 (8192^3:
+ * 2 x 8192^3 / (9e15 x eff) ~ 0.2 ms against operand traffic of (2 x 0.5625 + 2) x
+ * 8192^2 B / 7.2e12 B/s ~ 0.03 ms); the attention core stays bf16, as NVFP4 recipes
+ * keep it. */
+static void
+test_gemm_fp4 (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) b200 = topo_cluster_load_preset ("dgx-b200-superpod", &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (b200->device.peak_flops[TOPO_DTYPE_FP4], ==,
+                     2 * b200->device.peak_flops[TOPO_DTYPE_FP8]);
+  g_autoptr (SimCost) c = make_cost (b200, NULL, TRUE);
+  SimCostOptions o;
+  sim_cost_options_init_documented (&o, b200);
+  const double launch = o.launch_overhead_s;
+  g_assert_cmpfloat (o.fp8_cast_passes, ==, 0);   /* no cast term in the documented set */
+  assert_rel (sim_cost_gemm_efficiency (c, 8192, 8192, 8192, TOPO_DTYPE_FP4),
+              sim_cost_gemm_efficiency (c, 8192, 8192, 8192, TOPO_DTYPE_FP8), 1e-12);
+  ModelOp op = gemm_op (8192, 8192, 8192);
+  const double t8 = sim_cost_op_s (c, &op, TOPO_DTYPE_FP8, FALSE) - launch;
+  const double t4 = sim_cost_op_s (c, &op, TOPO_DTYPE_FP4, FALSE) - launch;
+  assert_rel (t8 / t4, 2.0, 1e-9);
+  ModelOp att = { 0 };
+  att.name = "attn_core";
+  att.kind = MODEL_OP_ATTENTION;
+  att.b = 1;
+  att.heads = att.kv_heads = 32;
+  att.s_q = att.s_kv = 4096;
+  att.head_dim = 128;
+  att.causal = TRUE;
+  att.fwd_flops = 4.0 * 4096.0 * 4096.0 * 32 * 128 / 2;
+  assert_rel (sim_cost_op_s (c, &att, TOPO_DTYPE_FP4, FALSE),
+              sim_cost_op_s (c, &att, TOPO_DTYPE_BF16, FALSE), 1e-12);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -552,6 +590,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/p2p", test_p2p);
   ADD ("/sim/cost/free-comm", test_free_comm);
   ADD ("/sim/cost/gemm-large", test_gemm_large);
+  ADD ("/sim/cost/gemm-fp4", test_gemm_fp4);
   ADD ("/sim/cost/gemm-skinny", test_gemm_skinny);
   ADD ("/sim/cost/gemm-tile-choice", test_gemm_tile_choice);
   ADD ("/sim/cost/loss-bytes", test_loss_bytes);

@@ -477,7 +477,7 @@ test_aggregate_unknown_cores (void)
 static void
 test_dtype (void)
 {
-  static const guint bytes[TOPO_DTYPE_N] = { 4, 4, 2, 2, 1 };
+  static const guint bytes[TOPO_DTYPE_N] = { 4, 4, 2, 2, 1, 1 };
   TopoDtype t = TOPO_DTYPE_N;
 
   for (guint i = 0; i < TOPO_DTYPE_N; i++)
