@@ -177,7 +177,7 @@ test_did_you_mean (void)
      * choices its hint names (bf61 -> bf16: one swap; gpipee -> GPipe: one deletion) */
     { "search --gbs 64 --precision bf61 --no-db",
       "tandem: error: --precision: unknown dtype 'bf61' (did you mean 'bf16'?) "
-      "(hint: fp32, bf16, fp16 or fp8)\n" },
+      "(hint: fp32, bf16, fp16, fp8 or nvfp4)\n" },
     { "predict --schedule 1f1bb --no-db",
       "tandem: error: unknown schedule '1f1bb' (did you mean '1F1B'?) "
       "(hint: GPipe, 1F1B or Interleaved1F1B)\n" },
