@@ -78,6 +78,9 @@ const char *cli_fmt_count (guint64 v);
 const char *cli_fmt_bytes (double bytes);
 const char *cli_fmt_si (double v, const char *unit);
 
+/* `tandem show glossary [TERM]` (cmd-glossary.c). */
+int cli_show_glossary (const char *term, gboolean json);
+
 /* Subcommands. */
 int cli_cmd_show   (int argc, char **argv);
 int cli_cmd_plan   (int argc, char **argv);

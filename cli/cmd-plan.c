@@ -1,6 +1,9 @@
 /* cli/cmd-plan.c - `tandem plan show` (degrees, stages, layout) and `tandem memory`. */
 #include "cli/cli.h"
 #include "plan/memory.h"
+#include "cli/cli-fit.h"
+#include "cli/cli-table.h"
+#include "util/output.h"
 
 #include <stdio.h>
 
@@ -211,18 +214,72 @@ cli_cmd_plan (int argc, char **argv)
   return status;
 }
 
+/* The memory table: one row per pipeline stage; a long pipeline shows the first two, the
+ * peak and the last two stages unless `all_stages`. */
+static void
+memory_print_text (const CliPlanContext *ctx, const PlanMemory *mem, gboolean all_stages)
+{
+  g_autofree char *summary = plan_to_string (&ctx->plan);
+  printf ("memory per GPU: %s on %s, %s\n", ctx->model->name, ctx->cluster->name, summary);
+  g_autoptr (CliTable) t = cli_table_new ();
+  cli_table_add_column (t, "stage", CLI_ALIGN_RIGHT);
+  cli_table_add_column (t, "layers", CLI_ALIGN_RIGHT);
+  cli_table_add_column (t, "in-flight", CLI_ALIGN_RIGHT);
+  for (int c = 0; c < PLAN_MEM_N; c++)
+    cli_table_add_column (t, plan_mem_category_name (c), CLI_ALIGN_RIGHT);
+  cli_table_add_column (t, "total", CLI_ALIGN_RIGHT);
+  cli_table_add_column (t, "verdict", CLI_ALIGN_LEFT);
+  int left_out = 0;
+  for (int s = 0; s < mem->n_stages; s++)
+    {
+      const PlanMemStage *st = &mem->stages[s];
+      if (!all_stages && mem->n_stages > 6 && s > 1 && s < mem->n_stages - 2
+          && s != mem->peak_stage)
+        {
+          left_out++;
+          continue;
+        }
+      if (left_out > 0)
+        {
+          g_autofree char *note = g_strdup_printf ("  ... %d stage%s (--all-stages shows "
+                                                   "them)", left_out, left_out == 1 ? "" : "s");
+          cli_table_add_note (t, note);
+          left_out = 0;
+        }
+      cli_table_add_row (t);
+      cli_table_cell (t, "%d", st->stage);
+      cli_table_cell (t, "%d", st->layers);
+      cli_table_cell (t, "%d", st->inflight_microbatches);
+      for (int c = 0; c < PLAN_MEM_N; c++)
+        cli_table_cell (t, "%s", cli_fmt_bytes ((double) st->bytes[c]));
+      cli_table_cell (t, "%s", cli_fmt_bytes ((double) st->total));
+      cli_table_cell (t, "%s", st->fits ? "fits" : "OOM");
+    }
+  cli_table_print (t, stdout, "  ");
+  printf ("\npeak %s on stage %d of %s HBM: %s\n", cli_fmt_bytes ((double) mem->peak_bytes),
+          mem->peak_stage, cli_fmt_bytes ((double) mem->capacity_bytes),
+          mem->fits ? "fits" : "OUT OF MEMORY");
+  printf ("  activations per layer per micro-batch: %s; reserve: %.0f%% fragmentation + "
+          "%s fixed (terms: tandem show glossary)\n",
+          cli_fmt_bytes ((double) mem->act_bytes_per_layer), mem->reserve_fraction * 100,
+          cli_fmt_bytes ((double) mem->reserve_fixed_bytes));
+}
+
 int
 cli_cmd_memory (int argc, char **argv)
 {
-  gboolean json = FALSE;
+  gboolean json = FALSE, all_stages = FALSE;
   const GOptionEntry extra[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
+    { "all-stages", 0, 0, G_OPTION_ARG_NONE, &all_stages,
+      "Show every pipeline stage (a long pipeline otherwise shows the first two, the peak "
+      "and the last two)", NULL },
     { NULL },
   };
   CliPlanContext ctx;
   int status = cli_plan_context_init (&ctx, "", "Peak memory per GPU of a plan, by category "
-                                      "and pipeline stage, with the OOM verdict.", extra,
-                                      &argc, &argv);
+                                      "and pipeline stage, with the OOM verdict and, when it "
+                                      "does not fit, what would.", extra, &argc, &argv);
   if (status != 0)
     {
       cli_plan_context_clear (&ctx);
@@ -236,47 +293,35 @@ cli_cmd_memory (int argc, char **argv)
     }
   PlanMemory mem;
   plan_memory_compute (ctx.model, &ctx.plan, ctx.cluster, &mem);
+  g_autoptr (GArray) fit = NULL;
+  if (!mem.fits)
+    fit = cli_fit_suggestions (ctx.model, &ctx.plan, ctx.cluster, &mem);
   if (json)
     {
       g_autoptr (JsonBuilder) b = json_builder_new ();
       plan_memory_to_json (&mem, b);
-      cli_print_json (b);
+      g_autoptr (JsonNode) root = json_builder_get_root (b);
+      if (fit != NULL)
+        cli_fit_to_json (fit, json_node_get_object (root));
+      g_autofree char *text = util_json_to_data (root, TRUE);
+      puts (text);
     }
   else
     {
-      g_autofree char *summary = plan_to_string (&ctx.plan);
-      printf ("memory per GPU: %s on %s, %s\n", ctx.model->name, ctx.cluster->name, summary);
-      printf ("  %-6s %6s %9s", "stage", "layers", "in-flight");
-      for (int c = 0; c < PLAN_MEM_N; c++)
-        printf (" %12s", plan_mem_category_name (c));
-      printf (" %12s  %s\n", "total", "verdict");
-      for (int s = 0; s < mem.n_stages; s++)
+      memory_print_text (&ctx, &mem, all_stages);
+      if (fit != NULL)
         {
-          const PlanMemStage *st = &mem.stages[s];
-          /* Long pipelines: show the first two, the peak and the last two stages. */
-          if (mem.n_stages > 6 && s > 1 && s < mem.n_stages - 2 && s != mem.peak_stage)
-            {
-              if (s == 2)
-                printf ("  %-6s\n", "...");
-              continue;
-            }
-          printf ("  %-6d %6d %9d", st->stage, st->layers, st->inflight_microbatches);
-          for (int c = 0; c < PLAN_MEM_N; c++)
-            printf (" %12s", cli_fmt_bytes ((double) st->bytes[c]));
-          printf (" %12s  %s\n", cli_fmt_bytes ((double) st->total), st->fits ? "fits" : "OOM");
+          printf ("\n");
+          cli_fit_print (fit, &mem, "");
         }
-      printf ("\npeak %s on stage %d of %s HBM: %s\n", cli_fmt_bytes ((double) mem.peak_bytes),
-              mem.peak_stage, cli_fmt_bytes ((double) mem.capacity_bytes),
-              mem.fits ? "fits" : "OUT OF MEMORY");
-      printf ("  activations per layer per micro-batch: %s; reserve: %.0f%% fragmentation + "
-              "%s fixed\n", cli_fmt_bytes ((double) mem.act_bytes_per_layer),
-              mem.reserve_fraction * 100, cli_fmt_bytes ((double) mem.reserve_fixed_bytes));
     }
   status = CLI_EXIT_OK;
   if (!mem.fits)
-    status = cli_fail (CLI_EXIT_NOFIT, "does not fit: stage %d needs %s of %s HBM",
+    status = cli_fail (CLI_EXIT_NOFIT, "does not fit: stage %d needs %s of %s HBM (hint: "
+                       "%s, or tandem search)",
                        mem.peak_stage, cli_fmt_bytes ((double) mem.peak_bytes),
-                       cli_fmt_bytes ((double) mem.capacity_bytes));
+                       cli_fmt_bytes ((double) mem.capacity_bytes),
+                       json ? "fit_suggestions lists what would fit" : "the changes listed above");
   plan_memory_clear (&mem);
   cli_plan_context_clear (&ctx);
   return status;

@@ -1,6 +1,8 @@
 /* cli/cmd-predict.c - `tandem predict`: simulate one step of a plan, print the metrics,
  * write the trace, then store the prediction (`tandem runs` is in cmd-runs.c). */
 #include "cli/cli.h"
+#include "cli/cli-table.h"
+#include "cli/cli-fit.h"
 #include "results/store.h"
 #include "sim/predict.h"
 #include "cli/cli-store.h"
@@ -66,30 +68,58 @@ print_text (const SimPrediction *p, ModelFlopConvention conv, const char *trace)
     printf ("\n  *** OUT OF MEMORY: stage %d needs %s of %s HBM; the timing below assumes "
             "it ran ***\n", p->memory.peak_stage, cli_fmt_bytes ((double) p->memory.peak_bytes),
             cli_fmt_bytes ((double) p->memory.capacity_bytes));
-  printf ("\n  %-26s %12.3f s\n", "step time", r->step_time_s);
-  printf ("  %-26s %12s\n", "tokens/s", cli_fmt_count ((guint64) llround (r->tokens_per_s)));
-  printf ("  %-26s %12.1f   (%s)\n", "model TFLOP/s per GPU", r->model_tflops_per_gpu[conv],
-          model_flop_convention_name (conv));
-  printf ("  %-26s %11.1f%%   %s convention (tandem show conventions), peak %.1f TFLOP/s\n",
-          "MFU", r->mfu[conv] * 100, model_flop_convention_name (conv), r->peak_flops / 1e12);
+  /* one aligned table: term, value with its unit, what it means or counts */
+  g_autoptr (CliTable) kv = cli_table_new ();
+  cli_table_add_column (kv, "", CLI_ALIGN_LEFT);
+  cli_table_add_column (kv, "", CLI_ALIGN_RIGHT);
+  cli_table_add_column (kv, "", CLI_ALIGN_LEFT);
+  cli_table_add_column (kv, "", CLI_ALIGN_LEFT);
+#define KV(name, unit, note, ...) G_STMT_START { cli_table_add_row (kv); \
+    cli_table_cell (kv, "%s", name); cli_table_cell (kv, __VA_ARGS__); \
+    cli_table_cell (kv, "%s", unit); cli_table_cell (kv, "%s", note); } G_STMT_END
+  KV ("step time", "s", "", "%.3f", r->step_time_s);
+  KV ("tokens/s", "", "", "%s", cli_fmt_count ((guint64) llround (r->tokens_per_s)));
+  g_autofree char *conv_note = g_strdup_printf ("(%s)", model_flop_convention_name (conv));
+  KV ("model TFLOP/s per GPU", "", conv_note, "%.1f", r->model_tflops_per_gpu[conv]);
+  g_autofree char *mfu_note = g_strdup_printf ("%s convention (tandem show conventions), peak "
+                                               "%.1f TFLOP/s", model_flop_convention_name (conv),
+                                               r->peak_flops / 1e12);
+  KV ("MFU", "%", mfu_note, "%.1f", r->mfu[conv] * 100);
   /* HFU counts what runs: causal attention and the recomputed forward. Under a convention
    * that counts attention non-causal it can be the lower figure; say so where it is. */
-  if (r->hfu < r->mfu[conv])
-    printf ("  %-26s %11.1f%%   %.1f TFLOP/s executed (causal) incl. recompute; below MFU: %s counts "
-            "attention %s\n", "HFU", r->hfu * 100,
-            r->hw_tflops_per_gpu, model_flop_convention_name (conv),
-            model_flop_convention_attention (conv));
-  else
-    printf ("  %-26s %11.1f%%   %.1f TFLOP/s executed: causal attention, recompute included\n",
-            "HFU", r->hfu * 100, r->hw_tflops_per_gpu);
-  printf ("  %-26s %11.1f%%\n", "pipeline bubble", r->bubble_fraction * 100);
-  printf ("  %-26s %12.3f s\n", "compute per stage", r->compute_s);
-  printf ("\n  communication per stage    %10s %10s\n", "busy s", "exposed s");
-  for (int k = 0; k < PROG_COMM_N; k++)
-    printf ("    %-24s %10.4f %10.4f\n", prog_comm_name (k), r->comm_s[k],
-            r->exposed_comm_s[k]);
-  printf ("  %-26s %11.1f%%   of communication hidden behind compute\n", "overlap",
-          r->overlap_ratio * 100);
+  g_autofree char *hfu_note =
+    r->hfu < r->mfu[conv]
+    ? g_strdup_printf ("%.1f TFLOP/s executed (causal) incl. recompute; below MFU: %s counts "
+                       "attention %s", r->hw_tflops_per_gpu, model_flop_convention_name (conv),
+                       model_flop_convention_attention (conv))
+    : g_strdup_printf ("%.1f TFLOP/s executed: causal attention, recompute included",
+                       r->hw_tflops_per_gpu);
+  KV ("HFU", "%", hfu_note, "%.1f", r->hfu * 100);
+  KV ("pipeline bubble", "%", "", "%.1f", r->bubble_fraction * 100);
+  KV ("compute per stage", "s", "", "%.3f", r->compute_s);
+  KV ("overlap", "%", "of communication hidden behind compute", "%.1f", r->overlap_ratio * 100);
+#undef KV
+  printf ("\n");
+  cli_table_print (kv, stdout, "  ");
+  /* the kinds in the JSON's order (docs/contracts.md), ep included: 0 for a dense model */
+  static const char *const kinds[] = { "tp", "cp", "ep", "pp", "dp" };
+  g_autoptr (CliTable) comm = cli_table_new ();
+  cli_table_add_column (comm, "communication per stage", CLI_ALIGN_LEFT);
+  cli_table_add_column (comm, "busy s", CLI_ALIGN_RIGHT);
+  cli_table_add_column (comm, "exposed s", CLI_ALIGN_RIGHT);
+  for (gsize i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      double busy = 0.0, exposed = 0.0;
+      for (int k = 0; k < PROG_COMM_N; k++)
+        if (g_str_equal (prog_comm_name (k), kinds[i]))
+          busy = r->comm_s[k], exposed = r->exposed_comm_s[k];
+      cli_table_add_row (comm);
+      cli_table_cell (comm, "  %s", kinds[i]);
+      cli_table_cell (comm, "%.4f", busy);
+      cli_table_cell (comm, "%.4f", exposed);
+    }
+  printf ("\n");
+  cli_table_print (comm, stdout, "  ");
   printf ("\n  MFU by convention:");
   for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
     printf ("  %s %.1f%%", model_flop_convention_name (c), r->mfu[c] * 100);
@@ -199,12 +229,25 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
   json_object_set_string_member (json_node_get_object (root), "framework", stack->name);
   json_object_set_boolean_member (json_node_get_object (root), "extrapolated",
                                   opts.cost.extrapolated);
+  /* out of memory: what would fit, each change's memory computed again */
+  g_autoptr (GArray) fit = NULL;
+  if (!p->memory.fits)
+    {
+      fit = cli_fit_suggestions (p->model, &p->plan, p->cluster, &p->memory);
+      cli_fit_to_json (fit, json_node_get_object (root));
+    }
   if (!json)
     {
       print_text (p, conv, trace);
       printf ("  framework: %s%s\n", stack->name,
               opts.cost.extrapolated ? " (extrapolated: no fitted calibration or published "
                                        "run behind this device and stack)" : "");
+      if (fit != NULL)
+        {
+          printf ("\n");
+          cli_fit_print (fit, &p->memory, "  ");
+          printf ("\n");
+        }
     }
   fflush (stdout);
   if (!dba->no_db)
@@ -230,15 +273,65 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
    * failed exits 1 first: the result was not kept where it was asked to be) */
   if (status == CLI_EXIT_OK && !p->memory.fits)
     status = cli_fail (CLI_EXIT_NOFIT, "does not fit: stage %d needs %s of %s HBM (hint: "
-                       "tandem memory with the same flags shows what takes it)",
+                       "%s; tandem memory with the same flags shows what takes it)",
                        p->memory.peak_stage, cli_fmt_bytes ((double) p->memory.peak_bytes),
-                       cli_fmt_bytes ((double) p->memory.capacity_bytes));
+                       cli_fmt_bytes ((double) p->memory.capacity_bytes),
+                       json ? "fit_suggestions lists what would fit" : "the changes listed above");
   return status;
+}
+
+/* Whether argv names any part of a plan: every option but those that pick the model, the
+ * cluster, the stack or the output. */
+static gboolean
+plan_given (int argc, char **argv)
+{
+  static const char *const not_plan[] = {
+    "model", "cluster", "framework", "cost", "json", "trace", "db", "db-timeout", "no-db",
+    "flops", "comm-compute-slowdown", "note", "full-simulation", "seq-length", "help",
+  };
+  for (int i = 1; i < argc; i++)
+    {
+      if (!g_str_has_prefix (argv[i], "--"))
+        continue;
+      g_autofree char *name = g_strndup (argv[i] + 2, strcspn (argv[i] + 2, "="));
+      gboolean other = FALSE;
+      for (gsize k = 0; k < G_N_ELEMENTS (not_plan); k++)
+        other |= g_str_equal (name, not_plan[k]);
+      if (!other)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A plain `predict --model M` on a cluster of several servers would be the whole cluster
+ * in data parallelism alone, which no one trains with (the 405B on 24,576 GPUs: 7.5 TiB
+ * per GPU). Say how to find a plan instead, with a size computed from the model: the
+ * smallest power-of-two GPU count, at least a server, over which the 16 bytes per
+ * parameter of mixed-precision Adam (Rajbhandari et al. 2020, K = 12 + 2 + 2) take at
+ * most half of a GPU's memory, fully sharded, and 8 sequences per GPU. */
+static int
+predict_needs_plan (const CliPlanContext *ctx)
+{
+  ModelParams mp;
+  model_spec_params (ctx->model, &mp);
+  double hbm = (double) ctx->cluster->device.hbm_bytes;
+  guint64 server = topo_cluster_level_size (ctx->cluster, 0);
+  guint64 n = MAX (server, 1);
+  while ((double) mp.total * 16.0 / (double) n > 0.5 * hbm && n * 2 <= ctx->cluster->n_devices)
+    n *= 2;
+  return cli_fail (CLI_EXIT_USAGE, "predict needs a plan: without one, %s would run on all "
+                   "%s GPUs of %s in data parallelism alone (hint: tandem search --model %s "
+                   "--cluster %s --gpus %" G_GUINT64_FORMAT " --gbs %" G_GUINT64_FORMAT
+                   " ranks the plans that fit; or give one, e.g. --gpus %" G_GUINT64_FORMAT
+                   " --tp %" G_GUINT64_FORMAT ")", ctx->model->name,
+                   cli_fmt_count (ctx->cluster->n_devices), ctx->cluster->name,
+                   ctx->model->name, ctx->cluster->name, n, 8 * n, n, MIN (server, 8));
 }
 
 int
 cli_cmd_predict (int argc, char **argv)
 {
+  gboolean has_plan = plan_given (argc, argv);
   gboolean json = FALSE;
   g_autofree char *trace = NULL, *flops = NULL, *note = NULL;
   CliDbArgs dba;
@@ -276,6 +369,11 @@ cli_cmd_predict (int argc, char **argv)
     {
       status = cli_fail (CLI_EXIT_USAGE, "unexpected argument '%s' (hint: tandem predict --help)",
                          argv[1]);
+      goto out;
+    }
+  if (!has_plan && topo_cluster_level_size (ctx.cluster, 0) < ctx.cluster->n_devices)
+    {
+      status = predict_needs_plan (&ctx);
       goto out;
     }
   cli_warn_pipeline_bubble (&ctx.plan);

@@ -565,16 +565,18 @@ cli_cmd_show (int argc, char **argv)
     { "seq", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &seq, NULL, "S" },
     { NULL },
   };
-  g_autoptr (GOptionContext) octx = g_option_context_new ("model|cluster|framework NAME|FILE | conventions");
+  g_autoptr (GOptionContext) octx = g_option_context_new ("model|cluster|framework NAME|FILE | conventions | glossary [TERM]");
   g_option_context_set_summary (octx, "Show a model (parameters, layer shapes, FLOPs per "
-                                "token), a cluster (levels, counts, aggregates) or the FLOP conventions "
-                                "behind MFU.");
+                                "token), a cluster (levels, counts, aggregates) the FLOP conventions "
+                                "behind MFU, or the glossary of the terms the outputs use.");
   g_option_context_add_main_entries (octx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (octx, &argc, &argv, &error))
     return cli_fail_options (octx, error, "tandem show");
   if (argc == 2 && g_str_equal (argv[1], "conventions"))
     return show_conventions (json);
+  if ((argc == 2 || argc == 3) && g_str_equal (argv[1], "glossary"))
+    return cli_show_glossary (argc == 3 ? argv[2] : NULL, json);
   if (argc != 3)
     return cli_fail (CLI_EXIT_USAGE, "show needs what and a name (hint: tandem show model "
                      "llama3-8b, tandem show cluster h100-24k)");
@@ -588,6 +590,6 @@ cli_cmd_show (int argc, char **argv)
     return show_cluster (argv[2], json);
   if (g_str_equal (argv[1], "framework"))
     return show_framework (argv[2], json);
-  return cli_fail (CLI_EXIT_USAGE, "cannot show '%s' (hint: model, cluster, framework or "
-                   "conventions)", argv[1]);
+  return cli_fail (CLI_EXIT_USAGE, "cannot show '%s' (hint: model, cluster, framework, "
+                   "conventions or glossary)", argv[1]);
 }

@@ -12,7 +12,7 @@ typedef struct {
 } CliCommand;
 
 static const CliCommand commands[] = {
-  { "show",   cli_cmd_show,   "show model|cluster|framework NAME|FILE, show conventions: parameters, FLOPs; levels; stack; MFU's FLOP counts" },
+  { "show",   cli_cmd_show,   "show model|cluster|framework NAME|FILE, show conventions|glossary: parameters, FLOPs; levels; stack; MFU's FLOP counts; terms" },
   { "plan",   cli_cmd_plan,   "plan show [plan flags]: degrees, pipeline stages, rank layout" },
   { "memory", cli_cmd_memory, "memory [plan flags]: peak memory per GPU by category and stage" },
   { "predict", cli_cmd_predict, "predict [plan flags] [--trace F] [--db F]: simulate one step" },
@@ -45,7 +45,9 @@ usage (FILE *out)
            "  1  failure at run time: I/O, the store, MPI, a rank that died\n"
            "  2  bad input: a flag, a file, an impossible plan, contradictory constraints\n"
            "  3  does not fit: an out-of-memory prediction or memory check (printed and "
-           "stored first)\n");
+           "stored first)\n"
+           "\nTerms and units of the outputs (MFU, HFU, bubble, exposed, in-flight, reserve, "
+           "busbw, ...):\n  tandem show glossary\n");
 }
 
 int

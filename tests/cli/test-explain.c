@@ -1,0 +1,331 @@
+/* tests/cli/test-explain.c - outputs that explain themselves (issue 14 items 3 and 4): the
+ * glossary, predict's aligned tables with the ep row, memory --all-stages, what would fit
+ * when a plan does not, and a plain `predict --model M` pointing to `tandem search`.
+ * TANDEM_EXE (set by tests/cli/meson.build) is the binary under test. */
+#include <glib.h>
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  int   status;
+  char *out;
+  char *err;
+} RunResult;
+
+static void
+run_result_clear (RunResult *r)
+{
+  g_clear_pointer (&r->out, g_free);
+  g_clear_pointer (&r->err, g_free);
+}
+
+/* Runs tandem with the space-separated arguments. */
+static void
+run_tandem (const char *args, RunResult *r)
+{
+  const char *exe = g_getenv ("TANDEM_EXE");
+  g_assert_nonnull (exe);
+  g_autofree char *line = g_strdup_printf ("%s %s", exe, args);
+  g_auto (GStrv) argv = NULL;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_shell_parse_argv (line, NULL, &argv, &error));
+  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv,
+                                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                                    | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
+  g_assert_no_error (error);
+  r->status = g_subprocess_get_exit_status (proc);
+}
+
+static JsonNode *
+parse (const char *text)
+{
+  g_autoptr (JsonParser) p = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_data (p, text, -1, &error));
+  return json_node_copy (json_parser_get_root (p));
+}
+
+/* One error line on stderr, "tandem: error: ..." with a hint. */
+static void
+assert_one_error_line (const char *err, const char *needle)
+{
+  g_assert_true (g_str_has_prefix (err, "tandem: error: "));
+  g_assert_nonnull (strstr (err, needle));
+  g_assert_cmpint (strchr (err, '\n') - err + 1, ==, (gint64) strlen (err));
+}
+
+/* The glossary defines every term the memory table and predict print, each with a source;
+ * one term alone; a slip gets a did-you-mean and exit 2. */
+static void
+test_glossary (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("show glossary --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) root = parse (r.out);
+  JsonArray *a = json_node_get_array (root);
+  g_autoptr (GHashTable) terms = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < json_array_get_length (a); i++)
+    {
+      JsonObject *e = json_array_get_object_element (a, i);
+      g_assert_cmpuint (strlen (json_object_get_string_member (e, "meaning")), >, 20);
+      g_assert_cmpuint (strlen (json_object_get_string_member (e, "source")), >, 5);
+      g_hash_table_add (terms, (gpointer) json_object_get_string_member (e, "term"));
+    }
+  /* the memory table's headers and predict's terms, as printed */
+  const char *used[] = { "in-flight", "params", "grads", "optimizer", "activations",
+                         "comm_buffers", "reserve", "MFU", "HFU", "pipeline bubble",
+                         "exposed", "busy", "overlap", "tp", "cp", "ep", "pp", "dp",
+                         "busbw", "algbw", "oversub", "bw/dir/device", "spread" };
+  for (guint i = 0; i < G_N_ELEMENTS (used); i++)
+    if (!g_hash_table_contains (terms, used[i]))
+      g_error ("glossary lacks '%s'", used[i]);
+  run_result_clear (&r);
+
+  run_tandem ("show glossary hfu", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "HFU  (predict"));
+  g_assert_nonnull (strstr (r.out, "source: "));
+  g_assert_null (strstr (r.out, "MFU  ("));
+  run_result_clear (&r);
+
+  run_tandem ("show glossary exposd", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  assert_one_error_line (r.err, "did you mean 'exposed'?");
+  run_result_clear (&r);
+
+  /* --help points to it */
+  run_tandem ("--help", &r);
+  g_assert_nonnull (strstr (r.out, "tandem show glossary"));
+  run_result_clear (&r);
+}
+
+/* Column of the first character of `word` in the line of `text` that starts with
+ * `prefix`. */
+static gssize
+column_in_line (const char *text, const char *prefix, const char *word)
+{
+  const char *line = strstr (text, prefix);
+  g_assert_nonnull (line);
+  const char *end = strchr (line, '\n');
+  const char *w = g_strstr_len (line, end - line, word);
+  g_assert_nonnull (w);
+  return w - line;
+}
+
+/* predict's communication table: the five kinds of the JSON (docs/contracts.md), ep
+ * with 0 for a dense model, and the busy and exposed figures right-aligned under their
+ * headers (each row's numbers end where "busy s" and "exposed s" end). */
+static void
+test_predict_tables (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("predict --model llama3-8b --cluster h100-24k --gpus 16 --tp 8 --pp 2 "
+              "--gbs 16 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  gssize busy_end = column_in_line (r.out, "  communication per stage", "busy s") + 6;
+  gssize exp_end = column_in_line (r.out, "  communication per stage", "exposed s") + 9;
+  const char *kinds[] = { "    tp ", "    cp ", "    ep ", "    pp ", "    dp " };
+  const char *prev = r.out;
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      const char *line = strstr (r.out, kinds[i]);
+      g_assert_nonnull (line);
+      g_assert_true (line > prev);   /* in the JSON's order */
+      prev = line;
+      /* the exposed figure ends where its header ends, the busy one likewise */
+      g_assert_cmpint ((gssize) strlen (line) - (gssize) strlen (strchr (line, '\n')), ==,
+                       exp_end);
+      g_assert_cmpint (strstr (line, ".") - line + 5, ==, busy_end);
+    }
+  /* a dense model moves nothing over ep */
+  g_assert_nonnull (strstr (r.out, "    ep                     0.0000     0.0000"));
+  run_result_clear (&r);
+}
+
+/* --all-stages prints one row per pipeline stage (16 for pp 16); without it a long
+ * pipeline prints the first two, the peak (stage 1 here) and the last two, and says how
+ * many it left out: 16 - 4 = 12. */
+static void
+test_memory_all_stages (void)
+{
+  const char *plan = "memory --model llama3-405b --cluster h100-24k --tp 8 --pp 16 "
+                     "--gpus 16384 --gbs 2048 --sequence-parallel --use-distributed-optimizer "
+                     "--decoder-first-pipeline-num-layers 7 --decoder-last-pipeline-num-layers 7";
+  for (int all = 0; all < 2; all++)
+    {
+      RunResult r = { 0 };
+      g_autofree char *args = g_strdup_printf ("%s%s", plan, all ? " --all-stages" : "");
+      run_tandem (args, &r);
+      g_assert_cmpint (r.status, ==, 3);     /* stage 1: 83.66 GiB of 80 GiB */
+      int rows = 0;
+      g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+      for (guint i = 0; lines[i]; i++)
+        {
+          /* a stage row: starts with its number, ends with its verdict */
+          g_autofree char *l = g_strstrip (g_strdup (lines[i]));
+          if (g_ascii_isdigit (l[0]) && (g_str_has_suffix (l, " fits")
+                                         || g_str_has_suffix (l, " OOM")))
+            rows++;
+        }
+      g_assert_cmpint (rows, ==, all ? 16 : 4);
+      if (all)
+        g_assert_null (strstr (r.out, "stages (--all-stages shows them)"));
+      else
+        g_assert_nonnull (strstr (r.out, "... 12 stages (--all-stages shows them)"));
+      run_result_clear (&r);
+    }
+}
+
+/* Out of memory: every suggestion is computed, so applying its flags to the same plan
+ * gives exactly its peak, and the saving is the difference. One saving by hand: llama3-8b
+ * on 8 GPUs without sharding holds Adam's 12 bytes per parameter (ZeRO's K = 12) for all
+ * 8,030,261,248 parameters; offloading them also drops their 5% fragmentation reserve:
+ * 1.05 x 12 x 8,030,261,248 = 101,181,291,724.8 bytes. */
+static void
+test_oom_suggestions (void)
+{
+  const char *plan = "--model llama3-8b --cluster h100-24k --gpus 8 --gbs 8";
+  RunResult r = { 0 };
+  g_autofree char *args = g_strdup_printf ("memory %s --json", plan);
+  run_tandem (args, &r);
+  g_assert_cmpint (r.status, ==, 3);
+  assert_one_error_line (r.err, "fit_suggestions");
+  g_autoptr (JsonNode) root = parse (r.out);
+  JsonObject *o = json_node_get_object (root);
+  gint64 peak = json_object_get_int_member (o, "peak_bytes");
+  gint64 cap = json_object_get_int_member (o, "capacity_bytes");
+  JsonArray *s = json_object_get_array_member (o, "fit_suggestions");
+  g_assert_cmpuint (json_array_get_length (s), >=, 5);
+  gboolean saw_offload = FALSE, any_fits = FALSE;
+  gint64 last = 0;
+  for (guint i = 0; i < json_array_get_length (s); i++)
+    {
+      JsonObject *e = json_array_get_object_element (s, i);
+      const char *flags = json_object_get_string_member (e, "flags");
+      gint64 p = json_object_get_int_member (e, "peak_bytes");
+      g_assert_cmpint (p, >=, last);   /* lowest peak first */
+      last = p;
+      g_assert_cmpint (json_object_get_int_member (e, "saved_bytes"), ==, peak - p);
+      g_assert_cmpint (json_object_get_boolean_member (e, "fits"), ==, p <= cap);
+      any_fits |= p <= cap;
+      if (g_str_equal (flags, "--optimizer-offload"))
+        {
+          saw_offload = TRUE;
+          g_assert_cmpfloat (fabs ((double) json_object_get_int_member (e, "saved_bytes")
+                                   - 1.05 * 12 * 8030261248.0), <, 2.0);
+        }
+      /* the flags, applied, give that peak */
+      RunResult q = { 0 };
+      g_autofree char *again = g_strdup_printf ("memory %s %s --json", plan, flags);
+      run_tandem (again, &q);
+      g_autoptr (JsonNode) qr = parse (q.out);
+      g_assert_cmpint (json_object_get_int_member (json_node_get_object (qr), "peak_bytes"),
+                       ==, p);
+      g_assert_cmpint (q.status, ==, p <= cap ? 0 : 3);
+      run_result_clear (&q);
+    }
+  g_assert_true (saw_offload);
+  g_assert_true (any_fits);
+  run_result_clear (&r);
+
+  /* predict prints the same table and exits 3; its JSON carries the same list */
+  g_autofree char *pargs = g_strdup_printf ("predict %s --no-db", plan);
+  run_tandem (pargs, &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.out, "what would fit"));
+  g_assert_nonnull (strstr (r.out, "--sharding zero3"));
+  assert_one_error_line (r.err, "the changes listed above");
+  run_result_clear (&r);
+}
+
+/* Nothing fits after one change: the 405B on 16,384 GPUs at tp 8 pp 16 without sequence
+ * parallelism or sharding (231 GiB on stage 1). The combination listed fits, and its
+ * flags reproduce it. */
+static void
+test_oom_combination (void)
+{
+  const char *plan = "--model llama3-405b --cluster h100-24k --tp 8 --pp 16 --gpus 16384 "
+                     "--gbs 2048 --decoder-first-pipeline-num-layers 7 "
+                     "--decoder-last-pipeline-num-layers 7";
+  RunResult r = { 0 };
+  g_autofree char *args = g_strdup_printf ("memory %s --json", plan);
+  run_tandem (args, &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_autoptr (JsonNode) root = parse (r.out);
+  JsonArray *s = json_object_get_array_member (json_node_get_object (root), "fit_suggestions");
+  JsonObject *first = json_array_get_object_element (s, 0);
+  g_assert_true (json_object_get_boolean_member (first, "fits"));
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (first, "what"), "together: "));
+  for (guint i = 1; i < json_array_get_length (s); i++)
+    g_assert_false (json_object_get_boolean_member (json_array_get_object_element (s, i),
+                                                    "fits"));
+  RunResult q = { 0 };
+  g_autofree char *again = g_strdup_printf ("memory %s %s --json", plan,
+                                            json_object_get_string_member (first, "flags"));
+  run_tandem (again, &q);
+  g_assert_cmpint (q.status, ==, 0);
+  g_autoptr (JsonNode) qr = parse (q.out);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (qr), "peak_bytes"), ==,
+                   json_object_get_int_member (first, "peak_bytes"));
+  run_result_clear (&q);
+  run_result_clear (&r);
+}
+
+/* A plain `predict --model M` on a multi-server cluster is refused with the search to run
+ * instead. The size: the smallest power of two >= a server (8) over which 16 bytes per
+ * parameter take at most half of 80 GiB (42,949,672,960 B): llama3-8b, 128.5 GB / 8 =
+ * 16.1 GB -> 8 GPUs; llama3-405b, 6,493.7 GB / 128 = 50.7 GB > 42.9, / 256 = 25.4 GB ->
+ * 256 GPUs; the batch 8 sequences per GPU. The suggested search runs and finds a plan. */
+static void
+test_plain_predict (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("predict --model llama3-405b --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  assert_one_error_line (r.err, "hint: tandem search --model llama3-405b --cluster h100-24k "
+                         "--gpus 256 --gbs 2048");
+  g_assert_cmpstr (r.out, ==, "");
+  run_result_clear (&r);
+
+  run_tandem ("predict --model llama3-8b --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  assert_one_error_line (r.err, "all 24,576 GPUs of h100-24k");
+  const char *cmd = strstr (r.err, "tandem search ");
+  g_assert_nonnull (cmd);
+  g_autofree char *search = g_strndup (cmd + strlen ("tandem "),
+                                       strstr (cmd, " ranks") - cmd - strlen ("tandem "));
+  g_assert_cmpstr (search, ==, "search --model llama3-8b --cluster h100-24k --gpus 8 --gbs 64");
+  run_result_clear (&r);
+
+  /* the hint's search works: a plan that fits, printed as predict flags */
+  g_autofree char *top = g_strdup_printf ("%s --top 1 --json", search);
+  run_tandem (top, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+
+  /* any plan flag, or a one-server cluster, predicts as before */
+  run_tandem ("predict --model llama3-8b --gpus 8 --sharding zero2 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  run_tandem ("predict --model llama3-8b --cluster h200-node --sharding zero3 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/cli/explain/glossary", test_glossary);
+  g_test_add_func ("/cli/explain/predict-tables", test_predict_tables);
+  g_test_add_func ("/cli/explain/memory-all-stages", test_memory_all_stages);
+  g_test_add_func ("/cli/explain/oom-suggestions", test_oom_suggestions);
+  g_test_add_func ("/cli/explain/oom-combination", test_oom_combination);
+  g_test_add_func ("/cli/explain/plain-predict", test_plain_predict);
+  return g_test_run ();
+}
