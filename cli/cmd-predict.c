@@ -212,8 +212,8 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
           c.coord[PLAN_AXIS_PP] = s;
           ranks[s] = plan_layout_rank_of (p->layout, &c);
         }
-      gboolean ok = prog_trace_write (p->program, p->result->times, ranks, "predicted", trace,
-                                      &error);
+      gboolean ok = prog_trace_write_memory (p->program, p->result->times, ranks, "predicted",
+                                             &p->memory, trace, &error);
       g_free (ranks);
       if (!ok)
         {

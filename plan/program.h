@@ -51,6 +51,7 @@
 #include "plan/plan.h"
 #include "plan/layout.h"
 #include "plan/collective.h"
+#include "plan/memory.h"
 
 G_BEGIN_DECLS
 
@@ -258,6 +259,13 @@ typedef struct {
 gboolean prog_trace_write (const ProgProgram *p, const ProgTaskTime *times,
                            const int *stage_rank, const char *label, const char *path,
                            GError **error);
+
+/* The same, with a counter track per stage of its memory over the step ("memory GiB":
+ * "activations" and "total"), from `mem` (plan_memory_compute of the program's plan;
+ * NULL = no counters). */
+gboolean prog_trace_write_memory (const ProgProgram *p, const ProgTaskTime *times,
+                                  const int *stage_rank, const char *label,
+                                  const PlanMemory *mem, const char *path, GError **error);
 
 /* One trace of two timelines of the same plan, measured and predicted, to overlay them:
  * two processes per rank, "rank r measured" (pid 2r) and "rank r predicted" (pid 2r + 1),

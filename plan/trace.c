@@ -7,10 +7,12 @@
  * and "f" (binding point "e") on the RECV slice, each with exactly its slice's pid, tid
  * and ts, which both Perfetto and Chrome's viewer bind (shared/reference/conventions.md
  * section 1). Every string goes through json-glib's escaping (a model file name with a
- * quote still gives valid JSON). Written by util_output_write (temporary file, then
+ * quote still gives valid JSON). With a PlanMemory, each stage's process also gets a
+ * counter track ("C" events) of its memory over the step (see append_memory). Written by util_output_write (temporary file, then
  * rename; through a FIFO or device, following a symlink). */
 #include "util/output.h"
 #include "plan/program.h"
+#include "plan/memory.h"
 
 #include <json-glib/json-glib.h>
 #include <stdio.h>
@@ -172,6 +174,119 @@ append_timeline (GString *s, GHashTable *cache, gboolean *first_p, const ProgPro
   *first_p = first;
 }
 
+/* One change of a stage's stored activations: +bytes when a (micro-batch, chunk) starts
+ * its first forward task, -bytes when its last backward task ends. */
+typedef struct {
+  double t_s;
+  double delta;
+} MemEvent;
+
+static gint
+mem_event_cmp (gconstpointer a, gconstpointer b)
+{
+  const MemEvent *x = a, *y = b;
+  if (x->t_s != y->t_s)
+    return x->t_s < y->t_s ? -1 : 1;
+  /* at one instant a release comes before an allocation, as the allocator sees them on
+   * one compute stream (the backward that ends frees before the next forward starts) */
+  return (x->delta > y->delta) - (x->delta < y->delta);
+}
+
+/* Counter tracks "memory GiB" per stage: the series "activations" (stored activations of
+ * the micro-batches in flight) and "total" (model states, buffers and the reserve on top,
+ * as plan/memory.c counts them: reserve = fraction x counted + fixed). Each (micro-batch,
+ * chunk) holds the stage's activations / in-flight count, so where the schedule holds as
+ * many at once as plan_memory_inflight says, the counters peak at exactly the memory
+ * model's figures for the stage. */
+static void
+append_memory (GString *s, gboolean *first_p, const ProgProgram *p, const ProgTaskTime *times,
+               const int *stage_rank, const TraceLane *lane, const PlanMemory *mem)
+{
+  gboolean first = *first_p;
+#define SEP() G_STMT_START { if (!first) g_string_append (s, ",\n"); first = FALSE; } G_STMT_END
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  for (int st = 0; st < p->n_stages && st < mem->n_stages; st++)
+    {
+      const PlanMemStage *ms = &mem->stages[st];
+      int rank = stage_rank ? stage_rank[st] : st;
+      int pid = lane->merged ? 2 * rank + lane->pid_add : rank;
+      double unit = ms->inflight_microbatches > 0
+                    ? (double) ms->bytes[PLAN_MEM_ACTIVATIONS] / ms->inflight_microbatches : 0;
+      double counted_static = 0;
+      for (int k = 0; k < PLAN_MEM_RESERVE; k++)
+        if (k != PLAN_MEM_ACTIVATIONS)
+          counted_static += (double) ms->bytes[k];
+      /* first forward start and last backward end of each (micro-batch, chunk) */
+      g_autoptr (GHashTable) fwd = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                                          g_free);
+      g_autoptr (GHashTable) bwd = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                                          g_free);
+      const ProgStage *stage = &p->stages[st];
+      for (guint32 i = stage->first; i < stage->first + stage->n_tasks; i++)
+        {
+          const ProgTask *t = prog_task (p, i);
+          if (t->kind != PROG_TASK_COMPUTE || t->mb < 0
+              || (t->phase != PROG_PHASE_FORWARD && t->phase != PROG_PHASE_BACKWARD))
+            continue;
+          gpointer key = GINT_TO_POINTER (((int) t->mb << 8 | (t->chunk & 0xff)) + 1);
+          gboolean is_fwd = t->phase == PROG_PHASE_FORWARD;
+          GHashTable *h = is_fwd ? fwd : bwd;
+          double *v = g_hash_table_lookup (h, key);
+          double when = is_fwd ? times[i].start_s : times[i].end_s;
+          if (v == NULL)
+            {
+              v = g_new (double, 1);
+              *v = when;
+              g_hash_table_insert (h, key, v);
+            }
+          else if (is_fwd ? when < *v : when > *v)
+            *v = when;
+        }
+      g_autoptr (GArray) ev = g_array_new (FALSE, FALSE, sizeof (MemEvent));
+      GHashTableIter it;
+      gpointer key, val;
+      g_hash_table_iter_init (&it, fwd);
+      while (g_hash_table_iter_next (&it, &key, &val))
+        {
+          MemEvent e = { *(double *) val, unit };
+          g_array_append_val (ev, e);
+          double *end = g_hash_table_lookup (bwd, key);
+          if (end != NULL)
+            {
+              MemEvent f = { *end, -unit };
+              g_array_append_val (ev, f);
+            }
+        }
+      g_array_sort (ev, mem_event_cmp);
+      double act = 0;
+      for (guint i = 0; i <= ev->len; i++)
+        {
+          /* one counter value per instant: all changes at the same time applied first */
+          double t = i == 0 ? 0.0 : g_array_index (ev, MemEvent, i - 1).t_s;
+          if (i > 0)
+            {
+              act += g_array_index (ev, MemEvent, i - 1).delta;
+              if (i < ev->len && g_array_index (ev, MemEvent, i).t_s == t)
+                continue;
+            }
+          act = MAX (act, 0.0);
+          double total = (counted_static + act) * (1.0 + mem->reserve_fraction)
+                         + (double) mem->reserve_fixed_bytes;
+          SEP ();
+          g_string_append_printf (s, "{\"ph\":\"C\",\"name\":\"memory GiB\",\"pid\":%d,"
+                                  "\"ts\":", pid);
+          append_num (s, t * 1e6);
+          g_string_append (s, ",\"args\":{\"activations\":");
+          append_num (s, act / gib);
+          g_string_append (s, ",\"total\":");
+          append_num (s, total / gib);
+          g_string_append (s, "}}");
+        }
+    }
+#undef SEP
+  *first_p = first;
+}
+
 static gboolean
 write_file (const char *path, GString *s, GError **error)
 {
@@ -195,12 +310,22 @@ gboolean
 prog_trace_write (const ProgProgram *p, const ProgTaskTime *times, const int *stage_rank,
                   const char *label, const char *path, GError **error)
 {
+  return prog_trace_write_memory (p, times, stage_rank, label, NULL, path, error);
+}
+
+gboolean
+prog_trace_write_memory (const ProgProgram *p, const ProgTaskTime *times,
+                         const int *stage_rank, const char *label, const PlanMemory *mem,
+                         const char *path, GError **error)
+{
   GString *s = g_string_sized_new (256 * p->tasks->len + 4096);
   g_autoptr (GHashTable) cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   append_header (s, cache, p, label);
   gboolean first = TRUE;
   TraceLane lane = { label, FALSE, 0, 0 };
   append_timeline (s, cache, &first, p, times, stage_rank, &lane);
+  if (mem != NULL)
+    append_memory (s, &first, p, times, stage_rank, &lane, mem);
   return write_file (path, s, error);
 }
 

@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
+#include <glib/gstdio.h>
 
 typedef struct {
   int   status;
@@ -317,6 +318,77 @@ test_plain_predict (void)
   run_result_clear (&r);
 }
 
+/* The predicted trace's memory counters ("C" events, one track per stage): a
+ * (micro-batch, chunk) holds its stage's activations / in-flight from its first forward
+ * to the end of its last backward, so the simulated schedule's peak must be the memory
+ * model's: the maximum of "activations" and "total" on each stage equals `tandem memory`'s
+ * figures for that stage (to the 0.001 GiB the trace prints), for 1F1B (stage s holds
+ * pp - s micro-batches), interleaved 1F1B and GPipe (all m). The step starts and ends with
+ * no activations held. */
+static void
+test_trace_memory (void)
+{
+  const char *schedules[] = { "", "--vpp 2", "--schedule GPipe" };
+  g_autofree char *dir = g_dir_make_tmp ("tandem-explain-XXXXXX", NULL);
+  g_autofree char *trace = g_build_filename (dir, "t.json", NULL);
+  for (guint k = 0; k < G_N_ELEMENTS (schedules); k++)
+    {
+      const char *plan = "--model llama3-8b --gpus 32 --tp 8 --pp 4 --gbs 16";
+      RunResult r = { 0 };
+      g_autofree char *margs = g_strdup_printf ("memory %s %s --json", plan, schedules[k]);
+      run_tandem (margs, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (JsonNode) mem = parse (r.out);
+      JsonArray *stages = json_object_get_array_member (json_node_get_object (mem), "stages");
+      run_result_clear (&r);
+      g_autofree char *pargs = g_strdup_printf ("predict %s %s --no-db --trace %s", plan,
+                                                schedules[k], trace);
+      run_tandem (pargs, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      run_result_clear (&r);
+      g_autofree char *text = NULL;
+      g_assert_true (g_file_get_contents (trace, &text, NULL, NULL));
+      g_autoptr (JsonNode) root = parse (text);
+      JsonArray *ev = json_object_get_array_member (json_node_get_object (root), "traceEvents");
+      /* rank of stage s: tp 8 innermost, then pp (rank order tp-cp-ep-dp-pp, dp 1): 8 s */
+      for (guint s = 0; s < json_array_get_length (stages); s++)
+        {
+          JsonObject *st = json_array_get_object_element (stages, s);
+          double want_act = json_object_get_int_member (json_object_get_object_member (st,
+                                                        "categories"), "activations");
+          double want_total = json_object_get_int_member (st, "total_bytes");
+          double max_act = -1, max_total = -1, first_act = -1, last_act = -1, last_ts = -1;
+          int n = 0;
+          for (guint i = 0; i < json_array_get_length (ev); i++)
+            {
+              JsonObject *e = json_array_get_object_element (ev, i);
+              if (!g_str_equal (json_object_get_string_member (e, "ph"), "C")
+                  || json_object_get_int_member (e, "pid") != 8 * (gint64) s)
+                continue;
+              JsonObject *a = json_object_get_object_member (e, "args");
+              double act = json_object_get_double_member (a, "activations");
+              double ts = json_object_get_double_member (e, "ts");
+              g_assert_cmpfloat (ts, >=, last_ts);
+              if (n++ == 0)
+                {
+                  first_act = act;
+                  g_assert_cmpfloat (ts, ==, 0.0);
+                }
+              last_act = act, last_ts = ts;
+              max_act = MAX (max_act, act);
+              max_total = MAX (max_total, json_object_get_double_member (a, "total"));
+            }
+          g_assert_cmpint (n, >, 2);
+          g_assert_cmpfloat (first_act, ==, 0.0);
+          g_assert_cmpfloat (last_act, ==, 0.0);
+          g_assert_cmpfloat_with_epsilon (max_act, want_act / 1073741824.0, 0.0011);
+          g_assert_cmpfloat_with_epsilon (max_total, want_total / 1073741824.0, 0.0011);
+        }
+    }
+  g_unlink (trace);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -327,5 +399,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/explain/oom-suggestions", test_oom_suggestions);
   g_test_add_func ("/cli/explain/oom-combination", test_oom_combination);
   g_test_add_func ("/cli/explain/plain-predict", test_plain_predict);
+  g_test_add_func ("/cli/explain/trace-memory", test_trace_memory);
   return g_test_run ();
 }
