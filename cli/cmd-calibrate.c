@@ -12,6 +12,7 @@
  *
  * Under MPI every rank runs the benchmarks; rank 0 prints, writes and stores. */
 #include "cli/cli.h"
+#include "cli/cli-hygiene.h"
 #include "exec/calibrate.h"
 #include "plan/program.h"
 #include "results/store.h"
@@ -184,9 +185,39 @@ json_coll_rows (JsonBuilder *b, const ExecCollRow *rows, guint n)
   json_builder_end_array (b);
 }
 
+#define CAL_HINT "calibrate again on a quiet machine: the profile keeps each row's median window"
+
+/* Measurement hygiene: the GEMM row whose timing windows lay furthest apart on this
+ * rank, as a spread of its windows (min, median = the row's time, max), with the load
+ * average taken before the benchmarks; *what names the row. */
+static void
+gemm_spread (const ExecCalibration *cal, double load1, CliSpread *sp, char *what, gsize len)
+{
+  const ExecGemmRow *widest = NULL;
+  double best = -1;
+  for (guint i = 0; i < cal->gemm->len; i++)
+    {
+      const ExecGemmRow *g = &g_array_index (cal->gemm, ExecGemmRow, i);
+      double w = g->time_s > 0 ? (g->window_max_s - g->window_min_s) / g->time_s : 0;
+      if (w > best)
+        best = w, widest = g;
+    }
+  double v[3] = { 0, 0, 0 };
+  int n = 1;
+  g_strlcpy (what, "GEMM time", len);
+  if (widest != NULL)
+    {
+      v[0] = widest->window_min_s, v[1] = widest->time_s, v[2] = widest->window_max_s;
+      n = 3;
+      g_snprintf (what, len, "GEMM time of %s %d x %d x %d", exec_dtype_name (widest->dtype),
+                  widest->m, widest->n, widest->k);
+    }
+  cli_spread_compute (v, n, load1, MAX (cal->ranks, 1), sp);
+}
+
 static void
 print_json (const ExecCalibration *cal, gboolean quick, const GArray *imported,
-            const char *out, CliStored *st)
+            const char *out, CliStored *st, double load1)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
@@ -217,12 +248,20 @@ print_json (const ExecCalibration *cal, gboolean quick, const GArray *imported,
               M_DBL ("peak_fraction", g->peak_fraction);
             }
           M_INT ("reps", g->reps);
+          M_DBL ("window_min_us", g->window_min_s * 1e6);
+          M_DBL ("window_max_us", g->window_max_s * 1e6);
           M_INT ("wrong", g->wrong);
           json_builder_set_member_name (b, "from_plan");
           json_builder_add_boolean_value (b, g->from_plan);
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
+      {
+        CliSpread sp;
+        char what[96];
+        gemm_spread (cal, load1, &sp, what, sizeof what);
+        cli_spread_to_json (&sp, what, CAL_HINT, "spread", b);
+      }
       json_builder_set_member_name (b, "skipped_shapes");
       json_builder_begin_array (b);
       for (guint i = 0; i < cal->skipped->len; i++)
@@ -360,6 +399,7 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
   g_autoptr (TopoCluster) check = NULL;
   ExecBackend *b = NULL;
   int rank = 0;
+  double load1 = -1;
   Printer printer = { .json = json };
   if (!no_bench)
     {
@@ -399,6 +439,8 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
                   quick ? " (quick)" : "");
           fflush (stdout);
         }
+      /* the load before the benchmarks: others' processes, not this run's ranks */
+      load1 = rank == 0 ? cli_load_average () : -1;
       cal = exec_calibrate_run (b, &o, &error);
       if (cal == NULL)
         {
@@ -420,6 +462,15 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
   if (!json && cal != NULL)
     {
       printf ("  call overhead (1 x 1 x 1 GEMM): %.3f us\n", cal->launch_s * 1e6);
+      CliSpread sp;
+      char what[96];
+      gemm_spread (cal, load1, &sp, what, sizeof what);
+      printf ("  timing windows (rank 0): widest spread %.1f%%, %s: min %.2f / median %.2f / "
+              "max %.2f us", 100 * sp.spread, what, sp.min_s * 1e6, sp.median_s * 1e6,
+              sp.max_s * 1e6);
+      if (sp.load1 >= 0)
+        printf ("; load average %.2f on %d cores before", sp.load1, sp.cores);
+      printf ("%s\n", sp.spread_high || sp.loaded ? ": NOT TRUSTWORTHY (see the warnings)" : "");
       for (guint i = 0; i < cal->skipped->len; i++)
         printf ("  plan shape skipped: %s\n", (const char *) g_ptr_array_index (cal->skipped, i));
       for (guint i = 0; i < cal->gemm_dtypes_skipped->len; i++)
@@ -492,7 +543,7 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
       g_clear_error (&error);
     }
   if (json)
-    print_json (cal, quick, imported, out, &st);
+    print_json (cal, quick, imported, out, &st, load1);
   else
     {
       /* the fallback holds the cluster JSON that was written to --out */
@@ -503,6 +554,15 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
     }
   status = cli_stored_status (&st);
   cli_stored_clear (&st);
+  if (cal != NULL)
+    {
+      CliSpread sp;
+      char what[96];
+      gemm_spread (cal, load1, &sp, what, sizeof what);
+      g_autoptr (GPtrArray) w = cli_spread_warnings (&sp, what, CAL_HINT);
+      for (guint i = 0; i < w->len; i++)
+        fprintf (stderr, "tandem: warning: %s\n", (const char *) g_ptr_array_index (w, i));
+    }
 done:
   exec_backend_close (b);
   return status;

@@ -37,6 +37,12 @@ typedef struct {
                              * none (--no-db, or the store was not reachable) */
   char        *start_error; /* why rank 0 could not write that row */
   struct RunHeartbeat *heartbeat;   /* rank 0: the thread that keeps the row fresh */
+  /* measurement hygiene (cli/cli-hygiene.h): rank 0's 1-minute load average before the
+   * run (-1 unknown), and the stored profile the prediction used (-1: none from the
+   * store: a --cluster file's own profile, or no profile) */
+  double       load_before;
+  gint64       profile_id;
+  char        *profile_stored_at;
 } RunCtx;
 
 /* --verify: the first step of the parallel run against the single-rank reference. */
@@ -57,3 +63,6 @@ JsonNode *cli_run_json       (RunCtx *c, const ExecRunResult *m, const SimPredic
                               const PlanMemory *mem, const Verify *v);
 void      cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p,
                               const PlanMemory *mem, const Verify *v);
+/* On stderr, "tandem: warning: ..." for each reason not to trust the measured step time
+ * (its spread over the timed steps, the machine's load before the run). */
+void      cli_run_warn_hygiene (RunCtx *c, const ExecRunResult *m);

@@ -4,6 +4,7 @@
 #include "cli/cmd-run-private.h"
 #include "results/store.h"
 #include "cli/cli-store.h"
+#include "cli/cli-hygiene.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -51,6 +52,85 @@ err_pct (double pred, double meas)
   return meas > 0 ? 100.0 * (pred - meas) / meas : NAN;
 }
 
+#define RUN_HINT "more --steps on a quiet machine"
+
+/* The measured step's spread over the timed steps of rank 0 and the load before. */
+static void
+run_spread (const RunCtx *c, const ExecRunResult *m, CliSpread *sp)
+{
+  cli_spread_compute (m->step_times_s, m->steps, c->load_before, c->world, sp);
+}
+
+/* Which profile the prediction used, in words: "profile 3 stored 2026-...Z, measured on
+ * 2 ranks (tandem calibrate on HOST, DATE)". NULL when uncalibrated. */
+static char *
+profile_words (const RunCtx *c)
+{
+  if (!c->calibrated)
+    return NULL;
+  const TopoProfile *pr = c->cluster->profile;
+  GString *w = g_string_new (NULL);
+  if (c->profile_id > 0)
+    g_string_append_printf (w, "profile %" G_GINT64_FORMAT " stored %s", c->profile_id,
+                            c->profile_stored_at ? c->profile_stored_at : "?");
+  else
+    g_string_append_printf (w, "the profile in %s", c->cluster->source);
+  if (pr != NULL && pr->ranks > 0)
+    g_string_append_printf (w, ", measured on %u rank%s", pr->ranks, pr->ranks == 1 ? "" : "s");
+  if (pr != NULL && pr->source != NULL)
+    g_string_append_printf (w, " (%s)", pr->source);
+  return g_string_free (w, FALSE);
+}
+
+/* "profile": {id, stored_at, ranks, date, source} (null fields where unknown) */
+static void
+profile_json (const RunCtx *c, JsonBuilder *b)
+{
+  json_builder_set_member_name (b, "profile");
+  if (!c->calibrated)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  const TopoProfile *pr = c->cluster->profile;
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "id");
+  if (c->profile_id > 0)
+    json_builder_add_int_value (b, c->profile_id);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "stored_at");
+  if (c->profile_stored_at)
+    json_builder_add_string_value (b, c->profile_stored_at);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "file");
+  json_builder_add_string_value (b, c->cluster->source);
+  json_builder_set_member_name (b, "ranks");
+  json_builder_add_int_value (b, pr ? pr->ranks : 0);
+  json_builder_set_member_name (b, "date");
+  if (pr && pr->date)
+    json_builder_add_string_value (b, pr->date);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "source");
+  if (pr && pr->source)
+    json_builder_add_string_value (b, pr->source);
+  else
+    json_builder_add_null_value (b);
+  json_builder_end_object (b);
+}
+
+void
+cli_run_warn_hygiene (RunCtx *c, const ExecRunResult *m)
+{
+  CliSpread sp;
+  run_spread (c, m, &sp);
+  g_autoptr (GPtrArray) w = cli_spread_warnings (&sp, "measured step time", RUN_HINT);
+  for (guint i = 0; i < w->len; i++)
+    fprintf (stderr, "tandem: warning: %s\n", (const char *) g_ptr_array_index (w, i));
+}
+
 gint64
 cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const PlanMemory *mem,
            const Verify *v, GError **error)
@@ -87,6 +167,12 @@ cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const 
   dbl (xb, "bubble_s", m->bubble_s);
   json_builder_set_member_name (xb, "calibrated");
   json_builder_add_boolean_value (xb, c->calibrated);
+  profile_json (c, xb);
+  {
+    CliSpread sp;
+    run_spread (c, m, &sp);
+    cli_spread_to_json (&sp, "measured step time", RUN_HINT, "spread", xb);
+  }
   if (v)
     {
       json_builder_set_member_name (xb, "verify_ok");
@@ -192,6 +278,7 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
   json_builder_add_string_value (b, c->cluster->name);
   json_builder_set_member_name (b, "calibrated");
   json_builder_add_boolean_value (b, c->calibrated);
+  profile_json (c, b);
   json_builder_set_member_name (b, "plan");
   json_builder_add_string_value (b, plan_str);
   json_builder_set_member_name (b, "world_size");
@@ -205,6 +292,11 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
   for (int k = 0; k < m->steps; k++)
     json_builder_add_double_value (b, m->step_times_s[k]);
   json_builder_end_array (b);
+  {
+    CliSpread sp;
+    run_spread (c, m, &sp);
+    cli_spread_to_json (&sp, "measured step time", RUN_HINT, "spread", b);
+  }
   json_builder_set_member_name (b, "steps");
   json_builder_add_int_value (b, m->steps);
   json_builder_set_member_name (b, "warmup");
@@ -299,13 +391,20 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
   g_autofree char *plan_str = plan_to_string (&c->plan);
   printf ("run: %s, %s on %d ranks (%s backend)\n", c->model->name, plan_str, c->world,
           c->b->ops->name);
+  g_autofree char *prof = profile_words (c);
   printf ("  prediction for cluster %s: %s\n", c->cluster->name,
-          c->calibrated ? "calibrated profile"
-                        : "uncalibrated defaults (run tandem calibrate for a measured profile)");
+          prof ? prof : "uncalibrated defaults (run tandem calibrate for a measured profile)");
   printf ("  %d warm-up + %d timed steps; step times", m->warmup, m->steps);
   for (int k = 0; k < m->steps; k++)
     printf (" %.4f", m->step_times_s[k]);
   printf (" s (median %.4f s)\n", m->step_time_s);
+  CliSpread sp;
+  run_spread (c, m, &sp);
+  printf ("  rank 0: min %.4f / median %.4f / max %.4f s, spread %.1f%%", sp.min_s,
+          sp.median_s, sp.max_s, 100 * sp.spread);
+  if (sp.load1 >= 0)
+    printf ("; load average %.2f on %d cores before the run", sp.load1, sp.cores);
+  printf ("%s\n", sp.spread_high || sp.loaded ? ": NOT TRUSTWORTHY (see the warnings)" : "");
   printf ("  loss %.6f (first step)", m->loss);
   if (m->warmup + m->steps > 1)
     printf (" -> %.6f (last)", m->losses[m->warmup + m->steps - 1]);

@@ -48,6 +48,7 @@
  * sleep for an hour with the watchdog armed, just before MPI_Init or MPI_Finalize (the
  * other ranks then really wait inside them). */
 #include "cli/cmd-run-private.h"
+#include "cli/cli-hygiene.h"
 #include "results/store.h"
 #include "util/output.h"
 
@@ -146,8 +147,11 @@ pick_cluster_as_given (RunCtx *c, GError **error)
   if (!c->dba.no_db && g_file_test (cli_db_path (&c->dba), G_FILE_TEST_EXISTS))
     {
       g_autoptr (ResStore) store = cli_store_open (&c->dba, TRUE, NULL);
-      g_autofree char *prof = store ? res_store_latest_profile (store, "cpu", g_get_host_name (),
-                                                                NULL)
+      g_autofree char *prof = store ? res_store_latest_profile_info (store, "cpu",
+                                                                     g_get_host_name (),
+                                                                     &c->profile_id,
+                                                                     &c->profile_stored_at,
+                                                                     NULL)
                                     : NULL;
       if (prof)
         {
@@ -783,6 +787,7 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
   if (!c->a.json)
     cli_run_print_text (c, m, p, &mem, vp);
   fflush (stdout);
+  cli_run_warn_hygiene (c, m);
   heartbeat_stop (c);
   CliStored st;
   cli_stored_init (&st, &c->dba);
@@ -912,6 +917,8 @@ run_plan (RunCtx *c)
   /* from here on the run is in the store: as running, then closed */
   if (!run_start (c, &error))
     run_failed (c, error);
+  /* the load before the timed work: others' processes, not this run's ranks */
+  c->load_before = c->rank == 0 ? cli_load_average () : -1;
   if (!exec_runner_run (runner, &error))
     run_failed (c, error);
   if (c->rank != 0)
@@ -937,6 +944,8 @@ cli_cmd_run (int argc, char **argv)
   memset (&c, 0, sizeof c);
   cli_db_args_init (&c.dba);
   c.run_id = -1;
+  c.load_before = -1;
+  c.profile_id = -1;
   c.rank = launcher_rank ();
   plan_init_defaults (&c.plan);
   c.a.steps = 3;
@@ -1088,6 +1097,7 @@ out:
   plan_args_clear (&c.pargs);
   cli_db_args_clear (&c.dba);
   g_free (c.start_error);
+  g_free (c.profile_stored_at);
   g_free (c.a.trace);
   g_free (c.a.pred_trace);
   g_free (c.a.merged_trace);

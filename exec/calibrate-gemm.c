@@ -109,7 +109,9 @@ gemm_time (ExecStream *s, const ExecGemm *op, const Timing *tm, ExecGemmRow *row
   if (ok)
     {
       row->reps = per * CAL_WINDOWS;
-      row->time_s = cal_median (w, CAL_WINDOWS);
+      row->time_s = cal_median (w, CAL_WINDOWS);   /* sorts w: fastest first */
+      row->window_min_s = w[0];
+      row->window_max_s = w[CAL_WINDOWS - 1];
     }
   return ok;
 }

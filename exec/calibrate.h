@@ -51,6 +51,9 @@ typedef struct {
    * fraction of it; both 0 when the peak is unknown. */
   double    peak_flops_per_s;
   double    peak_fraction;  /* flops_per_s / peak_flops_per_s */
+  /* This rank's fastest and slowest timing window, per call: their distance over time_s
+   * is the row's spread (measurement hygiene, issue 14). */
+  double    window_min_s, window_max_s;
 } ExecGemmRow;
 
 typedef struct {

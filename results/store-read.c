@@ -38,6 +38,13 @@ char *
 res_store_latest_profile (ResStore *store, const char *backend, const char *host,
                           GError **error)
 {
+  return res_store_latest_profile_info (store, backend, host, NULL, NULL, error);
+}
+
+char *
+res_store_latest_profile_info (ResStore *store, const char *backend, const char *host,
+                               gint64 *profile_id, char **created_at, GError **error)
+{
   g_return_val_if_fail (store != NULL && backend != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -52,7 +59,13 @@ res_store_latest_profile (ResStore *store, const char *backend, const char *host
   char *json = NULL;
   int rc = sqlite3_step (stmt);
   if (rc == SQLITE_ROW)
-    json = column_strdup (stmt, 0);
+    {
+      json = column_strdup (stmt, 0);
+      if (profile_id != NULL)
+        *profile_id = sqlite3_column_int64 (stmt, 1);
+      if (created_at != NULL)
+        *created_at = column_strdup (stmt, 2);
+    }
   else if (rc != SQLITE_DONE)
     res_store_set_error (store, rc, "cannot read profiles from", error);
   res_store_stmt_done (stmt);

@@ -361,10 +361,10 @@ const char *const res_stmt_sql[RES_STMT_N] = {
     " model = excluded.model, gpu_type = excluded.gpu_type, n_gpus = excluded.n_gpus,"
     " row_json = excluded.row_json, imported_at = " NOW_UTC,
   [RES_STMT_LATEST_PROFILE] =
-    "SELECT profile_json FROM profiles WHERE backend = ?1 AND host = ?2"
+    "SELECT profile_json, profile_id, created_at FROM profiles WHERE backend = ?1 AND host = ?2"
     " ORDER BY profile_id DESC LIMIT 1",
   [RES_STMT_LATEST_PROFILE_ANY_HOST] =
-    "SELECT profile_json FROM profiles WHERE backend = ?1"
+    "SELECT profile_json, profile_id, created_at FROM profiles WHERE backend = ?1"
     " ORDER BY profile_id DESC LIMIT 1",
   [RES_STMT_LIST_RUNS] =
     "SELECT r.run_id, r.created_at, r.kind, " STATUS_AS_READ ("r.") ", r.model, r.cluster,"

@@ -312,6 +312,11 @@ gboolean      res_store_import_published (ResStore *store, const ResPublishedRow
  * error set when there is none. */
 char         *res_store_latest_profile (ResStore *store, const char *backend,
                                         const char *host, GError **error);
+/* The same, with the profile's id and when it was stored (either out pointer may be
+ * NULL; set only when a profile is returned; *created_at to g_free). */
+char         *res_store_latest_profile_info (ResStore *store, const char *backend,
+                                             const char *host, gint64 *profile_id,
+                                             char **created_at, GError **error);
 /* Newest first; limit 0: all. Returns a GPtrArray of ResRunRow that frees them. */
 GPtrArray    *res_store_list_runs      (ResStore *store, guint limit, GError **error);
 void          res_run_row_free         (ResRunRow *row);                   /* NULL-safe */

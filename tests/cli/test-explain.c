@@ -389,6 +389,52 @@ test_trace_memory (void)
   g_rmdir (dir);
 }
 
+/* tandem run's measurement hygiene, end to end: with the load average file saying 99
+ * before the run (TANDEM_LOADAVG_FILE), the step time is flagged as taken under load, in
+ * the JSON (spread.trustworthy false, the reason) and as one warning line on stderr; the
+ * prediction names the profile it used: the --cluster file's, with its source. */
+static void
+test_run_hygiene (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tandem-hygiene-XXXXXX", NULL);
+  g_autofree char *load = g_build_filename (dir, "loadavg", NULL);
+  g_autofree char *prof = g_build_filename (dir, "prof.json", NULL);
+  g_assert_true (g_file_set_contents (load, "99.00 50.00 20.00 3/500 1234\n", -1, NULL));
+  g_autofree char *nccl = g_test_build_filename (G_TEST_DIST, "data", "calibrate",
+                                                 "all_reduce_perf-8xh100.txt", NULL);
+  RunResult r = { 0 };
+  g_autofree char *cal = g_strdup_printf ("calibrate --no-bench --import-nccl-tests %s "
+                                          "--cluster cpu-host --out %s --no-db", nccl, prof);
+  run_tandem (cal, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+
+  g_setenv ("TANDEM_LOADAVG_FILE", load, TRUE);   /* inherited by the child */
+  g_autofree char *args = g_strdup_printf ("run --steps 2 --no-db --json --cluster %s", prof);
+  run_tandem (args, &r);
+  g_unsetenv ("TANDEM_LOADAVG_FILE");
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) root = parse (r.out);
+  JsonObject *o = json_node_get_object (root);
+  JsonObject *sp = json_object_get_object_member (json_object_get_object_member (o, "measured"),
+                                                  "spread");
+  g_assert_cmpint (json_object_get_int_member (sp, "repetitions"), ==, 2);
+  g_assert_cmpfloat (json_object_get_double_member (sp, "load_avg_1m"), ==, 99.0);
+  g_assert_false (json_object_get_boolean_member (sp, "trustworthy"));
+  g_assert_cmpfloat (json_object_get_double_member (sp, "min_s"), <=,
+                     json_object_get_double_member (sp, "max_s"));
+  g_assert_nonnull (strstr (r.err, "tandem: warning: the machine was loaded: load average "
+                            "99.00"));
+  JsonObject *p = json_object_get_object_member (o, "profile");
+  g_assert_true (json_object_get_boolean_member (o, "calibrated"));
+  g_assert_cmpstr (json_object_get_string_member (p, "file"), ==, prof);
+  g_assert_nonnull (strstr (json_object_get_string_member (p, "source"), "nccl-tests output"));
+  run_result_clear (&r);
+  g_unlink (load);
+  g_unlink (prof);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -400,5 +446,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/explain/oom-combination", test_oom_combination);
   g_test_add_func ("/cli/explain/plain-predict", test_plain_predict);
   g_test_add_func ("/cli/explain/trace-memory", test_trace_memory);
+  g_test_add_func ("/cli/explain/run-hygiene", test_run_hygiene);
   return g_test_run ();
 }

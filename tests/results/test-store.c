@@ -606,6 +606,14 @@ test_profiles (void)
   g_assert_cmpstr (b, ==, "{\"v\":2}");
   g_autofree char *any = res_store_latest_profile (store, "cpu", NULL, &error);
   g_assert_cmpstr (any, ==, "{\"v\":3}");
+  /* the newest of host b is the second profile stored: id 2, with its time */
+  gint64 id = -1;
+  g_autofree char *when = NULL;
+  g_autofree char *b2 = res_store_latest_profile_info (store, "cpu", "b", &id, &when, &error);
+  g_assert_cmpstr (b2, ==, "{\"v\":2}");
+  g_assert_cmpint (id, ==, 2);
+  g_assert_nonnull (when);
+  g_assert_true (g_str_has_suffix (when, "Z"));
   g_assert_null (res_store_latest_profile (store, "cuda", "a", &error));
   g_assert_no_error (error);
   g_assert_cmpint (res_store_add_profile (store, "cpu", "a", NULL, "not json", &error), ==, -1);
