@@ -183,6 +183,9 @@ cli_options_error_text (GOptionContext *octx, const GError *error, const char *c
       if (near != NULL)
         return near;
     }
+  /* a message with its own hint (a plan file's error) needs no second one */
+  if (strstr (error->message, "(hint: ") != NULL)
+    return g_strdup (error->message);
   return g_strdup_printf ("%s (hint: %s --help)", error->message, command);
 }
 

@@ -298,7 +298,9 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
       pp->args->plan_file = g_strdup (value);
       /* Loaded now, so flags after --plan override the file. */
       GError *local = NULL;
-      if (!plan_load_json (plan, value, &local))
+      /* a TorchTitan job TOML by its name, else a plan JSON */
+      gboolean toml = g_str_has_suffix (value, ".toml") || g_str_has_suffix (value, ".TOML");
+      if (!(toml ? plan_load_toml (plan, value, &local) : plan_load_json (plan, value, &local)))
         {
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s", local->message);
           g_error_free (local);
@@ -412,7 +414,8 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       "World size (default: the whole cluster); alias --world-size", "N" },
     { "world-size", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "N" },
     { "plan", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
-      "Plan JSON with TorchTitan key names; flags after it override it", "FILE" },
+      "Plan JSON with TorchTitan key names, or a TorchTitan job .toml; flags after it "
+      "override it", "FILE" },
     { "tensor-model-parallel-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
       "TP degree; alias --tp", "N" },
     { "tp", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "N" },

@@ -254,6 +254,18 @@ gboolean plan_load_json (Plan *plan, const char *path, GError **error);
 gboolean plan_load_json_data (Plan *plan, const char *text, gssize len, const char *source,
                               GError **error);
 
+/* A TorchTitan job TOML (plan/plan-toml.c): the subset of TOML its configs use, the plan
+ * read from [parallelism], [training], [activation_checkpoint] and [float8] with the
+ * names plan_load_json takes; other TorchTitan sections skipped, anything else refused.
+ * plan_toml_parse alone turns the text into a JSON object of sections (for tests and the
+ * fuzzer). `--plan FILE` reads FILE as TOML when its name ends in .toml. */
+gboolean plan_load_toml (Plan *plan, const char *path, GError **error);
+gboolean plan_load_toml_data (Plan *plan, const char *text, gssize len, const char *source,
+                              GError **error);
+struct _JsonNode;
+gboolean plan_toml_parse (const char *text, gssize len, const char *source,
+                          struct _JsonNode **out, GError **error);
+
 /* Derive dp / grad_accum / defaults and validate against model and cluster. */
 gboolean plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster,
                        GError **error);

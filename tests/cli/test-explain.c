@@ -435,6 +435,46 @@ test_run_hygiene (void)
   g_rmdir (dir);
 }
 
+/* --plan FILE.toml: a TorchTitan job config predicts like the same plan in flags (tp 8,
+ * FSDP over the other 8 of 64 GPUs, full recompute, sequence parallel, local batch 1);
+ * TOML outside the subset is one error line with the file's line number and one hint. */
+static void
+test_plan_toml_cli (void)
+{
+  g_autofree char *toml = g_test_build_filename (G_TEST_DIST, "data", "plan",
+                                                 "llama3-8b-titan.toml", NULL);
+  RunResult a = { 0 }, b = { 0 };
+  g_autofree char *args = g_strdup_printf ("predict --model llama3-8b --gpus 64 --plan %s "
+                                           "--no-db --json", toml);
+  run_tandem (args, &a);
+  g_assert_cmpint (a.status, ==, 0);
+  run_tandem ("predict --model llama3-8b --gpus 64 --tp 8 --sharding zero3 "
+              "--recompute-granularity full --sequence-parallel --gbs 8 --seq-length 8192 "
+              "--no-db --json", &b);
+  g_assert_cmpint (b.status, ==, 0);
+  g_autoptr (JsonNode) ja = parse (a.out);
+  g_autoptr (JsonNode) jb = parse (b.out);
+  g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (ja), "step_time_s"),
+                     ==, json_object_get_double_member (json_node_get_object (jb),
+                                                        "step_time_s"));
+  run_result_clear (&a);
+  run_result_clear (&b);
+
+  g_autofree char *dir = g_dir_make_tmp ("tandem-toml-XXXXXX", NULL);
+  g_autofree char *bad = g_build_filename (dir, "bad.toml", NULL);
+  g_assert_true (g_file_set_contents (bad, "[parallelism]\ntensor_parallel_degree = 8\n"
+                                      "[[x]]\n", -1, NULL));
+  g_autofree char *bargs = g_strdup_printf ("predict --model llama3-8b --gpus 64 --plan %s "
+                                            "--no-db", bad);
+  run_tandem (bargs, &a);
+  g_assert_cmpint (a.status, ==, 2);
+  assert_one_error_line (a.err, "bad.toml:3: arrays of tables");
+  g_assert_null (strstr (strstr (a.err, "(hint: ") + 1, "(hint: "));
+  run_result_clear (&a);
+  g_unlink (bad);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -447,5 +487,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/explain/plain-predict", test_plain_predict);
   g_test_add_func ("/cli/explain/trace-memory", test_trace_memory);
   g_test_add_func ("/cli/explain/run-hygiene", test_run_hygiene);
+  g_test_add_func ("/cli/explain/plan-toml", test_plan_toml_cli);
   return g_test_run ();
 }
