@@ -308,6 +308,8 @@ cli_plan_context_init (CliPlanContext *ctx, const char *what, const char *summar
   g_option_context_set_summary (octx, summary);
   GOptionGroup *group = plan_option_group_new (&ctx->plan, &ctx->args);
   g_option_context_set_main_group (octx, group);
+  CliModelFlags *mf = &ctx->model_flags;
+  g_option_context_add_group (octx, cli_model_flags_group (mf));
   if (extra != NULL)
     g_option_context_add_main_entries (octx, extra, NULL);
   g_option_context_set_strict_posix (octx, FALSE);
@@ -325,7 +327,17 @@ cli_plan_context_init (CliPlanContext *ctx, const char *what, const char *summar
 
   const char *model = ctx->args.model_name ? ctx->args.model_name : CLI_DEFAULT_MODEL;
   const char *cluster = ctx->args.cluster_name ? ctx->args.cluster_name : CLI_DEFAULT_CLUSTER;
-  ctx->model = model_spec_lookup (model, &error);
+  if (cli_model_flags_given (mf))
+    {
+      /* a model by Megatron's flags, instead of --model */
+      if (ctx->args.model_name != NULL)
+        return cli_fail (CLI_EXIT_USAGE, "--model %s and Megatron model flags (--num-layers, "
+                         "--hidden-size, ...) both describe the model (hint: one of them)",
+                         ctx->args.model_name);
+      ctx->model = cli_model_flags_build (mf, ctx->plan.tp, ctx->plan.seq_length, &error);
+    }
+  else
+    ctx->model = model_spec_lookup (model, &error);
   if (ctx->model == NULL)
     {
       g_autofree char *text = cli_lookup_error_text (error, model);
@@ -353,4 +365,5 @@ cli_plan_context_clear (CliPlanContext *ctx)
   g_clear_pointer (&ctx->cluster, topo_cluster_unref);
   plan_clear (&ctx->plan);
   plan_args_clear (&ctx->args);
+  cli_model_flags_clear (&ctx->model_flags);
 }

@@ -16,6 +16,7 @@
 #include "plan/layout.h"
 #include "util/input.h"
 #include "frameworks/stack.h"
+#include "cli/cli-model-flags.h"
 
 G_BEGIN_DECLS
 
@@ -27,6 +28,7 @@ typedef struct {
   Plan         plan;
   PlanArgs     args;
   PlanLayout  *layout;
+  CliModelFlags model_flags;   /* Megatron's model flags, the alternative to --model */
 } CliPlanContext;
 
 /* Defaults when --model / --cluster are absent: the Llama 3 405B run on h100-24k. */
@@ -92,5 +94,6 @@ int cli_cmd_calibrate (int argc, char **argv);
 int cli_cmd_run (int argc, char **argv);
 int cli_cmd_report (int argc, char **argv);
 int cli_cmd_search (int argc, char **argv);
+int cli_cmd_import_log (int argc, char **argv);
 
 G_END_DECLS

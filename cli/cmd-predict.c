@@ -288,6 +288,10 @@ plan_given (int argc, char **argv)
   static const char *const not_plan[] = {
     "model", "cluster", "framework", "cost", "json", "trace", "db", "db-timeout", "no-db",
     "flops", "comm-compute-slowdown", "note", "full-simulation", "seq-length", "help",
+    "num-layers", "hidden-size", "num-attention-heads", "num-query-groups",
+    "group-query-attention", "ffn-hidden-size", "vocab-size", "make-vocab-size-divisible-by",
+    "max-position-embeddings", "swiglu", "untie-embeddings-and-output-weights",
+    "normalization", "position-embedding-type",
   };
   for (int i = 1; i < argc; i++)
     {

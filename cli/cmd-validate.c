@@ -241,7 +241,7 @@ cli_cmd_validate (int argc, char **argv)
 {
   gboolean json = FALSE, breakdown = FALSE, ranking = FALSE;
   gint64 explain = -1;
-  g_autofree char *only = NULL, *gpu_type = NULL;
+  g_autofree char *only = NULL, *gpu_type = NULL, *cluster_arg = NULL;
   g_auto (CliDbArgs) dba;
   cli_db_args_init (&dba);
   g_auto (GStrv) cost = NULL;
@@ -257,6 +257,9 @@ cli_cmd_validate (int argc, char **argv)
       "ROW_IDS" },
     { "gpu-type", 0, 0, G_OPTION_ARG_STRING, &gpu_type,
       "Only rows whose gpu_type contains SUBSTR (any case)", "SUBSTR" },
+    { "cluster", 0, 0, G_OPTION_ARG_STRING, &cluster_arg,
+      "Every row on this cluster (a preset or your own cluster JSON) instead of the preset "
+      "its gpu_type maps to", "NAME|FILE" },
     { "explain", 0, 0, G_OPTION_ARG_INT64, &explain,
       "How each column of row ROW was read, then its prediction (nothing stored)", "ROW" },
     { "ranking", 0, 0, G_OPTION_ARG_NONE, &ranking,
@@ -287,6 +290,13 @@ cli_cmd_validate (int argc, char **argv)
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   if (!dba.no_db && !cli_fallback_check (&error))
     return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+  g_autoptr (TopoCluster) cluster = NULL;
+  if (cluster_arg != NULL)
+    {
+      cluster = topo_cluster_lookup (cluster_arg, &error);
+      if (cluster == NULL)
+        return cli_fail (CLI_EXIT_USAGE, "--cluster: %s", error->message);
+    }
   g_autoptr (ResCsv) csv = res_csv_load (argv[1], &error);
   if (csv == NULL)
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
@@ -300,6 +310,7 @@ cli_cmd_validate (int argc, char **argv)
     .gpu_type_substr = gpu_type,
     .cost_overrides = (const char *const *) cost,
     .progress = isatty (fileno (stderr)) ? on_progress : NULL,
+    .cluster = cluster,
   };
   g_autoptr (ResPublishedReport) report = res_published_validate (csv, &opts);
 

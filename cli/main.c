@@ -22,6 +22,7 @@ static const CliCommand commands[] = {
   { "calibrate", cli_cmd_calibrate, "calibrate [--quick] [--out F] [--import-nccl-tests F]: measure this machine (mpirun for collectives)" },
   { "report", cli_cmd_report, "report scaling|validation|run ...: HTML/Markdown/CSV reports with plots" },
   { "run",    cli_cmd_run,    "run [plan flags] [--verify] [--steps K] [--db F]: execute under mpirun, measured vs predicted" },
+  { "import-log", cli_cmd_import_log, "import-log LOG [plan flags] [--skip N]: a Megatron-LM or TorchTitan log as a measured run" },
 };
 
 static void

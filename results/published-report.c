@@ -208,7 +208,8 @@ res_published_validate (const ResCsv *csv, const ResPublishedOptions *opts)
     }
   for (guint i = 0; i < kept->len; i++)
     {
-      ResPublishedCase *c = res_published_case_new (csv, g_array_index (kept, guint, i));
+      ResPublishedCase *c = res_published_case_new_on (csv, g_array_index (kept, guint, i),
+                                                       opts->cluster);
       c->cost_overrides = opts ? opts->cost_overrides : NULL;
       res_published_case_predict (c);
       g_ptr_array_add (report->cases, c);

@@ -741,7 +741,7 @@ res_published_case_free (ResPublishedCase *c)
 }
 
 static void
-case_map (ResPublishedCase *c, const ResCsv *csv, guint row)
+case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
 {
   gint64 v;
   if (!cell_count (get (csv, row, "row_id"), &c->row_id))
@@ -777,7 +777,7 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row)
   const char *network = get (csv, row, "network");
   gint64 n_gpus_hint = 0;
   cell_count (get (csv, row, "n_gpus"), &n_gpus_hint);
-  const char *preset = cluster_for (c->gpu_type, network, n_gpus_hint);
+  const char *preset = on != NULL ? on->name : cluster_for (c->gpu_type, network, n_gpus_hint);
   if (preset == NULL)
     {
       skip (c, "no cluster preset for gpu_type %s", *c->gpu_type ? c->gpu_type : "(empty)");
@@ -790,7 +790,7 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row)
       return;
     }
   g_autoptr (GError) error = NULL;
-  c->cluster = topo_cluster_lookup (preset, &error);
+  c->cluster = on != NULL ? topo_cluster_ref (on) : topo_cluster_lookup (preset, &error);
   if (c->cluster == NULL)
     {
       skip (c, "cluster preset %s: %s", preset, error->message);
@@ -841,6 +841,12 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row)
 ResPublishedCase *
 res_published_case_new (const ResCsv *csv, guint row)
 {
+  return res_published_case_new_on (csv, row, NULL);
+}
+
+ResPublishedCase *
+res_published_case_new_on (const ResCsv *csv, guint row, TopoCluster *on)
+{
   g_return_val_if_fail (csv != NULL && row < res_csv_n_rows (csv), NULL);
   ResPublishedCase *c = g_new0 (ResPublishedCase, 1);
   c->model_label = g_strstrip (g_strdup (get (csv, row, "model")));
@@ -858,7 +864,7 @@ res_published_case_new (const ResCsv *csv, guint row)
   double mfu;
   if (cell_number (get (csv, row, "mfu_pct"), &mfu))
     c->published_mfu_pct = mfu;
-  case_map (c, csv, row);
+  case_map (c, csv, row, on);
   return c;
 }
 

@@ -222,6 +222,9 @@ typedef struct {
 /* Maps row `row` of `csv`. Always succeeds: a row that cannot be mapped comes back with
  * skip_reason set and ready FALSE. Free with res_published_case_free. */
 ResPublishedCase *res_published_case_new     (const ResCsv *csv, guint row);
+/* The same on `cluster` (borrowed) instead of the preset the row's gpu_type maps to. */
+ResPublishedCase *res_published_case_new_on  (const ResCsv *csv, guint row,
+                                              TopoCluster *cluster);
 void              res_published_case_free    (ResPublishedCase *c);     /* NULL-safe */
 /* Predicts a ready case (sim_predict with the preset's defaults) and fills predicted_*,
  * err_pct, fits. A failed prediction marks the case skipped ("prediction failed: ...").
@@ -243,6 +246,9 @@ typedef struct {
                                       device defaults, as validation requires) */
   ResPublishedProgress progress;   /* called after each row; may be NULL */
   gpointer      progress_data;
+  /* Every row on this cluster (a user's own, `validate --cluster FILE`) instead of the
+   * preset its gpu_type maps to; borrowed; NULL: the mapping */
+  TopoCluster  *cluster;
 } ResPublishedOptions;
 
 /* n, MAPE, max and the families count the dense rows only (the calibration set of issue
