@@ -144,10 +144,11 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
       return cli_fail (CLI_EXIT_USAGE, "--skip %d: must be >= 0 (hint: --skip 1)", skip);
     }
   g_autoptr (GError) error = NULL;
+  /* the outputs checked before the work (docs/contracts.md) */
   if (!cli_db_args_check (dba, &error))
-    {
-      return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
-    }
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+  if (!dba->no_db && !cli_fallback_check (&error))
+    return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
   g_autoptr (TrainingLog) log = training_log_load (argv[1], fmt, &error);
   if (log == NULL)
     {

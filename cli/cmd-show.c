@@ -1,5 +1,6 @@
 /* cli/cmd-show.c - `tandem show model|cluster|framework NAME|FILE [--json]`, `tandem show conventions`. */
 #include "cli/cli.h"
+#include "cli/cli-table.h"
 
 #include <stdio.h>
 
@@ -267,8 +268,15 @@ show_model (const char *name, int seq, gboolean json)
   printf ("\n");
 
   printf ("layer ops for one sequence of %d tokens (whole model, before any split)\n", seq);
-  printf ("  %-10s %-12s %-10s %-34s %14s %16s\n", "part", "op", "kind", "shape",
-          "fwd GFLOP", "params");
+  /* aligned from the cells: names like attn_residual or a grouped GEMM's shape used to run
+   * into the next column */
+  g_autoptr (CliTable) t = cli_table_new ();
+  cli_table_add_column (t, "part", CLI_ALIGN_LEFT);
+  cli_table_add_column (t, "op", CLI_ALIGN_LEFT);
+  cli_table_add_column (t, "kind", CLI_ALIGN_LEFT);
+  cli_table_add_column (t, "shape", CLI_ALIGN_LEFT);
+  cli_table_add_column (t, "fwd GFLOP", CLI_ALIGN_RIGHT);
+  cli_table_add_column (t, "params", CLI_ALIGN_RIGHT);
   for (guint i = 0; i < ops->len; i++)
     {
       const ModelOp *op = &g_array_index (ops, ModelOp, i);
@@ -292,10 +300,15 @@ show_model (const char *name, int seq, gboolean json)
         }
       else
         g_snprintf (shape, sizeof shape, "%s elements", cli_fmt_count (op->elements));
-      printf ("  %-10s %-12s %-10s %-34s %14.2f %16s\n", op_part_name (op->part), op->name,
-              op_kind_name (op->kind), shape, op->fwd_flops / 1e9,
-              cli_fmt_count (op->weight_params));
+      cli_table_add_row (t);
+      cli_table_cell (t, "%s", op_part_name (op->part));
+      cli_table_cell (t, "%s", op->name);
+      cli_table_cell (t, "%s", op_kind_name (op->kind));
+      cli_table_cell (t, "%s", shape);
+      cli_table_cell (t, "%.2f", op->fwd_flops / 1e9);
+      cli_table_cell (t, "%s", cli_fmt_count (op->weight_params));
     }
+  cli_table_print (t, stdout, "  ");
   printf ("\nFLOPs per token at seq %d (forward + backward)\n", seq);
   for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
     if (model_flop_convention_refusal (m, c) != NULL)

@@ -36,7 +36,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   plan_init_defaults (&plan);
   if (plan_load_toml_data (&plan, text, (gssize) size, "fuzz/plan.toml", &error))
     {
-      g_autofree char *s = plan_to_string (&plan);
       fuzz_predict_json (model, cluster, &plan, "plan-toml: predict --json");
     }
   plan_clear (&plan);

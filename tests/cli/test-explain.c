@@ -475,6 +475,37 @@ test_plan_toml_cli (void)
   g_rmdir (dir);
 }
 
+/* show model's op table is aligned from its cells: every row ends where the header's
+ * last column ("params", right-aligned) ends, and every row's kind starts under "kind"
+ * (attn_residual, 13 characters, used to push its row out of line). */
+static void
+test_show_model_table (void)
+{
+  const char *models[] = { "llama3-8b", "gpt3-175b" };
+  for (guint m = 0; m < G_N_ELEMENTS (models); m++)
+    {
+      RunResult r = { 0 };
+      g_autofree char *args = g_strdup_printf ("show model %s", models[m]);
+      run_tandem (args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+      guint h = 0;
+      while (lines[h] && !g_str_has_prefix (lines[h], "  part "))
+        h++;
+      g_assert_nonnull (lines[h]);
+      gsize end = strlen (lines[h]);
+      gsize kind = (gsize) (strstr (lines[h], " kind ") + 1 - lines[h]);
+      guint rows = 0;
+      for (guint i = h + 1; lines[i] && lines[i][0] != '\0'; i++, rows++)
+        {
+          g_assert_cmpuint (strlen (lines[i]), ==, end);
+          g_assert_true (lines[i][kind - 1] == ' ' && lines[i][kind] != ' ');
+        }
+      g_assert_cmpuint (rows, >=, 10);
+      run_result_clear (&r);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -488,5 +519,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/explain/trace-memory", test_trace_memory);
   g_test_add_func ("/cli/explain/run-hygiene", test_run_hygiene);
   g_test_add_func ("/cli/explain/plan-toml", test_plan_toml_cli);
+  g_test_add_func ("/cli/explain/show-model-table", test_show_model_table);
   return g_test_run ();
 }
