@@ -6,6 +6,7 @@
  * --plan FILE.toml`); its plan and prediction JSON are checked by fuzz_check_json. tiny-llama
  * keeps a prediction to a few hundred tasks for any plan that fits 8 GPUs. */
 #include "fuzz/fuzz.h"
+#include "util/input.h"
 
 static ModelSpec *model;
 static TopoCluster *cluster;
@@ -44,7 +45,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_clear_error (&error);
   if (plan_toml_parse (text, (gssize) size, "fuzz/plan.toml", &doc, &error))
     {
-      g_autofree char *json = json_to_string (doc, FALSE);
+      g_autofree char *json = util_json_to_data (doc, FALSE);
       fuzz_check_json_text (json, -1, "plan-toml: plan_toml_parse");
       json_node_unref (doc);
     }

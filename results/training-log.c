@@ -111,7 +111,7 @@ parse_megatron (const char *line, const char *source, int lineno, TrainingLogEnt
   double gb;
   if (!number_after (line, "global batch size:", &gb))
     return bad_number (error, source, lineno, "global batch size:") ? 0 : -1;
-  e->global_batch = isnan (gb) || gb > (double) G_MAXINT64 ? 0 : (gint64) gb;
+  e->global_batch = isnan (gb) || gb > 0x1p53 ? 0 : (gint64) gb;
   return 1;
 }
 
@@ -125,7 +125,9 @@ parse_titan (const char *line, const char *source, int lineno, TrainingLogEntry 
   if (st == NULL || strstr (line, "tps:") == NULL)
     return 0;
   double step;
-  if (!number_after (st, "step:", &step) || isnan (step))
+  /* a step number is a count: beyond 2^53 it is not one (and beyond 2^63 the cast to an
+   * integer is undefined; fuzz-training-log found 1e308) */
+  if (!number_after (st, "step:", &step) || isnan (step) || step > 0x1p53)
     return 0;
   e->step = (gint64) step;
   if (!number_after (line, "tps:", &e->tps) || isnan (e->tps) || e->tps <= 0)
