@@ -505,10 +505,12 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
               int f0 = plan_chunk_first_layer (plan, model, i, c), m_c = 0;
               for (int l = f0; l < f0 + n_c; l++)
                 m_c += plan_moe_layer (&moe, l);
-              guint64 extra = (guint64) (((double) m_c * ((double) moe_full_layer
-                                                          - (double) full_layer)) / n_c + 0.5);
-              full_c += extra;
-              sel_c += extra;
+              /* signed: a MoE layer may hold less than the dense one (experts narrower
+               * than the model's dense MLP; fuzz-published-csv found the unsigned cast) */
+              double extra = (double) m_c * ((double) moe_full_layer - (double) full_layer)
+                             / n_c;
+              full_c = (guint64) MAX ((double) full_c + extra + 0.5, 0.0);
+              sel_c = (guint64) MAX ((double) sel_c + extra + 0.5, 0.0);
             }
           plan_mem_chunk_acts (plan, n_c, full_c, sel_c, layer_input, &stored, &tr);
           per_mb += stored;
