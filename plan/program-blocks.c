@@ -66,7 +66,9 @@ attention (Builder *bd, GArray *ops, const char *name, double factor, guint64 he
   op.causal = TRUE;
   /* QK^T and AV: 4 b heads s_q s_kv d, halved by the causal mask. With CP, each rank's
    * s/c queries see on average half of the s keys (load-balanced chunks). */
-  op.fwd_flops_full = 4.0 * op.b * heads * s_q * s_kv * op.head_dim;
+  op.head_dim_v = model_spec_is_mla (bd->m) ? bd->m->v_head_dim : op.head_dim;
+  /* QK^T 2 s_q s_kv d, AV 2 s_q s_kv d_v per sequence and head (d_v = d but for MLA) */
+  op.fwd_flops_full = 2.0 * op.b * heads * s_q * s_kv * (double) (op.head_dim + op.head_dim_v);
   op.fwd_flops = factor * op.fwd_flops_full / 2.0;
   if (bd->plan->attention_backend == PLAN_ATTN_UNFUSED)
     {
@@ -81,6 +83,67 @@ attention (Builder *bd, GArray *ops, const char *name, double factor, guint64 he
     }
   op.tp_split = 'h';
   g_array_append_val (ops, op);
+}
+
+/* The query/key/value projections of one rank over `tok` tokens, forward or backward.
+ * Ordinary attention: one column-parallel GEMM h -> (a + 2 kv) d. Multi-head latent
+ * attention (DeepSeek-V2 sec. 2.1; Megatron-Core MLASelfAttention): the down projections
+ * h -> q_lora and h -> kv_lora + rope and their RMSNorms are replicated across TP, the up
+ * projections q_lora -> a (nope + rope) and kv_lora -> a (nope + v) are column-split. */
+static void
+qkv_ops (Builder *bd, GArray *ops, guint64 tok, gboolean backward)
+{
+  const ModelSpec *m = bd->m;
+  guint64 t = bd->t, h = m->hidden, d = m->head_dim;
+  guint64 a = m->n_heads / t, kv = MAX (m->n_kv_heads / t, 1);
+  if (!model_spec_is_mla (m))
+    {
+      if (backward)
+        gemm_bwd (ops, "qkv_dgrad", "qkv_wgrad", tok, (a + 2 * kv) * d, h);
+      else
+        gemm (ops, "qkv", tok, (a + 2 * kv) * d, h);
+      return;
+    }
+  guint64 rq = m->q_lora_rank, rkv = m->kv_lora_rank, rope = m->qk_rope_head_dim;
+  guint64 nope = m->qk_nope_head_dim, dv = m->v_head_dim;
+  if (!backward)
+    {
+      if (rq > 0)
+        {
+          gemm (ops, "q_down", tok, rq, h);
+          prog_builder_elem (ops, "q_norm", MODEL_OP_NORM, tok * rq, 5);
+          gemm (ops, "q_up", tok, a * (nope + rope), rq);
+        }
+      else
+        gemm (ops, "q", tok, a * (nope + rope), h);
+      gemm (ops, "kv_down", tok, rkv + rope, h);
+      prog_builder_elem (ops, "kv_norm", MODEL_OP_NORM, tok * rkv, 5);
+      gemm (ops, "kv_up", tok, a * (nope + dv), rkv);
+      return;
+    }
+  gemm_bwd (ops, "kv_up_dgrad", "kv_up_wgrad", tok, a * (nope + dv), rkv);
+  prog_builder_elem (ops, "kv_norm_grad", MODEL_OP_NORM, tok * rkv, 8);
+  gemm_bwd (ops, "kv_down_dgrad", "kv_down_wgrad", tok, rkv + rope, h);
+  if (rq > 0)
+    {
+      gemm_bwd (ops, "q_up_dgrad", "q_up_wgrad", tok, a * (nope + rope), rq);
+      prog_builder_elem (ops, "q_norm_grad", MODEL_OP_NORM, tok * rq, 8);
+      gemm_bwd (ops, "q_down_dgrad", "q_down_wgrad", tok, rq, h);
+    }
+  else
+    gemm_bwd (ops, "q_dgrad", "q_wgrad", tok, a * (nope + rope), h);
+}
+
+/* Rotary elements: every query and key head's rotated part (MLA: the rope part of each
+ * query head and the one shared rope key). */
+static guint64
+rotary_elements (Builder *bd, guint64 tok)
+{
+  const ModelSpec *m = bd->m;
+  guint64 a = m->n_heads / bd->t, kv = MAX (m->n_kv_heads / bd->t, 1);
+  if (model_spec_is_mla (m))
+    return tok * (a + 1) * m->qk_rope_head_dim;
+  return tok * (a + kv) * m->head_dim;
 }
 
 guint32
@@ -125,7 +188,10 @@ prog_builder_build_blocks (Builder *bd)
 {
   const ModelSpec *m = bd->m;
   guint64 t = bd->t, tok = bd->tok, tsp = bd->tok_sp, h = m->hidden, d = m->head_dim;
-  guint64 a = m->n_heads / t, kv = MAX (m->n_kv_heads / t, 1), ffn = m->ffn_hidden / t;
+  guint64 a = m->n_heads / t, ffn = m->ffn_hidden / t;
+  guint64 kv = model_spec_is_mla (m) ? a : MAX (m->n_kv_heads / t, 1);
+  /* the attention output's width per head: v_head_dim for MLA, else head_dim */
+  guint64 dv_out = model_spec_is_mla (m) ? m->v_head_dim : d;
   guint64 V = m->vocab / t + (m->vocab % t ? 1 : 0);   /* vocab-parallel, padded */
   guint64 up_n = (m->mlp == MODEL_MLP_SWIGLU ? 2 : 1) * ffn;
   double act_f = m->mlp == MODEL_MLP_SWIGLU ? 4 : 8;
@@ -143,12 +209,12 @@ prog_builder_build_blocks (Builder *bd)
   guint64 s_q = bd->s / bd->c / bd->q_div, s_kv = bd->s;
 #define ATTN_PRE_OPS() G_STMT_START {                                   \
     prog_builder_elem (ops, "attn_norm", norm, tsp * h, 5);                          \
-    gemm (ops, "qkv", tok, (a + 2 * kv) * d, h);                        \
-    if (m->pos == MODEL_POS_ROTARY)                                     \
-      prog_builder_elem (ops, "rotary", MODEL_OP_ELEMENTWISE, tok * (a + kv) * d, 3); \
+    qkv_ops (bd, ops, tok, FALSE);                                      \
+    if (m->pos == MODEL_POS_ROTARY || model_spec_is_mla (m))            \
+      prog_builder_elem (ops, "rotary", MODEL_OP_ELEMENTWISE, rotary_elements (bd, tok), 3); \
   } G_STMT_END
 #define ATTN_POST_OPS() G_STMT_START {                                  \
-    gemm (ops, "attn_out", tok, h, a * d);                              \
+    gemm (ops, "attn_out", tok, h, a * dv_out);                         \
     prog_builder_elem (ops, "attn_residual", MODEL_OP_ELEMENTWISE, tsp * h, 1);      \
   } G_STMT_END
 
@@ -178,12 +244,12 @@ prog_builder_build_blocks (Builder *bd)
   /* attention pieces (backward): reverse order, 2x model FLOPs, flash bwd 2.5x */
 #define ATTN_POST_BWD() G_STMT_START {                                   \
     prog_builder_elem (ops, "attn_residual_grad", MODEL_OP_ELEMENTWISE, tsp * h, 1);  \
-    gemm_bwd (ops, "attn_out_dgrad", "attn_out_wgrad", tok, h, a * d);   \
+    gemm_bwd (ops, "attn_out_dgrad", "attn_out_wgrad", tok, h, a * dv_out); \
   } G_STMT_END
 #define ATTN_PRE_BWD() G_STMT_START {                                    \
-    if (m->pos == MODEL_POS_ROTARY)                                      \
-      prog_builder_elem (ops, "rotary_grad", MODEL_OP_ELEMENTWISE, tok * (a + kv) * d, 3); \
-    gemm_bwd (ops, "qkv_dgrad", "qkv_wgrad", tok, (a + 2 * kv) * d, h);  \
+    if (m->pos == MODEL_POS_ROTARY || model_spec_is_mla (m))             \
+      prog_builder_elem (ops, "rotary_grad", MODEL_OP_ELEMENTWISE, rotary_elements (bd, tok), 3); \
+    qkv_ops (bd, ops, tok, TRUE);                                        \
     prog_builder_elem (ops, "attn_norm_grad", norm, tsp * h, 8);                      \
   } G_STMT_END
   ATTN_POST_BWD ();

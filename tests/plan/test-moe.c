@@ -392,6 +392,40 @@ test_memory (Fixture *f, gconstpointer data)
   plan_memory_clear (&mem);
 }
 
+/* Multi-head latent attention in the step program: DeepSeek-V3 (h 7168, 128 heads,
+ * q_lora 1536, kv_lora 512, rope 64, nope 128, v 128), tp 1, seq 4096, mbs 1: T = 4096.
+ * The forward projections of one layer, h x q_lora (11,010,048) + q_lora x 128 x 192
+ * (37,748,736) + h x (512 + 64) (4,128,768) + 512 x 128 x 256 (16,777,216) + 128 x 128 x h
+ * (117,440,512) = 187,105,280 weights, which is the model's attention_per_layer less the two
+ * latent RMSNorms (1536 + 512): 2 T x 187,105,280 = 1,532,766,453,760 FLOPs. The
+ * attention core, QK^T over 192 and AV over 128 per head, causal: 2 x 4096^2 x 128 x
+ * (192 + 128) / 2 = 687,194,767,360. The block: 2,219,961,221,120. */
+static void
+test_mla (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  model_spec_unref (f->model);
+  f->model = model_spec_lookup ("deepseek-v3", &error);
+  g_assert_no_error (error);
+  g_autoptr (ProgProgram) p = program_of (f, "--gpus 8 --ep 8 --seq-length 4096");
+  const ProgBlock *attn = block_named (p, "attn_fwd");
+  double gemm_weights = 0;
+  for (guint i = 0; i < attn->n_ops; i++)
+    {
+      const ModelOp *op = &g_array_index (p->ops, ModelOp, attn->first_op + i);
+      if (op->kind == MODEL_OP_GEMM)
+        gemm_weights += (double) op->n * (double) op->k;
+    }
+  ModelParams mp;
+  model_spec_params (f->model, &mp);
+  g_assert_cmpfloat (gemm_weights, ==, 187105280.0);
+  g_assert_cmpfloat (gemm_weights, ==, (double) mp.attention_per_layer - 1536 - 512);
+  g_assert_cmpfloat (attn->model_flops, ==, 2219961221120.0);
+  /* 256 experts on 8 EP ranks: 32 local; 3 leading dense layers */
+  g_assert_cmpint (p->moe.local_experts, ==, 32);
+  g_assert_cmpint (p->moe.first_dense, ==, 3);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -404,5 +438,6 @@ main (int argc, char **argv)
   ADD ("expert-gemms", test_expert_gemms);
   ADD ("expert-grads", test_expert_grads);
   ADD ("memory", test_memory);
+  ADD ("mla", test_mla);
   return g_test_run ();
 }
