@@ -381,17 +381,6 @@ res_pub_moe_apply (const ResPubMoe *moe, ModelSpec **model, char **why)
       *why = g_strdup_printf ("refused: moe: %s", problem);
       return FALSE;
     }
-  if (moe->mla)
-    {
-      /* The model is built (validate --explain shows it, its parameters are DeepSeek's),
-       * but the step program (plan/program-blocks.c) costs every attention as q, k, v of
-       * n_heads x head_dim and an output of n_heads x head_dim: for DeepSeek-V3 that is
-       * 7168 x 73,728 + 24,576 x 7168 per layer against MLA's ~187M weights, which would
-       * add about half again to the active compute of a layer. */
-      *why = g_strdup ("mixture of experts with MLA: not predicted: the step program costs "
-                       "attention as standard q/k/v/o projections, not MLA's low-rank ones");
-      return FALSE;
-    }
   return TRUE;
 }
 

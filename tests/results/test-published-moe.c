@@ -290,8 +290,11 @@ find_row (const ResPublishedReport *r, gint64 id)
  *    layer, plus both 151,936 x 4096 embeddings), within 1%.
  *  - DeepSeek-V3 (row 701): 671B main model (DeepSeek-V3 report; the checkpoint's 685B
  *    less the 14B multi-token-prediction module): 671,026,419,200 exactly; active 37B
- *    (report), within 2% (the report rounds down). The row is skipped (MLA is not in the
- *    step program) after the model is built.
+ *    (report), within 2% (the report rounds down). Since MLA is costed as its own
+ *    low-rank projections (plan/program-blocks.c), the row is predicted: its measured
+ *    step, 4,096 sequences x 4,096 tokens / (256 GPUs x 3,848 tokens/s/GPU) = 17.031 s
+ *    (Megatron-Bridge 25.11 summary, GB300), within the issue's 15% MoE target (was +4.0%
+ *    when first predicted).
  * And the plan the MoE row resolves to carries the model's experts, not its dense MLP:
  * expert_ffn is moe_ffn (1536), top-8 of 128, EP 16 as the row's ep column. */
 static void
@@ -323,8 +326,8 @@ test_shipped_models (void)
   g_assert_cmpfloat (pm.imbalance, ==, 1.0);   /* routing=forced */
 
   const ResPublishedCase *d = find_row (r, 701);
-  g_assert_false (d->predicted);
-  g_assert_true (g_str_has_prefix (d->skip_reason, "mixture of experts with MLA"));
+  g_assert_true (d->predicted);
+  g_assert_cmpfloat (fabs (d->err_pct), <, 15.0);
   model_spec_params (d->model, &p);
   g_assert_cmpuint (p.total, ==, G_GUINT64_CONSTANT (671026419200));
   g_assert_cmpfloat (fabs ((double) p.active / 37e9 - 1), <, 0.02);
