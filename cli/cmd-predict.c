@@ -122,7 +122,10 @@ print_text (const SimPrediction *p, ModelFlopConvention conv, const char *trace)
   cli_table_print (comm, stdout, "  ");
   printf ("\n  MFU by convention:");
   for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
-    printf ("  %s %.1f%%", model_flop_convention_name (c), r->mfu[c] * 100);
+    if (model_flop_convention_refusal (p->model, c) != NULL)
+      printf ("  %s n/a", model_flop_convention_name (c));  /* e.g. ffn = 4h for MoE */
+    else
+      printf ("  %s %.1f%%", model_flop_convention_name (c), r->mfu[c] * 100);
   printf ("\n  memory: peak %s on stage %d of %s HBM: %s\n",
           cli_fmt_bytes ((double) p->memory.peak_bytes), p->memory.peak_stage,
           cli_fmt_bytes ((double) p->memory.capacity_bytes),

@@ -573,6 +573,26 @@ test_predict_bad_db (void)
   run_result_clear (&r);
 }
 
+/* An MoE prediction's text names the FLOP conventions that are refused for MoE
+ * (megatron96 and megatron72 assume an ffn of 4h: model_flop_convention_refusal) as n/a,
+ * not as "0.0%", and shows the ep row of the communication table with a non-zero busy
+ * time (EP 8 over 64 GPUs: every MoE layer dispatches and combines through all-to-alls). */
+static void
+test_predict_moe_text (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("predict --model mixtral-8x7b --cluster h100-24k --gpus 64 --pp 4 --ep 8 "
+              "--gbs 256 --seq-length 4096 --sharding zero1 --moe-grouped-gemm --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "megatron96 n/a  megatron72 n/a  mcore "));
+  g_assert_null (strstr (r.out, "megatron96 0.0%"));
+  const char *ep = strstr (r.out, "\n    ep ");
+  g_assert_nonnull (ep);
+  double busy = g_ascii_strtod (ep + strlen ("\n    ep "), NULL);
+  g_assert_cmpfloat (busy, >, 0.0);
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -592,5 +612,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/predict/oom", test_predict_oom);
   g_test_add_func ("/cli/predict/trace-escaped", test_trace_escaped);
   g_test_add_func ("/cli/predict/bad-db", test_predict_bad_db);
+  g_test_add_func ("/cli/predict/moe-text", test_predict_moe_text);
   return g_test_run ();
 }
