@@ -2,6 +2,7 @@
  * time, compute, exposed communication by kind, bubble, peak memory) with the error of
  * each, one run in the results store, the --json object and the table. */
 #include "cli/cmd-run-private.h"
+#include "util/input.h"
 #include "results/store.h"
 #include "cli/cli-store.h"
 #include "cli/cli-hygiene.h"
@@ -12,16 +13,6 @@
 
 /* tp, cp, ep, pp, dp: the keys of docs/contracts.md, measured and predicted alike */
 #define kinds_member sim_comm_kinds_to_json
-
-static void
-dbl (JsonBuilder *b, const char *name, double v)
-{
-  json_builder_set_member_name (b, name);
-  if (isfinite (v))
-    json_builder_add_double_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
 
 /* The terms compared, measured and predicted; the exposed kinds in PROG_COMM_* order. */
 enum { T_STEP, T_COMPUTE, T_TP, T_CP, T_PP, T_DP, T_EP, T_BUBBLE, T_MEMORY, T_N };
@@ -161,10 +152,10 @@ cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const 
   g_autofree char *meas_mem = cli_json_text (mm);
   g_autoptr (JsonBuilder) xb = json_builder_new ();
   json_builder_begin_object (xb);
-  dbl (xb, "loss", m->loss);
-  dbl (xb, "grad_norm", m->grad_norm);
+  util_json_member_number (xb, "loss", m->loss);
+  util_json_member_number (xb, "grad_norm", m->grad_norm);
   kinds_member (xb, "comm_s", m->comm_s);
-  dbl (xb, "bubble_s", m->bubble_s);
+  util_json_member_number (xb, "bubble_s", m->bubble_s);
   json_builder_set_member_name (xb, "calibrated");
   json_builder_add_boolean_value (xb, c->calibrated);
   profile_json (c, xb);
@@ -286,7 +277,7 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
 
   json_builder_set_member_name (b, "measured");
   json_builder_begin_object (b);
-  dbl (b, "step_time_s", m->step_time_s);
+  util_json_member_number (b, "step_time_s", m->step_time_s);
   json_builder_set_member_name (b, "step_times_s");
   json_builder_begin_array (b);
   for (int k = 0; k < m->steps; k++)
@@ -301,20 +292,20 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
   json_builder_add_int_value (b, m->steps);
   json_builder_set_member_name (b, "warmup");
   json_builder_add_int_value (b, m->warmup);
-  dbl (b, "tokens_per_s", m->step_time_s > 0 ? p->program->tokens_per_step / m->step_time_s
+  util_json_member_number (b, "tokens_per_s", m->step_time_s > 0 ? p->program->tokens_per_step / m->step_time_s
                                              : NAN);
-  dbl (b, "compute_s", m->compute_s);
+  util_json_member_number (b, "compute_s", m->compute_s);
   kinds_member (b, "comm_s", m->comm_s);
   kinds_member (b, "exposed_comm_s", m->exposed_s);
-  dbl (b, "bubble_s", m->bubble_s);
-  dbl (b, "bubble_fraction", m->bubble_fraction);
-  dbl (b, "overlap_ratio", m->overlap_ratio);
+  util_json_member_number (b, "bubble_s", m->bubble_s);
+  util_json_member_number (b, "bubble_fraction", m->bubble_fraction);
+  util_json_member_number (b, "overlap_ratio", m->overlap_ratio);
   json_builder_set_member_name (b, "peak_memory_bytes");
   json_builder_add_int_value (b, m->peak_alloc_bytes);
   json_builder_set_member_name (b, "peak_rss_bytes");
   json_builder_add_int_value (b, m->peak_rss_bytes);
-  dbl (b, "loss", m->loss);
-  dbl (b, "grad_norm", m->grad_norm);
+  util_json_member_number (b, "loss", m->loss);
+  util_json_member_number (b, "grad_norm", m->grad_norm);
   json_builder_set_member_name (b, "losses");
   json_builder_begin_array (b);
   for (int k = 0; k < m->warmup + m->steps; k++)
@@ -324,14 +315,14 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
 
   json_builder_set_member_name (b, "predicted");
   json_builder_begin_object (b);
-  dbl (b, "step_time_s", s->step_time_s);
-  dbl (b, "tokens_per_s", s->tokens_per_s);
-  dbl (b, "compute_s", s->compute_s);
+  util_json_member_number (b, "step_time_s", s->step_time_s);
+  util_json_member_number (b, "tokens_per_s", s->tokens_per_s);
+  util_json_member_number (b, "compute_s", s->compute_s);
   kinds_member (b, "comm_s", s->comm_s);
   kinds_member (b, "exposed_comm_s", s->exposed_comm_s);
-  dbl (b, "bubble_s", pred[T_BUBBLE]);
-  dbl (b, "bubble_fraction", s->bubble_fraction);
-  dbl (b, "overlap_ratio", s->overlap_ratio);
+  util_json_member_number (b, "bubble_s", pred[T_BUBBLE]);
+  util_json_member_number (b, "bubble_fraction", s->bubble_fraction);
+  util_json_member_number (b, "overlap_ratio", s->overlap_ratio);
   json_builder_set_member_name (b, "peak_memory_bytes");
   json_builder_add_int_value (b, (gint64) mem->peak_bytes);
   json_builder_end_object (b);
@@ -339,7 +330,7 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
   json_builder_set_member_name (b, "error_pct");
   json_builder_begin_object (b);
   for (int k = 0; k < T_N; k++)
-    dbl (b, term_names[k], err_pct (pred[k], meas[k]));
+    util_json_member_number (b, term_names[k], err_pct (pred[k], meas[k]));
   json_builder_end_object (b);
 
   if (v)
@@ -348,14 +339,14 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "ok");
       json_builder_add_boolean_value (b, v->ok);
-      dbl (b, "loss", v->loss);
-      dbl (b, "reference_loss", v->ref_loss);
-      dbl (b, "loss_rel_err", v->loss_err);
-      dbl (b, "loss_tolerance", v->loss_tol);
-      dbl (b, "grad_norm", v->gnorm);
-      dbl (b, "reference_grad_norm", v->ref_gnorm);
-      dbl (b, "grad_norm_rel_err", v->gnorm_err);
-      dbl (b, "grad_norm_tolerance", v->gnorm_tol);
+      util_json_member_number (b, "loss", v->loss);
+      util_json_member_number (b, "reference_loss", v->ref_loss);
+      util_json_member_number (b, "loss_rel_err", v->loss_err);
+      util_json_member_number (b, "loss_tolerance", v->loss_tol);
+      util_json_member_number (b, "grad_norm", v->gnorm);
+      util_json_member_number (b, "reference_grad_norm", v->ref_gnorm);
+      util_json_member_number (b, "grad_norm_rel_err", v->gnorm_err);
+      util_json_member_number (b, "grad_norm_tolerance", v->gnorm_tol);
       json_builder_end_object (b);
     }
   if (c->a.trace)

@@ -4,33 +4,13 @@
  * rows or search candidates). Both open the store read-only: they work on a file or in a
  * directory nobody may write, and on a file of an older schema without migrating it. */
 #include "cli/cli.h"
+#include "util/input.h"
 #include "cli/cli-store.h"
 #include "results/store.h"
-#include "util/input.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static void
-add_num (JsonBuilder *b, const char *name, double v)
-{
-  json_builder_set_member_name (b, name);
-  if (isfinite (v))
-    json_builder_add_double_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
-
-static void
-add_str (JsonBuilder *b, const char *name, const char *v)
-{
-  json_builder_set_member_name (b, name);
-  if (v != NULL)
-    json_builder_add_string_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
 
 /* RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. */
 static void
@@ -106,7 +86,7 @@ print_json (const char *path, GPtrArray *rows)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  add_str (b, "db", path);
+  util_json_member_string (b, "db", path);
   json_builder_set_member_name (b, "runs");
   json_builder_begin_array (b);
   for (guint i = 0; i < rows->len; i++)
@@ -115,26 +95,26 @@ print_json (const char *path, GPtrArray *rows)
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "run_id");
       json_builder_add_int_value (b, r->run_id);
-      add_str (b, "created_at", r->created_at);
-      add_str (b, "kind", res_run_kind_to_string (r->kind));
-      add_str (b, "status", res_run_status_to_string (r->status));
-      add_str (b, "model", r->model);
-      add_str (b, "cluster", r->cluster);
-      add_str (b, "framework", r->framework);
-      add_str (b, "plan", r->plan);
+      util_json_member_string (b, "created_at", r->created_at);
+      util_json_member_string (b, "kind", res_run_kind_to_string (r->kind));
+      util_json_member_string (b, "status", res_run_status_to_string (r->status));
+      util_json_member_string (b, "model", r->model);
+      util_json_member_string (b, "cluster", r->cluster);
+      util_json_member_string (b, "framework", r->framework);
+      util_json_member_string (b, "plan", r->plan);
       json_builder_set_member_name (b, "world_size");
       json_builder_add_int_value (b, r->world_size);
-      add_num (b, "predicted_step_s", r->predicted_step_s);
-      add_num (b, "measured_step_s", r->measured_step_s);
-      add_str (b, "flops_convention", r->flops_convention);
-      add_num (b, "predicted_mfu", r->predicted_mfu);
-      add_num (b, "measured_mfu", r->measured_mfu);
-      add_num (b, "predicted_hfu", r->predicted_hfu);
-      add_num (b, "measured_hfu", r->measured_hfu);
-      add_str (b, "started_at", r->started_at);
-      add_str (b, "heartbeat_at", r->heartbeat_at);
-      add_str (b, "finished_at", r->finished_at);
-      add_str (b, "error", r->error);
+      util_json_member_number (b, "predicted_step_s", r->predicted_step_s);
+      util_json_member_number (b, "measured_step_s", r->measured_step_s);
+      util_json_member_string (b, "flops_convention", r->flops_convention);
+      util_json_member_number (b, "predicted_mfu", r->predicted_mfu);
+      util_json_member_number (b, "measured_mfu", r->measured_mfu);
+      util_json_member_number (b, "predicted_hfu", r->predicted_hfu);
+      util_json_member_number (b, "measured_hfu", r->measured_hfu);
+      util_json_member_string (b, "started_at", r->started_at);
+      util_json_member_string (b, "heartbeat_at", r->heartbeat_at);
+      util_json_member_string (b, "finished_at", r->finished_at);
+      util_json_member_string (b, "error", r->error);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -245,23 +225,23 @@ show_json (const char *path, const ResRunRecord *r)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  add_str (b, "db", path);
+  util_json_member_string (b, "db", path);
   json_builder_set_member_name (b, "run_id");
   json_builder_add_int_value (b, r->run_id);
-  add_str (b, "kind", res_run_kind_to_string (r->info.kind));
-  add_str (b, "status", res_run_status_to_string (r->info.status));
-  add_str (b, "created_at", r->created_at);
-  add_str (b, "started_at", r->started_at);
-  add_str (b, "heartbeat_at", r->heartbeat_at);
-  add_str (b, "finished_at", r->finished_at);
-  add_str (b, "tool_version", r->tool_version);
-  add_str (b, "host", r->info.host);
-  add_str (b, "model", r->info.model);
-  add_str (b, "cluster", r->info.cluster);
-  add_str (b, "framework", r->info.framework);
-  add_str (b, "plan", r->info.plan);
-  add_str (b, "note", r->info.note);
-  add_str (b, "error", r->info.error);
+  util_json_member_string (b, "kind", res_run_kind_to_string (r->info.kind));
+  util_json_member_string (b, "status", res_run_status_to_string (r->info.status));
+  util_json_member_string (b, "created_at", r->created_at);
+  util_json_member_string (b, "started_at", r->started_at);
+  util_json_member_string (b, "heartbeat_at", r->heartbeat_at);
+  util_json_member_string (b, "finished_at", r->finished_at);
+  util_json_member_string (b, "tool_version", r->tool_version);
+  util_json_member_string (b, "host", r->info.host);
+  util_json_member_string (b, "model", r->info.model);
+  util_json_member_string (b, "cluster", r->info.cluster);
+  util_json_member_string (b, "framework", r->info.framework);
+  util_json_member_string (b, "plan", r->info.plan);
+  util_json_member_string (b, "note", r->info.note);
+  util_json_member_string (b, "error", r->info.error);
   json_builder_set_member_name (b, "plan_json");
   JsonNode *plan = parse_or_null (r->info.plan_json);
   if (plan != NULL)
@@ -281,10 +261,10 @@ show_json (const char *path, const ResRunRecord *r)
   for (guint i = 0; i < n; i++)
     {
       json_builder_begin_object (b);
-      add_str (b, "term", t[i].name);
-      add_str (b, "unit", t[i].unit);
-      add_num (b, "predicted", r->has_prediction ? t[i].pred : NAN);
-      add_num (b, "measured", r->has_measurement ? t[i].meas : NAN);
+      util_json_member_string (b, "term", t[i].name);
+      util_json_member_string (b, "unit", t[i].unit);
+      util_json_member_number (b, "predicted", r->has_prediction ? t[i].pred : NAN);
+      util_json_member_number (b, "measured", r->has_measurement ? t[i].meas : NAN);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -296,9 +276,9 @@ show_json (const char *path, const ResRunRecord *r)
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "row_id");
       json_builder_add_int_value (b, v->row_id);
-      add_num (b, "predicted_step_s", v->predicted_step_s);
-      add_num (b, "measured_step_s", v->measured_step_s);
-      add_num (b, "err_pct", v->err_pct);
+      util_json_member_number (b, "predicted_step_s", v->predicted_step_s);
+      util_json_member_number (b, "measured_step_s", v->measured_step_s);
+      util_json_member_number (b, "err_pct", v->err_pct);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -313,16 +293,16 @@ show_json (const char *path, const ResRunRecord *r)
         json_builder_add_int_value (b, k->place);
       else
         json_builder_add_null_value (b);
-      add_str (b, "plan", k->plan);
-      add_num (b, "step_time_s", k->step_time_s);
-      add_num (b, "mfu", k->mfu);
-      add_num (b, "hfu", k->hfu);
+      util_json_member_string (b, "plan", k->plan);
+      util_json_member_number (b, "step_time_s", k->step_time_s);
+      util_json_member_number (b, "mfu", k->mfu);
+      util_json_member_number (b, "hfu", k->hfu);
       json_builder_set_member_name (b, "fits");
       if (k->fits >= 0)
         json_builder_add_boolean_value (b, k->fits == 1);
       else
         json_builder_add_null_value (b);
-      add_str (b, "flags", k->flags);
+      util_json_member_string (b, "flags", k->flags);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -1,5 +1,6 @@
 /* results/published-report.c - validate every row, summarize, JSON and the store. */
 #include "results/published.h"
+#include "util/input.h"
 #include "sim/predict.h"
 
 #include <math.h>
@@ -240,26 +241,6 @@ res_published_report_free (ResPublishedReport *report)
 /* ---- JSON ----------------------------------------------------------------------------- */
 
 static void
-add_number (JsonBuilder *b, const char *name, double v)
-{
-  json_builder_set_member_name (b, name);
-  if (isfinite (v))
-    json_builder_add_double_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
-
-static void
-add_string (JsonBuilder *b, const char *name, const char *v)
-{
-  json_builder_set_member_name (b, name);
-  if (v != NULL)
-    json_builder_add_string_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
-
-static void
 add_int (JsonBuilder *b, const char *name, gint64 v)
 {
   json_builder_set_member_name (b, name);
@@ -271,26 +252,26 @@ row_to_json (const ResPublishedCase *c, JsonBuilder *b)
 {
   json_builder_begin_object (b);
   add_int (b, "row_id", c->row_id);
-  add_string (b, "model", c->model_label);
-  add_string (b, "gpu_type", c->gpu_type);
+  util_json_member_string (b, "model", c->model_label);
+  util_json_member_string (b, "gpu_type", c->gpu_type);
   add_int (b, "n_gpus", c->n_gpus);
-  add_string (b, "cluster", c->cluster_name);
+  util_json_member_string (b, "cluster", c->cluster_name);
   g_autofree char *plan = res_published_case_plan_string (c);
-  add_string (b, "plan", plan);
-  add_number (b, "measured_step_s", c->measured_step_s);
-  add_string (b, "measured_source", c->measured_source);
-  add_number (b, "predicted_step_s", c->predicted_step_s);
-  add_number (b, "err_pct", c->err_pct);
+  util_json_member_string (b, "plan", plan);
+  util_json_member_number (b, "measured_step_s", c->measured_step_s);
+  util_json_member_string (b, "measured_source", c->measured_source);
+  util_json_member_number (b, "predicted_step_s", c->predicted_step_s);
+  util_json_member_number (b, "err_pct", c->err_pct);
   json_builder_set_member_name (b, "fits");
   json_builder_add_boolean_value (b, c->fits);
-  add_number (b, "peak_memory_bytes", c->peak_memory_bytes);
-  add_string (b, "flops_convention",
+  util_json_member_number (b, "peak_memory_bytes", c->peak_memory_bytes);
+  util_json_member_string (b, "flops_convention",
               c->has_convention ? model_flop_convention_name (c->convention) : NULL);
-  add_number (b, "published_mfu_pct", c->published_mfu_pct);
-  add_number (b, "predicted_mfu_pct",
+  util_json_member_number (b, "published_mfu_pct", c->published_mfu_pct);
+  util_json_member_number (b, "predicted_mfu_pct",
               c->has_convention ? c->predicted_mfu_pct[c->convention] : NAN);
-  add_number (b, "predicted_compute_s", c->predicted_compute_s);
-  add_number (b, "predicted_bubble_s", c->predicted_bubble_s);
+  util_json_member_number (b, "predicted_compute_s", c->predicted_compute_s);
+  util_json_member_number (b, "predicted_bubble_s", c->predicted_bubble_s);
   sim_comm_kinds_to_json (b, "predicted_exposed_comm_s", c->predicted_exposed_s);
   json_builder_set_member_name (b, "moe");
   json_builder_add_boolean_value (b, c->moe.present);
@@ -302,7 +283,7 @@ res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *b)
 {
   const ResPublishedSummary *s = &report->summary;
   json_builder_begin_object (b);
-  add_string (b, "source", report->source);
+  util_json_member_string (b, "source", report->source);
 
   json_builder_set_member_name (b, "rows");
   json_builder_begin_array (b);
@@ -323,9 +304,9 @@ res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *b)
         continue;
       json_builder_begin_object (b);
       add_int (b, "row_id", c->row_id);
-      add_string (b, "model", c->model_label);
-      add_string (b, "gpu_type", c->gpu_type);
-      add_string (b, "reason", c->skip_reason);
+      util_json_member_string (b, "model", c->model_label);
+      util_json_member_string (b, "gpu_type", c->gpu_type);
+      util_json_member_string (b, "reason", c->skip_reason);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -333,8 +314,8 @@ res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *b)
   json_builder_set_member_name (b, "summary");
   json_builder_begin_object (b);
   add_int (b, "n", s->n);
-  add_number (b, "mape_pct", s->mape_pct);
-  add_number (b, "max_abs_err_pct", s->max_abs_err_pct);
+  util_json_member_number (b, "mape_pct", s->mape_pct);
+  util_json_member_number (b, "max_abs_err_pct", s->max_abs_err_pct);
   json_builder_set_member_name (b, "max_err_row_id");
   if (s->max_err_row_id >= 0)
     json_builder_add_int_value (b, s->max_err_row_id);
@@ -345,8 +326,8 @@ res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *b)
   json_builder_begin_object (b);
   add_int (b, "rows", s->n_moe_rows);
   add_int (b, "n", s->n_moe);
-  add_number (b, "mape_pct", s->mape_moe_pct);
-  add_number (b, "max_abs_err_pct", s->max_abs_err_moe_pct);
+  util_json_member_number (b, "mape_pct", s->mape_moe_pct);
+  util_json_member_number (b, "max_abs_err_pct", s->max_abs_err_moe_pct);
   json_builder_set_member_name (b, "max_err_row_id");
   if (s->max_err_moe_row_id >= 0)
     json_builder_add_int_value (b, s->max_err_moe_row_id);
@@ -360,7 +341,7 @@ res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *b)
       json_builder_set_member_name (b, res_pub_family_name (f));
       json_builder_begin_object (b);
       add_int (b, "n", s->n_family[f]);
-      add_number (b, "mape_pct", s->mape_family_pct[f]);
+      util_json_member_number (b, "mape_pct", s->mape_family_pct[f]);
       json_builder_end_object (b);
     }
   json_builder_end_object (b);
@@ -375,8 +356,8 @@ res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *b)
         continue;
       json_builder_begin_object (b);
       add_int (b, "row_id", c->row_id);
-      add_number (b, "published_mfu_pct", c->published_mfu_pct);
-      add_number (b, "predicted_mfu_palm_pct", c->predicted_mfu_pct[MODEL_FLOPS_PALM]);
+      util_json_member_number (b, "published_mfu_pct", c->published_mfu_pct);
+      util_json_member_number (b, "predicted_mfu_palm_pct", c->predicted_mfu_pct[MODEL_FLOPS_PALM]);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -398,11 +379,11 @@ res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *b)
       for (guint k = 0; k < g->micro_batches->len; k++)
         json_builder_add_int_value (b, g_array_index (g->micro_batches, int, k));
       json_builder_end_array (b);
-      add_number (b, "measured_per_mb_s", g->measured_per_mb_s);
-      add_number (b, "measured_fixed_s", g->measured_fixed_s);
-      add_number (b, "predicted_per_mb_s", g->predicted_per_mb_s);
-      add_number (b, "predicted_fixed_s", g->predicted_fixed_s);
-      add_number (b, "per_mb_err_pct", g->per_mb_err_pct);
+      util_json_member_number (b, "measured_per_mb_s", g->measured_per_mb_s);
+      util_json_member_number (b, "measured_fixed_s", g->measured_fixed_s);
+      util_json_member_number (b, "predicted_per_mb_s", g->predicted_per_mb_s);
+      util_json_member_number (b, "predicted_fixed_s", g->predicted_fixed_s);
+      util_json_member_number (b, "per_mb_err_pct", g->per_mb_err_pct);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

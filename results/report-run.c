@@ -3,6 +3,7 @@
  * timeline, re-simulated from the stored model, cluster and plan by sim_predict and
  * written beside the page as Perfetto JSON. */
 #include "results/report-private.h"
+#include "util/input.h"
 #include "sim/predict.h"
 
 #include <math.h>
@@ -399,40 +400,20 @@ plot_run_memory (const ReportRun *r, cairo_t *cr, double w, double h)
 
 /* ---- writers ---- */
 
-static void
-set_str (JsonBuilder *b, const char *name, const char *v)
-{
-  json_builder_set_member_name (b, name);
-  if (v)
-    json_builder_add_string_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
-
-static void
-set_num (JsonBuilder *b, const char *name, double v)
-{
-  json_builder_set_member_name (b, name);
-  if (isfinite (v))
-    json_builder_add_double_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
-
 void
 report_run_to_json (const ReportRun *r, JsonBuilder *b)
 {
   const ResRunRecord *rec = r->rec;
   json_builder_begin_object (b);
-  set_str (b, "report", "run");
+  util_json_member_string (b, "report", "run");
   json_builder_set_member_name (b, "run_id");
   json_builder_add_int_value (b, rec->run_id);
-  set_str (b, "kind", res_run_kind_to_string (rec->info.kind));
-  set_str (b, "status", res_run_status_to_string (rec->info.status));
-  set_str (b, "created_at", rec->created_at);
-  set_str (b, "model", rec->info.model);
-  set_str (b, "cluster", rec->info.cluster);
-  set_str (b, "plan", rec->info.plan);
+  util_json_member_string (b, "kind", res_run_kind_to_string (rec->info.kind));
+  util_json_member_string (b, "status", res_run_status_to_string (rec->info.status));
+  util_json_member_string (b, "created_at", rec->created_at);
+  util_json_member_string (b, "model", rec->info.model);
+  util_json_member_string (b, "cluster", rec->info.cluster);
+  util_json_member_string (b, "plan", rec->info.plan);
   json_builder_set_member_name (b, "gpus");
   json_builder_add_int_value (b, rec->info.world_size);
   json_builder_set_member_name (b, "terms");
@@ -442,17 +423,17 @@ report_run_to_json (const ReportRun *r, JsonBuilder *b)
   for (guint i = 0; i < n; i++)
     {
       json_builder_begin_object (b);
-      set_str (b, "term", t[i].name);
-      set_str (b, "unit", t[i].unit);
-      set_num (b, "predicted", t[i].pred);
-      set_num (b, "measured", t[i].meas);
-      set_num (b, "err_pct", rel_err (t[i].pred, t[i].meas));
+      util_json_member_string (b, "term", t[i].name);
+      util_json_member_string (b, "unit", t[i].unit);
+      util_json_member_number (b, "predicted", t[i].pred);
+      util_json_member_number (b, "measured", t[i].meas);
+      util_json_member_number (b, "err_pct", rel_err (t[i].pred, t[i].meas));
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
-  set_num (b, "resimulated_step_time_s", r->sim ? r->sim->result->step_time_s : NAN);
-  set_str (b, "timeline", r->sim ? "timeline.json" : NULL);
-  set_str (b, "timeline_missing", r->sim_why_not);
+  util_json_member_number (b, "resimulated_step_time_s", r->sim ? r->sim->result->step_time_s : NAN);
+  util_json_member_string (b, "timeline", r->sim ? "timeline.json" : NULL);
+  util_json_member_string (b, "timeline_missing", r->sim_why_not);
   json_builder_end_object (b);
 }
 

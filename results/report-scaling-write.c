@@ -1,28 +1,9 @@
 /* results/report-scaling-write.c - the scaling table as JSON, CSV, Markdown and one
  * self-contained HTML page with its plots; each writer reads the table only. */
 #include "results/report-private.h"
+#include "util/input.h"
 
 #include <math.h>
-
-static void
-set_num (JsonBuilder *b, const char *name, double v)
-{
-  json_builder_set_member_name (b, name);
-  if (isfinite (v))
-    json_builder_add_double_value (b, v);
-  else
-    json_builder_add_null_value (b);   /* unknown: never a non-finite number */
-}
-
-static void
-set_str (JsonBuilder *b, const char *name, const char *v)
-{
-  json_builder_set_member_name (b, name);
-  if (v)
-    json_builder_add_string_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
 
 static const char *
 mode_name (const ReportScaling *r)
@@ -34,34 +15,34 @@ static void
 row_to_json (const ReportScaling *r, const ReportScalingRow *row, JsonBuilder *b)
 {
   json_builder_begin_object (b);
-  set_str (b, "cluster", row->cluster);
+  util_json_member_string (b, "cluster", row->cluster);
   json_builder_set_member_name (b, "gpus");
   json_builder_add_int_value (b, row->gpus);
-  set_str (b, "status", row->status);
-  set_str (b, "reason", row->reason);
-  set_str (b, "plan", row->plan);
+  util_json_member_string (b, "status", row->status);
+  util_json_member_string (b, "reason", row->reason);
+  util_json_member_string (b, "plan", row->plan);
   json_builder_set_member_name (b, "global_batch");
   json_builder_add_int_value (b, row->global_batch);
   if (row->predicted)
     {
-      set_num (b, "step_time_s", row->step_time_s);
-      set_num (b, "tokens_per_s", row->tokens_per_s);
-      set_num (b, "tokens_per_s_per_gpu", row->tokens_per_s_per_gpu);
-      set_str (b, "flops_convention", model_flop_convention_name (r->conv));
+      util_json_member_number (b, "step_time_s", row->step_time_s);
+      util_json_member_number (b, "tokens_per_s", row->tokens_per_s);
+      util_json_member_number (b, "tokens_per_s_per_gpu", row->tokens_per_s_per_gpu);
+      util_json_member_string (b, "flops_convention", model_flop_convention_name (r->conv));
       json_builder_set_member_name (b, "mfu");
       json_builder_begin_object (b);
       for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
-        set_num (b, model_flop_convention_name (c), row->mfu_by_conv[c]);
+        util_json_member_number (b, model_flop_convention_name (c), row->mfu_by_conv[c]);
       json_builder_end_object (b);
-      set_num (b, "hfu", row->hfu);
-      set_num (b, "speedup", row->speedup);
-      set_num (b, "efficiency", row->efficiency);
-      set_num (b, "bubble_fraction", row->bubble_fraction);
-      set_num (b, "compute_s", row->compute_s);
+      util_json_member_number (b, "hfu", row->hfu);
+      util_json_member_number (b, "speedup", row->speedup);
+      util_json_member_number (b, "efficiency", row->efficiency);
+      util_json_member_number (b, "bubble_fraction", row->bubble_fraction);
+      util_json_member_number (b, "compute_s", row->compute_s);
       json_builder_set_member_name (b, "exposed_comm_s");
       json_builder_begin_object (b);
       for (int k = 0; k < REPORT_COMM_N; k++)
-        set_num (b, report_comm_name (k), row->exposed_s[k]);
+        util_json_member_number (b, report_comm_name (k), row->exposed_s[k]);
       json_builder_end_object (b);
       json_builder_set_member_name (b, "peak_memory_bytes");
       json_builder_add_int_value (b, (gint64) row->peak_memory_bytes);
@@ -85,19 +66,19 @@ void
 report_scaling_to_json (const ReportScaling *r, JsonBuilder *b)
 {
   json_builder_begin_object (b);
-  set_str (b, "report", "scaling");
-  set_str (b, "model", r->model);
-  set_str (b, "scaling", mode_name (r));
-  set_str (b, "plan_per_size", r->plan_per_size == REPORT_PLAN_FIXED ? "fixed" : "search");
+  util_json_member_string (b, "report", "scaling");
+  util_json_member_string (b, "model", r->model);
+  util_json_member_string (b, "scaling", mode_name (r));
+  util_json_member_string (b, "plan_per_size", r->plan_per_size == REPORT_PLAN_FIXED ? "fixed" : "search");
   json_builder_set_member_name (b, "gbs");
   json_builder_add_int_value (b, r->gbs);
-  set_str (b, "flops_convention", model_flop_convention_name (r->conv));
+  util_json_member_string (b, "flops_convention", model_flop_convention_name (r->conv));
   json_builder_set_member_name (b, "bases");
   json_builder_begin_array (b);
   for (guint c = 0; c < r->clusters->len; c++)
     {
       json_builder_begin_object (b);
-      set_str (b, "cluster", g_ptr_array_index (r->clusters, c));
+      util_json_member_string (b, "cluster", g_ptr_array_index (r->clusters, c));
       json_builder_set_member_name (b, "gpus");
       int g = g_array_index (r->base_gpus, int, c);
       if (g > 0)
@@ -120,13 +101,13 @@ report_scaling_to_json (const ReportScaling *r, JsonBuilder *b)
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "run_id");
       json_builder_add_int_value (b, m->run_id);
-      set_str (b, "cluster", m->cluster);
+      util_json_member_string (b, "cluster", m->cluster);
       json_builder_set_member_name (b, "gpus");
       json_builder_add_int_value (b, m->gpus);
-      set_str (b, "plan", m->plan);
-      set_num (b, "measured_step_s", m->measured_step_s);
-      set_num (b, "measured_tokens_per_s", m->measured_tokens_per_s);
-      set_num (b, "predicted_step_s", m->predicted_step_s);
+      util_json_member_string (b, "plan", m->plan);
+      util_json_member_number (b, "measured_step_s", m->measured_step_s);
+      util_json_member_number (b, "measured_tokens_per_s", m->measured_tokens_per_s);
+      util_json_member_number (b, "predicted_step_s", m->predicted_step_s);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -2,6 +2,7 @@
  * by term) and the published rows a stored `validate` run checked (step time); a scatter
  * with y = x and a +-10% band, the error per term, and the worst rows. */
 #include "results/report-private.h"
+#include "util/input.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -359,16 +360,6 @@ report_plot_term_error (const ReportValidation *v, cairo_t *cr, double w, double
 
 /* ---- writers ---- */
 
-static void
-set_num (JsonBuilder *b, const char *name, double v)
-{
-  json_builder_set_member_name (b, name);
-  if (isfinite (v))
-    json_builder_add_double_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
-
 void
 report_validation_to_json (const ReportValidation *v, JsonBuilder *b)
 {
@@ -408,9 +399,9 @@ report_validation_to_json (const ReportValidation *v, JsonBuilder *b)
         {
           json_builder_set_member_name (b, term_keys[t]);
           json_builder_begin_object (b);
-          set_num (b, "predicted", row->predicted[t]);
-          set_num (b, "measured", row->measured[t]);
-          set_num (b, "err_pct", row->err_pct[t]);
+          util_json_member_number (b, "predicted", row->predicted[t]);
+          util_json_member_number (b, "measured", row->measured[t]);
+          util_json_member_number (b, "err_pct", row->err_pct[t]);
           json_builder_end_object (b);
         }
       json_builder_end_object (b);

@@ -255,3 +255,23 @@ util_json_to_data (JsonNode *root, gboolean pretty)
     }
   return text;
 }
+
+void
+util_json_member_number (JsonBuilder *b, const char *name, double v)
+{
+  json_builder_set_member_name (b, name);
+  if (isfinite (v))
+    json_builder_add_double_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+void
+util_json_member_string (JsonBuilder *b, const char *name, const char *v)
+{
+  json_builder_set_member_name (b, name);
+  if (v != NULL)
+    json_builder_add_string_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}

@@ -52,4 +52,9 @@ gboolean util_json_check_depth (const char *text, gssize length, guint max_depth
  * modified in place where a value had to be repaired. Free with g_free. */
 char *util_json_to_data (JsonNode *root, gboolean pretty);
 
+/* Builder members that are null when unknown: a number that is not finite (JSON has no
+ * inf/nan), a string that is NULL. */
+void util_json_member_number (JsonBuilder *b, const char *name, double v);
+void util_json_member_string (JsonBuilder *b, const char *name, const char *v);
+
 G_END_DECLS
