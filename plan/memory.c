@@ -359,6 +359,23 @@ moe_layer_acts (const ModelSpec *model, const Plan *plan, const PlanMoe *moe,
   return (guint64) (bytes + 0.5);
 }
 
+/* ZeRO-3/FSDP of an MoE model: the largest unit gathered at once on a stage. A dense
+ * layer (or the embedding, the head: `unit`) is gathered over dp x cp when that group
+ * shards; an MoE layer gathers its dense part (attention, norms, router) over dp x cp and
+ * this rank's experts over the expert data-parallel group, both before it runs
+ * (program.c), so its unit is the two together; a part whose group has one rank is not
+ * gathered. */
+static guint64
+moe_zero3_unit (const Plan *plan, guint64 unit, double moe_dense_elems,
+                double moe_expert_elems)
+{
+  gboolean dense_sharded = plan_param_shards (plan) > 1;
+  gboolean expert_sharded = plan->sharding >= PLAN_SHARD_ZERO3 && plan->edp > 1;
+  double moe_unit = (dense_sharded ? moe_dense_elems : 0)
+                    + (expert_sharded ? moe_expert_elems : 0);
+  return MAX (dense_sharded ? unit : 0, (guint64) (moe_unit + 0.5));
+}
+
 /* ---- the breakdown ------------------------------------------------------------------ */
 
 void
@@ -464,7 +481,8 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
           }
       guint64 elems = (guint64) (layers - moe_layers) * layer_elems
                       + (guint64) ((double) moe_layers * moe_dense_elems + 0.5);
-      guint64 unit = layers > 0 ? layer_elems : 0;   /* largest FSDP unit on this stage */
+      /* largest FSDP unit on this stage (an MoE layer's: moe_zero3_unit) */
+      guint64 unit = layers > moe_layers ? layer_elems : 0;
       if (first)
         {
           elems += emb_elems;
@@ -475,11 +493,14 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
           elems += mp.final_norm + head_elems;
           unit = MAX (unit, head_elems);
         }
+      if (moe_layers > 0)
+        unit = moe_zero3_unit (plan, unit, moe_dense_elems, moe_expert_elems);
       plan_memory_model_states (plan, (double) elems, states);
       if (moe_layers > 0)
         {
           /* the experts' states shard over the expert data-parallel group (ZeRO-1/2 over
-           * edp, as Megatron-Core's distributed optimizer does for expert parameters) */
+           * edp, as Megatron-Core's distributed optimizer does for expert parameters;
+           * ZeRO-3 shards their parameters and gradients over edp as well) */
           Plan ex = *plan;
           ex.dp = MAX (plan->edp, 1);
           ex.cp = 1;
@@ -533,7 +554,7 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
 
       /* communication buffers */
       guint64 comm = 0;
-      if (plan_param_shards (plan) > 1)
+      if (plan_param_shards (plan) > 1 || (moe_layers > 0 && unit > 0))
         comm += (guint64) MAX (opts->param_gather_layers, 1) * unit
                 * plan_precision_bytes (plan->param_dtype);
       {

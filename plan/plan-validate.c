@@ -225,11 +225,16 @@ resolve_moe (Plan *plan, const ModelSpec *model, GError **error)
     return invalid (error, "expert parallelism (ep %d) with tensor parallelism (tp %d) needs "
                     "sequence parallelism, as in Megatron-LM (hint: add --sequence-parallel)",
                     plan->ep, plan->tp);
-  if (plan->sharding == PLAN_SHARD_ZERO3 || plan->sharding == PLAN_SHARD_HSDP
-      || plan->dp_replicate > 0)
-    return invalid (error, "%s sharding of a mixture-of-experts model is not modelled (the "
-                    "expert weights would shard over the expert data-parallel group) (hint: "
-                    "--sharding zero1 or zero2)", plan->dp_replicate > 0 ? "hsdp" : plan_sharding_name (plan->sharding));
+  /* ZeRO-3/FSDP folds: the dense weights shard over dp x cp and the experts' over the
+   * expert data-parallel group (Megatron-Core's FSDP keeps expert parameters in their own
+   * buffer, sharded over the expert data-parallel group). HSDP does not: its shard groups
+   * are K consecutive dp ranks with replicas across dp / K, and the expert side has no such
+   * split of edp into shard and replica groups. */
+  if (plan->sharding == PLAN_SHARD_HSDP || plan->dp_replicate > 0)
+    return invalid (error, "hsdp sharding of a mixture-of-experts model does not fold: HSDP "
+                    "shards over groups of dp ranks and replicates across them, and the "
+                    "expert weights' data-parallel group (edp %d) has no shard/replica split "
+                    "(hint: --sharding zero3, which shards the experts over edp)", plan->edp);
   plan->num_experts = moe.experts;
   plan->moe_topk = moe.top_k;
   plan->etp = etp;

@@ -21,7 +21,8 @@
  *                         overlaps the first forwards, as in steady state); ZeRO-3 and
  *                         HSDP gather each layer's parameters before its forward and
  *                         backward (prefetched one layer ahead) and reduce-scatter its
- *                         gradients after each backward.
+ *                         gradients after each backward; an MoE layer's experts the
+ *                         same, over the expert data-parallel group.
  *
  * FLOPs are per rank. Backward GEMMs are given as their two GEMMs (data gradient and
  * weight gradient); flash attention's backward executes 2.5x its forward FLOPs (five
@@ -368,6 +369,32 @@ param_gather (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32
                phase, mb, chunk, layer, window_dep, -1);
 }
 
+/* ZeRO-3 / FSDP of an MoE layer's experts: this rank's expert weights (split over ep and
+ * etp) are sharded over the expert data-parallel group, so they are gathered over edp
+ * before the layer's experts run (forward and backward), with the same prefetch window as
+ * the layer's dense part; -1 for a dense layer. */
+static gint32
+expert_param_gather (Builder *bd, ProgPhase phase, int mb, int chunk, int layer,
+                     gint32 window_dep)
+{
+  double elems = bd->layer_expert_params_local[layer];
+  if (!(elems > 0))
+    return -1;
+  return coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_EDP,
+               elems * plan_precision_bytes (bd->plan->param_dtype), phase, mb, chunk, layer,
+               window_dep, -1);
+}
+
+/* ... and their gradients reduce-scattered over edp after every backward of the layer. */
+static void
+expert_grad_scatter (Builder *bd, int mb, int chunk, int layer, gint32 dep)
+{
+  double elems = bd->layer_expert_params_local[layer];
+  if (elems > 0)
+    coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_EDP,
+          elems * bd->grad_bytes_per_param, PROG_PHASE_BACKWARD, mb, chunk, layer, dep, -1);
+}
+
 typedef struct {
   gint32 last_compute;     /* last task of the unit so far (the chain) */
   gint32 done[3];          /* compute tasks of the last layers, for prefetch windows */
@@ -482,7 +509,7 @@ moe_forward (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 
 
 /* The mirror image; returns the route's backward (the layer's MLP input gradient). */
 static gint32
-moe_backward (Builder *bd, int mb, int chunk, int layer, gint32 prev, gint32 ag)
+moe_backward (Builder *bd, int mb, int chunk, int layer, gint32 prev, gint32 ag, gint32 eag)
 {
   const ProgPhase ph = PROG_PHASE_BACKWARD;
   gboolean shared = bd->prog->moe.shared_ffn > 0;
@@ -493,7 +520,7 @@ moe_backward (Builder *bd, int mb, int chunk, int layer, gint32 prev, gint32 ag)
   gint32 c = compute (bd, bd->blk[B_MOE_COMBINE_B], mb, chunk, layer, x, ag);
   gint32 d = moe_to_experts (bd, ph, mb, chunk, layer, c);
   gint32 sh = overlap ? moe_shared (bd, TRUE, ph, mb, chunk, layer, c) : -1;
-  gint32 e = compute (bd, bd->blk[B_MOE_EXPERTS_B], mb, chunk, layer, d, -1);
+  gint32 e = compute (bd, bd->blk[B_MOE_EXPERTS_B], mb, chunk, layer, d, eag);
   gint32 r = moe_from_experts (bd, ph, mb, chunk, layer, e);
   return compute (bd, bd->blk[B_MOE_ROUTE_B], mb, chunk, layer, r, sh);
 }
@@ -509,6 +536,9 @@ forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain
     ag = bd->param_ag_of_layer[layer];
   gint32 eag = bd->expert_ag_of_layer[layer] >= 0 && mb == 0 && phase == PROG_PHASE_FORWARD
                ? bd->expert_ag_of_layer[layer] : -1;
+  if (zero3 (bd) && phase == PROG_PHASE_FORWARD && moe_layer (bd, layer))
+    eag = expert_param_gather (bd, phase, mb, chunk, layer,
+                               gather_prefetched (bd, layer) ? ch->done[1] : ch->last_compute);
   gint32 x;
   if (bd->tp_chunks > 1)
     {
@@ -548,10 +578,13 @@ forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain
 static void
 backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, Chain *ch)
 {
-  gint32 ag = -1;
+  gint32 ag = -1, eag = -1;
   if (zero3 (bd))
     ag = param_gather (bd, PROG_PHASE_BACKWARD, mb, chunk, layer,
                        gather_prefetched (bd, layer) ? ch->done[1] : ch->last_compute);
+  if (zero3 (bd) && moe_layer (bd, layer))
+    eag = expert_param_gather (bd, PROG_PHASE_BACKWARD, mb, chunk, layer,
+                               gather_prefetched (bd, layer) ? ch->done[1] : ch->last_compute);
   if (layer_recomputed (bd, layer_in_chunk))
     {
       /* the recomputed forward repeats the layer's TP collectives too */
@@ -591,7 +624,7 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
   gint32 x, after;
   if (bd->tp_chunks > 1)
     {
-      x = moe ? moe_backward (bd, mb, chunk, layer, ch->last_compute, ag)
+      x = moe ? moe_backward (bd, mb, chunk, layer, ch->last_compute, ag, eag)
               : tp_overlapped (bd, B_MLP_B, PROG_PHASE_BACKWARD, mb, chunk, layer,
                                ch->last_compute, ag, sp ? PROG_ROLE_REGATHER_MLP : PROG_ROLE_NONE);
       if (bd->c > 1)
@@ -610,7 +643,7 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
     {
       if (moe)
         {
-          x = moe_backward (bd, mb, chunk, layer, ch->last_compute, ag);
+          x = moe_backward (bd, mb, chunk, layer, ch->last_compute, ag, eag);
           if (ahead)
             rg_attn = regather (bd, PROG_ROLE_REGATHER_ATTN, mb, chunk, layer);
         }
@@ -638,6 +671,8 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
       double bytes = bd->layer_params_local[layer] * bd->grad_bytes_per_param;
       coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, shard_axis (bd), bytes,
             PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1);
+      if (moe)
+        expert_grad_scatter (bd, mb, chunk, layer, x);
     }
   ch->last_compute = after;
 }

@@ -392,6 +392,117 @@ test_memory (Fixture *f, gconstpointer data)
   plan_memory_clear (&mem);
 }
 
+/* ZeRO-3 of an MoE model: llama3-8b with 8 experts on 64 GPUs, ep 8, seq 8192, gbs 128:
+ * dp 64 (pp 1, tp 1, cp 1), edp = 64 / 8 = 8, 128 / 64 = 2 micro-batches, no recompute.
+ * Each of the 32 layers gathers its parameters before its forward and its backward of
+ * every micro-batch (2 x 2 = 4 gathers per layer) and reduce-scatters its gradients after
+ * every backward (2 per layer):
+ *   dense part over dp (64 ranks): attention 2 x 4096^2 + 2 x 4096 x 1024 = 41,943,040,
+ *     norms 2 x 4096, router 8 x 4096: 41,984,000 elements, bf16 83,968,000 bytes:
+ *     all-gathers 32 x 4 x 83,968,000 = 10,747,904,000 bytes
+ *   experts over edp (8 ranks): one local expert, 3 x 4096 x 14336 = 176,160,768
+ *     elements, bf16 352,321,536 bytes: all-gathers 32 x 4 x 352,321,536 =
+ *     45,097,156,608 bytes; fp32 gradients 704,643,072 bytes: reduce-scatters
+ *     32 x 2 x 704,643,072 = 45,097,156,608 bytes
+ * and no bucketed reduction or post-optimizer gather on either group. */
+static void
+test_zero3_gathers (Fixture *f, gconstpointer data)
+{
+  g_autoptr (ProgProgram) p = program_of (f, "--gpus 64 --num-experts 8 --ep 8 "
+                                          "--seq-length 8192 --gbs 128 --sharding zero3");
+  double dp_ag = 0, edp_ag = 0, edp_rs = 0;
+  int n_edp_ag = 0, n_edp_rs = 0;
+  for (guint i = 0; i < p->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (p, i);
+      if (t->kind != PROG_TASK_COLL || t->stream != PROG_STREAM_DP)
+        continue;
+      g_assert_cmpint (t->phase, !=, PROG_PHASE_OPTIMIZER);
+      if (t->axis == PLAN_AXIS_DP && t->coll == PLAN_COLL_ALL_GATHER)
+        dp_ag += t->bytes;
+      if (t->axis == PLAN_AXIS_EDP && t->coll == PLAN_COLL_ALL_GATHER)
+        {
+          g_assert_cmpfloat (t->bytes, ==, 352321536.0);
+          edp_ag += t->bytes;
+          n_edp_ag++;
+        }
+      if (t->axis == PLAN_AXIS_EDP && t->coll == PLAN_COLL_REDUCE_SCATTER)
+        {
+          g_assert_cmpfloat (t->bytes, ==, 704643072.0);
+          edp_rs += t->bytes;
+          n_edp_rs++;
+        }
+      g_assert_cmpint (t->coll, !=, PLAN_COLL_ALL_REDUCE);
+    }
+  g_assert_cmpint (n_edp_ag, ==, 32 * 4);
+  g_assert_cmpint (n_edp_rs, ==, 32 * 2);
+  g_assert_cmpfloat (dp_ag, ==, 10747904000.0);
+  g_assert_cmpfloat (edp_ag, ==, 45097156608.0);
+  g_assert_cmpfloat (edp_rs, ==, 45097156608.0);
+  /* every forward and backward of the experts waits for its layer's expert gather */
+  for (guint i = 0; i < p->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (p, i);
+      if (t->kind != PROG_TASK_COMPUTE || t->layer < 0)
+        continue;
+      const char *name = prog_block (p, t->block)->name;
+      if (strcmp (name, "moe_experts_fwd") != 0 && strcmp (name, "moe_experts_bwd") != 0)
+        continue;
+      gboolean waits = FALSE;
+      for (guint32 d = 0; d < t->n_deps; d++)
+        {
+          const ProgTask *dt = prog_task (p, prog_task_deps (p, t)[d]);
+          waits |= dt->kind == PROG_TASK_COLL && dt->axis == PLAN_AXIS_EDP
+                   && dt->coll == PLAN_COLL_ALL_GATHER && dt->layer == t->layer;
+        }
+      g_assert_true (waits);
+    }
+}
+
+/* Memory of Mixtral 8x7B under ZeRO-3, the plan of test_memory (64 H100, pp 4, ep 8, dp 16,
+ * edp 2, stage 1: 8 layers, no embedding or head), gbs 256, seq 4096, mbs 1, no SP:
+ *   params bf16: the dense part over dp x cp = 16, the experts over edp = 2:
+ *     335,872,000 x 2 / 16 + 1,409,286,144 x 2 / 2 = 41,984,000 + 1,409,286,144 =
+ *     1,451,270,144
+ *   grads fp32, the same groups: 335,872,000 x 4 / 16 + 1,409,286,144 x 4 / 2 =
+ *     83,968,000 + 2,818,572,288 = 2,902,540,288
+ *   optimizer: as under zero1, 8,707,620,864
+ *   comm buffers: two gathered layers (the one running and the prefetched one), each its
+ *     dense part and its expert, (41,984,000 + 176,160,768) x 2 bytes x 2 = 872,579,072;
+ *     one gradient bucket before its reduce-scatter, 40M elements x 4 = 160,000,000; the
+ *     pipeline's send and receive buffers 2 x 2 x 4096 x 4096 = 67,108,864:
+ *     1,099,687,936.
+ * Before this plan was refused ("zero3 sharding of a mixture-of-experts model is not
+ * modelled"); HSDP still is, with the rule. */
+static void
+test_zero3_memory (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  model_spec_unref (f->model);
+  f->model = model_spec_lookup ("mixtral-8x7b", &error);
+  g_assert_no_error (error);
+  g_assert_true (resolve (f, "--gpus 64 --pp 4 --ep 8 --gbs 256 --seq-length 4096 "
+                          "--sharding zero3", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.edp, ==, 2);
+  PlanMemory mem;
+  plan_memory_compute (f->model, &f->plan, f->cluster, &mem);
+  const PlanMemStage *st = &mem.stages[1];
+  g_assert_cmpint (st->layers, ==, 8);
+  g_assert_cmpuint (st->bytes[PLAN_MEM_PARAMS], ==, G_GUINT64_CONSTANT (1451270144));
+  g_assert_cmpuint (st->bytes[PLAN_MEM_GRADS], ==, G_GUINT64_CONSTANT (2902540288));
+  g_assert_cmpuint (st->bytes[PLAN_MEM_OPTIMIZER], ==, G_GUINT64_CONSTANT (8707620864));
+  g_assert_cmpuint (st->bytes[PLAN_MEM_COMM_BUFFERS], ==, G_GUINT64_CONSTANT (1099687936));
+  plan_memory_clear (&mem);
+
+  g_assert_false (resolve (f, "--gpus 64 --pp 4 --ep 8 --gbs 256 --seq-length 4096 "
+                           "--sharding hsdp:8", &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "hsdp sharding of a mixture-of-experts model "
+                                            "does not fold"));
+  g_assert_null (strchr (error->message, '\n'));
+}
+
 /* Multi-head latent attention in the step program: DeepSeek-V3 (h 7168, 128 heads,
  * q_lora 1536, kv_lora 512, rope 64, nope 128, v 128), tp 1, seq 4096, mbs 1: T = 4096.
  * The forward projections of one layer, h x q_lora (11,010,048) + q_lora x 128 x 192
@@ -438,6 +549,8 @@ main (int argc, char **argv)
   ADD ("expert-gemms", test_expert_gemms);
   ADD ("expert-grads", test_expert_grads);
   ADD ("memory", test_memory);
+  ADD ("zero3-gathers", test_zero3_gathers);
+  ADD ("zero3-memory", test_zero3_memory);
   ADD ("mla", test_mla);
   return g_test_run ();
 }
