@@ -7,7 +7,8 @@ then, for each source, the setting with the lowest MAPE on the *other* sources i
 and the held-out source's rows are scored with it. The report prints, per GPU family and
 per framework, the in-sample MAPE (the setting fitted on all rows) next to the
 leave-one-source-out MAPE, and which setting each fold chose (a knob at the edge of its
-grid is flagged: the fit would have gone further).
+grid is flagged: the fit would have gone further; one on a physical bound of
+tools/knob_bounds.py, the bounds of sim/cost.c, is flagged as such).
 
     tools/loso.py --tandem build/cli/tandem --gpu-type A100 \\
         --grid gemm_efficiency=0.74,0.76,0.77,0.78,0.80 mem_traffic_factor=1,1.5,2
@@ -16,7 +17,10 @@ Without --grid the knobs stay at their shipped values and both figures are the p
 validate error (what the shipped calibration gives in-sample, and, because nothing is
 refitted per fold, no cross-validation): the grid is what makes it a fit.
 """
-import argparse, collections, csv, itertools, json, subprocess, sys
+import argparse, collections, csv, itertools, json, os, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knob_bounds  # noqa: E402
 
 def validate(tandem, path, gpu, params):
     cmd = [tandem, "validate", path, "--no-db", "--json", "--gpu-type", gpu]
@@ -78,6 +82,12 @@ def main():
         vals = [v for _, v in ax]
         if points[best][k][1] in (vals[0], vals[-1]) and len(vals) > 1:
             print(f"  note: {ax[0][0]}={points[best][k][1]} is at the edge of its grid")
+        name, val = points[best][k]
+        side = knob_bounds.at_bound(name, float(val), a.gpu_type)
+        if side is not None:
+            print(f"  note: {name}={val} is at its {side} bound "
+                  f"{knob_bounds.bounds(name, a.gpu_type)[0 if side == 'lower' else 1]:g} "
+                  f"(tools/knob_bounds.py)")
     print("by framework:")
     table(lambda i: rows[i]["framework"].split(" (")[0])
     print("by source (held out):")
