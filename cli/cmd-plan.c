@@ -100,19 +100,21 @@ plan_show_json (const CliPlanContext *ctx)
   cli_print_json (b);
 }
 
-static void
-print_members (const PlanLayout *lay, PlanAxis a, int rank)
+/* "{0,1,2,3,4,5,...,63}": the first six members of rank `rank`'s group and the last. */
+static char *
+members_text (const PlanLayout *lay, PlanAxis a, int rank)
 {
   int size = lay->groups[a].size;
   int *members = g_new (int, size);
   plan_layout_group_members (lay, a, rank, members);
-  printf ("{");
+  GString *s = g_string_new ("{");
   for (int i = 0; i < size && i < 6; i++)
-    printf ("%s%d", i ? "," : "", members[i]);
+    g_string_append_printf (s, "%s%d", i ? "," : "", members[i]);
   if (size > 6)
-    printf (",...,%d", members[size - 1]);
-  printf ("}");
+    g_string_append_printf (s, ",...,%d", members[size - 1]);
+  g_string_append_c (s, '}');
   g_free (members);
+  return g_string_free (s, FALSE);
 }
 
 static void
@@ -173,19 +175,29 @@ plan_show_text (const CliPlanContext *ctx)
         printf (" %d", plan_stage_layers (p, ctx->model, s));
     }
   printf ("\n\nlayout (rank order %s, innermost first)\n", p->rank_order);
-  printf ("  %-10s %6s %8s %8s  %-10s %s\n", "group", "size", "groups", "stride", "spans",
-          "members of rank 0's group");
+  g_autoptr (CliTable) t = cli_table_new ();
+  cli_table_add_column (t, "group", CLI_ALIGN_LEFT);
+  cli_table_add_column (t, "size", CLI_ALIGN_RIGHT);
+  cli_table_add_column (t, "groups", CLI_ALIGN_RIGHT);
+  cli_table_add_column (t, "stride", CLI_ALIGN_RIGHT);
+  cli_table_add_column (t, "spans", CLI_ALIGN_LEFT);
+  cli_table_add_column (t, "members of rank 0's group", CLI_ALIGN_LEFT);
   for (guint i = 0; i < G_N_ELEMENTS (shown_axes); i++)
     {
       PlanAxis a = shown_axes[i];
       if (!axis_shown (ctx, a))
         continue;
       const PlanGroupInfo *g = &lay->groups[a];
-      printf ("  %-10s %6d %8d %8" G_GUINT64_FORMAT "  %-10s ", plan_axis_name (a), g->size,
-              g->n_groups, g->stride, g->size > 1 ? g->span_name : "-");
-      print_members (lay, a, 0);
-      printf ("\n");
+      g_autofree char *members = members_text (lay, a, 0);
+      cli_table_add_row (t);
+      cli_table_cell (t, "%s", plan_axis_name (a));
+      cli_table_cell (t, "%d", g->size);
+      cli_table_cell (t, "%d", g->n_groups);
+      cli_table_cell (t, "%" G_GUINT64_FORMAT, g->stride);
+      cli_table_cell (t, "%s", g->size > 1 ? g->span_name : "-");
+      cli_table_cell (t, "%s", members);
     }
+  cli_table_print (t, stdout, "  ");
 }
 
 int

@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "util/input.h"
 #include "cli/cli-store.h"
+#include "cli/cli-table.h"
 #include "results/store.h"
 
 #include <math.h>
@@ -139,27 +140,47 @@ one_line (const char *s, glong max)
 static void
 print_text (const char *path, GPtrArray *rows)
 {
-  printf ("%-6s %-20s %-9s %-8s %-14s %-10s %7s %12s %12s  %-28s %s\n", "run", "created (UTC)",
-          "kind", "status", "model", "cluster", "GPUs", "predicted s", "measured s", "plan",
-          "error");
+  if (rows->len == 0)
+    {
+      printf ("(no runs stored in %s)\n", path);
+      return;
+    }
+  g_autoptr (CliTable) t = cli_table_new ();
+  static const struct { const char *head; CliAlign align; } cols[] = {
+    { "run", CLI_ALIGN_RIGHT }, { "created (UTC)", CLI_ALIGN_LEFT },
+    { "kind", CLI_ALIGN_LEFT }, { "status", CLI_ALIGN_LEFT }, { "model", CLI_ALIGN_LEFT },
+    { "cluster", CLI_ALIGN_LEFT }, { "GPUs", CLI_ALIGN_RIGHT },
+    { "predicted s", CLI_ALIGN_RIGHT }, { "measured s", CLI_ALIGN_RIGHT },
+    { "plan", CLI_ALIGN_LEFT }, { "error", CLI_ALIGN_LEFT },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cols); c++)
+    cli_table_add_column (t, cols[c].head, cols[c].align);
   for (guint i = 0; i < rows->len; i++)
     {
       const ResRunRow *r = g_ptr_array_index (rows, i);
-      char pred[32] = "-", meas[32] = "-", when[20];
+      char pred[32] = "-", meas[32] = "-";
       if (!isnan (r->predicted_step_s))
         g_snprintf (pred, sizeof pred, "%.3f", r->predicted_step_s);
       if (!isnan (r->measured_step_s))
         g_snprintf (meas, sizeof meas, "%.3f", r->measured_step_s);
-      g_strlcpy (when, r->created_at ? r->created_at : "", sizeof when);
       g_autofree char *err = one_line (r->error, 60);
-      printf ("%-6" G_GINT64_FORMAT " %-20s %-9s %-8s %-14s %-10s %7" G_GINT64_FORMAT
-              " %12s %12s  %-28s %s\n", r->run_id, when, res_run_kind_to_string (r->kind),
-              res_run_status_to_string (r->status), r->model ? r->model : "-",
-              r->cluster ? r->cluster : "-", r->world_size, pred, meas,
-              r->plan ? r->plan : "-", err);
+      g_autofree char *plan = one_line (r->plan, G_MAXLONG);
+      g_autofree char *model = one_line (r->model, G_MAXLONG);
+      g_autofree char *cluster = one_line (r->cluster, G_MAXLONG);
+      cli_table_add_row (t);
+      cli_table_cell (t, "%" G_GINT64_FORMAT, r->run_id);
+      cli_table_cell (t, "%.19s", r->created_at ? r->created_at : "-");
+      cli_table_cell (t, "%s", res_run_kind_to_string (r->kind));
+      cli_table_cell (t, "%s", res_run_status_to_string (r->status));
+      cli_table_cell (t, "%s", model);
+      cli_table_cell (t, "%s", cluster);
+      cli_table_cell (t, "%" G_GINT64_FORMAT, r->world_size);
+      cli_table_cell (t, "%s", pred);
+      cli_table_cell (t, "%s", meas);
+      cli_table_cell (t, "%s", plan);
+      cli_table_cell (t, "%s", err);
     }
-  if (rows->len == 0)
-    printf ("(no runs stored in %s)\n", path);
+  cli_table_print (t, stdout, "");
 }
 
 /* ---- runs show N ------------------------------------------------------------------- */
@@ -341,7 +362,11 @@ show_text (const char *path, const ResRunRecord *r)
     {
       Term t[32];
       guint n = record_terms (r, t);
-      printf ("\n  %-18s %14s %14s %9s\n", "", "predicted", "measured", "error");
+      g_autoptr (CliTable) tt = cli_table_new ();
+      cli_table_add_column (tt, "term", CLI_ALIGN_LEFT);
+      cli_table_add_column (tt, "predicted", CLI_ALIGN_RIGHT);
+      cli_table_add_column (tt, "measured", CLI_ALIGN_RIGHT);
+      cli_table_add_column (tt, "error", CLI_ALIGN_RIGHT);
       for (guint k = 0; k < n; k++)
         {
           double p = r->has_prediction ? t[k].pred : NAN;
@@ -355,25 +380,49 @@ show_text (const char *path, const ResRunRecord *r)
             g_snprintf (ms, sizeof ms, "%.4g %s", m, t[k].unit);
           if (isfinite (p) && isfinite (m) && m != 0)
             g_snprintf (es, sizeof es, "%+.1f%%", 100 * (p - m) / m);
-          printf ("  %-18s %14s %14s %9s\n", t[k].name, ps, ms, es);
+          cli_table_add_row (tt);
+          cli_table_cell (tt, "%s", t[k].name);
+          cli_table_cell (tt, "%s", g_strchomp (ps));
+          cli_table_cell (tt, "%s", g_strchomp (ms));
+          cli_table_cell (tt, "%s", es);
         }
+      printf ("\n");
+      cli_table_print (tt, stdout, "  ");
       if (r->has_prediction && r->pred.flops_convention)
         printf ("  (MFU in the %s convention)\n", r->pred.flops_convention);
     }
   if (r->validations->len > 0)
     {
-      printf ("\n  %6s %12s %12s %8s\n", "row", "predicted s", "measured s", "err %");
+      g_autoptr (CliTable) vt = cli_table_new ();
+      cli_table_add_column (vt, "row", CLI_ALIGN_RIGHT);
+      cli_table_add_column (vt, "predicted s", CLI_ALIGN_RIGHT);
+      cli_table_add_column (vt, "measured s", CLI_ALIGN_RIGHT);
+      cli_table_add_column (vt, "err %", CLI_ALIGN_RIGHT);
       for (guint k = 0; k < r->validations->len; k++)
         {
           const ResValidationRow *v = &g_array_index (r->validations, ResValidationRow, k);
-          printf ("  %6" G_GINT64_FORMAT " %12.3f %12.3f %+8.1f\n", v->row_id,
-                  v->predicted_step_s, v->measured_step_s, v->err_pct);
+          char ps[32] = "-", ms[32] = "-", es[32] = "-";
+          num_text (ps, sizeof ps, v->predicted_step_s, "%.3f");
+          num_text (ms, sizeof ms, v->measured_step_s, "%.3f");
+          num_text (es, sizeof es, v->err_pct, "%+.1f");
+          cli_table_add_row (vt);
+          cli_table_cell (vt, "%" G_GINT64_FORMAT, v->row_id);
+          cli_table_cell (vt, "%s", ps);
+          cli_table_cell (vt, "%s", ms);
+          cli_table_cell (vt, "%s", es);
         }
+      printf ("\n");
+      cli_table_print (vt, stdout, "  ");
     }
   if (r->candidates->len > 0)
     {
-      printf ("\n  %5s %-32s %10s %7s %6s  %s\n", "place", "plan", "step s", "MFU %", "fits",
-              "flags");
+      g_autoptr (CliTable) ct = cli_table_new ();
+      cli_table_add_column (ct, "place", CLI_ALIGN_RIGHT);
+      cli_table_add_column (ct, "plan", CLI_ALIGN_LEFT);
+      cli_table_add_column (ct, "step s", CLI_ALIGN_RIGHT);
+      cli_table_add_column (ct, "MFU %", CLI_ALIGN_RIGHT);
+      cli_table_add_column (ct, "fits", CLI_ALIGN_LEFT);
+      cli_table_add_column (ct, "flags", CLI_ALIGN_LEFT);
       for (guint k = 0; k < r->candidates->len; k++)
         {
           const ResSearchCandidate *c = &g_array_index (r->candidates, ResSearchCandidate, k);
@@ -382,9 +431,18 @@ show_text (const char *path, const ResRunRecord *r)
             g_snprintf (place, sizeof place, "%" G_GINT64_FORMAT, c->place);
           num_text (step, sizeof step, c->step_time_s, "%.3f");
           num_text (mfu, sizeof mfu, c->mfu * 100, "%.1f");
-          printf ("  %5s %-32s %10s %7s %6s  %s\n", place, c->plan, step, mfu,
-                  c->fits < 0 ? "-" : c->fits ? "yes" : "no", c->flags ? c->flags : "");
+          g_autofree char *plan = one_line (c->plan, G_MAXLONG);
+          g_autofree char *flags = one_line (c->flags ? c->flags : "", G_MAXLONG);
+          cli_table_add_row (ct);
+          cli_table_cell (ct, "%s", place);
+          cli_table_cell (ct, "%s", plan);
+          cli_table_cell (ct, "%s", step);
+          cli_table_cell (ct, "%s", mfu);
+          cli_table_cell (ct, "%s", c->fits < 0 ? "-" : c->fits ? "yes" : "no");
+          cli_table_cell (ct, "%s", flags);
         }
+      printf ("\n");
+      cli_table_print (ct, stdout, "  ");
     }
 }
 

@@ -8,6 +8,7 @@
  * rank 0 gathers, prints and stores. */
 #include "config.h"
 #include "cli/cli.h"
+#include "cli/cli-table.h"
 #include "cli/cli-store.h"
 #include "results/store.h"
 #include "sim/search.h"
@@ -539,22 +540,29 @@ print_difference (const SimPrediction *a, const SimPrediction *b)
   printf ("\n");
 }
 
+/* One row of the top-K table (place 0: the rule-of-thumb plan). */
 static void
-print_row (int place, const SimPrediction *p)
+add_row (CliTable *t, int place, const SimPrediction *p)
 {
   const SimResult *r = p->result;
-  char label[8];
+  cli_table_add_row (t);
   if (place > 0)
-    g_snprintf (label, sizeof label, "%d", place);
+    cli_table_cell (t, "%d", place);
   else
-    g_strlcpy (label, "rule", sizeof label);
-  printf ("%4s %9.3f %12s %6.1f%% %6.1f%% %6.1f%% %7.3f %7.3f %7.3f %7.3f %8.1f  %s\n",
-          label, r->step_time_s, cli_fmt_count ((guint64) llround (r->tokens_per_s)),
-          r->mfu[MODEL_FLOPS_PALM] * 100, r->hfu * 100, r->bubble_fraction * 100,
-          r->exposed_comm_s[PROG_COMM_TP], r->exposed_comm_s[PROG_COMM_CP],
-          r->exposed_comm_s[PROG_COMM_PP], r->exposed_comm_s[PROG_COMM_DP],
-          (double) p->memory.peak_bytes / 1073741824.0,
-          cli_fmt_count ((guint64) p->plan.world_size));
+    cli_table_cell (t, "rule");
+  cli_table_cell (t, "%.3f", r->step_time_s);
+  cli_table_cell (t, "%s", cli_fmt_count ((guint64) llround (r->tokens_per_s)));
+  cli_table_cell (t, "%.1f%%", r->mfu[MODEL_FLOPS_PALM] * 100);
+  cli_table_cell (t, "%.1f%%", r->hfu * 100);
+  cli_table_cell (t, "%.1f%%", r->bubble_fraction * 100);
+  cli_table_cell (t, "%.3f", r->exposed_comm_s[PROG_COMM_TP]);
+  cli_table_cell (t, "%.3f", r->exposed_comm_s[PROG_COMM_CP]);
+  cli_table_cell (t, "%.3f", r->exposed_comm_s[PROG_COMM_PP]);
+  cli_table_cell (t, "%.3f", r->exposed_comm_s[PROG_COMM_DP]);
+  cli_table_cell (t, "%.1f", (double) p->memory.peak_bytes / 1073741824.0);
+  cli_table_cell (t, "%s", cli_fmt_count ((guint64) p->plan.world_size));
+  g_autofree char *plan = plan_to_string (&p->plan);
+  cli_table_cell (t, "%s", plan);
 }
 
 static void
@@ -572,12 +580,17 @@ print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guin
           cli_fmt_count (res->simulated));
   printf ("  wall time %.2f s (%.0f candidates/s)\n\n", res->wall_s,
           res->wall_s > 0 ? (double) res->enumerated / res->wall_s : 0.0);
-  printf ("%4s %9s %12s %7s %7s %7s %7s %7s %7s %7s %8s  %s\n", "#", "step s", "tokens/s",
-          "MFU", "HFU", "bubble", "exp tp", "exp cp", "exp pp", "exp dp", "peak GiB", "GPUs");
+  g_autoptr (CliTable) t = cli_table_new ();
+  const char *const heads[] = { "#", "step s", "tokens/s", "MFU", "HFU", "bubble", "exp tp",
+                                "exp cp", "exp pp", "exp dp", "peak GiB", "GPUs" };
+  for (guint c = 0; c < G_N_ELEMENTS (heads); c++)
+    cli_table_add_column (t, heads[c], CLI_ALIGN_RIGHT);
+  cli_table_add_column (t, "plan", CLI_ALIGN_LEFT);
   for (guint i = 0; i < n_top; i++)
-    print_row ((int) i + 1, top[i].pred);
+    add_row (t, (int) i + 1, top[i].pred);
   if (recipe != NULL)
-    print_row (0, recipe);
+    add_row (t, 0, recipe);
+  cli_table_print (t, stdout, "");
   printf ("\n  (MFU in the palm convention; exposed communication in seconds per step, mean "
           "over stages)\n\nplans, as tandem predict flags:\n");
   for (guint i = 0; i < n_top; i++)

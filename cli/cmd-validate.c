@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "results/published.h"
 #include "cli/cli-store.h"
+#include "cli/cli-table.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -60,33 +61,58 @@ fmt_num (double v, const char *format)
   return bufs[next];
 }
 
+/* One line: a label's line breaks and tabs become spaces (a CSV cell may hold them). */
+static char *
+flat (const char *s)
+{
+  return g_strdelimit (g_strdup (s ? s : "-"), "\r\n\t", ' ');
+}
+
 static void
 print_text (const ResPublishedReport *r, gboolean breakdown)
 {
   const ResPublishedSummary *s = &r->summary;
   if (s->n > 0)
-    printf ("%6s  %-30s %6s  %-38s %10s %11s %8s  %s\n", "row_id", "model", "gpus", "plan",
-            "measured_s", "predicted_s", "err_%", "measured from");
-  for (guint i = 0; i < r->cases->len; i++)
     {
-      const ResPublishedCase *c = r->cases->pdata[i];
-      if (!c->predicted)
-        continue;
-      g_autofree char *plan = res_published_case_plan_string (c);
-      g_autofree char *model = g_utf8_substring (c->model_label, 0,
-                                                 MIN (30, g_utf8_strlen (c->model_label, -1)));
-      printf ("%6" G_GINT64_FORMAT "  %-30s %6" G_GINT64_FORMAT "  %-38s %10s %11s %8s  %s%s\n",
-              c->row_id, model, c->n_gpus, plan, fmt_num (c->measured_step_s, "%.3f"),
-              fmt_num (c->predicted_step_s, "%.3f"), fmt_num (c->err_pct, "%+.1f"),
-              c->measured_source, c->fits ? "" : " (OOM predicted)");
-      if (breakdown)
+      g_autoptr (CliTable) t = cli_table_new ();
+      static const struct { const char *head; CliAlign align; } cols[] = {
+        { "row_id", CLI_ALIGN_RIGHT }, { "model", CLI_ALIGN_LEFT }, { "gpus", CLI_ALIGN_RIGHT },
+        { "plan", CLI_ALIGN_LEFT }, { "measured_s", CLI_ALIGN_RIGHT },
+        { "predicted_s", CLI_ALIGN_RIGHT }, { "err_%", CLI_ALIGN_RIGHT },
+        { "measured from", CLI_ALIGN_LEFT },
+      };
+      for (guint c = 0; c < G_N_ELEMENTS (cols); c++)
+        cli_table_add_column (t, cols[c].head, cols[c].align);
+      for (guint i = 0; i < r->cases->len; i++)
         {
-          printf ("%8s compute %s s, bubble %s s, exposed", "", fmt_num (c->predicted_compute_s, "%.3f"),
-                  fmt_num (c->predicted_bubble_s, "%.3f"));
-          for (int k = 0; k < PROG_COMM_N; k++)
-            printf (" %s %s", prog_comm_name (k), fmt_num (c->predicted_exposed_s[k], "%.3f"));
-          printf (" s\n");
+          const ResPublishedCase *c = r->cases->pdata[i];
+          if (!c->predicted)
+            continue;
+          g_autofree char *plan = res_published_case_plan_string (c);
+          g_autofree char *model = flat (c->model_label);
+          cli_table_add_row (t);
+          cli_table_cell (t, "%" G_GINT64_FORMAT, c->row_id);
+          cli_table_cell (t, "%s", model);
+          cli_table_cell (t, "%" G_GINT64_FORMAT, c->n_gpus);
+          cli_table_cell (t, "%s", plan ? plan : "-");
+          cli_table_cell (t, "%s", fmt_num (c->measured_step_s, "%.3f"));
+          cli_table_cell (t, "%s", fmt_num (c->predicted_step_s, "%.3f"));
+          cli_table_cell (t, "%s", fmt_num (c->err_pct, "%+.1f"));
+          cli_table_cell (t, "%s%s", c->measured_source, c->fits ? "" : " (OOM predicted)");
+          if (breakdown)
+            {
+              g_autoptr (GString) line = g_string_new (NULL);
+              g_string_append_printf (line, "        compute %s s, bubble %s s, exposed",
+                                      fmt_num (c->predicted_compute_s, "%.3f"),
+                                      fmt_num (c->predicted_bubble_s, "%.3f"));
+              for (int k = 0; k < PROG_COMM_N; k++)
+                g_string_append_printf (line, " %s %s", prog_comm_name (k),
+                                        fmt_num (c->predicted_exposed_s[k], "%.3f"));
+              g_string_append (line, " s");
+              cli_table_add_note (t, line->str);
+            }
         }
+      cli_table_print (t, stdout, "");
     }
   printf ("%ssummary: %u predicted, %u skipped; MAPE %s%%, max |err| %s%%",
           s->n > 0 ? "\n" : "", s->n, s->n_skipped, fmt_num (s->mape_pct, "%.1f"),
@@ -94,10 +120,22 @@ print_text (const ResPublishedReport *r, gboolean breakdown)
   if (s->max_err_row_id >= 0)
     printf (" (row %" G_GINT64_FORMAT ")", s->max_err_row_id);
   printf ("\n");
+  g_autoptr (CliTable) ft = cli_table_new ();
+  cli_table_add_column (ft, "GPUs", CLI_ALIGN_LEFT);
+  cli_table_add_column (ft, "rows", CLI_ALIGN_RIGHT);
+  cli_table_add_column (ft, "MAPE %", CLI_ALIGN_RIGHT);
+  gboolean families = FALSE;
   for (int f = RES_PUB_FAMILY_H100; f < RES_PUB_FAMILY_N; f++)
     if (s->n_family[f] > 0)
-      printf ("  %-5s %3u rows, MAPE %s%%\n", res_pub_family_name (f), s->n_family[f],
-              fmt_num (s->mape_family_pct[f], "%.1f"));
+      {
+        families = TRUE;
+        cli_table_add_row (ft);
+        cli_table_cell (ft, "%s", res_pub_family_name (f));
+        cli_table_cell (ft, "%u", s->n_family[f]);
+        cli_table_cell (ft, "%s", fmt_num (s->mape_family_pct[f], "%.1f"));
+      }
+  if (families)
+    cli_table_print (ft, stdout, "  ");
   if (s->n_moe_rows > 0)
     {
       printf ("moe: %u of %u mixture-of-experts rows predicted; MAPE %s%%, max |err| %s%%",
@@ -107,18 +145,26 @@ print_text (const ResPublishedReport *r, gboolean breakdown)
         printf (" (row %" G_GINT64_FORMAT ")", s->max_err_moe_row_id);
       printf (" (apart from the summary above, which is the dense rows)\n");
     }
+  g_autoptr (CliTable) lt = cli_table_new ();
+  cli_table_add_column (lt, "row", CLI_ALIGN_RIGHT);
+  cli_table_add_column (lt, "predicted MFU %", CLI_ALIGN_RIGHT);
+  cli_table_add_column (lt, "published MFU %", CLI_ALIGN_RIGHT);
   gboolean header = FALSE;
   for (guint i = 0; i < r->cases->len; i++)
     {
       const ResPublishedCase *c = r->cases->pdata[i];
       if (!c->predicted || g_strcmp0 (c->cluster_name, "h100-24k") != 0)
         continue;
-      if (!header)
-        printf ("Llama 3 rows, MFU (palm convention): predicted vs published\n");
       header = TRUE;
-      printf ("  row %" G_GINT64_FORMAT ": %s%% vs %s%%\n", c->row_id,
-              fmt_num (c->predicted_mfu_pct[MODEL_FLOPS_PALM], "%.1f"),
-              fmt_num (c->published_mfu_pct, "%.1f"));
+      cli_table_add_row (lt);
+      cli_table_cell (lt, "%" G_GINT64_FORMAT, c->row_id);
+      cli_table_cell (lt, "%s", fmt_num (c->predicted_mfu_pct[MODEL_FLOPS_PALM], "%.1f"));
+      cli_table_cell (lt, "%s", fmt_num (c->published_mfu_pct, "%.1f"));
+    }
+  if (header)
+    {
+      printf ("Llama 3 rows, MFU (palm convention): predicted vs published\n");
+      cli_table_print (lt, stdout, "  ");
     }
   if (r->mb_scaling != NULL && r->mb_scaling->len > 0)
     {
@@ -145,14 +191,23 @@ print_text (const ResPublishedReport *r, gboolean breakdown)
   if (s->n_skipped > 0)
     {
       printf ("\nskipped:\n");
+      g_autoptr (CliTable) st = cli_table_new ();
+      cli_table_add_column (st, "row_id", CLI_ALIGN_RIGHT);
+      cli_table_add_column (st, "model", CLI_ALIGN_LEFT);
+      cli_table_add_column (st, "why", CLI_ALIGN_LEFT);
       for (guint i = 0; i < r->cases->len; i++)
         {
           const ResPublishedCase *c = r->cases->pdata[i];
           if (c->predicted)
             continue;
-          printf ("  %6" G_GINT64_FORMAT "  %s: %s\n", c->row_id, c->model_label,
-                  c->skip_reason);
+          g_autofree char *model = flat (c->model_label);
+          g_autofree char *why = flat (c->skip_reason);
+          cli_table_add_row (st);
+          cli_table_cell (st, "%" G_GINT64_FORMAT, c->row_id);
+          cli_table_cell (st, "%s", model);
+          cli_table_cell (st, "%s", why);
         }
+      cli_table_print (st, stdout, "  ");
     }
 }
 
