@@ -53,11 +53,31 @@ exec_moe_shape_init (ExecMoeShape *s, int N, int C, int E, int k, int F, int ep,
   return TRUE;
 }
 
+gboolean
+exec_moe_shape_set_shared (ExecMoeShape *s, int S, GError **error)
+{
+  if (S < 0 || (gint64) s->N * MAX (S, s->C) > G_MAXINT)
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
+                   "MoE block: shared experts' size %d is negative or %d tokens x it exceed "
+                   "int element counts", S, s->N);
+      return FALSE;
+    }
+  s->S = S;
+  return TRUE;
+}
+
+gsize
+exec_moe_shared_size (const ExecMoeShape *s)
+{
+  return 3 * (gsize) s->S * s->C;
+}
+
 gsize
 exec_moe_weights_size (const ExecMoeShape *s)
 {
   gsize C = s->C, F = s->F;
-  return C + (gsize) s->E * C + (gsize) s->E_local * 3 * F * C;
+  return C + (gsize) s->E * C + (gsize) s->E_local * 3 * F * C + exec_moe_shared_size (s);
 }
 
 void
@@ -69,10 +89,14 @@ exec_moe_weights_bind (ExecMoeWeights *w, const ExecMoeShape *s, float *mem)
   w->w_gate = w->router + (gsize) s->E * C;
   w->w_up = w->w_gate + EL * F * C;
   w->w_down = w->w_up + EL * F * C;
+  gsize SC = (gsize) s->S * C;
+  w->sh_gate = s->S > 0 ? w->w_down + EL * C * F : NULL;
+  w->sh_up = s->S > 0 ? w->sh_gate + SC : NULL;
+  w->sh_down = s->S > 0 ? w->sh_up + SC : NULL;
 }
 
 /* tensors after layers-block.c's (which end below 16) */
-enum { T_ROUTER = 16, T_EGATE, T_EUP, T_EDOWN };
+enum { T_ROUTER = 16, T_EGATE, T_EUP, T_EDOWN, T_SGATE, T_SUP, T_SDOWN };
 
 static guint64
 moe_key (int layer, int tensor, guint64 expert, guint64 row, guint64 col, guint64 rows,
@@ -106,6 +130,12 @@ exec_moe_weights_fill (ExecMoeWeights *w, const ExecMoeShape *s, int layer, guin
       fill_matrix (w->w_up + o, layer, T_EUP, ge, F, C, seed);
       fill_matrix (w->w_down + o, layer, T_EDOWN, ge, C, F, seed);
     }
+  if (s->S > 0)
+    {
+      fill_matrix (w->sh_gate, layer, T_SGATE, 0, s->S, C, seed);
+      fill_matrix (w->sh_up, layer, T_SUP, 0, s->S, C, seed);
+      fill_matrix (w->sh_down, layer, T_SDOWN, 0, C, s->S, seed);
+    }
 }
 
 gsize
@@ -113,7 +143,7 @@ exec_moe_acts_size (const ExecMoeShape *s)
 {
   gsize N = s->N, C = s->C, k = s->k, R = s->R_max, F = s->F;
   return N * C + N + N * s->E + 3 * N * k + 2 * (gsize) s->E + 2 * N * k * C + R * C
-         + 3 * R * F;
+         + 3 * R * F + 3 * N * (gsize) s->S;
 }
 
 void
@@ -134,6 +164,10 @@ exec_moe_acts_bind (ExecMoeActs *a, const ExecMoeShape *s, float *mem)
   a->up = a->gate + R * F;
   a->h = a->up + R * F;
   a->yp = a->h + R * F;
+  gsize NS = N * (gsize) s->S;
+  a->sh_gate = s->S > 0 ? a->yp + N * k * C : NULL;
+  a->sh_up = s->S > 0 ? a->sh_gate + NS : NULL;
+  a->sh_h = s->S > 0 ? a->sh_up + NS : NULL;
 }
 
 G_STATIC_ASSERT (sizeof (int) == sizeof (float));
@@ -142,7 +176,8 @@ gsize
 exec_moe_scratch_size (const ExecMoeShape *s)
 {
   gsize N = s->N, C = s->C, k = s->k, R = s->R_max, F = s->F;
-  return 2 * R * C + 3 * R * F + 2 * N * k * C + N * k + N * C + N * s->E;
+  return 2 * R * C + 3 * R * F + 2 * N * k * C + N * k + N * C + N * s->E
+         + (s->S > 0 ? 3 * N * (gsize) s->S + 2 * N * C : 0);
 }
 
 gsize
@@ -453,10 +488,13 @@ check_kernels (const ExecKernels *K, GError **error)
  * MOE_ROUTE, dispatch all-to-all, MOE_EXPERTS, combine all-to-all, MOE_COMBINE; backward
  * the mirror. Scratch layout (exec_moe_scratch_size): bufA, bufB (R_max, C) each; dh,
  * dgate, dup (R_max, F) each; dyp, dxp (N k, C) each; dwts (N, k); dxn (N, C); dlogits
- * (N, E). The forward uses bufA (received rows, then expert outputs) and bufB (outputs to
- * send back); the scratch must stay with the block from its first phase to its last. */
+ * (N, E); with shared experts sh_dh, sh_dgate, sh_dup (N, S) each, sh_y (N, C: their
+ * output) and sh_dxn (N, C: their input gradient). The forward uses bufA (received rows,
+ * then expert outputs) and bufB (outputs to send back); the scratch must stay with the
+ * block from its first phase to its last. */
 typedef struct {
   float *bufA, *bufB, *dh, *dgate, *dup, *dyp, *dxp, *dwts, *dxn, *dlogits;
+  float *sh_dh, *sh_dgate, *sh_dup, *sh_y, *sh_dxn;
 } Scratch;
 
 static Scratch
@@ -475,6 +513,12 @@ scratch_of (const ExecMoeShape *s, float *mem)
   x.dwts = x.dxp + NkC;
   x.dxn = x.dwts + (gsize) s->N * s->k;
   x.dlogits = x.dxn + (gsize) s->N * s->C;
+  gsize NS = (gsize) s->N * s->S;
+  x.sh_dh = x.dlogits + (gsize) s->N * s->E;
+  x.sh_dgate = x.sh_dh + NS;
+  x.sh_dup = x.sh_dgate + NS;
+  x.sh_y = x.sh_dup + NS;
+  x.sh_dxn = x.sh_y + (gsize) s->N * s->C;
   return x;
 }
 
@@ -553,6 +597,51 @@ exec_moe_combine_forward (ExecMoeCtx *ctx, const ExecMoeShape *s, const float *x
                     add_residual ? 1.0f : 0.0f);
 }
 
+void
+exec_moe_shared_forward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights *w,
+                         ExecMoeActs *a, float *scratch)
+{
+  if (s->S <= 0)
+    return;
+  ExecStream *st = ctx->compute;
+  const ExecKernels *K = exec_kernels_for (st);
+  Scratch x = scratch_of (s, scratch);
+  int N = s->N, C = s->C, S = s->S;
+  K->matmul_forward (st, a->sh_gate, a->x_norm, w->sh_gate, N, C, S, 0.0f);
+  K->matmul_forward (st, a->sh_up, a->x_norm, w->sh_up, N, C, S, 0.0f);
+  K->swiglu_forward (st, a->sh_h, a->sh_gate, a->sh_up, (gsize) N * S);
+  K->matmul_forward (st, x.sh_y, a->sh_h, w->sh_down, N, S, C, 0.0f);
+}
+
+void
+exec_moe_shared_add (ExecMoeCtx *ctx, const ExecMoeShape *s, const float *scratch, float *out)
+{
+  if (s->S <= 0)
+    return;
+  Scratch x = scratch_of (s, (float *) scratch);
+  exec_kernels_for (ctx->compute)->add (ctx->compute, out, out, x.sh_y,
+                                        (gsize) s->N * s->C);
+}
+
+void
+exec_moe_shared_backward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights *w,
+                          ExecMoeWeights *g, const ExecMoeActs *a, const float *dout,
+                          float *scratch)
+{
+  if (s->S <= 0)
+    return;
+  ExecStream *st = ctx->compute;
+  const ExecKernels *K = exec_kernels_for (st);
+  Scratch x = scratch_of (s, scratch);
+  int N = s->N, C = s->C, S = s->S;
+  /* their output is added to the block's: its gradient is dout itself */
+  K->matmul_backward (st, x.sh_dh, g->sh_down, dout, a->sh_h, w->sh_down, N, S, C, 0.0f);
+  K->swiglu_backward (st, x.sh_dgate, x.sh_dup, x.sh_dh, a->sh_gate, a->sh_up, (gsize) N * S);
+  K->matmul_backward (st, x.sh_dxn, g->sh_gate, x.sh_dgate, a->x_norm, w->sh_gate, N, C, S,
+                      0.0f);
+  K->matmul_backward (st, x.sh_dxn, g->sh_up, x.sh_dup, a->x_norm, w->sh_up, N, C, S, 1.0f);
+}
+
 gboolean
 exec_moe_forward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights *w,
                   const float *x, gboolean add_residual, ExecMoeActs *a, ExecMoeRoute *route,
@@ -564,6 +653,8 @@ exec_moe_forward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights *
       || !exec_moe_combine_a2a_forward (ctx, s, a, route, scratch, error))
     return FALSE;
   exec_moe_combine_forward (ctx, s, x, add_residual, a, out);
+  exec_moe_shared_forward (ctx, s, w, a, scratch);
+  exec_moe_shared_add (ctx, s, scratch, out);
   return TRUE;
 }
 
@@ -639,8 +730,11 @@ exec_moe_route_backward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWe
   const ExecKernels *K = exec_kernels_for (st);
   Scratch z = scratch_of (s, scratch);
   int N = s->N, C = s->C;
-  /* the token's input gradient: its k copies summed, plus the router's path */
-  K->moe_unpermute (st, z.dxn, z.dxp, a->pos, NULL, N, s->k, C, 0.0f);
+  /* the token's input gradient: its k copies summed, plus the router's path (and the
+   * shared experts', computed by their backward) */
+  if (s->S > 0)
+    K->copy (st, z.dxn, z.sh_dxn, (gsize) N * C);
+  K->moe_unpermute (st, z.dxn, z.dxp, a->pos, NULL, N, s->k, C, s->S > 0 ? 1.0f : 0.0f);
   K->moe_topk_backward (st, z.dlogits, z.dwts, a->probs, a->idx, a->wts, N, s->E, s->k,
                         s->norm_topk);
   K->matmul_backward (st, z.dxn, g->router, z.dlogits, a->x_norm, w->router, N, C, s->E, 1.0f);
@@ -657,6 +751,7 @@ exec_moe_backward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights 
                    const ExecMoeActs *a, const ExecMoeRoute *route, const float *dout,
                    float *dx, float *scratch, GError **error)
 {
+  exec_moe_shared_backward (ctx, s, w, g, a, dout, scratch);
   if (!exec_moe_combine_backward (ctx, s, a, dout, scratch, error)
       || !exec_moe_dispatch_backward (ctx, s, route, scratch, error)
       || !exec_moe_experts_backward (ctx, s, w, g, a, route, scratch, error)

@@ -24,6 +24,11 @@
  *    gradient is their sum over the data-parallel ranks (ep lies inside dp x cp x tp, MoE
  *    parallel folding), which the caller reduces. Expert weight gradients are complete on
  *    the expert's rank (its expert-data-parallel sum aside).
+ *  - Shared experts (DeepSeekMoE, DeepSeek-V2/V3; arXiv 2401.06066 section 3.2): with
+ *    S > 0 a dense SwiGLU MLP of inner size S (the shared experts together) runs on every
+ *    token's xn and its output is added to the routed experts' combine, without a gate
+ *    (Qwen2-MoE's sigmoid-gated one is not here). Its weights are replicated over ep like
+ *    the router's, and reduced over the data-parallel ranks with them.
  *  - Host synchronisation: the receive counts decide the all-to-allv's sizes, so the
  *    forward and the backward each wait once for the count exchange and read the counts
  *    on the host (download on a device backend), as Megatron's dispatcher does.
@@ -48,6 +53,7 @@ typedef struct {
   int      R_max;        /* rows this rank's experts may receive: ep N k (dropless) */
   gboolean norm_topk;    /* weights / their sum (Mixtral: TRUE) */
   float    eps;          /* RMSNorm epsilon */
+  int      S;            /* shared experts' inner size together (0: none) */
 } ExecMoeShape;
 
 /* FALSE with EXEC_ERROR_INVALID when ep does not divide E, k is not in 1 .. E, or a size
@@ -55,16 +61,24 @@ typedef struct {
 gboolean exec_moe_shape_init (ExecMoeShape *s, int N, int C, int E, int k, int F, int ep,
                               int ep_rank, GError **error);
 
-/* One MoE block's weights on this rank (or their gradients). */
+/* Shared experts of inner size S (0: none; FALSE with EXEC_ERROR_INVALID when negative
+ * or too large for int element counts). Call before sizing anything. */
+gboolean exec_moe_shape_set_shared (ExecMoeShape *s, int S, GError **error);
+
+/* One MoE block's weights on this rank (or their gradients), in this flat order. */
 typedef struct {
   float *norm;           /* (C) pre-MoE RMSNorm */
   float *router;         /* (E, C) replicated over ep */
   float *w_gate;         /* (E_local, F, C) */
   float *w_up;           /* (E_local, F, C) */
   float *w_down;         /* (E_local, C, F) */
+  float *sh_gate;        /* (S, C) shared experts, replicated over ep; NULL when S = 0 */
+  float *sh_up;          /* (S, C) */
+  float *sh_down;        /* (C, S) */
 } ExecMoeWeights;
 
 gsize exec_moe_weights_size (const ExecMoeShape *s);             /* floats */
+gsize exec_moe_shared_size  (const ExecMoeShape *s);             /* 3 S C of them */
 void  exec_moe_weights_bind (ExecMoeWeights *w, const ExecMoeShape *s, float *mem);
 /* Split-independent values (exec_init_value of a key of (layer, tensor, global expert,
  * row, col)): linear weights std 0.02, the norm 1. Host memory. */
@@ -85,6 +99,7 @@ typedef struct {
   float *xe;             /* (R_max, C) expert inputs, (local expert, source) order */
   float *gate, *up, *h;  /* (R_max, F) */
   float *yp;             /* (N k, C) expert outputs back home, permuted order */
+  float *sh_gate, *sh_up, *sh_h;   /* (N, S) the shared experts' (S > 0) */
 } ExecMoeActs;
 
 gsize exec_moe_acts_size  (const ExecMoeShape *s);
@@ -127,6 +142,19 @@ gboolean exec_moe_backward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMo
                             ExecMoeWeights *g, const float *x, gboolean add_residual,
                             const ExecMoeActs *a, const ExecMoeRoute *route,
                             const float *dout, float *dx, float *scratch, GError **error);
+
+/* The shared experts (S > 0), the step program's MOE_SHARED task: forward computes their
+ * output into the scratch (a region of its own, kept until the backward's route) and
+ * exec_moe_shared_add adds it to the block's output, before or after the combine;
+ * backward accumulates their weight gradients and keeps their input gradient in the
+ * scratch, which exec_moe_route_backward adds. */
+void exec_moe_shared_forward  (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights *w,
+                               ExecMoeActs *a, float *scratch);
+void exec_moe_shared_add      (ExecMoeCtx *ctx, const ExecMoeShape *s, const float *scratch,
+                               float *out);
+void exec_moe_shared_backward (ExecMoeCtx *ctx, const ExecMoeShape *s, const ExecMoeWeights *w,
+                               ExecMoeWeights *g, const ExecMoeActs *a, const float *dout,
+                               float *scratch);
 
 /* The same in the step program's phases (plan/program.h MoE tasks), called in this order
  * with the same scratch: forward route (MOE_ROUTE), dispatch (the counts' all-to-all and

@@ -487,7 +487,7 @@ layer_block (ExecRunner *r, const ProgTask *t, const ProgBlock *blk, RunTaskStat
     runner_rc_begin (u, l);
 
   if (blk->kind == PROG_BLOCK_MOE_ROUTE || blk->kind == PROG_BLOCK_MOE_EXPERTS
-      || blk->kind == PROG_BLOCK_MOE_COMBINE)
+      || blk->kind == PROG_BLOCK_MOE_COMBINE || blk->kind == PROG_BLOCK_MOE_SHARED)
     {
       float *out = NULL;
       if (bwd && L->x_mlp == NULL)

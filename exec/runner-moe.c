@@ -3,15 +3,18 @@
  *
  * Parameters. An MoE layer's segment (SEG_LAYER) holds the llama layer's weights, whose
  * mlp_norm is the MoE block's pre-norm (its dense w_gate, w_up, w_down stay unused at
- * zero gradient), followed by the router (E, C): the dense part, reduced over DP with the
- * other layers. The layer's routed experts on this rank (E / ep of them) are a segment of
+ * zero gradient), followed by the router (E, C) and the shared experts' gate, up and down
+ * (S > 0): the dense part, reduced over DP with the other layers. The layer's routed experts on this rank (E / ep of them) are a segment of
  * their own (SEG_EXPERT), in expert buckets cut like the program's expert buckets and
  * reduced over the expert data-parallel group by the program's EDP reductions (none when
  * edp = 1: every expert lives on one rank of each EP group).
  *
  * Tasks. Forward MOE_ROUTE (norm, router, top-k, permutation), EP all-to-all (the counts'
  * all-to-all and the rows' all-to-allv: dispatch), MOE_EXPERTS, EP all-to-all (combine),
- * MOE_COMBINE (weighted sum, residual); backward the mirror. Which all-to-all a COLL task
+ * MOE_COMBINE (weighted sum, residual); backward the mirror. With shared experts the
+ * program's MOE_SHARED task runs them on the routed block's input (after the combine, or
+ * beside the dispatch with --moe-shared-expert-overlap): whichever of MOE_SHARED and
+ * MOE_COMBINE comes second adds their output to the layer's. Which all-to-all a COLL task
  * is follows from the layer's last MoE compute block (moe_a2a). Without an EP group (ep 1:
  * the program has no all-to-all tasks) the compute task that follows runs the local copy
  * in their place. An all-to-all task waits for its data on the host (the counts decide the
@@ -41,6 +44,8 @@ runner_moe_init (ExecRunner *r, GError **error)
   if (!exec_moe_shape_init (&r->moe_shape, r->N, r->shape.C, r->pmoe.experts, r->pmoe.top_k,
                             (int) r->pmoe.expert_ffn, ep, ep_rank, error))
     return FALSE;
+  if (!exec_moe_shape_set_shared (&r->moe_shape, (int) r->pmoe.shared_ffn, error))
+    return FALSE;
   r->moe_shape.norm_topk = r->model->router_norm_topk;
   r->moe_shape.eps = r->shape.eps;
   r->moe_ev = exec_event_new (r->b, error);
@@ -48,16 +53,16 @@ runner_moe_init (ExecRunner *r, GError **error)
 }
 
 gsize
-runner_moe_router_size (const ExecRunner *r)
+runner_moe_dense_size (const ExecRunner *r)
 {
-  return (gsize) r->moe_shape.E * r->moe_shape.C;
+  return (gsize) r->moe_shape.E * r->moe_shape.C + exec_moe_shared_size (&r->moe_shape);
 }
 
 gsize
 runner_moe_expert_size (const ExecRunner *r)
 {
   return exec_moe_weights_size (&r->moe_shape) - (gsize) r->moe_shape.C
-         - runner_moe_router_size (r);
+         - runner_moe_dense_size (r);
 }
 
 /* The block's weights (or gradients) inside the flat array `base` (params or grads). */
@@ -72,6 +77,10 @@ bind_weights (ExecRunner *r, int layer, float *base, ExecMoeWeights *w)
   w->w_gate = base + es->off;
   w->w_up = w->w_gate + EL * F * C;
   w->w_down = w->w_up + EL * F * C;
+  gsize SC = (gsize) r->moe_shape.S * C;
+  w->sh_gate = SC > 0 ? w->router + (gsize) r->moe_shape.E * C : NULL;
+  w->sh_up = SC > 0 ? w->sh_gate + SC : NULL;
+  w->sh_down = SC > 0 ? w->sh_up + SC : NULL;
 }
 
 void
@@ -89,7 +98,13 @@ runner_moe_fill (ExecRunner *r, int layer, float *router, float *experts)
   exec_moe_weights_bind (&w, &r->moe_shape, mem);
   exec_moe_weights_fill (&w, &r->moe_shape, layer, r->opts.seed);
   if (router)
-    memcpy (router, w.router, runner_moe_router_size (r) * sizeof (float));
+    {
+      /* the router, then the shared experts (bind_weights' order) */
+      gsize ec = (gsize) r->moe_shape.E * r->moe_shape.C;
+      memcpy (router, w.router, ec * sizeof (float));
+      if (r->moe_shape.S > 0)
+        memcpy (router + ec, w.sh_gate, exec_moe_shared_size (&r->moe_shape) * sizeof (float));
+    }
   if (experts)
     memcpy (experts, w.w_gate, runner_moe_expert_size (r) * sizeof (float));
 }
@@ -172,6 +187,8 @@ runner_moe_block (ExecRunner *r, const ProgTask *t, const ProgBlock *blk, RunUni
       if (!bwd)
         {
           L->moe_a2a = 0;
+          L->moe_out = NULL;
+          L->moe_shared_done = FALSE;
           return exec_moe_route_forward (&ctx, s, &w, L->x_mlp, &L->moe, error);
         }
       if (!has_ep (r) && !a2a (r, L, TRUE, 1, NULL, error))
@@ -198,6 +215,20 @@ runner_moe_block (ExecRunner *r, const ProgTask *t, const ProgBlock *blk, RunUni
       if (!(*out = runner_next_input (r, u, LAST_MLP, l, FALSE, error)))
         return FALSE;
       exec_moe_combine_forward (&ctx, s, L->x_mlp, add_residual, &L->moe, *out);
+      if (L->moe_shared_done)   /* the shared experts ran first (overlapped) */
+        exec_moe_shared_add (&ctx, s, L->moe_scratch, *out);
+      L->moe_out = *out;
+      return TRUE;
+    case PROG_BLOCK_MOE_SHARED:
+      if (bwd)
+        {
+          exec_moe_shared_backward (&ctx, s, &w, &g, &L->moe, u->dfull, L->moe_scratch);
+          return TRUE;
+        }
+      exec_moe_shared_forward (&ctx, s, &w, &L->moe, L->moe_scratch);
+      if (L->moe_out)   /* after the combine: add to the layer's output now */
+        exec_moe_shared_add (&ctx, s, L->moe_scratch, L->moe_out);
+      L->moe_shared_done = TRUE;
       return TRUE;
     default:
       g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "internal: rank %d: block %s in "

@@ -65,6 +65,8 @@ typedef struct {
   ExecMoeRoute route;
   int         *route_mem;     /* host; NULL when not held */
   int          moe_a2a;       /* the next all-to-all: 0 dispatch, 1 combine */
+  float       *moe_out;       /* forward: the layer output the combine wrote (or NULL) */
+  gboolean     moe_shared_done;   /* forward: the shared experts have run */
 } RunLayerActs;
 
 enum { LAST_NONE, LAST_ATTN, LAST_MLP };
@@ -283,7 +285,7 @@ gboolean runner_task_run   (ExecRunner *r, guint32 local, GError **error);
 /* runner-moe.c */
 gboolean runner_moe_layer       (const ExecRunner *r, int layer);
 gboolean runner_moe_init        (ExecRunner *r, GError **error);   /* after the groups */
-gsize    runner_moe_router_size (const ExecRunner *r);
+gsize    runner_moe_dense_size  (const ExecRunner *r);   /* router + shared experts */
 gsize    runner_moe_expert_size (const ExecRunner *r);
 void     runner_moe_weights     (ExecRunner *r, int layer, ExecMoeWeights *w,
                                  ExecMoeWeights *g);

@@ -44,9 +44,9 @@ gboolean
 exec_runner_supports (const ModelSpec *m, const Plan *p, GError **error)
 {
   if (m->mlp != MODEL_MLP_SWIGLU || m->norm != MODEL_NORM_RMS || m->pos != MODEL_POS_ROTARY
-      || m->attn_bias || m->mlp_bias)
+      || m->attn_bias || m->mlp_bias || m->attn_qkv_bias || m->qk_norm)
     return unsupported (error, "model '%s' is not llama-family (SwiGLU, RMSNorm, rotary, no "
-                        "biases), the only blocks the engine implements", m->name);
+                        "biases, no q/k norms), the only blocks the engine implements", m->name);
   if (p->tp_comm_overlap)
     return unsupported (error, "--tp-comm-overlap splits blocks into pieces whose TP "
                         "communication the runner does not overlap (hint: drop it)");
@@ -63,11 +63,12 @@ exec_runner_supports (const ModelSpec *m, const Plan *p, GError **error)
     {
       /* what runner-moe.c executes: routed SwiGLU experts behind a softmax router, EP by
        * all-to-all, on the dense side DP only */
-      if (pm.shared_ffn > 0 || m->router_bias
+      if (m->shared_expert_gate || m->router_bias
           || m->router_score != MODEL_ROUTER_SOFTMAX || m->kv_lora_rank > 0)
-        return unsupported (error, "model '%s': the engine's MoE block has a softmax router "
-                            "and routed experts only (no shared experts, sigmoid scores, "
-                            "routing bias or latent attention)", m->name);
+        return unsupported (error, "model '%s': the engine's MoE block has a softmax router, "
+                            "routed experts and ungated shared experts only (no gated shared "
+                            "expert, sigmoid scores, routing bias or latent attention)",
+                            m->name);
       if (p->tp > 1 || p->cp > 1 || p->pp > 1 || p->vpp > 1 || p->etp > 1)
         return unsupported (error, "mixture-of-experts runs take data and expert parallelism "
                             "only (hint: --tp 1 --cp 1 --pp 1, and --ep dividing the ranks)");
@@ -132,7 +133,7 @@ add_seg (ExecRunner *r, int kind, int layer, int chunk)
     {
       sg.n = exec_layer_weights_size (s);
       if (runner_moe_layer (r, layer))
-        sg.n += runner_moe_router_size (r);   /* after the layer's weights */
+        sg.n += runner_moe_dense_size (r);   /* after the layer's weights */
       /* norms sit where exec_layer_weights_bind puts them */
       sg.norm_off[0] = 0;
       sg.norm_off[1] = 2 * C + (gsize) r->qd * C * 2 + (gsize) r->kvd * C * 2 - C;

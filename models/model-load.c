@@ -649,14 +649,17 @@ read_mla (const Reader *r, ModelSpec *spec, GError **error)
  * same size; the first first_k_dense_replace layers dense (intermediate_size).
  * scoring_func softmax (V2) or sigmoid (V3); topk_method noaux_tc (V3) keeps an
  * e_score_correction_bias of E per layer. V3's num_nextn_predict_layers MTP modules are
- * counted apart. moe_layer_freq other than 1 was never released and is refused. */
+ * counted apart. moe_layer_freq other than 1 was never released and is refused.
+ * DeepSeekMoE (DeepseekConfig, model_type "deepseek": deepseek-moe-16b, arXiv 2401.06066)
+ * has the same MoE fields over standard multi-head attention, without MLA. */
 static gboolean
 read_deepseek (const Reader *r, ModelSpec *spec, GError **error)
 {
   gboolean ok;
   guint64 freq = 1;
+  const gboolean mla = strcmp (spec->model_type, "deepseek") != 0;
   if (!read_llama (r, spec, error)
-      || !read_mla (r, spec, error)
+      || (mla && !read_mla (r, spec, error))
       || !read_moe_experts (r, "n_routed_experts", "num_experts_per_tok",
                             "moe_intermediate_size", spec, error)
       || !read_count (r, "n_shared_experts", MODEL_MAX_EXPERTS, &spec->n_shared_experts,
@@ -937,6 +940,7 @@ static const struct {
   { "qwen2_moe", read_qwen_moe },
   { "qwen3", read_llama },
   { "qwen3_moe", read_qwen_moe },
+  { "deepseek", read_deepseek },   /* DeepSeekMoE: no MLA */
   { "deepseek_v2", read_deepseek },
   { "deepseek_v3", read_deepseek },
   { "gpt_oss", read_gpt_oss },

@@ -31,27 +31,29 @@ moe_test_tokens (float *x, int first, int n, int C, guint64 seed)
         exec_init_value (seed ^ 0x5eed, (guint64) (first + t) * C + c + 1, 1.0f);
 }
 
-/* The whole model in double: norm (C), router (E, C), gate, up (E, F, C), down (E, C, F). */
+/* The whole model in double: norm (C), router (E, C), gate, up (E, F, C), down (E, C, F),
+ * and the shared experts (S > 0) sgate, sup (S, C), sdown (C, S). */
 typedef struct {
-  int C, E, k, F;
+  int C, E, k, F, S;
   gboolean norm_topk;
   double eps;
-  double *norm, *router, *gate, *up, *down;
+  double *norm, *router, *gate, *up, *down, *sgate, *sup, *sdown;
   double *mem;
 } MoeRef;
 
 static inline gsize
 moe_ref_n (const MoeRef *m)
 {
-  return (gsize) m->C + (gsize) m->E * m->C + 3 * (gsize) m->E * m->F * m->C;
+  return (gsize) m->C + (gsize) m->E * m->C + 3 * (gsize) m->E * m->F * m->C
+         + 3 * (gsize) m->S * m->C;
 }
 
 static inline void
 moe_ref_init (MoeRef *m, const ExecMoeShape *s, const ExecMoeWeights *w)
 {
   g_assert_cmpint (s->ep, ==, 1);
-  *m = (MoeRef) { .C = s->C, .E = s->E, .k = s->k, .F = s->F, .norm_topk = s->norm_topk,
-                  .eps = s->eps };
+  *m = (MoeRef) { .C = s->C, .E = s->E, .k = s->k, .F = s->F, .S = s->S,
+                  .norm_topk = s->norm_topk, .eps = s->eps };
   gsize n = moe_ref_n (m);
   m->mem = g_new (double, n);
   for (gsize i = 0; i < n; i++)   /* the same flat order as exec_moe_weights_bind */
@@ -61,6 +63,9 @@ moe_ref_init (MoeRef *m, const ExecMoeShape *s, const ExecMoeWeights *w)
   m->gate = m->router + (gsize) m->E * m->C;
   m->up = m->gate + (gsize) m->E * m->F * m->C;
   m->down = m->up + (gsize) m->E * m->F * m->C;
+  m->sgate = m->down + (gsize) m->E * m->C * m->F;
+  m->sup = m->sgate + (gsize) m->S * m->C;
+  m->sdown = m->sup + (gsize) m->S * m->C;
 }
 
 static inline void
@@ -129,6 +134,28 @@ moe_ref_token (const MoeRef *m, const double *x, gboolean residual, double *out)
           for (int f = 0; f < F; f++)
             y += m->down[((gsize) e * C + c) * F + f] * h[f];
           out[c] += wt * y;
+        }
+    }
+  /* the shared experts: every token, weight 1 */
+  if (m->S > 0)
+    {
+      double h[m->S];
+      for (int f = 0; f < m->S; f++)
+        {
+          double g = 0, u = 0;
+          for (int c = 0; c < C; c++)
+            {
+              g += m->sgate[(gsize) f * C + c] * xn[c];
+              u += m->sup[(gsize) f * C + c] * xn[c];
+            }
+          h[f] = g / (1 + exp (-g)) * u;
+        }
+      for (int c = 0; c < C; c++)
+        {
+          double y = 0;
+          for (int f = 0; f < m->S; f++)
+            y += m->sdown[(gsize) c * m->S + f] * h[f];
+          out[c] += y;
         }
     }
 }

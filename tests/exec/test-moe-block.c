@@ -69,11 +69,13 @@ typedef struct {
 } Block;
 
 static void
-block_init (Block *b, int N, int C, int E, int k, int F, gboolean norm_topk, guint64 seed)
+block_init (Block *b, int N, int C, int E, int k, int F, int S, gboolean norm_topk,
+            guint64 seed)
 {
   g_autoptr (GError) error = NULL;
   memset (b, 0, sizeof *b);
   g_assert_true (exec_moe_shape_init (&b->s, N, C, E, k, F, 1, 0, &error));
+  g_assert_true (exec_moe_shape_set_shared (&b->s, S, &error));
   b->s.norm_topk = norm_topk;
   gsize nw = exec_moe_weights_size (&b->s);
   b->wmem = g_new0 (float, nw);
@@ -180,11 +182,11 @@ check_grad (const char *what, const MoeRef *m, double *param, const float *grad,
 }
 
 static void
-check_block (gboolean norm_topk, gboolean residual)
+check_block (gboolean norm_topk, gboolean residual, int S)
 {
   /* N 12 tokens, C 32, E 6 experts, top-2, F 24: every expert gets tokens with this seed */
   Block b;
-  block_init (&b, 12, 32, 6, 2, 24, norm_topk, 42);
+  block_init (&b, 12, 32, 6, 2, 24, S, norm_topk, 42);
   block_run (&b, residual);
   g_assert_cmpfloat (min_topk_gap (&b), >, 1e-3);
   MoeRef m;
@@ -221,6 +223,13 @@ check_block (gboolean norm_topk, gboolean residual)
   check_grad ("w_gate", &m, m.gate, b.g.w_gate, EFC, xd, N, residual, r);
   check_grad ("w_up", &m, m.up, b.g.w_up, EFC, xd, N, residual, r);
   check_grad ("w_down", &m, m.down, b.g.w_down, EFC, xd, N, residual, r);
+  if (S > 0)
+    {
+      gsize SC = (gsize) S * C;
+      check_grad ("sh_gate", &m, m.sgate, b.g.sh_gate, SC, xd, N, residual, r);
+      check_grad ("sh_up", &m, m.sup, b.g.sh_up, SC, xd, N, residual, r);
+      check_grad ("sh_down", &m, m.sdown, b.g.sh_down, SC, xd, N, residual, r);
+    }
   moe_ref_clear (&m);
   block_clear (&b);
 }
@@ -228,13 +237,23 @@ check_block (gboolean norm_topk, gboolean residual)
 static void
 test_block_norm_topk (void)
 {
-  check_block (TRUE, TRUE);
+  check_block (TRUE, TRUE, 0);
 }
 
 static void
 test_block_plain_topk (void)
 {
-  check_block (FALSE, FALSE);
+  check_block (FALSE, FALSE, 0);
+}
+
+/* DeepSeekMoE's block: the routed experts' weights not renormalised (norm_topk_prob false)
+ * and a shared expert of inner size 20 on every token, added to the combine: the forward
+ * against the reference and every gradient, the shared expert's included, against finite
+ * differences (the input's and the norm's carry the shared path too). */
+static void
+test_block_shared (void)
+{
+  check_block (FALSE, TRUE, 20);
 }
 
 /* Weight gradients accumulate: two backward passes give twice one, to 1e-6 relative (the
@@ -243,7 +262,7 @@ static void
 test_grads_accumulate (void)
 {
   Block b;
-  block_init (&b, 8, 16, 4, 2, 8, TRUE, 5);
+  block_init (&b, 8, 16, 4, 2, 8, 6, TRUE, 5);
   block_run (&b, TRUE);
   gsize nw = exec_moe_weights_size (&b.s);
   g_autofree float *once = g_memdup2 (b.gmem, nw * sizeof (float));
@@ -286,7 +305,7 @@ test_block_devsim (void)
       return;
     }
   Block b;
-  block_init (&b, 10, 16, 4, 2, 12, TRUE, 11);
+  block_init (&b, 10, 16, 4, 2, 12, 8, TRUE, 11);   /* with a shared expert */
   block_run (&b, TRUE);
   const ExecMoeShape *s = &b.s;
   gsize nw = exec_moe_weights_size (s), NC = (gsize) s->N * s->C;
@@ -359,6 +378,35 @@ test_tiny_mixtral_preset (void)
   g_assert_cmpuint (p.active, ==, 189248);
 }
 
+/* The shipped tiny-deepseek-moe preset (DeepSeekMoE's config.json format, no MLA) by hand:
+ * h 64, 4 heads of 16 (MHA), V 512, 3 layers, untied.
+ *   attention 4 x 64 x 64 = 16,384 and norms 128 per layer
+ *   layer 0 dense: MLP 3 x 64 x 192 = 36,864: 53,376
+ *   layers 1, 2 MoE: router 8 x 64 = 512, routed experts 8 x 3 x 32 x 64 = 49,152, shared
+ *     experts 2 x 3 x 32 x 64 = 12,288: 78,464 each
+ *   total 53,376 + 2 x 78,464 + 2 x 512 x 64 + 64 (final norm) = 275,904
+ *   active (2 of 8 routed experts, 6 x 6,144 = 36,864 less per MoE layer):
+ *     275,904 - 2 x 36,864 = 202,176. */
+static void
+test_tiny_deepseek_moe_preset (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ModelSpec) m = model_spec_load_preset ("tiny-deepseek-moe", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (m->n_experts, ==, 8);
+  g_assert_cmpuint (m->moe_top_k, ==, 2);
+  g_assert_cmpuint (m->moe_ffn, ==, 32);
+  g_assert_cmpuint (m->shared_expert_ffn, ==, 64);
+  g_assert_cmpuint (m->first_dense_layers, ==, 1);
+  g_assert_cmpuint (m->kv_lora_rank, ==, 0);   /* DeepSeekMoE: no MLA */
+  g_assert_false (m->router_norm_topk);
+  g_assert_false (m->shared_expert_gate);
+  ModelParams p;
+  model_spec_params (m, &p);
+  g_assert_cmpuint (p.total, ==, 275904);
+  g_assert_cmpuint (p.active, ==, 202176);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -367,9 +415,11 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/moe/permute-by-hand", test_permute_by_hand);
   g_test_add_func ("/exec/moe/block-norm-topk", test_block_norm_topk);
   g_test_add_func ("/exec/moe/block-plain-topk", test_block_plain_topk);
+  g_test_add_func ("/exec/moe/block-shared", test_block_shared);
   g_test_add_func ("/exec/moe/grads-accumulate", test_grads_accumulate);
   g_test_add_func ("/exec/moe/shape-errors", test_shape_errors);
   g_test_add_func ("/exec/moe/devsim", test_block_devsim);
   g_test_add_func ("/exec/moe/tiny-mixtral-preset", test_tiny_mixtral_preset);
+  g_test_add_func ("/exec/moe/tiny-deepseek-moe-preset", test_tiny_deepseek_moe_preset);
   return g_test_run ();
 }

@@ -10,7 +10,12 @@
  * that --verify makes on rank 0, within tandem run's fp32 tolerances (loss 1e-5, gradient
  * norm 1e-4 relative: the same math summed in another order). A random-token model
  * starts near ln 512 = 6.238. --num-experts and --moe-router-topk restate the preset's
- * 4 and 2. Skips without mpirun, timeout or the MPI/BLAS backend. */
+ * 4 and 2. tiny-deepseek-moe (3 layers, the first dense; 8 routed experts of 32 top-2 and
+ * two shared experts, 64 together, on every token) the same with EP 2 on 2 ranks: the
+ * shared experts' weights are replicated over EP and their gradients reduced over DP with
+ * the dense ones; once more with --moe-shared-expert-overlap (the shared experts run
+ * beside the dispatch, before the combine). Skips without mpirun, timeout or the MPI/BLAS
+ * backend. */
 #include "mpi-launch.h"
 
 #include <glib/gstdio.h>
@@ -34,7 +39,7 @@ member_double (JsonObject *o, const char *path)
 
 typedef struct {
   int         np;
-  const char *plan;
+  const char *plan;   /* the model's flags and the plan's */
 } Case;
 
 static void
@@ -50,9 +55,9 @@ verify_case (gconstpointer data)
   g_ptr_array_add (argv, g_strdup ("-np"));
   g_ptr_array_add (argv, g_strdup_printf ("%d", c->np));
   g_ptr_array_add (argv, g_strdup (g_getenv ("TANDEM_EXE")));
-  g_autofree char *args = g_strdup_printf ("run --model tiny-mixtral --seq 64 --gbs 4 "
-                                           "--steps 1 --warmup 0 --timeout 30 --verify "
-                                           "--json --num-experts 4 --moe-router-topk 2 --db %s %s", db, c->plan);
+  g_autofree char *args = g_strdup_printf ("run --seq 64 --gbs 4 --steps 1 --warmup 0 "
+                                           "--timeout 30 --verify --json --db %s %s", db,
+                                           c->plan);
   g_auto (GStrv) words = g_strsplit (args, " ", -1);
   for (guint i = 0; words[i]; i++)
     g_ptr_array_add (argv, g_strdup (words[i]));
@@ -93,11 +98,18 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  static const Case ep2 = { 2, "--expert-model-parallel-size 2" };
-  static const Case ep4 = { 4, "--expert-model-parallel-size 4" };
-  static const Case ep2_edp2 = { 4, "--expert-model-parallel-size 2" };
+#define MIXTRAL "--model tiny-mixtral --num-experts 4 --moe-router-topk 2 "
+  static const Case ep2 = { 2, MIXTRAL "--expert-model-parallel-size 2" };
+  static const Case ep4 = { 4, MIXTRAL "--expert-model-parallel-size 4" };
+  static const Case ep2_edp2 = { 4, MIXTRAL "--expert-model-parallel-size 2" };
+  static const Case shared = { 2, "--model tiny-deepseek-moe --expert-model-parallel-size 2" };
+  static const Case shared_overlap = { 2, "--model tiny-deepseek-moe "
+                                          "--expert-model-parallel-size 2 "
+                                          "--moe-shared-expert-overlap" };
   g_test_add_data_func ("/exec/run-moe/verify-np2-ep2", &ep2, verify_case);
   g_test_add_data_func ("/exec/run-moe/verify-np4-ep4", &ep4, verify_case);
   g_test_add_data_func ("/exec/run-moe/verify-np4-ep2-edp2", &ep2_edp2, verify_case);
+  g_test_add_data_func ("/exec/run-moe/shared-np2-ep2", &shared, verify_case);
+  g_test_add_data_func ("/exec/run-moe/shared-overlap-np2-ep2", &shared_overlap, verify_case);
   return g_test_run ();
 }
