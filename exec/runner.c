@@ -69,9 +69,10 @@ exec_runner_supports (const ModelSpec *m, const Plan *p, GError **error)
                             "routed experts and ungated shared experts only (no gated shared "
                             "expert, sigmoid scores, routing bias or latent attention)",
                             m->name);
-      if (p->tp > 1 || p->cp > 1 || p->pp > 1 || p->vpp > 1 || p->etp > 1)
-        return unsupported (error, "mixture-of-experts runs take data and expert parallelism "
-                            "only (hint: --tp 1 --cp 1 --pp 1, and --ep dividing the ranks)");
+      if (p->tp > 1 || p->cp > 1 || p->vpp > 1 || p->etp > 1)
+        return unsupported (error, "mixture-of-experts runs take data, expert and pipeline "
+                            "parallelism only (hint: --tp 1 --cp 1, no --vpp, and --ep "
+                            "dividing the ranks of a stage)");
       if (p->sharding != PLAN_SHARD_NONE || p->recompute != PLAN_RECOMPUTE_NONE)
         return unsupported (error, "mixture-of-experts runs keep whole optimizer states and "
                             "every activation (hint: no --sharding, no recompute)");

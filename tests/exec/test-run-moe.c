@@ -14,8 +14,10 @@
  * two shared experts, 64 together, on every token) the same with EP 2 on 2 ranks: the
  * shared experts' weights are replicated over EP and their gradients reduced over DP with
  * the dense ones; once more with --moe-shared-expert-overlap (the shared experts run
- * beside the dispatch, before the combine). Skips without mpirun, timeout or the MPI/BLAS
- * backend. */
+ * beside the dispatch, before the combine). Pipeline stages holding MoE layers, EP inside
+ * each stage, on 4 ranks with pp 2, ep 2 (dp 2 per stage, edp 1): tiny-mixtral, one MoE
+ * layer a stage; tiny-deepseek-moe split 2 + 1 layers (stage 0 the dense layer and an MoE
+ * one, stage 1 an MoE one). Skips without mpirun, timeout or the MPI/BLAS backend. */
 #include "mpi-launch.h"
 
 #include <glib/gstdio.h>
@@ -106,10 +108,16 @@ main (int argc, char **argv)
   static const Case shared_overlap = { 2, "--model tiny-deepseek-moe "
                                           "--expert-model-parallel-size 2 "
                                           "--moe-shared-expert-overlap" };
+  static const Case pp2 = { 4, MIXTRAL "--pp 2 --expert-model-parallel-size 2" };
+  static const Case pp2_shared = { 4, "--model tiny-deepseek-moe --pp 2 "
+                                      "--decoder-first-pipeline-num-layers 2 "
+                                      "--expert-model-parallel-size 2" };
   g_test_add_data_func ("/exec/run-moe/verify-np2-ep2", &ep2, verify_case);
   g_test_add_data_func ("/exec/run-moe/verify-np4-ep4", &ep4, verify_case);
   g_test_add_data_func ("/exec/run-moe/verify-np4-ep2-edp2", &ep2_edp2, verify_case);
   g_test_add_data_func ("/exec/run-moe/shared-np2-ep2", &shared, verify_case);
   g_test_add_data_func ("/exec/run-moe/shared-overlap-np2-ep2", &shared_overlap, verify_case);
+  g_test_add_data_func ("/exec/run-moe/pp2-np4-ep2", &pp2, verify_case);
+  g_test_add_data_func ("/exec/run-moe/shared-pp2-np4-ep2", &pp2_shared, verify_case);
   return g_test_run ();
 }
