@@ -3,6 +3,10 @@
 #include "cli/cli-fit.h"
 #include "cli/cli-table.h"
 
+#include "sim/predict.h"
+#include "util/input.h"
+
+#include <math.h>
 #include <stdio.h>
 
 /* One kind of change. `apply` edits a copy of the plan and writes its flags and words;
@@ -147,36 +151,99 @@ fit_offload (Plan *p, const TopoCluster *cluster, GString *flags, GString *what)
   return TRUE;
 }
 
-/* The changes, with a group (two changes of one group never combine) and a rank of what
- * they usually cost in step time, cheapest first, used only to choose among combinations
- * that fit: sequence parallelism replaces the all-reduce by a reduce-scatter and an
- * all-gather of the same volume (Korthikanti et al. 2022, section 4.2.2); ZeRO-1 and -2
- * move the same bytes as DDP's all-reduce (Rajbhandari et al. 2020, section 7); selective
- * recompute adds ~2.7% of FLOPs and smaller micro-batches shorten GEMMs (Korthikanti
- * et al., table 4); more tp/cp/pp add communication or bubble; ZeRO-3 gathers the
- * parameters again (1.5x DDP's volume, ZeRO section 7.2.2); full recompute adds a
- * forward (~33% of FLOPs); offload moves the optimizer step to the host. */
+/* The largest d <= limit dividing both a and b (1 when none larger). */
+static int
+common_divisor_at_most (gint64 a, gint64 b, gint64 limit)
+{
+  for (gint64 d = MIN (MIN (a, b), limit); d > 1; d--)
+    if (a % d == 0 && b % d == 0)
+      return (int) d;
+  return 1;
+}
+
+/* Expert parallelism spreads the routed experts over more ranks of the same pipeline
+ * stage: each holds E / ep of them (their weights, gradients and optimizer states), the
+ * tokens travel by all-to-all instead (Megatron-Core MoE parallel folding). Megatron
+ * needs sequence parallelism with ep > 1 and tp > 1. */
+static void
+ep_to (Plan *p, int ep, GString *flags, GString *what)
+{
+  gboolean add_sp = p->tp > 1 && !p->sequence_parallel;
+  p->ep = ep;
+  if (add_sp)
+    p->sequence_parallel = TRUE;
+  g_string_append_printf (flags, "--expert-model-parallel-size %d%s", p->ep,
+                          add_sp ? " --sequence-parallel" : "");
+  g_string_append_printf (what, "spread the %d experts over %d GPUs (%d each)",
+                          p->num_experts, p->ep, p->num_experts / p->ep);
+}
+
+static gboolean
+fit_ep (Plan *p, const TopoCluster *cluster, GString *flags, GString *what)
+{
+  if (p->num_experts <= 0 || p->ep * 2 > p->num_experts)
+    return FALSE;
+  ep_to (p, p->ep * 2, flags, what);
+  return TRUE;
+}
+
+static gboolean
+fit_ep_max (Plan *p, const TopoCluster *cluster, GString *flags, GString *what)
+{
+  if (p->num_experts <= 0)
+    return FALSE;
+  /* etp x ep must divide the tp x cp x dp ranks of a stage, ep the experts */
+  gint64 ranks = (gint64) p->tp * p->cp * p->dp / MAX (p->etp, 1);
+  int ep = common_divisor_at_most (p->num_experts, ranks, p->num_experts);
+  if (ep <= p->ep * 2)   /* doubling says it already */
+    return FALSE;
+  ep_to (p, ep, flags, what);
+  return TRUE;
+}
+
+static gboolean
+fit_etp (Plan *p, const TopoCluster *cluster, GString *flags, GString *what)
+{
+  /* expert tensor parallelism splits each expert's matrices; like tp it stays inside a
+   * server */
+  int etp = MAX (p->etp, 1);
+  if (p->num_experts <= 0 || (guint64) etp * 2 > topo_cluster_level_size (cluster, 0))
+    return FALSE;
+  p->etp = etp * 2;
+  g_string_append_printf (flags, "--expert-tensor-parallel-size %d", p->etp);
+  g_string_append_printf (what, "split each expert over %d GPUs", p->etp);
+  return TRUE;
+}
+
+/* The changes, with a group: two changes of one group never combine. Their cost in step
+ * time is not ranked by hand: every suggestion that fits is simulated and the list is
+ * ordered by the simulated step time (cli-fit.h). `timed` is FALSE for a change whose
+ * cost the step program does not model: optimizer offload (the host's optimizer step and
+ * the PCIe copies are not simulated), which is then listed after the simulated ones. */
 typedef struct {
   FitApply apply;
   int      group;
-  int      cost;
+  gboolean timed;
 } FitChange;
 
 enum { GROUP_RECOMPUTE, GROUP_SHARD, GROUP_TP, GROUP_SP, GROUP_PP, GROUP_CP, GROUP_MBS,
-       GROUP_OFFLOAD };
+       GROUP_OFFLOAD, GROUP_EP, GROUP_ETP };
 
 static const FitChange changes[] = {
-  { fit_sp, GROUP_SP, 1 },
-  { fit_zero1, GROUP_SHARD, 1 },
-  { fit_zero2, GROUP_SHARD, 2 },
-  { fit_recompute_selective, GROUP_RECOMPUTE, 2 },
-  { fit_mbs, GROUP_MBS, 3 },
-  { fit_tp, GROUP_TP, 4 },
-  { fit_cp, GROUP_CP, 4 },
-  { fit_pp, GROUP_PP, 4 },
-  { fit_zero3, GROUP_SHARD, 5 },
-  { fit_recompute_full, GROUP_RECOMPUTE, 6 },
-  { fit_offload, GROUP_OFFLOAD, 7 },
+  { fit_sp, GROUP_SP, TRUE },
+  { fit_zero1, GROUP_SHARD, TRUE },
+  { fit_zero2, GROUP_SHARD, TRUE },
+  { fit_recompute_selective, GROUP_RECOMPUTE, TRUE },
+  { fit_mbs, GROUP_MBS, TRUE },
+  { fit_tp, GROUP_TP, TRUE },
+  { fit_cp, GROUP_CP, TRUE },
+  { fit_pp, GROUP_PP, TRUE },
+  { fit_zero3, GROUP_SHARD, TRUE },
+  { fit_recompute_full, GROUP_RECOMPUTE, TRUE },
+  { fit_offload, GROUP_OFFLOAD, FALSE },
+  { fit_ep, GROUP_EP, TRUE },
+  { fit_ep_max, GROUP_EP, TRUE },
+  { fit_etp, GROUP_ETP, TRUE },
 };
 #define N_CHANGES ((guint) G_N_ELEMENTS (changes))
 
@@ -193,7 +260,7 @@ suggestion_clear (gpointer data)
  * (mem then to be cleared by the caller). */
 static gboolean
 try_changes (const ModelSpec *model, const Plan *base, const TopoCluster *cluster,
-             guint mask, PlanMemory *mem, GString *flags, GString *what)
+             guint mask, PlanMemory *mem, GString *flags, GString *what, Plan *out)
 {
   Plan p;
   plan_copy (&p, base);
@@ -211,20 +278,74 @@ try_changes (const ModelSpec *model, const Plan *base, const TopoCluster *cluste
   ok = ok && plan_resolve (&p, model, cluster, NULL);
   if (ok)
     plan_memory_compute (model, &p, cluster, mem);
+  if (ok && out != NULL)
+    plan_copy (out, &p);
   plan_clear (&p);
   return ok;
 }
 
+/* Simulates a resolved plan that fits: TRUE with its step time and tokens/s. */
+static gboolean
+simulate (const ModelSpec *model, const Plan *plan, const TopoCluster *cluster,
+          const SimOptions *opts, double *step_s, double *tokens_s)
+{
+  *step_s = *tokens_s = NAN;
+  if (opts == NULL)
+    return FALSE;
+  SimOptions o = *opts;
+  o.keep_timeline = FALSE;   /* a trace is of the plan asked for, not of a suggestion */
+  g_autoptr (SimPrediction) pred = sim_predict (model, plan, cluster, &o, NULL);
+  if (pred == NULL || !isfinite (pred->result->step_time_s))
+    return FALSE;
+  *step_s = pred->result->step_time_s;
+  *tokens_s = pred->result->tokens_per_s;
+  return TRUE;
+}
+
+/* Simulated first, fastest first; then fitting but not simulated; then the rest; each
+ * of the last two by peak. */
 static gint
-by_peak (gconstpointer a, gconstpointer b)
+by_speed_then_peak (gconstpointer a, gconstpointer b)
 {
   const CliFitSuggestion *x = a, *y = b;
+  int cx = x->simulated ? 0 : x->fits ? 1 : 2, cy = y->simulated ? 0 : y->fits ? 1 : 2;
+  if (cx != cy)
+    return cx < cy ? -1 : 1;
+  if (cx == 0 && x->step_time_s != y->step_time_s)
+    return x->step_time_s < y->step_time_s ? -1 : 1;
   return x->peak_bytes < y->peak_bytes ? -1 : x->peak_bytes > y->peak_bytes;
+}
+
+/* Whether every change of `mask` has a modelled step time. */
+static gboolean
+mask_timed (guint mask)
+{
+  for (guint i = 0; i < N_CHANGES; i++)
+    if ((mask & (1u << i)) && !changes[i].timed)
+      return FALSE;
+  return TRUE;
+}
+
+static void
+add_suggestion (GArray *out, const ModelSpec *model, const Plan *changed,
+                const TopoCluster *cluster, const SimOptions *opts, guint mask,
+                const PlanMemory *before, const PlanMemory *after, const char *flags,
+                GString *what, const char *prefix)
+{
+  if (after->fits && !mask_timed (mask))
+    g_string_append (what, " (step time not modelled: the host optimizer step and its "
+                     "copies are not simulated)");
+  CliFitSuggestion s = { g_strdup (flags), g_strconcat (prefix, what->str, NULL),
+                         after->peak_bytes, (gint64) (before->peak_bytes - after->peak_bytes),
+                         after->peak_stage, after->fits, FALSE, NAN, NAN };
+  if (after->fits && mask_timed (mask))
+    s.simulated = simulate (model, changed, cluster, opts, &s.step_time_s, &s.tokens_per_s);
+  g_array_append_val (out, s);
 }
 
 GArray *
 cli_fit_suggestions (const ModelSpec *model, const Plan *plan, const TopoCluster *cluster,
-                     const PlanMemory *mem)
+                     const PlanMemory *mem, const SimOptions *opts)
 {
   GArray *out = g_array_new (FALSE, TRUE, sizeof (CliFitSuggestion));
   g_array_set_clear_func (out, suggestion_clear);
@@ -232,80 +353,82 @@ cli_fit_suggestions (const ModelSpec *model, const Plan *plan, const TopoCluster
   for (guint i = 0; i < N_CHANGES; i++)
     {
       PlanMemory m;
+      Plan changed;
       g_autoptr (GString) flags = g_string_new (NULL);
       g_autoptr (GString) what = g_string_new (NULL);
-      if (!try_changes (model, plan, cluster, 1u << i, &m, flags, what))
+      if (!try_changes (model, plan, cluster, 1u << i, &m, flags, what, &changed))
         continue;
       if (m.peak_bytes < mem->peak_bytes)
         {
-          CliFitSuggestion s = { g_strdup (flags->str), g_strdup (what->str), m.peak_bytes,
-                                 (gint64) (mem->peak_bytes - m.peak_bytes), m.peak_stage,
-                                 m.fits };
+          add_suggestion (out, model, &changed, cluster, opts, 1u << i, mem, &m, flags->str,
+                          what, "");
           any_fits |= m.fits;
-          g_array_append_val (out, s);
         }
       plan_memory_clear (&m);
+      plan_clear (&changed);
     }
   if (!any_fits && out->len > 0)
     {
-      /* No single change fits: the combination of two or three changes (of different
-       * groups) that fits with the fewest changes, then the lowest summed cost rank, then
-       * the lowest peak. 11 changes give 220 combinations, each a plan_resolve and a
-       * memory computation (microseconds). */
-      guint best = 0;
-      int best_n = 0, best_cost = 0;
-      guint64 best_peak = 0;
-      int best_stage = 0;
-      for (guint mask = 1; mask < (1u << N_CHANGES); mask++)
+      /* No single change fits: the combinations of two changes (of different groups),
+       * else of three, that fit; of those the fastest simulated (without options, the
+       * lowest peak). 14 changes give 455 combinations of up to three, each a
+       * plan_resolve and a memory computation (microseconds); only those that fit are
+       * simulated. */
+      for (int n = 2; n <= 3; n++)
         {
-          int n = __builtin_popcount (mask);
-          if (n < 2 || n > 3)
-            continue;
-          guint groups = 0;
-          int cost = 0;
-          gboolean clash = FALSE;
-          for (guint i = 0; i < N_CHANGES; i++)
-            if (mask & (1u << i))
-              {
-                clash |= (groups & (1u << changes[i].group)) != 0;
-                groups |= 1u << changes[i].group;
-                cost += changes[i].cost;
-              }
-          if (clash)
-            continue;
-          if (best != 0 && (n > best_n || (n == best_n && cost > best_cost)))
-            continue;
-          PlanMemory m;
-          g_autoptr (GString) flags = g_string_new (NULL);
-          g_autoptr (GString) what = g_string_new (NULL);
-          if (!try_changes (model, plan, cluster, mask, &m, flags, what))
-            continue;
-          gboolean better = best == 0 || n < best_n
-                            || (n == best_n && (cost < best_cost
-                                                || (cost == best_cost
-                                                    && m.peak_bytes < best_peak)));
-          if (m.fits && better)
-            best = mask, best_n = n, best_cost = cost, best_peak = m.peak_bytes,
-            best_stage = m.peak_stage;
-          plan_memory_clear (&m);
-        }
-      if (best != 0)
-        {
-          PlanMemory m;
-          g_autoptr (GString) flags = g_string_new (NULL);
-          g_autoptr (GString) what = g_string_new (NULL);
-          if (try_changes (model, plan, cluster, best, &m, flags, what))
+          guint best = 0;
+          double best_step = INFINITY;
+          guint64 best_peak = 0;
+          for (guint mask = 1; mask < (1u << N_CHANGES); mask++)
             {
-              CliFitSuggestion s = { g_strdup (flags->str),
-                                     g_strconcat ("together: ", what->str, NULL), m.peak_bytes,
-                                     (gint64) (mem->peak_bytes - m.peak_bytes), best_stage,
-                                     m.fits };
-              g_array_append_val (out, s);
+              if (__builtin_popcount (mask) != n)
+                continue;
+              guint groups = 0;
+              gboolean clash = FALSE;
+              for (guint i = 0; i < N_CHANGES; i++)
+                if (mask & (1u << i))
+                  {
+                    clash |= (groups & (1u << changes[i].group)) != 0;
+                    groups |= 1u << changes[i].group;
+                  }
+              if (clash)
+                continue;
+              PlanMemory m;
+              Plan changed;
+              g_autoptr (GString) flags = g_string_new (NULL);
+              g_autoptr (GString) what = g_string_new (NULL);
+              if (!try_changes (model, plan, cluster, mask, &m, flags, what, &changed))
+                continue;
+              if (m.fits)
+                {
+                  double step = INFINITY, tokens;
+                  if (!mask_timed (mask)
+                      || !simulate (model, &changed, cluster, opts, &step, &tokens))
+                    step = INFINITY;
+                  if (best == 0 || step < best_step
+                      || (step == best_step && m.peak_bytes < best_peak))
+                    best = mask, best_step = step, best_peak = m.peak_bytes;
+                }
               plan_memory_clear (&m);
+              plan_clear (&changed);
             }
+          if (best == 0)
+            continue;
+          PlanMemory m;
+          Plan changed;
+          g_autoptr (GString) flags = g_string_new (NULL);
+          g_autoptr (GString) what = g_string_new (NULL);
+          if (try_changes (model, plan, cluster, best, &m, flags, what, &changed))
+            {
+              add_suggestion (out, model, &changed, cluster, opts, best, mem, &m,
+                              flags->str, what, "together: ");
+              plan_memory_clear (&m);
+              plan_clear (&changed);
+            }
+          break;
         }
     }
-  g_array_sort (out, by_peak);
+  g_array_sort (out, by_speed_then_peak);
   return out;
 }
 
@@ -315,15 +438,18 @@ cli_fit_print (const GArray *sugg, const PlanMemory *mem, const char *indent)
   if (sugg->len == 0)
     {
       printf ("%sno change of recompute, sharding, tp, sequence parallelism, pp, cp, "
-              "micro-batch or offload lowers the peak (hint: tandem search finds plans that fit)\n", indent);
+              "micro-batch, offload or expert parallelism lowers the peak (hint: tandem search finds plans that fit)\n", indent);
       return;
     }
-  printf ("%swhat would fit (each change to this plan, memory computed again):\n", indent);
+  printf ("%swhat would fit (each change to this plan, memory computed again; those that "
+          "fit simulated, fastest first):\n", indent);
   g_autoptr (CliTable) t = cli_table_new ();
   cli_table_add_column (t, "change", CLI_ALIGN_LEFT);
   cli_table_add_column (t, "peak", CLI_ALIGN_RIGHT);
   cli_table_add_column (t, "saves", CLI_ALIGN_RIGHT);
   cli_table_add_column (t, "verdict", CLI_ALIGN_LEFT);
+  cli_table_add_column (t, "step s", CLI_ALIGN_RIGHT);
+  cli_table_add_column (t, "tokens/s", CLI_ALIGN_RIGHT);
   cli_table_add_column (t, "what it does", CLI_ALIGN_LEFT);
   for (guint i = 0; i < sugg->len; i++)
     {
@@ -333,6 +459,16 @@ cli_fit_print (const GArray *sugg, const PlanMemory *mem, const char *indent)
       cli_table_cell (t, "%s", cli_fmt_bytes ((double) s->peak_bytes));
       cli_table_cell (t, "%s", cli_fmt_bytes ((double) s->saved_bytes));
       cli_table_cell (t, "%s", s->fits ? "fits" : "OOM");
+      if (s->simulated)
+        {
+          cli_table_cell (t, "%.3f", s->step_time_s);
+          cli_table_cell (t, "%s", cli_fmt_count ((guint64) llround (s->tokens_per_s)));
+        }
+      else
+        {
+          cli_table_cell (t, "-");
+          cli_table_cell (t, "-");
+        }
       cli_table_cell (t, "%s", s->what);
     }
   g_autofree char *inner = g_strconcat (indent, "  ", NULL);
@@ -360,6 +496,8 @@ cli_fit_to_json (const GArray *sugg, JsonObject *object)
       json_builder_add_int_value (b, s->peak_stage);
       json_builder_set_member_name (b, "fits");
       json_builder_add_boolean_value (b, s->fits);
+      util_json_member_number (b, "step_time_s", s->step_time_s);
+      util_json_member_number (b, "tokens_per_s", s->tokens_per_s);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

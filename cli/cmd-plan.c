@@ -32,6 +32,15 @@ plan_show_json (const CliPlanContext *ctx)
   json_builder_add_string_value (b, ctx->model->name);
   json_builder_set_member_name (b, "cluster");
   json_builder_add_string_value (b, ctx->cluster->name);
+  ModelParams mp;
+  model_spec_params (ctx->model, &mp);
+  json_builder_set_member_name (b, "parameters");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "total");
+  json_builder_add_int_value (b, (gint64) mp.total);
+  json_builder_set_member_name (b, "active");
+  json_builder_add_int_value (b, (gint64) mp.active);
+  json_builder_end_object (b);
   json_builder_set_member_name (b, "plan");
   plan_to_json (p, b);
 
@@ -124,8 +133,13 @@ plan_show_text (const CliPlanContext *ctx)
   const PlanLayout *lay = ctx->layout;
   g_autofree char *summary = plan_to_string (p);
   printf ("plan %s\n", summary);
-  printf ("  model %s on %s: %d of %s GPUs\n", ctx->model->name, ctx->cluster->name,
-          p->world_size, cli_fmt_count (ctx->cluster->n_devices));
+  ModelParams mp;
+  model_spec_params (ctx->model, &mp);
+  g_autofree char *active = mp.active != mp.total
+    ? g_strdup_printf (", %s active per token", cli_fmt_count (mp.active)) : g_strdup ("");
+  printf ("  model %s (%s parameters%s) on %s: %d of %s GPUs\n", ctx->model->name,
+          cli_fmt_count (mp.total), active, ctx->cluster->name, p->world_size,
+          cli_fmt_count (ctx->cluster->n_devices));
   printf ("  tp %d  cp %d (%s)  pp %d  vpp %d  dp %d  -> %d GPUs\n", p->tp, p->cp,
           plan_cp_comm_name (p->cp_comm), p->pp, p->vpp, p->dp, p->world_size);
   printf ("  batch: global %d sequences of %d tokens (%s tokens), micro-batch %d, "
@@ -307,7 +321,16 @@ cli_cmd_memory (int argc, char **argv)
   plan_memory_compute (ctx.model, &ctx.plan, ctx.cluster, &mem);
   g_autoptr (GArray) fit = NULL;
   if (!mem.fits)
-    fit = cli_fit_suggestions (ctx.model, &ctx.plan, ctx.cluster, &mem);
+    {
+      /* the suggestions are simulated as predict would with its default stack */
+      SimOptions sopts;
+      sim_options_init (&sopts, ctx.cluster);
+      g_autoptr (FwStack) stack = fw_stack_lookup (NULL, NULL);
+      if (stack != NULL)
+        sim_cost_options_init_stack (&sopts.cost, ctx.cluster, stack);
+      fit = cli_fit_suggestions (ctx.model, &ctx.plan, ctx.cluster, &mem,
+                                 stack != NULL ? &sopts : NULL);
+    }
   if (json)
     {
       g_autoptr (JsonBuilder) b = json_builder_new ();

@@ -182,6 +182,37 @@ test_memory_all_stages (void)
     }
 }
 
+/* The order of fit_suggestions (cli/cli-fit.h): the simulated ones (step_time_s not null)
+ * first, by step time; then those that fit unsimulated, then those that do not fit, each
+ * by peak. */
+static int
+fit_class (JsonObject *e)
+{
+  if (!json_object_get_null_member (e, "step_time_s"))
+    return 0;
+  return json_object_get_boolean_member (e, "fits") ? 1 : 2;
+}
+
+static void
+assert_fit_order (JsonArray *s)
+{
+  for (guint i = 1; i < json_array_get_length (s); i++)
+    {
+      JsonObject *a = json_array_get_object_element (s, i - 1);
+      JsonObject *b = json_array_get_object_element (s, i);
+      int ca = fit_class (a), cb = fit_class (b);
+      g_assert_cmpint (ca, <=, cb);
+      if (ca != cb)
+        continue;
+      if (ca == 0)
+        g_assert_cmpfloat (json_object_get_double_member (a, "step_time_s"), <=,
+                           json_object_get_double_member (b, "step_time_s"));
+      else
+        g_assert_cmpint (json_object_get_int_member (a, "peak_bytes"), <=,
+                         json_object_get_int_member (b, "peak_bytes"));
+    }
+}
+
 /* Out of memory: every suggestion is computed, so applying its flags to the same plan
  * gives exactly its peak, and the saving is the difference. One saving by hand: llama3-8b
  * on 8 GPUs without sharding holds Adam's 12 bytes per parameter (ZeRO's K = 12) for all
@@ -203,14 +234,12 @@ test_oom_suggestions (void)
   JsonArray *s = json_object_get_array_member (o, "fit_suggestions");
   g_assert_cmpuint (json_array_get_length (s), >=, 5);
   gboolean saw_offload = FALSE, any_fits = FALSE;
-  gint64 last = 0;
+  assert_fit_order (s);
   for (guint i = 0; i < json_array_get_length (s); i++)
     {
       JsonObject *e = json_array_get_object_element (s, i);
       const char *flags = json_object_get_string_member (e, "flags");
       gint64 p = json_object_get_int_member (e, "peak_bytes");
-      g_assert_cmpint (p, >=, last);   /* lowest peak first */
-      last = p;
       g_assert_cmpint (json_object_get_int_member (e, "saved_bytes"), ==, peak - p);
       g_assert_cmpint (json_object_get_boolean_member (e, "fits"), ==, p <= cap);
       any_fits |= p <= cap;
@@ -275,6 +304,146 @@ test_oom_combination (void)
                    json_object_get_int_member (first, "peak_bytes"));
   run_result_clear (&q);
   run_result_clear (&r);
+}
+
+/* The suggestions' JSON of `memory PLAN --json` (exit 3), and each simulated one checked
+ * against `predict PLAN FLAGS`: the step time shown is that prediction's, to the bit. */
+static JsonNode *
+fit_suggestions_checked (const char *plan)
+{
+  RunResult r = { 0 };
+  g_autofree char *args = g_strdup_printf ("memory %s --json", plan);
+  run_tandem (args, &r);
+  g_assert_cmpint (r.status, ==, 3);
+  JsonNode *root = parse (r.out);
+  run_result_clear (&r);
+  JsonArray *s = json_object_get_array_member (json_node_get_object (root), "fit_suggestions");
+  assert_fit_order (s);
+  for (guint i = 0; i < json_array_get_length (s); i++)
+    {
+      JsonObject *e = json_array_get_object_element (s, i);
+      if (fit_class (e) != 0)
+        continue;
+      g_autofree char *p = g_strdup_printf ("predict %s %s --no-db --json", plan,
+                                            json_object_get_string_member (e, "flags"));
+      run_tandem (p, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (JsonNode) pr = parse (r.out);
+      JsonObject *po = json_node_get_object (pr);
+      g_assert_cmpfloat (json_object_get_double_member (po, "step_time_s"), ==,
+                         json_object_get_double_member (e, "step_time_s"));
+      g_assert_cmpfloat (json_object_get_double_member (po, "tokens_per_s"), ==,
+                         json_object_get_double_member (e, "tokens_per_s"));
+      run_result_clear (&r);
+    }
+  return root;
+}
+
+/* The stage-0 category `cat` of `memory PLAN EXTRA --json`. */
+static gint64
+memory_category (const char *plan, const char *extra, const char *cat)
+{
+  RunResult r = { 0 };
+  g_autofree char *args = g_strdup_printf ("memory %s %s --json", plan, extra);
+  run_tandem (args, &r);
+  g_autoptr (JsonNode) root = parse (r.out);
+  JsonObject *st = json_array_get_object_element (
+    json_object_get_array_member (json_node_get_object (root), "stages"), 0);
+  gint64 v = json_object_get_int_member (json_object_get_object_member (st, "categories"), cat);
+  run_result_clear (&r);
+  return v;
+}
+
+/* Ordered by simulated step time: llama3-8b on 8 GPUs at tp 2, mbs 2, ZeRO-1 needs
+ * 85.3 GiB; nine single changes fit. The order is the simulated times' (checked against
+ * predict above): sequence parallelism, which only re-splits the TP collectives, is the
+ * fastest fit; full recompute, which adds a whole forward, the slowest. Offload fits but
+ * its host optimizer step is not in the step program: listed after every simulated one,
+ * without a time. By hand: ZeRO-2 shards the fp32 gradients over dp 8 / tp 2 = 4, so
+ * exactly 3/4 of the gradient bytes go. */
+static void
+test_fit_by_step_time (void)
+{
+  const char *plan = "--model llama3-8b --cluster h100-24k --gpus 8 --gbs 16 --tp 2 --mbs 2 "
+                     "--use-distributed-optimizer";
+  g_autoptr (JsonNode) root = fit_suggestions_checked (plan);
+  JsonArray *s = json_object_get_array_member (json_node_get_object (root), "fit_suggestions");
+  guint n = json_array_get_length (s), simulated = 0, last_sim = 0;
+  gboolean saw_offload = FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *e = json_array_get_object_element (s, i);
+      const char *flags = json_object_get_string_member (e, "flags");
+      if (fit_class (e) == 0)
+        simulated++, last_sim = i;
+      if (g_str_equal (flags, "--optimizer-offload"))
+        {
+          saw_offload = TRUE;
+          g_assert_true (json_object_get_boolean_member (e, "fits"));
+          g_assert_cmpint (fit_class (e), ==, 1);
+          g_assert_nonnull (strstr (json_object_get_string_member (e, "what"),
+                                    "step time not modelled"));
+        }
+    }
+  g_assert_true (saw_offload);
+  g_assert_cmpuint (simulated, ==, 8);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (s, 0),
+                                                  "flags"), ==, "--sequence-parallel");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (s, last_sim),
+                                                  "flags"), ==,
+                   "--recompute-granularity full");
+  gint64 g0 = memory_category (plan, "", "grads");
+  gint64 g2 = memory_category (plan, "--sharding zero2", "grads");
+  g_assert_cmpint (g0 - g2, ==, g0 / 4 * 3);
+
+  /* the text shows the times next to the memory saved */
+  RunResult r = { 0 };
+  g_autofree char *args = g_strdup_printf ("memory %s", plan);
+  run_tandem (args, &r);
+  g_assert_nonnull (strstr (r.out, "saves  verdict  step s  tokens/s  what it does"));
+  run_result_clear (&r);
+}
+
+/* Expert parallelism for a MoE plan: Mixtral 8x7B on 16 GPUs at tp 2 (expert tp 2 by
+ * Megatron's default), ZeRO-1, ep 1 needs 191 GiB. The suggestions include ep 2 (doubled),
+ * ep 8 (the largest: it divides the 8 experts and the tp x dp / etp = 16 / 2 = 8 expert
+ * ranks) and expert tp 4. By hand, one routed expert is 3 x 4096 x 14336 = 176,160,768
+ * elements; per rank at etp 2 the 8 experts of the 32 layers are 8 x 176,160,768 x 32 / 2
+ * = 22,548,578,304 elements, at ep 2 half of that. So ep 2 saves 11,274,289,152 elements:
+ * 22,548,578,304 bytes of bf16 parameters and 45,097,156,608 of fp32 gradients; the
+ * optimizer states (12 B) shard over the expert data-parallel group, edp = 16 / (2 x 1)
+ * = 8 before and 16 / (2 x 2) = 4 after, so 12 x 22,548,578,304 / 8 = 12 x 11,274,289,152
+ * / 4: no change. ep 8 fits and, simulated, is the fastest fit (ZeRO-3, the other one,
+ * gathers every parameter twice a step). */
+static void
+test_fit_expert_parallel (void)
+{
+  const char *plan = "--model mixtral-8x7b --cluster h100-24k --gpus 16 --tp 2 "
+                     "--sequence-parallel --use-distributed-optimizer --gbs 16 "
+                     "--seq-length 4096";
+  g_autoptr (JsonNode) root = fit_suggestions_checked (plan);
+  JsonArray *s = json_object_get_array_member (json_node_get_object (root), "fit_suggestions");
+  gboolean ep2 = FALSE, ep8 = FALSE, etp4 = FALSE;
+  for (guint i = 0; i < json_array_get_length (s); i++)
+    {
+      const char *flags = json_object_get_string_member (json_array_get_object_element (s, i),
+                                                         "flags");
+      ep2 |= g_str_equal (flags, "--expert-model-parallel-size 2");
+      ep8 |= g_str_equal (flags, "--expert-model-parallel-size 8");
+      etp4 |= g_str_equal (flags, "--expert-tensor-parallel-size 4");
+    }
+  g_assert_true (ep2 && ep8 && etp4);
+  JsonObject *first = json_array_get_object_element (s, 0);
+  g_assert_cmpstr (json_object_get_string_member (first, "flags"), ==,
+                   "--expert-model-parallel-size 8");
+  g_assert_true (json_object_get_boolean_member (first, "fits"));
+  const char *ep = "--expert-model-parallel-size 2";
+  g_assert_cmpint (memory_category (plan, "", "params") - memory_category (plan, ep, "params"),
+                   ==, 22548578304);
+  g_assert_cmpint (memory_category (plan, "", "grads") - memory_category (plan, ep, "grads"),
+                   ==, 45097156608);
+  g_assert_cmpint (memory_category (plan, "", "optimizer"), ==,
+                   memory_category (plan, ep, "optimizer"));
 }
 
 /* A plain `predict --model M` on a multi-server cluster is refused with the search to run
@@ -515,6 +684,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/explain/memory-all-stages", test_memory_all_stages);
   g_test_add_func ("/cli/explain/oom-suggestions", test_oom_suggestions);
   g_test_add_func ("/cli/explain/oom-combination", test_oom_combination);
+  g_test_add_func ("/cli/explain/fit-by-step-time", test_fit_by_step_time);
+  g_test_add_func ("/cli/explain/fit-expert-parallel", test_fit_expert_parallel);
   g_test_add_func ("/cli/explain/plain-predict", test_plain_predict);
   g_test_add_func ("/cli/explain/trace-memory", test_trace_memory);
   g_test_add_func ("/cli/explain/run-hygiene", test_run_hygiene);
