@@ -334,7 +334,7 @@ cli_plan_context_init (CliPlanContext *ctx, const char *what, const char *summar
         return cli_fail (CLI_EXIT_USAGE, "--model %s and Megatron model flags (--num-layers, "
                          "--hidden-size, ...) both describe the model (hint: one of them)",
                          ctx->args.model_name);
-      ctx->model = cli_model_flags_build (mf, ctx->plan.tp, ctx->plan.seq_length, &error);
+      ctx->model = cli_model_flags_build (mf, &ctx->plan, &error);
     }
   else
     ctx->model = model_spec_lookup (model, &error);

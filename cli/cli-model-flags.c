@@ -2,6 +2,7 @@
 #include "cli/cli-model-flags.h"
 #include "plan/plan.h"
 
+#include <json-glib/json-glib.h>
 #include <stdarg.h>
 
 GOptionGroup *
@@ -32,6 +33,16 @@ cli_model_flags_group (CliModelFlags *f)
       "LayerNorm (GPT) or RMSNorm (with --swiglu)", "KIND" },
     { "position-embedding-type", 0, 0, G_OPTION_ARG_STRING, &f->position_embedding,
       "learned_absolute (GPT) or rope (with --swiglu)", "KIND" },
+    { "kv-channels", 0, 0, G_OPTION_ARG_INT, &f->kv_channels,
+      "Head size (projection width a x kv-channels; default h / a)", "D" },
+    { "moe-ffn-hidden-size", 0, 0, G_OPTION_ARG_INT, &f->moe_ffn,
+      "With --num-experts: one routed expert's MLP inner size (default --ffn-hidden-size)",
+      "F" },
+    { "moe-shared-expert-intermediate-size", 0, 0, G_OPTION_ARG_INT, &f->moe_shared_ffn,
+      "With --num-experts: the shared experts' inner size in all (default none)", "F" },
+    { "moe-layer-freq", 0, 0, G_OPTION_ARG_STRING, &f->moe_layer_freq,
+      "With --num-experts: which layers are MoE, Megatron's N or a list such as "
+      "\"[0]*3+[1]*58\" (default every layer)", "PATTERN" },
     { NULL },
   };
   GOptionGroup *g = g_option_group_new ("model", "Model by Megatron-LM flags (instead of "
@@ -45,7 +56,8 @@ cli_model_flags_given (const CliModelFlags *f)
 {
   return f->num_layers || f->hidden || f->heads || f->query_groups || f->ffn || f->vocab
          || f->max_positions || f->vocab_divisible || f->swiglu || f->gqa || f->untie
-         || f->normalization || f->position_embedding;
+         || f->normalization || f->position_embedding || f->kv_channels || f->moe_ffn
+         || f->moe_shared_ffn || f->moe_layer_freq;
 }
 
 static gboolean
@@ -62,9 +74,211 @@ usage (GError **error, const char *format, ...)
   return FALSE;
 }
 
-ModelSpec *
-cli_model_flags_build (const CliModelFlags *f, int tp, int seq, GError **error)
+
+/* ---- --moe-layer-freq ------------------------------------------------------------------
+ * A Python list expression of 0/1 (Megatron evaluates the string): expr = term ('+'
+ * term)*, term = atom ('*' N)?, atom = '[' d (',' d)* ']' | '(' expr ')'. The result is
+ * capped at MODEL_MAX_LAYERS entries. */
+
+typedef struct {
+  const char *p;
+  const char *error;
+} FreqParser;
+
+static void
+freq_skip (FreqParser *fp)
 {
+  while (*fp->p == ' ' || *fp->p == '\t')
+    fp->p++;
+}
+
+static gboolean freq_expr (FreqParser *fp, GByteArray *out);
+
+static gboolean
+freq_int (FreqParser *fp, guint64 *v)
+{
+  freq_skip (fp);
+  if (!g_ascii_isdigit (*fp->p))
+    {
+      fp->error = "expected a number";
+      return FALSE;
+    }
+  char *end = NULL;
+  *v = g_ascii_strtoull (fp->p, &end, 10);
+  fp->p = end;
+  if (*v > MODEL_MAX_LAYERS)
+    {
+      fp->error = "a number above the layer cap";
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+freq_atom (FreqParser *fp, GByteArray *out)
+{
+  freq_skip (fp);
+  if (*fp->p == '(')
+    {
+      fp->p++;
+      if (!freq_expr (fp, out))
+        return FALSE;
+      freq_skip (fp);
+      if (*fp->p != ')')
+        {
+          fp->error = "expected ')'";
+          return FALSE;
+        }
+      fp->p++;
+      return TRUE;
+    }
+  if (*fp->p != '[')
+    {
+      fp->error = "expected '[' or '('";
+      return FALSE;
+    }
+  fp->p++;
+  for (;;)
+    {
+      guint64 v;
+      if (!freq_int (fp, &v))
+        return FALSE;
+      if (v > 1)
+        {
+          fp->error = "list entries are 0 (dense) or 1 (MoE)";
+          return FALSE;
+        }
+      guint8 b = (guint8) v;
+      g_byte_array_append (out, &b, 1);
+      freq_skip (fp);
+      if (*fp->p == ']')
+        {
+          fp->p++;
+          return TRUE;
+        }
+      if (*fp->p != ',')
+        {
+          fp->error = "expected ',' or ']'";
+          return FALSE;
+        }
+      fp->p++;
+    }
+}
+
+static gboolean
+freq_term (FreqParser *fp, GByteArray *out)
+{
+  g_autoptr (GByteArray) atom = g_byte_array_new ();
+  if (!freq_atom (fp, atom))
+    return FALSE;
+  freq_skip (fp);
+  guint64 n = 1;
+  if (*fp->p == '*')
+    {
+      fp->p++;
+      if (!freq_int (fp, &n))
+        return FALSE;
+    }
+  if ((guint64) out->len + n * atom->len > MODEL_MAX_LAYERS)
+    {
+      fp->error = "more entries than the layer cap";
+      return FALSE;
+    }
+  for (guint64 i = 0; i < n; i++)
+    g_byte_array_append (out, atom->data, atom->len);
+  return TRUE;
+}
+
+static gboolean
+freq_expr (FreqParser *fp, GByteArray *out)
+{
+  if (!freq_term (fp, out))
+    return FALSE;
+  for (;;)
+    {
+      freq_skip (fp);
+      if (*fp->p != '+')
+        return TRUE;
+      fp->p++;
+      if (!freq_term (fp, out))
+        return FALSE;
+    }
+}
+
+/* The pattern of --moe-layer-freq as tandem's (first_dense, step): layer i >= K is MoE
+ * when (i - K + 1) % S == 0. FALSE with error set when the text does not parse or the
+ * pattern has no such form. */
+static gboolean
+moe_layer_pattern (const char *text, guint64 layers, guint64 *first_dense, guint64 *step,
+                   GError **error)
+{
+  g_autoptr (GByteArray) pat = g_byte_array_new ();
+  char *end = NULL;
+  guint64 n = g_ascii_strtoull (text, &end, 10);
+  if (end != text && *end == '\0')
+    {
+      /* Megatron's integer form: layer i is MoE when i % N == 0 (arguments.py) */
+      if (n == 0 || n > layers)
+        return usage (error, "--moe-layer-freq %s: an integer is 1 to the %" G_GUINT64_FORMAT
+                      " layers", text, layers);
+      for (guint64 i = 0; i < layers; i++)
+        {
+          guint8 b = i % n == 0;
+          g_byte_array_append (pat, &b, 1);
+        }
+    }
+  else
+    {
+      FreqParser fp = { text, NULL };
+      if (!freq_expr (&fp, pat) || (freq_skip (&fp), *fp.p != '\0'))
+        return usage (error, "--moe-layer-freq '%s': %s at character %d (hint: an integer, "
+                      "or a list such as \"[0]*3+[1]*58\" or \"([0]+[1])*24\")", text,
+                      fp.error ? fp.error : "unexpected text", (int) (fp.p - text) + 1);
+    }
+  if (pat->len != layers)
+    return usage (error, "--moe-layer-freq '%s' gives %u entries for %" G_GUINT64_FORMAT
+                  " layers (hint: one 0 or 1 per layer)", text, pat->len, layers);
+  guint64 f = layers, second = layers;
+  for (guint64 i = 0; i < layers; i++)
+    if (pat->data[i])
+      {
+        if (f == layers)
+          f = i;
+        else if (second == layers)
+          second = i;
+      }
+  if (f == layers)
+    return usage (error, "--moe-layer-freq '%s' makes no layer MoE (hint: drop --num-experts "
+                  "for a dense model)", text);
+  /* with two MoE layers the step is their distance; with one, any step that puts no
+   * other MoE layer before the end */
+  guint64 s_lo = second < layers ? second - f : 1, s_hi = second < layers ? second - f : f + 1;
+  for (guint64 s = s_lo; s <= s_hi; s++)
+    {
+      if (s > f + 1)
+        break;
+      guint64 k = f + 1 - s;
+      gboolean same = TRUE;
+      for (guint64 i = 0; i < layers && same; i++)
+        same = pat->data[i] == (i >= k && (i - k + 1) % s == 0);
+      if (same)
+        {
+          *first_dense = k;
+          *step = s;
+          return TRUE;
+        }
+    }
+  return usage (error, "--moe-layer-freq '%s'%s: tandem models K dense layers followed by a "
+                "MoE layer every S-th layer, layer i MoE when (i - K + 1) %% S == 0, and this "
+                "pattern is not of that form (hint: \"[0]*K+[1]*N\", or \"([0]+[1])*N\" for "
+                "every other layer)", text, end != text && *end == '\0'
+                ? " (Megatron: layers 0, N, 2N, ... are MoE)" : "");
+}
+
+ModelSpec *
+cli_model_flags_build (const CliModelFlags *f, const Plan *plan, GError **error)
+{
+  int tp = plan->tp, seq = plan->seq_length;
   const struct { const char *flag; int v; } need[] = {
     { "--num-layers", f->num_layers }, { "--hidden-size", f->hidden },
     { "--num-attention-heads", f->heads }, { "--vocab-size", f->vocab },
@@ -86,6 +300,8 @@ cli_model_flags_build (const CliModelFlags *f, int tp, int seq, GError **error)
     { "--num-query-groups", f->query_groups }, { "--ffn-hidden-size", f->ffn },
     { "--max-position-embeddings", f->max_positions },
     { "--make-vocab-size-divisible-by", f->vocab_divisible },
+    { "--kv-channels", f->kv_channels }, { "--moe-ffn-hidden-size", f->moe_ffn },
+    { "--moe-shared-expert-intermediate-size", f->moe_shared_ffn },
   };
   for (guint i = 0; i < G_N_ELEMENTS (pos); i++)
     if (pos[i].v < 0)
@@ -118,10 +334,19 @@ cli_model_flags_build (const CliModelFlags *f, int tp, int seq, GError **error)
       return NULL;
     }
   guint64 h = (guint64) f->hidden, a = (guint64) f->heads;
+  if (plan->num_experts <= 0 && (f->moe_ffn || f->moe_shared_ffn || f->moe_layer_freq))
+    {
+      usage (error, "%s describes the experts of a mixture-of-experts model: give "
+             "--num-experts too (hint: --num-experts 8 --moe-router-topk 2)",
+             f->moe_ffn ? "--moe-ffn-hidden-size" : f->moe_shared_ffn
+             ? "--moe-shared-expert-intermediate-size" : "--moe-layer-freq");
+      return NULL;
+    }
   if (h % a != 0)
     {
       usage (error, "--hidden-size %d is not a multiple of --num-attention-heads %d "
-             "(hint: head size h / a must be whole)", f->hidden, f->heads);
+             "(hint: h / a must be whole; --kv-channels then sets another head size)", f->hidden,
+             f->heads);
       return NULL;
     }
   /* Megatron's ffn default (arguments.py): SwiGLU keeps the parameters of a 4h GeLU MLP
@@ -135,17 +360,79 @@ cli_model_flags_build (const CliModelFlags *f, int tp, int seq, GError **error)
   guint64 vocab = ((guint64) f->vocab + mult - 1) / mult * mult;
   guint64 positions = f->max_positions > 0 ? (guint64) f->max_positions
                       : seq > 0 ? (guint64) seq : 4096;
-  g_autofree char *problem = model_sizes_problem (h, ffn, (guint64) f->num_layers, a, kv, h / a,
+  guint64 head = f->kv_channels > 0 ? (guint64) f->kv_channels : h / a;
+  g_autofree char *problem = model_sizes_problem (h, ffn, (guint64) f->num_layers, a, kv, head,
                                                   vocab, positions);
   if (problem != NULL)
     {
       usage (error, "model by Megatron flags: %s", problem);
       return NULL;
     }
-  g_autofree char *name = g_strdup_printf ("megatron-L%d-h%d-a%d%s", f->num_layers, f->hidden,
-                                           f->heads, f->swiglu ? "-swiglu" : "");
-  return model_spec_new_custom (name, f->swiglu ? MODEL_MLP_SWIGLU : MODEL_MLP_GELU, h, ffn,
-                                (guint64) f->num_layers, a, kv, vocab, positions, !f->untie);
+  guint64 first_dense = 0, step = 1;
+  if (plan->num_experts > 0 && f->moe_layer_freq != NULL
+      && !moe_layer_pattern (f->moe_layer_freq, (guint64) f->num_layers, &first_dense, &step,
+                             error))
+    return NULL;
+  g_autofree char *name = g_strdup_printf ("megatron-L%d-h%d-a%d%s%s", f->num_layers, f->hidden,
+                                           f->heads, f->swiglu ? "-swiglu" : "",
+                                           plan->num_experts > 0 ? "-moe" : "");
+  /* new_custom wants a whole h / a; the head size is set after */
+  g_autoptr (ModelSpec) m = model_spec_new_custom (name, f->swiglu ? MODEL_MLP_SWIGLU
+                                                   : MODEL_MLP_GELU, h, ffn,
+                                                   (guint64) f->num_layers, a, kv, vocab,
+                                                   positions, !f->untie);
+  if (m == NULL)
+    {
+      usage (error, "model by Megatron flags: the sizes are out of range");
+      return NULL;
+    }
+  g_autoptr (JsonNode) config = json_from_string (m->config_json, NULL);
+  JsonObject *co = config != NULL && JSON_NODE_HOLDS_OBJECT (config)
+                   ? json_node_get_object (config) : NULL;
+  m->head_dim = head;
+  if (co != NULL && f->kv_channels > 0)
+    json_object_set_int_member (co, "head_dim", (gint64) head);
+  if (plan->num_experts > 0)
+    {
+      /* Megatron-Core's MoE layer: a softmax router (h x E, no bias), the top-k
+       * probabilities renormalised (softmax over the k chosen logits: the default,
+       * moe_router_pre_softmax off), each expert an MLP of the model's kind */
+      m->n_experts = (guint64) plan->num_experts;
+      m->moe_top_k = plan->moe_topk > 0 ? (guint64) plan->moe_topk : PLAN_MOE_TOPK_DEFAULT;
+      m->moe_ffn = f->moe_ffn > 0 ? (guint64) f->moe_ffn : ffn;
+      m->shared_expert_ffn = (guint64) f->moe_shared_ffn;
+      /* the flag is the shared experts' total width: one expert of it unless it is a
+       * whole number of routed experts' widths */
+      m->n_shared_experts = f->moe_shared_ffn == 0 ? 0
+                            : m->shared_expert_ffn % m->moe_ffn == 0
+                              ? m->shared_expert_ffn / m->moe_ffn : 1;
+      m->first_dense_layers = first_dense;
+      m->moe_layer_step = step;
+      m->router_score = MODEL_ROUTER_SOFTMAX;
+      m->router_norm_topk = TRUE;
+      g_autofree char *moe_problem = model_moe_problem (m);
+      if (moe_problem != NULL)
+        {
+          usage (error, "model by Megatron flags: %s", moe_problem);
+          return NULL;
+        }
+      if (co != NULL)
+        {
+          json_object_set_int_member (co, "num_local_experts", (gint64) m->n_experts);
+          json_object_set_int_member (co, "num_experts_per_tok", (gint64) m->moe_top_k);
+          json_object_set_int_member (co, "moe_intermediate_size", (gint64) m->moe_ffn);
+          json_object_set_int_member (co, "shared_expert_intermediate_size",
+                                      (gint64) m->shared_expert_ffn);
+          json_object_set_int_member (co, "first_k_dense_replace", (gint64) first_dense);
+          json_object_set_int_member (co, "moe_layer_step", (gint64) step);
+        }
+    }
+  if (co != NULL)
+    {
+      g_autofree char *text = json_to_string (config, FALSE);
+      model_spec_set_config_json (m, text, NULL);
+    }
+  return g_steal_pointer (&m);
 }
 
 void
@@ -153,4 +440,5 @@ cli_model_flags_clear (CliModelFlags *f)
 {
   g_clear_pointer (&f->normalization, g_free);
   g_clear_pointer (&f->position_embedding, g_free);
+  g_clear_pointer (&f->moe_layer_freq, g_free);
 }

@@ -254,9 +254,10 @@ published_rows (const ResCsv *csv, GPtrArray *texts)
   return rows;
 }
 
-/* --explain ROW: map and predict that row alone and say how each column was read. */
+/* --explain ROW: map and predict that row alone and say how each column was read; on
+ * `cluster` (--cluster, NULL: the preset its gpu_type maps to). */
 static int
-explain_row (const ResCsv *csv, gint64 id, const char *const *cost)
+explain_row (const ResCsv *csv, gint64 id, const char *const *cost, TopoCluster *cluster)
 {
   for (guint r = 0; r < res_csv_n_rows (csv); r++)
     {
@@ -264,7 +265,10 @@ explain_row (const ResCsv *csv, gint64 id, const char *const *cost)
       char *end = NULL;
       if (g_ascii_strtoll (cell, &end, 10) != id || end == cell || *end != '\0')
         continue;
-      g_autoptr (ResPublishedCase) c = res_published_case_new (csv, r);
+      g_autoptr (ResPublishedCase) c = res_published_case_new_on (csv, r, cluster);
+      if (cluster != NULL)
+        printf ("on cluster %s (--cluster; %s GPUs), not the preset the row's gpu_type maps "
+                "to\n", cluster->name, cli_fmt_count (cluster->n_devices));
       c->cost_overrides = cost;
       res_published_case_predict (c);
       g_autofree char *text = res_published_explain (csv, r, c);
@@ -357,7 +361,7 @@ cli_cmd_validate (int argc, char **argv)
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
 
   if (explain >= 0)
-    return explain_row (csv, explain, (const char *const *) cost);
+    return explain_row (csv, explain, (const char *const *) cost, cluster);
 
   ResPublishedOptions opts = {
     .only_ids = only != NULL ? (const gint64 *) ids->data : NULL,

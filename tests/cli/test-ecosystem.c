@@ -269,6 +269,150 @@ test_validate_cluster (void)
   run_result_clear (&a);
 }
 
+/* parameters.total / .active of `plan show ARGS --json` */
+static void
+plan_params (const char *args, gint64 *total, gint64 *active)
+{
+  RunResult r = { 0 };
+  g_autofree char *cmd = g_strdup_printf ("plan show %s --json", args);
+  run_tandem (cmd, &r);
+  if (r.status != 0)
+    g_error ("plan show %s: %s", args, r.err);
+  g_autoptr (JsonNode) root = parse (r.out);
+  JsonObject *p = json_object_get_object_member (json_node_get_object (root), "parameters");
+  *total = json_object_get_int_member (p, "total");
+  *active = json_object_get_int_member (p, "active");
+  run_result_clear (&r);
+}
+
+#define MIXTRAL_FLAGS "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 " \
+  "--num-query-groups 8 --ffn-hidden-size 14336 --swiglu " \
+  "--untie-embeddings-and-output-weights --vocab-size 32000 --num-experts 8 " \
+  "--moe-router-topk 2"
+
+/* Mixtral 8x7B by Megatron flags: --num-experts and --moe-router-topk (plan flags that
+ * restate the model) make the model by flags a MoE, with the preset's counts: 46,702,792,704
+ * parameters, 12,879,925,248 per token (Mistral AI: 46.7B / 12.9B), and the same
+ * prediction. The vocabulary 32,000 = 125 x 256 needs no padding at tp 2. */
+static void
+test_model_flags_moe (void)
+{
+  gint64 total, active, pt, pa;
+  plan_params (MIXTRAL_FLAGS " --gpus 8", &total, &active);
+  g_assert_cmpint (total, ==, 46702792704);
+  g_assert_cmpint (active, ==, 12879925248);
+  plan_params ("--model mixtral-8x7b --gpus 8", &pt, &pa);
+  g_assert_cmpint (total, ==, pt);
+  g_assert_cmpint (active, ==, pa);
+
+  const char *plan = "--gpus 16 --tp 2 --sequence-parallel --expert-model-parallel-size 8 "
+                     "--use-distributed-optimizer --gbs 16 --seq-length 4096 --no-db --json";
+  RunResult a = { 0 }, b = { 0 };
+  g_autofree char *fa = g_strdup_printf ("predict " MIXTRAL_FLAGS " %s", plan);
+  g_autofree char *fb = g_strdup_printf ("predict --model mixtral-8x7b %s", plan);
+  run_tandem (fa, &a);
+  run_tandem (fb, &b);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_cmpint (b.status, ==, 0);
+  g_autoptr (JsonNode) ja = parse (a.out);
+  g_autoptr (JsonNode) jb = parse (b.out);
+  g_assert_cmpfloat (member_double (ja, "step_time_s", NULL), ==,
+                     member_double (jb, "step_time_s", NULL));
+  g_assert_cmpfloat (member_double (ja, "memory", "peak_bytes"), ==,
+                     member_double (jb, "memory", "peak_bytes"));
+  run_result_clear (&a);
+  run_result_clear (&b);
+
+  /* top-1: each token visits one expert fewer per layer: 32 x 176,160,768 (3 x 4096 x
+   * 14336) = 5,637,144,576 fewer active parameters, the total unchanged */
+  plan_params (MIXTRAL_FLAGS " --moe-router-topk 1 --gpus 8", &pt, &pa);
+  g_assert_cmpint (pt, ==, 46702792704);
+  g_assert_cmpint (pa, ==, 12879925248 - 5637144576);
+  /* Megatron's --moe-layer-freq "[0]*2+[1]*30": two dense layers first, each a dense MLP
+   * (176,160,768) instead of 8 experts and a 4096 x 8 router (8 x 176,160,768 + 32,768 =
+   * 1,409,318,912): 2 x 1,233,158,144 = 2,466,316,288 fewer parameters; per token 2 x
+   * (2 x 176,160,768 + 32,768 - 176,160,768) = 352,387,072 fewer */
+  plan_params (MIXTRAL_FLAGS " --moe-layer-freq [0]*2+[1]*30 --gpus 8", &pt, &pa);
+  g_assert_cmpint (pt, ==, 46702792704 - 2466316288);
+  g_assert_cmpint (pa, ==, 12879925248 - 352387072);
+  /* --moe-shared-expert-intermediate-size 28672: a shared MLP of that width in every MoE
+   * layer, 3 x 4096 x 28672 = 352,321,536, in the total and per token, x 32 layers */
+  plan_params (MIXTRAL_FLAGS " --moe-shared-expert-intermediate-size 28672 --gpus 8", &pt,
+               &pa);
+  g_assert_cmpint (pt, ==, 46702792704 + 32 * 352321536LL);
+  g_assert_cmpint (pa, ==, 12879925248 + 32 * 352321536LL);
+  /* --moe-ffn-hidden-size 7168: experts half as wide, 32 x 8 x 3 x 4096 x 7168 =
+   * 22,548,578,304 fewer parameters, 32 x 2 x 3 x 4096 x 7168 = 5,637,144,576 per token */
+  plan_params (MIXTRAL_FLAGS " --moe-ffn-hidden-size 7168 --gpus 8", &pt, &pa);
+  g_assert_cmpint (pt, ==, 46702792704 - 22548578304);
+  g_assert_cmpint (pa, ==, 12879925248 - 5637144576);
+
+  /* --kv-channels: Mistral 7B's shape with a head size of 256 instead of 4096 / 32 = 128:
+   * q and o grow by 4096 x 32 x 128 = 16,777,216 each, k and v by 4096 x 8 x 128 =
+   * 4,194,304 each: 41,943,040 per layer, 1,342,177,280 over 32 layers, on the
+   * 7,241,732,096 of Mistral 7B */
+  plan_params ("--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+               "--num-query-groups 8 --ffn-hidden-size 14336 --swiglu "
+               "--untie-embeddings-and-output-weights --vocab-size 32000 --gpus 8", &pt, &pa);
+  g_assert_cmpint (pt, ==, 7241732096);
+  plan_params ("--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+               "--num-query-groups 8 --ffn-hidden-size 14336 --swiglu "
+               "--untie-embeddings-and-output-weights --vocab-size 32000 --kv-channels 256 "
+               "--gpus 8", &pt, &pa);
+  g_assert_cmpint (pt, ==, 7241732096 + 1342177280);
+
+  static const struct { const char *args, *expect; } bad[] = {
+    { "plan show --num-layers 32 --hidden-size 4096 --num-attention-heads 32 --vocab-size "
+      "32000 --swiglu --moe-ffn-hidden-size 1024 --gpus 8", "give --num-experts too" },
+    { "plan show " MIXTRAL_FLAGS " --moe-layer-freq 2 --gpus 8",
+      "(Megatron: layers 0, N, 2N, ... are MoE)" },
+    { "plan show " MIXTRAL_FLAGS " --moe-layer-freq ([0]+[1])*15 --gpus 8",
+      "gives 30 entries for 32 layers" },
+    { "plan show " MIXTRAL_FLAGS " --moe-layer-freq [0]*2+[2]*30 --gpus 8",
+      "list entries are 0 (dense) or 1 (MoE)" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      run_tandem (bad[i].args, &a);
+      g_assert_cmpint (a.status, ==, 2);
+      assert_one_error_line (a.err, bad[i].expect);
+      run_result_clear (&a);
+    }
+}
+
+/* validate --explain ROW --cluster: row 40 (GPT 175B on 64 A100s) explained on a DGX H100
+ * SuperPOD file predicts what validate --only 40 --cluster predicts there (printed to 4
+ * digits), not the A100 figure; on a one-server cluster it says why it cannot run. */
+static void
+test_explain_cluster (void)
+{
+  RunResult a = { 0 }, b = { 0 };
+  run_tandem ("validate {SRC}/data/published-runs.csv --only 40 --no-db --json --cluster "
+              "{SRC}/topology/presets/dgx-h100-superpod.json", &a);
+  g_assert_cmpint (a.status, ==, 0);
+  g_autoptr (JsonNode) ja = parse (a.out);
+  double step = json_object_get_double_member (json_array_get_object_element (
+    json_object_get_array_member (json_node_get_object (ja), "rows"), 0), "predicted_step_s");
+  run_result_clear (&a);
+  g_autofree char *want = g_strdup_printf ("  prediction: %.4g s (", step);
+  run_tandem ("validate {SRC}/data/published-runs.csv --explain 40 --cluster "
+              "{SRC}/topology/presets/dgx-h100-superpod.json", &a);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_true (g_str_has_prefix (a.out, "on cluster dgx-h100-superpod (--cluster;"));
+  g_assert_nonnull (strstr (a.out, "-> cluster preset dgx-h100-superpod"));
+  g_assert_nonnull (strstr (a.out, want));
+  run_tandem ("validate {SRC}/data/published-runs.csv --explain 40", &b);
+  g_assert_cmpint (b.status, ==, 0);
+  g_assert_null (strstr (b.out, want));
+  g_assert_nonnull (strstr (b.out, "-> cluster preset selene"));
+  run_result_clear (&a);
+  run_result_clear (&b);
+  run_tandem ("validate {SRC}/data/published-runs.csv --explain 2 --cluster h200-node", &a);
+  g_assert_nonnull (strstr (a.out, "skipped: n_gpus 16384 exceeds the 8 devices of cluster "
+                            "preset h200-node"));
+  run_result_clear (&a);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -277,5 +421,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/ecosystem/import-megatron", test_import_megatron);
   g_test_add_func ("/cli/ecosystem/import-torchtitan", test_import_torchtitan);
   g_test_add_func ("/cli/ecosystem/validate-cluster", test_validate_cluster);
+  g_test_add_func ("/cli/ecosystem/model-flags-moe", test_model_flags_moe);
+  g_test_add_func ("/cli/ecosystem/explain-cluster", test_explain_cluster);
   return g_test_run ();
 }
