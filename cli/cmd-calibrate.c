@@ -284,6 +284,24 @@ print_json (const ExecCalibration *cal, gboolean quick, const GArray *imported,
           json_builder_add_boolean_value (b, cal->memory.on_device);
           json_builder_end_object (b);
         }
+      if (cal->contention.cores > 0)
+        {
+          const ExecContentionRow *ct = &cal->contention;
+          json_builder_set_member_name (b, "contention");
+          json_builder_begin_object (b);
+          M_INT ("cores", ct->cores);
+          M_INT ("blas_threads", ct->blas_threads);
+          M_INT ("progress_threads", ct->progress_threads);
+          M_INT ("gemm_m", ct->gemm_m);
+          M_DBL ("gemm_alone_s", ct->gemm_alone_s);
+          M_DBL ("gemm_with_allreduce_s", ct->gemm_coll_s);
+          M_DBL ("allreduce_bytes", ct->coll_bytes);
+          M_DBL ("allreduce_s", ct->coll_s);
+          M_INT ("reps", ct->reps);
+          M_INT ("allreduces", ct->n_coll);
+          M_INT ("wrong", ct->wrong);
+          json_builder_end_object (b);
+        }
       json_builder_set_member_name (b, "attention");
       json_builder_begin_array (b);
       for (guint i = 0; cal->attention != NULL && i < cal->attention->len; i++)
@@ -487,6 +505,18 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
                 "  copy   %8.2f GB/s\n  triad  %8.2f GB/s   #wrong %" G_GINT64_FORMAT "\n",
                 cli_fmt_bytes ((double) cal->memory.bytes), cal->memory.reps,
                 cal->memory.copy_GBps, cal->memory.triad_GBps, cal->memory.wrong);
+      const ExecContentionRow *ct = &cal->contention;
+      if (ct->cores > 0)
+        printf ("\ncontention (per rank, all ranks running; %d rank%s, %d core%s, %d BLAS + "
+                "%d progress thread%s per rank)\n"
+                "  GEMM %d^3 alone %10.1f us, with an all-reduce of %s in flight %10.1f us: "
+                "compute slowed %.1f%%   #wrong %" G_GINT64_FORMAT "\n"
+                "  all-reduce meanwhile %.1f us (%.2f GB/s algbw)\n",
+                cal->ranks, cal->ranks == 1 ? "" : "s", ct->cores, ct->cores == 1 ? "" : "s",
+                ct->blas_threads, ct->progress_threads, ct->progress_threads == 1 ? "" : "s",
+                ct->gemm_m, ct->gemm_alone_s * 1e6, cli_fmt_bytes (ct->coll_bytes),
+                ct->gemm_coll_s * 1e6, 100.0 * (ct->gemm_coll_s / ct->gemm_alone_s - 1.0),
+                ct->wrong, ct->coll_s * 1e6, ct->coll_bytes / ct->coll_s / 1e9);
       if (!cal->colls_measured)
         printf ("\ncollectives: not measured in a single process; the sweep needs ranks "
                 "(e.g. mpirun -np 2 tandem calibrate%s)\n", quick ? " --quick" : "");

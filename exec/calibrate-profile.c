@@ -87,6 +87,14 @@ exec_calibration_to_profile (const ExecCalibration *cal)
       if (k->wrong == 0)
         topo_profile_add_kernel (p, k->kind, k->elements, k->Bps);
     }
+  const ExecContentionRow *ct = &cal->contention;
+  if (ct->cores > 0 && ct->wrong == 0 && ct->gemm_alone_s > 0 && ct->gemm_coll_s > 0
+      && ct->coll_s > 0)
+    p->contention = (TopoProfileContention) {
+      .cores = (guint) ct->cores, .blas_threads = (guint) MAX (ct->blas_threads, 1),
+      .progress_threads = (guint) MAX (ct->progress_threads, 0), .gemm_m = (guint64) ct->gemm_m,
+      .gemm_alone_s = ct->gemm_alone_s, .gemm_coll_s = ct->gemm_coll_s,
+      .coll_bytes = ct->coll_bytes, .coll_s = ct->coll_s };
   return p;
 }
 

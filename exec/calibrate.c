@@ -422,7 +422,8 @@ exec_calibrate_run (ExecBackend *b, const ExecCalibrateOptions *o, GError **erro
       || (o->memory && !exec_calibrate_memory (b, o, cal, error))
       || (o->attention && has_kernels && !exec_calibrate_attention (b, o, cal, error))
       || (o->kernels && has_kernels && !exec_calibrate_kernels (b, o, cal, error))
-      || (o->collectives && !exec_calibrate_collectives (b, o, cal, error)))
+      || (o->collectives && !exec_calibrate_collectives (b, o, cal, error))
+      || (o->collectives && !exec_calibrate_contention (b, o, cal, error)))
     {
       g_prefix_error (error, "calibrate: ");
       return NULL;

@@ -117,6 +117,21 @@ typedef struct {
   gint64     wrong;
 } ExecKernelRow;
 
+/* What an all-reduce in flight took from a GEMM loop on every rank (calibrate-contention.c;
+ * topology/cluster.h TopoProfileContention). cores 0 = not measured. */
+typedef struct {
+  int     cores;              /* CPUs each rank could run on (sched_getaffinity), mean */
+  int     blas_threads;       /* per rank */
+  int     progress_threads;   /* per rank: 1 with the CPU backend's progress thread */
+  int     gemm_m;             /* the GEMM: m x m x m, FP32 */
+  double  gemm_alone_s;       /* per GEMM, all ranks computing (the median pair's) */
+  double  gemm_coll_s;        /* per GEMM with an all-reduce in flight all along */
+  double  coll_bytes;         /* the all-reduce's size */
+  double  coll_s;             /* wall time per all-reduce during that loop */
+  int     reps, n_coll;       /* GEMMs per alone loop, all-reduces per loop with them */
+  gint64  wrong;              /* GEMM and all-reduce elements off, summed over ranks */
+} ExecContentionRow;
+
 /* Called on rank 0 after each row is measured (progress). */
 typedef void (*ExecCollRowFunc) (const ExecCollRow *row, gpointer user_data);
 typedef void (*ExecGemmRowFunc) (const ExecGemmRow *row, gpointer user_data);
@@ -179,6 +194,8 @@ typedef struct {
    * for (gemm_narrow), with the backend's reason ("bfloat16: the cpu backend multiplies
    * float32 only, ..."): both narrow dtypes on the CPU backend, by design. */
   GPtrArray *gemm_dtypes_skipped;
+  /* Added after the fields above: the CPU contention measurement (zero when not made). */
+  ExecContentionRow contention;
 } ExecCalibration;
 
 void             exec_calibrate_options_init (ExecCalibrateOptions *o);
@@ -207,6 +224,11 @@ gboolean exec_calibrate_kernels     (ExecBackend *b, const ExecCalibrateOptions 
 /* Group sizes 2, 4, ... and the world size; sizes 1 KiB .. 64 MiB by factors of 4
  * (quick: 1 KiB, 256 KiB, 4 MiB, 16 MiB). Does nothing (colls_measured FALSE) in a world of one. */
 gboolean exec_calibrate_collectives (ExecBackend *b, const ExecCalibrateOptions *o,
+                                     ExecCalibration *cal, GError **error);
+/* A GEMM alone and with an all-reduce of 4 MiB kept in flight on every rank, alternated
+ * CAL_WINDOWS times (calibrate-contention.c). CPU backend in a world of two or more only;
+ * otherwise nothing is measured (contention.cores stays 0). Runs with the collectives. */
+gboolean exec_calibrate_contention  (ExecBackend *b, const ExecCalibrateOptions *o,
                                      ExecCalibration *cal, GError **error);
 
 /* nccl-tests' table, one block per (collective, ranks) in the order of the rows:

@@ -529,11 +529,22 @@ sim_cost_op_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, gboolean ba
   return sim_cost_op_math_s (c, op, dtype, dtype, backward);
 }
 
+static double op_math_s (const SimCost *c, const ModelOp *op, TopoDtype dtype,
+                         TopoDtype gemm_dtype, gboolean backward);
+
+/* cpu_time_scale: 1 but on a CPU host that time-shares its cores (sim/cost-cpu.c) */
 double
 sim_cost_op_math_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, TopoDtype gemm_dtype,
                     gboolean backward)
 {
   g_return_val_if_fail (c != NULL && op != NULL, 0.0);
+  return op_math_s (c, op, dtype, gemm_dtype, backward) * c->cpu_time_scale;
+}
+
+static double
+op_math_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, TopoDtype gemm_dtype,
+           gboolean backward)
+{
   const TopoDtype d = resolve_dtype (c, dtype);
   switch (op->kind)
     {
@@ -558,7 +569,7 @@ sim_cost_optimizer_s (const SimCost *c, double params)
     return 0.0;
   const double Bps = profile_kernel_Bps (c, TOPO_KERNEL_ADAMW, params);
   if (Bps > 0)
-    return topo_kernel_bytes (TOPO_KERNEL_ADAMW, params, TOPO_DTYPE_FP32) / Bps
-           + c->opts.launch_overhead_s;
-  return roofline (c, 0.0, 0.0, params * ADAMW_BYTES_PER_PARAM);
+    return (topo_kernel_bytes (TOPO_KERNEL_ADAMW, params, TOPO_DTYPE_FP32) / Bps
+            + c->opts.launch_overhead_s) * c->cpu_time_scale;
+  return roofline (c, 0.0, 0.0, params * ADAMW_BYTES_PER_PARAM) * c->cpu_time_scale;
 }

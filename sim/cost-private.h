@@ -53,10 +53,15 @@ struct SimCost {
                                                    ln Bps, ascending; NULL = no rows */
   GPtrArray          *curves;                   /* SimCostCurve *, owned */
   const SimCostCurve *p2p_curve[SIM_COST_MAX_LEVELS];   /* sendrecv by joining level */
+  /* Added after the fields above: every compute op's time x this (sim/cost-cpu.c); 1
+   * except on a CPU host whose ranks time-share their cores unlike the calibration's */
+  double              cpu_time_scale;
 };
 
 /* cost-compute.c */
 void   sim_cost_compute_init (SimCost *c);
+/* cost-cpu.c: c->cpu_time_scale */
+void   sim_cost_cpu_init (SimCost *c);
 /* cost-comm.c */
 void   sim_cost_comm_init    (SimCost *c, const PlanLayout *layout);
 void   sim_cost_curve_free   (gpointer curve);

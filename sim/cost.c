@@ -269,6 +269,8 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->zero3_reuse_params = stack->fsdp_max_reuse_params;
   o->zero3_per_tensor = stack->fsdp_gather_per_tensor;
   o->zero3_rank_copies = stack->fsdp_rank_copies;
+  /* CPU hosts: measured contention in place of the default slowdown (sim/cost-cpu.c) */
+  sim_cost_options_cpu_host (o, cluster, 0, 0);
 }
 
 /* Each fitted knob of the architecture of `cluster` that ended at a bound of its fit:
@@ -373,6 +375,7 @@ sim_cost_new (const TopoCluster *cluster, const PlanLayout *layout, const SimCos
     sim_cost_options_init (&c->opts, cluster);
   c->cluster = topo_cluster_ref ((TopoCluster *) cluster);
   sim_cost_compute_init (c);
+  sim_cost_cpu_init (c);
   sim_cost_comm_init (c, layout);
   return c;
 }
@@ -422,6 +425,7 @@ static const CostOptionInfo option_info[] = {
   { "use_nvls", G_STRUCT_OFFSET (SimCostOptions, use_nvls), 'b', 0, 1 },
   { "free_comm", G_STRUCT_OFFSET (SimCostOptions, free_comm), 'b', 0, 1 },
   { "free_optimizer", G_STRUCT_OFFSET (SimCostOptions, free_optimizer), 'b', 0, 1 },
+  D (cpu_cores, 0, 1e6), D (cpu_ranks, 0, 1e6),
 };
 #undef D
 

@@ -147,6 +147,12 @@ typedef struct {
   /* test knobs */
   gboolean free_comm;             /* every collective and p2p costs 0 */
   gboolean free_optimizer;        /* the optimizer step costs 0 */
+  /* CPU hosts (sim/cost-cpu.c; only for a cluster whose cpu profile has a "contention"
+   * object): the cores the ranks may run on and the ranks per host of the prediction;
+   * 0 = the calibration's cores, the cluster's level-0 devices. Set both through
+   * sim_cost_options_cpu_host, which also sets comm_compute_slowdown from them. */
+  double   cpu_cores;
+  double   cpu_ranks;
 } SimCostOptions;
 
 /* Defaults for the cluster's device (cost.c): documented figures, then the per-device
@@ -166,6 +172,27 @@ void sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
 /* The fitted hardware knobs of the cluster's architecture that sit at a bound of their
  * fit, as "name=value (bound B)" (g_strfreev), or NULL when none does. */
 char **sim_cost_knobs_at_bound (const TopoCluster *cluster);
+
+/* The CPU contention model (sim/cost-cpu.c) for the cluster and options: what the
+ * calibration measured and what it makes of this prediction's cores and ranks. */
+typedef struct {
+  double   cal_cores, cal_ranks;   /* how the profile was measured */
+  double   cores, ranks;           /* this prediction's (cpu_cores, cpu_ranks or defaults) */
+  double   threads_per_rank;       /* BLAS + progress threads */
+  double   measured_slowdown;      /* GEMM with an all-reduce in flight / alone - 1 */
+  double   compute_scale;          /* every compute op's time x this (2: half a core) */
+  gboolean oversubscribed;         /* ranks x threads_per_rank > cores */
+  double   slowdown;               /* comm_compute_slowdown it gives (0 unless oversubscribed) */
+} SimCpuContention;
+
+/* FALSE (and *out zeroed) when the cluster has no cpu profile with a contention object:
+ * then nothing of the model applies (GPU clusters). o may be NULL (defaults). */
+gboolean sim_cost_cpu_contention (const TopoCluster *cluster, const SimCostOptions *o,
+                                  SimCpuContention *out);
+/* Sets cpu_cores and cpu_ranks (0 = default) and, for a cluster the model applies to,
+ * comm_compute_slowdown from them (sim_cost_options_init_stack calls it with 0, 0). */
+void     sim_cost_options_cpu_host (SimCostOptions *o, const TopoCluster *cluster,
+                                    double cores, double ranks);
 
 /* Overrides one option by name ("gemm_efficiency", "attn_fwd_efficiency", ...; the names
  * of the fields above, with *_s fields also accepting *_us in microseconds), for what-if

@@ -143,6 +143,21 @@ gboolean    topo_kernel_parse (const char *name, TopoKernel *out);
  * The accesses are listed in topology/profile.c and topology/presets/README.md. */
 double      topo_kernel_bytes (TopoKernel kernel, double elements, TopoDtype dtype);
 
+/* How the ranks of a CPU profile shared the host's cores while it was measured, and what
+ * an all-reduce in flight took from a GEMM loop on every rank (the "contention" object):
+ * the inputs of the CPU contention model (sim/cost-cpu.c). All 0 = not measured. */
+typedef struct {
+  guint   cores;                      /* CPUs the ranks could run on (sched_getaffinity) */
+  guint   blas_threads;               /* compute (BLAS) threads per rank */
+  guint   progress_threads;           /* MPI progress threads per rank (exec/backend-cpu) */
+  guint64 gemm_m;                     /* the GEMM timed: gemm_m^3, FP32 */
+  double  gemm_alone_s;               /* per GEMM, every rank computing, nothing in flight */
+  double  gemm_coll_s;                /* the same GEMMs while all-reduces of coll_bytes were
+                                         kept in flight on every rank (progress thread) */
+  double  coll_bytes;                 /* all-reduce size (nccl-tests size column) */
+  double  coll_s;                     /* wall time per all-reduce during that loop */
+} TopoProfileContention;
+
 typedef struct {
   char   *source;                     /* "tandem calibrate on HOST, DATE", ... */
   char   *backend;                    /* "cpu", "cuda", "nccl-tests"; NULL = not given */
@@ -155,6 +170,9 @@ typedef struct {
   /* Added after the fields above (other code reads those): */
   GArray *attention;                  /* TopoProfileAttn */
   GArray *kernels[TOPO_KERNEL_N];     /* TopoProfileKernel per kind, ascending elements */
+  /* Added after the fields above: CPU contention (the "contention" object; measured by
+   * exec/calibrate-contention.c, read by sim/cost-cpu.c for CPU profiles only). */
+  TopoProfileContention contention;
 } TopoProfile;
 
 TopoProfile *topo_profile_new      (void);                           /* empty tables */

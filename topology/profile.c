@@ -18,6 +18,13 @@
  *        causal, "fp32", fwd FLOP/s, bwd FLOP/s] ]   program's FLOP counting, cluster.h)
  *     "kernels": {                                   optional; each key a TopoKernel name,
  *       "norm": [ [elements, GBps], ... ], ... }     rows of integer > 0, bandwidth > 0
+ *     "contention": {                                optional (CPU profiles): how the ranks
+ *       "cores": 2, "blas_threads": 1,               shared the cores (integers >= 1;
+ *       "progress_threads": 1, "gemm_m": 256,        progress_threads may be 0), a GEMM of
+ *       "gemm_alone_us": 900.0,                      gemm_m^3 alone and with all-reduces
+ *       "gemm_with_allreduce_us": 1400.0,            of allreduce_bytes kept in flight
+ *       "allreduce_bytes": 4194304,                  (times > 0), and the all-reduce's
+ *       "allreduce_us": 5000.0 }                     wall time meanwhile (> 0)
  *   }
  *
  * As in cluster-load.c, keys starting with '_' are comments and any other unknown key is
@@ -37,7 +44,11 @@ static const char *const coll_names[] = {
 };
 static const char *const profile_keys[] = {
   "source", "backend", "host", "date", "ranks", "gemm", "memory", "collectives", "attention",
-  "kernels", NULL,
+  "kernels", "contention", NULL,
+};
+static const char *const contention_keys[] = {
+  "cores", "blas_threads", "progress_threads", "gemm_m", "gemm_alone_us",
+  "gemm_with_allreduce_us", "allreduce_bytes", "allreduce_us", NULL,
 };
 /* TopoKernel order */
 static const char *const kernel_names[] = {
@@ -137,6 +148,7 @@ topo_profile_copy (const TopoProfile *profile)
   p->ranks = profile->ranks;
   p->copy_Bps = profile->copy_Bps;
   p->triad_Bps = profile->triad_Bps;
+  p->contention = profile->contention;
   g_array_append_vals (p->gemm, profile->gemm->data, profile->gemm->len);
   g_array_append_vals (p->colls, profile->colls->data, profile->colls->len);
   g_array_append_vals (p->attention, profile->attention->data, profile->attention->len);
@@ -442,6 +454,59 @@ load_memory (JsonObject *obj, TopoProfile *p, const char *file, GError **error)
   return TRUE;
 }
 
+/* The "contention" object: every field required (a partial measurement is not one). */
+static gboolean
+load_contention (JsonObject *obj, TopoProfile *p, const char *file, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, "contention");
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return fail (error, file, "profile.contention", "must be an object, not %s",
+                 type_name (node));
+  JsonObject *co = json_node_get_object (node);
+  if (!check_keys (co, contention_keys, file, "profile.contention", error))
+    return FALSE;
+  for (int i = 0; contention_keys[i] != NULL; i++)
+    if (!json_object_has_member (co, contention_keys[i]))
+      return fail (error, file, "profile.contention", "lacks '%s' (hint: tandem calibrate "
+                   "under mpirun writes all of them)", contention_keys[i]);
+  TopoProfileContention *c = &p->contention;
+  guint64 cores, blas, m;
+  double progress, v[4];
+  if (!get_count (json_object_get_member (co, "cores"), &cores, file,
+                  "profile.contention.cores", error)
+      || !get_count (json_object_get_member (co, "blas_threads"), &blas, file,
+                     "profile.contention.blas_threads", error)
+      || !get_number (json_object_get_member (co, "progress_threads"), TRUE, &progress, file,
+                      "profile.contention.progress_threads", error)
+      || !get_count (json_object_get_member (co, "gemm_m"), &m, file,
+                     "profile.contention.gemm_m", error))
+    return FALSE;
+  if (progress != floor (progress) || progress > 64)
+    return fail (error, file, "profile.contention.progress_threads",
+                 "must be an integer from 0 to 64 (got %g)", progress);
+  static const char *const times[] = { "gemm_alone_us", "gemm_with_allreduce_us",
+                                       "allreduce_bytes", "allreduce_us" };
+  for (int i = 0; i < 4; i++)
+    {
+      g_autofree char *f = g_strdup_printf ("profile.contention.%s", times[i]);
+      if (!get_number (json_object_get_member (co, times[i]), FALSE, &v[i], file, f, error))
+        return FALSE;
+    }
+  if (cores > 1u << 20 || blas > 1u << 20 || m > 1u << 20)
+    return fail (error, file, "profile.contention", "has a count above 2^20");
+  c->cores = (guint) cores;
+  c->blas_threads = (guint) blas;
+  c->progress_threads = (guint) progress;
+  c->gemm_m = m;
+  c->gemm_alone_s = v[0] * 1e-6;
+  c->gemm_coll_s = v[1] * 1e-6;
+  c->coll_bytes = v[2];
+  c->coll_s = v[3] * 1e-6;
+  return TRUE;
+}
+
 static gboolean
 get_dtype (JsonNode *node, TopoDtype *out, const char *file, const char *field, GError **error)
 {
@@ -568,7 +633,7 @@ topo_profile_load (JsonNode *node, const char *file, TopoProfile **out, GError *
     }
   if (!load_gemm (obj, p, file, error) || !load_memory (obj, p, file, error)
       || !load_colls (obj, p, file, error) || !load_attention (obj, p, file, error)
-      || !load_kernels (obj, p, file, error))
+      || !load_kernels (obj, p, file, error) || !load_contention (obj, p, file, error))
     return FALSE;
   topo_profile_free (*out);
   *out = g_steal_pointer (&p);
@@ -722,6 +787,32 @@ topo_profile_to_json_node (const TopoProfile *profile)
             }
           json_builder_end_array (b);
         }
+      json_builder_end_object (b);
+    }
+  const TopoProfileContention *ct = &profile->contention;
+  if (ct->cores > 0 && ct->gemm_alone_s > 0)
+    {
+      add_string (b, "_contention", "cores the ranks could run on, threads per rank, a GEMM "
+                  "of gemm_m^3 (FP32) per rank alone and while all-reduces of allreduce_bytes "
+                  "were kept in flight, and the all-reduce's time meanwhile (sim/cost-cpu.c)");
+      json_builder_set_member_name (b, "contention");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "cores");
+      json_builder_add_int_value (b, ct->cores);
+      json_builder_set_member_name (b, "blas_threads");
+      json_builder_add_int_value (b, ct->blas_threads);
+      json_builder_set_member_name (b, "progress_threads");
+      json_builder_add_int_value (b, ct->progress_threads);
+      json_builder_set_member_name (b, "gemm_m");
+      add_count (b, (double) ct->gemm_m);
+      json_builder_set_member_name (b, "gemm_alone_us");
+      json_builder_add_double_value (b, tidy (ct->gemm_alone_s * 1e6));
+      json_builder_set_member_name (b, "gemm_with_allreduce_us");
+      json_builder_add_double_value (b, tidy (ct->gemm_coll_s * 1e6));
+      json_builder_set_member_name (b, "allreduce_bytes");
+      add_count (b, ct->coll_bytes);
+      json_builder_set_member_name (b, "allreduce_us");
+      json_builder_add_double_value (b, tidy (ct->coll_s * 1e6));
       json_builder_end_object (b);
     }
   json_builder_end_object (b);

@@ -1,0 +1,96 @@
+/* sim/cost-cpu.c - the contention model of a CPU host (a cluster whose profile was measured
+ * by the cpu backend with a "contention" object: topology/cluster.h TopoProfileContention,
+ * exec/calibrate-contention.c). Nothing here is fitted; every input is a measurement of
+ * `tandem calibrate` or a count of this machine's cores and threads.
+ *
+ * On a GPU, compute and the collectives that the step program overlaps with it run on
+ * different engines. On a CPU host each rank is a process of threads on the host's cores:
+ * b BLAS threads that compute, and the MPI progress thread (exec/backend-cpu-stream.c)
+ * whose MPI_Test calls do the collective's memory copies and reductions. Two terms follow:
+ *
+ *  1. Time-sharing of compute. R ranks of b compute threads on C cores each get
+ *     share(C, R) = min (1, C / (R b)) of a core. The profile's rates were measured with
+ *     the calibration's R_cal ranks on C_cal cores, so a compute op's time is the
+ *     profile's times share(C_cal, R_cal) / share(C, R): 2 ranks calibrated on 2 cores
+ *     and run on 1 core take twice as long.
+ *  2. The overlapped collective's CPU work lands on the compute stream. When the threads
+ *     that are runnable while a collective is in flight, R (b + p) with p progress
+ *     threads per rank, exceed the C cores, the progress thread's work takes its core
+ *     from compute. Calibration measures that share directly: the same GEMMs alone and
+ *     with an all-reduce in flight on every rank, s = t_with / t_alone - 1 (>= 0), which
+ *     is what the simulator's comm_compute_slowdown means (compute next to a running
+ *     collective takes 1 + s times as long: over an all-reduce of T seconds fully hidden
+ *     behind compute, s T seconds of its CPU work appear on the compute stream).
+ *     When R (b + p) <= C every thread has a core and s = 0. A run on a host that is
+ *     oversubscribed where calibration was not keeps the measured s (then ~0): it
+ *     cannot be measured without contention, and the model says so rather than guess.
+ *
+ * R is the ranks per host of the prediction (SimCostOptions.cpu_ranks, else the cluster's
+ * level-0 device count), C the cores they may run on (cpu_cores: `tandem run` reads
+ * sched_getaffinity at run time; else the calibration's). Clusters without a contention
+ * object (every GPU cluster, CPU profiles from before it) are left exactly as they were:
+ * the scale is 1 and comm_compute_slowdown is not touched. */
+#include "sim/cost-private.h"
+
+#include <string.h>
+
+static const TopoProfileContention *
+contention_of (const TopoCluster *cluster)
+{
+  if (cluster == NULL || cluster->profile == NULL
+      || g_strcmp0 (cluster->profile->backend, "cpu") != 0)
+    return NULL;
+  const TopoProfileContention *ct = &cluster->profile->contention;
+  return ct->cores > 0 && ct->gemm_alone_s > 0 && ct->gemm_coll_s > 0 ? ct : NULL;
+}
+
+static double
+share (double cores, double ranks, double threads)
+{
+  const double want = MAX (ranks, 1.0) * MAX (threads, 1.0);
+  return MIN (1.0, MAX (cores, 1.0) / want);
+}
+
+gboolean
+sim_cost_cpu_contention (const TopoCluster *cluster, const SimCostOptions *o,
+                         SimCpuContention *out)
+{
+  g_return_val_if_fail (out != NULL, FALSE);
+  memset (out, 0, sizeof *out);
+  const TopoProfileContention *ct = contention_of (cluster);
+  if (ct == NULL)
+    return FALSE;
+  const double b = MAX (ct->blas_threads, 1u), p = ct->progress_threads;
+  out->cal_cores = ct->cores;
+  out->cal_ranks = MAX (cluster->profile->ranks, 1u);
+  out->cores = o != NULL && o->cpu_cores > 0 ? o->cpu_cores : out->cal_cores;
+  out->ranks = o != NULL && o->cpu_ranks > 0 ? o->cpu_ranks
+               : (double) MAX (cluster->levels[0].count, (guint64) 1);
+  out->threads_per_rank = b + p;
+  out->measured_slowdown = MAX (ct->gemm_coll_s / ct->gemm_alone_s - 1.0, 0.0);
+  out->compute_scale = share (out->cal_cores, out->cal_ranks, b)
+                       / share (out->cores, out->ranks, b);
+  out->oversubscribed = out->ranks * (b + p) > out->cores;
+  out->slowdown = out->oversubscribed ? out->measured_slowdown : 0.0;
+  return TRUE;
+}
+
+void
+sim_cost_options_cpu_host (SimCostOptions *o, const TopoCluster *cluster, double cores,
+                           double ranks)
+{
+  g_return_if_fail (o != NULL);
+  o->cpu_cores = MAX (cores, 0.0);
+  o->cpu_ranks = MAX (ranks, 0.0);
+  SimCpuContention m;
+  if (sim_cost_cpu_contention (cluster, o, &m))
+    o->comm_compute_slowdown = m.slowdown;
+}
+
+void
+sim_cost_cpu_init (SimCost *c)
+{
+  SimCpuContention m;
+  c->cpu_time_scale = sim_cost_cpu_contention (c->cluster, &c->opts, &m) ? m.compute_scale
+                                                                       : 1.0;
+}

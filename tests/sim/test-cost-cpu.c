@@ -1,0 +1,266 @@
+/* tests/sim/test-cost-cpu.c - the CPU contention model (sim/cost-cpu.c) and the profile's
+ * "contention" object (topology/profile.c), against figures derived by hand.
+ *
+ * The test host (CPU_JSON): 2 devices on one level, a cpu profile measured by 2 ranks
+ * with one FP32 GEMM row (256^3 at 5e10 FLOP/s, launch 2 us) and a contention object:
+ * 2 cores, 1 BLAS + 1 progress thread per rank, a 256^3 GEMM 1000 us alone and 1500 us
+ * with an all-reduce of 4 MiB in flight (all-reduce 5000 us meanwhile). So the measured
+ * slowdown is 1500 / 1000 - 1 = 0.5, and the calibration ran 2 ranks x 1 BLAS thread on
+ * 2 cores: share(C_cal, R_cal) = min (1, 2 / 2) = 1. */
+#include "sim/cost.h"
+#include "sim/predict.h"
+
+#include <math.h>
+#include <string.h>
+
+#define HEAD(name, backend)                                                                \
+  "{ \"name\": \"" name "\",\n"                                                            \
+  "  \"device\": { \"name\": \"" name "\", \"peak_tflops\": { \"fp32\": 0.1, \"bf16\": 0.1 },\n" \
+  "              \"hbm_GB\": 16, \"hbm_GBps\": 20, \"launch_overhead_us\": 2 },\n"         \
+  "  \"levels\": [ { \"name\": \"host\", \"count\": 2, \"bw_GBps\": 1 } ],\n"              \
+  "  \"profile\": { \"source\": \"hand-written\", \"backend\": \"" backend "\", \"ranks\": 2,\n" \
+  "    \"gemm\": [ [256, 256, 256, \"fp32\", 5e10] ], \"memory\": { \"triad_GBps\": 10 }"
+
+#define CONTENTION(cores)                                                                  \
+  ",\n    \"contention\": { \"cores\": " cores ", \"blas_threads\": 1, \"progress_threads\": 1,\n" \
+  "      \"gemm_m\": 256, \"gemm_alone_us\": 1000, \"gemm_with_allreduce_us\": 1500,\n"    \
+  "      \"allreduce_bytes\": 4194304, \"allreduce_us\": 5000 }"
+
+static const char cpu_json[] = HEAD ("test-cpu", "cpu") CONTENTION ("2") " } }\n";
+/* calibrated with the 2 ranks squeezed onto 1 core */
+static const char one_core_json[] = HEAD ("test-cpu1", "cpu") CONTENTION ("1") " } }\n";
+/* the same profile without the contention object (a profile from before it) */
+static const char plain_json[] = HEAD ("test-cpu0", "cpu") " } }\n";
+/* a contention object in a profile that is not the cpu backend's: not applied */
+static const char cuda_json[] = HEAD ("test-gpu", "cuda") CONTENTION ("2") " } }\n";
+
+static TopoCluster *
+load (const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  TopoCluster *c = topo_cluster_new_from_data (text, -1, "test.json", &error);
+  g_assert_no_error (error);
+  return c;
+}
+
+static ModelOp
+gemm_op (guint64 m)
+{
+  ModelOp op = { 0 };
+  op.name = "test_gemm";
+  op.kind = MODEL_OP_GEMM;
+  op.m = op.n = op.k = m;
+  op.fwd_flops = 2.0 * m * m * m;
+  return op;
+}
+
+/* the 256^3 GEMM with the options, as the simulator costs it */
+static double
+gemm_s (const TopoCluster *c, const SimCostOptions *o)
+{
+  SimCost *cost = sim_cost_new (c, NULL, o);
+  ModelOp op = gemm_op (256);
+  const double s = sim_cost_op_s (cost, &op, TOPO_DTYPE_FP32, FALSE);
+  sim_cost_free (cost);
+  return s;
+}
+
+static void
+test_load_round_trip (void)
+{
+  g_autoptr (TopoCluster) c = load (cpu_json);
+  const TopoProfileContention *ct = &c->profile->contention;
+  g_assert_cmpuint (ct->cores, ==, 2);
+  g_assert_cmpuint (ct->blas_threads, ==, 1);
+  g_assert_cmpuint (ct->progress_threads, ==, 1);
+  g_assert_cmpuint (ct->gemm_m, ==, 256);
+  g_assert_cmpfloat_with_epsilon (ct->gemm_alone_s, 1e-3, 1e-15);
+  g_assert_cmpfloat_with_epsilon (ct->gemm_coll_s, 1.5e-3, 1e-15);
+  g_assert_cmpfloat (ct->coll_bytes, ==, 4194304);
+  g_assert_cmpfloat_with_epsilon (ct->coll_s, 5e-3, 1e-15);
+
+  /* written back and read again: the same figures */
+  g_autoptr (JsonNode) node = topo_profile_to_json_node (c->profile);
+  TopoProfile *back = NULL;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (topo_profile_load (node, "round-trip", &back, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (&back->contention, sizeof back->contention, ct, sizeof *ct);
+  topo_profile_free (back);
+
+  /* absent: all zero */
+  g_autoptr (TopoCluster) p = load (plain_json);
+  g_assert_cmpuint (p->profile->contention.cores, ==, 0);
+}
+
+static void
+test_load_bad (void)
+{
+  static const struct {
+    const char *contention, *needle;
+  } cases[] = {
+    { "{ \"cores\": 2 }", "lacks 'blas_threads'" },
+    { "{ \"cores\": 0, \"blas_threads\": 1, \"progress_threads\": 1, \"gemm_m\": 256, "
+      "\"gemm_alone_us\": 1, \"gemm_with_allreduce_us\": 1, \"allreduce_bytes\": 1, "
+      "\"allreduce_us\": 1 }", "profile.contention.cores" },
+    { "{ \"cores\": 2, \"blas_threads\": 1, \"progress_threads\": 1.5, \"gemm_m\": 256, "
+      "\"gemm_alone_us\": 1, \"gemm_with_allreduce_us\": 1, \"allreduce_bytes\": 1, "
+      "\"allreduce_us\": 1 }", "progress_threads" },
+    { "{ \"cores\": 2, \"blas_threads\": 1, \"progress_threads\": 1, \"gemm_m\": 256, "
+      "\"gemm_alone_us\": -1, \"gemm_with_allreduce_us\": 1, \"allreduce_bytes\": 1, "
+      "\"allreduce_us\": 1 }", "gemm_alone_us" },
+    { "{ \"cores\": 2, \"blas_threads\": 1, \"progress_threads\": 1, \"gemm_m\": 256, "
+      "\"gemm_alone_us\": 1, \"gemm_with_allreduce_us\": 1, \"allreduce_bytes\": 1, "
+      "\"allreduce_us\": 1, \"extra\": 3 }", "extra" },
+    { "[ 1 ]", "must be an object" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strdup_printf (HEAD ("bad", "cpu") ",\n \"contention\": %s } }",
+                                               cases[i].contention);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (TopoCluster) c = topo_cluster_new_from_data (text, -1, "bad.json", &error);
+      g_assert_null (c);
+      g_assert_nonnull (error);
+      if (strstr (error->message, cases[i].needle) == NULL)
+        g_error ("case %u: '%s' lacks '%s'", i, error->message, cases[i].needle);
+    }
+}
+
+static void
+test_model (void)
+{
+  g_autoptr (TopoCluster) c = load (cpu_json);
+  SimCpuContention m;
+
+  /* as calibrated (2 cores, the cluster's 2 ranks): compute share 1 / 1, scale 1; 2 ranks
+   * x (1 BLAS + 1 progress) = 4 threads > 2 cores: oversubscribed, slowdown = 0.5 */
+  SimCostOptions o;
+  sim_cost_options_init (&o, c);
+  g_assert_true (sim_cost_cpu_contention (c, &o, &m));
+  g_assert_cmpfloat (m.cal_cores, ==, 2);
+  g_assert_cmpfloat (m.cal_ranks, ==, 2);
+  g_assert_cmpfloat (m.ranks, ==, 2);
+  g_assert_cmpfloat (m.threads_per_rank, ==, 2);
+  g_assert_cmpfloat_with_epsilon (m.measured_slowdown, 0.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (m.compute_scale, 1.0, 1e-12);
+  g_assert_true (m.oversubscribed);
+  g_assert_cmpfloat_with_epsilon (o.comm_compute_slowdown, 0.5, 1e-12);
+  /* the GEMM as the profile row alone: 2 x 256^3 / 5e10 + 2 us launch */
+  const double base = 2.0 * 256 * 256 * 256 / 5e10 + 2e-6;
+  g_assert_cmpfloat_with_epsilon (gemm_s (c, &o), base, 1e-12);
+
+  /* 2 ranks on 1 core: share min (1, 1 / 2) = 1/2, so every compute op takes twice as
+   * long (launch included: the core is shared while the call is issued too); still
+   * oversubscribed: slowdown 0.5 */
+  sim_cost_options_cpu_host (&o, c, 1, 2);
+  g_assert_true (sim_cost_cpu_contention (c, &o, &m));
+  g_assert_cmpfloat_with_epsilon (m.compute_scale, 2.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (o.comm_compute_slowdown, 0.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (gemm_s (c, &o), 2.0 * base, 1e-12);
+
+  /* 4 cores for 2 ranks: each of the 2 x 2 threads has a core: scale 1, slowdown 0 (the
+   * progress thread's copies no longer take the compute thread's core) */
+  sim_cost_options_cpu_host (&o, c, 4, 2);
+  g_assert_true (sim_cost_cpu_contention (c, &o, &m));
+  g_assert_false (m.oversubscribed);
+  g_assert_cmpfloat_with_epsilon (m.compute_scale, 1.0, 1e-12);
+  g_assert_cmpfloat (o.comm_compute_slowdown, ==, 0.0);
+  g_assert_cmpfloat_with_epsilon (gemm_s (c, &o), base, 1e-12);
+
+  /* 4 ranks on the 2 cores: share 2 / 4 = 1/2: twice as long; 8 threads > 2: 0.5 */
+  sim_cost_options_cpu_host (&o, c, 2, 4);
+  g_assert_true (sim_cost_cpu_contention (c, &o, &m));
+  g_assert_cmpfloat_with_epsilon (m.compute_scale, 2.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (o.comm_compute_slowdown, 0.5, 1e-12);
+
+  /* calibrated with 2 ranks on 1 core (share 1/2), predicted on 2 cores (share 1): the
+   * profile's rates were half a core's, so compute takes half as long */
+  g_autoptr (TopoCluster) one = load (one_core_json);
+  SimCostOptions o1;
+  sim_cost_options_init (&o1, one);
+  sim_cost_options_cpu_host (&o1, one, 2, 2);
+  g_assert_true (sim_cost_cpu_contention (one, &o1, &m));
+  g_assert_cmpfloat_with_epsilon (m.compute_scale, 0.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (gemm_s (one, &o1), 0.5 * base, 1e-12);
+}
+
+/* Clusters the model does not apply to keep every figure: a cpu profile without the
+ * object keeps the documented default slowdown, a non-cpu profile and a GPU preset too,
+ * and their op times do not move with cpu_cores. */
+static void
+test_not_applied (void)
+{
+  const char *texts[] = { plain_json, cuda_json };
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_autoptr (TopoCluster) c = load (texts[i]);
+      SimCostOptions o, d;
+      sim_cost_options_init (&o, c);
+      sim_cost_options_init_documented (&d, c);
+      SimCpuContention m;
+      g_assert_false (sim_cost_cpu_contention (c, &o, &m));
+      const double slow = o.comm_compute_slowdown, t = gemm_s (c, &o);
+      g_assert_cmpfloat (slow, ==, d.comm_compute_slowdown);
+      sim_cost_options_cpu_host (&o, c, 1, 8);
+      g_assert_cmpfloat (o.comm_compute_slowdown, ==, slow);
+      g_assert_cmpfloat (gemm_s (c, &o), ==, t);
+    }
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) gpu = topo_cluster_lookup ("dgx-h100-superpod", &error);
+  g_assert_no_error (error);
+  SimCostOptions o;
+  sim_cost_options_init (&o, gpu);
+  const double slow = o.comm_compute_slowdown, t = gemm_s (gpu, &o);
+  sim_cost_options_cpu_host (&o, gpu, 1, 8);
+  g_assert_cmpfloat (o.comm_compute_slowdown, ==, slow);
+  g_assert_cmpfloat (gemm_s (gpu, &o), ==, t);
+}
+
+/* Through the simulator: tiny-llama, DP2, seq 256, with communication free (so no
+ * collective runs next to compute and the slowdown never applies): 2 ranks on 1 core
+ * give exactly twice the compute of 2 ranks on 2 cores, and so twice the step. */
+static void
+test_predict_doubles (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) c = load (cpu_json);
+  g_autoptr (ModelSpec) model = model_spec_lookup ("tiny-llama", &error);
+  g_assert_no_error (error);
+  double compute[2], step[2];
+  for (int i = 0; i < 2; i++)
+    {
+      Plan p;
+      plan_init_defaults (&p);
+      p.world_size = 2;
+      p.seq_length = 256;
+      p.global_batch = 4;
+      g_assert_true (plan_resolve (&p, model, c, &error));
+      SimOptions so;
+      sim_options_init (&so, c);
+      sim_cost_options_cpu_host (&so.cost, c, i == 0 ? 2 : 1, 2);
+      so.cost.free_comm = TRUE;
+      g_autoptr (SimPrediction) pr = sim_predict (model, &p, c, &so, &error);
+      g_assert_no_error (error);
+      compute[i] = pr->result->compute_s;
+      step[i] = pr->result->step_time_s;
+      plan_clear (&p);
+    }
+  g_test_message ("compute %.6f s on 2 cores, %.6f s on 1", compute[0], compute[1]);
+  g_assert_cmpfloat (compute[0], >, 0);
+  /* picosecond event times: equal to 1e-9 */
+  g_assert_cmpfloat (fabs (compute[1] - 2 * compute[0]), <=, 1e-9 * compute[0]);
+  g_assert_cmpfloat (fabs (step[1] - 2 * step[0]), <=, 1e-9 * step[0]);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/sim/cost-cpu/load-round-trip", test_load_round_trip);
+  g_test_add_func ("/sim/cost-cpu/load-bad", test_load_bad);
+  g_test_add_func ("/sim/cost-cpu/model", test_model);
+  g_test_add_func ("/sim/cost-cpu/not-applied", test_not_applied);
+  g_test_add_func ("/sim/cost-cpu/predict-doubles", test_predict_doubles);
+  return g_test_run ();
+}
