@@ -91,6 +91,16 @@ test_calibrate (void)
   g_assert_cmpuint (cl->profile->colls->len, >, 0);
   for (int k = 0; k < TOPO_KERNEL_N; k++)
     g_assert_cmpuint (cl->profile->kernels[k]->len, >, 0);
+  /* the contention measurement (exec/calibrate-contention.c): 2 ranks of 1 BLAS thread and
+   * the progress thread, on at least one core, both GEMM loops and the all-reduce timed */
+  const TopoProfileContention *ct = &cl->profile->contention;
+  g_assert_cmpuint (ct->cores, >=, 1);
+  g_assert_cmpuint (ct->blas_threads, ==, 1);
+  g_assert_cmpuint (ct->progress_threads, ==, 1);
+  g_assert_cmpfloat (ct->gemm_alone_s, >, 0);
+  g_assert_cmpfloat (ct->gemm_coll_s, >, 0);
+  g_assert_cmpfloat (ct->coll_bytes, ==, 4194304);
+  g_assert_cmpfloat (ct->coll_s, >, 0);
   remove_db (db);
   profile_path = g_steal_pointer (&path);
 }
