@@ -63,6 +63,10 @@ JsonNode *cli_run_json       (RunCtx *c, const ExecRunResult *m, const SimPredic
                               const PlanMemory *mem, const Verify *v);
 void      cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p,
                               const PlanMemory *mem, const Verify *v);
+/* The CPU contention model's host for this run's prediction (sim/cost-cpu.c): the cores
+ * this process may run on now (sched_getaffinity) and the ranks on this host (mpirun's
+ * local size, else the world). Nothing changes for a cluster the model does not apply to. */
+void      cli_run_cpu_host   (const RunCtx *c, SimCostOptions *o);
 /* On stderr, "tandem: warning: ..." for each reason not to trust the measured step time
  * (its spread over the timed steps, the machine's load before the run). */
 void      cli_run_warn_hygiene (RunCtx *c, const ExecRunResult *m);

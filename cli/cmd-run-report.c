@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* tp, cp, ep, pp, dp: the keys of docs/contracts.md, measured and predicted alike */
@@ -50,6 +51,39 @@ static void
 run_spread (const RunCtx *c, const ExecRunResult *m, CliSpread *sp)
 {
   cli_spread_compute (m->step_times_s, m->steps, c->load_before, c->world, sp);
+}
+
+static double
+local_ranks (const RunCtx *c)
+{
+  const char *local = g_getenv ("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (local == NULL)
+    local = g_getenv ("MPI_LOCALNRANKS");
+  const int n = local != NULL ? atoi (local) : 0;
+  return n > 0 ? MIN (n, c->world) : c->world;
+}
+
+void
+cli_run_cpu_host (const RunCtx *c, SimCostOptions *o)
+{
+  sim_cost_options_cpu_host (o, c->cluster, (double) g_get_num_processors (), local_ranks (c));
+}
+
+/* The contention model as this run's prediction used it; FALSE when it does not apply. */
+static gboolean
+run_contention (const RunCtx *c, SimCpuContention *out)
+{
+  SimCostOptions o;
+  sim_cost_options_init (&o, c->cluster);
+  cli_run_cpu_host (c, &o);
+  return sim_cost_cpu_contention (c->cluster, &o, out);
+}
+
+/* The predicted step within rank 0's measured range of step times (min <= p <= max). */
+static gboolean
+within_spread (const CliSpread *sp, double pred)
+{
+  return sp->n > 1 && pred >= sp->min_s && pred <= sp->max_s;
 }
 
 /* Which profile the prediction used, in words: "profile 3 stored 2026-...Z, measured on
@@ -274,6 +308,32 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
   json_builder_add_string_value (b, plan_str);
   json_builder_set_member_name (b, "world_size");
   json_builder_add_int_value (b, c->world);
+  {
+    /* the step time's error against the measured spread (min <= predicted <= max) */
+    CliSpread sp;
+    run_spread (c, m, &sp);
+    json_builder_set_member_name (b, "step_within_spread");
+    json_builder_add_boolean_value (b, within_spread (&sp, p->result->step_time_s));
+    SimCpuContention ct;
+    json_builder_set_member_name (b, "contention");
+    if (run_contention (c, &ct))
+      {
+        json_builder_begin_object (b);
+        util_json_member_number (b, "cores", ct.cores);
+        util_json_member_number (b, "ranks", ct.ranks);
+        util_json_member_number (b, "calibrated_cores", ct.cal_cores);
+        util_json_member_number (b, "calibrated_ranks", ct.cal_ranks);
+        util_json_member_number (b, "threads_per_rank", ct.threads_per_rank);
+        util_json_member_number (b, "compute_scale", ct.compute_scale);
+        json_builder_set_member_name (b, "oversubscribed");
+        json_builder_add_boolean_value (b, ct.oversubscribed);
+        util_json_member_number (b, "measured_slowdown", ct.measured_slowdown);
+        util_json_member_number (b, "comm_compute_slowdown", ct.slowdown);
+        json_builder_end_object (b);
+      }
+    else
+      json_builder_add_null_value (b);
+  }
 
   json_builder_set_member_name (b, "measured");
   json_builder_begin_object (b);
@@ -414,6 +474,24 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
   printf ("  (measured: means over ranks of the median step; peak memory: the runner's "
           "buffers on the fullest rank, resident set %s)\n",
           cli_fmt_bytes ((double) m->peak_rss_bytes));
+  if (sp.n > 1 && sp.median_s > 0)
+    printf ("  step time: predicted %.4f s, measured min %.4f / median %.4f / max %.4f s: "
+            "error %+.1f%%, %s the measured spread (%+.1f%% .. %+.1f%%)\n",
+            pred[T_STEP], sp.min_s, sp.median_s, sp.max_s, err_pct (pred[T_STEP], sp.median_s),
+            within_spread (&sp, pred[T_STEP]) ? "within" : "outside",
+            err_pct (sp.min_s, sp.median_s), err_pct (sp.max_s, sp.median_s));
+  SimCpuContention ct;
+  if (run_contention (c, &ct))
+    printf ("  contention: %g rank%s x %g threads (BLAS + MPI progress) on %g core%s now, "
+            "calibrated as %g on %g: compute x %.2f; %s %.1f%%%s\n",
+            ct.ranks, ct.ranks == 1 ? "" : "s", ct.threads_per_rank, ct.cores,
+            ct.cores == 1 ? "" : "s", ct.cal_ranks, ct.cal_cores, ct.compute_scale,
+            ct.oversubscribed ? "more threads than cores: compute next to a collective in "
+                                "flight slowed by"
+                              : "a core for every thread: no slowdown next to collectives ("
+                                "measured when oversubscribed:",
+            100 * ct.measured_slowdown,
+            ct.oversubscribed ? " (measured at calibration)" : ")");
   if (v)
     printf ("\n  verify: %s: loss %.7g vs single-rank %.7g (relative error %.2g, tolerance "
             "%g); gradient norm %.7g vs %.7g (%.2g, tolerance %g)\n", v->ok ? "ok" : "FAILED",

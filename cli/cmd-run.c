@@ -743,6 +743,7 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
 
   SimOptions so;
   sim_options_init (&so, c->cluster);
+  cli_run_cpu_host (c, &so.cost);   /* before --cost, which may override it */
   so.keep_timeline = c->a.pred_trace != NULL || c->a.merged_trace != NULL;
   if (!sim_cost_options_apply (&so.cost, (const char *const *) c->a.cost, &error))
     return report_failed (c, CLI_EXIT_USAGE, error->message);

@@ -150,6 +150,21 @@ loop_case (const char *plan_args, int n_stages)
   g_assert_no_error (error);
   JsonObject *o = json_node_get_object (json_parser_get_root (parser));
   g_assert_true (json_object_get_boolean_member (o, "calibrated"));
+  /* the error against the spread, and the contention model of a cpu profile: this host's
+   * cores now, the 2 ranks of the run, 1 BLAS + 1 progress thread each; the model's
+   * compute scale is the calibration's core share over the run's (same host, same ranks:
+   * 1 unless the cores this process may use changed in between) */
+  g_assert_true (json_object_has_member (o, "step_within_spread"));
+  (void) json_object_get_boolean_member (o, "step_within_spread");
+  JsonObject *ct = json_object_get_object_member (o, "contention");
+  g_assert_nonnull (ct);
+  g_assert_cmpfloat (json_object_get_double_member (ct, "ranks"), ==, 2);
+  g_assert_cmpfloat (json_object_get_double_member (ct, "threads_per_rank"), ==, 2);
+  g_assert_cmpfloat (json_object_get_double_member (ct, "cores"), ==, g_get_num_processors ());
+  const double share_now = MIN (1.0, g_get_num_processors () / 2.0);
+  const double share_cal = MIN (1.0, json_object_get_double_member (ct, "calibrated_cores") / 2.0);
+  g_assert_cmpfloat (fabs (json_object_get_double_member (ct, "compute_scale")
+                           - share_cal / share_now), <, 1e-12);
   gint64 run_id = json_object_get_int_member (o, "run_id");
   g_assert_cmpint (run_id, >, 0);
 
