@@ -300,6 +300,7 @@ print_json (const ExecCalibration *cal, gboolean quick, const GArray *imported,
           M_INT ("reps", ct->reps);
           M_INT ("allreduces", ct->n_coll);
           M_INT ("wrong", ct->wrong);
+          M_DBL ("compute_share", ct->compute_share);
           json_builder_end_object (b);
         }
       json_builder_set_member_name (b, "attention");
@@ -511,12 +512,14 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
                 "%d progress thread%s per rank)\n"
                 "  GEMM %d^3 alone %10.1f us, with an all-reduce of %s in flight %10.1f us: "
                 "compute slowed %.1f%%   #wrong %" G_GINT64_FORMAT "\n"
-                "  all-reduce meanwhile %.1f us (%.2f GB/s algbw)\n",
+                "  all-reduce meanwhile %.1f us (%.2f GB/s algbw); share of a core while "
+                "runnable over the compute benchmarks %.2f\n",
                 cal->ranks, cal->ranks == 1 ? "" : "s", ct->cores, ct->cores == 1 ? "" : "s",
                 ct->blas_threads, ct->progress_threads, ct->progress_threads == 1 ? "" : "s",
                 ct->gemm_m, ct->gemm_alone_s * 1e6, cli_fmt_bytes (ct->coll_bytes),
                 ct->gemm_coll_s * 1e6, 100.0 * (ct->gemm_coll_s / ct->gemm_alone_s - 1.0),
-                ct->wrong, ct->coll_s * 1e6, ct->coll_bytes / ct->coll_s / 1e9);
+                ct->wrong, ct->coll_s * 1e6, ct->coll_bytes / ct->coll_s / 1e9,
+                ct->compute_share);
       if (!cal->colls_measured)
         printf ("\ncollectives: not measured in a single process; the sweep needs ranks "
                 "(e.g. mpirun -np 2 tandem calibrate%s)\n", quick ? " --quick" : "");

@@ -43,6 +43,11 @@ typedef struct {
   double       load_before;
   gint64       profile_id;
   char        *profile_stored_at;
+  /* rank 0's share of a core while runnable over the run (exec_sched_share; 0 unknown),
+   * and the step predicted with it in place of the calibration's (sim/cost-cpu.c term 3;
+   * 0 when the contention model does not apply) */
+  double       run_share;
+  double       step_with_share_s;
 } RunCtx;
 
 /* --verify: the first step of the parallel run against the single-rank reference. */

@@ -333,6 +333,21 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
       }
     else
       json_builder_add_null_value (b);
+    /* the prediction with the core share the run measured (sim/cost-cpu.c term 3) */
+    json_builder_set_member_name (b, "predicted_with_run_share");
+    if (c->step_with_share_s > 0 && run_contention (c, &ct))
+      {
+        json_builder_begin_object (b);
+        util_json_member_number (b, "cpu_share", c->run_share);
+        util_json_member_number (b, "calibrated_share", ct.cal_share);
+        util_json_member_number (b, "step_time_s", c->step_with_share_s);
+        util_json_member_number (b, "error_pct", err_pct (c->step_with_share_s, m->step_time_s));
+        json_builder_set_member_name (b, "within_spread");
+        json_builder_add_boolean_value (b, within_spread (&sp, c->step_with_share_s));
+        json_builder_end_object (b);
+      }
+    else
+      json_builder_add_null_value (b);
   }
 
   json_builder_set_member_name (b, "measured");
@@ -477,7 +492,7 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
   if (sp.n > 1 && sp.median_s > 0)
     printf ("  step time: predicted %.4f s, measured min %.4f / median %.4f / max %.4f s: "
             "error %+.1f%%, %s the measured spread (%+.1f%% .. %+.1f%%)\n",
-            pred[T_STEP], sp.min_s, sp.median_s, sp.max_s, err_pct (pred[T_STEP], sp.median_s),
+            pred[T_STEP], sp.min_s, sp.median_s, sp.max_s, err_pct (pred[T_STEP], meas[T_STEP]),
             within_spread (&sp, pred[T_STEP]) ? "within" : "outside",
             err_pct (sp.min_s, sp.median_s), err_pct (sp.max_s, sp.median_s));
   SimCpuContention ct;
@@ -492,6 +507,12 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
                                 "measured when oversubscribed:",
             100 * ct.measured_slowdown,
             ct.oversubscribed ? " (measured at calibration)" : ")");
+  if (c->step_with_share_s > 0 && run_contention (c, &ct) && sp.median_s > 0)
+    printf ("  core share: rank 0's compute thread ran %.2f of the time it was runnable "
+            "(calibration's compute benchmarks: %.2f); predicted with that share %.4f s: error %+.1f%%, "
+            "%s the measured spread\n", c->run_share, ct.cal_share, c->step_with_share_s,
+            err_pct (c->step_with_share_s, meas[T_STEP]),
+            within_spread (&sp, c->step_with_share_s) ? "within" : "outside");
   if (v)
     printf ("\n  verify: %s: loss %.7g vs single-rank %.7g (relative error %.2g, tolerance "
             "%g); gradient norm %.7g vs %.7g (%.2g, tolerance %g)\n", v->ok ? "ok" : "FAILED",

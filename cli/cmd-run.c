@@ -49,6 +49,7 @@
  * other ranks then really wait inside them). */
 #include "cli/cmd-run-private.h"
 #include "cli/cli-hygiene.h"
+#include "exec/calibrate.h"
 #include "results/store.h"
 #include "util/output.h"
 
@@ -753,6 +754,17 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
       g_autofree char *msg = g_strdup_printf ("predicting the plan: %s", error->message);
       return report_failed (c, CLI_EXIT_FAILURE, msg);
     }
+  /* the same with the core share this run measured in place of the calibration's */
+  SimCpuContention ct;
+  if (c->run_share > 0 && sim_cost_cpu_contention (c->cluster, &so.cost, &ct)
+      && ct.cal_share > 0)
+    {
+      SimOptions sw = so;
+      sw.keep_timeline = FALSE;
+      sw.cost.cpu_share = c->run_share;
+      g_autoptr (SimPrediction) q = sim_predict (c->model, &c->plan, c->cluster, &sw, NULL);
+      c->step_with_share_s = q != NULL ? q->result->step_time_s : 0;
+    }
   /* memory as the CPU engine holds it: no CUDA context, NCCL or cuBLAS workspaces */
   PlanMemOptions mo;
   plan_mem_options_init (&mo);
@@ -920,8 +932,12 @@ run_plan (RunCtx *c)
     run_failed (c, error);
   /* the load before the timed work: others' processes, not this run's ranks */
   c->load_before = c->rank == 0 ? cli_load_average () : -1;
+  double sched0[2], sched1[2];
+  const gboolean sched = exec_sched_sample (sched0);
   if (!exec_runner_run (runner, &error))
     run_failed (c, error);
+  if (sched && exec_sched_sample (sched1))
+    c->run_share = exec_sched_share (sched0, sched1);
   if (c->rank != 0)
     {
       if (!end_barrier (c, &error))

@@ -6,8 +6,8 @@
  * as the last is seen done between two GEMMs, a fixed number of them, so that every rank
  * issues the same collectives); the backend's progress thread moves the all-reduce
  * (exec/backend-cpu-stream.c), as it moves the runner's overlapped collectives. The two
- * loops alternate CAL_WINDOWS times (so a burst of others' load falls on one pair), and
- * the median pair's ratio is kept. The GEMM time with an all-reduce in flight over the
+ * loops alternate CONTENTION_PAIRS times, short, so that a burst of others' load falls on
+ * one pair, and the median pair's ratio is kept. The GEMM time with an all-reduce in flight over the
  * time alone, less one, is the fraction of the compute thread's core that the
  * collective's memory copies and reductions (and the progress thread's polling) took:
  * what the simulator's comm_compute_slowdown means. Also recorded: the cores this process
@@ -18,7 +18,32 @@
 #include "exec/calibrate-private.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+gboolean
+exec_sched_sample (double sample[2])
+{
+  /* "ON_CPU_NS WAIT_NS TIMESLICES\n" (Documentation/scheduler/sched-stats.rst) */
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents ("/proc/thread-self/schedstat", &text, NULL, NULL))
+    return FALSE;
+  unsigned long long run = 0, wait = 0;
+  if (sscanf (text, "%llu %llu", &run, &wait) != 2)
+    return FALSE;
+  sample[0] = (double) run * 1e-9;
+  sample[1] = (double) wait * 1e-9;
+  return TRUE;
+}
+
+double
+exec_sched_share (const double before[2], const double after[2])
+{
+  const double run = after[0] - before[0], wait = after[1] - before[1];
+  return run > 0 && wait >= 0 ? run / (run + wait) : 0.0;
+}
+
+#define CONTENTION_PAIRS 7
 
 typedef struct {
   double alone_s, with_s, coll_s;   /* per GEMM alone, per GEMM with, per all-reduce */
@@ -82,7 +107,7 @@ exec_calibrate_contention (ExecBackend *b, const ExecCalibrateOptions *o, ExecCa
     return TRUE;   /* not measured: cal->contention.cores stays 0 */
   const int m = o->quick ? 256 : 384;
   const gsize count = (gsize) 1 << 20;              /* 4 MiB of floats */
-  const double min_time_s = o->quick ? 0.1 : 0.3;
+  const double min_time_s = o->quick ? 0.04 : 0.15;   /* per loop */
   CalCtx *ctx = cal_ctx_new (b, error);
   if (ctx == NULL)
     return FALSE;
@@ -124,9 +149,9 @@ exec_calibrate_contention (ExecBackend *b, const ExecCalibrateOptions *o, ExecCa
   const int reps = (int) CLAMP (size[0] / b->world, 3, 100000);
   const int n_coll = (int) CLAMP (size[1] / b->world, 3, 1000);
 
-  Pair p[CAL_WINDOWS];
-  double ratio[CAL_WINDOWS];
-  for (int w = 0; ok && w < CAL_WINDOWS; w++)
+  Pair p[CONTENTION_PAIRS];
+  double ratio[CONTENTION_PAIRS];
+  for (int w = 0; ok && w < CONTENTION_PAIRS; w++)
     {
       memset (&p[w], 0, sizeof p[w]);
       ok = cal_barrier (ctx, ctx->world, error)
@@ -154,15 +179,15 @@ exec_calibrate_contention (ExecBackend *b, const ExecCalibrateOptions *o, ExecCa
     {
       /* the median pair of this rank, then means over the ranks */
       int mid = 0;
-      double sorted[CAL_WINDOWS];
+      double sorted[CONTENTION_PAIRS];
       memcpy (sorted, ratio, sizeof sorted);
-      const double med = cal_median (sorted, CAL_WINDOWS);
-      for (int w = 0; w < CAL_WINDOWS; w++)
+      const double med = cal_median (sorted, CONTENTION_PAIRS);
+      for (int w = 0; w < CONTENTION_PAIRS; w++)
         if (ratio[w] == med)
           mid = w;
-      double v[5] = { p[mid].alone_s, p[mid].with_s, p[mid].coll_s, (double) wrong,
-                      (double) g_get_num_processors () };
-      ok = cal_group_sum (ctx, ctx->world, v, 5, error);
+      double v[6] = { p[mid].alone_s, p[mid].with_s, p[mid].coll_s, (double) wrong,
+                      (double) g_get_num_processors (), cal->contention.compute_share };
+      ok = cal_group_sum (ctx, ctx->world, v, 6, error);
       if (ok)
         {
           ExecContentionRow *r = &cal->contention;
@@ -177,6 +202,7 @@ exec_calibrate_contention (ExecBackend *b, const ExecCalibrateOptions *o, ExecCa
           r->reps = reps;
           r->n_coll = n_coll;
           r->wrong = (gint64) llround (v[3]);
+          r->compute_share = v[5] / b->world;
         }
     }
   exec_event_free (ev);

@@ -94,7 +94,9 @@ exec_calibration_to_profile (const ExecCalibration *cal)
       .cores = (guint) ct->cores, .blas_threads = (guint) MAX (ct->blas_threads, 1),
       .progress_threads = (guint) MAX (ct->progress_threads, 0), .gemm_m = (guint64) ct->gemm_m,
       .gemm_alone_s = ct->gemm_alone_s, .gemm_coll_s = ct->gemm_coll_s,
-      .coll_bytes = ct->coll_bytes, .coll_s = ct->coll_s };
+      .coll_bytes = ct->coll_bytes, .coll_s = ct->coll_s,
+      .compute_share = ct->compute_share > 0 && ct->compute_share <= 1 ? ct->compute_share
+                                                                        : 0 };
   return p;
 }
 

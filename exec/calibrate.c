@@ -418,11 +418,21 @@ exec_calibrate_run (ExecBackend *b, const ExecCalibrateOptions *o, GError **erro
   if ((o->attention || o->kernels) && !has_kernels)
     g_ptr_array_add (cal->skipped, g_strdup_printf ("attention and kernels: the '%s' backend "
                                                     "has no kernels table", b->ops->name));
+  /* the core share of this rank's thread over the compute parts (calibrate-contention.c),
+   * which end before the collectives */
+  double sched0[2], sched1[2];
+  const gboolean sched = exec_sched_sample (sched0);
   if ((o->gemm && !exec_calibrate_gemm (b, o, cal, error))
       || (o->memory && !exec_calibrate_memory (b, o, cal, error))
       || (o->attention && has_kernels && !exec_calibrate_attention (b, o, cal, error))
-      || (o->kernels && has_kernels && !exec_calibrate_kernels (b, o, cal, error))
-      || (o->collectives && !exec_calibrate_collectives (b, o, cal, error))
+      || (o->kernels && has_kernels && !exec_calibrate_kernels (b, o, cal, error)))
+    {
+      g_prefix_error (error, "calibrate: ");
+      return NULL;
+    }
+  if (sched && exec_sched_sample (sched1))
+    cal->contention.compute_share = exec_sched_share (sched0, sched1);
+  if ((o->collectives && !exec_calibrate_collectives (b, o, cal, error))
       || (o->collectives && !exec_calibrate_contention (b, o, cal, error)))
     {
       g_prefix_error (error, "calibrate: ");

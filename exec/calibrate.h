@@ -130,7 +130,20 @@ typedef struct {
   double  coll_s;             /* wall time per all-reduce during that loop */
   int     reps, n_coll;       /* GEMMs per alone loop, all-reduces per loop with them */
   gint64  wrong;              /* GEMM and all-reduce elements off, summed over ranks */
+  /* the fraction of a core the calibrating thread got while it wanted one during the
+   * compute parts (GEMM, memory, attention, kernels: exec_sched_share), mean over ranks;
+   * 0 = unknown */
+  double  compute_share;
 } ExecContentionRow;
+
+/* This thread's time on a CPU and time runnable but waiting for one (seconds), from the
+ * kernel's scheduler statistics (/proc/thread-self/schedstat); FALSE where they cannot be
+ * read (not Linux, a kernel without CONFIG_SCHED_INFO). */
+gboolean exec_sched_sample (double sample[2]);
+/* The share of a core a thread got while runnable between two samples: on CPU / (on CPU
+ * + waiting); 0 when unknown or when it never ran. Other processes' load, more threads
+ * than cores, a progress thread on the same core all lower it. */
+double   exec_sched_share  (const double before[2], const double after[2]);
 
 /* Called on rank 0 after each row is measured (progress). */
 typedef void (*ExecCollRowFunc) (const ExecCollRow *row, gpointer user_data);
@@ -226,7 +239,7 @@ gboolean exec_calibrate_kernels     (ExecBackend *b, const ExecCalibrateOptions 
 gboolean exec_calibrate_collectives (ExecBackend *b, const ExecCalibrateOptions *o,
                                      ExecCalibration *cal, GError **error);
 /* A GEMM alone and with an all-reduce of 4 MiB kept in flight on every rank, alternated
- * CAL_WINDOWS times (calibrate-contention.c). CPU backend in a world of two or more only;
+ * 7 times (calibrate-contention.c). CPU backend in a world of two or more only;
  * otherwise nothing is measured (contention.cores stays 0). Runs with the collectives. */
 gboolean exec_calibrate_contention  (ExecBackend *b, const ExecCalibrateOptions *o,
                                      ExecCalibration *cal, GError **error);

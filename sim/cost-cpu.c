@@ -25,6 +25,15 @@
  *     oversubscribed where calibration was not keeps the measured s (then ~0): it
  *     cannot be measured without contention, and the model says so rather than guess.
  *
+ *  3. Other processes. On a shared host others' threads take the cores too, and neither
+ *     count is known in advance. The kernel counts, per thread, the time it ran and the
+ *     time it was runnable but waited for a core (/proc/thread-self/schedstat); their
+ *     ratio on CPU / (on CPU + waiting) is the share of a core the thread got while it
+ *     wanted one. Calibration records it over its compute benchmarks (compute_share); a run that
+ *     measures its own (SimCostOptions.cpu_share: `tandem run`'s load-corrected line)
+ *     replaces term 1 by cal_share / share, since both shares already hold every
+ *     reason the thread waited (others, more threads than cores, the progress thread).
+ *
  * R is the ranks per host of the prediction (SimCostOptions.cpu_ranks, else the cluster's
  * level-0 device count), C the cores they may run on (cpu_cores: `tandem run` reads
  * sched_getaffinity at run time; else the calibration's). Clusters without a contention
@@ -70,6 +79,11 @@ sim_cost_cpu_contention (const TopoCluster *cluster, const SimCostOptions *o,
   out->measured_slowdown = MAX (ct->gemm_coll_s / ct->gemm_alone_s - 1.0, 0.0);
   out->compute_scale = share (out->cal_cores, out->cal_ranks, b)
                        / share (out->cores, out->ranks, b);
+  out->cal_share = ct->compute_share;
+  out->share = o != NULL && o->cpu_share > 0 ? MIN (o->cpu_share, 1.0) : 0.0;
+  out->measured_share = out->cal_share > 0 && out->share > 0;
+  if (out->measured_share)
+    out->compute_scale = out->cal_share / out->share;
   out->oversubscribed = out->ranks * (b + p) > out->cores;
   out->slowdown = out->oversubscribed ? out->measured_slowdown : 0.0;
   return TRUE;

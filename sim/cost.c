@@ -425,7 +425,7 @@ static const CostOptionInfo option_info[] = {
   { "use_nvls", G_STRUCT_OFFSET (SimCostOptions, use_nvls), 'b', 0, 1 },
   { "free_comm", G_STRUCT_OFFSET (SimCostOptions, free_comm), 'b', 0, 1 },
   { "free_optimizer", G_STRUCT_OFFSET (SimCostOptions, free_optimizer), 'b', 0, 1 },
-  D (cpu_cores, 0, 1e6), D (cpu_ranks, 0, 1e6),
+  D (cpu_cores, 0, 1e6), D (cpu_ranks, 0, 1e6), D (cpu_share, 0, 1),
 };
 #undef D
 

@@ -153,6 +153,10 @@ typedef struct {
    * sim_cost_options_cpu_host, which also sets comm_compute_slowdown from them. */
   double   cpu_cores;
   double   cpu_ranks;
+  /* the share of a core the ranks' compute threads got while runnable, measured during a
+   * run (schedstat; `tandem run`'s load-corrected prediction); 0 = unknown: then the
+   * cores and ranks above give it */
+  double   cpu_share;
 } SimCostOptions;
 
 /* Defaults for the cluster's device (cost.c): documented figures, then the per-device
@@ -178,9 +182,14 @@ char **sim_cost_knobs_at_bound (const TopoCluster *cluster);
 typedef struct {
   double   cal_cores, cal_ranks;   /* how the profile was measured */
   double   cores, ranks;           /* this prediction's (cpu_cores, cpu_ranks or defaults) */
+  double   cal_share, share;       /* measured core shares: calibration's GEMM sweep, and
+                                      the run's (cpu_share); 0 = not measured */
+  gboolean measured_share;         /* compute_scale = cal_share / share (both measured) */
   double   threads_per_rank;       /* BLAS + progress threads */
   double   measured_slowdown;      /* GEMM with an all-reduce in flight / alone - 1 */
-  double   compute_scale;          /* every compute op's time x this (2: half a core) */
+  double   compute_scale;          /* every compute op's time x this (2: half a core):
+                                      cal_share / share when both were measured, else
+                                      share(cal cores, ranks) / share(cores, ranks) */
   gboolean oversubscribed;         /* ranks x threads_per_rank > cores */
   double   slowdown;               /* comm_compute_slowdown it gives (0 unless oversubscribed) */
 } SimCpuContention;

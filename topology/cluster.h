@@ -156,6 +156,10 @@ typedef struct {
                                          kept in flight on every rank (progress thread) */
   double  coll_bytes;                 /* all-reduce size (nccl-tests size column) */
   double  coll_s;                     /* wall time per all-reduce during that loop */
+  double  compute_share;              /* the share of a core the calibrating threads got
+                                         while runnable over the compute benchmarks (on
+                                         CPU / (on CPU + waiting), schedstat); 0 = not
+                                         measured */
 } TopoProfileContention;
 
 typedef struct {

@@ -24,7 +24,9 @@
  *       "gemm_alone_us": 900.0,                      gemm_m^3 alone and with all-reduces
  *       "gemm_with_allreduce_us": 1400.0,            of allreduce_bytes kept in flight
  *       "allreduce_bytes": 4194304,                  (times > 0), and the all-reduce's
- *       "allreduce_us": 5000.0 }                     wall time meanwhile (> 0)
+ *       "allreduce_us": 5000.0,                      wall time meanwhile (> 0); optional:
+ *       "compute_share": 0.8 }                       the core share over the compute parts,
+ *                                                    in (0, 1]
  *   }
  *
  * As in cluster-load.c, keys starting with '_' are comments and any other unknown key is
@@ -48,8 +50,9 @@ static const char *const profile_keys[] = {
 };
 static const char *const contention_keys[] = {
   "cores", "blas_threads", "progress_threads", "gemm_m", "gemm_alone_us",
-  "gemm_with_allreduce_us", "allreduce_bytes", "allreduce_us", NULL,
+  "gemm_with_allreduce_us", "allreduce_bytes", "allreduce_us", "compute_share", NULL,
 };
+#define CONTENTION_REQUIRED 8   /* the keys above before compute_share */
 /* TopoKernel order */
 static const char *const kernel_names[] = {
   "norm", "norm_grad", "rotary", "rotary_grad", "swiglu", "swiglu_grad", "residual",
@@ -467,7 +470,7 @@ load_contention (JsonObject *obj, TopoProfile *p, const char *file, GError **err
   JsonObject *co = json_node_get_object (node);
   if (!check_keys (co, contention_keys, file, "profile.contention", error))
     return FALSE;
-  for (int i = 0; contention_keys[i] != NULL; i++)
+  for (int i = 0; i < CONTENTION_REQUIRED; i++)
     if (!json_object_has_member (co, contention_keys[i]))
       return fail (error, file, "profile.contention", "lacks '%s' (hint: tandem calibrate "
                    "under mpirun writes all of them)", contention_keys[i]);
@@ -504,6 +507,17 @@ load_contention (JsonObject *obj, TopoProfile *p, const char *file, GError **err
   c->gemm_coll_s = v[1] * 1e-6;
   c->coll_bytes = v[2];
   c->coll_s = v[3] * 1e-6;
+  if (json_object_has_member (co, "compute_share"))
+    {
+      double share;
+      if (!get_number (json_object_get_member (co, "compute_share"), FALSE, &share, file,
+                       "profile.contention.compute_share", error))
+        return FALSE;
+      if (share > 1)
+        return fail (error, file, "profile.contention.compute_share",
+                     "must be a fraction in (0, 1] (got %g)", share);
+      c->compute_share = share;
+    }
   return TRUE;
 }
 
@@ -813,6 +827,11 @@ topo_profile_to_json_node (const TopoProfile *profile)
       add_count (b, ct->coll_bytes);
       json_builder_set_member_name (b, "allreduce_us");
       json_builder_add_double_value (b, tidy (ct->coll_s * 1e6));
+      if (ct->compute_share > 0)
+        {
+          json_builder_set_member_name (b, "compute_share");
+          json_builder_add_double_value (b, tidy (ct->compute_share));
+        }
       json_builder_end_object (b);
     }
   json_builder_end_object (b);

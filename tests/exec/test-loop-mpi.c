@@ -165,6 +165,18 @@ loop_case (const char *plan_args, int n_stages)
   const double share_cal = MIN (1.0, json_object_get_double_member (ct, "calibrated_cores") / 2.0);
   g_assert_cmpfloat (fabs (json_object_get_double_member (ct, "compute_scale")
                            - share_cal / share_now), <, 1e-12);
+  /* the prediction with the core share the run measured: null only where the kernel's
+   * scheduler statistics cannot be read */
+  g_assert_true (json_object_has_member (o, "predicted_with_run_share"));
+  if (g_file_test ("/proc/thread-self/schedstat", G_FILE_TEST_EXISTS))
+    {
+      JsonObject *ws = json_object_get_object_member (o, "predicted_with_run_share");
+      g_assert_nonnull (ws);
+      const double share = json_object_get_double_member (ws, "cpu_share");
+      g_assert_cmpfloat (share, >, 0);
+      g_assert_cmpfloat (share, <=, 1);
+      g_assert_cmpfloat (json_object_get_double_member (ws, "step_time_s"), >, 0);
+    }
   gint64 run_id = json_object_get_int_member (o, "run_id");
   g_assert_cmpint (run_id, >, 0);
 

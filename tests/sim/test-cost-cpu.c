@@ -4,7 +4,8 @@
  * The test host (CPU_JSON): 2 devices on one level, a cpu profile measured by 2 ranks
  * with one FP32 GEMM row (256^3 at 5e10 FLOP/s, launch 2 us) and a contention object:
  * 2 cores, 1 BLAS + 1 progress thread per rank, a 256^3 GEMM 1000 us alone and 1500 us
- * with an all-reduce of 4 MiB in flight (all-reduce 5000 us meanwhile). So the measured
+ * with an all-reduce of 4 MiB in flight (all-reduce 5000 us meanwhile), and the
+ * calibrating threads ran 0.8 of the time they were runnable. So the measured
  * slowdown is 1500 / 1000 - 1 = 0.5, and the calibration ran 2 ranks x 1 BLAS thread on
  * 2 cores: share(C_cal, R_cal) = min (1, 2 / 2) = 1. */
 #include "sim/cost.h"
@@ -24,7 +25,7 @@
 #define CONTENTION(cores)                                                                  \
   ",\n    \"contention\": { \"cores\": " cores ", \"blas_threads\": 1, \"progress_threads\": 1,\n" \
   "      \"gemm_m\": 256, \"gemm_alone_us\": 1000, \"gemm_with_allreduce_us\": 1500,\n"    \
-  "      \"allreduce_bytes\": 4194304, \"allreduce_us\": 5000 }"
+  "      \"allreduce_bytes\": 4194304, \"allreduce_us\": 5000, \"compute_share\": 0.8 }"
 
 static const char cpu_json[] = HEAD ("test-cpu", "cpu") CONTENTION ("2") " } }\n";
 /* calibrated with the 2 ranks squeezed onto 1 core */
@@ -78,6 +79,7 @@ test_load_round_trip (void)
   g_assert_cmpfloat_with_epsilon (ct->gemm_coll_s, 1.5e-3, 1e-15);
   g_assert_cmpfloat (ct->coll_bytes, ==, 4194304);
   g_assert_cmpfloat_with_epsilon (ct->coll_s, 5e-3, 1e-15);
+  g_assert_cmpfloat_with_epsilon (ct->compute_share, 0.8, 1e-15);
 
   /* written back and read again: the same figures */
   g_autoptr (JsonNode) node = topo_profile_to_json_node (c->profile);
@@ -113,6 +115,9 @@ test_load_bad (void)
       "\"gemm_alone_us\": 1, \"gemm_with_allreduce_us\": 1, \"allreduce_bytes\": 1, "
       "\"allreduce_us\": 1, \"extra\": 3 }", "extra" },
     { "[ 1 ]", "must be an object" },
+    { "{ \"cores\": 2, \"blas_threads\": 1, \"progress_threads\": 1, \"gemm_m\": 256, "
+      "\"gemm_alone_us\": 1, \"gemm_with_allreduce_us\": 1, \"allreduce_bytes\": 1, "
+      "\"allreduce_us\": 1, \"compute_share\": 1.5 }", "fraction in (0, 1]" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -176,6 +181,21 @@ test_model (void)
 
   /* calibrated with 2 ranks on 1 core (share 1/2), predicted on 2 cores (share 1): the
    * profile's rates were half a core's, so compute takes half as long */
+  /* the run measured its own core share: 0.4 of the time runnable against the
+   * calibration's 0.8, so compute takes 0.8 / 0.4 = 2x, whatever the cores and ranks say
+   * (the shares already hold them); the slowdown still follows the thread count */
+  sim_cost_options_cpu_host (&o, c, 2, 2);
+  o.cpu_share = 0.4;
+  g_assert_true (sim_cost_cpu_contention (c, &o, &m));
+  g_assert_true (m.measured_share);
+  g_assert_cmpfloat_with_epsilon (m.compute_scale, 2.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (gemm_s (c, &o), 2.0 * base, 1e-12);
+  sim_cost_options_cpu_host (&o, c, 4, 2);
+  g_assert_true (sim_cost_cpu_contention (c, &o, &m));
+  g_assert_cmpfloat_with_epsilon (m.compute_scale, 2.0, 1e-12);
+  g_assert_cmpfloat (o.comm_compute_slowdown, ==, 0.0);
+  o.cpu_share = 0;
+
   g_autoptr (TopoCluster) one = load (one_core_json);
   SimCostOptions o1;
   sim_cost_options_init (&o1, one);
