@@ -557,6 +557,7 @@ add_row (CliTable *t, int place, const SimPrediction *p)
   cli_table_cell (t, "%.1f%%", r->bubble_fraction * 100);
   cli_table_cell (t, "%.3f", r->exposed_comm_s[PROG_COMM_TP]);
   cli_table_cell (t, "%.3f", r->exposed_comm_s[PROG_COMM_CP]);
+  cli_table_cell (t, "%.3f", r->exposed_comm_s[PROG_COMM_EP]);
   cli_table_cell (t, "%.3f", r->exposed_comm_s[PROG_COMM_PP]);
   cli_table_cell (t, "%.3f", r->exposed_comm_s[PROG_COMM_DP]);
   cli_table_cell (t, "%.1f", (double) p->memory.peak_bytes / 1073741824.0);
@@ -582,7 +583,8 @@ print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guin
           res->wall_s > 0 ? (double) res->enumerated / res->wall_s : 0.0);
   g_autoptr (CliTable) t = cli_table_new ();
   const char *const heads[] = { "#", "step s", "tokens/s", "MFU", "HFU", "bubble", "exp tp",
-                                "exp cp", "exp pp", "exp dp", "peak GiB", "GPUs" };
+                                "exp cp", "exp ep", "exp pp", "exp dp", "peak GiB",
+                                "GPUs" };
   for (guint c = 0; c < G_N_ELEMENTS (heads); c++)
     cli_table_add_column (t, heads[c], CLI_ALIGN_RIGHT);
   cli_table_add_column (t, "plan", CLI_ALIGN_LEFT);

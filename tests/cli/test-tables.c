@@ -197,7 +197,7 @@ test_search (void)
   g_assert_cmpint (r.status, ==, 0);
   static const Col cols[] = {
     { "#", '>' }, { "step s", '>' }, { "tokens/s", '>' }, { "MFU", '>' }, { "HFU", '>' },
-    { "bubble", '>' }, { "exp tp", '>' }, { "exp cp", '>' }, { "exp pp", '>' },
+    { "bubble", '>' }, { "exp tp", '>' }, { "exp cp", '>' }, { "exp ep", '>' }, { "exp pp", '>' },
     { "exp dp", '>' }, { "peak GiB", '>' }, { "GPUs", '>' }, { "plan", '<' } };
   /* three places and the rule row */
   g_assert_cmpuint (check_table (r.out, "   #  step s", cols, G_N_ELEMENTS (cols), NULL), ==,
