@@ -501,7 +501,7 @@ layer_block (ExecRunner *r, const ProgTask *t, const ProgBlock *blk, RunTaskStat
         return FALSE;
       if (out)
         set_last (u, rc, LAST_MLP, l);
-      if (bwd && blk->kind == PROG_BLOCK_MOE_ROUTE)
+      if (bwd && blk->kind == PROG_BLOCK_MOE_ROUTE && r->tp == 1)
         swap (&u->dfull, &u->dpartial);   /* tp 1: dx is the layer input's gradient */
       return TRUE;
     }

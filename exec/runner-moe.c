@@ -20,6 +20,13 @@
  * in their place. An all-to-all task waits for its data on the host (the counts decide the
  * sizes), so it ends when its rows have arrived.
  *
+ * Tensor parallelism (tp > 1: sequence parallelism, expert TP 1): the block has no TP
+ * collective of its own. Each TP rank routes the sequence shard the attention's
+ * reduce-scatter left in the residual stream (u->h) and writes the layer's output back
+ * there whole (its own residual included: not a partial sum); the backward reads and
+ * writes the gradient shard u->dh. The router's gradient is reduced over TP with the
+ * norms' (runner.c).
+ *
  * Activations: each MoE layer of a unit holds its ExecMoeActs and the block's scratch in
  * the layer's activation buffer (the scratch carries the rows between the phases) and
  * its routing sizes in host memory (route_mem). */
@@ -41,7 +48,8 @@ runner_moe_init (ExecRunner *r, GError **error)
     return TRUE;
   ExecGroup *g = r->groups[PLAN_AXIS_EP];
   int ep = g ? g->size : 1, ep_rank = g ? g->rank : 0;
-  if (!exec_moe_shape_init (&r->moe_shape, r->N, r->shape.C, r->pmoe.experts, r->pmoe.top_k,
+  /* with sequence parallelism each TP rank routes its own sequence shard */
+  if (!exec_moe_shape_init (&r->moe_shape, runner_sp (r) ? r->N_sp : r->N, r->shape.C, r->pmoe.experts, r->pmoe.top_k,
                             (int) r->pmoe.expert_ffn, ep, ep_rank, error))
     return FALSE;
   if (!exec_moe_shape_set_shared (&r->moe_shape, (int) r->pmoe.shared_ffn, error))
@@ -50,6 +58,12 @@ runner_moe_init (ExecRunner *r, GError **error)
   r->moe_shape.eps = r->shape.eps;
   r->moe_ev = exec_event_new (r->b, error);
   return r->moe_ev != NULL;
+}
+
+gsize
+runner_moe_router_size (const ExecRunner *r)
+{
+  return (gsize) r->moe_shape.E * r->moe_shape.C;
 }
 
 gsize
@@ -180,6 +194,12 @@ runner_moe_block (ExecRunner *r, const ProgTask *t, const ProgBlock *blk, RunUni
   runner_moe_weights (r, l, &w, &g);
   ExecMoeCtx ctx = ctx_of (r, L);
   const ExecMoeShape *s = &r->moe_shape;
+  const ExecKernels *K = exec_kernels_for (r->compute);
+  gboolean sp = runner_sp (r);
+  /* the block's output gradient: the shard with SP, else the full one */
+  float *dout = sp ? u->dh : u->dfull;
+  if (sp)
+    add_residual = TRUE;   /* each rank's output is whole for its tokens */
   *out = NULL;
   switch (blk->kind)
     {
@@ -189,12 +209,16 @@ runner_moe_block (ExecRunner *r, const ProgTask *t, const ProgBlock *blk, RunUni
           L->moe_a2a = 0;
           L->moe_out = NULL;
           L->moe_shared_done = FALSE;
+          if (sp)   /* the input shard, kept for the backward */
+            K->copy (r->compute, L->x_mlp, u->h, (gsize) s->N * s->C);
           return exec_moe_route_forward (&ctx, s, &w, L->x_mlp, &L->moe, error);
         }
       if (!has_ep (r) && !a2a (r, L, TRUE, 1, NULL, error))
         return FALSE;
-      exec_moe_route_backward (&ctx, s, &w, &g, L->x_mlp, add_residual, &L->moe, u->dfull,
+      exec_moe_route_backward (&ctx, s, &w, &g, L->x_mlp, add_residual, &L->moe, dout,
                                u->dpartial, L->moe_scratch);
+      if (sp)   /* the layer input's gradient shard, where the attention's gather reads it */
+        K->copy (r->compute, u->dh, u->dpartial, (gsize) s->N * s->C);
       return TRUE;
     case PROG_BLOCK_MOE_EXPERTS:
       if (!has_ep (r) && !a2a (r, L, bwd, 0, NULL, error))
@@ -208,11 +232,13 @@ runner_moe_block (ExecRunner *r, const ProgTask *t, const ProgBlock *blk, RunUni
       if (bwd)
         {
           L->moe_a2a = 0;
-          return exec_moe_combine_backward (&ctx, s, &L->moe, u->dfull, L->moe_scratch, error);
+          return exec_moe_combine_backward (&ctx, s, &L->moe, dout, L->moe_scratch, error);
         }
       if (!has_ep (r) && !a2a (r, L, FALSE, 1, NULL, error))
         return FALSE;
-      if (!(*out = runner_next_input (r, u, LAST_MLP, l, FALSE, error)))
+      if (sp)
+        *out = u->h;   /* the next layer gathers its input from this shard */
+      else if (!(*out = runner_next_input (r, u, LAST_MLP, l, FALSE, error)))
         return FALSE;
       exec_moe_combine_forward (&ctx, s, L->x_mlp, add_residual, &L->moe, *out);
       if (L->moe_shared_done)   /* the shared experts ran first (overlapped) */
@@ -222,7 +248,7 @@ runner_moe_block (ExecRunner *r, const ProgTask *t, const ProgBlock *blk, RunUni
     case PROG_BLOCK_MOE_SHARED:
       if (bwd)
         {
-          exec_moe_shared_backward (&ctx, s, &w, &g, &L->moe, u->dfull, L->moe_scratch);
+          exec_moe_shared_backward (&ctx, s, &w, &g, &L->moe, dout, L->moe_scratch);
           return TRUE;
         }
       exec_moe_shared_forward (&ctx, s, &w, &L->moe, L->moe_scratch);

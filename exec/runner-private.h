@@ -30,7 +30,8 @@ typedef struct {
   int    layer;             /* SEG_LAYER: global layer index */
   int    chunk;             /* virtual chunk holding it */
   gsize  off, n;            /* floats in params / grads */
-  gsize  norm_off[2];       /* norm weights (C floats each) relative to off */
+  gsize  norm_off[3];       /* weights replicated over TP, relative to off: the norms */
+  gsize  norm_len[3];       /* (C floats each) and an MoE layer's router at tp > 1 */
   int    n_norm;            /* 2 for a layer, 1 for the head (final norm), 0 embedding */
   int    bucket;
 } RunSeg;
@@ -286,6 +287,7 @@ gboolean runner_task_run   (ExecRunner *r, guint32 local, GError **error);
 gboolean runner_moe_layer       (const ExecRunner *r, int layer);
 gboolean runner_moe_init        (ExecRunner *r, GError **error);   /* after the groups */
 gsize    runner_moe_dense_size  (const ExecRunner *r);   /* router + shared experts */
+gsize    runner_moe_router_size (const ExecRunner *r);
 gsize    runner_moe_expert_size (const ExecRunner *r);
 void     runner_moe_weights     (ExecRunner *r, int layer, ExecMoeWeights *w,
                                  ExecMoeWeights *g);

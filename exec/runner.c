@@ -69,10 +69,17 @@ exec_runner_supports (const ModelSpec *m, const Plan *p, GError **error)
                             "routed experts and ungated shared experts only (no gated shared "
                             "expert, sigmoid scores, routing bias or latent attention)",
                             m->name);
-      if (p->tp > 1 || p->cp > 1 || p->vpp > 1 || p->etp > 1)
-        return unsupported (error, "mixture-of-experts runs take data, expert and pipeline "
-                            "parallelism only (hint: --tp 1 --cp 1, no --vpp, and --ep "
-                            "dividing the ranks of a stage)");
+      if (p->cp > 1 || p->vpp > 1 || p->etp > 1)
+        return unsupported (error, "mixture-of-experts runs take data, tensor (with expert "
+                            "tensor parallelism 1), expert and pipeline parallelism only "
+                            "(hint: --cp 1, no --vpp, --expert-tensor-parallel-size 1, and "
+                            "--ep dividing the ranks of a stage)");
+      if (p->tp > 1 && !p->sequence_parallel)
+        return unsupported (error, "mixture-of-experts runs with tp %d route each rank's "
+                            "sequence shard (hint: add --sequence-parallel)", p->tp);
+      if (p->tp > 1 && pm.shared_ffn > 0)
+        return unsupported (error, "the engine keeps shared experts whole, not split over tp "
+                            "%d (hint: --tp 1 for '%s')", p->tp, m->name);
       if (p->sharding != PLAN_SHARD_NONE || p->recompute != PLAN_RECOMPUTE_NONE)
         return unsupported (error, "mixture-of-experts runs keep whole optimizer states and "
                             "every activation (hint: no --sharding, no recompute)");
@@ -135,15 +142,25 @@ add_seg (ExecRunner *r, int kind, int layer, int chunk)
       sg.n = exec_layer_weights_size (s);
       if (runner_moe_layer (r, layer))
         sg.n += runner_moe_dense_size (r);   /* after the layer's weights */
+      sg.norm_len[0] = sg.norm_len[1] = C;
       /* norms sit where exec_layer_weights_bind puts them */
       sg.norm_off[0] = 0;
       sg.norm_off[1] = 2 * C + (gsize) r->qd * C * 2 + (gsize) r->kvd * C * 2 - C;
       sg.n_norm = 2;
+      /* the router is replicated over TP like the norms, and with SP each TP rank's
+       * gradient of it comes from its own tokens: reduced over TP with them */
+      if (runner_moe_layer (r, layer) && r->tp > 1)
+        {
+          sg.norm_off[2] = exec_layer_weights_size (s);
+          sg.norm_len[2] = runner_moe_router_size (r);
+          sg.n_norm = 3;
+        }
     }
   else if (kind == SEG_HEAD)
     {
       sg.n = C + (r->tied ? 0 : (gsize) s->vocab_local * C);
       sg.n_norm = 1;
+      sg.norm_len[0] = C;
     }
   else
     sg.n = (gsize) s->vocab_local * C;
@@ -477,7 +494,7 @@ runner_bucket_held (ExecRunner *r, RunBucket *bk, float **held)
 void
 runner_bucket_norms (ExecRunner *r, RunBucket *bk, float *held, RunNormFn fn, gpointer data)
 {
-  gsize C = (gsize) r->shape.C, lo, n;
+  gsize lo, n;
   runner_bucket_owned (r, bk, &lo, &n);
   if (held == NULL)
     runner_bucket_held (r, bk, &held);
@@ -487,7 +504,7 @@ runner_bucket_norms (ExecRunner *r, RunBucket *bk, float *held, RunNormFn fn, gp
       for (int j = 0; j < sg->n_norm; j++)
         {
           gsize a = MAX (sg->off + sg->norm_off[j], lo);
-          gsize z = MIN (sg->off + sg->norm_off[j] + C, lo + n);
+          gsize z = MIN (sg->off + sg->norm_off[j] + sg->norm_len[j], lo + n);
           if (a < z)
             fn (held + (a - lo), z - a, data);
         }
