@@ -17,7 +17,12 @@ typedef struct {
   gint8   what;          /* -1 compute, else the ProgCommKind */
   guint8  recv;          /* a pipeline RECV */
   guint8  kernel;        /* a communication task that is a kernel (base duration > 0) */
+  guint8  fuse;          /* SIM_NO_FUSE, or: this communication task starts the moment its
+                          * stream predecessor ends once `pending` is down to this (its
+                          * dependencies on that predecessor), and nothing else waits for
+                          * the predecessor: one completion event covers both (try_start) */
 } SimHot;
+#define SIM_NO_FUSE 0xff
 
 /* A duration as the event loop takes it, computed once per block, collective or
  * transfer shape rather than once per task. */
@@ -282,7 +287,7 @@ heap_settle_root (SimKey128 *heap, guint32 n, SimKey128 k)
   heap[i] = k;
 }
 
-static void
+static inline void
 heap_push (Sim *sim, SimKey128 k)
 {
   if (sim->hole)
@@ -357,6 +362,34 @@ try_start (Sim *sim, guint32 id)
       h->state = 3;
     }
   sim->times[id].start_s = start;
+  if (h->what >= 0 && !h->recv)
+    {
+      /* Communication tasks that follow one another on a stream with nothing else between
+       * them (a TP reduce-scatter and the next block's all-gather): the follower starts
+       * when this one ends, whatever else happens meanwhile (a communication task's
+       * duration does not depend on the stage's state, and the kernel count stays the
+       * same: one kernel ends as the other starts), so the chain's end is known now and
+       * takes one event. The times written are those the separate events would give. */
+      SimTime end = sim->now + delay < sim->now ? SIM_TIME_MAX : sim->now + delay;
+      while (h->next != G_MAXUINT32 && sim->hot[h->next].fuse == sim->hot[h->next].pending)
+        {
+          guint32 x = h->next;
+          SimHot *xh = &sim->hot[x];
+          double t = sim_time_to_s (end);
+          sim->times[id].end_s = t;
+          h->state = 2;
+          sim->n_done++;
+          xh->head = 1;
+          xh->pending = 0;
+          xh->state = h->kernel ? 3 : 1;
+          sim->times[x].start_s = t;
+          end = end + xh->base_ps < end ? SIM_TIME_MAX : end + xh->base_ps;
+          id = x;
+          h = xh;
+        }
+      heap_push (sim, key_make (end, ((guint64) sim->seq++ << 32) | id));
+      return;
+    }
   schedule_done (sim, id, delay);
 }
 
@@ -590,11 +623,6 @@ run_program (Sim *sim, GError **error)
       guint32 slot = (guint32) t->stage * PROG_STREAM_N + t->stream;
       sim->q_first[slot + 1]++;
       h->next = G_MAXUINT32;
-      if (stream_last[slot] == G_MAXUINT32)
-        h->head = 1;
-      else
-        sim->hot[stream_last[slot]].next = i;
-      stream_last[slot] = i;
       h->stage = (guint16) t->stage;
       h->what = t->kind == PROG_TASK_COMPUTE ? -1 : (gint8) t->comm;
       sim->what[i] = h->what;
@@ -602,6 +630,27 @@ run_program (Sim *sim, GError **error)
       h->base_ps = d->ps;
       h->slow_ps = d->slow_ps;
       h->kernel = d->s > 0;
+      /* a fusable chain (try_start): a communication task (not a RECV, whose start is the
+       * SEND's) after one of the same kernel-ness; `fuse` holds its dependencies on that
+       * one until the loop below checks that nothing else waits for it */
+      h->fuse = SIM_NO_FUSE;
+      guint32 prev = stream_last[slot];
+      if (prev == G_MAXUINT32)
+        h->head = 1;
+      else
+        {
+          SimHot *ph = &sim->hot[prev];
+          ph->next = i;
+          if (h->what >= 0 && !h->recv && ph->what >= 0 && !ph->recv
+              && ph->kernel == h->kernel)
+            {
+              guint32 on_prev = 0;
+              for (guint32 k = 0; k < t->n_deps; k++)
+                on_prev += deps[k] == prev;
+              h->fuse = (guint8) MIN (on_prev, SIM_NO_FUSE);
+            }
+        }
+      stream_last[slot] = i;
     }
   for (guint32 i = 0; i < n; i++)
     sim->succ_first[i + 1] += sim->succ_first[i];
@@ -620,6 +669,11 @@ run_program (Sim *sim, GError **error)
       if (t->kind == PROG_TASK_RECV)
         sim->succ[fill[t->peer_task]++] = i;
       sim->q_tasks[qfill[(guint32) t->stage * PROG_STREAM_N + t->stream]++] = i;
+      /* fusable only when the follower is this task's only successor */
+      guint32 x = sim->hot[i].next;
+      if (x != G_MAXUINT32 && sim->hot[x].fuse != SIM_NO_FUSE
+          && sim->succ_first[i + 1] - sim->succ_first[i] != sim->hot[x].fuse)
+        sim->hot[x].fuse = SIM_NO_FUSE;
     }
   sim->comm_active = g_new0 (int, prog->n_stages);
   sim->times = g_new (SimTaskTime, n);
