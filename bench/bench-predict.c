@@ -75,8 +75,8 @@ main (int argc, char **argv)
       return 1;
     }
   if (!json)
-    printf ("# %-40s %8s %8s %10s %10s %9s %7s\n", "case", "tasks", "events", "best_ms",
-            "median_ms", "step_s", "wrong");
+    printf ("# %-40s %8s %8s %8s %10s %10s %9s %7s\n", "case", "tasks", "sim'd", "events",
+            "best_ms", "median_ms", "step_s", "wrong");
   else
     printf ("[\n");
   int failures = 0, n_printed = 0;
@@ -89,7 +89,7 @@ main (int argc, char **argv)
       g_assert_no_error (error);
       double *ms = g_new (double, reps);
       guint tasks = 0;
-      guint64 events = 0;
+      guint64 events = 0, fired = 0;
       double step = 0;
       int wrong = 0;
       for (int r = -1; r < reps; r++)     /* r = -1: untimed check pass */
@@ -130,6 +130,7 @@ main (int argc, char **argv)
             {
               tasks = p->result->n_tasks;
               events = p->result->n_events;
+              fired = p->result->n_fired;
               step = p->result->step_time_s;
               /* every task simulated once, or the steady state extended (fewer events) */
               wrong = !(step > 0) || (p->result->steady_periods == 0 ? events != tasks
@@ -143,12 +144,14 @@ main (int argc, char **argv)
       qsort (ms, reps, sizeof *ms, cmp_double);
       failures += wrong;
       if (json)
-        printf ("%s  {\"case\": \"%s\", \"tasks\": %u, \"events\": %" G_GUINT64_FORMAT
-                ", \"best_ms\": %.3f, \"median_ms\": %.3f, \"step_s\": %.4f, \"wrong\": %d}",
-                n_printed++ ? ",\n" : "", bc->name, tasks, events, ms[0], ms[reps / 2], step, wrong);
+        printf ("%s  {\"case\": \"%s\", \"tasks\": %u, \"simulated\": %" G_GUINT64_FORMAT
+                ", \"events\": %" G_GUINT64_FORMAT ", \"best_ms\": %.3f, \"median_ms\": %.3f, "
+                "\"step_s\": %.4f, \"wrong\": %d}", n_printed++ ? ",\n" : "", bc->name, tasks,
+                events, fired, ms[0], ms[reps / 2], step, wrong);
       else
-        printf ("  %-40s %8u %8" G_GUINT64_FORMAT " %10.3f %10.3f %9.4f %7d\n", bc->name, tasks,
-                events, ms[0], ms[reps / 2], step, wrong);
+        printf ("  %-40s %8u %8" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT
+                " %10.3f %10.3f %9.4f %7d\n", bc->name, tasks, events, fired, ms[0],
+                ms[reps / 2], step, wrong);
       g_free (ms);
     }
   if (json)

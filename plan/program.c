@@ -97,19 +97,11 @@ add_task (Builder *bd, ProgTaskKind kind, ProgStream stream, ProgPhase phase, in
   guint32 id = p->tasks->len;
   array_set_len (p->tasks, &bd->tasks_cap, id + 1);
   ProgTask *t = &g_array_index (p->tasks, ProgTask, id);
-  memset (t, 0, sizeof *t);
-  t->id = id;
-  t->kind = kind;
-  t->stream = stream;
-  t->phase = phase;
-  t->stage = (gint16) bd->stage;
-  t->mb = (gint16) mb;
-  t->chunk = (gint16) chunk;
-  t->layer = (gint16) layer;
-  t->peer_stage = -1;
-  t->peer_task = -1;
   guint32 first = p->deps->len;
-  t->dep_first = first;
+  *t = (ProgTask) { .id = id, .kind = (guint8) kind, .stream = (guint8) stream,
+                    .phase = (guint8) phase, .stage = (gint16) bd->stage, .mb = (gint16) mb,
+                    .chunk = (gint16) chunk, .layer = (gint16) layer, .dep_first = first,
+                    .peer_stage = -1, .peer_task = -1 };
   array_set_len (p->deps, &bd->deps_cap, first + (guint) MAX (n_deps, 0));
   guint32 *out = &g_array_index (p->deps, guint32, first);
   for (int i = 0; i < n_deps; i++)

@@ -58,6 +58,13 @@ key_less (SimKey128 a, SimKey128 b)
 }
 #endif
 
+/* sim_time_to_s, inlined for the event loop (the same division, so the same doubles) */
+static inline double
+ps_to_s (SimTime t)
+{
+  return (double) t / (double) SIM_TIME_PS_PER_S;
+}
+
 typedef struct {
   const ProgProgram *prog;
   const SimCost     *cost;
@@ -375,7 +382,7 @@ try_start (Sim *sim, guint32 id)
         {
           guint32 x = h->next;
           SimHot *xh = &sim->hot[x];
-          double t = sim_time_to_s (end);
+          double t = ps_to_s (end);
           sim->times[id].end_s = t;
           h->state = 2;
           sim->n_done++;
@@ -430,7 +437,7 @@ run_events (Sim *sim)
       SimKey128 k = sim->heap[0];
       sim->hole = TRUE;
       sim->now = key_time (k);
-      sim->now_s = sim_time_to_s (sim->now);
+      sim->now_s = ps_to_s (sim->now);
       sim->n_fired++;
       on_done (sim, (guint32) key_rest (k));
       if (sim->hole)
@@ -936,7 +943,8 @@ plain_result (Sim *sim, const TopoCluster *cluster)
 {
   const ProgProgram *prog = sim->prog;
   SimResult *res = g_new0 (SimResult, 1);
-  res->n_events = sim->n_fired;
+  res->n_events = sim->n_done;
+  res->n_fired = sim->n_fired;
   double step = 0;
   for (guint32 i = 0; i < sim->n; i++)
     step = MAX (step, sim->times[i].end_s);
@@ -1032,7 +1040,8 @@ sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb
   for (guint32 i = 0; i < sim.n; i++)
     step = MAX (step, sim.times[i].end_s);
   res = g_new0 (SimResult, 1);
-  res->n_events = sim.n_fired;
+  res->n_events = sim.n_done;
+  res->n_fired = sim.n_fired;
   res->n_stages = n_st;
   res->stages = g_new0 (SimStageStats, n_st);
   res->step_time_s = step + d * period;

@@ -68,7 +68,9 @@ typedef struct {
   SimStageStats *stages;
   guint  n_tasks;
   SimTaskTime *times;                 /* n_tasks entries when keep_timeline, else NULL */
-  guint64 n_events;                   /* events simulated */
+  guint64 n_events;                   /* tasks simulated (a fused chain of communication
+                                       * tasks, one engine event, counts each task) */
+  guint64 n_fired;                    /* completion events fired (a fused chain is one) */
   int     steady_periods;             /* periods added by the steady-state extension, 0 when
                                        * every micro-batch was simulated */
   double  steady_period_s;            /* their length */
