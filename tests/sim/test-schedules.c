@@ -336,6 +336,17 @@ test_steady_equals_full (void)
     { "interleaved tp2 sp full recompute zero3", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0, 2, 1, 64,
       -1, -1, F_SP | F_FULL_RECOMPUTE | F_ZERO3, 1 },
     { "gpipe", PLAN_SCHED_GPIPE, 4, 1, 0, 1, 1, 64, -1, -1, 0, 0 },
+    /* long steps (issue 11: 256 and 1,024 micro-batches): the extension covers hundreds
+     * of periods, with uneven stages, recompute, overlap and the interleaved schedule */
+    { "1f1b m1024", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 1024, -1, -1, 0, 1 },
+    { "1f1b uneven 7 5 5 7 tp2 sp selective zero1 overlap m256", PLAN_SCHED_1F1B, 4, 1, 0, 2,
+      1, 256, 7, 7, F_SP | F_SELECTIVE | F_ZERO1_OVERLAP, 1 },
+    { "1f1b uneven 5 7 7 5 full recompute m256", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 256, 5, 5,
+      F_FULL_RECOMPUTE, 0 },
+    { "interleaved uneven 5 1 sp m256", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0, 2, 1, 256, 5, 1,
+      F_SP, 1 },
+    { "interleaved tp2 sp tp-overlap zero1 overlap m1024", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0,
+      2, 1, 1024, -1, -1, F_SP | F_TP_OVERLAP | F_ZERO1_OVERLAP, 1 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
