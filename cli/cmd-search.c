@@ -31,7 +31,7 @@ enum {
   F_GPUS, F_TP, F_CP, F_PP, F_VPP, F_MBS, F_SHARDING, F_RECOMPUTE, F_SCHEDULE, F_CP_COMM,
   F_ORDER, F_SP, F_NO_SP, F_TPO, F_NO_TPO, F_DPO, F_ALLOW_X, F_TOP, F_OBJECTIVE,
   F_HEADROOM, F_JSON, F_DB, F_NO_DB, F_TRACE_BEST, F_THREADS, F_NO_PRUNE, F_FRAMEWORK,
-  F_NOTE, F_HELP, F_USE_DIST_OPT,
+  F_NOTE, F_HELP, F_USE_DIST_OPT, F_FAST,
 };
 
 static const SearchFlag flags[] = {
@@ -65,6 +65,7 @@ static const SearchFlag flags[] = {
   { { "note" }, F_NOTE, TRUE },
   { { "help", "h" }, F_HELP, FALSE },
   { { "use-distributed-optimizer" }, F_USE_DIST_OPT, FALSE },
+  { { "fast" }, F_FAST, FALSE },
 };
 
 typedef struct {
@@ -73,6 +74,8 @@ typedef struct {
   char      *db, *trace_best, *framework, *note;
   int        threads;
   gboolean   no_prune;
+  gboolean   fast;         /* heuristic rules (search_spec_fast) */
+  double     earlier_wall_s;  /* --fast: the first pass's wall time, when there are two */
   PlanArgs   args;
   GString   *extra;        /* base-plan flags as typed, for the printed command lines */
 } Opts;
@@ -281,6 +284,7 @@ take_flag (Opts *o, int kind, const char *name, const char *value, GError **erro
     case F_NO_DB: o->no_db = TRUE; return TRUE;
     case F_TRACE_BEST: g_free (o->trace_best); o->trace_best = g_strdup (value); return TRUE;
     case F_NO_PRUNE: o->no_prune = TRUE; return TRUE;
+    case F_FAST: o->fast = TRUE; return TRUE;
     case F_FRAMEWORK: g_free (o->framework); o->framework = g_strdup (value); return TRUE;
     case F_NOTE: g_free (o->note); o->note = g_strdup (value); return TRUE;
     case F_HELP: o->help = TRUE; return TRUE;
@@ -317,6 +321,9 @@ static const char usage_text[] =
   "  --tp-comm-overlap | --no-tp-comm-overlap       fix TP-comm overlap\n"
   "  --dp-overlap on|off    DP grad-reduce + param-gather overlap\n"
   "  --allow-cross-node-tp  let tp span servers\n"
+  "  --fast                 heuristic, not exact: the open dimensions follow practice\n"
+  "                         (tp powers of two, mbs 1-2, SP with TP, DP overlap on,\n"
+  "                         recompute only when nothing fits; README \"tandem search\")\n"
   "  --framework NAME|FILE  software stack (default megatron-core): an input, not a\n"
   "                         dimension; the space keeps the options it offers\n"
   "Objectives: tokens_per_s (default), step_time, mfu, tokens_per_gpu_hour.\n"
@@ -566,6 +573,13 @@ add_row (CliTable *t, int place, const SimPrediction *p)
   cli_table_cell (t, "%s", plan);
 }
 
+/* The JSON "mode": exact, or the heuristic --fast. */
+static const char *
+search_mode (const SearchSpec *spec)
+{
+  return spec->fast ? "fast (heuristic)" : "exact";
+}
+
 static void
 print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guint n_top,
             const SimPrediction *recipe, const char *recipe_flags, const char *recipe_why,
@@ -575,6 +589,10 @@ print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guin
   printf ("search: %s on %s, seq %d, global batch %d, objective %s, top %d\n",
           spec->model->name, spec->cluster->name, spec->base.seq_length,
           spec->base.global_batch, objective_about (spec->objective), spec->top_k);
+  if (spec->fast)
+    printf ("  mode: fast (heuristic): tp powers of two, mbs 1-2, ring CP, no HSDP, SP with TP, "
+            "DP overlap on, no GPipe, recompute only when nothing fits; the exact search "
+            "may find better\n");
   printf ("  candidates: %s enumerated = %s invalid + %s out of memory + %s pruned by "
           "bound + %s simulated\n", cli_fmt_count (res->enumerated),
           cli_fmt_count (res->invalid), cli_fmt_count (res->oom), cli_fmt_count (res->pruned),
@@ -954,9 +972,27 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
     }
 #endif
   g_autoptr (SearchResult) result = res;
+  double wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
+  /* --fast: recompute only when no plan fits without it, in a second pass (every rank
+   * takes rank 0's word for it) */
+  if (spec->fast && spec->fast_recompute_open
+      && spec->recompute_mask == (1u << PLAN_RECOMPUTE_NONE))
+    {
+      int again = mpi_rank == 0 && result->top->len == 0;
+#if HAVE_MPI
+      if (mpi_size > 1)
+        MPI_Bcast (&again, 1, MPI_INT, 0, MPI_COMM_WORLD);
+#endif
+      if (again)
+        {
+          search_spec_fast (spec, TRUE);
+          o->earlier_wall_s += wall_s;
+          return run_search (o, mpi_rank, mpi_size);
+        }
+    }
   if (mpi_rank != 0)
     return CLI_EXIT_OK;
-  result->wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
+  result->wall_s = wall_s + o->earlier_wall_s;
 
   /* nothing fits: the reasons and the closest miss, status 3 */
   if (result->top->len == 0)
@@ -968,6 +1004,8 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
         {
           g_autoptr (JsonBuilder) b = json_builder_new ();
           json_builder_begin_object (b);
+          json_builder_set_member_name (b, "mode");
+          json_builder_add_string_value (b, search_mode (spec));
           json_builder_set_member_name (b, "top");
           json_builder_begin_array (b);
           json_builder_end_array (b);
@@ -1087,6 +1125,8 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "objective");
       json_builder_add_string_value (b, search_objective_name (spec->objective));
+      json_builder_set_member_name (b, "mode");
+      json_builder_add_string_value (b, search_mode (spec));
       json_builder_set_member_name (b, "top");
       json_builder_begin_array (b);
       for (guint i = 0; i < n_top; i++)
@@ -1250,6 +1290,8 @@ cli_cmd_search (int argc, char **argv)
       g_array_append_val (o.spec.gpus, o.spec.base.world_size);
     }
   sim_options_init (&o.spec.sim, o.spec.cluster);
+  if (o.fast)
+    search_spec_fast (&o.spec, FALSE);
   {
     /* --framework: the software stack is an input, not a dimension (docs/contracts.md):
      * its cost knobs go into every prediction and the space keeps only the options it

@@ -84,6 +84,58 @@ search_spec_clear (SearchSpec *spec)
   g_clear_pointer (&spec->sharding, g_array_unref);
 }
 
+gboolean
+search_spec_fast (SearchSpec *spec, gboolean recompute)
+{
+  g_return_val_if_fail (spec->model != NULL && spec->cluster != NULL, FALSE);
+  const ModelSpec *m = spec->model;
+  int heads = (int) m->n_heads, kv = (int) (m->n_kv_heads ? m->n_kv_heads : m->n_heads);
+  int server = (int) topo_cluster_level_size (spec->cluster, 0);
+  spec->fast = TRUE;
+  /* tp: powers of two that divide the heads, within one server (TP across the NVLink
+   * domain is what Megatron's guides recommend; odd degrees are not used) */
+  if (spec->tp == NULL || spec->tp->len == 0)
+    {
+      if (spec->tp == NULL)
+        spec->tp = g_array_new (FALSE, FALSE, sizeof (int));
+      for (int t = 1; t <= server || (spec->allow_cross_node_tp && t <= heads); t *= 2)
+        if (heads % t == 0 && kv % t == 0)
+          g_array_append_val (spec->tp, t);
+    }
+  /* cp: every degree, but only ring attention (Megatron's default cp_comm_type p2p).
+   * Not cp 1 below 16K tokens, as the rule of thumb has it: on Llama 3 405B at 8K the
+   * exact best uses cp 4, and cp 1 alone ends 14% behind it (README "tandem search") */
+  if (spec->cp_comm_mask == 0)
+    spec->cp_comm_mask = 1u << PLAN_CP_P2P;
+  /* micro-batch 1 or 2: large models run 1 (the Llama 3 and Megatron recipes) */
+  if (spec->mbs == NULL || spec->mbs->len == 0)
+    {
+      if (spec->mbs == NULL)
+        spec->mbs = g_array_new (FALSE, FALSE, sizeof (int));
+      for (int b = 1; b <= 2; b++)
+        g_array_append_val (spec->mbs, b);
+    }
+  /* sharding: none, ZeRO-1, -2 or -3, no HSDP (its shard-group sizes multiply the space) */
+  if (spec->sharding == NULL || spec->sharding->len == 0)
+    {
+      if (spec->sharding == NULL)
+        spec->sharding = g_array_new (FALSE, FALSE, sizeof (SearchShard));
+      const SearchShard sh[4] = { { PLAN_SHARD_NONE, 0 }, { PLAN_SHARD_ZERO1, 0 },
+                                  { PLAN_SHARD_ZERO2, 0 }, { PLAN_SHARD_ZERO3, 0 } };
+      g_array_append_vals (spec->sharding, sh, 4);
+    }
+  /* recompute only when needed to fit: none, or (second pass) selective and full */
+  gboolean open = spec->recompute_mask == 0 || spec->fast_recompute_open;
+  if (open)
+    {
+      spec->fast_recompute_open = TRUE;
+      spec->recompute_mask = recompute ? (1u << PLAN_RECOMPUTE_SELECTIVE)
+                                         | (1u << PLAN_RECOMPUTE_FULL)
+                                       : 1u << PLAN_RECOMPUTE_NONE;
+    }
+  return open;
+}
+
 static GArray *
 ints_copy (const GArray *a)
 {
@@ -247,6 +299,9 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
                         continue;
                       if ((v > 1) != (sched == PLAN_SCHED_INTERLEAVED_1F1B))
                         continue;
+                      if (sp->fast && sp->schedule_mask == 0 && pp > 1
+                          && sched == PLAN_SCHED_GPIPE)
+                        continue;   /* --fast: 1F1B holds fewer micro-batches */
                       /* with one stage GPipe is 1F1B: keep one of them */
                       if (pp == 1 && sched == PLAN_SCHED_GPIPE
                           && (sched_mask & (1u << PLAN_SCHED_1F1B)))
@@ -292,6 +347,8 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
                                         {
                                           if (!(sp_mask & (1u << spv)) || (tp == 1 && spv))
                                             continue;
+                                          if (sp->fast && sp->sp_mask == 0 && spv != (tp > 1))
+                                            continue;   /* --fast: SP exactly with TP */
                                           for (int tpo = 0; tpo < 2; tpo++)
                                             {
                                               if (!(tpo_mask & (1u << tpo)) || (tpo && !spv))
@@ -300,6 +357,9 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
                                                 {
                                                   if (!(dpo_mask & (1u << dpo)) || (dp == 1 && dpo))
                                                     continue;
+                                                  if (sp->fast && sp->dp_overlap_mask == 0
+                                                      && dpo != (dp > 1))
+                                                    continue;   /* --fast: DP overlap on */
                                                   for (int cc = 0; cc < 3; cc++)
                                                     {
                                                       if (cp == 1 ? cc != PLAN_CP_P2P

@@ -81,9 +81,24 @@ typedef struct {
   double       headroom_bytes;  /* kept free on top of the predicted peak */
   int          top_k;
   SearchObjective objective;
+  /* --fast (heuristic, search_spec_fast): the open switches follow practice instead of
+   * being searched: sequence parallelism on exactly when tp > 1, DP overlap on when
+   * dp > 1, no GPipe when pp > 1. Set by search_spec_fast, with the narrowed lists. */
+  gboolean     fast;
+  gboolean     fast_recompute_open;   /* the user left recompute open (search_spec_fast) */
 } SearchSpec;
 
 void search_spec_init  (SearchSpec *spec);    /* zeroes, top_k 5, mbs_max 16 */
+
+/* The --fast rules (heuristic: the best of the narrowed space may miss the exact best),
+ * applied to the dimensions the user left open: tp powers of two within a server, cp
+ * with ring attention only, micro-batch 1 or 2, sharding none to ZeRO-3 without HSDP,
+ * recompute none (`recompute`: selective or full instead, for the second pass when
+ * nothing fits without it), and spec->fast for the switches (above); TP-comm overlap,
+ * vpp, pp and the rank order stay searched. Call after the model, cluster and base plan
+ * are set and before search_space_new. Returns whether the recompute dimension was open
+ * (so that a second pass means something). */
+gboolean search_spec_fast (SearchSpec *spec, gboolean recompute);
 void search_spec_clear (SearchSpec *spec);    /* frees the lists, drops the refs */
 
 typedef struct SearchSpace SearchSpace;

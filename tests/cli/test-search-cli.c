@@ -119,6 +119,49 @@ test_json (void)
   run_clear (&r);
 }
 
+/* --fast is labelled heuristic in JSON and text; the exact search says "exact". */
+static void
+test_fast_mode (void)
+{
+  Run r = { 0 };
+  run (NULL, SPACE " --fast", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o = object_of (parser, r.out);
+  g_assert_cmpstr (json_object_get_string_member (o, "mode"), ==, "fast (heuristic)");
+  run_clear (&r);
+  run (NULL, SPACE, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p2 = json_parser_new ();
+  g_assert_cmpstr (json_object_get_string_member (object_of (p2, r.out), "mode"), ==, "exact");
+  run_clear (&r);
+  g_autofree char *text = g_strdup (SPACE " --fast");
+  *strstr (text, " --json") = '\0';
+  g_autofree char *args = g_strconcat (text, " --no-db --fast", NULL);
+  run (NULL, args, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "mode: fast (heuristic)"));
+  run_clear (&r);
+
+  /* recompute only when nothing fits without it: Llama 3 70B on 16 H100s, seq 2048,
+   * batch 16 fits no plan without recompute (exit 3 with --recompute none), so --fast
+   * takes its second pass and answers with a recomputing plan */
+#define TIGHT "search --model llama3-70b --cluster h100-24k --gpus 16 --seq-length 2048 " \
+              "--gbs 16 --top 1 --json --no-db --fast"
+  run (NULL, TIGHT " --recompute none", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  run_clear (&r);
+  run (NULL, TIGHT, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p3 = json_parser_new ();
+  JsonObject *best = json_array_get_object_element (
+    json_object_get_array_member (object_of (p3, r.out), "top"), 0);
+  const char *flags = json_object_get_string_member (best, "flags");
+  g_assert_nonnull (strstr (flags, "--recompute-granularity"));
+  run_clear (&r);
+#undef TIGHT
+}
+
 /* --tp 3 on llama3-8b's 32 heads: one line, exit 2. A bad list value: exit 2. */
 static void
 test_contradiction (void)
@@ -275,6 +318,7 @@ main (int argc, char **argv)
       return 77;
     }
   g_test_add_func ("/cli/search/json", test_json);
+  g_test_add_func ("/cli/search/fast-mode", test_fast_mode);
   g_test_add_func ("/cli/search/contradiction", test_contradiction);
   g_test_add_func ("/cli/search/nothing-fits", test_nothing_fits);
   g_test_add_func ("/cli/search/did-you-mean", test_did_you_mean);
