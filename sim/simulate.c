@@ -469,9 +469,8 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
   guint32 pos[PROG_STREAM_N], len[PROG_STREAM_N];
   gboolean at_end[PROG_STREAM_N];   /* next point of the stream is its task's end */
   gint8 what[PROG_STREAM_N];        /* -1 compute, else the comm kind (set per task) */
-  double next[PROG_STREAM_N];       /* the stream's next point */
+  double next[PROG_STREAM_N];       /* the stream's next point; G_MAXDOUBLE when done */
   const guint32 *tasks[PROG_STREAM_N];
-  int n_live = 0, live[PROG_STREAM_N];
   for (int k = 0; k < PROG_STREAM_N; k++)
     {
       guint32 slot = (guint32) s * PROG_STREAM_N + k;
@@ -480,26 +479,28 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
       pos[k] = 0;
       at_end[k] = FALSE;
       what[k] = -1;
-      if (len[k] > 0)
-        {
-          live[n_live++] = k;
-          next[k] = times[tasks[k][0]].start_s;
-        }
+      next[k] = len[k] > 0 ? times[tasks[k][0]].start_s : G_MAXDOUBLE;
     }
+  /* The earliest next point is the least (time, start after end, stream) over the
+   * streams. Compute and TP hold most points: the least of the other streams is kept
+   * and found again only when one of them moves on, so a point compares three. */
+#define STATS_BEFORE(a, b) \
+  (next[a] < next[b] || (next[a] == next[b] && at_end[a] && !at_end[b]))
+  G_STATIC_ASSERT (PROG_STREAM_COMPUTE == 0 && PROG_STREAM_TP == 1);
+  int rest = 2;
+  for (int k = 3; k < PROG_STREAM_N; k++)
+    if (STATS_BEFORE (k, rest))
+      rest = k;
   int compute = 0, comm[PROG_COMM_N] = { 0 };
   double last = 0;
-  while (n_live > 0)
+  for (;;)
     {
-      /* the earliest next point over the streams; ends before starts at equal times */
-      int best = live[0];
+      int best = STATS_BEFORE (1, 0) ? 1 : 0;
+      if (STATS_BEFORE (rest, best))
+        best = rest;
       double bt = next[best];
-      for (int i = 1; i < n_live; i++)
-        {
-          int k = live[i];
-          double t = next[k];
-          if (t < bt || (t == bt && at_end[k] && !at_end[best]))
-            best = k, bt = t;
-        }
+      if (bt == G_MAXDOUBLE)
+        break;
       guint32 id = tasks[best][pos[best]];
       const SimTaskTime *tt = &times[id];
       /* the steady-state extension's snapshots: bubble and exposure so far at snap_t[i] */
@@ -557,20 +558,17 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
           advance = TRUE;
         }
       if (advance)
+        next[best] = ++pos[best] < len[best] ? times[tasks[best][pos[best]]].start_s
+                                             : G_MAXDOUBLE;
+      if (best >= 2)
         {
-          if (++pos[best] < len[best])
-            next[best] = times[tasks[best][pos[best]]].start_s;
-          else
-            {
-              /* the stream is done: drop it, keeping the others in stream order */
-              int j = 0;
-              for (int i = 0; i < n_live; i++)
-                if (live[i] != best)
-                  live[j++] = live[i];
-              n_live = j;
-            }
+          rest = 2;
+          for (int k = 3; k < PROG_STREAM_N; k++)
+            if (STATS_BEFORE (k, rest))
+              rest = k;
         }
     }
+#undef STATS_BEFORE
   for (; snap_i < n_snap; snap_i++)
     {
       for (int j = 0; j < PROG_COMM_N; j++)
