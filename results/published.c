@@ -661,6 +661,15 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     p->attention_backend = PLAN_ATTN_UNFUSED;
   if (contains_ci (notes, "all-gather based CP") || contains_ci (notes, "K/V all-gathered"))
     p->cp_comm = PLAN_CP_ALLGATHER;
+  /* Meta's "4D parallelism" (Llama 3 paper, Sec. 3.3.2, "network-aware parallelism
+   * configuration") orders the groups [TP, CP, PP, DP], innermost first: pipeline stages
+   * sit next to each other and DP is outermost, unlike Megatron's tp-cp-ep-dp-pp.
+   * Example: framework "Meta internal (4D parallel, NCCLX)". */
+  if (contains_ci (get (csv, row, "framework"), "4D parallel"))
+    {
+      g_free (p->rank_order);
+      p->rank_order = g_strdup ("tp-cp-ep-pp-dp");
+    }
   /* Megatron and NeMo benchmarks overlap the DP reduce-scatter and the parameter
    * all-gather with compute (--overlap-grad-reduce --overlap-param-gather); FSDP does
    * the same with its prefetching. */

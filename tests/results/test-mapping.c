@@ -106,6 +106,13 @@ test_sharding (void)
   g_autoptr (ResPublishedCase) h2 = row ("H100-SXM-80GB", 64, 1, "HYBRID_SHARD", "PyTorch FSDP", "bf16");
   g_assert_cmpint (h2->plan.sharding, ==, PLAN_SHARD_HSDP);
   g_assert_cmpint (h2->plan.hsdp_shard_size, ==, 8);
+  /* Meta's 4D parallelism orders [TP, CP, PP, DP] (Llama 3 paper, Sec. 3.3.2); other
+   * rows keep Megatron's tp-cp-ep-dp-pp */
+  g_autoptr (ResPublishedCase) meta = row ("H100-SXM-80GB (700W, HBM3)", 64, 2, "",
+                                           "Meta internal (4D parallel, NCCLX)", "bf16");
+  g_assert_true (meta->ready);
+  g_assert_cmpstr (meta->plan.rank_order, ==, "tp-cp-ep-pp-dp");
+  g_assert_cmpstr (h1->plan.rank_order, ==, "tp-cp-ep-dp-pp");
   g_autoptr (ResPublishedCase) bad = row ("H100-SXM-80GB", 8, 1, "sharded somehow", "", "bf16");
   g_assert_false (bad->ready);
   g_assert_nonnull (strstr (bad->skip_reason, "not recognised"));
