@@ -497,6 +497,9 @@ layer_block (ExecRunner *r, const ProgTask *t, const ProgBlock *blk, RunTaskStat
                        t->mb);
           return FALSE;
         }
+      /* ZeRO-1/2: the experts' updated weights, all-gathered over EDP */
+      if (blk->kind == PROG_BLOCK_MOE_EXPERTS && !params_ready (r, r->expert_seg[l], t, error))
+        return FALSE;
       if (!runner_moe_block (r, t, blk, u, L, res, &out, error))
         return FALSE;
       if (out)

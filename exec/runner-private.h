@@ -49,6 +49,8 @@ typedef struct {
   ExecEvent *ag_done;         /* parameter all-gather posted this step, not waited (or NULL) */
   float     *m, *v;           /* AdamW moments of the owned piece */
   gboolean   expert;          /* routed experts' weights: reduced over EDP, not DP */
+  int        ssize, srank;    /* sharded: the group it is sharded over (DP x CP, or EDP for
+                               * experts) and this rank's piece */
 } RunBucket;
 
 /* ---- activations ----------------------------------------------------------------------- */

@@ -150,7 +150,7 @@ dp_op (ExecRunner *r, const ProgTask *t, RunTaskState *ts, ExecColl *op, GError 
                            .recv = r->grads + bk->off, .count = bk->n };
       else if (t->coll == PLAN_COLL_REDUCE_SCATTER && bk->sharded)
         *op = (ExecColl) { .kind = EXEC_COLL_REDUCE_SCATTER, .send = r->grads + bk->off,
-                           .recv = bk->gshard, .count = bk->n_pad / r->shard_size };
+                           .recv = bk->gshard, .count = bk->n_pad / bk->ssize };
       else
         goto bad;
       return TRUE;
@@ -161,7 +161,8 @@ dp_op (ExecRunner *r, const ProgTask *t, RunTaskState *ts, ExecColl *op, GError 
       for (guint b = 0; b < r->buckets->len && !bk; b++)
         {
           RunBucket *x = &g_array_index (r->buckets, RunBucket, b);
-          if (x->chunk == t->chunk && x->first_layer == t->layer && !x->gathered && x->sharded)
+          if (x->chunk == t->chunk && x->first_layer == t->layer && !x->gathered && x->sharded
+              && x->expert == (t->axis == PLAN_AXIS_EDP))
             bk = x;
         }
       if (!bk)
@@ -172,12 +173,12 @@ dp_op (ExecRunner *r, const ProgTask *t, RunTaskState *ts, ExecColl *op, GError 
     bk = runner_bucket_of_seg (r, r->layer_seg[t->layer]);
   else
     goto bad;
-  piece = bk->n_pad / r->shard_size;
+  piece = bk->n_pad / bk->ssize;
   if (t->coll == PLAN_COLL_ALL_GATHER)
     {
       /* in place: this rank's piece is its slot of the bucket */
       float *base = r->params + bk->off;
-      *op = (ExecColl) { .kind = EXEC_COLL_ALL_GATHER, .send = base + r->shard_rank * piece,
+      *op = (ExecColl) { .kind = EXEC_COLL_ALL_GATHER, .send = base + bk->srank * piece,
                          .recv = base, .count = piece };
       bk->ag_done = ts->done;
       return TRUE;

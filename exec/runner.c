@@ -80,9 +80,11 @@ exec_runner_supports (const ModelSpec *m, const Plan *p, GError **error)
       if (p->tp > 1 && pm.shared_ffn > 0)
         return unsupported (error, "the engine keeps shared experts whole, not split over tp "
                             "%d (hint: --tp 1 for '%s')", p->tp, m->name);
-      if (p->sharding != PLAN_SHARD_NONE || p->recompute != PLAN_RECOMPUTE_NONE)
-        return unsupported (error, "mixture-of-experts runs keep whole optimizer states and "
-                            "every activation (hint: no --sharding, no recompute)");
+      if (p->sharding > PLAN_SHARD_ZERO2 || p->recompute != PLAN_RECOMPUTE_NONE)
+        return unsupported (error, "mixture-of-experts runs shard optimizer states and "
+                            "gradients (ZeRO-1/2, the experts' over EDP) but not parameters, "
+                            "and keep every activation (hint: --sharding zero1 or zero2, no "
+                            "recompute)");
       if (p->moe_dispatcher != PLAN_MOE_ALLTOALL)
         return unsupported (error, "the engine dispatches tokens by all-to-all only (hint: "
                             "--moe-token-dispatcher-type alltoall)");
@@ -191,18 +193,30 @@ seg_at (ExecRunner *r, int i)
   return &g_array_index (r->segs, RunSeg, i);
 }
 
+/* A bucket of segments seg0 .. seg0 + n_segs - 1; sharded (ZeRO) over the DP x CP group,
+ * or for experts over the expert data-parallel group. */
 static void
-add_bucket (ExecRunner *r, int chunk, int first_layer, int seg0, int n_segs, gboolean sharded)
+add_bucket_over (ExecRunner *r, int chunk, int first_layer, int seg0, int n_segs,
+                 gboolean sharded, gboolean expert)
 {
+  const ExecGroup *edp = r->groups[PLAN_AXIS_EDP];
+  int ssize = expert ? (edp ? edp->size : 1) : r->shard_size;
   RunBucket bk = { .chunk = chunk, .first_layer = first_layer, .seg0 = seg0,
-                   .n_segs = n_segs, .sharded = sharded && r->shard_size > 1 };
+                   .n_segs = n_segs, .sharded = sharded && ssize > 1, .expert = expert,
+                   .ssize = ssize, .srank = expert ? (edp ? edp->rank : 0) : r->shard_rank };
   for (int i = 0; i < n_segs; i++)
     {
       seg_at (r, seg0 + i)->bucket = (int) r->buckets->len;
       bk.n += seg_at (r, seg0 + i)->n;
     }
-  bk.n_pad = bk.sharded ? (bk.n + r->shard_size - 1) / r->shard_size * r->shard_size : bk.n;
+  bk.n_pad = bk.sharded ? (bk.n + ssize - 1) / ssize * ssize : bk.n;
   g_array_append_val (r->buckets, bk);
+}
+
+static void
+add_bucket (ExecRunner *r, int chunk, int first_layer, int seg0, int n_segs, gboolean sharded)
+{
+  add_bucket_over (r, chunk, first_layer, seg0, n_segs, sharded, FALSE);
 }
 
 /* Is task t a gradient reduction of a bucket (not ZeRO-3's per-layer ones)? */
@@ -220,13 +234,15 @@ static gboolean
 is_expert_reduction (const ProgTask *t)
 {
   return t->kind == PROG_TASK_COLL && t->comm == PROG_COMM_DP && t->mb < 0
-         && t->phase == PROG_PHASE_BACKWARD && t->coll == PLAN_COLL_ALL_REDUCE
-         && t->axis == PLAN_AXIS_EDP;
+         && t->phase == PROG_PHASE_BACKWARD && t->axis == PLAN_AXIS_EDP
+         && (t->coll == PLAN_COLL_ALL_REDUCE || t->coll == PLAN_COLL_REDUCE_SCATTER);
 }
 
 /* The experts of the stage's MoE layers, last layer first, in buckets cut where the
  * program's EDP reductions cut them (each reduces its layers from its first layer up);
- * one bucket when there is none (edp 1: nothing to reduce). */
+ * one bucket when there is none (edp 1: nothing to reduce). With ZeRO-1/2 (the
+ * reductions are reduce-scatters) each is sharded over EDP: Megatron-Core's distributed
+ * optimizer keeps expert states over the expert data-parallel group. */
 static void
 expert_buckets (ExecRunner *r)
 {
@@ -249,13 +265,12 @@ expert_buckets (ExecRunner *r)
       while (stop < end && seg_at (r, stop)->layer >= t->layer)
         stop++;
       if (stop > seg)
-        add_bucket (r, 0, t->layer, seg, stop - seg, FALSE);
+        add_bucket_over (r, 0, t->layer, seg, stop - seg,
+                         t->coll == PLAN_COLL_REDUCE_SCATTER, TRUE);
       seg = stop;
     }
   if (seg < end)
-    add_bucket (r, 0, seg_at (r, end - 1)->layer, seg, end - seg, FALSE);
-  for (guint b = r->n_dense_buckets; b < r->buckets->len; b++)
-    g_array_index (r->buckets, RunBucket, b).expert = TRUE;
+    add_bucket_over (r, 0, seg_at (r, end - 1)->layer, seg, end - seg, FALSE, TRUE);
 }
 
 static gboolean
@@ -389,8 +404,8 @@ runner_bucket_owned (const ExecRunner *r, const RunBucket *bk, gsize *lo, gsize 
 {
   if (bk->sharded)
     {
-      gsize piece = bk->n_pad / (gsize) r->shard_size;
-      *lo = bk->off + (gsize) r->shard_rank * piece;
+      gsize piece = bk->n_pad / (gsize) bk->ssize;
+      *lo = bk->off + (gsize) bk->srank * piece;
       *n = piece;
       return TRUE;
     }

@@ -23,8 +23,11 @@
  * step's loss with a single-rank run's as well, within 1e-6 relative: it matches only if
  * every rank updated the same weights, the router included, whose gradient each TP rank
  * takes from its own tokens and the runner sums over TP (without that sum the second loss
- * is off by 2.6e-5 relative, with it by 4e-9, measured). Skips without mpirun, timeout or
- * the MPI/BLAS backend. */
+ * is off by 2.6e-5 relative, with it by 4e-9, measured). ZeRO-1 and ZeRO-2 (with the
+ * overlapped gradient reduce and parameter gather) on 4 ranks with EP 2 x EDP 2: the dense
+ * states sharded over the 4 DP ranks, each expert's over its 2 EDP ranks; the second
+ * step's loss after the sharded AdamW steps and the all-gathers equals the single-rank
+ * run's the same way. Skips without mpirun, timeout or the MPI/BLAS backend. */
 #include "mpi-launch.h"
 
 #include <glib/gstdio.h>
@@ -160,6 +163,10 @@ main (int argc, char **argv)
   static const Case tp2 = { 2, MIXTRAL TP2 "--expert-model-parallel-size 2", MIXTRAL };
   static const Case tp2_edp2 = { 4, MIXTRAL TP2 "--expert-model-parallel-size 2", MIXTRAL };
   static const Case tp2_ep4 = { 4, MIXTRAL TP2 "--expert-model-parallel-size 4", MIXTRAL };
+  static const Case zero1 = { 4, MIXTRAL "--expert-model-parallel-size 2 --sharding zero1",
+                              MIXTRAL };
+  static const Case zero2 = { 4, MIXTRAL "--expert-model-parallel-size 2 --sharding zero2 "
+                                 "--overlap-grad-reduce --overlap-param-gather", MIXTRAL };
   g_test_add_data_func ("/exec/run-moe/verify-np2-ep2", &ep2, verify_case);
   g_test_add_data_func ("/exec/run-moe/verify-np4-ep4", &ep4, verify_case);
   g_test_add_data_func ("/exec/run-moe/verify-np4-ep2-edp2", &ep2_edp2, verify_case);
@@ -170,5 +177,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/exec/run-moe/tp2-np2-ep2", &tp2, verify_case);
   g_test_add_data_func ("/exec/run-moe/tp2-np4-ep2-edp2", &tp2_edp2, verify_case);
   g_test_add_data_func ("/exec/run-moe/tp2-np4-ep4", &tp2_ep4, verify_case);
+  g_test_add_data_func ("/exec/run-moe/zero1-np4-ep2-edp2", &zero1, verify_case);
+  g_test_add_data_func ("/exec/run-moe/zero2-np4-ep2-edp2", &zero2, verify_case);
   return g_test_run ();
 }
