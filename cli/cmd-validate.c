@@ -72,7 +72,8 @@ static void
 print_text (const ResPublishedReport *r, gboolean breakdown)
 {
   const ResPublishedSummary *s = &r->summary;
-  if (s->n > 0)
+  /* s->n counts the dense rows only: a selection of MoE rows (--only 701-741) has rows too */
+  if (s->n + s->n_moe > 0)
     {
       g_autoptr (CliTable) t = cli_table_new ();
       static const struct { const char *head; CliAlign align; } cols[] = {

@@ -187,6 +187,29 @@ test_validate (void)
   run_result_clear (&r);
 }
 
+/* A selection of mixture-of-experts rows only (the README's `--only 701-741`): the summary
+ * counts dense rows apart (0 here), and the per-row table still lists every predicted row.
+ * Rows 703 (gpt-oss-120b, 64 GPUs) and 704 (Qwen3-30B-A3B, 8 GPUs) of the shipped CSV are
+ * both predicted (neither is in validate's skipped list), so the table has 2 rows. */
+static void
+test_validate_moe_only (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("validate {SRC}/data/published-runs.csv --only 703,704 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "summary: 0 predicted"));
+  g_assert_nonnull (strstr (r.out, "moe: 2 of 2 mixture-of-experts rows predicted"));
+  /* the summary line follows the table's last row directly */
+  const char *summary = strstr (r.out, "\nsummary:");
+  g_assert_nonnull (summary);
+  g_autofree char *table = g_strndup (r.out, (gsize) (summary - r.out));
+  g_assert_cmpuint (check_table (table, "row_id  model ", validate_cols,
+                                 G_N_ELEMENTS (validate_cols), NULL), ==, 2);
+  g_assert_nonnull (strstr (table, "gpt-oss-120b"));
+  g_assert_nonnull (strstr (table, "Qwen3-30B-A3B"));
+  run_result_clear (&r);
+}
+
 /* search's top-K table: a plan column after the figures, the rule-of-thumb row below. */
 static void
 test_search (void)
@@ -290,6 +313,7 @@ main (int argc, char **argv)
   g_assert_nonnull (tmp_dir);
   g_test_add_func ("/cli/tables/plan-show", test_plan_show);
   g_test_add_func ("/cli/tables/validate", test_validate);
+  g_test_add_func ("/cli/tables/validate-moe-only", test_validate_moe_only);
   g_test_add_func ("/cli/tables/search", test_search);
   g_test_add_func ("/cli/tables/runs", test_runs);
   int status = g_test_run ();
