@@ -11,6 +11,7 @@ typedef struct {
   const char *where;       /* the outputs that print it */
   const char *meaning;
   const char *source;
+  const char *aliases;     /* other names the outputs print it under, '|'-separated; NULL: none */
 } GlossaryEntry;
 
 static const GlossaryEntry glossary[] = {
@@ -37,10 +38,11 @@ static const GlossaryEntry glossary[] = {
     "tandem show cluster NAME (each device cites its datasheet)" },
   { "model TFLOP/s per GPU", "predict",
     "model FLOPs per step / (step time x GPUs), in 10^12 FLOP/s", "definition" },
-  { "pipeline bubble", "predict, search",
+  { "pipeline bubble", "predict, search, run",
     "mean fraction of the step a pipeline stage's compute stream idles; 1F1B and GPipe "
     "ideal: (pp-1)/(m+pp-1) for m micro-batches, interleaved: (pp-1)/(vpp m+pp-1)",
-    "Narayanan et al. SC'21, section 2.2" },
+    "Narayanan et al. SC'21, section 2.2",
+    "bubble" },
   { "compute per stage", "predict",
     "busy time of a stage's compute stream in one step (mean over stages)", "simulator" },
   { "busy", "predict (communication per stage)",
@@ -48,7 +50,8 @@ static const GlossaryEntry glossary[] = {
     "not compute runs at the same time", "simulator" },
   { "exposed", "predict, report, runs",
     "the part of the busy communication time during which the stage's compute stream is "
-    "idle: what communication adds to the step", "simulator; measured the same way by run" },
+    "idle: what communication adds to the step", "simulator; measured the same way by run",
+    "exp" },
   { "overlap", "predict",
     "hidden / total communication: 1 - exposed / busy, over all kinds", "simulator" },
   { "tp", "plan flags, communication kinds",
@@ -72,7 +75,8 @@ static const GlossaryEntry glossary[] = {
     "definition (Megatron-LM derives it the same way)" },
   { "micro-batch", "plan flags (--mbs)",
     "sequences one data-parallel rank runs through the pipeline at a time",
-    "Megatron-LM --micro-batch-size" },
+    "Megatron-LM --micro-batch-size",
+    "mbs" },
   { "micro-batches per step", "plan show, warnings",
     "m = global batch / (micro-batch x dp): gradient accumulation steps",
     "Megatron-LM (num_microbatches)" },
@@ -107,10 +111,12 @@ static const GlossaryEntry glossary[] = {
   { "ZeRO / sharding", "plan flags, memory",
     "zero1 shards optimizer states over dp, zero2 also gradients, zero3 / fsdp also "
     "parameters; hsdp:K shards within groups of K and replicates across them",
-    "Rajbhandari et al. 2020; Zhao et al. 2023 (PyTorch FSDP)" },
+    "Rajbhandari et al. 2020; Zhao et al. 2023 (PyTorch FSDP)",
+    "ZeRO|sharding|zero1|zero2|zero3|fsdp|hsdp" },
   { "sequence parallel", "plan flags",
     "norms and dropout split along the sequence over the tp group",
-    "Korthikanti et al. 2022" },
+    "Korthikanti et al. 2022",
+    "sp" },
   { "bw/dir/device", "show cluster",
     "bandwidth per direction per device at a level of the network, bytes/s",
     "each cluster preset cites its source" },
@@ -131,6 +137,36 @@ static const GlossaryEntry glossary[] = {
   { "steady state", "predict",
     "the periodic middle of a long pipeline simulated once and extended by its period "
     "(--full-simulation turns it off)", "tandem sim/simulate.c" },
+  { "etp", "plan show, plan flags (MoE)",
+    "expert tensor parallelism: each expert's matrices split over etp GPUs (default: the tp "
+    "degree); with ep and edp, the expert side folded onto the same ranks as tp x cp x dp",
+    "Megatron-Core MoE parallel folding (--expert-tensor-parallel-size)" },
+  { "edp", "plan show (MoE)",
+    "expert data parallelism, derived: (tp x cp x dp) / (etp x ep) per pipeline stage; expert "
+    "gradients are reduced, and expert optimizer states sharded, over it",
+    "Megatron-Core MoE parallel folding (expert data-parallel group)" },
+  { "active", "show model, plan show (MoE)",
+    "parameters one token passes through: a mixture of experts' routed experts that the token "
+    "does not visit left out", "definition (as in the DeepSeek-V3 report: 37B of 671B)" },
+  { "err_%", "validate, run, report",
+    "(predicted - measured) / measured x 100 for one row or term: negative means the "
+    "prediction is smaller (a step predicted faster) than measured", "definition" },
+  { "MAPE", "validate",
+    "mean absolute percentage error: the mean of |err_%| over the predicted rows",
+    "definition" },
+  { "speed-up", "report scaling",
+    "S = T_base / T_G: the step time of the smallest size with a plan over this size's "
+    "(strong scaling)", "definition (strong scaling)" },
+  { "efficiency", "report scaling",
+    "strong scaling: S x G_base / G; weak scaling (--weak, the batch growing with the GPUs): "
+    "T_base / T_G", "definition (strong and weak scaling efficiency)" },
+  { "%peak", "calibrate",
+    "a measured GEMM's FLOP/s over the device's dense peak for its dtype (only when "
+    "--cluster names the device)", "definition; peaks from tandem show cluster" },
+  { "#wrong", "calibrate",
+    "elements of a measured kernel's result that differ from a reference computation beyond "
+    "the tolerance; anything but 0 means the kernel computed the wrong thing",
+    "nccl-tests' #wrong column; tandem exec/calibrate*.c" },
 };
 
 /* Prints `text` wrapped at word boundaries to lines of at most `width` characters, each
@@ -160,6 +196,14 @@ glossary_find (const char *term)
   for (guint i = 0; i < G_N_ELEMENTS (glossary); i++)
     if (g_ascii_strcasecmp (glossary[i].term, term) == 0)
       return &glossary[i];
+  for (guint i = 0; i < G_N_ELEMENTS (glossary); i++)
+    if (glossary[i].aliases != NULL)
+      {
+        g_auto (GStrv) names = g_strsplit (glossary[i].aliases, "|", -1);
+        for (guint k = 0; names[k] != NULL; k++)
+          if (g_ascii_strcasecmp (names[k], term) == 0)
+            return &glossary[i];
+      }
   return NULL;
 }
 

@@ -81,7 +81,12 @@ test_glossary (void)
   const char *used[] = { "in-flight", "params", "grads", "optimizer", "activations",
                          "comm_buffers", "reserve", "MFU", "HFU", "pipeline bubble",
                          "exposed", "busy", "overlap", "tp", "cp", "ep", "pp", "dp",
-                         "busbw", "algbw", "oversub", "bw/dir/device", "spread" };
+                         "busbw", "algbw", "oversub", "bw/dir/device", "spread",
+                         /* plan show's expert side, show model's active parameters,
+                          * validate's and run's error columns, report scaling's S and E,
+                          * calibrate's columns */
+                         "etp", "edp", "active", "err_%", "MAPE", "speed-up", "efficiency",
+                         "%peak", "#wrong" };
   for (guint i = 0; i < G_N_ELEMENTS (used); i++)
     if (!g_hash_table_contains (terms, used[i]))
       g_error ("glossary lacks '%s'", used[i]);
@@ -93,6 +98,21 @@ test_glossary (void)
   g_assert_nonnull (strstr (r.out, "source: "));
   g_assert_null (strstr (r.out, "MFU  ("));
   run_result_clear (&r);
+
+  /* the names the tables print a term under: run's and search's "bubble", search's
+   * "exp tp", the sharding values */
+  static const struct { const char *alias, *entry; } aliases[] = {
+    { "bubble", "pipeline bubble  (" }, { "exp", "exposed  (" },
+    { "zero3", "ZeRO / sharding  (" }, { "Sharding", "ZeRO / sharding  (" },
+    { "sp", "sequence parallel  (" }, { "mbs", "micro-batch  (" } };
+  for (guint i = 0; i < G_N_ELEMENTS (aliases); i++)
+    {
+      g_autofree char *args = g_strdup_printf ("show glossary %s", aliases[i].alias);
+      run_tandem (args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.out, aliases[i].entry));
+      run_result_clear (&r);
+    }
 
   run_tandem ("show glossary exposd", &r);
   g_assert_cmpint (r.status, ==, 2);
