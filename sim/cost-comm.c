@@ -283,7 +283,7 @@ sim_cost_latency_s (const SimCost *c, PlanColl coll, PlanAxis axis)
   if (g == NULL || g->n <= 1)
     return 0.0;
   if (g->curve[coll] != NULL)
-    return g->curve[coll]->latency_s;
+    return g->curve[coll]->latency_s * c->cpu_time_scale;   /* 1 but on CPU hosts */
   if (uses_nvls (g, coll))
     return c->opts.nvls_latency_s;
   return c->opts.coll_base_latency_s + plan_coll_steps (coll, g->n) * g->alpha_s;
@@ -324,8 +324,8 @@ sim_cost_coll_s (const SimCost *c, PlanColl coll, PlanAxis axis, double bytes)
   const SimCostGroup *g = group_of (c, axis);
   if (g == NULL || g->n <= 1)
     return 0.0;
-  if (g->curve[coll] != NULL)
-    return curve_time (g->curve[coll], coll, g->n, bytes);
+  if (g->curve[coll] != NULL)   /* a CPU host's collectives time-share too (cost-cpu.c) */
+    return curve_time (g->curve[coll], coll, g->n, bytes) * c->cpu_time_scale;
   const double busbw = sim_cost_busbw_Bps (c, coll, axis);
   const double ring = sim_cost_latency_s (c, coll, axis)
                       + bytes * plan_coll_bus_factor (coll, g->n) / busbw;
@@ -344,6 +344,6 @@ sim_cost_p2p_s (const SimCost *c, guint64 dev_a, guint64 dev_b, double bytes)
   guint l = topo_cluster_common_level (c->cluster, dev_a, dev_b);
   l = MIN (l, SIM_COST_MAX_LEVELS - 1);
   if (c->p2p_curve[l] != NULL)
-    return curve_time (c->p2p_curve[l], PLAN_COLL_SEND_RECV, 2, bytes);
+    return curve_time (c->p2p_curve[l], PLAN_COLL_SEND_RECV, 2, bytes) * c->cpu_time_scale;
   return c->opts.coll_base_latency_s + c->p2p_alpha_s[l] + bytes / c->p2p_Bps[l];
 }

@@ -12,7 +12,8 @@
  *     share(C, R) = min (1, C / (R b)) of a core. The profile's rates were measured with
  *     the calibration's R_cal ranks on C_cal cores, so a compute op's time is the
  *     profile's times share(C_cal, R_cal) / share(C, R): 2 ranks calibrated on 2 cores
- *     and run on 1 core take twice as long.
+ *     and run on 1 core take twice as long. The measured collectives scale alike
+ *     (sim/cost-comm.c): on a CPU host they are the ranks' threads copying and reducing.
  *  2. The overlapped collective's CPU work lands on the compute stream. When the threads
  *     that are runnable while a collective is in flight, R (b + p) with p progress
  *     threads per rank, exceed the C cores, the progress thread's work takes its core

@@ -5,7 +5,8 @@
  * with one FP32 GEMM row (256^3 at 5e10 FLOP/s, launch 2 us) and a contention object:
  * 2 cores, 1 BLAS + 1 progress thread per rank, a 256^3 GEMM 1000 us alone and 1500 us
  * with an all-reduce of 4 MiB in flight (all-reduce 5000 us meanwhile), and the
- * calibrating threads ran 0.8 of the time they were runnable. So the measured
+ * calibrating threads ran 0.8 of the time they were runnable; all-reduce over 2 ranks
+ * 1 KiB in 50 us and 1 MiB in 200 us. So the measured
  * slowdown is 1500 / 1000 - 1 = 0.5, and the calibration ran 2 ranks x 1 BLAS thread on
  * 2 cores: share(C_cal, R_cal) = min (1, 2 / 2) = 1. */
 #include "sim/cost.h"
@@ -20,7 +21,9 @@
   "              \"hbm_GB\": 16, \"hbm_GBps\": 20, \"launch_overhead_us\": 2 },\n"         \
   "  \"levels\": [ { \"name\": \"host\", \"count\": 2, \"bw_GBps\": 1 } ],\n"              \
   "  \"profile\": { \"source\": \"hand-written\", \"backend\": \"" backend "\", \"ranks\": 2,\n" \
-  "    \"gemm\": [ [256, 256, 256, \"fp32\", 5e10] ], \"memory\": { \"triad_GBps\": 10 }"
+  "    \"gemm\": [ [256, 256, 256, \"fp32\", 5e10] ], \"memory\": { \"triad_GBps\": 10 },\n"    \
+  "    \"collectives\": [ [\"all_reduce\", 2, 1024, 50, 0.02, 0.02],\n"                     \
+  "                       [\"all_reduce\", 2, 1048576, 200, 5.24, 5.24] ]"
 
 #define CONTENTION(cores)                                                                  \
   ",\n    \"contention\": { \"cores\": " cores ", \"blas_threads\": 1, \"progress_threads\": 1,\n" \
@@ -205,6 +208,41 @@ test_model (void)
   g_assert_cmpfloat_with_epsilon (gemm_s (one, &o1), 0.5 * base, 1e-12);
 }
 
+/* A CPU host's collectives are its threads' copies and reductions: they time-share the
+ * cores as compute does. The measured 1 MiB all-reduce over the DP pair takes its 200 us
+ * as calibrated, and 400 us both with 2 ranks on 1 core (share 1/2: scale 2) and with a
+ * run that measured a core share of 0.4 against the calibration's 0.8 (scale 2); the
+ * latency (the 1 KiB row's 50 us) scales alike. */
+static void
+test_collectives (void)
+{
+  g_autoptr (TopoCluster) c = load (cpu_json);
+  g_autoptr (GError) error = NULL;
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.dp = 2;
+  plan.world_size = 2;
+  g_autoptr (PlanLayout) layout = plan_layout_new (&plan, c, &error);
+  g_assert_no_error (error);
+  plan_clear (&plan);
+  const double expect[3] = { 200e-6, 400e-6, 400e-6 }, lat[3] = { 50e-6, 100e-6, 100e-6 };
+  for (int i = 0; i < 3; i++)
+    {
+      SimCostOptions o;
+      sim_cost_options_init (&o, c);
+      if (i == 1)
+        sim_cost_options_cpu_host (&o, c, 1, 2);
+      if (i == 2)
+        o.cpu_share = 0.4;
+      SimCost *cost = sim_cost_new (c, layout, &o);
+      g_assert_cmpfloat_with_epsilon (sim_cost_coll_s (cost, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP,
+                                                       1048576), expect[i], 1e-12);
+      g_assert_cmpfloat_with_epsilon (sim_cost_latency_s (cost, PLAN_COLL_ALL_REDUCE,
+                                                          PLAN_AXIS_DP), lat[i], 1e-12);
+      sim_cost_free (cost);
+    }
+}
+
 /* Clusters the model does not apply to keep every figure: a cpu profile without the
  * object keeps the documented default slowdown, a non-cpu profile and a GPU preset too,
  * and their op times do not move with cpu_cores. */
@@ -281,6 +319,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/cost-cpu/load-bad", test_load_bad);
   g_test_add_func ("/sim/cost-cpu/model", test_model);
   g_test_add_func ("/sim/cost-cpu/not-applied", test_not_applied);
+  g_test_add_func ("/sim/cost-cpu/collectives", test_collectives);
   g_test_add_func ("/sim/cost-cpu/predict-doubles", test_predict_doubles);
   return g_test_run ();
 }
