@@ -328,13 +328,23 @@ plan_mem_chunk_acts (const Plan *plan, int layers, guint64 full_layer, guint64 s
  *
  * An MoE layer stores, instead of the dense MLP's hidden tensors (per micro-batch, on the
  * rank holding the busiest expert, X = pace x etp T_sp k routed token copies, T_sp the
- * rank's tokens after SP, f_e = expert ffn / etp):
- *   expert GEMM inputs (the dispatched tokens)       a X h
- *   expert hidden (SwiGLU gate, up, product; GeLU 2)  3 a X f_e
- *   expert outputs (the combine's weight gradient)   a T_sp k h
+ * rank's tokens after SP, f_e = expert ffn / etp, g the bytes of a saved GEMM input):
+ *   expert fc1 inputs (the dispatched tokens)        g X h
+ *   expert fc1 output (SwiGLU gate and up; GeLU 1)   a X 2 f_e   (a X f_e for GeLU)
+ *   expert fc2 input (the activation's output)       g X f_e
  *   router probabilities (fp32, top-k kept)          4 T_sp k
  *   shared experts: their input and hidden          a T h /t(SP) + 3 a T f_s / t
- * The router input is the norm output, already counted with the dense layer's. */
+ * The router input is the norm output, already counted with the dense layer's.
+ * Not stored: the experts' outputs. Megatron-Core applies the routing probabilities
+ * inside the experts' activation (megatron/core/transformer/moe/experts.py: the permuted
+ * probabilities go into weighted_bias_swiglu_impl), so the unpermute that sums the k
+ * copies of a token is a weighted-free gather whose backward needs only its index map
+ * (TE's fused moe_unpermute with --moe-permute-fusion; the unfused path scatters by the
+ * same indices).
+ * g: with FP8 GEMMs Transformer Engine saves the quantized copy of a Linear's input for
+ * the weight-gradient GEMM (TE Linear / GroupedLinear keep the FP8 tensor, not the bf16
+ * one, when fp8_autocast is on), 1 byte (MXFP8 adds one E8M0 scale per 32 elements:
+ * 1/32 B); else a. */
 static guint64
 moe_layer_acts (const ModelSpec *model, const Plan *plan, const PlanMoe *moe,
                 guint64 dense_mlp_hidden)
@@ -348,10 +358,13 @@ moe_layer_acts (const ModelSpec *model, const Plan *plan, const PlanMoe *moe,
   int local = moe->experts / MAX (plan->ep, 1);
   double pace = (local - 1 + moe->imbalance) / MAX (local, 1);
   double X = pace * (double) (etp * Tsp * k);
+  double f_e = (double) (moe->expert_ffn / etp);
+  double fc1_out = model->mlp == MODEL_MLP_SWIGLU ? 2 : 1;
+  double g = plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4
+               ? 1.0 + 1.0 / 32.0 : (double) a;
+  double bytes = g * X * (double) h + fc1_out * (double) a * X * f_e + g * X * f_e
+                 + 4.0 * (double) (Tsp * k);
   double mlpk = model->mlp == MODEL_MLP_SWIGLU ? 3 : 2;
-  double bytes = (double) a * X * (double) h
-                 + mlpk * (double) a * X * (double) (moe->expert_ffn / etp)
-                 + (double) (a * Tsp * k * h) + 4.0 * (double) (Tsp * k);
   if (moe->shared_ffn > 0)
     bytes += (double) (a * T * h / sp_div) + mlpk * (double) (a * T) * (double) moe->shared_ffn
                                              / (double) t;

@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "results/published.h"
+#include "plan/memory.h"
 
 /* DeepSeek-V3 as the shipped rows write it (Hugging Face config deepseek-ai/DeepSeek-V3:
  * n_routed_experts 256, num_experts_per_tok 8, moe_intermediate_size 2048, n_shared_experts
@@ -358,6 +359,67 @@ test_plan_shape (void)
   g_assert_true (c->predicted_exposed_s[PROG_COMM_EP] >= 0);
 }
 
+/* Row 709 ran (Megatron-Bridge 25.11, Qwen3-30B-A3B on 8 GB200, EP 8, MBS 4, seq 4096,
+ * MXFP8, distributed optimizer, NeMo stack: bf16 gradient buffers), so its plan must fit
+ * in the GB200's 186 GB. By hand, per rank (tp 1, pp 1, dp 8, ep 8, edp 1; 48 layers,
+ * h 2048, 32 heads and 4 KV heads of 128, 128 experts of ffn 768, top-8, vocab 151,936,
+ * untied embeddings):
+ *   dense elements: 48 x (attention 2048 x 4096 + 2 x 2048 x 512 + 4096 x 2048 =
+ *     18,874,368, router 2048 x 128 = 262,144, norms 4,096) = 918,749,184, embeddings
+ *     2 x 151,936 x 2048 = 622,329,856, final norm 2,048: 1,541,081,088;
+ *   expert elements: 48 x 128 / 8 x 3 x 2048 x 768 = 3,623,878,656; sum 5,164,959,744;
+ *   params 2 B each = 10,329,919,488; grads (bf16) the same;
+ *   optimizer 12 B (fp32 master, m, v): dense over dp 8 = 2,311,621,632, experts over
+ *     edp 1 = 43,486,543,872: 45,798,165,504;
+ *   activations, T = 4 x 4096 = 16,384 tokens, a = 2 B:
+ *     attention part: norm input, QKV input, MLP norm input, router input a T h each
+ *       (4 x 67,108,864), Q K V a T (4096 + 2 x 512) = 167,772,160, out-projection input
+ *       a T 4096 = 134,217,728, log-sum-exp 4 x 4 x 32 x 4096 = 2,097,152: 572,522,496;
+ *     experts (forced balance: pace 1), X = T k = 131,072 copies, FP8 inputs saved as
+ *       MXFP8 (1 + 1/32 B): fc1 input 1.03125 X h = 276,824,064, fc1 output (gate, up)
+ *       2 a X 768 = 402,653,184, fc2 input 1.03125 X 768 = 103,809,024, router
+ *       probabilities 4 T k = 524,288: 783,810,560 (the experts' outputs are not kept:
+ *       Megatron-Core weights the copies in the activation);
+ *     48 x 1,356,333,056 = 65,103,986,688, plus the last stage's final-norm and logits
+ *       inputs 2 a T h = 134,217,728 and fp32 softmax 4 T V = 9,957,277,696, and the
+ *       first stage's token ids 8 T = 131,072: 75,195,613,184;
+ *   comm buffers: one overlapped gradient bucket, 160,000,000;
+ *   reserve 5% of the 141,813,617,664 above + 1.5 GiB = 8,701,293,619;
+ *   total 150,514,911,283 B = 140.2 GiB of 186 GB: fits. (Before the experts' outputs
+ *   were dropped and FP8 inputs counted at 1 B, the experts held 1,678,245,888 B a layer
+ *   and the plan needed 193 GiB: "OOM predicted".) */
+static void
+test_row_709_fits (void)
+{
+  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
+  g_assert_nonnull (root);
+  g_autofree char *path = g_build_filename (root, "data", "published-runs.csv", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ResCsv) csv = res_csv_load (path, &error);
+  g_assert_no_error (error);
+  ResPublishedCase *c = NULL;
+  for (guint r = 0; r < res_csv_n_rows (csv) && c == NULL; r++)
+    if (g_str_equal (res_csv_get (csv, r, "row_id"), "709"))
+      c = res_published_case_new (csv, r);
+  g_assert_nonnull (c);
+  g_assert_true (c->ready);
+  PlanMemory m;
+  plan_memory_compute (c->model, &c->plan, c->cluster, &m);
+  g_assert_cmpint (m.n_stages, ==, 1);
+  const PlanMemStage *st = &m.stages[0];
+  g_assert_cmpuint (st->bytes[PLAN_MEM_PARAMS], ==, 10329919488ull);
+  g_assert_cmpuint (st->bytes[PLAN_MEM_GRADS], ==, 10329919488ull);
+  g_assert_cmpuint (st->bytes[PLAN_MEM_OPTIMIZER], ==, 45798165504ull);
+  g_assert_cmpuint (st->bytes[PLAN_MEM_ACTIVATIONS], ==, 75195613184ull);
+  g_assert_cmpuint (st->bytes[PLAN_MEM_COMM_BUFFERS], ==, 160000000ull);
+  g_assert_cmpuint (st->bytes[PLAN_MEM_RESERVE], ==, 8701293619ull);
+  g_assert_cmpuint (st->total, ==, 150514911283ull);
+  g_assert_cmpuint (m.capacity_bytes, ==, 186000000000ull);
+  g_assert_true (m.fits);
+  plan_memory_clear (&m);
+  res_published_case_free (c);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -369,6 +431,7 @@ main (int argc, char **argv)
   g_test_add_func ("/published-moe/recompute-modules", test_recompute_modules);
   g_test_add_func ("/published-moe/shipped-models", test_shipped_models);
   g_test_add_func ("/published-moe/plan-shape", test_plan_shape);
+  g_test_add_func ("/published-moe/row-709-fits", test_row_709_fits);
   g_test_add_func ("/published-moe/shipped-rows", test_shipped_rows);
   return g_test_run ();
 }
