@@ -175,6 +175,10 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
   if (c->plan.moe_shared_expert_overlap && stack->moe_shared_expert_overlap == FW_OPT_NO)
     return cli_fail (CLI_EXIT_USAGE, "--moe-shared-expert-overlap: the %s stack does not offer "
                      "it (hint: drop the flag or pick --framework megatron-core)", stack->name);
+  if (c->plan.moe_a2a_overlap && stack->moe_a2a_overlap == FW_OPT_NO)
+    return cli_fail (CLI_EXIT_USAGE, "--overlap-moe-expert-parallel-comm: the %s stack does not "
+                     "offer it (hint: drop the flag or pick --framework megatron-core)",
+                     stack->name);
   SimOptions opts;
   sim_options_init (&opts, c->cluster);
   sim_cost_options_init_stack (&opts.cost, c->cluster, stack);

@@ -540,6 +540,10 @@ show_framework (const char *name, gboolean json)
   ROW ("tp_comm_overlap", fw_avail_name (s->tp_comm_overlap));
   ROW ("async_tp", fw_avail_name (s->async_tp));
   ROW ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
+  ROW ("moe_shared_expert_overlap", fw_avail_name (s->moe_shared_expert_overlap));
+  ROW ("moe.dispatch_host_sync", s->moe_dispatch_host_sync ? "yes" : "no");
+  ROW ("moe.grouped_gemm_launches", s->moe_grouped_gemm_per_expert ? "per_expert" : "one");
+  ROW ("moe.a2a_overlap", fw_avail_name (s->moe_a2a_overlap));
   g_autofree char *ahead = s->fsdp_prefetch_params > 0
                             ? g_strdup_printf ("%g", s->fsdp_prefetch_params)
                             : g_strdup ("layer");

@@ -144,7 +144,7 @@ get_obj (JsonObject *obj, const char *key, const Where *w, GError **error, gbool
 static const char *const top_keys[] = {
   "name", "description", "attention", "fusion", "kernel_overhead_us", "tp_comm_overlap",
   "async_tp", "moe_shared_expert_overlap", "grad_reduce_dtype", "fsdp", "fp8", "defaults",
-  "sources", NULL,
+  "moe", "sources", NULL,
 };
 static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under_pp",
                                          "hsdp", "prefetch_params", "max_reuse_params",
@@ -152,6 +152,9 @@ static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under
 static const char *const gather_names[] = { "flat", "per_tensor", NULL };
 static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "mxfp8", "nvfp4",
                                         NULL };
+static const char *const moe_keys[] = { "dispatch_host_sync", "grouped_gemm_launches",
+                                        "a2a_overlap", NULL };
+static const char *const launches_names[] = { "one", "per_expert", NULL };
 static const char *const default_keys[] = { "sharding", "sequence_parallel",
                                             "overlap_grad_reduce", "overlap_param_gather",
                                             NULL };
@@ -298,6 +301,21 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
         return NULL;
       s->fp8_ops = ops;
       s->fp8_scaling = sc;
+    }
+  sub = get_obj (o, "moe", &w, error, &ok);
+  if (!ok)
+    return NULL;
+  if (sub != NULL)
+    {
+      Where ws = { source, "moe" };
+      int gl = s->moe_grouped_gemm_per_expert ? 1 : 0, ov = s->moe_a2a_overlap;
+      if (!check_keys (sub, moe_keys, &ws, error)
+          || !get_bool (sub, "dispatch_host_sync", &s->moe_dispatch_host_sync, &ws, error)
+          || !get_enum (sub, "grouped_gemm_launches", launches_names, &gl, FALSE, &ws, error)
+          || !get_enum (sub, "a2a_overlap", avail_names, &ov, FALSE, &ws, error))
+        return NULL;
+      s->moe_grouped_gemm_per_expert = gl == 1;
+      s->moe_a2a_overlap = ov;
     }
   sub = get_obj (o, "defaults", &w, error, &ok);
   if (!ok)
@@ -510,6 +528,12 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   S ("async_tp", fw_avail_name (s->async_tp));
   S ("moe_shared_expert_overlap", fw_avail_name (s->moe_shared_expert_overlap));
   S ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
+  json_builder_set_member_name (b, "moe");
+  json_builder_begin_object (b);
+  B ("dispatch_host_sync", s->moe_dispatch_host_sync);
+  S ("grouped_gemm_launches", s->moe_grouped_gemm_per_expert ? "per_expert" : "one");
+  S ("a2a_overlap", fw_avail_name (s->moe_a2a_overlap));
+  json_builder_end_object (b);
   json_builder_set_member_name (b, "fsdp");
   json_builder_begin_object (b);
   B ("reshard_after_forward", s->fsdp_reshard_after_forward);

@@ -91,6 +91,14 @@ typedef struct {
   FwAvail       async_tp;
   FwAvail       moe_shared_expert_overlap; /* MoE shared expert computed during the
                                           * dispatch all-to-all */
+  /* MoE (the "moe" object of a stack file): */
+  gboolean      moe_dispatch_host_sync; /* the token dispatcher copies the tokens per expert
+                                         * to the host and waits for them, once per MoE
+                                         * layer forward */
+  gboolean      moe_grouped_gemm_per_expert; /* a grouped GEMM is issued as one GEMM
+                                              * launch per local expert */
+  FwAvail       moe_a2a_overlap;        /* the EP all-to-all of one micro-batch overlapped
+                                         * with another's compute (1F1B A2A overlap) */
   gboolean      grad_reduce_bf16;       /* DP gradients reduced in bf16 (else fp32) */
   gboolean      fsdp_reshard_after_forward; /* ZeRO-3 params dropped after each forward */
   gboolean      fsdp_reshard_under_pp;  /* ... also between micro-batches under PP */

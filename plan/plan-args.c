@@ -380,6 +380,8 @@ on_flag (const char *option, const char *value, gpointer data, GError **error)
     plan->moe_grouped_gemm = TRUE;
   else if (g_str_equal (name, "moe-shared-expert-overlap"))
     plan->moe_shared_expert_overlap = TRUE;
+  else if (g_str_equal (name, "overlap-moe-expert-parallel-comm"))
+    plan->moe_a2a_overlap = TRUE;
   else if (g_str_equal (name, "recompute-activations"))
     /* Megatron-LM's older flag: its argument check turns it into
      * --recompute-granularity selective. */
@@ -449,6 +451,8 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       "Local experts as one grouped GEMM (else one GEMM per expert)", NULL },
     { "moe-shared-expert-overlap", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Shared expert computes during the dispatch all-to-all", NULL },
+    { "overlap-moe-expert-parallel-comm", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK,
+      CB (on_flag), "EP all-to-all of one micro-batch under another's compute (1F1B)", NULL },
     { "moe-imbalance", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "Busiest expert's tokens / mean (default 1.3; 1 = balanced)", "R" },
     { "dp", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),

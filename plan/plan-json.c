@@ -240,12 +240,14 @@ parse_moe (PlanJson *pj, JsonObject *obj, GError **error)
         ok = json_get_bool (pj, S, key, n, &p->moe_shared_expert_overlap, error);
       else if (g_str_equal (key, "imbalance"))
         ok = json_get_number (pj, S, key, n, 1.0, &p->moe_imbalance, error);
+      else if (g_str_equal (key, "a2a_overlap"))
+        ok = json_get_bool (pj, S, key, n, &p->moe_a2a_overlap, error);
       else
         {
           g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
                        "%s: unknown key moe.%s (hint: num_experts, router_topk, "
                        "token_dispatcher_type, expert_capacity_factor, grouped_gemm, "
-                       "shared_expert_overlap, imbalance)", pj->source, key);
+                       "shared_expert_overlap, imbalance, a2a_overlap)", pj->source, key);
           return FALSE;
         }
       if (!ok)

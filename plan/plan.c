@@ -490,6 +490,7 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
         json_builder_add_null_value (b);   /* dropless */
       SET_BOOL ("grouped_gemm", plan->moe_grouped_gemm);
       SET_BOOL ("shared_expert_overlap", plan->moe_shared_expert_overlap);
+      SET_BOOL ("a2a_overlap", plan->moe_a2a_overlap);
       json_builder_set_member_name (b, "imbalance");
       json_builder_add_double_value (b, plan->moe_imbalance > 0 ? plan->moe_imbalance
                                                                 : PLAN_MOE_IMBALANCE_DEFAULT);

@@ -189,6 +189,9 @@ typedef struct {
                                   * experts; else one GEMM per expert (SequentialMLP) */
   gboolean moe_shared_expert_overlap; /* --moe-shared-expert-overlap: the shared expert
                                   * computes while the dispatch all-to-all runs */
+  gboolean moe_a2a_overlap;      /* --overlap-moe-expert-parallel-comm: the EP all-to-all
+                                  * of one micro-batch hidden behind another's compute
+                                  * (Megatron-Core 0.14+ 1F1B A2A overlap) */
   double   moe_imbalance;        /* --moe-imbalance: busiest expert's tokens / mean;
                                   * 0 = PLAN_MOE_IMBALANCE_DEFAULT */
 } Plan;

@@ -403,6 +403,12 @@ prog_builder_build_moe_blocks (Builder *bd)
   prog_builder_elem (ops, "moe_norm", MODEL_OP_NORM, T * h, 5);
   gemm (ops, "router", T, E, h);
   prog_builder_elem (ops, "router_topk", MODEL_OP_ELEMENTWISE, T * E, 5);
+  /* the dispatcher's device-to-host copy of the tokens per expert, waited for by the
+   * host before the all-to-allv (its sizes are host lists); costed by the stack
+   * (sim/cost.c moe_host_sync_s; 0 where the stack has none). The all-gather dispatcher
+   * needs no counts on the host. */
+  if (pm->dispatcher != PLAN_MOE_ALLGATHER)
+    prog_builder_elem (ops, "moe_host_sync", MODEL_OP_ELEMENTWISE, 0, 0);
   if (!fused_permute)
     prog_builder_elem (ops, "moe_permute", MODEL_OP_ELEMENTWISE, T * k * h, 0);
   mf = matmul_flops (ops);

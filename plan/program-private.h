@@ -46,6 +46,10 @@ typedef struct {
   PlanMoe moe;
   double *layer_expert_params_local;
   gint32 *expert_ag_of_layer;   /* ZeRO-1/2 overlapped gather of a layer's experts */
+  gint32  moe_a2a_pending;      /* with --overlap-moe-expert-parallel-comm: the last
+                                 * all-to-all of the previous MoE layer issued on this
+                                 * stage, which the next MoE layer's router waits for
+                                 * (-1 none) */
 } Builder;
 
 enum {

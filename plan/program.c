@@ -483,19 +483,30 @@ moe_from_experts (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gi
 }
 
 /* The MoE MLP of one layer, forward (or recomputed): returns its last task. `ag` is the
- * overlapped ZeRO-1/2 gather of the layer's experts (-1 none). */
+ * overlapped ZeRO-1/2 gather of the layer's experts (-1 none).
+ * With --overlap-moe-expert-parallel-comm (Megatron-Core's 1F1B A2A overlap: the forward
+ * of one micro-batch and the backward of another run as one schedule node, each one's
+ * all-to-alls under the other's compute), the layer's compute does not wait for its own
+ * all-to-alls; the next MoE layer issued on the stage (of the other micro-batch in the
+ * steady state) waits for them instead: a layer takes about max(its compute, the
+ * all-to-alls of the layer before) rather than their sum. Warm-up and cool-down, where
+ * Megatron has no pair to overlap with, are modelled the same way. */
 static gint32
 moe_forward (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 prev,
              gint32 ag)
 {
   gboolean shared = bd->prog->moe.shared_ffn > 0;
   gboolean overlap = shared && bd->plan->moe_shared_expert_overlap;
-  gint32 r = compute (bd, bd->blk[B_MOE_ROUTE_F], mb, chunk, layer, prev, -1);
+  gboolean a2a = bd->plan->moe_a2a_overlap;
+  gint32 r = compute (bd, bd->blk[B_MOE_ROUTE_F], mb, chunk, layer, prev,
+                      a2a ? bd->moe_a2a_pending : -1);
   gint32 d = moe_to_experts (bd, phase, mb, chunk, layer, r);
   gint32 sh = overlap ? moe_shared (bd, FALSE, phase, mb, chunk, layer, r) : -1;
-  gint32 e = compute (bd, bd->blk[B_MOE_EXPERTS_F], mb, chunk, layer, d, ag);
+  gint32 e = compute (bd, bd->blk[B_MOE_EXPERTS_F], mb, chunk, layer, a2a ? r : d, ag);
   gint32 c = moe_from_experts (bd, phase, mb, chunk, layer, e);
-  gint32 o = compute (bd, bd->blk[B_MOE_COMBINE_F], mb, chunk, layer, c, sh);
+  gint32 o = compute (bd, bd->blk[B_MOE_COMBINE_F], mb, chunk, layer, a2a ? e : c, sh);
+  if (a2a)
+    bd->moe_a2a_pending = c;
   if (shared && !overlap)   /* Megatron: the shared expert after the routed ones */
     o = moe_shared (bd, FALSE, phase, mb, chunk, layer, o);
   return o;
@@ -511,12 +522,16 @@ moe_backward (Builder *bd, int mb, int chunk, int layer, gint32 prev, gint32 ag,
   gint32 x = prev;
   if (shared && !overlap)
     x = moe_shared (bd, TRUE, ph, mb, chunk, layer, x);
-  gint32 c = compute (bd, bd->blk[B_MOE_COMBINE_B], mb, chunk, layer, x, ag);
+  gboolean a2a = bd->plan->moe_a2a_overlap;
+  gint32 c = compute3 (bd, bd->blk[B_MOE_COMBINE_B], mb, chunk, layer, x, ag,
+                       a2a ? bd->moe_a2a_pending : -1);
   gint32 d = moe_to_experts (bd, ph, mb, chunk, layer, c);
   gint32 sh = overlap ? moe_shared (bd, TRUE, ph, mb, chunk, layer, c) : -1;
-  gint32 e = compute (bd, bd->blk[B_MOE_EXPERTS_B], mb, chunk, layer, d, eag);
+  gint32 e = compute (bd, bd->blk[B_MOE_EXPERTS_B], mb, chunk, layer, a2a ? c : d, eag);
   gint32 r = moe_from_experts (bd, ph, mb, chunk, layer, e);
-  return compute (bd, bd->blk[B_MOE_ROUTE_B], mb, chunk, layer, r, sh);
+  if (a2a)
+    bd->moe_a2a_pending = r;
+  return compute (bd, bd->blk[B_MOE_ROUTE_B], mb, chunk, layer, a2a ? e : r, sh);
 }
 
 static void
@@ -849,6 +864,7 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
 
   for (int l = 0; l < L; l++)
     bd->param_ag_of_layer[l] = bd->expert_ag_of_layer[l] = -1;
+  bd->moe_a2a_pending = -1;
   g_autoptr (GArray) buckets = make_buckets (bd, bd->layer_params_local, TRUE);
   /* MoE: the experts' gradients go in buckets of their own, reduced over the expert
    * data-parallel group (Megatron-Core keeps expert parameters in a separate buffer) */

@@ -429,4 +429,6 @@ res_pub_moe_plan (const ResPubMoe *moe, gint64 ep, Plan *plan)
    * plan's default */
   if (moe->routing == RES_PUB_ROUTING_FORCED)
     plan->moe_imbalance = 1.0;
+  /* a2a_overlap=1f1b: the run used --overlap-moe-expert-parallel-comm */
+  plan->moe_a2a_overlap = moe->a2a_overlap_1f1b;
 }

@@ -298,7 +298,18 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
    * GEMM: TE's weight cache, torchao's precomputed scales). */
   const double cast = lowp && c->opts.fp8_cast_passes > 0 && c->mem_Bps > 0
                         ? g * c->opts.fp8_cast_passes * (2.0 + ab) * m * k / c->mem_Bps : 0.0;
-  return roofline (c, flops, c->peak_flops[d] * eff, bytes) + cast;
+  double t = roofline (c, flops, c->peak_flops[d] * eff, bytes) + cast;
+  /* A grouped GEMM the stack issues as one launch per expert (TE GroupedLinear): after
+   * the dispatcher's host sync the host cannot run ahead, so the b launches take the
+   * host b x its launch figure when the GEMMs are shorter than that */
+  if (g > 1 && c->opts.moe_grouped_per_expert)
+    t = MAX (t, g * c->opts.host_launch_s);
+  /* without grouped GEMM (Megatron's SequentialMLP) each expert's GEMM is its own launch,
+   * host-bound the same way behind the sync */
+  else if (g <= 1 && c->opts.moe_host_sync_s > 0 && op->name != NULL
+           && g_str_has_prefix (op->name, "expert_"))
+    t = MAX (t, c->opts.host_launch_s);
+  return t;
 }
 
 /* Achieved forward or backward FLOP/s of the profile's attention shape nearest to the op
@@ -500,6 +511,10 @@ profile_kernel_Bps (const SimCost *c, TopoKernel k, double elements)
 static double
 memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
 {
+  /* the MoE dispatcher's device-to-host sync (plan/program-blocks.c "moe_host_sync"):
+   * its round trip, during which the GPU runs nothing issued after it */
+  if (op->name != NULL && g_str_equal (op->name, "moe_host_sync"))
+    return c->opts.moe_host_sync_s;
   /* measured: the kind's bytes (topo_kernel_bytes) at its achieved rate, plus the launch;
    * the rate already holds whatever traffic the kernel really moves, so neither
    * mem_traffic_factor nor the roofline applies (sim/cost.h) */

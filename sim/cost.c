@@ -41,6 +41,10 @@
  * latency and no per-step term in that model. */
 #define DEFAULT_NVLS_LATENCY_S 25e-6
 
+/* A device-to-host copy of a few bytes waited for by the host: one launch plus a
+ * synchronize, "~4-6 us per launch-plus-sync" (hardware.md, S [PEGA]): the middle. */
+#define HOST_SYNC_S 5e-6
+
 /* Flash attention efficiency (fraction of dense peak) by GPU generation.
  *  - Hopper: FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608) reaches up to 740
  *    TFLOP/s BF16 forward = 75% of 989; FA2 reached ~35% on H100 (same paper). Causal
@@ -269,6 +273,12 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->zero3_reuse_params = stack->fsdp_max_reuse_params;
   o->zero3_per_tensor = stack->fsdp_gather_per_tensor;
   o->zero3_rank_copies = stack->fsdp_rank_copies;
+  /* MoE: where the host waits for the tokens per expert once per MoE layer forward, it
+   * cannot run ahead of the GPU across the layer, so the kernels it issues cost the
+   * host's own launch figure when they are shorter (sim/cost-compute.c gemm_s); the sync
+   * itself is a launch-plus-sync round trip */
+  o->moe_grouped_per_expert = stack->moe_grouped_gemm_per_expert;
+  o->moe_host_sync_s = stack->moe_dispatch_host_sync && arch != ARCH_OTHER ? HOST_SYNC_S : 0.0;
   /* CPU hosts: measured contention in place of the default slowdown (sim/cost-cpu.c) */
   sim_cost_options_cpu_host (o, cluster, 0, 0);
 }
@@ -343,6 +353,9 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
     o->mem_efficiency = 1.0;
   o->launch_overhead_s = dev != NULL && dev->launch_overhead_s > 0 ? dev->launch_overhead_s
                                                                   : FALLBACK_LAUNCH_S;
+  o->host_launch_s = o->launch_overhead_s;
+  o->moe_grouped_per_expert = FALSE;
+  o->moe_host_sync_s = 0.0;
   o->mem_traffic_factor = 1.0;
   o->tile_m = DEFAULT_TILE_M;
   o->tile_n = DEFAULT_TILE_N;
@@ -421,6 +434,8 @@ static const CostOptionInfo option_info[] = {
   D (nvlink_efficiency, 0.01, 1), D (net_efficiency, 0.01, 1),
   D (coll_base_latency_s, 0, 1), D (nvls_latency_s, 0, 1),
   D (elementwise_passes, 0.1, 100), D (fp8_cast_passes, 0, 10),
+  D (host_launch_s, 0, 1), D (moe_host_sync_s, 0, 1),
+  { "moe_grouped_per_expert", G_STRUCT_OFFSET (SimCostOptions, moe_grouped_per_expert), 'b', 0, 1 },
   { "fp8_attention", G_STRUCT_OFFSET (SimCostOptions, fp8_attention), 'b', 0, 1 },
   { "use_nvls", G_STRUCT_OFFSET (SimCostOptions, use_nvls), 'b', 0, 1 },
   { "free_comm", G_STRUCT_OFFSET (SimCostOptions, free_comm), 'b', 0, 1 },

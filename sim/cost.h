@@ -142,6 +142,13 @@ typedef struct {
   double   zero3_reuse_params;
   gboolean zero3_per_tensor;
   gboolean zero3_rank_copies;
+  /* MoE host-side costs (the stack's "moe" object): the host's own cost per kernel it
+   * issues (the device's documented launch figure, before a stack replaces
+   * launch_overhead_s with the GPU-side gap), whether a grouped GEMM of b experts is b
+   * launches, and the round trip of the dispatcher's device-to-host sync (0: none) */
+  double   host_launch_s;
+  gboolean moe_grouped_per_expert;
+  double   moe_host_sync_s;
   gboolean extrapolated;          /* no fitted row for the device's architecture, or the
                                      stack's attention kernel was never fitted on it */
   /* test knobs */

@@ -193,11 +193,145 @@ test_search_space (void)
   search_spec_clear (&spec);
 }
 
+/* The MoE host costs of the megatron-core stack on h100-24k (frameworks/presets
+ * megatron-core.json "moe"; sim/cost.c):
+ *  - the dispatcher's device-to-host sync of the tokens per expert: one launch plus a
+ *    synchronize, 5 us (hardware.md: 4-6 us per launch-plus-sync);
+ *  - a grouped GEMM of 16 experts of 256 tokens x 2048 x 1536 (Qwen3-30B-A3B's fc1 at EP 8,
+ *    MBS 1: 4096 x 8 / 128 tokens per expert): TE GroupedLinear issues 16 cuBLAS GEMMs,
+ *    and behind the sync the host cannot run ahead, so the op costs the host 16 x 4 us =
+ *    64 us (h100-24k's documented launch figure, 4 us), not its GPU time: 16 x 2 x 256 x
+ *    2048 x 1536 = 25.8 GFLOP at under 1 PFLOP/s is about 26 us at best;
+ *  - the same op as one GEMM launch (a stack without per-expert launches) costs its GPU
+ *    time, below 64 us; the default plan (megatron-core) prices the sync op at 5 us, a
+ *    stack without the sync at 0. */
+static void
+test_host_costs (void)
+{
+  g_autoptr (TopoCluster) c = h100 ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", &error);
+  g_assert_no_error (error);
+  g_assert_true (mc->moe_dispatch_host_sync);
+  g_assert_true (mc->moe_grouped_gemm_per_expert);
+  SimCostOptions o;
+  sim_cost_options_init_stack (&o, c, mc);
+  g_assert_cmpfloat (o.host_launch_s, ==, 4e-6);
+  g_assert_cmpfloat (o.moe_host_sync_s, ==, 5e-6);
+  SimCost *cost = sim_cost_new (c, NULL, &o);
+  ModelOp g;
+  memset (&g, 0, sizeof g);
+  g.name = "expert_up";
+  g.kind = MODEL_OP_GEMM;
+  g.m = 256, g.n = 1536, g.k = 2048, g.b = 16;
+  g.fwd_flops = 2.0 * 256 * 1536 * 2048 * 16;
+  double grouped = sim_cost_op_s (cost, &g, TOPO_DTYPE_BF16, FALSE);
+  g_assert_cmpfloat (fabs (grouped - 64e-6), <, 1e-12);
+  ModelOp sync;
+  memset (&sync, 0, sizeof sync);
+  sync.name = "moe_host_sync";
+  sync.kind = MODEL_OP_ELEMENTWISE;
+  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &sync, TOPO_DTYPE_BF16, FALSE) - 5e-6), <, 1e-12);
+  sim_cost_free (cost);
+
+  o.moe_grouped_per_expert = FALSE;
+  o.moe_host_sync_s = 0;
+  cost = sim_cost_new (c, NULL, &o);
+  double one = sim_cost_op_s (cost, &g, TOPO_DTYPE_BF16, FALSE);
+  g_test_message ("16-expert grouped GEMM: %.1f us as 16 host launches, %.1f us as one kernel",
+                  grouped * 1e6, one * 1e6);
+  g_assert_cmpfloat (one, <, 64e-6);
+  g_assert_cmpfloat (one, >, 25.8e9 / 989.4e12);
+  g_assert_cmpfloat (sim_cost_op_s (cost, &sync, TOPO_DTYPE_BF16, FALSE), ==, 0.0);
+  sim_cost_free (cost);
+
+  /* a stack file without a "moe" object (torchtitan's preset states none) has neither */
+  g_autoptr (FwStack) tt = fw_stack_lookup ("torchtitan", &error);
+  g_assert_no_error (error);
+  g_assert_false (tt->moe_dispatch_host_sync);
+  g_assert_false (tt->moe_grouped_gemm_per_expert);
+}
+
+/* --overlap-moe-expert-parallel-comm (Megatron-Core's 1F1B A2A overlap): the plan of
+ * test_predict_ep (llama3-8b, 8 experts top-2, ep 8 inside one h100-24k server) sends each
+ * layer's all-to-alls over NVLink, far shorter than the next layer's compute (a layer's
+ * 4096 tokens x top-2 x 4096 x 2 B = 64 MiB per all-to-all, 7/8 of it at 370 GB/s: 0.15
+ * ms, with the busiest expert's 1.3 pace 0.2 ms; the layer's forward and backward: 6 x
+ * (2 experts x 3 x 4096 x 14336 + 42M attention) = 2.4 GFLOP per token x 4096 tokens =
+ * 9.7 TFLOP, about 14 ms at 700 TFLOP/s). With the overlap each all-to-all runs under the next MoE layer's
+ * compute, so (a) the program: the experts' forward waits for the router, not for the
+ * dispatch all-to-all, and the next layer's router waits for the last all-to-all of
+ * the layer before; (b) the step: almost nothing of ep stays exposed (under 5% of its
+ * busy time), and the step shortens by the ep time exposed without the overlap, within
+ * 5% of it (here 56 of 58 ms: the compute that now runs beside the all-to-alls is slowed
+ * by comm_compute_slowdown, and the DP reduction's overlap shifts; the all-to-alls'
+ * NVLink traffic itself is unchanged). The stack refusal is
+ * cli's (cmd-predict: a stack whose moe.a2a_overlap is "no"). */
+static void
+test_a2a_overlap (void)
+{
+  g_autoptr (ModelSpec) m = llama8b ();
+  g_autoptr (TopoCluster) c = h100 ();
+  g_autoptr (GError) error = NULL;
+  Plan p;
+  moe_plan (&p, 64, 1, 8, 1);
+  g_assert_true (plan_resolve (&p, m, c, &error));
+  SimOptions opts;
+  sim_options_init (&opts, c);
+  g_autoptr (SimPrediction) off = sim_predict (m, &p, c, &opts, &error);
+  g_assert_no_error (error);
+  p.moe_a2a_overlap = TRUE;
+  g_autoptr (SimPrediction) on = sim_predict (m, &p, c, &opts, &error);
+  g_assert_no_error (error);
+  const SimResult *a = off->result, *b = on->result;
+  g_test_message ("ep busy %.4f / %.4f s, exposed %.4f / %.4f s, step %.4f / %.4f s",
+                  a->comm_s[PROG_COMM_EP], b->comm_s[PROG_COMM_EP],
+                  a->exposed_comm_s[PROG_COMM_EP], b->exposed_comm_s[PROG_COMM_EP],
+                  a->step_time_s, b->step_time_s);
+  g_assert_cmpfloat (b->comm_s[PROG_COMM_EP], >, 0);
+  g_assert_cmpfloat (fabs (b->comm_s[PROG_COMM_EP] - a->comm_s[PROG_COMM_EP]), <,
+                     1e-9 + 1e-6 * a->comm_s[PROG_COMM_EP]);
+  g_assert_cmpfloat (b->exposed_comm_s[PROG_COMM_EP], <, 0.05 * b->comm_s[PROG_COMM_EP]);
+  double saved = a->step_time_s - b->step_time_s;
+  g_assert_cmpfloat (fabs (saved - a->exposed_comm_s[PROG_COMM_EP]), <,
+                     0.05 * a->exposed_comm_s[PROG_COMM_EP]);
+
+  /* the program's dependencies: the first forward experts task waits for no ep
+   * collective; the router of layer 1 (same micro-batch) waits for one */
+  const ProgProgram *prog = on->program;
+  gboolean checked_experts = FALSE, checked_route = FALSE;
+  for (guint i = 0; i < prog->tasks->len && !(checked_experts && checked_route); i++)
+    {
+      const ProgTask *t = prog_task (prog, i);
+      if (t->kind != PROG_TASK_COMPUTE || t->phase != PROG_PHASE_FORWARD)
+        continue;
+      const ProgBlock *blk = prog_block (prog, t->block);
+      gboolean ep_dep = FALSE;
+      const guint32 *deps = prog_task_deps (prog, t);
+      for (guint j = 0; j < t->n_deps; j++)
+        ep_dep |= prog_task (prog, deps[j])->stream == PROG_STREAM_EP;
+      if (blk->kind == PROG_BLOCK_MOE_EXPERTS && !checked_experts)
+        {
+          g_assert_false (ep_dep);
+          checked_experts = TRUE;
+        }
+      else if (blk->kind == PROG_BLOCK_MOE_ROUTE && t->layer == 1 && !checked_route)
+        {
+          g_assert_true (ep_dep);
+          checked_route = TRUE;
+        }
+    }
+  g_assert_true (checked_experts && checked_route);
+  plan_clear (&p);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/moe-sim/a2a-topology", test_a2a_topology);
+  g_test_add_func ("/moe-sim/host-costs", test_host_costs);
+  g_test_add_func ("/moe-sim/a2a-overlap", test_a2a_overlap);
   g_test_add_func ("/moe-sim/predict-ep", test_predict_ep);
   g_test_add_func ("/moe-sim/search-space", test_search_space);
   return g_test_run ();
