@@ -344,7 +344,9 @@ plan_mem_chunk_acts (const Plan *plan, int layers, guint64 full_layer, guint64 s
  * g: with FP8 GEMMs Transformer Engine saves the quantized copy of a Linear's input for
  * the weight-gradient GEMM (TE Linear / GroupedLinear keep the FP8 tensor, not the bf16
  * one, when fp8_autocast is on), 1 byte (MXFP8 adds one E8M0 scale per 32 elements:
- * 1/32 B); else a. */
+ * 1/32 B); else a.
+ * --recompute-modules (Plan moe_recompute): moe_act drops the fc2 input (recomputed from
+ * the fc1 output in the backward); moe keeps nothing of the MoE MLP but its input. */
 static guint64
 moe_layer_acts (const ModelSpec *model, const Plan *plan, const PlanMoe *moe,
                 guint64 dense_mlp_hidden)
@@ -362,7 +364,12 @@ moe_layer_acts (const ModelSpec *model, const Plan *plan, const PlanMoe *moe,
   double fc1_out = model->mlp == MODEL_MLP_SWIGLU ? 2 : 1;
   double g = plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4
                ? 1.0 + 1.0 / 32.0 : (double) a;
-  double bytes = g * X * (double) h + fc1_out * (double) a * X * f_e + g * X * f_e
+  /* --recompute-modules moe: the MoE MLP keeps only its input, the norm output counted
+   * with the dense part; moe_act: the fc2 input is recomputed from the fc1 output */
+  if (plan->moe_recompute & PLAN_MOE_RECOMPUTE_LAYER)
+    return 0;
+  double fc2_in = plan->moe_recompute & PLAN_MOE_RECOMPUTE_ACT ? 0.0 : g * X * f_e;
+  double bytes = g * X * (double) h + fc1_out * (double) a * X * f_e + fc2_in
                  + 4.0 * (double) (Tsp * k);
   double mlpk = model->mlp == MODEL_MLP_SWIGLU ? 3 : 2;
   if (moe->shared_ffn > 0)

@@ -195,6 +195,8 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
       return parse_choice ("recompute-granularity", value, c, "full, selective or none",
                            (int *) &plan->recompute, error);
     }
+  if (g_str_equal (name, "recompute-modules"))
+    return plan_recompute_modules_parse (value, FALSE, plan, error);
   if (g_str_equal (name, "recompute-method"))
     {
       static const Choice c[] = {
@@ -496,6 +498,8 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       "Activation recompute: full or selective", "G" },
     { "recompute-activations", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Megatron's older flag for --recompute-granularity selective", NULL },
+    { "recompute-modules", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "Megatron's selective modules: core_attn, moe_act, moe (comma-separated)", "LIST" },
     { "recompute-method", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "uniform or block (full recompute)", "M" },
     { "recompute-num-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),

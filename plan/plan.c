@@ -150,6 +150,37 @@ plan_layer_params_local (const Plan *plan, const ModelSpec *model, const PlanMoe
 }
 
 gboolean
+plan_recompute_modules_parse (const char *list, gboolean ignore_unmodelled, Plan *plan,
+                              GError **error)
+{
+  g_auto (GStrv) names = g_strsplit_set (list != NULL ? list : "", ", ", -1);
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      const char *n = names[i];
+      if (*n == '\0')
+        continue;
+      if (g_str_equal (n, "core_attn"))
+        plan->recompute = PLAN_RECOMPUTE_SELECTIVE;
+      else if (g_str_equal (n, "moe_act"))
+        plan->moe_recompute |= PLAN_MOE_RECOMPUTE_ACT;
+      else if (g_str_equal (n, "moe"))
+        plan->moe_recompute |= PLAN_MOE_RECOMPUTE_LAYER;
+      else if (ignore_unmodelled
+               && (g_str_equal (n, "layernorm") || g_str_equal (n, "mla_up_proj")
+                   || g_str_equal (n, "mlp") || g_str_equal (n, "shared_experts")))
+        continue;
+      else
+        {
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                       "--recompute-modules: '%s' is not modelled (hint: core_attn, moe_act "
+                       "or moe)", n);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
 plan_moe_layer (const PlanMoe *moe, int layer)
 {
   /* models/model.h: after the leading dense layers, layer i is MoE when

@@ -189,6 +189,7 @@ typedef struct {
                                   * experts; else one GEMM per expert (SequentialMLP) */
   gboolean moe_shared_expert_overlap; /* --moe-shared-expert-overlap: the shared expert
                                   * computes while the dispatch all-to-all runs */
+  guint    moe_recompute;        /* --recompute-modules moe_act / moe: PLAN_MOE_RECOMPUTE_* */
   gboolean moe_a2a_overlap;      /* --overlap-moe-expert-parallel-comm: the EP all-to-all
                                   * of one micro-batch hidden behind another's compute
                                   * (Megatron-Core 0.14+ 1F1B A2A overlap) */
@@ -221,6 +222,19 @@ typedef struct {
 void     plan_moe (const Plan *plan, const ModelSpec *model, PlanMoe *out);
 /* Whether layer `layer` (global index) has an MoE MLP. */
 gboolean plan_moe_layer (const PlanMoe *moe, int layer);
+/* Megatron-Core's --recompute-modules of an MoE layer (megatron/core/transformer/
+ * transformer_config.py recompute_modules): moe_act recomputes the experts' activation
+ * from the fc1 output (its output, the fc2 input, is not kept); moe checkpoints the whole
+ * MoE MLP (router, dispatch, experts, combine) and runs its forward again before its
+ * backward. */
+#define PLAN_MOE_RECOMPUTE_ACT   1u
+#define PLAN_MOE_RECOMPUTE_LAYER 2u
+/* Reads a --recompute-modules list (names separated by commas or spaces): core_attn sets
+ * selective recompute, moe_act and moe set plan->moe_recompute; `ignore_unmodelled`
+ * skips layernorm, mla_up_proj, mlp and shared_experts (published rows) instead of
+ * refusing them. */
+gboolean plan_recompute_modules_parse (const char *list, gboolean ignore_unmodelled,
+                                       Plan *plan, GError **error);
 const char *plan_moe_dispatcher_name (PlanMoeDispatcher d);
 /* Parameters (elements, whole, before any split) of one routed expert (the model's MLP
  * kind at expert_ffn: 3 h f for SwiGLU, 2 h f for GeLU, with biases when the model has

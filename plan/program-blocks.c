@@ -438,6 +438,9 @@ prog_builder_build_moe_blocks (Builder *bd)
   bd->blk[B_MOE_EXPERTS_F] = b;
   expert_gemms (ops, grouped, "expert_down_dgrad", L - 1, m_mean, m_busy, h, f, 1);
   expert_gemms (ops, grouped, "expert_down_wgrad", L - 1, m_mean, m_busy, h, f, 2);
+  if (bd->plan->moe_recompute & PLAN_MOE_RECOMPUTE_ACT)   /* --recompute-modules moe_act */
+    prog_builder_elem (ops, "expert_act_recompute", MODEL_OP_ELEMENTWISE,
+                       round_tokens (tok_all * pm->pace) * f, act_f);
   prog_builder_elem (ops, "expert_act_grad", MODEL_OP_ELEMENTWISE,
                      round_tokens (tok_all * pm->pace) * f, act_f * 2);
   expert_gemms (ops, grouped, "expert_up_dgrad", L - 1, m_mean, m_busy, up_n, h, 1);

@@ -512,6 +512,21 @@ moe_forward (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 
   return o;
 }
 
+/* --recompute-modules moe: the MoE MLP's forward (router, dispatch, experts, combine,
+ * the shared expert) again before its backward, from the checkpointed input `prev`; a
+ * layer recomputed whole (full recompute) has just run it. */
+static gint32
+moe_recompute (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, gint32 prev)
+{
+  if (!(bd->plan->moe_recompute & PLAN_MOE_RECOMPUTE_LAYER)
+      || layer_recomputed (bd, layer_in_chunk))
+    return prev;
+  bd->recomputing = TRUE;
+  gint32 x = moe_forward (bd, PROG_PHASE_RECOMPUTE, mb, chunk, layer, prev, -1);
+  bd->recomputing = FALSE;
+  return x;
+}
+
 /* The mirror image; returns the route's backward (the layer's MLP input gradient). */
 static gint32
 moe_backward (Builder *bd, int mb, int chunk, int layer, gint32 prev, gint32 ag, gint32 eag)
@@ -633,7 +648,9 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
   gint32 x, after;
   if (bd->tp_chunks > 1)
     {
-      x = moe ? moe_backward (bd, mb, chunk, layer, ch->last_compute, ag, eag)
+      x = moe ? moe_backward (bd, mb, chunk, layer,
+                              moe_recompute (bd, mb, chunk, layer, layer_in_chunk,
+                                             ch->last_compute), ag, eag)
               : tp_overlapped (bd, B_MLP_B, PROG_PHASE_BACKWARD, mb, chunk, layer,
                                ch->last_compute, ag, sp ? PROG_ROLE_REGATHER_MLP : PROG_ROLE_NONE);
       if (bd->c > 1)
@@ -652,7 +669,9 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
     {
       if (moe)
         {
-          x = moe_backward (bd, mb, chunk, layer, ch->last_compute, ag, eag);
+          x = moe_backward (bd, mb, chunk, layer,
+                            moe_recompute (bd, mb, chunk, layer, layer_in_chunk,
+                                           ch->last_compute), ag, eag);
           if (ahead)
             rg_attn = regather (bd, PROG_ROLE_REGATHER_ATTN, mb, chunk, layer);
         }

@@ -407,6 +407,19 @@ res_pub_moe_layer_split (guint64 layers, guint64 chunks, int *first, int *last)
 }
 
 void
+res_pub_moe_recompute (const char *cell, Plan *plan)
+{
+  const char *m = cell != NULL ? strstr (cell, "modules:") : NULL;
+  if (m == NULL)
+    return;
+  g_autofree char *list = g_strdup (m + strlen ("modules:"));
+  char *end = strchr (list, ')');
+  if (end != NULL)
+    *end = '\0';
+  (void) plan_recompute_modules_parse (list, TRUE, plan, NULL);
+}
+
+void
 res_pub_moe_plan (const ResPubMoe *moe, gint64 ep, Plan *plan)
 {
   plan->ep = (int) ep;

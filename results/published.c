@@ -646,6 +646,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   if (!map_recompute (c, get (csv, row, "recompute"), get (csv, row, "notes"),
                       get (csv, row, "flops_convention"), &p->recompute))
     return FALSE;
+  if (c->moe.present)
+    res_pub_moe_recompute (get (csv, row, "recompute"), p);
 
   p->micro_batch = cell_count (get (csv, row, "micro_batch"), &v) ? (int) v : 1;
   p->global_batch = (int) global_batch;

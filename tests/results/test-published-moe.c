@@ -247,8 +247,9 @@ recompute_row (const char *recompute)
 {
   g_autofree char *text = g_strdup_printf (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
-    "global_batch,step_time_s,recompute\n"
-    "1,GPT,H100-SXM-80GB,8,4,1024,16,32000,2048,1,1,16,1.0,\"%s\"\n", recompute);
+    "global_batch,step_time_s,recompute,moe\n"
+    "1,GPT,H100-SXM-80GB,8,4,1024,16,32000,2048,1,1,16,1.0,\"%s\","
+    "experts=8;top_k=2;moe_ffn=1024\n", recompute);
   g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
   g_assert_nonnull (csv);
   return res_published_case_new (csv, 0);
@@ -257,12 +258,12 @@ recompute_row (const char *recompute)
 static void
 test_recompute_modules (void)
 {
-  static const struct { const char *cell; PlanRecompute want; } rows[] = {
-    { "selective (modules: layernorm, moe_act)", PLAN_RECOMPUTE_NONE },
-    { "selective (modules: layernorm, moe)", PLAN_RECOMPUTE_NONE },
-    { "selective (modules: core_attn, layernorm)", PLAN_RECOMPUTE_SELECTIVE },
-    { "selective", PLAN_RECOMPUTE_SELECTIVE },
-    { "full", PLAN_RECOMPUTE_FULL },
+  static const struct { const char *cell; PlanRecompute want; guint moe; } rows[] = {
+    { "selective (modules: layernorm, moe_act)", PLAN_RECOMPUTE_NONE, PLAN_MOE_RECOMPUTE_ACT },
+    { "selective (modules: layernorm, moe)", PLAN_RECOMPUTE_NONE, PLAN_MOE_RECOMPUTE_LAYER },
+    { "selective (modules: core_attn, layernorm)", PLAN_RECOMPUTE_SELECTIVE, 0 },
+    { "selective", PLAN_RECOMPUTE_SELECTIVE, 0 },
+    { "full", PLAN_RECOMPUTE_FULL, 0 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -270,6 +271,7 @@ test_recompute_modules (void)
       g_assert_true (c->ready);
       if (c->plan.recompute != rows[i].want)
         g_error ("'%s': %s", rows[i].cell, plan_recompute_name (c->plan.recompute));
+      g_assert_cmpuint (c->plan.moe_recompute, ==, rows[i].moe);
     }
 }
 
@@ -416,6 +418,20 @@ test_row_709_fits (void)
   g_assert_cmpuint (st->total, ==, 150514911283ull);
   g_assert_cmpuint (m.capacity_bytes, ==, 186000000000ull);
   g_assert_true (m.fits);
+  plan_memory_clear (&m);
+
+  /* --recompute-modules moe_act: the fc2 input (103,809,024 B a layer) is recomputed,
+   * 48 x 103,809,024 = 4,982,833,152 less: 70,212,780,032; moe: the whole MoE MLP
+   * (783,810,560 B a layer) is, 48 x 783,810,560 = 37,622,906,880 less: 37,572,706,304 */
+  Plan p = c->plan;
+  g_assert_cmpuint (p.moe_recompute, ==, 0);
+  p.moe_recompute = PLAN_MOE_RECOMPUTE_ACT;
+  plan_memory_compute (c->model, &p, c->cluster, &m);
+  g_assert_cmpuint (m.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 70212780032ull);
+  plan_memory_clear (&m);
+  p.moe_recompute = PLAN_MOE_RECOMPUTE_LAYER | PLAN_MOE_RECOMPUTE_ACT;
+  plan_memory_compute (c->model, &p, c->cluster, &m);
+  g_assert_cmpuint (m.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 37572706304ull);
   plan_memory_clear (&m);
   res_published_case_free (c);
 }

@@ -325,6 +325,51 @@ test_a2a_overlap (void)
   plan_clear (&p);
 }
 
+/* --recompute-modules moe: the MoE MLP's forward runs again before its backward, its
+ * all-to-alls included (Megatron-Core checkpoints the whole MoE layer). On the plan of
+ * test_predict_ep (ep 8, etp 1: a dispatch and a combine all-to-all per pass, no expert-TP
+ * gathers) a layer and micro-batch issues 2 forward + 2 backward all-to-alls, and 2 more
+ * in the recompute: 6 / 4 = 1.5 times the ep tasks, and as many recomputed experts
+ * blocks as forward ones. */
+static void
+test_moe_recompute (void)
+{
+  g_autoptr (ModelSpec) m = llama8b ();
+  g_autoptr (TopoCluster) c = h100 ();
+  g_autoptr (GError) error = NULL;
+  Plan p;
+  moe_plan (&p, 64, 1, 8, 1);
+  g_assert_true (plan_resolve (&p, m, c, &error));
+  SimOptions opts;
+  sim_options_init (&opts, c);
+  guint ep[2] = { 0, 0 }, fwd[2] = { 0, 0 }, rc[2] = { 0, 0 };
+  for (int k = 0; k < 2; k++)
+    {
+      p.moe_recompute = k == 0 ? 0 : PLAN_MOE_RECOMPUTE_LAYER;
+      g_autoptr (SimPrediction) pr = sim_predict (m, &p, c, &opts, &error);
+      g_assert_no_error (error);
+      const ProgProgram *prog = pr->program;
+      for (guint i = 0; i < prog->tasks->len; i++)
+        {
+          const ProgTask *t = prog_task (prog, i);
+          if (t->stream == PROG_STREAM_EP)
+            ep[k]++;
+          if (t->kind == PROG_TASK_COMPUTE
+              && prog_block (prog, t->block)->kind == PROG_BLOCK_MOE_EXPERTS)
+            {
+              fwd[k] += t->phase == PROG_PHASE_FORWARD;
+              rc[k] += t->phase == PROG_PHASE_RECOMPUTE;
+            }
+        }
+    }
+  g_assert_cmpuint (ep[0], >, 0);
+  g_assert_cmpuint (2 * ep[1], ==, 3 * ep[0]);
+  g_assert_cmpuint (rc[0], ==, 0);
+  g_assert_cmpuint (rc[1], ==, fwd[1]);
+  g_assert_cmpuint (fwd[1], ==, fwd[0]);
+  plan_clear (&p);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -332,6 +377,7 @@ main (int argc, char **argv)
   g_test_add_func ("/moe-sim/a2a-topology", test_a2a_topology);
   g_test_add_func ("/moe-sim/host-costs", test_host_costs);
   g_test_add_func ("/moe-sim/a2a-overlap", test_a2a_overlap);
+  g_test_add_func ("/moe-sim/moe-recompute", test_moe_recompute);
   g_test_add_func ("/moe-sim/predict-ep", test_predict_ep);
   g_test_add_func ("/moe-sim/search-space", test_search_space);
   return g_test_run ();
