@@ -143,9 +143,9 @@ plan_show_text (const CliPlanContext *ctx)
   printf ("  tp %d  cp %d (%s)  pp %d  vpp %d  dp %d  -> %d GPUs\n", p->tp, p->cp,
           plan_cp_comm_name (p->cp_comm), p->pp, p->vpp, p->dp, p->world_size);
   printf ("  batch: global %d sequences of %d tokens (%s tokens), micro-batch %d, "
-          "%d micro-batches per step (gradient accumulation)\n", p->global_batch,
+          "%d micro-batch%s per step (gradient accumulation)\n", p->global_batch,
           p->seq_length, cli_fmt_count ((guint64) p->global_batch * p->seq_length),
-          p->micro_batch, p->grad_accum);
+          p->micro_batch, p->grad_accum, p->grad_accum == 1 ? "" : "es");
   printf ("  schedule %s, sharding %s", plan_schedule_name (p->schedule),
           plan_sharding_name (p->sharding));
   if (p->sharding == PLAN_SHARD_HSDP)

@@ -174,7 +174,10 @@ print_text (const char *path, GPtrArray *rows)
       cli_table_cell (t, "%s", res_run_status_to_string (r->status));
       cli_table_cell (t, "%s", model);
       cli_table_cell (t, "%s", cluster);
-      cli_table_cell (t, "%" G_GINT64_FORMAT, r->world_size);
+      if (r->world_size > 0)
+        cli_table_cell (t, "%" G_GINT64_FORMAT, r->world_size);
+      else
+        cli_table_cell (t, "-");   /* validate and search runs span many sizes */
       cli_table_cell (t, "%s", pred);
       cli_table_cell (t, "%s", meas);
       cli_table_cell (t, "%s", plan);
@@ -228,6 +231,44 @@ cluster_profile (const char *cluster_json)
   JsonObject *o = json_node_get_object (root);
   return json_object_has_member (o, "profile")
          ? json_node_copy (json_object_get_member (o, "profile")) : NULL;
+}
+
+/* One line for a calibration profile (topology/profile.c's JSON): where and when it was
+ * measured, on how many ranks, and how many rows each measured table holds; the tables
+ * themselves are in `runs show N --json`. */
+static char *
+profile_summary (JsonNode *prof)
+{
+  if (!JSON_NODE_HOLDS_OBJECT (prof))
+    return g_strdup ("(not an object)");
+  JsonObject *o = json_node_get_object (prof);
+  GString *s = g_string_new ("measured");
+  const char *host = json_object_get_string_member_with_default (o, "host", NULL);
+  const char *date = json_object_get_string_member_with_default (o, "date", NULL);
+  if (host != NULL)
+    g_string_append_printf (s, " on %s", host);
+  if (date != NULL)
+    g_string_append_printf (s, " at %s", date);
+  gint64 ranks = json_object_get_int_member_with_default (o, "ranks", 0);
+  if (ranks > 0)
+    g_string_append_printf (s, ", %" G_GINT64_FORMAT " rank%s", ranks, ranks == 1 ? "" : "s");
+  static const char *const tables[] = { "gemm", "collectives", "attention" };
+  for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
+    {
+      JsonNode *n = json_object_get_member (o, tables[t]);
+      if (n != NULL && JSON_NODE_HOLDS_ARRAY (n))
+        g_string_append_printf (s, ", %u %s rows", json_array_get_length (json_node_get_array (n)),
+                                tables[t]);
+    }
+  JsonNode *c = json_object_get_member (o, "contention");
+  if (c != NULL && JSON_NODE_HOLDS_OBJECT (c))
+    {
+      gint64 cores = json_object_get_int_member_with_default (json_node_get_object (c), "cores", 0);
+      if (cores > 0)
+        g_string_append_printf (s, ", contention measured on %" G_GINT64_FORMAT " core%s", cores,
+                                cores == 1 ? "" : "s");
+    }
+  return g_string_free (s, FALSE);
 }
 
 static JsonNode *
@@ -341,8 +382,11 @@ show_text (const char *path, const ResRunRecord *r)
           r->created_at, r->started_at ? r->started_at : "-",
           r->finished_at ? r->finished_at : "-", r->heartbeat_at ? r->heartbeat_at : "-");
   printf ("  %-12s %s, tandem %s\n", "host", i->host ? i->host : "-", r->tool_version);
-  printf ("  %-12s %s on %s (%" G_GINT64_FORMAT " GPUs)%s%s\n", "model", i->model ? i->model : "-",
-          i->cluster ? i->cluster : "-", i->world_size,
+  g_autofree char *gpus = i->world_size > 0
+                          ? g_strdup_printf (" (%" G_GINT64_FORMAT " GPUs)", i->world_size)
+                          : g_strdup ("");
+  printf ("  %-12s %s on %s%s%s%s\n", "model", i->model ? i->model : "-",
+          i->cluster ? i->cluster : "-", gpus,
           i->framework ? ", stack " : "", i->framework ? i->framework : "");
   printf ("  %-12s %s\n", "plan", i->plan ? i->plan : "-");
   if (i->note)
@@ -352,8 +396,9 @@ show_text (const char *path, const ResRunRecord *r)
   g_autoptr (JsonNode) prof = cluster_profile (i->cluster_json);
   if (prof != NULL)
     {
-      g_autofree char *text = util_json_to_data (prof, FALSE);
-      printf ("  %-12s %.200s%s\n", "profile", text, strlen (text) > 200 ? "..." : "");
+      g_autofree char *text = profile_summary (prof);
+      printf ("  %-12s %s (all of it: tandem runs show %" G_GINT64_FORMAT " --json)\n",
+              "profile", text, r->run_id);
     }
   else
     printf ("  %-12s none (the cluster's preset figures)\n", "profile");

@@ -278,6 +278,8 @@ test_runs (void)
   g_assert_nonnull (strstr (r.out, "long-name-for-the-runs-table  h100-24k"));
   g_assert_nonnull (strstr (r.out, "megatron-L32-h4096-a32-swiglu"));
   g_assert_nonnull (strstr (r.out, "does not fit in device memory"));
+  /* a validation spans rows of many sizes: its GPUs cell is "-", not 0 */
+  g_assert_null (strstr (r.out, "  0  "));
   run_result_clear (&r);
 
   run_tandem ("runs show 1 --db {TMP}/runs.db", &r);
@@ -302,6 +304,37 @@ test_runs (void)
   static const Col val[] = { { "row", '>' }, { "predicted s", '>' }, { "measured s", '>' },
                              { "err %", '>' } };
   g_assert_cmpuint (check_table (r.out, "  row ", val, G_N_ELEMENTS (val), NULL), ==, 2);
+  g_assert_null (strstr (r.out, "(0 GPUs)"));
+  run_result_clear (&r);
+}
+
+/* runs show N of a run predicted on a calibrated cluster names the profile in one line
+ * (where and when it was measured, rows per table) instead of printing raw JSON: the
+ * profile here is nccl-tests' all_reduce_perf output for 8 H100 (tests/data/calibrate),
+ * whose 11 rows (8 B .. 8 GiB) are the only measured table. */
+static void
+test_runs_show_profile (void)
+{
+  g_autofree char *nccl = g_test_build_filename (G_TEST_DIST, "data", "calibrate",
+                                                 "all_reduce_perf-8xh100.txt", NULL);
+  RunResult r = { 0 };
+  g_autofree char *cal = g_strdup_printf ("calibrate --no-bench --import-nccl-tests %s "
+                                          "--cluster cpu-host --out {TMP}/prof.json --no-db",
+                                          nccl);
+  run_tandem (cal, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  run_tandem ("predict --model tiny-llama --cluster {TMP}/prof.json --gpus 1 "
+              "--db {TMP}/prof.db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  run_tandem ("runs show 1 --db {TMP}/prof.db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  const char *line = strstr (r.out, "\n  profile      measured");
+  g_assert_nonnull (line);
+  g_assert_nonnull (strstr (line, ", 11 collectives rows (all of it: tandem runs show 1 "
+                                  "--json)\n"));
+  g_assert_null (strstr (r.out, "{\""));   /* no raw JSON */
   run_result_clear (&r);
 }
 
@@ -316,6 +349,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/tables/validate-moe-only", test_validate_moe_only);
   g_test_add_func ("/cli/tables/search", test_search);
   g_test_add_func ("/cli/tables/runs", test_runs);
+  g_test_add_func ("/cli/tables/runs-show-profile", test_runs_show_profile);
   int status = g_test_run ();
   g_autoptr (GDir) dir = g_dir_open (tmp_dir, 0, NULL);
   const char *name;
