@@ -242,12 +242,36 @@ parse_moe (PlanJson *pj, JsonObject *obj, GError **error)
         ok = json_get_number (pj, S, key, n, 1.0, &p->moe_imbalance, error);
       else if (g_str_equal (key, "a2a_overlap"))
         ok = json_get_bool (pj, S, key, n, &p->moe_a2a_overlap, error);
+      else if (g_str_equal (key, "recompute_modules"))
+        {
+          /* the MoE names of --recompute-modules (moe_act, moe); core_attn belongs to
+           * activation_checkpoint.mode "selective" */
+          const char *v = json_get_str (pj, S, key, n, error);
+          ok = v != NULL;
+          if (ok)
+            {
+              g_auto (GStrv) names = g_strsplit_set (v, ", ", -1);
+              p->moe_recompute = 0;
+              for (guint i = 0; ok && names[i] != NULL; i++)
+                if (*names[i] != '\0' && !g_str_equal (names[i], "moe_act")
+                    && !g_str_equal (names[i], "moe"))
+                  {
+                    g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                                 "%s: moe.recompute_modules '%s' names '%s' (hint: moe_act, moe, "
+                                 "or \"\" for none)", pj->source, v, names[i]);
+                    ok = FALSE;
+                  }
+              if (ok)
+                ok = plan_recompute_modules_parse (v, FALSE, p, error);
+            }
+        }
       else
         {
           g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
                        "%s: unknown key moe.%s (hint: num_experts, router_topk, "
                        "token_dispatcher_type, expert_capacity_factor, grouped_gemm, "
-                       "shared_expert_overlap, imbalance, a2a_overlap)", pj->source, key);
+                       "shared_expert_overlap, imbalance, a2a_overlap, recompute_modules)", pj->source,
+                       key);
           return FALSE;
         }
       if (!ok)

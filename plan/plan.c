@@ -418,6 +418,14 @@ plan_to_string (const Plan *plan)
     g_string_append_printf (s, "-%s", plan_sharding_name (plan->sharding));
   if (plan->recompute != PLAN_RECOMPUTE_NONE)
     g_string_append_printf (s, "-%s", plan->recompute == PLAN_RECOMPUTE_FULL ? "full" : "sel");
+  /* --recompute-modules moe_act / moe and the 1F1B all-to-all overlap change the step:
+   * two stored plans that differ only there must not read the same */
+  if (plan->moe_recompute & PLAN_MOE_RECOMPUTE_LAYER)
+    g_string_append (s, "-rcmoe");
+  else if (plan->moe_recompute & PLAN_MOE_RECOMPUTE_ACT)
+    g_string_append (s, "-rcmoeact");
+  if (plan->moe_a2a_overlap)
+    g_string_append (s, "-a2aov");
   if (plan->compute_dtype == PLAN_PREC_FP8)
     g_string_append (s, "-fp8");
   else if (plan->compute_dtype == PLAN_PREC_FP4)
@@ -522,6 +530,11 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
       SET_BOOL ("grouped_gemm", plan->moe_grouped_gemm);
       SET_BOOL ("shared_expert_overlap", plan->moe_shared_expert_overlap);
       SET_BOOL ("a2a_overlap", plan->moe_a2a_overlap);
+      /* Megatron's --recompute-modules names for the MoE parts ("" when none) */
+      SET_STR ("recompute_modules",
+               (plan->moe_recompute & PLAN_MOE_RECOMPUTE_ACT)
+               ? ((plan->moe_recompute & PLAN_MOE_RECOMPUTE_LAYER) ? "moe_act,moe" : "moe_act")
+               : ((plan->moe_recompute & PLAN_MOE_RECOMPUTE_LAYER) ? "moe" : ""));
       json_builder_set_member_name (b, "imbalance");
       json_builder_add_double_value (b, plan->moe_imbalance > 0 ? plan->moe_imbalance
                                                                 : PLAN_MOE_IMBALANCE_DEFAULT);

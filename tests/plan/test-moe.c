@@ -7,6 +7,7 @@
 #include "plan/memory.h"
 #include "plan/program.h"
 
+#include <json-glib/json-glib.h>
 #include <string.h>
 
 typedef struct {
@@ -106,6 +107,57 @@ test_flags (Fixture *f, gconstpointer data)
                                        &error));
   g_assert_error (error, PLAN_ERROR, PLAN_ERROR_PARSE);
   g_assert_nonnull (strstr (error->message, "unknown key moe.experts"));
+  plan_clear (&q);
+}
+
+/* --recompute-modules moe_act / moe and --overlap-moe-expert-parallel-comm survive the
+ * "moe" section of the plan JSON that predict stores, read back by --plan
+ * (moe.recompute_modules, moe.a2a_overlap),
+ * and the plan string tells such plans apart (-rcmoeact, -rcmoe, -a2aov): before, a stored
+ * plan lost the recompute modules and two plans differing only there read the same. */
+static void
+test_json_round_trip (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (resolve (f, "--gpus 64 --num-experts 8 --expert-model-parallel-size 8 "
+                          "--recompute-modules moe_act --overlap-moe-expert-parallel-comm",
+                          &error));
+  g_assert_no_error (error);
+  g_autofree char *str = plan_to_string (&f->plan);
+  g_assert_nonnull (strstr (str, "-rcmoeact-a2aov-"));
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  plan_to_json (&f->plan, b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  JsonObject *moe = json_object_get_object_member (json_node_get_object (root), "moe");
+  g_assert_cmpstr (json_object_get_string_member (moe, "recompute_modules"), ==, "moe_act");
+  /* the stored plan's "moe" section, given back as a plan file's */
+  g_autoptr (JsonNode) section = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr (JsonObject) wrap = json_object_new ();
+  json_object_set_member (wrap, "moe", json_node_copy (json_object_get_member (
+                                         json_node_get_object (root), "moe")));
+  json_node_set_object (section, wrap);
+  g_autofree char *text = json_to_string (section, FALSE);
+  Plan q;
+  plan_init_defaults (&q);
+  gboolean loaded = plan_load_json_data (&q, text, -1, "round-trip.json", &error);
+  g_assert_no_error (error);
+  g_assert_true (loaded);
+  g_assert_cmpuint (q.moe_recompute, ==, PLAN_MOE_RECOMPUTE_ACT);
+  g_assert_true (q.moe_a2a_overlap);
+  plan_clear (&q);
+
+  /* moe (the whole MoE MLP) reads back too; a dense name there is refused */
+  plan_init_defaults (&q);
+  g_assert_true (plan_load_json_data (&q, "{\"moe\": {\"recompute_modules\": \"moe\"}}",
+                                      -1, "t.json", &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (q.moe_recompute, ==, PLAN_MOE_RECOMPUTE_LAYER);
+  plan_clear (&q);
+  plan_init_defaults (&q);
+  g_assert_false (plan_load_json_data (&q, "{\"moe\": {\"recompute_modules\": "
+                                       "\"core_attn\"}}", -1, "t.json", &error));
+  g_assert_error (error, PLAN_ERROR, PLAN_ERROR_PARSE);
+  g_assert_nonnull (strstr (error->message, "names 'core_attn'"));
   plan_clear (&q);
 }
 
@@ -542,6 +594,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add ("/moe/" path, Fixture, NULL, setup, fn, teardown)
+  ADD ("json-round-trip", test_json_round_trip);
   ADD ("flags", test_flags);
   ADD ("invalid", test_invalid);
   ADD ("folding", test_folding);
