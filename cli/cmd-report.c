@@ -1,6 +1,7 @@
 /* cli/cmd-report.c - `tandem report scaling|validation|run`: computes a report's table
  * with the results/report library and writes it (HTML, Markdown, CSV, JSON, PNG plots). */
 #include "cli/cli.h"
+#include "cli/cli-table.h"
 #include "results/report.h"
 
 #include <math.h>
@@ -113,26 +114,46 @@ print_scaling_text (const ReportScaling *r)
         printf ("  base of %s: none (no size has a plan)\n",
                 (char *) g_ptr_array_index (r->clusters, c));
     }
-  printf ("\n  %-18s %6s %10s %14s %7s %7s %8s %10s  %s\n", "cluster", "GPUs", "step s",
-          "tokens/s", "MFU", "S", "E", "peak GiB", "status / plan");
+  /* cli-table: a user's cluster file name of any length keeps the columns in line */
+  g_autoptr (CliTable) t = cli_table_new ();
+  static const struct { const char *head; CliAlign align; } cols[] = {
+    { "cluster", CLI_ALIGN_LEFT }, { "GPUs", CLI_ALIGN_RIGHT }, { "step s", CLI_ALIGN_RIGHT },
+    { "tokens/s", CLI_ALIGN_RIGHT }, { "MFU", CLI_ALIGN_RIGHT }, { "S", CLI_ALIGN_RIGHT },
+    { "E", CLI_ALIGN_RIGHT }, { "peak GiB", CLI_ALIGN_RIGHT },
+    { "status / plan", CLI_ALIGN_LEFT },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cols); c++)
+    cli_table_add_column (t, cols[c].head, cols[c].align);
   for (guint i = 0; i < r->rows->len; i++)
     {
       const ReportScalingRow *row = g_ptr_array_index (r->rows, i);
+      cli_table_add_row (t);
+      cli_table_cell (t, "%s", row->cluster);
+      cli_table_cell (t, "%d", row->gpus);
       if (!row->predicted)
         {
-          printf ("  %-18s %6d %10s %14s %7s %7s %8s %10s  %s: %s\n", row->cluster, row->gpus,
-                  "-", "-", "-", "-", "-", "-", row->status, row->reason);
+          for (int k = 0; k < 6; k++)
+            cli_table_cell (t, "-");
+          cli_table_cell (t, "%s: %s", row->status, row->reason);
           continue;
         }
-      char s[32], e[32];
-      printf ("  %-18s %6d %10.3f %14s %6.1f%% %7s %8s %10.1f  %s %s\n", row->cluster, row->gpus,
-              row->step_time_s, cli_fmt_count ((guint64) llround (row->tokens_per_s)),
-              row->mfu * 100, isfinite (row->speedup) ? (g_snprintf (s, sizeof s, "%.2f",
-                                                                     row->speedup), s) : "-",
-              isfinite (row->efficiency) ? (g_snprintf (e, sizeof e, "%.1f%%",
-                                                        row->efficiency * 100), e) : "-",
-              (double) row->peak_memory_bytes / (1024.0 * 1024 * 1024), row->status, row->plan);
+      cli_table_cell (t, "%.3f", row->step_time_s);
+      cli_table_cell (t, "%s", cli_fmt_count ((guint64) llround (row->tokens_per_s)));
+      cli_table_cell (t, "%.1f%%", row->mfu * 100);
+      if (isfinite (row->speedup))
+        cli_table_cell (t, "%.2f", row->speedup);
+      else
+        cli_table_cell (t, "-");
+      if (isfinite (row->efficiency))
+        cli_table_cell (t, "%.1f%%", row->efficiency * 100);
+      else
+        cli_table_cell (t, "-");
+      cli_table_cell (t, "%.1f", (double) row->peak_memory_bytes / (1024.0 * 1024 * 1024));
+      cli_table_cell (t, "%s %s", row->status, row->plan);
     }
+  printf ("\n");
+  cli_table_print (t, stdout, "  ");
+  printf ("\n");
 }
 
 static int

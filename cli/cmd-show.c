@@ -457,18 +457,29 @@ show_cluster (const char *name, gboolean json)
           cli_fmt_si (d->peak_flops[TOPO_DTYPE_BF16], "FLOP/s"), cli_fmt_bytes (d->hbm_bytes),
           cli_fmt_si (d->hbm_Bps, "B/s"), d->sms, c->nics_per_device,
           cli_fmt_si (c->nic_Bps * 8, "b/s"));
-  printf ("\n  %-10s %8s %10s %16s %14s %10s %8s\n", "level", "count", "devices",
-          "bw/dir/device", "busbw", "latency", "oversub");
+  /* cli-table: a level name from a user's cluster file may be of any length */
+  g_autoptr (CliTable) lt = cli_table_new ();
+  cli_table_add_column (lt, "level", CLI_ALIGN_LEFT);
+  cli_table_add_column (lt, "count", CLI_ALIGN_RIGHT);
+  cli_table_add_column (lt, "devices", CLI_ALIGN_RIGHT);
+  cli_table_add_column (lt, "bw/dir/device", CLI_ALIGN_RIGHT);
+  cli_table_add_column (lt, "busbw", CLI_ALIGN_RIGHT);
+  cli_table_add_column (lt, "latency", CLI_ALIGN_RIGHT);
+  cli_table_add_column (lt, "oversub", CLI_ALIGN_RIGHT);
   for (guint l = 0; l < c->n_levels; l++)
     {
       const TopoLevel *lv = &c->levels[l];
-      char lat[32], over[16];
-      g_snprintf (lat, sizeof lat, "%.2f us", lv->latency_s * 1e6);
-      g_snprintf (over, sizeof over, "1:%g", lv->oversubscription);
-      printf ("  %-10s %8" G_GUINT64_FORMAT " %10s %16s %14s %10s %8s\n", lv->name, lv->count,
-              cli_fmt_count (topo_cluster_level_size (c, l)), cli_fmt_si (lv->bw_Bps, "B/s"),
-              lv->busbw_Bps > 0 ? cli_fmt_si (lv->busbw_Bps, "B/s") : "-", lat, over);
+      cli_table_add_row (lt);
+      cli_table_cell (lt, "%s", lv->name);
+      cli_table_cell (lt, "%" G_GUINT64_FORMAT, lv->count);
+      cli_table_cell (lt, "%s", cli_fmt_count (topo_cluster_level_size (c, l)));
+      cli_table_cell (lt, "%s", cli_fmt_si (lv->bw_Bps, "B/s"));
+      cli_table_cell (lt, "%s", lv->busbw_Bps > 0 ? cli_fmt_si (lv->busbw_Bps, "B/s") : "-");
+      cli_table_cell (lt, "%.2f us", lv->latency_s * 1e6);
+      cli_table_cell (lt, "1:%g", lv->oversubscription);
     }
+  printf ("\n");
+  cli_table_print (lt, stdout, "  ");
   const TopoProfile *pr = c->profile;
   if (pr != NULL)
     {
@@ -486,13 +497,24 @@ show_cluster (const char *name, gboolean json)
                   cli_fmt_si (g->flops_per_s, "FLOP/s"));
         }
       if (pr->colls && pr->colls->len > 0)
-        printf ("  %-16s %6s %14s %12s %12s %12s\n", "collective", "ranks", "size (B)",
-                "time (us)", "algbw GB/s", "busbw GB/s");
-      for (guint i = 0; pr->colls && i < pr->colls->len; i++)
         {
-          const TopoProfileColl *r = &g_array_index (pr->colls, TopoProfileColl, i);
-          printf ("  %-16s %6u %14.0f %12.2f %12.3f %12.3f\n", r->coll, r->ranks, r->bytes,
-                  r->time_s * 1e6, r->algbw_Bps / 1e9, r->busbw_Bps / 1e9);
+          g_autoptr (CliTable) ct = cli_table_new ();
+          static const char *const heads[] = { "collective", "ranks", "size (B)", "time (us)",
+                                               "algbw GB/s", "busbw GB/s" };
+          for (guint k = 0; k < G_N_ELEMENTS (heads); k++)
+            cli_table_add_column (ct, heads[k], k == 0 ? CLI_ALIGN_LEFT : CLI_ALIGN_RIGHT);
+          for (guint i = 0; i < pr->colls->len; i++)
+            {
+              const TopoProfileColl *r = &g_array_index (pr->colls, TopoProfileColl, i);
+              cli_table_add_row (ct);
+              cli_table_cell (ct, "%s", r->coll);
+              cli_table_cell (ct, "%u", r->ranks);
+              cli_table_cell (ct, "%.0f", r->bytes);
+              cli_table_cell (ct, "%.2f", r->time_s * 1e6);
+              cli_table_cell (ct, "%.3f", r->algbw_Bps / 1e9);
+              cli_table_cell (ct, "%.3f", r->busbw_Bps / 1e9);
+            }
+          cli_table_print (ct, stdout, "  ");
         }
     }
   printf ("\ntotals\n");

@@ -338,6 +338,54 @@ test_runs_show_profile (void)
   run_result_clear (&r);
 }
 
+/* report scaling and show cluster: a cluster whose name is longer than the old fixed 18-character column
+ * (here h100-24k's preset under a 44-character name) and a size it refuses (its reason is
+ * the last column) keep every column under its header. */
+static void
+test_report_scaling (void)
+{
+  g_autofree char *src = g_test_build_filename (G_TEST_DIST, "..", "topology", "presets",
+                                                "h100-24k.json", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (src, &text, NULL, NULL));
+  g_autoptr (GString) renamed = g_string_new (text);
+  g_assert_cmpuint (g_string_replace (renamed, "\"name\": \"h100-24k\"",
+                                      "\"name\": \"h100-24k-renamed-to-something-much-longer\"",
+                                      1), ==, 1);
+  g_autofree char *cl = g_build_filename (tmp_dir, "long-cluster.json", NULL);
+  g_assert_true (g_file_set_contents (cl, renamed->str, -1, NULL));
+  g_autofree char *args = g_strdup_printf ("report scaling --model llama3-8b --cluster %s,"
+                                           "h100-24k --gpus 8,16,100000 --strong "
+                                           "--gbs 64 --tp 8 --out {TMP}/scaling", cl);
+  RunResult r = { 0 };
+  run_tandem (args, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  static const Col cols[] = {
+    { "cluster", '<' }, { "GPUs", '>' }, { "step s", '>' }, { "tokens/s", '>' },
+    { "MFU", '>' }, { "S", '>' }, { "E", '>' }, { "peak GiB", '>' },
+    { "status / plan", '<' } };
+  /* 2 clusters x 3 sizes */
+  g_assert_cmpuint (check_table (r.out, "  cluster ", cols, G_N_ELEMENTS (cols), NULL), ==, 6);
+  g_assert_nonnull (strstr (r.out, "h100-24k-renamed-to-something-much-longer       8"));
+  run_result_clear (&r);
+
+  /* show cluster: a level renamed past the old fixed 10 characters keeps the level table
+   * (4 levels of h100-24k) in line */
+  g_assert_cmpuint (g_string_replace (renamed, "\"name\": \"server\"",
+                                      "\"name\": \"grand-teton-server-nvlink\"", 1), ==, 1);
+  g_assert_true (g_file_set_contents (cl, renamed->str, -1, NULL));
+  g_autofree char *show = g_strdup_printf ("show cluster %s", cl);
+  run_tandem (show, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  static const Col levels[] = {
+    { "level", '<' }, { "count", '>' }, { "devices", '>' }, { "bw/dir/device", '>' },
+    { "busbw", '>' }, { "latency", '>' }, { "oversub", '>' } };
+  g_assert_cmpuint (check_table (r.out, "  level ", levels, G_N_ELEMENTS (levels), NULL), ==,
+                    4);
+  g_assert_nonnull (strstr (r.out, "grand-teton-server-nvlink      8"));
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -350,6 +398,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/tables/search", test_search);
   g_test_add_func ("/cli/tables/runs", test_runs);
   g_test_add_func ("/cli/tables/runs-show-profile", test_runs_show_profile);
+  g_test_add_func ("/cli/tables/report-scaling", test_report_scaling);
   int status = g_test_run ();
   g_autoptr (GDir) dir = g_dir_open (tmp_dir, 0, NULL);
   const char *name;
