@@ -9,37 +9,8 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
-typedef struct {
-  int   status;
-  char *out;
-  char *err;
-} RunResult;
+#include "cli-run.h"
 
-static void
-run_result_clear (RunResult *r)
-{
-  g_clear_pointer (&r->out, g_free);
-  g_clear_pointer (&r->err, g_free);
-}
-
-/* Runs tandem with the space-separated arguments. */
-static void
-run_tandem (const char *args, RunResult *r)
-{
-  const char *exe = g_getenv ("TANDEM_EXE");
-  g_assert_nonnull (exe);
-  g_autofree char *line = g_strdup_printf ("%s %s", exe, args);
-  g_auto (GStrv) argv = NULL;
-  g_autoptr (GError) error = NULL;
-  g_assert_true (g_shell_parse_argv (line, NULL, &argv, &error));
-  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv,
-                                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                                    | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
-  g_assert_no_error (error);
-  r->status = g_subprocess_get_exit_status (proc);
-}
 
 static JsonNode *
 parse (const char *text)

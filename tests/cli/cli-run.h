@@ -1,0 +1,19 @@
+/* tests/cli/cli-run.h - running the tandem binary from a CLI test ($TANDEM_EXE, set by
+ * tests/cli/meson.build), shared by the tests that pass their arguments as one shell line. */
+#pragma once
+
+#include <glib.h>
+
+typedef struct {
+  int   status;
+  char *out;
+  char *err;
+} RunResult;
+
+void run_result_clear (RunResult *r);
+/* The directory {TMP} stands for in later run_tandem lines (none until set). */
+void run_tandem_set_tmp (const char *dir);
+/* Runs `$TANDEM_EXE ARGS`, ARGS parsed as a shell line after {DATA} (tests/data), {SRC}
+ * (the source root) and {TMP} are replaced; waits, and keeps the exit status, stdout and
+ * stderr in `r` (run_result_clear frees them). */
+void run_tandem (const char *args, RunResult *r);
