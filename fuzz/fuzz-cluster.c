@@ -16,10 +16,7 @@ int
 LLVMFuzzerInitialize (int *argc, char ***argv)
 {
   fuzz_init ();
-  g_autoptr (GError) error = NULL;
-  model = model_spec_load_preset ("tiny-llama", &error);
-  if (model == NULL)
-    fuzz_fail ("cluster", "preset tiny-llama: %s", error->message);
+  model = fuzz_preset_model ("cluster", "tiny-llama");
   return 0;
 }
 

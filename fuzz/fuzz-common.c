@@ -42,6 +42,26 @@ fuzz_init (void)
     }
 }
 
+ModelSpec *
+fuzz_preset_model (const char *what, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  ModelSpec *m = model_spec_load_preset (name, &error);
+  if (m == NULL)
+    fuzz_fail (what, "preset %s: %s", name, error->message);
+  return m;
+}
+
+TopoCluster *
+fuzz_preset_cluster (const char *what, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  TopoCluster *c = topo_cluster_load_preset (name, &error);
+  if (c == NULL)
+    fuzz_fail (what, "preset %s: %s", name, error->message);
+  return c;
+}
+
 char *
 fuzz_text (const uint8_t *data, size_t size)
 {

@@ -16,10 +16,7 @@ int
 LLVMFuzzerInitialize (int *argc, char ***argv)
 {
   fuzz_init ();
-  g_autoptr (GError) error = NULL;
-  cluster = topo_cluster_load_preset ("h200-node", &error);
-  if (cluster == NULL)
-    fuzz_fail ("model", "preset h200-node: %s", error->message);
+  cluster = fuzz_preset_cluster ("model", "h200-node");
   return 0;
 }
 

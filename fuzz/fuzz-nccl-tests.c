@@ -23,10 +23,7 @@ int
 LLVMFuzzerInitialize (int *argc, char ***argv)
 {
   fuzz_init ();
-  g_autoptr (GError) error = NULL;
-  cluster = topo_cluster_load_preset ("h200-node", &error);
-  if (cluster == NULL)
-    fuzz_fail ("nccl-tests", "preset h200-node: %s", error->message);
+  cluster = fuzz_preset_cluster ("nccl-tests", "h200-node");
   return 0;
 }
 

@@ -18,13 +18,8 @@ int
 LLVMFuzzerInitialize (int *argc, char ***argv)
 {
   fuzz_init ();
-  g_autoptr (GError) error = NULL;
-  model = model_spec_load_preset ("tiny-llama", &error);
-  if (model == NULL)
-    fuzz_fail ("plan-toml", "preset tiny-llama: %s", error->message);
-  cluster = topo_cluster_load_preset ("h200-node", &error);
-  if (cluster == NULL)
-    fuzz_fail ("plan-toml", "preset h200-node: %s", error->message);
+  model = fuzz_preset_model ("plan-toml", "tiny-llama");
+  cluster = fuzz_preset_cluster ("plan-toml", "h200-node");
   return 0;
 }
 

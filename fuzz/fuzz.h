@@ -35,6 +35,11 @@ G_BEGIN_DECLS
 /* Once per process: GLib criticals and warnings fatal, nothing logged otherwise. */
 void fuzz_init (void);
 
+/* A model or cluster preset the harness needs, loaded once in LLVMFuzzerInitialize;
+ * fuzz_fail ("WHAT: preset NAME: ...") when it does not load. */
+ModelSpec   *fuzz_preset_model   (const char *what, const char *name);
+TopoCluster *fuzz_preset_cluster (const char *what, const char *name);
+
 /* The input as a NUL-terminated string (the parsers take text); g_free it. */
 char *fuzz_text (const uint8_t *data, size_t size);
 
