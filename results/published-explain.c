@@ -39,6 +39,12 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
                           cell_or (csv, row, "source"));
   LINE ("gpu_type", "cluster preset %s, family %s", c->cluster_name ? c->cluster_name : "none",
         res_pub_family_name (c->family));
+  if (c->scaled_from > 0 && c->cluster != NULL)
+    g_string_append_printf (s, "  %-20s %-44s    the run's %" G_GINT64_FORMAT " GPUs exceed the "
+                            "preset's %" G_GUINT64_FORMAT ": its outermost level '%s' repeated "
+                            "to %" G_GUINT64_FORMAT " devices\n", "", "", c->n_gpus, c->scaled_from,
+                            c->cluster->levels[c->cluster->n_levels - 1].name,
+                            c->cluster->n_devices);
   if (c->cluster != NULL)
     {
       SimCostOptions o;

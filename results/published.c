@@ -156,7 +156,10 @@ skip (ResPublishedCase *c, const char *format, ...)
  *                                       dgx-h100-superpod-64su above 1,024 GPUs
  *   "A100" / "A800" / "Ampere" with 40 GB -> a100-40g-cluster, else -> selene
  *                                       ("NVIDIA Ampere (A100)", "A100-SXM-80GB (Selene)")
- * Anything else (TPU, V100, MI300X, Trainium) -> no preset: skipped with the gpu_type. */
+ *   "MI325X" / "MI300X"              -> mi325x-cluster / mi300x-cluster ("AMD Instinct
+ *                                       MI300X"; family other: extrapolated)
+ * Anything else (TPU, V100, MI250X, Trainium) -> no preset: skipped with the gpu_type.
+ * A run larger than its preset grows the preset's outermost level (topo_cluster_scale_out). */
 static gboolean
 has_gb (const char *t, const char *gb)
 {
@@ -193,6 +196,10 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
     }
   if (strstr (t, "a100") != NULL || strstr (t, "a800") != NULL || strstr (t, "ampere") != NULL)
     return has_gb (t, "40") ? "a100-40g-cluster" : "selene";
+  if (strstr (t, "mi325x") != NULL)
+    return "mi325x-cluster";
+  if (strstr (t, "mi300x") != NULL)
+    return "mi300x-cluster";
   return NULL;
 }
 
@@ -379,6 +386,55 @@ sharding_negated (const char *t)
   return FALSE;
 }
 
+/* A cell that says it says nothing ("not stated", "unknown", "n/a", "-", "?"): read as
+ * empty, so the rule for an unstated field applies (the stack's documented default),
+ * never a skip and never a guess. */
+static gboolean
+cell_unstated (const char *t)
+{
+  static const char *const words[] = { "not stated", "not given", "not reported",
+                                       "not specified", "unspecified", "unknown", "n/a" };
+  if (g_str_equal (t, "-") || g_str_equal (t, "?") || g_ascii_strcasecmp (t, "na") == 0
+      || g_ascii_strcasecmp (t, "none stated") == 0)
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (starts_with_ci (t, words[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* The first whole number after `key` in `low` (lower case), skipping '=', ':', '_' and
+ * spaces only; 0 when none. "fsdp=8" -> 8, "ici_fsdp: 16" -> 16. */
+static int
+number_after (const char *low, const char *key)
+{
+  const char *p = strstr (low, key);
+  if (p == NULL)
+    return 0;
+  for (p += strlen (key); *p == '=' || *p == ':' || *p == ' ' || *p == '_'; p++)
+    ;
+  return g_ascii_isdigit (*p) ? (int) g_ascii_strtoll (p, NULL, 10) : 0;
+}
+
+/* MaxText's mesh: FSDP over its fsdp axis inside a slice or pod (ici_fsdp) and plain data
+ * parallelism over dcn (dcn_data_parallelism) is hybrid sharding: shard group = the fsdp
+ * size, replicas = the dcn size ("fsdp=8, dcn=16", "ici_fsdp 256 x dcn_data 4"). The
+ * shard group when the text gives fsdp and a dcn count above 1; else 0. */
+static int
+maxtext_hsdp_shard (const char *t)
+{
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  int fsdp = number_after (low, "ici_fsdp");
+  if (fsdp <= 0)
+    fsdp = number_after (low, "fsdp");
+  int dcn = number_after (low, "dcn_data_parallelism");
+  if (dcn <= 0)
+    dcn = number_after (low, "dcn_data");
+  if (dcn <= 0)
+    dcn = number_after (low, "dcn");
+  return fsdp > 0 && dcn > 1 ? fsdp : 0;
+}
+
 /* A shard-group size stated in the text ("HSDP 8x16", "hsdp:8", "shard group 8"): the
  * first number after "hsdp", "hybrid" or "shard group"; 0 when none. */
 static int
@@ -401,13 +457,16 @@ hsdp_shard_size_in (const char *t)
 }
 
 /* Rules, first that applies (every one has its examples in tests/results/test-mapping.c):
- *  empty           -> NeMo / Megatron-Core / "--overlap-param-gather" in notes: zero1 (the
+ *  empty, or a cell that says it is not stated ("not stated", "unknown", "n/a", "-")
+ *                  -> NeMo / Megatron-Core / "--overlap-param-gather" in notes: zero1 (the
  *                     distributed optimizer); Megatron-LM of 2019-2022 (before it): none;
  *                     else the stack's default (frameworks/presets: FSDP stacks zero3,
  *                     DeepSpeed zero1);
  *  negated         -> "FSDP off", "no FSDP", "NO_SHARD", "ZeRO-0": none;
  *  HSDP            -> "HSDP", "HYBRID_SHARD", "hybrid shard": hsdp, shard group from the
  *                     text or one server (FSDP's HYBRID_SHARD shards within a node);
+ *  MaxText mesh    -> "fsdp=8, dcn=16", "ici_fsdp 256 x dcn_data 4": hsdp, shard group the
+ *                     fsdp size, when the dcn count is above 1 (else the FSDP rule below);
  *  ZeRO-1/2/3      -> "ZeRO-1", "stage 1", "distributed optimizer": zero1; "ZeRO-2",
  *                     "stage 2", "SHARD_GRAD_OP", "shards optimizer+grads": zero2;
  *                     "ZeRO-3", "stage 3", "FSDP", "full shard": zero3;
@@ -421,6 +480,8 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
 {
   g_autofree char *t = g_strstrip (g_strdup (text));
   *hsdp_shard = 0;
+  if (cell_unstated (t))
+    *t = '\0';
   if (*t == '\0')
     {
       /* NeMo's GPT configs set optim.name distributed_fused_adam; --overlap-param-gather,
@@ -443,6 +504,11 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
       *hsdp_shard = hsdp_shard_size_in (t);
       if (*hsdp_shard <= 0)
         *hsdp_shard = (int) c->cluster->levels[0].count;
+    }
+  else if (maxtext_hsdp_shard (t) > 0)
+    {
+      *out = PLAN_SHARD_HSDP;
+      *hsdp_shard = maxtext_hsdp_shard (t);
     }
   else if (contains_ci (t, "ZeRO-1") || contains_ci (t, "ZeRO1") || contains_ci (t, "stage 1")
            || contains_ci (t, "distributed optimizer"))
@@ -472,6 +538,8 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
                const char *convention, PlanRecompute *out)
 {
   g_autofree char *t = g_strstrip (g_strdup (text));
+  if (cell_unstated (t))
+    *t = '\0';
   if (*t == '\0')
     {
       /* Not stated: none, unless the notes say which, or the row's FLOP convention is one
@@ -809,9 +877,21 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
     }
   if ((guint64) c->n_gpus > c->cluster->n_devices)
     {
-      skip (c, "n_gpus %" G_GINT64_FORMAT " exceeds the %" G_GUINT64_FORMAT " devices of "
-            "cluster preset %s", c->n_gpus, c->cluster->n_devices, preset);
-      return;
+      /* A preset is one build of a system (a SuperPOD of 1,024, Selene's 4,480): a larger
+       * published run used more units of the same scale-out fabric, so the outermost level
+       * is repeated (topo_cluster_scale_out). A user's own --cluster is taken as given. */
+      TopoCluster *grown = on == NULL
+                             ? topo_cluster_scale_out (c->cluster, (guint64) c->n_gpus, NULL)
+                             : NULL;
+      if (grown == NULL)
+        {
+          skip (c, "n_gpus %" G_GINT64_FORMAT " exceeds the %" G_GUINT64_FORMAT " devices of "
+                "cluster preset %s", c->n_gpus, c->cluster->n_devices, preset);
+          return;
+        }
+      c->scaled_from = c->cluster->n_devices;
+      topo_cluster_unref (c->cluster);
+      c->cluster = grown;
     }
 
   /* The software stack: the preset the framework column names, else the default. */

@@ -27,6 +27,7 @@
  * |                           |   presets; H100 "700W, HBM3" or a 1:7 network -> h100-24k;   |
  * |                           |   other H100 -> dgx-h100-superpod (64su above 1,024 GPUs);   |
  * |                           |   A100 / Ampere: 40 GB -> a100-40g-cluster, else selene;     |
+ * |                           |   MI300X / MI325X -> mi300x-cluster / mi325x-cluster;        |
  * |                           |   anything else (TPU v4, V100) -> skipped: "no cluster       |
  * |                           |   preset for gpu_type X"                                     |
  * | framework                 | the stack preset it names (frameworks/stack.c table: NeMo ->  |
@@ -35,7 +36,9 @@
  * |                           |   JAX, Megatron -> megatron-core, FSDP / PyTorch ->          |
  * |                           |   pytorch-fsdp); none named -> megatron-core. The stack's    |
  * |                           |   cost figures and its defaults for unstated columns apply   |
- * | n_gpus                    | required; more than the preset's devices -> skipped          |
+ * | n_gpus                    | required; more than the preset's devices -> the preset's     |
+ * |                           |   outermost level repeated (topo_cluster_scale_out); more    |
+ * |                           |   than a --cluster FILE's devices -> skipped                 |
  * | n_layers, hidden,         | required (skip names the column); hidden % n_heads == 0 and  |
  * | n_heads, vocab, seq_len   |   n_heads % n_kv_heads == 0 or skipped                       |
  * | n_kv_heads                | empty -> n_heads                                             |
@@ -183,6 +186,8 @@ typedef struct {
   gint64        n_gpus;             /* 0 when missing */
   ResPubFamily  family;
   char         *cluster_name;       /* preset, NULL when none applies */
+  guint64       scaled_from;        /* the preset's devices when the run was larger and the
+                                       preset's outermost level was repeated; else 0 */
   gboolean      fp8_attention;      /* the row ran its attention core in FP8 */
   gboolean      fp4;                /* NVFP4 GEMMs (precision text), on a device with FP4 */
   FwStack      *stack;              /* the software stack the framework column names

@@ -689,3 +689,46 @@ topo_cluster_load_file (const char *path, GError **error)
     }
   return topo_cluster_new_from_data (text, (gssize) length, path, error);
 }
+
+/* The cluster with its outermost level repeated k = ceil(n_devices / cluster's devices)
+ * times: more units of the same scale-out fabric, every level's bandwidth, latency and
+ * oversubscription unchanged. `validate` uses it for a published run larger than the
+ * preset its gpu_type maps to (a preset describes one build of a system, not its largest
+ * possible size). A cluster of one level (one server) cannot grow this way: there is no
+ * scale-out level to repeat, and FALSE says so. The result keeps the name, with the
+ * description saying how it was grown. */
+TopoCluster *
+topo_cluster_scale_out (const TopoCluster *cluster, guint64 n_devices, GError **error)
+{
+  g_return_val_if_fail (cluster != NULL && cluster->json != NULL, NULL);
+  if (n_devices <= cluster->n_devices)
+    return topo_cluster_new_from_data (cluster->json, -1, cluster->source, error);
+  if (cluster->n_levels < 2)
+    {
+      g_set_error (error, TOPO_ERROR, TOPO_ERROR_INVALID_FIELD,
+                   "%s has one level (%s of %" G_GUINT64_FORMAT " devices) and no scale-out "
+                   "level to repeat for %" G_GUINT64_FORMAT " devices", cluster->name,
+                   cluster->levels[0].name, cluster->n_devices, n_devices);
+      return NULL;
+    }
+  guint64 k = (n_devices + cluster->n_devices - 1) / cluster->n_devices;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, cluster->json, -1, error))
+    return NULL;
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  JsonArray *levels = json_object_get_array_member (root, "levels");
+  JsonObject *top = json_array_get_object_element (levels, json_array_get_length (levels) - 1);
+  guint64 count = (guint64) json_object_get_int_member (top, "count") * k;
+  json_object_set_int_member (top, "count", (gint64) count);
+  g_autofree char *desc = g_strdup_printf ("%s; outermost level '%s' grown %" G_GUINT64_FORMAT
+                                           "x to %" G_GUINT64_FORMAT " units for %"
+                                           G_GUINT64_FORMAT " devices",
+                                           cluster->description ? cluster->description : "",
+                                           cluster->levels[cluster->n_levels - 1].name, k, count,
+                                           n_devices);
+  json_object_set_string_member (root, "description", desc);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  json_generator_set_root (gen, json_parser_get_root (parser));
+  g_autofree char *text = json_generator_to_data (gen, NULL);
+  return topo_cluster_new_from_data (text, -1, cluster->source, error);
+}

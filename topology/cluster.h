@@ -233,6 +233,11 @@ TopoCluster *topo_cluster_load_file     (const char *path, GError **error);
 TopoCluster *topo_cluster_load_preset   (const char *name, GError **error);
 TopoCluster *topo_cluster_new_from_data (const char *json_text, gssize length,
                                          const char *source, GError **error);
+/* A copy whose outermost level repeats ceil(n_devices / cluster's devices) times (the same
+ * scale-out fabric, more of its units; the description says so); NULL with
+ * TOPO_ERROR_INVALID_FIELD for a one-level cluster, which has no scale-out level. */
+TopoCluster *topo_cluster_scale_out     (const TopoCluster *cluster, guint64 n_devices,
+                                         GError **error);
 TopoCluster *topo_cluster_ref           (TopoCluster *cluster);
 void         topo_cluster_unref         (TopoCluster *cluster);        /* NULL-safe */
 char       **topo_preset_names          (void);                        /* g_strfreev */

@@ -44,6 +44,10 @@ test_gpu_types (void)
     { "DGX B200", 8, "dgx-b200-superpod", RES_PUB_FAMILY_B200 },
     { "GB200 NVL72", 72, "gb200-nvl72-superpod", RES_PUB_FAMILY_B200 },
     { "nvidia gb300 nvl72", 72, "gb300-nvl72-superpod", RES_PUB_FAMILY_B200 },
+    { "AMD Instinct MI300X", 64, "mi300x-cluster", RES_PUB_FAMILY_OTHER },
+    { "MI325X 256GB", 8, "mi325x-cluster", RES_PUB_FAMILY_OTHER },
+    /* larger than the preset's 1,024: its outermost level is repeated */
+    { "MI300X", 4096, "mi300x-cluster", RES_PUB_FAMILY_OTHER },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -89,6 +93,13 @@ test_sharding (void)
     { "FSDP2 (full shard)", "torchtitan", 2, PLAN_SHARD_ZERO2 },
     { "FSDP FULL_SHARD", "Composer/llm-foundry", 2, PLAN_SHARD_ZERO3 },
     { "none (Megatron DDP)", "Megatron-LM", 1, PLAN_SHARD_NONE },
+    /* a cell that says it is not stated reads as empty: the stack's default */
+    { "not stated", "torchtitan", 1, PLAN_SHARD_ZERO3 },
+    { "unknown", "NeMo 24.07", 1, PLAN_SHARD_ZERO1 },
+    { "n/a", "Megatron-DeepSpeed", 1, PLAN_SHARD_ZERO1 },
+    { "-", "Megatron-LM (2021)", 1, PLAN_SHARD_NONE },
+    /* MaxText's fsdp axis with one dcn replica is plain FSDP */
+    { "fsdp=16, dcn=1", "MaxText", 1, PLAN_SHARD_ZERO3 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -106,6 +117,15 @@ test_sharding (void)
   g_autoptr (ResPublishedCase) h2 = row ("H100-SXM-80GB", 64, 1, "HYBRID_SHARD", "PyTorch FSDP", "bf16");
   g_assert_cmpint (h2->plan.sharding, ==, PLAN_SHARD_HSDP);
   g_assert_cmpint (h2->plan.hsdp_shard_size, ==, 8);
+  /* MaxText's mesh: fsdp inside, data parallel over dcn -> hybrid, shard group = fsdp */
+  g_autoptr (ResPublishedCase) h3 = row ("H100-SXM-80GB", 64, 1, "sharded (fsdp=16, dcn=4)",
+                                         "MaxText", "bf16");
+  g_assert_cmpint (h3->plan.sharding, ==, PLAN_SHARD_HSDP);
+  g_assert_cmpint (h3->plan.hsdp_shard_size, ==, 16);
+  g_autoptr (ResPublishedCase) h4 = row ("H100-SXM-80GB", 64, 1, "ici_fsdp 8 x dcn_data 8",
+                                         "MaxText", "bf16");
+  g_assert_cmpint (h4->plan.sharding, ==, PLAN_SHARD_HSDP);
+  g_assert_cmpint (h4->plan.hsdp_shard_size, ==, 8);
   /* Meta's 4D parallelism orders [TP, CP, PP, DP] (Llama 3 paper, Sec. 3.3.2); other
    * rows keep Megatron's tp-cp-ep-dp-pp */
   g_autoptr (ResPublishedCase) meta = row ("H100-SXM-80GB (700W, HBM3)", 64, 2, "",

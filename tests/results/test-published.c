@@ -293,7 +293,9 @@ test_map_skips (void)
 }
 
 /* n_gpus above the preset's devices: jobs over 1,024 H100s map to dgx-h100-superpod-64su,
- * which has 8 x 32 x 4 x 16 = 16,384 GPUs; 32,768 exceed it. */
+ * which has 8 x 32 x 4 x 16 = 16,384 GPUs. A 32,768-GPU run used more of the same fabric:
+ * the outermost level ('cluster', 16 pods) is repeated ceil(32768 / 16384) = 2 times, to
+ * 32 pods = 32,768 GPUs, every level's bandwidth as in the preset. */
 static void
 test_map_too_many_gpus (void)
 {
@@ -303,9 +305,26 @@ test_map_too_many_gpus (void)
     "1,GPT,H100-SXM-80GB,32768,16,1024,16,16384,1024,8,1,4096,4096,1.0\n";
   g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
   g_autoptr (ResPublishedCase) c = res_published_case_new (csv, 0);
-  g_assert_cmpstr (c->skip_reason, ==,
-                   "n_gpus 32768 exceeds the 16384 devices of cluster preset "
-                   "dgx-h100-superpod-64su");
+  g_assert_null (c->skip_reason);
+  g_assert_cmpstr (c->cluster_name, ==, "dgx-h100-superpod-64su");
+  g_assert_cmpuint (c->scaled_from, ==, 16384);
+  g_assert_cmpuint (c->cluster->n_devices, ==, 32768);
+  g_assert_cmpuint (c->cluster->n_levels, ==, 4);
+  g_assert_cmpuint (c->cluster->levels[3].count, ==, 32);
+  g_assert_cmpfloat (c->cluster->levels[3].bw_Bps, ==, 50e9);
+  g_assert_true (res_published_case_predict (c));
+
+  /* 20,000 A100 40 GB: a100-40g-cluster is 8 x 16 = 128; ceil(20000 / 128) = 157 repeats
+   * of its outermost level: 16 x 157 = 2,512 servers = 20,096 GPUs */
+  const char text2[] =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,dp,"
+    "global_batch,step_time_s\n"
+    "2,GPT,A100-SXM4-40GB,20000,16,1024,16,16384,1024,8,1,2500,2500,1.0\n";
+  g_autoptr (ResCsv) csv2 = res_csv_parse (text2, -1, "inline", NULL);
+  g_autoptr (ResPublishedCase) c2 = res_published_case_new (csv2, 0);
+  g_assert_null (c2->skip_reason);
+  g_assert_cmpuint (c2->scaled_from, ==, 128);
+  g_assert_cmpuint (c2->cluster->n_devices, ==, 20096);
 }
 
 /* ---- summary and prediction ----------------------------------------------------------- */

@@ -61,6 +61,8 @@ static const struct {
   { "h200-superpod",     8 * 32 * 4 * 16 },  /* 16,384 */
   { "mi300x-node",       8 },
   { "mi325x-node",       8 },
+  { "mi300x-cluster",    8 * 128 },          /* 1,024 */
+  { "mi325x-cluster",    8 * 128 },          /* 1,024 */
   { "selene",            8 * 20 * 28 },      /* 560 DGX A100 = 4,480 */
   { "tpu-v5p-pod",       4 * 16 * 140 },     /* 16 x 20 x 28 = 8,960 */
   { "trn2-ultraserver",  16 * 4 },           /* 64 */
@@ -520,6 +522,38 @@ compare_names (gconstpointer a, gconstpointer b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
+/* topo_cluster_scale_out: selene is 8 x 20 x 28 = 4,480 GPUs; 10,000 need
+ * ceil(10000 / 4480) = 3 repeats of its outermost level: 28 x 3 = 84 units, 13,440 GPUs,
+ * with the inner levels and every bandwidth as they were. A one-level cluster (one
+ * server) has no scale-out level to repeat: refused. */
+static void
+test_scale_out (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) sel = topo_cluster_lookup ("selene", &error);
+  g_assert_no_error (error);
+  g_autoptr (TopoCluster) big = topo_cluster_scale_out (sel, 10000, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (big->n_devices, ==, 13440);
+  g_assert_cmpuint (big->n_levels, ==, sel->n_levels);
+  g_assert_cmpuint (big->levels[big->n_levels - 1].count, ==, 84);
+  for (guint i = 0; i < sel->n_levels; i++)
+    {
+      g_assert_cmpfloat (big->levels[i].bw_Bps, ==, sel->levels[i].bw_Bps);
+      if (i + 1 < sel->n_levels)
+        g_assert_cmpuint (big->levels[i].count, ==, sel->levels[i].count);
+    }
+  g_assert_cmpstr (big->name, ==, "selene");
+  g_assert_nonnull (strstr (big->description, "grown 3x to 84 units for 10000 devices"));
+
+  g_autoptr (TopoCluster) node = topo_cluster_lookup ("h200-node", &error);
+  g_assert_no_error (error);
+  g_autoptr (TopoCluster) none = topo_cluster_scale_out (node, 16, &error);
+  g_assert_null (none);
+  g_assert_error (error, TOPO_ERROR, TOPO_ERROR_INVALID_FIELD);
+  g_assert_nonnull (strstr (error->message, "no scale-out level"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -549,6 +583,7 @@ main (int argc, char **argv)
   g_test_add_func ("/topology/cluster/load-missing-file", test_load_missing_file);
   g_test_add_func ("/topology/cluster/lookup", test_lookup);
   g_test_add_func ("/topology/cluster/ref", test_ref);
+  g_test_add_func ("/topology/cluster/scale-out", test_scale_out);
 
   presets = topo_preset_names ();
   for (guint i = 0; presets[i] != NULL; i++)
