@@ -179,6 +179,11 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
     return cli_fail (CLI_EXIT_USAGE, "--overlap-moe-expert-parallel-comm: the %s stack does not "
                      "offer it (hint: drop the flag or pick --framework megatron-core)",
                      stack->name);
+  /* overlaps the stack runs in every run (hai-llm's DualPipe) */
+  if (c->plan.ep > 1 && stack->moe_a2a_overlap == FW_OPT_DEFAULT)
+    c->plan.moe_a2a_overlap = TRUE;
+  if (c->plan.ep > 1 && stack->moe_shared_expert_overlap == FW_OPT_DEFAULT)
+    c->plan.moe_shared_expert_overlap = TRUE;
   SimOptions opts;
   sim_options_init (&opts, c->cluster);
   sim_cost_options_init_stack (&opts.cost, c->cluster, stack);
@@ -353,7 +358,7 @@ cli_cmd_predict (int argc, char **argv)
   const GOptionEntry extra[] = {
     { "framework", 0, 0, G_OPTION_ARG_STRING, &framework,
       "Software stack: a preset (megatron-core, nemo, torchtitan, llm-foundry, maxtext, "
-      "deepspeed, pytorch-fsdp) or a stack JSON file; default megatron-core", "NAME|FILE" },
+      "deepspeed, pytorch-fsdp, hai-llm) or a stack JSON file; default megatron-core", "NAME|FILE" },
     { "cost", 0, 0, G_OPTION_ARG_STRING_ARRAY, &cost,
       "Override a cost-model default, e.g. gemm_efficiency=0.7 (repeatable)", "KEY=VALUE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },

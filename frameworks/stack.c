@@ -474,6 +474,7 @@ fw_stack_unref (FwStack *stack)
  * NeMo, "Megatron-DeepSpeed" is DeepSpeed's fork of Megatron-LM (its pipeline engine and
  * ZeRO optimizer, no sequence parallelism before 2023), "GPT-NeoX" runs on DeepSpeed. */
 static const struct { const char *needle; const char *preset; } text_rows[] = {
+  { "hai-llm", "hai-llm" },   /* DeepSeek's in-house framework (DeepSeek-V3 report) */
   { "nemo", "nemo" },
   { "megatron-deepspeed", "deepspeed" },
   { "deepspeed", "deepspeed" },

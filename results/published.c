@@ -760,6 +760,12 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   gint64 ep = 1;
   cell_count (get (csv, row, "ep"), &ep);
   res_pub_moe_plan (&c->moe, ep, p);
+  /* overlaps the stack runs in every run (hai-llm: DualPipe pairs each all-to-all and the
+   * shared expert with another chunk's compute, frameworks/presets/hai-llm.json) */
+  if (p->ep > 1 && c->stack->moe_a2a_overlap == FW_OPT_DEFAULT)
+    p->moe_a2a_overlap = TRUE;
+  if (p->ep > 1 && c->stack->moe_shared_expert_overlap == FW_OPT_DEFAULT)
+    p->moe_shared_expert_overlap = TRUE;
 
   g_autoptr (GError) error = NULL;
   if (!plan_resolve (p, c->model, c->cluster, &error))

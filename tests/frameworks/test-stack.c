@@ -14,8 +14,8 @@ static void
 test_presets (void)
 {
   g_auto (GStrv) names = fw_stack_preset_names ();
-  static const char *const want[] = { "deepspeed", "llm-foundry", "maxtext", "megatron-core",
-                                      "nemo", "pytorch-fsdp", "torchtitan" };
+  static const char *const want[] = { "deepspeed", "hai-llm", "llm-foundry", "maxtext",
+                                      "megatron-core", "nemo", "pytorch-fsdp", "torchtitan" };
   g_assert_cmpuint (g_strv_length (names), ==, G_N_ELEMENTS (want));
   for (guint i = 0; i < G_N_ELEMENTS (want); i++)
     {
@@ -61,6 +61,16 @@ test_semantics (void)
   g_assert_cmpfloat (tt->fsdp_prefetch_params, ==, 0);
   g_assert_cmpfloat (tt->fsdp_max_reuse_params, ==, 0);
   g_assert_false (tt->fsdp_gather_per_tensor);
+  /* DeepSeek's HAI-LLM: DualPipe overlaps every EP all-to-all and the shared expert with
+   * compute (DeepSeek-V3 report Sec. 3.2.1), where Megatron-Core offers both as options;
+   * the report's framework name maps to it */
+  g_autoptr (FwStack) hai = fw_stack_lookup ("hai-llm", NULL);
+  g_assert_cmpint (hai->moe_a2a_overlap, ==, FW_OPT_DEFAULT);
+  g_assert_cmpint (hai->moe_shared_expert_overlap, ==, FW_OPT_DEFAULT);
+  g_assert_false (hai->default_sequence_parallel);
+  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", NULL);
+  g_assert_cmpint (mc->moe_a2a_overlap, ==, FW_OPT_OPTIONAL);
+  g_assert_cmpstr (fw_stack_preset_for_text ("HAI-LLM (DeepSeek in-house)"), ==, "hai-llm");
 }
 
 /* Bad files: the message names the file and the field. */

@@ -436,6 +436,40 @@ test_row_709_fits (void)
   res_published_case_free (c);
 }
 
+/* The DeepSeek-V3 report's row (741) maps to the hai-llm stack, whose DualPipe overlaps
+ * the EP all-to-all and the shared expert in every run: both overlaps on without the row
+ * saying so; a Megatron-Core row of the same model (707) keeps them off (options there). */
+static void
+test_stack_overlaps (void)
+{
+  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
+  g_assert_nonnull (root);
+  g_autofree char *path = g_build_filename (root, "data", "published-runs.csv", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ResCsv) csv = res_csv_load (path, &error);
+  g_assert_no_error (error);
+  ResPublishedCase *hai = NULL, *mc = NULL;
+  for (guint r = 0; r < res_csv_n_rows (csv); r++)
+    {
+      const char *id = res_csv_get (csv, r, "row_id");
+      if (g_str_equal (id, "741"))
+        hai = res_published_case_new (csv, r);
+      else if (g_str_equal (id, "707"))
+        mc = res_published_case_new (csv, r);
+    }
+  g_assert_nonnull (hai);
+  g_assert_nonnull (mc);
+  g_assert_cmpstr (hai->stack->name, ==, "hai-llm");
+  g_assert_cmpint (hai->plan.ep, ==, 64);
+  g_assert_true (hai->plan.moe_a2a_overlap);
+  g_assert_true (hai->plan.moe_shared_expert_overlap);
+  g_assert_cmpstr (mc->stack->name, ==, "nemo");
+  g_assert_false (mc->plan.moe_a2a_overlap);
+  g_assert_false (mc->plan.moe_shared_expert_overlap);
+  res_published_case_free (hai);
+  res_published_case_free (mc);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -449,5 +483,6 @@ main (int argc, char **argv)
   g_test_add_func ("/published-moe/plan-shape", test_plan_shape);
   g_test_add_func ("/published-moe/row-709-fits", test_row_709_fits);
   g_test_add_func ("/published-moe/shipped-rows", test_shipped_rows);
+  g_test_add_func ("/published-moe/stack-overlaps", test_stack_overlaps);
   return g_test_run ();
 }
