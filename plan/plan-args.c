@@ -370,6 +370,10 @@ on_flag (const char *option, const char *value, gpointer data, GError **error)
   const char *name = option + 2;
   if (g_str_equal (name, "sequence-parallel") || g_str_equal (name, "sp"))
     plan->sequence_parallel = TRUE;
+  else if (g_str_equal (name, "account-for-embedding-in-pipeline-split"))
+    plan->account_embedding = TRUE;
+  else if (g_str_equal (name, "account-for-loss-in-pipeline-split"))
+    plan->account_loss = TRUE;
   else if (g_str_equal (name, "overlap-grad-reduce"))
     plan->overlap_grad_reduce = TRUE;
   else if (g_str_equal (name, "overlap-param-gather"))
@@ -472,6 +476,12 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       "Layers on the first pipeline stage (uneven split)", "N" },
     { "decoder-last-pipeline-num-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
       "Layers on the last pipeline stage (uneven split)", "N" },
+    { "account-for-embedding-in-pipeline-split", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK,
+      CB (on_flag), "The embedding takes one layer slot of the pipeline split (first chunk: one "
+      "layer fewer, possibly none)", NULL },
+    { "account-for-loss-in-pipeline-split", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK,
+      CB (on_flag), "The output layer and loss take one layer slot of the pipeline split (last "
+      "chunk: one layer fewer, possibly none)", NULL },
     { "sequence-parallel", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Megatron sequence parallelism in the TP group; alias --sp", NULL },
     { "sp", 0, G_OPTION_FLAG_NO_ARG | G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_flag), NULL, NULL },

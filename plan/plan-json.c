@@ -129,6 +129,10 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
         ok = json_get_int (pj, S, key, n, 0, &p->first_stage_layers, error);
       else if (g_str_equal (key, "last_stage_layers"))
         ok = json_get_int (pj, S, key, n, 0, &p->last_stage_layers, error);
+      else if (g_str_equal (key, "account_for_embedding_in_pipeline_split"))
+        ok = json_get_bool (pj, S, key, n, &p->account_embedding, error);
+      else if (g_str_equal (key, "account_for_loss_in_pipeline_split"))
+        ok = json_get_bool (pj, S, key, n, &p->account_loss, error);
       else if (g_str_equal (key, "sequence_parallel"))
         ok = json_get_bool (pj, S, key, n, &p->sequence_parallel, error);
       else if (g_str_equal (key, "enable_async_tensor_parallel"))

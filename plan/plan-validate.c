@@ -46,14 +46,21 @@ check_limits (const Plan *plan, const ModelSpec *model, GError **error)
                       "most the number of GPUs)", degrees[i].what, degrees[i].v,
                       PLAN_MAX_WORLD, world_why);
 
-  /* every model chunk holds at least one layer; the model has at most 4,096 */
+  /* every model chunk holds at least one layer slot: a transformer layer, or the
+   * embedding / the loss when they are accounted in the split; the model has at most
+   * 4,096 layers */
   const gint64 L = (gint64) model->n_layers;
   const gint64 chunks = (gint64) plan->pp * plan->vpp;
-  if (plan->vpp > 1 && chunks > L)
+  const gint64 slots = L + (plan->account_embedding ? 1 : 0) + (plan->account_loss ? 1 : 0);
+  if (plan->vpp > 1 && chunks > slots)
     return invalid (error, "pp x vpp = %d x %d = %" G_GINT64_FORMAT " model chunks, more than "
-                    "the %" G_GINT64_FORMAT " layers of %s (each chunk holds at least one "
-                    "layer) (hint: --vpp %" G_GINT64_FORMAT " at most)", plan->pp, plan->vpp,
-                    chunks, L, model->name, MAX (L / plan->pp, 1));
+                    "the %" G_GINT64_FORMAT " layer slots of %s (each chunk holds at least one "
+                    "layer%s) (hint: --vpp %" G_GINT64_FORMAT " at most%s)", plan->pp,
+                    plan->vpp, chunks, slots, model->name,
+                    slots > L ? ", the embedding or the loss" : "", MAX (slots / plan->pp, 1),
+                    slots > L ? "" : ", or --account-for-embedding-in-pipeline-split / "
+                    "--account-for-loss-in-pipeline-split for a chunk holding only the "
+                    "embedding / the loss");
   const struct { const char *what; int v; } layer_counts[] = {
     { "--num-layers-per-virtual-pipeline-stage", plan->layers_per_virtual_stage },
     { "--decoder-first-pipeline-num-layers", plan->first_stage_layers },
@@ -88,6 +95,22 @@ resolve_layers (Plan *plan, const ModelSpec *model, GError **error)
   if (plan->last_stage_layers >= 0)
     given++, given_layers += plan->last_stage_layers;
 
+  if (plan->account_embedding || plan->account_loss)
+    {
+      /* Megatron-Core (get_num_layers_to_build, TransformerConfig): the accounted split
+       * is an even split of L + 1 (+ 1) slots and excludes the uneven first/last one */
+      int slots = L + (plan->account_embedding ? 1 : 0) + (plan->account_loss ? 1 : 0);
+      if (given > 0)
+        return invalid (error, "--account-for-embedding/loss-in-pipeline-split cannot be "
+                        "combined with --decoder-first/last-pipeline-num-layers (Megatron-Core "
+                        "refuses it too) (hint: drop one of the two)");
+      if (slots % chunks != 0)
+        return invalid (error, "%d layers + %d accounted slot%s (embedding, loss) = %d do not "
+                        "divide into pp x vpp = %d x %d = %d model chunks (hint: choose pp x "
+                        "vpp dividing %d)", L, slots - L, slots - L == 1 ? "" : "s", slots,
+                        plan->pp, plan->vpp, chunks, slots);
+      return TRUE;
+    }
   if (given > 0 && chunks < 2)
     return invalid (error, "--decoder-first/last-pipeline-num-layers need at least 2 "
                     "pipeline stages (pp = %d) (hint: drop them or raise --pp)", plan->pp);

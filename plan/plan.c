@@ -318,6 +318,16 @@ plan_model_chunk_layers (const Plan *plan, const ModelSpec *model, int c)
   int n_chunks = plan->pp * plan->vpp;
   int rest = (int) model->n_layers;
   int n_rest = n_chunks;
+  if (plan->account_embedding || plan->account_loss)
+    {
+      /* Megatron-Core get_num_layers_to_build: L + 1 (+ 1) slots split evenly over the
+       * chunks, then the slot of the embedding (of the loss) taken from the first (last)
+       * model chunk */
+      int per = (rest + (plan->account_embedding ? 1 : 0) + (plan->account_loss ? 1 : 0))
+                / n_chunks;
+      return per - (c == 0 && plan->account_embedding ? 1 : 0)
+             - (c == n_chunks - 1 && plan->account_loss ? 1 : 0);
+    }
   if (plan->first_stage_layers >= 0)
     {
       if (c == 0)
@@ -405,6 +415,11 @@ plan_to_string (const Plan *plan)
   g_string_append_printf (s, "tp%d-cp%d-pp%d-vpp%d", plan->tp, plan->cp, plan->pp, plan->vpp);
   if (plan->vpp > 1 && plan_vpp_group (plan) != plan->pp)
     g_string_append_printf (s, "n%d", plan_vpp_group (plan));   /* micro-batch group */
+  /* the embedding / loss taking a layer slot of the split (Megatron's
+   * --account-for-embedding/loss-in-pipeline-split) */
+  if (plan->account_embedding || plan->account_loss)
+    g_string_append_printf (s, "-acct%s%s", plan->account_embedding ? "e" : "",
+                            plan->account_loss ? "l" : "");
   g_string_append_printf (s, "-dp%d", plan->dp);
   if (plan->ep > 1 || (plan->etp > 0 && plan->etp != plan->tp))
     g_string_append_printf (s, "-ep%d-etp%d", plan->ep, plan->etp > 0 ? plan->etp : plan->tp);
@@ -474,6 +489,8 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
     SET_INT ("microbatch_group_size_per_vp_stage", plan_vpp_group (plan));
   SET_INT ("first_stage_layers", plan->first_stage_layers);
   SET_INT ("last_stage_layers", plan->last_stage_layers);
+  SET_BOOL ("account_for_embedding_in_pipeline_split", plan->account_embedding);
+  SET_BOOL ("account_for_loss_in_pipeline_split", plan->account_loss);
   SET_BOOL ("sequence_parallel", plan->sequence_parallel);
   SET_STR ("context_parallel_comm", plan_cp_comm_name (plan->cp_comm));
   SET_STR ("attention_backend", plan_attn_backend_name (plan->attention_backend));

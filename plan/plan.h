@@ -120,6 +120,14 @@ typedef struct {
   int layers_per_virtual_stage; /* --num-layers-per-virtual-pipeline-stage; 0 = unset */
   int first_stage_layers;  /* --decoder-first-pipeline-num-layers; -1 = even split */
   int last_stage_layers;   /* --decoder-last-pipeline-num-layers; -1 = even split */
+  /* Megatron-Core --account-for-embedding-in-pipeline-split / --account-for-loss-in-
+   * pipeline-split: the embedding (the output layer and loss) takes one layer slot when
+   * the layers are split over the pp x vpp model chunks, so the first (last) model chunk
+   * holds one transformer layer fewer and may hold none (Llama 3 405B at pp 16, vpp 8:
+   * 126 + 2 = 128 slots, a first chunk with only the embedding). Not combined with the
+   * uneven first/last stage split (Megatron refuses that too). */
+  gboolean account_embedding;
+  gboolean account_loss;
   gboolean sequence_parallel;
   PlanCpComm cp_comm;
   PlanAttnBackend attention_backend;  /* --attention-backend; default flash */

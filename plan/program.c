@@ -780,6 +780,10 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
       /* the head's input gradient is a partial sum over the vocabulary shards */
       ch.last_compute = compute (bd, bd->blk[B_HEAD_B], mb, chunk, -1, -1, -1);
       ch.last_compute = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, -1, ch.last_compute);
+      /* the key of a bucket holding only the head (a last chunk without layers:
+       * --account-for-loss-in-pipeline-split) */
+      if (mb == bd->m_micro - 1 && bucket_done)
+        g_array_index (bucket_done, gint32, bd->m->n_layers + 1) = ch.last_compute;
     }
   else
     {
@@ -918,8 +922,8 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
   g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
   sched->build (p->pp, p->vpp, bd->m_micro, plan_vpp_group (p), stage, slots);
   g_autoptr (GArray) bucket_done = g_array_new (FALSE, TRUE, sizeof (gint32));
-  g_array_set_size (bucket_done, L + 1);
-  for (int l = 0; l <= L; l++)
+  g_array_set_size (bucket_done, L + 2);   /* layers, then the embedding, then the head */
+  for (int l = 0; l <= L + 1; l++)
     g_array_index (bucket_done, gint32, l) = -1;
 
   gboolean overlap = p->overlap_grad_reduce && !sharded_params;
@@ -943,6 +947,8 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
           if (model_chunk == 0 && key == plan_chunk_first_layer (p, bd->m, stage, bk->chunk)
               && bk->params > 0 && next_bucket == buckets->len - 1)
             key = L;   /* the bucket holding the embedding waits for its backward */
+          else if (model_chunk == bd->n_model_chunks - 1 && bk->n_layers == 0)
+            key = L + 1;   /* a bucket holding only the head waits for the head's */
           gint32 done = g_array_index (bucket_done, gint32, key);
           if (done < 0)
             break;

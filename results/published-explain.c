@@ -86,7 +86,9 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
       LINE ("cp", "%d (%s)", p->cp, plan_cp_comm_name (p->cp_comm));
       LINE ("dp", "%d", p->dp > 0 ? p->dp : p->dp_given);
       LINE ("virtual_pipeline", "vpp %d, %s%s", p->vpp, plan_schedule_name (p->schedule),
-            p->first_stage_layers > 0 ? ", one layer fewer on the first and last stage" : "");
+            p->account_embedding && p->account_loss
+              ? ", embedding and loss take a layer slot each (one layer fewer on the first "
+                "and last stage)" : "");
       LINE ("sequence_parallel", "%s", p->sequence_parallel ? "on" : "off");
       if (p->sharding == PLAN_SHARD_HSDP)
         LINE ("zero_stage_or_fsdp", "hsdp, shard group %d", p->hsdp_shard_size);

@@ -665,8 +665,11 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
           }
     }
 
-  /* Uneven split where the layers do not divide: first = last = (L + 2) / chunks - 1
-   * (Llama 3 405B: 126 layers, 16 stages -> 7 + 14 x 8 + 7). */
+  /* Uneven split where the layers do not divide: the embedding and the loss take one
+   * layer slot each (Megatron-Core --account-for-embedding-in-pipeline-split and
+   * --account-for-loss-in-pipeline-split), so the first and last model chunks hold
+   * (L + 2) / chunks - 1 layers (Llama 3 405B: 126 layers, 16 stages -> 7 + 14 x 8 + 7;
+   * at V = 8 a first chunk with only the embedding, the paper's Sec. 3.3.2). */
   gint64 layers = (gint64) c->model->n_layers, chunks = pp * vpp;
   c->plan_valid = TRUE;
   p->world_size = (int) c->n_gpus;
@@ -679,7 +682,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   if (layers % chunks != 0)
     {
       if ((layers + 2) % chunks == 0 && chunks >= 2)
-        p->first_stage_layers = p->last_stage_layers = (int) ((layers + 2) / chunks - 1);
+        p->account_embedding = p->account_loss = TRUE;
       else if (!c->moe.present
                || !res_pub_moe_layer_split ((guint64) layers, (guint64) chunks,
                                             &p->first_stage_layers, &p->last_stage_layers))

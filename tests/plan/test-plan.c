@@ -373,6 +373,89 @@ test_interleaved_split (Fixture *f, gconstpointer data)
   g_assert_cmpint (plan_chunk_layers (&f->plan, f->model, 15, 3), ==, 1);
 }
 
+/* Megatron-Core --account-for-embedding-in-pipeline-split / --account-for-loss-in-
+ * pipeline-split (get_num_layers_to_build): 126 layers + the embedding + the loss = 128
+ * slots over pp 16 x vpp 8 = 128 model chunks, 1 slot each; model chunk 0 (rank 0,
+ * chunk 0) holds only the embedding (1 - 1 = 0 layers) and model chunk 127 (rank 15,
+ * chunk 7) only the output layer and loss. Rank 0: 0 + 7 x 1 = 7 layers, rank 15:
+ * 7 x 1 + 0 = 7, rank 7: 8. Rank 0's chunk 1 is model chunk 16, after chunks 0..15 =
+ * 0 + 15 x 1 = 15 layers. The same plan from the plan JSON, and back into its JSON. */
+static void
+test_accounted_split (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (parse_and_resolve (f, "--tp 8 --pp 16 --vpp 8 --gpus 16384 --gbs 2048 "
+                                    "--account-for-embedding-in-pipeline-split "
+                                    "--account-for-loss-in-pipeline-split", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (plan_chunk_layers (&f->plan, f->model, 0, 0), ==, 0);
+  g_assert_cmpint (plan_chunk_layers (&f->plan, f->model, 15, 7), ==, 0);
+  g_assert_cmpint (plan_chunk_layers (&f->plan, f->model, 1, 0), ==, 1);
+  g_assert_cmpint (plan_chunk_layers (&f->plan, f->model, 0, 7), ==, 1);
+  g_assert_cmpint (plan_stage_layers (&f->plan, f->model, 0), ==, 7);
+  g_assert_cmpint (plan_stage_layers (&f->plan, f->model, 15), ==, 7);
+  g_assert_cmpint (plan_stage_layers (&f->plan, f->model, 7), ==, 8);
+  g_assert_cmpint (plan_chunk_first_layer (&f->plan, f->model, 0, 1), ==, 15);
+  g_assert_cmpint (plan_chunk_first_layer (&f->plan, f->model, 15, 7), ==, 126);
+  int total = 0;
+  for (int s = 0; s < 16; s++)
+    total += plan_stage_layers (&f->plan, f->model, s);
+  g_assert_cmpint (total, ==, 126);
+  g_autofree char *str = plan_to_string (&f->plan);
+  g_assert_cmpstr (str, ==, "tp8-cp1-pp16-vpp8-acctel-dp128-mbs1-gbs2048-seq8192-"
+                            "Interleaved1F1B");
+
+  /* only the embedding accounted at pp 2: 126 + 1 = 127 slots, odd, refused */
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_false (parse_and_resolve (f, "--tp 8 --pp 2 --gpus 16 --gbs 2 "
+                                     "--account-for-embedding-in-pipeline-split", &error));
+  g_assert_error (error, PLAN_ERROR, PLAN_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "= 127 do not divide"));
+  g_clear_error (&error);
+
+  /* Megatron refuses the accounted split together with the uneven first/last one */
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_false (parse_and_resolve (f, "--tp 8 --pp 16 --gpus 16384 --gbs 2048 "
+                                     "--decoder-first-pipeline-num-layers 7 "
+                                     "--decoder-last-pipeline-num-layers 7 "
+                                     "--account-for-loss-in-pipeline-split", &error));
+  g_assert_error (error, PLAN_ERROR, PLAN_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "cannot be combined"));
+  g_clear_error (&error);
+
+  /* without the accounting, 128 chunks are more than the 126 layers; the hint names it */
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_false (parse_and_resolve (f, "--tp 8 --pp 16 --vpp 8 --gpus 16384 --gbs 2048",
+                                     &error));
+  g_assert_error (error, PLAN_ERROR, PLAN_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "--account-for-embedding-in-pipeline-split"));
+  g_clear_error (&error);
+
+  /* plan JSON: the Megatron-Core config names, and back in plan_to_json */
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  const char *json = "{\"parallelism\": {\"tensor_parallel_degree\": 8, "
+                     "\"pipeline_parallel_degree\": 16, \"virtual_stages_per_rank\": 8, "
+                     "\"account_for_embedding_in_pipeline_split\": true, "
+                     "\"account_for_loss_in_pipeline_split\": true}}";
+  g_assert_true (plan_load_json_data (&f->plan, json, -1, "inline", &error));
+  g_assert_no_error (error);
+  f->plan.world_size = 16384;
+  f->plan.global_batch = 2048;
+  g_assert_true (plan_resolve (&f->plan, f->model, f->cluster, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (plan_chunk_layers (&f->plan, f->model, 0, 0), ==, 0);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  plan_to_json (&f->plan, b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  JsonObject *par = json_object_get_object_member (json_node_get_object (root), "parallelism");
+  g_assert_true (json_object_get_boolean_member (par, "account_for_embedding_in_pipeline_split"));
+  g_assert_true (json_object_get_boolean_member (par, "account_for_loss_in_pipeline_split"));
+}
+
 static void
 test_to_json (Fixture *f, gconstpointer data)
 {
@@ -418,6 +501,8 @@ main (int argc, char **argv)
   g_test_add ("/plan/resolve/shards", Fixture, NULL, setup, test_shards, teardown);
   g_test_add ("/plan/resolve/invalid", Fixture, NULL, setup, test_invalid_plans, teardown);
   g_test_add ("/plan/resolve/interleaved-split", Fixture, NULL, setup, test_interleaved_split,
+              teardown);
+  g_test_add ("/plan/resolve/accounted-split", Fixture, NULL, setup, test_accounted_split,
               teardown);
   g_test_add ("/plan/json/torchtitan", Fixture, NULL, setup, test_plan_json, teardown);
   g_test_add ("/plan/json/errors", Fixture, NULL, setup, test_plan_json_errors, teardown);

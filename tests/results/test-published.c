@@ -128,12 +128,18 @@ test_map_llama (void)
   g_assert_cmpint (p->dp, ==, 64);
   /* "interleaved (V not stated)": the smallest V >= 2 that splits 126 layers over
    * 16 x V chunks evenly or with one fewer on the first and last: V = 2, 32 chunks,
-   * (126 + 2) / 32 - 1 = 3 on the first and last chunk, 4 between; so stage 0 holds
-   * 3 + 4 = 7 layers, stage 1 holds 4 + 4 = 8, stage 15 holds 4 + 3 = 7 */
+   * (126 + 2) / 32 - 1 = 3 on the first and last chunk, 4 between (Megatron-Core's
+   * embedding and loss accounted in the split: 128 slots / 32 chunks = 4, one slot
+   * each taken by the embedding and the loss); so stage 0 holds 3 + 4 = 7 layers,
+   * stage 1 holds 4 + 4 = 8, stage 15 holds 4 + 3 = 7 */
   g_assert_cmpint (p->vpp, ==, 2);
   g_assert_cmpint (p->schedule, ==, PLAN_SCHED_INTERLEAVED_1F1B);
-  g_assert_cmpint (p->first_stage_layers, ==, 3);
-  g_assert_cmpint (p->last_stage_layers, ==, 3);
+  g_assert_true (p->account_embedding);
+  g_assert_true (p->account_loss);
+  g_assert_cmpint (p->first_stage_layers, ==, -1);
+  g_assert_cmpint (p->last_stage_layers, ==, -1);
+  g_assert_cmpint (plan_chunk_layers (p, c->model, 0, 0), ==, 3);
+  g_assert_cmpint (plan_chunk_layers (p, c->model, 15, 1), ==, 3);
   g_assert_cmpint (plan_stage_layers (p, c->model, 0), ==, 7);
   g_assert_cmpint (plan_stage_layers (p, c->model, 1), ==, 8);
   g_assert_cmpint (plan_stage_layers (p, c->model, 15), ==, 7);
