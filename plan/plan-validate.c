@@ -52,15 +52,20 @@ check_limits (const Plan *plan, const ModelSpec *model, GError **error)
   const gint64 L = (gint64) model->n_layers;
   const gint64 chunks = (gint64) plan->pp * plan->vpp;
   const gint64 slots = L + (plan->account_embedding ? 1 : 0) + (plan->account_loss ? 1 : 0);
+  if (plan->vpp > 1 && chunks > slots && slots == L)
+    return invalid (error, "pp x vpp = %d x %d = %" G_GINT64_FORMAT " model chunks, more than "
+                    "the %" G_GINT64_FORMAT " layers of %s (each chunk holds at least one "
+                    "layer) (hint: --vpp %" G_GINT64_FORMAT " at most, or "
+                    "--account-for-embedding-in-pipeline-split / "
+                    "--account-for-loss-in-pipeline-split for a chunk holding only the "
+                    "embedding / the loss)", plan->pp, plan->vpp, chunks, L, model->name,
+                    MAX (L / plan->pp, 1));
   if (plan->vpp > 1 && chunks > slots)
     return invalid (error, "pp x vpp = %d x %d = %" G_GINT64_FORMAT " model chunks, more than "
-                    "the %" G_GINT64_FORMAT " layer slots of %s (each chunk holds at least one "
-                    "layer%s) (hint: --vpp %" G_GINT64_FORMAT " at most%s)", plan->pp,
-                    plan->vpp, chunks, slots, model->name,
-                    slots > L ? ", the embedding or the loss" : "", MAX (slots / plan->pp, 1),
-                    slots > L ? "" : ", or --account-for-embedding-in-pipeline-split / "
-                    "--account-for-loss-in-pipeline-split for a chunk holding only the "
-                    "embedding / the loss");
+                    "the %" G_GINT64_FORMAT " layer slots of %s (its layers, the embedding "
+                    "and/or the loss accounted in the split; each chunk holds at least one) "
+                    "(hint: --vpp %" G_GINT64_FORMAT " at most)", plan->pp, plan->vpp, chunks,
+                    slots, model->name, MAX (slots / plan->pp, 1));
   const struct { const char *what; int v; } layer_counts[] = {
     { "--num-layers-per-virtual-pipeline-stage", plan->layers_per_virtual_stage },
     { "--decoder-first-pipeline-num-layers", plan->first_stage_layers },
