@@ -72,8 +72,8 @@ static void
 print_text (const ResPublishedReport *r, gboolean breakdown)
 {
   const ResPublishedSummary *s = &r->summary;
-  /* s->n counts the dense rows only: a selection of MoE rows (--only 701-741) has rows too */
-  if (s->n + s->n_moe > 0)
+  /* s->n counts the dense dev rows only: a selection of MoE or held-out rows has rows too */
+  if (s->n + s->n_moe + s->n_held > 0)
     {
       g_autoptr (CliTable) t = cli_table_new ();
       static const struct { const char *head; CliAlign align; } cols[] = {
@@ -116,7 +116,7 @@ print_text (const ResPublishedReport *r, gboolean breakdown)
       cli_table_print (t, stdout, "");
     }
   printf ("%ssummary: %u predicted, %u skipped; MAPE %s%%, max |err| %s%%",
-          s->n > 0 ? "\n" : "", s->n, s->n_skipped, fmt_num (s->mape_pct, "%.1f"),
+          s->n + s->n_moe + s->n_held > 0 ? "\n" : "", s->n, s->n_skipped, fmt_num (s->mape_pct, "%.1f"),
           fmt_num (s->max_abs_err_pct, "%.1f"));
   if (s->max_err_row_id >= 0)
     printf (" (row %" G_GINT64_FORMAT ")", s->max_err_row_id);
@@ -145,6 +145,28 @@ print_text (const ResPublishedReport *r, gboolean breakdown)
       if (s->max_err_moe_row_id >= 0)
         printf (" (row %" G_GINT64_FORMAT ")", s->max_err_moe_row_id);
       printf (" (apart from the summary above, which is the dense rows)\n");
+    }
+  if (s->n_held_rows > 0)
+    {
+      printf ("held out: %u of %u dense check rows predicted; MAPE %s%%, max |err| %s%%",
+              s->n_held, s->n_held_rows, fmt_num (s->mape_held_pct, "%.1f"),
+              fmt_num (s->max_abs_err_held_pct, "%.1f"));
+      if (s->max_err_held_row_id >= 0)
+        printf (" (row %" G_GINT64_FORMAT ")", s->max_err_held_row_id);
+      printf (" (apart from the dev summary above)\n");
+      g_autoptr (CliTable) ht = cli_table_new ();
+      cli_table_add_column (ht, "GPUs", CLI_ALIGN_LEFT);
+      cli_table_add_column (ht, "rows", CLI_ALIGN_RIGHT);
+      cli_table_add_column (ht, "MAPE %", CLI_ALIGN_RIGHT);
+      for (int f = RES_PUB_FAMILY_H100; f < RES_PUB_FAMILY_N; f++)
+        if (s->n_held_family[f] > 0)
+          {
+            cli_table_add_row (ht);
+            cli_table_cell (ht, "%s", res_pub_family_name (f));
+            cli_table_cell (ht, "%u", s->n_held_family[f]);
+            cli_table_cell (ht, "%s", fmt_num (s->mape_held_family_pct[f], "%.1f"));
+          }
+      cli_table_print (ht, stdout, "  ");
     }
   g_autoptr (CliTable) lt = cli_table_new ();
   cli_table_add_column (lt, "row", CLI_ALIGN_RIGHT);

@@ -14,12 +14,16 @@ res_published_summarize (ResPublishedCase *const *cases, guint n_cases,
   double sum = 0, sum_family[RES_PUB_FAMILY_N] = { 0 };
   out->max_abs_err_pct = out->max_abs_err_moe_pct = NAN;
   out->max_err_row_id = out->max_err_moe_row_id = -1;
-  double sum_moe = 0;
+  double sum_moe = 0, sum_held = 0, sum_held_family[RES_PUB_FAMILY_N] = { 0 };
+  out->max_abs_err_held_pct = NAN;
+  out->max_err_held_row_id = -1;
   for (guint i = 0; i < n_cases; i++)
     {
       const ResPublishedCase *c = cases[i];
       if (c->moe.present)
         out->n_moe_rows++;
+      else if (c->held_out)
+        out->n_held_rows++;
       if (!c->predicted)
         {
           out->n_skipped++;
@@ -38,6 +42,20 @@ res_published_summarize (ResPublishedCase *const *cases, guint n_cases,
             }
           continue;
         }
+      if (c->held_out)
+        {
+          /* check rows apart: they measure the model, they do not define the dev MAPE */
+          out->n_held++;
+          sum_held += a;
+          out->n_held_family[c->family]++;
+          sum_held_family[c->family] += a;
+          if (isnan (out->max_abs_err_held_pct) || a > out->max_abs_err_held_pct)
+            {
+              out->max_abs_err_held_pct = a;
+              out->max_err_held_row_id = c->row_id;
+            }
+          continue;
+        }
       out->n++;
       sum += a;
       out->n_family[c->family]++;
@@ -51,8 +69,13 @@ res_published_summarize (ResPublishedCase *const *cases, guint n_cases,
   /* MAPE = mean |100 (predicted - measured) / measured| over the predicted rows. */
   out->mape_pct = out->n > 0 ? sum / out->n : NAN;
   out->mape_moe_pct = out->n_moe > 0 ? sum_moe / out->n_moe : NAN;
+  out->mape_held_pct = out->n_held > 0 ? sum_held / out->n_held : NAN;
   for (int f = 0; f < RES_PUB_FAMILY_N; f++)
-    out->mape_family_pct[f] = out->n_family[f] > 0 ? sum_family[f] / out->n_family[f] : NAN;
+    {
+      out->mape_family_pct[f] = out->n_family[f] > 0 ? sum_family[f] / out->n_family[f] : NAN;
+      out->mape_held_family_pct[f] = out->n_held_family[f] > 0
+                                     ? sum_held_family[f] / out->n_held_family[f] : NAN;
+    }
 }
 
 /* ---- micro-batch scaling ------------------------------------------------------------ */
@@ -335,6 +358,33 @@ res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *b)
   else
     json_builder_add_null_value (b);
   json_builder_end_object (b);
+  if (s->n_held_rows > 0)
+    {
+      json_builder_set_member_name (b, "held_out");
+      json_builder_begin_object (b);
+      add_int (b, "rows", s->n_held_rows);
+      add_int (b, "n", s->n_held);
+      util_json_member_number (b, "mape_pct", s->mape_held_pct);
+      util_json_member_number (b, "max_abs_err_pct", s->max_abs_err_held_pct);
+      json_builder_set_member_name (b, "max_err_row_id");
+      if (s->max_err_held_row_id >= 0)
+        json_builder_add_int_value (b, s->max_err_held_row_id);
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "by_device");
+      json_builder_begin_object (b);
+      for (int f = RES_PUB_FAMILY_H100; f < RES_PUB_FAMILY_N; f++)
+        if (s->n_held_family[f] > 0)
+          {
+            json_builder_set_member_name (b, res_pub_family_name (f));
+            json_builder_begin_object (b);
+            add_int (b, "n", s->n_held_family[f]);
+            util_json_member_number (b, "mape_pct", s->mape_held_family_pct[f]);
+            json_builder_end_object (b);
+          }
+      json_builder_end_object (b);
+      json_builder_end_object (b);
+    }
   json_builder_set_member_name (b, "by_device");
   json_builder_begin_object (b);
   for (int f = RES_PUB_FAMILY_H100; f < RES_PUB_FAMILY_N; f++)

@@ -952,6 +952,8 @@ res_published_case_new_on (const ResCsv *csv, guint row, TopoCluster *on)
   c->model_label = g_strstrip (g_strdup (get (csv, row, "model")));
   c->gpu_type = g_strstrip (g_strdup (get (csv, row, "gpu_type")));
   c->family = family_for (c->gpu_type);
+  /* "[held out" in notes: a check row kept out of the dev summary (data/published-runs.md) */
+  c->held_out = strstr (get (csv, row, "notes"), "[held out") != NULL;
   plan_init_defaults (&c->plan);
   c->measured_step_s = c->predicted_step_s = c->err_pct = NAN;
   c->predicted_compute_s = c->predicted_bubble_s = NAN;

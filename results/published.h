@@ -218,6 +218,8 @@ typedef struct {
   double        predicted_exposed_s[PROG_COMM_N];
 
   ResPubMoe     moe;                /* the `moe` cell (present FALSE: a dense row) */
+  gboolean      held_out;           /* notes carry "[held out": a check row, summarized
+                                       apart from the dev rows (MoE rows stay in moe_*) */
 
   char         *skip_reason;        /* NULL unless skipped */
   const char *const *cost_overrides; /* "key=value" applied after the device defaults
@@ -256,8 +258,9 @@ typedef struct {
   TopoCluster  *cluster;
 } ResPublishedOptions;
 
-/* n, MAPE, max and the families count the dense rows only (the calibration set of issue
- * 13); rows with a `moe` cell are summarized apart in the moe_* fields. */
+/* n, MAPE, max and the families count the dense dev rows only (the calibration set of
+ * issue 13); rows with a `moe` cell are summarized apart in the moe_* fields, dense rows
+ * whose notes say "[held out" (check rows, not fitted on) in the held_* fields. */
 typedef struct {
   guint  n;                        /* predicted dense rows */
   guint  n_skipped;
@@ -271,6 +274,13 @@ typedef struct {
   double mape_moe_pct;             /* NaN when n_moe == 0 */
   double max_abs_err_moe_pct;      /* NaN when n_moe == 0 */
   gint64 max_err_moe_row_id;       /* -1 when n_moe == 0 */
+  guint  n_held;                   /* predicted held-out dense rows */
+  guint  n_held_rows;              /* held-out dense rows, predicted or skipped */
+  double mape_held_pct;            /* NaN when n_held == 0 */
+  double max_abs_err_held_pct;     /* NaN when n_held == 0 */
+  gint64 max_err_held_row_id;      /* -1 when n_held == 0 */
+  guint  n_held_family[RES_PUB_FAMILY_N];
+  double mape_held_family_pct[RES_PUB_FAMILY_N];   /* NaN where n_held_family is 0 */
 } ResPublishedSummary;
 
 /* Rows that differ only in the number of micro-batches per step (the same model,
@@ -321,7 +331,9 @@ void                res_published_report_free (ResPublishedReport *report);   /*
  *     "summary": {n, mape_pct, max_abs_err_pct, max_err_row_id, skipped,
  *                 by_device: {h100: {n, mape_pct}, a100: {...}},
  *                 llama3_mfu: [{row_id, published_mfu_pct, predicted_mfu_palm_pct}],
- *                 moe: {rows, n, mape_pct, max_abs_err_pct, max_err_row_id}},
+ *                 moe: {rows, n, mape_pct, max_abs_err_pct, max_err_row_id},
+ *                 held_out (only when the CSV has held-out rows): {rows, n, mape_pct,
+ *                   max_abs_err_pct, max_err_row_id, by_device}},
  *     "mb_scaling": [{row_ids, micro_batches, measured_per_mb_s, measured_fixed_s,
  *                     predicted_per_mb_s, predicted_fixed_s, per_mb_err_pct}] }
  * Unknown numbers are null. "Llama 3 rows" are the rows mapped to h100-24k. */

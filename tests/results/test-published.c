@@ -384,6 +384,52 @@ test_summary (void)
   g_assert_cmpint (empty.max_err_row_id, ==, -1);
 }
 
+/* Held-out check rows ("[held out" in notes) are summarized apart: the dev summary keeps
+ * row 1 (+10%) only; the held-out summary has rows 2 (-20%, b200) and 3 (+30%, h100):
+ * MAPE (20 + 30) / 2 = 25%, max 30% at row 3. A skipped held-out row counts in
+ * n_held_rows and n_skipped, not in n_held. Mapping: a notes cell with the tag sets
+ * held_out, one without it does not. */
+static void
+test_summary_held_out (void)
+{
+  ResPublishedCase *cases[] = {
+    fake_case (1, RES_PUB_FAMILY_A100, 10.0, 11.0),   /* +10%, dev */
+    fake_case (2, RES_PUB_FAMILY_B200, 10.0, 8.0),    /* -20%, held out */
+    fake_case (3, RES_PUB_FAMILY_H100, 10.0, 13.0),   /* +30%, held out */
+    fake_case (4, RES_PUB_FAMILY_H100, 10.0, NAN),    /* skipped, held out */
+  };
+  for (guint i = 1; i < G_N_ELEMENTS (cases); i++)
+    cases[i]->held_out = TRUE;
+  ResPublishedSummary s;
+  res_published_summarize (cases, G_N_ELEMENTS (cases), &s);
+  g_assert_cmpuint (s.n, ==, 1);
+  g_assert_cmpfloat_with_epsilon (s.mape_pct, 10.0, 1e-9);
+  g_assert_cmpuint (s.n_family[RES_PUB_FAMILY_H100], ==, 0);
+  g_assert_cmpuint (s.n_held, ==, 2);
+  g_assert_cmpuint (s.n_held_rows, ==, 3);
+  g_assert_cmpuint (s.n_skipped, ==, 1);
+  g_assert_cmpfloat_with_epsilon (s.mape_held_pct, 25.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (s.max_abs_err_held_pct, 30.0, 1e-9);
+  g_assert_cmpint (s.max_err_held_row_id, ==, 3);
+  g_assert_cmpfloat_with_epsilon (s.mape_held_family_pct[RES_PUB_FAMILY_B200], 20.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (s.mape_held_family_pct[RES_PUB_FAMILY_H100], 30.0, 1e-9);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    res_published_case_free (cases[i]);
+
+  const char text[] =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+    "step_time_s,notes\n"
+    "1,GPT,A100-SXM-80GB,8,16,1024,16,1000,1024,2,1,8,1,\"[derived: x] [held out: a check row]\"\n"
+    "2,GPT,A100-SXM-80GB,8,16,1024,16,1000,1024,2,1,8,1,held out of nothing\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", &error);
+  g_assert_no_error (error);
+  g_autoptr (ResPublishedCase) c1 = res_published_case_new (csv, 0);
+  g_autoptr (ResPublishedCase) c2 = res_published_case_new (csv, 1);
+  g_assert_true (c1->held_out);
+  g_assert_false (c2->held_out);
+}
+
 /* --only 2,4 and --gpu-type: filters; row 2 predicts, row 4 (TPU) is skipped; the JSON
  * has the documented keys; the validation goes into a store. */
 static void
@@ -586,7 +632,8 @@ test_published_runs (void)
   g_autoptr (ResPublishedReport) r = res_published_validate (csv, NULL);
   g_assert_cmpuint (r->cases->len, ==, res_csv_n_rows (csv));
   g_assert_cmpuint (r->summary.n, >=, 60);
-  g_assert_cmpuint (r->summary.n + r->summary.n_moe + r->summary.n_skipped, ==, r->cases->len);
+  g_assert_cmpuint (r->summary.n + r->summary.n_moe + r->summary.n_held + r->summary.n_skipped,
+                    ==, r->cases->len);
   for (guint i = 0; i < r->cases->len; i++)
     {
       const ResPublishedCase *c = r->cases->pdata[i];
@@ -658,6 +705,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/published/map-skips", test_map_skips);
   g_test_add_func ("/results/published/map-too-many-gpus", test_map_too_many_gpus);
   g_test_add_func ("/results/published/summary", test_summary);
+  g_test_add_func ("/results/published/summary-held-out", test_summary_held_out);
   g_test_add_func ("/results/published/validate-small", test_validate_small);
   g_test_add_func ("/results/published/published-runs", test_published_runs);
   return g_test_run ();
