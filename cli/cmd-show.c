@@ -420,6 +420,7 @@ show_cluster (const char *name, gboolean json)
       I ("fp32_cores_per_sm", d->fp32_cores_per_sm);
       I ("tensor_cores_per_sm", d->tensor_cores_per_sm);
       D ("clock_hz", d->clock_hz);
+      D ("exp_per_clk_per_sm", d->exp_per_clk_per_sm);
       D ("gemm_efficiency", d->gemm_efficiency);
       I ("nics_per_device", c->nics_per_device);
       D ("nic_Bps", c->nic_Bps);

@@ -120,6 +120,7 @@ sim_cost_compute_init (SimCost *c)
   c->mem_Bps = mem_base * c->opts.mem_efficiency;
   c->vector_flops = dev->peak_flops[TOPO_DTYPE_FP32];
   c->sms = dev->sms;
+  c->exp_per_s = (double) dev->sms * dev->clock_hz * dev->exp_per_clk_per_sm;
 
   /* the profile's attention shapes in log space, and each kernel kind's curve */
   if (prof != NULL && prof->attention->len > 0)
@@ -427,6 +428,28 @@ attention_unfused_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean 
   return gemms + passes;
 }
 
+/* The softmax's exponentials on the SFU (MUFU.EX2), which a fused attention kernel
+ * issues next to its tensor-core products: one exp per visible score in the forward, and
+ * one again in the backward, which recomputes P = exp(S - lse) from the saved row
+ * statistics (FlashAttention-2/3, cuDNN). Visible: causal self-attention computes
+ * (s + 1) / 2s of the s_q x s_kv scores (as the program's FLOP count halves them).
+ * Seconds at the device's SFU rate; 0 where the device does not give it. The kernel
+ * overlaps the exponentials of one tile with the products of another (FlashAttention-3's
+ * ping-pong, FlashAttention-4's pipelines), so attention takes the longer of the two
+ * (attention_s): the fitted attention fraction is the tensor-core part, and the
+ * exponentials bound it only where the SFU is the slower unit. */
+static double
+attention_exp_s (const SimCost *c, const ModelOp *op)
+{
+  if (c->exp_per_s <= 0)
+    return 0.0;
+  const double visible = op->causal && op->s_q == op->s_kv && op->s_kv > 0
+                         ? 0.5 * (1.0 + 1.0 / (double) op->s_kv) : 1.0;
+  const double scores = (double) op->b * (double) op->heads * (double) op->s_q
+                        * (double) op->s_kv * visible;
+  return scores / c->exp_per_s;
+}
+
 static double
 attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
 {
@@ -455,7 +478,8 @@ attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward
   const double bytes = elements * topo_dtype_bytes (d);
   const double eff = (backward ? c->opts.attn_bwd_efficiency : c->opts.attn_fwd_efficiency)
                      * c->attn_scale[d];
-  return roofline (c, flops, c->peak_flops[d] * eff, bytes);
+  const double mma = roofline (c, flops, c->peak_flops[d] * eff, bytes);
+  return MAX (mma, attention_exp_s (c, op));
 }
 
 /* The profile's kind of a memory-bound op: the program's op names (plan/program.c)

@@ -40,6 +40,9 @@ struct SimCost {
   double   mem_Bps;                              /* hbm_Bps x mem_efficiency */
   double   vector_flops;                         /* fp32 non-tensor peak, 0 = unknown */
   guint    sms;
+  double   exp_per_s;                            /* SFU exponentials per second (sms x
+                                                    clock x exp_per_clk_per_sm), 0 =
+                                                    unknown: no exp term in attention */
   /* communication */
   gboolean     has_layout;
   SimCostGroup groups[PLAN_AXIS_N_GROUPS];

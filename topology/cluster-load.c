@@ -24,6 +24,8 @@
  *       "fp32_cores_per_sm": 128,                absent = 0 = unknown
  *       "tensor_cores_per_sm": 4,
  *       "clock_GHz": 1.83,                       optional, > 0: the clock of the peak
+ *       "exp_per_clk_per_sm": 16,                optional, > 0: SFU exp2 results per clock
+ *                                                per SM (the softmax's exponentials)
  *       "gemm_efficiency": 0.803,                optional, in (0, 1]: best GEMM / peak
  *       "mem_efficiency": 0.9,                   optional, in (0, 1]: achieved / hbm_GBps
  *       "launch_overhead_us": 4,                 optional, >= 0
@@ -70,7 +72,7 @@ static const char *const top_keys[] = {
 };
 static const char *const device_keys[] = {
   "name", "vendor", "peak_tflops", "hbm_GiB", "hbm_GB", "hbm_GBps", "sms",
-  "fp32_cores_per_sm", "tensor_cores_per_sm", "clock_GHz", "gemm_efficiency",
+  "fp32_cores_per_sm", "tensor_cores_per_sm", "clock_GHz", "exp_per_clk_per_sm", "gemm_efficiency",
   "mem_efficiency", "launch_overhead_us", "nvls", "nvls_busbw_GBps", "sources", NULL,
 };
 static const char *const level_keys[] = {
@@ -191,6 +193,7 @@ static const struct {
   { "latency_us", 1e6, "one second per algorithm step" },
   { "launch_overhead_us", 1e6, "one second per kernel" },
   { "clock_GHz", 100, "100 GHz, over 40x any GPU clock" },
+  { "exp_per_clk_per_sm", 4096, "4,096 exponentials per clock per SM, 128x an SM's 32 SFU lanes" },
   { "oversubscription", 1e4, "a 1:10,000 fabric carries nothing" },
   { "hbm_GiB", 1048576, "1 PiB per device, over 1000x any GPU's HBM" },
   { "hbm_GB", 1125899.906842624, "1 PiB per device, over 1000x any GPU's HBM" },
@@ -485,6 +488,9 @@ load_device (JsonObject *root, TopoDevice *dev, const char *file, GError **error
   if (!read_number (obj, "clock_GHz", FALSE, RULE_POSITIVE, &v, NULL, &dw, error))
     return FALSE;
   dev->clock_hz = v * 1e9;
+  if (!read_number (obj, "exp_per_clk_per_sm", FALSE, RULE_POSITIVE, &dev->exp_per_clk_per_sm,
+                    NULL, &dw, error))
+    return FALSE;
   if (!read_number (obj, "gemm_efficiency", FALSE, RULE_FRACTION, &dev->gemm_efficiency,
                     NULL, &dw, error)
       || !read_number (obj, "mem_efficiency", FALSE, RULE_FRACTION, &dev->mem_efficiency,

@@ -51,6 +51,8 @@ typedef struct {
   guint   fp32_cores_per_sm;          /* 0 = unknown */
   guint   tensor_cores_per_sm;        /* 0 = unknown */
   double  clock_hz;                   /* boost clock used for the peak; 0 = unknown */
+  double  exp_per_clk_per_sm;         /* SFU exponentials (MUFU.EX2) per clock per SM, as
+                                         attention's softmax issues them; 0 = unknown */
   /* Efficiency defaults of the cost model (sim/); each has a source in the JSON.
    * 0 means "not given in the JSON": the cost model then uses its own documented default. */
   double  gemm_efficiency;            /* best achieved GEMM fraction of peak (MAMF) */

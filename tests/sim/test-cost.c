@@ -379,6 +379,67 @@ test_attention (Fixture *f, gconstpointer data)
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), 3.0909e-3, 1e-3);
 }
 
+/* The softmax's exponentials on the SFU (sim/cost-compute.c attention_exp_s): one exp per
+ * visible score, forward and again backward, at sms x clock x exp_per_clk_per_sm; the
+ * attention op takes the longer of that and its tensor-core part. The Llama 3 8B core of
+ * test_attention: visible scores 32 x 8192^2 x (8192 + 1) / (2 x 8192) = 1,073,872,896.
+ * h100-24k: 132 SMs x 1.83 GHz x 16 = 3.86496e12 exp/s -> 0.27785 ms, below the forward's
+ * tensor part 0.93008 ms: unchanged. An SFU of 2 per clock (4.8312e11/s): 2.22279 ms,
+ * above the forward (0.93008 ms), below the backward (3.0909 ms); at 1 per clock 4.44559
+ * ms, above both. The presets carry 16 (H100, B200, GB200) and 32 (GB300: Blackwell
+ * Ultra's doubled MUFU.EX2). */
+static void
+test_attention_exp (Fixture *f, gconstpointer data)
+{
+  ModelOp op = { 0 };
+  op.name = "attn_core";
+  op.kind = MODEL_OP_ATTENTION;
+  op.b = 1;
+  op.heads = 32;
+  op.kv_heads = 8;
+  op.s_q = op.s_kv = 8192;
+  op.head_dim = 128;
+  op.causal = TRUE;
+  op.fwd_flops = 4.0 * 8192.0 * 8192.0 * 32 * 128 / 2;
+  const double visible = 32.0 * 8192 * 8192 * 8193.0 / (2 * 8192);
+  g_assert_cmpfloat (f->h100->device.exp_per_clk_per_sm, ==, 16);
+  {
+    g_autoptr (SimCost) c = make_cost (f->h100, NULL, TRUE);
+    assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
+                op.fwd_flops / (989.4e12 * 0.60) + 4e-6, 1e-12);
+    g_assert_cmpfloat (visible / (132 * 1.83e9 * 16), <, 0.2779e-3);
+  }
+  f->h100->device.exp_per_clk_per_sm = 2;
+  {
+    g_autoptr (SimCost) c = make_cost (f->h100, NULL, TRUE);
+    assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), visible / (132 * 1.83e9 * 2),
+                1e-12);
+    assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 2.22279e-3, 1e-4);
+    ModelOp bwd = op;
+    bwd.fwd_flops *= 2.5;
+    assert_rel (sim_cost_op_s (c, &bwd, TOPO_DTYPE_BF16, TRUE), 3.0909e-3, 1e-3);
+  }
+  f->h100->device.exp_per_clk_per_sm = 1;
+  {
+    g_autoptr (SimCost) c = make_cost (f->h100, NULL, TRUE);
+    ModelOp bwd = op;
+    bwd.fwd_flops *= 2.5;
+    assert_rel (sim_cost_op_s (c, &bwd, TOPO_DTYPE_BF16, TRUE), 4.44559e-3, 1e-4);
+  }
+  const struct { const char *preset; double exp; } want[] = {
+    { "dgx-b200-superpod", 16 }, { "gb200-nvl72-superpod", 16 }, { "gb300-nvl72-superpod", 32 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (TopoCluster) k = topo_cluster_load_preset (want[i].preset, &error);
+      g_assert_no_error (error);
+      g_assert_cmpfloat (k->device.exp_per_clk_per_sm, ==, want[i].exp);
+      g_assert_cmpuint (k->device.sms, >, 0);
+      g_assert_cmpfloat (k->device.clock_hz, >, 0);
+    }
+}
+
 /* Unfused attention (scores materialized), GPT-3 175B at tp 8: 12 heads (and 12 KV
  * heads) of 128, one sequence of 2048, attention dropout on. Scores 12 x 2048^2 =
  * 50,331,648; Q = K = V = O = 2048 x 12 x 128 = 3,145,728 elements; bf16 (e = 2).
@@ -612,6 +673,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/loss-bytes", test_loss_bytes);
   ADD ("/sim/cost/attention", test_attention);
   ADD ("/sim/cost/attention-unfused", test_attention_unfused);
+  ADD ("/sim/cost/attention-exp", test_attention_exp);
   ADD ("/sim/cost/memory-bound", test_memory_bound);
   ADD ("/sim/cost/defaults-a100", test_defaults_a100);
   ADD ("/sim/cost/monotonic-bytes", test_monotonic_bytes);
