@@ -48,18 +48,30 @@ predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
     return NULL;
   gboolean inter = plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B;
   int q = inter ? plan_vpp_group (plan) : 1;
-  /* the first stage's warm-up, in units: it enters the steady phase last. Four periods
-   * after it give every stage three at the same time where the pipeline settles at once;
-   * eight give a slower one time to settle. */
+  /* the first stage's warm-up, in forward units: it enters the steady phase last and
+   * leaves it first (its cool-down is as long). The check (simulate.c) needs one period
+   * (P = 2 q v units) and a few units more seen twice on every stage at once: 2.5 periods
+   * of steady phase on the first stage leave half a period for the pipeline to settle
+   * after the first backward; four and eight give a slower one more time. */
   int w0 = inter ? 2 * (pp - 1) + (v - 1) * q : pp - 1;
   double tokens = (double) plan->global_batch * plan->seq_length;
-  static const int tries[] = { 4, 8 };
-  for (guint i = 0; i < G_N_ELEMENTS (tries); i++)
+  static const int half_periods[] = { 5, 8, 16 };
+  int last = q, tried = 0;
+  if (inter)
+    plan_vpp_group_split (pp, m, q, &last);
+  for (guint i = 0; i < G_N_ELEMENTS (half_periods); i++)
     {
-      int mr = (w0 + tries[i] * q * v + v - 1) / v;
-      mr += ((m - mr) % q + q) % q;    /* m' = m mod q: the same last group */
+      int mr = (2 * w0 + half_periods[i] * q * v + 2 * v - 1) / (2 * v);
+      if (last == q)
+        mr += ((m - mr) % q + q) % q;  /* m' = m mod q: the same last group */
+      else
+        mr += (q - mr % q) % q + last; /* whole groups, then the step's own last group,
+                                        * whose units do not repeat the period's */
       if (mr + q > m || 2 * mr > m)
         return NULL;
+      if (mr == tried)
+        continue;
+      tried = mr;
       ProgProgram *prog = program_with (p, mr, error);
       if (prog == NULL)
         return NULL;

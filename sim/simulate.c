@@ -813,27 +813,32 @@ sim_simulate (const ProgProgram *prog, const TopoCluster *cluster, const PlanLay
  * In the 1F1B part of a schedule each stage alternates forward and backward units, and
  * one period (q micro-batches: 1 for 1F1B, the group size N for the interleaved
  * schedule, whose units go through the chunks a group at a time) repeats the same tasks
- * in the same order with micro-batch indices raised by q. Once the timeline of every
- * stage repeats too, shifted by a constant T, it repeats for ever: the simulation is a
- * deterministic function of the state, and a state that is the earlier one shifted in
- * time and in micro-batch evolves into the earlier evolution shifted (the periodic
- * regime of a max-plus system). So a step of m = m' + d q micro-batches is the step of
- * m' with d more periods of length T at a time tau in that regime: every time after tau
- * moves by d T; compute and communication add d times a period's; bubble and exposed
- * communication add d times what accrues over [tau - T, tau).
+ * in the same order with micro-batch indices raised by q: P = 2 q v units (slots). Once
+ * the timeline of every stage repeats too, shifted by a constant T, it repeats for ever:
+ * the simulation is a deterministic function of the state, and a state that is the
+ * earlier one shifted in time and in micro-batch evolves into the earlier evolution
+ * shifted (the periodic regime of a max-plus system). So a step of m = m' + d q
+ * micro-batches is the step of m' with d more periods of length T at a time tau in that
+ * regime: every time after tau moves by d T; compute and communication add d times a
+ * period's; bubble and exposed communication add d times what accrues over [tau - T, tau).
  *
- * Found here, not assumed: on every stage the blocks of one period (2 q v units from the
- * first backward on) are compared task by task (kind, stream, block, collective, bytes,
- * chunk, layer, dependencies, micro-batch + q, duration, start + T); tau must lie where,
- * on every stage, only tasks of verified blocks are running within T of it. */
+ * Found here, not assumed: on every stage each slot j from the first backward on is
+ * compared with slot j + P task by task (kind, stream, block, collective, bytes, chunk,
+ * layer, dependencies, micro-batch + q, duration, start + T); a run of matching slots
+ * [j0, j1) admits tau where every task before slot j0 has ended by tau - T, every task
+ * before j0 + P by tau, and no task from slot j1 on starts before tau nor from j1 + P on
+ * before tau + T: then only tasks of the run and their copies run within T of tau. The
+ * run may start at any slot (the pipeline settles a few units after the first backward),
+ * so one period and a few units seen twice are enough; whole periods aligned on the
+ * first backward, compared before, needed about two more. */
 
 typedef struct {
-  guint32 lo, hi;          /* blocks lo..hi are shifted copies of each other */
+  guint32 j0, j1;          /* slots j0..j1 - 1 equal slots j0 + P..j1 + P - 1, shifted */
   double  tau_lo, tau_hi;  /* where tau may lie for this stage */
 } SteadyRun;
 
 static gboolean
-blocks_shifted (const Sim *sim, guint32 x0, guint32 y0, guint32 len, int q, double period)
+tasks_shifted (const Sim *sim, guint32 x0, guint32 y0, guint32 len, int q, double period)
 {
   const ProgProgram *p = sim->prog;
   for (guint32 i = 0; i < len; i++)
@@ -856,11 +861,15 @@ blocks_shifted (const Sim *sim, guint32 x0, guint32 y0, guint32 len, int q, doub
   return TRUE;
 }
 
-/* The first task of block b of stage s (blocks of `slots` slots from slot a). */
-static inline guint32
-block_first (const ProgStage *st, guint32 a, guint32 slots, guint32 b)
+/* Slot j of stage st equals slot j + P (`slots`) shifted by q micro-batches and `period`
+ * seconds; j + P + 1 <= n_slots. */
+static gboolean
+slot_shifted (const Sim *sim, const ProgStage *st, guint32 j, guint32 slots, int q,
+              double period)
 {
-  return st->slot_first[a + b * slots];
+  guint32 x = st->slot_first[j], x1 = st->slot_first[j + 1];
+  guint32 y = st->slot_first[j + slots], y1 = st->slot_first[j + slots + 1];
+  return x1 - x == y1 - y && tasks_shifted (sim, x, y, x1 - x, q, period);
 }
 
 static guint32
@@ -872,7 +881,30 @@ first_backward_slot (const ProgProgram *p, const ProgStage *st)
   return st->n_slots;
 }
 
-/* The runs of shifted blocks of stage s and where tau may lie for each. */
+/* The period T: the start of the latest slot of stage 0 that, with the `slots` - 1 slots
+ * before it, equals its copy a period later, minus its own; -1 none. */
+static double
+find_period (const Sim *sim, int q, guint32 slots)
+{
+  const ProgProgram *p = sim->prog;
+  const ProgStage *st = &p->stages[0];
+  guint32 a = first_backward_slot (p, st);
+  if (a >= st->n_slots || st->n_slots - a < 2 * slots + 1)
+    return -1;
+  for (guint32 j = st->n_slots - slots - 1; j >= a + slots - 1; j--)
+    {
+      double c = sim->times[st->slot_first[j + slots]].start_s
+                 - sim->times[st->slot_first[j]].start_s;
+      guint32 k = 0;
+      while (c > 0 && k < slots && slot_shifted (sim, st, j - k, slots, q, c))
+        k++;
+      if (k == slots)
+        return c;
+    }
+  return -1;
+}
+
+/* The runs of shifted slots of stage s and where tau may lie for each. */
 static GArray *
 stage_runs (const Sim *sim, int s, int q, guint32 slots, double period)
 {
@@ -880,20 +912,10 @@ stage_runs (const Sim *sim, int s, int q, guint32 slots, double period)
   const ProgStage *st = &p->stages[s];
   GArray *runs = g_array_new (FALSE, FALSE, sizeof (SteadyRun));
   guint32 a = first_backward_slot (p, st);
-  if (a >= st->n_slots)
+  if (a >= st->n_slots || st->n_slots - a < 2 * slots)
     return runs;
-  guint32 nb = (st->n_slots - a) / slots;
-  if (nb < 3)
-    return runs;
+  guint32 nj = st->n_slots - slots;       /* slots a..nj - 1 have a copy */
   guint32 end_task = st->first + st->n_tasks;
-  /* ok[b]: block b + 1 is block b shifted */
-  g_autofree gboolean *ok = g_new0 (gboolean, nb);
-  for (guint32 b = 0; b + 1 < nb; b++)
-    {
-      guint32 x = block_first (st, a, slots, b), y = block_first (st, a, slots, b + 1);
-      guint32 z = block_first (st, a, slots, b + 2);
-      ok[b] = y - x == z - y && blocks_shifted (sim, x, y, y - x, q, period);
-    }
   /* latest end before each task and earliest start from each task on, over the stage */
   guint32 n = st->n_tasks;
   g_autofree double *end_before = g_new (double, n + 1);
@@ -904,33 +926,31 @@ stage_runs (const Sim *sim, int s, int q, guint32 slots, double period)
   start_from[n] = G_MAXDOUBLE;
   for (guint32 i = n; i > 0; i--)
     start_from[i - 1] = MIN (start_from[i], sim->times[st->first + i - 1].start_s);
-  for (guint32 lo = 0; lo < nb; )
+  for (guint32 j0 = a; j0 < nj; )
     {
-      if (!ok[lo])
+      if (!slot_shifted (sim, st, j0, slots, q, period))
         {
-          lo++;
+          j0++;
           continue;
         }
-      guint32 hi = lo;
-      while (hi + 1 < nb && ok[hi])
-        hi++;
-      /* blocks lo..hi (hi >= lo + 1); an interior needs hi >= lo + 2 */
-      if (hi >= lo + 2)
+      guint32 j1 = j0 + 1;
+      while (j1 < nj && slot_shifted (sim, st, j1, slots, q, period))
+        j1++;
+      /* slots j0..j1 - 1 equal their copies; a period's work is slots j0..j0 + P - 1 */
+      if (j1 - j0 >= slots)
         {
-          guint32 r_lo = block_first (st, a, slots, lo), r_lo1 = block_first (st, a, slots, lo + 1);
-          guint32 r_hi = block_first (st, a, slots, hi), r_hi1 = block_first (st, a, slots, hi + 1);
-          SteadyRun run = { lo, hi, 0, 0 };
-          double before = end_before[r_lo - st->first] + period;
-          double lo_end = end_before[r_lo1 - st->first];     /* blocks up to lo end by */
-          run.tau_lo = MAX (before, lo_end);
-          double hi_start = start_from[r_hi - st->first];    /* blocks from hi start at */
-          double after = r_hi1 < end_task ? start_from[r_hi1 - st->first] - period
+          SteadyRun run = { j0, j1, 0, 0 };
+          guint32 t_j0 = st->slot_first[j0], t_j0p = st->slot_first[j0 + slots];
+          guint32 t_j1 = st->slot_first[j1], t_j1p = st->slot_first[j1 + slots];
+          run.tau_lo = MAX (end_before[t_j0 - st->first] + period,
+                            end_before[t_j0p - st->first]);
+          double after = t_j1p < end_task ? start_from[t_j1p - st->first] - period
                                           : G_MAXDOUBLE;
-          run.tau_hi = MIN (hi_start, after);
+          run.tau_hi = MIN (start_from[t_j1 - st->first], after);
           if (run.tau_lo <= run.tau_hi)
             g_array_append_val (runs, run);
         }
-      lo = hi + 1;
+      j0 = j1;
     }
   return runs;
 }
@@ -980,26 +1000,8 @@ sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb
   if (!run_program (&sim, error))
     goto out;
 
-  /* the period, from the latest pair of shifted blocks of stage 0 */
-  double period = -1;
-  {
-    const ProgStage *st = &prog->stages[0];
-    guint32 a = first_backward_slot (prog, st);
-    guint32 nb = a < st->n_slots ? (st->n_slots - a) / slots : 0;
-    for (guint32 b = nb >= 2 ? nb - 2 : 0; nb >= 2; b--)
-      {
-        guint32 x = block_first (st, a, slots, b), y = block_first (st, a, slots, b + 1);
-        guint32 z = block_first (st, a, slots, b + 2);
-        double c = sim.times[y].start_s - sim.times[x].start_s;
-        if (c > 0 && y - x == z - y && blocks_shifted (&sim, x, y, y - x, period_mb, c))
-          {
-            period = c;
-            break;
-          }
-        if (b == 0)
-          break;
-      }
-  }
+  /* the period, from the latest period of stage 0 that repeats */
+  double period = find_period (&sim, period_mb, slots);
   if (period <= 0)
     goto out;
   for (int s = 0; s < n_st; s++)
@@ -1056,9 +1058,8 @@ sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb
       double snap[2][PROG_COMM_N + 1];
       stage_stats (prog, sim.times, sim.what, sim.q_first, sim.q_tasks, s, step, ss, snap_t,
                    snap);
-      /* one period's work: block lo's tasks */
-      guint32 a = first_backward_slot (prog, st);
-      guint32 x = block_first (st, a, slots, run->lo), y = block_first (st, a, slots, run->lo + 1);
+      /* one period's work: the tasks of slots j0..j0 + P - 1 */
+      guint32 x = st->slot_first[run->j0], y = st->slot_first[run->j0 + slots];
       double compute = 0, comm[PROG_COMM_N] = { 0 }, mf = 0, hf = 0;
       for (guint32 i = x; i < y; i++)
         {

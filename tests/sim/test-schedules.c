@@ -296,6 +296,62 @@ assert_close (const char *what, double full, double fast)
     g_error ("%s: full %.12g, steady-state path %.12g", what, full, fast);
 }
 
+/* Every reported figure of the steady-state path (fast) against the full simulation's:
+ * steady, the step was extended (steady_periods > 0, fewer events than tasks); else it
+ * was simulated whole. */
+static void
+assert_steady_equals (const char *name, const SimPrediction *full, const SimPrediction *fast,
+                      gboolean steady)
+{
+  const SimResult *a = full->result, *b = fast->result;
+  g_test_message ("%s: %d periods of %.6f s, %" G_GUINT64_FORMAT " of %u events", name,
+                  b->steady_periods, b->steady_period_s, b->n_events, b->n_tasks);
+  g_assert_cmpint (a->steady_periods, ==, 0);
+  g_assert_cmpuint (a->n_events, ==, a->n_tasks);
+  if (!steady)
+    g_assert_cmpint (b->steady_periods, ==, 0);
+  else
+    {
+      g_assert_cmpint (b->steady_periods, >, 0);
+      g_assert_cmpuint (b->n_events, <, b->n_tasks);
+    }
+  g_assert_cmpuint (a->n_tasks, ==, b->n_tasks);
+  assert_close ("step", a->step_time_s, b->step_time_s);
+  assert_close ("tokens/s", a->tokens_per_s, b->tokens_per_s);
+  for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+    assert_close ("mfu", a->mfu[c], b->mfu[c]);
+  assert_close ("hfu", a->hfu, b->hfu);
+  assert_close ("bubble", a->bubble_fraction, b->bubble_fraction);
+  assert_close ("compute", a->compute_s, b->compute_s);
+  assert_close ("overlap", a->overlap_ratio, b->overlap_ratio);
+  g_assert_cmpint (a->critical_stage, ==, b->critical_stage);
+  for (int k = 0; k < PROG_COMM_N; k++)
+    {
+      assert_close ("comm", a->comm_s[k], b->comm_s[k]);
+      assert_close ("exposed", a->exposed_comm_s[k], b->exposed_comm_s[k]);
+    }
+  for (int s = 0; s < a->n_stages; s++)
+    {
+      const SimStageStats *x = &a->stages[s], *y = &b->stages[s];
+      assert_close ("stage end", x->end_s, y->end_s);
+      assert_close ("stage compute", x->compute_s, y->compute_s);
+      assert_close ("stage bubble", x->bubble_s, y->bubble_s);
+      assert_close ("stage model flops", x->model_flops, y->model_flops);
+      assert_close ("stage hw flops", x->hw_flops, y->hw_flops);
+      for (int k = 0; k < PROG_COMM_N; k++)
+        {
+          assert_close ("stage comm", x->comm_s[k], y->comm_s[k]);
+          assert_close ("stage exposed", x->exposed_s[k], y->exposed_s[k]);
+        }
+    }
+  g_assert_cmpuint (full->memory.peak_bytes, ==, fast->memory.peak_bytes);
+  /* the kept program stands for the whole step in its totals */
+  assert_close ("tokens per step", full->program->tokens_per_step,
+                fast->program->tokens_per_step);
+  assert_close ("hw flops per step", full->program->hw_flops_per_step,
+                fast->program->hw_flops_per_step);
+}
+
 /* Each schedule with a steady phase, with uneven stages, recompute, SP, TP and DP
  * overlap, CP and ZeRO-3: the steady-state path extends the step (steady_periods > 0,
  * fewer events than tasks) and every figure equals the full simulation's; GPipe, which
@@ -353,53 +409,59 @@ test_steady_equals_full (void)
       const SteadyCase *sc = &cases[i];
       g_autoptr (SimPrediction) full = steady_predict (sc, model, cluster, TRUE);
       g_autoptr (SimPrediction) fast = steady_predict (sc, model, cluster, FALSE);
-      const SimResult *a = full->result, *b = fast->result;
-      g_test_message ("%s: %d periods of %.6f s, %" G_GUINT64_FORMAT " of %u events", sc->name,
-                      b->steady_periods, b->steady_period_s, b->n_events, b->n_tasks);
-      g_assert_cmpint (a->steady_periods, ==, 0);
-      g_assert_cmpuint (a->n_events, ==, a->n_tasks);
-      if (!sc->steady)
-        g_assert_cmpint (b->steady_periods, ==, 0);
-      else
-        {
-          g_assert_cmpint (b->steady_periods, >, 0);
-          g_assert_cmpuint (b->n_events, <, b->n_tasks);
-        }
-      g_assert_cmpuint (a->n_tasks, ==, b->n_tasks);
-      assert_close ("step", a->step_time_s, b->step_time_s);
-      assert_close ("tokens/s", a->tokens_per_s, b->tokens_per_s);
-      for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
-        assert_close ("mfu", a->mfu[c], b->mfu[c]);
-      assert_close ("hfu", a->hfu, b->hfu);
-      assert_close ("bubble", a->bubble_fraction, b->bubble_fraction);
-      assert_close ("compute", a->compute_s, b->compute_s);
-      assert_close ("overlap", a->overlap_ratio, b->overlap_ratio);
-      g_assert_cmpint (a->critical_stage, ==, b->critical_stage);
-      for (int k = 0; k < PROG_COMM_N; k++)
-        {
-          assert_close ("comm", a->comm_s[k], b->comm_s[k]);
-          assert_close ("exposed", a->exposed_comm_s[k], b->exposed_comm_s[k]);
-        }
-      for (int s = 0; s < a->n_stages; s++)
-        {
-          const SimStageStats *x = &a->stages[s], *y = &b->stages[s];
-          assert_close ("stage end", x->end_s, y->end_s);
-          assert_close ("stage compute", x->compute_s, y->compute_s);
-          assert_close ("stage bubble", x->bubble_s, y->bubble_s);
-          assert_close ("stage model flops", x->model_flops, y->model_flops);
-          assert_close ("stage hw flops", x->hw_flops, y->hw_flops);
-          for (int k = 0; k < PROG_COMM_N; k++)
-            {
-              assert_close ("stage comm", x->comm_s[k], y->comm_s[k]);
-              assert_close ("stage exposed", x->exposed_s[k], y->exposed_s[k]);
-            }
-        }
-      g_assert_cmpuint (full->memory.peak_bytes, ==, fast->memory.peak_bytes);
-      /* the kept program stands for the whole step in its totals */
-      assert_close ("tokens per step", full->program->tokens_per_step,
-                    fast->program->tokens_per_step);
-      assert_close ("hw flops per step", full->program->hw_flops_per_step,
-                    fast->program->hw_flops_per_step);
+      assert_steady_equals (sc->name, full, fast, sc->steady);
+    }
+}
+
+/* The README's main job (scripts/main.sh: Llama-3 405B on h100-24k, TP8 PP16 VPP2 DP128,
+ * 3 layers on the first and last stage, ZeRO-2 with overlap, rank order tp-cp-ep-pp-dp)
+ * at 256 micro-batches (issue 11 item 5(c)), and at 240 (15 groups of 16): its period is
+ * a group of 16 micro-batches, 64 units per stage, after a 46-unit warm-up; the step is
+ * extended from a shorter one and every figure equals the full simulation's. */
+static void
+test_main_job_steady (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  g_autoptr (ModelSpec) model = model_spec_lookup ("llama3-405b", &error);
+  g_assert_no_error (error);
+  static const int mbs[] = { 256, 248 };
+  for (guint i = 0; i < G_N_ELEMENTS (mbs); i++)
+    {
+      Plan plan;
+      plan_init_defaults (&plan);
+      plan.world_size = 16384;
+      plan.tp = 8, plan.pp = 16, plan.vpp = 2;
+      plan.global_batch = mbs[i] * 128;
+      plan.seq_length = 8192;
+      plan.first_stage_layers = 3;
+      plan.last_stage_layers = 3;
+      plan.sequence_parallel = TRUE;
+      plan.sharding = PLAN_SHARD_ZERO2;
+      g_free (plan.rank_order);
+      plan.rank_order = g_strdup ("tp-cp-ep-pp-dp");
+      plan.overlap_grad_reduce = TRUE;
+      plan.overlap_param_gather = TRUE;
+      g_assert_true (plan_resolve (&plan, model, cluster, &error));
+      g_assert_cmpint (plan.grad_accum, ==, mbs[i]);
+      SimOptions opts;
+      sim_options_init (&opts, cluster);
+      opts.full_simulation = TRUE;
+      g_autoptr (SimPrediction) full = sim_predict (model, &plan, cluster, &opts, &error);
+      g_assert_no_error (error);
+      opts.full_simulation = FALSE;
+      g_autoptr (SimPrediction) fast = sim_predict (model, &plan, cluster, &opts, &error);
+      g_assert_no_error (error);
+      g_autofree char *name = g_strdup_printf ("main job m%d", mbs[i]);
+      assert_steady_equals (name, full, fast, TRUE);
+      /* the shortest step the check allows (predict.c): 2.5 periods of the first
+       * stage's steady phase, 2 x 46 + 2.5 x 64 = 252 units of 4 per micro-batch, 63,
+       * raised to whole groups: 64; at 248 = 14 x 16 + 24 the step's last group holds 24
+       * (a remainder of 8 < pp joins the group before), whose units are not periodic:
+       * 64 + 24 = 88 */
+      g_assert_cmpint (fast->program->plan.grad_accum, ==, mbs[i] == 256 ? 64 : 88);
+      plan_clear (&plan);
     }
 }
 
@@ -412,5 +474,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/schedules/interleaved-every-count", test_interleaved_every_count);
   g_test_add_func ("/sim/schedules/flat-every-count", test_flat_every_count);
   g_test_add_func ("/sim/schedules/steady-equals-full", test_steady_equals_full);
+  g_test_add_func ("/sim/schedules/main-job-steady", test_main_job_steady);
   return g_test_run ();
 }
