@@ -49,13 +49,14 @@ predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
   gboolean inter = plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B;
   int q = inter ? plan_vpp_group (plan) : 1;
   /* the first stage's warm-up, in forward units: it enters the steady phase last and
-   * leaves it first (its cool-down is as long). The check (simulate.c) needs one period
-   * (P = 2 q v units) and a few units more seen twice on every stage at once: 2.5 periods
-   * of steady phase on the first stage leave half a period for the pipeline to settle
-   * after the first backward; four and eight give a slower one more time. */
+   * leaves it first (its cool-down is as long). The check (simulate.c) needs about one
+   * period (P = 2 q v units) and the few units that overlap in time seen twice on every
+   * stage at once: 1.5 periods of steady phase on the first stage leave half a period for
+   * the pipeline to settle after the first backward; four and eight give a slower one
+   * more time. */
   int w0 = inter ? 2 * (pp - 1) + (v - 1) * q : pp - 1;
   double tokens = (double) plan->global_batch * plan->seq_length;
-  static const int half_periods[] = { 5, 8, 16 };
+  static const int half_periods[] = { 3, 8, 16 };
   int last = q, tried = 0;
   if (inter)
     plan_vpp_group_split (pp, m, q, &last);

@@ -824,13 +824,18 @@ sim_simulate (const ProgProgram *prog, const TopoCluster *cluster, const PlanLay
  *
  * Found here, not assumed: on every stage each slot j from the first backward on is
  * compared with slot j + P task by task (kind, stream, block, collective, bytes, chunk,
- * layer, dependencies, micro-batch + q, duration, start + T); a run of matching slots
- * [j0, j1) admits tau where every task before slot j0 has ended by tau - T, every task
- * before j0 + P by tau, and no task from slot j1 on starts before tau nor from j1 + P on
- * before tau + T: then only tasks of the run and their copies run within T of tau. The
- * run may start at any slot (the pipeline settles a few units after the first backward),
- * so one period and a few units seen twice are enough; whole periods aligned on the
- * first backward, compared before, needed about two more. */
+ * layer, dependencies, micro-batch + q, duration, start + T). A run of matching slots
+ * [j0, j1) admits tau where every task before slot j0 has ended by tau - T and every task
+ * before j0 + P by tau, and no task from slot j1 on starts before tau - T nor from
+ * j1 + P on before tau. Then the tasks running at tau - T are of the run and those at
+ * tau are their copies, at the same times plus T, and so are the dependencies and the
+ * kernels in flight of every task that starts from tau on: the step with one period more
+ * runs as this one up to tau, and from tau as this one from tau - T, T later. Its tasks
+ * are this step's that start before tau and those that start from tau - T on: one
+ * period's work is what starts in [tau - T, tau). The run may start at any slot (the
+ * pipeline settles a few units after the first backward) and need not span a period:
+ * about one period and the few units that overlap in time, seen on every stage at once.
+ * (Whole periods aligned on the first backward, compared before, needed about three.) */
 
 typedef struct {
   guint32 j0, j1;          /* slots j0..j1 - 1 equal slots j0 + P..j1 + P - 1, shifted */
@@ -881,24 +886,25 @@ first_backward_slot (const ProgProgram *p, const ProgStage *st)
   return st->n_slots;
 }
 
-/* The period T: the start of the latest slot of stage 0 that, with the `slots` - 1 slots
- * before it, equals its copy a period later, minus its own; -1 none. */
+/* The period T: the start of the latest slot of stage 0 that, with the slots before it
+ * (P - 1 of them, at most 7), equals its copy a period later, minus its own; -1 none. */
 static double
 find_period (const Sim *sim, int q, guint32 slots)
 {
   const ProgProgram *p = sim->prog;
   const ProgStage *st = &p->stages[0];
   guint32 a = first_backward_slot (p, st);
-  if (a >= st->n_slots || st->n_slots - a < 2 * slots + 1)
+  if (a >= st->n_slots || st->n_slots - a < slots + MIN (slots, 8))
     return -1;
-  for (guint32 j = st->n_slots - slots - 1; j >= a + slots - 1; j--)
+  guint32 need = MIN (slots, 8);
+  for (guint32 j = st->n_slots - slots - 1; j >= a + need - 1; j--)
     {
       double c = sim->times[st->slot_first[j + slots]].start_s
                  - sim->times[st->slot_first[j]].start_s;
       guint32 k = 0;
-      while (c > 0 && k < slots && slot_shifted (sim, st, j - k, slots, q, c))
+      while (c > 0 && k < need && slot_shifted (sim, st, j - k, slots, q, c))
         k++;
-      if (k == slots)
+      if (k == need)
         return c;
     }
   return -1;
@@ -912,7 +918,7 @@ stage_runs (const Sim *sim, int s, int q, guint32 slots, double period)
   const ProgStage *st = &p->stages[s];
   GArray *runs = g_array_new (FALSE, FALSE, sizeof (SteadyRun));
   guint32 a = first_backward_slot (p, st);
-  if (a >= st->n_slots || st->n_slots - a < 2 * slots)
+  if (a >= st->n_slots || st->n_slots - a <= slots)
     return runs;
   guint32 nj = st->n_slots - slots;       /* slots a..nj - 1 have a copy */
   guint32 end_task = st->first + st->n_tasks;
@@ -936,20 +942,18 @@ stage_runs (const Sim *sim, int s, int q, guint32 slots, double period)
       guint32 j1 = j0 + 1;
       while (j1 < nj && slot_shifted (sim, st, j1, slots, q, period))
         j1++;
-      /* slots j0..j1 - 1 equal their copies; a period's work is slots j0..j0 + P - 1 */
-      if (j1 - j0 >= slots)
-        {
-          SteadyRun run = { j0, j1, 0, 0 };
-          guint32 t_j0 = st->slot_first[j0], t_j0p = st->slot_first[j0 + slots];
-          guint32 t_j1 = st->slot_first[j1], t_j1p = st->slot_first[j1 + slots];
-          run.tau_lo = MAX (end_before[t_j0 - st->first] + period,
-                            end_before[t_j0p - st->first]);
-          double after = t_j1p < end_task ? start_from[t_j1p - st->first] - period
-                                          : G_MAXDOUBLE;
-          run.tau_hi = MIN (start_from[t_j1 - st->first], after);
-          if (run.tau_lo <= run.tau_hi)
-            g_array_append_val (runs, run);
-        }
+      /* slots j0..j1 - 1 equal their copies */
+      {
+        SteadyRun run = { j0, j1, 0, 0 };
+        guint32 t_j0 = st->slot_first[j0], t_j0p = st->slot_first[j0 + slots];
+        guint32 t_j1 = st->slot_first[j1], t_j1p = st->slot_first[j1 + slots];
+        run.tau_lo = MAX (end_before[t_j0 - st->first] + period,
+                          end_before[t_j0p - st->first]);
+        double after = t_j1p < end_task ? start_from[t_j1p - st->first] : G_MAXDOUBLE;
+        run.tau_hi = MIN (start_from[t_j1 - st->first] + period, after);
+        if (run.tau_lo <= run.tau_hi)
+          g_array_append_val (runs, run);
+      }
       j0 = j1;
     }
   return runs;
@@ -1052,18 +1056,24 @@ sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb
   for (int s = 0; s < n_st; s++)
     {
       const ProgStage *st = &prog->stages[s];
-      const SteadyRun *run = &g_array_index (runs[s], SteadyRun, pick[s]);
       SimStageStats *ss = &res->stages[s];
       double snap_t[2] = { tau - period, tau };
       double snap[2][PROG_COMM_N + 1];
       stage_stats (prog, sim.times, sim.what, sim.q_first, sim.q_tasks, s, step, ss, snap_t,
                    snap);
-      /* one period's work: the tasks of slots j0..j0 + P - 1 */
-      guint32 x = st->slot_first[run->j0], y = st->slot_first[run->j0 + slots];
+      /* one period's work: the stage's tasks that start in [tau - T, tau); times are
+       * whole picoseconds, and tasks often start at tau itself: compared half a
+       * picosecond early */
       double compute = 0, comm[PROG_COMM_N] = { 0 }, mf = 0, hf = 0;
-      for (guint32 i = x; i < y; i++)
+      const double half_ps = 0.5 / (double) SIM_TIME_PS_PER_S;
+      const double from = tau - period - half_ps, until = tau - half_ps;
+      guint32 per_period = 0;
+      for (guint32 i = st->first; i < st->first + st->n_tasks; i++)
         {
-          double dur = sim.times[i].end_s - sim.times[i].start_s;
+          const SimTaskTime *tt = &sim.times[i];
+          if (tt->start_s < from || tt->start_s >= until)
+            continue;
+          double dur = tt->end_s - tt->start_s;
           const ProgTask *t = prog_task (prog, i);
           if (dur > 0)
             {
@@ -1074,6 +1084,7 @@ sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb
             }
           mf += t->model_flops;
           hf += t->hw_flops;
+          per_period++;
         }
       ss->end_s += d * period;
       ss->compute_s += d * compute;
@@ -1086,7 +1097,7 @@ sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb
       ss->model_flops += d * mf;
       ss->hw_flops += d * hf;
       hw_step += ss->hw_flops;
-      res->n_tasks += (guint) extra_periods * (y - x);
+      res->n_tasks += (guint) extra_periods * per_period;
     }
   const Plan *plan = &prog->plan;
   aggregate (res, prog, cluster, tokens_per_step,
