@@ -34,6 +34,8 @@ typedef struct {
   int     stage;
   gboolean recomputing;   /* expanding a full recompute: its forward tasks are phase
                            * RECOMPUTE and carry no model FLOPs */
+  gint32  recompute_ag, recompute_eag;   /* ZeRO-3: the gathers a recomputed layer's
+                                          * forward reads its parameters from (-1 none) */
   GArray *cur_deps;
   /* elements the tasks and deps arrays hold room for (add_task fills them in place) */
   guint   tasks_cap, deps_cap;

@@ -558,8 +558,12 @@ forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain
                        gather_prefetched (bd, layer) ? ch->done[1] : ch->last_compute);
   else if (bd->param_ag_of_layer[layer] >= 0 && mb == 0 && phase == PROG_PHASE_FORWARD)
     ag = bd->param_ag_of_layer[layer];
+  else if (phase == PROG_PHASE_RECOMPUTE)
+    ag = bd->recompute_ag;
   gint32 eag = bd->expert_ag_of_layer[layer] >= 0 && mb == 0 && phase == PROG_PHASE_FORWARD
                ? bd->expert_ag_of_layer[layer] : -1;
+  if (phase == PROG_PHASE_RECOMPUTE)
+    eag = bd->recompute_eag;
   if (zero3 (bd) && phase == PROG_PHASE_FORWARD && moe_layer (bd, layer))
     eag = expert_param_gather (bd, phase, mb, chunk, layer,
                                gather_prefetched (bd, layer) ? ch->done[1] : ch->last_compute);
@@ -613,11 +617,21 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
     {
       /* the recomputed forward repeats the layer's TP collectives too */
       Chain rc = *ch;
-      if (ag >= 0)
-        rc.last_compute = ch->last_compute;
+      /* the recomputed forward reads the layer's parameters. A layer gathered without
+       * prefetch (DeepSpeed 2021: its pre-forward hook fetches the parameters when the
+       * recompute reaches the layer, each tensor's all_gather issued after a
+       * torch.cuda.synchronize () in partition_parameters.py _allgather_param) waits
+       * for its gather, as does everything after it. A prefetched gather (FSDP) was
+       * issued a layer ahead on FSDP's own all-gather stream, which the single in-order
+       * DP stream here cannot express (it would queue the gather behind the previous
+       * layer's gradient reduce-scatter): there the recompute does not wait. */
+      const gboolean waits = !gather_prefetched (bd, layer);
+      bd->recompute_ag = waits ? ag : -1;
+      bd->recompute_eag = waits ? eag : -1;
       bd->recomputing = TRUE;
       forward_layer (bd, PROG_PHASE_RECOMPUTE, mb, chunk, layer, &rc);
       bd->recomputing = FALSE;
+      bd->recompute_ag = bd->recompute_eag = -1;
       ch->last_compute = rc.last_compute;
       /* DeepSpeed releases a parameter after its use unless it is used again within
        * stage3_max_reuse_distance parameters (default 1e9, DeepSpeed's config
@@ -1142,6 +1156,7 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   for (int i = 0; i < 2 * bd.m_micro * bd.n_model_chunks; i++)
     bd.send_of[i] = -1;
   bd.param_ag_of_layer = g_new (gint32, model->n_layers);
+  bd.recompute_ag = bd.recompute_eag = -1;
   bd.expert_ag_of_layer = g_new (gint32, model->n_layers);
   bd.layer_params_local = g_new (double, model->n_layers);
   bd.layer_expert_params_local = g_new0 (double, model->n_layers);

@@ -640,6 +640,54 @@ test_zero3_as_deepspeed (void)
   g_assert_cmpfloat (serial->result->step_time_s, >, kept->result->step_time_s);
 }
 
+/* The recompute of a layer gathered without prefetch (DeepSpeed 2021) reads its
+ * parameters: its first task waits for the layer's first backward gather, so the gather
+ * no longer hides under the recompute. With the layer prefetch (FSDP) it does not wait. */
+static void
+test_zero3_recompute_waits (void)
+{
+  const int L = 24;
+  for (int pass = 0; pass < 2; pass++)
+    {
+      /* pass 0: DeepSpeed's 5e7 prefetch (under a layer's 50,358,272 parameters) and
+       * the re-gather after the recompute; pass 1: FSDP's layer prefetch */
+      g_autoptr (SimPrediction) p = pass == 0 ? zero3_predict (5e7, 5e7, 0, 0)
+                                              : zero3_predict (-1, -1, -1, -1);
+      const ProgProgram *prog = p->program;
+      int waiting = 0, recomputed = 0;
+      for (int layer = 0; layer < L; layer++)
+        {
+          gint32 first_ag = -1, first_rc = -1;
+          for (guint i = 0; i < prog->tasks->len; i++)
+            {
+              const ProgTask *t = prog_task (prog, i);
+              if (t->layer != layer || t->mb != 0)
+                continue;
+              if (first_ag < 0 && t->kind == PROG_TASK_COLL && t->comm == PROG_COMM_DP
+                  && t->coll == PLAN_COLL_ALL_GATHER && t->phase == PROG_PHASE_BACKWARD)
+                first_ag = (gint32) i;
+              if (first_rc < 0 && t->kind == PROG_TASK_COMPUTE
+                  && t->phase == PROG_PHASE_RECOMPUTE)
+                first_rc = (gint32) i;
+            }
+          g_assert_cmpint (first_ag, >=, 0);
+          g_assert_cmpint (first_rc, >=, 0);
+          recomputed++;
+          const ProgTask *rc = prog_task (prog, (guint) first_rc);
+          const guint32 *deps = prog_task_deps (prog, rc);
+          gboolean dep = FALSE;
+          for (guint d = 0; d < rc->n_deps; d++)
+            dep |= deps[d] == (guint32) first_ag;
+          waiting += dep;
+          if (dep)   /* and the simulated times honour it */
+            g_assert_cmpfloat (p->result->times[first_rc].start_s, >=,
+                               p->result->times[first_ag].end_s);
+        }
+      g_assert_cmpint (recomputed, ==, L);
+      g_assert_cmpint (waiting, ==, pass == 0 ? L : 0);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -657,5 +705,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/oom-still-predicted", test_oom_still_predicted);
   g_test_add_func ("/sim/simulate/fp32-matmul-precision", test_fp32_matmul_precision);
   g_test_add_func ("/sim/simulate/zero3-as-deepspeed", test_zero3_as_deepspeed);
+  g_test_add_func ("/sim/simulate/zero3-recompute-waits", test_zero3_recompute_waits);
   return g_test_run ();
 }
