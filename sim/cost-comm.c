@@ -275,6 +275,28 @@ sim_cost_busbw_Bps (const SimCost *c, PlanColl coll, PlanAxis axis)
   return coll == PLAN_COLL_ALL_TO_ALL ? g->a2a_Bps : g->ring_Bps;
 }
 
+/* The per-step part of a ring collective's latency. A ring over several servers visits
+ * the members of one server in a row over NVLink and crosses the network once per
+ * server: NCCL's tuning model (src/graph/tuning.cc, the ring case since NCCL 2.5, so in
+ * the 2.8-2.10 of 2021 too) charges nInterSteps = 2 (nNodes - 1) steps of an all-reduce,
+ * nNodes - 1 of an all-gather or reduce-scatter, at the network latency and the
+ * remaining nsteps - nInterSteps at the intra-node (NVLink) latency. A group inside one
+ * server, or with one member per server, keeps one latency for every step; all-to-all
+ * (NCCL's grouped send/receive, not a ring) keeps it too. */
+static double
+ring_steps_s (const SimCost *c, const SimCostGroup *g, PlanColl coll)
+{
+  const int steps = plan_coll_steps (coll, g->n);
+  const gboolean ring = coll == PLAN_COLL_ALL_REDUCE || coll == PLAN_COLL_ALL_GATHER
+                        || coll == PLAN_COLL_REDUCE_SCATTER;
+  if (!ring || g->span < 1 || g->per_server <= 1)
+    return steps * g->alpha_s;
+  const int servers = (g->n + g->per_server - 1) / g->per_server;
+  int inter = coll == PLAN_COLL_ALL_REDUCE ? 2 * (servers - 1) : servers - 1;
+  inter = MIN (inter, steps);
+  return (steps - inter) * sim_cost_level_alpha_s (c->cluster, 0) + inter * g->alpha_s;
+}
+
 double
 sim_cost_latency_s (const SimCost *c, PlanColl coll, PlanAxis axis)
 {
@@ -286,7 +308,7 @@ sim_cost_latency_s (const SimCost *c, PlanColl coll, PlanAxis axis)
     return g->curve[coll]->latency_s * c->cpu_time_scale;   /* 1 but on CPU hosts */
   if (uses_nvls (g, coll))
     return c->opts.nvls_latency_s;
-  return c->opts.coll_base_latency_s + plan_coll_steps (coll, g->n) * g->alpha_s;
+  return c->opts.coll_base_latency_s + ring_steps_s (c, g, coll);
 }
 
 /* NCCL's tree all-reduce (double binary tree across servers, a chain inside each): its

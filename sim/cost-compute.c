@@ -601,6 +601,15 @@ op_math_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, TopoDtype gemm_
 }
 
 double
+sim_cost_hbm_s (const SimCost *c, double bytes)
+{
+  g_return_val_if_fail (c != NULL, 0.0);
+  if (!(bytes > 0) || !(c->mem_Bps > 0))
+    return 0.0;
+  return bytes / c->mem_Bps * c->cpu_time_scale;
+}
+
+double
 sim_cost_optimizer_s (const SimCost *c, double params)
 {
   g_return_val_if_fail (c != NULL, 0.0);

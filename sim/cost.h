@@ -252,9 +252,14 @@ double sim_cost_p2p_s  (const SimCost *c, guint64 dev_a, guint64 dev_b, double b
 /* AdamW over `params` local parameters, memory-bound: 30 bytes per parameter (fp32
  * master, fp32 grad, m, v read; master, m, v written; bf16 param written; cost-compute.c). */
 double sim_cost_optimizer_s (const SimCost *c, double params);
+/* Device time to stream `bytes` through HBM (each pass read or written counted once),
+ * memory-bound at hbm_Bps x mem_efficiency, with no launch cost: the copy traffic of
+ * framework glue around a collective (sim/simulate.c, ZeRO-3 list collectives). */
+double sim_cost_hbm_s (const SimCost *c, double bytes);
 
 /* Effective bus bandwidth (bytes/s) the model uses for a collective of a group, and its
- * zero-byte time (base + steps x alpha, or the NVLS latency), for reports and tests.
+ * zero-byte time (base + the ring's steps x their alpha, or the NVLS latency), for
+ * reports and tests.
  * A group of one rank reports 0 for both. */
 double sim_cost_busbw_Bps  (const SimCost *c, PlanColl coll, PlanAxis axis);
 double sim_cost_latency_s  (const SimCost *c, PlanColl coll, PlanAxis axis);

@@ -121,6 +121,9 @@ dur_make (const Sim *sim, double s)
  * (plan.zero3_rank_copies), each call also copies every rank's piece out of (or into) the
  * flat buffer NCCL works on: PyTorch's ProcessGroupNCCL does one copy per list element,
  * which all_gather_into_tensor (PyTorch 1.10's _all_gather_base) was added to avoid. */
+#define ZERO3_GATHER_PASSES 3.0
+#define ZERO3_SCATTER_PASSES 2.0
+
 static gboolean
 zero3_task (const Sim *sim, const ProgTask *t)
 {
@@ -140,9 +143,20 @@ zero3_extra_s (const Sim *sim, const ProgTask *t)
   double s = (calls - 1) * sim_cost_latency_s (sim->cost, (PlanColl) t->coll,
                                                (PlanAxis) t->axis);
   /* per-rank list collectives: one copy kernel per rank of the group, issued by the host
-   * at the stack's per-kernel cost */
+   * at the stack's per-kernel cost; and the bytes those copies move. A gather writes
+   * its zeroed buffer (torch.zeros in DeepSpeed's _allgather_param), and PyTorch's
+   * ProcessGroupNCCL gathers into a flat buffer of its own and copies it out to the
+   * list (read + write): 3 passes over the gathered bytes. A reduce-scatter copies the
+   * list into PyTorch's flat input first (read + write): 2 passes. Every pass is
+   * serialized with the compute, as the issue is (plan/program.c, recompute_ag). */
   if (p->plan.zero3_rank_copies > 0 && sim->layout != NULL)
-    s += calls * (double) sim->layout->groups[t->axis].size * sim->opts->cost.launch_overhead_s;
+    {
+      s += calls * (double) sim->layout->groups[t->axis].size
+           * sim->opts->cost.launch_overhead_s;
+      const double passes = t->coll == PLAN_COLL_ALL_GATHER ? ZERO3_GATHER_PASSES
+                                                            : ZERO3_SCATTER_PASSES;
+      s += sim_cost_hbm_s (sim->cost, passes * t->bytes);
+    }
   return s;
 }
 

@@ -149,12 +149,18 @@ test_dp_rails (Fixture *f, gconstpointer data)
   g_autoptr (SimCost) c8 = make_cost (f->h100, l8, TRUE);
   g_assert_cmpint (l8->groups[PLAN_AXIS_DP].members_per_unit[0], ==, 8);
   assert_rel (sim_cost_busbw_Bps (c8, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP), 370e9, 1e-12);
-  /* ring: 2 x 127/128 x S / 370e9 + 254 x 4 us + 6.6 us = 5.7586 + 1.0226 = 6.7813 ms;
+  /* ring: 254 steps, 2 x (16 - 1) = 30 of them cross servers at 4 us and 224 stay on
+   * NVLink at 1.9 us (NCCL's tuning model, sim/cost-comm.c ring_steps_s): 6.6 + 425.6 +
+   * 120 = 552.2 us; 2 x 127/128 x S / 370e9 = 5.7586 ms; t = 6.3108 ms.
    * tree (NCCL's other all-reduce, sim/cost-comm.c): 16 servers, depth log2 16 = 4:
    * 6.8 us + 2 x 4 x 8.5 us + 2 x 7 x 1.25 us = 92.3 us, plus 5.7586 ms / 0.92 = 6.2594
-   * ms: 6.3517 ms, below the ring, so NCCL's tuner (and this model) takes the tree */
-  assert_rel (sim_cost_coll_s (c8, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, GIB), 6.3517e-3, 1e-3);
-  /* a small all-reduce is latency-bound: 1 KiB, ring 6.6 + 254 x 4 = 1,022.6 us, tree
+   * ms: 6.3517 ms, above the ring, so at 1 GiB the ring is taken */
+  assert_rel (sim_cost_latency_s (c8, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP),
+              6.6e-6 + 224 * 1.9e-6 + 30 * 4.0e-6, 1e-12);
+  assert_rel (sim_cost_coll_s (c8, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, GIB),
+              2.0 * 127 / 128 * GIB / 370e9 + 552.2e-6, 1e-9);
+  assert_rel (sim_cost_coll_s (c8, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, GIB), 6.3108e-3, 1e-3);
+  /* a small all-reduce is latency-bound: 1 KiB, ring 552.2 us, tree
    * 92.3 us + 2 x 127/128 x 1024 B / (370e9 x 0.92) = 92.306 us */
   assert_rel (sim_cost_coll_s (c8, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, 1024),
               92.3e-6 + 2.0 * 127 / 128 * 1024 / (370e9 * 0.92), 1e-9);
@@ -172,6 +178,29 @@ test_dp_rails (Fixture *f, gconstpointer data)
               127.0 / 120.0 * 47e9, 1e-12);
   assert_rel (sim_cost_coll_s (c8, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP, GIB),
               120.0 / 128 * GIB / 47e9 + 127 * 4.0e-6 + 6.6e-6, 1e-12);
+}
+
+/* The ring latency of NCCL's tuning model at the SC'21 ZeRO-3 scale (selene preset:
+ * 8 GPUs per server, NVLink alpha 1.9 us, network alpha 4.0 us, NCCL base 6.6 us):
+ * tp 1, dp 384 = 48 servers of 8. An all-gather (or reduce-scatter) has 383 steps, of
+ * which 48 - 1 = 47 cross a server boundary: 6.6 + 336 x 1.9 + 47 x 4.0 = 6.6 + 638.4 +
+ * 188 = 833.0 us (every step at 4.0 us would give 1,538.6 us). An all-reduce has 766
+ * steps, 94 across: 6.6 + 672 x 1.9 + 94 x 4.0 = 1,659.4 us. All-to-all is not a ring:
+ * 383 x 4.0 + 6.6 = 1,538.6 us. */
+static void
+test_ring_latency_selene (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) selene = topo_cluster_load_preset ("selene", &error);
+  g_assert_no_error (error);
+  g_autoptr (PlanLayout) layout = make_layout (selene, 1, 384, 1, NULL);
+  g_autoptr (SimCost) c = make_cost (selene, layout, FALSE);
+  g_assert_cmpint (layout->groups[PLAN_AXIS_DP].members_per_unit[0], ==, 8);
+  g_assert_cmpint (layout->groups[PLAN_AXIS_DP].span_level, >=, 1);
+  assert_rel (sim_cost_latency_s (c, PLAN_COLL_ALL_GATHER, PLAN_AXIS_DP), 833.0e-6, 1e-9);
+  assert_rel (sim_cost_latency_s (c, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_DP), 833.0e-6, 1e-9);
+  assert_rel (sim_cost_latency_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP), 1659.4e-6, 1e-9);
+  assert_rel (sim_cost_latency_s (c, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP), 1538.6e-6, 1e-9);
 }
 
 static void
@@ -663,6 +692,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/gather-scatter-a2a-server", test_gather_scatter_a2a_server);
   ADD ("/sim/cost/dp-one-per-server", test_dp_one_per_server);
   ADD ("/sim/cost/dp-rails", test_dp_rails);
+  ADD ("/sim/cost/ring-latency-selene", test_ring_latency_selene);
   ADD ("/sim/cost/dp-across-pods", test_dp_across_pods);
   ADD ("/sim/cost/p2p", test_p2p);
   ADD ("/sim/cost/free-comm", test_free_comm);
