@@ -192,6 +192,8 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
     {
       return cli_fail (CLI_EXIT_USAGE, "--framework: %s", error->message);
     }
+  if (!plan_check_stack (&ctx->plan, stack, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   SimOptions opts;
   sim_options_init (&opts, ctx->cluster);
   sim_cost_options_init_stack (&opts.cost, ctx->cluster, stack);

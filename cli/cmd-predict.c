@@ -172,6 +172,8 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
   g_autoptr (FwStack) stack = fw_stack_lookup (framework, &serr);
   if (stack == NULL)
     return cli_fail (CLI_EXIT_USAGE, "--framework: %s", serr->message);
+  if (!plan_check_stack (&c->plan, stack, &serr))
+    return cli_fail (CLI_EXIT_USAGE, "%s", serr->message);
   if (c->plan.moe_shared_expert_overlap && stack->moe_shared_expert_overlap == FW_OPT_NO)
     return cli_fail (CLI_EXIT_USAGE, "--moe-shared-expert-overlap: the %s stack does not offer "
                      "it (hint: drop the flag or pick --framework megatron-core)", stack->name);

@@ -558,6 +558,7 @@ show_framework (const char *name, gboolean json)
                                           ? g_hash_table_lookup (s->sources, k) : ""))
   ROW ("attention", fw_attn_kernel_name (s->attention));
   ROW ("fusion", fw_fusion_name (s->fusion));
+  ROW ("compile", fw_avail_name (s->compile));
   g_autofree char *us = g_strdup_printf ("%g us", s->kernel_overhead_s * 1e6);
   ROW ("kernel_overhead_us", us);
   ROW ("tp_comm_overlap", fw_avail_name (s->tp_comm_overlap));
@@ -581,8 +582,10 @@ show_framework (const char *name, gboolean json)
                                            s->fsdp_rank_copies ? ",rank-copies" : "",
                                            ahead, reuse);
   ROW ("fsdp", fsdp);
-  g_autofree char *fp8 = g_strdup_printf ("%s/%s/cast%g%s%s", fw_fp8_ops_name (s->fp8_ops),
+  g_autofree char *fp8 = g_strdup_printf ("%s/%s/cast%g,compiled%g%s%s",
+                                          fw_fp8_ops_name (s->fp8_ops),
                                           fw_scaling_name (s->fp8_scaling), s->fp8_cast_passes,
+                                          s->fp8_cast_passes_compiled,
                                           s->mxfp8 ? ",mxfp8" : "", s->nvfp4 ? ",nvfp4" : "");
   ROW ("fp8", fp8);
   g_autofree char *def = g_strdup_printf ("%s%s%s%s", fw_sharding_name (s->default_sharding),

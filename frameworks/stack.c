@@ -142,7 +142,7 @@ get_obj (JsonObject *obj, const char *key, const Where *w, GError **error, gbool
 }
 
 static const char *const top_keys[] = {
-  "name", "description", "attention", "fusion", "kernel_overhead_us", "tp_comm_overlap",
+  "name", "description", "attention", "fusion", "compile", "kernel_overhead_us", "tp_comm_overlap",
   "async_tp", "moe_shared_expert_overlap", "grad_reduce_dtype", "fsdp", "fp8", "defaults",
   "moe", "sources", NULL,
 };
@@ -150,8 +150,8 @@ static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under
                                          "hsdp", "prefetch_params", "max_reuse_params",
                                          "gather", "rank_copies", NULL };
 static const char *const gather_names[] = { "flat", "per_tensor", NULL };
-static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "mxfp8", "nvfp4",
-                                        NULL };
+static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "compiled_cast_passes",
+                                        "mxfp8", "nvfp4", NULL };
 static const char *const moe_keys[] = { "dispatch_host_sync", "grouped_gemm_launches",
                                         "a2a_overlap", NULL };
 static const char *const launches_names[] = { "one", "per_expert", NULL };
@@ -172,6 +172,7 @@ init_defaults (FwStack *s)
   s->fsdp_reshard_under_pp = TRUE;
   s->fp8_ops = FW_FP8_NONE;
   s->fp8_scaling = FW_SCALING_DELAYED;
+  s->fp8_cast_passes_compiled = -1;   /* the eager figure unless the file gives one */
   s->default_sharding = FW_SHARD_NONE;
   s->default_overlap_grad_reduce = TRUE;
   s->default_overlap_param_gather = TRUE;
@@ -241,6 +242,11 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   if (!get_enum (o, "fusion", fusion_names, &e, TRUE, &w, error))
     return NULL;
   s->fusion = e;
+  /* a stack that fuses by compiling (XLA) is compiled by default; else it says */
+  e = s->fusion == FW_FUSION_COMPILED ? FW_OPT_DEFAULT : FW_OPT_NO;
+  if (!get_enum (o, "compile", avail_names, &e, FALSE, &w, error))
+    return NULL;
+  s->compile = e;
   if (!get_num (o, "kernel_overhead_us", 0, 1000, &us, TRUE, &w, error))
     return NULL;
   s->kernel_overhead_s = us * 1e-6;
@@ -295,13 +301,17 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       if (!check_keys (sub, fp8_keys, &ws, error)
           || !get_enum (sub, "ops", fp8_ops_names, &ops, FALSE, &ws, error)
           || !get_enum (sub, "scaling", scaling_names, &sc, FALSE, &ws, error)
-          || !get_num (sub, "cast_passes", 0, 10, &s->fp8_cast_passes, FALSE, &ws, error)
+          || !get_num (sub, "cast_passes", 0, 20, &s->fp8_cast_passes, FALSE, &ws, error)
+          || !get_num (sub, "compiled_cast_passes", 0, 20, &s->fp8_cast_passes_compiled, FALSE,
+                       &ws, error)
           || !get_bool (sub, "mxfp8", &s->mxfp8, &ws, error)
           || !get_bool (sub, "nvfp4", &s->nvfp4, &ws, error))
         return NULL;
       s->fp8_ops = ops;
       s->fp8_scaling = sc;
     }
+  if (s->fp8_cast_passes_compiled < 0)
+    s->fp8_cast_passes_compiled = s->fp8_cast_passes;
   sub = get_obj (o, "moe", &w, error, &ok);
   if (!ok)
     return NULL;
@@ -524,6 +534,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
     S ("description", s->description);
   S ("attention", fw_attn_kernel_name (s->attention));
   S ("fusion", fw_fusion_name (s->fusion));
+  S ("compile", fw_avail_name (s->compile));
   D ("kernel_overhead_us", s->kernel_overhead_s * 1e6);
   S ("tp_comm_overlap", fw_avail_name (s->tp_comm_overlap));
   S ("async_tp", fw_avail_name (s->async_tp));
@@ -550,6 +561,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   S ("ops", fw_fp8_ops_name (s->fp8_ops));
   S ("scaling", fw_scaling_name (s->fp8_scaling));
   D ("cast_passes", s->fp8_cast_passes);
+  D ("compiled_cast_passes", s->fp8_cast_passes_compiled);
   B ("mxfp8", s->mxfp8);
   B ("nvfp4", s->nvfp4);
   json_builder_end_object (b);

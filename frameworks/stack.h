@@ -86,6 +86,8 @@ typedef struct {
 
   FwAttnKernel  attention;
   FwFusion      fusion;
+  FwAvail       compile;                /* a compiled mode a run may turn on (--compile:
+                                         * torch.compile); default when fusion is compiled */
   double        kernel_overhead_s;      /* host + launch cost of one kernel as issued */
   FwAvail       tp_comm_overlap;
   FwAvail       async_tp;
@@ -115,6 +117,8 @@ typedef struct {
   FwFp8Ops      fp8_ops;
   FwScaling     fp8_scaling;
   double        fp8_cast_passes;        /* bf16 -> fp8 passes per FP8 GEMM input */
+  double        fp8_cast_passes_compiled; /* the same when the run is compiled (--compile);
+                                         * the eager figure when the file gives none */
   gboolean      mxfp8;                  /* offers MXFP8 (Blackwell) */
   gboolean      nvfp4;                  /* offers NVFP4 (Blackwell) */
 

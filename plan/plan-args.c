@@ -380,6 +380,14 @@ on_flag (const char *option, const char *value, gpointer data, GError **error)
     plan->overlap_param_gather = TRUE;
   else if (g_str_equal (name, "tp-comm-overlap"))
     plan->tp_comm_overlap = TRUE;
+  else if (g_str_equal (name, "async-tp"))
+    /* TorchTitan's async TP decomposes the TP all-gather / reduce-scatter and the GEMMs
+     * next to them into per-rank chunks that overlap (micro-pipelining, torchtitan
+     * docs/async_tp.md): the mechanism --tp-comm-overlap models (TE userbuffers' chunked
+     * overlap), so it turns that on and records that the run asked for it by this name */
+    plan->async_tp = plan->tp_comm_overlap = TRUE;
+  else if (g_str_equal (name, "compile"))
+    plan->compile = TRUE;
   else if (g_str_equal (name, "optimizer-offload") || g_str_equal (name, "offload-optimizer"))
     plan->optimizer_offload = TRUE;
   else if (g_str_equal (name, "moe-grouped-gemm"))
@@ -537,6 +545,11 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       "Overlap DP gradient reduction with backward", NULL },
     { "overlap-param-gather", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Overlap parameter all-gather with forward", NULL },
+    { "compile", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
+      "torch.compile the model (TorchTitan training.compile); stacks with a compiled mode", NULL },
+    { "async-tp", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
+      "TorchTitan async TP: TP collectives micro-pipelined with the GEMMs (needs --compile)",
+      NULL },
     { "tp-comm-overlap", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Overlap TP communication with GEMMs", NULL },
     { "optimizer-offload", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
@@ -561,4 +574,34 @@ plan_args_clear (PlanArgs *args)
   g_clear_pointer (&args->model_name, g_free);
   g_clear_pointer (&args->cluster_name, g_free);
   g_clear_pointer (&args->plan_file, g_free);
+}
+
+gboolean
+plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
+{
+  g_return_val_if_fail (plan != NULL && stack != NULL, FALSE);
+  if (plan->compile && stack->compile == FW_OPT_NO)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--compile: the %s stack has no compiled mode (fusion %s) (hint: drop the "
+                   "flag, or --framework torchtitan for torch.compile)", stack->name,
+                   fw_fusion_name (stack->fusion));
+      return FALSE;
+    }
+  if (plan->async_tp && stack->async_tp == FW_OPT_NO)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--async-tp: the %s stack has no async TP (hint: --tp-comm-overlap for "
+                   "its own TP overlap, or --framework torchtitan)", stack->name);
+      return FALSE;
+    }
+  if (plan->async_tp && !plan->compile && stack->compile != FW_OPT_DEFAULT)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--async-tp: async TP needs a compiled model (TorchTitan refuses "
+                   "enable_async_tensor_parallel without compiling the model) (hint: add "
+                   "--compile)");
+      return FALSE;
+    }
+  return TRUE;
 }

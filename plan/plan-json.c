@@ -136,7 +136,11 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
       else if (g_str_equal (key, "sequence_parallel"))
         ok = json_get_bool (pj, S, key, n, &p->sequence_parallel, error);
       else if (g_str_equal (key, "enable_async_tensor_parallel"))
-        ok = json_get_bool (pj, S, key, n, &p->tp_comm_overlap, error);
+        {
+          /* --async-tp: async TP is the stack's TP-comm overlap (plan-args.c) */
+          ok = json_get_bool (pj, S, key, n, &p->async_tp, error);
+          p->tp_comm_overlap = p->tp_comm_overlap || p->async_tp;
+        }
       else if (g_str_equal (key, "overlap_grad_reduce"))
         ok = json_get_bool (pj, S, key, n, &p->overlap_grad_reduce, error);
       else if (g_str_equal (key, "overlap_param_gather"))
@@ -297,6 +301,8 @@ parse_training (PlanJson *pj, JsonObject *obj, GError **error)
       gboolean ok;
       if (g_str_equal (key, "local_batch_size"))
         ok = json_get_int (pj, S, key, n, 1, &p->local_batch, error);
+      else if (g_str_equal (key, "compile"))
+        ok = json_get_bool (pj, S, key, n, &p->compile, error);   /* --compile */
       else if (g_str_equal (key, "global_batch_size"))
         ok = json_get_int (pj, S, key, n, 1, &p->global_batch, error);
       else if (g_str_equal (key, "seq_len"))

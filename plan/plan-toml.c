@@ -401,7 +401,7 @@ plan_toml_parse (const char *text, gssize len, const char *source, JsonNode **ou
  * skipped (torchtitan/config/job_config.py). */
 static const char *const skipped_training[] = {
   "steps", "max_norm", "warmup_steps", "dataset", "dataset_path", "seed", "deterministic",
-  "gc_freq", "gc_debug", "enable_cpu_offload", "compile",
+  "gc_freq", "gc_debug", "enable_cpu_offload",
   "debug_moe_force_load_balance", "mixed_precision_param_dtype", NULL,
 };
 static const char *const skipped_parallelism[] = {
@@ -417,7 +417,7 @@ static const char *const skipped_checkpoint[] = {
 /* The other sections of a TorchTitan job config: not the plan. */
 static const char *const other_sections[] = {
   "job", "profiling", "metrics", "model", "optimizer", "lr_scheduler", "checkpoint",
-  "compile", "comm", "experimental", "validation", "fault_tolerance", "memory_estimation",
+  "comm", "experimental", "validation", "fault_tolerance", "memory_estimation",
   "mx", "quantize", "dataloader", NULL,
 };
 
@@ -476,7 +476,7 @@ plan_load_toml_data (Plan *plan, const char *text, gssize len, const char *sourc
     return FALSE;
   JsonObject *root = json_node_get_object (doc);
   g_autoptr (JsonObject) kept = json_object_new ();
-  gboolean fp8 = FALSE;
+  gboolean fp8 = FALSE, compile = FALSE;
   g_autoptr (GList) members = json_object_get_members (root);
   for (GList *l = members; l; l = l->next)
     {
@@ -522,6 +522,28 @@ plan_load_toml_data (Plan *plan, const char *text, gssize len, const char *sourc
             }
           json_object_set_object_member (kept, name, copy);
         }
+      else if (g_str_equal (name, "compile"))
+        {
+          /* newer TorchTitan: [compile] enable = true with "model" among its components
+           * is the older training.compile (--compile) */
+          JsonNode *en = json_object_get_member (sec, "enable");
+          JsonNode *comp = json_object_get_member (sec, "components");
+          gboolean model = comp == NULL || !JSON_NODE_HOLDS_ARRAY (comp);
+          if (comp != NULL && JSON_NODE_HOLDS_ARRAY (comp))
+            {
+              JsonArray *a = json_node_get_array (comp);
+              for (guint i = 0; i < json_array_get_length (a); i++)
+                {
+                  JsonNode *e = json_array_get_element (a, i);
+                  if (JSON_NODE_HOLDS_VALUE (e) && json_node_get_value_type (e) == G_TYPE_STRING
+                      && g_str_equal (json_node_get_string (e), "model"))
+                    model = TRUE;
+                }
+            }
+          compile = en != NULL && JSON_NODE_HOLDS_VALUE (en)
+                    && json_node_get_value_type (en) == G_TYPE_BOOLEAN
+                    && json_node_get_boolean (en) && model;
+        }
       else if (g_str_equal (name, "float8"))
         {
           if (!float8_section (sec, source, &fp8, error))
@@ -561,6 +583,14 @@ plan_load_toml_data (Plan *plan, const char *text, gssize len, const char *sourc
           && json_node_get_value_type (tp) == G_TYPE_INT64 && json_node_get_int (tp) > 1
           && !json_object_has_member (par, "sequence_parallel"))
         json_object_set_boolean_member (par, "sequence_parallel", TRUE);
+    }
+  if (compile)
+    {
+      if (!json_object_has_member (kept, "training"))
+        json_object_set_object_member (kept, "training", json_object_new ());
+      JsonObject *tr = json_object_get_object_member (kept, "training");
+      if (!json_object_has_member (tr, "compile"))
+        json_object_set_boolean_member (tr, "compile", TRUE);
     }
   if (fp8)
     {

@@ -441,6 +441,12 @@ plan_to_string (const Plan *plan)
     g_string_append (s, "-rcmoeact");
   if (plan->moe_a2a_overlap)
     g_string_append (s, "-a2aov");
+  /* a compiled run and async TP change the step: two plans apart only there must not
+   * read the same */
+  if (plan->compile)
+    g_string_append (s, "-compile");
+  if (plan->async_tp)
+    g_string_append (s, "-asynctp");
   if (plan->compute_dtype == PLAN_PREC_FP8)
     g_string_append (s, "-fp8");
   else if (plan->compute_dtype == PLAN_PREC_FP4)
@@ -492,6 +498,7 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_BOOL ("account_for_embedding_in_pipeline_split", plan->account_embedding);
   SET_BOOL ("account_for_loss_in_pipeline_split", plan->account_loss);
   SET_BOOL ("sequence_parallel", plan->sequence_parallel);
+  SET_BOOL ("enable_async_tensor_parallel", plan->async_tp);
   SET_STR ("context_parallel_comm", plan_cp_comm_name (plan->cp_comm));
   SET_STR ("attention_backend", plan_attn_backend_name (plan->attention_backend));
   SET_STR ("pipeline_parallel_schedule", plan_schedule_name (plan->schedule));
@@ -505,6 +512,7 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_INT ("global_batch_size", plan->global_batch);
   SET_INT ("seq_len", plan->seq_length);
   SET_INT ("gradient_accumulation_steps", plan->grad_accum);
+  SET_BOOL ("compile", plan->compile);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "activation_checkpoint");

@@ -13,6 +13,7 @@
 #include <glib.h>
 #include "models/model.h"
 #include "topology/cluster.h"
+#include "frameworks/stack.h"
 
 G_BEGIN_DECLS
 
@@ -165,6 +166,12 @@ typedef struct {
   gboolean overlap_grad_reduce;
   gboolean overlap_param_gather;
   gboolean tp_comm_overlap;
+  gboolean async_tp;             /* --async-tp: TorchTitan's async TP (enable_async_tensor_
+                                  * parallel), the stack's TP-comm overlap: sets
+                                  * tp_comm_overlap; needs compile (TorchTitan refuses it
+                                  * otherwise) */
+  gboolean compile;              /* --compile: TorchTitan's training.compile (torch.compile);
+                                  * what it changes is the stack's (sim_cost_options_compile) */
   gboolean optimizer_offload;    /* optimizer states (and master weights) in host memory */
   double   bucket_bytes;         /* DP gradient bucket; Megatron --ddp-bucket-size default */
   /* ZeRO-3 as the software issues it (DeepSpeed's stage3_* settings); a negative value
@@ -337,5 +344,11 @@ guint       plan_precision_bytes (PlanPrecision p);    /* 4, 2, 2, 1 */
 int plan_param_shards (const Plan *plan);
 int plan_grad_shards  (const Plan *plan);
 int plan_optim_shards (const Plan *plan);
+
+/* The options a run turns on that its software stack must offer (docs/contracts.md: a
+ * stack refuses an option it does not offer): --compile where the stack has no compiled
+ * mode, --async-tp where it has no async TP or without --compile (TorchTitan raises
+ * then). PLAN_ERROR_USAGE naming the flag and the stack, with a hint. */
+gboolean plan_check_stack (const Plan *plan, const FwStack *stack, GError **error);
 
 G_END_DECLS

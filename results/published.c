@@ -759,6 +759,21 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
                        || (c->stack->tp_comm_overlap == FW_OPT_DEFAULT && tp > 1);
   if (c->stack->grad_reduce_bf16)
     p->grad_dtype = PLAN_PREC_BF16;
+  /* A compiled run (--compile) where the framework or notes cell says so and the stack
+   * has a compiled mode: "torch.compile", "compiled" (torchtitan docs/performance.md:
+   * "FSDP + torch.compile"). Async TP (--async-tp: the stack's TP-comm overlap) where
+   * it says "AsyncTP" / "async TP" and the stack offers it, with tp > 1. */
+  {
+    const char *fw = get (csv, row, "framework"), *notes = get (csv, row, "notes");
+    if (c->stack->compile != FW_OPT_NO
+        && (contains_ci (fw, "torch.compile") || contains_ci (notes, "torch.compile")
+            || contains_ci (fw, "compiled") || contains_ci (notes, "compiled")))
+      p->compile = TRUE;
+    if (c->stack->async_tp != FW_OPT_NO && tp > 1
+        && (contains_ci (fw, "AsyncTP") || contains_ci (notes, "AsyncTP")
+            || contains_ci (fw, "async TP") || contains_ci (notes, "async TP")))
+      p->async_tp = p->tp_comm_overlap = TRUE;
+  }
 
   gint64 ep = 1;
   cell_count (get (csv, row, "ep"), &ep);

@@ -269,6 +269,7 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->elementwise_passes = stack->fusion == FW_FUSION_EAGER ? EAGER_ELEMENTWISE_PASSES : 1.0;
   o->fp8_attention = stack->fp8_ops == FW_FP8_GEMM_ATTENTION;
   o->fp8_cast_passes = stack->fp8_cast_passes;
+  o->fp8_cast_passes_compiled = stack->fp8_cast_passes_compiled;
   o->zero3_prefetch_params = stack->fsdp_prefetch_params;
   o->zero3_reuse_params = stack->fsdp_max_reuse_params;
   o->zero3_per_tensor = stack->fsdp_gather_per_tensor;
@@ -281,6 +282,16 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->moe_host_sync_s = stack->moe_dispatch_host_sync && arch != ARCH_OTHER ? HOST_SYNC_S : 0.0;
   /* CPU hosts: measured contention in place of the default slowdown (sim/cost-cpu.c) */
   sim_cost_options_cpu_host (o, cluster, 0, 0);
+}
+
+void
+sim_cost_options_compile (SimCostOptions *o)
+{
+  g_return_if_fail (o != NULL);
+  /* torch.compile fuses each norm's or activation's chain of eager kernels into one
+   * (FW_FUSION_COMPILED: one pass per op, as the fused stacks) */
+  o->elementwise_passes = 1.0;
+  o->fp8_cast_passes = o->fp8_cast_passes_compiled;
 }
 
 /* Each fitted knob of the architecture of `cluster` that ended at a bound of its fit:
@@ -370,6 +381,7 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
   o->elementwise_passes = 1.0;
   o->fp8_attention = FALSE;
   o->fp8_cast_passes = 0.0;
+  o->fp8_cast_passes_compiled = 0.0;
   o->extrapolated = FALSE;
   o->free_comm = FALSE;
   o->free_optimizer = FALSE;
@@ -433,7 +445,8 @@ static const CostOptionInfo option_info[] = {
   D (small_k_half, 0, 1e6), D (comm_compute_slowdown, 0, 10),
   D (nvlink_efficiency, 0.01, 1), D (net_efficiency, 0.01, 1),
   D (coll_base_latency_s, 0, 1), D (nvls_latency_s, 0, 1),
-  D (elementwise_passes, 0.1, 100), D (fp8_cast_passes, 0, 10),
+  D (elementwise_passes, 0.1, 100), D (fp8_cast_passes, 0, 20),
+  D (fp8_cast_passes_compiled, 0, 20),
   D (host_launch_s, 0, 1), D (moe_host_sync_s, 0, 1),
   { "moe_grouped_per_expert", G_STRUCT_OFFSET (SimCostOptions, moe_grouped_per_expert), 'b', 0, 1 },
   { "fp8_attention", G_STRUCT_OFFSET (SimCostOptions, fp8_attention), 'b', 0, 1 },

@@ -137,6 +137,8 @@ typedef struct {
                                      fp8 DPA); otherwise it stays bf16 */
   double   fp8_cast_passes;       /* bf16 -> fp8 casts per fp8 GEMM input (read 2 B, write
                                      1 B per element each) */
+  double   fp8_cast_passes_compiled; /* the same in a compiled run (the stack's figure;
+                                     sim_cost_options_compile puts it in fp8_cast_passes) */
   double   zero3_prefetch_params; /* the stack's ZeRO-3 semantics (FwStack fsdp_*), which
                                      sim_predict gives a plan that leaves them unset */
   double   zero3_reuse_params;
@@ -179,6 +181,12 @@ void sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *clu
  * sim_cost_options_init is this with the default stack. */
 void sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
                                   const FwStack *stack);
+
+/* A compiled run (the plan's --compile, docs/contracts.md: the user turns it on, the stack
+ * says what it does): element-wise work one pass per op (FW_FUSION_COMPILED) and the
+ * stack's compiled FP8 cast figure. sim_predict applies it to a plan with compile set;
+ * idempotent. */
+void sim_cost_options_compile (SimCostOptions *o);
 
 /* The fitted hardware knobs of the cluster's architecture that sit at a bound of their
  * fit, as "name=value (bound B)" (g_strfreev), or NULL when none does. */

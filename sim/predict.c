@@ -111,6 +111,17 @@ sim_predict (const ModelSpec *model, const Plan *plan, const TopoCluster *cluste
   if (p->plan.zero3_rank_copies < 0)
     p->plan.zero3_rank_copies = co != NULL && co->zero3_rank_copies;
   plan = &p->plan;
+  /* a compiled run: what compiling does is the stack's (sim_cost_options_compile) */
+  SimOptions compiled;
+  if (plan->compile)
+    {
+      if (opts != NULL)
+        compiled = *opts;
+      else
+        sim_options_init (&compiled, cluster);
+      sim_cost_options_compile (&compiled.cost);
+      opts = &compiled;
+    }
   p->layout = plan_layout_new (plan, cluster, error);
   if (p->layout == NULL)
     return NULL;
