@@ -187,7 +187,26 @@ plan_memory_model_states (const Plan *plan, double n_params, double out[3])
  *   and the rest (24 + 5as/h) is divided: s b h (10 + 24/t + 5 a s/(h t)), eq. (2); with SP
  *   every term is divided by t, eq. (3).
  * For SwiGLU of width f the MLP coefficient is 4 + 6 f/h instead of 4 + 16 (Llama 3 405B:
- * f = 3.25 h gives 23.5), and GQA shrinks the QKV term to 2 + 4 hkv/h (405B: 2.25). */
+ * f = 3.25 h gives 23.5), and GQA shrinks the QKV term to 2 + 4 hkv/h (405B: 2.25).
+ *
+ * FP8 (and NVFP4) GEMMs: Transformer Engine's Linear, LayerNormLinear and LayerNormMLP
+ * save for the weight-gradient GEMM the quantized copy of each GEMM input, not the bf16
+ * one, when fp8_autocast is on (the same rule as the MoE experts' inputs below): the
+ * QKV input, the out-projection input, the fc1 input and the fc2 input (the SwiGLU
+ * product, the GeLU output) take fp8_saved_bytes, 1 byte per element plus an E8M0 scale
+ * per 32 (MXFP8; a per-tensor scale is 4 bytes per tensor, less). The norm inputs, Q, K,
+ * V (the attention core runs in bf16) and the SwiGLU gate and up (the activation's
+ * backward reads them) stay at a. */
+/* Bytes the backward keeps of a GEMM input of `elems` elements: its FP8 copy (1 B plus
+ * one E8M0 scale per 32 elements) with FP8 or NVFP4 GEMMs, else a bf16/fp32 tensor. */
+static guint64
+fp8_saved_bytes (const Plan *plan, guint64 elems)
+{
+  if (plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4)
+    return elems + elems / 32;
+  return plan_mem_act_elem_bytes (plan) * elems;
+}
+
 void
 plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
                                const PlanMemOptions *opts, PlanMemLayerActs *out)
@@ -219,7 +238,8 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
   gboolean dropout = plan_mem_dropout (model, opts);
 
   out->norm_inputs = 2 * a * T * h / sp_div;
-  out->linear_inputs = 2 * a * T * h / sp_div + a * T * hq / t;
+  out->linear_inputs = 2 * fp8_saved_bytes (plan, T * h / sp_div)
+                       + fp8_saved_bytes (plan, T * hq / t);
   out->attn_qkv = a * T * (hq + 2 * hkv) / t;
   if (opts->flash_attention && plan->attention_backend != PLAN_ATTN_UNFUSED)
     /* FlashAttention-2 saves softmax_lse, fp32 [b, heads, s_q] */
@@ -231,7 +251,10 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
       guint64 scores = attn_score_elems (model, plan);
       out->attn_scores = a * scores + (dropout ? (1 + a) * scores : 0);
     }
-  out->mlp_hidden = (model->mlp == MODEL_MLP_SWIGLU ? 3 : 2) * a * T * f / t;
+  /* SwiGLU: gate and up (a), the product (the fc2 input); GeLU: its input (a), its
+   * output (the fc2 input) */
+  out->mlp_hidden = (model->mlp == MODEL_MLP_SWIGLU ? 2 : 1) * a * T * f / t
+                    + fp8_saved_bytes (plan, T * f / t);
   out->dropout_masks = dropout ? 2 * T * h / sp_div : 0;
   out->total = out->norm_inputs + out->linear_inputs + out->attn_qkv + out->attn_scores
                + out->attn_softmax_stats + out->mlp_hidden + out->dropout_masks;
@@ -446,8 +469,10 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
     {
       int L0 = moe.first_dense + MAX (moe.layer_step, 1) - 1;   /* the first MoE layer */
       plan_layer_params_local (plan, model, &moe, L0, &moe_dense_elems, &moe_expert_elems);
+      /* the norm-2 output feeds the router (a bf16 GEMM) there, not an FP8 fc1: a bytes */
       moe_full_layer = acts.total - acts.mlp_hidden
-                       + moe_layer_acts (model, plan, &moe, acts.mlp_hidden);
+                       + moe_layer_acts (model, plan, &moe, acts.mlp_hidden)
+                       + a * T * h / sp_div - fp8_saved_bytes (plan, T * h / sp_div);
     }
   guint64 word_emb = model->vocab * h;
   guint64 pos_emb = mp.input_embedding > word_emb ? mp.input_embedding - word_emb : 0;

@@ -212,6 +212,45 @@ test_course_ffn_405b (void)
   plan_clear (&p);
 }
 
+/* FP8 GEMMs: Transformer Engine saves each Linear's input as its FP8 copy (1 B + one E8M0
+ * scale per 32 elements). Llama 3 405B, 4,096 tokens, tp 1: T h = 67,108,864 elements,
+ * saved as 67,108,864 + 2,097,152 = 69,206,016 B; QKV, out-projection (hq = h) and fc1
+ * inputs 3 x that = 207,618,048 (bf16: 6 T h = 402,653,184). MLP: gate and up stay bf16,
+ * 2 x 2 x 4,096 x 53,248 = 872,415,232; the product (fc2 input) T f = 218,103,808 ->
+ * 218,103,808 + 6,815,744 = 224,919,552; sum 1,097,334,784 (bf16 1,308,622,848). Norm
+ * inputs (2 x 2 T h = 268,435,456) and Q, K, V (2 T (h + 2 x 1,024) = 150,994,944, the
+ * attention core runs bf16) unchanged. TP 8 with SP: the GEMM inputs / 8: 8,388,608 +
+ * 262,144 = 8,650,752 each, 25,952,256 for the three. */
+static void
+test_fp8_saved_inputs (void)
+{
+  ModelSpec m;
+  Plan p;
+  PlanMemLayerActs bf, f8;
+
+  llama3_405b (&m);
+  plan_init_defaults (&p);
+  p.dp = 1;
+  p.seq_length = 4096;
+  p.micro_batch = 1;
+  plan_memory_layer_activations (&m, &p, NULL, &bf);
+  g_assert_cmpuint (bf.linear_inputs, ==, G_GUINT64_CONSTANT (402653184));
+  p.compute_dtype = PLAN_PREC_FP8;
+  plan_memory_layer_activations (&m, &p, NULL, &f8);
+  g_assert_cmpuint (f8.linear_inputs, ==, G_GUINT64_CONSTANT (207618048));
+  g_assert_cmpuint (f8.mlp_hidden, ==, G_GUINT64_CONSTANT (1097334784));
+  g_assert_cmpuint (f8.norm_inputs, ==, G_GUINT64_CONSTANT (268435456));
+  g_assert_cmpuint (f8.norm_inputs, ==, bf.norm_inputs);
+  g_assert_cmpuint (f8.attn_qkv, ==, G_GUINT64_CONSTANT (150994944));
+  g_assert_cmpuint (f8.attn_qkv, ==, bf.attn_qkv);
+  g_assert_cmpuint (bf.total - f8.total, ==, G_GUINT64_CONSTANT (406323200));
+  p.tp = 8;
+  p.sequence_parallel = TRUE;
+  plan_memory_layer_activations (&m, &p, NULL, &f8);
+  g_assert_cmpuint (f8.linear_inputs, ==, G_GUINT64_CONSTANT (25952256));
+  plan_clear (&p);
+}
+
 /* Korthikanti et al. 2022, eq. (1): a GeLU model with dropout, no parallelism, scores
  * stored (no FlashAttention): s b h (34 + 5 a s / h) bytes per layer. s 2048, b 2,
  * h 1024, a 16: s b h = 4,194,304; 34 s b h = 142,606,336; 5 a s^2 b = 5 x 16 x 2048^2
@@ -687,6 +726,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/plan/memory/states-8-bytes", test_states_8_bytes);
+  g_test_add_func ("/plan/memory/fp8-saved-inputs", test_fp8_saved_inputs);
   g_test_add_func ("/plan/memory/zero3-100b", test_zero3_100b);
   g_test_add_func ("/plan/memory/zero-figure1", test_zero_figure1);
   g_test_add_func ("/plan/memory/course-ffn-405b", test_course_ffn_405b);
