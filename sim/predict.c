@@ -31,8 +31,8 @@ program_totals (SimPrediction *p, ProgProgram *prog, const SimResult *r)
 }
 
 /* The steady-state path (simulate.c): the step with fewer micro-batches m' = m - d q,
- * enough for every stage to be in its 1F1B phase at once for a few periods, simulated
- * and extended by d periods. Where the pipeline has not settled into an exactly periodic
+ * enough for every stage to be in its 1F1B phase at once for a period and a little more,
+ * simulated and extended by d periods. Where the pipeline has not settled into an exactly periodic
  * state by then, the whole step is simulated: uneven stages can leave slack that is used
  * up over a hundred periods and more (Llama-3 405B 1F1B with 7 + 14 x 8 + 7 layers), and
  * a line through two shorter steps, tried, missed small figures (a stage's exposed
