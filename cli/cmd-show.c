@@ -567,6 +567,7 @@ show_framework (const char *name, gboolean json)
   ROW ("moe_shared_expert_overlap", fw_avail_name (s->moe_shared_expert_overlap));
   ROW ("moe.dispatch_host_sync", s->moe_dispatch_host_sync ? "yes" : "no");
   ROW ("moe.grouped_gemm_launches", s->moe_grouped_gemm_per_expert ? "per_expert" : "one");
+  ROW ("moe.expert_eager_op", s->moe_expert_eager_op ? "yes" : "no");
   ROW ("moe.a2a_overlap", fw_avail_name (s->moe_a2a_overlap));
   g_autofree char *ahead = s->fsdp_prefetch_params > 0
                             ? g_strdup_printf ("%g", s->fsdp_prefetch_params)

@@ -153,7 +153,7 @@ static const char *const gather_names[] = { "flat", "per_tensor", NULL };
 static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "compiled_cast_passes",
                                         "mxfp8", "nvfp4", NULL };
 static const char *const moe_keys[] = { "dispatch_host_sync", "grouped_gemm_launches",
-                                        "a2a_overlap", NULL };
+                                        "expert_eager_op", "a2a_overlap", NULL };
 static const char *const launches_names[] = { "one", "per_expert", NULL };
 static const char *const default_keys[] = { "sharding", "sequence_parallel",
                                             "overlap_grad_reduce", "overlap_param_gather",
@@ -322,6 +322,7 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       if (!check_keys (sub, moe_keys, &ws, error)
           || !get_bool (sub, "dispatch_host_sync", &s->moe_dispatch_host_sync, &ws, error)
           || !get_enum (sub, "grouped_gemm_launches", launches_names, &gl, FALSE, &ws, error)
+          || !get_bool (sub, "expert_eager_op", &s->moe_expert_eager_op, &ws, error)
           || !get_enum (sub, "a2a_overlap", avail_names, &ov, FALSE, &ws, error))
         return NULL;
       s->moe_grouped_gemm_per_expert = gl == 1;
@@ -544,6 +545,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   json_builder_begin_object (b);
   B ("dispatch_host_sync", s->moe_dispatch_host_sync);
   S ("grouped_gemm_launches", s->moe_grouped_gemm_per_expert ? "per_expert" : "one");
+  B ("expert_eager_op", s->moe_expert_eager_op);
   S ("a2a_overlap", fw_avail_name (s->moe_a2a_overlap));
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fsdp");

@@ -99,6 +99,9 @@ typedef struct {
                                          * layer forward */
   gboolean      moe_grouped_gemm_per_expert; /* a grouped GEMM is issued as one GEMM
                                               * launch per local expert */
+  gboolean      moe_expert_eager_op;    /* besides each expert's GEMM launch, the grouped
+                                         * GEMM issues an eager op per local expert from
+                                         * Python (TE GroupedLinear's per-expert loops) */
   FwAvail       moe_a2a_overlap;        /* the EP all-to-all of one micro-batch overlapped
                                          * with another's compute (1F1B A2A overlap) */
   gboolean      grad_reduce_bf16;       /* DP gradients reduced in bf16 (else fp32) */

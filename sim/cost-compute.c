@@ -302,9 +302,17 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
   double t = roofline (c, flops, c->peak_flops[d] * eff, bytes) + cast;
   /* A grouped GEMM the stack issues as one launch per expert (TE GroupedLinear): after
    * the dispatcher's host sync the host cannot run ahead, so the b launches take the
-   * host b x its launch figure when the GEMMs are shorter than that */
+   * host b x its launch figure when the GEMMs are shorter than that, plus, where the
+   * stack loops over the experts in Python (moe_expert_op_s), one eager op per expert in
+   * the weight gradient (its buffer) and, with FP8 weights, in the forward (the weight's
+   * cast); the data gradient has none */
   if (g > 1 && c->opts.moe_grouped_per_expert)
-    t = MAX (t, g * c->opts.host_launch_s);
+    {
+      const gboolean wgrad = op->name != NULL && g_str_has_suffix (op->name, "_wgrad");
+      const gboolean fwd = op->name != NULL && !wgrad && !g_str_has_suffix (op->name, "_dgrad");
+      const double eager = wgrad || (fwd && lowp) ? c->opts.moe_expert_op_s : 0.0;
+      t = MAX (t, g * (c->opts.host_launch_s + eager));
+    }
   /* without grouped GEMM (Megatron's SequentialMLP) each expert's GEMM is its own launch,
    * host-bound the same way behind the sync */
   else if (g <= 1 && c->opts.moe_host_sync_s > 0 && op->name != NULL

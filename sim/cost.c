@@ -45,6 +45,12 @@
  * synchronize, "~4-6 us per launch-plus-sync" (hardware.md, S [PEGA]): the middle. */
 #define HOST_SYNC_S 5e-6
 
+/* Host time of one eager PyTorch op (Python, pybind11, autograd and ATen dispatch, the
+ * launch): "~5-25 us of CPU-side work per op" (jiahuanglin.xyz, all_lessons/
+ * gpu_kernel_serving/18_pytorch_to_kernel, table "What each layer actually does"): S, the
+ * middle. */
+#define EAGER_OP_HOST_S 15e-6
+
 /* Flash attention efficiency (fraction of dense peak) by GPU generation.
  *  - Hopper: FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608) reaches up to 740
  *    TFLOP/s BF16 forward = 75% of 989; FA2 reached ~35% on H100 (same paper). Causal
@@ -280,6 +286,7 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
    * itself is a launch-plus-sync round trip */
   o->moe_grouped_per_expert = stack->moe_grouped_gemm_per_expert;
   o->moe_host_sync_s = stack->moe_dispatch_host_sync && arch != ARCH_OTHER ? HOST_SYNC_S : 0.0;
+  o->moe_expert_op_s = stack->moe_expert_eager_op && arch != ARCH_OTHER ? EAGER_OP_HOST_S : 0.0;
   /* CPU hosts: measured contention in place of the default slowdown (sim/cost-cpu.c) */
   sim_cost_options_cpu_host (o, cluster, 0, 0);
 }
@@ -367,6 +374,7 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
   o->host_launch_s = o->launch_overhead_s;
   o->moe_grouped_per_expert = FALSE;
   o->moe_host_sync_s = 0.0;
+  o->moe_expert_op_s = 0.0;
   o->mem_traffic_factor = 1.0;
   o->tile_m = DEFAULT_TILE_M;
   o->tile_n = DEFAULT_TILE_N;
@@ -447,7 +455,7 @@ static const CostOptionInfo option_info[] = {
   D (coll_base_latency_s, 0, 1), D (nvls_latency_s, 0, 1),
   D (elementwise_passes, 0.1, 100), D (fp8_cast_passes, 0, 20),
   D (fp8_cast_passes_compiled, 0, 20),
-  D (host_launch_s, 0, 1), D (moe_host_sync_s, 0, 1),
+  D (host_launch_s, 0, 1), D (moe_host_sync_s, 0, 1), D (moe_expert_op_s, 0, 1),
   { "moe_grouped_per_expert", G_STRUCT_OFFSET (SimCostOptions, moe_grouped_per_expert), 'b', 0, 1 },
   { "fp8_attention", G_STRUCT_OFFSET (SimCostOptions, fp8_attention), 'b', 0, 1 },
   { "use_nvls", G_STRUCT_OFFSET (SimCostOptions, use_nvls), 'b', 0, 1 },

@@ -151,6 +151,9 @@ typedef struct {
   double   host_launch_s;
   gboolean moe_grouped_per_expert;
   double   moe_host_sync_s;
+  /* ... and the eager framework op the stack issues from Python per local expert of a
+   * grouped GEMM besides its launch (frameworks/stack.h moe_expert_eager_op; 0: none) */
+  double   moe_expert_op_s;
   gboolean extrapolated;          /* no fitted row for the device's architecture, or the
                                      stack's attention kernel was never fitted on it */
   /* test knobs */

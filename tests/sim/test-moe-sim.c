@@ -202,6 +202,13 @@ test_search_space (void)
  *    and behind the sync the host cannot run ahead, so the op costs the host 16 x 4 us =
  *    64 us (h100-24k's documented launch figure, 4 us), not its GPU time: 16 x 2 x 256 x
  *    2048 x 1536 = 25.8 GFLOP at under 1 PFLOP/s is about 26 us at best;
+ *  - TE GroupedLinear also loops over the experts in Python (moe.expert_eager_op): one
+ *    eager PyTorch op per expert, 15 us each (sim/cost.c: the middle of 5-25 us per op),
+ *    in the weight gradient (each expert's wgrad buffer) and, with FP8, in the forward
+ *    (each expert's weight cast): the wgrad of the same shape (2048 x 1536 x 256 per
+ *    expert) costs 16 x (4 + 15) = 304 us, the FP8 forward 304 us, the data gradient and
+ *    the BF16 forward stay at 16 x 4 = 64 us (their GPU time, at most 25.8 GFLOP at 989
+ *    TFLOP/s x 0.785 MAMF share = 33 us, is below both);
  *  - the same op as one GEMM launch (a stack without per-expert launches) costs its GPU
  *    time, below 64 us; the default plan (megatron-core) prices the sync op at 5 us, a
  *    stack without the sync at 0. */
@@ -218,6 +225,8 @@ test_host_costs (void)
   sim_cost_options_init_stack (&o, c, mc);
   g_assert_cmpfloat (o.host_launch_s, ==, 4e-6);
   g_assert_cmpfloat (o.moe_host_sync_s, ==, 5e-6);
+  g_assert_true (mc->moe_expert_eager_op);
+  g_assert_cmpfloat (o.moe_expert_op_s, ==, 15e-6);
   SimCost *cost = sim_cost_new (c, NULL, &o);
   ModelOp g;
   memset (&g, 0, sizeof g);
@@ -227,6 +236,14 @@ test_host_costs (void)
   g.fwd_flops = 2.0 * 256 * 1536 * 2048 * 16;
   double grouped = sim_cost_op_s (cost, &g, TOPO_DTYPE_BF16, FALSE);
   g_assert_cmpfloat (fabs (grouped - 64e-6), <, 1e-12);
+  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &g, TOPO_DTYPE_FP8, FALSE) - 304e-6), <, 1e-12);
+  ModelOp w = g;
+  w.name = "expert_up_wgrad";
+  w.m = 2048, w.n = 1536, w.k = 256;
+  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &w, TOPO_DTYPE_BF16, TRUE) - 304e-6), <, 1e-12);
+  w.name = "expert_up_dgrad";
+  w.m = 256, w.n = 2048, w.k = 1536;
+  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &w, TOPO_DTYPE_BF16, TRUE) - 64e-6), <, 1e-12);
   ModelOp sync;
   memset (&sync, 0, sizeof sync);
   sync.name = "moe_host_sync";
@@ -250,6 +267,7 @@ test_host_costs (void)
   g_assert_no_error (error);
   g_assert_false (tt->moe_dispatch_host_sync);
   g_assert_false (tt->moe_grouped_gemm_per_expert);
+  g_assert_false (tt->moe_expert_eager_op);
 }
 
 /* --overlap-moe-expert-parallel-comm (Megatron-Core's 1F1B A2A overlap): the plan of
