@@ -294,6 +294,16 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
     }
   if (g_str_equal (name, "moe-imbalance"))
     return parse_double (option, value, 1.0, &plan->moe_imbalance, error);
+  if (g_str_equal (name, "cuda-graph-impl"))
+    {
+      static const Choice c[] = {
+        { "none", PLAN_CG_IMPL_NONE }, { "local", PLAN_CG_IMPL_LOCAL },
+        { "transformer_engine", PLAN_CG_IMPL_TRANSFORMER_ENGINE }, { NULL, 0 } };
+      return parse_choice (name, value, c, "none, local or transformer_engine",
+                           (int *) &plan->cuda_graph_impl, error);
+    }
+  if (g_str_equal (name, "cuda-graph-scope"))
+    return plan_cuda_graph_scope_parse (value, plan, error);
   if (g_str_equal (name, "plan"))
     {
       g_free (pp->args->plan_file);
@@ -469,6 +479,11 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       CB (on_flag), "EP all-to-all of one micro-batch under another's compute (1F1B)", NULL },
     { "moe-imbalance", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "Busiest expert's tokens / mean (default 1.3; 1 = balanced)", "R" },
+    { "cuda-graph-impl", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "CUDA graphs: none (default), local, transformer_engine", "IMPL" },
+    { "cuda-graph-scope", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "What the CUDA graphs capture: attn, mlp, moe, moe_router, moe_preprocess, "
+      "full_iteration (comma-separated; default the whole layer)", "LIST" },
     { "dp", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
       "DP degree: derived from the world size; if given it must agree", "N" },
     { "data-parallel-size", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "N" },

@@ -250,6 +250,13 @@ parse_moe (PlanJson *pj, JsonObject *obj, GError **error)
         ok = json_get_number (pj, S, key, n, 1.0, &p->moe_imbalance, error);
       else if (g_str_equal (key, "a2a_overlap"))
         ok = json_get_bool (pj, S, key, n, &p->moe_a2a_overlap, error);
+      else if (g_str_equal (key, "cuda_graph_impl") || g_str_equal (key, "cuda_graph_scope"))
+        {
+          const char *v = json_get_str (pj, S, key, n, error);
+          ok = v != NULL && apply_as_flag (pj, g_str_equal (key, "cuda_graph_impl")
+                                                 ? "cuda-graph-impl" : "cuda-graph-scope",
+                                           v, error);
+        }
       else if (g_str_equal (key, "recompute_modules"))
         {
           /* the MoE names of --recompute-modules (moe_act, moe); core_attn belongs to
@@ -278,7 +285,8 @@ parse_moe (PlanJson *pj, JsonObject *obj, GError **error)
           g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
                        "%s: unknown key moe.%s (hint: num_experts, router_topk, "
                        "token_dispatcher_type, expert_capacity_factor, grouped_gemm, "
-                       "shared_expert_overlap, imbalance, a2a_overlap, recompute_modules)", pj->source,
+                       "shared_expert_overlap, imbalance, a2a_overlap, recompute_modules, cuda_graph_impl, "
+                       "cuda_graph_scope)", pj->source,
                        key);
           return FALSE;
         }

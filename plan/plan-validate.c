@@ -311,6 +311,15 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                     plan->dp, model_par * plan->dp_given);
   if (!resolve_moe (plan, model, error))
     return FALSE;
+  /* Megatron-Core: a scope needs a capture implementation, and the whole-iteration graph
+   * is the local implementation's (FullCudaGraphWrapper) */
+  if (plan->cuda_graph_scope != 0 && plan->cuda_graph_impl == PLAN_CG_IMPL_NONE)
+    return invalid (error, "--cuda-graph-scope needs CUDA graphs (hint: add "
+                    "--cuda-graph-impl transformer_engine, or local)");
+  if ((plan->cuda_graph_scope & PLAN_CG_FULL_ITERATION)
+      && plan->cuda_graph_impl != PLAN_CG_IMPL_LOCAL)
+    return invalid (error, "--cuda-graph-scope full_iteration is captured by the local "
+                    "implementation only (hint: --cuda-graph-impl local)");
 
   /* Tensor parallelism splits heads and KV groups (Megatron: num_attention_heads and
    * num_query_groups must both be divisible by the TP size). */

@@ -42,6 +42,68 @@ plan_init_defaults (Plan *plan)
   plan->moe_dispatcher = PLAN_MOE_ALLTOALL;
 }
 
+static const struct { const char *name; guint bit; } cg_scopes[] = {
+  { "attn", PLAN_CG_ATTN }, { "mlp", PLAN_CG_MLP }, { "moe", PLAN_CG_MOE },
+  { "moe_router", PLAN_CG_MOE_ROUTER }, { "moe_preprocess", PLAN_CG_MOE_PREPROCESS },
+  { "full_iteration", PLAN_CG_FULL_ITERATION } };
+
+gboolean
+plan_cuda_graph_scope_parse (const char *list, Plan *plan, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit_set (list, ", ", -1);
+  guint bits = 0;
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      if (parts[i][0] == '\0')
+        continue;
+      guint j = 0;
+      while (j < G_N_ELEMENTS (cg_scopes) && !g_str_equal (parts[i], cg_scopes[j].name))
+        j++;
+      if (j == G_N_ELEMENTS (cg_scopes))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "unknown --cuda-graph-scope '%s' (hint: attn, mlp, moe, moe_router, "
+                       "moe_preprocess or full_iteration)", parts[i]);
+          return FALSE;
+        }
+      bits |= cg_scopes[j].bit;
+    }
+  if (bits == 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--cuda-graph-scope '%s' names no scope (hint: e.g. attn,moe_router,"
+                   "moe_preprocess)", list);
+      return FALSE;
+    }
+  plan->cuda_graph_scope = bits;
+  return TRUE;
+}
+
+const char *
+plan_cuda_graph_impl_name (PlanCudaGraphImpl impl)
+{
+  static const char *const names[] = { "none", "local", "transformer_engine" };
+  return (guint) impl < G_N_ELEMENTS (names) ? names[impl] : "?";
+}
+
+char *
+plan_cuda_graph_scope_string (guint scope)
+{
+  GString *s = g_string_new (NULL);
+  for (guint j = 0; j < G_N_ELEMENTS (cg_scopes); j++)
+    if (scope & cg_scopes[j].bit)
+      g_string_append_printf (s, "%s%s", s->len > 0 ? "," : "", cg_scopes[j].name);
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+plan_cuda_graph_moe (const Plan *plan)
+{
+  return plan->cuda_graph_impl != PLAN_CG_IMPL_NONE
+         && (plan->cuda_graph_scope == 0
+             || (plan->cuda_graph_scope & (PLAN_CG_MOE | PLAN_CG_FULL_ITERATION)) != 0);
+}
+
 const char *
 plan_moe_dispatcher_name (PlanMoeDispatcher d)
 {
@@ -447,6 +509,9 @@ plan_to_string (const Plan *plan)
     g_string_append (s, "-compile");
   if (plan->async_tp)
     g_string_append (s, "-asynctp");
+  /* CUDA graphs over the MoE layer remove its host work (plan_cuda_graph_moe) */
+  if (plan_cuda_graph_moe (plan))
+    g_string_append (s, "-cgmoe");
   if (plan->compute_dtype == PLAN_PREC_FP8)
     g_string_append (s, "-fp8");
   else if (plan->compute_dtype == PLAN_PREC_FP4)
@@ -555,6 +620,14 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
       SET_BOOL ("grouped_gemm", plan->moe_grouped_gemm);
       SET_BOOL ("shared_expert_overlap", plan->moe_shared_expert_overlap);
       SET_BOOL ("a2a_overlap", plan->moe_a2a_overlap);
+      /* --cuda-graph-impl / --cuda-graph-scope: what they change is the MoE layer's host
+       * work, so they are kept with it */
+      if (plan->cuda_graph_impl != PLAN_CG_IMPL_NONE)
+        {
+          SET_STR ("cuda_graph_impl", plan_cuda_graph_impl_name (plan->cuda_graph_impl));
+          g_autofree char *scope = plan_cuda_graph_scope_string (plan->cuda_graph_scope);
+          SET_STR ("cuda_graph_scope", scope);
+        }
       /* Megatron's --recompute-modules names for the MoE parts ("" when none) */
       SET_STR ("recompute_modules",
                (plan->moe_recompute & PLAN_MOE_RECOMPUTE_ACT)

@@ -100,6 +100,25 @@ typedef enum {
                         * once, forwarded inside the node over NVLink */
 } PlanMoeDispatcher;
 
+/* CUDA graphs (Megatron-Core --cuda-graph-impl / --cuda-graph-scope): which capture and
+ * what it covers. The step program's host-side costs (the MoE dispatcher's sync and the
+ * grouped GEMMs' per-expert host work) sit in the experts; only a capture of the MoE layer
+ * (scope moe, the whole layer, or full_iteration) removes them. */
+typedef enum {
+  PLAN_CG_IMPL_NONE,               /* default: eager */
+  PLAN_CG_IMPL_LOCAL,              /* Megatron-Core's CudaGraphManager / FullCudaGraphWrapper */
+  PLAN_CG_IMPL_TRANSFORMER_ENGINE, /* TE make_graphed_callables per layer */
+} PlanCudaGraphImpl;
+
+enum {
+  PLAN_CG_ATTN = 1 << 0,
+  PLAN_CG_MLP = 1 << 1,
+  PLAN_CG_MOE = 1 << 2,
+  PLAN_CG_MOE_ROUTER = 1 << 3,
+  PLAN_CG_MOE_PREPROCESS = 1 << 4,
+  PLAN_CG_FULL_ITERATION = 1 << 5,
+};
+
 /* GEMM math over fp32 tensors (compute_dtype fp32), PyTorch's
  * torch.set_float32_matmul_precision names: "highest" fp32 products, "high" TF32 tensor
  * cores, "medium" BF16 tensor cores; accumulation is fp32 in all three. */
@@ -210,6 +229,9 @@ typedef struct {
                                   * (Megatron-Core 0.14+ 1F1B A2A overlap) */
   double   moe_imbalance;        /* --moe-imbalance: busiest expert's tokens / mean;
                                   * 0 = PLAN_MOE_IMBALANCE_DEFAULT */
+  PlanCudaGraphImpl cuda_graph_impl; /* --cuda-graph-impl */
+  guint    cuda_graph_scope;     /* --cuda-graph-scope: PLAN_CG_* bits; 0 with an impl =
+                                  * Megatron-Core's default, the whole layer */
 } Plan;
 
 /* Default --moe-imbalance: the busiest expert receives 1.3x the mean. Source: the
@@ -251,6 +273,15 @@ gboolean plan_moe_layer (const PlanMoe *moe, int layer);
 gboolean plan_recompute_modules_parse (const char *list, gboolean ignore_unmodelled,
                                        Plan *plan, GError **error);
 const char *plan_moe_dispatcher_name (PlanMoeDispatcher d);
+/* Reads a --cuda-graph-scope list (Megatron's names, separated by commas or spaces: attn,
+ * mlp, moe, moe_router, moe_preprocess, full_iteration) into plan->cuda_graph_scope. */
+gboolean plan_cuda_graph_scope_parse (const char *list, Plan *plan, GError **error);
+/* TRUE when the plan's CUDA graphs capture its MoE layers (scope moe, the default whole
+ * layer, or full_iteration): their host work is one graph launch. */
+gboolean plan_cuda_graph_moe (const Plan *plan);
+const char *plan_cuda_graph_impl_name (PlanCudaGraphImpl impl);
+/* The scope bits as a --cuda-graph-scope list ("" for none); g_free it. */
+char *plan_cuda_graph_scope_string (guint scope);
 /* Parameters (elements, whole, before any split) of one routed expert (the model's MLP
  * kind at expert_ffn: 3 h f for SwiGLU, 2 h f for GeLU, with biases when the model has
  * them), of the router (E x h) and of the shared experts of one MoE layer. */

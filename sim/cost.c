@@ -395,6 +395,18 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
   o->free_optimizer = FALSE;
 }
 
+void
+sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan)
+{
+  g_return_if_fail (o != NULL && plan != NULL);
+  if (plan_cuda_graph_moe (plan))
+    {
+      o->moe_grouped_per_expert = FALSE;
+      o->moe_expert_op_s = 0.0;
+      o->moe_host_sync_s = 0.0;
+    }
+}
+
 SimCost *
 sim_cost_new (const TopoCluster *cluster, const PlanLayout *layout, const SimCostOptions *opts)
 {

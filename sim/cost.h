@@ -224,6 +224,11 @@ void     sim_cost_options_cpu_host (SimCostOptions *o, const TopoCluster *cluste
 /* Overrides one option by name ("gemm_efficiency", "attn_fwd_efficiency", ...; the names
  * of the fields above, with *_s fields also accepting *_us in microseconds), for what-if
  * studies and calibration. FALSE with G_OPTION_ERROR_BAD_VALUE naming the key. */
+/* What the plan changes in the options: CUDA graphs over the MoE layers
+ * (plan_cuda_graph_moe) replay the experts' launches and per-expert host work as one
+ * graph launch, and a captured MoE layer has no device-to-host sync (a graph cannot hold
+ * one): the grouped GEMMs cost their GPU time and the sync nothing. */
+void     sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan);
 gboolean sim_cost_options_set (SimCostOptions *o, const char *key, const char *value,
                                GError **error);
 /* Applies "key=value" strings (NULL-terminated array; NULL = none). */

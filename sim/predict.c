@@ -122,6 +122,17 @@ sim_predict (const ModelSpec *model, const Plan *plan, const TopoCluster *cluste
       sim_cost_options_compile (&compiled.cost);
       opts = &compiled;
     }
+  /* what the plan changes in the cost model (CUDA graphs over the MoE layers) */
+  SimOptions planned;
+  if (plan_cuda_graph_moe (plan))
+    {
+      if (opts != NULL)
+        planned = *opts;
+      else
+        sim_options_init (&planned, cluster);
+      sim_cost_options_apply_plan (&planned.cost, plan);
+      opts = &planned;
+    }
   p->layout = plan_layout_new (plan, cluster, error);
   if (p->layout == NULL)
     return NULL;

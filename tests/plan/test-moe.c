@@ -589,6 +589,88 @@ test_mla (Fixture *f, gconstpointer data)
   g_assert_cmpint (p->moe.first_dense, ==, 3);
 }
 
+/* --cuda-graph-impl / --cuda-graph-scope (Megatron-Core's names): the scope list reads
+ * into bits; the MoE layer counts as captured with scope moe, full_iteration, or no scope
+ * (Megatron's default: the whole layer), not with attn / moe_router / moe_preprocess,
+ * which leave the experts eager; the plan string marks a captured MoE layer (-cgmoe), the
+ * plan JSON's "moe" section keeps both options and reads them back, and a scope without
+ * an implementation, full_iteration outside the local implementation, or an unknown name
+ * are refused with one line. */
+static void
+test_cuda_graphs (Fixture *f, gconstpointer data)
+{
+  const char *moe = "--gpus 8 --num-experts 8 --ep 8 ";
+  g_autoptr (GError) error = NULL;
+  g_autofree char *partial = g_strconcat (moe, "--cuda-graph-impl transformer_engine "
+                                          "--cuda-graph-scope attn,moe_router,moe_preprocess",
+                                          NULL);
+  g_assert_true (resolve (f, partial, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.cuda_graph_impl, ==, PLAN_CG_IMPL_TRANSFORMER_ENGINE);
+  g_assert_cmpuint (f->plan.cuda_graph_scope, ==,
+                    PLAN_CG_ATTN | PLAN_CG_MOE_ROUTER | PLAN_CG_MOE_PREPROCESS);
+  g_assert_false (plan_cuda_graph_moe (&f->plan));
+  g_autofree char *s1 = plan_to_string (&f->plan);
+  g_assert_null (strstr (s1, "-cgmoe"));
+
+  static const char *const captured[] = {
+    "--cuda-graph-impl transformer_engine --cuda-graph-scope moe",
+    "--cuda-graph-impl local --cuda-graph-scope full_iteration",
+    "--cuda-graph-impl local" };
+  for (guint i = 0; i < G_N_ELEMENTS (captured); i++)
+    {
+      g_autofree char *flags = g_strconcat (moe, captured[i], NULL);
+      g_assert_true (resolve (f, flags, &error));
+      g_assert_no_error (error);
+      g_assert_true (plan_cuda_graph_moe (&f->plan));
+      g_autofree char *s = plan_to_string (&f->plan);
+      g_assert_nonnull (strstr (s, "-cgmoe"));
+    }
+
+  /* the stored plan's "moe" section reads back */
+  g_autofree char *flags = g_strconcat (moe, "--cuda-graph-impl transformer_engine "
+                                        "--cuda-graph-scope attn,moe", NULL);
+  g_assert_true (resolve (f, flags, &error));
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  plan_to_json (&f->plan, b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  JsonObject *sec = json_object_get_object_member (json_node_get_object (root), "moe");
+  g_assert_cmpstr (json_object_get_string_member (sec, "cuda_graph_impl"), ==,
+                   "transformer_engine");
+  g_assert_cmpstr (json_object_get_string_member (sec, "cuda_graph_scope"), ==, "attn,moe");
+  g_autoptr (JsonNode) wrapn = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr (JsonObject) wrap = json_object_new ();
+  json_object_set_member (wrap, "moe", json_node_copy (json_object_get_member (
+                                         json_node_get_object (root), "moe")));
+  json_node_set_object (wrapn, wrap);
+  g_autofree char *text = json_to_string (wrapn, FALSE);
+  Plan q;
+  plan_init_defaults (&q);
+  g_assert_true (plan_load_json_data (&q, text, -1, "round-trip.json", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (q.cuda_graph_impl, ==, PLAN_CG_IMPL_TRANSFORMER_ENGINE);
+  g_assert_cmpuint (q.cuda_graph_scope, ==, PLAN_CG_ATTN | PLAN_CG_MOE);
+  plan_clear (&q);
+
+  static const struct { const char *flags, *message; } bad[] = {
+    { "--cuda-graph-scope moe", "--cuda-graph-scope needs CUDA graphs" },
+    { "--cuda-graph-impl transformer_engine --cuda-graph-scope full_iteration",
+      "full_iteration is captured by the local implementation only" },
+    { "--cuda-graph-impl local --cuda-graph-scope mamba", "unknown --cuda-graph-scope 'mamba'" },
+    { "--cuda-graph-impl tensorrt", "unknown --cuda-graph-impl 'tensorrt'" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) e = NULL;
+      g_autofree char *bf = g_strconcat (moe, bad[i].flags, NULL);
+      g_assert_false (resolve (f, bf, &e));
+      g_assert_nonnull (e);
+      if (strstr (e->message, bad[i].message) == NULL)
+        g_error ("%s: expected '%s' in '%s'", bad[i].flags, bad[i].message, e->message);
+      g_assert_null (strchr (e->message, '\n'));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -605,5 +687,6 @@ main (int argc, char **argv)
   ADD ("zero3-gathers", test_zero3_gathers);
   ADD ("zero3-memory", test_zero3_memory);
   ADD ("mla", test_mla);
+  ADD ("cuda-graphs", test_cuda_graphs);
   return g_test_run ();
 }

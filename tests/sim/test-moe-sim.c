@@ -262,6 +262,33 @@ test_host_costs (void)
   g_assert_cmpfloat (sim_cost_op_s (cost, &sync, TOPO_DTYPE_BF16, FALSE), ==, 0.0);
   sim_cost_free (cost);
 
+  /* CUDA graphs: over attn, moe_router and moe_preprocess (Megatron-Bridge's MoE recipes)
+   * the experts stay eager and nothing changes; over the MoE layer (scope moe) the graph
+   * replays the 16 launches and the per-expert ops, and holds no sync: the grouped GEMM
+   * costs its GPU time (the one-kernel figure above), FP8 forward and wgrad too, and the
+   * sync 0 */
+  SimCostOptions og;
+  sim_cost_options_init_stack (&og, c, mc);
+  Plan cg;
+  plan_init_defaults (&cg);
+  cg.cuda_graph_impl = PLAN_CG_IMPL_TRANSFORMER_ENGINE;
+  cg.cuda_graph_scope = PLAN_CG_ATTN | PLAN_CG_MOE_ROUTER | PLAN_CG_MOE_PREPROCESS;
+  sim_cost_options_apply_plan (&og, &cg);
+  g_assert_true (og.moe_grouped_per_expert);
+  g_assert_cmpfloat (og.moe_expert_op_s, ==, 15e-6);
+  g_assert_cmpfloat (og.moe_host_sync_s, ==, 5e-6);
+  cg.cuda_graph_scope = PLAN_CG_MOE;
+  sim_cost_options_apply_plan (&og, &cg);
+  g_assert_false (og.moe_grouped_per_expert);
+  g_assert_cmpfloat (og.moe_expert_op_s, ==, 0.0);
+  g_assert_cmpfloat (og.moe_host_sync_s, ==, 0.0);
+  cost = sim_cost_new (c, NULL, &og);
+  g_assert_cmpfloat (sim_cost_op_s (cost, &g, TOPO_DTYPE_BF16, FALSE), ==, one);
+  g_assert_cmpfloat (sim_cost_op_s (cost, &g, TOPO_DTYPE_FP8, FALSE), <, 64e-6);
+  g_assert_cmpfloat (sim_cost_op_s (cost, &sync, TOPO_DTYPE_BF16, FALSE), ==, 0.0);
+  sim_cost_free (cost);
+  plan_clear (&cg);
+
   /* a stack file without a "moe" object (torchtitan's preset states none) has neither */
   g_autoptr (FwStack) tt = fw_stack_lookup ("torchtitan", &error);
   g_assert_no_error (error);
