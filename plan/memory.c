@@ -154,6 +154,16 @@ plan_memory_model_states (const Plan *plan, double n_params, double out[3])
 
 /* ---- activations -------------------------------------------------------------------- */
 
+/* Bytes the backward keeps of a GEMM input of `elems` elements: its FP8 copy (1 B plus
+ * one E8M0 scale per 32 elements) with FP8 or NVFP4 GEMMs, else a bf16/fp32 tensor. */
+static guint64
+fp8_saved_bytes (const Plan *plan, guint64 elems)
+{
+  if (plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4)
+    return elems + elems / 32;
+  return plan_mem_act_elem_bytes (plan) * elems;
+}
+
 /* Per layer and micro-batch, the tensors the backward pass needs, following Korthikanti
  * et al. 2022 section 4.1 tensor by tensor, with T = s/cp x b tokens on this rank, a the
  * activation element size (2), t the TP degree, "/t(SP)" meaning divided by t only with
@@ -196,17 +206,29 @@ plan_memory_model_states (const Plan *plan, double n_params, double out[3])
  * product, the GeLU output) take fp8_saved_bytes, 1 byte per element plus an E8M0 scale
  * per 32 (MXFP8; a per-tensor scale is 4 bytes per tensor, less). The norm inputs, Q, K,
  * V (the attention core runs in bf16) and the SwiGLU gate and up (the activation's
- * backward reads them) stay at a. */
-/* Bytes the backward keeps of a GEMM input of `elems` elements: its FP8 copy (1 B plus
- * one E8M0 scale per 32 elements) with FP8 or NVFP4 GEMMs, else a bf16/fp32 tensor. */
-static guint64
-fp8_saved_bytes (const Plan *plan, guint64 elems)
-{
-  if (plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4)
-    return elems + elems / 32;
-  return plan_mem_act_elem_bytes (plan) * elems;
-}
-
+ * backward reads them) stay at a.
+ *
+ * Multi-head latent attention (DeepSeek-V2/V3; Megatron-Core MLASelfAttention, n heads,
+ * r_q / r_kv the q / kv LoRA ranks, d_r the rope dim, d_qk = nope + rope, d_v the value
+ * head dim) replaces the QKV and out-projection terms by (the GEMM inputs among them at
+ * fp8_saved_bytes with FP8 GEMMs):
+ *     QKV down-GEMM input (the input norm's output, read by both down projections)
+ *                                          a T h /t(SP)
+ *     q and kv latents: the inputs of the q and kv norms (q_compressed, and the kv down
+ *       output with its rope part)         a T (r_q + r_kv + d_r) /t(SP)   (norm_inputs)
+ *     the norms' outputs, the up-GEMM inputs (LayerNormLinear keeps both)
+ *                                          a T (r_q + r_kv) /t(SP)
+ *     Q, K, V of the core                  a T n (2 d_qk + d_v) / t
+ *     out-projection input (core output)   a T n d_v / t
+ * DeepSeek-V3 (h 7168, n 128, r_q 1536, r_kv 512, d_r 64, d_qk 192, d_v 128): Q, K, V are
+ * 65,536 elements a token against the latents' 2,112.
+ * --recompute-modules (plan.h), bits of plan->moe_recompute:
+ *   mla_up_proj drops Q, K, V and the up-GEMM inputs (the checkpoint keeps the latents);
+ *   layernorm drops MLA's input-norm output (the QKV down-GEMM input); the pre-MLP norm
+ *     output of an MoE layer is dropped in moe_layer_acts; fused norms (a dense MLP's,
+ *     ordinary attention's) are not recomputed;
+ *   mlp drops a dense layer's fc1 input and MLP hidden tensors (the checkpoint's input
+ *     is the norm-2 input, already counted). */
 void
 plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
                                const PlanMemOptions *opts, PlanMemLayerActs *out)
@@ -238,9 +260,28 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
   gboolean dropout = plan_mem_dropout (model, opts);
 
   out->norm_inputs = 2 * a * T * h / sp_div;
+  out->mlp_input = fp8_saved_bytes (plan, T * h / sp_div);
   out->linear_inputs = 2 * fp8_saved_bytes (plan, T * h / sp_div)
                        + fp8_saved_bytes (plan, T * hq / t);
   out->attn_qkv = a * T * (hq + 2 * hkv) / t;
+  guint rc = plan->moe_recompute;
+  if (model_spec_is_mla (model))
+    {
+      guint64 n = model->n_heads, dqk = model->qk_nope_head_dim + model->qk_rope_head_dim;
+      guint64 dv = model->v_head_dim, rq = model->q_lora_rank, rkv = model->kv_lora_rank;
+      guint64 up_in = fp8_saved_bytes (plan, T * (rq + rkv) / sp_div);
+      out->norm_inputs += a * T * (rq + rkv + model->qk_rope_head_dim) / sp_div;
+      out->linear_inputs = 2 * fp8_saved_bytes (plan, T * h / sp_div)
+                           + fp8_saved_bytes (plan, T * n * dv / t) + up_in;
+      out->attn_qkv = a * T * n * (2 * dqk + dv) / t;
+      if (rc & PLAN_MOE_RECOMPUTE_MLA_UP)
+        {
+          out->attn_qkv = 0;
+          out->linear_inputs -= up_in;
+        }
+      if (rc & PLAN_MOE_RECOMPUTE_LAYERNORM)
+        out->linear_inputs -= fp8_saved_bytes (plan, T * h / sp_div);
+    }
   if (opts->flash_attention && plan->attention_backend != PLAN_ATTN_UNFUSED)
     /* FlashAttention-2 saves softmax_lse, fp32 [b, heads, s_q] */
     out->attn_softmax_stats = 4 * b * (model->n_heads / t) * (s / cp);
@@ -255,6 +296,12 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
    * output (the fc2 input) */
   out->mlp_hidden = (model->mlp == MODEL_MLP_SWIGLU ? 2 : 1) * a * T * f / t
                     + fp8_saved_bytes (plan, T * f / t);
+  if (rc & PLAN_MOE_RECOMPUTE_MLP)
+    {
+      out->mlp_hidden = 0;
+      out->linear_inputs -= out->mlp_input;
+      out->mlp_input = 0;
+    }
   out->dropout_masks = dropout ? 2 * T * h / sp_div : 0;
   out->total = out->norm_inputs + out->linear_inputs + out->attn_qkv + out->attn_scores
                + out->attn_softmax_stats + out->mlp_hidden + out->dropout_masks;
@@ -356,8 +403,10 @@ plan_mem_chunk_acts (const Plan *plan, int layers, guint64 full_layer, guint64 s
  *   expert fc1 output (SwiGLU gate and up; GeLU 1)   a X 2 f_e   (a X f_e for GeLU)
  *   expert fc2 input (the activation's output)       g X f_e
  *   router probabilities (fp32, top-k kept)          4 T_sp k
- *   shared experts: their input and hidden          a T h /t(SP) + 3 a T f_s / t
- * The router input is the norm output, already counted with the dense layer's.
+ *   shared experts: their hidden                    3 a T f_s / t
+ * The router input is the norm output (the dense layer's fc1 input term), which the
+ * shared experts read as well; --recompute-modules layernorm drops it (the pre-MLP norm
+ * of an MoE layer is a module of its own), shared_experts drops the shared hidden.
  * Not stored: the experts' outputs. Megatron-Core applies the routing probabilities
  * inside the experts' activation (megatron/core/transformer/moe/experts.py: the permuted
  * probabilities go into weighted_bias_swiglu_impl), so the unpermute that sums the k
@@ -395,9 +444,10 @@ moe_layer_acts (const ModelSpec *model, const Plan *plan, const PlanMoe *moe,
   double bytes = g * X * (double) h + fc1_out * (double) a * X * f_e + fc2_in
                  + 4.0 * (double) (Tsp * k);
   double mlpk = model->mlp == MODEL_MLP_SWIGLU ? 3 : 2;
-  if (moe->shared_ffn > 0)
-    bytes += (double) (a * T * h / sp_div) + mlpk * (double) (a * T) * (double) moe->shared_ffn
-                                             / (double) t;
+  /* the shared experts' input is the pre-MLP norm output the router reads (one tensor;
+   * with SP their fc1 saves the sequence shard and re-gathers it in the backward) */
+  if (moe->shared_ffn > 0 && !(plan->moe_recompute & PLAN_MOE_RECOMPUTE_SHARED))
+    bytes += mlpk * (double) (a * T) * (double) moe->shared_ffn / (double) t;
   (void) dense_mlp_hidden;
   return (guint64) (bytes + 0.5);
 }
@@ -469,10 +519,13 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
     {
       int L0 = moe.first_dense + MAX (moe.layer_step, 1) - 1;   /* the first MoE layer */
       plan_layer_params_local (plan, model, &moe, L0, &moe_dense_elems, &moe_expert_elems);
-      /* the norm-2 output feeds the router (a bf16 GEMM) there, not an FP8 fc1: a bytes */
-      moe_full_layer = acts.total - acts.mlp_hidden
-                       + moe_layer_acts (model, plan, &moe, acts.mlp_hidden)
-                       + a * T * h / sp_div - fp8_saved_bytes (plan, T * h / sp_div);
+      /* the router input: the pre-MLP norm output (a bf16 GEMM's input, not an FP8
+       * fc1's: a bytes), unless recomputed (layernorm), also where a dense layer's fc1
+       * input is dropped with --recompute-modules mlp */
+      guint64 router_in = (plan->moe_recompute & PLAN_MOE_RECOMPUTE_LAYERNORM) ? 0
+                          : a * T * h / sp_div;
+      moe_full_layer = acts.total - acts.mlp_hidden - acts.mlp_input + router_in
+                       + moe_layer_acts (model, plan, &moe, acts.mlp_hidden);
     }
   guint64 word_emb = model->vocab * h;
   guint64 pos_emb = mp.input_embedding > word_emb ? mp.input_embedding - word_emb : 0;

@@ -92,8 +92,11 @@ void plan_memory_model_states (const Plan *plan, double n_params, double out[3])
  * recompute, split by the tensors the backward pass needs (Korthikanti et al. 2022,
  * section 4.1, generalised to GQA and SwiGLU; derivation in memory.c). Bytes. */
 typedef struct {
-  guint64 norm_inputs;        /* inputs of the two norms (2 x 2sbh) */
-  guint64 linear_inputs;      /* QKV-GEMM input, out-projection input, fc1 input */
+  guint64 norm_inputs;        /* inputs of the two norms (2 x 2sbh); MLA: and of the
+                               * q and kv latent norms */
+  guint64 linear_inputs;      /* QKV-GEMM input, out-projection input, fc1 input (MLA:
+                               * and the up projections' inputs) */
+  guint64 mlp_input;          /* of which the fc1 input (the pre-MLP norm output) */
   guint64 attn_qkv;           /* Q, K, V kept for the attention backward */
   guint64 attn_scores;        /* softmax output, dropout mask and output (no flash) */
   guint64 attn_softmax_stats; /* FlashAttention log-sum-exp, fp32 per head and token */

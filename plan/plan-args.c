@@ -196,7 +196,7 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
                            (int *) &plan->recompute, error);
     }
   if (g_str_equal (name, "recompute-modules"))
-    return plan_recompute_modules_parse (value, FALSE, plan, error);
+    return plan_recompute_modules_parse (value, plan, error);
   if (g_str_equal (name, "recompute-method"))
     {
       static const Choice c[] = {

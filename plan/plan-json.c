@@ -259,25 +259,22 @@ parse_moe (PlanJson *pj, JsonObject *obj, GError **error)
         }
       else if (g_str_equal (key, "recompute_modules"))
         {
-          /* the MoE names of --recompute-modules (moe_act, moe); core_attn belongs to
+          /* --recompute-modules names (plan.h); core_attn belongs to
            * activation_checkpoint.mode "selective" */
           const char *v = json_get_str (pj, S, key, n, error);
           ok = v != NULL;
           if (ok)
             {
-              g_auto (GStrv) names = g_strsplit_set (v, ", ", -1);
               p->moe_recompute = 0;
-              for (guint i = 0; ok && names[i] != NULL; i++)
-                if (*names[i] != '\0' && !g_str_equal (names[i], "moe_act")
-                    && !g_str_equal (names[i], "moe"))
-                  {
-                    g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
-                                 "%s: moe.recompute_modules '%s' names '%s' (hint: moe_act, moe, "
-                                 "or \"\" for none)", pj->source, v, names[i]);
-                    ok = FALSE;
-                  }
+              if (strstr (v, "core_attn") != NULL)
+                {
+                  g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                               "%s: moe.recompute_modules '%s' names 'core_attn' (hint: "
+                               "activation_checkpoint.mode \"selective\")", pj->source, v);
+                  ok = FALSE;
+                }
               if (ok)
-                ok = plan_recompute_modules_parse (v, FALSE, p, error);
+                ok = plan_recompute_modules_parse (v, p, error);
             }
         }
       else

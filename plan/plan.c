@@ -211,35 +211,50 @@ plan_layer_params_local (const Plan *plan, const ModelSpec *model, const PlanMoe
             / MAX (etp, 1);
 }
 
+static const struct { const char *name; guint bit; } recompute_modules[] = {
+  { "moe_act", PLAN_MOE_RECOMPUTE_ACT }, { "moe", PLAN_MOE_RECOMPUTE_LAYER },
+  { "layernorm", PLAN_MOE_RECOMPUTE_LAYERNORM }, { "mla_up_proj", PLAN_MOE_RECOMPUTE_MLA_UP },
+  { "mlp", PLAN_MOE_RECOMPUTE_MLP }, { "shared_experts", PLAN_MOE_RECOMPUTE_SHARED },
+};
+
 gboolean
-plan_recompute_modules_parse (const char *list, gboolean ignore_unmodelled, Plan *plan,
-                              GError **error)
+plan_recompute_modules_parse (const char *list, Plan *plan, GError **error)
 {
   g_auto (GStrv) names = g_strsplit_set (list != NULL ? list : "", ", ", -1);
   for (guint i = 0; names[i] != NULL; i++)
     {
       const char *n = names[i];
+      guint j = 0;
       if (*n == '\0')
         continue;
       if (g_str_equal (n, "core_attn"))
-        plan->recompute = PLAN_RECOMPUTE_SELECTIVE;
-      else if (g_str_equal (n, "moe_act"))
-        plan->moe_recompute |= PLAN_MOE_RECOMPUTE_ACT;
-      else if (g_str_equal (n, "moe"))
-        plan->moe_recompute |= PLAN_MOE_RECOMPUTE_LAYER;
-      else if (ignore_unmodelled
-               && (g_str_equal (n, "layernorm") || g_str_equal (n, "mla_up_proj")
-                   || g_str_equal (n, "mlp") || g_str_equal (n, "shared_experts")))
-        continue;
-      else
+        {
+          plan->recompute = PLAN_RECOMPUTE_SELECTIVE;
+          continue;
+        }
+      while (j < G_N_ELEMENTS (recompute_modules) && !g_str_equal (n, recompute_modules[j].name))
+        j++;
+      if (j == G_N_ELEMENTS (recompute_modules))
         {
           g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
-                       "--recompute-modules: '%s' is not modelled (hint: core_attn, moe_act "
-                       "or moe)", n);
+                       "--recompute-modules: '%s' is not a Megatron-Core recompute module "
+                       "(hint: core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, "
+                       "shared_experts)", n);
           return FALSE;
         }
+      plan->moe_recompute |= recompute_modules[j].bit;
     }
   return TRUE;
+}
+
+char *
+plan_recompute_modules_string (const Plan *plan)
+{
+  GString *s = g_string_new (NULL);
+  for (guint j = 0; j < G_N_ELEMENTS (recompute_modules); j++)
+    if (plan->moe_recompute & recompute_modules[j].bit)
+      g_string_append_printf (s, "%s%s", s->len > 0 ? "," : "", recompute_modules[j].name);
+  return g_string_free (s, FALSE);
 }
 
 gboolean
@@ -501,6 +516,15 @@ plan_to_string (const Plan *plan)
     g_string_append (s, "-rcmoe");
   else if (plan->moe_recompute & PLAN_MOE_RECOMPUTE_ACT)
     g_string_append (s, "-rcmoeact");
+  /* the other --recompute-modules change memory and the step as well */
+  if (plan->moe_recompute & PLAN_MOE_RECOMPUTE_LAYERNORM)
+    g_string_append (s, "-rcln");
+  if (plan->moe_recompute & PLAN_MOE_RECOMPUTE_MLA_UP)
+    g_string_append (s, "-rcmla");
+  if (plan->moe_recompute & PLAN_MOE_RECOMPUTE_MLP)
+    g_string_append (s, "-rcmlp");
+  if (plan->moe_recompute & PLAN_MOE_RECOMPUTE_SHARED)
+    g_string_append (s, "-rcshared");
   if (plan->moe_a2a_overlap)
     g_string_append (s, "-a2aov");
   /* a compiled run and async TP change the step: two plans apart only there must not
@@ -628,11 +652,11 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
           g_autofree char *scope = plan_cuda_graph_scope_string (plan->cuda_graph_scope);
           SET_STR ("cuda_graph_scope", scope);
         }
-      /* Megatron's --recompute-modules names for the MoE parts ("" when none) */
-      SET_STR ("recompute_modules",
-               (plan->moe_recompute & PLAN_MOE_RECOMPUTE_ACT)
-               ? ((plan->moe_recompute & PLAN_MOE_RECOMPUTE_LAYER) ? "moe_act,moe" : "moe_act")
-               : ((plan->moe_recompute & PLAN_MOE_RECOMPUTE_LAYER) ? "moe" : ""));
+      /* Megatron's --recompute-modules names but core_attn ("" when none) */
+      {
+        g_autofree char *mods = plan_recompute_modules_string (plan);
+        SET_STR ("recompute_modules", mods);
+      }
       json_builder_set_member_name (b, "imbalance");
       json_builder_add_double_value (b, plan->moe_imbalance > 0 ? plan->moe_imbalance
                                                                 : PLAN_MOE_IMBALANCE_DEFAULT);

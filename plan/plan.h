@@ -223,7 +223,7 @@ typedef struct {
                                   * experts; else one GEMM per expert (SequentialMLP) */
   gboolean moe_shared_expert_overlap; /* --moe-shared-expert-overlap: the shared expert
                                   * computes while the dispatch all-to-all runs */
-  guint    moe_recompute;        /* --recompute-modules moe_act / moe: PLAN_MOE_RECOMPUTE_* */
+  guint    moe_recompute;        /* --recompute-modules but core_attn: PLAN_MOE_RECOMPUTE_* */
   gboolean moe_a2a_overlap;      /* --overlap-moe-expert-parallel-comm: the EP all-to-all
                                   * of one micro-batch hidden behind another's compute
                                   * (Megatron-Core 0.14+ 1F1B A2A overlap) */
@@ -259,19 +259,37 @@ typedef struct {
 void     plan_moe (const Plan *plan, const ModelSpec *model, PlanMoe *out);
 /* Whether layer `layer` (global index) has an MoE MLP. */
 gboolean plan_moe_layer (const PlanMoe *moe, int layer);
-/* Megatron-Core's --recompute-modules of an MoE layer (megatron/core/transformer/
- * transformer_config.py recompute_modules): moe_act recomputes the experts' activation
- * from the fc1 output (its output, the fc2 input, is not kept); moe checkpoints the whole
- * MoE MLP (router, dispatch, experts, combine) and runs its forward again before its
- * backward. */
-#define PLAN_MOE_RECOMPUTE_ACT   1u
-#define PLAN_MOE_RECOMPUTE_LAYER 2u
+/* Megatron-Core's --recompute-modules (megatron/core/transformer/transformer_config.py
+ * recompute_modules, with --recompute-granularity selective) but core_attn, which sets
+ * plan->recompute = PLAN_RECOMPUTE_SELECTIVE. Bits of plan->moe_recompute:
+ *  moe_act      the experts' activation is recomputed from the fc1 output (its output,
+ *               the fc2 input, is not kept);
+ *  moe          the whole MoE MLP (router, dispatch, experts, combine) is checkpointed and
+ *               its forward runs again before its backward;
+ *  layernorm    the output of every norm that is a module of its own is dropped and the
+ *               norm re-run before the backward of its consumer (transformer_layer.py: a
+ *               norm fused into Transformer Engine's LayerNormLinear is an IdentityOp and
+ *               is not recomputed; the pre-MLP norm of an MoE layer and the input norm of
+ *               MLA attention are separate modules);
+ *  mla_up_proj  MLA's up projections (q_up, kv_up) and the rotary embedding are
+ *               checkpointed from the compressed latents; their outputs Q, K, V are freed
+ *               after the attention core's forward and rebuilt before its backward
+ *               (multi_latent_attention.py, CheckpointWithoutOutput); no effect without MLA;
+ *  mlp          the MLP of a dense layer is checkpointed from its input (MoE layers: moe);
+ *  shared_experts  the shared experts of an MoE layer are checkpointed from their input. */
+#define PLAN_MOE_RECOMPUTE_ACT       1u
+#define PLAN_MOE_RECOMPUTE_LAYER     2u
+#define PLAN_MOE_RECOMPUTE_LAYERNORM 4u
+#define PLAN_MOE_RECOMPUTE_MLA_UP    8u
+#define PLAN_MOE_RECOMPUTE_MLP       16u
+#define PLAN_MOE_RECOMPUTE_SHARED    32u
 /* Reads a --recompute-modules list (names separated by commas or spaces): core_attn sets
- * selective recompute, moe_act and moe set plan->moe_recompute; `ignore_unmodelled`
- * skips layernorm, mla_up_proj, mlp and shared_experts (published rows) instead of
- * refusing them. */
-gboolean plan_recompute_modules_parse (const char *list, gboolean ignore_unmodelled,
-                                       Plan *plan, GError **error);
+ * selective recompute, the others set their plan->moe_recompute bit. A name that is not
+ * one of Megatron-Core's seven is a PLAN_ERROR_USAGE error naming them. */
+gboolean plan_recompute_modules_parse (const char *list, Plan *plan, GError **error);
+/* The --recompute-modules names of plan->moe_recompute, comma-separated ("" for none);
+ * g_free it. */
+char    *plan_recompute_modules_string (const Plan *plan);
 const char *plan_moe_dispatcher_name (PlanMoeDispatcher d);
 /* Reads a --cuda-graph-scope list (Megatron's names, separated by commas or spaces: attn,
  * mlp, moe, moe_router, moe_preprocess, full_iteration) into plan->cuda_graph_scope. */

@@ -134,6 +134,42 @@ qkv_ops (Builder *bd, GArray *ops, guint64 tok, gboolean backward)
     gemm_bwd (ops, "q_dgrad", "q_wgrad", tok, a * (nope + rope), h);
 }
 
+/* --recompute-modules mla_up_proj (plan.h): before the attention core's backward the
+ * checkpointed up projections run again from the stored latents: the q and kv norms,
+ * q_up, kv_up and the rotary embedding (multi_latent_attention.py,
+ * qkv_up_proj_and_rope_apply). Nothing without MLA. */
+static guint64 rotary_elements (Builder *bd, guint64 tok);
+static void
+mla_up_recompute_ops (Builder *bd, GArray *ops, guint64 tok)
+{
+  const ModelSpec *m = bd->m;
+  if (!model_spec_is_mla (m) || !(bd->plan->moe_recompute & PLAN_MOE_RECOMPUTE_MLA_UP)
+      || bd->plan->recompute == PLAN_RECOMPUTE_FULL)
+    return;
+  guint64 a = m->n_heads / bd->t, rq = m->q_lora_rank, rkv = m->kv_lora_rank;
+  guint64 nope = m->qk_nope_head_dim, rope = m->qk_rope_head_dim, dv = m->v_head_dim;
+  if (rq > 0)
+    {
+      prog_builder_elem (ops, "q_norm_recompute", MODEL_OP_NORM, tok * rq, 5);
+      gemm (ops, "q_up_recompute", tok, a * (nope + rope), rq);
+    }
+  prog_builder_elem (ops, "kv_norm_recompute", MODEL_OP_NORM, tok * rkv, 5);
+  gemm (ops, "kv_up_recompute", tok, a * (nope + dv), rkv);
+  prog_builder_elem (ops, "rotary_recompute", MODEL_OP_ELEMENTWISE, rotary_elements (bd, tok), 3);
+}
+
+/* --recompute-modules layernorm (plan.h): a norm that is a module of its own re-runs
+ * before the backward of its consumer. Of the attention input norms only MLA's is (its
+ * two down projections read it; ordinary QKV fuses the norm into Transformer Engine's
+ * LayerNormLinear); an MoE layer's pre-MLP norm is (router, experts and shared experts
+ * read it), a dense MLP's is fused. */
+static gboolean
+layernorm_recomputed (Builder *bd)
+{
+  return (bd->plan->moe_recompute & PLAN_MOE_RECOMPUTE_LAYERNORM)
+         && bd->plan->recompute != PLAN_RECOMPUTE_FULL;
+}
+
 /* Rotary elements: every query and key head's rotated part (MLA: the rope part of each
  * query head and the one shared rope key). */
 static guint64
@@ -252,16 +288,22 @@ prog_builder_build_blocks (Builder *bd)
     qkv_ops (bd, ops, tok, TRUE);                                        \
     prog_builder_elem (ops, "attn_norm_grad", norm, tsp * h, 8);                      \
   } G_STMT_END
+  if (model_spec_is_mla (m) && layernorm_recomputed (bd))
+    prog_builder_elem (ops, "attn_norm_recompute", norm, tsp * h, 5);
   ATTN_POST_BWD ();
+  mla_up_recompute_ops (bd, ops, tok);
   attention (bd, ops, "attn_core_grad", 2.5, a, kv, s_q, s_kv);
   ATTN_PRE_BWD ();
   mf = 2 * bd->prog->ops->len * 0;   /* set below from the forward block */
   mf = 2 * g_array_index (bd->prog->blocks, ProgBlock, bd->blk[B_ATTN_F]).model_flops;
   bd->blk[B_ATTN_B] = prog_builder_add_block (bd, PROG_BLOCK_ATTN, PROG_PHASE_BACKWARD, "attn_bwd", ops, mf);
+  if (model_spec_is_mla (m) && layernorm_recomputed (bd))
+    prog_builder_elem (ops, "attn_norm_recompute", norm, tsp * h, 5);
   ATTN_POST_BWD ();
   mf = 2 * g_array_index (bd->prog->blocks, ProgBlock, bd->blk[B_ATTN_POST_F]).model_flops;
   bd->blk[B_ATTN_POST_B] = prog_builder_add_block (bd, PROG_BLOCK_ATTN_POST, PROG_PHASE_BACKWARD,
                                       "attn_post_bwd", ops, mf);
+  mla_up_recompute_ops (bd, ops, tok);
   if (bd->plan->cp_comm == PLAN_CP_A2A && bd->c > 1)
     attention (bd, ops, "attn_core_grad", 2.5, a / bd->c, MAX (kv / bd->c, 1), bd->s, bd->s);
   else
@@ -282,6 +324,16 @@ prog_builder_build_blocks (Builder *bd)
   prog_builder_elem (ops, "mlp_residual", MODEL_OP_ELEMENTWISE, tsp * h, 1);
   mf = matmul_flops (ops);
   bd->blk[B_MLP_F] = prog_builder_add_block (bd, PROG_BLOCK_MLP, PROG_PHASE_FORWARD, "mlp_fwd", ops, mf);
+  /* --recompute-modules mlp: the dense MLP's forward runs again from its input before
+   * its backward (transformer_layer.py checkpoints self.mlp) */
+  if ((bd->plan->moe_recompute & PLAN_MOE_RECOMPUTE_MLP)
+      && bd->plan->recompute != PLAN_RECOMPUTE_FULL)
+    {
+      prog_builder_elem (ops, "mlp_norm_recompute", norm, tsp * h, 5);
+      gemm (ops, "mlp_up_recompute", tok, up_n, h);
+      prog_builder_elem (ops, "mlp_act_recompute", MODEL_OP_ELEMENTWISE, tok * ffn, act_f);
+      gemm (ops, "mlp_down_recompute", tok, h, ffn);
+    }
   prog_builder_elem (ops, "mlp_residual_grad", MODEL_OP_ELEMENTWISE, tsp * h, 1);
   gemm_bwd (ops, "mlp_down_dgrad", "mlp_down_wgrad", tok, h, ffn);
   prog_builder_elem (ops, "mlp_act_grad", MODEL_OP_ELEMENTWISE, tok * ffn, act_f * 2);
@@ -414,6 +466,8 @@ prog_builder_build_moe_blocks (Builder *bd)
   mf = matmul_flops (ops);
   bd->blk[B_MOE_ROUTE_F] = prog_builder_add_block (bd, PROG_BLOCK_MOE_ROUTE, PROG_PHASE_FORWARD,
                                                    "moe_route_fwd", ops, mf);
+  if (layernorm_recomputed (bd))   /* the pre-MLP norm output, freed after the forward */
+    prog_builder_elem (ops, "moe_norm_recompute", MODEL_OP_NORM, T * h, 5);
   if (!fused_permute)
     prog_builder_elem (ops, "moe_permute_grad", MODEL_OP_ELEMENTWISE, T * k * h, 0);
   prog_builder_elem (ops, "router_topk_grad", MODEL_OP_ELEMENTWISE, T * E, 5);
@@ -475,6 +529,15 @@ prog_builder_build_moe_blocks (Builder *bd)
       bd->blk[B_MOE_SHARED_F] = prog_builder_add_block (bd, PROG_BLOCK_MOE_SHARED,
                                                         PROG_PHASE_FORWARD, "moe_shared_fwd",
                                                         ops, mf);
+      /* --recompute-modules shared_experts: their forward runs again before their
+       * backward (moe_layer.py checkpoints the shared expert) */
+      if ((bd->plan->moe_recompute & PLAN_MOE_RECOMPUTE_SHARED)
+          && bd->plan->recompute != PLAN_RECOMPUTE_FULL)
+        {
+          gemm (ops, "shared_up_recompute", tok, sup, h);
+          prog_builder_elem (ops, "shared_act_recompute", MODEL_OP_ELEMENTWISE, tok * sf, act_f);
+          gemm (ops, "shared_down_recompute", tok, h, sf);
+        }
       gemm_bwd (ops, "shared_down_dgrad", "shared_down_wgrad", tok, h, sf);
       prog_builder_elem (ops, "shared_act_grad", MODEL_OP_ELEMENTWISE, tok * sf, act_f * 2);
       gemm_bwd (ops, "shared_up_dgrad", "shared_up_wgrad", tok, sup, h);

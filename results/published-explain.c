@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "plan/memory.h"
 #include "sim/cost.h"
 
 static const char *
@@ -119,6 +120,24 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
                             c->fits ? "" : " (OOM predicted)");
   else if (c->skip_reason != NULL)
     g_string_append_printf (s, "  skipped: %s\n", c->skip_reason);
+  if (c->predicted)
+    {
+      /* the memory verdict by category at the peak stage (plan/memory.h), so an "OOM
+       * predicted" row shows what fills the device */
+      PlanMemory mem;
+      plan_memory_compute (c->model, &c->plan, c->cluster, &mem);
+      const PlanMemStage *st = &mem.stages[mem.peak_stage];
+      g_string_append_printf (s, "  memory: peak %.1f GB of %.1f GB on stage %d (%d layers, %d "
+                              "micro-batches in flight):", (double) mem.peak_bytes / 1e9,
+                              (double) mem.capacity_bytes / 1e9, mem.peak_stage, st->layers,
+                              st->inflight_microbatches);
+      for (int k = 0; k < PLAN_MEM_N; k++)
+        g_string_append_printf (s, "%s %s %.1f", k == 0 ? "" : ",",
+                                plan_mem_category_name ((PlanMemCategory) k),
+                                (double) st->bytes[k] / 1e9);
+      g_string_append (s, " GB\n");
+      plan_memory_clear (&mem);
+    }
 #undef LINE
   return g_string_free (s, FALSE);
 }

@@ -406,17 +406,24 @@ res_pub_moe_layer_split (guint64 layers, guint64 chunks, int *first, int *last)
   return FALSE;
 }
 
-void
-res_pub_moe_recompute (const char *cell, Plan *plan)
+gboolean
+res_pub_moe_recompute (const char *cell, Plan *plan, char **why)
 {
   const char *m = cell != NULL ? strstr (cell, "modules:") : NULL;
+  *why = NULL;
   if (m == NULL)
-    return;
+    return TRUE;
   g_autofree char *list = g_strdup (m + strlen ("modules:"));
   char *end = strchr (list, ')');
   if (end != NULL)
     *end = '\0';
-  (void) plan_recompute_modules_parse (list, TRUE, plan, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!plan_recompute_modules_parse (list, plan, &error))
+    {
+      *why = g_strdup_printf ("recompute: %s", error->message);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 void

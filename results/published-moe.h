@@ -91,10 +91,11 @@ const char *res_pub_moe_dispatcher_name (ResPubDispatcher d);          /* "allto
 /* Turns `*model`, the dense spec map_model built from the row's columns, into the MoE
  * model the cell describes (replacing *model). FALSE with *why (g_free) when it cannot:
  * the row is then skipped with that reason. */
-/* An MoE row's "selective (modules: ...)" recompute cell: moe_act and moe set
- * plan->moe_recompute (plan_recompute_modules_parse; layernorm, mla_up_proj, mlp and
- * shared_experts are not modelled and left out). */
-void        res_pub_moe_recompute      (const char *cell, Plan *plan);
+/* An MoE row's "selective (modules: ...)" recompute cell: Megatron-Core's names set
+ * plan->moe_recompute (core_attn: selective recompute) through
+ * plan_recompute_modules_parse. FALSE with *why (g_free) for a name that is not one of
+ * them: the row is then skipped with that reason. */
+gboolean    res_pub_moe_recompute      (const char *cell, Plan *plan, char **why);
 gboolean    res_pub_moe_apply          (const ResPubMoe *moe, ModelSpec **model, char **why);
 /* The MoE options of the row's plan: ep (the row's `ep` column, 1 when empty), etp (the
  * cell's, else the plan's default: the attention TP, as Megatron-Core), the dispatcher

@@ -561,9 +561,8 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
   else if (starts_with_ci (t, "selective") && contains_ci (t, "modules")
            && !contains_ci (t, "core_attn"))
     /* Megatron-Core's --recompute-modules without core_attn (its default): the attention
-     * core is not recomputed; what is (layernorm, moe_act, mla_up_proj: element-wise and
-     * small projections; moe, mlp: whole MLPs) has no plan equivalent, so none, and the
-     * error it leaves is the MoE rows' to show (README "MoE accuracy"). */
+     * core is not recomputed; the modules that are (layernorm, moe_act, mla_up_proj, mlp,
+     * moe, shared_experts) are read by res_pub_moe_recompute for MoE rows. */
     *out = PLAN_RECOMPUTE_NONE;
   else if (starts_with_ci (t, "selective"))
     *out = PLAN_RECOMPUTE_SELECTIVE;
@@ -718,7 +717,11 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
                       get (csv, row, "flops_convention"), &p->recompute))
     return FALSE;
   if (c->moe.present)
-    res_pub_moe_recompute (get (csv, row, "recompute"), p);
+    {
+      g_autofree char *why = NULL;
+      if (!res_pub_moe_recompute (get (csv, row, "recompute"), p, &why))
+        return skip (c, "%s", why);
+    }
 
   p->micro_batch = cell_count (get (csv, row, "micro_batch"), &v) ? (int) v : 1;
   p->global_batch = (int) global_batch;

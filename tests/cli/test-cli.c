@@ -218,6 +218,122 @@ test_memory_json (void)
   run_result_clear (&r);
 }
 
+static gint64
+category (JsonObject *o, const char *name)
+{
+  return json_object_get_int_member (json_object_get_object_member (o, "categories"), name);
+}
+
+/* Row 706 of data/published-runs.csv (DeepSeek-V3 on 256 GB200, pp 4 x vpp 4, ep 64,
+ * 4,096-token sequences, the recipe's --recompute-modules mla_up_proj), every category of
+ * the peak stage derived by hand. T = 4096 tokens, a = 2 bytes, h 7168, 128 heads of
+ * d_qk 192 / d_v 128, q / kv LoRA ranks 1536 / 512, rope 64, dense ffn 18432, tp = cp = 1.
+ *
+ * One dense layer's activations (plan/memory.c), no recompute:
+ *   norm inputs  2aTh + aT(1536 + 512 + 64)          = 117,440,512 + 17,301,504
+ *   GEMM inputs  2aTh + aT 128 x 128 + aT(1536 + 512) = 117,440,512 + 134,217,728 + 16,777,216
+ *   Q, K, V      aT 128 (2 x 192 + 128)              = 536,870,912
+ *   softmax lse  4 x 128 x 4096                      = 2,097,152
+ *   SwiGLU       3aT 18432                           = 452,984,832
+ *   total 1,395,130,368; mla_up_proj drops Q, K, V and the up-GEMM inputs: 841,482,240;
+ *   layernorm as well drops MLA's input-norm output aTh = 58,720,256: 782,761,984.
+ * An MoE layer (forced balance, 4 local experts, X = T k = 32,768 copies) replaces the
+ * SwiGLU (and keeps the router input aTh) by aXh + 2aX 2048 + aX 2048 + 4 T 8 (probs)
+ * + 3aT 2048 (shared hidden) = 469,762,048 + 268,435,456 + 134,217,728 + 131,072
+ * + 50,331,648 = 922,877,952: 841,482,240 - 452,984,832 + 922,877,952 = 1,311,375,360.
+ * Stage 0 holds chunks of 4 layers (3 dense + 1 MoE, then 3 x 4 MoE): one micro-batch is
+ * 3 x 841,482,240 + 13 x 1,311,375,360 = 19,572,326,400; 19 chunk-micro-batches in flight
+ * = 4.75 micro-batches: 92,968,550,400, plus the token ids 8T x 5 = 163,840:
+ * 92,968,714,240.
+ * Parameters on stage 0: embedding 129280 x 7168 = 926,679,040; a dense layer's MLA
+ * 187,107,328 (q_down 11,010,048, q_norm 1,536, q_up 37,748,736, kv_down 4,128,768,
+ * kv_norm 512, kv_up 16,777,216, out 117,440,512) + norms 14,336 + MLP 396,361,728 =
+ * 583,483,392; an MoE layer's dense part 187,107,328 + 14,336 + router 1,835,008 + its
+ * bias 256 + shared 44,040,192 = 232,997,120 and 4 experts x 44,040,192 = 176,160,768.
+ * Dense-sharded 926,679,040 + 3 x 583,483,392 + 13 x 232,997,120 = 5,706,091,776;
+ * experts 13 x 176,160,768 = 2,290,089,984. bf16 params and grads: 2 x 7,996,181,760 =
+ * 15,992,363,520 each. Adam (12 B) sharded over dp 64, the experts over edp = 64 / 64 = 1:
+ * 12 x 5,706,091,776 / 64 + 12 x 2,290,089,984 = 1,069,892,208 + 27,481,079,808 =
+ * 28,550,972,016. PP send/recv 2aTh = 117,440,512. Counted 153,621,853,808; reserve
+ * 5% (7,681,092,690) + 1.5 GiB (1,610,612,736) = 9,291,705,426; peak 162,913,559,234 of
+ * the GB200's 186 GB: fits. Without mla_up_proj the stage holds 135,045,971,968 of
+ * activations and the plan does not fit (exit 3). */
+static void
+test_memory_moe_recompute_modules (void)
+{
+  const char *plan = "memory --model deepseek-v3 --cluster gb200-nvl72-superpod --gpus 256 "
+                     "--pp 4 --vpp 4 --ep 64 --gbs 4096 --seq 4096 --moe-imbalance 1 "
+                     "--decoder-first-pipeline-num-layers 4 --decoder-last-pipeline-num-layers 1 "
+                     "--use-distributed-optimizer --grad-dtype bf16 --json";
+  static const struct { const char *modules; gint64 layer, activations; int status; } cases[] = {
+    { "", 1395130368, 135045971968, 3 },
+    { "--recompute-modules mla_up_proj", 841482240, 92968714240, 0 },
+    { "--recompute-modules mla_up_proj,layernorm", 782761984, -1, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RunResult r = { 0 };
+      g_autofree char *args = g_strdup_printf ("%s %s", plan, cases[i].modules);
+      run_tandem (args, &r);
+      g_assert_cmpint (r.status, ==, cases[i].status);
+      g_autoptr (JsonParser) p = json_parser_new ();
+      JsonObject *o = parse_object (r.out, p);
+      g_assert_cmpint (json_object_get_int_member (o, "act_bytes_per_layer"), ==,
+                       cases[i].layer);
+      g_assert_cmpint (json_object_get_int_member (o, "peak_stage"), ==, 0);
+      if (cases[i].activations >= 0)
+        g_assert_cmpint (category (o, "activations"), ==, cases[i].activations);
+      if (i == 1)
+        {
+          g_assert_cmpint (category (o, "params"), ==, 15992363520);
+          g_assert_cmpint (category (o, "grads"), ==, 15992363520);
+          g_assert_cmpint (category (o, "optimizer"), ==, 28550972016);
+          g_assert_cmpint (category (o, "comm_buffers"), ==, 117440512);
+          g_assert_cmpint (category (o, "reserve"), ==, 9291705426);
+          g_assert_cmpint (json_object_get_int_member (o, "peak_bytes"), ==, 162913559234);
+          g_assert_true (json_object_get_boolean_member (o, "fits"));
+        }
+      run_result_clear (&r);
+    }
+}
+
+/* Row 712 (gpt-oss-120b on 64 B200, ep 8, 4 x 4,096 tokens a micro-batch, the recipe's
+ * --recompute-modules layernorm,moe_act). T = 16,384, a = 2, h 2880, 64 query heads and
+ * 8 KV heads of 64, experts of 2880, top-4. A dense layer: norm inputs 2aTh 188,743,680,
+ * GEMM inputs 2aTh + aT 4096 = 322,961,408, Q K V aT(4096 + 1024) = 167,772,160, lse
+ * 4 x 4 x 64 x 4096 = 4,194,304, SwiGLU 3aT 2880 = 283,115,520: 966,787,072 (its input
+ * norm is fused into the QKV GEMM: layernorm changes nothing there). Every layer is MoE:
+ * the SwiGLU and the router input aTh = 94,371,840 (the pre-MLP norm's output, recomputed)
+ * go; X = 65,536 copies store aXh 377,487,360 + 2aX 2880 754,974,720 (moe_act drops the
+ * fc2 input) + probs 262,144: 1,722,023,936 a layer. 36 layers, one micro-batch in flight
+ * (pp 1): 61,992,861,696, plus token ids 8T 131,072 and the head's 2aTh 188,743,680 +
+ * 4 T 201,088 (fp32 softmax) 13,178,503,168: 75,360,239,616. Without the two modules a
+ * layer keeps the router input and the fc2 input aX 2880 = 377,487,360 more,
+ * 2,193,883,136, and the stage 92,347,170,816 (the row's "OOM predicted" before). */
+static void
+test_memory_gpt_oss_recompute_modules (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("memory --model gpt-oss-120b --cluster dgx-b200-superpod --gpus 64 --ep 8 "
+              "--mbs 4 --gbs 512 --seq 4096 --moe-imbalance 1 --use-distributed-optimizer "
+              "--grad-dtype bf16 --recompute-modules layernorm,moe_act --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = parse_object (r.out, p);
+  g_assert_cmpint (json_object_get_int_member (o, "act_bytes_per_layer"), ==, 966787072);
+  g_assert_cmpint (category (o, "activations"), ==, 75360239616);
+  g_assert_cmpint (category (o, "grads"), ==, category (o, "params"));   /* bf16 both */
+  g_assert_true (json_object_get_boolean_member (o, "fits"));
+  run_result_clear (&r);
+  run_tandem ("memory --model gpt-oss-120b --cluster dgx-b200-superpod --gpus 64 --ep 8 "
+              "--mbs 4 --gbs 512 --seq 4096 --moe-imbalance 1 --use-distributed-optimizer "
+              "--grad-dtype bf16 --json", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_autoptr (JsonParser) q = json_parser_new ();
+  g_assert_cmpint (category (parse_object (r.out, q), "activations"), ==, 92347170816);
+  run_result_clear (&r);
+}
+
 typedef struct {
   const char *args;
   const char *expect;     /* substring of stderr */
@@ -247,6 +363,9 @@ test_errors (void)
     { "memory --tp 3", "attention heads" },
     { "memory --tp 8 --gpus 99999", "has only" },
     { "memory --bogus-flag", "bogus-flag" },
+    { "memory --recompute-modules layernorm,attn_norm",
+      "'attn_norm' is not a Megatron-Core recompute module (hint: core_attn, moe_act, "
+      "layernorm, mla_up_proj, mlp, moe, shared_experts)" },
     { "memory --tp zero", "--tp" },
     { "memory --plan {DATA}/plan/bad-malformed.json", "malformed JSON" },
     { "memory --plan {DATA}/plan/bad-unknown-key.json", "tensor_paralel_degree" },
@@ -603,6 +722,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/show/conventions-help", test_show_conventions_help);
   g_test_add_func ("/cli/predict/text-mfu-hfu", test_predict_text_mfu_hfu);
   g_test_add_func ("/cli/memory/json", test_memory_json);
+  g_test_add_func ("/cli/memory/moe-recompute-modules", test_memory_moe_recompute_modules);
+  g_test_add_func ("/cli/memory/gpt-oss-recompute-modules", test_memory_gpt_oss_recompute_modules);
   g_test_add_func ("/cli/errors", test_errors);
   g_test_add_func ("/cli/errors/hint-command", test_hint_names_command);
   g_test_add_func ("/cli/errors/did-you-mean", test_did_you_mean);

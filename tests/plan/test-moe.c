@@ -158,6 +158,26 @@ test_json_round_trip (Fixture *f, gconstpointer data)
                                        "\"core_attn\"}}", -1, "t.json", &error));
   g_assert_error (error, PLAN_ERROR, PLAN_ERROR_PARSE);
   g_assert_nonnull (strstr (error->message, "names 'core_attn'"));
+  g_clear_error (&error);
+  plan_clear (&q);
+
+  /* every other Megatron-Core name reads back, in the table's order; an unknown one is
+   * refused with the list */
+  plan_init_defaults (&q);
+  g_assert_true (plan_load_json_data (&q, "{\"moe\": {\"recompute_modules\": "
+                                      "\"shared_experts,mlp,mla_up_proj,layernorm\"}}",
+                                      -1, "t.json", &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (q.moe_recompute, ==, PLAN_MOE_RECOMPUTE_LAYERNORM | PLAN_MOE_RECOMPUTE_MLA_UP
+                                         | PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_SHARED);
+  g_autofree char *mods = plan_recompute_modules_string (&q);
+  g_assert_cmpstr (mods, ==, "layernorm,mla_up_proj,mlp,shared_experts");
+  plan_clear (&q);
+  plan_init_defaults (&q);
+  g_assert_false (plan_load_json_data (&q, "{\"moe\": {\"recompute_modules\": "
+                                       "\"layernorm,attn_norm\"}}", -1, "t.json", &error));
+  g_assert_error (error, PLAN_ERROR, PLAN_ERROR_USAGE);
+  g_assert_nonnull (strstr (error->message, "'attn_norm' is not a Megatron-Core recompute module"));
   plan_clear (&q);
 }
 

@@ -259,9 +259,14 @@ static void
 test_recompute_modules (void)
 {
   static const struct { const char *cell; PlanRecompute want; guint moe; } rows[] = {
-    { "selective (modules: layernorm, moe_act)", PLAN_RECOMPUTE_NONE, PLAN_MOE_RECOMPUTE_ACT },
-    { "selective (modules: layernorm, moe)", PLAN_RECOMPUTE_NONE, PLAN_MOE_RECOMPUTE_LAYER },
-    { "selective (modules: core_attn, layernorm)", PLAN_RECOMPUTE_SELECTIVE, 0 },
+    { "selective (modules: layernorm, moe_act)", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_LAYERNORM | PLAN_MOE_RECOMPUTE_ACT },
+    { "selective (modules: layernorm, moe)", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_LAYERNORM | PLAN_MOE_RECOMPUTE_LAYER },
+    { "selective (modules: core_attn, layernorm)", PLAN_RECOMPUTE_SELECTIVE,
+      PLAN_MOE_RECOMPUTE_LAYERNORM },
+    { "selective (modules: mla_up_proj, mlp, shared_experts)", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_MLA_UP | PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_SHARED },
     { "selective", PLAN_RECOMPUTE_SELECTIVE, 0 },
     { "full", PLAN_RECOMPUTE_FULL, 0 },
   };
@@ -273,6 +278,10 @@ test_recompute_modules (void)
         g_error ("'%s': %s", rows[i].cell, plan_recompute_name (c->plan.recompute));
       g_assert_cmpuint (c->plan.moe_recompute, ==, rows[i].moe);
     }
+  /* a name Megatron-Core does not have skips the row, naming it */
+  g_autoptr (ResPublishedCase) bad = recompute_row ("selective (modules: layernorm, norms)");
+  g_assert_false (bad->ready);
+  g_assert_nonnull (strstr (bad->skip_reason, "'norms' is not a Megatron-Core recompute module"));
 }
 
 static const ResPublishedCase *

@@ -415,6 +415,57 @@ test_moe_recompute (void)
   plan_clear (&p);
 }
 
+/* --recompute-modules in the step program: the recomputed module's forward runs again
+ * before its backward, as hardware FLOPs only. DeepSeek-V3 (61 layers, MLA: 128 heads,
+ * q / kv ranks 1536 / 512, nope 128, rope 64, v 128; 58 MoE layers) on 64 GPUs, ep 64,
+ * one 4,096-token micro-batch per rank, T = 4096:
+ *   mla_up_proj, per layer: q_up 2 T 1536 x 128 x 192 = 309,237,645,312 and kv_up
+ *     2 T 512 x 128 x 256 = 137,438,953,472 FLOPs, the q and kv norms 5 T (1536 + 512)
+ *     = 41,943,040 and the rotary part of 129 heads 3 T 129 x 64 = 101,449,728:
+ *     446,819,991,552 a layer, x 61 layers;
+ *   layernorm: MLA's input norm in every layer and the pre-MLP norm of the 58 MoE layers,
+ *     5 T 7168 = 146,800,640 each: (61 + 58) x 146,800,640 = 17,469,276,160.
+ * The model FLOPs do not change. */
+static void
+test_recompute_modules_program (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ModelSpec) m = model_spec_lookup ("deepseek-v3", &error);
+  g_assert_no_error (error);
+  g_autoptr (TopoCluster) c = h100 ();
+  double hw[3], model[3];
+  const guint mods[3] = { 0, PLAN_MOE_RECOMPUTE_MLA_UP, PLAN_MOE_RECOMPUTE_LAYERNORM };
+  for (int k = 0; k < 3; k++)
+    {
+      Plan p;
+      plan_init_defaults (&p);
+      p.world_size = 64;
+      p.ep = 64;
+      p.seq_length = 4096;
+      p.global_batch = 64;
+      p.sharding = PLAN_SHARD_ZERO1;
+      p.moe_recompute = mods[k];
+      g_assert_true (plan_resolve (&p, m, c, &error));
+      SimOptions opts;
+      sim_options_init (&opts, c);
+      g_autoptr (SimPrediction) pr = sim_predict (m, &p, c, &opts, &error);
+      g_assert_no_error (error);
+      hw[k] = pr->program->stages[0].hw_flops;
+      model[k] = pr->program->stages[0].model_flops;
+      plan_clear (&p);
+    }
+  double T = 4096;
+  double mla = 2 * T * 1536 * 128 * 192 + 2 * T * 512 * 128 * 256 + 5 * T * (1536 + 512)
+               + 3 * T * 129 * 64;
+  double ln = (61 + 58) * 5 * T * 7168;
+  g_test_message ("mla_up_proj %.6g FLOPs, layernorm %.6g FLOPs a step", hw[1] - hw[0],
+                  hw[2] - hw[0]);
+  g_assert_cmpfloat (fabs (hw[1] - hw[0] - 61 * mla), <, 1e-9 * hw[0]);
+  g_assert_cmpfloat (fabs (hw[2] - hw[0] - ln), <, 1e-9 * hw[0]);
+  g_assert_cmpfloat (model[1], ==, model[0]);
+  g_assert_cmpfloat (model[2], ==, model[0]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -423,6 +474,7 @@ main (int argc, char **argv)
   g_test_add_func ("/moe-sim/host-costs", test_host_costs);
   g_test_add_func ("/moe-sim/a2a-overlap", test_a2a_overlap);
   g_test_add_func ("/moe-sim/moe-recompute", test_moe_recompute);
+  g_test_add_func ("/moe-sim/recompute-modules-program", test_recompute_modules_program);
   g_test_add_func ("/moe-sim/predict-ep", test_predict_ep);
   g_test_add_func ("/moe-sim/search-space", test_search_space);
   return g_test_run ();
