@@ -735,6 +735,11 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
       || (c->stack->attention == FW_ATTN_UNFUSED && !contains_ci (notes, "FlashAttention")
           && !contains_ci (get (csv, row, "framework"), "FlashAttention")))
     p->attention_backend = PLAN_ATTN_UNFUSED;
+  /* Adam's two moments kept in bf16 (the master weights stay fp32) where the row's notes
+   * say so: the DeepSeek-V3 report (Sec. 3.3.3) and Megatron-Bridge's DeepSeek-V3 recipe
+   * (use_precision_aware_optimizer, exp_avg_dtype = exp_avg_sq_dtype = bf16) */
+  if (contains_ci (notes, "Adam moments in bf16"))
+    p->optim_dtype = PLAN_PREC_BF16;
   if (contains_ci (notes, "all-gather based CP") || contains_ci (notes, "K/V all-gathered"))
     p->cp_comm = PLAN_CP_ALLGATHER;
   /* Meta's "4D parallelism" (Llama 3 paper, Sec. 3.3.2, "network-aware parallelism

@@ -284,6 +284,37 @@ test_recompute_modules (void)
   g_assert_nonnull (strstr (bad->skip_reason, "'norms' is not a Megatron-Core recompute module"));
 }
 
+/* "Adam moments in bf16" in a row's notes (the DeepSeek-V3 rows) keeps m and v at 2 bytes
+ * each beside the 4-byte fp32 master weights: 8 bytes of optimizer state a parameter
+ * instead of 12, the rest of the plan unchanged. The inline row: 8 GPUs, dp 8, ZeRO-1
+ * (the MoE rows' distributed optimizer), so the optimizer category is 8/12 of the
+ * default's. */
+static void
+test_adam_moments_bf16 (void)
+{
+  const char *head = "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+                     "global_batch,step_time_s,zero_stage_or_fsdp,notes,moe\n";
+  const char *body[2] = { "", "Adam moments in bf16 (the recipe)" };
+  guint64 opt[2];
+  for (int k = 0; k < 2; k++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "%s1,GPT,H100-SXM-80GB,8,4,1024,16,32000,2048,1,1,16,1.0,ZeRO-1,\"%s\","
+        "experts=8;top_k=2;moe_ffn=1024\n", head, body[k]);
+      g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+      g_assert_nonnull (csv);
+      g_autoptr (ResPublishedCase) c = res_published_case_new (csv, 0);
+      g_assert_true (c->ready);
+      g_assert_cmpint (c->plan.optim_dtype, ==, k == 0 ? PLAN_PREC_FP32 : PLAN_PREC_BF16);
+      PlanMemory m;
+      plan_memory_compute (c->model, &c->plan, c->cluster, &m);
+      opt[k] = m.stages[0].bytes[PLAN_MEM_OPTIMIZER];
+      plan_memory_clear (&m);
+    }
+  g_assert_cmpuint (opt[0], >, 0);
+  g_assert_cmpfloat (fabs ((double) opt[1] / (double) opt[0] - 8.0 / 12.0), <, 1e-6);
+}
+
 static const ResPublishedCase *
 find_row (const ResPublishedReport *r, gint64 id)
 {
@@ -490,6 +521,7 @@ main (int argc, char **argv)
   g_test_add_func ("/published-moe/row-refused", test_row_refused);
   g_test_add_func ("/published-moe/layer-split", test_layer_split);
   g_test_add_func ("/published-moe/recompute-modules", test_recompute_modules);
+  g_test_add_func ("/published-moe/adam-moments-bf16", test_adam_moments_bf16);
   g_test_add_func ("/published-moe/shipped-models", test_shipped_models);
   g_test_add_func ("/published-moe/plan-shape", test_plan_shape);
   g_test_add_func ("/published-moe/row-709-fits", test_row_709_fits);
