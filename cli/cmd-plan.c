@@ -150,7 +150,9 @@ plan_show_text (const CliPlanContext *ctx)
           plan_sharding_name (p->sharding));
   if (p->sharding == PLAN_SHARD_HSDP)
     printf (" (shard %d x replicate %d)", p->hsdp_shard_size, p->dp / p->hsdp_shard_size);
-  printf (", recompute %s, sequence parallel %s\n", plan_recompute_name (p->recompute),
+  g_autofree char *modules = plan_recompute_modules_string (p);
+  printf (", recompute %s%s%s%s, sequence parallel %s\n", plan_recompute_name (p->recompute),
+          *modules != '\0' ? " (modules " : "", modules, *modules != '\0' ? ")" : "",
           p->sequence_parallel ? "on" : "off");
   printf ("  precision: compute %s, params %s, grads %s, optimizer %s%s\n",
           plan_precision_name (p->compute_dtype), plan_precision_name (p->param_dtype),

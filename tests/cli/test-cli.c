@@ -295,6 +295,16 @@ test_memory_moe_recompute_modules (void)
         }
       run_result_clear (&r);
     }
+  /* plan show names the modules (Megatron-Core's order of the table in plan.c) */
+  RunResult r = { 0 };
+  run_tandem ("plan show --model deepseek-v3 --cluster gb200-nvl72-superpod --gpus 256 --pp 4 "
+              "--vpp 4 --ep 64 --gbs 4096 --seq 4096 --decoder-first-pipeline-num-layers 4 "
+              "--decoder-last-pipeline-num-layers 1 --recompute-modules mla_up_proj,layernorm",
+              &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "recompute none (modules layernorm,mla_up_proj)"));
+  g_assert_nonnull (strstr (r.out, "-rcln-rcmla-"));
+  run_result_clear (&r);
 }
 
 /* Row 712 (gpt-oss-120b on 64 B200, ep 8, 4 x 4,096 tokens a micro-batch, the recipe's
