@@ -148,7 +148,8 @@ static const char *const top_keys[] = {
 };
 static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under_pp",
                                          "hsdp", "prefetch_params", "max_reuse_params",
-                                         "gather", "rank_copies", NULL };
+                                         "gather", "rank_copies", "zero2_grad_sync", NULL };
+static const char *const zero2_sync_names[] = { "per_step", "per_microbatch", NULL };
 static const char *const gather_names[] = { "flat", "per_tensor", NULL };
 static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "compiled_cast_passes",
                                         "mxfp8", "nvfp4", NULL };
@@ -170,6 +171,12 @@ init_defaults (FwStack *s)
   s->moe_shared_expert_overlap = FW_OPT_NO;
   s->fsdp_reshard_after_forward = TRUE;
   s->fsdp_reshard_under_pp = TRUE;
+  /* ZeRO-2 shards the gradients: each bucket is reduce-scattered to its owner as the
+   * backward produces it, in every micro-batch (Rajbhandari et al. 2020, ZeRO, Sec. 5.2;
+   * DeepSpeed stage 2 "communicates during non gradient accumulation boundaries as
+   * well", deepspeed PR 338; PyTorch FSDP SHARD_GRAD_OP reduce-scatters in every
+   * backward outside no_sync) */
+  s->zero2_grad_per_microbatch = TRUE;
   s->fp8_ops = FW_FP8_NONE;
   s->fp8_scaling = FW_SCALING_DELAYED;
   s->fp8_cast_passes_compiled = -1;   /* the eager figure unless the file gives one */
@@ -290,6 +297,10 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       if (!get_enum (sub, "gather", gather_names, &g, FALSE, &ws, error))
         return NULL;
       s->fsdp_gather_per_tensor = g == 1;
+      int z = s->zero2_grad_per_microbatch ? 1 : 0;
+      if (!get_enum (sub, "zero2_grad_sync", zero2_sync_names, &z, FALSE, &ws, error))
+        return NULL;
+      s->zero2_grad_per_microbatch = z == 1;
     }
   sub = get_obj (o, "fp8", &w, error, &ok);
   if (!ok)
@@ -557,6 +568,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   D ("max_reuse_params", s->fsdp_max_reuse_params);
   S ("gather", s->fsdp_gather_per_tensor ? "per_tensor" : "flat");
   B ("rank_copies", s->fsdp_rank_copies);
+  S ("zero2_grad_sync", s->zero2_grad_per_microbatch ? "per_microbatch" : "per_step");
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fp8");
   json_builder_begin_object (b);

@@ -115,6 +115,9 @@ typedef struct {
                                          * stage3_max_reuse_distance) */
   gboolean      fsdp_gather_per_tensor; /* one collective per parameter tensor (else one
                                          * per layer: flat parameters, foreach gather) */
+  gboolean      zero2_grad_per_microbatch; /* ZeRO-2: each micro-batch's gradients are
+                                         * reduce-scattered to their owners' shards in its
+                                         * backward (else once per step, as ZeRO-1) */
   gboolean      fsdp_rank_copies;       /* collectives on per-rank tensor lists, a copy
                                          * kernel per rank (else one flat buffer) */
   FwFp8Ops      fp8_ops;

@@ -202,6 +202,10 @@ typedef struct {
                                    * 0 = kept from the recompute to the backward */
   int      zero3_per_tensor;      /* 1: one collective per parameter tensor; 0: one per
                                    * layer (flat parameters, FSDP2's foreach gather) */
+  int      zero2_grad_sync;       /* ZeRO-2: 1 each micro-batch's gradients reduce-
+                                  * scattered in its backward (sharded gradients); 0 once
+                                  * per step (accumulated unsharded, as ZeRO-1); -1 the
+                                  * stack's (sim_predict fills it) */
   int      zero3_rank_copies;     /* 1: collectives on lists of per-rank tensors, a copy
                                    * per rank each (torch.distributed.all_gather before
                                    * all_gather_into_tensor); 0: one flat buffer */

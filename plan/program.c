@@ -333,6 +333,14 @@ zero3 (Builder *bd)
   return bd->plan->sharding == PLAN_SHARD_ZERO3 || bd->plan->sharding == PLAN_SHARD_HSDP;
 }
 
+/* ZeRO-2 with sharded gradients: each micro-batch's gradients are reduce-scattered to
+ * their owners' shards in its backward (plan.h zero2_grad_sync), not once per step */
+static gboolean
+zero2_per_mb (Builder *bd)
+{
+  return bd->plan->sharding == PLAN_SHARD_ZERO2 && bd->plan->zero2_grad_sync > 0;
+}
+
 static PlanAxis
 shard_axis (Builder *bd)
 {
@@ -707,9 +715,10 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
   ch->regather_layer = next_role != PROG_ROLE_NONE ? layer - 1 : -1;
   ch->done[1] = ch->done[0];
   ch->done[0] = x;
-  if (zero3 (bd))
+  if (zero3 (bd) || zero2_per_mb (bd))
     {
-      /* gradients of a sharded layer are reduce-scattered after every micro-batch */
+      /* gradients of a sharded layer are reduce-scattered after every micro-batch (ZeRO-3,
+       * and ZeRO-2 with sharded gradients: in the gradient dtype, over the DP group) */
       double bytes = bd->layer_params_local[layer] * bd->grad_bytes_per_param;
       coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, shard_axis (bd), bytes,
             PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1);
@@ -798,6 +807,10 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
        * --account-for-loss-in-pipeline-split) */
       if (mb == bd->m_micro - 1 && bucket_done)
         g_array_index (bucket_done, gint32, bd->m->n_layers + 1) = ch.last_compute;
+      if (zero2_per_mb (bd) && bd->head_params_local > 0)
+        coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, shard_axis (bd),
+              bd->head_params_local * bd->grad_bytes_per_param, PROG_PHASE_BACKWARD, mb,
+              chunk, -1, ch.last_compute, -1);
     }
   else
     {
@@ -826,6 +839,10 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
       ch.last_compute = compute (bd, bd->blk[B_EMBED_B], mb, chunk, -1, ch.last_compute, -1);
       if (mb == bd->m_micro - 1 && bucket_done)
         g_array_index (bucket_done, gint32, bd->m->n_layers) = ch.last_compute;
+      if (zero2_per_mb (bd) && bd->embed_params_local > 0)
+        coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, shard_axis (bd),
+              bd->embed_params_local * bd->grad_bytes_per_param, PROG_PHASE_BACKWARD, mb,
+              chunk, -1, ch.last_compute, -1);
     }
   else
     {
@@ -940,7 +957,10 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
   for (int l = 0; l <= L + 1; l++)
     g_array_index (bucket_done, gint32, l) = -1;
 
-  gboolean overlap = p->overlap_grad_reduce && !sharded_params;
+  /* gradients already reduce-scattered in every micro-batch's backward (ZeRO-3, ZeRO-2
+   * with sharded gradients) leave no bucket to reduce at the end */
+  gboolean grads_reduced = sharded_params || zero2_per_mb (bd);
+  gboolean overlap = p->overlap_grad_reduce && !grads_reduced;
   guint next_bucket = 0, next_ebucket = 0;
   GArray *reductions = g_array_new (FALSE, FALSE, sizeof (gint32));
   ProgStage *st = &prog->stages[stage];
@@ -997,8 +1017,21 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
         last = (gint32) (i - 1);
         break;
       }
+  /* ZeRO-2 with sharded gradients: the optimizer waits for the last micro-batch's
+   * reduce-scatters */
+  if (zero2_per_mb (bd))
+    for (guint32 i = first_task; i < prog->tasks->len; i++)
+      {
+        const ProgTask *t = prog_task (prog, i);
+        if (t->stream == PROG_STREAM_DP && t->phase == PROG_PHASE_BACKWARD
+            && t->mb == bd->m_micro - 1)
+          {
+            gint32 r = (gint32) i;
+            g_array_append_val (reductions, r);
+          }
+      }
   /* non-overlapped reduction of the remaining buckets */
-  if (!sharded_params)
+  if (!grads_reduced)
     for (; next_bucket < buckets->len; next_bucket++)
       {
         Bucket *bk = &g_array_index (buckets, Bucket, next_bucket);
@@ -1008,7 +1041,7 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
                          bk->chunk, bk->first_layer, last, -1);
         g_array_append_val (reductions, r);
       }
-  if (!sharded_params)
+  if (!grads_reduced)
     for (; next_ebucket < ebuckets->len; next_ebucket++)
       {
         Bucket *bk = &g_array_index (ebuckets, Bucket, next_ebucket);

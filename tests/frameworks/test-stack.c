@@ -70,6 +70,16 @@ test_semantics (void)
   g_assert_false (hai->default_sequence_parallel);
   g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", NULL);
   g_assert_cmpint (mc->moe_a2a_overlap, ==, FW_OPT_OPTIONAL);
+  /* ZeRO-2 reduce-scatters every micro-batch's gradients (ZeRO Sec. 5.2; DeepSpeed stage
+   * 2) unless a stack says per step */
+  g_assert_true (mc->zero2_grad_per_microbatch);
+  g_assert_true (ds->zero2_grad_per_microbatch);
+  g_autoptr (GError) zerr = NULL;
+  g_autoptr (FwStack) per_step = fw_stack_new_from_data (
+    "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+    "\"fsdp\": {\"zero2_grad_sync\": \"per_step\"}}", -1, "x.json", &zerr);
+  g_assert_no_error (zerr);
+  g_assert_false (per_step->zero2_grad_per_microbatch);
   g_assert_cmpstr (fw_stack_preset_for_text ("HAI-LLM (DeepSeek in-house)"), ==, "hai-llm");
 }
 
@@ -92,6 +102,8 @@ test_bad (void)
       "\"fsdp\": {\"gather\": \"bucketed\"}}", "'fsdp.gather' is 'bucketed'" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"fsdp\": {\"prefetch_params\": -5}}", "'fsdp.prefetch_params' is -5" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"fsdp\": {\"zero2_grad_sync\": \"never\"}}", "'fsdp.zero2_grad_sync' is 'never'" },
     { "{\"attention\": ", "x.json" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)

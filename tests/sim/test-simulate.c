@@ -548,6 +548,68 @@ count_zero3 (const ProgProgram *prog, int *gathers, int *scatters)
     }
 }
 
+/* ZeRO-2 shards the gradients, so each micro-batch's are reduce-scattered to their owners
+ * in its backward, in the gradient dtype (fp32 here), over the DP group: mcore-gpt-1.7b
+ * on 2 ranks (dp 2, tp 1), 2 micro-batches. Per micro-batch one reduce-scatter per layer
+ * of 12 h^2 + 13 h = 50,358,272 parameters x 4 B = 201,433,088 B, one for the embedding
+ * (131072 x 2048 words + 4096 x 2048 positions = 276,824,064 parameters) and one for the
+ * untied head and final LayerNorm (131072 x 2048 + 2 x 2048 = 268,439,552): per
+ * micro-batch 24 x 50,358,272 + 276,824,064 + 268,439,552 = 1,753,862,144 parameters,
+ * 7,015,448,576 B. None at the end of the step. With the stack's sync per step (and for
+ * ZeRO-1) no per-micro-batch reduce-scatter: the buckets are reduced once. */
+static void
+zero2_scatters (int sync, PlanSharding sharding, int *per_mb, double *mb0_bytes,
+                double *layer_bytes, int *per_step)
+{
+  Case c;
+  case_init (&c, "mcore-gpt-1.7b");
+  c.plan.world_size = 2;
+  c.plan.global_batch = 4;
+  c.plan.seq_length = 2048;
+  c.plan.sharding = sharding;
+  c.plan.overlap_grad_reduce = TRUE;
+  c.plan.zero2_grad_sync = sync;
+  g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+  *per_mb = *per_step = 0;
+  *mb0_bytes = *layer_bytes = 0;
+  for (guint i = 0; i < p->program->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (p->program, i);
+      if (t->kind != PROG_TASK_COLL || t->comm != PROG_COMM_DP
+          || t->coll != PLAN_COLL_REDUCE_SCATTER)
+        continue;
+      if (t->mb < 0)
+        (*per_step)++;
+      else
+        {
+          (*per_mb)++;
+          if (t->mb == 0)
+            *mb0_bytes += t->bytes;
+          if (t->layer == 5)
+            *layer_bytes = t->bytes;
+        }
+    }
+  case_clear (&c);
+}
+
+static void
+test_zero2_per_microbatch (void)
+{
+  int per_mb, per_step;
+  double mb0, layer;
+  zero2_scatters (-1, PLAN_SHARD_ZERO2, &per_mb, &mb0, &layer, &per_step);   /* the stack's */
+  g_assert_cmpint (per_mb, ==, 2 * (24 + 2));
+  g_assert_cmpint (per_step, ==, 0);
+  g_assert_cmpfloat (layer, ==, 201433088.0);
+  g_assert_cmpfloat (mb0, ==, 7015448576.0);
+  zero2_scatters (0, PLAN_SHARD_ZERO2, &per_mb, &mb0, &layer, &per_step);
+  g_assert_cmpint (per_mb, ==, 0);
+  g_assert_cmpint (per_step, >, 0);
+  zero2_scatters (-1, PLAN_SHARD_ZERO1, &per_mb, &mb0, &layer, &per_step);
+  g_assert_cmpint (per_mb, ==, 0);
+  g_assert_cmpint (per_step, >, 0);
+}
+
 static void
 test_zero3_as_deepspeed (void)
 {
@@ -713,5 +775,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/fp32-matmul-precision", test_fp32_matmul_precision);
   g_test_add_func ("/sim/simulate/zero3-as-deepspeed", test_zero3_as_deepspeed);
   g_test_add_func ("/sim/simulate/zero3-recompute-waits", test_zero3_recompute_waits);
+  g_test_add_func ("/sim/simulate/zero2-per-microbatch", test_zero2_per_microbatch);
   return g_test_run ();
 }
