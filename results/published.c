@@ -533,6 +533,26 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
   return TRUE;
 }
 
+/* The schedule is said to be interleaved but V is not given: a virtual_pipeline cell of
+ * text ("interleaved", "yes"), the note "virtual_pipeline: interleaved", or the
+ * framework cell naming the schedule ("torchtitan (... Interleaved 1F1B ...)"), or the
+ * notes naming "Interleaved 1F1B" (not a looser word: SC'21 rows' notes say "Interleaved
+ * schedule/microbatch not stated"). Then the "V not stated" rule applies (below). */
+static gboolean
+interleaved_v_unstated (const char *vp, const char *framework, const char *notes)
+{
+  static const char *const names[] = { "interleaved 1f1b", "interleaved-1f1b",
+                                       "interleaved schedule", "interleaved pipeline" };
+  if (contains_ci (vp, "interleav") || starts_with_ci (vp, "yes")
+      || strstr (notes, "virtual_pipeline: interleaved") != NULL
+      || contains_ci (notes, "interleaved 1f1b"))
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (contains_ci (framework, names[i]))
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean
 map_recompute (ResPublishedCase *c, const char *text, const char *notes,
                const char *convention, PlanRecompute *out)
@@ -638,7 +658,9 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   gint64 vpp = 1;
   if (cell_count (get (csv, row, "virtual_pipeline"), &v))
     vpp = v;
-  else if (pp > 1 && strstr (get (csv, row, "notes"), "virtual_pipeline: interleaved") != NULL)
+  else if (pp > 1 && interleaved_v_unstated (get (csv, row, "virtual_pipeline"),
+                                               get (csv, row, "framework"),
+                                               get (csv, row, "notes")))
     {
       /* "interleaved (V not stated)": the smallest V >= 2 that splits the layers, evenly
        * or with one layer fewer on the first and last model chunk (Llama 3 405B: V = 2,

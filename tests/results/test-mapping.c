@@ -346,12 +346,49 @@ test_unstated (void)
   g_assert_cmpint (sc21->plan.recompute, ==, PLAN_RECOMPUTE_FULL);
 }
 
+/* "V not stated": a virtual_pipeline cell of text, or a framework naming the interleaved
+ * schedule, takes the rule every such row takes (16 layers over pp 4: the smallest V >= 2
+ * with 16 % (4 V) == 0 is 2); a note saying the schedule is not stated does not. */
+static ResPublishedCase *
+vp_row (const char *vp, const char *framework, const char *notes)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "virtual_pipeline,framework,notes,global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,4,\"%s\",\"%s\",\"%s\",64,1.0\n",
+    vp, framework, notes);
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  return res_published_case_new (csv, 0);
+}
+
+static void
+test_interleaved_unstated (void)
+{
+  static const struct { const char *vp, *fw, *notes; int want; } rows[] = {
+    { "interleaved", "torchtitan", "", 2 },
+    { "", "torchtitan (FSDP2+TP+PP Interleaved 1F1B, torch.compile)", "", 2 },
+    { "", "Megatron-LM", "virtual_pipeline: interleaved (V not stated)", 2 },
+    { "", "Megatron-LM (2021)", "Interleaved schedule/microbatch not stated in README table.", 1 },
+    { "4", "Megatron-LM", "", 4 },
+    { "", "torchtitan (FSDP2+TP+PP 1F1B)", "", 1 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = vp_row (rows[i].vp, rows[i].fw, rows[i].notes);
+      if (!c->ready || c->plan.vpp != rows[i].want)
+        g_error ("'%s' / '%s' / '%s': vpp %d, expected %d (%s)", rows[i].vp, rows[i].fw,
+                 rows[i].notes, c->plan.vpp, rows[i].want, c->skip_reason ? c->skip_reason : "");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/results/mapping/gpu-types", test_gpu_types);
   g_test_add_func ("/results/mapping/sharding", test_sharding);
+  g_test_add_func ("/results/mapping/interleaved-unstated", test_interleaved_unstated);
   g_test_add_func ("/results/mapping/precision", test_precision);
   g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);
   g_test_add_func ("/results/mapping/ranking", test_ranking);
