@@ -299,6 +299,9 @@ row_to_json (const ResPublishedCase *c, JsonBuilder *b)
   sim_comm_kinds_to_json (b, "predicted_exposed_comm_s", c->predicted_exposed_s);
   json_builder_set_member_name (b, "moe");
   json_builder_add_boolean_value (b, c->moe.present);
+  /* a check row ("[held out" in its notes): scored apart, never fitted on (tools/) */
+  json_builder_set_member_name (b, "held_out");
+  json_builder_add_boolean_value (b, c->held_out);
   json_builder_end_object (b);
 }
 
