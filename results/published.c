@@ -578,6 +578,11 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
     }
   else if (starts_with_ci (t, "full"))
     *out = PLAN_RECOMPUTE_FULL;
+  else if (starts_with_ci (t, "selective") && contains_ci (t, "(layer)"))
+    /* torchtitan's layer-level selective AC (selective_ac_option = "2"): every second
+     * transformer block is wrapped in a full checkpoint, the others keep everything;
+     * map_plan turns it into Megatron's block method over half of each chunk's layers */
+    *out = PLAN_RECOMPUTE_FULL;
   else if (starts_with_ci (t, "selective") && contains_ci (t, "modules")
            && !contains_ci (t, "core_attn"))
     /* Megatron-Core's --recompute-modules without core_attn (its default): the attention
@@ -738,6 +743,22 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   if (!map_recompute (c, get (csv, row, "recompute"), get (csv, row, "notes"),
                       get (csv, row, "flops_convention"), &p->recompute))
     return FALSE;
+  if (contains_ci (get (csv, row, "recompute"), "(layer)") && p->recompute == PLAN_RECOMPUTE_FULL)
+    {
+      /* torchtitan's apply_ac with selective_ac_option "2" wraps a block when its running
+       * count is a multiple of 2: floor(L / 2) of a chunk's L blocks recompute fully, the
+       * rest store everything. Megatron's --recompute-method block with
+       * --recompute-num-layers floor(L / 2) stores and re-runs the same layers (which
+       * ones differs, not how many); a chunk of one layer recomputes nothing. */
+      gint64 half = layers / chunks / 2;
+      if (half < 1)
+        p->recompute = PLAN_RECOMPUTE_NONE;
+      else
+        {
+          p->recompute_method = PLAN_RECOMPUTE_BLOCK;
+          p->recompute_num_layers = (int) half;
+        }
+    }
   if (c->moe.present)
     {
       g_autofree char *why = NULL;

@@ -620,6 +620,32 @@ test_map_attention (void)
  * at least 60 rows predicted, every error finite. Found from the source root
  * (TANDEM_SOURCE_ROOT, set by tests/meson.build); it is part of the tree, so a missing
  * file fails rather than skips. */
+/* torchtitan's "selective (layer)" (selective_ac_option "2"): every second block fully
+ * checkpointed, read as Megatron's block method over half of each chunk's layers. Row 382:
+ * Llama 3 8B, 32 layers, pp 1 -> floor(32 / 2) = 16 layers recompute; row 386: Llama 2
+ * 13B, 40 layers -> 20. Row 383 ("selective (op)") keeps the selective reading. */
+static void
+test_map_torchtitan_layer_ac (void)
+{
+  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
+  g_assert_nonnull (root);
+  g_autofree char *path = g_build_filename (root, "data", "published-runs.csv", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ResCsv) csv = res_csv_load (path, &error);
+  g_assert_no_error (error);
+  const struct { const char *id; int half; } rows[] = { { "382", 16 }, { "386", 20 } };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = case_for (csv, rows[i].id);
+      g_assert_null (c->skip_reason);
+      g_assert_cmpint (c->plan.recompute, ==, PLAN_RECOMPUTE_FULL);
+      g_assert_cmpint (c->plan.recompute_method, ==, PLAN_RECOMPUTE_BLOCK);
+      g_assert_cmpint (c->plan.recompute_num_layers, ==, rows[i].half);
+    }
+  g_autoptr (ResPublishedCase) op = case_for (csv, "383");
+  g_assert_cmpint (op->plan.recompute, ==, PLAN_RECOMPUTE_SELECTIVE);
+}
+
 static void
 test_published_runs (void)
 {
@@ -736,6 +762,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/published/summary", test_summary);
   g_test_add_func ("/results/published/summary-held-out", test_summary_held_out);
   g_test_add_func ("/results/published/validate-small", test_validate_small);
+  g_test_add_func ("/results/published/map-torchtitan-layer-ac", test_map_torchtitan_layer_ac);
   g_test_add_func ("/results/published/published-runs", test_published_runs);
   return g_test_run ();
 }
