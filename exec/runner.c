@@ -89,6 +89,10 @@ exec_runner_supports (const ModelSpec *m, const Plan *p, GError **error)
         return unsupported (error, "the engine dispatches tokens by all-to-all only (hint: "
                             "--moe-token-dispatcher-type alltoall)");
     }
+  if (p->recompute == PLAN_RECOMPUTE_SELECTIVE_OP)
+    return unsupported (error, "the engine does not run torchtitan's op-level selective "
+                        "AC; it is simulated only (hint: --recompute-granularity selective "
+                        "or full)");
   if (p->recompute == PLAN_RECOMPUTE_SELECTIVE && p->cp > 1)
     return unsupported (error, "selective recompute with context parallelism would need the "
                         "K/V exchange again (hint: --recompute-granularity full)");

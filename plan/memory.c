@@ -356,10 +356,12 @@ plan_memory_inflight (const Plan *plan, int stage)
  *    groups of n = recompute_num_layers (0 taken as 1) and only each group's input is
  *    stored; the backward re-runs one group at a time: a transient of n full layers.
  *  - full, block: the first n layers of each chunk store only their inputs, the rest keep
- *    everything; one layer is re-run at a time (0 or n >= layers: every layer). */
+ *    everything; one layer is re-run at a time (0 or n >= layers: every layer).
+ *  - selective-op (torchtitan's op-level SAC): op_layer per layer (plan_mem_op_layer);
+ *    the layer's recompute rebuilds the rest of a full layer before its backward. */
 static void
 plan_mem_chunk_acts (const Plan *plan, int layers, guint64 full_layer, guint64 selective_layer,
-                     guint64 input, guint64 *stored, guint64 *transient)
+                     guint64 op_layer, guint64 input, guint64 *stored, guint64 *transient)
 {
   guint64 L = (guint64) MAX (layers, 0);
   guint64 n = (guint64) MAX (plan->recompute_num_layers, 0);
@@ -372,6 +374,10 @@ plan_mem_chunk_acts (const Plan *plan, int layers, guint64 full_layer, guint64 s
     {
     case PLAN_RECOMPUTE_SELECTIVE:
       *stored = L * selective_layer;
+      break;
+    case PLAN_RECOMPUTE_SELECTIVE_OP:
+      *stored = L * op_layer;
+      *transient = full_layer > op_layer ? full_layer - op_layer : 0;
       break;
     case PLAN_RECOMPUTE_FULL:
       if (plan->recompute_method == PLAN_RECOMPUTE_BLOCK)
@@ -392,6 +398,39 @@ plan_mem_chunk_acts (const Plan *plan, int layers, guint64 full_layer, guint64 s
       *stored = L * full_layer;
       break;
     }
+}
+
+/* torchtitan's op-level selective AC (plan.h PLAN_RECOMPUTE_SELECTIVE_OP), what one dense
+ * layer keeps per micro-batch (torchtitan _save_list: aten.mm, the SDPA kernels; of the
+ * mm outputs only the odd-numbered, counted per layer in forward order q k v o, then
+ * SwiGLU's w1 w3 w2 or GeLU's fc1 fc2):
+ *   the checkpoint's input (the layer input)            a T h /t(SP)
+ *   q's output (before rotary)                          a T hq / t
+ *   v's output                                          a T hkv / t
+ *   the SDPA output and its log-sum-exp                 a T hq / t + stats (scores unfused)
+ *   SwiGLU: w1's output (the gate) and w2's output      a T f / t + a T h /t(SP)
+ *   GeLU: fc1's output                                  a T f / t
+ * Everything else (norm outputs, k, rotary outputs, o's output, w3's output, the
+ * activation and the product) is rebuilt in the backward. */
+static guint64
+plan_mem_op_layer (const ModelSpec *model, const Plan *plan, const PlanMemLayerActs *acts)
+{
+  guint64 t = (guint64) MAX (plan->tp, 1);
+  guint64 cp = (guint64) MAX (plan->cp, 1);
+  guint64 sp_div = plan->sequence_parallel ? t : 1;
+  guint64 a = plan_mem_act_elem_bytes (plan);
+  guint64 T = plan_mem_seq (plan, model) / cp * (guint64) MAX (plan->micro_batch, 1);
+  guint64 h = model->hidden;
+  guint64 head_dim = model->head_dim > 0 ? model->head_dim
+                     : (model->n_heads > 0 ? h / model->n_heads : h);
+  guint64 kv_heads = model->n_kv_heads > 0 ? model->n_kv_heads : model->n_heads;
+  guint64 hq = model->n_heads * head_dim, hkv = kv_heads * head_dim;
+  guint64 f = model->ffn_hidden > 0 ? model->ffn_hidden : 4 * h;
+  guint64 bytes = a * T * h / sp_div + a * T * (2 * hq + hkv) / t
+                  + acts->attn_softmax_stats + acts->attn_scores + a * T * f / t;
+  if (model->mlp == MODEL_MLP_SWIGLU)
+    bytes += a * T * h / sp_div;
+  return bytes;
 }
 
 /* ---- mixture of experts ---------------------------------------------------------------
@@ -536,6 +575,7 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
   /* activation pieces */
   guint64 full_layer = acts.total;
   guint64 selective_layer = acts.total - acts.attn_scores - acts.attn_softmax_stats;
+  guint64 op_layer = plan_mem_op_layer (model, plan, &acts);
   guint64 layer_input = a * T * h / sp_div;
   /* stage 0: the int64 token ids the embedding backward needs, and the embedding dropout
    * mask (Korthikanti et al. section 4.3) */
@@ -631,7 +671,7 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
               full_c = (guint64) MAX ((double) full_c + extra + 0.5, 0.0);
               sel_c = (guint64) MAX ((double) sel_c + extra + 0.5, 0.0);
             }
-          plan_mem_chunk_acts (plan, n_c, full_c, sel_c, layer_input, &stored, &tr);
+          plan_mem_chunk_acts (plan, n_c, full_c, sel_c, op_layer, layer_input, &stored, &tr);
           per_mb += stored;
           transient = MAX (transient, tr);
         }

@@ -191,8 +191,10 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
     {
       static const Choice c[] = {
         { "full", PLAN_RECOMPUTE_FULL }, { "selective", PLAN_RECOMPUTE_SELECTIVE },
+        { "selective-op", PLAN_RECOMPUTE_SELECTIVE_OP },
         { "none", PLAN_RECOMPUTE_NONE }, { NULL, 0 } };
-      return parse_choice ("recompute-granularity", value, c, "full, selective or none",
+      return parse_choice ("recompute-granularity", value, c,
+                           "full, selective, selective-op (torchtitan's op-level AC) or none",
                            (int *) &plan->recompute, error);
     }
   if (g_str_equal (name, "recompute-modules"))
@@ -528,7 +530,7 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
     { "use-distributed-optimizer", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_option),
       "Shard optimizer states over DP (= zero1)", NULL },
     { "recompute-granularity", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
-      "Activation recompute: full or selective", "G" },
+      "Activation recompute: full, selective or selective-op (torchtitan)", "G" },
     { "recompute-activations", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Megatron's older flag for --recompute-granularity selective", NULL },
     { "recompute-modules", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),

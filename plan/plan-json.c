@@ -369,6 +369,7 @@ parse_checkpoint (PlanJson *pj, JsonObject *obj, GError **error)
 {
   Plan *p = pj->plan;
   const char *S = "activation_checkpoint";
+  gboolean op_level = FALSE;
   g_autoptr (GList) members = json_object_get_members (obj);
   for (GList *l = members; l; l = l->next)
     {
@@ -389,10 +390,12 @@ parse_checkpoint (PlanJson *pj, JsonObject *obj, GError **error)
         ok = json_get_int (pj, S, key, n, 0, &p->recompute_num_layers, error);
       else if (g_str_equal (key, "selective_ac_option"))
         {
-          /* "op" is op-level selective AC (the attention core in our model); an integer
-           * string N checkpoints every N-th layer fully (torchtitan). */
+          /* "op" is op-level selective AC (with mode "selective": selective-op, plan.h);
+           * an integer string N checkpoints every N-th layer fully (torchtitan). */
           const char *v = json_get_str (pj, S, key, n, error);
           ok = v != NULL;
+          if (ok && g_str_equal (v, "op"))
+            op_level = TRUE;
           if (ok && !g_str_equal (v, "op"))
             {
               char *end;
@@ -424,6 +427,8 @@ parse_checkpoint (PlanJson *pj, JsonObject *obj, GError **error)
       if (!ok)
         return FALSE;
     }
+  if (op_level && p->recompute == PLAN_RECOMPUTE_SELECTIVE)
+    p->recompute = PLAN_RECOMPUTE_SELECTIVE_OP;
   return TRUE;
 }
 

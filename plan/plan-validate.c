@@ -505,6 +505,15 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
     }
 
   /* Recompute. */
+  if (plan->recompute == PLAN_RECOMPUTE_SELECTIVE_OP)
+    {
+      PlanMoe moe;
+      plan_moe (plan, model, &moe);
+      if (moe.experts > 0 || model_spec_is_mla (model))
+        return invalid (error, "--recompute-granularity selective-op models torchtitan's "
+                        "op-level AC of a dense layer with separate q, k, v projections "
+                        "(hint: selective or full for '%s')", model->name);
+    }
   if (plan->recompute == PLAN_RECOMPUTE_FULL && plan->recompute_num_layers == 0)
     plan->recompute_num_layers = 1;   /* Megatron: uniform, 1 layer per checkpoint */
   if (plan->recompute == PLAN_RECOMPUTE_FULL)

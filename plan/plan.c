@@ -337,7 +337,7 @@ plan_matmul_precision_parse (const char *name, PlanMatmulPrecision *out)
 const char *
 plan_recompute_name (PlanRecompute r)
 {
-  static const char *const names[] = { "none", "selective", "full" };
+  static const char *const names[] = { "none", "selective", "full", "selective-op" };
   return (guint) r < G_N_ELEMENTS (names) ? names[r] : "?";
 }
 
@@ -510,7 +510,9 @@ plan_to_string (const Plan *plan)
   if (plan->sharding != PLAN_SHARD_NONE)
     g_string_append_printf (s, "-%s", plan_sharding_name (plan->sharding));
   if (plan->recompute != PLAN_RECOMPUTE_NONE)
-    g_string_append_printf (s, "-%s", plan->recompute == PLAN_RECOMPUTE_FULL ? "full" : "sel");
+    g_string_append_printf (s, "-%s", plan->recompute == PLAN_RECOMPUTE_FULL ? "full"
+                                      : plan->recompute == PLAN_RECOMPUTE_SELECTIVE_OP ? "selop"
+                                      : "sel");
   /* --recompute-modules moe_act / moe and the 1F1B all-to-all overlap change the step:
    * two stored plans that differ only there must not read the same */
   if (plan->moe_recompute & PLAN_MOE_RECOMPUTE_LAYER)

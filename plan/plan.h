@@ -72,6 +72,12 @@ typedef enum {
   PLAN_RECOMPUTE_NONE,
   PLAN_RECOMPUTE_SELECTIVE, /* attention core recomputed (Korthikanti et al.) */
   PLAN_RECOMPUTE_FULL,      /* whole layers recomputed from their input */
+  /* torchtitan's op-level selective AC (activation_checkpoint.mode "selective",
+   * selective_ac_option "op"): a dense layer saves the outputs of its SDPA and of every
+   * odd-numbered matmul (q, v, the gate w1, the MLP's down projection w2; the SwiGLU
+   * order q k v o w1 w3 w2) and recomputes the even ones (k, o, w3) with every
+   * element-wise op (norms, rotary, residuals, the activation) before its backward */
+  PLAN_RECOMPUTE_SELECTIVE_OP,
 } PlanRecompute;
 
 typedef enum {

@@ -359,6 +359,29 @@ prog_builder_build_blocks (Builder *bd)
     attention (bd, ops, "attn_core", 1.0, a, kv, s_q, s_kv);
   bd->blk[B_RECOMP_ATTN_CORE] = prog_builder_add_block (bd, PROG_BLOCK_ATTN_CORE, PROG_PHASE_RECOMPUTE,
                                            "attn_core_recompute", ops, 0);
+
+  /* torchtitan's op-level selective AC (plan.h): before a dense layer's backward the
+   * even-numbered matmuls (k, the out projection o, SwiGLU's w3 or GeLU's fc2) and every
+   * element-wise op run again; the SDPA and the odd matmuls' outputs were saved */
+  if (bd->plan->recompute == PLAN_RECOMPUTE_SELECTIVE_OP && !model_spec_is_mla (m))
+    {
+      prog_builder_elem (ops, "attn_norm_recompute", norm, tsp * h, 5);
+      gemm (ops, "k_recompute", tok, kv * d, h);
+      if (m->pos == MODEL_POS_ROTARY)
+        prog_builder_elem (ops, "rotary_recompute", MODEL_OP_ELEMENTWISE, rotary_elements (bd, tok), 3);
+      gemm (ops, "attn_out_recompute", tok, h, a * dv_out);
+      prog_builder_elem (ops, "attn_residual_recompute", MODEL_OP_ELEMENTWISE, tsp * h, 1);
+      prog_builder_elem (ops, "mlp_norm_recompute", norm, tsp * h, 5);
+      if (m->mlp == MODEL_MLP_SWIGLU)
+        gemm (ops, "mlp_up_recompute", tok, ffn, h);       /* w3 */
+      prog_builder_elem (ops, "mlp_act_recompute", MODEL_OP_ELEMENTWISE, tok * ffn, act_f);
+      if (m->mlp != MODEL_MLP_SWIGLU)
+        gemm (ops, "mlp_down_recompute", tok, h, ffn);     /* fc2 */
+      bd->blk[B_RECOMP_SAC_OP] = prog_builder_add_block (bd, PROG_BLOCK_ATTN, PROG_PHASE_RECOMPUTE,
+                                                         "sac_op_recompute", ops, 0);
+    }
+  else
+    bd->blk[B_RECOMP_SAC_OP] = G_MAXUINT32;
 #undef ATTN_PRE_OPS
 #undef ATTN_POST_OPS
 #undef ATTN_PRE_BWD

@@ -652,6 +652,10 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
   else if (bd->plan->recompute == PLAN_RECOMPUTE_SELECTIVE)
     ch->last_compute = compute (bd, bd->blk[B_RECOMP_ATTN_CORE], mb, chunk, layer,
                                 ch->last_compute, -1);
+  else if (bd->plan->recompute == PLAN_RECOMPUTE_SELECTIVE_OP && bd->blk[B_RECOMP_SAC_OP] != G_MAXUINT32
+           && !moe_layer (bd, layer))
+    ch->last_compute = compute (bd, bd->blk[B_RECOMP_SAC_OP], mb, chunk, layer,
+                                ch->last_compute, -1);
   /* SP: the inputs of the two blocks are re-gathered for the backward (regather). Without
    * the overlapped path, as tasks issued one block ahead (the MLP's of the chunk's last
    * layer here); the overlapped path issues them with the block's pieces. */

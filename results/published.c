@@ -583,6 +583,9 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
      * transformer block is wrapped in a full checkpoint, the others keep everything;
      * map_plan turns it into Megatron's block method over half of each chunk's layers */
     *out = PLAN_RECOMPUTE_FULL;
+  else if (starts_with_ci (t, "selective") && contains_ci (t, "(op)"))
+    /* torchtitan's op-level selective AC (selective_ac_option = "op") */
+    *out = PLAN_RECOMPUTE_SELECTIVE_OP;
   else if (starts_with_ci (t, "selective") && contains_ci (t, "modules")
            && !contains_ci (t, "core_attn"))
     /* Megatron-Core's --recompute-modules without core_attn (its default): the attention
@@ -743,6 +746,16 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   if (!map_recompute (c, get (csv, row, "recompute"), get (csv, row, "notes"),
                       get (csv, row, "flops_convention"), &p->recompute))
     return FALSE;
+  /* torchtitan's "selective" without its option: the train configs of its published
+   * tables (llama3_8b.toml: mode 'selective', selective_ac_option 'op') ran op-level AC;
+   * a dense layer only (plan.h) */
+  g_autofree char *rc_cell = g_strstrip (g_strdup (get (csv, row, "recompute")));
+  if (p->recompute == PLAN_RECOMPUTE_SELECTIVE && contains_ci (get (csv, row, "framework"), "torchtitan")
+      && g_ascii_strcasecmp (rc_cell, "selective") == 0)
+    p->recompute = PLAN_RECOMPUTE_SELECTIVE_OP;
+  /* op-level AC is modelled for dense layers with separate q, k, v (plan.h) */
+  if (p->recompute == PLAN_RECOMPUTE_SELECTIVE_OP && (c->moe.present || model_spec_is_mla (c->model)))
+    p->recompute = PLAN_RECOMPUTE_SELECTIVE;
   if (contains_ci (get (csv, row, "recompute"), "(layer)") && p->recompute == PLAN_RECOMPUTE_FULL)
     {
       /* torchtitan's apply_ac with selective_ac_option "2" wraps a block when its running
@@ -1088,7 +1101,8 @@ res_published_case_plan_string (const ResPublishedCase *c)
   if (p->sharding != PLAN_SHARD_NONE)
     g_string_append_printf (s, ".%s", plan_sharding_name (p->sharding));
   if (p->recompute != PLAN_RECOMPUTE_NONE)
-    g_string_append (s, p->recompute == PLAN_RECOMPUTE_FULL ? ".full" : ".sel");
+    g_string_append (s, p->recompute == PLAN_RECOMPUTE_FULL ? ".full"
+                        : p->recompute == PLAN_RECOMPUTE_SELECTIVE_OP ? ".selop" : ".sel");
   if (p->compute_dtype == PLAN_PREC_FP8)
     g_string_append (s, ".fp8");
   else if (p->compute_dtype == PLAN_PREC_FP4)

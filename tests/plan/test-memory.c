@@ -506,6 +506,60 @@ test_recompute (void)
     }
 }
 
+/* Llama 3 8B (meta-llama/Meta-Llama-3-8B config.json: h 4096, 32 layers, 32 query heads
+ * of 128, 8 KV heads, SwiGLU 14336), pp 1, one micro-batch of 1 x 8192 (T = 8192), bf16
+ * (a = 2), FlashAttention. A full layer keeps (Korthikanti's terms above):
+ *   norm inputs 2 a T h 134,217,728 + GEMM inputs (qkv, out-proj, fc1) 3 a T h
+ *   201,326,592 + Q, K, V a T (4096 + 2 x 1024) 100,663,296 + log-sum-exp 4 x 32 x 8192
+ *   1,048,576 + SwiGLU gate, up, product 3 a T f 704,643,072 = F = 1,141,899,264.
+ * torchtitan's op-level AC (selective-op) keeps the layer input, q's, v's, the SDPA's and
+ * w1's and w2's outputs: a T (4096 + 4096 + 1024 + 4096 + 14336 + 4096) = 520,093,696 +
+ * the log-sum-exp 1,048,576 = O = 521,142,272 bytes (45.6% of F); its backward rebuilds
+ * F - O of one layer at a time. Activations, the same embedding and head extras in both:
+ *   none - selective-op = 32 F - (32 O + F - O) = 31 (F - O) = 19,243,466,752. */
+static void
+test_selective_op_llama3_8b (void)
+{
+  ModelSpec m;
+  TopoCluster c;
+  PlanMemory none, op;
+  Plan p;
+
+  memset (&m, 0, sizeof m);
+  m.ref_count = 1;
+  m.name = (char *) "llama3-8b";
+  m.model_type = (char *) "llama";
+  m.hidden = 4096;
+  m.ffn_hidden = 14336;
+  m.n_layers = 32;
+  m.n_heads = 32;
+  m.n_kv_heads = 8;
+  m.head_dim = 128;
+  m.vocab = 128256;
+  m.max_positions = 8192;
+  m.mlp = MODEL_MLP_SWIGLU;
+  m.norm = MODEL_NORM_RMS;
+  m.pos = MODEL_POS_ROTARY;
+  cluster_with_hbm (&c, 80 * GiB);
+
+  plan_init_defaults (&p);
+  p.dp = 1;
+  p.seq_length = 8192;
+  p.micro_batch = 1;
+  p.global_batch = 1;
+  p.grad_accum = 1;
+  plan_memory_compute (&m, &p, &c, &none);
+  p.recompute = PLAN_RECOMPUTE_SELECTIVE_OP;
+  plan_memory_compute (&m, &p, &c, &op);
+  g_assert_cmpuint (none.act_bytes_per_layer, ==, 1141899264);
+  g_assert_cmpuint (none.stages[0].bytes[PLAN_MEM_ACTIVATIONS]
+                    - op.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==,
+                    G_GUINT64_CONSTANT (19243466752));
+  plan_memory_clear (&none);
+  plan_memory_clear (&op);
+  plan_clear (&p);
+}
+
 /* Interleaved1F1B, small Llama, pp 2, vpp 2 (4 chunks of 2 layers), m 4:
  *   stage 0: 1 x 2 + 1 x 2 + 1 = 5 chunk-micro-batches of 2 layers = 2.5 micro-batches of
  *   the stage's 4 layers: 2.5 x 4 F = 44,646,400, + 3 x 2,048 token ids = 44,652,544;
@@ -741,5 +795,6 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/tied-embeddings", test_tied_embeddings);
   g_test_add_func ("/plan/memory/llama3-405b", test_llama3_405b);
   g_test_add_func ("/plan/memory/json", test_json);
+  g_test_add_func ("/plan/memory/selective-op-llama3-8b", test_selective_op_llama3_8b);
   return g_test_run ();
 }

@@ -286,6 +286,52 @@ program_of (Fixture *f, const char *flags)
   return p;
 }
 
+/* torchtitan's op-level selective AC (--recompute-granularity selective-op) on Llama 3 8B
+ * (h 4096, 8 KV heads of 128: k width 1024, SwiGLU 14336), tp 1, 8192 tokens a
+ * micro-batch: before each layer's backward the even matmuls run again, k, o and w3:
+ *   2 T h (1024 + 4096 + 14336) = 2 x 8192 x 4096 x 19456 = 1,305,670,057,984 FLOP,
+ * one recompute task per layer and micro-batch (32 in micro-batch 0), none of it model
+ * FLOPs. An MoE plan is refused (dense layers only). */
+static void
+test_selective_op (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  ProgProgram *p = program_of (f, "--gpus 8 --seq-length 8192 --micro-batch-size 1 "
+                               "--global-batch-size 8 --recompute-granularity selective-op");
+  double gemm = 0;
+  int blocks = 0;
+  for (guint i = 0; i < p->blocks->len; i++)
+    {
+      const ProgBlock *b = &g_array_index (p->blocks, ProgBlock, i);
+      if (g_strcmp0 (b->name, "sac_op_recompute") != 0)
+        continue;
+      blocks++;
+      g_assert_cmpfloat (b->model_flops, ==, 0);
+      for (guint k = b->first_op; k < b->first_op + b->n_ops; k++)
+        {
+          const ModelOp *op = &g_array_index (p->ops, ModelOp, k);
+          if (op->kind == MODEL_OP_GEMM)
+            gemm += op->fwd_flops;
+        }
+    }
+  g_assert_cmpint (blocks, ==, 1);
+  g_assert_cmpfloat (gemm, ==, 1305670057984.0);
+  int n_rc = 0;
+  for (guint i = 0; i < p->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (p, i);
+      n_rc += t->kind == PROG_TASK_COMPUTE && t->phase == PROG_PHASE_RECOMPUTE && t->mb == 0;
+    }
+  g_assert_cmpint (n_rc, ==, 32);
+  prog_program_free (p);
+
+  g_assert_false (resolve (f, "--gpus 8 --num-experts 8 --moe-router-topk 2 "
+                           "--expert-model-parallel-size 8 --recompute-granularity selective-op",
+                           &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "selective-op"));
+}
+
 /* Sums the bytes of the collectives of (kind, axis) on the ep stream in micro-batch 0,
  * layer 0, forward; counts them in *n. */
 static double
@@ -708,5 +754,6 @@ main (int argc, char **argv)
   ADD ("zero3-memory", test_zero3_memory);
   ADD ("mla", test_mla);
   ADD ("cuda-graphs", test_cuda_graphs);
+  ADD ("selective-op", test_selective_op);
   return g_test_run ();
 }

@@ -623,7 +623,9 @@ test_map_attention (void)
 /* torchtitan's "selective (layer)" (selective_ac_option "2"): every second block fully
  * checkpointed, read as Megatron's block method over half of each chunk's layers. Row 382:
  * Llama 3 8B, 32 layers, pp 1 -> floor(32 / 2) = 16 layers recompute; row 386: Llama 2
- * 13B, 40 layers -> 20. Row 383 ("selective (op)") keeps the selective reading. */
+ * 13B, 40 layers -> 20. "selective (op)" (row 383) and a torchtitan row's bare
+ * "selective" (row 781, llama3_8b.toml's 'op') read as selective-op; a Megatron row's
+ * "selective" (row 6 of rows.csv, above) stays the attention core. */
 static void
 test_map_torchtitan_layer_ac (void)
 {
@@ -643,7 +645,10 @@ test_map_torchtitan_layer_ac (void)
       g_assert_cmpint (c->plan.recompute_num_layers, ==, rows[i].half);
     }
   g_autoptr (ResPublishedCase) op = case_for (csv, "383");
-  g_assert_cmpint (op->plan.recompute, ==, PLAN_RECOMPUTE_SELECTIVE);
+  g_assert_cmpint (op->plan.recompute, ==, PLAN_RECOMPUTE_SELECTIVE_OP);
+  g_autoptr (ResPublishedCase) bare = case_for (csv, "781");
+  g_assert_null (bare->skip_reason);
+  g_assert_cmpint (bare->plan.recompute, ==, PLAN_RECOMPUTE_SELECTIVE_OP);
 }
 
 static void
