@@ -68,6 +68,41 @@ flat (const char *s)
   return g_strdelimit (g_strdup (s ? s : "-"), "\r\n\t", ' ');
 }
 
+
+/* "GPUs rows MAPE %" per GPU family with rows (nothing when no family has one). */
+static void
+print_family_table (const guint *n, const double *mape)
+{
+  g_autoptr (CliTable) t = cli_table_new ();
+  cli_table_add_column (t, "GPUs", CLI_ALIGN_LEFT);
+  cli_table_add_column (t, "rows", CLI_ALIGN_RIGHT);
+  cli_table_add_column (t, "MAPE %", CLI_ALIGN_RIGHT);
+  gboolean any = FALSE;
+  for (int f = RES_PUB_FAMILY_H100; f < RES_PUB_FAMILY_N; f++)
+    if (n[f] > 0)
+      {
+        any = TRUE;
+        cli_table_add_row (t);
+        cli_table_cell (t, "%s", res_pub_family_name (f));
+        cli_table_cell (t, "%u", n[f]);
+        cli_table_cell (t, "%s", fmt_num (mape[f], "%.1f"));
+      }
+  if (any)
+    cli_table_print (t, stdout, "  ");
+}
+
+/* One line for a group of rows scored apart from the dev summary (MoE, held out). */
+static void
+print_apart_line (const char *label, const char *what, guint n, guint n_rows, double mape,
+                  double max_abs, gint64 max_row, const char *apart)
+{
+  printf ("%s: %u of %u %s predicted; MAPE %s%%, max |err| %s%%", label, n, n_rows, what,
+          fmt_num (mape, "%.1f"), fmt_num (max_abs, "%.1f"));
+  if (max_row >= 0)
+    printf (" (row %" G_GINT64_FORMAT ")", max_row);
+  printf (" (%s)\n", apart);
+}
+
 static void
 print_text (const ResPublishedReport *r, gboolean breakdown)
 {
@@ -121,52 +156,17 @@ print_text (const ResPublishedReport *r, gboolean breakdown)
   if (s->max_err_row_id >= 0)
     printf (" (row %" G_GINT64_FORMAT ")", s->max_err_row_id);
   printf ("\n");
-  g_autoptr (CliTable) ft = cli_table_new ();
-  cli_table_add_column (ft, "GPUs", CLI_ALIGN_LEFT);
-  cli_table_add_column (ft, "rows", CLI_ALIGN_RIGHT);
-  cli_table_add_column (ft, "MAPE %", CLI_ALIGN_RIGHT);
-  gboolean families = FALSE;
-  for (int f = RES_PUB_FAMILY_H100; f < RES_PUB_FAMILY_N; f++)
-    if (s->n_family[f] > 0)
-      {
-        families = TRUE;
-        cli_table_add_row (ft);
-        cli_table_cell (ft, "%s", res_pub_family_name (f));
-        cli_table_cell (ft, "%u", s->n_family[f]);
-        cli_table_cell (ft, "%s", fmt_num (s->mape_family_pct[f], "%.1f"));
-      }
-  if (families)
-    cli_table_print (ft, stdout, "  ");
+  print_family_table (s->n_family, s->mape_family_pct);
   if (s->n_moe_rows > 0)
-    {
-      printf ("moe: %u of %u mixture-of-experts rows predicted; MAPE %s%%, max |err| %s%%",
-              s->n_moe, s->n_moe_rows, fmt_num (s->mape_moe_pct, "%.1f"),
-              fmt_num (s->max_abs_err_moe_pct, "%.1f"));
-      if (s->max_err_moe_row_id >= 0)
-        printf (" (row %" G_GINT64_FORMAT ")", s->max_err_moe_row_id);
-      printf (" (apart from the summary above, which is the dense rows)\n");
-    }
+    print_apart_line ("moe", "mixture-of-experts rows", s->n_moe, s->n_moe_rows, s->mape_moe_pct,
+                      s->max_abs_err_moe_pct, s->max_err_moe_row_id,
+                      "apart from the summary above, which is the dense rows");
   if (s->n_held_rows > 0)
     {
-      printf ("held out: %u of %u dense check rows predicted; MAPE %s%%, max |err| %s%%",
-              s->n_held, s->n_held_rows, fmt_num (s->mape_held_pct, "%.1f"),
-              fmt_num (s->max_abs_err_held_pct, "%.1f"));
-      if (s->max_err_held_row_id >= 0)
-        printf (" (row %" G_GINT64_FORMAT ")", s->max_err_held_row_id);
-      printf (" (apart from the dev summary above)\n");
-      g_autoptr (CliTable) ht = cli_table_new ();
-      cli_table_add_column (ht, "GPUs", CLI_ALIGN_LEFT);
-      cli_table_add_column (ht, "rows", CLI_ALIGN_RIGHT);
-      cli_table_add_column (ht, "MAPE %", CLI_ALIGN_RIGHT);
-      for (int f = RES_PUB_FAMILY_H100; f < RES_PUB_FAMILY_N; f++)
-        if (s->n_held_family[f] > 0)
-          {
-            cli_table_add_row (ht);
-            cli_table_cell (ht, "%s", res_pub_family_name (f));
-            cli_table_cell (ht, "%u", s->n_held_family[f]);
-            cli_table_cell (ht, "%s", fmt_num (s->mape_held_family_pct[f], "%.1f"));
-          }
-      cli_table_print (ht, stdout, "  ");
+      print_apart_line ("held out", "dense check rows", s->n_held, s->n_held_rows,
+                        s->mape_held_pct, s->max_abs_err_held_pct, s->max_err_held_row_id,
+                        "apart from the dev summary above");
+      print_family_table (s->n_held_family, s->mape_held_family_pct);
     }
   g_autoptr (CliTable) lt = cli_table_new ();
   cli_table_add_column (lt, "row", CLI_ALIGN_RIGHT);

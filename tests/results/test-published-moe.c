@@ -162,18 +162,28 @@ test_row_refused (void)
                    "and MLA)");
 }
 
+
+/* The repository's published-runs CSV (data/published-runs.csv under $TANDEM_SOURCE_ROOT),
+ * loaded or the test fails with the loader's message. */
+static ResCsv *
+shipped_csv (void)
+{
+  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
+  g_assert_nonnull (root);
+  g_autofree char *path = g_build_filename (root, "data", "published-runs.csv", NULL);
+  g_autoptr (GError) error = NULL;
+  ResCsv *csv = res_csv_load (path, &error);
+  g_assert_no_error (error);
+  return csv;
+}
+
 /* The shipped rows: every moe cell parses; every MoE row names its source and where in
  * it; at least 20 rows from at least 3 sources (issue 16 item 5); every row is predicted
  * or skipped with a reason; the summary counts them apart from the dense rows. */
 static void
 test_shipped_rows (void)
 {
-  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
-  g_assert_nonnull (root);
-  g_autofree char *path = g_build_filename (root, "data", "published-runs.csv", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (ResCsv) csv = res_csv_load (path, &error);
-  g_assert_no_error (error);
+  g_autoptr (ResCsv) csv = shipped_csv ();
   g_assert_cmpint (res_csv_column (csv, "moe"), >=, 0);
 
   g_autoptr (GHashTable) sources = g_hash_table_new (g_str_hash, g_str_equal);
@@ -343,10 +353,7 @@ find_row (const ResPublishedReport *r, gint64 id)
 static void
 test_shipped_models (void)
 {
-  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
-  g_autofree char *path = g_build_filename (root, "data", "published-runs.csv", NULL);
-  g_autoptr (ResCsv) csv = res_csv_load (path, NULL);
-  g_assert_nonnull (csv);
+  g_autoptr (ResCsv) csv = shipped_csv ();
   ResPublishedOptions opts = { 0 };
   gint64 ids[] = { 701, 705 };
   opts.only_ids = ids;
@@ -435,12 +442,7 @@ test_plan_shape (void)
 static void
 test_row_709_fits (void)
 {
-  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
-  g_assert_nonnull (root);
-  g_autofree char *path = g_build_filename (root, "data", "published-runs.csv", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (ResCsv) csv = res_csv_load (path, &error);
-  g_assert_no_error (error);
+  g_autoptr (ResCsv) csv = shipped_csv ();
   ResPublishedCase *c = NULL;
   for (guint r = 0; r < res_csv_n_rows (csv) && c == NULL; r++)
     if (g_str_equal (res_csv_get (csv, r, "row_id"), "709"))
@@ -484,12 +486,7 @@ test_row_709_fits (void)
 static void
 test_stack_overlaps (void)
 {
-  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
-  g_assert_nonnull (root);
-  g_autofree char *path = g_build_filename (root, "data", "published-runs.csv", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (ResCsv) csv = res_csv_load (path, &error);
-  g_assert_no_error (error);
+  g_autoptr (ResCsv) csv = shipped_csv ();
   ResPublishedCase *hai = NULL, *mc = NULL;
   for (guint r = 0; r < res_csv_n_rows (csv); r++)
     {

@@ -342,6 +342,26 @@ test_gemm_tile_choice (Fixture *f, gconstpointer data)
               0.803 * 768.0 / 792.0 * kq, 1e-12);
 }
 
+
+/* The attention core of Llama 3 8B, one sequence of 8192: 32 query heads, 8 KV heads,
+ * head_dim 128, causal; forward FLOPs 4 x 8192^2 x 32 x 128 / 2 (test_attention and
+ * test_attention_exp derive their times from it). */
+static ModelOp
+llama3_8b_attn_core (void)
+{
+  ModelOp op = { 0 };
+  op.name = "attn_core";
+  op.kind = MODEL_OP_ATTENTION;
+  op.b = 1;
+  op.heads = 32;
+  op.kv_heads = 8;
+  op.s_q = op.s_kv = 8192;
+  op.head_dim = 128;
+  op.causal = TRUE;
+  op.fwd_flops = 4.0 * 8192.0 * 8192.0 * 32 * 128 / 2;
+  return op;
+}
+
 /* The cross-entropy over the logits, counted pass by pass in fp32 (sim/cost-compute.c
  * LOSS_BYTES_*): 2^20 logits move 38 B each forward and 22 B backward, whatever the
  * training dtype, at 3.35e12 x 0.90 = 3.015e12 B/s, + 4 us launch: 13.22 us + 4 us
@@ -388,16 +408,7 @@ test_attention (Fixture *f, gconstpointer data)
    * Causal forward FLOPs 4 x 8192^2 x 32 x 128 / 2 = 5.4976e11; at 989.4e12 x 0.60 that
    * is 0.92608 ms; bytes Q, K, V, O = 2 B x (2 x 33.55M + 2 x 8.39M) = 167.8 MB = 55.6 us,
    * below; t = 0.92608 + 0.004 = 0.93008 ms */
-  ModelOp op = { 0 };
-  op.name = "attn_core";
-  op.kind = MODEL_OP_ATTENTION;
-  op.b = 1;
-  op.heads = 32;
-  op.kv_heads = 8;
-  op.s_q = op.s_kv = 8192;
-  op.head_dim = 128;
-  op.causal = TRUE;
-  op.fwd_flops = 4.0 * 8192.0 * 8192.0 * 32 * 128 / 2;
+  ModelOp op = llama3_8b_attn_core ();
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
               op.fwd_flops / (989.4e12 * 0.60) + 4e-6, 1e-12);
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 0.93008e-3, 1e-3);
@@ -420,16 +431,7 @@ test_attention (Fixture *f, gconstpointer data)
 static void
 test_attention_exp (Fixture *f, gconstpointer data)
 {
-  ModelOp op = { 0 };
-  op.name = "attn_core";
-  op.kind = MODEL_OP_ATTENTION;
-  op.b = 1;
-  op.heads = 32;
-  op.kv_heads = 8;
-  op.s_q = op.s_kv = 8192;
-  op.head_dim = 128;
-  op.causal = TRUE;
-  op.fwd_flops = 4.0 * 8192.0 * 8192.0 * 32 * 128 / 2;
+  ModelOp op = llama3_8b_attn_core ();
   const double visible = 32.0 * 8192 * 8192 * 8193.0 / (2 * 8192);
   g_assert_cmpfloat (f->h100->device.exp_per_clk_per_sm, ==, 16);
   {
