@@ -411,9 +411,12 @@ parse_checkpoint (PlanJson *pj, JsonObject *obj, GError **error)
                 }
               else
                 {
+                  /* torchtitan wraps a block when its running count is a multiple of
+                   * N: the others are not checkpointed (not Megatron's uniform groups
+                   * of N, which recompute every layer) */
                   p->recompute = PLAN_RECOMPUTE_FULL;
-                  p->recompute_method = PLAN_RECOMPUTE_UNIFORM;
-                  p->recompute_num_layers = (int) every;
+                  p->recompute_method = PLAN_RECOMPUTE_BLOCK;
+                  p->recompute_every = (int) every;
                 }
             }
         }

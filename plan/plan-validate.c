@@ -514,6 +514,20 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                         "op-level AC of a dense layer with separate q, k, v projections "
                         "(hint: selective or full for '%s')", model->name);
     }
+  if (plan->recompute == PLAN_RECOMPUTE_FULL && plan->recompute_every > 0
+      && plan->recompute_method == PLAN_RECOMPUTE_BLOCK && plan->recompute_num_layers == 0)
+    {
+      /* torchtitan's selective_ac_option N (plan.h): floor(L / N) of a chunk's L blocks
+       * recompute, the block method's count (the largest chunk's; none: no recompute) */
+      int per_chunk = 0;
+      for (int s = 0; s < plan->pp; s++)
+        for (int v = 0; v < plan->vpp; v++)
+          per_chunk = MAX (per_chunk, plan_chunk_layers (plan, model, s, v));
+      plan->recompute_method = PLAN_RECOMPUTE_BLOCK;
+      plan->recompute_num_layers = per_chunk / plan->recompute_every;
+      if (plan->recompute_num_layers == 0)
+        plan->recompute = PLAN_RECOMPUTE_NONE;
+    }
   if (plan->recompute == PLAN_RECOMPUTE_FULL && plan->recompute_num_layers == 0)
     plan->recompute_num_layers = 1;   /* Megatron: uniform, 1 layer per checkpoint */
   if (plan->recompute == PLAN_RECOMPUTE_FULL)

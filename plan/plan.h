@@ -177,6 +177,10 @@ typedef struct {
   PlanRecompute       recompute;
   PlanRecomputeMethod recompute_method;
   int                 recompute_num_layers; /* 0 = all layers (full) */
+  /* torchtitan's selective_ac_option N (plan files): every N-th block of a chunk fully
+   * checkpointed, the others keep everything; plan_resolve turns it into the block
+   * method over floor(chunk layers / N) layers (0: not given) */
+  int                 recompute_every;
 
   /* precision */
   PlanPrecision compute_dtype;   /* GEMM dtype: bf16 or fp8 (fp8 keeps bf16 params) */

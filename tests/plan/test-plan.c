@@ -320,6 +320,41 @@ test_plan_json (Fixture *f, gconstpointer data)
   g_assert_cmpint (f->plan.tp, ==, 8);
 }
 
+/* torchtitan's activation_checkpoint in a plan file: mode "selective" with
+ * selective_ac_option "2" wraps every second block (Llama 3.1 405B, 126 layers, pp 1:
+ * floor(126 / 2) = 63 layers recompute, the block method; not uniform groups of 2, which
+ * would recompute all 126); "3": floor(126 / 3) = 42; "op" is selective-op; a mode
+ * "full" keeps full recompute whatever the option. */
+static void
+test_plan_json_titan_ac (Fixture *f, gconstpointer data)
+{
+  static const struct { const char *json; PlanRecompute r; int n; } rows[] = {
+    { "{\"activation_checkpoint\": {\"mode\": \"selective\", \"selective_ac_option\": \"2\"}}",
+      PLAN_RECOMPUTE_FULL, 63 },
+    { "{\"activation_checkpoint\": {\"mode\": \"selective\", \"selective_ac_option\": \"3\"}}",
+      PLAN_RECOMPUTE_FULL, 42 },
+    { "{\"activation_checkpoint\": {\"selective_ac_option\": \"op\", \"mode\": \"selective\"}}",
+      PLAN_RECOMPUTE_SELECTIVE_OP, 0 },
+    { "{\"activation_checkpoint\": {\"mode\": \"full\", \"selective_ac_option\": \"op\"}}",
+      PLAN_RECOMPUTE_FULL, 1 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      plan_clear (&f->plan);
+      plan_init_defaults (&f->plan);
+      g_assert_true (plan_load_json_data (&f->plan, rows[i].json, -1, "inline", &error));
+      g_assert_no_error (error);
+      f->plan.world_size = 8;
+      g_assert_true (plan_resolve (&f->plan, f->model, f->cluster, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (f->plan.recompute, ==, rows[i].r);
+      g_assert_cmpint (f->plan.recompute_num_layers, ==, rows[i].n);
+      if (rows[i].r == PLAN_RECOMPUTE_FULL && rows[i].n > 1)
+        g_assert_cmpint (f->plan.recompute_method, ==, PLAN_RECOMPUTE_BLOCK);
+    }
+}
+
 static void
 test_plan_json_errors (Fixture *f, gconstpointer data)
 {
@@ -506,6 +541,7 @@ main (int argc, char **argv)
               teardown);
   g_test_add ("/plan/json/torchtitan", Fixture, NULL, setup, test_plan_json, teardown);
   g_test_add ("/plan/json/errors", Fixture, NULL, setup, test_plan_json_errors, teardown);
+  g_test_add ("/plan/json/titan-ac", Fixture, NULL, setup, test_plan_json_titan_ac, teardown);
   g_test_add ("/plan/json/to-json", Fixture, NULL, setup, test_to_json, teardown);
   return g_test_run ();
 }
