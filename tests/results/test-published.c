@@ -616,10 +616,21 @@ test_map_attention (void)
     }
 }
 
-/* The shipped calibration set (data/published-runs.csv, in the repository), end to end:
- * at least 60 rows predicted, every error finite. Found from the source root
- * (TANDEM_SOURCE_ROOT, set by tests/meson.build); it is part of the tree, so a missing
- * file fails rather than skips. */
+/* The repository's data/published-runs.csv, found from the source root (TANDEM_SOURCE_ROOT,
+ * set by tests/meson.build); it is part of the tree, so a missing file fails rather than
+ * skips. */
+static ResCsv *
+shipped_csv (void)
+{
+  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
+  g_assert_nonnull (root);
+  g_autofree char *path = g_build_filename (root, "data", "published-runs.csv", NULL);
+  g_autoptr (GError) error = NULL;
+  ResCsv *csv = res_csv_load (path, &error);
+  g_assert_no_error (error);
+  return csv;
+}
+
 /* torchtitan's "selective (layer)" (selective_ac_option "2"): every second block fully
  * checkpointed, read as Megatron's block method over half of each chunk's layers. Row 382:
  * Llama 3 8B, 32 layers, pp 1 -> floor(32 / 2) = 16 layers recompute; row 386: Llama 2
@@ -629,12 +640,7 @@ test_map_attention (void)
 static void
 test_map_torchtitan_layer_ac (void)
 {
-  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
-  g_assert_nonnull (root);
-  g_autofree char *path = g_build_filename (root, "data", "published-runs.csv", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (ResCsv) csv = res_csv_load (path, &error);
-  g_assert_no_error (error);
+  g_autoptr (ResCsv) csv = shipped_csv ();
   const struct { const char *id; int half; } rows[] = { { "382", 16 }, { "386", 20 } };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -651,15 +657,12 @@ test_map_torchtitan_layer_ac (void)
   g_assert_cmpint (bare->plan.recompute, ==, PLAN_RECOMPUTE_SELECTIVE_OP);
 }
 
+/* The shipped calibration set, end to end: at least 60 rows predicted, every error
+ * finite. */
 static void
 test_published_runs (void)
 {
-  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
-  g_assert_nonnull (root);
-  g_autofree char *path = g_build_filename (root, "data", "published-runs.csv", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (ResCsv) csv = res_csv_load (path, &error);
-  g_assert_no_error (error);
+  g_autoptr (ResCsv) csv = shipped_csv ();
   g_autoptr (ResPublishedReport) r = res_published_validate (csv, NULL);
   g_assert_cmpuint (r->cases->len, ==, res_csv_n_rows (csv));
   g_assert_cmpuint (r->summary.n, >=, 60);
