@@ -158,7 +158,8 @@ static const char *const moe_keys[] = { "dispatch_host_sync", "grouped_gemm_laun
 static const char *const launches_names[] = { "one", "per_expert", NULL };
 static const char *const default_keys[] = { "sharding", "sequence_parallel",
                                             "overlap_grad_reduce", "overlap_param_gather",
-                                            NULL };
+                                            "pp_microbatches", NULL };
+static const char *const pp_mb_names[] = { "one_sample", "stages", NULL };
 
 static void
 init_defaults (FwStack *s)
@@ -345,16 +346,18 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   if (sub != NULL)
     {
       Where ws = { source, "defaults" };
-      int sh = s->default_sharding;
+      int sh = s->default_sharding, mb = s->default_pp_microbatches;
       if (!check_keys (sub, default_keys, &ws, error)
           || !get_enum (sub, "sharding", sharding_names, &sh, FALSE, &ws, error)
           || !get_bool (sub, "sequence_parallel", &s->default_sequence_parallel, &ws, error)
           || !get_bool (sub, "overlap_grad_reduce", &s->default_overlap_grad_reduce, &ws,
                         error)
           || !get_bool (sub, "overlap_param_gather", &s->default_overlap_param_gather, &ws,
-                        error))
+                        error)
+          || !get_enum (sub, "pp_microbatches", pp_mb_names, &mb, FALSE, &ws, error))
         return NULL;
       s->default_sharding = sh;
+      s->default_pp_microbatches = mb;
     }
   sub = get_obj (o, "sources", &w, error, &ok);
   if (!ok)
@@ -585,6 +588,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   B ("sequence_parallel", s->default_sequence_parallel);
   B ("overlap_grad_reduce", s->default_overlap_grad_reduce);
   B ("overlap_param_gather", s->default_overlap_param_gather);
+  S ("pp_microbatches", pp_mb_names[s->default_pp_microbatches]);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "sources");
   json_builder_begin_object (b);

@@ -78,6 +78,14 @@ typedef enum {
   FW_SHARD_ZERO3,
 } FwSharding;
 
+/* How many pipeline micro-batches a stack runs when a config states neither the
+ * micro-batch size nor their number. */
+typedef enum {
+  FW_PP_MB_ONE_SAMPLE,   /* micro-batches of one sample (the plan default) */
+  FW_PP_MB_STAGES,       /* as many micro-batches as pipeline stages, pp x stages per rank
+                          * (torchtitan's pipeline_parallel_microbatches default) */
+} FwPpMicrobatches;
+
 typedef struct {
   int           ref;
   char         *name;
@@ -133,6 +141,7 @@ typedef struct {
   gboolean      default_sequence_parallel;  /* with tp > 1 */
   gboolean      default_overlap_grad_reduce;
   gboolean      default_overlap_param_gather;
+  FwPpMicrobatches default_pp_microbatches; /* with pp > 1 and no micro-batch size */
 
   GHashTable   *sources;                /* field name -> where the figure comes from */
 } FwStack;

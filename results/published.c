@@ -779,7 +779,16 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
         return skip (c, "%s", why);
     }
 
-  p->micro_batch = cell_count (get (csv, row, "micro_batch"), &v) ? (int) v : 1;
+  p->micro_batch = 1;
+  if (cell_count (get (csv, row, "micro_batch"), &v))
+    p->micro_batch = (int) v;
+  else if (pp > 1 && c->stack->default_pp_microbatches == FW_PP_MB_STAGES
+           && global_batch % dp == 0 && (global_batch / dp) % (pp * vpp) == 0)
+    /* unstated under PP: the stack's own count, pp x stages per rank micro-batches of the
+     * local batch (torchtitan's build_pipeline_schedule: Llama 3.1 405B, local batch 32 on
+     * PP 8 -> 8 micro-batches of 4 under 1F1B, 16 of 2 interleaved); a local batch that
+     * does not divide would fail in torchtitan, so such a row keeps one-sample micro-batches */
+    p->micro_batch = (int) (global_batch / dp / (pp * vpp));
   p->global_batch = (int) global_batch;
   p->seq_length = (int) c->model->max_positions;
   if (fp8)

@@ -78,7 +78,9 @@
  * |                           |   under PP); "none" / "DDP" -> none; else skipped. Empty ->  |
  * |                           |   zero1 for NeMo / Megatron-Core / --overlap-param-gather;   |
  * |                           |   none for older Megatron-LM; else the stack's default       |
- * | micro_batch               | empty -> 1                                                   |
+ * | micro_batch               | empty -> 1; with pp > 1 under a stack that runs pp x stages  |
+ * |                           |   per rank micro-batches (torchtitan) -> local batch /       |
+ * |                           |   (pp vpp) where it divides (405B, 32 on PP 8 -> 4)          |
  * | global_batch              | required                                                     |
  * | recompute                 | starts with full / selective / none ("selective (modules:    |
  * |                           |   ...)" without core_attn -> none); empty -> none unless     |

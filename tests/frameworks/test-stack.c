@@ -45,6 +45,9 @@ test_semantics (void)
   g_assert_true (tt->fsdp_reshard_after_forward);
   g_assert_false (tt->fsdp_reshard_under_pp);          /* FSDP2 under PP keeps params */
   g_assert_cmpint (tt->fp8_ops, ==, FW_FP8_GEMM);      /* torchao: attention in bf16 */
+  /* torchtitan's build_pipeline_schedule: pp x stages per rank micro-batches when unset;
+   * every other preset keeps the plan default of one-sample micro-batches */
+  g_assert_cmpint (tt->default_pp_microbatches, ==, FW_PP_MB_STAGES);
   g_autoptr (FwStack) nemo = fw_stack_lookup ("nemo", NULL);
   g_assert_cmpint (nemo->tp_comm_overlap, ==, FW_OPT_DEFAULT);
   g_assert_true (nemo->grad_reduce_bf16);
@@ -70,6 +73,7 @@ test_semantics (void)
   g_assert_false (hai->default_sequence_parallel);
   g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", NULL);
   g_assert_cmpint (mc->moe_a2a_overlap, ==, FW_OPT_OPTIONAL);
+  g_assert_cmpint (mc->default_pp_microbatches, ==, FW_PP_MB_ONE_SAMPLE);
   /* ZeRO-2 reduce-scatters every micro-batch's gradients (ZeRO Sec. 5.2; DeepSpeed stage
    * 2) unless a stack says per step */
   g_assert_true (mc->zero2_grad_per_microbatch);

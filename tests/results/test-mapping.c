@@ -382,6 +382,44 @@ test_interleaved_unstated (void)
     }
 }
 
+/* An unstated micro-batch under PP: torchtitan runs pp x stages per rank micro-batches
+ * of the local batch. 64 GPUs, pp 4, tp 1 -> dp 16; global batch 512 -> local 32.
+ * 1F1B: 32 / (4 x 1) = 8; interleaved (V = 2 for 16 layers on 4 stages, as in
+ * test_interleaved_unstated): 32 / (4 x 2) = 4; Megatron-LM keeps micro-batches of 1;
+ * a local batch of 33 (global 528) does not divide by 4 -> 1; a stated cell wins. */
+static ResPublishedCase *
+mb_row (const char *framework, int global, const char *micro)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "micro_batch,framework,global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,64,16,1024,16,16384,1024,1,4,%s,\"%s\",%d,1.0\n",
+    micro, framework, global);
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  return res_published_case_new (csv, 0);
+}
+
+static void
+test_pp_microbatches (void)
+{
+  static const struct { const char *fw; int global; const char *micro; int want; } rows[] = {
+    { "torchtitan (FSDP2+TP+PP 1F1B)", 512, "", 8 },
+    { "torchtitan (FSDP2+TP+PP Interleaved 1F1B)", 512, "", 4 },
+    { "Megatron-LM", 512, "", 1 },
+    { "torchtitan (FSDP2+TP+PP 1F1B)", 528, "", 1 },
+    { "torchtitan (FSDP2+TP+PP 1F1B)", 512, "2", 2 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = mb_row (rows[i].fw, rows[i].global, rows[i].micro);
+      if (!c->ready || c->plan.micro_batch != rows[i].want)
+        g_error ("'%s' global %d micro '%s': micro_batch %d, expected %d (%s)", rows[i].fw,
+                 rows[i].global, rows[i].micro, c->plan.micro_batch, rows[i].want,
+                 c->skip_reason ? c->skip_reason : "");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -391,6 +429,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/interleaved-unstated", test_interleaved_unstated);
   g_test_add_func ("/results/mapping/precision", test_precision);
   g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);
+  g_test_add_func ("/results/mapping/pp-microbatches", test_pp_microbatches);
   g_test_add_func ("/results/mapping/ranking", test_ranking);
   g_test_add_func ("/results/mapping/explain", test_explain);
   g_test_add_func ("/results/mapping/unstated", test_unstated);
