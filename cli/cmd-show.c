@@ -575,13 +575,15 @@ show_framework (const char *name, gboolean json)
   g_autofree char *reuse = s->fsdp_max_reuse_params > 0
                              ? g_strdup_printf ("%g", s->fsdp_max_reuse_params)
                              : g_strdup ("kept");
-  g_autofree char *fsdp = g_strdup_printf ("%s%s%s,%s-gather%s,prefetch %s,reuse %s",
+  g_autofree char *fsdp = g_strdup_printf ("%s%s%s,%s-gather%s,prefetch %s%s,reuse %s",
                                            s->fsdp_reshard_after_forward ? "reshard" : "keep",
                                            s->fsdp_reshard_under_pp ? "" : ",keep-under-pp",
                                            s->hsdp ? ",hsdp" : "",
                                            s->fsdp_gather_per_tensor ? "per-tensor" : "flat",
                                            s->fsdp_rank_copies ? ",rank-copies" : "",
-                                           ahead, reuse);
+                                           ahead,
+                                           s->fsdp_gather_before_reduce ? " before reduce" : "",
+                                           reuse);
   ROW ("fsdp", fsdp);
   g_autofree char *fp8 = g_strdup_printf ("%s/%s/cast%g,compiled%g%s%s",
                                           fw_fp8_ops_name (s->fp8_ops),

@@ -148,7 +148,8 @@ static const char *const top_keys[] = {
 };
 static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under_pp",
                                          "hsdp", "prefetch_params", "max_reuse_params",
-                                         "gather", "rank_copies", "zero2_grad_sync", NULL };
+                                         "gather", "rank_copies", "zero2_grad_sync",
+                                         "gather_before_reduce", NULL };
 static const char *const zero2_sync_names[] = { "per_step", "per_microbatch", NULL };
 static const char *const gather_names[] = { "flat", "per_tensor", NULL };
 static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "compiled_cast_passes",
@@ -292,7 +293,9 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
                        error)
           || !get_num (sub, "max_reuse_params", 0, 1e15, &s->fsdp_max_reuse_params, FALSE,
                        &ws, error)
-          || !get_bool (sub, "rank_copies", &s->fsdp_rank_copies, &ws, error))
+          || !get_bool (sub, "rank_copies", &s->fsdp_rank_copies, &ws, error)
+          || !get_bool (sub, "gather_before_reduce", &s->fsdp_gather_before_reduce, &ws,
+                        error))
         return NULL;
       int g = s->fsdp_gather_per_tensor ? 1 : 0;
       if (!get_enum (sub, "gather", gather_names, &g, FALSE, &ws, error))
@@ -571,6 +574,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   D ("max_reuse_params", s->fsdp_max_reuse_params);
   S ("gather", s->fsdp_gather_per_tensor ? "per_tensor" : "flat");
   B ("rank_copies", s->fsdp_rank_copies);
+  B ("gather_before_reduce", s->fsdp_gather_before_reduce);
   S ("zero2_grad_sync", s->zero2_grad_per_microbatch ? "per_microbatch" : "per_step");
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fp8");

@@ -126,6 +126,10 @@ typedef struct {
   gboolean      zero2_grad_per_microbatch; /* ZeRO-2: each micro-batch's gradients are
                                          * reduce-scattered to their owners' shards in its
                                          * backward (else once per step, as ZeRO-1) */
+  gboolean      fsdp_gather_before_reduce; /* ZeRO-3 backward: the next layer's prefetch
+                                         * gather is issued before this layer's gradient
+                                         * reduce-scatter (own all-gather stream), not
+                                         * queued behind it */
   gboolean      fsdp_rank_copies;       /* collectives on per-rank tensor lists, a copy
                                          * kernel per rank (else one flat buffer) */
   FwFp8Ops      fp8_ops;

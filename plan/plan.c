@@ -34,6 +34,7 @@ plan_init_defaults (Plan *plan)
   plan->zero3_prefetch_params = -1;   /* the stack's */
   plan->zero3_reuse_params = -1;
   plan->zero3_per_tensor = -1;
+  plan->zero3_gather_ahead = -1;
   plan->zero3_rank_copies = -1;
   plan->zero2_grad_sync = -1;
   plan->rank_order = g_strdup ("tp-cp-ep-dp-pp");

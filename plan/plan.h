@@ -210,6 +210,9 @@ typedef struct {
   double   zero3_reuse_params;    /* stage3_max_reuse_distance: a recomputed layer larger
                                    * than this is gathered again after its recompute;
                                    * 0 = kept from the recompute to the backward */
+  int      zero3_gather_ahead;    /* 1: in the backward, the next layer's prefetched gather
+                                   * is issued before this layer's gradient reduce-scatter
+                                   * (FwStack fsdp_gather_before_reduce); 0: after it */
   int      zero3_per_tensor;      /* 1: one collective per parameter tensor; 0: one per
                                    * layer (flat parameters, FSDP2's foreach gather) */
   int      zero2_grad_sync;       /* ZeRO-2: 1 each micro-batch's gradients reduce-

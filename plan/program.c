@@ -402,7 +402,25 @@ typedef struct {
   gint32 done[3];          /* compute tasks of the last layers, for prefetch windows */
   gint32 regather;         /* backward with SP: the re-gather of the MLP input of layer */
   int    regather_layer;   /* regather_layer, issued one block ahead (-1 none yet) */
+  gint32 ag_next, eag_next; /* ZeRO-3 backward: the gathers of ag_layer (dense part and
+                            * experts), issued a layer ahead (gather_ahead) */
+  int    ag_layer;         /* -1 none */
 } Chain;
+
+/* Whether the backward issues the next layer's prefetched ZeRO-3 gather before this
+ * layer's gradient reduce-scatter. FSDP implementations that prefetch gather on their own
+ * stream and issue the next layer's gather in the current layer's pre-backward hook, before
+ * its post-backward reduce-scatter (PyTorch FSDP2: separate all-gather and reduce-scatter
+ * streams; Megatron-FSDP megatron_fsdp.py: side_stream_for_param_gather apart from the
+ * reduce-scatter stream, and docs/runtime_schedule.md: "AG_{i-1} needs to be prefetched
+ * before DO_i and RS_i"), so the gather does not wait behind a reduce-scatter. Both
+ * streams drive the same links, so the one DP stream here keeps them in that issue order
+ * (the links carry the same bytes one after the other); only the order changes. */
+static gboolean
+gather_ahead (Builder *bd, int layer)
+{
+  return bd->plan->zero3_gather_ahead > 0 && gather_prefetched (bd, layer);
+}
 
 
 /* ---- mixture of experts (program.h: the MoE layer) ---------------------------------- */
@@ -615,12 +633,34 @@ static void
 backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, Chain *ch)
 {
   gint32 ag = -1, eag = -1;
-  if (zero3 (bd))
-    ag = param_gather (bd, PROG_PHASE_BACKWARD, mb, chunk, layer,
-                       gather_prefetched (bd, layer) ? ch->done[1] : ch->last_compute);
-  if (zero3 (bd) && moe_layer (bd, layer))
-    eag = expert_param_gather (bd, PROG_PHASE_BACKWARD, mb, chunk, layer,
-                               gather_prefetched (bd, layer) ? ch->done[1] : ch->last_compute);
+  if (zero3 (bd) && ch->ag_layer == layer)
+    {
+      ag = ch->ag_next;
+      eag = ch->eag_next;
+    }
+  else
+    {
+      if (zero3 (bd))
+        ag = param_gather (bd, PROG_PHASE_BACKWARD, mb, chunk, layer,
+                           gather_prefetched (bd, layer) ? ch->done[1] : ch->last_compute);
+      if (zero3 (bd) && moe_layer (bd, layer))
+        eag = expert_param_gather (bd, PROG_PHASE_BACKWARD, mb, chunk, layer,
+                                   gather_prefetched (bd, layer) ? ch->done[1]
+                                                                 : ch->last_compute);
+    }
+  ch->ag_layer = -1;
+  /* the next layer of the chunk's backward (layer - 1), gathered now, before this layer's
+   * reduce-scatter; its window is the same as when issued at its own turn (the compute
+   * two layers before it, done[0] here) */
+  if (zero3 (bd) && layer_in_chunk > 0 && gather_ahead (bd, layer - 1))
+    {
+      ch->ag_next = param_gather (bd, PROG_PHASE_BACKWARD, mb, chunk, layer - 1, ch->done[0]);
+      ch->eag_next = moe_layer (bd, layer - 1)
+                       ? expert_param_gather (bd, PROG_PHASE_BACKWARD, mb, chunk, layer - 1,
+                                              ch->done[0])
+                       : -1;
+      ch->ag_layer = layer - 1;
+    }
   if (layer_recomputed (bd, layer_in_chunk))
     {
       /* the recomputed forward repeats the layer's TP collectives too */
@@ -632,8 +672,10 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
        * for its gather, as does everything after it. A prefetched gather (FSDP) was
        * issued a layer ahead on FSDP's own all-gather stream, which the single in-order
        * DP stream here cannot express (it would queue the gather behind the previous
-       * layer's gradient reduce-scatter): there the recompute does not wait. */
-      const gboolean waits = !gather_prefetched (bd, layer);
+       * layer's gradient reduce-scatter): there the recompute does not wait, unless the
+       * gather was issued ahead of that reduce-scatter (gather_ahead), where it waits as
+       * it does on the GPU. */
+      const gboolean waits = !gather_prefetched (bd, layer) || gather_ahead (bd, layer);
       bd->recompute_ag = waits ? ag : -1;
       bd->recompute_eag = waits ? eag : -1;
       bd->recomputing = TRUE;
@@ -748,7 +790,8 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
   int first = plan_chunk_first_layer (p, bd->m, stage, chunk);
   int n = plan_chunk_layers (p, bd->m, stage, chunk);
   gboolean first_chunk = model_chunk == 0, last_chunk = model_chunk == bd->n_model_chunks - 1;
-  Chain ch = { .last_compute = -1, .done = { -1, -1, -1 }, .regather = -1, .regather_layer = -1 };
+  Chain ch = { .last_compute = -1, .done = { -1, -1, -1 }, .regather = -1, .regather_layer = -1,
+               .ag_next = -1, .eag_next = -1, .ag_layer = -1 };
 
   if (!slot->backward)
     {

@@ -280,6 +280,7 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->zero3_reuse_params = stack->fsdp_max_reuse_params;
   o->zero3_per_tensor = stack->fsdp_gather_per_tensor;
   o->zero3_rank_copies = stack->fsdp_rank_copies;
+  o->zero3_gather_ahead = stack->fsdp_gather_before_reduce;
   o->zero2_grad_per_mb = stack->zero2_grad_per_microbatch;
   /* MoE: where the host waits for the tokens per expert once per MoE layer forward, it
    * cannot run ahead of the GPU across the layer, so the kernels it issues cost the

@@ -144,6 +144,7 @@ typedef struct {
   double   zero3_reuse_params;
   gboolean zero3_per_tensor;
   gboolean zero3_rank_copies;
+  gboolean zero3_gather_ahead;
   gboolean zero2_grad_per_mb;     /* the stack's ZeRO-2 gradient sync (FwStack) */
   /* MoE host-side costs (the stack's "moe" object): the host's own cost per kernel it
    * issues (the device's documented launch figure, before a stack replaces

@@ -110,6 +110,8 @@ sim_predict (const ModelSpec *model, const Plan *plan, const TopoCluster *cluste
     p->plan.zero3_per_tensor = co != NULL && co->zero3_per_tensor;
   if (p->plan.zero3_rank_copies < 0)
     p->plan.zero3_rank_copies = co != NULL && co->zero3_rank_copies;
+  if (p->plan.zero3_gather_ahead < 0)
+    p->plan.zero3_gather_ahead = co != NULL && co->zero3_gather_ahead;
   if (p->plan.zero2_grad_sync < 0)
     p->plan.zero2_grad_sync = co != NULL && co->zero2_grad_per_mb;
   plan = &p->plan;

@@ -64,6 +64,11 @@ test_semantics (void)
   g_assert_cmpfloat (tt->fsdp_prefetch_params, ==, 0);
   g_assert_cmpfloat (tt->fsdp_max_reuse_params, ==, 0);
   g_assert_false (tt->fsdp_gather_per_tensor);
+  /* Megatron-FSDP issues the next layer's backward gather before this layer's gradient
+   * reduce-scatter (its own all-gather stream, megatron_fsdp.py); NeMo runs it too;
+   * DeepSpeed's stage-3 gathers stay at their own turn */
+  g_assert_true (nemo->fsdp_gather_before_reduce);
+  g_assert_false (ds->fsdp_gather_before_reduce);
   /* DeepSeek's HAI-LLM: DualPipe overlaps every EP all-to-all and the shared expert with
    * compute (DeepSeek-V3 report Sec. 3.2.1), where Megatron-Core offers both as options;
    * the report's framework name maps to it */

@@ -516,7 +516,7 @@ test_oom_still_predicted (void)
  * layers, hidden 2048, ffn 8192, LayerNorm, biases; layer = 12 h^2 + 13 h = 50,358,272
  * parameters) on 2 ranks, tp 1, one micro-batch, full recompute. */
 static SimPrediction *
-zero3_predict (double prefetch, double reuse, int per_tensor, int copies)
+zero3_predict_ahead (double prefetch, double reuse, int per_tensor, int copies, int ahead)
 {
   Case c;
   case_init (&c, "mcore-gpt-1.7b");
@@ -529,9 +529,17 @@ zero3_predict (double prefetch, double reuse, int per_tensor, int copies)
   c.plan.zero3_reuse_params = reuse;
   c.plan.zero3_per_tensor = per_tensor;
   c.plan.zero3_rank_copies = copies;
+  c.plan.zero3_gather_ahead = ahead;
   SimPrediction *p = case_predict_opt (&c, FALSE, FALSE);
   case_clear (&c);
   return p;
+}
+
+/* ... with each backward gather issued at its own layer's turn (gather_ahead off) */
+static SimPrediction *
+zero3_predict (double prefetch, double reuse, int per_tensor, int copies)
+{
+  return zero3_predict_ahead (prefetch, reuse, per_tensor, copies, 0);
 }
 
 static void
@@ -757,6 +765,82 @@ test_zero3_recompute_waits (void)
     }
 }
 
+/* The DP stream's order in the backward (program.c gather_ahead): task ids on a stream
+ * are its order. With the next layer's gather issued ahead (Megatron-FSDP, the stack's
+ * default), for each layer l = 23 .. 1 the gather of layer l - 1 precedes the
+ * reduce-scatter of layer l; the gather of layer l < 22 has one dependency, the last
+ * backward compute of layer l + 2 (two layers before it in the backward), and that of
+ * layer 22, issued during layer 23 (the first of the backward), none; the recompute
+ * of each layer waits for its gather (24 of 24). Issued at its own turn, each gather of
+ * layer l - 1 follows the reduce-scatter of layer l and no recompute waits (the test
+ * above). Same gathers either way: 2 x 24. */
+static void
+test_zero3_gather_ahead (void)
+{
+  const int L = 24;
+  for (int ahead = 0; ahead < 2; ahead++)
+    {
+      g_autoptr (SimPrediction) p = zero3_predict_ahead (-1, -1, -1, -1, ahead ? -1 : 0);
+      const ProgProgram *prog = p->program;
+      int ag_n, rs_n;
+      count_zero3 (prog, &ag_n, &rs_n);
+      g_assert_cmpint (ag_n, ==, 2 * L);
+      g_assert_cmpint (rs_n, ==, L);
+      gint32 ag[24], rs[24], rc[24], bwd_last[24];
+      for (int l = 0; l < L; l++)
+        ag[l] = rs[l] = rc[l] = bwd_last[l] = -1;
+      for (guint i = 0; i < prog->tasks->len; i++)
+        {
+          const ProgTask *t = prog_task (prog, i);
+          if (t->mb != 0 || t->layer < 0 || t->layer >= L)
+            continue;
+          if (t->kind == PROG_TASK_COLL && t->comm == PROG_COMM_DP
+              && t->phase == PROG_PHASE_BACKWARD)
+            {
+              if (t->coll == PLAN_COLL_ALL_GATHER)
+                ag[t->layer] = (gint32) i;
+              else if (t->coll == PLAN_COLL_REDUCE_SCATTER)
+                rs[t->layer] = (gint32) i;
+            }
+          if (t->kind == PROG_TASK_COMPUTE && t->phase == PROG_PHASE_RECOMPUTE
+              && rc[t->layer] < 0)
+            rc[t->layer] = (gint32) i;
+          if (t->kind == PROG_TASK_COMPUTE && t->phase == PROG_PHASE_BACKWARD)
+            bwd_last[t->layer] = (gint32) i;
+        }
+      int waiting = 0;
+      for (int l = L - 1; l >= 0; l--)
+        {
+          g_assert_cmpint (ag[l], >=, 0);
+          g_assert_cmpint (rs[l], >=, 0);
+          if (l > 0)
+            {
+              if (ahead)
+                g_assert_cmpint (ag[l - 1], <, rs[l]);
+              else
+                g_assert_cmpint (ag[l - 1], >, rs[l]);
+            }
+          const ProgTask *rt = prog_task (prog, (guint) rc[l]);
+          const guint32 *deps = prog_task_deps (prog, rt);
+          for (guint d = 0; d < rt->n_deps; d++)
+            waiting += deps[d] == (guint32) ag[l];
+          if (ahead && l < L - 1)
+            {
+              const ProgTask *at = prog_task (prog, (guint) ag[l]);
+              const guint32 *ad = prog_task_deps (prog, at);
+              if (l == L - 2)
+                g_assert_cmpint (at->n_deps, ==, 0);
+              else
+                {
+                  g_assert_cmpint (at->n_deps, ==, 1);
+                  g_assert_cmpint (ad[0], ==, (guint32) bwd_last[l + 2]);
+                }
+            }
+        }
+      g_assert_cmpint (waiting, ==, ahead ? L : 0);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -776,5 +860,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/zero3-as-deepspeed", test_zero3_as_deepspeed);
   g_test_add_func ("/sim/simulate/zero3-recompute-waits", test_zero3_recompute_waits);
   g_test_add_func ("/sim/simulate/zero2-per-microbatch", test_zero2_per_microbatch);
+  g_test_add_func ("/sim/simulate/zero3-gather-ahead", test_zero3_gather_ahead);
   return g_test_run ();
 }
