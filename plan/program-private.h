@@ -29,6 +29,10 @@ typedef struct {
   /* pipeline peers: send task ids keyed by (backward, mb, model chunk) */
   gint32 *send_of;
   int     n_model_chunks;
+  /* per model chunk c: its first layer (chunk_first[c]) and layer count
+   * (chunk_first[c + 1] - chunk_first[c]), from plan_chunk_first_layer once rather than
+   * per unit (its loop over the chunks before cost a fortieth of a prediction) */
+  int    *chunk_first;
   int     m_micro;
   /* current stage */
   int     stage;

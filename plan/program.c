@@ -787,8 +787,8 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
   const Plan *p = bd->plan;
   int stage = bd->stage, chunk = slot->chunk, mb = slot->mb;
   int model_chunk = chunk * p->pp + stage;
-  int first = plan_chunk_first_layer (p, bd->m, stage, chunk);
-  int n = plan_chunk_layers (p, bd->m, stage, chunk);
+  int first = bd->chunk_first[model_chunk];
+  int n = bd->chunk_first[model_chunk + 1] - first;
   gboolean first_chunk = model_chunk == 0, last_chunk = model_chunk == bd->n_model_chunks - 1;
   Chain ch = { .last_compute = -1, .done = { -1, -1, -1 }, .regather = -1, .regather_layer = -1,
                .ag_next = -1, .eag_next = -1, .ag_layer = -1 };
@@ -1025,7 +1025,7 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
           Bucket *bk = &g_array_index (buckets, Bucket, next_bucket);
           int key = bk->first_layer;
           int model_chunk = bk->chunk * p->pp + stage;
-          if (model_chunk == 0 && key == plan_chunk_first_layer (p, bd->m, stage, bk->chunk)
+          if (model_chunk == 0 && key == bd->chunk_first[model_chunk]
               && bk->params > 0 && next_bucket == buckets->len - 1)
             key = L;   /* the bucket holding the embedding waits for its backward */
           else if (model_chunk == bd->n_model_chunks - 1 && bk->n_layers == 0)
@@ -1235,6 +1235,11 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   bd.send_of = g_new (gint32, 2 * bd.m_micro * bd.n_model_chunks);
   for (int i = 0; i < 2 * bd.m_micro * bd.n_model_chunks; i++)
     bd.send_of[i] = -1;
+  bd.chunk_first = g_new (int, bd.n_model_chunks + 1);
+  bd.chunk_first[0] = 0;
+  for (int c = 0; c < bd.n_model_chunks; c++)
+    bd.chunk_first[c + 1] = bd.chunk_first[c]
+                            + plan_chunk_layers (plan, model, c % plan->pp, c / plan->pp);
   bd.param_ag_of_layer = g_new (gint32, model->n_layers);
   bd.recompute_ag = bd.recompute_eag = -1;
   bd.expert_ag_of_layer = g_new (gint32, model->n_layers);
@@ -1305,6 +1310,7 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
       g_array_index (prog->tasks, ProgTask, send).peer_task = (gint32) i;
     }
   g_free (bd.send_of);
+  g_free (bd.chunk_first);
   g_free (bd.param_ag_of_layer);
   g_free (bd.expert_ag_of_layer);
   g_free (bd.layer_params_local);

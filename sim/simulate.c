@@ -98,6 +98,7 @@ typedef struct {
   GArray            *p2p_cache;    /* P2pCache */
   guint              coll_last;    /* the cache entry that answered last */
   double             slowdown;
+  gboolean           zero3;        /* zero3_program: ZeRO-3 layer collectives cost extra */
 } Sim;
 
 typedef struct {
@@ -124,15 +125,21 @@ dur_make (const Sim *sim, double s)
 #define ZERO3_GATHER_PASSES 3.0
 #define ZERO3_SCATTER_PASSES 2.0
 
+/* What zero3_task asks of the program rather than of the task, asked once (sim_init). */
+static gboolean
+zero3_program (const Sim *sim)
+{
+  const ProgProgram *p = sim->prog;
+  return (p->zero3_calls > 1 || p->plan.zero3_rank_copies > 0)
+         && (p->plan.sharding == PLAN_SHARD_ZERO3 || p->plan.sharding == PLAN_SHARD_HSDP)
+         && sim->cost != NULL && !sim->opts->cost.free_comm;
+}
+
 static gboolean
 zero3_task (const Sim *sim, const ProgTask *t)
 {
-  const ProgProgram *p = sim->prog;
-  return (p->zero3_calls > 1 || p->plan.zero3_rank_copies > 0) && t->comm == PROG_COMM_DP
-         && t->mb >= 0 && t->layer >= 0
-         && (t->coll == PLAN_COLL_ALL_GATHER || t->coll == PLAN_COLL_REDUCE_SCATTER)
-         && (p->plan.sharding == PLAN_SHARD_ZERO3 || p->plan.sharding == PLAN_SHARD_HSDP)
-         && sim->cost != NULL && !sim->opts->cost.free_comm;
+  return sim->zero3 && t->comm == PROG_COMM_DP && t->mb >= 0 && t->layer >= 0
+         && (t->coll == PLAN_COLL_ALL_GATHER || t->coll == PLAN_COLL_REDUCE_SCATTER);
 }
 
 static double
@@ -466,6 +473,16 @@ sim_options_init (SimOptions *opts, const TopoCluster *cluster)
   sim_cost_options_init (&opts->cost, cluster);
 }
 
+/* A point of stage_stats' sweep as one number that orders like (time, start after end):
+ * times are never negative, and the bits of a non-negative double order as it does. */
+static inline guint64
+stats_key (double t, gboolean at_end)
+{
+  guint64 bits;
+  memcpy (&bits, &t, sizeof bits);
+  return (bits << 1) | (guint64) !at_end;
+}
+
 /* Interval bookkeeping per stage: a sweep over the start and end points of every task.
  * Each stream runs its tasks one after another, so its points are already in time order;
  * a merge of the (at most PROG_STREAM_N) streams replaces a sort. */
@@ -484,6 +501,7 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
   gboolean at_end[PROG_STREAM_N];   /* next point of the stream is its task's end */
   gint8 what[PROG_STREAM_N];        /* -1 compute, else the comm kind (set per task) */
   double next[PROG_STREAM_N];       /* the stream's next point; G_MAXDOUBLE when done */
+  guint64 key[PROG_STREAM_N];       /* stats_key (next, at_end) */
   const guint32 *tasks[PROG_STREAM_N];
   for (int k = 0; k < PROG_STREAM_N; k++)
     {
@@ -494,12 +512,13 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
       at_end[k] = FALSE;
       what[k] = -1;
       next[k] = len[k] > 0 ? times[tasks[k][0]].start_s : G_MAXDOUBLE;
+      key[k] = stats_key (next[k], FALSE);
     }
   /* The earliest next point is the least (time, start after end, stream) over the
-   * streams. Compute and TP hold most points: the least of the other streams is kept
-   * and found again only when one of them moves on, so a point compares three. */
-#define STATS_BEFORE(a, b) \
-  (next[a] < next[b] || (next[a] == next[b] && at_end[a] && !at_end[b]))
+   * streams: the least key (stats_key), the first stream on a tie. Compute and TP hold
+   * most points: the least of the other streams is kept and found again only when one
+   * of them moves on, so a point compares three. */
+#define STATS_BEFORE(a, b) (key[a] < key[b])
   G_STATIC_ASSERT (PROG_STREAM_COMPUTE == 0 && PROG_STREAM_TP == 1);
   int rest = 2;
   for (int k = 3; k < PROG_STREAM_N; k++)
@@ -558,6 +577,7 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
                 comm[what[best]]++, st->comm_s[what[best]] += d;
               at_end[best] = TRUE;
               next[best] = tt->end_s;
+              key[best] = stats_key (next[best], TRUE);
             }
           else
             advance = TRUE;       /* an empty task occupies no time */
@@ -572,8 +592,11 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
           advance = TRUE;
         }
       if (advance)
-        next[best] = ++pos[best] < len[best] ? times[tasks[best][pos[best]]].start_s
-                                             : G_MAXDOUBLE;
+        {
+          next[best] = ++pos[best] < len[best] ? times[tasks[best][pos[best]]].start_s
+                                               : G_MAXDOUBLE;
+          key[best] = stats_key (next[best], FALSE);
+        }
       if (best >= 2)
         {
           rest = 2;
@@ -792,6 +815,7 @@ sim_init (Sim *sim, const ProgProgram *prog, SimCost *cost, const PlanLayout *la
   sim->layout = layout;
   sim->n = prog->tasks->len;
   sim->slowdown = opts->cost.comm_compute_slowdown;
+  sim->zero3 = zero3_program (sim);
 }
 
 SimResult *
@@ -924,9 +948,60 @@ find_period (const Sim *sim, int q, guint32 slots)
   return -1;
 }
 
+/* Per stage, at each slot boundary j (0..n_slots): the latest end of the tasks before
+ * slot j (eb) and the earliest start of the tasks from slot j on (sb; G_MAXDOUBLE when
+ * none), which say where tau may lie for a run of shifted slots. */
+typedef struct {
+  double *eb, *sb;
+  double  end;        /* the latest end of any task of the stage (0 for none) */
+} SlotBounds;
+
+static void
+slot_bounds (const Sim *sim, const ProgStage *st, SlotBounds *b)
+{
+  guint32 ns = st->n_slots, end_task = st->first + st->n_tasks;
+  b->eb = g_new (double, 2 * (ns + 1));
+  b->sb = b->eb + ns + 1;
+  double m = 0;
+  guint32 i = st->first;
+  for (guint32 j = 0; j <= ns; j++)
+    {
+      for (; i < st->slot_first[j]; i++)
+        m = MAX (m, sim->times[i].end_s);
+      b->eb[j] = m;
+    }
+  for (; i < end_task; i++)
+    m = MAX (m, sim->times[i].end_s);
+  b->end = m;
+  m = G_MAXDOUBLE;
+  i = end_task;
+  for (guint32 j = ns + 1; j > 0; j--)
+    {
+      for (; i > st->slot_first[j - 1]; i--)
+        m = MIN (m, sim->times[i - 1].start_s);
+      b->sb[j - 1] = m;
+    }
+}
+
+/* Where tau may lie for slots j0..j1 - 1 of a stage equal to their copies P (`slots`)
+ * later (simulate.c's comment above): every task before slot j0 has ended by tau - T and
+ * every task before j0 + P by tau; no task from slot j1 on starts before tau - T nor from
+ * j1 + P on before tau. Both bounds grow with j0 and j1. */
+static inline double
+run_tau_lo (const SlotBounds *b, guint32 j0, guint32 slots, double period)
+{
+  return MAX (b->eb[j0] + period, b->eb[j0 + slots]);
+}
+
+static inline double
+run_tau_hi (const SlotBounds *b, guint32 j1, guint32 slots, double period)
+{
+  return MIN (b->sb[j1] + period, b->sb[j1 + slots]);
+}
+
 /* The runs of shifted slots of stage s and where tau may lie for each. */
 static GArray *
-stage_runs (const Sim *sim, int s, int q, guint32 slots, double period)
+stage_runs (const Sim *sim, int s, int q, guint32 slots, double period, const SlotBounds *b)
 {
   const ProgProgram *p = sim->prog;
   const ProgStage *st = &p->stages[s];
@@ -935,17 +1010,6 @@ stage_runs (const Sim *sim, int s, int q, guint32 slots, double period)
   if (a >= st->n_slots || st->n_slots - a <= slots)
     return runs;
   guint32 nj = st->n_slots - slots;       /* slots a..nj - 1 have a copy */
-  guint32 end_task = st->first + st->n_tasks;
-  /* latest end before each task and earliest start from each task on, over the stage */
-  guint32 n = st->n_tasks;
-  g_autofree double *end_before = g_new (double, n + 1);
-  g_autofree double *start_from = g_new (double, n + 1);
-  end_before[0] = 0;
-  for (guint32 i = 0; i < n; i++)
-    end_before[i + 1] = MAX (end_before[i], sim->times[st->first + i].end_s);
-  start_from[n] = G_MAXDOUBLE;
-  for (guint32 i = n; i > 0; i--)
-    start_from[i - 1] = MIN (start_from[i], sim->times[st->first + i - 1].start_s);
   for (guint32 j0 = a; j0 < nj; )
     {
       if (!slot_shifted (sim, st, j0, slots, q, period))
@@ -957,20 +1021,65 @@ stage_runs (const Sim *sim, int s, int q, guint32 slots, double period)
       while (j1 < nj && slot_shifted (sim, st, j1, slots, q, period))
         j1++;
       /* slots j0..j1 - 1 equal their copies */
-      {
-        SteadyRun run = { j0, j1, 0, 0 };
-        guint32 t_j0 = st->slot_first[j0], t_j0p = st->slot_first[j0 + slots];
-        guint32 t_j1 = st->slot_first[j1], t_j1p = st->slot_first[j1 + slots];
-        run.tau_lo = MAX (end_before[t_j0 - st->first] + period,
-                          end_before[t_j0p - st->first]);
-        double after = t_j1p < end_task ? start_from[t_j1p - st->first] : G_MAXDOUBLE;
-        run.tau_hi = MIN (start_from[t_j1 - st->first] + period, after);
-        if (run.tau_lo <= run.tau_hi)
-          g_array_append_val (runs, run);
-      }
+      SteadyRun run = { j0, j1, run_tau_lo (b, j0, slots, period),
+                        run_tau_hi (b, j1, slots, period) };
+      if (run.tau_lo <= run.tau_hi)
+        g_array_append_val (runs, run);
       j0 = j1;
     }
   return runs;
+}
+
+/* TRUE when one of `runs` admits tau = cand. */
+static gboolean
+runs_admit (const GArray *runs, double cand)
+{
+  for (guint r = 0; r < runs->len; r++)
+    {
+      const SteadyRun *run = &g_array_index (runs, SteadyRun, r);
+      if (run->tau_lo <= cand && cand <= run->tau_hi)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* TRUE when stage s surely admits tau = cand, from the few slots around cand - T alone
+ * rather than every slot's copy (stage_runs): j0, the last slot whose lower bound allows
+ * cand, and j1, the first whose upper bound does (at least j0 + 1). When the slots
+ * j0..j1 - 1 all equal their copies, the maximal run that holds them has a lower bound no
+ * later and an upper bound no earlier (both grow with the slot), so it admits cand.
+ * FALSE says only "not shown": the caller then asks stage_runs. */
+static gboolean
+window_admits (const Sim *sim, int s, int q, guint32 slots, double period,
+               const SlotBounds *b, double cand)
+{
+  const ProgProgram *p = sim->prog;
+  const ProgStage *st = &p->stages[s];
+  guint32 a = first_backward_slot (p, st);
+  if (a >= st->n_slots || st->n_slots - a <= slots)
+    return FALSE;
+  guint32 nj = st->n_slots - slots;
+  if (run_tau_lo (b, a, slots, period) > cand)
+    return FALSE;
+  /* the last j0 in a..nj - 1 with run_tau_lo <= cand, by bisection */
+  guint32 lo = a, hi = nj;                 /* lo satisfies, hi does not (or is nj) */
+  while (hi - lo > 1)
+    {
+      guint32 mid = lo + (hi - lo) / 2;
+      if (run_tau_lo (b, mid, slots, period) <= cand)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  guint32 j0 = lo, j1 = j0 + 1;
+  while (j1 < nj && run_tau_hi (b, j1, slots, period) < cand)
+    j1++;
+  if (run_tau_hi (b, j1, slots, period) < cand)
+    return FALSE;
+  for (guint32 j = j0; j < j1; j++)
+    if (!slot_shifted (sim, st, j, slots, q, period))
+      return FALSE;
+  return TRUE;
 }
 
 /* The result of the simulated step itself, as sim_simulate gives it. */
@@ -1015,6 +1124,7 @@ sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb
   int n_st = prog->n_stages;
   guint32 slots = 2u * (guint32) period_mb * (guint32) MAX (prog->plan.vpp, 1);
   GArray **runs = g_new0 (GArray *, n_st);
+  SlotBounds *bounds = NULL;
   if (!run_program (&sim, error))
     goto out;
 
@@ -1022,41 +1132,43 @@ sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb
   double period = find_period (&sim, period_mb, slots);
   if (period <= 0)
     goto out;
+  /* tau: the latest candidate (the lower bound of a run) of the first stage that has
+   * one every stage admits. The candidates' stage has every run found; another stage is
+   * first asked about the few slots around the candidate (window_admits), and only where
+   * that does not show it, about all its runs: the same tau as from every stage's runs,
+   * at a fraction of the comparisons. */
+  bounds = g_new0 (SlotBounds, n_st);
   for (int s = 0; s < n_st; s++)
-    {
-      runs[s] = stage_runs (&sim, s, period_mb, slots, period);
-      if (runs[s]->len == 0)
-        goto out;
-    }
-  /* tau: the latest candidate that every stage admits */
+    slot_bounds (&sim, &prog->stages[s], &bounds[s]);
   double tau = -1;
-  int *pick = g_newa (int, n_st);
   for (int s0 = 0; s0 < n_st && tau < 0; s0++)
-    for (guint r0 = runs[s0]->len; r0 > 0 && tau < 0; r0--)
-      {
-        double cand = g_array_index (runs[s0], SteadyRun, r0 - 1).tau_lo;
-        gboolean all = TRUE;
-        for (int s = 0; s < n_st && all; s++)
-          {
-            pick[s] = -1;
-            for (guint r = 0; r < runs[s]->len; r++)
-              {
-                const SteadyRun *run = &g_array_index (runs[s], SteadyRun, r);
-                if (run->tau_lo <= cand && cand <= run->tau_hi)
-                  pick[s] = (int) r;
-              }
-            all = pick[s] >= 0;
-          }
-        if (all)
-          tau = cand;
-      }
+    {
+      if (runs[s0] == NULL)
+        runs[s0] = stage_runs (&sim, s0, period_mb, slots, period, &bounds[s0]);
+      for (guint r0 = runs[s0]->len; r0 > 0 && tau < 0; r0--)
+        {
+          double cand = g_array_index (runs[s0], SteadyRun, r0 - 1).tau_lo;
+          gboolean all = TRUE;
+          for (int s = 0; s < n_st && all; s++)
+            {
+              if (runs[s] == NULL
+                  && window_admits (&sim, s, period_mb, slots, period, &bounds[s], cand))
+                continue;
+              if (runs[s] == NULL)
+                runs[s] = stage_runs (&sim, s, period_mb, slots, period, &bounds[s]);
+              all = runs_admit (runs[s], cand);
+            }
+          if (all)
+            tau = cand;
+        }
+    }
   if (tau < 0)
     goto out;
 
   /* the step of m' micro-batches, then d periods more */
   double d = extra_periods, step = 0;
-  for (guint32 i = 0; i < sim.n; i++)
-    step = MAX (step, sim.times[i].end_s);
+  for (int s = 0; s < n_st; s++)
+    step = MAX (step, bounds[s].end);
   res = g_new0 (SimResult, 1);
   res->n_events = sim.n_done;
   res->n_fired = sim.n_fired;
@@ -1082,7 +1194,19 @@ sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb
       const double half_ps = 0.5 / (double) SIM_TIME_PS_PER_S;
       const double from = tau - period - half_ps, until = tau - half_ps;
       guint32 per_period = 0;
-      for (guint32 i = st->first; i < st->first + st->n_tasks; i++)
+      /* only the slots whose tasks may start in that range: from the last slot before
+       * which every task ended before `from` (the stage's first task when there is none:
+       * tasks come before the first slot), to the first from which every task starts at
+       * `until` or later */
+      const SlotBounds *b = &bounds[s];
+      guint32 jlo = 0, jhi = st->n_slots + 1;
+      while (jlo + 1 <= st->n_slots && b->eb[jlo + 1] < from)
+        jlo++;
+      while (jhi > jlo + 1 && b->sb[jhi - 1] >= until)
+        jhi--;
+      guint32 i_lo = b->eb[jlo] < from ? st->slot_first[jlo] : st->first;
+      guint32 i_hi = jhi <= st->n_slots ? st->slot_first[jhi] : st->first + st->n_tasks;
+      for (guint32 i = i_lo; i < i_hi; i++)
         {
           const SimTaskTime *tt = &sim.times[i];
           if (tt->start_s < from || tt->start_s >= until)
@@ -1120,8 +1244,13 @@ sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb
 
 out:
   for (int s = 0; s < n_st; s++)
-    if (runs[s])
-      g_array_free (runs[s], TRUE);
+    {
+      if (runs[s])
+        g_array_free (runs[s], TRUE);
+      if (bounds)
+        g_free (bounds[s].eb);
+    }
+  g_free (bounds);
   g_free (runs);
   sim_clear (&sim);
   sim_cost_free (cost);
