@@ -103,6 +103,65 @@ print_apart_line (const char *label, const char *what, guint n, guint n_rows, do
   printf (" (%s)\n", apart);
 }
 
+/* Rows whose V is not stated, as a planner sees them: MFU at each V that splits the
+ * layers, peak memory, and the fastest V that fits (res_published_case_v_sweep). */
+static void
+print_v_sweep (const ResPublishedReport *r)
+{
+  g_autoptr (CliTable) t = cli_table_new ();
+  cli_table_add_column (t, "row", CLI_ALIGN_RIGHT);
+  cli_table_add_column (t, "published MFU %", CLI_ALIGN_RIGHT);
+  static const int vs[RES_PUB_N_VS] = { 1, 2, 4, 8 };
+  for (int v = 0; v < RES_PUB_N_VS; v++)
+    {
+      g_autofree char *h = g_strdup_printf ("V = %d: MFU %% (GiB)", vs[v]);
+      cli_table_add_column (t, h, CLI_ALIGN_RIGHT);
+    }
+  cli_table_add_column (t, "best that fits", CLI_ALIGN_LEFT);
+  gboolean any = FALSE;
+  for (guint i = 0; i < r->cases->len; i++)
+    {
+      const ResPublishedCase *c = r->cases->pdata[i];
+      const ResPubVSweep *w = &c->v_sweep;
+      if (w->n == 0)
+        continue;
+      any = TRUE;
+      cli_table_add_row (t);
+      cli_table_cell (t, "%" G_GINT64_FORMAT, c->row_id);
+      cli_table_cell (t, "%s", fmt_num (c->published_mfu_pct, "%.1f"));
+      for (int v = 0; v < RES_PUB_N_VS; v++)
+        {
+          int k = -1;
+          for (int j = 0; j < w->n; j++)
+            if (w->v[j] == vs[v])
+              k = j;
+          if (k < 0)
+            cli_table_cell (t, "-");
+          else
+            cli_table_cell (t, "%s (%s%s)", fmt_num (w->mfu_pct[k], "%.1f"),
+                            fmt_num (w->peak_bytes[k] / (1024.0 * 1024 * 1024), "%.1f"),
+                            w->fits[k] ? "" : " OOM");
+        }
+      if (w->best < 0)
+        cli_table_cell (t, "none");
+      else if (isfinite (c->published_mfu_pct))
+        {
+          /* the difference to one decimal, without a "-0.0" */
+          double d = round (10.0 * (w->mfu_pct[w->best] - c->published_mfu_pct)) / 10.0;
+          cli_table_cell (t, "V = %d, %s (%s)", w->v[w->best],
+                          fmt_num (w->mfu_pct[w->best], "%.1f"), fmt_num (d + 0.0, "%+.1f"));
+        }
+      else
+        cli_table_cell (t, "V = %d, %s", w->v[w->best], fmt_num (w->mfu_pct[w->best], "%.1f"));
+    }
+  if (!any)
+    return;
+  printf ("rows with V not stated, as a planner sees them (validate runs the smallest V that "
+          "splits the layers; here each V, MFU in the row's convention, peak memory per GPU, "
+          "and the fastest V that fits):\n");
+  cli_table_print (t, stdout, "  ");
+}
+
 static void
 print_text (const ResPublishedReport *r, gboolean breakdown)
 {
@@ -189,6 +248,7 @@ print_text (const ResPublishedReport *r, gboolean breakdown)
       printf ("Llama 3 rows, MFU (palm convention): predicted vs published\n");
       cli_table_print (lt, stdout, "  ");
     }
+  print_v_sweep (r);
   if (r->mb_scaling != NULL && r->mb_scaling->len > 0)
     {
       printf ("micro-batch scaling (rows alike but for dp and the global batch; "
@@ -209,6 +269,12 @@ print_text (const ResPublishedReport *r, gboolean breakdown)
                   fmt_num (g->measured_per_mb_s, "%.4f"), fmt_num (g->predicted_per_mb_s, "%.4f"),
                   fmt_num (g->per_mb_err_pct, "%+.1f"), fmt_num (g->measured_fixed_s, "%.3f"),
                   fmt_num (g->predicted_fixed_s, "%.3f"));
+          for (int v = 0; v < g->n_vs; v++)
+            printf ("    at V = %d: per micro-batch %s s predicted (%s%%), fixed %s s predicted\n",
+                    g->vs[v], fmt_num (g->predicted_per_mb_by_v_s[v], "%.4f"),
+                    fmt_num (100.0 * (g->predicted_per_mb_by_v_s[v] - g->measured_per_mb_s)
+                             / g->measured_per_mb_s, "%+.1f"),
+                    fmt_num (g->predicted_fixed_by_v_s[v], "%.3f"));
         }
     }
   if (s->n_skipped > 0)

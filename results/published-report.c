@@ -178,6 +178,22 @@ res_published_mb_scaling (ResPublishedCase *const *cases, guint n_cases)
         }
       g->per_mb_err_pct = 100.0 * (g->predicted_per_mb_s - g->measured_per_mb_s)
                           / g->measured_per_mb_s;
+      /* the same fit at each V of the rows' V sweeps, when they all swept the same Vs */
+      const ResPubVSweep *w0 = &cases[g_array_index (members, guint, 0)]->v_sweep;
+      gboolean same = w0->n > 0;
+      for (guint k = 1; k < n && same; k++)
+        {
+          const ResPubVSweep *w = &cases[g_array_index (members, guint, k)]->v_sweep;
+          same = w->n == w0->n && memcmp (w->v, w0->v, sizeof w->v) == 0;
+        }
+      for (int v = 0; same && v < w0->n; v++)
+        {
+          for (guint k = 0; k < n; k++)
+            tp[k] = cases[g_array_index (members, guint, k)]->v_sweep.step_s[v];
+          if (fit_line (m, tp, n, &g->predicted_per_mb_by_v_s[g->n_vs],
+                        &g->predicted_fixed_by_v_s[g->n_vs]))
+            g->vs[g->n_vs++] = w0->v[v];
+        }
       g_ptr_array_add (out, g);
     }
   for (guint i = 0; i < n_cases; i++)
@@ -237,6 +253,7 @@ res_published_validate (const ResCsv *csv, const ResPublishedOptions *opts)
                                                        opts->cluster);
       c->cost_overrides = opts ? opts->cost_overrides : NULL;
       res_published_case_predict (c);
+      res_published_case_v_sweep (c);   /* a row whose V is not stated: each V, as a planner */
       g_ptr_array_add (report->cases, c);
       if (opts->progress != NULL)
         opts->progress (i + 1, kept->len, opts->progress_data);
@@ -438,6 +455,59 @@ res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *b)
       util_json_member_number (b, "predicted_per_mb_s", g->predicted_per_mb_s);
       util_json_member_number (b, "predicted_fixed_s", g->predicted_fixed_s);
       util_json_member_number (b, "per_mb_err_pct", g->per_mb_err_pct);
+      if (g->n_vs > 0)
+        {
+          json_builder_set_member_name (b, "by_v");
+          json_builder_begin_array (b);
+          for (int v = 0; v < g->n_vs; v++)
+            {
+              json_builder_begin_object (b);
+              add_int (b, "v", g->vs[v]);
+              util_json_member_number (b, "predicted_per_mb_s", g->predicted_per_mb_by_v_s[v]);
+              util_json_member_number (b, "predicted_fixed_s", g->predicted_fixed_by_v_s[v]);
+              json_builder_end_object (b);
+            }
+          json_builder_end_array (b);
+        }
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  /* rows whose V is not stated, at each V a planner would try */
+  json_builder_set_member_name (b, "v_sweep");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->cases->len; i++)
+    {
+      const ResPublishedCase *c = report->cases->pdata[i];
+      const ResPubVSweep *w = &c->v_sweep;
+      if (w->n == 0)
+        continue;
+      json_builder_begin_object (b);
+      add_int (b, "row_id", c->row_id);
+      util_json_member_number (b, "published_mfu_pct", c->published_mfu_pct);
+      json_builder_set_member_name (b, "convention");
+      json_builder_add_string_value (b, model_flop_convention_name (c->has_convention
+                                                                     ? c->convention
+                                                                     : MODEL_FLOPS_PALM));
+      json_builder_set_member_name (b, "best_v");
+      if (w->best >= 0)
+        json_builder_add_int_value (b, w->v[w->best]);
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "by_v");
+      json_builder_begin_array (b);
+      for (int v = 0; v < w->n; v++)
+        {
+          json_builder_begin_object (b);
+          add_int (b, "v", w->v[v]);
+          util_json_member_number (b, "step_s", w->step_s[v]);
+          util_json_member_number (b, "mfu_pct", w->mfu_pct[v]);
+          json_builder_set_member_name (b, "fits");
+          json_builder_add_boolean_value (b, w->fits[v]);
+          util_json_member_number (b, "peak_gib", w->peak_bytes[v] / (1024.0 * 1024 * 1024));
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

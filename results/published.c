@@ -685,6 +685,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
        * with m x t per micro-batch, fill and drain (pp - 1) / V x t and ~0.2 s of DP and
        * optimizer, V = 8 gives (33.9 t + 0.2) / (17.9 t + 0.2) = 1.86 and V = 2
        * (39.5 t + 0.2) / (23.5 t + 0.2) = 1.66, at this model's t = 0.287 s. */
+      c->vpp_unstated = TRUE;   /* validate also reports each V (res_published_case_v_sweep) */
       gint64 L = (gint64) c->model->n_layers;
       for (gint64 cand = 2; cand * pp <= L; cand++)
         if (L % (cand * pp) == 0 || (L + 2) % (cand * pp) == 0)
@@ -1043,6 +1044,7 @@ res_published_case_new_on (const ResCsv *csv, guint row, TopoCluster *on)
   /* "[held out" in notes: a check row kept out of the dev summary (data/published-runs.md) */
   c->held_out = strstr (get (csv, row, "notes"), "[held out") != NULL;
   plan_init_defaults (&c->plan);
+  c->v_sweep.best = -1;
   c->measured_step_s = c->predicted_step_s = c->err_pct = NAN;
   c->predicted_compute_s = c->predicted_bubble_s = NAN;
   for (int k = 0; k < PROG_COMM_N; k++)
@@ -1058,22 +1060,38 @@ res_published_case_new_on (const ResCsv *csv, guint row, TopoCluster *on)
   return c;
 }
 
-gboolean
-res_published_case_predict (ResPublishedCase *c)
+/* `plan` predicted with the case's cluster, stack and cost overrides: what
+ * res_published_case_predict runs. NULL with error set when it fails. */
+static SimPrediction *
+predict_plan (const ResPublishedCase *c, const Plan *plan, gboolean *bad_override,
+              GError **error)
 {
-  g_return_val_if_fail (c != NULL, FALSE);
-  if (!c->ready)
-    return FALSE;
   SimOptions opts;
   sim_options_init (&opts, c->cluster);
   /* one set of defaults per device type and software stack */
   sim_cost_options_init_stack (&opts.cost, c->cluster, c->stack);
   if (c->fp8_attention)
     opts.cost.fp8_attention = TRUE;   /* the row says its attention ran in FP8 */
+  *bad_override = FALSE;
+  if (!sim_cost_options_apply (&opts.cost, c->cost_overrides, error))
+    {
+      *bad_override = TRUE;
+      return NULL;
+    }
+  return sim_predict (c->model, plan, c->cluster, &opts, error);
+}
+
+gboolean
+res_published_case_predict (ResPublishedCase *c)
+{
+  g_return_val_if_fail (c != NULL, FALSE);
+  if (!c->ready)
+    return FALSE;
   g_autoptr (GError) error = NULL;
-  if (!sim_cost_options_apply (&opts.cost, c->cost_overrides, &error))
+  gboolean bad_override = FALSE;
+  g_autoptr (SimPrediction) pred = predict_plan (c, &c->plan, &bad_override, &error);
+  if (pred == NULL && bad_override)
     return skip (c, "bad cost override: %s", error->message);
-  g_autoptr (SimPrediction) pred = sim_predict (c->model, &c->plan, c->cluster, &opts, &error);
   if (pred == NULL)
     return skip (c, "prediction failed: %s", error->message);
   double t = pred->result->step_time_s;
@@ -1091,6 +1109,59 @@ res_published_case_predict (ResPublishedCase *c)
   for (int k = 0; k < PROG_COMM_N; k++)
     c->predicted_exposed_s[k] = pred->result->exposed_comm_s[k];
   return TRUE;
+}
+
+gboolean
+res_published_case_v_sweep (ResPublishedCase *c)
+{
+  g_return_val_if_fail (c != NULL, FALSE);
+  static const int vs[RES_PUB_N_VS] = { 1, 2, 4, 8 };
+  ResPubVSweep *w = &c->v_sweep;
+  memset (w, 0, sizeof *w);
+  w->best = -1;
+  if (!c->predicted || !c->vpp_unstated || c->moe.present || c->plan.pp < 2)
+    return FALSE;
+  const int L = (int) c->model->n_layers;
+  const ModelFlopConvention conv = c->has_convention ? c->convention : MODEL_FLOPS_PALM;
+  for (int i = 0; i < RES_PUB_N_VS; i++)
+    {
+      const int chunks = c->plan.pp * vs[i];
+      gboolean acct;
+      /* the split rule of map_plan: even, else the embedding and the loss in a layer
+       * slot each (one layer fewer on the first and last model chunk) */
+      if (L % chunks == 0)
+        acct = FALSE;
+      else if ((L + 2) % chunks == 0)
+        acct = TRUE;
+      else
+        continue;
+      Plan p;
+      plan_copy (&p, &c->plan);
+      p.vpp = vs[i];
+      p.schedule = vs[i] > 1 ? PLAN_SCHED_INTERLEAVED_1F1B : PLAN_SCHED_1F1B;
+      p.account_embedding = p.account_loss = acct;
+      g_autoptr (GError) error = NULL;
+      gboolean bad_override = FALSE;
+      SimPrediction *pred = predict_plan (c, &p, &bad_override, &error);
+      if (pred == NULL || !(pred->result->step_time_s > 0))
+        {
+          /* a V this model cannot run is left out of the sweep */
+          g_clear_pointer (&pred, sim_prediction_free);
+          plan_clear (&p);
+          continue;
+        }
+      const int k = w->n++;
+      w->v[k] = vs[i];
+      w->step_s[k] = pred->result->step_time_s;
+      w->mfu_pct[k] = 100.0 * pred->result->mfu[conv];
+      w->fits[k] = pred->memory.fits;
+      w->peak_bytes[k] = (double) pred->memory.peak_bytes;
+      if (w->fits[k] && (w->best < 0 || w->step_s[k] < w->step_s[w->best]))
+        w->best = k;
+      sim_prediction_free (pred);
+      plan_clear (&p);
+    }
+  return w->n > 0;
 }
 
 char *

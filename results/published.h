@@ -179,6 +179,22 @@ typedef enum {
 
 const char *res_pub_family_name (ResPubFamily family);   /* "other", "h100", "a100", "h200", "b200" */
 
+/* The planner's view of a row whose schedule is interleaved but whose V is not stated
+ * (validate predicts it at the smallest V >= 2 that splits the layers): each V of
+ * {1, 2, 4, 8} that splits them (evenly, or with the embedding and the loss in a layer
+ * slot each), predicted as validate predicts the row (V = 1 under 1F1B), and the V a
+ * planner picks: the fastest of those that fit in HBM (the highest MFU). */
+#define RES_PUB_N_VS 4
+typedef struct {
+  int      n;                       /* Vs that split the layers, filled from the front */
+  int      v[RES_PUB_N_VS];
+  double   step_s[RES_PUB_N_VS];
+  double   mfu_pct[RES_PUB_N_VS];   /* the row's convention (PaLM when it has none) */
+  gboolean fits[RES_PUB_N_VS];
+  double   peak_bytes[RES_PUB_N_VS];
+  int      best;                    /* index of the fastest that fits; -1 when none fits */
+} ResPubVSweep;
+
 /* A row mapped to (model, cluster, plan) and, after res_published_case_predict, predicted.
  * Owns everything in it. */
 typedef struct {
@@ -199,6 +215,8 @@ typedef struct {
   TopoCluster  *cluster;            /* NULL when skipped before it was found */
   Plan          plan;               /* resolved when ready */
   gboolean      plan_valid;         /* plan holds a plan (resolved when ready) */
+  gboolean      vpp_unstated;       /* interleaved, V not stated: V is validate's rule's */
+  ResPubVSweep  v_sweep;            /* n 0 until res_published_case_v_sweep */
   gboolean      ready;              /* mapped and resolved: can be predicted */
 
   double        measured_step_s;    /* NaN when none could be derived */
@@ -239,6 +257,9 @@ void              res_published_case_free    (ResPublishedCase *c);     /* NULL-
  * err_pct, fits. A failed prediction marks the case skipped ("prediction failed: ...").
  * Returns whether the case is now predicted. */
 gboolean          res_published_case_predict (ResPublishedCase *c);
+/* Fills c->v_sweep for a predicted dense case whose V is not stated (vpp_unstated);
+ * FALSE (n 0) for any other case or when no V of {1, 2, 4, 8} splits the layers. */
+gboolean          res_published_case_v_sweep (ResPublishedCase *c);
 /* "tp8.pp16.dp64.mbs1" plus ".cp2", ".vpp3", ".zero3", ".full"/".sel", ".fp8", ".unfused"
  * when they apply; NULL when the case has no plan. */
 char             *res_published_case_plan_string (const ResPublishedCase *c);
@@ -302,6 +323,11 @@ typedef struct {
   double  measured_per_mb_s, measured_fixed_s;
   double  predicted_per_mb_s, predicted_fixed_s;
   double  per_mb_err_pct;          /* 100 (predicted - measured) / measured per_mb */
+  /* the same fit of the predicted steps at each V of the rows' V sweeps (res_published_
+   * case_v_sweep), where every row of the group has one over the same Vs; n_vs 0 else */
+  int     n_vs;
+  int     vs[RES_PUB_N_VS];
+  double  predicted_per_mb_by_v_s[RES_PUB_N_VS], predicted_fixed_by_v_s[RES_PUB_N_VS];
 } ResPublishedMbScaling;
 
 typedef struct {
@@ -337,7 +363,11 @@ void                res_published_report_free (ResPublishedReport *report);   /*
  *                 held_out (only when the CSV has held-out rows): {rows, n, mape_pct,
  *                   max_abs_err_pct, max_err_row_id, by_device}},
  *     "mb_scaling": [{row_ids, micro_batches, measured_per_mb_s, measured_fixed_s,
- *                     predicted_per_mb_s, predicted_fixed_s, per_mb_err_pct}] }
+ *                     predicted_per_mb_s, predicted_fixed_s, per_mb_err_pct,
+ *                     by_v (rows with a V sweep): [{v, predicted_per_mb_s,
+ *                     predicted_fixed_s}]}],
+ *     "v_sweep": [{row_id, published_mfu_pct, convention, best_v (null: none fits),
+ *                  by_v: [{v, step_s, mfu_pct, fits, peak_gib}]}] }
  * Unknown numbers are null. "Llama 3 rows" are the rows mapped to h100-24k. */
 void   res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *builder);
 

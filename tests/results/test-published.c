@@ -657,6 +657,67 @@ test_map_torchtitan_layer_ac (void)
   g_assert_cmpint (bare->plan.recompute, ==, PLAN_RECOMPUTE_SELECTIVE_OP);
 }
 
+/* The planner's view of a row whose V is not stated (res_published_case_v_sweep). Rows
+ * 1 and 2 (Llama 3 405B: 126 layers, pp 16, "interleaved (V not stated)"): by hand,
+ * 126 splits over none of 16 / 32 / 64 / 128 chunks but 126 + 2 = 128 (embedding and
+ * loss in a slot each) over all four, so V = 1, 2, 4, 8 are all swept; validate's own
+ * rule picks V = 2 (the smallest), so the sweep's V = 2 step is the validate prediction;
+ * the best is the fastest of those that fit. Two rows, so the micro-batch fit at each V
+ * is exact: per micro-batch (step(m 32) - step(m 16)) / 16, fixed 2 step(16) - step(32).
+ * A row with no interleaving (row 4, the Megatron-LM README 1.7B, pp 1) gets no sweep. */
+static void
+test_v_sweep (void)
+{
+  g_autoptr (ResCsv) csv = shipped_csv ();
+  const gint64 ids[] = { 1, 2, 4 };
+  ResPublishedOptions opts = { 0 };
+  opts.only_ids = ids;
+  opts.n_only_ids = G_N_ELEMENTS (ids);
+  g_autoptr (ResPublishedReport) r = res_published_validate (csv, &opts);
+  g_assert_cmpuint (r->cases->len, ==, 3);
+  const ResPublishedCase *c1 = r->cases->pdata[0], *c2 = r->cases->pdata[1];
+  for (guint i = 0; i < 2; i++)
+    {
+      const ResPublishedCase *c = r->cases->pdata[i];
+      const ResPubVSweep *w = &c->v_sweep;
+      g_assert_true (c->predicted && c->vpp_unstated);
+      g_assert_cmpint (c->plan.vpp, ==, 2);
+      g_assert_cmpint (w->n, ==, 4);
+      const int want[] = { 1, 2, 4, 8 };
+      int best = -1;
+      for (int k = 0; k < 4; k++)
+        {
+          g_assert_cmpint (w->v[k], ==, want[k]);
+          g_assert_true (w->step_s[k] > 0 && w->mfu_pct[k] > 0 && w->peak_bytes[k] > 0);
+          if (w->fits[k] && (best < 0 || w->step_s[k] < w->step_s[best]))
+            best = k;
+        }
+      assert_rel (w->step_s[1], c->predicted_step_s, 1e-12);
+      assert_rel (w->mfu_pct[1], c->predicted_mfu_pct[MODEL_FLOPS_PALM], 1e-12);
+      g_assert_cmpint (w->best, ==, best);
+      /* MFU x step is the row's fixed work over the peak: the same at every V */
+      for (int k = 1; k < 4; k++)
+        assert_rel (w->mfu_pct[k] * w->step_s[k], w->mfu_pct[0] * w->step_s[0], 1e-9);
+    }
+  const ResPublishedCase *c4 = r->cases->pdata[2];
+  g_assert_false (c4->vpp_unstated);
+  g_assert_cmpint (c4->v_sweep.n, ==, 0);
+  g_assert_cmpint (c4->v_sweep.best, ==, -1);
+
+  g_assert_cmpuint (r->mb_scaling->len, ==, 1);
+  const ResPublishedMbScaling *g = r->mb_scaling->pdata[0];
+  g_assert_cmpint (g->n_vs, ==, 4);
+  for (int k = 0; k < 4; k++)
+    {
+      g_assert_cmpint (g->vs[k], ==, c1->v_sweep.v[k]);
+      assert_rel (g->predicted_per_mb_by_v_s[k],
+                  (c1->v_sweep.step_s[k] - c2->v_sweep.step_s[k]) / 16, 1e-9);
+      assert_rel (g->predicted_fixed_by_v_s[k],
+                  2 * c2->v_sweep.step_s[k] - c1->v_sweep.step_s[k], 1e-9);
+    }
+  assert_rel (g->predicted_per_mb_by_v_s[1], g->predicted_per_mb_s, 1e-9);
+}
+
 /* The shipped calibration set, end to end: at least 60 rows predicted, every error
  * finite. */
 static void
@@ -757,6 +818,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/published/csv-quoting", test_csv_quoting);
   g_test_add_func ("/results/published/csv-inline", test_csv_inline);
   g_test_add_func ("/results/published/mb-scaling", test_mb_scaling);
+  g_test_add_func ("/results/published/v-sweep", test_v_sweep);
   g_test_add_func ("/results/published/map-attention", test_map_attention);
   g_test_add_func ("/results/published/csv-errors", test_csv_errors);
   g_test_add_func ("/results/published/map-llama", test_map_llama);
