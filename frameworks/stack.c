@@ -155,7 +155,11 @@ static const char *const gather_names[] = { "flat", "per_tensor", NULL };
 static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "compiled_cast_passes",
                                         "mxfp8", "nvfp4", NULL };
 static const char *const moe_keys[] = { "dispatch_host_sync", "grouped_gemm_launches",
-                                        "expert_eager_op", "a2a_overlap", NULL };
+                                        "expert_eager_op", "a2a_overlap", "host_ops", NULL };
+static const char *const host_ops_keys[] = { "layer_fwd", "layer_bwd", "expert_launch_fwd",
+                                             "expert_launch_bwd", "expert_eager_fwd",
+                                             "expert_eager_bwd", "expert_fp8_launch",
+                                             "expert_fp8_eager_fwd", NULL };
 static const char *const launches_names[] = { "one", "per_expert", NULL };
 static const char *const default_keys[] = { "sharding", "sequence_parallel",
                                             "overlap_grad_reduce", "overlap_param_gather",
@@ -342,6 +346,30 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
         return NULL;
       s->moe_grouped_gemm_per_expert = gl == 1;
       s->moe_a2a_overlap = ov;
+      JsonObject *ho = get_obj (sub, "host_ops", &ws, error, &ok);
+      if (!ok)
+        return NULL;
+      if (ho != NULL)
+        {
+          Where wh = { source, "moe.host_ops" };
+          FwMoeHostOps *h = &s->moe_host_ops;
+          if (!check_keys (ho, host_ops_keys, &wh, error)
+              || !get_num (ho, "layer_fwd", 0, 1e5, &h->layer_fwd, FALSE, &wh, error)
+              || !get_num (ho, "layer_bwd", 0, 1e5, &h->layer_bwd, FALSE, &wh, error)
+              || !get_num (ho, "expert_launch_fwd", 0, 1e3, &h->expert_launch_fwd, FALSE, &wh,
+                           error)
+              || !get_num (ho, "expert_launch_bwd", 0, 1e3, &h->expert_launch_bwd, FALSE, &wh,
+                           error)
+              || !get_num (ho, "expert_eager_fwd", 0, 1e3, &h->expert_eager_fwd, FALSE, &wh,
+                           error)
+              || !get_num (ho, "expert_eager_bwd", 0, 1e3, &h->expert_eager_bwd, FALSE, &wh,
+                           error)
+              || !get_num (ho, "expert_fp8_launch", 0, 1e3, &h->expert_fp8_launch, FALSE, &wh,
+                           error)
+              || !get_num (ho, "expert_fp8_eager_fwd", 0, 1e3, &h->expert_fp8_eager_fwd, FALSE,
+                           &wh, error))
+            return NULL;
+        }
     }
   sub = get_obj (o, "defaults", &w, error, &ok);
   if (!ok)
@@ -564,6 +592,17 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   S ("grouped_gemm_launches", s->moe_grouped_gemm_per_expert ? "per_expert" : "one");
   B ("expert_eager_op", s->moe_expert_eager_op);
   S ("a2a_overlap", fw_avail_name (s->moe_a2a_overlap));
+  json_builder_set_member_name (b, "host_ops");
+  json_builder_begin_object (b);
+  D ("layer_fwd", s->moe_host_ops.layer_fwd);
+  D ("layer_bwd", s->moe_host_ops.layer_bwd);
+  D ("expert_launch_fwd", s->moe_host_ops.expert_launch_fwd);
+  D ("expert_launch_bwd", s->moe_host_ops.expert_launch_bwd);
+  D ("expert_eager_fwd", s->moe_host_ops.expert_eager_fwd);
+  D ("expert_eager_bwd", s->moe_host_ops.expert_eager_bwd);
+  D ("expert_fp8_launch", s->moe_host_ops.expert_fp8_launch);
+  D ("expert_fp8_eager_fwd", s->moe_host_ops.expert_fp8_eager_fwd);
+  json_builder_end_object (b);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fsdp");
   json_builder_begin_object (b);

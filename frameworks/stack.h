@@ -86,6 +86,19 @@ typedef enum {
                           * (torchtitan's pipeline_parallel_microbatches default) */
 } FwPpMicrobatches;
 
+/* The host work one Megatron-style MoE layer issues per micro-batch, in ops (the stack's
+ * "moe.host_ops"; the counts and their sources live in the stack file): eager framework
+ * ops outside the experts' loops (attention, router, dispatcher, combine) per pass, and
+ * per local expert the kernel launches of the grouped GEMMs' C++ loops and the eager ops
+ * of their Python loops, with the extra FP8 quantize launches and weight-workspace calls. */
+typedef struct {
+  double layer_fwd, layer_bwd;
+  double expert_launch_fwd, expert_launch_bwd;
+  double expert_eager_fwd, expert_eager_bwd;
+  double expert_fp8_launch;      /* per pass */
+  double expert_fp8_eager_fwd;
+} FwMoeHostOps;
+
 typedef struct {
   int           ref;
   char         *name;
@@ -112,6 +125,8 @@ typedef struct {
                                          * Python (TE GroupedLinear's per-expert loops) */
   FwAvail       moe_a2a_overlap;        /* the EP all-to-all of one micro-batch overlapped
                                          * with another's compute (1F1B A2A overlap) */
+  FwMoeHostOps  moe_host_ops;           /* host ops one MoE layer issues ("moe.host_ops";
+                                         * all 0: not stated) */
   gboolean      grad_reduce_bf16;       /* DP gradients reduced in bf16 (else fp32) */
   gboolean      fsdp_reshard_after_forward; /* ZeRO-3 params dropped after each forward */
   gboolean      fsdp_reshard_under_pp;  /* ... also between micro-batches under PP */

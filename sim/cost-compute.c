@@ -629,3 +629,64 @@ sim_cost_optimizer_s (const SimCost *c, double params)
             + c->opts.launch_overhead_s) * c->cpu_time_scale;
   return roofline (c, 0.0, 0.0, params * ADAMW_BYTES_PER_PARAM) * c->cpu_time_scale;
 }
+
+/* GPU time of one block's ops, as the engine sums them (sim/simulate.c block_cost) */
+static double
+block_ops_s (const SimCost *c, const ProgProgram *p, const ProgBlock *blk)
+{
+  double s = 0;
+  for (guint i = 0; i < blk->n_ops; i++)
+    s += sim_cost_op_math_s (c, &g_array_index (p->ops, ModelOp, blk->first_op + i),
+                             p->compute_dtype, p->gemm_dtype,
+                             blk->phase == PROG_PHASE_BACKWARD);
+  return s;
+}
+
+/* After the dispatcher's sync the host issues the layer's ops one after another while
+ * the GPU runs them: the pass ends when both are done, max(host, GPU) (the GPU waits for
+ * ops not yet issued; the host does not wait for the GPU until the next sync). In the
+ * backward there is no sync, but a host slower than the GPU over the layer sets the
+ * pace the same way. The layer's GPU time counts its attention and MoE blocks once
+ * (every layer of an MoE model runs one of each; the all-to-alls, on the ep stream, are
+ * left out, which overstates the excess by at most their time). */
+double
+sim_cost_moe_host_excess_s (const SimCost *c, const ProgProgram *p, ProgPhase phase)
+{
+  g_return_val_if_fail (c != NULL && p != NULL, 0.0);
+  const int ph = phase == PROG_PHASE_BACKWARD ? 1 : phase == PROG_PHASE_FORWARD ? 0 : -1;
+  if (ph < 0 || p->moe.experts <= 0)
+    return 0.0;
+  const gboolean lowp = p->gemm_dtype == TOPO_DTYPE_FP8 || p->gemm_dtype == TOPO_DTYPE_FP4;
+  const double host = c->opts.moe_layer_host_s[ph]
+                      + p->moe.local_experts * (c->opts.moe_expert_host_s[ph]
+                                                + (lowp ? c->opts.moe_expert_host_fp8_s[ph]
+                                                        : 0.0));
+  if (host <= 0)
+    return 0.0;
+  double gpu = 0;
+  for (guint b = 0; b < p->blocks->len; b++)
+    {
+      const ProgBlock *blk = prog_block (p, b);
+      gboolean pass = ph == 0 ? blk->phase == PROG_PHASE_FORWARD
+                              : blk->phase == PROG_PHASE_BACKWARD
+                                || blk->phase == PROG_PHASE_RECOMPUTE;
+      if (!pass)
+        continue;
+      switch (blk->kind)
+        {
+        case PROG_BLOCK_ATTN:
+        case PROG_BLOCK_ATTN_PRE:
+        case PROG_BLOCK_ATTN_CORE:
+        case PROG_BLOCK_ATTN_POST:
+        case PROG_BLOCK_MOE_ROUTE:
+        case PROG_BLOCK_MOE_EXPERTS:
+        case PROG_BLOCK_MOE_COMBINE:
+        case PROG_BLOCK_MOE_SHARED:
+          gpu += block_ops_s (c, p, blk);
+          break;
+        default:
+          break;
+        }
+    }
+  return MAX (host - gpu, 0.0);
+}

@@ -289,6 +289,19 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->moe_grouped_per_expert = stack->moe_grouped_gemm_per_expert;
   o->moe_host_sync_s = stack->moe_dispatch_host_sync && arch != ARCH_OTHER ? HOST_SYNC_S : 0.0;
   o->moe_expert_op_s = stack->moe_expert_eager_op && arch != ARCH_OTHER ? EAGER_OP_HOST_S : 0.0;
+  /* the host's time per MoE layer: eager ops at EAGER_OP_HOST_S, the C++ loops' kernel
+   * launches at the host's launch figure (frameworks/stack.h FwMoeHostOps) */
+  if (o->moe_host_sync_s > 0)
+    {
+      const FwMoeHostOps *h = &stack->moe_host_ops;
+      const double e = EAGER_OP_HOST_S, l = o->host_launch_s;
+      o->moe_layer_host_s[0] = h->layer_fwd * e;
+      o->moe_layer_host_s[1] = h->layer_bwd * e;
+      o->moe_expert_host_s[0] = h->expert_launch_fwd * l + h->expert_eager_fwd * e;
+      o->moe_expert_host_s[1] = h->expert_launch_bwd * l + h->expert_eager_bwd * e;
+      o->moe_expert_host_fp8_s[0] = h->expert_fp8_launch * l + h->expert_fp8_eager_fwd * e;
+      o->moe_expert_host_fp8_s[1] = h->expert_fp8_launch * l;
+    }
   /* CPU hosts: measured contention in place of the default slowdown (sim/cost-cpu.c) */
   sim_cost_options_cpu_host (o, cluster, 0, 0);
 }
@@ -406,6 +419,8 @@ sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan)
       o->moe_grouped_per_expert = FALSE;
       o->moe_expert_op_s = 0.0;
       o->moe_host_sync_s = 0.0;
+      for (int i = 0; i < 2; i++)
+        o->moe_layer_host_s[i] = o->moe_expert_host_s[i] = o->moe_expert_host_fp8_s[i] = 0.0;
     }
 }
 

@@ -103,6 +103,7 @@
 #include "models/model.h"
 #include "plan/collective.h"
 #include "plan/layout.h"
+#include "plan/program.h"
 #include "topology/cluster.h"
 #include "frameworks/stack.h"
 
@@ -156,6 +157,16 @@ typedef struct {
   /* ... and the eager framework op the stack issues from Python per local expert of a
    * grouped GEMM besides its launch (frameworks/stack.h moe_expert_eager_op; 0: none) */
   double   moe_expert_op_s;
+  /* ... and the host's time to issue one MoE layer per micro-batch (the stack's
+   * "moe.host_ops" at EAGER_OP_HOST_S per eager op and host_launch_s per launch; only
+   * where the dispatcher syncs the host, 0 elsewhere): [0] forward, [1] backward, outside
+   * the experts' loops, per local expert, and per local expert on top with FP8 GEMMs.
+   * After the sync the host cannot run ahead of the GPU, so a layer's forward takes at
+   * least its host time; the backward too once the host's total exceeds the GPU's
+   * (sim_cost_moe_host_excess_s). */
+  double   moe_layer_host_s[2];
+  double   moe_expert_host_s[2];
+  double   moe_expert_host_fp8_s[2];
   gboolean extrapolated;          /* no fitted row for the device's architecture, or the
                                      stack's attention kernel was never fitted on it */
   /* test knobs */
@@ -256,6 +267,15 @@ double sim_cost_op_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, gboo
  * tensors on TF32 or BF16 tensor cores); every other op kind works in `dtype`. */
 double sim_cost_op_math_s (const SimCost *c, const ModelOp *op, TopoDtype dtype,
                            TopoDtype gemm_dtype, gboolean backward);
+/* The host's excess over the GPU in one MoE layer's pass (phase FORWARD or BACKWARD) of
+ * program `p`: the layer's host issue time (SimCostOptions moe_layer_host_s and
+ * moe_expert_host_s x its local experts, plus moe_expert_host_fp8_s with FP8 GEMMs)
+ * minus the GPU time of the pass's blocks of a layer (attention, route, experts, combine,
+ * shared expert; in the backward also their recompute), when positive; 0 for a dense
+ * program or a stack without the dispatcher's host sync. The engine adds it to the
+ * experts block, so a host-bound layer's pass takes its host time. */
+double sim_cost_moe_host_excess_s (const SimCost *c, const ProgProgram *p, ProgPhase phase);
+
 /* The GEMM efficiency factor the model uses for an m x n x k GEMM (fraction of peak),
  * for reports and tests. */
 double sim_cost_gemm_efficiency (const SimCost *c, guint64 m, guint64 n, guint64 k,

@@ -216,6 +216,9 @@ block_cost (Sim *sim, guint32 block)
       s += sim_cost_op_math_s (sim->cost, &g_array_index (p->ops, ModelOp, blk->first_op + i),
                                p->compute_dtype, p->gemm_dtype,
                                blk->phase == PROG_PHASE_BACKWARD);
+  /* a host-bound MoE layer: its pass takes the host's issue time (sim/cost.h) */
+  if (blk->kind == PROG_BLOCK_MOE_EXPERTS)
+    s += sim_cost_moe_host_excess_s (sim->cost, p, blk->phase);
   sim->block_s[block] = dur_make (sim, s);
   return &sim->block_s[block];
 }

@@ -297,6 +297,143 @@ test_host_costs (void)
   g_assert_false (tt->moe_expert_eager_op);
 }
 
+/* The host's issue time of an MoE layer (frameworks/presets megatron-core.json
+ * "moe.host_ops", sim/cost.c) on h100-24k, whose documented launch figure is 4 us, with
+ * an eager op at 15 us:
+ *  - forward: 70 eager ops outside the experts' loops = 1.05 ms, per local expert 2
+ *    launches = 8 us, with FP8 2 quantize launches and 2 weight-workspace calls more,
+ *    2 x 4 + 2 x 15 = 38 us;
+ *  - backward: 70 eager ops = 1.05 ms, per local expert 4 launches and 4 eager ops,
+ *    4 x 4 + 4 x 15 = 76 us, with FP8 2 quantize launches more, 8 us.
+ * Qwen3-30B-A3B (48 layers, 128 experts of 768, top-8) on 8 GPUs (ep 8: 16 local experts)
+ * at 128 tokens: forward host 1.05 ms + 16 x 8 us = 1.178 ms, backward 1.05 ms + 16 x 76
+ * us = 2.266 ms; the excess is that minus the GPU time of the pass's attention and MoE
+ * blocks, summed here as the engine sums them. The engine adds the excess to each experts
+ * block, so with free communication a pipeline-free step grows by layers x micro-batches
+ * x (forward + backward excess) over the same step without host costs. For llama3-8b
+ * made MoE (8 experts of its MLP, top-2) at 4096 tokens the layer's GPU time (over 6 ms of GEMMs alone: 6 x 4096 x 0.2 GFLOP per
+ * token-layer at under 1 PFLOP/s) exceeds the host's: no excess. A dense program has
+ * none, nor a CUDA-graphed MoE layer. */
+static double
+pass_gpu_s (const SimCost *cost, const ProgProgram *prog, int backward)
+{
+  double g = 0;
+  for (guint b = 0; b < prog->blocks->len; b++)
+    {
+      const ProgBlock *blk = prog_block (prog, b);
+      gboolean pass = backward ? blk->phase == PROG_PHASE_BACKWARD
+                                   || blk->phase == PROG_PHASE_RECOMPUTE
+                               : blk->phase == PROG_PHASE_FORWARD;
+      if (!pass || blk->kind == PROG_BLOCK_EMBED || blk->kind == PROG_BLOCK_HEAD
+          || blk->kind == PROG_BLOCK_OPTIMIZER || blk->kind == PROG_BLOCK_MLP)
+        continue;
+      for (guint i = 0; i < blk->n_ops; i++)
+        g += sim_cost_op_math_s (cost, &g_array_index (prog->ops, ModelOp, blk->first_op + i),
+                                 prog->compute_dtype, prog->gemm_dtype,
+                                 blk->phase == PROG_PHASE_BACKWARD);
+    }
+  return g;
+}
+
+static void
+test_host_excess (void)
+{
+  g_autoptr (ModelSpec) m = llama8b ();
+  g_autoptr (TopoCluster) c = h100 ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", &error);
+  g_assert_no_error (error);
+  SimOptions opts;
+  sim_options_init (&opts, c);
+  sim_cost_options_init_stack (&opts.cost, c, mc);
+  opts.cost.free_comm = TRUE;
+  g_assert_cmpfloat (fabs (opts.cost.moe_layer_host_s[0] - 1.05e-3), <, 1e-12);
+  g_assert_cmpfloat (fabs (opts.cost.moe_layer_host_s[1] - 1.05e-3), <, 1e-12);
+  g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_s[0] - 8e-6), <, 1e-12);
+  g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_s[1] - 76e-6), <, 1e-12);
+  g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_fp8_s[0] - 38e-6), <, 1e-12);
+  g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_fp8_s[1] - 8e-6), <, 1e-12);
+
+  g_autoptr (ModelSpec) qw = model_spec_lookup ("qwen3-30b-a3b", &error);
+  g_assert_no_error (error);
+  Plan p;
+  moe_plan (&p, 8, 1, 8, 1);
+  p.num_experts = 128;
+  p.moe_topk = 8;
+  p.seq_length = 128;
+  p.global_batch = 8 * 4;   /* 4 micro-batches of 1 */
+  g_assert_true (plan_resolve (&p, qw, c, &error));
+  g_autoptr (SimPrediction) on = sim_predict (qw, &p, c, &opts, &error);
+  g_assert_no_error (error);
+  const ProgProgram *prog = on->program;
+  g_assert_cmpint (prog->moe.local_experts, ==, 16);
+  SimCost *cost = sim_cost_new (c, NULL, &opts.cost);
+  double host_f = 1.05e-3 + 16 * 8e-6, host_b = 1.05e-3 + 16 * 76e-6;
+  double gpu_f = pass_gpu_s (cost, prog, 0), gpu_b = pass_gpu_s (cost, prog, 1);
+  double ef = sim_cost_moe_host_excess_s (cost, prog, PROG_PHASE_FORWARD);
+  double eb = sim_cost_moe_host_excess_s (cost, prog, PROG_PHASE_BACKWARD);
+  g_test_message ("128 tokens: host %.3f / %.3f ms, GPU %.3f / %.3f ms, excess %.3f / %.3f ms",
+                  host_f * 1e3, host_b * 1e3, gpu_f * 1e3, gpu_b * 1e3, ef * 1e3, eb * 1e3);
+  g_assert_cmpfloat (gpu_f, <, host_f);
+  g_assert_cmpfloat (gpu_b, <, host_b);
+  g_assert_cmpfloat (fabs (ef - (host_f - gpu_f)), <, 1e-12);
+  g_assert_cmpfloat (fabs (eb - (host_b - gpu_b)), <, 1e-12);
+  g_assert_cmpfloat (sim_cost_moe_host_excess_s (cost, prog, PROG_PHASE_OPTIMIZER), ==, 0.0);
+  sim_cost_free (cost);
+
+  /* the engine: 48 layers x 4 micro-batches x (ef + eb) more than without host costs */
+  SimOptions none = opts;
+  for (int i = 0; i < 2; i++)
+    none.cost.moe_layer_host_s[i] = none.cost.moe_expert_host_s[i]
+      = none.cost.moe_expert_host_fp8_s[i] = 0.0;
+  g_autoptr (SimPrediction) off = sim_predict (qw, &p, c, &none, &error);
+  g_assert_no_error (error);
+  double added = on->result->step_time_s - off->result->step_time_s;
+  g_assert_cmpfloat (fabs (added - 48 * 4 * (ef + eb)), <, 1e-9 + 1e-6 * added);
+
+  /* GPU-bound: 8 experts, 4096 tokens */
+  Plan q;
+  moe_plan (&q, 8, 1, 8, 1);
+  g_assert_true (plan_resolve (&q, m, c, &error));
+  g_autoptr (SimPrediction) big = sim_predict (m, &q, c, &opts, &error);
+  g_assert_no_error (error);
+  cost = sim_cost_new (c, NULL, &opts.cost);
+  g_assert_cmpfloat (pass_gpu_s (cost, big->program, 0), >, 6e-3);
+  g_assert_cmpfloat (sim_cost_moe_host_excess_s (cost, big->program, PROG_PHASE_FORWARD), ==, 0.0);
+  g_assert_cmpfloat (sim_cost_moe_host_excess_s (cost, big->program, PROG_PHASE_BACKWARD), ==,
+                     0.0);
+  sim_cost_free (cost);
+
+  /* dense: no MoE layer, no excess */
+  Plan d;
+  plan_init_defaults (&d);
+  d.world_size = 8;
+  d.seq_length = 128;
+  d.global_batch = 8;
+  g_assert_true (plan_resolve (&d, m, c, &error));
+  g_autoptr (SimPrediction) dense = sim_predict (m, &d, c, &opts, &error);
+  g_assert_no_error (error);
+  cost = sim_cost_new (c, NULL, &opts.cost);
+  g_assert_cmpfloat (sim_cost_moe_host_excess_s (cost, dense->program, PROG_PHASE_FORWARD), ==,
+                     0.0);
+  sim_cost_free (cost);
+
+  /* a CUDA graph over the MoE layer replays its launches: no host time */
+  SimCostOptions og = opts.cost;
+  Plan cg;
+  plan_init_defaults (&cg);
+  cg.cuda_graph_impl = PLAN_CG_IMPL_TRANSFORMER_ENGINE;
+  cg.cuda_graph_scope = PLAN_CG_MOE;
+  sim_cost_options_apply_plan (&og, &cg);
+  cost = sim_cost_new (c, NULL, &og);
+  g_assert_cmpfloat (sim_cost_moe_host_excess_s (cost, prog, PROG_PHASE_BACKWARD), ==, 0.0);
+  sim_cost_free (cost);
+  plan_clear (&cg);
+  plan_clear (&d);
+  plan_clear (&q);
+  plan_clear (&p);
+}
+
 /* --overlap-moe-expert-parallel-comm (Megatron-Core's 1F1B A2A overlap): the plan of
  * test_predict_ep (llama3-8b, 8 experts top-2, ep 8 inside one h100-24k server) sends each
  * layer's all-to-alls over NVLink, far shorter than the next layer's compute (a layer's
@@ -472,6 +609,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/moe-sim/a2a-topology", test_a2a_topology);
   g_test_add_func ("/moe-sim/host-costs", test_host_costs);
+  g_test_add_func ("/moe-sim/host-excess", test_host_excess);
   g_test_add_func ("/moe-sim/a2a-overlap", test_a2a_overlap);
   g_test_add_func ("/moe-sim/moe-recompute", test_moe_recompute);
   g_test_add_func ("/moe-sim/recompute-modules-program", test_recompute_modules_program);
