@@ -88,15 +88,15 @@ typedef struct {
   guint32           *succ_first;
   guint32           *succ;
   /* streams: per (stage, stream) the task ids in order */
-  guint32           *q_first;      /* (n_stages * PROG_STREAM_N) + 1 */
-  guint32           *q_tasks;
+  guint32           *stream_first; /* per (stage, stream): its first task, G_MAXUINT32 none;
+                                    * the rest follow through SimHot.next */
   SimDur            *block_s;      /* cost of each block, s = -1: not yet */
   int               *comm_active;  /* per stage: communication tasks running */
   SimTaskTime       *times;
   guint              n_done;
   GArray            *coll_cache;   /* CollCache */
   GArray            *p2p_cache;    /* P2pCache */
-  guint              coll_last;    /* the cache entry that answered last */
+  guint              coll_last[2]; /* the cache entries that answered last (memset: 0) */
   double             slowdown;
   gboolean           zero3;        /* zero3_program: ZeRO-3 layer collectives cost extra */
 } Sim;
@@ -171,28 +171,32 @@ static const SimDur *
 coll_cost (Sim *sim, const ProgTask *t)
 {
   const guint8 z3 = zero3_task (sim, t);
-  if (sim->coll_last < sim->coll_cache->len)
-    {
-      CollCache *c = &g_array_index (sim->coll_cache, CollCache, sim->coll_last);
-      if (c->coll == t->coll && c->axis == t->axis && c->bytes == t->bytes && c->z3 == z3)
-        return &c->d;
-    }
+  /* the two entries that answered last first: a TP all-gather and reduce-scatter
+   * alternate */
+  for (int k = 0; k < 2; k++)
+    if (sim->coll_last[k] < sim->coll_cache->len)
+      {
+        CollCache *c = &g_array_index (sim->coll_cache, CollCache, sim->coll_last[k]);
+        if (c->coll == t->coll && c->axis == t->axis && c->bytes == t->bytes && c->z3 == z3)
+          return &c->d;
+      }
+  sim->coll_last[1] = sim->coll_last[0];
   for (guint i = 0; i < sim->coll_cache->len; i++)
     {
       CollCache *c = &g_array_index (sim->coll_cache, CollCache, i);
       if (c->coll == t->coll && c->axis == t->axis && c->bytes == t->bytes && c->z3 == z3)
         {
-          sim->coll_last = i;
+          sim->coll_last[0] = i;
           return &c->d;
         }
     }
-  sim->coll_last = sim->coll_cache->len;
+  sim->coll_last[0] = sim->coll_cache->len;
   double s = sim_cost_coll_s (sim->cost, t->coll, t->axis, t->bytes);
   if (z3)
     s += zero3_extra_s (sim, t);
   CollCache c = { t->coll, t->axis, z3, t->bytes, dur_make (sim, s) };
   g_array_append_val (sim->coll_cache, c);
-  return &g_array_index (sim->coll_cache, CollCache, sim->coll_last).d;
+  return &g_array_index (sim->coll_cache, CollCache, sim->coll_last[0]).d;
 }
 
 static const SimDur *
@@ -299,8 +303,9 @@ heap_min_child (const SimKey128 *heap, guint32 c, guint32 n)
   return m;
 }
 
-/* Puts k into the heap of n keys whose position 0 is vacant. */
-static void
+/* Puts k into the heap of n keys whose position 0 is vacant. Inlined into its two
+ * callers: with a dozen keys pending, the call's own cost was a third of the walk. */
+G_ALWAYS_INLINE static inline void
 heap_settle_root (SimKey128 *heap, guint32 n, SimKey128 k)
 {
   guint32 i = 0;
@@ -491,7 +496,7 @@ stats_key (double t, gboolean at_end)
  * a merge of the (at most PROG_STREAM_N) streams replaces a sort. */
 static void
 stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_what,
-             const guint32 *q_first, const guint32 *q_tasks, int s, double step,
+             const SimHot *hot, const guint32 *stream_first, int s, double step,
              SimStageStats *st, const double snap_t[2], double snap[2][PROG_COMM_N + 1])
 {
   int n_snap = snap_t ? 2 : 0, snap_i = 0;
@@ -500,21 +505,17 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
   st->model_flops = ps->model_flops;
   st->hw_flops = ps->hw_flops;
 
-  guint32 pos[PROG_STREAM_N], len[PROG_STREAM_N];
+  guint32 cur[PROG_STREAM_N];       /* the stream's current task, G_MAXUINT32 when done */
   gboolean at_end[PROG_STREAM_N];   /* next point of the stream is its task's end */
   gint8 what[PROG_STREAM_N];        /* -1 compute, else the comm kind (set per task) */
   double next[PROG_STREAM_N];       /* the stream's next point; G_MAXDOUBLE when done */
   guint64 key[PROG_STREAM_N];       /* stats_key (next, at_end) */
-  const guint32 *tasks[PROG_STREAM_N];
   for (int k = 0; k < PROG_STREAM_N; k++)
     {
-      guint32 slot = (guint32) s * PROG_STREAM_N + k;
-      tasks[k] = q_tasks + q_first[slot];
-      len[k] = q_first[slot + 1] - q_first[slot];
-      pos[k] = 0;
+      cur[k] = stream_first[(guint32) s * PROG_STREAM_N + k];
       at_end[k] = FALSE;
       what[k] = -1;
-      next[k] = len[k] > 0 ? times[tasks[k][0]].start_s : G_MAXDOUBLE;
+      next[k] = cur[k] != G_MAXUINT32 ? times[cur[k]].start_s : G_MAXDOUBLE;
       key[k] = stats_key (next[k], FALSE);
     }
   /* The earliest next point is the least (time, start after end, stream) over the
@@ -537,7 +538,7 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
       double bt = next[best];
       if (bt == G_MAXDOUBLE)
         break;
-      guint32 id = tasks[best][pos[best]];
+      guint32 id = cur[best];
       const SimTaskTime *tt = &times[id];
       /* the steady-state extension's snapshots: bubble and exposure so far at snap_t[i] */
       for (; snap_i < n_snap && snap_t[snap_i] <= bt; snap_i++)
@@ -596,8 +597,8 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
         }
       if (advance)
         {
-          next[best] = ++pos[best] < len[best] ? times[tasks[best][pos[best]]].start_s
-                                               : G_MAXDOUBLE;
+          cur[best] = hot[id].next;
+          next[best] = cur[best] != G_MAXUINT32 ? times[cur[best]].start_s : G_MAXDOUBLE;
           key[best] = stats_key (next[best], FALSE);
         }
       if (best >= 2)
@@ -638,7 +639,7 @@ run_program (Sim *sim, GError **error)
   sim->hot = g_new (SimHot, n);
   sim->ready_at = g_new (double, n);
   sim->what = g_new (gint8, n);
-  sim->q_first = g_new0 (guint32, n_slots + 1);
+  sim->stream_first = g_new (guint32, n_slots);
   sim->block_s = g_new (SimDur, prog->blocks->len);
   for (guint i = 0; i < prog->blocks->len; i++)
     sim->block_s[i].s = -1;
@@ -646,7 +647,7 @@ run_program (Sim *sim, GError **error)
   sim->p2p_cache = g_array_new (FALSE, FALSE, sizeof (P2pCache));
   g_autofree guint32 *stream_last = g_new (guint32, n_slots);
   for (int i = 0; i < n_slots; i++)
-    stream_last[i] = G_MAXUINT32;
+    stream_last[i] = sim->stream_first[i] = G_MAXUINT32;
   for (guint32 i = 0; i < n; i++)
     {
       const ProgTask *t = prog_task (prog, i);
@@ -666,7 +667,6 @@ run_program (Sim *sim, GError **error)
           sim->ready_at[i] = 0;
         }
       guint32 slot = (guint32) t->stage * PROG_STREAM_N + t->stream;
-      sim->q_first[slot + 1]++;
       h->next = G_MAXUINT32;
       h->stage = (guint16) t->stage;
       h->what = t->kind == PROG_TASK_COMPUTE ? -1 : (gint8) t->comm;
@@ -681,7 +681,10 @@ run_program (Sim *sim, GError **error)
       h->fuse = SIM_NO_FUSE;
       guint32 prev = stream_last[slot];
       if (prev == G_MAXUINT32)
-        h->head = 1;
+        {
+          h->head = 1;
+          sim->stream_first[slot] = i;
+        }
       else
         {
           SimHot *ph = &sim->hot[prev];
@@ -701,10 +704,6 @@ run_program (Sim *sim, GError **error)
     sim->succ_first[i + 1] += sim->succ_first[i];
   sim->succ = g_new (guint32, sim->succ_first[n] + 1);
   g_autofree guint32 *fill = g_memdup2 (sim->succ_first, sizeof (guint32) * (n + 1));
-  for (int i = 0; i < n_slots; i++)
-    sim->q_first[i + 1] += sim->q_first[i];
-  sim->q_tasks = g_new (guint32, n + 1);
-  g_autofree guint32 *qfill = g_memdup2 (sim->q_first, sizeof (guint32) * (n_slots + 1));
   for (guint32 i = 0; i < n; i++)
     {
       const ProgTask *t = prog_task (prog, i);
@@ -713,7 +712,6 @@ run_program (Sim *sim, GError **error)
         sim->succ[fill[deps[k]]++] = i;
       if (t->kind == PROG_TASK_RECV)
         sim->succ[fill[t->peer_task]++] = i;
-      sim->q_tasks[qfill[(guint32) t->stage * PROG_STREAM_N + t->stream]++] = i;
       /* fusable only when the follower is this task's only successor */
       guint32 x = sim->hot[i].next;
       if (x != G_MAXUINT32 && sim->hot[x].fuse != SIM_NO_FUSE
@@ -725,8 +723,8 @@ run_program (Sim *sim, GError **error)
 
   /* every stream head with no dependency starts at time 0 */
   for (int slot = 0; slot < n_slots; slot++)
-    if (sim->q_first[slot + 1] > sim->q_first[slot])
-      try_start (sim, sim->q_tasks[sim->q_first[slot]]);
+    if (sim->stream_first[slot] != G_MAXUINT32)
+      try_start (sim, sim->stream_first[slot]);
   run_events (sim);
   if (sim->n_done == n)
     return TRUE;
@@ -760,8 +758,7 @@ sim_clear (Sim *sim)
     g_array_free (sim->p2p_cache, TRUE);
   g_free (sim->succ_first);
   g_free (sim->succ);
-  g_free (sim->q_first);
-  g_free (sim->q_tasks);
+  g_free (sim->stream_first);
   g_free (sim->block_s);
   g_free (sim->comm_active);
   g_free (sim->times);
@@ -1101,7 +1098,7 @@ plain_result (Sim *sim, const TopoCluster *cluster)
   res->n_tasks = sim->n;
   res->stages = g_new0 (SimStageStats, prog->n_stages);
   for (int s = 0; s < prog->n_stages; s++)
-    stage_stats (prog, sim->times, sim->what, sim->q_first, sim->q_tasks, s, step,
+    stage_stats (prog, sim->times, sim->what, sim->hot, sim->stream_first, s, step,
                  &res->stages[s], NULL, NULL);
   aggregate (res, prog, cluster, prog->tokens_per_step, prog->hw_flops_per_step);
   return res;
@@ -1188,7 +1185,7 @@ sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb
       SimStageStats *ss = &res->stages[s];
       double snap_t[2] = { tau - period, tau };
       double snap[2][PROG_COMM_N + 1];
-      stage_stats (prog, sim.times, sim.what, sim.q_first, sim.q_tasks, s, step, ss, snap_t,
+      stage_stats (prog, sim.times, sim.what, sim.hot, sim.stream_first, s, step, ss, snap_t,
                    snap);
       /* one period's work: the stage's tasks that start in [tau - T, tau); times are
        * whole picoseconds, and tasks often start at tau itself: compared half a
