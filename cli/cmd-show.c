@@ -422,6 +422,11 @@ show_cluster (const char *name, gboolean json)
       D ("clock_hz", d->clock_hz);
       D ("exp_per_clk_per_sm", d->exp_per_clk_per_sm);
       D ("gemm_efficiency", d->gemm_efficiency);
+      json_builder_set_member_name (b, "fp8_any_layout");
+      json_builder_add_boolean_value (b, d->fp8_any_layout);
+      json_builder_set_member_name (b, "mxfp8");
+      json_builder_add_boolean_value (b, d->mxfp8);
+      D ("mxfp8_gemm_ratio", d->mxfp8_gemm_ratio);
       I ("nics_per_device", c->nics_per_device);
       D ("nic_Bps", c->nic_Bps);
       json_builder_end_object (b);

@@ -228,6 +228,16 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
       plan->compute_dtype = PLAN_PREC_FP8;
       return TRUE;
     }
+  if (g_str_equal (name, "fp8-recipe"))
+    {
+      if (!plan_fp8_recipe_parse (value, &plan->fp8_recipe))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "unknown --fp8-recipe '%s' (hint: delayed, tensorwise or mxfp8)", value);
+          return FALSE;
+        }
+      return TRUE;
+    }
   if (g_str_equal (name, "precision"))
     {
       PlanPrecision p;
@@ -545,6 +555,9 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       "FP16 mixed precision", NULL },
     { "fp8-format", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "FP8 GEMMs (Transformer Engine): e4m3 or hybrid", "F" },
+    { "fp8-recipe", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "FP8 scaling recipe: delayed, tensorwise (current scaling) or mxfp8 (Blackwell); "
+      "default the stack's", "R" },
     { "precision", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "Compute dtype: fp32, bf16, fp16, fp8", "DTYPE" },
     { "fp32-matmul-precision", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
@@ -610,6 +623,13 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
                    "--async-tp: the %s stack has no async TP (hint: --tp-comm-overlap for "
                    "its own TP overlap, or --framework torchtitan)", stack->name);
+      return FALSE;
+    }
+  if (plan->fp8_recipe == FW_SCALING_BLOCK && !stack->mxfp8)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--fp8-recipe mxfp8: the %s stack has no MXFP8 recipe (hint: --fp8-recipe "
+                   "tensorwise, or --framework megatron-core / nemo / torchtitan)", stack->name);
       return FALSE;
     }
   if (plan->async_tp && !plan->compile && stack->compile != FW_OPT_DEFAULT)

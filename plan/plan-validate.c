@@ -553,6 +553,15 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
     return invalid (error, "%s has no FP4 (NVFP4) tensor cores (hint: --precision fp8 or "
                     "bf16; NVFP4 needs Blackwell: a b200, gb200 or gb300 cluster)",
                     cluster->device.name);
+  if (plan->fp8_recipe >= 0 && plan->compute_dtype != PLAN_PREC_FP8)
+    return invalid (error, "--fp8-recipe %s applies to FP8 GEMMs, the plan computes in %s "
+                    "(hint: add --fp8-format e4m3 or --precision fp8)",
+                    plan_fp8_recipe_name (plan->fp8_recipe),
+                    plan_precision_name (plan->compute_dtype));
+  if (plan->fp8_recipe == FW_SCALING_BLOCK && !cluster->device.mxfp8)
+    return invalid (error, "%s has no MXFP8 block-scaled GEMMs (hint: --fp8-recipe tensorwise "
+                    "or delayed; MXFP8 needs Blackwell: a b200, gb200 or gb300 cluster)",
+                    cluster->device.name);
   if (plan->param_dtype == PLAN_PREC_FP32)
     plan->master_weights = FALSE;
   return TRUE;

@@ -31,6 +31,7 @@ plan_init_defaults (Plan *plan)
   /* Megatron DDP bucket: max(40M, 1M x dp) elements; 40M fp32 elements = 160 MB
    * (megatron/core/distributed/distributed_data_parallel.py). We keep the 40M floor. */
   plan->bucket_bytes = 40e6 * 4;
+  plan->fp8_recipe = -1;              /* the stack's */
   plan->zero3_prefetch_params = -1;   /* the stack's */
   plan->zero3_reuse_params = -1;
   plan->zero3_per_tensor = -1;
@@ -349,6 +350,37 @@ plan_precision_name (PlanPrecision p)
   return (guint) p < G_N_ELEMENTS (names) ? names[p] : "?";
 }
 
+/* Megatron-LM's --fp8-recipe names (megatron/training/arguments.py: tensorwise, delayed,
+ * mxfp8, blockwise) for the recipes the cost model tells apart (frameworks/stack.h); the
+ * spellings of the published rows ("FP8-CS", "current", "FP8-MX") read the same. */
+const char *
+plan_fp8_recipe_name (int recipe)
+{
+  switch (recipe)
+    {
+    case FW_SCALING_DELAYED: return "delayed";
+    case FW_SCALING_CURRENT: return "tensorwise";
+    case FW_SCALING_BLOCK: return "mxfp8";
+    default: return "stack";
+    }
+}
+
+gboolean
+plan_fp8_recipe_parse (const char *text, int *out)
+{
+  g_return_val_if_fail (text != NULL && out != NULL, FALSE);
+  if (g_ascii_strcasecmp (text, "delayed") == 0)
+    *out = FW_SCALING_DELAYED;
+  else if (g_ascii_strcasecmp (text, "tensorwise") == 0 || g_ascii_strcasecmp (text, "current") == 0
+           || g_ascii_strcasecmp (text, "fp8-cs") == 0)
+    *out = FW_SCALING_CURRENT;
+  else if (g_ascii_strcasecmp (text, "mxfp8") == 0 || g_ascii_strcasecmp (text, "fp8-mx") == 0)
+    *out = FW_SCALING_BLOCK;
+  else
+    return FALSE;
+  return TRUE;
+}
+
 guint
 plan_precision_bytes (PlanPrecision p)
 {
@@ -541,7 +573,12 @@ plan_to_string (const Plan *plan)
   if (plan_cuda_graph_moe (plan))
     g_string_append (s, "-cgmoe");
   if (plan->compute_dtype == PLAN_PREC_FP8)
-    g_string_append (s, "-fp8");
+    {
+      g_string_append (s, "-fp8");
+      /* a recipe the plan names moves the step (sim_cost_options_apply_plan) */
+      if (plan->fp8_recipe >= 0)
+        g_string_append_printf (s, "-%s", plan_fp8_recipe_name (plan->fp8_recipe));
+    }
   else if (plan->compute_dtype == PLAN_PREC_FP4)
     g_string_append (s, "-fp4");
   if (plan->attention_backend == PLAN_ATTN_UNFUSED)

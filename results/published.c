@@ -872,6 +872,10 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
  *     (GEMMs in FP8, attention in bf16);
  *   "fp8 attention", "fp8_dpa", "FP8 DPA" in precision or notes -> also the attention
  *     core in FP8 (TE's fp8_dpa);
+ *   the recipe, where the precision names one: "MXFP8" / "FP8-MX" -> mxfp8 (skipped on a
+ *     device without MXFP8 GEMMs), "current scaling" / "FP8-CS" / "tensorwise" ->
+ *     tensorwise, "delayed" -> delayed; else the stack's (its quantization bytes,
+ *     sim_cost_fp8_quant_bytes);
  *   "NVFP4", "fp4" -> the GEMMs in NVFP4 at the device's FP4 rate (Blackwell presets),
  *     attention and the rest in bf16; skipped on a device without FP4 (an MFU of such a
  *     row is read against the bf16 peak: U, no convention for NVFP4 MFU is established);
@@ -894,6 +898,21 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, gboolea
   c->fp8_attention = *fp8 && (contains_ci (text, "fp8 attention") || contains_ci (text, "fp8_dpa")
                               || contains_ci (text, "fp8 dpa") || contains_ci (notes, "fp8 attention")
                               || contains_ci (notes, "fp8_dpa") || contains_ci (notes, "fp8 dpa"));
+  /* the recipe the row names (its quantization costs, sim_cost_options_apply_plan);
+   * not named: the stack's */
+  c->plan.fp8_recipe = -1;
+  if (*fp8 && (contains_ci (text, "mxfp8") || contains_ci (text, "fp8-mx")))
+    {
+      if (!c->cluster->device.mxfp8)
+        return skip (c, "precision '%s': %s has no MXFP8 block-scaled GEMMs", text,
+                     c->cluster->device.name);
+      c->plan.fp8_recipe = FW_SCALING_BLOCK;
+    }
+  else if (*fp8 && (contains_ci (text, "current scaling") || contains_ci (text, "fp8-cs")
+                    || contains_ci (text, "tensorwise")))
+    c->plan.fp8_recipe = FW_SCALING_CURRENT;
+  else if (*fp8 && contains_ci (text, "delayed"))
+    c->plan.fp8_recipe = FW_SCALING_DELAYED;
   return TRUE;
 }
 

@@ -89,6 +89,9 @@
  * | precision                 | fp8 for fp8 / FP8-hybrid / float8 / e4m3 / MXFP8 (the stack's |
  * |                           |   recipe: GEMMs in FP8, attention bf16 unless "fp8_dpa" /    |
  * |                           |   "fp8 attention"); NVFP4 / fp4 -> fp4 (Blackwell); else bf16|
+ * | FP8 recipe                | MXFP8 / FP8-MX -> mxfp8; current scaling / FP8-CS /          |
+ * |                           |   tensorwise -> tensorwise; delayed -> delayed; else the     |
+ * |                           |   stack's                                                    |
  * | attention                 | unfused (scores materialized) when source or framework is    |
  * |                           |   dated 2017-2022 or SC'21, or the framework is DeepSpeed /  |
  * |                           |   Megatron-DeepSpeed (before FlashAttention reached them);   |

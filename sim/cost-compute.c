@@ -111,6 +111,11 @@ sim_cost_compute_init (SimCost *c)
                            ? c->opts.gemm_fp8_efficiency / c->opts.gemm_efficiency
                            : 1.0;
     }
+  /* The MXFP8 recipe's block-scaled GEMMs run at the device's measured fraction of the
+   * per-tensor FP8 rate (TopoDevice mxfp8_gemm_ratio; the fitted FP8 efficiency is
+   * per-tensor FP8's) */
+  if (c->opts.fp8_scaling == FW_SCALING_BLOCK && dev->mxfp8 && dev->mxfp8_gemm_ratio > 0)
+    c->gemm_eff[TOPO_DTYPE_FP8] *= dev->mxfp8_gemm_ratio;
   /* A device with neither bf16 nor fp16 (the loader requires a peak): use its best. */
   if (c->peak_flops[TOPO_DTYPE_BF16] <= 0 && c->peak_flops[TOPO_DTYPE_FP16] <= 0)
     c->peak_flops[TOPO_DTYPE_FP16] = any;

@@ -82,9 +82,12 @@ typedef struct {
 /* Longer names first: "GH200" before "H200", "GB200" before "B200". */
 static const DeviceRow device_rows[] = {
   { "GH200", 1535.0 / 1978.9, ARCH_HOPPER },   /* 77.6% */
-  { "GB300", 3615.6 / 5000.0, ARCH_BLACKWELL }, /* GB200's figure: D (same MAMF class) */
+  /* GB300: GB200's figure, D: Blackwell Ultra's GEMMs measure as Blackwell's (B300 SXM
+   * MAMF BF16 1,769 / 2,250 = 78.6%, FP8 3,353.3 / 4,500 = 74.5% against B200's 1,745
+   * and 3,432.5: [MAMF] table, revision after hardware.md's, "same as B200") */
+  { "GB300", 3615.6 / 5000.0, ARCH_BLACKWELL },
   { "GB200", 3615.6 / 5000.0, ARCH_BLACKWELL }, /* 72.3% */
-  { "B300", 3432.5 / 4500.0, ARCH_BLACKWELL },  /* B200's figure: D */
+  { "B300", 3353.3 / 4500.0, ARCH_BLACKWELL },  /* 74.5%, [MAMF] (revision above) */
   { "B200", 3432.5 / 4500.0, ARCH_BLACKWELL },  /* 76.3% */
   { "H100", 1402.6 / 1978.9, ARCH_HOPPER },     /* 70.9% */
   { "H800", 1402.6 / 1978.9, ARCH_HOPPER },     /* same die as H100: D */
@@ -276,6 +279,7 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->fp8_attention = stack->fp8_ops == FW_FP8_GEMM_ATTENTION;
   o->fp8_cast_passes = stack->fp8_cast_passes;
   o->fp8_cast_passes_compiled = stack->fp8_cast_passes_compiled;
+  o->fp8_scaling = stack->fp8_scaling;
   o->zero3_prefetch_params = stack->fsdp_prefetch_params;
   o->zero3_reuse_params = stack->fsdp_max_reuse_params;
   o->zero3_per_tensor = stack->fsdp_gather_per_tensor;
@@ -405,15 +409,62 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
   o->fp8_attention = FALSE;
   o->fp8_cast_passes = 0.0;
   o->fp8_cast_passes_compiled = 0.0;
+  o->fp8_scaling = FW_SCALING_DELAYED;
+  o->fp8_any_layout = dev != NULL && dev->fp8_any_layout;
   o->extrapolated = FALSE;
   o->free_comm = FALSE;
   o->free_optimizer = FALSE;
+}
+
+/* Bytes per element of the bf16 input that one quantization to FP8 moves through HBM,
+ * by recipe, as Transformer Engine implements them (TE docs, Low precision training):
+ *  - delayed: the scale comes from the amax history, so one read (2 B) and the FP8 write
+ *    (1 B) ("FP8 Delayed Scaling": one tensor read per quantization); where FP8 GEMMs
+ *    take only the TN layout (Hopper, Ada) the backward's other usage needs a physically
+ *    transposed FP8 copy, written by the same fused cast (1 B more) ("FP8 Current
+ *    Scaling", Transpose handling: on Blackwell both usages share one layout);
+ *  - current (tensorwise): the same plus a first read for the tensor's amax ("reading
+ *    the tensor twice: first read compute amax, second read apply the scaling factor and
+ *    cast"): 2 B more;
+ *  - block (MXFP8, 1x32 E8M0): one read, then the rowwise (1x32) and the columnwise
+ *    (32x1) copies, each 1 B plus one 1-byte scale per 32 elements, on every layout
+ *    ("MXFP8", Handling transposes: rowwise and columnwise MXFP8 tensors are different
+ *    and both are quantized from the full-precision data): 2 + 2 x 33/32;
+ *  - rowwise (torchao, a per-row amax then the cast): as current.
+ * Delayed: 4 B on Hopper, 3 on Blackwell; current 6 / 5; MXFP8 4.0625. */
+double
+sim_cost_fp8_quant_bytes (int scaling, gboolean any_layout)
+{
+  const double cast = 2.0 + 1.0 + (any_layout ? 0.0 : 1.0);
+  switch (scaling)
+    {
+    case FW_SCALING_CURRENT:
+    case FW_SCALING_ROWWISE:
+      return 2.0 + cast;
+    case FW_SCALING_BLOCK:
+      return 2.0 + 2.0 * (1.0 + 1.0 / 32.0);
+    case FW_SCALING_DELAYED:
+    default:
+      return cast;
+    }
 }
 
 void
 sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan)
 {
   g_return_if_fail (o != NULL && plan != NULL);
+  /* the stack's cast figures count passes of its own recipe; the plan's recipe moves
+   * its own bytes per quantization (a fused cast kernel each way: the passes scale by the
+   * ratio) */
+  if (plan->compute_dtype == PLAN_PREC_FP8 && plan->fp8_recipe >= 0
+      && plan->fp8_recipe != o->fp8_scaling)
+    {
+      const double r = sim_cost_fp8_quant_bytes (plan->fp8_recipe, o->fp8_any_layout)
+                       / sim_cost_fp8_quant_bytes (o->fp8_scaling, o->fp8_any_layout);
+      o->fp8_cast_passes *= r;
+      o->fp8_cast_passes_compiled *= r;
+      o->fp8_scaling = plan->fp8_recipe;
+    }
   if (plan_cuda_graph_moe (plan))
     {
       o->moe_grouped_per_expert = FALSE;

@@ -140,6 +140,11 @@ typedef struct {
                                      1 B per element each) */
   double   fp8_cast_passes_compiled; /* the same in a compiled run (the stack's figure;
                                      sim_cost_options_compile puts it in fp8_cast_passes) */
+  int      fp8_scaling;           /* the FP8 recipe the cast figures are for (FwScaling):
+                                     the stack's, or the plan's --fp8-recipe
+                                     (sim_cost_options_apply_plan) */
+  gboolean fp8_any_layout;        /* the device's FP8 GEMMs take any operand layout
+                                     (TopoDevice fp8_any_layout): no transposed FP8 copy */
   double   zero3_prefetch_params; /* the stack's ZeRO-3 semantics (FwStack fsdp_*), which
                                      sim_predict gives a plan that leaves them unset */
   double   zero3_reuse_params;
@@ -241,7 +246,12 @@ void     sim_cost_options_cpu_host (SimCostOptions *o, const TopoCluster *cluste
  * (plan_cuda_graph_moe) replay the experts' launches and per-expert host work as one
  * graph launch, and a captured MoE layer has no device-to-host sync (a graph cannot hold
  * one): the grouped GEMMs cost their GPU time and the sync nothing. */
+/* The plan's FP8 recipe (plan->fp8_recipe, when it names one other than the stack's)
+ * rescales both cast figures by sim_cost_fp8_quant_bytes (recipe) / (the stack's). */
 void     sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan);
+/* HBM bytes one FP8 quantization of a bf16 tensor moves per element under a recipe
+ * (FwScaling), on a device whose FP8 GEMMs take any layout or only TN (sim/cost.c). */
+double   sim_cost_fp8_quant_bytes (int scaling, gboolean any_layout);
 gboolean sim_cost_options_set (SimCostOptions *o, const char *key, const char *value,
                                GError **error);
 /* Applies "key=value" strings (NULL-terminated array; NULL = none). */

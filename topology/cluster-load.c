@@ -31,6 +31,13 @@
  *       "launch_overhead_us": 4,                 optional, >= 0
  *       "nvls": true,                            optional bool: NVLink SHARP at level 0
  *       "nvls_busbw_GBps": 475,                  optional, > 0, only with "nvls": true
+ *       "fp8_any_layout": true,                  optional bool: FP8 GEMMs take either operand
+ *                                                transposed (TN, NT, NN: Blackwell), so a
+ *                                                per-tensor FP8 copy serves both usages
+ *       "mxfp8": true,                           optional bool: MXFP8 block-scaled GEMMs
+ *                                                (E8M0 scale per 32 elements: Blackwell)
+ *       "mxfp8_gemm_ratio": 0.95,                optional, in (0, 1], only with "mxfp8":
+ *                                                MXFP8 GEMM rate / per-tensor FP8 rate
  *       "sources": { "peak_tflops": "text",      optional: field name -> where the number
  *                    "peak_tflops.fp8": "text",  comes from; keys must name a device field
  *                    "hbm_GiB": "text", ... }    (or peak_tflops.DTYPE)
@@ -73,7 +80,7 @@ static const char *const top_keys[] = {
 static const char *const device_keys[] = {
   "name", "vendor", "peak_tflops", "hbm_GiB", "hbm_GB", "hbm_GBps", "sms",
   "fp32_cores_per_sm", "tensor_cores_per_sm", "clock_GHz", "exp_per_clk_per_sm", "gemm_efficiency",
-  "mem_efficiency", "launch_overhead_us", "nvls", "nvls_busbw_GBps", "sources", NULL,
+  "mem_efficiency", "launch_overhead_us", "nvls", "nvls_busbw_GBps", "fp8_any_layout", "mxfp8", "mxfp8_gemm_ratio", "sources", NULL,
 };
 static const char *const level_keys[] = {
   "name", "count", "bw_GBps", "busbw_GBps", "latency_us", "oversubscription", "source", NULL,
@@ -508,6 +515,15 @@ load_device (JsonObject *root, TopoDevice *dev, const char *file, GError **error
   if (has_nvls_bw && !dev->has_nvls)
     return fail_invalid (&dw, "nvls_busbw_GBps", error, "is given but 'device.nvls' is not true");
   dev->nvls_busbw_Bps = v * 1e9;
+  if (!read_bool (obj, "fp8_any_layout", &dev->fp8_any_layout, &dw, error)
+      || !read_bool (obj, "mxfp8", &dev->mxfp8, &dw, error))
+    return FALSE;
+  gboolean has_mx_ratio = FALSE;
+  if (!read_number (obj, "mxfp8_gemm_ratio", FALSE, RULE_FRACTION, &dev->mxfp8_gemm_ratio,
+                    &has_mx_ratio, &dw, error))
+    return FALSE;
+  if (has_mx_ratio && !dev->mxfp8)
+    return fail_invalid (&dw, "mxfp8_gemm_ratio", error, "is given but 'device.mxfp8' is not true");
   return read_sources (obj, device_source_key_valid, dev->sources, &dw, error);
 }
 

@@ -60,6 +60,11 @@ typedef struct {
   double  launch_overhead_s;          /* per kernel */
   gboolean has_nvls;                  /* in-switch all-reduce (NVLink SHARP) at level 0 */
   double  nvls_busbw_Bps;             /* measured NVLS all-reduce bus bandwidth, 0 = none */
+  gboolean fp8_any_layout;            /* FP8 GEMMs in every operand layout (TN, NT, NN): a
+                                         per-tensor FP8 tensor needs no transposed copy */
+  gboolean mxfp8;                     /* MXFP8 block-scaled GEMMs (1x32 E8M0 scales) */
+  double  mxfp8_gemm_ratio;           /* measured MXFP8 GEMM rate / per-tensor FP8 GEMM
+                                         rate; 0 = not given (the same rate) */
   GHashTable *sources;                /* field name -> source string (may be empty) */
 } TopoDevice;
 

@@ -184,6 +184,39 @@ test_precision_fp4 (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (error->message, "no FP4 (NVFP4) tensor cores"));
 }
 
+/* --fp8-recipe (Megatron-LM's names): tensorwise sets current scaling and the plan's
+ * name says it; blockwise is not modelled; a recipe without FP8 GEMMs is refused; MXFP8
+ * needs MXFP8 block-scaled GEMMs, which the H100 of h100-24k lacks (its preset has no
+ * "mxfp8"), and a stack that offers it (deepspeed's preset has "mxfp8": false refuses). */
+static void
+test_fp8_recipe (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_cmpint (f->plan.fp8_recipe, ==, -1);
+  g_assert_true (parse_and_resolve (f, "--fp8-format e4m3 --fp8-recipe tensorwise", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.fp8_recipe, ==, FW_SCALING_CURRENT);
+  g_autofree char *name = plan_to_string (&f->plan);
+  g_assert_nonnull (strstr (name, "-fp8-tensorwise-"));
+  g_assert_false (parse_flags (f, "--fp8-recipe blockwise", &error));
+  g_assert_nonnull (strstr (error->message, "hint: delayed, tensorwise or mxfp8"));
+  g_clear_error (&error);
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_false (parse_and_resolve (f, "--fp8-recipe delayed", &error));
+  g_assert_nonnull (strstr (error->message, "applies to FP8 GEMMs, the plan computes in bf16"));
+  g_clear_error (&error);
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_false (parse_and_resolve (f, "--precision fp8 --fp8-recipe mxfp8", &error));
+  g_assert_nonnull (strstr (error->message, "has no MXFP8 block-scaled GEMMs"));
+  g_clear_error (&error);
+  g_autoptr (FwStack) ds = fw_stack_load_preset ("deepspeed", &error);
+  g_assert_no_error (error);
+  g_assert_false (plan_check_stack (&f->plan, ds, &error));
+  g_assert_nonnull (strstr (error->message, "the deepspeed stack has no MXFP8 recipe"));
+}
+
 /* HSDP over dp = 16384 / 8 = 2048 DP ranks with shard groups of 8: sharded state is
  * divided by 8 (x cp = 1), replicated 256 times. ZeRO-3 divides by all 2048. */
 static void
@@ -530,6 +563,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/plan/resolve/llama3-405b", Fixture, NULL, setup, test_llama3_plan, teardown);
   g_test_add ("/plan/precision-fp4", Fixture, NULL, setup, test_precision_fp4, teardown);
+  g_test_add ("/plan/fp8-recipe", Fixture, NULL, setup, test_fp8_recipe, teardown);
   g_test_add ("/plan/args/aliases", Fixture, NULL, setup, test_aliases, teardown);
   g_test_add ("/plan/args/sharding-names", Fixture, NULL, setup, test_sharding_names, teardown);
   g_test_add ("/plan/args/bad-values", Fixture, NULL, setup, test_bad_values, teardown);

@@ -149,7 +149,6 @@ test_precision (void)
     { "FP8-hybrid", TRUE, FALSE },
     { "float8 (torchao, tensorwise)", TRUE, FALSE },
     { "amp_fp8", TRUE, FALSE },
-    { "MXFP8", TRUE, FALSE },
     { "fp8 with fp8_dpa", TRUE, TRUE },
     { "FP8, FP8 attention", TRUE, TRUE },
   };
@@ -171,6 +170,31 @@ test_precision (void)
       g_assert_cmpint (fp4->plan.compute_dtype, ==, PLAN_PREC_FP4);
       g_assert_false (fp4->fp8_attention);
     }
+  /* The recipe a row names (its quantization bytes and, for MXFP8, the block-scaled GEMM
+   * rate: sim_cost_options_apply_plan): "current scaling" / "FP8-CS" / "tensorwise" ->
+   * tensorwise, "MXFP8" / "FP8-MX" -> mxfp8 on a device with MXFP8 GEMMs (Blackwell),
+   * "delayed" -> delayed; none named: the stack's (-1). */
+  static const struct { const char *gpu, *text; int recipe; } recipes[] = {
+    { "H100-SXM-80GB", "fp8", -1 },
+    { "H100-SXM-80GB", "fp8 (FP8-CS: per-tensor current scaling)", FW_SCALING_CURRENT },
+    { "B200-SXM-180GB", "float8 (torchao, tensorwise)", FW_SCALING_CURRENT },
+    { "B200-SXM-180GB", "fp8 (MXFP8: FP8-MX, 1x32 block scaling)", FW_SCALING_BLOCK },
+    { "GB300 NVL72", "MXFP8", FW_SCALING_BLOCK },
+    { "GB200 NVL72", "FP8-MX", FW_SCALING_BLOCK },
+    { "H100-SXM-80GB", "FP8 (delayed scaling)", FW_SCALING_DELAYED },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (recipes); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row (recipes[i].gpu, 8, 1, "", "", recipes[i].text);
+      if (!c->ready)
+        g_error ("%s / %s: %s", recipes[i].gpu, recipes[i].text, c->skip_reason);
+      g_assert_cmpint (c->plan.compute_dtype, ==, PLAN_PREC_FP8);
+      g_assert_cmpint (c->plan.fp8_recipe, ==, recipes[i].recipe);
+    }
+  g_autoptr (ResPublishedCase) mxh = row ("H100-SXM-80GB", 8, 1, "", "", "MXFP8");
+  g_assert_false (mxh->ready);
+  g_assert_cmpstr (mxh->skip_reason, ==, "precision 'MXFP8': H100-SXM5-80GB has no MXFP8 "
+                   "block-scaled GEMMs");
   g_autoptr (ResPublishedCase) fp4h = row ("H100-SXM-80GB", 8, 1, "", "", "fp4");
   g_assert_false (fp4h->ready);
   g_assert_cmpstr (fp4h->skip_reason, ==, "precision 'fp4': H100-SXM5-80GB has no FP4 tensor "

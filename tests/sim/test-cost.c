@@ -685,6 +685,76 @@ test_gemm_fp4 (Fixture *f, gconstpointer data)
               sim_cost_op_s (c, &att, TOPO_DTYPE_BF16, FALSE), 1e-12);
 }
 
+/* FP8 recipes as Transformer Engine runs them (sim_cost_fp8_quant_bytes): HBM bytes per
+ * element of one bf16 -> FP8 quantization. Delayed: read 2 + FP8 write 1, plus a
+ * transposed FP8 copy (1) where FP8 GEMMs take only TN (H100): 4 on H100, 3 on GB200
+ * (fp8_any_layout); current (tensorwise): 2 more for the amax read: 6 / 5; MXFP8: read 2
+ * + rowwise and columnwise copies of 1 + 1/32 each: 4.0625 on both.
+ * A plan recipe other than the stack's rescales the stack's cast figures by the ratio
+ * (nemo: delayed, 1 pass): tensorwise on GB200 5 / 3, MXFP8 4.0625 / 3 = 1.3541667,
+ * tensorwise on H100 6 / 4 = 1.5; the stack's own recipe changes nothing.
+ * MXFP8 GEMMs run at gb200-nvl72's mxfp8_gemm_ratio 0.951 of the per-tensor FP8 rate:
+ * an 8192^3 FP8 GEMM is compute-bound (2 x 8192^3 / (5e15 x 0.723) ~ 0.30 ms against
+ * (1 + 1 + 2) x 8192^2 B / 7.2e12 B/s ~ 0.04 ms of operands), so without casts
+ * (documented set: 0 passes) its time less the launch is 1 / 0.951 of tensorwise's. */
+static void
+test_fp8_recipes (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) gb = topo_cluster_load_preset ("gb200-nvl72", &error);
+  g_assert_no_error (error);
+  g_assert_true (gb->device.fp8_any_layout && gb->device.mxfp8);
+  g_assert_false (f->h100->device.fp8_any_layout || f->h100->device.mxfp8);
+  g_assert_cmpfloat (sim_cost_fp8_quant_bytes (FW_SCALING_DELAYED, FALSE), ==, 4.0);
+  g_assert_cmpfloat (sim_cost_fp8_quant_bytes (FW_SCALING_DELAYED, TRUE), ==, 3.0);
+  g_assert_cmpfloat (sim_cost_fp8_quant_bytes (FW_SCALING_CURRENT, FALSE), ==, 6.0);
+  g_assert_cmpfloat (sim_cost_fp8_quant_bytes (FW_SCALING_CURRENT, TRUE), ==, 5.0);
+  g_assert_cmpfloat (sim_cost_fp8_quant_bytes (FW_SCALING_BLOCK, TRUE), ==, 4.0625);
+  g_assert_cmpfloat (sim_cost_fp8_quant_bytes (FW_SCALING_BLOCK, FALSE), ==, 4.0625);
+
+  g_autoptr (FwStack) nemo = fw_stack_load_preset ("nemo", &error);
+  g_assert_no_error (error);
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.compute_dtype = PLAN_PREC_FP8;
+  const struct { TopoCluster *cl; int recipe; double passes; } cases[] = {
+    { gb, FW_SCALING_CURRENT, 5.0 / 3.0 },
+    { gb, FW_SCALING_BLOCK, 4.0625 / 3.0 },
+    { gb, FW_SCALING_DELAYED, 1.0 },
+    { gb, -1, 1.0 },
+    { f->h100, FW_SCALING_CURRENT, 1.5 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      SimCostOptions o;
+      sim_cost_options_init_stack (&o, cases[i].cl, nemo);
+      g_assert_cmpfloat (o.fp8_cast_passes, ==, 1.0);
+      g_assert_cmpint (o.fp8_scaling, ==, FW_SCALING_DELAYED);
+      plan.fp8_recipe = cases[i].recipe;
+      sim_cost_options_apply_plan (&o, &plan);
+      assert_rel (o.fp8_cast_passes, cases[i].passes, 1e-12);
+      assert_rel (o.fp8_cast_passes_compiled, cases[i].passes, 1e-12);
+      g_assert_cmpint (o.fp8_scaling, ==, cases[i].recipe >= 0 ? cases[i].recipe
+                                                               : FW_SCALING_DELAYED);
+    }
+  plan_clear (&plan);
+
+  SimCostOptions ts, mx;
+  sim_cost_options_init_documented (&ts, gb);
+  g_assert_cmpfloat (ts.fp8_cast_passes, ==, 0);
+  ts.fp8_scaling = FW_SCALING_CURRENT;
+  mx = ts;
+  mx.fp8_scaling = FW_SCALING_BLOCK;
+  g_autoptr (SimCost) cts = sim_cost_new (gb, NULL, &ts);
+  g_autoptr (SimCost) cmx = sim_cost_new (gb, NULL, &mx);
+  ModelOp op = gemm_op (8192, 8192, 8192);
+  const double t_ts = sim_cost_op_s (cts, &op, TOPO_DTYPE_FP8, FALSE) - ts.launch_overhead_s;
+  const double t_mx = sim_cost_op_s (cmx, &op, TOPO_DTYPE_FP8, FALSE) - ts.launch_overhead_s;
+  assert_rel (t_mx, t_ts / 0.951, 1e-9);
+  assert_rel (sim_cost_gemm_efficiency (cmx, 8192, 8192, 8192, TOPO_DTYPE_FP8),
+              0.951 * sim_cost_gemm_efficiency (cts, 8192, 8192, 8192, TOPO_DTYPE_FP8), 1e-12);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -700,6 +770,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/free-comm", test_free_comm);
   ADD ("/sim/cost/gemm-large", test_gemm_large);
   ADD ("/sim/cost/gemm-fp4", test_gemm_fp4);
+  ADD ("/sim/cost/fp8-recipes", test_fp8_recipes);
   ADD ("/sim/cost/gemm-skinny", test_gemm_skinny);
   ADD ("/sim/cost/gemm-tile-choice", test_gemm_tile_choice);
   ADD ("/sim/cost/loss-bytes", test_loss_bytes);

@@ -37,6 +37,7 @@ static const LoadCase load_cases[] = {
   { "duplicate-level.json",       TOPO_ERROR_INVALID_FIELD, "levels[1].name" },
   { "low-oversubscription.json",  TOPO_ERROR_INVALID_FIELD, "levels[0].oversubscription" },
   { "nvls-without-flag.json",     TOPO_ERROR_INVALID_FIELD, "device.nvls_busbw_GBps" },
+  { "mxfp8-ratio-without-flag.json", TOPO_ERROR_INVALID_FIELD, "device.mxfp8_gemm_ratio" },
 };
 
 /* Devices per preset: prod(level counts) as stated in each preset's sources. */
