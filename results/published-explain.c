@@ -98,9 +98,17 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
       LINE ("micro_batch", "%d", p->micro_batch);
       LINE ("global_batch", "%d (%d micro-batches per step)", p->global_batch, p->grad_accum);
       LINE ("recompute", "%s", plan_recompute_name (p->recompute));
-      LINE ("precision", "%s%s", prec_name (p->compute_dtype),
+      /* the FP8 recipe: the row's where it names one, else the stack's */
+      g_autofree char *recipe = NULL;
+      if (p->compute_dtype == PLAN_PREC_FP8)
+        recipe = p->fp8_recipe >= 0
+                   ? g_strdup_printf (" (%s recipe)", plan_fp8_recipe_name (p->fp8_recipe))
+                   : g_strdup_printf (" (the stack's %s recipe)",
+                                      fw_scaling_name (c->stack->fp8_scaling));
+      LINE ("precision", "%s%s%s", prec_name (p->compute_dtype),
             p->compute_dtype == PLAN_PREC_FP8
-              ? (c->fp8_attention ? " GEMMs and attention" : " GEMMs, attention bf16") : "");
+              ? (c->fp8_attention ? " GEMMs and attention" : " GEMMs, attention bf16") : "",
+            recipe != NULL ? recipe : "");
       LINE ("notes", "attention %s; overlaps: grad %s, param %s, tp %s; grads %s",
             plan_attn_backend_name (p->attention_backend), p->overlap_grad_reduce ? "on" : "off",
             p->overlap_param_gather ? "on" : "off", p->tp_comm_overlap ? "on" : "off",

@@ -303,6 +303,24 @@ test_explain (void)
   for (guint i = 0; i < G_N_ELEMENTS (want); i++)
     if (strstr (e, want[i]) == NULL)
       g_error ("explain lacks '%s':\n%s", want[i], e);
+  /* the FP8 recipe it ran: the row's where the precision names one (FP8-CS: tensorwise),
+   * else the stack's (nemo: delayed) */
+  g_autofree char *fp8 = g_strdup (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,framework,"
+    "zero_stage_or_fsdp,precision,global_batch,step_time_s\n"
+    "8,GPT,GB200 NVL72,8,16,1024,16,16384,1024,1,1,NeMo,,FP8-CS,64,1.0\n"
+    "9,GPT,GB200 NVL72,8,16,1024,16,16384,1024,1,1,NeMo,,fp8,64,1.0\n");
+  g_autoptr (ResCsv) csv8 = res_csv_parse (fp8, -1, "inline", NULL);
+  static const char *const want8[] = { "fp8 GEMMs, attention bf16 (tensorwise recipe)",
+                                       "fp8 GEMMs, attention bf16 (the stack's delayed recipe)" };
+  for (guint r = 0; r < 2; r++)
+    {
+      g_autoptr (ResPublishedCase) c8 = res_published_case_new (csv8, r);
+      g_assert_true (c8->ready);
+      g_autofree char *e8 = res_published_explain (csv8, r, c8);
+      if (strstr (e8, want8[r]) == NULL)
+        g_error ("explain lacks '%s':\n%s", want8[r], e8);
+    }
 }
 
 /* A one-row CSV with the model, framework, vocab, batch and FLOP-convention cells given. */
