@@ -153,7 +153,8 @@ static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under
 static const char *const zero2_sync_names[] = { "per_step", "per_microbatch", NULL };
 static const char *const gather_names[] = { "flat", "per_tensor", NULL };
 static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "compiled_cast_passes",
-                                        "mxfp8", "nvfp4", NULL };
+                                        "mxfp8", "nvfp4", "tp_all_gather", NULL };
+static const char *const tp_ag_names[] = { "bf16", "fp8", NULL };
 static const char *const moe_keys[] = { "dispatch_host_sync", "grouped_gemm_launches",
                                         "expert_eager_op", "a2a_overlap", "host_ops", NULL };
 static const char *const host_ops_keys[] = { "layer_fwd", "layer_bwd", "expert_launch_fwd",
@@ -316,7 +317,7 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   if (sub != NULL)
     {
       Where ws = { source, "fp8" };
-      int ops = s->fp8_ops, sc = s->fp8_scaling;
+      int ops = s->fp8_ops, sc = s->fp8_scaling, ag = s->fp8_tp_all_gather ? 1 : 0;
       if (!check_keys (sub, fp8_keys, &ws, error)
           || !get_enum (sub, "ops", fp8_ops_names, &ops, FALSE, &ws, error)
           || !get_enum (sub, "scaling", scaling_names, &sc, FALSE, &ws, error)
@@ -324,8 +325,10 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
           || !get_num (sub, "compiled_cast_passes", 0, 20, &s->fp8_cast_passes_compiled, FALSE,
                        &ws, error)
           || !get_bool (sub, "mxfp8", &s->mxfp8, &ws, error)
-          || !get_bool (sub, "nvfp4", &s->nvfp4, &ws, error))
+          || !get_bool (sub, "nvfp4", &s->nvfp4, &ws, error)
+          || !get_enum (sub, "tp_all_gather", tp_ag_names, &ag, FALSE, &ws, error))
         return NULL;
+      s->fp8_tp_all_gather = ag == 1;
       s->fp8_ops = ops;
       s->fp8_scaling = sc;
     }
@@ -624,6 +627,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   D ("compiled_cast_passes", s->fp8_cast_passes_compiled);
   B ("mxfp8", s->mxfp8);
   B ("nvfp4", s->nvfp4);
+  S ("tp_all_gather", tp_ag_names[s->fp8_tp_all_gather ? 1 : 0]);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "defaults");
   json_builder_begin_object (b);

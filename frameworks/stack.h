@@ -152,6 +152,8 @@ typedef struct {
   double        fp8_cast_passes;        /* bf16 -> fp8 passes per FP8 GEMM input */
   double        fp8_cast_passes_compiled; /* the same when the run is compiled (--compile);
                                          * the eager figure when the file gives none */
+  gboolean      fp8_tp_all_gather;      /* TP all-gathers carry fp8 (the cast runs before the
+                                         * gather; reduce-scatters stay bf16) */
   gboolean      mxfp8;                  /* offers MXFP8 (Blackwell) */
   gboolean      nvfp4;                  /* offers NVFP4 (Blackwell) */
 

@@ -38,6 +38,7 @@ plan_init_defaults (Plan *plan)
   plan->zero3_gather_ahead = -1;
   plan->zero3_rank_copies = -1;
   plan->zero2_grad_sync = -1;
+  plan->tp_all_gather_fp8 = -1;
   plan->rank_order = g_strdup ("tp-cp-ep-dp-pp");
   /* MoE: Megatron-Core's defaults (megatron/training/arguments.py): alltoall dispatcher,
    * dropless (capacity factor None), no grouped GEMM, no shared-expert overlap; the

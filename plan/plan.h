@@ -225,6 +225,9 @@ typedef struct {
   int      zero3_rank_copies;     /* 1: collectives on lists of per-rank tensors, a copy
                                    * per rank each (torch.distributed.all_gather before
                                    * all_gather_into_tensor); 0: one flat buffer */
+  int      tp_all_gather_fp8;     /* FP8 plans: 1 the TP all-gathers carry fp8 (torchao
+                                   * Float8 tensor parallelism casts before gathering), 0
+                                   * bf16; -1 the stack's (sim_predict fills it) */
   int      dp_given;             /* --dp as typed (checked against the derived dp); 0 = none */
 
   char *rank_order;              /* "tp-cp-ep-dp-pp" innermost first (Megatron default) */

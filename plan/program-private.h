@@ -17,6 +17,7 @@ typedef struct {
   guint64 tok_sp;       /* tokens in norms and element-wise ops: tok / t with SP */
   double elt_bytes;     /* bytes per activation element: 2 (bf16), 4 (fp32 plans) */
   double act_bytes;     /* one activation tensor [tok, h] */
+  double tp_ag_bytes;   /* what a layer's TP all-gather moves of it (fp8: half) */
   double pp_bytes;      /* what crosses a stage boundary */
   double kv_bytes;      /* K and V of one CP shard */
   double grad_bytes_per_param;

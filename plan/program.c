@@ -170,7 +170,7 @@ tp_before (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 de
   if (bd->t <= 1 || !bd->plan->sequence_parallel)
     return dep;
   return coll (bd, PROG_STREAM_TP, PROG_COMM_TP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP,
-               bd->act_bytes, phase, mb, chunk, layer, dep, -1);
+               layer >= 0 ? bd->tp_ag_bytes : bd->act_bytes, phase, mb, chunk, layer, dep, -1);
 }
 
 static gint32
@@ -194,7 +194,7 @@ regather (Builder *bd, ProgRole role, int mb, int chunk, int layer)
   if (bd->t <= 1 || !bd->plan->sequence_parallel)
     return -1;
   gint32 id = coll (bd, PROG_STREAM_TP, PROG_COMM_TP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP,
-                    bd->act_bytes, PROG_PHASE_BACKWARD, mb, chunk, layer, -1, -1);
+                    bd->tp_ag_bytes, PROG_PHASE_BACKWARD, mb, chunk, layer, -1, -1);
   if (id >= 0)
     task_mut (bd, (guint32) id)->role = (guint8) role;
   return id;
@@ -216,7 +216,7 @@ tp_overlapped (Builder *bd, int which, ProgPhase phase, int mb, int chunk, int l
   gint32 ag[16];
   for (int i = 0; i < n; i++)
     ag[i] = sp ? coll (bd, PROG_STREAM_TP, PROG_COMM_TP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP,
-                       bytes, phase, mb, chunk, layer, prev, -1)
+                       bd->tp_ag_bytes / n, phase, mb, chunk, layer, prev, -1)
                : prev;
   /* backward with SP: the block's input is re-gathered while the pieces compute their
    * data gradients (Transformer Engine overlaps it with the dgrad GEMM); the weight
@@ -1226,6 +1226,16 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
    * between GEMMs); an fp32 plan (the CPU engine) sends fp32. */
   bd.elt_bytes = plan->compute_dtype == PLAN_PREC_FP32 ? 4.0 : 2.0;
   bd.act_bytes = (double) bd.tok * model->hidden * bd.elt_bytes;
+  /* torchao's Float8 tensor parallelism (torchao/float8/float8_tensor_parallel.py, which
+   * torchtitan's apply_tp uses for tensorwise float8): PrepareFloat8ModuleInput and
+   * Float8ColwiseParallel cast a layer's sequence-sharded input to float8 before the
+   * all-gather, and Float8RowwiseParallel's output gradient is cast to float8 (e5m2)
+   * before its backward all-gather, so every all-gather of a layer moves 1 byte per
+   * element; the reduce-scatters carry the bf16 GEMM outputs and input gradients. The
+   * output layer stays bf16 (torchtitan leaves it out of the float8 conversion). */
+  bd.tp_ag_bytes = bd.act_bytes;
+  if (prog->compute_dtype == TOPO_DTYPE_FP8 && plan->tp_all_gather_fp8 > 0)
+    bd.tp_ag_bytes = (double) bd.tok * model->hidden * 1.0;
   bd.pp_bytes = (double) bd.tok_sp * model->hidden * bd.elt_bytes;
   bd.kv_bytes = 2.0 * bd.tok * MAX (model->n_kv_heads / bd.t, 1) * model->head_dim
                 * bd.elt_bytes;

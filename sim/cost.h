@@ -152,6 +152,7 @@ typedef struct {
   gboolean zero3_rank_copies;
   gboolean zero3_gather_ahead;
   gboolean zero2_grad_per_mb;     /* the stack's ZeRO-2 gradient sync (FwStack) */
+  gboolean fp8_tp_all_gather;     /* the stack's FP8 recipe gathers TP activations in fp8 */
   /* MoE host-side costs (the stack's "moe" object): the host's own cost per kernel it
    * issues (the device's documented launch figure, before a stack replaces
    * launch_overhead_s with the GPU-side gap), whether a grouped GEMM of b experts is b

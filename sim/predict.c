@@ -114,6 +114,8 @@ sim_predict (const ModelSpec *model, const Plan *plan, const TopoCluster *cluste
     p->plan.zero3_gather_ahead = co != NULL && co->zero3_gather_ahead;
   if (p->plan.zero2_grad_sync < 0)
     p->plan.zero2_grad_sync = co != NULL && co->zero2_grad_per_mb;
+  if (p->plan.tp_all_gather_fp8 < 0)
+    p->plan.tp_all_gather_fp8 = co != NULL && co->fp8_tp_all_gather;
   plan = &p->plan;
   /* a compiled run: what compiling does is the stack's (sim_cost_options_compile) */
   SimOptions compiled;

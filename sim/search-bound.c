@@ -261,6 +261,8 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, gboolean compute_on
   /* the stack's ZeRO-2 gradient sync, as sim_predict gives the plan it simulates */
   if (reduced.zero2_grad_sync < 0)
     reduced.zero2_grad_sync = s->spec.sim.cost.zero2_grad_per_mb;
+  if (reduced.tp_all_gather_fp8 < 0)
+    reduced.tp_all_gather_fp8 = s->spec.sim.cost.fp8_tp_all_gather;
   /* 3 micro-batches (first, middle, last); the interleaved tables need a whole group,
    * except for the coarse bound, which uses only what every micro-batch repeats (its
    * compute, TP and CP tasks, the bridges inside a unit) and the forward of the first and

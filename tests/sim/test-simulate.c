@@ -841,6 +841,61 @@ test_zero3_gather_ahead (void)
     }
 }
 
+/* torchao Float8 tensor parallelism gathers in fp8: uniform-8 (hidden 1024) at tp 2 with
+ * SP, one micro-batch of 2048 tokens: an activation is 2048 x 1024 x 2 B = 4,194,304 B.
+ * With the TP all-gathers in fp8 (an FP8 plan), a layer's all-gathers (forward input,
+ * backward gradient, re-gather) move 2048 x 1024 x 1 B = 2,097,152 B and its
+ * reduce-scatters still 4,194,304 B; the output layer's gather (layer -1) stays bf16. A
+ * bf16 plan, or the flag off, or the default stack's (-1: megatron-core, bf16 gathers)
+ * moves 4,194,304 B in every one. */
+static void
+tp_bytes (PlanPrecision dtype, int fp8_ag, double *layer_ag, double *layer_rs, double *head_ag)
+{
+  Case c;
+  case_init (&c, NULL);
+  c.plan.world_size = 2;
+  c.plan.tp = 2;
+  c.plan.sequence_parallel = TRUE;
+  c.plan.global_batch = 1;
+  c.plan.seq_length = 2048;
+  c.plan.compute_dtype = dtype;
+  c.plan.tp_all_gather_fp8 = fp8_ag;
+  g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+  *layer_ag = *layer_rs = *head_ag = -1;
+  for (guint i = 0; i < p->program->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (p->program, i);
+      if (t->kind != PROG_TASK_COLL || t->comm != PROG_COMM_TP)
+        continue;
+      double *slot = t->coll == PLAN_COLL_ALL_GATHER ? (t->layer >= 0 ? layer_ag : head_ag)
+                     : t->coll == PLAN_COLL_REDUCE_SCATTER && t->layer >= 0 ? layer_rs : NULL;
+      if (slot == NULL)
+        continue;
+      /* every collective of a kind moves the same bytes */
+      if (*slot >= 0)
+        g_assert_cmpfloat (*slot, ==, t->bytes);
+      *slot = t->bytes;
+    }
+  case_clear (&c);
+}
+
+static void
+test_tp_all_gather_fp8 (void)
+{
+  double ag, rs, head;
+  tp_bytes (PLAN_PREC_FP8, 1, &ag, &rs, &head);
+  g_assert_cmpfloat (ag, ==, 2097152.0);
+  g_assert_cmpfloat (rs, ==, 4194304.0);
+  g_assert_cmpfloat (head, ==, 4194304.0);
+  tp_bytes (PLAN_PREC_BF16, 1, &ag, &rs, &head);
+  g_assert_cmpfloat (ag, ==, 4194304.0);
+  tp_bytes (PLAN_PREC_FP8, 0, &ag, &rs, &head);
+  g_assert_cmpfloat (ag, ==, 4194304.0);
+  tp_bytes (PLAN_PREC_FP8, -1, &ag, &rs, &head);
+  g_assert_cmpfloat (ag, ==, 4194304.0);
+  g_assert_cmpfloat (rs, ==, 4194304.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -861,5 +916,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/zero3-recompute-waits", test_zero3_recompute_waits);
   g_test_add_func ("/sim/simulate/zero2-per-microbatch", test_zero2_per_microbatch);
   g_test_add_func ("/sim/simulate/zero3-gather-ahead", test_zero3_gather_ahead);
+  g_test_add_func ("/sim/simulate/tp-all-gather-fp8", test_tp_all_gather_fp8);
   return g_test_run ();
 }
