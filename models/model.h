@@ -299,6 +299,9 @@ typedef struct {
   guint64     elements;
   double      fwd_flops;        /* forward FLOPs for the whole op (causal where applicable) */
   double      fwd_flops_full;   /* same with attention counted non-causal */
+  /* ATTENTION: the share of fwd_flops that runs in kernels without the causal mask (ring
+   * context parallelism's off-diagonal blocks, plan/program-blocks.c); 0: all causal */
+  double      noncausal_share;
   guint64     weight_params;    /* parameters owned by this op */
   /* how tensor parallelism splits it: 'c' column (n split), 'r' row (k split),
    * 'h' heads split, 'v' vocab split, 'n' none (replicated, or split by SP) */

@@ -66,6 +66,14 @@ attention (Builder *bd, GArray *ops, const char *name, double factor, guint64 he
   op.causal = TRUE;
   /* QK^T and AV: 4 b heads s_q s_kv d, halved by the causal mask. With CP, each rank's
    * s/c queries see on average half of the s keys (load-balanced chunks). */
+  /* Ring attention with the load-balanced chunks (two per rank, Transformer Engine's
+   * AttnFuncWithCPAndKVP2P, PyTorch's context_parallel): of the c ring steps only the
+   * first, the rank's own chunks, runs the causal kernel; each of the other c - 1 runs
+   * the kernel without a mask on half the blocks (all queries against the first half of
+   * the keys, or the second half of the queries against all keys), and every step does
+   * the same FLOPs: (c - 1) / c of them run unmasked. */
+  if (bd->c > 1 && bd->plan->cp_comm == PLAN_CP_P2P && s_q < s_kv)
+    op.noncausal_share = (double) (bd->c - 1) / (double) bd->c;
   op.head_dim_v = model_spec_is_mla (bd->m) ? bd->m->v_head_dim : op.head_dim;
   /* QK^T 2 s_q s_kv d, AV 2 s_q s_kv d_v per sequence and head (d_v = d but for MLA) */
   op.fwd_flops_full = 2.0 * op.b * heads * s_q * s_kv * (double) (op.head_dim + op.head_dim_v);

@@ -463,6 +463,20 @@ attention_exp_s (const SimCost *c, const ModelOp *op)
   return scores / c->exp_per_s;
 }
 
+/* The unmasked kernel's FLOP rate over the causal one's at s tokens (the causal kernel's
+ * length): the stack's figures at 4K, 8K and 16K (SimCostOptions), linear in log2 s
+ * between them and held outside; 1 without figures. */
+static double
+noncausal_gain (const SimCost *c, double s)
+{
+  const double *g = c->opts.attn_noncausal_gain;
+  if (!(g[0] > 0 && g[1] > 0 && g[2] > 0))
+    return 1.0;
+  const double x = CLAMP (log2 (MAX (s, 1.0)) - 12.0, 0.0, 2.0);   /* 4K = 0, 16K = 2 */
+  const int i = x < 1.0 ? 0 : 1;
+  return g[i] + (g[i + 1] - g[i]) * (x - i);
+}
+
 static double
 attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
 {
@@ -489,8 +503,13 @@ attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward
    * dK, dV (the per-row softmax statistics are negligible). */
   const double elements = backward ? 4.0 * q + 4.0 * kv : 2.0 * q + 2.0 * kv;
   const double bytes = elements * topo_dtype_bytes (d);
-  const double eff = (backward ? c->opts.attn_bwd_efficiency : c->opts.attn_fwd_efficiency)
-                     * c->attn_scale[d];
+  double eff = (backward ? c->opts.attn_bwd_efficiency : c->opts.attn_fwd_efficiency)
+               * c->attn_scale[d];
+  /* the fitted efficiency is the causal kernel's; ring attention runs a share of the
+   * FLOPs unmasked (ModelOp noncausal_share), each block as long as the rank's queries */
+  const double sh = op->causal ? op->noncausal_share : 0.0;
+  if (sh > 0)
+    eff /= (1.0 - sh) + sh / noncausal_gain (c, (double) op->s_q);
   const double mma = roofline (c, flops, c->peak_flops[d] * eff, bytes);
   return MAX (mma, attention_exp_s (c, op));
 }

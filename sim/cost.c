@@ -157,6 +157,26 @@ static const CalibRow calib_rows[] = {
  *   Ampere has no FA3; cuDNN fused attention on A100 runs FA2-class kernels: all classes
  *     take the FA2 figure (U).
  *   Blackwell: Hopper's fractions (extrapolated). */
+/* The attention kernel without the causal mask against the causal one, FLOP rate (each
+ * counting its own FLOPs, causal halved), at 4K, 8K and 16K tokens: Shah et al. 2024
+ * (FlashAttention-3, arXiv 2407.08608) Fig. 5, H100 SXM5, BF16, head dim 128, forward,
+ * panel (b) without over panel (e) with the causal mask: cuDNN 609/518, 600/529,
+ * 595/539; FlashAttention-3 638/579, 646/602, 648/616; FlashAttention-2 368/319,
+ * 370/333, 370/335; Triton 389/353, 392/369, 395/378 TFLOP/s (V, read off the figure's
+ * bar labels). The causal kernel loses on the diagonal blocks, half masked, and on the
+ * uneven work of its rows. The paper gives no causal backward; the backward takes the
+ * forward's ratio (D: the same diagonal blocks). XLA takes FlashAttention-2's (U). */
+static const double NONCAUSAL_GAIN_CUDNN[3] = { 609.0 / 518, 600.0 / 529, 595.0 / 539 };
+static const double NONCAUSAL_GAIN_FA3[3] = { 638.0 / 579, 646.0 / 602, 648.0 / 616 };
+static const double NONCAUSAL_GAIN_FA2[3] = { 368.0 / 319, 370.0 / 333, 370.0 / 335 };
+static const double NONCAUSAL_GAIN_TRITON[3] = { 389.0 / 353, 392.0 / 369, 395.0 / 378 };
+
+static void
+set_noncausal_gain (SimCostOptions *o, const double *gain)
+{
+  memcpy (o->attn_noncausal_gain, gain, sizeof o->attn_noncausal_gain);
+}
+
 #define FA2_OVER_FA3_FWD 0.58
 #define FA2_OVER_FA3_BWD 0.65
 #define HOPPER_CUDNN_FWD (0.4235 / 0.803)
@@ -268,6 +288,14 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
       o->attn_fwd_efficiency = fwd * mamf;
       o->attn_bwd_efficiency = bwd * mamf;
     }
+  switch (stack->attention)
+    {
+    case FW_ATTN_CUDNN: set_noncausal_gain (o, NONCAUSAL_GAIN_CUDNN); break;
+    case FW_ATTN_FLASH3: set_noncausal_gain (o, NONCAUSAL_GAIN_FA3); break;
+    case FW_ATTN_TRITON: set_noncausal_gain (o, NONCAUSAL_GAIN_TRITON); break;
+    case FW_ATTN_UNFUSED: memset (o->attn_noncausal_gain, 0, sizeof o->attn_noncausal_gain); break;
+    default: set_noncausal_gain (o, NONCAUSAL_GAIN_FA2); break;
+    }
 
   /* per-kernel overhead, fusion and the FP8 recipe */
   /* On the GPUs the stacks were written for, a kernel costs what the stack's way of
@@ -373,14 +401,17 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
     case ARCH_HOPPER:
       o->attn_fwd_efficiency = ATTN_FWD_HOPPER;
       o->attn_bwd_efficiency = ATTN_BWD_HOPPER;
+      set_noncausal_gain (o, NONCAUSAL_GAIN_FA3);
       break;
     case ARCH_AMPERE:
       o->attn_fwd_efficiency = ATTN_FWD_AMPERE;
       o->attn_bwd_efficiency = ATTN_BWD_AMPERE;
+      set_noncausal_gain (o, NONCAUSAL_GAIN_FA2);
       break;
     default:
       o->attn_fwd_efficiency = o->gemm_efficiency * ATTN_FWD_OVER_GEMM;
       o->attn_bwd_efficiency = o->gemm_efficiency * ATTN_BWD_OVER_GEMM;
+      set_noncausal_gain (o, NONCAUSAL_GAIN_FA3);
       break;
     }
   o->mem_efficiency = dev != NULL && dev->mem_efficiency > 0 ? dev->mem_efficiency

@@ -116,6 +116,9 @@ typedef struct {
   double   gemm_fp8_efficiency;   /* same for fp8 (MAMF FP8, H100 1402.6 / 1978.9 = 0.709) */
   double   attn_fwd_efficiency;   /* flash attention forward, fraction of peak */
   double   attn_bwd_efficiency;   /* flash attention backward */
+  double   attn_noncausal_gain[3]; /* the kernel without the causal mask over the causal
+                                     one, FLOP rate, at 4K, 8K and 16K tokens (the stack's
+                                     kernel class; cost.c); {0} = no gain */
   double   mem_efficiency;        /* achieved fraction of HBM bandwidth */
   double   launch_overhead_s;     /* per kernel (one kernel per op) */
   double   mem_traffic_factor;    /* memory-bound ops move this many times the bytes of

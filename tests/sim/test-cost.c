@@ -419,6 +419,47 @@ test_attention (Fixture *f, gconstpointer data)
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), 3.0909e-3, 1e-3);
 }
 
+/* Ring attention (context parallelism, load-balanced chunks): of the rank's FLOPs the share
+ * noncausal_share runs in the kernel without the causal mask, faster per FLOP by the
+ * stack's figure at the rank's query length; the documented Hopper stack takes
+ * FlashAttention-3's (sim/cost.c: 638/579 at 4K, 646/602 at 8K, 648/616 at 16K). The
+ * Llama 3 8B core at 16K over cp 2: s_q = 8192, s_kv = 16384, forward FLOPs 4 x 8192 x
+ * 16384 x 32 x 128 / 2 = 1.09951e12, at 989.4e12 x 0.60: 1.85216 ms all causal; half
+ * unmasked at 646/602: x (1/2 + 1/2 x 602/646) = x 0.965944 -> 1.78908 ms, + 4 us =
+ * 1.79308 ms. The SFU's 32 x 8192 x 16384 exps take 1.1113 ms, below. At cp 8 with
+ * 32768 queries (past 16K: the 16K figure held) 7/8 unmasked: x (1/8 + 7/8 x 616/648) =
+ * x 0.956790. The backward takes the same ratio (its 2.5x FLOPs at 0.45). */
+static void
+test_attention_ring (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SimCost) c = make_cost (f->h100, NULL, TRUE);
+  ModelOp op = llama3_8b_attn_core ();
+  op.s_q = 8192;
+  op.s_kv = 16384;
+  op.fwd_flops = 4.0 * 8192.0 * 16384.0 * 32 * 128 / 2;
+  const double causal = op.fwd_flops / (989.4e12 * 0.60);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), causal + 4e-6, 1e-12);
+  op.noncausal_share = 0.5;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
+              causal * (0.5 + 0.5 * 602.0 / 646.0) + 4e-6, 1e-12);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 1.79308e-3, 1e-4);
+  ModelOp bwd = op;
+  bwd.fwd_flops *= 2.5;
+  assert_rel (sim_cost_op_s (c, &bwd, TOPO_DTYPE_BF16, TRUE),
+              bwd.fwd_flops / (989.4e12 * 0.45) * (0.5 + 0.5 * 602.0 / 646.0) + 4e-6, 1e-12);
+  op.s_q = 32768;
+  op.s_kv = 262144;
+  op.fwd_flops = 4.0 * 32768.0 * 262144.0 * 32 * 128 / 2;
+  op.noncausal_share = 7.0 / 8.0;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
+              op.fwd_flops / (989.4e12 * 0.60) * (0.125 + 0.875 * 616.0 / 648.0) + 4e-6, 1e-12);
+  /* an unmasked share changes nothing in a kernel that is not causal */
+  op.causal = FALSE;
+  op.fwd_flops = 4.0 * 32768.0 * 262144.0 * 32 * 128;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
+              op.fwd_flops / (989.4e12 * 0.60) + 4e-6, 1e-12);
+}
+
 /* The softmax's exponentials on the SFU (sim/cost-compute.c attention_exp_s): one exp per
  * visible score, forward and again backward, at sms x clock x exp_per_clk_per_sm; the
  * attention op takes the longer of that and its tensor-core part. The Llama 3 8B core of
@@ -777,6 +818,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/attention", test_attention);
   ADD ("/sim/cost/attention-unfused", test_attention_unfused);
   ADD ("/sim/cost/attention-exp", test_attention_exp);
+  ADD ("/sim/cost/attention-ring", test_attention_ring);
   ADD ("/sim/cost/memory-bound", test_memory_bound);
   ADD ("/sim/cost/defaults-a100", test_defaults_a100);
   ADD ("/sim/cost/monotonic-bytes", test_monotonic_bytes);
