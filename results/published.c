@@ -145,8 +145,11 @@ skip (ResPublishedCase *c, const char *format, ...)
  * rule with its examples in tests/results/test-published.c:
  *   "GB300*"                          -> gb300-nvl72-superpod   ("GB300 NVL72")
  *   "GB200*"                          -> gb200-nvl72-superpod   ("GB200 NVL72", "NVIDIA GB200")
+ *   "B300" (not GB300)                -> dgx-b300-superpod      ("B300", "NVIDIA DGX B300")
  *   "B200"                            -> dgx-b200-superpod      ("B200-SXM-180GB", "DGX B200")
  *   "H200"                            -> h200-superpod          ("H200 SXM 141GB")
+ *   "H20" (not H200)                  -> hgx-h20-cluster        ("H20", "NVIDIA H20 96GB";
+ *                                       family other: extrapolated)
  *   "H100" with "PCIe"                -> h100-pcie-cluster
  *   "H100" with "NVL" (not NVL72)     -> h100-nvl-cluster       ("H100 NVL 94GB")
  *   "H100" with 94/96 GB or HBM2e     -> h100-sxm-96g-superpod  ("H100-SXM-96GB-HBM2e")
@@ -158,7 +161,10 @@ skip (ResPublishedCase *c, const char *format, ...)
  *                                       ("NVIDIA Ampere (A100)", "A100-SXM-80GB (Selene)")
  *   "MI325X" / "MI300X"              -> mi325x-cluster / mi300x-cluster ("AMD Instinct
  *                                       MI300X"; family other: extrapolated)
- * Anything else (TPU, V100, MI250X, Trainium) -> no preset: skipped with the gpu_type.
+ *   "MI250X"                          -> frontier, one device per GCD as Frontier runs
+ *                                       count them ("AMD MI250X", "MI250X (Frontier)")
+ * Anything else (TPU, Trainium, Gaudi, MI355X, consumer cards) -> no preset: skipped
+ * with the gpu_type.
  * A run larger than its preset grows the preset's outermost level (topo_cluster_scale_out). */
 static gboolean
 has_gb (const char *t, const char *gb)
@@ -178,10 +184,14 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
     return "gb300-nvl72-superpod";
   if (strstr (t, "gb200") != NULL)
     return "gb200-nvl72-superpod";
+  if (strstr (t, "b300") != NULL)
+    return "dgx-b300-superpod";
   if (strstr (t, "b200") != NULL)
     return "dgx-b200-superpod";
   if (strstr (t, "h200") != NULL)
     return "h200-superpod";
+  if (strstr (t, "h20") != NULL)   /* after H200, which contains it */
+    return "hgx-h20-cluster";
   if (strstr (t, "h100") != NULL || strstr (t, "h800") != NULL)
     {
       if (strstr (t, "pcie") != NULL)
@@ -200,6 +210,8 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
     return "mi325x-cluster";
   if (strstr (t, "mi300x") != NULL)
     return "mi300x-cluster";
+  if (strstr (t, "mi250x") != NULL)
+    return "frontier";
   return NULL;
 }
 
@@ -383,6 +395,12 @@ sharding_negated (const char *t)
   for (guint i = 0; i < G_N_ELEMENTS (neg); i++)
     if (contains_ci (t, neg[i]))
       return TRUE;
+  /* a yes/no column answered no: the whole cell, never a word inside longer text
+   * ("ZeRO-3, no model parallelism" names ZeRO-3) */
+  static const char *const no[] = { "no", "off", "false", "disabled", "0" };
+  for (guint i = 0; i < G_N_ELEMENTS (no); i++)
+    if (g_ascii_strcasecmp (t, no[i]) == 0)
+      return TRUE;
   return FALSE;
 }
 
@@ -462,11 +480,18 @@ hsdp_shard_size_in (const char *t)
  *                     distributed optimizer); Megatron-LM of 2019-2022 (before it): none;
  *                     else the stack's default (frameworks/presets: FSDP stacks zero3,
  *                     DeepSpeed zero1);
- *  negated         -> "FSDP off", "no FSDP", "NO_SHARD", "ZeRO-0": none;
+ *  negated         -> "FSDP off", "no FSDP", "NO_SHARD", "ZeRO-0", and a whole cell
+ *                     "no" / "off" / "false" / "disabled" / "0": none;
  *  HSDP            -> "HSDP", "HYBRID_SHARD", "hybrid shard": hsdp, shard group from the
  *                     text or one server (FSDP's HYBRID_SHARD shards within a node);
  *  MaxText mesh    -> "fsdp=8, dcn=16", "ici_fsdp 256 x dcn_data 4": hsdp, shard group the
  *                     fsdp size, when the dcn count is above 1 (else the FSDP rule below);
+ *  ZeRO++          -> "ZeRO++", "zeropp": zero3. DeepSpeed ZeRO++ is ZeRO-3 with int8
+ *                     weight all-gathers (qwZ), a secondary weight partition inside the
+ *                     node for the backward gathers (hpZ) and int4 gradient
+ *                     reduce-scatters (qgZ); none of the three is modelled, so the
+ *                     prediction carries ZeRO-3's full-precision traffic (an upper bound
+ *                     on ZeRO++'s);
  *  ZeRO-1/2/3      -> "ZeRO-1", "stage 1", "distributed optimizer": zero1; "ZeRO-2",
  *                     "stage 2", "SHARD_GRAD_OP", "shards optimizer+grads": zero2;
  *                     "ZeRO-3", "stage 3", "FSDP", "full shard": zero3;
@@ -510,6 +535,8 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
       *out = PLAN_SHARD_HSDP;
       *hsdp_shard = maxtext_hsdp_shard (t);
     }
+  else if (contains_ci (t, "ZeRO++") || contains_ci (t, "zeropp"))
+    *out = PLAN_SHARD_ZERO3;   /* qwZ / hpZ / qgZ not modelled: ZeRO-3's traffic */
   else if (contains_ci (t, "ZeRO-1") || contains_ci (t, "ZeRO1") || contains_ci (t, "stage 1")
            || contains_ci (t, "distributed optimizer"))
     *out = PLAN_SHARD_ZERO1;
@@ -553,6 +580,63 @@ interleaved_v_unstated (const char *vp, const char *framework, const char *notes
   return FALSE;
 }
 
+/* The value after a label: "AC: full" -> "full", "recompute=selective" -> "selective";
+ * NULL when the cell has no such label. */
+static const char *
+recompute_label (const char *t)
+{
+  static const char *const labels[] = { "ac", "activation checkpointing", "recompute",
+                                        "activation recompute", "checkpointing" };
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    if (starts_with_ci (t, labels[i]))
+      {
+        const char *p = t + strlen (labels[i]);
+        while (*p == ' ')
+          p++;
+        if (*p != ':' && *p != '=')
+          continue;
+        for (p++; *p == ' '; p++)
+          ;
+        if (*p != '\0')
+          return p;
+      }
+  return NULL;
+}
+
+/* Recompute said to be on without a kind: "yes", "true", "on", "enabled", "1", or
+ * checkpointing named ("activation checkpointing", "gradient checkpointing",
+ * "checkpoint activations") and not as selective. */
+static gboolean
+recompute_yes (const char *t)
+{
+  static const char *const yes[] = { "yes", "true", "on", "enabled", "1" };
+  static const char *const named[] = { "activation checkpointing", "activation checkpoint",
+                                       "gradient checkpointing", "checkpoint activations",
+                                       "checkpoint-activations", "activation recompute" };
+  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
+    if (g_ascii_strcasecmp (t, yes[i]) == 0)
+      return TRUE;
+  /* "none (ran without activation checkpointing)", "no gradient checkpointing" say off */
+  if (starts_with_ci (t, "no") || contains_ci (t, "without") || contains_ci (t, "disabled")
+      || contains_ci (t, "selective") || contains_ci (t, "partial") || contains_ci (t, "offload"))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (named); i++)
+    if (contains_ci (t, named[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* Rules, first that applies (examples in tests/results/test-mapping.c):
+ *  empty or not stated -> the notes' kind, else none (below);
+ *  "AC: full", "recompute = selective" -> the value after the label, by these rules;
+ *  "full ..."          -> full;
+ *  "yes", "true", "on", "enabled", "1", "activation checkpointing", "gradient
+ *    checkpointing" (no kind named) -> full: whole blocks, as Megatron-LM's
+ *    --checkpoint-activations and DeepSpeed / PyTorch checkpointing wrap them;
+ *  "partial"           -> skipped with a hint: selective or full over some layers?
+ *  "offload"           -> skipped with a hint: activation offload is not modelled;
+ *  "selective (layer)", "selective (op)", "selective (modules: ...)", "selective",
+ *  "none", "no"        -> as below. Anything else is skipped. */
 static gboolean
 map_recompute (ResPublishedCase *c, const char *text, const char *notes,
                const char *convention, PlanRecompute *out)
@@ -576,8 +660,24 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
       else
         *out = PLAN_RECOMPUTE_NONE;
     }
+  else if (recompute_label (t) != NULL)
+    /* "AC: full", "recompute = selective": the value after the label, by these rules */
+    return map_recompute (c, recompute_label (t), notes, convention, out);
   else if (starts_with_ci (t, "full"))
     *out = PLAN_RECOMPUTE_FULL;
+  else if (recompute_yes (t))
+    /* a yes/no column answered yes, or checkpointing named without a kind: the whole
+     * layer is recomputed (Megatron-LM's --checkpoint-activations, DeepSpeed's and
+     * PyTorch's activation checkpointing wrap whole blocks) */
+    *out = PLAN_RECOMPUTE_FULL;
+  else if (contains_ci (t, "partial"))
+    return skip (c, "recompute '%s' is ambiguous: it may be selective (attention core) or full "
+                 "over some layers (hint: write 'selective', or 'full' and the layer count in "
+                 "notes)", t);
+  else if (contains_ci (t, "offload"))
+    return skip (c, "recompute '%s': activation offloading to host memory is not modelled "
+                 "(hint: write 'none' to predict the run as if activations stayed on the "
+                 "device, or 'full' if the offloaded checkpoints were recomputed)", t);
   else if (starts_with_ci (t, "selective") && contains_ci (t, "(layer)"))
     /* torchtitan's layer-level selective AC (selective_ac_option = "2"): every second
      * transformer block is wrapped in a full checkpoint, the others keep everything;

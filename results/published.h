@@ -28,8 +28,10 @@
  * |                           |   other H100 -> dgx-h100-superpod (64su above 1,024 GPUs);   |
  * |                           |   A100 / Ampere: 40 GB -> a100-40g-cluster, else selene;     |
  * |                           |   MI300X / MI325X -> mi300x-cluster / mi325x-cluster;        |
- * |                           |   anything else (TPU v4, V100) -> skipped: "no cluster       |
- * |                           |   preset for gpu_type X"                                     |
+ * |                           |   B300 (not GB300) -> dgx-b300-superpod; H20 (not H200) ->   |
+ * |                           |   hgx-h20-cluster; MI250X -> frontier (a device per GCD);    |
+ * |                           |   anything else (TPU v4, Gaudi, MI355X) -> skipped: "no      |
+ * |                           |   cluster preset for gpu_type X"                             |
  * | framework                 | the stack preset it names (frameworks/stack.c table: NeMo ->  |
  * |                           |   nemo, Megatron-DeepSpeed / DeepSpeed / GPT-NeoX ->         |
  * |                           |   deepspeed, torchtitan, Composer / llm-foundry, MaxText /   |
@@ -69,9 +71,11 @@
  * |                           |   tp > 1 and the stack's default has it (Megatron-LM runs    |
  * |                           |   since Korthikanti et al. 2022; DeepSpeed's fork: off)      |
  * | zero_stage_or_fsdp        | the rules above map_sharding in published.c: negations       |
- * |                           |   ("FSDP off", "NO_SHARD") -> none; "HSDP"/"HYBRID_SHARD" -> |
+ * |                           |   ("FSDP off", "NO_SHARD", a whole cell "no" / "off" /       |
+ * |                           |   "false" / "0") -> none; "HSDP"/"HYBRID_SHARD" ->           |
  * |                           |   hsdp (group from the text, else one server); "ZeRO-1" /    |
- * |                           |   "distributed optimizer" -> zero1; "ZeRO-2", "stage 2",     |
+ * |                           |   "distributed optimizer" -> zero1; "ZeRO++" -> zero3 (its   |
+ * |                           |   qwZ/hpZ/qgZ compression not modelled); "ZeRO-2", "stage 2",|
  * |                           |   "SHARD_GRAD_OP", "shards optimizer+grads" -> zero2;        |
  * |                           |   "ZeRO-3", "FSDP", "full shard" -> zero3, or zero2 where    |
  * |                           |   the stack keeps parameters after the forward (torchtitan   |
@@ -83,7 +87,10 @@
  * |                           |   (pp vpp) where it divides (405B, 32 on PP 8 -> 4)          |
  * | global_batch              | required                                                     |
  * | recompute                 | starts with full / selective / none ("selective (modules:    |
- * |                           |   ...)" without core_attn -> none); empty -> none unless     |
+ * |                           |   ...)" without core_attn -> none); "AC: X" -> X; "yes",     |
+ * |                           |   "true", "activation checkpointing" (no kind) -> full;      |
+ * |                           |   "partial", "offload" -> skipped with a hint; empty -> none |
+ * |                           |   unless                                                     |
  * |                           |   notes say "full recompute", "full activation recompute" or |
  * |                           |   "activation checkpointing" (full) or "selective recompute" |
  * | precision                 | fp8 for fp8 / FP8-hybrid / float8 / e4m3 / MXFP8 (the stack's |

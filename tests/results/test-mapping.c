@@ -48,6 +48,15 @@ test_gpu_types (void)
     { "MI325X 256GB", 8, "mi325x-cluster", RES_PUB_FAMILY_OTHER },
     /* larger than the preset's 1,024: its outermost level is repeated */
     { "MI300X", 4096, "mi300x-cluster", RES_PUB_FAMILY_OTHER },
+    /* B300 is not GB300; H20 is not H200 (which contains it) */
+    { "B300", 8, "dgx-b300-superpod", RES_PUB_FAMILY_B200 },
+    { "NVIDIA DGX B300", 64, "dgx-b300-superpod", RES_PUB_FAMILY_B200 },
+    { "H20", 8, "hgx-h20-cluster", RES_PUB_FAMILY_OTHER },
+    { "NVIDIA H20 96GB", 16, "hgx-h20-cluster", RES_PUB_FAMILY_OTHER },
+    { "GH200 (Grace Hopper)", 8, "h200-superpod", RES_PUB_FAMILY_H200 },
+    /* Frontier's GCDs are the devices: 8 per node of 4 MI250X */
+    { "AMD MI250X", 8, "frontier", RES_PUB_FAMILY_OTHER },
+    { "mi250x (Frontier, GCDs)", 256, "frontier", RES_PUB_FAMILY_OTHER },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -61,6 +70,23 @@ test_gpu_types (void)
   g_autoptr (ResPublishedCase) tpu = row ("TPU v4", 8, 1, "", "", "bf16");
   g_assert_false (tpu->ready);
   g_assert_cmpstr (tpu->skip_reason, ==, "no cluster preset for gpu_type TPU v4");
+  /* CDNA2 has no FP8: an FP8 row on MI250X says so rather than "no preset" */
+  g_autoptr (ResPublishedCase) mi_fp8 = row ("MI250X", 8, 1, "", "", "fp8");
+  g_assert_false (mi_fp8->ready);
+  g_assert_cmpstr (mi_fp8->cluster_name, ==, "frontier");
+  g_assert_nonnull (strstr (mi_fp8->skip_reason, "MI250X-GCD-64GB has no FP8 tensor cores"));
+  /* the preset's figures reach the case: MI250X 383.0 TFLOP/s BF16 per module / 2 GCDs =
+   * 191.5e12 per device; H20 148e12 BF16, 296e12 FP8; B300 2,250e12 BF16, 13,500e12 FP4 */
+  g_autoptr (ResPublishedCase) mi = row ("MI250X", 8, 1, "", "", "bf16");
+  g_assert_cmpfloat (fabs (mi->cluster->device.peak_flops[TOPO_DTYPE_BF16] - 191.5e12), <, 1e6);
+  g_assert_cmpfloat (mi->cluster->device.peak_flops[TOPO_DTYPE_FP8], ==, 0.0);
+  g_autoptr (ResPublishedCase) h20 = row ("H20", 8, 1, "", "", "fp8");
+  g_assert_true (h20->ready);
+  g_assert_cmpfloat (fabs (h20->cluster->device.peak_flops[TOPO_DTYPE_BF16] - 148e12), <, 1e6);
+  g_assert_cmpfloat (fabs (h20->cluster->device.peak_flops[TOPO_DTYPE_FP8] - 296e12), <, 1e6);
+  g_autoptr (ResPublishedCase) b300 = row ("B300", 8, 1, "", "", "NVFP4");
+  g_assert_true (b300->ready);
+  g_assert_cmpfloat (fabs (b300->cluster->device.peak_flops[TOPO_DTYPE_FP4] - 13500e12), <, 1e6);
 }
 
 static void
@@ -100,6 +126,16 @@ test_sharding (void)
     { "-", "Megatron-LM (2021)", 1, PLAN_SHARD_NONE },
     /* MaxText's fsdp axis with one dcn replica is plain FSDP */
     { "fsdp=16, dcn=1", "MaxText", 1, PLAN_SHARD_ZERO3 },
+    /* DeepSpeed ZeRO++ is ZeRO-3 underneath (its compression is not modelled) */
+    { "ZeRO++", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    { "ZeRO++ (qwZ, hpZ, qgZ)", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    { "zeropp", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    /* a yes/no cell answered no; "no" inside longer text is not a negation */
+    { "no", "PyTorch", 1, PLAN_SHARD_NONE },
+    { "Off", "PyTorch", 1, PLAN_SHARD_NONE },
+    { "false", "PyTorch", 1, PLAN_SHARD_NONE },
+    { "0", "DeepSpeed", 1, PLAN_SHARD_NONE },
+    { "ZeRO-3 (DeepSpeed), no model parallelism", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -388,6 +424,70 @@ test_unstated (void)
   g_assert_cmpint (sc21->plan.recompute, ==, PLAN_RECOMPUTE_FULL);
 }
 
+/* One row of the small GPT on 16 A100s with the given recompute cell and notes. */
+static ResPublishedCase *
+rc_row (const char *recompute, const char *notes)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "recompute,notes,global_batch,step_time_s\n"
+    "1,GPT,A100-SXM-80GB,16,16,1024,16,16384,1024,1,1,\"%s\",\"%s\",64,1.0\n",
+    recompute, notes);
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  return res_published_case_new (csv, 0);
+}
+
+/* results/published.c map_recompute: every spelling with its reading. */
+static void
+test_recompute (void)
+{
+  static const struct { const char *text; PlanRecompute want; } rows[] = {
+    { "full", PLAN_RECOMPUTE_FULL },
+    { "full (activation checkpointing)", PLAN_RECOMPUTE_FULL },
+    { "selective", PLAN_RECOMPUTE_SELECTIVE },
+    { "none", PLAN_RECOMPUTE_NONE },
+    { "no", PLAN_RECOMPUTE_NONE },
+    /* checkpointing named without a kind: whole blocks */
+    { "activation checkpointing", PLAN_RECOMPUTE_FULL },
+    { "Gradient checkpointing", PLAN_RECOMPUTE_FULL },
+    { "yes", PLAN_RECOMPUTE_FULL },
+    { "True", PLAN_RECOMPUTE_FULL },
+    { "enabled", PLAN_RECOMPUTE_FULL },
+    /* a label, then the value by the same rules */
+    { "AC: full", PLAN_RECOMPUTE_FULL },
+    { "AC: selective", PLAN_RECOMPUTE_SELECTIVE },
+    { "ac: none", PLAN_RECOMPUTE_NONE },
+    { "recompute = full", PLAN_RECOMPUTE_FULL },
+    { "activation checkpointing: selective", PLAN_RECOMPUTE_SELECTIVE },
+    /* negated: checkpointing named only to say it was off */
+    { "none (paper: 8K-token pretraining ran without activation checkpointing)",
+      PLAN_RECOMPUTE_NONE },
+    { "no activation checkpointing", PLAN_RECOMPUTE_NONE },
+    { "selective activation checkpointing", PLAN_RECOMPUTE_SELECTIVE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = rc_row (rows[i].text, "");
+      if (!c->ready || c->plan.recompute != rows[i].want)
+        g_error ("'%s': recompute %d, expected %d (%s)", rows[i].text, c->plan.recompute,
+                 rows[i].want, c->skip_reason ? c->skip_reason : "");
+    }
+  /* ambiguous or not modelled: a skip that says why and what to write */
+  g_autoptr (ResPublishedCase) partial = rc_row ("partial", "");
+  g_assert_false (partial->ready);
+  g_assert_nonnull (strstr (partial->skip_reason, "recompute 'partial' is ambiguous"));
+  g_assert_nonnull (strstr (partial->skip_reason, "hint:"));
+  g_autoptr (ResPublishedCase) offload = rc_row ("offload", "");
+  g_assert_false (offload->ready);
+  g_assert_nonnull (strstr (offload->skip_reason, "activation offloading to host memory is "
+                                                  "not modelled"));
+  g_assert_nonnull (strstr (offload->skip_reason, "hint:"));
+  g_autoptr (ResPublishedCase) odd = rc_row ("sometimes", "");
+  g_assert_false (odd->ready);
+  g_assert_cmpstr (odd->skip_reason, ==, "recompute 'sometimes' not recognised");
+}
+
 /* "V not stated": a virtual_pipeline cell of text, or a framework naming the interleaved
  * schedule, takes the rule every such row takes (16 layers over pp 4: the smallest V >= 2
  * with 16 % (4 V) == 0 is 2); a note saying the schedule is not stated does not. */
@@ -468,6 +568,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/results/mapping/gpu-types", test_gpu_types);
   g_test_add_func ("/results/mapping/sharding", test_sharding);
+  g_test_add_func ("/results/mapping/recompute", test_recompute);
   g_test_add_func ("/results/mapping/interleaved-unstated", test_interleaved_unstated);
   g_test_add_func ("/results/mapping/precision", test_precision);
   g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);

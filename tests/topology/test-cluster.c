@@ -49,6 +49,9 @@ static const struct {
   { "b200-node",         8 },
   { "cpu-host",          64 },               /* up to 64 ranks on one host */
   { "dgx-b200-superpod", 8 * 32 * 4 * 16 },  /* 16 pods x 4 SU x 32 DGX x 8 = 16,384 */
+  { "dgx-b300-superpod", 8 * 64 * 16 },      /* 16 SU x 64 DGX x 8 = 8,192 */
+  { "frontier",          2 * 4 * 128 * 74 }, /* 74 cabinets x 128 nodes x 8 GCDs = 75,776 */
+  { "hgx-h20-cluster",   8 * 16 },           /* 16 example servers of 8 */
   { "dgx-h100-superpod", 8 * 32 * 4 },       /* 4 SU x 32 DGX x 8 = 1,024 */
   { "dgx-h100-superpod-64su", 8 * 32 * 4 * 16 }, /* 64 SU = 16,384 */
   { "gb200-nvl72",       4 * 18 },           /* 18 trays x 4 = 72 */
