@@ -459,8 +459,11 @@ show_cluster (const char *name, gboolean json)
   printf ("cluster %s  (%s)\n", c->name, c->source);
   if (c->description)
     printf ("  %s\n", c->description);
-  printf ("\ndevice %s: %s BF16 dense, %s HBM at %s, %u SMs, %d x %s NIC\n", d->name,
-          cli_fmt_si (d->peak_flops[TOPO_DTYPE_BF16], "FLOP/s"), cli_fmt_bytes (d->hbm_bytes),
+  /* a device without BF16 (V100) shows its FP16 rate */
+  const gboolean no_bf16 = !(d->peak_flops[TOPO_DTYPE_BF16] > 0);
+  printf ("\ndevice %s: %s %s dense, %s HBM at %s, %u SMs, %d x %s NIC\n", d->name,
+          cli_fmt_si (d->peak_flops[no_bf16 ? TOPO_DTYPE_FP16 : TOPO_DTYPE_BF16], "FLOP/s"),
+          no_bf16 ? "FP16 (no BF16)" : "BF16", cli_fmt_bytes (d->hbm_bytes),
           cli_fmt_si (d->hbm_Bps, "B/s"), d->sms, c->nics_per_device,
           cli_fmt_si (c->nic_Bps * 8, "b/s"));
   /* cli-table: a level name from a user's cluster file may be of any length */

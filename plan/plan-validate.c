@@ -547,7 +547,12 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
 
   /* Precision. */
   if (plan->compute_dtype == PLAN_PREC_FP8 && cluster->device.peak_flops[TOPO_DTYPE_FP8] <= 0)
-    return invalid (error, "%s has no FP8 tensor cores (hint: --precision bf16)",
+    return invalid (error, "%s has no FP8 tensor cores (hint: --precision %s)",
+                    cluster->device.name,
+                    cluster->device.peak_flops[TOPO_DTYPE_BF16] > 0 ? "bf16" : "fp16");
+  if (plan->compute_dtype == PLAN_PREC_BF16 && cluster->device.peak_flops[TOPO_DTYPE_BF16] <= 0
+      && cluster->device.peak_flops[TOPO_DTYPE_FP16] > 0)
+    return invalid (error, "%s has no BF16 tensor cores (hint: --precision fp16)",
                     cluster->device.name);
   if (plan->compute_dtype == PLAN_PREC_FP4 && cluster->device.peak_flops[TOPO_DTYPE_FP4] <= 0)
     return invalid (error, "%s has no FP4 (NVFP4) tensor cores (hint: --precision fp8 or "

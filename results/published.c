@@ -163,6 +163,11 @@ skip (ResPublishedCase *c, const char *format, ...)
  *                                       MI300X"; family other: extrapolated)
  *   "MI250X"                          -> frontier, one device per GCD as Frontier runs
  *                                       count them ("AMD MI250X", "MI250X (Frontier)")
+ *   "V100"                            -> dgx-2h-v100-cluster ("V100 32GB", "Tesla
+ *                                       V100-SXM2-32GB", "V100-32GB (25 DGX-2)"): fp16
+ *                                       only, a bf16 row is skipped (map_precision)
+ *   "L40S"                            -> l40s-pcie-cluster     ("NVIDIA L40S 48GB"; PCIe
+ *                                       only, no NVLink)
  * Anything else (TPU, Trainium, Gaudi, MI355X, consumer cards) -> no preset: skipped
  * with the gpu_type.
  * A run larger than its preset grows the preset's outermost level (topo_cluster_scale_out). */
@@ -212,6 +217,10 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
     return "mi300x-cluster";
   if (strstr (t, "mi250x") != NULL)
     return "frontier";
+  if (strstr (t, "v100") != NULL)
+    return "dgx-2h-v100-cluster";
+  if (strstr (t, "l40s") != NULL)
+    return "l40s-pcie-cluster";
   return NULL;
 }
 
@@ -367,6 +376,8 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
       /* tflops = MFU x peak of the device in the row's precision (published-runs.md:
        * FP8 MFUs are often taken against the FP8 peak) */
       double peak = c->cluster->device.peak_flops[fp8 ? TOPO_DTYPE_FP8 : TOPO_DTYPE_BF16];
+      if (!fp8 && !(peak > 0))   /* a device without BF16 (V100): its FP16 peak */
+        peak = c->cluster->device.peak_flops[TOPO_DTYPE_FP16];
       if (peak > 0)
         {
           c->measured_step_s = flops_per_token * tokens
@@ -896,6 +907,10 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     p->compute_dtype = PLAN_PREC_FP8;   /* Transformer Engine: FP8 GEMMs, bf16 weights */
   else if (c->fp4)
     p->compute_dtype = PLAN_PREC_FP4;   /* NVFP4 GEMMs, bf16 weights */
+  else if (!(c->cluster->device.peak_flops[TOPO_DTYPE_BF16] > 0))
+    /* a device without BF16 (V100): its 16-bit type is fp16 (map_precision refused a
+     * row that names bf16 there) */
+    p->compute_dtype = p->param_dtype = PLAN_PREC_FP16;
   const char *notes = get (csv, row, "notes");
   if (attention_unfused (get (csv, row, "source"), get (csv, row, "framework"), notes)
       || (c->stack->attention == FW_ATTN_UNFUSED && !contains_ci (notes, "FlashAttention")
@@ -979,7 +994,9 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
  *   "NVFP4", "fp4" -> the GEMMs in NVFP4 at the device's FP4 rate (Blackwell presets),
  *     attention and the rest in bf16; skipped on a device without FP4 (an MFU of such a
  *     row is read against the bf16 peak: U, no convention for NVFP4 MFU is established);
- *   anything else (bf16, fp16, amp_bf16, "fp16/bf16 mixed") -> bf16 (same tensor rate). */
+ *   anything else (bf16, fp16, amp_bf16, "fp16/bf16 mixed") -> bf16 (same tensor rate),
+ *     or fp16 on a device without BF16 (V100), where a cell naming bf16 and not fp16
+ *     ("bf16", "amp_bf16") is skipped: Volta has no BF16 tensor cores. */
 static gboolean
 map_precision (ResPublishedCase *c, const char *text, const char *notes, gboolean *fp8)
 {
@@ -995,6 +1012,14 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, gboolea
     }
   if (contains_ci (text, "fp8") || contains_ci (text, "float8") || contains_ci (text, "e4m3"))
     *fp8 = TRUE;
+  /* bf16 named, and fp16 not, on a device without BF16 tensor cores (V100): the run
+   * cannot have been what the row says */
+  if (!*fp8 && !(c->cluster->device.peak_flops[TOPO_DTYPE_BF16] > 0)
+      && (contains_ci (text, "bf16") || contains_ci (text, "bfloat16"))
+      && !contains_ci (text, "fp16") && !contains_ci (text, "half")
+      && !(contains_ci (text, "float16") && !contains_ci (text, "bfloat16")))
+    return skip (c, "precision '%s': %s has no BF16 tensor cores (hint: Volta runs used fp16; "
+                 "check the gpu_type and precision cells)", text, c->cluster->device.name);
   c->fp8_attention = *fp8 && (contains_ci (text, "fp8 attention") || contains_ci (text, "fp8_dpa")
                               || contains_ci (text, "fp8 dpa") || contains_ci (notes, "fp8 attention")
                               || contains_ci (notes, "fp8_dpa") || contains_ci (notes, "fp8 dpa"));

@@ -16,7 +16,8 @@
  *       "vendor": "nvidia",                      optional ("unknown")
  *       "peak_tflops": {                         required; dense TFLOP/s per device
  *         "fp32": 66.9, "tf32": 494.7, "fp16": 989.4,
- *         "bf16": 989.4,                         bf16 required (> 0); others >= 0,
+ *         "bf16": 989.4,                         bf16 required (> 0) unless fp16 > 0
+ *                                                is given (V100: no BF16); others >= 0,
  *         "fp8": 1978.9 },                       absent or 0 = not supported
  *       "hbm_GiB": 80,  or  "hbm_GB": 141,       exactly one, > 0
  *       "hbm_GBps": 3350,                        optional, > 0
@@ -431,12 +432,17 @@ load_peaks (JsonObject *dev_obj, TopoDevice *dev, const Where *dw, GError **erro
       double tflops = 0;
       gboolean bf16 = i == TOPO_DTYPE_BF16;
 
-      /* BF16 is the dtype every training plan here uses, so it must be known. */
-      if (!read_number (obj, names[i], bf16, bf16 ? RULE_POSITIVE : RULE_NONNEGATIVE,
+      /* BF16, where given, must be a rate (> 0); absent is allowed for a device with
+       * FP16 tensor cores only (V100: Volta has no BF16), checked below. */
+      if (!read_number (obj, names[i], FALSE, bf16 ? RULE_POSITIVE : RULE_NONNEGATIVE,
                         &tflops, NULL, &pw, error))
         return FALSE;
       dev->peak_flops[i] = tflops * 1e12;
     }
+  /* The 16-bit rate every training plan here uses must be known: BF16, or FP16 on a
+   * device without BF16 (plans there must say --precision fp16; plan_validate). */
+  if (!(dev->peak_flops[TOPO_DTYPE_BF16] > 0) && !(dev->peak_flops[TOPO_DTYPE_FP16] > 0))
+    return fail_missing (&pw, "bf16", error);
   return TRUE;
 }
 

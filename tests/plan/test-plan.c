@@ -215,6 +215,32 @@ test_fp8_recipe (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
   g_assert_false (plan_check_stack (&f->plan, ds, &error));
   g_assert_nonnull (strstr (error->message, "the deepspeed stack has no MXFP8 recipe"));
+/* Volta has FP16 tensor cores and no BF16 (dgx-2h-v100-cluster has no bf16 peak): the
+ * default bf16 plan is refused with the fp16 hint, --precision fp16 resolves, and an FP8
+ * plan's hint names fp16 rather than bf16. */
+static void
+test_precision_v100 (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) v100 = topo_cluster_lookup ("dgx-2h-v100-cluster", &error);
+  g_assert_no_error (error);
+  g_assert_true (parse_flags (f, "--tp 8 --pp 1 --gpus 64 --gbs 64", &error));
+  g_assert_false (plan_resolve (&f->plan, f->model, v100, &error));
+  g_assert_cmpstr (error->message, ==,
+                   "V100-SXM3-32GB has no BF16 tensor cores (hint: --precision fp16)");
+  g_clear_error (&error);
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_true (parse_flags (f, "--tp 8 --pp 1 --gpus 64 --gbs 64 --precision fp16", &error));
+  g_assert_true (plan_resolve (&f->plan, f->model, v100, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.compute_dtype, ==, PLAN_PREC_FP16);
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_true (parse_flags (f, "--tp 8 --pp 1 --gpus 64 --gbs 64 --precision fp8", &error));
+  g_assert_false (plan_resolve (&f->plan, f->model, v100, &error));
+  g_assert_cmpstr (error->message, ==,
+                   "V100-SXM3-32GB has no FP8 tensor cores (hint: --precision fp16)");
 }
 
 /* HSDP over dp = 16384 / 8 = 2048 DP ranks with shard groups of 8: sharded state is
@@ -564,6 +590,7 @@ main (int argc, char **argv)
   g_test_add ("/plan/resolve/llama3-405b", Fixture, NULL, setup, test_llama3_plan, teardown);
   g_test_add ("/plan/precision-fp4", Fixture, NULL, setup, test_precision_fp4, teardown);
   g_test_add ("/plan/fp8-recipe", Fixture, NULL, setup, test_fp8_recipe, teardown);
+  g_test_add ("/plan/precision-v100", Fixture, NULL, setup, test_precision_v100, teardown);
   g_test_add ("/plan/args/aliases", Fixture, NULL, setup, test_aliases, teardown);
   g_test_add ("/plan/args/sharding-names", Fixture, NULL, setup, test_sharding_names, teardown);
   g_test_add ("/plan/args/bad-values", Fixture, NULL, setup, test_bad_values, teardown);

@@ -57,6 +57,9 @@ test_gpu_types (void)
     /* Frontier's GCDs are the devices: 8 per node of 4 MI250X */
     { "AMD MI250X", 8, "frontier", RES_PUB_FAMILY_OTHER },
     { "mi250x (Frontier, GCDs)", 256, "frontier", RES_PUB_FAMILY_OTHER },
+    /* Ada, PCIe only */
+    { "L40S", 8, "l40s-pcie-cluster", RES_PUB_FAMILY_OTHER },
+    { "NVIDIA L40S 48GB", 64, "l40s-pcie-cluster", RES_PUB_FAMILY_OTHER },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -70,6 +73,37 @@ test_gpu_types (void)
   g_autoptr (ResPublishedCase) tpu = row ("TPU v4", 8, 1, "", "", "bf16");
   g_assert_false (tpu->ready);
   g_assert_cmpstr (tpu->skip_reason, ==, "no cluster preset for gpu_type TPU v4");
+  /* V100 (Volta: FP16 tensor cores, no BF16) -> dgx-2h-v100-cluster, family other; its
+   * 16-bit rows run in fp16, a row naming bf16 (and not fp16) is skipped, and FP8 says
+   * which precision the device has */
+  static const struct { const char *gpu, *precision; } v100_ok[] = {
+    { "V100 32GB", "fp16" },
+    { "Tesla V100-SXM2-32GB", "fp16 mixed" },
+    { "V100", "" },
+    { "V100-32GB (25 DGX-2)", "fp16/bf16 mixed (half precision)" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (v100_ok); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row (v100_ok[i].gpu, 32, 1, "", "", v100_ok[i].precision);
+      if (!c->ready)
+        g_error ("'%s' / '%s': %s", v100_ok[i].gpu, v100_ok[i].precision, c->skip_reason);
+      g_assert_cmpstr (c->cluster_name, ==, "dgx-2h-v100-cluster");
+      g_assert_cmpint (c->family, ==, RES_PUB_FAMILY_OTHER);
+      g_assert_cmpint (c->plan.compute_dtype, ==, PLAN_PREC_FP16);
+      g_assert_cmpint (c->plan.param_dtype, ==, PLAN_PREC_FP16);
+    }
+  g_autoptr (ResPublishedCase) v_bf16 = row ("V100", 32, 1, "", "", "amp_bf16");
+  g_assert_false (v_bf16->ready);
+  g_assert_cmpstr (v_bf16->skip_reason, ==, "precision 'amp_bf16': V100-SXM3-32GB has no BF16 "
+                   "tensor cores (hint: Volta runs used fp16; check the gpu_type and precision "
+                   "cells)");
+  g_autoptr (ResPublishedCase) v_fp8 = row ("V100", 32, 1, "", "", "fp8");
+  g_assert_false (v_fp8->ready);
+  g_assert_cmpstr (v_fp8->skip_reason, ==, "V100-SXM3-32GB has no FP8 tensor cores (hint: "
+                   "--precision fp16)");
+  /* the same "fp16" cell on an A100 keeps bf16 (same tensor rate; the dev rows' reading) */
+  g_autoptr (ResPublishedCase) a_fp16 = row ("A100-SXM-80GB", 32, 1, "", "", "fp16");
+  g_assert_cmpint (a_fp16->plan.compute_dtype, ==, PLAN_PREC_BF16);
   /* CDNA2 has no FP8: an FP8 row on MI250X says so rather than "no preset" */
   g_autoptr (ResPublishedCase) mi_fp8 = row ("MI250X", 8, 1, "", "", "fp8");
   g_assert_false (mi_fp8->ready);

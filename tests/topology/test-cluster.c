@@ -49,9 +49,11 @@ static const struct {
   { "b200-node",         8 },
   { "cpu-host",          64 },               /* up to 64 ranks on one host */
   { "dgx-b200-superpod", 8 * 32 * 4 * 16 },  /* 16 pods x 4 SU x 32 DGX x 8 = 16,384 */
+  { "dgx-2h-v100-cluster", 16 * 32 },        /* 32 DGX-2H x 16 = 512 */
   { "dgx-b300-superpod", 8 * 64 * 16 },      /* 16 SU x 64 DGX x 8 = 8,192 */
   { "frontier",          2 * 4 * 128 * 74 }, /* 74 cabinets x 128 nodes x 8 GCDs = 75,776 */
   { "hgx-h20-cluster",   8 * 16 },           /* 16 example servers of 8 */
+  { "l40s-pcie-cluster", 8 * 16 },           /* 16 example servers of 8 */
   { "dgx-h100-superpod", 8 * 32 * 4 },       /* 4 SU x 32 DGX x 8 = 1,024 */
   { "dgx-h100-superpod-64su", 8 * 32 * 4 * 16 }, /* 64 SU = 16,384 */
   { "gb200-nvl72",       4 * 18 },           /* 18 trays x 4 = 72 */
@@ -208,6 +210,18 @@ test_load_data (void)
   /* hbm_GiB 1 -> 2^30 bytes */
   g_assert_cmpuint (c->device.hbm_bytes, ==, G_GUINT64_CONSTANT (1073741824));
 
+  /* a device with FP16 tensor cores only (V100) loads without bf16: fp16 130 -> 130e12,
+   * bf16 absent -> 0 */
+  {
+    const char *v100 = "{ \"device\": { \"name\": \"v\", \"peak_tflops\": { \"fp16\": 130 }, "
+                       "\"hbm_GiB\": 32 }, \"levels\": [ { \"name\": \"s\", \"count\": 16, "
+                       "\"bw_GBps\": 150 } ] }";
+    g_autoptr (TopoCluster) v = topo_cluster_new_from_data (v100, -1, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpfloat (v->device.peak_flops[TOPO_DTYPE_FP16], ==, 130e12);
+    g_assert_cmpfloat (v->device.peak_flops[TOPO_DTYPE_BF16], ==, 0);
+  }
+
   bad = topo_cluster_new_from_data ("{ \"levels\": [] }", -1, "inline", &error);
   g_assert_null (bad);
   g_assert_error (error, TOPO_ERROR, TOPO_ERROR_MISSING_FIELD);
@@ -301,7 +315,9 @@ test_preset (gconstpointer data)
   g_assert_cmpstr (c->source, ==, source);
   g_assert_cmpstr (c->description, !=, "");
   g_assert_cmpuint (preset_expected_size (name), ==, c->n_devices);
-  g_assert_cmpfloat (c->device.peak_flops[TOPO_DTYPE_BF16], >, 0);
+  /* a 16-bit tensor rate: BF16, or FP16 on a device without BF16 (dgx-2h-v100-cluster) */
+  g_assert_cmpfloat (MAX (c->device.peak_flops[TOPO_DTYPE_BF16],
+                          c->device.peak_flops[TOPO_DTYPE_FP16]), >, 0);
   g_assert_cmpuint (c->device.hbm_bytes, >, 0);
   g_assert_cmpfloat (c->device.hbm_Bps, >, 0);
   g_assert_cmpfloat (c->device.gemm_efficiency, <=, 1);
