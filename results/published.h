@@ -30,6 +30,8 @@
  * |                           |   MI300X / MI325X -> mi300x-cluster / mi325x-cluster;        |
  * |                           |   B300 (not GB300) -> dgx-b300-superpod; H20 (not H200) ->   |
  * |                           |   hgx-h20-cluster; MI250X -> frontier (a device per GCD);    |
+ * |                           |   V100 -> dgx-2h-v100-cluster (fp16 only); L40S ->           |
+ * |                           |   l40s-pcie-cluster;                                         |
  * |                           |   anything else (TPU v4, Gaudi, MI355X) -> skipped: "no      |
  * |                           |   cluster preset for gpu_type X"                             |
  * | framework                 | the stack preset it names (frameworks/stack.c table: NeMo ->  |
@@ -96,6 +98,7 @@
  * | precision                 | fp8 for fp8 / FP8-hybrid / float8 / e4m3 / MXFP8 (the stack's |
  * |                           |   recipe: GEMMs in FP8, attention bf16 unless "fp8_dpa" /    |
  * |                           |   "fp8 attention"); NVFP4 / fp4 -> fp4 (Blackwell); else bf16|
+ * |                           |   (fp16 on V100, where a cell naming only bf16 is skipped)   |
  * | FP8 recipe                | MXFP8 / FP8-MX -> mxfp8; current scaling / FP8-CS /          |
  * |                           |   tensorwise -> tensorwise; delayed -> delayed; else the     |
  * |                           |   stack's                                                    |
