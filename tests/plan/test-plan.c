@@ -215,6 +215,8 @@ test_fp8_recipe (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
   g_assert_false (plan_check_stack (&f->plan, ds, &error));
   g_assert_nonnull (strstr (error->message, "the deepspeed stack has no MXFP8 recipe"));
+}
+
 /* Volta has FP16 tensor cores and no BF16 (dgx-2h-v100-cluster has no bf16 peak): the
  * default bf16 plan is refused with the fp16 hint, --precision fp16 resolves, and an FP8
  * plan's hint names fp16 rather than bf16. */
