@@ -481,16 +481,6 @@ sim_options_init (SimOptions *opts, const TopoCluster *cluster)
   sim_cost_options_init (&opts->cost, cluster);
 }
 
-/* A point of stage_stats' sweep as one number that orders like (time, start after end):
- * times are never negative, and the bits of a non-negative double order as it does. */
-static inline guint64
-stats_key (double t, gboolean at_end)
-{
-  guint64 bits;
-  memcpy (&bits, &t, sizeof bits);
-  return (bits << 1) | (guint64) !at_end;
-}
-
 /* Interval bookkeeping per stage: a sweep over the start and end points of every task.
  * Each stream runs its tasks one after another, so its points are already in time order;
  * a merge of the (at most PROG_STREAM_N) streams replaces a sort. */
@@ -509,20 +499,18 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
   gboolean at_end[PROG_STREAM_N];   /* next point of the stream is its task's end */
   gint8 what[PROG_STREAM_N];        /* -1 compute, else the comm kind (set per task) */
   double next[PROG_STREAM_N];       /* the stream's next point; G_MAXDOUBLE when done */
-  guint64 key[PROG_STREAM_N];       /* stats_key (next, at_end) */
   for (int k = 0; k < PROG_STREAM_N; k++)
     {
       cur[k] = stream_first[(guint32) s * PROG_STREAM_N + k];
       at_end[k] = FALSE;
       what[k] = -1;
       next[k] = cur[k] != G_MAXUINT32 ? times[cur[k]].start_s : G_MAXDOUBLE;
-      key[k] = stats_key (next[k], FALSE);
     }
   /* The earliest next point is the least (time, start after end, stream) over the
-   * streams: the least key (stats_key), the first stream on a tie. Compute and TP hold
-   * most points: the least of the other streams is kept and found again only when one
-   * of them moves on, so a point compares three. */
-#define STATS_BEFORE(a, b) (key[a] < key[b])
+   * streams. Compute and TP hold most points: the least of the other streams is kept
+   * and found again only when one of them moves on, so a point compares three. */
+#define STATS_BEFORE(a, b) \
+  (next[a] < next[b] || (next[a] == next[b] && at_end[a] && !at_end[b]))
   G_STATIC_ASSERT (PROG_STREAM_COMPUTE == 0 && PROG_STREAM_TP == 1);
   int rest = 2;
   for (int k = 3; k < PROG_STREAM_N; k++)
@@ -581,7 +569,6 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
                 comm[what[best]]++, st->comm_s[what[best]] += d;
               at_end[best] = TRUE;
               next[best] = tt->end_s;
-              key[best] = stats_key (next[best], TRUE);
             }
           else
             advance = TRUE;       /* an empty task occupies no time */
@@ -599,7 +586,6 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
         {
           cur[best] = hot[id].next;
           next[best] = cur[best] != G_MAXUINT32 ? times[cur[best]].start_s : G_MAXDOUBLE;
-          key[best] = stats_key (next[best], FALSE);
         }
       if (best >= 2)
         {
