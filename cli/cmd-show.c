@@ -8,14 +8,15 @@ static const char *
 op_kind_name (ModelOpKind k)
 {
   static const char *const names[] = { "gemm", "attention", "norm", "elementwise",
-                                       "embedding", "loss", "grouped_gemm" };
+                                       "embedding", "loss", "grouped_gemm", "gdn" };
   return (guint) k < G_N_ELEMENTS (names) ? names[k] : "?";
 }
 
 static const char *
 op_part_name (ModelPart p)
 {
-  static const char *const names[] = { "embedding", "layer", "head", "moe_layer" };
+  static const char *const names[] = { "embedding", "layer", "head", "moe_layer",
+                                       "full_attn", "linear_attn" };
   return (guint) p < G_N_ELEMENTS (names) ? names[p] : "?";
 }
 
@@ -90,6 +91,19 @@ show_model (const char *name, int seq, gboolean json)
         }
       if (m->mtp_layers > 0)
         I ("mtp_layers", m->mtp_layers);
+      if (model_spec_is_gdn (m))
+        {
+          I ("full_attention_interval", m->full_attn_interval);
+          I ("linear_layers", model_spec_n_linear_layers (m));
+          I ("linear_num_key_heads", m->gdn_k_heads);
+          I ("linear_num_value_heads", m->gdn_v_heads);
+          I ("linear_key_head_dim", m->gdn_k_dim);
+          I ("linear_value_head_dim", m->gdn_v_dim);
+          I ("linear_conv_kernel_dim", m->gdn_conv);
+          I ("rotary_dim", model_spec_rotary_dim (m));
+          json_builder_set_member_name (b, "attn_output_gate");
+          json_builder_add_boolean_value (b, m->attn_output_gate);
+        }
       if (m->n_sliding_layers > 0)
         {
           I ("sliding_window", m->sliding_window);
@@ -125,6 +139,11 @@ show_model (const char *name, int seq, gboolean json)
           I ("shared_per_layer", p.shared_per_layer);
           I ("router_per_layer", p.router_per_layer);
           I ("experts", p.experts);
+        }
+      if (model_spec_is_gdn (m))
+        {
+          I ("n_linear_layers", p.n_linear_layers);
+          I ("linear_attention_per_layer", p.linear_attention_per_layer);
         }
       if (m->mtp_layers > 0)
         {
@@ -180,7 +199,7 @@ show_model (const char *name, int seq, gboolean json)
                   I ("tokens", op->tokens);
                 }
             }
-          else if (op->kind == MODEL_OP_ATTENTION)
+          else if (op->kind == MODEL_OP_ATTENTION || op->kind == MODEL_OP_GDN)
             {
               I ("b", op->b);
               I ("heads", op->heads);
@@ -192,6 +211,8 @@ show_model (const char *name, int seq, gboolean json)
                 I ("head_dim_v", op->head_dim_v);
               if (op->window > 0)
                 I ("window", op->window);
+              if (op->chunk > 0)
+                I ("chunk", op->chunk);
               json_builder_set_member_name (b, "causal");
               json_builder_add_boolean_value (b, op->causal);
             }
@@ -237,8 +258,17 @@ show_model (const char *name, int seq, gboolean json)
     printf ("  chunked attention: chunks of %" G_GUINT64_FORMAT " tokens on %" G_GUINT64_FORMAT
             " of %" G_GUINT64_FORMAT " layers (counted in the attention FLOPs)\n",
             m->attention_chunk, m->n_chunked_layers, m->n_layers);
+  if (model_spec_is_gdn (m))
+    printf ("  Gated DeltaNet hybrid: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " layers "
+            "linear attention (full attention every %" G_GUINT64_FORMAT "th, gated, rotary %"
+            G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT "); %" G_GUINT64_FORMAT " key / %"
+            G_GUINT64_FORMAT " value heads of %" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT
+            ", conv %" G_GUINT64_FORMAT ", chunk %" G_GUINT64_FORMAT "\n",
+            model_spec_n_linear_layers (m), m->n_layers, m->full_attn_interval,
+            model_spec_rotary_dim (m), m->head_dim, m->gdn_k_heads, m->gdn_v_heads,
+            m->gdn_k_dim, m->gdn_v_dim, m->gdn_conv, MODEL_GDN_CHUNK);
   if (model_spec_is_moe (m) || model_spec_is_mla (m) || m->n_sliding_layers > 0
-      || m->n_chunked_layers > 0)
+      || m->n_chunked_layers > 0 || model_spec_is_gdn (m))
     printf ("\n");
   printf ("parameters\n");
   printf ("  %-16s %20s\n", "total", cli_fmt_count (p.total));
@@ -261,6 +291,9 @@ show_model (const char *name, int seq, gboolean json)
               cli_fmt_count (p.norms_per_layer));
       printf ("  %-16s %20s\n", "one expert", cli_fmt_count (p.expert));
     }
+  if (model_spec_is_gdn (m))
+    printf ("  %-16s %20s  (in place of the attention in %" G_GUINT64_FORMAT " layers)\n",
+            "GDN mixer", cli_fmt_count (p.linear_attention_per_layer), p.n_linear_layers);
   if (m->mtp_layers > 0)
     printf ("  %-16s %20s  (%" G_GUINT64_FORMAT " multi-token prediction module%s, apart from "
             "the total; %s active)\n", "MTP", cli_fmt_count (p.mtp), m->mtp_layers,
@@ -288,7 +321,7 @@ show_model (const char *name, int seq, gboolean json)
         g_snprintf (shape, sizeof shape, "%" G_GUINT64_FORMAT " x [%" G_GUINT64_FORMAT " x %"
                     G_GUINT64_FORMAT "] x [%" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT "]",
                     op->groups, op->m, op->k, op->k, op->n);
-      else if (op->kind == MODEL_OP_ATTENTION)
+      else if (op->kind == MODEL_OP_ATTENTION || op->kind == MODEL_OP_GDN)
         {
           char dv[24] = "";
           if (op->head_dim_v != 0 && op->head_dim_v != op->head_dim)

@@ -99,7 +99,7 @@ model_flop_convention_parse (const char *name, ModelFlopConvention *out)
 static gboolean
 needs_general (const ModelSpec *spec)
 {
-  return model_spec_is_moe (spec) || model_spec_is_mla (spec);
+  return model_spec_is_moe (spec) || model_spec_is_mla (spec) || model_spec_is_gdn (spec);
 }
 
 const char *
@@ -108,6 +108,21 @@ model_flop_convention_formula_for (const ModelSpec *spec, ModelFlopConvention co
   g_return_val_if_fail (spec != NULL && conv < MODEL_FLOPS_N_CONVENTIONS, NULL);
   if (!needs_general (spec))
     return conventions[conv].formula;
+  if (model_spec_is_gdn (spec))
+    switch (conv)
+      {
+      case MODEL_FLOPS_MCORE:
+        return "6*(active matmul weights: full-attention and GDN projections, router, top-k + "
+               "shared experts, logits) + 3*L_gdn*Hv*(6*dk*dv + 2*C*(3*dk + 2*dv) + C^2/3) "
+               "+ 6*L_full*s*H*(d_qk + d_v), C = 64";
+      case MODEL_FLOPS_CAUSAL:
+        return "mcore (GDN-hybrid form) with the full layers' s x s attention term halved";
+      case MODEL_FLOPS_PALM:
+        return "6*N_active + 3*L_gdn*(delta rule) + 6*L_full*H*(d_qk + d_v)*s, N_active "
+               "without lookup-only embedding tables";
+      default:
+        return conventions[conv].formula;
+      }
   switch (conv)
     {
     case MODEL_FLOPS_MCORE:
@@ -162,6 +177,9 @@ model_flop_convention_refusal (const ModelSpec *spec, ModelFlopConvention conv)
   if (model_spec_is_mla (spec))
     return "its formula assumes ordinary attention of width h, which latent attention does "
            "not have; use mcore, causal or palm";
+  if (model_spec_is_gdn (spec))
+    return "its formula assumes softmax attention in every layer, which Gated DeltaNet "
+           "layers do not have; use mcore, causal or palm";
   return NULL;
 }
 
@@ -188,7 +206,31 @@ attention_matmul (const ModelSpec *spec)
       return q + h * (rkv + rope) + rkv * a * (nope + v) + a * v * h;
     }
   const double d = (double) spec->head_dim, g = (double) spec->n_kv_heads;
-  return h * (a + 2.0 * g) * d + a * d * h;
+  /* gated attention: q_proj also yields the output gate (a d more) */
+  return h * (a + 2.0 * g) * d + a * d * h + (spec->attn_output_gate ? h * a * d : 0.0);
+}
+
+/* A Gated DeltaNet layer's matmul weights (in projection h x (2 K + 2 Vd + 2 Hv), out
+ * projection Vd x h; the depthwise conv is element-wise work) and its chunked delta rule
+ * per token (model_spec_gdn_core_flops), which runs whole: no causal halving. */
+static double
+gdn_matmul (const ModelSpec *spec)
+{
+  const double h = (double) spec->hidden, hv = (double) spec->gdn_v_heads;
+  const double kd = (double) (spec->gdn_k_heads * spec->gdn_k_dim);
+  const double vd = hv * (double) spec->gdn_v_dim;
+  return h * (2.0 * kd + 2.0 * vd + 2.0 * hv) + vd * h;
+}
+
+/* The chunked delta rule of all GDN layers, forward, per token (0 without). */
+static double
+delta_rule_per_token (const ModelSpec *spec)
+{
+  const guint64 n_lin = model_spec_n_linear_layers (spec);
+  if (n_lin == 0)
+    return 0.0;
+  return (double) n_lin * model_spec_gdn_core_flops (spec->gdn_v_heads, spec->gdn_k_dim,
+                                                     spec->gdn_v_dim, MODEL_GDN_CHUNK);
 }
 
 /* Forward FLOPs per token, as 2 x the matmul weights (all layers and the logits) and the
@@ -200,7 +242,10 @@ general_fwd_per_token (const ModelSpec *spec, guint64 seq, double attn_scale,
 {
   ModelParams p;
   model_spec_params (spec, &p);
-  double weights = (double) spec->n_layers * attention_matmul (spec)
+  /* GDN hybrids: n_linear layers mix tokens with the delta rule, the others attend */
+  const double n_lin = (double) p.n_linear_layers;
+  const double n_attn = (double) spec->n_layers - n_lin;
+  double weights = n_attn * attention_matmul (spec) + n_lin * gdn_matmul (spec)
                    + (double) p.n_dense_layers * mlp_matmul (spec, (double) spec->ffn_hidden);
   if (model_spec_is_moe (spec))
     weights += (double) p.n_moe_layers
@@ -217,7 +262,7 @@ general_fwd_per_token (const ModelSpec *spec, guint64 seq, double attn_scale,
                                               : (double) spec->head_dim;
   const double attn = 2.0 * model_spec_attention_keys (spec, seq) * (double) spec->n_heads
                       * (d_qk + d_v);
-  return 2.0 * weights + attn_scale * (double) spec->n_layers * attn;
+  return 2.0 * weights + delta_rule_per_token (spec) + attn_scale * n_attn * attn;
 }
 
 
@@ -318,7 +363,8 @@ model_spec_flops_per_token (const ModelSpec *spec, guint64 seq, ModelFlopConvent
         /* 6 N_active + 6 L s a (d_qk + d_v) (= 12 L H d s when d_qk = d_v = d) */
         return 6.0 * (double) model_spec_palm_params (spec)
                + 3.0 * (general_fwd_per_token (spec, seq, 1.0, TRUE)
-                        - general_fwd_per_token (spec, seq, 0.0, TRUE));
+                        - general_fwd_per_token (spec, seq, 0.0, TRUE))
+               + 3.0 * delta_rule_per_token (spec);
       default:
         break;
       }

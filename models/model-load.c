@@ -494,7 +494,8 @@ read_llama (const Reader *r, ModelSpec *spec, GError **error)
     }
   /* Qwen3 and Qwen3-MoE: RMSNorm over head_dim of every q and k head (q_norm, k_norm). */
   spec->qk_norm = strcmp (spec->model_type, "qwen3") == 0
-                  || strcmp (spec->model_type, "qwen3_moe") == 0;
+                  || strcmp (spec->model_type, "qwen3_moe") == 0
+                  || strcmp (spec->model_type, "qwen3_next") == 0;
   if (!read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
       || !read_bool (r, "attention_bias", &spec->attn_bias, error)
       || !read_bool (r, "mlp_bias", &spec->mlp_bias, error))
@@ -612,6 +613,127 @@ read_qwen_moe (const Reader *r, ModelSpec *spec, GError **error)
         return FALSE;
       spec->n_shared_experts = 1;
       spec->shared_expert_gate = TRUE;
+    }
+  return TRUE;
+}
+
+/* partial_rotary_factor, at the top level or (newer transformers) in rope_parameters:
+ * a number in (0, 1]; absent leaves *out untouched. */
+static gboolean
+read_rotary_fraction (const Reader *r, double *out, GError **error)
+{
+  const Reader *from = r;
+  Reader rope = { NULL, r->file };
+  JsonNode *node = reader_member (r, "partial_rotary_factor");
+  JsonNode *params = reader_member (r, "rope_parameters");
+  if (node == NULL && params != NULL && JSON_NODE_HOLDS_OBJECT (params))
+    {
+      rope.obj = json_node_get_object (params);
+      from = &rope;
+      node = reader_member (from, "partial_rotary_factor");
+    }
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node)
+      || (json_node_get_value_type (node) != G_TYPE_DOUBLE
+          && json_node_get_value_type (node) != G_TYPE_INT64))
+    return wrong_type (from, "partial_rotary_factor", node, "a number", error);
+  double v = json_node_get_double (node);
+  if (!(v > 0.0 && v <= 1.0))
+    return moe_invalid (r, error, "field 'partial_rotary_factor' is %g, must be in (0, 1]", v);
+  *out = v;
+  return TRUE;
+}
+
+/* Qwen3-Next (Qwen3NextConfig, transformers modeling_qwen3_next.py): Qwen3-MoE's fields
+ * (q/k norms, routed experts, decoder_sparse_step, mlp_only_layers) plus Qwen2-MoE's
+ * gated shared expert (shared_expert_intermediate_size), gated full attention (q_proj
+ * h -> 2 heads x head_dim, Qwen3NextAttention) with partial rotary, and Gated DeltaNet
+ * layers everywhere but every full_attention_interval-th layer (model.h). Absent fields
+ * take the Qwen3NextConfig defaults: head_dim 256, interval 4, conv 4, 16 key heads and
+ * 32 value heads of 128, partial_rotary_factor 0.25. A layer_types list is accepted when
+ * it is that pattern (tandem models the GDN layers by interval only). */
+static gboolean
+read_qwen3_next (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean ok, have_head_dim = FALSE;
+  guint64 head_dim = 0;
+  if (!read_size (r, "head_dim", FALSE, MODEL_MAX_HEADS, &head_dim, &have_head_dim, error)
+      || !read_qwen_moe (r, spec, error))
+    return FALSE;
+  if (!have_head_dim)   /* Qwen3NextConfig: head_dim 256, not hidden / heads */
+    {
+      spec->head_dim = 256;
+      if (spec->n_heads * spec->head_dim > MODEL_MAX_FFN)
+        return moe_invalid (r, error, "'num_attention_heads' x head_dim 256 is above the cap "
+                            "of %" G_GUINT64_FORMAT " (%s)", MODEL_MAX_FFN, cap_reason);
+    }
+  if (!read_size (r, "shared_expert_intermediate_size", TRUE, MODEL_MAX_FFN,
+                  &spec->shared_expert_ffn, NULL, error))
+    return FALSE;
+  spec->n_shared_experts = 1;
+  spec->shared_expert_gate = TRUE;
+  spec->attn_output_gate = TRUE;
+  spec->rotary_fraction = 0.25;
+  spec->full_attn_interval = 4;
+  spec->gdn_conv = 4;
+  spec->gdn_k_heads = 16;
+  spec->gdn_v_heads = 32;
+  spec->gdn_k_dim = spec->gdn_v_dim = 128;
+  if (!read_rotary_fraction (r, &spec->rotary_fraction, error)
+      || !read_size (r, "full_attention_interval", FALSE, MODEL_MAX_LAYERS,
+                     &spec->full_attn_interval, NULL, error)
+      || !read_size (r, "linear_conv_kernel_dim", FALSE, 64, &spec->gdn_conv, NULL, error)
+      || !read_size (r, "linear_num_key_heads", FALSE, MODEL_MAX_HEADS, &spec->gdn_k_heads,
+                     NULL, error)
+      || !read_size (r, "linear_num_value_heads", FALSE, MODEL_MAX_HEADS, &spec->gdn_v_heads,
+                     NULL, error)
+      || !read_size (r, "linear_key_head_dim", FALSE, MODEL_MAX_HEADS, &spec->gdn_k_dim, NULL,
+                     error)
+      || !read_size (r, "linear_value_head_dim", FALSE, MODEL_MAX_HEADS, &spec->gdn_v_dim,
+                     NULL, error))
+    return FALSE;
+  if (spec->gdn_v_heads % spec->gdn_k_heads != 0)
+    return moe_invalid (r, error, "field 'linear_num_key_heads' (%" G_GUINT64_FORMAT ") does "
+                        "not divide 'linear_num_value_heads' (%" G_GUINT64_FORMAT "; each key "
+                        "head serves a whole group of value heads)", spec->gdn_k_heads,
+                        spec->gdn_v_heads);
+  if (spec->gdn_k_heads * spec->gdn_k_dim > MODEL_MAX_FFN
+      || spec->gdn_v_heads * spec->gdn_v_dim > MODEL_MAX_FFN)
+    return moe_invalid (r, error, "the linear-attention key or value width (heads x head dim) "
+                        "is above the cap of %" G_GUINT64_FORMAT " (%s; hint: check the config)",
+                        MODEL_MAX_FFN, cap_reason);
+  JsonArray *types = read_array (r, "layer_types", &ok, error);
+  if (!ok)
+    return FALSE;
+  if (types != NULL)
+    {
+      if (json_array_get_length (types) != spec->n_layers)
+        return moe_invalid (r, error, "field 'layer_types' has %u entries, not "
+                            "'num_hidden_layers' (%" G_GUINT64_FORMAT "; hint: one per layer)",
+                            json_array_get_length (types), spec->n_layers);
+      for (guint i = 0; i < json_array_get_length (types); i++)
+        {
+          JsonNode *n = json_array_get_element (types, i);
+          const char *t = JSON_NODE_HOLDS_VALUE (n)
+                          && json_node_get_value_type (n) == G_TYPE_STRING
+                          ? json_node_get_string (n) : NULL;
+          const char *want = (i + 1) % spec->full_attn_interval != 0 ? "linear_attention"
+                                                                     : "full_attention";
+          if (t == NULL || (strcmp (t, "linear_attention") != 0
+                            && strcmp (t, "full_attention") != 0))
+            return moe_invalid (r, error, "field 'layer_types' entry %u is not "
+                                "\"linear_attention\" or \"full_attention\"", i);
+          if (strcmp (t, want) != 0)
+            {
+              g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
+                           "%s: field 'layer_types' entry %u is \"%s\", not \"%s\" as "
+                           "full_attention_interval %" G_GUINT64_FORMAT " has it; tandem "
+                           "models the hybrid by its interval only", r->file, i, t, want,
+                           spec->full_attn_interval);
+              return FALSE;
+            }
+        }
     }
   return TRUE;
 }
@@ -940,6 +1062,7 @@ static const struct {
   { "qwen2_moe", read_qwen_moe },
   { "qwen3", read_llama },
   { "qwen3_moe", read_qwen_moe },
+  { "qwen3_next", read_qwen3_next },
   { "deepseek", read_deepseek },   /* DeepSeekMoE: no MLA */
   { "deepseek_v2", read_deepseek },
   { "deepseek_v3", read_deepseek },
@@ -971,7 +1094,7 @@ set_unsupported (const char *file, const char *model_type, GError **error)
   g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
                "%s: model_type '%s' is not supported (%s); supported: "
                "llama, mistral, qwen2, qwen3, phi3, gemma2, gpt2, gpt_neox, opt, mixtral, qwen2_moe, "
-               "qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, llama4, llama4_text", file, model_type, why);
+               "qwen3_moe, qwen3_next, deepseek_v2, deepseek_v3, gpt_oss, llama4, llama4_text", file, model_type, why);
   return FALSE;
 }
 

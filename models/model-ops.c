@@ -36,6 +36,29 @@
 #define LOSS_FLOPS 5.0
 #define PERMUTE_FLOPS 0.0
 #define UNPERMUTE_FLOPS 2.0
+/* sigmoid (exp, add, divide) and the product: the attention output gate; the gated
+ * RMSNorm of a GDN layer adds SiLU of z and the product to a norm (RMSNorm 4 + 5) */
+#define GATE_FLOPS 4.0
+#define GATED_NORM_FLOPS 9.0
+/* the GDN's depthwise causal conv1d: a multiply and an add per tap, then SiLU (4) */
+#define CONV_SILU_FLOPS 4.0
+
+double
+model_spec_gdn_core_flops (guint64 v_heads, guint64 d_k, guint64 d_v, guint64 chunk)
+{
+  const double C = (double) chunk, dk = (double) d_k, dv = (double) d_v;
+  return (double) v_heads * (6.0 * dk * dv + 2.0 * C * (3.0 * dk + 2.0 * dv) + C * C / 3.0);
+}
+
+/* Rotated width of a head: head_dim x partial_rotary_factor (Qwen3-Next 256 x 0.25 =
+ * 64), the whole head_dim without one. */
+guint64
+model_spec_rotary_dim (const ModelSpec *spec)
+{
+  if (spec->rotary_fraction > 0.0 && spec->rotary_fraction < 1.0)
+    return (guint64) ((double) spec->head_dim * spec->rotary_fraction);
+  return spec->head_dim;
+}
 
 static void
 append_gemm (GArray *ops, const char *name, ModelPart part, guint64 m, guint64 k, guint64 n,
@@ -138,14 +161,15 @@ append_attention (GArray *ops, const ModelSpec *spec, ModelPart part, guint64 b,
     }
   else
     {
-      append_gemm (ops, "qkv", part, m, h, (a + 2 * g) * d,
+      /* gated attention (Qwen3-Next): q_proj also yields the output gate, a x d more */
+      append_gemm (ops, "qkv", part, m, h, (a + 2 * g) * d + (spec->attn_output_gate ? a * d : 0),
                    spec->attn_bias || spec->attn_qkv_bias, 'c');
       if (spec->qk_norm)
         append_simple (ops, "qk_norm", MODEL_OP_NORM, part, m * (a + g) * d, NORM_FLOPS_RMS,
                        2 * d, 'h');
       if (spec->pos == MODEL_POS_ROTARY)
-        append_simple (ops, "rotary", MODEL_OP_ELEMENTWISE, part, m * (a + g) * d,
-                       ROTARY_FLOPS, 0, 'h');
+        append_simple (ops, "rotary", MODEL_OP_ELEMENTWISE, part,
+                       m * (a + g) * model_spec_rotary_dim (spec), ROTARY_FLOPS, 0, 'h');
     }
 
   ModelOp attn = { 0 };
@@ -175,6 +199,9 @@ append_attention (GArray *ops, const ModelSpec *spec, ModelPart part, guint64 b,
   attn.tp_split = 'h';
   g_array_append_val (ops, attn);
 
+  if (spec->attn_output_gate)   /* o * sigmoid (gate) before o_proj */
+    append_simple (ops, "attn_gate", MODEL_OP_ELEMENTWISE, part, m * a * d_v, GATE_FLOPS, 0,
+                   'h');
   append_gemm (ops, "attn_out", part, m, a * d_v, h, spec->attn_bias, 'r');
   if (spec->norms_per_block == 4)
     append_simple (ops, "attn_post_norm", MODEL_OP_NORM, part, m * h, norm_flops, norm_w,
@@ -182,6 +209,49 @@ append_attention (GArray *ops, const ModelSpec *spec, ModelPart part, guint64 b,
   append_simple (ops, "attn_residual", MODEL_OP_ELEMENTWISE, part, m * h, RESIDUAL_FLOPS, 0,
                  'n');
   append_simple (ops, "mlp_norm", MODEL_OP_NORM, part, m * h, norm_flops, norm_w, 'n');
+}
+
+/* attn_norm .. mlp_norm of one Gated DeltaNet layer (model.h): in projection, conv,
+ * chunked delta rule, gated norm, out projection. TP splits the heads (column-parallel
+ * in projection and conv channels, row-parallel out projection), as Megatron-Core's
+ * GatedDeltaNet. */
+static void
+append_gdn (GArray *ops, const ModelSpec *spec, guint64 b, guint64 seq)
+{
+  const ModelPart part = MODEL_PART_LINEAR_ATTN;
+  const guint64 h = spec->hidden, m = b * seq, hv = spec->gdn_v_heads;
+  const guint64 kd = spec->gdn_k_heads * spec->gdn_k_dim, vd = hv * spec->gdn_v_dim;
+  const guint64 conv_ch = 2 * kd + vd;
+  append_simple (ops, "attn_norm", MODEL_OP_NORM, part, m * h, NORM_FLOPS_RMS, h, 'n');
+  append_gemm (ops, "gdn_in_proj", part, m, h, 2 * kd + 2 * vd + 2 * hv, FALSE, 'c');
+  append_simple (ops, "gdn_conv", MODEL_OP_ELEMENTWISE, part, m * conv_ch,
+                 2.0 * (double) spec->gdn_conv + CONV_SILU_FLOPS, conv_ch * spec->gdn_conv,
+                 'c');
+  ModelOp core = { 0 };
+  core.name = "gdn_core";
+  core.kind = MODEL_OP_GDN;
+  core.part = part;
+  core.b = b;
+  core.heads = hv;
+  core.kv_heads = spec->gdn_k_heads;
+  core.s_q = seq;
+  core.s_kv = seq;
+  core.head_dim = spec->gdn_k_dim;
+  core.head_dim_v = spec->gdn_v_dim;
+  core.chunk = MODEL_GDN_CHUNK;
+  core.causal = TRUE;
+  core.fwd_flops = (double) m * model_spec_gdn_core_flops (hv, spec->gdn_k_dim,
+                                                           spec->gdn_v_dim, MODEL_GDN_CHUNK);
+  core.fwd_flops_full = core.fwd_flops;
+  core.weight_params = 2 * hv;     /* dt_bias, A_log */
+  core.tp_split = 'h';
+  g_array_append_val (ops, core);
+  append_simple (ops, "gdn_norm", MODEL_OP_NORM, part, m * vd, GATED_NORM_FLOPS,
+                 spec->gdn_v_dim, 'h');
+  append_gemm (ops, "gdn_out", part, m, vd, h, FALSE, 'r');
+  append_simple (ops, "attn_residual", MODEL_OP_ELEMENTWISE, part, m * h, RESIDUAL_FLOPS, 0,
+                 'n');
+  append_simple (ops, "mlp_norm", MODEL_OP_NORM, part, m * h, NORM_FLOPS_RMS, h, 'n');
 }
 
 /* up (gate and up fused into one h x 2f GEMM for SwiGLU, Megatron linear_fc1), act, down:
@@ -249,9 +319,17 @@ model_spec_ops (const ModelSpec *spec, guint64 b, guint64 seq, GArray *ops)
 
   /* Block: pre-norm attention then pre-norm MLP (Llama, GPT-2, OPT-large; GPT-NeoX's
    * parallel residual has the same ops). */
+  const gboolean gdn = model_spec_is_gdn (spec);
+  if (gdn)
+    {
+      /* the hybrid's mixers apart: full attention and GDN (model.h) */
+      append_attention (ops, spec, MODEL_PART_FULL_ATTN, b, seq);
+      append_gdn (ops, spec, b, seq);
+    }
   if (p.n_dense_layers > 0)
     {
-      append_attention (ops, spec, MODEL_PART_LAYER, b, seq);
+      if (!gdn)
+        append_attention (ops, spec, MODEL_PART_LAYER, b, seq);
       append_mlp (ops, spec, MODEL_PART_LAYER, m, spec->ffn_hidden, "mlp_up", "mlp_act",
                   "mlp_down");
       if (spec->norms_per_block == 4)
@@ -262,7 +340,8 @@ model_spec_ops (const ModelSpec *spec, guint64 b, guint64 seq, GArray *ops)
     }
   if (p.n_moe_layers > 0)
     {
-      append_attention (ops, spec, MODEL_PART_MOE_LAYER, b, seq);
+      if (!gdn)
+        append_attention (ops, spec, MODEL_PART_MOE_LAYER, b, seq);
       append_moe_mlp (ops, spec, m);
       if (spec->norms_per_block == 4)
         append_simple (ops, "mlp_post_norm", MODEL_OP_NORM, MODEL_PART_MOE_LAYER, m * h, norm_flops,

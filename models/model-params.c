@@ -11,6 +11,9 @@
  *              moe_ffn each), shared experts (an MLP of inner size shared_expert_ffn
  *              [+ h gate])
  *              [Qwen3 q/k norms 2*d; gpt-oss sinks a]
+ *   Qwen3-Next gated attention adds h*q (q_proj's output gate); its Gated DeltaNet
+ *              layers hold, in place of attention, h*(2K + 2Vd) + h*2Hv + (2K + Vd)*conv +
+ *              2Hv + d_v + Vd*h (K = Hk*d_k, Vd = Hv*d_v; model.h)
  *   norms      2 per layer (Gemma 2: 4), h each (RMSNorm) or 2h (LayerNorm weight + bias);
  *              one final
  *   embedding  V*h (+ positions*h when learned) + V*h output head when untied
@@ -34,6 +37,33 @@ model_spec_is_mla (const ModelSpec *spec)
 {
   g_return_val_if_fail (spec != NULL, FALSE);
   return spec->kv_lora_rank > 0;
+}
+
+gboolean
+model_spec_is_gdn (const ModelSpec *spec)
+{
+  g_return_val_if_fail (spec != NULL, FALSE);
+  return spec->full_attn_interval > 1;
+}
+
+gboolean
+model_spec_layer_is_linear (const ModelSpec *spec, guint64 layer)
+{
+  g_return_val_if_fail (spec != NULL, FALSE);
+  if (!model_spec_is_gdn (spec) || layer >= spec->n_layers)
+    return FALSE;
+  return (layer + 1) % spec->full_attn_interval != 0;
+}
+
+/* Layers 0 .. L-1, full attention at (i + 1) % interval == 0: floor (L / interval) of
+ * them, the rest GDN. */
+guint64
+model_spec_n_linear_layers (const ModelSpec *spec)
+{
+  g_return_val_if_fail (spec != NULL, 0);
+  if (!model_spec_is_gdn (spec))
+    return 0;
+  return spec->n_layers - spec->n_layers / spec->full_attn_interval;
 }
 
 static guint64
@@ -91,6 +121,8 @@ attention_params (const ModelSpec *spec)
     }
   const guint64 q = a * spec->head_dim, kv = spec->n_kv_heads * spec->head_dim;
   guint64 n = h * q + 2 * h * kv + q * h;
+  if (spec->attn_output_gate)   /* q_proj's second half: the output gate (no bias) */
+    n += h * q;
   if (spec->attn_bias)
     n += q + 2 * kv + h;
   else if (spec->attn_qkv_bias)
@@ -100,6 +132,18 @@ attention_params (const ModelSpec *spec)
   if (spec->attn_sinks)
     n += a;
   return n;
+}
+
+/* The mixer of one Gated DeltaNet layer (model.h): in_proj_qkvz h x (2 K + 2 Vd),
+ * in_proj_ba h x 2 Hv, conv1d (2 K + Vd) x conv taps, dt_bias and A_log Hv each, the
+ * gated norm d_v, out_proj Vd x h; K = Hk d_k, Vd = Hv d_v. */
+static guint64
+gdn_params (const ModelSpec *spec)
+{
+  const guint64 h = spec->hidden, hv = spec->gdn_v_heads;
+  const guint64 kd = spec->gdn_k_heads * spec->gdn_k_dim, vd = hv * spec->gdn_v_dim;
+  return h * (2 * kd + 2 * vd) + h * 2 * hv + (2 * kd + vd) * spec->gdn_conv + 2 * hv
+         + spec->gdn_v_dim + vd * h;
 }
 
 /* One MLP of inner size f, of the model's kind. */
@@ -149,6 +193,14 @@ model_spec_params (const ModelSpec *spec, ModelParams *out)
   out->embedding = out->input_embedding + out->output_head;
   out->total = out->n_dense_layers * out->per_layer + out->n_moe_layers * out->per_moe_layer
                + out->final_norm + out->embedding;
+  if (model_spec_is_gdn (spec))
+    {
+      /* the GDN layers' mixers in place of their attention (model.h ModelParams) */
+      out->n_linear_layers = model_spec_n_linear_layers (spec);
+      out->linear_attention_per_layer = gdn_params (spec);
+      out->total = out->total - out->n_linear_layers * out->attention_per_layer
+                   + out->n_linear_layers * out->linear_attention_per_layer;
+    }
   out->non_embedding = out->total - out->embedding;
   /* a token visits k of the E routed experts of each MoE layer */
   const guint64 idle = model_spec_is_moe (spec)

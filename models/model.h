@@ -161,6 +161,26 @@ typedef struct {
    * transformer block (a MoE layer) and a final RMSNorm (h); they share the embedding and
    * the output head with the main model. Counted apart (ModelParams.mtp), never in total. */
   guint64       mtp_layers;
+
+  /* ---- Gated DeltaNet hybrid (Qwen3-Next); full_attn_interval 0 = every layer is full
+   * attention ----
+   * Layer i (0-based) keeps the model's full attention when (i + 1) % full_attn_interval
+   * == 0 and is a Gated DeltaNet linear-attention layer otherwise (Qwen3NextConfig
+   * layer_types default; Qwen3-Next-80B-A3B: interval 4, 36 GDN + 12 full). A GDN layer's
+   * mixer (transformers Qwen3NextGatedDeltaNet), with key_dim = gdn_k_heads x gdn_k_dim
+   * and value_dim = gdn_v_heads x gdn_v_dim: in_proj_qkvz h -> 2 key_dim + 2 value_dim
+   * (q, k, v and the output gate z), in_proj_ba h -> 2 gdn_v_heads (beta and the decay
+   * input a), a depthwise causal conv1d of gdn_conv taps over q, k, v (2 key_dim +
+   * value_dim channels, no bias), dt_bias and A_log (gdn_v_heads each), a gated RMSNorm of
+   * gdn_v_dim, out_proj value_dim -> h; no bias anywhere. Its MLP is the model's (MoE). */
+  guint64       full_attn_interval;
+  guint64       gdn_k_heads, gdn_v_heads, gdn_k_dim, gdn_v_dim, gdn_conv;
+  /* Gated attention (Qwen3-Next full-attention layers): q_proj doubles to 2 heads x
+   * head_dim, the second half a sigmoid gate on the attention output before o_proj. */
+  gboolean      attn_output_gate;
+  /* partial_rotary_factor: the fraction of head_dim rotated (Qwen3-Next 0.25); 0 reads as
+   * 1. Only the rotary op's elements depend on it. */
+  double        rotary_fraction;
 } ModelSpec;
 
 /* TRUE when the model has routed experts. */
@@ -171,6 +191,12 @@ gboolean model_spec_layer_is_moe    (const ModelSpec *spec, guint64 layer);
 guint64  model_spec_n_moe_layers    (const ModelSpec *spec);
 /* TRUE for multi-head latent attention. */
 gboolean model_spec_is_mla          (const ModelSpec *spec);
+/* TRUE when some layers are Gated DeltaNet linear attention (full_attn_interval > 1). */
+gboolean model_spec_is_gdn          (const ModelSpec *spec);
+/* TRUE when layer `layer` (0-based, < n_layers) is a GDN layer. */
+gboolean model_spec_layer_is_linear (const ModelSpec *spec, guint64 layer);
+/* How many of the n_layers are GDN layers: n_layers - floor (n_layers / interval). */
+guint64  model_spec_n_linear_layers (const ModelSpec *spec);
 
 /* Loaders. `name_or_path` is a preset name, a path to a config.json, or a directory
  * holding one. */
@@ -235,6 +261,13 @@ typedef struct {
    * 2h x h projection + three RMSNorms); the shared embedding and head not counted again. */
   guint64 mtp;
   guint64 mtp_active;       /* the same per token (k routed experts) */
+  /* Gated DeltaNet hybrid (0 without): the n_linear_layers GDN layers hold
+   * linear_attention_per_layer in place of attention_per_layer (per_layer and
+   * per_moe_layer stay those of a full-attention layer), so total = n_dense x per_layer +
+   * n_moe x per_moe_layer + n_linear x (linear_attention_per_layer - attention_per_layer)
+   * + final_norm + embedding. */
+  guint64 n_linear_layers;
+  guint64 linear_attention_per_layer;
 } ModelParams;
 
 void model_spec_params (const ModelSpec *spec, ModelParams *out);
@@ -263,6 +296,12 @@ typedef enum {
                           * group at perfect balance (tokens x top_k / E, rounded up), n and
                           * k the per-expert shape; fwd_flops = 2 x tokens x top_k x n x k
                           * (the routed tokens, not groups x m); weight_params all groups. */
+  MODEL_OP_GDN,         /* the chunked gated delta rule of a Gated DeltaNet layer
+                         * (flash-linear-attention chunk_gated_delta_rule): b sequences of
+                         * s_q tokens, `heads` value heads (q and k repeated from kv_heads
+                         * key heads), head_dim d_k, head_dim_v d_v, chunks of `chunk`
+                         * tokens; fwd_flops == fwd_flops_full (model_spec_gdn_core_flops:
+                         * nothing is masked away) */
 } ModelOpKind;
 
 typedef enum {
@@ -270,6 +309,11 @@ typedef enum {
   MODEL_PART_LAYER,       /* one per transformer block */
   MODEL_PART_HEAD,        /* final norm, logits, loss: last stage only */
   MODEL_PART_MOE_LAYER,   /* one per MoE transformer block (model_spec_layer_is_moe) */
+  /* Gated DeltaNet hybrids only: their layers' token mixers are listed apart from their
+   * MLPs (which stay MODEL_PART_LAYER / MODEL_PART_MOE_LAYER) */
+  MODEL_PART_FULL_ATTN,   /* attn_norm .. mlp_norm of a full-attention layer, one per
+                           * full-attention layer (n_layers - n_linear_layers) */
+  MODEL_PART_LINEAR_ATTN, /* attn_norm .. mlp_norm of a GDN layer, one per GDN layer */
 } ModelPart;
 
 typedef struct {
@@ -295,6 +339,8 @@ typedef struct {
    * or chunked layers fwd_flops are the average over all layers
    * (model_spec_attention_keys) */
   guint64     window;
+  /* GDN: the chunk length of the chunked delta rule (MODEL_GDN_CHUNK) */
+  guint64     chunk;
   /* ELEMENTWISE / NORM / EMBEDDING / LOSS: elements touched */
   guint64     elements;
   double      fwd_flops;        /* forward FLOPs for the whole op (causal where applicable) */
@@ -307,6 +353,34 @@ typedef struct {
    * 'h' heads split, 'v' vocab split, 'n' none (replicated, or split by SP) */
   char        tp_split;
 } ModelOp;
+
+/* The chunk length of flash-linear-attention's chunked gated delta rule (its
+ * chunk_gated_delta_rule kernels tile the sequence in chunks of BT = 64 tokens; the
+ * transformers reference torch_chunk_gated_delta_rule defaults to chunk_size 64). */
+#define MODEL_GDN_CHUNK G_GUINT64_CONSTANT (64)
+
+/* Forward FLOPs per token of the chunked gated delta rule of one GDN layer, over its
+ * `v_heads` value heads of key width d_k and value width d_v, chunks of C tokens (the
+ * matmuls of flash-linear-attention's chunk_gated_delta_rule; the transformers
+ * reference torch_chunk_gated_delta_rule has the same ones), per token and head:
+ *   within its chunk (C x C blocks, counted whole as the kernels compute them):
+ *     K_beta K^T            2 C d_k     (the chunk's delta-rule system)
+ *     (I + A)^-1            C^2 / 3     (forward substitution, C^3 / 3 per chunk)
+ *     W = T (K_beta e^g)    2 C d_k
+ *     U = T V_beta          2 C d_v
+ *     Q K^T                 2 C d_k     (intra-chunk scores)
+ *     scores x V_new        2 C d_v
+ *   against the d_k x d_v state S carried between chunks:
+ *     V_new = U - W S       2 d_k d_v
+ *     Q S                   2 d_k d_v   (inter-chunk output)
+ *     S += K^T V_new        2 d_k d_v   (state update)
+ *   sum: 6 d_k d_v + 2 C (3 d_k + 2 d_v) + C^2 / 3. Qwen3-Next (d_k = d_v = 128, C = 64,
+ *   32 value heads): 32 x (98,304 + 81,920 + 1,365.33) = 5,810,858.7 per token and GDN
+ *   layer, 8.6% of its projections' 2 x 33,685,504. Gates, the L2 norms of q and k and
+ *   the exponentials are element-wise and not counted (as softmax is not). */
+double model_spec_gdn_core_flops (guint64 v_heads, guint64 d_k, guint64 d_v, guint64 chunk);
+/* The rotated width of one head: head_dim x rotary_fraction (Qwen3-Next 64 of 256). */
+guint64 model_spec_rotary_dim (const ModelSpec *spec);
 
 /* Fills `ops` (an array of ModelOp) with the ops of embedding, one representative layer,
  * and the head, for micro-batch `b` of `seq` tokens. Returns the number appended.
@@ -327,8 +401,16 @@ guint model_spec_ops (const ModelSpec *spec, guint64 b, guint64 seq, GArray *ops
  *    k x h: the copy back and the weighted sum), then with shared experts shared_up,
  *    shared_act, shared_down (GEMMs of inner size shared_expert_ffn) and, Qwen2-MoE,
  *    shared_gate (h x 1); mlp_residual.
- *  - weight_params: embedding + n_dense x layer ops + n_moe x MoE layer ops + head ops ==
- *    model_spec_params total; a tied logits op owns 0 (it reads the embedding's table). */
+ *  - Gated DeltaNet hybrid: the mixers come first as MODEL_PART_FULL_ATTN (attn_norm ..
+ *    mlp_norm as above; gated attention adds the gate's h x a d to qkv's n and an
+ *    `attn_gate` element-wise op) and MODEL_PART_LINEAR_ATTN: attn_norm, gdn_in_proj
+ *    (GEMM h -> 2 K + 2 Vd + 2 Hv: q, k, v, z, beta, a), gdn_conv (ELEMENTWISE over the
+ *    2 K + Vd conv channels), gdn_core (MODEL_OP_GDN), gdn_norm (the gated RMSNorm over
+ *    Vd), gdn_out (GEMM Vd -> h), attn_residual, mlp_norm; the LAYER / MOE_LAYER parts
+ *    then hold only the MLP and mlp_residual.
+ *  - weight_params: embedding + n_dense x layer ops + n_moe x MoE layer ops (+ n_full x
+ *    full-attention ops + n_linear x GDN ops) + head ops == model_spec_params total; a tied
+ *    logits op owns 0 (it reads the embedding's table). */
 
 /* ---- FLOPs --------------------------------------------------------------------------- */
 

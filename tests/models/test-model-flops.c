@@ -397,9 +397,9 @@ test_ops_moe_mixtral (void)
     g_assert_null (model_flop_convention_refusal (dense, (ModelFlopConvention) c));
 }
 
-/* Every preset, dense or MoE, MLA or not, windowed or not: the weights of its ops add up
- * to its total (embedding + dense layers x dense-layer ops + MoE layers x MoE-layer ops +
- * head), and its GEMM, grouped-GEMM and attention FLOPs add up to the causal convention
+/* Every preset, dense or MoE, MLA or not, windowed or not, GDN hybrid or not: the weights
+ * of its ops add up to its total (embedding + dense layers x dense-layer ops + MoE layers
+ * x MoE-layer ops + full-attention and GDN layers x their mixers' ops + head), and its GEMM, grouped-GEMM and attention FLOPs add up to the causal convention
  * (causal attention) and the mcore one (non-causal), per token: 3 x [layers + head] /
  * tokens. Hardware FLOPs without recompute equal the causal convention. */
 static void
@@ -421,10 +421,13 @@ test_ops_all_presets (void)
           const ModelOp *op = &g_array_index (ops, ModelOp, j);
           const double times = op->part == MODEL_PART_LAYER ? (double) p.n_dense_layers
                                : op->part == MODEL_PART_MOE_LAYER ? (double) p.n_moe_layers
+                               : op->part == MODEL_PART_LINEAR_ATTN ? (double) p.n_linear_layers
+                               : op->part == MODEL_PART_FULL_ATTN
+                                 ? (double) (s->n_layers - p.n_linear_layers)
                                : 1.0;
           params += (guint64) times * op->weight_params;
           if (op->kind != MODEL_OP_GEMM && op->kind != MODEL_OP_GROUPED_GEMM
-              && op->kind != MODEL_OP_ATTENTION)
+              && op->kind != MODEL_OP_ATTENTION && op->kind != MODEL_OP_GDN)
             continue;
           fl += times * op->fwd_flops;
           fl_full += times * op->fwd_flops_full;
@@ -532,6 +535,42 @@ test_flops_deepseek_v3 (void)
   g_assert_true (dense_mlp && q_up && shared);
 }
 
+/* Qwen3-Next-80B-A3B at s = 4096, by hand (forward matmul weights per token):
+ *   12 full-attention layers: h (a + 2g) d + a d h + the gate's h a d = 2048 x 20 x 256 +
+ *     2 x 4096 x 2048 = 27,262,976 each -> 327,155,712;
+ *   36 GDN layers: 2048 x (2 x 2048 + 2 x 4096 + 64) + 4096 x 2048 = 33,685,504 each ->
+ *     1,212,678,144;
+ *   48 MoE layers: router 1,048,576 + 10 x 3,145,728 + shared 3,145,728 + gate 2,048 =
+ *     35,653,632 each -> 1,711,374,336; logits 311,164,928; sum W = 3,562,373,120;
+ *   delta rule: 36 x 32 x (6 x 128^2 + 2 x 64 x (5 x 128) + 64^2 / 3) = 209,190,912;
+ *   attention: 12 x 2 x 4096 x 16 x (256 + 256) = 805,306,368 (non-causal).
+ *   mcore = 3 x (2 W + 209,190,912 + 805,306,368) = 24,417,730,560; causal halves the
+ *   attention: 23,209,771,008. Row 726 of the published runs (Megatron-Core's own count:
+ *   89 TFLOP/s at 2.2 s for 256 x 4096 tokens on 128 GPUs) implies 23.9 GFLOP per token:
+ *   within 2.2% of mcore (Megatron-Core's GDN term is its own). */
+static void
+test_flops_qwen3_next (void)
+{
+  g_autoptr (ModelSpec) s = preset ("qwen3-next-80b-a3b");
+  g_assert_cmpfloat_with_epsilon (model_spec_gdn_core_flops (32, 128, 128, 64),
+                                  32.0 * (98304.0 + 81920.0 + 4096.0 / 3.0), 1e-6);
+  const double mcore = model_spec_flops_per_token (s, 4096, MODEL_FLOPS_MCORE);
+  const double causal = model_spec_flops_per_token (s, 4096, MODEL_FLOPS_CAUSAL);
+  g_assert_cmpfloat_with_epsilon (mcore, 24417730560.0, 1.0);
+  g_assert_cmpfloat_with_epsilon (causal, 23209771008.0, 1.0);
+  const double implied = 89e12 / (256.0 * 4096.0 / 128.0 / 2.2);
+  g_assert_cmpfloat (fabs (mcore / implied - 1.0), <, 0.03);
+  /* the dense-only conventions are refused, naming the GDN layers only after the MoE */
+  g_assert_nonnull (model_flop_convention_refusal (s, MODEL_FLOPS_MEGATRON72));
+  /* palm: 6 N_active (N without the untied token table) + 3 x delta rule + attention */
+  ModelParams p;
+  model_spec_params (s, &p);
+  const double palm = 6.0 * (double) (p.active - 151936ull * 2048ull) + 3.0 * 209190912.0
+                      + 3.0 * 805306368.0;
+  g_assert_cmpfloat_with_epsilon (model_spec_flops_per_token (s, 4096, MODEL_FLOPS_PALM)
+                                  / palm, 1.0, 1e-12);
+}
+
 static void
 test_convention_names (void)
 {
@@ -579,6 +618,7 @@ main (int argc, char **argv)
   g_test_add_func ("/models/ops/all-presets", test_ops_all_presets);
   g_test_add_func ("/models/flops/sliding-window", test_sliding_window);
   g_test_add_func ("/models/flops/deepseek-v3", test_flops_deepseek_v3);
+  g_test_add_func ("/models/flops/qwen3-next", test_flops_qwen3_next);
   g_test_add_func ("/models/flops/mtp", test_flops_mtp);
   return g_test_run ();
 }

@@ -447,6 +447,7 @@ test_params_mixtral (void)
  *    Gemma 2 report's non-embedding counts exactly, 2,024,517,888 / 8,324,201,984 /
  *    26,047,480,320 (e.g. 9B: 42 * (3584*4096*2 + 2*3584*2048 + 3*3584*14336 + 4*3584)
  *    + 3584).
+ *  - qwen3-next-80b-a3b: test_params_qwen3_next.
  * Published figures are checked to their last printed digit (`unit`): within one unit,
  * since some sources round (Qwen 2.69 -> 2.7) and some truncate (DeepSeek 37.55 -> 37). */
 static void
@@ -474,6 +475,7 @@ test_params_families (void)
     { "gemma2-9b", "gemma2", 9241705984, 9241705984, 0, 0, 0, FALSE },
     { "gemma2-27b", "gemma2", 27227128320, 27227128320, 0, 0, 0, FALSE },
     { "mistral-7b", "mistral", 7241732096, 7241732096, 7.24, 0, 0.01, FALSE },
+    { "qwen3-next-80b-a3b", "qwen3_next", 79674391296, 3874929408, 80, 3, 1, FALSE },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (want); i++)
     {
@@ -490,7 +492,9 @@ test_params_families (void)
       g_assert_cmpuint (p.total, ==, p.embedding + p.non_embedding);
       g_assert_cmpuint (p.total, ==, p.n_dense_layers * p.per_layer
                                      + p.n_moe_layers * p.per_moe_layer + p.final_norm
-                                     + p.embedding);
+                                     + p.embedding
+                                     + p.n_linear_layers * p.linear_attention_per_layer
+                                     - p.n_linear_layers * p.attention_per_layer);
       if (want[i].pub_total > 0)
         g_assert_cmpfloat (fabs ((double) p.total / 1e9 - want[i].pub_total), <, want[i].unit);
       double active = (double) (want[i].active_less_table ? p.active - p.input_embedding
@@ -525,6 +529,103 @@ test_params_families (void)
       model_spec_params (s, &p);
       g_assert_cmpfloat (fabs ((double) p.non_embedding / 1e9 - nonemb[i].pub), <,
                          nonemb[i].unit);
+    }
+}
+
+/* Qwen3-Next-80B-A3B (preset from the Hugging Face config; shapes from transformers
+ * modular_qwen3_next.py), by hand: h 2048, V 151936, 48 layers, every 4th full attention:
+ *   full attention (Qwen3NextAttention): q_proj 2048 x 2*16*256 (query and output gate)
+ *     16,777,216 + k_proj, v_proj 2 x 2048 x 2*256 = 2,097,152 + o_proj 4096 x 2048
+ *     8,388,608 + q_norm, k_norm 2*256 = 27,263,488;
+ *   GDN mixer (Qwen3NextGatedDeltaNet), key_dim 16*128 = 2048, value_dim 32*128 = 4096:
+ *     in_proj_qkvz 2048 x (2*2048 + 2*4096) 25,165,824 + in_proj_ba 2048 x 64 131,072 +
+ *     conv1d (2*2048 + 4096) x 4 = 32,768 + dt_bias, A_log 64 + norm 128 + out_proj
+ *     4096 x 2048 8,388,608 = 33,718,464;
+ *   MoE (Qwen3NextSparseMoeBlock): router 2048 x 512 = 1,048,576, 512 experts of
+ *     3 x 2048 x 512 = 3,145,728 (1,610,612,736), shared expert 3,145,728 + gate 2,048;
+ *     norms 2 x 2048 -> 1,614,813,184 per layer besides its mixer;
+ *   total 48 x 1,614,813,184 + 12 x 27,263,488 + 36 x 33,718,464 + 2,048 (final norm) +
+ *     2 x 151936 x 2048 (untied) = 77,511,032,832 + 327,161,856 + 1,213,864,704 + 2,048 +
+ *     622,329,856 = 79,674,391,296 (model card: "80B in total");
+ *   active: less 48 x 502 idle experts x 3,145,728 = 75,799,461,888 -> 3,874,929,408
+ *     ("3B activated"; 3,252,599,552 without the embedding tables). */
+static void
+test_params_qwen3_next (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ModelSpec) s = model_spec_load_preset ("qwen3-next-80b-a3b", &error);
+  g_assert_no_error (error);
+  g_assert_true (model_spec_is_gdn (s));
+  g_assert_true (model_spec_is_moe (s));
+  g_assert_true (s->attn_output_gate);
+  g_assert_true (s->qk_norm);
+  g_assert_true (s->shared_expert_gate);
+  g_assert_cmpuint (s->head_dim, ==, 256);
+  g_assert_cmpuint (model_spec_rotary_dim (s), ==, 64);
+  g_assert_cmpuint (model_spec_n_linear_layers (s), ==, 36);
+  /* layers 0, 1, 2 GDN, 3 full; ... 47 full */
+  g_assert_true (model_spec_layer_is_linear (s, 0));
+  g_assert_true (model_spec_layer_is_linear (s, 2));
+  g_assert_false (model_spec_layer_is_linear (s, 3));
+  g_assert_true (model_spec_layer_is_linear (s, 44));
+  g_assert_false (model_spec_layer_is_linear (s, 47));
+  g_assert_false (model_spec_layer_is_linear (s, 48));
+  ModelParams p;
+  model_spec_params (s, &p);
+  g_assert_cmpuint (p.attention_per_layer, ==, 27263488);
+  g_assert_cmpuint (p.linear_attention_per_layer, ==, 33718464);
+  g_assert_cmpuint (p.n_linear_layers, ==, 36);
+  g_assert_cmpuint (p.n_moe_layers, ==, 48);
+  g_assert_cmpuint (p.per_moe_layer, ==, 1614813184 + 27263488);
+  g_assert_cmpuint (p.shared_per_layer, ==, 3145728 + 2048);
+  g_assert_cmpuint (p.total, ==, 79674391296);
+  g_assert_cmpuint (p.active, ==, 3874929408);
+  g_assert_cmpuint (p.active - p.embedding, ==, 3252599552);
+
+  /* Qwen3NextConfig defaults fill absent fields: the preset without its GDN fields
+   * loads the same model */
+  static const char minimal[] =
+    "{\"model_type\": \"qwen3_next\", \"hidden_size\": 2048, \"intermediate_size\": 5120,"
+    " \"num_hidden_layers\": 48, \"num_attention_heads\": 16, \"num_key_value_heads\": 2,"
+    " \"vocab_size\": 151936, \"num_experts\": 512, \"num_experts_per_tok\": 10,"
+    " \"moe_intermediate_size\": 512, \"shared_expert_intermediate_size\": 512}";
+  g_autoptr (ModelSpec) d = model_spec_new_from_data (minimal, -1, "min.json", &error);
+  g_assert_no_error (error);
+  ModelParams pd;
+  model_spec_params (d, &pd);
+  g_assert_cmpuint (pd.total, ==, 79674391296);
+  g_assert_cmpuint (model_spec_rotary_dim (d), ==, 64);
+
+  /* interval 2: 24 GDN + 24 full = 79,674,391,296 - 12 x (33,718,464 - 27,263,488) */
+  g_autofree char *every2 = g_strdup_printf ("%.*s, \"full_attention_interval\": 2}",
+                                             (int) strlen (minimal) - 1, minimal);
+  g_autoptr (ModelSpec) e2 = model_spec_new_from_data (every2, -1, "e2.json", &error);
+  g_assert_no_error (error);
+  model_spec_params (e2, &pd);
+  g_assert_cmpuint (pd.n_linear_layers, ==, 24);
+  g_assert_cmpuint (pd.total, ==, 79674391296 - 12 * (33718464 - 27263488));
+
+  /* refused: a layer_types list that is not the interval's pattern, key heads that do not
+   * divide the value heads, a rotary fraction outside (0, 1] */
+  static const struct { const char *extra; int code; const char *needle; } bad[] = {
+    { "\"num_hidden_layers\": 4, \"layer_types\": [\"linear_attention\", \"full_attention\","
+      " \"linear_attention\", \"full_attention\"]", MODEL_ERROR_UNSUPPORTED, "layer_types" },
+    { "\"num_hidden_layers\": 4, \"layer_types\": [\"linear_attention\"]",
+      MODEL_ERROR_INVALID_FIELD, "layer_types" },
+    { "\"linear_num_key_heads\": 12", MODEL_ERROR_INVALID_FIELD, "linear_num_key_heads" },
+    { "\"partial_rotary_factor\": 1.5", MODEL_ERROR_INVALID_FIELD, "partial_rotary_factor" },
+    { "\"linear_value_head_dim\": \"128\"", MODEL_ERROR_INVALID_FIELD, "linear_value_head_dim" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      /* later members win in json-glib: the override follows the base */
+      g_autofree char *text = g_strdup_printf ("%.*s, %s}", (int) strlen (minimal) - 1,
+                                               minimal, bad[i].extra);
+      g_autoptr (GError) err = NULL;
+      g_autoptr (ModelSpec) x = model_spec_new_from_data (text, -1, "bad.json", &err);
+      g_assert_null (x);
+      g_assert_error (err, MODEL_ERROR, bad[i].code);
+      g_assert_nonnull (strstr (err->message, bad[i].needle));
     }
 }
 
@@ -729,6 +830,7 @@ main (int argc, char **argv)
   g_test_add_func ("/models/params/mixtral", test_params_mixtral);
   g_test_add_func ("/models/params/moe-layer-pattern", test_moe_layer_pattern);
   g_test_add_func ("/models/params/families", test_params_families);
+  g_test_add_func ("/models/params/qwen3-next", test_params_qwen3_next);
   g_test_add_func ("/models/params/deepseek-v3", test_params_deepseek_v3);
   g_test_add_func ("/models/spec/moe-copy-problems", test_moe_copy_and_problems);
   g_test_add_func ("/models/spec/custom", test_custom);
