@@ -303,6 +303,33 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
       out->mlp_input = 0;
     }
   out->dropout_masks = dropout ? 2 * T * h / sp_div : 0;
+  if (model_spec_is_gdn (model))
+    {
+      /* A Gated DeltaNet hybrid: the average layer over the layer pattern (a model chunk
+       * of whole intervals holds exactly that mix). Full-attention layers also keep their
+       * output gate (a T q / t, for the sigmoid's backward). A GDN layer keeps no K/V and
+       * no softmax statistics; it saves the in projection's input (T h) and output of
+       * the conv channels (the conv's input, T (2K + Vd) / t), the conv output q, k, v
+       * (T (2K + Vd) / t) and z (T Vd / t) that the delta rule and the gated norm read,
+       * beta and g (fp32, 2 per value head and token), the chunk-local matrix A that
+       * flash-linear-attention's chunk_gated_delta_rule keeps for its backward (fp32,
+       * C per value head and token), the delta rule's output (the gated norm's input,
+       * T Vd / t) and the out projection's input (T Vd / t). */
+      guint64 hv = MAX (model->gdn_v_heads / t, 1);
+      guint64 kd = MAX (model->gdn_k_heads / t, 1) * model->gdn_k_dim;
+      guint64 vd = hv * model->gdn_v_dim;
+      guint64 lin_full = out->linear_inputs;
+      guint64 qkv_full = out->attn_qkv + (model->attn_output_gate ? a * T * hq / t : 0);
+      guint64 lin_gdn = fp8_saved_bytes (plan, T * h / sp_div) + fp8_saved_bytes (plan, T * vd)
+                        + out->mlp_input;
+      guint64 qkv_gdn = 2 * a * T * (2 * kd + vd) + 2 * a * T * vd
+                        + 4 * T * hv * (2 + MODEL_GDN_CHUNK);
+      guint64 L = model->n_layers, n_lin = model_spec_n_linear_layers (model);
+      out->linear_inputs = ((L - n_lin) * lin_full + n_lin * lin_gdn) / L;
+      out->attn_qkv = ((L - n_lin) * qkv_full + n_lin * qkv_gdn) / L;
+      out->attn_softmax_stats = (L - n_lin) * out->attn_softmax_stats / L;
+      out->attn_scores = (L - n_lin) * out->attn_scores / L;
+    }
   out->total = out->norm_inputs + out->linear_inputs + out->attn_qkv + out->attn_scores
                + out->attn_softmax_stats + out->mlp_hidden + out->dropout_masks;
 }
@@ -548,7 +575,9 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
   gboolean dropout = plan_mem_dropout (model, opts);
 
   /* elements on one rank */
-  guint64 layer_elems = mp.attention_per_layer / t + mp.mlp_per_layer / t + mp.norms_per_layer;
+  /* a GDN hybrid's mixer: the mean over its layer pattern (plan_layer_mixer_params) */
+  guint64 layer_elems = (guint64) (plan_layer_mixer_params (model, -1) + 0.5) / t
+                        + mp.mlp_per_layer / t + mp.norms_per_layer;
   /* MoE: the dense part and this rank's experts of an MoE layer, and its activations */
   PlanMoe moe;
   plan_moe (plan, model, &moe);
@@ -558,6 +587,8 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
     {
       int L0 = moe.first_dense + MAX (moe.layer_step, 1) - 1;   /* the first MoE layer */
       plan_layer_params_local (plan, model, &moe, L0, &moe_dense_elems, &moe_expert_elems);
+      moe_dense_elems += (plan_layer_mixer_params (model, -1)
+                          - plan_layer_mixer_params (model, L0)) / (double) t;
       /* the router input: the pre-MLP norm output (a bf16 GEMM's input, not an FP8
        * fc1's: a bytes), unless recomputed (layernorm), also where a dense layer's fc1
        * input is dropped with --recompute-modules mlp */

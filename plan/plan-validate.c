@@ -514,12 +514,11 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                         "op-level AC of a dense layer with separate q, k, v projections "
                         "(hint: selective or full for '%s')", model->name);
     }
-  /* Gated DeltaNet hybrids load and count (models/), but their linear-attention layers
-   * are not yet in the step program: refused rather than costed as full attention */
-  if (model_spec_is_gdn (model))
-    return invalid (error, "'%s' has Gated DeltaNet linear-attention layers, which the step "
-                    "program does not model yet (hint: tandem show model %s gives its "
-                    "counts and FLOPs)", model->name, model->name);
+  /* Gated DeltaNet layers under context parallelism would pass their recurrent state
+   * between the CP ranks' sequence chunks, which the step program does not model */
+  if (model_spec_is_gdn (model) && plan->cp > 1)
+    return invalid (error, "context parallelism of '%s', whose Gated DeltaNet layers carry "
+                    "a state along the sequence, is not modelled (hint: --cp 1)", model->name);
   if (plan->recompute == PLAN_RECOMPUTE_FULL && plan->recompute_every > 0
       && plan->recompute_method == PLAN_RECOMPUTE_BLOCK && plan->recompute_num_layers == 0)
     {

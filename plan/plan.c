@@ -192,6 +192,21 @@ plan_moe_shared_params (const ModelSpec *model, const PlanMoe *moe)
   return 0;
 }
 
+double
+plan_layer_mixer_params (const ModelSpec *model, int layer)
+{
+  ModelParams mp;
+  model_spec_params (model, &mp);
+  if (!model_spec_is_gdn (model))
+    return (double) mp.attention_per_layer;
+  if (layer < 0)
+    return ((double) (model->n_layers - mp.n_linear_layers) * (double) mp.attention_per_layer
+            + (double) mp.n_linear_layers * (double) mp.linear_attention_per_layer)
+           / (double) model->n_layers;
+  return model_spec_layer_is_linear (model, (guint64) layer)
+           ? (double) mp.linear_attention_per_layer : (double) mp.attention_per_layer;
+}
+
 void
 plan_layer_params_local (const Plan *plan, const ModelSpec *model, const PlanMoe *moe,
                          int layer, double *dense, double *expert)
@@ -199,7 +214,7 @@ plan_layer_params_local (const Plan *plan, const ModelSpec *model, const PlanMoe
   ModelParams mp;
   model_spec_params (model, &mp);
   double t = MAX (plan->tp, 1);
-  double attn = (double) mp.attention_per_layer / t + (double) mp.norms_per_layer;
+  double attn = plan_layer_mixer_params (model, layer) / t + (double) mp.norms_per_layer;
   if (!plan_moe_layer (moe, layer))
     {
       *dense = attn + mlp_params (model, model->ffn_hidden) / t;

@@ -329,7 +329,11 @@ char *plan_cuda_graph_scope_string (guint scope);
 double plan_moe_expert_params (const ModelSpec *model, const PlanMoe *moe);
 double plan_moe_router_params (const ModelSpec *model, const PlanMoe *moe);
 double plan_moe_shared_params (const ModelSpec *model, const PlanMoe *moe);
-/* Per-rank parameters of layer `layer`: `dense` (attention, norms, dense MLP or router
+/* The token mixer of layer `layer`: its attention, or in a Gated DeltaNet hybrid's linear
+ * layers the GDN mixer (ModelParams.linear_attention_per_layer); `mean` over all layers
+ * (layer < 0). Whole model, before any split. */
+double plan_layer_mixer_params (const ModelSpec *model, int layer);
+/* Per-rank parameters of layer `layer`: `dense` (attention or GDN mixer, norms, dense MLP or router
  * and shared experts; split by tp where Megatron splits them) and `expert` (this rank's
  * E / ep routed experts, split by etp; 0 for a dense layer). */
 void   plan_layer_params_local (const Plan *plan, const ModelSpec *model, const PlanMoe *moe,

@@ -106,10 +106,12 @@ qkv_ops (Builder *bd, GArray *ops, guint64 tok, gboolean backward)
   guint64 a = m->n_heads / t, kv = MAX (m->n_kv_heads / t, 1);
   if (!model_spec_is_mla (m))
     {
+      /* gated attention (Qwen3-Next): q_proj also yields the output gate, a d more */
+      guint64 n = (a + 2 * kv) * d + (m->attn_output_gate ? a * d : 0);
       if (backward)
-        gemm_bwd (ops, "qkv_dgrad", "qkv_wgrad", tok, (a + 2 * kv) * d, h);
+        gemm_bwd (ops, "qkv_dgrad", "qkv_wgrad", tok, n, h);
       else
-        gemm (ops, "qkv", tok, (a + 2 * kv) * d, h);
+        gemm (ops, "qkv", tok, n, h);
       return;
     }
   guint64 rq = m->q_lora_rank, rkv = m->kv_lora_rank, rope = m->qk_rope_head_dim;
@@ -187,7 +189,7 @@ rotary_elements (Builder *bd, guint64 tok)
   guint64 a = m->n_heads / bd->t, kv = MAX (m->n_kv_heads / bd->t, 1);
   if (model_spec_is_mla (m))
     return tok * (a + 1) * m->qk_rope_head_dim;
-  return tok * (a + kv) * m->head_dim;
+  return tok * (a + kv) * model_spec_rotary_dim (m);
 }
 
 guint32
@@ -223,8 +225,65 @@ matmul_flops (GArray *ops)
       else if (op->kind == MODEL_OP_ATTENTION)
         /* model FLOPs count causal attention whatever runs (program.h) */
         f += op->materialized ? op->fwd_flops_full / 2.0 : op->fwd_flops;
+      else if (op->kind == MODEL_OP_GDN)
+        f += op->fwd_flops;   /* forward blocks only: the delta rule as it runs */
     }
   return f;
+}
+
+/* The token mixer of a Gated DeltaNet layer on one rank (models/model.h has the shapes):
+ * TP splits its heads like Megatron-Core's GatedDeltaNet (in projection and conv
+ * channels column-parallel, the delta rule per head, out projection row-parallel); with
+ * SP the norm and residual see the rank's sequence shard. Forward: norm, in projection
+ * (q, k, v, z, beta, a), the causal conv1d + SiLU over q, k, v, the chunked delta rule,
+ * the gated RMSNorm (norm of o times SiLU (z)), out projection, residual. Backward: the
+ * mirror; the delta rule's backward executes the gradients of its forward matmuls (2x)
+ * and recomputes the chunk states it did not keep (flash-linear-attention's
+ * chunk_gated_delta_rule_bwd: W S and K^T V_new again, 4 d_k d_v per token and head). */
+static void
+gdn_ops (Builder *bd, GArray *ops, gboolean backward)
+{
+  const ModelSpec *m = bd->m;
+  guint64 t = bd->t, tok = bd->tok, tsp = bd->tok_sp, h = m->hidden;
+  guint64 hv = MAX (m->gdn_v_heads / t, 1), hk = MAX (m->gdn_k_heads / t, 1);
+  guint64 dk = m->gdn_k_dim, dv = m->gdn_v_dim, kd = hk * dk, vd = hv * dv;
+  guint64 in_n = 2 * kd + 2 * vd + 2 * hv, conv_ch = 2 * kd + vd;
+  double conv_f = 2.0 * (double) m->gdn_conv + 4.0;
+  ModelOp core;
+  memset (&core, 0, sizeof core);
+  core.name = backward ? "gdn_core_grad" : "gdn_core";
+  core.kind = MODEL_OP_GDN;
+  core.part = MODEL_PART_LAYER;
+  core.b = bd->b;
+  core.heads = hv;
+  core.kv_heads = hk;
+  core.s_q = core.s_kv = MAX (tok / MAX (bd->b, 1), 1);
+  core.head_dim = dk;
+  core.head_dim_v = dv;
+  core.chunk = MODEL_GDN_CHUNK;
+  core.causal = TRUE;
+  double fwd = (double) tok * model_spec_gdn_core_flops (hv, dk, dv, MODEL_GDN_CHUNK);
+  core.fwd_flops = backward ? 2.0 * fwd + 4.0 * (double) tok * (double) hv * dk * dv : fwd;
+  core.fwd_flops_full = core.fwd_flops;
+  core.tp_split = 'h';
+  if (!backward)
+    {
+      prog_builder_elem (ops, "attn_norm", MODEL_OP_NORM, tsp * h, 5);
+      gemm (ops, "gdn_in_proj", tok, in_n, h);
+      prog_builder_elem (ops, "gdn_conv", MODEL_OP_ELEMENTWISE, tok * conv_ch, conv_f);
+      g_array_append_val (ops, core);
+      prog_builder_elem (ops, "gdn_norm", MODEL_OP_NORM, tok * vd, 9);
+      gemm (ops, "gdn_out", tok, h, vd);
+      prog_builder_elem (ops, "attn_residual", MODEL_OP_ELEMENTWISE, tsp * h, 1);
+      return;
+    }
+  prog_builder_elem (ops, "attn_residual_grad", MODEL_OP_ELEMENTWISE, tsp * h, 1);
+  gemm_bwd (ops, "gdn_out_dgrad", "gdn_out_wgrad", tok, h, vd);
+  prog_builder_elem (ops, "gdn_norm_grad", MODEL_OP_NORM, tok * vd, 12);
+  g_array_append_val (ops, core);
+  prog_builder_elem (ops, "gdn_conv_grad", MODEL_OP_ELEMENTWISE, tok * conv_ch, 2 * conv_f);
+  gemm_bwd (ops, "gdn_in_proj_dgrad", "gdn_in_proj_wgrad", tok, in_n, h);
+  prog_builder_elem (ops, "attn_norm_grad", MODEL_OP_NORM, tsp * h, 8);
 }
 
 void
@@ -258,6 +317,8 @@ prog_builder_build_blocks (Builder *bd)
       prog_builder_elem (ops, "rotary", MODEL_OP_ELEMENTWISE, rotary_elements (bd, tok), 3); \
   } G_STMT_END
 #define ATTN_POST_OPS() G_STMT_START {                                  \
+    if (m->attn_output_gate)                                            \
+      prog_builder_elem (ops, "attn_gate", MODEL_OP_ELEMENTWISE, tok * a * dv_out, 4); \
     gemm (ops, "attn_out", tok, h, a * dv_out);                         \
     prog_builder_elem (ops, "attn_residual", MODEL_OP_ELEMENTWISE, tsp * h, 1);      \
   } G_STMT_END
@@ -289,6 +350,8 @@ prog_builder_build_blocks (Builder *bd)
 #define ATTN_POST_BWD() G_STMT_START {                                   \
     prog_builder_elem (ops, "attn_residual_grad", MODEL_OP_ELEMENTWISE, tsp * h, 1);  \
     gemm_bwd (ops, "attn_out_dgrad", "attn_out_wgrad", tok, h, a * dv_out); \
+    if (m->attn_output_gate)                                             \
+      prog_builder_elem (ops, "attn_gate_grad", MODEL_OP_ELEMENTWISE, tok * a * dv_out, 6); \
   } G_STMT_END
 #define ATTN_PRE_BWD() G_STMT_START {                                    \
     if (m->pos == MODEL_POS_ROTARY || model_spec_is_mla (m))             \
@@ -390,6 +453,20 @@ prog_builder_build_blocks (Builder *bd)
     }
   else
     bd->blk[B_RECOMP_SAC_OP] = G_MAXUINT32;
+
+  /* Gated DeltaNet hybrids: the linear-attention layers' mixer */
+  if (model_spec_is_gdn (m))
+    {
+      gdn_ops (bd, ops, FALSE);
+      mf = matmul_flops (ops);
+      bd->blk[B_GDN_F] = prog_builder_add_block (bd, PROG_BLOCK_ATTN, PROG_PHASE_FORWARD,
+                                                 "gdn_fwd", ops, mf);
+      gdn_ops (bd, ops, TRUE);
+      bd->blk[B_GDN_B] = prog_builder_add_block (bd, PROG_BLOCK_ATTN, PROG_PHASE_BACKWARD,
+                                                 "gdn_bwd", ops, 2 * mf);
+    }
+  else
+    bd->blk[B_GDN_F] = bd->blk[B_GDN_B] = G_MAXUINT32;
 #undef ATTN_PRE_OPS
 #undef ATTN_POST_OPS
 #undef ATTN_PRE_BWD

@@ -65,6 +65,7 @@ enum {
   B_RECOMP_ATTN_CORE, B_RECOMP_SAC_OP, B_OPTIMIZER,
   B_MOE_ROUTE_F, B_MOE_ROUTE_B, B_MOE_EXPERTS_F, B_MOE_EXPERTS_B, B_MOE_COMBINE_F,
   B_MOE_COMBINE_B, B_MOE_SHARED_F, B_MOE_SHARED_B,
+  B_GDN_F, B_GDN_B,     /* a Gated DeltaNet layer's mixer (in place of B_ATTN_F/B) */
 };
 
 /* Fills prog->moe from the builder's plan and token counts (experts 0: dense). */

@@ -235,6 +235,16 @@ tp_overlapped (Builder *bd, int which, ProgPhase phase, int mb, int chunk, int l
   return last;
 }
 
+/* The block of layer `layer`'s token mixer: its attention, or a Gated DeltaNet layer's
+ * mixer (B_GDN_*); an index into blk / blk_chunk. */
+static int
+mixer_block (Builder *bd, int layer, gboolean backward)
+{
+  if (model_spec_layer_is_linear (bd->m, (guint64) layer))
+    return backward ? B_GDN_B : B_GDN_F;
+  return backward ? B_ATTN_B : B_ATTN_F;
+}
+
 /* The attention of one layer, forward or backward (or a recomputed forward). */
 static gint32
 attn_part (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, int layer,
@@ -242,7 +252,7 @@ attn_part (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, i
 {
   if (bd->c <= 1)
     {
-      guint32 blk = backward ? bd->blk[B_ATTN_B] : bd->blk[B_ATTN_F];
+      guint32 blk = bd->blk[mixer_block (bd, layer, backward)];
       return compute3 (bd, blk, mb, chunk, layer, prev, extra_dep, input_dep);
     }
   /* Context parallelism. Forward: pre (norm, qkv) -> exchange of K/V -> core -> post;
@@ -600,7 +610,8 @@ forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain
                                 attn_part (bd, FALSE, phase, mb, chunk, layer,
                                            tp_before (bd, phase, mb, chunk, layer,
                                                       ch->last_compute), ag, -1))
-                    : tp_overlapped (bd, B_ATTN_F, phase, mb, chunk, layer, ch->last_compute,
+                    : tp_overlapped (bd, mixer_block (bd, layer, FALSE), phase, mb, chunk,
+                                     layer, ch->last_compute,
                                      ag, PROG_ROLE_NONE);
       x = moe_layer (bd, layer) ? moe_forward (bd, phase, mb, chunk, layer, x, eag)
                                 : tp_overlapped (bd, B_MLP_F, phase, mb, chunk, layer, x, -1,
@@ -691,7 +702,8 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
       if (ag >= 0 && reuse > 0 && bd->layer_params_local[layer] > reuse)
         ag = param_gather (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, ch->last_compute);
     }
-  else if (bd->plan->recompute == PLAN_RECOMPUTE_SELECTIVE)
+  else if (bd->plan->recompute == PLAN_RECOMPUTE_SELECTIVE
+           && !model_spec_layer_is_linear (bd->m, (guint64) layer))   /* no core to redo */
     ch->last_compute = compute (bd, bd->blk[B_RECOMP_ATTN_CORE], mb, chunk, layer,
                                 ch->last_compute, -1);
   else if (bd->plan->recompute == PLAN_RECOMPUTE_SELECTIVE_OP && bd->blk[B_RECOMP_SAC_OP] != G_MAXUINT32
@@ -730,7 +742,8 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
           after = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
         }
       else
-        x = after = tp_overlapped (bd, B_ATTN_B, PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1,
+        x = after = tp_overlapped (bd, mixer_block (bd, layer, TRUE), PROG_PHASE_BACKWARD, mb,
+                                   chunk, layer, x, -1,
                                    sp ? PROG_ROLE_REGATHER_ATTN : PROG_ROLE_NONE);
     }
   else
@@ -1264,7 +1277,8 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
       plan_layer_params_local (plan, model, &bd.moe, (int) l, &bd.layer_params_local[l],
                                &bd.layer_expert_params_local[l]);
     else
-      bd.layer_params_local[l] = (double) (mp.attention_per_layer + mp.mlp_per_layer) / bd.t
+      bd.layer_params_local[l] = (plan_layer_mixer_params (model, (int) l)
+                                  + (double) mp.mlp_per_layer) / bd.t
                                  + (double) mp.norms_per_layer;
   bd.embed_params_local = (double) mp.input_embedding / bd.t;
   /* A layer's parameter tensors as Megatron's modules hold them (linear_qkv, linear_proj,

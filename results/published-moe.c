@@ -105,6 +105,56 @@ parse_mla (const char *args, ResPubMoe *out, char **why)
   return TRUE;
 }
 
+/* GDN-hybrid(linear=N,full=M[,k_heads=N,v_heads=N,k_dim=N,v_dim=N,conv=N]): linear and
+ * full required; the head geometry defaults to Qwen3NextConfig's (transformers
+ * configuration_qwen3_next.py: linear_num_key_heads 16, linear_num_value_heads 32,
+ * linear_key_head_dim and linear_value_head_dim 128, linear_conv_kernel_dim 4). */
+static gboolean
+parse_gdn (const char *args, ResPubMoe *out, char **why)
+{
+  static const char *const names[] = { "linear", "full", "k_heads", "v_heads", "k_dim",
+                                       "v_dim", "conv" };
+  guint64 *fields[] = { &out->gdn_linear, &out->gdn_full, &out->gdn_k_heads,
+                        &out->gdn_v_heads, &out->gdn_k_dim, &out->gdn_v_dim, &out->gdn_conv };
+  const guint64 hi[] = { MODEL_MAX_LAYERS, MODEL_MAX_LAYERS, MODEL_MAX_HEADS, MODEL_MAX_HEADS,
+                         MODEL_MAX_HEADS, MODEL_MAX_HEADS, 64 };
+  gboolean seen[G_N_ELEMENTS (names)] = { FALSE };
+  out->gdn_k_heads = 16;
+  out->gdn_v_heads = 32;
+  out->gdn_k_dim = out->gdn_v_dim = 128;
+  out->gdn_conv = 4;
+  g_auto (GStrv) parts = g_strsplit (args, ",", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      char *part = g_strstrip (parts[i]);
+      char *eq = strchr (part, '=');
+      if (eq == NULL)
+        return refuse (why, "attention GDN-hybrid field '%s' has no '=' (hint: "
+                       "GDN-hybrid(linear=36,full=12))", part);
+      *eq = '\0';
+      char *k = g_strstrip (part), *v = g_strstrip (eq + 1);
+      guint j = 0;
+      while (j < G_N_ELEMENTS (names) && strcmp (names[j], k) != 0)
+        j++;
+      if (j == G_N_ELEMENTS (names))
+        return refuse (why, "attention GDN-hybrid field '%s' unknown (known: linear, full, "
+                       "k_heads, v_heads, k_dim, v_dim, conv)", k);
+      if (seen[j])
+        return refuse (why, "attention GDN-hybrid field %s given twice", k);
+      seen[j] = TRUE;
+      g_autofree char *label = g_strdup_printf ("GDN-hybrid %s", k);
+      if (!whole (label, v, 1, hi[j], fields[j], why))
+        return FALSE;
+    }
+  if (!seen[0] || !seen[1])
+    return refuse (why, "attention GDN-hybrid(...) lacks %s (hint: "
+                   "GDN-hybrid(linear=36,full=12))", !seen[0] ? "linear" : "full");
+  if (out->gdn_v_heads % out->gdn_k_heads != 0)
+    return refuse (why, "attention GDN-hybrid k_heads %" G_GUINT64_FORMAT " does not divide "
+                   "v_heads %" G_GUINT64_FORMAT, out->gdn_k_heads, out->gdn_v_heads);
+  return TRUE;
+}
+
 static gboolean
 parse_attention (const char *value, ResPubMoe *out, char **why)
 {
@@ -124,6 +174,14 @@ parse_attention (const char *value, ResPubMoe *out, char **why)
                        "MLA(q_lora=1536,kv_lora=512,qk_nope=128,qk_rope=64,v_head=128))");
       g_autofree char *args = g_strndup (open + 1, (gsize) (value + len - 1 - (open + 1)));
       return parse_mla (args, out, why);
+    }
+  if (g_ascii_strcasecmp (kind, "GDN-hybrid") == 0)
+    {
+      if (open == NULL)
+        return refuse (why, "attention GDN-hybrid needs its layer counts (hint: "
+                       "GDN-hybrid(linear=36,full=12))");
+      g_autofree char *args = g_strndup (open + 1, (gsize) (value + len - 1 - (open + 1)));
+      return parse_gdn (args, out, why);
     }
   out->attention_other = g_strdup (value);
   return TRUE;
@@ -288,6 +346,9 @@ res_pub_moe_describe (const ResPubMoe *moe)
   if (moe->mla)
     g_string_append_printf (s, ", MLA (q_lora %" G_GUINT64_FORMAT ", kv_lora %"
                             G_GUINT64_FORMAT ")", moe->q_lora, moe->kv_lora);
+  else if (moe->gdn_linear > 0)
+    g_string_append_printf (s, ", GDN hybrid (%" G_GUINT64_FORMAT " linear, %"
+                            G_GUINT64_FORMAT " full)", moe->gdn_linear, moe->gdn_full);
   else if (moe->attention_other != NULL)
     g_string_append_printf (s, ", attention %s", moe->attention_other);
   if (moe->mtp_layers > 0)
@@ -311,7 +372,7 @@ res_pub_moe_apply (const ResPubMoe *moe, ModelSpec **model, char **why)
   if (moe->attention_other != NULL)
     {
       *why = g_strdup_printf ("mixture of experts: attention '%s' is not modelled (only "
-                              "standard attention and MLA)", moe->attention_other);
+                              "standard attention, MLA and GDN-hybrid)", moe->attention_other);
       return FALSE;
     }
   /* The checks that need the row's columns (the parser's contract leaves them here). */
@@ -328,6 +389,16 @@ res_pub_moe_apply (const ResPubMoe *moe, ModelSpec **model, char **why)
       *why = g_strdup_printf ("refused: moe: dense_layers %" G_GUINT64_FORMAT " leaves no MoE "
                               "layer of the %" G_GUINT64_FORMAT, moe->dense_layers,
                               m->n_layers);
+      return FALSE;
+    }
+  /* GDN-hybrid: linear + full layers are the row's, full attention every L / full */
+  if (moe->gdn_linear > 0
+      && (moe->gdn_linear + moe->gdn_full != m->n_layers || m->n_layers % moe->gdn_full != 0))
+    {
+      *why = g_strdup_printf ("refused: moe: GDN-hybrid linear %" G_GUINT64_FORMAT " + full %"
+                              G_GUINT64_FORMAT " is not the %" G_GUINT64_FORMAT " layers "
+                              "with full attention every n-th layer", moe->gdn_linear,
+                              moe->gdn_full, m->n_layers);
       return FALSE;
     }
   if (moe->sliding_window_layers > m->n_layers)
@@ -375,6 +446,22 @@ res_pub_moe_apply (const ResPubMoe *moe, ModelSpec **model, char **why)
    * the step program costs full attention in every layer, README "MoE accuracy") */
   m->sliding_window = moe->sliding_window;
   m->n_sliding_layers = moe->sliding_window_layers;
+  if (moe->gdn_linear > 0)
+    {
+      /* Qwen3-Next (the one GDN-hybrid published here): its full-attention layers gated
+       * with partial rotary 0.25 and q/k norms, its shared expert behind a sigmoid gate
+       * (transformers modular_qwen3_next.py) */
+      m->full_attn_interval = m->n_layers / moe->gdn_full;
+      m->gdn_k_heads = moe->gdn_k_heads;
+      m->gdn_v_heads = moe->gdn_v_heads;
+      m->gdn_k_dim = moe->gdn_k_dim;
+      m->gdn_v_dim = moe->gdn_v_dim;
+      m->gdn_conv = moe->gdn_conv;
+      m->attn_output_gate = TRUE;
+      m->rotary_fraction = 0.25;
+      m->qk_norm = TRUE;
+      m->shared_expert_gate = moe->shared_experts > 0;
+    }
   g_autofree char *problem = model_moe_problem (m);
   if (problem != NULL)
     {

@@ -38,7 +38,10 @@
  * | sliding_window        | 1 .. MODEL_MAX_POSITIONS                     | window of the sliding-window layers      |
  * | sliding_window_layers | 1 .. MODEL_MAX_LAYERS (needs sliding_window) | how many layers use the window           |
  * | attention             | MLA(q_lora=N,kv_lora=N,qk_nope=N,qk_rope=N,  | multi-head latent attention; q_lora 0 =  |
- * |                       |   v_head=N), or any other NAME(...) / NAME   |   no query LoRA. Another kind is kept by |
+ * |                       |   v_head=N); GDN-hybrid(linear=N,full=M      |   no query LoRA. GDN-hybrid: Qwen3-Next's|
+ * |                       |   [,k_heads=,v_heads=,k_dim=,v_dim=,conv=])  |   Gated DeltaNet + gated attention;      |
+ * |                       |   , or any other NAME(...) / NAME            |   linear + full = n_layers, full divides |
+ * |                       |                                              |   it. Another kind is kept by            |
  * |                       |                                              |   name in `attention_other` (the mapper  |
  * |                       |                                              |   skips it: not modelled)                |
  */
@@ -81,6 +84,12 @@ typedef struct {
   gboolean         mla;
   guint64          q_lora, kv_lora, qk_nope, qk_rope, v_head;
   char            *attention_other;          /* a kind other than MLA, as written */
+  /* GDN-hybrid(linear=N,full=M[,k_heads=,v_heads=,k_dim=,v_dim=,conv=]): Qwen3-Next's
+   * Gated DeltaNet layers (gdn_linear > 0) with gated full attention every
+   * (linear + full) / full layers; the head geometry defaults to Qwen3NextConfig's
+   * (16 key / 32 value heads of 128, conv 4) */
+  guint64          gdn_linear, gdn_full;
+  guint64          gdn_k_heads, gdn_v_heads, gdn_k_dim, gdn_v_dim, gdn_conv;
 } ResPubMoe;
 
 /* Parses `cell` into `out` (cleared first). FALSE with *why (g_free) when the cell is

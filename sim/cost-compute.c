@@ -514,6 +514,32 @@ attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward
   return MAX (mma, attention_exp_s (c, op));
 }
 
+/* The chunked gated delta rule of a GDN layer (MODEL_OP_GDN; flash-linear-attention's
+ * chunk_gated_delta_rule, Triton): a roofline of its FLOPs (the op's, forward or backward
+ * as the program counts them) at the Triton-class attention efficiency and of its bytes.
+ * Per token and value head the forward reads q, k (d_k each, repeated to the value heads)
+ * and v (d_v), g and beta, writes the chunk's W and U (d_k + d_v) and reads them back,
+ * writes o (d_v); per chunk and head it writes the d_k x d_v state and reads it back. The
+ * backward reads and writes about twice that (it recomputes the states and returns dq,
+ * dk, dv). Kept in bf16 whatever the GEMMs run. */
+static double
+gdn_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
+{
+  if (d == TOPO_DTYPE_FP8 || d == TOPO_DTYPE_FP4)
+    d = resolve_dtype (c, TOPO_DTYPE_BF16);
+  const double tokens = (double) op->b * (double) op->s_q, heads = (double) op->heads;
+  const double dk = (double) op->head_dim, dv = (double) op->head_dim_v;
+  const double chunks = ceil ((double) op->s_q / (double) MAX (op->chunk, 1)) * (double) op->b;
+  const double elements = tokens * heads * (2.0 * dk + dv + 2.0 + 2.0 * (dk + dv) + dv)
+                          + chunks * heads * 2.0 * dk * dv;
+  const double bytes = (backward ? 2.0 : 1.0) * elements * topo_dtype_bytes (d);
+  double eff = backward ? c->opts.gdn_bwd_efficiency : c->opts.gdn_fwd_efficiency;
+  if (!(eff > 0))   /* options set by hand without it: the attention figure */
+    eff = backward ? c->opts.attn_bwd_efficiency : c->opts.attn_fwd_efficiency;
+  eff *= c->attn_scale[d];
+  return roofline (c, op->fwd_flops, c->peak_flops[d] * eff, bytes);
+}
+
 /* The profile's kind of a memory-bound op: the program's op names (plan/program.c)
  * "rotary*" and "mlp_act*" are the rotary and activation kernels, other element-wise ops
  * the residual; the backward block's ops are the _grad kinds. */
@@ -623,6 +649,8 @@ op_math_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, TopoDtype gemm_
       return gemm_s (c, op, resolve_dtype (c, gemm_dtype), d);
     case MODEL_OP_ATTENTION:
       return attention_s (c, op, d, backward);
+    case MODEL_OP_GDN:
+      return gdn_s (c, op, d, backward);
     case MODEL_OP_NORM:
     case MODEL_OP_ELEMENTWISE:
     case MODEL_OP_EMBEDDING:

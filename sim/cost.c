@@ -287,6 +287,12 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
     {
       o->attn_fwd_efficiency = fwd * mamf;
       o->attn_bwd_efficiency = bwd * mamf;
+      /* the GDN delta rule runs flash-linear-attention's Triton kernels in every stack:
+       * the Triton (FA2) class of the architecture, whatever the softmax attention runs */
+      o->gdn_fwd_efficiency = (arch == ARCH_AMPERE ? AMPERE_FA2_FWD
+                                                   : HOPPER_CUDNN_FWD * FA2_OVER_FA3_FWD) * mamf;
+      o->gdn_bwd_efficiency = (arch == ARCH_AMPERE ? AMPERE_FA2_BWD
+                                                   : HOPPER_CUDNN_BWD * FA2_OVER_FA3_BWD) * mamf;
     }
   switch (stack->attention)
     {
@@ -414,6 +420,11 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
       set_noncausal_gain (o, NONCAUSAL_GAIN_FA3);
       break;
     }
+  /* the delta rule's Triton kernels: the FA2 class (see the stack case) */
+  o->gdn_fwd_efficiency = o->attn_fwd_efficiency
+                          * ((row != NULL && row->arch == ARCH_AMPERE) ? 1.0 : FA2_OVER_FA3_FWD);
+  o->gdn_bwd_efficiency = o->attn_bwd_efficiency
+                          * ((row != NULL && row->arch == ARCH_AMPERE) ? 1.0 : FA2_OVER_FA3_BWD);
   o->mem_efficiency = dev != NULL && dev->mem_efficiency > 0 ? dev->mem_efficiency
                                                             : FALLBACK_MEM_EFFICIENCY;
   /* A measured (triad) bandwidth is already the achieved one (sim/cost.h, profile). */
@@ -559,6 +570,7 @@ typedef struct {
 static const CostOptionInfo option_info[] = {
   D (gemm_efficiency, 0.01, 1), D (gemm_fp8_efficiency, 0.01, 1),
   D (attn_fwd_efficiency, 0.01, 1), D (attn_bwd_efficiency, 0.01, 1),
+  D (gdn_fwd_efficiency, 0.01, 1), D (gdn_bwd_efficiency, 0.01, 1),
   D (mem_efficiency, 0.01, 1), D (launch_overhead_s, 0, 1), D (mem_traffic_factor, 0.1, 100),
   { "tile_m", G_STRUCT_OFFSET (SimCostOptions, tile_m), 'i', 1, 4096 },
   { "tile_n", G_STRUCT_OFFSET (SimCostOptions, tile_n), 'i', 1, 4096 },

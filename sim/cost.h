@@ -119,6 +119,10 @@ typedef struct {
   double   attn_noncausal_gain[3]; /* the kernel without the causal mask over the causal
                                      one, FLOP rate, at 4K, 8K and 16K tokens (the stack's
                                      kernel class; cost.c); {0} = no gain */
+  double   gdn_fwd_efficiency;    /* chunked gated delta rule (flash-linear-attention's
+                                     Triton kernels) forward, fraction of peak: the
+                                     attention figure of the Triton / FA2 class */
+  double   gdn_bwd_efficiency;    /* its backward */
   double   mem_efficiency;        /* achieved fraction of HBM bandwidth */
   double   launch_overhead_s;     /* per kernel (one kernel per op) */
   double   mem_traffic_factor;    /* memory-bound ops move this many times the bytes of

@@ -8,6 +8,7 @@
 #include "plan/program.h"
 
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 
 typedef struct {
@@ -655,6 +656,70 @@ test_mla (Fixture *f, gconstpointer data)
   g_assert_cmpint (p->moe.first_dense, ==, 3);
 }
 
+/* Qwen3-Next-80B-A3B on 8 GPUs (ep 8, pp 1, one sequence of 4096 per micro-batch): its
+ * GDN layers run the gdn blocks, its every-4th layers the gated attention.
+ *   gdn_fwd GEMM weights: in projection 2048 x (2 x 2048 + 2 x 4096 + 64) = 25,296,896 +
+ *     out projection 4096 x 2048 = 8,388,608 = 33,685,504 (the mixer's 33,718,464 less
+ *     the conv 32,768, dt_bias + A_log 64, norm 128); model FLOPs 2 x 4096 x 33,685,504 +
+ *     4096 x 32 x (6 x 128^2 + 2 x 64 x 640 + 64^2 / 3) (the delta rule); backward 2x;
+ *   attn_fwd qkv: n = (16 + 2 x 2) x 256 + the gate's 16 x 256 = 9216;
+ *   tasks: per micro-batch 36 gdn_fwd and 12 attn_fwd computes;
+ *   --cp 2 is refused (the GDN state runs along the sequence). */
+static void
+test_gdn (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  model_spec_unref (f->model);
+  f->model = model_spec_lookup ("qwen3-next-80b-a3b", &error);
+  g_assert_no_error (error);
+  g_autoptr (ProgProgram) p = program_of (f, "--gpus 8 --ep 8 --seq-length 4096 "
+                                          "--global-batch-size 8");
+  const ProgBlock *gdn = block_named (p, "gdn_fwd");
+  double gemm_weights = 0;
+  gboolean core = FALSE;
+  for (guint i = 0; i < gdn->n_ops; i++)
+    {
+      const ModelOp *op = &g_array_index (p->ops, ModelOp, gdn->first_op + i);
+      if (op->kind == MODEL_OP_GEMM)
+        gemm_weights += (double) op->n * (double) op->k;
+      if (op->kind == MODEL_OP_GDN)
+        {
+          core = TRUE;
+          g_assert_cmpuint (op->heads, ==, 32);
+          g_assert_cmpuint (op->kv_heads, ==, 16);
+          g_assert_cmpuint (op->s_q, ==, 4096);
+          g_assert_cmpuint (op->chunk, ==, 64);
+        }
+    }
+  g_assert_true (core);
+  g_assert_cmpfloat (gemm_weights, ==, 33685504.0);
+  const double mf = 2.0 * 4096 * 33685504.0 + 4096.0 * 32 * (98304.0 + 81920.0 + 4096.0 / 3);
+  g_assert_cmpfloat (fabs (gdn->model_flops / mf - 1.0), <, 1e-12);
+  g_assert_cmpfloat (fabs (block_named (p, "gdn_bwd")->model_flops / (2 * mf) - 1.0), <, 1e-12);
+  const ProgBlock *attn = block_named (p, "attn_fwd");
+  const ModelOp *qkv = &g_array_index (p->ops, ModelOp, attn->first_op + 1);
+  g_assert_cmpstr (qkv->name, ==, "qkv");
+  g_assert_cmpuint (qkv->n, ==, 9216);
+  int n_gdn = 0, n_attn = 0;
+  for (guint i = 0; i < p->tasks->len; i++)
+    {
+      const ProgTask *t = &g_array_index (p->tasks, ProgTask, i);
+      if (t->kind != PROG_TASK_COMPUTE || t->phase != PROG_PHASE_FORWARD)
+        continue;
+      const char *name = prog_block (p, t->block)->name;
+      n_gdn += g_str_equal (name, "gdn_fwd");
+      n_attn += g_str_equal (name, "attn_fwd");
+      if (g_str_equal (name, "gdn_fwd"))
+        g_assert_true (model_spec_layer_is_linear (f->model, (guint64) t->layer));
+    }
+  g_assert_cmpint (n_gdn, ==, 36);
+  g_assert_cmpint (n_attn, ==, 12);
+
+  g_autoptr (GError) e = NULL;
+  g_assert_false (resolve (f, "--gpus 8 --ep 8 --cp 2 --seq-length 4096", &e));
+  g_assert_nonnull (strstr (e->message, "Gated DeltaNet"));
+}
+
 /* --cuda-graph-impl / --cuda-graph-scope (Megatron-Core's names): the scope list reads
  * into bits; the MoE layer counts as captured with scope moe, full_iteration, or no scope
  * (Megatron's default: the whole layer), not with attn / moe_router / moe_preprocess,
@@ -753,6 +818,7 @@ main (int argc, char **argv)
   ADD ("zero3-gathers", test_zero3_gathers);
   ADD ("zero3-memory", test_zero3_memory);
   ADD ("mla", test_mla);
+  ADD ("gdn", test_gdn);
   ADD ("cuda-graphs", test_cuda_graphs);
   ADD ("selective-op", test_selective_op);
   return g_test_run ();

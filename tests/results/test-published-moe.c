@@ -61,10 +61,32 @@ test_parse_good (void)
   g_assert_false (m.mla);
   res_pub_moe_clear (&m);
 
-  /* another attention kind is kept by name: the mapper skips it as not modelled */
+  /* Qwen3-Next's hybrid: the layer counts, the head geometry at Qwen3NextConfig's
+   * defaults unless given */
   g_assert_true (res_pub_moe_parse ("experts=512;top_k=10;moe_ffn=512;"
                                     "attention=GDN-hybrid(linear=36,full=12)", &m, &why));
-  g_assert_cmpstr (m.attention_other, ==, "GDN-hybrid(linear=36,full=12)");
+  g_assert_null (m.attention_other);
+  g_assert_cmpuint (m.gdn_linear, ==, 36);
+  g_assert_cmpuint (m.gdn_full, ==, 12);
+  g_assert_cmpuint (m.gdn_k_heads, ==, 16);
+  g_assert_cmpuint (m.gdn_v_heads, ==, 32);
+  g_assert_cmpuint (m.gdn_k_dim, ==, 128);
+  g_assert_cmpuint (m.gdn_v_dim, ==, 128);
+  g_assert_cmpuint (m.gdn_conv, ==, 4);
+  res_pub_moe_clear (&m);
+  g_assert_true (res_pub_moe_parse ("experts=8;top_k=2;moe_ffn=64;attention=GDN-hybrid("
+                                    "linear=6, full=2, v_heads=8, k_heads=4, k_dim=64)", &m,
+                                    &why));
+  g_assert_cmpuint (m.gdn_v_heads, ==, 8);
+  g_assert_cmpuint (m.gdn_k_heads, ==, 4);
+  g_assert_cmpuint (m.gdn_k_dim, ==, 64);
+  g_assert_cmpuint (m.gdn_v_dim, ==, 128);
+  res_pub_moe_clear (&m);
+
+  /* another attention kind is kept by name: the mapper skips it as not modelled */
+  g_assert_true (res_pub_moe_parse ("experts=512;top_k=10;moe_ffn=512;"
+                                    "attention=NSA(block=64)", &m, &why));
+  g_assert_cmpstr (m.attention_other, ==, "NSA(block=64)");
   res_pub_moe_clear (&m);
 
   /* empty or blank: a dense row */
@@ -107,6 +129,16 @@ test_parse_bad (void)
     { "experts=8;top_k=2;moe_ffn=1;attention=MLA(q_lora=1,kv_lora=1,qk_nope=1,qk_rope=1,"
       "v_head=1,rope=2)", "moe: attention MLA field 'rope' unknown" },
     { "experts=8;top_k=2;moe_ffn=1;attention=()", "moe: attention has no kind" },
+    { "experts=8;top_k=2;moe_ffn=1;attention=GDN-hybrid",
+      "moe: attention GDN-hybrid needs its layer counts" },
+    { "experts=8;top_k=2;moe_ffn=1;attention=GDN-hybrid(linear=36)",
+      "moe: attention GDN-hybrid(...) lacks full" },
+    { "experts=8;top_k=2;moe_ffn=1;attention=GDN-hybrid(linear=3,full=1,state=2)",
+      "moe: attention GDN-hybrid field 'state' unknown" },
+    { "experts=8;top_k=2;moe_ffn=1;attention=GDN-hybrid(linear=3,full=0)",
+      "moe: GDN-hybrid full 0 is outside 1..4096" },
+    { "experts=8;top_k=2;moe_ffn=1;attention=GDN-hybrid(linear=3,full=1,k_heads=3)",
+      "moe: attention GDN-hybrid k_heads 3 does not divide v_heads 32" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -154,12 +186,34 @@ test_row_refused (void)
 
   /* a kind of attention the model does not have: skipped with the reason, not refused */
   g_autoptr (ResPublishedCase) g = moe_row ("experts=8;top_k=2;moe_ffn=3584;"
-                                            "attention=GDN-hybrid(linear=3,full=1)");
+                                            "attention=NSA(block=64)");
   g_assert_false (g->ready);
   g_assert_true (g->moe.present);
   g_assert_cmpstr (g->skip_reason, ==, "mixture of experts: attention "
-                   "'GDN-hybrid(linear=3,full=1)' is not modelled (only standard attention "
-                   "and MLA)");
+                   "'NSA(block=64)' is not modelled (only standard attention, MLA and "
+                   "GDN-hybrid)");
+
+  /* GDN-hybrid on the row's 4 layers: 3 GDN + 1 gated full-attention layer (interval 4) */
+  g_autoptr (ResPublishedCase) q = moe_row ("experts=8;top_k=2;moe_ffn=3584;shared_experts=1;"
+                                            "attention=GDN-hybrid(linear=3,full=1)");
+  g_assert_true (q->ready);
+  g_assert_true (model_spec_is_gdn (q->model));
+  g_assert_cmpuint (q->model->full_attn_interval, ==, 4);
+  g_assert_cmpuint (model_spec_n_linear_layers (q->model), ==, 3);
+  g_assert_true (model_spec_layer_is_linear (q->model, 2));
+  g_assert_false (model_spec_layer_is_linear (q->model, 3));
+  g_assert_true (q->model->attn_output_gate);
+  g_assert_true (q->model->shared_expert_gate);
+  /* counts that are not the row's layers, or not a whole interval: refused */
+  static const char *const wrong[] = { "linear=2,full=1", "linear=1,full=3" };
+  for (gsize i = 0; i < G_N_ELEMENTS (wrong); i++)
+    {
+      g_autofree char *cell = g_strdup_printf ("experts=8;top_k=2;moe_ffn=3584;"
+                                               "attention=GDN-hybrid(%s)", wrong[i]);
+      g_autoptr (ResPublishedCase) w = moe_row (cell);
+      g_assert_false (w->ready);
+      g_assert_true (g_str_has_prefix (w->skip_reason, "refused: moe: GDN-hybrid linear"));
+    }
 }
 
 

@@ -460,6 +460,48 @@ test_attention_ring (Fixture *f, gconstpointer data)
               op.fwd_flops / (989.4e12 * 0.60) + 4e-6, 1e-12);
 }
 
+/* The chunked gated delta rule of one Qwen3-Next GDN layer, one sequence of 4096: 32
+ * value heads (16 key heads), d_k = d_v = 128, chunks of 64. FLOPs forward 4096 x
+ * model_spec_gdn_core_flops = 4096 x 32 x (6 x 128^2 + 2 x 64 x 640 + 64^2 / 3) =
+ * 23.80e9; at the Triton-class efficiency (the documented H100 attention 0.60 x the FA2
+ * ratio 0.58 = 0.348 of 989.4e12) 69.13 us. Bytes: per token and head q, k, v, g, beta,
+ * W, U written and read, o: 2 x 128 + 128 + 2 + 2 x 256 + 128 = 1026 elements, x 4096 x
+ * 32 = 134,479,872; per chunk and head the 128 x 128 state written and read: 64 x 32 x
+ * 2 x 16384 = 67,108,864; x 2 B = 403.18 MB at 3.015e12 B/s = 133.72 us: memory-bound,
+ * + 4 us launch. Backward: twice the bytes (267.45 us) against 2 x 23.80e9 + 4 x 4096 x 32
+ * x 128^2 = 56.19e9 FLOPs at 0.45 x 0.65 = 0.2925 (194.2 us): 271.45 us. */
+static void
+test_gdn (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SimCost) c = make_cost (f->h100, NULL, TRUE);
+  ModelOp op = { 0 };
+  op.name = "gdn_core";
+  op.kind = MODEL_OP_GDN;
+  op.b = 1;
+  op.heads = 32;
+  op.kv_heads = 16;
+  op.s_q = op.s_kv = 4096;
+  op.head_dim = op.head_dim_v = 128;
+  op.chunk = 64;
+  op.fwd_flops = 4096.0 * model_spec_gdn_core_flops (32, 128, 128, 64);
+  assert_rel (op.fwd_flops, 4096.0 * 32 * (98304.0 + 81920.0 + 4096.0 / 3), 1e-12);
+  const double bytes = 2.0 * (4096.0 * 32 * 1026 + 64.0 * 32 * 2 * 16384);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), bytes / 3.015e12 + 4e-6, 1e-9);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 137.72e-6, 1e-3);
+  g_assert_cmpfloat (op.fwd_flops / (989.4e12 * 0.60 * 0.58), <, bytes / 3.015e12);
+  op.fwd_flops = 2.0 * op.fwd_flops + 4.0 * 4096 * 32 * 128 * 128;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), 2.0 * bytes / 3.015e12 + 4e-6,
+              1e-9);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), 271.45e-6, 1e-3);
+  /* fp8 recipes keep it in bf16: the same time */
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_FP8, TRUE), 271.45e-6, 1e-3);
+  /* a compute-bound shape (16 sequences' worth of FLOPs on the same bytes): the
+   * Triton-class rate, 0.348 of peak */
+  op.fwd_flops = 16.0 * 4096.0 * model_spec_gdn_core_flops (32, 128, 128, 64);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
+              op.fwd_flops / (989.4e12 * 0.60 * 0.58) + 4e-6, 1e-9);
+}
+
 /* The softmax's exponentials on the SFU (sim/cost-compute.c attention_exp_s): one exp per
  * visible score, forward and again backward, at sms x clock x exp_per_clk_per_sm; the
  * attention op takes the longer of that and its tensor-core part. The Llama 3 8B core of
@@ -816,6 +858,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/gemm-tile-choice", test_gemm_tile_choice);
   ADD ("/sim/cost/loss-bytes", test_loss_bytes);
   ADD ("/sim/cost/attention", test_attention);
+  ADD ("/sim/cost/gdn", test_gdn);
   ADD ("/sim/cost/attention-unfused", test_attention_unfused);
   ADD ("/sim/cost/attention-exp", test_attention_exp);
   ADD ("/sim/cost/attention-ring", test_attention_ring);
