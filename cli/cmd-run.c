@@ -874,6 +874,14 @@ run_plan (RunCtx *c)
   g_autoptr (PlanLayout) layout = plan_layout_new (&c->plan, c->cluster, &error);
   if (layout == NULL)
     return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);
+  /* ZeRO-3's backward gather order as the stack issues it, as sim_predict resolves it for
+   * the prediction this run is compared with: the same program runs and is predicted */
+  if (c->plan.zero3_gather_ahead < 0)
+    {
+      SimOptions ro;
+      sim_options_init (&ro, c->cluster);
+      c->plan.zero3_gather_ahead = ro.cost.zero3_gather_ahead;
+    }
   g_autoptr (ProgProgram) prog = prog_program_new (c->model, &c->plan, layout, &error);
   if (prog == NULL)
     return fail0 (c, CLI_EXIT_FAILURE, "%s", error->message);
