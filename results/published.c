@@ -161,6 +161,8 @@ skip (ResPublishedCase *c, const char *format, ...)
  *                                       ("NVIDIA Ampere (A100)", "A100-SXM-80GB (Selene)")
  *   "MI325X" / "MI300X"              -> mi325x-cluster / mi300x-cluster ("AMD Instinct
  *                                       MI300X"; family other: extrapolated)
+ *   "MI355X"                          -> mi355x-cluster ("AMD Instinct MI355X"; family
+ *                                       other: extrapolated)
  *   "MI250X"                          -> frontier, one device per GCD as Frontier runs
  *                                       count them ("AMD MI250X", "MI250X (Frontier)")
  *   "V100"                            -> dgx-2h-v100-cluster ("V100 32GB", "Tesla
@@ -168,7 +170,7 @@ skip (ResPublishedCase *c, const char *format, ...)
  *                                       only, a bf16 row is skipped (map_precision)
  *   "L40S"                            -> l40s-pcie-cluster     ("NVIDIA L40S 48GB"; PCIe
  *                                       only, no NVLink)
- * Anything else (TPU, Trainium, Gaudi, MI355X, consumer cards) -> no preset: skipped
+ * Anything else (TPU, Trainium, Gaudi, consumer cards) -> no preset: skipped
  * with the gpu_type.
  * A run larger than its preset grows the preset's outermost level (topo_cluster_scale_out). */
 static gboolean
@@ -211,6 +213,8 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
     }
   if (strstr (t, "a100") != NULL || strstr (t, "a800") != NULL || strstr (t, "ampere") != NULL)
     return has_gb (t, "40") ? "a100-40g-cluster" : "selene";
+  if (strstr (t, "mi355x") != NULL)
+    return "mi355x-cluster";
   if (strstr (t, "mi325x") != NULL)
     return "mi325x-cluster";
   if (strstr (t, "mi300x") != NULL)

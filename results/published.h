@@ -32,7 +32,8 @@
  * |                           |   hgx-h20-cluster; MI250X -> frontier (a device per GCD);    |
  * |                           |   V100 -> dgx-2h-v100-cluster (fp16 only); L40S ->           |
  * |                           |   l40s-pcie-cluster;                                         |
- * |                           |   anything else (TPU v4, Gaudi, MI355X) -> skipped: "no      |
+ * |                           |   MI355X -> mi355x-cluster;                                  |
+ * |                           |   anything else (TPU v4, Gaudi, A10G) -> skipped: "no        |
  * |                           |   cluster preset for gpu_type X"                             |
  * | framework                 | the stack preset it names (frameworks/stack.c table: NeMo ->  |
  * |                           |   nemo, Megatron-DeepSpeed / DeepSpeed / GPT-NeoX ->         |

@@ -57,6 +57,7 @@ test_gpu_types (void)
     /* Frontier's GCDs are the devices: 8 per node of 4 MI250X */
     { "AMD MI250X", 8, "frontier", RES_PUB_FAMILY_OTHER },
     { "mi250x (Frontier, GCDs)", 256, "frontier", RES_PUB_FAMILY_OTHER },
+    { "AMD Instinct MI355X", 16, "mi355x-cluster", RES_PUB_FAMILY_OTHER },
     /* Ada, PCIe only */
     { "L40S", 8, "l40s-pcie-cluster", RES_PUB_FAMILY_OTHER },
     { "NVIDIA L40S 48GB", 64, "l40s-pcie-cluster", RES_PUB_FAMILY_OTHER },
@@ -114,6 +115,13 @@ test_gpu_types (void)
   g_autoptr (ResPublishedCase) mi = row ("MI250X", 8, 1, "", "", "bf16");
   g_assert_cmpfloat (fabs (mi->cluster->device.peak_flops[TOPO_DTYPE_BF16] - 191.5e12), <, 1e6);
   g_assert_cmpfloat (mi->cluster->device.peak_flops[TOPO_DTYPE_FP8], ==, 0.0);
+  /* no AMD GEMM measurement but MI325X's: 784.9 / 1,307.4 = 0.600 for MI250X and MI355X;
+   * MI355X BF16 = 256 CUs x 4,096 FLOP/cycle x 2.4 GHz = 2,516.6e12 */
+  g_assert_cmpfloat (mi->cluster->device.gemm_efficiency, ==, 0.6);
+  g_autoptr (ResPublishedCase) mi355 = row ("MI355X", 8, 1, "", "", "fp8");
+  g_assert_true (mi355->ready);
+  g_assert_cmpfloat (mi355->cluster->device.gemm_efficiency, ==, 0.6);
+  g_assert_cmpfloat (fabs (mi355->cluster->device.peak_flops[TOPO_DTYPE_BF16] - 2516.6e12), <, 1e6);
   g_autoptr (ResPublishedCase) h20 = row ("H20", 8, 1, "", "", "fp8");
   g_assert_true (h20->ready);
   g_assert_cmpfloat (fabs (h20->cluster->device.peak_flops[TOPO_DTYPE_BF16] - 148e12), <, 1e6);

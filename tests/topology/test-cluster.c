@@ -69,6 +69,7 @@ static const struct {
   { "mi325x-node",       8 },
   { "mi300x-cluster",    8 * 128 },          /* 1,024 */
   { "mi325x-cluster",    8 * 128 },          /* 1,024 */
+  { "mi355x-cluster",    8 * 128 },          /* 1,024 */
   { "selene",            8 * 20 * 28 },      /* 560 DGX A100 = 4,480 */
   { "tpu-v5p-pod",       4 * 16 * 140 },     /* 16 x 20 x 28 = 8,960 */
   { "trn2-ultraserver",  16 * 4 },           /* 64 */
