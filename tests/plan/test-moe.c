@@ -664,6 +664,7 @@ test_mla (Fixture *f, gconstpointer data)
  *     4096 x 32 x (6 x 128^2 + 2 x 64 x 640 + 64^2 / 3) (the delta rule); backward 2x;
  *   attn_fwd qkv: n = (16 + 2 x 2) x 256 + the gate's 16 x 256 = 9216;
  *   tasks: per micro-batch 36 gdn_fwd and 12 attn_fwd computes;
+ *   tp 2: every width and the FLOPs halve (heads split, tokens whole);
  *   --cp 2 is refused (the GDN state runs along the sequence). */
 static void
 test_gdn (Fixture *f, gconstpointer data)
@@ -714,6 +715,26 @@ test_gdn (Fixture *f, gconstpointer data)
     }
   g_assert_cmpint (n_gdn, ==, 36);
   g_assert_cmpint (n_attn, ==, 12);
+
+  /* tp 2 with SP splits the heads: 16 value and 8 key heads per rank, in projection
+   * 2 x 1024 + 2 x 2048 + 2 x 16 = 6176 wide, out projection 2048 x 2048 */
+  g_autoptr (ProgProgram) t2 = program_of (f, "--gpus 8 --tp 2 --sequence-parallel --ep 4 "
+                                           "--seq-length 4096 --global-batch-size 4");
+  const ProgBlock *g2 = block_named (t2, "gdn_fwd");
+  for (guint i = 0; i < g2->n_ops; i++)
+    {
+      const ModelOp *op = &g_array_index (t2->ops, ModelOp, g2->first_op + i);
+      if (g_str_equal (op->name, "gdn_in_proj"))
+        g_assert_cmpuint (op->n, ==, 6176);
+      if (g_str_equal (op->name, "gdn_out"))
+        g_assert_cmpuint (op->k, ==, 2048);
+      if (op->kind == MODEL_OP_GDN)
+        {
+          g_assert_cmpuint (op->heads, ==, 16);
+          g_assert_cmpuint (op->kv_heads, ==, 8);
+        }
+    }
+  g_assert_cmpfloat (fabs (g2->model_flops / (mf / 2) - 1.0), <, 1e-12);
 
   g_autoptr (GError) e = NULL;
   g_assert_false (resolve (f, "--gpus 8 --ep 8 --cp 2 --seq-length 4096", &e));
