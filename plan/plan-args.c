@@ -410,6 +410,8 @@ on_flag (const char *option, const char *value, gpointer data, GError **error)
     plan->async_tp = plan->tp_comm_overlap = TRUE;
   else if (g_str_equal (name, "compile"))
     plan->compile = TRUE;
+  else if (g_str_equal (name, "fsdp-float8-all-gather"))
+    plan->fsdp_float8_all_gather = TRUE;
   else if (g_str_equal (name, "optimizer-offload") || g_str_equal (name, "offload-optimizer"))
     plan->optimizer_offload = TRUE;
   else if (g_str_equal (name, "moe-grouped-gemm"))
@@ -582,6 +584,9 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       NULL },
     { "tp-comm-overlap", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Overlap TP communication with GEMMs", NULL },
+    { "fsdp-float8-all-gather", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
+      "FP8 plans under ZeRO-3/FSDP: linear weights gathered in fp8 (torchao "
+      "enable_fsdp_float8_all_gather)", NULL },
     { "optimizer-offload", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Optimizer states in host memory", NULL },
     { "offload-optimizer", 0, G_OPTION_FLAG_NO_ARG | G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_flag), NULL, NULL },

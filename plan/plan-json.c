@@ -141,6 +141,8 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
           ok = json_get_bool (pj, S, key, n, &p->async_tp, error);
           p->tp_comm_overlap = p->tp_comm_overlap || p->async_tp;
         }
+      else if (g_str_equal (key, "enable_fsdp_float8_all_gather"))
+        ok = json_get_bool (pj, S, key, n, &p->fsdp_float8_all_gather, error);
       else if (g_str_equal (key, "overlap_grad_reduce"))
         ok = json_get_bool (pj, S, key, n, &p->overlap_grad_reduce, error);
       else if (g_str_equal (key, "overlap_param_gather"))

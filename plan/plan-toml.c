@@ -434,7 +434,8 @@ in_list (const char *const *list, const char *s)
  * [model] converters = ["float8"] (newer); the [float8] section's other keys (recipe,
  * all-gather in fp8, filter_fqns) tune it and are accepted. */
 static gboolean
-float8_section (JsonObject *sec, const char *source, gboolean *on, GError **error)
+float8_section (JsonObject *sec, const char *source, gboolean *on, gboolean *fsdp_ag,
+                GError **error)
 {
   static const char *const known[] = {
     "enable_float8_linear", "enable_fsdp_float8_all_gather",
@@ -453,6 +454,9 @@ float8_section (JsonObject *sec, const char *source, gboolean *on, GError **erro
           return FALSE;
         }
       JsonNode *n = json_object_get_member (sec, key);
+      if (g_str_equal (key, "enable_fsdp_float8_all_gather") && JSON_NODE_HOLDS_VALUE (n)
+          && json_node_get_value_type (n) == G_TYPE_BOOLEAN)
+        *fsdp_ag = json_node_get_boolean (n);
       if (g_str_equal (key, "enable_float8_linear"))
         {
           if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_BOOLEAN)
@@ -476,7 +480,7 @@ plan_load_toml_data (Plan *plan, const char *text, gssize len, const char *sourc
     return FALSE;
   JsonObject *root = json_node_get_object (doc);
   g_autoptr (JsonObject) kept = json_object_new ();
-  gboolean fp8 = FALSE, compile = FALSE;
+  gboolean fp8 = FALSE, compile = FALSE, fsdp_fp8_ag = FALSE;
   g_autoptr (GList) members = json_object_get_members (root);
   for (GList *l = members; l; l = l->next)
     {
@@ -546,7 +550,7 @@ plan_load_toml_data (Plan *plan, const char *text, gssize len, const char *sourc
         }
       else if (g_str_equal (name, "float8"))
         {
-          if (!float8_section (sec, source, &fp8, error))
+          if (!float8_section (sec, source, &fp8, &fsdp_fp8_ag, error))
             return FALSE;
         }
       else if (g_str_equal (name, "model"))
@@ -604,6 +608,13 @@ plan_load_toml_data (Plan *plan, const char *text, gssize len, const char *sourc
           return FALSE;
         }
       json_object_set_string_member (tr, "precision", "fp8");
+      if (fsdp_fp8_ag)
+        {
+          if (!json_object_has_member (kept, "parallelism"))
+            json_object_set_object_member (kept, "parallelism", json_object_new ());
+          json_object_set_boolean_member (json_object_get_object_member (kept, "parallelism"),
+                                          "enable_fsdp_float8_all_gather", TRUE);
+        }
     }
   g_autoptr (JsonNode) node = json_node_new (JSON_NODE_OBJECT);
   json_node_set_object (node, kept);

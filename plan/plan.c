@@ -585,6 +585,8 @@ plan_to_string (const Plan *plan)
     g_string_append (s, "-compile");
   if (plan->async_tp)
     g_string_append (s, "-asynctp");
+  if (plan->fsdp_float8_all_gather && plan->compute_dtype == PLAN_PREC_FP8)
+    g_string_append (s, "-fp8ag");
   /* CUDA graphs over the MoE layer remove its host work (plan_cuda_graph_moe) */
   if (plan_cuda_graph_moe (plan))
     g_string_append (s, "-cgmoe");
@@ -645,6 +647,8 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_BOOL ("account_for_loss_in_pipeline_split", plan->account_loss);
   SET_BOOL ("sequence_parallel", plan->sequence_parallel);
   SET_BOOL ("enable_async_tensor_parallel", plan->async_tp);
+  if (plan->fsdp_float8_all_gather)
+    SET_BOOL ("enable_fsdp_float8_all_gather", TRUE);
   SET_STR ("context_parallel_comm", plan_cp_comm_name (plan->cp_comm));
   SET_STR ("attention_backend", plan_attn_backend_name (plan->attention_backend));
   SET_STR ("pipeline_parallel_schedule", plan_schedule_name (plan->schedule));

@@ -225,6 +225,10 @@ typedef struct {
   int      zero3_rank_copies;     /* 1: collectives on lists of per-rank tensors, a copy
                                    * per rank each (torch.distributed.all_gather before
                                    * all_gather_into_tensor); 0: one flat buffer */
+  gboolean fsdp_float8_all_gather; /* FP8 plans under ZeRO-3 / HSDP: the layers' linear
+                                   * weights are cast to fp8 on their shard and gathered in
+                                   * fp8 (torchao enable_fsdp_float8_all_gather; TorchTitan
+                                   * [float8] enable_fsdp_float8_all_gather) */
   int      tp_all_gather_fp8;     /* FP8 plans: 1 the TP all-gathers carry fp8 (torchao
                                    * Float8 tensor parallelism casts before gathering), 0
                                    * bf16; -1 the stack's (sim_predict fills it) */

@@ -47,6 +47,8 @@ typedef struct {
   /* ZeRO-1/2 parameter all-gather ids per layer when overlapped (-1 none) */
   gint32 *param_ag_of_layer;
   double *layer_params_local;
+  double *layer_fp8_params_local; /* of them, linear weights gathered in fp8 (FSDP float8
+                                   * all-gather; 0 otherwise) */
   double  embed_params_local, head_params_local;
   /* MoE (moe.experts > 0): the expert weights of each layer on this rank (0 for dense
    * layers), reduced over the expert data-parallel group instead of DP */

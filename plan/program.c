@@ -376,7 +376,11 @@ gather_prefetched (Builder *bd, int layer)
 static gint32
 param_gather (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 window_dep)
 {
-  double bytes = bd->layer_params_local[layer] * plan_precision_bytes (bd->plan->param_dtype);
+  /* FSDP float8 all-gather: the linear weights travel as 1-byte fp8, the rest (norms) in
+   * the parameter dtype */
+  const double pb = plan_precision_bytes (bd->plan->param_dtype);
+  const double f8 = bd->layer_fp8_params_local[layer];
+  double bytes = (bd->layer_params_local[layer] - f8) * pb + f8 * 1.0;
   return coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_ALL_GATHER, shard_axis (bd), bytes,
                phase, mb, chunk, layer, window_dep, -1);
 }
@@ -1268,6 +1272,7 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   bd.expert_ag_of_layer = g_new (gint32, model->n_layers);
   bd.layer_params_local = g_new (double, model->n_layers);
   bd.layer_expert_params_local = g_new0 (double, model->n_layers);
+  bd.layer_fp8_params_local = g_new0 (double, model->n_layers);
 
   ModelParams mp;
   model_spec_params (model, &mp);
@@ -1277,9 +1282,16 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
       plan_layer_params_local (plan, model, &bd.moe, (int) l, &bd.layer_params_local[l],
                                &bd.layer_expert_params_local[l]);
     else
-      bd.layer_params_local[l] = (plan_layer_mixer_params (model, (int) l)
-                                  + (double) mp.mlp_per_layer) / bd.t
-                                 + (double) mp.norms_per_layer;
+      {
+        const double linear = plan_layer_mixer_params (model, (int) l)
+                              + (double) mp.mlp_per_layer;
+        bd.layer_params_local[l] = linear / bd.t + (double) mp.norms_per_layer;
+        /* torchao's enable_fsdp_float8_all_gather (torchtitan docs/float8.md: "cast
+         * Float8Linear.weight from high precision to float8 before FSDP all-gather"): a
+         * dense layer's linear weights (with their biases, where a model has them) */
+        if (plan->fsdp_float8_all_gather && prog->compute_dtype == TOPO_DTYPE_FP8)
+          bd.layer_fp8_params_local[l] = linear / bd.t;
+      }
   bd.embed_params_local = (double) mp.input_embedding / bd.t;
   /* A layer's parameter tensors as Megatron's modules hold them (linear_qkv, linear_proj,
    * linear_fc1 with gate and up fused, linear_fc2; their biases; two norms, with a bias
@@ -1339,6 +1351,7 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   g_free (bd.expert_ag_of_layer);
   g_free (bd.layer_params_local);
   g_free (bd.layer_expert_params_local);
+  g_free (bd.layer_fp8_params_local);
   if (!ok)
     {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,

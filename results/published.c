@@ -962,6 +962,13 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
         && (contains_ci (fw, "torch.compile") || contains_ci (notes, "torch.compile")
             || contains_ci (fw, "compiled") || contains_ci (notes, "compiled")))
       p->compile = TRUE;
+    /* FSDP's float8 all-gather where the row says so (torchao / TorchTitan
+     * enable_fsdp_float8_all_gather: "float8 all-gather", "fp8 all-gather"); TorchTitan's
+     * default leaves it off, so an unstated row gathers bf16 */
+    if (fp8 && (contains_ci (fw, "float8 all-gather") || contains_ci (notes, "float8 all-gather")
+                || contains_ci (fw, "fp8 all-gather") || contains_ci (notes, "fp8 all-gather")
+                || contains_ci (notes, "enable_fsdp_float8_all_gather")))
+      p->fsdp_float8_all_gather = TRUE;
     if (c->stack->async_tp != FW_OPT_NO && tp > 1
         && (contains_ci (fw, "AsyncTP") || contains_ci (notes, "AsyncTP")
             || contains_ci (fw, "async TP") || contains_ci (notes, "async TP")))

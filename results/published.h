@@ -100,6 +100,8 @@
  * |                           |   recipe: GEMMs in FP8, attention bf16 unless "fp8_dpa" /    |
  * |                           |   "fp8 attention"); NVFP4 / fp4 -> fp4 (Blackwell); else bf16|
  * |                           |   (fp16 on V100, where a cell naming only bf16 is skipped)   |
+ * |                           |   ; fp8 with "float8 all-gather" / "fp8 all-gather" in notes |
+ * |                           |   or framework -> FSDP's float8 all-gather (else bf16)       |
  * | FP8 recipe                | MXFP8 / FP8-MX -> mxfp8; current scaling / FP8-CS /          |
  * |                           |   tensorwise -> tensorwise; delayed -> delayed; else the     |
  * |                           |   stack's                                                    |

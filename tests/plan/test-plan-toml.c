@@ -133,6 +133,9 @@ test_float8_and_old_names (void)
   const char *texts[] = {
     "[model]\nconverters = [\"float8\"]\n[training]\nbatch_size = 2\n",
     "[float8]\nenable_float8_linear = true\nrecipe_name = \"rowwise\"\n[training]\nbatch_size = 2\n",
+    /* with FSDP's float8 all-gather (the 405B config's [float8] section) */
+    "[model]\nconverters = [\"float8\"]\n[training]\nbatch_size = 2\n"
+    "[float8]\nenable_fsdp_float8_all_gather = true\n",
   };
   for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
     {
@@ -143,6 +146,7 @@ test_float8_and_old_names (void)
       g_assert_no_error (error);
       g_assert_cmpint (plan.compute_dtype, ==, PLAN_PREC_FP8);
       g_assert_cmpint (plan.local_batch, ==, 2);
+      g_assert_cmpint (plan.fsdp_float8_all_gather, ==, i == 2);
       plan_clear (&plan);
     }
 }

@@ -604,6 +604,39 @@ test_pp_microbatches (void)
     }
 }
 
+/* FSDP's float8 all-gather where a row's notes say so, and only with fp8 GEMMs;
+ * TorchTitan's default (off) otherwise. */
+static ResPublishedCase *
+f8_row (const char *precision, const char *notes)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "precision,framework,notes,global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,%s,torchtitan,\"%s\",16,1.0\n",
+    precision, notes);
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  return res_published_case_new (csv, 0);
+}
+
+static void
+test_fsdp_float8_all_gather (void)
+{
+  static const struct { const char *prec, *notes; gboolean want; } rows[] = {
+    { "float8", "FSDP2 with float8 all-gather", TRUE },
+    { "float8", "enable_fsdp_float8_all_gather = true", TRUE },
+    { "float8", "Float8 = torchao Float8 on nn.Linear", FALSE },
+    { "bf16", "FSDP2 with float8 all-gather", FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = f8_row (rows[i].prec, rows[i].notes);
+      if (!c->ready || c->plan.fsdp_float8_all_gather != rows[i].want)
+        g_error ("'%s' / '%s': fsdp_float8_all_gather %d (%s)", rows[i].prec, rows[i].notes,
+                 c->plan.fsdp_float8_all_gather, c->skip_reason ? c->skip_reason : "");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -615,6 +648,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/precision", test_precision);
   g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);
   g_test_add_func ("/results/mapping/pp-microbatches", test_pp_microbatches);
+  g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
   g_test_add_func ("/results/mapping/ranking", test_ranking);
   g_test_add_func ("/results/mapping/explain", test_explain);
   g_test_add_func ("/results/mapping/unstated", test_unstated);

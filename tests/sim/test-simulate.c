@@ -896,6 +896,48 @@ test_tp_all_gather_fp8 (void)
   g_assert_cmpfloat (rs, ==, 4194304.0);
 }
 
+/* FSDP's float8 all-gather: uniform-8 (hidden 1024, SwiGLU ffn 2816, 16 heads with 16 KV
+ * heads) under ZeRO-3 on 2 ranks. A layer's linear weights are q, k, v, o 4 x 1024 x 1024
+ * = 4,194,304 and gate, up, down 3 x 1024 x 2816 = 8,650,752: 12,845,056, gathered at
+ * 1 B instead of bf16's 2 B, so each layer's gather moves 12,845,056 B less; its norms
+ * stay bf16. A bf16 plan with the flag gathers as without it. */
+static double
+layer_gather_bytes (PlanPrecision dtype, gboolean fp8_ag)
+{
+  Case c;
+  case_init (&c, NULL);
+  c.plan.world_size = 2;
+  c.plan.global_batch = 2;
+  c.plan.seq_length = 2048;
+  c.plan.sharding = PLAN_SHARD_ZERO3;
+  c.plan.compute_dtype = dtype;
+  c.plan.fsdp_float8_all_gather = fp8_ag;
+  g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+  double bytes = -1;
+  for (guint i = 0; i < p->program->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (p->program, i);
+      if (t->kind != PROG_TASK_COLL || t->comm != PROG_COMM_DP
+          || t->coll != PLAN_COLL_ALL_GATHER || t->layer < 0)
+        continue;
+      if (bytes >= 0)
+        g_assert_cmpfloat (bytes, ==, t->bytes);   /* every layer's gather alike */
+      bytes = t->bytes;
+    }
+  case_clear (&c);
+  return bytes;
+}
+
+static void
+test_fsdp_float8_all_gather (void)
+{
+  const double bf16 = layer_gather_bytes (PLAN_PREC_FP8, FALSE);
+  g_assert_cmpfloat (bf16, >, 2 * 12845056.0);
+  g_assert_cmpfloat (layer_gather_bytes (PLAN_PREC_FP8, TRUE), ==, bf16 - 12845056.0);
+  g_assert_cmpfloat (layer_gather_bytes (PLAN_PREC_BF16, TRUE),
+                     ==, layer_gather_bytes (PLAN_PREC_BF16, FALSE));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -917,5 +959,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/zero2-per-microbatch", test_zero2_per_microbatch);
   g_test_add_func ("/sim/simulate/zero3-gather-ahead", test_zero3_gather_ahead);
   g_test_add_func ("/sim/simulate/tp-all-gather-fp8", test_tp_all_gather_fp8);
+  g_test_add_func ("/sim/simulate/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
   return g_test_run ();
 }
