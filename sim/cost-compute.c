@@ -306,8 +306,8 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
                         ? g * c->opts.fp8_cast_passes * (2.0 + ab) * m * k / c->mem_Bps : 0.0;
   double t = roofline (c, flops, c->peak_flops[d] * eff, bytes) + cast;
   /* A grouped GEMM the stack issues as one launch per expert (TE GroupedLinear): after
-   * the dispatcher's host sync the host cannot run ahead, so the b launches take the
-   * host b x its launch figure when the GEMMs are shorter than that, plus, where the
+   * the dispatcher's host sync the host cannot run ahead, so the b calls take the host
+   * b x its GEMM call (moe_gemm_call_s) when the GEMMs are shorter than that, plus, where the
    * stack loops over the experts in Python (moe_expert_op_s), one eager op per expert in
    * the weight gradient (its buffer) and, with FP8 weights, in the forward (the weight's
    * cast); the data gradient has none */
@@ -316,7 +316,9 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
       const gboolean wgrad = op->name != NULL && g_str_has_suffix (op->name, "_wgrad");
       const gboolean fwd = op->name != NULL && !wgrad && !g_str_has_suffix (op->name, "_dgrad");
       const double eager = wgrad || (fwd && lowp) ? c->opts.moe_expert_op_s : 0.0;
-      t = MAX (t, g * (c->opts.host_launch_s + eager));
+      const double call = c->opts.moe_gemm_call_s > 0 ? c->opts.moe_gemm_call_s
+                                                       : c->opts.host_launch_s;
+      t = MAX (t, g * (call + eager));
     }
   /* without grouped GEMM (Megatron's SequentialMLP) each expert's GEMM is its own launch,
    * host-bound the same way behind the sync */

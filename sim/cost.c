@@ -51,6 +51,16 @@
  * middle. */
 #define EAGER_OP_HOST_S 15e-6
 
+/* Host time of one GEMM as Transformer Engine issues it: its cublas_gemm
+ * (transformer_engine/common/gemm/cublaslt_gemm.cu) creates the matmul descriptor, four
+ * matrix layouts and a preference, sets a dozen attributes and queries
+ * cublasLtMatmulAlgoGetHeuristic on every call, then launches and destroys them; RAFT
+ * measured that uncached path at ~10 us from the host wrapper's entry to the kernel launch
+ * (~5 us with descriptors and heuristic memoized; rapidsai/raft PR 1736, "Replace GEMM
+ * backend: cublas.gemm -> cublaslt.matmul"): S. TE GroupedLinear's general_grouped_gemm
+ * loops over the local experts through it, one call per expert. */
+#define TE_GEMM_CALL_HOST_S 10e-6
+
 /* Flash attention efficiency (fraction of dense peak) by GPU generation.
  *  - Hopper: FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608) reaches up to 740
  *    TFLOP/s BF16 forward = 75% of 989; FA2 reached ~35% on H100 (same paper). Causal
@@ -326,6 +336,9 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
    * host's own launch figure when they are shorter (sim/cost-compute.c gemm_s); the sync
    * itself is a launch-plus-sync round trip */
   o->moe_grouped_per_expert = stack->moe_grouped_gemm_per_expert;
+  /* a grouped GEMM's per-expert calls cost the host TE's GEMM call, at least its launch */
+  if (stack->moe_grouped_gemm_per_expert && arch != ARCH_OTHER)
+    o->moe_gemm_call_s = MAX (o->host_launch_s, TE_GEMM_CALL_HOST_S);
   o->moe_host_sync_s = stack->moe_dispatch_host_sync && arch != ARCH_OTHER ? HOST_SYNC_S : 0.0;
   o->moe_expert_op_s = stack->moe_expert_eager_op && arch != ARCH_OTHER ? EAGER_OP_HOST_S : 0.0;
   /* the host's time per MoE layer: eager ops at EAGER_OP_HOST_S, the C++ loops' kernel
@@ -334,10 +347,11 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
     {
       const FwMoeHostOps *h = &stack->moe_host_ops;
       const double e = EAGER_OP_HOST_S, l = o->host_launch_s;
+      const double g = o->moe_gemm_call_s > 0 ? o->moe_gemm_call_s : l;
       o->moe_layer_host_s[0] = h->layer_fwd * e;
       o->moe_layer_host_s[1] = h->layer_bwd * e;
-      o->moe_expert_host_s[0] = h->expert_launch_fwd * l + h->expert_eager_fwd * e;
-      o->moe_expert_host_s[1] = h->expert_launch_bwd * l + h->expert_eager_bwd * e;
+      o->moe_expert_host_s[0] = h->expert_launch_fwd * g + h->expert_eager_fwd * e;
+      o->moe_expert_host_s[1] = h->expert_launch_bwd * g + h->expert_eager_bwd * e;
       o->moe_expert_host_fp8_s[0] = h->expert_fp8_launch * l + h->expert_fp8_eager_fwd * e;
       o->moe_expert_host_fp8_s[1] = h->expert_fp8_launch * l;
     }
@@ -435,6 +449,7 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
                                                                   : FALLBACK_LAUNCH_S;
   o->host_launch_s = o->launch_overhead_s;
   o->moe_grouped_per_expert = FALSE;
+  o->moe_gemm_call_s = 0.0;
   o->moe_host_sync_s = 0.0;
   o->moe_expert_op_s = 0.0;
   o->mem_traffic_factor = 1.0;
@@ -511,6 +526,7 @@ sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan)
   if (plan_cuda_graph_moe (plan))
     {
       o->moe_grouped_per_expert = FALSE;
+      o->moe_gemm_call_s = 0.0;
       o->moe_expert_op_s = 0.0;
       o->moe_host_sync_s = 0.0;
       for (int i = 0; i < 2; i++)
@@ -579,7 +595,7 @@ static const CostOptionInfo option_info[] = {
   D (coll_base_latency_s, 0, 1), D (nvls_latency_s, 0, 1),
   D (elementwise_passes, 0.1, 100), D (fp8_cast_passes, 0, 20),
   D (fp8_cast_passes_compiled, 0, 20),
-  D (host_launch_s, 0, 1), D (moe_host_sync_s, 0, 1), D (moe_expert_op_s, 0, 1),
+  D (host_launch_s, 0, 1), D (moe_gemm_call_s, 0, 1), D (moe_host_sync_s, 0, 1), D (moe_expert_op_s, 0, 1),
   { "moe_grouped_per_expert", G_STRUCT_OFFSET (SimCostOptions, moe_grouped_per_expert), 'b', 0, 1 },
   { "fp8_attention", G_STRUCT_OFFSET (SimCostOptions, fp8_attention), 'b', 0, 1 },
   { "use_nvls", G_STRUCT_OFFSET (SimCostOptions, use_nvls), 'b', 0, 1 },

@@ -166,12 +166,15 @@ typedef struct {
    * launches, and the round trip of the dispatcher's device-to-host sync (0: none) */
   double   host_launch_s;
   gboolean moe_grouped_per_expert;
+  double   moe_gemm_call_s;       /* the host's time per GEMM of such a grouped GEMM (TE's
+                                   * GEMM call, sim/cost.c; 0: host_launch_s) */
   double   moe_host_sync_s;
   /* ... and the eager framework op the stack issues from Python per local expert of a
    * grouped GEMM besides its launch (frameworks/stack.h moe_expert_eager_op; 0: none) */
   double   moe_expert_op_s;
   /* ... and the host's time to issue one MoE layer per micro-batch (the stack's
-   * "moe.host_ops" at EAGER_OP_HOST_S per eager op and host_launch_s per launch; only
+   * "moe.host_ops" at EAGER_OP_HOST_S per eager op, moe_gemm_call_s per expert GEMM and
+   * host_launch_s per other launch; only
    * where the dispatcher syncs the host, 0 elsewhere): [0] forward, [1] backward, outside
    * the experts' loops, per local expert, and per local expert on top with FP8 GEMMs.
    * After the sync the host cannot run ahead of the GPU, so a layer's forward takes at
