@@ -164,7 +164,8 @@ static const char *const host_ops_keys[] = { "layer_fwd", "layer_bwd", "expert_l
 static const char *const launches_names[] = { "one", "per_expert", NULL };
 static const char *const default_keys[] = { "sharding", "sequence_parallel",
                                             "overlap_grad_reduce", "overlap_param_gather",
-                                            "pp_microbatches", NULL };
+                                            "pp_microbatches", "cp_comm", NULL };
+static const char *const cp_comm_names[] = { "p2p", "allgather", NULL };
 static const char *const pp_mb_names[] = { "one_sample", "stages", NULL };
 
 static void
@@ -380,7 +381,8 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   if (sub != NULL)
     {
       Where ws = { source, "defaults" };
-      int sh = s->default_sharding, mb = s->default_pp_microbatches;
+      int sh = s->default_sharding, mb = s->default_pp_microbatches,
+          cpc = s->default_cp_allgather ? 1 : 0;
       if (!check_keys (sub, default_keys, &ws, error)
           || !get_enum (sub, "sharding", sharding_names, &sh, FALSE, &ws, error)
           || !get_bool (sub, "sequence_parallel", &s->default_sequence_parallel, &ws, error)
@@ -388,8 +390,10 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
                         error)
           || !get_bool (sub, "overlap_param_gather", &s->default_overlap_param_gather, &ws,
                         error)
-          || !get_enum (sub, "pp_microbatches", pp_mb_names, &mb, FALSE, &ws, error))
+          || !get_enum (sub, "pp_microbatches", pp_mb_names, &mb, FALSE, &ws, error)
+          || !get_enum (sub, "cp_comm", cp_comm_names, &cpc, FALSE, &ws, error))
         return NULL;
+      s->default_cp_allgather = cpc == 1;
       s->default_sharding = sh;
       s->default_pp_microbatches = mb;
     }
@@ -636,6 +640,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   B ("overlap_grad_reduce", s->default_overlap_grad_reduce);
   B ("overlap_param_gather", s->default_overlap_param_gather);
   S ("pp_microbatches", pp_mb_names[s->default_pp_microbatches]);
+  S ("cp_comm", cp_comm_names[s->default_cp_allgather ? 1 : 0]);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "sources");
   json_builder_begin_object (b);

@@ -163,6 +163,8 @@ typedef struct {
   gboolean      default_overlap_grad_reduce;
   gboolean      default_overlap_param_gather;
   FwPpMicrobatches default_pp_microbatches; /* with pp > 1 and no micro-batch size */
+  gboolean      default_cp_allgather;   /* CP exchanges K/V by one all-gather (else the
+                                         * p2p ring) */
 
   GHashTable   *sources;                /* field name -> where the figure comes from */
 } FwStack;

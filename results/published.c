@@ -927,6 +927,10 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     p->optim_dtype = PLAN_PREC_BF16;
   if (contains_ci (notes, "all-gather based CP") || contains_ci (notes, "K/V all-gathered"))
     p->cp_comm = PLAN_CP_ALLGATHER;
+  else if (cp > 1 && c->stack->default_cp_allgather)
+    /* the stack's own K/V exchange where the row does not name one (torchtitan's
+     * context_parallel_rotate_method default 'allgather'; "CP rotate method not stated") */
+    p->cp_comm = PLAN_CP_ALLGATHER;
   /* Meta's "4D parallelism" (Llama 3 paper, Sec. 3.3.2, "network-aware parallelism
    * configuration") orders the groups [TP, CP, PP, DP], innermost first: pipeline stages
    * sit next to each other and DP is outermost, unlike Megatron's tp-cp-ep-dp-pp.

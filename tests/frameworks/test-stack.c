@@ -50,6 +50,7 @@ test_semantics (void)
   g_assert_cmpint (tt->default_pp_microbatches, ==, FW_PP_MB_STAGES);
   /* torchao's Float8 TP gathers in fp8 (torchtitan docs/float8.md); TE keeps bf16 */
   g_assert_true (tt->fp8_tp_all_gather);
+  g_assert_true (tt->default_cp_allgather);   /* context_parallel_rotate_method */
   g_autoptr (FwStack) nemo = fw_stack_lookup ("nemo", NULL);
   g_assert_cmpint (nemo->tp_comm_overlap, ==, FW_OPT_DEFAULT);
   g_assert_true (nemo->grad_reduce_bf16);
@@ -82,6 +83,7 @@ test_semantics (void)
   g_assert_cmpint (mc->moe_a2a_overlap, ==, FW_OPT_OPTIONAL);
   g_assert_cmpint (mc->default_pp_microbatches, ==, FW_PP_MB_ONE_SAMPLE);
   g_assert_false (mc->fp8_tp_all_gather);
+  g_assert_false (mc->default_cp_allgather);
   /* ZeRO-2 reduce-scatters every micro-batch's gradients (ZeRO Sec. 5.2; DeepSpeed stage
    * 2) unless a stack says per step */
   g_assert_true (mc->zero2_grad_per_microbatch);

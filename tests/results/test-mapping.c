@@ -637,6 +637,39 @@ test_fsdp_float8_all_gather (void)
     }
 }
 
+/* CP's K/V exchange where a row does not name one: the stack's (torchtitan: its
+ * context_parallel_rotate_method default, one all-gather; Megatron: the p2p ring); a note
+ * naming the all-gather wins everywhere. 16 GPUs, cp 2, tp 1 -> dp 8. */
+static ResPublishedCase *
+cp_row (const char *framework, const char *notes)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,cp,"
+    "framework,notes,global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,2,\"%s\",\"%s\",8,1.0\n",
+    framework, notes);
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  return res_published_case_new (csv, 0);
+}
+
+static void
+test_cp_comm_default (void)
+{
+  static const struct { const char *fw, *notes; PlanCpComm want; } rows[] = {
+    { "torchtitan", "CP rotate method not stated", PLAN_CP_ALLGATHER },
+    { "Megatron-Core", "", PLAN_CP_P2P },
+    { "Megatron-Core", "K/V all-gathered", PLAN_CP_ALLGATHER },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = cp_row (rows[i].fw, rows[i].notes);
+      if (!c->ready || c->plan.cp_comm != rows[i].want)
+        g_error ("'%s' / '%s': cp_comm %d, expected %d (%s)", rows[i].fw, rows[i].notes,
+                 c->plan.cp_comm, rows[i].want, c->skip_reason ? c->skip_reason : "");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -649,6 +682,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);
   g_test_add_func ("/results/mapping/pp-microbatches", test_pp_microbatches);
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
+  g_test_add_func ("/results/mapping/cp-comm-default", test_cp_comm_default);
   g_test_add_func ("/results/mapping/ranking", test_ranking);
   g_test_add_func ("/results/mapping/explain", test_explain);
   g_test_add_func ("/results/mapping/unstated", test_unstated);
