@@ -874,14 +874,20 @@ run_plan (RunCtx *c)
   g_autoptr (PlanLayout) layout = plan_layout_new (&c->plan, c->cluster, &error);
   if (layout == NULL)
     return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);
-  /* ZeRO-3's backward gather order as the stack issues it, as sim_predict resolves it for
-   * the prediction this run is compared with: the same program runs and is predicted */
-  if (c->plan.zero3_gather_ahead < 0)
-    {
-      SimOptions ro;
-      sim_options_init (&ro, c->cluster);
-      c->plan.zero3_gather_ahead = ro.cost.zero3_gather_ahead;
-    }
+  /* the plan's stack-dependent fields (ZeRO-3's gathers, ZeRO-2's gradient sync, fp8 TP
+   * all-gathers) as sim_predict resolves them for the prediction this run is compared
+   * with, --cost included (a bad --cost is reported where the prediction is made): the
+   * program that runs is the one predicted */
+  {
+    SimOptions ro;
+    sim_options_init (&ro, c->cluster);
+    sim_cost_options_apply (&ro.cost, (const char *const *) c->a.cost, NULL);
+    sim_plan_apply_stack (&c->plan, &ro.cost);
+  }
+  /* except ZeRO-2's per-micro-batch gradient reduce-scatter, which the runner cannot
+   * place yet: it reduces once per step, and the prediction it is compared with (made
+   * from this plan below) does the same */
+  c->plan.zero2_grad_sync = 0;
   g_autoptr (ProgProgram) prog = prog_program_new (c->model, &c->plan, layout, &error);
   if (prog == NULL)
     return fail0 (c, CLI_EXIT_FAILURE, "%s", error->message);

@@ -91,6 +91,31 @@ predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
   return NULL;
 }
 
+/* Fills the plan's stack-dependent fields that the plan leaves unset (-1: ZeRO-3's
+ * prefetch, reuse, per-tensor calls, rank copies and gather order, ZeRO-2's gradient sync,
+ * fp8 TP all-gathers) from the stack's figures in `co` (NULL: the defaults of none). The
+ * step program is built from these fields, so `tandem run` calls this with the options
+ * of the prediction it is compared with: the program it runs is the one predicted. */
+void
+sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
+{
+  g_return_if_fail (plan != NULL);
+  if (plan->zero3_prefetch_params < 0)
+    plan->zero3_prefetch_params = co != NULL ? co->zero3_prefetch_params : 0;
+  if (plan->zero3_reuse_params < 0)
+    plan->zero3_reuse_params = co != NULL ? co->zero3_reuse_params : 0;
+  if (plan->zero3_per_tensor < 0)
+    plan->zero3_per_tensor = co != NULL && co->zero3_per_tensor;
+  if (plan->zero3_rank_copies < 0)
+    plan->zero3_rank_copies = co != NULL && co->zero3_rank_copies;
+  if (plan->zero3_gather_ahead < 0)
+    plan->zero3_gather_ahead = co != NULL && co->zero3_gather_ahead;
+  if (plan->zero2_grad_sync < 0)
+    plan->zero2_grad_sync = co != NULL && co->zero2_grad_per_mb;
+  if (plan->tp_all_gather_fp8 < 0)
+    plan->tp_all_gather_fp8 = co != NULL && co->fp8_tp_all_gather;
+}
+
 SimPrediction *
 sim_predict (const ModelSpec *model, const Plan *plan, const TopoCluster *cluster,
              const SimOptions *opts, GError **error)
@@ -101,21 +126,7 @@ sim_predict (const ModelSpec *model, const Plan *plan, const TopoCluster *cluste
   p->cluster = topo_cluster_ref ((TopoCluster *) cluster);
   plan_copy (&p->plan, plan);
   /* ZeRO-3 as the stack issues it, where the plan does not say (plan.h) */
-  const SimCostOptions *co = opts != NULL ? &opts->cost : NULL;
-  if (p->plan.zero3_prefetch_params < 0)
-    p->plan.zero3_prefetch_params = co != NULL ? co->zero3_prefetch_params : 0;
-  if (p->plan.zero3_reuse_params < 0)
-    p->plan.zero3_reuse_params = co != NULL ? co->zero3_reuse_params : 0;
-  if (p->plan.zero3_per_tensor < 0)
-    p->plan.zero3_per_tensor = co != NULL && co->zero3_per_tensor;
-  if (p->plan.zero3_rank_copies < 0)
-    p->plan.zero3_rank_copies = co != NULL && co->zero3_rank_copies;
-  if (p->plan.zero3_gather_ahead < 0)
-    p->plan.zero3_gather_ahead = co != NULL && co->zero3_gather_ahead;
-  if (p->plan.zero2_grad_sync < 0)
-    p->plan.zero2_grad_sync = co != NULL && co->zero2_grad_per_mb;
-  if (p->plan.tp_all_gather_fp8 < 0)
-    p->plan.tp_all_gather_fp8 = co != NULL && co->fp8_tp_all_gather;
+  sim_plan_apply_stack (&p->plan, opts != NULL ? &opts->cost : NULL);
   plan = &p->plan;
   /* a compiled run: what compiling does is the stack's (sim_cost_options_compile) */
   SimOptions compiled;

@@ -33,6 +33,10 @@ typedef struct {
   double       wall_s;    /* host time of the whole prediction (layout to memory) */
 } SimPrediction;
 
+/* The plan's unset stack-dependent fields (-1) from the stack's cost options, as
+ * sim_predict resolves them before building the step program. */
+void sim_plan_apply_stack (Plan *plan, const SimCostOptions *co);
+
 SimPrediction *sim_predict (const ModelSpec *model, const Plan *plan,
                             const TopoCluster *cluster, const SimOptions *opts,
                             GError **error);

@@ -938,6 +938,48 @@ test_fsdp_float8_all_gather (void)
                      ==, layer_gather_bytes (PLAN_PREC_BF16, FALSE));
 }
 
+/* sim_plan_apply_stack: every stack-dependent field the plan leaves unset (-1 from
+ * plan_init_defaults) takes the stack's figure, a field the plan sets is kept, and with
+ * no options (NULL) the unset fields take "none of it" (0). `tandem run` builds its step
+ * program through the same call, so it runs the program its prediction simulates. */
+static void
+test_plan_apply_stack (void)
+{
+  Plan p;
+  plan_init_defaults (&p);
+  g_assert_cmpfloat (p.zero3_prefetch_params, <, 0);
+  g_assert_cmpint (p.zero3_gather_ahead, <, 0);
+  SimCostOptions co = { 0 };
+  co.zero3_prefetch_params = 5e8;
+  co.zero3_reuse_params = 1e9;
+  co.zero3_per_tensor = TRUE;
+  co.zero3_rank_copies = TRUE;
+  co.zero3_gather_ahead = TRUE;
+  co.zero2_grad_per_mb = TRUE;
+  co.fp8_tp_all_gather = TRUE;
+  p.zero3_rank_copies = 0;            /* set by the plan: kept */
+  sim_plan_apply_stack (&p, &co);
+  g_assert_cmpfloat (p.zero3_prefetch_params, ==, 5e8);
+  g_assert_cmpfloat (p.zero3_reuse_params, ==, 1e9);
+  g_assert_cmpint (p.zero3_per_tensor, ==, 1);
+  g_assert_cmpint (p.zero3_rank_copies, ==, 0);
+  g_assert_cmpint (p.zero3_gather_ahead, ==, 1);
+  g_assert_cmpint (p.zero2_grad_sync, ==, 1);
+  g_assert_cmpint (p.tp_all_gather_fp8, ==, 1);
+  plan_clear (&p);
+
+  Plan q;
+  plan_init_defaults (&q);
+  sim_plan_apply_stack (&q, NULL);
+  g_assert_cmpfloat (q.zero3_prefetch_params, ==, 0);
+  g_assert_cmpfloat (q.zero3_reuse_params, ==, 0);
+  g_assert_cmpint (q.zero3_per_tensor, ==, 0);
+  g_assert_cmpint (q.zero3_gather_ahead, ==, 0);
+  g_assert_cmpint (q.zero2_grad_sync, ==, 0);
+  g_assert_cmpint (q.tp_all_gather_fp8, ==, 0);
+  plan_clear (&q);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -960,5 +1002,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/zero3-gather-ahead", test_zero3_gather_ahead);
   g_test_add_func ("/sim/simulate/tp-all-gather-fp8", test_tp_all_gather_fp8);
   g_test_add_func ("/sim/simulate/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
+  g_test_add_func ("/sim/simulate/plan-apply-stack", test_plan_apply_stack);
   return g_test_run ();
 }
