@@ -610,6 +610,14 @@ show_framework (const char *name, gboolean json)
   ROW ("moe.grouped_gemm_launches", s->moe_grouped_gemm_per_expert ? "per_expert" : "one");
   ROW ("moe.expert_eager_op", s->moe_expert_eager_op ? "yes" : "no");
   ROW ("moe.a2a_overlap", fw_avail_name (s->moe_a2a_overlap));
+  /* host ops per MoE layer and pass, then per local expert (FwMoeHostOps) */
+  const FwMoeHostOps *h = &s->moe_host_ops;
+  g_autofree char *hops = g_strdup_printf ("layer %g/%g,expert %g+%g/%g+%g,fp8 %g+%g",
+                                           h->layer_fwd, h->layer_bwd, h->expert_launch_fwd,
+                                           h->expert_eager_fwd, h->expert_launch_bwd,
+                                           h->expert_eager_bwd, h->expert_fp8_launch,
+                                           h->expert_fp8_eager_fwd);
+  ROW ("moe.host_ops", hops);
   g_autofree char *ahead = s->fsdp_prefetch_params > 0
                             ? g_strdup_printf ("%g", s->fsdp_prefetch_params)
                             : g_strdup ("layer");

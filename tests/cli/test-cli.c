@@ -144,6 +144,26 @@ test_show_conventions_help (void)
   run_result_clear (&r);
 }
 
+/* `show framework` prints the stack's MoE host-op counts with their source: megatron-core's
+ * frameworks/presets/megatron-core.json "moe.host_ops" (70 eager ops per pass outside
+ * the expert loops; per local expert 2 forward and 4 backward GEMM calls and 4 backward
+ * eager ops; with FP8 2 quantize launches per pass and 2 weight casts); torchtitan runs no
+ * Megatron MoE layer: all zero. */
+static void
+test_show_framework_host_ops (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("show framework megatron-core", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "moe.host_ops                 layer 70/70,expert 2+0/4+4,fp8 2+2 "
+                                   "counted along one MoE layer's call path"));
+  run_result_clear (&r);
+  run_tandem ("show framework torchtitan", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "moe.host_ops                 layer 0/0,expert 0+0/0+0,fp8 0+0"));
+  run_result_clear (&r);
+}
+
 #define LLAMA3_PLAN "--model llama3-405b --cluster h100-24k --tp 8 --pp 16 --gpus 16384 " \
   "--seq-length 8192 --gbs 2048 --sp --sharding zero2 " \
   "--decoder-first-pipeline-num-layers 7 --decoder-last-pipeline-num-layers 7"
@@ -730,6 +750,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/show/cluster-json", test_show_cluster_json);
   g_test_add_func ("/cli/plan/show-json", test_plan_show_json);
   g_test_add_func ("/cli/show/conventions-help", test_show_conventions_help);
+  g_test_add_func ("/cli/show/framework-host-ops", test_show_framework_host_ops);
   g_test_add_func ("/cli/predict/text-mfu-hfu", test_predict_text_mfu_hfu);
   g_test_add_func ("/cli/memory/json", test_memory_json);
   g_test_add_func ("/cli/memory/moe-recompute-modules", test_memory_moe_recompute_modules);
