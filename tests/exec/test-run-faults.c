@@ -108,11 +108,30 @@ job_run (Job *j, const char *const *vars, const char *args)
 
 /* The job failed on its own: not through `timeout` (which exits 124 after its SIGTERM, 137
  * after its SIGKILL). mpirun itself may die of a signal once its ranks left without
- * MPI_Finalize (Open MPI 4.1.4 crashed in PMIx_server_finalize so, SIGSEGV). */
+ * MPI_Finalize (Open MPI 4.1.4 crashed in PMIx_server_finalize so, SIGSEGV), and it may
+ * hang in its own teardown after it has reported every rank's exit (seen twice in the
+ * stall-finalize case under ASan on an idle machine: both ranks' "did not complete"
+ * lines at 10 s, mpirun's closing "mpirun detected that one or more processes exited
+ * with non-zero status" report, then no exit until timeout's SIGKILL at 65 s). That
+ * report is printed only after the ranks have exited, so with it a killed mpirun still
+ * shows that no tandem rank hung: accepted, and said in the log. */
 static void
-assert_ended_failed (int status)
+assert_ended_failed (const Job *j)
 {
+  int status = j->status;
   g_assert_false (g_spawn_check_wait_status (status, NULL));
+  const gboolean ranks_ended
+    = j->err != NULL
+      && strstr (j->err, "mpirun detected that one or more processes exited") != NULL;
+  const gboolean killed = WIFEXITED (status) ? WEXITSTATUS (status) == 124
+                                                 || WEXITSTATUS (status) == 137
+                                             : WTERMSIG (status) == SIGKILL;
+  if (killed && ranks_ended)
+    {
+      g_test_message ("mpirun hung in its own teardown after reporting its ranks' exit "
+                      "(status %d): not a tandem rank", status);
+      return;
+    }
   if (WIFEXITED (status))
     {
       g_assert_cmpint (WEXITSTATUS (status), !=, 124);
@@ -147,7 +166,7 @@ stall_init (const char *rank)
     return;
   g_assert_nonnull (strstr (j.err, "TANDEM_TEST_STALL: stalling before MPI_Init"));
   /* ended by the watchdog, not by `timeout` */
-  assert_ended_failed (j.status);
+  assert_ended_failed (&j);
   g_assert_nonnull (strstr (j.err, "rank 0: MPI_Init did not complete within 10 s (--timeout"));
   g_autoptr (ResRunRow) row = only_run (&j);
   g_assert_cmpint (row->kind, ==, RES_KIND_RUN);
@@ -178,7 +197,7 @@ test_stall_finalize (void)
   if (!job_run (&j, vars, ARGS_PP2 " --timeout 2"))
     return;
   g_assert_nonnull (strstr (j.err, "TANDEM_TEST_STALL: stalling before MPI_Finalize"));
-  assert_ended_failed (j.status);
+  assert_ended_failed (&j);
   g_assert_nonnull (strstr (j.err, "MPI_Finalize did not complete within 10 s (--timeout"));
   /* the result came first: printed, and stored ok */
   g_assert_nonnull (strstr (j.out, "stored as run 1"));
@@ -197,7 +216,7 @@ test_sigstop_rank0 (void)
   if (!job_run (&j, vars, ARGS_PP2 " --timeout 2"))
     return;
   g_assert_nonnull (strstr (j.err, "TANDEM_TEST_DIE_AT_TASK: SIGSTOP"));
-  assert_ended_failed (j.status);
+  assert_ended_failed (&j);
   g_autoptr (ResRunRow) row = only_run (&j);
   g_assert_cmpint (row->status, ==, RES_STATUS_FAILED);
   /* rank 1 closed it: rank 0 was stopped, so its beats stopped */
@@ -236,7 +255,7 @@ test_hung_rank (void)
   const char *vars[] = { "TANDEM_TEST_SLOW_MS=5000", "TANDEM_TEST_SLOW_RANK=1", NULL };
   if (!job_run (&j, vars, ARGS_PP2 " --timeout 2"))
     return;
-  assert_ended_failed (j.status);
+  assert_ended_failed (&j);
   g_autoptr (ResRunRow) row = only_run (&j);
   g_assert_cmpint (row->status, ==, RES_STATUS_FAILED);
   g_assert_nonnull (strstr (row->error, "rank 0: "));
