@@ -8,6 +8,15 @@
 
 #include "results/published.h"
 
+/* The mapping of the first row of an inline CSV (header line, then rows). */
+static ResPublishedCase *
+case_of (const char *text)
+{
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  return res_published_case_new (csv, 0);
+}
+
 /* One row of a small GPT (16 layers of 1024, 16 heads) on `gpus` GPUs with the given
  * cells; tp 1 pp `pp`, dp derived. */
 static ResPublishedCase *
@@ -19,9 +28,7 @@ row (const char *gpu_type, int gpus, int pp, const char *sharding, const char *f
     "zero_stage_or_fsdp,framework,precision,global_batch,step_time_s\n"
     "1,GPT,\"%s\",%d,16,1024,16,16384,1024,1,%d,\"%s\",\"%s\",\"%s\",%d,1.0\n",
     gpu_type, gpus, pp, sharding, framework, precision, gpus * 4);
-  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
-  g_assert_nonnull (csv);
-  return res_published_case_new (csv, 0);
+  return case_of (text);
 }
 
 static void
@@ -411,9 +418,7 @@ row_model (const char *model, const char *framework, const char *vocab, const ch
     "framework,precision,global_batch,step_time_s,flops_convention\n"
     "1,\"%s\",A100-SXM-80GB,8,16,1024,16,%s,1024,1,1,\"%s\",bf16,%s,1.0,\"%s\"\n",
     model, vocab, framework, batch, convention);
-  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
-  g_assert_nonnull (csv);
-  return res_published_case_new (csv, 0);
+  return case_of (text);
 }
 
 /* Cells a row leaves empty (results/published.c default_vocab, map_recompute): the GPT-2
@@ -475,9 +480,7 @@ rc_row (const char *recompute, const char *notes)
     "recompute,notes,global_batch,step_time_s\n"
     "1,GPT,A100-SXM-80GB,16,16,1024,16,16384,1024,1,1,\"%s\",\"%s\",64,1.0\n",
     recompute, notes);
-  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
-  g_assert_nonnull (csv);
-  return res_published_case_new (csv, 0);
+  return case_of (text);
 }
 
 /* results/published.c map_recompute: every spelling with its reading. */
@@ -541,9 +544,7 @@ vp_row (const char *vp, const char *framework, const char *notes)
     "virtual_pipeline,framework,notes,global_batch,step_time_s\n"
     "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,4,\"%s\",\"%s\",\"%s\",64,1.0\n",
     vp, framework, notes);
-  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
-  g_assert_nonnull (csv);
-  return res_published_case_new (csv, 0);
+  return case_of (text);
 }
 
 static void
@@ -579,9 +580,7 @@ mb_row (const char *framework, int global, const char *micro)
     "micro_batch,framework,global_batch,step_time_s\n"
     "1,GPT,H100-SXM-80GB,64,16,1024,16,16384,1024,1,4,%s,\"%s\",%d,1.0\n",
     micro, framework, global);
-  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
-  g_assert_nonnull (csv);
-  return res_published_case_new (csv, 0);
+  return case_of (text);
 }
 
 static void
@@ -614,9 +613,7 @@ f8_row (const char *precision, const char *notes)
     "precision,framework,notes,global_batch,step_time_s\n"
     "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,%s,torchtitan,\"%s\",16,1.0\n",
     precision, notes);
-  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
-  g_assert_nonnull (csv);
-  return res_published_case_new (csv, 0);
+  return case_of (text);
 }
 
 static void
@@ -648,9 +645,7 @@ cp_row (const char *framework, const char *notes)
     "framework,notes,global_batch,step_time_s\n"
     "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,2,\"%s\",\"%s\",8,1.0\n",
     framework, notes);
-  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
-  g_assert_nonnull (csv);
-  return res_published_case_new (csv, 0);
+  return case_of (text);
 }
 
 static void
