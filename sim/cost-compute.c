@@ -310,11 +310,15 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
    * b x its GEMM call (moe_gemm_call_s) when the GEMMs are shorter than that, plus, where the
    * stack loops over the experts in Python (moe_expert_op_s), one eager op per expert in
    * the weight gradient (its buffer) and, with FP8 weights, in the forward (the weight's
-   * cast); the data gradient has none */
-  if (g > 1 && c->opts.moe_grouped_per_expert)
+   * cast); the data gradient has none. The backward has no sync (the dispatcher's
+   * backward all-to-alls reuse the forward's splits), so there the host runs ahead of
+   * the GPU and its per-expert calls count once per pass, against the whole pass's GPU
+   * time (sim_cost_moe_host_excess_s), not per GEMM; without that pass figure they stay
+   * here. */
+  const gboolean wgrad = op->name != NULL && g_str_has_suffix (op->name, "_wgrad");
+  const gboolean fwd = op->name != NULL && !wgrad && !g_str_has_suffix (op->name, "_dgrad");
+  if (g > 1 && c->opts.moe_grouped_per_expert && (fwd || !(c->opts.moe_expert_host_s[1] > 0)))
     {
-      const gboolean wgrad = op->name != NULL && g_str_has_suffix (op->name, "_wgrad");
-      const gboolean fwd = op->name != NULL && !wgrad && !g_str_has_suffix (op->name, "_dgrad");
       const double eager = wgrad || (fwd && lowp) ? c->opts.moe_expert_op_s : 0.0;
       const double call = c->opts.moe_gemm_call_s > 0 ? c->opts.moe_gemm_call_s
                                                        : c->opts.host_launch_s;

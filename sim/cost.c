@@ -51,15 +51,18 @@
  * middle. */
 #define EAGER_OP_HOST_S 15e-6
 
-/* Host time of one GEMM as Transformer Engine issues it: its cublas_gemm
- * (transformer_engine/common/gemm/cublaslt_gemm.cu) creates the matmul descriptor, four
- * matrix layouts and a preference, sets a dozen attributes and queries
- * cublasLtMatmulAlgoGetHeuristic on every call, then launches and destroys them; RAFT
- * measured that uncached path at ~10 us from the host wrapper's entry to the kernel launch
- * (~5 us with descriptors and heuristic memoized; rapidsai/raft PR 1736, "Replace GEMM
- * backend: cublas.gemm -> cublaslt.matmul"): S. TE GroupedLinear's general_grouped_gemm
- * loops over the local experts through it, one call per expert. */
-#define TE_GEMM_CALL_HOST_S 10e-6
+/* Host time of one expert's GEMM in Transformer Engine's grouped GEMM (GroupedLinear's
+ * general_grouped_gemm: nvte_multi_stream_cublas_gemm issues one cuBLASLt GEMM per local
+ * expert, round-robin over its compute streams, each call creating its descriptors and
+ * querying the heuristic; RAFT measured that bare cuBLASLt path at ~10 us per call,
+ * rapidsai/raft PR 1736). TE measured the whole multi-stream path on SM100: 8 experts of
+ * 128 tokens x 2048 x 2048 (TN fprop) in 0.267 ms with the operands pre-swizzled and only
+ * the GEMMs timed, where one CUTLASS kernel does the same GEMMs in 0.069 ms
+ * (NVIDIA/TransformerEngine PR 3134, "Single-launch CUTLASS grouped GEMM for per-tensor
+ * NVFP4", table "TN (fprop)", row "8e x 128 ... pure", multi-stream column): the
+ * per-expert calls, not the math, set that time, 0.267 ms / 8 = 33.4 us per expert GEMM:
+ * S (one shape, one recipe, one GPU; the call path is the same for every recipe). */
+#define TE_GEMM_CALL_HOST_S (0.267e-3 / 8.0)
 
 /* Flash attention efficiency (fraction of dense peak) by GPU generation.
  *  - Hopper: FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608) reaches up to 740

@@ -199,17 +199,21 @@ test_search_space (void)
  *    synchronize, 5 us (hardware.md: 4-6 us per launch-plus-sync);
  *  - a grouped GEMM of 16 experts of 256 tokens x 2048 x 1536 (Qwen3-30B-A3B's fc1 at EP 8,
  *    MBS 1: 4096 x 8 / 128 tokens per expert): TE GroupedLinear issues 16 cuBLAS GEMMs,
- *    and behind the sync the host cannot run ahead, so the op costs the host 16 x 10 us =
- *    160 us (TE's GEMM call, descriptors and heuristic query included: sim/cost.c
- *    TE_GEMM_CALL_HOST_S, above h100-24k's documented launch figure, 4 us), not its GPU
- *    time: 16 x 2 x 256 x 2048 x 1536 = 25.8 GFLOP at under 1 PFLOP/s is about 26 us at best;
+ *    and behind the sync the host cannot run ahead, so the forward op costs the host
+ *    16 x 33.4 us = 534.4 us (TE's multi-stream path measured at 0.267 ms for 8 experts:
+ *    sim/cost.c TE_GEMM_CALL_HOST_S, above h100-24k's documented launch figure, 4 us), not
+ *    its GPU time: 16 x 2 x 256 x 2048 x 1536 = 25.8 GFLOP at under 1 PFLOP/s is about
+ *    26 us at best;
  *  - TE GroupedLinear also loops over the experts in Python (moe.expert_eager_op): one
  *    eager PyTorch op per expert, 15 us each (sim/cost.c: the middle of 5-25 us per op),
- *    in the weight gradient (each expert's wgrad buffer) and, with FP8, in the forward
- *    (each expert's weight cast): the wgrad of the same shape (2048 x 1536 x 256 per
- *    expert) costs 16 x (10 + 15) = 400 us, the FP8 forward 400 us, the data gradient and
- *    the BF16 forward stay at 16 x 10 = 160 us (their GPU time, at most 25.8 GFLOP at 989
- *    TFLOP/s x 0.785 MAMF share = 33 us, is below both);
+ *    with FP8 in the forward (each expert's weight cast): the FP8 forward costs
+ *    16 x (33.4 + 15) = 774.4 us;
+ *  - the backward has no sync: with the stack's per-pass host figures
+ *    (moe_expert_host_s) its data and weight gradients cost their GPU time, the same as
+ *    the one-kernel figure of a stack without per-expert launches, and the host's calls
+ *    count against the whole pass (test_host_excess); without those figures they keep the
+ *    per-GEMM floor, the weight gradient 16 x (33.4 + 15) = 774.4 us (each expert's wgrad
+ *    buffer), the data gradient 16 x 33.4 = 534.4 us;
  *  - the same op as one GEMM launch (a stack without per-expert launches) costs its GPU
  *    time, below 64 us; the default plan (megatron-core) prices the sync op at 5 us, a
  *    stack without the sync at 0. */
@@ -225,7 +229,7 @@ test_host_costs (void)
   SimCostOptions o;
   sim_cost_options_init_stack (&o, c, mc);
   g_assert_cmpfloat (o.host_launch_s, ==, 4e-6);
-  g_assert_cmpfloat (o.moe_gemm_call_s, ==, 10e-6);
+  g_assert_cmpfloat (fabs (o.moe_gemm_call_s - 33.375e-6), <, 1e-15);
   g_assert_cmpfloat (o.moe_host_sync_s, ==, 5e-6);
   g_assert_true (mc->moe_expert_eager_op);
   g_assert_cmpfloat (o.moe_expert_op_s, ==, 15e-6);
@@ -237,15 +241,28 @@ test_host_costs (void)
   g.m = 256, g.n = 1536, g.k = 2048, g.b = 16;
   g.fwd_flops = 2.0 * 256 * 1536 * 2048 * 16;
   double grouped = sim_cost_op_s (cost, &g, TOPO_DTYPE_BF16, FALSE);
-  g_assert_cmpfloat (fabs (grouped - 160e-6), <, 1e-12);
-  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &g, TOPO_DTYPE_FP8, FALSE) - 400e-6), <, 1e-12);
-  ModelOp w = g;
+  g_assert_cmpfloat (fabs (grouped - 16 * 33.375e-6), <, 1e-12);
+  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &g, TOPO_DTYPE_FP8, FALSE) - 16 * 48.375e-6), <,
+                     1e-12);
+  ModelOp w = g, dg = g;
   w.name = "expert_up_wgrad";
   w.m = 2048, w.n = 1536, w.k = 256;
-  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &w, TOPO_DTYPE_BF16, TRUE) - 400e-6), <, 1e-12);
-  w.name = "expert_up_dgrad";
-  w.m = 256, w.n = 2048, w.k = 1536;
-  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &w, TOPO_DTYPE_BF16, TRUE) - 160e-6), <, 1e-12);
+  dg.name = "expert_up_dgrad";
+  dg.m = 256, dg.n = 2048, dg.k = 1536;
+  const double wgrad_pass = sim_cost_op_s (cost, &w, TOPO_DTYPE_BF16, TRUE);
+  const double dgrad_pass = sim_cost_op_s (cost, &dg, TOPO_DTYPE_BF16, TRUE);
+  g_assert_cmpfloat (wgrad_pass, <, 64e-6);
+  g_assert_cmpfloat (dgrad_pass, <, 64e-6);
+  sim_cost_free (cost);
+  SimCostOptions np = o;
+  for (int i = 0; i < 2; i++)
+    np.moe_layer_host_s[i] = np.moe_expert_host_s[i] = np.moe_expert_host_fp8_s[i] = 0.0;
+  cost = sim_cost_new (c, NULL, &np);
+  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &w, TOPO_DTYPE_BF16, TRUE) - 16 * 48.375e-6), <,
+                     1e-12);
+  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &dg, TOPO_DTYPE_BF16, TRUE) - 16 * 33.375e-6), <,
+                     1e-12);
+  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &g, TOPO_DTYPE_BF16, FALSE) - grouped), <, 1e-15);
   ModelOp sync;
   memset (&sync, 0, sizeof sync);
   sync.name = "moe_host_sync";
@@ -257,6 +274,8 @@ test_host_costs (void)
   o.moe_host_sync_s = 0;
   cost = sim_cost_new (c, NULL, &o);
   double one = sim_cost_op_s (cost, &g, TOPO_DTYPE_BF16, FALSE);
+  g_assert_cmpfloat (sim_cost_op_s (cost, &w, TOPO_DTYPE_BF16, TRUE), ==, wgrad_pass);
+  g_assert_cmpfloat (sim_cost_op_s (cost, &dg, TOPO_DTYPE_BF16, TRUE), ==, dgrad_pass);
   g_test_message ("16-expert grouped GEMM: %.1f us as 16 host calls, %.1f us as one kernel",
                   grouped * 1e6, one * 1e6);
   g_assert_cmpfloat (one, <, 64e-6);
@@ -304,13 +323,13 @@ test_host_costs (void)
  * "moe.host_ops", sim/cost.c) on h100-24k, whose documented launch figure is 4 us, with
  * an eager op at 15 us:
  *  - forward: 70 eager ops outside the experts' loops = 1.05 ms, per local expert 2 GEMM
- *    calls at TE's 10 us = 20 us, with FP8 2 quantize launches and 2 weight-workspace
+ *    calls at TE's 33.375 us = 66.75 us, with FP8 2 quantize launches and 2 weight-workspace
  *    calls more, 2 x 4 + 2 x 15 = 38 us;
  *  - backward: 70 eager ops = 1.05 ms, per local expert 4 GEMM calls and 4 eager ops,
- *    4 x 10 + 4 x 15 = 100 us, with FP8 2 quantize launches more, 8 us.
+ *    4 x 33.375 + 4 x 15 = 193.5 us, with FP8 2 quantize launches more, 8 us.
  * Qwen3-30B-A3B (48 layers, 128 experts of 768, top-8) on 8 GPUs (ep 8: 16 local experts)
- * at 128 tokens: forward host 1.05 ms + 16 x 20 us = 1.37 ms, backward 1.05 ms + 16 x 100
- * us = 2.65 ms; the excess is that minus the GPU time of the pass's attention and MoE
+ * at 128 tokens: forward host 1.05 ms + 16 x 66.75 us = 2.118 ms, backward 1.05 ms + 16 x
+ * 193.5 us = 4.146 ms; the excess is that minus the GPU time of the pass's attention and MoE
  * blocks, summed here as the engine sums them. The engine adds the excess to each experts
  * block, so with free communication a pipeline-free step grows by layers x micro-batches
  * x (forward + backward excess) over the same step without host costs. For llama3-8b
@@ -352,8 +371,8 @@ test_host_excess (void)
   opts.cost.free_comm = TRUE;
   g_assert_cmpfloat (fabs (opts.cost.moe_layer_host_s[0] - 1.05e-3), <, 1e-12);
   g_assert_cmpfloat (fabs (opts.cost.moe_layer_host_s[1] - 1.05e-3), <, 1e-12);
-  g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_s[0] - 20e-6), <, 1e-12);
-  g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_s[1] - 100e-6), <, 1e-12);
+  g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_s[0] - 66.75e-6), <, 1e-12);
+  g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_s[1] - 193.5e-6), <, 1e-12);
   g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_fp8_s[0] - 38e-6), <, 1e-12);
   g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_fp8_s[1] - 8e-6), <, 1e-12);
 
@@ -371,7 +390,7 @@ test_host_excess (void)
   const ProgProgram *prog = on->program;
   g_assert_cmpint (prog->moe.local_experts, ==, 16);
   SimCost *cost = sim_cost_new (c, NULL, &opts.cost);
-  double host_f = 1.05e-3 + 16 * 20e-6, host_b = 1.05e-3 + 16 * 100e-6;
+  double host_f = 1.05e-3 + 16 * 66.75e-6, host_b = 1.05e-3 + 16 * 193.5e-6;
   double gpu_f = pass_gpu_s (cost, prog, 0), gpu_b = pass_gpu_s (cost, prog, 1);
   double ef = sim_cost_moe_host_excess_s (cost, prog, PROG_PHASE_FORWARD);
   double eb = sim_cost_moe_host_excess_s (cost, prog, PROG_PHASE_BACKWARD);
