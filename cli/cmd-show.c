@@ -634,11 +634,13 @@ show_framework (const char *name, gboolean json)
                                            s->fsdp_gather_before_reduce ? " before reduce" : "",
                                            reuse);
   ROW ("fsdp", fsdp);
-  g_autofree char *fp8 = g_strdup_printf ("%s/%s/cast%g,compiled%g%s%s",
+  g_autofree char *fp8 = g_strdup_printf ("%s/%s/cast%g,compiled%g%s%s%s%s",
                                           fw_fp8_ops_name (s->fp8_ops),
                                           fw_scaling_name (s->fp8_scaling), s->fp8_cast_passes,
                                           s->fp8_cast_passes_compiled,
-                                          s->mxfp8 ? ",mxfp8" : "", s->nvfp4 ? ",nvfp4" : "");
+                                          s->mxfp8 ? ",mxfp8" : "", s->nvfp4 ? ",nvfp4" : "",
+                                          s->blockwise ? ",blockwise" : "",
+                                          s->rowwise ? ",rowwise" : "");
   ROW ("fp8", fp8);
   g_autofree char *def = g_strdup_printf ("%s%s%s%s", fw_sharding_name (s->default_sharding),
                                           s->default_sequence_parallel ? ",sp" : "",

@@ -22,7 +22,8 @@ static const char *const attn_names[] = { "cudnn", "flash3", "flash2", "triton",
 static const char *const fusion_names[] = { "fused", "compiled", "eager", NULL };
 static const char *const avail_names[] = { "no", "optional", "default", NULL };
 static const char *const fp8_ops_names[] = { "none", "gemm", "gemm+attention", NULL };
-static const char *const scaling_names[] = { "delayed", "current", "rowwise", "block", NULL };
+static const char *const scaling_names[] = { "delayed", "current", "rowwise", "block", "blockwise",
+                                                 NULL };
 static const char *const sharding_names[] = { "none", "zero1", "zero2", "zero3", NULL };
 
 const char *fw_attn_kernel_name (FwAttnKernel k)
@@ -153,7 +154,8 @@ static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under
 static const char *const zero2_sync_names[] = { "per_step", "per_microbatch", NULL };
 static const char *const gather_names[] = { "flat", "per_tensor", NULL };
 static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "compiled_cast_passes",
-                                        "mxfp8", "nvfp4", "tp_all_gather", NULL };
+                                        "mxfp8", "nvfp4", "blockwise", "rowwise",
+                                        "tp_all_gather", NULL };
 static const char *const tp_ag_names[] = { "bf16", "fp8", NULL };
 static const char *const moe_keys[] = { "dispatch_host_sync", "grouped_gemm_launches",
                                         "expert_eager_op", "a2a_overlap", "host_ops", NULL };
@@ -327,11 +329,16 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
                        &ws, error)
           || !get_bool (sub, "mxfp8", &s->mxfp8, &ws, error)
           || !get_bool (sub, "nvfp4", &s->nvfp4, &ws, error)
+          || !get_bool (sub, "blockwise", &s->blockwise, &ws, error)
+          || !get_bool (sub, "rowwise", &s->rowwise, &ws, error)
           || !get_enum (sub, "tp_all_gather", tp_ag_names, &ag, FALSE, &ws, error))
         return NULL;
       s->fp8_tp_all_gather = ag == 1;
       s->fp8_ops = ops;
       s->fp8_scaling = sc;
+      /* a stack offers the recipe it runs by default */
+      s->blockwise = s->blockwise || sc == FW_SCALING_BLOCKWISE;
+      s->rowwise = s->rowwise || sc == FW_SCALING_ROWWISE;
     }
   if (s->fp8_cast_passes_compiled < 0)
     s->fp8_cast_passes_compiled = s->fp8_cast_passes;
@@ -631,6 +638,8 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   D ("compiled_cast_passes", s->fp8_cast_passes_compiled);
   B ("mxfp8", s->mxfp8);
   B ("nvfp4", s->nvfp4);
+  B ("blockwise", s->blockwise);
+  B ("rowwise", s->rowwise);
   S ("tp_all_gather", tp_ag_names[s->fp8_tp_all_gather ? 1 : 0]);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "defaults");

@@ -66,6 +66,8 @@ typedef enum {
   FW_SCALING_CURRENT,    /* per-tensor current scaling (tensorwise) */
   FW_SCALING_ROWWISE,    /* per-row scales (torchao rowwise) */
   FW_SCALING_BLOCK,      /* MX block scaling (MXFP8 / NVFP4, 32- or 16-element blocks) */
+  FW_SCALING_BLOCKWISE,  /* FP32 scale per 1x128 activation/gradient block and per 128x128
+                          * weight block (TE Float8BlockScaling, DeepSeek-V3's recipe) */
   FW_SCALING_N,
 } FwScaling;
 
@@ -156,6 +158,8 @@ typedef struct {
                                          * gather; reduce-scatters stay bf16) */
   gboolean      mxfp8;                  /* offers MXFP8 (Blackwell) */
   gboolean      nvfp4;                  /* offers NVFP4 (Blackwell) */
+  gboolean      blockwise;              /* offers FP8 blockwise scaling (1x128 / 128x128) */
+  gboolean      rowwise;                /* offers FP8 rowwise scaling (torchao) */
 
   /* defaults for plan options a config does not state */
   FwSharding    default_sharding;

@@ -233,7 +233,8 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
       if (!plan_fp8_recipe_parse (value, &plan->fp8_recipe))
         {
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       "unknown --fp8-recipe '%s' (hint: delayed, tensorwise or mxfp8)", value);
+                       "unknown --fp8-recipe '%s' (hint: delayed, tensorwise, mxfp8, blockwise "
+                       "or rowwise)", value);
           return FALSE;
         }
       return TRUE;
@@ -558,8 +559,8 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
     { "fp8-format", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "FP8 GEMMs (Transformer Engine): e4m3 or hybrid", "F" },
     { "fp8-recipe", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
-      "FP8 scaling recipe: delayed, tensorwise (current scaling) or mxfp8 (Blackwell); "
-      "default the stack's", "R" },
+      "FP8 scaling recipe: delayed, tensorwise (current scaling), mxfp8 (Blackwell), "
+      "blockwise (1x128/128x128, FP8-SC) or rowwise (torchao); default the stack's", "R" },
     { "precision", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "Compute dtype: fp32, bf16, fp16, fp8", "DTYPE" },
     { "fp32-matmul-precision", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
@@ -635,6 +636,17 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
                    "--fp8-recipe mxfp8: the %s stack has no MXFP8 recipe (hint: --fp8-recipe "
                    "tensorwise, or --framework megatron-core / nemo / torchtitan)", stack->name);
+      return FALSE;
+    }
+  if ((plan->fp8_recipe == FW_SCALING_BLOCKWISE && !stack->blockwise)
+      || (plan->fp8_recipe == FW_SCALING_ROWWISE && !stack->rowwise))
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--fp8-recipe %s: the %s stack has no %s recipe (hint: --fp8-recipe "
+                   "tensorwise, or --framework %s)", plan_fp8_recipe_name (plan->fp8_recipe),
+                   stack->name, plan_fp8_recipe_name (plan->fp8_recipe),
+                   plan->fp8_recipe == FW_SCALING_ROWWISE ? "torchtitan (torchao float8)"
+                                                          : "megatron-core / nemo");
       return FALSE;
     }
   if (plan->async_tp && !plan->compile && stack->compile != FW_OPT_DEFAULT)

@@ -367,8 +367,10 @@ plan_precision_name (PlanPrecision p)
 }
 
 /* Megatron-LM's --fp8-recipe names (megatron/training/arguments.py: tensorwise, delayed,
- * mxfp8, blockwise) for the recipes the cost model tells apart (frameworks/stack.h); the
- * spellings of the published rows ("FP8-CS", "current", "FP8-MX") read the same. */
+ * mxfp8, blockwise) and torchao's rowwise (Float8LinearRecipeName.ROWWISE) for the recipes
+ * the cost model tells apart (frameworks/stack.h); the Megatron-Bridge recipe names
+ * (fp8cs, fp8mx, fp8sc: its performance scripts' compute_dtype) and the spellings of the
+ * published rows ("FP8-CS", "current", "FP8-MX", "FP8-SC") read the same. */
 const char *
 plan_fp8_recipe_name (int recipe)
 {
@@ -376,7 +378,9 @@ plan_fp8_recipe_name (int recipe)
     {
     case FW_SCALING_DELAYED: return "delayed";
     case FW_SCALING_CURRENT: return "tensorwise";
+    case FW_SCALING_ROWWISE: return "rowwise";
     case FW_SCALING_BLOCK: return "mxfp8";
+    case FW_SCALING_BLOCKWISE: return "blockwise";
     default: return "stack";
     }
 }
@@ -385,16 +389,22 @@ gboolean
 plan_fp8_recipe_parse (const char *text, int *out)
 {
   g_return_val_if_fail (text != NULL && out != NULL, FALSE);
-  if (g_ascii_strcasecmp (text, "delayed") == 0)
-    *out = FW_SCALING_DELAYED;
-  else if (g_ascii_strcasecmp (text, "tensorwise") == 0 || g_ascii_strcasecmp (text, "current") == 0
-           || g_ascii_strcasecmp (text, "fp8-cs") == 0)
-    *out = FW_SCALING_CURRENT;
-  else if (g_ascii_strcasecmp (text, "mxfp8") == 0 || g_ascii_strcasecmp (text, "fp8-mx") == 0)
-    *out = FW_SCALING_BLOCK;
-  else
-    return FALSE;
-  return TRUE;
+  static const struct { const char *name; int recipe; } names[] = {
+    { "delayed", FW_SCALING_DELAYED },
+    { "tensorwise", FW_SCALING_CURRENT }, { "current", FW_SCALING_CURRENT },
+    { "fp8-cs", FW_SCALING_CURRENT }, { "fp8cs", FW_SCALING_CURRENT },
+    { "mxfp8", FW_SCALING_BLOCK }, { "fp8-mx", FW_SCALING_BLOCK }, { "fp8mx", FW_SCALING_BLOCK },
+    { "blockwise", FW_SCALING_BLOCKWISE }, { "fp8-sc", FW_SCALING_BLOCKWISE },
+    { "fp8sc", FW_SCALING_BLOCKWISE },
+    { "rowwise", FW_SCALING_ROWWISE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_ascii_strcasecmp (text, names[i].name) == 0)
+      {
+        *out = names[i].recipe;
+        return TRUE;
+      }
+  return FALSE;
 }
 
 guint

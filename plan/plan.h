@@ -186,7 +186,8 @@ typedef struct {
   PlanPrecision compute_dtype;   /* GEMM dtype: bf16 or fp8 (fp8 keeps bf16 params) */
   int           fp8_recipe;      /* --fp8-recipe (Megatron-LM's names): the FP8 scaling
                                   * recipe as a FwScaling (frameworks/stack.h): delayed,
-                                  * tensorwise = current, mxfp8 = block; -1: the stack's */
+                                  * tensorwise = current, mxfp8 = block, blockwise,
+                                  * rowwise; -1: the stack's */
   PlanPrecision param_dtype;     /* model weights as held for compute */
   PlanPrecision grad_dtype;      /* gradient accumulation / reduction dtype */
   PlanPrecision optim_dtype;     /* Adam moments */
@@ -417,10 +418,10 @@ const char *plan_recompute_name (PlanRecompute r);
 const char *plan_matmul_precision_name (PlanMatmulPrecision m); /* "highest", "high", "medium" */
 gboolean    plan_matmul_precision_parse (const char *name, PlanMatmulPrecision *out);     /* "none", "selective", "full" */
 const char *plan_precision_name (PlanPrecision p);     /* "fp32", "bf16", "fp16", "fp8" */
-/* --fp8-recipe: "delayed", "tensorwise" (also "current", "fp8-cs") or "mxfp8" (also
- * "fp8-mx"), case-insensitive -> a FwScaling; FALSE for anything else (Megatron's
- * "blockwise" included: not modelled). The name of a recipe: "delayed", "tensorwise",
- * "mxfp8"; "stack" for -1. */
+/* --fp8-recipe: "delayed", "tensorwise" (also "current", "fp8-cs", "fp8cs"), "mxfp8"
+ * (also "fp8-mx", "fp8mx"), "blockwise" (also "fp8-sc", "fp8sc") or "rowwise",
+ * case-insensitive -> a FwScaling; FALSE for anything else. The name of a recipe:
+ * "delayed", "tensorwise", "mxfp8", "blockwise", "rowwise"; "stack" for -1. */
 gboolean    plan_fp8_recipe_parse (const char *text, int *out);
 const char *plan_fp8_recipe_name (int recipe);
 guint       plan_precision_bytes (PlanPrecision p);    /* 4, 2, 2, 1 */

@@ -26,6 +26,16 @@ contains_ci (const char *haystack, const char *needle)
   return strstr (h, n) != NULL;
 }
 
+/* any of a NULL-terminated list */
+static gboolean
+contains_any_ci (const char *haystack, const char *const *needles)
+{
+  for (guint i = 0; needles[i] != NULL; i++)
+    if (contains_ci (haystack, needles[i]))
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean
 starts_with_ci (const char *s, const char *prefix)
 {
@@ -1002,10 +1012,14 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
  *     (GEMMs in FP8, attention in bf16);
  *   "fp8 attention", "fp8_dpa", "FP8 DPA" in precision or notes -> also the attention
  *     core in FP8 (TE's fp8_dpa);
- *   the recipe, where the precision names one: "MXFP8" / "FP8-MX" -> mxfp8 (skipped on a
- *     device without MXFP8 GEMMs), "current scaling" / "FP8-CS" / "tensorwise" ->
- *     tensorwise, "delayed" -> delayed; else the stack's (its quantization bytes,
- *     sim_cost_fp8_quant_bytes);
+ *   the recipe, where the precision names one, first match wins: "MXFP8" / "FP8-MX" /
+ *     "1x32" -> mxfp8 (skipped on a device without MXFP8 GEMMs); "FP8-SC", "sub-channel",
+ *     "subchannel", "blockwise", "block-wise", "block scaling", "block-scaled", "1x128",
+ *     "128x128", "DeepSeek" (DeepSeek-V3's fine-grained recipe, TE Float8BlockScaling) ->
+ *     blockwise; "rowwise", "row-wise", "per-row" (torchao) -> rowwise; "current
+ *     scaling" / "FP8-CS" / "tensorwise" -> tensorwise, "delayed" -> delayed; else the
+ *     stack's (its quantization bytes, sim_cost_fp8_quant_bytes; its GEMM rate,
+ *     sim/cost-compute.c);
  *   "NVFP4", "fp4" -> the GEMMs in NVFP4 at the device's FP4 rate (Blackwell presets),
  *     attention and the rest in bf16; skipped on a device without FP4 (an MFU of such a
  *     row is read against the bf16 peak: U, no convention for NVFP4 MFU is established);
@@ -1041,13 +1055,22 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, gboolea
   /* the recipe the row names (its quantization costs, sim_cost_options_apply_plan);
    * not named: the stack's */
   c->plan.fp8_recipe = -1;
-  if (*fp8 && (contains_ci (text, "mxfp8") || contains_ci (text, "fp8-mx")))
+  static const char *const blockwise[] = { "fp8-sc", "sub-channel", "subchannel", "blockwise",
+                                            "block-wise", "block scaling", "block-scaled",
+                                            "1x128", "128x128", "deepseek", NULL };
+  static const char *const rowwise[] = { "rowwise", "row-wise", "per-row", NULL };
+  if (*fp8 && (contains_ci (text, "mxfp8") || contains_ci (text, "fp8-mx")
+               || contains_ci (text, "1x32")))
     {
       if (!c->cluster->device.mxfp8)
         return skip (c, "precision '%s': %s has no MXFP8 block-scaled GEMMs", text,
                      c->cluster->device.name);
       c->plan.fp8_recipe = FW_SCALING_BLOCK;
     }
+  else if (*fp8 && contains_any_ci (text, blockwise))
+    c->plan.fp8_recipe = FW_SCALING_BLOCKWISE;
+  else if (*fp8 && contains_any_ci (text, rowwise))
+    c->plan.fp8_recipe = FW_SCALING_ROWWISE;
   else if (*fp8 && (contains_ci (text, "current scaling") || contains_ci (text, "fp8-cs")
                     || contains_ci (text, "tensorwise")))
     c->plan.fp8_recipe = FW_SCALING_CURRENT;

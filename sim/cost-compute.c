@@ -80,6 +80,36 @@ accesses_of (const ModelOp *op)
  * below the ridge point (hardware.md Physical limits 2), so they are not charged. */
 #define ADAMW_BYTES_PER_PARAM 30.0
 
+/* Hopper's FP8 blockwise GEMM (1x128 x 128x128 in fprop and dgrad, 1x128 x 1x128 in
+ * wgrad; the per-block scales applied on the CUDA cores, TE docs "On Hopper, block-scaled
+ * GEMMs are software-emulated") against the per-tensor FP8 GEMM. D from Transformer
+ * Engine's GEMM Profiling Tutorial (docs/examples/gemm_profiling), 5B config (hidden
+ * 4096, ffn 16384, 15,872 tokens) on H200 NVL, per-layer GEMM time: autocast
+ * CurrentScaling 20.285 ms, FP8 Block 22.882 ms; pre-quantized (kernels alone)
+ * CurrentScaling 16.785 ms (Block has no pre-quantized figure on Hopper). Current's
+ * quantization = 20.285 - 16.785 = 3.500 ms for its 6 B per element
+ * (sim_cost_fp8_quant_bytes); blockwise moves 4.0625 B: 3.500 x 4.0625 / 6 = 2.370 ms
+ * (U: quantization time taken proportional to bytes); blockwise kernels = 22.882 - 2.370 =
+ * 20.512 ms; 16.785 / 20.512 = 0.818. (cuBLAS 12.9's blog puts block-scaled FP8 at 1.75x
+ * BF16 on "large" Hopper GEMMs, i.e. about per-tensor's 1.77x MAMF ratio; the TE figure
+ * is at training shapes.) */
+#define FP8_BLOCKWISE_GEMM_RATIO 0.818
+
+/* torchao's rowwise-scaled FP8 GEMM (CUTLASS) against its tensorwise one (cuBLAS), H100.
+ * No GEMM-level figure is published; D from two end-to-end pairs, Llama 3 8B on 8 H100,
+ * torchtitan FSDP2 + torch.compile, batch 1 x 8192: torchao float8 README (performance
+ * table, per-op SAC) tensorwise 7,689.5 tok/s, rowwise 6,768 (ratio 1.136); torchtitan
+ * commit 7a04053's message (bf16 + compile 5,760) tensorwise 7,186, rowwise 6,424 (1.119).
+ * Through this cost model (that setup as a validate row on the torchtitan stack):
+ * tensorwise 0.890 s, rowwise with this ratio at 1 0.919 s (its 10 B quantization against
+ * tensorwise's 6), of which 0.343 s FP8 GEMM (the rowwise time at a ratio of 0.5 minus the
+ * time at 1: 1.262 - 0.919). The measured ratios ask 0.890 x 1.136 = 1.011 s and
+ * 0.890 x 1.119 = 0.996 s: 0.919 + 0.343 (1/r - 1) gives r = 0.788 and 0.817; 0.80, the
+ * middle. U: the tensorwise runs gathered FSDP parameters in fp8 and the rowwise ones in
+ * bf16 (exposed DP 0.009 s here, so not separated), and this model's tensorwise speed-up
+ * over bf16 is below the measured one (1.15 against 1.25 in the README pair). */
+#define FP8_ROWWISE_GEMM_RATIO 0.80
+
 /* A dtype the device does not have (fp8 on A100) runs as bf16 (then fp16). */
 static TopoDtype
 resolve_dtype (const SimCost *c, TopoDtype dtype)
@@ -111,11 +141,29 @@ sim_cost_compute_init (SimCost *c)
                            ? c->opts.gemm_fp8_efficiency / c->opts.gemm_efficiency
                            : 1.0;
     }
-  /* The MXFP8 recipe's block-scaled GEMMs run at the device's measured fraction of the
-   * per-tensor FP8 rate (TopoDevice mxfp8_gemm_ratio; the fitted FP8 efficiency is
-   * per-tensor FP8's) */
-  if (c->opts.fp8_scaling == FW_SCALING_BLOCK && dev->mxfp8 && dev->mxfp8_gemm_ratio > 0)
-    c->gemm_eff[TOPO_DTYPE_FP8] *= dev->mxfp8_gemm_ratio;
+  /* The fitted FP8 efficiency is per-tensor FP8's (delayed and current scaling share the
+   * kernel); the other recipes' GEMMs run at their fraction of it:
+   *  - MXFP8: the device's measured ratio (TopoDevice mxfp8_gemm_ratio);
+   *  - blockwise: on Blackwell TE emulates it with MXFP8 (TE docs, FP8 Blockwise Scaling,
+   *    Supported devices), the same ratio; on Hopper the block-scaled GEMM
+   *    (software-emulated, TE docs) at FP8_BLOCKWISE_GEMM_RATIO;
+   *  - rowwise (torchao, CUTLASS rowwise-scaled kernel): FP8_ROWWISE_GEMM_RATIO. */
+  switch (c->opts.fp8_scaling)
+    {
+    case FW_SCALING_BLOCK:
+      if (dev->mxfp8 && dev->mxfp8_gemm_ratio > 0)
+        c->gemm_eff[TOPO_DTYPE_FP8] *= dev->mxfp8_gemm_ratio;
+      break;
+    case FW_SCALING_BLOCKWISE:
+      c->gemm_eff[TOPO_DTYPE_FP8] *= dev->mxfp8 && dev->mxfp8_gemm_ratio > 0
+                                       ? dev->mxfp8_gemm_ratio : FP8_BLOCKWISE_GEMM_RATIO;
+      break;
+    case FW_SCALING_ROWWISE:
+      c->gemm_eff[TOPO_DTYPE_FP8] *= FP8_ROWWISE_GEMM_RATIO;
+      break;
+    default:
+      break;
+    }
   /* A device with neither bf16 nor fp16 (the loader requires a peak): use its best. */
   if (c->peak_flops[TOPO_DTYPE_BF16] <= 0 && c->peak_flops[TOPO_DTYPE_FP16] <= 0)
     c->peak_flops[TOPO_DTYPE_FP16] = any;

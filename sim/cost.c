@@ -491,8 +491,21 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
  *    (32x1) copies, each 1 B plus one 1-byte scale per 32 elements, on every layout
  *    ("MXFP8", Handling transposes: rowwise and columnwise MXFP8 tensors are different
  *    and both are quantized from the full-precision data): 2 + 2 x 33/32;
- *  - rowwise (torchao, a per-row amax then the cast): as current.
- * Delayed: 4 B on Hopper, 3 on Blackwell; current 6 / 5; MXFP8 4.0625. */
+ *  - blockwise (TE Float8BlockScaling, 1x128 activation and gradient blocks with an FP32
+ *    scale each): one read, then the rowwise and the columnwise copies, each 1 B plus
+ *    4 B per 128 elements ("FP8 Blockwise Scaling", Handling transposes: "Both versions
+ *    must be quantized separately from the high-precision source"; the block amax is
+ *    taken inside the quantize kernel, no first pass): 2 + 2 x (1 + 4/128); on Blackwell
+ *    TE emulates the recipe with MXFP8 ("Supported devices"), 2 + 2 x 33/32: the same
+ *    4.0625 on every layout;
+ *  - rowwise (torchao Float8 ROWWISE: a scale per row of each GEMM operand along its
+ *    contraction dimension, so the forward's copy (scaled along k) and the weight
+ *    gradient's (scaled along m) are two quantizations of the bf16 tensor, each an amax
+ *    read and a cast as current scaling's; the second copy is the transposed layout the
+ *    TN-only GEMM needs, so no extra transpose write): 2 x (2 + 2 + 1) = 10 on every
+ *    layout (U: compiled, inductor may fuse a row amax into its cast).
+ * Delayed: 4 B on Hopper, 3 on Blackwell; current 6 / 5; MXFP8 4.0625; blockwise 4.0625;
+ * rowwise 10. */
 double
 sim_cost_fp8_quant_bytes (int scaling, gboolean any_layout)
 {
@@ -500,10 +513,13 @@ sim_cost_fp8_quant_bytes (int scaling, gboolean any_layout)
   switch (scaling)
     {
     case FW_SCALING_CURRENT:
-    case FW_SCALING_ROWWISE:
       return 2.0 + cast;
+    case FW_SCALING_ROWWISE:
+      return 2.0 * (2.0 + 2.0 + 1.0);
     case FW_SCALING_BLOCK:
       return 2.0 + 2.0 * (1.0 + 1.0 / 32.0);
+    case FW_SCALING_BLOCKWISE:
+      return 2.0 + 2.0 * (1.0 + 4.0 / 128.0);
     case FW_SCALING_DELAYED:
     default:
       return cast;

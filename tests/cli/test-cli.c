@@ -164,6 +164,29 @@ test_show_framework_host_ops (void)
   run_result_clear (&r);
 }
 
+/* `show framework` prints the FP8 recipes a stack offers beside its default: megatron-core
+ * delayed by default, MXFP8 and blockwise offered (frameworks/presets/megatron-core.json
+ * "fp8"); torchtitan tensorwise (current) with torchao's rowwise; hai-llm runs DeepSeek-V3's
+ * blockwise recipe by default. */
+static void
+test_show_framework_fp8 (void)
+{
+  const struct { const char *name, *line; } cases[] = {
+    { "megatron-core", "fp8                          gemm/delayed/cast1,compiled1,mxfp8,blockwise " },
+    { "torchtitan", "fp8                          gemm/current/cast11,compiled1.67,mxfp8,rowwise " },
+    { "hai-llm", "fp8                          gemm/blockwise/cast1,compiled1,blockwise " },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RunResult r = { 0 };
+      g_autofree char *cmd = g_strdup_printf ("show framework %s", cases[i].name);
+      run_tandem (cmd, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.out, cases[i].line));
+      run_result_clear (&r);
+    }
+}
+
 #define LLAMA3_PLAN "--model llama3-405b --cluster h100-24k --tp 8 --pp 16 --gpus 16384 " \
   "--seq-length 8192 --gbs 2048 --sp --sharding zero2 " \
   "--decoder-first-pipeline-num-layers 7 --decoder-last-pipeline-num-layers 7"
@@ -751,6 +774,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/plan/show-json", test_plan_show_json);
   g_test_add_func ("/cli/show/conventions-help", test_show_conventions_help);
   g_test_add_func ("/cli/show/framework-host-ops", test_show_framework_host_ops);
+  g_test_add_func ("/cli/show/framework-fp8", test_show_framework_fp8);
   g_test_add_func ("/cli/predict/text-mfu-hfu", test_predict_text_mfu_hfu);
   g_test_add_func ("/cli/memory/json", test_memory_json);
   g_test_add_func ("/cli/memory/moe-recompute-modules", test_memory_moe_recompute_modules);

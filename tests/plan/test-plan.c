@@ -184,8 +184,12 @@ test_precision_fp4 (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (error->message, "no FP4 (NVFP4) tensor cores"));
 }
 
-/* --fp8-recipe (Megatron-LM's names): tensorwise sets current scaling and the plan's
- * name says it; blockwise is not modelled; a recipe without FP8 GEMMs is refused; MXFP8
+/* --fp8-recipe (Megatron-LM's names, Megatron-Bridge's fp8cs / fp8sc, torchao's rowwise):
+ * tensorwise sets current scaling and the plan's name says it; blockwise (FP8-SC) and
+ * rowwise parse to their recipes; an unknown name is refused with the five names; a
+ * recipe without FP8 GEMMs is refused; blockwise and rowwise need a stack that offers
+ * them (megatron-core offers blockwise, not rowwise; torchtitan rowwise; deepspeed
+ * neither); MXFP8
  * needs MXFP8 block-scaled GEMMs, which the H100 of h100-24k lacks (its preset has no
  * "mxfp8"), and a stack that offers it (deepspeed's preset has "mxfp8": false refuses). */
 static void
@@ -198,8 +202,44 @@ test_fp8_recipe (Fixture *f, gconstpointer data)
   g_assert_cmpint (f->plan.fp8_recipe, ==, FW_SCALING_CURRENT);
   g_autofree char *name = plan_to_string (&f->plan);
   g_assert_nonnull (strstr (name, "-fp8-tensorwise-"));
-  g_assert_false (parse_flags (f, "--fp8-recipe blockwise", &error));
-  g_assert_nonnull (strstr (error->message, "hint: delayed, tensorwise or mxfp8"));
+  g_assert_false (parse_flags (f, "--fp8-recipe per-block", &error));
+  g_assert_nonnull (strstr (error->message, "hint: delayed, tensorwise, mxfp8, blockwise or "
+                                            "rowwise"));
+  g_clear_error (&error);
+  const struct { const char *flag; int recipe; const char *name; } names[] = {
+    { "blockwise", FW_SCALING_BLOCKWISE, "-fp8-blockwise-" },
+    { "FP8-SC", FW_SCALING_BLOCKWISE, "-fp8-blockwise-" },
+    { "fp8sc", FW_SCALING_BLOCKWISE, "-fp8-blockwise-" },
+    { "fp8cs", FW_SCALING_CURRENT, "-fp8-tensorwise-" },
+    { "rowwise", FW_SCALING_ROWWISE, "-fp8-rowwise-" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      plan_clear (&f->plan);
+      plan_init_defaults (&f->plan);
+      g_autofree char *flags = g_strdup_printf ("--precision fp8 --fp8-recipe %s",
+                                                names[i].flag);
+      g_assert_true (parse_and_resolve (f, flags, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (f->plan.fp8_recipe, ==, names[i].recipe);
+      g_autofree char *s = plan_to_string (&f->plan);
+      g_assert_nonnull (strstr (s, names[i].name));
+    }
+  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
+  g_assert_no_error (error);
+  g_autoptr (FwStack) tt = fw_stack_load_preset ("torchtitan", &error);
+  g_assert_no_error (error);
+  g_autoptr (FwStack) dss = fw_stack_load_preset ("deepspeed", &error);
+  g_assert_no_error (error);
+  g_assert_true (plan_check_stack (&f->plan, tt, &error));
+  g_assert_false (plan_check_stack (&f->plan, mc, &error));
+  g_assert_nonnull (strstr (error->message, "--fp8-recipe rowwise: the megatron-core stack has "
+                                            "no rowwise recipe"));
+  g_clear_error (&error);
+  f->plan.fp8_recipe = FW_SCALING_BLOCKWISE;
+  g_assert_true (plan_check_stack (&f->plan, mc, &error));
+  g_assert_false (plan_check_stack (&f->plan, dss, &error));
+  g_assert_nonnull (strstr (error->message, "the deepspeed stack has no blockwise recipe"));
   g_clear_error (&error);
   plan_clear (&f->plan);
   plan_init_defaults (&f->plan);

@@ -257,8 +257,12 @@ test_precision (void)
     }
   /* The recipe a row names (its quantization bytes and, for MXFP8, the block-scaled GEMM
    * rate: sim_cost_options_apply_plan): "current scaling" / "FP8-CS" / "tensorwise" ->
-   * tensorwise, "MXFP8" / "FP8-MX" -> mxfp8 on a device with MXFP8 GEMMs (Blackwell),
-   * "delayed" -> delayed; none named: the stack's (-1). */
+   * tensorwise, "MXFP8" / "FP8-MX" / "1x32" -> mxfp8 on a device with MXFP8 GEMMs
+   * (Blackwell), before the block rules ("1x32 block scaling" is MX); "FP8-SC",
+   * "sub-channel", "subchannel", "blockwise", "block-wise", "block scaling",
+   * "block-scaled", "1x128", "128x128", "DeepSeek" -> blockwise (Hopper and Blackwell);
+   * "rowwise", "row-wise", "per-row" -> rowwise; "delayed" -> delayed; none named: the
+   * stack's (-1). */
   static const struct { const char *gpu, *text; int recipe; } recipes[] = {
     { "H100-SXM-80GB", "fp8", -1 },
     { "H100-SXM-80GB", "fp8 (FP8-CS: per-tensor current scaling)", FW_SCALING_CURRENT },
@@ -267,6 +271,22 @@ test_precision (void)
     { "GB300 NVL72", "MXFP8", FW_SCALING_BLOCK },
     { "GB200 NVL72", "FP8-MX", FW_SCALING_BLOCK },
     { "H100-SXM-80GB", "FP8 (delayed scaling)", FW_SCALING_DELAYED },
+    { "B200-SXM-180GB", "fp8 (1x32 blocks)", FW_SCALING_BLOCK },
+    { "H100-SXM-80GB", "fp8 (FP8-SC: blockwise 1x128/128x128 scaling)", FW_SCALING_BLOCKWISE },
+    { "H100-SXM-80GB", "FP8 sub-channel scaling", FW_SCALING_BLOCKWISE },
+    { "H100-SXM-80GB", "fp8 subchannel", FW_SCALING_BLOCKWISE },
+    { "H100-SXM-80GB", "FP8 blockwise", FW_SCALING_BLOCKWISE },
+    { "H100-SXM-80GB", "fp8 block-wise", FW_SCALING_BLOCKWISE },
+    { "H100-SXM-80GB", "fp8 (DeepSeek-style block scaling)", FW_SCALING_BLOCKWISE },
+    { "H100-SXM-80GB", "fp8 block-scaled GEMMs", FW_SCALING_BLOCKWISE },
+    { "H800-SXM-80GB", "fp8 (DeepSeek's FP8 recipe: 1x128 activation tiles, 128x128 weight "
+                       "blocks)", FW_SCALING_BLOCKWISE },
+    { "H100-SXM-80GB", "fp8 (128x128 weights)", FW_SCALING_BLOCKWISE },
+    { "B200-SXM-180GB", "FP8 blockwise", FW_SCALING_BLOCKWISE },
+    { "H100-SXM-80GB", "fp8 rowwise", FW_SCALING_ROWWISE },
+    { "H100-SXM-80GB", "float8 rowwise (torchao)", FW_SCALING_ROWWISE },
+    { "H100-SXM-80GB", "float8 row-wise", FW_SCALING_ROWWISE },
+    { "H100-SXM-80GB", "fp8 per-row scaling", FW_SCALING_ROWWISE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (recipes); i++)
     {
@@ -388,17 +408,24 @@ test_explain (void)
   for (guint i = 0; i < G_N_ELEMENTS (want); i++)
     if (strstr (e, want[i]) == NULL)
       g_error ("explain lacks '%s':\n%s", want[i], e);
-  /* the FP8 recipe it ran: the row's where the precision names one (FP8-CS: tensorwise),
-   * else the stack's (nemo: delayed) */
+  /* the FP8 recipe it ran: the row's where the precision names one (FP8-CS: tensorwise;
+   * FP8-SC: blockwise; float8 rowwise: rowwise), else the stack's (nemo: delayed;
+   * hai-llm: DeepSeek-V3's blockwise) */
   g_autofree char *fp8 = g_strdup (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,framework,"
     "zero_stage_or_fsdp,precision,global_batch,step_time_s\n"
     "8,GPT,GB200 NVL72,8,16,1024,16,16384,1024,1,1,NeMo,,FP8-CS,64,1.0\n"
-    "9,GPT,GB200 NVL72,8,16,1024,16,16384,1024,1,1,NeMo,,fp8,64,1.0\n");
+    "9,GPT,GB200 NVL72,8,16,1024,16,16384,1024,1,1,NeMo,,fp8,64,1.0\n"
+    "10,GPT,H100-SXM-80GB,8,16,1024,16,16384,1024,1,1,NeMo,,FP8-SC,64,1.0\n"
+    "11,GPT,H100-SXM-80GB,8,16,1024,16,16384,1024,1,1,torchtitan,,float8 rowwise,64,1.0\n"
+    "12,GPT,H800-SXM-80GB,8,16,1024,16,16384,1024,1,1,HAI-LLM,,fp8,64,1.0\n");
   g_autoptr (ResCsv) csv8 = res_csv_parse (fp8, -1, "inline", NULL);
   static const char *const want8[] = { "fp8 GEMMs, attention bf16 (tensorwise recipe)",
-                                       "fp8 GEMMs, attention bf16 (the stack's delayed recipe)" };
-  for (guint r = 0; r < 2; r++)
+                                       "fp8 GEMMs, attention bf16 (the stack's delayed recipe)",
+                                       "fp8 GEMMs, attention bf16 (blockwise recipe)",
+                                       "fp8 GEMMs, attention bf16 (rowwise recipe)",
+                                       "fp8 GEMMs, attention bf16 (the stack's blockwise recipe)" };
+  for (guint r = 0; r < G_N_ELEMENTS (want8); r++)
     {
       g_autoptr (ResPublishedCase) c8 = res_published_case_new (csv8, r);
       g_assert_true (c8->ready);

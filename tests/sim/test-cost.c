@@ -772,10 +772,14 @@ test_gemm_fp4 (Fixture *f, gconstpointer data)
  * element of one bf16 -> FP8 quantization. Delayed: read 2 + FP8 write 1, plus a
  * transposed FP8 copy (1) where FP8 GEMMs take only TN (H100): 4 on H100, 3 on GB200
  * (fp8_any_layout); current (tensorwise): 2 more for the amax read: 6 / 5; MXFP8: read 2
- * + rowwise and columnwise copies of 1 + 1/32 each: 4.0625 on both.
+ * + rowwise and columnwise copies of 1 + 1/32 each: 4.0625 on both; blockwise (1x128
+ * blocks, an FP32 scale each): read 2 + two copies of 1 + 4/128: 4.0625 on both (MXFP8
+ * emulation on Blackwell moves the same); rowwise (torchao): two quantizations along
+ * different axes, each amax read 2 + read 2 + write 1: 10 on both.
  * A plan recipe other than the stack's rescales the stack's cast figures by the ratio
  * (nemo: delayed, 1 pass): tensorwise on GB200 5 / 3, MXFP8 4.0625 / 3 = 1.3541667,
- * tensorwise on H100 6 / 4 = 1.5; the stack's own recipe changes nothing.
+ * tensorwise on H100 6 / 4 = 1.5, blockwise on H100 4.0625 / 4 = 1.015625, rowwise on
+ * H100 10 / 4 = 2.5; the stack's own recipe changes nothing.
  * MXFP8 GEMMs run at gb200-nvl72's mxfp8_gemm_ratio 0.951 of the per-tensor FP8 rate:
  * an 8192^3 FP8 GEMM is compute-bound (2 x 8192^3 / (5e15 x 0.723) ~ 0.30 ms against
  * (1 + 1 + 2) x 8192^2 B / 7.2e12 B/s ~ 0.04 ms of operands), so without casts
@@ -794,6 +798,10 @@ test_fp8_recipes (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (sim_cost_fp8_quant_bytes (FW_SCALING_CURRENT, TRUE), ==, 5.0);
   g_assert_cmpfloat (sim_cost_fp8_quant_bytes (FW_SCALING_BLOCK, TRUE), ==, 4.0625);
   g_assert_cmpfloat (sim_cost_fp8_quant_bytes (FW_SCALING_BLOCK, FALSE), ==, 4.0625);
+  g_assert_cmpfloat (sim_cost_fp8_quant_bytes (FW_SCALING_BLOCKWISE, FALSE), ==, 4.0625);
+  g_assert_cmpfloat (sim_cost_fp8_quant_bytes (FW_SCALING_BLOCKWISE, TRUE), ==, 4.0625);
+  g_assert_cmpfloat (sim_cost_fp8_quant_bytes (FW_SCALING_ROWWISE, FALSE), ==, 10.0);
+  g_assert_cmpfloat (sim_cost_fp8_quant_bytes (FW_SCALING_ROWWISE, TRUE), ==, 10.0);
 
   g_autoptr (FwStack) nemo = fw_stack_load_preset ("nemo", &error);
   g_assert_no_error (error);
@@ -806,6 +814,8 @@ test_fp8_recipes (Fixture *f, gconstpointer data)
     { gb, FW_SCALING_DELAYED, 1.0 },
     { gb, -1, 1.0 },
     { f->h100, FW_SCALING_CURRENT, 1.5 },
+    { f->h100, FW_SCALING_BLOCKWISE, 1.015625 },
+    { f->h100, FW_SCALING_ROWWISE, 2.5 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -836,6 +846,43 @@ test_fp8_recipes (Fixture *f, gconstpointer data)
   assert_rel (t_mx, t_ts / 0.951, 1e-9);
   assert_rel (sim_cost_gemm_efficiency (cmx, 8192, 8192, 8192, TOPO_DTYPE_FP8),
               0.951 * sim_cost_gemm_efficiency (cts, 8192, 8192, 8192, TOPO_DTYPE_FP8), 1e-12);
+  /* blockwise on Blackwell is TE's MXFP8 emulation: the MXFP8 rate, 0.951 */
+  SimCostOptions bw = ts;
+  bw.fp8_scaling = FW_SCALING_BLOCKWISE;
+  g_autoptr (SimCost) cbw = sim_cost_new (gb, NULL, &bw);
+  assert_rel (sim_cost_op_s (cbw, &op, TOPO_DTYPE_FP8, FALSE) - ts.launch_overhead_s,
+              t_ts / 0.951, 1e-9);
+}
+
+/* The FP8 recipes' GEMM rates on H100 (sim/cost-compute.c): blockwise runs Hopper's
+ * block-scaled GEMM at 0.818 of the per-tensor rate (TE GEMM Profiling Tutorial, H200:
+ * (20.285 - 16.785) x 4.0625 / 6 = 2.370 ms of quantization, 16.785 / (22.882 - 2.370)
+ * = 0.818), rowwise torchao's at 0.80 (derived from torchao's and torchtitan's
+ * end-to-end pairs). An 8192^3 FP8 GEMM on H100 is compute-bound (2 x 8192^3 /
+ * (1,979e12 x 0.709) ~ 0.78 ms against 4 x 8192^2 B / 3.35e12 B/s ~ 0.08 ms), so with
+ * no casts (documented set) its time less the launch is tensorwise's / 0.818 and / 0.80;
+ * delayed scaling shares tensorwise's kernel (ratio 1). */
+static void
+test_fp8_recipe_gemm_rates (Fixture *f, gconstpointer data)
+{
+  SimCostOptions ts;
+  sim_cost_options_init_documented (&ts, f->h100);
+  g_assert_cmpfloat (ts.fp8_cast_passes, ==, 0);
+  ts.fp8_scaling = FW_SCALING_CURRENT;
+  const struct { int recipe; double ratio; } cases[] = {
+    { FW_SCALING_BLOCKWISE, 0.818 }, { FW_SCALING_ROWWISE, 0.80 }, { FW_SCALING_DELAYED, 1.0 },
+  };
+  g_autoptr (SimCost) cts = sim_cost_new (f->h100, NULL, &ts);
+  ModelOp op = gemm_op (8192, 8192, 8192);
+  const double t_ts = sim_cost_op_s (cts, &op, TOPO_DTYPE_FP8, FALSE) - ts.launch_overhead_s;
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      SimCostOptions o = ts;
+      o.fp8_scaling = cases[i].recipe;
+      g_autoptr (SimCost) c = sim_cost_new (f->h100, NULL, &o);
+      assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_FP8, FALSE) - ts.launch_overhead_s,
+                  t_ts / cases[i].ratio, 1e-9);
+    }
 }
 
 int
@@ -854,6 +901,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/gemm-large", test_gemm_large);
   ADD ("/sim/cost/gemm-fp4", test_gemm_fp4);
   ADD ("/sim/cost/fp8-recipes", test_fp8_recipes);
+  ADD ("/sim/cost/fp8-recipe-gemm-rates", test_fp8_recipe_gemm_rates);
   ADD ("/sim/cost/gemm-skinny", test_gemm_skinny);
   ADD ("/sim/cost/gemm-tile-choice", test_gemm_tile_choice);
   ADD ("/sim/cost/loss-bytes", test_loss_bytes);
