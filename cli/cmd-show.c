@@ -604,6 +604,7 @@ show_framework (const char *name, gboolean json)
   ROW ("kernel_overhead_us", us);
   ROW ("tp_comm_overlap", fw_avail_name (s->tp_comm_overlap));
   ROW ("async_tp", fw_avail_name (s->async_tp));
+  ROW ("tp_grad_reduce_scatter", s->tp_grad_rs_after_block ? "after_block" : "overlapped");
   ROW ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
   ROW ("moe_shared_expert_overlap", fw_avail_name (s->moe_shared_expert_overlap));
   ROW ("moe.dispatch_host_sync", s->moe_dispatch_host_sync ? "yes" : "no");
@@ -634,6 +635,8 @@ show_framework (const char *name, gboolean json)
                                            s->fsdp_gather_before_reduce ? " before reduce" : "",
                                            reuse);
   ROW ("fsdp", fsdp);
+  ROW ("fsdp.zero2_grad_sync", s->zero2_grad_per_microbatch ? "per_microbatch" : "per_step");
+  ROW ("fsdp.pp_grad_reduce", s->fsdp_pp_grad_after_stage ? "after_stage" : "per_bucket");
   g_autofree char *fp8 = g_strdup_printf ("%s/%s/cast%g,compiled%g%s%s%s%s",
                                           fw_fp8_ops_name (s->fp8_ops),
                                           fw_scaling_name (s->fp8_scaling), s->fp8_cast_passes,

@@ -144,13 +144,15 @@ get_obj (JsonObject *obj, const char *key, const Where *w, GError **error, gbool
 
 static const char *const top_keys[] = {
   "name", "description", "attention", "fusion", "compile", "kernel_overhead_us", "tp_comm_overlap",
-  "async_tp", "moe_shared_expert_overlap", "grad_reduce_dtype", "fsdp", "fp8", "defaults",
+  "async_tp", "tp_grad_reduce_scatter", "moe_shared_expert_overlap", "grad_reduce_dtype", "fsdp", "fp8", "defaults",
   "moe", "sources", NULL,
 };
 static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under_pp",
                                          "hsdp", "prefetch_params", "max_reuse_params",
                                          "gather", "rank_copies", "zero2_grad_sync",
-                                         "gather_before_reduce", NULL };
+                                         "gather_before_reduce", "pp_grad_reduce", NULL };
+static const char *const pp_grad_names[] = { "per_bucket", "after_stage", NULL };
+static const char *const tp_grad_rs_names[] = { "overlapped", "after_block", NULL };
 static const char *const zero2_sync_names[] = { "per_step", "per_microbatch", NULL };
 static const char *const gather_names[] = { "flat", "per_tensor", NULL };
 static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "compiled_cast_passes",
@@ -275,6 +277,10 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   if (!get_enum (o, "async_tp", avail_names, &e, FALSE, &w, error))
     return NULL;
   s->async_tp = e;
+  e = s->tp_grad_rs_after_block ? 1 : 0;
+  if (!get_enum (o, "tp_grad_reduce_scatter", tp_grad_rs_names, &e, FALSE, &w, error))
+    return NULL;
+  s->tp_grad_rs_after_block = e == 1;
   e = s->moe_shared_expert_overlap;
   if (!get_enum (o, "moe_shared_expert_overlap", avail_names, &e, FALSE, &w, error))
     return NULL;
@@ -313,6 +319,10 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       if (!get_enum (sub, "zero2_grad_sync", zero2_sync_names, &z, FALSE, &ws, error))
         return NULL;
       s->zero2_grad_per_microbatch = z == 1;
+      int pg = s->fsdp_pp_grad_after_stage ? 1 : 0;
+      if (!get_enum (sub, "pp_grad_reduce", pp_grad_names, &pg, FALSE, &ws, error))
+        return NULL;
+      s->fsdp_pp_grad_after_stage = pg == 1;
     }
   sub = get_obj (o, "fp8", &w, error, &ok);
   if (!ok)
@@ -598,6 +608,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   D ("kernel_overhead_us", s->kernel_overhead_s * 1e6);
   S ("tp_comm_overlap", fw_avail_name (s->tp_comm_overlap));
   S ("async_tp", fw_avail_name (s->async_tp));
+  S ("tp_grad_reduce_scatter", tp_grad_rs_names[s->tp_grad_rs_after_block ? 1 : 0]);
   S ("moe_shared_expert_overlap", fw_avail_name (s->moe_shared_expert_overlap));
   S ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
   json_builder_set_member_name (b, "moe");
@@ -629,6 +640,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   B ("rank_copies", s->fsdp_rank_copies);
   B ("gather_before_reduce", s->fsdp_gather_before_reduce);
   S ("zero2_grad_sync", s->zero2_grad_per_microbatch ? "per_microbatch" : "per_step");
+  S ("pp_grad_reduce", pp_grad_names[s->fsdp_pp_grad_after_stage ? 1 : 0]);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fp8");
   json_builder_begin_object (b);

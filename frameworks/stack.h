@@ -114,6 +114,10 @@ typedef struct {
   double        kernel_overhead_s;      /* host + launch cost of one kernel as issued */
   FwAvail       tp_comm_overlap;
   FwAvail       async_tp;
+  gboolean      tp_grad_rs_after_block; /* with TP-comm overlap, the backward's reduce-
+                                         * scatter of a block's input gradient is issued
+                                         * whole after the block (PyTorch async TP) instead
+                                         * of in pieces with the block's GEMMs */
   FwAvail       moe_shared_expert_overlap; /* MoE shared expert computed during the
                                           * dispatch all-to-all */
   /* MoE (the "moe" object of a stack file): */
@@ -147,6 +151,9 @@ typedef struct {
                                          * gather is issued before this layer's gradient
                                          * reduce-scatter (own all-gather stream), not
                                          * queued behind it */
+  gboolean      fsdp_pp_grad_after_stage; /* under PP, a stage's gradients are reduced
+                                         * after the stage's last backward of the step,
+                                         * not bucket by bucket as the backward runs */
   gboolean      fsdp_rank_copies;       /* collectives on per-rank tensor lists, a copy
                                          * kernel per rank (else one flat buffer) */
   FwFp8Ops      fp8_ops;

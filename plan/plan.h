@@ -233,6 +233,18 @@ typedef struct {
   int      tp_all_gather_fp8;     /* FP8 plans: 1 the TP all-gathers carry fp8 (torchao
                                    * Float8 tensor parallelism casts before gathering), 0
                                    * bf16; -1 the stack's (sim_predict fills it) */
+  int      tp_grad_rs_whole;      /* with TP-comm overlap: 1 the backward's reduce-scatter
+                                   * (all-reduce) of a block's input gradient is one
+                                   * collective after the block's pieces (PyTorch async TP:
+                                   * inductor's micro-pipeline pass fuses a reduce-scatter
+                                   * only with the one matmul feeding it, and that gradient
+                                   * is a sum over q/k/v or gate/up); 0 each piece's leaves
+                                   * with it; -1 the stack's (sim_predict fills it) */
+  int      pp_grad_after_stage;   /* PP, gradients reduced once per step: 1 a model chunk's
+                                   * gradient reductions start when its last backward of
+                                   * the step is done (torch.distributed.pipelining runs
+                                   * FSDP's post_backward by hand there); 0 bucket by
+                                   * bucket as the backward produces them; -1 the stack's */
   int      dp_given;             /* --dp as typed (checked against the derived dp); 0 = none */
 
   char *rank_order;              /* "tp-cp-ep-dp-pp" innermost first (Megatron default) */

@@ -224,6 +224,18 @@ tp_overlapped (Builder *bd, int which, ProgPhase phase, int mb, int chunk, int l
   gint32 rg = regather_role != PROG_ROLE_NONE ? regather (bd, regather_role, mb, chunk, layer)
                                               : -1;
   gint32 last = prev;
+  /* PyTorch's async TP (plan.h tp_grad_rs_whole): the backward's input gradient is a sum
+   * over the block's first GEMMs, which the micro-pipeline pass cannot split, so it is
+   * reduce-scattered whole once every piece is done, and the next block waits for it */
+  if (phase == PROG_PHASE_BACKWARD && bd->plan->tp_grad_rs_whole > 0)
+    {
+      for (int i = 0; i < n; i++)
+        last = compute3 (bd, bd->blk_chunk[which], mb, chunk, layer, ag[i],
+                         i == 0 ? extra_dep : -1, i == n - 1 ? rg : -1);
+      return coll (bd, PROG_STREAM_TP, PROG_COMM_TP,
+                   sp ? PLAN_COLL_REDUCE_SCATTER : PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP,
+                   bd->act_bytes, phase, mb, chunk, layer, last, -1);
+    }
   for (int i = 0; i < n; i++)
     {
       gint32 c = compute3 (bd, bd->blk_chunk[which], mb, chunk, layer, ag[i],
@@ -1025,6 +1037,7 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
    * with sharded gradients) leave no bucket to reduce at the end */
   gboolean grads_reduced = sharded_params || zero2_per_mb (bd);
   gboolean overlap = p->overlap_grad_reduce && !grads_reduced;
+  gboolean after_stage = p->pp > 1 && p->pp_grad_after_stage > 0;
   guint next_bucket = 0, next_ebucket = 0;
   GArray *reductions = g_array_new (FALSE, FALSE, sizeof (gint32));
   ProgStage *st = &prog->stages[stage];
@@ -1047,6 +1060,14 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
             key = L;   /* the bucket holding the embedding waits for its backward */
           else if (model_chunk == bd->n_model_chunks - 1 && bk->n_layers == 0)
             key = L + 1;   /* a bucket holding only the head waits for the head's */
+          /* torch.distributed.pipelining (plan.h pp_grad_after_stage): the chunk's
+           * reductions start after its whole last backward, its first layer's (and on
+           * model chunk 0 the embedding's) */
+          if (after_stage && model_chunk == 0)
+            key = L;
+          else if (after_stage
+                   && bd->chunk_first[model_chunk + 1] > bd->chunk_first[model_chunk])
+            key = bd->chunk_first[model_chunk];
           gint32 done = g_array_index (bucket_done, gint32, key);
           if (done < 0)
             break;

@@ -334,6 +334,8 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->zero3_gather_ahead = stack->fsdp_gather_before_reduce;
   o->zero2_grad_per_mb = stack->zero2_grad_per_microbatch;
   o->fp8_tp_all_gather = stack->fp8_tp_all_gather;
+  o->tp_grad_rs_whole = stack->tp_grad_rs_after_block;
+  o->pp_grad_after_stage = stack->fsdp_pp_grad_after_stage;
   /* MoE: where the host waits for the tokens per expert once per MoE layer forward, it
    * cannot run ahead of the GPU across the layer, so the kernels it issues cost the
    * host's own launch figure when they are shorter (sim/cost-compute.c gemm_s); the sync

@@ -160,6 +160,10 @@ typedef struct {
   gboolean zero3_gather_ahead;
   gboolean zero2_grad_per_mb;     /* the stack's ZeRO-2 gradient sync (FwStack) */
   gboolean fp8_tp_all_gather;     /* the stack's FP8 recipe gathers TP activations in fp8 */
+  gboolean tp_grad_rs_whole;      /* the stack's TP overlap leaves the backward's input-
+                                     gradient reduce-scatter whole (FwStack) */
+  gboolean pp_grad_after_stage;   /* the stack reduces a PP stage's gradients after its last
+                                     backward (FwStack fsdp_pp_grad_after_stage) */
   /* MoE host-side costs (the stack's "moe" object): the host's own cost per kernel it
    * issues (the device's documented launch figure, before a stack replaces
    * launch_overhead_s with the GPU-side gap), whether a grouped GEMM of b experts is b

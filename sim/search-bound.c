@@ -263,6 +263,10 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, gboolean compute_on
     reduced.zero2_grad_sync = s->spec.sim.cost.zero2_grad_per_mb;
   if (reduced.tp_all_gather_fp8 < 0)
     reduced.tp_all_gather_fp8 = s->spec.sim.cost.fp8_tp_all_gather;
+  if (reduced.tp_grad_rs_whole < 0)
+    reduced.tp_grad_rs_whole = s->spec.sim.cost.tp_grad_rs_whole;
+  if (reduced.pp_grad_after_stage < 0)
+    reduced.pp_grad_after_stage = s->spec.sim.cost.pp_grad_after_stage;
   /* 3 micro-batches (first, middle, last); the interleaved tables need a whole group,
    * except for the coarse bound, which uses only what every micro-batch repeats (its
    * compute, TP and CP tasks, the bridges inside a unit) and the forward of the first and

@@ -88,6 +88,15 @@ test_semantics (void)
    * 2) unless a stack says per step */
   g_assert_true (mc->zero2_grad_per_microbatch);
   g_assert_true (ds->zero2_grad_per_microbatch);
+  /* torch.distributed.pipelining's stage runs FSDP2's backward without gradient sync
+   * until the stage's last backward, then every post_backward by hand: per step, after
+   * the stage. PyTorch's micro-pipeline TP cannot split the input-gradient reduce-scatter
+   * (a sum of several GEMMs): whole after the block. Megatron-Core keeps both defaults. */
+  g_assert_false (tt->zero2_grad_per_microbatch);
+  g_assert_true (tt->fsdp_pp_grad_after_stage);
+  g_assert_true (tt->tp_grad_rs_after_block);
+  g_assert_false (mc->fsdp_pp_grad_after_stage);
+  g_assert_false (mc->tp_grad_rs_after_block);
   g_autoptr (GError) zerr = NULL;
   g_autoptr (FwStack) per_step = fw_stack_new_from_data (
     "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
@@ -118,6 +127,10 @@ test_bad (void)
       "\"fsdp\": {\"prefetch_params\": -5}}", "'fsdp.prefetch_params' is -5" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"fsdp\": {\"zero2_grad_sync\": \"never\"}}", "'fsdp.zero2_grad_sync' is 'never'" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"fsdp\": {\"pp_grad_reduce\": \"late\"}}", "'fsdp.pp_grad_reduce' is 'late'" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"tp_grad_reduce_scatter\": 1}", "tp_grad_reduce_scatter" },
     { "{\"attention\": ", "x.json" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)

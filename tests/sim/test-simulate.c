@@ -938,6 +938,142 @@ test_fsdp_float8_all_gather (void)
                      ==, layer_gather_bytes (PLAN_PREC_BF16, FALSE));
 }
 
+/* The backward's input-gradient reduce-scatter under TP-comm overlap: uniform-8 (hidden
+ * 1024) at tp 2 with SP and one micro-batch of 2048 tokens; an activation is 2048 x 1024 x
+ * 2 B = 4,194,304 B. The overlapped path runs a block as 4 pieces. Forward either way: 8
+ * layers x 2 blocks x 4 pieces = 64 reduce-scatters of 4,194,304 / 4 = 1,048,576 B. The
+ * backward with the pieces' own (0, Transformer Engine): 64 more of 1,048,576 B; whole
+ * (1, PyTorch async TP): 8 x 2 = 16 of 4,194,304 B, each after its block's 4th piece
+ * (its only dependency a compute task of the same layer and phase). The bytes per
+ * direction are the same, 16 x 4,194,304 = 67,108,864 B; only when they can move changes,
+ * so the whole reduce-scatters, exposed, make the step longer. */
+static void
+tp_grad_rs (int whole, int *n_fwd, double *fwd_bytes, int *n_bwd, double *bwd_bytes,
+            gboolean *after_block, double *step)
+{
+  Case c;
+  case_init (&c, NULL);
+  c.plan.world_size = 2;
+  c.plan.tp = 2;
+  c.plan.sequence_parallel = TRUE;
+  c.plan.tp_comm_overlap = TRUE;
+  c.plan.global_batch = 1;
+  c.plan.seq_length = 2048;
+  c.plan.tp_grad_rs_whole = whole;
+  g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+  const ProgProgram *pg = p->program;
+  *n_fwd = *n_bwd = 0;
+  *fwd_bytes = *bwd_bytes = 0;
+  *after_block = TRUE;
+  for (guint i = 0; i < pg->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (pg, i);
+      if (t->kind != PROG_TASK_COLL || t->comm != PROG_COMM_TP
+          || t->coll != PLAN_COLL_REDUCE_SCATTER || t->layer < 0)
+        continue;
+      if (t->phase == PROG_PHASE_FORWARD)
+        {
+          (*n_fwd)++;
+          *fwd_bytes += t->bytes;
+          continue;
+        }
+      (*n_bwd)++;
+      *bwd_bytes += t->bytes;
+      g_assert_cmpuint (t->n_deps, ==, 1);
+      const ProgTask *d = prog_task (pg, prog_task_deps (pg, t)[0]);
+      if (d->kind != PROG_TASK_COMPUTE || d->layer != t->layer || d->phase != t->phase)
+        *after_block = FALSE;
+    }
+  *step = p->result->step_time_s;
+  case_clear (&c);
+}
+
+static void
+test_tp_grad_rs_whole (void)
+{
+  int nf, nb;
+  double fb, bb, step_pieces, step_whole;
+  gboolean after;
+  tp_grad_rs (0, &nf, &fb, &nb, &bb, &after, &step_pieces);
+  g_assert_cmpint (nf, ==, 64);
+  g_assert_cmpfloat (fb, ==, 64 * 1048576.0);
+  g_assert_cmpint (nb, ==, 64);
+  g_assert_cmpfloat (bb, ==, 67108864.0);
+  tp_grad_rs (1, &nf, &fb, &nb, &bb, &after, &step_whole);
+  g_assert_cmpint (nf, ==, 64);
+  g_assert_cmpfloat (fb, ==, 64 * 1048576.0);
+  g_assert_cmpint (nb, ==, 16);
+  g_assert_cmpfloat (bb, ==, 67108864.0);
+  g_assert_true (after);
+  g_assert_cmpfloat (step_whole, >, step_pieces);
+}
+
+/* Gradient reduction under PP, once per step (ZeRO-2 with per-step sync, as torchtitan's
+ * FSDP2 under torch.distributed.pipelining): uniform-8 on pp 2 x dp 2, 4 micro-batches of
+ * one sample, 1F1B, overlap_grad_reduce on, buckets of 1 B so that every layer is a
+ * bucket of its own: stage 1 has 4 (layers 7 with the head, 6, 5, 4), stage 0 has 5
+ * (layers 3, 2, 1, 0, then the embedding), 9 reductions. 1F1B ends each stage with
+ * micro-batch 3's backward; its last compute task is layer 4's on stage 1 and the
+ * embedding's on stage 0. Per bucket (0): a bucket leaves when its own layer's last
+ * backward is done, so only 2 wait for that last task (layer 4's and the embedding's
+ * buckets). After the stage (1): all 9 wait for it. */
+static void
+pp_grad_reductions (int after_stage, int *n, int *at_end)
+{
+  Case c;
+  case_init (&c, NULL);
+  c.plan.world_size = 4;
+  c.plan.pp = 2;
+  c.plan.global_batch = 8;
+  c.plan.micro_batch = 1;
+  c.plan.seq_length = 2048;
+  c.plan.sharding = PLAN_SHARD_ZERO2;
+  c.plan.zero2_grad_sync = 0;
+  c.plan.overlap_grad_reduce = TRUE;
+  c.plan.bucket_bytes = 1;
+  c.plan.pp_grad_after_stage = after_stage;
+  g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+  const ProgProgram *pg = p->program;
+  *n = *at_end = 0;
+  for (int s = 0; s < pg->n_stages; s++)
+    {
+      const ProgStage *st = &pg->stages[s];
+      guint32 last_bwd = G_MAXUINT32;
+      for (guint32 i = st->first; i < st->first + st->n_tasks; i++)
+        {
+          const ProgTask *t = prog_task (pg, i);
+          if (t->kind == PROG_TASK_COMPUTE && t->phase == PROG_PHASE_BACKWARD)
+            last_bwd = i;
+        }
+      g_assert_cmpuint (last_bwd, !=, G_MAXUINT32);
+      g_assert_cmpint (prog_task (pg, last_bwd)->mb, ==, 3);
+      for (guint32 i = st->first; i < st->first + st->n_tasks; i++)
+        {
+          const ProgTask *t = prog_task (pg, i);
+          if (t->kind != PROG_TASK_COLL || t->comm != PROG_COMM_DP || t->mb != -1
+              || t->phase != PROG_PHASE_BACKWARD)
+            continue;
+          (*n)++;
+          g_assert_cmpuint (t->n_deps, ==, 1);
+          if (prog_task_deps (pg, t)[0] == last_bwd)
+            (*at_end)++;
+        }
+    }
+  case_clear (&c);
+}
+
+static void
+test_pp_grad_after_stage (void)
+{
+  int n, at_end;
+  pp_grad_reductions (0, &n, &at_end);
+  g_assert_cmpint (n, ==, 9);
+  g_assert_cmpint (at_end, ==, 2);
+  pp_grad_reductions (1, &n, &at_end);
+  g_assert_cmpint (n, ==, 9);
+  g_assert_cmpint (at_end, ==, 9);
+}
+
 /* sim_plan_apply_stack: every stack-dependent field the plan leaves unset (-1 from
  * plan_init_defaults) takes the stack's figure, a field the plan sets is kept, and with
  * no options (NULL) the unset fields take "none of it" (0). `tandem run` builds its step
@@ -957,6 +1093,8 @@ test_plan_apply_stack (void)
   co.zero3_gather_ahead = TRUE;
   co.zero2_grad_per_mb = TRUE;
   co.fp8_tp_all_gather = TRUE;
+  co.tp_grad_rs_whole = TRUE;
+  co.pp_grad_after_stage = TRUE;
   p.zero3_rank_copies = 0;            /* set by the plan: kept */
   sim_plan_apply_stack (&p, &co);
   g_assert_cmpfloat (p.zero3_prefetch_params, ==, 5e8);
@@ -966,6 +1104,8 @@ test_plan_apply_stack (void)
   g_assert_cmpint (p.zero3_gather_ahead, ==, 1);
   g_assert_cmpint (p.zero2_grad_sync, ==, 1);
   g_assert_cmpint (p.tp_all_gather_fp8, ==, 1);
+  g_assert_cmpint (p.tp_grad_rs_whole, ==, 1);
+  g_assert_cmpint (p.pp_grad_after_stage, ==, 1);
   plan_clear (&p);
 
   Plan q;
@@ -977,6 +1117,8 @@ test_plan_apply_stack (void)
   g_assert_cmpint (q.zero3_gather_ahead, ==, 0);
   g_assert_cmpint (q.zero2_grad_sync, ==, 0);
   g_assert_cmpint (q.tp_all_gather_fp8, ==, 0);
+  g_assert_cmpint (q.tp_grad_rs_whole, ==, 0);
+  g_assert_cmpint (q.pp_grad_after_stage, ==, 0);
   plan_clear (&q);
 }
 
@@ -1002,6 +1144,8 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/zero3-gather-ahead", test_zero3_gather_ahead);
   g_test_add_func ("/sim/simulate/tp-all-gather-fp8", test_tp_all_gather_fp8);
   g_test_add_func ("/sim/simulate/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
+  g_test_add_func ("/sim/simulate/tp-grad-rs-whole", test_tp_grad_rs_whole);
+  g_test_add_func ("/sim/simulate/pp-grad-after-stage", test_pp_grad_after_stage);
   g_test_add_func ("/sim/simulate/plan-apply-stack", test_plan_apply_stack);
   return g_test_run ();
 }
