@@ -13,7 +13,7 @@
  * a last line gives the 256-micro-batch row over the 16-micro-batch one (best over best,
  * median over median): the target's ratio, from one run.
  *
- *   bench-predict [--json] [--reps R] [--case SUBSTRING]
+ *   bench-predict [--json] [--reps R] [--case SUBSTRING] [--full-simulation]
  */
 #include "sim/predict.h"
 
@@ -52,7 +52,7 @@ cmp_double (const void *a, const void *b)
 int
 main (int argc, char **argv)
 {
-  gboolean json = FALSE;
+  gboolean json = FALSE, full = FALSE;
   int reps = 21;
   const char *only = NULL;
   const GOptionEntry entries[] = {
@@ -60,6 +60,8 @@ main (int argc, char **argv)
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Timed repetitions per case (default 21)", "R" },
     { "case", 0, 0, G_OPTION_ARG_STRING, &only, "Only the cases whose name contains S "
       "(to profile one)", "S" },
+    { "full-simulation", 0, 0, G_OPTION_ARG_NONE, &full, "Simulate every micro-batch (no "
+      "steady-state path), as tandem predict --full-simulation", NULL },
     { NULL },
   };
   g_autoptr (GOptionContext) octx = g_option_context_new (NULL);
@@ -122,7 +124,10 @@ main (int argc, char **argv)
               fprintf (stderr, "bench-predict: %s: %s\n", bc->name, error->message);
               return 1;
             }
-          SimPrediction *p = sim_predict (model, &plan, cluster, NULL, &error);
+          SimOptions opts;
+          sim_options_init (&opts, cluster);
+          opts.full_simulation = full;
+          SimPrediction *p = sim_predict (model, &plan, cluster, &opts, &error);
           gint64 t1 = g_get_monotonic_time ();
           if (p == NULL)
             {

@@ -401,6 +401,15 @@ test_steady_equals_full (void)
       F_FULL_RECOMPUTE, 0 },
     { "interleaved uneven 5 1 sp m256", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0, 2, 1, 256, 5, 1,
       F_SP, 1 },
+    /* issue 11 item 3: more uneven 1F1B plans with recompute and overlap */
+    { "1f1b uneven 7 5 5 7 tp2 sp full recompute tp-overlap m128", PLAN_SCHED_1F1B, 4, 1, 0,
+      2, 1, 128, 7, 7, F_SP | F_FULL_RECOMPUTE | F_TP_OVERLAP, 1 },
+    { "1f1b uneven 5 7 7 5 tp2 sp selective zero1 overlap m256", PLAN_SCHED_1F1B, 4, 1, 0, 2,
+      1, 256, 5, 5, F_SP | F_SELECTIVE | F_ZERO1_OVERLAP, 0 },
+    { "1f1b pp8 uneven 2 3x6 4 tp2 sp selective tp-overlap m128", PLAN_SCHED_1F1B, 8, 1, 0,
+      2, 1, 128, 2, 4, F_SP | F_SELECTIVE | F_TP_OVERLAP, 1 },
+    { "1f1b pp8 uneven 4 3x6 2 full recompute zero1 overlap m192", PLAN_SCHED_1F1B, 8, 1, 0,
+      1, 1, 192, 4, 2, F_FULL_RECOMPUTE | F_ZERO1_OVERLAP, 1 },
     { "interleaved tp2 sp tp-overlap zero1 overlap m1024", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0,
       2, 1, 1024, -1, -1, F_SP | F_TP_OVERLAP | F_ZERO1_OVERLAP, 1 },
   };
