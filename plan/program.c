@@ -34,6 +34,7 @@
 
 #include "plan/program-private.h"
 #include "plan/memory.h"
+#include "util/hugepage.h"
 
 
 const char *
@@ -1233,6 +1234,8 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
                            1u << 26);
   prog->tasks = g_array_sized_new (FALSE, FALSE, sizeof (ProgTask), est);
   prog->deps = g_array_sized_new (FALSE, FALSE, sizeof (guint32), 2 * est);
+  util_advise_hugepages (prog->tasks->data, sizeof (ProgTask) * (gsize) est);
+  util_advise_hugepages (prog->deps->data, sizeof (guint32) * 2 * (gsize) est);
   prog->blocks = g_array_new (FALSE, FALSE, sizeof (ProgBlock));
   prog->ops = g_array_new (FALSE, FALSE, sizeof (ModelOp));
   prog->compute_dtype = plan->compute_dtype == PLAN_PREC_FP4 ? TOPO_DTYPE_FP4

@@ -30,15 +30,49 @@ program_totals (SimPrediction *p, ProgProgram *prog, const SimResult *r)
   p->program = prog;
 }
 
+/* One try of the steady-state path at m' = mr: the result, or NULL (with *error on a
+ * failure, else *cyclicity as sim_simulate_extended says). */
+static SimResult *
+steady_try (SimPrediction *p, int mr, int q, int max_multiple, int *cyclicity,
+            const SimOptions *opts, GError **error)
+{
+  const Plan *plan = &p->plan;
+  double tokens = (double) plan->global_batch * plan->seq_length;
+  ProgProgram *prog = program_with (p, mr, error);
+  if (prog == NULL)
+    return NULL;
+  SimResult *r = sim_simulate_extended (prog, plan->grad_accum - mr, q, max_multiple,
+                                        cyclicity, tokens, p->cluster, p->layout, opts,
+                                        error);
+  if (r != NULL)
+    program_totals (p, prog, r);
+  else
+    prog_program_free (prog);
+  return r;
+}
+
 /* The steady-state path (simulate.c): the step with fewer micro-batches m' = m - d q,
  * enough for every stage to be in its 1F1B phase at once for a period and a little more,
- * simulated and extended by d periods. Where the pipeline has not settled into an exactly periodic
- * state by then, the whole step is simulated: uneven stages can leave slack that is used
- * up over a hundred periods and more (Llama-3 405B 1F1B with 7 + 14 x 8 + 7 layers), and
- * a line through two shorter steps, tried, missed small figures (a stage's exposed
- * communication) by 0.3%. GPipe has no 1F1B phase, and a step that is not at least twice
- * the micro-batches simulated gains nothing: both are simulated whole. The program kept
- * is the shorter step's, with the whole step's totals. */
+ * simulated and extended by d periods. GPipe has no 1F1B phase, and a step that is not at
+ * least twice the micro-batches simulated gains nothing: both are simulated whole. The
+ * program kept is the shorter step's, with the whole step's totals.
+ *
+ * A 1F1B pipeline whose middle stages are the slowest (fewer layers on the first and last
+ * stage: 4 + 8 + 8 + 4, or Llama-3 405B's 7 + 14 x 8 + 7) need not repeat every
+ * micro-batch: its timeline settles into a period of c micro-batches (2 for 4 8 8 4; 11,
+ * 3.17 s, for the 405B plan), the max-plus cyclicity of its critical circuits, and often
+ * late. So periods of c = 1..2 pp micro-batches are tried, the smallest that recurs; the
+ * extension needs m - m' to be a multiple of c, so a period seen on a step that is not
+ * is tried once more on the next m' that is. Where the shorter steps show none, the whole
+ * step is simulated and watched (sim_simulate_watched, steady_watch_probe below): a period
+ * that shows in its first 3/8 is extended from a step of the micro-batches it needs, and
+ * the whole step's simulation stops there; the watching costs a few comparisons, not a
+ * simulation. The 405B plan above does not settle within 256 micro-batches: a compute
+ * kernel that starts next to a pipeline send is slowed by comm_compute_slowdown (Hopper's
+ * fitted 0.175%: 4.47 us on the first attention block of a forward unit), which moves
+ * that stage by as much; the sends it overlaps thin out over ~410 micro-batches (at 1,024
+ * the step repeats every 11 micro-batches from micro-batch ~410 on). Without the slowdown
+ * it repeats every 11 from micro-batch ~12 and is extended from a step of 47. */
 static SimResult *
 predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
 {
@@ -48,6 +82,9 @@ predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
     return NULL;
   gboolean inter = plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B;
   int q = inter ? plan_vpp_group (plan) : 1;
+  /* periods of several schedule periods: 1F1B only (the interleaved schedule's period is
+   * already a group of micro-batches) */
+  int max_c = inter ? 1 : 2 * pp;
   /* the first stage's warm-up, in forward units: it enters the steady phase last and
    * leaves it first (its cool-down is as long). The check (simulate.c) needs about one
    * period (P = 2 q v units) and the few units that overlap in time seen twice on every
@@ -55,9 +92,8 @@ predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
    * the pipeline to settle after the first backward; four and eight give a slower one
    * more time. */
   int w0 = inter ? 2 * (pp - 1) + (v - 1) * q : pp - 1;
-  double tokens = (double) plan->global_batch * plan->seq_length;
   static const int half_periods[] = { 3, 8, 16 };
-  int last = q, tried = 0;
+  int last = q, tried = 0, cyc = 0, cyc_mr = 0;
   if (inter)
     plan_vpp_group_split (pp, m, q, &last);
   for (guint i = 0; i < G_N_ELEMENTS (half_periods); i++)
@@ -69,26 +105,63 @@ predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
         mr += (q - mr % q) % q + last; /* whole groups, then the step's own last group,
                                         * whose units do not repeat the period's */
       if (mr + q > m || 2 * mr > m)
-        return NULL;
+        break;
       if (mr == tried)
         continue;
       tried = mr;
-      ProgProgram *prog = program_with (p, mr, error);
-      if (prog == NULL)
-        return NULL;
-      SimResult *r = sim_simulate_extended (prog, (m - mr) / q, q, tokens, p->cluster,
-                                            p->layout, opts, error);
-      if (r != NULL)
+      int c = 0;
+      SimResult *r = steady_try (p, mr, q, max_c, &c, opts, error);
+      if (r != NULL || (error && *error))
+        return r;
+      if (c > 0 && cyc == 0)
+        cyc = c, cyc_mr = mr;
+    }
+  if (inter)
+    return NULL;
+  /* a period of c micro-batches seen at cyc_mr that does not divide m - cyc_mr: the next
+   * m' with m - m' a multiple of c (the longer step holds the same settled stretch) */
+  if (cyc > 1)
+    {
+      int mr = cyc_mr + ((m - cyc_mr) % cyc);
+      if (mr != tried && mr + cyc <= m && 2 * mr <= m)
         {
-          program_totals (p, prog, r);
-          return r;
+          SimResult *r = steady_try (p, mr, q, max_c, NULL, opts, error);
+          if (r != NULL || (error && *error))
+            return r;
         }
-      prog_program_free (prog);
-      if (error && *error)
-        return NULL;
     }
   /* no exactly periodic state within reach: the whole step is simulated */
   return NULL;
+}
+
+/* sim_simulate_watched's probe: the steady-state path on the shortest step of m'' >= need
+ * micro-batches with m - m'' a multiple of the period c that the whole step shows. */
+typedef struct {
+  SimPrediction    *p;
+  const SimOptions *opts;
+  ProgProgram      *prog;     /* the shorter step's program, where it extended */
+} SteadyWatch;
+
+static SimResult *
+steady_watch_probe (int c, int need, gpointer data, GError **error)
+{
+  SteadyWatch *w = data;
+  const Plan *plan = &w->p->plan;
+  int m = plan->grad_accum;
+  int mr = need + ((m - need) % c + c) % c;
+  if (mr < 1 || 2 * mr > m || mr + c > m)
+    return NULL;
+  ProgProgram *prog = program_with (w->p, mr, error);
+  if (prog == NULL)
+    return NULL;
+  double tokens = (double) plan->global_batch * plan->seq_length;
+  SimResult *r = sim_simulate_extended (prog, m - mr, 1, 2 * plan->pp, NULL, tokens,
+                                        w->p->cluster, w->p->layout, w->opts, error);
+  if (r == NULL)
+    prog_program_free (prog);
+  else
+    w->prog = prog;
+  return r;
 }
 
 /* Fills the plan's stack-dependent fields that the plan leaves unset (-1: ZeRO-3's
@@ -176,7 +249,30 @@ sim_predict (const ModelSpec *model, const Plan *plan, const TopoCluster *cluste
       p->program = prog_program_new (model, plan, p->layout, error);
       if (p->program == NULL)
         return NULL;
-      p->result = sim_simulate (p->program, cluster, p->layout, opts, error);
+      /* a 1F1B step that the shorter steps showed no period in: the whole step, watched
+       * for one that shows later (sim_simulate_watched) */
+      gboolean watch = plan->schedule == PLAN_SCHED_1F1B && plan->pp >= 2
+                       && (opts == NULL || (!opts->full_simulation && !opts->keep_timeline));
+      SteadyWatch w = { p, opts, NULL };
+      SimOptions wdefaults;
+      if (watch && opts == NULL)
+        {
+          sim_options_init (&wdefaults, cluster);
+          w.opts = &wdefaults;
+        }
+      p->result = watch ? sim_simulate_watched (p->program, 2 * plan->pp, steady_watch_probe,
+                                                &w, cluster, p->layout, w.opts, error)
+                        : sim_simulate (p->program, cluster, p->layout, opts, error);
+      if (w.prog != NULL)
+        {
+          /* extended from the shorter step: its program is the one kept */
+          prog_program_free (p->program);
+          p->program = NULL;
+          if (p->result != NULL)
+            program_totals (p, w.prog, p->result);
+          else
+            prog_program_free (w.prog);
+        }
       if (p->result == NULL)
         return NULL;
     }

@@ -1,6 +1,7 @@
 /* sim/simulate.c - the step program on modelled streams, event by event. */
 #include "sim/simulate.h"
 #include "sim/engine.h"
+#include "util/hugepage.h"
 
 #include <math.h>
 #include <string.h>
@@ -99,6 +100,8 @@ typedef struct {
   guint              coll_last[2]; /* the cache entries that answered last (memset: 0) */
   double             slowdown;
   gboolean           zero3;        /* zero3_program: ZeRO-3 layer collectives cost extra */
+  guint32            stop_id;      /* run_events pauses after this task's completion event
+                                    * (G_MAXUINT32: none) */
 } Sim;
 
 typedef struct {
@@ -468,9 +471,12 @@ run_events (Sim *sim)
       sim->now = key_time (k);
       sim->now_s = ps_to_s (sim->now);
       sim->n_fired++;
-      on_done (sim, (guint32) key_rest (k));
+      guint32 id = (guint32) key_rest (k);
+      on_done (sim, id);
       if (sim->hole)
         heap_fill_hole (sim);
+      if (G_UNLIKELY (id == sim->stop_id))
+        break;                   /* a pause (sim_simulate_watched); the loop resumes */
     }
 }
 
@@ -611,9 +617,9 @@ static void aggregate (SimResult *res, const ProgProgram *prog, const TopoCluste
                        double tokens_per_step, double hw_flops_per_step);
 static SimResult *plain_result (Sim *sim, const TopoCluster *cluster);
 
-/* Sets up and runs the whole program; FALSE with `error` when it deadlocks. */
-static gboolean
-run_program (Sim *sim, GError **error)
+/* Sets up the whole program and starts what starts at time 0 (program_finish runs it). */
+static void
+program_setup (Sim *sim)
 {
   const ProgProgram *prog = sim->prog;
   guint n = sim->n;
@@ -624,6 +630,9 @@ run_program (Sim *sim, GError **error)
    * twentieth of a prediction); times are written as tasks start and end */
   sim->hot = g_new (SimHot, n);
   sim->ready_at = g_new (double, n);
+  util_advise_hugepages (sim->succ_first, sizeof (guint32) * (n + 1));
+  util_advise_hugepages (sim->hot, sizeof (SimHot) * n);
+  util_advise_hugepages (sim->ready_at, sizeof (double) * n);
   sim->what = g_new (gint8, n);
   sim->stream_first = g_new (guint32, n_slots);
   sim->block_s = g_new (SimDur, prog->blocks->len);
@@ -689,6 +698,7 @@ run_program (Sim *sim, GError **error)
   for (guint32 i = 0; i < n; i++)
     sim->succ_first[i + 1] += sim->succ_first[i];
   sim->succ = g_new (guint32, sim->succ_first[n] + 1);
+  util_advise_hugepages (sim->succ, sizeof (guint32) * (sim->succ_first[n] + 1));
   g_autofree guint32 *fill = g_memdup2 (sim->succ_first, sizeof (guint32) * (n + 1));
   for (guint32 i = 0; i < n; i++)
     {
@@ -706,11 +716,22 @@ run_program (Sim *sim, GError **error)
     }
   sim->comm_active = g_new0 (int, prog->n_stages);
   sim->times = g_new (SimTaskTime, n);
+  util_advise_hugepages (sim->times, sizeof (SimTaskTime) * n);
 
   /* every stream head with no dependency starts at time 0 */
   for (int slot = 0; slot < n_slots; slot++)
     if (sim->stream_first[slot] != G_MAXUINT32)
       try_start (sim, sim->stream_first[slot]);
+}
+
+/* Runs the events to the end (from a pause too); FALSE with `error` when the program
+ * deadlocks. */
+static gboolean
+program_finish (Sim *sim, GError **error)
+{
+  const ProgProgram *prog = sim->prog;
+  guint n = sim->n;
+  sim->stop_id = G_MAXUINT32;
   run_events (sim);
   if (sim->n_done == n)
     return TRUE;
@@ -729,6 +750,14 @@ run_program (Sim *sim, GError **error)
                sim->n_done, n, stuck, t->stage, prog_stream_name (t->stream), t->mb,
                prog_phase_name (t->phase));
   return FALSE;
+}
+
+/* Sets up and runs the whole program; FALSE with `error` when it deadlocks. */
+static gboolean
+run_program (Sim *sim, GError **error)
+{
+  program_setup (sim);
+  return program_finish (sim, error);
 }
 
 static void
@@ -802,6 +831,7 @@ sim_init (Sim *sim, const ProgProgram *prog, SimCost *cost, const PlanLayout *la
   sim->n = prog->tasks->len;
   sim->slowdown = opts->cost.comm_compute_slowdown;
   sim->zero3 = zero3_program (sim);
+  sim->stop_id = G_MAXUINT32;
 }
 
 SimResult *
@@ -859,7 +889,14 @@ sim_simulate (const ProgProgram *prog, const TopoCluster *cluster, const PlanLay
  * period's work is what starts in [tau - T, tau). The run may start at any slot (the
  * pipeline settles a few units after the first backward) and need not span a period:
  * about one period and the few units that overlap in time, seen on every stage at once.
- * (Whole periods aligned on the first backward, compared before, needed about three.) */
+ * (Whole periods aligned on the first backward, compared before, needed about three.)
+ *
+ * The timeline's period may be several of the schedule's: a 1F1B pipeline whose middle
+ * stages are the slowest settles into a period of c micro-batches (the cyclicity of its
+ * critical circuits: 2 for 4 8 8 4 layers, 11 for Llama-3 405B's 7 + 14 x 8 + 7), its
+ * units alternating between two or more timings. So c = 1, 2, ... schedule periods are
+ * tried, each with the same check (P = 2 q c v slots, micro-batches raised by q c), and
+ * the first that recurs and divides the micro-batches to add extends the step. */
 
 typedef struct {
   guint32 j0, j1;          /* slots j0..j1 - 1 equal slots j0 + P..j1 + P - 1, shifted */
@@ -1090,47 +1127,22 @@ plain_result (Sim *sim, const TopoCluster *cluster)
   return res;
 }
 
-SimResult *
-sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb,
-                       double tokens_per_step, const TopoCluster *cluster,
-                       const PlanLayout *layout, const SimOptions *opts, GError **error)
+/* tau for the period of `q` micro-batches (`slots` units per stage, T = `period`): the
+ * latest candidate (the lower bound of a run) of the first stage that has one every stage
+ * admits; -1 none. The candidates' stage has every run found; another stage is first asked
+ * about the few slots around the candidate (window_admits), and only where that does not
+ * show it, about all its runs: the same tau as from every stage's runs, at a fraction of
+ * the comparisons. */
+static double
+find_tau (const Sim *sim, int q, guint32 slots, double period, const SlotBounds *bounds)
 {
-  gint64 t0 = g_get_monotonic_time ();
-  SimOptions defaults;
-  if (opts == NULL)
-    {
-      sim_options_init (&defaults, cluster);
-      opts = &defaults;
-    }
-  g_return_val_if_fail (extra_periods > 0 && period_mb > 0, NULL);
-  SimCost *cost = sim_cost_new (cluster, layout, &opts->cost);
-  Sim sim;
-  sim_init (&sim, prog, cost, layout, opts);
-  SimResult *res = NULL;
-  int n_st = prog->n_stages;
-  guint32 slots = 2u * (guint32) period_mb * (guint32) MAX (prog->plan.vpp, 1);
+  int n_st = sim->prog->n_stages;
   GArray **runs = g_new0 (GArray *, n_st);
-  SlotBounds *bounds = NULL;
-  if (!run_program (&sim, error))
-    goto out;
-
-  /* the period, from the latest period of stage 0 that repeats */
-  double period = find_period (&sim, period_mb, slots);
-  if (period <= 0)
-    goto out;
-  /* tau: the latest candidate (the lower bound of a run) of the first stage that has
-   * one every stage admits. The candidates' stage has every run found; another stage is
-   * first asked about the few slots around the candidate (window_admits), and only where
-   * that does not show it, about all its runs: the same tau as from every stage's runs,
-   * at a fraction of the comparisons. */
-  bounds = g_new0 (SlotBounds, n_st);
-  for (int s = 0; s < n_st; s++)
-    slot_bounds (&sim, &prog->stages[s], &bounds[s]);
   double tau = -1;
   for (int s0 = 0; s0 < n_st && tau < 0; s0++)
     {
       if (runs[s0] == NULL)
-        runs[s0] = stage_runs (&sim, s0, period_mb, slots, period, &bounds[s0]);
+        runs[s0] = stage_runs (sim, s0, q, slots, period, &bounds[s0]);
       for (guint r0 = runs[s0]->len; r0 > 0 && tau < 0; r0--)
         {
           double cand = g_array_index (runs[s0], SteadyRun, r0 - 1).tau_lo;
@@ -1138,30 +1150,41 @@ sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb
           for (int s = 0; s < n_st && all; s++)
             {
               if (runs[s] == NULL
-                  && window_admits (&sim, s, period_mb, slots, period, &bounds[s], cand))
+                  && window_admits (sim, s, q, slots, period, &bounds[s], cand))
                 continue;
               if (runs[s] == NULL)
-                runs[s] = stage_runs (&sim, s, period_mb, slots, period, &bounds[s]);
+                runs[s] = stage_runs (sim, s, q, slots, period, &bounds[s]);
               all = runs_admit (runs[s], cand);
             }
           if (all)
             tau = cand;
         }
     }
-  if (tau < 0)
-    goto out;
+  for (int s = 0; s < n_st; s++)
+    if (runs[s])
+      g_array_free (runs[s], TRUE);
+  g_free (runs);
+  return tau;
+}
 
-  /* the step of m' micro-batches, then d periods more */
+/* The step of m' micro-batches that `sim` ran, with d periods of T more, inserted at tau
+ * (the comment above). */
+static SimResult *
+extended_result (Sim *sim, const SlotBounds *bounds, int extra_periods, double period,
+                 double tau, double tokens_per_step, const TopoCluster *cluster)
+{
+  const ProgProgram *prog = sim->prog;
+  int n_st = prog->n_stages;
   double d = extra_periods, step = 0;
   for (int s = 0; s < n_st; s++)
     step = MAX (step, bounds[s].end);
-  res = g_new0 (SimResult, 1);
-  res->n_events = sim.n_done;
-  res->n_fired = sim.n_fired;
+  SimResult *res = g_new0 (SimResult, 1);
+  res->n_events = sim->n_done;
+  res->n_fired = sim->n_fired;
   res->n_stages = n_st;
   res->stages = g_new0 (SimStageStats, n_st);
   res->step_time_s = step + d * period;
-  res->n_tasks = sim.n;
+  res->n_tasks = sim->n;
   res->steady_periods = extra_periods;
   res->steady_period_s = period;
   double hw_step = 0;
@@ -1171,8 +1194,8 @@ sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb
       SimStageStats *ss = &res->stages[s];
       double snap_t[2] = { tau - period, tau };
       double snap[2][PROG_COMM_N + 1];
-      stage_stats (prog, sim.times, sim.what, sim.hot, sim.stream_first, s, step, ss, snap_t,
-                   snap);
+      stage_stats (prog, sim->times, sim->what, sim->hot, sim->stream_first, s, step, ss,
+                   snap_t, snap);
       /* one period's work: the stage's tasks that start in [tau - T, tau); times are
        * whole picoseconds, and tasks often start at tau itself: compared half a
        * picosecond early */
@@ -1194,17 +1217,17 @@ sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb
       guint32 i_hi = jhi <= st->n_slots ? st->slot_first[jhi] : st->first + st->n_tasks;
       for (guint32 i = i_lo; i < i_hi; i++)
         {
-          const SimTaskTime *tt = &sim.times[i];
+          const SimTaskTime *tt = &sim->times[i];
           if (tt->start_s < from || tt->start_s >= until)
             continue;
           double dur = tt->end_s - tt->start_s;
           const ProgTask *t = prog_task (prog, i);
           if (dur > 0)
             {
-              if (sim.what[i] < 0)
+              if (sim->what[i] < 0)
                 compute += dur;
               else
-                comm[sim.what[i]] += dur;
+                comm[sim->what[i]] += dur;
             }
           mf += t->model_flops;
           hf += t->hw_flops;
@@ -1226,18 +1249,223 @@ sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb
   const Plan *plan = &prog->plan;
   aggregate (res, prog, cluster, tokens_per_step,
              hw_step * plan->tp * plan->cp * plan->dp);
-  res->sim_wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
+  return res;
+}
+
+SimResult *
+sim_simulate_extended (const ProgProgram *prog, int extra_mb, int period_mb, int max_multiple,
+                       int *cyclicity, double tokens_per_step, const TopoCluster *cluster,
+                       const PlanLayout *layout, const SimOptions *opts, GError **error)
+{
+  gint64 t0 = g_get_monotonic_time ();
+  SimOptions defaults;
+  if (opts == NULL)
+    {
+      sim_options_init (&defaults, cluster);
+      opts = &defaults;
+    }
+  g_return_val_if_fail (extra_mb > 0 && period_mb > 0 && max_multiple > 0, NULL);
+  if (cyclicity)
+    *cyclicity = 0;
+  SimCost *cost = sim_cost_new (cluster, layout, &opts->cost);
+  Sim sim;
+  sim_init (&sim, prog, cost, layout, opts);
+  SimResult *res = NULL;
+  int n_st = prog->n_stages;
+  SlotBounds *bounds = NULL;
+  if (!run_program (&sim, error))
+    goto out;
+
+  /* periods of c schedule periods, c = 1, 2, ...: the smallest that recurs on every stage
+   * is the timeline's cyclicity (its multiples recur too); the first that divides the
+   * micro-batches to add extends the step */
+  for (int c = 1; c <= max_multiple && res == NULL; c++)
+    {
+      int qc = period_mb * c;
+      guint32 slots = 2u * (guint32) qc * (guint32) MAX (prog->plan.vpp, 1);
+      /* the period, from the latest period of stage 0 that repeats */
+      double period = find_period (&sim, qc, slots);
+      if (period <= 0)
+        continue;
+      if (bounds == NULL)
+        {
+          bounds = g_new0 (SlotBounds, n_st);
+          for (int s = 0; s < n_st; s++)
+            slot_bounds (&sim, &prog->stages[s], &bounds[s]);
+        }
+      double tau = find_tau (&sim, qc, slots, period, bounds);
+      if (tau < 0)
+        continue;
+      if (cyclicity && *cyclicity == 0)
+        *cyclicity = c;
+      if (extra_mb % qc != 0)
+        continue;
+      res = extended_result (&sim, bounds, extra_mb / qc, period, tau, tokens_per_step,
+                             cluster);
+      res->sim_wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
+    }
 
 out:
-  for (int s = 0; s < n_st; s++)
-    {
-      if (runs[s])
-        g_array_free (runs[s], TRUE);
-      if (bounds)
-        g_free (bounds[s].eb);
-    }
+  if (bounds)
+    for (int s = 0; s < n_st; s++)
+      g_free (bounds[s].eb);
   g_free (bounds);
-  g_free (runs);
+  sim_clear (&sim);
+  sim_cost_free (cost);
+  return res;
+}
+
+/* ---- watching the whole step for a period ------------------------------------------
+ *
+ * Where the shorter steps that predict.c tries first show no period (a pipeline that
+ * settles late), the whole step is simulated, and looked at on the way: when the first
+ * stage has finished 1/8, 2/8 and 3/8 of its units, the finished part of the timeline is
+ * checked for a period of c = 1, 2, ... micro-batches on every stage (its last P + 4
+ * finished units equal their copies P units earlier, shifted by one T). Where one shows,
+ * `probe` (the caller's) tries the steady-state path on a step of m'' micro-batches,
+ * m'' = m (mod c), long enough to hold the settled stretch; that try is exact on its own
+ * (sim_simulate_extended checks everything again), and where it extends, the whole step's
+ * simulation stops there. Else the whole step runs on: the look costs a few comparisons,
+ * not a simulation. */
+
+/* The finished prefix of stage st's units: the first unit, from `from` on, with a task not
+ * done. A task fused into a communication chain is marked done (with its final times)
+ * when the chain starts. */
+static guint32
+done_slots (const Sim *sim, const ProgStage *st, guint32 from)
+{
+  for (guint32 j = from; j < st->n_slots; j++)
+    for (guint32 x = st->slot_first[j]; x < st->slot_first[j + 1]; x++)
+      if (sim->hot[x].state != 2)
+        return j;
+  return st->n_slots;
+}
+
+/* The smallest c <= max_multiple for which the last P + 4 finished units of every stage
+ * (P = 2 c units: 1F1B) equal their copies P units earlier shifted by c micro-batches and
+ * one period T (stage 0's); 0 none. *need_mb: the micro-batches a step needs for every
+ * stage's steady phase to hold its settled stretch (from the first unit that equals its
+ * copy, back from the end) and two periods more, with eight units to spare. */
+static int
+watch_cyclicity (const Sim *sim, const guint32 *done, int max_multiple, int *need_mb)
+{
+  const ProgProgram *p = sim->prog;
+  int n_st = p->n_stages;
+  for (int c = 1; c <= max_multiple; c++)
+    {
+      guint32 P = 2u * (guint32) c, L = P + 4;
+      const ProgStage *st0 = &p->stages[0];
+      guint32 a0 = first_backward_slot (p, st0);
+      if (done[0] < a0 + P + L + 1)
+        continue;
+      double T = sim->times[st0->slot_first[done[0] - 1]].start_s
+                 - sim->times[st0->slot_first[done[0] - 1 - P]].start_s;
+      if (!(T > 0))
+        continue;
+      gboolean ok = TRUE;
+      int need = 0;
+      for (int s = 0; s < n_st && ok; s++)
+        {
+          const ProgStage *st = &p->stages[s];
+          guint32 a = first_backward_slot (p, st), js = done[s];
+          if (js < a + P + L)
+            {
+              ok = FALSE;
+              break;
+            }
+          for (guint32 j = js - P - L; j < js - P && ok; j++)
+            ok = slot_shifted (sim, st, j, P, c, T);
+          if (!ok)
+            break;
+          guint32 from = js - P - L;
+          while (from > a && slot_shifted (sim, st, from - 1, P, c, T))
+            from--;
+          /* stage s's steady phase in a step of m'' ends where its cool-down's
+           * pp - 1 - s backward units begin: 2 m'' - (pp - 1 - s) */
+          int units = (int) from + 2 * (int) P + 8 + (n_st - 1 - s);
+          need = MAX (need, (units + 1) / 2);
+        }
+      if (ok)
+        {
+          *need_mb = need;
+          return c;
+        }
+    }
+  return 0;
+}
+
+SimResult *
+sim_simulate_watched (const ProgProgram *prog, int max_multiple, SimSteadyProbe probe,
+                      gpointer data, const TopoCluster *cluster, const PlanLayout *layout,
+                      const SimOptions *opts, GError **error)
+{
+  gint64 t0 = g_get_monotonic_time ();
+  SimOptions defaults;
+  if (opts == NULL)
+    {
+      sim_options_init (&defaults, cluster);
+      opts = &defaults;
+    }
+  SimCost *cost = sim_cost_new (cluster, layout, &opts->cost);
+  Sim sim;
+  sim_init (&sim, prog, cost, layout, opts);
+  program_setup (&sim);
+  int n_st = prog->n_stages, m = prog->plan.grad_accum, tries = 0;
+  guint32 *done = g_new0 (guint32, n_st);
+  const ProgStage *st0 = &prog->stages[0];
+  SimResult *res = NULL;
+  gboolean failed = FALSE;
+  for (int eighth = 1; eighth <= 3 && probe != NULL && tries < 2; eighth++)
+    {
+      guint32 J = (guint32) (2 * (gint64) m * eighth / 8);
+      if (J < 1 || J >= st0->n_slots)
+        break;
+      /* pause after the last compute task of stage 0's unit J - 1 (a compute task has
+       * its own completion event) */
+      guint32 stop = G_MAXUINT32;
+      for (guint32 x = st0->slot_first[J]; x > st0->slot_first[J - 1]; x--)
+        if (prog_task (prog, x - 1)->kind == PROG_TASK_COMPUTE)
+          {
+            stop = x - 1;
+            break;
+          }
+      if (stop == G_MAXUINT32 || sim.hot[stop].state == 2)
+        continue;
+      sim.stop_id = stop;
+      run_events (&sim);
+      if (sim.hot[stop].state != 2)
+        break;                                  /* stuck: program_finish says so */
+      for (int s = 0; s < n_st; s++)
+        done[s] = done_slots (&sim, &prog->stages[s], done[s]);
+      int need = 0;
+      int c = watch_cyclicity (&sim, done, max_multiple, &need);
+      if (c == 0)
+        continue;
+      tries++;
+      res = probe (c, need, data, error);
+      if (res != NULL)
+        {
+          /* what was simulated: the shorter step and the whole step up to here */
+          res->n_events += sim.n_done;
+          res->n_fired += sim.n_fired;
+          res->sim_wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
+          break;
+        }
+      if (error && *error)
+        {
+          failed = TRUE;
+          break;
+        }
+    }
+  if (res == NULL && !failed)
+    {
+      if (program_finish (&sim, error))
+        {
+          res = plain_result (&sim, cluster);
+          res->sim_wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
+        }
+    }
+  g_free (done);
   sim_clear (&sim);
   sim_cost_free (cost);
   return res;

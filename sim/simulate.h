@@ -82,15 +82,31 @@ SimResult *sim_simulate    (const ProgProgram *prog, const TopoCluster *cluster,
 void       sim_result_free (SimResult *result);                        /* NULL-safe */
 
 /* The steady-state path: `prog` is the step with m' micro-batches; the result is that of
- * m' + extra_periods x period_mb micro-batches (period_mb: 1 for 1F1B, the group size for
- * Interleaved1F1B), with `tokens_per_step` of that step, found by extending the steady
- * state of the simulated step exactly (simulate.c explains). n_tasks counts the whole
- * step's tasks, n_events those simulated. NULL without an error when the simulated step
- * shows no steady state to extend (the caller then simulates the whole step). */
-SimResult *sim_simulate_extended (const ProgProgram *prog, int extra_periods, int period_mb,
-                                  double tokens_per_step, const TopoCluster *cluster,
-                                  const PlanLayout *layout, const SimOptions *opts,
-                                  GError **error);
+ * m' + extra_mb micro-batches, with `tokens_per_step` of that step, found by extending the
+ * steady state of the simulated step exactly (simulate.c explains) by whole periods of c x
+ * period_mb micro-batches (period_mb: 1 for 1F1B, the group size for Interleaved1F1B), the
+ * smallest c <= max_multiple that recurs on every stage and divides extra_mb. n_tasks
+ * counts the whole step's tasks, n_events those simulated. NULL without an error when the
+ * simulated step shows no such steady state (the caller then simulates the whole step);
+ * `cyclicity` (may be NULL) then says the smallest c that recurs (0: none), with which a
+ * step of m'' = m' (mod c x period_mb) micro-batches would extend. */
+SimResult *sim_simulate_extended (const ProgProgram *prog, int extra_mb, int period_mb,
+                                  int max_multiple, int *cyclicity, double tokens_per_step,
+                                  const TopoCluster *cluster, const PlanLayout *layout,
+                                  const SimOptions *opts, GError **error);
+
+/* The whole step of `prog` (1F1B), as sim_simulate gives it, looked at on the way for a
+ * period of c <= max_multiple micro-batches (simulate.c): where one shows, `probe` is
+ * called with c and the micro-batches a shorter step needs to hold the settled stretch
+ * (`need_mb`); the result it returns (the steady-state path's, of the whole step) ends the
+ * simulation and is returned; NULL lets it run on (with *error set: fails). At most two
+ * calls. */
+typedef SimResult *(*SimSteadyProbe) (int cyclicity, int need_mb, gpointer data,
+                                      GError **error);
+SimResult *sim_simulate_watched (const ProgProgram *prog, int max_multiple,
+                                 SimSteadyProbe probe, gpointer data,
+                                 const TopoCluster *cluster, const PlanLayout *layout,
+                                 const SimOptions *opts, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimResult, sim_result_free)
 

@@ -367,7 +367,11 @@ test_steady_equals_full (void)
                                                        5632, 24, 16, 8, 32000, 2048, FALSE);
   /* steady: 1 the steady state is extended; 0 the pipeline has not settled into an
    * exactly periodic state within reach (uneven stages with slack), so the step is
-   * simulated whole, which these check too */
+   * simulated whole, which these check too. Middle stages heavier than the first and last
+   * (5 7 7 5, 4 8 8 4, 2 5x4 2) repeat every 2 micro-batches once settled, if they settle:
+   * 4 8 8 4 does within the step of m / 4 = 64 that predict.c tries (extended by periods
+   * of 2); 5 7 7 5 with full recompute settles at micro-batch ~99 (of 256), and the ones
+   * with more communication kernels next to compute show no period within 256 */
   static const SteadyCase cases[] = {
     { "1f1b", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 64, -1, -1, 0, 1 },
     { "1f1b uneven 7 5 5 7", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 64, 7, 7, 0, 1 },
@@ -410,6 +414,11 @@ test_steady_equals_full (void)
       2, 1, 128, 2, 4, F_SP | F_SELECTIVE | F_TP_OVERLAP, 1 },
     { "1f1b pp8 uneven 4 3x6 2 full recompute zero1 overlap m192", PLAN_SCHED_1F1B, 8, 1, 0,
       1, 1, 192, 4, 2, F_FULL_RECOMPUTE | F_ZERO1_OVERLAP, 1 },
+    { "1f1b uneven 4 8 8 4 m256", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 256, 4, 4, 0, 1 },
+    { "1f1b uneven 4 8 8 4 tp2 sp selective tp-overlap m256", PLAN_SCHED_1F1B, 4, 1, 0, 2, 1,
+      256, 4, 4, F_SP | F_SELECTIVE | F_TP_OVERLAP, 0 },
+    { "1f1b pp6 uneven 2 5x4 2 full recompute zero1 overlap m256", PLAN_SCHED_1F1B, 6, 1, 0,
+      1, 1, 256, 2, 2, F_FULL_RECOMPUTE | F_ZERO1_OVERLAP, 0 },
     { "interleaved tp2 sp tp-overlap zero1 overlap m1024", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0,
       2, 1, 1024, -1, -1, F_SP | F_TP_OVERLAP | F_ZERO1_OVERLAP, 1 },
   };
@@ -474,6 +483,67 @@ test_main_job_steady (void)
     }
 }
 
+/* Issue 11 item 3's own plan: Llama-3 405B on 16,384 H100 (h100-24k), TP8 PP16 DP128, 1F1B,
+ * 126 layers as 7 + 14 x 8 + 7, seq 8192, SP, ZeRO-1, 256 micro-batches (gbs 32,768). Its
+ * middle stages are the slowest, and the timeline repeats every 11 micro-batches once
+ * settled. With comm_compute_slowdown = 0 it settles by micro-batch ~12, too late for the
+ * steps of 17, 19 and 23 micro-batches tried first; the whole step, watched, shows the
+ * 11-micro-batch period when its first stage has done 64 units, and a step of m'' = 256
+ * (mod 11) micro-batches is extended by (256 - m'') / 11 periods. With the preset's
+ * slowdown (a compute kernel that starts next to a pipeline send is slowed by 0.175%) it
+ * settles only at micro-batch ~410: the whole step is simulated. Either way every figure
+ * equals the full simulation's. */
+static void
+test_issue_plan_steady (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  g_autoptr (ModelSpec) model = model_spec_lookup ("llama3-405b", &error);
+  g_assert_no_error (error);
+  for (int slow = 0; slow < 2; slow++)
+    {
+      Plan plan;
+      plan_init_defaults (&plan);
+      plan.world_size = 16384;
+      plan.tp = 8, plan.pp = 16;
+      plan.schedule = PLAN_SCHED_1F1B;
+      plan.schedule_set = TRUE;
+      plan.global_batch = 32768;
+      plan.seq_length = 8192;
+      plan.first_stage_layers = 7;
+      plan.last_stage_layers = 7;
+      plan.sequence_parallel = TRUE;
+      plan.sharding = PLAN_SHARD_ZERO1;
+      g_assert_true (plan_resolve (&plan, model, cluster, &error));
+      g_assert_cmpint (plan.grad_accum, ==, 256);
+      SimOptions opts;
+      sim_options_init (&opts, cluster);
+      if (!slow)
+        opts.cost.comm_compute_slowdown = 0;
+      else
+        g_assert_cmpfloat (opts.cost.comm_compute_slowdown, >, 0);
+      opts.full_simulation = TRUE;
+      g_autoptr (SimPrediction) full = sim_predict (model, &plan, cluster, &opts, &error);
+      g_assert_no_error (error);
+      opts.full_simulation = FALSE;
+      g_autoptr (SimPrediction) fast = sim_predict (model, &plan, cluster, &opts, &error);
+      g_assert_no_error (error);
+      assert_steady_equals (slow ? "405b 1f1b m256" : "405b 1f1b m256 no slowdown", full, fast,
+                            !slow);
+      if (!slow)
+        {
+          int mr = fast->program->plan.grad_accum;
+          g_assert_cmpint (mr, <=, 128);
+          g_assert_cmpint ((256 - mr) % 11, ==, 0);
+          g_assert_cmpint (fast->result->steady_periods, ==, (256 - mr) / 11);
+          /* 11 micro-batches of about 0.2885 s each */
+          g_assert_cmpfloat_with_epsilon (fast->result->steady_period_s / 11, 0.2885, 0.001);
+        }
+      plan_clear (&plan);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -484,5 +554,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/schedules/flat-every-count", test_flat_every_count);
   g_test_add_func ("/sim/schedules/steady-equals-full", test_steady_equals_full);
   g_test_add_func ("/sim/schedules/main-job-steady", test_main_job_steady);
+  g_test_add_func ("/sim/schedules/issue-plan-steady", test_issue_plan_steady);
   return g_test_run ();
 }
