@@ -107,7 +107,10 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
                                       fw_scaling_name (c->stack->fp8_scaling));
       LINE ("precision", "%s%s%s", prec_name (p->compute_dtype),
             p->compute_dtype == PLAN_PREC_FP8
-              ? (c->fp8_attention ? " GEMMs and attention" : " GEMMs, attention bf16") : "",
+              ? (c->fp8_attention ? " GEMMs and attention" : " GEMMs, attention bf16")
+              : p->compute_dtype == PLAN_PREC_FP4
+              ? " (NVFP4 recipe: layer linears in FP4; output layer, router, attention bf16)"
+              : "",
             recipe != NULL ? recipe : "");
       LINE ("notes", "attention %s; overlaps: grad %s, param %s, tp %s; grads %s",
             plan_attn_backend_name (p->attention_backend), p->overlap_grad_reduce ? "on" : "off",

@@ -1020,8 +1020,10 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
  *     scaling" / "FP8-CS" / "tensorwise" -> tensorwise, "delayed" -> delayed; else the
  *     stack's (its quantization bytes, sim_cost_fp8_quant_bytes; its GEMM rate,
  *     sim/cost-compute.c);
- *   "NVFP4", "fp4" -> the GEMMs in NVFP4 at the device's FP4 rate (Blackwell presets),
- *     attention and the rest in bf16; skipped on a device without FP4 (an MFU of such a
+ *   "NVFP4", "fp4" (also "FP4 (NVFP4)", "nvfp4 (NVFP4 recipe)") -> TE's NVFP4 recipe
+ *     (Blackwell presets): the layers' linears in NVFP4 (its GEMM rate and quantization,
+ *     sim/cost-compute.c, sim_cost_nvfp4_quant_bytes), output layer, router, attention
+ *     and the rest in bf16; skipped on a device without FP4 (an MFU of such a
  *     row is read against the bf16 peak: U, no convention for NVFP4 MFU is established);
  *   anything else (bf16, fp16, amp_bf16, "fp16/bf16 mixed") -> bf16 (same tensor rate),
  *     or fp16 on a device without BF16 (V100), where a cell naming bf16 and not fp16

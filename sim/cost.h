@@ -267,6 +267,9 @@ void     sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan);
 /* HBM bytes one FP8 quantization of a bf16 tensor moves per element under a recipe
  * (FwScaling), on a device whose FP8 GEMMs take any layout or only TN (sim/cost.c). */
 double   sim_cost_fp8_quant_bytes (int scaling, gboolean any_layout);
+/* The same for one NVFP4 quantization (TE NVFP4BlockScaling, with the random Hadamard
+ * transform of the wgrad operands): 5.76 B-equivalent per element (sim/cost.c). */
+double   sim_cost_nvfp4_quant_bytes (void);
 gboolean sim_cost_options_set (SimCostOptions *o, const char *key, const char *value,
                                GError **error);
 /* Applies "key=value" strings (NULL-terminated array; NULL = none). */

@@ -165,14 +165,14 @@ test_show_framework_host_ops (void)
 }
 
 /* `show framework` prints the FP8 recipes a stack offers beside its default: megatron-core
- * delayed by default, MXFP8 and blockwise offered (frameworks/presets/megatron-core.json
+ * delayed by default, MXFP8, NVFP4 and blockwise offered (frameworks/presets/megatron-core.json
  * "fp8"); torchtitan tensorwise (current) with torchao's rowwise; hai-llm runs DeepSeek-V3's
  * blockwise recipe by default. */
 static void
 test_show_framework_fp8 (void)
 {
   const struct { const char *name, *line; } cases[] = {
-    { "megatron-core", "fp8                          gemm/delayed/cast1,compiled1,mxfp8,blockwise " },
+    { "megatron-core", "fp8                          gemm/delayed/cast1,compiled1,mxfp8,nvfp4,blockwise " },
     { "torchtitan", "fp8                          gemm/current/cast11,compiled1.67,mxfp8,rowwise " },
     { "hai-llm", "fp8                          gemm/blockwise/cast1,compiled1,blockwise " },
   };

@@ -244,13 +244,20 @@ test_precision (void)
       g_assert_cmpint (c->plan.compute_dtype == PLAN_PREC_FP8, ==, rows[i].fp8);
       g_assert_cmpint (c->fp8_attention, ==, rows[i].fp8_attn);
     }
-  /* NVFP4 / fp4: FP4 GEMMs on Blackwell, attention bf16; a device without FP4 skips */
+  /* NVFP4 / fp4: FP4 GEMMs on Blackwell (TE's NVFP4 recipe), attention bf16, whatever
+   * the spelling ("NVFP4", "nvfp4 (NVFP4 recipe)", "fp4", "FP4 (NVFP4)", "bf16 with
+   * NVFP4 GEMMs": a row naming fp4 anywhere ran its GEMMs in FP4); a device without FP4
+   * skips */
   static const char *const fp4_gpus[] = { "B200-SXM-180GB", "GB200 NVL72", "GB300 NVL72" };
-  for (guint i = 0; i < G_N_ELEMENTS (fp4_gpus); i++)
+  static const char *const fp4_texts[] = { "NVFP4", "nvfp4 (NVFP4 recipe)", "fp4", "FP4 (NVFP4)",
+                                           "bf16 with NVFP4 GEMMs" };
+  for (guint i = 0; i < G_N_ELEMENTS (fp4_gpus) * G_N_ELEMENTS (fp4_texts); i++)
     {
-      g_autoptr (ResPublishedCase) fp4 = row (fp4_gpus[i], 72, 1, "", "", "NVFP4");
+      const char *gpu = fp4_gpus[i % G_N_ELEMENTS (fp4_gpus)];
+      g_autoptr (ResPublishedCase) fp4 = row (gpu, 72, 1, "", "",
+                                              fp4_texts[i / G_N_ELEMENTS (fp4_gpus)]);
       if (!fp4->ready)
-        g_error ("%s: %s", fp4_gpus[i], fp4->skip_reason);
+        g_error ("%s: %s", gpu, fp4->skip_reason);
       g_assert_true (fp4->fp4);
       g_assert_cmpint (fp4->plan.compute_dtype, ==, PLAN_PREC_FP4);
       g_assert_false (fp4->fp8_attention);
@@ -410,7 +417,7 @@ test_explain (void)
       g_error ("explain lacks '%s':\n%s", want[i], e);
   /* the FP8 recipe it ran: the row's where the precision names one (FP8-CS: tensorwise;
    * FP8-SC: blockwise; float8 rowwise: rowwise), else the stack's (nemo: delayed;
-   * hai-llm: DeepSeek-V3's blockwise) */
+   * hai-llm: DeepSeek-V3's blockwise); NVFP4 with what it keeps in bf16 */
   g_autofree char *fp8 = g_strdup (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,framework,"
     "zero_stage_or_fsdp,precision,global_batch,step_time_s\n"
@@ -418,13 +425,16 @@ test_explain (void)
     "9,GPT,GB200 NVL72,8,16,1024,16,16384,1024,1,1,NeMo,,fp8,64,1.0\n"
     "10,GPT,H100-SXM-80GB,8,16,1024,16,16384,1024,1,1,NeMo,,FP8-SC,64,1.0\n"
     "11,GPT,H100-SXM-80GB,8,16,1024,16,16384,1024,1,1,torchtitan,,float8 rowwise,64,1.0\n"
-    "12,GPT,H800-SXM-80GB,8,16,1024,16,16384,1024,1,1,HAI-LLM,,fp8,64,1.0\n");
+    "12,GPT,H800-SXM-80GB,8,16,1024,16,16384,1024,1,1,HAI-LLM,,fp8,64,1.0\n"
+    "13,GPT,B200-SXM-180GB,8,16,1024,16,16384,1024,1,1,NeMo,,FP4 (NVFP4),64,1.0\n");
   g_autoptr (ResCsv) csv8 = res_csv_parse (fp8, -1, "inline", NULL);
   static const char *const want8[] = { "fp8 GEMMs, attention bf16 (tensorwise recipe)",
                                        "fp8 GEMMs, attention bf16 (the stack's delayed recipe)",
                                        "fp8 GEMMs, attention bf16 (blockwise recipe)",
                                        "fp8 GEMMs, attention bf16 (rowwise recipe)",
-                                       "fp8 GEMMs, attention bf16 (the stack's blockwise recipe)" };
+                                       "fp8 GEMMs, attention bf16 (the stack's blockwise recipe)",
+                                       "fp4 (NVFP4 recipe: layer linears in FP4; output layer, "
+                                       "router, attention bf16)" };
   for (guint r = 0; r < G_N_ELEMENTS (want8); r++)
     {
       g_autoptr (ResPublishedCase) c8 = res_published_case_new (csv8, r);
