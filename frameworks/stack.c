@@ -150,7 +150,9 @@ static const char *const top_keys[] = {
 static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under_pp",
                                          "hsdp", "prefetch_params", "max_reuse_params",
                                          "gather", "rank_copies", "zero2_grad_sync",
-                                         "gather_before_reduce", "pp_grad_reduce", NULL };
+                                         "gather_before_reduce", "pp_grad_reduce",
+                                         "grad_accumulation", NULL };
+static const char *const grad_accum_names[] = { "fused", "upcast_add", NULL };
 static const char *const pp_grad_names[] = { "per_bucket", "after_stage", NULL };
 static const char *const tp_grad_rs_names[] = { "overlapped", "after_block", NULL };
 static const char *const zero2_sync_names[] = { "per_step", "per_microbatch", NULL };
@@ -323,6 +325,10 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       if (!get_enum (sub, "pp_grad_reduce", pp_grad_names, &pg, FALSE, &ws, error))
         return NULL;
       s->fsdp_pp_grad_after_stage = pg == 1;
+      int ga = s->fsdp_grad_accum_upcast ? 1 : 0;
+      if (!get_enum (sub, "grad_accumulation", grad_accum_names, &ga, FALSE, &ws, error))
+        return NULL;
+      s->fsdp_grad_accum_upcast = ga == 1;
     }
   sub = get_obj (o, "fp8", &w, error, &ok);
   if (!ok)
@@ -641,6 +647,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   B ("gather_before_reduce", s->fsdp_gather_before_reduce);
   S ("zero2_grad_sync", s->zero2_grad_per_microbatch ? "per_microbatch" : "per_step");
   S ("pp_grad_reduce", pp_grad_names[s->fsdp_pp_grad_after_stage ? 1 : 0]);
+  S ("grad_accumulation", grad_accum_names[s->fsdp_grad_accum_upcast ? 1 : 0]);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fp8");
   json_builder_begin_object (b);

@@ -154,6 +154,10 @@ typedef struct {
   gboolean      fsdp_pp_grad_after_stage; /* under PP, a stage's gradients are reduced
                                          * after the stage's last backward of the step,
                                          * not bucket by bucket as the backward runs */
+  gboolean      fsdp_grad_accum_upcast; /* gradients accumulated unsharded across micro-
+                                         * batches (ZeRO-2 per step) are upcast to the
+                                         * reduce dtype and added by a pass per micro-batch
+                                         * and layer (FSDP2), not inside the GEMMs */
   gboolean      fsdp_rank_copies;       /* collectives on per-rank tensor lists, a copy
                                          * kernel per rank (else one flat buffer) */
   FwFp8Ops      fp8_ops;

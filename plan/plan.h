@@ -245,6 +245,15 @@ typedef struct {
                                    * the step is done (torch.distributed.pipelining runs
                                    * FSDP's post_backward by hand there); 0 bucket by
                                    * bucket as the backward produces them; -1 the stack's */
+  int      grad_accum_upcast;     /* ZeRO-2 with per-step sync over several micro-batches:
+                                   * 1 after each micro-batch's backward of a layer its
+                                   * unsharded bf16 gradients are copied up to fp32 (the
+                                   * first) or added into the fp32 sum (the later ones), a
+                                   * pass on the compute stream (FSDP2's
+                                   * to_accumulated_grad_if_needed /
+                                   * accumulate_unsharded_grad_if_needed); 0 accumulated
+                                   * by the GEMMs (Megatron's gradient-accumulation
+                                   * fusion); -1 the stack's */
   int      dp_given;             /* --dp as typed (checked against the derived dp); 0 = none */
 
   char *rank_order;              /* "tp-cp-ep-dp-pp" innermost first (Megatron default) */

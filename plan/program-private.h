@@ -50,6 +50,10 @@ typedef struct {
   double *layer_fp8_params_local; /* of them, linear weights gathered in fp8 (FSDP float8
                                    * all-gather; 0 otherwise) */
   double  embed_params_local, head_params_local;
+  /* FSDP2 accumulating unsharded gradients across micro-batches in the reduce dtype
+   * (plan.h grad_accum_upcast): per layer its first micro-batch's upcast block and the
+   * later ones' accumulate block (NULL: not run) */
+  guint32 *grad_accum_blk;
   /* MoE (moe.experts > 0): the expert weights of each layer on this rank (0 for dense
    * layers), reduced over the expert data-parallel group instead of DP */
   PlanMoe moe;

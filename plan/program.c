@@ -802,6 +802,11 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
         expert_grad_scatter (bd, mb, chunk, layer, x);
     }
   ch->last_compute = after;
+  /* FSDP2's post-backward hook, once the layer's input gradient is there: the first
+   * micro-batch's gradients copied up to fp32, the later ones' added into that sum */
+  if (bd->grad_accum_blk != NULL)
+    ch->last_compute = compute (bd, bd->grad_accum_blk[2 * layer + (mb > 0 ? 1 : 0)], mb,
+                                chunk, layer, after, -1);
 }
 
 /* Index of the send for (backward, mb, model chunk). */
@@ -1330,6 +1335,38 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   bd.q_div = 1;
   prog_builder_build_blocks (&bd);
   prog_builder_build_moe_blocks (&bd);
+  /* FSDP2's unsharded gradient accumulation (plan.h grad_accum_upcast): per layer, the
+   * first micro-batch's upcast to fp32 and the later ones' fp32 add, one op each over the
+   * layer's gradients on this rank (a layer of equal size reuses the blocks before it) */
+  bd.grad_accum_blk = NULL;
+  if (plan->grad_accum_upcast > 0 && plan->sharding == PLAN_SHARD_ZERO2
+      && plan->zero2_grad_sync == 0 && bd.m_micro > 1)
+    {
+      bd.grad_accum_blk = g_new (guint32, 2 * model->n_layers);
+      double prev = -1;
+      for (guint64 l = 0; l < model->n_layers; l++)
+        {
+          double params = bd.layer_params_local[l] + bd.layer_expert_params_local[l];
+          if (params != prev)
+            {
+              g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+              prog_builder_elem (ops, "fsdp_grad_upcast", MODEL_OP_ELEMENTWISE,
+                                 (guint64) params, 0);
+              bd.grad_accum_blk[2 * l] = prog_builder_add_block (
+                &bd, PROG_BLOCK_GRAD_ACCUM, PROG_PHASE_BACKWARD, "grad_upcast", ops, 0);
+              prog_builder_elem (ops, "fsdp_grad_accum", MODEL_OP_ELEMENTWISE,
+                                 (guint64) params, 0);
+              bd.grad_accum_blk[2 * l + 1] = prog_builder_add_block (
+                &bd, PROG_BLOCK_GRAD_ACCUM, PROG_PHASE_BACKWARD, "grad_accum", ops, 0);
+              prev = params;
+            }
+          else
+            {
+              bd.grad_accum_blk[2 * l] = bd.grad_accum_blk[2 * l - 2];
+              bd.grad_accum_blk[2 * l + 1] = bd.grad_accum_blk[2 * l - 1];
+            }
+        }
+    }
   /* Transformer Engine overlaps TP communication with the GEMMs in pieces; 4 pieces per
    * block (U: TE's userbuffers split ring exchanges per TP rank; we keep the count small
    * and fixed so the program stays compact). */
@@ -1376,6 +1413,7 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   g_free (bd.layer_params_local);
   g_free (bd.layer_expert_params_local);
   g_free (bd.layer_fp8_params_local);
+  g_free (bd.grad_accum_blk);
   if (!ok)
     {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,

@@ -114,6 +114,8 @@ typedef enum {
   PROG_BLOCK_MOE_EXPERTS,  /* MoE: the local experts' grouped GEMMs and activation */
   PROG_BLOCK_MOE_COMBINE,  /* MoE: unpermutation, weighted sum over top-k, residual */
   PROG_BLOCK_MOE_SHARED,   /* MoE: the shared expert(s), a dense MLP without norm */
+  PROG_BLOCK_GRAD_ACCUM,   /* FSDP2: a layer's unsharded gradients upcast to or added
+                            * into their fp32 sum after a micro-batch's backward */
 } ProgBlockKind;
 
 typedef struct {

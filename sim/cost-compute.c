@@ -665,6 +665,15 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
    * its round trip, during which the GPU runs nothing issued after it */
   if (op->name != NULL && g_str_equal (op->name, "moe_host_sync"))
     return c->opts.moe_host_sync_s;
+  /* FSDP2's unsharded gradient accumulation in fp32 (plan.h grad_accum_upcast), one
+   * streaming pass per parameter: the first micro-batch's .to(float32) reads bf16 2 B and
+   * writes 4 B; a later one's += reads the fp32 sum 4 B and the bf16 gradient 2 B and
+   * writes 4 B (torch FSDP2 _fsdp_param.py); plain copies, so at the HBM roofline as
+   * AdamW's pass, without the element-wise traffic factor */
+  if (op->name != NULL && g_str_equal (op->name, "fsdp_grad_upcast"))
+    return roofline (c, 0.0, 0.0, (double) op->elements * 6.0);
+  if (op->name != NULL && g_str_equal (op->name, "fsdp_grad_accum"))
+    return roofline (c, 0.0, 0.0, (double) op->elements * 10.0);
   /* measured: the kind's bytes (topo_kernel_bytes) at its achieved rate, plus the launch;
    * the rate already holds whatever traffic the kernel really moves, so neither
    * mem_traffic_factor nor the roofline applies (sim/cost.h) */

@@ -164,6 +164,8 @@ typedef struct {
                                      gradient reduce-scatter whole (FwStack) */
   gboolean pp_grad_after_stage;   /* the stack reduces a PP stage's gradients after its last
                                      backward (FwStack fsdp_pp_grad_after_stage) */
+  gboolean grad_accum_upcast;     /* the stack accumulates unsharded gradients in fp32 by a
+                                     pass per micro-batch (FwStack fsdp_grad_accum_upcast) */
   /* MoE host-side costs (the stack's "moe" object): the host's own cost per kernel it
    * issues (the device's documented launch figure, before a stack replaces
    * launch_overhead_s with the GPU-side gap), whether a grouped GEMM of b experts is b

@@ -191,6 +191,8 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
     plan->tp_grad_rs_whole = co != NULL && co->tp_grad_rs_whole;
   if (plan->pp_grad_after_stage < 0)
     plan->pp_grad_after_stage = co != NULL && co->pp_grad_after_stage;
+  if (plan->grad_accum_upcast < 0)
+    plan->grad_accum_upcast = co != NULL && co->grad_accum_upcast;
 }
 
 SimPrediction *

@@ -267,6 +267,8 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, gboolean compute_on
     reduced.tp_grad_rs_whole = s->spec.sim.cost.tp_grad_rs_whole;
   if (reduced.pp_grad_after_stage < 0)
     reduced.pp_grad_after_stage = s->spec.sim.cost.pp_grad_after_stage;
+  if (reduced.grad_accum_upcast < 0)
+    reduced.grad_accum_upcast = s->spec.sim.cost.grad_accum_upcast;
   /* 3 micro-batches (first, middle, last); the interleaved tables need a whole group,
    * except for the coarse bound, which uses only what every micro-batch repeats (its
    * compute, TP and CP tasks, the bridges inside a unit) and the forward of the first and

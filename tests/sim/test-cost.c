@@ -634,6 +634,18 @@ test_memory_bound (Fixture *f, gconstpointer data)
   /* AdamW over 1e9 parameters: 30 B each / 3.015e12 = 9.950 ms + 4 us = 9.954 ms */
   assert_rel (sim_cost_optimizer_s (c, 1e9), 30e9 / 3.015e12 + 4e-6, 1e-12);
   assert_rel (sim_cost_optimizer_s (c, 1e9), 9.954e-3, 1e-3);
+  /* FSDP2's unsharded gradient accumulation over 1e9 gradients, streamed at the same
+   * 3.015e12 B/s: the first micro-batch's upcast reads bf16 2 B and writes fp32 4 B = 6e9 B
+   * -> 1.990 ms + 4 us; a later one's add reads 4 + 2 B and writes 4 B = 1e10 B -> 3.317 ms
+   * + 4 us (no element-wise traffic factor, no eager passes: one kernel per tensor) */
+  ModelOp acc = { 0 };
+  acc.name = "fsdp_grad_upcast";
+  acc.kind = MODEL_OP_ELEMENTWISE;
+  acc.elements = 1000000000;
+  assert_rel (sim_cost_op_s (c, &acc, TOPO_DTYPE_BF16, TRUE), 6e9 / 3.015e12 + 4e-6, 1e-12);
+  acc.name = "fsdp_grad_accum";
+  assert_rel (sim_cost_op_s (c, &acc, TOPO_DTYPE_BF16, TRUE), 1e10 / 3.015e12 + 4e-6, 1e-12);
+  assert_rel (sim_cost_op_s (c, &acc, TOPO_DTYPE_BF16, TRUE), 3.321e-3, 1e-3);
   SimCostOptions o = *sim_cost_options (c);
   o.free_optimizer = TRUE;
   g_autoptr (SimCost) free_opt = sim_cost_new (f->h100, NULL, &o);

@@ -1074,6 +1074,74 @@ test_pp_grad_after_stage (void)
   g_assert_cmpint (at_end, ==, 9);
 }
 
+/* FSDP2's unsharded gradient accumulation (plan.h grad_accum_upcast): uniform-8 on pp 2 x
+ * dp 2, ZeRO-2 reduced once per step. A layer holds 12,847,104 parameters (q, k, v, o
+ * 4 x 1024^2 = 4,194,304; gate, up, down 3 x 1024 x 2816 = 8,650,752; 2 norms of 1024).
+ * With 4 micro-batches each of the 8 layers' backward is followed by one accumulation task
+ * per micro-batch, 32 in all: micro-batch 0's upcast (8), the others' add (24), each over
+ * 12,847,104 elements and waiting on its own layer and micro-batch's backward. With one
+ * micro-batch (nothing to accumulate) or the flag off there are none. */
+static void
+grad_accum_tasks (int flag, int gbs, int *upcast, int *accum)
+{
+  Case c;
+  case_init (&c, NULL);
+  c.plan.world_size = 4;
+  c.plan.pp = 2;
+  c.plan.global_batch = gbs;
+  c.plan.micro_batch = 1;
+  c.plan.seq_length = 2048;
+  c.plan.sharding = PLAN_SHARD_ZERO2;
+  c.plan.zero2_grad_sync = 0;
+  c.plan.grad_accum_upcast = flag;
+  g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+  const ProgProgram *pg = p->program;
+  *upcast = *accum = 0;
+  for (guint i = 0; i < pg->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (pg, i);
+      if (t->kind != PROG_TASK_COMPUTE)
+        continue;
+      const ProgBlock *blk = prog_block (pg, t->block);
+      if (blk->kind != PROG_BLOCK_GRAD_ACCUM)
+        continue;
+      g_assert_cmpuint (blk->n_ops, ==, 1);
+      const ModelOp *op = &g_array_index (pg->ops, ModelOp, blk->first_op);
+      g_assert_cmpuint (op->elements, ==, 12847104);
+      g_assert_cmpint (t->phase, ==, PROG_PHASE_BACKWARD);
+      if (g_str_equal (op->name, "fsdp_grad_upcast"))
+        {
+          g_assert_cmpint (t->mb, ==, 0);
+          (*upcast)++;
+        }
+      else
+        {
+          g_assert_cmpstr (op->name, ==, "fsdp_grad_accum");
+          g_assert_cmpint (t->mb, >, 0);
+          (*accum)++;
+        }
+      g_assert_cmpuint (t->n_deps, ==, 1);
+      const ProgTask *d = prog_task (pg, prog_task_deps (pg, t)[0]);
+      g_assert_cmpint (d->layer, ==, t->layer);
+      g_assert_cmpint (d->mb, ==, t->mb);
+      g_assert_cmpint (d->phase, ==, PROG_PHASE_BACKWARD);
+    }
+  case_clear (&c);
+}
+
+static void
+test_grad_accum_upcast (void)
+{
+  int up, acc;
+  grad_accum_tasks (1, 8, &up, &acc);
+  g_assert_cmpint (up, ==, 8);
+  g_assert_cmpint (acc, ==, 24);
+  grad_accum_tasks (1, 2, &up, &acc);
+  g_assert_cmpint (up + acc, ==, 0);
+  grad_accum_tasks (0, 8, &up, &acc);
+  g_assert_cmpint (up + acc, ==, 0);
+}
+
 /* sim_plan_apply_stack: every stack-dependent field the plan leaves unset (-1 from
  * plan_init_defaults) takes the stack's figure, a field the plan sets is kept, and with
  * no options (NULL) the unset fields take "none of it" (0). `tandem run` builds its step
@@ -1095,6 +1163,7 @@ test_plan_apply_stack (void)
   co.fp8_tp_all_gather = TRUE;
   co.tp_grad_rs_whole = TRUE;
   co.pp_grad_after_stage = TRUE;
+  co.grad_accum_upcast = TRUE;
   p.zero3_rank_copies = 0;            /* set by the plan: kept */
   sim_plan_apply_stack (&p, &co);
   g_assert_cmpfloat (p.zero3_prefetch_params, ==, 5e8);
@@ -1106,6 +1175,7 @@ test_plan_apply_stack (void)
   g_assert_cmpint (p.tp_all_gather_fp8, ==, 1);
   g_assert_cmpint (p.tp_grad_rs_whole, ==, 1);
   g_assert_cmpint (p.pp_grad_after_stage, ==, 1);
+  g_assert_cmpint (p.grad_accum_upcast, ==, 1);
   plan_clear (&p);
 
   Plan q;
@@ -1119,6 +1189,7 @@ test_plan_apply_stack (void)
   g_assert_cmpint (q.tp_all_gather_fp8, ==, 0);
   g_assert_cmpint (q.tp_grad_rs_whole, ==, 0);
   g_assert_cmpint (q.pp_grad_after_stage, ==, 0);
+  g_assert_cmpint (q.grad_accum_upcast, ==, 0);
   plan_clear (&q);
 }
 
@@ -1146,6 +1217,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
   g_test_add_func ("/sim/simulate/tp-grad-rs-whole", test_tp_grad_rs_whole);
   g_test_add_func ("/sim/simulate/pp-grad-after-stage", test_pp_grad_after_stage);
+  g_test_add_func ("/sim/simulate/grad-accum-upcast", test_grad_accum_upcast);
   g_test_add_func ("/sim/simulate/plan-apply-stack", test_plan_apply_stack);
   return g_test_run ();
 }
