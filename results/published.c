@@ -1013,11 +1013,13 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
  *   "fp8 attention", "fp8_dpa", "FP8 DPA" in precision or notes -> also the attention
  *     core in FP8 (TE's fp8_dpa);
  *   the recipe, where the precision names one, first match wins: "MXFP8" / "FP8-MX" /
- *     "1x32" -> mxfp8 (skipped on a device without MXFP8 GEMMs); "FP8-SC", "sub-channel",
- *     "subchannel", "blockwise", "block-wise", "block scaling", "block-scaled", "1x128",
- *     "128x128", "DeepSeek" (DeepSeek-V3's fine-grained recipe, TE Float8BlockScaling) ->
- *     blockwise; "rowwise", "row-wise", "per-row" (torchao) -> rowwise; "current
- *     scaling" / "FP8-CS" / "tensorwise" -> tensorwise, "delayed" -> delayed; else the
+ *     "fp8mx" / "fp8_mx" (Megatron-Bridge's recipe names) / "1x32" / "microscaling" /
+ *     "MX block" -> mxfp8 (skipped on a device without MXFP8 GEMMs); "FP8-SC", "fp8sc",
+ *     "fp8_sc", "sub-channel", "subchannel", "blockwise", "block-wise", "block scaling",
+ *     "block-scaled", "1x128", "128x128", "DeepSeek" (DeepSeek-V3's fine-grained recipe,
+ *     TE Float8BlockScaling) -> blockwise; "rowwise", "row-wise", "per-row" (torchao) ->
+ *     rowwise; "current scaling" / "FP8-CS" / "fp8cs" / "fp8_cs" / "tensorwise" /
+ *     "tensor-wise" -> tensorwise, "delayed" -> delayed; else the
  *     stack's (its quantization bytes, sim_cost_fp8_quant_bytes; its GEMM rate,
  *     sim/cost-compute.c);
  *   "NVFP4", "fp4" (also "FP4 (NVFP4)", "nvfp4 (NVFP4 recipe)") -> TE's NVFP4 recipe
@@ -1057,12 +1059,16 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, gboolea
   /* the recipe the row names (its quantization costs, sim_cost_options_apply_plan);
    * not named: the stack's */
   c->plan.fp8_recipe = -1;
-  static const char *const blockwise[] = { "fp8-sc", "sub-channel", "subchannel", "blockwise",
-                                            "block-wise", "block scaling", "block-scaled",
-                                            "1x128", "128x128", "deepseek", NULL };
+  static const char *const mx[] = { "mxfp8", "fp8-mx", "fp8mx", "fp8_mx", "1x32", "microscaling",
+                                     "mx block", NULL };
+  static const char *const blockwise[] = { "fp8-sc", "fp8sc", "fp8_sc", "sub-channel",
+                                            "subchannel", "blockwise", "block-wise",
+                                            "block scaling", "block-scaled", "1x128", "128x128",
+                                            "deepseek", NULL };
   static const char *const rowwise[] = { "rowwise", "row-wise", "per-row", NULL };
-  if (*fp8 && (contains_ci (text, "mxfp8") || contains_ci (text, "fp8-mx")
-               || contains_ci (text, "1x32")))
+  static const char *const current[] = { "current scaling", "fp8-cs", "fp8cs", "fp8_cs",
+                                          "tensorwise", "tensor-wise", NULL };
+  if (*fp8 && contains_any_ci (text, mx))
     {
       if (!c->cluster->device.mxfp8)
         return skip (c, "precision '%s': %s has no MXFP8 block-scaled GEMMs", text,
@@ -1073,8 +1079,7 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, gboolea
     c->plan.fp8_recipe = FW_SCALING_BLOCKWISE;
   else if (*fp8 && contains_any_ci (text, rowwise))
     c->plan.fp8_recipe = FW_SCALING_ROWWISE;
-  else if (*fp8 && (contains_ci (text, "current scaling") || contains_ci (text, "fp8-cs")
-                    || contains_ci (text, "tensorwise")))
+  else if (*fp8 && contains_any_ci (text, current))
     c->plan.fp8_recipe = FW_SCALING_CURRENT;
   else if (*fp8 && contains_ci (text, "delayed"))
     c->plan.fp8_recipe = FW_SCALING_DELAYED;

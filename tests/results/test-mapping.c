@@ -264,10 +264,12 @@ test_precision (void)
     }
   /* The recipe a row names (its quantization bytes and, for MXFP8, the block-scaled GEMM
    * rate: sim_cost_options_apply_plan): "current scaling" / "FP8-CS" / "tensorwise" ->
-   * tensorwise, "MXFP8" / "FP8-MX" / "1x32" -> mxfp8 on a device with MXFP8 GEMMs
-   * (Blackwell), before the block rules ("1x32 block scaling" is MX); "FP8-SC",
-   * "sub-channel", "subchannel", "blockwise", "block-wise", "block scaling",
-   * "block-scaled", "1x128", "128x128", "DeepSeek" -> blockwise (Hopper and Blackwell);
+   * tensorwise (also "fp8cs", "fp8_cs", "tensor-wise"), "MXFP8" / "FP8-MX" / "fp8mx" /
+   * "fp8_mx" / "1x32" / "microscaling" / "MX block" -> mxfp8 on a device with MXFP8
+   * GEMMs (Blackwell), before the block rules ("1x32 block scaling" is MX); "FP8-SC",
+   * "fp8sc", "fp8_sc", "sub-channel", "subchannel", "blockwise", "block-wise", "block
+   * scaling", "block-scaled", "1x128", "128x128", "DeepSeek" -> blockwise (Hopper and
+   * Blackwell);
    * "rowwise", "row-wise", "per-row" -> rowwise; "delayed" -> delayed; none named: the
    * stack's (-1). */
   static const struct { const char *gpu, *text; int recipe; } recipes[] = {
@@ -279,6 +281,15 @@ test_precision (void)
     { "GB200 NVL72", "FP8-MX", FW_SCALING_BLOCK },
     { "H100-SXM-80GB", "FP8 (delayed scaling)", FW_SCALING_DELAYED },
     { "B200-SXM-180GB", "fp8 (1x32 blocks)", FW_SCALING_BLOCK },
+    { "B200-SXM-180GB", "fp8mx", FW_SCALING_BLOCK },
+    { "GB200 NVL72", "fp8_mx", FW_SCALING_BLOCK },
+    { "GB200 NVL72", "FP8 (microscaling)", FW_SCALING_BLOCK },
+    { "GB300 NVL72", "fp8, MX block scaling", FW_SCALING_BLOCK },
+    { "H100-SXM-80GB", "fp8sc", FW_SCALING_BLOCKWISE },
+    { "H100-SXM-80GB", "fp8_sc", FW_SCALING_BLOCKWISE },
+    { "H100-SXM-80GB", "fp8cs", FW_SCALING_CURRENT },
+    { "H100-SXM-80GB", "fp8_cs", FW_SCALING_CURRENT },
+    { "H100-SXM-80GB", "float8 tensor-wise", FW_SCALING_CURRENT },
     { "H100-SXM-80GB", "fp8 (FP8-SC: blockwise 1x128/128x128 scaling)", FW_SCALING_BLOCKWISE },
     { "H100-SXM-80GB", "FP8 sub-channel scaling", FW_SCALING_BLOCKWISE },
     { "H100-SXM-80GB", "fp8 subchannel", FW_SCALING_BLOCKWISE },
