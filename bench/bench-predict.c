@@ -124,6 +124,9 @@ main (int argc, char **argv)
               fprintf (stderr, "bench-predict: %s: %s\n", bc->name, error->message);
               return 1;
             }
+          /* the stack-dependent plan fields as with no options (the defaults of none), so
+           * that --full-simulation changes nothing but the path */
+          sim_plan_apply_stack (&plan, NULL);
           SimOptions opts;
           sim_options_init (&opts, cluster);
           opts.full_simulation = full;
