@@ -26,6 +26,7 @@ typedef struct {
   const char *model;
   int world, tp, pp, cp, vpp, gbs, seq, first, last;
   gboolean main_job;   /* scripts/main.sh's plan: ZeRO-2, rank order tp-cp-ep-pp-dp */
+  gboolean no_slowdown; /* --cost comm_compute_slowdown=0 */
 } BenchCase;
 
 static const BenchCase cases[] = {
@@ -35,6 +36,10 @@ static const BenchCase cases[] = {
   { "main job 405b VPP2 m256", "llama3-405b", 16384, 8, 16, 1, 2, 32768, 8192, 3, 3, TRUE },
   { "llama3-405b 16k TP8 PP16 DP128 1F1B m256", "llama3-405b", 16384, 8, 16, 1, 1, 32768, 8192,
     7, 7 },
+  /* the same without the comm/compute slowdown: it repeats every 11 micro-batches from
+   * micro-batch ~12, seen while the whole step is simulated (predict.c) */
+  { "llama3-405b 1F1B m256 no slowdown", "llama3-405b", 16384, 8, 16, 1, 1, 32768, 8192, 7, 7,
+    FALSE, TRUE },
   { "llama3-405b 16k TP8 PP16 DP128 1F1B", "llama3-405b", 16384, 8, 16, 1, 1, 2048, 8192, 7, 7 },
   { "llama3-405b 16k TP8 PP16 DP128 VPP2", "llama3-405b", 16384, 8, 16, 1, 2, 2048, 8192, 3, 3 },
   { "llama3-405b 16k TP8 CP16 PP16 DP8", "llama3-405b", 16384, 8, 16, 16, 1, 128, 131072, 7, 7 },
@@ -130,6 +135,8 @@ main (int argc, char **argv)
           SimOptions opts;
           sim_options_init (&opts, cluster);
           opts.full_simulation = full;
+          if (bc->no_slowdown)
+            opts.cost.comm_compute_slowdown = 0;
           SimPrediction *p = sim_predict (model, &plan, cluster, &opts, &error);
           gint64 t1 = g_get_monotonic_time ();
           if (p == NULL)

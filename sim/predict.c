@@ -65,7 +65,8 @@ steady_try (SimPrediction *p, int mr, int q, int max_multiple, int *cyclicity,
  * extension needs m - m' to be a multiple of c, so a period seen on a step that is not
  * is tried once more on the next m' that is. Where the shorter steps show none, the whole
  * step is simulated and watched (sim_simulate_watched, steady_watch_probe below): a period
- * that shows in its first 3/8 is extended from a step of the micro-batches it needs, and
+ * that shows in its first 3/8 (looked at every 1/16) is extended from a step of the
+ * micro-batches it needs, and
  * the whole step's simulation stops there; the watching costs a few comparisons, not a
  * simulation. The 405B plan above does not settle within 256 micro-batches: a compute
  * kernel that starts next to a pipeline send is slowed by comm_compute_slowdown (Hopper's

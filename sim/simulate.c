@@ -1319,7 +1319,7 @@ out:
  *
  * Where the shorter steps that predict.c tries first show no period (a pipeline that
  * settles late), the whole step is simulated, and looked at on the way: when the first
- * stage has finished 1/8, 2/8 and 3/8 of its units, the finished part of the timeline is
+ * stage has finished 1/16, 2/16, ... 6/16 of its units, the finished part of the timeline is
  * checked for a period of c = 1, 2, ... micro-batches on every stage (its last P + 4
  * finished units equal their copies P units earlier, shifted by one T). Where one shows,
  * `probe` (the caller's) tries the steady-state path on a step of m'' micro-batches,
@@ -1415,9 +1415,9 @@ sim_simulate_watched (const ProgProgram *prog, int max_multiple, SimSteadyProbe 
   const ProgStage *st0 = &prog->stages[0];
   SimResult *res = NULL;
   gboolean failed = FALSE;
-  for (int eighth = 1; eighth <= 3 && probe != NULL && tries < 2; eighth++)
+  for (int sixteenth = 1; sixteenth <= 6 && probe != NULL && tries < 2; sixteenth++)
     {
-      guint32 J = (guint32) (2 * (gint64) m * eighth / 8);
+      guint32 J = (guint32) (2 * (gint64) m * sixteenth / 16);
       if (J < 1 || J >= st0->n_slots)
         break;
       /* pause after the last compute task of stage 0's unit J - 1 (a compute task has
