@@ -613,8 +613,10 @@ show_framework (const char *name, gboolean json)
   ROW ("moe.a2a_overlap", fw_avail_name (s->moe_a2a_overlap));
   /* host ops per MoE layer and pass, then per local expert (FwMoeHostOps) */
   const FwMoeHostOps *h = &s->moe_host_ops;
-  g_autofree char *hops = g_strdup_printf ("layer %g/%g,expert %g+%g/%g+%g,fp8 %g+%g",
-                                           h->layer_fwd, h->layer_bwd, h->expert_launch_fwd,
+  g_autofree char *hops = g_strdup_printf ("layer %g(%g after sync)/%g,expert %g+%g/%g+%g,"
+                                           "fp8 %g+%g",
+                                           h->layer_fwd, h->layer_fwd_after_sync, h->layer_bwd,
+                                           h->expert_launch_fwd,
                                            h->expert_eager_fwd, h->expert_launch_bwd,
                                            h->expert_eager_bwd, h->expert_fp8_launch,
                                            h->expert_fp8_eager_fwd);

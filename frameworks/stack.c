@@ -163,7 +163,8 @@ static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "compil
 static const char *const tp_ag_names[] = { "bf16", "fp8", NULL };
 static const char *const moe_keys[] = { "dispatch_host_sync", "grouped_gemm_launches",
                                         "expert_eager_op", "a2a_overlap", "host_ops", NULL };
-static const char *const host_ops_keys[] = { "layer_fwd", "layer_bwd", "expert_launch_fwd",
+static const char *const host_ops_keys[] = { "layer_fwd", "layer_bwd", "layer_fwd_after_sync",
+                                             "expert_launch_fwd",
                                              "expert_launch_bwd", "expert_eager_fwd",
                                              "expert_eager_bwd", "expert_fp8_launch",
                                              "expert_fp8_eager_fwd", NULL };
@@ -394,8 +395,16 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
               || !get_num (ho, "expert_fp8_launch", 0, 1e3, &h->expert_fp8_launch, FALSE, &wh,
                            error)
               || !get_num (ho, "expert_fp8_eager_fwd", 0, 1e3, &h->expert_fp8_eager_fwd, FALSE,
+                           &wh, error)
+              || !get_num (ho, "layer_fwd_after_sync", 0, 1e5, &h->layer_fwd_after_sync, FALSE,
                            &wh, error))
             return NULL;
+          if (h->layer_fwd_after_sync > h->layer_fwd)
+            {
+              fail (&wh, "layer_fwd_after_sync", error, "is %g, more than layer_fwd (%g)",
+                    h->layer_fwd_after_sync, h->layer_fwd);
+              return NULL;
+            }
         }
     }
   sub = get_obj (o, "defaults", &w, error, &ok);
@@ -627,6 +636,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   json_builder_begin_object (b);
   D ("layer_fwd", s->moe_host_ops.layer_fwd);
   D ("layer_bwd", s->moe_host_ops.layer_bwd);
+  D ("layer_fwd_after_sync", s->moe_host_ops.layer_fwd_after_sync);
   D ("expert_launch_fwd", s->moe_host_ops.expert_launch_fwd);
   D ("expert_launch_bwd", s->moe_host_ops.expert_launch_bwd);
   D ("expert_eager_fwd", s->moe_host_ops.expert_eager_fwd);

@@ -92,9 +92,12 @@ typedef enum {
  * "moe.host_ops"; the counts and their sources live in the stack file): eager framework
  * ops outside the experts' loops (attention, router, dispatcher, combine) per pass, and
  * per local expert the kernel launches of the grouped GEMMs' C++ loops and the eager ops
- * of their Python loops, with the extra FP8 quantize launches and weight-workspace calls. */
+ * of their Python loops, with the extra FP8 quantize launches and weight-workspace calls.
+ * The forward's sync splits it: the layer's ops before it (attention, router, the
+ * dispatcher's counts) and those after it (permute, all-to-alls, the experts, combine). */
 typedef struct {
   double layer_fwd, layer_bwd;
+  double layer_fwd_after_sync;   /* of layer_fwd, those issued after the dispatcher's sync */
   double expert_launch_fwd, expert_launch_bwd;
   double expert_eager_fwd, expert_eager_bwd;
   double expert_fp8_launch;      /* per pass */

@@ -788,28 +788,15 @@ block_ops_s (const SimCost *c, const ProgProgram *p, const ProgBlock *blk)
   return s;
 }
 
-/* After the dispatcher's sync the host issues the layer's ops one after another while
- * the GPU runs them: the pass ends when both are done, max(host, GPU) (the GPU waits for
- * ops not yet issued; the host does not wait for the GPU until the next sync). In the
- * backward there is no sync, but a host slower than the GPU over the layer sets the
- * pace the same way. The layer's GPU time counts its attention and MoE blocks once
- * (every layer of an MoE model runs one of each; the all-to-alls, on the ep stream, are
- * left out, which overstates the excess by at most their time). */
-double
-sim_cost_moe_host_excess_s (const SimCost *c, const ProgProgram *p, ProgPhase phase)
+/* The GPU time of the MoE layer pass's blocks: the attention and MoE blocks (every layer of
+ * an MoE model runs one of each; the all-to-alls, on the ep stream, are left out). In the
+ * forward, `before`/`after` split it at the router block's "moe_host_sync" op: attention,
+ * router and the dispatcher's counts before, permute, experts, combine and shared experts
+ * after. */
+static void
+moe_pass_gpu_s (const SimCost *c, const ProgProgram *p, int ph, double *before, double *after)
 {
-  g_return_val_if_fail (c != NULL && p != NULL, 0.0);
-  const int ph = phase == PROG_PHASE_BACKWARD ? 1 : phase == PROG_PHASE_FORWARD ? 0 : -1;
-  if (ph < 0 || p->moe.experts <= 0)
-    return 0.0;
-  const gboolean lowp = p->gemm_dtype == TOPO_DTYPE_FP8 || p->gemm_dtype == TOPO_DTYPE_FP4;
-  const double host = c->opts.moe_layer_host_s[ph]
-                      + p->moe.local_experts * (c->opts.moe_expert_host_s[ph]
-                                                + (lowp ? c->opts.moe_expert_host_fp8_s[ph]
-                                                        : 0.0));
-  if (host <= 0)
-    return 0.0;
-  double gpu = 0;
+  *before = *after = 0;
   for (guint b = 0; b < p->blocks->len; b++)
     {
       const ProgBlock *blk = prog_block (p, b);
@@ -824,15 +811,69 @@ sim_cost_moe_host_excess_s (const SimCost *c, const ProgProgram *p, ProgPhase ph
         case PROG_BLOCK_ATTN_PRE:
         case PROG_BLOCK_ATTN_CORE:
         case PROG_BLOCK_ATTN_POST:
+          *before += block_ops_s (c, p, blk);
+          break;
         case PROG_BLOCK_MOE_ROUTE:
+          {
+            gboolean synced = FALSE;
+            for (guint i = 0; i < blk->n_ops; i++)
+              {
+                const ModelOp *op = &g_array_index (p->ops, ModelOp, blk->first_op + i);
+                const double t = sim_cost_op_math_s (c, op, p->compute_dtype, p->gemm_dtype,
+                                                     blk->phase == PROG_PHASE_BACKWARD);
+                if (synced && ph == 0)
+                  *after += t;
+                else
+                  *before += t;
+                if (op->name != NULL && g_str_equal (op->name, "moe_host_sync"))
+                  synced = TRUE;
+              }
+          }
+          break;
         case PROG_BLOCK_MOE_EXPERTS:
         case PROG_BLOCK_MOE_COMBINE:
         case PROG_BLOCK_MOE_SHARED:
-          gpu += block_ops_s (c, p, blk);
+          *(ph == 0 ? after : before) += block_ops_s (c, p, blk);
           break;
         default:
           break;
         }
     }
-  return MAX (host - gpu, 0.0);
+}
+
+/* The host issues the layer's ops one after another while the GPU runs them; the GPU
+ * waits for ops not yet issued, the host does not wait for the GPU except at a sync.
+ * Forward: the dispatcher's sync (once per MoE layer) splits the layer in two. After it
+ * the GPU is idle and the host issues permute, all-to-alls, the experts' loops and
+ * combine (host A, GPU a), then the next layer's attention, router and counts (host B,
+ * GPU b) up to the next sync, where it waits for the GPU. The GPU starts b once it is
+ * issued and a is done, so the layer takes max(max(A, a) + b, A + B), not max(A + B,
+ * a + b): a host-bound expert part does not hide under a GPU-bound attention part. The
+ * experts' loops (per local expert) are all in A; of the layer's other ops the stack's
+ * layer_fwd_after_sync are. Backward: no sync (the dispatcher's backward all-to-alls
+ * reuse the forward's splits), so the host runs ahead and the pass takes max(host, GPU).
+ * The excess over the GPU time is what this returns; the all-to-alls (on the ep stream)
+ * are left out of the GPU time, which overstates the excess by at most their time. */
+double
+sim_cost_moe_host_excess_s (const SimCost *c, const ProgProgram *p, ProgPhase phase)
+{
+  g_return_val_if_fail (c != NULL && p != NULL, 0.0);
+  const int ph = phase == PROG_PHASE_BACKWARD ? 1 : phase == PROG_PHASE_FORWARD ? 0 : -1;
+  if (ph < 0 || p->moe.experts <= 0)
+    return 0.0;
+  const gboolean lowp = p->gemm_dtype == TOPO_DTYPE_FP8 || p->gemm_dtype == TOPO_DTYPE_FP4;
+  const double experts = p->moe.local_experts * (c->opts.moe_expert_host_s[ph]
+                                                 + (lowp ? c->opts.moe_expert_host_fp8_s[ph]
+                                                         : 0.0));
+  const double host = c->opts.moe_layer_host_s[ph] + experts;
+  if (host <= 0)
+    return 0.0;
+  double before, after;
+  moe_pass_gpu_s (c, p, ph, &before, &after);
+  if (ph == 1)
+    return MAX (host - (before + after), 0.0);
+  const double after_sync = MIN (c->opts.moe_layer_host_after_sync_s, c->opts.moe_layer_host_s[0]);
+  const double A = experts + after_sync, B = c->opts.moe_layer_host_s[0] - after_sync;
+  const double t = MAX (MAX (A, after) + before, A + B);
+  return MAX (t - (before + after), 0.0);
 }

@@ -356,6 +356,7 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
       const double g = o->moe_gemm_call_s > 0 ? o->moe_gemm_call_s : l;
       o->moe_layer_host_s[0] = h->layer_fwd * e;
       o->moe_layer_host_s[1] = h->layer_bwd * e;
+      o->moe_layer_host_after_sync_s = h->layer_fwd_after_sync * e;
       o->moe_expert_host_s[0] = h->expert_launch_fwd * g + h->expert_eager_fwd * e;
       o->moe_expert_host_s[1] = h->expert_launch_bwd * g + h->expert_eager_bwd * e;
       o->moe_expert_host_fp8_s[0] = h->expert_fp8_launch * l + h->expert_fp8_eager_fwd * e;
@@ -580,6 +581,7 @@ sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan)
       o->moe_host_sync_s = 0.0;
       for (int i = 0; i < 2; i++)
         o->moe_layer_host_s[i] = o->moe_expert_host_s[i] = o->moe_expert_host_fp8_s[i] = 0.0;
+      o->moe_layer_host_after_sync_s = 0.0;
     }
 }
 

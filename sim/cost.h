@@ -187,6 +187,7 @@ typedef struct {
    * least its host time; the backward too once the host's total exceeds the GPU's
    * (sim_cost_moe_host_excess_s). */
   double   moe_layer_host_s[2];
+  double   moe_layer_host_after_sync_s;   /* of moe_layer_host_s[0], after the sync */
   double   moe_expert_host_s[2];
   double   moe_expert_host_fp8_s[2];
   gboolean extrapolated;          /* no fitted row for the device's architecture, or the

@@ -81,6 +81,11 @@ test_semantics (void)
   g_assert_false (hai->default_sequence_parallel);
   g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", NULL);
   g_assert_cmpint (mc->moe_a2a_overlap, ==, FW_OPT_OPTIONAL);
+  /* of an MoE layer's 70 forward ops outside the experts' loops, 25 come after the
+   * dispatcher's sync (permute 2, all-to-alls 4 + 2, sort_chunks 2 + 2, GroupedLinear 8,
+   * activation 2, unpermute 2, residual 1: megatron-core.json's moe.host_ops source) */
+  g_assert_cmpfloat (mc->moe_host_ops.layer_fwd, ==, 70.0);
+  g_assert_cmpfloat (mc->moe_host_ops.layer_fwd_after_sync, ==, 25.0);
   g_assert_cmpint (mc->default_pp_microbatches, ==, FW_PP_MB_ONE_SAMPLE);
   g_assert_false (mc->fp8_tp_all_gather);
   g_assert_false (mc->default_cp_allgather);
@@ -133,6 +138,9 @@ test_bad (void)
       "\"fsdp\": {\"pp_grad_reduce\": \"late\"}}", "'fsdp.pp_grad_reduce' is 'late'" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"tp_grad_reduce_scatter\": 1}", "tp_grad_reduce_scatter" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"moe\": {\"host_ops\": {\"layer_fwd\": 70, \"layer_fwd_after_sync\": 80}}}",
+      "'moe.host_ops.layer_fwd_after_sync' is 80, more than layer_fwd (70)" },
     { "{\"attention\": ", "x.json" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)

@@ -329,7 +329,9 @@ test_host_costs (void)
  *    4 x 33.375 + 4 x 15 = 193.5 us, with FP8 2 quantize launches more, 8 us.
  * Qwen3-30B-A3B (48 layers, 128 experts of 768, top-8) on 8 GPUs (ep 8: 16 local experts)
  * at 128 tokens: forward host 1.05 ms + 16 x 66.75 us = 2.118 ms, backward 1.05 ms + 16 x
- * 193.5 us = 4.146 ms; the excess is that minus the GPU time of the pass's attention and MoE
+ * 193.5 us = 4.146 ms (in the forward both parts of the layer, before and after the
+ * dispatcher's sync, are host-bound at 128 tokens, so their split does not matter here:
+ * test_host_excess_split); the excess is that minus the GPU time of the pass's attention and MoE
  * blocks, summed here as the engine sums them. The engine adds the excess to each experts
  * block, so with free communication a pipeline-free step grows by layers x micro-batches
  * x (forward + backward excess) over the same step without host costs. For llama3-8b
@@ -355,6 +357,91 @@ pass_gpu_s (const SimCost *cost, const ProgProgram *prog, int backward)
                                  blk->phase == PROG_PHASE_BACKWARD);
     }
   return g;
+}
+
+/* The GPU time of a forward pass's attention and MoE blocks split at the router block's
+ * "moe_host_sync" op: attention, router and the counts before, the rest after. */
+static void
+fwd_gpu_split (const SimCost *cost, const ProgProgram *prog, double *before, double *after)
+{
+  *before = *after = 0;
+  for (guint b = 0; b < prog->blocks->len; b++)
+    {
+      const ProgBlock *blk = prog_block (prog, b);
+      if (blk->phase != PROG_PHASE_FORWARD || blk->kind == PROG_BLOCK_EMBED
+          || blk->kind == PROG_BLOCK_HEAD || blk->kind == PROG_BLOCK_OPTIMIZER
+          || blk->kind == PROG_BLOCK_MLP)
+        continue;
+      gboolean late = blk->kind == PROG_BLOCK_MOE_EXPERTS || blk->kind == PROG_BLOCK_MOE_COMBINE
+                      || blk->kind == PROG_BLOCK_MOE_SHARED;
+      for (guint i = 0; i < blk->n_ops; i++)
+        {
+          const ModelOp *op = &g_array_index (prog->ops, ModelOp, blk->first_op + i);
+          double t = sim_cost_op_math_s (cost, op, prog->compute_dtype, prog->gemm_dtype, FALSE);
+          *(late ? after : before) += t;
+          if (op->name != NULL && g_str_equal (op->name, "moe_host_sync"))
+            late = TRUE;
+        }
+    }
+}
+
+/* The forward's two parts (sim/cost-compute.c sim_cost_moe_host_excess_s): Qwen3-30B-A3B
+ * made top-2 at 8,192 tokens with all 128 experts local (ep 1, 8 GPUs of DP) on h100-24k,
+ * FP8 GEMMs:
+ *  - after the sync the host issues the 25 eager ops of permute .. combine (megatron-core
+ *    moe.host_ops layer_fwd_after_sync) and per local expert 2 GEMM calls at 33.375 us
+ *    plus, with FP8, 2 quantize launches at 4 us and 2 weight-workspace calls at 15 us:
+ *    A = 25 x 15 us + 128 x (66.75 + 38) us = 13.783 ms, against a GPU time a of 128
+ *    experts of 128 tokens (9.7 GFLOP each at most, microseconds) plus the floor of the
+ *    grouped GEMMs' calls behind the sync (2 x 127 x (33.375 + 15) us = 12.29 ms; the
+ *    busiest expert is its own op) and the permutes: a < A, host-bound;
+ *  - before the next sync the host issues 45 ops, B = 0.675 ms, while the GPU runs the
+ *    attention block of 8,192 tokens (over 0.5 TFLOP of causal attention alone): b > B,
+ *    GPU-bound.
+ * The GPU cannot start b before it is issued, at A, so the forward takes A + b and the
+ * excess over a + b is A - a; max(host, GPU) over the whole layer would give only
+ * A + B - a - b, which hides the host-bound experts under the attention. */
+static void
+test_host_excess_split (void)
+{
+  g_autoptr (TopoCluster) c = h100 ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", &error);
+  g_assert_no_error (error);
+  SimOptions opts;
+  sim_options_init (&opts, c);
+  sim_cost_options_init_stack (&opts.cost, c, mc);
+  opts.cost.free_comm = TRUE;
+  g_assert_cmpfloat (fabs (opts.cost.moe_layer_host_after_sync_s - 25 * 15e-6), <, 1e-15);
+  g_autoptr (ModelSpec) qw = model_spec_lookup ("qwen3-30b-a3b", &error);
+  g_assert_no_error (error);
+  Plan p;
+  moe_plan (&p, 8, 1, 1, 1);
+  p.num_experts = 128;
+  p.moe_topk = 2;
+  p.moe_imbalance = 1.0;
+  p.moe_grouped_gemm = TRUE;
+  p.compute_dtype = PLAN_PREC_FP8;
+  p.seq_length = 8192;
+  p.global_batch = 8;
+  g_assert_true (plan_resolve (&p, qw, c, &error));
+  g_autoptr (SimPrediction) pr = sim_predict (qw, &p, c, &opts, &error);
+  g_assert_no_error (error);
+  const ProgProgram *prog = pr->program;
+  g_assert_cmpint (prog->moe.local_experts, ==, 128);
+  SimCost *cost = sim_cost_new (c, NULL, &opts.cost);
+  double b, a;
+  fwd_gpu_split (cost, prog, &b, &a);
+  const double A = 25 * 15e-6 + 128 * (66.75e-6 + 38e-6), B = 45 * 15e-6;
+  double ef = sim_cost_moe_host_excess_s (cost, prog, PROG_PHASE_FORWARD);
+  g_test_message ("8K tokens, 128 local experts: host %.3f + %.3f ms, GPU %.3f + %.3f ms, "
+                  "excess %.3f ms", A * 1e3, B * 1e3, a * 1e3, b * 1e3, ef * 1e3);
+  g_assert_cmpfloat (A, >, a);
+  g_assert_cmpfloat (b, >, B);
+  g_assert_cmpfloat (fabs (ef - (A - a)), <, 1e-12);
+  g_assert_cmpfloat (ef, >, A + B - a - b + 1e-4);
+  sim_cost_free (cost);
+  plan_clear (&p);
 }
 
 static void
@@ -632,6 +719,7 @@ main (int argc, char **argv)
   g_test_add_func ("/moe-sim/a2a-topology", test_a2a_topology);
   g_test_add_func ("/moe-sim/host-costs", test_host_costs);
   g_test_add_func ("/moe-sim/host-excess", test_host_excess);
+  g_test_add_func ("/moe-sim/host-excess-split", test_host_excess_split);
   g_test_add_func ("/moe-sim/a2a-overlap", test_a2a_overlap);
   g_test_add_func ("/moe-sim/moe-recompute", test_moe_recompute);
   g_test_add_func ("/moe-sim/recompute-modules-program", test_recompute_modules_program);
