@@ -888,9 +888,11 @@ run_plan (RunCtx *c)
    * place yet: it reduces once per step, and the prediction it is compared with (made
    * from this plan below) does the same */
   c->plan.zero2_grad_sync = 0;
-  /* nor FSDP2's fp32 gradient accumulation pass (plan.h grad_accum_upcast), which the
-   * runner does not run: the prediction made from this plan leaves it out too */
+  /* nor FSDP2's fp32 gradient accumulation pass and its copies in and out of the
+   * collectives' buffers (plan.h grad_accum_upcast, zero3_copy_in_out), which the runner
+   * does not run: the prediction made from this plan leaves them out too */
   c->plan.grad_accum_upcast = 0;
+  c->plan.zero3_copy_in_out = 0;
   g_autoptr (ProgProgram) prog = prog_program_new (c->model, &c->plan, layout, &error);
   if (prog == NULL)
     return fail0 (c, CLI_EXIT_FAILURE, "%s", error->message);

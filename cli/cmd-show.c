@@ -640,6 +640,7 @@ show_framework (const char *name, gboolean json)
   ROW ("fsdp.zero2_grad_sync", s->zero2_grad_per_microbatch ? "per_microbatch" : "per_step");
   ROW ("fsdp.pp_grad_reduce", s->fsdp_pp_grad_after_stage ? "after_stage" : "per_bucket");
   ROW ("fsdp.grad_accumulation", s->fsdp_grad_accum_upcast ? "upcast_add" : "fused");
+  ROW ("fsdp.copy_in_out", s->fsdp_copy_in_out ? "yes" : "no");
   g_autofree char *fp8 = g_strdup_printf ("%s/%s/cast%g,compiled%g%s%s%s%s",
                                           fw_fp8_ops_name (s->fp8_ops),
                                           fw_scaling_name (s->fp8_scaling), s->fp8_cast_passes,

@@ -161,6 +161,9 @@ typedef struct {
                                          * batches (ZeRO-2 per step) are upcast to the
                                          * reduce dtype and added by a pass per micro-batch
                                          * and layer (FSDP2), not inside the GEMMs */
+  gboolean      fsdp_copy_in_out;       /* ZeRO-3: a gathered layer is copied out of the
+                                         * all-gather buffer and a gradient reduce-scatter's
+                                         * input copied in, on the compute stream (FSDP2) */
   gboolean      fsdp_rank_copies;       /* collectives on per-rank tensor lists, a copy
                                          * kernel per rank (else one flat buffer) */
   FwFp8Ops      fp8_ops;

@@ -254,6 +254,14 @@ typedef struct {
                                    * accumulate_unsharded_grad_if_needed); 0 accumulated
                                    * by the GEMMs (Megatron's gradient-accumulation
                                    * fusion); -1 the stack's */
+  int      zero3_copy_in_out;     /* ZeRO-3: 1 each layer gather is copied out of the
+                                   * all-gather buffer into the parameters, and each
+                                   * gradient reduce-scatter's input copied in (cast to the
+                                   * reduce dtype), on the compute stream (FSDP2's
+                                   * foreach_all_gather_copy_out and
+                                   * foreach_reduce_scatter_copy_in); 0 the collectives
+                                   * work on the parameters' own flat buffers; -1 the
+                                   * stack's */
   int      dp_given;             /* --dp as typed (checked against the derived dp); 0 = none */
 
   char *rank_order;              /* "tp-cp-ep-dp-pp" innermost first (Megatron default) */

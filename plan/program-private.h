@@ -54,6 +54,9 @@ typedef struct {
    * (plan.h grad_accum_upcast): per layer its first micro-batch's upcast block and the
    * later ones' accumulate block (NULL: not run) */
   guint32 *grad_accum_blk;
+  /* FSDP2's copies (plan.h zero3_copy_in_out): per layer the copy out of its gathered
+   * parameters and the copy into its gradient reduce-scatter's input (NULL: none) */
+  guint32 *copy_out_blk, *copy_in_blk;
   /* MoE (moe.experts > 0): the expert weights of each layer on this rank (0 for dense
    * layers), reduced over the expert data-parallel group instead of DP */
   PlanMoe moe;

@@ -386,16 +386,21 @@ gather_prefetched (Builder *bd, int layer)
 /* ZeRO-3 / FSDP parameter gather for one layer, prefetched: it may start once the
  * compute two layers back has finished (one gathered layer in flight ahead); without
  * prefetch (gather_prefetched) once the compute before it has. */
-static gint32
-param_gather (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 window_dep)
+static double
+layer_gather_bytes (Builder *bd, int layer)
 {
   /* FSDP float8 all-gather: the linear weights travel as 1-byte fp8, the rest (norms) in
    * the parameter dtype */
   const double pb = plan_precision_bytes (bd->plan->param_dtype);
   const double f8 = bd->layer_fp8_params_local[layer];
-  double bytes = (bd->layer_params_local[layer] - f8) * pb + f8 * 1.0;
-  return coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_ALL_GATHER, shard_axis (bd), bytes,
-               phase, mb, chunk, layer, window_dep, -1);
+  return (bd->layer_params_local[layer] - f8) * pb + f8 * 1.0;
+}
+
+static gint32
+param_gather (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 window_dep)
+{
+  return coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_ALL_GATHER, shard_axis (bd),
+               layer_gather_bytes (bd, layer), phase, mb, chunk, layer, window_dep, -1);
 }
 
 /* ZeRO-3 / FSDP of an MoE layer's experts: this rank's expert weights (split over ep and
@@ -607,8 +612,14 @@ forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain
 {
   gint32 ag = -1;
   if (zero3 (bd) && phase == PROG_PHASE_FORWARD)
-    ag = param_gather (bd, phase, mb, chunk, layer,
-                       gather_prefetched (bd, layer) ? ch->done[1] : ch->last_compute);
+    {
+      ag = param_gather (bd, phase, mb, chunk, layer,
+                         gather_prefetched (bd, layer) ? ch->done[1] : ch->last_compute);
+      /* FSDP2's pre-forward hook copies the gathered layer out of the all-gather buffer
+       * into its parameters on the compute stream, once the gather is done */
+      if (bd->copy_out_blk != NULL)
+        ag = compute (bd, bd->copy_out_blk[layer], mb, chunk, layer, ag, -1);
+    }
   else if (bd->param_ag_of_layer[layer] >= 0 && mb == 0 && phase == PROG_PHASE_FORWARD)
     ag = bd->param_ag_of_layer[layer];
   else if (phase == PROG_PHASE_RECOMPUTE)
@@ -677,6 +688,12 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
                                                                  : ch->last_compute);
     }
   ch->ag_layer = -1;
+  /* FSDP2's copy of the re-gathered layer out of the all-gather buffer, on the compute
+   * stream before the layer's recompute and backward; it waits for the gather as the
+   * recompute below does (the backward itself waits for `ag` in any case) */
+  if (bd->copy_out_blk != NULL && ag >= 0)
+    compute (bd, bd->copy_out_blk[layer], mb, chunk, layer,
+             !gather_prefetched (bd, layer) || gather_ahead (bd, layer) ? ag : -1, -1);
   /* the next layer of the chunk's backward (layer - 1), gathered now, before this layer's
    * reduce-scatter; its window is the same as when issued at its own turn (the compute
    * two layers before it, done[0] here) */
@@ -796,8 +813,13 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
       /* gradients of a sharded layer are reduce-scattered after every micro-batch (ZeRO-3,
        * and ZeRO-2 with sharded gradients: in the gradient dtype, over the DP group) */
       double bytes = bd->layer_params_local[layer] * bd->grad_bytes_per_param;
+      /* FSDP2 copies the layer's gradients into the reduce-scatter's input (cast to the
+       * reduce dtype) on the compute stream, then the reduce-scatter stream waits for it */
+      gint32 in = x;
+      if (bd->copy_in_blk != NULL && zero3 (bd))
+        in = compute (bd, bd->copy_in_blk[layer], mb, chunk, layer, after, -1);
       coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, shard_axis (bd), bytes,
-            PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1);
+            PROG_PHASE_BACKWARD, mb, chunk, layer, in, -1);
       if (moe)
         expert_grad_scatter (bd, mb, chunk, layer, x);
     }
@@ -1367,6 +1389,40 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
             }
         }
     }
+  /* FSDP2's copies (plan.h zero3_copy_in_out), in bytes read plus written: out of the
+   * all-gather buffer, the gathered bytes twice; into the reduce-scatter buffer, the bf16
+   * gradient read and written in the reduce dtype */
+  bd.copy_out_blk = bd.copy_in_blk = NULL;
+  if (plan->zero3_copy_in_out > 0
+      && (plan->sharding == PLAN_SHARD_ZERO3 || plan->sharding == PLAN_SHARD_HSDP))
+    {
+      bd.copy_out_blk = g_new (guint32, model->n_layers);
+      bd.copy_in_blk = g_new (guint32, model->n_layers);
+      double prev = -1;
+      for (guint64 l = 0; l < model->n_layers; l++)
+        {
+          double gathered = layer_gather_bytes (&bd, (int) l);
+          double params = bd.layer_params_local[l];
+          if (gathered != prev || l == 0 || params != bd.layer_params_local[l - 1])
+            {
+              g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+              prog_builder_elem (ops, "fsdp_copy", MODEL_OP_ELEMENTWISE,
+                                 (guint64) (2 * gathered), 0);
+              bd.copy_out_blk[l] = prog_builder_add_block (
+                &bd, PROG_BLOCK_GRAD_ACCUM, PROG_PHASE_FORWARD, "fsdp_copy_out", ops, 0);
+              prog_builder_elem (ops, "fsdp_copy", MODEL_OP_ELEMENTWISE,
+                                 (guint64) (params * (2 + bd.grad_bytes_per_param)), 0);
+              bd.copy_in_blk[l] = prog_builder_add_block (
+                &bd, PROG_BLOCK_GRAD_ACCUM, PROG_PHASE_BACKWARD, "fsdp_copy_in", ops, 0);
+              prev = gathered;
+            }
+          else
+            {
+              bd.copy_out_blk[l] = bd.copy_out_blk[l - 1];
+              bd.copy_in_blk[l] = bd.copy_in_blk[l - 1];
+            }
+        }
+    }
   /* Transformer Engine overlaps TP communication with the GEMMs in pieces; 4 pieces per
    * block (U: TE's userbuffers split ring exchanges per TP rank; we keep the count small
    * and fixed so the program stays compact). */
@@ -1414,6 +1470,8 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   g_free (bd.layer_expert_params_local);
   g_free (bd.layer_fp8_params_local);
   g_free (bd.grad_accum_blk);
+  g_free (bd.copy_out_blk);
+  g_free (bd.copy_in_blk);
   if (!ok)
     {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,

@@ -674,6 +674,10 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
     return roofline (c, 0.0, 0.0, (double) op->elements * 6.0);
   if (op->name != NULL && g_str_equal (op->name, "fsdp_grad_accum"))
     return roofline (c, 0.0, 0.0, (double) op->elements * 10.0);
+  /* FSDP2's copies out of the all-gather buffer and into the reduce-scatter's (plan.h
+   * zero3_copy_in_out): `elements` are the bytes read and written, one streaming pass */
+  if (op->name != NULL && g_str_equal (op->name, "fsdp_copy"))
+    return roofline (c, 0.0, 0.0, (double) op->elements);
   /* measured: the kind's bytes (topo_kernel_bytes) at its achieved rate, plus the launch;
    * the rate already holds whatever traffic the kernel really moves, so neither
    * mem_traffic_factor nor the roofline applies (sim/cost.h) */

@@ -166,6 +166,8 @@ typedef struct {
                                      backward (FwStack fsdp_pp_grad_after_stage) */
   gboolean grad_accum_upcast;     /* the stack accumulates unsharded gradients in fp32 by a
                                      pass per micro-batch (FwStack fsdp_grad_accum_upcast) */
+  gboolean zero3_copy_in_out;     /* the stack copies gathered parameters out and gradients
+                                     in on the compute stream (FwStack fsdp_copy_in_out) */
   /* MoE host-side costs (the stack's "moe" object): the host's own cost per kernel it
    * issues (the device's documented launch figure, before a stack replaces
    * launch_overhead_s with the GPU-side gap), whether a grouped GEMM of b experts is b

@@ -194,6 +194,8 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
     plan->pp_grad_after_stage = co != NULL && co->pp_grad_after_stage;
   if (plan->grad_accum_upcast < 0)
     plan->grad_accum_upcast = co != NULL && co->grad_accum_upcast;
+  if (plan->zero3_copy_in_out < 0)
+    plan->zero3_copy_in_out = co != NULL && co->zero3_copy_in_out;
 }
 
 SimPrediction *

@@ -269,6 +269,8 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, gboolean compute_on
     reduced.pp_grad_after_stage = s->spec.sim.cost.pp_grad_after_stage;
   if (reduced.grad_accum_upcast < 0)
     reduced.grad_accum_upcast = s->spec.sim.cost.grad_accum_upcast;
+  if (reduced.zero3_copy_in_out < 0)
+    reduced.zero3_copy_in_out = s->spec.sim.cost.zero3_copy_in_out;
   /* 3 micro-batches (first, middle, last); the interleaved tables need a whole group,
    * except for the coarse bound, which uses only what every micro-batch repeats (its
    * compute, TP and CP tasks, the bridges inside a unit) and the forward of the first and

@@ -102,6 +102,8 @@ test_semantics (void)
   g_assert_true (tt->tp_grad_rs_after_block);
   g_assert_true (tt->fsdp_grad_accum_upcast);   /* FSDP2's post-backward fp32 sum */
   g_assert_false (mc->fsdp_grad_accum_upcast);  /* gradient-accumulation fusion */
+  g_assert_true (tt->fsdp_copy_in_out);         /* FSDP2's copy-out / copy-in */
+  g_assert_false (mc->fsdp_copy_in_out);
   g_assert_false (mc->fsdp_pp_grad_after_stage);
   g_assert_false (mc->tp_grad_rs_after_block);
   g_autoptr (GError) zerr = NULL;

@@ -1142,6 +1142,75 @@ test_grad_accum_upcast (void)
   g_assert_cmpint (up + acc, ==, 0);
 }
 
+/* FSDP2's copies around its collectives (plan.h zero3_copy_in_out): uniform-8 under ZeRO-3
+ * on 2 ranks, one micro-batch, no recompute. A layer holds 12,847,104 parameters, gathered
+ * in bf16: 25,694,208 B; the copy out of the all-gather buffer reads and writes them,
+ * 51,388,416 B, once after the forward's gather and once before the backward's (2 x 8
+ * tasks); the copy into the reduce-scatter reads the bf16 gradients and writes fp32 (the
+ * plan's gradient dtype), 12,847,104 x 6 = 77,082,624 B, once per layer (8 tasks), and
+ * that reduce-scatter waits for it. The flag off: no copies, and the step is shorter. */
+static void
+fsdp_copies (int flag, int *out, int *in, int *rs_after_copy, double *step)
+{
+  Case c;
+  case_init (&c, NULL);
+  c.plan.world_size = 2;
+  c.plan.global_batch = 2;
+  c.plan.seq_length = 2048;
+  c.plan.sharding = PLAN_SHARD_ZERO3;
+  c.plan.zero3_copy_in_out = flag;
+  g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+  const ProgProgram *pg = p->program;
+  *out = *in = *rs_after_copy = 0;
+  for (guint i = 0; i < pg->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (pg, i);
+      if (t->kind == PROG_TASK_COLL && t->comm == PROG_COMM_DP
+          && t->coll == PLAN_COLL_REDUCE_SCATTER && t->layer >= 0)
+        {
+          g_assert_cmpuint (t->n_deps, ==, 1);
+          const ProgTask *d = prog_task (pg, prog_task_deps (pg, t)[0]);
+          if (d->kind == PROG_TASK_COMPUTE
+              && g_str_equal (prog_block (pg, d->block)->name, "fsdp_copy_in"))
+            (*rs_after_copy)++;
+        }
+      if (t->kind != PROG_TASK_COMPUTE)
+        continue;
+      const ProgBlock *blk = prog_block (pg, t->block);
+      if (blk->kind != PROG_BLOCK_GRAD_ACCUM)
+        continue;
+      const ModelOp *op = &g_array_index (pg->ops, ModelOp, blk->first_op);
+      g_assert_cmpstr (op->name, ==, "fsdp_copy");
+      if (g_str_equal (blk->name, "fsdp_copy_out"))
+        {
+          g_assert_cmpuint (op->elements, ==, 51388416);
+          (*out)++;
+        }
+      else
+        {
+          g_assert_cmpstr (blk->name, ==, "fsdp_copy_in");
+          g_assert_cmpuint (op->elements, ==, 77082624);
+          (*in)++;
+        }
+    }
+  *step = p->result->step_time_s;
+  case_clear (&c);
+}
+
+static void
+test_zero3_copy_in_out (void)
+{
+  int out, in, rs;
+  double with, without;
+  fsdp_copies (1, &out, &in, &rs, &with);
+  g_assert_cmpint (out, ==, 16);
+  g_assert_cmpint (in, ==, 8);
+  g_assert_cmpint (rs, ==, 8);
+  fsdp_copies (0, &out, &in, &rs, &without);
+  g_assert_cmpint (out + in + rs, ==, 0);
+  g_assert_cmpfloat (with, >, without);
+}
+
 /* sim_plan_apply_stack: every stack-dependent field the plan leaves unset (-1 from
  * plan_init_defaults) takes the stack's figure, a field the plan sets is kept, and with
  * no options (NULL) the unset fields take "none of it" (0). `tandem run` builds its step
@@ -1164,6 +1233,7 @@ test_plan_apply_stack (void)
   co.tp_grad_rs_whole = TRUE;
   co.pp_grad_after_stage = TRUE;
   co.grad_accum_upcast = TRUE;
+  co.zero3_copy_in_out = TRUE;
   p.zero3_rank_copies = 0;            /* set by the plan: kept */
   sim_plan_apply_stack (&p, &co);
   g_assert_cmpfloat (p.zero3_prefetch_params, ==, 5e8);
@@ -1176,6 +1246,7 @@ test_plan_apply_stack (void)
   g_assert_cmpint (p.tp_grad_rs_whole, ==, 1);
   g_assert_cmpint (p.pp_grad_after_stage, ==, 1);
   g_assert_cmpint (p.grad_accum_upcast, ==, 1);
+  g_assert_cmpint (p.zero3_copy_in_out, ==, 1);
   plan_clear (&p);
 
   Plan q;
@@ -1190,6 +1261,7 @@ test_plan_apply_stack (void)
   g_assert_cmpint (q.tp_grad_rs_whole, ==, 0);
   g_assert_cmpint (q.pp_grad_after_stage, ==, 0);
   g_assert_cmpint (q.grad_accum_upcast, ==, 0);
+  g_assert_cmpint (q.zero3_copy_in_out, ==, 0);
   plan_clear (&q);
 }
 
@@ -1218,6 +1290,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/tp-grad-rs-whole", test_tp_grad_rs_whole);
   g_test_add_func ("/sim/simulate/pp-grad-after-stage", test_pp_grad_after_stage);
   g_test_add_func ("/sim/simulate/grad-accum-upcast", test_grad_accum_upcast);
+  g_test_add_func ("/sim/simulate/zero3-copy-in-out", test_zero3_copy_in_out);
   g_test_add_func ("/sim/simulate/plan-apply-stack", test_plan_apply_stack);
   return g_test_run ();
 }
