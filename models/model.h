@@ -348,6 +348,10 @@ typedef struct {
   /* ATTENTION: the share of fwd_flops that runs in kernels without the causal mask (ring
    * context parallelism's off-diagonal blocks, plan/program-blocks.c); 0: all causal */
   double      noncausal_share;
+  /* ATTENTION: the query length one kernel call runs at (the sequence; a ring step's s/c
+   * block; an all-gathered K/V chunk's s/2c queries), which sets its efficiency
+   * (sim/cost-compute.c); 0: s_kv */
+  guint64     kernel_s;
   guint64     weight_params;    /* parameters owned by this op */
   /* how tensor parallelism splits it: 'c' column (n split), 'r' row (k split),
    * 'h' heads split, 'v' vocab split, 'n' none (replicated, or split by SP) */

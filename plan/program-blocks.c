@@ -74,6 +74,15 @@ attention (Builder *bd, GArray *ops, const char *name, double factor, guint64 he
    * the same FLOPs: (c - 1) / c of them run unmasked. */
   if (bd->c > 1 && bd->plan->cp_comm == PLAN_CP_P2P && s_q < s_kv)
     op.noncausal_share = (double) (bd->c - 1) / (double) bd->c;
+  /* The length one kernel call runs at (whatever chunks the program splits blocks in):
+   * a ring step's s/c block; with K/V all-gathered the rank's queries go as its two
+   * load-balanced chunks of s/2c, each against the keys before it (Llama 3 paper Sec.
+   * 3.3.2; Transformer Engine AttnFuncWithCPAndKVAllGather); Ulysses and no CP: s. */
+  op.kernel_s = bd->s;
+  if (bd->c > 1 && bd->plan->cp_comm == PLAN_CP_P2P)
+    op.kernel_s = bd->s / bd->c;
+  else if (bd->c > 1 && bd->plan->cp_comm == PLAN_CP_ALLGATHER)
+    op.kernel_s = MAX (bd->s / (2 * bd->c), 1);
   op.head_dim_v = model_spec_is_mla (bd->m) ? bd->m->v_head_dim : op.head_dim;
   /* QK^T 2 s_q s_kv d, AV 2 s_q s_kv d_v per sequence and head (d_v = d but for MLA) */
   op.fwd_flops_full = 2.0 * op.b * heads * s_q * s_kv * (double) (op.head_dim + op.head_dim_v);

@@ -545,6 +545,21 @@ noncausal_gain (const SimCost *c, double s)
   return g[i] + (g[i + 1] - g[i]) * (x - i);
 }
 
+/* The causal kernel's FLOP rate at s tokens over its rate at the length the fitted
+ * efficiency holds: the stack's figures at 512 .. 16K (SimCostOptions attn_len_*),
+ * linear in log2 s between them and held outside; 1 without figures. */
+static double
+length_factor (const SimCost *c, double s, gboolean backward)
+{
+  const double *g = backward ? c->opts.attn_len_bwd : c->opts.attn_len_fwd;
+  for (int i = 0; i < 6; i++)
+    if (!(g[i] > 0))
+      return 1.0;
+  const double x = CLAMP (log2 (MAX (s, 1.0)) - 9.0, 0.0, 5.0);   /* 512 = 0, 16K = 5 */
+  const int i = MIN ((int) x, 4);
+  return g[i] + (g[i + 1] - g[i]) * (x - i);
+}
+
 static double
 attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
 {
@@ -573,11 +588,15 @@ attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward
   const double bytes = elements * topo_dtype_bytes (d);
   double eff = (backward ? c->opts.attn_bwd_efficiency : c->opts.attn_fwd_efficiency)
                * c->attn_scale[d];
-  /* the fitted efficiency is the causal kernel's; ring attention runs a share of the
-   * FLOPs unmasked (ModelOp noncausal_share), each block as long as the rank's queries */
+  /* the fitted efficiency is the causal kernel's at the fit's length; at the length one
+   * call runs (ModelOp kernel_s) it has the stack's curve, and ring attention runs a
+   * share of the FLOPs unmasked (ModelOp noncausal_share), each block that long */
+  const double len = op->kernel_s > 0 ? (double) op->kernel_s : (double) op->s_kv;
+  if (op->causal)
+    eff *= length_factor (c, len, backward);
   const double sh = op->causal ? op->noncausal_share : 0.0;
   if (sh > 0)
-    eff /= (1.0 - sh) + sh / noncausal_gain (c, (double) op->s_q);
+    eff /= (1.0 - sh) + sh / noncausal_gain (c, op->kernel_s > 0 ? len : (double) op->s_q);
   const double mma = roofline (c, flops, c->peak_flops[d] * eff, bytes);
   return MAX (mma, attention_exp_s (c, op));
 }

@@ -157,7 +157,8 @@ static const CalibRow calib_rows[] = {
 
 /* Attention kernel efficiency as a fraction of the device's BF16 MAMF (gemm_efficiency
  * before calibration), by architecture and the stack's kernel class (frameworks/stack.h).
- *   fitted: Hopper cuDNN fused (TE) on the H100 Megatron-Core / NeMo / Llama rows,
+ *   fitted: Hopper cuDNN fused (TE) on the H100 Megatron-Core / NeMo / Llama rows, at
+ *     the 4K kernels they run (ATTN_LEN_* below carry it to other lengths),
  *     0.4235 / 0.315 of peak = 0.527 / 0.392 of the 0.803 MAMF; Ampere FlashAttention-2
  *     on the A100 llm-foundry / torchtitan rows, 0.418 / 0.2871 of peak = 0.481 / 0.330
  *     of the 0.869 MAMF. Bounds: at least 0.3 of peak forward, 0.25 backward.
@@ -188,6 +189,55 @@ static void
 set_noncausal_gain (SimCostOptions *o, const double *gain)
 {
   memcpy (o->attn_noncausal_gain, gain, sizeof o->attn_noncausal_gain);
+}
+
+/* The kernel's FLOP rate by length. Shah et al. 2024 (FlashAttention-3, arXiv 2407.08608)
+ * Fig. 5 and 6, H100 SXM5, BF16, head dim 128, 16K tokens per call (batch x length), at
+ * 512, 1K, 2K, 4K, 8K and 16K tokens, TFLOP/s (V, the figure's bar labels):
+ *   forward, causal (Fig. 5e): cuDNN 315 410 484 518 529 539; FlashAttention-3 292 423
+ *     521 579 602 616; FlashAttention-2 191 260 298 319 333 335; Triton 146 273 323 353
+ *     369 378;
+ *   forward, no mask (Fig. 5b): cuDNN 497 574 617 609 600 595; FA3 467 565 625 638 646
+ *     648; FA2 309 350 362 368 370 370;
+ *   backward, no mask (Fig. 6b): cuDNN 305 408 465 499 518 516; FA3 316 424 501 542 559
+ *     561; FA2 214 260 291 310 318 322 (no Triton, no causal panel).
+ * The causal backward is the figure's backward over the forward's no-mask gain at the
+ * same length (D: the backward walks the same blocks, and the masked diagonal costs it
+ * what it costs the forward; the NONCAUSAL_GAIN assumption): cuDNN 193.3 291.4 364.8
+ * 424.4 456.7 467.4 (305 x 315 / 497, ...); FA3 197.6 317.4 417.6 491.9 520.9 533.3;
+ * FA2 132.3 193.1 239.6 268.7 286.2 291.5. Triton's backward takes FA2's shape (U).
+ * What rises with length is the causal kernel's: its masked diagonal blocks are a
+ * smaller share of a longer row (without the mask the rates are flat from 2K on). Held
+ * flat outside 512..16K (no published point beyond; a longer kernel has an even smaller
+ * diagonal share, so this is the conservative side).
+ * Normalisation: the Hopper cuDNN figures below were fitted on H100 dev rows that run the
+ * kernel at 4K: 17 of the 24 (Megatron-Core benchmark and NeMo rows at 4K, NeMo's Llama 3
+ * at 8K in CP2 ring blocks of 4K, Llama 3's 128K in all-gathered chunks of 4K), 4 at 2K,
+ * 2 at 8K; weighted by how much each row's prediction moves with the attention
+ * efficiency, the geometric mean length is 4.5K. So cuDNN, FlashAttention-3 and XLA
+ * (cuDNN's kernels on GPU) take their curve over the 4K point. FlashAttention-2 and
+ * Triton take theirs over the 16K point: their ratios to cuDNN (FA2_OVER_FA3 below) were
+ * read at 8-16K, so they keep them there and lose with shorter kernels. */
+static const double ATTN_LEN_FWD_CUDNN[6] = { 315.0 / 518, 410.0 / 518, 484.0 / 518, 1.0,
+                                              529.0 / 518, 539.0 / 518 };
+static const double ATTN_LEN_BWD_CUDNN[6] = { 193.3 / 424.4, 291.4 / 424.4, 364.8 / 424.4, 1.0,
+                                              456.7 / 424.4, 467.4 / 424.4 };
+static const double ATTN_LEN_FWD_FA3[6] = { 292.0 / 579, 423.0 / 579, 521.0 / 579, 1.0,
+                                            602.0 / 579, 616.0 / 579 };
+static const double ATTN_LEN_BWD_FA3[6] = { 197.6 / 491.9, 317.4 / 491.9, 417.6 / 491.9, 1.0,
+                                            520.9 / 491.9, 533.3 / 491.9 };
+static const double ATTN_LEN_FWD_FA2[6] = { 191.0 / 335, 260.0 / 335, 298.0 / 335,
+                                            319.0 / 335, 333.0 / 335, 1.0 };
+static const double ATTN_LEN_BWD_FA2[6] = { 132.3 / 291.5, 193.1 / 291.5, 239.6 / 291.5,
+                                            268.7 / 291.5, 286.2 / 291.5, 1.0 };
+static const double ATTN_LEN_FWD_TRITON[6] = { 146.0 / 378, 273.0 / 378, 323.0 / 378,
+                                               353.0 / 378, 369.0 / 378, 1.0 };
+
+static void
+set_len_curve (SimCostOptions *o, const double *fwd, const double *bwd)
+{
+  memcpy (o->attn_len_fwd, fwd, sizeof o->attn_len_fwd);
+  memcpy (o->attn_len_bwd, bwd, sizeof o->attn_len_bwd);
 }
 
 #define FA2_OVER_FA3_FWD 0.58
@@ -307,6 +357,17 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
       o->gdn_bwd_efficiency = (arch == ARCH_AMPERE ? AMPERE_FA2_BWD
                                                    : HOPPER_CUDNN_BWD * FA2_OVER_FA3_BWD) * mamf;
     }
+  /* the kernel's rate by length: measured on Hopper; Blackwell borrows it with Hopper's
+   * fractions (extrapolated); Ampere's FA2 fit stays flat (the figure is an H100's) */
+  if (arch == ARCH_HOPPER || arch == ARCH_BLACKWELL)
+    switch (stack->attention)
+      {
+      case FW_ATTN_FLASH3: set_len_curve (o, ATTN_LEN_FWD_FA3, ATTN_LEN_BWD_FA3); break;
+      case FW_ATTN_FLASH2: set_len_curve (o, ATTN_LEN_FWD_FA2, ATTN_LEN_BWD_FA2); break;
+      case FW_ATTN_TRITON: set_len_curve (o, ATTN_LEN_FWD_TRITON, ATTN_LEN_BWD_FA2); break;
+      case FW_ATTN_UNFUSED: break;
+      default: set_len_curve (o, ATTN_LEN_FWD_CUDNN, ATTN_LEN_BWD_CUDNN); break;
+      }
   switch (stack->attention)
     {
     case FW_ATTN_CUDNN: set_noncausal_gain (o, NONCAUSAL_GAIN_CUDNN); break;

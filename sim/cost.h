@@ -119,6 +119,11 @@ typedef struct {
   double   attn_noncausal_gain[3]; /* the kernel without the causal mask over the causal
                                      one, FLOP rate, at 4K, 8K and 16K tokens (the stack's
                                      kernel class; cost.c); {0} = no gain */
+  double   attn_len_fwd[6];       /* the causal kernel's FLOP rate at 512, 1K, 2K, 4K, 8K
+                                     and 16K tokens (ModelOp kernel_s) over its rate at
+                                     the length the efficiencies above hold (the stack's
+                                     kernel class; cost.c), held flat outside; {0} = flat */
+  double   attn_len_bwd[6];       /* the same for the backward */
   double   gdn_fwd_efficiency;    /* chunked gated delta rule (flash-linear-attention's
                                      Triton kernels) forward, fraction of peak: the
                                      attention figure of the Triton / FA2 class */

@@ -212,10 +212,12 @@ test_cost_reads_stack (void)
 
   /* Attention of llama3-8b shape, one sequence of 8192, 32 heads of 128: forward FLOPs
    * 4 x 8192^2 x 32 x 128 / 2 (causal) = 549.8 GFLOP, compute-bound at any efficiency
-   * here, so time = flops / (peak x eff) + launch. */
+   * here, so time = flops / (peak x eff) + launch; the kernel taken at 4K, the length at
+   * which the fitted figure holds (sim/cost.c ATTN_LEN_*). */
   ModelOp op = { 0 };
   op.kind = MODEL_OP_ATTENTION;
   op.b = 1, op.s_q = op.s_kv = 8192, op.heads = op.kv_heads = 32, op.head_dim = 128;
+  op.kernel_s = 4096;
   op.causal = TRUE;
   op.fwd_flops = 4.0 * 8192.0 * 8192.0 * 32 * 128 / 2;
   g_autoptr (SimCost) c = sim_cost_new (cl, NULL, &om);

@@ -823,6 +823,38 @@ test_cuda_graphs (Fixture *f, gconstpointer data)
     }
 }
 
+/* The length one attention kernel call runs at (ModelOp kernel_s), which sets its
+ * efficiency (sim/cost.c ATTN_LEN_*): Llama 3 8B, 32768 tokens over cp 4: a ring step's
+ * block s/c = 8192 (p2p), an all-gathered chunk's s/2c = 4096 queries (two load-balanced
+ * chunks per rank), Ulysses' whole sequence 32768; without CP the sequence. */
+static guint64
+attn_kernel_s (Fixture *f, const char *flags)
+{
+  g_autoptr (ProgProgram) p = program_of (f, flags);
+  for (guint i = 0; i < p->ops->len; i++)
+    {
+      const ModelOp *op = &g_array_index (p->ops, ModelOp, i);
+      if (op->kind == MODEL_OP_ATTENTION)
+        return op->kernel_s;
+    }
+  g_assert_not_reached ();
+  return 0;
+}
+
+static void
+test_attention_kernel_length (Fixture *f, gconstpointer data)
+{
+  const char *base = "--gpus 8 --seq-length 32768 --micro-batch-size 1 --global-batch-size 8";
+  g_autofree char *p2p = g_strdup_printf ("%s --context-parallel-size 4 --cp-comm-type p2p", base);
+  g_autofree char *ag = g_strdup_printf ("%s --context-parallel-size 4 --cp-comm-type all_gather",
+                                         base);
+  g_autofree char *a2a = g_strdup_printf ("%s --context-parallel-size 4 --cp-comm-type a2a", base);
+  g_assert_cmpuint (attn_kernel_s (f, p2p), ==, 8192);
+  g_assert_cmpuint (attn_kernel_s (f, ag), ==, 4096);
+  g_assert_cmpuint (attn_kernel_s (f, a2a), ==, 32768);
+  g_assert_cmpuint (attn_kernel_s (f, base), ==, 32768);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -842,5 +874,6 @@ main (int argc, char **argv)
   ADD ("gdn", test_gdn);
   ADD ("cuda-graphs", test_cuda_graphs);
   ADD ("selective-op", test_selective_op);
+  ADD ("attention-kernel-length", test_attention_kernel_length);
   return g_test_run ();
 }

@@ -460,6 +460,79 @@ test_attention_ring (Fixture *f, gconstpointer data)
               op.fwd_flops / (989.4e12 * 0.60) + 4e-6, 1e-12);
 }
 
+/* The attention kernel's rate by length (sim/cost.c ATTN_LEN_*, FlashAttention-3 paper
+ * Fig. 5-6). The megatron-core stack on H100 (cuDNN class): the fitted 0.4235 / 0.315 of
+ * 989.4e12 hold at 4K; 1 us per kernel (the stack's figure). The Llama 3 8B core at 8192
+ * queries, forward 5.49756e11 FLOPs: at 4K 5.49756e11 / (989.4e12 x 0.4235) = 1.31202 ms
+ * + 1 us; the exps (0.278 ms) and the bytes (55.6 us) stay below in every case here.
+ *   kernel_s 16384: x 539/518 (Fig. 5e, causal cuDNN 16K over 4K) -> 1.26090 ms + 1 us;
+ *   kernel_s 2048: x 484/518 -> 1.40418 ms + 1 us;
+ *   kernel_s 6144: log2 = 12.585, 0.585 of the way from 4K to 8K:
+ *     x (1 + 0.58496 x (529/518 - 1)) = x 1.012422;
+ *   kernel_s 131072 and 256: held at 16K's (539/518) and 512's (315/518).
+ *   backward (2.5x the FLOPs at 0.315), kernel_s 16384: x (516 x 539/595) / (499 x 518/609)
+ *     = 467.4 / 424.4 (the no-mask backward over the forward's no-mask gain):
+ *     1.37439e12 / (989.4e12 x 0.315 x 1.101320) = 4.00403 ms + 1 us.
+ *   ring at kernel_s 16384, 7/8 unmasked: the causal 16K rate, 7/8 of the FLOPs at the
+ *     unmasked one (x 595/539): x (1/8 + 7/8 x 539/595).
+ *   kernel_s 0: the kernel's s_kv (8192): x 529/518.
+ * torchtitan (FlashAttention-2 class, 0.58 of cuDNN forward, 4 us per kernel): the
+ * curve over 16K, so 1 at 16K and beyond, x 319/335 at 4K. */
+static void
+test_attention_length (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
+  g_assert_no_error (error);
+  g_autoptr (FwStack) tt = fw_stack_load_preset ("torchtitan", &error);
+  g_assert_no_error (error);
+  SimCostOptions o;
+  sim_cost_options_init_stack (&o, f->h100, mc);
+  g_autoptr (SimCost) c = sim_cost_new (f->h100, NULL, &o);
+  ModelOp op = llama3_8b_attn_core ();
+  const double base = op.fwd_flops / (989.4e12 * 0.4235);
+  op.kernel_s = 4096;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), base + 1e-6, 1e-9);
+  assert_rel (base, 1.31202e-3, 1e-4);
+  op.kernel_s = 16384;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), base * 518.0 / 539.0 + 1e-6, 1e-9);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 1.26190e-3, 1e-4);
+  op.kernel_s = 2048;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 1.40518e-3, 1e-4);
+  op.kernel_s = 6144;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), base / 1.012422 + 1e-6, 1e-6);
+  op.kernel_s = 131072;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), base * 518.0 / 539.0 + 1e-6, 1e-9);
+  op.kernel_s = 256;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), base * 518.0 / 315.0 + 1e-6, 1e-9);
+  op.kernel_s = 0;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), base * 518.0 / 529.0 + 1e-6, 1e-9);
+
+  ModelOp bwd = op;
+  bwd.kernel_s = 16384;
+  bwd.fwd_flops *= 2.5;
+  assert_rel (sim_cost_op_s (c, &bwd, TOPO_DTYPE_BF16, TRUE),
+              bwd.fwd_flops / (989.4e12 * 0.315) * 424.4 / 467.4 + 1e-6, 1e-9);
+  assert_rel (sim_cost_op_s (c, &bwd, TOPO_DTYPE_BF16, TRUE), 4.00503e-3, 1e-4);
+
+  op.kernel_s = 16384;
+  op.noncausal_share = 7.0 / 8.0;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
+              base * 518.0 / 539.0 * (0.125 + 0.875 * 539.0 / 595.0) + 1e-6, 1e-9);
+
+  SimCostOptions ot;
+  sim_cost_options_init_stack (&ot, f->h100, tt);
+  g_autoptr (SimCost) ct = sim_cost_new (f->h100, NULL, &ot);
+  ModelOp fa2 = llama3_8b_attn_core ();
+  const double base2 = fa2.fwd_flops / (989.4e12 * 0.4235 * 0.58);
+  fa2.kernel_s = 16384;
+  assert_rel (sim_cost_op_s (ct, &fa2, TOPO_DTYPE_BF16, FALSE), base2 + 4e-6, 1e-9);
+  fa2.kernel_s = 131072;
+  assert_rel (sim_cost_op_s (ct, &fa2, TOPO_DTYPE_BF16, FALSE), base2 + 4e-6, 1e-9);
+  fa2.kernel_s = 4096;
+  assert_rel (sim_cost_op_s (ct, &fa2, TOPO_DTYPE_BF16, FALSE), base2 * 335.0 / 319.0 + 4e-6, 1e-9);
+}
+
 /* The chunked gated delta rule of one Qwen3-Next GDN layer, one sequence of 4096: 32
  * value heads (16 key heads), d_k = d_v = 128, chunks of 64. FLOPs forward 4096 x
  * model_spec_gdn_core_flops = 4096 x 32 x (6 x 128^2 + 2 x 64 x 640 + 64^2 / 3) =
@@ -980,6 +1053,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/attention-unfused", test_attention_unfused);
   ADD ("/sim/cost/attention-exp", test_attention_exp);
   ADD ("/sim/cost/attention-ring", test_attention_ring);
+  ADD ("/sim/cost/attention-length", test_attention_length);
   ADD ("/sim/cost/memory-bound", test_memory_bound);
   ADD ("/sim/cost/defaults-a100", test_defaults_a100);
   ADD ("/sim/cost/monotonic-bytes", test_monotonic_bytes);
