@@ -537,8 +537,9 @@ test_issue_plan_steady (void)
           g_assert_cmpint (mr, <=, 128);
           g_assert_cmpint ((256 - mr) % 11, ==, 0);
           g_assert_cmpint (fast->result->steady_periods, ==, (256 - mr) / 11);
-          /* 11 micro-batches of about 0.2885 s each */
-          g_assert_cmpfloat_with_epsilon (fast->result->steady_period_s / 11, 0.2885, 0.001);
+          /* 11 micro-batches of about 0.2871 s each (0.2885 s before the attention
+           * kernel's rate at its 8K length, sim/cost.c ATTN_LEN_*) */
+          g_assert_cmpfloat_with_epsilon (fast->result->steady_period_s / 11, 0.2871, 0.001);
         }
       plan_clear (&plan);
     }
