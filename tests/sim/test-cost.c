@@ -749,8 +749,9 @@ test_defaults_a100 (Fixture *f, gconstpointer data)
   assert_rel (sim_cost_gemm_efficiency (c, 4096, 4096, 4096, TOPO_DTYPE_BF16), 0.79898, 1e-4);
 
   /* Calibrated (sim_cost_options_init): Ampere's comm-compute slowdown is not fitted but
-   * the documented default, the same 0.10 the documented init gives; Hopper keeps its
-   * fitted 0.00175. No Ampere knob ends on a bound (the slowdown's is 0.15). */
+   * the documented default, the same 0.10 the documented init gives; Hopper's fit ends
+   * on the lower bound 0 (flat from 0.00175 down: sim/cost.c calib_rows). No Ampere knob
+   * ends on a bound (the slowdown's is 0.15). */
   SimCostOptions cal;
   sim_cost_options_init (&cal, selene);
   assert_rel (cal.comm_compute_slowdown, o.comm_compute_slowdown, 1e-12);
@@ -759,10 +760,12 @@ test_defaults_a100 (Fixture *f, gconstpointer data)
   g_autoptr (TopoCluster) h100 = topo_cluster_load_preset ("h100-24k", &error);
   g_assert_no_error (error);
   sim_cost_options_init (&cal, h100);
-  assert_rel (cal.comm_compute_slowdown, 0.00175, 1e-12);
+  g_assert_cmpfloat (cal.comm_compute_slowdown, ==, 0.0);
   g_auto (GStrv) at = sim_cost_knobs_at_bound (h100);
   g_assert_nonnull (at);
-  g_assert_cmpuint (g_strv_length (at), ==, 2);   /* mem_traffic_factor 3, small_k_half 32 */
+  /* mem_traffic_factor 3, comm_compute_slowdown 0, small_k_half 32 */
+  g_assert_cmpuint (g_strv_length (at), ==, 3);
+  g_assert_cmpstr (at[1], ==, "comm_compute_slowdown=0 (bound 0)");
 }
 
 /* ---- monotonic sanity ---------------------------------------------------------------- */
