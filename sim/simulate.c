@@ -1442,7 +1442,7 @@ sim_simulate_watched (const ProgProgram *prog, int max_multiple, SimSteadyProbe 
       if (c == 0)
         continue;
       tries++;
-      res = probe (c, need, data, error);
+      res = probe (c, need, sixteenth / 16.0, data, error);
       if (res != NULL)
         {
           /* what was simulated: the shorter step and the whole step up to here */

@@ -98,10 +98,12 @@ SimResult *sim_simulate_extended (const ProgProgram *prog, int extra_mb, int per
 /* The whole step of `prog` (1F1B), as sim_simulate gives it, looked at on the way for a
  * period of c <= max_multiple micro-batches (simulate.c): where one shows, `probe` is
  * called with c and the micro-batches a shorter step needs to hold the settled stretch
- * (`need_mb`); the result it returns (the steady-state path's, of the whole step) ends the
+ * (`need_mb`), and the fraction of the first stage's units done (`done`: what is left of
+ * the whole step is about 1 - done of its events); the result it returns (the
+ * steady-state path's, of the whole step) ends the
  * simulation and is returned; NULL lets it run on (with *error set: fails). At most two
  * calls. */
-typedef SimResult *(*SimSteadyProbe) (int cyclicity, int need_mb, gpointer data,
+typedef SimResult *(*SimSteadyProbe) (int cyclicity, int need_mb, double done, gpointer data,
                                       GError **error);
 SimResult *sim_simulate_watched (const ProgProgram *prog, int max_multiple,
                                  SimSteadyProbe probe, gpointer data,
