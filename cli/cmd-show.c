@@ -606,6 +606,10 @@ show_framework (const char *name, gboolean json)
   ROW ("async_tp", fw_avail_name (s->async_tp));
   ROW ("tp_grad_reduce_scatter", s->tp_grad_rs_after_block ? "after_block" : "overlapped");
   ROW ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
+  g_autofree char *opt_b = s->optimizer_bytes_per_param > 0
+                             ? g_strdup_printf ("%g B", s->optimizer_bytes_per_param)
+                             : g_strdup ("fused");
+  ROW ("optimizer_bytes_per_param", opt_b);
   ROW ("moe_shared_expert_overlap", fw_avail_name (s->moe_shared_expert_overlap));
   ROW ("moe.dispatch_host_sync", s->moe_dispatch_host_sync ? "yes" : "no");
   ROW ("moe.grouped_gemm_launches", s->moe_grouped_gemm_per_expert ? "per_expert" : "one");

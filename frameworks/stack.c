@@ -144,7 +144,7 @@ get_obj (JsonObject *obj, const char *key, const Where *w, GError **error, gbool
 
 static const char *const top_keys[] = {
   "name", "description", "attention", "fusion", "compile", "kernel_overhead_us", "tp_comm_overlap",
-  "async_tp", "tp_grad_reduce_scatter", "moe_shared_expert_overlap", "grad_reduce_dtype", "fsdp", "fp8", "defaults",
+  "async_tp", "tp_grad_reduce_scatter", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "fsdp", "fp8", "defaults",
   "moe", "sources", NULL,
 };
 static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under_pp",
@@ -293,6 +293,9 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   if (!get_enum (o, "grad_reduce_dtype", grad_names, &e, FALSE, &w, error))
     return NULL;
   s->grad_reduce_bf16 = e == 1;
+  if (!get_num (o, "optimizer_bytes_per_param", 0, 1000, &s->optimizer_bytes_per_param, FALSE,
+                &w, error))
+    return NULL;
   (void) grad;
 
   gboolean ok;
@@ -627,6 +630,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   S ("tp_grad_reduce_scatter", tp_grad_rs_names[s->tp_grad_rs_after_block ? 1 : 0]);
   S ("moe_shared_expert_overlap", fw_avail_name (s->moe_shared_expert_overlap));
   S ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
+  D ("optimizer_bytes_per_param", s->optimizer_bytes_per_param);
   json_builder_set_member_name (b, "moe");
   json_builder_begin_object (b);
   B ("dispatch_host_sync", s->moe_dispatch_host_sync);

@@ -137,6 +137,9 @@ typedef struct {
   FwMoeHostOps  moe_host_ops;           /* host ops one MoE layer issues ("moe.host_ops";
                                          * all 0: not stated) */
   gboolean      grad_reduce_bf16;       /* DP gradients reduced in bf16 (else fp32) */
+  double        optimizer_bytes_per_param; /* HBM bytes the AdamW step moves per parameter
+                                         * as the stack runs it; 0 = not stated (the
+                                         * cost model's fused figure) */
   gboolean      fsdp_reshard_after_forward; /* ZeRO-3 params dropped after each forward */
   gboolean      fsdp_reshard_under_pp;  /* ... also between micro-batches under PP */
   gboolean      hsdp;                   /* offers shard group x replica (HSDP) */

@@ -796,7 +796,10 @@ sim_cost_optimizer_s (const SimCost *c, double params)
   if (Bps > 0)
     return (topo_kernel_bytes (TOPO_KERNEL_ADAMW, params, TOPO_DTYPE_FP32) / Bps
             + c->opts.launch_overhead_s) * c->cpu_time_scale;
-  return roofline (c, 0.0, 0.0, params * ADAMW_BYTES_PER_PARAM) * c->cpu_time_scale;
+  /* a stack that states its own step (torchtitan's foreach AdamW) moves its bytes */
+  const double per_param = c->opts.optimizer_bytes_per_param > 0
+                             ? c->opts.optimizer_bytes_per_param : ADAMW_BYTES_PER_PARAM;
+  return roofline (c, 0.0, 0.0, params * per_param) * c->cpu_time_scale;
 }
 
 /* GPU time of one block's ops, as the engine sums them (sim/simulate.c block_cost) */

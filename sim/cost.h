@@ -202,6 +202,8 @@ typedef struct {
   /* test knobs */
   gboolean free_comm;             /* every collective and p2p costs 0 */
   gboolean free_optimizer;        /* the optimizer step costs 0 */
+  double   optimizer_bytes_per_param; /* the stack's AdamW bytes per parameter (0: the
+                                     fused step's, sim/cost-compute.c) */
   /* CPU hosts (sim/cost-cpu.c; only for a cluster whose cpu profile has a "contention"
    * object): the cores the ranks may run on and the ranks per host of the prediction;
    * 0 = the calibration's cores, the cluster's level-0 devices. Set both through

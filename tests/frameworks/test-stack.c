@@ -103,6 +103,10 @@ test_semantics (void)
   g_assert_true (tt->fsdp_grad_accum_upcast);   /* FSDP2's post-backward fp32 sum */
   g_assert_false (mc->fsdp_grad_accum_upcast);  /* gradient-accumulation fusion */
   g_assert_true (tt->fsdp_copy_in_out);         /* FSDP2's copy-out / copy-in */
+  /* torchtitan's foreach AdamW: 8 passes over the fp32 state, 80 B per parameter; the
+   * Megatron stacks leave it to the cost model's fused step (0) */
+  g_assert_cmpfloat (tt->optimizer_bytes_per_param, ==, 80.0);
+  g_assert_cmpfloat (mc->optimizer_bytes_per_param, ==, 0.0);
   g_assert_false (mc->fsdp_copy_in_out);
   g_assert_false (mc->fsdp_pp_grad_after_stage);
   g_assert_false (mc->tp_grad_rs_after_block);
@@ -140,6 +144,8 @@ test_bad (void)
       "\"fsdp\": {\"pp_grad_reduce\": \"late\"}}", "'fsdp.pp_grad_reduce' is 'late'" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"tp_grad_reduce_scatter\": 1}", "tp_grad_reduce_scatter" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"optimizer_bytes_per_param\": -3}", "'optimizer_bytes_per_param' is -3" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"moe\": {\"host_ops\": {\"layer_fwd\": 70, \"layer_fwd_after_sync\": 80}}}",
       "'moe.host_ops.layer_fwd_after_sync' is 80, more than layer_fwd (70)" },

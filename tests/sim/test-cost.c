@@ -726,6 +726,13 @@ test_memory_bound (Fixture *f, gconstpointer data)
   o.free_optimizer = TRUE;
   g_autoptr (SimCost) free_opt = sim_cost_new (f->h100, NULL, &o);
   g_assert_cmpfloat (sim_cost_optimizer_s (free_opt, 1e9), ==, 0.0);
+  /* a stack's own AdamW bytes (torchtitan's foreach step, 80 B per parameter): 80e9 B /
+   * 3.015e12 = 26.53 ms + 4 us */
+  o = *sim_cost_options (c);
+  o.optimizer_bytes_per_param = 80;
+  g_autoptr (SimCost) foreach_opt = sim_cost_new (f->h100, NULL, &o);
+  assert_rel (sim_cost_optimizer_s (foreach_opt, 1e9), 80e9 / 3.015e12 + 4e-6, 1e-12);
+  assert_rel (sim_cost_optimizer_s (foreach_opt, 1e9), 26.538e-3, 1e-3);
 }
 
 static void
