@@ -135,12 +135,16 @@ void
 sim_cost_compute_init (SimCost *c)
 {
   const TopoDevice *dev = &c->cluster->device;
+  /* A part run at a power cap below its TDP sustains a lower SM clock: every SM-clocked
+   * rate (tensor peaks, vector FP32, SFU) scales by the measured clock ratio; HBM does not,
+   * and MFU keeps the nameplate peak (sim/simulate.c reads the device's, not these). */
+  const double clk = dev->power_cap_clock_ratio > 0 ? dev->power_cap_clock_ratio : 1.0;
   double any = 0;
   for (int d = 0; d < TOPO_DTYPE_N; d++)
-    any = MAX (any, dev->peak_flops[d]);
+    any = MAX (any, dev->peak_flops[d] * clk);
   for (int d = 0; d < TOPO_DTYPE_N; d++)
     {
-      c->peak_flops[d] = dev->peak_flops[d];
+      c->peak_flops[d] = dev->peak_flops[d] * clk;
       /* NVFP4 GEMMs run at NVFP4_OVER_FP8_GEMM_RATE times the FP8 GEMM rate (the
        * fraction of the FP4 peak that makes), at most FP8's fraction of their own peak */
       c->gemm_eff[d] = d == TOPO_DTYPE_FP8 || d == TOPO_DTYPE_FP4 ? c->opts.gemm_fp8_efficiency
@@ -183,9 +187,9 @@ sim_cost_compute_init (SimCost *c)
   const TopoProfile *prof = c->cluster->profile;
   const double mem_base = prof != NULL && prof->triad_Bps > 0 ? prof->triad_Bps : dev->hbm_Bps;
   c->mem_Bps = mem_base * c->opts.mem_efficiency;
-  c->vector_flops = dev->peak_flops[TOPO_DTYPE_FP32];
+  c->vector_flops = dev->peak_flops[TOPO_DTYPE_FP32] * clk;
   c->sms = dev->sms;
-  c->exp_per_s = (double) dev->sms * dev->clock_hz * dev->exp_per_clk_per_sm;
+  c->exp_per_s = (double) dev->sms * dev->clock_hz * clk * dev->exp_per_clk_per_sm;
 
   /* the profile's attention shapes in log space, and each kernel kind's curve */
   if (prof != NULL && prof->attention->len > 0)

@@ -28,6 +28,13 @@
  *       "exp_per_clk_per_sm": 16,                optional, > 0: SFU exp2 results per clock
  *                                                per SM (the softmax's exponentials)
  *       "gemm_efficiency": 0.803,                optional, in (0, 1]: best GEMM / peak
+ *       "power_cap_clock_ratio": 0.879,          optional, in (0, 1]: measured SM clock at
+ *                                                the power cap the part runs at over the
+ *                                                clock at its TDP (the one the peaks and
+ *                                                gemm_efficiency describe); scales the tensor,
+ *                                                vector FP32 and SFU rates the cost model
+ *                                                uses, not HBM bandwidth and not the peak
+ *                                                MFU is reported against; absent = 1
  *       "mem_efficiency": 0.9,                   optional, in (0, 1]: achieved / hbm_GBps
  *       "launch_overhead_us": 4,                 optional, >= 0
  *       "nvls": true,                            optional bool: NVLink SHARP at level 0
@@ -81,7 +88,7 @@ static const char *const top_keys[] = {
 static const char *const device_keys[] = {
   "name", "vendor", "peak_tflops", "hbm_GiB", "hbm_GB", "hbm_GBps", "sms",
   "fp32_cores_per_sm", "tensor_cores_per_sm", "clock_GHz", "exp_per_clk_per_sm", "gemm_efficiency",
-  "mem_efficiency", "launch_overhead_us", "nvls", "nvls_busbw_GBps", "fp8_any_layout", "mxfp8", "mxfp8_gemm_ratio", "sources", NULL,
+  "power_cap_clock_ratio", "mem_efficiency", "launch_overhead_us", "nvls", "nvls_busbw_GBps", "fp8_any_layout", "mxfp8", "mxfp8_gemm_ratio", "sources", NULL,
 };
 static const char *const level_keys[] = {
   "name", "count", "bw_GBps", "busbw_GBps", "latency_us", "oversubscription", "source", NULL,
@@ -506,6 +513,8 @@ load_device (JsonObject *root, TopoDevice *dev, const char *file, GError **error
     return FALSE;
   if (!read_number (obj, "gemm_efficiency", FALSE, RULE_FRACTION, &dev->gemm_efficiency,
                     NULL, &dw, error)
+      || !read_number (obj, "power_cap_clock_ratio", FALSE, RULE_FRACTION,
+                       &dev->power_cap_clock_ratio, NULL, &dw, error)
       || !read_number (obj, "mem_efficiency", FALSE, RULE_FRACTION, &dev->mem_efficiency,
                        NULL, &dw, error))
     return FALSE;

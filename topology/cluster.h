@@ -56,6 +56,12 @@ typedef struct {
   /* Efficiency defaults of the cost model (sim/); each has a source in the JSON.
    * 0 means "not given in the JSON": the cost model then uses its own documented default. */
   double  gemm_efficiency;            /* best achieved GEMM fraction of peak (MAMF) */
+  double  power_cap_clock_ratio;      /* SM clock sustained at the part's power cap over
+                                         the clock at the TDP that the peaks and
+                                         gemm_efficiency describe; scales the cost
+                                         model's tensor, vector and SFU rates (not HBM,
+                                         not the peak MFU is reported against);
+                                         0 = not given (1: no cap below TDP) */
   double  mem_efficiency;             /* achieved fraction of hbm_Bps */
   double  launch_overhead_s;          /* per kernel */
   gboolean has_nvls;                  /* in-switch all-reduce (NVLink SHARP) at level 0 */

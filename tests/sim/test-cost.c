@@ -362,6 +362,66 @@ llama3_8b_attn_core (void)
   return op;
 }
 
+/* The H100 96 GB HBM2e parts at their 500 W cap (topology/presets/h100-sxm-96g-superpod.json,
+ * power_cap_clock_ratio 0.879 = 1731 / 1969 MHz, arXiv:2604.11391 Fig. 6b): the SM-clocked
+ * rates scale by it, HBM and the nameplate peak (MFU) do not. */
+static void
+test_power_cap_clock (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cap = topo_cluster_load_preset ("h100-sxm-96g-superpod", &error);
+  g_assert_no_error (error);
+  g_autoptr (TopoCluster) tdp = topo_cluster_load_preset ("h100-sxm-96g-superpod", &error);
+  g_assert_no_error (error);
+  assert_rel (cap->device.power_cap_clock_ratio, 1731.0 / 1969.0, 1e-3);
+  g_assert_cmpfloat (cap->device.power_cap_clock_ratio, ==, 0.879);
+  tdp->device.power_cap_clock_ratio = 0;   /* absent: the 700 W rates */
+  g_autoptr (SimCost) cc = make_cost (cap, NULL, TRUE);
+  g_autoptr (SimCost) ct = make_cost (tdp, NULL, TRUE);
+  SimCostOptions o;
+  sim_cost_options_init_documented (&o, cap);
+  const double launch = o.launch_overhead_s;
+  g_assert_cmpfloat (launch, ==, 4e-6);
+
+  /* 8192^3 BF16: eff 0.803 x 2048 / (16 x 132) x 8192 / 8320 = 0.76669 as on the 80 GB
+   * part (same SMs, same MAMF); compute at the cap 2 x 8192^3 / (989.4e12 x 0.879 x
+   * 0.76669) = 1.64900 ms against 1.44947 ms at 700 W (ratio 1 / 0.879 = 1.13766); memory
+   * 3 x 8192^2 x 2 B / (2.4e12 x mem_eff) stays under 0.21 ms, so both are compute-bound */
+  const double eff = 0.803 * 2048.0 / (16 * 132) * 8192.0 / 8320.0;
+  assert_rel (sim_cost_gemm_efficiency (cc, 8192, 8192, 8192, TOPO_DTYPE_BF16), eff, 1e-12);
+  ModelOp op = gemm_op (8192, 8192, 8192);
+  const double tc = sim_cost_op_s (cc, &op, TOPO_DTYPE_BF16, FALSE) - launch;
+  const double tt = sim_cost_op_s (ct, &op, TOPO_DTYPE_BF16, FALSE) - launch;
+  assert_rel (tc, 2.0 * 8192.0 * 8192.0 * 8192.0 / (989.4e12 * 0.879 * eff), 1e-12);
+  assert_rel (tc, 1.64900e-3, 1e-4);
+  assert_rel (tt, 1.44947e-3, 1e-4);
+  assert_rel (tc / tt, 1.13766, 1e-4);
+  /* FP8 the same ratio: its peak is SM-clocked too */
+  assert_rel ((sim_cost_op_s (cc, &op, TOPO_DTYPE_FP8, FALSE) - launch)
+              / (sim_cost_op_s (ct, &op, TOPO_DTYPE_FP8, FALSE) - launch), 1 / 0.879, 1e-12);
+
+  /* the softmax exponentials (SFU) at 2 per clock per SM bound the attention: visible
+   * scores / (132 x 1.83e9 x 0.879 x 2) at the cap, 1 / 0.879 of the 700 W time */
+  cap->device.exp_per_clk_per_sm = tdp->device.exp_per_clk_per_sm = 2;
+  {
+    g_autoptr (SimCost) ec = make_cost (cap, NULL, TRUE);
+    g_autoptr (SimCost) et = make_cost (tdp, NULL, TRUE);
+    ModelOp att = llama3_8b_attn_core ();
+    const double visible = 32.0 * 8192 * 8192 * 8193.0 / (2 * 8192);
+    assert_rel (sim_cost_op_s (ec, &att, TOPO_DTYPE_BF16, FALSE),
+                visible / (132 * 1.83e9 * 0.879 * 2), 1e-12);
+    assert_rel (sim_cost_op_s (et, &att, TOPO_DTYPE_BF16, FALSE),
+                visible / (132 * 1.83e9 * 2), 1e-12);
+  }
+
+  /* HBM-bound: the loss moves 38 B per logit forward at the same bandwidth either way */
+  ModelOp loss = { .kind = MODEL_OP_LOSS, .name = "loss", .elements = 1 << 20 };
+  assert_rel (sim_cost_op_s (cc, &loss, TOPO_DTYPE_BF16, FALSE),
+              sim_cost_op_s (ct, &loss, TOPO_DTYPE_BF16, FALSE), 1e-12);
+  /* MFU's peak is the device's nameplate figure, untouched */
+  g_assert_cmpfloat (cap->device.peak_flops[TOPO_DTYPE_BF16], ==, 989.4e12);
+}
+
 /* The cross-entropy over the logits, counted pass by pass in fp32 (sim/cost-compute.c
  * LOSS_BYTES_*): 2^20 logits move 38 B each forward and 22 B backward, whatever the
  * training dtype, at 3.35e12 x 0.90 = 3.015e12 B/s, + 4 us launch: 13.22 us + 4 us
@@ -1052,6 +1112,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/free-comm", test_free_comm);
   ADD ("/sim/cost/gemm-large", test_gemm_large);
   ADD ("/sim/cost/gemm-fp4", test_gemm_fp4);
+  ADD ("/sim/cost/power-cap-clock", test_power_cap_clock);
   ADD ("/sim/cost/fp8-recipes", test_fp8_recipes);
   ADD ("/sim/cost/fp8-recipe-gemm-rates", test_fp8_recipe_gemm_rates);
   ADD ("/sim/cost/nvfp4-quantization", test_nvfp4_quantization);
