@@ -91,9 +91,14 @@ predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
    * period (P = 2 q v units) and the few units that overlap in time seen twice on every
    * stage at once: 1.5 periods of steady phase on the first stage leave half a period for
    * the pipeline to settle after the first backward; four and eight give a slower one
-   * more time. */
+   * more time; 32 periods give a 1F1B pipeline that settles into a period of several
+   * micro-batches room to show it twice (Llama-3 405B 7 + 14 x 8 + 7: a period of 11
+   * from micro-batch ~12, seen on the step of 47 and extended from it by 19 periods at
+   * 256: bench-predict's 1F1B m256 row 11.9 ms best against 44.2 ms watching the whole
+   * step; a plan that shows none pays that step, 47 of its 256 micro-batches, before
+   * the whole step is simulated and watched). */
   int w0 = inter ? 2 * (pp - 1) + (v - 1) * q : pp - 1;
-  static const int half_periods[] = { 3, 8, 16 };
+  static const int half_periods[] = { 3, 8, 16, 64 };
   int last = q, tried = 0, cyc = 0, cyc_mr = 0;
   if (inter)
     plan_vpp_group_split (pp, m, q, &last);
