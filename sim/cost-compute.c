@@ -535,18 +535,25 @@ attention_exp_s (const SimCost *c, const ModelOp *op)
   return scores / c->exp_per_s;
 }
 
+/* Six figures at 512, 1K, 2K, 4K, 8K and 16K tokens, linear in log2 s between them and
+ * held outside; 1 where any is missing. */
+static double
+curve_at (const double *g, double s)
+{
+  for (int i = 0; i < 6; i++)
+    if (!(g[i] > 0))
+      return 1.0;
+  const double x = CLAMP (log2 (MAX (s, 1.0)) - 9.0, 0.0, 5.0);   /* 512 = 0, 16K = 5 */
+  const int i = MIN ((int) x, 4);
+  return g[i] + (g[i + 1] - g[i]) * (x - i);
+}
+
 /* The unmasked kernel's FLOP rate over the causal one's at s tokens (the causal kernel's
- * length): the stack's figures at 4K, 8K and 16K (SimCostOptions), linear in log2 s
- * between them and held outside; 1 without figures. */
+ * length): the stack's figures (SimCostOptions); 1 without figures. */
 static double
 noncausal_gain (const SimCost *c, double s)
 {
-  const double *g = c->opts.attn_noncausal_gain;
-  if (!(g[0] > 0 && g[1] > 0 && g[2] > 0))
-    return 1.0;
-  const double x = CLAMP (log2 (MAX (s, 1.0)) - 12.0, 0.0, 2.0);   /* 4K = 0, 16K = 2 */
-  const int i = x < 1.0 ? 0 : 1;
-  return g[i] + (g[i + 1] - g[i]) * (x - i);
+  return curve_at (c->opts.attn_noncausal_gain, s);
 }
 
 /* The causal kernel's FLOP rate at s tokens over its rate at the length the fitted
@@ -555,13 +562,7 @@ noncausal_gain (const SimCost *c, double s)
 static double
 length_factor (const SimCost *c, double s, gboolean backward)
 {
-  const double *g = backward ? c->opts.attn_len_bwd : c->opts.attn_len_fwd;
-  for (int i = 0; i < 6; i++)
-    if (!(g[i] > 0))
-      return 1.0;
-  const double x = CLAMP (log2 (MAX (s, 1.0)) - 9.0, 0.0, 5.0);   /* 512 = 0, 16K = 5 */
-  const int i = MIN ((int) x, 4);
-  return g[i] + (g[i + 1] - g[i]) * (x - i);
+  return curve_at (backward ? c->opts.attn_len_bwd : c->opts.attn_len_fwd, s);
 }
 
 static double

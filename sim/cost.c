@@ -179,18 +179,23 @@ static const CalibRow calib_rows[] = {
  *     take the FA2 figure (U).
  *   Blackwell: Hopper's fractions (extrapolated). */
 /* The attention kernel without the causal mask against the causal one, FLOP rate (each
- * counting its own FLOPs, causal halved), at 4K, 8K and 16K tokens: Shah et al. 2024
- * (FlashAttention-3, arXiv 2407.08608) Fig. 5, H100 SXM5, BF16, head dim 128, forward,
- * panel (b) without over panel (e) with the causal mask: cuDNN 609/518, 600/529,
- * 595/539; FlashAttention-3 638/579, 646/602, 648/616; FlashAttention-2 368/319,
- * 370/333, 370/335; Triton 389/353, 392/369, 395/378 TFLOP/s (V, read off the figure's
- * bar labels). The causal kernel loses on the diagonal blocks, half masked, and on the
+ * counting its own FLOPs, causal halved), at 512, 1K, 2K, 4K, 8K and 16K tokens: Shah et
+ * al. 2024 (FlashAttention-3, arXiv 2407.08608) Fig. 5, H100 SXM5, BF16, head dim 128,
+ * forward, panel (b) without over panel (e) with the causal mask: cuDNN 497/315, 574/410,
+ * 617/484, 609/518, 600/529, 595/539; FlashAttention-3 467/292, 565/423, 625/521,
+ * 638/579, 646/602, 648/616; FlashAttention-2 309/191, 350/260, 362/298, 368/319,
+ * 370/333, 370/335; Triton 323/146, 372/273, 389/323, 389/353, 392/369, 395/378 TFLOP/s
+ * (V, read off the figure's bar labels). The causal kernel loses on the diagonal blocks, half masked, and on the
  * uneven work of its rows. The paper gives no causal backward; the backward takes the
  * forward's ratio (D: the same diagonal blocks). XLA takes FlashAttention-2's (U). */
-static const double NONCAUSAL_GAIN_CUDNN[3] = { 609.0 / 518, 600.0 / 529, 595.0 / 539 };
-static const double NONCAUSAL_GAIN_FA3[3] = { 638.0 / 579, 646.0 / 602, 648.0 / 616 };
-static const double NONCAUSAL_GAIN_FA2[3] = { 368.0 / 319, 370.0 / 333, 370.0 / 335 };
-static const double NONCAUSAL_GAIN_TRITON[3] = { 389.0 / 353, 392.0 / 369, 395.0 / 378 };
+static const double NONCAUSAL_GAIN_CUDNN[6] = { 497.0 / 315, 574.0 / 410, 617.0 / 484,
+                                                609.0 / 518, 600.0 / 529, 595.0 / 539 };
+static const double NONCAUSAL_GAIN_FA3[6] = { 467.0 / 292, 565.0 / 423, 625.0 / 521,
+                                              638.0 / 579, 646.0 / 602, 648.0 / 616 };
+static const double NONCAUSAL_GAIN_FA2[6] = { 309.0 / 191, 350.0 / 260, 362.0 / 298,
+                                              368.0 / 319, 370.0 / 333, 370.0 / 335 };
+static const double NONCAUSAL_GAIN_TRITON[6] = { 323.0 / 146, 372.0 / 273, 389.0 / 323,
+                                                 389.0 / 353, 392.0 / 369, 395.0 / 378 };
 
 static void
 set_noncausal_gain (SimCostOptions *o, const double *gain)

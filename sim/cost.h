@@ -116,8 +116,9 @@ typedef struct {
   double   gemm_fp8_efficiency;   /* same for fp8 (MAMF FP8, H100 1402.6 / 1978.9 = 0.709) */
   double   attn_fwd_efficiency;   /* flash attention forward, fraction of peak */
   double   attn_bwd_efficiency;   /* flash attention backward */
-  double   attn_noncausal_gain[3]; /* the kernel without the causal mask over the causal
-                                     one, FLOP rate, at 4K, 8K and 16K tokens (the stack's
+  double   attn_noncausal_gain[6]; /* the kernel without the causal mask over the causal
+                                     one, FLOP rate, at 512, 1K, 2K, 4K, 8K and 16K tokens
+                                     (the stack's
                                      kernel class; cost.c); {0} = no gain */
   double   attn_len_fwd[6];       /* the causal kernel's FLOP rate at 512, 1K, 2K, 4K, 8K
                                      and 16K tokens (ModelOp kernel_s) over its rate at

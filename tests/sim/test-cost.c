@@ -488,7 +488,8 @@ test_attention (Fixture *f, gconstpointer data)
  * unmasked at 646/602: x (1/2 + 1/2 x 602/646) = x 0.965944 -> 1.78908 ms, + 4 us =
  * 1.79308 ms. The SFU's 32 x 8192 x 16384 exps take 1.1113 ms, below. At cp 8 with
  * 32768 queries (past 16K: the 16K figure held) 7/8 unmasked: x (1/8 + 7/8 x 616/648) =
- * x 0.956790. The backward takes the same ratio (its 2.5x FLOPs at 0.45). */
+ * x 0.956790. The backward takes the same ratio (its 2.5x FLOPs at 0.45). Shorter
+ * blocks take the figure's points below 4K (FA3 565/423 at 1K, 625/521 at 2K). */
 static void
 test_attention_ring (Fixture *f, gconstpointer data)
 {
@@ -513,6 +514,18 @@ test_attention_ring (Fixture *f, gconstpointer data)
   op.noncausal_share = 7.0 / 8.0;
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
               op.fwd_flops / (989.4e12 * 0.60) * (0.125 + 0.875 * 616.0 / 648.0) + 4e-6, 1e-12);
+  /* ring blocks shorter than 4K: the figure's 2K point, FA3 625/521, and halfway (in
+   * log2) between 1K and 2K, 1448 tokens: 565/423 + 0.5 x (625/521 - 565/423) */
+  op.s_q = 2048;
+  op.s_kv = 16384;
+  op.fwd_flops = 4.0 * 2048.0 * 16384.0 * 32 * 128 / 2;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
+              op.fwd_flops / (989.4e12 * 0.60) * (0.125 + 0.875 * 521.0 / 625.0) + 4e-6, 1e-12);
+  op.s_q = 1448;
+  const double g1448 = 565.0 / 423 + (log2 (1448.0) - 10.0) * (625.0 / 521 - 565.0 / 423);
+  assert_rel (g1448, 565.0 / 423 + 0.5 * (625.0 / 521 - 565.0 / 423), 1e-4);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
+              op.fwd_flops / (989.4e12 * 0.60) * (0.125 + 0.875 / g1448) + 4e-6, 1e-12);
   /* an unmasked share changes nothing in a kernel that is not causal */
   op.causal = FALSE;
   op.fwd_flops = 4.0 * 32768.0 * 262144.0 * 32 * 128;
