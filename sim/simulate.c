@@ -834,20 +834,38 @@ sim_init (Sim *sim, const ProgProgram *prog, SimCost *cost, const PlanLayout *la
   sim->stop_id = G_MAXUINT32;
 }
 
+/* Every simulation's set-up: the options (the cluster's defaults for NULL, kept in
+ * `defaults`), the cost model built from them, the simulator state; returns the options
+ * used. sim_close undoes it. */
+static const SimOptions *
+sim_open (Sim *sim, SimOptions *defaults, const ProgProgram *prog, const TopoCluster *cluster,
+          const PlanLayout *layout, const SimOptions *opts)
+{
+  if (opts == NULL)
+    {
+      sim_options_init (defaults, cluster);
+      opts = defaults;
+    }
+  sim_init (sim, prog, sim_cost_new (cluster, layout, &opts->cost), layout, opts);
+  return opts;
+}
+
+static void
+sim_close (Sim *sim)
+{
+  SimCost *cost = (SimCost *) sim->cost;
+  sim_clear (sim);
+  sim_cost_free (cost);
+}
+
 SimResult *
 sim_simulate (const ProgProgram *prog, const TopoCluster *cluster, const PlanLayout *layout,
               const SimOptions *opts, GError **error)
 {
   gint64 t0 = g_get_monotonic_time ();
   SimOptions defaults;
-  if (opts == NULL)
-    {
-      sim_options_init (&defaults, cluster);
-      opts = &defaults;
-    }
-  SimCost *cost = sim_cost_new (cluster, layout, &opts->cost);
   Sim sim;
-  sim_init (&sim, prog, cost, layout, opts);
+  opts = sim_open (&sim, &defaults, prog, cluster, layout, opts);
   gboolean ok = run_program (&sim, error);
   SimResult *res = NULL;
   if (ok)
@@ -857,8 +875,7 @@ sim_simulate (const ProgProgram *prog, const TopoCluster *cluster, const PlanLay
         res->times = g_steal_pointer (&sim.times);
       res->sim_wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
     }
-  sim_clear (&sim);
-  sim_cost_free (cost);
+  sim_close (&sim);
   return res;
 }
 
@@ -1258,18 +1275,12 @@ sim_simulate_extended (const ProgProgram *prog, int extra_mb, int period_mb, int
                        const PlanLayout *layout, const SimOptions *opts, GError **error)
 {
   gint64 t0 = g_get_monotonic_time ();
-  SimOptions defaults;
-  if (opts == NULL)
-    {
-      sim_options_init (&defaults, cluster);
-      opts = &defaults;
-    }
   g_return_val_if_fail (extra_mb > 0 && period_mb > 0 && max_multiple > 0, NULL);
   if (cyclicity)
     *cyclicity = 0;
-  SimCost *cost = sim_cost_new (cluster, layout, &opts->cost);
+  SimOptions defaults;
   Sim sim;
-  sim_init (&sim, prog, cost, layout, opts);
+  opts = sim_open (&sim, &defaults, prog, cluster, layout, opts);
   SimResult *res = NULL;
   int n_st = prog->n_stages;
   SlotBounds *bounds = NULL;
@@ -1310,8 +1321,7 @@ out:
     for (int s = 0; s < n_st; s++)
       g_free (bounds[s].eb);
   g_free (bounds);
-  sim_clear (&sim);
-  sim_cost_free (cost);
+  sim_close (&sim);
   return res;
 }
 
@@ -1401,14 +1411,8 @@ sim_simulate_watched (const ProgProgram *prog, int max_multiple, SimSteadyProbe 
 {
   gint64 t0 = g_get_monotonic_time ();
   SimOptions defaults;
-  if (opts == NULL)
-    {
-      sim_options_init (&defaults, cluster);
-      opts = &defaults;
-    }
-  SimCost *cost = sim_cost_new (cluster, layout, &opts->cost);
   Sim sim;
-  sim_init (&sim, prog, cost, layout, opts);
+  opts = sim_open (&sim, &defaults, prog, cluster, layout, opts);
   program_setup (&sim);
   int n_st = prog->n_stages, m = prog->plan.grad_accum, tries = 0;
   guint32 *done = g_new0 (guint32, n_st);
@@ -1466,8 +1470,7 @@ sim_simulate_watched (const ProgProgram *prog, int max_multiple, SimSteadyProbe 
         }
     }
   g_free (done);
-  sim_clear (&sim);
-  sim_cost_free (cost);
+  sim_close (&sim);
   return res;
 }
 
