@@ -258,19 +258,9 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, gboolean compute_on
 {
   Plan reduced;
   plan_copy (&reduced, resolved);
-  /* the stack's ZeRO-2 gradient sync, as sim_predict gives the plan it simulates */
-  if (reduced.zero2_grad_sync < 0)
-    reduced.zero2_grad_sync = s->spec.sim.cost.zero2_grad_per_mb;
-  if (reduced.tp_all_gather_fp8 < 0)
-    reduced.tp_all_gather_fp8 = s->spec.sim.cost.fp8_tp_all_gather;
-  if (reduced.tp_grad_rs_whole < 0)
-    reduced.tp_grad_rs_whole = s->spec.sim.cost.tp_grad_rs_whole;
-  if (reduced.pp_grad_after_stage < 0)
-    reduced.pp_grad_after_stage = s->spec.sim.cost.pp_grad_after_stage;
-  if (reduced.grad_accum_upcast < 0)
-    reduced.grad_accum_upcast = s->spec.sim.cost.grad_accum_upcast;
-  if (reduced.zero3_copy_in_out < 0)
-    reduced.zero3_copy_in_out = s->spec.sim.cost.zero3_copy_in_out;
+  /* the stack-dependent fields the plan leaves unset, as sim_predict fills them in for
+   * the plan it simulates */
+  sim_plan_apply_stack (&reduced, &s->spec.sim.cost);
   /* 3 micro-batches (first, middle, last); the interleaved tables need a whole group,
    * except for the coarse bound, which uses only what every micro-batch repeats (its
    * compute, TP and CP tasks, the bridges inside a unit) and the forward of the first and
