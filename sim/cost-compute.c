@@ -565,6 +565,19 @@ length_factor (const SimCost *c, double s, gboolean backward)
   return curve_at (backward ? c->opts.attn_len_bwd : c->opts.attn_len_fwd, s);
 }
 
+/* The kernel's FLOP rate at head dim `hd` over its rate at 128 (where the fitted
+ * efficiency holds), at s tokens: the stack's head-dim-64 figures (SimCostOptions
+ * attn_hd64_*) at 64 and below, 1 at 128 and above, linear in log2 hd between. */
+static double
+head_dim_factor (const SimCost *c, double hd, double s, gboolean backward)
+{
+  if (!(hd > 0) || hd >= 128.0)
+    return 1.0;
+  const double g = curve_at (backward ? c->opts.attn_hd64_bwd : c->opts.attn_hd64_fwd, s);
+  const double x = CLAMP (7.0 - log2 (hd), 0.0, 1.0);   /* 128 = 0, 64 and below = 1 */
+  return 1.0 + (g - 1.0) * x;
+}
+
 static double
 attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
 {
@@ -599,6 +612,8 @@ attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward
   const double len = op->kernel_s > 0 ? (double) op->kernel_s : (double) op->s_kv;
   if (op->causal)
     eff *= length_factor (c, len, backward);
+  /* the fit holds at head dim 128; MLA's wider q/k head runs as its widest (>= 128) */
+  eff *= head_dim_factor (c, MAX (hd, (double) op->head_dim_v), len, backward);
   const double sh = op->causal ? op->noncausal_share : 0.0;
   if (sh > 0)
     eff /= (1.0 - sh) + sh / noncausal_gain (c, op->kernel_s > 0 ? len : (double) op->s_q);

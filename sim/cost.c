@@ -252,6 +252,56 @@ set_len_curve (SimCostOptions *o, const double *fwd, const double *bwd)
   memcpy (o->attn_len_bwd, bwd, sizeof o->attn_len_bwd);
 }
 
+/* The kernel's FLOP rate at head_dim 64 over its rate at head_dim 128 (the fitted
+ * efficiencies and the curves above hold at 128), by length. Shah et al. 2024
+ * (FlashAttention-3, arXiv 2407.08608) Fig. 5 and 6, H100 SXM5, BF16, head dim 64, at
+ * 512 .. 16K tokens, TFLOP/s (V, the figure's bar labels, read as those of the head dim
+ * 128 panels above were):
+ *   forward, causal (Fig. 5d): cuDNN 225 288 334 363 379 388; FlashAttention-3 197 265
+ *     371 420 460 473; FlashAttention-2 180 229 262 284 295 299; Triton 152 288 342 363
+ *     376 363;
+ *   forward, no mask (Fig. 5a): cuDNN 335 373 395 408 412 413; FA3 333 392 460 476 496
+ *     497; FA2 282 306 318 321 322 324;
+ *   backward, no mask (Fig. 6a): cuDNN 266 348 395 417 432 433; FA3 272 363 422 453 472
+ *     474; FA2 198 238 264 279 287 291.
+ * The causal backward at head dim 64 is derived as at 128 (the no-mask backward over the
+ * forward's no-mask gain at the same length, D): cuDNN 266 x 225 / 335 = 178.7, ...
+ * Forward: each figure over the head-dim-128 causal one at the same length (cuDNN
+ * 225 / 315 = 0.714 .. 388 / 539 = 0.720: a 64-wide head does half the MMA work per
+ * score for the same softmax and the same Q/K/V tile traffic per FLOP doubled). Triton's
+ * forward is faster at 64 than at 128 on short rows; its backward takes FA2's (U). The
+ * unmasked and ring kernels take the causal ratio (U: the no-mask panels give
+ * 0.64-0.69 for cuDNN, within 0.07). Blackwell borrows Hopper's ratios (extrapolated, as
+ * its efficiencies); Ampere's FA2 fit stays at 1 (the figures are an H100's). Head dims
+ * above 128 stay at 1 (U: no head-dim-256 causal BF16 figure is used here). */
+static const double ATTN_HD64_FWD_CUDNN[6] = { 225.0 / 315, 288.0 / 410, 334.0 / 484,
+                                               363.0 / 518, 379.0 / 529, 388.0 / 539 };
+static const double ATTN_HD64_BWD_CUDNN[6] = {
+  (266.0 * 225 / 335) / (305.0 * 315 / 497), (348.0 * 288 / 373) / (408.0 * 410 / 574),
+  (395.0 * 334 / 395) / (465.0 * 484 / 617), (417.0 * 363 / 408) / (499.0 * 518 / 609),
+  (432.0 * 379 / 412) / (518.0 * 529 / 600), (433.0 * 388 / 413) / (516.0 * 539 / 595) };
+static const double ATTN_HD64_FWD_FA3[6] = { 197.0 / 292, 265.0 / 423, 371.0 / 521,
+                                             420.0 / 579, 460.0 / 602, 473.0 / 616 };
+static const double ATTN_HD64_BWD_FA3[6] = {
+  (272.0 * 197 / 333) / (316.0 * 292 / 467), (363.0 * 265 / 392) / (424.0 * 423 / 565),
+  (422.0 * 371 / 460) / (501.0 * 521 / 625), (453.0 * 420 / 476) / (542.0 * 579 / 638),
+  (472.0 * 460 / 496) / (559.0 * 602 / 646), (474.0 * 473 / 497) / (561.0 * 616 / 648) };
+static const double ATTN_HD64_FWD_FA2[6] = { 180.0 / 191, 229.0 / 260, 262.0 / 298,
+                                             284.0 / 319, 295.0 / 333, 299.0 / 335 };
+static const double ATTN_HD64_BWD_FA2[6] = {
+  (198.0 * 180 / 282) / (214.0 * 191 / 309), (238.0 * 229 / 306) / (260.0 * 260 / 350),
+  (264.0 * 262 / 318) / (291.0 * 298 / 362), (279.0 * 284 / 321) / (310.0 * 319 / 368),
+  (287.0 * 295 / 322) / (318.0 * 333 / 370), (291.0 * 299 / 324) / (322.0 * 335 / 370) };
+static const double ATTN_HD64_FWD_TRITON[6] = { 152.0 / 146, 288.0 / 273, 342.0 / 323,
+                                                363.0 / 353, 376.0 / 369, 363.0 / 378 };
+
+static void
+set_hd64_curve (SimCostOptions *o, const double *fwd, const double *bwd)
+{
+  memcpy (o->attn_hd64_fwd, fwd, sizeof o->attn_hd64_fwd);
+  memcpy (o->attn_hd64_bwd, bwd, sizeof o->attn_hd64_bwd);
+}
+
 #define FA2_OVER_FA3_FWD 0.58
 #define FA2_OVER_FA3_BWD 0.65
 #define HOPPER_CUDNN_FWD (0.4235 / 0.803)
@@ -379,6 +429,16 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
       case FW_ATTN_TRITON: set_len_curve (o, ATTN_LEN_FWD_TRITON, ATTN_LEN_BWD_FA2); break;
       case FW_ATTN_UNFUSED: break;
       default: set_len_curve (o, ATTN_LEN_FWD_CUDNN, ATTN_LEN_BWD_CUDNN); break;
+      }
+  /* the kernel's rate at head dim 64 against 128: the same figures, the same scope */
+  if (arch == ARCH_HOPPER || arch == ARCH_BLACKWELL)
+    switch (stack->attention)
+      {
+      case FW_ATTN_FLASH3: set_hd64_curve (o, ATTN_HD64_FWD_FA3, ATTN_HD64_BWD_FA3); break;
+      case FW_ATTN_FLASH2: set_hd64_curve (o, ATTN_HD64_FWD_FA2, ATTN_HD64_BWD_FA2); break;
+      case FW_ATTN_TRITON: set_hd64_curve (o, ATTN_HD64_FWD_TRITON, ATTN_HD64_BWD_FA2); break;
+      case FW_ATTN_UNFUSED: break;
+      default: set_hd64_curve (o, ATTN_HD64_FWD_CUDNN, ATTN_HD64_BWD_CUDNN); break;
       }
   switch (stack->attention)
     {

@@ -125,6 +125,12 @@ typedef struct {
                                      the length the efficiencies above hold (the stack's
                                      kernel class; cost.c), held flat outside; {0} = flat */
   double   attn_len_bwd[6];       /* the same for the backward */
+  double   attn_hd64_fwd[6];      /* the causal kernel's FLOP rate at head_dim 64 over its
+                                     rate at head_dim 128, at the same six lengths (the
+                                     stack's kernel class; cost.c ATTN_HD64_*); between
+                                     64 and 128 linear in log2 head_dim, held below 64,
+                                     1 from 128 up; {0} = 1 */
+  double   attn_hd64_bwd[6];      /* the same for the backward */
   double   gdn_fwd_efficiency;    /* chunked gated delta rule (flash-linear-attention's
                                      Triton kernels) forward, fraction of peak: the
                                      attention figure of the Triton / FA2 class */

@@ -606,6 +606,63 @@ test_attention_length (Fixture *f, gconstpointer data)
   assert_rel (sim_cost_op_s (ct, &fa2, TOPO_DTYPE_BF16, FALSE), base2 * 335.0 / 319.0 + 4e-6, 1e-9);
 }
 
+/* The kernel's rate by head dim (sim/cost.c ATTN_HD64_*, FlashAttention-3 paper Fig. 5d
+ * and 6a against 5e and 6b). The Llama 3 8B core with 64-wide heads (forward FLOPs
+ * 4 x 8192^2 x 32 x 64 / 2 = 2.74878e11) on H100, megatron-core (cuDNN class, 1 us per
+ * kernel), kernel_s 4096 (where the length curve is 1):
+ *   forward: 0.4235 x 989.4e12 x 363/518 (Fig. 5d 4K over 5e 4K) = 293.63 TFLOP/s ->
+ *     0.936141 ms + 1 us; the exps (8192 x 8193 / 2 x 32 = 1.0739e9 at 132 x 1.98e9 x
+ *     16 = 4.18e12/s: 0.257 ms) and the bytes stay below;
+ *   head dim 96: log2 96 = 6.58496, 0.41504 of the way from 128 down to 64:
+ *     x (1 - 0.41504 x (1 - 363/518)) = x 0.875810;
+ *   head dim 128 and 256: x 1; head dim 32: held at 64's;
+ *   backward (2.5x the FLOPs at 0.315): x (417 x 363/408) / (499 x 518/609) =
+ *     371.007 / 424.437 = 0.874116 (Fig. 6a over 6b, each over its forward's no-mask
+ *     gain).
+ * torchtitan (FlashAttention-2 class) at kernel_s 16384: x 299/335 (Fig. 5d / 5e). */
+static void
+test_attention_head_dim (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
+  g_assert_no_error (error);
+  g_autoptr (FwStack) tt = fw_stack_load_preset ("torchtitan", &error);
+  g_assert_no_error (error);
+  SimCostOptions o;
+  sim_cost_options_init_stack (&o, f->h100, mc);
+  g_autoptr (SimCost) c = sim_cost_new (f->h100, NULL, &o);
+  ModelOp op = llama3_8b_attn_core ();
+  op.head_dim = op.head_dim_v = 64;
+  op.fwd_flops = 4.0 * 8192.0 * 8192.0 * 32 * 64 / 2;
+  op.kernel_s = 4096;
+  const double base = op.fwd_flops / (989.4e12 * 0.4235);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), base * 518.0 / 363.0 + 1e-6, 1e-9);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 0.937141e-3, 1e-5);
+  op.head_dim = op.head_dim_v = 96;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), base / 0.875810 + 1e-6, 1e-6);
+  op.head_dim = op.head_dim_v = 128;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), base + 1e-6, 1e-9);
+  op.head_dim = op.head_dim_v = 256;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), base + 1e-6, 1e-9);
+  op.head_dim = op.head_dim_v = 32;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), base * 518.0 / 363.0 + 1e-6, 1e-9);
+
+  ModelOp bwd = op;
+  bwd.head_dim = bwd.head_dim_v = 64;
+  bwd.fwd_flops *= 2.5;
+  assert_rel (sim_cost_op_s (c, &bwd, TOPO_DTYPE_BF16, TRUE),
+              bwd.fwd_flops / (989.4e12 * 0.315 * 0.874116) + 1e-6, 1e-6);
+
+  SimCostOptions ot;
+  sim_cost_options_init_stack (&ot, f->h100, tt);
+  g_autoptr (SimCost) ct = sim_cost_new (f->h100, NULL, &ot);
+  ModelOp fa2 = op;
+  fa2.head_dim = fa2.head_dim_v = 64;
+  fa2.kernel_s = 16384;
+  assert_rel (sim_cost_op_s (ct, &fa2, TOPO_DTYPE_BF16, FALSE),
+              fa2.fwd_flops / (989.4e12 * 0.4235 * 0.58) * 335.0 / 299.0 + 4e-6, 1e-9);
+}
+
 /* The chunked gated delta rule of one Qwen3-Next GDN layer, one sequence of 4096: 32
  * value heads (16 key heads), d_k = d_v = 128, chunks of 64. FLOPs forward 4096 x
  * model_spec_gdn_core_flops = 4096 x 32 x (6 x 128^2 + 2 x 64 x 640 + 64^2 / 3) =
@@ -1138,6 +1195,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/attention-exp", test_attention_exp);
   ADD ("/sim/cost/attention-ring", test_attention_ring);
   ADD ("/sim/cost/attention-length", test_attention_length);
+  ADD ("/sim/cost/attention-head-dim", test_attention_head_dim);
   ADD ("/sim/cost/memory-bound", test_memory_bound);
   ADD ("/sim/cost/defaults-a100", test_defaults_a100);
   ADD ("/sim/cost/monotonic-bytes", test_monotonic_bytes);
