@@ -920,10 +920,25 @@ typedef struct {
   double  tau_lo, tau_hi;  /* where tau may lie for this stage */
 } SteadyRun;
 
+/* Task x0 + i against y0 + i: the same duration, started `period` later (times are whole
+ * picoseconds; allow for their conversion to seconds). */
+static inline gboolean
+time_shifted (const SimTaskTime *tx, const SimTaskTime *ty, double period)
+{
+  const double tol = 1e-12;
+  return fabs ((ty->end_s - ty->start_s) - (tx->end_s - tx->start_s)) <= tol
+         && fabs ((ty->start_s - tx->start_s) - period) <= tol;
+}
+
 static gboolean
 tasks_shifted (const Sim *sim, guint32 x0, guint32 y0, guint32 len, int q, double period)
 {
   const ProgProgram *p = sim->prog;
+  /* the times first: a stretch that has not settled differs there, mostly at once, and
+   * they are 16 bytes a task against the descriptors' 72 */
+  for (guint32 i = 0; i < len; i++)
+    if (!time_shifted (&sim->times[x0 + i], &sim->times[y0 + i], period))
+      return FALSE;
   for (guint32 i = 0; i < len; i++)
     {
       const ProgTask *x = prog_task (p, x0 + i), *y = prog_task (p, y0 + i);
@@ -934,25 +949,25 @@ tasks_shifted (const Sim *sim, guint32 x0, guint32 y0, guint32 len, int q, doubl
         return FALSE;
       if (x->mb >= 0 ? y->mb != x->mb + q : y->mb != x->mb)
         return FALSE;
-      const SimTaskTime *tx = &sim->times[x0 + i], *ty = &sim->times[y0 + i];
-      /* times are whole picoseconds; allow for their conversion to seconds */
-      double tol = 1e-12;
-      if (fabs ((ty->end_s - ty->start_s) - (tx->end_s - tx->start_s)) > tol
-          || fabs ((ty->start_s - tx->start_s) - period) > tol)
-        return FALSE;
     }
   return TRUE;
 }
 
 /* Slot j of stage st equals slot j + P (`slots`) shifted by q micro-batches and `period`
- * seconds; j + P + 1 <= n_slots. */
+ * seconds; j + P + 1 <= n_slots. The first and last task's times are looked at first:
+ * most slots that differ differ there. */
 static gboolean
 slot_shifted (const Sim *sim, const ProgStage *st, guint32 j, guint32 slots, int q,
               double period)
 {
   guint32 x = st->slot_first[j], x1 = st->slot_first[j + 1];
   guint32 y = st->slot_first[j + slots], y1 = st->slot_first[j + slots + 1];
-  return x1 - x == y1 - y && tasks_shifted (sim, x, y, x1 - x, q, period);
+  if (x1 - x != y1 - y)
+    return FALSE;
+  if (x1 > x && (!time_shifted (&sim->times[x], &sim->times[y], period)
+                 || !time_shifted (&sim->times[x1 - 1], &sim->times[y1 - 1], period)))
+    return FALSE;
+  return tasks_shifted (sim, x, y, x1 - x, q, period);
 }
 
 static guint32
@@ -1287,34 +1302,43 @@ sim_simulate_extended (const ProgProgram *prog, int extra_mb, int period_mb, int
   if (!run_program (&sim, error))
     goto out;
 
-  /* periods of c schedule periods, c = 1, 2, ...: the smallest that recurs on every stage
-   * is the timeline's cyclicity (its multiples recur too); the first that divides the
-   * micro-batches to add extends the step */
-  for (int c = 1; c <= max_multiple && res == NULL; c++)
-    {
-      int qc = period_mb * c;
-      guint32 slots = 2u * (guint32) qc * (guint32) MAX (prog->plan.vpp, 1);
-      /* the period, from the latest period of stage 0 that repeats */
-      double period = find_period (&sim, qc, slots);
-      if (period <= 0)
-        continue;
-      if (bounds == NULL)
-        {
-          bounds = g_new0 (SlotBounds, n_st);
-          for (int s = 0; s < n_st; s++)
-            slot_bounds (&sim, &prog->stages[s], &bounds[s]);
-        }
-      double tau = find_tau (&sim, qc, slots, period, bounds);
-      if (tau < 0)
-        continue;
-      if (cyclicity && *cyclicity == 0)
-        *cyclicity = c;
-      if (extra_mb % qc != 0)
-        continue;
-      res = extended_result (&sim, bounds, extra_mb / qc, period, tau, tokens_per_step,
-                             cluster);
-      res->sim_wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
-    }
+  /* periods of c schedule periods, c = 1, 2, ...: the first that recurs on every stage
+   * and divides the micro-batches to add extends the step. Those c are tried first: a c
+   * that does not divide cannot extend, and asking whether it recurs costs every stage's
+   * runs (find_tau) where it does not (a 1F1B pipeline with a period of 11 shows one of
+   * c = 1..10 on stage 0 alone: 10 x 16 stages' runs). Only where none extends are the
+   * others asked, for the smallest c that recurs (the timeline's cyclicity), in the same
+   * order, so `cyclicity` is the one a single pass over every c would give. */
+  for (int pass = 0; pass < 2 && res == NULL; pass++)
+    for (int c = 1; c <= max_multiple && res == NULL; c++)
+      {
+        int qc = period_mb * c;
+        gboolean divides = extra_mb % qc == 0;
+        if (pass == 0 ? !divides
+                      : divides || cyclicity == NULL || *cyclicity != 0)
+          continue;
+        guint32 slots = 2u * (guint32) qc * (guint32) MAX (prog->plan.vpp, 1);
+        /* the period, from the latest period of stage 0 that repeats */
+        double period = find_period (&sim, qc, slots);
+        if (period <= 0)
+          continue;
+        if (bounds == NULL)
+          {
+            bounds = g_new0 (SlotBounds, n_st);
+            for (int s = 0; s < n_st; s++)
+              slot_bounds (&sim, &prog->stages[s], &bounds[s]);
+          }
+        double tau = find_tau (&sim, qc, slots, period, bounds);
+        if (tau < 0)
+          continue;
+        if (cyclicity && (*cyclicity == 0 || c < *cyclicity))
+          *cyclicity = c;
+        if (!divides)
+          break;                   /* pass 1: the smallest that recurs */
+        res = extended_result (&sim, bounds, extra_mb / qc, period, tau, tokens_per_step,
+                               cluster);
+        res->sim_wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
+      }
 
 out:
   if (bounds)
