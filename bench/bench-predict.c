@@ -63,8 +63,8 @@ main (int argc, char **argv)
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON rows", NULL },
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Timed repetitions per case (default 21)", "R" },
-    { "case", 0, 0, G_OPTION_ARG_STRING, &only, "Only the cases whose name contains S "
-      "(to profile one)", "S" },
+    { "case", 0, 0, G_OPTION_ARG_STRING, &only, "Only the case named S, else the cases whose "
+      "name contains S (to profile one)", "S" },
     { "full-simulation", 0, 0, G_OPTION_ARG_NONE, &full, "Simulate every micro-batch (no "
       "steady-state path), as tandem predict --full-simulation", NULL },
     { NULL },
@@ -89,11 +89,15 @@ main (int argc, char **argv)
   else
     printf ("[\n");
   int failures = 0, n_printed = 0;
+  gboolean exact = FALSE;   /* --case names one case exactly (some names hold others) */
+  for (guint i = 0; i < G_N_ELEMENTS (cases) && only != NULL; i++)
+    exact = exact || g_str_equal (cases[i].name, only);
   double main_best[2] = { 0, 0 }, main_median[2] = { 0, 0 };   /* m16, m256 */
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       const BenchCase *bc = &cases[i];
-      if (only != NULL && strstr (bc->name, only) == NULL)
+      if (only != NULL && (exact ? !g_str_equal (bc->name, only)
+                                 : strstr (bc->name, only) == NULL))
         continue;
       g_autoptr (ModelSpec) model = model_spec_lookup (bc->model, &error);
       g_assert_no_error (error);
