@@ -195,6 +195,8 @@ append_attention (GArray *ops, const ModelSpec *spec, ModelPart part, guint64 b,
                           * (double) (d + d_v);
   attn.fwd_flops = attn.fwd_flops_full / 2.0;
   attn.window = spec->n_sliding_layers > 0 ? spec->sliding_window : 0;
+  attn.window_share = spec->n_sliding_layers > 0 && spec->n_layers > 0
+                        ? (double) spec->n_sliding_layers / (double) spec->n_layers : 0.0;
   attn.weight_params = spec->attn_sinks ? a : 0;
   attn.tp_split = 'h';
   g_array_append_val (ops, attn);

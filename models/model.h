@@ -339,6 +339,11 @@ typedef struct {
    * or chunked layers fwd_flops are the average over all layers
    * (model_spec_attention_keys) */
   guint64     window;
+  /* ATTENTION: the share of the layers the op stands for that attend within `window`
+   * (n_sliding_layers / n_layers; the others attend to all s keys). The step program's
+   * attention op stands for every layer of its block; the cost model charges the
+   * windowed share at the window's FLOPs and kernel rate (sim/cost-compute.c) */
+  double      window_share;
   /* GDN: the chunk length of the chunked delta rule (MODEL_GDN_CHUNK) */
   guint64     chunk;
   /* ELEMENTWISE / NORM / EMBEDDING / LOSS: elements touched */

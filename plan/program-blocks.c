@@ -87,6 +87,23 @@ attention (Builder *bd, GArray *ops, const char *name, double factor, guint64 he
   /* QK^T 2 s_q s_kv d, AV 2 s_q s_kv d_v per sequence and head (d_v = d but for MLA) */
   op.fwd_flops_full = 2.0 * op.b * heads * s_q * s_kv * (double) (op.head_dim + op.head_dim_v);
   op.fwd_flops = factor * op.fwd_flops_full / 2.0;
+  /* Sliding-window layers (gpt-oss: 128 tokens on every other layer; Megatron-Core's
+   * window_size with window_attn_skip_freq, run by the fused kernel with its band mask):
+   * this block stands for every layer, so the op carries the windowed share and its FLOPs
+   * are the average over the layers, a windowed layer's keys per query 2W - W^2/s of s
+   * (model_spec_attention_keys). Only where each rank holds whole sequences (no CP ring
+   * or all-gather: Transformer Engine runs no sliding window with p2p context
+   * parallelism); unfused attention computes the whole s x s and masks after. */
+  const ModelSpec *m = bd->m;
+  if (m->n_sliding_layers > 0 && m->n_layers > 0 && m->sliding_window > 0
+      && m->sliding_window < s_kv && s_q == s_kv)
+    {
+      const double s = (double) s_kv, W = (double) m->sliding_window;
+      const double f = (double) MIN (m->n_sliding_layers, m->n_layers) / (double) m->n_layers;
+      op.window = m->sliding_window;
+      op.window_share = f;
+      op.fwd_flops *= (1.0 - f) + f * (2.0 * W - W * W / s) / s;
+    }
   if (bd->plan->attention_backend == PLAN_ATTN_UNFUSED)
     {
       /* Unfused: the GEMMs run over the whole s x s (the mask is applied to the scores
@@ -95,6 +112,8 @@ attention (Builder *bd, GArray *ops, const char *name, double factor, guint64 he
        * dK = dS^T Q), twice the forward, with nothing recomputed (FlashAttention's 2.5
        * includes recomputing the scores). `factor` is 1 (forward) or 2.5 (backward). */
       op.materialized = TRUE;
+      op.window = 0;
+      op.window_share = 0.0;
       op.dropout = bd->attn_dropout;
       op.fwd_flops = (factor > 1.0 ? 2.0 : 1.0) * op.fwd_flops_full;
     }

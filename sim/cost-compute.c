@@ -578,6 +578,30 @@ head_dim_factor (const SimCost *c, double hd, double s, gboolean backward)
   return 1.0 + (g - 1.0) * x;
 }
 
+/* The fused kernel's time for `flops` of the op run at kernel length `len`: the fitted
+ * causal efficiency with the stack's curves by length and head dim, ring attention's
+ * unmasked share, under a roofline with `bytes`, and at least `exp_s`, the time of its
+ * exponentials. */
+static double
+attention_fused_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward,
+                   double flops, double len, double bytes, double exp_s)
+{
+  double eff = (backward ? c->opts.attn_bwd_efficiency : c->opts.attn_fwd_efficiency)
+               * c->attn_scale[d];
+  /* the fitted efficiency is the causal kernel's at the fit's length; at the length one
+   * call runs (ModelOp kernel_s) it has the stack's curve, and ring attention runs a
+   * share of the FLOPs unmasked (ModelOp noncausal_share), each block that long */
+  if (op->causal)
+    eff *= length_factor (c, len, backward);
+  /* the fit holds at head dim 128; MLA's wider q/k head runs as its widest (>= 128) */
+  eff *= head_dim_factor (c, (double) MAX (op->head_dim, op->head_dim_v), len, backward);
+  const double sh = op->causal ? op->noncausal_share : 0.0;
+  if (sh > 0)
+    eff /= (1.0 - sh) + sh / noncausal_gain (c, op->kernel_s > 0 ? len : (double) op->s_q);
+  const double mma = roofline (c, flops, c->peak_flops[d] * eff, bytes);
+  return MAX (mma, exp_s);
+}
+
 static double
 attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
 {
@@ -604,21 +628,30 @@ attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward
    * dK, dV (the per-row softmax statistics are negligible). */
   const double elements = backward ? 4.0 * q + 4.0 * kv : 2.0 * q + 2.0 * kv;
   const double bytes = elements * topo_dtype_bytes (d);
-  double eff = (backward ? c->opts.attn_bwd_efficiency : c->opts.attn_fwd_efficiency)
-               * c->attn_scale[d];
-  /* the fitted efficiency is the causal kernel's at the fit's length; at the length one
-   * call runs (ModelOp kernel_s) it has the stack's curve, and ring attention runs a
-   * share of the FLOPs unmasked (ModelOp noncausal_share), each block that long */
   const double len = op->kernel_s > 0 ? (double) op->kernel_s : (double) op->s_kv;
-  if (op->causal)
-    eff *= length_factor (c, len, backward);
-  /* the fit holds at head dim 128; MLA's wider q/k head runs as its widest (>= 128) */
-  eff *= head_dim_factor (c, MAX (hd, (double) op->head_dim_v), len, backward);
-  const double sh = op->causal ? op->noncausal_share : 0.0;
-  if (sh > 0)
-    eff /= (1.0 - sh) + sh / noncausal_gain (c, op->kernel_s > 0 ? len : (double) op->s_q);
-  const double mma = roofline (c, flops, c->peak_flops[d] * eff, bytes);
-  return MAX (mma, attention_exp_s (c, op));
+  const double exp_s = attention_exp_s (c, op);
+  /* Sliding-window layers (ModelOp window, window_share; fwd_flops the average over the
+   * layers, a windowed layer's keys per query 2W - W^2/s of s, plan/program-blocks.c):
+   * the full layers' FLOPs at the kernel's length, the windowed layers' at the rate of a
+   * causal kernel of length 2W. D: with T-row query tiles a window-W kernel with its band
+   * mask walks W/T + 1 key tiles per query tile for W visible keys per query, a causal
+   * kernel of length 2W walks W/T + 1/2 on average for the same W (the same diagonal,
+   * half-masked tiles); for W = 128 that is 256 tokens, where the curve holds its 512
+   * figure (the conservative side: a shorter row is slower still). Each layer reads Q, K,
+   * V and writes O whole (the bytes), and computes exponentials for its visible scores
+   * only. */
+  if (op->window > 0 && op->window_share > 0 && op->causal && op->fwd_flops > 0
+      && op->s_q == op->s_kv && op->window < op->s_kv && !(op->noncausal_share > 0))
+    {
+      const double s = (double) op->s_kv, W = (double) op->window;
+      const double f = MIN (op->window_share, 1.0);
+      const double r = (2.0 * W - W * W / s) / s;
+      const double full = flops / ((1.0 - f) + f * r);
+      return (1.0 - f) * attention_fused_s (c, op, d, backward, full, len, bytes, exp_s)
+             + f * attention_fused_s (c, op, d, backward, full * r, MIN (2.0 * W, len), bytes,
+                                      exp_s * r);
+    }
+  return attention_fused_s (c, op, d, backward, flops, len, bytes, exp_s);
 }
 
 /* The chunked gated delta rule of a GDN layer (MODEL_OP_GDN; flash-linear-attention's

@@ -855,6 +855,52 @@ test_attention_kernel_length (Fixture *f, gconstpointer data)
   g_assert_cmpuint (attn_kernel_s (f, base), ==, 32768);
 }
 
+/* Sliding windows in the step program (plan/program-blocks.c attention): gpt-oss-120b
+ * (128-token windows on 18 of 36 layers, 64 heads of 64) at 8192 tokens, 1 sequence a
+ * micro-batch, tp 1: the block's attention op stands for every layer, so it carries
+ * window 128, share 18/36 = 0.5 and the average FLOPs 4 x 8192^2 x 64 x 64 / 2 x (0.5 +
+ * 0.5 x 254/8192) = 5.49756e11 x 0.515503 = 2.83401e11 (a windowed layer's keys per
+ * query 2 x 128 - 128^2/8192 = 254 of 8192); the backward 2.5 x that. With a CP ring
+ * (p2p over 2) the ranks hold half sequences and the window is not applied (Transformer
+ * Engine runs no sliding window with p2p CP): the full 5.49756e11 / 2 per ring step
+ * FLOPs of the rank's 4096 queries against 8192 keys, 2 x 4096 x 8192 x 64 x 128 / 2. */
+static void
+test_attention_window (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_clear_pointer (&f->model, model_spec_unref);
+  f->model = model_spec_lookup ("gpt-oss-120b", &error);
+  g_assert_no_error (error);
+  g_autoptr (ProgProgram) p = program_of (f, "--gpus 8 --ep 8 --seq-length 8192 "
+                                          "--micro-batch-size 1 --global-batch-size 8");
+  const double full = 4.0 * 8192.0 * 8192.0 * 64 * 64 / 2;
+  int n = 0;
+  for (guint i = 0; i < p->ops->len; i++)
+    {
+      const ModelOp *op = &g_array_index (p->ops, ModelOp, i);
+      if (op->kind != MODEL_OP_ATTENTION)
+        continue;
+      n++;
+      g_assert_cmpuint (op->window, ==, 128);
+      g_assert_cmpfloat_with_epsilon (op->window_share, 0.5, 1e-12);
+      const double want = (g_str_has_suffix (op->name, "_grad") ? 2.5 : 1.0) * full
+                          * (0.5 + 0.5 * 254.0 / 8192.0);
+      g_assert_cmpfloat_with_epsilon (op->fwd_flops / want, 1.0, 1e-12);
+    }
+  g_assert_cmpint (n, >, 0);
+  g_autoptr (ProgProgram) q = program_of (f, "--gpus 8 --ep 4 --seq-length 8192 "
+                                          "--micro-batch-size 1 --global-batch-size 4 "
+                                          "--context-parallel-size 2 --cp-comm-type p2p");
+  for (guint i = 0; i < q->ops->len; i++)
+    {
+      const ModelOp *op = &g_array_index (q->ops, ModelOp, i);
+      if (op->kind != MODEL_OP_ATTENTION || g_str_has_suffix (op->name, "_grad"))
+        continue;
+      g_assert_cmpuint (op->window, ==, 0);
+      g_assert_cmpfloat_with_epsilon (op->fwd_flops / (full / 2), 1.0, 1e-12);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -875,5 +921,6 @@ main (int argc, char **argv)
   ADD ("cuda-graphs", test_cuda_graphs);
   ADD ("selective-op", test_selective_op);
   ADD ("attention-kernel-length", test_attention_kernel_length);
+  ADD ("attention-window", test_attention_window);
   return g_test_run ();
 }

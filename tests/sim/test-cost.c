@@ -663,6 +663,55 @@ test_attention_head_dim (Fixture *f, gconstpointer data)
               fa2.fwd_flops / (989.4e12 * 0.4235 * 0.58) * 335.0 / 299.0 + 4e-6, 1e-9);
 }
 
+/* Sliding-window layers (ModelOp window, window_share; sim/cost-compute.c attention_s):
+ * gpt-oss-120b's core, one sequence of 8192, 64 query heads of 64, 8 KV heads, a window
+ * of 128 tokens on half the layers, on H100 with megatron-core (cuDNN class, 1 us per
+ * kernel). A full layer: 4 x 8192^2 x 64 x 64 / 2 = 5.49756e11 FLOPs; a windowed one r =
+ * (2 x 128 - 128^2 / 8192) / 8192 = 254 / 8192 of it; the op's FLOPs are the average,
+ * x (0.5 + 0.5 r) = 2.83401e11 (the figure `tandem show model gpt-oss-120b` prints).
+ *   full half: 0.4235 x 989.4e12 x 529/518 (8K) x 379/529 (head dim 64 at 8K) = 306.575
+ *     TFLOP/s -> 1.79322 ms + 1 us (exps 8192 x 8193 / 2 x 64 = 2.148e9 at 3.86e12/s:
+ *     0.556 ms, below);
+ *   windowed half: a causal kernel of 2 x 128 = 256 tokens, held at the 512 figures:
+ *     0.4235 x 989.4e12 x 315/518 x 225/315 = 182.003 TFLOP/s on 1.70457e10 FLOPs ->
+ *     93.656 us + 1 us (its bytes, Q K V O 2 x (33.55M + 4.19M) x 2 B = 151 MB at
+ *     3.015e12 B/s = 50.1 us, and its exps, 17 us, below);
+ *   the op: 0.5 x 1.79422 + 0.5 x 0.094656 = 0.944438 ms, against 1.79422 ms for the
+ *     whole FLOPs of full layers (the cost before windows were costed).
+ * A window as long as the sequence changes nothing. */
+static void
+test_attention_window (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
+  g_assert_no_error (error);
+  SimCostOptions o;
+  sim_cost_options_init_stack (&o, f->h100, mc);
+  g_autoptr (SimCost) c = sim_cost_new (f->h100, NULL, &o);
+  ModelOp op = llama3_8b_attn_core ();
+  op.heads = 64;
+  op.head_dim = op.head_dim_v = 64;
+  op.kernel_s = 8192;
+  const double full = 4.0 * 8192.0 * 8192.0 * 64 * 64 / 2;
+  const double r = 254.0 / 8192.0;
+  op.fwd_flops = full * (0.5 + 0.5 * r);
+  assert_rel (op.fwd_flops, 2.83401e11, 1e-5);
+  op.window = 128;
+  op.window_share = 0.5;
+  const double t_full = full / (989.4e12 * 0.4235 * 379.0 / 518.0) + 1e-6;
+  const double t_win = full * r / (989.4e12 * 0.4235 * 225.0 / 518.0) + 1e-6;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 0.5 * t_full + 0.5 * t_win, 1e-9);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 0.944438e-3, 1e-5);
+  /* all layers full: the whole FLOPs at the 8K rate */
+  op.window = 0;
+  op.window_share = 0.0;
+  op.fwd_flops = full;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), t_full, 1e-9);
+  op.window = 8192;
+  op.window_share = 0.5;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), t_full, 1e-9);
+}
+
 /* The chunked gated delta rule of one Qwen3-Next GDN layer, one sequence of 4096: 32
  * value heads (16 key heads), d_k = d_v = 128, chunks of 64. FLOPs forward 4096 x
  * model_spec_gdn_core_flops = 4096 x 32 x (6 x 128^2 + 2 x 64 x 640 + 64^2 / 3) =
@@ -1196,6 +1245,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/attention-ring", test_attention_ring);
   ADD ("/sim/cost/attention-length", test_attention_length);
   ADD ("/sim/cost/attention-head-dim", test_attention_head_dim);
+  ADD ("/sim/cost/attention-window", test_attention_window);
   ADD ("/sim/cost/memory-bound", test_memory_bound);
   ADD ("/sim/cost/defaults-a100", test_defaults_a100);
   ADD ("/sim/cost/monotonic-bytes", test_monotonic_bytes);
