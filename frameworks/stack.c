@@ -167,7 +167,8 @@ static const char *const host_ops_keys[] = { "layer_fwd", "layer_bwd", "layer_fw
                                              "expert_launch_fwd",
                                              "expert_launch_bwd", "expert_eager_fwd",
                                              "expert_eager_bwd", "expert_fp8_launch",
-                                             "expert_fp8_eager_fwd", NULL };
+                                             "expert_fp8_eager_fwd", "te_linear_fwd",
+                                             "te_grouped_fwd", NULL };
 static const char *const launches_names[] = { "one", "per_expert", NULL };
 static const char *const default_keys[] = { "sharding", "sequence_parallel",
                                             "overlap_grad_reduce", "overlap_param_gather",
@@ -401,7 +402,9 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
               || !get_num (ho, "expert_fp8_eager_fwd", 0, 1e3, &h->expert_fp8_eager_fwd, FALSE,
                            &wh, error)
               || !get_num (ho, "layer_fwd_after_sync", 0, 1e5, &h->layer_fwd_after_sync, FALSE,
-                           &wh, error))
+                           &wh, error)
+              || !get_num (ho, "te_linear_fwd", 0, 1e3, &h->te_linear_fwd, FALSE, &wh, error)
+              || !get_num (ho, "te_grouped_fwd", 0, 1e3, &h->te_grouped_fwd, FALSE, &wh, error))
             return NULL;
           if (h->layer_fwd_after_sync > h->layer_fwd)
             {
@@ -648,6 +651,8 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   D ("expert_eager_bwd", s->moe_host_ops.expert_eager_bwd);
   D ("expert_fp8_launch", s->moe_host_ops.expert_fp8_launch);
   D ("expert_fp8_eager_fwd", s->moe_host_ops.expert_fp8_eager_fwd);
+  D ("te_linear_fwd", s->moe_host_ops.te_linear_fwd);
+  D ("te_grouped_fwd", s->moe_host_ops.te_grouped_fwd);
   json_builder_end_object (b);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fsdp");

@@ -100,8 +100,12 @@ typedef struct {
   double layer_fwd_after_sync;   /* of layer_fwd, those issued after the dispatcher's sync */
   double expert_launch_fwd, expert_launch_bwd;
   double expert_eager_fwd, expert_eager_bwd;
-  double expert_fp8_launch;      /* per pass */
+  double expert_fp8_launch;      /* per pass: quantize calls (their launches by recipe) */
   double expert_fp8_eager_fwd;
+  /* Transformer Engine module forward calls, costed at their measured host time in place of
+   * eager ops (sim/cost.c TE_MODULE_FWD_HOST_S): linear modules before the sync (QKV,
+   * output projection), GroupedLinear modules after it (fc1, fc2) */
+  double te_linear_fwd, te_grouped_fwd;
 } FwMoeHostOps;
 
 typedef struct {

@@ -934,6 +934,26 @@ moe_pass_gpu_s (const SimCost *c, const ProgProgram *p, int ph, double *before, 
  * reuse the forward's splits), so the host runs ahead and the pass takes max(host, GPU).
  * The excess over the GPU time is what this returns; the all-to-alls (on the ep stream)
  * are left out of the GPU time, which overstates the excess by at most their time. */
+/* TE's split_quantize (transformer_engine/pytorch/csrc/extensions/cast.cpp): one
+ * quantizer per local expert; multi_tensor_quantize_impl runs a fused multi-tensor
+ * cast-transpose (nvte_multi_cast_transpose, one launch for every expert) only for delayed
+ * scaling, else each expert's quantizer in turn: current scaling's quantize_impl launches
+ * nvte_compute_amax, nvte_compute_scale_from_amax and nvte_quantize_v2 (quantizer.cpp
+ * Float8CurrentScalingQuantizer), MXFP8's and the block-wise recipe's one nvte_quantize_v2.
+ * NVFP4 is counted as one (not checked against its quantizer). */
+double
+sim_cost_moe_quant_launches (FwScaling scaling, gboolean fp4)
+{
+  if (fp4)
+    return 1.0;
+  switch (scaling)
+    {
+    case FW_SCALING_DELAYED: return 0.0;
+    case FW_SCALING_CURRENT: return 3.0;
+    default: return 1.0;
+    }
+}
+
 double
 sim_cost_moe_host_excess_s (const SimCost *c, const ProgProgram *p, ProgPhase phase)
 {
@@ -942,9 +962,13 @@ sim_cost_moe_host_excess_s (const SimCost *c, const ProgProgram *p, ProgPhase ph
   if (ph < 0 || p->moe.experts <= 0)
     return 0.0;
   const gboolean lowp = p->gemm_dtype == TOPO_DTYPE_FP8 || p->gemm_dtype == TOPO_DTYPE_FP4;
+  const double quant = lowp ? c->opts.moe_expert_fp8_quants * c->opts.host_launch_s
+                               * sim_cost_moe_quant_launches (c->opts.fp8_scaling,
+                                                              p->gemm_dtype == TOPO_DTYPE_FP4)
+                            : 0.0;
   const double experts = p->moe.local_experts * (c->opts.moe_expert_host_s[ph]
                                                  + (lowp ? c->opts.moe_expert_host_fp8_s[ph]
-                                                         : 0.0));
+                                                         : 0.0) + quant);
   const double host = c->opts.moe_layer_host_s[ph] + experts;
   if (host <= 0)
     return 0.0;

@@ -64,6 +64,23 @@
  * S (one shape, one recipe, one GPU; the call path is the same for every recipe). */
 #define TE_GEMM_CALL_HOST_S (0.267e-3 / 8.0)
 
+/* Host time of one Transformer Engine linear module's forward call under Megatron-Core
+ * (the module's Python entry, TE's prepare_forward and quantizer set-up, its GEMM call,
+ * the autograd function's bookkeeping): Megatron-Core's TEColumnParallelLinear measured at
+ * 140 us per forward pass, 115 us after TE's micro-optimizations, against 74 us for
+ * Megatron's own ColumnParallelLinear (BF16, TP 1; NVIDIA/TransformerEngine PR 1191,
+ * "[PyTorch] Minor optimizations to reduce CPU overheads in modules", its description):
+ * S, the optimized figure. A MoE layer's forward calls two such modules (the fused-norm
+ * QKV and the output projection) and two GroupedLinear modules (frameworks/stack.h
+ * FwMoeHostOps te_linear_fwd, te_grouped_fwd). */
+#define TE_MODULE_FWD_HOST_S 115e-6
+
+/* ... of which its one GEMM call: the nvte_cublas_gemm host range, 20 us mean over 645,099
+ * calls in a user's nsys profile of Qwen3-30B-A3B under Megatron-Core on B200
+ * (yanring/Megatron-MoE-ModelZoo issue 7): S. A GroupedLinear call costs the module's part,
+ * TE_MODULE_FWD_HOST_S less this, besides its per-expert GEMM calls (TE_GEMM_CALL_HOST_S). */
+#define TE_ONE_GEMM_CALL_HOST_S 20e-6
+
 /* Flash attention efficiency (fraction of dense peak) by GPU generation.
  *  - Hopper: FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608) reaches up to 740
  *    TFLOP/s BF16 forward = 75% of 989; FA2 reached ~35% on H100 (same paper). Causal
@@ -489,13 +506,20 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
       const FwMoeHostOps *h = &stack->moe_host_ops;
       const double e = EAGER_OP_HOST_S, l = o->host_launch_s;
       const double g = o->moe_gemm_call_s > 0 ? o->moe_gemm_call_s : l;
-      o->moe_layer_host_s[0] = h->layer_fwd * e;
+      /* the TE modules' forward calls at their measured host time, a GroupedLinear's
+       * without its GEMM call (its per-expert calls are counted per expert) */
+      const double te = h->te_linear_fwd * TE_MODULE_FWD_HOST_S;
+      const double teg = h->te_grouped_fwd * (TE_MODULE_FWD_HOST_S - TE_ONE_GEMM_CALL_HOST_S);
+      o->moe_layer_host_s[0] = h->layer_fwd * e + te + teg;
       o->moe_layer_host_s[1] = h->layer_bwd * e;
-      o->moe_layer_host_after_sync_s = h->layer_fwd_after_sync * e;
+      o->moe_layer_host_after_sync_s = h->layer_fwd_after_sync * e + teg;
       o->moe_expert_host_s[0] = h->expert_launch_fwd * g + h->expert_eager_fwd * e;
       o->moe_expert_host_s[1] = h->expert_launch_bwd * g + h->expert_eager_bwd * e;
-      o->moe_expert_host_fp8_s[0] = h->expert_fp8_launch * l + h->expert_fp8_eager_fwd * e;
-      o->moe_expert_host_fp8_s[1] = h->expert_fp8_launch * l;
+      /* FP8: the weight-workspace calls here; the quantize calls' launches depend on the
+       * plan's recipe (sim_cost_moe_quant_launches, at use) */
+      o->moe_expert_host_fp8_s[0] = h->expert_fp8_eager_fwd * e;
+      o->moe_expert_host_fp8_s[1] = 0.0;
+      o->moe_expert_fp8_quants = h->expert_fp8_launch;
     }
   /* CPU hosts: measured contention in place of the default slowdown (sim/cost-cpu.c) */
   sim_cost_options_cpu_host (o, cluster, 0, 0);
@@ -718,6 +742,7 @@ sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan)
       for (int i = 0; i < 2; i++)
         o->moe_layer_host_s[i] = o->moe_expert_host_s[i] = o->moe_expert_host_fp8_s[i] = 0.0;
       o->moe_layer_host_after_sync_s = 0.0;
+      o->moe_expert_fp8_quants = 0.0;
     }
 }
 

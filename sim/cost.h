@@ -193,8 +193,8 @@ typedef struct {
    * grouped GEMM besides its launch (frameworks/stack.h moe_expert_eager_op; 0: none) */
   double   moe_expert_op_s;
   /* ... and the host's time to issue one MoE layer per micro-batch (the stack's
-   * "moe.host_ops" at EAGER_OP_HOST_S per eager op, moe_gemm_call_s per expert GEMM and
-   * host_launch_s per other launch; only
+   * "moe.host_ops" at EAGER_OP_HOST_S per eager op, TE_MODULE_FWD_HOST_S per TE module
+   * forward call, moe_gemm_call_s per expert GEMM and host_launch_s per other launch; only
    * where the dispatcher syncs the host, 0 elsewhere): [0] forward, [1] backward, outside
    * the experts' loops, per local expert, and per local expert on top with FP8 GEMMs.
    * After the sync the host cannot run ahead of the GPU, so a layer's forward takes at
@@ -204,6 +204,10 @@ typedef struct {
   double   moe_layer_host_after_sync_s;   /* of moe_layer_host_s[0], after the sync */
   double   moe_expert_host_s[2];
   double   moe_expert_host_fp8_s[2];
+  /* ... and with FP8 GEMMs the quantize calls per local expert and pass (TE's split_quantize
+   * of each expert's input, in the backward of its output gradient), whose kernel launches
+   * depend on the recipe (sim_cost_moe_quant_launches) at host_launch_s each */
+  double   moe_expert_fp8_quants;
   gboolean extrapolated;          /* no fitted row for the device's architecture, or the
                                      stack's attention kernel was never fitted on it */
   /* test knobs */
@@ -322,6 +326,11 @@ double sim_cost_op_math_s (const SimCost *c, const ModelOp *op, TopoDtype dtype,
  * program or a stack without the dispatcher's host sync. The engine adds it to the
  * experts block, so a host-bound layer's pass takes its host time. */
 double sim_cost_moe_host_excess_s (const SimCost *c, const ProgProgram *p, ProgPhase phase);
+/* Kernel launches of one local expert's quantize call in Transformer Engine's split_quantize
+ * under FP8 recipe `scaling` (fp4: an NVFP4 plan): 0 for delayed scaling (one fused
+ * multi-tensor cast for all experts), 3 for current scaling (amax, scale, cast), 1 for the
+ * block-scaled recipes. */
+double sim_cost_moe_quant_launches (FwScaling scaling, gboolean fp4);
 
 /* The GEMM efficiency factor the model uses for an m x n x k GEMM (fraction of peak),
  * for reports and tests. */

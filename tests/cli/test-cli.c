@@ -145,22 +145,23 @@ test_show_conventions_help (void)
 }
 
 /* `show framework` prints the stack's MoE host-op counts with their source: megatron-core's
- * frameworks/presets/megatron-core.json "moe.host_ops" (70 eager ops per pass outside
- * the expert loops, of the forward's 25 after the dispatcher's sync; per local expert 2 forward and 4 backward GEMM calls and 4 backward
- * eager ops; with FP8 2 quantize launches per pass and 2 weight casts); torchtitan runs no
- * Megatron MoE layer: all zero. */
+ * frameworks/presets/megatron-core.json "moe.host_ops" (outside the expert loops 58
+ * forward eager ops, 17 of them after the dispatcher's sync, and 70 backward; per local
+ * expert 2 forward and 4 backward GEMM calls and 4 backward eager ops; with FP8 2 quantize
+ * calls per pass and 2 weight casts; TE module forward calls: 2 linear, 2 GroupedLinear);
+ * torchtitan runs no Megatron MoE layer: all zero. */
 static void
 test_show_framework_host_ops (void)
 {
   RunResult r = { 0 };
   run_tandem ("show framework megatron-core", &r);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.out, "moe.host_ops                 layer 70(25 after sync)/70,expert 2+0/4+4,fp8 2+2 "
+  g_assert_nonnull (strstr (r.out, "moe.host_ops                 layer 58(17 after sync)/70,expert 2+0/4+4,fp8 2+2,te 2+2 "
                                    "counted along one MoE layer's call path"));
   run_result_clear (&r);
   run_tandem ("show framework torchtitan", &r);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.out, "moe.host_ops                 layer 0(0 after sync)/0,expert 0+0/0+0,fp8 0+0"));
+  g_assert_nonnull (strstr (r.out, "moe.host_ops                 layer 0(0 after sync)/0,expert 0+0/0+0,fp8 0+0,te 0+0"));
   run_result_clear (&r);
 }
 

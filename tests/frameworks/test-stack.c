@@ -81,11 +81,15 @@ test_semantics (void)
   g_assert_false (hai->default_sequence_parallel);
   g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", NULL);
   g_assert_cmpint (mc->moe_a2a_overlap, ==, FW_OPT_OPTIONAL);
-  /* of an MoE layer's 70 forward ops outside the experts' loops, 25 come after the
+  /* of an MoE layer's 70 forward items outside the experts' loops, 25 come after the
    * dispatcher's sync (permute 2, all-to-alls 4 + 2, sort_chunks 2 + 2, GroupedLinear 8,
-   * activation 2, unpermute 2, residual 1: megatron-core.json's moe.host_ops source) */
-  g_assert_cmpfloat (mc->moe_host_ops.layer_fwd, ==, 70.0);
-  g_assert_cmpfloat (mc->moe_host_ops.layer_fwd_after_sync, ==, 25.0);
+   * activation 2, unpermute 2, residual 1: megatron-core.json's moe.host_ops source); the
+   * TE linear modules' 12 of them (QKV 2, projection 2, the two GroupedLinear calls 8) are
+   * 4 module calls instead, 2 before the sync and 2 after it: 58 eager ops, 17 after */
+  g_assert_cmpfloat (mc->moe_host_ops.layer_fwd, ==, 58.0);
+  g_assert_cmpfloat (mc->moe_host_ops.layer_fwd_after_sync, ==, 17.0);
+  g_assert_cmpfloat (mc->moe_host_ops.te_linear_fwd, ==, 2.0);
+  g_assert_cmpfloat (mc->moe_host_ops.te_grouped_fwd, ==, 2.0);
   g_assert_cmpint (mc->default_pp_microbatches, ==, FW_PP_MB_ONE_SAMPLE);
   g_assert_false (mc->fp8_tp_all_gather);
   g_assert_false (mc->default_cp_allgather);

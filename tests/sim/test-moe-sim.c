@@ -321,15 +321,17 @@ test_host_costs (void)
 
 /* The host's issue time of an MoE layer (frameworks/presets megatron-core.json
  * "moe.host_ops", sim/cost.c) on h100-24k, whose documented launch figure is 4 us, with
- * an eager op at 15 us:
- *  - forward: 70 eager ops outside the experts' loops = 1.05 ms, per local expert 2 GEMM
- *    calls at TE's 33.375 us = 66.75 us, with FP8 2 quantize launches and 2 weight-workspace
- *    calls more, 2 x 4 + 2 x 15 = 38 us;
+ * an eager op at 15 us and a TE module's forward call at 115 us (TE PR 1191), 95 us for a
+ * GroupedLinear's without its one GEMM call (20 us):
+ *  - forward: 58 eager ops outside the experts' loops = 0.87 ms, 2 TE linear modules =
+ *    0.23 ms and 2 GroupedLinear calls = 0.19 ms, 1.29 ms in all; per local expert 2 GEMM
+ *    calls at TE's 33.375 us = 66.75 us, with FP8 2 weight-workspace calls more (30 us) and
+ *    2 quantize calls of the recipe's launches (test_quant_launches);
  *  - backward: 70 eager ops = 1.05 ms, per local expert 4 GEMM calls and 4 eager ops,
- *    4 x 33.375 + 4 x 15 = 193.5 us, with FP8 2 quantize launches more, 8 us.
+ *    4 x 33.375 + 4 x 15 = 193.5 us, with FP8 2 quantize calls more.
  * Qwen3-30B-A3B (48 layers, 128 experts of 768, top-8) on 8 GPUs (ep 8: 16 local experts)
- * at 128 tokens: forward host 1.05 ms + 16 x 66.75 us = 2.118 ms, backward 1.05 ms + 16 x
- * 193.5 us = 4.146 ms (in the forward both parts of the layer, before and after the
+ * at 128 tokens, BF16: forward host 1.29 ms + 16 x 66.75 us = 2.358 ms, backward 1.05 ms +
+ * 16 x 193.5 us = 4.146 ms (in the forward both parts of the layer, before and after the
  * dispatcher's sync, are host-bound at 128 tokens, so their split does not matter here:
  * test_host_excess_split); the excess is that minus the GPU time of the pass's attention and MoE
  * blocks, summed here as the engine sums them. The engine adds the excess to each experts
@@ -388,14 +390,16 @@ fwd_gpu_split (const SimCost *cost, const ProgProgram *prog, double *before, dou
 /* The forward's two parts (sim/cost-compute.c sim_cost_moe_host_excess_s): Qwen3-30B-A3B
  * made top-2 at 8,192 tokens with all 128 experts local (ep 1, 8 GPUs of DP) on h100-24k,
  * FP8 GEMMs:
- *  - after the sync the host issues the 25 eager ops of permute .. combine (megatron-core
- *    moe.host_ops layer_fwd_after_sync) and per local expert 2 GEMM calls at 33.375 us
- *    plus, with FP8, 2 quantize launches at 4 us and 2 weight-workspace calls at 15 us:
- *    A = 25 x 15 us + 128 x (66.75 + 38) us = 13.783 ms, against a GPU time a of 128
+ *  - after the sync the host issues the 17 eager ops of permute .. combine (megatron-core
+ *    moe.host_ops layer_fwd_after_sync) and the two GroupedLinear calls at 95 us, and per
+ *    local expert 2 GEMM calls at 33.375 us plus, with FP8 current scaling, 2 weight-
+ *    workspace calls at 15 us and 2 quantize calls of 3 launches at 4 us: A = 17 x 15 +
+ *    2 x 95 + 128 x (66.75 + 30 + 24) us = 15.901 ms, against a GPU time a of 128
  *    experts of 128 tokens (9.7 GFLOP each at most, microseconds) plus the floor of the
  *    grouped GEMMs' calls behind the sync (2 x 127 x (33.375 + 15) us = 12.29 ms; the
  *    busiest expert is its own op) and the permutes: a < A, host-bound;
- *  - before the next sync the host issues 45 ops, B = 0.675 ms, while the GPU runs the
+ *  - before the next sync the host issues 41 eager ops and the 2 TE linear modules at
+ *    115 us, B = 0.845 ms, while the GPU runs the
  *    attention block of 8,192 tokens (over 0.5 TFLOP of causal attention alone): b > B,
  *    GPU-bound.
  * The GPU cannot start b before it is issued, at A, so the forward takes A + b and the
@@ -412,7 +416,10 @@ test_host_excess_split (void)
   sim_options_init (&opts, c);
   sim_cost_options_init_stack (&opts.cost, c, mc);
   opts.cost.free_comm = TRUE;
-  g_assert_cmpfloat (fabs (opts.cost.moe_layer_host_after_sync_s - 25 * 15e-6), <, 1e-15);
+  g_assert_cmpfloat (fabs (opts.cost.moe_layer_host_after_sync_s - (17 * 15e-6 + 2 * 95e-6)), <,
+                     1e-15);
+  g_assert_cmpint (opts.cost.fp8_scaling, ==, FW_SCALING_DELAYED);
+  opts.cost.fp8_scaling = FW_SCALING_CURRENT;
   g_autoptr (ModelSpec) qw = model_spec_lookup ("qwen3-30b-a3b", &error);
   g_assert_no_error (error);
   Plan p;
@@ -422,6 +429,7 @@ test_host_excess_split (void)
   p.moe_imbalance = 1.0;
   p.moe_grouped_gemm = TRUE;
   p.compute_dtype = PLAN_PREC_FP8;
+  p.fp8_recipe = FW_SCALING_CURRENT;
   p.seq_length = 8192;
   p.global_batch = 8;
   g_assert_true (plan_resolve (&p, qw, c, &error));
@@ -432,7 +440,8 @@ test_host_excess_split (void)
   SimCost *cost = sim_cost_new (c, NULL, &opts.cost);
   double b, a;
   fwd_gpu_split (cost, prog, &b, &a);
-  const double A = 25 * 15e-6 + 128 * (66.75e-6 + 38e-6), B = 45 * 15e-6;
+  const double A = 17 * 15e-6 + 2 * 95e-6 + 128 * (66.75e-6 + 30e-6 + 24e-6),
+               B = 41 * 15e-6 + 2 * 115e-6;
   double ef = sim_cost_moe_host_excess_s (cost, prog, PROG_PHASE_FORWARD);
   g_test_message ("8K tokens, 128 local experts: host %.3f + %.3f ms, GPU %.3f + %.3f ms, "
                   "excess %.3f ms", A * 1e3, B * 1e3, a * 1e3, b * 1e3, ef * 1e3);
@@ -441,6 +450,66 @@ test_host_excess_split (void)
   g_assert_cmpfloat (fabs (ef - (A - a)), <, 1e-12);
   g_assert_cmpfloat (ef, >, A + B - a - b + 1e-4);
   sim_cost_free (cost);
+  plan_clear (&p);
+}
+
+/* The quantize launches per local expert follow the recipe (TE cast.cpp
+ * multi_tensor_quantize_impl, quantizer.cpp): delayed scaling casts every expert in one
+ * fused launch per call (0 per expert), current scaling launches amax, scale and cast (3),
+ * MXFP8 and the block-wise recipe one. Qwen3-30B-A3B at 128 tokens on 8 GPUs (ep 8: 16
+ * local experts), FP8 GEMMs: both passes are host-bound (test_host_excess), so a pass's
+ * excess moves by the host time itself: 16 experts x 2 quantize calls x (3 - 1) launches x
+ * 4 us = 256 us from MXFP8 to current scaling, 16 x 2 x 1 x 4 us = 128 us from delayed to
+ * MXFP8, in each pass. */
+static void
+test_quant_launches (void)
+{
+  g_assert_cmpfloat (sim_cost_moe_quant_launches (FW_SCALING_DELAYED, FALSE), ==, 0.0);
+  g_assert_cmpfloat (sim_cost_moe_quant_launches (FW_SCALING_CURRENT, FALSE), ==, 3.0);
+  g_assert_cmpfloat (sim_cost_moe_quant_launches (FW_SCALING_BLOCK, FALSE), ==, 1.0);
+  g_assert_cmpfloat (sim_cost_moe_quant_launches (FW_SCALING_BLOCKWISE, FALSE), ==, 1.0);
+  g_assert_cmpfloat (sim_cost_moe_quant_launches (FW_SCALING_DELAYED, TRUE), ==, 1.0);
+
+  g_autoptr (TopoCluster) c = h100 ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", &error);
+  g_assert_no_error (error);
+  SimOptions opts;
+  sim_options_init (&opts, c);
+  sim_cost_options_init_stack (&opts.cost, c, mc);
+  opts.cost.free_comm = TRUE;
+  g_autoptr (ModelSpec) qw = model_spec_lookup ("qwen3-30b-a3b", &error);
+  g_assert_no_error (error);
+  Plan p;
+  moe_plan (&p, 8, 1, 8, 1);
+  p.num_experts = 128;
+  p.moe_topk = 8;
+  p.seq_length = 128;
+  p.global_batch = 8;
+  p.compute_dtype = PLAN_PREC_FP8;
+  g_assert_true (plan_resolve (&p, qw, c, &error));
+  g_autoptr (SimPrediction) pr = sim_predict (qw, &p, c, &opts, &error);
+  g_assert_no_error (error);
+  const ProgProgram *prog = pr->program;
+  g_assert_cmpint (prog->moe.local_experts, ==, 16);
+  g_assert_cmpint (prog->gemm_dtype, ==, TOPO_DTYPE_FP8);
+  const FwScaling recipes[3] = { FW_SCALING_DELAYED, FW_SCALING_BLOCK, FW_SCALING_CURRENT };
+  double ex[3][2];
+  for (int r = 0; r < 3; r++)
+    {
+      SimCostOptions o = opts.cost;
+      o.fp8_scaling = recipes[r];
+      SimCost *cost = sim_cost_new (c, NULL, &o);
+      ex[r][0] = sim_cost_moe_host_excess_s (cost, prog, PROG_PHASE_FORWARD);
+      ex[r][1] = sim_cost_moe_host_excess_s (cost, prog, PROG_PHASE_BACKWARD);
+      sim_cost_free (cost);
+    }
+  for (int ph = 0; ph < 2; ph++)
+    {
+      g_assert_cmpfloat (ex[0][ph], >, 0.0);
+      g_assert_cmpfloat (fabs (ex[1][ph] - ex[0][ph] - 128e-6), <, 1e-12);
+      g_assert_cmpfloat (fabs (ex[2][ph] - ex[1][ph] - 256e-6), <, 1e-12);
+    }
   plan_clear (&p);
 }
 
@@ -456,12 +525,13 @@ test_host_excess (void)
   sim_options_init (&opts, c);
   sim_cost_options_init_stack (&opts.cost, c, mc);
   opts.cost.free_comm = TRUE;
-  g_assert_cmpfloat (fabs (opts.cost.moe_layer_host_s[0] - 1.05e-3), <, 1e-12);
+  g_assert_cmpfloat (fabs (opts.cost.moe_layer_host_s[0] - 1.29e-3), <, 1e-12);
   g_assert_cmpfloat (fabs (opts.cost.moe_layer_host_s[1] - 1.05e-3), <, 1e-12);
   g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_s[0] - 66.75e-6), <, 1e-12);
   g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_s[1] - 193.5e-6), <, 1e-12);
-  g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_fp8_s[0] - 38e-6), <, 1e-12);
-  g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_fp8_s[1] - 8e-6), <, 1e-12);
+  g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_fp8_s[0] - 30e-6), <, 1e-12);
+  g_assert_cmpfloat (opts.cost.moe_expert_host_fp8_s[1], ==, 0.0);
+  g_assert_cmpfloat (opts.cost.moe_expert_fp8_quants, ==, 2.0);
 
   g_autoptr (ModelSpec) qw = model_spec_lookup ("qwen3-30b-a3b", &error);
   g_assert_no_error (error);
@@ -477,7 +547,7 @@ test_host_excess (void)
   const ProgProgram *prog = on->program;
   g_assert_cmpint (prog->moe.local_experts, ==, 16);
   SimCost *cost = sim_cost_new (c, NULL, &opts.cost);
-  double host_f = 1.05e-3 + 16 * 66.75e-6, host_b = 1.05e-3 + 16 * 193.5e-6;
+  double host_f = 1.29e-3 + 16 * 66.75e-6, host_b = 1.05e-3 + 16 * 193.5e-6;
   double gpu_f = pass_gpu_s (cost, prog, 0), gpu_b = pass_gpu_s (cost, prog, 1);
   double ef = sim_cost_moe_host_excess_s (cost, prog, PROG_PHASE_FORWARD);
   double eb = sim_cost_moe_host_excess_s (cost, prog, PROG_PHASE_BACKWARD);
@@ -720,6 +790,7 @@ main (int argc, char **argv)
   g_test_add_func ("/moe-sim/host-costs", test_host_costs);
   g_test_add_func ("/moe-sim/host-excess", test_host_excess);
   g_test_add_func ("/moe-sim/host-excess-split", test_host_excess_split);
+  g_test_add_func ("/moe-sim/quant-launches", test_quant_launches);
   g_test_add_func ("/moe-sim/a2a-overlap", test_a2a_overlap);
   g_test_add_func ("/moe-sim/moe-recompute", test_moe_recompute);
   g_test_add_func ("/moe-sim/recompute-modules-program", test_recompute_modules_program);
