@@ -440,7 +440,7 @@ test_steady_equals_full (void)
 }
 
 /* A period that shows on a step whose micro-batches to add it does not divide: 4 8 8 4
- * layers, 64 micro-batches. The steps predict.c tries are m' = 5, 7 and 11 (3, 8 and 16
+ * layers, 64 micro-batches. The steps predict.c tries are m' = 6 and 11 (6 and 16
  * half-periods past the 3-unit warm-up); the pipeline repeats every 2 micro-batches once
  * settled, first seen on the step of 11, and 64 - 11 = 53 is odd, so that step does not
  * extend but says its cyclicity (simulate.c: the periods that do not divide are asked
@@ -521,9 +521,8 @@ test_main_job_steady (void)
  * 126 layers as 7 + 14 x 8 + 7, seq 8192, SP, ZeRO-1, 256 micro-batches (gbs 32,768). Its
  * middle stages are the slowest, and the timeline repeats every 11 micro-batches once
  * settled. With comm_compute_slowdown = 0 it settles by micro-batch ~12, too late for the
- * steps of 17, 19 and 23 micro-batches tried first; the whole step, watched, shows the
- * 11-micro-batch period when its first stage has done 64 units, and a step of m'' = 256
- * (mod 11) micro-batches is extended by (256 - m'') / 11 periods. With the preset's
+ * steps of 19 and 23 micro-batches tried first; the step of 47 (= 256 mod 11) shows the
+ * 11-micro-batch period and is extended by (256 - 47) / 11 = 19 periods. With the preset's
  * slowdown Hopper's fit had before it was read at its bound 0 (a compute kernel that starts
  * next to a pipeline send slowed by 0.175%) it settles only at micro-batch ~410: the whole
  * step is simulated. Either way every figure
