@@ -647,13 +647,19 @@ show_framework (const char *name, gboolean json)
   ROW ("fsdp.pp_grad_reduce", s->fsdp_pp_grad_after_stage ? "after_stage" : "per_bucket");
   ROW ("fsdp.grad_accumulation", s->fsdp_grad_accum_upcast ? "upcast_add" : "fused");
   ROW ("fsdp.copy_in_out", s->fsdp_copy_in_out ? "yes" : "no");
-  g_autofree char *fp8 = g_strdup_printf ("%s/%s/cast%g,compiled%g%s%s%s%s",
+  g_autofree char *wcast = s->fp8_weight_cast_bytes > 0
+                            ? g_strdup_printf (",weight-cast%gB", s->fp8_weight_cast_bytes)
+                            : g_strdup ("");
+  g_autofree char *fp8 = g_strdup_printf ("%s/%s/cast%g,compiled%g%s%s%s%s%s%s%s%s",
                                           fw_fp8_ops_name (s->fp8_ops),
                                           fw_scaling_name (s->fp8_scaling), s->fp8_cast_passes,
                                           s->fp8_cast_passes_compiled,
                                           s->mxfp8 ? ",mxfp8" : "", s->nvfp4 ? ",nvfp4" : "",
                                           s->blockwise ? ",blockwise" : "",
-                                          s->rowwise ? ",rowwise" : "");
+                                          s->rowwise ? ",rowwise" : "",
+                                          s->fp8_kernel_rate ? ",kernel-rate" : "",
+                                          s->fp8_cast_per_operand ? ",per-operand" : "",
+                                          wcast, s->fp8_output_bf16 ? ",output-bf16" : "");
   ROW ("fp8", fp8);
   g_autofree char *def = g_strdup_printf ("%s%s%s%s", fw_sharding_name (s->default_sharding),
                                           s->default_sequence_parallel ? ",sp" : "",

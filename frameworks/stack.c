@@ -159,8 +159,12 @@ static const char *const zero2_sync_names[] = { "per_step", "per_microbatch", NU
 static const char *const gather_names[] = { "flat", "per_tensor", NULL };
 static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "compiled_cast_passes",
                                         "mxfp8", "nvfp4", "blockwise", "rowwise",
-                                        "tp_all_gather", NULL };
+                                        "tp_all_gather", "gemm_rate", "casts",
+                                        "weight_cast_bytes", "output_layer", NULL };
 static const char *const tp_ag_names[] = { "bf16", "fp8", NULL };
+static const char *const fp8_rate_names[] = { "fitted", "kernel", NULL };
+static const char *const fp8_cast_names[] = { "per_gemm", "per_operand", NULL };
+static const char *const fp8_output_names[] = { "fp8", "bf16", NULL };
 static const char *const moe_keys[] = { "dispatch_host_sync", "grouped_gemm_launches",
                                         "expert_eager_op", "a2a_overlap", "host_ops", NULL };
 static const char *const host_ops_keys[] = { "layer_fwd", "layer_bwd", "layer_fwd_after_sync",
@@ -343,6 +347,8 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
     {
       Where ws = { source, "fp8" };
       int ops = s->fp8_ops, sc = s->fp8_scaling, ag = s->fp8_tp_all_gather ? 1 : 0;
+      int rate = s->fp8_kernel_rate ? 1 : 0, casts = s->fp8_cast_per_operand ? 1 : 0;
+      int out = s->fp8_output_bf16 ? 1 : 0;
       if (!check_keys (sub, fp8_keys, &ws, error)
           || !get_enum (sub, "ops", fp8_ops_names, &ops, FALSE, &ws, error)
           || !get_enum (sub, "scaling", scaling_names, &sc, FALSE, &ws, error)
@@ -353,9 +359,17 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
           || !get_bool (sub, "nvfp4", &s->nvfp4, &ws, error)
           || !get_bool (sub, "blockwise", &s->blockwise, &ws, error)
           || !get_bool (sub, "rowwise", &s->rowwise, &ws, error)
-          || !get_enum (sub, "tp_all_gather", tp_ag_names, &ag, FALSE, &ws, error))
+          || !get_enum (sub, "tp_all_gather", tp_ag_names, &ag, FALSE, &ws, error)
+          || !get_enum (sub, "gemm_rate", fp8_rate_names, &rate, FALSE, &ws, error)
+          || !get_enum (sub, "casts", fp8_cast_names, &casts, FALSE, &ws, error)
+          || !get_num (sub, "weight_cast_bytes", 0, 64, &s->fp8_weight_cast_bytes, FALSE, &ws,
+                       error)
+          || !get_enum (sub, "output_layer", fp8_output_names, &out, FALSE, &ws, error))
         return NULL;
       s->fp8_tp_all_gather = ag == 1;
+      s->fp8_kernel_rate = rate == 1;
+      s->fp8_cast_per_operand = casts == 1;
+      s->fp8_output_bf16 = out == 1;
       s->fp8_ops = ops;
       s->fp8_scaling = sc;
       /* a stack offers the recipe it runs by default */
@@ -681,6 +695,10 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   B ("blockwise", s->blockwise);
   B ("rowwise", s->rowwise);
   S ("tp_all_gather", tp_ag_names[s->fp8_tp_all_gather ? 1 : 0]);
+  S ("gemm_rate", fp8_rate_names[s->fp8_kernel_rate ? 1 : 0]);
+  S ("casts", fp8_cast_names[s->fp8_cast_per_operand ? 1 : 0]);
+  D ("weight_cast_bytes", s->fp8_weight_cast_bytes);
+  S ("output_layer", fp8_output_names[s->fp8_output_bf16 ? 1 : 0]);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "defaults");
   json_builder_begin_object (b);

@@ -180,6 +180,19 @@ typedef struct {
                                          * the eager figure when the file gives none */
   gboolean      fp8_tp_all_gather;      /* TP all-gathers carry fp8 (the cast runs before the
                                          * gather; reduce-scatters stay bf16) */
+  gboolean      fp8_kernel_rate;        /* FP8 GEMMs at the GEMM kernel's rate (BF16's fitted
+                                         * fraction of the MAMF, on the FP8 MAMF: a stack that
+                                         * calls the scaled GEMM directly), not the FP8 rate
+                                         * fitted on Transformer Engine rows ("gemm_rate") */
+  gboolean      fp8_cast_per_operand;   /* each FP8 operand cast once, both layouts written:
+                                         * the input in the forward GEMM, the output gradient
+                                         * in the data-gradient GEMM, none in the weight
+                                         * gradient ("casts": "per_operand"); else each GEMM
+                                         * casts its first operand ("per_gemm") */
+  double        fp8_weight_cast_bytes;  /* HBM bytes per weight element that casting a bf16
+                                         * weight to fp8 moves in every forward GEMM (0: the
+                                         * weights come cast, e.g. TE's per-step cache) */
+  gboolean      fp8_output_bf16;        /* the output layer (logits) stays bf16 in fp8 runs */
   gboolean      mxfp8;                  /* offers MXFP8 (Blackwell) */
   gboolean      nvfp4;                  /* offers NVFP4 (Blackwell) */
   gboolean      blockwise;              /* offers FP8 blockwise scaling (1x128 / 128x128) */

@@ -100,14 +100,15 @@ accesses_of (const ModelOp *op)
  * torchtitan FSDP2 + torch.compile, batch 1 x 8192: torchao float8 README (performance
  * table, per-op SAC) tensorwise 7,689.5 tok/s, rowwise 6,768 (ratio 1.136); torchtitan
  * commit 7a04053's message (bf16 + compile 5,760) tensorwise 7,186, rowwise 6,424 (1.119).
- * Through this cost model (that setup as a validate row on the torchtitan stack):
- * tensorwise 0.890 s, rowwise with this ratio at 1 0.919 s (its 10 B quantization against
- * tensorwise's 6), of which 0.343 s FP8 GEMM (the rowwise time at a ratio of 0.5 minus the
- * time at 1: 1.262 - 0.919). The measured ratios ask 0.890 x 1.136 = 1.011 s and
- * 0.890 x 1.119 = 0.996 s: 0.919 + 0.343 (1/r - 1) gives r = 0.788 and 0.817; 0.80, the
- * middle. U: the tensorwise runs gathered FSDP parameters in fp8 and the rowwise ones in
- * bf16 (exposed DP 0.009 s here, so not separated), and this model's tensorwise speed-up
- * over bf16 is below the measured one (1.15 against 1.25 in the README pair). */
+ * Through this cost model (tandem predict --model llama3-8b --cluster
+ * h100-sxm-96g-superpod --gpus 8 --framework torchtitan --compile --mbs 1 --gbs 8 --seq
+ * 8192 --recompute-granularity selective-op --precision fp8): tensorwise with float8
+ * all-gather 1.084 s; rowwise (bf16 all-gather, its 10 B quantizations against
+ * tensorwise's 6) at this ratio 1: 1.141 s, at 0.5: 1.471 s, so 0.330 s of FP8 GEMM.
+ * The measured ratios ask 1.084 x 1.136 = 1.231 s and 1.084 x 1.119 = 1.213 s: 1.141 +
+ * 0.330 (1/r - 1) gives r = 0.785 and 0.821; 0.80, the middle (rowwise then 1.224 s).
+ * U: this model's tensorwise speed-up over bf16 (1.284 s) is 1.18, below the measured
+ * 1.25 of both pairs. */
 #define FP8_ROWWISE_GEMM_RATIO 0.80
 
 /* NVFP4 GEMM kernels against per-tensor FP8 ones: 6.812 / 3.764 = 1.810, Transformer
@@ -368,8 +369,21 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
    * not per GEMM: TE's weight cache, torchao's precomputed scales); an NVFP4 plan's
    * passes carry its own quantization bytes in the same 3 B unit
    * (sim_cost_options_apply_plan). */
-  const double cast = lowp && c->opts.fp8_cast_passes > 0 && c->mem_Bps > 0
-                        ? g * c->opts.fp8_cast_passes * 3.0 * m * k / c->mem_Bps : 0.0;
+  const gboolean wgrad = op->name != NULL && g_str_has_suffix (op->name, "_wgrad");
+  const gboolean fwd = op->name != NULL && !wgrad && !g_str_has_suffix (op->name, "_dgrad");
+  /* By operand (torchao, fp8_cast_per_operand): each of the input and the output gradient
+   * is cast once and the cast writes both FP8 layouts (row- and column-major), which the
+   * weight gradient then reads: the forward GEMM carries its input's cast (A = m x k),
+   * the data gradient its output gradient's (A = tokens x out), the weight gradient none
+   * (torchao float8/roofline_utils.py get_float8_mem_sympy: gw_fp8_input_t_mem and
+   * gw_fp8_grad_output_mem 0, "already casted"). */
+  const gboolean a_cast = !c->opts.fp8_cast_per_operand || !wgrad;
+  double cast = lowp && a_cast && c->opts.fp8_cast_passes > 0 && c->mem_Bps > 0
+                  ? g * c->opts.fp8_cast_passes * 3.0 * m * k / c->mem_Bps : 0.0;
+  /* a stack that casts bf16 weights per forward GEMM (torchao without FP8 all-gather):
+   * the weight's amax pass and its cast, fp8_weight_cast_bytes per element of B = k x n */
+  if (lowp && fwd && c->opts.fp8_weight_cast_bytes > 0 && c->mem_Bps > 0)
+    cast += g * c->opts.fp8_weight_cast_bytes * k * n / c->mem_Bps;
   double t = roofline (c, flops, c->peak_flops[d] * eff, bytes) + cast;
   /* A grouped GEMM the stack issues as one launch per expert (TE GroupedLinear): after
    * the dispatcher's host sync the host cannot run ahead, so the b calls take the host
@@ -381,8 +395,6 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
    * the GPU and its per-expert calls count once per pass, against the whole pass's GPU
    * time (sim_cost_moe_host_excess_s), not per GEMM; without that pass figure they stay
    * here. */
-  const gboolean wgrad = op->name != NULL && g_str_has_suffix (op->name, "_wgrad");
-  const gboolean fwd = op->name != NULL && !wgrad && !g_str_has_suffix (op->name, "_dgrad");
   if (g > 1 && c->opts.moe_grouped_per_expert && (fwd || !(c->opts.moe_expert_host_s[1] > 0)))
     {
       const double eager = wgrad || (fwd && lowp) ? c->opts.moe_expert_op_s : 0.0;
@@ -809,10 +821,15 @@ op_math_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, TopoDtype gemm_
        * (sim/cost.c) was fitted with these GEMMs in FP8: moving them changes dev MAPE
        * 4.980 -> 4.963% (H100 4.858 -> 4.771%, LOSO 5.53 -> 5.52%, the grid's best FP8
        * efficiency still 0.61) but the held-out rows 9.43 -> 9.60% (each Megatron-Bridge
-       * FP8 row about 1% slower), left for the next refit of that knob. */
-      if (gemm_dtype == TOPO_DTYPE_FP4 && op->name != NULL
-          && (g_str_equal (op->name, "logits") || g_str_equal (op->name, "router")
-              || g_str_equal (op->name, "shared_gate")))
+       * FP8 row about 1% slower), left for the next refit of that knob. A stack whose
+       * FP8 GEMMs do not take the fitted rate (fp8_output_bf16, with gemm_rate "kernel":
+       * torchtitan) keeps its output layer, forward and backward, in bf16. */
+      if (op->name != NULL
+          && ((gemm_dtype == TOPO_DTYPE_FP4
+               && (g_str_equal (op->name, "logits") || g_str_equal (op->name, "router")
+                   || g_str_equal (op->name, "shared_gate")))
+              || (gemm_dtype == TOPO_DTYPE_FP8 && c->opts.fp8_output_bf16
+                  && g_str_has_prefix (op->name, "logits"))))
         {
           const TopoDtype b = resolve_dtype (c, TOPO_DTYPE_BF16);
           return gemm_s (c, op, b, b);

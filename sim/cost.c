@@ -398,8 +398,18 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   if (cal != NULL)
     {
       o->gemm_efficiency = cal->gemm * mamf;
+      /* The FP8 fraction was fitted on Transformer Engine rows (Megatron-Core, NeMo), so
+       * it holds TE's own per-GEMM work next to the kernel: TE's GEMM profiling tutorial
+       * (docs/examples/gemm_profiling, H200 NVL, hidden 4096, ffn 16384, 15,872 tokens)
+       * measures the FP8 current-scaling layer at 1.58x BF16 in autocast (20.285 against
+       * 32.014 ms) and 1.90x kernels alone (16.785 ms, pre-quantized). A stack that
+       * calls the scaled GEMM itself (torchao: torch._scaled_mm, cuBLASLt; its casts are
+       * charged on their own, sim/cost-compute.c gemm_s) runs FP8 kernels at the
+       * fraction of the FP8 MAMF that the fitted BF16 GEMMs reach of the BF16 MAMF:
+       * H100 0.977 x 0.709 = 0.693 of the FP8 peak, 1.77x BF16 (the MAMF ratio), where
+       * the TE fit gives 0.61. */
       if (cal->gemm_fp8 > 0)
-        o->gemm_fp8_efficiency = cal->gemm_fp8 * mamf_fp8;
+        o->gemm_fp8_efficiency = (stack->fp8_kernel_rate ? cal->gemm : cal->gemm_fp8) * mamf_fp8;
       o->mem_traffic_factor = cal->traffic;
       o->comm_compute_slowdown = cal->slowdown;
       o->small_k_half = cal->small_k_half;
@@ -476,6 +486,9 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->fp8_attention = stack->fp8_ops == FW_FP8_GEMM_ATTENTION;
   o->fp8_cast_passes = stack->fp8_cast_passes;
   o->fp8_cast_passes_compiled = stack->fp8_cast_passes_compiled;
+  o->fp8_cast_per_operand = stack->fp8_cast_per_operand;
+  o->fp8_weight_cast_bytes = stack->fp8_weight_cast_bytes;
+  o->fp8_output_bf16 = stack->fp8_output_bf16;
   o->fp8_scaling = stack->fp8_scaling;
   o->zero3_prefetch_params = stack->fsdp_prefetch_params;
   o->zero3_reuse_params = stack->fsdp_max_reuse_params;
@@ -635,6 +648,9 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
   o->fp8_cast_passes = 0.0;
   o->fp8_cast_passes_compiled = 0.0;
   o->fp8_scaling = FW_SCALING_DELAYED;
+  o->fp8_cast_per_operand = FALSE;
+  o->fp8_weight_cast_bytes = 0.0;
+  o->fp8_output_bf16 = FALSE;
   o->fp8_any_layout = dev != NULL && dev->fp8_any_layout;
   o->extrapolated = FALSE;
   o->free_comm = FALSE;
@@ -722,8 +738,15 @@ sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan)
                        / sim_cost_fp8_quant_bytes (o->fp8_scaling, o->fp8_any_layout);
       o->fp8_cast_passes *= r;
       o->fp8_cast_passes_compiled *= r;
+      o->fp8_weight_cast_bytes *= r;
       o->fp8_scaling = plan->fp8_recipe;
     }
+  /* torchao's enable_fsdp_float8_all_gather casts each weight shard to fp8 before the
+   * FSDP all-gather (its scale from one amax pass over all parameters per step,
+   * precompute_float8_dynamic_scale_for_fsdp): the gathered weights come cast, no cast per
+   * GEMM (torchao float8/roofline_utils.py counts none in the backward either) */
+  if (plan->fsdp_float8_all_gather && plan->compute_dtype == PLAN_PREC_FP8)
+    o->fp8_weight_cast_bytes = 0.0;
   /* NVFP4: the stack's cast passes counted its FP8 recipe's bytes; an NVFP4 plan moves
    * NVFP4's per quantization */
   if (plan->compute_dtype == PLAN_PREC_FP4)
@@ -732,6 +755,7 @@ sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan)
                        / sim_cost_fp8_quant_bytes (o->fp8_scaling, o->fp8_any_layout);
       o->fp8_cast_passes *= r;
       o->fp8_cast_passes_compiled *= r;
+      o->fp8_weight_cast_bytes *= r;
     }
   if (plan_cuda_graph_moe (plan))
     {

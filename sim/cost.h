@@ -162,6 +162,13 @@ typedef struct {
   int      fp8_scaling;           /* the FP8 recipe the cast figures are for (FwScaling):
                                      the stack's, or the plan's --fp8-recipe
                                      (sim_cost_options_apply_plan) */
+  gboolean fp8_cast_per_operand;  /* casts by operand, not by GEMM (FwStack
+                                     fp8_cast_per_operand): the forward GEMM casts its
+                                     input, the data-gradient GEMM its output gradient, the
+                                     weight-gradient GEMM nothing */
+  double   fp8_weight_cast_bytes; /* HBM bytes per weight element cast in each forward fp8
+                                     GEMM (the stack's; 0 when the plan gathers fp8 weights) */
+  gboolean fp8_output_bf16;       /* the logits GEMM stays bf16 in fp8 plans */
   gboolean fp8_any_layout;        /* the device's FP8 GEMMs take any operand layout
                                      (TopoDevice fp8_any_layout): no transposed FP8 copy */
   double   zero3_prefetch_params; /* the stack's ZeRO-3 semantics (FwStack fsdp_*), which

@@ -174,7 +174,7 @@ test_show_framework_fp8 (void)
 {
   const struct { const char *name, *line; } cases[] = {
     { "megatron-core", "fp8                          gemm/delayed/cast1,compiled1,mxfp8,nvfp4,blockwise " },
-    { "torchtitan", "fp8                          gemm/current/cast11,compiled1.67,mxfp8,rowwise " },
+    { "torchtitan", "fp8                          gemm/current/cast11.67,compiled1.33,mxfp8,rowwise,kernel-rate,per-operand,weight-cast6B,output-bf16 " },
     { "hai-llm", "fp8                          gemm/blockwise/cast1,compiled1,blockwise " },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -51,6 +51,15 @@ test_semantics (void)
   /* torchao's Float8 TP gathers in fp8 (torchtitan docs/float8.md); TE keeps bf16 */
   g_assert_true (tt->fp8_tp_all_gather);
   g_assert_true (tt->default_cp_allgather);   /* context_parallel_rotate_method */
+  /* torchao's float8: torch._scaled_mm at the kernel rate, casts by operand, bf16 weights
+   * cast in each forward (6 B per element), the output layer left in bf16; TE's stacks
+   * keep the fitted rate and per-GEMM casts */
+  g_assert_true (tt->fp8_kernel_rate && tt->fp8_cast_per_operand && tt->fp8_output_bf16);
+  g_assert_cmpfloat (tt->fp8_weight_cast_bytes, ==, 6.0);
+  g_autoptr (FwStack) mcore = fw_stack_lookup ("megatron-core", NULL);
+  g_assert_false (mcore->fp8_kernel_rate || mcore->fp8_cast_per_operand
+                  || mcore->fp8_output_bf16);
+  g_assert_cmpfloat (mcore->fp8_weight_cast_bytes, ==, 0.0);
   g_autoptr (FwStack) nemo = fw_stack_lookup ("nemo", NULL);
   g_assert_cmpint (nemo->tp_comm_overlap, ==, FW_OPT_DEFAULT);
   g_assert_true (nemo->grad_reduce_bf16);
@@ -136,6 +145,14 @@ test_bad (void)
       "'kernel_overhead_us' is -1" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"fp8\": {\"opz\": 1}}", "unknown key 'fp8.opz'" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"fp8\": {\"gemm_rate\": \"fast\"}}", "'fp8.gemm_rate' is 'fast'" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"fp8\": {\"casts\": \"never\"}}", "'fp8.casts' is 'never'" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"fp8\": {\"weight_cast_bytes\": -2}}", "'fp8.weight_cast_bytes' is -2" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"fp8\": {\"output_layer\": \"fp16\"}}", "'fp8.output_layer' is 'fp16'" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"fsdp\": {\"hsdp\": 1}}", "'fsdp.hsdp' must be true or false" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
