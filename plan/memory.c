@@ -19,7 +19,9 @@
  *               master_weights and the params are not fp32, / plan_optim_shards; zero
  *               when optimizer_offload (states and master weights live in host memory).
  *               This is the K = 12 of Rajbhandari et al. 2020 (ZeRO), section 3.1.
- *  activations  stored tensors of every in-flight micro-batch (see below).
+ *  activations  stored tensors of every in-flight micro-batch (see below); with CPU
+ *               offloading (cpu_offload_layers N) N layers' stored tensors live in host
+ *               memory and one of them is on the device at a time (plan_mem_chunk_acts).
  *  comm_buffers gathered ZeRO-3/FSDP units, unsharded gradient buckets, PP send/recv and
  *               the SP all-gather workspace.
  *  reserve      allocator fragmentation (a fraction of the rest) + a fixed allowance for
@@ -385,7 +387,13 @@ plan_memory_inflight (const Plan *plan, int stage)
  *  - full, block: the first n layers of each chunk store only their inputs, the rest keep
  *    everything; one layer is re-run at a time (0 or n >= layers: every layer).
  *  - selective-op (torchtitan's op-level SAC): op_layer per layer (plan_mem_op_layer);
- *    the layer's recompute rebuilds the rest of a full layer before its backward. */
+ *    the layer's recompute rebuilds the rest of a full layer before its backward.
+ *  - none with CPU offloading of N layers (Megatron-Core --cpu-offloading, PP 1 only):
+ *    the other L - N layers keep theirs; an offloaded layer's tensors leave the device
+ *    when their copy to the host ends, during the next layer's forward, and its reload
+ *    precedes its backward (Transformer Engine's CPU-offload context: asynchronous
+ *    copies, reloaded in the backward), so one offloaded layer's worth is on the device
+ *    at a time: a transient of one full layer. */
 static void
 plan_mem_chunk_acts (const Plan *plan, int layers, guint64 full_layer, guint64 selective_layer,
                      guint64 op_layer, guint64 input, guint64 *stored, guint64 *transient)
@@ -422,7 +430,12 @@ plan_mem_chunk_acts (const Plan *plan, int layers, guint64 full_layer, guint64 s
       break;
     case PLAN_RECOMPUTE_NONE:
     default:
-      *stored = L * full_layer;
+      {
+        guint64 off = MIN ((guint64) MAX (plan->cpu_offload_layers, 0), L);
+        *stored = (L - off) * full_layer;
+        if (off > 0)
+          *transient = full_layer;
+      }
       break;
     }
 }

@@ -368,6 +368,7 @@ static const IntOpt int_opts[] = {
   { "seq-length", G_STRUCT_OFFSET (Plan, seq_length), 1 },
   { "seq", G_STRUCT_OFFSET (Plan, seq_length), 1 },
   { "recompute-num-layers", G_STRUCT_OFFSET (Plan, recompute_num_layers), 1 },
+  { "cpu-offloading-num-layers", G_STRUCT_OFFSET (Plan, cpu_offload_layers), 0 },
   { "gpus", G_STRUCT_OFFSET (Plan, world_size), 1 },
   { "world-size", G_STRUCT_OFFSET (Plan, world_size), 1 },
   { "data-parallel-replicate-degree", G_STRUCT_OFFSET (Plan, dp_replicate), 1 },
@@ -552,6 +553,9 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       "uniform or block (full recompute)", "M" },
     { "recompute-num-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
       "Layers per recompute unit (uniform) or recomputed per stage (block)", "N" },
+    { "cpu-offloading-num-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "Megatron's CPU offloading: the activations of N layers kept in host memory "
+      "(PP 1, no recompute)", "N" },
     { "bf16", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_option),
       "BF16 mixed precision (default)", NULL },
     { "fp16", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_option),

@@ -390,6 +390,8 @@ parse_checkpoint (PlanJson *pj, JsonObject *obj, GError **error)
         }
       else if (g_str_equal (key, "num_layers"))
         ok = json_get_int (pj, S, key, n, 0, &p->recompute_num_layers, error);
+      else if (g_str_equal (key, "cpu_offloading_num_layers"))
+        ok = json_get_int (pj, S, key, n, 0, &p->cpu_offload_layers, error);
       else if (g_str_equal (key, "selective_ac_option"))
         {
           /* "op" is op-level selective AC (with mode "selective": selective-op, plan.h);

@@ -550,6 +550,28 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                         per_chunk);
     }
 
+  /* CPU offloading of activations: Megatron-Core's checks (TransformerConfig
+   * __post_init__: 0 <= cpu_offloading_num_layers < num_layers, no pipeline parallelism,
+   * no recompute; CUDA graphs refused with it, Megatron-Bridge docs, CPU offloading) */
+  if (plan->cpu_offload_layers > 0)
+    {
+      if ((gint64) plan->cpu_offload_layers >= (gint64) model->n_layers)
+        return invalid (error, "--cpu-offloading-num-layers %d: Megatron offloads fewer layers "
+                        "than the %" G_GINT64_FORMAT " of %s (hint: at most %" G_GINT64_FORMAT
+                        ")", plan->cpu_offload_layers, (gint64) model->n_layers, model->name,
+                        (gint64) model->n_layers - 1);
+      if (plan->pp > 1)
+        return invalid (error, "--cpu-offloading-num-layers with --pp %d: Megatron-Core has no "
+                        "CPU offloading under pipeline parallelism (hint: --pp 1, or "
+                        "--optimizer-offload)", plan->pp);
+      if (plan->recompute != PLAN_RECOMPUTE_NONE || plan->moe_recompute != 0)
+        return invalid (error, "--cpu-offloading-num-layers with activation recompute: "
+                        "Megatron-Core refuses the two together (hint: drop one of them)");
+      if (plan->cuda_graph_impl != PLAN_CG_IMPL_NONE)
+        return invalid (error, "--cpu-offloading-num-layers with CUDA graphs: Megatron refuses "
+                        "the two together (hint: --cuda-graph-impl none)");
+    }
+
   /* Precision. */
   if (plan->compute_dtype == PLAN_PREC_FP8 && cluster->device.peak_flops[TOPO_DTYPE_FP8] <= 0)
     return invalid (error, "%s has no FP8 tensor cores (hint: --precision %s)",

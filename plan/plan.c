@@ -576,6 +576,9 @@ plan_to_string (const Plan *plan)
     g_string_append_printf (s, "-%s", plan->recompute == PLAN_RECOMPUTE_FULL ? "full"
                                       : plan->recompute == PLAN_RECOMPUTE_SELECTIVE_OP ? "selop"
                                       : "sel");
+  /* activations in host memory change the memory a plan needs (plan/memory.c) */
+  if (plan->cpu_offload_layers > 0)
+    g_string_append_printf (s, "-off%d", plan->cpu_offload_layers);
   /* --recompute-modules moe_act / moe and the 1F1B all-to-all overlap change the step:
    * two stored plans that differ only there must not read the same */
   if (plan->moe_recompute & PLAN_MOE_RECOMPUTE_LAYER)
@@ -684,6 +687,8 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_STR ("mode", plan_recompute_name (plan->recompute));
   SET_STR ("method", plan->recompute_method == PLAN_RECOMPUTE_BLOCK ? "block" : "uniform");
   SET_INT ("num_layers", plan->recompute_num_layers);
+  if (plan->cpu_offload_layers > 0)
+    SET_INT ("cpu_offloading_num_layers", plan->cpu_offload_layers);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "precision");

@@ -206,6 +206,14 @@ typedef struct {
   gboolean compile;              /* --compile: TorchTitan's training.compile (torch.compile);
                                   * what it changes is the stack's (sim_cost_options_compile) */
   gboolean optimizer_offload;    /* optimizer states (and master weights) in host memory */
+  int      cpu_offload_layers;   /* Megatron-Core --cpu-offloading with
+                                  * --cpu-offloading-num-layers N (activations only, TE's
+                                  * offload context): the stored activations of N of the
+                                  * transformer layers go to host memory in the forward and
+                                  * come back before their backward; Megatron allows
+                                  * 0 <= N < layers, PP 1 and no recompute
+                                  * (transformer_config.py). Memory only: the copies run on
+                                  * their own stream (plan/memory.c); 0 = off */
   double   bucket_bytes;         /* DP gradient bucket; Megatron --ddp-bucket-size default */
   /* ZeRO-3 as the software issues it (DeepSpeed's stage3_* settings); a negative value
    * takes the stack's (sim_predict fills it from SimCostOptions, frameworks/stack.h) */

@@ -97,7 +97,11 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
         LINE ("zero_stage_or_fsdp", "%s", plan_sharding_name (p->sharding));
       LINE ("micro_batch", "%d", p->micro_batch);
       LINE ("global_batch", "%d (%d micro-batches per step)", p->global_batch, p->grad_accum);
-      LINE ("recompute", "%s", plan_recompute_name (p->recompute));
+      if (p->cpu_offload_layers > 0)
+        LINE ("recompute", "%s; activations of %d layers in host memory (CPU offloading)",
+              plan_recompute_name (p->recompute), p->cpu_offload_layers);
+      else
+        LINE ("recompute", "%s", plan_recompute_name (p->recompute));
       /* the FP8 recipe: the row's where it names one, else the stack's */
       g_autofree char *recipe = NULL;
       if (p->compute_dtype == PLAN_PREC_FP8)

@@ -651,6 +651,38 @@ recompute_yes (const char *t)
   return FALSE;
 }
 
+/* The layer count of a recompute cell that offloads activations to host memory:
+ * "cpu_offloading_num_layers=20" / "cpu_offloading_num_layers 20" (Megatron's name), else
+ * the first "N layer(s)" ("activations of 20 layers offloaded"); -1 without one. */
+static int
+offload_layer_count (const char *t)
+{
+  const char *key = "cpu_offloading_num_layers";
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  const char *k = strstr (low, key);
+  if (k != NULL)
+    {
+      const char *p = k + strlen (key);
+      while (*p == ' ' || *p == '=' || *p == ':')
+        p++;
+      if (g_ascii_isdigit (*p))
+        return (int) MIN (g_ascii_strtoll (p, NULL, 10), G_MAXINT);
+    }
+  for (const char *p = low; *p != '\0'; p++)
+    if (g_ascii_isdigit (*p) && (p == low || (!g_ascii_isalnum (p[-1]) && p[-1] != '_')))
+      {
+        char *end = NULL;
+        gint64 n = g_ascii_strtoll (p, &end, 10);
+        const char *q = end;
+        while (*q == ' ')
+          q++;
+        if (g_str_has_prefix (q, "layer"))
+          return (int) MIN (n, G_MAXINT);
+        p = end - 1;
+      }
+  return -1;
+}
+
 /* Rules, first that applies (examples in tests/results/test-mapping.c):
  *  empty or not stated -> the notes' kind, else none (below);
  *  "AC: full", "recompute = selective" -> the value after the label, by these rules;
@@ -659,7 +691,10 @@ recompute_yes (const char *t)
  *    checkpointing" (no kind named) -> full: whole blocks, as Megatron-LM's
  *    --checkpoint-activations and DeepSpeed / PyTorch checkpointing wrap them;
  *  "partial"           -> skipped with a hint: selective or full over some layers?
- *  "offload"           -> skipped with a hint: activation offload is not modelled;
+ *  "offload" with a layer count ("activations of 20 layers offloaded",
+ *    "cpu_offloading_num_layers=20") -> none, and map_plan sets the plan's
+ *    cpu_offload_layers (Megatron's CPU offloading runs without recompute); "offload"
+ *    without one -> skipped with a hint;
  *  "selective (layer)", "selective (op)", "selective (modules: ...)", "selective",
  *  "none", "no"        -> as below. Anything else is skipped. */
 static gboolean
@@ -699,10 +734,15 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
     return skip (c, "recompute '%s' is ambiguous: it may be selective (attention core) or full "
                  "over some layers (hint: write 'selective', or 'full' and the layer count in "
                  "notes)", t);
+  else if (contains_ci (t, "offload") && offload_layer_count (t) > 0)
+    /* Megatron-Core's CPU offloading of N layers' activations (no recompute with it):
+     * map_plan reads the count into cpu_offload_layers */
+    *out = PLAN_RECOMPUTE_NONE;
   else if (contains_ci (t, "offload"))
-    return skip (c, "recompute '%s': activation offloading to host memory is not modelled "
-                 "(hint: write 'none' to predict the run as if activations stayed on the "
-                 "device, or 'full' if the offloaded checkpoints were recomputed)", t);
+    return skip (c, "recompute '%s': activation offloading without a layer count "
+                 "(hint: write how many layers' activations were offloaded, e.g. "
+                 "'activations of 20 layers offloaded', or 'none' to predict the run as if "
+                 "they stayed on the device)", t);
   else if (starts_with_ci (t, "selective") && contains_ci (t, "(layer)"))
     /* torchtitan's layer-level selective AC (selective_ac_option = "2"): every second
      * transformer block is wrapped in a full checkpoint, the others keep everything;
@@ -876,6 +916,9 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * tables (llama3_8b.toml: mode 'selective', selective_ac_option 'op') ran op-level AC;
    * a dense layer only (plan.h) */
   g_autofree char *rc_cell = g_strstrip (g_strdup (get (csv, row, "recompute")));
+  /* CPU offloading of N layers' activations (map_recompute read it as no recompute) */
+  if (p->recompute == PLAN_RECOMPUTE_NONE && contains_ci (rc_cell, "offload"))
+    p->cpu_offload_layers = MAX (offload_layer_count (rc_cell), 0);
   if (p->recompute == PLAN_RECOMPUTE_SELECTIVE && contains_ci (get (csv, row, "framework"), "torchtitan")
       && g_ascii_strcasecmp (rc_cell, "selective") == 0)
     p->recompute = PLAN_RECOMPUTE_SELECTIVE_OP;
@@ -1372,6 +1415,8 @@ res_published_case_plan_string (const ResPublishedCase *c)
   if (p->recompute != PLAN_RECOMPUTE_NONE)
     g_string_append (s, p->recompute == PLAN_RECOMPUTE_FULL ? ".full"
                         : p->recompute == PLAN_RECOMPUTE_SELECTIVE_OP ? ".selop" : ".sel");
+  if (p->cpu_offload_layers > 0)
+    g_string_append_printf (s, ".off%d", p->cpu_offload_layers);
   if (p->compute_dtype == PLAN_PREC_FP8)
     g_string_append (s, ".fp8");
   else if (p->compute_dtype == PLAN_PREC_FP4)

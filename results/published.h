@@ -92,8 +92,10 @@
  * | recompute                 | starts with full / selective / none ("selective (modules:    |
  * |                           |   ...)" without core_attn -> none); "AC: X" -> X; "yes",     |
  * |                           |   "true", "activation checkpointing" (no kind) -> full;      |
- * |                           |   "partial", "offload" -> skipped with a hint; empty -> none |
- * |                           |   unless                                                     |
+ * |                           |   "offload" with a layer count ("activations of 20 layers    |
+ * |                           |   offloaded", "cpu_offloading_num_layers=20") -> none and   |
+ * |                           |   that many layers offloaded; "partial", "offload" without a |
+ * |                           |   count -> skipped with a hint; empty -> none unless         |
  * |                           |   notes say "full recompute", "full activation recompute" or |
  * |                           |   "activation checkpointing" (full) or "selective recompute" |
  * | precision                 | fp8 for fp8 / FP8-hybrid / float8 / e4m3 / MXFP8 (the stack's |

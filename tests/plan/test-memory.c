@@ -560,6 +560,69 @@ test_selective_op_llama3_8b (void)
   plan_clear (&p);
 }
 
+/* CPU offloading (Megatron-Core --cpu-offloading-num-layers N, plan/memory.c) on the
+ * Llama 3 8B plan above (F = 1,141,899,264 bytes per layer, 32 layers, one micro-batch):
+ * the other 32 - N layers keep theirs and one offloaded layer is on the device at a time,
+ * so the activations drop by N F - F = (N - 1) F:
+ *   N 20: 19 F = 21,696,086,016;  N 31: 30 F = 34,256,977,920;  N 1: 0 (the one
+ *   offloaded layer is the one in transit);  N 0: off, unchanged.
+ * Nothing else moves (params, grads, optimizer, buffers), and the reserve follows its
+ * fraction of the rest. */
+static void
+test_cpu_offload (void)
+{
+  static const struct { int n; guint64 saved; } rows[] = {
+    { 20, G_GUINT64_CONSTANT (21696086016) },
+    { 31, G_GUINT64_CONSTANT (34256977920) },
+    { 1, 0 },
+    { 0, 0 },
+  };
+  ModelSpec m;
+  TopoCluster c;
+  PlanMemory none;
+  Plan p;
+
+  memset (&m, 0, sizeof m);
+  m.ref_count = 1;
+  m.name = (char *) "llama3-8b";
+  m.model_type = (char *) "llama";
+  m.hidden = 4096;
+  m.ffn_hidden = 14336;
+  m.n_layers = 32;
+  m.n_heads = 32;
+  m.n_kv_heads = 8;
+  m.head_dim = 128;
+  m.vocab = 128256;
+  m.max_positions = 8192;
+  m.mlp = MODEL_MLP_SWIGLU;
+  m.norm = MODEL_NORM_RMS;
+  m.pos = MODEL_POS_ROTARY;
+  cluster_with_hbm (&c, 80 * GiB);
+
+  plan_init_defaults (&p);
+  p.dp = 1;
+  p.seq_length = 8192;
+  p.micro_batch = 1;
+  p.global_batch = 1;
+  p.grad_accum = 1;
+  plan_memory_compute (&m, &p, &c, &none);
+  g_assert_cmpuint (none.act_bytes_per_layer, ==, 1141899264);
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      PlanMemory off;
+      p.cpu_offload_layers = rows[i].n;
+      plan_memory_compute (&m, &p, &c, &off);
+      g_assert_cmpuint (none.stages[0].bytes[PLAN_MEM_ACTIVATIONS]
+                        - off.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, rows[i].saved);
+      for (int k = 0; k < PLAN_MEM_RESERVE; k++)
+        if (k != PLAN_MEM_ACTIVATIONS)
+          g_assert_cmpuint (off.stages[0].bytes[k], ==, none.stages[0].bytes[k]);
+      plan_memory_clear (&off);
+    }
+  plan_memory_clear (&none);
+  plan_clear (&p);
+}
+
 /* Interleaved1F1B, small Llama, pp 2, vpp 2 (4 chunks of 2 layers), m 4:
  *   stage 0: 1 x 2 + 1 x 2 + 1 = 5 chunk-micro-batches of 2 layers = 2.5 micro-batches of
  *   the stage's 4 layers: 2.5 x 4 F = 44,646,400, + 3 x 2,048 token ids = 44,652,544;
@@ -796,5 +859,6 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/llama3-405b", test_llama3_405b);
   g_test_add_func ("/plan/memory/json", test_json);
   g_test_add_func ("/plan/memory/selective-op-llama3-8b", test_selective_op_llama3_8b);
+  g_test_add_func ("/plan/memory/cpu-offload", test_cpu_offload);
   return g_test_run ();
 }

@@ -353,6 +353,13 @@ test_invalid_plans (Fixture *f, gconstpointer data)
     { "--tp 8 --cp 2 --gpus 16 --seq-length 8191", "2 x cp" },
     /* context parallelism runs the core tile by tile: not with materialized scores */
     { "--tp 8 --cp 2 --gpus 16 --attention-backend unfused", "fused attention backend" },
+    /* Megatron-Core's CPU offloading (TransformerConfig checks): fewer layers than the
+     * model's 126, PP 1, no recompute, no CUDA graphs */
+    { "--tp 8 --gpus 8 --cpu-offloading-num-layers 126", "at most 125" },
+    { "--tp 8 --pp 2 --gpus 16 --cpu-offloading-num-layers 10", "pipeline parallelism" },
+    { "--tp 8 --gpus 8 --cpu-offloading-num-layers 10 --recompute-granularity selective",
+      "activation recompute" },
+    { "--tp 8 --gpus 8 --cpu-offloading-num-layers 10 --cuda-graph-impl local", "CUDA graphs" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -454,6 +461,31 @@ test_plan_json_titan_ac (Fixture *f, gconstpointer data)
       if (rows[i].r == PLAN_RECOMPUTE_FULL && rows[i].n > 1)
         g_assert_cmpint (f->plan.recompute_method, ==, PLAN_RECOMPUTE_BLOCK);
     }
+}
+
+/* Megatron's CPU offloading in a plan file (activation_checkpoint.cpu_offloading_num_layers,
+ * the key plan_to_json writes), and back out: 20 of the 126 layers, no recompute. */
+static void
+test_plan_json_cpu_offload (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  const char *json = "{\"activation_checkpoint\": {\"mode\": \"none\", "
+                     "\"cpu_offloading_num_layers\": 20}}";
+  g_assert_true (plan_load_json_data (&f->plan, json, -1, "inline", &error));
+  g_assert_no_error (error);
+  f->plan.world_size = 8;
+  f->plan.tp = 8;
+  g_assert_true (plan_resolve (&f->plan, f->model, f->cluster, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.cpu_offload_layers, ==, 20);
+  g_autofree char *name = plan_to_string (&f->plan);
+  g_assert_nonnull (strstr (name, "-off20-"));
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  plan_to_json (&f->plan, b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  JsonObject *ac = json_object_get_object_member (json_node_get_object (root),
+                                                  "activation_checkpoint");
+  g_assert_cmpint (json_object_get_int_member (ac, "cpu_offloading_num_layers"), ==, 20);
 }
 
 static void
@@ -638,6 +670,8 @@ main (int argc, char **argv)
   g_test_add ("/plan/args/bad-values", Fixture, NULL, setup, test_bad_values, teardown);
   g_test_add ("/plan/resolve/shards", Fixture, NULL, setup, test_shards, teardown);
   g_test_add ("/plan/resolve/invalid", Fixture, NULL, setup, test_invalid_plans, teardown);
+  g_test_add ("/plan/json/cpu-offload", Fixture, NULL, setup, test_plan_json_cpu_offload,
+              teardown);
   g_test_add ("/plan/resolve/interleaved-split", Fixture, NULL, setup, test_interleaved_split,
               teardown);
   g_test_add ("/plan/resolve/accounted-split", Fixture, NULL, setup, test_accounted_split,

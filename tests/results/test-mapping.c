@@ -573,9 +573,30 @@ test_recompute (void)
   g_assert_nonnull (strstr (partial->skip_reason, "hint:"));
   g_autoptr (ResPublishedCase) offload = rc_row ("offload", "");
   g_assert_false (offload->ready);
-  g_assert_nonnull (strstr (offload->skip_reason, "activation offloading to host memory is "
-                                                  "not modelled"));
+  g_assert_nonnull (strstr (offload->skip_reason, "activation offloading without a layer "
+                                                  "count"));
   g_assert_nonnull (strstr (offload->skip_reason, "hint:"));
+  /* Megatron-Core's CPU offloading with its layer count: no recompute, N layers' activations
+   * in host memory (the 16-layer model of rc_row: 0 < N < 16) */
+  static const struct { const char *text; int layers; } off[] = {
+    { "none; activations of 5 layers offloaded to host memory (cpu_offloading_num_layers=5)", 5 },
+    { "cpu_offloading_num_layers: 12 (activations offloaded)", 12 },
+    { "activation offload, 3 layers", 3 },
+    { "CPU offloading of 1 layer", 1 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (off); i++)
+    {
+      g_autoptr (ResPublishedCase) c = rc_row (off[i].text, "");
+      if (!c->ready || c->plan.recompute != PLAN_RECOMPUTE_NONE
+          || c->plan.cpu_offload_layers != off[i].layers)
+        g_error ("'%s': ready %d, recompute %d, offloaded layers %d, expected %d (%s)",
+                 off[i].text, c->ready, c->plan.recompute, c->plan.cpu_offload_layers,
+                 off[i].layers, c->skip_reason ? c->skip_reason : "");
+    }
+  /* as many layers as the model has: Megatron refuses it, and so does the plan */
+  g_autoptr (ResPublishedCase) all = rc_row ("activations of 16 layers offloaded", "");
+  g_assert_false (all->ready);
+  g_assert_nonnull (strstr (all->skip_reason, "at most 15"));
   g_autoptr (ResPublishedCase) odd = rc_row ("sometimes", "");
   g_assert_false (odd->ready);
   g_assert_cmpstr (odd->skip_reason, ==, "recompute 'sometimes' not recognised");
