@@ -108,7 +108,7 @@ predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
   const int *half_periods = inter ? half_periods_inter : half_periods_1f1b;
   const guint n_half = inter ? G_N_ELEMENTS (half_periods_inter)
                              : G_N_ELEMENTS (half_periods_1f1b);
-  int last = q, tried = 0, cyc = 0, cyc_mr = 0;
+  int last = q, tried = 0, retried = 0;
   if (inter)
     plan_vpp_group_split (pp, m, q, &last);
   for (guint i = 0; i < n_half; i++)
@@ -121,28 +121,29 @@ predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
                                         * whose units do not repeat the period's */
       if (mr + q > m || 2 * mr > m)
         break;
-      if (mr == tried)
+      if (mr == tried || mr == retried)
         continue;
       tried = mr;
       int c = 0;
       SimResult *r = steady_try (p, mr, q, max_c, &c, opts, error);
       if (r != NULL || (error && *error))
         return r;
-      if (c > 0 && cyc == 0)
-        cyc = c, cyc_mr = mr;
-    }
-  if (inter)
-    return NULL;
-  /* a period of c micro-batches seen at cyc_mr that does not divide m - cyc_mr: the next
-   * m' with m - m' a multiple of c (the longer step holds the same settled stretch) */
-  if (cyc > 1)
-    {
-      int mr = cyc_mr + ((m - cyc_mr) % cyc);
-      if (mr != tried && mr + cyc <= m && 2 * mr <= m)
+      /* a period of c micro-batches seen on the step of m' that does not divide m - m':
+       * the next m'' with m - m'' a multiple of c, at once (the longer step holds the
+       * same settled stretch, and it is at most c - 1 micro-batches longer, where the
+       * next trial is two to four times as long; once: it settles the plans whose steady
+       * state shows on this step). In 200 random 1F1B plans, 5 had tried the step of 64
+       * half-periods first, which showed the same period again. */
+      if (c > 1 && retried == 0)
         {
-          SimResult *r = steady_try (p, mr, q, max_c, NULL, opts, error);
-          if (r != NULL || (error && *error))
-            return r;
+          int mr2 = mr + ((m - mr) % c);
+          if (mr2 + c <= m && 2 * mr2 <= m)
+            {
+              retried = mr2;
+              r = steady_try (p, mr2, q, max_c, NULL, opts, error);
+              if (r != NULL || (error && *error))
+                return r;
+            }
         }
     }
   /* no exactly periodic state within reach: the whole step is simulated */
