@@ -365,10 +365,10 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
   const double cb = lowp ? 2.0 : ab;
   const double bytes = g * (ab * (m * k + k * n) + cb * m * n);
   /* The stack's FP8 recipe casts the bf16 input A to fp8 before the GEMM, each cast pass
-   * counted as reading 2 B and writing 1 B per element (weights are cast once per step,
-   * not per GEMM: TE's weight cache, torchao's precomputed scales); an NVFP4 plan's
-   * passes carry its own quantization bytes in the same 3 B unit
-   * (sim_cost_options_apply_plan). */
+   * counted as reading 2 B and writing 1 B per element (TE casts weights once per step,
+   * its weight cache; torchao casts them in every forward unless FSDP gathers them in
+   * fp8: fp8_weight_cast_bytes below); an NVFP4 plan's passes carry its own quantization
+   * bytes in the same 3 B unit (sim_cost_options_apply_plan). */
   const gboolean wgrad = op->name != NULL && g_str_has_suffix (op->name, "_wgrad");
   const gboolean fwd = op->name != NULL && !wgrad && !g_str_has_suffix (op->name, "_dgrad");
   /* By operand (torchao, fp8_cast_per_operand): each of the input and the output gradient
