@@ -440,13 +440,14 @@ test_steady_equals_full (void)
 }
 
 /* A period that shows on a step whose micro-batches to add it does not divide: 4 8 8 4
- * layers, 64 micro-batches. The steps predict.c tries are m' = 6 and 11 (6 and 16
- * half-periods past the 3-unit warm-up); the pipeline repeats every 2 micro-batches once
- * settled, first seen on the step of 11, and 64 - 11 = 53 is odd, so that step does not
- * extend but says its cyclicity (simulate.c: the periods that do not divide are asked
- * only for that), and the step of 12 is extended by (64 - 12) / 2 = 26 periods of 2: the
- * events simulated are that step's tasks alone (had the cyclicity not been said, the whole
- * step would be simulated and watched, and its first sixteenth counted too). */
+ * layers, 64 and 256 micro-batches. The steps predict.c tries are m' = 6 and 11 (6 and 16
+ * half-periods past the 3-unit warm-up), then 35 (64) where it fits (at 256); the pipeline
+ * repeats every 2 micro-batches once settled, first seen on the step of 11, and m - 11 is
+ * odd, so that step does not extend but says its cyclicity (simulate.c: the periods that
+ * do not divide are asked only for that), and the step of 12 is tried at once (before 35)
+ * and extended by (m - 12) / 2 periods of 2: the events simulated are that step's tasks
+ * alone (had the cyclicity not been said, the whole step would be simulated and watched,
+ * and its first sixteenth counted too). */
 static void
 test_cyclicity_retry (void)
 {
@@ -455,14 +456,18 @@ test_cyclicity_retry (void)
   g_assert_no_error (error);
   g_autoptr (ModelSpec) model = model_spec_new_custom ("steady-24", MODEL_MLP_SWIGLU, 2048,
                                                        5632, 24, 16, 8, 32000, 2048, FALSE);
-  const SteadyCase sc = { "1f1b uneven 4 8 8 4 m64", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 64, 4,
-                          4, 0, 1 };
-  g_autoptr (SimPrediction) full = steady_predict (&sc, model, cluster, TRUE);
-  g_autoptr (SimPrediction) fast = steady_predict (&sc, model, cluster, FALSE);
-  assert_steady_equals (sc.name, full, fast, TRUE);
-  g_assert_cmpint (fast->program->plan.grad_accum, ==, 12);
-  g_assert_cmpint (fast->result->steady_periods, ==, 26);
-  g_assert_cmpuint (fast->result->n_events, ==, fast->program->tasks->len);
+  static const int mbs[] = { 64, 256 };
+  for (guint i = 0; i < G_N_ELEMENTS (mbs); i++)
+    {
+      const SteadyCase sc = { "1f1b uneven 4 8 8 4", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, mbs[i], 4,
+                              4, 0, 1 };
+      g_autoptr (SimPrediction) full = steady_predict (&sc, model, cluster, TRUE);
+      g_autoptr (SimPrediction) fast = steady_predict (&sc, model, cluster, FALSE);
+      assert_steady_equals (sc.name, full, fast, TRUE);
+      g_assert_cmpint (fast->program->plan.grad_accum, ==, 12);
+      g_assert_cmpint (fast->result->steady_periods, ==, (mbs[i] - 12) / 2);
+      g_assert_cmpuint (fast->result->n_events, ==, fast->program->tasks->len);
+    }
 }
 
 /* The README's main job (scripts/main.sh: Llama-3 405B on h100-24k, TP8 PP16 VPP2 DP128,
