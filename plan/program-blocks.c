@@ -622,10 +622,27 @@ prog_builder_build_moe_blocks (Builder *bd)
   prog_builder_elem (ops, "expert_act", MODEL_OP_ELEMENTWISE, round_tokens (tok_all * pm->pace) * f,
                      act_f);
   expert_gemms (ops, grouped, "expert_down", L - 1, m_mean, m_busy, h, f, 0);
+  /* Expert biases (gpt-oss): Megatron-Core's TEGroupedMLP builds the down projection
+   * with skip_bias_add and adds each local expert's bias, times the token's routing
+   * probability, after the grouped GEMM in eager PyTorch (moe/experts.py _apply_bias:
+   * torch.cat of t + b * p over the local experts); the up projection's bias is added
+   * inside its GEMM. `b` carries the local experts (the kernels per pass, cost-compute.c) */
+  const gboolean expert_bias = m->mlp_bias && grouped;
+  const guint64 down_out = round_tokens (tok_all * pm->pace) * h;
+  if (expert_bias)
+    {
+      prog_builder_elem (ops, "expert_bias", MODEL_OP_ELEMENTWISE, down_out, 2);
+      g_array_index (ops, ModelOp, ops->len - 1).b = (guint64) L;
+    }
   guint32 b = prog_builder_add_block (bd, PROG_BLOCK_MOE_EXPERTS, PROG_PHASE_FORWARD,
                                       "moe_experts_fwd", ops, fwd_mean);
   g_array_index (bd->prog->blocks, ProgBlock, b).hw_flops = fwd_mean;
   bd->blk[B_MOE_EXPERTS_F] = b;
+  if (expert_bias)
+    {
+      prog_builder_elem (ops, "expert_bias_grad", MODEL_OP_ELEMENTWISE, down_out, 2);
+      g_array_index (ops, ModelOp, ops->len - 1).b = (guint64) L;
+    }
   expert_gemms (ops, grouped, "expert_down_dgrad", L - 1, m_mean, m_busy, h, f, 1);
   expert_gemms (ops, grouped, "expert_down_wgrad", L - 1, m_mean, m_busy, h, f, 2);
   if (bd->plan->moe_recompute & PLAN_MOE_RECOMPUTE_ACT)   /* --recompute-modules moe_act */

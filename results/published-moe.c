@@ -297,11 +297,17 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
         }
       else if (strcmp (key, "attention") == 0)
         ok = parse_attention (value, out, why);
+      else if (strcmp (key, "bias") == 0)
+        {
+          guint64 v = 0;
+          ok = whole (key, value, 0, 1, &v, why);
+          out->bias = v == 1;
+        }
       else
         ok = refuse (why, "unknown key '%s' (known: experts, top_k, moe_ffn, shared_experts, "
                      "shared_expert_ffn, dense_layers, dense_ffn, etp, dispatcher, routing, "
                      "capacity_factor, a2a_overlap, head_dim, mtp_layers, sliding_window, "
-                     "sliding_window_layers, attention)", key);
+                     "sliding_window_layers, attention, bias)", key);
     }
 
   if (ok && !has_experts)
@@ -353,6 +359,8 @@ res_pub_moe_describe (const ResPubMoe *moe)
     g_string_append_printf (s, ", attention %s", moe->attention_other);
   if (moe->mtp_layers > 0)
     g_string_append_printf (s, ", %" G_GUINT64_FORMAT " MTP", moe->mtp_layers);
+  if (moe->bias)
+    g_string_append (s, ", biases");
   if (moe->etp > 0)
     g_string_append_printf (s, ", etp %" G_GUINT64_FORMAT, moe->etp);
   if (moe->dispatcher != RES_PUB_DISPATCH_UNSTATED)
@@ -442,10 +450,14 @@ res_pub_moe_apply (const ResPubMoe *moe, ModelSpec **model, char **why)
       m->n_kv_heads = m->n_heads;
     }
   m->mtp_layers = moe->mtp_layers;
-  /* gpt-oss: 128-token windows on every other layer (counted in the FLOP conventions;
-   * the step program costs full attention in every layer, README "MoE accuracy") */
+  /* gpt-oss: 128-token windows on every other layer (counted in the FLOP conventions and
+   * timed as windows by the step program, plan/program-blocks.c attention) */
   m->sliding_window = moe->sliding_window;
   m->n_sliding_layers = moe->sliding_window_layers;
+  /* gpt-oss (GptOssConfig attention_bias, its experts' and router's biases): the biases
+   * of every linear, as models/model-load.c read_gpt_oss sets them */
+  if (moe->bias)
+    m->attn_bias = m->mlp_bias = m->router_bias = TRUE;
   if (moe->gdn_linear > 0)
     {
       /* Qwen3-Next (the one GDN-hybrid published here): its full-attention layers gated

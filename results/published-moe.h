@@ -37,6 +37,8 @@
  * | mtp_layers            | 0 .. 64 (default 0)                          | multi-token-prediction layers            |
  * | sliding_window        | 1 .. MODEL_MAX_POSITIONS                     | window of the sliding-window layers      |
  * | sliding_window_layers | 1 .. MODEL_MAX_LAYERS (needs sliding_window) | how many layers use the window           |
+ * | bias                  | 0, 1 (default 0)                             | biases on every linear: q/k/v/o, router, |
+ * |                       |                                              |   experts (gpt-oss)                      |
  * | attention             | MLA(q_lora=N,kv_lora=N,qk_nope=N,qk_rope=N,  | multi-head latent attention; q_lora 0 =  |
  * |                       |   v_head=N); GDN-hybrid(linear=N,full=M      |   no query LoRA. GDN-hybrid: Qwen3-Next's|
  * |                       |   [,k_heads=,v_heads=,k_dim=,v_dim=,conv=])  |   Gated DeltaNet + gated attention;      |
@@ -81,6 +83,7 @@ typedef struct {
   guint64          head_dim;                 /* 0: hidden / heads */
   guint64          mtp_layers;
   guint64          sliding_window, sliding_window_layers;
+  gboolean         bias;                     /* biases on every linear (gpt-oss) */
   gboolean         mla;
   guint64          q_lora, kv_lora, qk_nope, qk_rope, v_head;
   char            *attention_other;          /* a kind other than MLA, as written */

@@ -762,6 +762,23 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
    * zero3_copy_in_out): `elements` are the bytes read and written, one streaming pass */
   if (op->name != NULL && g_str_equal (op->name, "fsdp_copy"))
     return roofline (c, 0.0, 0.0, (double) op->elements);
+  /* the experts' down-projection bias added outside the grouped GEMM (plan/program-blocks.c
+   * "expert_bias", Megatron-Core's TEGroupedMLP _apply_bias), counted pass by pass in
+   * bf16 per element of the projection's output (moe_router_dtype is unset in the
+   * gpt-oss recipe, so the routing probabilities are bf16 and the final .to() is a
+   * no-op: U): forward b * p written 2 B, t + b p read 4 B and written 2 B, torch.cat
+   * read and written 4 B = 12 B, a product and an add per local expert and the cat,
+   * 2L + 1 kernels; backward the product's two gradients, grad * p summed over the
+   * tokens for the bias and grad * b summed over h for the probabilities, each written
+   * and read back 6 B = 12 B (the add and the cat pass the gradient through as views),
+   * 4L kernels. Plain passes: neither mem_traffic_factor nor the eager passes apply. */
+  if (op->name != NULL && g_str_has_prefix (op->name, "expert_bias"))
+    {
+      const double L = MAX ((double) op->b, 1.0);
+      const double kernels = backward ? 4.0 * L : 2.0 * L + 1.0;
+      return roofline (c, 0.0, 0.0, (double) op->elements * 12.0)
+             + (kernels - 1.0) * c->opts.launch_overhead_s;
+    }
   /* measured: the kind's bytes (topo_kernel_bytes) at its achieved rate, plus the launch;
    * the rate already holds whatever traffic the kernel really moves, so neither
    * mem_traffic_factor nor the roofline applies (sim/cost.h) */

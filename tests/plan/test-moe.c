@@ -901,6 +901,49 @@ test_attention_window (Fixture *f, gconstpointer data)
     }
 }
 
+/* Expert biases (plan/program-blocks.c "expert_bias", Megatron-Core's TEGroupedMLP adding
+ * the down projection's bias after the grouped GEMM): gpt-oss-120b at 8192 tokens, ep 8
+ * (16 local experts), balanced routing, grouped GEMMs: one forward op over the 8192 x 4
+ * = 32768 routed rows x h 2880 = 94,371,840 elements with b = 16, one backward op alike.
+ * Without grouped GEMMs (SequentialMLP, a TE Linear per expert with its bias in the GEMM)
+ * and for a model without expert biases (llama3-8b as 8 experts) there is none. */
+static guint
+count_ops_named (const ProgProgram *p, const char *name, guint64 elements, guint64 b)
+{
+  guint n = 0;
+  for (guint i = 0; i < p->ops->len; i++)
+    {
+      const ModelOp *op = &g_array_index (p->ops, ModelOp, i);
+      if (op->name != NULL && g_str_equal (op->name, name))
+        {
+          g_assert_cmpuint (op->elements, ==, elements);
+          g_assert_cmpuint (op->b, ==, b);
+          n++;
+        }
+    }
+  return n;
+}
+
+static void
+test_expert_bias (Fixture *f, gconstpointer data)
+{
+  g_autoptr (ProgProgram) dense = program_of (f, "--gpus 8 --num-experts 8 --ep 8 "
+                                              "--moe-grouped-gemm --seq-length 8192");
+  g_assert_cmpuint (count_ops_named (dense, "expert_bias", 0, 0), ==, 0);
+  g_autoptr (GError) error = NULL;
+  g_clear_pointer (&f->model, model_spec_unref);
+  f->model = model_spec_lookup ("gpt-oss-120b", &error);
+  g_assert_no_error (error);
+  const char *flags = "--gpus 8 --ep 8 --seq-length 8192 --micro-batch-size 1 "
+                      "--global-batch-size 8 --moe-imbalance 1";
+  g_autofree char *gg = g_strdup_printf ("%s --moe-grouped-gemm", flags);
+  g_autoptr (ProgProgram) p = program_of (f, gg);
+  g_assert_cmpuint (count_ops_named (p, "expert_bias", 94371840, 16), ==, 1);
+  g_assert_cmpuint (count_ops_named (p, "expert_bias_grad", 94371840, 16), ==, 1);
+  g_autoptr (ProgProgram) q = program_of (f, flags);
+  g_assert_cmpuint (count_ops_named (q, "expert_bias", 0, 0), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -922,5 +965,6 @@ main (int argc, char **argv)
   ADD ("selective-op", test_selective_op);
   ADD ("attention-kernel-length", test_attention_kernel_length);
   ADD ("attention-window", test_attention_window);
+  ADD ("expert-bias", test_expert_bias);
   return g_test_run ();
 }

@@ -89,6 +89,14 @@ test_parse_good (void)
   g_assert_cmpstr (m.attention_other, ==, "NSA(block=64)");
   res_pub_moe_clear (&m);
 
+  /* gpt-oss's biases: bias=1 */
+  g_assert_true (res_pub_moe_parse ("experts=128;top_k=4;moe_ffn=2880;bias=1", &m, &why));
+  g_assert_true (m.bias);
+  res_pub_moe_clear (&m);
+  g_assert_true (res_pub_moe_parse ("experts=128;top_k=4;moe_ffn=2880;bias=0", &m, &why));
+  g_assert_false (m.bias);
+  res_pub_moe_clear (&m);
+
   /* empty or blank: a dense row */
   g_assert_true (res_pub_moe_parse ("   ", &m, &why));
   g_assert_false (m.present);
@@ -121,6 +129,7 @@ test_parse_bad (void)
     { "experts=8;top_k=2;moe_ffn=1;capacity_factor=nan", "moe: capacity_factor 'nan' must be" },
     { "experts=8;top_k=2;moe_ffn=1;sliding_window=128",
       "moe: sliding_window without sliding_window_layers" },
+    { "experts=8;top_k=2;moe_ffn=1;bias=2", "moe: bias 2 is outside 0..1" },
     { "experts=8;top_k=2;moe_ffn=1;attention=MLA", "moe: attention MLA needs its ranks" },
     { "experts=8;top_k=2;moe_ffn=1;attention=MLA(q_lora=1536,kv_lora=512",
       "moe: attention 'MLA(q_lora=1536,kv_lora=512' has no closing ')'" },
@@ -192,6 +201,20 @@ test_row_refused (void)
   g_assert_cmpstr (g->skip_reason, ==, "mixture of experts: attention "
                    "'NSA(block=64)' is not modelled (only standard attention, MLA and "
                    "GDN-hybrid)");
+
+  /* bias=1 (gpt-oss): biases on q/k/v/o, the router and the experts. The row's 4 layers of
+   * h 1024, 16 heads / 8 KV heads of 64, 8 experts of 3584: per layer q + 2 kv + h =
+   * 1024 + 1024 + 1024 = 3072, the router's 8, each expert's 2 x 3584 + 1024 = 8192 x 8
+   * = 65,536; 68,616 x 4 = 274,464 parameters more than without */
+  g_autoptr (ResPublishedCase) nb = moe_row ("experts=8;top_k=2;moe_ffn=3584");
+  g_autoptr (ResPublishedCase) wb = moe_row ("experts=8;top_k=2;moe_ffn=3584;bias=1");
+  g_assert_true (nb->ready && wb->ready);
+  g_assert_true (wb->model->attn_bias && wb->model->mlp_bias && wb->model->router_bias);
+  g_assert_false (nb->model->attn_bias || nb->model->mlp_bias || nb->model->router_bias);
+  ModelParams pn, pw;
+  model_spec_params (nb->model, &pn);
+  model_spec_params (wb->model, &pw);
+  g_assert_cmpuint (pw.total - pn.total, ==, 274464);
 
   /* GDN-hybrid on the row's 4 layers: 3 GDN + 1 gated full-attention layer (interval 4) */
   g_autoptr (ResPublishedCase) q = moe_row ("experts=8;top_k=2;moe_ffn=3584;shared_experts=1;"

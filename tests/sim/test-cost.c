@@ -712,6 +712,32 @@ test_attention_window (Fixture *f, gconstpointer data)
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), t_full, 1e-9);
 }
 
+/* The experts' down-projection bias added after the grouped GEMM (gpt-oss under
+ * Megatron-Core, sim/cost-compute.c "expert_bias"): 8192 tokens x top-4 = 32768 rows of
+ * h 2880 = 94,371,840 elements over 2 local experts, on H100 (HBM 3.35e12 x 0.90 =
+ * 3.015e12 B/s) with megatron-core (1 us per kernel): 12 B each way = 1,132,462,080 B ->
+ * 375.610 us; forward 2 x 2 + 1 = 5 kernels (+ 5 us), backward 4 x 2 = 8 (+ 8 us). */
+static void
+test_expert_bias (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
+  g_assert_no_error (error);
+  SimCostOptions o;
+  sim_cost_options_init_stack (&o, f->h100, mc);
+  g_autoptr (SimCost) c = sim_cost_new (f->h100, NULL, &o);
+  ModelOp op = { 0 };
+  op.name = "expert_bias";
+  op.kind = MODEL_OP_ELEMENTWISE;
+  op.elements = 8192 * 4 * 2880;
+  op.b = 2;
+  const double t = 94371840.0 * 12 / 3.015e12;
+  assert_rel (t, 375.610e-6, 1e-5);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), t + 5e-6, 1e-9);
+  op.name = "expert_bias_grad";
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), t + 8e-6, 1e-9);
+}
+
 /* The chunked gated delta rule of one Qwen3-Next GDN layer, one sequence of 4096: 32
  * value heads (16 key heads), d_k = d_v = 128, chunks of 64. FLOPs forward 4096 x
  * model_spec_gdn_core_flops = 4096 x 32 x (6 x 128^2 + 2 x 64 x 640 + 64^2 / 3) =
@@ -1246,6 +1272,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/attention-length", test_attention_length);
   ADD ("/sim/cost/attention-head-dim", test_attention_head_dim);
   ADD ("/sim/cost/attention-window", test_attention_window);
+  ADD ("/sim/cost/expert-bias", test_expert_bias);
   ADD ("/sim/cost/memory-bound", test_memory_bound);
   ADD ("/sim/cost/defaults-a100", test_defaults_a100);
   ADD ("/sim/cost/monotonic-bytes", test_monotonic_bytes);
