@@ -412,6 +412,8 @@ on_flag (const char *option, const char *value, gpointer data, GError **error)
     plan->async_tp = plan->tp_comm_overlap = TRUE;
   else if (g_str_equal (name, "compile"))
     plan->compile = TRUE;
+  else if (g_str_equal (name, "no-rope-fusion"))
+    plan->no_rope_fusion = TRUE;
   else if (g_str_equal (name, "fsdp-float8-all-gather"))
     plan->fsdp_float8_all_gather = TRUE;
   else if (g_str_equal (name, "optimizer-offload") || g_str_equal (name, "offload-optimizer"))
@@ -587,6 +589,8 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
     { "async-tp", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "TorchTitan async TP: TP collectives micro-pipelined with the GEMMs (needs --compile)",
       NULL },
+    { "no-rope-fusion", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
+      "RoPE as unfused PyTorch ops (Megatron-Core with apply_rope_fusion off)", NULL },
     { "tp-comm-overlap", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Overlap TP communication with GEMMs", NULL },
     { "fsdp-float8-all-gather", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),

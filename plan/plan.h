@@ -203,6 +203,10 @@ typedef struct {
                                   * parallel), the stack's TP-comm overlap: sets
                                   * tp_comm_overlap; needs compile (TorchTitan refuses it
                                   * otherwise) */
+  gboolean no_rope_fusion;       /* --no-rope-fusion (Megatron-LM's flag): RoPE as
+                                  * Megatron-Core's unfused PyTorch ops
+                                  * (rope_utils.py _apply_rotary_pos_emb_bshd) where
+                                  * apply_rope_fusion is off; FALSE: the fused kernel */
   gboolean compile;              /* --compile: TorchTitan's training.compile (torch.compile);
                                   * what it changes is the stack's (sim_cost_options_compile) */
   gboolean optimizer_offload;    /* optimizer states (and master weights) in host memory */

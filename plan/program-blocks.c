@@ -336,13 +336,16 @@ prog_builder_build_blocks (Builder *bd)
   prog_builder_elem (ops, "embed_grad", MODEL_OP_EMBEDDING, tsp * h, 1);
   bd->blk[B_EMBED_B] = prog_builder_add_block (bd, PROG_BLOCK_EMBED, PROG_PHASE_BACKWARD, "embed_bwd", ops, 0);
 
-  /* attention pieces (forward) */
+  /* attention pieces (forward); RoPE fused, or as unfused PyTorch ops (plan.h
+   * no_rope_fusion; sim/cost-compute.c "rotary_unfused") */
+  const char *rope_fwd = bd->plan->no_rope_fusion ? "rotary_unfused" : "rotary";
+  const char *rope_bwd = bd->plan->no_rope_fusion ? "rotary_unfused_grad" : "rotary_grad";
   guint64 s_q = bd->s / bd->c / bd->q_div, s_kv = bd->s;
 #define ATTN_PRE_OPS() G_STMT_START {                                   \
     prog_builder_elem (ops, "attn_norm", norm, tsp * h, 5);                          \
     qkv_ops (bd, ops, tok, FALSE);                                      \
     if (m->pos == MODEL_POS_ROTARY || model_spec_is_mla (m))            \
-      prog_builder_elem (ops, "rotary", MODEL_OP_ELEMENTWISE, rotary_elements (bd, tok), 3); \
+      prog_builder_elem (ops, rope_fwd, MODEL_OP_ELEMENTWISE, rotary_elements (bd, tok), 3); \
   } G_STMT_END
 #define ATTN_POST_OPS() G_STMT_START {                                  \
     if (m->attn_output_gate)                                            \
@@ -383,7 +386,7 @@ prog_builder_build_blocks (Builder *bd)
   } G_STMT_END
 #define ATTN_PRE_BWD() G_STMT_START {                                    \
     if (m->pos == MODEL_POS_ROTARY || model_spec_is_mla (m))             \
-      prog_builder_elem (ops, "rotary_grad", MODEL_OP_ELEMENTWISE, rotary_elements (bd, tok), 3); \
+      prog_builder_elem (ops, rope_bwd, MODEL_OP_ELEMENTWISE, rotary_elements (bd, tok), 3); \
     qkv_ops (bd, ops, tok, TRUE);                                        \
     prog_builder_elem (ops, "attn_norm_grad", norm, tsp * h, 8);                      \
   } G_STMT_END

@@ -1005,6 +1005,9 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * nemotron/nemotron_8b.yaml: "ub_tp_comm_overlap: true"), which also reduce the
    * gradients in bf16 (the launcher's H100 examples, examples/training/gpt/h100/ and llama/h100/ scripts:
    * "optim.grad_sync_dtype=bf16"). */
+  /* RoPE unfused where the notes say so ("unfused RoPE": the framework's configuration
+   * for the run leaves apply_rope_fusion off; plan --no-rope-fusion) */
+  p->no_rope_fusion = contains_ci (get (csv, row, "notes"), "unfused RoPE");
   p->tp_comm_overlap = strstr (get (csv, row, "notes"), "tp-comm-overlap") != NULL
                        || (c->stack->tp_comm_overlap == FW_OPT_DEFAULT && tp > 1);
   if (c->stack->grad_reduce_bf16)

@@ -762,6 +762,23 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
    * zero3_copy_in_out): `elements` are the bytes read and written, one streaming pass */
   if (op->name != NULL && g_str_equal (op->name, "fsdp_copy"))
     return roofline (c, 0.0, 0.0, (double) op->elements);
+  /* RoPE as Megatron-Core's unfused PyTorch ops (plan --no-rope-fusion; rope_utils.py
+   * _apply_rotary_pos_emb_bshd: t * cos + rotate_half (t) * sin, rotate_half = cat (-x2,
+   * x1), the result cat'ed with the unrotated rest), per element of Q and K, pass by
+   * pass: forward the negation 1 (half the elements read and written), the cat 2, two
+   * products 2 + 2, the add 3, the final cat 2 = 12 accesses; 12 kernels per tensor with
+   * cos, sin, their scaling and casts on the [s, d] frequencies, Q and K apart: 24;
+   * backward the two products' gradients 2 + 2, the negation's 1, the chunk's gradient
+   * assembled 2, the two paths summed 3, the slice's zero-filled gradient and copy 3 =
+   * 13, 7 kernels per tensor: 14. Plain passes: neither mem_traffic_factor nor the eager
+   * passes apply. */
+  if (op->name != NULL && g_str_has_prefix (op->name, "rotary_unfused"))
+    {
+      const double e = d == TOPO_DTYPE_FP32 || d == TOPO_DTYPE_TF32 ? 4.0 : 2.0;
+      const double kernels = backward ? 14.0 : 24.0;
+      return roofline (c, 0.0, 0.0, (double) op->elements * (backward ? 13.0 : 12.0) * e)
+             + (kernels - 1.0) * c->opts.launch_overhead_s;
+    }
   /* the experts' down-projection bias added outside the grouped GEMM (plan/program-blocks.c
    * "expert_bias", Megatron-Core's TEGroupedMLP _apply_bias), counted pass by pass in
    * bf16 per element of the projection's output (moe_router_dtype is unset in the

@@ -944,6 +944,29 @@ test_expert_bias (Fixture *f, gconstpointer data)
   g_assert_cmpuint (count_ops_named (q, "expert_bias", 0, 0), ==, 0);
 }
 
+/* --no-rope-fusion: the attention block's RoPE ops are the unfused ones
+ * ("rotary_unfused", "rotary_unfused_grad"), over the same 8192 x (64 + 8) x 64 =
+ * 37,748,736 elements of Q and K (gpt-oss-120b, tp 1); without it, "rotary". */
+static void
+test_rope_unfused (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_clear_pointer (&f->model, model_spec_unref);
+  f->model = model_spec_lookup ("gpt-oss-120b", &error);
+  g_assert_no_error (error);
+  const char *flags = "--gpus 8 --ep 8 --seq-length 8192 --micro-batch-size 1 "
+                      "--global-batch-size 8";
+  g_autofree char *nf = g_strdup_printf ("%s --no-rope-fusion", flags);
+  g_autoptr (ProgProgram) p = program_of (f, nf);
+  g_assert_true (f->plan.no_rope_fusion);
+  g_assert_cmpuint (count_ops_named (p, "rotary_unfused", 37748736, 0), >, 0);
+  g_assert_cmpuint (count_ops_named (p, "rotary_unfused_grad", 37748736, 0), >, 0);
+  g_assert_cmpuint (count_ops_named (p, "rotary", 0, 0), ==, 0);
+  g_autoptr (ProgProgram) q = program_of (f, flags);
+  g_assert_cmpuint (count_ops_named (q, "rotary", 37748736, 0), >, 0);
+  g_assert_cmpuint (count_ops_named (q, "rotary_unfused", 0, 0), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -966,5 +989,6 @@ main (int argc, char **argv)
   ADD ("attention-kernel-length", test_attention_kernel_length);
   ADD ("attention-window", test_attention_window);
   ADD ("expert-bias", test_expert_bias);
+  ADD ("rope-unfused", test_rope_unfused);
   return g_test_run ();
 }

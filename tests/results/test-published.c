@@ -333,6 +333,24 @@ test_map_too_many_gpus (void)
   g_assert_cmpuint (c2->cluster->n_devices, ==, 20096);
 }
 
+/* A notes cell that says "unfused RoPE" gives the plan --no-rope-fusion; otherwise RoPE
+ * stays fused. */
+static void
+test_map_rope_unfused (void)
+{
+  const char text[] =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,dp,"
+    "global_batch,step_time_s,notes\n"
+    "1,GPT,H100-SXM-80GB,8,16,1024,16,16384,1024,1,1,8,8,1.0,\"[Unfused RoPE: the recipe]\"\n"
+    "2,GPT,H100-SXM-80GB,8,16,1024,16,16384,1024,1,1,8,8,1.0,\"fused kernels\"\n";
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_autoptr (ResPublishedCase) c1 = res_published_case_new (csv, 0);
+  g_autoptr (ResPublishedCase) c2 = res_published_case_new (csv, 1);
+  g_assert_null (c1->skip_reason);
+  g_assert_true (c1->plan.no_rope_fusion);
+  g_assert_false (c2->plan.no_rope_fusion);
+}
+
 /* ---- summary and prediction ----------------------------------------------------------- */
 
 static ResPublishedCase *
@@ -829,6 +847,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/published/map-derived-dp", test_map_derived_dp);
   g_test_add_func ("/results/published/map-skips", test_map_skips);
   g_test_add_func ("/results/published/map-too-many-gpus", test_map_too_many_gpus);
+  g_test_add_func ("/results/published/map-rope-unfused", test_map_rope_unfused);
   g_test_add_func ("/results/published/summary", test_summary);
   g_test_add_func ("/results/published/summary-held-out", test_summary_held_out);
   g_test_add_func ("/results/published/validate-small", test_validate_small);

@@ -738,6 +738,32 @@ test_expert_bias (Fixture *f, gconstpointer data)
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), t + 8e-6, 1e-9);
 }
 
+/* RoPE as unfused PyTorch ops (plan --no-rope-fusion, sim/cost-compute.c
+ * "rotary_unfused"): gpt-oss-120b's Q and K over 8192 tokens, (64 + 8) heads x 64 =
+ * 37,748,736 elements, on H100 (3.015e12 B/s) with megatron-core (1 us per kernel):
+ * forward 12 accesses x 2 B = 905,969,664 B -> 300.488 us + 23 us (24 kernels);
+ * backward 13 x 2 B = 981,467,136 B -> 325.528 us + 13 us (14 kernels). */
+static void
+test_rotary_unfused (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
+  g_assert_no_error (error);
+  SimCostOptions o;
+  sim_cost_options_init_stack (&o, f->h100, mc);
+  g_autoptr (SimCost) c = sim_cost_new (f->h100, NULL, &o);
+  ModelOp op = { 0 };
+  op.name = "rotary_unfused";
+  op.kind = MODEL_OP_ELEMENTWISE;
+  op.elements = 8192 * 72 * 64;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 300.488e-6 + 24e-6, 1e-5);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
+              37748736.0 * 24 / 3.015e12 + 24e-6, 1e-9);
+  op.name = "rotary_unfused_grad";
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE),
+              37748736.0 * 26 / 3.015e12 + 14e-6, 1e-9);
+}
+
 /* The chunked gated delta rule of one Qwen3-Next GDN layer, one sequence of 4096: 32
  * value heads (16 key heads), d_k = d_v = 128, chunks of 64. FLOPs forward 4096 x
  * model_spec_gdn_core_flops = 4096 x 32 x (6 x 128^2 + 2 x 64 x 640 + 64^2 / 3) =
@@ -1273,6 +1299,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/attention-head-dim", test_attention_head_dim);
   ADD ("/sim/cost/attention-window", test_attention_window);
   ADD ("/sim/cost/expert-bias", test_expert_bias);
+  ADD ("/sim/cost/rotary-unfused", test_rotary_unfused);
   ADD ("/sim/cost/memory-bound", test_memory_bound);
   ADD ("/sim/cost/defaults-a100", test_defaults_a100);
   ADD ("/sim/cost/monotonic-bytes", test_monotonic_bytes);
