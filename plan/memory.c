@@ -351,7 +351,8 @@ plan_memory_mlp_hidden_bytes (guint64 tokens, guint64 width, guint64 layers, gui
  *    p by default), then one more forward precedes each backward: (p - i - 1) x 2 +
  *    (v - 1) x N + 1, capped at the m x v chunk-micro-batches of a step. Each holds one
  *    chunk (layers / v) of activations. Stage 0 with m >= p holds about p (1 + 1/v) - 1/v
- *    layers-worth of micro-batches: the known extra activation memory of interleaving. */
+ *    layers-worth of micro-batches: the known extra activation memory of interleaving.
+ *  - combined 1F1B (--overlap-moe-expert-parallel-comm): one more than the above. */
 int
 plan_memory_inflight (const Plan *plan, int stage)
 {
@@ -359,6 +360,11 @@ plan_memory_inflight (const Plan *plan, int stage)
   int p = MAX (plan->pp, 1);
   int v = MAX (plan->vpp, 1);
   int m = plan_mem_microbatches (plan);
+  /* --overlap-moe-expert-parallel-comm, where Megatron-Core runs combined 1F1B (PP 1, or
+   * interleaved): one more forward in the warm-up (plan/program.c slots_one_more_warmup),
+   * so one more micro-batch in flight */
+  int combined = plan->moe_a2a_overlap
+                 && (p == 1 || (plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B && v > 1));
 
   switch (plan->schedule)
     {
@@ -367,11 +373,11 @@ plan_memory_inflight (const Plan *plan, int stage)
     case PLAN_SCHED_INTERLEAVED_1F1B:
       {
         int n = plan_vpp_warmup_group (p, m, plan_vpp_group (plan));
-        return MIN ((p - stage - 1) * 2 + (v - 1) * n + 1, m * v);
+        return MIN ((p - stage - 1) * 2 + (v - 1) * n + 1 + combined, m * v);
       }
     case PLAN_SCHED_1F1B:
     default:
-      return MIN (p - stage, m);
+      return MIN (p - stage + combined, m);
     }
 }
 

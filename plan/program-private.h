@@ -62,10 +62,24 @@ typedef struct {
   PlanMoe moe;
   double *layer_expert_params_local;
   gint32 *expert_ag_of_layer;   /* ZeRO-1/2 overlapped gather of a layer's experts */
-  gint32  moe_a2a_pending;      /* with --overlap-moe-expert-parallel-comm: the last
-                                 * all-to-all of the previous MoE layer issued on this
-                                 * stage, which the next MoE layer's router waits for
-                                 * (-1 none) */
+  /* --overlap-moe-expert-parallel-comm (Megatron-Core's combined 1F1B): a steady-state
+   * forward unit and the backward unit after it are built as one, layer by layer, in
+   * the issue order of Megatron's TransformerLayerSchedulePlan.run (program.c
+   * expand_pair). While `pairing`, every task added gets the key key_cur in pair_key
+   * (tasks from pair_start on): the merged order sorts the two units' tasks by it. */
+  gboolean pairing;
+  /* --overlap-moe-expert-parallel-comm on a plan Megatron-Core cannot pair (1F1B with
+   * PP > 1: the HAI-LLM stack's DualPipe, whose all-to-alls the DeepSeek-V3 report says
+   * are fully hidden): a layer's compute does not wait for its own all-to-alls; the next
+   * MoE layer issued on the stage waits for them (moe_a2a_pending, -1 none) */
+  gboolean a2a_next_layer;
+  gint32   moe_a2a_pending;
+  guint32  pair_start;
+  GArray  *pair_key;            /* guint32 per task since pair_start */
+  guint32  key_cur;
+  int      key_pos;             /* the layer pair the tasks being added belong to */
+  int      pair_ov, pair_nb;    /* layers paired (the fewer of the two units'), and the
+                                 * backward unit's layers */
 } Builder;
 
 enum {

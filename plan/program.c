@@ -30,6 +30,7 @@
 #include "plan/program.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plan/program-private.h"
@@ -111,7 +112,31 @@ add_task (Builder *bd, ProgTaskKind kind, ProgStream stream, ProgPhase phase, in
     if (deps[i] >= 0)
       out[t->n_deps++] = (guint32) deps[i];
   p->deps->len = first + t->n_deps;
+  if (G_UNLIKELY (bd->pairing))
+    g_array_append_val (bd->pair_key, bd->key_cur);
   return id;
+}
+
+/* Combined 1F1B (expand_pair): the node of Megatron-Core's TransformerLayerSchedulePlan
+ * the tasks added next belong to, in the order run () issues the nodes of a forward
+ * layer F and a backward layer B (megatron/core/models/common/model_chunk_schedule_plan.py;
+ * docs/user-guide/features/moe_a2a_overlap.md): B.combine (the combine all-to-all's
+ * backward, communication stream), F.attn (attention, pre-MLP norm, router, dispatch
+ * preprocess), B.mlp (the experts' backward), F.dispatch, B.dispatch, F.mlp (the
+ * experts), F.combine, B.attn; the forward's unpermute after the combine all-to-all
+ * (local postprocessing of Megatron's combine node) is issued after B.attn, so that the
+ * compute stream does not wait for the combine in front of B.attn. Pre (receive,
+ * embedding, head backward) and tail (sends, head forward, embedding backward) come
+ * before and after the layers. The key: layer pair, node, then 0 for F and 1 for B. */
+enum { NODE_PRE, NODE_B_COMBINE, NODE_F_ATTN, NODE_B_MLP, NODE_F_DISPATCH, NODE_B_DISPATCH,
+       NODE_F_MLP, NODE_F_COMBINE, NODE_B_ATTN, NODE_F_UNPERMUTE, NODE_TAIL };
+#define PAIR_POS_TAIL 0x7fff
+
+static inline void
+pair_node (Builder *bd, int node, gboolean backward)
+{
+  if (bd->pairing && !bd->recomputing)
+    bd->key_cur = ((guint32) (bd->key_pos + 1) * 16 + (guint32) node) * 2 + (backward ? 1 : 0);
 }
 
 static ProgTask *
@@ -541,27 +566,27 @@ moe_from_experts (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gi
 }
 
 /* The MoE MLP of one layer, forward (or recomputed): returns its last task. `ag` is the
- * overlapped ZeRO-1/2 gather of the layer's experts (-1 none).
- * With --overlap-moe-expert-parallel-comm (Megatron-Core's 1F1B A2A overlap: the forward
- * of one micro-batch and the backward of another run as one schedule node, each one's
- * all-to-alls under the other's compute), the layer's compute does not wait for its own
- * all-to-alls; the next MoE layer issued on the stage (of the other micro-batch in the
- * steady state) waits for them instead: a layer takes about max(its compute, the
- * all-to-alls of the layer before) rather than their sum. Warm-up and cool-down, where
- * Megatron has no pair to overlap with, are modelled the same way. */
+ * overlapped ZeRO-1/2 gather of the layer's experts (-1 none). The experts wait for
+ * their dispatch and the unpermute for its combine, overlapped or not: with
+ * --overlap-moe-expert-parallel-comm the all-to-alls hide behind the compute of the
+ * other unit of a combined 1F1B pair (expand_pair), not behind this micro-batch's. */
 static gint32
 moe_forward (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 prev,
              gint32 ag)
 {
   gboolean shared = bd->prog->moe.shared_ffn > 0;
   gboolean overlap = shared && bd->plan->moe_shared_expert_overlap;
-  gboolean a2a = bd->plan->moe_a2a_overlap;
+  gboolean a2a = bd->a2a_next_layer;
   gint32 r = compute (bd, bd->blk[B_MOE_ROUTE_F], mb, chunk, layer, prev,
                       a2a ? bd->moe_a2a_pending : -1);
+  pair_node (bd, NODE_F_DISPATCH, FALSE);
   gint32 d = moe_to_experts (bd, phase, mb, chunk, layer, r);
+  pair_node (bd, NODE_F_MLP, FALSE);
   gint32 sh = overlap ? moe_shared (bd, FALSE, phase, mb, chunk, layer, r) : -1;
   gint32 e = compute (bd, bd->blk[B_MOE_EXPERTS_F], mb, chunk, layer, a2a ? r : d, ag);
+  pair_node (bd, NODE_F_COMBINE, FALSE);
   gint32 c = moe_from_experts (bd, phase, mb, chunk, layer, e);
+  pair_node (bd, NODE_F_UNPERMUTE, FALSE);
   gint32 o = compute (bd, bd->blk[B_MOE_COMBINE_F], mb, chunk, layer, a2a ? e : c, sh);
   if (a2a)
     bd->moe_a2a_pending = c;
@@ -595,15 +620,18 @@ moe_backward (Builder *bd, int mb, int chunk, int layer, gint32 prev, gint32 ag,
   gint32 x = prev;
   if (shared && !overlap)
     x = moe_shared (bd, TRUE, ph, mb, chunk, layer, x);
-  gboolean a2a = bd->plan->moe_a2a_overlap;
+  gboolean a2a = bd->a2a_next_layer;
   gint32 c = compute3 (bd, bd->blk[B_MOE_COMBINE_B], mb, chunk, layer, x, ag,
                        a2a ? bd->moe_a2a_pending : -1);
   gint32 d = moe_to_experts (bd, ph, mb, chunk, layer, c);
+  pair_node (bd, NODE_B_MLP, TRUE);
   gint32 sh = overlap ? moe_shared (bd, TRUE, ph, mb, chunk, layer, c) : -1;
   gint32 e = compute (bd, bd->blk[B_MOE_EXPERTS_B], mb, chunk, layer, a2a ? c : d, eag);
+  pair_node (bd, NODE_B_DISPATCH, TRUE);
   gint32 r = moe_from_experts (bd, ph, mb, chunk, layer, e);
   if (a2a)
     bd->moe_a2a_pending = r;
+  pair_node (bd, NODE_B_ATTN, TRUE);
   return compute (bd, bd->blk[B_MOE_ROUTE_B], mb, chunk, layer, a2a ? e : r, sh);
 }
 
@@ -611,6 +639,7 @@ static void
 forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain *ch)
 {
   gint32 ag = -1;
+  pair_node (bd, NODE_F_ATTN, FALSE);
   if (zero3 (bd) && phase == PROG_PHASE_FORWARD)
     {
       ag = param_gather (bd, phase, mb, chunk, layer,
@@ -672,6 +701,7 @@ static void
 backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, Chain *ch)
 {
   gint32 ag = -1, eag = -1;
+  pair_node (bd, moe_layer (bd, layer) ? NODE_B_COMBINE : NODE_B_ATTN, TRUE);
   if (zero3 (bd) && ch->ag_layer == layer)
     {
       ag = ch->ag_next;
@@ -849,6 +879,8 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
   gboolean first_chunk = model_chunk == 0, last_chunk = model_chunk == bd->n_model_chunks - 1;
   Chain ch = { .last_compute = -1, .done = { -1, -1, -1 }, .regather = -1, .regather_layer = -1,
                .ag_next = -1, .eag_next = -1, .ag_layer = -1 };
+  bd->key_pos = -1;
+  pair_node (bd, NODE_PRE, slot->backward);
 
   if (!slot->backward)
     {
@@ -876,7 +908,15 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
           ch.last_compute = tp_after (bd, PROG_PHASE_FORWARD, mb, chunk, -1, ch.last_compute);
         }
       for (int l = first; l < first + n; l++)
-        forward_layer (bd, PROG_PHASE_FORWARD, mb, chunk, l, &ch);
+        {
+          /* combined 1F1B: the first pair_ov layers pair with the backward unit's, the
+           * rest run after that unit's unpaired ones (model_chunk_schedule_plan.py) */
+          int i = l - first;
+          bd->key_pos = i < bd->pair_ov ? i : bd->pair_nb + i - bd->pair_ov;
+          forward_layer (bd, PROG_PHASE_FORWARD, mb, chunk, l, &ch);
+        }
+      bd->key_pos = PAIR_POS_TAIL;
+      pair_node (bd, NODE_TAIL, FALSE);
       if (last_chunk)
         {
           /* with SP the head's input is gathered from the sequence shards first (the output
@@ -932,10 +972,13 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
     }
   for (int l = first + n - 1; l >= first; l--)
     {
+      bd->key_pos = first + n - 1 - l;
       backward_layer (bd, mb, chunk, l, l - first, &ch);
       if (mb == bd->m_micro - 1 && bucket_done)
         g_array_index (bucket_done, gint32, l) = ch.done[0];
     }
+  bd->key_pos = PAIR_POS_TAIL;
+  pair_node (bd, NODE_TAIL, TRUE);
   if (first_chunk)
     {
       /* with SP the embedding's gradient rows are gathered from the sequence shards */
@@ -962,6 +1005,120 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
       t->peer_stage = prev_stage;
       bd->send_of[send_key (bd, 1, mb, model_chunk)] = (gint32) s;
     }
+}
+
+/* Combined 1F1B (--overlap-moe-expert-parallel-comm, Megatron-Core's
+ * combined_1f1b_schedule_for_{no,interleaved}_pipelining): the forward unit f and the
+ * backward unit b after it (of another micro-batch or model chunk) run as one node,
+ * layer by layer, f's first layers with b's last (TransformerModelChunkSchedulePlan.run):
+ * each is built as on its own (the same tasks and dependencies), then the two units'
+ * tasks are put in the order Megatron issues them (pair_node): on each stream the tasks
+ * run in that order, so a unit's all-to-all runs on the EP stream while the other unit
+ * computes, and each unit still waits for its own all-to-alls (Megatron's per-node CUDA
+ * event). The dependencies of each unit point backward in the merged order too (its keys
+ * never decrease as it is built), and ids held for later (sends, the buckets' last
+ * backward) are renumbered. The slot boundary between f and b is the first task of b. */
+static int
+pair_key_cmp (const void *a, const void *b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+static void
+expand_pair (Builder *bd, const ProgSlot *f, const ProgSlot *b, GArray *bucket_done,
+             guint32 *b_first)
+{
+  const Plan *p = bd->plan;
+  int mcf = f->chunk * p->pp + bd->stage, mcb = b->chunk * p->pp + bd->stage;
+  int nf = bd->chunk_first[mcf + 1] - bd->chunk_first[mcf];
+  int nb = bd->chunk_first[mcb + 1] - bd->chunk_first[mcb];
+  bd->pair_ov = MIN (nf, nb);
+  bd->pair_nb = nb;
+  GArray *tasks = bd->prog->tasks;
+  guint32 start = tasks->len;
+  g_array_set_size (bd->pair_key, 0);
+  bd->pairing = TRUE;
+  expand_slot (bd, f, bucket_done);
+  expand_slot (bd, b, bucket_done);
+  bd->pairing = FALSE;
+  bd->pair_ov = bd->pair_nb = 0;
+  guint32 n = tasks->len - start;
+  g_assert (bd->pair_key->len == n);
+  /* sort by (key, index): the order within a key is the order built */
+  g_autofree guint64 *order = g_new (guint64, n);
+  for (guint32 k = 0; k < n; k++)
+    order[k] = (guint64) g_array_index (bd->pair_key, guint32, k) << 32 | k;
+  qsort (order, n, sizeof *order, pair_key_cmp);
+  g_autofree guint32 *newpos = g_new (guint32, n);
+  g_autofree ProgTask *old = g_new (ProgTask, n);
+  memcpy (old, &g_array_index (tasks, ProgTask, start), n * sizeof (ProgTask));
+  *b_first = tasks->len;
+  for (guint32 k = 0; k < n; k++)
+    {
+      guint32 from = (guint32) order[k];
+      newpos[from] = k;
+      if ((order[k] >> 32) & 1 && *b_first == tasks->len)
+        *b_first = start + k;
+    }
+  for (guint32 k = 0; k < n; k++)
+    {
+      ProgTask *t = &g_array_index (tasks, ProgTask, start + k);
+      *t = old[(guint32) order[k]];
+      t->id = start + k;
+      guint32 *deps = &g_array_index (bd->prog->deps, guint32, t->dep_first);
+      for (guint32 d = 0; d < t->n_deps; d++)
+        if (deps[d] >= start)
+          deps[d] = start + newpos[deps[d] - start];
+    }
+  gint32 keys[2] = { send_key (bd, 0, f->mb, mcf), send_key (bd, 1, b->mb, mcb) };
+  for (int i = 0; i < 2; i++)
+    if (bd->send_of[keys[i]] >= (gint32) start)
+      bd->send_of[keys[i]] = (gint32) (start + newpos[bd->send_of[keys[i]] - start]);
+  for (guint i = 0; bucket_done != NULL && i < bucket_done->len; i++)
+    {
+      gint32 *x = &g_array_index (bucket_done, gint32, i);
+      if (*x >= (gint32) start)
+        *x = (gint32) (start + newpos[*x - start]);
+    }
+}
+
+/* Megatron-Core's combined 1F1B moves one more forward unit into the warm-up
+ * (get_pp_rank_microbatches: "we schedule one extra micro-batch forward step before the
+ * 1f1b stages ... to ensure the forward and backward computations are independent in all
+ * 1f1b steps"; with PP 1 the first forward runs alone): the forward units keep their
+ * order, and so do the backward units; unit F(w + 1 + k) pairs with B(k). */
+static void
+slots_one_more_warmup (GArray *slots)
+{
+  guint n = slots->len, nf = 0, lead = 0;
+  for (guint i = 0; i < n; i++)
+    nf += !g_array_index (slots, ProgSlot, i).backward;
+  while (lead < n && !g_array_index (slots, ProgSlot, lead).backward)
+    lead++;
+  if (lead >= nf)
+    return;   /* all forwards are warm-up (GPipe, or too few micro-batches) */
+  g_autofree ProgSlot *fw = g_new (ProgSlot, nf);
+  g_autofree ProgSlot *bw = g_new (ProgSlot, n - nf);
+  guint a = 0, c = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      ProgSlot s = g_array_index (slots, ProgSlot, i);
+      if (s.backward)
+        bw[c++] = s;
+      else
+        fw[a++] = s;
+    }
+  guint k = 0, fi = 0, bi = 0;
+  for (; fi < lead; fi++)
+    g_array_index (slots, ProgSlot, k++) = fw[fi];
+  for (; fi < nf; fi++)
+    {
+      g_array_index (slots, ProgSlot, k++) = fw[fi];
+      g_array_index (slots, ProgSlot, k++) = bw[bi++];
+    }
+  for (; bi < n - nf; bi++)
+    g_array_index (slots, ProgSlot, k++) = bw[bi];
 }
 
 /* ---- data parallelism: buckets, optimizer, parameter gather --------------------------- */
@@ -1022,7 +1179,6 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
 
   for (int l = 0; l < L; l++)
     bd->param_ag_of_layer[l] = bd->expert_ag_of_layer[l] = -1;
-  bd->moe_a2a_pending = -1;
   g_autoptr (GArray) buckets = make_buckets (bd, bd->layer_params_local, TRUE);
   /* MoE: the experts' gradients go in buckets of their own, reduced over the expert
    * data-parallel group (Megatron-Core keeps expert parameters in a separate buffer) */
@@ -1056,6 +1212,16 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
   /* the compute units of the schedule */
   g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
   sched->build (p->pp, p->vpp, bd->m_micro, plan_vpp_group (p), stage, slots);
+  /* combined 1F1B where Megatron-Core runs it: PP 1 (combined_1f1b_schedule_for_no_
+   * pipelining) or the interleaved schedule; "pipeline_model_parallel_size > 1 requires
+   * virtual pipeline parallelism" (moe_a2a_overlap.md), so a 1F1B or GPipe plan with
+   * PP > 1 runs its units as they are, its all-to-alls exposed */
+  gboolean pair = p->moe_a2a_overlap && bd->moe.experts > 0
+                  && (p->pp == 1 || (p->schedule == PLAN_SCHED_INTERLEAVED_1F1B && p->vpp > 1));
+  if (pair)
+    slots_one_more_warmup (slots);
+  bd->a2a_next_layer = p->moe_a2a_overlap && !pair;
+  bd->moe_a2a_pending = -1;
   g_autoptr (GArray) bucket_done = g_array_new (FALSE, TRUE, sizeof (gint32));
   g_array_set_size (bucket_done, L + 2);   /* layers, then the embedding, then the head */
   for (int l = 0; l <= L + 1; l++)
@@ -1075,7 +1241,15 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
     {
       const ProgSlot *slot = &g_array_index (slots, ProgSlot, i);
       st->slot_first[i] = prog->tasks->len;
-      expand_slot (bd, slot, bucket_done);
+      const ProgSlot *next = i + 1 < slots->len ? &g_array_index (slots, ProgSlot, i + 1)
+                                                : NULL;
+      if (pair && !slot->backward && next != NULL && next->backward)
+        {
+          expand_pair (bd, slot, next, bucket_done, &st->slot_first[i + 1]);
+          i++;
+        }
+      else
+        expand_slot (bd, slot, bucket_done);
       /* overlapped gradient reduction: a bucket goes as soon as its layers' last
        * backward is done */
       while (overlap && next_bucket < buckets->len)
@@ -1311,6 +1485,7 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   bd.m_micro = plan->grad_accum;
   bd.n_model_chunks = plan->pp * plan->vpp;
   bd.send_of = g_new (gint32, 2 * bd.m_micro * bd.n_model_chunks);
+  bd.pair_key = g_array_new (FALSE, FALSE, sizeof (guint32));
   for (int i = 0; i < 2 * bd.m_micro * bd.n_model_chunks; i++)
     bd.send_of[i] = -1;
   bd.chunk_first = g_new (int, bd.n_model_chunks + 1);
@@ -1463,6 +1638,7 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
       g_array_index (prog->tasks, ProgTask, send).peer_task = (gint32) i;
     }
   g_free (bd.send_of);
+  g_array_free (bd.pair_key, TRUE);
   g_free (bd.chunk_first);
   g_free (bd.param_ag_of_layer);
   g_free (bd.expert_ag_of_layer);

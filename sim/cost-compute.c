@@ -1032,3 +1032,15 @@ sim_cost_moe_host_excess_s (const SimCost *c, const ProgProgram *p, ProgPhase ph
   const double t = MAX (MAX (A, after) + before, A + B);
   return MAX (t - (before + after), 0.0);
 }
+
+double
+sim_cost_ep_compute_slowdown (const SimCost *c)
+{
+  g_return_val_if_fail (c != NULL, 0.0);
+  double ep = c->opts.ep_comm_sms, sms = c->sms;
+  if (sms <= 0 || ep <= 0)
+    return 0.0;
+  if (ep >= sms)
+    ep = sms - 1;   /* the compute keeps one SM at least */
+  return ep / (sms - ep);
+}

@@ -144,6 +144,10 @@ typedef struct {
   double   small_k_half;          /* k at which k / (k + small_k_half) = 1/2 */
   double   comm_compute_slowdown; /* compute slowed by concurrent comm kernels (0.1 = 10%);
                                      applied by the simulator, not by sim_cost_op_s */
+  double   ep_comm_sms;           /* SMs the flex (DeepEP) dispatcher's all-to-all kernels
+                                     hold while they run (Megatron-Core
+                                     --moe-deepep-num-sms, default 20); compute beside
+                                     them runs on the rest (sim_cost_ep_compute_slowdown) */
   /* communication */
   double   nvlink_efficiency;     /* achieved fraction of level-0 bw when busbw not given */
   double   net_efficiency;        /* achieved fraction of NIC bw when busbw not given */
@@ -357,6 +361,10 @@ double sim_cost_optimizer_s (const SimCost *c, double params);
  * memory-bound at hbm_Bps x mem_efficiency, with no launch cost: the copy traffic of
  * framework glue around a collective (sim/simulate.c, ZeRO-3 list collectives). */
 double sim_cost_hbm_s (const SimCost *c, double bytes);
+/* The slowdown of a compute kernel that runs beside the flex dispatcher's all-to-all
+ * kernels (DeepEP's normal kernels hold ep_comm_sms of the device's SMs): ep_comm_sms /
+ * (SMs - ep_comm_sms); 0 where the SM count is unknown. */
+double sim_cost_ep_compute_slowdown (const SimCost *c);
 
 /* Effective bus bandwidth (bytes/s) the model uses for a collective of a group, and its
  * zero-byte time (base + the ring's steps x their alpha, or the NVLS latency), for

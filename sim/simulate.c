@@ -93,6 +93,9 @@ typedef struct {
                                     * the rest follow through SimHot.next */
   SimDur            *block_s;      /* cost of each block, s = -1: not yet */
   int               *comm_active;  /* per stage: communication tasks running */
+  int               *ep_active;    /* per stage: flex (DeepEP) all-to-all kernels running,
+                                    * which hold SMs (NULL: no such kernels) */
+  double             ep_slow;      /* 1 + the compute slowdown beside them */
   SimTaskTime       *times;
   guint              n_done;
   GArray            *coll_cache;   /* CollCache */
@@ -386,6 +389,9 @@ try_start (Sim *sim, guint32 id)
       /* compute kernels slowed by communication kernels sharing the SMs and HBM */
       if (sim->comm_active[h->stage] > 0)
         delay = h->slow_ps;
+      /* and by DeepEP's kernels, which keep their SMs (sim_cost_ep_compute_slowdown) */
+      if (sim->ep_active != NULL && sim->ep_active[h->stage] > 0)
+        delay = MAX (delay, (SimTime) llround ((double) h->base_ps * sim->ep_slow));
     }
   else if (h->recv)
     {
@@ -398,6 +404,8 @@ try_start (Sim *sim, guint32 id)
   else if (h->kernel)
     {
       sim->comm_active[h->stage]++;
+      if (sim->ep_active != NULL && h->what == PROG_COMM_EP)
+        sim->ep_active[h->stage]++;
       h->state = 3;
     }
   sim->times[id].start_s = start;
@@ -438,7 +446,11 @@ on_done (Sim *sim, guint32 id)
   double now = sim->now_s;
   SimHot *h = &sim->hot[id];
   if (h->state == 3)
-    sim->comm_active[h->stage]--;
+    {
+      sim->comm_active[h->stage]--;
+      if (sim->ep_active != NULL && h->what == PROG_COMM_EP)
+        sim->ep_active[h->stage]--;
+    }
   h->state = 2;
   sim->times[id].end_s = now;
   sim->n_done++;
@@ -715,6 +727,16 @@ program_setup (Sim *sim)
         sim->hot[x].fuse = SIM_NO_FUSE;
     }
   sim->comm_active = g_new0 (int, prog->n_stages);
+  /* the flex dispatcher's all-to-alls (DeepEP's normal kernels) keep ep_comm_sms of the
+   * SMs while they run: the compute beside them runs on the rest */
+  double ep_slow = prog->moe.experts > 0 && prog->moe.dispatcher == PLAN_MOE_FLEX
+                   && sim->cost != NULL && !sim->opts->cost.free_comm
+                     ? sim_cost_ep_compute_slowdown (sim->cost) : 0.0;
+  if (ep_slow > 0)
+    {
+      sim->ep_active = g_new0 (int, prog->n_stages);
+      sim->ep_slow = 1.0 + ep_slow;
+    }
   sim->times = g_new (SimTaskTime, n);
   util_advise_hugepages (sim->times, sizeof (SimTaskTime) * n);
 
@@ -776,6 +798,7 @@ sim_clear (Sim *sim)
   g_free (sim->stream_first);
   g_free (sim->block_s);
   g_free (sim->comm_active);
+  g_free (sim->ep_active);
   g_free (sim->times);
 }
 

@@ -188,6 +188,26 @@ test_show_framework_fp8 (void)
     }
 }
 
+/* Megatron-Core's combined 1F1B with PP > 1 needs virtual pipeline stages (its arguments
+ * check; moe_a2a_overlap.md): one line, exit 2, with the hint; with --vpp 2 it predicts. */
+static void
+test_a2a_overlap_needs_vpp (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("predict --model mixtral-8x7b --cluster h100-24k --gpus 64 --pp 4 --ep 8 "
+              "--gbs 256 --seq-length 4096 --overlap-moe-expert-parallel-comm --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "tandem: error: --overlap-moe-expert-parallel-comm with "
+                                   "--pp 4 needs virtual pipeline stages"));
+  g_assert_nonnull (strstr (r.err, "hint: add --vpp 2"));
+  run_result_clear (&r);
+  run_tandem ("predict --model mixtral-8x7b --cluster h100-24k --gpus 64 --pp 4 --vpp 2 --ep 8 "
+              "--gbs 256 --seq-length 4096 --sharding zero1 --moe-grouped-gemm "
+              "--overlap-moe-expert-parallel-comm --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+}
+
 #define LLAMA3_PLAN "--model llama3-405b --cluster h100-24k --tp 8 --pp 16 --gpus 16384 " \
   "--seq-length 8192 --gbs 2048 --sp --sharding zero2 " \
   "--decoder-first-pipeline-num-layers 7 --decoder-last-pipeline-num-layers 7"
@@ -790,5 +810,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/predict/trace-escaped", test_trace_escaped);
   g_test_add_func ("/cli/predict/bad-db", test_predict_bad_db);
   g_test_add_func ("/cli/predict/moe-text", test_predict_moe_text);
+  g_test_add_func ("/cli/a2a-overlap-needs-vpp", test_a2a_overlap_needs_vpp);
   return g_test_run ();
 }

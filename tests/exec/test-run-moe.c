@@ -156,6 +156,10 @@ main (int argc, char **argv)
                                           "--expert-model-parallel-size 2 "
                                           "--moe-shared-expert-overlap" };
   static const Case pp2 = { 4, MIXTRAL "--pp 2 --expert-model-parallel-size 2" };
+  /* combined 1F1B (plan/program.c expand_pair): 2 micro-batches per rank, F0 | F1 + B0 |
+   * B1, the pair's tasks run in Megatron's merged order; the same losses as one rank */
+  static const Case a2a_overlap = { 2, MIXTRAL "--expert-model-parallel-size 2 "
+                                       "--overlap-moe-expert-parallel-comm", MIXTRAL };
   static const Case pp2_shared = { 4, "--model tiny-deepseek-moe --pp 2 "
                                       "--decoder-first-pipeline-num-layers 2 "
                                       "--expert-model-parallel-size 2" };
@@ -173,6 +177,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/exec/run-moe/shared-np2-ep2", &shared, verify_case);
   g_test_add_data_func ("/exec/run-moe/shared-overlap-np2-ep2", &shared_overlap, verify_case);
   g_test_add_data_func ("/exec/run-moe/pp2-np4-ep2", &pp2, verify_case);
+  g_test_add_data_func ("/exec/run-moe/a2a-overlap-np2-ep2", &a2a_overlap, verify_case);
   g_test_add_data_func ("/exec/run-moe/shared-pp2-np4-ep2", &pp2_shared, verify_case);
   g_test_add_data_func ("/exec/run-moe/tp2-np2-ep2", &tp2, verify_case);
   g_test_add_data_func ("/exec/run-moe/tp2-np4-ep2-edp2", &tp2_edp2, verify_case);
