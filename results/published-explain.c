@@ -97,11 +97,17 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
         LINE ("zero_stage_or_fsdp", "%s", plan_sharding_name (p->sharding));
       LINE ("micro_batch", "%d", p->micro_batch);
       LINE ("global_batch", "%d (%d micro-batches per step)", p->global_batch, p->grad_accum);
+      /* --recompute-modules other than core_attn (plan.h): named next to the granularity,
+       * so "selective (modules: layernorm, moe_act)" does not read as no recompute */
+      g_autofree char *modules = plan_recompute_modules_string (p);
+      g_autofree char *rc_modules = modules != NULL && modules[0] != '\0'
+                                      ? g_strdup_printf ("; modules recomputed: %s", modules)
+                                      : g_strdup ("");
       if (p->cpu_offload_layers > 0)
-        LINE ("recompute", "%s; activations of %d layers in host memory (CPU offloading)",
-              plan_recompute_name (p->recompute), p->cpu_offload_layers);
+        LINE ("recompute", "%s%s; activations of %d layers in host memory (CPU offloading)",
+              plan_recompute_name (p->recompute), rc_modules, p->cpu_offload_layers);
       else
-        LINE ("recompute", "%s", plan_recompute_name (p->recompute));
+        LINE ("recompute", "%s%s", plan_recompute_name (p->recompute), rc_modules);
       /* the FP8 recipe: the row's where it names one, else the stack's */
       g_autofree char *recipe = NULL;
       if (p->compute_dtype == PLAN_PREC_FP8)

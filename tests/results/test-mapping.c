@@ -454,6 +454,20 @@ test_explain (void)
       if (strstr (e8, want8[r]) == NULL)
         g_error ("explain lacks '%s':\n%s", want8[r], e8);
     }
+  /* Megatron-Core's --recompute-modules in a MoE row's recompute cell (rows 712, 715): the
+   * attention core is not recomputed (granularity none) and the modules are named, so the
+   * explanation does not read as no recompute at all */
+  g_autofree char *moe = g_strdup (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,ep,framework,"
+    "precision,micro_batch,global_batch,recompute,step_time_s,moe\n"
+    "14,MoE,B200-SXM-180GB,8,4,1024,16,16384,1024,1,1,8,NeMo,bf16,1,64,"
+    "\"selective (modules: layernorm, moe_act)\",1.0,experts=8;top_k=2;moe_ffn=512\n");
+  g_autoptr (ResCsv) csvm = res_csv_parse (moe, -1, "inline", NULL);
+  g_autoptr (ResPublishedCase) cm = res_published_case_new (csvm, 0);
+  g_assert_true (cm->ready);
+  g_autofree char *em = res_published_explain (csvm, 0, cm);
+  if (strstr (em, "-> none; modules recomputed: moe_act,layernorm") == NULL)
+    g_error ("explain lacks the recomputed modules:\n%s", em);
 }
 
 /* A one-row CSV with the model, framework, vocab, batch and FLOP-convention cells given. */
