@@ -145,8 +145,11 @@ get_obj (JsonObject *obj, const char *key, const Where *w, GError **error, gbool
 static const char *const top_keys[] = {
   "name", "description", "attention", "fusion", "compile", "kernel_overhead_us", "tp_comm_overlap",
   "async_tp", "tp_grad_reduce_scatter", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "fsdp", "fp8", "defaults",
-  "moe", "sources", NULL,
+  "moe", "cp", "sources", NULL,
 };
+static const char *const cp_keys[] = { "merge", "kv_heads", NULL };
+static const char *const cp_merge_names[] = { "none", "fp32_per_step", NULL };
+static const char *const cp_kv_names[] = { "grouped", "repeated", NULL };
 static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under_pp",
                                          "hsdp", "prefetch_params", "max_reuse_params",
                                          "gather", "rank_copies", "zero2_grad_sync",
@@ -428,6 +431,20 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
             }
         }
     }
+  sub = get_obj (o, "cp", &w, error, &ok);
+  if (!ok)
+    return NULL;
+  if (sub != NULL)
+    {
+      Where ws = { source, "cp" };
+      int mg = s->cp_ring_merge ? 1 : 0, kvr = s->cp_kv_repeated ? 1 : 0;
+      if (!check_keys (sub, cp_keys, &ws, error)
+          || !get_enum (sub, "merge", cp_merge_names, &mg, FALSE, &ws, error)
+          || !get_enum (sub, "kv_heads", cp_kv_names, &kvr, FALSE, &ws, error))
+        return NULL;
+      s->cp_ring_merge = mg == 1;
+      s->cp_kv_repeated = kvr == 1;
+    }
   sub = get_obj (o, "defaults", &w, error, &ok);
   if (!ok)
     return NULL;
@@ -699,6 +716,11 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   S ("casts", fp8_cast_names[s->fp8_cast_per_operand ? 1 : 0]);
   D ("weight_cast_bytes", s->fp8_weight_cast_bytes);
   S ("output_layer", fp8_output_names[s->fp8_output_bf16 ? 1 : 0]);
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "cp");
+  json_builder_begin_object (b);
+  S ("merge", cp_merge_names[s->cp_ring_merge ? 1 : 0]);
+  S ("kv_heads", cp_kv_names[s->cp_kv_repeated ? 1 : 0]);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "defaults");
   json_builder_begin_object (b);

@@ -206,6 +206,16 @@ typedef struct {
   FwPpMicrobatches default_pp_microbatches; /* with pp > 1 and no micro-batch size */
   gboolean      default_cp_allgather;   /* CP exchanges K/V by one all-gather (else the
                                          * p2p ring) */
+  /* context parallelism as the stack runs it ("cp") */
+  gboolean      cp_ring_merge;          /* the attention runs as the c ring steps whatever
+                                         * the exchange (all-gathered K/V included), each
+                                         * step's output merged into an fp32 running output
+                                         * and the gradients summed in fp32 (PyTorch's
+                                         * context_parallel); else all-gathered K/V run as
+                                         * the rank's two query chunks (TE, Llama 3) */
+  gboolean      cp_kv_repeated;         /* the model hands SDPA K/V repeated to the query
+                                         * heads (torchtitan's repeat_kv), so CP moves and
+                                         * sums K/V at n_heads, not n_kv_heads */
 
   GHashTable   *sources;                /* field name -> where the figure comes from */
 } FwStack;

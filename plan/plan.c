@@ -43,6 +43,8 @@ plan_init_defaults (Plan *plan)
   plan->pp_grad_after_stage = -1;
   plan->grad_accum_upcast = -1;
   plan->zero3_copy_in_out = -1;
+  plan->cp_ring_merge = -1;
+  plan->cp_kv_repeated = -1;
   plan->rank_order = g_strdup ("tp-cp-ep-dp-pp");
   /* MoE: Megatron-Core's defaults (megatron/training/arguments.py): alltoall dispatcher,
    * dropless (capacity factor None), no grouped GEMM, no shared-expert overlap; the

@@ -274,6 +274,15 @@ typedef struct {
                                    * foreach_reduce_scatter_copy_in); 0 the collectives
                                    * work on the parameters' own flat buffers; -1 the
                                    * stack's */
+  int      cp_ring_merge;         /* CP as PyTorch's context_parallel runs it
+                                   * (_templated_ring_attention): 1 the attention runs as
+                                   * the c ring steps even with all-gathered K/V, each
+                                   * step's output merged into an fp32 running output and
+                                   * K/V gradients summed in fp32 (passes on the compute
+                                   * stream); 0 the exchange's own shape; -1 the stack's */
+  int      cp_kv_repeated;        /* CP moves and sums K/V at the query heads (the model
+                                   * repeats them before SDPA: torchtitan's repeat_kv);
+                                   * 0 at n_kv_heads; -1 the stack's */
   int      dp_given;             /* --dp as typed (checked against the derived dp); 0 = none */
 
   char *rank_order;              /* "tp-cp-ep-dp-pp" innermost first (Megatron default) */

@@ -72,14 +72,20 @@ attention (Builder *bd, GArray *ops, const char *name, double factor, guint64 he
    * the kernel without a mask on half the blocks (all queries against the first half of
    * the keys, or the second half of the queries against all keys), and every step does
    * the same FLOPs: (c - 1) / c of them run unmasked. */
-  if (bd->c > 1 && bd->plan->cp_comm == PLAN_CP_P2P && s_q < s_kv)
+  /* PyTorch's context_parallel runs these ring steps whatever the exchange: with K/V
+   * all-gathered it reads each step's K/V out of the gathered buffer
+   * (_templated_ring_attention with _AllGatherRotater; plan.h cp_ring_merge) */
+  const gboolean ring = bd->c > 1 && (bd->plan->cp_comm == PLAN_CP_P2P
+                                      || (bd->plan->cp_comm == PLAN_CP_ALLGATHER
+                                          && bd->plan->cp_ring_merge > 0));
+  if (ring && s_q < s_kv)
     op.noncausal_share = (double) (bd->c - 1) / (double) bd->c;
   /* The length one kernel call runs at (whatever chunks the program splits blocks in):
    * a ring step's s/c block; with K/V all-gathered the rank's queries go as its two
    * load-balanced chunks of s/2c, each against the keys before it (Llama 3 paper Sec.
    * 3.3.2; Transformer Engine AttnFuncWithCPAndKVAllGather); Ulysses and no CP: s. */
   op.kernel_s = bd->s;
-  if (bd->c > 1 && bd->plan->cp_comm == PLAN_CP_P2P)
+  if (ring)
     op.kernel_s = bd->s / bd->c;
   else if (bd->c > 1 && bd->plan->cp_comm == PLAN_CP_ALLGATHER)
     op.kernel_s = MAX (bd->s / (2 * bd->c), 1);
@@ -314,6 +320,40 @@ gdn_ops (Builder *bd, GArray *ops, gboolean backward)
   prog_builder_elem (ops, "attn_norm_grad", MODEL_OP_NORM, tsp * h, 8);
 }
 
+/* PyTorch's context_parallel ring loop (plan.h cp_ring_merge; torch/distributed/tensor/
+ * experimental/_attention.py, _templated_ring_attention and its backward), the passes
+ * on the compute stream besides the attention kernels, in bytes read plus written (the
+ * op's elements; sim/cost-compute.c runs them as one streaming pass). Eq: elements of the
+ * rank's queries (and output), Ekv: of its K (and of V), at the heads SDPA gets.
+ * Forward: each of the c - 1 steps after the first merges its block output into the
+ * running output, upcast to fp32 (_SDPAMerger, convert_to_f32 = True):
+ * out - sigmoid (lse_i - lse) (out - out_i) reads the fp32 output (4 B) and the block's
+ * bf16 output (2 B) and writes the fp32 output (4 B): 10 Eq. Backward: each of the c steps
+ * adds its bf16 dQ into the fp32 dQ (read 4 + 2, write 4: 10 Eq) and its bf16 dK, dV into
+ * the fp32 sums it received from the previous rank, written into the buffer sent on
+ * (read 4 + 2, write 4 for each: 20 Ekv). D, counted as the fewest bytes each step must
+ * move, as a compiled run fuses them; eager runs each op as its own kernel (the merge is
+ * five, the load-balanced steps re-concatenate the half they update, torch.cat of the
+ * fp32 output or gradient: several times these bytes), U which of the two ran. The
+ * rank that does the whole queries against half the keys at every step (the last) is
+ * the one counted: each step's merge runs over all its queries. */
+static void
+cp_merge_ops (Builder *bd, GArray *ops, gboolean backward)
+{
+  const ModelSpec *m = bd->m;
+  if (bd->c <= 1 || bd->plan->cp_comm == PLAN_CP_A2A || bd->plan->cp_ring_merge <= 0)
+    return;
+  const guint64 a = m->n_heads / bd->t;
+  const guint64 kvh = bd->plan->cp_kv_repeated > 0 ? a : MAX (m->n_kv_heads / bd->t, 1);
+  const double d = (double) m->head_dim;
+  const double eq = (double) bd->tok * (double) a * d;
+  const double ekv = (double) bd->tok * (double) kvh * d;
+  const double c = (double) bd->c;
+  const double bytes = backward ? c * (10.0 * eq + 20.0 * ekv) : (c - 1.0) * 10.0 * eq;
+  prog_builder_elem (ops, backward ? "cp_merge_grad" : "cp_merge", MODEL_OP_ELEMENTWISE,
+                     (guint64) bytes, 0);
+}
+
 void
 prog_builder_build_blocks (Builder *bd)
 {
@@ -369,6 +409,7 @@ prog_builder_build_blocks (Builder *bd)
                bd->s);
   else
     attention (bd, ops, "attn_core", 1.0, a, kv, s_q, s_kv);
+  cp_merge_ops (bd, ops, FALSE);
   mf = matmul_flops (ops);
   bd->blk[B_ATTN_CORE_F] = prog_builder_add_block (bd, PROG_BLOCK_ATTN_CORE, PROG_PHASE_FORWARD,
                                       "attn_core_fwd", ops, mf);
@@ -410,6 +451,7 @@ prog_builder_build_blocks (Builder *bd)
     attention (bd, ops, "attn_core_grad", 2.5, a / bd->c, MAX (kv / bd->c, 1), bd->s, bd->s);
   else
     attention (bd, ops, "attn_core_grad", 2.5, a, kv, s_q, s_kv);
+  cp_merge_ops (bd, ops, TRUE);
   mf = 2 * g_array_index (bd->prog->blocks, ProgBlock, bd->blk[B_ATTN_CORE_F]).model_flops;
   bd->blk[B_ATTN_CORE_B] = prog_builder_add_block (bd, PROG_BLOCK_ATTN_CORE, PROG_PHASE_BACKWARD,
                                       "attn_core_bwd", ops, mf);
@@ -459,6 +501,7 @@ prog_builder_build_blocks (Builder *bd)
     attention (bd, ops, "attn_core", 1.0, a / bd->c, MAX (kv / bd->c, 1), bd->s, bd->s);
   else
     attention (bd, ops, "attn_core", 1.0, a, kv, s_q, s_kv);
+  cp_merge_ops (bd, ops, FALSE);
   bd->blk[B_RECOMP_ATTN_CORE] = prog_builder_add_block (bd, PROG_BLOCK_ATTN_CORE, PROG_PHASE_RECOMPUTE,
                                            "attn_core_recompute", ops, 0);
 

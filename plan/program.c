@@ -310,6 +310,17 @@ attn_part (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, i
           core = compute (bd, bd->blk[B_ATTN_CORE_F], mb, chunk, layer, pre, -1);
           post_dep = ring;
         }
+      else if (algo == PLAN_CP_ALLGATHER && bd->plan->cp_ring_merge > 0)
+        {
+          /* PyTorch's context_parallel: the all-gather is issued with the first ring
+           * step (the rank's own K/V) and the later steps wait for it
+           * (_templated_ring_attention, _AllGatherRotater), so it runs beside the core
+           * as the p2p ring does */
+          gint32 ag = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_CP,
+                            bd->kv_bytes * bd->c, phase, mb, chunk, layer, pre, -1);
+          core = compute (bd, bd->blk[B_ATTN_CORE_F], mb, chunk, layer, pre, -1);
+          post_dep = ag;
+        }
       else if (algo == PLAN_CP_ALLGATHER)
         {
           gint32 ag = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_CP,
@@ -341,6 +352,22 @@ attn_part (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, i
                           ring_bytes, phase, mb, chunk, layer, post, -1);
       core = compute (bd, bd->blk[B_ATTN_CORE_B], mb, chunk, layer, post, -1);
       pre_dep = ring;
+    }
+  else if (algo == PLAN_CP_ALLGATHER && bd->plan->cp_ring_merge > 0)
+    {
+      /* PyTorch's ring backward: K/V all-gathered again beside the first step, and the
+       * fp32 K/V gradient sums passed on to the next rank after each of the c steps
+       * (all_to_all permutes, dkv_rotater), twice the bf16 bytes: the first c - 1 while
+       * the later steps compute, the last one after the last step, which the rank waits
+       * for before the pre block (dkv_rotater.next_buffer () after the loop) */
+      coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_CP,
+            bd->kv_bytes * bd->c, phase, mb, chunk, layer, post, -1);
+      gint32 ring = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_SEND_RECV, PLAN_AXIS_CP,
+                          (double) (bd->c - 1) * bd->kv_bytes * 2.0, phase, mb, chunk, layer,
+                          post, -1);
+      core = compute (bd, bd->blk[B_ATTN_CORE_B], mb, chunk, layer, post, -1);
+      pre_dep = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_SEND_RECV, PLAN_AXIS_CP,
+                      bd->kv_bytes * 2.0, phase, mb, chunk, layer, core, ring);
     }
   else if (algo == PLAN_CP_ALLGATHER)
     {
@@ -1479,8 +1506,11 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   if (prog->compute_dtype == TOPO_DTYPE_FP8 && plan->tp_all_gather_fp8 > 0)
     bd.tp_ag_bytes = (double) bd.tok * model->hidden * 1.0;
   bd.pp_bytes = (double) bd.tok_sp * model->hidden * bd.elt_bytes;
-  bd.kv_bytes = 2.0 * bd.tok * MAX (model->n_kv_heads / bd.t, 1) * model->head_dim
-                * bd.elt_bytes;
+  /* K and V as CP exchanges them: at the query heads where the model repeats them
+   * before SDPA (plan.h cp_kv_repeated: torchtitan) */
+  bd.kv_bytes = 2.0 * bd.tok
+                * MAX ((plan->cp_kv_repeated > 0 ? model->n_heads : model->n_kv_heads) / bd.t, 1)
+                * model->head_dim * bd.elt_bytes;
   bd.grad_bytes_per_param = plan_precision_bytes (plan->grad_dtype);
   bd.m_micro = plan->grad_accum;
   bd.n_model_chunks = plan->pp * plan->vpp;

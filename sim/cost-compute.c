@@ -796,6 +796,10 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
       return roofline (c, 0.0, 0.0, (double) op->elements * 12.0)
              + (kernels - 1.0) * c->opts.launch_overhead_s;
     }
+  /* context_parallel's per-step merges and fp32 gradient sums (plan/program-blocks.c
+   * cp_merge_ops): `elements` are the bytes, one streaming pass as above */
+  if (op->name != NULL && g_str_has_prefix (op->name, "cp_merge"))
+    return roofline (c, 0.0, 0.0, (double) op->elements);
   /* measured: the kind's bytes (topo_kernel_bytes) at its achieved rate, plus the launch;
    * the rate already holds whatever traffic the kernel really moves, so neither
    * mem_traffic_factor nor the roofline applies (sim/cost.h) */

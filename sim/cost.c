@@ -501,6 +501,8 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->pp_grad_after_stage = stack->fsdp_pp_grad_after_stage;
   o->grad_accum_upcast = stack->fsdp_grad_accum_upcast;
   o->zero3_copy_in_out = stack->fsdp_copy_in_out;
+  o->cp_ring_merge = stack->cp_ring_merge;
+  o->cp_kv_repeated = stack->cp_kv_repeated;
   o->optimizer_bytes_per_param = stack->optimizer_bytes_per_param;
   /* MoE: where the host waits for the tokens per expert once per MoE layer forward, it
    * cannot run ahead of the GPU across the layer, so the kernels it issues cost the

@@ -191,6 +191,8 @@ typedef struct {
                                      pass per micro-batch (FwStack fsdp_grad_accum_upcast) */
   gboolean zero3_copy_in_out;     /* the stack copies gathered parameters out and gradients
                                      in on the compute stream (FwStack fsdp_copy_in_out) */
+  gboolean cp_ring_merge;         /* CP runs ring steps with fp32 merges (FwStack cp_ring_merge) */
+  gboolean cp_kv_repeated;        /* CP moves K/V at the query heads (FwStack cp_kv_repeated) */
   /* MoE host-side costs (the stack's "moe" object): the host's own cost per kernel it
    * issues (the device's documented launch figure, before a stack replaces
    * launch_overhead_s with the GPU-side gap), whether a grouped GEMM of b experts is b

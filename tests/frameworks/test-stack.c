@@ -121,6 +121,12 @@ test_semantics (void)
   g_assert_cmpfloat (tt->optimizer_bytes_per_param, ==, 80.0);
   g_assert_cmpfloat (mc->optimizer_bytes_per_param, ==, 0.0);
   g_assert_false (mc->fsdp_copy_in_out);
+  /* PyTorch's context_parallel: ring steps with fp32 merges whatever the exchange, on K/V
+   * that torchtitan's model repeats to the query heads; Megatron-Core (TE) neither */
+  g_assert_true (tt->cp_ring_merge);
+  g_assert_true (tt->cp_kv_repeated);
+  g_assert_false (mc->cp_ring_merge);
+  g_assert_false (mc->cp_kv_repeated);
   g_assert_false (mc->fsdp_pp_grad_after_stage);
   g_assert_false (mc->tp_grad_rs_after_block);
   g_autoptr (GError) zerr = NULL;
@@ -155,6 +161,10 @@ test_bad (void)
       "\"fp8\": {\"output_layer\": \"fp16\"}}", "'fp8.output_layer' is 'fp16'" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"fsdp\": {\"hsdp\": 1}}", "'fsdp.hsdp' must be true or false" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"cp\": {\"merge\": \"bf16\"}}", "'cp.merge' is 'bf16'" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"cp\": {\"kv\": \"repeated\"}}", "unknown key 'cp.kv'" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"fsdp\": {\"gather\": \"bucketed\"}}", "'fsdp.gather' is 'bucketed'" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "

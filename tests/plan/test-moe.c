@@ -855,6 +855,113 @@ test_attention_kernel_length (Fixture *f, gconstpointer data)
   g_assert_cmpuint (attn_kernel_s (f, base), ==, 32768);
 }
 
+/* PyTorch's context_parallel (plan.h cp_ring_merge; torchtitan): Llama 3 8B (32 heads, 8
+ * KV heads of 128), 32768 tokens over cp 4 with all-gathered K/V, tp 1: each rank holds
+ * 8192 tokens. The ring loop runs as p2p's: kernel length s/c = 8192 and (c - 1)/c = 3/4
+ * of the FLOPs unmasked (against 4096 and none for TE's chunked all-gather). Merges
+ * (cp_merge_ops), Eq = 8192 x 32 x 128 = 33,554,432 query elements:
+ *   forward (c - 1) x 10 Eq = 3 x 335,544,320 = 1,006,632,960 B (the recomputed forward
+ *     the same);
+ *   backward c (10 Eq + 20 Ekv): K/V repeated to the 32 heads (Ekv = Eq) 4 x 30 x
+ *     33,554,432 = 4,026,531,840 B; at the 8 KV heads Ekv = 8,388,608, 4 x (335,544,320 +
+ *     167,772,160) = 2,013,265,920 B.
+ * The backward's K/V-gradient ring moves the fp32 sums c times, 2 x kv_bytes each, kv_bytes
+ * = 2 (K, V) x 8192 x 32 x 128 x 2 B = 33,554,432 x 4 = 134,217,728 (repeated): the first
+ * c - 1 beside the core, 3 x 2 x 134,217,728 = 805,306,368 B, the last after it,
+ * 268,435,456 B (at the 8 KV heads a quarter: 201,326,592 and 67,108,864); the all-gather
+ * c x kv_bytes = 536,870,912 B (134,217,728), which the core no longer waits for. */
+static ProgProgram *
+cp_program (Fixture *f, int merge, int repeated)
+{
+  g_autoptr (GError) error = NULL;
+  if (!resolve (f, "--gpus 8 --seq-length 32768 --micro-batch-size 1 --global-batch-size 8 "
+                "--context-parallel-size 4 --cp-comm-type all_gather "
+                "--recompute-granularity full", &error))
+    g_error ("%s", error->message);
+  f->plan.cp_ring_merge = merge;
+  f->plan.cp_kv_repeated = repeated;
+  g_autoptr (PlanLayout) lay = plan_layout_new (&f->plan, f->cluster, &error);
+  g_assert_no_error (error);
+  ProgProgram *p = prog_program_new (f->model, &f->plan, lay, &error);
+  g_assert_no_error (error);
+  return p;
+}
+
+static void
+test_cp_ring_merge (Fixture *f, gconstpointer data)
+{
+  for (int repeated = 0; repeated <= 1; repeated++)
+    {
+      g_autoptr (ProgProgram) p = cp_program (f, 1, repeated);
+      int attn = 0, merge = 0, merge_grad = 0;
+      for (guint i = 0; i < p->ops->len; i++)
+        {
+          const ModelOp *op = &g_array_index (p->ops, ModelOp, i);
+          if (op->kind == MODEL_OP_ATTENTION)
+            {
+              g_assert_cmpuint (op->kernel_s, ==, 8192);
+              g_assert_cmpfloat (op->noncausal_share, ==, 0.75);
+              attn++;
+            }
+          else if (op->name != NULL && g_str_equal (op->name, "cp_merge"))
+            {
+              g_assert_cmpuint (op->elements, ==, 1006632960);
+              merge++;
+            }
+          else if (op->name != NULL && g_str_equal (op->name, "cp_merge_grad"))
+            {
+              g_assert_cmpuint (op->elements, ==, repeated ? 4026531840u : 2013265920u);
+              merge_grad++;
+            }
+        }
+      g_assert_cmpint (attn, >, 0);
+      /* the core's forward, its selective-recompute copy, the core's backward */
+      g_assert_cmpint (merge, ==, 2);
+      g_assert_cmpint (merge_grad, ==, 1);
+      gboolean ag_seen = FALSE;
+      int n_beside = 0, n_after = 0;
+      for (guint i = 0; i < p->tasks->len; i++)
+        {
+          const ProgTask *t = &g_array_index (p->tasks, ProgTask, i);
+          if (t->kind != PROG_TASK_COLL || t->stream != PROG_STREAM_CP)
+            continue;
+          if (t->coll == PLAN_COLL_SEND_RECV)
+            {
+              const double r = repeated ? 4.0 : 1.0;
+              if (t->bytes == r * 201326592.0)
+                n_beside++;
+              else if (t->bytes == r * 67108864.0)
+                n_after++;
+              else
+                g_error ("unexpected K/V-gradient ring of %g B", t->bytes);
+            }
+          else if (t->coll == PLAN_COLL_ALL_GATHER)
+            {
+              g_assert_cmpfloat (t->bytes, ==, repeated ? 536870912.0 : 134217728.0);
+              ag_seen = TRUE;
+            }
+          else
+            g_assert_not_reached ();   /* no reduce-scatter of dK/dV as TE's */
+        }
+      /* one of each per layer backward */
+      g_assert_cmpint (n_beside, >, 0);
+      g_assert_cmpint (n_beside, ==, n_after);
+      g_assert_true (ag_seen);
+    }
+  /* off (TE's chunked all-gather): no merges, chunks of s/2c = 4096, all causal */
+  g_autoptr (ProgProgram) p = cp_program (f, 0, 0);
+  for (guint i = 0; i < p->ops->len; i++)
+    {
+      const ModelOp *op = &g_array_index (p->ops, ModelOp, i);
+      g_assert_false (op->name != NULL && g_str_has_prefix (op->name, "cp_merge"));
+      if (op->kind == MODEL_OP_ATTENTION)
+        {
+          g_assert_cmpuint (op->kernel_s, ==, 4096);
+          g_assert_cmpfloat (op->noncausal_share, ==, 0.0);
+        }
+    }
+}
+
 /* Sliding windows in the step program (plan/program-blocks.c attention): gpt-oss-120b
  * (128-token windows on 18 of 36 layers, 64 heads of 64) at 8192 tokens, 1 sequence a
  * micro-batch, tp 1: the block's attention op stands for every layer, so it carries
@@ -990,5 +1097,6 @@ main (int argc, char **argv)
   ADD ("attention-window", test_attention_window);
   ADD ("expert-bias", test_expert_bias);
   ADD ("rope-unfused", test_rope_unfused);
+  ADD ("cp-ring-merge", test_cp_ring_merge);
   return g_test_run ();
 }

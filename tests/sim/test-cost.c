@@ -953,6 +953,12 @@ test_memory_bound (Fixture *f, gconstpointer data)
   /* FSDP2's copies: `elements` are the bytes moved, 1e9 -> 0.3317 ms + 4 us */
   acc.name = "fsdp_copy";
   assert_rel (sim_cost_op_s (c, &acc, TOPO_DTYPE_BF16, FALSE), 1e9 / 3.015e12 + 4e-6, 1e-12);
+  /* context_parallel's merges and fp32 gradient sums (cp_merge_ops): `elements` are the
+   * bytes as well, one streaming pass, forward and backward alike: 1e9 -> 0.3317 ms + 4 us */
+  acc.name = "cp_merge";
+  assert_rel (sim_cost_op_s (c, &acc, TOPO_DTYPE_BF16, FALSE), 1e9 / 3.015e12 + 4e-6, 1e-12);
+  acc.name = "cp_merge_grad";
+  assert_rel (sim_cost_op_s (c, &acc, TOPO_DTYPE_BF16, TRUE), 1e9 / 3.015e12 + 4e-6, 1e-12);
   SimCostOptions o = *sim_cost_options (c);
   o.free_optimizer = TRUE;
   g_autoptr (SimCost) free_opt = sim_cost_new (f->h100, NULL, &o);
