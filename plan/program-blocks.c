@@ -332,11 +332,13 @@ gdn_ops (Builder *bd, GArray *ops, gboolean backward)
  * adds its bf16 dQ into the fp32 dQ (read 4 + 2, write 4: 10 Eq) and its bf16 dK, dV into
  * the fp32 sums it received from the previous rank, written into the buffer sent on
  * (read 4 + 2, write 4 for each: 20 Ekv). D, counted as the fewest bytes each step must
- * move, as a compiled run fuses them; eager runs each op as its own kernel (the merge is
+ * move, as a compiled run fuses them: torchtitan compiles each transformer block with
+ * fullgraph = True (apply_compile), which a graph break in the ring loop would fail, so
+ * its compiled runs trace the loop; eager runs each op as its own kernel (the merge is
  * five, the load-balanced steps re-concatenate the half they update, torch.cat of the
- * fp32 output or gradient: several times these bytes), U which of the two ran. The
- * rank that does the whole queries against half the keys at every step (the last) is
- * the one counted: each step's merge runs over all its queries. */
+ * fp32 output or gradient: several times these bytes; U, not counted). The rank that
+ * does the whole queries against half the keys at every step (the last) is the one
+ * counted: each step's merge runs over all its queries. */
 static void
 cp_merge_ops (Builder *bd, GArray *ops, gboolean backward)
 {
@@ -352,6 +354,35 @@ cp_merge_ops (Builder *bd, GArray *ops, gboolean backward)
   const double bytes = backward ? c * (10.0 * eq + 20.0 * ekv) : (c - 1.0) * 10.0 * eq;
   prog_builder_elem (ops, backward ? "cp_merge_grad" : "cp_merge", MODEL_OP_ELEMENTWISE,
                      (guint64) bytes, 0);
+}
+
+/* With all-gathered K/V PyTorch's ring loop runs its first step on the rank's own K/V
+ * while the all-gather is in flight, and the later steps wait for it
+ * (_templated_ring_attention: the rotater's exchange_buffers before step 0's SDPA,
+ * next_buffer at step 1): the core is built as two blocks, the first step (1/c of the
+ * FLOPs, the causal kernel on the rank's s/c) and the other c - 1 (every FLOP unmasked).
+ * Together they cost what the one core with its (c - 1)/c unmasked share did. */
+static gboolean
+cp_split_first (Builder *bd)
+{
+  return bd->c > 1 && bd->plan->cp_comm == PLAN_CP_ALLGATHER && bd->plan->cp_ring_merge > 0;
+}
+
+/* Turns the last op of `ops` (the rank's attention: s/c queries against s keys, causal)
+ * into the first ring step's, its queries against its own s/c keys with the causal
+ * kernel (1/c of the FLOPs), or into the other c - 1 steps', every FLOP unmasked and as
+ * many as s/c queries against (c - 1) s/2c keys ((c - 1)/c of them): the shapes set the
+ * exponentials the cost model counts (sim/cost-compute.c attention_exp_s). */
+static void
+cp_step_share (Builder *bd, GArray *ops, gboolean first)
+{
+  ModelOp *op = &g_array_index (ops, ModelOp, ops->len - 1);
+  const double c = (double) bd->c;
+  const double share = first ? 1.0 / c : (c - 1.0) / c;
+  op->fwd_flops *= share;
+  op->fwd_flops_full *= share;
+  op->s_kv = first ? bd->s / bd->c : MAX ((bd->c - 1) * bd->s / (2 * bd->c), 1);
+  op->noncausal_share = first ? 0.0 : 1.0;
 }
 
 void
@@ -409,6 +440,17 @@ prog_builder_build_blocks (Builder *bd)
                bd->s);
   else
     attention (bd, ops, "attn_core", 1.0, a, kv, s_q, s_kv);
+  bd->blk[B_CP_FIRST_F] = bd->blk[B_CP_FIRST_B] = G_MAXUINT32;
+  if (cp_split_first (bd))
+    {
+      cp_step_share (bd, ops, TRUE);
+      mf = matmul_flops (ops);
+      bd->blk[B_CP_FIRST_F] = prog_builder_add_block (bd, PROG_BLOCK_ATTN_CORE,
+                                                      PROG_PHASE_FORWARD, "attn_core_first_fwd",
+                                                      ops, mf);
+      attention (bd, ops, "attn_core", 1.0, a, kv, s_q, s_kv);
+      cp_step_share (bd, ops, FALSE);
+    }
   cp_merge_ops (bd, ops, FALSE);
   mf = matmul_flops (ops);
   bd->blk[B_ATTN_CORE_F] = prog_builder_add_block (bd, PROG_BLOCK_ATTN_CORE, PROG_PHASE_FORWARD,
@@ -451,6 +493,16 @@ prog_builder_build_blocks (Builder *bd)
     attention (bd, ops, "attn_core_grad", 2.5, a / bd->c, MAX (kv / bd->c, 1), bd->s, bd->s);
   else
     attention (bd, ops, "attn_core_grad", 2.5, a, kv, s_q, s_kv);
+  if (cp_split_first (bd))
+    {
+      cp_step_share (bd, ops, TRUE);
+      mf = 2 * g_array_index (bd->prog->blocks, ProgBlock, bd->blk[B_CP_FIRST_F]).model_flops;
+      bd->blk[B_CP_FIRST_B] = prog_builder_add_block (bd, PROG_BLOCK_ATTN_CORE,
+                                                      PROG_PHASE_BACKWARD, "attn_core_first_bwd",
+                                                      ops, mf);
+      attention (bd, ops, "attn_core_grad", 2.5, a, kv, s_q, s_kv);
+      cp_step_share (bd, ops, FALSE);
+    }
   cp_merge_ops (bd, ops, TRUE);
   mf = 2 * g_array_index (bd->prog->blocks, ProgBlock, bd->blk[B_ATTN_CORE_F]).model_flops;
   bd->blk[B_ATTN_CORE_B] = prog_builder_add_block (bd, PROG_BLOCK_ATTN_CORE, PROG_PHASE_BACKWARD,

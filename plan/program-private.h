@@ -89,6 +89,9 @@ enum {
   B_MOE_ROUTE_F, B_MOE_ROUTE_B, B_MOE_EXPERTS_F, B_MOE_EXPERTS_B, B_MOE_COMBINE_F,
   B_MOE_COMBINE_B, B_MOE_SHARED_F, B_MOE_SHARED_B,
   B_GDN_F, B_GDN_B,     /* a Gated DeltaNet layer's mixer (in place of B_ATTN_F/B) */
+  B_CP_FIRST_F, B_CP_FIRST_B, /* context_parallel with all-gathered K/V (plan.h
+                               * cp_ring_merge): the first ring step, which does not wait
+                               * for the all-gather (B_ATTN_CORE_F/B then hold the rest) */
 };
 
 /* Fills prog->moe from the builder's plan and token counts (experts 0: dense). */

@@ -313,13 +313,13 @@ attn_part (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, i
       else if (algo == PLAN_CP_ALLGATHER && bd->plan->cp_ring_merge > 0)
         {
           /* PyTorch's context_parallel: the all-gather is issued with the first ring
-           * step (the rank's own K/V) and the later steps wait for it
-           * (_templated_ring_attention, _AllGatherRotater), so it runs beside the core
-           * as the p2p ring does */
+           * step (the rank's own K/V, block B_CP_FIRST_F) and the later steps wait for it
+           * (_templated_ring_attention, _AllGatherRotater) */
           gint32 ag = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_CP,
                             bd->kv_bytes * bd->c, phase, mb, chunk, layer, pre, -1);
-          core = compute (bd, bd->blk[B_ATTN_CORE_F], mb, chunk, layer, pre, -1);
-          post_dep = ag;
+          gint32 first = compute (bd, bd->blk[B_CP_FIRST_F], mb, chunk, layer, pre, -1);
+          core = compute (bd, bd->blk[B_ATTN_CORE_F], mb, chunk, layer, first, ag);
+          post_dep = -1;
         }
       else if (algo == PLAN_CP_ALLGATHER)
         {
@@ -355,17 +355,19 @@ attn_part (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, i
     }
   else if (algo == PLAN_CP_ALLGATHER && bd->plan->cp_ring_merge > 0)
     {
-      /* PyTorch's ring backward: K/V all-gathered again beside the first step, and the
+      /* PyTorch's ring backward: K/V all-gathered again beside the first step (block
+       * B_CP_FIRST_B), which the later steps wait for, and the
        * fp32 K/V gradient sums passed on to the next rank after each of the c steps
        * (all_to_all permutes, dkv_rotater), twice the bf16 bytes: the first c - 1 while
        * the later steps compute, the last one after the last step, which the rank waits
        * for before the pre block (dkv_rotater.next_buffer () after the loop) */
-      coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_CP,
-            bd->kv_bytes * bd->c, phase, mb, chunk, layer, post, -1);
+      gint32 ag = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_CP,
+                        bd->kv_bytes * bd->c, phase, mb, chunk, layer, post, -1);
+      gint32 first = compute (bd, bd->blk[B_CP_FIRST_B], mb, chunk, layer, post, -1);
       gint32 ring = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_SEND_RECV, PLAN_AXIS_CP,
                           (double) (bd->c - 1) * bd->kv_bytes * 2.0, phase, mb, chunk, layer,
-                          post, -1);
-      core = compute (bd, bd->blk[B_ATTN_CORE_B], mb, chunk, layer, post, -1);
+                          first, ag);
+      core = compute (bd, bd->blk[B_ATTN_CORE_B], mb, chunk, layer, first, ag);
       pre_dep = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_SEND_RECV, PLAN_AXIS_CP,
                       bd->kv_bytes * 2.0, phase, mb, chunk, layer, core, ring);
     }

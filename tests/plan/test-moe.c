@@ -858,7 +858,9 @@ test_attention_kernel_length (Fixture *f, gconstpointer data)
 /* PyTorch's context_parallel (plan.h cp_ring_merge; torchtitan): Llama 3 8B (32 heads, 8
  * KV heads of 128), 32768 tokens over cp 4 with all-gathered K/V, tp 1: each rank holds
  * 8192 tokens. The ring loop runs as p2p's: kernel length s/c = 8192 and (c - 1)/c = 3/4
- * of the FLOPs unmasked (against 4096 and none for TE's chunked all-gather). Merges
+ * of the FLOPs unmasked (against 4096 and none for TE's chunked all-gather); its first
+ * step, which does not wait for the all-gather, is a block of its own (1/4 of the FLOPs,
+ * causal), the other three steps the core (3/4, unmasked). Merges
  * (cp_merge_ops), Eq = 8192 x 32 x 128 = 33,554,432 query elements:
  *   forward (c - 1) x 10 Eq = 3 x 335,544,320 = 1,006,632,960 B (the recomputed forward
  *     the same);
@@ -893,14 +895,41 @@ test_cp_ring_merge (Fixture *f, gconstpointer data)
   for (int repeated = 0; repeated <= 1; repeated++)
     {
       g_autoptr (ProgProgram) p = cp_program (f, 1, repeated);
-      int attn = 0, merge = 0, merge_grad = 0;
+      int attn = 0, merge = 0, merge_grad = 0, first = 0, rest = 0;
+      for (guint k = 0; k < p->blocks->len; k++)
+        {
+          const ProgBlock *blk = &g_array_index (p->blocks, ProgBlock, k);
+          for (guint i = blk->first_op; i < blk->first_op + blk->n_ops; i++)
+            {
+              const ModelOp *op = &g_array_index (p->ops, ModelOp, i);
+              if (op->kind != MODEL_OP_ATTENTION || blk->phase != PROG_PHASE_FORWARD)
+                continue;
+              /* the forward's 2 x 32 x 8192 x 32768 x 256 / 2 = 2,199,023,255,552 causal FLOPs:
+               * a quarter in the first step, causal; three quarters unmasked after it */
+              if (g_str_equal (blk->name, "attn_core_first_fwd"))
+                {
+                  g_assert_cmpfloat (op->noncausal_share, ==, 0.0);
+                  g_assert_cmpfloat (fabs (op->fwd_flops - 2199023255552.0 / 4), <, 1e3);
+                  first++;
+                }
+              else if (g_str_equal (blk->name, "attn_core_fwd"))
+                {
+                  g_assert_cmpfloat (op->noncausal_share, ==, 1.0);
+                  g_assert_cmpfloat (fabs (op->fwd_flops - 2199023255552.0 * 3 / 4), <, 1e3);
+                  rest++;
+                }
+            }
+        }
+      g_assert_cmpint (first, ==, 1);
+      g_assert_cmpint (rest, ==, 1);
       for (guint i = 0; i < p->ops->len; i++)
         {
           const ModelOp *op = &g_array_index (p->ops, ModelOp, i);
           if (op->kind == MODEL_OP_ATTENTION)
             {
               g_assert_cmpuint (op->kernel_s, ==, 8192);
-              g_assert_cmpfloat (op->noncausal_share, ==, 0.75);
+              g_assert_true (op->noncausal_share == 0.75 || op->noncausal_share == 0.0
+                             || op->noncausal_share == 1.0);
               attn++;
             }
           else if (op->name != NULL && g_str_equal (op->name, "cp_merge"))
