@@ -162,6 +162,11 @@ test_show_framework_host_ops (void)
   run_tandem ("show framework torchtitan", &r);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "moe.host_ops                 layer 0(0 after sync)/0,expert 0+0/0+0,fp8 0+0,te 0+0"));
+  /* and its context parallelism as PyTorch's context_parallel runs it (torchtitan.json
+   * "cp"), with the source of each */
+  g_assert_nonnull (strstr (r.out, "cp.merge                     fp32_per_step "
+                                   "torch/distributed/tensor/experimental/_attention.py"));
+  g_assert_nonnull (strstr (r.out, "cp.kv_heads                  repeated   torchtitan"));
   run_result_clear (&r);
 }
 
