@@ -606,6 +606,7 @@ show_framework (const char *name, gboolean json)
   ROW ("tp_comm_overlap", fw_avail_name (s->tp_comm_overlap));
   ROW ("async_tp", fw_avail_name (s->async_tp));
   ROW ("tp_grad_reduce_scatter", s->tp_grad_rs_after_block ? "after_block" : "overlapped");
+  ROW ("pp_schedule_runtime", s->pp_lockstep ? "lockstep" : "dataflow");
   ROW ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
   g_autofree char *opt_b = s->optimizer_bytes_per_param > 0
                              ? g_strdup_printf ("%g B", s->optimizer_bytes_per_param)

@@ -239,6 +239,21 @@ task_coll (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **error)
 static gboolean
 task_p2p (ExecRunner *r, const ProgTask *t, RunTaskState *ts, GError **error)
 {
+  if (t->bytes == 0)
+    {
+      /* torch's lock step (plan/program.c lockstep_*): an empty message between pipeline
+       * neighbours, which the stage's next unit waits to receive */
+      static float none;
+      gboolean snd = t->kind == PROG_TASK_SEND;
+      ExecColl op = { .kind = snd ? EXEC_COLL_SEND : EXEC_COLL_RECV, .send = &none,
+                      .recv = &none, .count = 0,
+                      .peer = runner_member_of (r, PLAN_AXIS_PP, t->peer_stage),
+                      .tag = (int) ((snd ? t->id : (guint32) t->peer_task) % 32768) };
+      if (!runner_post (r, t->stream, r->groups[PLAN_AXIS_PP], &op, &ts->first, error))
+        return FALSE;
+      exec_event_record (ts->done, r->streams[t->stream], NULL);
+      return TRUE;
+    }
   RunUnit *u = runner_unit (r, t->mb, t->chunk, error);
   if (!u)
     return FALSE;

@@ -121,6 +121,12 @@ typedef struct {
   double        kernel_overhead_s;      /* host + launch cost of one kernel as issued */
   FwAvail       tp_comm_overlap;
   FwAvail       async_tp;
+  gboolean      pp_lockstep;            /* the interleaved pipeline schedule runs as a table
+                                         * of time steps: a rank waits each step's sends and
+                                         * receives before its next compute, so it moves in
+                                         * lock step with its pipeline neighbours
+                                         * ("pp_schedule_runtime": "lockstep"; else
+                                         * "dataflow": a unit waits only for its input) */
   gboolean      tp_grad_rs_after_block; /* with TP-comm overlap, the backward's reduce-
                                          * scatter of a block's input gradient is issued
                                          * whole after the block (PyTorch async TP) instead

@@ -416,6 +416,8 @@ on_flag (const char *option, const char *value, gpointer data, GError **error)
     plan->no_rope_fusion = TRUE;
   else if (g_str_equal (name, "fsdp-float8-all-gather"))
     plan->fsdp_float8_all_gather = TRUE;
+  else if (g_str_equal (name, "pp-lockstep"))
+    plan->pp_lockstep = 1;
   else if (g_str_equal (name, "optimizer-offload") || g_str_equal (name, "offload-optimizer"))
     plan->optimizer_offload = TRUE;
   else if (g_str_equal (name, "moe-grouped-gemm"))
@@ -596,6 +598,9 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
     { "fsdp-float8-all-gather", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "FP8 plans under ZeRO-3/FSDP: linear weights gathered in fp8 (torchao "
       "enable_fsdp_float8_all_gather)", NULL },
+    { "pp-lockstep", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
+      "Interleaved 1F1B in lock step, as torch.distributed.pipelining runs it (the "
+      "torchtitan stack's default)", NULL },
     { "optimizer-offload", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Optimizer states in host memory", NULL },
     { "offload-optimizer", 0, G_OPTION_FLAG_NO_ARG | G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_flag), NULL, NULL },

@@ -257,6 +257,11 @@ typedef struct {
                                    * the step is done (torch.distributed.pipelining runs
                                    * FSDP's post_backward by hand there); 0 bucket by
                                    * bucket as the backward produces them; -1 the stack's */
+  int      pp_lockstep;           /* interleaved 1F1B run as torch.distributed.pipelining
+                                   * runs it (PipelineScheduleMulti): a table of time steps,
+                                   * each rank waiting the step's sends and receives before
+                                   * its next compute (plan/program.c lockstep_*); 0 each
+                                   * unit waits only for its input; -1 the stack's */
   int      grad_accum_upcast;     /* ZeRO-2 with per-step sync over several micro-batches:
                                    * 1 after each micro-batch's backward of a layer its
                                    * unsharded bf16 gradients are copied up to fp32 (the

@@ -29,6 +29,11 @@ typedef struct {
   gboolean attn_dropout;  /* unfused attention: dropout on the probabilities */
   /* pipeline peers: send task ids keyed by (backward, mb, model chunk) */
   gint32 *send_of;
+  /* torch.distributed.pipelining's lock step (plan.h pp_lockstep; program.c lockstep_*):
+   * the steps of the longest rank's table, and the tasks the stage's next unit waits for
+   * (add_task gives them to the first task it adds, then empties the list) */
+  int     lock_steps;
+  GArray *gate;
   int     n_model_chunks;
   /* per model chunk c: its first layer (chunk_first[c]) and layer count
    * (chunk_first[c + 1] - chunk_first[c]), from plan_chunk_first_layer once rather than

@@ -106,11 +106,18 @@ add_task (Builder *bd, ProgTaskKind kind, ProgStream stream, ProgPhase phase, in
                     .phase = (guint8) phase, .stage = (gint16) bd->stage, .mb = (gint16) mb,
                     .chunk = (gint16) chunk, .layer = (gint16) layer, .dep_first = first,
                     .peer_stage = -1, .peer_task = -1 };
-  array_set_len (p->deps, &bd->deps_cap, first + (guint) MAX (n_deps, 0));
+  guint n_gate = bd->gate != NULL ? bd->gate->len : 0;
+  array_set_len (p->deps, &bd->deps_cap, first + (guint) MAX (n_deps, 0) + n_gate);
   guint32 *out = &g_array_index (p->deps, guint32, first);
   for (int i = 0; i < n_deps; i++)
     if (deps[i] >= 0)
       out[t->n_deps++] = (guint32) deps[i];
+  if (G_UNLIKELY (n_gate > 0))
+    {
+      for (guint i = 0; i < n_gate; i++)
+        out[t->n_deps++] = (guint32) g_array_index (bd->gate, gint32, i);
+      g_array_set_size (bd->gate, 0);
+    }
   p->deps->len = first + t->n_deps;
   if (G_UNLIKELY (bd->pairing))
     g_array_append_val (bd->pair_key, bd->key_cur);
@@ -1150,6 +1157,150 @@ slots_one_more_warmup (GArray *slots)
     g_array_index (slots, ProgSlot, k++) = bw[bi];
 }
 
+/* ---- torch.distributed.pipelining's lock step (plan.h pp_lockstep) -------------------
+ *
+ * torch's ScheduleInterleaved1F1B (the torch of torchtitan's docs/performance.md, Dec
+ * 2024) gives every rank the same table of time steps (pipeline_order, built by
+ * _get_1f1b_rank_ops): rank r has r empty steps, its W = min ((V - 1) pp + 2 (pp - 1 - r),
+ * m V) warm-up forwards, then (V pp + 2 (pp - 1 - r)) - (W + r) empty steps, the
+ * (forward, backward) pairs, and (empty, backward) pairs in the cool-down. Its units come
+ * in Megatron's order (micro-batches in rounds of pp per chunk, the same warm-up count),
+ * so the slots of sched-interleaved.c are the table without its empty steps.
+ * PipelineScheduleMulti._step_microbatches runs the table: at each step the rank computes
+ * its unit, then batches its sends with the receives of what its neighbours compute in
+ * the same step and waits for all of them before the next step. A send completes when the
+ * receiver has posted the receive, i.e. after the receiver's own compute of that step:
+ * each rank moves in lock step with the neighbours it exchanges with, idle steps
+ * included. Here that wait is a pair of empty messages per neighbour and step: each side
+ * sends one after its compute of the step (after its previous waits when the step is
+ * empty), and its next unit waits to receive the other's. */
+
+static gboolean
+lockstep_applies (const Builder *bd)
+{
+  const Plan *p = bd->plan;
+  /* the table above; torch's rounds of pp micro-batches are Megatron's groups of pp only
+   * when m divides by pp (other counts keep the dataflow schedule) */
+  return p->pp_lockstep > 0 && p->pp > 1 && p->vpp > 1
+         && p->schedule == PLAN_SCHED_INTERLEAVED_1F1B && plan_vpp_group (p) == p->pp
+         && bd->m_micro % p->pp == 0;
+}
+
+/* The table's time step of each of rank r's 2 m V units, in slot order; returns the
+ * table's length for r. */
+static int
+lockstep_steps (int pp, int v, int m, int r, int *step)
+{
+  int total = m * v;
+  int w = MIN ((v - 1) * pp + 2 * (pp - 1 - r), total);
+  int post = v * pp + 2 * (pp - 1 - r) - (w + r);
+  int i = 0, t = r;
+  for (int k = 0; k < w; k++)
+    step[i++] = t++;
+  t += post;
+  for (int k = 0; k < 2 * (total - w); k++)
+    step[i++] = t++;
+  for (int k = 0; k < w; k++)
+    {
+      t++;   /* the cool-down's empty step */
+      step[i++] = t++;
+    }
+  return t;
+}
+
+/* The rank a unit of rank x sends to (-1: none: the last model chunk's forward, the
+ * first's backward). */
+static int
+lockstep_dest (const Plan *p, int x, const ProgSlot *s)
+{
+  int mc = s->chunk * p->pp + x, n_chunks = p->pp * p->vpp;
+  if (!s->backward)
+    return mc < n_chunks - 1 ? (mc + 1) % p->pp : -1;
+  return mc > 0 ? (mc - 1) % p->pp : -1;
+}
+
+/* One rank's table: per step the slot it runs (-1 empty). */
+typedef struct {
+  GArray *slots;
+  int    *act;
+  int     n_steps;
+} LockRank;
+
+static void
+lockstep_rank (const Builder *bd, const ProgSchedOps *sched, int x, LockRank *lr)
+{
+  const Plan *p = bd->plan;
+  lr->slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
+  sched->build (p->pp, p->vpp, bd->m_micro, plan_vpp_group (p), x, lr->slots);
+  g_autofree int *step = g_new (int, lr->slots->len + 1);
+  lr->n_steps = lockstep_steps (p->pp, p->vpp, bd->m_micro, x, step);
+  lr->act = g_new (int, bd->lock_steps + 1);
+  for (int t = 0; t <= bd->lock_steps; t++)
+    lr->act[t] = -1;
+  for (guint i = 0; i < lr->slots->len; i++)
+    lr->act[step[i]] = (int) i;
+}
+
+static void
+lockstep_rank_clear (LockRank *lr)
+{
+  g_array_free (lr->slots, TRUE);
+  g_free (lr->act);
+}
+
+/* Whether ranks x and y exchange anything at step t. */
+static gboolean
+lockstep_exchange (const Plan *p, const LockRank *rx, int x, const LockRank *ry, int y, int t)
+{
+  int a = rx->act[t], b = ry->act[t];
+  return (a >= 0 && lockstep_dest (p, x, &g_array_index (rx->slots, ProgSlot, a)) == y)
+         || (b >= 0 && lockstep_dest (p, y, &g_array_index (ry->slots, ProgSlot, b)) == x);
+}
+
+/* Key of the empty message from rank `from` to its neighbour `to` at step t. */
+static int
+lockstep_key (Builder *bd, int from, int to, int t)
+{
+  int dir = to == (from + 1) % bd->plan->pp ? 0 : 1;
+  return 2 * bd->m_micro * bd->n_model_chunks + (from * 2 + dir) * bd->lock_steps + t;
+}
+
+/* Step t of this stage's table: for each neighbour it exchanges with, an empty message
+ * to it after `after` (the step's compute, or the waits before an empty step) and one
+ * from it, which the stage's next unit waits for (gate). */
+static void
+lockstep_step (Builder *bd, const LockRank *me, const LockRank *nb, const int *nb_rank,
+               int n_nb, int t, const gint32 *after, int n_after, GArray *gate)
+{
+  const Plan *p = bd->plan;
+  int r = bd->stage;
+  for (int k = 0; k < n_nb; k++)
+    {
+      if (!lockstep_exchange (p, me, r, &nb[k], nb_rank[k], t))
+        continue;
+      guint32 s = add_task (bd, PROG_TASK_SEND, PROG_STREAM_PP_SEND, PROG_PHASE_FORWARD, -1,
+                            -1, -1, after, n_after);
+      ProgTask *ts = task_mut (bd, s);
+      ts->comm = PROG_COMM_PP;
+      ts->coll = PLAN_COLL_SEND_RECV;
+      ts->axis = PLAN_AXIS_PP;
+      ts->bytes = 0;
+      ts->peer_stage = nb_rank[k];
+      bd->send_of[lockstep_key (bd, r, nb_rank[k], t)] = (gint32) s;
+      guint32 rv = add_task (bd, PROG_TASK_RECV, PROG_STREAM_PP_RECV, PROG_PHASE_FORWARD, -1,
+                             -1, -1, NULL, 0);
+      ProgTask *tr = task_mut (bd, rv);
+      tr->comm = PROG_COMM_PP;
+      tr->coll = PLAN_COLL_SEND_RECV;
+      tr->axis = PLAN_AXIS_PP;
+      tr->bytes = 0;
+      tr->peer_stage = nb_rank[k];
+      tr->peer_task = lockstep_key (bd, nb_rank[k], r, t);
+      gint32 g = (gint32) rv;
+      g_array_append_val (gate, g);
+    }
+}
+
 /* ---- data parallelism: buckets, optimizer, parameter gather --------------------------- */
 
 typedef struct {
@@ -1266,9 +1417,39 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
   ProgStage *st = &prog->stages[stage];
   st->n_slots = slots->len;
   st->slot_first = g_new (guint32, slots->len + 1);
+  /* torch's lock step: this rank's table and its neighbours' */
+  /* (not with the combined 1F1B's paired units: a Megatron schedule) */
+  gboolean lock = lockstep_applies (bd) && !pair;
+  LockRank lr_me = { 0 }, lr_nb[2] = { { 0 } };
+  int nb_rank[2] = { (stage + p->pp - 1) % p->pp, (stage + 1) % p->pp };
+  int n_nb = nb_rank[0] == nb_rank[1] ? 1 : 2;
+  g_autoptr (GArray) waits = g_array_new (FALSE, FALSE, sizeof (gint32));
+  int next_step = 0;
+  if (lock)
+    {
+      lockstep_rank (bd, sched, stage, &lr_me);
+      for (int k = 0; k < n_nb; k++)
+        lockstep_rank (bd, sched, nb_rank[k], &lr_nb[k]);
+    }
   for (guint i = 0; i < slots->len; i++)
     {
       const ProgSlot *slot = &g_array_index (slots, ProgSlot, i);
+      int my_step = -1;
+      if (lock)
+        {
+          /* the empty steps before this unit: their messages go after the waits so far */
+          while (lr_me.act[next_step] != (int) i)
+            {
+              g_autoptr (GArray) before = g_array_copy (waits);
+              lockstep_step (bd, &lr_me, lr_nb, nb_rank, n_nb, next_step,
+                             (const gint32 *) (void *) before->data, (int) before->len, waits);
+              next_step++;
+            }
+          my_step = next_step++;
+          /* the unit waits for everything of the steps before */
+          g_array_append_vals (bd->gate, waits->data, waits->len);
+          g_array_set_size (waits, 0);
+        }
       st->slot_first[i] = prog->tasks->len;
       const ProgSlot *next = i + 1 < slots->len ? &g_array_index (slots, ProgSlot, i + 1)
                                                 : NULL;
@@ -1279,6 +1460,19 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
         }
       else
         expand_slot (bd, slot, bucket_done);
+      if (lock)
+        {
+          /* the neighbours' messages of the step, sent after its compute. (torch also
+           * waits for the step's own sends, which complete once the receiver has posted
+           * its receive: the receiver's message says when. The transfer itself is not
+           * waited for here: the receive is posted where the unit that reads it begins,
+           * and a rendezvous send waited for before that would deadlock the runner.) */
+          gint32 last_c = -1;
+          for (guint32 x = st->slot_first[i]; x < prog->tasks->len; x++)
+            if (prog_task (prog, x)->stream == PROG_STREAM_COMPUTE)
+              last_c = (gint32) x;
+          lockstep_step (bd, &lr_me, lr_nb, nb_rank, n_nb, my_step, &last_c, 1, waits);
+        }
       /* overlapped gradient reduction: a bucket goes as soon as its layers' last
        * backward is done */
       while (overlap && next_bucket < buckets->len)
@@ -1324,6 +1518,13 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
         }
     }
 
+  if (lock)
+    {
+      lockstep_rank_clear (&lr_me);
+      for (int k = 0; k < n_nb; k++)
+        lockstep_rank_clear (&lr_nb[k]);
+      g_array_set_size (bd->gate, 0);
+    }
   st->slot_first[slots->len] = prog->tasks->len;
   /* the stage's last compute task: everything after it waits for the backward */
   gint32 last = -1;
@@ -1516,9 +1717,20 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   bd.grad_bytes_per_param = plan_precision_bytes (plan->grad_dtype);
   bd.m_micro = plan->grad_accum;
   bd.n_model_chunks = plan->pp * plan->vpp;
-  bd.send_of = g_new (gint32, 2 * bd.m_micro * bd.n_model_chunks);
   bd.pair_key = g_array_new (FALSE, FALSE, sizeof (guint32));
-  for (int i = 0; i < 2 * bd.m_micro * bd.n_model_chunks; i++)
+  /* with torch's lock step, the empty messages' keys follow the transfers' */
+  int n_keys = 2 * bd.m_micro * bd.n_model_chunks;
+  bd.gate = g_array_new (FALSE, FALSE, sizeof (gint32));
+  if (lockstep_applies (&bd))
+    {
+      g_autofree int *step = g_new (int, 2 * bd.m_micro * plan->vpp + 1);
+      for (int r = 0; r < plan->pp; r++)
+        bd.lock_steps = MAX (bd.lock_steps, lockstep_steps (plan->pp, plan->vpp, bd.m_micro,
+                                                            r, step));
+      n_keys += 2 * plan->pp * bd.lock_steps;
+    }
+  bd.send_of = g_new (gint32, n_keys);
+  for (int i = 0; i < n_keys; i++)
     bd.send_of[i] = -1;
   bd.chunk_first = g_new (int, bd.n_model_chunks + 1);
   bd.chunk_first[0] = 0;
@@ -1671,6 +1883,7 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
     }
   g_free (bd.send_of);
   g_array_free (bd.pair_key, TRUE);
+  g_array_free (bd.gate, TRUE);
   g_free (bd.chunk_first);
   g_free (bd.param_ag_of_layer);
   g_free (bd.expert_ag_of_layer);

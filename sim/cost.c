@@ -499,6 +499,7 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->fp8_tp_all_gather = stack->fp8_tp_all_gather;
   o->tp_grad_rs_whole = stack->tp_grad_rs_after_block;
   o->pp_grad_after_stage = stack->fsdp_pp_grad_after_stage;
+  o->pp_lockstep = stack->pp_lockstep;
   o->grad_accum_upcast = stack->fsdp_grad_accum_upcast;
   o->zero3_copy_in_out = stack->fsdp_copy_in_out;
   o->cp_ring_merge = stack->cp_ring_merge;

@@ -187,6 +187,8 @@ typedef struct {
                                      gradient reduce-scatter whole (FwStack) */
   gboolean pp_grad_after_stage;   /* the stack reduces a PP stage's gradients after its last
                                      backward (FwStack fsdp_pp_grad_after_stage) */
+  gboolean pp_lockstep;           /* the stack runs the interleaved schedule in lock step
+                                     (FwStack pp_lockstep) */
   gboolean grad_accum_upcast;     /* the stack accumulates unsharded gradients in fp32 by a
                                      pass per micro-batch (FwStack fsdp_grad_accum_upcast) */
   gboolean zero3_copy_in_out;     /* the stack copies gathered parameters out and gradients

@@ -213,6 +213,8 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
     plan->tp_grad_rs_whole = co != NULL && co->tp_grad_rs_whole;
   if (plan->pp_grad_after_stage < 0)
     plan->pp_grad_after_stage = co != NULL && co->pp_grad_after_stage;
+  if (plan->pp_lockstep < 0)
+    plan->pp_lockstep = co != NULL && co->pp_lockstep;
   if (plan->grad_accum_upcast < 0)
     plan->grad_accum_upcast = co != NULL && co->grad_accum_upcast;
   if (plan->zero3_copy_in_out < 0)

@@ -262,6 +262,16 @@ test_pp2_interleaved_odd (void)
   verify_case (2, "--pp 2 --vpp 2 --gbs 3");
 }
 
+/* Interleaved in lock step as torch.distributed.pipelining runs it (--pp-lockstep, the
+ * torchtitan stack's default; plan/program.c lockstep_*): the empty messages between the
+ * two stages run as zero-length sends and receives, in the table's order, without a
+ * deadlock, to the same gradients as a single rank. */
+static void
+test_pp2_interleaved_lockstep (void)
+{
+  verify_case (2, "--pp 2 --vpp 2 --gbs 8 --pp-lockstep");
+}
+
 /* ring attention (--cp-comm-type p2p is the default) */
 static void
 test_cp2_ring (void)
@@ -499,6 +509,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/run/verify-pp2-gpipe", test_pp2_gpipe);
   g_test_add_func ("/exec/run/verify-pp2-interleaved-group", test_pp2_interleaved_group);
   g_test_add_func ("/exec/run/verify-pp2-interleaved-odd", test_pp2_interleaved_odd);
+  g_test_add_func ("/exec/run/verify-pp2-interleaved-lockstep", test_pp2_interleaved_lockstep);
   g_test_add_func ("/exec/run/verify-cp2-ring", test_cp2_ring);
   g_test_add_func ("/exec/run/verify-tp2-pp2", test_tp2_pp2);
   g_test_add_func ("/exec/run/dead-rank", test_dead_rank);

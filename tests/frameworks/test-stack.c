@@ -129,6 +129,10 @@ test_semantics (void)
   g_assert_false (mc->cp_kv_repeated);
   g_assert_false (mc->fsdp_pp_grad_after_stage);
   g_assert_false (mc->tp_grad_rs_after_block);
+  /* torch.distributed.pipelining runs its interleaved table in lock step; Megatron-Core's
+   * schedule (and NeMo's on it) waits only for each unit's input */
+  g_assert_true (tt->pp_lockstep);
+  g_assert_false (mc->pp_lockstep);
   g_autoptr (GError) zerr = NULL;
   g_autoptr (FwStack) per_step = fw_stack_new_from_data (
     "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "

@@ -241,6 +241,8 @@ enum {
    * before its fit was read at its bound 0 (sim/cost.c calib_rows); kept here for the
    * pipelines it keeps from settling, which must then be simulated whole */
   F_SLOW = 256,
+  /* torch.distributed.pipelining's lock step (plan.h pp_lockstep, the torchtitan stack's) */
+  F_LOCKSTEP = 512,
 };
 #define SLOW_0175 0.00175
 
@@ -279,6 +281,7 @@ steady_predict (const SteadyCase *sc, const ModelSpec *model, const TopoCluster 
     plan.recompute = PLAN_RECOMPUTE_SELECTIVE;
   if (sc->cp > 1)
     plan.cp_comm = sc->flags & F_CP_ALLGATHER ? PLAN_CP_ALLGATHER : PLAN_CP_P2P;
+  plan.pp_lockstep = (sc->flags & F_LOCKSTEP) != 0;
   g_autoptr (GError) error = NULL;
   g_assert_true (plan_resolve (&plan, model, cluster, &error));
   SimOptions opts;
@@ -429,6 +432,15 @@ test_steady_equals_full (void)
       1, 1, 256, 2, 2, F_FULL_RECOMPUTE | F_ZERO1_OVERLAP | F_SLOW, 0 },
     { "interleaved tp2 sp tp-overlap zero1 overlap m1024", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0,
       2, 1, 1024, -1, -1, F_SP | F_TP_OVERLAP | F_ZERO1_OVERLAP, 1 },
+    /* torch's interleaved schedule in lock step (torchtitan) */
+    { "interleaved lockstep", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0, 1, 1, 64, -1, -1,
+      F_LOCKSTEP, 1 },
+    { "interleaved lockstep uneven 5 1 tp2 sp full recompute", PLAN_SCHED_INTERLEAVED_1F1B, 4,
+      2, 0, 2, 1, 64, 5, 1, F_LOCKSTEP | F_SP | F_FULL_RECOMPUTE, 1 },
+    { "interleaved lockstep zero3 m256", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0, 1, 1, 256, -1, -1,
+      F_LOCKSTEP | F_ZERO3, 1 },
+    { "interleaved lockstep pp2 v3 zero1 overlap m48", PLAN_SCHED_INTERLEAVED_1F1B, 2, 3, 0, 1,
+      1, 48, -1, -1, F_LOCKSTEP | F_ZERO1_OVERLAP, 1 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -436,6 +448,84 @@ test_steady_equals_full (void)
       g_autoptr (SimPrediction) full = steady_predict (sc, model, cluster, TRUE);
       g_autoptr (SimPrediction) fast = steady_predict (sc, model, cluster, FALSE);
       assert_steady_equals (sc->name, full, fast, sc->steady);
+    }
+}
+
+/* torch's interleaved table (plan/program.c lockstep_*) on pp 2, V 2, m 2, derived by hand
+ * from _get_1f1b_rank_ops:
+ *   rank 0: W = min ((2 - 1) 2 + 2 (2 - 1 - 0), 4) = 4 warm-up forwards at steps 0-3
+ *           (chunk 0 mb 0, 1, chunk 1 mb 0, 1), 2 2 + 2 - (4 + 0) = 2 empty steps (4, 5),
+ *           no pairs (m V - W = 0), then (empty, backward) x 4: backwards at 7, 9, 11, 13
+ *           (chunk 1 mb 0, 1, chunk 0 mb 0, 1);
+ *   rank 1: one empty step, W = min (2 + 0, 4) = 2 forwards at 1, 2 (chunk 0), 4 + 0 -
+ *           (2 + 1) = 1 empty step (3), pairs F B F B at 4-7 (chunk 1, model chunk 3, the
+ *           last), then backwards of chunk 0 at 9 and 11.
+ * Sends: rank 0's forwards (model chunks 0 and 2) at 0-3 and its chunk-1 backwards (model
+ * chunk 2) at 7 and 9; rank 1's chunk-0 forwards at 1, 2, its model chunk 3 backwards at
+ * 5, 7 and chunk 0's at 9, 11. So the two ranks exchange at steps 0, 1, 2, 3, 5, 7, 9 and
+ * 11: eight empty messages each way, and six transfers per rank (4 + 2, 2 + 2 + 2).
+ * Rank 0's backward at step 7 (chunk 1, micro-batch 0; its first task is the receive of
+ * the gradient) waits for the neighbour's messages of steps 3 and 5 (steps 4 and 6
+ * exchange nothing): two dependencies. Rank 1's first forward (step 1) waits for step 0's
+ * message only; its unit at step 4 for those of steps 2 and 3. */
+static void
+test_lockstep_table (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  g_autoptr (ModelSpec) model = model_spec_new_custom ("steady-24", MODEL_MLP_SWIGLU, 2048,
+                                                       5632, 24, 16, 8, 32000, 2048, FALSE);
+  for (int lock = 0; lock <= 1; lock++)
+    {
+      const SteadyCase sc = { "lockstep table", PLAN_SCHED_INTERLEAVED_1F1B, 2, 2, 0, 1, 1, 2,
+                              -1, -1, lock ? F_LOCKSTEP : 0, 0 };
+      g_autoptr (SimPrediction) p = steady_predict (&sc, model, cluster, TRUE);
+      const ProgProgram *prog = p->program;
+      for (int st = 0; st < 2; st++)
+        {
+          const ProgStage *s = &prog->stages[st];
+          int empty_send = 0, empty_recv = 0, data_send = 0;
+          for (guint32 i = s->first; i < s->first + s->n_tasks; i++)
+            {
+              const ProgTask *t = prog_task (prog, i);
+              if (t->kind == PROG_TASK_SEND && t->bytes == 0)
+                empty_send++;
+              else if (t->kind == PROG_TASK_SEND)
+                data_send++;
+              else if (t->kind == PROG_TASK_RECV && t->bytes == 0)
+                {
+                  empty_recv++;
+                  const ProgTask *peer = prog_task (prog, (guint32) t->peer_task);
+                  g_assert_cmpint (peer->kind, ==, PROG_TASK_SEND);
+                  g_assert_cmpint (peer->stage, ==, 1 - st);
+                  g_assert_cmpfloat (peer->bytes, ==, 0);
+                }
+            }
+          g_assert_cmpint (empty_send, ==, lock ? 8 : 0);
+          g_assert_cmpint (empty_recv, ==, lock ? 8 : 0);
+          g_assert_cmpint (data_send, ==, 6);
+          g_assert_cmpuint (s->n_slots, ==, 8);
+        }
+      /* rank 0's unit 4 is the backward at step 7; rank 1's units 0 and 2 are at steps 1
+       * and 4 */
+      const ProgTask *b = prog_task (prog, prog->stages[0].slot_first[4]);
+      g_assert_cmpint (b->kind, ==, PROG_TASK_RECV);
+      g_assert_cmpint (b->phase, ==, PROG_PHASE_BACKWARD);
+      g_assert_cmpuint (b->n_deps, ==, lock ? 2 : 0);
+      const ProgTask *f0 = prog_task (prog, prog->stages[1].slot_first[0]);
+      g_assert_cmpint (f0->kind, ==, PROG_TASK_RECV);
+      g_assert_cmpuint (f0->n_deps, ==, lock ? 1 : 0);
+      const ProgTask *f2 = prog_task (prog, prog->stages[1].slot_first[2]);
+      g_assert_cmpuint (f2->n_deps, ==, lock ? 2 : 0);
+      /* the lock step only delays: the step is no shorter */
+      if (lock)
+        {
+          const SteadyCase df = { "dataflow", PLAN_SCHED_INTERLEAVED_1F1B, 2, 2, 0, 1, 1, 2, -1,
+                                  -1, 0, 0 };
+          g_autoptr (SimPrediction) q = steady_predict (&df, model, cluster, TRUE);
+          g_assert_cmpfloat (p->result->step_time_s, >=, q->result->step_time_s);
+        }
     }
 }
 
@@ -591,6 +681,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/schedules/group-split", test_group_split);
   g_test_add_func ("/sim/schedules/merged-group-order", test_merged_group_order);
   g_test_add_func ("/sim/schedules/interleaved-every-count", test_interleaved_every_count);
+  g_test_add_func ("/sim/schedules/lockstep-table", test_lockstep_table);
   g_test_add_func ("/sim/schedules/flat-every-count", test_flat_every_count);
   g_test_add_func ("/sim/schedules/steady-equals-full", test_steady_equals_full);
   g_test_add_func ("/sim/schedules/cyclicity-retry", test_cyclicity_retry);
