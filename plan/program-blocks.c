@@ -479,7 +479,6 @@ prog_builder_build_blocks (Builder *bd)
   mla_up_recompute_ops (bd, ops, tok);
   attention (bd, ops, "attn_core_grad", 2.5, a, kv, s_q, s_kv);
   ATTN_PRE_BWD ();
-  mf = 2 * bd->prog->ops->len * 0;   /* set below from the forward block */
   mf = 2 * g_array_index (bd->prog->blocks, ProgBlock, bd->blk[B_ATTN_F]).model_flops;
   bd->blk[B_ATTN_B] = prog_builder_add_block (bd, PROG_BLOCK_ATTN, PROG_PHASE_BACKWARD, "attn_bwd", ops, mf);
   if (model_spec_is_mla (m) && layernorm_recomputed (bd))
