@@ -14,7 +14,8 @@
  *               Row-parallel biases (replicated in Megatron) are split like their
  *               matrices here: a few h-vectors per layer. Vocabulary padding to a
  *               multiple of 128 x tp (Megatron --make-vocab-size-divisible-by) is ignored.
- *  grads        the same element count / plan_grad_shards x bytes(grad_dtype).
+ *  grads        the same element count / plan_grad_shards x bytes(grad_dtype); ZeRO-2
+ *               reduced once per step keeps them unsharded (fp32 when accumulated upcast).
  *  optimizer    Adam m and v (2 x bytes(optim_dtype)) plus fp32 master weights when
  *               master_weights and the params are not fp32, / plan_optim_shards; zero
  *               when optimizer_offload (states and master weights live in host memory).
@@ -140,7 +141,20 @@ plan_memory_model_states (const Plan *plan, double n_params, double out[3])
 {
   g_return_if_fail (plan != NULL && out != NULL);
   out[0] = n_params / plan_param_shards (plan) * plan_precision_bytes (plan->param_dtype);
-  out[1] = n_params / plan_grad_shards (plan) * plan_precision_bytes (plan->grad_dtype);
+  /* ZeRO-2 reduced once per step (plan.h zero2_grad_sync 0: FSDP2 under PP, torch's
+   * pipelining turning gradient sync off until the stage's last backward) holds the
+   * stage's gradients unsharded through the step, as ZeRO-1's buffer does, and in fp32
+   * where the stack accumulates upcast over several micro-batches (grad_accum_upcast:
+   * FSDP2's post_backward adds each micro-batch's bf16 gradient into an fp32 sum) */
+  double grad_shards = plan_grad_shards (plan);
+  double grad_bytes = plan_precision_bytes (plan->grad_dtype);
+  if (plan->sharding == PLAN_SHARD_ZERO2 && plan->zero2_grad_sync == 0)
+    {
+      grad_shards = 1;
+      if (plan->grad_accum_upcast > 0 && plan->grad_accum > 1)
+        grad_bytes = MAX (grad_bytes, 4.0);
+    }
+  out[1] = n_params / grad_shards * grad_bytes;
   if (plan->optimizer_offload)
     {
       out[2] = 0;

@@ -183,6 +183,49 @@ test_zero_figure1 (void)
     }
 }
 
+/* ZeRO-2 as FSDP2 runs it under PP (torchtitan: zero2_grad_sync 0, gradient sync off
+ * until the stage's last backward, fp32 upcast accumulation): Psi = 6.3e9 parameters on
+ * the rank (Llama 3.1 405B over PP 8 x TP 8), dp 8, bf16 params and grads, 16
+ * micro-batches:
+ *   per micro-batch sync (DeepSpeed, Megatron stacks): grads 2 Psi / 8 = 1.575 GB;
+ *   per step, upcast:       grads 4 Psi         = 25.2 GB (the fp32 sums, unsharded);
+ *   per step, one micro-batch (nothing to accumulate): 2 Psi = 12.6 GB;
+ * params and optimizer unchanged (ZeRO-2 keeps params whole, 2 Psi = 12.6 GB; optimizer
+ * 12 Psi / 8 = 9.45 GB). */
+static void
+test_zero2_per_step (void)
+{
+  Plan p;
+  double st[3];
+  plan_init_defaults (&p);
+  p.dp = 8;
+  p.sharding = PLAN_SHARD_ZERO2;
+  p.param_dtype = PLAN_PREC_BF16;
+  p.grad_dtype = PLAN_PREC_BF16;
+  p.optim_dtype = PLAN_PREC_FP32;
+  p.master_weights = TRUE;
+  p.grad_accum = 16;
+  p.zero2_grad_sync = 1;
+  p.grad_accum_upcast = 1;
+  plan_memory_model_states (&p, 6.3e9, st);
+  g_assert_cmpfloat_with_epsilon (st[1], 1.575e9, 1.0);
+  g_assert_cmpfloat_with_epsilon (st[0], 12.6e9, 1.0);
+  g_assert_cmpfloat_with_epsilon (st[2], 9.45e9, 1.0);
+  p.zero2_grad_sync = 0;
+  plan_memory_model_states (&p, 6.3e9, st);
+  g_assert_cmpfloat_with_epsilon (st[1], 25.2e9, 1.0);
+  g_assert_cmpfloat_with_epsilon (st[0], 12.6e9, 1.0);
+  g_assert_cmpfloat_with_epsilon (st[2], 9.45e9, 1.0);
+  p.grad_accum = 1;
+  plan_memory_model_states (&p, 6.3e9, st);
+  g_assert_cmpfloat_with_epsilon (st[1], 12.6e9, 1.0);
+  p.grad_accum = 16;
+  p.grad_accum_upcast = 0;
+  plan_memory_model_states (&p, 6.3e9, st);
+  g_assert_cmpfloat_with_epsilon (st[1], 12.6e9, 1.0);
+  plan_clear (&p);
+}
+
 /* The course's counting of Llama 3 405B FFN activations: 2 bytes x 126 layers x a 4h
  * wide hidden (4 x 16,384 = 65,536) x 4,096 tokens = 126 x 2^29 bytes = 63 GiB exactly.
  * That counting leaves out: SwiGLU stores three ffn-wide tensors per layer (gate and up,
@@ -846,6 +889,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/fp8-saved-inputs", test_fp8_saved_inputs);
   g_test_add_func ("/plan/memory/zero3-100b", test_zero3_100b);
   g_test_add_func ("/plan/memory/zero-figure1", test_zero_figure1);
+  g_test_add_func ("/plan/memory/zero2-per-step", test_zero2_per_step);
   g_test_add_func ("/plan/memory/course-ffn-405b", test_course_ffn_405b);
   g_test_add_func ("/plan/memory/korthikanti", test_korthikanti);
   g_test_add_func ("/plan/memory/inflight", test_inflight);
