@@ -7,6 +7,7 @@
 
 #include "plan/memory.h"
 #include "sim/cost.h"
+#include "sim/predict.h"
 
 static const char *
 cell_or (const ResCsv *csv, guint row, const char *column)
@@ -146,7 +147,19 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
       /* the memory verdict by category at the peak stage (plan/memory.h), so an "OOM
        * predicted" row shows what fills the device */
       PlanMemory mem;
-      plan_memory_compute (c->model, &c->plan, c->cluster, &mem);
+      /* on the plan as the prediction ran it: the stack fills what the row leaves to it
+       * (sim_plan_apply_stack; e.g. ZeRO-2 reduced once per step keeps its gradients
+       * unsharded) */
+      Plan ran;
+      plan_copy (&ran, &c->plan);
+      if (c->cluster != NULL)
+        {
+          SimCostOptions so;
+          sim_cost_options_init_stack (&so, c->cluster, c->stack);
+          sim_plan_apply_stack (&ran, &so);
+        }
+      plan_memory_compute (c->model, &ran, c->cluster, &mem);
+      plan_clear (&ran);
       const PlanMemStage *st = &mem.stages[mem.peak_stage];
       g_string_append_printf (s, "  memory: peak %.1f GB of %.1f GB on stage %d (%d layers, %d "
                               "micro-batches in flight):", (double) mem.peak_bytes / 1e9,
