@@ -496,7 +496,7 @@ plan_mem_op_layer (const ModelSpec *model, const Plan *plan, const PlanMemLayerA
 /* ---- mixture of experts ---------------------------------------------------------------
  *
  * An MoE layer stores, instead of the dense MLP's hidden tensors (per micro-batch, on the
- * rank holding the busiest expert, X = pace x etp T_sp k routed token copies, T_sp the
+ * busiest EP rank, X = imbalance x etp T_sp k routed token copies, T_sp the
  * rank's tokens after SP, f_e = expert ffn / etp, g the bytes of a saved GEMM input):
  *   expert fc1 inputs (the dispatched tokens)        g X h
  *   expert fc1 output (SwiGLU gate and up; GeLU 1)   a X 2 f_e   (a X f_e for GeLU)
@@ -528,9 +528,7 @@ moe_layer_acts (const ModelSpec *model, const Plan *plan, const PlanMoe *moe,
   guint64 T = plan_mem_seq (plan, model) / cp * (guint64) MAX (plan->micro_batch, 1);
   guint64 Tsp = T / sp_div, h = model->hidden, k = (guint64) moe->top_k;
   guint64 etp = (guint64) (plan->etp > 0 ? plan->etp : plan->tp);
-  int local = moe->experts / MAX (plan->ep, 1);
-  double pace = (local - 1 + moe->imbalance) / MAX (local, 1);
-  double X = pace * (double) (etp * Tsp * k);
+  double X = moe->imbalance * (double) (etp * Tsp * k);
   double f_e = (double) (moe->expert_ffn / etp);
   double fc1_out = model->mlp == MODEL_MLP_SWIGLU ? 2 : 1;
   double g = plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4

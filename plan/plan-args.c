@@ -498,7 +498,7 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
     { "overlap-moe-expert-parallel-comm", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK,
       CB (on_flag), "EP all-to-all of one micro-batch under another's compute (1F1B)", NULL },
     { "moe-imbalance", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
-      "Busiest expert's tokens / mean (default 1.3; 1 = balanced)", "R" },
+      "Busiest EP rank's routed tokens / mean (default 1.3; 1 = balanced)", "R" },
     { "cuda-graph-impl", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "CUDA graphs: none (default), local, transformer_engine", "IMPL" },
     { "cuda-graph-scope", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),

@@ -310,20 +310,25 @@ typedef struct {
   gboolean moe_a2a_overlap;      /* --overlap-moe-expert-parallel-comm: the EP all-to-all
                                   * of one micro-batch hidden behind another's compute
                                   * (Megatron-Core 0.14+ 1F1B A2A overlap) */
-  double   moe_imbalance;        /* --moe-imbalance: busiest expert's tokens / mean;
+  double   moe_imbalance;        /* --moe-imbalance: busiest EP rank's routed tokens / mean;
                                   * 0 = PLAN_MOE_IMBALANCE_DEFAULT */
   PlanCudaGraphImpl cuda_graph_impl; /* --cuda-graph-impl */
   guint    cuda_graph_scope;     /* --cuda-graph-scope: PLAN_CG_* bits; 0 with an impl =
                                   * Megatron-Core's default, the whole layer */
 } Plan;
 
-/* Default --moe-imbalance: the busiest expert receives 1.3x the mean. Source: the
- * load-balancing literature reports the maximal violation MaxVio = max load / mean load
- * - 1 of trained MoE models between a few percent (DeepSeek's auxiliary-loss-free
- * balancing) and about 0.7 (an auxiliary loss alone) (Wang et al. 2024, "Auxiliary-Loss-
- * Free Load Balancing Strategy for Mixture-of-Experts", arXiv 2408.15664, Table 1); 1.3
- * is a moderate value inside that range, not a measurement of any one model. 1.0 is
- * perfect balance; pass your own from the router's statistics. */
+/* Default --moe-imbalance: the busiest EP rank receives 1.3x the mean routed tokens (the
+ * sum over its local experts, per micro-batch and MoE layer). In a dropless step every
+ * rank waits for that rank at each all-to-all and the grouped GEMM in between, so the
+ * rank-level ratio, not one expert's, sets the pace. Sources, both measured on learned
+ * routing in training: GLM-5's MoE layers (128 experts, EP 8: 16 per rank, no auxiliary
+ * loss, H100) lose 18.6% of the GPU time per MoE layer waiting for the slowest rank, a
+ * busiest-rank ratio of 1 / (1 - 0.186) = 1.23 (Qi, Liu, Zhao 2026, "FEPLB", arXiv
+ * 2604.19654, Fig. 1b); MoE models of 106B-671B under Megatron-LM measure an inter-rank
+ * imbalance (max / mean rank load) of 1.30-4.01 without a balancer (Wei et al. 2026,
+ * "UltraEP", arXiv 2606.04101 v1, abstract; v2 withdrawn). 1.3 is the low end of that
+ * range, for a model trained with a balancing loss. 1.0 is perfect balance (Megatron's
+ * --moe-router-force-load-balancing); pass your own from the router's per-rank counts. */
 #define PLAN_MOE_IMBALANCE_DEFAULT 1.3
 #define PLAN_MOE_TOPK_DEFAULT      2      /* Megatron --moe-router-topk default */
 
@@ -335,7 +340,7 @@ typedef struct {
   guint64 shared_ffn;     /* inner size of the shared expert(s) together; 0 = none */
   int     first_dense;    /* leading layers with a dense MLP (DeepSeek first_k_dense) */
   int     layer_step;     /* after them every step-th layer is MoE (Llama 4 Maverick: 2) */
-  double  imbalance;      /* busiest expert's tokens / mean, after the capacity cap */
+  double  imbalance;      /* busiest EP rank's routed tokens / mean, after the capacity cap */
 } PlanMoe;
 
 /* Fills `out` (experts 0 for a dense model). */

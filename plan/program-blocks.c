@@ -625,8 +625,10 @@ prog_builder_moe_shape (Builder *bd)
    * its etp members' copies: etp T k */
   pm->expert_tokens = (double) pm->etp * (double) pm->tokens * pm->top_k;
   pm->imbalance = bd->moe.imbalance;
-  pm->busiest_tokens = pm->imbalance * pm->expert_tokens / pm->local_experts;
-  pm->pace = (pm->local_experts - 1 + pm->imbalance) / pm->local_experts;
+  /* --moe-imbalance is the busiest EP rank's routed tokens over the mean (plan.h): that
+   * rank sets the pace of the grouped GEMM and receives the most at each all-to-all */
+  pm->pace = pm->imbalance;
+  pm->busiest_tokens = pm->pace * pm->expert_tokens / pm->local_experts;
   pm->expert_ffn = bd->moe.expert_ffn / (guint64) pm->etp;
   pm->shared_ffn = bd->moe.shared_ffn / bd->t;
 }
@@ -637,30 +639,24 @@ round_tokens (double x)
   return (guint64) MAX (ceil (x - 1e-9), 1.0);
 }
 
-/* The local experts' GEMMs of one pass, as grouped GEMM ops: `n_mean` experts of `m_mean`
- * tokens and one (the busiest) of `m_busy`; with grouped GEMM each size is one op of b
- * GEMMs (one kernel), else one op per expert (a loop of GEMMs, Megatron's
- * SequentialMLP). `which`: 0 forward, 1 data gradients, 2 weight gradients. */
+/* The local experts' GEMMs of one pass on the busiest rank: `count` experts of `m` tokens
+ * each; with grouped GEMM one op of b = count GEMMs (one kernel), else one op per expert
+ * (a loop of GEMMs, Megatron's SequentialMLP). `which`: 0 forward, 1 data gradients, 2
+ * weight gradients. */
 static void
-expert_gemms (GArray *ops, gboolean grouped, const char *name, int n_mean, guint64 m_mean,
-              guint64 m_busy, guint64 n, guint64 k, int which)
+expert_gemms (GArray *ops, gboolean grouped, const char *name, int count, guint64 m,
+              guint64 n, guint64 k, int which)
 {
-  const struct { int count; guint64 m; } parts[2] = { { n_mean, m_mean }, { 1, m_busy } };
-  for (int i = 0; i < 2; i++)
+  if (count <= 0)
+    return;
+  /* shapes as gemm / gemm_bwd: forward m x n x k; dgrad m x k x n; wgrad k x n x m */
+  guint64 gm = which == 2 ? k : m, gn = which == 1 ? k : n, gk = which == 0 ? k
+                                                                 : which == 1 ? n : m;
+  for (int j = 0; j < (grouped ? 1 : count); j++)
     {
-      int count = parts[i].count;
-      if (count <= 0)
-        continue;
-      guint64 m = parts[i].m;
-      /* shapes as gemm / gemm_bwd: forward m x n x k; dgrad m x k x n; wgrad k x n x m */
-      guint64 gm = which == 2 ? k : m, gn = which == 1 ? k : n, gk = which == 0 ? k
-                                                                     : which == 1 ? n : m;
-      for (int j = 0; j < (grouped ? 1 : count); j++)
-        {
-          guint64 b = grouped ? (guint64) count : 1;
-          add_op (ops, name, MODEL_OP_GEMM, gm, gn, gk, 0, 2.0 * gm * gn * gk * b, 0);
-          g_array_index (ops, ModelOp, ops->len - 1).b = b;
-        }
+      guint64 b = grouped ? (guint64) count : 1;
+      add_op (ops, name, MODEL_OP_GEMM, gm, gn, gk, 0, 2.0 * gm * gn * gk * b, 0);
+      g_array_index (ops, ModelOp, ops->len - 1).b = b;
     }
 }
 
@@ -676,9 +672,11 @@ prog_builder_build_moe_blocks (Builder *bd)
   gboolean swiglu = m->mlp == MODEL_MLP_SWIGLU, grouped = bd->plan->moe_grouped_gemm;
   gboolean fused_permute = pm->dispatcher == PLAN_MOE_FLEX;
   double act_f = swiglu ? 4 : 8;
-  /* the pace: every local expert at the mean, the busiest at imbalance x the mean */
+  /* the pace: the busiest rank's L local experts take pace x the mean between them (each
+   * at pace x the mean expert: a grouped GEMM's tiles of all its experts share the SMs, so
+   * its time follows the rank's sum, not how it splits over the L experts) */
   int L = pm->local_experts;
-  guint64 m_mean = round_tokens (pm->expert_tokens / L), m_busy = round_tokens (pm->busiest_tokens);
+  guint64 m_rank = round_tokens (pm->busiest_tokens);
   guint64 f = pm->expert_ffn, up_n = (swiglu ? 2 : 1) * f;
   double mf;
 
@@ -715,10 +713,10 @@ prog_builder_build_moe_blocks (Builder *bd)
   double tok_all = pm->expert_tokens;   /* over the L local experts */
   double fwd_mean = 2.0 * tok_all * (double) up_n * (double) h
                     + 2.0 * tok_all * (double) f * (double) h;
-  expert_gemms (ops, grouped, "expert_up", L - 1, m_mean, m_busy, up_n, h, 0);
+  expert_gemms (ops, grouped, "expert_up", L, m_rank, up_n, h, 0);
   prog_builder_elem (ops, "expert_act", MODEL_OP_ELEMENTWISE, round_tokens (tok_all * pm->pace) * f,
                      act_f);
-  expert_gemms (ops, grouped, "expert_down", L - 1, m_mean, m_busy, h, f, 0);
+  expert_gemms (ops, grouped, "expert_down", L, m_rank, h, f, 0);
   /* Expert biases (gpt-oss): Megatron-Core's TEGroupedMLP builds the down projection
    * with skip_bias_add and adds each local expert's bias, times the token's routing
    * probability, after the grouped GEMM in eager PyTorch (moe/experts.py _apply_bias:
@@ -740,15 +738,15 @@ prog_builder_build_moe_blocks (Builder *bd)
       prog_builder_elem (ops, "expert_bias_grad", MODEL_OP_ELEMENTWISE, down_out, 2);
       g_array_index (ops, ModelOp, ops->len - 1).b = (guint64) L;
     }
-  expert_gemms (ops, grouped, "expert_down_dgrad", L - 1, m_mean, m_busy, h, f, 1);
-  expert_gemms (ops, grouped, "expert_down_wgrad", L - 1, m_mean, m_busy, h, f, 2);
+  expert_gemms (ops, grouped, "expert_down_dgrad", L, m_rank, h, f, 1);
+  expert_gemms (ops, grouped, "expert_down_wgrad", L, m_rank, h, f, 2);
   if (bd->plan->moe_recompute & PLAN_MOE_RECOMPUTE_ACT)   /* --recompute-modules moe_act */
     prog_builder_elem (ops, "expert_act_recompute", MODEL_OP_ELEMENTWISE,
                        round_tokens (tok_all * pm->pace) * f, act_f);
   prog_builder_elem (ops, "expert_act_grad", MODEL_OP_ELEMENTWISE,
                      round_tokens (tok_all * pm->pace) * f, act_f * 2);
-  expert_gemms (ops, grouped, "expert_up_dgrad", L - 1, m_mean, m_busy, up_n, h, 1);
-  expert_gemms (ops, grouped, "expert_up_wgrad", L - 1, m_mean, m_busy, up_n, h, 2);
+  expert_gemms (ops, grouped, "expert_up_dgrad", L, m_rank, up_n, h, 1);
+  expert_gemms (ops, grouped, "expert_up_wgrad", L, m_rank, up_n, h, 2);
   b = prog_builder_add_block (bd, PROG_BLOCK_MOE_EXPERTS, PROG_PHASE_BACKWARD,
                               "moe_experts_bwd", ops, 2 * fwd_mean);
   g_array_index (bd->prog->blocks, ProgBlock, b).hw_flops = 2 * fwd_mean;

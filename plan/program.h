@@ -40,9 +40,9 @@
  *                                      --moe-shared-expert-overlap; else after MOE_COMBINE
  *   backward  the mirror: MOE_COMBINE, all-to-all, [reduce-scatter ETP ... ] experts,
  *             all-to-all, MOE_ROUTE (each phase BACKWARD, the blocks' backward ops).
- * All MoE collectives run on PROG_STREAM_EP with comm PROG_COMM_EP; `pace` =
- * (local_experts - 1 + imbalance) / local_experts: the rank holding the busiest expert
- * receives that much more than the mean and sets the pace. Expert gradients are reduced
+ * All MoE collectives run on PROG_STREAM_EP with comm PROG_COMM_EP; `pace` = imbalance:
+ * the busiest EP rank receives that much more than the mean (over its local experts) and
+ * sets the pace. Expert gradients are reduced
  * over PLAN_AXIS_EDP (DP stream, comm DP), dense ones over DP (x CP) as before. */
 #pragma once
 
@@ -176,10 +176,10 @@ typedef struct {
                              * (b s / cp, / tp with sequence parallelism) */
   double  expert_tokens;    /* routed token copies reaching this rank's experts, mean:
                              * etp T k (over local_experts experts) */
-  double  busiest_tokens;   /* of them, the busiest local expert's: imbalance x
+  double  busiest_tokens;   /* one local expert's on the busiest rank: pace x
                              * expert_tokens / local_experts */
-  double  imbalance;        /* busiest / mean, after the capacity factor */
-  double  pace;             /* (local_experts - 1 + imbalance) / local_experts */
+  double  imbalance;        /* busiest rank / mean, after the capacity factor */
+  double  pace;             /* = imbalance: the busiest rank's share over the mean */
   guint64 expert_ffn;       /* one expert's inner size on this rank (/ etp) */
   guint64 shared_ffn;       /* shared experts' inner size on this rank (/ tp); 0 none */
   int     first_dense;      /* leading dense layers */

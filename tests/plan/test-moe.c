@@ -359,9 +359,9 @@ ep_bytes (const ProgProgram *p, PlanColl kind, PlanAxis axis, int *n)
 /* The dispatch all-to-all per rank: T k h e x pace. seq 8192, mbs 1, tp 1: T = 8192
  * tokens; k = 2; h = 4096; bf16 e = 2: 8192 x 2 x 4096 x 2 = 134,217,728 bytes, with
  * one local expert (ep 8 of 8) and imbalance 1 the pace is 1. The combine is the same:
- * two all-to-alls per layer forward. With --moe-imbalance 1.5 and one local expert the
- * busiest rank receives 1.5x: 201,326,592. With 4 local experts (ep 2) and 1.5 the pace is
- * (4 - 1 + 1.5) / 4 = 1.125: 150,994,944. tp 2 with SP and etp 2: T = 4096 per rank, the
+ * two all-to-alls per layer forward. With --moe-imbalance 1.5 (the busiest EP rank's tokens
+ * over the mean) the busiest rank receives 1.5x: 201,326,592, whether it holds one local
+ * expert (ep 8) or 4 (ep 2): the ratio is the rank's, not one expert's. tp 2 with SP and etp 2: T = 4096 per rank, the
  * all-to-all 4096 x 2 x 4096 x 2 = 67,108,864, then an all-gather over the 2 expert-TP
  * ranks of 2 x that = 134,217,728 (nccl-tests size: the output). */
 static void
@@ -380,7 +380,8 @@ test_a2a_bytes (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (ep_bytes (q, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n), ==, 201326592.0);
   g_autoptr (ProgProgram) r = program_of (f, "--gpus 8 --num-experts 8 --ep 2 "
                                           "--seq-length 8192 --moe-imbalance 1.5");
-  g_assert_cmpfloat (ep_bytes (r, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n), ==, 150994944.0);
+  g_assert_cmpfloat (ep_bytes (r, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n), ==, 201326592.0);
+  g_assert_cmpfloat (r->moe.pace, ==, 1.5);
   g_autoptr (ProgProgram) s = program_of (f, "--gpus 16 --tp 2 --sp --num-experts 8 --ep 8 "
                                           "--seq-length 8192 --moe-imbalance 1");
   g_assert_cmpfloat (ep_bytes (s, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n), ==, 67108864.0);
@@ -410,10 +411,11 @@ block_named (const ProgProgram *p, const char *name)
  * T k = 16,384 token copies on average; SwiGLU up/gate [16384, 4096] x [4096, 2 x 14336]
  * and down [16384, 14336] x [14336, 4096]: 2 x 16384 x 4096 x (28672 + 14336) =
  * 5,772,436,045,824 model FLOPs forward, twice that backward.
- * ep 2 (4 local experts) with --moe-grouped-gemm and imbalance 1.3: the mean expert takes
- * 16384 / 4 = 4096 tokens, the busiest ceil (1.3 x 4096) = 5325; the up projection is
- * one op of 3 GEMMs [4096, 4096] x [4096, 28672] (2 x 4096 x 28672 x 4096 x 3 =
- * 2,886,218,022,912 FLOPs) and one of the busiest; without grouped GEMM, 4 single ops. */
+ * ep 2 (4 local experts) with --moe-grouped-gemm and the default imbalance 1.3 (busiest
+ * rank / mean): the mean expert takes 16384 / 4 = 4096 tokens, each of the busiest rank's
+ * 4 ceil (1.3 x 4096) = ceil (5324.8) = 5325; the up projection is one op of 4 GEMMs
+ * [5325, 4096] x [4096, 28672] (2 x 5325 x 28672 x 4096 x 4 = 5,002,965,811,200 executed
+ * FLOPs); the model FLOPs stay the mean's; without grouped GEMM, 4 single ops. */
 static void
 test_expert_gemms (Fixture *f, gconstpointer data)
 {
@@ -430,14 +432,12 @@ test_expert_gemms (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (fw->model_flops, ==, 5772436045824.0);
   const ModelOp *up = &g_array_index (q->ops, ModelOp, fw->first_op);
   g_assert_cmpstr (up->name, ==, "expert_up");
-  g_assert_cmpuint (up->b, ==, 3);
-  g_assert_cmpuint (up->m, ==, 4096);
+  g_assert_cmpuint (up->b, ==, 4);
+  g_assert_cmpuint (up->m, ==, 5325);
   g_assert_cmpuint (up->n, ==, 28672);
   g_assert_cmpuint (up->k, ==, 4096);
-  g_assert_cmpfloat (up->fwd_flops, ==, 2886218022912.0);
-  const ModelOp *busy = up + 1;
-  g_assert_cmpuint (busy->b, ==, 1);
-  g_assert_cmpuint (busy->m, ==, 5325);
+  g_assert_cmpfloat (up->fwd_flops, ==, 5002965811200.0);
+  g_assert_cmpstr ((up + 1)->name, !=, "expert_up");   /* one grouped op for the 4 */
 
   g_autoptr (ProgProgram) r = program_of (f, "--gpus 8 --num-experts 8 --ep 2 "
                                           "--seq-length 8192");

@@ -397,8 +397,8 @@ fwd_gpu_split (const SimCost *cost, const ProgProgram *prog, double *before, dou
  *    workspace calls at 15 us and 2 quantize calls of 3 launches at 4 us: A = 17 x 15 +
  *    2 x 95 + 128 x (66.75 + 30 + 24) us = 15.901 ms, against a GPU time a of 128
  *    experts of 128 tokens (9.7 GFLOP each at most, microseconds) plus the floor of the
- *    grouped GEMMs' calls behind the sync (2 x 127 x (33.375 + 15) us = 12.29 ms; the
- *    busiest expert is its own op) and the permutes: a < A, host-bound;
+ *    grouped GEMMs' calls behind the sync (2 x 128 x (33.375 + 15) us = 12.38 ms) and the
+ *    permutes: a < A, host-bound;
  *  - before the next sync the host issues 41 eager ops and the 2 TE linear modules at
  *    115 us, B = 0.845 ms, while the GPU runs the
  *    attention block of 8,192 tokens (over 0.5 TFLOP of causal attention alone): b > B,
@@ -619,7 +619,7 @@ test_host_excess (void)
  * m = 4 micro-batches per rank. Megatron's combined_1f1b_schedule_for_no_pipelining runs
  * F0 alone, then F1+B0, F2+B1, F3+B2 as combined pairs, then B3 alone. A layer's
  * all-to-all (4096 tokens x top-2 x 4096 x 2 B = 64 MiB, 7/8 of it over NVLink at 370
- * GB/s: 0.15 ms, 0.2 ms at the busiest expert's 1.3 pace) is far shorter than the other
+ * GB/s: 0.15 ms, 0.2 ms at the busiest rank's 1.3 pace) is far shorter than the other
  * unit's attention or experts that it runs beside (a layer's attention forward alone,
  * 4096 x 2 x 4096 x 6144 + the causal core, is over 0.5 ms), so inside a pair nothing of
  * ep is exposed, and outside it all of it is: each unit exposes what it exposes alone, a
