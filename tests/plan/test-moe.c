@@ -622,6 +622,35 @@ test_zero3_memory (Fixture *f, gconstpointer data)
   g_assert_null (strchr (error->message, '\n'));
 }
 
+/* The MoE activations are the busiest EP rank's (plan/memory.c moe_layer_acts: X = R etp T
+ * k routed copies, R = --moe-imbalance): llama3-8b made 8 experts top-2, 8 GPUs, seq 8192,
+ * mbs 1, pp 1 (one micro-batch in flight), bf16 (a = g = 2 bytes): the same R gives the same
+ * bytes with one local expert (ep 8) or four (ep 2), the ratio being the rank's. R 1.5 over
+ * 1.0 adds 0.5 x T k = 8,192 copies per layer of g h + a 2 f + g f = 2 x 4096 + 2 x 2 x
+ * 14336 + 2 x 14336 = 94,208 bytes: 771,751,936 a layer, x 32 layers = 24,696,061,952. */
+static void
+test_imbalance_memory (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  guint64 act[3];
+  const char *flags[3] = {
+    "--gpus 8 --num-experts 8 --ep 8 --seq-length 8192 --moe-imbalance 1.5",
+    "--gpus 8 --num-experts 8 --ep 2 --seq-length 8192 --moe-imbalance 1.5",
+    "--gpus 8 --num-experts 8 --ep 2 --seq-length 8192 --moe-imbalance 1",
+  };
+  for (int i = 0; i < 3; i++)
+    {
+      g_assert_true (resolve (f, flags[i], &error));
+      g_assert_no_error (error);
+      PlanMemory mem;
+      plan_memory_compute (f->model, &f->plan, f->cluster, &mem);
+      act[i] = mem.stages[0].bytes[PLAN_MEM_ACTIVATIONS];
+      plan_memory_clear (&mem);
+    }
+  g_assert_cmpuint (act[0], ==, act[1]);
+  g_assert_cmpuint (act[1] - act[2], ==, G_GUINT64_CONSTANT (24696061952));
+}
+
 /* Multi-head latent attention in the step program: DeepSeek-V3 (h 7168, 128 heads,
  * q_lora 1536, kv_lora 512, rope 64, nope 128, v 128), tp 1, seq 4096, mbs 1: T = 4096.
  * The forward projections of one layer, h x q_lora (11,010,048) + q_lora x 128 x 192
@@ -1114,6 +1143,7 @@ main (int argc, char **argv)
   ADD ("folding", test_folding);
   ADD ("a2a-bytes", test_a2a_bytes);
   ADD ("expert-gemms", test_expert_gemms);
+  ADD ("imbalance-memory", test_imbalance_memory);
   ADD ("expert-grads", test_expert_grads);
   ADD ("memory", test_memory);
   ADD ("zero3-gathers", test_zero3_gathers);
