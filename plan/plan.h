@@ -320,13 +320,13 @@ typedef struct {
 /* Default --moe-imbalance: the busiest EP rank receives 1.3x the mean routed tokens (the
  * sum over its local experts, per micro-batch and MoE layer). In a dropless step every
  * rank waits for that rank at each all-to-all and the grouped GEMM in between, so the
- * rank-level ratio, not one expert's, sets the pace. Sources, both measured on learned
- * routing in training: GLM-5's MoE layers (128 experts, EP 8: 16 per rank, no auxiliary
- * loss, H100) lose 18.6% of the GPU time per MoE layer waiting for the slowest rank, a
+ * rank-level ratio, not one expert's, sets the pace. Sources, both per-rank measurements
+ * on learned routing: GLM-5's MoE layers in training (128 experts, EP 8: 16 per rank, no
+ * auxiliary loss, H100) lose 18.6% of the GPU time per MoE layer waiting for the slowest rank, a
  * busiest-rank ratio of 1 / (1 - 0.186) = 1.23 (Qi, Liu, Zhao 2026, "FEPLB", arXiv
- * 2604.19654, Fig. 1b); MoE models of 106B-671B under Megatron-LM measure an inter-rank
- * imbalance (max / mean rank load) of 1.30-4.01 without a balancer (Wei et al. 2026,
- * "UltraEP", arXiv 2606.04101 v1, abstract; v2 withdrawn). 1.3 is the low end of that
+ * 2604.19654, Fig. 1b); MoE models of 106B-671B in training and prefill measure an
+ * inter-rank imbalance (max / mean rank load) of 1.30-4.01 without rebalancing (Wei et al.
+ * 2026, "UltraEP", arXiv 2606.04101 v1, abstract; v2 withdrawn). 1.3 is the low end of that
  * range, for a model trained with a balancing loss. 1.0 is perfect balance (Megatron's
  * --moe-router-force-load-balancing); pass your own from the router's per-rank counts. */
 #define PLAN_MOE_IMBALANCE_DEFAULT 1.3
