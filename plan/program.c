@@ -152,6 +152,24 @@ task_mut (Builder *bd, guint32 id)
   return &g_array_index (bd->prog->tasks, ProgTask, id);
 }
 
+/* A pipeline send (PROG_TASK_SEND) or receive (PROG_TASK_RECV) of `bytes` to or from
+ * `peer` on the PP streams; the caller records a send's key or a receive's peer task. */
+static guint32
+pp_p2p (Builder *bd, ProgTaskKind kind, ProgPhase phase, int mb, int chunk, int layer,
+        const gint32 *deps, int n_deps, double bytes, int peer)
+{
+  const gboolean send = kind == PROG_TASK_SEND;
+  guint32 id = add_task (bd, kind, send ? PROG_STREAM_PP_SEND : PROG_STREAM_PP_RECV, phase, mb,
+                         chunk, layer, deps, n_deps);
+  ProgTask *t = task_mut (bd, id);
+  t->comm = PROG_COMM_PP;
+  t->coll = PLAN_COLL_SEND_RECV;
+  t->axis = PLAN_AXIS_PP;
+  t->bytes = bytes;
+  t->peer_stage = peer;
+  return id;
+}
+
 /* A compute task of `block` after up to three tasks (-1: none). */
 static gint32
 compute3 (Builder *bd, guint32 block, int mb, int chunk, int layer, gint32 dep0, gint32 dep1,
@@ -924,15 +942,9 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
         {
           /* receive the activations of the previous model chunk */
           int prev_stage = (model_chunk - 1) % p->pp;
-          guint32 r = add_task (bd, PROG_TASK_RECV, PROG_STREAM_PP_RECV, PROG_PHASE_FORWARD, mb,
-                                chunk, first, NULL, 0);
-          ProgTask *t = task_mut (bd, r);
-          t->comm = PROG_COMM_PP;
-          t->coll = PLAN_COLL_SEND_RECV;
-          t->axis = PLAN_AXIS_PP;
-          t->bytes = bd->pp_bytes;
-          t->peer_stage = prev_stage;
-          t->peer_task = send_key (bd, 0, mb, model_chunk - 1);   /* resolved later */
+          guint32 r = pp_p2p (bd, PROG_TASK_RECV, PROG_PHASE_FORWARD, mb, chunk, first, NULL, 0,
+                              bd->pp_bytes, prev_stage);
+          task_mut (bd, r)->peer_task = send_key (bd, 0, mb, model_chunk - 1);   /* resolved later */
           ch.last_compute = (gint32) r;
         }
       else
@@ -964,14 +976,8 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
         {
           int next_stage = (model_chunk + 1) % p->pp;
           gint32 dep = ch.last_compute;
-          guint32 s = add_task (bd, PROG_TASK_SEND, PROG_STREAM_PP_SEND, PROG_PHASE_FORWARD, mb,
-                                chunk, first + n - 1, &dep, 1);
-          ProgTask *t = task_mut (bd, s);
-          t->comm = PROG_COMM_PP;
-          t->coll = PLAN_COLL_SEND_RECV;
-          t->axis = PLAN_AXIS_PP;
-          t->bytes = bd->pp_bytes;
-          t->peer_stage = next_stage;
+          guint32 s = pp_p2p (bd, PROG_TASK_SEND, PROG_PHASE_FORWARD, mb, chunk, first + n - 1,
+                              &dep, 1, bd->pp_bytes, next_stage);
           bd->send_of[send_key (bd, 0, mb, model_chunk)] = (gint32) s;
         }
       return;
@@ -995,15 +1001,9 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
   else
     {
       int next_stage = (model_chunk + 1) % p->pp;
-      guint32 r = add_task (bd, PROG_TASK_RECV, PROG_STREAM_PP_RECV, PROG_PHASE_BACKWARD, mb,
-                            chunk, first + n - 1, NULL, 0);
-      ProgTask *t = task_mut (bd, r);
-      t->comm = PROG_COMM_PP;
-      t->coll = PLAN_COLL_SEND_RECV;
-      t->axis = PLAN_AXIS_PP;
-      t->bytes = bd->pp_bytes;
-      t->peer_stage = next_stage;
-      t->peer_task = send_key (bd, 1, mb, model_chunk + 1);
+      guint32 r = pp_p2p (bd, PROG_TASK_RECV, PROG_PHASE_BACKWARD, mb, chunk, first + n - 1,
+                          NULL, 0, bd->pp_bytes, next_stage);
+      task_mut (bd, r)->peer_task = send_key (bd, 1, mb, model_chunk + 1);
       ch.last_compute = (gint32) r;
     }
   for (int l = first + n - 1; l >= first; l--)
@@ -1031,14 +1031,8 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
     {
       int prev_stage = (model_chunk - 1) % p->pp;
       gint32 dep = ch.last_compute;
-      guint32 s = add_task (bd, PROG_TASK_SEND, PROG_STREAM_PP_SEND, PROG_PHASE_BACKWARD, mb,
-                            chunk, first, &dep, 1);
-      ProgTask *t = task_mut (bd, s);
-      t->comm = PROG_COMM_PP;
-      t->coll = PLAN_COLL_SEND_RECV;
-      t->axis = PLAN_AXIS_PP;
-      t->bytes = bd->pp_bytes;
-      t->peer_stage = prev_stage;
+      guint32 s = pp_p2p (bd, PROG_TASK_SEND, PROG_PHASE_BACKWARD, mb, chunk, first, &dep, 1,
+                          bd->pp_bytes, prev_stage);
       bd->send_of[send_key (bd, 1, mb, model_chunk)] = (gint32) s;
     }
 }
@@ -1278,24 +1272,12 @@ lockstep_step (Builder *bd, const LockRank *me, const LockRank *nb, const int *n
     {
       if (!lockstep_exchange (p, me, r, &nb[k], nb_rank[k], t))
         continue;
-      guint32 s = add_task (bd, PROG_TASK_SEND, PROG_STREAM_PP_SEND, PROG_PHASE_FORWARD, -1,
-                            -1, -1, after, n_after);
-      ProgTask *ts = task_mut (bd, s);
-      ts->comm = PROG_COMM_PP;
-      ts->coll = PLAN_COLL_SEND_RECV;
-      ts->axis = PLAN_AXIS_PP;
-      ts->bytes = 0;
-      ts->peer_stage = nb_rank[k];
+      guint32 s = pp_p2p (bd, PROG_TASK_SEND, PROG_PHASE_FORWARD, -1, -1, -1, after, n_after, 0,
+                          nb_rank[k]);
       bd->send_of[lockstep_key (bd, r, nb_rank[k], t)] = (gint32) s;
-      guint32 rv = add_task (bd, PROG_TASK_RECV, PROG_STREAM_PP_RECV, PROG_PHASE_FORWARD, -1,
-                             -1, -1, NULL, 0);
-      ProgTask *tr = task_mut (bd, rv);
-      tr->comm = PROG_COMM_PP;
-      tr->coll = PLAN_COLL_SEND_RECV;
-      tr->axis = PLAN_AXIS_PP;
-      tr->bytes = 0;
-      tr->peer_stage = nb_rank[k];
-      tr->peer_task = lockstep_key (bd, nb_rank[k], r, t);
+      guint32 rv = pp_p2p (bd, PROG_TASK_RECV, PROG_PHASE_FORWARD, -1, -1, -1, NULL, 0, 0,
+                           nb_rank[k]);
+      task_mut (bd, rv)->peer_task = lockstep_key (bd, nb_rank[k], r, t);
       gint32 g = (gint32) rv;
       g_array_append_val (gate, g);
     }
