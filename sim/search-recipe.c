@@ -24,8 +24,11 @@ fits (const SearchSpace *s, Plan *plan)
   const SearchSpec *spec = search_space_spec (s);
   if (!plan_resolve (plan, spec->model, spec->cluster, NULL))
     return FALSE;
+  /* as the search's screen and sim_predict count it: the stack's plan fields filled in */
+  Plan filled = *plan;
+  sim_plan_apply_stack (&filled, &spec->sim.cost);
   PlanMemory mem;
-  plan_memory_compute (spec->model, plan, spec->cluster, &mem);
+  plan_memory_compute (spec->model, &filled, spec->cluster, &mem);
   gboolean ok = (double) mem.peak_bytes + spec->headroom_bytes <= (double) mem.capacity_bytes;
   plan_memory_clear (&mem);
   return ok;

@@ -156,6 +156,11 @@ screen_chunk (gpointer data, gpointer user_data)
           plan_clear (&plan);
           continue;
         }
+      /* the memory that sim_predict reports: with the stack's unset plan fields filled
+       * in first (ZeRO-2's gradient sync and fp32 accumulation: FSDP2 holds unsharded
+       * fp32 gradients through the step, which plan_memory_compute counts only once the
+       * plan says so) */
+      sim_plan_apply_stack (&plan, &spec->sim.cost);
       PlanMemory mem;
       plan_memory_compute (spec->model, &plan, spec->cluster, &mem);
       guint64 peak = mem.peak_bytes, cap = mem.capacity_bytes;

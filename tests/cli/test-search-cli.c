@@ -119,6 +119,49 @@ test_json (void)
   run_clear (&r);
 }
 
+/* The search's memory check is the one `tandem predict` reports, the stack's plan fields
+ * included. TorchTitan's ZeRO-2 (FSDP2 with reshard_after_forward off) keeps the gradients
+ * unsharded and accumulates them in fp32 through the step (frameworks/, zero2_grad_sync
+ * per_step, grad_accum_upcast): Llama 3 8B at TP1 PP1 CP1, micro-batch 1, seq 8192 then
+ * holds 8.03e9 x 4 B = 32.1 GB of gradients + 16.1 GB of bf16 weights + 6.0 GB of Adam
+ * states (12 B / 16 shards) + about 41 GB of activations, beyond the 80 GiB (85.9 GB) of an
+ * H100, so predict exits 3; the search once screened it with sharded gradients (65 GiB),
+ * ranked it first and printed a winner whose own memory said "fits": false. Now the
+ * search also exits 3 on it, and every plan of a wider space's top fits under predict. */
+static void
+test_stack_memory (void)
+{
+#define TT "--model llama3-8b --cluster h100-24k --gpus 16 --seq-length 8192 --gbs 16 " \
+           "--pp 1 --mbs 1 --framework torchtitan"
+  Run r = { 0 }, p = { 0 };
+  run (NULL, "predict " TT " --tp 1 --sharding zero2 --no-db", &p);
+  g_assert_cmpint (p.status, ==, 3);
+  run (NULL, "search " TT " --tp 1 --cp 1 --sharding zero2 --recompute none --dp-overlap off "
+       "--no-db", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.err, "no plan fits"));
+  run_clear (&r);
+  run_clear (&p);
+  run (NULL, "search " TT " --recompute none --top 5 --json --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonArray *top = json_object_get_array_member (object_of (parser, r.out), "top");
+  g_assert_cmpuint (json_array_get_length (top), ==, 5);
+  for (guint i = 0; i < json_array_get_length (top); i++)
+    {
+      JsonObject *t = json_array_get_object_element (top, i);
+      g_assert_true (json_object_get_boolean_member (
+        json_object_get_object_member (t, "memory"), "fits"));
+      g_autofree char *args = g_strdup_printf ("predict %s --json --no-db",
+                                               json_object_get_string_member (t, "flags"));
+      run (NULL, args, &p);
+      g_assert_cmpint (p.status, ==, 0);
+      run_clear (&p);
+    }
+  run_clear (&r);
+#undef TT
+}
+
 /* --fast is labelled heuristic in JSON and text; the exact search says "exact". */
 static void
 test_fast_mode (void)
@@ -319,6 +362,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/cli/search/json", test_json);
   g_test_add_func ("/cli/search/fast-mode", test_fast_mode);
+  g_test_add_func ("/cli/search/stack-memory", test_stack_memory);
   g_test_add_func ("/cli/search/contradiction", test_contradiction);
   g_test_add_func ("/cli/search/nothing-fits", test_nothing_fits);
   g_test_add_func ("/cli/search/did-you-mean", test_did_you_mean);
