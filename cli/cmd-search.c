@@ -31,7 +31,7 @@ enum {
   F_GPUS, F_TP, F_CP, F_PP, F_VPP, F_MBS, F_SHARDING, F_RECOMPUTE, F_SCHEDULE, F_CP_COMM,
   F_ORDER, F_SP, F_NO_SP, F_TPO, F_NO_TPO, F_DPO, F_ALLOW_X, F_TOP, F_OBJECTIVE,
   F_HEADROOM, F_JSON, F_DB, F_NO_DB, F_TRACE_BEST, F_THREADS, F_NO_PRUNE, F_FRAMEWORK,
-  F_NOTE, F_HELP, F_USE_DIST_OPT, F_FAST,
+  F_NOTE, F_HELP, F_USE_DIST_OPT, F_FAST, F_DB_TIMEOUT,
 };
 
 static const SearchFlag flags[] = {
@@ -58,6 +58,7 @@ static const SearchFlag flags[] = {
   { { "json" }, F_JSON, FALSE },
   { { "db" }, F_DB, TRUE },
   { { "no-db" }, F_NO_DB, FALSE },
+  { { "db-timeout" }, F_DB_TIMEOUT, TRUE },
   { { "trace-best" }, F_TRACE_BEST, TRUE },
   { { "threads" }, F_THREADS, TRUE },
   { { "no-prune" }, F_NO_PRUNE, FALSE },
@@ -73,6 +74,9 @@ typedef struct {
   gboolean   json, no_db, help;
   char      *db, *trace_best, *framework, *note;
   int        threads;
+  int        db_timeout_ms;   /* --db-timeout MS: the store's busy timeout */
+  char      *stack_name;      /* the --framework stack's name, for the JSON */
+  gboolean   extrapolated;    /* no fitted calibration behind the device and stack */
   gboolean   no_prune;
   gboolean   fast;         /* heuristic rules (search_spec_fast) */
   double     earlier_wall_s;  /* --fast: the first pass's wall time, when there are two */
@@ -279,6 +283,19 @@ take_flag (Opts *o, int kind, const char *name, const char *value, GError **erro
         o->threads = (int) t;
         return TRUE;
       }
+    case F_DB_TIMEOUT:
+      {
+        char *end = NULL;
+        gint64 t = g_ascii_strtoll (value, &end, 10);
+        if (end == value || *end || t < 0 || t > G_MAXINT32)
+          {
+            g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                         "--db-timeout '%s': expected milliseconds >= 0", value);
+            return FALSE;
+          }
+        o->db_timeout_ms = (int) t;
+        return TRUE;
+      }
     case F_JSON: o->json = TRUE; return TRUE;
     case F_DB: g_free (o->db); o->db = g_strdup (value); return TRUE;
     case F_NO_DB: o->no_db = TRUE; return TRUE;
@@ -305,7 +322,7 @@ find_flag (const char *name)
 static const char usage_text[] =
   "usage: tandem search [--model M] [--cluster C] --gbs B [--seq-length S] [dimensions]\n"
   "                     [--top K] [--objective O] [--memory-headroom GiB] [--json]\n"
-  "                     [--db F | --no-db] [--trace-best F] [--threads N]\n\n"
+  "                     [--db F | --no-db] [--db-timeout MS] [--trace-best F] [--threads N]\n\n"
   "Finds the fastest plans for a model, a cluster and a global batch: every split of\n"
   "tp, cp, pp, vpp, dp, micro-batch, sharding, recompute, sequence parallelism, overlaps,\n"
   "schedule and rank order, checked for memory, bounded, simulated, ranked (exact).\n\n"
@@ -425,7 +442,8 @@ comm_keys_fix (JsonObject *o, const char *member)
 }
 
 static JsonNode *
-prediction_node (const SimPrediction *p, int place, const char *flags_str)
+prediction_node (const SimPrediction *p, int place, const char *flags_str,
+                 const Opts *opts)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   sim_prediction_to_json (p, MODEL_FLOPS_PALM, b);
@@ -446,8 +464,14 @@ prediction_node (const SimPrediction *p, int place, const char *flags_str)
           comm_keys_fix (so, "exposed_comm_s");
         }
     }
+  /* the members cmd-predict.c adds to the same object */
+  json_object_set_string_member (o, "framework", opts->stack_name);
+  json_object_set_boolean_member (o, "extrapolated", opts->extrapolated);
+  /* the rule of thumb's plan is not ranked: place null */
   if (place > 0)
     json_object_set_int_member (o, "place", place);
+  else
+    json_object_set_null_member (o, "place");
   json_object_set_string_member (o, "flags", flags_str);
   return root;
 }
@@ -471,11 +495,26 @@ objective_about (SearchObjective o)
     }
 }
 
-/* The terms that separate two predictions: step time split into compute, bubble and
- * exposed communication by kind (each the mean over stages, as predict reports them). */
-static void
-print_difference (const SimPrediction *a, const SimPrediction *b)
+/* Seconds as "%.4f s", or in ms with 3 significant digits below a millisecond (a small
+ * model's terms would all print as 0.0000 s). */
+static const char *
+fmt_s (char *buf, gsize len, double s, gboolean sign)
 {
+  if (fabs (s) >= 1e-3 || s == 0)
+    g_snprintf (buf, len, sign ? "%+.4f s" : "%.4f s", s);
+  else
+    g_snprintf (buf, len, sign ? "%+.3g ms" : "%.3g ms", s * 1e3);
+  return buf;
+}
+
+/* The terms that separate two predictions: step time split into compute, bubble and
+ * exposed communication by kind (each the mean over stages, as predict reports them);
+ * for a tie on the objective, the rule that ordered them (sim/search-run.c row_cmp:
+ * lower peak memory, then lower candidate index). */
+static void
+print_difference (const Ranked *first, const Ranked *second)
+{
+  const SimPrediction *a = first->pred, *b = second->pred;
   const SimResult *ra = a->result, *rb = b->result;
   struct { const char *name; double d; } terms[2 + PROG_COMM_N];
   int n = 0;
@@ -483,9 +522,12 @@ print_difference (const SimPrediction *a, const SimPrediction *b)
   terms[n++].d = rb->compute_s - ra->compute_s;
   terms[n].name = "bubble";
   terms[n++].d = rb->bubble_fraction * rb->step_time_s - ra->bubble_fraction * ra->step_time_s;
-  static const char *const kinds[] = { "exposed tp", "exposed cp", "exposed pp",
-                                       "exposed dp" };
-  for (int k = 0; k < PROG_COMM_N && k < 4; k++)
+  static const char *const kinds[PROG_COMM_N] = {
+    [PROG_COMM_TP] = "exposed tp", [PROG_COMM_CP] = "exposed cp",
+    [PROG_COMM_EP] = "exposed ep", [PROG_COMM_PP] = "exposed pp",
+    [PROG_COMM_DP] = "exposed dp",
+  };
+  for (int k = 0; k < PROG_COMM_N; k++)
     {
       terms[n].name = kinds[k];
       terms[n++].d = rb->exposed_comm_s[k] - ra->exposed_comm_s[k];
@@ -500,10 +542,27 @@ print_difference (const SimPrediction *a, const SimPrediction *b)
           terms[j] = t;
         }
   double dstep = rb->step_time_s - ra->step_time_s;
-  printf ("\n#1 vs #2: %.4f s per step%s; the terms (#2 minus #1):", fabs (dstep),
-          dstep >= 0 ? " faster" : " slower (ranked by the objective)");
-  for (int i = 0; i < n && i < 4; i++)
-    printf ("%s %s %+.4f s", i ? "," : "", terms[i].name, terms[i].d);
+  char buf[64];
+  if (first->row->score == second->row->score)
+    {
+      if (first->row->peak_bytes != second->row->peak_bytes)
+        printf ("\n#1 vs #2: tied on the objective; #1 is first by its lower peak memory "
+                "(%s less)", cli_fmt_bytes ((double) (second->row->peak_bytes
+                                                      - first->row->peak_bytes)));
+      else
+        printf ("\n#1 vs #2: tied on the objective and on peak memory; #1 is first by its "
+                "lower candidate index");
+    }
+  else
+    printf ("\n#1 vs #2: %s per step%s", fmt_s (buf, sizeof buf, fabs (dstep), FALSE),
+            dstep >= 0 ? " faster" : " slower (ranked by the objective)");
+  int shown = 0;
+  for (int i = 0; i < n && shown < 4; i++)
+    if (fabs (terms[i].d) >= 1e-9)   /* below a nanosecond: rounding of sums, not a term */
+      printf ("%s %s %s", shown++ ? "," : "; the terms (#2 minus #1):", terms[i].name,
+              fmt_s (buf, sizeof buf, terms[i].d, TRUE));
+  if (shown == 0)
+    printf ("; no term of the step differs");
   printf ("\n  plan differences:");
   const Plan *pa = &a->plan, *pb = &b->plan;
   int diffs = 0;
@@ -618,13 +677,18 @@ print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guin
   if (recipe != NULL)
     printf ("rule  tandem predict %s\n", recipe_flags);
   if (n_top >= 2)
-    print_difference (top[0].pred, top[1].pred);
+    print_difference (&top[0], &top[1]);
   if (recipe != NULL && n_top > 0)
     {
       double a = top[0].pred->result->tokens_per_s, b = recipe->result->tokens_per_s;
       printf ("\nrule of thumb (README): %s tokens/s; the search's best: %s tokens/s "
               "(%+.1f%%)\n", cli_fmt_count ((guint64) llround (b)),
               cli_fmt_count ((guint64) llround (a)), b > 0 ? (a / b - 1) * 100 : 0.0);
+      /* the rule ignores the constraints given; the exact search cannot lose to a plan
+       * inside its space */
+      if (a < b)
+        printf ("  (the rule's plan lies outside the space searched: the constraints given%s "
+                "exclude it)\n", spec->fast ? ", or --fast's rules," : "");
     }
   else if (recipe_why != NULL)
     printf ("\nrule of thumb: %s\n", recipe_why);
@@ -709,8 +773,9 @@ on_progress (const char *phase, guint64 done, guint64 total, gpointer data)
 /* ---- store ----------------------------------------------------------------------------- */
 
 static gint64
-store_search (const char *db, const SearchSpace *space, const SearchResult *res,
-              const SimPrediction *best, const char *note, const char *extra, GError **error)
+store_search (const char *db, int timeout_ms, const SearchSpace *space,
+              const SearchResult *res, const SimPrediction *best, const char *note,
+              const char *extra, GError **error)
 {
   const SearchSpec *spec = search_space_spec (space);
   g_autofree char *plan_str = plan_to_string (&best->plan);
@@ -775,7 +840,8 @@ store_search (const char *db, const SearchSpace *space, const SearchResult *res,
       c->flags = fl;
       plan_clear (&p);
     }
-  g_autoptr (ResStore) store = res_store_open (db, error);
+  g_autoptr (ResStore) store = res_store_open_full (db, RES_OPEN_DEFAULT, (guint) timeout_ms,
+                                                    error);
   if (store == NULL)
     return -1;
   return res_store_add_search (store, &info, &m, rows, n, error);
@@ -921,6 +987,7 @@ opts_clear (Opts *o)
   g_free (o->trace_best);
   g_free (o->framework);
   g_free (o->note);
+  g_free (o->stack_name);
   plan_args_clear (&o->args);
   if (o->extra)
     g_string_free (o->extra, TRUE);
@@ -1111,10 +1178,12 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
 
   gint64 run_id = -1;
   g_autofree char *store_error = NULL;
+  g_autofree char *fallback = NULL;   /* named once: the JSON names the file written */
   const char *db = o->db ? o->db : "tandem.db";
   if (status == CLI_EXIT_OK && !o->no_db && o->json)
     {
-      run_id = store_search (db, space, result, top[0].pred, o->note, o->extra->str, &error);
+      run_id = store_search (db, o->db_timeout_ms, space, result, top[0].pred, o->note,
+                             o->extra->str, &error);
       if (run_id < 0)
         store_error = g_strdup (error->message), g_clear_error (&error);
     }
@@ -1130,12 +1199,12 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
       json_builder_set_member_name (b, "top");
       json_builder_begin_array (b);
       for (guint i = 0; i < n_top; i++)
-        json_builder_add_value (b, prediction_node (top[i].pred, (int) i + 1, top[i].flags));
+        json_builder_add_value (b, prediction_node (top[i].pred, (int) i + 1, top[i].flags, o));
       json_builder_end_array (b);
       add_counts_json (b, result);
       json_builder_set_member_name (b, "recipe");
       if (recipe)
-        json_builder_add_value (b, prediction_node (recipe, 0, recipe_flags));
+        json_builder_add_value (b, prediction_node (recipe, 0, recipe_flags, o));
       else
         json_builder_add_null_value (b);
       json_builder_set_member_name (b, "recipe_reason");
@@ -1157,9 +1226,9 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
         }
       if (store_error)
         {
-          g_autofree char *fb = fallback_path ();
+          fallback = fallback_path ();
           json_builder_set_member_name (b, "fallback_file");
-          json_builder_add_string_value (b, fb);
+          json_builder_add_string_value (b, fallback);
         }
       if (o->trace_best)
         {
@@ -1180,7 +1249,8 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
     }
   if (status == CLI_EXIT_OK && !o->no_db && !o->json)
     {
-      run_id = store_search (db, space, result, top[0].pred, o->note, o->extra->str, &error);
+      run_id = store_search (db, o->db_timeout_ms, space, result, top[0].pred, o->note,
+                             o->extra->str, &error);
       if (run_id > 0)
         printf ("stored as run %" G_GINT64_FORMAT " in %s\n", run_id, db);
       else
@@ -1188,13 +1258,16 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
     }
   if (status == CLI_EXIT_OK && store_error)
     {
-      g_autofree char *fb = fallback_path ();
-      gboolean wrote = g_file_set_contents (fb, json_text, -1, NULL);
+      if (fallback == NULL)
+        fallback = fallback_path ();
+      gboolean wrote = g_file_set_contents (fallback, json_text, -1, NULL);
       if (!o->json)
         printf ("not stored: %s; result written to %s\n", store_error,
-                wrote ? fb : "(nowhere: the fallback file failed too)");
-      status = cli_fail (CLI_EXIT_FAILURE, "the search was not stored: %s (hint: --db FILE "
-                         "elsewhere, or --no-db)", store_error);
+                wrote ? fallback : "(nowhere: the fallback file failed too)");
+      status = cli_fail (CLI_EXIT_FAILURE, "the search was not stored: %s; %s%s (hint: --db "
+                         "FILE elsewhere, or --no-db)", store_error,
+                         wrote ? "result written to " : "the fallback file failed too: ",
+                         fallback);
     }
   for (guint i = 0; i < n_top; i++)
     {
@@ -1210,6 +1283,7 @@ cli_cmd_search (int argc, char **argv)
   Opts o;
   memset (&o, 0, sizeof o);
   search_spec_init (&o.spec);
+  o.db_timeout_ms = RES_BUSY_TIMEOUT_MS;
   o.extra = g_string_new (NULL);
   int status = CLI_EXIT_OK;
   g_autoptr (GError) error = NULL;
@@ -1304,6 +1378,8 @@ cli_cmd_search (int argc, char **argv)
         goto out;
       }
     sim_cost_options_init_stack (&o.spec.sim.cost, o.spec.cluster, stack);
+    o.stack_name = g_strdup (stack->name);
+    o.extrapolated = o.spec.sim.cost.extrapolated;
     if (stack->tp_comm_overlap == FW_OPT_NO)
       {
         if (o.spec.tp_overlap_mask == 2)

@@ -6,6 +6,8 @@
 #include <glib.h>
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
+#include <glib/gstdio.h>
+#include <sqlite3.h>
 #include <string.h>
 
 #define SPACE "search --model small-llama --cluster dgx-h100-superpod --gpus 8,16 " \
@@ -22,6 +24,9 @@ run_clear (Run *r)
   g_clear_pointer (&r->out, g_free);
   g_clear_pointer (&r->err, g_free);
 }
+
+/* The working directory of the next runs (NULL: the test's own). */
+static const char *run_cwd;
 
 /* `prefix` (may be NULL: mpirun ...) then tandem and the space-separated args. */
 static void
@@ -45,6 +50,8 @@ run (const char *prefix, const char *args, Run *r)
     G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   /* containers often forbid Open MPI's cross-memory attach */
   g_subprocess_launcher_setenv (l, "OMPI_MCA_btl_vader_single_copy_mechanism", "none", FALSE);
+  if (run_cwd != NULL)
+    g_subprocess_launcher_set_cwd (l, run_cwd);
   g_autoptr (GSubprocess) proc = g_subprocess_launcher_spawnv (
     l, (const char *const *) argv->pdata, &error);
   g_assert_no_error (error);
@@ -114,9 +121,127 @@ test_json (void)
       JsonObject *po = object_of (pp, p.out);
       g_assert_cmpfloat (json_object_get_double_member (po, "step_time_s"), ==,
                          json_object_get_double_member (t, "step_time_s"));
+      /* the keys of `tandem predict --json` for that plan, plus place and flags (once
+       * without predict's framework and extrapolated) */
+      g_autoptr (GList) pk = json_object_get_members (po);
+      for (GList *l = pk; l; l = l->next)
+        if (!json_object_has_member (t, l->data))
+          g_error ("top[%u] lacks predict's key '%s'", i, (const char *) l->data);
+      g_assert_cmpuint (json_object_get_size (t), ==, json_object_get_size (po) + 2);
+      g_assert_cmpstr (json_object_get_string_member (t, "framework"), ==, "megatron-core");
       run_clear (&p);
     }
+  /* the rule of thumb's plan: the same keys, not ranked (place null) */
+  JsonObject *rec = json_object_get_object_member (o, "recipe");
+  g_assert_nonnull (rec);
+  g_assert_true (json_object_get_null_member (rec, "place"));
+  g_assert_cmpuint (json_object_get_size (rec), ==,
+                    json_object_get_size (json_array_get_object_element (top, 0)));
+  g_assert_true (JSON_NODE_HOLDS_NULL (json_object_get_member (o, "recipe_reason")));
   run_clear (&r);
+}
+
+/* Two candidates that differ only in the rank order, on one NVSwitch server (every pair
+ * of GPUs the same link, so the order moves no traffic): the same step time and the same
+ * memory, ordered by candidate index (Megatron's order is enumerated first); the line
+ * says so instead of "0.0000 s per step faster". */
+static void
+test_tie_line (void)
+{
+  Run r = { 0 };
+  run (NULL, "search --model small-llama --cluster dgx-h100-superpod --gpus 8 --seq-length 1024 "
+       "--gbs 32 --tp 1 --pp 2 --vpp 1 --cp 1 --mbs 1 --sharding none --recompute none "
+       "--schedule 1F1B --dp-overlap off --top 2 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "#1 vs #2: tied on the objective and on peak memory; #1 is "
+                                   "first by its lower candidate index; no term of the step "
+                                   "differs\n  plan differences: rank order tp-cp-ep-dp-pp vs "
+                                   "tp-cp-ep-pp-dp\n"));
+  g_assert_null (strstr (r.out, "0.0000 s per step faster"));
+  run_clear (&r);
+}
+
+static gboolean
+file_has (const char *path, const char *needle)
+{
+  g_autofree char *text = NULL;
+  return g_file_get_contents (path, &text, NULL, NULL) && strstr (text, needle) != NULL;
+}
+
+/* The store refuses (a writer holds the lock past --db-timeout; a file that is not a
+ * database): the answer is printed whole all the same, kept in the fallback file that
+ * the output names, exit 1 (docs/contracts.md). Stored, the search is a `search` run
+ * that `tandem runs` lists. */
+static void
+test_store_refused (void)
+{
+#define SMALL "search --model small-llama --cluster dgx-h100-superpod --gpus 8 " \
+              "--seq-length 1024 --gbs 32 --mbs 1,2 --top 2"
+  g_autofree char *dir = g_dir_make_tmp ("tandem-search-store-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  run_cwd = dir;
+  Run r = { 0 };
+  run (NULL, SMALL " --db t.db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "stored as run 1 in t.db\n"));
+  run_clear (&r);
+  run (NULL, "runs --db t.db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "  search  ok  "));
+  run_clear (&r);
+
+  g_autofree char *db = g_build_filename (dir, "t.db", NULL);
+  sqlite3 *h = NULL;
+  g_assert_cmpint (sqlite3_open (db, &h), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (h, "BEGIN IMMEDIATE", NULL, NULL, NULL), ==, SQLITE_OK);
+  run (NULL, SMALL " --db t.db --db-timeout 50", &r);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.out, "plans, as tandem predict flags:"));   /* printed first */
+  g_assert_nonnull (strstr (r.out, "locked by another process (waited 50 ms)"));
+  g_assert_true (g_str_has_prefix (r.err, "tandem: error: the search was not stored: "));
+  const char *w = strstr (r.out, "result written to ");
+  g_assert_nonnull (w);
+  g_autofree char *name = g_strndup (w + 18, strcspn (w + 18, "\n"));
+  g_autofree char *fb = g_build_filename (dir, name, NULL);
+  g_assert_true (file_has (fb, "\"top\""));
+  run_clear (&r);
+
+  run (NULL, SMALL " --db t.db --db-timeout 50 --json", &r);
+  g_assert_cmpint (r.status, ==, 1);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o = object_of (parser, r.out);
+  g_assert_true (json_object_get_null_member (o, "run_id"));
+  g_assert_nonnull (strstr (json_object_get_string_member (o, "store_error"), "locked"));
+  g_autofree char *fb2 = g_build_filename (dir, json_object_get_string_member (o, "fallback_file"),
+                                           NULL);
+  g_assert_true (file_has (fb2, json_object_get_string_member (o, "fallback_file")));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (o, "top")), ==, 2);
+  run_clear (&r);
+  g_assert_cmpint (sqlite3_exec (h, "ROLLBACK", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (h);
+
+  g_autofree char *bad = g_build_filename (dir, "bad.db", NULL);
+  g_assert_true (g_file_set_contents (bad, "not a database, but a file of text\n", -1, NULL));
+  run (NULL, SMALL " --db bad.db", &r);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.out, "plans, as tandem predict flags:"));
+  g_assert_nonnull (strstr (r.out, "not stored: bad.db is not a SQLite database"));
+  run_clear (&r);
+  run (NULL, SMALL " --db t.db --db-timeout -1", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  run_clear (&r);
+  run_cwd = NULL;
+
+  /* everything the runs left there, then the directory */
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *e;
+  while (d != NULL && (e = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, e, NULL);
+      g_remove (p);
+    }
+  g_rmdir (dir);
+#undef SMALL
 }
 
 /* The search's memory check is the one `tandem predict` reports, the stack's plan fields
@@ -363,6 +488,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/json", test_json);
   g_test_add_func ("/cli/search/fast-mode", test_fast_mode);
   g_test_add_func ("/cli/search/stack-memory", test_stack_memory);
+  g_test_add_func ("/cli/search/tie-line", test_tie_line);
+  g_test_add_func ("/cli/search/store-refused", test_store_refused);
   g_test_add_func ("/cli/search/contradiction", test_contradiction);
   g_test_add_func ("/cli/search/nothing-fits", test_nothing_fits);
   g_test_add_func ("/cli/search/did-you-mean", test_did_you_mean);
