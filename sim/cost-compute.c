@@ -561,10 +561,13 @@ curve_at (const double *g, double s)
 }
 
 /* The unmasked kernel's FLOP rate over the causal one's at s tokens (the causal kernel's
- * length): the stack's figures (SimCostOptions); 1 without figures. */
+ * length), forward or backward: the stack's figures (SimCostOptions); the backward
+ * without its own figures takes the forward's; 1 without figures. */
 static double
-noncausal_gain (const SimCost *c, double s)
+noncausal_gain (const SimCost *c, double s, gboolean backward)
 {
+  if (backward && c->opts.attn_noncausal_gain_bwd[0] > 0)
+    return curve_at (c->opts.attn_noncausal_gain_bwd, s);
   return curve_at (c->opts.attn_noncausal_gain, s);
 }
 
@@ -609,7 +612,8 @@ attention_fused_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean ba
   eff *= head_dim_factor (c, (double) MAX (op->head_dim, op->head_dim_v), len, backward);
   const double sh = op->causal ? op->noncausal_share : 0.0;
   if (sh > 0)
-    eff /= (1.0 - sh) + sh / noncausal_gain (c, op->kernel_s > 0 ? len : (double) op->s_q);
+    eff /= (1.0 - sh) + sh / noncausal_gain (c, op->kernel_s > 0 ? len : (double) op->s_q,
+                                             backward);
   const double mma = roofline (c, flops, c->peak_flops[d] * eff, bytes);
   return MAX (mma, exp_s);
 }

@@ -203,8 +203,7 @@ static const CalibRow calib_rows[] = {
  * 638/579, 646/602, 648/616; FlashAttention-2 309/191, 350/260, 362/298, 368/319,
  * 370/333, 370/335; Triton 323/146, 372/273, 389/323, 389/353, 392/369, 395/378 TFLOP/s
  * (V, read off the figure's bar labels). The causal kernel loses on the diagonal blocks, half masked, and on the
- * uneven work of its rows. The paper gives no causal backward; the backward takes the
- * forward's ratio (D: the same diagonal blocks). XLA takes FlashAttention-2's (U). */
+ * uneven work of its rows. XLA takes FlashAttention-2's (U). */
 static const double NONCAUSAL_GAIN_CUDNN[6] = { 497.0 / 315, 574.0 / 410, 617.0 / 484,
                                                 609.0 / 518, 600.0 / 529, 595.0 / 539 };
 static const double NONCAUSAL_GAIN_FA3[6] = { 467.0 / 292, 565.0 / 423, 625.0 / 521,
@@ -214,10 +213,56 @@ static const double NONCAUSAL_GAIN_FA2[6] = { 309.0 / 191, 350.0 / 260, 362.0 / 
 static const double NONCAUSAL_GAIN_TRITON[6] = { 323.0 / 146, 372.0 / 273, 389.0 / 323,
                                                  389.0 / 353, 392.0 / 369, 395.0 / 378 };
 
+/* The same gain for the BACKWARD kernel (a context-parallel ring step's backward runs
+ * unmasked: sim/cost-compute.c). The FlashAttention-3 paper has no causal backward panel
+ * and the FlashAttention-2 paper's backward figures (A100, arXiv 2307.08691 Fig. 6) are
+ * not transcribed here. Published runs that time both masks in one run, BF16, head dim
+ * 128 (no head-dim-64 pair was found; the gain is taken for every head dim, as the
+ * forward's), each FLOP count of a causal run halved:
+ *   FlashAttention-2 and -3: Dao-AILab/flash-attention PR #1791 (hopper/benchmark_attn.py
+ *     on H100, batch 2 x 8K, 16 heads: Fig. 5's shape), two builds. FA2 backward no mask
+ *     over causal 290.6 / 287.1 = 1.0122 and 288.9 / 289.1 = 0.9993, mean 1.00575 (its
+ *     forwards 369.9 / 284.1 = 1.302 and 371.1 / 281.4 = 1.319); FA3 backward 553.9 /
+ *     531.6 = 1.0420 (forward 659.1 / 630.0 = 1.046). FA2's backward walks K/V column
+ *     blocks with the mask on the diagonal block of each and loses almost nothing to it;
+ *     its causal backward, 287.1 / 289.1, also matches the causal figure derived below
+ *     (ATTN_LEN_BWD_FA2, 286.2 at 8K), so only the no-mask side departs from the
+ *     forward's ratio. Measured at Fig. 5's shape, these are the 8K points; other lengths
+ *     keep the measured share r of the forward's loss at 8K (D/U: one length):
+ *     g_bwd = 1 + r (g_fwd - 1), FA2 r = 0.00575 / (370/333 - 1) = 0.05175: 1.0320,
+ *     1.0179, 1.0111, 1.0079, 1.0057, 1.0054 at 512 .. 16K; FA3 r = 0.0420 / (646/602 -
+ *     1) = 0.5739: 1.3440, 1.1927, 1.1146, 1.0585, 1.0419, 1.0298.
+ *   cuDNN: NVIDIA cudnn-frontend benchmark/sdpa_benchmark_training results
+ *     h200_919_only_cudnn/llama3.1_20260227_034703.csv (H200, cuDNN 9.19.1, batch 1,
+ *     64 query / 8 KV heads): backward no_mask over top_left TFLOP/s 504/370 at 2K,
+ *     560/474 at 4K, 594/541 at 8K, 612/579 at 16K; forward 633/484, 671/591, 691/644,
+ *     702/673. At 64 heads the causal loss is smaller than at Fig. 5's 16 (more tiles per
+ *     wave: the CSV's forward gains 1.308 .. 1.043 against Fig. 5's 1.275 .. 1.104), so
+ *     the CSV gives the backward's gain over the forward's at the same shape, 1.0415,
+ *     1.0406, 1.0233, 1.0133 at 2K .. 16K (the 2K ratio held at 512 and 1K, U), on
+ *     Fig. 5's forward gains: 1.6433, 1.4581, 1.3277, 1.2234, 1.1606, 1.1186.
+ *   Triton and XLA take FlashAttention-2's backward (U; Triton's backward curves are
+ *     FA2's as well). */
+#define FA2_BWD_GAIN_8K ((290.6 / 287.1 + 288.9 / 289.1) / 2.0)
+#define FA2_BWD_GAIN(fwd) (1.0 + (FA2_BWD_GAIN_8K - 1.0) / (370.0 / 333 - 1.0) * ((fwd) - 1.0))
+#define FA3_BWD_GAIN(fwd) (1.0 + (553.9 / 531.6 - 1.0) / (646.0 / 602 - 1.0) * ((fwd) - 1.0))
+#define CUDNN_BWD_OVER_FWD_2K ((504.0 / 370) / (633.0 / 484))
+static const double NONCAUSAL_GAIN_BWD_CUDNN[6] = {
+  497.0 / 315 * CUDNN_BWD_OVER_FWD_2K, 574.0 / 410 * CUDNN_BWD_OVER_FWD_2K,
+  617.0 / 484 * CUDNN_BWD_OVER_FWD_2K, 609.0 / 518 * (560.0 / 474) / (671.0 / 591),
+  600.0 / 529 * (594.0 / 541) / (691.0 / 644), 595.0 / 539 * (612.0 / 579) / (702.0 / 673) };
+static const double NONCAUSAL_GAIN_BWD_FA3[6] = {
+  FA3_BWD_GAIN (467.0 / 292), FA3_BWD_GAIN (565.0 / 423), FA3_BWD_GAIN (625.0 / 521),
+  FA3_BWD_GAIN (638.0 / 579), FA3_BWD_GAIN (646.0 / 602), FA3_BWD_GAIN (648.0 / 616) };
+static const double NONCAUSAL_GAIN_BWD_FA2[6] = {
+  FA2_BWD_GAIN (309.0 / 191), FA2_BWD_GAIN (350.0 / 260), FA2_BWD_GAIN (362.0 / 298),
+  FA2_BWD_GAIN (368.0 / 319), FA2_BWD_GAIN (370.0 / 333), FA2_BWD_GAIN (370.0 / 335) };
+
 static void
-set_noncausal_gain (SimCostOptions *o, const double *gain)
+set_noncausal_gain (SimCostOptions *o, const double *gain, const double *gain_bwd)
 {
   memcpy (o->attn_noncausal_gain, gain, sizeof o->attn_noncausal_gain);
+  memcpy (o->attn_noncausal_gain_bwd, gain_bwd, sizeof o->attn_noncausal_gain_bwd);
 }
 
 /* The kernel's FLOP rate by length. Shah et al. 2024 (FlashAttention-3, arXiv 2407.08608)
@@ -231,8 +276,10 @@ set_noncausal_gain (SimCostOptions *o, const double *gain)
  *   backward, no mask (Fig. 6b): cuDNN 305 408 465 499 518 516; FA3 316 424 501 542 559
  *     561; FA2 214 260 291 310 318 322 (no Triton, no causal panel).
  * The causal backward is the figure's backward over the forward's no-mask gain at the
- * same length (D: the backward walks the same blocks, and the masked diagonal costs it
- * what it costs the forward; the NONCAUSAL_GAIN assumption): cuDNN 193.3 291.4 364.8
+ * same length (D: the backward walks the same blocks; for FlashAttention-2 the measured
+ * causal backward, 287.1 and 289.1 at 8K in flash-attention PR #1791, confirms the 286.2
+ * below, though its no-mask backward ran 290.6, not Fig. 6b's 318: NONCAUSAL_GAIN_BWD_*
+ * above carry the backward's own gain to the ring steps): cuDNN 193.3 291.4 364.8
  * 424.4 456.7 467.4 (305 x 315 / 497, ...); FA3 197.6 317.4 417.6 491.9 520.9 533.3;
  * FA2 132.3 193.1 239.6 268.7 286.2 291.5. Triton's backward takes FA2's shape (U).
  * What rises with length is the causal kernel's: its masked diagonal blocks are a
@@ -469,11 +516,18 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
       }
   switch (stack->attention)
     {
-    case FW_ATTN_CUDNN: set_noncausal_gain (o, NONCAUSAL_GAIN_CUDNN); break;
-    case FW_ATTN_FLASH3: set_noncausal_gain (o, NONCAUSAL_GAIN_FA3); break;
-    case FW_ATTN_TRITON: set_noncausal_gain (o, NONCAUSAL_GAIN_TRITON); break;
-    case FW_ATTN_UNFUSED: memset (o->attn_noncausal_gain, 0, sizeof o->attn_noncausal_gain); break;
-    default: set_noncausal_gain (o, NONCAUSAL_GAIN_FA2); break;
+    case FW_ATTN_CUDNN:
+      set_noncausal_gain (o, NONCAUSAL_GAIN_CUDNN, NONCAUSAL_GAIN_BWD_CUDNN);
+      break;
+    case FW_ATTN_FLASH3: set_noncausal_gain (o, NONCAUSAL_GAIN_FA3, NONCAUSAL_GAIN_BWD_FA3); break;
+    case FW_ATTN_TRITON:
+      set_noncausal_gain (o, NONCAUSAL_GAIN_TRITON, NONCAUSAL_GAIN_BWD_FA2);
+      break;
+    case FW_ATTN_UNFUSED:
+      memset (o->attn_noncausal_gain, 0, sizeof o->attn_noncausal_gain);
+      memset (o->attn_noncausal_gain_bwd, 0, sizeof o->attn_noncausal_gain_bwd);
+      break;
+    default: set_noncausal_gain (o, NONCAUSAL_GAIN_FA2, NONCAUSAL_GAIN_BWD_FA2); break;
     }
 
   /* per-kernel overhead, fusion and the FP8 recipe */
@@ -604,17 +658,17 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
     case ARCH_HOPPER:
       o->attn_fwd_efficiency = ATTN_FWD_HOPPER;
       o->attn_bwd_efficiency = ATTN_BWD_HOPPER;
-      set_noncausal_gain (o, NONCAUSAL_GAIN_FA3);
+      set_noncausal_gain (o, NONCAUSAL_GAIN_FA3, NONCAUSAL_GAIN_BWD_FA3);
       break;
     case ARCH_AMPERE:
       o->attn_fwd_efficiency = ATTN_FWD_AMPERE;
       o->attn_bwd_efficiency = ATTN_BWD_AMPERE;
-      set_noncausal_gain (o, NONCAUSAL_GAIN_FA2);
+      set_noncausal_gain (o, NONCAUSAL_GAIN_FA2, NONCAUSAL_GAIN_BWD_FA2);
       break;
     default:
       o->attn_fwd_efficiency = o->gemm_efficiency * ATTN_FWD_OVER_GEMM;
       o->attn_bwd_efficiency = o->gemm_efficiency * ATTN_BWD_OVER_GEMM;
-      set_noncausal_gain (o, NONCAUSAL_GAIN_FA3);
+      set_noncausal_gain (o, NONCAUSAL_GAIN_FA3, NONCAUSAL_GAIN_BWD_FA3);
       break;
     }
   /* the delta rule's Triton kernels: the FA2 class (see the stack case) */

@@ -119,7 +119,9 @@ typedef struct {
   double   attn_noncausal_gain[6]; /* the kernel without the causal mask over the causal
                                      one, FLOP rate, at 512, 1K, 2K, 4K, 8K and 16K tokens
                                      (the stack's
-                                     kernel class; cost.c); {0} = no gain */
+                                     kernel class; cost.c); {0} = no gain; forward */
+  double   attn_noncausal_gain_bwd[6]; /* the same for the backward kernel (cost.c
+                                     NONCAUSAL_GAIN_BWD_*); {0} = the forward's */
   double   attn_len_fwd[6];       /* the causal kernel's FLOP rate at 512, 1K, 2K, 4K, 8K
                                      and 16K tokens (ModelOp kernel_s) over its rate at
                                      the length the efficiencies above hold (the stack's

@@ -488,8 +488,9 @@ test_attention (Fixture *f, gconstpointer data)
  * unmasked at 646/602: x (1/2 + 1/2 x 602/646) = x 0.965944 -> 1.78908 ms, + 4 us =
  * 1.79308 ms. The SFU's 32 x 8192 x 16384 exps take 1.1113 ms, below. At cp 8 with
  * 32768 queries (past 16K: the 16K figure held) 7/8 unmasked: x (1/8 + 7/8 x 616/648) =
- * x 0.956790. The backward takes the same ratio (its 2.5x FLOPs at 0.45). Shorter
- * blocks take the figure's points below 4K (FA3 565/423 at 1K, 625/521 at 2K). */
+ * x 0.956790. The backward (its 2.5x FLOPs at 0.45) takes FA3's backward gain, at 8K
+ * the measured 553.9/531.6 (flash-attention PR #1791; sim/cost.c NONCAUSAL_GAIN_BWD_FA3).
+ * Shorter blocks take the figure's points below 4K (FA3 565/423 at 1K, 625/521 at 2K). */
 static void
 test_attention_ring (Fixture *f, gconstpointer data)
 {
@@ -507,7 +508,7 @@ test_attention_ring (Fixture *f, gconstpointer data)
   ModelOp bwd = op;
   bwd.fwd_flops *= 2.5;
   assert_rel (sim_cost_op_s (c, &bwd, TOPO_DTYPE_BF16, TRUE),
-              bwd.fwd_flops / (989.4e12 * 0.45) * (0.5 + 0.5 * 602.0 / 646.0) + 4e-6, 1e-12);
+              bwd.fwd_flops / (989.4e12 * 0.45) * (0.5 + 0.5 * 531.6 / 553.9) + 4e-6, 1e-12);
   op.s_q = 32768;
   op.s_kv = 262144;
   op.fwd_flops = 4.0 * 32768.0 * 262144.0 * 32 * 128 / 2;
@@ -531,6 +532,79 @@ test_attention_ring (Fixture *f, gconstpointer data)
   op.fwd_flops = 4.0 * 32768.0 * 262144.0 * 32 * 128;
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
               op.fwd_flops / (989.4e12 * 0.60) + 4e-6, 1e-12);
+}
+
+/* A ring step's unmasked BACKWARD against the causal backward (sim/cost.c
+ * NONCAUSAL_GAIN_BWD_*): the backward's own figure, not the forward's.
+ * torchtitan (FlashAttention-2 class) on H100, the Llama 3 8B core at kernel_s 8192
+ * (backward 2.5 x 5.49756e11 = 1.37439e12 FLOPs, 4 us per kernel):
+ *   causal backward: 0.315 x 0.65 of 989.4e12 (the cuDNN fit x FA2_OVER_FA3_BWD) x
+ *     286.2/291.5 (ATTN_LEN_BWD_FA2 at 8K over 16K) = 198.90 TFLOP/s -> 6.91008 ms
+ *     + 4 us; the exps (32 x 8192 x 8193 / 2 at 4.18e12/s, 0.257 ms) stay below;
+ *   unmasked: flash-attention PR #1791 (H100, batch 2 x 8K, 16 heads, head dim 128)
+ *     times the FA2 backward at 290.6 vs 287.1 and 288.9 vs 289.1 TFLOP/s without and
+ *     with the mask: gain (1.01219 + 0.99931) / 2 = 1.00575, where the forward gains
+ *     370/333 = 1.11111 (FA3 paper Fig. 5). All of it unmasked (noncausal_share 1):
+ *     6.91008 / 1.00575 = 6.87058 ms + 4 us; 7/8 of it: x (1/8 + 7/8 / 1.00575) =
+ *     x 0.994998 -> 6.87552 ms + 4 us. The forward keeps its own 370/333.
+ *   The old rule (the forward's gain for the backward) gave x (1/8 + 7/8 x 333/370) =
+ *     x 0.9125, 8.3% less time: 6.30545 ms + 4 us.
+ * megatron-core (cuDNN class) at kernel_s 4096, fully unmasked: the backward's gain is
+ * Fig. 5's forward 609/518 times the backward-over-forward gain that NVIDIA's
+ * cudnn-frontend H200 Llama 3.1 run measures at 4K, (560/474) / (671/591) = 1.04057:
+ * 1.17568 x 1.04057 = 1.22338; causal backward 1.37439e12 / (989.4e12 x 0.315) =
+ * 4.40989 ms (the 4K anchor) -> 3.60467 ms + 1 us. */
+static void
+test_attention_ring_backward (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) tt = fw_stack_load_preset ("torchtitan", &error);
+  g_assert_no_error (error);
+  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
+  g_assert_no_error (error);
+  SimCostOptions ot;
+  sim_cost_options_init_stack (&ot, f->h100, tt);
+  g_autoptr (SimCost) ct = sim_cost_new (f->h100, NULL, &ot);
+  ModelOp bwd = llama3_8b_attn_core ();
+  bwd.kernel_s = 8192;
+  bwd.fwd_flops *= 2.5;
+  const double causal = bwd.fwd_flops / (989.4e12 * 0.315 * 0.65 * 286.2 / 291.5);
+  assert_rel (causal, 6.91008e-3, 1e-5);
+  assert_rel (sim_cost_op_s (ct, &bwd, TOPO_DTYPE_BF16, TRUE), causal + 4e-6, 1e-9);
+  const double gain = (290.6 / 287.1 + 288.9 / 289.1) / 2.0;
+  assert_rel (gain, 1.00575, 1e-5);
+  bwd.noncausal_share = 1.0;
+  assert_rel (sim_cost_op_s (ct, &bwd, TOPO_DTYPE_BF16, TRUE), causal / gain + 4e-6, 1e-9);
+  assert_rel (sim_cost_op_s (ct, &bwd, TOPO_DTYPE_BF16, TRUE), 6.87458e-3, 1e-5);
+  bwd.noncausal_share = 7.0 / 8.0;
+  assert_rel (sim_cost_op_s (ct, &bwd, TOPO_DTYPE_BF16, TRUE),
+              causal * (0.125 + 0.875 / gain) + 4e-6, 1e-9);
+  assert_rel (sim_cost_op_s (ct, &bwd, TOPO_DTYPE_BF16, TRUE), 6.87952e-3, 1e-5);
+  /* not the forward's ratio any more */
+  g_assert_cmpfloat (sim_cost_op_s (ct, &bwd, TOPO_DTYPE_BF16, TRUE), >,
+                     causal * (0.125 + 0.875 * 333.0 / 370.0) * 1.08);
+  /* the forward's own: 370/333 at 8K */
+  ModelOp fwd = llama3_8b_attn_core ();
+  fwd.kernel_s = 8192;
+  const double causal_f = fwd.fwd_flops / (989.4e12 * 0.4235 * 0.58 * 333.0 / 335.0);
+  fwd.noncausal_share = 7.0 / 8.0;
+  assert_rel (sim_cost_op_s (ct, &fwd, TOPO_DTYPE_BF16, FALSE),
+              causal_f * (0.125 + 0.875 * 333.0 / 370.0) + 4e-6, 1e-9);
+
+  SimCostOptions om;
+  sim_cost_options_init_stack (&om, f->h100, mc);
+  g_autoptr (SimCost) cm = sim_cost_new (f->h100, NULL, &om);
+  ModelOp cb = llama3_8b_attn_core ();
+  cb.kernel_s = 4096;
+  cb.fwd_flops *= 2.5;
+  const double causal_c = cb.fwd_flops / (989.4e12 * 0.315);
+  assert_rel (causal_c, 4.40989e-3, 1e-5);
+  assert_rel (sim_cost_op_s (cm, &cb, TOPO_DTYPE_BF16, TRUE), causal_c + 1e-6, 1e-9);
+  cb.noncausal_share = 1.0;
+  const double gain_c = 609.0 / 518 * (560.0 / 474) / (671.0 / 591);
+  assert_rel (gain_c, 1.22338, 1e-5);
+  assert_rel (sim_cost_op_s (cm, &cb, TOPO_DTYPE_BF16, TRUE), causal_c / gain_c + 1e-6, 1e-9);
+  assert_rel (sim_cost_op_s (cm, &cb, TOPO_DTYPE_BF16, TRUE), 3.60567e-3, 1e-5);
 }
 
 /* The attention kernel's rate by length (sim/cost.c ATTN_LEN_*, FlashAttention-3 paper
@@ -1301,6 +1375,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/attention-unfused", test_attention_unfused);
   ADD ("/sim/cost/attention-exp", test_attention_exp);
   ADD ("/sim/cost/attention-ring", test_attention_ring);
+  ADD ("/sim/cost/attention-ring-backward", test_attention_ring_backward);
   ADD ("/sim/cost/attention-length", test_attention_length);
   ADD ("/sim/cost/attention-head-dim", test_attention_head_dim);
   ADD ("/sim/cost/attention-window", test_attention_window);
