@@ -13,6 +13,7 @@
 #include "results/store.h"
 #include "sim/search.h"
 #include "frameworks/stack.h"
+#include "util/output.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -747,10 +748,14 @@ add_counts_json (JsonBuilder *b, const SearchResult *res)
 
 /* ---- progress ------------------------------------------------------------------------- */
 
+/* One line per phase, rewritten in place (\r) and closed once when the phase is done: the
+ * library may report a phase's end twice (the last chunk, then the phase's own end). */
 typedef struct {
   gint64 t0;
-  const char *phase;
+  char  *phase;
   gint64 phase_t0;
+  gboolean open;        /* a line on stderr without its newline */
+  gboolean phase_done;  /* this phase's last line printed */
 } Progress;
 
 static void
@@ -758,16 +763,43 @@ on_progress (const char *phase, guint64 done, guint64 total, gpointer data)
 {
   Progress *pr = data;
   gint64 now = g_get_monotonic_time ();
-  if (pr->phase != phase)
-    pr->phase = phase, pr->phase_t0 = now;
+  if (g_strcmp0 (pr->phase, phase) != 0)
+    {
+      if (pr->open)
+        fputc ('\n', stderr);
+      g_free (pr->phase);
+      pr->phase = g_strdup (phase);
+      pr->phase_t0 = now, pr->open = FALSE, pr->phase_done = FALSE;
+    }
+  if (pr->phase_done)
+    return;
   double el = (double) (now - pr->phase_t0) / 1e6;
-  double rate = el > 0 ? (double) done / el : 0;
-  double eta = rate > 0 ? (double) (total - done) / rate : 0;
-  fprintf (stderr, "\r%s: %" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT " candidates, %.0f/s, "
-           "ETA %.0f s   ", phase, done, total, rate, eta);
+  char tail[64];
+  /* a rate from under 0.2 s or no candidate is noise: none rather than "0/s, ETA 0 s" */
   if (done >= total)
+    g_snprintf (tail, sizeof tail, "done in %.1f s", el);
+  else if (done > 0 && el >= 0.2)
+    g_snprintf (tail, sizeof tail, "%.0f/s, ETA %.0f s", (double) done / el,
+                (double) (total - done) / ((double) done / el));
+  else
+    g_snprintf (tail, sizeof tail, "ETA -");
+  g_autofree char *d = g_strdup (cli_fmt_count (done));
+  fprintf (stderr, "\r%s: %s / %s candidates, %s   ", phase, d, cli_fmt_count (total), tail);
+  pr->open = done < total;
+  pr->phase_done = done >= total;
+  if (pr->phase_done)
     fputc ('\n', stderr);
   fflush (stderr);
+}
+
+/* Closes a line left open (a phase that ended without its last report). */
+static void
+progress_end (Progress *pr)
+{
+  if (pr->open)
+    fputc ('\n', stderr);
+  pr->open = FALSE;
+  g_clear_pointer (&pr->phase, g_free);
 }
 
 /* ---- store ----------------------------------------------------------------------------- */
@@ -1017,7 +1049,7 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
       ro.threads = MAX (1, (int) g_get_num_processors () / per_node);
     }
   ro.no_prune = o->no_prune;
-  Progress pr = { g_get_monotonic_time (), NULL, 0 };
+  Progress pr = { g_get_monotonic_time (), NULL, 0, FALSE, FALSE };
   if (mpi_rank == 0 && isatty (STDERR_FILENO))
     {
       ro.progress = on_progress;
@@ -1029,6 +1061,7 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
     res = search_run (space, &ro, &error);
   else
     res = search_result_new ();
+  progress_end (&pr);
   if (res == NULL)
     return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
 #if HAVE_MPI
@@ -1132,6 +1165,7 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
   guint n_top = result->top->len;
   g_autofree Ranked *top = g_new0 (Ranked, n_top);
   int status = CLI_EXIT_OK;
+  gboolean trace_failed = FALSE;   /* the answer is printed all the same, then exit 1 */
   for (guint i = 0; i < n_top && status == CLI_EXIT_OK; i++)
     {
       const SearchRow *row = &g_array_index (result->rows, SearchRow,
@@ -1153,9 +1187,15 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
           c.coord[PLAN_AXIS_PP] = s;
           ranks[s] = plan_layout_rank_of (p->layout, &c);
         }
-      if (!prog_trace_write (p->program, p->result->times, ranks, "predicted", o->trace_best,
-                             &error))
-        status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+      /* with the memory counters, as predict --trace writes it */
+      if (!prog_trace_write_memory (p->program, p->result->times, ranks, "predicted",
+                                    &p->memory, o->trace_best, &error))
+        {
+          /* the path was checked before: losing the trace must not lose the answer */
+          cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+          g_clear_error (&error);
+          trace_failed = TRUE;
+        }
     }
 
   /* the rule of thumb at the best plan's size */
@@ -1230,7 +1270,7 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
           json_builder_set_member_name (b, "fallback_file");
           json_builder_add_string_value (b, fallback);
         }
-      if (o->trace_best)
+      if (o->trace_best && !trace_failed)
         {
           json_builder_set_member_name (b, "trace");
           json_builder_add_string_value (b, o->trace_best);
@@ -1245,7 +1285,7 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
         puts (json_text);
       else
         print_text (space, result, top, n_top, recipe, recipe_flags, recipe_why,
-                    o->trace_best);
+                    trace_failed ? NULL : o->trace_best);
     }
   if (status == CLI_EXIT_OK && !o->no_db && !o->json)
     {
@@ -1269,6 +1309,8 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
                          wrote ? "result written to " : "the fallback file failed too: ",
                          fallback);
     }
+  if (status == CLI_EXIT_OK && trace_failed)
+    status = CLI_EXIT_FAILURE;
   for (guint i = 0; i < n_top; i++)
     {
       sim_prediction_free (top[i].pred);
@@ -1422,6 +1464,19 @@ cli_cmd_search (int argc, char **argv)
         g_string_append (o.extra, q);
       }
   }
+
+  /* every output checked before the work (as predict does): the trace path, a place for
+   * the result should the store refuse it */
+  if (o.trace_best && !util_output_check (o.trace_best, &error))
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "--trace-best: %s", error->message);
+      goto out;
+    }
+  if (!o.no_db && !cli_fallback_check (&error))
+    {
+      status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+      goto out;
+    }
 
 #if HAVE_MPI
   if (mpi_size_from_env () > 1)

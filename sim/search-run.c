@@ -494,6 +494,7 @@ search_run (const SearchSpace *s, const SearchRunOptions *opts, GError **error)
   for (int t = 0; t < threads; t++)
     g_thread_pool_push (pool, GINT_TO_POINTER (t + 1), NULL);
   g_thread_pool_free (pool, FALSE, TRUE);
+  progress (&run, "simulating", run.fits->len, run.fits->len, TRUE);
   if (run.error != NULL)
     {
       g_propagate_error (error, run.error);

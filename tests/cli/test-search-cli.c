@@ -9,6 +9,10 @@
 #include <glib/gstdio.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pty.h>
+#include <unistd.h>
 
 #define SPACE "search --model small-llama --cluster dgx-h100-superpod --gpus 8,16 " \
               "--seq-length 1024 --gbs 32 --mbs 1,2 --top 3 --json --no-db"
@@ -77,6 +81,7 @@ test_json (void)
   Run r = { 0 };
   run (NULL, SPACE, &r);
   g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");     /* stderr is not a terminal: no progress line */
   g_autoptr (JsonParser) parser = json_parser_new ();
   JsonObject *o = object_of (parser, r.out);
   JsonObject *c = json_object_get_object_member (o, "counts");
@@ -161,11 +166,118 @@ test_tie_line (void)
   run_clear (&r);
 }
 
+static guint
+count_of (const char *text, const char *needle)
+{
+  guint n = 0;
+  for (const char *p = strstr (text, needle); p; p = strstr (p + 1, needle))
+    n++;
+  return n;
+}
+
+/* stderr on a terminal (a pseudo-terminal here): one line per phase, rewritten in place,
+ * whose last state (N / N candidates, done) is printed once and ends the line; the small
+ * space has 6,990 candidates. */
+static void
+test_progress_tty (void)
+{
+  int master = -1, slave = -1;
+  if (openpty (&master, &slave, NULL, NULL, NULL) != 0)
+    {
+      g_test_skip ("no pseudo-terminal here");
+      return;
+    }
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_subprocess_launcher_take_stderr_fd (l, slave);
+  g_auto (GStrv) words = g_strsplit (SPACE, " ", -1);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (char *) g_getenv ("TANDEM_EXE"));
+  for (int i = 0; words[i]; i++)
+    g_ptr_array_add (argv, words[i]);
+  g_ptr_array_add (argv, NULL);
+  g_autoptr (GSubprocess) proc = g_subprocess_launcher_spawnv (
+    l, (const char *const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  g_clear_object (&l);            /* closes our copy of the slave side */
+  g_autofree char *out = NULL;
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_successful (proc));
+  /* what the terminal got (a few hundred bytes: the pty's buffer holds it all) */
+  g_autoptr (GString) tty = g_string_new (NULL);
+  fcntl (master, F_SETFL, O_NONBLOCK);
+  char buf[4096];
+  ssize_t k;
+  while ((k = read (master, buf, sizeof buf)) > 0)
+    g_string_append_len (tty, buf, k);
+  close (master);
+  g_assert_cmpuint (count_of (tty->str, "screening: 6,990 / 6,990 candidates, done in "), ==, 1);
+  g_assert_cmpuint (count_of (tty->str, "simulating: "), >=, 1);
+  g_assert_null (strstr (tty->str, "0/s, ETA 0 s"));
+  /* every phase's line is closed: the last byte ends a line (the pty writes \r\n) */
+  g_assert_true (g_str_has_suffix (tty->str, "\n"));
+}
+
 static gboolean
 file_has (const char *path, const char *needle)
 {
   g_autofree char *text = NULL;
   return g_file_get_contents (path, &text, NULL, NULL) && strstr (text, needle) != NULL;
+}
+
+/* --trace-best: the winner's timeline (with predict's memory counters); a path that cannot
+ * be written is refused before the search (exit 2, nothing on stdout); a write that fails
+ * after the check (/dev/full: accepted as a device, then "no space") loses the trace, not
+ * the answer: printed whole, exit 1. */
+static void
+test_trace_best (void)
+{
+#define TINY "search --model small-llama --cluster dgx-h100-superpod --gpus 8 " \
+             "--seq-length 1024 --gbs 32 --mbs 1 --top 2 --no-db --trace-best "
+  g_autofree char *dir = g_dir_make_tmp ("tandem-search-trace-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "best.json", NULL);
+  g_autofree char *args = g_strconcat (TINY, path, NULL);
+  Run r = { 0 };
+  run (NULL, args, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autofree char *line = g_strdup_printf ("trace of #1: %s (open in ui.perfetto.dev)\n", path);
+  g_assert_true (g_str_has_suffix (r.out, line));
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  JsonArray *ev = json_object_get_array_member (
+    json_node_get_object (json_parser_get_root (parser)), "traceEvents");
+  guint spans = 0, counters = 0;
+  for (guint i = 0; i < json_array_get_length (ev); i++)
+    {
+      const char *ph = json_object_get_string_member (json_array_get_object_element (ev, i),
+                                                      "ph");
+      spans += g_strcmp0 (ph, "X") == 0;
+      counters += g_strcmp0 (ph, "C") == 0;
+    }
+  g_assert_cmpuint (spans, >, 0);
+  g_assert_cmpuint (counters, >, 0);
+  run_clear (&r);
+  g_remove (path);
+  g_rmdir (dir);
+
+  run (NULL, TINY "/nonexistent-tandem-dir/best.json", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_true (g_str_has_prefix (r.err, "tandem: error: --trace-best: "));
+  run_clear (&r);
+
+  if (g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      run (NULL, TINY "/dev/full", &r);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_nonnull (strstr (r.out, "plans, as tandem predict flags:"));
+      g_assert_null (strstr (r.out, "trace of #1"));
+      g_assert_nonnull (strstr (r.err, "cannot write trace"));
+      run_clear (&r);
+    }
+#undef TINY
 }
 
 /* The store refuses (a writer holds the lock past --db-timeout; a file that is not a
@@ -489,6 +601,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/fast-mode", test_fast_mode);
   g_test_add_func ("/cli/search/stack-memory", test_stack_memory);
   g_test_add_func ("/cli/search/tie-line", test_tie_line);
+  g_test_add_func ("/cli/search/progress-tty", test_progress_tty);
+  g_test_add_func ("/cli/search/trace-best", test_trace_best);
   g_test_add_func ("/cli/search/store-refused", test_store_refused);
   g_test_add_func ("/cli/search/contradiction", test_contradiction);
   g_test_add_func ("/cli/search/nothing-fits", test_nothing_fits);
