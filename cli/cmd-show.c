@@ -1,6 +1,7 @@
 /* cli/cmd-show.c - `tandem show model|cluster|framework NAME|FILE [--json]`, `tandem show conventions`. */
 #include "cli/cli.h"
 #include "cli/cli-table.h"
+#include "sim/cost.h"
 
 #include <stdio.h>
 
@@ -463,6 +464,19 @@ show_cluster (const char *name, gboolean json)
       D ("mxfp8_gemm_ratio", d->mxfp8_gemm_ratio);
       I ("nics_per_device", c->nics_per_device);
       D ("nic_Bps", c->nic_Bps);
+      /* the SMs communication kernels hold beside compute (sim/cost.c: sources) */
+      SimCostOptions co;
+      sim_cost_options_init (&co, c);
+      json_builder_set_member_name (b, "comm_kernel_sms");
+      json_builder_begin_object (b);
+      D ("nccl_nvlink", co.nccl_ctas_nvlink);
+      D ("nccl_nvls", co.nccl_ctas_nvls);
+      D ("nccl_net", co.nccl_ctas_net);
+      D ("nccl_net_1ppn", co.nccl_ctas_net_1ppn);
+      D ("nccl_p2p_nvlink", co.nccl_p2p_ctas_nvlink);
+      D ("nccl_p2p_net", co.nccl_p2p_ctas_net);
+      D ("deepep", co.ep_comm_sms);
+      json_builder_end_object (b);
       json_builder_end_object (b);
       json_builder_set_member_name (b, "levels");
       json_builder_begin_array (b);
@@ -500,6 +514,14 @@ show_cluster (const char *name, gboolean json)
           no_bf16 ? "FP16 (no BF16)" : "BF16", cli_fmt_bytes (d->hbm_bytes),
           cli_fmt_si (d->hbm_Bps, "B/s"), d->sms, c->nics_per_device,
           cli_fmt_si (c->nic_Bps * 8, "b/s"));
+  SimCostOptions co;
+  sim_cost_options_init (&co, c);
+  if (co.nccl_ctas_nvlink > 0)
+    printf ("comm kernels hold SMs beside compute (NCCL CTAs): %g in a server's ring, %g "
+            "NVLS, %g across servers (%g with one GPU a server), %g / %g all-to-all in / "
+            "across servers, %g DeepEP\n", co.nccl_ctas_nvlink, co.nccl_ctas_nvls,
+            co.nccl_ctas_net, co.nccl_ctas_net_1ppn, co.nccl_p2p_ctas_nvlink,
+            co.nccl_p2p_ctas_net, co.ep_comm_sms);
   /* cli-table: a level name from a user's cluster file may be of any length */
   g_autoptr (CliTable) lt = cli_table_new ();
   cli_table_add_column (lt, "level", CLI_ALIGN_LEFT);
@@ -605,6 +627,11 @@ show_framework (const char *name, gboolean json)
   ROW ("kernel_overhead_us", us);
   ROW ("tp_comm_overlap", fw_avail_name (s->tp_comm_overlap));
   ROW ("async_tp", fw_avail_name (s->async_tp));
+  g_autofree char *tpsms = s->tp_overlap_ag_sms >= 0 || s->tp_overlap_rs_sms >= 0
+                             ? g_strdup_printf ("AG %g RS %g", MAX (s->tp_overlap_ag_sms, 0),
+                                                MAX (s->tp_overlap_rs_sms, 0))
+                             : g_strdup ("nccl");
+  ROW ("tp_overlap_sms", tpsms);
   ROW ("tp_grad_reduce_scatter", s->tp_grad_rs_after_block ? "after_block" : "overlapped");
   ROW ("pp_schedule_runtime", s->pp_lockstep ? "lockstep" : "dataflow");
   ROW ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");

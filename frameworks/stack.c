@@ -145,8 +145,9 @@ get_obj (JsonObject *obj, const char *key, const Where *w, GError **error, gbool
 static const char *const top_keys[] = {
   "name", "description", "attention", "fusion", "compile", "kernel_overhead_us", "tp_comm_overlap",
   "async_tp", "tp_grad_reduce_scatter", "pp_schedule_runtime", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "fsdp", "fp8", "defaults",
-  "moe", "cp", "sources", NULL,
+  "moe", "cp", "tp_overlap_sms", "sources", NULL,
 };
+static const char *const tp_sms_keys[] = { "all_gather", "reduce_scatter", NULL };
 static const char *const cp_keys[] = { "merge", "kv_heads", NULL };
 static const char *const cp_merge_names[] = { "none", "fp32_per_step", NULL };
 static const char *const cp_kv_names[] = { "grouped", "repeated", NULL };
@@ -192,6 +193,9 @@ init_defaults (FwStack *s)
   s->fusion = FW_FUSION_FUSED;
   s->tp_comm_overlap = FW_OPT_NO;
   s->async_tp = FW_OPT_NO;
+  /* not stated: TP-comm overlap pieces run on NCCL's kernels (sim_cost_coll_sms) */
+  s->tp_overlap_ag_sms = -1;
+  s->tp_overlap_rs_sms = -1;
   s->moe_shared_expert_overlap = FW_OPT_NO;
   s->fsdp_reshard_after_forward = TRUE;
   s->fsdp_reshard_under_pp = TRUE;
@@ -450,6 +454,20 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       s->cp_ring_merge = mg == 1;
       s->cp_kv_repeated = kvr == 1;
     }
+  sub = get_obj (o, "tp_overlap_sms", &w, error, &ok);
+  if (!ok)
+    return NULL;
+  if (sub != NULL)
+    {
+      Where ws = { source, "tp_overlap_sms" };
+      double ag = s->tp_overlap_ag_sms, rs = s->tp_overlap_rs_sms;
+      if (!check_keys (sub, tp_sms_keys, &ws, error)
+          || !get_num (sub, "all_gather", 0, 1024, &ag, FALSE, &ws, error)
+          || !get_num (sub, "reduce_scatter", 0, 1024, &rs, FALSE, &ws, error))
+        return NULL;
+      s->tp_overlap_ag_sms = ag;
+      s->tp_overlap_rs_sms = rs;
+    }
   sub = get_obj (o, "defaults", &w, error, &ok);
   if (!ok)
     return NULL;
@@ -666,6 +684,16 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   D ("kernel_overhead_us", s->kernel_overhead_s * 1e6);
   S ("tp_comm_overlap", fw_avail_name (s->tp_comm_overlap));
   S ("async_tp", fw_avail_name (s->async_tp));
+  if (s->tp_overlap_ag_sms >= 0 || s->tp_overlap_rs_sms >= 0)
+    {
+      json_builder_set_member_name (b, "tp_overlap_sms");
+      json_builder_begin_object (b);
+      if (s->tp_overlap_ag_sms >= 0)
+        D ("all_gather", s->tp_overlap_ag_sms);
+      if (s->tp_overlap_rs_sms >= 0)
+        D ("reduce_scatter", s->tp_overlap_rs_sms);
+      json_builder_end_object (b);
+    }
   S ("tp_grad_reduce_scatter", tp_grad_rs_names[s->tp_grad_rs_after_block ? 1 : 0]);
   S ("pp_schedule_runtime", pp_runtime_names[s->pp_lockstep ? 1 : 0]);
   S ("moe_shared_expert_overlap", fw_avail_name (s->moe_shared_expert_overlap));

@@ -121,6 +121,10 @@ typedef struct {
   double        kernel_overhead_s;      /* host + launch cost of one kernel as issued */
   FwAvail       tp_comm_overlap;
   FwAvail       async_tp;
+  double        tp_overlap_ag_sms;      /* SMs the stack's TP-comm overlap kernels hold
+                                         * beside its GEMMs, all-gather and reduce-scatter
+                                         * ("tp_overlap_sms"; -1 not stated: NCCL's) */
+  double        tp_overlap_rs_sms;
   gboolean      pp_lockstep;            /* the interleaved pipeline schedule runs as a table
                                          * of time steps: a rank waits each step's sends and
                                          * receives before its next compute, so it moves in

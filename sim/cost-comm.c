@@ -369,3 +369,56 @@ sim_cost_p2p_s (const SimCost *c, guint64 dev_a, guint64 dev_b, double bytes)
     return curve_time (c->p2p_curve[l], PLAN_COLL_SEND_RECV, 2, bytes) * c->cpu_time_scale;
   return c->opts.coll_base_latency_s + c->p2p_alpha_s[l] + bytes / c->p2p_Bps[l];
 }
+
+/* ---- SMs held by communication kernels ------------------------------------------------ */
+
+static int
+sms_round (const SimCost *c, double ctas)
+{
+  if (c->sms == 0 || c->opts.free_comm || !(ctas > 0))
+    return 0;
+  return (int) MIN (lround (ctas), (long) c->sms - 1);
+}
+
+int
+sim_cost_coll_sms (const SimCost *c, PlanColl coll, PlanAxis axis, gboolean tp_overlap)
+{
+  g_return_val_if_fail (c != NULL && (guint) coll < PLAN_COLL_N, 0);
+  const SimCostGroup *g = group_of (c, axis);
+  if (g == NULL || g->n <= 1)
+    return 0;
+  const SimCostOptions *o = &c->opts;
+  /* a TP chunk the stack overlaps with its GEMM runs the stack's own kernels
+   * (userbuffers), not NCCL's, where the stack says so (>= 0) */
+  const double tpo = coll == PLAN_COLL_REDUCE_SCATTER ? o->tp_overlap_rs_sms
+                                                      : o->tp_overlap_ag_sms;
+  if (tp_overlap && axis == PLAN_AXIS_TP && tpo >= 0)
+    return sms_round (c, tpo);
+  if (uses_nvls (g, coll))
+    return sms_round (c, o->nccl_ctas_nvls);
+  /* an all-to-all and the CP ring pass are grouped sends and receives: NCCL's p2p
+   * channels */
+  const gboolean p2p = coll == PLAN_COLL_ALL_TO_ALL || coll == PLAN_COLL_SEND_RECV;
+  if (g->span == 0)
+    return sms_round (c, p2p ? o->nccl_p2p_ctas_nvlink : o->nccl_ctas_nvlink);
+  if (p2p)
+    return sms_round (c, o->nccl_p2p_ctas_net);
+  return sms_round (c, g->per_server > 1 ? o->nccl_ctas_net : o->nccl_ctas_net_1ppn);
+}
+
+double
+sim_cost_sms_slowdown (const SimCost *c, int held)
+{
+  g_return_val_if_fail (c != NULL, 0.0);
+  if (c->sms == 0 || held <= 0)
+    return 0.0;
+  const double h = MIN ((double) held, (double) c->sms - 1);
+  return h / ((double) c->sms - h);
+}
+
+int
+sim_cost_ep_sms (const SimCost *c)
+{
+  g_return_val_if_fail (c != NULL, 0);
+  return sms_round (c, c->opts.ep_comm_sms);
+}

@@ -140,8 +140,6 @@ static const DeviceRow device_rows[] = {
  *   traffic   memory-bound ops move this many times their fused minimum of bytes at the
  *             achieved HBM bandwidth (what the roofline misses: dependent launches, tails,
  *             fp32 statistics); bound [1, 3];
- *   slowdown  compute slowed while NCCL kernels share the SMs; bound [0, 0.15]; fitted
- *             on Hopper only, Ampere takes the documented default;
  *   small_k   k at which a GEMM loses half its efficiency to prologue and epilogue;
  *             bound [32, 2048].
  * Framework effects are not here: attention kernels, fusion and per-kernel overhead come
@@ -153,8 +151,8 @@ static const DeviceRow device_rows[] = {
  * it takes Hopper's fractions and its predictions say "extrapolated". */
 typedef struct {
   Arch   arch;
-  double gemm, gemm_fp8, traffic, slowdown, small_k_half;
-  double gemm_max, gemm_fp8_max, traffic_max, slowdown_max, small_k_min;  /* bounds */
+  double gemm, gemm_fp8, traffic, small_k_half;
+  double gemm_max, gemm_fp8_max, traffic_max, small_k_min;  /* bounds */
 } CalibRow;
 
 static const CalibRow calib_rows[] = {
@@ -163,20 +161,17 @@ static const CalibRow calib_rows[] = {
    * small_k_half 32 sits on its bound with a flat optimum (48: 4.597%, 32: 4.601%, 64:
    * 4.634%), kept at 32 because 48 raises the H100 leave-one-source-out MAPE (5.19% ->
    * 5.32%, tools/loso.py). Both are reported at their bounds (tools/knob_bounds.py).
-   * comm_compute_slowdown sits on its lower bound 0: the fit's optimum, 0.00175, is flat
-   * down to it (H100 MAPE 4.832% at 0.00175, 4.831% at 0; held-out rows 10.0% at both),
-   * so these rows cannot tell a slowdown under 0.2% from none, and 0 is reported at its
-   * bound. The fitted 0.00175 was not harmless elsewhere: its per-period drift of a
-   * fraction of a microsecond kept uneven 1F1B pipelines (Llama-3 405B 7 + 14 x 8 + 7 at
-   * 256 micro-batches) from repeating exactly within the step, so they were simulated
-   * whole (469,262 events, against 174,892 at 0; sim/simulate.c's steady state). */
-  { ARCH_HOPPER, 0.7847 / 0.803, 0.61 / 0.709, 3.0, 0.0, 32,
-    1.0, 1.0, 3.0, 0.15, 32 },
-  /* Ampere comm_compute_slowdown is not fitted: the documented default (0.10, above).
-   * The fitted 0.0125 gave A100 MAPE 5.66% in-sample and 8.02% leave-one-source-out
-   * (tools/loso.py, README grid); the default gives 5.56% and 7.30%. */
-  { ARCH_AMPERE, 0.7718 / 0.869, 0.0, 1.0, DEFAULT_COMM_COMPUTE_SLOWDOWN, 288,
-    1.0, 1.0, 3.0, 0.15, 32 },
+   * Compute beside communication kernels is no knob here: it runs on the SMs those
+   * kernels leave (sim_cost_coll_sms, sourced CTA counts in
+   * sim_cost_options_init_documented). The fitted comm_compute_slowdown it replaces sat
+   * at its bound 0 on Hopper (H100 MAPE 4.831% at 0, 4.832% at the optimum 0.00175) and
+   * took the documented 0.10 on Ampere; a drifting slowdown kept uneven 1F1B pipelines
+   * (Llama-3 405B 7 + 14 x 8 + 7 at 256 micro-batches) from repeating exactly, so they
+   * were simulated whole (sim/simulate.c's steady state). */
+  { ARCH_HOPPER, 0.7847 / 0.803, 0.61 / 0.709, 3.0, 32,
+    1.0, 1.0, 3.0, 32 },
+  { ARCH_AMPERE, 0.7718 / 0.869, 0.0, 1.0, 288,
+    1.0, 1.0, 3.0, 32 },
 };
 
 /* Attention kernel efficiency as a fraction of the device's BF16 MAMF (gemm_efficiency
@@ -458,9 +453,12 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
       if (cal->gemm_fp8 > 0)
         o->gemm_fp8_efficiency = (stack->fp8_kernel_rate ? cal->gemm : cal->gemm_fp8) * mamf_fp8;
       o->mem_traffic_factor = cal->traffic;
-      o->comm_compute_slowdown = cal->slowdown;
       o->small_k_half = cal->small_k_half;
     }
+
+  /* the SMs its TP-comm overlap kernels hold (frameworks/presets "tp_overlap_sms") */
+  o->tp_overlap_ag_sms = stack->tp_overlap_ag_sms;
+  o->tp_overlap_rs_sms = stack->tp_overlap_rs_sms;
 
   /* the stack's attention kernel on this architecture */
   double fwd = 0, bwd = 0;
@@ -624,10 +622,6 @@ sim_cost_knobs_at_bound (const TopoCluster *cluster)
   if (cal->traffic >= cal->traffic_max)
     g_ptr_array_add (out, g_strdup_printf ("mem_traffic_factor=%.3g (bound %.3g)", cal->traffic,
                                            cal->traffic_max));
-  if (cal->slowdown >= cal->slowdown_max || cal->slowdown <= 0)
-    g_ptr_array_add (out, g_strdup_printf ("comm_compute_slowdown=%.3g (bound %.3g)",
-                                           cal->slowdown,
-                                           cal->slowdown <= 0 ? 0.0 : cal->slowdown_max));
   if (cal->small_k_half <= cal->small_k_min)
     g_ptr_array_add (out, g_strdup_printf ("small_k_half=%.3g (bound %.3g)", cal->small_k_half,
                                            cal->small_k_min));
@@ -700,6 +694,49 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
    * moe_a2a_overlap.md) reserves 20 SMs and sees about 20% of GEMM efficiency lost
    * beside it: 20 of an H100's 132 SMs leave 112, 1/0.848 = 1.18x */
   o->ep_comm_sms = 20;
+  /* NCCL runs one CTA per channel, and a CTA holds its SM for the kernel's life ("NCCL
+   * CTAs won't share an SM with compute kernels", NCCL issue #689, quoted in #1656).
+   * Channels NCCL sets up (NCCL 2.19-2.2x, src/graph/search.cc ncclTopoDupChannels and
+   * src/graph/connect.cc ncclTopoPostset; MAXCHANNELS 32):
+   *   nvlink 24: one H100 server's ring finds 12 search channels over NVSwitch and
+   *     duplicates them to 24 (NCCL issue #1367, NCCL 2.19.3, 8 x H100); an FSDP
+   *     all-gather beside a GEMM on H100 launches 24 CTAs (NVIDIA developer forum,
+   *     "Compute-communication overlap causes severe GEMM performance degradation",
+   *     2025, Nsight Systems) [S];
+   *   nvls 16: NCCL_NVLS_NCHANNELS defaults to 16 (src/transport/nvls.cc) [S];
+   *   net 16: 3 H100 servers x 8 GPUs with 8 NICs run 16 ring channels ("Channel 00/16",
+   *     NCCL issue #1453 log) [S];
+   *   net_1ppn 4: one GPU a server (a DP group across servers): its one NIC carries one
+   *     48 GB/s search channel (sm90 inter speeds start at 48, the GPU's PCIe path is
+   *     48), ncclTopoDupChannels doubles it to 2 at 24 GB/s and ncclTopoPostset doubles
+   *     the channels again to 4; the sm90 rule "4 compute channels per search channel on
+   *     <8 PPN" needs a ring bandwidth above 45 GB/s a channel, so it does not apply
+   *     [D from the code; no log at hand];
+   *   p2p_net 2 (an all-to-all or CP ring pass across servers, NCCL's grouped sends and
+   *     receives): NCCL_NCHANNELS_PER_NET_PEER defaults to 2 (src/graph/paths.cc; "2 p2p
+   *     channels per peer" in the H20 log of NCCL issue #1189) [S];
+   *   p2p_nvlink 24 (the same over NVLink): taken as the NVLink ring's channels [U: NCCL
+   *     sizes per-peer p2p channels from the NVLink bandwidth; no H100 log at hand].
+   * Pipeline sends hold none in the simulator (sim/simulate.c program_setup: why). Sourced on
+   * H100; other NVIDIA GPUs take the same channels (U). Other vendors' libraries (RCCL,
+   * XLA, Neuron) are not modelled: 0, and they keep comm_compute_slowdown's default. */
+  const gboolean nccl = dev != NULL && dev->sms > 1 && dev->vendor != NULL
+                        && g_ascii_strcasecmp (dev->vendor, "nvidia") == 0;
+  o->nccl_ctas_nvlink = nccl ? 24 : 0;
+  o->nccl_ctas_nvls = nccl ? 16 : 0;
+  o->nccl_ctas_net = nccl ? 16 : 0;
+  o->nccl_ctas_net_1ppn = nccl ? 4 : 0;
+  o->nccl_p2p_ctas_nvlink = nccl ? 24 : 0;
+  o->nccl_p2p_ctas_net = nccl ? 2 : 0;
+  /* where the SMs model the kernels beside the compute, comm_compute_slowdown stays for
+   * what they do not cover (HBM and L2 shared with them) at 0: Hopper's fit of it ended
+   * at its bound 0 (above), and the documented 0.10 quoted the effect the SMs now give */
+  if (nccl)
+    o->comm_compute_slowdown = 0.0;
+  /* TP-comm overlap: the stack's kernels (frameworks/presets "tp_overlap_sms"); a stack
+   * that does not say runs NCCL's (-1) */
+  o->tp_overlap_ag_sms = -1;
+  o->tp_overlap_rs_sms = -1;
   o->nvlink_efficiency = DEFAULT_NVLINK_EFFICIENCY;
   o->net_efficiency = DEFAULT_NET_EFFICIENCY;
   o->coll_base_latency_s = DEFAULT_COLL_BASE_S;
@@ -890,6 +927,10 @@ static const CostOptionInfo option_info[] = {
   { "tile_m", G_STRUCT_OFFSET (SimCostOptions, tile_m), 'i', 1, 4096 },
   { "tile_n", G_STRUCT_OFFSET (SimCostOptions, tile_n), 'i', 1, 4096 },
   D (small_k_half, 0, 1e6), D (comm_compute_slowdown, 0, 10), D (ep_comm_sms, 0, 4096),
+  D (nccl_ctas_nvlink, 0, 4096), D (nccl_ctas_nvls, 0, 4096), D (nccl_ctas_net, 0, 4096),
+  D (nccl_ctas_net_1ppn, 0, 4096), D (nccl_p2p_ctas_nvlink, 0, 4096),
+  D (nccl_p2p_ctas_net, 0, 4096), D (tp_overlap_ag_sms, -1, 4096),
+  D (tp_overlap_rs_sms, -1, 4096),
   D (nvlink_efficiency, 0.01, 1), D (net_efficiency, 0.01, 1),
   D (coll_base_latency_s, 0, 1), D (nvls_latency_s, 0, 1),
   D (elementwise_passes, 0.1, 100), D (fp8_cast_passes, 0, 20),

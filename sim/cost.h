@@ -150,6 +150,17 @@ typedef struct {
                                      hold while they run (Megatron-Core
                                      --moe-deepep-num-sms, default 20); compute beside
                                      them runs on the rest (sim_cost_ep_compute_slowdown) */
+  /* SMs (CTAs) a communication kernel holds while it runs; compute that starts beside
+   * such kernels runs on the SMs they leave (sim_cost_coll_sms, sim/simulate.c). NCCL
+   * runs one CTA per channel (sim/cost.c, sim_cost_options_init_documented: sources) */
+  double   nccl_ctas_nvlink;      /* ring/tree collective inside one NVLink domain */
+  double   nccl_ctas_nvls;        /* NVLS (NVLink SHARP) all-reduce */
+  double   nccl_ctas_net;         /* collective across servers, several members a server */
+  double   nccl_ctas_net_1ppn;    /* collective across servers, one member a server */
+  double   nccl_p2p_ctas_nvlink;  /* an all-to-all or CP ring pass over NVLink */
+  double   nccl_p2p_ctas_net;     /* an all-to-all or CP ring pass across servers */
+  double   tp_overlap_ag_sms;     /* TP-comm overlap (the stack's userbuffers): all-gather */
+  double   tp_overlap_rs_sms;     /* TP-comm overlap: reduce-scatter */
   /* communication */
   double   nvlink_efficiency;     /* achieved fraction of level-0 bw when busbw not given */
   double   net_efficiency;        /* achieved fraction of NIC bw when busbw not given */
@@ -358,6 +369,16 @@ double sim_cost_gemm_efficiency (const SimCost *c, guint64 m, guint64 n, guint64
  * size column (plan/collective.h). PLAN_COLL_SEND_RECV here is one ring step between
  * neighbours of the group (e.g. a CP ring pass). */
 double sim_cost_coll_s (const SimCost *c, PlanColl coll, PlanAxis axis, double bytes);
+/* The SMs a collective's kernel holds on each member while it runs (CTAs: NCCL runs one
+ * per channel): by the group's span, members per server and algorithm; `tp_overlap`: a
+ * chunk of a TP collective that the stack overlaps with its GEMM (userbuffers). 0 where
+ * the device's SM count is unknown or communication is free. */
+int    sim_cost_coll_sms (const SimCost *c, PlanColl coll, PlanAxis axis, gboolean tp_overlap);
+/* The SMs the flex dispatcher's all-to-all kernels (DeepEP's) hold: ep_comm_sms. */
+int    sim_cost_ep_sms (const SimCost *c);
+/* The slowdown of a compute kernel that starts while communication kernels hold `held`
+ * of the device's SMs: held / (SMs - held), the compute keeping one SM at least. */
+double sim_cost_sms_slowdown (const SimCost *c, int held);
 /* A point-to-point transfer between two devices (PP send/recv). */
 double sim_cost_p2p_s  (const SimCost *c, guint64 dev_a, guint64 dev_b, double bytes);
 /* AdamW over `params` local parameters, memory-bound: 30 bytes per parameter (fp32

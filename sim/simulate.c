@@ -9,7 +9,11 @@
 /* Per task, packed so that starting or finishing a task touches one cache line. */
 typedef struct {
   SimTime base_ps;       /* duration before any slowdown, in picoseconds */
-  SimTime slow_ps;       /* a compute task's duration next to a communication kernel */
+  union {
+    SimTime slow_ps;     /* compute: its duration next to a communication kernel */
+    guint32 sms;         /* communication kernel: the SMs it holds while it runs
+                          * (sim_cost_coll_sms, sim_cost_p2p_sms) */
+  };
   gint32  pending;       /* dependencies not done */
   guint32 next;          /* the next task of its stream, G_MAXUINT32 none */
   guint16 stage;
@@ -93,9 +97,11 @@ typedef struct {
                                     * the rest follow through SimHot.next */
   SimDur            *block_s;      /* cost of each block, s = -1: not yet */
   int               *comm_active;  /* per stage: communication tasks running */
-  int               *ep_active;    /* per stage: flex (DeepEP) all-to-all kernels running,
-                                    * which hold SMs (NULL: no such kernels) */
-  double             ep_slow;      /* 1 + the compute slowdown beside them */
+  int               *sms_held;     /* per stage: SMs the running communication kernels
+                                    * hold (NULL: the device's SM count is unknown) */
+  SimTime           *run_end;      /* per (stage, stream): when its running communication
+                                    * kernel (or fused chain of them) ends */
+  guint32           *run_sms;      /* ... and the SMs it holds until then (0: none) */
   SimTaskTime       *times;
   guint              n_done;
   GArray            *coll_cache;   /* CollCache */
@@ -375,6 +381,48 @@ schedule_done (Sim *sim, guint32 id, SimTime delay)
   heap_push (sim, k);
 }
 
+/* A compute kernel of `base` picoseconds alone that starts now on `stage` while
+ * communication kernels there hold SMs: it runs on the SMs they leave, at 1 / (1 +
+ * sim_cost_sms_slowdown (held)) of its rate, until each ends (their ends are known when
+ * they start: a communication task's duration does not depend on the stage), then
+ * faster, and alone after the last. Kernels that start after it do not slow it: its CTAs
+ * already hold the SMs. The rule for several kernels at once: their SMs add up (each
+ * holds its own CTAs' SMs, none of which a compute CTA shares). */
+static SimTime
+sms_shared_delay (const Sim *sim, guint stage, SimTime base)
+{
+  SimTime end[PROG_STREAM_N];
+  int sms[PROG_STREAM_N], n = 0, held = 0;
+  for (int k = 0; k < PROG_STREAM_N; k++)
+    {
+      guint32 slot = (guint32) stage * PROG_STREAM_N + (guint32) k;
+      if (sim->run_sms[slot] == 0 || sim->run_end[slot] <= sim->now)
+        continue;
+      /* insertion by end time (a handful of streams) */
+      int i = n++;
+      for (; i > 0 && end[i - 1] > sim->run_end[slot]; i--)
+        end[i] = end[i - 1], sms[i] = sms[i - 1];
+      end[i] = sim->run_end[slot];
+      sms[i] = (int) sim->run_sms[slot];
+      held += sms[i];
+    }
+  /* in picoseconds from now, so that the same state later gives the same duration to
+   * the picosecond (the steady state compares periods exactly) */
+  double work = (double) base;    /* picoseconds of it at the full rate still to run */
+  SimTime at = 0;                 /* whole picoseconds from now, at the last kernel end */
+  for (int i = 0; i < n && work > 0; i++)
+    {
+      const double rate = 1.0 / (1.0 + sim_cost_sms_slowdown (sim->cost, held));
+      const SimTime span = end[i] - sim->now - at;
+      if (work <= (double) span * rate)
+        return at + (SimTime) llround (work / rate);
+      work -= (double) span * rate;
+      at += span;
+      held -= sms[i];
+    }
+  return at + (SimTime) llround (work);
+}
+
 static void
 try_start (Sim *sim, guint32 id)
 {
@@ -389,9 +437,9 @@ try_start (Sim *sim, guint32 id)
       /* compute kernels slowed by communication kernels sharing the SMs and HBM */
       if (sim->comm_active[h->stage] > 0)
         delay = h->slow_ps;
-      /* and by DeepEP's kernels, which keep their SMs (sim_cost_ep_compute_slowdown) */
-      if (sim->ep_active != NULL && sim->ep_active[h->stage] > 0)
-        delay = MAX (delay, (SimTime) llround ((double) h->base_ps * sim->ep_slow));
+      /* and by the SMs those kernels hold: the compute runs on the rest until they end */
+      if (sim->sms_held != NULL && sim->sms_held[h->stage] > 0)
+        delay = MAX (delay, sms_shared_delay (sim, h->stage, h->base_ps));
     }
   else if (h->recv)
     {
@@ -404,8 +452,8 @@ try_start (Sim *sim, guint32 id)
   else if (h->kernel)
     {
       sim->comm_active[h->stage]++;
-      if (sim->ep_active != NULL && h->what == PROG_COMM_EP)
-        sim->ep_active[h->stage]++;
+      if (sim->sms_held != NULL)
+        sim->sms_held[h->stage] += (int) h->sms;
       h->state = 3;
     }
   sim->times[id].start_s = start;
@@ -434,6 +482,13 @@ try_start (Sim *sim, guint32 id)
           id = x;
           h = xh;
         }
+      if (h->state == 3 && h->sms > 0)
+        {
+          /* the kernel (and the chain after it, which holds the same SMs) ends then */
+          guint32 slot = (guint32) h->stage * PROG_STREAM_N + prog_task (sim->prog, id)->stream;
+          sim->run_end[slot] = end;
+          sim->run_sms[slot] = h->sms;
+        }
       heap_push (sim, key_make (end, ((guint64) sim->seq++ << 32) | id));
       return;
     }
@@ -448,8 +503,11 @@ on_done (Sim *sim, guint32 id)
   if (h->state == 3)
     {
       sim->comm_active[h->stage]--;
-      if (sim->ep_active != NULL && h->what == PROG_COMM_EP)
-        sim->ep_active[h->stage]--;
+      if (sim->sms_held != NULL && h->sms > 0)
+        {
+          sim->sms_held[h->stage] -= (int) h->sms;
+          sim->run_sms[(guint32) h->stage * PROG_STREAM_N + prog_task (sim->prog, id)->stream] = 0;
+        }
     }
   h->state = 2;
   sim->times[id].end_s = now;
@@ -652,6 +710,28 @@ program_setup (Sim *sim)
     sim->block_s[i].s = -1;
   sim->coll_cache = g_array_new (FALSE, FALSE, sizeof (CollCache));
   sim->p2p_cache = g_array_new (FALSE, FALSE, sizeof (P2pCache));
+  /* the SMs a collective's kernel holds, by [EP comm][collective][axis]: NCCL's channels
+   * (sim_cost_coll_sms); the TP collectives the plan overlaps with their GEMMs run the
+   * stack's kernels; the flex dispatcher's (DeepEP's normal kernels) keep ep_comm_sms.
+   * A pipeline send holds none here, though NCCL runs it on its p2p channels (2 CTAs to a
+   * peer over the network, 1.5% of an H100): the slowdown it gives depends on where the
+   * sends fall in the compute, which in a pipeline with uneven stages shifts a little
+   * every period, so the timeline never repeats exactly and the steady state
+   * (sim/predict.c) cannot extend it (Llama-3 405B 7 + 14 x 8 + 7: 469,262 events in
+   * place of 86,374) */
+  int coll_sms[2][PLAN_COLL_N][PLAN_AXIS_N_GROUPS] = { { { 0 } } };
+  const gboolean sms_known = sim->cost != NULL && sim_cost_sms_slowdown (sim->cost, 1) > 0;
+  if (sms_known)
+    {
+      const gboolean flex = prog->moe.experts > 0 && prog->moe.dispatcher == PLAN_MOE_FLEX;
+      for (int k = 0; k < PLAN_COLL_N; k++)
+        for (int a = 0; a < PLAN_AXIS_N_GROUPS; a++)
+          {
+            coll_sms[0][k][a] = sim_cost_coll_sms (sim->cost, (PlanColl) k, (PlanAxis) a,
+                                                   prog->plan.tp_comm_overlap);
+            coll_sms[1][k][a] = flex ? sim_cost_ep_sms (sim->cost) : coll_sms[0][k][a];
+          }
+    }
   g_autofree guint32 *stream_last = g_new (guint32, n_slots);
   for (int i = 0; i < n_slots; i++)
     stream_last[i] = sim->stream_first[i] = G_MAXUINT32;
@@ -680,8 +760,12 @@ program_setup (Sim *sim)
       sim->what[i] = h->what;
       const SimDur *d = task_base_duration (sim, t);
       h->base_ps = d->ps;
-      h->slow_ps = d->slow_ps;
       h->kernel = d->s > 0;
+      if (h->what < 0)
+        h->slow_ps = d->slow_ps;
+      else
+        h->sms = !h->kernel || t->kind != PROG_TASK_COLL ? 0
+                 : (guint32) coll_sms[t->comm == PROG_COMM_EP][t->coll][t->axis];
       /* a fusable chain (try_start): a communication task (not a RECV, whose start is the
        * SEND's) after one of the same kernel-ness; `fuse` holds its dependencies on that
        * one until the loop below checks that nothing else waits for it */
@@ -697,7 +781,7 @@ program_setup (Sim *sim)
           SimHot *ph = &sim->hot[prev];
           ph->next = i;
           if (h->what >= 0 && !h->recv && ph->what >= 0 && !ph->recv
-              && ph->kernel == h->kernel)
+              && ph->kernel == h->kernel && ph->sms == h->sms)
             {
               guint32 on_prev = 0;
               for (guint32 k = 0; k < t->n_deps; k++)
@@ -727,15 +811,11 @@ program_setup (Sim *sim)
         sim->hot[x].fuse = SIM_NO_FUSE;
     }
   sim->comm_active = g_new0 (int, prog->n_stages);
-  /* the flex dispatcher's all-to-alls (DeepEP's normal kernels) keep ep_comm_sms of the
-   * SMs while they run: the compute beside them runs on the rest */
-  double ep_slow = prog->moe.experts > 0 && prog->moe.dispatcher == PLAN_MOE_FLEX
-                   && sim->cost != NULL && !sim->opts->cost.free_comm
-                     ? sim_cost_ep_compute_slowdown (sim->cost) : 0.0;
-  if (ep_slow > 0)
+  if (sms_known)
     {
-      sim->ep_active = g_new0 (int, prog->n_stages);
-      sim->ep_slow = 1.0 + ep_slow;
+      sim->sms_held = g_new0 (int, prog->n_stages);
+      sim->run_end = g_new0 (SimTime, n_slots);
+      sim->run_sms = g_new0 (guint32, n_slots);
     }
   sim->times = g_new (SimTaskTime, n);
   util_advise_hugepages (sim->times, sizeof (SimTaskTime) * n);
@@ -798,7 +878,9 @@ sim_clear (Sim *sim)
   g_free (sim->stream_first);
   g_free (sim->block_s);
   g_free (sim->comm_active);
-  g_free (sim->ep_active);
+  g_free (sim->sms_held);
+  g_free (sim->run_end);
+  g_free (sim->run_sms);
   g_free (sim->times);
 }
 

@@ -71,6 +71,46 @@ make_cost (const TopoCluster *cluster, const PlanLayout *layout, gboolean nvls)
   return sim_cost_new (cluster, layout, &o);
 }
 
+/* The SMs a collective's kernel holds (sim_cost_coll_sms): NCCL's channels by where the
+ * group lies (sim/cost.c: 24 for a ring in one H100 server, 16 NVLS, 16 across servers
+ * with 8 members a server, 4 with one), the stack's kernels for a TP piece it overlaps
+ * (TE userbuffers: 16 for a reduce-scatter, 0 for the copy-engine all-gather). Compute
+ * beside k held SMs of 132 runs k / (132 - k) longer: 24 -> 24/108 = 2/9. */
+static void
+test_comm_sms (Fixture *f, gconstpointer data)
+{
+  /* TP 8 in a server, DP 8 across servers with one member a server (tp-dp order) */
+  g_autoptr (PlanLayout) l1 = make_layout (f->h100, 8, 8, 1, NULL);
+  SimCostOptions o;
+  sim_cost_options_init_documented (&o, f->h100);
+  o.use_nvls = FALSE;
+  g_autoptr (SimCost) c = sim_cost_new (f->h100, l1, &o);
+  g_assert_cmpint (sim_cost_coll_sms (c, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_TP, FALSE), ==, 24);
+  g_assert_cmpint (sim_cost_coll_sms (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, FALSE), ==, 24);
+  g_assert_cmpint (sim_cost_coll_sms (c, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_DP, FALSE), ==, 4);
+  /* not stated by the stack (-1): a TP piece runs NCCL's kernel */
+  g_assert_cmpint (sim_cost_coll_sms (c, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_TP, TRUE), ==, 24);
+  g_assert_cmpfloat_with_epsilon (sim_cost_sms_slowdown (c, 24), 2.0 / 9.0, 1e-15);
+  g_assert_cmpfloat (sim_cost_sms_slowdown (c, 0), ==, 0);
+  /* the compute keeps one SM at least: 200 held of 132 counts as 131 */
+  g_assert_cmpfloat (sim_cost_sms_slowdown (c, 200), ==, 131.0);
+  o.use_nvls = TRUE;
+  o.tp_overlap_ag_sms = 0;
+  o.tp_overlap_rs_sms = 16;
+  g_autoptr (SimCost) cn = sim_cost_new (f->h100, l1, &o);
+  g_assert_cmpint (sim_cost_coll_sms (cn, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, FALSE), ==, 16);
+  g_assert_cmpint (sim_cost_coll_sms (cn, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_TP, TRUE), ==, 16);
+  g_assert_cmpint (sim_cost_coll_sms (cn, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP, TRUE), ==, 0);
+  /* DP 16 over two servers, 8 members a server (TP 1) */
+  g_autoptr (PlanLayout) l2 = make_layout (f->h100, 1, 16, 1, NULL);
+  g_autoptr (SimCost) c2 = sim_cost_new (f->h100, l2, &o);
+  g_assert_cmpint (sim_cost_coll_sms (c2, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_DP, FALSE), ==, 16);
+  /* free communication holds nothing */
+  o.free_comm = TRUE;
+  g_autoptr (SimCost) cf = sim_cost_new (f->h100, l2, &o);
+  g_assert_cmpint (sim_cost_coll_sms (cf, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_DP, FALSE), ==, 0);
+}
+
 /* ---- collectives inside one server --------------------------------------------------- */
 
 static void
@@ -1066,14 +1106,14 @@ test_defaults_a100 (Fixture *f, gconstpointer data)
    * 4096 / 4224: eff = 0.869 x 0.94815 x 0.96970 = 0.79898 */
   assert_rel (sim_cost_gemm_efficiency (c, 4096, 4096, 4096, TOPO_DTYPE_BF16), 0.79898, 1e-4);
 
-  /* Calibrated (sim_cost_options_init): Ampere's comm-compute slowdown is not fitted but
-   * the documented default, the same 0.10 the documented init gives; Hopper's fit ends
-   * on the lower bound 0 (flat from 0.00175 down: sim/cost.c calib_rows). No Ampere knob
-   * ends on a bound (the slowdown's is 0.15). */
+  /* Calibrated (sim_cost_options_init): on NVIDIA GPUs compute beside communication
+   * kernels runs on the SMs they leave (NCCL's CTAs, sim/cost.c), so the knob for the
+   * rest is 0 in both inits; no Ampere knob ends on a bound. */
   SimCostOptions cal;
   sim_cost_options_init (&cal, selene);
-  assert_rel (cal.comm_compute_slowdown, o.comm_compute_slowdown, 1e-12);
-  assert_rel (cal.comm_compute_slowdown, 0.10, 1e-12);
+  g_assert_cmpfloat (o.comm_compute_slowdown, ==, 0.0);
+  g_assert_cmpfloat (cal.comm_compute_slowdown, ==, 0.0);
+  g_assert_cmpfloat (cal.nccl_ctas_nvlink, ==, 24);
   g_assert_null (sim_cost_knobs_at_bound (selene));
   g_autoptr (TopoCluster) h100 = topo_cluster_load_preset ("h100-24k", &error);
   g_assert_no_error (error);
@@ -1081,9 +1121,15 @@ test_defaults_a100 (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (cal.comm_compute_slowdown, ==, 0.0);
   g_auto (GStrv) at = sim_cost_knobs_at_bound (h100);
   g_assert_nonnull (at);
-  /* mem_traffic_factor 3, comm_compute_slowdown 0, small_k_half 32 */
-  g_assert_cmpuint (g_strv_length (at), ==, 3);
-  g_assert_cmpstr (at[1], ==, "comm_compute_slowdown=0 (bound 0)");
+  /* mem_traffic_factor 3, small_k_half 32 */
+  g_assert_cmpuint (g_strv_length (at), ==, 2);
+  g_assert_cmpstr (at[1], ==, "small_k_half=32 (bound 32)");
+  /* another vendor's library is not NCCL: no CTAs, the documented 0.10 (U) stays */
+  g_autoptr (TopoCluster) mi300 = topo_cluster_load_preset ("mi300x-cluster", &error);
+  g_assert_no_error (error);
+  sim_cost_options_init (&cal, mi300);
+  g_assert_cmpfloat (cal.nccl_ctas_nvlink, ==, 0);
+  assert_rel (cal.comm_compute_slowdown, 0.10, 1e-12);
 }
 
 /* ---- monotonic sanity ---------------------------------------------------------------- */
@@ -1354,6 +1400,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add (path, Fixture, NULL, setup, fn, teardown)
   ADD ("/sim/cost/allreduce-server", test_allreduce_server);
+  ADD ("/sim/cost/comm-sms", test_comm_sms);
   ADD ("/sim/cost/gather-scatter-a2a-server", test_gather_scatter_a2a_server);
   ADD ("/sim/cost/dp-one-per-server", test_dp_one_per_server);
   ADD ("/sim/cost/dp-rails", test_dp_rails);

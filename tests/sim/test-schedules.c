@@ -648,7 +648,8 @@ test_issue_plan_steady (void)
       g_assert_cmpint (plan.grad_accum, ==, 256);
       SimOptions opts;
       sim_options_init (&opts, cluster);
-      /* the preset's Hopper slowdown is 0 (its fit's bound, sim/cost.c calib_rows) */
+      /* the preset's slowdown is 0 on NVIDIA GPUs: the SMs comm kernels hold stand for it
+       * (sim/cost.c sim_cost_options_init_documented) */
       g_assert_cmpfloat (opts.cost.comm_compute_slowdown, ==, 0);
       if (slow)
         opts.cost.comm_compute_slowdown = SLOW_0175;
@@ -666,9 +667,10 @@ test_issue_plan_steady (void)
           g_assert_cmpint (mr, <=, 128);
           g_assert_cmpint ((256 - mr) % 11, ==, 0);
           g_assert_cmpint (fast->result->steady_periods, ==, (256 - mr) / 11);
-          /* 11 micro-batches of about 0.2871 s each (0.2885 s before the attention
-           * kernel's rate at its 8K length, sim/cost.c ATTN_LEN_*) */
-          g_assert_cmpfloat_with_epsilon (fast->result->steady_period_s / 11, 0.2871, 0.001);
+          /* 11 micro-batches of about 0.2889 s each (0.2871 s before the backward's GEMMs
+           * ran on the SMs the TP collectives beside them leave, sim_cost_coll_sms; 0.2885
+           * s before the attention kernel's rate at its 8K length, sim/cost.c ATTN_LEN_*) */
+          g_assert_cmpfloat_with_epsilon (fast->result->steady_period_s / 11, 0.2889, 0.001);
         }
       plan_clear (&plan);
     }

@@ -1265,6 +1265,137 @@ test_plan_apply_stack (void)
   plan_clear (&q);
 }
 
+/* Compute beside an NCCL collective runs on the SMs its CTAs leave (sim_cost_coll_sms).
+ * DP 8 in one H100 server (h100-24k: 132 SMs), ZeRO-1 with the gradient reduce-scatter
+ * overlapped with the backward: a ring reduce-scatter inside one NVLink domain holds
+ * nccl_ctas_nvlink = 24 CTAs (NCCL's 12 search channels duplicated, sim/cost.c), so a
+ * compute kernel beside it runs on 108 SMs: 132 / 108 = 1 + 24 / 108 = 11/9 times as
+ * long while it runs. A kernel of b seconds alone that starts r seconds before the
+ * collective ends takes 11/9 b if that is at most r, else r + (b - 9/11 r): r at 9/11
+ * of its rate, the rest at full rate.
+ * The reference is the same step with no CTAs: up to the first compute kernel that starts
+ * beside a collective both timelines are the same, so its start, its alone duration b
+ * and the collective's end are read from the reference; with 24 CTAs its duration must
+ * be the one derived above. */
+static void
+test_compute_beside_nccl (void)
+{
+  Case c;
+  case_init (&c, NULL);
+  c.plan.world_size = 8;
+  c.plan.global_batch = 32;
+  c.plan.sharding = PLAN_SHARD_ZERO1;
+  c.plan.overlap_grad_reduce = TRUE;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (plan_resolve (&c.plan, c.model, c.cluster, &error));
+  SimOptions opts[2];
+  SimPrediction *p[2];
+  for (int k = 0; k < 2; k++)
+    {
+      sim_options_init (&opts[k], c.cluster);
+      g_assert_cmpfloat (opts[k].cost.comm_compute_slowdown, ==, 0);
+      g_assert_cmpfloat (opts[k].cost.nccl_ctas_nvlink, ==, 24);
+      if (k == 0)
+        opts[k].cost.nccl_ctas_nvlink = 0;
+      opts[k].keep_timeline = TRUE;
+      opts[k].full_simulation = TRUE;
+      p[k] = sim_predict (c.model, &c.plan, c.cluster, &opts[k], &error);
+      g_assert_no_error (error);
+    }
+  const ProgProgram *prog = p[0]->program;
+  const SimTaskTime *ref = p[0]->result->times, *got = p[1]->result->times;
+  /* the first compute kernel (by start) that starts while a DP reduce-scatter runs */
+  guint32 first = G_MAXUINT32, coll = G_MAXUINT32;
+  for (guint32 i = 0; i < prog->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (prog, i);
+      if (t->kind != PROG_TASK_COMPUTE || (first != G_MAXUINT32
+                                           && ref[i].start_s >= ref[first].start_s))
+        continue;
+      for (guint32 j = 0; j < prog->tasks->len; j++)
+        {
+          const ProgTask *u = prog_task (prog, j);
+          if (u->kind == PROG_TASK_COLL && u->stage == t->stage && u->comm == PROG_COMM_DP
+              && ref[j].start_s < ref[i].start_s && ref[j].end_s > ref[i].start_s)
+            {
+              g_assert_cmpint (u->coll, ==, PLAN_COLL_REDUCE_SCATTER);
+              first = i, coll = j;
+            }
+        }
+    }
+  g_assert_cmpuint (first, !=, G_MAXUINT32);
+  const double b = ref[first].end_s - ref[first].start_s;
+  const double r = ref[coll].end_s - ref[first].start_s;
+  const double want = 11.0 / 9.0 * b <= r ? 11.0 / 9.0 * b : r + (b - 9.0 / 11.0 * r);
+  g_test_message ("compute %.6f ms alone, collective ends %.6f ms after its start: "
+                  "%.6f ms beside it (derived %.6f)", b * 1e3, r * 1e3,
+                  (got[first].end_s - got[first].start_s) * 1e3, want * 1e3);
+  g_assert_cmpfloat (got[first].start_s, ==, ref[first].start_s);
+  g_assert_cmpfloat (want, >, b * 1.01);   /* the case shows a slowdown */
+  g_assert_cmpfloat_with_epsilon (got[first].end_s - got[first].start_s, want, 2e-12);
+  /* Every compute kernel of the step with 24 CTAs against the same rule: b is the
+   * duration of its block where it started with no collective running (one block, one
+   * duration alone), r from the collective running when it started (DP 8, TP 1, PP 1:
+   * the DP collectives are the only kernels beside compute). Both cases of the rule
+   * occur: slowed throughout, and slowed until the collective ends. */
+  const SimTaskTime *tt = got;
+  GHashTable *alone = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  for (int pass = 0; pass < 2; pass++)
+    {
+      int n_whole = 0, n_part = 0;
+      for (guint32 i = 0; i < prog->tasks->len; i++)
+        {
+          const ProgTask *t = prog_task (prog, i);
+          if (t->kind != PROG_TASK_COMPUTE || tt[i].end_s <= tt[i].start_s)
+            continue;
+          guint32 j = G_MAXUINT32;
+          for (guint32 k = 0; k < prog->tasks->len; k++)
+            {
+              const ProgTask *u = prog_task (prog, k);
+              if (u->kind == PROG_TASK_COLL && u->stage == t->stage
+                  && tt[k].end_s > tt[k].start_s && tt[k].start_s < tt[i].start_s
+                  && tt[k].end_s > tt[i].start_s)
+                {
+                  g_assert_cmpuint (j, ==, G_MAXUINT32);   /* one at a time here */
+                  j = k;
+                }
+            }
+          const double d = tt[i].end_s - tt[i].start_s;
+          gpointer key = GUINT_TO_POINTER (t->block + 1);
+          if (j == G_MAXUINT32)
+            {
+              if (pass == 0 && !g_hash_table_contains (alone, key))
+                g_hash_table_insert (alone, key, g_memdup2 (&d, sizeof d));
+              continue;
+            }
+          const double *bp = g_hash_table_lookup (alone, key);
+          if (pass == 0 || bp == NULL)
+            continue;
+          const double bb = *bp, rr = tt[j].end_s - tt[i].start_s;
+          const gboolean whole = 11.0 / 9.0 * bb <= rr;
+          const double w = whole ? 11.0 / 9.0 * bb : rr + (bb - 9.0 / 11.0 * rr);
+          g_assert_cmpfloat_with_epsilon (d, w, 4e-12);
+          n_whole += whole;
+          n_part += !whole;
+        }
+      if (pass == 1)
+        {
+          g_test_message ("%d kernels slowed throughout, %d until the collective ended",
+                          n_whole, n_part);
+          g_assert_cmpint (n_whole, >, 0);
+          g_assert_cmpint (n_part, >, 0);
+        }
+    }
+  g_hash_table_unref (alone);
+  /* and the whole step is longer, by at most 24/108 of the compute */
+  g_assert_cmpfloat (p[1]->result->step_time_s, >, p[0]->result->step_time_s);
+  g_assert_cmpfloat (p[1]->result->step_time_s - p[0]->result->step_time_s, <=,
+                     24.0 / 108.0 * p[0]->result->compute_s);
+  for (int k = 0; k < 2; k++)
+    sim_prediction_free (p[k]);
+  case_clear (&c);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1292,5 +1423,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/grad-accum-upcast", test_grad_accum_upcast);
   g_test_add_func ("/sim/simulate/zero3-copy-in-out", test_zero3_copy_in_out);
   g_test_add_func ("/sim/simulate/plan-apply-stack", test_plan_apply_stack);
+  g_test_add_func ("/sim/simulate/compute-beside-nccl", test_compute_beside_nccl);
   return g_test_run ();
 }
