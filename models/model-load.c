@@ -831,6 +831,25 @@ read_deepseek (const Reader *r, ModelSpec *spec, GError **error)
   return TRUE;
 }
 
+/* swiglu_limit (gpt-oss): a positive number; absent is GptOssConfig's default 7.0 */
+static gboolean
+read_glu_limit (const Reader *r, ModelSpec *spec, GError **error)
+{
+  spec->glu_limit = 7.0;
+  JsonNode *node = reader_member (r, "swiglu_limit");
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node)
+      || (json_node_get_value_type (node) != G_TYPE_DOUBLE
+          && json_node_get_value_type (node) != G_TYPE_INT64))
+    return wrong_type (r, "swiglu_limit", node, "a number", error);
+  double v = json_node_get_double (node);
+  if (!(v > 0.0 && v <= 1e6))
+    return moe_invalid (r, error, "field 'swiglu_limit' is %g, must be a positive number", v);
+  spec->glu_limit = v;
+  return TRUE;
+}
+
 /* gpt-oss (GptOssConfig): num_local_experts SwiGLU experts of intermediate_size with
  * biases, top num_experts_per_tok, a router with a bias; q/k/v/o biases; one learned
  * attention sink per head; layer_types alternate sliding_window and full attention. */
@@ -850,7 +869,8 @@ read_gpt_oss (const Reader *r, ModelSpec *spec, GError **error)
   spec->attn_sinks = TRUE;
   spec->router_score = MODEL_ROUTER_SOFTMAX;    /* softmax over the top-k logits */
   spec->router_norm_topk = TRUE;
-  return read_bool (r, "attention_bias", &spec->attn_bias, error);
+  return read_bool (r, "attention_bias", &spec->attn_bias, error)
+         && read_glu_limit (r, spec, error);
 }
 
 /* Llama 4 (Llama4TextConfig; a "llama4" config nests it under text_config, whose vision

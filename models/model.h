@@ -181,6 +181,12 @@ typedef struct {
   /* partial_rotary_factor: the fraction of head_dim rotated (Qwen3-Next 0.25); 0 reads as
    * 1. Only the rotary op's elements depend on it. */
   double        rotary_fraction;
+  /* gpt-oss's expert activation (GptOssConfig swiglu_limit; transformers GptOssExperts):
+   * the gate clamped to at most `glu_limit`, the linear half to +-glu_limit, then
+   * gate * sigmoid (1.702 gate) * (linear + 1), Megatron-Core's quick-GEGLU with
+   * activation_func_clamp_value and glu_linear_offset 1. 0 = plain SwiGLU / GeGLU. The
+   * shapes are those of MODEL_MLP_SWIGLU; only the activation's cost depends on it. */
+  double        glu_limit;
 } ModelSpec;
 
 /* TRUE when the model has routed experts. */

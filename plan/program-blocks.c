@@ -713,9 +713,28 @@ prog_builder_build_moe_blocks (Builder *bd)
   double tok_all = pm->expert_tokens;   /* over the L local experts */
   double fwd_mean = 2.0 * tok_all * (double) up_n * (double) h
                     + 2.0 * tok_all * (double) f * (double) h;
+  /* gpt-oss's clamped quick-GEGLU (model.h glu_limit) as Megatron-Core's TEGroupedMLP
+   * runs it with the GPTOSSProvider's bias_activation_fusion = True (moe/experts.py
+   * bias_act_func -> fusions/fused_bias_geglu.py weighted_bias_quick_geglu_impl): the
+   * clamps of the two halves and their torch.cat as eager ops ("expert_act_clamp"), then
+   * torch.tensor (linear_offset, device = cuda), a host-to-device copy PyTorch makes
+   * synchronous (copy_ with non_blocking False: cudaMemcpyAsync then
+   * cudaStreamSynchronize), the host waiting for the GPU ("expert_act_sync"), then the
+   * compiled weighted quick-GEGLU ("expert_act_geglu", jit_fuser = torch.compile). The
+   * backward: the compiled weighted_quick_geglu_back, then autograd through the cat
+   * (views), the two clamps and the chunk ("expert_act_clamp_grad"). Costed pass by pass
+   * in sim/cost-compute.c. */
+  const gboolean clamped = m->glu_limit > 0 && swiglu && grouped;
+  const guint64 act_elems = round_tokens (tok_all * pm->pace) * f;
   expert_gemms (ops, grouped, "expert_up", L, m_rank, up_n, h, 0);
-  prog_builder_elem (ops, "expert_act", MODEL_OP_ELEMENTWISE, round_tokens (tok_all * pm->pace) * f,
-                     act_f);
+  if (clamped)
+    {
+      prog_builder_elem (ops, "expert_act_clamp", MODEL_OP_ELEMENTWISE, act_elems, 0);
+      prog_builder_elem (ops, "expert_act_sync", MODEL_OP_ELEMENTWISE, 0, 0);
+      prog_builder_elem (ops, "expert_act_geglu", MODEL_OP_ELEMENTWISE, act_elems, act_f);
+    }
+  else
+    prog_builder_elem (ops, "expert_act", MODEL_OP_ELEMENTWISE, act_elems, act_f);
   expert_gemms (ops, grouped, "expert_down", L, m_rank, h, f, 0);
   /* Expert biases (gpt-oss): Megatron-Core's TEGroupedMLP builds the down projection
    * with skip_bias_add and adds each local expert's bias, times the token's routing
@@ -740,11 +759,24 @@ prog_builder_build_moe_blocks (Builder *bd)
     }
   expert_gemms (ops, grouped, "expert_down_dgrad", L, m_rank, h, f, 1);
   expert_gemms (ops, grouped, "expert_down_wgrad", L, m_rank, h, f, 2);
-  if (bd->plan->moe_recompute & PLAN_MOE_RECOMPUTE_ACT)   /* --recompute-modules moe_act */
-    prog_builder_elem (ops, "expert_act_recompute", MODEL_OP_ELEMENTWISE,
-                       round_tokens (tok_all * pm->pace) * f, act_f);
-  prog_builder_elem (ops, "expert_act_grad", MODEL_OP_ELEMENTWISE,
-                     round_tokens (tok_all * pm->pace) * f, act_f * 2);
+  if ((bd->plan->moe_recompute & PLAN_MOE_RECOMPUTE_ACT) && clamped)
+    {
+      /* --recompute-modules moe_act re-runs bias_act_func, its sync included */
+      prog_builder_elem (ops, "expert_act_clamp_recompute", MODEL_OP_ELEMENTWISE, act_elems, 0);
+      prog_builder_elem (ops, "expert_act_sync", MODEL_OP_ELEMENTWISE, 0, 0);
+      prog_builder_elem (ops, "expert_act_geglu_recompute", MODEL_OP_ELEMENTWISE, act_elems,
+                         act_f);
+    }
+  else if (bd->plan->moe_recompute & PLAN_MOE_RECOMPUTE_ACT)   /* --recompute-modules moe_act */
+    prog_builder_elem (ops, "expert_act_recompute", MODEL_OP_ELEMENTWISE, act_elems, act_f);
+  if (clamped)
+    {
+      prog_builder_elem (ops, "expert_act_geglu_grad", MODEL_OP_ELEMENTWISE, act_elems,
+                         act_f * 2);
+      prog_builder_elem (ops, "expert_act_clamp_grad", MODEL_OP_ELEMENTWISE, act_elems, 0);
+    }
+  else
+    prog_builder_elem (ops, "expert_act_grad", MODEL_OP_ELEMENTWISE, act_elems, act_f * 2);
   expert_gemms (ops, grouped, "expert_up_dgrad", L, m_rank, up_n, h, 1);
   expert_gemms (ops, grouped, "expert_up_wgrad", L, m_rank, up_n, h, 2);
   b = prog_builder_add_block (bd, PROG_BLOCK_MOE_EXPERTS, PROG_PHASE_BACKWARD,

@@ -303,11 +303,20 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
           ok = whole (key, value, 0, 1, &v, why);
           out->bias = v == 1;
         }
+      else if (strcmp (key, "glu_limit") == 0)
+        {
+          char *end = NULL;
+          double v = *value != '\0' ? g_ascii_strtod (value, &end) : NAN;
+          if (end == NULL || *end != '\0' || !isfinite (v) || v <= 0 || v > 1e6)
+            ok = refuse (why, "glu_limit '%s' must be a number above 0 (gpt-oss: 7)", value);
+          else
+            out->glu_limit = v;
+        }
       else
         ok = refuse (why, "unknown key '%s' (known: experts, top_k, moe_ffn, shared_experts, "
                      "shared_expert_ffn, dense_layers, dense_ffn, etp, dispatcher, routing, "
                      "capacity_factor, a2a_overlap, head_dim, mtp_layers, sliding_window, "
-                     "sliding_window_layers, attention, bias)", key);
+                     "sliding_window_layers, attention, bias, glu_limit)", key);
     }
 
   if (ok && !has_experts)
@@ -458,6 +467,8 @@ res_pub_moe_apply (const ResPubMoe *moe, ModelSpec **model, char **why)
    * of every linear, as models/model-load.c read_gpt_oss sets them */
   if (moe->bias)
     m->attn_bias = m->mlp_bias = m->router_bias = TRUE;
+  /* gpt-oss's clamped quick-GEGLU (GptOssConfig swiglu_limit, models/model.h glu_limit) */
+  m->glu_limit = moe->glu_limit;
   if (moe->gdn_linear > 0)
     {
       /* Qwen3-Next (the one GDN-hybrid published here): its full-attention layers gated

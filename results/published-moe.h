@@ -39,6 +39,10 @@
  * | sliding_window_layers | 1 .. MODEL_MAX_LAYERS (needs sliding_window) | how many layers use the window           |
  * | bias                  | 0, 1 (default 0)                             | biases on every linear: q/k/v/o, router, |
  * |                       |                                              |   experts (gpt-oss)                      |
+ * | glu_limit             | number > 0 (default none)                    | the experts' activation clamp: gpt-oss's |
+ * |                       |                                              |   quick-GEGLU, gate <= L, linear in +-L, |
+ * |                       |                                              |   (linear + 1) (GptOssConfig             |
+ * |                       |                                              |   swiglu_limit)                          |
  * | attention             | MLA(q_lora=N,kv_lora=N,qk_nope=N,qk_rope=N,  | multi-head latent attention; q_lora 0 =  |
  * |                       |   v_head=N); GDN-hybrid(linear=N,full=M      |   no query LoRA. GDN-hybrid: Qwen3-Next's|
  * |                       |   [,k_heads=,v_heads=,k_dim=,v_dim=,conv=])  |   Gated DeltaNet + gated attention;      |
@@ -84,6 +88,7 @@ typedef struct {
   guint64          mtp_layers;
   guint64          sliding_window, sliding_window_layers;
   gboolean         bias;                     /* biases on every linear (gpt-oss) */
+  double           glu_limit;                /* 0: plain SwiGLU; gpt-oss 7 */
   gboolean         mla;
   guint64          q_lora, kv_lora, qk_nope, qk_rope, v_head;
   char            *attention_other;          /* a kind other than MLA, as written */

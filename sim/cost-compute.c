@@ -800,6 +800,51 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
       return roofline (c, 0.0, 0.0, (double) op->elements * 12.0)
              + (kernels - 1.0) * c->opts.launch_overhead_s;
     }
+  /* gpt-oss's clamped quick-GEGLU under Megatron-Core (plan/program-blocks.c
+   * "expert_act_*"; fusions/fused_bias_geglu.py weighted_bias_quick_geglu_impl), pass by
+   * pass per element of the activation's output (N tokens x f; its input is N x 2f), e
+   * the activation's element size, booleans 1 B:
+   *  - clamp (forward, and again under --recompute-modules moe_act): x_glu.clamp (max)
+   *    reads and writes f, x_linear.clamp (-l, l) the same, torch.cat of the two reads
+   *    and writes 2f: 8 e, 3 kernels;
+   *  - geglu: the compiled weighted_quick_geglu reads 2f and writes f: 3 e, 1 kernel
+   *    (the N routing weights, 1/f per element, left out);
+   *  - geglu_grad: the compiled weighted_quick_geglu_back reads the output gradient f
+   *    and the saved input 2f and writes the input gradient 2f: 5 e, 1 kernel (U: the
+   *    weights' row sums taken in the same kernel);
+   *  - clamp_grad: autograd through the cat (views), the clamps and the chunk. PyTorch's
+   *    clamp_backward is where (mask, grad, 0) over comparison masks (U, recollection of
+   *    FunctionsManual.cpp): the gate's `x <= l` reads e and writes 1 B, the where reads
+   *    1 B + e and writes e: 3 e + 2 B, 2 kernels and the zero scalar's fill; the linear
+   *    half's `x >= -l` and `x <= l` (e + 1 B each), logical_and_ in place (2 B read,
+   *    1 B written), the where (1 B + e, e): 4 e + 6 B, 4 kernels and a fill; the
+   *    chunk's backward cats the two halves' gradients (2f read and written): 4 e, 1
+   *    kernel. 11 e + 8 B, 9 kernels;
+   *  - sync: torch.tensor (linear_offset, device = cuda) is a synchronous host-to-device
+   *    copy (PyTorch copy_ with non_blocking False: cudaMemcpyAsync, then
+   *    cudaStreamSynchronize): the launch-plus-sync round trip, then the GPU waits while
+   *    the host issues the next op (one eager op, the compiled geglu's call). Only for
+   *    the stacks that run Megatron-Core's MoE layer (moe_host_sync_s > 0).
+   * Plain passes: neither mem_traffic_factor nor the eager passes apply. */
+  if (op->name != NULL && g_str_has_prefix (op->name, "expert_act_"))
+    {
+      const double e = d == TOPO_DTYPE_FP32 || d == TOPO_DTYPE_TF32 ? 4.0 : 2.0;
+      const double n = (double) op->elements;
+      if (g_str_equal (op->name, "expert_act_sync"))
+        return c->opts.moe_host_sync_s > 0
+                 ? c->opts.moe_host_sync_s + MAX (c->opts.moe_expert_op_s, c->opts.launch_overhead_s)
+                 : 0.0;
+      if (g_str_equal (op->name, "expert_act_clamp")
+          || g_str_equal (op->name, "expert_act_clamp_recompute"))
+        return roofline (c, 0.0, 0.0, n * 8.0 * e) + 2.0 * c->opts.launch_overhead_s;
+      if (g_str_equal (op->name, "expert_act_geglu")
+          || g_str_equal (op->name, "expert_act_geglu_recompute"))
+        return roofline (c, 0.0, 0.0, n * 3.0 * e);
+      if (g_str_equal (op->name, "expert_act_geglu_grad"))
+        return roofline (c, 0.0, 0.0, n * 5.0 * e);
+      if (g_str_equal (op->name, "expert_act_clamp_grad"))
+        return roofline (c, 0.0, 0.0, n * (11.0 * e + 8.0)) + 8.0 * c->opts.launch_overhead_s;
+    }
   /* context_parallel's per-step merges and fp32 gradient sums (plan/program-blocks.c
    * cp_merge_ops): `elements` are the bytes, one streaming pass as above */
   if (op->name != NULL && g_str_has_prefix (op->name, "cp_merge"))

@@ -74,6 +74,7 @@ static const LoadCase cases[] = {
   { "deepseek-v2-dense-beyond.json", MODEL_ERROR_INVALID_FIELD, "'first_k_dense_replace'", 0 },
   { "qwen3-moe-mlp-only.json", MODEL_ERROR_UNSUPPORTED, "'mlp_only_layers'", 0 },
   { "gpt-oss-layer-types.json", MODEL_ERROR_INVALID_FIELD, "'layer_types'", 0 },
+  { "gpt-oss-swiglu-limit.json", MODEL_ERROR_INVALID_FIELD, "'swiglu_limit' is -7", 0 },
   { "llama4-no-text-config.json", MODEL_ERROR_MISSING_FIELD, "'text_config'", 0 },
   { "deepseek-v3.json", MODEL_ERROR_MISSING_FIELD, "'qk_nope_head_dim'", 0 },
   { "gelu-llama.json", MODEL_ERROR_UNSUPPORTED, "'hidden_act'", 0 },
@@ -502,6 +503,15 @@ test_params_families (void)
       if (want[i].pub_active > 0)
         g_assert_cmpfloat (fabs (active / 1e9 - want[i].pub_active), <, want[i].unit);
       g_assert_cmpint (model_spec_is_moe (s), ==, want[i].total != want[i].active);
+    }
+
+  /* gpt-oss's expert activation clamp: the configs' swiglu_limit 7.0; none elsewhere */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr (ModelSpec) s = model_spec_load_preset (i == 0 ? "gpt-oss-120b" : "mixtral-8x7b",
+                                                        NULL);
+      g_assert_nonnull (s);
+      g_assert_cmpfloat (s->glu_limit, ==, i == 0 ? 7.0 : 0.0);
     }
 
   /* the Gemma 2 report's non-embedding counts, exactly */

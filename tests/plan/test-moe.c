@@ -1109,6 +1109,47 @@ test_expert_bias (Fixture *f, gconstpointer data)
   g_assert_cmpuint (count_ops_named (q, "expert_bias", 0, 0), ==, 0);
 }
 
+/* gpt-oss's clamped quick-GEGLU (plan/program-blocks.c "expert_act_*"): gpt-oss-120b
+ * (swiglu_limit 7) at 8192 tokens, ep 8, balanced, grouped GEMMs: the activation's
+ * 32768 routed rows x f 2880 = 94,371,840 output elements in the clamp, the geglu and
+ * their gradients, one sync in the forward; under --recompute-modules moe_act the clamp
+ * and geglu again in the backward block with a second sync. Without grouped GEMMs
+ * (SequentialMLP, another activation path) and for a model without the clamp (llama3-8b
+ * as 8 experts) the plain "expert_act". */
+static void
+test_expert_act_clamped (Fixture *f, gconstpointer data)
+{
+  g_autoptr (ProgProgram) dense = program_of (f, "--gpus 8 --num-experts 8 --ep 8 "
+                                              "--moe-grouped-gemm --seq-length 8192");
+  g_assert_cmpuint (count_ops_named (dense, "expert_act_clamp", 0, 0), ==, 0);
+  g_assert_cmpuint (count_ops_named (dense, "expert_act_sync", 0, 0), ==, 0);
+  g_autoptr (GError) error = NULL;
+  g_clear_pointer (&f->model, model_spec_unref);
+  f->model = model_spec_lookup ("gpt-oss-120b", &error);
+  g_assert_no_error (error);
+  const char *flags = "--gpus 8 --ep 8 --seq-length 8192 --micro-batch-size 1 "
+                      "--global-batch-size 8 --moe-imbalance 1";
+  g_autofree char *gg = g_strdup_printf ("%s --moe-grouped-gemm", flags);
+  g_autoptr (ProgProgram) p = program_of (f, gg);
+  g_assert_cmpuint (count_ops_named (p, "expert_act_clamp", 94371840, 0), ==, 1);
+  g_assert_cmpuint (count_ops_named (p, "expert_act_geglu", 94371840, 0), ==, 1);
+  g_assert_cmpuint (count_ops_named (p, "expert_act_sync", 0, 0), ==, 1);
+  g_assert_cmpuint (count_ops_named (p, "expert_act_geglu_grad", 94371840, 0), ==, 1);
+  g_assert_cmpuint (count_ops_named (p, "expert_act_clamp_grad", 94371840, 0), ==, 1);
+  g_assert_cmpuint (count_ops_named (p, "expert_act", 0, 0), ==, 0);
+  g_assert_cmpuint (count_ops_named (p, "expert_act_clamp_recompute", 0, 0), ==, 0);
+  g_autofree char *rc = g_strdup_printf ("%s --moe-grouped-gemm --recompute-modules moe_act",
+                                         flags);
+  g_autoptr (ProgProgram) r = program_of (f, rc);
+  g_assert_cmpuint (count_ops_named (r, "expert_act_clamp_recompute", 94371840, 0), ==, 1);
+  g_assert_cmpuint (count_ops_named (r, "expert_act_geglu_recompute", 94371840, 0), ==, 1);
+  g_assert_cmpuint (count_ops_named (r, "expert_act_sync", 0, 0), ==, 2);
+  g_assert_cmpuint (count_ops_named (r, "expert_act_recompute", 0, 0), ==, 0);
+  g_autoptr (ProgProgram) q = program_of (f, flags);
+  g_assert_cmpuint (count_ops_named (q, "expert_act_clamp", 0, 0), ==, 0);
+  g_assert_cmpuint (count_ops_named (q, "expert_act", 94371840, 0), ==, 1);
+}
+
 /* --no-rope-fusion: the attention block's RoPE ops are the unfused ones
  * ("rotary_unfused", "rotary_unfused_grad"), over the same 8192 x (64 + 8) x 64 =
  * 37,748,736 elements of Q and K (gpt-oss-120b, tp 1); without it, "rotary". */
@@ -1156,6 +1197,7 @@ main (int argc, char **argv)
   ADD ("attention-window", test_attention_window);
   ADD ("expert-bias", test_expert_bias);
   ADD ("rope-unfused", test_rope_unfused);
+  ADD ("expert-act-clamped", test_expert_act_clamped);
   ADD ("cp-ring-merge", test_cp_ring_merge);
   return g_test_run ();
 }

@@ -96,6 +96,13 @@ test_parse_good (void)
   g_assert_true (res_pub_moe_parse ("experts=128;top_k=4;moe_ffn=2880;bias=0", &m, &why));
   g_assert_false (m.bias);
   res_pub_moe_clear (&m);
+  /* gpt-oss's activation clamp: glu_limit=7 (GptOssConfig swiglu_limit); absent 0 */
+  g_assert_true (res_pub_moe_parse ("experts=128;top_k=4;moe_ffn=2880;glu_limit=7", &m, &why));
+  g_assert_cmpfloat (m.glu_limit, ==, 7.0);
+  res_pub_moe_clear (&m);
+  g_assert_true (res_pub_moe_parse ("experts=128;top_k=4;moe_ffn=2880", &m, &why));
+  g_assert_cmpfloat (m.glu_limit, ==, 0.0);
+  res_pub_moe_clear (&m);
 
   /* empty or blank: a dense row */
   g_assert_true (res_pub_moe_parse ("   ", &m, &why));
@@ -130,6 +137,8 @@ test_parse_bad (void)
     { "experts=8;top_k=2;moe_ffn=1;sliding_window=128",
       "moe: sliding_window without sliding_window_layers" },
     { "experts=8;top_k=2;moe_ffn=1;bias=2", "moe: bias 2 is outside 0..1" },
+    { "experts=8;top_k=2;moe_ffn=1;glu_limit=0", "moe: glu_limit '0' must be a number above 0" },
+    { "experts=8;top_k=2;moe_ffn=1;glu_limit=seven", "moe: glu_limit 'seven' must be" },
     { "experts=8;top_k=2;moe_ffn=1;attention=MLA", "moe: attention MLA needs its ranks" },
     { "experts=8;top_k=2;moe_ffn=1;attention=MLA(q_lora=1536,kv_lora=512",
       "moe: attention 'MLA(q_lora=1536,kv_lora=512' has no closing ')'" },
@@ -215,6 +224,11 @@ test_row_refused (void)
   model_spec_params (nb->model, &pn);
   model_spec_params (wb->model, &pw);
   g_assert_cmpuint (pw.total - pn.total, ==, 274464);
+  /* glu_limit reaches the row's model (the experts' activation, models/model.h) */
+  g_autoptr (ResPublishedCase) gl = moe_row ("experts=8;top_k=2;moe_ffn=3584;glu_limit=7");
+  g_assert_true (gl->ready);
+  g_assert_cmpfloat (gl->model->glu_limit, ==, 7.0);
+  g_assert_cmpfloat (nb->model->glu_limit, ==, 0.0);
 
   /* GDN-hybrid on the row's 4 layers: 3 GDN + 1 gated full-attention layer (interval 4) */
   g_autoptr (ResPublishedCase) q = moe_row ("experts=8;top_k=2;moe_ffn=3584;shared_experts=1;"

@@ -852,6 +852,55 @@ test_expert_bias (Fixture *f, gconstpointer data)
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), t + 8e-6, 1e-9);
 }
 
+/* gpt-oss's clamped quick-GEGLU as Megatron-Core runs it (sim/cost-compute.c
+ * "expert_act_*"): 8192 tokens x top-4 = 32768 rows, f 2880 -> 94,371,840 output
+ * elements, bf16 (2 B), on H100 (HBM 3.015e12 B/s) with megatron-core (1 us per kernel,
+ * a 5 us launch-plus-sync round trip, 15 us per eager op):
+ *  - clamp: the two clamps (2 accesses each) and the cat (4): 8 x 2 B = 16 B ->
+ *    1,509,949,440 B = 500.812 us + 3 kernels;
+ *  - geglu: read 2, write 1: 6 B -> 566,231,040 B = 187.805 us + 1 kernel;
+ *  - geglu_grad: read 1 + 2, write 2: 10 B -> 943,718,400 B = 313.008 us + 1 kernel;
+ *  - clamp_grad: 11 x 2 B + 8 B of masks = 30 B -> 2,831,155,200 B = 939.023 us + 9;
+ *  - sync: 5 + 15 = 20 us, and nothing under a stack without the dispatcher's sync
+ *    (torchtitan). The recompute ops cost the forward's in the backward block. */
+static void
+test_expert_act_clamped (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
+  g_assert_no_error (error);
+  SimCostOptions o;
+  sim_cost_options_init_stack (&o, f->h100, mc);
+  g_autoptr (SimCost) c = sim_cost_new (f->h100, NULL, &o);
+  ModelOp op = { 0 };
+  op.kind = MODEL_OP_ELEMENTWISE;
+  op.elements = 8192 * 4 * 2880;
+  const double n = 94371840.0, B = 3.015e12;
+  op.name = "expert_act_clamp";
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 500.812e-6 + 3e-6, 1e-5);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), n * 16 / B + 3e-6, 1e-9);
+  op.name = "expert_act_clamp_recompute";
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), n * 16 / B + 3e-6, 1e-9);
+  op.name = "expert_act_geglu";
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 187.805e-6 + 1e-6, 1e-5);
+  op.name = "expert_act_geglu_recompute";
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), n * 6 / B + 1e-6, 1e-9);
+  op.name = "expert_act_geglu_grad";
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), 313.008e-6 + 1e-6, 1e-5);
+  op.name = "expert_act_clamp_grad";
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), 939.023e-6 + 9e-6, 1e-5);
+  op.name = "expert_act_sync";
+  op.elements = 0;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 20e-6, 1e-9);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), 20e-6, 1e-9);
+  g_autoptr (FwStack) tt = fw_stack_load_preset ("torchtitan", &error);
+  g_assert_no_error (error);
+  SimCostOptions ot;
+  sim_cost_options_init_stack (&ot, f->h100, tt);
+  g_autoptr (SimCost) ct = sim_cost_new (f->h100, NULL, &ot);
+  g_assert_cmpfloat (sim_cost_op_s (ct, &op, TOPO_DTYPE_BF16, FALSE), ==, 0.0);
+}
+
 /* RoPE as unfused PyTorch ops (plan --no-rope-fusion, sim/cost-compute.c
  * "rotary_unfused"): gpt-oss-120b's Q and K over 8192 tokens, (64 + 8) heads x 64 =
  * 37,748,736 elements, on H100 (3.015e12 B/s) with megatron-core (1 us per kernel):
@@ -1427,6 +1476,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/attention-head-dim", test_attention_head_dim);
   ADD ("/sim/cost/attention-window", test_attention_window);
   ADD ("/sim/cost/expert-bias", test_expert_bias);
+  ADD ("/sim/cost/expert-act-clamped", test_expert_act_clamped);
   ADD ("/sim/cost/rotary-unfused", test_rotary_unfused);
   ADD ("/sim/cost/memory-bound", test_memory_bound);
   ADD ("/sim/cost/defaults-a100", test_defaults_a100);
