@@ -20,7 +20,8 @@
  *               master_weights and the params are not fp32, / plan_optim_shards; zero
  *               when optimizer_offload (states and master weights live in host memory).
  *               This is the K = 12 of Rajbhandari et al. 2020 (ZeRO), section 3.1.
- *  activations  stored tensors of every in-flight micro-batch (see below); with CPU
+ *  activations  stored tensors of every in-flight micro-batch (see below), each unit
+ *               in flight counted with its own chunk's bytes (plan_mem_schedule_peak); with CPU
  *               offloading (cpu_offload_layers N) N layers' stored tensors live in host
  *               memory and one of them is on the device at a time (plan_mem_chunk_acts).
  *  comm_buffers gathered ZeRO-3/FSDP units, unsharded gradient buckets, PP send/recv and
@@ -364,8 +365,17 @@ plan_memory_mlp_hidden_bytes (guint64 tokens, guint64 width, guint64 layers, gui
  *    (p - i - 1) x 2 + (v - 1) x N chunk-forwards (N = microbatch_group_size_per_vp_stage,
  *    p by default), then one more forward precedes each backward: (p - i - 1) x 2 +
  *    (v - 1) x N + 1, capped at the m x v chunk-micro-batches of a step. Each holds one
- *    chunk (layers / v) of activations. Stage 0 with m >= p holds about p (1 + 1/v) - 1/v
- *    layers-worth of micro-batches: the known extra activation memory of interleaving.
+ *    chunk of activations (plan_mem_schedule_peak sums them chunk by chunk). Stage 0
+ *    with m >= p holds about p (1 + 1/v) - 1/v layers-worth of micro-batches: the known
+ *    extra activation memory of interleaving (Korthikanti et al. 2022 section 4.2.3: a
+ *    factor 1 + (p - 1)/(p v) over 1F1B's p micro-batches). Checked against Megatron-Core
+ *    (megatron/core/pipeline_parallel/schedules.py, get_pp_rank_microbatches and
+ *    forward_backward_pipelining_with_interleaving: N must lie in [pp, m], the steady
+ *    state runs forward k + warm-up before backward k) and torch.distributed.pipelining's
+ *    ScheduleFlexibleInterleaved1F1B (Meta's open implementation, any m that its rounds
+ *    divide: N = m / max(1, m / pp) in integers, warm-up (v - 1) N + 2 (pp - 1 - rank)):
+ *    the same count. Llama 3 405B at pp 16, m 32 (its 8,192-GPU run) takes N = 16 in
+ *    both, so 141 one-layer units on stage 1 at V 8.
  *  - combined 1F1B (--overlap-moe-expert-parallel-comm): one more than the above. */
 int
 plan_memory_inflight (const Plan *plan, int stage)
@@ -393,6 +403,55 @@ plan_memory_inflight (const Plan *plan, int stage)
     default:
       return MIN (p - stage + combined, m);
     }
+}
+
+/* The stage's stored activations at its peak: the sum over the (micro-batch, chunk)
+ * units in flight of what one micro-batch stores in that chunk (chunk_mb[c]), at the
+ * moment the most is held. `inflight` is plan_memory_inflight: the warm-up's forwards
+ * and the first forward of the steady state, whose backward has not started yet.
+ *  - One chunk, or chunks that store the same (1F1B, GPipe, an even interleaved split):
+ *    inflight x chunk_mb[0].
+ *  - Every forward in the warm-up (inflight = m v): all of them, m x the chunks' sum.
+ *  - Otherwise the rank's order is walked: W = inflight - 1 warm-up forwards, then each
+ *    steady-state forward followed by one backward (Megatron-Core's interleaved 1F1B:
+ *    forward_k = k + num_warmup_microbatches runs before backward k, the backward pops
+ *    the chunk's oldest input and output; units from plan_vpp_unit, as the step program
+ *    runs them), the peak taken after each forward. The count in flight stays `inflight`
+ *    through the steady state, but which chunks the units belong to moves: on stage 0
+ *    with the embedding alone in chunk 0 (--account-for-embedding-in-pipeline-split),
+ *    the warm-up's units past (v - 1) N are chunk 0's; on the last stage with the loss
+ *    alone in chunk v - 1, that chunk's forward is followed by its backward, one unit of
+ *    it in flight, not inflight / v. */
+static guint64
+plan_mem_schedule_peak (const Plan *plan, int inflight, const guint64 *chunk_mb, int v)
+{
+  int m = plan_mem_microbatches (plan);
+  gboolean uniform = TRUE;
+  guint64 sum = 0;
+
+  for (int c = 0; c < v; c++)
+    {
+      sum += chunk_mb[c];
+      uniform = uniform && chunk_mb[c] == chunk_mb[0];
+    }
+  if (v <= 1 || uniform || plan->schedule != PLAN_SCHED_INTERLEAVED_1F1B)
+    return (guint64) MAX (inflight, 0) * chunk_mb[0];
+  int total = m * v;
+  if (inflight >= total)
+    return (guint64) m * sum;
+
+  int p = MAX (plan->pp, 1), n = plan_vpp_group (plan);
+  int warm = MAX (inflight - 1, 0);
+  guint64 held = 0, peak = 0;
+  for (int k = 0; k < warm; k++)
+    held += chunk_mb[plan_vpp_unit (p, v, m, n, k, FALSE, NULL)];
+  for (int j = 0; warm + j < total; j++)
+    {
+      held += chunk_mb[plan_vpp_unit (p, v, m, n, warm + j, FALSE, NULL)];
+      peak = MAX (peak, held);
+      held -= chunk_mb[plan_vpp_unit (p, v, m, n, j, TRUE, NULL)];
+    }
+  return peak;
 }
 
 /* Stored activation bytes of one micro-batch through `layers` layers of one chunk, under
@@ -713,8 +772,10 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
       st->bytes[PLAN_MEM_GRADS] = (guint64) (states[1] + 0.5);
       st->bytes[PLAN_MEM_OPTIMIZER] = (guint64) (states[2] + 0.5);
 
-      /* activations: per micro-batch over the stage's chunks, times what is in flight */
-      guint64 per_mb = 0, transient = 0;
+      /* activations: per micro-batch and chunk, summed over the units in flight at the
+       * stage's peak (plan_mem_schedule_peak) */
+      guint64 transient = 0;
+      guint64 *chunk_mb = g_new0 (guint64, v);
       for (int c = 0; c < v; c++)
         {
           guint64 stored, tr;
@@ -734,23 +795,24 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
               sel_c = (guint64) MAX ((double) sel_c + extra + 0.5, 0.0);
             }
           plan_mem_chunk_acts (plan, n_c, full_c, sel_c, op_layer, layer_input, &stored, &tr);
-          per_mb += stored;
+          chunk_mb[c] = stored;
           transient = MAX (transient, tr);
         }
+      /* the embedding's and the head's stored tensors belong to the chunk that runs them:
+       * chunk 0 of stage 0 and chunk v - 1 of the last stage (Megatron's virtual stage 0
+       * and v - 1, is_vp_first_stage / is_vp_last_stage) */
+      if (first)
+        chunk_mb[0] += first_extra;
+      if (last)
+        chunk_mb[v - 1] += last_extra;
       /* Unfused attention's backward holds the gradient of the scores, one b x heads x
        * s x s tensor, while a layer's backward runs (the other activation gradients are
        * left to the fragmentation allowance, above). */
       if (plan->attention_backend == PLAN_ATTN_UNFUSED)
         transient += a * attn_score_elems (model, plan);
-      double inflight = st->inflight_microbatches;
-      double mb_equiv = plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B ? inflight / v : inflight;
-      double extra_mbs = ceil (mb_equiv);   /* embedding/head live in one chunk each */
-      double act = mb_equiv * (double) per_mb + (double) transient;
-      if (first)
-        act += extra_mbs * (double) first_extra;
-      if (last)
-        act += extra_mbs * (double) last_extra;
-      st->bytes[PLAN_MEM_ACTIVATIONS] = (guint64) (act + 0.5);
+      st->bytes[PLAN_MEM_ACTIVATIONS]
+        = plan_mem_schedule_peak (plan, st->inflight_microbatches, chunk_mb, v) + transient;
+      g_free (chunk_mb);
 
       /* communication buffers */
       guint64 comm = 0;

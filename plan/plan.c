@@ -552,6 +552,22 @@ plan_vpp_warmup_group (int pp, int m, int n)
   return groups == 1 ? MAX (last, n) : n;
 }
 
+int
+plan_vpp_unit (int pp, int v, int m, int n, int k, gboolean backward, int *mb)
+{
+  int last;
+  n = MAX (n, 1);
+  v = MAX (v, 1);
+  int n_groups = plan_vpp_group_split (pp, m, n, &last);
+  int group = MIN (k / (n * v), n_groups - 1);
+  int g = group == n_groups - 1 ? last : n;
+  int in_group = k - group * n * v;
+  int c = in_group / g;
+  if (mb != NULL)
+    *mb = group * n + in_group % g;
+  return backward ? v - 1 - c : c;
+}
+
 char *
 plan_to_string (const Plan *plan)
 {

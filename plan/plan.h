@@ -463,6 +463,12 @@ int plan_vpp_group_split (int pp, int m, int n, int *last);
 /* The group size the interleaved warm-up counts, (v - 1) x this chunk-forwards: n, or m
  * when the remainder joined the only group (m in n+1 .. n+pp-1). */
 int plan_vpp_warmup_group (int pp, int m, int n);
+/* The k-th forward (or backward) unit of a rank in the interleaved schedule of v chunks,
+ * m micro-batches in groups of n on pp stages (Megatron-Core's schedule table,
+ * get_schedule_table: a group's micro-batches go through chunk 0, then chunk 1, ...;
+ * backwards visit the chunks in reverse): returns the chunk and stores the micro-batch
+ * in *mb (NULL: not stored). */
+int plan_vpp_unit (int pp, int v, int m, int n, int k, gboolean backward, int *mb);
 
 /* Canonical short string, e.g. "tp8-cp1-pp16-vpp1-dp128-mbs1-gbs2048-none-1F1B". */
 char *plan_to_string (const Plan *plan);

@@ -17,26 +17,11 @@
  * would need a micro-batch back before it has passed all p ranks. */
 #include "plan/program.h"
 
-/* The i-th forward (or backward) unit of the rank; the schedule has n_groups groups, the
- * last of `last` micro-batches, the others of n. */
 static void
-unit_of (int n, int n_groups, int last, int v, int k, gboolean backward, int *mb, int *chunk)
+append (GArray *slots, int pp, int m, int n, int v, int k, int backward)
 {
-  int per_group = n * v;
-  int group = MIN (k / per_group, n_groups - 1);
-  int start = group * n;
-  int g = group == n_groups - 1 ? last : n;
-  int in_group = k - group * per_group;
-  int c = in_group / g;
-  *mb = start + in_group % g;
-  *chunk = backward ? v - 1 - c : c;
-}
-
-static void
-append (GArray *slots, int n, int n_groups, int last, int v, int k, int backward)
-{
-  int mb, chunk;
-  unit_of (n, n_groups, last, v, k, backward, &mb, &chunk);
+  int mb;
+  int chunk = plan_vpp_unit (pp, v, m, n, k, backward, &mb);
   ProgSlot s = { .backward = (guint8) backward, .mb = (gint16) mb, .chunk = (gint16) chunk };
   g_array_append_val (slots, s);
 }
@@ -45,18 +30,17 @@ static void
 interleaved_build (int pp, int v, int m, int group, int stage, GArray *slots)
 {
   int n = group > 0 ? group : pp;
-  int total = m * v, last;
-  int n_groups = plan_vpp_group_split (pp, m, n, &last);
+  int total = m * v;
   int warmup = MIN ((pp - stage - 1) * 2 + (v - 1) * plan_vpp_warmup_group (pp, m, n), total);
   for (int k = 0; k < warmup; k++)
-    append (slots, n, n_groups, last, v, k, 0);
+    append (slots, pp, m, n, v, k, 0);
   for (int k = 0; k < total - warmup; k++)
     {
-      append (slots, n, n_groups, last, v, warmup + k, 0);
-      append (slots, n, n_groups, last, v, k, 1);
+      append (slots, pp, m, n, v, warmup + k, 0);
+      append (slots, pp, m, n, v, k, 1);
     }
   for (int k = total - warmup; k < total; k++)
-    append (slots, n, n_groups, last, v, k, 1);
+    append (slots, pp, m, n, v, k, 1);
 }
 
 const ProgSchedOps prog_sched_interleaved = {

@@ -197,7 +197,9 @@ mem_event_cmp (gconstpointer a, gconstpointer b)
  * as plan/memory.c counts them: reserve = fraction x counted + fixed). Each (micro-batch,
  * chunk) holds the stage's activations / in-flight count, so where the schedule holds as
  * many at once as plan_memory_inflight says, the counters peak at exactly the memory
- * model's figures for the stage. */
+ * model's figures for a stage whose chunks store alike; where they do not (the embedding
+ * or the loss alone in a chunk, uneven splits, dense and MoE layers mixed), memory.c sums
+ * each chunk's own bytes over the units in flight and these counters show their mean. */
 static void
 append_memory (GString *s, gboolean *first_p, const ProgProgram *p, const ProgTaskTime *times,
                const int *stage_rank, const TraceLane *lane, const PlanMemory *mem)

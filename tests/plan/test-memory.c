@@ -666,10 +666,17 @@ test_cpu_offload (void)
   plan_clear (&p);
 }
 
-/* Interleaved1F1B, small Llama, pp 2, vpp 2 (4 chunks of 2 layers), m 4:
- *   stage 0: 1 x 2 + 1 x 2 + 1 = 5 chunk-micro-batches of 2 layers = 2.5 micro-batches of
- *   the stage's 4 layers: 2.5 x 4 F = 44,646,400, + 3 x 2,048 token ids = 44,652,544;
- *   stage 1: 0 + 2 + 1 = 3 -> 1.5 x 4 F = 26,787,840, + 2 x 1,548,288 head = 29,884,416. */
+/* Interleaved1F1B, small Llama, pp 2, vpp 2 (4 chunks of 2 layers), m 4 (groups of
+ * N = 2): the forward units of a rank are (chunk, mb) c0 m0, c0 m1, c1 m0, c1 m1, c0 m2,
+ * c0 m3, c1 m2, c1 m3; the backward units c1 m0, c1 m1, c0 m0, c0 m1, c1 m2, ...
+ *   stage 0: warm-up 1 x 2 + 1 x 2 = 4, in flight 5 chunk-micro-batches of 2 layers =
+ *   2.5 x 4 F = 44,646,400. The token ids (2,048 bytes) are chunk 0's: after the steady
+ *   state's second forward (F5 = c0 m3, after B0 = c1 m0) chunk 0 holds m0..m3 and chunk 1
+ *   m1: 4 x 2,048 = 8,192 -> 44,654,592 (was 3 x 2,048 with ceil(5 / 2) units each).
+ *   stage 1: warm-up 2, in flight 3 -> 1.5 x 4 F = 26,787,840. The head and loss tensors
+ *   (1,548,288 bytes) are chunk 1's: F2 = c1 m0 is followed by its backward B0, and so is
+ *   every chunk-1 forward, so one is held at a time: 26,787,840 + 1,548,288 = 28,336,128
+ *   (was ceil(3 / 2) = 2 of them: 29,884,416). */
 static void
 test_interleaved (void)
 {
@@ -689,8 +696,8 @@ test_interleaved (void)
   g_assert_cmpint (mem.stages[0].layers, ==, 4);
   g_assert_cmpint (mem.stages[0].inflight_microbatches, ==, 5);
   g_assert_cmpint (mem.stages[1].inflight_microbatches, ==, 3);
-  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 44652544);
-  g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_ACTIVATIONS], ==, 29884416);
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 44654592);
+  g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_ACTIVATIONS], ==, 28336128);
   plan_memory_clear (&mem);
   plan_clear (&p);
 }
@@ -836,6 +843,81 @@ test_llama3_405b (void)
   plan_clear (&p);
 }
 
+/* Llama 3 405B as Meta ran it at 8,192 GPUs (Llama 3 paper, arXiv 2407.21783, Table 4:
+ * TP 8, PP 16, DP 64, seq 8192, 32 micro-batches of 1; Sec. 3.3.2: one layer fewer on the
+ * first and last stage, the first chunk of the first stage holding only the embedding and
+ * the last chunk of the last stage only the output layer and loss), interleaved at V = 8
+ * with Megatron-Core's default group N = pp = 16 and Megatron's bookkeeping
+ * (--account-for-embedding/loss-in-pipeline-split: 126 + 2 = 128 slots, one per chunk).
+ * F = 533,200,896 bytes per layer and micro-batch (test_llama3_405b). Chunk-forwards in
+ * flight at the peak (Megatron-Core get_pp_rank_microbatches: warm-up 2 (p - i - 1) +
+ * (v - 1) N, plus the first steady-state forward): stage 0 143, stage 1 141, stage 15 113.
+ *  stage 1 (8 chunks of one layer): 141 F = 75,181,326,336.
+ *  stage 0 (chunk 0 the embedding: 8 x 8192 = 65,536 bytes of token ids; chunks 1-7 one
+ *    layer): the warm-up runs chunks 0..7 of micro-batches 0-15, then chunk 0 of 16-29;
+ *    the first steady forward is chunk 0 of 30: 7 x 16 = 112 layers and 31 embeddings,
+ *    112 F + 31 x 65,536 = 59,720,531,968. Then the forward of chunk 0 of 31 follows
+ *    the backward of chunk 7 of 0 (111 F + 32 x 65,536, less), and each later layer
+ *    forward follows a layer backward, 111 F, until the last forward (chunk 7 of 31),
+ *    after the first backward of chunk 0: 112 F + 31 x 65,536 again.
+ *  stage 15 (chunks 0-6 one layer, chunk 7 the loss: final-norm and output-GEMM inputs
+ *    2 x 2 x 8192 x 16384 / 8 = 67,108,864 + fp32 softmax 4 x 8192 x 128256 / 8 =
+ *    525,336,576 = 592,445,440 = L): warm-up 112 = chunks 0-6 of micro-batches 0-15, then
+ *    the loss chunk of micro-batch 0, whose backward follows at once: 112 F + L =
+ *    60,310,945,792 (later, chunk 0 of micro-batch 16 runs after 16 loss backwards:
+ *    113 F = 60,251,701,248, less).
+ *  The old count spread the units evenly over the chunks: stage 0 143 / 8 x 7 F + 18 x
+ *  65,536, stage 15 113 / 8 x 7 F + 15 L.
+ *  Stage 1 total (the peak): params 8 x 398,491,648 = 3,187,933,184 x 2 = 6,375,866,368;
+ *  grads x 4 / 64 = 199,245,824; optimizer x 12 / 64 = 597,737,472; comm 763,979,776
+ *  (as in test_llama3_405b); counted 83,118,155,776; reserve 5 % = 4,155,907,789 +
+ *  1.5 GiB = 5,766,520,525; total 88,884,676,301 bytes = 82.78 GiB > 80 GiB: out of
+ *  memory under Megatron's schedule, as tandem has said; V = 1 fits (test_llama3_405b). */
+static void
+test_llama3_405b_interleaved (void)
+{
+  ModelSpec m;
+  Plan p;
+  TopoCluster c;
+  PlanMemory mem;
+
+  llama3_405b (&m);
+  plan_init_defaults (&p);
+  p.tp = 8;
+  p.pp = 16;
+  p.vpp = 8;
+  p.schedule = PLAN_SCHED_INTERLEAVED_1F1B;
+  p.dp = 64;
+  p.seq_length = 8192;
+  p.global_batch = 2048;
+  p.micro_batch = 1;
+  p.grad_accum = 32;
+  p.sharding = PLAN_SHARD_ZERO2;
+  p.sequence_parallel = TRUE;
+  p.account_embedding = TRUE;
+  p.account_loss = TRUE;
+  cluster_with_hbm (&c, 80 * GiB);
+  plan_memory_compute (&m, &p, &c, &mem);
+
+  g_assert_cmpint (plan_chunk_layers (&p, &m, 0, 0), ==, 0);
+  g_assert_cmpint (plan_chunk_layers (&p, &m, 15, 7), ==, 0);
+  g_assert_cmpint (mem.stages[0].inflight_microbatches, ==, 143);
+  g_assert_cmpint (mem.stages[1].inflight_microbatches, ==, 141);
+  g_assert_cmpint (mem.stages[15].inflight_microbatches, ==, 113);
+  g_assert_cmpuint (mem.act_bytes_per_layer, ==, 533200896);
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==,
+                    G_GUINT64_CONSTANT (59720531968));
+  g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_ACTIVATIONS], ==,
+                    G_GUINT64_CONSTANT (75181326336));
+  g_assert_cmpuint (mem.stages[15].bytes[PLAN_MEM_ACTIVATIONS], ==,
+                    G_GUINT64_CONSTANT (60310945792));
+  g_assert_cmpuint (mem.stages[1].total, ==, G_GUINT64_CONSTANT (88884676301));
+  g_assert_cmpint (mem.peak_stage, ==, 1);
+  g_assert_false (mem.fits);
+  plan_memory_clear (&mem);
+  plan_clear (&p);
+}
+
 /* The JSON object: peak, capacity, verdict, categories at the peak stage, one entry per
  * stage; numbers as written match the struct. */
 static void
@@ -901,6 +983,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/zero3-buffers", test_zero3_buffers);
   g_test_add_func ("/plan/memory/tied-embeddings", test_tied_embeddings);
   g_test_add_func ("/plan/memory/llama3-405b", test_llama3_405b);
+  g_test_add_func ("/plan/memory/llama3-405b-interleaved", test_llama3_405b_interleaved);
   g_test_add_func ("/plan/memory/json", test_json);
   g_test_add_func ("/plan/memory/selective-op-llama3-8b", test_selective_op_llama3_8b);
   g_test_add_func ("/plan/memory/cpu-offload", test_cpu_offload);
