@@ -522,6 +522,9 @@ show_cluster (const char *name, gboolean json)
             "across servers, %g DeepEP\n", co.nccl_ctas_nvlink, co.nccl_ctas_nvls,
             co.nccl_ctas_net, co.nccl_ctas_net_1ppn, co.nccl_p2p_ctas_nvlink,
             co.nccl_p2p_ctas_net, co.ep_comm_sms);
+  else
+    printf ("compute beside comm kernels: +%g%% (comm_compute_slowdown; no SM counts "
+            "sourced for this device)\n", co.comm_compute_slowdown * 100);
   /* cli-table: a level name from a user's cluster file may be of any length */
   g_autoptr (CliTable) lt = cli_table_new ();
   cli_table_add_column (lt, "level", CLI_ALIGN_LEFT);

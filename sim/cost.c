@@ -717,10 +717,15 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
    *     channels per peer" in the H20 log of NCCL issue #1189) [S];
    *   p2p_nvlink 24 (the same over NVLink): taken as the NVLink ring's channels [U: NCCL
    *     sizes per-peer p2p channels from the NVLink bandwidth; no H100 log at hand].
-   * Pipeline sends hold none in the simulator (sim/simulate.c program_setup: why). Sourced on
-   * H100; other NVIDIA GPUs take the same channels (U). Other vendors' libraries (RCCL,
-   * XLA, Neuron) are not modelled: 0, and they keep comm_compute_slowdown's default. */
-  const gboolean nccl = dev != NULL && dev->sms > 1 && dev->vendor != NULL
+   * Pipeline sends hold none in the simulator (sim/simulate.c program_setup: why).
+   * Where the sources apply: Hopper (sm90; the channel rules above are NCCL's for
+   * compute capability 9.0 and the logs are H100's), and Blackwell, which takes Hopper's
+   * figures as it takes its fitted fractions (extrapolated). Ampere (sm80 searches other
+   * speeds; no A100 log at hand) and other vendors' libraries (RCCL, XLA, Neuron) keep
+   * comm_compute_slowdown's documented default and hold no SMs here. */
+  const gboolean hopper_up = row != NULL && (row->arch == ARCH_HOPPER
+                                             || row->arch == ARCH_BLACKWELL);
+  const gboolean nccl = hopper_up && dev->sms > 1 && dev->vendor != NULL
                         && g_ascii_strcasecmp (dev->vendor, "nvidia") == 0;
   o->nccl_ctas_nvlink = nccl ? 24 : 0;
   o->nccl_ctas_nvls = nccl ? 16 : 0;
@@ -728,10 +733,9 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
   o->nccl_ctas_net_1ppn = nccl ? 4 : 0;
   o->nccl_p2p_ctas_nvlink = nccl ? 24 : 0;
   o->nccl_p2p_ctas_net = nccl ? 2 : 0;
-  /* where the SMs model the kernels beside the compute, comm_compute_slowdown stays for
-   * what they do not cover (HBM and L2 shared with them) at 0: Hopper's fit of it ended
-   * at its bound 0 (above), and the documented 0.10 quoted the effect the SMs now give */
-  if (nccl)
+  /* there comm_compute_slowdown stays for what the SMs do not cover (HBM and L2 shared
+   * with the kernels) at 0: Hopper's fit of it ended at its bound 0 (calib_rows) */
+  if (hopper_up)
     o->comm_compute_slowdown = 0.0;
   /* TP-comm overlap: the stack's kernels (frameworks/presets "tp_overlap_sms"); a stack
    * that does not say runs NCCL's (-1) */

@@ -1155,19 +1155,27 @@ test_defaults_a100 (Fixture *f, gconstpointer data)
    * 4096 / 4224: eff = 0.869 x 0.94815 x 0.96970 = 0.79898 */
   assert_rel (sim_cost_gemm_efficiency (c, 4096, 4096, 4096, TOPO_DTYPE_BF16), 0.79898, 1e-4);
 
-  /* Calibrated (sim_cost_options_init): on NVIDIA GPUs compute beside communication
-   * kernels runs on the SMs they leave (NCCL's CTAs, sim/cost.c), so the knob for the
-   * rest is 0 in both inits; no Ampere knob ends on a bound. */
+  /* Calibrated (sim_cost_options_init): on Hopper compute beside communication kernels
+   * runs on the SMs they leave (NCCL's CTAs, sourced on H100: sim/cost.c), and the knob
+   * for the rest is 0; Ampere holds no SMs here and keeps the documented 0.10 in both
+   * inits; no Ampere knob ends on a bound. */
   SimCostOptions cal;
   sim_cost_options_init (&cal, selene);
-  g_assert_cmpfloat (o.comm_compute_slowdown, ==, 0.0);
-  g_assert_cmpfloat (cal.comm_compute_slowdown, ==, 0.0);
-  g_assert_cmpfloat (cal.nccl_ctas_nvlink, ==, 24);
+  assert_rel (o.comm_compute_slowdown, 0.10, 1e-12);
+  assert_rel (cal.comm_compute_slowdown, 0.10, 1e-12);
+  g_assert_cmpfloat (cal.nccl_ctas_nvlink, ==, 0);
   g_assert_null (sim_cost_knobs_at_bound (selene));
   g_autoptr (TopoCluster) h100 = topo_cluster_load_preset ("h100-24k", &error);
   g_assert_no_error (error);
   sim_cost_options_init (&cal, h100);
   g_assert_cmpfloat (cal.comm_compute_slowdown, ==, 0.0);
+  g_assert_cmpfloat (cal.nccl_ctas_nvlink, ==, 24);
+  /* an H20 preset states no SM count: no SMs held, and the Hopper knob's 0 */
+  g_autoptr (TopoCluster) h20 = topo_cluster_load_preset ("hgx-h20-cluster", &error);
+  g_assert_no_error (error);
+  sim_cost_options_init (&cal, h20);
+  g_assert_cmpfloat (cal.comm_compute_slowdown, ==, 0.0);
+  g_assert_cmpfloat (cal.nccl_ctas_nvlink, ==, 0);
   g_auto (GStrv) at = sim_cost_knobs_at_bound (h100);
   g_assert_nonnull (at);
   /* mem_traffic_factor 3, small_k_half 32 */
