@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 /* ---- list options -------------------------------------------------------------------- */
@@ -999,6 +1000,53 @@ mpi_gather (const SearchSpace *space, SearchResult **res, int rank, int size, GE
 
 /* ---- the command ------------------------------------------------------------------------ */
 
+/* Under mpirun every rank reads the same argv, so an input error is the same on each: the
+ * ranks other than 0 (from the launcher's environment, before MPI_Init) keep quiet until
+ * the search starts, and the user reads the one line once. Returns the saved stderr, or
+ * -1 when nothing was silenced. */
+static int
+quiet_other_ranks (void)
+{
+  const char *vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", NULL };
+  for (int i = 0; vars[i]; i++)
+    {
+      const char *v = g_getenv (vars[i]);
+      if (v == NULL)
+        continue;
+      if (atoi (v) <= 0)
+        return -1;
+      fflush (stderr);
+      int saved = dup (STDERR_FILENO);
+      int null_fd = open ("/dev/null", O_WRONLY);
+      if (saved < 0 || null_fd < 0)
+        {
+          if (saved >= 0)
+            close (saved);
+          if (null_fd >= 0)
+            close (null_fd);
+          return -1;
+        }
+      dup2 (null_fd, STDERR_FILENO);
+      close (null_fd);
+      return saved;
+    }
+  return -1;
+}
+
+/* the stderr that quiet_other_ranks saved (-1: none) */
+static int saved_stderr = -1;
+
+static void
+stderr_restore (int *saved)
+{
+  if (*saved < 0)
+    return;
+  fflush (stderr);
+  dup2 (*saved, STDERR_FILENO);
+  close (*saved);
+  *saved = -1;
+}
+
 static char *
 fallback_path (void)
 {
@@ -1035,6 +1083,8 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
     return cli_fail (error->domain == SEARCH_ERROR
                      && error->code == SEARCH_ERROR_CONSTRAINT ? CLI_EXIT_USAGE
                      : CLI_EXIT_FAILURE, "%s", error->message);
+  /* the input is read and the space stands: from here on a rank's failure is its own */
+  stderr_restore (&saved_stderr);
   guint64 n = search_space_size (space);
   SearchRunOptions ro = { 0 };
   ro.first = n * (guint64) mpi_rank / (guint64) mpi_size;
@@ -1332,6 +1382,7 @@ cli_cmd_search (int argc, char **argv)
   g_autoptr (GPtrArray) rest = g_ptr_array_new_with_free_func (g_free);
   int mpi_rank = 0, mpi_size = 1;
   gboolean mpi_on = FALSE;
+  saved_stderr = quiet_other_ranks ();
 
   if (!split_args (&o, argc, argv, rest, &error))
     {
@@ -1500,6 +1551,7 @@ cli_cmd_search (int argc, char **argv)
 #endif
 out:
   (void) mpi_on;
+  stderr_restore (&saved_stderr);
   opts_clear (&o);
   return status;
 }

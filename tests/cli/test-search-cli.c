@@ -226,6 +226,106 @@ file_has (const char *path, const char *needle)
   return g_file_get_contents (path, &text, NULL, NULL) && strstr (text, needle) != NULL;
 }
 
+/* The stored candidates of a search run: (candidate, flags, plan, step_time_s) of every
+ * row that `where` picks, first by candidate index, at most `max` of them. */
+static GPtrArray *
+stored_rows (const char *db, const char *where, int max)
+{
+  sqlite3 *h = NULL;
+  g_assert_cmpint (sqlite3_open_v2 (db, &h, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_autofree char *sql = g_strdup_printf (
+    "SELECT candidate, flags, plan, step_time_s FROM search_candidates WHERE %s "
+    "ORDER BY candidate LIMIT %d", where, max);
+  sqlite3_stmt *st = NULL;
+  g_assert_cmpint (sqlite3_prepare_v2 (h, sql, -1, &st, NULL), ==, SQLITE_OK);
+  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      char **r = g_new0 (char *, 5);
+      r[0] = g_strdup_printf ("%lld", (long long) sqlite3_column_int64 (st, 0));
+      r[1] = g_strdup ((const char *) sqlite3_column_text (st, 1));
+      r[2] = g_strdup ((const char *) sqlite3_column_text (st, 2));
+      r[3] = g_strdup_printf ("%.17g", sqlite3_column_double (st, 3));
+      g_ptr_array_add (rows, r);
+    }
+  sqlite3_finalize (st);
+  sqlite3_close (h);
+  return rows;
+}
+
+/* Every plan the search stores carries `tandem predict` flags that reproduce it: the
+ * same plan string and the same step time to the last bit. Checked on every simulated
+ * candidate's stored row (--no-prune simulates all that fit) of two small spaces, one row
+ * per kind of flag the search writes (the first candidate of each, so that no kind is
+ * missed) plus every 97th row: Llama 3 8B on 24 H100s with TorchTitan (pp 3 splits 32
+ * layers unevenly, CP with its three exchanges, HSDP, interleaving, GPipe, full recompute,
+ * SP and TP-comm overlap, the second rank order) and Tiny Mixtral on 8 (expert parallel). */
+static void
+check_space_flags (const char *dir, const char *space, const char *const *kinds)
+{
+  g_autofree char *db = g_build_filename (dir, "flags.db", NULL);
+  g_remove (db);
+  g_autofree char *args = g_strdup_printf ("%s --no-prune --top 1 --db %s", space, db);
+  Run r = { 0 };
+  run (NULL, args, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_clear (&r);
+  g_autoptr (GPtrArray) pick = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  for (int k = 0; kinds[k]; k++)
+    {
+      GPtrArray *one = stored_rows (db, kinds[k], 1);
+      if (one->len != 1)
+        g_error ("no stored candidate where %s (space: %s)", kinds[k], space);
+      g_ptr_array_add (pick, g_strdupv (g_ptr_array_index (one, 0)));
+      g_ptr_array_unref (one);
+    }
+  g_autoptr (GPtrArray) every = stored_rows (db, "candidate % 97 = 0", 40);
+  for (guint i = 0; i < every->len; i++)
+    g_ptr_array_add (pick, g_strdupv (g_ptr_array_index (every, i)));
+  for (guint i = 0; i < pick->len; i++)
+    {
+      char **row = g_ptr_array_index (pick, i);
+      g_autofree char *pargs = g_strdup_printf ("predict %s --json --no-db", row[1]);
+      run (NULL, pargs, &r);
+      if (r.status != 0)
+        g_error ("candidate %s: tandem %s: exit %d: %s", row[0], pargs, r.status, r.err);
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      JsonObject *o = object_of (parser, r.out);
+      g_autofree char *step = g_strdup_printf (
+        "%.17g", json_object_get_double_member (o, "step_time_s"));
+      const char *plan = json_object_get_string_member (
+        json_object_get_object_member (o, "plan"), "summary");
+      if (g_strcmp0 (step, row[3]) != 0 || g_strcmp0 (plan, row[2]) != 0)
+        g_error ("candidate %s: stored %s %s, predict of its flags %s %s (flags: %s)", row[0],
+                 row[2], row[3], plan, step, row[1]);
+      run_clear (&r);
+    }
+  g_remove (db);
+}
+
+static void
+test_flags_reproduce (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tandem-search-flags-XXXXXX", NULL);
+  static const char *const dense[] = {
+    "cp > 1 AND flags LIKE '%--cp-comm-type p2p%'",
+    "cp > 1 AND flags LIKE '%--cp-comm-type all_gather%'",
+    "cp > 1 AND flags LIKE '%--cp-comm-type a2a%'",
+    "flags LIKE '%--decoder-first-pipeline-num-layers%'",
+    "vpp > 1", "sharding LIKE 'hsdp%'", "sharding = 'zero3'", "sharding = 'zero2'",
+    "sharding = 'zero1'", "sharding = 'none'", "schedule = 'GPipe'", "recompute = 'full'",
+    "flags LIKE '%--sequence-parallel%'", "flags LIKE '%--tp-comm-overlap%'",
+    "flags LIKE '%--rank-order%'", "flags LIKE '%--overlap-grad-reduce%'", NULL,
+  };
+  check_space_flags (dir, "search --model llama3-8b --cluster h100-24k --gpus 24 "
+                     "--seq-length 8192 --gbs 48 --pp 1,3 --tp 1,2 --mbs 1 --recompute none,full "
+                     "--framework torchtitan", dense);
+  static const char *const moe[] = { "ep > 1", "ep > 1 AND cp > 1", "ep = 1", NULL };
+  check_space_flags (dir, "search --model tiny-mixtral --cluster dgx-h100-superpod --gpus 8 "
+                     "--seq-length 2048 --gbs 32 --mbs 1", moe);
+  g_rmdir (dir);
+}
+
 /* --trace-best: the winner's timeline (with predict's memory counters); a path that cannot
  * be written is refused before the search (exit 2, nothing on stdout); a write that fails
  * after the check (/dev/full: accepted as a device, then "no space") loses the trace, not
@@ -586,6 +686,16 @@ test_mpi_same_answer (void)
                    json_object_get_int_member (cb, "oom"));
   run_clear (&one);
   run_clear (&two);
+
+  /* an input error is the same on every rank: rank 0 says it, once (mpirun adds its own
+   * lines about the exit status, none of them ours) */
+  run (prefix, "search --model llama3-8b --gpus 8 --gbs 64 --tp 3 --no-db", &two);
+  g_assert_cmpint (two.status, ==, 2);
+  guint lines = 0;
+  for (const char *p = strstr (two.err, "tandem: error: "); p; p = strstr (p + 1, "tandem: error: "))
+    lines++;
+  g_assert_cmpuint (lines, ==, 1);
+  run_clear (&two);
 }
 
 int
@@ -600,6 +710,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/json", test_json);
   g_test_add_func ("/cli/search/fast-mode", test_fast_mode);
   g_test_add_func ("/cli/search/stack-memory", test_stack_memory);
+  g_test_add_func ("/cli/search/flags-reproduce", test_flags_reproduce);
   g_test_add_func ("/cli/search/tie-line", test_tie_line);
   g_test_add_func ("/cli/search/progress-tty", test_progress_tty);
   g_test_add_func ("/cli/search/trace-best", test_trace_best);
