@@ -214,7 +214,7 @@ test_progress_tty (void)
   close (master);
   g_assert_cmpuint (count_of (tty->str, "screening: 6,990 / 6,990 candidates, done in "), ==, 1);
   g_assert_cmpuint (count_of (tty->str, "simulating: "), >=, 1);
-  g_assert_null (strstr (tty->str, "0/s, ETA 0 s"));
+  g_assert_null (strstr (tty->str, " 0/s,"));      /* no rate before it has one */
   /* every phase's line is closed: the last byte ends a line (the pty writes \r\n) */
   g_assert_true (g_str_has_suffix (tty->str, "\n"));
 }
