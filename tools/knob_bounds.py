@@ -37,7 +37,9 @@ BOUNDS = {
     "comm_compute_slowdown": (0.0, 0.15,
                               "upper: the 5-15% range quoted for a GEMM next to an NCCL "
                               "kernel (sim/cost.c DEFAULT_COMM_COMPUTE_SLOWDOWN, U)",
-                              "compute slowed while collectives run"),
+                              "compute slowed while collectives run, beyond the SMs "
+                              "their kernels hold (Hopper: 0, not fitted; the SMs are "
+                              "sim_cost_coll_sms's sourced CTA counts)"),
     "small_k_half": (32.0, 2048.0,
                      "lower: half a 64-wide k-block; upper: 32 k-blocks (sim/cost.c calib_rows)",
                      "k at which a GEMM loses half its efficiency"),
