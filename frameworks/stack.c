@@ -144,7 +144,7 @@ get_obj (JsonObject *obj, const char *key, const Where *w, GError **error, gbool
 
 static const char *const top_keys[] = {
   "name", "description", "attention", "fusion", "compile", "kernel_overhead_us", "tp_comm_overlap",
-  "async_tp", "tp_grad_reduce_scatter", "pp_schedule_runtime", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "fsdp", "fp8", "defaults",
+  "async_tp", "tp_grad_reduce_scatter", "pp_schedule_runtime", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "fsdp", "fp8", "defaults",
   "moe", "cp", "tp_overlap_sms", "sources", NULL,
 };
 static const char *const tp_sms_keys[] = { "all_gather", "reduce_scatter", NULL };
@@ -310,6 +310,11 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   if (!get_enum (o, "grad_reduce_dtype", grad_names, &e, FALSE, &w, error))
     return NULL;
   s->grad_reduce_bf16 = e == 1;
+  static const char *const ce_names[] = { "fused", "eager", NULL };
+  e = s->loss_eager ? 1 : 0;
+  if (!get_enum (o, "cross_entropy", ce_names, &e, FALSE, &w, error))
+    return NULL;
+  s->loss_eager = e == 1;
   if (!get_num (o, "optimizer_bytes_per_param", 0, 1000, &s->optimizer_bytes_per_param, FALSE,
                 &w, error))
     return NULL;
@@ -698,6 +703,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   S ("pp_schedule_runtime", pp_runtime_names[s->pp_lockstep ? 1 : 0]);
   S ("moe_shared_expert_overlap", fw_avail_name (s->moe_shared_expert_overlap));
   S ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
+  S ("cross_entropy", s->loss_eager ? "eager" : "fused");
   D ("optimizer_bytes_per_param", s->optimizer_bytes_per_param);
   json_builder_set_member_name (b, "moe");
   json_builder_begin_object (b);

@@ -203,6 +203,10 @@ typedef struct {
                                          * weight to fp8 moves in every forward GEMM (0: the
                                          * weights come cast, e.g. TE's per-step cache) */
   gboolean      fp8_output_bf16;        /* the output layer (logits) stays bf16 in fp8 runs */
+  gboolean      loss_eager;             /* "cross_entropy": "eager": F.cross_entropy on fp32
+                                         * logits, two T V fp32 gradients allocated in its
+                                         * backward; "fused" (default): the gradient written
+                                         * into the saved softmax (Megatron-Core) */
   gboolean      mxfp8;                  /* offers MXFP8 (Blackwell) */
   gboolean      nvfp4;                  /* offers NVFP4 (Blackwell) */
   gboolean      blockwise;              /* offers FP8 blockwise scaling (1x128 / 128x128) */

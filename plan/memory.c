@@ -706,6 +706,15 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
    * Megatron's vocab-parallel cross-entropy saves for its backward (4 T V / t); the bf16
    * logits it was cast from are freed after the loss. */
   guint64 last_extra = 2 * a * T * h / sp_div + 4 * T * model->vocab / t;
+  /* A loss run as eager PyTorch ops on fp32 logits (plan.h loss_eager; torchtitan's
+   * F.cross_entropy(pred.float(), labels)) saves the same fp32 T x V/t tensor
+   * (log_softmax's output), but its backward allocates two more while that one lives:
+   * nll_loss_backward's gradient (zeros of the input's shape, the target's entries set)
+   * and log_softmax_backward_data's input gradient. A transient of the last stage, taken
+   * like a recomputed layer's (the larger of the two, added to the peak). Megatron-Core's
+   * vocab-parallel cross entropy computes its gradient in the saved softmax in place
+   * (softmax minus the one-hot target), so a fused loss adds nothing. */
+  guint64 loss_transient = plan->loss_eager > 0 ? 2 * 4 * T * model->vocab / t : 0;
 
   double states[3];
   guint64 capacity = cluster->device.hbm_bytes;
@@ -810,6 +819,8 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
        * left to the fragmentation allowance, above). */
       if (plan->attention_backend == PLAN_ATTN_UNFUSED)
         transient += a * attn_score_elems (model, plan);
+      if (last)
+        transient = MAX (transient, loss_transient);
       st->bytes[PLAN_MEM_ACTIVATIONS]
         = plan_mem_schedule_peak (plan, st->inflight_microbatches, chunk_mb, v) + transient;
       g_free (chunk_mb);

@@ -46,6 +46,7 @@ plan_init_defaults (Plan *plan)
   plan->zero3_copy_in_out = -1;
   plan->cp_ring_merge = -1;
   plan->cp_kv_repeated = -1;
+  plan->loss_eager = -1;
   plan->rank_order = g_strdup ("tp-cp-ep-dp-pp");
   /* MoE: Megatron-Core's defaults (megatron/training/arguments.py): alltoall dispatcher,
    * dropless (capacity factor None), no grouped GEMM, no shared-expert overlap; the

@@ -288,6 +288,14 @@ typedef struct {
   int      cp_kv_repeated;        /* CP moves and sums K/V at the query heads (the model
                                    * repeats them before SDPA: torchtitan's repeat_kv);
                                    * 0 at n_kv_heads; -1 the stack's */
+  int      loss_eager;            /* the cross entropy as eager PyTorch ops on fp32 logits
+                                   * (F.cross_entropy of logits.float()): 1 its backward
+                                   * allocates the nll gradient and log_softmax's input
+                                   * gradient, each T x V/t fp32, beside the saved
+                                   * log-probabilities (plan/memory.c); 0 a fused loss
+                                   * that writes its gradient into the saved softmax
+                                   * (Megatron's vocab-parallel cross entropy); -1 the
+                                   * stack's */
   int      dp_given;             /* --dp as typed (checked against the derived dp); 0 = none */
 
   char *rank_order;              /* "tp-cp-ep-dp-pp" innermost first (Megatron default) */

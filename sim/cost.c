@@ -553,6 +553,7 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->pp_grad_after_stage = stack->fsdp_pp_grad_after_stage;
   o->pp_lockstep = stack->pp_lockstep;
   o->grad_accum_upcast = stack->fsdp_grad_accum_upcast;
+  o->loss_eager = stack->loss_eager;
   o->zero3_copy_in_out = stack->fsdp_copy_in_out;
   o->cp_ring_merge = stack->cp_ring_merge;
   o->cp_kv_repeated = stack->cp_kv_repeated;

@@ -208,6 +208,8 @@ typedef struct {
                                      in on the compute stream (FwStack fsdp_copy_in_out) */
   gboolean cp_ring_merge;         /* CP runs ring steps with fp32 merges (FwStack cp_ring_merge) */
   gboolean cp_kv_repeated;        /* CP moves K/V at the query heads (FwStack cp_kv_repeated) */
+  gboolean loss_eager;            /* the cross entropy's backward allocates two fp32 logit
+                                     gradients (FwStack loss_eager; memory only) */
   /* MoE host-side costs (the stack's "moe" object): the host's own cost per kernel it
    * issues (the device's documented launch figure, before a stack replaces
    * launch_overhead_s with the GPU-side gap), whether a grouped GEMM of b experts is b

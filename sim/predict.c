@@ -223,6 +223,8 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
     plan->cp_ring_merge = co != NULL && co->cp_ring_merge;
   if (plan->cp_kv_repeated < 0)
     plan->cp_kv_repeated = co != NULL && co->cp_kv_repeated;
+  if (plan->loss_eager < 0)
+    plan->loss_eager = co != NULL && co->loss_eager;
 }
 
 SimPrediction *

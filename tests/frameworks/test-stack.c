@@ -60,6 +60,10 @@ test_semantics (void)
   g_assert_false (mcore->fp8_kernel_rate || mcore->fp8_cast_per_operand
                   || mcore->fp8_output_bf16);
   g_assert_cmpfloat (mcore->fp8_weight_cast_bytes, ==, 0.0);
+  /* torchtitan's loss is eager F.cross_entropy on fp32 logits; Megatron-Core's
+   * vocab-parallel cross entropy writes its gradient in place */
+  g_assert_true (tt->loss_eager);
+  g_assert_false (mcore->loss_eager);
   g_autoptr (FwStack) nemo = fw_stack_lookup ("nemo", NULL);
   g_assert_cmpint (nemo->tp_comm_overlap, ==, FW_OPT_DEFAULT);
   g_assert_true (nemo->grad_reduce_bf16);

@@ -843,6 +843,45 @@ test_llama3_405b (void)
   plan_clear (&p);
 }
 
+/* The eager cross entropy (plan.h loss_eager; torchtitan's F.cross_entropy of fp32
+ * logits): its backward allocates nll_loss_backward's gradient and log_softmax's input
+ * gradient, T V fp32 each, while the saved log-probabilities live: 2 x 4 x 256 x 1000 =
+ * 2,048,000 bytes on the last stage of the small plan (test_first_last_differ: stage 3
+ * 10,477,568 -> 12,525,568), nothing on the others. With full recompute of every layer
+ * (uniform, 1 layer a group) the last stage keeps 1 x 2 inputs 2 x 262,144 = 524,288 +
+ * the head's 1,548,288 = 2,072,576, and its transient is the larger of one layer re-run
+ * (F = 4,464,640) and the loss's 2,048,000: F, 6,537,216 with or without the eager loss. */
+static void
+test_loss_eager (void)
+{
+  ModelSpec m;
+  Plan p;
+  TopoCluster c;
+  PlanMemory fused, eager;
+
+  small_llama (&m);
+  small_plan (&p);
+  cluster_with_hbm (&c, 80 * GiB);
+  p.loss_eager = 0;
+  plan_memory_compute (&m, &p, &c, &fused);
+  p.loss_eager = 1;
+  plan_memory_compute (&m, &p, &c, &eager);
+  g_assert_cmpuint (fused.stages[3].bytes[PLAN_MEM_ACTIVATIONS], ==, 10477568);
+  g_assert_cmpuint (eager.stages[3].bytes[PLAN_MEM_ACTIVATIONS], ==, 12525568);
+  for (int i = 0; i < 3; i++)
+    g_assert_cmpuint (eager.stages[i].bytes[PLAN_MEM_ACTIVATIONS], ==,
+                      fused.stages[i].bytes[PLAN_MEM_ACTIVATIONS]);
+  plan_memory_clear (&fused);
+  plan_memory_clear (&eager);
+
+  p.recompute = PLAN_RECOMPUTE_FULL;
+  p.recompute_num_layers = 1;
+  plan_memory_compute (&m, &p, &c, &eager);
+  g_assert_cmpuint (eager.stages[3].bytes[PLAN_MEM_ACTIVATIONS], ==, 6537216);
+  plan_memory_clear (&eager);
+  plan_clear (&p);
+}
+
 /* Llama 3 405B as Meta ran it at 8,192 GPUs (Llama 3 paper, arXiv 2407.21783, Table 4:
  * TP 8, PP 16, DP 64, seq 8192, 32 micro-batches of 1; Sec. 3.3.2: one layer fewer on the
  * first and last stage, the first chunk of the first stage holding only the embedding and
@@ -984,6 +1023,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/tied-embeddings", test_tied_embeddings);
   g_test_add_func ("/plan/memory/llama3-405b", test_llama3_405b);
   g_test_add_func ("/plan/memory/llama3-405b-interleaved", test_llama3_405b_interleaved);
+  g_test_add_func ("/plan/memory/loss-eager", test_loss_eager);
   g_test_add_func ("/plan/memory/json", test_json);
   g_test_add_func ("/plan/memory/selective-op-llama3-8b", test_selective_op_llama3_8b);
   g_test_add_func ("/plan/memory/cpu-offload", test_cpu_offload);

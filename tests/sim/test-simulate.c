@@ -1234,6 +1234,7 @@ test_plan_apply_stack (void)
   co.pp_grad_after_stage = TRUE;
   co.grad_accum_upcast = TRUE;
   co.zero3_copy_in_out = TRUE;
+  co.loss_eager = TRUE;
   p.zero3_rank_copies = 0;            /* set by the plan: kept */
   sim_plan_apply_stack (&p, &co);
   g_assert_cmpfloat (p.zero3_prefetch_params, ==, 5e8);
@@ -1247,6 +1248,7 @@ test_plan_apply_stack (void)
   g_assert_cmpint (p.pp_grad_after_stage, ==, 1);
   g_assert_cmpint (p.grad_accum_upcast, ==, 1);
   g_assert_cmpint (p.zero3_copy_in_out, ==, 1);
+  g_assert_cmpint (p.loss_eager, ==, 1);
   plan_clear (&p);
 
   Plan q;
@@ -1262,6 +1264,7 @@ test_plan_apply_stack (void)
   g_assert_cmpint (q.pp_grad_after_stage, ==, 0);
   g_assert_cmpint (q.grad_accum_upcast, ==, 0);
   g_assert_cmpint (q.zero3_copy_in_out, ==, 0);
+  g_assert_cmpint (q.loss_eager, ==, 0);
   plan_clear (&q);
 }
 
