@@ -85,6 +85,9 @@ typedef struct {
   int      key_pos;             /* the layer pair the tasks being added belong to */
   int      pair_ov, pair_nb;    /* layers paired (the fewer of the two units'), and the
                                  * backward unit's layers */
+  guint32  pair_cap;            /* scratch of expand_pair, pair_cap tasks each */
+  guint32 *pair_order, *pair_newpos;
+  ProgTask *pair_old;
 } Builder;
 
 enum {

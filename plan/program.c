@@ -1047,12 +1047,42 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
  * computes, and each unit still waits for its own all-to-alls (Megatron's per-node CUDA
  * event). The dependencies of each unit point backward in the merged order too (its keys
  * never decrease as it is built), and ids held for later (sends, the buckets' last
- * backward) are renumbered. The slot boundary between f and b is the first task of b. */
+ * backward) are renumbered. The slot boundary between f and b is the first task of b.
+ * The order is (key, index); as each unit's keys never decrease, it is the merge of f's
+ * tasks with b's (f first on equal keys, as its indices are lower), found in one pass;
+ * were a unit's keys ever to decrease, the sort below gives the same order. */
 static int
 pair_key_cmp (const void *a, const void *b)
 {
   guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
   return x < y ? -1 : x > y;
+}
+
+/* order[k] = the index (from the pair's first task) of the task at place k: by (key,
+ * index), where [0, mid) are f's tasks and [mid, n) b's. */
+static void
+pair_order (const guint32 *key, guint32 mid, guint32 n, guint32 *order)
+{
+  gboolean runs = TRUE;
+  for (guint32 k = 1; k < n && runs; k++)
+    runs = k == mid || key[k] >= key[k - 1];
+  if (runs)
+    {
+      guint32 i = 0, j = mid, k = 0;
+      while (i < mid && j < n)
+        order[k++] = key[j] < key[i] ? j++ : i++;
+      while (i < mid)
+        order[k++] = i++;
+      while (j < n)
+        order[k++] = j++;
+      return;
+    }
+  g_autofree guint64 *packed = g_new (guint64, n);
+  for (guint32 k = 0; k < n; k++)
+    packed[k] = (guint64) key[k] << 32 | k;
+  qsort (packed, n, sizeof *packed, pair_key_cmp);
+  for (guint32 k = 0; k < n; k++)
+    order[k] = (guint32) packed[k];
 }
 
 static void
@@ -1070,31 +1100,38 @@ expand_pair (Builder *bd, const ProgSlot *f, const ProgSlot *b, GArray *bucket_d
   g_array_set_size (bd->pair_key, 0);
   bd->pairing = TRUE;
   expand_slot (bd, f, bucket_done);
+  guint32 mid = tasks->len - start;
   expand_slot (bd, b, bucket_done);
   bd->pairing = FALSE;
   bd->pair_ov = bd->pair_nb = 0;
   guint32 n = tasks->len - start;
   g_assert (bd->pair_key->len == n);
-  /* sort by (key, index): the order within a key is the order built */
-  g_autofree guint64 *order = g_new (guint64, n);
-  for (guint32 k = 0; k < n; k++)
-    order[k] = (guint64) g_array_index (bd->pair_key, guint32, k) << 32 | k;
-  qsort (order, n, sizeof *order, pair_key_cmp);
-  g_autofree guint32 *newpos = g_new (guint32, n);
-  g_autofree ProgTask *old = g_new (ProgTask, n);
+  /* by (key, index): the order within a key is the order built. The scratch arrays are
+   * the builder's, grown as needed (one pair per forward/backward slot) */
+  const guint32 *key = (const guint32 *) bd->pair_key->data;
+  if (bd->pair_cap < n)
+    {
+      bd->pair_cap = MAX (n, 2 * bd->pair_cap);
+      bd->pair_order = g_renew (guint32, bd->pair_order, bd->pair_cap);
+      bd->pair_newpos = g_renew (guint32, bd->pair_newpos, bd->pair_cap);
+      bd->pair_old = g_renew (ProgTask, bd->pair_old, bd->pair_cap);
+    }
+  guint32 *order = bd->pair_order, *newpos = bd->pair_newpos;
+  ProgTask *old = bd->pair_old;
+  pair_order (key, mid, n, order);
   memcpy (old, &g_array_index (tasks, ProgTask, start), n * sizeof (ProgTask));
   *b_first = tasks->len;
   for (guint32 k = 0; k < n; k++)
     {
-      guint32 from = (guint32) order[k];
+      guint32 from = order[k];
       newpos[from] = k;
-      if ((order[k] >> 32) & 1 && *b_first == tasks->len)
+      if ((key[from] & 1) && *b_first == tasks->len)
         *b_first = start + k;
     }
   for (guint32 k = 0; k < n; k++)
     {
       ProgTask *t = &g_array_index (tasks, ProgTask, start + k);
-      *t = old[(guint32) order[k]];
+      *t = old[order[k]];
       t->id = start + k;
       guint32 *deps = &g_array_index (bd->prog->deps, guint32, t->dep_first);
       for (guint32 d = 0; d < t->n_deps; d++)
@@ -1865,6 +1902,9 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
     }
   g_free (bd.send_of);
   g_array_free (bd.pair_key, TRUE);
+  g_free (bd.pair_order);
+  g_free (bd.pair_newpos);
+  g_free (bd.pair_old);
   g_array_free (bd.gate, TRUE);
   g_free (bd.chunk_first);
   g_free (bd.param_ag_of_layer);
