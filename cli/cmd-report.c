@@ -338,12 +338,24 @@ cmd_scaling (int argc, char **argv)
       print_scaling_text (r);
       print_written (written);
     }
-  /* a report where no size fits answers "does not fit", after printing it */
-  gboolean any_fits = FALSE;
+  /* a report where no size has a plan that fits, after printing it: "does not fit" (3)
+   * when some size ran out of memory, bad input (2) when every size was invalid (the
+   * table says why of each) */
+  gboolean any_fits = FALSE, any_oom = FALSE;
   for (guint i = 0; i < r->rows->len; i++)
-    any_fits |= ((ReportScalingRow *) g_ptr_array_index (r->rows, i))->fits;
-  if (!any_fits)
-    status = CLI_EXIT_NOFIT;
+    {
+      const ReportScalingRow *row = g_ptr_array_index (r->rows, i);
+      any_fits |= row->fits;
+      any_oom |= g_strcmp0 (row->status, "oom") == 0;
+    }
+  if (!any_fits && any_oom)
+    status = cli_fail (CLI_EXIT_NOFIT, "no size has a plan that fits in memory (the table "
+                       "gives each size's peak) (hint: more GPUs, a smaller --gbs or "
+                       "--seq-length, or --plan-per-size search)");
+  else if (!any_fits)
+    status = cli_fail (CLI_EXIT_USAGE, "no size has a valid plan (the table says why of "
+                       "each) (hint: sizes and degrees whose product divides them, or "
+                       "--plan-per-size search)");
 out:
   plan_clear (&tmpl);
   plan_args_clear (&args);
@@ -363,6 +375,19 @@ write_or_print (gboolean json, const char *out, JsonBuilder *b, GPtrArray *writt
       print_written (written);
     }
   return CLI_EXIT_OK;
+}
+
+/* A run the store does not have: bad input (2) with where to find the ids; any other
+ * failure of the store keeps its own status. */
+static int
+fail_lookup (const GError *error, const char *db)
+{
+  if (error->domain != RES_ERROR || error->code != RES_ERROR_NOT_FOUND)
+    return cli_fail (report_status_for_error (error), "%s", error->message);
+  if (strstr (error->message, "(hint:") != NULL)
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+  return cli_fail (CLI_EXIT_USAGE, "%s (hint: tandem runs%s%s lists the run ids)",
+                   error->message, db ? " --db " : "", db ? db : "");
 }
 
 /* The store a read-only report reads: it must be there. */
@@ -444,8 +469,7 @@ cmd_validation (int argc, char **argv)
   g_autoptr (ReportValidation) v = report_validation_compute (store, (gint64 *) ids->data,
                                                               ids->len, &error);
   if (v == NULL)
-    return cli_fail (error->domain == RES_ERROR && error->code == RES_ERROR_NOT_FOUND
-                     ? CLI_EXIT_USAGE : report_status_for_error (error), "%s", error->message);
+    return fail_lookup (error, db);
   if (v->rows->len == 0)
     return cli_fail (CLI_EXIT_USAGE, "no stored run has a measurement to compare with "
                      "(hint: tandem run or tandem validate FILE.csv store some)");
@@ -485,7 +509,10 @@ cmd_run (int argc, char **argv)
   if (!g_option_context_parse (octx, &argc, &argv, &error))
     return cli_fail_options (octx, error, "tandem report run");
   guint64 id = 0;
-  if (argc != 2 || !g_ascii_string_to_unsigned (argv[1], 10, 1, G_MAXINT64, &id, NULL))
+  if (argc == 2 && !g_ascii_string_to_unsigned (argv[1], 10, 1, G_MAXINT64, &id, NULL))
+    return cli_fail (CLI_EXIT_USAGE, "report run: '%s' is not a run id (a number from 1 up) "
+                     "(hint: tandem runs lists the run ids)", argv[1]);
+  if (argc != 2)
     return cli_fail (CLI_EXIT_USAGE, "usage: tandem report run N [--db FILE] [--out DIR] "
                      "(hint: tandem runs lists the run ids)");
   guint formats = DEFAULT_FORMATS;
@@ -496,8 +523,7 @@ cmd_run (int argc, char **argv)
     return cli_fail (report_status_for_error (error), "%s", error->message);
   g_autoptr (ReportRun) r = report_run_compute (store, (gint64) id, &error);
   if (r == NULL)
-    return cli_fail (error->domain == RES_ERROR && error->code == RES_ERROR_NOT_FOUND
-                     ? CLI_EXIT_USAGE : report_status_for_error (error), "%s", error->message);
+    return fail_lookup (error, db);
   g_autoptr (GPtrArray) written = g_ptr_array_new_with_free_func (g_free);
   if ((out != NULL || !json)
       && !report_run_write (r, out ? out : "tandem-report", formats, force, written, &error))

@@ -177,7 +177,7 @@ report_run_compute (ResStore *store, gint64 run_id, GError **error)
 
 typedef struct {
   const char *name;
-  const char *unit;     /* "s", "%", "tokens/s", "bytes" */
+  const char *unit;     /* "s", "fraction" (printed as %), "tokens/s", "bytes" */
   double      pred, meas;
 } RunTerm;
 
@@ -191,8 +191,10 @@ run_terms (const ReportRun *r, RunTerm *t)
   guint n = 0;
   t[n++] = (RunTerm) { "step time", "s", V (p, p->step_time_s), V (m, m->step_time_s) };
   t[n++] = (RunTerm) { "tokens/s", "tokens/s", V (p, p->tokens_per_s), V (m, m->tokens_per_s) };
-  t[n++] = (RunTerm) { "MFU", "%", V (p, p->mfu), V (m, m->mfu) };
-  t[n++] = (RunTerm) { "HFU", "%", V (p, p->hfu), V (m, m->hfu) };
+  /* fractions (0.21, not 21) in the CSV and JSON, as everywhere else; the page and the
+   * Markdown print them as percentages */
+  t[n++] = (RunTerm) { "MFU", "fraction", V (p, p->mfu), V (m, m->mfu) };
+  t[n++] = (RunTerm) { "HFU", "fraction", V (p, p->hfu), V (m, m->hfu) };
   t[n++] = (RunTerm) { "compute", "s", V (p, p->compute_s), V (m, m->compute_s) };
   t[n++] = (RunTerm) { "bubble", "s", V (p, p->bubble_fraction * p->step_time_s),
                        V (m, m->bubble_fraction * m->step_time_s) };
@@ -215,7 +217,7 @@ fmt_term (char *buf, gsize n, const RunTerm *t, double v)
 {
   if (!isfinite (v))
     return g_strlcpy (buf, "-", n), buf;
-  if (g_str_equal (t->unit, "%"))
+  if (g_str_equal (t->unit, "fraction"))
     g_snprintf (buf, n, "%.1f%%", v * 100);
   else if (g_str_equal (t->unit, "bytes"))
     g_snprintf (buf, n, "%.2f GiB", v / (1024.0 * 1024 * 1024));

@@ -606,6 +606,95 @@ test_run_report (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* Bad inputs and empty stores, as a new user meets them: each one line on stderr with the
+ * exit status of docs/contracts.md, and no figure that lies.
+ *  - scaling where no size has a valid plan (--tp 3 divides neither 8 nor 16 GPUs): bad
+ *    input, 2, not "does not fit"; where every size runs out of memory (Llama 3 405B on 8
+ *    and 16 H100s without sharding: its bf16 weights alone are 810 GB): 3;
+ *  - run ids that are not numbers, or not in the store (with where to list them); a store
+ *    that has no runs at all (a zero-byte file, as SQLite creates one);
+ *  - report run of a stored search: MFU and HFU in the CSV and JSON are fractions with
+ *    the unit "fraction" (they were labelled "%" with 0.21 for 21%), the page in %. */
+static void
+test_bad_inputs (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_tandem ("report scaling --model llama3-8b --cluster h100-24k --tp 3 --gbs 64 "
+              "--gpus 8,16 --strong --json", NULL, &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpint (count_lines (r.err), ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "tandem: error: no size has a valid plan"));
+  run_result_clear (&r);
+  run_tandem ("report scaling --model llama3-405b --cluster h100-24k --gbs 64 --gpus 8,16 "
+              "--strong --json", NULL, &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_cmpint (count_lines (r.err), ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "tandem: error: no size has a plan that fits"));
+  run_result_clear (&r);
+
+  g_autofree char *empty = g_build_filename (f->dir, "empty.db", NULL);
+  g_assert_true (g_file_set_contents (empty, "", 0, NULL));
+  static const struct { const char *args; const char *starts; } cases[] = {
+    { "report run abc --db {OUT}", "tandem: error: report run: 'abc' is not a run id" },
+    { "report run 0 --db {OUT}", "tandem: error: report run: '0' is not a run id" },
+    { "report run 1 --db {OUT}", "tandem: error: " },
+    { "report validation --db {OUT}", "tandem: error: no stored run has a measurement" },
+    { "report validation --run x --db {OUT}", "tandem: error: --run: 'x' is not a run id" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      run_tandem (cases[i].args, empty, &r);
+      if (r.status != 2 || count_lines (r.err) != 1
+          || !g_str_has_prefix (r.err, cases[i].starts))
+        g_error ("tandem %s: status %d, stderr '%s'", cases[i].args, r.status, r.err);
+      run_result_clear (&r);
+    }
+  run_tandem ("report run 1 --db {OUT}", empty, &r);
+  g_assert_nonnull (strstr (r.err, "has no run 1 (hint: tandem runs --db "));
+  run_result_clear (&r);
+
+  g_autofree char *db = g_build_filename (f->dir, "s.db", NULL);
+  g_autofree char *search = g_strdup_printf (
+    "search --model small-llama --cluster dgx-h100-superpod --gpus 8 --seq-length 1024 "
+    "--gbs 32 --mbs 1 --top 1 --json --db %s", db);
+  run_tandem (search, NULL, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  g_autofree char *rep = g_strdup_printf ("report run 1 --db %s --out {OUT} --format csv,md "
+                                          "--json", db);
+  run_tandem (rep, f->out, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (p, r.out, -1, NULL));
+  JsonObject *o = json_node_get_object (json_parser_get_root (p));
+  g_assert_cmpstr (json_object_get_string_member (o, "kind"), ==, "search");
+  JsonArray *terms = json_object_get_array_member (o, "terms");
+  guint seen = 0;
+  for (guint i = 0; i < json_array_get_length (terms); i++)
+    {
+      JsonObject *t = json_array_get_object_element (terms, i);
+      const char *name = json_object_get_string_member (t, "term");
+      if (g_strcmp0 (name, "MFU") != 0 && g_strcmp0 (name, "HFU") != 0)
+        continue;
+      seen++;
+      g_assert_cmpstr (json_object_get_string_member (t, "unit"), ==, "fraction");
+      double v = json_object_get_double_member (t, "predicted");
+      g_assert_cmpfloat (v, >, 0);
+      g_assert_cmpfloat (v, <, 1);
+    }
+  g_assert_cmpuint (seen, ==, 2);
+  run_result_clear (&r);
+  g_autofree char *csv = g_build_filename (f->out, "report.csv", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\nMFU,fraction,0."));
+  g_autofree char *md = g_build_filename (f->out, "report.md", NULL);
+  g_autofree char *page = NULL;
+  g_assert_true (g_file_get_contents (md, &page, NULL, NULL));
+  g_assert_nonnull (strstr (page, "| MFU | "));
+  g_assert_nonnull (strstr (strstr (page, "| MFU | "), "% |"));
+}
+
 /* --plan-per-size search: at each size the best plan `tandem search` finds, named per
  * row. The search is exact and its space holds the default plan (TP1 PP1, micro-batch 1,
  * no sharding), so its step is never slower than the fixed default's at the same size. */
@@ -660,6 +749,8 @@ main (int argc, char **argv)
   g_test_add ("/cli/report/run", Fixture, NULL, fixture_setup, test_run_report,
               fixture_teardown);
   g_test_add ("/cli/report/search-per-size", Fixture, NULL, fixture_setup, test_search_per_size,
+              fixture_teardown);
+  g_test_add ("/cli/report/bad-inputs", Fixture, NULL, fixture_setup, test_bad_inputs,
               fixture_teardown);
   return g_test_run ();
 }
