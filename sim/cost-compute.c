@@ -808,7 +808,8 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
    *    reads and writes f, x_linear.clamp (-l, l) the same, torch.cat of the two reads
    *    and writes 2f: 8 e, 3 kernels;
    *  - geglu: the compiled weighted_quick_geglu reads 2f and writes f: 3 e, 1 kernel
-   *    (the N routing weights, 1/f per element, left out);
+   *    (the N routing weights, 1/f per element, left out); at least the host's time to
+   *    the next GEMM after the sync (below);
    *  - geglu_grad: the compiled weighted_quick_geglu_back reads the output gradient f
    *    and the saved input 2f and writes the input gradient 2f: 5 e, 1 kernel (U: the
    *    weights' row sums taken in the same kernel);
@@ -821,9 +822,11 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
    *    chunk's backward cats the two halves' gradients (2f read and written): 4 e, 1
    *    kernel. 11 e + 8 B, 9 kernels;
    *  - sync: torch.tensor (linear_offset, device = cuda) is a synchronous host-to-device
-   *    copy (PyTorch copy_ with non_blocking False: cudaMemcpyAsync, then
-   *    cudaStreamSynchronize): the launch-plus-sync round trip, then the GPU waits while
-   *    the host issues the next op (one eager op, the compiled geglu's call). Only for
+   *    copy (torch.tensor copies its CPU data with non_blocking False; PyTorch
+   *    aten/src/ATen/native/cuda/Copy.cu copy_kernel_cuda then calls memcpy_and_sync,
+   *    c10/cuda/CUDAFunctions.h: cudaMemcpyAsync and cudaStreamSynchronize): the
+   *    launch-plus-sync round trip, then the GPU waits while the host issues the next op
+   *    (one eager op, the compiled geglu's call). Only for
    *    the stacks that run Megatron-Core's MoE layer (moe_host_sync_s > 0).
    * Plain passes: neither mem_traffic_factor nor the eager passes apply. */
   if (op->name != NULL && g_str_has_prefix (op->name, "expert_act_"))
@@ -839,7 +842,17 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
         return roofline (c, 0.0, 0.0, n * 8.0 * e) + 2.0 * c->opts.launch_overhead_s;
       if (g_str_equal (op->name, "expert_act_geglu")
           || g_str_equal (op->name, "expert_act_geglu_recompute"))
-        return roofline (c, 0.0, 0.0, n * 3.0 * e);
+        {
+          /* after the sync the geglu is all the GPU has until the host issues the down
+           * projection's first expert GEMM: the GroupedLinear call's own time and one GEMM
+           * call (TE_MODULE_FWD_HOST_S, TE_GEMM_CALL_HOST_S; under moe_act recompute the
+           * backward's GroupedLinear dgrad taken at the forward's figures: U) */
+          const double t = roofline (c, 0.0, 0.0, n * 3.0 * e);
+          if (c->opts.moe_host_sync_s > 0 && c->opts.moe_grouped_call_s > 0)
+            return MAX (t, c->opts.moe_grouped_call_s
+                             + MAX (c->opts.moe_gemm_call_s, c->opts.launch_overhead_s));
+          return t;
+        }
       if (g_str_equal (op->name, "expert_act_geglu_grad"))
         return roofline (c, 0.0, 0.0, n * 5.0 * e);
       if (g_str_equal (op->name, "expert_act_clamp_grad"))

@@ -582,6 +582,8 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
       o->moe_layer_host_s[0] = h->layer_fwd * e + te + teg;
       o->moe_layer_host_s[1] = h->layer_bwd * e;
       o->moe_layer_host_after_sync_s = h->layer_fwd_after_sync * e + teg;
+      o->moe_grouped_call_s = h->te_grouped_fwd > 0
+                                ? TE_MODULE_FWD_HOST_S - TE_ONE_GEMM_CALL_HOST_S : 0.0;
       o->moe_expert_host_s[0] = h->expert_launch_fwd * g + h->expert_eager_fwd * e;
       o->moe_expert_host_s[1] = h->expert_launch_bwd * g + h->expert_eager_bwd * e;
       /* FP8: the weight-workspace calls here; the quantize calls' launches depend on the
@@ -871,6 +873,7 @@ sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan)
       for (int i = 0; i < 2; i++)
         o->moe_layer_host_s[i] = o->moe_expert_host_s[i] = o->moe_expert_host_fp8_s[i] = 0.0;
       o->moe_layer_host_after_sync_s = 0.0;
+      o->moe_grouped_call_s = 0.0;
       o->moe_expert_fp8_quants = 0.0;
     }
 }

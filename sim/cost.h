@@ -232,6 +232,11 @@ typedef struct {
    * (sim_cost_moe_host_excess_s). */
   double   moe_layer_host_s[2];
   double   moe_layer_host_after_sync_s;   /* of moe_layer_host_s[0], after the sync */
+  /* ... and the host's time in one TE GroupedLinear call before its first per-expert GEMM
+   * call (TE_MODULE_FWD_HOST_S less its GEMM call; 0 where the stack states no GroupedLinear
+   * calls): after a sync inside the experts (gpt-oss's activation, sim/cost-compute.c
+   * "expert_act_geglu") nothing but the activation is queued until the host gets there */
+  double   moe_grouped_call_s;
   double   moe_expert_host_s[2];
   double   moe_expert_host_fp8_s[2];
   /* ... and with FP8 GEMMs the quantize calls per local expert and pass (TE's split_quantize

@@ -862,7 +862,11 @@ test_expert_bias (Fixture *f, gconstpointer data)
  *  - geglu_grad: read 1 + 2, write 2: 10 B -> 943,718,400 B = 313.008 us + 1 kernel;
  *  - clamp_grad: 11 x 2 B + 8 B of masks = 30 B -> 2,831,155,200 B = 939.023 us + 9;
  *  - sync: 5 + 15 = 20 us, and nothing under a stack without the dispatcher's sync
- *    (torchtitan). The recompute ops cost the forward's in the backward block. */
+ *    (torchtitan). The recompute ops cost the forward's in the backward block.
+ *  - a geglu shorter than the host's way to the next GEMM after the sync: 2048 tokens,
+ *    23,592,960 elements x 6 B = 141,557,760 B = 46.951 us + 1 us, against the
+ *    GroupedLinear call 115 - 20 = 95 us and one expert GEMM call 267 / 8 = 33.375 us:
+ *    128.375 us; without the sync (torchtitan, 4 us per kernel) its own 50.951 us. */
 static void
 test_expert_act_clamped (Fixture *f, gconstpointer data)
 {
@@ -899,6 +903,13 @@ test_expert_act_clamped (Fixture *f, gconstpointer data)
   sim_cost_options_init_stack (&ot, f->h100, tt);
   g_autoptr (SimCost) ct = sim_cost_new (f->h100, NULL, &ot);
   g_assert_cmpfloat (sim_cost_op_s (ct, &op, TOPO_DTYPE_BF16, FALSE), ==, 0.0);
+  op.name = "expert_act_geglu";
+  op.elements = 2048 * 4 * 2880;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 128.375e-6, 1e-9);
+  op.name = "expert_act_geglu_recompute";
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), 128.375e-6, 1e-9);
+  op.name = "expert_act_geglu";
+  assert_rel (sim_cost_op_s (ct, &op, TOPO_DTYPE_BF16, FALSE), 46.951e-6 + 4e-6, 1e-4);
 }
 
 /* RoPE as unfused PyTorch ops (plan --no-rope-fusion, sim/cost-compute.c
