@@ -131,6 +131,12 @@ typedef struct {
                                          * lock step with its pipeline neighbours
                                          * ("pp_schedule_runtime": "lockstep"; else
                                          * "dataflow": a unit waits only for its input) */
+  gboolean      pp_p2p_sync;            /* the non-interleaved 1F1B schedule synchronizes
+                                         * the device after each batched pipeline exchange
+                                         * (Megatron-Core batch_p2p_sync: torch.cuda.
+                                         * synchronize after batch_isend_irecv), so a stage's
+                                         * next unit waits for all of its streams and the
+                                         * exchange ("pp_p2p_sync": "device"; else "none") */
   gboolean      tp_grad_rs_after_block; /* with TP-comm overlap, the backward's reduce-
                                          * scatter of a block's input gradient is issued
                                          * whole after the block (PyTorch async TP) instead

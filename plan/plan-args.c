@@ -418,6 +418,8 @@ on_flag (const char *option, const char *value, gpointer data, GError **error)
     plan->fsdp_float8_all_gather = TRUE;
   else if (g_str_equal (name, "pp-lockstep"))
     plan->pp_lockstep = 1;
+  else if (g_str_equal (name, "no-batch-p2p-sync"))
+    plan->pp_p2p_sync = 0;
   else if (g_str_equal (name, "optimizer-offload") || g_str_equal (name, "offload-optimizer"))
     plan->optimizer_offload = TRUE;
   else if (g_str_equal (name, "moe-grouped-gemm"))
@@ -601,6 +603,9 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
     { "pp-lockstep", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Interleaved 1F1B in lock step, as torch.distributed.pipelining runs it (the "
       "torchtitan stack's default)", NULL },
+    { "no-batch-p2p-sync", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
+      "1F1B without Megatron-Core's device synchronize after each pipeline exchange "
+      "(batch_p2p_sync False; the megatron-core and nemo stacks synchronize)", NULL },
     { "optimizer-offload", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Optimizer states in host memory", NULL },
     { "offload-optimizer", 0, G_OPTION_FLAG_NO_ARG | G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_flag), NULL, NULL },

@@ -42,6 +42,7 @@ plan_init_defaults (Plan *plan)
   plan->tp_grad_rs_whole = -1;
   plan->pp_grad_after_stage = -1;
   plan->pp_lockstep = -1;
+  plan->pp_p2p_sync = -1;
   plan->grad_accum_upcast = -1;
   plan->zero3_copy_in_out = -1;
   plan->cp_ring_merge = -1;

@@ -262,6 +262,12 @@ typedef struct {
                                    * each rank waiting the step's sends and receives before
                                    * its next compute (plan/program.c lockstep_*); 0 each
                                    * unit waits only for its input; -1 the stack's */
+  int      pp_p2p_sync;           /* non-interleaved 1F1B with PP > 1 run as Megatron-Core
+                                   * runs it (batch_p2p_sync): the device synchronized after
+                                   * each batched exchange, so a stage's next unit waits for
+                                   * everything the stage issued before, its sends included
+                                   * (plan/program.c sync_*); 0 each unit waits only for its
+                                   * input; -1 the stack's */
   int      grad_accum_upcast;     /* ZeRO-2 with per-step sync over several micro-batches:
                                    * 1 after each micro-batch's backward of a layer its
                                    * unsharded bf16 gradients are copied up to fp32 (the

@@ -34,6 +34,15 @@ typedef struct {
    * (add_task gives them to the first task it adds, then empties the list) */
   int     lock_steps;
   GArray *gate;
+  /* Megatron-Core's batch_p2p_sync (plan.h pp_p2p_sync; program.c sync_*): while sync_n >
+   * 0, the first task of each stream (other than a SEND or RECV) that the unit being
+   * built adds waits for sync_gate, the stage's streams' last tasks before the unit;
+   * sync_done has a bit per stream already given them, and the unit's first compute task
+   * is marked host_sync (sync_flagged once it is) */
+  guint   sync_n;
+  gint32  sync_gate[PROG_STREAM_N];
+  guint   sync_done;
+  gboolean sync_flagged;
   int     n_model_chunks;
   /* per model chunk c: its first layer (chunk_first[c]) and layer count
    * (chunk_first[c + 1] - chunk_first[c]), from plan_chunk_first_layer once rather than

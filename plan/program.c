@@ -107,7 +107,20 @@ add_task (Builder *bd, ProgTaskKind kind, ProgStream stream, ProgPhase phase, in
                     .chunk = (gint16) chunk, .layer = (gint16) layer, .dep_first = first,
                     .peer_stage = -1, .peer_task = -1 };
   guint n_gate = bd->gate != NULL ? bd->gate->len : 0;
-  array_set_len (p->deps, &bd->deps_cap, first + (guint) MAX (n_deps, 0) + n_gate);
+  /* Megatron-Core's device synchronize after an exchange (sync_arm) */
+  guint n_sync = 0;
+  if (G_UNLIKELY (bd->sync_n > 0) && kind != PROG_TASK_SEND && kind != PROG_TASK_RECV
+      && !(bd->sync_done & (1u << stream)))
+    {
+      n_sync = bd->sync_n;
+      bd->sync_done |= 1u << stream;
+      if (kind == PROG_TASK_COMPUTE && !bd->sync_flagged)
+        {
+          t->host_sync = 1;
+          bd->sync_flagged = TRUE;
+        }
+    }
+  array_set_len (p->deps, &bd->deps_cap, first + (guint) MAX (n_deps, 0) + n_gate + n_sync);
   guint32 *out = &g_array_index (p->deps, guint32, first);
   for (int i = 0; i < n_deps; i++)
     if (deps[i] >= 0)
@@ -118,6 +131,8 @@ add_task (Builder *bd, ProgTaskKind kind, ProgStream stream, ProgPhase phase, in
         out[t->n_deps++] = (guint32) g_array_index (bd->gate, gint32, i);
       g_array_set_size (bd->gate, 0);
     }
+  for (guint i = 0; i < n_sync; i++)
+    out[t->n_deps++] = (guint32) bd->sync_gate[i];
   p->deps->len = first + t->n_deps;
   if (G_UNLIKELY (bd->pairing))
     g_array_append_val (bd->pair_key, bd->key_cur);
@@ -1320,6 +1335,76 @@ lockstep_step (Builder *bd, const LockRank *me, const LockRank *nb, const int *n
     }
 }
 
+/* ---- Megatron-Core's device synchronize after each exchange (plan.h pp_p2p_sync) -------
+ *
+ * forward_backward_pipelining_without_interleaving (megatron/core/pipeline_parallel/
+ * schedules.py) moves activations and gradients through p2p_communication.py's
+ * _communicate: with batch_p2p_comm (the default without a virtual pipeline,
+ * megatron/training/arguments.py) it posts the exchange's sends and receives as one
+ * batch_isend_irecv, waits for them, and with batch_p2p_sync (default True,
+ * model_parallel_config.py) calls torch.cuda.synchronize (): the host waits until every
+ * stream of the device has drained, the exchange's transfers included, before it issues
+ * the next unit's first kernel. The first stage makes no call where it would receive
+ * from the stage before it (its forward input, recv_forward and send_backward_recv_
+ * forward return None) and the last none where it would send after it, so between two
+ * units there is a synchronize where the first sends or the second receives, and after
+ * the last unit where it sends (send_backward, before the gradients are finalized).
+ * Here the next unit's first task of each stream waits for the last task of every stream
+ * of the stage so far, and its first compute task is marked host_sync (the simulator
+ * adds the host's re-issue time, sim/cost.h pp_sync_reissue_s). The receive itself is
+ * not gated: it is posted with the send, in the same batch. */
+
+static gboolean
+sync_applies (const Builder *bd)
+{
+  const Plan *p = bd->plan;
+  return p->pp_p2p_sync > 0 && p->pp > 1 && p->vpp == 1 && p->schedule == PLAN_SCHED_1F1B;
+}
+
+/* Whether a unit of this stage sends to a neighbour at its end, or receives before it. */
+static gboolean
+sync_unit_sends (const Builder *bd, const ProgSlot *s)
+{
+  int mc = s->chunk * bd->plan->pp + bd->stage;
+  return s->backward ? mc > 0 : mc < bd->n_model_chunks - 1;
+}
+
+static gboolean
+sync_unit_receives (const Builder *bd, const ProgSlot *s)
+{
+  int mc = s->chunk * bd->plan->pp + bd->stage;
+  return s->backward ? mc < bd->n_model_chunks - 1 : mc > 0;
+}
+
+/* Brings last_of (per stream, the stage's last task; -1 none) up to the tasks added since
+ * *scan. */
+static void
+sync_scan (const Builder *bd, guint32 *scan, gint32 *last_of)
+{
+  const ProgProgram *prog = bd->prog;
+  for (guint32 x = *scan; x < prog->tasks->len; x++)
+    last_of[prog_task (prog, x)->stream] = (gint32) x;
+  *scan = prog->tasks->len;
+}
+
+/* The tasks added next wait for the stage's streams' last tasks (add_task). */
+static void
+sync_arm (Builder *bd, const gint32 *last_of)
+{
+  bd->sync_n = 0;
+  for (int s = 0; s < PROG_STREAM_N; s++)
+    if (last_of[s] >= 0)
+      bd->sync_gate[bd->sync_n++] = last_of[s];
+  bd->sync_done = 0;
+  bd->sync_flagged = FALSE;
+}
+
+static void
+sync_disarm (Builder *bd)
+{
+  bd->sync_n = 0;
+}
+
 /* ---- data parallelism: buckets, optimizer, parameter gather --------------------------- */
 
 typedef struct {
@@ -1444,6 +1529,14 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
   int n_nb = nb_rank[0] == nb_rank[1] ? 1 : 2;
   g_autoptr (GArray) waits = g_array_new (FALSE, FALSE, sizeof (gint32));
   int next_step = 0;
+  /* Megatron-Core's synchronize after each exchange (sync_*): per stream the stage's last
+   * task so far, and whether the unit before sent */
+  gboolean psync = sync_applies (bd) && !lock && !pair;
+  gint32 last_of[PROG_STREAM_N];
+  for (int s = 0; s < PROG_STREAM_N; s++)
+    last_of[s] = -1;
+  guint32 scan = first_task;
+  gboolean sent = FALSE;
   if (lock)
     {
       lockstep_rank (bd, sched, stage, &lr_me);
@@ -1469,6 +1562,13 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
           g_array_append_vals (bd->gate, waits->data, waits->len);
           g_array_set_size (waits, 0);
         }
+      if (psync)
+        {
+          sync_scan (bd, &scan, last_of);
+          if (i > 0 && (sent || sync_unit_receives (bd, slot)))
+            sync_arm (bd, last_of);
+          sent = sync_unit_sends (bd, slot);
+        }
       st->slot_first[i] = prog->tasks->len;
       const ProgSlot *next = i + 1 < slots->len ? &g_array_index (slots, ProgSlot, i + 1)
                                                 : NULL;
@@ -1479,6 +1579,7 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
         }
       else
         expand_slot (bd, slot, bucket_done);
+      sync_disarm (bd);
       if (lock)
         {
           /* the neighbours' messages of the step, sent after its compute. (torch also
@@ -1545,6 +1646,12 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
       g_array_set_size (bd->gate, 0);
     }
   st->slot_first[slots->len] = prog->tasks->len;
+  /* the last unit's send is synchronized before the gradients are finalized */
+  if (psync && sent)
+    {
+      sync_scan (bd, &scan, last_of);
+      sync_arm (bd, last_of);
+    }
   /* the stage's last compute task: everything after it waits for the backward */
   gint32 last = -1;
   for (guint32 i = prog->tasks->len; i > first_task; i--)
@@ -1644,6 +1751,7 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
               bk->chunk, bk->first_layer, last, -1);
       }
   g_array_free (reductions, TRUE);
+  sync_disarm (bd);
 
   st->first = first_task;
   st->n_tasks = prog->tasks->len - first_task;

@@ -137,6 +137,10 @@ typedef struct {
   guint8       coll;        /* PlanColl for COLL */
   guint8       axis;        /* PlanAxis for COLL */
   guint8       role;        /* ProgRole for COLL */
+  guint8       host_sync;   /* 1: the host issues this task after a device synchronize
+                             * (plan.h pp_p2p_sync): the first compute task of a unit after
+                             * a synchronized exchange; the device idles from the end of
+                             * its last dependency until the host issues it */
   gint16       stage;
   gint16       mb;          /* micro-batch, -1 for per-step tasks */
   gint16       chunk;       /* virtual chunk (model chunk = chunk * pp + stage) */

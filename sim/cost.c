@@ -51,6 +51,13 @@
  * middle. */
 #define EAGER_OP_HOST_S 15e-6
 
+/* After a torch.cuda.synchronize the device is idle until the host issues its next
+ * kernel: the synchronize's return (HOST_SYNC_S, a launch-plus-sync round trip) and the
+ * first eager op of the next unit (EAGER_OP_HOST_S: Megatron's forward_step or
+ * backward_step reaches its first kernel through Python, autograd and ATen dispatch).
+ * Past that first kernel a GPU-bound stage's host runs ahead again. */
+#define P2P_SYNC_REISSUE_S (HOST_SYNC_S + EAGER_OP_HOST_S)
+
 /* Host time of one expert's GEMM in Transformer Engine's grouped GEMM (GroupedLinear's
  * general_grouped_gemm: nvte_multi_stream_cublas_gemm issues one cuBLASLt GEMM per local
  * expert, round-robin over its compute streams, each call creating its descriptors and
@@ -552,6 +559,8 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->tp_grad_rs_whole = stack->tp_grad_rs_after_block;
   o->pp_grad_after_stage = stack->fsdp_pp_grad_after_stage;
   o->pp_lockstep = stack->pp_lockstep;
+  o->pp_p2p_sync = stack->pp_p2p_sync;
+  o->pp_sync_reissue_s = stack->pp_p2p_sync && arch != ARCH_OTHER ? P2P_SYNC_REISSUE_S : 0.0;
   o->grad_accum_upcast = stack->fsdp_grad_accum_upcast;
   o->loss_eager = stack->loss_eager;
   o->zero3_copy_in_out = stack->fsdp_copy_in_out;
@@ -944,6 +953,7 @@ static const CostOptionInfo option_info[] = {
   D (elementwise_passes, 0.1, 100), D (fp8_cast_passes, 0, 20),
   D (fp8_cast_passes_compiled, 0, 20),
   D (host_launch_s, 0, 1), D (moe_gemm_call_s, 0, 1), D (moe_host_sync_s, 0, 1), D (moe_expert_op_s, 0, 1),
+  D (pp_sync_reissue_s, 0, 1),
   { "moe_grouped_per_expert", G_STRUCT_OFFSET (SimCostOptions, moe_grouped_per_expert), 'b', 0, 1 },
   { "fp8_attention", G_STRUCT_OFFSET (SimCostOptions, fp8_attention), 'b', 0, 1 },
   { "use_nvls", G_STRUCT_OFFSET (SimCostOptions, use_nvls), 'b', 0, 1 },

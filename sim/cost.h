@@ -202,6 +202,12 @@ typedef struct {
                                      backward (FwStack fsdp_pp_grad_after_stage) */
   gboolean pp_lockstep;           /* the stack runs the interleaved schedule in lock step
                                      (FwStack pp_lockstep) */
+  gboolean pp_p2p_sync;           /* the stack synchronizes the device after each batched
+                                     pipeline exchange of the non-interleaved 1F1B (FwStack
+                                     pp_p2p_sync; plan.h pp_p2p_sync) */
+  double   pp_sync_reissue_s;     /* ... and the host's time from that synchronize to the
+                                     first kernel of the stage's next unit (sim/cost.c
+                                     P2P_SYNC_REISSUE_S; 0 without the sync, or on CPUs) */
   gboolean grad_accum_upcast;     /* the stack accumulates unsharded gradients in fp32 by a
                                      pass per micro-batch (FwStack fsdp_grad_accum_upcast) */
   gboolean zero3_copy_in_out;     /* the stack copies gathered parameters out and gradients

@@ -215,6 +215,8 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
     plan->pp_grad_after_stage = co != NULL && co->pp_grad_after_stage;
   if (plan->pp_lockstep < 0)
     plan->pp_lockstep = co != NULL && co->pp_lockstep;
+  if (plan->pp_p2p_sync < 0)
+    plan->pp_p2p_sync = co != NULL && co->pp_p2p_sync;
   if (plan->grad_accum_upcast < 0)
     plan->grad_accum_upcast = co != NULL && co->grad_accum_upcast;
   if (plan->zero3_copy_in_out < 0)

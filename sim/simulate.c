@@ -21,7 +21,9 @@ typedef struct {
   guint8  head;          /* first of its stream not done */
   gint8   what;          /* -1 compute, else the ProgCommKind */
   guint8  recv;          /* a pipeline RECV */
-  guint8  kernel;        /* a communication task that is a kernel (base duration > 0) */
+  guint8  kernel;        /* a communication task that is a kernel (base duration > 0); a
+                          * compute task: issued by the host after a device synchronize
+                          * (ProgTask host_sync), it starts reissue_ps after it is ready */
   guint8  fuse;          /* SIM_NO_FUSE, or: this communication task starts the moment its
                           * stream predecessor ends once `pending` is down to this (its
                           * dependencies on that predecessor), and nothing else waits for
@@ -102,6 +104,8 @@ typedef struct {
   SimTime           *run_end;      /* per (stage, stream): when its running communication
                                     * kernel (or fused chain of them) ends */
   guint32           *run_sms;      /* ... and the SMs it holds until then (0: none) */
+  SimTime            reissue_ps;   /* the host's re-issue time after a device synchronize
+                                    * (SimCostOptions pp_sync_reissue_s) */
   SimTaskTime       *times;
   guint              n_done;
   GArray            *coll_cache;   /* CollCache */
@@ -440,6 +444,13 @@ try_start (Sim *sim, guint32 id)
       /* and by the SMs those kernels hold: the compute runs on the rest until they end */
       if (sim->sms_held != NULL && sim->sms_held[h->stage] > 0)
         delay = MAX (delay, sms_shared_delay (sim, h->stage, h->base_ps));
+      /* the first kernel after a device synchronize: the device idles until the host has
+       * issued it (plan/program.c sync_*) */
+      if (G_UNLIKELY (h->kernel))
+        {
+          delay += sim->reissue_ps;
+          start += ps_to_s (sim->reissue_ps);
+        }
     }
   else if (h->recv)
     {
@@ -762,7 +773,10 @@ program_setup (Sim *sim)
       h->base_ps = d->ps;
       h->kernel = d->s > 0;
       if (h->what < 0)
-        h->slow_ps = d->slow_ps;
+        {
+          h->slow_ps = d->slow_ps;
+          h->kernel = t->host_sync && sim->reissue_ps > 0;
+        }
       else
         h->sms = !h->kernel || t->kind != PROG_TASK_COLL ? 0
                  : (guint32) coll_sms[t->comm == PROG_COMM_EP][t->coll][t->axis];
@@ -935,6 +949,8 @@ sim_init (Sim *sim, const ProgProgram *prog, SimCost *cost, const PlanLayout *la
   sim->layout = layout;
   sim->n = prog->tasks->len;
   sim->slowdown = opts->cost.comm_compute_slowdown;
+  sim->reissue_ps = cost != NULL && opts->cost.pp_sync_reissue_s > 0
+                      ? sim_time_from_s (opts->cost.pp_sync_reissue_s) : 0;
   sim->zero3 = zero3_program (sim);
   sim->stop_id = G_MAXUINT32;
 }

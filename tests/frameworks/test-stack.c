@@ -137,6 +137,14 @@ test_semantics (void)
    * schedule (and NeMo's on it) waits only for each unit's input */
   g_assert_true (tt->pp_lockstep);
   g_assert_false (mc->pp_lockstep);
+  /* Megatron-Core's batch_p2p_sync (a device synchronize after each batched exchange of
+   * the non-interleaved 1F1B), on in both Megatron stacks and sourced; not torch's */
+  g_assert_true (mc->pp_p2p_sync);
+  g_assert_true (nemo->pp_p2p_sync);
+  g_assert_false (tt->pp_p2p_sync);
+  g_assert_nonnull (g_hash_table_lookup (mc->sources, "pp_p2p_sync"));
+  g_assert_nonnull (g_hash_table_lookup (nemo->sources, "pp_p2p_sync"));
+  g_assert_false (hai->pp_p2p_sync);
   g_autoptr (GError) zerr = NULL;
   g_autoptr (FwStack) per_step = fw_stack_new_from_data (
     "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "

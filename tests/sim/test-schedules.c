@@ -243,6 +243,9 @@ enum {
   F_SLOW = 256,
   /* torch.distributed.pipelining's lock step (plan.h pp_lockstep, the torchtitan stack's) */
   F_LOCKSTEP = 512,
+  /* Megatron-Core's synchronize after each exchange (plan.h pp_p2p_sync, the megatron-core
+   * stack's); the other cases run without it */
+  F_P2P_SYNC = 1024,
 };
 #define SLOW_0175 0.00175
 
@@ -282,6 +285,7 @@ steady_predict (const SteadyCase *sc, const ModelSpec *model, const TopoCluster 
   if (sc->cp > 1)
     plan.cp_comm = sc->flags & F_CP_ALLGATHER ? PLAN_CP_ALLGATHER : PLAN_CP_P2P;
   plan.pp_lockstep = (sc->flags & F_LOCKSTEP) != 0;
+  plan.pp_p2p_sync = (sc->flags & F_P2P_SYNC) != 0;
   g_autoptr (GError) error = NULL;
   g_assert_true (plan_resolve (&plan, model, cluster, &error));
   SimOptions opts;
@@ -410,6 +414,13 @@ test_steady_equals_full (void)
     /* long steps (issue 11: 256 and 1,024 micro-batches): the extension covers hundreds
      * of periods, with uneven stages, recompute, overlap and the interleaved schedule */
     { "1f1b m1024", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 1024, -1, -1, 0, 1 },
+    /* Megatron-Core's synchronize after each exchange: the gates and the host's re-issue
+     * time repeat with the units */
+    { "1f1b p2p sync", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 64, -1, -1, F_P2P_SYNC, 1 },
+    { "1f1b p2p sync uneven 7 5 5 7 tp2 sp selective zero1 overlap m256", PLAN_SCHED_1F1B, 4,
+      1, 0, 2, 1, 256, 7, 7, F_SP | F_SELECTIVE | F_ZERO1_OVERLAP | F_P2P_SYNC, 1 },
+    { "1f1b p2p sync uneven 5 7 7 5 full recompute", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 64, 5, 5,
+      F_FULL_RECOMPUTE | F_P2P_SYNC, 1 },
     { "1f1b uneven 7 5 5 7 tp2 sp selective zero1 overlap m256", PLAN_SCHED_1F1B, 4, 1, 0, 2,
       1, 256, 7, 7, F_SP | F_SELECTIVE | F_ZERO1_OVERLAP, 1 },
     { "1f1b uneven 5 7 7 5 full recompute m256", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 256, 5, 5,
@@ -644,6 +655,9 @@ test_issue_plan_steady (void)
       plan.last_stage_layers = 7;
       plan.sequence_parallel = TRUE;
       plan.sharding = PLAN_SHARD_ZERO1;
+      /* the period below is the dataflow schedule's (the megatron-core stack's
+       * synchronize after each exchange, plan.h pp_p2p_sync, has its own cases above) */
+      plan.pp_p2p_sync = 0;
       g_assert_true (plan_resolve (&plan, model, cluster, &error));
       g_assert_cmpint (plan.grad_accum, ==, 256);
       SimOptions opts;

@@ -85,6 +85,7 @@ test_bubble_gpipe_1f1b (void)
       c.plan.schedule = cases[i].sched;
       c.plan.schedule_set = TRUE;
       c.plan.global_batch = cases[i].m;
+      c.plan.pp_p2p_sync = 0;   /* the textbook pipeline: no host between the units */
       g_autoptr (SimPrediction) p = case_predict (&c, TRUE);
       g_assert_cmpfloat_with_epsilon (p->result->bubble_fraction, cases[i].bubble, 1e-6);
       /* every stage computes m (F + B): step = (m + p - 1)/m of one stage's compute */
@@ -1235,6 +1236,7 @@ test_plan_apply_stack (void)
   co.grad_accum_upcast = TRUE;
   co.zero3_copy_in_out = TRUE;
   co.loss_eager = TRUE;
+  co.pp_p2p_sync = TRUE;
   p.zero3_rank_copies = 0;            /* set by the plan: kept */
   sim_plan_apply_stack (&p, &co);
   g_assert_cmpfloat (p.zero3_prefetch_params, ==, 5e8);
@@ -1249,6 +1251,7 @@ test_plan_apply_stack (void)
   g_assert_cmpint (p.grad_accum_upcast, ==, 1);
   g_assert_cmpint (p.zero3_copy_in_out, ==, 1);
   g_assert_cmpint (p.loss_eager, ==, 1);
+  g_assert_cmpint (p.pp_p2p_sync, ==, 1);
   plan_clear (&p);
 
   Plan q;
@@ -1265,6 +1268,7 @@ test_plan_apply_stack (void)
   g_assert_cmpint (q.grad_accum_upcast, ==, 0);
   g_assert_cmpint (q.zero3_copy_in_out, ==, 0);
   g_assert_cmpint (q.loss_eager, ==, 0);
+  g_assert_cmpint (q.pp_p2p_sync, ==, 0);
   plan_clear (&q);
 }
 
@@ -1399,6 +1403,72 @@ test_compute_beside_nccl (void)
   case_clear (&c);
 }
 
+/* Megatron-Core's torch.cuda.synchronize after each batched exchange of the non-
+ * interleaved 1F1B (plan.h pp_p2p_sync), on 2 equal stages, m = 2, free communication and
+ * optimizer, free embedding and head (ideal), every forward f and backward b; L the host's
+ * re-issue time after a synchronize (set to 100 us here, b > L).
+ * Without the sync (textbook 1F1B): stage 0 runs F0 [0, f], F1 [f, 2f], B0 after stage 1's
+ * B0 [2f + b, 2f + 2b], B1 after stage 1's B1 [3f + 2b, 3f + 3b]; stage 1 runs F0 [f, 2f],
+ * B0 [2f, 2f + b], F1 [2f + b, 3f + b], B1 [3f + b, 3f + 2b]: step 3f + 3b.
+ * With it, a synchronize sits between two units where the first sends or the second
+ * receives; the next unit's first kernel runs L after everything before it and the
+ * exchange are done. Stage 0 (sends after F, receives before B): F1 at f + L, ends 2f + L;
+ * B0 waits for stage 1's gradient, then L: starts max (2f + L, 2f + b) + L = 2f + b + L,
+ * ends 2f + 2b + L. Stage 1 (receives before F, sends after B; no call between its F and B):
+ * F0 [f, 2f], B0 [2f, 2f + b], F1 after B0's send and stage 0's F1 (2f + L):
+ * max (2f + b, 2f + L) + L = 2f + b + L, ends 3f + b + L; B1 ends 3f + 2b + L, its send
+ * synchronized before the optimizer (free) at 3f + 2b + 2L. Stage 0's B1 waits for that
+ * gradient (3f + 2b + L) and L: ends 3f + 3b + 2L, the step. So the sync costs 2L here. */
+static void
+test_pp_p2p_sync (void)
+{
+  const double L = 100e-6;
+  double step[2], compute[2];
+  for (int sync = 0; sync < 2; sync++)
+    {
+      Case c;
+      case_init (&c, NULL);
+      c.plan.world_size = 2;
+      c.plan.pp = 2;
+      c.plan.schedule = PLAN_SCHED_1F1B;
+      c.plan.schedule_set = TRUE;
+      c.plan.global_batch = 2;
+      c.plan.pp_p2p_sync = sync;
+      g_autoptr (GError) error = NULL;
+      g_assert_true (plan_resolve (&c.plan, c.model, c.cluster, &error));
+      SimOptions opts;
+      sim_options_init (&opts, c.cluster);
+      opts.cost.free_comm = TRUE;
+      opts.cost.free_optimizer = TRUE;
+      opts.ideal_pipeline = TRUE;
+      opts.cost.pp_sync_reissue_s = L;
+      g_autoptr (SimPrediction) p = sim_predict (c.model, &c.plan, c.cluster, &opts, &error);
+      g_assert_no_error (error);
+      step[sync] = p->result->step_time_s;
+      compute[sync] = p->result->compute_s;
+      /* the program: a unit's first compute task after a synchronize is marked, 3 on
+       * stage 0 (F1, B0, B1), 2 on stage 1 (F1, the optimizer) */
+      int marked[2] = { 0, 0 };
+      for (guint32 i = 0; i < p->program->tasks->len; i++)
+        {
+          const ProgTask *t = prog_task (p->program, i);
+          if (t->host_sync)
+            {
+              g_assert_cmpint (t->kind, ==, PROG_TASK_COMPUTE);
+              marked[t->stage]++;
+            }
+        }
+      g_assert_cmpint (marked[0], ==, sync ? 3 : 0);
+      g_assert_cmpint (marked[1], ==, sync ? 2 : 0);
+      case_clear (&c);
+    }
+  /* one stage's compute is m (f + b) = 2 (f + b); with b >= f / 2, b >= (f + b) / 3 > L */
+  g_assert_cmpfloat (compute[0] / 2 / 3, >, L);
+  g_assert_cmpfloat_with_epsilon (step[0], compute[0] * 3 / 2, 1e-9);
+  g_assert_cmpfloat_with_epsilon (compute[1], compute[0], 1e-9);
+  g_assert_cmpfloat_with_epsilon (step[1], step[0] + 2 * L, 1e-9);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1427,5 +1497,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/zero3-copy-in-out", test_zero3_copy_in_out);
   g_test_add_func ("/sim/simulate/plan-apply-stack", test_plan_apply_stack);
   g_test_add_func ("/sim/simulate/compute-beside-nccl", test_compute_beside_nccl);
+  g_test_add_func ("/sim/simulate/pp-p2p-sync", test_pp_p2p_sync);
   return g_test_run ();
 }
