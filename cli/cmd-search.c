@@ -497,12 +497,12 @@ objective_about (SearchObjective o)
     }
 }
 
-/* Seconds as "%.4f s", or in ms with 3 significant digits below a millisecond (a small
- * model's terms would all print as 0.0000 s). */
+/* Seconds as "%.4f s", or, on a line whose figures all stay below a millisecond (a
+ * small model's: they would all print as 0.0000 s), in ms with 3 significant digits. */
 static const char *
-fmt_s (char *buf, gsize len, double s, gboolean sign)
+fmt_s (char *buf, gsize len, double s, gboolean sign, gboolean in_ms)
 {
-  if (fabs (s) >= 1e-3 || s == 0)
+  if (!in_ms)
     g_snprintf (buf, len, sign ? "%+.4f s" : "%.4f s", s);
   else
     g_snprintf (buf, len, sign ? "%+.3g ms" : "%.3g ms", s * 1e3);
@@ -545,6 +545,10 @@ print_difference (const Ranked *first, const Ranked *second)
         }
   double dstep = rb->step_time_s - ra->step_time_s;
   char buf[64];
+  double largest = fabs (dstep);
+  for (int i = 0; i < n; i++)
+    largest = MAX (largest, fabs (terms[i].d));
+  const gboolean in_ms = largest < 1e-3;
   if (first->row->score == second->row->score)
     {
       if (first->row->peak_bytes != second->row->peak_bytes)
@@ -556,13 +560,13 @@ print_difference (const Ranked *first, const Ranked *second)
                 "lower candidate index");
     }
   else
-    printf ("\n#1 vs #2: %s per step%s", fmt_s (buf, sizeof buf, fabs (dstep), FALSE),
+    printf ("\n#1 vs #2: %s per step%s", fmt_s (buf, sizeof buf, fabs (dstep), FALSE, in_ms),
             dstep >= 0 ? " faster" : " slower (ranked by the objective)");
   int shown = 0;
   for (int i = 0; i < n && shown < 4; i++)
     if (fabs (terms[i].d) >= 1e-9)   /* below a nanosecond: rounding of sums, not a term */
       printf ("%s %s %s", shown++ ? "," : "; the terms (#2 minus #1):", terms[i].name,
-              fmt_s (buf, sizeof buf, terms[i].d, TRUE));
+              fmt_s (buf, sizeof buf, terms[i].d, TRUE, in_ms));
   if (shown == 0)
     printf ("; no term of the step differs");
   printf ("\n  plan differences:");
