@@ -1100,17 +1100,16 @@ first_backward_slot (const ProgProgram *p, const ProgStage *st)
   return st->n_slots;
 }
 
-/* The period T: the start of the latest slot of stage 0 that, with the slots before it
- * (P - 1 of them, at most 7), equals its copy a period later, minus its own; -1 none. */
+/* The period T: the start of the latest slot of stage 0 that, with the slots before it,
+ * `need` in all, equals its copy a period later, minus its own; -1 none. */
 static double
-find_period (const Sim *sim, int q, guint32 slots)
+period_from (const Sim *sim, int q, guint32 slots, guint32 need)
 {
   const ProgProgram *p = sim->prog;
   const ProgStage *st = &p->stages[0];
   guint32 a = first_backward_slot (p, st);
-  if (a >= st->n_slots || st->n_slots - a < slots + MIN (slots, 8))
+  if (a >= st->n_slots || st->n_slots - a < slots + need)
     return -1;
-  guint32 need = MIN (slots, 8);
   for (guint32 j = st->n_slots - slots - 1; j >= a + need - 1; j--)
     {
       double c = sim->times[st->slot_first[j + slots]].start_s
@@ -1122,6 +1121,26 @@ find_period (const Sim *sim, int q, guint32 slots)
         return c;
     }
   return -1;
+}
+
+/* The period T, from a whole period of stage 0 (P slots, at most 8) that equals its copy
+ * a period later. T is a candidate only: find_tau proves it (or not) on every stage.
+ * Where P is at most 4 (1F1B's periods of one and two micro-batches) and no whole period
+ * shows, P - 1 slots: on the shortest step tried (a 1F1B step of w0 + 3 micro-batches,
+ * predict.c) the first stage's steady phase holds just a period and a slot, and the last
+ * of those is not steady when the cool-down's first backward starts its communication
+ * (the sequence-parallel re-gather of the input) beside that slot's last compute kernel,
+ * which then runs on the SMs the gather leaves (Llama-3 70B TP8 PP4 m16: the embedding's
+ * backward 51.1 -> 62.4 us). A period shown by fewer slots is rarer to be the timeline's;
+ * find_tau rules out a wrong one. */
+static double
+find_period (const Sim *sim, int q, guint32 slots)
+{
+  guint32 need = MIN (slots, 8);
+  double period = period_from (sim, q, slots, need);
+  if (period < 0 && slots <= 4)
+    period = period_from (sim, q, slots, slots - 1);
+  return period;
 }
 
 /* Per stage, at each slot boundary j (0..n_slots): the latest end of the tasks before

@@ -690,6 +690,51 @@ test_issue_plan_steady (void)
     }
 }
 
+/* bench-predict's Llama-3 70B plan (h100-24k, 1,024 GPUs, TP8 PP4 DP32, seq 8192, gbs 512:
+ * 16 micro-batches, SP, ZeRO-1 with overlap, 1F1B). The step predict.c tries first is
+ * w0 + 3 = 6 micro-batches ((2 x 3 + 6 + 1) / 2, w0 = pp - 1 = 3): the first stage's
+ * steady phase there is F4 B1 F5 B2 (slots 5-8), and B2's last kernel (the embedding's
+ * backward) runs beside the cool-down's first sequence-parallel re-gather, on the SMs it
+ * leaves, so only slot 5 equals its copy: the period is taken from that one slot
+ * (simulate.c find_period) and proved on every stage; the step of 6 is extended by
+ * 16 - 6 = 10 periods of one micro-batch, and every figure equals the full simulation's.
+ * (It was simulated whole, 18,406 tasks, while the period needed two matching slots.) */
+static void
+test_70b_plan_steady (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  g_autoptr (ModelSpec) model = model_spec_lookup ("llama3-70b", &error);
+  g_assert_no_error (error);
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.world_size = 1024;
+  plan.tp = 8, plan.pp = 4;
+  plan.global_batch = 512;
+  plan.seq_length = 8192;
+  plan.sequence_parallel = TRUE;
+  plan.sharding = PLAN_SHARD_ZERO1;
+  plan.overlap_grad_reduce = TRUE;
+  plan.overlap_param_gather = TRUE;
+  g_assert_true (plan_resolve (&plan, model, cluster, &error));
+  g_assert_cmpint (plan.grad_accum, ==, 16);
+  g_assert_cmpint (plan.schedule, ==, PLAN_SCHED_1F1B);
+  SimOptions opts;
+  sim_options_init (&opts, cluster);
+  opts.full_simulation = TRUE;
+  g_autoptr (SimPrediction) full = sim_predict (model, &plan, cluster, &opts, &error);
+  g_assert_no_error (error);
+  opts.full_simulation = FALSE;
+  g_autoptr (SimPrediction) fast = sim_predict (model, &plan, cluster, &opts, &error);
+  g_assert_no_error (error);
+  assert_steady_equals ("70b tp8 pp4 m16", full, fast, TRUE);
+  g_assert_cmpint (fast->program->plan.grad_accum, ==, 6);
+  g_assert_cmpint (fast->result->steady_periods, ==, 10);
+  g_assert_cmpuint (fast->result->n_events, ==, fast->program->tasks->len);
+  plan_clear (&plan);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -703,5 +748,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/schedules/cyclicity-retry", test_cyclicity_retry);
   g_test_add_func ("/sim/schedules/main-job-steady", test_main_job_steady);
   g_test_add_func ("/sim/schedules/issue-plan-steady", test_issue_plan_steady);
+  g_test_add_func ("/sim/schedules/70b-plan-steady", test_70b_plan_steady);
   return g_test_run ();
 }
