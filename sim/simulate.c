@@ -6,13 +6,21 @@
 #include <math.h>
 #include <string.h>
 
+/* held SMs whose compute rate is kept (Sim.sms_rate); more are computed each time */
+#define SIM_SMS_RATES 512
+G_STATIC_ASSERT (PROG_STREAM_N <= 8);      /* Sim.run_mask: a bit per stream */
+
 /* Per task, packed so that starting or finishing a task touches one cache line. */
 typedef struct {
   SimTime base_ps;       /* duration before any slowdown, in picoseconds */
   union {
     SimTime slow_ps;     /* compute: its duration next to a communication kernel */
-    guint32 sms;         /* communication kernel: the SMs it holds while it runs
+    struct {
+      guint32 sms;       /* communication kernel: the SMs it holds while it runs
                           * (sim_cost_coll_sms, sim_cost_p2p_sms) */
+      guint32 slot;      /* ... and its (stage, stream): stage * PROG_STREAM_N + stream,
+                          * so that the event loop need not read the task's descriptor */
+    };
   };
   gint32  pending;       /* dependencies not done */
   guint32 next;          /* the next task of its stream, G_MAXUINT32 none */
@@ -106,6 +114,9 @@ typedef struct {
   guint32           *run_sms;      /* ... and the SMs it holds until then (0: none) */
   SimTime            reissue_ps;   /* the host's re-issue time after a device synchronize
                                     * (SimCostOptions pp_sync_reissue_s) */
+  guint8            *run_mask;     /* per stage: bit k set when stream k's run_sms is not 0 */
+  double             sms_rate[SIM_SMS_RATES]; /* 1 / (1 + sim_cost_sms_slowdown (held)) by
+                                    * held, 0: not yet (sms_rate) */
   SimTaskTime       *times;
   guint              n_done;
   GArray            *coll_cache;   /* CollCache */
@@ -392,15 +403,27 @@ schedule_done (Sim *sim, guint32 id, SimTime delay)
  * faster, and alone after the last. Kernels that start after it do not slow it: its CTAs
  * already hold the SMs. The rule for several kernels at once: their SMs add up (each
  * holds its own CTAs' SMs, none of which a compute CTA shares). */
+static inline double
+sms_rate (Sim *sim, int held)
+{
+  if (held >= SIM_SMS_RATES)
+    return 1.0 / (1.0 + sim_cost_sms_slowdown (sim->cost, held));
+  double r = sim->sms_rate[held];
+  if (r == 0)
+    r = sim->sms_rate[held] = 1.0 / (1.0 + sim_cost_sms_slowdown (sim->cost, held));
+  return r;
+}
+
 static SimTime
-sms_shared_delay (const Sim *sim, guint stage, SimTime base)
+sms_shared_delay (Sim *sim, guint stage, SimTime base)
 {
   SimTime end[PROG_STREAM_N];
   int sms[PROG_STREAM_N], n = 0, held = 0;
-  for (int k = 0; k < PROG_STREAM_N; k++)
+  const guint32 slot0 = (guint32) stage * PROG_STREAM_N;
+  for (guint mask = sim->run_mask[stage]; mask != 0; mask &= mask - 1)
     {
-      guint32 slot = (guint32) stage * PROG_STREAM_N + (guint32) k;
-      if (sim->run_sms[slot] == 0 || sim->run_end[slot] <= sim->now)
+      guint32 slot = slot0 + (guint32) __builtin_ctz (mask);
+      if (sim->run_end[slot] <= sim->now)
         continue;
       /* insertion by end time (a handful of streams) */
       int i = n++;
@@ -416,7 +439,7 @@ sms_shared_delay (const Sim *sim, guint stage, SimTime base)
   SimTime at = 0;                 /* whole picoseconds from now, at the last kernel end */
   for (int i = 0; i < n && work > 0; i++)
     {
-      const double rate = 1.0 / (1.0 + sim_cost_sms_slowdown (sim->cost, held));
+      const double rate = sms_rate (sim, held);
       const SimTime span = end[i] - sim->now - at;
       if (work <= (double) span * rate)
         return at + (SimTime) llround (work / rate);
@@ -496,9 +519,9 @@ try_start (Sim *sim, guint32 id)
       if (h->state == 3 && h->sms > 0)
         {
           /* the kernel (and the chain after it, which holds the same SMs) ends then */
-          guint32 slot = (guint32) h->stage * PROG_STREAM_N + prog_task (sim->prog, id)->stream;
-          sim->run_end[slot] = end;
-          sim->run_sms[slot] = h->sms;
+          sim->run_end[h->slot] = end;
+          sim->run_sms[h->slot] = h->sms;
+          sim->run_mask[h->stage] |= (guint8) (1u << (h->slot - (guint32) h->stage * PROG_STREAM_N));
         }
       heap_push (sim, key_make (end, ((guint64) sim->seq++ << 32) | id));
       return;
@@ -517,7 +540,8 @@ on_done (Sim *sim, guint32 id)
       if (sim->sms_held != NULL && h->sms > 0)
         {
           sim->sms_held[h->stage] -= (int) h->sms;
-          sim->run_sms[(guint32) h->stage * PROG_STREAM_N + prog_task (sim->prog, id)->stream] = 0;
+          sim->run_sms[h->slot] = 0;
+          sim->run_mask[h->stage] &= (guint8) ~(1u << (h->slot - (guint32) h->stage * PROG_STREAM_N));
         }
     }
   h->state = 2;
@@ -778,8 +802,11 @@ program_setup (Sim *sim)
           h->kernel = t->host_sync && sim->reissue_ps > 0;
         }
       else
-        h->sms = !h->kernel || t->kind != PROG_TASK_COLL ? 0
-                 : (guint32) coll_sms[t->comm == PROG_COMM_EP][t->coll][t->axis];
+        {
+          h->sms = !h->kernel || t->kind != PROG_TASK_COLL ? 0
+                   : (guint32) coll_sms[t->comm == PROG_COMM_EP][t->coll][t->axis];
+          h->slot = (guint32) t->stage * PROG_STREAM_N + t->stream;
+        }
       /* a fusable chain (try_start): a communication task (not a RECV, whose start is the
        * SEND's) after one of the same kernel-ness; `fuse` holds its dependencies on that
        * one until the loop below checks that nothing else waits for it */
@@ -830,6 +857,7 @@ program_setup (Sim *sim)
       sim->sms_held = g_new0 (int, prog->n_stages);
       sim->run_end = g_new0 (SimTime, n_slots);
       sim->run_sms = g_new0 (guint32, n_slots);
+      sim->run_mask = g_new0 (guint8, prog->n_stages);
     }
   sim->times = g_new (SimTaskTime, n);
   util_advise_hugepages (sim->times, sizeof (SimTaskTime) * n);
@@ -895,6 +923,7 @@ sim_clear (Sim *sim)
   g_free (sim->sms_held);
   g_free (sim->run_end);
   g_free (sim->run_sms);
+  g_free (sim->run_mask);
   g_free (sim->times);
 }
 
