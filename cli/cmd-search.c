@@ -81,6 +81,8 @@ typedef struct {
   gboolean   extrapolated;    /* no fitted calibration behind the device and stack */
   gboolean   no_prune;
   gboolean   fast;         /* heuristic rules (search_spec_fast) */
+  gboolean   narrowed_memory;  /* --recompute, --sharding or --mbs given: the levers on
+                                * memory the user narrowed */
   double     earlier_wall_s;  /* --fast: the first pass's wall time, when there are two */
   PlanArgs   args;
   GString   *extra;        /* base-plan flags as typed, for the printed command lines */
@@ -215,10 +217,17 @@ take_flag (Opts *o, int kind, const char *name, const char *value, GError **erro
     case F_CP: return parse_int_list (name, value, &sp->cp, error);
     case F_PP: return parse_int_list (name, value, &sp->pp, error);
     case F_VPP: return parse_int_list (name, value, &sp->vpp, error);
-    case F_MBS: return parse_int_list (name, value, &sp->mbs, error);
-    case F_SHARDING: return parse_sharding (value, &sp->sharding, error);
-    case F_USE_DIST_OPT: return parse_sharding ("zero1", &sp->sharding, error);
+    case F_MBS:
+      o->narrowed_memory = TRUE;
+      return parse_int_list (name, value, &sp->mbs, error);
+    case F_SHARDING:
+      o->narrowed_memory = TRUE;
+      return parse_sharding (value, &sp->sharding, error);
+    case F_USE_DIST_OPT:
+      o->narrowed_memory = TRUE;
+      return parse_sharding ("zero1", &sp->sharding, error);
     case F_RECOMPUTE:
+      o->narrowed_memory = TRUE;
       return parse_mask (name, value, rec, "none,selective,full", &sp->recompute_mask, error);
     case F_SCHEDULE:
       return parse_mask (name, value, sched, "GPipe,1F1B,Interleaved1F1B", &sp->schedule_mask,
@@ -1205,8 +1214,11 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
                    cli_fmt_bytes (over), spec->headroom_bytes > 0 ? ", headroom included" : "",
                    closest);
         }
-      fprintf (stderr, " (hint: more GPUs, a smaller --gbs or --seq-length, or allow "
-               "recompute and sharding)\n");
+      /* the levers the space already had are no hint: recompute, sharding and the
+       * micro-batch only where the user narrowed them */
+      fprintf (stderr, " (hint: more GPUs, or a smaller --gbs or --seq-length%s)\n",
+               o->narrowed_memory ? "; or let --recompute, --sharding and --mbs take more "
+                                    "values" : "");
       if (result->invalid > 0)
         {
           fprintf (stderr, "invalid candidates by reason:\n");

@@ -643,6 +643,16 @@ test_nothing_fits (void)
   g_assert_nonnull (strstr (r.err, "no plan fits"));
   g_assert_nonnull (strstr (r.err, "closest miss needs"));
   g_assert_nonnull (strstr (r.err, "out of memory"));
+  /* --mbs 1 narrowed a lever on memory: the hint names it */
+  g_assert_nonnull (strstr (r.err, "or let --recompute, --sharding and --mbs take more values"));
+  run_clear (&r);
+  /* every lever open (recompute, sharding, micro-batch searched): the hint does not send
+   * the user to them; 405B's weights alone (810 GB in bf16) exceed 8 GPUs' 640 GB */
+  run (NULL, "search --model llama3-405b --cluster dgx-h100-superpod --gpus 8 --gbs 8 "
+       "--seq-length 4096 --pp 1,8 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.err, "(hint: more GPUs, or a smaller --gbs or --seq-length)\n"));
+  g_assert_null (strstr (r.err, "or let --recompute"));
   run_clear (&r);
 }
 
