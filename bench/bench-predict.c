@@ -30,6 +30,9 @@ typedef struct {
   gboolean no_slowdown; /* --cost comm_compute_slowdown=0 */
   int pair;             /* 1 the main job, 2 the issue's 1F1B plan: its m16 and m256 rows,
                          * whose ratio the last lines give */
+  int ep;               /* > 1: a MoE plan as published row 722 runs it (expert tp 1, the
+                         * flex dispatcher, embedding and loss in the pipeline split) */
+  gboolean combined;    /* --overlap-moe-expert-parallel-comm (combined 1F1B) */
 } BenchCase;
 
 static const BenchCase cases[] = {
@@ -51,6 +54,13 @@ static const BenchCase cases[] = {
   { "llama3-405b 16k TP8 CP16 PP16 DP8", "llama3-405b", 16384, 8, 16, 16, 1, 128, 131072, 7, 7 },
   { "llama3-70b 1k TP8 PP4 DP32", "llama3-70b", 1024, 8, 4, 1, 1, 512, 8192, -1, -1 },
   { "llama3-8b 64 TP1 DP64", "llama3-8b", 64, 1, 1, 1, 1, 256, 8192, -1, -1 },
+  /* published row 722's plan (Qwen3-235B-A22B on 256 H100s, TP2 PP8 VPP4 EP32, 128
+   * micro-batches) with combined 1F1B, as measured, and without: the cost of pairing the
+   * units (plan/program.c expand_pair) is the difference */
+  { "qwen3-235b TP2 PP8 VPP4 EP32 combined 1F1B", "qwen3-235b-a22b", 256, 2, 8, 1, 4, 2048,
+    4096, -1, -1, FALSE, FALSE, 0, 32, TRUE },
+  { "qwen3-235b TP2 PP8 VPP4 EP32", "qwen3-235b-a22b", 256, 2, 8, 1, 4, 2048, 4096, -1, -1,
+    FALSE, FALSE, 0, 32, FALSE },
 };
 
 static int
@@ -134,6 +144,14 @@ main (int argc, char **argv)
           plan.overlap_param_gather = TRUE;
           if (bc->cp > 1)
             plan.cp_comm = PLAN_CP_ALLGATHER;
+          if (bc->ep > 1)
+            {
+              plan.ep = bc->ep;
+              plan.etp = 1;
+              plan.moe_dispatcher = PLAN_MOE_FLEX;
+              plan.account_embedding = plan.account_loss = TRUE;
+              plan.moe_a2a_overlap = bc->combined;
+            }
           if (!plan_resolve (&plan, model, cluster, &error))
             {
               fprintf (stderr, "bench-predict: %s: %s\n", bc->name, error->message);

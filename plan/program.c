@@ -1157,6 +1157,10 @@ expand_pair (Builder *bd, const ProgSlot *f, const ProgSlot *b, GArray *bucket_d
   for (int i = 0; i < 2; i++)
     if (bd->send_of[keys[i]] >= (gint32) start)
       bd->send_of[keys[i]] = (gint32) (start + newpos[bd->send_of[keys[i]] - start]);
+  /* the buckets' last backward tasks are recorded by the last micro-batch's backward
+   * alone (expand_slot): other pairs hold none of them */
+  if (b->mb != bd->m_micro - 1)
+    return;
   for (guint i = 0; bucket_done != NULL && i < bucket_done->len; i++)
     {
       gint32 *x = &g_array_index (bucket_done, gint32, i);
