@@ -89,6 +89,10 @@ exec_runner_supports (const ModelSpec *m, const Plan *p, GError **error)
         return unsupported (error, "the engine dispatches tokens by all-to-all only (hint: "
                             "--moe-token-dispatcher-type alltoall)");
     }
+  if (p->pp_scatter_gather > 0 && p->pp > 1 && p->tp > 1 && !p->sequence_parallel)
+    return unsupported (error, "the engine sends each pipeline activation whole; Megatron-LM's "
+                        "scatter-gather sends are simulated only (hint: drop "
+                        "--scatter-gather-tensors-in-pipeline)");
   if (p->recompute == PLAN_RECOMPUTE_SELECTIVE_OP)
     return unsupported (error, "the engine does not run torchtitan's op-level selective "
                         "AC; it is simulated only (hint: --recompute-granularity selective "

@@ -420,6 +420,10 @@ on_flag (const char *option, const char *value, gpointer data, GError **error)
     plan->pp_lockstep = 1;
   else if (g_str_equal (name, "no-batch-p2p-sync"))
     plan->pp_p2p_sync = 0;
+  else if (g_str_equal (name, "scatter-gather-tensors-in-pipeline"))
+    plan->pp_scatter_gather = 1;
+  else if (g_str_equal (name, "no-scatter-gather-tensors-in-pipeline"))
+    plan->pp_scatter_gather = 0;
   else if (g_str_equal (name, "optimizer-offload") || g_str_equal (name, "offload-optimizer"))
     plan->optimizer_offload = TRUE;
   else if (g_str_equal (name, "moe-grouped-gemm"))
@@ -606,6 +610,12 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
     { "no-batch-p2p-sync", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "1F1B without Megatron-Core's device synchronize after each pipeline exchange "
       "(batch_p2p_sync False; the megatron-core and nemo stacks synchronize)", NULL },
+    { "scatter-gather-tensors-in-pipeline", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK,
+      CB (on_flag), "Without SP, each TP rank sends 1/tp of a pipeline activation and the "
+      "receiver all-gathers it over TP (Megatron-LM before Megatron-Core; simulated only)",
+      NULL },
+    { "no-scatter-gather-tensors-in-pipeline", 0, G_OPTION_FLAG_NO_ARG | G_OPTION_FLAG_HIDDEN,
+      G_OPTION_ARG_CALLBACK, CB (on_flag), NULL, NULL },
     { "optimizer-offload", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Optimizer states in host memory", NULL },
     { "offload-optimizer", 0, G_OPTION_FLAG_NO_ARG | G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_flag), NULL, NULL },

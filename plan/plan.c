@@ -43,6 +43,7 @@ plan_init_defaults (Plan *plan)
   plan->pp_grad_after_stage = -1;
   plan->pp_lockstep = -1;
   plan->pp_p2p_sync = -1;
+  plan->pp_scatter_gather = -1;
   plan->grad_accum_upcast = -1;
   plan->zero3_copy_in_out = -1;
   plan->cp_ring_merge = -1;

@@ -268,6 +268,13 @@ typedef struct {
                                    * everything the stage issued before, its sends included
                                    * (plan/program.c sync_*); 0 each unit waits only for its
                                    * input; -1 the stack's */
+  int      pp_scatter_gather;     /* pipeline sends as Megatron-LM before Megatron-Core ran
+                                   * them (--scatter-gather-tensors-in-pipeline, on by
+                                   * default there; Narayanan et al. SC'21 sec. 4.1): without
+                                   * SP each TP rank sends 1/tp of the boundary activation
+                                   * and the receiver all-gathers it over the TP group
+                                   * (plan/program.c pp_recv_gather); 0 or -1 (unset): the
+                                   * whole activation per rank (Megatron-Core) */
   int      grad_accum_upcast;     /* ZeRO-2 with per-step sync over several micro-batches:
                                    * 1 after each micro-batch's backward of a layer its
                                    * unsharded bf16 gradients are copied up to fp32 (the

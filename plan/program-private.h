@@ -19,6 +19,9 @@ typedef struct {
   double act_bytes;     /* one activation tensor [tok, h] */
   double tp_ag_bytes;   /* what a layer's TP all-gather moves of it (fp8: half) */
   double pp_bytes;      /* what crosses a stage boundary */
+  double pp_wire_bytes; /* what one rank sends of it: pp_bytes / t with scatter-gather
+                         * (plan.h pp_scatter_gather), else pp_bytes */
+  gboolean pp_gather;   /* scatter-gather: each receive is all-gathered over TP */
   double kv_bytes;      /* K and V of one CP shard */
   double grad_bytes_per_param;
   /* blocks */

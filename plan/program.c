@@ -230,6 +230,19 @@ coll (Builder *bd, ProgStream stream, ProgCommKind comm, PlanColl kind, PlanAxis
 
 /* TP collective around a block: with SP, all-gather before (gathers the sequence-
  * sharded activations) and reduce-scatter after; without, one all-reduce after. */
+/* After a pipeline receive `r` with scatter-gather (plan.h pp_scatter_gather): the
+ * all-gather of the boundary tensor over the TP group (Megatron-LM's
+ * gather_split_1d_tensor, each rank's 1/tp piece into the whole [tok, h]), which the
+ * first compute waits for; without it the receive itself. */
+static gint32
+pp_recv_gather (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, guint32 r)
+{
+  if (!bd->pp_gather)
+    return (gint32) r;
+  return coll (bd, PROG_STREAM_TP, PROG_COMM_TP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP,
+               bd->pp_bytes, phase, mb, chunk, layer, (gint32) r, -1);
+}
+
 static gint32
 tp_before (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 dep)
 {
@@ -958,9 +971,9 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
           /* receive the activations of the previous model chunk */
           int prev_stage = (model_chunk - 1) % p->pp;
           guint32 r = pp_p2p (bd, PROG_TASK_RECV, PROG_PHASE_FORWARD, mb, chunk, first, NULL, 0,
-                              bd->pp_bytes, prev_stage);
+                              bd->pp_wire_bytes, prev_stage);
           task_mut (bd, r)->peer_task = send_key (bd, 0, mb, model_chunk - 1);   /* resolved later */
-          ch.last_compute = (gint32) r;
+          ch.last_compute = pp_recv_gather (bd, PROG_PHASE_FORWARD, mb, chunk, first, r);
         }
       else
         {
@@ -992,7 +1005,7 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
           int next_stage = (model_chunk + 1) % p->pp;
           gint32 dep = ch.last_compute;
           guint32 s = pp_p2p (bd, PROG_TASK_SEND, PROG_PHASE_FORWARD, mb, chunk, first + n - 1,
-                              &dep, 1, bd->pp_bytes, next_stage);
+                              &dep, 1, bd->pp_wire_bytes, next_stage);
           bd->send_of[send_key (bd, 0, mb, model_chunk)] = (gint32) s;
         }
       return;
@@ -1017,9 +1030,9 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
     {
       int next_stage = (model_chunk + 1) % p->pp;
       guint32 r = pp_p2p (bd, PROG_TASK_RECV, PROG_PHASE_BACKWARD, mb, chunk, first + n - 1,
-                          NULL, 0, bd->pp_bytes, next_stage);
+                          NULL, 0, bd->pp_wire_bytes, next_stage);
       task_mut (bd, r)->peer_task = send_key (bd, 1, mb, model_chunk + 1);
-      ch.last_compute = (gint32) r;
+      ch.last_compute = pp_recv_gather (bd, PROG_PHASE_BACKWARD, mb, chunk, first + n - 1, r);
     }
   for (int l = first + n - 1; l >= first; l--)
     {
@@ -1047,7 +1060,7 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
       int prev_stage = (model_chunk - 1) % p->pp;
       gint32 dep = ch.last_compute;
       guint32 s = pp_p2p (bd, PROG_TASK_SEND, PROG_PHASE_BACKWARD, mb, chunk, first, &dep, 1,
-                          bd->pp_bytes, prev_stage);
+                          bd->pp_wire_bytes, prev_stage);
       bd->send_of[send_key (bd, 1, mb, model_chunk)] = (gint32) s;
     }
 }
@@ -1840,6 +1853,14 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   if (prog->compute_dtype == TOPO_DTYPE_FP8 && plan->tp_all_gather_fp8 > 0)
     bd.tp_ag_bytes = (double) bd.tok * model->hidden * 1.0;
   bd.pp_bytes = (double) bd.tok_sp * model->hidden * bd.elt_bytes;
+  /* Megatron-LM's scatter-gather pipeline sends (plan.h pp_scatter_gather;
+   * p2p_communication.py _communicate: split_tensor_into_1d_equal_chunks before the send,
+   * gather_split_1d_tensor after the receive), only without SP (the 2022 code's
+   * `scatter_gather_tensors_in_pipeline and not sequence_parallel`) and where tp divides
+   * the elements (the 2021 code's override otherwise) */
+  bd.pp_gather = plan->pp_scatter_gather > 0 && !plan->sequence_parallel && bd.t > 1
+                 && ((guint64) bd.tok_sp * model->hidden) % bd.t == 0;
+  bd.pp_wire_bytes = bd.pp_gather ? bd.pp_bytes / (double) bd.t : bd.pp_bytes;
   /* K and V as CP exchanges them: at the query heads where the model repeats them
    * before SDPA (plan.h cp_kv_repeated: torchtitan) */
   bd.kv_bytes = 2.0 * bd.tok

@@ -896,6 +896,16 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     p->sequence_parallel = starts_with_ci (sp_t, "yes") || starts_with_ci (sp_t, "true")
                            || g_str_equal (sp_t, "1") || starts_with_ci (sp_t, "on");
 
+  /* Megatron-LM's own pipeline code before Megatron-Core (megatron/p2p_communication.py,
+   * 2021-22) sent with scatter-gather (--no-scatter-gather-tensors-in-pipeline unset, the
+   * default: Narayanan et al. SC'21 sec. 4.1); Megatron-Core's p2p_communication.py has
+   * none, nor DeepSpeed's pipeline engine (Megatron-DeepSpeed, GPT-NeoX). plan.h
+   * pp_scatter_gather; it acts only without SP. */
+  const char *fw = get (csv, row, "framework");
+  if (contains_ci (fw, "Megatron-LM") && !contains_ci (fw, "Core")
+      && !contains_ci (fw, "DeepSpeed") && !contains_ci (fw, "NeMo"))
+    p->pp_scatter_gather = 1;
+
   int hsdp_shard = 0;
   if (!map_sharding (c, get (csv, row, "zero_stage_or_fsdp"), get (csv, row, "framework"),
                      get (csv, row, "notes"), get (csv, row, "source"), (int) pp,

@@ -1469,6 +1469,77 @@ test_pp_p2p_sync (void)
   g_assert_cmpfloat_with_epsilon (step[1], step[0] + 2 * L, 1e-9);
 }
 
+/* Megatron-LM's scatter-gather pipeline sends (plan.h pp_scatter_gather;
+ * megatron/p2p_communication.py before Megatron-Core), on 2 stages, tp 2, 1F1B, m = 2,
+ * micro-batch 1 of 2048 tokens, hidden 1024, bf16. The boundary tensor is
+ * [2048, 1024] x 2 bytes = 4194304 bytes. Without SP and with scatter-gather each TP rank
+ * sends 4194304 / tp = 2097152 bytes, and every receive is followed by an all-gather of
+ * the whole 4194304 bytes over the TP group, which the receive is a dependency of: stage
+ * 1's 2 forward receives and stage 0's 2 backward receives, 4 all-gathers. Off: 4194304
+ * bytes a send and no TP all-gather at all (without SP a layer all-reduces only). With SP
+ * the boundary is already split (2048 / 2 tokens: 2097152 bytes) and Megatron skips the
+ * scatter-gather: the same program with the flag as without. */
+static void
+test_pp_scatter_gather (void)
+{
+  static const struct { int sg; gboolean sp; double wire; int gathers; } cases[] = {
+    { 0, FALSE, 4194304.0, 0 }, { 1, FALSE, 2097152.0, 4 },
+    { 0, TRUE, 2097152.0, -1 }, { 1, TRUE, 2097152.0, -1 },
+  };
+  guint n_tasks[4];
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Case c;
+      case_init (&c, NULL);
+      c.plan.world_size = 4;
+      c.plan.tp = 2;
+      c.plan.pp = 2;
+      c.plan.sequence_parallel = cases[i].sp;
+      c.plan.seq_length = 2048;
+      c.plan.micro_batch = 1;
+      c.plan.schedule = PLAN_SCHED_1F1B;
+      c.plan.schedule_set = TRUE;
+      c.plan.global_batch = 2;
+      c.plan.pp_scatter_gather = cases[i].sg;
+      g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+      g_assert_cmpfloat (p->result->step_time_s, >, 0.0);
+      int sends = 0, recvs = 0, gathers = 0, tp_gathers = 0;
+      for (guint32 k = 0; k < p->program->tasks->len; k++)
+        {
+          const ProgTask *t = prog_task (p->program, k);
+          if ((t->kind == PROG_TASK_SEND || t->kind == PROG_TASK_RECV) && t->bytes > 0)
+            {
+              g_assert_cmpfloat (t->bytes, ==, cases[i].wire);
+              *(t->kind == PROG_TASK_SEND ? &sends : &recvs) += 1;
+            }
+          if (t->kind != PROG_TASK_COLL || t->coll != PLAN_COLL_ALL_GATHER
+              || t->axis != PLAN_AXIS_TP)
+            continue;
+          tp_gathers++;
+          const guint32 *deps = prog_task_deps (p->program, t);
+          for (guint32 d = 0; d < t->n_deps; d++)
+            if (prog_task (p->program, deps[d])->kind == PROG_TASK_RECV)
+              {
+                g_assert_cmpfloat (t->bytes, ==, 4194304.0);
+                gathers++;
+                break;   /* (with Megatron-Core's batch_p2p_sync it may wait on two) */
+              }
+        }
+      g_assert_cmpint (sends, ==, 4);
+      g_assert_cmpint (recvs, ==, 4);
+      if (!cases[i].sp)
+        {
+          g_assert_cmpint (gathers, ==, cases[i].gathers);
+          g_assert_cmpint (tp_gathers, ==, cases[i].gathers);
+        }
+      n_tasks[i] = p->program->tasks->len;
+      case_clear (&c);
+    }
+  /* scatter-gather adds just the 4 all-gathers without SP, nothing with it */
+  g_assert_cmpuint (n_tasks[1], ==, n_tasks[0] + 4);
+  g_assert_cmpuint (n_tasks[3], ==, n_tasks[2]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1498,5 +1569,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/plan-apply-stack", test_plan_apply_stack);
   g_test_add_func ("/sim/simulate/compute-beside-nccl", test_compute_beside_nccl);
   g_test_add_func ("/sim/simulate/pp-p2p-sync", test_pp_p2p_sync);
+  g_test_add_func ("/sim/simulate/pp-scatter-gather", test_pp_scatter_gather);
   return g_test_run ();
 }
