@@ -106,7 +106,13 @@ parse_int_list (const char *flag, const char *value, GArray **out, GError **erro
           return FALSE;
         }
       int iv = (int) v;
-      g_array_append_val (*out, iv);
+      /* a value given twice (--tp 1,1,2, or --gpus 8 --gpus 8,16) is one value: else
+       * every plan with it is enumerated twice and fills two places of the top */
+      gboolean seen = FALSE;
+      for (guint k = 0; k < (*out)->len && !seen; k++)
+        seen = g_array_index (*out, int, k) == iv;
+      if (!seen)
+        g_array_append_val (*out, iv);
     }
   return TRUE;
 }
@@ -189,7 +195,26 @@ parse_sharding (const char *value, GArray **out, GError **error)
                        "hsdp,hsdp:K)", p, dym);
           return FALSE;
         }
-      g_array_append_val (*out, sh);
+      /* one entry per sharding: aliases (zero3, fsdp, full_shard) and repeats are one;
+       * hsdp (every power-of-two K) holds hsdp:K for a power of two K */
+      gboolean seen = FALSE;
+      for (guint k = 0; k < (*out)->len && !seen; k++)
+        {
+          SearchShard *o = &g_array_index (*out, SearchShard, k);
+          seen = o->kind == sh.kind && o->hsdp_k == sh.hsdp_k;
+          if (sh.kind == PLAN_SHARD_HSDP && o->kind == PLAN_SHARD_HSDP)
+            {
+              if (o->hsdp_k == 0 && (sh.hsdp_k & (sh.hsdp_k - 1)) == 0)
+                seen = TRUE;            /* hsdp then hsdp:K */
+              else if (sh.hsdp_k == 0 && (o->hsdp_k & (o->hsdp_k - 1)) == 0)
+                {
+                  *o = sh;              /* hsdp:K then hsdp: hsdp holds it */
+                  seen = TRUE;
+                }
+            }
+        }
+      if (!seen)
+        g_array_append_val (*out, sh);
     }
   return TRUE;
 }

@@ -557,6 +557,61 @@ test_contradiction (void)
   run_clear (&r);
 }
 
+static gint64
+enumerated_of (const char *args, JsonArray **top_out, JsonParser *parser)
+{
+  Run r = { 0 };
+  run (NULL, args, &r);
+  if (r.status != 0)
+    g_error ("tandem %s: exit %d: %s", args, r.status, r.err);
+  JsonObject *o = object_of (parser, r.out);
+  gint64 n = json_object_get_int_member (json_object_get_object_member (o, "counts"),
+                                         "enumerated");
+  if (top_out)
+    *top_out = json_object_get_array_member (o, "top");
+  run_clear (&r);
+  return n;
+}
+
+/* A value given twice in a list, or under two names, is one value: the same space as
+ * with it once, and no plan in two places of the top (--gpus 8,8 --tp 1,1,2 enumerated
+ * every plan twice, and the top 3 was one plan three times). hsdp (every power-of-two K)
+ * holds hsdp:4; fsdp is zero3. */
+static void
+test_duplicate_values (void)
+{
+#define SMALLD "search --model small-llama --cluster dgx-h100-superpod --seq-length 1024 " \
+               "--gbs 32 --top 3 --json --no-db --gpus 8"
+  static const struct { const char *a, *b; } same[] = {
+    { SMALLD ",8 --tp 1,1,2", SMALLD " --tp 1,2" },
+    { SMALLD " --mbs 1,1 --sharding zero1,zero1,none", SMALLD " --mbs 1 --sharding zero1,none" },
+    { SMALLD " --sharding zero3,fsdp", SMALLD " --sharding zero3" },
+    { "search --model llama3-8b --cluster h100-24k --gpus 64 --seq-length 8192 --gbs 64 "
+      "--tp 8 --pp 1 --cp 1 --mbs 1 --framework torchtitan --top 3 --json --no-db "
+      "--sharding hsdp:4,hsdp",
+      "search --model llama3-8b --cluster h100-24k --gpus 64 --seq-length 8192 --gbs 64 "
+      "--tp 8 --pp 1 --cp 1 --mbs 1 --framework torchtitan --top 3 --json --no-db "
+      "--sharding hsdp" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (same); i++)
+    {
+      g_autoptr (JsonParser) pa = json_parser_new (), pb = json_parser_new ();
+      JsonArray *top = NULL;
+      gint64 a = enumerated_of (same[i].a, &top, pa);
+      gint64 b = enumerated_of (same[i].b, NULL, pb);
+      if (a != b)
+        g_error ("%s: %" G_GINT64_FORMAT " candidates, %s: %" G_GINT64_FORMAT, same[i].a, a,
+                 same[i].b, b);
+      for (guint x = 0; x < json_array_get_length (top); x++)
+        for (guint y = x + 1; y < json_array_get_length (top); y++)
+          g_assert_cmpstr (json_object_get_string_member (
+                             json_array_get_object_element (top, x), "flags"), !=,
+                           json_object_get_string_member (
+                             json_array_get_object_element (top, y), "flags"));
+    }
+#undef SMALLD
+}
+
 /* Did-you-mean in search, run and report: an unknown option (search: among the plan flags
  * and its own), model, cluster, framework or list value that is a slip of one or two
  * edits of a known name gets that name on one line, exit 2; a name far from all keeps its
@@ -722,6 +777,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/stack-memory", test_stack_memory);
   g_test_add_func ("/cli/search/flags-reproduce", test_flags_reproduce);
   g_test_add_func ("/cli/search/tie-line", test_tie_line);
+  g_test_add_func ("/cli/search/duplicate-values", test_duplicate_values);
   g_test_add_func ("/cli/search/progress-tty", test_progress_tty);
   g_test_add_func ("/cli/search/trace-best", test_trace_best);
   g_test_add_func ("/cli/search/store-refused", test_store_refused);
