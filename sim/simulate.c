@@ -16,10 +16,11 @@ typedef struct {
   union {
     SimTime slow_ps;     /* compute: its duration next to a communication kernel */
     struct {
-      guint32 sms;       /* communication kernel: the SMs it holds while it runs
-                          * (sim_cost_coll_sms, sim_cost_p2p_sms) */
-      guint32 slot;      /* ... and its (stage, stream): stage * PROG_STREAM_N + stream,
-                          * so that the event loop need not read the task's descriptor */
+      guint32 slot;      /* communication: its (stage, stream), stage * PROG_STREAM_N +
+                          * stream, so that the event loop need not read the descriptor */
+      guint16 sms;       /* a kernel: the SMs it holds while it runs (sim_cost_coll_sms,
+                          * sim_cost_p2p_sms) */
+      guint8  stream_bit; /* 1 << stream (Sim.run_mask) */
     };
   };
   gint32  pending;       /* dependencies not done */
@@ -417,10 +418,26 @@ sms_rate (Sim *sim, int held)
 static SimTime
 sms_shared_delay (Sim *sim, guint stage, SimTime base)
 {
+  const guint32 slot0 = (guint32) stage * PROG_STREAM_N;
+  const guint held_mask = sim->run_mask[stage];
+  if (held_mask != 0 && (held_mask & (held_mask - 1)) == 0)
+    {
+      /* one kernel (the usual case): the loop below for n = 1, the same arithmetic */
+      const guint32 slot = slot0 + (guint32) __builtin_ctz (held_mask);
+      if (sim->run_end[slot] > sim->now)
+        {
+          const double rate = sms_rate (sim, (int) sim->run_sms[slot]);
+          const SimTime span = sim->run_end[slot] - sim->now;
+          double work = (double) base;
+          if (work <= (double) span * rate)
+            return (SimTime) llround (work / rate);
+          work -= (double) span * rate;
+          return span + (SimTime) llround (work);
+        }
+    }
   SimTime end[PROG_STREAM_N];
   int sms[PROG_STREAM_N], n = 0, held = 0;
-  const guint32 slot0 = (guint32) stage * PROG_STREAM_N;
-  for (guint mask = sim->run_mask[stage]; mask != 0; mask &= mask - 1)
+  for (guint mask = held_mask; mask != 0; mask &= mask - 1)
     {
       guint32 slot = slot0 + (guint32) __builtin_ctz (mask);
       if (sim->run_end[slot] <= sim->now)
@@ -521,7 +538,7 @@ try_start (Sim *sim, guint32 id)
           /* the kernel (and the chain after it, which holds the same SMs) ends then */
           sim->run_end[h->slot] = end;
           sim->run_sms[h->slot] = h->sms;
-          sim->run_mask[h->stage] |= (guint8) (1u << (h->slot - (guint32) h->stage * PROG_STREAM_N));
+          sim->run_mask[h->stage] |= h->stream_bit;
         }
       heap_push (sim, key_make (end, ((guint64) sim->seq++ << 32) | id));
       return;
@@ -541,7 +558,7 @@ on_done (Sim *sim, guint32 id)
         {
           sim->sms_held[h->stage] -= (int) h->sms;
           sim->run_sms[h->slot] = 0;
-          sim->run_mask[h->stage] &= (guint8) ~(1u << (h->slot - (guint32) h->stage * PROG_STREAM_N));
+          sim->run_mask[h->stage] &= (guint8) ~h->stream_bit;
         }
     }
   h->state = 2;
@@ -804,8 +821,10 @@ program_setup (Sim *sim)
       else
         {
           h->sms = !h->kernel || t->kind != PROG_TASK_COLL ? 0
-                   : (guint32) coll_sms[t->comm == PROG_COMM_EP][t->coll][t->axis];
+                   : (guint16) MIN (coll_sms[t->comm == PROG_COMM_EP][t->coll][t->axis],
+                                    G_MAXUINT16);
           h->slot = (guint32) t->stage * PROG_STREAM_N + t->stream;
+          h->stream_bit = (guint8) (1u << t->stream);
         }
       /* a fusable chain (try_start): a communication task (not a RECV, whose start is the
        * SEND's) after one of the same kernel-ness; `fuse` holds its dependencies on that
