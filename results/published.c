@@ -1002,6 +1002,12 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     {
       g_free (p->rank_order);
       p->rank_order = g_strdup ("tp-cp-ep-pp-dp");
+      /* and its pipeline exchanges are asynchronous (the same section: "we adopt
+       * asynchronous point-to-point communication in PP"), so the device synchronize
+       * that Megatron-Core's batch_p2p_sync puts after each exchange of a
+       * non-interleaved 1F1B (the megatron-core stack's pp_p2p_sync) is not there: it
+       * would wait for the per-micro-batch gradient reduce-scatter at every exchange */
+      p->pp_p2p_sync = 0;
     }
   /* Megatron and NeMo benchmarks overlap the DP reduce-scatter and the parameter
    * all-gather with compute (--overlap-grad-reduce --overlap-param-gather); FSDP does

@@ -218,6 +218,10 @@ test_sharding (void)
   g_assert_true (meta->ready);
   g_assert_cmpstr (meta->plan.rank_order, ==, "tp-cp-ep-pp-dp");
   g_assert_cmpstr (h1->plan.rank_order, ==, "tp-cp-ep-dp-pp");
+  /* ... and exchanges its pipeline activations asynchronously (same section): no device
+   * synchronize after each exchange (0); other rows leave it to their stack (-1) */
+  g_assert_cmpint (meta->plan.pp_p2p_sync, ==, 0);
+  g_assert_cmpint (h1->plan.pp_p2p_sync, ==, -1);
   g_autoptr (ResPublishedCase) bad = row ("H100-SXM-80GB", 8, 1, "sharded somehow", "", "bf16");
   g_assert_false (bad->ready);
   g_assert_nonnull (strstr (bad->skip_reason, "not recognised"));
