@@ -222,6 +222,28 @@ test_sharding (void)
    * synchronize after each exchange (0); other rows leave it to their stack (-1) */
   g_assert_cmpint (meta->plan.pp_p2p_sync, ==, 0);
   g_assert_cmpint (h1->plan.pp_p2p_sync, ==, -1);
+  /* Megatron-LM's own pipeline code (2021-22) sends with scatter-gather (1); Megatron-
+   * Core, Megatron-DeepSpeed (DeepSpeed's pipeline engine) and NeMo do not (-1: unset,
+   * which is off) */
+  static const struct { const char *framework; int sg; } fws[] = {
+    { "Megatron-LM (2021)", 1 },
+    { "Megatron-LM PTD", 1 },
+    { "megatron-lm", 1 },
+    { "Megatron-Core r0.8.0", -1 },
+    { "Megatron-LM (Megatron-Core r0.12)", -1 },
+    { "Megatron-DeepSpeed", -1 },
+    { "NeMo 24.07 (Megatron-LM underneath)", -1 },
+    { "Meta internal (4D parallel, NCCLX)", -1 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (fws); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row ("A100-SXM-80GB", 64, 2, "", fws[i].framework,
+                                            "bf16");
+      g_assert_true (c->ready);
+      if (c->plan.pp_scatter_gather != fws[i].sg)
+        g_error ("framework '%s': pp_scatter_gather %d, expected %d", fws[i].framework,
+                 c->plan.pp_scatter_gather, fws[i].sg);
+    }
   g_autoptr (ResPublishedCase) bad = row ("H100-SXM-80GB", 8, 1, "sharded somehow", "", "bf16");
   g_assert_false (bad->ready);
   g_assert_nonnull (strstr (bad->skip_reason, "not recognised"));
