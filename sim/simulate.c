@@ -108,14 +108,13 @@ typedef struct {
                                     * the rest follow through SimHot.next */
   SimDur            *block_s;      /* cost of each block, s = -1: not yet */
   int               *comm_active;  /* per stage: communication tasks running */
-  int               *sms_held;     /* per stage: SMs the running communication kernels
-                                    * hold (NULL: the device's SM count is unknown) */
   SimTime           *run_end;      /* per (stage, stream): when its running communication
                                     * kernel (or fused chain of them) ends */
   guint32           *run_sms;      /* ... and the SMs it holds until then (0: none) */
   SimTime            reissue_ps;   /* the host's re-issue time after a device synchronize
                                     * (SimCostOptions pp_sync_reissue_s) */
-  guint8            *run_mask;     /* per stage: bit k set when stream k's run_sms is not 0 */
+  guint8            *run_mask;     /* per stage: bit k set when stream k's run_sms is not 0
+                                    * (NULL: the device's SM count is unknown) */
   double             sms_rate[SIM_SMS_RATES]; /* 1 / (1 + sim_cost_sms_slowdown (held)) by
                                     * held, 0: not yet (sms_rate) */
   SimTaskTime       *times;
@@ -482,7 +481,7 @@ try_start (Sim *sim, guint32 id)
       if (sim->comm_active[h->stage] > 0)
         delay = h->slow_ps;
       /* and by the SMs those kernels hold: the compute runs on the rest until they end */
-      if (sim->sms_held != NULL && sim->sms_held[h->stage] > 0)
+      if (sim->run_mask != NULL && sim->run_mask[h->stage] != 0)
         delay = MAX (delay, sms_shared_delay (sim, h->stage, h->base_ps));
       /* the first kernel after a device synchronize: the device idles until the host has
        * issued it (plan/program.c sync_*) */
@@ -503,8 +502,6 @@ try_start (Sim *sim, guint32 id)
   else if (h->kernel)
     {
       sim->comm_active[h->stage]++;
-      if (sim->sms_held != NULL)
-        sim->sms_held[h->stage] += (int) h->sms;
       h->state = 3;
     }
   sim->times[id].start_s = start;
@@ -554,9 +551,8 @@ on_done (Sim *sim, guint32 id)
   if (h->state == 3)
     {
       sim->comm_active[h->stage]--;
-      if (sim->sms_held != NULL && h->sms > 0)
+      if (sim->run_mask != NULL && h->sms > 0)
         {
-          sim->sms_held[h->stage] -= (int) h->sms;
           sim->run_sms[h->slot] = 0;
           sim->run_mask[h->stage] &= (guint8) ~h->stream_bit;
         }
@@ -873,7 +869,6 @@ program_setup (Sim *sim)
   sim->comm_active = g_new0 (int, prog->n_stages);
   if (sms_known)
     {
-      sim->sms_held = g_new0 (int, prog->n_stages);
       sim->run_end = g_new0 (SimTime, n_slots);
       sim->run_sms = g_new0 (guint32, n_slots);
       sim->run_mask = g_new0 (guint8, prog->n_stages);
@@ -939,7 +934,6 @@ sim_clear (Sim *sim)
   g_free (sim->stream_first);
   g_free (sim->block_s);
   g_free (sim->comm_active);
-  g_free (sim->sms_held);
   g_free (sim->run_end);
   g_free (sim->run_sms);
   g_free (sim->run_mask);
