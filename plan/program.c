@@ -228,8 +228,6 @@ coll (Builder *bd, ProgStream stream, ProgCommKind comm, PlanColl kind, PlanAxis
   return (gint32) id;
 }
 
-/* TP collective around a block: with SP, all-gather before (gathers the sequence-
- * sharded activations) and reduce-scatter after; without, one all-reduce after. */
 /* After a pipeline receive `r` with scatter-gather (plan.h pp_scatter_gather): the
  * all-gather of the boundary tensor over the TP group (Megatron-LM's
  * gather_split_1d_tensor, each rank's 1/tp piece into the whole [tok, h]), which the
@@ -243,6 +241,8 @@ pp_recv_gather (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, guin
                bd->pp_bytes, phase, mb, chunk, layer, (gint32) r, -1);
 }
 
+/* TP collective around a block: with SP, all-gather before (gathers the sequence-
+ * sharded activations) and reduce-scatter after; without, one all-reduce after. */
 static gint32
 tp_before (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 dep)
 {
