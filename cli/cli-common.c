@@ -168,6 +168,10 @@ cli_options_error_text (GOptionContext *octx, const GError *error, const char *c
       if (dash != NULL)
         {
           g_autofree char *bad = g_strndup (dash, strcspn (dash, "= \t"));
+          /* "-1" where a run id or count goes: GLib takes it for an option */
+          if (g_ascii_isdigit (bad[1]))
+            return g_strdup_printf ("'%s' is a negative number: ids and counts here are "
+                                    "positive (hint: %s --help)", bad, command);
           g_autoptr (GPtrArray) names = option_names (octx);
           for (guint i = 0; more != NULL && more[i] != NULL; i++)
             g_ptr_array_add (names, g_strdup (more[i]));

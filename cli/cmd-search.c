@@ -1233,15 +1233,29 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
         {
           double over = (double) result->closest_peak_bytes + spec->headroom_bytes
                         - (double) result->closest_capacity_bytes;
-          fprintf (stderr, "; closest miss needs %s of %s (%s over%s): tandem predict %s",
-                   cli_fmt_bytes ((double) result->closest_peak_bytes),
-                   cli_fmt_bytes ((double) result->closest_capacity_bytes),
-                   cli_fmt_bytes (over), spec->headroom_bytes > 0 ? ", headroom included" : "",
-                   closest);
+          /* with --memory-headroom the budget is the HBM less the margin: name both, so
+           * "needs 20 GiB" never reads as over "80 GiB" */
+          if (spec->headroom_bytes > 0)
+            {
+              g_autofree char *hbm = g_strdup (cli_fmt_bytes ((double) result->closest_capacity_bytes));
+              g_autofree char *margin = g_strdup (cli_fmt_bytes (spec->headroom_bytes));
+              fprintf (stderr, "; closest miss needs %s where %s of HBM less the %s "
+                       "--memory-headroom leaves %s (%s over): tandem predict %s",
+                       cli_fmt_bytes ((double) result->closest_peak_bytes), hbm, margin,
+                       cli_fmt_bytes ((double) result->closest_capacity_bytes
+                                      - spec->headroom_bytes),
+                       cli_fmt_bytes (over), closest);
+            }
+          else
+            fprintf (stderr, "; closest miss needs %s of %s (%s over): tandem predict %s",
+                     cli_fmt_bytes ((double) result->closest_peak_bytes),
+                     cli_fmt_bytes ((double) result->closest_capacity_bytes),
+                     cli_fmt_bytes (over), closest);
         }
       /* the levers the space already had are no hint: recompute, sharding and the
        * micro-batch only where the user narrowed them */
-      fprintf (stderr, " (hint: more GPUs, or a smaller --gbs or --seq-length%s)\n",
+      fprintf (stderr, " (hint: more GPUs, or a smaller --gbs or --seq-length%s%s)\n",
+               spec->headroom_bytes > 0 ? ", or a smaller --memory-headroom" : "",
                o->narrowed_memory ? "; or let --recompute, --sharding and --mbs take more "
                                     "values" : "");
       if (result->invalid > 0)

@@ -518,6 +518,9 @@ test_did_you_mean (void)
       "(did you mean '--json'?)\n" },
     { "runs --zzzzzzzzzz", "tandem: error: unknown option '--zzzzzzzzzz' "
       "(hint: tandem runs --help)\n" },
+    /* a negative run id reads as an option to GLib: say what it is */
+    { "report run -1", "tandem: error: '-1' is a negative number: ids and counts here are "
+      "positive (hint: tandem report run --help)\n" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
