@@ -454,6 +454,86 @@ plan_mem_schedule_peak (const Plan *plan, int inflight, const guint64 *chunk_mb,
   return peak;
 }
 
+/* The stage's peak of stored activations and unsharded gradients together, for ZeRO-2
+ * reduced once per step by FSDP under PP (plan.h zero2_grad_sync 0, pp_grad_after_stage
+ * 1: torchtitan's FSDP2 under torch.distributed.pipelining). FSDP does not hold that
+ * gradient for the whole step: a module's unsharded gradient comes into being at its
+ * first backward of the step (autograd writes param.grad; FSDP2's post_backward with
+ * gradient sync off moves it into an fp32 sum, FSDPParam.to_accumulated_grad_if_needed)
+ * and is dropped at the backward that reduces it (FSDPParamGroup.post_backward with
+ * reduce_grads: `fsdp_param.unsharded_accumulated_grad = None` as its data goes into the
+ * reduce-scatter input, foreach_reduce_scatter_copy_in; that input is a comm buffer).
+ * torch.distributed.pipelining turns the sync on for a stage's (model chunk's) last
+ * backward of the step (stage.py backward_maybe_with_nosync), so chunk c's gradient,
+ * chunk_grad[c] bytes, lives from its first backward to its m-th.
+ * The rank's units are walked in the order the schedule runs them (as
+ * plan_mem_schedule_peak does: W = inflight - 1 warm-up forwards, then forward W + j
+ * and backward j, then the cool-down's backwards), taking held activations + live
+ * gradients after each forward and at the start of each backward (the unit's stored
+ * tensors are still there and its chunk's gradient exists). Where every forward comes
+ * first (inflight = m v: Llama 3 405B at pp 16 with m = 16) the activations peak before
+ * any gradient exists.
+ * FSDP wraps each transformer layer (torchtitan's fully_shard per block), so a chunk's
+ * gradient grows layer by layer while its first backward frees the unit's tensors: that
+ * unit is taken at its start with one layer's gradient and at its end with the chunk's.
+ * Worked examples (tests/plan/test-memory.c), one layer a chunk, activations A per unit,
+ * gradient G per chunk:
+ *  - 1F1B, pp 2, m 4, stage 0: F0 F1 B0 F2 B1 F3 B2 B3; the steady state holds 2A with
+ *    the gradient there: 2A + G, the sum as before.
+ *  - interleaved pp 4, v 2, m 4, stage 0: warm-up 2 (4 - 1) + 4 >= 8, every forward
+ *    first: 8A; chunk 1's four backwards (8A + G at the first), then chunk 0's (4A + G at
+ *    its first, chunk 1's gradient dropped at its fourth): peak 8A + G, not 8A + 2G. */
+static guint64
+plan_mem_schedule_peak_grads (const Plan *plan, int inflight, const guint64 *chunk_mb,
+                              const guint64 *chunk_grad, const int *chunk_modules, int v,
+                              guint64 *grads_at_peak)
+{
+  int m = plan_mem_microbatches (plan);
+  int p = MAX (plan->pp, 1), n = plan_vpp_group (plan);
+  gboolean inter = plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B && v > 1;
+  int total = inter ? m * v : m;
+  int warm = MIN (MAX (inflight - 1, 0), total);
+  guint64 held = 0, live = 0, peak = 0;
+  int *done = g_new0 (int, v);
+
+  *grads_at_peak = 0;
+#define UNIT(k, bwd) (inter ? plan_vpp_unit (p, v, m, n, (k), (bwd), NULL) : 0)
+#define TAKE() G_STMT_START { if (held + live > peak) { peak = held + live; \
+                                                      *grads_at_peak = live; } } G_STMT_END
+  for (int k = 0; k < warm; k++)
+    {
+      held += chunk_mb[UNIT (k, FALSE)];
+      TAKE ();
+    }
+  for (int j = 0; j < total; j++)
+    {
+      if (warm + j < total)
+        {
+          held += chunk_mb[UNIT (warm + j, FALSE)];
+          TAKE ();
+        }
+      int c = UNIT (j, TRUE);
+      if (done[c] == 0)
+        {
+          /* layer by layer: the first layer's gradient beside everything held, then
+           * after the unit the chunk's whole gradient with its tensors gone */
+          live += chunk_grad[c] / (guint64) MAX (chunk_modules[c], 1);
+          TAKE ();
+          live += chunk_grad[c] - chunk_grad[c] / (guint64) MAX (chunk_modules[c], 1);
+        }
+      else
+        TAKE ();
+      held -= MIN (held, chunk_mb[c]);
+      TAKE ();
+      if (++done[c] == m)
+        live -= MIN (live, chunk_grad[c]);
+    }
+#undef TAKE
+#undef UNIT
+  g_free (done);
+  return peak - *grads_at_peak;
+}
+
 /* Stored activation bytes of one micro-batch through `layers` layers of one chunk, under
  * the plan's recompute (full_layer: a layer without recompute; input: the layer input),
  * and the transient peak while a recomputed group is re-run in the backward.
@@ -821,8 +901,36 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
         transient += a * attn_score_elems (model, plan);
       if (last)
         transient = MAX (transient, loss_transient);
-      st->bytes[PLAN_MEM_ACTIVATIONS]
-        = plan_mem_schedule_peak (plan, st->inflight_microbatches, chunk_mb, v) + transient;
+      if (plan->sharding == PLAN_SHARD_ZERO2 && plan->zero2_grad_sync == 0
+          && plan->pp_grad_after_stage > 0 && p > 1 && moe_layers == 0 && elems > 0)
+        {
+          /* FSDP's unsharded per-step gradients live chunk by chunk, from the chunk's
+           * first backward to its last (plan_mem_schedule_peak_grads): the peak of the
+           * two together, each category taking its part at that moment */
+          guint64 *chunk_grad = g_new0 (guint64, v);
+          int *chunk_modules = g_new0 (int, v);
+          for (int c = 0; c < v; c++)
+            {
+              chunk_modules[c] = plan_chunk_layers (plan, model, i, c);
+              guint64 ce = (guint64) chunk_modules[c] * layer_elems;
+              if (first && c == 0)
+                ce += emb_elems;
+              if (last && c == v - 1)
+                ce += mp.final_norm + head_elems;
+              chunk_grad[c] = (guint64) (states[1] * (double) ce / (double) elems + 0.5);
+            }
+          guint64 grads_at = 0;
+          st->bytes[PLAN_MEM_ACTIVATIONS]
+            = plan_mem_schedule_peak_grads (plan, st->inflight_microbatches, chunk_mb,
+                                            chunk_grad, chunk_modules, v, &grads_at)
+              + transient;
+          st->bytes[PLAN_MEM_GRADS] = grads_at;
+          g_free (chunk_grad);
+          g_free (chunk_modules);
+        }
+      else
+        st->bytes[PLAN_MEM_ACTIVATIONS]
+          = plan_mem_schedule_peak (plan, st->inflight_microbatches, chunk_mb, v) + transient;
       g_free (chunk_mb);
 
       /* communication buffers */

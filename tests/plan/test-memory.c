@@ -958,6 +958,71 @@ test_llama3_405b_interleaved (void)
   plan_clear (&p);
 }
 
+/* ZeRO-2 reduced once per step by FSDP under PP (zero2_grad_sync 0, pp_grad_after_stage
+ * 1, fp32 upcast accumulation): a chunk's unsharded gradient exists from its first
+ * backward to its last (plan/memory.c plan_mem_schedule_peak_grads). The small Llama,
+ * dp 2, bf16 params and grads: a layer's fp32 gradient is 3,408,896 x 4 = 13,635,584
+ * bytes; the embedding's (1000 x 512 = 512,000 elements) 2,048,000.
+ *  - interleaved, pp 4, v 2 (one layer a chunk), m 4, stage 1: warm-up 2 (4 - 2) + 4 = 8
+ *    = m v, every forward first: 8 units of A = act_bytes_per_layer. Chunk 1's first
+ *    backward starts with 8A + G (G = one layer's 13,635,584), ends with 7A + G; after
+ *    its fourth the gradient goes and chunk 0's first starts with 4A + G. Peak 8A + G:
+ *    activations 8A, grads 13,635,584 (the whole-step sum held both chunks' 27,271,168).
+ *  - 1F1B, pp 2, m 4, stage 0 (4 layers and the embedding): F0 F1 hold 2 units; B0
+ *    starts with one layer's gradient beside them (2 units + 13,635,584) and ends with
+ *    1 unit + the chunk's 4 x 13,635,584 + 2,048,000 = 56,590,336; F2 then holds 2 units
+ *    + 56,590,336, the peak: activations as without the walk (2 units), grads 56,590,336. */
+static void
+test_zero2_per_step_liveness (void)
+{
+  ModelSpec m;
+  Plan p;
+  TopoCluster c;
+  PlanMemory mem, ref;
+
+  small_llama (&m);
+  small_plan (&p);
+  p.dp = 2;
+  p.vpp = 2;
+  p.grad_accum = 4;
+  p.global_batch = 8;
+  p.schedule = PLAN_SCHED_INTERLEAVED_1F1B;
+  p.sharding = PLAN_SHARD_ZERO2;
+  p.param_dtype = PLAN_PREC_BF16;
+  p.grad_dtype = PLAN_PREC_BF16;
+  p.zero2_grad_sync = 0;
+  p.grad_accum_upcast = 1;
+  p.pp_grad_after_stage = 1;
+  cluster_with_hbm (&c, 80 * GiB);
+  plan_memory_compute (&m, &p, &c, &mem);
+  g_assert_cmpint (mem.stages[1].inflight_microbatches, ==, 8);
+  g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_ACTIVATIONS], ==, 8 * mem.act_bytes_per_layer);
+  g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_GRADS], ==, 13635584);
+  plan_memory_clear (&mem);
+  /* the stack that keeps the sum to the step's end (no after-stage reduction): both
+   * chunks' gradients beside the activations, as before */
+  p.pp_grad_after_stage = 0;
+  plan_memory_compute (&m, &p, &c, &mem);
+  g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_GRADS], ==, 2 * 13635584);
+  plan_memory_clear (&mem);
+
+  p.pp = 2;
+  p.vpp = 1;
+  p.schedule = PLAN_SCHED_1F1B;
+  p.dp = 4;
+  p.pp_grad_after_stage = 1;
+  plan_memory_compute (&m, &p, &c, &mem);
+  p.zero2_grad_sync = 1;
+  plan_memory_compute (&m, &p, &c, &ref);
+  g_assert_cmpint (mem.stages[0].inflight_microbatches, ==, 2);
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_GRADS], ==, 56590336);
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==,
+                    ref.stages[0].bytes[PLAN_MEM_ACTIVATIONS]);
+  plan_memory_clear (&mem);
+  plan_memory_clear (&ref);
+  plan_clear (&p);
+}
+
 /* The JSON object: peak, capacity, verdict, categories at the peak stage, one entry per
  * stage; numbers as written match the struct. */
 static void
@@ -1012,6 +1077,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/zero3-100b", test_zero3_100b);
   g_test_add_func ("/plan/memory/zero-figure1", test_zero_figure1);
   g_test_add_func ("/plan/memory/zero2-per-step", test_zero2_per_step);
+  g_test_add_func ("/plan/memory/zero2-per-step-liveness", test_zero2_per_step_liveness);
   g_test_add_func ("/plan/memory/course-ffn-405b", test_course_ffn_405b);
   g_test_add_func ("/plan/memory/korthikanti", test_korthikanti);
   g_test_add_func ("/plan/memory/inflight", test_inflight);
