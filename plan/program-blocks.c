@@ -726,6 +726,21 @@ prog_builder_build_moe_blocks (Builder *bd)
    * in sim/cost-compute.c. */
   const gboolean clamped = m->glu_limit > 0 && swiglu && grouped;
   const guint64 act_elems = round_tokens (tok_all * pm->pace) * f;
+  /* The all-to-all dispatcher's second permutation (Megatron-Core token_dispatcher.py
+   * MoEAlltoAllTokenDispatcher, dispatch_postprocess and combine_preprocess, with
+   * moe_utils.py sort_chunks_by_idxs): the all-to-all leaves the received tokens ordered
+   * by source rank, then local expert, and the grouped GEMM wants them by local expert,
+   * so with more than one local expert the dispatcher copies them into that order
+   * (sort_input_by_local_experts) after the dispatch all-to-all and back
+   * (restore_output_by_local_experts) before the combine all-to-all: one gather copy of
+   * the rank's received tokens x h each way, torch.split + torch.cat or Transformer
+   * Engine's fused sort_chunks_by_index (moe_permute_fusion); their backward is the
+   * inverse copy of the gradient. The flex (DeepEP) dispatcher receives the tokens
+   * already by expert; the all-gather dispatcher permutes once, locally. */
+  const gboolean sort_chunks = pm->dispatcher == PLAN_MOE_ALLTOALL && L > 1;
+  const guint64 recv_elems = round_tokens (tok_all * pm->pace) * h;
+  if (sort_chunks)
+    prog_builder_elem (ops, "moe_sort_chunks", MODEL_OP_ELEMENTWISE, recv_elems, 0);
   expert_gemms (ops, grouped, "expert_up", L, m_rank, up_n, h, 0);
   if (clamped)
     {
@@ -748,10 +763,14 @@ prog_builder_build_moe_blocks (Builder *bd)
       prog_builder_elem (ops, "expert_bias", MODEL_OP_ELEMENTWISE, down_out, 2);
       g_array_index (ops, ModelOp, ops->len - 1).b = (guint64) L;
     }
+  if (sort_chunks)
+    prog_builder_elem (ops, "moe_sort_chunks_restore", MODEL_OP_ELEMENTWISE, recv_elems, 0);
   guint32 b = prog_builder_add_block (bd, PROG_BLOCK_MOE_EXPERTS, PROG_PHASE_FORWARD,
                                       "moe_experts_fwd", ops, fwd_mean);
   g_array_index (bd->prog->blocks, ProgBlock, b).hw_flops = fwd_mean;
   bd->blk[B_MOE_EXPERTS_F] = b;
+  if (sort_chunks)
+    prog_builder_elem (ops, "moe_sort_chunks_restore_grad", MODEL_OP_ELEMENTWISE, recv_elems, 0);
   if (expert_bias)
     {
       prog_builder_elem (ops, "expert_bias_grad", MODEL_OP_ELEMENTWISE, down_out, 2);
@@ -779,6 +798,8 @@ prog_builder_build_moe_blocks (Builder *bd)
     prog_builder_elem (ops, "expert_act_grad", MODEL_OP_ELEMENTWISE, act_elems, act_f * 2);
   expert_gemms (ops, grouped, "expert_up_dgrad", L, m_rank, up_n, h, 1);
   expert_gemms (ops, grouped, "expert_up_wgrad", L, m_rank, up_n, h, 2);
+  if (sort_chunks)
+    prog_builder_elem (ops, "moe_sort_chunks_grad", MODEL_OP_ELEMENTWISE, recv_elems, 0);
   b = prog_builder_add_block (bd, PROG_BLOCK_MOE_EXPERTS, PROG_PHASE_BACKWARD,
                               "moe_experts_bwd", ops, 2 * fwd_mean);
   g_array_index (bd->prog->blocks, ProgBlock, b).hw_flops = 2 * fwd_mean;

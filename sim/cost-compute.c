@@ -858,6 +858,16 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
       if (g_str_equal (op->name, "expert_act_clamp_grad"))
         return roofline (c, 0.0, 0.0, n * (11.0 * e + 8.0)) + 8.0 * c->opts.launch_overhead_s;
     }
+  /* the all-to-all dispatcher's chunk sorts (plan/program-blocks.c "moe_sort_chunks*",
+   * Megatron-Core sort_chunks_by_idxs): a gather copy of the received tokens, each
+   * element read once and written once in the activation dtype, one kernel (Transformer
+   * Engine's fused sort_chunks_by_index; the unfused torch.cat is one kernel too), a plain
+   * streaming pass as the FSDP copies above, without the element-wise traffic factor */
+  if (op->name != NULL && g_str_has_prefix (op->name, "moe_sort_chunks"))
+    {
+      const double e = d == TOPO_DTYPE_FP32 || d == TOPO_DTYPE_TF32 ? 4.0 : 2.0;
+      return roofline (c, 0.0, 0.0, (double) op->elements * 2.0 * e);
+    }
   /* context_parallel's per-step merges and fp32 gradient sums (plan/program-blocks.c
    * cp_merge_ops): `elements` are the bytes, one streaming pass as above */
   if (op->name != NULL && g_str_has_prefix (op->name, "cp_merge"))

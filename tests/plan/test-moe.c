@@ -430,7 +430,9 @@ test_expert_gemms (Fixture *f, gconstpointer data)
   fw = block_named (q, "moe_experts_fwd");
   /* the same T k copies per rank, now over 4 experts: the same FLOPs */
   g_assert_cmpfloat (fw->model_flops, ==, 5772436045824.0);
-  const ModelOp *up = &g_array_index (q->ops, ModelOp, fw->first_op);
+  /* after the all-to-all dispatcher's sort of the received chunks (4 local experts) */
+  g_assert_cmpstr (g_array_index (q->ops, ModelOp, fw->first_op).name, ==, "moe_sort_chunks");
+  const ModelOp *up = &g_array_index (q->ops, ModelOp, fw->first_op + 1);
   g_assert_cmpstr (up->name, ==, "expert_up");
   g_assert_cmpuint (up->b, ==, 4);
   g_assert_cmpuint (up->m, ==, 5325);
@@ -1109,6 +1111,54 @@ test_expert_bias (Fixture *f, gconstpointer data)
   g_assert_cmpuint (count_ops_named (q, "expert_bias", 0, 0), ==, 0);
 }
 
+/* The all-to-all dispatcher's chunk sorts (plan/program-blocks.c "moe_sort_chunks*",
+ * Megatron-Core sort_chunks_by_idxs): llama3-8b as 8 experts, top-2, 8192 tokens, ep 2
+ * (4 local experts), balanced: each rank receives T k = 8192 x 2 = 16384 token copies,
+ * x h 4096 = 67,108,864 elements, copied into local-expert order after the dispatch and
+ * back before the combine, and each copy's inverse in the backward: one op of each of the
+ * four. With ep 8 (one local expert) the all-to-all output is already in expert order,
+ * and the flex (DeepEP) and all-gather dispatchers have no such copy: none. Under
+ * --moe-imbalance 1.5 the busiest rank's 1.5 x 16384 = 24576 copies x 4096 =
+ * 100,663,296. */
+static void
+test_sort_chunks (Fixture *f, gconstpointer data)
+{
+  static const char *names[] = { "moe_sort_chunks", "moe_sort_chunks_restore",
+                                 "moe_sort_chunks_restore_grad", "moe_sort_chunks_grad" };
+  const char *base = "--gpus 8 --num-experts 8 --moe-router-topk 2 --seq-length 8192 "
+                     "--micro-batch-size 1 --global-batch-size 8 --moe-grouped-gemm";
+  g_autofree char *a2a = g_strdup_printf ("%s --ep 2 --moe-imbalance 1", base);
+  g_autoptr (ProgProgram) p = program_of (f, a2a);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    g_assert_cmpuint (count_ops_named (p, names[i], 67108864, 0), ==, 1);
+  /* in the experts' blocks: the sort first in the forward, its restore last; the
+   * restore's gradient first in the backward, the sort's last */
+  const ProgBlock *fw = block_named (p, "moe_experts_fwd");
+  const ProgBlock *bw = block_named (p, "moe_experts_bwd");
+  g_assert_cmpstr (g_array_index (p->ops, ModelOp, fw->first_op).name, ==, "moe_sort_chunks");
+  g_assert_cmpstr (g_array_index (p->ops, ModelOp, fw->first_op + fw->n_ops - 1).name, ==,
+                   "moe_sort_chunks_restore");
+  g_assert_cmpstr (g_array_index (p->ops, ModelOp, bw->first_op).name, ==,
+                   "moe_sort_chunks_restore_grad");
+  g_assert_cmpstr (g_array_index (p->ops, ModelOp, bw->first_op + bw->n_ops - 1).name, ==,
+                   "moe_sort_chunks_grad");
+  g_autofree char *skew = g_strdup_printf ("%s --ep 2 --moe-imbalance 1.5", base);
+  g_autoptr (ProgProgram) q = program_of (f, skew);
+  g_assert_cmpuint (count_ops_named (q, "moe_sort_chunks", 100663296, 0), ==, 1);
+  g_autofree char *one = g_strdup_printf ("%s --ep 8 --moe-imbalance 1", base);
+  g_autofree char *flex = g_strdup_printf ("%s --ep 2 --moe-imbalance 1 "
+                                           "--moe-token-dispatcher-type flex", base);
+  g_autofree char *ag = g_strdup_printf ("%s --ep 2 --moe-imbalance 1 "
+                                         "--moe-token-dispatcher-type allgather", base);
+  const char *none[] = { one, flex, ag };
+  for (guint j = 0; j < G_N_ELEMENTS (none); j++)
+    {
+      g_autoptr (ProgProgram) r = program_of (f, none[j]);
+      for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+        g_assert_cmpuint (count_ops_named (r, names[i], 0, 0), ==, 0);
+    }
+}
+
 /* gpt-oss's clamped quick-GEGLU (plan/program-blocks.c "expert_act_*"): gpt-oss-120b
  * (swiglu_limit 7) at 8192 tokens, ep 8, balanced, grouped GEMMs: the activation's
  * 32768 routed rows x f 2880 = 94,371,840 output elements in the clamp, the geglu and
@@ -1196,6 +1246,7 @@ main (int argc, char **argv)
   ADD ("attention-kernel-length", test_attention_kernel_length);
   ADD ("attention-window", test_attention_window);
   ADD ("expert-bias", test_expert_bias);
+  ADD ("sort-chunks", test_sort_chunks);
   ADD ("rope-unfused", test_rope_unfused);
   ADD ("expert-act-clamped", test_expert_act_clamped);
   ADD ("cp-ring-merge", test_cp_ring_merge);

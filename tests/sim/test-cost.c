@@ -1133,6 +1133,23 @@ test_memory_bound (Fixture *f, gconstpointer data)
   assert_rel (sim_cost_op_s (c, &acc, TOPO_DTYPE_BF16, FALSE), 1e9 / 3.015e12 + 4e-6, 1e-12);
   acc.name = "cp_merge_grad";
   assert_rel (sim_cost_op_s (c, &acc, TOPO_DTYPE_BF16, TRUE), 1e9 / 3.015e12 + 4e-6, 1e-12);
+  /* the all-to-all dispatcher's chunk sorts (plan/program-blocks.c "moe_sort_chunks*"):
+   * `elements` are the received tokens x h, each read and written once in bf16: 2 x 2 B
+   * per element, one streaming pass without the element-wise traffic factor; 8192 x 8
+   * copies x h 2048 = 134,217,728 elements -> 536,870,912 B / 3.015e12 B/s = 178.07 us
+   * + 4 us = 182.07 us, forward and backward alike; fp32 activations 4 B: twice the bytes */
+  ModelOp sort = { 0 };
+  sort.name = "moe_sort_chunks";
+  sort.kind = MODEL_OP_ELEMENTWISE;
+  sort.elements = 8192ull * 8 * 2048;
+  assert_rel (sim_cost_op_s (c, &sort, TOPO_DTYPE_BF16, FALSE), 536870912.0 / 3.015e12 + 4e-6,
+              1e-12);
+  assert_rel (sim_cost_op_s (c, &sort, TOPO_DTYPE_BF16, FALSE), 182.07e-6, 1e-4);
+  sort.name = "moe_sort_chunks_restore_grad";
+  assert_rel (sim_cost_op_s (c, &sort, TOPO_DTYPE_BF16, TRUE), 536870912.0 / 3.015e12 + 4e-6,
+              1e-12);
+  assert_rel (sim_cost_op_s (c, &sort, TOPO_DTYPE_FP32, FALSE), 2 * 536870912.0 / 3.015e12
+              + 4e-6, 1e-12);
   SimCostOptions o = *sim_cost_options (c);
   o.free_optimizer = TRUE;
   g_autoptr (SimCost) free_opt = sim_cost_new (f->h100, NULL, &o);
