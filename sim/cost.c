@@ -119,10 +119,14 @@ typedef struct {
 /* Longer names first: "GH200" before "H200", "GB200" before "B200". */
 static const DeviceRow device_rows[] = {
   { "GH200", 1535.0 / 1978.9, ARCH_HOPPER },   /* 77.6% */
-  /* GB300: GB200's figure, D: Blackwell Ultra's GEMMs measure as Blackwell's (B300 SXM
-   * MAMF BF16 1,769 / 2,250 = 78.6%, FP8 3,353.3 / 4,500 = 74.5% against B200's 1,745
-   * and 3,432.5: [MAMF] table, revision after hardware.md's, "same as B200") */
-  { "GB300", 3615.6 / 5000.0, ARCH_BLACKWELL },
+  /* GB300: no FP8 measurement; its BF16 GEMM at the rated 1,400 W reaches 2,174 of 2,500
+   * (topology/presets/gb300-nvl72-superpod gemm_efficiency: facebookexperimental/triton
+   * PR 2023), and FP8 keeps GB200's FP8-to-BF16 MAMF ratio (3,615.6 / 5,000 over 1,822 /
+   * 2,500 = 0.992): 0.870 x 0.992 = 0.863, D/U. The same die at 1,100 W (HGX B300)
+   * measures as B200 (MAMF BF16 1,769 / 2,250 = 78.6%, FP8 3,353.3 / 4,500 = 74.5%
+   * against B200's 1,745 and 3,432.5: [MAMF] table, revision after hardware.md's, "same
+   * as B200"): the gain is the NVL72 part's power, which GB200 (1,200 W) lacks */
+  { "GB300", 2174.0 / 2500.0 * (3615.6 / 5000.0) / (1822.0 / 2500.0), ARCH_BLACKWELL },
   { "GB200", 3615.6 / 5000.0, ARCH_BLACKWELL }, /* 72.3% */
   { "B300", 3353.3 / 4500.0, ARCH_BLACKWELL },  /* 74.5%, [MAMF] (revision above) */
   { "B200", 3432.5 / 4500.0, ARCH_BLACKWELL },  /* 76.3% */

@@ -1032,6 +1032,35 @@ test_attention_exp (Fixture *f, gconstpointer data)
     }
 }
 
+/* GB300's GEMMs at its rated 1,400 W: cuBLAS up to 2,174 of the 2,500 dense BF16 peak
+ * (facebookexperimental/triton PR 2023), against GB200's 1,822 at 1,200 W
+ * (hardware.md A4 [MAMF]): preset gemm_efficiency 2,174 / 2,500 = 0.870. FP8 keeps
+ * GB200's FP8-to-BF16 MAMF ratio, (3,615.6 / 5,000) / (1,822 / 2,500) = 0.99216: 0.8632
+ * of the FP8 peak. With the stack's fitted fractions (Blackwell takes Hopper's, the same
+ * factor on both parts), GB300 runs the GEMMs 2,174 / 1,822 = 1.1932x GB200, BF16 and
+ * FP8 alike: the 1.19x the Megatron-Bridge 25.11 table measures between the two for
+ * Llama 3 8B (37,556 against 31,508 tokens/s/GPU, same plan). */
+static void
+test_gb300_gemm_power (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) gb2 = topo_cluster_load_preset ("gb200-nvl72-superpod", &error);
+  g_assert_no_error (error);
+  g_autoptr (TopoCluster) gb3 = topo_cluster_load_preset ("gb300-nvl72-superpod", &error);
+  g_assert_no_error (error);
+  assert_rel (gb3->device.gemm_efficiency, 0.870, 1e-12);
+  g_assert_cmpfloat (gb3->device.peak_flops[TOPO_DTYPE_BF16], ==,
+                     gb2->device.peak_flops[TOPO_DTYPE_BF16]);
+  SimCostOptions o2, o3;
+  sim_cost_options_init_documented (&o3, gb3);
+  assert_rel (o3.gemm_fp8_efficiency, 0.870 * (3615.6 / 5000.0) / (1822.0 / 2500.0), 1e-3);
+  assert_rel (o3.gemm_fp8_efficiency, 0.8632, 1e-3);
+  sim_cost_options_init_stack (&o2, gb2, NULL);
+  sim_cost_options_init_stack (&o3, gb3, NULL);
+  assert_rel (o3.gemm_efficiency / o2.gemm_efficiency, 1.1932, 1e-3);
+  assert_rel (o3.gemm_fp8_efficiency / o2.gemm_fp8_efficiency, 1.1932, 1e-3);
+}
+
 /* Unfused attention (scores materialized), GPT-3 175B at tp 8: 12 heads (and 12 KV
  * heads) of 128, one sequence of 2048, attention dropout on. Scores 12 x 2048^2 =
  * 50,331,648; Q = K = V = O = 2048 x 12 x 128 = 3,145,728 elements; bf16 (e = 2).
@@ -1506,6 +1535,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/gdn", test_gdn);
   ADD ("/sim/cost/attention-unfused", test_attention_unfused);
   ADD ("/sim/cost/attention-exp", test_attention_exp);
+  ADD ("/sim/cost/gb300-gemm-power", test_gb300_gemm_power);
   ADD ("/sim/cost/attention-ring", test_attention_ring);
   ADD ("/sim/cost/attention-ring-backward", test_attention_ring_backward);
   ADD ("/sim/cost/attention-length", test_attention_length);
