@@ -614,8 +614,19 @@ attention_fused_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean ba
   if (sh > 0)
     eff /= (1.0 - sh) + sh / noncausal_gain (c, op->kernel_s > 0 ? len : (double) op->s_q,
                                              backward);
-  const double mma = roofline (c, flops, c->peak_flops[d] * eff, bytes);
-  return MAX (mma, exp_s);
+  double t = roofline (c, flops, c->peak_flops[d] * eff, bytes);
+  /* Fractions borrowed from an architecture with more SFU per tensor FLOP (Blackwell's
+   * from Hopper's, SimCostOptions attn_fit_flop_per_exp): the fitted time holds the
+   * exponentials at that architecture's balance, scores x its FLOPs per exponential at
+   * this device's BF16 peak; the rest of the device's own exponential time runs serially
+   * with the products (the Tensor Cores wait on the SFU between a tile's two products). */
+  const double bf16 = c->peak_flops[TOPO_DTYPE_BF16];
+  if (c->opts.attn_fit_flop_per_exp > 0 && exp_s > 0 && bf16 > 0 && c->exp_per_s > 0)
+    {
+      const double in_fit = exp_s * c->exp_per_s * c->opts.attn_fit_flop_per_exp / bf16;
+      t += MAX (0.0, exp_s - in_fit);
+    }
+  return MAX (t, exp_s);
 }
 
 static double

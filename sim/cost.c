@@ -372,6 +372,21 @@ set_hd64_curve (SimCostOptions *o, const double *fwd, const double *bwd)
   memcpy (o->attn_hd64_bwd, bwd, sizeof o->attn_hd64_bwd);
 }
 
+/* The BF16 tensor FLOPs an H100 SM does per SFU exponential: 989.4e12 dense BF16 /
+ * (132 SMs x 1.83 GHz) = 4,096 FLOP per clock per SM (4 Tensor Cores x 1,024; the clock
+ * the dense peak implies, topology/presets dgx-h100-superpod) against 16 MUFU.EX2 results
+ * per clock per SM (CUDA C++ Programming Guide, arithmetic instruction throughput, compute
+ * capability 9.0): 4,096 / 16 = 256. The Hopper attention fractions were fitted at this
+ * balance, so their time holds the exponentials at its rate. A Blackwell SM doubles the
+ * tensor rate (8,192 BF16 FLOP per clock, [SB-gpus]) on the same 16 exponentials: 512
+ * FLOP per exponential; Blackwell Ultra doubles the SFU (32 per clock: NVIDIA technical
+ * blog 'Making Softmax More Efficient with NVIDIA Blackwell Ultra'), back to 256. That
+ * blog shows the GB200 attention loop with the Tensor Cores idle while the SFU
+ * normalizes the scores (BMM1 -> softmax -> BMM2 within a tile), i.e. the exponentials
+ * beyond the tensor work's share run serially with it (sim/cost-compute.c
+ * attention_fused_s). */
+#define HOPPER_FLOP_PER_EXP (989.4e12 / (132 * 1.83e9) / 16.0)
+
 #define FA2_OVER_FA3_FWD 0.58
 #define FA2_OVER_FA3_BWD 0.65
 #define HOPPER_CUDNN_FWD (0.4235 / 0.803)
@@ -495,6 +510,8 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
     {
       o->attn_fwd_efficiency = fwd * mamf;
       o->attn_bwd_efficiency = bwd * mamf;
+      /* Blackwell's fractions are Hopper's: their time holds Hopper's exponentials */
+      o->attn_fit_flop_per_exp = arch == ARCH_BLACKWELL ? HOPPER_FLOP_PER_EXP : 0.0;
       /* the GDN delta rule runs flash-linear-attention's Triton kernels in every stack:
        * the Triton (FA2) class of the architecture, whatever the softmax attention runs */
       o->gdn_fwd_efficiency = (arch == ARCH_AMPERE ? AMPERE_FA2_FWD
@@ -943,6 +960,7 @@ typedef struct {
 static const CostOptionInfo option_info[] = {
   D (gemm_efficiency, 0.01, 1), D (gemm_fp8_efficiency, 0.01, 1),
   D (attn_fwd_efficiency, 0.01, 1), D (attn_bwd_efficiency, 0.01, 1),
+  D (attn_fit_flop_per_exp, 0, 1e6),
   D (gdn_fwd_efficiency, 0.01, 1), D (gdn_bwd_efficiency, 0.01, 1),
   D (mem_efficiency, 0.01, 1), D (launch_overhead_s, 0, 1), D (mem_traffic_factor, 0.1, 100),
   { "tile_m", G_STRUCT_OFFSET (SimCostOptions, tile_m), 'i', 1, 4096 },

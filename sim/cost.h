@@ -116,6 +116,14 @@ typedef struct {
   double   gemm_fp8_efficiency;   /* same for fp8 (MAMF FP8, H100 1402.6 / 1978.9 = 0.709) */
   double   attn_fwd_efficiency;   /* flash attention forward, fraction of peak */
   double   attn_bwd_efficiency;   /* flash attention backward */
+  double   attn_fit_flop_per_exp; /* where the attention fractions above are borrowed
+                                     from another architecture (Blackwell takes Hopper's):
+                                     the BF16 tensor FLOPs per SFU exponential of the
+                                     architecture they were fitted on, whose exponentials
+                                     the fitted time already holds; the device's own
+                                     exponentials beyond that run serially with the
+                                     products (sim/cost-compute.c attention_fused_s);
+                                     0 = none */
   double   attn_noncausal_gain[6]; /* the kernel without the causal mask over the causal
                                      one, FLOP rate, at 512, 1K, 2K, 4K, 8K and 16K tokens
                                      (the stack's

@@ -1032,6 +1032,57 @@ test_attention_exp (Fixture *f, gconstpointer data)
     }
 }
 
+/* Blackwell borrows Hopper's attention fractions, whose time holds the exponentials at
+ * Hopper's balance of 4,096 BF16 FLOP per clock per SM to 16 MUFU.EX2 per clock:
+ * 989.4e12 / (132 x 1.83e9) / 16 = 255.99 FLOP per exponential (sim/cost.c
+ * HOPPER_FLOP_PER_EXP). A GB200 runs 2,500e12 BF16 on 148 x 2.06e9 x 16 = 4.87808e12
+ * exp/s, 512.5 FLOP per exponential: the exponentials beyond Hopper's share run serially
+ * with the products (NVIDIA, 'Making Softmax More Efficient with NVIDIA Blackwell Ultra':
+ * on GB200 the Tensor Cores idle while the SFU normalizes). The Llama 3 8B core of
+ * test_attention, forward at 0.4 of peak: 5.49756e11 FLOP / 1,000e12 = 0.549756 ms + 4 us
+ * launch; visible scores 1,073,872,896 take 0.220143 ms on GB200's SFU, of which the fit
+ * holds 1,073,872,896 x 255.99 / 2,500e12 = 0.109961 ms: + 0.110182 ms. GB300 (160 x
+ * 1.91e9 x 32 = 9.7792e12 exp/s, 255.64 FLOP per exponential) is at Hopper's balance: no
+ * extra time. Hopper and Ampere carry their own fits: no reference (0). */
+static void
+test_attention_exp_serial (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) gb2 = topo_cluster_load_preset ("gb200-nvl72-superpod", &error);
+  g_assert_no_error (error);
+  g_autoptr (TopoCluster) gb3 = topo_cluster_load_preset ("gb300-nvl72-superpod", &error);
+  g_assert_no_error (error);
+  ModelOp op = llama3_8b_attn_core ();
+  const double visible = 32.0 * 8192 * 8192 * 8193.0 / (2 * 8192);
+  const double ref = 989.4e12 / (132 * 1.83e9) / 16.0;
+  assert_rel (ref, 255.99, 1e-4);
+  SimCostOptions o;
+  /* the stacks' options: Blackwell takes Hopper's balance, Hopper none */
+  sim_cost_options_init_stack (&o, gb2, NULL);
+  assert_rel (o.attn_fit_flop_per_exp, ref, 1e-12);
+  sim_cost_options_init_stack (&o, f->h100, NULL);
+  g_assert_cmpfloat (o.attn_fit_flop_per_exp, ==, 0.0);
+  /* by hand on the documented options (flat curves, 4 us launches) */
+  const double mma = op.fwd_flops / (2500e12 * 0.4) + 4e-6;
+  assert_rel (mma, 0.553756e-3, 1e-5);
+  for (int with = 0; with <= 1; with++)
+    {
+      sim_cost_options_init_documented (&o, gb2);
+      o.attn_fwd_efficiency = 0.4;
+      o.attn_fit_flop_per_exp = with ? ref : 0.0;
+      g_autoptr (SimCost) c = sim_cost_new (gb2, NULL, &o);
+      const double extra = visible / (148 * 2.06e9 * 16) - visible * ref / 2500e12;
+      assert_rel (extra, 0.110182e-3, 1e-4);
+      assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), mma + (with ? extra : 0.0),
+                  1e-9);
+    }
+  sim_cost_options_init_documented (&o, gb3);
+  o.attn_fwd_efficiency = 0.4;
+  o.attn_fit_flop_per_exp = ref;
+  g_autoptr (SimCost) c3 = sim_cost_new (gb3, NULL, &o);
+  assert_rel (sim_cost_op_s (c3, &op, TOPO_DTYPE_BF16, FALSE), mma, 1e-9);
+}
+
 /* GB300's GEMMs at its rated 1,400 W: cuBLAS up to 2,174 of the 2,500 dense BF16 peak
  * (facebookexperimental/triton PR 2023), against GB200's 1,822 at 1,200 W
  * (hardware.md A4 [MAMF]): preset gemm_efficiency 2,174 / 2,500 = 0.870. FP8 keeps
@@ -1535,6 +1586,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/gdn", test_gdn);
   ADD ("/sim/cost/attention-unfused", test_attention_unfused);
   ADD ("/sim/cost/attention-exp", test_attention_exp);
+  ADD ("/sim/cost/attention-exp-serial", test_attention_exp_serial);
   ADD ("/sim/cost/gb300-gemm-power", test_gb300_gemm_power);
   ADD ("/sim/cost/attention-ring", test_attention_ring);
   ADD ("/sim/cost/attention-ring-backward", test_attention_ring_backward);
