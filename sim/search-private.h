@@ -5,11 +5,15 @@
 
 G_BEGIN_DECLS
 
+/* SearchCand.first/last of a plan split with --account-for-embedding-in-pipeline-split
+ * and --account-for-loss-in-pipeline-split (L + 2 slots split evenly) */
+#define SEARCH_SPLIT_ACCOUNTED (-2)
+
 /* One candidate, compactly (the space holds millions). */
 typedef struct {
   gint32 gpus;
   gint16 tp, cp, pp, vpp, mbs;
-  gint16 first, last;          /* uneven split, -1 = even */
+  gint16 first, last;          /* uneven split, -1 = even, SEARCH_SPLIT_ACCOUNTED */
   gint16 hsdp_k;
   gint16 ep, etp;              /* expert parallel and expert TP (MoE; dense: 1 and 0) */
   guint8 cp_comm, sharding, recompute, sp, tpo, dpo, sched, order;

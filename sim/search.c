@@ -9,7 +9,9 @@
  *   cp     1 and powers of two leaving >= 1,024 tokens per rank, with each cp comm type
  *   pp     1..layers dividing gpus / (tp cp); where pp x vpp model chunks do not divide
  *          the layers, the most balanced uneven split: middle chunks hold
- *          q = ceil(L / chunks), the first and last share the rest (at most q each)
+ *          q = ceil(L / chunks), the first and last share the rest (at most q each);
+ *          where neither exists (more chunks than layers), Megatron-Core's accounted
+ *          split, the embedding and the loss a slot each, when L + 2 divides
  *   vpp    1 (GPipe, 1F1B) or 2.. layers/pp (Interleaved1F1B) where the layers split
  *   dp     derived; the global batch must divide by it
  *   mbs    divisors of the local batch gbs / dp, up to mbs_max (16) by default
@@ -284,7 +286,7 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
                     g_array_append_val (vs, one);
                 }
               if (pp > 1 && (sched_mask & (1u << PLAN_SCHED_INTERLEAVED_1F1B)))
-                for (int v = 2; v * pp <= L; v++)
+                for (int v = 2; v * pp <= L + 2; v++)   /* + 2: the accounted split */
                   if (sp->vpp == NULL || sp->vpp->len == 0 || ints_has (sp->vpp, v))
                     g_array_append_val (vs, v);
               for (guint vi = 0; vi < vs->len; vi++)
@@ -292,7 +294,14 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
                   int v = g_array_index (vs, int, vi);
                   int first, last;
                   if (!search_split_layers (L, pp * v, &first, &last))
-                    continue;
+                    {
+                      /* no split of the layers alone: Megatron-Core's accounted split
+                       * (the embedding and the loss a layer slot each, an even split of
+                       * L + 2 slots; the main job's plan) where it divides */
+                      if ((L + 2) % (pp * v) != 0)
+                        continue;
+                      first = last = SEARCH_SPLIT_ACCOUNTED;
+                    }
                   for (int sched = 0; sched < 3; sched++)
                     {
                       if (!(sched_mask & (1u << sched)))
@@ -630,8 +639,16 @@ search_cand_to_plan (const SearchSpace *s, const SearchCand *c, Plan *plan)
   plan->dp_replicate = 0;
   plan->vpp = c->vpp;
   plan->layers_per_virtual_stage = 0;
-  plan->first_stage_layers = c->first;
-  plan->last_stage_layers = c->last;
+  if (c->first == SEARCH_SPLIT_ACCOUNTED)
+    {
+      plan->first_stage_layers = plan->last_stage_layers = -1;
+      plan->account_embedding = plan->account_loss = TRUE;
+    }
+  else
+    {
+      plan->first_stage_layers = c->first;
+      plan->last_stage_layers = c->last;
+    }
   plan->cp_comm = c->cp_comm;
   plan->micro_batch = c->mbs;
   plan->local_batch = 0;
@@ -682,6 +699,10 @@ search_plan_flags (const SearchSpace *s, const Plan *p, const char *extra)
   if (p->last_stage_layers >= 0)
     g_string_append_printf (f, " --decoder-last-pipeline-num-layers %d",
                             p->last_stage_layers);
+  if (p->account_embedding)
+    g_string_append (f, " --account-for-embedding-in-pipeline-split");
+  if (p->account_loss)
+    g_string_append (f, " --account-for-loss-in-pipeline-split");
   g_string_append_printf (f, " --mbs %d --gbs %d --seq-length %d", p->micro_batch,
                           p->global_batch, p->seq_length);
   if (p->sharding == PLAN_SHARD_HSDP)

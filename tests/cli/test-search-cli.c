@@ -177,7 +177,9 @@ count_of (const char *text, const char *needle)
 
 /* stderr on a terminal (a pseudo-terminal here): one line per phase, rewritten in place,
  * whose last state (N / N candidates, done) is printed once and ends the line; the small
- * space has 6,990 candidates. */
+ * space has 8,082 candidates (small-llama has 8 layers: 6,990 split the layers alone, and
+ * pp 2 x vpp 5 = 10 chunks, more than the layers, take the accounted split of 8 + 2
+ * slots: 1,092 more). */
 static void
 test_progress_tty (void)
 {
@@ -212,7 +214,7 @@ test_progress_tty (void)
   while ((k = read (master, buf, sizeof buf)) > 0)
     g_string_append_len (tty, buf, k);
   close (master);
-  g_assert_cmpuint (count_of (tty->str, "screening: 6,990 / 6,990 candidates, done in "), ==, 1);
+  g_assert_cmpuint (count_of (tty->str, "screening: 8,082 / 8,082 candidates, done in "), ==, 1);
   g_assert_cmpuint (count_of (tty->str, "simulating: "), >=, 1);
   g_assert_null (strstr (tty->str, " 0/s,"));      /* no rate before it has one */
   /* every phase's line is closed: the last byte ends a line (the pty writes \r\n) */
@@ -320,10 +322,56 @@ test_flags_reproduce (void)
   check_space_flags (dir, "search --model llama3-8b --cluster h100-24k --gpus 24 "
                      "--seq-length 8192 --gbs 48 --pp 1,3 --tp 1,2 --mbs 1 --recompute none,full "
                      "--framework torchtitan", dense);
+  /* Llama 3 8B has 32 layers: pp 2 x vpp 17 = 34 chunks split no 32 layers (more chunks
+   * than layers) but 32 + 2 slots (embedding, loss) = 34 evenly: the accounted split;
+   * pp 2 x vpp 16 = 32 chunks of one layer each, the plain one */
+  static const char *const acct[] = {
+    "flags LIKE '%--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split%'",
+    "vpp = 16", NULL,
+  };
+  check_space_flags (dir, "search --model llama3-8b --cluster h100-24k --gpus 32 "
+                     "--seq-length 4096 --gbs 32 --tp 8 --pp 2 --vpp 16,17 --mbs 1 "
+                     "--recompute none --sharding zero1", acct);
   static const char *const moe[] = { "ep > 1", "ep > 1 AND cp > 1", "ep = 1", NULL };
   check_space_flags (dir, "search --model tiny-mixtral --cluster dgx-h100-superpod --gpus 8 "
                      "--seq-length 2048 --gbs 32 --mbs 1", moe);
   g_rmdir (dir);
+}
+
+/* Issue 11 item 6: Llama 3 405B on 16,384 H100s of h100-24k with Meta's plan fixed but
+ * for V (TP8 PP16, CP1, SP, ZeRO-2, micro-batch 1, no recompute, no TP-comm overlap,
+ * DP overlap, pp-inner rank order). 126 layers: V 2 and 4 split them unevenly
+ * (32 chunks: q = 4, first + last = 126 - 30 x 4 = 6 -> 3 + 3; 64 chunks: q = 2,
+ * 126 - 62 x 2 = 2 -> 1 + 1), V 8 has 128 chunks, more than the layers, and only the
+ * accounted split (126 + 2 = 128 slots, one per chunk: the paper's Sec. 3.3.2 layout)
+ * makes it; V 1 is 1F1B or GPipe (first + last = 126 - 14 x 8 = 14 -> 7 + 7). Five
+ * candidates, and the deepest interleaving, with the smallest bubble, comes first: the
+ * V that validate's planner block holds the Llama 3 rows to. */
+static void
+test_llama3_fixed_plan (void)
+{
+  Run r = { 0 };
+  run (NULL, "search --model llama3-405b --cluster h100-24k --gpus 16384 --seq-length 8192 "
+       "--gbs 2048 --tp 8 --pp 16 --cp 1 --sharding zero2 --mbs 1 --recompute none "
+       "--sequence-parallel --no-tp-comm-overlap --dp-overlap on --rank-order tp-cp-ep-pp-dp "
+       "--no-db --top 5 --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o = object_of (parser, r.out);
+  JsonObject *counts = json_object_get_object_member (o, "counts");
+  g_assert_cmpint (json_object_get_int_member (counts, "enumerated"), ==, 5);
+  JsonArray *top = json_object_get_array_member (o, "top");
+  g_assert_cmpuint (json_array_get_length (top), ==, 5);
+  JsonObject *best = json_array_get_object_element (top, 0);
+  g_assert_cmpstr (json_object_get_string_member (
+                     json_object_get_object_member (best, "plan"), "summary"), ==,
+                   "tp8-cp1-pp16-vpp8-acctel-dp128-mbs1-gbs2048-seq8192-sp-zero2-"
+                   "Interleaved1F1B");
+  g_assert_nonnull (strstr (json_object_get_string_member (best, "flags"),
+                            " --vpp 8 --schedule Interleaved1F1B "
+                            "--account-for-embedding-in-pipeline-split "
+                            "--account-for-loss-in-pipeline-split "));
+  run_clear (&r);
 }
 
 /* --trace-best: the winner's timeline (with predict's memory counters); a path that cannot
@@ -791,6 +839,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/duplicate-values", test_duplicate_values);
   g_test_add_func ("/cli/search/progress-tty", test_progress_tty);
   g_test_add_func ("/cli/search/trace-best", test_trace_best);
+  g_test_add_func ("/cli/search/llama3-fixed-plan", test_llama3_fixed_plan);
   g_test_add_func ("/cli/search/store-refused", test_store_refused);
   g_test_add_func ("/cli/search/contradiction", test_contradiction);
   g_test_add_func ("/cli/search/nothing-fits", test_nothing_fits);
