@@ -171,14 +171,14 @@ test_show_framework_host_ops (void)
 }
 
 /* `show framework` prints the FP8 recipes a stack offers beside its default: megatron-core
- * delayed by default, MXFP8, NVFP4 and blockwise offered (frameworks/presets/megatron-core.json
- * "fp8"); torchtitan tensorwise (current) with torchao's rowwise; hai-llm runs DeepSeek-V3's
+ * delayed by default, MXFP8, NVFP4 and blockwise offered, casts by operand (TE's
+ * cast-transpose feeds the weight gradient; frameworks/presets/megatron-core.json "fp8"); torchtitan tensorwise (current) with torchao's rowwise; hai-llm runs DeepSeek-V3's
  * blockwise recipe by default. */
 static void
 test_show_framework_fp8 (void)
 {
   const struct { const char *name, *line; } cases[] = {
-    { "megatron-core", "fp8                          gemm/delayed/cast1,compiled1,mxfp8,nvfp4,blockwise " },
+    { "megatron-core", "fp8                          gemm/delayed/cast1,compiled1,mxfp8,nvfp4,blockwise,per-operand " },
     { "torchtitan", "fp8                          gemm/current/cast11.67,compiled1.33,mxfp8,rowwise,kernel-rate,per-operand,weight-cast6B,output-bf16 " },
     { "hai-llm", "fp8                          gemm/blockwise/cast1,compiled1,blockwise " },
   };

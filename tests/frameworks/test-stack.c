@@ -53,13 +53,17 @@ test_semantics (void)
   g_assert_true (tt->default_cp_allgather);   /* context_parallel_rotate_method */
   /* torchao's float8: torch._scaled_mm at the kernel rate, casts by operand, bf16 weights
    * cast in each forward (6 B per element), the output layer left in bf16; TE's stacks
-   * keep the fitted rate and per-GEMM casts */
+   * keep the fitted rate and cast by operand too (the weight gradient reads the
+   * transposed copies of TE's cast-transposes), without a per-forward weight cast */
   g_assert_true (tt->fp8_kernel_rate && tt->fp8_cast_per_operand && tt->fp8_output_bf16);
   g_assert_cmpfloat (tt->fp8_weight_cast_bytes, ==, 6.0);
   g_autoptr (FwStack) mcore = fw_stack_lookup ("megatron-core", NULL);
-  g_assert_false (mcore->fp8_kernel_rate || mcore->fp8_cast_per_operand
-                  || mcore->fp8_output_bf16);
+  g_assert_false (mcore->fp8_kernel_rate || mcore->fp8_output_bf16);
+  g_assert_true (mcore->fp8_cast_per_operand);
   g_assert_cmpfloat (mcore->fp8_weight_cast_bytes, ==, 0.0);
+  g_autoptr (FwStack) nemo_fp8 = fw_stack_lookup ("nemo", NULL);
+  g_assert_false (nemo_fp8->fp8_kernel_rate || nemo_fp8->fp8_output_bf16);
+  g_assert_true (nemo_fp8->fp8_cast_per_operand);
   /* torchtitan's loss is eager F.cross_entropy on fp32 logits; Megatron-Core's
    * vocab-parallel cross entropy writes its gradient in place */
   g_assert_true (tt->loss_eager);
