@@ -637,7 +637,9 @@ show_framework (const char *name, gboolean json)
   ROW ("tp_overlap_sms", tpsms);
   ROW ("tp_grad_reduce_scatter", s->tp_grad_rs_after_block ? "after_block" : "overlapped");
   ROW ("pp_schedule_runtime", s->pp_lockstep ? "lockstep" : "dataflow");
-  ROW ("pp_p2p_sync", s->pp_p2p_sync ? "device" : "none");
+  ROW ("pp_p2p_sync", s->pp_p2p_sync == FW_P2P_SYNC_EVERY ? "every_exchange"
+                      : s->pp_p2p_sync ? "device" : "none");
+  ROW ("pp_scatter_gather", s->pp_scatter_gather ? "on" : "off");
   ROW ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
   ROW ("cross_entropy", s->loss_eager ? "eager" : "fused");
   g_autofree char *opt_b = s->optimizer_bytes_per_param > 0

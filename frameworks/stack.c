@@ -144,7 +144,7 @@ get_obj (JsonObject *obj, const char *key, const Where *w, GError **error, gbool
 
 static const char *const top_keys[] = {
   "name", "description", "attention", "fusion", "compile", "kernel_overhead_us", "tp_comm_overlap",
-  "async_tp", "tp_grad_reduce_scatter", "pp_schedule_runtime", "pp_p2p_sync", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "fsdp", "fp8", "defaults",
+  "async_tp", "tp_grad_reduce_scatter", "pp_schedule_runtime", "pp_p2p_sync", "pp_scatter_gather", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "fsdp", "fp8", "defaults",
   "moe", "cp", "tp_overlap_sms", "sources", NULL,
 };
 static const char *const tp_sms_keys[] = { "all_gather", "reduce_scatter", NULL };
@@ -160,7 +160,7 @@ static const char *const grad_accum_names[] = { "fused", "upcast_add", NULL };
 static const char *const pp_grad_names[] = { "per_bucket", "after_stage", NULL };
 static const char *const tp_grad_rs_names[] = { "overlapped", "after_block", NULL };
 static const char *const pp_runtime_names[] = { "dataflow", "lockstep", NULL };
-static const char *const pp_p2p_sync_names[] = { "none", "device", NULL };
+static const char *const pp_p2p_sync_names[] = { "none", "device", "every_exchange", NULL };
 static const char *const zero2_sync_names[] = { "per_step", "per_microbatch", NULL };
 static const char *const gather_names[] = { "flat", "per_tensor", NULL };
 static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "compiled_cast_passes",
@@ -302,10 +302,12 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   if (!get_enum (o, "pp_schedule_runtime", pp_runtime_names, &e, FALSE, &w, error))
     return NULL;
   s->pp_lockstep = e == 1;
-  e = s->pp_p2p_sync ? 1 : 0;
+  e = s->pp_p2p_sync;
   if (!get_enum (o, "pp_p2p_sync", pp_p2p_sync_names, &e, FALSE, &w, error))
     return NULL;
-  s->pp_p2p_sync = e == 1;
+  s->pp_p2p_sync = e;
+  if (!get_bool (o, "pp_scatter_gather", &s->pp_scatter_gather, &w, error))
+    return NULL;
   e = s->moe_shared_expert_overlap;
   if (!get_enum (o, "moe_shared_expert_overlap", avail_names, &e, FALSE, &w, error))
     return NULL;
@@ -636,29 +638,48 @@ fw_stack_unref (FwStack *stack)
 
 /* ---- free text -> preset -------------------------------------------------------------- */
 
+/* A year from 2023 on standing alone in the text ("Megatron-LM (2024)"; not inside
+ * "2201.11990" or "r0.8.0"). */
+static gboolean
+names_year_from_2023 (const char *t)
+{
+  for (const char *p = t; *p != '\0'; p++)
+    if ((p == t || !g_ascii_isalnum (p[-1])) && p[0] == '2' && p[1] == '0'
+        && g_ascii_isdigit (p[2]) && g_ascii_isdigit (p[3]) && !g_ascii_isalnum (p[4])
+        && p[4] != '.' && (p[2] - '0') * 10 + (p[3] - '0') >= 23)
+      return TRUE;
+  return FALSE;
+}
+
 /* First match wins, so the more specific names come first: "NeMo ... (Megatron-Core)" is
  * NeMo, "Megatron-DeepSpeed" is DeepSpeed's fork of Megatron-LM (its pipeline engine and
- * ZeRO optimizer, no sequence parallelism before 2023), "GPT-NeoX" runs on DeepSpeed. */
-static const struct { const char *needle; const char *preset; } text_rows[] = {
-  { "hai-llm", "hai-llm" },   /* DeepSeek's in-house framework (DeepSeek-V3 report) */
-  { "nemo", "nemo" },
-  { "megatron-deepspeed", "deepspeed" },
-  { "deepspeed", "deepspeed" },
-  { "gpt-neox", "deepspeed" },
-  { "torchtitan", "torchtitan" },
-  { "llm-foundry", "llm-foundry" },
-  { "composer", "llm-foundry" },
-  { "maxtext", "maxtext" },
-  { "jax", "maxtext" },
-  { "pax", "maxtext" },
-  { "megatron", "megatron-core" },
-  { "fsdp", "pytorch-fsdp" },
-  { "fairscale", "pytorch-fsdp" },
-  { "metaseq", "pytorch-fsdp" },
-  { "hugging face", "pytorch-fsdp" },
-  { "huggingface", "pytorch-fsdp" },
-  { "accelerate", "pytorch-fsdp" },
-  { "pytorch", "pytorch-fsdp" },
+ * ZeRO optimizer, no sequence parallelism before 2023), "GPT-NeoX" runs on DeepSpeed.
+ * "Megatron-LM" without "Core" and without a year from 2023 on is Megatron-LM before
+ * Megatron-Core (2019-2022: "Megatron-LM (2021)", "Megatron-LM (2022)", "Megatron-LM
+ * PTD", a bare "Megatron-LM"): megatron-lm-2021. Megatron-LM's own releases name their
+ * core from 2023 (core_r0.x, "Megatron-Core (Megatron-LM main)"), and a row that means the
+ * Core-based Megatron-LM of 2023 or later says so by "Core" or its year: megatron-core. */
+static const struct { const char *needle; const char *preset; gboolean pre_core; } text_rows[] = {
+  { "hai-llm", "hai-llm", FALSE },   /* DeepSeek's in-house framework (DeepSeek-V3 report) */
+  { "nemo", "nemo", FALSE },
+  { "megatron-deepspeed", "deepspeed", FALSE },
+  { "deepspeed", "deepspeed", FALSE },
+  { "gpt-neox", "deepspeed", FALSE },
+  { "megatron-lm", "megatron-lm-2021", TRUE },
+  { "torchtitan", "torchtitan", FALSE },
+  { "llm-foundry", "llm-foundry", FALSE },
+  { "composer", "llm-foundry", FALSE },
+  { "maxtext", "maxtext", FALSE },
+  { "jax", "maxtext", FALSE },
+  { "pax", "maxtext", FALSE },
+  { "megatron", "megatron-core", FALSE },
+  { "fsdp", "pytorch-fsdp", FALSE },
+  { "fairscale", "pytorch-fsdp", FALSE },
+  { "metaseq", "pytorch-fsdp", FALSE },
+  { "hugging face", "pytorch-fsdp", FALSE },
+  { "huggingface", "pytorch-fsdp", FALSE },
+  { "accelerate", "pytorch-fsdp", FALSE },
+  { "pytorch", "pytorch-fsdp", FALSE },
 };
 
 const char *
@@ -668,7 +689,8 @@ fw_stack_preset_for_text (const char *text)
     return NULL;
   g_autofree char *t = g_ascii_strdown (text, -1);
   for (guint i = 0; i < G_N_ELEMENTS (text_rows); i++)
-    if (strstr (t, text_rows[i].needle) != NULL)
+    if (strstr (t, text_rows[i].needle) != NULL
+        && !(text_rows[i].pre_core && (strstr (t, "core") != NULL || names_year_from_2023 (t))))
       return text_rows[i].preset;
   return NULL;
 }
@@ -706,7 +728,8 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
     }
   S ("tp_grad_reduce_scatter", tp_grad_rs_names[s->tp_grad_rs_after_block ? 1 : 0]);
   S ("pp_schedule_runtime", pp_runtime_names[s->pp_lockstep ? 1 : 0]);
-  S ("pp_p2p_sync", pp_p2p_sync_names[s->pp_p2p_sync ? 1 : 0]);
+  S ("pp_p2p_sync", pp_p2p_sync_names[s->pp_p2p_sync]);
+  B ("pp_scatter_gather", s->pp_scatter_gather);
   S ("moe_shared_expert_overlap", fw_avail_name (s->moe_shared_expert_overlap));
   S ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
   S ("cross_entropy", s->loss_eager ? "eager" : "fused");

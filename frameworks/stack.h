@@ -47,6 +47,17 @@ typedef enum {
   FW_FUSION_N,
 } FwFusion;
 
+/* Where a stack synchronizes the device after a pipeline exchange (0 is none, so the
+ * field reads as a truth value: "synchronizes somewhere"). */
+typedef enum {
+  FW_P2P_SYNC_NONE,      /* each unit waits only for its input */
+  FW_P2P_SYNC_1F1B,      /* after each exchange of the non-interleaved 1F1B (Megatron-Core's
+                          * batch_p2p_sync; its interleaved schedule overlaps them) */
+  FW_P2P_SYNC_EVERY,     /* after every exchange of either schedule (Megatron-LM's
+                          * p2p_communication.py of 2020-2022: torch.cuda.synchronize in
+                          * every _communicate) */
+} FwP2pSync;
+
 /* Whether an option exists in a stack and whether it is on by default. */
 typedef enum {
   FW_OPT_NO,           /* not offered */
@@ -131,12 +142,19 @@ typedef struct {
                                          * lock step with its pipeline neighbours
                                          * ("pp_schedule_runtime": "lockstep"; else
                                          * "dataflow": a unit waits only for its input) */
-  gboolean      pp_p2p_sync;            /* the non-interleaved 1F1B schedule synchronizes
-                                         * the device after each batched pipeline exchange
-                                         * (Megatron-Core batch_p2p_sync: torch.cuda.
-                                         * synchronize after batch_isend_irecv), so a stage's
-                                         * next unit waits for all of its streams and the
-                                         * exchange ("pp_p2p_sync": "device"; else "none") */
+  FwP2pSync     pp_p2p_sync;            /* the device synchronized after each batched
+                                         * pipeline exchange (torch.cuda.synchronize after
+                                         * batch_isend_irecv), so a stage's next unit waits
+                                         * for all of its streams and the exchange: in the
+                                         * non-interleaved 1F1B only (Megatron-Core
+                                         * batch_p2p_sync: "pp_p2p_sync": "device"), in every
+                                         * schedule (Megatron-LM before Megatron-Core:
+                                         * "every_exchange"), or not ("none") */
+  gboolean      pp_scatter_gather;      /* without SP each TP rank sends 1/tp of a pipeline
+                                         * activation and the receiver all-gathers it over
+                                         * TP (Megatron-LM before Megatron-Core,
+                                         * --scatter-gather-tensors-in-pipeline on by
+                                         * default; "pp_scatter_gather": true) */
   gboolean      tp_grad_rs_after_block; /* with TP-comm overlap, the backward's reduce-
                                          * scatter of a block's input gradient is issued
                                          * whole after the block (PyTorch async TP) instead
@@ -253,7 +271,8 @@ void        fw_stack_unref       (FwStack *stack);                  /* NULL-safe
 char      **fw_stack_preset_names (void);                            /* g_strfreev */
 
 /* The preset a framework named in free text runs ("NeMo 24.07 (Megatron-Core)" -> nemo,
- * "Composer/llm-foundry" -> llm-foundry, ...), case-insensitive; NULL when none is named.
+ * "Composer/llm-foundry" -> llm-foundry, "Megatron-LM (2021)" -> megatron-lm-2021, ...),
+ * case-insensitive; NULL when none is named.
  * The table is in stack.c. */
 const char *fw_stack_preset_for_text (const char *text);
 

@@ -262,19 +262,22 @@ typedef struct {
                                    * each rank waiting the step's sends and receives before
                                    * its next compute (plan/program.c lockstep_*); 0 each
                                    * unit waits only for its input; -1 the stack's */
-  int      pp_p2p_sync;           /* non-interleaved 1F1B with PP > 1 run as Megatron-Core
-                                   * runs it (batch_p2p_sync): the device synchronized after
-                                   * each batched exchange, so a stage's next unit waits for
-                                   * everything the stage issued before, its sends included
-                                   * (plan/program.c sync_*); 0 each unit waits only for its
-                                   * input; -1 the stack's */
+  int      pp_p2p_sync;           /* 1: non-interleaved 1F1B with PP > 1 run as Megatron-
+                                   * Core runs it (batch_p2p_sync): the device synchronized
+                                   * after each batched exchange, so a stage's next unit
+                                   * waits for everything the stage issued before, its sends
+                                   * included (plan/program.c sync_*); 2: the same, and the
+                                   * interleaved schedule too, as Megatron-LM before
+                                   * Megatron-Core ran it (sync_every_interleaved); 0 each
+                                   * unit waits only for its input; -1 the stack's */
   int      pp_scatter_gather;     /* pipeline sends as Megatron-LM before Megatron-Core ran
                                    * them (--scatter-gather-tensors-in-pipeline, on by
                                    * default there; Narayanan et al. SC'21 sec. 4.1): without
                                    * SP each TP rank sends 1/tp of the boundary activation
                                    * and the receiver all-gathers it over the TP group
-                                   * (plan/program.c pp_recv_gather); 0 or -1 (unset): the
-                                   * whole activation per rank (Megatron-Core) */
+                                   * (plan/program.c pp_recv_gather); 0: the whole
+                                   * activation per rank (Megatron-Core); -1 the stack's
+                                   * (the megatron-lm-2021 stack's is on) */
   int      grad_accum_upcast;     /* ZeRO-2 with per-step sync over several micro-batches:
                                    * 1 after each micro-batch's backward of a layer its
                                    * unsharded bf16 gradients are copied up to fp32 (the

@@ -1371,11 +1371,31 @@ lockstep_step (Builder *bd, const LockRank *me, const LockRank *nb, const int *n
  * adds the host's re-issue time, sim/cost.h pp_sync_reissue_s). The receive itself is
  * not gated: it is posted with the send, in the same batch. */
 
+/* Megatron-LM before Megatron-Core (megatron/p2p_communication.py and schedules.py of
+ * 2020-2022; plan.h pp_p2p_sync 2, the megatron-lm-2021 stack's "every_exchange") ran
+ * the interleaved schedule through the same _communicate, which calls
+ * torch.cuda.synchronize () after its batch_isend_irecv whether or not it moved anything
+ * (send_forward_recv_forward, send_backward_recv_backward and send_forward_backward_
+ * recv_forward_backward have no first- or last-stage test). forward_backward_pipelining_
+ * with_interleaving calls one after each warm-up forward, one after each steady-state
+ * (forward, backward) pair (none between the two), and one after each cool-down backward,
+ * the last included. So on every stage the next unit waits for everything before it,
+ * except the backward of a steady-state pair; when all the forwards come first (the
+ * warm-up covers them all) the first backward waits too (its recv_backward). */
+static gboolean
+sync_every_interleaved (const Builder *bd)
+{
+  const Plan *p = bd->plan;
+  return p->pp_p2p_sync > 1 && p->pp > 1 && p->vpp > 1
+         && p->schedule == PLAN_SCHED_INTERLEAVED_1F1B;
+}
+
 static gboolean
 sync_applies (const Builder *bd)
 {
   const Plan *p = bd->plan;
-  return p->pp_p2p_sync > 0 && p->pp > 1 && p->vpp == 1 && p->schedule == PLAN_SCHED_1F1B;
+  return (p->pp_p2p_sync > 0 && p->pp > 1 && p->vpp == 1 && p->schedule == PLAN_SCHED_1F1B)
+         || sync_every_interleaved (bd);
 }
 
 /* Whether a unit of this stage sends to a neighbour at its end, or receives before it. */
@@ -1554,6 +1574,17 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
     last_of[s] = -1;
   guint32 scan = first_task;
   gboolean sent = FALSE;
+  /* Megatron-LM's interleaved schedule (sync_every_interleaved): a backward right after a
+   * forward is a steady-state pair's, with no exchange between them, unless all the
+   * forwards come first */
+  gboolean every = psync && sync_every_interleaved (bd), all_warm = FALSE;
+  if (every)
+    {
+      guint lead_fwd = 0;
+      while (lead_fwd < slots->len && !g_array_index (slots, ProgSlot, lead_fwd).backward)
+        lead_fwd++;
+      all_warm = lead_fwd == (guint) (bd->m_micro * p->vpp);
+    }
   if (lock)
     {
       lockstep_rank (bd, sched, stage, &lr_me);
@@ -1582,9 +1613,19 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
       if (psync)
         {
           sync_scan (bd, &scan, last_of);
-          if (i > 0 && (sent || sync_unit_receives (bd, slot)))
-            sync_arm (bd, last_of);
-          sent = sync_unit_sends (bd, slot);
+          if (every)
+            {
+              if (i > 0 && !(slot->backward && !g_array_index (slots, ProgSlot, i - 1).backward
+                             && !all_warm))
+                sync_arm (bd, last_of);
+              sent = TRUE;   /* the last backward's exchange synchronizes too */
+            }
+          else
+            {
+              if (i > 0 && (sent || sync_unit_receives (bd, slot)))
+                sync_arm (bd, last_of);
+              sent = sync_unit_sends (bd, slot);
+            }
         }
       st->slot_first[i] = prog->tasks->len;
       const ProgSlot *next = i + 1 < slots->len ? &g_array_index (slots, ProgSlot, i + 1)

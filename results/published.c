@@ -898,13 +898,12 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
 
   /* Megatron-LM's own pipeline code before Megatron-Core (megatron/p2p_communication.py,
    * 2021-22) sent with scatter-gather (--no-scatter-gather-tensors-in-pipeline unset, the
-   * default: Narayanan et al. SC'21 sec. 4.1); Megatron-Core's p2p_communication.py has
-   * none, nor DeepSpeed's pipeline engine (Megatron-DeepSpeed, GPT-NeoX). plan.h
-   * pp_scatter_gather; it acts only without SP. */
-  const char *fw = get (csv, row, "framework");
-  if (contains_ci (fw, "Megatron-LM") && !contains_ci (fw, "Core")
-      && !contains_ci (fw, "DeepSpeed") && !contains_ci (fw, "NeMo"))
-    p->pp_scatter_gather = 1;
+   * default: Narayanan et al. SC'21 sec. 4.1) and synchronized the device after every
+   * exchange of either schedule: the megatron-lm-2021 stack's pp_scatter_gather and
+   * pp_p2p_sync, which the plan takes where it leaves them unset (sim_plan_apply_stack);
+   * Megatron-Core's p2p_communication.py has no scatter-gather, nor DeepSpeed's pipeline
+   * engine (Megatron-DeepSpeed, GPT-NeoX). The stack is the one the framework text names
+   * (fw_stack_preset_for_text: "Megatron-LM" without "Core" or a year from 2023). */
 
   int hsdp_shard = 0;
   if (!map_sharding (c, get (csv, row, "zero_stage_or_fsdp"), get (csv, row, "framework"),

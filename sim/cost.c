@@ -586,7 +586,8 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->tp_grad_rs_whole = stack->tp_grad_rs_after_block;
   o->pp_grad_after_stage = stack->fsdp_pp_grad_after_stage;
   o->pp_lockstep = stack->pp_lockstep;
-  o->pp_p2p_sync = stack->pp_p2p_sync;
+  o->pp_p2p_sync = (int) stack->pp_p2p_sync;
+  o->pp_scatter_gather = stack->pp_scatter_gather;
   o->pp_sync_reissue_s = stack->pp_p2p_sync && arch != ARCH_OTHER ? P2P_SYNC_REISSUE_S : 0.0;
   o->grad_accum_upcast = stack->fsdp_grad_accum_upcast;
   o->loss_eager = stack->loss_eager;

@@ -210,9 +210,13 @@ typedef struct {
                                      backward (FwStack fsdp_pp_grad_after_stage) */
   gboolean pp_lockstep;           /* the stack runs the interleaved schedule in lock step
                                      (FwStack pp_lockstep) */
-  gboolean pp_p2p_sync;           /* the stack synchronizes the device after each batched
-                                     pipeline exchange of the non-interleaved 1F1B (FwStack
-                                     pp_p2p_sync; plan.h pp_p2p_sync) */
+  int      pp_p2p_sync;           /* the stack synchronizes the device after each batched
+                                     pipeline exchange: 1 of the non-interleaved 1F1B, 2 of
+                                     either schedule, 0 none (FwStack pp_p2p_sync, FwP2pSync;
+                                     plan.h pp_p2p_sync) */
+  gboolean pp_scatter_gather;     /* the stack sends pipeline activations scatter-gathered
+                                     over TP without SP (FwStack pp_scatter_gather; plan.h
+                                     pp_scatter_gather) */
   double   pp_sync_reissue_s;     /* ... and the host's time from that synchronize to the
                                      first kernel of the stage's next unit (sim/cost.c
                                      P2P_SYNC_REISSUE_S; 0 without the sync, or on CPUs) */

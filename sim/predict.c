@@ -216,7 +216,9 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
   if (plan->pp_lockstep < 0)
     plan->pp_lockstep = co != NULL && co->pp_lockstep;
   if (plan->pp_p2p_sync < 0)
-    plan->pp_p2p_sync = co != NULL && co->pp_p2p_sync;
+    plan->pp_p2p_sync = co != NULL ? co->pp_p2p_sync : 0;
+  if (plan->pp_scatter_gather < 0)
+    plan->pp_scatter_gather = co != NULL && co->pp_scatter_gather;
   if (plan->grad_accum_upcast < 0)
     plan->grad_accum_upcast = co != NULL && co->grad_accum_upcast;
   if (plan->zero3_copy_in_out < 0)

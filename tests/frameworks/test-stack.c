@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 #include "frameworks/stack.h"
 #include "sim/cost.h"
@@ -15,7 +16,8 @@ test_presets (void)
 {
   g_auto (GStrv) names = fw_stack_preset_names ();
   static const char *const want[] = { "deepspeed", "hai-llm", "llm-foundry", "maxtext",
-                                      "megatron-core", "nemo", "pytorch-fsdp", "torchtitan" };
+                                      "megatron-core", "megatron-lm-2021", "nemo",
+                                      "pytorch-fsdp", "torchtitan" };
   g_assert_cmpuint (g_strv_length (names), ==, G_N_ELEMENTS (want));
   for (guint i = 0; i < G_N_ELEMENTS (want); i++)
     {
@@ -34,6 +36,63 @@ test_presets (void)
   /* NULL and "" are the default stack */
   g_autoptr (FwStack) d = fw_stack_lookup (NULL, NULL);
   g_assert_cmpstr (d->name, ==, "megatron-core");
+}
+
+/* Megatron-LM before Megatron-Core (megatron-lm-2021), each field against the 2021-22
+ * code its source names: sequence parallelism off unless a run asks (--sequence-parallel
+ * is store_true, and absent before v3.0), scatter-gather pipeline sends on
+ * (--no-scatter-gather-tensors-in-pipeline is store_false), the device synchronized after
+ * every exchange of both schedules (_communicate's unconditional torch.cuda.synchronize),
+ * materialized attention scores (FlashAttention reached Megatron-LM in 2023) with the
+ * fused element-wise kernels, no TP-comm overlap, no sharding, and the local DDP's
+ * all-reduce after the backward (not overlapped); the optimizer's bytes: fp32 grad-norm
+ * read 4 + Adam 28 + the fp32 -> 16-bit copy back 4 + 2 = 38. Megatron-Core differs in
+ * each of the first three. Every field set has its source. */
+static void
+test_megatron_lm_2021 (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) s = fw_stack_lookup ("megatron-lm-2021", &error);
+  g_assert_no_error (error);
+  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", NULL);
+  g_assert_false (s->default_sequence_parallel);
+  g_assert_true (mc->default_sequence_parallel);
+  g_assert_true (s->pp_scatter_gather);
+  g_assert_false (mc->pp_scatter_gather);
+  g_assert_cmpint (s->pp_p2p_sync, ==, FW_P2P_SYNC_EVERY);
+  g_assert_cmpint (mc->pp_p2p_sync, ==, FW_P2P_SYNC_1F1B);
+  g_assert_cmpint (s->attention, ==, FW_ATTN_UNFUSED);
+  g_assert_cmpint (s->fusion, ==, FW_FUSION_FUSED);
+  g_assert_cmpint (s->tp_comm_overlap, ==, FW_OPT_NO);
+  g_assert_cmpint (s->async_tp, ==, FW_OPT_NO);
+  g_assert_cmpint (s->fp8_ops, ==, FW_FP8_NONE);
+  g_assert_cmpint (s->default_sharding, ==, FW_SHARD_NONE);
+  g_assert_false (s->default_overlap_grad_reduce);
+  g_assert_false (s->default_overlap_param_gather);
+  g_assert_false (s->grad_reduce_bf16);
+  g_assert_false (s->loss_eager);
+  g_assert_cmpfloat (s->optimizer_bytes_per_param, ==, 4 + 28 + 4 + 2);
+  static const char *const fields[] = { "attention", "fusion", "kernel_overhead_us",
+                                        "pp_p2p_sync", "pp_scatter_gather", "tp_comm_overlap",
+                                        "async_tp", "grad_reduce_dtype", "cross_entropy",
+                                        "optimizer_bytes_per_param", "fp8", "defaults" };
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    if (g_hash_table_lookup (s->sources, fields[i]) == NULL)
+      g_error ("megatron-lm-2021: no source for %s", fields[i]);
+  /* the stack file's names round-trip through its JSON form */
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  fw_stack_to_json (s, b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  JsonObject *o = json_node_get_object (root);
+  g_assert_cmpstr (json_object_get_string_member (o, "pp_p2p_sync"), ==, "every_exchange");
+  g_assert_true (json_object_get_boolean_member (o, "pp_scatter_gather"));
+  /* a bad value names the field and its choices' file */
+  g_autoptr (GError) bad = NULL;
+  g_autoptr (FwStack) nope = fw_stack_new_from_data (
+    "{\"attention\": \"unfused\", \"fusion\": \"fused\", \"kernel_overhead_us\": 1, "
+    "\"pp_p2p_sync\": \"always\"}", -1, "x.json", &bad);
+  g_assert_null (nope);
+  g_assert_nonnull (strstr (bad->message, "pp_p2p_sync"));
 }
 
 /* Semantics the issue names, read from the presets. */
@@ -224,7 +283,21 @@ test_text (void)
   static const struct { const char *text, *preset; } rows[] = {
     { "NeMo 24.07 (Megatron-Core)", "nemo" },
     { "Megatron-Core r0.8.0", "megatron-core" },
-    { "Megatron-LM (2021)", "megatron-core" },
+    /* "Megatron-LM" without "Core" and without a year from 2023: before Megatron-Core */
+    { "Megatron-LM (2021)", "megatron-lm-2021" },
+    { "Megatron-LM (2022)", "megatron-lm-2021" },
+    { "Megatron-LM PTD", "megatron-lm-2021" },
+    { "Megatron-LM", "megatron-lm-2021" },
+    { "megatron-lm v2.5", "megatron-lm-2021" },
+    /* ... with "Core" or a later year: Megatron-Core */
+    { "Megatron-LM (Megatron-Core r0.12)", "megatron-core" },
+    { "Megatron-Core (Megatron-LM main(1e057005), Megatron-MoE-ModelZoo scripts)",
+      "megatron-core" },
+    { "Megatron-LM (2024)", "megatron-core" },
+    { "Megatron-LM core_r0.9.0", "megatron-core" },
+    /* a version number is not a year ("r0.8.0", "2201.11990") */
+    { "Megatron-LM (arXiv 2104.04473)", "megatron-lm-2021" },
+    { "NeMo 24.07 (Megatron-LM underneath)", "nemo" },
     { "Megatron-DeepSpeed", "deepspeed" },
     { "DeepSpeed ZeRO-3", "deepspeed" },
     { "GPT-NeoX (Megatron + DeepSpeed)", "deepspeed" },
@@ -315,6 +388,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/frameworks/stack/presets", test_presets);
   g_test_add_func ("/frameworks/stack/semantics", test_semantics);
+  g_test_add_func ("/frameworks/stack/megatron-lm-2021", test_megatron_lm_2021);
   g_test_add_func ("/frameworks/stack/bad", test_bad);
   g_test_add_func ("/frameworks/stack/text", test_text);
   g_test_add_func ("/frameworks/stack/cost", test_cost_reads_stack);

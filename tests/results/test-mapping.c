@@ -222,31 +222,89 @@ test_sharding (void)
    * synchronize after each exchange (0); other rows leave it to their stack (-1) */
   g_assert_cmpint (meta->plan.pp_p2p_sync, ==, 0);
   g_assert_cmpint (h1->plan.pp_p2p_sync, ==, -1);
-  /* Megatron-LM's own pipeline code (2021-22) sends with scatter-gather (1); Megatron-
-   * Core, Megatron-DeepSpeed (DeepSpeed's pipeline engine) and NeMo do not (-1: unset,
-   * which is off) */
-  static const struct { const char *framework; int sg; } fws[] = {
-    { "Megatron-LM (2021)", 1 },
-    { "Megatron-LM PTD", 1 },
-    { "megatron-lm", 1 },
-    { "Megatron-Core r0.8.0", -1 },
-    { "Megatron-LM (Megatron-Core r0.12)", -1 },
-    { "Megatron-DeepSpeed", -1 },
-    { "NeMo 24.07 (Megatron-LM underneath)", -1 },
-    { "Meta internal (4D parallel, NCCLX)", -1 },
+  /* Megatron-LM's own pipeline code (2021-22) sends with scatter-gather: the stack the
+   * framework text names (fw_stack_preset_for_text: "Megatron-LM" without "Core" or a
+   * year from 2023 -> megatron-lm-2021) carries it, and the plan leaves it to the stack
+   * (-1); Megatron-Core, Megatron-DeepSpeed (DeepSpeed's pipeline engine), NeMo and Meta's
+   * stack do not send so */
+  static const struct { const char *framework, *stack; gboolean sg; } fws[] = {
+    { "Megatron-LM (2021)", "megatron-lm-2021", TRUE },
+    { "Megatron-LM PTD", "megatron-lm-2021", TRUE },
+    { "megatron-lm", "megatron-lm-2021", TRUE },
+    { "Megatron-LM (2022)", "megatron-lm-2021", TRUE },
+    { "Megatron-Core r0.8.0", "megatron-core", FALSE },
+    { "Megatron-LM (Megatron-Core r0.12)", "megatron-core", FALSE },
+    { "Megatron-LM (2024)", "megatron-core", FALSE },
+    { "Megatron-DeepSpeed", "deepspeed", FALSE },
+    { "NeMo 24.07 (Megatron-LM underneath)", "nemo", FALSE },
+    { "Meta internal (4D parallel, NCCLX)", "megatron-core", FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (fws); i++)
     {
       g_autoptr (ResPublishedCase) c = row ("A100-SXM-80GB", 64, 2, "", fws[i].framework,
                                             "bf16");
       g_assert_true (c->ready);
-      if (c->plan.pp_scatter_gather != fws[i].sg)
-        g_error ("framework '%s': pp_scatter_gather %d, expected %d", fws[i].framework,
-                 c->plan.pp_scatter_gather, fws[i].sg);
+      if (g_strcmp0 (c->stack->name, fws[i].stack) != 0 || c->plan.pp_scatter_gather != -1
+          || c->stack->pp_scatter_gather != fws[i].sg)
+        g_error ("framework '%s': stack %s, plan pp_scatter_gather %d, stack's %d, expected "
+                 "%s / -1 / %d", fws[i].framework, c->stack->name, c->plan.pp_scatter_gather,
+                 c->stack->pp_scatter_gather, fws[i].stack, fws[i].sg);
     }
   g_autoptr (ResPublishedCase) bad = row ("H100-SXM-80GB", 8, 1, "sharded somehow", "", "bf16");
   g_assert_false (bad->ready);
   g_assert_nonnull (strstr (bad->skip_reason, "not recognised"));
+}
+
+/* A Megatron-LM row of 2021-22 (megatron-lm-2021) reads an empty sequence_parallel cell
+ * as the stack's default, off: sequence parallelism is Korthikanti et al. 2022 (Megatron-
+ * LM v3.0, --sequence-parallel store_true), which the SC'21 runs could not have used; a
+ * Megatron-Core row with TP reads it on. A stated cell wins either way ("yes" on the 2022
+ * rows of Korthikanti et al.). Its DP gradients are all-reduced after the backward (local
+ * DDP: not overlapped), no sharding, no parameter gather; its pipeline exchanges wait
+ * for the device in both schedules (2), where Megatron-Core's wait in the non-interleaved
+ * 1F1B only (1); the plans leave it to the stack (-1) and the stack says which. 64 GPUs,
+ * tp 2, pp 2 -> dp 16. */
+static ResPublishedCase *
+sp_row (const char *framework, const char *sp)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "sequence_parallel,framework,precision,global_batch,step_time_s\n"
+    "1,GPT,A100-SXM-80GB (Selene),64,16,1024,16,16384,1024,2,2,%s,\"%s\",fp16/bf16 mixed,"
+    "256,1.0\n", sp, framework);
+  return case_of (text);
+}
+
+static void
+test_megatron_lm_2021 (void)
+{
+  static const struct { const char *fw, *sp; gboolean want_sp, overlap; int sync; } rows[] = {
+    { "Megatron-LM (2021)", "", FALSE, FALSE, 2 },
+    { "Megatron-LM PTD", "", FALSE, FALSE, 2 },
+    { "Megatron-LM", "", FALSE, FALSE, 2 },
+    { "Megatron-LM (2022)", "yes", TRUE, FALSE, 2 },
+    { "Megatron-LM (2022)", "no", FALSE, FALSE, 2 },
+    { "Megatron-Core r0.8.0", "", TRUE, TRUE, 1 },
+    { "Megatron-Core r0.8.0", "no", FALSE, TRUE, 1 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = sp_row (rows[i].fw, rows[i].sp);
+      if (!c->ready || c->plan.sequence_parallel != rows[i].want_sp
+          || c->plan.overlap_grad_reduce != rows[i].overlap
+          || (int) c->stack->pp_p2p_sync != rows[i].sync || c->plan.pp_p2p_sync != -1)
+        g_error ("'%s' / sp '%s': sp %d, overlap %d, stack sync %d, plan sync %d (%s)",
+                 rows[i].fw, rows[i].sp, c->plan.sequence_parallel, c->plan.overlap_grad_reduce,
+                 (int) c->stack->pp_p2p_sync, c->plan.pp_p2p_sync,
+                 c->skip_reason ? c->skip_reason : "");
+      g_assert_false (c->plan.overlap_param_gather && rows[i].sync == 2);
+      if (rows[i].sync == 2)
+        g_assert_cmpint (c->plan.sharding, ==, PLAN_SHARD_NONE);
+      /* attention: scores materialized in both Megatron-LM stacks' rows of the era (the
+       * year rule, and the 2021 stack's own kernel for an undated "Megatron-LM") */
+      if (rows[i].sync == 2)
+        g_assert_cmpint (c->plan.attention_backend, ==, PLAN_ATTN_UNFUSED);
+    }
 }
 
 static void
@@ -783,6 +841,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/recompute", test_recompute);
   g_test_add_func ("/results/mapping/interleaved-unstated", test_interleaved_unstated);
   g_test_add_func ("/results/mapping/precision", test_precision);
+  g_test_add_func ("/results/mapping/megatron-lm-2021", test_megatron_lm_2021);
   g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);
   g_test_add_func ("/results/mapping/pp-microbatches", test_pp_microbatches);
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);

@@ -181,7 +181,10 @@ test_map_gpt_megatron96 (void)
   const Plan *p = &c->plan;
   g_assert_cmpint (p->cp, ==, 1);                          /* empty */
   g_assert_cmpint (p->dp, ==, 2);
-  g_assert_true (p->sequence_parallel);                    /* empty, tp 2 */
+  /* empty, tp 2, framework Megatron-LM: the megatron-lm-2021 stack's default, off
+   * (--sequence-parallel is store_true, and came only in 2022) */
+  g_assert_false (p->sequence_parallel);
+  g_assert_cmpstr (c->stack->name, ==, "megatron-lm-2021");
   g_assert_cmpint (p->sharding, ==, PLAN_SHARD_NONE);      /* empty, framework Megatron-LM */
   g_assert_cmpint (p->recompute, ==, PLAN_RECOMPUTE_FULL);
   /* 64 / (2 x 2) = 16 micro-batches */

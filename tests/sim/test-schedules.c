@@ -246,6 +246,9 @@ enum {
   /* Megatron-Core's synchronize after each exchange (plan.h pp_p2p_sync, the megatron-core
    * stack's); the other cases run without it */
   F_P2P_SYNC = 1024,
+  /* Megatron-LM before Megatron-Core: the synchronize after every exchange of the
+   * interleaved schedule too (plan.h pp_p2p_sync 2, the megatron-lm-2021 stack's) */
+  F_P2P_SYNC_EVERY = 2048,
 };
 #define SLOW_0175 0.00175
 
@@ -285,7 +288,7 @@ steady_predict (const SteadyCase *sc, const ModelSpec *model, const TopoCluster 
   if (sc->cp > 1)
     plan.cp_comm = sc->flags & F_CP_ALLGATHER ? PLAN_CP_ALLGATHER : PLAN_CP_P2P;
   plan.pp_lockstep = (sc->flags & F_LOCKSTEP) != 0;
-  plan.pp_p2p_sync = (sc->flags & F_P2P_SYNC) != 0;
+  plan.pp_p2p_sync = sc->flags & F_P2P_SYNC_EVERY ? 2 : (sc->flags & F_P2P_SYNC) != 0;
   g_autoptr (GError) error = NULL;
   g_assert_true (plan_resolve (&plan, model, cluster, &error));
   SimOptions opts;
@@ -417,6 +420,8 @@ test_steady_equals_full (void)
     /* Megatron-Core's synchronize after each exchange: the gates and the host's re-issue
      * time repeat with the units */
     { "1f1b p2p sync", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 64, -1, -1, F_P2P_SYNC, 1 },
+    { "interleaved p2p sync every exchange", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0, 1, 1, 64,
+      -1, -1, F_P2P_SYNC_EVERY, 1 },
     { "1f1b p2p sync uneven 7 5 5 7 tp2 sp selective zero1 overlap m256", PLAN_SCHED_1F1B, 4,
       1, 0, 2, 1, 256, 7, 7, F_SP | F_SELECTIVE | F_ZERO1_OVERLAP | F_P2P_SYNC, 1 },
     { "1f1b p2p sync uneven 5 7 7 5 full recompute", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 64, 5, 5,

@@ -1254,6 +1254,23 @@ test_plan_apply_stack (void)
   g_assert_cmpint (p.pp_p2p_sync, ==, 1);
   plan_clear (&p);
 
+  /* the megatron-lm-2021 stack's every-exchange sync (2) and scatter-gather sends reach
+   * a plan that leaves them unset, and a plan's own 0 stays */
+  Plan r;
+  plan_init_defaults (&r);
+  SimCostOptions co2 = co;
+  co2.pp_p2p_sync = 2;
+  co2.pp_scatter_gather = TRUE;
+  sim_plan_apply_stack (&r, &co2);
+  g_assert_cmpint (r.pp_p2p_sync, ==, 2);
+  g_assert_cmpint (r.pp_scatter_gather, ==, 1);
+  plan_clear (&r);
+  plan_init_defaults (&r);
+  r.pp_scatter_gather = 0;
+  sim_plan_apply_stack (&r, &co2);
+  g_assert_cmpint (r.pp_scatter_gather, ==, 0);
+  plan_clear (&r);
+
   Plan q;
   plan_init_defaults (&q);
   sim_plan_apply_stack (&q, NULL);
@@ -1269,6 +1286,7 @@ test_plan_apply_stack (void)
   g_assert_cmpint (q.zero3_copy_in_out, ==, 0);
   g_assert_cmpint (q.loss_eager, ==, 0);
   g_assert_cmpint (q.pp_p2p_sync, ==, 0);
+  g_assert_cmpint (q.pp_scatter_gather, ==, 0);
   plan_clear (&q);
 }
 
@@ -1469,6 +1487,65 @@ test_pp_p2p_sync (void)
   g_assert_cmpfloat_with_epsilon (step[1], step[0] + 2 * L, 1e-9);
 }
 
+/* Megatron-LM before Megatron-Core synchronized the device after every exchange of the
+ * interleaved schedule too (plan.h pp_p2p_sync 2, the megatron-lm-2021 stack's
+ * "every_exchange"; megatron/schedules.py forward_backward_pipelining_with_interleaving of
+ * 2021-22 calls _communicate, which ends in torch.cuda.synchronize, after each warm-up
+ * forward, each steady-state (forward, backward) pair and each cool-down backward).
+ * pp 2, V 2, m 4 on the uniform 8-layer model (2 layers a model chunk): the warm-up is
+ * 2 (pp - s - 1) + (V - 1) pp units, 4 on stage 0 and 2 on stage 1, of m V = 8 forwards;
+ * each stage runs 16 units: the warm-up forwards, 8 - warm-up (forward, backward) pairs,
+ * then the warm-up's count of backwards. A unit waits for a synchronize unless it is the
+ * backward of a pair: stage 0: 15 units after the first, less 4 pairs' backwards = 11,
+ * stage 1: 15 - 6 = 9; and the last backward's exchange is synchronized before the
+ * optimizer, whose task is marked too: 12 and 10 first compute tasks marked host_sync.
+ * Megatron-Core's sync (pp_p2p_sync 1) leaves the interleaved schedule alone (its
+ * overlap_p2p_comm): none marked. The synchronized step is longer than the unsynchronized
+ * one, and each marked unit starts at least the re-issue time L after the synchronize. */
+static void
+test_pp_p2p_sync_interleaved (void)
+{
+  const double L = 100e-6;
+  double step[3];
+  for (int sync = 0; sync < 3; sync++)
+    {
+      Case c;
+      case_init (&c, NULL);
+      c.plan.world_size = 2;
+      c.plan.pp = 2;
+      c.plan.vpp = 2;
+      c.plan.schedule = PLAN_SCHED_INTERLEAVED_1F1B;
+      c.plan.schedule_set = TRUE;
+      c.plan.global_batch = 4;
+      c.plan.pp_p2p_sync = sync;
+      g_autoptr (GError) error = NULL;
+      g_assert_true (plan_resolve (&c.plan, c.model, c.cluster, &error));
+      SimOptions opts;
+      sim_options_init (&opts, c.cluster);
+      opts.cost.free_comm = TRUE;
+      opts.cost.free_optimizer = TRUE;
+      opts.cost.pp_sync_reissue_s = L;
+      g_autoptr (SimPrediction) p = sim_predict (c.model, &c.plan, c.cluster, &opts, &error);
+      g_assert_no_error (error);
+      step[sync] = p->result->step_time_s;
+      int marked[2] = { 0, 0 };
+      for (guint32 i = 0; i < p->program->tasks->len; i++)
+        {
+          const ProgTask *t = prog_task (p->program, i);
+          if (t->host_sync)
+            {
+              g_assert_cmpint (t->kind, ==, PROG_TASK_COMPUTE);
+              marked[t->stage]++;
+            }
+        }
+      g_assert_cmpint (marked[0], ==, sync == 2 ? 12 : 0);
+      g_assert_cmpint (marked[1], ==, sync == 2 ? 10 : 0);
+      case_clear (&c);
+    }
+  g_assert_cmpfloat_with_epsilon (step[1], step[0], 1e-12);
+  g_assert_cmpfloat (step[2], >, step[0] + L);
+}
+
 /* Megatron-LM's scatter-gather pipeline sends (plan.h pp_scatter_gather;
  * megatron/p2p_communication.py before Megatron-Core), on 2 stages, tp 2, 1F1B, m = 2,
  * micro-batch 1 of 2048 tokens, hidden 1024, bf16. The boundary tensor is
@@ -1569,6 +1646,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/plan-apply-stack", test_plan_apply_stack);
   g_test_add_func ("/sim/simulate/compute-beside-nccl", test_compute_beside_nccl);
   g_test_add_func ("/sim/simulate/pp-p2p-sync", test_pp_p2p_sync);
+  g_test_add_func ("/sim/simulate/pp-p2p-sync-interleaved", test_pp_p2p_sync_interleaved);
   g_test_add_func ("/sim/simulate/pp-scatter-gather", test_pp_scatter_gather);
   return g_test_run ();
 }
