@@ -37,10 +37,15 @@
  * |                           |   cluster preset for gpu_type X"                             |
  * | framework                 | the stack preset it names (frameworks/stack.c table: NeMo ->  |
  * |                           |   nemo, Megatron-DeepSpeed / DeepSpeed / GPT-NeoX ->         |
- * |                           |   deepspeed, torchtitan, Composer / llm-foundry, MaxText /   |
- * |                           |   JAX, Megatron -> megatron-core, FSDP / PyTorch ->          |
- * |                           |   pytorch-fsdp); none named -> megatron-core. The stack's    |
- * |                           |   cost figures and its defaults for unstated columns apply   |
+ * |                           |   deepspeed, "Megatron-LM" without "Core" or a year from     |
+ * |                           |   2023 ("Megatron-LM (2021)", "Megatron-LM PTD") ->          |
+ * |                           |   megatron-lm-2021 (pre-Core: no SP by default, scatter-     |
+ * |                           |   gather and synchronized pipeline sends, DP all-reduce      |
+ * |                           |   after the backward), torchtitan, Composer / llm-foundry,   |
+ * |                           |   MaxText / JAX, other Megatron -> megatron-core, FSDP /     |
+ * |                           |   PyTorch -> pytorch-fsdp); none named -> megatron-core. The |
+ * |                           |   stack's cost figures and its defaults for unstated columns |
+ * |                           |   apply                                                      |
  * | n_gpus                    | required; more than the preset's devices -> the preset's     |
  * |                           |   outermost level repeated (topo_cluster_scale_out); more    |
  * |                           |   than a --cluster FILE's devices -> skipped                 |
@@ -71,8 +76,10 @@
  * |                           |   the recipes' DeepSeek-V3 layouts (res_pub_moe_layer_split) |
  * |                           |   ; any other non-dividing count -> skipped                  |
  * | sequence_parallel         | yes/true/1/on -> on; no/false/0/off -> off; empty -> on when |
- * |                           |   tp > 1 and the stack's default has it (Megatron-LM runs    |
- * |                           |   since Korthikanti et al. 2022; DeepSpeed's fork: off)      |
+ * |                           |   tp > 1 and the stack's default has it (megatron-core,      |
+ * |                           |   nemo; off in megatron-lm-2021, where --sequence-parallel   |
+ * |                           |   is opt-in and only from Korthikanti et al. 2022, and in    |
+ * |                           |   DeepSpeed's fork)                                          |
  * | zero_stage_or_fsdp        | the rules above map_sharding in published.c: negations       |
  * |                           |   ("FSDP off", "NO_SHARD", a whole cell "no" / "off" /       |
  * |                           |   "false" / "0") -> none; "HSDP"/"HYBRID_SHARD" ->           |
