@@ -4,6 +4,7 @@
 #include "sim/cost-private.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Per-step latency when a level gives none: NCCL Ring LL128 hwLat, 1.9 us on NVLink and
  * 4.0 us on the network, V [NCCL-tuning] (the protocol the presets choose). */
@@ -368,6 +369,74 @@ sim_cost_p2p_s (const SimCost *c, guint64 dev_a, guint64 dev_b, double bytes)
   if (c->p2p_curve[l] != NULL)
     return curve_time (c->p2p_curve[l], PLAN_COLL_SEND_RECV, 2, bytes) * c->cpu_time_scale;
   return c->opts.coll_base_latency_s + c->p2p_alpha_s[l] + bytes / c->p2p_Bps[l];
+}
+
+/* ---- the host link (CPU offload copies) ---------------------------------------------- */
+
+/* PCIe per direction for an x16 slot: lanes x transfer rate x 128/130 (the 128b/130b
+ * encoding of Gen3 and later) / 8 bits: Gen5 32 GT/s -> 63.0 GB/s, Gen4 16 GT/s -> 31.5,
+ * Gen3 8 GT/s -> 15.75 (PCI-SIG base specification rates: D). The link rate; a
+ * cudaMemcpyAsync from pinned memory reaches a little less, which is not modelled. */
+#define PCIE_X16_GBPS(gts) (16.0 * (gts) * 128.0 / 130.0 / 8.0)
+
+double
+sim_cost_host_link_Bps (const TopoCluster *cluster, const char **source)
+{
+  const char *src = NULL;
+  double bps = 0;
+  const TopoDevice *d = cluster != NULL ? &cluster->device : NULL;
+  if (d != NULL && d->host_link_Bps > 0)
+    {
+      bps = d->host_link_Bps / MAX (d->host_link_devices, 1u);
+      src = d->sources != NULL ? g_hash_table_lookup (d->sources, "host_link_GBps") : NULL;
+      if (src == NULL)
+        src = "the cluster's device.host_link_GBps / host_link_devices";
+    }
+  else
+    {
+      g_autofree char *name = g_ascii_strdown (d != NULL && d->name != NULL ? d->name : "", -1);
+      if (strstr (name, "gb200") != NULL || strstr (name, "gb300") != NULL
+          || strstr (name, "gh200") != NULL)
+        {
+          /* Grace superchips: NVLink-C2C 900 GB/s bidirectional; GB200/GB300 put 2 GPUs
+           * on one Grace (36 Grace CPUs per 72-GPU rack, hardware.md A2), GH200 one */
+          bps = 450e9 / (strstr (name, "gh200") != NULL ? 1 : 2);
+          src = "default for Grace superchips: NVLink-C2C 900 GB/s bidirectional = 450 GB/s "
+                "per direction (NVIDIA Grace Hopper / Grace Blackwell pages, U), shared by "
+                "the GPUs of one Grace (2 on GB200/GB300: 36 Grace per 72 GPUs, hardware.md A2)";
+        }
+      else if (strstr (name, "v100") != NULL)
+        {
+          bps = PCIE_X16_GBPS (8) * 1e9;
+          src = "default for V100: PCIe Gen3 x16, 8 GT/s x 16 x 128/130 / 8 = 15.75 GB/s per "
+                "direction (PCI-SIG rates, D)";
+        }
+      else if (strstr (name, "a100") != NULL || strstr (name, "l40") != NULL
+               || strstr (name, "mi250") != NULL || d == NULL || d->name == NULL)
+        {
+          bps = PCIE_X16_GBPS (16) * 1e9;
+          src = "default for PCIe Gen4 parts (A100, L40S, MI250): x16, 16 GT/s x 16 x 128/130 "
+                "/ 8 = 31.5 GB/s per direction (PCI-SIG rates, D)";
+        }
+      else
+        {
+          bps = PCIE_X16_GBPS (32) * 1e9;
+          src = "default for PCIe Gen5 hosts (H100, H200, H20, B200, B300, MI300X and later): "
+                "x16, 32 GT/s x 16 x 128/130 / 8 = 63 GB/s per direction (PCI-SIG rates, D)";
+        }
+    }
+  if (source != NULL)
+    *source = src;
+  return bps;
+}
+
+double
+sim_cost_host_copy_s (const SimCost *c, double bytes)
+{
+  g_return_val_if_fail (c != NULL, 0.0);
+  if (c->opts.free_comm || !(bytes > 0))
+    return 0.0;
+  return bytes / sim_cost_host_link_Bps (c->cluster, NULL);
 }
 
 /* ---- SMs held by communication kernels ------------------------------------------------ */

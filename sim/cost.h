@@ -394,6 +394,14 @@ double sim_cost_gemm_efficiency (const SimCost *c, guint64 m, guint64 n, guint64
  * size column (plan/collective.h). PLAN_COLL_SEND_RECV here is one ring step between
  * neighbours of the group (e.g. a CP ring pass). */
 double sim_cost_coll_s (const SimCost *c, PlanColl coll, PlanAxis axis, double bytes);
+/* The device's link to its host CPU's memory, per direction, as one device sees it when
+ * every device on that link copies at once (TE's CPU offload runs the same on every
+ * rank): the preset's host_link_GBps / host_link_devices, or where the preset has none
+ * the family default below; `source` (may be NULL) says where the figure comes from. */
+double sim_cost_host_link_Bps (const TopoCluster *cluster, const char **source);
+/* A copy of `bytes` between the device and pinned host memory on a copy engine (no SMs):
+ * bytes / sim_cost_host_link_Bps; 0 with free_comm. */
+double sim_cost_host_copy_s (const SimCost *c, double bytes);
 /* The SMs a collective's kernel holds on each member while it runs (CTAs: NCCL runs one
  * per channel): by the group's span, members per server and algorithm; `tp_overlap`: a
  * chunk of a TP collective that the stack overlaps with its GEMM (userbuffers). 0 where

@@ -46,6 +46,13 @@
  *                                                (E8M0 scale per 32 elements: Blackwell)
  *       "mxfp8_gemm_ratio": 0.95,                optional, in (0, 1], only with "mxfp8":
  *                                                MXFP8 GEMM rate / per-tensor FP8 rate
+ *       "host_link_GBps": 450,                   optional, > 0: the link to the host CPU's
+ *                                                memory, per direction (PCIe x16, NVLink-C2C);
+ *                                                absent = the cost model's default for the
+ *                                                device family (sim/cost.c)
+ *       "host_link_devices": 2,                  optional integer >= 1 (default 1): devices
+ *                                                that share that link (GB200/GB300: 2 GPUs
+ *                                                per Grace)
  *       "sources": { "peak_tflops": "text",      optional: field name -> where the number
  *                    "peak_tflops.fp8": "text",  comes from; keys must name a device field
  *                    "hbm_GiB": "text", ... }    (or peak_tflops.DTYPE)
@@ -88,7 +95,7 @@ static const char *const top_keys[] = {
 static const char *const device_keys[] = {
   "name", "vendor", "peak_tflops", "hbm_GiB", "hbm_GB", "hbm_GBps", "sms",
   "fp32_cores_per_sm", "tensor_cores_per_sm", "clock_GHz", "exp_per_clk_per_sm", "gemm_efficiency",
-  "power_cap_clock_ratio", "mem_efficiency", "launch_overhead_us", "nvls", "nvls_busbw_GBps", "fp8_any_layout", "mxfp8", "mxfp8_gemm_ratio", "sources", NULL,
+  "power_cap_clock_ratio", "mem_efficiency", "launch_overhead_us", "nvls", "nvls_busbw_GBps", "fp8_any_layout", "mxfp8", "mxfp8_gemm_ratio", "host_link_GBps", "host_link_devices", "sources", NULL,
 };
 static const char *const level_keys[] = {
   "name", "count", "bw_GBps", "busbw_GBps", "latency_us", "oversubscription", "source", NULL,
@@ -203,6 +210,7 @@ static const struct {
   { "bw_GBps", 1e5, "100 TB/s per direction, over 100x NVLink 5's 900 GB/s" },
   { "busbw_GBps", 1e5, "100 TB/s per direction, over 100x NVLink 5's 900 GB/s" },
   { "nvls_busbw_GBps", 1e5, "100 TB/s per direction, over 100x NVLink 5's 900 GB/s" },
+  { "host_link_GBps", 1e5, "100 TB/s per direction, over 100x NVLink-C2C's 450 GB/s" },
   { "hbm_GBps", 1e6, "1 PB/s, over 100x the 8 TB/s of B200 HBM3e" },
   { "nic_Gbps", 1e6, "1 Pb/s per NIC, over 1000x a 800 Gb/s NIC" },
   { "latency_us", 1e6, "one second per algorithm step" },
@@ -539,6 +547,15 @@ load_device (JsonObject *root, TopoDevice *dev, const char *file, GError **error
     return FALSE;
   if (has_mx_ratio && !dev->mxfp8)
     return fail_invalid (&dw, "mxfp8_gemm_ratio", error, "is given but 'device.mxfp8' is not true");
+  v = 0;
+  if (!read_number (obj, "host_link_GBps", FALSE, RULE_POSITIVE, &v, NULL, &dw, error))
+    return FALSE;
+  dev->host_link_Bps = v * 1e9;
+  dev->host_link_devices = 1;
+  if (!read_guint (obj, "host_link_devices", &dev->host_link_devices, &dw, error))
+    return FALSE;
+  if (dev->host_link_devices == 0)
+    return fail_invalid (&dw, "host_link_devices", error, "must be at least 1");
   return read_sources (obj, device_source_key_valid, dev->sources, &dw, error);
 }
 

@@ -71,6 +71,10 @@ typedef struct {
   gboolean mxfp8;                     /* MXFP8 block-scaled GEMMs (1x32 E8M0 scales) */
   double  mxfp8_gemm_ratio;           /* measured MXFP8 GEMM rate / per-tensor FP8 GEMM
                                          rate; 0 = not given (the same rate) */
+  double  host_link_Bps;              /* link to the host CPU's memory, per direction
+                                         (PCIe x16, NVLink-C2C); 0 = not given (sim/cost.c
+                                         picks the device family's default) */
+  guint   host_link_devices;          /* devices sharing that link (>= 1) */
   GHashTable *sources;                /* field name -> source string (may be empty) */
 } TopoDevice;
 
