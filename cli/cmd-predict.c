@@ -118,6 +118,14 @@ print_text (const SimPrediction *p, ModelFlopConvention conv, const char *trace)
       cli_table_cell (comm, "%.4f", busy);
       cli_table_cell (comm, "%.4f", exposed);
     }
+  /* CPU offload copies over the host link, where the plan offloads */
+  if (p->program != NULL && p->program->plan.cpu_offload_layers > 0)
+    {
+      cli_table_add_row (comm);
+      cli_table_cell (comm, "  offload (host link)");
+      cli_table_cell (comm, "%.4f", r->comm_s[SIM_KIND_OFFLOAD]);
+      cli_table_cell (comm, "%.4f", r->exposed_comm_s[SIM_KIND_OFFLOAD]);
+    }
   printf ("\n");
   cli_table_print (comm, stdout, "  ");
   printf ("\n  MFU by convention:");

@@ -93,6 +93,9 @@ exec_runner_supports (const ModelSpec *m, const Plan *p, GError **error)
     return unsupported (error, "the engine sends each pipeline activation whole; Megatron-LM's "
                         "scatter-gather sends are simulated only (hint: drop "
                         "--scatter-gather-tensors-in-pipeline)");
+  if (p->cpu_offload_layers > 0)
+    return unsupported (error, "the engine keeps activations on the device; CPU offload "
+                        "copies are simulated only (hint: drop --cpu-offloading)");
   if (p->recompute == PLAN_RECOMPUTE_SELECTIVE_OP)
     return unsupported (error, "the engine does not run torchtitan's op-level selective "
                         "AC; it is simulated only (hint: --recompute-granularity selective "

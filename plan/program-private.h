@@ -74,6 +74,14 @@ typedef struct {
   /* FSDP2's copies (plan.h zero3_copy_in_out): per layer the copy out of its gathered
    * parameters and the copy into its gradient reduce-scatter's input (NULL: none) */
   guint32 *copy_out_blk, *copy_in_blk;
+  /* CPU activation offload (program.h): the layers of a chunk offloaded (0: none), the
+   * bytes one layer's copy moves per micro-batch, the copy task of each offloaded layer
+   * of the unit being built (-1 none), and a task the next compute task added waits for
+   * (-1 none: add_task gives it to that task, then clears it) */
+  int     offload_layers;
+  double  offload_bytes;
+  gint32 *offload_copy;
+  gint32  compute_gate;
   /* MoE (moe.experts > 0): the expert weights of each layer on this rank (0 for dense
    * layers), reduced over the expert data-parallel group instead of DP */
   PlanMoe moe;

@@ -42,7 +42,7 @@ const char *
 prog_stream_name (ProgStream s)
 {
   static const char *const names[] = { "compute", "tp", "cp", "dp", "pp_send", "pp_recv",
-                                       "ep" };
+                                       "ep", "offload" };
   return (guint) s < G_N_ELEMENTS (names) ? names[s] : "?";
 }
 
@@ -107,6 +107,13 @@ add_task (Builder *bd, ProgTaskKind kind, ProgStream stream, ProgPhase phase, in
                     .chunk = (gint16) chunk, .layer = (gint16) layer, .dep_first = first,
                     .peer_stage = -1, .peer_task = -1 };
   guint n_gate = bd->gate != NULL ? bd->gate->len : 0;
+  /* CPU offload: the compute stream waits for a copy (program.h) */
+  gint32 cgate = -1;
+  if (G_UNLIKELY (bd->compute_gate >= 0) && kind == PROG_TASK_COMPUTE)
+    {
+      cgate = bd->compute_gate;
+      bd->compute_gate = -1;
+    }
   /* Megatron-Core's device synchronize after an exchange (sync_arm) */
   guint n_sync = 0;
   if (G_UNLIKELY (bd->sync_n > 0) && kind != PROG_TASK_SEND && kind != PROG_TASK_RECV
@@ -120,7 +127,8 @@ add_task (Builder *bd, ProgTaskKind kind, ProgStream stream, ProgPhase phase, in
           bd->sync_flagged = TRUE;
         }
     }
-  array_set_len (p->deps, &bd->deps_cap, first + (guint) MAX (n_deps, 0) + n_gate + n_sync);
+  array_set_len (p->deps, &bd->deps_cap,
+                 first + (guint) MAX (n_deps, 0) + n_gate + n_sync + (cgate >= 0 ? 1 : 0));
   guint32 *out = &g_array_index (p->deps, guint32, first);
   for (int i = 0; i < n_deps; i++)
     if (deps[i] >= 0)
@@ -133,6 +141,8 @@ add_task (Builder *bd, ProgTaskKind kind, ProgStream stream, ProgPhase phase, in
     }
   for (guint i = 0; i < n_sync; i++)
     out[t->n_deps++] = (guint32) bd->sync_gate[i];
+  if (G_UNLIKELY (cgate >= 0))
+    out[t->n_deps++] = (guint32) cgate;
   p->deps->len = first + t->n_deps;
   if (G_UNLIKELY (bd->pairing))
     g_array_append_val (bd->pair_key, bd->key_cur);
@@ -225,6 +235,16 @@ coll (Builder *bd, ProgStream stream, ProgCommKind comm, PlanColl kind, PlanAxis
   t->coll = kind;
   t->axis = axis;
   t->bytes = bytes;
+  return (gint32) id;
+}
+
+/* A CPU offload copy of one layer's stored activations on the host stream (program.h):
+ * phase FORWARD device to host, BACKWARD host to device, after `dep`. */
+static gint32
+host_copy (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 dep)
+{
+  guint32 id = add_task (bd, PROG_TASK_COPY, PROG_STREAM_HOST, phase, mb, chunk, layer, &dep, 1);
+  task_mut (bd, id)->bytes = bd->offload_bytes;
   return (gint32) id;
 }
 
@@ -989,7 +1009,16 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
            * rest run after that unit's unpaired ones (model_chunk_schedule_plan.py) */
           int i = l - first;
           bd->key_pos = i < bd->pair_ov ? i : bd->pair_nb + i - bd->pair_ov;
+          /* CPU offload (TE's OffloadSynchronizer): layer n - N + j starts once layer j's
+           * copy to the host is done; layer i < N is copied out after its forward */
+          const int off_n = MIN (bd->offload_layers, n - 1);
+          if (off_n > 0 && i >= n - off_n)
+            bd->compute_gate = bd->offload_copy[i - (n - off_n)];
           forward_layer (bd, PROG_PHASE_FORWARD, mb, chunk, l, &ch);
+          bd->compute_gate = -1;
+          if (i < off_n)
+            bd->offload_copy[i] = host_copy (bd, PROG_PHASE_FORWARD, mb, chunk, l,
+                                             ch.last_compute);
         }
       bd->key_pos = PAIR_POS_TAIL;
       pair_node (bd, NODE_TAIL, FALSE);
@@ -1037,7 +1066,21 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
   for (int l = first + n - 1; l >= first; l--)
     {
       bd->key_pos = first + n - 1 - l;
+      /* CPU offload (TE's OffloadSynchronizer): before the backward of layer n - 1 - N + j
+       * the reload of layer j starts, after the compute issued so far; the backward of
+       * layer j waits for it */
+      const int off_n = MIN (bd->offload_layers, n - 1), i = l - first;
+      if (off_n > 0)
+        {
+          int j = i - (n - 1 - off_n);
+          if (j >= 0 && j < off_n)
+            bd->offload_copy[j] = host_copy (bd, PROG_PHASE_BACKWARD, mb, chunk, first + j,
+                                             ch.last_compute);
+          if (i < off_n)
+            bd->compute_gate = bd->offload_copy[i];
+        }
       backward_layer (bd, mb, chunk, l, l - first, &ch);
+      bd->compute_gate = -1;
       if (mb == bd->m_micro - 1 && bucket_done)
         g_array_index (bucket_done, gint32, l) = ch.done[0];
     }
@@ -1930,6 +1973,19 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   for (int c = 0; c < bd.n_model_chunks; c++)
     bd.chunk_first[c + 1] = bd.chunk_first[c]
                             + plan_chunk_layers (plan, model, c % plan->pp, c / plan->pp);
+  /* CPU activation offload (Megatron-Core --cpu-offloading, no recompute: as the memory
+   * model, plan/memory.c): each copy moves one layer's stored activations of a
+   * micro-batch on this rank */
+  bd.compute_gate = -1;
+  bd.offload_layers = plan->recompute == PLAN_RECOMPUTE_NONE ? MAX (plan->cpu_offload_layers, 0)
+                                                             : 0;
+  bd.offload_copy = g_new (gint32, MAX (model->n_layers, 1));
+  if (bd.offload_layers > 0)
+    {
+      PlanMemLayerActs acts;
+      plan_memory_layer_activations (model, plan, NULL, &acts);
+      bd.offload_bytes = (double) acts.total;
+    }
   bd.param_ag_of_layer = g_new (gint32, model->n_layers);
   bd.recompute_ag = bd.recompute_eag = -1;
   bd.expert_ag_of_layer = g_new (gint32, model->n_layers);
@@ -2082,6 +2138,7 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   g_array_free (bd.gate, TRUE);
   g_free (bd.chunk_first);
   g_free (bd.param_ag_of_layer);
+  g_free (bd.offload_copy);
   g_free (bd.expert_ag_of_layer);
   g_free (bd.layer_params_local);
   g_free (bd.layer_expert_params_local);

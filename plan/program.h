@@ -40,6 +40,19 @@
  *                                      --moe-shared-expert-overlap; else after MOE_COMBINE
  *   backward  the mirror: MOE_COMBINE, all-to-all, [reduce-scatter ETP ... ] experts,
  *             all-to-all, MOE_ROUTE (each phase BACKWARD, the blocks' backward ops).
+ * CPU activation offload (plan.cpu_offload_layers N > 0, Megatron-Core --cpu-offloading
+ * through Transformer Engine's cpu_offload.py, OffloadSynchronizer with its default
+ * synchronization for N of the L layers of the stage): per micro-batch, layers 0 .. N-1
+ * of the chunk are offloaded, each as PROG_TASK_COPY tasks on PROG_STREAM_HOST (one
+ * stream for both directions: TE's single offload_stream), of the layer's stored
+ * activations (plan_memory_layer_activations total):
+ *   forward   D2H of layer i after layer i's forward (fwd_step before layer i + 1 starts
+ *             it); the forward of layer L - N + i waits for it (finish_offload_map: the
+ *             compute stream waits for the copy, then the device copy is freed)
+ *   backward  H2D of layer i issued before the backward of layer L - 1 - N + i, after the
+ *             compute issued so far (start_reload_map: offload_stream.wait_stream of the
+ *             current stream); the backward of layer i waits for it (bwd_step waits on
+ *             finish_reload_events).
  * All MoE collectives run on PROG_STREAM_EP with comm PROG_COMM_EP; `pace` = imbalance:
  * the busiest EP rank receives that much more than the mean (over its local experts) and
  * sets the pace. Expert gradients are reduced
@@ -63,6 +76,7 @@ typedef enum {
   PROG_STREAM_PP_SEND,  /* point-to-point sends to neighbouring stages */
   PROG_STREAM_PP_RECV,
   PROG_STREAM_EP,       /* MoE token dispatch / combine (all-to-all, ETP gather/scatter) */
+  PROG_STREAM_HOST,     /* CPU offload copies between the device and host memory */
   PROG_STREAM_N,
 } ProgStream;
 
@@ -81,6 +95,8 @@ typedef enum {
   PROG_TASK_COLL,
   PROG_TASK_SEND,
   PROG_TASK_RECV,
+  PROG_TASK_COPY,       /* a copy over the host link on a copy engine (PROG_STREAM_HOST):
+                         * phase FORWARD device to host, BACKWARD host to device; `bytes` */
 } ProgTaskKind;
 
 /* What a TP all-gather in the backward gathers, where the kind alone does not say. */

@@ -61,6 +61,11 @@ task_name (const ProgProgram *p, const ProgTask *t, char *buf, gsize len)
     case PROG_TASK_RECV:
       g_snprintf (buf, len, "recv from stage %d", t->peer_stage);
       return buf;
+    case PROG_TASK_COPY:
+      g_snprintf (buf, len, "%s layer %d activations",
+                  t->phase == PROG_PHASE_FORWARD ? "offload (device to host)"
+                                                 : "reload (host to device)", t->layer);
+      return buf;
     default:
       return "?";
     }
@@ -114,6 +119,8 @@ append_timeline (GString *s, GHashTable *cache, gboolean *first_p, const ProgPro
         {
           if (k == PROG_STREAM_EP && p->moe.experts <= 0)
             continue;   /* the ep track only where the model has experts */
+          if (k == PROG_STREAM_HOST && p->plan.cpu_offload_layers <= 0)
+            continue;   /* the offload track only where the plan offloads */
           SEP ();
           g_string_append_printf (s, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,"
                                   "\"tid\":%d,\"args\":{\"name\":", pid, k);
@@ -134,7 +141,8 @@ append_timeline (GString *s, GHashTable *cache, gboolean *first_p, const ProgPro
       double ts = tt->start_s * 1e6, dur = MAX (tt->end_s - tt->start_s, 0) * 1e6;
       SEP ();
       g_string_append (s, "{\"ph\":\"X\",\"cat\":");
-      append_str (s, cache, t->kind == PROG_TASK_COMPUTE ? "compute" : prog_comm_name (t->comm));
+      append_str (s, cache, t->kind == PROG_TASK_COMPUTE ? "compute"
+                            : t->kind == PROG_TASK_COPY ? "offload" : prog_comm_name (t->comm));
       g_string_append (s, ",\"name\":");
       append_str (s, cache, task_name (p, t, namebuf, sizeof namebuf));
       g_string_append_printf (s, ",\"pid\":%d,\"tid\":%d,\"ts\":", pid, t->stream);

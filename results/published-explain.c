@@ -131,14 +131,19 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
   if (c->measured_source != NULL)
     g_string_append_printf (s, "  %-20s %-44s    measured %.4g s from %s\n", "measured", "",
                             c->measured_step_s, c->measured_source);
+  /* CPU offload copies, where the plan has them: exposed of busy */
+  g_autofree char *offload = c->predicted && c->predicted_offload_s > 0
+    ? g_strdup_printf (" / offload %.3g of %.3g s copying", c->predicted_exposed_offload_s,
+                       c->predicted_offload_s)
+    : g_strdup ("");
   if (c->predicted)
     g_string_append_printf (s, "  prediction: %.4g s (%+.1f%%); compute %.4g s, bubble %.4g s, "
-                            "exposed tp %.3g / cp %.3g / pp %.3g / dp %.3g s%s\n",
+                            "exposed tp %.3g / cp %.3g / pp %.3g / dp %.3g s%s%s\n",
                             c->predicted_step_s, c->err_pct, c->predicted_compute_s,
                             c->predicted_bubble_s, c->predicted_exposed_s[PROG_COMM_TP],
                             c->predicted_exposed_s[PROG_COMM_CP],
                             c->predicted_exposed_s[PROG_COMM_PP],
-                            c->predicted_exposed_s[PROG_COMM_DP],
+                            c->predicted_exposed_s[PROG_COMM_DP], offload,
                             c->fits ? "" : " (OOM predicted)");
   else if (c->skip_reason != NULL)
     g_string_append_printf (s, "  skipped: %s\n", c->skip_reason);

@@ -1299,6 +1299,7 @@ res_published_case_new_on (const ResCsv *csv, guint row, TopoCluster *on)
   c->predicted_compute_s = c->predicted_bubble_s = NAN;
   for (int k = 0; k < PROG_COMM_N; k++)
     c->predicted_exposed_s[k] = NAN;
+  c->predicted_offload_s = c->predicted_exposed_offload_s = NAN;
   c->published_mfu_pct = NAN;
   for (int k = 0; k < MODEL_FLOPS_N_CONVENTIONS; k++)
     c->predicted_mfu_pct[k] = NAN;
@@ -1358,6 +1359,8 @@ res_published_case_predict (ResPublishedCase *c)
   c->predicted_bubble_s = pred->result->bubble_fraction * t;
   for (int k = 0; k < PROG_COMM_N; k++)
     c->predicted_exposed_s[k] = pred->result->exposed_comm_s[k];
+  c->predicted_offload_s = pred->result->comm_s[SIM_KIND_OFFLOAD];
+  c->predicted_exposed_offload_s = pred->result->exposed_comm_s[SIM_KIND_OFFLOAD];
   return TRUE;
 }
 

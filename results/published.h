@@ -261,6 +261,9 @@ typedef struct {
   double        predicted_compute_s;
   double        predicted_bubble_s;
   double        predicted_exposed_s[PROG_COMM_N];
+  /* CPU offload copies over the host link (sim/simulate.h SIM_KIND_OFFLOAD): busy, and
+   * the part of it compute waited for */
+  double        predicted_offload_s, predicted_exposed_offload_s;
 
   ResPubMoe     moe;                /* the `moe` cell (present FALSE: a dense row) */
   gboolean      held_out;           /* notes carry "[held out": a check row, summarized

@@ -404,6 +404,13 @@ sim_prediction_to_json (const SimPrediction *p, ModelFlopConvention conv, JsonBu
   set_double (b, "compute_s", r->compute_s);
   sim_comm_kinds_to_json (b, "exposed_comm_s", r->exposed_comm_s);
   sim_comm_kinds_to_json (b, "comm_s", r->comm_s);
+  /* CPU offload copies over the host link (plan.cpu_offload_layers > 0 only, so other
+   * plans' JSON is unchanged): busy and exposed, means over stages */
+  if (p->program != NULL && p->program->plan.cpu_offload_layers > 0)
+    {
+      set_double (b, "offload_s", r->comm_s[SIM_KIND_OFFLOAD]);
+      set_double (b, "exposed_offload_s", r->exposed_comm_s[SIM_KIND_OFFLOAD]);
+    }
   set_double (b, "overlap_ratio", r->overlap_ratio);
   json_builder_set_member_name (b, "critical_stage");
   json_builder_add_int_value (b, r->critical_stage);

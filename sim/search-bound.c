@@ -162,6 +162,9 @@ task_s (Costs *c, guint32 id)
           }
       }
       break;
+    case PROG_TASK_COPY:
+      d = sim_cost_host_copy_s (c->cost, t->bytes);
+      break;
     default:
       d = 0;
     }

@@ -99,7 +99,8 @@ typedef struct {
   double            *ready_at;     /* per RECV: when it became its stream's head */
   guint64            n_fired;
   SimHot            *hot;          /* per task: what the event loop reads and writes */
-  gint8             *what;         /* per task: -1 compute, else its ProgCommKind */
+  gint8             *what;         /* per task: -1 compute, else its ProgCommKind, or
+                                    * SIM_KIND_OFFLOAD for a CPU offload copy */
   /* successors (CSR): deps reversed, plus SEND -> RECV */
   guint32           *succ_first;
   guint32           *succ;
@@ -122,6 +123,8 @@ typedef struct {
   GArray            *coll_cache;   /* CollCache */
   GArray            *p2p_cache;    /* P2pCache */
   guint              coll_last[2]; /* the cache entries that answered last (memset: 0) */
+  double             copy_bytes;   /* the CPU offload copy copy_d is the time of */
+  SimDur             copy_d;
   double             slowdown;
   gboolean           zero3;        /* zero3_program: ZeRO-3 layer collectives cost extra */
   guint32            stop_id;      /* run_events pauses after this task's completion event
@@ -288,6 +291,20 @@ p2p_cost (Sim *sim, const ProgTask *t)
   return &g_array_index (sim->p2p_cache, P2pCache, sim->p2p_cache->len - 1).d;
 }
 
+/* A CPU offload copy's time, by bytes (every offloaded layer of a dense model copies the
+ * same; the last shape is kept). */
+static const SimDur *
+copy_cost (Sim *sim, const ProgTask *t)
+{
+  if (sim->copy_bytes != t->bytes)
+    {
+      sim->copy_bytes = t->bytes;
+      sim->copy_d = dur_make (sim, sim->cost != NULL ? sim_cost_host_copy_s (sim->cost, t->bytes)
+                                                     : 0.0);
+    }
+  return &sim->copy_d;
+}
+
 /* A task's duration before any slowdown (a compute kernel running next to a
  * communication kernel takes longer: try_start). */
 static const SimDur *
@@ -302,6 +319,8 @@ task_base_duration (Sim *sim, const ProgTask *t)
       return coll_cost (sim, t);
     case PROG_TASK_SEND:
       return p2p_cost (sim, t);
+    case PROG_TASK_COPY:
+      return copy_cost (sim, t);
     case PROG_TASK_RECV:
     default:
       return &none;
@@ -608,10 +627,24 @@ sim_options_init (SimOptions *opts, const TopoCluster *cluster)
 /* Interval bookkeeping per stage: a sweep over the start and end points of every task.
  * Each stream runs its tasks one after another, so its points are already in time order;
  * a merge of the (at most PROG_STREAM_N) streams replaces a sort. */
+/* The kind idle compute is charged to: the first active one in the order tp, cp, pp,
+ * offload, dp, ep (simulate.h); SIM_KINDS when none is. */
+static inline int
+charged_kind (const int *comm)
+{
+  static const int order[SIM_KINDS] = { PROG_COMM_TP, PROG_COMM_CP, PROG_COMM_PP,
+                                        SIM_KIND_OFFLOAD, PROG_COMM_DP, PROG_COMM_EP };
+  G_STATIC_ASSERT (SIM_KINDS == 6);
+  for (int i = 0; i < SIM_KINDS; i++)
+    if (comm[order[i]] != 0)
+      return order[i];
+  return SIM_KINDS;
+}
+
 static void
 stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_what,
              const SimHot *hot, const guint32 *stream_first, int s, double step,
-             SimStageStats *st, const double snap_t[2], double snap[2][PROG_COMM_N + 1])
+             SimStageStats *st, const double snap_t[2], double snap[2][SIM_KINDS + 1])
 {
   int n_snap = snap_t ? 2 : 0, snap_i = 0;
   const ProgStage *ps = &p->stages[s];
@@ -640,7 +673,7 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
   for (int k = 3; k < PROG_STREAM_N; k++)
     if (STATS_BEFORE (k, rest))
       rest = k;
-  int compute = 0, comm[PROG_COMM_N] = { 0 };
+  int compute = 0, comm[SIM_KINDS] = { 0 };
   double last = 0;
   for (;;)
     {
@@ -656,13 +689,11 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
       for (; snap_i < n_snap && snap_t[snap_i] <= bt; snap_i++)
         {
           double part = MAX (snap_t[snap_i] - last, 0.0);
-          int k = 0;
-          while (k < PROG_COMM_N && comm[k] == 0)
-            k++;
-          for (int j = 0; j < PROG_COMM_N; j++)
+          int k = charged_kind (comm);
+          for (int j = 0; j < SIM_KINDS; j++)
             snap[snap_i][j] = st->exposed_s[j] + (compute == 0 && k == j ? part : 0);
-          snap[snap_i][PROG_COMM_N] = st->bubble_s
-                                      + (compute == 0 && k == PROG_COMM_N ? part : 0);
+          snap[snap_i][SIM_KINDS] = st->bubble_s
+                                    + (compute == 0 && k == SIM_KINDS ? part : 0);
         }
       double dt = bt - last;
       if (dt > 0 && compute == 0)
@@ -670,10 +701,8 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
           /* idle compute is charged to the kind it waits for: TP and CP collectives sit
            * between compute blocks, then pipeline transfers, then DP (which the
            * program overlaps whenever it can) */
-          int k = 0;
-          while (k < PROG_COMM_N && comm[k] == 0)
-            k++;
-          if (k == PROG_COMM_N)
+          int k = charged_kind (comm);
+          if (k == SIM_KINDS)
             st->bubble_s += dt;
           else
             st->exposed_s[k] += dt;
@@ -722,9 +751,9 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
 #undef STATS_BEFORE
   for (; snap_i < n_snap; snap_i++)
     {
-      for (int j = 0; j < PROG_COMM_N; j++)
+      for (int j = 0; j < SIM_KINDS; j++)
         snap[snap_i][j] = st->exposed_s[j];
-      snap[snap_i][PROG_COMM_N] = st->bubble_s;
+      snap[snap_i][SIM_KINDS] = st->bubble_s;
     }
   /* after the stage's last task, until the step ends, the stage waits */
   if (step > last)
@@ -804,11 +833,14 @@ program_setup (Sim *sim)
       guint32 slot = (guint32) t->stage * PROG_STREAM_N + t->stream;
       h->next = G_MAXUINT32;
       h->stage = (guint16) t->stage;
-      h->what = t->kind == PROG_TASK_COMPUTE ? -1 : (gint8) t->comm;
+      h->what = t->kind == PROG_TASK_COMPUTE ? -1
+                : t->kind == PROG_TASK_COPY ? (gint8) SIM_KIND_OFFLOAD : (gint8) t->comm;
       sim->what[i] = h->what;
       const SimDur *d = task_base_duration (sim, t);
       h->base_ps = d->ps;
-      h->kernel = d->s > 0;
+      /* a CPU offload copy runs on a copy engine: no SMs, not a kernel next to which
+       * compute slows (its host-link rate is a few percent of HBM's) */
+      h->kernel = d->s > 0 && t->kind != PROG_TASK_COPY;
       if (h->what < 0)
         {
           h->slow_ps = d->slow_ps;
@@ -954,7 +986,7 @@ aggregate (SimResult *res, const ProgProgram *prog, const TopoCluster *cluster,
         res->critical_stage = s;
       res->compute_s += st->compute_s / prog->n_stages;
       res->bubble_fraction += st->bubble_s / step / prog->n_stages;
-      for (int k = 0; k < PROG_COMM_N; k++)
+      for (int k = 0; k < SIM_KINDS; k++)
         {
           res->comm_s[k] += st->comm_s[k] / prog->n_stages;
           res->exposed_comm_s[k] += st->exposed_s[k] / prog->n_stages;
@@ -1407,13 +1439,13 @@ extended_result (Sim *sim, const SlotBounds *bounds, int extra_periods, double p
       const ProgStage *st = &prog->stages[s];
       SimStageStats *ss = &res->stages[s];
       double snap_t[2] = { tau - period, tau };
-      double snap[2][PROG_COMM_N + 1];
+      double snap[2][SIM_KINDS + 1];
       stage_stats (prog, sim->times, sim->what, sim->hot, sim->stream_first, s, step, ss,
                    snap_t, snap);
       /* one period's work: the stage's tasks that start in [tau - T, tau); times are
        * whole picoseconds, and tasks often start at tau itself: compared half a
        * picosecond early */
-      double compute = 0, comm[PROG_COMM_N] = { 0 }, mf = 0, hf = 0;
+      double compute = 0, comm[SIM_KINDS] = { 0 }, mf = 0, hf = 0;
       const double half_ps = 0.5 / (double) SIM_TIME_PS_PER_S;
       const double from = tau - period - half_ps, until = tau - half_ps;
       guint32 per_period = 0;
@@ -1449,12 +1481,12 @@ extended_result (Sim *sim, const SlotBounds *bounds, int extra_periods, double p
         }
       ss->end_s += d * period;
       ss->compute_s += d * compute;
-      for (int k = 0; k < PROG_COMM_N; k++)
+      for (int k = 0; k < SIM_KINDS; k++)
         {
           ss->comm_s[k] += d * comm[k];
           ss->exposed_s[k] += d * (snap[1][k] - snap[0][k]);
         }
-      ss->bubble_s += d * (snap[1][PROG_COMM_N] - snap[0][PROG_COMM_N]);
+      ss->bubble_s += d * (snap[1][SIM_KINDS] - snap[0][SIM_KINDS]);
       ss->model_flops += d * mf;
       ss->hw_flops += d * hf;
       hw_step += ss->hw_flops;

@@ -41,11 +41,18 @@ void sim_options_init (SimOptions *opts, const TopoCluster *cluster);
 
 typedef ProgTaskTime SimTaskTime;
 
+/* The kinds busy and exposed time is kept by: the ProgCommKinds, then the CPU offload
+ * copies (PROG_TASK_COPY on PROG_STREAM_HOST). Idle compute is charged to the first
+ * active kind in the order tp, cp, pp, offload, dp, ep (a layer's backward waits on its
+ * reload as on a TP collective; DP is overlapped wherever the program can). */
+#define SIM_KIND_OFFLOAD PROG_COMM_N
+#define SIM_KINDS        (PROG_COMM_N + 1)
+
 typedef struct {
   double end_s;                       /* when the stage's last task ends */
   double compute_s;                   /* compute stream busy */
-  double comm_s[PROG_COMM_N];         /* communication busy, by kind */
-  double exposed_s[PROG_COMM_N];      /* ... while compute was idle */
+  double comm_s[SIM_KINDS];           /* communication busy, by kind (SIM_KINDS) */
+  double exposed_s[SIM_KINDS];        /* ... while compute was idle */
   double bubble_s;                    /* compute idle, nothing communicating */
   double model_flops, hw_flops;       /* per rank */
 } SimStageStats;
@@ -60,8 +67,8 @@ typedef struct {
   double peak_flops;                  /* per GPU, of the compute dtype */
   double bubble_fraction;             /* mean stage bubble / step time */
   double compute_s;                   /* mean over stages */
-  double comm_s[PROG_COMM_N];         /* mean over stages */
-  double exposed_comm_s[PROG_COMM_N]; /* mean over stages */
+  double comm_s[SIM_KINDS];           /* mean over stages (SIM_KINDS) */
+  double exposed_comm_s[SIM_KINDS];   /* mean over stages */
   double overlap_ratio;               /* hidden / total communication */
   int    critical_stage;              /* the stage that ends last */
   int    n_stages;

@@ -1617,6 +1617,184 @@ test_pp_scatter_gather (void)
   g_assert_cmpuint (n_tasks[3], ==, n_tasks[2]);
 }
 
+
+/* ---- CPU activation offload (program.h; TE's OffloadSynchronizer) --------------------- */
+
+/* The host link figures: the GB300 preset gives NVLink-C2C 450 GB/s per direction shared
+ * by the 2 GPUs of one Grace, 450 / 2 = 225 GB/s; h100-24k gives none, so the Gen5
+ * default applies: 16 lanes x 32 GT/s x 128/130 / 8 = 63.015 GB/s; a V100 part Gen3:
+ * 16 x 8 x 128/130 / 8 = 15.754 GB/s. */
+static void
+test_offload_host_link (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) gb300 = topo_cluster_lookup ("gb300-nvl72-superpod", &error);
+  g_assert_no_error (error);
+  const char *src = NULL;
+  g_assert_cmpfloat_with_epsilon (sim_cost_host_link_Bps (gb300, &src), 225e9, 1);
+  g_assert_nonnull (strstr (src, "NVLink-C2C"));
+  g_autoptr (TopoCluster) h100 = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (sim_cost_host_link_Bps (h100, &src), 16 * 32e9 * 128 / 130 / 8,
+                                  1);
+  g_assert_nonnull (strstr (src, "Gen5"));
+  g_autoptr (TopoCluster) v100 = topo_cluster_lookup ("dgx-2h-v100-cluster", &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (sim_cost_host_link_Bps (v100, NULL), 16 * 8e9 * 128 / 130 / 8,
+                                  1);
+  /* a device that names its link: 64 GB/s shared by 4 devices -> 16 GB/s each */
+  const char *json = "{\"name\":\"x\",\"device\":{\"name\":\"X\",\"peak_tflops\":{\"bf16\":100},"
+                     "\"hbm_GB\":80,\"host_link_GBps\":64,\"host_link_devices\":4},"
+                     "\"levels\":[{\"name\":\"server\",\"count\":8,\"bw_GBps\":100}]}";
+  g_autoptr (TopoCluster) x = topo_cluster_new_from_data (json, -1, "x.json", &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (sim_cost_host_link_Bps (x, NULL), 16e9, 1);
+  /* no device shares nothing */
+  g_autofree char *bad = g_strdup (json);
+  memcpy (strstr (bad, "\"host_link_devices\":4") + strlen ("\"host_link_devices\":"), "0", 1);
+  g_autoptr (TopoCluster) y = topo_cluster_new_from_data (bad, -1, "bad.json", &error);
+  g_assert_null (y);
+  g_assert_nonnull (error);
+}
+
+/* Offloading N = 3 of the 8 layers of uniform-8 on one GPU, 2 micro-batches: per
+ * micro-batch 3 device-to-host copies (layers 0, 1, 2, each after its forward) and 3
+ * host-to-device copies, each of one layer's stored activations; the forward of layer
+ * 8 - 3 + i waits for copy i, the reload of layer i is issued before the backward of
+ * layer 8 - 1 - 3 + i = 4 + i (after the backward of layer 5 + i), and the backward of
+ * layer i waits for it. */
+static void
+test_offload_program (void)
+{
+  Case c;
+  case_init (&c, NULL);
+  c.plan.world_size = 1;
+  c.plan.global_batch = 2;
+  c.plan.cpu_offload_layers = 3;
+  g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+  const ProgProgram *prog = p->program;
+  PlanMemLayerActs acts;
+  plan_memory_layer_activations (c.model, &p->plan, NULL, &acts);
+  int copies = 0;
+  for (guint i = 0; i < prog->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (prog, i);
+      if (t->kind != PROG_TASK_COPY)
+        continue;
+      copies++;
+      g_assert_cmpint (t->stream, ==, PROG_STREAM_HOST);
+      g_assert_cmpfloat (t->bytes, ==, (double) acts.total);
+      g_assert_cmpint (t->layer, >=, 0);
+      g_assert_cmpint (t->layer, <, 3);
+      const gboolean d2h = t->phase == PROG_PHASE_FORWARD;
+      /* the compute task that waits for it: the forward of layer 5 + i, or the backward
+       * of layer i; and for a reload, it comes after every backward task of layer 5 + i
+       * and before those of layer 4 + i */
+      const int waiter = d2h ? 5 + t->layer : t->layer;
+      gboolean found = FALSE;
+      for (guint j = i + 1; j < prog->tasks->len && !found; j++)
+        {
+          const ProgTask *u = prog_task (prog, j);
+          const guint32 *deps = prog_task_deps (prog, u);
+          for (guint k = 0; k < u->n_deps; k++)
+            if (deps[k] == i)
+              {
+                g_assert_cmpint (u->kind, ==, PROG_TASK_COMPUTE);
+                g_assert_cmpint (u->layer, ==, waiter);
+                g_assert_cmpint (u->mb, ==, t->mb);
+                g_assert_cmpint (u->phase, ==, t->phase);
+                found = TRUE;
+              }
+        }
+      g_assert_true (found);
+      if (!d2h)
+        for (guint j = 0; j < prog->tasks->len; j++)
+          {
+            const ProgTask *u = prog_task (prog, j);
+            if (u->kind != PROG_TASK_COMPUTE || u->phase != PROG_PHASE_BACKWARD
+                || u->mb != t->mb)
+              continue;
+            if (u->layer == 5 + t->layer)
+              g_assert_cmpuint (j, <, i);
+            if (u->layer == 4 + t->layer)
+              g_assert_cmpuint (j, >, i);
+          }
+    }
+  g_assert_cmpint (copies, ==, 2 * 3 * 2);
+  case_clear (&c);
+}
+
+/* With N = L - 1 = 7 there is no window: the forward of layer 1 + i waits for the copy of
+ * layer i, which starts when layer i's forward ends, and the reload of layer i starts
+ * when the backward of layer i + 1 ends and the backward of layer i waits for it. On one
+ * GPU nothing else runs meanwhile, so every copy is exposed: exposed = busy = 2 m N
+ * bytes / 63.015 GB/s (h100-24k: the Gen5 default), and the step is the step without
+ * offload plus that. */
+static void
+test_offload_exposed (void)
+{
+  double step0 = 0;
+  for (int n = 0; n <= 7; n += 7)
+    {
+      Case c;
+      case_init (&c, NULL);
+      c.plan.world_size = 1;
+      c.plan.global_batch = 2;
+      c.plan.cpu_offload_layers = n;
+      g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+      const SimResult *r = p->result;
+      if (n == 0)
+        {
+          step0 = r->step_time_s;
+          g_assert_cmpfloat (r->comm_s[SIM_KIND_OFFLOAD], ==, 0);
+          case_clear (&c);
+          continue;
+        }
+      PlanMemLayerActs acts;
+      plan_memory_layer_activations (c.model, &p->plan, NULL, &acts);
+      const double busy = 2.0 * 2 * 7 * (double) acts.total / (16 * 32e9 * 128 / 130 / 8);
+      g_assert_cmpfloat_with_epsilon (r->comm_s[SIM_KIND_OFFLOAD], busy, 1e-9);
+      g_assert_cmpfloat_with_epsilon (r->exposed_comm_s[SIM_KIND_OFFLOAD], busy, 1e-9);
+      g_assert_cmpfloat_with_epsilon (r->step_time_s, step0 + busy, 1e-9);
+      case_clear (&c);
+    }
+}
+
+/* Llama 3 8B (32 layers), 8 H100s, ZeRO-3, seq 8192, 2 micro-batches, N = 4: a layer's
+ * copy (its ~1.14 GB of stored activations at 63 GB/s: ~18 ms) has 32 - 4 - 1 = 27
+ * layers of forward (~8 ms each) to finish in, and a reload is issued 27 layers of
+ * backward (~16 ms each) before its layer needs it: every copy hides under compute, the
+ * host stream is busy 16 copies x ~18 ms and the step does not change. */
+static void
+test_offload_hidden (void)
+{
+  double step[2];
+  for (int k = 0; k < 2; k++)
+    {
+      Case c;
+      case_init (&c, "llama3-8b");
+      c.plan.world_size = 8;
+      c.plan.sharding = PLAN_SHARD_ZERO3;
+      c.plan.seq_length = 8192;
+      c.plan.global_batch = 16;
+      c.plan.cpu_offload_layers = 4 * k;
+      g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+      step[k] = p->result->step_time_s;
+      if (k == 1)
+        {
+          PlanMemLayerActs acts;
+          plan_memory_layer_activations (c.model, &p->plan, NULL, &acts);
+          const double one = (double) acts.total / (16 * 32e9 * 128 / 130 / 8);
+          g_assert_cmpfloat (one, >, 0.010);
+          g_assert_cmpfloat (one, <, 0.030);
+          g_assert_cmpfloat_with_epsilon (p->result->comm_s[SIM_KIND_OFFLOAD], 16 * one, 1e-9);
+          g_assert_cmpfloat (p->result->exposed_comm_s[SIM_KIND_OFFLOAD], ==, 0);
+        }
+      case_clear (&c);
+    }
+  g_assert_cmpfloat_with_epsilon (step[1], step[0], 1e-12);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1648,5 +1826,9 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/pp-p2p-sync", test_pp_p2p_sync);
   g_test_add_func ("/sim/simulate/pp-p2p-sync-interleaved", test_pp_p2p_sync_interleaved);
   g_test_add_func ("/sim/simulate/pp-scatter-gather", test_pp_scatter_gather);
+  g_test_add_func ("/sim/simulate/offload-host-link", test_offload_host_link);
+  g_test_add_func ("/sim/simulate/offload-program", test_offload_program);
+  g_test_add_func ("/sim/simulate/offload-exposed", test_offload_exposed);
+  g_test_add_func ("/sim/simulate/offload-hidden", test_offload_hidden);
   return g_test_run ();
 }
