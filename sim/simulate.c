@@ -628,17 +628,20 @@ sim_options_init (SimOptions *opts, const TopoCluster *cluster)
  * Each stream runs its tasks one after another, so its points are already in time order;
  * a merge of the (at most PROG_STREAM_N) streams replaces a sort. */
 /* The kind idle compute is charged to: the first active one in the order tp, cp, pp,
- * offload, dp, ep (simulate.h); SIM_KINDS when none is. */
+ * offload, dp, ep (simulate.h); SIM_KINDS when none is. The sweep keeps the active kinds
+ * as bits in that order (kind_bit), so the first is the lowest set bit. */
+static const int charge_order[SIM_KINDS] = { PROG_COMM_TP, PROG_COMM_CP, PROG_COMM_PP,
+                                             SIM_KIND_OFFLOAD, PROG_COMM_DP, PROG_COMM_EP };
+static const guint8 kind_bit[SIM_KINDS] = {
+  [PROG_COMM_TP] = 1u << 0, [PROG_COMM_CP] = 1u << 1, [PROG_COMM_PP] = 1u << 2,
+  [SIM_KIND_OFFLOAD] = 1u << 3, [PROG_COMM_DP] = 1u << 4, [PROG_COMM_EP] = 1u << 5,
+};
+G_STATIC_ASSERT (SIM_KINDS == 6);
+
 static inline int
-charged_kind (const int *comm)
+charged_kind (guint active)
 {
-  static const int order[SIM_KINDS] = { PROG_COMM_TP, PROG_COMM_CP, PROG_COMM_PP,
-                                        SIM_KIND_OFFLOAD, PROG_COMM_DP, PROG_COMM_EP };
-  G_STATIC_ASSERT (SIM_KINDS == 6);
-  for (int i = 0; i < SIM_KINDS; i++)
-    if (comm[order[i]] != 0)
-      return order[i];
-  return SIM_KINDS;
+  return active != 0 ? charge_order[__builtin_ctz (active)] : SIM_KINDS;
 }
 
 static void
@@ -669,12 +672,22 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
 #define STATS_BEFORE(a, b) \
   (next[a] < next[b] || (next[a] == next[b] && at_end[a] && !at_end[b]))
   G_STATIC_ASSERT (PROG_STREAM_COMPUTE == 0 && PROG_STREAM_TP == 1);
-  int rest = 2;
-  for (int k = 3; k < PROG_STREAM_N; k++)
-    if (STATS_BEFORE (k, rest))
-      rest = k;
+  /* the other streams that hold tasks, in stream order (a stream without any never
+   * comes first: its next point is G_MAXDOUBLE, a start); stream 2 stands in when none
+   * does */
+  int others[PROG_STREAM_N], n_others = 0;
+  for (int k = 2; k < PROG_STREAM_N; k++)
+    if (cur[k] != G_MAXUINT32)
+      others[n_others++] = k;
+  int rest = n_others > 0 ? others[0] : 2;
+  for (int i = 1; i < n_others; i++)
+    if (STATS_BEFORE (others[i], rest))
+      rest = others[i];
   int compute = 0, comm[SIM_KINDS] = { 0 };
+  guint active = 0;                 /* kind_bit of the kinds with comm[k] > 0 */
   double last = 0;
+  /* the next snapshot time (+inf when none is left): one compare a point */
+  double snap_next = n_snap > 0 ? snap_t[0] : INFINITY;
   for (;;)
     {
       int best = STATS_BEFORE (1, 0) ? 1 : 0;
@@ -686,14 +699,18 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
       guint32 id = cur[best];
       const SimTaskTime *tt = &times[id];
       /* the steady-state extension's snapshots: bubble and exposure so far at snap_t[i] */
-      for (; snap_i < n_snap && snap_t[snap_i] <= bt; snap_i++)
+      if (G_UNLIKELY (snap_next <= bt))
         {
-          double part = MAX (snap_t[snap_i] - last, 0.0);
-          int k = charged_kind (comm);
-          for (int j = 0; j < SIM_KINDS; j++)
-            snap[snap_i][j] = st->exposed_s[j] + (compute == 0 && k == j ? part : 0);
-          snap[snap_i][SIM_KINDS] = st->bubble_s
-                                    + (compute == 0 && k == SIM_KINDS ? part : 0);
+          for (; snap_i < n_snap && snap_t[snap_i] <= bt; snap_i++)
+            {
+              double part = MAX (snap_t[snap_i] - last, 0.0);
+              int k = charged_kind (active);
+              for (int j = 0; j < SIM_KINDS; j++)
+                snap[snap_i][j] = st->exposed_s[j] + (compute == 0 && k == j ? part : 0);
+              snap[snap_i][SIM_KINDS] = st->bubble_s
+                                        + (compute == 0 && k == SIM_KINDS ? part : 0);
+            }
+          snap_next = snap_i < n_snap ? snap_t[snap_i] : INFINITY;
         }
       double dt = bt - last;
       if (dt > 0 && compute == 0)
@@ -701,7 +718,7 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
           /* idle compute is charged to the kind it waits for: TP and CP collectives sit
            * between compute blocks, then pipeline transfers, then DP (which the
            * program overlaps whenever it can) */
-          int k = charged_kind (comm);
+          int k = charged_kind (active);
           if (k == SIM_KINDS)
             st->bubble_s += dt;
           else
@@ -719,7 +736,11 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
               if (what[best] < 0)
                 compute++, st->compute_s += d;
               else
-                comm[what[best]]++, st->comm_s[what[best]] += d;
+                {
+                  if (comm[what[best]]++ == 0)
+                    active |= kind_bit[what[best]];
+                  st->comm_s[what[best]] += d;
+                }
               at_end[best] = TRUE;
               next[best] = tt->end_s;
             }
@@ -730,8 +751,8 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
         {
           if (what[best] < 0)
             compute--;
-          else
-            comm[what[best]]--;
+          else if (--comm[what[best]] == 0)
+            active &= ~(guint) kind_bit[what[best]];
           at_end[best] = FALSE;
           advance = TRUE;
         }
@@ -742,10 +763,10 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
         }
       if (best >= 2)
         {
-          rest = 2;
-          for (int k = 3; k < PROG_STREAM_N; k++)
-            if (STATS_BEFORE (k, rest))
-              rest = k;
+          rest = others[0];
+          for (int i = 1; i < n_others; i++)
+            if (STATS_BEFORE (others[i], rest))
+              rest = others[i];
         }
     }
 #undef STATS_BEFORE
