@@ -854,27 +854,38 @@ program_setup (Sim *sim)
       guint32 slot = (guint32) t->stage * PROG_STREAM_N + t->stream;
       h->next = G_MAXUINT32;
       h->stage = (guint16) t->stage;
-      h->what = t->kind == PROG_TASK_COMPUTE ? -1
-                : t->kind == PROG_TASK_COPY ? (gint8) SIM_KIND_OFFLOAD : (gint8) t->comm;
-      sim->what[i] = h->what;
-      const SimDur *d = task_base_duration (sim, t);
-      h->base_ps = d->ps;
-      /* a CPU offload copy runs on a copy engine: no SMs, not a kernel next to which
-       * compute slows (its host-link rate is a few percent of HBM's) */
-      h->kernel = d->s > 0 && t->kind != PROG_TASK_COPY;
-      if (h->what < 0)
+      if (t->kind == PROG_TASK_COMPUTE)
         {
+          const SimDur *d = block_cost (sim, t->block);
+          h->what = -1;
+          h->base_ps = d->ps;
           h->slow_ps = d->slow_ps;
           h->kernel = t->host_sync && sim->reissue_ps > 0;
         }
       else
         {
-          h->sms = !h->kernel || t->kind != PROG_TASK_COLL ? 0
-                   : (guint16) MIN (coll_sms[t->comm == PROG_COMM_EP][t->coll][t->axis],
-                                    G_MAXUINT16);
-          h->slot = (guint32) t->stage * PROG_STREAM_N + t->stream;
+          const SimDur *d = task_base_duration (sim, t);
+          h->base_ps = d->ps;
+          h->slot = slot;
           h->stream_bit = (guint8) (1u << t->stream);
+          h->sms = 0;
+          if (t->kind == PROG_TASK_COPY)
+            {
+              /* a CPU offload copy runs on a copy engine: no SMs, not a kernel next to
+               * which compute slows (its host-link rate is a few percent of HBM's) */
+              h->what = (gint8) SIM_KIND_OFFLOAD;
+              h->kernel = FALSE;
+            }
+          else
+            {
+              h->what = (gint8) t->comm;
+              h->kernel = d->s > 0;
+              if (h->kernel && t->kind == PROG_TASK_COLL)
+                h->sms = (guint16) MIN (coll_sms[t->comm == PROG_COMM_EP][t->coll][t->axis],
+                                        G_MAXUINT16);
+            }
         }
+      sim->what[i] = h->what;
       /* a fusable chain (try_start): a communication task (not a RECV, whose start is the
        * SEND's) after one of the same kernel-ness; `fuse` holds its dependencies on that
        * one until the loop below checks that nothing else waits for it */
