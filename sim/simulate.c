@@ -229,11 +229,10 @@ coll_cost (Sim *sim, const ProgTask *t)
   return &g_array_index (sim->coll_cache, CollCache, sim->coll_last[0]).d;
 }
 
-static const SimDur *
-block_cost (Sim *sim, guint32 block)
+/* A block's time, computed on its first task (block_cost is the cached look-up). */
+G_NO_INLINE static const SimDur *
+block_cost_fill (Sim *sim, guint32 block)
 {
-  if (sim->block_s[block].s >= 0)
-    return &sim->block_s[block];
   const ProgProgram *p = sim->prog;
   const ProgBlock *blk = prog_block (p, block);
   double s = 0;
@@ -255,6 +254,14 @@ block_cost (Sim *sim, guint32 block)
     s += sim_cost_moe_host_excess_s (sim->cost, p, blk->phase);
   sim->block_s[block] = dur_make (sim, s);
   return &sim->block_s[block];
+}
+
+static inline const SimDur *
+block_cost (Sim *sim, guint32 block)
+{
+  if (G_LIKELY (sim->block_s[block].s >= 0))
+    return &sim->block_s[block];
+  return block_cost_fill (sim, block);
 }
 
 /* Device of the representative rank of a stage: the rank with all other coordinates 0. */
