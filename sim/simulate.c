@@ -823,8 +823,8 @@ program_setup (Sim *sim)
    * sends fall in the compute, which in a pipeline with uneven stages shifts a little
    * every period, so the timeline never repeats exactly and the steady state
    * (sim/predict.c) cannot extend it (Llama-3 405B 7 + 14 x 8 + 7: 469,262 events in
-   * place of 86,374) */
-  int coll_sms[2][PLAN_COLL_N][PLAN_AXIS_N_GROUPS] = { { { 0 } } };
+   * place of 86,374); kept as the task's field takes it */
+  guint16 coll_sms[2][PLAN_COLL_N][PLAN_AXIS_N_GROUPS] = { { { 0 } } };
   const gboolean sms_known = sim->cost != NULL && sim_cost_sms_slowdown (sim->cost, 1) > 0;
   if (sms_known)
     {
@@ -832,9 +832,12 @@ program_setup (Sim *sim)
       for (int k = 0; k < PLAN_COLL_N; k++)
         for (int a = 0; a < PLAN_AXIS_N_GROUPS; a++)
           {
-            coll_sms[0][k][a] = sim_cost_coll_sms (sim->cost, (PlanColl) k, (PlanAxis) a,
-                                                   prog->plan.tp_comm_overlap);
-            coll_sms[1][k][a] = flex ? sim_cost_ep_sms (sim->cost) : coll_sms[0][k][a];
+            int sms = sim_cost_coll_sms (sim->cost, (PlanColl) k, (PlanAxis) a,
+                                         prog->plan.tp_comm_overlap);
+            coll_sms[0][k][a] = (guint16) MIN (sms, G_MAXUINT16);
+            if (flex)
+              sms = sim_cost_ep_sms (sim->cost);
+            coll_sms[1][k][a] = (guint16) MIN (sms, G_MAXUINT16);
           }
     }
   g_autofree guint32 *stream_last = g_new (guint32, n_slots);
@@ -888,8 +891,7 @@ program_setup (Sim *sim)
               h->what = (gint8) t->comm;
               h->kernel = d->s > 0;
               if (h->kernel && t->kind == PROG_TASK_COLL)
-                h->sms = (guint16) MIN (coll_sms[t->comm == PROG_COMM_EP][t->coll][t->axis],
-                                        G_MAXUINT16);
+                h->sms = coll_sms[t->comm == PROG_COMM_EP][t->coll][t->axis];
             }
         }
       sim->what[i] = h->what;
