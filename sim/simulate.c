@@ -676,6 +676,9 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
   /* The earliest next point is the least (time, start after end, stream) over the
    * streams. Compute and TP hold most points: the least of the other streams is kept
    * and found again only when one of them moves on, so a point compares three. */
+/* (one integer key per stream, the time's bits shifted up with the start flag below, took
+ * a twentieth fewer instructions here but made a prediction 14% slower: measured, not
+ * traced) */
 #define STATS_BEFORE(a, b) \
   (next[a] < next[b] || (next[a] == next[b] && at_end[a] && !at_end[b]))
   G_STATIC_ASSERT (PROG_STREAM_COMPUTE == 0 && PROG_STREAM_TP == 1);
