@@ -211,6 +211,62 @@ bridge (Costs *c, guint32 prev, guint32 next)
 }
 
 static gboolean
+is_comm (const ProgTask *t)
+{
+  return t->kind == PROG_TASK_COLL || t->kind == PROG_TASK_SEND || t->kind == PROG_TASK_COPY;
+}
+
+/* Term (4): the idle time forced on the compute stream between two compute units (one
+ * micro-batch's forward or backward through one chunk). Unit A ends with compute task a,
+ * unit B starts with compute task b. If a communication task X depends on a, and b
+ * depends on a communication task D of the same stream that comes after X in program
+ * order (a higher index), then, as the stream runs its tasks one at a time in program
+ * order, D starts after X ends, X after a ends, and b after D ends:
+ *   start (b) - end (a) >= dur (X) + dur (D).
+ * With sequence parallelism this is the reduce-scatter that ends A's last block followed
+ * on the TP stream by the all-gather that begins B's first block; the in-unit bridges of
+ * (2) never count it (a and b lie in different units). Per boundary the best stream and
+ * pair are taken; the shortest over the reduced program's boundaries is charged to every
+ * boundary of the full program (the reduced program has every unit of the stage, in the
+ * same order within a micro-batch, and the middle micro-batches repeat its pairs). The
+ * coarse bound keeps to the TP and CP streams (the same in every member of its group). */
+static double
+unit_gap (Costs *c, const GArray *gaps, gboolean tp_cp_only)
+{
+  double least = -1;
+  for (guint g = 0; g < gaps->len && least != 0; g++)
+    {
+      const guint32 *ab = (const guint32 *) gaps->data + 2 * g;
+      guint32 a = ab[0], b = ab[1];
+      const ProgTask *tb = prog_task (c->prog, b);
+      const guint32 *bdeps = prog_task_deps (c->prog, tb);
+      double best = 0;
+      for (guint32 x = a + 1; x < b; x++)
+        {
+          const ProgTask *tx = prog_task (c->prog, x);
+          if (!is_comm (tx))
+            continue;
+          if (tp_cp_only && tx->stream != PROG_STREAM_TP && tx->stream != PROG_STREAM_CP)
+            continue;
+          const guint32 *xdeps = prog_task_deps (c->prog, tx);
+          gboolean after_a = FALSE;
+          for (guint32 k = 0; k < tx->n_deps && !after_a; k++)
+            after_a = xdeps[k] == a;
+          if (!after_a)
+            continue;
+          for (guint32 k = 0; k < tb->n_deps; k++)
+            {
+              const ProgTask *td = prog_task (c->prog, bdeps[k]);
+              if (bdeps[k] > x && is_comm (td) && td->stream == tx->stream)
+                best = MAX (best, task_s (c, x) + task_s (c, bdeps[k]));
+            }
+        }
+      least = least < 0 ? best : MIN (least, best);
+    }
+  return MAX (least, 0.0);
+}
+
+static gboolean
 same_unit (const ProgTask *a, const ProgTask *b)
 {
   gboolean ab = a->phase != PROG_PHASE_FORWARD, bb = b->phase != PROG_PHASE_FORWARD;
@@ -314,11 +370,14 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, gboolean compute_on
       for (guint k = 0; k < prog->blocks->len; k++)
         c.bc[k] = -1;
       int last_mb = m_r - 1, mid_mb = m_r >= 3 ? 1 : -2;
+      g_autoptr (GArray) gaps = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
       for (int st = 0; st < n; st++)
         {
           const ProgStage *stage = &prog->stages[st];
           gboolean first_seen = FALSE, per_step_seen = FALSE;
           gint64 prev = -1, last_compute = -1;
+          double gaps_y = 0;             /* unit boundaries per micro-batch */
+          g_array_set_size (gaps, 0);
           for (guint32 i = stage->first; i < stage->first + stage->n_tasks; i++)
             {
               const ProgTask *t = prog_task (prog, i);
@@ -349,6 +408,13 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, gboolean compute_on
                   const ProgTask *pt = prog_task (prog, (guint32) prev);
                   if (t->mb < 0 || same_unit (pt, t))
                     br = bridge (&c, (guint32) prev, i);
+                  else if (pt->mb >= 0)
+                    {
+                      guint32 g[2] = { (guint32) prev, i };
+                      g_array_append_val (gaps, g);
+                      if (t->mb == mid_mb)
+                        gaps_y += 1;
+                    }
                 }
               prev = i;
               in->cx[st] += d + br;
@@ -367,6 +433,10 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, gboolean compute_on
               if (t->mb == last_mb && t->chunk == 0 && t->phase == PROG_PHASE_BACKWARD)
                 in->b[st] += d;
             }
+          /* (4) between two compute units: the shortest gap seen, at every boundary */
+          double gap = unit_gap (&c, gaps, compute_only);
+          in->cx[st] += gap * gaps->len;
+          in->cy[st] += gap * gaps_y;
           /* the last micro-batch task of the stage must be chunk 0's backward */
           for (guint32 i = stage->first + stage->n_tasks; i-- > stage->first;)
             {
