@@ -635,20 +635,24 @@ sim_options_init (SimOptions *opts, const TopoCluster *cluster)
  * Each stream runs its tasks one after another, so its points are already in time order;
  * a merge of the (at most PROG_STREAM_N) streams replaces a sort. */
 /* The kind idle compute is charged to: the first active one in the order tp, cp, pp,
- * offload, dp, ep (simulate.h); SIM_KINDS when none is. The sweep keeps the active kinds
- * as bits in that order (kind_bit), so the first is the lowest set bit. */
+ * offload, dp, ep (simulate.h); none: the bubble. The sweep counts and sums by rank in
+ * that order (kind_rank), so the first active kind is the first nonzero count, which is
+ * usually the first one looked at (TP). */
 static const int charge_order[SIM_KINDS] = { PROG_COMM_TP, PROG_COMM_CP, PROG_COMM_PP,
                                              SIM_KIND_OFFLOAD, PROG_COMM_DP, PROG_COMM_EP };
-static const guint8 kind_bit[SIM_KINDS] = {
-  [PROG_COMM_TP] = 1u << 0, [PROG_COMM_CP] = 1u << 1, [PROG_COMM_PP] = 1u << 2,
-  [SIM_KIND_OFFLOAD] = 1u << 3, [PROG_COMM_DP] = 1u << 4, [PROG_COMM_EP] = 1u << 5,
+static const gint8 kind_rank[SIM_KINDS] = {
+  [PROG_COMM_TP] = 0, [PROG_COMM_CP] = 1, [PROG_COMM_PP] = 2,
+  [SIM_KIND_OFFLOAD] = 3, [PROG_COMM_DP] = 4, [PROG_COMM_EP] = 5,
 };
 G_STATIC_ASSERT (SIM_KINDS == 6);
 
 static inline int
-charged_kind (guint active)
+charged_rank (const int *comm)
 {
-  return active != 0 ? charge_order[__builtin_ctz (active)] : SIM_KINDS;
+  int r = 0;
+  while (r < SIM_KINDS && comm[r] == 0)
+    r++;
+  return r;
 }
 
 static void
@@ -664,7 +668,7 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
 
   guint32 cur[PROG_STREAM_N];       /* the stream's current task, G_MAXUINT32 when done */
   gboolean at_end[PROG_STREAM_N];   /* next point of the stream is its task's end */
-  gint8 what[PROG_STREAM_N];        /* -1 compute, else the comm kind (set per task) */
+  gint8 what[PROG_STREAM_N];        /* -1 compute, else the kind's rank (set per task) */
   double next[PROG_STREAM_N];       /* the stream's next point; G_MAXDOUBLE when done */
   for (int k = 0; k < PROG_STREAM_N; k++)
     {
@@ -693,8 +697,9 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
   for (int i = 1; i < n_others; i++)
     if (STATS_BEFORE (others[i], rest))
       rest = others[i];
+  /* by rank (kind_rank): running tasks, busy and exposed time */
   int compute = 0, comm[SIM_KINDS] = { 0 };
-  guint active = 0;                 /* kind_bit of the kinds with comm[k] > 0 */
+  double busy[SIM_KINDS] = { 0 }, exposed[SIM_KINDS] = { 0 };
   double last = 0;
   /* the next snapshot time (+inf when none is left): one compare a point */
   double snap_next = n_snap > 0 ? snap_t[0] : INFINITY;
@@ -714,9 +719,9 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
           for (; snap_i < n_snap && snap_t[snap_i] <= bt; snap_i++)
             {
               double part = MAX (snap_t[snap_i] - last, 0.0);
-              int k = charged_kind (active);
+              int k = charged_rank (comm);
               for (int j = 0; j < SIM_KINDS; j++)
-                snap[snap_i][j] = st->exposed_s[j] + (compute == 0 && k == j ? part : 0);
+                snap[snap_i][charge_order[j]] = exposed[j] + (compute == 0 && k == j ? part : 0);
               snap[snap_i][SIM_KINDS] = st->bubble_s
                                         + (compute == 0 && k == SIM_KINDS ? part : 0);
             }
@@ -728,11 +733,11 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
           /* idle compute is charged to the kind it waits for: TP and CP collectives sit
            * between compute blocks, then pipeline transfers, then DP (which the
            * program overlaps whenever it can) */
-          int k = charged_kind (active);
+          int k = charged_rank (comm);
           if (k == SIM_KINDS)
             st->bubble_s += dt;
           else
-            st->exposed_s[k] += dt;
+            exposed[k] += dt;
         }
       last = MAX (last, bt);
       double d = tt->end_s - tt->start_s;
@@ -742,15 +747,11 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
           st->end_s = MAX (st->end_s, tt->end_s);
           if (d > 0)
             {
-              what[best] = task_what[id];
+              what[best] = task_what[id] < 0 ? -1 : kind_rank[task_what[id]];
               if (what[best] < 0)
                 compute++, st->compute_s += d;
               else
-                {
-                  if (comm[what[best]]++ == 0)
-                    active |= kind_bit[what[best]];
-                  st->comm_s[what[best]] += d;
-                }
+                comm[what[best]]++, busy[what[best]] += d;
               at_end[best] = TRUE;
               next[best] = tt->end_s;
             }
@@ -761,8 +762,8 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
         {
           if (what[best] < 0)
             compute--;
-          else if (--comm[what[best]] == 0)
-            active &= ~(guint) kind_bit[what[best]];
+          else
+            comm[what[best]]--;
           at_end[best] = FALSE;
           advance = TRUE;
         }
@@ -780,6 +781,11 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
         }
     }
 #undef STATS_BEFORE
+  for (int j = 0; j < SIM_KINDS; j++)
+    {
+      st->comm_s[charge_order[j]] = busy[j];
+      st->exposed_s[charge_order[j]] = exposed[j];
+    }
   for (; snap_i < n_snap; snap_i++)
     {
       for (int j = 0; j < SIM_KINDS; j++)
