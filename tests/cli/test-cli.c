@@ -167,6 +167,10 @@ test_show_framework_host_ops (void)
   g_assert_nonnull (strstr (r.out, "cp.merge                     fp32_per_step "
                                    "torch/distributed/tensor/experimental/_attention.py"));
   g_assert_nonnull (strstr (r.out, "cp.kv_heads                  repeated   torchtitan"));
+  /* and why its CP attention is the FA2 class (torchtitan.json "sources" "attention"): the
+   * train context pins SDPA to the flash and memory-efficient backends under CP */
+  g_assert_nonnull (strstr (r.out, "sdpa_kernel([SDPBackend.FLASH_ATTENTION, "
+                                   "SDPBackend.EFFICIENT_ATTENTION]) around context_parallel"));
   run_result_clear (&r);
 }
 
