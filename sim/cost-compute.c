@@ -385,6 +385,23 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
   if (lowp && fwd && c->opts.fp8_weight_cast_bytes > 0 && c->mem_Bps > 0)
     cast += g * c->opts.fp8_weight_cast_bytes * k * n / c->mem_Bps;
   double t = roofline (c, flops, c->peak_flops[d] * eff, bytes) + cast;
+  /* A grouped GEMM the stack issues as one GEMM per expert (TE GroupedLinear: its
+   * general_grouped_gemm hands nvte_multi_tensor_gemm one cuBLASLt matmul per local expert,
+   * transformer_engine/pytorch/csrc/extensions/gemm.cpp te_general_grouped_gemm) puts g
+   * kernels on the GPU where the roofline above counts one; on the passes that quantize A
+   * (lowp, a_cast) TE's split_quantize quantizes each expert's part apart, one to three
+   * kernels each by recipe (sim_cost_moe_quant_launches; delayed scaling's fused
+   * multi-tensor cast is one launch for all experts, as a dense GEMM's one cast, which the
+   * roofline does not count either): (g - 1) x (1 + q) kernels more than a dense GEMM,
+   * each at the stack's per-kernel figure */
+  if (g > 1 && c->opts.moe_grouped_per_expert)
+    {
+      const double q = lowp && a_cast
+                         ? sim_cost_moe_quant_launches (c->opts.fp8_scaling,
+                                                        store == TOPO_DTYPE_FP4)
+                         : 0.0;
+      t += (g - 1.0) * (1.0 + q) * c->opts.launch_overhead_s;
+    }
   /* A grouped GEMM the stack issues as one launch per expert (TE GroupedLinear): after
    * the dispatcher's host sync the host cannot run ahead, so the b calls take the host
    * b x its GEMM call (moe_gemm_call_s) when the GEMMs are shorter than that, plus, where the

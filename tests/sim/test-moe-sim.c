@@ -210,11 +210,13 @@ test_search_space (void)
  *    with FP8 in the forward (each expert's weight cast): the FP8 forward costs
  *    16 x (33.4 + 15) = 774.4 us;
  *  - the backward has no sync: with the stack's per-pass host figures
- *    (moe_expert_host_s) its data and weight gradients cost their GPU time, the same as
- *    the one-kernel figure of a stack without per-expert launches, and the host's calls
- *    count against the whole pass (test_host_excess); without those figures they keep the
- *    per-GEMM floor, the weight gradient 16 x (33.4 + 15) = 774.4 us (each expert's wgrad
- *    buffer), the data gradient 16 x 33.4 = 534.4 us;
+ *    (moe_expert_host_s) its data and weight gradients cost their GPU time, the
+ *    one-kernel figure of a stack without per-expert launches and 15 kernels more (the
+ *    16 cuBLAS GEMMs where one kernel is counted, 1 us each, the stack's kernel_overhead;
+ *    bf16, so no quantize kernels), and the host's calls count against the whole pass
+ *    (test_host_excess); without those figures they keep the per-GEMM floor, the weight
+ *    gradient 16 x (33.4 + 15) = 774.4 us (each expert's wgrad buffer), the data gradient
+ *    16 x 33.4 = 534.4 us;
  *  - the same op as one GEMM launch (a stack without per-expert launches) costs its GPU
  *    time, below 64 us; the default plan (megatron-core) prices the sync op at 5 us, a
  *    stack without the sync at 0. */
@@ -250,10 +252,11 @@ test_host_costs (void)
   w.m = 2048, w.n = 1536, w.k = 256;
   dg.name = "expert_up_dgrad";
   dg.m = 256, dg.n = 2048, dg.k = 1536;
+  g_assert_cmpfloat (o.launch_overhead_s, ==, 1e-6);
   const double wgrad_pass = sim_cost_op_s (cost, &w, TOPO_DTYPE_BF16, TRUE);
   const double dgrad_pass = sim_cost_op_s (cost, &dg, TOPO_DTYPE_BF16, TRUE);
-  g_assert_cmpfloat (wgrad_pass, <, 64e-6);
-  g_assert_cmpfloat (dgrad_pass, <, 64e-6);
+  g_assert_cmpfloat (wgrad_pass, <, 64e-6 + 15e-6);
+  g_assert_cmpfloat (dgrad_pass, <, 64e-6 + 15e-6);
   sim_cost_free (cost);
   SimCostOptions np = o;
   for (int i = 0; i < 2; i++)
@@ -275,8 +278,10 @@ test_host_costs (void)
   o.moe_host_sync_s = 0;
   cost = sim_cost_new (c, NULL, &o);
   double one = sim_cost_op_s (cost, &g, TOPO_DTYPE_BF16, FALSE);
-  g_assert_cmpfloat (sim_cost_op_s (cost, &w, TOPO_DTYPE_BF16, TRUE), ==, wgrad_pass);
-  g_assert_cmpfloat (sim_cost_op_s (cost, &dg, TOPO_DTYPE_BF16, TRUE), ==, dgrad_pass);
+  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &w, TOPO_DTYPE_BF16, TRUE) + 15e-6 - wgrad_pass),
+                     <, 1e-15);
+  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &dg, TOPO_DTYPE_BF16, TRUE) + 15e-6 - dgrad_pass),
+                     <, 1e-15);
   g_test_message ("16-expert grouped GEMM: %.1f us as 16 host calls, %.1f us as one kernel",
                   grouped * 1e6, one * 1e6);
   g_assert_cmpfloat (one, <, 64e-6);
@@ -318,6 +323,65 @@ test_host_costs (void)
   g_assert_false (tt->moe_dispatch_host_sync);
   g_assert_false (tt->moe_grouped_gemm_per_expert);
   g_assert_false (tt->moe_expert_eager_op);
+}
+
+/* The GPU side of a grouped GEMM issued per expert (TE GroupedLinear: one cuBLAS GEMM per
+ * local expert, and with FP8 on the passes that quantize A, TE's split_quantize per
+ * expert): a backward op of the megatron-core stack on h100-24k, which has the per-pass
+ * host figures, so it costs its GPU time with no per-GEMM host floor. 16 experts of 256
+ * tokens, Qwen3-30B-A3B's fc1 (m 256, n 2048, k 1536 for the data gradient; m 2048,
+ * n 1536, k 256 for the weight gradient), against the same op as one kernel (a stack
+ * without per-expert launches), at the stack's 1 us per kernel:
+ *  - bf16: 15 GEMM kernels more, 15 us, data and weight gradient alike;
+ *  - FP8 data gradient (it quantizes its output gradient, A): 15 GEMMs and per expert the
+ *    recipe's quantize kernels, where the one-kernel op counts one cast as a dense GEMM
+ *    does (none apart): delayed scaling 0 (one fused multi-tensor cast), so 15 x (1 + 0)
+ *    = 15 us; MXFP8 1, 15 x 2 = 30 us; current scaling 3 (amax, scale, cast), 15 x 4 =
+ *    60 us;
+ *  - FP8 weight gradient: reads the transposed copies the other passes wrote (casts per
+ *    operand), so it quantizes nothing: 15 us under every recipe. */
+static void
+test_grouped_launches (void)
+{
+  g_autoptr (TopoCluster) c = h100 ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", &error);
+  g_assert_no_error (error);
+  ModelOp dg, w;
+  memset (&dg, 0, sizeof dg);
+  dg.name = "expert_up_dgrad";
+  dg.kind = MODEL_OP_GEMM;
+  dg.m = 256, dg.n = 2048, dg.k = 1536, dg.b = 16;
+  dg.fwd_flops = 2.0 * 256 * 2048 * 1536 * 16;
+  w = dg;
+  w.name = "expert_up_wgrad";
+  w.m = 2048, w.n = 1536, w.k = 256;
+  const FwScaling recipes[3] = { FW_SCALING_DELAYED, FW_SCALING_BLOCK, FW_SCALING_CURRENT };
+  const double dgrad_fp8_extra[3] = { 15e-6, 30e-6, 60e-6 };
+  for (int r = 0; r < 3; r++)
+    {
+      SimCostOptions o;
+      sim_cost_options_init_stack (&o, c, mc);
+      g_assert_true (o.moe_grouped_per_expert);
+      g_assert_cmpfloat (o.moe_expert_host_s[1], >, 0.0);
+      g_assert_cmpfloat (o.launch_overhead_s, ==, 1e-6);
+      o.fp8_scaling = recipes[r];
+      SimCostOptions one = o;
+      one.moe_grouped_per_expert = FALSE;
+      SimCost *per = sim_cost_new (c, NULL, &o), *single = sim_cost_new (c, NULL, &one);
+      const TopoDtype dts[2] = { TOPO_DTYPE_BF16, TOPO_DTYPE_FP8 };
+      for (int i = 0; i < 2; i++)
+        {
+          const double d = sim_cost_op_s (per, &dg, dts[i], TRUE)
+                           - sim_cost_op_s (single, &dg, dts[i], TRUE);
+          const double wd = sim_cost_op_s (per, &w, dts[i], TRUE)
+                            - sim_cost_op_s (single, &w, dts[i], TRUE);
+          g_assert_cmpfloat (fabs (d - (i == 0 ? 15e-6 : dgrad_fp8_extra[r])), <, 1e-12);
+          g_assert_cmpfloat (fabs (wd - 15e-6), <, 1e-12);
+        }
+      sim_cost_free (per);
+      sim_cost_free (single);
+    }
 }
 
 /* The host's issue time of an MoE layer (frameworks/presets megatron-core.json
@@ -932,6 +996,7 @@ main (int argc, char **argv)
   g_test_add_func ("/moe-sim/host-excess", test_host_excess);
   g_test_add_func ("/moe-sim/host-excess-split", test_host_excess_split);
   g_test_add_func ("/moe-sim/quant-launches", test_quant_launches);
+  g_test_add_func ("/moe-sim/grouped-launches", test_grouped_launches);
   g_test_add_func ("/moe-sim/a2a-overlap", test_a2a_overlap);
   g_test_add_func ("/moe-sim/a2a-overlap-deepep-sms", test_a2a_overlap_deepep_sms);
   g_test_add_func ("/moe-sim/a2a-overlap-steady", test_a2a_overlap_steady);
