@@ -225,6 +225,7 @@ sim_cost_comm_init (SimCost *c, const PlanLayout *layout)
   curves_init (c);
   for (guint l = 0; l < n_levels; l++)
     c->p2p_curve[l] = nearest_curve (c, PLAN_COLL_SEND_RECV, 2, l);
+  c->host_link_Bps = sim_cost_host_link_Bps (cl, NULL);   /* once, not per copy */
   c->has_layout = layout != NULL;
   if (layout != NULL)
     for (int a = 0; a < PLAN_AXIS_N_GROUPS; a++)
@@ -373,61 +374,19 @@ sim_cost_p2p_s (const SimCost *c, guint64 dev_a, guint64 dev_b, double bytes)
 
 /* ---- the host link (CPU offload copies) ---------------------------------------------- */
 
-/* PCIe per direction for an x16 slot: lanes x transfer rate x 128/130 (the 128b/130b
- * encoding of Gen3 and later) / 8 bits: Gen5 32 GT/s -> 63.0 GB/s, Gen4 16 GT/s -> 31.5,
- * Gen3 8 GT/s -> 15.75 (PCI-SIG base specification rates: D). The link rate; a
- * cudaMemcpyAsync from pinned memory reaches a little less, which is not modelled. */
-#define PCIE_X16_GBPS(gts) (16.0 * (gts) * 128.0 / 130.0 / 8.0)
-
 double
 sim_cost_host_link_Bps (const TopoCluster *cluster, const char **source)
 {
-  const char *src = NULL;
-  double bps = 0;
   const TopoDevice *d = cluster != NULL ? &cluster->device : NULL;
-  if (d != NULL && d->host_link_Bps > 0)
-    {
-      bps = d->host_link_Bps / MAX (d->host_link_devices, 1u);
-      src = d->sources != NULL ? g_hash_table_lookup (d->sources, "host_link_GBps") : NULL;
-      if (src == NULL)
-        src = "the cluster's device.host_link_GBps / host_link_devices";
-    }
-  else
-    {
-      g_autofree char *name = g_ascii_strdown (d != NULL && d->name != NULL ? d->name : "", -1);
-      if (strstr (name, "gb200") != NULL || strstr (name, "gb300") != NULL
-          || strstr (name, "gh200") != NULL)
-        {
-          /* Grace superchips: NVLink-C2C 900 GB/s bidirectional; GB200/GB300 put 2 GPUs
-           * on one Grace (36 Grace CPUs per 72-GPU rack, hardware.md A2), GH200 one */
-          bps = 450e9 / (strstr (name, "gh200") != NULL ? 1 : 2);
-          src = "default for Grace superchips: NVLink-C2C 900 GB/s bidirectional = 450 GB/s "
-                "per direction (NVIDIA Grace Hopper / Grace Blackwell pages, U), shared by "
-                "the GPUs of one Grace (2 on GB200/GB300: 36 Grace per 72 GPUs, hardware.md A2)";
-        }
-      else if (strstr (name, "v100") != NULL)
-        {
-          bps = PCIE_X16_GBPS (8) * 1e9;
-          src = "default for V100: PCIe Gen3 x16, 8 GT/s x 16 x 128/130 / 8 = 15.75 GB/s per "
-                "direction (PCI-SIG rates, D)";
-        }
-      else if (strstr (name, "a100") != NULL || strstr (name, "l40") != NULL
-               || strstr (name, "mi250") != NULL || d == NULL || d->name == NULL)
-        {
-          bps = PCIE_X16_GBPS (16) * 1e9;
-          src = "default for PCIe Gen4 parts (A100, L40S, MI250): x16, 16 GT/s x 16 x 128/130 "
-                "/ 8 = 31.5 GB/s per direction (PCI-SIG rates, D)";
-        }
-      else
-        {
-          bps = PCIE_X16_GBPS (32) * 1e9;
-          src = "default for PCIe Gen5 hosts (H100, H200, H20, B200, B300, MI300X and later): "
-                "x16, 32 GT/s x 16 x 128/130 / 8 = 63 GB/s per direction (PCI-SIG rates, D)";
-        }
-    }
+  if (d == NULL || !(d->host_link_Bps > 0))
+    return sim_cost_default_host_link (cluster, source);   /* by device row (cost.c) */
   if (source != NULL)
-    *source = src;
-  return bps;
+    {
+      *source = d->sources != NULL ? g_hash_table_lookup (d->sources, "host_link_GBps") : NULL;
+      if (*source == NULL)
+        *source = "the cluster's device.host_link_GBps / host_link_devices";
+    }
+  return d->host_link_Bps / MAX (d->host_link_devices, 1u);
 }
 
 double
@@ -436,7 +395,7 @@ sim_cost_host_copy_s (const SimCost *c, double bytes)
   g_return_val_if_fail (c != NULL, 0.0);
   if (c->opts.free_comm || !(bytes > 0))
     return 0.0;
-  return bytes / sim_cost_host_link_Bps (c->cluster, NULL);
+  return bytes / c->host_link_Bps;
 }
 
 /* ---- SMs held by communication kernels ------------------------------------------------ */

@@ -59,12 +59,16 @@ struct SimCost {
   /* Added after the fields above: every compute op's time x this (sim/cost-cpu.c); 1
    * except on a CPU host whose ranks time-share their cores unlike the calibration's */
   double              cpu_time_scale;
+  double              host_link_Bps;           /* sim_cost_host_link_Bps, per GPU */
 };
 
 /* cost-compute.c */
 void   sim_cost_compute_init (SimCost *c);
 /* cost-cpu.c: c->cpu_time_scale */
 void   sim_cost_cpu_init (SimCost *c);
+/* cost.c: the host link by the device's row (architecture, Grace), where the preset
+ * gives none; *source its derivation */
+double sim_cost_default_host_link (const TopoCluster *cluster, const char **source);
 /* cost-comm.c */
 void   sim_cost_comm_init    (SimCost *c, const PlanLayout *layout);
 void   sim_cost_curve_free   (gpointer curve);

@@ -114,11 +114,16 @@ typedef struct {
   const char *name_part;   /* matched case-insensitively in the device name; first wins */
   double      fp8_eff;     /* MAMF FP8 / dense FP8 peak, hardware.md A4 [MAMF]; 0 = none */
   Arch        arch;
+  /* the host link where the preset names none (sim_cost_default_host_link):
+   * grace_gpus > 0: NVLink-C2C of one Grace CPU shared by that many GPUs; otherwise PCIe
+   * x16 of generation pcie_gen, 0 = the architecture's (Ampere 4, later 5) */
+  guint8      grace_gpus;
+  guint8      pcie_gen;
 } DeviceRow;
 
 /* Longer names first: "GH200" before "H200", "GB200" before "B200". */
 static const DeviceRow device_rows[] = {
-  { "GH200", 1535.0 / 1978.9, ARCH_HOPPER },   /* 77.6% */
+  { "GH200", 1535.0 / 1978.9, ARCH_HOPPER, 1 },   /* 77.6%; one GPU per Grace */
   /* GB300: no FP8 measurement; its BF16 GEMM at the rated 1,400 W reaches 2,174 of 2,500
    * (topology/presets/gb300-nvl72-superpod gemm_efficiency: facebookexperimental/triton
    * PR 2023), and FP8 keeps GB200's FP8-to-BF16 MAMF ratio (3,615.6 / 5,000 over 1,822 /
@@ -126,8 +131,9 @@ static const DeviceRow device_rows[] = {
    * measures as B200 (MAMF BF16 1,769 / 2,250 = 78.6%, FP8 3,353.3 / 4,500 = 74.5%
    * against B200's 1,745 and 3,432.5: [MAMF] table, revision after hardware.md's, "same
    * as B200"): the gain is the NVL72 part's power, which GB200 (1,200 W) lacks */
-  { "GB300", 2174.0 / 2500.0 * (3615.6 / 5000.0) / (1822.0 / 2500.0), ARCH_BLACKWELL },
-  { "GB200", 3615.6 / 5000.0, ARCH_BLACKWELL }, /* 72.3% */
+  { "GB300", 2174.0 / 2500.0 * (3615.6 / 5000.0) / (1822.0 / 2500.0), ARCH_BLACKWELL, 2 },
+  /* 72.3%; GB200 and GB300 put 2 GPUs on one Grace (36 Grace per 72 GPUs, hardware.md A2) */
+  { "GB200", 3615.6 / 5000.0, ARCH_BLACKWELL, 2 },
   { "B300", 3353.3 / 4500.0, ARCH_BLACKWELL },  /* 74.5%, [MAMF] (revision above) */
   { "B200", 3432.5 / 4500.0, ARCH_BLACKWELL },  /* 76.3% */
   { "H100", 1402.6 / 1978.9, ARCH_HOPPER },     /* 70.9% */
@@ -141,6 +147,10 @@ static const DeviceRow device_rows[] = {
   { "Ampere", 0.0, ARCH_AMPERE },
   { "Hopper", 1402.6 / 1978.9, ARCH_HOPPER },
   { "Blackwell", 3432.5 / 4500.0, ARCH_BLACKWELL },
+  /* no architecture here (no fitted knobs: as an unknown device), only their host link */
+  { "V100", 0.0, ARCH_OTHER, 0, 3 },
+  { "L40", 0.0, ARCH_OTHER, 0, 4 },
+  { "MI250", 0.0, ARCH_OTHER, 0, 4 },
 };
 
 /* Hardware knobs fitted to measured training runs, per architecture, each as a fraction
@@ -425,6 +435,55 @@ device_row (const TopoCluster *cluster)
     if (contains_ci (cluster->device.name, device_rows[i].name_part))
       return &device_rows[i];
   return NULL;
+}
+
+/* PCIe per direction for an x16 slot: lanes x transfer rate x 128/130 (the 128b/130b
+ * encoding of Gen3 and later) / 8 bits: Gen5 32 GT/s -> 63.0 GB/s, Gen4 16 GT/s -> 31.5,
+ * Gen3 8 GT/s -> 15.75 (PCI-SIG base specification rates: D). The link rate; a
+ * cudaMemcpyAsync from pinned memory reaches a little less, which is not modelled. */
+#define PCIE_X16_GBPS(gts) (16.0 * (gts) * 128.0 / 130.0 / 8.0)
+
+double
+sim_cost_default_host_link (const TopoCluster *cluster, const char **source)
+{
+  const DeviceRow *row = device_row (cluster);
+  const char *src;
+  double bps;
+  if (row != NULL && row->grace_gpus > 0)
+    {
+      bps = 450e9 / row->grace_gpus;
+      src = "default for Grace superchips: NVLink-C2C 900 GB/s bidirectional = 450 GB/s "
+            "per direction (NVIDIA Grace Hopper / Grace Blackwell pages, U), shared by "
+            "the GPUs of one Grace (2 on GB200/GB300: 36 Grace per 72 GPUs, hardware.md A2)";
+    }
+  else
+    {
+      /* a device of no row: Gen5 (the parts of today); no device name at all: Gen4 */
+      int gen = row != NULL && row->pcie_gen > 0 ? row->pcie_gen
+                : row != NULL ? (row->arch == ARCH_AMPERE ? 4 : 5)
+                : cluster != NULL && cluster->device.name != NULL ? 5 : 4;
+      if (gen == 3)
+        {
+          bps = PCIE_X16_GBPS (8) * 1e9;
+          src = "default for V100: PCIe Gen3 x16, 8 GT/s x 16 x 128/130 / 8 = 15.75 GB/s per "
+                "direction (PCI-SIG rates, D)";
+        }
+      else if (gen == 4)
+        {
+          bps = PCIE_X16_GBPS (16) * 1e9;
+          src = "default for PCIe Gen4 parts (Ampere: A100, A800; L40S, MI250): x16, 16 GT/s "
+                "x 16 x 128/130 / 8 = 31.5 GB/s per direction (PCI-SIG rates, D)";
+        }
+      else
+        {
+          bps = PCIE_X16_GBPS (32) * 1e9;
+          src = "default for PCIe Gen5 hosts (H100, H200, H20, B200, B300, MI300X and later): "
+                "x16, 32 GT/s x 16 x 128/130 / 8 = 63 GB/s per direction (PCI-SIG rates, D)";
+        }
+    }
+  if (source != NULL)
+    *source = src;
+  return bps;
 }
 
 static const CalibRow *

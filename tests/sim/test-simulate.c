@@ -1657,6 +1657,49 @@ test_offload_host_link (void)
   g_assert_nonnull (error);
 }
 
+/* The default host link of a device whose preset names none comes from its row in
+ * sim/cost.c's device table (architecture, Grace), per direction:
+ *   A100-SXM4-80GB (Ampere): PCIe Gen4 x16 = 16 lanes x 16 GT/s x 128/130 / 8 = 31.508 GB/s
+ *   A800-SXM4-80GB (Ampere): the same 31.508 GB/s
+ *   H100-SXM5-80GB (Hopper), B200-SXM-180GB (Blackwell): PCIe Gen5 x16 = 16 x 32 x 128/130
+ *     / 8 = 63.015 GB/s
+ *   GB200-186GB (Grace Blackwell): NVLink-C2C 450 GB/s per direction / 2 GPUs = 225 GB/s
+ *   GH200-96GB (Grace Hopper): 450 / 1 = 450 GB/s
+ *   MI300X (no row): Gen5 63.015 GB/s
+ * and a cost model copies at that rate: 1 GB over the A100's link = 1e9 / 31.508e9
+ * = 31.74 ms. */
+static void
+test_offload_host_link_arch (void)
+{
+  static const struct { const char *name; double Bps; const char *src; } cases[] = {
+    { "A100-SXM4-80GB", 16 * 16e9 * 128 / 130 / 8, "Gen4" },
+    { "A800-SXM4-80GB", 16 * 16e9 * 128 / 130 / 8, "Gen4" },
+    { "H100-SXM5-80GB", 16 * 32e9 * 128 / 130 / 8, "Gen5" },
+    { "B200-SXM-180GB", 16 * 32e9 * 128 / 130 / 8, "Gen5" },
+    { "GB200-186GB", 225e9, "NVLink-C2C" },
+    { "GH200-96GB", 450e9, "NVLink-C2C" },
+    { "MI300X-192GB", 16 * 32e9 * 128 / 130 / 8, "Gen5" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *json = g_strdup_printf (
+          "{\"name\":\"x\",\"device\":{\"name\":\"%s\",\"peak_tflops\":{\"bf16\":100},"
+          "\"hbm_GB\":80},\"levels\":[{\"name\":\"server\",\"count\":8,\"bw_GBps\":100}]}",
+          cases[i].name);
+      g_autoptr (TopoCluster) cl = topo_cluster_new_from_data (json, -1, "x.json", &error);
+      g_assert_no_error (error);
+      const char *src = NULL;
+      g_assert_cmpfloat_with_epsilon (sim_cost_host_link_Bps (cl, &src), cases[i].Bps, 1);
+      g_assert_nonnull (strstr (src, cases[i].src));
+      if (i == 0)
+        {
+          g_autoptr (SimCost) cost = sim_cost_new (cl, NULL, NULL);
+          g_assert_cmpfloat_with_epsilon (sim_cost_host_copy_s (cost, 1e9), 31.74e-3, 0.01e-3);
+        }
+    }
+}
+
 /* Offloading N = 3 of the 8 layers of uniform-8 on one GPU, 2 micro-batches: per
  * micro-batch 3 device-to-host copies (layers 0, 1, 2, each after its forward) and 3
  * host-to-device copies, each of one layer's stored activations; the forward of layer
@@ -1827,6 +1870,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/pp-p2p-sync-interleaved", test_pp_p2p_sync_interleaved);
   g_test_add_func ("/sim/simulate/pp-scatter-gather", test_pp_scatter_gather);
   g_test_add_func ("/sim/simulate/offload-host-link", test_offload_host_link);
+  g_test_add_func ("/sim/simulate/offload-host-link-arch", test_offload_host_link_arch);
   g_test_add_func ("/sim/simulate/offload-program", test_offload_program);
   g_test_add_func ("/sim/simulate/offload-exposed", test_offload_exposed);
   g_test_add_func ("/sim/simulate/offload-hidden", test_offload_hidden);
