@@ -37,12 +37,22 @@ case_clear (Case *c)
   plan_clear (&c->plan);
 }
 
+/* Resolves the case's plan and predicts it under opts. */
 static SimPrediction *
-case_predict_opt (Case *c, gboolean ideal, gboolean free_optimizer)
+case_predict_with (Case *c, const SimOptions *opts)
 {
   g_autoptr (GError) error = NULL;
   g_assert_true (plan_resolve (&c->plan, c->model, c->cluster, &error));
   g_assert_no_error (error);
+  SimPrediction *p = sim_predict (c->model, &c->plan, c->cluster, opts, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (p);
+  return p;
+}
+
+static SimPrediction *
+case_predict_opt (Case *c, gboolean ideal, gboolean free_optimizer)
+{
   SimOptions opts;
   sim_options_init (&opts, c->cluster);
   if (ideal)
@@ -54,10 +64,7 @@ case_predict_opt (Case *c, gboolean ideal, gboolean free_optimizer)
   if (free_optimizer)
     opts.cost.free_optimizer = TRUE;
   opts.keep_timeline = TRUE;
-  SimPrediction *p = sim_predict (c->model, &c->plan, c->cluster, &opts, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (p);
-  return p;
+  return case_predict_with (c, &opts);
 }
 
 static SimPrediction *
@@ -206,13 +213,11 @@ test_compute_bound_dp (void)
   c.plan.world_size = 8;
   c.plan.global_batch = 8;
   /* the documented (uncalibrated) cost defaults, whose efficiencies the derivation uses */
-  g_assert_true (plan_resolve (&c.plan, c.model, c.cluster, &error));
   SimOptions opts;
   sim_options_init (&opts, c.cluster);
   sim_cost_options_init_documented (&opts.cost, c.cluster);
   opts.cost.free_optimizer = TRUE;
-  g_autoptr (SimPrediction) p = sim_predict (c.model, &c.plan, c.cluster, &opts, &error);
-  g_assert_no_error (error);
+  g_autoptr (SimPrediction) p = case_predict_with (&c, &opts);
   g_autoptr (PlanLayout) lay = plan_layout_new (&p->plan, c.cluster, &error);
   SimCost *cost = sim_cost_new (c.cluster, lay, &opts.cost);
   double eff = sim_cost_gemm_efficiency (cost, 2048, 8192, 8192, TOPO_DTYPE_BF16);
@@ -1421,6 +1426,46 @@ test_compute_beside_nccl (void)
   case_clear (&c);
 }
 
+/* The pipeline-synchronize tests' step: the uniform 8-layer model on pp stages of one GPU
+ * each, vpp model chunks a stage, the schedule, global batch gbs (micro-batch 1),
+ * plan.pp_p2p_sync = sync, free communication and optimizer, the host's re-issue time
+ * after a synchronize L; ideal: free embedding and head too (ideal_pipeline). marked[s]
+ * (pp entries): stage s's tasks marked host_sync, each asserted to be a compute task. */
+static SimPrediction *
+sync_case_predict (int pp, int vpp, PlanSchedule sched, int gbs, int sync, double L,
+                   gboolean ideal, int *marked)
+{
+  Case c;
+  case_init (&c, NULL);
+  c.plan.world_size = pp;
+  c.plan.pp = pp;
+  c.plan.vpp = vpp;
+  c.plan.schedule = sched;
+  c.plan.schedule_set = TRUE;
+  c.plan.global_batch = gbs;
+  c.plan.pp_p2p_sync = sync;
+  SimOptions opts;
+  sim_options_init (&opts, c.cluster);
+  opts.cost.free_comm = TRUE;
+  opts.cost.free_optimizer = TRUE;
+  opts.ideal_pipeline = ideal;
+  opts.cost.pp_sync_reissue_s = L;
+  SimPrediction *p = case_predict_with (&c, &opts);
+  for (int s = 0; s < pp; s++)
+    marked[s] = 0;
+  for (guint32 i = 0; i < p->program->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (p->program, i);
+      if (t->host_sync)
+        {
+          g_assert_cmpint (t->kind, ==, PROG_TASK_COMPUTE);
+          marked[t->stage]++;
+        }
+    }
+  case_clear (&c);
+  return p;
+}
+
 /* Megatron-Core's torch.cuda.synchronize after each batched exchange of the non-
  * interleaved 1F1B (plan.h pp_p2p_sync), on 2 equal stages, m = 2, free communication and
  * optimizer, free embedding and head (ideal), every forward f and backward b; L the host's
@@ -1444,41 +1489,15 @@ test_pp_p2p_sync (void)
   double step[2], compute[2];
   for (int sync = 0; sync < 2; sync++)
     {
-      Case c;
-      case_init (&c, NULL);
-      c.plan.world_size = 2;
-      c.plan.pp = 2;
-      c.plan.schedule = PLAN_SCHED_1F1B;
-      c.plan.schedule_set = TRUE;
-      c.plan.global_batch = 2;
-      c.plan.pp_p2p_sync = sync;
-      g_autoptr (GError) error = NULL;
-      g_assert_true (plan_resolve (&c.plan, c.model, c.cluster, &error));
-      SimOptions opts;
-      sim_options_init (&opts, c.cluster);
-      opts.cost.free_comm = TRUE;
-      opts.cost.free_optimizer = TRUE;
-      opts.ideal_pipeline = TRUE;
-      opts.cost.pp_sync_reissue_s = L;
-      g_autoptr (SimPrediction) p = sim_predict (c.model, &c.plan, c.cluster, &opts, &error);
-      g_assert_no_error (error);
-      step[sync] = p->result->step_time_s;
-      compute[sync] = p->result->compute_s;
       /* the program: a unit's first compute task after a synchronize is marked, 3 on
        * stage 0 (F1, B0, B1), 2 on stage 1 (F1, the optimizer) */
-      int marked[2] = { 0, 0 };
-      for (guint32 i = 0; i < p->program->tasks->len; i++)
-        {
-          const ProgTask *t = prog_task (p->program, i);
-          if (t->host_sync)
-            {
-              g_assert_cmpint (t->kind, ==, PROG_TASK_COMPUTE);
-              marked[t->stage]++;
-            }
-        }
+      int marked[2];
+      g_autoptr (SimPrediction) p = sync_case_predict (2, 1, PLAN_SCHED_1F1B, 2, sync, L, TRUE,
+                                                       marked);
+      step[sync] = p->result->step_time_s;
+      compute[sync] = p->result->compute_s;
       g_assert_cmpint (marked[0], ==, sync ? 3 : 0);
       g_assert_cmpint (marked[1], ==, sync ? 2 : 0);
-      case_clear (&c);
     }
   /* one stage's compute is m (f + b) = 2 (f + b); with b >= f / 2, b >= (f + b) / 3 > L */
   g_assert_cmpfloat (compute[0] / 2 / 3, >, L);
@@ -1509,38 +1528,12 @@ test_pp_p2p_sync_interleaved (void)
   double step[3];
   for (int sync = 0; sync < 3; sync++)
     {
-      Case c;
-      case_init (&c, NULL);
-      c.plan.world_size = 2;
-      c.plan.pp = 2;
-      c.plan.vpp = 2;
-      c.plan.schedule = PLAN_SCHED_INTERLEAVED_1F1B;
-      c.plan.schedule_set = TRUE;
-      c.plan.global_batch = 4;
-      c.plan.pp_p2p_sync = sync;
-      g_autoptr (GError) error = NULL;
-      g_assert_true (plan_resolve (&c.plan, c.model, c.cluster, &error));
-      SimOptions opts;
-      sim_options_init (&opts, c.cluster);
-      opts.cost.free_comm = TRUE;
-      opts.cost.free_optimizer = TRUE;
-      opts.cost.pp_sync_reissue_s = L;
-      g_autoptr (SimPrediction) p = sim_predict (c.model, &c.plan, c.cluster, &opts, &error);
-      g_assert_no_error (error);
+      int marked[2];
+      g_autoptr (SimPrediction) p = sync_case_predict (2, 2, PLAN_SCHED_INTERLEAVED_1F1B, 4, sync,
+                                                       L, FALSE, marked);
       step[sync] = p->result->step_time_s;
-      int marked[2] = { 0, 0 };
-      for (guint32 i = 0; i < p->program->tasks->len; i++)
-        {
-          const ProgTask *t = prog_task (p->program, i);
-          if (t->host_sync)
-            {
-              g_assert_cmpint (t->kind, ==, PROG_TASK_COMPUTE);
-              marked[t->stage]++;
-            }
-        }
       g_assert_cmpint (marked[0], ==, sync == 2 ? 12 : 0);
       g_assert_cmpint (marked[1], ==, sync == 2 ? 10 : 0);
-      case_clear (&c);
     }
   g_assert_cmpfloat_with_epsilon (step[1], step[0], 1e-12);
   g_assert_cmpfloat (step[2], >, step[0] + L);
