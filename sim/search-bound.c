@@ -21,7 +21,7 @@
  *         sum_{j<s} f_j + (C_s - o_s) + sum_{j<s} b_j + o_0.
  *   (4) in (2) and (3), between two compute units, a communication task that waits on the
  *       first unit's last compute task and a later one of the same stream that the second
- *       unit's first compute task waits on (see unit_gap).
+ *       unit's first compute task waits on (see stage_gaps).
  * The schedule's slot table (at the real m) and the reduced program's order are checked
  * for (3); where they differ, (3) is left out.
  *
@@ -44,6 +44,8 @@ typedef struct {
   double *cx, *cy;                   /* compute + bridges: reduced total, per micro-batch */
   double *o;                         /* per-step compute + its bridges */
   double *tail;                      /* communication after the last compute task */
+  double *g;                         /* term (4) over the full program's unit boundaries */
+  int     m;                         /* the micro-batches of the plan g was counted for */
   double *f, *b;                     /* chain: forward mb 0 chunk 0; backward last mb chunk 0 */
   double *sx, *sy;                   /* per stage x PROG_STREAM_N: stream sums, total and
                                       * per micro-batch */
@@ -61,6 +63,7 @@ search_ingredients_free (gpointer data)
   g_free (in->cy);
   g_free (in->o);
   g_free (in->tail);
+  g_free (in->g);
   g_free (in->f);
   g_free (in->b);
   g_free (in->sx);
@@ -221,53 +224,150 @@ is_comm (const ProgTask *t)
 }
 
 /* Term (4): the idle time forced on the compute stream between two compute units (one
- * micro-batch's forward or backward through one chunk). Unit A ends with compute task a,
- * unit B starts with compute task b. If a communication task X depends on a, and b
- * depends on a communication task D of the same stream that comes after X in program
- * order (a higher index), then, as the stream runs its tasks one at a time in program
- * order, D starts after X ends, X after a ends, and b after D ends:
+ * micro-batch's forward or backward through one chunk, one slot of the schedule). Unit A
+ * ends with compute task a, the next unit B starts with compute task b. If a
+ * communication task X depends on a, and b depends on a communication task D of the same
+ * stream that comes after X in program order (a higher index), then, as the stream runs
+ * its tasks one at a time in program order, D starts after X ends, X after a ends, and b
+ * after D ends:
  *   start (b) - end (a) >= dur (X) + dur (D).
  * With sequence parallelism this is the reduce-scatter that ends A's last block followed
  * on the TP stream by the all-gather that begins B's first block; the in-unit bridges of
- * (2) never count it (a and b lie in different units). Per boundary the best stream and
- * pair are taken; the shortest over the reduced program's boundaries is charged to every
- * boundary of the full program (the reduced program has every unit of the stage, in the
- * same order within a micro-batch, and the middle micro-batches repeat its pairs). The
- * coarse bound keeps to the TP and CP streams (the same in every member of its group). */
-static double
-unit_gap (Costs *c, const GArray *gaps, gboolean tp_cp_only)
+ * (2) never count it (a and b lie in different units).
+ * The program builds the units in slot order, each from ProgStage.slot_first (its tasks
+ * and any work issued before the next unit), so a task of A's range comes before any of
+ * B's. Hence, per stream, the longest X of A's range that waits on a (tail) plus the
+ * longest D of B's range before b that b waits on (head) is such a pair, whatever else
+ * the program puts between them: the gap is at least the largest tail + head over the
+ * streams where A has a tail and B a head. Only the TP, CP, EP and host-copy streams
+ * count, whose tasks belong to a unit's blocks; the pipeline's exchanges, the host
+ * synchronizes and lock-step waits around them and the DP buckets depend on the unit's
+ * place in the schedule. The coarse bound keeps to TP and CP (the same in every member
+ * of its group).
+ * Tails and heads come from the reduced program, per kind of unit: direction, chunk, and
+ * whether its micro-batch is the first, the last or one between (the premise of the sums
+ * per micro-batch: the micro-batches between run the same tasks), each the least over the
+ * reduced program's units of that kind; they are charged at every boundary of the plan's
+ * own slot table (at its m). Where the reduced program's units do not follow its slot
+ * table one after another (the combined 1F1B's paired units, per-step compute between
+ * two units), nothing is charged. */
+static gboolean
+gap_stream (const ProgTask *t, gboolean tp_cp_only)
 {
-  double least = -1;
-  for (guint g = 0; g < gaps->len && least != 0; g++)
+  if (!is_comm (t))
+    return FALSE;
+  if (tp_cp_only)
+    return t->stream == PROG_STREAM_TP || t->stream == PROG_STREAM_CP;
+  return t->stream == PROG_STREAM_TP || t->stream == PROG_STREAM_CP
+         || t->stream == PROG_STREAM_EP || t->stream == PROG_STREAM_HOST;
+}
+
+static int
+unit_kind (gboolean backward, int chunk, int mb, int m, int vpp)
+{
+  int place = mb == 0 ? 0 : mb == m - 1 ? 2 : 1;
+  return ((backward ? 1 : 0) * vpp + chunk) * 3 + place;
+}
+
+static double
+stage_gaps (Costs *c, int st, const Plan *reduced, const Plan *resolved, gboolean tp_cp_only)
+{
+  const ProgProgram *prog = c->prog;
+  const ProgStage *stage = &prog->stages[st];
+  const ProgSchedOps *ops = prog_sched_lookup (resolved->schedule);
+  const int vpp = MAX (reduced->vpp, 1), m_r = reduced->grad_accum;
+  if (ops == NULL || stage->n_slots < 2 || stage->slot_first == NULL)
+    return 0;
+  g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
+  ops->build (reduced->pp, reduced->vpp, m_r, plan_vpp_group (reduced), st, slots);
+  if (slots->len != stage->n_slots)
+    return 0;
+  /* per kind and stream: the least tail and head (-1: a unit of the kind has none) */
+  const int n_kinds = 2 * vpp * 3, ns = PROG_STREAM_N;
+  g_autofree double *tail = g_new (double, n_kinds * ns);
+  g_autofree double *head = g_new (double, n_kinds * ns);
+  g_autofree gboolean *seen = g_new0 (gboolean, n_kinds);
+  for (guint u = 0; u < slots->len; u++)
     {
-      const guint32 *ab = (const guint32 *) gaps->data + 2 * g;
-      guint32 a = ab[0], b = ab[1];
-      const ProgTask *tb = prog_task (c->prog, b);
-      const guint32 *bdeps = prog_task_deps (c->prog, tb);
-      double best = 0;
-      for (guint32 x = a + 1; x < b; x++)
+      const ProgSlot *sl = &g_array_index (slots, ProgSlot, u);
+      if (sl->chunk < 0 || sl->chunk >= vpp || sl->mb < 0 || sl->mb >= m_r)
+        return 0;
+      guint32 lo = stage->slot_first[u], hi = stage->slot_first[u + 1];
+      gint64 a = -1, b = -1;
+      for (guint32 i = lo; i < hi; i++)
         {
-          const ProgTask *tx = prog_task (c->prog, x);
-          if (!is_comm (tx))
+          const ProgTask *t = prog_task (prog, i);
+          if (t->kind != PROG_TASK_COMPUTE)
             continue;
-          if (tp_cp_only && tx->stream != PROG_STREAM_TP && tx->stream != PROG_STREAM_CP)
-            continue;
-          const guint32 *xdeps = prog_task_deps (c->prog, tx);
-          gboolean after_a = FALSE;
-          for (guint32 k = 0; k < tx->n_deps && !after_a; k++)
-            after_a = xdeps[k] == a;
-          if (!after_a)
-            continue;
-          for (guint32 k = 0; k < tb->n_deps; k++)
-            {
-              const ProgTask *td = prog_task (c->prog, bdeps[k]);
-              if (bdeps[k] > x && is_comm (td) && td->stream == tx->stream)
-                best = MAX (best, task_s (c, x) + task_s (c, bdeps[k]));
-            }
+          if (t->mb != sl->mb || t->chunk != sl->chunk
+              || (t->phase != PROG_PHASE_FORWARD) != (sl->backward != 0))
+            return 0;   /* another unit's compute or per-step work inside the range */
+          if (b < 0)
+            b = i;
+          a = i;
         }
-      least = least < 0 ? best : MIN (least, best);
+      if (b < 0)
+        return 0;
+      double tl[PROG_STREAM_N], hd[PROG_STREAM_N];
+      for (int k = 0; k < ns; k++)
+        tl[k] = hd[k] = -1;
+      for (guint32 x = (guint32) a + 1; x < hi; x++)
+        {
+          const ProgTask *tx = prog_task (prog, x);
+          if (!gap_stream (tx, tp_cp_only))
+            continue;
+          const guint32 *deps = prog_task_deps (prog, tx);
+          for (guint32 k = 0; k < tx->n_deps; k++)
+            if (deps[k] == (guint32) a)
+              {
+                tl[tx->stream] = MAX (tl[tx->stream], task_s (c, x));
+                break;
+              }
+        }
+      const ProgTask *tb = prog_task (prog, (guint32) b);
+      const guint32 *bdeps = prog_task_deps (prog, tb);
+      for (guint32 k = 0; k < tb->n_deps; k++)
+        {
+          if (bdeps[k] < lo)
+            continue;
+          const ProgTask *td = prog_task (prog, bdeps[k]);
+          if (gap_stream (td, tp_cp_only))
+            hd[td->stream] = MAX (hd[td->stream], task_s (c, bdeps[k]));
+        }
+      int kind = unit_kind (sl->backward, sl->chunk, sl->mb, m_r, vpp);
+      for (int k = 0; k < ns; k++)
+        {
+          double *T = &tail[kind * ns + k], *H = &head[kind * ns + k];
+          *T = !seen[kind] ? tl[k] : (*T < 0 || tl[k] < 0) ? -1 : MIN (*T, tl[k]);
+          *H = !seen[kind] ? hd[k] : (*H < 0 || hd[k] < 0) ? -1 : MIN (*H, hd[k]);
+        }
+      seen[kind] = TRUE;
     }
-  return MAX (least, 0.0);
+  /* the plan's own table */
+  const int m = resolved->grad_accum;
+  if (m != m_r)
+    {
+      g_array_set_size (slots, 0);
+      ops->build (resolved->pp, resolved->vpp, m, plan_vpp_group (resolved), st, slots);
+    }
+  double sum = 0;
+  for (guint u = 1; u < slots->len; u++)
+    {
+      const ProgSlot *sa = &g_array_index (slots, ProgSlot, u - 1);
+      const ProgSlot *sb = &g_array_index (slots, ProgSlot, u);
+      if (sa->chunk < 0 || sa->chunk >= vpp || sb->chunk < 0 || sb->chunk >= vpp)
+        return 0;
+      int ka = unit_kind (sa->backward, sa->chunk, sa->mb, m, vpp);
+      int kb = unit_kind (sb->backward, sb->chunk, sb->mb, m, vpp);
+      if (!seen[ka] || !seen[kb])
+        continue;
+      double best = 0;
+      for (int k = 0; k < ns; k++)
+        if (tail[ka * ns + k] >= 0 && head[kb * ns + k] >= 0)
+          best = MAX (best, tail[ka * ns + k] + head[kb * ns + k]);
+      sum += best;
+    }
+  return sum;
 }
 
 static gboolean
@@ -374,14 +474,13 @@ ingredients_at (const SearchSpace *s, const Plan *resolved, gboolean compute_onl
       for (guint k = 0; k < prog->blocks->len; k++)
         c.bc[k] = -1;
       int last_mb = m_r - 1, mid_mb = m_r >= 3 ? 1 : -2;
-      g_autoptr (GArray) gaps = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
+      in->g = g_new0 (double, n);
+      in->m = resolved->grad_accum;
       for (int st = 0; st < n; st++)
         {
           const ProgStage *stage = &prog->stages[st];
           gboolean first_seen = FALSE, per_step_seen = FALSE;
           gint64 prev = -1, last_compute = -1;
-          double gaps_y = 0;             /* unit boundaries per micro-batch */
-          g_array_set_size (gaps, 0);
           for (guint32 i = stage->first; i < stage->first + stage->n_tasks; i++)
             {
               const ProgTask *t = prog_task (prog, i);
@@ -412,13 +511,6 @@ ingredients_at (const SearchSpace *s, const Plan *resolved, gboolean compute_onl
                   const ProgTask *pt = prog_task (prog, (guint32) prev);
                   if (t->mb < 0 || same_unit (pt, t))
                     br = bridge (&c, (guint32) prev, i);
-                  else if (pt->mb >= 0)
-                    {
-                      guint32 g[2] = { (guint32) prev, i };
-                      g_array_append_val (gaps, g);
-                      if (t->mb == mid_mb)
-                        gaps_y += 1;
-                    }
                 }
               prev = i;
               in->cx[st] += d + br;
@@ -437,10 +529,8 @@ ingredients_at (const SearchSpace *s, const Plan *resolved, gboolean compute_onl
               if (t->mb == last_mb && t->chunk == 0 && t->phase == PROG_PHASE_BACKWARD)
                 in->b[st] += d;
             }
-          /* (4) between two compute units: the shortest gap seen, at every boundary */
-          double gap = unit_gap (&c, gaps, compute_only);
-          in->cx[st] += gap * gaps->len;
-          in->cy[st] += gap * gaps_y;
+          /* (4) between two compute units: tails and heads per kind of unit, at the plan's m */
+          in->g[st] = stage_gaps (&c, st, &reduced, resolved, compute_only);
           /* the last micro-batch task of the stage must be chunk 0's backward */
           for (guint32 i = stage->first + stage->n_tasks; i-- > stage->first;)
             {
@@ -539,7 +629,9 @@ bound_of (const Ingredients *in, const Plan *resolved)
   double best = 0, fsum = 0, bsum = 0;
   for (int st = 0; st < in->n_stages; st++)
     {
-      double comp = in->cx[st] + extra * in->cy[st];
+      /* term (4) was counted at the plan's m; any other m goes without it */
+      double comp = in->cx[st] + extra * in->cy[st]
+                    + (resolved->grad_accum == in->m ? in->g[st] : 0.0);
       best = MAX (best, comp + in->tail[st]);
       for (int k = 0; k < PROG_STREAM_N; k++)
         best = MAX (best, in->sx[st * PROG_STREAM_N + k] + extra * in->sy[st * PROG_STREAM_N + k]);
@@ -593,6 +685,19 @@ search_bound_s (const SearchSpace *s, const Plan *resolved, double *out, GError 
   if (in == NULL)
     return FALSE;
   *out = bound_of (in, resolved);
+  search_ingredients_free (in);
+  return TRUE;
+}
+
+gboolean
+search_bound_unit_gaps (const SearchSpace *s, const Plan *resolved, double *per_stage,
+                        int n_stages, GError **error)
+{
+  Ingredients *in = ingredients_new (s, resolved, FALSE, error);
+  if (in == NULL)
+    return FALSE;
+  for (int st = 0; st < n_stages; st++)
+    per_stage[st] = st < in->n_stages ? in->g[st] : 0.0;
   search_ingredients_free (in);
   return TRUE;
 }

@@ -46,6 +46,12 @@ gboolean search_cand_bound (const SearchSpace *s, const SearchCand *c, const Pla
 gboolean search_cand_coarse_bound (const SearchSpace *s, const SearchCand *c,
                                    const Plan *resolved, double *out, GError **error);
 
+/* Term (4) of the full bound of a resolved plan (search-bound.c), stage by stage: the
+ * idle time between compute units charged over the plan's step; FALSE where the plan
+ * builds no program. For tests. */
+gboolean search_bound_unit_gaps (const SearchSpace *s, const Plan *resolved, double *per_stage,
+                                 int n_stages, GError **error);
+
 void     search_ingredients_free (gpointer ingredients);
 guint    search_cand_key_hash  (gconstpointer key);
 gboolean search_cand_key_equal (gconstpointer a, gconstpointer b);

@@ -281,6 +281,77 @@ test_exact_moe (void)
   g_array_unref (b.top);
 }
 
+/* Term (4) of the bound (search-bound.c stage_gaps) by hand; test_exact checks
+ * bound <= step for every fitting candidate of its space, this term included (its tp 2,
+ * pp 2 plans with sequence parallelism and 8 micro-batches charge it).
+ * A 6-layer model (hidden 1024) on 6 H100s: tp 2, pp 3, sequence parallelism, no TP-comm
+ * overlap, 1F1B, micro-batch 1 of seq 2048. Stage 1 holds 2 layers and neither embedding
+ * nor head, so each of its forward units ends with the reduce-scatter (TP) that follows
+ * its last block and starts with the all-gather (TP) its first block waits on, and each
+ * backward unit too (the gradients' all-gather first, reduce-scatter last), all of the
+ * [2048, 1024] bf16 activation, 4,194,304 bytes: every unit's TP tail is
+ * RS (4194304) and its TP head AG (4194304), every boundary's gap
+ * g = RS (4194304) + AG (4194304) on the TP group.
+ * m = 3 (the reduced program is the whole step): stage 1 runs F0 F1 B0 F2 B1 B2 (1
+ * warm-up forward), 5 boundaries: 5 g.
+ * m = 4 (from the 3-micro-batch program, whose units show every kind: forward and
+ * backward of the first, a middle and the last micro-batch): F0 F1 B0 F2 B1 F3 B2 B3,
+ * 7 boundaries: 7 g. The bound stays <= the simulated step. */
+static void
+test_bound_unit_gaps (void)
+{
+  SearchSpec spec;
+  search_spec_init (&spec);
+  spec.model = model_spec_new_custom ("uniform-6", MODEL_MLP_SWIGLU, 1024, 2816, 6, 16, 16, 64,
+                                      2048, FALSE);
+  spec.cluster = topo_cluster_lookup ("dgx-h100-superpod", NULL);
+  g_assert_nonnull (spec.cluster);
+  spec.base.seq_length = 2048;
+  spec.base.global_batch = 3;
+  sim_options_init (&spec.sim, spec.cluster);
+  spec.gpus = ints (1, 6);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SearchSpace) s = search_space_new (&spec, &error);
+  g_assert_no_error (error);
+  for (int m = 3; m <= 4; m++)
+    {
+      Plan p;
+      plan_init_defaults (&p);
+      p.world_size = 6;
+      p.tp = 2;
+      p.pp = 3;
+      p.sequence_parallel = TRUE;
+      p.tp_comm_overlap = FALSE;
+      p.recompute = PLAN_RECOMPUTE_NONE;
+      p.seq_length = 2048;
+      p.micro_batch = 1;
+      p.global_batch = m;
+      p.schedule = PLAN_SCHED_1F1B;
+      p.schedule_set = TRUE;
+      g_assert_true (plan_resolve (&p, spec.model, spec.cluster, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (p.grad_accum, ==, m);
+      double g[3];
+      g_assert_true (search_bound_unit_gaps (s, &p, g, 3, &error));
+      g_autoptr (PlanLayout) layout = plan_layout_new (&p, spec.cluster, &error);
+      g_assert_no_error (error);
+      g_autoptr (SimCost) cost = sim_cost_new (spec.cluster, layout, &spec.sim.cost);
+      double gap = sim_cost_coll_s (cost, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_TP, 4194304.0)
+                   + sim_cost_coll_s (cost, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP, 4194304.0);
+      g_test_message ("m %d: stage gaps %.9g %.9g %.9g, g %.9g", m, g[0], g[1], g[2], gap);
+      g_assert_cmpfloat (gap, >, 0);
+      g_assert_cmpfloat_with_epsilon (g[1], (m == 3 ? 5 : 7) * gap, 1e-12);
+      double bound;
+      g_assert_true (search_bound_s (s, &p, &bound, &error));
+      g_autoptr (SimPrediction) pred = sim_predict (spec.model, &p, spec.cluster, &spec.sim,
+                                                    &error);
+      g_assert_no_error (error);
+      g_assert_cmpfloat (bound, <=, pred->result->step_time_s);
+      plan_clear (&p);
+    }
+  search_spec_clear (&spec);
+}
+
 /* MFU over a --gpus list is a different order than tokens/s: it divides by the GPUs. */
 static void
 test_objective_mfu (void)
@@ -409,5 +480,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/search/contradictions", test_contradictions);
   g_test_add_func ("/sim/search/split", test_split);
   g_test_add_func ("/sim/search/fast", test_fast);
+  g_test_add_func ("/sim/search/bound-unit-gaps", test_bound_unit_gaps);
   return g_test_run ();
 }
