@@ -669,7 +669,7 @@ charged_rank (const int *comm)
   return r;
 }
 
-static void
+static double
 stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_what,
              const SimHot *hot, const guint32 *stream_first, int s, double step,
              SimStageStats *st, const double snap_t[2], double snap[2][SIM_KINDS + 1])
@@ -806,9 +806,11 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
         snap[snap_i][j] = st->exposed_s[j];
       snap[snap_i][SIM_KINDS] = st->bubble_s;
     }
-  /* after the stage's last task, until the step ends, the stage waits */
+  /* after the stage's last task, until the step ends, the stage waits (step < 0: the
+   * caller adds it, from the time returned: its last point) */
   if (step > last)
     st->bubble_s += step - last;
+  return last;
 }
 
 static void aggregate (SimResult *res, const ProgProgram *prog, const TopoCluster *cluster,
@@ -1423,16 +1425,23 @@ plain_result (Sim *sim, const TopoCluster *cluster)
   SimResult *res = g_new0 (SimResult, 1);
   res->n_events = sim->n_done;
   res->n_fired = sim->n_fired;
-  double step = 0;
-  for (guint32 i = 0; i < sim->n; i++)
-    step = MAX (step, sim->times[i].end_s);
-  res->step_time_s = step;
   res->n_stages = prog->n_stages;
   res->n_tasks = sim->n;
   res->stages = g_new0 (SimStageStats, prog->n_stages);
+  /* the step ends with the last task, the latest of the stages' ends (every task is on a
+   * stage's stream): known after the sweeps, which leave the wait until then to here */
+  double step = 0;
+  g_autofree double *last = g_new (double, prog->n_stages);
   for (int s = 0; s < prog->n_stages; s++)
-    stage_stats (prog, sim->times, sim->what, sim->hot, sim->stream_first, s, step,
-                 &res->stages[s], NULL, NULL);
+    {
+      last[s] = stage_stats (prog, sim->times, sim->what, sim->hot, sim->stream_first, s, -1,
+                             &res->stages[s], NULL, NULL);
+      step = MAX (step, res->stages[s].end_s);
+    }
+  res->step_time_s = step;
+  for (int s = 0; s < prog->n_stages; s++)
+    if (step > last[s])
+      res->stages[s].bubble_s += step - last[s];
   aggregate (res, prog, cluster, prog->tokens_per_step, prog->hw_flops_per_step);
   return res;
 }
