@@ -376,7 +376,8 @@ heap_settle_root (SimKey128 *heap, guint32 n, SimKey128 k)
   heap[i] = k;
 }
 
-static inline void
+/* Inlined into its callers as try_start is (a call per completion scheduled). */
+G_ALWAYS_INLINE static inline void
 heap_push (Sim *sim, SimKey128 k)
 {
   if (sim->hole)
