@@ -195,8 +195,10 @@ pp_p2p (Builder *bd, ProgTaskKind kind, ProgPhase phase, int mb, int chunk, int 
   return id;
 }
 
-/* A compute task of `block` after up to three tasks (-1: none). */
-static gint32
+/* A compute task of `block` after up to three tasks (-1: none). Inlined, as coll is, into
+ * the callers that build a layer's tasks: as calls they cost a thirtieth of a prediction
+ * (bench-predict, main job). */
+G_ALWAYS_INLINE static inline gint32
 compute3 (Builder *bd, guint32 block, int mb, int chunk, int layer, gint32 dep0, gint32 dep1,
           gint32 dep2)
 {
@@ -222,7 +224,7 @@ compute (Builder *bd, guint32 block, int mb, int chunk, int layer, gint32 dep0, 
   return compute3 (bd, block, mb, chunk, layer, dep0, dep1, -1);
 }
 
-static gint32
+G_ALWAYS_INLINE static inline gint32
 coll (Builder *bd, ProgStream stream, ProgCommKind comm, PlanColl kind, PlanAxis axis,
       double bytes, ProgPhase phase, int mb, int chunk, int layer, gint32 dep0, gint32 dep1)
 {
