@@ -415,7 +415,7 @@ heap_fill_hole (Sim *sim)
 
 /* Schedules the completion of `id` after `d` seconds, as sim_engine_schedule would
  * (rounded to picoseconds, saturating). */
-static void
+G_ALWAYS_INLINE static inline void
 schedule_done (Sim *sim, guint32 id, SimTime delay)
 {
   SimTime at = sim->now + delay < sim->now ? SIM_TIME_MAX : sim->now + delay;
