@@ -218,7 +218,7 @@ compute3 (Builder *bd, guint32 block, int mb, int chunk, int layer, gint32 dep0,
   return (gint32) id;
 }
 
-static gint32
+G_ALWAYS_INLINE static inline gint32
 compute (Builder *bd, guint32 block, int mb, int chunk, int layer, gint32 dep0, gint32 dep1)
 {
   return compute3 (bd, block, mb, chunk, layer, dep0, dep1, -1);
@@ -264,8 +264,9 @@ pp_recv_gather (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, guin
 }
 
 /* TP collective around a block: with SP, all-gather before (gathers the sequence-
- * sharded activations) and reduce-scatter after; without, one all-reduce after. */
-static gint32
+ * sharded activations) and reduce-scatter after; without, one all-reduce after. These
+ * and regather are inlined into the layer builders, as coll is. */
+G_ALWAYS_INLINE static inline gint32
 tp_before (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 dep)
 {
   if (bd->t <= 1 || !bd->plan->sequence_parallel)
@@ -274,7 +275,7 @@ tp_before (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 de
                layer >= 0 ? bd->tp_ag_bytes : bd->act_bytes, phase, mb, chunk, layer, dep, -1);
 }
 
-static gint32
+G_ALWAYS_INLINE static inline gint32
 tp_after (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 dep)
 {
   if (bd->t <= 1)
@@ -289,7 +290,7 @@ tp_after (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint32 dep
  * computes; the TP stream being in program order, it starts after the reduce-scatter
  * of the block two back, the last reader of the same gathered buffer (which is what
  * lets the engine keep one gathered input per block kind). */
-static gint32
+G_ALWAYS_INLINE static inline gint32
 regather (Builder *bd, ProgRole role, int mb, int chunk, int layer)
 {
   if (bd->t <= 1 || !bd->plan->sequence_parallel)
