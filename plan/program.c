@@ -179,7 +179,7 @@ task_mut (Builder *bd, guint32 id)
 
 /* A pipeline send (PROG_TASK_SEND) or receive (PROG_TASK_RECV) of `bytes` to or from
  * `peer` on the PP streams; the caller records a send's key or a receive's peer task. */
-static guint32
+G_ALWAYS_INLINE static inline guint32
 pp_p2p (Builder *bd, ProgTaskKind kind, ProgPhase phase, int mb, int chunk, int layer,
         const gint32 *deps, int n_deps, double bytes, int peer)
 {
@@ -360,7 +360,7 @@ mixer_block (Builder *bd, int layer, gboolean backward)
 }
 
 /* The attention of one layer, forward or backward (or a recomputed forward). */
-static gint32
+G_ALWAYS_INLINE static inline gint32
 attn_part (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, int layer,
            gint32 prev, gint32 extra_dep, gint32 input_dep)
 {
