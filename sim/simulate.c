@@ -455,15 +455,17 @@ round_ps (double x)
   return (SimTime) llround (x);
 }
 
-static SimTime
+G_NO_INLINE static SimTime sms_shared_delay_many (Sim *sim, guint stage, SimTime base);
+
+/* Inlined into the event loop for one kernel (the usual case): the general loop
+ * (sms_shared_delay_many) for n = 1, the same arithmetic. */
+G_ALWAYS_INLINE static inline SimTime
 sms_shared_delay (Sim *sim, guint stage, SimTime base)
 {
-  const guint32 slot0 = (guint32) stage * PROG_STREAM_N;
   const guint held_mask = sim->run_mask[stage];
   if (held_mask != 0 && (held_mask & (held_mask - 1)) == 0)
     {
-      /* one kernel (the usual case): the loop below for n = 1, the same arithmetic */
-      const guint32 slot = slot0 + (guint32) __builtin_ctz (held_mask);
+      const guint32 slot = (guint32) stage * PROG_STREAM_N + (guint32) __builtin_ctz (held_mask);
       if (sim->run_end[slot] > sim->now)
         {
           const double rate = sms_rate (sim, (int) sim->run_sms[slot]);
@@ -475,6 +477,14 @@ sms_shared_delay (Sim *sim, guint stage, SimTime base)
           return span + round_ps (work);
         }
     }
+  return sms_shared_delay_many (sim, stage, base);
+}
+
+static SimTime
+sms_shared_delay_many (Sim *sim, guint stage, SimTime base)
+{
+  const guint32 slot0 = (guint32) stage * PROG_STREAM_N;
+  const guint held_mask = sim->run_mask[stage];
   SimTime end[PROG_STREAM_N];
   int sms[PROG_STREAM_N], n = 0, held = 0;
   for (guint mask = held_mask; mask != 0; mask &= mask - 1)
