@@ -546,7 +546,8 @@ attention_unfused_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean 
  * issues next to its tensor-core products: one exp per visible score in the forward, and
  * one again in the backward, which recomputes P = exp(S - lse) from the saved row
  * statistics (FlashAttention-2/3, cuDNN). Visible: causal self-attention computes
- * (s + 1) / 2s of the s_q x s_kv scores (as the program's FLOP count halves them).
+ * (s + 1) / 2s of the s_q x s_kv scores (as the program's FLOP count halves them), and a
+ * context-parallel rank's s/c load-balanced queries half of their s_q x s keys.
  * Seconds at the device's SFU rate; 0 where the device does not give it. The kernel
  * overlaps the exponentials of one tile with the products of another (FlashAttention-3's
  * ping-pong, FlashAttention-4's pipelines), so attention takes the longer of the two
@@ -557,8 +558,12 @@ attention_exp_s (const SimCost *c, const ModelOp *op)
 {
   if (c->exp_per_s <= 0)
     return 0.0;
-  const double visible = op->causal && op->s_q == op->s_kv && op->s_kv > 0
-                         ? 0.5 * (1.0 + 1.0 / (double) op->s_kv) : 1.0;
+  /* Under context parallelism (s_q = s / c queries against s keys, load-balanced chunks:
+   * plan/program-blocks.c attention) a rank's queries see on average half of the keys, as
+   * the op's FLOPs count them: the same half of the scores, whatever the exchange */
+  const double visible = !op->causal || op->s_kv == 0 ? 1.0
+                         : op->s_q == op->s_kv ? 0.5 * (1.0 + 1.0 / (double) op->s_kv)
+                         : op->s_q < op->s_kv ? 0.5 : 1.0;
   const double scores = (double) op->b * (double) op->heads * (double) op->s_q
                         * (double) op->s_kv * visible;
   return scores / c->exp_per_s;

@@ -1017,6 +1017,17 @@ test_attention_exp (Fixture *f, gconstpointer data)
     ModelOp bwd = op;
     bwd.fwd_flops *= 2.5;
     assert_rel (sim_cost_op_s (c, &bwd, TOPO_DTYPE_BF16, TRUE), 4.44559e-3, 1e-4);
+    /* A context-parallel rank (CP 2, or a TP-overlap chunk of 4,096 queries: s_q = 4,096
+     * against s_kv = 8,192 keys, load-balanced) sees half its 4,096 x 8,192 scores, as its
+     * FLOPs (half the full count) say: 32 x 4,096 x 8,192 / 2 = 536,870,912 exponentials
+     * / (132 x 1.83e9 x 1 per clock) = 2.22261 ms, above its tensor part (half of the
+     * whole forward's 0.93008 ms). Counting all 4,096 x 8,192 would give 4.44522 ms. */
+    ModelOp cp = op;
+    cp.s_q = 4096;
+    cp.fwd_flops = 4.0 * 4096.0 * 8192.0 * 32 * 128 / 2;
+    assert_rel (sim_cost_op_s (c, &cp, TOPO_DTYPE_BF16, FALSE),
+                32.0 * 4096 * 8192 / 2 / (132 * 1.83e9), 1e-12);
+    assert_rel (sim_cost_op_s (c, &cp, TOPO_DTYPE_BF16, FALSE), 2.22261e-3, 1e-4);
   }
   const struct { const char *preset; double exp; } want[] = {
     { "dgx-b200-superpod", 16 }, { "gb200-nvl72-superpod", 16 }, { "gb300-nvl72-superpod", 32 },
