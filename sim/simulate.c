@@ -338,22 +338,20 @@ task_base_duration (Sim *sim, const ProgTask *t)
  * is handled its key has left the root, which stays vacant (`hole`): the first
  * completion the handler schedules settles from the root, one walk down instead of a pop
  * and a push, and only if it schedules none is the hole filled with the last key. The
- * order of events is that of their keys alone, so the heap's shape changes nothing. */
+ * order of events is that of their keys alone, so the heap's shape changes nothing.
+ * The four places after the last key hold the greatest key (HEAP_PAD, which no completion
+ * has: its task would be G_MAXUINT32), so that every group of children is whole and
+ * the least child is always a tournament, without a loop over a partial last group. */
+#define HEAP_PAD 4
+static inline SimKey128 key_max (void) { return key_make (SIM_TIME_MAX, G_MAXUINT64); }
+
 static inline guint32
-heap_min_child (const SimKey128 *heap, guint32 c, guint32 n)
+heap_min_child (const SimKey128 *heap, guint32 c)
 {
-  if (G_LIKELY (c + 3 < n))
-    {
-      /* a tournament of three compares, which compile to conditional moves */
-      guint32 a = c + key_less (heap[c + 1], heap[c]);
-      guint32 b = c + 2 + key_less (heap[c + 3], heap[c + 2]);
-      return key_less (heap[b], heap[a]) ? b : a;
-    }
-  guint32 m = c;
-  for (guint32 j = c + 1; j < n; j++)
-    if (key_less (heap[j], heap[m]))
-      m = j;
-  return m;
+  /* a tournament of three compares, which compile to conditional moves */
+  guint32 a = c + key_less (heap[c + 1], heap[c]);
+  guint32 b = c + 2 + key_less (heap[c + 3], heap[c + 2]);
+  return key_less (heap[b], heap[a]) ? b : a;
 }
 
 /* Puts k into the heap of n keys whose position 0 is vacant. Inlined into its two
@@ -367,7 +365,7 @@ heap_settle_root (SimKey128 *heap, guint32 n, SimKey128 k)
       guint32 c = 4 * i + 1;
       if (c >= n)
         break;
-      guint32 m = heap_min_child (heap, c, n);
+      guint32 m = heap_min_child (heap, c);
       if (!key_less (heap[m], k))
         break;
       heap[i] = heap[m];
@@ -388,10 +386,14 @@ heap_push (Sim *sim, SimKey128 k)
     }
   if (G_UNLIKELY (sim->heap_len == sim->heap_cap))
     {
+      gboolean fresh = sim->heap == NULL;
       sim->heap_cap = MAX (64, sim->heap_cap * 2);
-      sim->heap = g_renew (SimKey128, sim->heap, sim->heap_cap);
+      sim->heap = g_renew (SimKey128, sim->heap, sim->heap_cap + HEAP_PAD);
+      for (guint32 j = 0; fresh && j < HEAP_PAD; j++)
+        sim->heap[j] = key_max ();
     }
   guint32 i = sim->heap_len++;
+  sim->heap[sim->heap_len + HEAP_PAD - 1] = key_max ();
   while (i > 0)
     {
       guint32 p = (i - 1) / 4;
@@ -408,6 +410,7 @@ static void
 heap_fill_hole (Sim *sim)
 {
   SimKey128 last = sim->heap[--sim->heap_len];
+  sim->heap[sim->heap_len] = key_max ();
   sim->hole = FALSE;
   if (sim->heap_len > 0)
     heap_settle_root (sim->heap, sim->heap_len, last);
