@@ -182,9 +182,10 @@ static const char *const host_ops_keys[] = { "layer_fwd", "layer_bwd", "layer_fw
 static const char *const launches_names[] = { "one", "per_expert", NULL };
 static const char *const default_keys[] = { "sharding", "sequence_parallel",
                                             "overlap_grad_reduce", "overlap_param_gather",
-                                            "pp_microbatches", "cp_comm", NULL };
+                                            "pp_microbatches", "cp_comm", "pp_schedule", NULL };
 static const char *const cp_comm_names[] = { "p2p", "allgather", NULL };
 static const char *const pp_mb_names[] = { "one_sample", "stages", NULL };
+static const char *const pp_schedule_names[] = { "1f1b", "dualpipe", NULL };
 
 static void
 init_defaults (FwStack *s)
@@ -487,7 +488,7 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
     {
       Where ws = { source, "defaults" };
       int sh = s->default_sharding, mb = s->default_pp_microbatches,
-          cpc = s->default_cp_allgather ? 1 : 0;
+          cpc = s->default_cp_allgather ? 1 : 0, pps = s->default_pp_dualpipe ? 1 : 0;
       if (!check_keys (sub, default_keys, &ws, error)
           || !get_enum (sub, "sharding", sharding_names, &sh, FALSE, &ws, error)
           || !get_bool (sub, "sequence_parallel", &s->default_sequence_parallel, &ws, error)
@@ -496,8 +497,10 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
           || !get_bool (sub, "overlap_param_gather", &s->default_overlap_param_gather, &ws,
                         error)
           || !get_enum (sub, "pp_microbatches", pp_mb_names, &mb, FALSE, &ws, error)
-          || !get_enum (sub, "cp_comm", cp_comm_names, &cpc, FALSE, &ws, error))
+          || !get_enum (sub, "cp_comm", cp_comm_names, &cpc, FALSE, &ws, error)
+          || !get_enum (sub, "pp_schedule", pp_schedule_names, &pps, FALSE, &ws, error))
         return NULL;
+      s->default_pp_dualpipe = pps == 1;
       s->default_cp_allgather = cpc == 1;
       s->default_sharding = sh;
       s->default_pp_microbatches = mb;
@@ -799,6 +802,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   B ("overlap_param_gather", s->default_overlap_param_gather);
   S ("pp_microbatches", pp_mb_names[s->default_pp_microbatches]);
   S ("cp_comm", cp_comm_names[s->default_cp_allgather ? 1 : 0]);
+  S ("pp_schedule", pp_schedule_names[s->default_pp_dualpipe ? 1 : 0]);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "sources");
   json_builder_begin_object (b);

@@ -244,6 +244,8 @@ typedef struct {
   FwPpMicrobatches default_pp_microbatches; /* with pp > 1 and no micro-batch size */
   gboolean      default_cp_allgather;   /* CP exchanges K/V by one all-gather (else the
                                          * p2p ring) */
+  gboolean      default_pp_dualpipe;    /* a pipeline of one chunk a rank runs DualPipe (else
+                                         * 1F1B) where the run names no schedule */
   /* context parallelism as the stack runs it ("cp") */
   gboolean      cp_ring_merge;          /* the attention runs as the c ring steps whatever
                                          * the exchange (all-gathered K/V included), each

@@ -34,6 +34,7 @@
  * cuBLAS/TE workspaces beyond the fixed reserve, host memory. The fragmentation allowance
  * is where such transients are meant to fit. */
 #include "plan/memory.h"
+#include "plan/program.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -394,6 +395,10 @@ plan_memory_inflight (const Plan *plan, int stage)
     {
     case PLAN_SCHED_GPIPE:
       return m;
+    case PLAN_SCHED_DUALPIPE:
+      /* DeepSeek-V3 report Table 2: PP + 1 micro-batches of activations (the two chunks
+       * together; plan_mem_dualpipe_peak walks the order) */
+      return MIN (p + 1, m);
     case PLAN_SCHED_INTERLEAVED_1F1B:
       {
         int n = plan_vpp_warmup_group (p, m, plan_vpp_group (plan));
@@ -422,6 +427,36 @@ plan_memory_inflight (const Plan *plan, int stage)
  *    the warm-up's units past (v - 1) N are chunk 0's; on the last stage with the loss
  *    alone in chunk v - 1, that chunk's forward is followed by its backward, one unit of
  *    it in flight, not inflight / v. */
+static guint64
+plan_mem_schedule_peak (const Plan *plan, int inflight, const guint64 *chunk_mb, int v);
+
+/* DualPipe: the rank's order (sched-dualpipe.c) walked, a forward unit storing its chunk's
+ * chunk_mb[c] until its backward (input and weight gradients together) frees it, the peak
+ * taken after each forward. Every rank peaks at pp + 1 units, Table 2's count: rank 0 of
+ * pp 4 runs F0 F0 F0 F1 B1 F1 then F0 (5 held: 4 of chunk 0, 1 of chunk 1). */
+static guint64
+plan_mem_dualpipe_peak (const Plan *plan, int stage, const guint64 *chunk_mb)
+{
+  int m = plan_mem_microbatches (plan), p = MAX (plan->pp, 2);
+  if (m < 2 * p || m % 2 != 0)
+    return (guint64) MIN (p + 1, m) * ((chunk_mb[0] + chunk_mb[1]) / 2);
+  g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
+  prog_sched_dualpipe.build (p, 1, m, 0, stage, slots);
+  guint64 held = 0, peak = 0;
+  for (guint i = 0; i < slots->len; i++)
+    {
+      const ProgSlot *s = &g_array_index (slots, ProgSlot, i);
+      if (!s->backward)
+        {
+          held += chunk_mb[s->chunk];
+          peak = MAX (peak, held);
+        }
+      else
+        held -= MIN (held, chunk_mb[s->chunk]);
+    }
+  return peak;
+}
+
 static guint64
 plan_mem_schedule_peak (const Plan *plan, int inflight, const guint64 *chunk_mb, int v)
 {
@@ -733,7 +768,8 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
   plan_memory_layer_activations (model, plan, opts, &acts);
 
   int p = MAX (plan->pp, 1);
-  int v = MAX (plan->vpp, 1);
+  /* chunks a rank holds: DualPipe's two (stages i and p - 1 - i), else vpp */
+  int v = plan_rank_chunks (plan);
   guint64 t = (guint64) MAX (plan->tp, 1);
   guint64 cp = (guint64) MAX (plan->cp, 1);
   guint64 sp_div = plan->sequence_parallel ? t : 1;
@@ -811,7 +847,18 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
   for (int i = 0; i < p; i++)
     {
       PlanMemStage *st = &out->stages[i];
-      gboolean first = i == 0, last = i == p - 1;
+      /* the chunks holding the embedding (model chunk 0) and the head (the last): chunk 0
+       * of stage 0 and chunk v - 1 of the last stage; under DualPipe ranks 0 and p - 1
+       * hold both, one in each chunk (their parameters twice over the pipeline) */
+      int emb_c = -1, head_c = -1;
+      for (int c = 0; c < v; c++)
+        {
+          if (plan_model_chunk (plan, i, c) == 0)
+            emb_c = c;
+          if (plan_model_chunk (plan, i, c) == p * MAX (plan->vpp, 1) - 1)
+            head_c = c;
+        }
+      gboolean first = emb_c >= 0, last = head_c >= 0;
       int layers = plan_stage_layers (plan, model, i);
 
       st->stage = i;
@@ -891,9 +938,9 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
        * chunk 0 of stage 0 and chunk v - 1 of the last stage (Megatron's virtual stage 0
        * and v - 1, is_vp_first_stage / is_vp_last_stage) */
       if (first)
-        chunk_mb[0] += first_extra;
+        chunk_mb[emb_c] += first_extra;
       if (last)
-        chunk_mb[v - 1] += last_extra;
+        chunk_mb[head_c] += last_extra;
       /* Unfused attention's backward holds the gradient of the scores, one b x heads x
        * s x s tensor, while a layer's backward runs (the other activation gradients are
        * left to the fragmentation allowance, above). */
@@ -902,7 +949,8 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
       if (last)
         transient = MAX (transient, loss_transient);
       if (plan->sharding == PLAN_SHARD_ZERO2 && plan->zero2_grad_sync == 0
-          && plan->pp_grad_after_stage > 0 && p > 1 && moe_layers == 0 && elems > 0)
+          && plan->pp_grad_after_stage > 0 && p > 1 && moe_layers == 0 && elems > 0
+          && plan->schedule != PLAN_SCHED_DUALPIPE)
         {
           /* FSDP's unsharded per-step gradients live chunk by chunk, from the chunk's
            * first backward to its last (plan_mem_schedule_peak_grads): the peak of the
@@ -913,9 +961,9 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
             {
               chunk_modules[c] = plan_chunk_layers (plan, model, i, c);
               guint64 ce = (guint64) chunk_modules[c] * layer_elems;
-              if (first && c == 0)
+              if (first && c == emb_c)
                 ce += emb_elems;
-              if (last && c == v - 1)
+              if (last && c == head_c)
                 ce += mp.final_norm + head_elems;
               chunk_grad[c] = (guint64) (states[1] * (double) ce / (double) elems + 0.5);
             }
@@ -928,6 +976,8 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
           g_free (chunk_grad);
           g_free (chunk_modules);
         }
+      else if (plan->schedule == PLAN_SCHED_DUALPIPE)
+        st->bytes[PLAN_MEM_ACTIVATIONS] = plan_mem_dualpipe_peak (plan, i, chunk_mb) + transient;
       else
         st->bytes[PLAN_MEM_ACTIVATIONS]
           = plan_mem_schedule_peak (plan, st->inflight_microbatches, chunk_mb, v) + transient;

@@ -115,10 +115,12 @@ plan_parse_schedule (const char *value, PlanSchedule *out, GError **error)
   else if (g_ascii_strcasecmp (value, "interleaved1f1b") == 0
            || g_ascii_strcasecmp (value, "interleaved") == 0)
     *out = PLAN_SCHED_INTERLEAVED_1F1B;
+  else if (g_ascii_strcasecmp (value, "dualpipe") == 0)
+    *out = PLAN_SCHED_DUALPIPE;
   else
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "unknown schedule '%s' (hint: GPipe, 1F1B or Interleaved1F1B)", value);
+                   "unknown schedule '%s' (hint: GPipe, 1F1B, Interleaved1F1B or DualPipe)", value);
       return FALSE;
     }
   return TRUE;

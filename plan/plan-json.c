@@ -188,7 +188,7 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
       if (!ok)
         return FALSE;
     }
-  if (p->schedule == PLAN_SCHED_INTERLEAVED_1F1B)
+  if (p->schedule == PLAN_SCHED_INTERLEAVED_1F1B || p->schedule == PLAN_SCHED_DUALPIPE)
     p->schedule_set = TRUE;
   return TRUE;
 }

@@ -383,12 +383,20 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
   if (plan->vpp > 1 && plan->pp == 1)
     return invalid (error, "--vpp %d needs pipeline parallelism (pp = 1) (hint: drop --vpp "
                     "or set --pp)", plan->vpp);
+  if (plan->vpp > 1 && plan->schedule == PLAN_SCHED_DUALPIPE)
+    return invalid (error, "DualPipe holds two model chunks per rank of its own, so --vpp %d "
+                    "does not apply (hint: drop --vpp)", plan->vpp);
   if (plan->vpp > 1 && !plan->schedule_set)
     plan->schedule = PLAN_SCHED_INTERLEAVED_1F1B;
   if (plan->vpp > 1 && plan->schedule != PLAN_SCHED_INTERLEAVED_1F1B)
     return invalid (error, "--vpp %d asks for virtual stages but the schedule is %s "
                     "(hint: --schedule Interleaved1F1B)", plan->vpp,
                     plan_schedule_name (plan->schedule));
+  /* DualPipe (deepseek-ai/DualPipe, DualPipe.step: "assert num_ranks % 2 == 0", and two
+   * model chunks per rank in place of virtual stages) */
+  if (plan->schedule == PLAN_SCHED_DUALPIPE && (plan->pp < 2 || plan->pp % 2 != 0))
+    return invalid (error, "DualPipe needs an even pipeline size of at least 2, not pp = %d "
+                    "(hint: --pp 2, 4, ... or --schedule 1F1B)", plan->pp);
   if (plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B && plan->vpp < 2)
     return invalid (error, "Interleaved1F1B needs at least 2 virtual stages per rank "
                     "(hint: --vpp 2, or --schedule 1F1B)");
@@ -477,6 +485,15 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                     "cap of %d (the step program holds a few dozen tasks for each: at the cap "
                     "~9 M tasks and ~1.2 GB) (hint: raise --mbs or --pp, or lower --gbs)",
                     grad_accum, rank_layers, grad_accum * rank_layers, PLAN_MAX_LAYER_PASSES);
+  /* DualPipe.step: "num_chunks > 0 and num_chunks % 2 == 0 and num_chunks >= num_ranks
+   * * 2": half the micro-batches enter at each end, and the main step (overlapped
+   * forward-backward pairs) runs m/2 - pp + 1 times on the outermost ranks */
+  if (plan->schedule == PLAN_SCHED_DUALPIPE
+      && (plan->grad_accum < 2 * plan->pp || plan->grad_accum % 2 != 0))
+    return invalid (error, "DualPipe with pp = %d needs an even number of at least %d "
+                    "micro-batches per step, but global / (micro x dp) = %d (hint: raise "
+                    "--global-batch-size to %" G_GINT64_FORMAT " or use 1F1B)", plan->pp,
+                    2 * plan->pp, plan->grad_accum, per_step * 2 * plan->pp);
   if (plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B && plan->grad_accum < plan->pp)
     return invalid (error, "Interleaved1F1B with pp = %d needs at least %d micro-batches per "
                     "step, but global / (micro x dp) = %d (hint: raise --global-batch-size "

@@ -318,6 +318,7 @@ plan_schedule_name (PlanSchedule s)
     case PLAN_SCHED_GPIPE: return "GPipe";
     case PLAN_SCHED_1F1B: return "1F1B";
     case PLAN_SCHED_INTERLEAVED_1F1B: return "Interleaved1F1B";
+    case PLAN_SCHED_DUALPIPE: return "DualPipe";
     default: return "?";
     }
 }
@@ -495,13 +496,35 @@ plan_model_chunk_layers (const Plan *plan, const ModelSpec *model, int c)
 int
 plan_chunk_layers (const Plan *plan, const ModelSpec *model, int stage, int chunk)
 {
-  return plan_model_chunk_layers (plan, model, chunk * plan->pp + stage);
+  return plan_model_chunk_layers (plan, model, plan_model_chunk (plan, stage, chunk));
+}
+
+int
+plan_rank_chunks (const Plan *plan)
+{
+  return plan->schedule == PLAN_SCHED_DUALPIPE ? 2 : MAX (plan->vpp, 1);
+}
+
+int
+plan_model_chunk (const Plan *plan, int stage, int chunk)
+{
+  if (plan->schedule == PLAN_SCHED_DUALPIPE)
+    return chunk == 0 ? stage : plan->pp - 1 - stage;
+  return chunk * plan->pp + stage;
+}
+
+int
+plan_model_chunk_stage (const Plan *plan, int model_chunk, int chunk)
+{
+  if (plan->schedule == PLAN_SCHED_DUALPIPE)
+    return chunk == 0 ? model_chunk : plan->pp - 1 - model_chunk;
+  return model_chunk % plan->pp;
 }
 
 int
 plan_chunk_first_layer (const Plan *plan, const ModelSpec *model, int stage, int chunk)
 {
-  int target = chunk * plan->pp + stage;
+  int target = plan_model_chunk (plan, stage, chunk);
   int first = 0;
   for (int c = 0; c < target; c++)
     first += plan_model_chunk_layers (plan, model, c);
@@ -512,7 +535,7 @@ int
 plan_stage_layers (const Plan *plan, const ModelSpec *model, int stage)
 {
   int n = 0;
-  for (int chunk = 0; chunk < plan->vpp; chunk++)
+  for (int chunk = 0; chunk < plan_rank_chunks (plan); chunk++)
     n += plan_chunk_layers (plan, model, stage, chunk);
   return n;
 }

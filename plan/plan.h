@@ -41,6 +41,8 @@ typedef enum {
   PLAN_SCHED_GPIPE,
   PLAN_SCHED_1F1B,
   PLAN_SCHED_INTERLEAVED_1F1B,
+  PLAN_SCHED_DUALPIPE,          /* DeepSeek-V3's bidirectional pipeline (plan.c
+                                 * plan_model_chunk: each rank holds two stages) */
 } PlanSchedule;
 
 typedef enum {
@@ -470,6 +472,15 @@ gboolean plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cl
 /* Layers held by pipeline rank `stage` (all its virtual chunks), and by chunk `chunk`
  * (0..vpp-1) of that rank. Model chunk index = chunk * pp + stage (Megatron). */
 int plan_stage_layers (const Plan *plan, const ModelSpec *model, int stage);
+/* The model chunks a pipeline rank holds: vpp, or 2 under DualPipe (DeepSeek-V3 report
+ * Sec. 3.2.1; deepseek-ai/DualPipe: rank r holds stage r of the forward direction and
+ * stage pp - 1 - r of the reverse one, the model's parameters twice over the pipeline). */
+int plan_rank_chunks (const Plan *plan);
+/* The model chunk of a rank's chunk c: c x pp + stage (Megatron's interleaved numbering),
+ * or under DualPipe stage (c = 0, the forward direction) and pp - 1 - stage (c = 1). */
+int plan_model_chunk (const Plan *plan, int stage, int chunk);
+/* The rank that runs model chunk mc as its chunk c (the inverse of plan_model_chunk). */
+int plan_model_chunk_stage (const Plan *plan, int model_chunk, int chunk);
 int plan_chunk_layers (const Plan *plan, const ModelSpec *model, int stage, int chunk);
 /* Index of the first layer of (stage, chunk) in the whole model. */
 int plan_chunk_first_layer (const Plan *plan, const ModelSpec *model, int stage, int chunk);

@@ -36,6 +36,9 @@ typedef struct {
    * the steps of the longest rank's table, and the tasks the stage's next unit waits for
    * (add_task gives them to the first task it adds, then empties the list) */
   int     lock_steps;
+  /* DualPipe: the key of stage s's send of its gradients to its mirror rank is
+   * grad_pair_key + s (build_stage) */
+  int     grad_pair_key;
   GArray *gate;
   /* Megatron-Core's batch_p2p_sync (plan.h pp_p2p_sync; program.c sync_*): while sync_n >
    * 0, the first task of each stream (other than a SEND or RECV) that the unit being

@@ -68,6 +68,7 @@ prog_sched_lookup (PlanSchedule id)
     case PLAN_SCHED_GPIPE: return &prog_sched_gpipe;
     case PLAN_SCHED_1F1B: return &prog_sched_1f1b;
     case PLAN_SCHED_INTERLEAVED_1F1B: return &prog_sched_interleaved;
+    case PLAN_SCHED_DUALPIPE: return &prog_sched_dualpipe;
     default: return NULL;
     }
 }
@@ -740,6 +741,21 @@ moe_backward (Builder *bd, int mb, int chunk, int layer, gint32 prev, gint32 ag,
   return compute (bd, bd->blk[B_MOE_ROUTE_B], mb, chunk, layer, a2a ? e : r, sh);
 }
 
+/* The first and last micro-batch a rank's chunk runs: 0 and m - 1, or under DualPipe
+ * (sched-dualpipe.c) the half of the micro-batches of the chunk's direction. */
+static inline int
+chunk_first_mb (const Builder *bd, int chunk)
+{
+  return bd->plan->schedule == PLAN_SCHED_DUALPIPE && chunk == 1 ? bd->m_micro / 2 : 0;
+}
+
+static inline int
+chunk_last_mb (const Builder *bd, int chunk)
+{
+  return bd->plan->schedule == PLAN_SCHED_DUALPIPE && chunk == 0 ? bd->m_micro / 2 - 1
+                                                                 : bd->m_micro - 1;
+}
+
 static void
 forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain *ch)
 {
@@ -754,11 +770,13 @@ forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain
       if (bd->copy_out_blk != NULL)
         ag = compute (bd, bd->copy_out_blk[layer], mb, chunk, layer, ag, -1);
     }
-  else if (bd->param_ag_of_layer[layer] >= 0 && mb == 0 && phase == PROG_PHASE_FORWARD)
+  else if (bd->param_ag_of_layer[layer] >= 0 && mb == chunk_first_mb (bd, chunk)
+           && phase == PROG_PHASE_FORWARD)
     ag = bd->param_ag_of_layer[layer];
   else if (phase == PROG_PHASE_RECOMPUTE)
     ag = bd->recompute_ag;
-  gint32 eag = bd->expert_ag_of_layer[layer] >= 0 && mb == 0 && phase == PROG_PHASE_FORWARD
+  gint32 eag = bd->expert_ag_of_layer[layer] >= 0 && mb == chunk_first_mb (bd, chunk)
+               && phase == PROG_PHASE_FORWARD
                ? bd->expert_ag_of_layer[layer] : -1;
   if (phase == PROG_PHASE_RECOMPUTE)
     eag = bd->recompute_eag;
@@ -962,7 +980,7 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
   /* FSDP2's post-backward hook, once the layer's input gradient is there: the first
    * micro-batch's gradients copied up to fp32, the later ones' added into that sum */
   if (bd->grad_accum_blk != NULL)
-    ch->last_compute = compute (bd, bd->grad_accum_blk[2 * layer + (mb > 0 ? 1 : 0)], mb,
+    ch->last_compute = compute (bd, bd->grad_accum_blk[2 * layer + (mb > chunk_first_mb (bd, chunk) ? 1 : 0)], mb,
                                 chunk, layer, after, -1);
 }
 
@@ -978,7 +996,7 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
 {
   const Plan *p = bd->plan;
   int stage = bd->stage, chunk = slot->chunk, mb = slot->mb;
-  int model_chunk = chunk * p->pp + stage;
+  int model_chunk = plan_model_chunk (p, stage, chunk);
   int first = bd->chunk_first[model_chunk];
   int n = bd->chunk_first[model_chunk + 1] - first;
   gboolean first_chunk = model_chunk == 0, last_chunk = model_chunk == bd->n_model_chunks - 1;
@@ -992,7 +1010,7 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
       if (!first_chunk)
         {
           /* receive the activations of the previous model chunk */
-          int prev_stage = (model_chunk - 1) % p->pp;
+          int prev_stage = plan_model_chunk_stage (p, model_chunk - 1, chunk);
           guint32 r = pp_p2p (bd, PROG_TASK_RECV, PROG_PHASE_FORWARD, mb, chunk, first, NULL, 0,
                               bd->pp_wire_bytes, prev_stage);
           task_mut (bd, r)->peer_task = send_key (bd, 0, mb, model_chunk - 1);   /* resolved later */
@@ -1034,7 +1052,7 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
         }
       else
         {
-          int next_stage = (model_chunk + 1) % p->pp;
+          int next_stage = plan_model_chunk_stage (p, model_chunk + 1, chunk);
           gint32 dep = ch.last_compute;
           guint32 s = pp_p2p (bd, PROG_TASK_SEND, PROG_PHASE_FORWARD, mb, chunk, first + n - 1,
                               &dep, 1, bd->pp_wire_bytes, next_stage);
@@ -1051,7 +1069,7 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
       ch.last_compute = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, -1, ch.last_compute);
       /* the key of a bucket holding only the head (a last chunk without layers:
        * --account-for-loss-in-pipeline-split) */
-      if (mb == bd->m_micro - 1 && bucket_done)
+      if (mb == chunk_last_mb (bd, chunk) && bucket_done)
         g_array_index (bucket_done, gint32, bd->m->n_layers + 1) = ch.last_compute;
       if (zero2_per_mb (bd) && bd->head_params_local > 0)
         coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, shard_axis (bd),
@@ -1060,7 +1078,7 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
     }
   else
     {
-      int next_stage = (model_chunk + 1) % p->pp;
+      int next_stage = plan_model_chunk_stage (p, model_chunk + 1, chunk);
       guint32 r = pp_p2p (bd, PROG_TASK_RECV, PROG_PHASE_BACKWARD, mb, chunk, first + n - 1,
                           NULL, 0, bd->pp_wire_bytes, next_stage);
       task_mut (bd, r)->peer_task = send_key (bd, 1, mb, model_chunk + 1);
@@ -1084,7 +1102,7 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
         }
       backward_layer (bd, mb, chunk, l, l - first, &ch);
       bd->compute_gate = -1;
-      if (mb == bd->m_micro - 1 && bucket_done)
+      if (mb == chunk_last_mb (bd, chunk) && bucket_done)
         g_array_index (bucket_done, gint32, l) = ch.done[0];
     }
   bd->key_pos = PAIR_POS_TAIL;
@@ -1094,7 +1112,7 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
       /* with SP the embedding's gradient rows are gathered from the sequence shards */
       ch.last_compute = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, -1, ch.last_compute);
       ch.last_compute = compute (bd, bd->blk[B_EMBED_B], mb, chunk, -1, ch.last_compute, -1);
-      if (mb == bd->m_micro - 1 && bucket_done)
+      if (mb == chunk_last_mb (bd, chunk) && bucket_done)
         g_array_index (bucket_done, gint32, bd->m->n_layers) = ch.last_compute;
       if (zero2_per_mb (bd) && bd->embed_params_local > 0)
         coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, shard_axis (bd),
@@ -1103,7 +1121,7 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
     }
   else
     {
-      int prev_stage = (model_chunk - 1) % p->pp;
+      int prev_stage = plan_model_chunk_stage (p, model_chunk - 1, chunk);
       gint32 dep = ch.last_compute;
       guint32 s = pp_p2p (bd, PROG_TASK_SEND, PROG_PHASE_BACKWARD, mb, chunk, first, &dep, 1,
                           bd->pp_wire_bytes, prev_stage);
@@ -1164,7 +1182,8 @@ expand_pair (Builder *bd, const ProgSlot *f, const ProgSlot *b, GArray *bucket_d
              guint32 *b_first)
 {
   const Plan *p = bd->plan;
-  int mcf = f->chunk * p->pp + bd->stage, mcb = b->chunk * p->pp + bd->stage;
+  int mcf = plan_model_chunk (p, bd->stage, f->chunk);
+  int mcb = plan_model_chunk (p, bd->stage, b->chunk);
   int nf = bd->chunk_first[mcf + 1] - bd->chunk_first[mcf];
   int nb = bd->chunk_first[mcb + 1] - bd->chunk_first[mcb];
   bd->pair_ov = MIN (nf, nb);
@@ -1218,7 +1237,7 @@ expand_pair (Builder *bd, const ProgSlot *f, const ProgSlot *b, GArray *bucket_d
       bd->send_of[keys[i]] = (gint32) (start + newpos[bd->send_of[keys[i]] - start]);
   /* the buckets' last backward tasks are recorded by the last micro-batch's backward
    * alone (expand_slot): other pairs hold none of them */
-  if (b->mb != bd->m_micro - 1)
+  if (b->mb != chunk_last_mb (bd, b->chunk))
     return;
   for (guint i = 0; bucket_done != NULL && i < bucket_done->len; i++)
     {
@@ -1504,12 +1523,12 @@ make_buckets (Builder *bd, const double *per_layer, gboolean dense)
   const Plan *p = bd->plan;
   GArray *buckets = g_array_new (FALSE, TRUE, sizeof (Bucket));
   double limit = p->bucket_bytes / bd->grad_bytes_per_param;
-  for (int chunk = p->vpp - 1; chunk >= 0; chunk--)
+  for (int chunk = plan_rank_chunks (p) - 1; chunk >= 0; chunk--)
     {
       int first = plan_chunk_first_layer (p, bd->m, bd->stage, chunk);
       int n = plan_chunk_layers (p, bd->m, bd->stage, chunk);
       Bucket cur = { .first_layer = first + n, .n_layers = 0, .params = 0, .chunk = chunk };
-      int model_chunk = chunk * p->pp + bd->stage;
+      int model_chunk = plan_model_chunk (p, bd->stage, chunk);
       if (dense && model_chunk == bd->n_model_chunks - 1)
         cur.params += bd->head_params_local;
       for (int l = first + n - 1; l >= first; l--)
@@ -1597,7 +1616,10 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
   /* gradients already reduce-scattered in every micro-batch's backward (ZeRO-3, ZeRO-2
    * with sharded gradients) leave no bucket to reduce at the end */
   gboolean grads_reduced = sharded_params || zero2_per_mb (bd);
-  gboolean overlap = p->overlap_grad_reduce && !grads_reduced;
+  /* DualPipe: the data-parallel reductions start once the two copies' gradients are
+   * summed, after the last backward (below) */
+  gboolean overlap = p->overlap_grad_reduce && !grads_reduced
+                     && p->schedule != PLAN_SCHED_DUALPIPE;
   gboolean after_stage = p->pp > 1 && p->pp_grad_after_stage > 0;
   guint next_bucket = 0, next_ebucket = 0;
   GArray *reductions = g_array_new (FALSE, FALSE, sizeof (gint32));
@@ -1703,7 +1725,7 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
         {
           Bucket *bk = &g_array_index (buckets, Bucket, next_bucket);
           int key = bk->first_layer;
-          int model_chunk = bk->chunk * p->pp + stage;
+          int model_chunk = plan_model_chunk (p, stage, bk->chunk);
           if (model_chunk == 0 && key == bd->chunk_first[model_chunk]
               && bk->params > 0 && next_bucket == buckets->len - 1)
             key = L;   /* the bucket holding the embedding waits for its backward */
@@ -1764,6 +1786,38 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
         last = (gint32) (i - 1);
         break;
       }
+  /* DualPipe keeps each stage's weights on two ranks, r (chunk 0) and pp - 1 - r (chunk
+   * 1), whose gradients must be summed before the optimizer: deepseek-ai/DualPipe's
+   * example adds to each chunk's gradient the mirror rank's gradient of the same stage
+   * (examples/example_dualpipe.py, "Check grads"). Here each rank sends its gradients (both
+   * chunks') to its mirror and adds the mirror's into its own once received, after its
+   * last backward; the data-parallel reductions and the optimizer wait for that sum. */
+  if (p->schedule == PLAN_SCHED_DUALPIPE && p->pp > 1)
+    {
+      double params = 0;
+      for (guint i = 0; i < buckets->len; i++)
+        params += g_array_index (buckets, Bucket, i).params;
+      for (guint i = 0; i < ebuckets->len; i++)
+        params += g_array_index (ebuckets, Bucket, i).params;
+      int mirror = p->pp - 1 - stage;
+      double bytes = params * bd->grad_bytes_per_param;
+      guint32 s = pp_p2p (bd, PROG_TASK_SEND, PROG_PHASE_BACKWARD, -1, 0, -1, &last, 1, bytes,
+                          mirror);
+      bd->send_of[bd->grad_pair_key + stage] = (gint32) s;
+      guint32 r = pp_p2p (bd, PROG_TASK_RECV, PROG_PHASE_BACKWARD, -1, 0, -1, NULL, 0, bytes,
+                          mirror);
+      task_mut (bd, r)->peer_task = bd->grad_pair_key + mirror;
+      g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+      prog_builder_elem (ops, "dualpipe_grad_sum", MODEL_OP_ELEMENTWISE, (guint64) params, 1);
+      guint32 blk = prog_builder_add_block (bd, PROG_BLOCK_GRAD_ACCUM, PROG_PHASE_BACKWARD,
+                                            "dualpipe_grad_sum", ops, 0);
+      gint32 deps[2] = { last, (gint32) r };
+      guint32 sum = add_task (bd, PROG_TASK_COMPUTE, PROG_STREAM_COMPUTE, PROG_PHASE_BACKWARD,
+                              -1, 0, -1, deps, 2);
+      task_mut (bd, sum)->block = blk;
+      task_mut (bd, sum)->hw_flops = prog_block (prog, blk)->hw_flops;
+      last = (gint32) sum;
+    }
   /* ZeRO-2 with sharded gradients: the optimizer waits for the last micro-batch's
    * reduce-scatters */
   if (zero2_per_mb (bd))
@@ -1771,7 +1825,7 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
       {
         const ProgTask *t = prog_task (prog, i);
         if (t->stream == PROG_STREAM_DP && t->phase == PROG_PHASE_BACKWARD
-            && t->mb == bd->m_micro - 1)
+            && t->mb == chunk_last_mb (bd, t->chunk))
           {
             gint32 r = (gint32) i;
             g_array_append_val (reductions, r);
@@ -1968,6 +2022,9 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
                                                             r, step));
       n_keys += 2 * plan->pp * bd.lock_steps;
     }
+  bd.grad_pair_key = n_keys;
+  if (plan->schedule == PLAN_SCHED_DUALPIPE)
+    n_keys += plan->pp;
   bd.send_of = g_new (gint32, n_keys);
   for (int i = 0; i < n_keys; i++)
     bd.send_of[i] = -1;

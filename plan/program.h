@@ -246,6 +246,7 @@ typedef struct {
 extern const ProgSchedOps prog_sched_gpipe;
 extern const ProgSchedOps prog_sched_1f1b;
 extern const ProgSchedOps prog_sched_interleaved;
+extern const ProgSchedOps prog_sched_dualpipe;
 const ProgSchedOps *prog_sched_lookup (PlanSchedule id);
 
 ProgProgram *prog_program_new  (const ModelSpec *model, const Plan *plan,

@@ -79,7 +79,10 @@ predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
 {
   const Plan *plan = &p->plan;
   int m = plan->grad_accum, pp = plan->pp, v = MAX (plan->vpp, 1);
-  if (plan->schedule == PLAN_SCHED_GPIPE || pp < 2)
+  /* DualPipe: simulated whole. Its micro-batch numbers are per direction (the second
+   * half's start at m/2), so a step of fewer micro-batches does not repeat this one's
+   * units shifted by q, which the extension needs (sched-dualpipe.c) */
+  if (plan->schedule == PLAN_SCHED_GPIPE || plan->schedule == PLAN_SCHED_DUALPIPE || pp < 2)
     return NULL;
   gboolean inter = plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B;
   int q = inter ? plan_vpp_group (plan) : 1;
