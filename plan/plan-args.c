@@ -546,7 +546,7 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       "Tokens per sequence (default: model context, at most 8192); alias --seq", "S" },
     { "seq", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_int_option), NULL, "S" },
     { "schedule", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
-      "Pipeline schedule: GPipe, 1F1B, Interleaved1F1B", "NAME" },
+      "Pipeline schedule: GPipe, 1F1B, Interleaved1F1B, DualPipe", "NAME" },
     { "pipeline-parallel-schedule", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, CB (on_option), NULL, "NAME" },
     { "sharding", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "none|zero1|zero2|zero3|fsdp|hsdp:K (K = shard-group size)", "LEVEL" },

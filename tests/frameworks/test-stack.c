@@ -155,8 +155,10 @@ test_semantics (void)
   g_assert_cmpint (hai->moe_a2a_overlap, ==, FW_OPT_DEFAULT);
   g_assert_cmpint (hai->moe_shared_expert_overlap, ==, FW_OPT_DEFAULT);
   g_assert_false (hai->default_sequence_parallel);
+  g_assert_true (hai->default_pp_dualpipe);
   g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", NULL);
   g_assert_cmpint (mc->moe_a2a_overlap, ==, FW_OPT_OPTIONAL);
+  g_assert_false (mc->default_pp_dualpipe);
   /* of an MoE layer's 70 forward items outside the experts' loops, 25 come after the
    * dispatcher's sync (permute 2, all-to-alls 4 + 2, sort_chunks 2 + 2, GroupedLinear 8,
    * activation 2, unpermute 2, residual 1: megatron-core.json's moe.host_ops source); the

@@ -448,6 +448,42 @@ test_first_last_differ (void)
   plan_clear (&p);
 }
 
+/* DualPipe (sched-dualpipe.c) on the small Llama and plan above (pp 4, 2 layers a stage,
+ * m 8): rank r holds stages r and 3 - r.
+ * params: rank 0 = stage 0 + stage 3 of 1F1B = 14,659,584 + 14,660,608 = 29,320,192 B
+ *   (the embedding and the head both there); rank 1 = stages 1 + 2 = 2 x 13,635,584 =
+ *   27,271,168 B: each stage's weights twice over the pipeline.
+ * activations per micro-batch: stage 0's 2 F + token ids = 8,931,328 (A0), stage 3's
+ *   10,477,568 (A3), stages 1 and 2 2 F = 8,929,280.
+ *   rank 0's order F0 F0 F0 F1 B1 F1 F0 B1 ...: after the fourth forward of chunk 0 it
+ *   holds 4 A0 + 1 A3 = 35,725,312 + 10,477,568 = 46,202,880 (pp + 1 = 5 units, Table 2);
+ *   rank 1's F0 F1 F0 F1 F0 then B1: 5 x 8,929,280 = 44,646,400. */
+static void
+test_dualpipe (void)
+{
+  ModelSpec m;
+  Plan p;
+  TopoCluster c;
+  PlanMemory mem;
+
+  small_llama (&m);
+  small_plan (&p);
+  p.schedule = PLAN_SCHED_DUALPIPE;
+  cluster_with_hbm (&c, 80 * GiB);
+  plan_memory_compute (&m, &p, &c, &mem);
+  g_assert_cmpint (mem.stages[0].layers, ==, 4);
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_PARAMS], ==, 29320192);
+  g_assert_cmpuint (mem.stages[3].bytes[PLAN_MEM_PARAMS], ==, 29320192);
+  g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_PARAMS], ==, 27271168);
+  /* grads fp32: rank 0's 14,660,096 elements x 4 */
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_GRADS], ==, 58640384);
+  g_assert_cmpint (mem.stages[0].inflight_microbatches, ==, 5);
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 46202880);
+  g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_ACTIVATIONS], ==, 44646400);
+  plan_memory_clear (&mem);
+  plan_clear (&p);
+}
+
 /* The OOM verdict flips when HBM shrinks below the peak (stage 0's total). */
 /* Unfused attention stores the scores as the options' flash_attention = FALSE does, and
  * its backward also holds the scores' gradient while a layer runs: one more b x heads x
@@ -1094,5 +1130,6 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/json", test_json);
   g_test_add_func ("/plan/memory/selective-op-llama3-8b", test_selective_op_llama3_8b);
   g_test_add_func ("/plan/memory/cpu-offload", test_cpu_offload);
+  g_test_add_func ("/plan/memory/dualpipe", test_dualpipe);
   return g_test_run ();
 }

@@ -573,7 +573,8 @@ test_row_709_fits (void)
 
 /* The DeepSeek-V3 report's row (741) maps to the hai-llm stack, whose DualPipe overlaps
  * the EP all-to-all and the shared expert in every run: both overlaps on without the row
- * saying so; a Megatron-Core row of the same model (707) keeps them off (options there). */
+ * saying so, and the DualPipe schedule; a Megatron-Core row of the same model (707) keeps
+ * them off (options there). */
 static void
 test_stack_overlaps (void)
 {
@@ -593,6 +594,11 @@ test_stack_overlaps (void)
   g_assert_cmpint (hai->plan.ep, ==, 64);
   g_assert_true (hai->plan.moe_a2a_overlap);
   g_assert_true (hai->plan.moe_shared_expert_overlap);
+  /* and its schedule is DualPipe (hai-llm.json defaults.pp_schedule): pp 16, vpp 1, 15,360
+   * sequences over dp 128 = 120 micro-batches, even and at least 2 x 16; the Megatron-Core
+   * row keeps 1F1B */
+  g_assert_cmpint (hai->plan.schedule, ==, PLAN_SCHED_DUALPIPE);
+  g_assert_cmpint (mc->plan.schedule, !=, PLAN_SCHED_DUALPIPE);
   g_assert_cmpstr (mc->stack->name, ==, "nemo");
   g_assert_false (mc->plan.moe_a2a_overlap);
   g_assert_false (mc->plan.moe_shared_expert_overlap);

@@ -224,6 +224,160 @@ test_merged_group_order (void)
   plan_clear (&plan);
 }
 
+/* ---- DualPipe (plan/sched-dualpipe.c) ----------------------------------------------- */
+
+/* The order of each rank at pp 4, m 8, from DualPipe.step's steps (deepseek-ai/DualPipe)
+ * with H = 2, h = min(r, 3 - r), W folded into B. F/B, then the chunk (0: the forward
+ * direction, micro-batches 0-3; 1: the reverse one, 4-7), then the micro-batch. Rank 0
+ * (h 0): step 1 F00 F01; 2 F02 F14; 3 B14 F15; 4 (m/2 - pp + 1 = 1 time) F03 B15 F16 B00;
+ * 5 B16 F17 B01; 6 B17 B02; 7 B03. Rank 1 (h 1): 2 F00 F14 F01 F15; 4 (twice) F02 B14 F16
+ * B00, F03 B15 F17 B01; 6 B16 B02 B17 B03. Ranks 2 and 3 mirror 1 and 0 with the chunks
+ * swapped (their phase 0 is the reverse direction). */
+static const char *const dualpipe_order_pp4_m8[4] = {
+  "F00 F01 F02 F14 B14 F15 F03 B15 F16 B00 B16 F17 B01 B17 B02 B03",
+  "F00 F14 F01 F15 F02 B14 F16 B00 F03 B15 F17 B01 B16 B02 B17 B03",
+  "F14 F00 F15 F01 F16 B00 F02 B14 F17 B01 F03 B15 B02 B16 B03 B17",
+  "F14 F15 F16 F00 B00 F01 F17 B01 F02 B14 B02 F03 B15 B03 B16 B17",
+};
+
+static GArray *
+dualpipe_slots (int pp, int m, int rank)
+{
+  GArray *slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
+  prog_sched_dualpipe.build (pp, 1, m, 0, rank, slots);
+  return slots;
+}
+
+static void
+test_dualpipe_order (void)
+{
+  for (int r = 0; r < 4; r++)
+    {
+      g_autoptr (GArray) slots = dualpipe_slots (4, 8, r);
+      g_autoptr (GString) got = g_string_new (NULL);
+      for (guint i = 0; i < slots->len; i++)
+        {
+          const ProgSlot *sl = &g_array_index (slots, ProgSlot, i);
+          g_string_append_printf (got, "%s%c%d%d", i ? " " : "", sl->backward ? 'B' : 'F',
+                                  sl->chunk, sl->mb);
+        }
+      g_assert_cmpstr (got->str, ==, dualpipe_order_pp4_m8[r]);
+    }
+}
+
+/* The orders above run with every unit 1 (F = B, W inside B) and free transfers: a
+ * forward of stage s waits for stage s - 1's (rank s in chunk 0, 3 - s in chunk 1), a
+ * backward for stage s + 1's. Worked by hand, each unit's end (start = max(the rank's
+ * previous end, the dependency's end)):
+ *   rank 0: F00 1 F01 2 F02 3 F14 4 B14 5 F15 6 F03 7 B15 8 F16 9 B00 10 B16 11 F17 13
+ *           B01 14 B17 15 B02 16 B03 18
+ *   rank 3: F14 1 F15 2 F16 3 F00 4 B00 5 F01 6 F17 7 B01 8 F02 9 B14 10 B02 11 F03 13
+ *           B15 14 B03 15 B16 16 B17 18
+ *   (F17 on rank 0 waits for rank 1's, which ends at 12; B03 on rank 0 for rank 1's at 17)
+ * so the step is 18 units: 16 of work and a bubble of 2 = pp - 2, against 1F1B's
+ * (m + pp - 1) x 2 = 22 (bubble 6). And no order deadlocks (every unit ran). */
+static void
+test_dualpipe_unit_steps (void)
+{
+  const int pp = 4, m = 8;
+  GArray *slots[4];
+  guint pos[4] = { 0 };
+  int t[4] = { 0 };
+  /* end[backward][chunk][mb][rank], 0 = not yet run */
+  int end[2][2][8][4];
+  memset (end, 0, sizeof end);
+  for (int r = 0; r < pp; r++)
+    slots[r] = dualpipe_slots (pp, m, r);
+  gboolean progress = TRUE;
+  while (progress)
+    {
+      progress = FALSE;
+      for (int r = 0; r < pp; r++)
+        while (pos[r] < slots[r]->len)
+          {
+            const ProgSlot *sl = &g_array_index (slots[r], ProgSlot, pos[r]);
+            int c = sl->chunk, stage = c == 0 ? r : pp - 1 - r;
+            int dep_stage = sl->backward ? stage + 1 : stage - 1, dep = 0;
+            if (dep_stage >= 0 && dep_stage < pp)
+              {
+                int dep_rank = c == 0 ? dep_stage : pp - 1 - dep_stage;
+                dep = end[sl->backward][c][sl->mb][dep_rank];
+                if (dep == 0)
+                  break;
+              }
+            t[r] = MAX (t[r], dep) + 1;
+            end[sl->backward][c][sl->mb][r] = t[r];
+            pos[r]++;
+            progress = TRUE;
+          }
+    }
+  for (int r = 0; r < pp; r++)
+    {
+      g_assert_cmpuint (pos[r], ==, slots[r]->len);
+      g_array_free (slots[r], TRUE);
+    }
+  g_assert_cmpint (end[0][1][7][0], ==, 13);   /* F17 on rank 0 */
+  g_assert_cmpint (end[1][0][3][0], ==, 18);   /* B03 on rank 0 */
+  g_assert_cmpint (MAX (MAX (t[0], t[1]), MAX (t[2], t[3])), ==, 18);
+}
+
+/* Validation (plan-validate.c, DualPipe.step's asserts): an odd pp, fewer than 2 pp
+ * micro-batches, an odd count, and virtual stages are refused; pp 4 with m 8 and m 10
+ * passes and simulates, every rank running 2 m units (m forwards, m backwards), and its
+ * step is shorter than 1F1B's on the same plan (the bubble, above: 2 against 6 units). */
+static void
+test_dualpipe_plans (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  g_autoptr (ModelSpec) model = model_spec_new_custom ("l24", MODEL_MLP_SWIGLU, 256, 512, 24,
+                                                       8, 8, 64, 256, FALSE);
+  static const struct { int pp, m, vpp; const char *err; } cases[] = {
+    { 3, 12, 1, "even pipeline size" },
+    { 4, 6, 1, "at least 8 micro-batches" },
+    { 4, 9, 1, "even number" },
+    { 4, 8, 2, "--vpp 2 does not apply" },
+    { 4, 8, 1, NULL },
+    { 4, 10, 1, NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Plan plan;
+      plan_init_defaults (&plan);
+      plan.world_size = cases[i].pp;
+      plan.pp = cases[i].pp;
+      plan.vpp = cases[i].vpp;
+      plan.schedule = PLAN_SCHED_DUALPIPE;
+      plan.schedule_set = TRUE;
+      plan.global_batch = cases[i].m;
+      plan.seq_length = 256;
+      g_autoptr (GError) e = NULL;
+      gboolean ok = plan_resolve (&plan, model, cluster, &e);
+      if (cases[i].err != NULL)
+        {
+          g_assert_false (ok);
+          g_assert_nonnull (strstr (e->message, cases[i].err));
+          plan_clear (&plan);
+          continue;
+        }
+      g_assert_no_error (e);
+      int n_valid = 0;
+      g_autoptr (SimPrediction) p = predict_valid (model, cluster, &plan, &n_valid);
+      for (int st = 0; st < plan.pp; st++)
+        g_assert_cmpuint (p->program->stages[st].n_slots, ==, 2u * (guint) cases[i].m);
+      Plan one;
+      plan_init_defaults (&one);
+      one.world_size = one.pp = 4;
+      one.global_batch = cases[i].m;
+      one.seq_length = 256;
+      g_autoptr (SimPrediction) q = predict_valid (model, cluster, &one, &n_valid);
+      g_assert_cmpfloat (p->result->step_time_s, <, q->result->step_time_s);
+      plan_clear (&one);
+      plan_clear (&plan);
+    }
+}
+
 /* ---- the steady-state path against the full simulation ------------------------------ */
 
 typedef struct {
@@ -414,6 +568,10 @@ test_steady_equals_full (void)
     { "interleaved tp2 sp full recompute zero3", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0, 2, 1, 64,
       -1, -1, F_SP | F_FULL_RECOMPUTE | F_ZERO3, 1 },
     { "gpipe", PLAN_SCHED_GPIPE, 4, 1, 0, 1, 1, 64, -1, -1, 0, 0 },
+    /* DualPipe takes the full path (predict.c): the same figures, nothing extended */
+    { "dualpipe", PLAN_SCHED_DUALPIPE, 4, 1, 0, 1, 1, 64, -1, -1, 0, 0 },
+    { "dualpipe tp2 sp selective zero1 overlap", PLAN_SCHED_DUALPIPE, 4, 1, 0, 2, 1, 64, -1,
+      -1, F_SP | F_SELECTIVE | F_ZERO1_OVERLAP, 0 },
     /* long steps (issue 11: 256 and 1,024 micro-batches): the extension covers hundreds
      * of periods, with uneven stages, recompute, overlap and the interleaved schedule */
     { "1f1b m1024", PLAN_SCHED_1F1B, 4, 1, 0, 1, 1, 1024, -1, -1, 0, 1 },
@@ -749,6 +907,9 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/schedules/interleaved-every-count", test_interleaved_every_count);
   g_test_add_func ("/sim/schedules/lockstep-table", test_lockstep_table);
   g_test_add_func ("/sim/schedules/flat-every-count", test_flat_every_count);
+  g_test_add_func ("/sim/schedules/dualpipe-order", test_dualpipe_order);
+  g_test_add_func ("/sim/schedules/dualpipe-unit-steps", test_dualpipe_unit_steps);
+  g_test_add_func ("/sim/schedules/dualpipe-plans", test_dualpipe_plans);
   g_test_add_func ("/sim/schedules/steady-equals-full", test_steady_equals_full);
   g_test_add_func ("/sim/schedules/cyclicity-retry", test_cyclicity_retry);
   g_test_add_func ("/sim/schedules/main-job-steady", test_main_job_steady);
