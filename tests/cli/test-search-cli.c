@@ -706,10 +706,10 @@ test_did_you_mean (void)
       "(hint: fp32, bf16, fp16, fp8 or nvfp4)\n" },
     { "predict --schedule 1f1bb --no-db",
       "tandem: error: unknown schedule '1f1bb' (did you mean '1F1B'?) "
-      "(hint: GPipe, 1F1B or Interleaved1F1B)\n" },
+      "(hint: GPipe, 1F1B, Interleaved1F1B or DualPipe)\n" },
     { "run --schedule gpipee --no-db",
       "tandem: error: unknown schedule 'gpipee' (did you mean 'GPipe'?) "
-      "(hint: GPipe, 1F1B or Interleaved1F1B)\n" },
+      "(hint: GPipe, 1F1B, Interleaved1F1B or DualPipe)\n" },
     { "report scalling", "tandem: error: unknown report 'scalling' (did you mean 'scaling'?) "
       "(hint: scaling, validation or run)\n" },
     { "report validation --dbb x",
