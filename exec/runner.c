@@ -55,6 +55,10 @@ exec_runner_supports (const ModelSpec *m, const Plan *p, GError **error)
                         "--cp-comm-type p2p or all_gather)");
   if (p->sharding == PLAN_SHARD_HSDP)
     return unsupported (error, "HSDP is not implemented (hint: --sharding zero3)");
+  if (p->schedule == PLAN_SCHED_DUALPIPE)
+    return unsupported (error, "the DualPipe schedule is predicted only, not executed (two "
+                        "stages a rank and the mirror ranks' gradient sum are not in the "
+                        "runner) (hint: --schedule 1F1B)");
   PlanMoe pm;
   plan_moe (p, m, &pm);
   if (p->ep > 1 && pm.experts == 0)
