@@ -39,6 +39,11 @@ typedef struct {
                           * the predecessor: one completion event covers both (try_start) */
 } SimHot;
 #define SIM_NO_FUSE 0xff
+/* on a compute task: its only successor is a collective of its stage that nothing else
+ * holds back, and its stream's next task cannot start before that collective ends, so
+ * where the collective is its stream's head when the compute starts, the collective's
+ * start is known then and the compute's completion needs no event (try_start) */
+#define SIM_FUSE_COMM 0xfe
 
 /* A duration as the event loop takes it, computed once per block, collective or
  * transfer shape rather than once per task. */
@@ -127,6 +132,8 @@ typedef struct {
   SimDur             copy_d;
   double             slowdown;
   gboolean           zero3;        /* zero3_program: ZeRO-3 layer collectives cost extra */
+  gboolean           watched;      /* sim_simulate_watched: stage 0's compute tasks keep
+                                    * their completion events (it pauses on them) */
   guint32            stop_id;      /* run_events pauses after this task's completion event
                                     * (G_MAXUINT32: none) */
 } Sim;
@@ -531,6 +538,8 @@ try_start (Sim *sim, guint32 id)
   h->state = 1;
   SimTime delay = h->base_ps;
   double start = sim->now_s;
+  SimTime sim_now = sim->now;     /* when a communication task starts (a later time where
+                                   * it follows a compute task: SIM_FUSE_COMM) */
   if (h->what < 0)
     {
       /* compute kernels slowed by communication kernels sharing the SMs and HBM */
@@ -561,6 +570,32 @@ try_start (Sim *sim, guint32 id)
       h->state = 3;
     }
   sim->times[id].start_s = start;
+  if (h->fuse == SIM_FUSE_COMM)
+    {
+      /* the compute's one successor, a collective, starts the moment it ends if it is
+       * its stream's head now and waits for nothing else: what the compute's completion
+       * event would do (its stream's next task becomes the head but still waits for the
+       * collective; the collective starts) is done now, with the times it would give */
+      guint32 x = sim->succ[sim->succ_first[id]];
+      SimHot *xh = &sim->hot[x];
+      if (xh->head && xh->pending == 1 && xh->state == 0)
+        {
+          SimTime end = sim->now + delay < sim->now ? SIM_TIME_MAX : sim->now + delay;
+          double t = ps_to_s (end);
+          sim->times[id].end_s = t;
+          h->state = 2;
+          sim->n_done++;
+          sim->hot[h->next].head = 1;
+          xh->pending = 0;
+          sim->comm_active[xh->stage]++;
+          xh->state = 3;
+          sim->times[x].start_s = t;
+          id = x;
+          h = xh;
+          delay = xh->base_ps;
+          sim_now = end;
+        }
+    }
   if (h->what >= 0 && !h->recv)
     {
       /* Communication tasks that follow one another on a stream with nothing else between
@@ -569,7 +604,7 @@ try_start (Sim *sim, guint32 id)
        * duration does not depend on the stage's state, and the kernel count stays the
        * same: one kernel ends as the other starts), so the chain's end is known now and
        * takes one event. The times written are those the separate events would give. */
-      SimTime end = sim->now + delay < sim->now ? SIM_TIME_MAX : sim->now + delay;
+      SimTime end = sim_now + delay < sim_now ? SIM_TIME_MAX : sim_now + delay;
       while (h->next != G_MAXUINT32 && sim->hot[h->next].fuse == sim->hot[h->next].pending)
         {
           guint32 x = h->next;
@@ -966,12 +1001,47 @@ program_setup (Sim *sim)
   sim->succ = g_new (guint32, sim->succ_first[n] + 1);
   util_advise_hugepages (sim->succ, sizeof (guint32) * (sim->succ_first[n] + 1));
   g_autofree guint32 *fill = g_memdup2 (sim->succ_first, sizeof (guint32) * (n + 1));
+  /* per stage: its last compute task so far (G_MAXUINT32 none) */
+  g_autofree guint32 *last_compute = g_new (guint32, prog->n_stages);
+  for (int s = 0; s < prog->n_stages; s++)
+    last_compute[s] = G_MAXUINT32;
   for (guint32 i = 0; i < n; i++)
     {
       const ProgTask *t = prog_task (prog, i);
       const guint32 *deps = prog_task_deps (prog, t);
       for (guint32 k = 0; k < t->n_deps; k++)
         sim->succ[fill[deps[k]]++] = i;
+      /* a compute task c whose completion can go without an event (SIM_FUSE_COMM): its
+       * one successor x is a communication kernel of the same stage (not a RECV, whose
+       * start is not the moment it is ready; that x waits for c alone try_start asks:
+       * one dependency pending), and the next compute task of the stream (this one)
+       * depends on a task of x's stream at or after x, so it cannot start before x ends
+       * (x lasts > 0). Only compute tasks read the stage's state, and none starts there
+       * between c's start and x's. Stage 0 keeps its events where sim_simulate_watched
+       * pauses on them. Here x < i: c's successors are all filled in. */
+      if (sim->hot[i].what < 0)
+        {
+          guint32 c = last_compute[t->stage];
+          last_compute[t->stage] = i;
+          if (c != G_MAXUINT32 && sim->hot[c].next == i && (t->stage > 0 || !sim->watched)
+              && sim->succ_first[c + 1] - sim->succ_first[c] == 1
+              && fill[c] == sim->succ_first[c + 1])
+            {
+              guint32 x = sim->succ[sim->succ_first[c]];
+              const SimHot *xh = &sim->hot[x];
+              if (xh->what >= 0 && !xh->recv && xh->kernel && xh->base_ps > 0
+                  && xh->stage == t->stage)
+                for (guint32 k = 0; k < t->n_deps; k++)
+                  {
+                    const SimHot *dh = &sim->hot[deps[k]];
+                    if (deps[k] >= x && dh->what >= 0 && !dh->recv && dh->slot == xh->slot)
+                      {
+                        sim->hot[c].fuse = SIM_FUSE_COMM;
+                        break;
+                      }
+                  }
+            }
+        }
       if (t->kind == PROG_TASK_RECV)
         sim->succ[fill[t->peer_task]++] = i;
       /* fusable only when the follower is this task's only successor */
@@ -1740,6 +1810,7 @@ sim_simulate_watched (const ProgProgram *prog, int max_multiple, SimSteadyProbe 
   SimOptions defaults;
   Sim sim;
   opts = sim_open (&sim, &defaults, prog, cluster, layout, opts);
+  sim.watched = TRUE;
   program_setup (&sim);
   int n_st = prog->n_stages, m = prog->plan.grad_accum, tries = 0;
   guint32 *done = g_new0 (guint32, n_st);
