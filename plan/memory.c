@@ -446,6 +446,8 @@ plan_mem_dualpipe_peak (const Plan *plan, int stage, const guint64 *chunk_mb)
   for (guint i = 0; i < slots->len; i++)
     {
       const ProgSlot *s = &g_array_index (slots, ProgSlot, i);
+      if (s->w == 2)
+        continue;   /* a deferred weight gradient: the backward freed its unit */
       if (!s->backward)
         {
           held += chunk_mb[s->chunk];

@@ -39,6 +39,16 @@ typedef struct {
   /* DualPipe: the key of stage s's send of its gradients to its mirror rank is
    * grad_pair_key + s (build_stage) */
   int     grad_pair_key;
+  /* DualPipe's weight-gradient split (ProgSlot.w): per block id b, w_split[2 b] and
+   * w_split[2 b + 1] are the block without its weight-gradient GEMMs and the block of
+   * those alone (G_MAXUINT32: b is not split); NULL when nothing is split. While
+   * defer_w, compute tasks of split blocks run the first part and record the second in
+   * w_cur; a deferred unit's list waits in w_fifo for its W slot. */
+  guint32 *w_split;
+  guint    w_split_n;
+  gboolean defer_w;
+  GArray  *w_cur;
+  GQueue  *w_fifo;
   GArray *gate;
   /* Megatron-Core's batch_p2p_sync (plan.h pp_p2p_sync; program.c sync_*): while sync_n >
    * 0, the first task of each stream (other than a SEND or RECV) that the unit being

@@ -199,10 +199,24 @@ pp_p2p (Builder *bd, ProgTaskKind kind, ProgPhase phase, int mb, int chunk, int 
 /* A compute task of `block` after up to three tasks (-1: none). Inlined, as coll is, into
  * the callers that build a layer's tasks: as calls they cost a thirtieth of a prediction
  * (bench-predict, main job). */
+/* A weight-gradient part held for its W slot: its block and the task it follows. */
+typedef struct {
+  guint32 block;
+  gint32  after;
+  gint16  mb, chunk, layer;
+} WDeferred;
+
 G_ALWAYS_INLINE static inline gint32
 compute3 (Builder *bd, guint32 block, int mb, int chunk, int layer, gint32 dep0, gint32 dep1,
           gint32 dep2)
 {
+  guint32 w_block = G_MAXUINT32;
+  if (G_UNLIKELY (bd->defer_w) && block < bd->w_split_n
+      && bd->w_split[2 * block] != G_MAXUINT32)
+    {
+      w_block = bd->w_split[2 * block + 1];
+      block = bd->w_split[2 * block];
+    }
   const ProgBlock *blk = prog_block (bd->prog, block);
   gint32 deps[3] = { dep0, dep1, dep2 };
   guint32 id = add_task (bd, PROG_TASK_COMPUTE, PROG_STREAM_COMPUTE, blk->phase, mb, chunk,
@@ -215,6 +229,12 @@ compute3 (Builder *bd, guint32 block, int mb, int chunk, int layer, gint32 dep0,
     {
       t->phase = PROG_PHASE_RECOMPUTE;
       t->model_flops = 0;
+    }
+  if (G_UNLIKELY (w_block != G_MAXUINT32))
+    {
+      WDeferred w = { .block = w_block, .after = (gint32) id, .mb = (gint16) mb,
+                      .chunk = (gint16) chunk, .layer = (gint16) layer };
+      g_array_append_val (bd->w_cur, w);
     }
   return (gint32) id;
 }
@@ -991,9 +1011,37 @@ send_key (Builder *bd, int backward, int mb, int model_chunk)
   return (backward * bd->m_micro + mb) * bd->n_model_chunks + model_chunk;
 }
 
+/* A W slot (ProgSlot.w 2): the weight-gradient GEMMs held back by the oldest deferred
+ * backward of the stage, in the order that backward reached them, each after the task
+ * it was split from (which had the output gradient it reads). */
+static void
+expand_w (Builder *bd, const ProgSlot *slot)
+{
+  GArray *ws = g_queue_pop_head (bd->w_fifo);
+  g_assert (ws != NULL);
+  gint32 prev = -1;
+  for (guint i = 0; i < ws->len; i++)
+    {
+      const WDeferred *w = &g_array_index (ws, WDeferred, i);
+      g_assert (w->mb == slot->mb && w->chunk == slot->chunk);
+      prev = compute (bd, w->block, w->mb, w->chunk, w->layer, w->after, prev);
+    }
+  g_array_free (ws, TRUE);
+}
+
 static void
 expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
 {
+  if (slot->backward && slot->w == 2)
+    {
+      expand_w (bd, slot);
+      return;
+    }
+  if (slot->backward && slot->w == 1 && bd->w_split != NULL)
+    {
+      bd->defer_w = TRUE;
+      bd->w_cur = g_array_new (FALSE, FALSE, sizeof (WDeferred));
+    }
   const Plan *p = bd->plan;
   int stage = bd->stage, chunk = slot->chunk, mb = slot->mb;
   int model_chunk = plan_model_chunk (p, stage, chunk);
@@ -1126,6 +1174,12 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
       guint32 s = pp_p2p (bd, PROG_TASK_SEND, PROG_PHASE_BACKWARD, mb, chunk, first, &dep, 1,
                           bd->pp_wire_bytes, prev_stage);
       bd->send_of[send_key (bd, 1, mb, model_chunk)] = (gint32) s;
+    }
+  if (bd->defer_w)
+    {
+      g_queue_push_tail (bd->w_fifo, bd->w_cur);
+      bd->w_cur = NULL;
+      bd->defer_w = FALSE;
     }
 }
 
@@ -2169,11 +2223,50 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
       memcpy (bd.blk, full, sizeof full);
       bd.tok = tok, bd.tok_sp = tok_sp, bd.s = s_tokens;
     }
+  /* DualPipe's zero-bubble split (sched-dualpipe.c): every backward block with weight-
+   * gradient GEMMs (the *_wgrad of gemm_bwd and the experts') in two, the rest and those;
+   * model FLOPs shared as the executed FLOPs are */
+  bd.w_fifo = g_queue_new ();
+  if (plan->schedule == PLAN_SCHED_DUALPIPE)
+    {
+      guint n = prog->blocks->len;
+      bd.w_split = g_new (guint32, 2 * n);
+      bd.w_split_n = n;
+      g_autoptr (GArray) b_ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+      g_autoptr (GArray) w_ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+      for (guint b = 0; b < n; b++)
+        {
+          bd.w_split[2 * b] = bd.w_split[2 * b + 1] = G_MAXUINT32;
+          ProgBlock blk = g_array_index (prog->blocks, ProgBlock, b);
+          if (blk.phase != PROG_PHASE_BACKWARD)
+            continue;
+          g_array_set_size (b_ops, 0);
+          g_array_set_size (w_ops, 0);
+          for (guint32 o = blk.first_op; o < blk.first_op + blk.n_ops; o++)
+            {
+              const ModelOp *op = &g_array_index (prog->ops, ModelOp, o);
+              g_array_append_val (op->name && strstr (op->name, "wgrad") ? w_ops : b_ops, *op);
+            }
+          if (w_ops->len == 0 || b_ops->len == 0)
+            continue;
+          double w_hw = 0;
+          for (guint i = 0; i < w_ops->len; i++)
+            w_hw += g_array_index (w_ops, ModelOp, i).fwd_flops;
+          double w_mf = blk.hw_flops > 0 ? blk.model_flops * w_hw / blk.hw_flops : 0;
+          bd.w_split[2 * b] = prog_builder_add_block (&bd, blk.kind, PROG_PHASE_BACKWARD,
+                                                      blk.name, b_ops, blk.model_flops - w_mf);
+          bd.w_split[2 * b + 1] = prog_builder_add_block (&bd, blk.kind, PROG_PHASE_BACKWARD,
+                                                          "weight_grad", w_ops, w_mf);
+        }
+    }
   for (int s = 0; s < plan->pp; s++)
     {
       bd.stage = s;
       build_stage (&bd, sched);
+      g_assert (g_queue_is_empty (bd.w_fifo));
     }
+  g_queue_free (bd.w_fifo);
+  g_free (bd.w_split);
   /* resolve pipeline peers: a RECV's peer_task held the key of its SEND */
   gboolean ok = TRUE;
   for (guint32 i = 0; i < prog->tasks->len; i++)

@@ -230,6 +230,10 @@ typedef struct {
 /* One schedule fills, for one stage, the order of its compute units. */
 typedef struct {
   guint8  backward;   /* 0 forward, 1 backward */
+  guint8  w;          /* zero-bubble weight-gradient split (DualPipe, sched-dualpipe.c): 0 a
+                       * whole unit; 1 a backward computing input gradients only, its
+                       * weight gradients deferred; 2 (with backward 1) the deferred weight
+                       * gradients of the oldest such backward of the stage (a FIFO) */
   gint16  mb;
   gint16  chunk;
 } ProgSlot;

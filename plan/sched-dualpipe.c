@@ -17,19 +17,21 @@
  *   6  (h + 1) x B1 B0
  *   7  (H - h - 1) x W B0
  *   8  (h + 1) x W
- * Here a backward unit is the whole backward, input and weight gradients together: the
- * W steps are not slots of their own and a deferred weight gradient runs inside its B
- * (so the zero-bubble part of the saving, 3W per rank pair in Table 2's
- * (pp/2 - 1)(F&B + B - 3W), is not taken: the bubble is the W = 0 bound). An overlapped
- * pair F&B is the forward unit followed by the backward unit on the rank's compute
- * stream; the communication the pairing hides (the MoE all-to-alls) is hidden by the
- * stack's moe_a2a_overlap (program.c a2a_next_layer), not by the slot order. */
+ * A zero-bubble backward (steps 3 and 7, and the second half of step 6's: from its
+ * middle iteration, before that iteration's B1 on an odd h, before its B0 on an even h)
+ * computes the input gradients only and sends them on; its weight-gradient GEMMs wait
+ * in a FIFO for a W slot (ProgSlot.w; program.c expand_w), as DualPipe's
+ * WeightGradStore. Every other backward is whole. An overlapped pair F&B is the forward
+ * unit followed by the backward unit on the rank's compute stream; the communication the
+ * pairing hides (the MoE all-to-alls) is hidden by the stack's moe_a2a_overlap (program.c
+ * a2a_next_layer), not by the slot order. */
 #include "plan/program.h"
 
 static void
-append (GArray *slots, int backward, int chunk, int mb)
+append (GArray *slots, int backward, int w, int chunk, int mb)
 {
-  ProgSlot s = { .backward = (guint8) backward, .mb = (gint16) mb, .chunk = (gint16) chunk };
+  ProgSlot s = { .backward = (guint8) backward, .w = (guint8) w, .mb = (gint16) mb,
+                 .chunk = (gint16) chunk };
   g_array_append_val (slots, s);
 }
 
@@ -38,6 +40,10 @@ typedef struct {
   int     second_half;      /* phase p is chunk p ^ second_half */
   int     half_m;
   int     next[2][2];       /* [backward][chunk]: the next micro-batch of the direction */
+  int     zb;               /* backwards defer their weight gradients */
+  /* the deferred backwards, oldest first (at most m of them) */
+  int     fifo_head, fifo_tail;
+  gint16 *fifo_mb, *fifo_chunk;
 } Order;
 
 static void
@@ -45,7 +51,22 @@ unit (Order *o, int backward, int phase)
 {
   int chunk = phase ^ o->second_half;
   int j = o->next[backward][chunk]++;
-  append (o->slots, backward, chunk, chunk * o->half_m + j);
+  int mb = chunk * o->half_m + j;
+  append (o->slots, backward, backward && o->zb, chunk, mb);
+  if (backward && o->zb)
+    {
+      o->fifo_mb[o->fifo_tail] = (gint16) mb;
+      o->fifo_chunk[o->fifo_tail++] = (gint16) chunk;
+    }
+}
+
+/* DualPipe's _weight_chunk: the oldest deferred backward's weight gradients */
+static void
+weight (Order *o)
+{
+  g_assert (o->fifo_head < o->fifo_tail);
+  append (o->slots, 1, 2, o->fifo_chunk[o->fifo_head], o->fifo_mb[o->fifo_head]);
+  o->fifo_head++;
 }
 
 static void
@@ -54,39 +75,59 @@ dualpipe_build (int pp, int v, int m, int group, int stage, GArray *slots)
   (void) v;
   (void) group;
   int H = pp / 2, h = MIN (stage, pp - 1 - stage);
-  Order o = { .slots = slots, .second_half = stage >= H, .half_m = m / 2 };
+  Order ord = { 0 }, *o = &ord;
+  g_autofree gint16 *fifo = g_new (gint16, 2 * (gsize) MAX (m, 1));
+  o->fifo_mb = fifo;
+  o->fifo_chunk = fifo + MAX (m, 1);
+  o->slots = slots;
+  o->second_half = stage >= H;
+  o->half_m = m / 2;
   for (int i = 0; i < 2 * (H - h - 1); i++)              /* 1 */
-    unit (&o, 0, 0);
+    unit (o, 0, 0);
   for (int i = 0; i < h + 1; i++)                        /* 2 */
     {
-      unit (&o, 0, 0);
-      unit (&o, 0, 1);
+      unit (o, 0, 0);
+      unit (o, 0, 1);
     }
   for (int i = 0; i < H - h - 1; i++)                    /* 3 */
     {
-      unit (&o, 1, 1);
-      unit (&o, 0, 1);
+      o->zb = 1;
+      unit (o, 1, 1);
+      o->zb = 0;
+      weight (o);
+      unit (o, 0, 1);
     }
   for (int i = 0; i < m / 2 - pp + h + 1; i++)           /* 4 */
     {
-      unit (&o, 0, 0);
-      unit (&o, 1, 1);
-      unit (&o, 0, 1);
-      unit (&o, 1, 0);
+      unit (o, 0, 0);
+      unit (o, 1, 1);
+      unit (o, 0, 1);
+      unit (o, 1, 0);
     }
   for (int i = 0; i < H - h - 1; i++)                    /* 5 */
     {
-      unit (&o, 1, 1);
-      unit (&o, 0, 1);
-      unit (&o, 1, 0);
+      unit (o, 1, 1);
+      unit (o, 0, 1);
+      unit (o, 1, 0);
     }
   for (int i = 0; i < h + 1; i++)                        /* 6 */
     {
-      unit (&o, 1, 1);
-      unit (&o, 1, 0);
+      if (i == (h + 1) / 2 && h % 2 == 1)
+        o->zb = 1;
+      unit (o, 1, 1);
+      if (i == (h + 1) / 2 && h % 2 == 0)
+        o->zb = 1;
+      unit (o, 1, 0);
     }
+  o->zb = 1;
   for (int i = 0; i < H - h - 1; i++)                    /* 7 */
-    unit (&o, 1, 0);
+    {
+      weight (o);
+      unit (o, 1, 0);
+    }
+  for (int i = 0; i < h + 1; i++)                        /* 8 */
+    weight (o);
+  g_assert (o->fifo_head == o->fifo_tail);
 }
 
 const ProgSchedOps prog_sched_dualpipe = {

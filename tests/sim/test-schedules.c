@@ -227,17 +227,20 @@ test_merged_group_order (void)
 /* ---- DualPipe (plan/sched-dualpipe.c) ----------------------------------------------- */
 
 /* The order of each rank at pp 4, m 8, from DualPipe.step's steps (deepseek-ai/DualPipe)
- * with H = 2, h = min(r, 3 - r), W folded into B. F/B, then the chunk (0: the forward
- * direction, micro-batches 0-3; 1: the reverse one, 4-7), then the micro-batch. Rank 0
- * (h 0): step 1 F00 F01; 2 F02 F14; 3 B14 F15; 4 (m/2 - pp + 1 = 1 time) F03 B15 F16 B00;
- * 5 B16 F17 B01; 6 B17 B02; 7 B03. Rank 1 (h 1): 2 F00 F14 F01 F15; 4 (twice) F02 B14 F16
- * B00, F03 B15 F17 B01; 6 B16 B02 B17 B03. Ranks 2 and 3 mirror 1 and 0 with the chunks
+ * with H = 2, h = min(r, 3 - r). F forward, B whole backward, b backward of the input
+ * gradients only (zero bubble: its weight gradients deferred), W the oldest deferred
+ * weight gradients; then the chunk (0: the forward direction, micro-batches 0-3; 1: the
+ * reverse one, 4-7) and the micro-batch. Rank 0 (h 0): step 1 F00 F01; 2 F02 F14; 3 b14
+ * W14 F15; 4 (m/2 - pp + 1 = 1 time) F03 B15 F16 B00; 5 B16 F17 B01; 6 (h even: zero
+ * bubble from its B0) B17 b02; 7 W02 b03; 8 W03. Rank 1 (h 1): 2 F00 F14 F01 F15; 4
+ * (twice) F02 B14 F16 B00, F03 B15 F17 B01; 6 (h odd: zero bubble from the second
+ * iteration's B1) B16 B02 b17 b03; 8 W17 W03. Ranks 2 and 3 mirror 1 and 0 with the chunks
  * swapped (their phase 0 is the reverse direction). */
 static const char *const dualpipe_order_pp4_m8[4] = {
-  "F00 F01 F02 F14 B14 F15 F03 B15 F16 B00 B16 F17 B01 B17 B02 B03",
-  "F00 F14 F01 F15 F02 B14 F16 B00 F03 B15 F17 B01 B16 B02 B17 B03",
-  "F14 F00 F15 F01 F16 B00 F02 B14 F17 B01 F03 B15 B02 B16 B03 B17",
-  "F14 F15 F16 F00 B00 F01 F17 B01 F02 B14 B02 F03 B15 B03 B16 B17",
+  "F00 F01 F02 F14 b14 W14 F15 F03 B15 F16 B00 B16 F17 B01 B17 b02 W02 b03 W03",
+  "F00 F14 F01 F15 F02 B14 F16 B00 F03 B15 F17 B01 B16 B02 b17 b03 W17 W03",
+  "F14 F00 F15 F01 F16 B00 F02 B14 F17 B01 F03 B15 B02 B16 b03 b17 W03 W17",
+  "F14 F15 F16 F00 b00 W00 F01 F17 B01 F02 B14 B02 F03 B15 B03 b16 W16 b17 W17",
 };
 
 static GArray *
@@ -246,6 +249,12 @@ dualpipe_slots (int pp, int m, int rank)
   GArray *slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
   prog_sched_dualpipe.build (pp, 1, m, 0, rank, slots);
   return slots;
+}
+
+static char
+dualpipe_letter (const ProgSlot *sl)
+{
+  return !sl->backward ? 'F' : sl->w == 0 ? 'B' : sl->w == 1 ? 'b' : 'W';
 }
 
 static void
@@ -258,24 +267,26 @@ test_dualpipe_order (void)
       for (guint i = 0; i < slots->len; i++)
         {
           const ProgSlot *sl = &g_array_index (slots, ProgSlot, i);
-          g_string_append_printf (got, "%s%c%d%d", i ? " " : "", sl->backward ? 'B' : 'F',
+          g_string_append_printf (got, "%s%c%d%d", i ? " " : "", dualpipe_letter (sl),
                                   sl->chunk, sl->mb);
         }
       g_assert_cmpstr (got->str, ==, dualpipe_order_pp4_m8[r]);
     }
 }
 
-/* The orders above run with every unit 1 (F = B, W inside B) and free transfers: a
- * forward of stage s waits for stage s - 1's (rank s in chunk 0, 3 - s in chunk 1), a
- * backward for stage s + 1's. Worked by hand, each unit's end (start = max(the rank's
- * previous end, the dependency's end)):
- *   rank 0: F00 1 F01 2 F02 3 F14 4 B14 5 F15 6 F03 7 B15 8 F16 9 B00 10 B16 11 F17 13
- *           B01 14 B17 15 B02 16 B03 18
- *   rank 3: F14 1 F15 2 F16 3 F00 4 B00 5 F01 6 F17 7 B01 8 F02 9 B14 10 B02 11 F03 13
- *           B15 14 B03 15 B16 16 B17 18
- *   (F17 on rank 0 waits for rank 1's, which ends at 12; B03 on rank 0 for rank 1's at 17)
- * so the step is 18 units: 16 of work and a bubble of 2 = pp - 2, against 1F1B's
- * (m + pp - 1) x 2 = 22 (bubble 6). And no order deadlocks (every unit ran). */
+/* The orders above run with F = 1, an input-gradient backward b = 1, its weight
+ * gradients W = 1 (a whole B = 2), free transfers: a forward of stage s waits for stage
+ * s - 1's (rank s in chunk 0, 3 - s in chunk 1), a backward (B or b) for stage s + 1's,
+ * a W for nothing but its rank's order. Worked by hand, each unit's end (start = max(the
+ * rank's previous end, the dependency's end)):
+ *   rank 0: F00 1 F01 2 F02 3 F14 4 b14 5 W14 6 F15 7 F03 8 B15 10 F16 11 B00 13 B16 15
+ *           F17 16 B01 19 B17 21 b02 22 W02 23 b03 24 W03 25
+ *   rank 1: F00 2 F14 3 F01 4 F15 5 F02 6 B14 8 F16 9 B00 11 F03 12 B15 14 F17 15 B01 17
+ *           B16 19 B02 21 b17 22 b03 23 W17 24 W03 25
+ *   (rank 0's B01 starts at 17, when rank 1's ends; its b02 at 21, rank 1's B02)
+ * and ranks 3 and 2 the same by symmetry: the step is 25 units, 24 of work (8 x (1 + 2))
+ * and a bubble of 1 = pp/2 - 1; with every backward whole it would be 3 (the W slots
+ * fill it), and 1F1B's is (pp - 1)(F + B) = 9. No order deadlocks (every unit ran). */
 static void
 test_dualpipe_unit_steps (void)
 {
@@ -283,7 +294,7 @@ test_dualpipe_unit_steps (void)
   GArray *slots[4];
   guint pos[4] = { 0 };
   int t[4] = { 0 };
-  /* end[backward][chunk][mb][rank], 0 = not yet run */
+  /* end[forward 0 / backward 1][chunk][mb][rank], 0 = not yet run */
   int end[2][2][8][4];
   memset (end, 0, sizeof end);
   for (int r = 0; r < pp; r++)
@@ -298,15 +309,16 @@ test_dualpipe_unit_steps (void)
             const ProgSlot *sl = &g_array_index (slots[r], ProgSlot, pos[r]);
             int c = sl->chunk, stage = c == 0 ? r : pp - 1 - r;
             int dep_stage = sl->backward ? stage + 1 : stage - 1, dep = 0;
-            if (dep_stage >= 0 && dep_stage < pp)
+            if (sl->w != 2 && dep_stage >= 0 && dep_stage < pp)
               {
                 int dep_rank = c == 0 ? dep_stage : pp - 1 - dep_stage;
                 dep = end[sl->backward][c][sl->mb][dep_rank];
                 if (dep == 0)
                   break;
               }
-            t[r] = MAX (t[r], dep) + 1;
-            end[sl->backward][c][sl->mb][r] = t[r];
+            t[r] = MAX (t[r], dep) + (sl->backward && sl->w == 0 ? 2 : 1);
+            if (sl->w != 2)
+              end[sl->backward][c][sl->mb][r] = t[r];
             pos[r]++;
             progress = TRUE;
           }
@@ -316,14 +328,17 @@ test_dualpipe_unit_steps (void)
       g_assert_cmpuint (pos[r], ==, slots[r]->len);
       g_array_free (slots[r], TRUE);
     }
-  g_assert_cmpint (end[0][1][7][0], ==, 13);   /* F17 on rank 0 */
-  g_assert_cmpint (end[1][0][3][0], ==, 18);   /* B03 on rank 0 */
-  g_assert_cmpint (MAX (MAX (t[0], t[1]), MAX (t[2], t[3])), ==, 18);
+  g_assert_cmpint (end[1][0][1][0], ==, 19);   /* B01 on rank 0 */
+  g_assert_cmpint (end[1][0][2][0], ==, 22);   /* b02 on rank 0 */
+  g_assert_cmpint (end[1][1][7][1], ==, 22);   /* b17 on rank 1 */
+  for (int r = 0; r < pp; r++)
+    g_assert_cmpint (t[r], ==, 25);
 }
 
 /* Validation (plan-validate.c, DualPipe.step's asserts): an odd pp, fewer than 2 pp
  * micro-batches, an odd count, and virtual stages are refused; pp 4 with m 8 and m 10
- * passes and simulates, every rank running 2 m units (m forwards, m backwards), and its
+ * passes and simulates, every rank running 2 m units (m forwards, m backwards) and its W
+ * slots, and its
  * step is shorter than 1F1B's on the same plan (the bubble, above: 2 against 6 units). */
 static void
 test_dualpipe_plans (void)
@@ -364,8 +379,11 @@ test_dualpipe_plans (void)
       g_assert_no_error (e);
       int n_valid = 0;
       g_autoptr (SimPrediction) p = predict_valid (model, cluster, &plan, &n_valid);
+      /* m forwards, m backwards and a W slot per deferred backward, 2 (H - h - 1) + h + 1
+       * (steps 3, 7 and 8): 3 on the outer ranks of pp 4 (h 0), 2 on the inner ones */
       for (int st = 0; st < plan.pp; st++)
-        g_assert_cmpuint (p->program->stages[st].n_slots, ==, 2u * (guint) cases[i].m);
+        g_assert_cmpuint (p->program->stages[st].n_slots, ==, 2u * (guint) cases[i].m + 3u
+                                                              - (st == 1 || st == 2));
       Plan one;
       plan_init_defaults (&one);
       one.world_size = one.pp = 4;
