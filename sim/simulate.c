@@ -991,7 +991,8 @@ program_setup (Sim *sim)
               guint32 on_prev = 0;
               for (guint32 k = 0; k < t->n_deps; k++)
                 on_prev += deps[k] == prev;
-              h->fuse = (guint8) MIN (on_prev, SIM_NO_FUSE);
+              /* (a count that reads as SIM_FUSE_COMM or more: no chain) */
+              h->fuse = (guint8) (on_prev < SIM_FUSE_COMM ? on_prev : SIM_NO_FUSE);
             }
         }
       stream_last[slot] = i;
@@ -1042,13 +1043,17 @@ program_setup (Sim *sim)
                   }
             }
         }
-      if (t->kind == PROG_TASK_RECV)
-        sim->succ[fill[t->peer_task]++] = i;
-      /* fusable only when the follower is this task's only successor */
-      guint32 x = sim->hot[i].next;
-      if (x != G_MAXUINT32 && sim->hot[x].fuse != SIM_NO_FUSE
-          && sim->succ_first[i + 1] - sim->succ_first[i] != sim->hot[x].fuse)
-        sim->hot[x].fuse = SIM_NO_FUSE;
+      else
+        {
+          if (t->kind == PROG_TASK_RECV)
+            sim->succ[fill[t->peer_task]++] = i;
+          /* fusable only when the follower is this task's only successor (a compute
+           * task's follower never chains: it follows communication only) */
+          guint32 x = sim->hot[i].next;
+          if (x != G_MAXUINT32 && sim->hot[x].fuse != SIM_NO_FUSE
+              && sim->succ_first[i + 1] - sim->succ_first[i] != sim->hot[x].fuse)
+            sim->hot[x].fuse = SIM_NO_FUSE;
+        }
     }
   sim->comm_active = g_new0 (int, prog->n_stages);
   if (sms_known)
