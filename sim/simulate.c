@@ -117,6 +117,8 @@ typedef struct {
   SimTime           *run_end;      /* per (stage, stream): when its running communication
                                     * kernel (or fused chain of them) ends */
   guint32           *run_sms;      /* ... and the SMs it holds until then (0: none) */
+  guint32           *run_task;     /* ... and the task whose completion ends it (the
+                                    * last of a chain) */
   SimTime            reissue_ps;   /* the host's re-issue time after a device synchronize
                                     * (SimCostOptions pp_sync_reissue_s) */
   guint8            *run_mask;     /* per stage: bit k set when stream k's run_sms is not 0
@@ -572,15 +574,23 @@ try_start (Sim *sim, guint32 id)
   sim->times[id].start_s = start;
   if (h->fuse == SIM_FUSE_COMM)
     {
-      /* the compute's one successor, a collective, starts the moment it ends if it is
-       * its stream's head now and waits for nothing else: what the compute's completion
-       * event would do (its stream's next task becomes the head but still waits for the
-       * collective; the collective starts) is done now, with the times it would give */
+      /* the compute's one successor, a communication kernel, starts the moment the
+       * compute ends if it waits for nothing else and is its stream's head by then: now,
+       * or when the kernel before it on its stream ends, if that one runs now and ends
+       * earlier (its end is known: run_end). What the compute's completion event would
+       * do (its stream's next task becomes the head but still waits for the kernel; the
+       * kernel starts) is done now, with the times it would give; the kernel's SMs are
+       * booked now too (only compute reads them, and none starts on the stage before
+       * then), and the kernel before it leaves them booked when it ends (run_task). */
       guint32 x = sim->succ[sim->succ_first[id]];
       SimHot *xh = &sim->hot[x];
-      if (xh->head && xh->pending == 1 && xh->state == 0)
+      SimTime end = sim->now + delay < sim->now ? SIM_TIME_MAX : sim->now + delay;
+      if (xh->pending == 1 && xh->state == 0
+          && (xh->head
+              || (sim->run_mask != NULL && sim->run_sms[xh->slot] > 0
+                  && sim->hot[sim->run_task[xh->slot]].next == x
+                  && sim->run_end[xh->slot] < end)))
         {
-          SimTime end = sim->now + delay < sim->now ? SIM_TIME_MAX : sim->now + delay;
           double t = ps_to_s (end);
           sim->times[id].end_s = t;
           h->state = 2;
@@ -626,6 +636,7 @@ try_start (Sim *sim, guint32 id)
           /* the kernel (and the chain after it, which holds the same SMs) ends then */
           sim->run_end[h->slot] = end;
           sim->run_sms[h->slot] = h->sms;
+          sim->run_task[h->slot] = id;
           sim->run_mask[h->stage] |= h->stream_bit;
         }
       heap_push (sim, key_make (end, ((guint64) sim->seq++ << 32) | id));
@@ -642,7 +653,7 @@ on_done (Sim *sim, guint32 id)
   if (h->state == 3)
     {
       sim->comm_active[h->stage]--;
-      if (sim->run_mask != NULL && h->sms > 0)
+      if (sim->run_mask != NULL && h->sms > 0 && sim->run_task[h->slot] == id)
         {
           sim->run_sms[h->slot] = 0;
           sim->run_mask[h->stage] &= (guint8) ~h->stream_bit;
@@ -1018,7 +1029,8 @@ program_setup (Sim *sim)
        * one dependency pending), and the next compute task of the stream (this one)
        * depends on a task of x's stream at or after x, so it cannot start before x ends
        * (x lasts > 0). Only compute tasks read the stage's state, and none starts there
-       * between c's start and x's. Stage 0 keeps its events where sim_simulate_watched
+       * between c's start and x's (every compute task runs on its stage's compute
+       * stream: plan/program.c). Stage 0 keeps its events where sim_simulate_watched
        * pauses on them. Here x < i: c's successors are all filled in. */
       if (sim->hot[i].what < 0)
         {
@@ -1060,6 +1072,7 @@ program_setup (Sim *sim)
     {
       sim->run_end = g_new0 (SimTime, n_slots);
       sim->run_sms = g_new0 (guint32, n_slots);
+      sim->run_task = g_new0 (guint32, n_slots);
       sim->run_mask = g_new0 (guint8, prog->n_stages);
     }
   sim->times = g_new (SimTaskTime, n);
@@ -1125,6 +1138,7 @@ sim_clear (Sim *sim)
   g_free (sim->comm_active);
   g_free (sim->run_end);
   g_free (sim->run_sms);
+  g_free (sim->run_task);
   g_free (sim->run_mask);
   g_free (sim->times);
 }
