@@ -130,6 +130,9 @@ typedef struct {
   GArray            *coll_cache;   /* CollCache */
   GArray            *p2p_cache;    /* P2pCache */
   guint              coll_last[2]; /* the cache entries that answered last (memset: 0) */
+  /* the SMs a collective's kernel holds, by [EP comm][collective][axis] (program_setup;
+   * memset: 0, the device's SM count unknown) */
+  guint16            coll_sms[2][PLAN_COLL_N][PLAN_AXIS_N_GROUPS];
   double             copy_bytes;   /* the CPU offload copy copy_d is the time of */
   SimDur             copy_d;
   double             slowdown;
@@ -143,6 +146,8 @@ typedef struct {
 typedef struct {
   guint8 coll, axis;
   guint8 z3;            /* a ZeRO-3 layer collective (zero3_task): its extra cost added */
+  guint16 sms[2];       /* the SMs its kernel holds, by [EP comm] (0: no kernel, d.s 0),
+                         * looked up once here rather than per task */
   double bytes;
   SimDur d;
 } CollCache;
@@ -206,19 +211,11 @@ zero3_extra_s (const Sim *sim, const ProgTask *t)
   return s;
 }
 
-static const SimDur *
-coll_cost (Sim *sim, const ProgTask *t)
+/* The collective's cache entry, looked up through the whole cache and added when missing
+ * (coll_cost's slow path). */
+G_NO_INLINE static const CollCache *
+coll_cost_find (Sim *sim, const ProgTask *t, guint8 z3)
 {
-  const guint8 z3 = zero3_task (sim, t);
-  /* the two entries that answered last first: a TP all-gather and reduce-scatter
-   * alternate */
-  for (int k = 0; k < 2; k++)
-    if (sim->coll_last[k] < sim->coll_cache->len)
-      {
-        CollCache *c = &g_array_index (sim->coll_cache, CollCache, sim->coll_last[k]);
-        if (c->coll == t->coll && c->axis == t->axis && c->bytes == t->bytes && c->z3 == z3)
-          return &c->d;
-      }
   sim->coll_last[1] = sim->coll_last[0];
   for (guint i = 0; i < sim->coll_cache->len; i++)
     {
@@ -226,16 +223,35 @@ coll_cost (Sim *sim, const ProgTask *t)
       if (c->coll == t->coll && c->axis == t->axis && c->bytes == t->bytes && c->z3 == z3)
         {
           sim->coll_last[0] = i;
-          return &c->d;
+          return c;
         }
     }
   sim->coll_last[0] = sim->coll_cache->len;
   double s = sim_cost_coll_s (sim->cost, t->coll, t->axis, t->bytes);
   if (z3)
     s += zero3_extra_s (sim, t);
-  CollCache c = { t->coll, t->axis, z3, t->bytes, dur_make (sim, s) };
+  CollCache c = { t->coll, t->axis, z3, { 0, 0 }, t->bytes, dur_make (sim, s) };
+  if (c.d.s > 0)
+    for (int ep = 0; ep < 2; ep++)
+      c.sms[ep] = sim->coll_sms[ep][t->coll][t->axis];
   g_array_append_val (sim->coll_cache, c);
-  return &g_array_index (sim->coll_cache, CollCache, sim->coll_last[0]).d;
+  return &g_array_index (sim->coll_cache, CollCache, sim->coll_last[0]);
+}
+
+/* A collective's cost and SMs. Inlined: the two entries that answered last are checked
+ * first (a TP all-gather and reduce-scatter alternate), which answers nearly every task. */
+static inline const CollCache *
+coll_cost (Sim *sim, const ProgTask *t)
+{
+  const guint8 z3 = zero3_task (sim, t);
+  for (int k = 0; k < 2; k++)
+    if (sim->coll_last[k] < sim->coll_cache->len)
+      {
+        CollCache *c = &g_array_index (sim->coll_cache, CollCache, sim->coll_last[k]);
+        if (c->coll == t->coll && c->axis == t->axis && c->bytes == t->bytes && c->z3 == z3)
+          return c;
+      }
+  return coll_cost_find (sim, t, z3);
 }
 
 /* A block's time, computed on its first task (block_cost is the cached look-up). */
@@ -332,7 +348,7 @@ task_base_duration (Sim *sim, const ProgTask *t)
     case PROG_TASK_COMPUTE:
       return block_cost (sim, t->block);
     case PROG_TASK_COLL:
-      return coll_cost (sim, t);
+      return &coll_cost (sim, t)->d;
     case PROG_TASK_SEND:
       return p2p_cost (sim, t);
     case PROG_TASK_COPY:
@@ -911,7 +927,6 @@ program_setup (Sim *sim)
    * every period, so the timeline never repeats exactly and the steady state
    * (sim/predict.c) cannot extend it (Llama-3 405B 7 + 14 x 8 + 7: 469,262 events in
    * place of 86,374); kept as the task's field takes it */
-  guint16 coll_sms[2][PLAN_COLL_N][PLAN_AXIS_N_GROUPS] = { { { 0 } } };
   const gboolean sms_known = sim->cost != NULL && sim_cost_sms_slowdown (sim->cost, 1) > 0;
   if (sms_known)
     {
@@ -921,10 +936,10 @@ program_setup (Sim *sim)
           {
             int sms = sim_cost_coll_sms (sim->cost, (PlanColl) k, (PlanAxis) a,
                                          prog->plan.tp_comm_overlap);
-            coll_sms[0][k][a] = (guint16) MIN (sms, G_MAXUINT16);
+            sim->coll_sms[0][k][a] = (guint16) MIN (sms, G_MAXUINT16);
             if (flex)
               sms = sim_cost_ep_sms (sim->cost);
-            coll_sms[1][k][a] = (guint16) MIN (sms, G_MAXUINT16);
+            sim->coll_sms[1][k][a] = (guint16) MIN (sms, G_MAXUINT16);
           }
     }
   g_autofree guint32 *stream_last = g_new (guint32, n_slots);
@@ -959,6 +974,17 @@ program_setup (Sim *sim)
           h->slow_ps = d->slow_ps;
           h->kernel = t->host_sync && sim->reissue_ps > 0;
         }
+      else if (t->kind == PROG_TASK_COLL)
+        {
+          /* the collective's cost and SMs, one look-up */
+          const CollCache *c = coll_cost (sim, t);
+          h->base_ps = c->d.ps;
+          h->slot = slot;
+          h->stream_bit = (guint8) (1u << t->stream);
+          h->what = (gint8) t->comm;
+          h->kernel = c->d.s > 0;
+          h->sms = c->sms[t->comm == PROG_COMM_EP];
+        }
       else
         {
           const SimDur *d = task_base_duration (sim, t);
@@ -977,8 +1003,6 @@ program_setup (Sim *sim)
             {
               h->what = (gint8) t->comm;
               h->kernel = d->s > 0;
-              if (h->kernel && t->kind == PROG_TASK_COLL)
-                h->sms = coll_sms[t->comm == PROG_COMM_EP][t->coll][t->axis];
             }
         }
       sim->what[i] = h->what;
