@@ -438,7 +438,7 @@ static guint64
 plan_mem_dualpipe_peak (const Plan *plan, int stage, const guint64 *chunk_mb)
 {
   int m = plan_mem_microbatches (plan), p = MAX (plan->pp, 2);
-  if (m < 2 * p || m % 2 != 0)
+  if (!plan_dualpipe_counts_ok (p, m))
     return (guint64) MIN (p + 1, m) * ((chunk_mb[0] + chunk_mb[1]) / 2);
   g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
   prog_sched_dualpipe.build (p, 1, m, 0, stage, slots);

@@ -394,7 +394,7 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                     plan_schedule_name (plan->schedule));
   /* DualPipe (deepseek-ai/DualPipe, DualPipe.step: "assert num_ranks % 2 == 0", and two
    * model chunks per rank in place of virtual stages) */
-  if (plan->schedule == PLAN_SCHED_DUALPIPE && (plan->pp < 2 || plan->pp % 2 != 0))
+  if (plan->schedule == PLAN_SCHED_DUALPIPE && !plan_dualpipe_pp_ok (plan->pp))
     return invalid (error, "DualPipe needs an even pipeline size of at least 2, not pp = %d "
                     "(hint: --pp 2, 4, ... or --schedule 1F1B)", plan->pp);
   if (plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B && plan->vpp < 2)
@@ -489,7 +489,7 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
    * * 2": half the micro-batches enter at each end, and the main step (overlapped
    * forward-backward pairs) runs m/2 - pp + 1 times on the outermost ranks */
   if (plan->schedule == PLAN_SCHED_DUALPIPE
-      && (plan->grad_accum < 2 * plan->pp || plan->grad_accum % 2 != 0))
+      && !plan_dualpipe_counts_ok (plan->pp, plan->grad_accum))
     return invalid (error, "DualPipe with pp = %d needs an even number of at least %d "
                     "micro-batches per step, but global / (micro x dp) = %d (hint: raise "
                     "--global-batch-size to %" G_GINT64_FORMAT " or use 1F1B)", plan->pp,

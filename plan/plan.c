@@ -505,6 +505,18 @@ plan_rank_chunks (const Plan *plan)
   return plan->schedule == PLAN_SCHED_DUALPIPE ? 2 : MAX (plan->vpp, 1);
 }
 
+gboolean
+plan_dualpipe_pp_ok (int pp)
+{
+  return pp >= 2 && pp % 2 == 0;
+}
+
+gboolean
+plan_dualpipe_counts_ok (int pp, int microbatches)
+{
+  return plan_dualpipe_pp_ok (pp) && microbatches >= 2 * pp && microbatches % 2 == 0;
+}
+
 int
 plan_model_chunk (const Plan *plan, int stage, int chunk)
 {

@@ -476,6 +476,12 @@ int plan_stage_layers (const Plan *plan, const ModelSpec *model, int stage);
  * Sec. 3.2.1; deepseek-ai/DualPipe: rank r holds stage r of the forward direction and
  * stage pp - 1 - r of the reverse one, the model's parameters twice over the pipeline). */
 int plan_rank_chunks (const Plan *plan);
+/* DualPipe's counts (deepseek-ai/DualPipe, DualPipe.step: "num_ranks % 2 == 0" and
+ * "num_chunks % 2 == 0 and num_chunks >= num_ranks * 2"): an even pp of at least 2 and an
+ * even number of at least 2 pp micro-batches per step. The one rule validation, the
+ * published-run mapping and the memory walk share. */
+gboolean plan_dualpipe_pp_ok (int pp);
+gboolean plan_dualpipe_counts_ok (int pp, int microbatches);
 /* The model chunk of a rank's chunk c: c x pp + stage (Megatron's interleaved numbering),
  * or under DualPipe stage (c = 0, the forward direction) and pp - 1 - stage (c = 1). */
 int plan_model_chunk (const Plan *plan, int stage, int chunk);

@@ -972,15 +972,12 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   /* the stack's own schedule where the row names none (hai-llm: DualPipe, the DeepSeek-V3
    * report Sec. 3.2.1), on a pipeline it can run: one chunk a rank, an even pp and an
    * even count of at least 2 pp micro-batches (plan-validate.c) */
-  if (c->stack->default_pp_dualpipe && vpp == 1 && pp >= 2 && pp % 2 == 0
+  if (c->stack->default_pp_dualpipe && vpp == 1
       && !contains_ci (get (csv, row, "notes"), "1F1B")
       && !contains_ci (get (csv, row, "framework"), "1F1B")
-      && global_batch % ((gint64) dp * p->micro_batch) == 0)
-    {
-      gint64 m = global_batch / ((gint64) dp * p->micro_batch);
-      if (m >= 2 * pp && m % 2 == 0)
-        p->schedule = PLAN_SCHED_DUALPIPE;
-    }
+      && global_batch % ((gint64) dp * p->micro_batch) == 0
+      && plan_dualpipe_counts_ok ((int) pp, (int) (global_batch / ((gint64) dp * p->micro_batch))))
+    p->schedule = PLAN_SCHED_DUALPIPE;
   if (fp8)
     p->compute_dtype = PLAN_PREC_FP8;   /* Transformer Engine: FP8 GEMMs, bf16 weights */
   else if (c->fp4)
