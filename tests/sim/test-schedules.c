@@ -916,6 +916,145 @@ test_70b_plan_steady (void)
   plan_clear (&plan);
 }
 
+/* ---- event-free completions run on the compute stream -------------------------------
+ *
+ * sim/simulate.c (SIM_FUSE_COMM) lets a compute task c end without a completion event when
+ * its one successor x is a communication kernel of its stage (a collective or a SEND, not
+ * a RECV, lasting > 0) and the stage's next compute task waits for a task on x's stream at
+ * or after x: c's end and x's start are written when c starts. That is exact only because
+ * no other compute task of the stage can start between c's start and x's, and that holds
+ * because every compute task runs on its stage's one compute stream (plan/program.c).
+ * The same program run by sim_simulate_watched without a probe keeps stage 0's compute
+ * completions as events (the other stages' still go without): the figures must be the
+ * same to the bit, and the events fired differ by stage 0's event-free completions, at
+ * least one and at most its candidates. */
+
+/* Whether task c of `prog` qualifies for an event-free completion (the conditions above,
+ * read from the program and the trace's durations). */
+static gboolean
+event_free_candidate (const ProgProgram *prog, const SimTaskTime *times, const guint *n_succ,
+                      const guint32 *succ1, guint32 c)
+{
+  const ProgTask *t = prog_task (prog, c);
+  if (t->kind != PROG_TASK_COMPUTE || n_succ[c] != 1)
+    return FALSE;
+  guint32 x = succ1[c];
+  const ProgTask *xt = prog_task (prog, x);
+  if ((xt->kind != PROG_TASK_COLL && xt->kind != PROG_TASK_SEND) || xt->stage != t->stage
+      || !(times[x].end_s > times[x].start_s))
+    return FALSE;
+  /* the stage's next compute task, which must follow c on c's stream */
+  guint32 i = c + 1;
+  while (i < prog->tasks->len && (prog_task (prog, i)->kind != PROG_TASK_COMPUTE
+                                  || prog_task (prog, i)->stage != t->stage))
+    i++;
+  if (i == prog->tasks->len)
+    return FALSE;
+  const ProgTask *it = prog_task (prog, i);
+  for (guint32 j = c + 1; j < i; j++)
+    if (prog_task (prog, j)->stage == t->stage && prog_task (prog, j)->stream == t->stream)
+      return FALSE;
+  const guint32 *deps = prog_task_deps (prog, it);
+  for (guint k = 0; k < it->n_deps; k++)
+    {
+      const ProgTask *d = prog_task (prog, deps[k]);
+      if (deps[k] >= x && d->kind != PROG_TASK_COMPUTE && d->kind != PROG_TASK_RECV
+          && d->stage == xt->stage && d->stream == xt->stream)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+test_event_free_compute_stream (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  g_autoptr (ModelSpec) model = model_spec_new_custom ("steady-24", MODEL_MLP_SWIGLU, 2048,
+                                                       5632, 24, 16, 8, 32000, 2048, FALSE);
+  /* TP 2 with SP in each: a block's compute is followed by its reduce-scatter, and the
+   * next block waits for the all-gather after it on the TP stream (the candidates) */
+  static const SteadyCase cases[] = {
+    { "1f1b tp2 sp", PLAN_SCHED_1F1B, 4, 1, 0, 2, 1, 8, -1, -1, F_SP, 0 },
+    { "gpipe tp2 sp zero3", PLAN_SCHED_GPIPE, 4, 1, 0, 2, 1, 8, -1, -1, F_SP | F_ZERO3, 0 },
+    { "interleaved tp2 sp full recompute zero3", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0, 2, 1,
+      8, -1, -1, F_SP | F_FULL_RECOMPUTE | F_ZERO3, 0 },
+    { "1f1b tp2 sp selective zero1 overlap p2p sync", PLAN_SCHED_1F1B, 4, 1, 0, 2, 1, 8, -1,
+      -1, F_SP | F_SELECTIVE | F_ZERO1_OVERLAP | F_P2P_SYNC, 0 },
+    { "dualpipe tp2 sp selective zero1 overlap", PLAN_SCHED_DUALPIPE, 4, 1, 0, 2, 1, 8, -1,
+      -1, F_SP | F_SELECTIVE | F_ZERO1_OVERLAP, 0 },
+    { "1f1b cp2 ring tp2 sp", PLAN_SCHED_1F1B, 4, 1, 0, 2, 2, 8, -1, -1, F_SP, 0 },
+  };
+  for (guint ci = 0; ci < G_N_ELEMENTS (cases); ci++)
+    {
+      g_autoptr (SimPrediction) p = steady_predict (&cases[ci], model, cluster, TRUE);
+      const ProgProgram *prog = p->program;
+      guint n = prog->tasks->len;
+      /* (a) every compute task is on the compute stream: the fast path's premise */
+      for (guint32 i = 0; i < n; i++)
+        if (prog_task (prog, i)->kind == PROG_TASK_COMPUTE)
+          g_assert_cmpint (prog_task (prog, i)->stream, ==, PROG_STREAM_COMPUTE);
+
+      SimOptions opts;
+      sim_options_init (&opts, cluster);
+      sim_cost_options_apply_plan (&opts.cost, &prog->plan);
+      opts.keep_timeline = TRUE;
+      g_autoptr (SimResult) fast = sim_simulate (prog, cluster, p->layout, &opts, &error);
+      g_assert_no_error (error);
+      g_autoptr (SimResult) kept = sim_simulate_watched (prog, 0, NULL, NULL, cluster,
+                                                          p->layout, &opts, &error);
+      g_assert_no_error (error);
+
+      g_autofree guint *n_succ = g_new0 (guint, n);
+      g_autofree guint32 *succ1 = g_new0 (guint32, n);
+      for (guint32 i = 0; i < n; i++)
+        {
+          const ProgTask *t = prog_task (prog, i);
+          const guint32 *deps = prog_task_deps (prog, t);
+          for (guint k = 0; k < t->n_deps; k++)
+            {
+              n_succ[deps[k]]++;
+              succ1[deps[k]] = i;
+            }
+          if (t->kind == PROG_TASK_RECV)
+            n_succ[t->peer_task]++;
+        }
+      guint cand = 0, cand0 = 0;
+      for (guint32 c = 0; c < n; c++)
+        if (event_free_candidate (prog, fast->times, n_succ, succ1, c))
+          {
+            const ProgTask *t = prog_task (prog, c);
+            /* (b) on the compute stream, and its successor starts no earlier than it ends */
+            g_assert_cmpint (t->stream, ==, PROG_STREAM_COMPUTE);
+            g_assert_cmpfloat (fast->times[succ1[c]].start_s, >=, fast->times[c].end_s);
+            cand++;
+            cand0 += t->stage == 0;
+          }
+      g_test_message ("%s: %u tasks, %u candidates (%u on stage 0), %" G_GUINT64_FORMAT
+                      " / %" G_GUINT64_FORMAT " events fired", cases[ci].name, n, cand, cand0,
+                      fast->n_fired, kept->n_fired);
+      g_assert_cmpuint (cand0, >, 0);
+      /* (c) the same figures with stage 0's completions as events */
+      g_assert_cmpfloat (fast->step_time_s, ==, kept->step_time_s);
+      for (int s = 0; s < fast->n_stages; s++)
+        {
+          const SimStageStats *a = &fast->stages[s], *b = &kept->stages[s];
+          g_assert_cmpfloat (a->end_s, ==, b->end_s);
+          g_assert_cmpfloat (a->compute_s, ==, b->compute_s);
+          g_assert_cmpfloat (a->bubble_s, ==, b->bubble_s);
+          for (int k = 0; k < SIM_KINDS; k++)
+            {
+              g_assert_cmpfloat (a->comm_s[k], ==, b->comm_s[k]);
+              g_assert_cmpfloat (a->exposed_s[k], ==, b->exposed_s[k]);
+            }
+        }
+      /* (d) fewer events fired by at most stage 0's candidates */
+      g_assert_cmpuint (fast->n_fired, <, kept->n_fired);
+      g_assert_cmpuint (kept->n_fired - fast->n_fired, <=, cand0);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -933,5 +1072,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/schedules/main-job-steady", test_main_job_steady);
   g_test_add_func ("/sim/schedules/issue-plan-steady", test_issue_plan_steady);
   g_test_add_func ("/sim/schedules/70b-plan-steady", test_70b_plan_steady);
+  g_test_add_func ("/sim/schedules/event-free-compute-stream", test_event_free_compute_stream);
   return g_test_run ();
 }
