@@ -44,6 +44,52 @@ moe_plan (Plan *p, int gpus, int tp, int ep, int etp)
   p->sharding = PLAN_SHARD_ZERO1;
 }
 
+/* Qwen3-30B-A3B on 8 GPUs, ep 8 (16 local experts of its 128, top-8), 128 tokens a
+ * micro-batch: both passes host-bound (test_host_excess). */
+static void
+qwen_ep8_plan (Plan *p, int global_batch)
+{
+  moe_plan (p, 8, 1, 8, 1);
+  p->num_experts = 128;
+  p->moe_topk = 8;
+  p->seq_length = 128;
+  p->global_batch = global_batch;
+}
+
+/* The plan of test_predict_ep (llama3-8b, 8 experts top-2, ep 8, PP 1) at m = 4
+ * micro-batches per rank: the combined-1F1B tests' plan. */
+static void
+overlap_plan (Plan *p)
+{
+  moe_plan (p, 64, 1, 8, 1);
+  p->global_batch = 64 * 4;
+}
+
+/* The megatron-core stack's cost options on `c`, communication free: what is left is the
+ * compute and the host's issue time. */
+static void
+mcore_free_comm_options (SimOptions *opts, const TopoCluster *c)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", &error);
+  g_assert_no_error (error);
+  sim_options_init (opts, c);
+  sim_cost_options_init_stack (&opts->cost, c, mc);
+  opts->cost.free_comm = TRUE;
+}
+
+/* A grouped GEMM of b experts, each m x n x k, as one op: the forward FLOPs of all b
+ * (2 m n k per expert). */
+static void
+grouped_gemm_op (ModelOp *op, const char *name, guint64 m, guint64 n, guint64 k, guint64 b)
+{
+  memset (op, 0, sizeof *op);
+  op->name = name;
+  op->kind = MODEL_OP_GEMM;
+  op->m = m, op->n = n, op->k = k, op->b = b;
+  op->fwd_flops = 2.0 * (double) m * (double) n * (double) k * (double) b;
+}
+
 /* The EP all-to-all on the topology (h100-24k: 8 GPUs per server on NVLink, busbw 370
  * GB/s; servers joined by one 400 Gb/s NIC per GPU, bw 50 GB/s of which NCCL reaches busbw 47,
  * sim/cost.h all-to-all):
@@ -238,11 +284,7 @@ test_host_costs (void)
   g_assert_cmpfloat (o.moe_expert_op_s, ==, 15e-6);
   SimCost *cost = sim_cost_new (c, NULL, &o);
   ModelOp g;
-  memset (&g, 0, sizeof g);
-  g.name = "expert_up";
-  g.kind = MODEL_OP_GEMM;
-  g.m = 256, g.n = 1536, g.k = 2048, g.b = 16;
-  g.fwd_flops = 2.0 * 256 * 1536 * 2048 * 16;
+  grouped_gemm_op (&g, "expert_up", 256, 1536, 2048, 16);
   double grouped = sim_cost_op_s (cost, &g, TOPO_DTYPE_BF16, FALSE);
   g_assert_cmpfloat (fabs (grouped - 16 * 33.375e-6), <, 1e-12);
   g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &g, TOPO_DTYPE_FP8, FALSE) - 16 * 48.375e-6), <,
@@ -363,11 +405,7 @@ test_grouped_launches (void)
   g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", &error);
   g_assert_no_error (error);
   ModelOp dg, w;
-  memset (&dg, 0, sizeof dg);
-  dg.name = "expert_up_dgrad";
-  dg.kind = MODEL_OP_GEMM;
-  dg.m = 256, dg.n = 2048, dg.k = 1536, dg.b = 16;
-  dg.fwd_flops = 2.0 * 256 * 2048 * 1536 * 16;
+  grouped_gemm_op (&dg, "expert_up_dgrad", 256, 2048, 1536, 16);
   w = dg;
   w.name = "expert_up_wgrad";
   w.m = 2048, w.n = 1536, w.k = 256;
@@ -403,11 +441,7 @@ test_grouped_launches (void)
     o.moe_grouped_per_expert = FALSE;
     SimCost *cost = sim_cost_new (c, NULL, &o);
     ModelOp g;
-    memset (&g, 0, sizeof g);
-    g.name = "expert_up";
-    g.kind = MODEL_OP_GEMM;
-    g.m = 2048, g.n = 768, g.k = 2048, g.b = 16;
-    g.fwd_flops = 2.0 * 2048 * 768 * 2048 * 16;
+    grouped_gemm_op (&g, "expert_up", 2048, 768, 2048, 16);
     double t16 = sim_cost_op_s (cost, &g, TOPO_DTYPE_BF16, FALSE);
     g.m = 4096, g.b = 8;
     double t8 = sim_cost_op_s (cost, &g, TOPO_DTYPE_BF16, FALSE);
@@ -512,12 +546,8 @@ test_host_excess_split (void)
 {
   g_autoptr (TopoCluster) c = h100 ();
   g_autoptr (GError) error = NULL;
-  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", &error);
-  g_assert_no_error (error);
   SimOptions opts;
-  sim_options_init (&opts, c);
-  sim_cost_options_init_stack (&opts.cost, c, mc);
-  opts.cost.free_comm = TRUE;
+  mcore_free_comm_options (&opts, c);
   g_assert_cmpfloat (fabs (opts.cost.moe_layer_host_after_sync_s - (17 * 15e-6 + 2 * 95e-6)), <,
                      1e-15);
   g_assert_cmpint (opts.cost.fp8_scaling, ==, FW_SCALING_DELAYED);
@@ -574,20 +604,12 @@ test_quant_launches (void)
 
   g_autoptr (TopoCluster) c = h100 ();
   g_autoptr (GError) error = NULL;
-  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", &error);
-  g_assert_no_error (error);
   SimOptions opts;
-  sim_options_init (&opts, c);
-  sim_cost_options_init_stack (&opts.cost, c, mc);
-  opts.cost.free_comm = TRUE;
+  mcore_free_comm_options (&opts, c);
   g_autoptr (ModelSpec) qw = model_spec_lookup ("qwen3-30b-a3b", &error);
   g_assert_no_error (error);
   Plan p;
-  moe_plan (&p, 8, 1, 8, 1);
-  p.num_experts = 128;
-  p.moe_topk = 8;
-  p.seq_length = 128;
-  p.global_batch = 8;
+  qwen_ep8_plan (&p, 8);
   p.compute_dtype = PLAN_PREC_FP8;
   g_assert_true (plan_resolve (&p, qw, c, &error));
   g_autoptr (SimPrediction) pr = sim_predict (qw, &p, c, &opts, &error);
@@ -621,12 +643,8 @@ test_host_excess (void)
   g_autoptr (ModelSpec) m = llama8b ();
   g_autoptr (TopoCluster) c = h100 ();
   g_autoptr (GError) error = NULL;
-  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", &error);
-  g_assert_no_error (error);
   SimOptions opts;
-  sim_options_init (&opts, c);
-  sim_cost_options_init_stack (&opts.cost, c, mc);
-  opts.cost.free_comm = TRUE;
+  mcore_free_comm_options (&opts, c);
   g_assert_cmpfloat (fabs (opts.cost.moe_layer_host_s[0] - 1.29e-3), <, 1e-12);
   g_assert_cmpfloat (fabs (opts.cost.moe_layer_host_s[1] - 1.05e-3), <, 1e-12);
   g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_s[0] - 66.75e-6), <, 1e-12);
@@ -638,11 +656,7 @@ test_host_excess (void)
   g_autoptr (ModelSpec) qw = model_spec_lookup ("qwen3-30b-a3b", &error);
   g_assert_no_error (error);
   Plan p;
-  moe_plan (&p, 8, 1, 8, 1);
-  p.num_experts = 128;
-  p.moe_topk = 8;
-  p.seq_length = 128;
-  p.global_batch = 8 * 4;   /* 4 micro-batches of 1 */
+  qwen_ep8_plan (&p, 8 * 4);   /* 4 micro-batches of 1 */
   g_assert_true (plan_resolve (&p, qw, c, &error));
   g_autoptr (SimPrediction) on = sim_predict (qw, &p, c, &opts, &error);
   g_assert_no_error (error);
@@ -739,8 +753,7 @@ test_a2a_overlap (void)
   g_autoptr (TopoCluster) c = h100 ();
   g_autoptr (GError) error = NULL;
   Plan p;
-  moe_plan (&p, 64, 1, 8, 1);
-  p.global_batch = 64 * 4;
+  overlap_plan (&p);
   g_assert_true (plan_resolve (&p, m, c, &error));
   g_assert_cmpint (p.grad_accum, ==, 4);
   SimOptions opts;
@@ -826,8 +839,7 @@ test_a2a_overlap_deepep_sms (void)
   g_autoptr (TopoCluster) c = h100 ();
   g_autoptr (GError) error = NULL;
   Plan p;
-  moe_plan (&p, 64, 1, 8, 1);
-  p.global_batch = 64 * 4;
+  overlap_plan (&p);
   p.moe_dispatcher = PLAN_MOE_FLEX;
   g_assert_true (plan_resolve (&p, m, c, &error));
   SimOptions o20, o0;
