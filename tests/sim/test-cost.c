@@ -71,6 +71,29 @@ make_cost (const TopoCluster *cluster, const PlanLayout *layout, gboolean nvls)
   return sim_cost_new (cluster, layout, &o);
 }
 
+/* A preset cluster (topology/presets). */
+static TopoCluster *
+cluster_preset (const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  TopoCluster *c = topo_cluster_load_preset (name, &error);
+  g_assert_no_error (error);
+  return c;
+}
+
+/* A cost model with the framework stack `stack`'s options (frameworks/presets) on
+ * `cluster`. */
+static SimCost *
+stack_cost (const TopoCluster *cluster, const char *stack)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) fw = fw_stack_load_preset (stack, &error);
+  g_assert_no_error (error);
+  SimCostOptions o;
+  sim_cost_options_init_stack (&o, cluster, fw);
+  return sim_cost_new (cluster, NULL, &o);
+}
+
 /* The SMs a collective's kernel holds (sim_cost_coll_sms): NCCL's channels by where the
  * group lies (sim/cost.c: 24 for a ring in one H100 server, 16 NVLS, 16 across servers
  * with 8 members a server, 4 with one), the stack's kernels for a TP piece it overlaps
@@ -230,9 +253,7 @@ test_dp_rails (Fixture *f, gconstpointer data)
 static void
 test_ring_latency_selene (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) selene = topo_cluster_load_preset ("selene", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) selene = cluster_preset ("selene");
   g_autoptr (PlanLayout) layout = make_layout (selene, 1, 384, 1, NULL);
   g_autoptr (SimCost) c = make_cost (selene, layout, FALSE);
   g_assert_cmpint (layout->groups[PLAN_AXIS_DP].members_per_unit[0], ==, 8);
@@ -322,6 +343,17 @@ gemm_op (guint64 m, guint64 n, guint64 k)
   return op;
 }
 
+/* An elementwise op over `elements` elements, costed by its name (sim/cost-compute.c). */
+static ModelOp
+elementwise_op (const char *name, guint64 elements)
+{
+  ModelOp op = { 0 };
+  op.name = name;
+  op.kind = MODEL_OP_ELEMENTWISE;
+  op.elements = elements;
+  return op;
+}
+
 static void
 test_gemm_large (Fixture *f, gconstpointer data)
 {
@@ -408,11 +440,8 @@ llama3_8b_attn_core (void)
 static void
 test_power_cap_clock (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) cap = topo_cluster_load_preset ("h100-sxm-96g-superpod", &error);
-  g_assert_no_error (error);
-  g_autoptr (TopoCluster) tdp = topo_cluster_load_preset ("h100-sxm-96g-superpod", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) cap = cluster_preset ("h100-sxm-96g-superpod");
+  g_autoptr (TopoCluster) tdp = cluster_preset ("h100-sxm-96g-superpod");
   assert_rel (cap->device.power_cap_clock_ratio, 1731.0 / 1969.0, 1e-3);
   g_assert_cmpfloat (cap->device.power_cap_clock_ratio, ==, 0.879);
   tdp->device.power_cap_clock_ratio = 0;   /* absent: the 700 W rates */
@@ -597,14 +626,7 @@ test_attention_ring (Fixture *f, gconstpointer data)
 static void
 test_attention_ring_backward (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (FwStack) tt = fw_stack_load_preset ("torchtitan", &error);
-  g_assert_no_error (error);
-  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
-  g_assert_no_error (error);
-  SimCostOptions ot;
-  sim_cost_options_init_stack (&ot, f->h100, tt);
-  g_autoptr (SimCost) ct = sim_cost_new (f->h100, NULL, &ot);
+  g_autoptr (SimCost) ct = stack_cost (f->h100, "torchtitan");
   ModelOp bwd = llama3_8b_attn_core ();
   bwd.kernel_s = 8192;
   bwd.fwd_flops *= 2.5;
@@ -631,9 +653,7 @@ test_attention_ring_backward (Fixture *f, gconstpointer data)
   assert_rel (sim_cost_op_s (ct, &fwd, TOPO_DTYPE_BF16, FALSE),
               causal_f * (0.125 + 0.875 * 333.0 / 370.0) + 4e-6, 1e-9);
 
-  SimCostOptions om;
-  sim_cost_options_init_stack (&om, f->h100, mc);
-  g_autoptr (SimCost) cm = sim_cost_new (f->h100, NULL, &om);
+  g_autoptr (SimCost) cm = stack_cost (f->h100, "megatron-core");
   ModelOp cb = llama3_8b_attn_core ();
   cb.kernel_s = 4096;
   cb.fwd_flops *= 2.5;
@@ -668,14 +688,7 @@ test_attention_ring_backward (Fixture *f, gconstpointer data)
 static void
 test_attention_length (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
-  g_assert_no_error (error);
-  g_autoptr (FwStack) tt = fw_stack_load_preset ("torchtitan", &error);
-  g_assert_no_error (error);
-  SimCostOptions o;
-  sim_cost_options_init_stack (&o, f->h100, mc);
-  g_autoptr (SimCost) c = sim_cost_new (f->h100, NULL, &o);
+  g_autoptr (SimCost) c = stack_cost (f->h100, "megatron-core");
   ModelOp op = llama3_8b_attn_core ();
   const double base = op.fwd_flops / (989.4e12 * 0.4235);
   op.kernel_s = 4096;
@@ -707,9 +720,7 @@ test_attention_length (Fixture *f, gconstpointer data)
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
               base * 518.0 / 539.0 * (0.125 + 0.875 * 539.0 / 595.0) + 1e-6, 1e-9);
 
-  SimCostOptions ot;
-  sim_cost_options_init_stack (&ot, f->h100, tt);
-  g_autoptr (SimCost) ct = sim_cost_new (f->h100, NULL, &ot);
+  g_autoptr (SimCost) ct = stack_cost (f->h100, "torchtitan");
   ModelOp fa2 = llama3_8b_attn_core ();
   const double base2 = fa2.fwd_flops / (989.4e12 * 0.4235 * 0.58);
   fa2.kernel_s = 16384;
@@ -737,14 +748,7 @@ test_attention_length (Fixture *f, gconstpointer data)
 static void
 test_attention_head_dim (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
-  g_assert_no_error (error);
-  g_autoptr (FwStack) tt = fw_stack_load_preset ("torchtitan", &error);
-  g_assert_no_error (error);
-  SimCostOptions o;
-  sim_cost_options_init_stack (&o, f->h100, mc);
-  g_autoptr (SimCost) c = sim_cost_new (f->h100, NULL, &o);
+  g_autoptr (SimCost) c = stack_cost (f->h100, "megatron-core");
   ModelOp op = llama3_8b_attn_core ();
   op.head_dim = op.head_dim_v = 64;
   op.fwd_flops = 4.0 * 8192.0 * 8192.0 * 32 * 64 / 2;
@@ -767,9 +771,7 @@ test_attention_head_dim (Fixture *f, gconstpointer data)
   assert_rel (sim_cost_op_s (c, &bwd, TOPO_DTYPE_BF16, TRUE),
               bwd.fwd_flops / (989.4e12 * 0.315 * 0.874116) + 1e-6, 1e-6);
 
-  SimCostOptions ot;
-  sim_cost_options_init_stack (&ot, f->h100, tt);
-  g_autoptr (SimCost) ct = sim_cost_new (f->h100, NULL, &ot);
+  g_autoptr (SimCost) ct = stack_cost (f->h100, "torchtitan");
   ModelOp fa2 = op;
   fa2.head_dim = fa2.head_dim_v = 64;
   fa2.kernel_s = 16384;
@@ -796,12 +798,7 @@ test_attention_head_dim (Fixture *f, gconstpointer data)
 static void
 test_attention_window (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
-  g_assert_no_error (error);
-  SimCostOptions o;
-  sim_cost_options_init_stack (&o, f->h100, mc);
-  g_autoptr (SimCost) c = sim_cost_new (f->h100, NULL, &o);
+  g_autoptr (SimCost) c = stack_cost (f->h100, "megatron-core");
   ModelOp op = llama3_8b_attn_core ();
   op.heads = 64;
   op.head_dim = op.head_dim_v = 64;
@@ -834,16 +831,8 @@ test_attention_window (Fixture *f, gconstpointer data)
 static void
 test_expert_bias (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
-  g_assert_no_error (error);
-  SimCostOptions o;
-  sim_cost_options_init_stack (&o, f->h100, mc);
-  g_autoptr (SimCost) c = sim_cost_new (f->h100, NULL, &o);
-  ModelOp op = { 0 };
-  op.name = "expert_bias";
-  op.kind = MODEL_OP_ELEMENTWISE;
-  op.elements = 8192 * 4 * 2880;
+  g_autoptr (SimCost) c = stack_cost (f->h100, "megatron-core");
+  ModelOp op = elementwise_op ("expert_bias", 8192 * 4 * 2880);
   op.b = 2;
   const double t = 94371840.0 * 12 / 3.015e12;
   assert_rel (t, 375.610e-6, 1e-5);
@@ -870,12 +859,7 @@ test_expert_bias (Fixture *f, gconstpointer data)
 static void
 test_expert_act_clamped (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
-  g_assert_no_error (error);
-  SimCostOptions o;
-  sim_cost_options_init_stack (&o, f->h100, mc);
-  g_autoptr (SimCost) c = sim_cost_new (f->h100, NULL, &o);
+  g_autoptr (SimCost) c = stack_cost (f->h100, "megatron-core");
   ModelOp op = { 0 };
   op.kind = MODEL_OP_ELEMENTWISE;
   op.elements = 8192 * 4 * 2880;
@@ -897,11 +881,7 @@ test_expert_act_clamped (Fixture *f, gconstpointer data)
   op.elements = 0;
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 20e-6, 1e-9);
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), 20e-6, 1e-9);
-  g_autoptr (FwStack) tt = fw_stack_load_preset ("torchtitan", &error);
-  g_assert_no_error (error);
-  SimCostOptions ot;
-  sim_cost_options_init_stack (&ot, f->h100, tt);
-  g_autoptr (SimCost) ct = sim_cost_new (f->h100, NULL, &ot);
+  g_autoptr (SimCost) ct = stack_cost (f->h100, "torchtitan");
   g_assert_cmpfloat (sim_cost_op_s (ct, &op, TOPO_DTYPE_BF16, FALSE), ==, 0.0);
   op.name = "expert_act_geglu";
   op.elements = 2048 * 4 * 2880;
@@ -920,16 +900,8 @@ test_expert_act_clamped (Fixture *f, gconstpointer data)
 static void
 test_rotary_unfused (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
-  g_assert_no_error (error);
-  SimCostOptions o;
-  sim_cost_options_init_stack (&o, f->h100, mc);
-  g_autoptr (SimCost) c = sim_cost_new (f->h100, NULL, &o);
-  ModelOp op = { 0 };
-  op.name = "rotary_unfused";
-  op.kind = MODEL_OP_ELEMENTWISE;
-  op.elements = 8192 * 72 * 64;
+  g_autoptr (SimCost) c = stack_cost (f->h100, "megatron-core");
+  ModelOp op = elementwise_op ("rotary_unfused", 8192 * 72 * 64);
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 300.488e-6 + 24e-6, 1e-5);
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
               37748736.0 * 24 / 3.015e12 + 24e-6, 1e-9);
@@ -1034,9 +1006,7 @@ test_attention_exp (Fixture *f, gconstpointer data)
   };
   for (guint i = 0; i < G_N_ELEMENTS (want); i++)
     {
-      g_autoptr (GError) error = NULL;
-      g_autoptr (TopoCluster) k = topo_cluster_load_preset (want[i].preset, &error);
-      g_assert_no_error (error);
+      g_autoptr (TopoCluster) k = cluster_preset (want[i].preset);
       g_assert_cmpfloat (k->device.exp_per_clk_per_sm, ==, want[i].exp);
       g_assert_cmpuint (k->device.sms, >, 0);
       g_assert_cmpfloat (k->device.clock_hz, >, 0);
@@ -1058,11 +1028,8 @@ test_attention_exp (Fixture *f, gconstpointer data)
 static void
 test_attention_exp_serial (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) gb2 = topo_cluster_load_preset ("gb200-nvl72-superpod", &error);
-  g_assert_no_error (error);
-  g_autoptr (TopoCluster) gb3 = topo_cluster_load_preset ("gb300-nvl72-superpod", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) gb2 = cluster_preset ("gb200-nvl72-superpod");
+  g_autoptr (TopoCluster) gb3 = cluster_preset ("gb300-nvl72-superpod");
   ModelOp op = llama3_8b_attn_core ();
   const double visible = 32.0 * 8192 * 8192 * 8193.0 / (2 * 8192);
   const double ref = 989.4e12 / (132 * 1.83e9) / 16.0;
@@ -1105,11 +1072,8 @@ test_attention_exp_serial (Fixture *f, gconstpointer data)
 static void
 test_gb300_gemm_power (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) gb2 = topo_cluster_load_preset ("gb200-nvl72-superpod", &error);
-  g_assert_no_error (error);
-  g_autoptr (TopoCluster) gb3 = topo_cluster_load_preset ("gb300-nvl72-superpod", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) gb2 = cluster_preset ("gb200-nvl72-superpod");
+  g_autoptr (TopoCluster) gb3 = cluster_preset ("gb300-nvl72-superpod");
   assert_rel (gb3->device.gemm_efficiency, 0.870, 1e-12);
   g_assert_cmpfloat (gb3->device.peak_flops[TOPO_DTYPE_BF16], ==,
                      gb2->device.peak_flops[TOPO_DTYPE_BF16]);
@@ -1184,10 +1148,7 @@ test_memory_bound (Fixture *f, gconstpointer data)
   /* residual add over 8192 tokens x 4096: read two, write one, 2 B each = 201,326,592 B;
    * / (3.35e12 x 0.90) = 66.77 us, + 4 us = 70.77 us (its 33.5M FLOPs take 0.5 us at
    * 66.9 TFLOP/s) */
-  ModelOp op = { 0 };
-  op.name = "attn_residual";
-  op.kind = MODEL_OP_ELEMENTWISE;
-  op.elements = 8192 * 4096;
+  ModelOp op = elementwise_op ("attn_residual", 8192 * 4096);
   op.fwd_flops = (double) op.elements;
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE),
               8192.0 * 4096 * 3 * 2 / (3.35e12 * 0.90) + 4e-6, 1e-12);
@@ -1257,9 +1218,7 @@ test_memory_bound (Fixture *f, gconstpointer data)
 static void
 test_defaults_a100 (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) selene = topo_cluster_load_preset ("selene", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) selene = cluster_preset ("selene");
   SimCostOptions o;
   sim_cost_options_init_documented (&o, selene);
   /* A100: MAMF 271.2 / 312 = 0.869 from the preset; FlashAttention-2 0.60 / 0.45 */
@@ -1284,14 +1243,12 @@ test_defaults_a100 (Fixture *f, gconstpointer data)
   assert_rel (cal.comm_compute_slowdown, 0.10, 1e-12);
   g_assert_cmpfloat (cal.nccl_ctas_nvlink, ==, 0);
   g_assert_null (sim_cost_knobs_at_bound (selene));
-  g_autoptr (TopoCluster) h100 = topo_cluster_load_preset ("h100-24k", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) h100 = cluster_preset ("h100-24k");
   sim_cost_options_init (&cal, h100);
   g_assert_cmpfloat (cal.comm_compute_slowdown, ==, 0.0);
   g_assert_cmpfloat (cal.nccl_ctas_nvlink, ==, 24);
   /* an H20 preset states no SM count: no SMs held, and the Hopper knob's 0 */
-  g_autoptr (TopoCluster) h20 = topo_cluster_load_preset ("hgx-h20-cluster", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) h20 = cluster_preset ("hgx-h20-cluster");
   sim_cost_options_init (&cal, h20);
   g_assert_cmpfloat (cal.comm_compute_slowdown, ==, 0.0);
   g_assert_cmpfloat (cal.nccl_ctas_nvlink, ==, 0);
@@ -1301,8 +1258,7 @@ test_defaults_a100 (Fixture *f, gconstpointer data)
   g_assert_cmpuint (g_strv_length (at), ==, 2);
   g_assert_cmpstr (at[1], ==, "small_k_half=32 (bound 32)");
   /* another vendor's library is not NCCL: no CTAs, the documented 0.10 (U) stays */
-  g_autoptr (TopoCluster) mi300 = topo_cluster_load_preset ("mi300x-cluster", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) mi300 = cluster_preset ("mi300x-cluster");
   sim_cost_options_init (&cal, mi300);
   g_assert_cmpfloat (cal.nccl_ctas_nvlink, ==, 0);
   assert_rel (cal.comm_compute_slowdown, 0.10, 1e-12);
@@ -1375,9 +1331,7 @@ test_monotonic_group (Fixture *f, gconstpointer data)
 static void
 test_gemm_fp4 (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) b200 = topo_cluster_load_preset ("dgx-b200-superpod", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) b200 = cluster_preset ("dgx-b200-superpod");
   g_assert_cmpfloat (b200->device.peak_flops[TOPO_DTYPE_FP4], ==,
                      2 * b200->device.peak_flops[TOPO_DTYPE_FP8]);
   g_autoptr (SimCost) c = make_cost (b200, NULL, TRUE);
@@ -1391,8 +1345,7 @@ test_gemm_fp4 (Fixture *f, gconstpointer data)
   const double t8 = sim_cost_op_s (c, &op, TOPO_DTYPE_FP8, FALSE) - launch;
   const double t4 = sim_cost_op_s (c, &op, TOPO_DTYPE_FP4, FALSE) - launch;
   assert_rel (t8 / t4, 6.812 / 3.764, 1e-9);
-  g_autoptr (TopoCluster) gb3 = topo_cluster_load_preset ("gb300-nvl72-superpod", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) gb3 = cluster_preset ("gb300-nvl72-superpod");
   g_autoptr (SimCost) c3 = make_cost (gb3, NULL, TRUE);
   assert_rel ((sim_cost_op_s (c3, &op, TOPO_DTYPE_FP8, FALSE) - launch)
               / (sim_cost_op_s (c3, &op, TOPO_DTYPE_FP4, FALSE) - launch), 6.812 / 3.764, 1e-9);
@@ -1438,8 +1391,7 @@ static void
 test_fp8_recipes (Fixture *f, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) gb = topo_cluster_load_preset ("gb200-nvl72", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) gb = cluster_preset ("gb200-nvl72");
   g_assert_true (gb->device.fp8_any_layout && gb->device.mxfp8);
   g_assert_false (f->h100->device.fp8_any_layout || f->h100->device.mxfp8);
   g_assert_cmpfloat (sim_cost_fp8_quant_bytes (FW_SCALING_DELAYED, FALSE), ==, 4.0);
@@ -1516,8 +1468,7 @@ test_nvfp4_quantization (Fixture *f, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
   assert_rel (sim_cost_nvfp4_quant_bytes (), 5.758, 1e-3);
-  g_autoptr (TopoCluster) b200 = topo_cluster_load_preset ("dgx-b200-superpod", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) b200 = cluster_preset ("dgx-b200-superpod");
   g_autoptr (FwStack) nemo = fw_stack_load_preset ("nemo", &error);
   g_assert_no_error (error);
   Plan plan;
