@@ -29,6 +29,44 @@ case_init (Case *c, const char *flags_model)
   plan_init_defaults (&c->plan);
 }
 
+/* ZeRO-3 over 2 GPUs, one sequence of 2048 each: the layer gathers and scatters alone. */
+static void
+case_init_zero3_dp2 (Case *c, const char *model)
+{
+  case_init (c, model);
+  c->plan.world_size = 2;
+  c->plan.global_batch = 2;
+  c->plan.seq_length = 2048;
+  c->plan.sharding = PLAN_SHARD_ZERO3;
+}
+
+/* TP 2 with SP on 2 GPUs, one sequence of 2048: a TP group and nothing else. */
+static void
+case_init_tp2_sp (Case *c)
+{
+  case_init (c, NULL);
+  c->plan.world_size = 2;
+  c->plan.tp = 2;
+  c->plan.sequence_parallel = TRUE;
+  c->plan.global_batch = 1;
+  c->plan.seq_length = 2048;
+}
+
+/* PP 2 x DP 2 under ZeRO-2 with its gradient sync once per step (zero2_grad_sync 0),
+ * `global_batch` micro-batches of one sequence of 2048. */
+static void
+case_init_pp2_zero2 (Case *c, int global_batch)
+{
+  case_init (c, NULL);
+  c->plan.world_size = 4;
+  c->plan.pp = 2;
+  c->plan.global_batch = global_batch;
+  c->plan.micro_batch = 1;
+  c->plan.seq_length = 2048;
+  c->plan.sharding = PLAN_SHARD_ZERO2;
+  c->plan.zero2_grad_sync = 0;
+}
+
 static void
 case_clear (Case *c)
 {
@@ -525,11 +563,7 @@ static SimPrediction *
 zero3_predict_ahead (double prefetch, double reuse, int per_tensor, int copies, int ahead)
 {
   Case c;
-  case_init (&c, "mcore-gpt-1.7b");
-  c.plan.world_size = 2;
-  c.plan.global_batch = 2;
-  c.plan.seq_length = 2048;
-  c.plan.sharding = PLAN_SHARD_ZERO3;
+  case_init_zero3_dp2 (&c, "mcore-gpt-1.7b");
   c.plan.recompute = PLAN_RECOMPUTE_FULL;
   c.plan.zero3_prefetch_params = prefetch;
   c.plan.zero3_reuse_params = reuse;
@@ -858,12 +892,7 @@ static void
 tp_bytes (PlanPrecision dtype, int fp8_ag, double *layer_ag, double *layer_rs, double *head_ag)
 {
   Case c;
-  case_init (&c, NULL);
-  c.plan.world_size = 2;
-  c.plan.tp = 2;
-  c.plan.sequence_parallel = TRUE;
-  c.plan.global_batch = 1;
-  c.plan.seq_length = 2048;
+  case_init_tp2_sp (&c);
   c.plan.compute_dtype = dtype;
   c.plan.tp_all_gather_fp8 = fp8_ag;
   g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
@@ -911,11 +940,7 @@ static double
 layer_gather_bytes (PlanPrecision dtype, gboolean fp8_ag)
 {
   Case c;
-  case_init (&c, NULL);
-  c.plan.world_size = 2;
-  c.plan.global_batch = 2;
-  c.plan.seq_length = 2048;
-  c.plan.sharding = PLAN_SHARD_ZERO3;
+  case_init_zero3_dp2 (&c, NULL);
   c.plan.compute_dtype = dtype;
   c.plan.fsdp_float8_all_gather = fp8_ag;
   g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
@@ -958,13 +983,8 @@ tp_grad_rs (int whole, int *n_fwd, double *fwd_bytes, int *n_bwd, double *bwd_by
             gboolean *after_block, double *step)
 {
   Case c;
-  case_init (&c, NULL);
-  c.plan.world_size = 2;
-  c.plan.tp = 2;
-  c.plan.sequence_parallel = TRUE;
+  case_init_tp2_sp (&c);
   c.plan.tp_comm_overlap = TRUE;
-  c.plan.global_batch = 1;
-  c.plan.seq_length = 2048;
   c.plan.tp_grad_rs_whole = whole;
   g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
   const ProgProgram *pg = p->program;
@@ -1027,14 +1047,7 @@ static void
 pp_grad_reductions (int after_stage, int *n, int *at_end)
 {
   Case c;
-  case_init (&c, NULL);
-  c.plan.world_size = 4;
-  c.plan.pp = 2;
-  c.plan.global_batch = 8;
-  c.plan.micro_batch = 1;
-  c.plan.seq_length = 2048;
-  c.plan.sharding = PLAN_SHARD_ZERO2;
-  c.plan.zero2_grad_sync = 0;
+  case_init_pp2_zero2 (&c, 8);
   c.plan.overlap_grad_reduce = TRUE;
   c.plan.bucket_bytes = 1;
   c.plan.pp_grad_after_stage = after_stage;
@@ -1091,14 +1104,7 @@ static void
 grad_accum_tasks (int flag, int gbs, int *upcast, int *accum)
 {
   Case c;
-  case_init (&c, NULL);
-  c.plan.world_size = 4;
-  c.plan.pp = 2;
-  c.plan.global_batch = gbs;
-  c.plan.micro_batch = 1;
-  c.plan.seq_length = 2048;
-  c.plan.sharding = PLAN_SHARD_ZERO2;
-  c.plan.zero2_grad_sync = 0;
+  case_init_pp2_zero2 (&c, gbs);
   c.plan.grad_accum_upcast = flag;
   g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
   const ProgProgram *pg = p->program;
@@ -1159,11 +1165,7 @@ static void
 fsdp_copies (int flag, int *out, int *in, int *rs_after_copy, double *step)
 {
   Case c;
-  case_init (&c, NULL);
-  c.plan.world_size = 2;
-  c.plan.global_batch = 2;
-  c.plan.seq_length = 2048;
-  c.plan.sharding = PLAN_SHARD_ZERO3;
+  case_init_zero3_dp2 (&c, NULL);
   c.plan.zero3_copy_in_out = flag;
   g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
   const ProgProgram *pg = p->program;
