@@ -39,6 +39,16 @@ teardown (Fixture *f, gconstpointer data)
   g_clear_pointer (&f->cluster, topo_cluster_unref);
 }
 
+/* Swaps the fixture's model for the preset `name`. */
+static void
+use_model (Fixture *f, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_clear_pointer (&f->model, model_spec_unref);
+  f->model = model_spec_lookup (name, &error);
+  g_assert_no_error (error);
+}
+
 static gboolean
 resolve (Fixture *f, const char *flags, GError **error)
 {
@@ -274,6 +284,13 @@ test_folding (Fixture *f, gconstpointer data)
   g_assert_cmpint (e[PLAN_EXP_EDP], ==, 2);
 }
 
+/* llama3-8b made 8 experts, all on one server (ep 8), grouped GEMMs, 8192 tokens: a
+ * model with none of gpt-oss's expert ops */
+#define LLAMA_MOE_EP8 "--gpus 8 --num-experts 8 --ep 8 --moe-grouped-gemm --seq-length 8192"
+/* gpt-oss-120b on one server, ep 8, one micro-batch of 8192 tokens per rank */
+#define GPT_OSS_EP8 "--gpus 8 --ep 8 --seq-length 8192 --micro-batch-size 1 " \
+                    "--global-batch-size 8"
+
 static ProgProgram *
 program_of (Fixture *f, const char *flags)
 {
@@ -481,6 +498,24 @@ test_expert_grads (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (edp, ==, 22548578304.0);
 }
 
+/* The plan of test_memory and test_zero3_memory (Mixtral 8x7B on 64 H100, pp 4, ep 8:
+ * edp 2) under `sharding`, its memory in `mem`: stage 1, with its 8 layers. */
+static const PlanMemStage *
+mixtral_stage1 (Fixture *f, const char *sharding, PlanMemory *mem)
+{
+  g_autoptr (GError) error = NULL;
+  use_model (f, "mixtral-8x7b");
+  g_autofree char *flags = g_strdup_printf ("--gpus 64 --pp 4 --ep 8 --gbs 256 "
+                                            "--seq-length 4096 --sharding %s", sharding);
+  g_assert_true (resolve (f, flags, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.edp, ==, 2);
+  plan_memory_compute (f->model, &f->plan, f->cluster, mem);
+  const PlanMemStage *st = &mem->stages[1];
+  g_assert_cmpint (st->layers, ==, 8);
+  return st;
+}
+
 /* Memory per GPU of Mixtral 8x7B (h 4096, 32 layers, 8 experts of ffn 14336, 32 heads,
  * 8 KV heads, vocab 32000, untied) on 64 H100 with pp 4, ep 8, etp 1, zero1: dp 16,
  * edp = 64 / 4 / 8 = 2. A middle stage (1) holds 8 layers and neither embedding nor head:
@@ -495,18 +530,8 @@ test_expert_grads (Fixture *f, gconstpointer data)
 static void
 test_memory (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  model_spec_unref (f->model);
-  f->model = model_spec_lookup ("mixtral-8x7b", &error);
-  g_assert_no_error (error);
-  g_assert_true (resolve (f, "--gpus 64 --pp 4 --ep 8 --gbs 256 --seq-length 4096 "
-                          "--sharding zero1", &error));
-  g_assert_no_error (error);
-  g_assert_cmpint (f->plan.edp, ==, 2);
   PlanMemory mem;
-  plan_memory_compute (f->model, &f->plan, f->cluster, &mem);
-  const PlanMemStage *st = &mem.stages[1];
-  g_assert_cmpint (st->layers, ==, 8);
+  const PlanMemStage *st = mixtral_stage1 (f, "zero1", &mem);
   g_assert_cmpuint (st->bytes[PLAN_MEM_PARAMS], ==, G_GUINT64_CONSTANT (3490316288));
   g_assert_cmpuint (st->bytes[PLAN_MEM_GRADS], ==, G_GUINT64_CONSTANT (6980632576));
   g_assert_cmpuint (st->bytes[PLAN_MEM_OPTIMIZER], ==, G_GUINT64_CONSTANT (8707620864));
@@ -599,17 +624,8 @@ static void
 test_zero3_memory (Fixture *f, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
-  model_spec_unref (f->model);
-  f->model = model_spec_lookup ("mixtral-8x7b", &error);
-  g_assert_no_error (error);
-  g_assert_true (resolve (f, "--gpus 64 --pp 4 --ep 8 --gbs 256 --seq-length 4096 "
-                          "--sharding zero3", &error));
-  g_assert_no_error (error);
-  g_assert_cmpint (f->plan.edp, ==, 2);
   PlanMemory mem;
-  plan_memory_compute (f->model, &f->plan, f->cluster, &mem);
-  const PlanMemStage *st = &mem.stages[1];
-  g_assert_cmpint (st->layers, ==, 8);
+  const PlanMemStage *st = mixtral_stage1 (f, "zero3", &mem);
   g_assert_cmpuint (st->bytes[PLAN_MEM_PARAMS], ==, G_GUINT64_CONSTANT (1451270144));
   g_assert_cmpuint (st->bytes[PLAN_MEM_GRADS], ==, G_GUINT64_CONSTANT (2902540288));
   g_assert_cmpuint (st->bytes[PLAN_MEM_OPTIMIZER], ==, G_GUINT64_CONSTANT (8707620864));
@@ -664,10 +680,7 @@ test_imbalance_memory (Fixture *f, gconstpointer data)
 static void
 test_mla (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  model_spec_unref (f->model);
-  f->model = model_spec_lookup ("deepseek-v3", &error);
-  g_assert_no_error (error);
+  use_model (f, "deepseek-v3");
   g_autoptr (ProgProgram) p = program_of (f, "--gpus 8 --ep 8 --seq-length 4096");
   const ProgBlock *attn = block_named (p, "attn_fwd");
   double gemm_weights = 0;
@@ -700,10 +713,7 @@ test_mla (Fixture *f, gconstpointer data)
 static void
 test_gdn (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  model_spec_unref (f->model);
-  f->model = model_spec_lookup ("qwen3-next-80b-a3b", &error);
-  g_assert_no_error (error);
+  use_model (f, "qwen3-next-80b-a3b");
   g_autoptr (ProgProgram) p = program_of (f, "--gpus 8 --ep 8 --seq-length 4096 "
                                           "--global-batch-size 8");
   const ProgBlock *gdn = block_named (p, "gdn_fwd");
@@ -1034,10 +1044,7 @@ test_cp_ring_merge (Fixture *f, gconstpointer data)
 static void
 test_attention_window (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_clear_pointer (&f->model, model_spec_unref);
-  f->model = model_spec_lookup ("gpt-oss-120b", &error);
-  g_assert_no_error (error);
+  use_model (f, "gpt-oss-120b");
   g_autoptr (ProgProgram) p = program_of (f, "--gpus 8 --ep 8 --seq-length 8192 "
                                           "--micro-batch-size 1 --global-batch-size 8");
   const double full = 4.0 * 8192.0 * 8192.0 * 64 * 64 / 2;
@@ -1094,15 +1101,10 @@ count_ops_named (const ProgProgram *p, const char *name, guint64 elements, guint
 static void
 test_expert_bias (Fixture *f, gconstpointer data)
 {
-  g_autoptr (ProgProgram) dense = program_of (f, "--gpus 8 --num-experts 8 --ep 8 "
-                                              "--moe-grouped-gemm --seq-length 8192");
+  g_autoptr (ProgProgram) dense = program_of (f, LLAMA_MOE_EP8);
   g_assert_cmpuint (count_ops_named (dense, "expert_bias", 0, 0), ==, 0);
-  g_autoptr (GError) error = NULL;
-  g_clear_pointer (&f->model, model_spec_unref);
-  f->model = model_spec_lookup ("gpt-oss-120b", &error);
-  g_assert_no_error (error);
-  const char *flags = "--gpus 8 --ep 8 --seq-length 8192 --micro-batch-size 1 "
-                      "--global-batch-size 8 --moe-imbalance 1";
+  use_model (f, "gpt-oss-120b");
+  const char *flags = GPT_OSS_EP8 " --moe-imbalance 1";
   g_autofree char *gg = g_strdup_printf ("%s --moe-grouped-gemm", flags);
   g_autoptr (ProgProgram) p = program_of (f, gg);
   g_assert_cmpuint (count_ops_named (p, "expert_bias", 94371840, 16), ==, 1);
@@ -1169,16 +1171,11 @@ test_sort_chunks (Fixture *f, gconstpointer data)
 static void
 test_expert_act_clamped (Fixture *f, gconstpointer data)
 {
-  g_autoptr (ProgProgram) dense = program_of (f, "--gpus 8 --num-experts 8 --ep 8 "
-                                              "--moe-grouped-gemm --seq-length 8192");
+  g_autoptr (ProgProgram) dense = program_of (f, LLAMA_MOE_EP8);
   g_assert_cmpuint (count_ops_named (dense, "expert_act_clamp", 0, 0), ==, 0);
   g_assert_cmpuint (count_ops_named (dense, "expert_act_sync", 0, 0), ==, 0);
-  g_autoptr (GError) error = NULL;
-  g_clear_pointer (&f->model, model_spec_unref);
-  f->model = model_spec_lookup ("gpt-oss-120b", &error);
-  g_assert_no_error (error);
-  const char *flags = "--gpus 8 --ep 8 --seq-length 8192 --micro-batch-size 1 "
-                      "--global-batch-size 8 --moe-imbalance 1";
+  use_model (f, "gpt-oss-120b");
+  const char *flags = GPT_OSS_EP8 " --moe-imbalance 1";
   g_autofree char *gg = g_strdup_printf ("%s --moe-grouped-gemm", flags);
   g_autoptr (ProgProgram) p = program_of (f, gg);
   g_assert_cmpuint (count_ops_named (p, "expert_act_clamp", 94371840, 0), ==, 1);
@@ -1206,12 +1203,8 @@ test_expert_act_clamped (Fixture *f, gconstpointer data)
 static void
 test_rope_unfused (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_clear_pointer (&f->model, model_spec_unref);
-  f->model = model_spec_lookup ("gpt-oss-120b", &error);
-  g_assert_no_error (error);
-  const char *flags = "--gpus 8 --ep 8 --seq-length 8192 --micro-batch-size 1 "
-                      "--global-batch-size 8";
+  use_model (f, "gpt-oss-120b");
+  const char *flags = GPT_OSS_EP8;
   g_autofree char *nf = g_strdup_printf ("%s --no-rope-fusion", flags);
   g_autoptr (ProgProgram) p = program_of (f, nf);
   g_assert_true (f->plan.no_rope_fusion);
