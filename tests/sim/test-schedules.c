@@ -7,6 +7,40 @@
 #include <math.h>
 #include <string.h>
 
+/* h100-24k: 8 H100 a server on NVLink, 400 Gb/s a GPU between servers. */
+static TopoCluster *
+h100_24k (void)
+{
+  g_autoptr (GError) error = NULL;
+  TopoCluster *c = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  return c;
+}
+
+/* The steady-state tests' model: 24 layers, hidden 2048, 16 heads (8 KV), SwiGLU 5632,
+ * vocab 32000. */
+static ModelSpec *
+steady24 (void)
+{
+  return model_spec_new_custom ("steady-24", MODEL_MLP_SWIGLU, 2048, 5632, 24, 16, 8, 32000,
+                                2048, FALSE);
+}
+
+/* The prediction of a resolved plan under `opts`, simulated whole (`full`) or by the
+ * steady-state path. */
+static SimPrediction *
+predict_simulated (const ModelSpec *model, const Plan *plan, const TopoCluster *cluster,
+                   const SimOptions *opts, gboolean full)
+{
+  g_autoptr (GError) error = NULL;
+  SimOptions o = *opts;
+  o.full_simulation = full;
+  SimPrediction *p = sim_predict (model, plan, cluster, &o, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (p);
+  return p;
+}
+
 typedef enum { VAR_PLAIN, VAR_TP_SP_ZERO3, VAR_TP_OVERLAP_ZERO1, VAR_N } Variant;
 
 static void
@@ -62,9 +96,7 @@ predict_valid (const ModelSpec *model, const TopoCluster *cluster, Plan *plan, i
 static void
 test_interleaved_every_count (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) cluster = h100_24k ();
   static const int pps[] = { 2, 3, 4, 8 };
   int n_valid = 0, n_tried = 0;
   for (guint pi = 0; pi < G_N_ELEMENTS (pps); pi++)
@@ -109,9 +141,7 @@ test_interleaved_every_count (void)
 static void
 test_flat_every_count (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) cluster = h100_24k ();
   g_autoptr (ModelSpec) model = model_spec_new_custom ("l24", MODEL_MLP_SWIGLU, 256, 512, 24,
                                                        8, 8, 64, 256, FALSE);
   int n_valid = 0, n_tried = 0;
@@ -170,9 +200,7 @@ test_group_split (void)
 static void
 test_merged_group_order (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) cluster = h100_24k ();
   g_autoptr (ModelSpec) model = model_spec_new_custom ("l8", MODEL_MLP_SWIGLU, 256, 512, 8, 8,
                                                        8, 64, 256, FALSE);
   Plan plan;
@@ -344,8 +372,7 @@ static void
 test_dualpipe_plans (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) cluster = h100_24k ();
   g_autoptr (ModelSpec) model = model_spec_new_custom ("l24", MODEL_MLP_SWIGLU, 256, 512, 24,
                                                        8, 8, 64, 256, FALSE);
   static const struct { int pp, m, vpp; const char *err; } cases[] = {
@@ -465,12 +492,9 @@ steady_predict (const SteadyCase *sc, const ModelSpec *model, const TopoCluster 
   g_assert_true (plan_resolve (&plan, model, cluster, &error));
   SimOptions opts;
   sim_options_init (&opts, cluster);
-  opts.full_simulation = full;
   if (sc->flags & F_SLOW)
     opts.cost.comm_compute_slowdown = SLOW_0175;
-  SimPrediction *p = sim_predict (model, &plan, cluster, &opts, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (p);
+  SimPrediction *p = predict_simulated (model, &plan, cluster, &opts, full);
   plan_clear (&plan);
   return p;
 }
@@ -549,11 +573,8 @@ assert_steady_equals (const char *name, const SimPrediction *full, const SimPred
 static void
 test_steady_equals_full (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
-  g_assert_no_error (error);
-  g_autoptr (ModelSpec) model = model_spec_new_custom ("steady-24", MODEL_MLP_SWIGLU, 2048,
-                                                       5632, 24, 16, 8, 32000, 2048, FALSE);
+  g_autoptr (TopoCluster) cluster = h100_24k ();
+  g_autoptr (ModelSpec) model = steady24 ();
   /* steady: 1 the steady state is extended; 0 the pipeline has not settled into an
    * exactly periodic state within reach (uneven stages with slack), so the step is
    * simulated whole, which these check too. Middle stages heavier than the first and last
@@ -663,11 +684,8 @@ test_steady_equals_full (void)
 static void
 test_lockstep_table (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
-  g_assert_no_error (error);
-  g_autoptr (ModelSpec) model = model_spec_new_custom ("steady-24", MODEL_MLP_SWIGLU, 2048,
-                                                       5632, 24, 16, 8, 32000, 2048, FALSE);
+  g_autoptr (TopoCluster) cluster = h100_24k ();
+  g_autoptr (ModelSpec) model = steady24 ();
   for (int lock = 0; lock <= 1; lock++)
     {
       const SteadyCase sc = { "lockstep table", PLAN_SCHED_INTERLEAVED_1F1B, 2, 2, 0, 1, 1, 2,
@@ -733,11 +751,8 @@ test_lockstep_table (void)
 static void
 test_cyclicity_retry (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
-  g_assert_no_error (error);
-  g_autoptr (ModelSpec) model = model_spec_new_custom ("steady-24", MODEL_MLP_SWIGLU, 2048,
-                                                       5632, 24, 16, 8, 32000, 2048, FALSE);
+  g_autoptr (TopoCluster) cluster = h100_24k ();
+  g_autoptr (ModelSpec) model = steady24 ();
   static const int mbs[] = { 64, 256 };
   for (guint i = 0; i < G_N_ELEMENTS (mbs); i++)
     {
@@ -761,8 +776,7 @@ static void
 test_main_job_steady (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) cluster = h100_24k ();
   g_autoptr (ModelSpec) model = model_spec_lookup ("llama3-405b", &error);
   g_assert_no_error (error);
   static const int mbs[] = { 256, 248 };
@@ -786,12 +800,8 @@ test_main_job_steady (void)
       g_assert_cmpint (plan.grad_accum, ==, mbs[i]);
       SimOptions opts;
       sim_options_init (&opts, cluster);
-      opts.full_simulation = TRUE;
-      g_autoptr (SimPrediction) full = sim_predict (model, &plan, cluster, &opts, &error);
-      g_assert_no_error (error);
-      opts.full_simulation = FALSE;
-      g_autoptr (SimPrediction) fast = sim_predict (model, &plan, cluster, &opts, &error);
-      g_assert_no_error (error);
+      g_autoptr (SimPrediction) full = predict_simulated (model, &plan, cluster, &opts, TRUE);
+      g_autoptr (SimPrediction) fast = predict_simulated (model, &plan, cluster, &opts, FALSE);
       g_autofree char *name = g_strdup_printf ("main job m%d", mbs[i]);
       assert_steady_equals (name, full, fast, TRUE);
       /* the shortest step predict.c tries first: 1.5 periods of the first stage's
@@ -818,8 +828,7 @@ static void
 test_issue_plan_steady (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) cluster = h100_24k ();
   g_autoptr (ModelSpec) model = model_spec_lookup ("llama3-405b", &error);
   g_assert_no_error (error);
   for (int slow = 0; slow < 2; slow++)
@@ -848,12 +857,8 @@ test_issue_plan_steady (void)
       g_assert_cmpfloat (opts.cost.comm_compute_slowdown, ==, 0);
       if (slow)
         opts.cost.comm_compute_slowdown = SLOW_0175;
-      opts.full_simulation = TRUE;
-      g_autoptr (SimPrediction) full = sim_predict (model, &plan, cluster, &opts, &error);
-      g_assert_no_error (error);
-      opts.full_simulation = FALSE;
-      g_autoptr (SimPrediction) fast = sim_predict (model, &plan, cluster, &opts, &error);
-      g_assert_no_error (error);
+      g_autoptr (SimPrediction) full = predict_simulated (model, &plan, cluster, &opts, TRUE);
+      g_autoptr (SimPrediction) fast = predict_simulated (model, &plan, cluster, &opts, FALSE);
       assert_steady_equals (slow ? "405b 1f1b m256" : "405b 1f1b m256 no slowdown", full, fast,
                             !slow);
       if (!slow)
@@ -884,8 +889,7 @@ static void
 test_70b_plan_steady (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
-  g_assert_no_error (error);
+  g_autoptr (TopoCluster) cluster = h100_24k ();
   g_autoptr (ModelSpec) model = model_spec_lookup ("llama3-70b", &error);
   g_assert_no_error (error);
   Plan plan;
@@ -903,12 +907,8 @@ test_70b_plan_steady (void)
   g_assert_cmpint (plan.schedule, ==, PLAN_SCHED_1F1B);
   SimOptions opts;
   sim_options_init (&opts, cluster);
-  opts.full_simulation = TRUE;
-  g_autoptr (SimPrediction) full = sim_predict (model, &plan, cluster, &opts, &error);
-  g_assert_no_error (error);
-  opts.full_simulation = FALSE;
-  g_autoptr (SimPrediction) fast = sim_predict (model, &plan, cluster, &opts, &error);
-  g_assert_no_error (error);
+  g_autoptr (SimPrediction) full = predict_simulated (model, &plan, cluster, &opts, TRUE);
+  g_autoptr (SimPrediction) fast = predict_simulated (model, &plan, cluster, &opts, FALSE);
   assert_steady_equals ("70b tp8 pp4 m16", full, fast, TRUE);
   g_assert_cmpint (fast->program->plan.grad_accum, ==, 6);
   g_assert_cmpint (fast->result->steady_periods, ==, 10);
@@ -969,10 +969,8 @@ static void
 test_event_free_compute_stream (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
-  g_assert_no_error (error);
-  g_autoptr (ModelSpec) model = model_spec_new_custom ("steady-24", MODEL_MLP_SWIGLU, 2048,
-                                                       5632, 24, 16, 8, 32000, 2048, FALSE);
+  g_autoptr (TopoCluster) cluster = h100_24k ();
+  g_autoptr (ModelSpec) model = steady24 ();
   /* TP 2 with SP in each: a block's compute is followed by its reduce-scatter, and the
    * next block waits for the all-gather after it on the TP stream (the candidates) */
   static const SteadyCase cases[] = {
