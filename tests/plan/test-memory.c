@@ -80,6 +80,28 @@ small_gpt (ModelSpec *m)
   m->mlp_bias = TRUE;
 }
 
+/* Llama 3 8B (meta-llama/Meta-Llama-3-8B config.json): h 4096, 32 layers, 32 query heads
+ * of 128, 8 KV heads, SwiGLU 14336, vocab 128256, untied, RMSNorm, RoPE. */
+static void
+llama3_8b (ModelSpec *m)
+{
+  memset (m, 0, sizeof *m);
+  m->ref_count = 1;
+  m->name = (char *) "llama3-8b";
+  m->model_type = (char *) "llama";
+  m->hidden = 4096;
+  m->ffn_hidden = 14336;
+  m->n_layers = 32;
+  m->n_heads = 32;
+  m->n_kv_heads = 8;
+  m->head_dim = 128;
+  m->vocab = 128256;
+  m->max_positions = 8192;
+  m->mlp = MODEL_MLP_SWIGLU;
+  m->norm = MODEL_NORM_RMS;
+  m->pos = MODEL_POS_ROTARY;
+}
+
 static void
 cluster_with_hbm (TopoCluster *c, guint64 hbm)
 {
@@ -99,6 +121,30 @@ small_plan (Plan *p)
   p->micro_batch = 1;
   p->global_batch = 8;
   p->grad_accum = 8;
+}
+
+/* One GPU (dp 1, no parallelism), micro-batches of `micro_batch` x `seq` tokens. */
+static void
+one_gpu_plan (Plan *p, int seq, int micro_batch)
+{
+  plan_init_defaults (p);
+  p->dp = 1;
+  p->seq_length = seq;
+  p->micro_batch = micro_batch;
+}
+
+/* Mixed-precision Adam as ZeRO counts it (K = 12: fp32 master, m and v) with bf16 params
+ * and grads, over `dp` ranks under `sharding`. */
+static void
+mixed_adam_plan (Plan *p, int dp, PlanSharding sharding)
+{
+  plan_init_defaults (p);
+  p->dp = dp;
+  p->sharding = sharding;
+  p->param_dtype = PLAN_PREC_BF16;
+  p->grad_dtype = PLAN_PREC_BF16;
+  p->optim_dtype = PLAN_PREC_FP32;
+  p->master_weights = TRUE;
 }
 
 /* 8 bytes per parameter: fp32 params (4) + fp32 grads (4), optimizer offloaded to the
@@ -170,13 +216,7 @@ test_zero_figure1 (void)
       Plan p;
       double st[3];
 
-      plan_init_defaults (&p);
-      p.dp = 64;
-      p.sharding = rows[i].sharding;
-      p.param_dtype = PLAN_PREC_BF16;
-      p.grad_dtype = PLAN_PREC_BF16;
-      p.optim_dtype = PLAN_PREC_FP32;
-      p.master_weights = TRUE;
+      mixed_adam_plan (&p, 64, rows[i].sharding);
       plan_memory_model_states (&p, 7.5e9, st);
       g_assert_cmpfloat_with_epsilon ((st[0] + st[1] + st[2]) / 1e9, rows[i].gb, 0.1);
       plan_clear (&p);
@@ -197,13 +237,7 @@ test_zero2_per_step (void)
 {
   Plan p;
   double st[3];
-  plan_init_defaults (&p);
-  p.dp = 8;
-  p.sharding = PLAN_SHARD_ZERO2;
-  p.param_dtype = PLAN_PREC_BF16;
-  p.grad_dtype = PLAN_PREC_BF16;
-  p.optim_dtype = PLAN_PREC_FP32;
-  p.master_weights = TRUE;
+  mixed_adam_plan (&p, 8, PLAN_SHARD_ZERO2);
   p.grad_accum = 16;
   p.zero2_grad_sync = 1;
   p.grad_accum_upcast = 1;
@@ -245,10 +279,7 @@ test_course_ffn_405b (void)
   g_assert_cmpuint (plan_memory_mlp_hidden_bytes (4096, 4 * 16384, 126, 2), ==, 63 * GiB);
 
   llama3_405b (&m);
-  plan_init_defaults (&p);
-  p.dp = 1;
-  p.seq_length = 4096;
-  p.micro_batch = 1;
+  one_gpu_plan (&p, 4096, 1);
   plan_memory_layer_activations (&m, &p, NULL, &acts);
   g_assert_cmpuint (acts.mlp_hidden, ==, G_GUINT64_CONSTANT (1308622848));
   g_assert_cmpuint (acts.mlp_hidden * 126, ==, G_GUINT64_CONSTANT (164886478848));
@@ -272,10 +303,7 @@ test_fp8_saved_inputs (void)
   PlanMemLayerActs bf, f8;
 
   llama3_405b (&m);
-  plan_init_defaults (&p);
-  p.dp = 1;
-  p.seq_length = 4096;
-  p.micro_batch = 1;
+  one_gpu_plan (&p, 4096, 1);
   plan_memory_layer_activations (&m, &p, NULL, &bf);
   g_assert_cmpuint (bf.linear_inputs, ==, G_GUINT64_CONSTANT (402653184));
   p.compute_dtype = PLAN_PREC_FP8;
@@ -313,10 +341,7 @@ test_korthikanti (void)
   const guint64 sbh = 2048 * 2 * 1024;
 
   small_gpt (&m);
-  plan_init_defaults (&p);
-  p.dp = 1;
-  p.seq_length = 2048;
-  p.micro_batch = 2;
+  one_gpu_plan (&p, 2048, 2);
   plan_mem_options_init (&opts);
   opts.flash_attention = FALSE;
 
@@ -604,27 +629,9 @@ test_selective_op_llama3_8b (void)
   PlanMemory none, op;
   Plan p;
 
-  memset (&m, 0, sizeof m);
-  m.ref_count = 1;
-  m.name = (char *) "llama3-8b";
-  m.model_type = (char *) "llama";
-  m.hidden = 4096;
-  m.ffn_hidden = 14336;
-  m.n_layers = 32;
-  m.n_heads = 32;
-  m.n_kv_heads = 8;
-  m.head_dim = 128;
-  m.vocab = 128256;
-  m.max_positions = 8192;
-  m.mlp = MODEL_MLP_SWIGLU;
-  m.norm = MODEL_NORM_RMS;
-  m.pos = MODEL_POS_ROTARY;
+  llama3_8b (&m);
   cluster_with_hbm (&c, 80 * GiB);
-
-  plan_init_defaults (&p);
-  p.dp = 1;
-  p.seq_length = 8192;
-  p.micro_batch = 1;
+  one_gpu_plan (&p, 8192, 1);
   p.global_batch = 1;
   p.grad_accum = 1;
   plan_memory_compute (&m, &p, &c, &none);
@@ -661,27 +668,9 @@ test_cpu_offload (void)
   PlanMemory none;
   Plan p;
 
-  memset (&m, 0, sizeof m);
-  m.ref_count = 1;
-  m.name = (char *) "llama3-8b";
-  m.model_type = (char *) "llama";
-  m.hidden = 4096;
-  m.ffn_hidden = 14336;
-  m.n_layers = 32;
-  m.n_heads = 32;
-  m.n_kv_heads = 8;
-  m.head_dim = 128;
-  m.vocab = 128256;
-  m.max_positions = 8192;
-  m.mlp = MODEL_MLP_SWIGLU;
-  m.norm = MODEL_NORM_RMS;
-  m.pos = MODEL_POS_ROTARY;
+  llama3_8b (&m);
   cluster_with_hbm (&c, 80 * GiB);
-
-  plan_init_defaults (&p);
-  p.dp = 1;
-  p.seq_length = 8192;
-  p.micro_batch = 1;
+  one_gpu_plan (&p, 8192, 1);
   p.global_batch = 1;
   p.grad_accum = 1;
   plan_memory_compute (&m, &p, &c, &none);
