@@ -135,6 +135,10 @@ enum {
                                * for the all-gather (B_ATTN_CORE_F/B then hold the rest) */
 };
 
+/* Whether prog_program_new copies a steady-middle unit from its template rather than
+ * expanding it (program.c, stamped units; TRUE): the tests that compare the two set it. */
+extern gboolean prog_stamp_units;
+
 /* Fills prog->moe from the builder's plan and token counts (experts 0: dense). */
 void    prog_builder_moe_shape (Builder *bd);
 /* Adds the MoE blocks (B_MOE_*) at the builder's token counts. */

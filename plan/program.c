@@ -1605,6 +1605,119 @@ make_buckets (Builder *bd, const double *per_layer, gboolean dense)
   return buckets;
 }
 
+/* ---- stamped units -------------------------------------------------------------------
+ *
+ * A unit of the steady middle (neither the chunk's first micro-batch, whose forward reads
+ * the overlapped parameter gathers, nor its last, whose backward closes the gradient
+ * buckets) expands into the same tasks for every micro-batch: the same kinds, blocks,
+ * bytes and FLOPs, dependencies within the unit alone (its chain starts afresh,
+ * expand_slot), only the ids, the micro-batch and the pipeline keys differ. So the first
+ * such unit of each (direction, chunk) of a stage is expanded and kept as a template, and
+ * the later ones are copies of it, shifted: ids and dependencies by the distance between
+ * the two units, the receive's send key and the send's entry in send_of by the distance
+ * between the micro-batches. Where anything reaches across units (the pairing of combined
+ * 1F1B, torch's lock step, Megatron's synchronize after an exchange, DualPipe's deferred
+ * weight gradients, CPU offload's copies, an all-to-all left to the next MoE layer) every
+ * unit is expanded; a template whose tasks depend on one outside it is not used. Expanding
+ * the layers was three quarters of building a program (3.7 of 5.0 M instructions), and
+ * building a quarter of a prediction (bench-predict, main job m16: 20.8 M); stamped, the
+ * prediction takes 18.2 M. tests/plan/test-program-stamp.c compares stamped programs
+ * with expanded ones task by task. */
+gboolean prog_stamp_units = TRUE;
+
+typedef struct {
+  guint32 first, n;        /* the template's tasks */
+  guint32 dep_first, n_deps;
+  gint32  send;            /* its SEND, relative to first (-1 none) */
+  gint16  mb;
+  gint8   state;           /* 0 none yet, 1 usable, -1 not usable */
+} UnitStamp;
+
+/* Whether stage units may be stamped at all (the builder state nothing crosses units). */
+static gboolean
+stamp_applies (const Builder *bd, gboolean pair, gboolean lock, gboolean psync)
+{
+  return prog_stamp_units && !pair && !lock && !psync && bd->w_split == NULL
+         && bd->offload_layers == 0 && !bd->a2a_next_layer && !bd->pairing
+         && bd->plan->schedule != PLAN_SCHED_DUALPIPE;
+}
+
+/* Whether `slot` is a unit of the steady middle (see above). */
+static inline gboolean
+stamp_slot (const Builder *bd, const ProgSlot *slot)
+{
+  return slot->w == 0 && slot->mb > chunk_first_mb (bd, slot->chunk)
+         && slot->mb < chunk_last_mb (bd, slot->chunk) && bd->gate->len == 0
+         && bd->compute_gate < 0 && bd->sync_n == 0 && !bd->defer_w;
+}
+
+/* Keeps the unit just expanded (tasks from `first`, dependencies from `dep_first`) as
+ * its (direction, chunk)'s template, where it depends on nothing outside itself. */
+static void
+stamp_keep (Builder *bd, UnitStamp *u, const ProgSlot *slot, guint32 first, guint32 dep_first)
+{
+  ProgProgram *prog = bd->prog;
+  u->first = first;
+  u->n = prog->tasks->len - first;
+  u->dep_first = dep_first;
+  u->n_deps = prog->deps->len - dep_first;
+  u->mb = slot->mb;
+  u->send = -1;
+  u->state = 1;
+  for (guint32 i = 0; i < u->n_deps; i++)
+    if (g_array_index (prog->deps, guint32, dep_first + i) < first)
+      u->state = -1;
+  for (guint32 i = 0; i < u->n && u->state == 1; i++)
+    {
+      const ProgTask *t = prog_task (prog, first + i);
+      if (t->kind == PROG_TASK_SEND)
+        {
+          if (u->send >= 0)
+            u->state = -1;      /* one send a unit (expand_slot) */
+          u->send = (gint32) i;
+        }
+      if (t->mb != slot->mb || t->host_sync || t->dep_first < dep_first
+          || t->dep_first + t->n_deps > dep_first + u->n_deps)
+        u->state = -1;
+    }
+}
+
+/* The unit `slot` as a copy of its template `u`. */
+static void
+stamp_copy (Builder *bd, const UnitStamp *u, const ProgSlot *slot)
+{
+  ProgProgram *prog = bd->prog;
+  guint32 first = prog->tasks->len, dep_first = prog->deps->len;
+  guint32 shift = first - u->first, dshift = dep_first - u->dep_first;
+  array_set_len (prog->tasks, &bd->tasks_cap, first + u->n);
+  array_set_len (prog->deps, &bd->deps_cap, dep_first + u->n_deps);
+  const guint32 *from_deps = &g_array_index (prog->deps, guint32, u->dep_first);
+  guint32 *to_deps = &g_array_index (prog->deps, guint32, dep_first);
+  for (guint32 i = 0; i < u->n_deps; i++)
+    to_deps[i] = from_deps[i] + shift;
+  const ProgTask *from = &g_array_index (prog->tasks, ProgTask, u->first);
+  ProgTask *to = &g_array_index (prog->tasks, ProgTask, first);
+  memcpy (to, from, sizeof (ProgTask) * u->n);
+  /* the send keys (send_key) of the two micro-batches differ by this */
+  const gint32 key_shift = (slot->mb - u->mb) * bd->n_model_chunks;
+  for (guint32 i = 0; i < u->n; i++)
+    {
+      ProgTask *t = &to[i];
+      t->id += shift;
+      t->mb = slot->mb;
+      t->dep_first += dshift;
+      if (t->kind == PROG_TASK_RECV)
+        t->peer_task += key_shift;
+    }
+  prog->stamped_units++;
+  if (u->send >= 0)
+    {
+      int model_chunk = plan_model_chunk (bd->plan, bd->stage, slot->chunk);
+      bd->send_of[send_key (bd, slot->backward, slot->mb, model_chunk)]
+        = (gint32) (first + (guint32) u->send);
+    }
+}
+
 static void
 build_stage (Builder *bd, const ProgSchedOps *sched)
 {
@@ -1696,6 +1809,8 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
     last_of[s] = -1;
   guint32 scan = first_task;
   gboolean sent = FALSE;
+  g_autofree UnitStamp *stamps = stamp_applies (bd, pair, lock, psync)
+                                   ? g_new0 (UnitStamp, 2 * MAX (p->vpp, 1)) : NULL;
   /* Megatron-LM's interleaved schedule (sync_every_interleaved): a backward right after a
    * forward is a steady-state pair's, with no exchange between them, unless all the
    * forwards come first */
@@ -1756,6 +1871,19 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
         {
           expand_pair (bd, slot, next, bucket_done, &st->slot_first[i + 1]);
           i++;
+        }
+      else if (stamps != NULL && stamp_slot (bd, slot))
+        {
+          UnitStamp *u = &stamps[2 * slot->chunk + slot->backward];
+          if (u->state == 1)
+            stamp_copy (bd, u, slot);
+          else
+            {
+              guint32 dep_first = prog->deps->len;
+              expand_slot (bd, slot, bucket_done);
+              if (u->state == 0)
+                stamp_keep (bd, u, slot, st->slot_first[i], dep_first);
+            }
         }
       else
         expand_slot (bd, slot, bucket_done);

@@ -222,6 +222,8 @@ typedef struct {
   int          zero3_calls;   /* collectives one ZeRO-3 layer gather or gradient
                                * reduce-scatter is issued as: the layer's parameter tensors
                                * with plan.zero3_per_tensor, else 1 */
+  guint        stamped_units; /* units copied from a template (program.c) rather than
+                               * expanded */
   /* whole-step totals over all GPUs, for MFU/HFU */
   double       tokens_per_step;
   double       hw_flops_per_step;

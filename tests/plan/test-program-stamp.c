@@ -1,0 +1,159 @@
+/* tests/plan/test-program-stamp.c - the step program's stamped units (plan/program.c,
+ * prog_stamp_units): a program whose steady-middle units are copies of a template equals,
+ * task by task and dependency by dependency, the program with every unit expanded, over
+ * the schedules and the program's other streams; and the plans that reach across units
+ * (torch's lock step, Megatron's synchronize after an exchange, DualPipe, CPU offload) are
+ * built without stamps. */
+#include "plan/program-private.h"
+
+#include <string.h>
+
+static ProgProgram *
+build (const char *model_name, const char *flags, gboolean stamp, int p2p_sync,
+       int zero2_grad_sync)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ModelSpec) model = model_spec_lookup (model_name, &error);
+  g_assert_no_error (error);
+  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  Plan plan;
+  PlanArgs args;
+  plan_init_defaults (&plan);
+  memset (&args, 0, sizeof args);
+  g_autofree char *line = g_strdup_printf ("tandem %s", flags);
+  g_auto (GStrv) argv_owned = g_strsplit (line, " ", -1);
+  int argc = (int) g_strv_length (argv_owned);
+  char **argv = g_new0 (char *, argc + 1);
+  memcpy (argv, argv_owned, sizeof (char *) * argc);
+  char **argv_parse = argv;
+  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
+  g_option_context_set_main_group (ctx, plan_option_group_new (&plan, &args));
+  g_assert_true (g_option_context_parse (ctx, &argc, &argv_parse, &error));
+  g_free (argv);
+  g_assert_no_error (error);
+  /* the stack's fields the builder reads (sim_plan_apply_stack's, set here by hand) */
+  plan.pp_p2p_sync = p2p_sync;
+  plan.zero2_grad_sync = zero2_grad_sync;
+  if (!plan_resolve (&plan, model, cluster, &error))
+    g_error ("%s: %s", flags, error->message);
+  g_autoptr (PlanLayout) layout = plan_layout_new (&plan, cluster, &error);
+  g_assert_no_error (error);
+  prog_stamp_units = stamp;
+  ProgProgram *prog = prog_program_new (model, &plan, layout, &error);
+  prog_stamp_units = TRUE;
+  g_assert_no_error (error);
+  g_assert_nonnull (prog);
+  plan_clear (&plan);
+  plan_args_clear (&args);
+  return prog;
+}
+
+/* Every field of every task, the dependency lists and the stages' unit boundaries. */
+static void
+assert_same_program (const char *flags, const ProgProgram *a, const ProgProgram *b)
+{
+  g_assert_cmpuint (a->tasks->len, ==, b->tasks->len);
+  g_assert_cmpuint (a->deps->len, ==, b->deps->len);
+  for (guint32 i = 0; i < a->tasks->len; i++)
+    {
+      const ProgTask *x = prog_task (a, i), *y = prog_task (b, i);
+      gboolean same = x->id == y->id && x->kind == y->kind && x->stream == y->stream
+                      && x->phase == y->phase && x->comm == y->comm && x->coll == y->coll
+                      && x->axis == y->axis && x->role == y->role
+                      && x->host_sync == y->host_sync && x->stage == y->stage
+                      && x->mb == y->mb && x->chunk == y->chunk && x->layer == y->layer
+                      && x->block == y->block && x->dep_first == y->dep_first
+                      && x->n_deps == y->n_deps && x->peer_stage == y->peer_stage
+                      && x->peer_task == y->peer_task && x->bytes == y->bytes
+                      && x->model_flops == y->model_flops && x->hw_flops == y->hw_flops;
+      if (!same)
+        g_error ("%s: task %u differs (stage %d mb %d chunk %d layer %d)", flags, i, x->stage,
+                 x->mb, x->chunk, x->layer);
+    }
+  g_assert_cmpmem (a->deps->data, sizeof (guint32) * a->deps->len, b->deps->data,
+                   sizeof (guint32) * b->deps->len);
+  g_assert_cmpint (a->n_stages, ==, b->n_stages);
+  for (int s = 0; s < a->n_stages; s++)
+    {
+      const ProgStage *x = &a->stages[s], *y = &b->stages[s];
+      g_assert_cmpuint (x->n_slots, ==, y->n_slots);
+      g_assert_cmpmem (x->slot_first, sizeof (guint32) * (x->n_slots + 1), y->slot_first,
+                       sizeof (guint32) * (y->n_slots + 1));
+      g_assert_cmpfloat (x->model_flops, ==, y->model_flops);
+      g_assert_cmpfloat (x->hw_flops, ==, y->hw_flops);
+    }
+}
+
+typedef struct {
+  const char *model, *flags;
+  int p2p_sync, zero2_grad_sync;
+  /* units stamped: a stage's units of micro-batches 1 .. m - 2 of each (direction, chunk),
+   * less the first of them, which is the template: pp x 2 v x (m - 3); 0 where nothing
+   * may be stamped */
+  guint stamped;
+} StampCase;
+
+static const StampCase cases[] = {
+  /* 1F1B, pp 4, m 8 (gbs 64 / dp 8), TP2 SP ZeRO-1 overlapped: 4 x 2 x 5 = 40 */
+  { "llama3-8b", "--gpus 64 --tp 2 --pp 4 --sp --gbs 64 --seq 2048 --sharding zero1 "
+    "--overlap-grad-reduce --overlap-param-gather", 0, 0, 40 },
+  /* interleaved, pp 4, vpp 2, m 12 (gbs 24 / dp 2): 4 x 4 x 9 = 144 */
+  { "llama3-8b", "--gpus 16 --tp 2 --pp 4 --vpp 2 --sp --gbs 24 --seq 2048", 0, 0, 144 },
+  /* GPipe with full recompute, pp 2, m 6: 2 x 2 x 3 = 12 */
+  { "llama3-8b", "--gpus 8 --tp 2 --pp 2 --schedule gpipe --recompute-granularity full "
+    "--recompute-method uniform --recompute-num-layers 1 --gbs 12 --seq 2048", 0, 0, 12 },
+  /* ZeRO-3 with TP, SP and selective recompute, 1F1B pp 2, m 5 (gbs 10 / dp 2): 2 x 2 x 2 */
+  { "llama3-8b", "--gpus 8 --tp 2 --pp 2 --sp --sharding zero3 --recompute-granularity "
+    "selective --gbs 10 --seq 2048", 0, 0, 8 },
+  /* TP-comm overlap and CP 2 with ZeRO-2's per-micro-batch gradient sync, pp 2, m 6
+   * (gbs 12 / dp 2): 2 x 2 x 3 = 12 */
+  { "llama3-8b", "--gpus 16 --tp 2 --cp 2 --pp 2 --sp --tp-comm-overlap --sharding zero2 "
+    "--gbs 12 --seq 4096", 0, 1, 12 },
+  /* MoE: 8 experts over ep 4, pp 2, m 6 (gbs 24 / dp 4): 2 x 2 x 3 = 12 */
+  { "llama3-8b", "--gpus 16 --tp 2 --pp 2 --sp --num-experts 8 --moe-router-topk 2 --ep 4 "
+    "--etp 1 --gbs 24 --seq 2048", 0, 0, 12 },
+  /* the README's main job at 16 micro-batches, VPP2, 3 layers on the first and last
+   * stage: 16 x 4 x 13 = 832 */
+  { "llama3-405b", "--gpus 16384 --tp 8 --pp 16 --vpp 2 --sp --gbs 2048 --seq 8192 "
+    "--decoder-first-pipeline-num-layers 3 --decoder-last-pipeline-num-layers 3 "
+    "--sharding zero2 --overlap-grad-reduce --overlap-param-gather "
+    "--rank-order tp-cp-ep-pp-dp", 0, 0, 832 },
+  /* Megatron's synchronize after each exchange (1F1B, pp_p2p_sync): every unit expanded */
+  { "llama3-8b", "--gpus 16 --tp 2 --pp 4 --sp --gbs 16 --seq 2048", 1, 0, 0 },
+  /* torch's lock step (interleaved, m a multiple of pp): every unit expanded */
+  { "llama3-8b", "--gpus 16 --tp 2 --pp 4 --vpp 2 --sp --gbs 16 --seq 2048 --pp-lockstep",
+    0, 0, 0 },
+  /* DualPipe: every unit expanded */
+  { "llama3-8b", "--gpus 16 --tp 2 --pp 4 --sp --schedule dualpipe --gbs 16 --seq 2048", 0,
+    0, 0 },
+  /* CPU offload: every unit expanded */
+  { "llama3-8b", "--gpus 16 --tp 2 --pp 1 --sp --cpu-offloading-num-layers 2 --gbs 48 "
+    "--seq 2048", 0, 0, 0 },
+};
+
+static void
+test_stamped_equals_expanded (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const StampCase *c = &cases[i];
+      g_autoptr (ProgProgram) stamped = build (c->model, c->flags, TRUE, c->p2p_sync,
+                                               c->zero2_grad_sync);
+      g_autoptr (ProgProgram) expanded = build (c->model, c->flags, FALSE, c->p2p_sync,
+                                                c->zero2_grad_sync);
+      g_test_message ("%s: %u tasks, %u units stamped", c->flags, stamped->tasks->len,
+                      stamped->stamped_units);
+      g_assert_cmpuint (expanded->stamped_units, ==, 0);
+      g_assert_cmpuint (stamped->stamped_units, ==, c->stamped);
+      assert_same_program (c->flags, stamped, expanded);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/plan/program/stamped-equals-expanded", test_stamped_equals_expanded);
+  return g_test_run ();
+}
