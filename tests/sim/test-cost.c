@@ -607,17 +607,18 @@ test_attention_ring (Fixture *f, gconstpointer data)
  * NONCAUSAL_GAIN_BWD_*): the backward's own figure, not the forward's.
  * torchtitan (FlashAttention-2 class) on H100, the Llama 3 8B core at kernel_s 8192
  * (backward 2.5 x 5.49756e11 = 1.37439e12 FLOPs, 4 us per kernel):
- *   causal backward: 0.315 x 0.65 of 989.4e12 (the cuDNN fit x FA2_OVER_FA3_BWD) x
- *     286.2/291.5 (ATTN_LEN_BWD_FA2 at 8K over 16K) = 198.90 TFLOP/s -> 6.91008 ms
- *     + 4 us; the exps (32 x 8192 x 8193 / 2 at 4.18e12/s, 0.257 ms) stay below;
+ *   causal backward: 0.315 x 291.5/424.4 of 989.4e12 (the cuDNN fit x
+ *     FA2_OVER_CUDNN_FIT_BWD) x 286.2/291.5 (ATTN_LEN_BWD_FA2 at 8K over 16K) = 0.315 x
+ *     286.2/424.4 x 989.4e12 = 210.173 TFLOP/s -> 6.53933 ms + 4 us; the exps (32 x
+ *     8192 x 8193 / 2 at 4.18e12/s, 0.257 ms) stay below;
  *   unmasked: flash-attention PR #1791 (H100, batch 2 x 8K, 16 heads, head dim 128)
  *     times the FA2 backward at 290.6 vs 287.1 and 288.9 vs 289.1 TFLOP/s without and
  *     with the mask: gain (1.01219 + 0.99931) / 2 = 1.00575, where the forward gains
  *     370/333 = 1.11111 (FA3 paper Fig. 5). All of it unmasked (noncausal_share 1):
- *     6.91008 / 1.00575 = 6.87058 ms + 4 us; 7/8 of it: x (1/8 + 7/8 / 1.00575) =
- *     x 0.994998 -> 6.87552 ms + 4 us. The forward keeps its own 370/333.
+ *     6.53933 / 1.00575 = 6.50194 ms + 4 us; 7/8 of it: x (1/8 + 7/8 / 1.00575) =
+ *     x 0.994998 -> 6.50662 ms + 4 us. The forward keeps its own 370/333.
  *   The old rule (the forward's gain for the backward) gave x (1/8 + 7/8 x 333/370) =
- *     x 0.9125, 8.3% less time: 6.30545 ms + 4 us.
+ *     x 0.9125, 8.3% less time: 5.96714 ms + 4 us.
  * megatron-core (cuDNN class) at kernel_s 4096, fully unmasked: the backward's gain is
  * Fig. 5's forward 609/518 times the backward-over-forward gain that NVIDIA's
  * cudnn-frontend H200 Llama 3.1 run measures at 4K, (560/474) / (671/591) = 1.04057:
@@ -630,25 +631,26 @@ test_attention_ring_backward (Fixture *f, gconstpointer data)
   ModelOp bwd = llama3_8b_attn_core ();
   bwd.kernel_s = 8192;
   bwd.fwd_flops *= 2.5;
-  const double causal = bwd.fwd_flops / (989.4e12 * 0.315 * 0.65 * 286.2 / 291.5);
-  assert_rel (causal, 6.91008e-3, 1e-5);
+  const double causal = bwd.fwd_flops / (989.4e12 * 0.315 * 286.2 / 424.4);
+  assert_rel (causal, 6.53933e-3, 1e-5);
   assert_rel (sim_cost_op_s (ct, &bwd, TOPO_DTYPE_BF16, TRUE), causal + 4e-6, 1e-9);
   const double gain = (290.6 / 287.1 + 288.9 / 289.1) / 2.0;
   assert_rel (gain, 1.00575, 1e-5);
   bwd.noncausal_share = 1.0;
   assert_rel (sim_cost_op_s (ct, &bwd, TOPO_DTYPE_BF16, TRUE), causal / gain + 4e-6, 1e-9);
-  assert_rel (sim_cost_op_s (ct, &bwd, TOPO_DTYPE_BF16, TRUE), 6.87458e-3, 1e-5);
+  assert_rel (sim_cost_op_s (ct, &bwd, TOPO_DTYPE_BF16, TRUE), 6.50594e-3, 1e-5);
   bwd.noncausal_share = 7.0 / 8.0;
   assert_rel (sim_cost_op_s (ct, &bwd, TOPO_DTYPE_BF16, TRUE),
               causal * (0.125 + 0.875 / gain) + 4e-6, 1e-9);
-  assert_rel (sim_cost_op_s (ct, &bwd, TOPO_DTYPE_BF16, TRUE), 6.87952e-3, 1e-5);
+  assert_rel (sim_cost_op_s (ct, &bwd, TOPO_DTYPE_BF16, TRUE), 6.51062e-3, 1e-5);
   /* not the forward's ratio any more */
   g_assert_cmpfloat (sim_cost_op_s (ct, &bwd, TOPO_DTYPE_BF16, TRUE), >,
                      causal * (0.125 + 0.875 * 333.0 / 370.0) * 1.08);
   /* the forward's own: 370/333 at 8K */
   ModelOp fwd = llama3_8b_attn_core ();
   fwd.kernel_s = 8192;
-  const double causal_f = fwd.fwd_flops / (989.4e12 * 0.4235 * 0.58 * 333.0 / 335.0);
+  /* the forward at 8K: 0.4235 x 335/518 (FA2_OVER_CUDNN_FIT_FWD) x 333/335 (the curve) */
+  const double causal_f = fwd.fwd_flops / (989.4e12 * 0.4235 * 333.0 / 518.0);
   fwd.noncausal_share = 7.0 / 8.0;
   assert_rel (sim_cost_op_s (ct, &fwd, TOPO_DTYPE_BF16, FALSE),
               causal_f * (0.125 + 0.875 * 333.0 / 370.0) + 4e-6, 1e-9);
@@ -683,8 +685,10 @@ test_attention_ring_backward (Fixture *f, gconstpointer data)
  *   ring at kernel_s 16384, 7/8 unmasked: the causal 16K rate, 7/8 of the FLOPs at the
  *     unmasked one (x 595/539): x (1/8 + 7/8 x 539/595).
  *   kernel_s 0: the kernel's s_kv (8192): x 529/518.
- * torchtitan (FlashAttention-2 class, 0.58 of cuDNN forward, 4 us per kernel): the
- * curve over 16K, so 1 at 16K and beyond, x 319/335 at 4K. */
+ * torchtitan (FlashAttention-2 class, 4 us per kernel): Fig. 5e's FA2 causal 16K over
+ * cuDNN causal 4K, 335/518 of the cuDNN fit's forward at 16K and beyond (its curve is 1
+ * there), x 319/335 at 4K, i.e. 319/518 = 0.616 of cuDNN's 4K rate, the figure's own
+ * ratio at 4K. */
 static void
 test_attention_length (Fixture *f, gconstpointer data)
 {
@@ -722,13 +726,15 @@ test_attention_length (Fixture *f, gconstpointer data)
 
   g_autoptr (SimCost) ct = stack_cost (f->h100, "torchtitan");
   ModelOp fa2 = llama3_8b_attn_core ();
-  const double base2 = fa2.fwd_flops / (989.4e12 * 0.4235 * 0.58);
+  const double base2 = fa2.fwd_flops / (989.4e12 * 0.4235 * 335.0 / 518.0);
   fa2.kernel_s = 16384;
   assert_rel (sim_cost_op_s (ct, &fa2, TOPO_DTYPE_BF16, FALSE), base2 + 4e-6, 1e-9);
   fa2.kernel_s = 131072;
   assert_rel (sim_cost_op_s (ct, &fa2, TOPO_DTYPE_BF16, FALSE), base2 + 4e-6, 1e-9);
   fa2.kernel_s = 4096;
   assert_rel (sim_cost_op_s (ct, &fa2, TOPO_DTYPE_BF16, FALSE), base2 * 335.0 / 319.0 + 4e-6, 1e-9);
+  assert_rel (sim_cost_op_s (ct, &fa2, TOPO_DTYPE_BF16, FALSE),
+              fa2.fwd_flops / (989.4e12 * 0.4235 * 319.0 / 518.0) + 4e-6, 1e-9);
 }
 
 /* The kernel's rate by head dim (sim/cost.c ATTN_HD64_*, FlashAttention-3 paper Fig. 5d
@@ -744,7 +750,8 @@ test_attention_length (Fixture *f, gconstpointer data)
  *   backward (2.5x the FLOPs at 0.315): x (417 x 363/408) / (499 x 518/609) =
  *     371.007 / 424.437 = 0.874116 (Fig. 6a over 6b, each over its forward's no-mask
  *     gain).
- * torchtitan (FlashAttention-2 class) at kernel_s 16384: x 299/335 (Fig. 5d / 5e). */
+ * torchtitan (FlashAttention-2 class, 335/518 of the cuDNN fit at 16K) at kernel_s 16384:
+ * x 299/335 (Fig. 5d / 5e). */
 static void
 test_attention_head_dim (Fixture *f, gconstpointer data)
 {
@@ -776,7 +783,7 @@ test_attention_head_dim (Fixture *f, gconstpointer data)
   fa2.head_dim = fa2.head_dim_v = 64;
   fa2.kernel_s = 16384;
   assert_rel (sim_cost_op_s (ct, &fa2, TOPO_DTYPE_BF16, FALSE),
-              fa2.fwd_flops / (989.4e12 * 0.4235 * 0.58) * 335.0 / 299.0 + 4e-6, 1e-9);
+              fa2.fwd_flops / (989.4e12 * 0.4235 * 335.0 / 518.0) * 335.0 / 299.0 + 4e-6, 1e-9);
 }
 
 /* Sliding-window layers (ModelOp window, window_share; sim/cost-compute.c attention_s):
