@@ -1,53 +1,13 @@
 /* tests/cli/test-cli.c - the `tandem` program end to end: JSON contracts, readable
  * tables, and bad input answered with exit status 2 and one clear line.
  * TANDEM_EXE (set by tests/cli/meson.build) is the binary under test. */
+#include "cli-run.h"
+
 #include <glib.h>
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct {
-  int   status;
-  char *out;
-  char *err;
-} RunResult;
-
-static void
-run_result_clear (RunResult *r)
-{
-  g_clear_pointer (&r->out, g_free);
-  g_clear_pointer (&r->err, g_free);
-}
-
-/* Runs tandem with the space-separated arguments; "{DATA}" expands to tests/data. */
-static void
-run_tandem (const char *args, RunResult *r)
-{
-  const char *exe = g_getenv ("TANDEM_EXE");
-  g_assert_nonnull (exe);
-  g_autofree char *data = g_test_build_filename (G_TEST_DIST, "data", NULL);
-  g_auto (GStrv) words = g_strsplit (args, " ", -1);
-  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_ptr_array_add (argv, g_strdup (exe));
-  for (guint i = 0; words[i]; i++)
-    {
-      if (*words[i] == '\0')
-        continue;
-      GString *w = g_string_new (words[i]);
-      g_string_replace (w, "{DATA}", data, 0);
-      g_ptr_array_add (argv, g_string_free (w, FALSE));
-    }
-  g_ptr_array_add (argv, NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                                    | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
-  g_assert_no_error (error);
-  r->status = g_subprocess_get_exit_status (proc);
-}
 
 static JsonObject *
 parse_object (const char *text, JsonParser *parser)
