@@ -11,6 +11,7 @@
 #include "mpi-launch.h"
 #include "exec/backend.h"
 #include "exec/layers.h"
+#include "local-open.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -399,11 +400,7 @@ static void
 test_no_mpi (void)
 {
   g_autoptr (GError) error = NULL;
-  ExecConfig cfg;
-  exec_config_init (&cfg);
-  cfg.mpi = EXEC_MPI_OFF;
-  g_autoptr (ExecBackend) b = exec_backend_open (&cfg, &error);
-  g_assert_no_error (error);
+  g_autoptr (ExecBackend) b = local_backend_open (NULL);
   g_assert_cmpint (b->world, ==, 1);
   const int me[1] = { 0 }, two[2] = { 0, 1 };
   ExecGroup *g = exec_group_new (b, "solo", me, 1, &error);

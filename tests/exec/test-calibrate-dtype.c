@@ -13,6 +13,7 @@
 #include "exec/calibrate.h"
 #include "exec/dtype-convert.h"
 #include "exec/layers.h"
+#include "local-open.h"
 
 #include <string.h>
 
@@ -49,13 +50,7 @@ emu_gemm (ExecBackend *b, ExecStream *s, const ExecGemm *op, ExecSample *out, GE
 static ExecBackend *
 open_cpu (gboolean emulate)
 {
-  g_autoptr (GError) error = NULL;
-  ExecConfig cfg;
-  exec_config_init (&cfg);
-  cfg.backend = "cpu";
-  cfg.mpi = EXEC_MPI_OFF;
-  ExecBackend *b = exec_backend_open (&cfg, &error);
-  g_assert_no_error (error);
+  ExecBackend *b = local_backend_open ("cpu");
   if (emulate)
     {
       emu_ops = exec_cpu_ops;

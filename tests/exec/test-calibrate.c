@@ -12,6 +12,7 @@
 #include "mpi-launch.h"
 #include "exec/calibrate.h"
 #include "sim/cost.h"
+#include "local-open.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -455,11 +456,7 @@ static void
 test_single_process (void)
 {
   g_autoptr (GError) error = NULL;
-  ExecConfig cfg;
-  exec_config_init (&cfg);
-  cfg.mpi = EXEC_MPI_OFF;
-  g_autoptr (ExecBackend) b = exec_backend_open (&cfg, &error);
-  g_assert_no_error (error);
+  g_autoptr (ExecBackend) b = local_backend_open (NULL);
   ExecCalibrateOptions o;
   exec_calibrate_options_init (&o);
   o.quick = TRUE;

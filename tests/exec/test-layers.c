@@ -4,6 +4,7 @@
  * (tolerances in check.h); full causal attention for the CP chunks; hand arithmetic for
  * AdamW. Inputs come from GRand with fixed seeds (printed with --verbose). */
 #include "check.h"
+#include "local-open.h"
 
 /* ---- GEMM ----------------------------------------------------------------------------- */
 
@@ -29,11 +30,7 @@ static void
 test_gemm (void)
 {
   g_autoptr (GError) error = NULL;
-  ExecConfig cfg;
-  exec_config_init (&cfg);
-  cfg.mpi = EXEC_MPI_OFF;
-  g_autoptr (ExecBackend) b = exec_backend_open (&cfg, &error);
-  g_assert_no_error (error);
+  g_autoptr (ExecBackend) b = local_backend_open (NULL);
   ExecStream *st = exec_stream_new (b, EXEC_STREAM_COMPUTE, "compute", &error);
   g_assert_no_error (error);
   g_autoptr (GRand) r = seeded (11);

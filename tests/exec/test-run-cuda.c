@@ -14,6 +14,7 @@
 #include "cuda-open.h"
 #include "mpi-launch.h"
 #include "run-tiny.h"
+#include "local-open.h"
 
 #include <json-glib/json-glib.h>
 
@@ -76,13 +77,7 @@ test_vs_cpu (gconstpointer data)
     }
   int mbs = GPOINTER_TO_INT (data) ? 1 : 4;
   PlanRecompute rc = GPOINTER_TO_INT (data) ? PLAN_RECOMPUTE_FULL : PLAN_RECOMPUTE_NONE;
-  g_autoptr (GError) error = NULL;
-  ExecConfig cfg;
-  exec_config_init (&cfg);
-  cfg.backend = "cpu";
-  cfg.mpi = EXEC_MPI_OFF;
-  g_autoptr (ExecBackend) cpu = exec_backend_open (&cfg, &error);
-  g_assert_no_error (error);
+  g_autoptr (ExecBackend) cpu = local_backend_open ("cpu");
   Result want, got;
   run (cpu, 4, PLAN_RECOMPUTE_NONE, &want);   /* tandem run --verify's reference plan */
   run (gpu, mbs, rc, &got);

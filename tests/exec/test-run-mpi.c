@@ -13,6 +13,7 @@
 #include "results/store.h"
 #include "mpi-launch.h"
 #include "run-tiny.h"
+#include "local-open.h"
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -367,12 +368,7 @@ local_run (ExecBackend *b, int mbs, PlanRecompute recompute, LocalRun *out)
 static void
 test_local_invariance (void)
 {
-  g_autoptr (GError) error = NULL;
-  ExecConfig cfg;
-  exec_config_init (&cfg);
-  cfg.mpi = EXEC_MPI_OFF;
-  g_autoptr (ExecBackend) b = exec_backend_open (&cfg, &error);
-  g_assert_no_error (error);
+  g_autoptr (ExecBackend) b = local_backend_open (NULL);
   LocalRun base, mb2, full, sel;
   local_run (b, 1, PLAN_RECOMPUTE_NONE, &base);
   local_run (b, 2, PLAN_RECOMPUTE_NONE, &mb2);
