@@ -71,3 +71,19 @@ mpi_test_count_results (const char *text, const char *result)
     n++;
   return n;
 }
+
+/* In a rank process started by mpirun: the CPU backend with MPI on, each operation bounded
+ * by 60 s (a lost peer fails the test instead of hanging it). */
+static inline ExecBackend *
+mpi_rank_backend_open (void)
+{
+  g_autoptr (GError) error = NULL;
+  ExecConfig cfg;
+  exec_config_init (&cfg);
+  cfg.backend = "cpu";
+  cfg.mpi = EXEC_MPI_ON;
+  cfg.timeout_s = 60;
+  ExecBackend *b = exec_backend_open (&cfg, &error);
+  g_assert_no_error (error);
+  return b;
+}

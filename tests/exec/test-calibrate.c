@@ -503,16 +503,9 @@ test_mpi_quick (void)
 static int
 run_rank (int argc, char **argv)
 {
-  g_autoptr (GError) error = NULL;
   setvbuf (stdout, NULL, _IOLBF, 0);
   g_test_init (&argc, &argv, NULL);
-  ExecConfig cfg;
-  exec_config_init (&cfg);
-  cfg.backend = "cpu";
-  cfg.mpi = EXEC_MPI_ON;
-  cfg.timeout_s = 60;
-  backend = exec_backend_open (&cfg, &error);
-  g_assert_no_error (error);
+  backend = mpi_rank_backend_open ();
   g_test_add_func ("/exec/calibrate-mpi/quick", test_mpi_quick);
   int rc = g_test_run ();
   exec_backend_close (backend);

@@ -177,13 +177,7 @@ run_rank (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   setvbuf (stdout, NULL, _IOLBF, 0);   /* whole TAP lines reach mpirun */
   g_test_init (&argc, &argv, NULL);
-  ExecConfig cfg;
-  exec_config_init (&cfg);
-  cfg.backend = "cpu";
-  cfg.mpi = EXEC_MPI_ON;
-  cfg.timeout_s = 60;
-  backend = exec_backend_open (&cfg, &error);
-  g_assert_no_error (error);
+  backend = mpi_rank_backend_open ();
   comm = exec_stream_new (backend, EXEC_STREAM_COMM, "ep", &error);
   compute = exec_stream_new (backend, EXEC_STREAM_COMPUTE, "compute", &error);
   ev = exec_event_new (backend, &error);
