@@ -87,3 +87,42 @@ mpi_rank_backend_open (void)
   g_assert_no_error (error);
   return b;
 }
+
+/* Runs `self`, a test binary whose rank processes run their own TAP tests, on `np` ranks
+ * under mpirun with a hard limit of `limit_s` seconds (SIGKILL 5 s after SIGTERM), `extra`
+ * (or NULL) one more argument for the ranks, and checks that every rank passed its
+ * `per_rank` tests. On a failure it logs the ranks' output and exit, fails the test and
+ * returns FALSE; else `out` (may be NULL) takes the ranks' stdout. */
+static inline gboolean
+mpi_test_run_self (const char *self, int np, int limit_s, const char *extra, guint per_rank,
+                   char **out)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *mpirun = g_find_program_in_path ("mpirun");
+  g_autofree char *timeout = g_find_program_in_path ("timeout");
+  g_autofree char *limit = g_strdup_printf ("%d", limit_s);
+  g_autofree char *n = g_strdup_printf ("%d", np);
+  const char *argv[] = { timeout, "-k", "5", limit, mpirun, "--allow-run-as-root",
+                         "--oversubscribe", "--tag-output", "-np", n, self, extra, NULL };
+  g_auto (GStrv) env = mpi_test_environ ();
+  g_autofree char *text = NULL, *err = NULL;
+  int status = 0;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, &text,
+                               &err, &status, &error));
+  g_assert_no_error (error);
+  gboolean ok = g_spawn_check_wait_status (status, &error);
+  guint passed = mpi_test_count_results (text, "ok ");
+  guint failed = mpi_test_count_results (text, "not ok");
+  if (!ok || passed != (guint) np * per_rank || failed)
+    {
+      g_test_message ("ranks' stdout:\n%s", text);
+      g_test_message ("ranks' stderr:\n%s", err);
+      g_test_message ("exit: %s; %u ok lines of %u", error ? error->message : "0", passed,
+                      (guint) np * per_rank);
+      g_test_fail ();
+      return FALSE;
+    }
+  if (out)
+    *out = g_steal_pointer (&text);
+  return TRUE;
+}

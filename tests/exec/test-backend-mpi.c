@@ -360,32 +360,11 @@ static const char *self_path;
 static void
 test_launch (void)
 {
-  g_autoptr (GError) error = NULL;
   if (!mpi_test_can_launch (FALSE))
     return;
-  g_autofree char *mpirun = g_find_program_in_path ("mpirun");
-  g_autofree char *timeout = g_find_program_in_path ("timeout");
   /* hard limit: 60 s, then SIGKILL 5 s later if mpirun ignores SIGTERM */
-  const char *argv[] = { timeout, "-k", "5", "60", mpirun, "--allow-run-as-root",
-                         "--oversubscribe", "--tag-output", "-np", "4", self_path, NULL };
-  g_auto (GStrv) env = mpi_test_environ ();
-  g_autofree char *out = NULL, *err = NULL;
-  int status = 0;
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out,
-                               &err, &status, &error));
-  g_assert_no_error (error);
-  gboolean ok = g_spawn_check_wait_status (status, &error);
-  guint passed = mpi_test_count_results (out, "ok "), failed = mpi_test_count_results (out, "not ok");
-  if (!ok || passed != N_RANKS * N_RANK_TESTS || failed)
-    {
-      g_test_message ("ranks' stdout:\n%s", out);
-      g_test_message ("ranks' stderr:\n%s", err);
-      g_test_message ("exit: %s; %u ok lines of %d", error ? error->message : "0", passed,
-                      N_RANKS * N_RANK_TESTS);
-      g_test_fail ();
-      return;
-    }
-  g_test_message ("%u rank tests passed on %d ranks", passed, N_RANKS);
+  if (mpi_test_run_self (self_path, N_RANKS, 60, NULL, N_RANK_TESTS, NULL))
+    g_test_message ("%d rank tests passed on %d ranks", N_RANKS * N_RANK_TESTS, N_RANKS);
 }
 
 /* Without MPI the backend is a world of one: groups of one, collectives are copies,

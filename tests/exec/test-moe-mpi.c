@@ -201,33 +201,11 @@ static void
 launch (gconstpointer data)
 {
   int np = GPOINTER_TO_INT (data);
-  g_autoptr (GError) error = NULL;
   if (!mpi_test_can_launch (FALSE))
     return;
-  g_autoptr (GPtrArray) argv = mpi_test_argv_new ();
-  g_autofree char *n = g_strdup_printf ("%d", np);
-  const char *tail[] = { "--tag-output", "-np", n, self_path, "--verbose" };
-  for (guint i = 0; i < G_N_ELEMENTS (tail); i++)
-    g_ptr_array_add (argv, g_strdup (tail[i]));
-  g_ptr_array_add (argv, NULL);
-  g_auto (GStrv) env = mpi_test_environ ();
-  g_autofree char *out = NULL, *err = NULL;
-  int status = 0;
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL,
-                               &out, &err, &status, &error));
-  g_assert_no_error (error);
-  gboolean ok = g_spawn_check_wait_status (status, &error);
-  guint passed = mpi_test_count_results (out, "ok ");
-  guint failed = mpi_test_count_results (out, "not ok");
-  g_test_message ("ranks' output:\n%s", out);
-  if (!ok || passed != (guint) (np * N_RANK_TESTS) || failed)
-    {
-      g_test_message ("ranks' stderr:\n%s", err);
-      g_test_message ("exit: %s; %u ok lines of %d", error ? error->message : "0", passed,
-                      np * N_RANK_TESTS);
-      g_test_fail ();
-      return;
-    }
+  g_autofree char *out = NULL;
+  if (mpi_test_run_self (self_path, np, 60, "--verbose", N_RANK_TESTS, &out))
+    g_test_message ("ranks' output:\n%s", out);
 }
 
 int
