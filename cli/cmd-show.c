@@ -687,7 +687,7 @@ show_framework (const char *name, gboolean json)
   g_autofree char *wcast = s->fp8_weight_cast_bytes > 0
                             ? g_strdup_printf (",weight-cast%gB", s->fp8_weight_cast_bytes)
                             : g_strdup ("");
-  g_autofree char *fp8 = g_strdup_printf ("%s/%s/cast%g,compiled%g%s%s%s%s%s%s%s%s",
+  g_autofree char *fp8 = g_strdup_printf ("%s/%s/cast%g,compiled%g%s%s%s%s%s%s%s%s%s%s%s",
                                           fw_fp8_ops_name (s->fp8_ops),
                                           fw_scaling_name (s->fp8_scaling), s->fp8_cast_passes,
                                           s->fp8_cast_passes_compiled,
@@ -696,7 +696,10 @@ show_framework (const char *name, gboolean json)
                                           s->rowwise ? ",rowwise" : "",
                                           s->fp8_kernel_rate ? ",kernel-rate" : "",
                                           s->fp8_cast_per_operand ? ",per-operand" : "",
-                                          wcast, s->fp8_output_bf16 ? ",output-bf16" : "");
+                                          wcast, s->fp8_output_bf16 ? ",output-bf16" : "",
+                                          s->fp8_moe_act_input ? ",moe-act-input-fp8" : "",
+                                          s->fp8_attn_out_e5m6 ? ",attn-out-e5m6" : "",
+                                          s->fp8_moe_dispatch ? ",moe-dispatch-fp8" : "");
   ROW ("fp8", fp8);
   g_autofree char *def = g_strdup_printf ("%s%s%s%s", fw_sharding_name (s->default_sharding),
                                           s->default_sequence_parallel ? ",sp" : "",

@@ -227,6 +227,16 @@ typedef struct {
                                          * weight to fp8 moves in every forward GEMM (0: the
                                          * weights come cast, e.g. TE's per-step cache) */
   gboolean      fp8_output_bf16;        /* the output layer (logits) stays bf16 in fp8 runs */
+  gboolean      fp8_moe_act_input;      /* "moe_act_input": "fp8": the MoE experts' SwiGLU
+                                         * input (the fc1 output) is saved for the backward
+                                         * in FP8 with 1x128 tile scales, not bf16 */
+  gboolean      fp8_attn_out_e5m6;      /* "attn_out_input": "e5m6": the attention output
+                                         * (the out-projection's input) is saved in a 12-bit
+                                         * E5M6 format with 1x128 tile scales, not FP8 */
+  gboolean      fp8_moe_dispatch;       /* "moe_dispatch": "fp8": the dispatch all-to-all
+                                         * and the combine's backward carry FP8 tokens with
+                                         * 1x128 tile scales; the combine and the dispatch's
+                                         * backward stay bf16 */
   gboolean      loss_eager;             /* "cross_entropy": "eager": F.cross_entropy on fp32
                                          * logits, two T V fp32 gradients allocated in its
                                          * backward; "fused" (default): the gradient written

@@ -182,6 +182,22 @@ fp8_saved_bytes (const Plan *plan, guint64 elems)
   return plan_mem_act_elem_bytes (plan) * elems;
 }
 
+/* Bytes the backward keeps of the attention output (the out-projection's input): its
+ * GEMM copy (fp8_saved_bytes), or, where the stack keeps it in E5M6 (plan.h
+ * fp8_attn_out_e5m6; DeepSeek-V3 report, arXiv 2412.19437, Sec. 3.3.3 "Low-Precision
+ * Storage and Communication" (1): the inputs of the Linear after the attention operator,
+ * which the attention's backward also reads, in a customized E5M6 format with 1x128
+ * quantization tiles), 12 bits per element plus one fp32 scale per 128 elements:
+ * 1.5 + 4/128 B. */
+static guint64
+attn_out_saved_bytes (const Plan *plan, guint64 elems)
+{
+  if (plan->fp8_attn_out_e5m6 > 0
+      && (plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4))
+    return elems * 3 / 2 + elems / 32;
+  return fp8_saved_bytes (plan, elems);
+}
+
 /* Per layer and micro-batch, the tensors the backward pass needs, following Korthikanti
  * et al. 2022 section 4.1 tensor by tensor, with T = s/cp x b tokens on this rank, a the
  * activation element size (2), t the TP degree, "/t(SP)" meaning divided by t only with
@@ -280,7 +296,7 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
   out->norm_inputs = 2 * a * T * h / sp_div;
   out->mlp_input = fp8_saved_bytes (plan, T * h / sp_div);
   out->linear_inputs = 2 * fp8_saved_bytes (plan, T * h / sp_div)
-                       + fp8_saved_bytes (plan, T * hq / t);
+                       + attn_out_saved_bytes (plan, T * hq / t);
   out->attn_qkv = a * T * (hq + 2 * hkv) / t;
   guint rc = plan->moe_recompute;
   if (model_spec_is_mla (model))
@@ -290,7 +306,7 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
       guint64 up_in = fp8_saved_bytes (plan, T * (rq + rkv) / sp_div);
       out->norm_inputs += a * T * (rq + rkv + model->qk_rope_head_dim) / sp_div;
       out->linear_inputs = 2 * fp8_saved_bytes (plan, T * h / sp_div)
-                           + fp8_saved_bytes (plan, T * n * dv / t) + up_in;
+                           + attn_out_saved_bytes (plan, T * n * dv / t) + up_in;
       out->attn_qkv = a * T * n * (2 * dqk + dv) / t;
       if (rc & PLAN_MOE_RECOMPUTE_MLA_UP)
         {
@@ -714,7 +730,12 @@ moe_layer_acts (const ModelSpec *model, const Plan *plan, const PlanMoe *moe,
   if (plan->moe_recompute & PLAN_MOE_RECOMPUTE_LAYER)
     return 0;
   double fc2_in = plan->moe_recompute & PLAN_MOE_RECOMPUTE_ACT ? 0.0 : g * X * f_e;
-  double bytes = g * X * (double) h + fc1_out * (double) a * X * f_e + fc2_in
+  /* the fc1 output (the SwiGLU's input) in bf16, or in FP8 with 1x128 tile scales where
+   * the stack caches it so (plan.h fp8_moe_act_input; DeepSeek-V3 report Sec. 3.3.3 (2):
+   * the inputs of the SwiGLU operator in MoE are cached in FP8 with the fine-grained
+   * quantization, 1 B plus an fp32 scale per 128 elements = g) */
+  double act_in = plan->fp8_moe_act_input > 0 && g < (double) a ? g : (double) a;
+  double bytes = g * X * (double) h + fc1_out * act_in * X * f_e + fc2_in
                  + 4.0 * (double) (Tsp * k);
   double mlpk = model->mlp == MODEL_MLP_SWIGLU ? 3 : 2;
   /* the shared experts' input is the pre-MLP norm output the router reads (one tensor;

@@ -49,6 +49,9 @@ plan_init_defaults (Plan *plan)
   plan->cp_ring_merge = -1;
   plan->cp_kv_repeated = -1;
   plan->loss_eager = -1;
+  plan->fp8_moe_act_input = -1;
+  plan->fp8_attn_out_e5m6 = -1;
+  plan->fp8_moe_dispatch = -1;
   plan->rank_order = g_strdup ("tp-cp-ep-dp-pp");
   /* MoE: Megatron-Core's defaults (megatron/training/arguments.py): alltoall dispatcher,
    * dropless (capacity factor None), no grouped GEMM, no shared-expert overlap; the

@@ -306,6 +306,15 @@ typedef struct {
   int      cp_kv_repeated;        /* CP moves and sums K/V at the query heads (the model
                                    * repeats them before SDPA: torchtitan's repeat_kv);
                                    * 0 at n_kv_heads; -1 the stack's */
+  int      fp8_moe_act_input;     /* FP8 plans: the MoE experts' SwiGLU input saved for the
+                                   * backward in FP8 with 1x128 tile scales (1); in bf16
+                                   * (0, Transformer Engine); -1 the stack's */
+  int      fp8_attn_out_e5m6;     /* FP8 plans: the out-projection's input saved in E5M6
+                                   * with 1x128 tile scales (1); as its FP8 GEMM copy (0);
+                                   * -1 the stack's */
+  int      fp8_moe_dispatch;      /* FP8 plans: the dispatch all-to-all (and the combine's
+                                   * backward) carry FP8 tokens with 1x128 tile scales (1);
+                                   * bf16 (0); -1 the stack's */
   int      loss_eager;            /* the cross entropy as eager PyTorch ops on fp32 logits
                                    * (F.cross_entropy of logits.float()): 1 its backward
                                    * allocates the nll gradient and log_softmax's input

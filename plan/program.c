@@ -645,6 +645,23 @@ moe_a2a_bytes (Builder *bd)
   return bytes;
 }
 
+/* Bytes of the all-to-all toward the experts (the dispatch, and in the backward the
+ * combine's gradient): moe_a2a_bytes, or, where the stack sends FP8 tokens (plan.h
+ * fp8_moe_dispatch; DeepSeek-V3 report, arXiv 2412.19437, Sec. 3.3.3 "Low-Precision
+ * Communication": the activation before the MoE up-projections is quantized to FP8
+ * before the dispatch, and so is the activation gradient before the down-projections;
+ * the forward and backward combine components stay BF16), 1 B per element plus one fp32
+ * scale per 1x128 tile (4/128 B) in place of elt_bytes. */
+static double
+moe_dispatch_bytes (Builder *bd)
+{
+  const Plan *p = bd->plan;
+  double bytes = moe_a2a_bytes (bd);
+  if (p->fp8_moe_dispatch > 0 && p->compute_dtype == PLAN_PREC_FP8 && bd->elt_bytes > 0)
+    bytes *= (1.0 + 4.0 / 128.0) / bd->elt_bytes;
+  return bytes;
+}
+
 /* The shared expert as a TP block: gather the sequence shards, compute, reduce-scatter. */
 static gint32
 moe_shared (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, int layer,
@@ -667,12 +684,12 @@ moe_to_experts (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, gint
     return ep_coll (bd, PLAN_COLL_ALL_GATHER, PLAN_AXIS_EXPT,
                     per_copy * bd->layout->groups[PLAN_AXIS_EXPT].size, phase, mb, chunk,
                     layer, dep);
-  gint32 x = ep_coll (bd, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, moe_a2a_bytes (bd), phase, mb,
-                      chunk, layer, dep);
+  gint32 x = ep_coll (bd, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, moe_dispatch_bytes (bd), phase,
+                      mb, chunk, layer, dep);
   /* the received copies gathered over the expert-TP group */
   return ep_coll (bd, PLAN_COLL_ALL_GATHER, PLAN_AXIS_ETP,
-                  moe_a2a_bytes (bd) * bd->layout->groups[PLAN_AXIS_ETP].size, phase, mb, chunk,
-                  layer, x);
+                  moe_dispatch_bytes (bd) * bd->layout->groups[PLAN_AXIS_ETP].size, phase, mb,
+                  chunk, layer, x);
 }
 
 static gint32

@@ -228,6 +228,9 @@ typedef struct {
   gboolean cp_kv_repeated;        /* CP moves K/V at the query heads (FwStack cp_kv_repeated) */
   gboolean loss_eager;            /* the cross entropy's backward allocates two fp32 logit
                                      gradients (FwStack loss_eager; memory only) */
+  gboolean fp8_moe_act_input;     /* FwStack fp8_moe_act_input (memory only) */
+  gboolean fp8_attn_out_e5m6;     /* FwStack fp8_attn_out_e5m6 (memory only) */
+  gboolean fp8_moe_dispatch;      /* FwStack fp8_moe_dispatch (the EP all-to-all bytes) */
   /* MoE host-side costs (the stack's "moe" object): the host's own cost per kernel it
    * issues (the device's documented launch figure, before a stack replaces
    * launch_overhead_s with the GPU-side gap), whether a grouped GEMM of b experts is b

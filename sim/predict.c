@@ -232,6 +232,12 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
     plan->cp_kv_repeated = co != NULL && co->cp_kv_repeated;
   if (plan->loss_eager < 0)
     plan->loss_eager = co != NULL && co->loss_eager;
+  if (plan->fp8_moe_act_input < 0)
+    plan->fp8_moe_act_input = co != NULL && co->fp8_moe_act_input;
+  if (plan->fp8_attn_out_e5m6 < 0)
+    plan->fp8_attn_out_e5m6 = co != NULL && co->fp8_attn_out_e5m6;
+  if (plan->fp8_moe_dispatch < 0)
+    plan->fp8_moe_dispatch = co != NULL && co->fp8_moe_dispatch;
 }
 
 SimPrediction *

@@ -137,14 +137,16 @@ test_show_framework_host_ops (void)
 /* `show framework` prints the FP8 recipes a stack offers beside its default: megatron-core
  * delayed by default, MXFP8, NVFP4 and blockwise offered, casts by operand (TE's
  * cast-transpose feeds the weight gradient; frameworks/presets/megatron-core.json "fp8"); torchtitan tensorwise (current) with torchao's rowwise; hai-llm runs DeepSeek-V3's
- * blockwise recipe by default. */
+ * blockwise recipe by default, with the report's FP8 SwiGLU-input cache, E5M6 attention
+ * output and FP8 dispatch (Sec. 3.3.3). */
 static void
 test_show_framework_fp8 (void)
 {
   const struct { const char *name, *line; } cases[] = {
     { "megatron-core", "fp8                          gemm/delayed/cast1,compiled1,mxfp8,nvfp4,blockwise,per-operand " },
     { "torchtitan", "fp8                          gemm/current/cast11.67,compiled1.33,mxfp8,rowwise,kernel-rate,per-operand,weight-cast6B,output-bf16 " },
-    { "hai-llm", "fp8                          gemm/blockwise/cast1,compiled1,blockwise " },
+    { "hai-llm", "fp8                          gemm/blockwise/cast1,compiled1,blockwise,"
+                 "moe-act-input-fp8,attn-out-e5m6,moe-dispatch-fp8 " },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {

@@ -156,9 +156,16 @@ test_semantics (void)
   g_assert_cmpint (hai->moe_shared_expert_overlap, ==, FW_OPT_DEFAULT);
   g_assert_false (hai->default_sequence_parallel);
   g_assert_true (hai->default_pp_dualpipe);
+  /* DeepSeek-V3 report Sec. 3.3.3: the MoE SwiGLU input cached in FP8, the attention
+   * output in E5M6, the dispatch in FP8; Transformer Engine's stacks keep bf16 (the
+   * SwiGLU input), the FP8 GEMM copy (the attention output) and bf16 tokens */
+  g_assert_true (hai->fp8_moe_act_input);
+  g_assert_true (hai->fp8_attn_out_e5m6);
+  g_assert_true (hai->fp8_moe_dispatch);
   g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", NULL);
   g_assert_cmpint (mc->moe_a2a_overlap, ==, FW_OPT_OPTIONAL);
   g_assert_false (mc->default_pp_dualpipe);
+  g_assert_false (mc->fp8_moe_act_input || mc->fp8_attn_out_e5m6 || mc->fp8_moe_dispatch);
   /* of an MoE layer's 70 forward items outside the experts' loops, 25 come after the
    * dispatcher's sync (permute 2, all-to-alls 4 + 2, sort_chunks 2 + 2, GroupedLinear 8,
    * activation 2, unpermute 2, residual 1: megatron-core.json's moe.host_ops source); the

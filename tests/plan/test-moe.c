@@ -669,6 +669,75 @@ test_imbalance_memory (Fixture *f, gconstpointer data)
   g_assert_cmpuint (act[1] - act[2], ==, G_GUINT64_CONSTANT (24696061952));
 }
 
+/* DeepSeek-V3's low-precision storage and communication (report Sec. 3.3.3; the hai-llm
+ * stack's fp8 keys, plan.h fp8_moe_act_input, fp8_attn_out_e5m6, fp8_moe_dispatch) on
+ * llama3-8b made 8 experts top-2, 8 GPUs, ep 8, seq 8192, mbs 1, balanced, FP8 GEMMs:
+ * T = 8192, X = T k = 16,384 routed copies, f = 14336, h = hq = 4096, 32 layers, one
+ * micro-batch in flight (pp 1).
+ *  - SwiGLU input (the experts' fc1 output, 2 f per copy) in FP8 with 1x128 scales:
+ *    1 + 4/128 = 1.03125 B per element instead of 2: X 2 f = 469,762,048 elements, saving
+ *    0.96875 x that = 455,081,984 B a layer, 14,562,623,488 over 32 layers.
+ *  - the out-projection input (T hq = 33,554,432 elements) in E5M6 with 1x128 scales:
+ *    1.5 B + 1/32 B = 50,331,648 + 1,048,576 = 51,380,224 instead of its FP8 copy
+ *    33,554,432 + 1,048,576 = 34,603,008: 16,777,216 more a layer, 536,870,912 over 32.
+ *  - the dispatch all-to-all in FP8: T k h = 67,108,864 elements x 1.03125 = 69,206,016 B
+ *    instead of x 2 = 134,217,728; the combine stays 134,217,728. */
+static void
+test_fp8_deepseek_storage (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  const char *flags = "--gpus 8 --num-experts 8 --ep 8 --seq-length 8192 --moe-imbalance 1 "
+                      "--precision fp8 --recompute-modules moe_act";
+  guint64 act[3];
+  for (int i = 0; i < 3; i++)
+    {
+      g_assert_true (resolve (f, flags, &error));
+      g_assert_no_error (error);
+      f->plan.fp8_moe_act_input = i == 1;
+      f->plan.fp8_attn_out_e5m6 = i == 2;
+      PlanMemory mem;
+      plan_memory_compute (f->model, &f->plan, f->cluster, &mem);
+      act[i] = mem.stages[0].bytes[PLAN_MEM_ACTIVATIONS];
+      plan_memory_clear (&mem);
+    }
+  g_assert_cmpuint (act[0] - act[1], ==, G_GUINT64_CONSTANT (14562623488));
+  g_assert_cmpuint (act[2] - act[0], ==, G_GUINT64_CONSTANT (536870912));
+
+  int n;
+  g_autoptr (ProgProgram) p = program_of (f, flags);
+  g_assert_cmpfloat (ep_bytes (p, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n), ==, 134217728.0);
+  g_assert_true (resolve (f, flags, &error));
+  f->plan.fp8_moe_dispatch = 1;
+  g_autoptr (PlanLayout) lay = plan_layout_new (&f->plan, f->cluster, &error);
+  g_assert_no_error (error);
+  g_autoptr (ProgProgram) q = prog_program_new (f->model, &f->plan, lay, &error);
+  g_assert_no_error (error);
+  /* layer 0's forward: the dispatch first, then the combine */
+  double first = -1, second = -1;
+  for (guint i = 0; i < q->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (q, i);
+      if (t->kind != PROG_TASK_COLL || t->stream != PROG_STREAM_EP || t->mb != 0
+          || t->layer != 0 || t->phase != PROG_PHASE_FORWARD
+          || t->coll != PLAN_COLL_ALL_TO_ALL)
+        continue;
+      if (first < 0)
+        first = t->bytes;
+      else
+        second = t->bytes;
+    }
+  g_assert_cmpfloat (first, ==, 69206016.0);
+  g_assert_cmpfloat (second, ==, 134217728.0);
+  /* a bf16 plan ignores the FP8 keys */
+  g_assert_true (resolve (f, "--gpus 8 --num-experts 8 --ep 8 --seq-length 8192 "
+                             "--moe-imbalance 1", &error));
+  f->plan.fp8_moe_dispatch = 1;
+  g_autoptr (PlanLayout) lay2 = plan_layout_new (&f->plan, f->cluster, &error);
+  g_autoptr (ProgProgram) r = prog_program_new (f->model, &f->plan, lay2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (ep_bytes (r, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n), ==, 134217728.0);
+}
+
 /* Multi-head latent attention in the step program: DeepSeek-V3 (h 7168, 128 heads,
  * q_lora 1536, kv_lora 512, rope 64, nope 128, v 128), tp 1, seq 4096, mbs 1: T = 4096.
  * The forward projections of one layer, h x q_lora (11,010,048) + q_lora x 128 x 192
@@ -1228,6 +1297,7 @@ main (int argc, char **argv)
   ADD ("a2a-bytes", test_a2a_bytes);
   ADD ("expert-gemms", test_expert_gemms);
   ADD ("imbalance-memory", test_imbalance_memory);
+  ADD ("fp8-deepseek-storage", test_fp8_deepseek_storage);
   ADD ("expert-grads", test_expert_grads);
   ADD ("memory", test_memory);
   ADD ("zero3-gathers", test_zero3_gathers);
