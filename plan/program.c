@@ -1727,6 +1727,8 @@ stamp_copy (Builder *bd, const UnitStamp *u, const ProgSlot *slot)
         t->peer_task += key_shift;
     }
   prog->stamped_units++;
+  ProgStampRun run = { first, u->n, u->first };
+  g_array_append_val (prog->stamps, run);
   if (u->send >= 0)
     {
       int model_chunk = plan_model_chunk (bd->plan, bd->stage, slot->chunk);
@@ -2151,6 +2153,7 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   prog->deps = g_array_sized_new (FALSE, FALSE, sizeof (guint32), 2 * est);
   util_advise_hugepages (prog->tasks->data, sizeof (ProgTask) * (gsize) est);
   util_advise_hugepages (prog->deps->data, sizeof (guint32) * 2 * (gsize) est);
+  prog->stamps = g_array_new (FALSE, FALSE, sizeof (ProgStampRun));
   prog->blocks = g_array_new (FALSE, FALSE, sizeof (ProgBlock));
   prog->ops = g_array_new (FALSE, FALSE, sizeof (ModelOp));
   prog->compute_dtype = plan->compute_dtype == PLAN_PREC_FP4 ? TOPO_DTYPE_FP4
@@ -2476,6 +2479,8 @@ prog_program_free (ProgProgram *prog)
     g_array_free (prog->deps, TRUE);
   if (prog->blocks)
     g_array_free (prog->blocks, TRUE);
+  if (prog->stamps)
+    g_array_free (prog->stamps, TRUE);
   if (prog->ops)
     g_array_free (prog->ops, TRUE);
   g_free (prog);

@@ -205,6 +205,13 @@ typedef struct {
   int     first_dense;      /* leading dense layers */
 } ProgMoe;
 
+/* A unit copied from its template (program.c, stamped units): tasks first .. first + n - 1
+ * are tasks src .. src + n - 1 shifted (ids, dependencies, micro-batch, pipeline keys),
+ * the same in every other field. */
+typedef struct {
+  guint32 first, n, src;
+} ProgStampRun;
+
 typedef struct {
   /* inputs, referenced */
   ModelSpec   *model;       /* ref held */
@@ -224,6 +231,7 @@ typedef struct {
                                * with plan.zero3_per_tensor, else 1 */
   guint        stamped_units; /* units copied from a template (program.c) rather than
                                * expanded */
+  GArray      *stamps;        /* ProgStampRun per unit copied, in task order */
   /* whole-step totals over all GPUs, for MFU/HFU */
   double       tokens_per_step;
   double       hw_flops_per_step;

@@ -1,22 +1,22 @@
-/* tests/plan/test-program-stamp.c - the step program's stamped units (plan/program.c,
+/* tests/sim/test-program-stamp.c - the step program's stamped units (plan/program.c,
  * prog_stamp_units): a program whose steady-middle units are copies of a template equals,
  * task by task and dependency by dependency, the program with every unit expanded, over
- * the schedules and the program's other streams; and the plans that reach across units
+ * the schedules and the program's other streams; the plans that reach across units
  * (torch's lock step, Megatron's synchronize after an exchange, DualPipe, CPU offload) are
- * built without stamps. */
+ * built without stamps; and the simulator, which sets a copy up from its template
+ * (sim/simulate.c program_setup), predicts exactly what it predicts for the expanded
+ * program, whole step and steady-state path alike. */
 #include "plan/program-private.h"
+#include "sim/predict.h"
 
 #include <string.h>
 
-static ProgProgram *
-build (const char *model_name, const char *flags, gboolean stamp, int p2p_sync,
-       int zero2_grad_sync)
+/* The plan of `flags`, resolved (the caller clears it). */
+static void
+resolve (const ModelSpec *model, const TopoCluster *cluster, const char *flags, int p2p_sync,
+         int zero2_grad_sync, Plan *plan_out)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (ModelSpec) model = model_spec_lookup (model_name, &error);
-  g_assert_no_error (error);
-  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
-  g_assert_no_error (error);
   Plan plan;
   PlanArgs args;
   plan_init_defaults (&plan);
@@ -37,6 +37,21 @@ build (const char *model_name, const char *flags, gboolean stamp, int p2p_sync,
   plan.zero2_grad_sync = zero2_grad_sync;
   if (!plan_resolve (&plan, model, cluster, &error))
     g_error ("%s: %s", flags, error->message);
+  plan_args_clear (&args);
+  *plan_out = plan;
+}
+
+static ProgProgram *
+build (const char *model_name, const char *flags, gboolean stamp, int p2p_sync,
+       int zero2_grad_sync)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ModelSpec) model = model_spec_lookup (model_name, &error);
+  g_assert_no_error (error);
+  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  Plan plan;
+  resolve (model, cluster, flags, p2p_sync, zero2_grad_sync, &plan);
   g_autoptr (PlanLayout) layout = plan_layout_new (&plan, cluster, &error);
   g_assert_no_error (error);
   prog_stamp_units = stamp;
@@ -45,7 +60,6 @@ build (const char *model_name, const char *flags, gboolean stamp, int p2p_sync,
   g_assert_no_error (error);
   g_assert_nonnull (prog);
   plan_clear (&plan);
-  plan_args_clear (&args);
   return prog;
 }
 
@@ -98,6 +112,9 @@ static const StampCase cases[] = {
   /* 1F1B, pp 4, m 8 (gbs 64 / dp 8), TP2 SP ZeRO-1 overlapped: 4 x 2 x 5 = 40 */
   { "llama3-8b", "--gpus 64 --tp 2 --pp 4 --sp --gbs 64 --seq 2048 --sharding zero1 "
     "--overlap-grad-reduce --overlap-param-gather", 0, 0, 40 },
+  /* 1F1B, pp 4, m 32 (gbs 64 / dp 2), long enough for the steady-state path: 4 x 2 x 29 */
+  { "llama3-8b", "--gpus 16 --tp 2 --pp 4 --sp --gbs 64 --seq 2048 --sharding zero1 "
+    "--overlap-grad-reduce", 0, 0, 232 },
   /* interleaved, pp 4, vpp 2, m 12 (gbs 24 / dp 2): 4 x 4 x 9 = 144 */
   { "llama3-8b", "--gpus 16 --tp 2 --pp 4 --vpp 2 --sp --gbs 24 --seq 2048", 0, 0, 144 },
   /* GPipe with full recompute, pp 2, m 6: 2 x 2 x 3 = 12 */
@@ -150,10 +167,89 @@ test_stamped_equals_expanded (void)
     }
 }
 
+/* Every figure of two predictions, to the bit (the same tasks simulated in the same
+ * order give the same doubles). */
+static void
+assert_same_result (const char *flags, const SimResult *a, const SimResult *b)
+{
+  g_test_message ("%s: step %.9f s, %" G_GUINT64_FORMAT " events, %d periods", flags,
+                  a->step_time_s, a->n_events, a->steady_periods);
+  g_assert_cmpfloat (a->step_time_s, ==, b->step_time_s);
+  g_assert_cmpfloat (a->tokens_per_s, ==, b->tokens_per_s);
+  g_assert_cmpfloat (a->hfu, ==, b->hfu);
+  g_assert_cmpfloat (a->bubble_fraction, ==, b->bubble_fraction);
+  g_assert_cmpfloat (a->compute_s, ==, b->compute_s);
+  g_assert_cmpfloat (a->overlap_ratio, ==, b->overlap_ratio);
+  g_assert_cmpfloat (a->steady_period_s, ==, b->steady_period_s);
+  g_assert_cmpint (a->critical_stage, ==, b->critical_stage);
+  g_assert_cmpint (a->steady_periods, ==, b->steady_periods);
+  g_assert_cmpuint (a->n_tasks, ==, b->n_tasks);
+  g_assert_cmpuint (a->n_events, ==, b->n_events);
+  g_assert_cmpuint (a->n_fired, ==, b->n_fired);
+  for (int k = 0; k < SIM_KINDS; k++)
+    {
+      g_assert_cmpfloat (a->comm_s[k], ==, b->comm_s[k]);
+      g_assert_cmpfloat (a->exposed_comm_s[k], ==, b->exposed_comm_s[k]);
+    }
+  g_assert_cmpint (a->n_stages, ==, b->n_stages);
+  for (int s = 0; s < a->n_stages; s++)
+    {
+      const SimStageStats *x = &a->stages[s], *y = &b->stages[s];
+      g_assert_cmpfloat (x->end_s, ==, y->end_s);
+      g_assert_cmpfloat (x->compute_s, ==, y->compute_s);
+      g_assert_cmpfloat (x->bubble_s, ==, y->bubble_s);
+      for (int k = 0; k < SIM_KINDS; k++)
+        {
+          g_assert_cmpfloat (x->comm_s[k], ==, y->comm_s[k]);
+          g_assert_cmpfloat (x->exposed_s[k], ==, y->exposed_s[k]);
+        }
+    }
+}
+
+/* The cases above predicted from stamped and from expanded programs: whole step
+ * (--full-simulation) and the default path (the steady-state extension where it applies);
+ * and the main job at 256 micro-batches, which takes the steady-state path on a step of
+ * 48. */
+static void
+test_stamped_predicts_the_same (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i <= G_N_ELEMENTS (cases); i++)
+    {
+      const StampCase *c = &cases[i < G_N_ELEMENTS (cases) ? i : 7];
+      g_autofree char *flags = i < G_N_ELEMENTS (cases)
+                                 ? g_strdup (c->flags)
+                                 : g_strconcat (c->flags, " --gbs 32768", NULL);
+      g_autoptr (ModelSpec) model = model_spec_lookup (c->model, &error);
+      g_assert_no_error (error);
+      Plan plan;
+      resolve (model, cluster, flags, c->p2p_sync, c->zero2_grad_sync, &plan);
+      for (int full = 0; full < 2; full++)
+        {
+          SimOptions opts;
+          sim_options_init (&opts, cluster);
+          opts.full_simulation = full;
+          g_autoptr (SimPrediction) stamped = sim_predict (model, &plan, cluster, &opts, &error);
+          g_assert_no_error (error);
+          prog_stamp_units = FALSE;
+          g_autoptr (SimPrediction) expanded = sim_predict (model, &plan, cluster, &opts,
+                                                            &error);
+          prog_stamp_units = TRUE;
+          g_assert_no_error (error);
+          g_assert_cmpuint (expanded->program->stamped_units, ==, 0);
+          assert_same_result (flags, stamped->result, expanded->result);
+        }
+      plan_clear (&plan);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/plan/program/stamped-equals-expanded", test_stamped_equals_expanded);
+  g_test_add_func ("/sim/stamped-predicts-the-same", test_stamped_predicts_the_same);
   return g_test_run ();
 }
