@@ -376,7 +376,8 @@ cli_cmd_predict (int argc, char **argv)
   const GOptionEntry extra[] = {
     { "framework", 0, 0, G_OPTION_ARG_STRING, &framework,
       "Software stack: a preset (megatron-core, nemo, torchtitan, llm-foundry, maxtext, "
-      "deepspeed, pytorch-fsdp, hai-llm) or a stack JSON file; default megatron-core", "NAME|FILE" },
+      "deepspeed, pytorch-fsdp, hai-llm, meta-llama3) or a stack JSON file; default "
+      "megatron-core", "NAME|FILE" },
     { "cost", 0, 0, G_OPTION_ARG_STRING_ARRAY, &cost,
       "Override a cost-model default, e.g. gemm_efficiency=0.7 (repeatable)", "KEY=VALUE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },

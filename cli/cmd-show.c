@@ -701,10 +701,14 @@ show_framework (const char *name, gboolean json)
                                           s->fp8_attn_out_e5m6 ? ",attn-out-e5m6" : "",
                                           s->fp8_moe_dispatch ? ",moe-dispatch-fp8" : "");
   ROW ("fp8", fp8);
-  g_autofree char *def = g_strdup_printf ("%s%s%s%s", fw_sharding_name (s->default_sharding),
+  g_autofree char *chunk = s->default_pp_chunk_slots > 0
+                           ? g_strdup_printf (",%d-layer-chunks", s->default_pp_chunk_slots)
+                           : g_strdup ("");
+  g_autofree char *def = g_strdup_printf ("%s%s%s%s%s", fw_sharding_name (s->default_sharding),
                                           s->default_sequence_parallel ? ",sp" : "",
                                           s->default_overlap_grad_reduce ? ",grad-overlap" : "",
-                                          s->default_overlap_param_gather ? ",param-overlap" : "");
+                                          s->default_overlap_param_gather ? ",param-overlap" : "",
+                                          chunk);
   ROW ("defaults", def);
 #undef ROW
   return CLI_EXIT_OK;

@@ -156,9 +156,9 @@ print_v_sweep (const ResPublishedReport *r)
     }
   if (!any)
     return;
-  printf ("rows with V not stated, as a planner sees them (validate runs the smallest V that "
-          "splits the layers; here each V, MFU in the row's convention, peak memory per GPU, "
-          "and the fastest V that fits):\n");
+  printf ("rows with V not stated, as a planner sees them (validate runs the chunking the "
+          "row's stack documents, else the smallest V that splits the layers; here each V, "
+          "MFU in the row's convention, peak memory per GPU, and the fastest V that fits):\n");
   cli_table_print (t, stdout, "  ");
 }
 

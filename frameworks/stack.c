@@ -185,7 +185,8 @@ static const char *const host_ops_keys[] = { "layer_fwd", "layer_bwd", "layer_fw
 static const char *const launches_names[] = { "one", "per_expert", NULL };
 static const char *const default_keys[] = { "sharding", "sequence_parallel",
                                             "overlap_grad_reduce", "overlap_param_gather",
-                                            "pp_microbatches", "cp_comm", "pp_schedule", NULL };
+                                            "pp_microbatches", "cp_comm", "pp_schedule",
+                                            "pp_layers_per_chunk", NULL };
 static const char *const cp_comm_names[] = { "p2p", "allgather", NULL };
 static const char *const pp_mb_names[] = { "one_sample", "stages", NULL };
 static const char *const pp_schedule_names[] = { "1f1b", "dualpipe", NULL };
@@ -511,6 +512,15 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
           || !get_enum (sub, "cp_comm", cp_comm_names, &cpc, FALSE, &ws, error)
           || !get_enum (sub, "pp_schedule", pp_schedule_names, &pps, FALSE, &ws, error))
         return NULL;
+      double slots = s->default_pp_chunk_slots;
+      if (!get_num (sub, "pp_layers_per_chunk", 0, 1000, &slots, FALSE, &ws, error))
+        return NULL;
+      if (slots != (int) slots)
+        {
+          fail (&ws, "pp_layers_per_chunk", error, "is %g, not a whole number of layers", slots);
+          return NULL;
+        }
+      s->default_pp_chunk_slots = (int) slots;
       s->default_pp_dualpipe = pps == 1;
       s->default_cp_allgather = cpc == 1;
       s->default_sharding = sh;
@@ -675,6 +685,11 @@ names_year_from_2023 (const char *t)
  * Core-based Megatron-LM of 2023 or later says so by "Core" or its year: megatron-core. */
 static const struct { const char *needle; const char *preset; gboolean pre_core; } text_rows[] = {
   { "hai-llm", "hai-llm", FALSE },   /* DeepSeek's in-house framework (DeepSeek-V3 report) */
+  /* Meta's Llama 3 stack: the paper's name for its parallelism ("4D parallelism", Sec.
+   * 3.3.2) or its NCCL fork (NCCLX, Sec. 3.3.3); not a bare "meta" (metaseq is FSDP +
+   * Megatron TP) */
+  { "4d parallel", "meta-llama3", FALSE },
+  { "ncclx", "meta-llama3", FALSE },
   { "nemo", "nemo", FALSE },
   { "megatron-deepspeed", "deepspeed", FALSE },
   { "deepspeed", "deepspeed", FALSE },
@@ -817,6 +832,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   S ("pp_microbatches", pp_mb_names[s->default_pp_microbatches]);
   S ("cp_comm", cp_comm_names[s->default_cp_allgather ? 1 : 0]);
   S ("pp_schedule", pp_schedule_names[s->default_pp_dualpipe ? 1 : 0]);
+  D ("pp_layers_per_chunk", s->default_pp_chunk_slots);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "sources");
   json_builder_begin_object (b);

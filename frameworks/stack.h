@@ -256,6 +256,11 @@ typedef struct {
                                          * p2p ring) */
   gboolean      default_pp_dualpipe;    /* a pipeline of one chunk a rank runs DualPipe (else
                                          * 1F1B) where the run names no schedule */
+  int           default_pp_chunk_slots; /* an interleaved run that states no V puts this many
+                                         * layer slots in each model chunk (the embedding and
+                                         * the loss taking one slot each where the layers do
+                                         * not divide); 0 = not stated: the smallest V that
+                                         * splits the layers ("defaults.pp_layers_per_chunk") */
   /* context parallelism as the stack runs it ("cp") */
   gboolean      cp_ring_merge;          /* the attention runs as the c ring steps whatever
                                          * the exchange (all-gathered K/V included), each

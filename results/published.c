@@ -835,29 +835,32 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
                                                get (csv, row, "framework"),
                                                get (csv, row, "notes")))
     {
-      /* "interleaved (V not stated)": the smallest V >= 2 that splits the layers, evenly
-       * or with one layer fewer on the first and last model chunk (Llama 3 405B: V = 2,
-       * chunks of 3 + 30 x 4 + 3, i.e. 7 layers on the first and last stage).
-       * Known tension, kept visible rather than fitted away: the paper's Sec. 3.3.2 says
-       * the first model chunk of the first stage holds only the embedding, which with one
-       * layer fewer on the first and last stage means one-layer chunks, V = 8. Its rows 1
-       * and 2 agree (validate's micro-batch scaling: measured fixed part 0.94 s, below
-       * the 2.2 s that V = 2 fills and drains). But under V = 8 this model predicts 55.1 /
-       * 51.4% MFU for rows 1 / 2 against 43 / 41, because its per-micro-batch time is 21%
-       * below the measured 0.36 s, and no documented mechanism closes that. Changing V
-       * alone would trade two rows within 3 points for none. The ratio of the two rows'
-       * step times says the same whatever the efficiency: measured 12.504 / 6.721 = 1.860;
-       * with m x t per micro-batch, fill and drain (pp - 1) / V x t and ~0.2 s of DP and
-       * optimizer, V = 8 gives (33.9 t + 0.2) / (17.9 t + 0.2) = 1.86 and V = 2
-       * (39.5 t + 0.2) / (23.5 t + 0.2) = 1.66, at this model's t = 0.287 s. */
+      /* "interleaved (V not stated)": the stack's own chunking where it documents one
+       * (defaults.pp_layers_per_chunk: each model chunk that many layer slots, the
+       * embedding and the loss taking one slot each where the layers alone do not divide),
+       * else the smallest V >= 2 that splits the layers, evenly or with one layer fewer on
+       * the first and last model chunk. Examples: Llama 3 405B (126 layers, pp 16) on
+       * Meta's stack (framework "Meta internal (4D parallel, NCCLX)" -> meta-llama3, one
+       * slot a chunk: the paper's Sec. 3.3.2, "the first model chunk on the first stage has
+       * only the embedding"): (126 + 2) / 16 = V = 8; the same row on a stack that states
+       * no chunking: V = 2, chunks of 3 + 30 x 4 + 3. The measured micro-batch scaling of
+       * rows 1 and 2 agrees with V = 8 (validate: fixed part 0.94 s, below the (pp - 1) /
+       * V x 0.36 s = 2.7 s of fill and drain that V = 2 would hold; the paper's own
+       * 43 / 41% at m = 32 / 16 leave V >= 6). */
       c->vpp_unstated = TRUE;   /* validate also reports each V (res_published_case_v_sweep) */
-      gint64 L = (gint64) c->model->n_layers;
-      for (gint64 cand = 2; cand * pp <= L; cand++)
-        if (L % (cand * pp) == 0 || (L + 2) % (cand * pp) == 0)
-          {
-            vpp = cand;
-            break;
-          }
+      gint64 L = (gint64) c->model->n_layers, slots = c->stack->default_pp_chunk_slots;
+      gint64 per = slots * pp;
+      if (slots > 0 && L % per == 0 && L / per >= 2)
+        vpp = L / per;
+      else if (slots > 0 && (L + 2) % per == 0 && (L + 2) / per >= 2)
+        vpp = (L + 2) / per;
+      else
+        for (gint64 cand = 2; cand * pp <= L; cand++)
+          if (L % (cand * pp) == 0 || (L + 2) % (cand * pp) == 0)
+            {
+              vpp = cand;
+              break;
+            }
     }
 
   /* Uneven split where the layers do not divide: the embedding and the loss take one
@@ -1010,12 +1013,9 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     {
       g_free (p->rank_order);
       p->rank_order = g_strdup ("tp-cp-ep-pp-dp");
-      /* and its pipeline exchanges are asynchronous (the same section: "we adopt
-       * asynchronous point-to-point communication in PP"), so the device synchronize
-       * that Megatron-Core's batch_p2p_sync puts after each exchange of a
-       * non-interleaved 1F1B (the megatron-core stack's pp_p2p_sync) is not there: it
-       * would wait for the per-micro-batch gradient reduce-scatter at every exchange */
-      p->pp_p2p_sync = 0;
+      /* its asynchronous pipeline exchanges ("we adopt asynchronous point-to-point
+       * communication in PP", no device synchronize after them) are the meta-llama3
+       * stack's pp_p2p_sync, which the framework text names (fw_stack_preset_for_text) */
     }
   /* Megatron and NeMo benchmarks overlap the DP reduce-scatter and the parameter
    * all-gather with compute (--overlap-grad-reduce --overlap-param-gather); FSDP does

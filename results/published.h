@@ -42,8 +42,10 @@
  * |                           |   megatron-lm-2021 (pre-Core: no SP by default, scatter-     |
  * |                           |   gather and synchronized pipeline sends, DP all-reduce      |
  * |                           |   after the backward), torchtitan, Composer / llm-foundry,   |
- * |                           |   MaxText / JAX, other Megatron -> megatron-core, FSDP /     |
- * |                           |   PyTorch -> pytorch-fsdp); none named -> megatron-core. The |
+ * |                           |   MaxText / JAX, other Megatron -> megatron-core, "4D        |
+ * |                           |   parallel" / NCCLX -> meta-llama3 (the Llama 3 paper's      |
+ * |                           |   stack), FSDP / PyTorch -> pytorch-fsdp); none named ->     |
+ * |                           |   megatron-core. The                                         |
  * |                           |   stack's cost figures and its defaults for unstated columns |
  * |                           |   apply                                                      |
  * | n_gpus                    | required; more than the preset's devices -> the preset's     |
@@ -67,9 +69,12 @@
  * |                           |   n_gpus -> skipped "parallel sizes do not multiply to the   |
  * |                           |   GPU count"                                                 |
  * | virtual_pipeline          | a number -> vpp (Interleaved1F1B when > 1, else 1F1B); empty |
- * |                           |   -> 1; "interleaved (V not stated)" in notes -> the smallest|
- * |                           |   V >= 2 that splits the layers (evenly, or one fewer on the |
- * |                           |   first and last chunk): Llama 3 405B on 16 stages -> V = 2  |
+ * |                           |   -> 1; "interleaved (V not stated)" in notes -> the         |
+ * |                           |   chunking the stack documents (defaults.pp_layers_per_chunk:|
+ * |                           |   meta-llama3 one layer slot a chunk: Llama 3 405B on 16     |
+ * |                           |   stages -> (126 + 2) / 16 = V = 8), else the smallest V >= 2|
+ * |                           |   that splits the layers (evenly, or one fewer on the first  |
+ * |                           |   and last chunk): the same model on megatron-core -> V = 2  |
  * | layer split               | n_layers % (pp vpp) != 0 and (n_layers + 2) % (pp vpp) == 0  |
  * |                           |   -> first = last = (n_layers + 2) / (pp vpp) - 1 (Llama 3   |
  * |                           |   405B: 126 layers on 16 stages, 7 + 14 x 8 + 7); MoE rows:   |
@@ -205,7 +210,8 @@ typedef enum {
 const char *res_pub_family_name (ResPubFamily family);   /* "other", "h100", "a100", "h200", "b200" */
 
 /* The planner's view of a row whose schedule is interleaved but whose V is not stated
- * (validate predicts it at the smallest V >= 2 that splits the layers): each V of
+ * (validate predicts it at the V of its stack's chunking, else the smallest V >= 2 that
+ * splits the layers): each V of
  * {1, 2, 4, 8} that splits them (evenly, or with the embedding and the loss in a layer
  * slot each), predicted as validate predicts the row (V = 1 under 1F1B), and the V a
  * planner picks: the fastest of those that fit in HBM (the highest MFU). */

@@ -16,7 +16,7 @@ test_presets (void)
 {
   g_auto (GStrv) names = fw_stack_preset_names ();
   static const char *const want[] = { "deepspeed", "hai-llm", "llm-foundry", "maxtext",
-                                      "megatron-core", "megatron-lm-2021", "nemo",
+                                      "megatron-core", "megatron-lm-2021", "meta-llama3", "nemo",
                                       "pytorch-fsdp", "torchtitan" };
   g_assert_cmpuint (g_strv_length (names), ==, G_N_ELEMENTS (want));
   for (guint i = 0; i < G_N_ELEMENTS (want); i++)
@@ -224,6 +224,31 @@ test_semantics (void)
   g_assert_no_error (zerr);
   g_assert_false (per_step->zero2_grad_per_microbatch);
   g_assert_cmpstr (fw_stack_preset_for_text ("HAI-LLM (DeepSeek in-house)"), ==, "hai-llm");
+  /* Meta's Llama 3 stack as the paper states it (Sec. 3.3.2): FSDP that keeps parameters
+   * after the forward (SHARD_GRAD_OP) and reduce-scatters in fp32 in every backward (FSDP's
+   * default outside no_sync), asynchronous pipeline exchanges (dataflow, no device
+   * synchronize), K/V all-gathered at the KV heads for the local query chunk (no ring
+   * merge), one layer slot per model chunk ("the first model chunk on the first stage has
+   * only the embedding"); the kernels it does not state are PyTorch's defaults (SDPA's
+   * FlashAttention-2, eager). Every other preset states no chunking (0). */
+  g_autoptr (FwStack) meta = fw_stack_lookup ("meta-llama3", NULL);
+  g_assert_false (meta->fsdp_reshard_after_forward);
+  g_assert_false (meta->fsdp_reshard_under_pp);
+  g_assert_true (meta->zero2_grad_per_microbatch);
+  g_assert_false (meta->grad_reduce_bf16);
+  g_assert_cmpint (meta->pp_p2p_sync, ==, FW_P2P_SYNC_NONE);
+  g_assert_false (meta->pp_lockstep);
+  g_assert_false (meta->cp_ring_merge);
+  g_assert_false (meta->cp_kv_repeated);
+  g_assert_true (meta->default_cp_allgather);
+  g_assert_cmpint (meta->default_sharding, ==, FW_SHARD_ZERO2);
+  g_assert_cmpint (meta->attention, ==, FW_ATTN_FLASH2);
+  g_assert_cmpint (meta->fusion, ==, FW_FUSION_EAGER);
+  g_assert_cmpint (meta->default_pp_chunk_slots, ==, 1);
+  g_assert_nonnull (g_hash_table_lookup (meta->sources, "defaults.pp_layers_per_chunk"));
+  g_assert_nonnull (g_hash_table_lookup (meta->sources, "fsdp.zero2_grad_sync"));
+  g_assert_cmpint (mc->default_pp_chunk_slots, ==, 0);
+  g_assert_cmpint (tt->default_pp_chunk_slots, ==, 0);
 }
 
 /* Bad files: the message names the file and the field. */
@@ -268,6 +293,11 @@ test_bad (void)
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"moe\": {\"host_ops\": {\"layer_fwd\": 70, \"layer_fwd_after_sync\": 80}}}",
       "'moe.host_ops.layer_fwd_after_sync' is 80, more than layer_fwd (70)" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"defaults\": {\"pp_layers_per_chunk\": 1.5}}",
+      "'defaults.pp_layers_per_chunk' is 1.5, not a whole number" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"defaults\": {\"pp_layers_per_chunk\": -1}}", "'defaults.pp_layers_per_chunk' is -1" },
     { "{\"attention\": ", "x.json" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
@@ -320,7 +350,13 @@ test_text (void)
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     g_assert_cmpstr (fw_stack_preset_for_text (rows[i].text), ==, rows[i].preset);
-  g_assert_null (fw_stack_preset_for_text ("Meta internal (4D parallel, NCCLX)"));
+  /* Meta's Llama 3 stack by the paper's name for its parallelism or its NCCL fork, not by
+   * "meta" (metaseq, above, is FSDP + Megatron TP) */
+  g_assert_cmpstr (fw_stack_preset_for_text ("Meta internal (4D parallel, NCCLX)"), ==,
+                   "meta-llama3");
+  g_assert_cmpstr (fw_stack_preset_for_text ("Meta 4D parallelism"), ==, "meta-llama3");
+  g_assert_cmpstr (fw_stack_preset_for_text ("in-house (NCCLX)"), ==, "meta-llama3");
+  g_assert_null (fw_stack_preset_for_text ("Meta internal"));
   g_assert_null (fw_stack_preset_for_text (""));
 }
 

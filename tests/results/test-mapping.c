@@ -218,9 +218,12 @@ test_sharding (void)
   g_assert_true (meta->ready);
   g_assert_cmpstr (meta->plan.rank_order, ==, "tp-cp-ep-pp-dp");
   g_assert_cmpstr (h1->plan.rank_order, ==, "tp-cp-ep-dp-pp");
-  /* ... and exchanges its pipeline activations asynchronously (same section): no device
-   * synchronize after each exchange (0); other rows leave it to their stack (-1) */
-  g_assert_cmpint (meta->plan.pp_p2p_sync, ==, 0);
+  /* ... and exchanges its pipeline activations asynchronously (same section): its stack,
+   * meta-llama3, synchronizes nothing after an exchange, and the plan leaves it to the
+   * stack (-1), as every other row does */
+  g_assert_cmpstr (meta->stack->name, ==, "meta-llama3");
+  g_assert_cmpint (meta->stack->pp_p2p_sync, ==, FW_P2P_SYNC_NONE);
+  g_assert_cmpint (meta->plan.pp_p2p_sync, ==, -1);
   g_assert_cmpint (h1->plan.pp_p2p_sync, ==, -1);
   /* Megatron-LM's own pipeline code (2021-22) sends with scatter-gather: the stack the
    * framework text names (fw_stack_preset_for_text: "Megatron-LM" without "Core" or a
@@ -237,7 +240,7 @@ test_sharding (void)
     { "Megatron-LM (2024)", "megatron-core", FALSE },
     { "Megatron-DeepSpeed", "deepspeed", FALSE },
     { "NeMo 24.07 (Megatron-LM underneath)", "nemo", FALSE },
-    { "Meta internal (4D parallel, NCCLX)", "megatron-core", FALSE },
+    { "Meta internal (4D parallel, NCCLX)", "meta-llama3", FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (fws); i++)
     {
@@ -701,8 +704,11 @@ test_recompute (void)
 }
 
 /* "V not stated": a virtual_pipeline cell of text, or a framework naming the interleaved
- * schedule, takes the rule every such row takes (16 layers over pp 4: the smallest V >= 2
- * with 16 % (4 V) == 0 is 2); a note saying the schedule is not stated does not. */
+ * schedule, takes the rule every such row takes: the chunking the row's stack documents,
+ * else the smallest V >= 2 that splits the layers (16 layers over pp 4: 16 % (4 V) == 0 at
+ * V = 2); a note saying the schedule is not stated does not. Meta's stack (framework
+ * "... 4D parallel ...") puts one layer slot in each model chunk (meta-llama3.json
+ * defaults.pp_layers_per_chunk 1): 16 layers / (1 x 4 stages) = V = 4. */
 static ResPublishedCase *
 vp_row (const char *vp, const char *framework, const char *notes)
 {
@@ -724,6 +730,11 @@ test_interleaved_unstated (void)
     { "", "Megatron-LM (2021)", "Interleaved schedule/microbatch not stated in README table.", 1 },
     { "4", "Megatron-LM", "", 4 },
     { "", "torchtitan (FSDP2+TP+PP 1F1B)", "", 1 },
+    { "", "Meta internal (4D parallel, NCCLX)", "virtual_pipeline: interleaved (V not stated)", 4 },
+    /* stated V wins over the stack's chunking */
+    { "2", "Meta internal (4D parallel, NCCLX)", "", 2 },
+    /* the stack's chunking applies only where the run is said to interleave */
+    { "", "Meta internal (4D parallel, NCCLX)", "", 1 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
