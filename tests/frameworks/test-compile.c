@@ -12,6 +12,7 @@
 #include "plan/plan.h"
 #include "sim/cost.h"
 #include "results/published.h"
+#include "../sim/cost-ops.h"
 
 static gboolean
 parse_flags (Plan *plan, const char *flags, GError **error)
@@ -245,19 +246,6 @@ test_validate_reads_text (void)
   res_csv_free (csv);
 }
 
-static ModelOp
-fp8_gemm (const char *name, guint64 m, guint64 n, guint64 k)
-{
-  ModelOp op = { 0 };
-  op.name = name;
-  op.kind = MODEL_OP_GEMM;
-  op.m = m;
-  op.n = n;
-  op.k = k;
-  op.fwd_flops = 2.0 * m * n * k;
-  return op;
-}
-
 /* torchao's float8 as the torchtitan stack runs it (frameworks/presets/torchtitan.json
  * fp8), on the h100-sxm-96g preset (device row "H100": FP8 MAMF 1,402.6 of 1,978.9):
  *  - GEMM rate "kernel": the BF16 GEMMs' fitted fraction of MAMF (0.7847 / 0.803) on the
@@ -314,9 +302,9 @@ test_torchao_fp8 (void)
   g_autoptr (SimCost) cm = sim_cost_new (cl, NULL, &om);
   g_autoptr (SimCost) cm0 = sim_cost_new (cl, NULL, &om0);
   const double T = 16384, H = 4096, F = 14336;
-  ModelOp fwd = fp8_gemm ("mlp_down", 16384, 4096, 14336);
-  ModelOp dgrad = fp8_gemm ("mlp_down_dgrad", 16384, 14336, 4096);
-  ModelOp wgrad = fp8_gemm ("mlp_down_wgrad", 14336, 4096, 16384);
+  ModelOp fwd = named_gemm_op ("mlp_down", 16384, 4096, 14336, 0);
+  ModelOp dgrad = named_gemm_op ("mlp_down_dgrad", 16384, 14336, 4096, 0);
+  ModelOp wgrad = named_gemm_op ("mlp_down_wgrad", 14336, 4096, 16384, 0);
 #define EXTRA(c, c0, op) (sim_cost_op_s (c, &op, TOPO_DTYPE_FP8, FALSE) \
                           - sim_cost_op_s (c0, &op, TOPO_DTYPE_FP8, FALSE))
   g_assert_cmpfloat_with_epsilon (EXTRA (ct, ct0, fwd),
@@ -350,7 +338,7 @@ test_torchao_fp8 (void)
   const char *const logits[] = { "logits", "logits_dgrad", "logits_wgrad" };
   for (guint i = 0; i < G_N_ELEMENTS (logits); i++)
     {
-      ModelOp op = fp8_gemm (logits[i], 16384, 128256, 4096);
+      ModelOp op = named_gemm_op (logits[i], 16384, 128256, 4096, 0);
       g_assert_cmpfloat (sim_cost_op_math_s (ct, &op, TOPO_DTYPE_BF16, TOPO_DTYPE_FP8, i > 0), ==,
                          sim_cost_op_math_s (ct, &op, TOPO_DTYPE_BF16, TOPO_DTYPE_BF16, i > 0));
       g_assert_cmpfloat (sim_cost_op_math_s (cm, &op, TOPO_DTYPE_BF16, TOPO_DTYPE_FP8, i > 0), <,

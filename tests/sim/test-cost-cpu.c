@@ -11,6 +11,7 @@
  * 2 cores: share(C_cal, R_cal) = min (1, 2 / 2) = 1. */
 #include "sim/cost.h"
 #include "sim/predict.h"
+#include "cost-ops.h"
 
 #include <math.h>
 #include <string.h>
@@ -47,23 +48,12 @@ load (const char *text)
   return c;
 }
 
-static ModelOp
-gemm_op (guint64 m)
-{
-  ModelOp op = { 0 };
-  op.name = "test_gemm";
-  op.kind = MODEL_OP_GEMM;
-  op.m = op.n = op.k = m;
-  op.fwd_flops = 2.0 * m * m * m;
-  return op;
-}
-
 /* the 256^3 GEMM with the options, as the simulator costs it */
 static double
 gemm_s (const TopoCluster *c, const SimCostOptions *o)
 {
   SimCost *cost = sim_cost_new (c, NULL, o);
-  ModelOp op = gemm_op (256);
+  ModelOp op = gemm_op (256, 256, 256);
   const double s = sim_cost_op_s (cost, &op, TOPO_DTYPE_FP32, FALSE);
   sim_cost_free (cost);
   return s;

@@ -8,6 +8,7 @@
  * all-reduce on 2 ranks 1 KiB 10 us, 1 MiB 200 us, 64 MiB 10 ms; on 4 ranks 1 KiB 15 us,
  * 1 MiB 300 us; sendrecv on 2 ranks 1 KiB 5 us, 1 MiB 100 us. No reduce-scatter rows. */
 #include "sim/cost.h"
+#include "cost-ops.h"
 
 #include <math.h>
 #include <string.h>
@@ -101,19 +102,6 @@ tp_layout (const TopoCluster *cluster, int tp)
   g_assert_no_error (error);
   plan_clear (&plan);
   return layout;
-}
-
-static ModelOp
-gemm_op (guint64 m, guint64 n, guint64 k)
-{
-  ModelOp op = { 0 };
-  op.name = "test_gemm";
-  op.kind = MODEL_OP_GEMM;
-  op.m = m;
-  op.n = n;
-  op.k = k;
-  op.fwd_flops = 2.0 * m * n * k;
-  return op;
 }
 
 /* ---- loading ------------------------------------------------------------------------- */

@@ -9,6 +9,7 @@
  * Each numeric assert has its derivation above it; "~" marks a rounded value checked to
  * a relative 1e-3. */
 #include "sim/cost.h"
+#include "cost-ops.h"
 
 #include <math.h>
 
@@ -329,30 +330,6 @@ test_free_comm (Fixture *f, gconstpointer data)
 }
 
 /* ---- compute ------------------------------------------------------------------------- */
-
-static ModelOp
-gemm_op (guint64 m, guint64 n, guint64 k)
-{
-  ModelOp op = { 0 };
-  op.name = "test_gemm";
-  op.kind = MODEL_OP_GEMM;
-  op.m = m;
-  op.n = n;
-  op.k = k;
-  op.fwd_flops = 2.0 * m * n * k;
-  return op;
-}
-
-/* An elementwise op over `elements` elements, costed by its name (sim/cost-compute.c). */
-static ModelOp
-elementwise_op (const char *name, guint64 elements)
-{
-  ModelOp op = { 0 };
-  op.name = name;
-  op.kind = MODEL_OP_ELEMENTWISE;
-  op.elements = elements;
-  return op;
-}
 
 static void
 test_gemm_large (Fixture *f, gconstpointer data)

@@ -6,6 +6,7 @@
 #include "plan/memory.h"
 #include "sim/search.h"
 #include "sim/cost.h"
+#include "cost-ops.h"
 
 #include <math.h>
 #include <string.h>
@@ -78,17 +79,6 @@ mcore_free_comm_options (SimOptions *opts, const TopoCluster *c)
   opts->cost.free_comm = TRUE;
 }
 
-/* A grouped GEMM of b experts, each m x n x k, as one op: the forward FLOPs of all b
- * (2 m n k per expert). */
-static void
-grouped_gemm_op (ModelOp *op, const char *name, guint64 m, guint64 n, guint64 k, guint64 b)
-{
-  memset (op, 0, sizeof *op);
-  op->name = name;
-  op->kind = MODEL_OP_GEMM;
-  op->m = m, op->n = n, op->k = k, op->b = b;
-  op->fwd_flops = 2.0 * (double) m * (double) n * (double) k * (double) b;
-}
 
 /* The EP all-to-all on the topology (h100-24k: 8 GPUs per server on NVLink, busbw 370
  * GB/s; servers joined by one 400 Gb/s NIC per GPU, bw 50 GB/s of which NCCL reaches busbw 47,
@@ -283,8 +273,7 @@ test_host_costs (void)
   g_assert_true (mc->moe_expert_eager_op);
   g_assert_cmpfloat (o.moe_expert_op_s, ==, 15e-6);
   SimCost *cost = sim_cost_new (c, NULL, &o);
-  ModelOp g;
-  grouped_gemm_op (&g, "expert_up", 256, 1536, 2048, 16);
+  ModelOp g = named_gemm_op ("expert_up", 256, 1536, 2048, 16);
   double grouped = sim_cost_op_s (cost, &g, TOPO_DTYPE_BF16, FALSE);
   g_assert_cmpfloat (fabs (grouped - 16 * 33.375e-6), <, 1e-12);
   g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &g, TOPO_DTYPE_FP8, FALSE) - 16 * 48.375e-6), <,
@@ -404,9 +393,8 @@ test_grouped_launches (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", &error);
   g_assert_no_error (error);
-  ModelOp dg, w;
-  grouped_gemm_op (&dg, "expert_up_dgrad", 256, 2048, 1536, 16);
-  w = dg;
+  ModelOp dg = named_gemm_op ("expert_up_dgrad", 256, 2048, 1536, 16);
+  ModelOp w = dg;
   w.name = "expert_up_wgrad";
   w.m = 2048, w.n = 1536, w.k = 256;
   const FwScaling recipes[3] = { FW_SCALING_DELAYED, FW_SCALING_BLOCK, FW_SCALING_CURRENT };
@@ -440,8 +428,7 @@ test_grouped_launches (void)
     sim_cost_options_init_stack (&o, c, mc);
     o.moe_grouped_per_expert = FALSE;
     SimCost *cost = sim_cost_new (c, NULL, &o);
-    ModelOp g;
-    grouped_gemm_op (&g, "expert_up", 2048, 768, 2048, 16);
+    ModelOp g = named_gemm_op ("expert_up", 2048, 768, 2048, 16);
     double t16 = sim_cost_op_s (cost, &g, TOPO_DTYPE_BF16, FALSE);
     g.m = 4096, g.b = 8;
     double t8 = sim_cost_op_s (cost, &g, TOPO_DTYPE_BF16, FALSE);
