@@ -10,26 +10,35 @@
 
 #define GiB ((guint64) 1 << 30)
 
+/* A Llama-style model (model_type "llama": SwiGLU, RMSNorm, RoPE, untied embeddings) of
+ * hidden h, MLP width ffn, `layers`, `heads` query heads of h / heads, `kv_heads`. */
+static void
+llama_style (ModelSpec *m, const char *name, guint64 h, guint64 ffn, guint64 layers,
+             guint64 heads, guint64 kv_heads, guint64 vocab, guint64 max_positions)
+{
+  memset (m, 0, sizeof *m);
+  m->ref_count = 1;
+  m->name = (char *) name;
+  m->model_type = (char *) "llama";
+  m->hidden = h;
+  m->ffn_hidden = ffn;
+  m->n_layers = layers;
+  m->n_heads = heads;
+  m->n_kv_heads = kv_heads;
+  m->head_dim = h / heads;
+  m->vocab = vocab;
+  m->max_positions = max_positions;
+  m->mlp = MODEL_MLP_SWIGLU;
+  m->norm = MODEL_NORM_RMS;
+  m->pos = MODEL_POS_ROTARY;
+}
+
 /* Llama 3.1 405B (meta-llama/Llama-3.1-405B config.json): h 16384, 126 layers, 128 query
  * heads of 128, 8 KV heads, SwiGLU 53248, vocab 128256, untied, RMSNorm, RoPE. */
 static void
 llama3_405b (ModelSpec *m)
 {
-  memset (m, 0, sizeof *m);
-  m->ref_count = 1;
-  m->name = (char *) "llama3-405b";
-  m->model_type = (char *) "llama";
-  m->hidden = 16384;
-  m->ffn_hidden = 53248;
-  m->n_layers = 126;
-  m->n_heads = 128;
-  m->n_kv_heads = 8;
-  m->head_dim = 128;
-  m->vocab = 128256;
-  m->max_positions = 131072;
-  m->mlp = MODEL_MLP_SWIGLU;
-  m->norm = MODEL_NORM_RMS;
-  m->pos = MODEL_POS_ROTARY;
+  llama_style (m, "llama3-405b", 16384, 53248, 126, 128, 8, 128256, 131072);
 }
 
 /* A small Llama-style model: h 512, 8 heads of 64 (no GQA), SwiGLU 1536, 8 layers,
@@ -38,21 +47,7 @@ llama3_405b (ModelSpec *m)
 static void
 small_llama (ModelSpec *m)
 {
-  memset (m, 0, sizeof *m);
-  m->ref_count = 1;
-  m->name = (char *) "small-llama";
-  m->model_type = (char *) "llama";
-  m->hidden = 512;
-  m->ffn_hidden = 1536;
-  m->n_layers = 8;
-  m->n_heads = 8;
-  m->n_kv_heads = 8;
-  m->head_dim = 64;
-  m->vocab = 1000;
-  m->max_positions = 4096;
-  m->mlp = MODEL_MLP_SWIGLU;
-  m->norm = MODEL_NORM_RMS;
-  m->pos = MODEL_POS_ROTARY;
+  llama_style (m, "small-llama", 512, 1536, 8, 8, 8, 1000, 4096);
 }
 
 /* A GPT-style model as in Korthikanti et al.: h 1024, 16 heads of 64, GeLU MLP 4h,
@@ -85,21 +80,7 @@ small_gpt (ModelSpec *m)
 static void
 llama3_8b (ModelSpec *m)
 {
-  memset (m, 0, sizeof *m);
-  m->ref_count = 1;
-  m->name = (char *) "llama3-8b";
-  m->model_type = (char *) "llama";
-  m->hidden = 4096;
-  m->ffn_hidden = 14336;
-  m->n_layers = 32;
-  m->n_heads = 32;
-  m->n_kv_heads = 8;
-  m->head_dim = 128;
-  m->vocab = 128256;
-  m->max_positions = 8192;
-  m->mlp = MODEL_MLP_SWIGLU;
-  m->norm = MODEL_NORM_RMS;
-  m->pos = MODEL_POS_ROTARY;
+  llama_style (m, "llama3-8b", 4096, 14336, 32, 32, 8, 128256, 8192);
 }
 
 static void
