@@ -12,21 +12,14 @@
 #include "plan/plan.h"
 #include "sim/cost.h"
 #include "results/published.h"
+#include "../plan/plan-flags.h"
 #include "../sim/cost-ops.h"
 
 static gboolean
 parse_flags (Plan *plan, const char *flags, GError **error)
 {
-  g_autofree char *line = g_strdup_printf ("test %s", flags);
-  g_auto (GStrv) argv = g_strsplit (line, " ", -1);
-  int argc = (int) g_strv_length (argv);
-  /* the parser drops what it takes from the array it is given: a copy of the pointers,
-   * so that argv still owns every string */
-  g_autofree char **argv_parse = g_memdup2 (argv, sizeof (char *) * (guint) (argc + 1));
   PlanArgs args = { 0 };
-  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
-  g_option_context_set_main_group (ctx, plan_option_group_new (plan, &args));
-  gboolean ok = g_option_context_parse (ctx, &argc, &argv_parse, error);
+  gboolean ok = plan_flags_parse (plan, &args, flags, error);
   plan_args_clear (&args);
   return ok;
 }

@@ -6,6 +6,7 @@
 #include "plan/layout.h"
 #include "plan/memory.h"
 #include "plan/program.h"
+#include "plan-flags.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -54,17 +55,8 @@ resolve (Fixture *f, const char *flags, GError **error)
 {
   plan_clear (&f->plan);
   plan_init_defaults (&f->plan);
-  g_autofree char *line = g_strdup_printf ("tandem %s", flags);
-  g_auto (GStrv) argv_owned = g_strsplit (line, " ", -1);
-  int argc = (int) g_strv_length (argv_owned);
-  char **argv = g_new0 (char *, argc + 1);
-  memcpy (argv, argv_owned, sizeof (char *) * argc);
-  char **argv_parse = argv;
-  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
-  g_option_context_set_main_group (ctx, plan_option_group_new (&f->plan, &f->args));
-  gboolean ok = g_option_context_parse (ctx, &argc, &argv_parse, error);
-  g_free (argv);
-  return ok && plan_resolve (&f->plan, f->model, f->cluster, error);
+  return plan_flags_parse (&f->plan, &f->args, flags, error)
+         && plan_resolve (&f->plan, f->model, f->cluster, error);
 }
 
 /* Flags and their plan JSON keys. */

@@ -1,5 +1,6 @@
 /* tests/plan/test-plan.c - flags, plan JSON, derivation and validation of plans. */
 #include "plan/plan.h"
+#include "plan-flags.h"
 
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -36,17 +37,7 @@ teardown (Fixture *f, gconstpointer data)
 static gboolean
 parse_flags (Fixture *f, const char *flags, GError **error)
 {
-  g_autofree char *line = g_strdup_printf ("tandem %s", flags);
-  g_auto (GStrv) argv_owned = g_strsplit (line, " ", -1);
-  int argc = (int) g_strv_length (argv_owned);
-  char **argv = g_new0 (char *, argc + 1);
-  memcpy (argv, argv_owned, sizeof (char *) * argc);
-  char **argv_parse = argv;
-  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
-  g_option_context_set_main_group (ctx, plan_option_group_new (&f->plan, &f->args));
-  gboolean ok = g_option_context_parse (ctx, &argc, &argv_parse, error);
-  g_free (argv);
-  return ok;
+  return plan_flags_parse (&f->plan, &f->args, flags, error);
 }
 
 static gboolean
