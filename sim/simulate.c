@@ -913,6 +913,55 @@ static void aggregate (SimResult *res, const ProgProgram *prog, const TopoCluste
                        double tokens_per_step, double hw_flops_per_step);
 static SimResult *plain_result (Sim *sim, const TopoCluster *cluster);
 
+/* program_setup's first loop over the tasks of a stamped unit `r` (plan/program.c), a
+ * copy of its template's: each task's SimHot is its template task's but for its stream
+ * links, and its fusion with a stream predecessor before the unit, which is found as for
+ * any task (program_setup); returns the task after the unit. */
+static guint32
+setup_copies (Sim *sim, const ProgStampRun *r, guint32 *stream_last)
+{
+  const ProgProgram *prog = sim->prog;
+  const SimHot *src = &sim->hot[r->src];
+  const guint32 end = r->first + r->n;
+  for (guint32 i = r->first; i < end; i++, src++)
+    {
+      const ProgTask *t = prog_task (prog, i);
+      const guint32 *deps = prog_task_deps (prog, t);
+      SimHot *h = &sim->hot[i];
+      for (guint32 k = 0; k < t->n_deps; k++)
+        sim->succ_first[deps[k] + 1]++;
+      *h = *src;
+      h->next = G_MAXUINT32;
+      h->state = 0;
+      h->head = 0;
+      if (h->recv)
+        {
+          sim->succ_first[t->peer_task + 1]++;
+          sim->ready_at[i] = 0;
+        }
+      sim->what[i] = h->what;
+      guint32 slot = (guint32) t->stage * PROG_STREAM_N + t->stream;
+      guint32 prev = stream_last[slot];
+      /* (a template precedes its copies on their stage's streams: prev is set) */
+      SimHot *ph = &sim->hot[prev];
+      ph->next = i;
+      if (prev < r->first)
+        {
+          h->fuse = SIM_NO_FUSE;
+          if (h->what >= 0 && !h->recv && ph->what >= 0 && !ph->recv
+              && ph->kernel == h->kernel && ph->sms == h->sms)
+            {
+              guint32 on_prev = 0;
+              for (guint32 k = 0; k < t->n_deps; k++)
+                on_prev += deps[k] == prev;
+              h->fuse = (guint8) (on_prev < SIM_FUSE_COMM ? on_prev : SIM_NO_FUSE);
+            }
+        }
+      stream_last[slot] = i;
+    }
+  return end;
+}
+
 /* Sets up the whole program and starts what starts at time 0 (program_finish runs it). */
 static void
 program_setup (Sim *sim)
@@ -968,7 +1017,7 @@ program_setup (Sim *sim)
    * with a stream predecessor within the unit are the template task's (its predecessor
    * before the unit is looked at as any task's): copied, not looked up again (the
    * look-ups and the fusion test were a third of this loop: bench-predict main job m16
-   * 18.2 -> 17.2 M instructions); the run ahead, and where it begins */
+   * 18.2 -> 17.2 M instructions; setup_copies); the run ahead, and where it begins */
   const ProgStampRun *runs = prog->stamps != NULL ? (const ProgStampRun *) (void *) prog->stamps->data
                                                   : NULL;
   const guint n_runs = prog->stamps != NULL ? prog->stamps->len : 0;
@@ -976,51 +1025,18 @@ program_setup (Sim *sim)
   guint32 run_first = n_runs > 0 ? runs[0].first : G_MAXUINT32;
   for (guint32 i = 0; i < n; i++)
     {
+      if (G_UNLIKELY (i == run_first))
+        {
+          i = setup_copies (sim, &runs[run], stream_last) - 1;
+          run++;
+          run_first = run < n_runs ? runs[run].first : G_MAXUINT32;
+          continue;
+        }
       const ProgTask *t = prog_task (prog, i);
       const guint32 *deps = prog_task_deps (prog, t);
       SimHot *h = &sim->hot[i];
       for (guint32 k = 0; k < t->n_deps; k++)
         sim->succ_first[deps[k] + 1]++;
-      if (G_UNLIKELY (i >= run_first))
-        {
-          const ProgStampRun *r = &runs[run];
-          const SimHot *src = &sim->hot[r->src + (i - r->first)];
-          *h = *src;
-          h->next = G_MAXUINT32;
-          h->state = 0;
-          h->head = 0;
-          if (h->recv)
-            {
-              sim->succ_first[t->peer_task + 1]++;
-              sim->ready_at[i] = 0;
-            }
-          sim->what[i] = h->what;
-          guint32 slot = (guint32) t->stage * PROG_STREAM_N + t->stream;
-          guint32 prev = stream_last[slot];
-          /* (a template precedes its copies on their stage's streams: prev is set) */
-          SimHot *ph = &sim->hot[prev];
-          ph->next = i;
-          if (prev < r->first)
-            {
-              /* the stream's task before the unit: as below */
-              h->fuse = SIM_NO_FUSE;
-              if (h->what >= 0 && !h->recv && ph->what >= 0 && !ph->recv
-                  && ph->kernel == h->kernel && ph->sms == h->sms)
-                {
-                  guint32 on_prev = 0;
-                  for (guint32 k = 0; k < t->n_deps; k++)
-                    on_prev += deps[k] == prev;
-                  h->fuse = (guint8) (on_prev < SIM_FUSE_COMM ? on_prev : SIM_NO_FUSE);
-                }
-            }
-          stream_last[slot] = i;
-          if (i + 1 == r->first + r->n)
-            {
-              run++;
-              run_first = run < n_runs ? runs[run].first : G_MAXUINT32;
-            }
-          continue;
-        }
       h->pending = (gint32) t->n_deps;
       h->state = 0;
       h->head = 0;
