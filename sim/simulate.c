@@ -913,6 +913,33 @@ static void aggregate (SimResult *res, const ProgProgram *prog, const TopoCluste
                        double tokens_per_step, double hw_flops_per_step);
 static SimResult *plain_result (Sim *sim, const TopoCluster *cluster);
 
+/* The compute task c before compute task i on i's stage (G_MAXUINT32 none): whether its
+ * completion can go without an event (SIM_FUSE_COMM, program_setup says when), set once
+ * i's successors are being filled in (c's are). */
+static inline void
+fuse_comm_test (Sim *sim, const guint32 *fill, const ProgTask *t, const guint32 *deps,
+                guint32 c, guint32 i)
+{
+  if (c != G_MAXUINT32 && sim->hot[c].next == i && (t->stage > 0 || !sim->watched)
+      && sim->succ_first[c + 1] - sim->succ_first[c] == 1
+      && fill[c] == sim->succ_first[c + 1])
+    {
+      guint32 x = sim->succ[sim->succ_first[c]];
+      const SimHot *xh = &sim->hot[x];
+      if (xh->what >= 0 && !xh->recv && xh->kernel && xh->base_ps > 0
+          && xh->stage == t->stage)
+        for (guint32 k = 0; k < t->n_deps; k++)
+          {
+            const SimHot *dh = &sim->hot[deps[k]];
+            if (deps[k] >= x && dh->what >= 0 && !dh->recv && dh->slot == xh->slot)
+              {
+                sim->hot[c].fuse = SIM_FUSE_COMM;
+                break;
+              }
+          }
+    }
+}
+
 /* program_setup's first loop over the tasks of a stamped unit `r` (plan/program.c), a
  * copy of its template's: each task's SimHot is its template task's but for its stream
  * links, and its fusion with a stream predecessor before the unit, which is found as for
@@ -958,6 +985,49 @@ setup_copies (Sim *sim, const ProgStampRun *r, guint32 *stream_last)
             }
         }
       stream_last[slot] = i;
+    }
+  return end;
+}
+
+/* program_setup's second loop over the tasks of a stamped unit `r`: the successors are
+ * filled in as for any task; a compute task's fusion with its successor (SIM_FUSE_COMM),
+ * decided where the stage's next compute task is reached, is the template's where that
+ * task is in the unit too (the test reads the two tasks, the first one's successor and
+ * the second one's dependencies, all in the unit, and those of the template shifted),
+ * and a communication task's follower keeps the template's fusion where it is in the
+ * unit (its count and this task's successors are the template's); the rest as for any
+ * task (program_setup). Returns the task after the unit. */
+static guint32
+setup_copies_succ (Sim *sim, const ProgStampRun *r, guint32 *fill, guint32 *last_compute)
+{
+  const ProgProgram *prog = sim->prog;
+  const guint32 end = r->first + r->n, shift = r->first - r->src;
+  for (guint32 i = r->first; i < end; i++)
+    {
+      const ProgTask *t = prog_task (prog, i);
+      const guint32 *deps = prog_task_deps (prog, t);
+      for (guint32 k = 0; k < t->n_deps; k++)
+        sim->succ[fill[deps[k]]++] = i;
+      if (sim->hot[i].what < 0)
+        {
+          guint32 c = last_compute[t->stage];
+          last_compute[t->stage] = i;
+          if (c != G_MAXUINT32 && c >= r->first)
+            sim->hot[c].fuse = sim->hot[c - shift].fuse;
+          else
+            fuse_comm_test (sim, fill, t, deps, c, i);
+        }
+      else
+        {
+          if (t->kind == PROG_TASK_RECV)
+            sim->succ[fill[t->peer_task]++] = i;
+          guint32 x = sim->hot[i].next;
+          if (x < end)
+            sim->hot[x].fuse = sim->hot[x - shift].fuse;
+          else if (x != G_MAXUINT32 && sim->hot[x].fuse != SIM_NO_FUSE
+                   && sim->succ_first[i + 1] - sim->succ_first[i] != sim->hot[x].fuse)
+            sim->hot[x].fuse = SIM_NO_FUSE;
+        }
     }
   return end;
 }
@@ -1126,8 +1196,17 @@ program_setup (Sim *sim)
   g_autofree guint32 *last_compute = g_new (guint32, prog->n_stages);
   for (int s = 0; s < prog->n_stages; s++)
     last_compute[s] = G_MAXUINT32;
+  run = 0;
+  run_first = n_runs > 0 ? runs[0].first : G_MAXUINT32;
   for (guint32 i = 0; i < n; i++)
     {
+      if (G_UNLIKELY (i == run_first))
+        {
+          i = setup_copies_succ (sim, &runs[run], fill, last_compute) - 1;
+          run++;
+          run_first = run < n_runs ? runs[run].first : G_MAXUINT32;
+          continue;
+        }
       const ProgTask *t = prog_task (prog, i);
       const guint32 *deps = prog_task_deps (prog, t);
       for (guint32 k = 0; k < t->n_deps; k++)
@@ -1145,24 +1224,7 @@ program_setup (Sim *sim)
         {
           guint32 c = last_compute[t->stage];
           last_compute[t->stage] = i;
-          if (c != G_MAXUINT32 && sim->hot[c].next == i && (t->stage > 0 || !sim->watched)
-              && sim->succ_first[c + 1] - sim->succ_first[c] == 1
-              && fill[c] == sim->succ_first[c + 1])
-            {
-              guint32 x = sim->succ[sim->succ_first[c]];
-              const SimHot *xh = &sim->hot[x];
-              if (xh->what >= 0 && !xh->recv && xh->kernel && xh->base_ps > 0
-                  && xh->stage == t->stage)
-                for (guint32 k = 0; k < t->n_deps; k++)
-                  {
-                    const SimHot *dh = &sim->hot[deps[k]];
-                    if (deps[k] >= x && dh->what >= 0 && !dh->recv && dh->slot == xh->slot)
-                      {
-                        sim->hot[c].fuse = SIM_FUSE_COMM;
-                        break;
-                      }
-                  }
-            }
+          fuse_comm_test (sim, fill, t, deps, c, i);
         }
       else
         {
