@@ -44,3 +44,48 @@ run_tandem (const char *args, RunResult *r)
   g_assert_no_error (error);
   r->status = g_subprocess_get_exit_status (proc);
 }
+
+/* A stream's bytes as a string ("" when it wrote none: g_strndup gives NULL for the
+ * empty GBytes' NULL data). */
+static char *
+bytes_to_string (GBytes *b)
+{
+  gsize n = 0;
+  const char *data = g_bytes_get_data (b, &n);
+  return data != NULL ? g_strndup (data, n) : g_strdup ("");
+}
+
+void
+run_tandem_words (const char *args, const char *const *subst, const char *cwd, RunResult *r)
+{
+  const char *exe = g_getenv ("TANDEM_EXE");
+  g_assert_nonnull (exe);
+  g_auto (GStrv) words = g_strsplit (args, " ", -1);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (argv, g_strdup (exe));
+  for (guint i = 0; words[i]; i++)
+    {
+      if (*words[i] == '\0')
+        continue;
+      GString *w = g_string_new (words[i]);
+      for (guint k = 0; subst != NULL && subst[k] != NULL; k += 2)
+        g_string_replace (w, subst[k], subst[k + 1], 0);
+      g_ptr_array_add (argv, g_string_free (w, FALSE));
+    }
+  g_ptr_array_add (argv, NULL);
+  g_autoptr (GSubprocessLauncher) l =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  if (cwd != NULL)
+    g_subprocess_launcher_set_cwd (l, cwd);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) proc = g_subprocess_launcher_spawnv (l, (const char *const *) argv->pdata,
+                                                               &error);
+  g_assert_no_error (error);
+  g_autoptr (GBytes) out = NULL, err = NULL;
+  g_subprocess_communicate (proc, NULL, NULL, &out, &err, &error);
+  g_assert_no_error (error);
+  r->out = bytes_to_string (out);
+  r->err = bytes_to_string (err);
+  g_assert_true (g_subprocess_get_if_exited (proc));   /* not killed by a signal */
+  r->status = g_subprocess_get_exit_status (proc);
+}

@@ -17,3 +17,10 @@ void run_tandem_set_tmp (const char *dir);
  * (the source root) and {TMP} are replaced; waits, and keeps the exit status, stdout and
  * stderr in `r` (run_result_clear frees them). */
 void run_tandem (const char *args, RunResult *r);
+/* Runs `$TANDEM_EXE` with the space-separated words of `args` taken as they are (no shell
+ * parse), each occurrence of subst[2i] in a word replaced by subst[2i + 1] (pairs up to a
+ * NULL key; `subst` may be NULL), in the directory `cwd` (NULL: this process's); waits,
+ * and keeps the exit status, stdout and stderr (any bytes, NUL-terminated) in `r`. A
+ * tandem killed by a signal fails the test. */
+void run_tandem_words (const char *args, const char *const *subst, const char *cwd,
+                       RunResult *r);

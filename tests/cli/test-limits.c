@@ -2,59 +2,22 @@
  * file in tests/data/limits/, or generated here when it is too big to keep) must give
  * exit status 2 and one line "tandem: error: ..." that names the cap or the field, never
  * a crash, a hang or a silently wrong number. TANDEM_EXE is the binary under test. */
+#include "cli-run.h"
+
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
 
-typedef struct {
-  int   status;
-  char *out;
-  char *err;
-} RunResult;
-
-static void
-run_result_clear (RunResult *r)
-{
-  g_clear_pointer (&r->out, g_free);
-  g_clear_pointer (&r->err, g_free);
-}
-
 /* Runs tandem with the space-separated arguments; "{DATA}" expands to tests/data/limits
  * and "{TMP}" to `tmp`. */
 static void
-run_tandem (const char *args, const char *tmp, RunResult *r)
+run_limits (const char *args, const char *tmp, RunResult *r)
 {
-  const char *exe = g_getenv ("TANDEM_EXE");
-  g_assert_nonnull (exe);
   g_autofree char *data = g_test_build_filename (G_TEST_DIST, "data", "limits", NULL);
-  g_auto (GStrv) words = g_strsplit (args, " ", -1);
-  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_ptr_array_add (argv, g_strdup (exe));
-  for (guint i = 0; words[i]; i++)
-    {
-      if (*words[i] == '\0')
-        continue;
-      GString *w = g_string_new (words[i]);
-      g_string_replace (w, "{DATA}", data, 0);
-      if (tmp != NULL)
-        g_string_replace (w, "{TMP}", tmp, 0);
-      g_ptr_array_add (argv, g_string_free (w, FALSE));
-    }
-  g_ptr_array_add (argv, NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                                    | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
-  g_assert_no_error (error);
-  g_autoptr (GBytes) out = NULL, err = NULL;
-  g_subprocess_communicate (proc, NULL, NULL, &out, &err, &error);
-  g_assert_no_error (error);
-  r->out = g_strndup (g_bytes_get_data (out, NULL), g_bytes_get_size (out));
-  r->err = g_strndup (g_bytes_get_data (err, NULL), g_bytes_get_size (err));
-  g_assert_true (g_subprocess_get_if_exited (proc));   /* not killed by a signal */
-  r->status = g_subprocess_get_exit_status (proc);
+  const char *subst[] = { "{DATA}", data, tmp != NULL ? "{TMP}" : NULL, tmp, NULL };
+  run_tandem_words (args, subst, NULL, r);
 }
 
 /* Exit status 2 and exactly one line "tandem: error: ...<needle>...". */
@@ -62,7 +25,7 @@ static void
 assert_refused (const char *args, const char *tmp, const char *needle)
 {
   RunResult r = { 0 };
-  run_tandem (args, tmp, &r);
+  run_limits (args, tmp, &r);
   if (r.status != 2 || !g_str_has_prefix (r.err, "tandem: error: ")
       || strstr (r.err, needle) == NULL || strchr (r.err, '\n') != r.err + strlen (r.err) - 1)
     g_error ("tandem %s\nexpected status 2 and an error with '%s', got %d\nstdout: %s\n"
@@ -77,7 +40,7 @@ static JsonNode *
 run_json (const char *args, const char *tmp)
 {
   RunResult r = { 0 };
-  run_tandem (args, tmp, &r);
+  run_limits (args, tmp, &r);
   if (r.status != 0 && r.status != 3)
     g_error ("tandem %s: status %d\n%s", args, r.status, r.err);
   g_assert_true (g_utf8_validate (r.out, -1, NULL));

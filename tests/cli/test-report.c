@@ -3,6 +3,8 @@
  * directory), and the HTML page rendered by headless Chromium, whose screenshot must
  * show every plot inked inside its box, with no console error.
  * TANDEM_EXE (set by tests/cli/meson.build) is the binary under test. */
+#include "cli-run.h"
+
 #include <cairo.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -10,19 +12,6 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
-
-typedef struct {
-  int   status;
-  char *out;
-  char *err;
-} RunResult;
-
-static void
-run_result_clear (RunResult *r)
-{
-  g_clear_pointer (&r->out, g_free);
-  g_clear_pointer (&r->err, g_free);
-}
 
 static void
 run_argv (const char *const *argv, RunResult *r)
@@ -38,22 +27,10 @@ run_argv (const char *const *argv, RunResult *r)
 
 /* Runs tandem with the space-separated arguments; "{OUT}" expands to `dir`. */
 static void
-run_tandem (const char *args, const char *dir, RunResult *r)
+run_report (const char *args, const char *dir, RunResult *r)
 {
-  g_auto (GStrv) words = g_strsplit (args, " ", -1);
-  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_ptr_array_add (argv, g_strdup (g_getenv ("TANDEM_EXE")));
-  for (guint i = 0; words[i]; i++)
-    {
-      if (*words[i] == '\0')
-        continue;
-      GString *w = g_string_new (words[i]);
-      if (dir)
-        g_string_replace (w, "{OUT}", dir, 0);
-      g_ptr_array_add (argv, g_string_free (w, FALSE));
-    }
-  g_ptr_array_add (argv, NULL);
-  run_argv ((const char *const *) argv->pdata, r);
+  const char *subst[] = { dir != NULL ? "{OUT}" : NULL, dir, NULL };
+  run_tandem_words (args, subst, NULL, r);
 }
 
 static int
@@ -115,7 +92,7 @@ make_report (Fixture *f, const char *formats)
   RunResult r = { 0 };
   g_autofree char *args = g_strdup_printf ("report scaling " PLAN " " SIZES " --out {OUT} "
                                            "--format %s", formats);
-  run_tandem (args, f->out, &r);
+  run_report (args, f->out, &r);
   if (r.status != 0)
     g_printerr ("%s%s", r.out, r.err);
   g_assert_cmpint (r.status, ==, 0);
@@ -220,7 +197,7 @@ test_csv_matches_predict (Fixture *f, gconstpointer data)
       RunResult r = { 0 };
       g_autofree char *args = g_strdup_printf ("predict --json --no-db " PLAN " --gpus %d",
                                                sizes[k]);
-      run_tandem (args, NULL, &r);
+      run_report (args, NULL, &r);
       g_assert_cmpint (r.status, ==, 0);
       g_autoptr (JsonParser) p = json_parser_new ();
       g_assert_true (json_parser_load_from_data (p, r.out, -1, NULL));
@@ -276,7 +253,7 @@ static void
 test_json_rows (Fixture *f, gconstpointer data)
 {
   RunResult r = { 0 };
-  run_tandem ("report scaling " PLAN " --gpus 8,16 --weak --json", NULL, &r);
+  run_report ("report scaling " PLAN " --gpus 8,16 --weak --json", NULL, &r);
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonParser) p = json_parser_new ();
   g_assert_true (json_parser_load_from_data (p, r.out, -1, NULL));
@@ -311,13 +288,13 @@ test_refusals (Fixture *f, gconstpointer data)
 {
   make_report (f, "md");
   RunResult r = { 0 };
-  run_tandem ("report scaling " PLAN " " SIZES " --out {OUT} --format md", f->out, &r);
+  run_report ("report scaling " PLAN " " SIZES " --out {OUT} --format md", f->out, &r);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_true (g_str_has_prefix (r.err, "tandem: error: "));
   g_assert_nonnull (strstr (r.err, "--force"));
   g_assert_cmpint (count_lines (r.err), ==, 1);
   run_result_clear (&r);
-  run_tandem ("report scaling " PLAN " " SIZES " --out {OUT} --format md --force", f->out, &r);
+  run_report ("report scaling " PLAN " " SIZES " --out {OUT} --format md --force", f->out, &r);
   g_assert_cmpint (r.status, ==, 0);
   run_result_clear (&r);
 
@@ -325,21 +302,21 @@ test_refusals (Fixture *f, gconstpointer data)
   g_autofree char *file = g_build_filename (f->dir, "plain-file", NULL);
   g_assert_true (g_file_set_contents (file, "x", 1, NULL));
   g_autofree char *bad = g_build_filename (file, "sub", NULL);
-  run_tandem ("report scaling " PLAN " " SIZES " --out {OUT}", bad, &r);
+  run_report ("report scaling " PLAN " " SIZES " --out {OUT}", bad, &r);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_true (g_str_has_prefix (r.err, "tandem: error: "));
   g_assert_cmpint (count_lines (r.err), ==, 1);
   run_result_clear (&r);
 
-  run_tandem ("report scaling " PLAN " --gpus 8,16 --strong --out {OUT}/x --format pdf",
+  run_report ("report scaling " PLAN " --gpus 8,16 --strong --out {OUT}/x --format pdf",
               f->dir, &r);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_cmpint (count_lines (r.err), ==, 1);
   run_result_clear (&r);
-  run_tandem ("report scaling " PLAN " --gpus 16,8 --strong --json", NULL, &r);
+  run_report ("report scaling " PLAN " --gpus 16,8 --strong --json", NULL, &r);
   g_assert_cmpint (r.status, ==, 2);
   run_result_clear (&r);
-  run_tandem ("report scaling " PLAN " --gpus 8,16 --json", NULL, &r);
+  run_report ("report scaling " PLAN " --gpus 8,16 --json", NULL, &r);
   g_assert_cmpint (r.status, ==, 2);   /* neither --strong nor --weak */
   run_result_clear (&r);
 }
@@ -519,12 +496,12 @@ test_validation_report (Fixture *f, gconstpointer data)
                                                    NULL);
   g_autofree char *args = g_strdup_printf ("validate %s --db %s --json", csv_in, db);
   RunResult r = { 0 };
-  run_tandem (args, NULL, &r);
+  run_report (args, NULL, &r);
   g_assert_cmpint (r.status, ==, 0);
   run_result_clear (&r);
   g_autofree char *rep = g_strdup_printf ("report validation --db %s --out {OUT} "
                                           "--format html,csv", db);
-  run_tandem (rep, f->out, &r);
+  run_report (rep, f->out, &r);
   if (r.status != 0)
     g_printerr ("%s%s", r.out, r.err);
   g_assert_cmpint (r.status, ==, 0);
@@ -550,7 +527,7 @@ test_validation_report (Fixture *f, gconstpointer data)
 
   /* a run id that is not stored: one line, exit 2 */
   g_autofree char *bad = g_strdup_printf ("report validation --db %s --run 999 --json", db);
-  run_tandem (bad, NULL, &r);
+  run_report (bad, NULL, &r);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_cmpint (count_lines (r.err), ==, 1);
   run_result_clear (&r);
@@ -564,7 +541,7 @@ test_run_report (Fixture *f, gconstpointer data)
   g_autofree char *db = g_build_filename (f->dir, "p.db", NULL);
   g_autofree char *args = g_strdup_printf ("predict " PLAN " --gpus 16 --json --db %s", db);
   RunResult r = { 0 };
-  run_tandem (args, NULL, &r);
+  run_report (args, NULL, &r);
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonParser) p = json_parser_new ();
   g_assert_true (json_parser_load_from_data (p, r.out, -1, NULL));
@@ -574,7 +551,7 @@ test_run_report (Fixture *f, gconstpointer data)
   run_result_clear (&r);
   g_autofree char *rep = g_strdup_printf ("report run %" G_GINT64_FORMAT " --db %s --out {OUT} "
                                           "--format html,json", id, db);
-  run_tandem (rep, f->out, &r);
+  run_report (rep, f->out, &r);
   if (r.status != 0)
     g_printerr ("%s%s", r.out, r.err);
   g_assert_cmpint (r.status, ==, 0);
@@ -600,7 +577,7 @@ test_run_report (Fixture *f, gconstpointer data)
   check_in_chromium (f, html, 2);
 
   g_autofree char *bad = g_strdup_printf ("report run 999 --db %s --json", db);
-  run_tandem (bad, NULL, &r);
+  run_report (bad, NULL, &r);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_cmpint (count_lines (r.err), ==, 1);
   run_result_clear (&r);
@@ -619,13 +596,13 @@ static void
 test_bad_inputs (Fixture *f, gconstpointer data)
 {
   RunResult r = { 0 };
-  run_tandem ("report scaling --model llama3-8b --cluster h100-24k --tp 3 --gbs 64 "
+  run_report ("report scaling --model llama3-8b --cluster h100-24k --tp 3 --gbs 64 "
               "--gpus 8,16 --strong --json", NULL, &r);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_cmpint (count_lines (r.err), ==, 1);
   g_assert_true (g_str_has_prefix (r.err, "tandem: error: no size has a valid plan"));
   run_result_clear (&r);
-  run_tandem ("report scaling --model llama3-405b --cluster h100-24k --gbs 64 --gpus 8,16 "
+  run_report ("report scaling --model llama3-405b --cluster h100-24k --gbs 64 --gpus 8,16 "
               "--strong --json", NULL, &r);
   g_assert_cmpint (r.status, ==, 3);
   g_assert_cmpint (count_lines (r.err), ==, 1);
@@ -643,13 +620,13 @@ test_bad_inputs (Fixture *f, gconstpointer data)
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      run_tandem (cases[i].args, empty, &r);
+      run_report (cases[i].args, empty, &r);
       if (r.status != 2 || count_lines (r.err) != 1
           || !g_str_has_prefix (r.err, cases[i].starts))
         g_error ("tandem %s: status %d, stderr '%s'", cases[i].args, r.status, r.err);
       run_result_clear (&r);
     }
-  run_tandem ("report run 1 --db {OUT}", empty, &r);
+  run_report ("report run 1 --db {OUT}", empty, &r);
   g_assert_nonnull (strstr (r.err, "has no run 1 (hint: tandem runs --db "));
   run_result_clear (&r);
 
@@ -657,12 +634,12 @@ test_bad_inputs (Fixture *f, gconstpointer data)
   g_autofree char *search = g_strdup_printf (
     "search --model small-llama --cluster dgx-h100-superpod --gpus 8 --seq-length 1024 "
     "--gbs 32 --mbs 1 --top 1 --json --db %s", db);
-  run_tandem (search, NULL, &r);
+  run_report (search, NULL, &r);
   g_assert_cmpint (r.status, ==, 0);
   run_result_clear (&r);
   g_autofree char *rep = g_strdup_printf ("report run 1 --db %s --out {OUT} --format csv,md "
                                           "--json", db);
-  run_tandem (rep, f->out, &r);
+  run_report (rep, f->out, &r);
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonParser) p = json_parser_new ();
   g_assert_true (json_parser_load_from_data (p, r.out, -1, NULL));
@@ -705,8 +682,8 @@ test_search_per_size (Fixture *f, gconstpointer data)
                        "--gbs 8 --seq-length 256 --strong --json";
   g_autofree char *searched = g_strdup_printf ("%s --plan-per-size search", common);
   RunResult a = { 0 }, b = { 0 };
-  run_tandem (searched, NULL, &a);
-  run_tandem (common, NULL, &b);
+  run_report (searched, NULL, &a);
+  run_report (common, NULL, &b);
   g_assert_cmpint (a.status, ==, 0);
   g_assert_cmpint (b.status, ==, 0);
   g_autoptr (JsonParser) pa = json_parser_new ();

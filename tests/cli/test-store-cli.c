@@ -6,6 +6,8 @@
  * Everything happens in a temporary directory that is also the working directory of the
  * program (where fallback files go). Nothing needs root, and nothing assumes it: the
  * permission cases are skipped as root, whose writes permission bits do not stop. */
+#include "cli-run.h"
+
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <gio/gio.h>
@@ -21,11 +23,6 @@ typedef struct {
   char *dir;
   char *db;
 } Fixture;
-
-typedef struct {
-  int   status;
-  char *out, *err;
-} RunResult;
 
 #define PREDICT "predict --model llama3-8b --cluster h200-node --tp 8 "
 
@@ -62,40 +59,12 @@ teardown (Fixture *f, gconstpointer data)
   g_free (f->dir);
 }
 
-static void
-run_result_clear (RunResult *r)
-{
-  g_clear_pointer (&r->out, g_free);
-  g_clear_pointer (&r->err, g_free);
-}
-
 /* tandem ARGS in the fixture's directory; {DB} is f->db, {DIR} the directory. */
 static void
 run_in (Fixture *f, const char *args, RunResult *r)
 {
-  g_auto (GStrv) words = g_strsplit (args, " ", -1);
-  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_ptr_array_add (argv, g_strdup (g_getenv ("TANDEM_EXE")));
-  for (guint i = 0; words[i]; i++)
-    {
-      if (*words[i] == '\0')
-        continue;
-      GString *w = g_string_new (words[i]);
-      g_string_replace (w, "{DB}", f->db, 0);
-      g_string_replace (w, "{DIR}", f->dir, 0);
-      g_ptr_array_add (argv, g_string_free (w, FALSE));
-    }
-  g_ptr_array_add (argv, NULL);
-  g_autoptr (GSubprocessLauncher) l =
-    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_set_cwd (l, f->dir);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) proc = g_subprocess_launcher_spawnv (l, (const char *const *) argv->pdata,
-                                                               &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
-  g_assert_no_error (error);
-  r->status = g_subprocess_get_exit_status (proc);
+  const char *subst[] = { "{DB}", f->db, "{DIR}", f->dir, NULL };
+  run_tandem_words (args, subst, f->dir, r);
   g_test_message ("tandem %s -> %d\nstdout (tail): %s\nstderr: %s", args, r->status,
                   strlen (r->out) > 400 ? r->out + strlen (r->out) - 400 : r->out, r->err);
 }
