@@ -2,6 +2,7 @@
 #include "cli-run.h"
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 
 static char *tmp_dir;
 
@@ -88,4 +89,21 @@ run_tandem_words (const char *args, const char *const *subst, const char *cwd, R
   r->err = bytes_to_string (err);
   g_assert_true (g_subprocess_get_if_exited (proc));   /* not killed by a signal */
   r->status = g_subprocess_get_exit_status (proc);
+}
+
+void
+remove_tree (const char *path)
+{
+  g_chmod (path, 0700);
+  g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (path, name, NULL);
+      if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (p);
+      else
+        g_remove (p);
+    }
+  g_rmdir (path);
 }

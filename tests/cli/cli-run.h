@@ -24,3 +24,6 @@ void run_tandem (const char *args, RunResult *r);
  * tandem killed by a signal fails the test. */
 void run_tandem_words (const char *args, const char *const *subst, const char *cwd,
                        RunResult *r);
+/* Removes `path` and everything under it (made writable first; links are removed, not
+ * followed): a test's temporary directory. */
+void remove_tree (const char *path);

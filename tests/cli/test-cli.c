@@ -655,8 +655,7 @@ test_predict_trace_store (void)
                                   1e-12);
   run_result_clear (&r);
 
-  g_autofree char *rm = g_strdup_printf ("rm -rf %s", dir);
-  g_assert_cmpint (system (rm), ==, 0);
+  remove_tree (dir);
 }
 
 /* A model file whose name holds a quote and a backslash: the trace names the model (its
@@ -690,8 +689,7 @@ test_trace_escaped (void)
   JsonObject *other = json_object_get_object_member (json_node_get_object (
                                                        json_parser_get_root (tp)), "otherData");
   g_assert_cmpstr (json_object_get_string_member (other, "model"), ==, "py\"thia\\70m");
-  g_autofree char *rm = g_strdup_printf ("rm -rf %s", dir);
-  g_assert_cmpint (system (rm), ==, 0);
+  remove_tree (dir);
 }
 
 /* A plan that does not fit is predicted, loudly marked, stored as 'oom', and exits 3. */
@@ -723,8 +721,7 @@ test_predict_oom (void)
   run_tandem (runs, &r);
   g_assert_nonnull (strstr (r.out, "oom"));
   run_result_clear (&r);
-  g_autofree char *rm = g_strdup_printf ("rm -rf %s", dir);
-  g_assert_cmpint (system (rm), ==, 0);
+  remove_tree (dir);
 }
 
 /* An unwritable database path is a clear runtime error (status 1), not a crash. */

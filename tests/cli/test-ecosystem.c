@@ -181,8 +181,7 @@ test_import_megatron (void)
   assert_one_error_line (r.err, "all skipped by --skip 5");
   run_result_clear (&r);
   /* the temporary folder: the store and the report's files */
-  g_autofree char *rm = g_strdup_printf ("rm -rf %s", dir);
-  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+  remove_tree (dir);
 }
 
 /* tests/data/logs/torchtitan.log: tps (tokens/s per GPU) 1203 (skipped), 5121, 5098, 5133

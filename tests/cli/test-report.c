@@ -61,27 +61,9 @@ fixture_setup (Fixture *f, gconstpointer data)
 }
 
 static void
-rm_rf (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
-    {
-      g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
-      const char *name;
-      while (d && (name = g_dir_read_name (d)))
-        {
-          g_autofree char *p = g_build_filename (path, name, NULL);
-          rm_rf (p);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
-
-static void
 fixture_teardown (Fixture *f, gconstpointer data)
 {
-  rm_rf (f->dir);
+  remove_tree (f->dir);
   g_free (f->dir);
   g_free (f->out);
 }

@@ -35,23 +35,6 @@ setup (Fixture *f, gconstpointer data)
 }
 
 static void
-remove_tree (const char *path)
-{
-  g_chmod (path, 0700);
-  g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
-  const char *name;
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (path, name, NULL);
-      if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (p);
-      else
-        g_remove (p);
-    }
-  g_rmdir (path);
-}
-
-static void
 teardown (Fixture *f, gconstpointer data)
 {
   remove_tree (f->dir);
