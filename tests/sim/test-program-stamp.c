@@ -9,6 +9,8 @@
 #include "plan/program-private.h"
 #include "sim/predict.h"
 
+#include "../plan/plan-flags.h"
+
 #include <string.h>
 
 /* The plan of `flags`, resolved (the caller clears it). */
@@ -21,16 +23,7 @@ resolve (const ModelSpec *model, const TopoCluster *cluster, const char *flags, 
   PlanArgs args;
   plan_init_defaults (&plan);
   memset (&args, 0, sizeof args);
-  g_autofree char *line = g_strdup_printf ("tandem %s", flags);
-  g_auto (GStrv) argv_owned = g_strsplit (line, " ", -1);
-  int argc = (int) g_strv_length (argv_owned);
-  char **argv = g_new0 (char *, argc + 1);
-  memcpy (argv, argv_owned, sizeof (char *) * argc);
-  char **argv_parse = argv;
-  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
-  g_option_context_set_main_group (ctx, plan_option_group_new (&plan, &args));
-  g_assert_true (g_option_context_parse (ctx, &argc, &argv_parse, &error));
-  g_free (argv);
+  g_assert_true (plan_flags_parse (&plan, &args, flags, &error));
   g_assert_no_error (error);
   /* the stack's fields the builder reads (sim_plan_apply_stack's, set here by hand) */
   plan.pp_p2p_sync = p2p_sync;
