@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "results/published.h"
+#include "shipped-csv.h"
 #include "plan/memory.h"
 
 /* DeepSeek-V3 as the shipped rows write it (Hugging Face config deepseek-ai/DeepSeek-V3:
@@ -253,20 +254,6 @@ test_row_refused (void)
     }
 }
 
-
-/* The repository's published-runs CSV (data/published-runs.csv under $TANDEM_SOURCE_ROOT),
- * loaded or the test fails with the loader's message. */
-static ResCsv *
-shipped_csv (void)
-{
-  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
-  g_assert_nonnull (root);
-  g_autofree char *path = g_build_filename (root, "data", "published-runs.csv", NULL);
-  g_autoptr (GError) error = NULL;
-  ResCsv *csv = res_csv_load (path, &error);
-  g_assert_no_error (error);
-  return csv;
-}
 
 /* The shipped rows: every moe cell parses; every MoE row names its source and where in
  * it; at least 20 rows from at least 3 sources (issue 16 item 5); every row is predicted

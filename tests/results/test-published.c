@@ -11,6 +11,7 @@
 #include <glib.h>
 
 #include "results/published.h"
+#include "shipped-csv.h"
 #include "sim/predict.h"
 
 static ResCsv *
@@ -635,21 +636,6 @@ test_map_attention (void)
       g_autofree char *plan = res_published_case_plan_string (c);
       g_assert_true ((strstr (plan, ".unfused") != NULL) == (want[r] == PLAN_ATTN_UNFUSED));
     }
-}
-
-/* The repository's data/published-runs.csv, found from the source root (TANDEM_SOURCE_ROOT,
- * set by tests/meson.build); it is part of the tree, so a missing file fails rather than
- * skips. */
-static ResCsv *
-shipped_csv (void)
-{
-  const char *root = g_getenv ("TANDEM_SOURCE_ROOT");
-  g_assert_nonnull (root);
-  g_autofree char *path = g_build_filename (root, "data", "published-runs.csv", NULL);
-  g_autoptr (GError) error = NULL;
-  ResCsv *csv = res_csv_load (path, &error);
-  g_assert_no_error (error);
-  return csv;
 }
 
 /* torchtitan's "selective (layer)" (selective_ac_option "2"): every second block fully
