@@ -210,10 +210,15 @@ test_interleaved_group (void)
 }
 
 /* Micro-batch counts that are not a multiple of the stage count still schedule (the
- * Llama 3 405B run): p = 4, v = 2, m = 6 and m = 5 finish, every task once. */
+ * Llama 3 405B run): p = 4, v = 2, m = 5, 6 and 7 finish, every task once. On the ideal
+ * pipeline (free communication, equal stages: test_bubble_interleaved's) the remainder
+ * adds no bubble: fill and drain stay (p - 1)/v = 1.5 slots of F + B, bubble 1.5 / (m +
+ * 1.5) = 23.08%, 20% and 17.65%, and the step is (m + 1.5)/m of a stage's compute, which
+ * is m times the same F + B. */
 static void
 test_interleaved_odd_counts (void)
 {
+  double unit = 0;   /* one micro-batch's F + B on a stage */
   for (int m = 5; m <= 7; m++)
     {
       Case c;
@@ -225,6 +230,16 @@ test_interleaved_odd_counts (void)
       g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
       g_assert_cmpfloat (p->result->step_time_s, >, 0);
       g_assert_cmpuint (p->result->n_events, ==, p->program->tasks->len);
+      g_autoptr (SimPrediction) q = case_predict (&c, TRUE);
+      g_test_message ("m %d: compute %.6f ms, step %.6f ms, bubble %.4f", m,
+                      q->result->compute_s * 1e3, q->result->step_time_s * 1e3,
+                      q->result->bubble_fraction);
+      g_assert_cmpfloat_with_epsilon (q->result->bubble_fraction, 1.5 / (m + 1.5), 1e-6);
+      g_assert_cmpfloat_with_epsilon (q->result->step_time_s,
+                                      q->result->compute_s * (m + 1.5) / m, 1e-9);
+      if (m == 5)
+        unit = q->result->compute_s / m;
+      g_assert_cmpfloat_with_epsilon (q->result->compute_s / m, unit, 1e-12);
       case_clear (&c);
     }
 }
