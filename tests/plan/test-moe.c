@@ -283,17 +283,25 @@ test_folding (Fixture *f, gconstpointer data)
 #define GPT_OSS_EP8 "--gpus 8 --ep 8 --seq-length 8192 --micro-batch-size 1 " \
                     "--global-batch-size 8"
 
+/* The step program of the fixture's plan as it stands (resolved). */
+static ProgProgram *
+fixture_program (Fixture *f)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlanLayout) lay = plan_layout_new (&f->plan, f->cluster, &error);
+  g_assert_no_error (error);
+  ProgProgram *p = prog_program_new (f->model, &f->plan, lay, &error);
+  g_assert_no_error (error);
+  return p;
+}
+
 static ProgProgram *
 program_of (Fixture *f, const char *flags)
 {
   g_autoptr (GError) error = NULL;
   if (!resolve (f, flags, &error))
     g_error ("%s: %s", flags, error->message);
-  g_autoptr (PlanLayout) lay = plan_layout_new (&f->plan, f->cluster, &error);
-  g_assert_no_error (error);
-  ProgProgram *p = prog_program_new (f->model, &f->plan, lay, &error);
-  g_assert_no_error (error);
-  return p;
+  return fixture_program (f);
 }
 
 /* torchtitan's op-level selective AC (--recompute-granularity selective-op) on Llama 3 8B
@@ -700,10 +708,7 @@ test_fp8_deepseek_storage (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (ep_bytes (p, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n), ==, 134217728.0);
   g_assert_true (resolve (f, flags, &error));
   f->plan.fp8_moe_dispatch = 1;
-  g_autoptr (PlanLayout) lay = plan_layout_new (&f->plan, f->cluster, &error);
-  g_assert_no_error (error);
-  g_autoptr (ProgProgram) q = prog_program_new (f->model, &f->plan, lay, &error);
-  g_assert_no_error (error);
+  g_autoptr (ProgProgram) q = fixture_program (f);
   /* layer 0's forward: the dispatch first, then the combine */
   double first = -1, second = -1;
   for (guint i = 0; i < q->tasks->len; i++)
@@ -984,11 +989,7 @@ cp_program (Fixture *f, int merge, int repeated)
     g_error ("%s", error->message);
   f->plan.cp_ring_merge = merge;
   f->plan.cp_kv_repeated = repeated;
-  g_autoptr (PlanLayout) lay = plan_layout_new (&f->plan, f->cluster, &error);
-  g_assert_no_error (error);
-  ProgProgram *p = prog_program_new (f->model, &f->plan, lay, &error);
-  g_assert_no_error (error);
-  return p;
+  return fixture_program (f);
 }
 
 static void
