@@ -13,6 +13,7 @@
 #include "exec/calibrate.h"
 #include "sim/cost.h"
 #include "local-open.h"
+#include "../assert-rel.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -21,14 +22,6 @@
 #include <unistd.h>
 
 #define N_RANKS 2
-
-/* |a - b| <= rel x |b| */
-#define assert_rel(a, b, rel)                                                          \
-  G_STMT_START {                                                                       \
-    double a_ = (a), b_ = (b);                                                         \
-    if (!(fabs (a_ - b_) <= (rel) * fabs (b_)))                                        \
-      g_error ("%s = %.12g, expected %.12g (rel %g)", #a, a_, b_, (double) (rel));     \
-  } G_STMT_END
 
 static GArray *
 parse_data (const char *name)

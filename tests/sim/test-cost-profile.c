@@ -9,6 +9,7 @@
  * 1 MiB 300 us; sendrecv on 2 ranks 1 KiB 5 us, 1 MiB 100 us. No reduce-scatter rows. */
 #include "sim/cost.h"
 #include "cost-ops.h"
+#include "../assert-rel.h"
 
 #include <math.h>
 #include <string.h>
@@ -71,14 +72,6 @@ static const char unfused_json[] =
   "    \"kernels\": { \"loss\": [ [65536, 2] ], \"loss_grad\": [ [65536, 3] ] }\n"
   "  }\n"
   "}\n";
-
-/* |a - b| <= rel x |b| */
-#define assert_rel(a, b, rel)                                                          \
-  G_STMT_START {                                                                       \
-    double a_ = (a), b_ = (b);                                                         \
-    if (!(fabs (a_ - b_) <= (rel) * fabs (b_)))                                        \
-      g_error ("%s = %.12g, expected %.12g (rel %g)", #a, a_, b_, (double) (rel));     \
-  } G_STMT_END
 
 static TopoCluster *
 load (const char *text)

@@ -10,6 +10,7 @@
  * a relative 1e-3. */
 #include "sim/cost.h"
 #include "cost-ops.h"
+#include "../assert-rel.h"
 
 #include <math.h>
 
@@ -33,14 +34,6 @@ teardown (Fixture *f, gconstpointer data)
 {
   g_clear_pointer (&f->h100, topo_cluster_unref);
 }
-
-/* |a - b| <= rel x |b| */
-#define assert_rel(a, b, rel)                                                          \
-  G_STMT_START {                                                                       \
-    double a_ = (a), b_ = (b);                                                         \
-    if (!(fabs (a_ - b_) <= (rel) * fabs (b_)))                                        \
-      g_error ("%s = %.9g, expected %.9g (rel %g)", #a, a_, b_, (double) (rel));       \
-  } G_STMT_END
 
 static PlanLayout *
 make_layout (const TopoCluster *cluster, int tp, int dp, int pp, const char *order)
