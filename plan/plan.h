@@ -257,7 +257,10 @@ typedef struct {
   int      pp_grad_after_stage;   /* PP, gradients reduced once per step: 1 a model chunk's
                                    * gradient reductions start when its last backward of
                                    * the step is done (torch.distributed.pipelining runs
-                                   * FSDP's post_backward by hand there); 0 bucket by
+                                   * FSDP's post_backward by hand there, and the compute
+                                   * stream and the chunk's send of that backward wait for
+                                   * all its reduce-scatters but the last: program.c
+                                   * post_backward_wait); 0 bucket by
                                    * bucket as the backward produces them; -1 the stack's */
   int      pp_lockstep;           /* interleaved 1F1B run as torch.distributed.pipelining
                                    * runs it (PipelineScheduleMulti): a table of time steps,

@@ -84,6 +84,20 @@ typedef struct {
    * (plan.h grad_accum_upcast): per layer its first micro-batch's upcast block and the
    * later ones' accumulate block (NULL: not run) */
   guint32 *grad_accum_blk;
+  /* The stage's gradient reductions as build_stage issues them (program.c
+   * issue_reductions): under torch.distributed.pipelining (plan.h pp_grad_after_stage)
+   * expand_slot issues a model chunk's before the send of its last backward, since
+   * FSDP2's post_backward, run by hand there, makes the compute stream wait for the
+   * previous group's reduce-scatter before it issues the next (program.c
+   * post_backward_wait). rs_wait_blk: an empty block, that wait on the compute stream. */
+  struct {
+    GArray  *buckets;       /* the stage's dense buckets (not owned) */
+    GArray  *reductions;    /* the reductions issued so far (not owned) */
+    guint    next;          /* the next bucket to issue */
+    gboolean overlap, after_stage, dist_opt;
+    int      axis;          /* PlanAxis of the reductions */
+  } rs;
+  guint32  rs_wait_blk;
   /* FSDP2's copies (plan.h zero3_copy_in_out): per layer the copy out of its gathered
    * parameters and the copy into its gradient reduce-scatter's input (NULL: none) */
   guint32 *copy_out_blk, *copy_in_blk;

@@ -1045,6 +1045,9 @@ expand_w (Builder *bd, const ProgSlot *slot)
     }
   g_array_free (ws, TRUE);
 }
+static gint32 post_backward_wait (Builder *bd, GArray *bucket_done, gint32 last, int mb,
+                                  int chunk);
+
 
 static void
 expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
@@ -1187,6 +1190,9 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
   else
     {
       int prev_stage = plan_model_chunk_stage (p, model_chunk - 1, chunk);
+      if (mb == chunk_last_mb (bd, chunk) && bucket_done && bd->rs.after_stage
+          && bd->rs.overlap)
+        ch.last_compute = post_backward_wait (bd, bucket_done, ch.last_compute, mb, chunk);
       gint32 dep = ch.last_compute;
       guint32 s = pp_p2p (bd, PROG_TASK_SEND, PROG_PHASE_BACKWARD, mb, chunk, first, &dep, 1,
                           bd->pp_wire_bytes, prev_stage);
@@ -1622,6 +1628,72 @@ make_buckets (Builder *bd, const double *per_layer, gboolean dense)
   return buckets;
 }
 
+/* The stage's dense gradient buckets that are ready, in order: a bucket goes as soon as
+ * its layers' last backward is done (bd->rs, set up by build_stage). */
+static void
+issue_reductions (Builder *bd, GArray *bucket_done)
+{
+  const Plan *p = bd->plan;
+  int stage = bd->stage, L = (int) bd->m->n_layers;
+  GArray *buckets = bd->rs.buckets;
+  gboolean after_stage = bd->rs.after_stage;
+  while (bd->rs.overlap && bd->rs.next < buckets->len)
+    {
+      Bucket *bk = &g_array_index (buckets, Bucket, bd->rs.next);
+      int key = bk->first_layer;
+      int model_chunk = plan_model_chunk (p, stage, bk->chunk);
+      if (model_chunk == 0 && key == bd->chunk_first[model_chunk]
+          && bk->params > 0 && bd->rs.next == buckets->len - 1)
+        key = L;   /* the bucket holding the embedding waits for its backward */
+      else if (model_chunk == bd->n_model_chunks - 1 && bk->n_layers == 0)
+        key = L + 1;   /* a bucket holding only the head waits for the head's */
+      /* torch.distributed.pipelining (plan.h pp_grad_after_stage): the chunk's
+       * reductions start after its whole last backward, its first layer's (and on
+       * model chunk 0 the embedding's) */
+      if (after_stage && model_chunk == 0)
+        key = L;
+      else if (after_stage
+               && bd->chunk_first[model_chunk + 1] > bd->chunk_first[model_chunk])
+        key = bd->chunk_first[model_chunk];
+      gint32 done = g_array_index (bucket_done, gint32, key);
+      if (done < 0)
+        break;
+      gint32 r = coll (bd, PROG_STREAM_DP, PROG_COMM_DP,
+                       bd->rs.dist_opt ? PLAN_COLL_REDUCE_SCATTER : PLAN_COLL_ALL_REDUCE,
+                       (PlanAxis) bd->rs.axis,
+                       bk->params * bd->grad_bytes_per_param, PROG_PHASE_BACKWARD, -1,
+                       bk->chunk, bk->first_layer, done, -1);
+      g_array_append_val (bd->rs.reductions, r);
+      bd->rs.next++;
+    }
+}
+
+/* torch.distributed.pipelining under FSDP2 (plan.h pp_grad_after_stage): at a stage's
+ * last backward of the step, _PipelineStageBase.backward_maybe_with_nosync runs
+ * run_post_backward, which calls FSDPParamGroup.post_backward for every parameter group
+ * of the model chunk in turn; each post_backward, before it issues its group's
+ * reduce-scatter, makes the current (compute) stream wait for the event recorded after the
+ * previous group's reduce-scatter (comm_ctx.reduce_scatter_state.event, torch
+ * _fsdp_param_group.py, torch 2.4 to 2.6: it bounds the reduce-scatter inputs alive to
+ * one). So the compute stream passes run_post_backward only once all the chunk's
+ * reduce-scatters but the last are done, and the schedule's send of that backward's input
+ * gradient (batch_isend_irecv, whose NCCL stream waits for the compute stream) and its
+ * next compute come after: the previous stage's last backward waits for it. Issues the
+ * chunk's reductions here, before that send, and returns the compute stream's wait (an
+ * empty compute task after `last` and the reduction before the chunk's last), or `last`
+ * when the chunk has fewer than two. */
+static gint32
+post_backward_wait (Builder *bd, GArray *bucket_done, gint32 last, int mb, int chunk)
+{
+  guint before = bd->rs.reductions->len;
+  issue_reductions (bd, bucket_done);
+  guint n = bd->rs.reductions->len - before;
+  if (n < 2 || bd->rs_wait_blk == G_MAXUINT32)
+    return last;
+  gint32 r = g_array_index (bd->rs.reductions, gint32, bd->rs.reductions->len - 2);
+  return compute (bd, bd->rs_wait_blk, mb, chunk, -1, last, r);
+}
+
 /* ---- stamped units -------------------------------------------------------------------
  *
  * A unit of the steady middle (neither the chunk's first micro-batch, whose forward reads
@@ -1807,8 +1879,15 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
   gboolean overlap = p->overlap_grad_reduce && !grads_reduced
                      && p->schedule != PLAN_SCHED_DUALPIPE;
   gboolean after_stage = p->pp > 1 && p->pp_grad_after_stage > 0;
-  guint next_bucket = 0, next_ebucket = 0;
+  guint next_ebucket = 0;
   GArray *reductions = g_array_new (FALSE, FALSE, sizeof (gint32));
+  bd->rs.buckets = buckets;
+  bd->rs.reductions = reductions;
+  bd->rs.next = 0;
+  bd->rs.overlap = overlap;
+  bd->rs.after_stage = after_stage;
+  bd->rs.dist_opt = dist_opt;
+  bd->rs.axis = grad_axis;
   ProgStage *st = &prog->stages[stage];
   st->n_slots = slots->len;
   st->slot_first = g_new (guint32, slots->len + 1);
@@ -1922,34 +2001,7 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
         }
       /* overlapped gradient reduction: a bucket goes as soon as its layers' last
        * backward is done */
-      while (overlap && next_bucket < buckets->len)
-        {
-          Bucket *bk = &g_array_index (buckets, Bucket, next_bucket);
-          int key = bk->first_layer;
-          int model_chunk = plan_model_chunk (p, stage, bk->chunk);
-          if (model_chunk == 0 && key == bd->chunk_first[model_chunk]
-              && bk->params > 0 && next_bucket == buckets->len - 1)
-            key = L;   /* the bucket holding the embedding waits for its backward */
-          else if (model_chunk == bd->n_model_chunks - 1 && bk->n_layers == 0)
-            key = L + 1;   /* a bucket holding only the head waits for the head's */
-          /* torch.distributed.pipelining (plan.h pp_grad_after_stage): the chunk's
-           * reductions start after its whole last backward, its first layer's (and on
-           * model chunk 0 the embedding's) */
-          if (after_stage && model_chunk == 0)
-            key = L;
-          else if (after_stage
-                   && bd->chunk_first[model_chunk + 1] > bd->chunk_first[model_chunk])
-            key = bd->chunk_first[model_chunk];
-          gint32 done = g_array_index (bucket_done, gint32, key);
-          if (done < 0)
-            break;
-          gint32 r = coll (bd, PROG_STREAM_DP, PROG_COMM_DP,
-                           dist_opt ? PLAN_COLL_REDUCE_SCATTER : PLAN_COLL_ALL_REDUCE, grad_axis,
-                           bk->params * bd->grad_bytes_per_param, PROG_PHASE_BACKWARD, -1,
-                           bk->chunk, bk->first_layer, done, -1);
-          g_array_append_val (reductions, r);
-          next_bucket++;
-        }
+      issue_reductions (bd, bucket_done);
       while (overlap && next_ebucket < ebuckets->len)
         {
           Bucket *bk = &g_array_index (ebuckets, Bucket, next_ebucket);
@@ -2034,9 +2086,9 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
       }
   /* non-overlapped reduction of the remaining buckets */
   if (!grads_reduced)
-    for (; next_bucket < buckets->len; next_bucket++)
+    for (; bd->rs.next < buckets->len; bd->rs.next++)
       {
-        Bucket *bk = &g_array_index (buckets, Bucket, next_bucket);
+        Bucket *bk = &g_array_index (buckets, Bucket, bd->rs.next);
         gint32 r = coll (bd, PROG_STREAM_DP, PROG_COMM_DP,
                          dist_opt ? PLAN_COLL_REDUCE_SCATTER : PLAN_COLL_ALL_REDUCE, grad_axis,
                          bk->params * bd->grad_bytes_per_param, PROG_PHASE_BACKWARD, -1,
@@ -2109,6 +2161,7 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
               bk->params * plan_precision_bytes (p->param_dtype), PROG_PHASE_OPTIMIZER, -1,
               bk->chunk, bk->first_layer, last, -1);
       }
+  memset (&bd->rs, 0, sizeof bd->rs);
   g_array_free (reductions, TRUE);
   sync_disarm (bd);
 
@@ -2290,6 +2343,14 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   /* FSDP2's unsharded gradient accumulation (plan.h grad_accum_upcast): per layer, the
    * first micro-batch's upcast to fp32 and the later ones' fp32 add, one op each over the
    * layer's gradients on this rank (a layer of equal size reuses the blocks before it) */
+  /* FSDP2's post_backward wait under torch.distributed.pipelining (post_backward_wait) */
+  bd.rs_wait_blk = G_MAXUINT32;
+  if (plan->pp > 1 && plan->pp_grad_after_stage > 0)
+    {
+      g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+      bd.rs_wait_blk = prog_builder_add_block (&bd, PROG_BLOCK_GRAD_ACCUM, PROG_PHASE_BACKWARD,
+                                               "fsdp_rs_wait", ops, 0);
+    }
   bd.grad_accum_blk = NULL;
   if (plan->grad_accum_upcast > 0 && plan->sharding == PLAN_SHARD_ZERO2
       && plan->zero2_grad_sync == 0 && bd.m_micro > 1)

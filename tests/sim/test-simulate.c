@@ -1113,7 +1113,9 @@ pp_grad_reductions (int after_stage, int *n, int *at_end)
       for (guint32 i = st->first; i < st->first + st->n_tasks; i++)
         {
           const ProgTask *t = prog_task (pg, i);
-          if (t->kind == PROG_TASK_COMPUTE && t->phase == PROG_PHASE_BACKWARD)
+          /* (not FSDP2's post_backward wait, an empty block: test below) */
+          if (t->kind == PROG_TASK_COMPUTE && t->phase == PROG_PHASE_BACKWARD
+              && prog_block (pg, t->block)->n_ops > 0)
             last_bwd = i;
         }
       g_assert_cmpuint (last_bwd, !=, G_MAXUINT32);
@@ -1143,6 +1145,100 @@ test_pp_grad_after_stage (void)
   pp_grad_reductions (1, &n, &at_end);
   g_assert_cmpint (n, ==, 9);
   g_assert_cmpint (at_end, ==, 9);
+}
+
+/* FSDP2's post_backward under torch.distributed.pipelining (program.c
+ * post_backward_wait), on the case above (uniform-8, pp 2 x dp 2, 4 micro-batches, 1F1B,
+ * every layer a bucket of its own). Stage 1 (model chunk 1: layers 4-7 and the head)
+ * issues its 4 reduce-scatters after micro-batch 3's backward in backward order (layer 7
+ * with the head, 6, 5, 4); each group's post_backward makes the compute stream wait for
+ * the previous group's reduce-scatter, so the stream passes the last post_backward once
+ * the third (layer 5's) is done: one empty compute task waits for it, and the send of
+ * micro-batch 3's input gradient to stage 0 waits for that task. Stage 0 (model chunk 0)
+ * has no send after its last backward and gets no wait. Timing, by hand: stage 0's
+ * backward of micro-batch 3 needs that gradient, so its first compute task starts no
+ * earlier than the end of stage 1's third reduce-scatter, which itself starts no earlier
+ * than stage 1's last backward compute ends plus the two reduce-scatters before it
+ * (the reductions of a stage run one after another on its dp stream), i.e. the wait is
+ * at least the sum of the first three durations. Without after_stage: no wait task. */
+static void
+pp_post_backward_wait (int after_stage, int *n_wait)
+{
+  Case c;
+  case_init_pp2_zero2 (&c, 8);
+  c.plan.overlap_grad_reduce = TRUE;
+  c.plan.bucket_bytes = 1;
+  c.plan.pp_grad_after_stage = after_stage;
+  g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+  const ProgProgram *pg = p->program;
+  const SimTaskTime *tt = p->result->times;
+  g_assert_nonnull (tt);
+  *n_wait = 0;
+  gint32 wait = -1, red[8], bwd0 = -1, last1 = -1;
+  int n_red = 0;
+  for (int s = 0; s < pg->n_stages; s++)
+    {
+      const ProgStage *st = &pg->stages[s];
+      for (guint32 i = st->first; i < st->first + st->n_tasks; i++)
+        {
+          const ProgTask *t = prog_task (pg, i);
+          if (t->kind == PROG_TASK_COMPUTE && prog_block (pg, t->block)->n_ops == 0)
+            {
+              g_assert_cmpint (s, ==, 1);
+              (*n_wait)++;
+              wait = (gint32) i;
+            }
+          else if (s == 1 && t->kind == PROG_TASK_COMPUTE && t->phase == PROG_PHASE_BACKWARD
+                   && t->mb == 3 && wait < 0)
+            last1 = (gint32) i;
+          else if (s == 1 && t->kind == PROG_TASK_COLL && t->comm == PROG_COMM_DP
+                   && t->mb == -1 && t->phase == PROG_PHASE_BACKWARD)
+            red[n_red++] = (gint32) i;
+          else if (s == 0 && bwd0 < 0 && t->kind == PROG_TASK_COMPUTE
+                   && t->phase == PROG_PHASE_BACKWARD && t->mb == 3)
+            bwd0 = (gint32) i;
+        }
+    }
+  g_assert_cmpint (n_red, ==, 4);
+  if (*n_wait == 1)
+    {
+      const ProgTask *w = prog_task (pg, (guint32) wait);
+      const guint32 *d = prog_task_deps (pg, w);
+      g_assert_cmpuint (w->n_deps, ==, 2);
+      g_assert_cmpuint (d[0], ==, (guint32) last1);
+      g_assert_cmpuint (d[1], ==, (guint32) red[2]);
+      g_assert_cmpint (prog_task (pg, (guint32) red[2])->layer, ==, 5);
+      /* the send of micro-batch 3's gradient waits for it */
+      gboolean found = FALSE;
+      for (guint32 i = (guint32) wait + 1; i < pg->tasks->len && !found; i++)
+        {
+          const ProgTask *t = prog_task (pg, i);
+          if (t->kind == PROG_TASK_SEND && t->stage == 1 && t->mb == 3)
+            {
+              g_assert_cmpuint (t->n_deps, >=, 1);
+              g_assert_cmpuint (prog_task_deps (pg, t)[0], ==, (guint32) wait);
+              found = TRUE;
+            }
+        }
+      g_assert_true (found);
+      double three = 0;
+      for (int k = 0; k < 3; k++)
+        three += tt[red[k]].end_s - tt[red[k]].start_s;
+      g_assert_cmpfloat (three, >, 0);
+      g_assert_cmpfloat (tt[bwd0].start_s, >=, tt[red[2]].end_s);
+      g_assert_cmpfloat (tt[red[2]].end_s, >=, tt[last1].end_s + three - 1e-12);
+    }
+  case_clear (&c);
+}
+
+static void
+test_pp_post_backward_wait (void)
+{
+  int n_wait;
+  pp_post_backward_wait (1, &n_wait);
+  g_assert_cmpint (n_wait, ==, 1);
+  pp_post_backward_wait (0, &n_wait);
+  g_assert_cmpint (n_wait, ==, 0);
 }
 
 /* FSDP2's unsharded gradient accumulation (plan.h grad_accum_upcast): uniform-8 on pp 2 x
@@ -1909,6 +2005,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
   g_test_add_func ("/sim/simulate/tp-grad-rs-whole", test_tp_grad_rs_whole);
   g_test_add_func ("/sim/simulate/pp-grad-after-stage", test_pp_grad_after_stage);
+  g_test_add_func ("/sim/simulate/pp-post-backward-wait", test_pp_post_backward_wait);
   g_test_add_func ("/sim/simulate/grad-accum-upcast", test_grad_accum_upcast);
   g_test_add_func ("/sim/simulate/zero3-copy-in-out", test_zero3_copy_in_out);
   g_test_add_func ("/sim/simulate/plan-apply-stack", test_plan_apply_stack);
