@@ -940,6 +940,23 @@ fuse_comm_test (Sim *sim, const guint32 *fill, const ProgTask *t, const guint32 
     }
 }
 
+/* A communication task `h` right after `ph` on its stream, both kernels of the same kind
+ * holding as many SMs, neither a pipeline RECV, fuses with it: its fuse count is its
+ * dependencies on `prev` (one completion event for both; a count that reads as
+ * SIM_FUSE_COMM or more: no chain). Anything else: SIM_NO_FUSE. */
+static inline guint8
+stream_fuse (const SimHot *ph, const SimHot *h, const guint32 *deps, guint32 n_deps,
+             guint32 prev)
+{
+  if (h->what < 0 || h->recv || ph->what < 0 || ph->recv || ph->kernel != h->kernel
+      || ph->sms != h->sms)
+    return SIM_NO_FUSE;
+  guint32 on_prev = 0;
+  for (guint32 k = 0; k < n_deps; k++)
+    on_prev += deps[k] == prev;
+  return (guint8) (on_prev < SIM_FUSE_COMM ? on_prev : SIM_NO_FUSE);
+}
+
 /* program_setup's first loop over the tasks of a stamped unit `r` (plan/program.c), a
  * copy of its template's: each task's SimHot is its template task's but for its stream
  * links, and its fusion with a stream predecessor before the unit, which is found as for
@@ -973,17 +990,7 @@ setup_copies (Sim *sim, const ProgStampRun *r, guint32 *stream_last)
       SimHot *ph = &sim->hot[prev];
       ph->next = i;
       if (prev < r->first)
-        {
-          h->fuse = SIM_NO_FUSE;
-          if (h->what >= 0 && !h->recv && ph->what >= 0 && !ph->recv
-              && ph->kernel == h->kernel && ph->sms == h->sms)
-            {
-              guint32 on_prev = 0;
-              for (guint32 k = 0; k < t->n_deps; k++)
-                on_prev += deps[k] == prev;
-              h->fuse = (guint8) (on_prev < SIM_FUSE_COMM ? on_prev : SIM_NO_FUSE);
-            }
-        }
+        h->fuse = stream_fuse (ph, h, deps, t->n_deps, prev);
       stream_last[slot] = i;
     }
   return end;
@@ -1175,15 +1182,7 @@ program_setup (Sim *sim)
         {
           SimHot *ph = &sim->hot[prev];
           ph->next = i;
-          if (h->what >= 0 && !h->recv && ph->what >= 0 && !ph->recv
-              && ph->kernel == h->kernel && ph->sms == h->sms)
-            {
-              guint32 on_prev = 0;
-              for (guint32 k = 0; k < t->n_deps; k++)
-                on_prev += deps[k] == prev;
-              /* (a count that reads as SIM_FUSE_COMM or more: no chain) */
-              h->fuse = (guint8) (on_prev < SIM_FUSE_COMM ? on_prev : SIM_NO_FUSE);
-            }
+          h->fuse = stream_fuse (ph, h, deps, t->n_deps, prev);
         }
       stream_last[slot] = i;
     }
