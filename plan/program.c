@@ -1045,9 +1045,9 @@ expand_w (Builder *bd, const ProgSlot *slot)
     }
   g_array_free (ws, TRUE);
 }
+
 static gint32 post_backward_wait (Builder *bd, GArray *bucket_done, gint32 last, int mb,
                                   int chunk);
-
 
 static void
 expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
@@ -2340,9 +2340,6 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   bd.q_div = 1;
   prog_builder_build_blocks (&bd);
   prog_builder_build_moe_blocks (&bd);
-  /* FSDP2's unsharded gradient accumulation (plan.h grad_accum_upcast): per layer, the
-   * first micro-batch's upcast to fp32 and the later ones' fp32 add, one op each over the
-   * layer's gradients on this rank (a layer of equal size reuses the blocks before it) */
   /* FSDP2's post_backward wait under torch.distributed.pipelining (post_backward_wait) */
   bd.rs_wait_blk = G_MAXUINT32;
   if (plan->pp > 1 && plan->pp_grad_after_stage > 0)
@@ -2351,6 +2348,9 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
       bd.rs_wait_blk = prog_builder_add_block (&bd, PROG_BLOCK_GRAD_ACCUM, PROG_PHASE_BACKWARD,
                                                "fsdp_rs_wait", ops, 0);
     }
+  /* FSDP2's unsharded gradient accumulation (plan.h grad_accum_upcast): per layer, the
+   * first micro-batch's upcast to fp32 and the later ones' fp32 add, one op each over the
+   * layer's gradients on this rank (a layer of equal size reuses the blocks before it) */
   bd.grad_accum_blk = NULL;
   if (plan->grad_accum_upcast > 0 && plan->sharding == PLAN_SHARD_ZERO2
       && plan->zero2_grad_sync == 0 && bd.m_micro > 1)

@@ -1086,6 +1086,17 @@ test_tp_grad_rs_whole (void)
   g_assert_cmpfloat (step_whole, >, step_pieces);
 }
 
+/* The PP 2 ZeRO-2 case of 8 layers with overlapped reduction, one bucket per layer, its
+ * reductions after each stage's last backward (after_stage 1) or per bucket (0). */
+static void
+case_init_pp_buckets (Case *c, int after_stage)
+{
+  case_init_pp2_zero2 (c, 8);
+  c->plan.overlap_grad_reduce = TRUE;
+  c->plan.bucket_bytes = 1;
+  c->plan.pp_grad_after_stage = after_stage;
+}
+
 /* Gradient reduction under PP, once per step (ZeRO-2 with per-step sync, as torchtitan's
  * FSDP2 under torch.distributed.pipelining): uniform-8 on pp 2 x dp 2, 4 micro-batches of
  * one sample, 1F1B, overlap_grad_reduce on, buckets of 1 B so that every layer is a
@@ -1099,10 +1110,7 @@ static void
 pp_grad_reductions (int after_stage, int *n, int *at_end)
 {
   Case c;
-  case_init_pp2_zero2 (&c, 8);
-  c.plan.overlap_grad_reduce = TRUE;
-  c.plan.bucket_bytes = 1;
-  c.plan.pp_grad_after_stage = after_stage;
+  case_init_pp_buckets (&c, after_stage);
   g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
   const ProgProgram *pg = p->program;
   *n = *at_end = 0;
@@ -1165,10 +1173,7 @@ static void
 pp_post_backward_wait (int after_stage, int *n_wait)
 {
   Case c;
-  case_init_pp2_zero2 (&c, 8);
-  c.plan.overlap_grad_reduce = TRUE;
-  c.plan.bucket_bytes = 1;
-  c.plan.pp_grad_after_stage = after_stage;
+  case_init_pp_buckets (&c, after_stage);
   g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
   const ProgProgram *pg = p->program;
   const SimTaskTime *tt = p->result->times;
@@ -1193,7 +1198,10 @@ pp_post_backward_wait (int after_stage, int *n_wait)
             last1 = (gint32) i;
           else if (s == 1 && t->kind == PROG_TASK_COLL && t->comm == PROG_COMM_DP
                    && t->mb == -1 && t->phase == PROG_PHASE_BACKWARD)
-            red[n_red++] = (gint32) i;
+            {
+              g_assert_cmpint (n_red, <, (int) G_N_ELEMENTS (red));
+              red[n_red++] = (gint32) i;
+            }
           else if (s == 0 && bwd0 < 0 && t->kind == PROG_TASK_COMPUTE
                    && t->phase == PROG_PHASE_BACKWARD && t->mb == 3)
             bwd0 = (gint32) i;
