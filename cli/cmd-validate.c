@@ -388,7 +388,8 @@ int
 cli_cmd_validate (int argc, char **argv)
 {
   gboolean json = FALSE, breakdown = FALSE, ranking = FALSE;
-  gint64 explain = -1;
+  /* G_MININT64: not given (any id the user can type, negative ones too, is looked up) */
+  gint64 explain = G_MININT64;
   g_autofree char *only = NULL, *gpu_type = NULL, *cluster_arg = NULL;
   g_auto (CliDbArgs) dba;
   cli_db_args_init (&dba);
@@ -449,7 +450,7 @@ cli_cmd_validate (int argc, char **argv)
   if (csv == NULL)
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
 
-  if (explain >= 0)
+  if (explain != G_MININT64)
     return explain_row (csv, explain, (const char *const *) cost, cluster);
 
   ResPublishedOptions opts = {

@@ -378,6 +378,29 @@ test_explain_cluster (void)
   run_result_clear (&a);
 }
 
+/* validate --explain with a row id no row has is an error on one line, exit 2, for any
+ * id: a negative one too. -1 used to be the "not given" value, so --explain -1 ran and
+ * printed the whole validation (exit 0) instead of saying that no row -1 exists; the CSV
+ * numbers its rows from 1. */
+static void
+test_explain_bad_row (void)
+{
+  static const char *const ids[] = { "-1", "-7", "0", "99999" };
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      RunResult a = { 0 };
+      g_autofree char *args = g_strdup_printf ("validate {SRC}/data/published-runs.csv "
+                                               "--no-db --explain %s", ids[i]);
+      run_tandem (args, &a);
+      g_assert_cmpint (a.status, ==, 2);
+      g_assert_cmpstr (a.out, ==, "");
+      g_autofree char *want = g_strdup_printf ("tandem: error: --explain %s: no row with "
+                                               "that row_id\n", ids[i]);
+      g_assert_cmpstr (a.err, ==, want);
+      run_result_clear (&a);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -388,5 +411,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/ecosystem/validate-cluster", test_validate_cluster);
   g_test_add_func ("/cli/ecosystem/model-flags-moe", test_model_flags_moe);
   g_test_add_func ("/cli/ecosystem/explain-cluster", test_explain_cluster);
+  g_test_add_func ("/cli/ecosystem/explain-bad-row", test_explain_bad_row);
   return g_test_run ();
 }
