@@ -190,7 +190,8 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
   g_autoptr (FwStack) stack = fw_stack_lookup (stack_name, &error);
   if (stack == NULL)
     {
-      return cli_fail (CLI_EXIT_USAGE, "--framework: %s", error->message);
+      g_autofree char *text = cli_lookup_error_text (error, stack_name);
+      return cli_fail (CLI_EXIT_USAGE, "--framework: %s", text);
     }
   if (!plan_check_stack (&ctx->plan, stack, &error))
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);

@@ -179,7 +179,10 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
   g_autoptr (GError) serr = NULL;
   g_autoptr (FwStack) stack = fw_stack_lookup (framework, &serr);
   if (stack == NULL)
-    return cli_fail (CLI_EXIT_USAGE, "--framework: %s", serr->message);
+    {
+      g_autofree char *text = cli_lookup_error_text (serr, framework);
+      return cli_fail (CLI_EXIT_USAGE, "--framework: %s", text);
+    }
   if (!plan_check_stack (&c->plan, stack, &serr))
     return cli_fail (CLI_EXIT_USAGE, "%s", serr->message);
   if (c->plan.moe_shared_expert_overlap && stack->moe_shared_expert_overlap == FW_OPT_NO)

@@ -27,7 +27,10 @@ show_model (const char *name, int seq, gboolean json)
   g_autoptr (GError) error = NULL;
   g_autoptr (ModelSpec) m = model_spec_lookup (name, &error);
   if (m == NULL)
-    return cli_fail (cli_status_for_error (error), "%s", error->message);
+    {
+      g_autofree char *text = cli_lookup_error_text (error, name);
+      return cli_fail (cli_status_for_error (error), "%s", text);
+    }
   if (seq <= 0)
     seq = (int) MIN (m->max_positions, 8192);
 
@@ -411,7 +414,10 @@ show_cluster (const char *name, gboolean json)
   g_autoptr (GError) error = NULL;
   g_autoptr (TopoCluster) c = topo_cluster_lookup (name, &error);
   if (c == NULL)
-    return cli_fail (cli_status_for_error (error), "%s", error->message);
+    {
+      g_autofree char *text = cli_lookup_error_text (error, name);
+      return cli_fail (cli_status_for_error (error), "%s", text);
+    }
   TopoAggregate agg;
   topo_cluster_aggregate (c, &agg);
   const TopoDevice *d = &c->device;
@@ -611,7 +617,10 @@ show_framework (const char *name, gboolean json)
   g_autoptr (GError) error = NULL;
   g_autoptr (FwStack) s = fw_stack_lookup (name, &error);
   if (s == NULL)
-    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+    {
+      g_autofree char *text = cli_lookup_error_text (error, name);
+      return cli_fail (CLI_EXIT_USAGE, "%s", text);
+    }
   if (json)
     {
       g_autoptr (JsonBuilder) b = json_builder_new ();
@@ -737,6 +746,17 @@ cli_cmd_show (int argc, char **argv)
     return show_conventions (json);
   if ((argc == 2 || argc == 3) && g_str_equal (argv[1], "glossary"))
     return cli_show_glossary (argc == 3 ? argv[2] : NULL, json);
+  if (argc == 2 && (g_str_equal (argv[1], "model") || g_str_equal (argv[1], "cluster")
+                    || g_str_equal (argv[1], "framework")))
+    {
+      /* the kind is known: name its presets, the list a user is looking for */
+      g_auto (GStrv) names = g_str_equal (argv[1], "model") ? model_preset_names ()
+                             : g_str_equal (argv[1], "cluster") ? topo_preset_names ()
+                             : fw_stack_preset_names ();
+      g_autofree char *list = g_strjoinv (", ", names);
+      return cli_fail (CLI_EXIT_USAGE, "show %s needs a name or a file (hint: one of %s)",
+                       argv[1], list);
+    }
   if (argc != 3)
     return cli_fail (CLI_EXIT_USAGE, "show needs what and a name (hint: tandem show model "
                      "llama3-8b, tandem show cluster h100-24k)");

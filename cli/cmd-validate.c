@@ -444,7 +444,10 @@ cli_cmd_validate (int argc, char **argv)
     {
       cluster = topo_cluster_lookup (cluster_arg, &error);
       if (cluster == NULL)
-        return cli_fail (CLI_EXIT_USAGE, "--cluster: %s", error->message);
+        {
+          g_autofree char *text = cli_lookup_error_text (error, cluster_arg);
+          return cli_fail (CLI_EXIT_USAGE, "--cluster: %s", text);
+        }
     }
   g_autoptr (ResCsv) csv = res_csv_load (argv[1], &error);
   if (csv == NULL)

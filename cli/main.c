@@ -33,7 +33,8 @@ usage (FILE *out)
            TANDEM_VERSION);
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].about);
-  fprintf (out, "\nPresets: tandem show model NAME and tandem show cluster NAME accept:\n  models:");
+  fprintf (out, "\nPresets: tandem show model|cluster|framework NAME accepts (as do --model, "
+           "--cluster and --framework):\n  models:");
   g_auto (GStrv) models = model_preset_names ();
   for (guint i = 0; models && models[i]; i++)
     fprintf (out, " %s", models[i]);
@@ -41,6 +42,10 @@ usage (FILE *out)
   g_auto (GStrv) clusters = topo_preset_names ();
   for (guint i = 0; clusters && clusters[i]; i++)
     fprintf (out, " %s", clusters[i]);
+  fprintf (out, "\n  frameworks:");
+  g_auto (GStrv) stacks = fw_stack_preset_names ();
+  for (guint i = 0; stacks && stacks[i]; i++)
+    fprintf (out, " %s", stacks[i]);
   fprintf (out, "\n\nExit status (every command):\n"
            "  0  done\n"
            "  1  failure at run time: I/O, the store, MPI, a rank that died\n"

@@ -484,6 +484,26 @@ test_did_you_mean (void)
       "(did you mean '--json'?)\n" },
     { "runs --zzzzzzzzzz", "tandem: error: unknown option '--zzzzzzzzzz' "
       "(hint: tandem runs --help)\n" },
+    /* a preset's name given to show, predict's --framework or validate's --cluster:
+     * the nearest preset, not the whole list (llama3-8c -> llama3-8b: one substitution;
+     * h100-24 -> h100-24k: one insertion; torchtitn -> torchtitan: one insertion) */
+    { "show model llama3-8c",
+      "tandem: error: unknown model 'llama3-8c' (did you mean 'llama3-8b'?)\n" },
+    { "show cluster h100-24",
+      "tandem: error: unknown cluster 'h100-24' (did you mean 'h100-24k'?)\n" },
+    { "show framework torchtitn",
+      "tandem: error: unknown framework 'torchtitn' (did you mean 'torchtitan'?)\n" },
+    { "predict --model llama3-8b --gpus 8 --framework torchtitn --no-db",
+      "tandem: error: --framework: unknown framework 'torchtitn' (did you mean "
+      "'torchtitan'?)\n" },
+    { "validate {SRC}/data/published-runs.csv --cluster h100-24 --no-db",
+      "tandem: error: --cluster: unknown cluster 'h100-24' (did you mean 'h100-24k'?)\n" },
+    /* show with a kind but no name: the presets of that kind (the ten stacks of
+     * data/frameworks, in the order fw_stack_preset_names sorts them) */
+    { "show framework",
+      "tandem: error: show framework needs a name or a file (hint: one of deepspeed, "
+      "hai-llm, llm-foundry, maxtext, megatron-core, megatron-lm-2021, meta-llama3, nemo, "
+      "pytorch-fsdp, torchtitan)\n" },
     /* a negative run id reads as an option to GLib: say what it is */
     { "report run -1", "tandem: error: '-1' is a negative number: ids and counts here are "
       "positive (hint: tandem report run --help)\n" },
