@@ -682,7 +682,7 @@ search_mode (const SearchSpec *spec)
 static void
 print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guint n_top,
             const SimPrediction *recipe, const char *recipe_flags, const char *recipe_why,
-            const char *trace)
+            const char *trace, const char *stack_name, gboolean extrapolated)
 {
   const SearchSpec *spec = search_space_spec (space);
   printf ("search: %s on %s, seq %d, global batch %d, objective %s, top %d\n",
@@ -711,7 +711,13 @@ print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guin
     add_row (t, 0, recipe);
   cli_table_print (t, stdout, "");
   printf ("\n  (MFU in the palm convention; exposed communication in seconds per step, mean "
-          "over stages)\n\nplans, as tandem predict flags:\n");
+          "over stages)\n");
+  /* as tandem predict says it under its figures (issue 13 item 1): every plan of the
+   * table shares the device and the stack, so one line covers them all */
+  if (extrapolated)
+    printf ("  (extrapolated: no fitted calibration or published run behind %s with the %s "
+            "stack)\n", spec->cluster->device.name, stack_name);
+  printf ("\nplans, as tandem predict flags:\n");
   for (guint i = 0; i < n_top; i++)
     printf ("%4d  tandem predict %s\n", (int) i + 1, top[i].flags);
   if (recipe != NULL)
@@ -1390,7 +1396,7 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
         puts (json_text);
       else
         print_text (space, result, top, n_top, recipe, recipe_flags, recipe_why,
-                    trace_failed ? NULL : o->trace_best);
+                    trace_failed ? NULL : o->trace_best, o->stack_name, o->extrapolated);
     }
   if (status == CLI_EXIT_OK && !o->no_db && !o->json)
     {

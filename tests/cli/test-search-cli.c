@@ -166,6 +166,41 @@ test_tie_line (void)
   run_clear (&r);
 }
 
+/* An extrapolated (device, stack) pair says so under the table, as tandem predict says it
+ * under its figures (issue 13 item 1): GB200 takes Hopper's fitted fractions (no fitted
+ * row of its own: sim/cost.c) and torchtitan's FlashAttention-2 has no Hopper row in the
+ * fitted set, so both are extrapolated; H100 with megatron-core is the fitted pair and
+ * prints no such line. Each space is one 8-GPU server, small-llama, every dimension but
+ * the micro-batch fixed. */
+static void
+test_extrapolated_line (void)
+{
+  static const struct { const char *where; const char *line; } cases[] = {
+    { "--cluster gb200-nvl72-superpod",
+      "  (extrapolated: no fitted calibration or published run behind GB200-186GB with the "
+      "megatron-core stack)\n" },
+    { "--cluster dgx-h100-superpod --framework torchtitan",
+      "  (extrapolated: no fitted calibration or published run behind H100-SXM5-80GB with "
+      "the torchtitan stack)\n" },
+    { "--cluster dgx-h100-superpod", NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Run r = { 0 };
+      g_autofree char *args = g_strdup_printf (
+        "search --model small-llama %s --gpus 8 --seq-length 1024 --gbs 32 --tp 1 --pp 1 "
+        "--cp 1 --mbs 1,2 --sharding none --recompute none --dp-overlap on --top 2 --no-db",
+        cases[i].where);
+      run (NULL, args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      if (cases[i].line != NULL)
+        g_assert_nonnull (strstr (r.out, cases[i].line));
+      else
+        g_assert_null (strstr (r.out, "extrapolated"));
+      run_clear (&r);
+    }
+}
+
 static guint
 count_of (const char *text, const char *needle)
 {
@@ -836,6 +871,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/stack-memory", test_stack_memory);
   g_test_add_func ("/cli/search/flags-reproduce", test_flags_reproduce);
   g_test_add_func ("/cli/search/tie-line", test_tie_line);
+  g_test_add_func ("/cli/search/extrapolated-line", test_extrapolated_line);
   g_test_add_func ("/cli/search/duplicate-values", test_duplicate_values);
   g_test_add_func ("/cli/search/progress-tty", test_progress_tty);
   g_test_add_func ("/cli/search/trace-best", test_trace_best);
