@@ -852,7 +852,7 @@ progress_end (Progress *pr)
 static gint64
 store_search (const char *db, int timeout_ms, const SearchSpace *space,
               const SearchResult *res, const SimPrediction *best, const char *note,
-              const char *extra, GError **error)
+              const char *extra, const char *framework, GError **error)
 {
   const SearchSpec *spec = search_space_spec (space);
   g_autofree char *plan_str = plan_to_string (&best->plan);
@@ -884,6 +884,9 @@ store_search (const char *db, int timeout_ms, const SearchSpace *space,
   info.cluster_json = spec->cluster->json;
   info.world_size = best->plan.world_size;
   info.note = summary;
+  /* the stack every candidate was costed with: tandem runs and report run N read it (a
+   * run without one is re-simulated on megatron-core) */
+  info.framework = framework;
   ResMetrics m;
   cli_predicted_metrics (best, &best->memory, mfu, hfu, memory_json, &m);
 
@@ -1334,7 +1337,7 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
   if (status == CLI_EXIT_OK && !o->no_db && o->json)
     {
       run_id = store_search (db, o->db_timeout_ms, space, result, top[0].pred, o->note,
-                             o->extra->str, &error);
+                             o->extra->str, o->stack_name, &error);
       if (run_id < 0)
         store_error = g_strdup (error->message), g_clear_error (&error);
     }
@@ -1401,7 +1404,7 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
   if (status == CLI_EXIT_OK && !o->no_db && !o->json)
     {
       run_id = store_search (db, o->db_timeout_ms, space, result, top[0].pred, o->note,
-                             o->extra->str, &error);
+                             o->extra->str, o->stack_name, &error);
       if (run_id > 0)
         printf ("stored as run %" G_GINT64_FORMAT " in %s\n", run_id, db);
       else

@@ -463,6 +463,62 @@ test_trace_best (void)
 #undef TINY
 }
 
+/* Removes `path` and what lies under it (a test's temporary directory). */
+static void
+remove_tree_of (const char *path)
+{
+  GDir *d = g_dir_open (path, 0, NULL);
+  if (d != NULL)
+    {
+      const char *name;
+      while ((name = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+          remove_tree_of (child);
+        }
+      g_dir_close (d);
+      g_rmdir (path);
+    }
+  else
+    g_remove (path);
+}
+
+/* A stored search records the stack its candidates were costed with, as a stored
+ * prediction does: `tandem runs` names it, and `tandem report run N` re-simulates the
+ * best plan on it. Before, a search run stored no framework, so a torchtitan search's
+ * report re-simulated on megatron-core (0.919 s against the 1.233 s stored for this
+ * Llama 3 8B TP8 plan) and said the cost model had changed. The test compares the
+ * report's re-simulated step with the stored one to the page's 4 digits (its "the stored
+ * prediction's" means equal within 1e-6 relative). */
+static void
+test_store_framework (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tandem-search-stack-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  run_cwd = dir;
+  Run r = { 0 };
+  run (NULL, "search --model llama3-8b --cluster h100-24k --gpus 8 --tp 8 --gbs 8 "
+       "--seq-length 8192 --top 1 --framework torchtitan --db s.db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "stored as run 1 in s.db\n"));
+  run_clear (&r);
+  run (NULL, "runs --db s.db --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *run1 = json_array_get_object_element (
+    json_object_get_array_member (object_of (parser, r.out), "runs"), 0);
+  g_assert_cmpstr (json_object_get_string_member (run1, "kind"), ==, "search");
+  g_assert_cmpstr (json_object_get_string_member (run1, "framework"), ==, "torchtitan");
+  run_clear (&r);
+  run (NULL, "report run 1 --db s.db --out rep --format md", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_clear (&r);
+  g_autofree char *md = g_build_filename (dir, "rep", "report.md", NULL);
+  g_assert_true (file_has (md, "step 1.2329 s, the stored prediction's"));
+  run_cwd = NULL;
+  remove_tree_of (dir);
+}
+
 /* The store refuses (a writer holds the lock past --db-timeout; a file that is not a
  * database): the answer is printed whole all the same, kept in the fallback file that
  * the output names, exit 1 (docs/contracts.md). Stored, the search is a `search` run
@@ -877,6 +933,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/trace-best", test_trace_best);
   g_test_add_func ("/cli/search/llama3-fixed-plan", test_llama3_fixed_plan);
   g_test_add_func ("/cli/search/store-refused", test_store_refused);
+  g_test_add_func ("/cli/search/store-framework", test_store_framework);
   g_test_add_func ("/cli/search/contradiction", test_contradiction);
   g_test_add_func ("/cli/search/nothing-fits", test_nothing_fits);
   g_test_add_func ("/cli/search/did-you-mean", test_did_you_mean);
