@@ -878,7 +878,7 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
         {
           /* after the sync the geglu is all the GPU has until the host issues the down
            * projection's first expert GEMM: the GroupedLinear call's own time and one GEMM
-           * call (TE_MODULE_FWD_HOST_S, TE_GEMM_CALL_HOST_S; under moe_act recompute the
+           * call (TE_MODULE_FWD_HOST_S, TE_GEMM_CALL_TRAIN_HOST_S; under moe_act recompute the
            * backward's GroupedLinear dgrad taken at the forward's figures: U) */
           const double t = roofline (c, 0.0, 0.0, n * 3.0 * e);
           if (c->opts.moe_host_sync_s > 0 && c->opts.moe_grouped_call_s > 0)

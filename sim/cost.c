@@ -85,8 +85,26 @@
 /* ... of which its one GEMM call: the nvte_cublas_gemm host range, 20 us mean over 645,099
  * calls in a user's nsys profile of Qwen3-30B-A3B under Megatron-Core on B200
  * (yanring/Megatron-MoE-ModelZoo issue 7): S. A GroupedLinear call costs the module's part,
- * TE_MODULE_FWD_HOST_S less this, besides its per-expert GEMM calls (TE_GEMM_CALL_HOST_S). */
+ * TE_MODULE_FWD_HOST_S less this, besides its per-expert GEMM calls (TE_GEMM_CALL_TRAIN_HOST_S). */
 #define TE_ONE_GEMM_CALL_HOST_S 20e-6
+
+/* Host time of one expert's GEMM call of a GroupedLinear in a training step, with the
+ * Python TE runs around each call (the per-expert views of the split input, the output
+ * and workspace lists, the tensors saved for the backward), which the microbenchmark
+ * behind TE_GEMM_CALL_HOST_S leaves out: the same issue-7 profile (Qwen3-30B-A3B under
+ * Megatron-Core with TE GroupedLinear, EP 8, so 16 local experts, MBS 1, BF16, the
+ * alltoall dispatcher, 8 x B200; yanring/Megatron-MoE-ModelZoo issue 7, its nsys NVTX
+ * summary) times the experts' forward (MOE_EXPERTS_COMP: fc1, the activation, fc2) at
+ * 2.187 ms median over 6,144 calls (min 1.940 ms). Of that, the two GroupedLinear calls'
+ * own parts, 2 x (TE_MODULE_FWD_HOST_S - TE_ONE_GEMM_CALL_HOST_S) = 190 us, and the
+ * activation's two eager ops (frameworks/presets megatron-core.json moe.host_ops),
+ * 2 x EAGER_OP_HOST_S = 30 us, leave 1.967 ms for 2 x 16 per-expert calls: 61.5 us each.
+ * S for the forward (one model, one GPU type, BF16; nsys's own cost per traced call, a few
+ * us, included); U that the backward's calls (the same general_grouped_gemm path) cost the
+ * same. */
+#define TE_GEMM_CALL_TRAIN_HOST_S                                                         \
+  ((2.187e-3 - 2.0 * (TE_MODULE_FWD_HOST_S - TE_ONE_GEMM_CALL_HOST_S) - 2.0 * EAGER_OP_HOST_S) \
+   / 32.0)
 
 /* Flash attention efficiency (fraction of dense peak) by GPU generation.
  *  - Hopper: FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608) reaches up to 740
@@ -682,9 +700,11 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
    * host's own launch figure when they are shorter (sim/cost-compute.c gemm_s); the sync
    * itself is a launch-plus-sync round trip */
   o->moe_grouped_per_expert = stack->moe_grouped_gemm_per_expert;
-  /* a grouped GEMM's per-expert calls cost the host TE's GEMM call, at least its launch */
+  /* a grouped GEMM's per-expert calls cost the host TE's GEMM call as a training step
+   * issues it (TE_GEMM_CALL_TRAIN_HOST_S, not the bare multi-stream path's
+   * TE_GEMM_CALL_HOST_S), at least its launch */
   if (stack->moe_grouped_gemm_per_expert && arch != ARCH_OTHER)
-    o->moe_gemm_call_s = MAX (o->host_launch_s, TE_GEMM_CALL_HOST_S);
+    o->moe_gemm_call_s = MAX (o->host_launch_s, TE_GEMM_CALL_TRAIN_HOST_S);
   o->moe_host_sync_s = stack->moe_dispatch_host_sync && arch != ARCH_OTHER ? HOST_SYNC_S : 0.0;
   o->moe_expert_op_s = stack->moe_expert_eager_op && arch != ARCH_OTHER ? EAGER_OP_HOST_S : 0.0;
   /* the host's time per MoE layer: eager ops at EAGER_OP_HOST_S, the C++ loops' kernel

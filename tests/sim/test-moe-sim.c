@@ -237,22 +237,24 @@ test_search_space (void)
  *  - a grouped GEMM of 16 experts of 256 tokens x 2048 x 1536 (Qwen3-30B-A3B's fc1 at EP 8,
  *    MBS 1: 4096 x 8 / 128 tokens per expert): TE GroupedLinear issues 16 cuBLAS GEMMs,
  *    and behind the sync the host cannot run ahead, so the forward op costs the host
- *    16 x 33.4 us = 534.4 us (TE's multi-stream path measured at 0.267 ms for 8 experts:
- *    sim/cost.c TE_GEMM_CALL_HOST_S, above h100-24k's documented launch figure, 4 us), not
+ *    16 x 61.46875 us = 983.5 us (a training step's expert GEMM call: the experts' forward
+ *    of Qwen3-30B-A3B measured at 2.187 ms, less the two GroupedLinear calls' own
+ *    2 x (115 - 20) us and the activation's 2 x 15 us, over 2 x 16 calls, 1967 / 32 us:
+ *    sim/cost.c TE_GEMM_CALL_TRAIN_HOST_S, above h100-24k's documented launch figure, 4 us), not
  *    its GPU time: 16 x 2 x 256 x 2048 x 1536 = 25.8 GFLOP at under 1 PFLOP/s is about
  *    26 us at best;
  *  - TE GroupedLinear also loops over the experts in Python (moe.expert_eager_op): one
  *    eager PyTorch op per expert, 15 us each (sim/cost.c: the middle of 5-25 us per op),
  *    with FP8 in the forward (each expert's weight cast): the FP8 forward costs
- *    16 x (33.4 + 15) = 774.4 us;
+ *    16 x (61.46875 + 15) = 1223.5 us;
  *  - the backward has no sync: with the stack's per-pass host figures
  *    (moe_expert_host_s) its data and weight gradients cost their GPU time, the
  *    one-kernel figure of a stack without per-expert launches and 15 kernels more (the
  *    16 cuBLAS GEMMs where one kernel is counted, 1 us each, the stack's kernel_overhead;
  *    bf16, so no quantize kernels), and the host's calls count against the whole pass
  *    (test_host_excess); without those figures they keep the per-GEMM floor, the weight
- *    gradient 16 x (33.4 + 15) = 774.4 us (each expert's wgrad buffer), the data gradient
- *    16 x 33.4 = 534.4 us;
+ *    gradient 16 x (61.46875 + 15) = 1223.5 us (each expert's wgrad buffer), the data
+ *    gradient 16 x 61.46875 = 983.5 us;
  *  - the same op as one GEMM launch (a stack without per-expert launches) costs its GPU
  *    time, below 64 us; the default plan (megatron-core) prices the sync op at 5 us, a
  *    stack without the sync at 0. */
@@ -268,15 +270,15 @@ test_host_costs (void)
   SimCostOptions o;
   sim_cost_options_init_stack (&o, c, mc);
   g_assert_cmpfloat (o.host_launch_s, ==, 4e-6);
-  g_assert_cmpfloat (fabs (o.moe_gemm_call_s - 33.375e-6), <, 1e-15);
+  g_assert_cmpfloat (fabs (o.moe_gemm_call_s - 61.46875e-6), <, 1e-15);
   g_assert_cmpfloat (o.moe_host_sync_s, ==, 5e-6);
   g_assert_true (mc->moe_expert_eager_op);
   g_assert_cmpfloat (o.moe_expert_op_s, ==, 15e-6);
   SimCost *cost = sim_cost_new (c, NULL, &o);
   ModelOp g = named_gemm_op ("expert_up", 256, 1536, 2048, 16);
   double grouped = sim_cost_op_s (cost, &g, TOPO_DTYPE_BF16, FALSE);
-  g_assert_cmpfloat (fabs (grouped - 16 * 33.375e-6), <, 1e-12);
-  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &g, TOPO_DTYPE_FP8, FALSE) - 16 * 48.375e-6), <,
+  g_assert_cmpfloat (fabs (grouped - 16 * 61.46875e-6), <, 1e-12);
+  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &g, TOPO_DTYPE_FP8, FALSE) - 16 * 76.46875e-6), <,
                      1e-12);
   ModelOp w = g, dg = g;
   w.name = "expert_up_wgrad";
@@ -293,9 +295,9 @@ test_host_costs (void)
   for (int i = 0; i < 2; i++)
     np.moe_layer_host_s[i] = np.moe_expert_host_s[i] = np.moe_expert_host_fp8_s[i] = 0.0;
   cost = sim_cost_new (c, NULL, &np);
-  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &w, TOPO_DTYPE_BF16, TRUE) - 16 * 48.375e-6), <,
+  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &w, TOPO_DTYPE_BF16, TRUE) - 16 * 76.46875e-6), <,
                      1e-12);
-  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &dg, TOPO_DTYPE_BF16, TRUE) - 16 * 33.375e-6), <,
+  g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &dg, TOPO_DTYPE_BF16, TRUE) - 16 * 61.46875e-6), <,
                      1e-12);
   g_assert_cmpfloat (fabs (sim_cost_op_s (cost, &g, TOPO_DTYPE_BF16, FALSE) - grouped), <, 1e-15);
   ModelOp sync;
@@ -448,13 +450,14 @@ test_grouped_launches (void)
  * GroupedLinear's without its one GEMM call (20 us):
  *  - forward: 58 eager ops outside the experts' loops = 0.87 ms, 2 TE linear modules =
  *    0.23 ms and 2 GroupedLinear calls = 0.19 ms, 1.29 ms in all; per local expert 2 GEMM
- *    calls at TE's 33.375 us = 66.75 us, with FP8 2 weight-workspace calls more (30 us) and
+ *    calls at 61.46875 us (TE_GEMM_CALL_TRAIN_HOST_S) = 122.9375 us, with FP8 2 weight-workspace
+ *    calls more (30 us) and
  *    2 quantize calls of the recipe's launches (test_quant_launches);
  *  - backward: 70 eager ops = 1.05 ms, per local expert 4 GEMM calls and 4 eager ops,
- *    4 x 33.375 + 4 x 15 = 193.5 us, with FP8 2 quantize calls more.
+ *    4 x 61.46875 + 4 x 15 = 305.875 us, with FP8 2 quantize calls more.
  * Qwen3-30B-A3B (48 layers, 128 experts of 768, top-8) on 8 GPUs (ep 8: 16 local experts)
- * at 128 tokens, BF16: forward host 1.29 ms + 16 x 66.75 us = 2.358 ms, backward 1.05 ms +
- * 16 x 193.5 us = 4.146 ms (in the forward both parts of the layer, before and after the
+ * at 128 tokens, BF16: forward host 1.29 ms + 16 x 122.9375 us = 3.257 ms, backward 1.05 ms +
+ * 16 x 305.875 us = 5.944 ms (in the forward both parts of the layer, before and after the
  * dispatcher's sync, are host-bound at 128 tokens, so their split does not matter here:
  * test_host_excess_split); the excess is that minus the GPU time of the pass's attention and MoE
  * blocks, summed here as the engine sums them. The engine adds the excess to each experts
@@ -515,11 +518,11 @@ fwd_gpu_split (const SimCost *cost, const ProgProgram *prog, double *before, dou
  * FP8 GEMMs:
  *  - after the sync the host issues the 17 eager ops of permute .. combine (megatron-core
  *    moe.host_ops layer_fwd_after_sync) and the two GroupedLinear calls at 95 us, and per
- *    local expert 2 GEMM calls at 33.375 us plus, with FP8 current scaling, 2 weight-
+ *    local expert 2 GEMM calls at 61.46875 us plus, with FP8 current scaling, 2 weight-
  *    workspace calls at 15 us and 2 quantize calls of 3 launches at 4 us: A = 17 x 15 +
- *    2 x 95 + 128 x (66.75 + 30 + 24) us = 15.901 ms, against a GPU time a of 128
+ *    2 x 95 + 128 x (122.9375 + 30 + 24) us = 23.093 ms, against a GPU time a of 128
  *    experts of 128 tokens (9.7 GFLOP each at most, microseconds) plus the floor of the
- *    grouped GEMMs' calls behind the sync (2 x 128 x (33.375 + 15) us = 12.38 ms) and the
+ *    grouped GEMMs' calls behind the sync (2 x 128 x (61.46875 + 15) us = 19.576 ms) and the
  *    permutes: a < A, host-bound;
  *  - before the next sync the host issues 41 eager ops and the 2 TE linear modules at
  *    115 us, B = 0.845 ms, while the GPU runs the
@@ -559,7 +562,7 @@ test_host_excess_split (void)
   SimCost *cost = sim_cost_new (c, NULL, &opts.cost);
   double b, a;
   fwd_gpu_split (cost, prog, &b, &a);
-  const double A = 17 * 15e-6 + 2 * 95e-6 + 128 * (66.75e-6 + 30e-6 + 24e-6),
+  const double A = 17 * 15e-6 + 2 * 95e-6 + 128 * (122.9375e-6 + 30e-6 + 24e-6),
                B = 41 * 15e-6 + 2 * 115e-6;
   double ef = sim_cost_moe_host_excess_s (cost, prog, PROG_PHASE_FORWARD);
   g_test_message ("8K tokens, 128 local experts: host %.3f + %.3f ms, GPU %.3f + %.3f ms, "
@@ -634,8 +637,8 @@ test_host_excess (void)
   mcore_free_comm_options (&opts, c);
   g_assert_cmpfloat (fabs (opts.cost.moe_layer_host_s[0] - 1.29e-3), <, 1e-12);
   g_assert_cmpfloat (fabs (opts.cost.moe_layer_host_s[1] - 1.05e-3), <, 1e-12);
-  g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_s[0] - 66.75e-6), <, 1e-12);
-  g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_s[1] - 193.5e-6), <, 1e-12);
+  g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_s[0] - 122.9375e-6), <, 1e-12);
+  g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_s[1] - 305.875e-6), <, 1e-12);
   g_assert_cmpfloat (fabs (opts.cost.moe_expert_host_fp8_s[0] - 30e-6), <, 1e-12);
   g_assert_cmpfloat (opts.cost.moe_expert_host_fp8_s[1], ==, 0.0);
   g_assert_cmpfloat (opts.cost.moe_expert_fp8_quants, ==, 2.0);
@@ -650,7 +653,7 @@ test_host_excess (void)
   const ProgProgram *prog = on->program;
   g_assert_cmpint (prog->moe.local_experts, ==, 16);
   SimCost *cost = sim_cost_new (c, NULL, &opts.cost);
-  double host_f = 1.29e-3 + 16 * 66.75e-6, host_b = 1.05e-3 + 16 * 193.5e-6;
+  double host_f = 1.29e-3 + 16 * 122.9375e-6, host_b = 1.05e-3 + 16 * 305.875e-6;
   double gpu_f = pass_gpu_s (cost, prog, 0), gpu_b = pass_gpu_s (cost, prog, 1);
   double ef = sim_cost_moe_host_excess_s (cost, prog, PROG_PHASE_FORWARD);
   double eb = sim_cost_moe_host_excess_s (cost, prog, PROG_PHASE_BACKWARD);
