@@ -201,6 +201,48 @@ test_extrapolated_line (void)
     }
 }
 
+/* The table's plan column names the searched options that the plan's name leaves out,
+ * so that two rows never read the same: the tie-line space above (8 GPUs, tp 1, pp 2 ->
+ * dp 4, DP overlap off) holds two candidates apart only in the rank order, Megatron's
+ * first (no suffix), the pp-inner one second (-ppdp); the rule of thumb there runs DP
+ * overlap (-dpov). With cp 2 and the exchange fixed, the all-gather plan with DP overlap
+ * ends -cpag-dpov and the all-to-all one without it -cpa2a. The legend under the table
+ * names only the suffixes printed. */
+static void
+test_plan_suffixes (void)
+{
+  Run r = { 0 };
+  run (NULL, "search --model small-llama --cluster dgx-h100-superpod --gpus 8 --seq-length 1024 "
+       "--gbs 32 --tp 1 --pp 2 --vpp 1 --cp 1 --mbs 1 --sharding none --recompute none "
+       "--schedule 1F1B --dp-overlap off --top 2 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "  tp1-cp1-pp2-vpp1-dp4-mbs1-gbs32-seq1024-1F1B\n   2  "));
+  g_assert_nonnull (strstr (r.out, "  tp1-cp1-pp2-vpp1-dp4-mbs1-gbs32-seq1024-1F1B-ppdp\nrule"));
+  g_assert_nonnull (strstr (r.out, "  (plan suffixes: -dpov DP grad-reduce and param-gather "
+                                   "overlap, -ppdp rank order tp-cp-ep-pp-dp)\n"));
+  run_clear (&r);
+  static const struct { const char *comm, *dp_overlap, *plan, *legend; } cp[] = {
+    { "all_gather", "on", "  tp1-cp2-pp1-vpp1-dp4-mbs1-gbs32-seq4096-1F1B-cpag-dpov\n",
+      "  (plan suffixes: -cpag CP all-gather, -dpov DP grad-reduce and param-gather "
+      "overlap)\n" },
+    { "a2a", "off", "  tp1-cp2-pp1-vpp1-dp4-mbs1-gbs32-seq4096-1F1B-cpa2a\n",
+      "  (plan suffixes: -cpa2a CP all-to-all, -dpov DP grad-reduce and param-gather "
+      "overlap)\n" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cp); i++)
+    {
+      g_autofree char *args = g_strdup_printf (
+        "search --model small-llama --cluster dgx-h100-superpod --gpus 8 --seq-length 4096 "
+        "--gbs 32 --tp 1 --pp 1 --cp 2 --cp-comm-type %s --mbs 1 --sharding none --recompute "
+        "none --dp-overlap %s --top 1 --no-db", cp[i].comm, cp[i].dp_overlap);
+      run (NULL, args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.out, cp[i].plan));
+      g_assert_nonnull (strstr (r.out, cp[i].legend));
+      run_clear (&r);
+    }
+}
+
 static guint
 count_of (const char *text, const char *needle)
 {
@@ -927,6 +969,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/stack-memory", test_stack_memory);
   g_test_add_func ("/cli/search/flags-reproduce", test_flags_reproduce);
   g_test_add_func ("/cli/search/tie-line", test_tie_line);
+  g_test_add_func ("/cli/search/plan-suffixes", test_plan_suffixes);
   g_test_add_func ("/cli/search/extrapolated-line", test_extrapolated_line);
   g_test_add_func ("/cli/search/duplicate-values", test_duplicate_values);
   g_test_add_func ("/cli/search/progress-tty", test_progress_tty);
