@@ -691,6 +691,7 @@ show_framework (const char *name, gboolean json)
   ROW ("fsdp.pp_grad_reduce", s->fsdp_pp_grad_after_stage ? "after_stage" : "per_bucket");
   ROW ("fsdp.grad_accumulation", s->fsdp_grad_accum_upcast ? "upcast_add" : "fused");
   ROW ("fsdp.copy_in_out", s->fsdp_copy_in_out ? "yes" : "no");
+  ROW ("fsdp.reduce_passes", s->fsdp_reduce_passes ? "yes" : "no");
   ROW ("cp.merge", s->cp_ring_merge ? "fp32_per_step" : "none");
   ROW ("cp.kv_heads", s->cp_kv_repeated ? "repeated" : "grouped");
   g_autofree char *wcast = s->fp8_weight_cast_bytes > 0

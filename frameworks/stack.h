@@ -205,6 +205,10 @@ typedef struct {
   gboolean      fsdp_copy_in_out;       /* ZeRO-3: a gathered layer is copied out of the
                                          * all-gather buffer and a gradient reduce-scatter's
                                          * input copied in, on the compute stream (FSDP2) */
+  gboolean      fsdp_reduce_passes;     /* ZeRO-2 with per-micro-batch sync: before each
+                                         * reduce-scatter the unsharded gradient is cast to
+                                         * the reduce dtype and pre-divided, passes over it
+                                         * (FSDP1's post-backward hook and _reduce_grad) */
   gboolean      fsdp_rank_copies;       /* collectives on per-rank tensor lists, a copy
                                          * kernel per rank (else one flat buffer) */
   FwFp8Ops      fp8_ops;

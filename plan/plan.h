@@ -300,6 +300,16 @@ typedef struct {
                                    * foreach_reduce_scatter_copy_in); 0 the collectives
                                    * work on the parameters' own flat buffers; -1 the
                                    * stack's */
+  int      zero2_reduce_passes;   /* ZeRO-2 with per-micro-batch sync (zero2_grad_sync 1):
+                                   * 1 before each reduce-scatter of a layer's (the
+                                   * embedding's, the head's) unsharded gradient, PyTorch
+                                   * FSDP1's passes over it: the cast to the gradient
+                                   * dtype where the parameters are narrower
+                                   * (_post_backward_hook) and the division by the
+                                   * gradient pre-divide factor (_reduce_grad), on the
+                                   * compute stream; 0 none (Megatron's and DeepSpeed's
+                                   * buckets are filled in the reduce dtype by the GEMMs);
+                                   * -1 the stack's */
   int      cp_ring_merge;         /* CP as PyTorch's context_parallel runs it
                                    * (_templated_ring_attention): 1 the attention runs as
                                    * the c ring steps even with all-gathered K/V, each

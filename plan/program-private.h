@@ -101,6 +101,10 @@ typedef struct {
   /* FSDP2's copies (plan.h zero3_copy_in_out): per layer the copy out of its gathered
    * parameters and the copy into its gradient reduce-scatter's input (NULL: none) */
   guint32 *copy_out_blk, *copy_in_blk;
+  /* FSDP1's passes before a ZeRO-2 per-micro-batch reduce-scatter (plan.h
+   * zero2_reduce_passes): per layer, and the embedding's and the head's (NULL, or
+   * G_MAXUINT32 for the embedding and head: none) */
+  guint32 *reduce_pass_blk, embed_pass_blk, head_pass_blk;
   /* CPU activation offload (program.h): the layers of a chunk offloaded (0: none), the
    * bytes one layer's copy moves per micro-batch, the copy task of each offloaded layer
    * of the unit being built (-1 none), and a task the next compute task added waits for

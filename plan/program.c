@@ -523,6 +523,60 @@ shard_axis (Builder *bd)
   return bd->plan->cp > 1 ? PLAN_AXIS_CPDP : PLAN_AXIS_DP;
 }
 
+/* PyTorch FSDP1's gradient pre-divide factor for a reduction over n ranks
+ * (torch/distributed/algorithms/_comm_hooks/default_hooks.py,
+ * DefaultState._get_gradient_predivide_factor): the power of two that doubles while it
+ * divides n and stays below n / factor. 128 -> 16, 64 -> 8, 2 -> 2, 1 -> 1. */
+int
+prog_fsdp_predivide_factor (int n)
+{
+  int factor = 1;
+  while (n > 0 && n % factor == 0 && n / factor > factor)
+    factor *= 2;
+  return factor;
+}
+
+/* Bytes read and written per parameter by FSDP1's passes over an unsharded gradient
+ * before its reduce-scatter (plan.h zero2_reduce_passes), each a plain streaming pass:
+ *  - the cast to the reduce dtype, where it differs from the dtype autograd produced
+ *    (the parameters'): _post_backward_hook, "flat_param.grad.data =
+ *    flat_param.grad.to(handle._reduce_dtype)", reads the parameter dtype and writes the
+ *    gradient dtype (bf16 -> fp32: 2 + 4 B);
+ *  - the pre-divide: _reduce_grad, "_div_if_needed(padded_unsharded_grad,
+ *    state._gradient_predivide_factor)", an in-place div_ whenever the factor is above 1
+ *    (every shard group of 2 or more), reading and writing the gradient dtype (4 + 4 B).
+ * The post-divide (after the reduce-scatter, on the 1/n shard) and the sharded
+ * accumulation are left out: n times smaller. FSDP1 runs both passes on its post-backward
+ * stream; they are taken here on the compute stream, after the layer's backward, as
+ * FSDP2's copy-in is (zero3_copy_in_out): memory-bound kernels that need the SMs to pull
+ * HBM bandwidth, so beside the next layer's GEMMs they take about their own time from
+ * them (D); where the compute waits on a TP collective they fill the gap, as on the
+ * GPU. bf16 parameters with fp32 reduction over 128 ranks: 6 + 8 = 14 B per parameter. */
+static double
+reduce_passes_bytes (Builder *bd)
+{
+  const Plan *p = bd->plan;
+  const double pb = plan_precision_bytes (p->param_dtype);
+  const double gb = bd->grad_bytes_per_param;
+  const int n = MAX (p->dp, 1) * (p->cp > 1 ? p->cp : 1);
+  double bytes = 0;
+  if (gb != pb)
+    bytes += pb + gb;
+  if (prog_fsdp_predivide_factor (n) > 1)
+    bytes += 2 * gb;
+  return bytes;
+}
+
+/* A block of one such pass (fsdp_copy: `elements` are the bytes moved). */
+static guint32
+reduce_pass_block (Builder *bd, double bytes)
+{
+  g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+  prog_builder_elem (ops, "fsdp_copy", MODEL_OP_ELEMENTWISE, (guint64) (bytes + 0.5), 0);
+  return prog_builder_add_block (bd, PROG_BLOCK_GRAD_ACCUM, PROG_PHASE_BACKWARD,
+                                 "fsdp_reduce_passes", ops, 0);
+}
+
 /* Whether a ZeRO-3 layer gather can be prefetched: FSDP gathers the next module while
  * the current one computes; DeepSpeed prefetches at most stage3_prefetch_bucket_size
  * parameters (default 5e7, DeepSpeed's config documentation), less than one layer of a
@@ -1008,6 +1062,10 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
       gint32 in = x;
       if (bd->copy_in_blk != NULL && zero3 (bd))
         in = compute (bd, bd->copy_in_blk[layer], mb, chunk, layer, after, -1);
+      /* FSDP1 casts and pre-divides it first (plan.h zero2_reduce_passes; the same place
+       * on the compute stream, see reduce_passes_bytes) */
+      if (bd->reduce_pass_blk != NULL && zero2_per_mb (bd))
+        in = compute (bd, bd->reduce_pass_blk[layer], mb, chunk, layer, after, -1);
       coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, shard_axis (bd), bytes,
             PROG_PHASE_BACKWARD, mb, chunk, layer, in, -1);
       if (moe)
@@ -1140,9 +1198,14 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
       if (mb == chunk_last_mb (bd, chunk) && bucket_done)
         g_array_index (bucket_done, gint32, bd->m->n_layers + 1) = ch.last_compute;
       if (zero2_per_mb (bd) && bd->head_params_local > 0)
-        coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, shard_axis (bd),
-              bd->head_params_local * bd->grad_bytes_per_param, PROG_PHASE_BACKWARD, mb,
-              chunk, -1, ch.last_compute, -1);
+        {
+          gint32 in = ch.last_compute;
+          if (bd->head_pass_blk != G_MAXUINT32)
+            in = compute (bd, bd->head_pass_blk, mb, chunk, -1, in, -1);
+          coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, shard_axis (bd),
+                bd->head_params_local * bd->grad_bytes_per_param, PROG_PHASE_BACKWARD, mb,
+                chunk, -1, in, -1);
+        }
     }
   else
     {
@@ -1183,9 +1246,14 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
       if (mb == chunk_last_mb (bd, chunk) && bucket_done)
         g_array_index (bucket_done, gint32, bd->m->n_layers) = ch.last_compute;
       if (zero2_per_mb (bd) && bd->embed_params_local > 0)
-        coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, shard_axis (bd),
-              bd->embed_params_local * bd->grad_bytes_per_param, PROG_PHASE_BACKWARD, mb,
-              chunk, -1, ch.last_compute, -1);
+        {
+          gint32 in = ch.last_compute;
+          if (bd->embed_pass_blk != G_MAXUINT32)
+            in = compute (bd, bd->embed_pass_blk, mb, chunk, -1, in, -1);
+          coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, shard_axis (bd),
+                bd->embed_params_local * bd->grad_bytes_per_param, PROG_PHASE_BACKWARD, mb,
+                chunk, -1, in, -1);
+        }
     }
   else
     {
@@ -2414,6 +2482,26 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
             }
         }
     }
+  /* FSDP1's passes before each per-micro-batch reduce-scatter (plan.h zero2_reduce_passes;
+   * reduce_passes_bytes), one block per layer of a new size, and the embedding's and
+   * the head's */
+  bd.reduce_pass_blk = NULL;
+  bd.embed_pass_blk = bd.head_pass_blk = G_MAXUINT32;
+  if (plan->zero2_reduce_passes > 0 && plan->sharding == PLAN_SHARD_ZERO2
+      && plan->zero2_grad_sync > 0 && reduce_passes_bytes (&bd) > 0)
+    {
+      const double per_param = reduce_passes_bytes (&bd);
+      bd.reduce_pass_blk = g_new (guint32, model->n_layers);
+      for (guint64 l = 0; l < model->n_layers; l++)
+        if (l > 0 && bd.layer_params_local[l] == bd.layer_params_local[l - 1])
+          bd.reduce_pass_blk[l] = bd.reduce_pass_blk[l - 1];
+        else
+          bd.reduce_pass_blk[l] = reduce_pass_block (&bd, bd.layer_params_local[l] * per_param);
+      if (bd.embed_params_local > 0)
+        bd.embed_pass_blk = reduce_pass_block (&bd, bd.embed_params_local * per_param);
+      if (bd.head_params_local > 0)
+        bd.head_pass_blk = reduce_pass_block (&bd, bd.head_params_local * per_param);
+    }
   /* Transformer Engine overlaps TP communication with the GEMMs in pieces; 4 pieces per
    * block (U: TE's userbuffers split ring exchanges per TP rank; we keep the count small
    * and fixed so the program stays compact). */
@@ -2508,6 +2596,7 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   g_free (bd.grad_accum_blk);
   g_free (bd.copy_out_blk);
   g_free (bd.copy_in_blk);
+  g_free (bd.reduce_pass_blk);
   if (!ok)
     {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,

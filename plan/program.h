@@ -266,6 +266,9 @@ const ProgSchedOps *prog_sched_lookup (PlanSchedule id);
 ProgProgram *prog_program_new  (const ModelSpec *model, const Plan *plan,
                                 const PlanLayout *layout, GError **error);
 void         prog_program_free (ProgProgram *prog);
+/* PyTorch FSDP1's gradient pre-divide factor for a reduction over n ranks (plan.h
+ * zero2_reduce_passes) */
+int          prog_fsdp_predivide_factor (int n);
 
 static inline const ProgTask *
 prog_task (const ProgProgram *p, guint32 id)

@@ -224,6 +224,8 @@ typedef struct {
                                      pass per micro-batch (FwStack fsdp_grad_accum_upcast) */
   gboolean zero3_copy_in_out;     /* the stack copies gathered parameters out and gradients
                                      in on the compute stream (FwStack fsdp_copy_in_out) */
+  gboolean zero2_reduce_passes;   /* ZeRO-2 per micro-batch: the cast and pre-divide passes
+                                     before each reduce-scatter (FwStack fsdp_reduce_passes) */
   gboolean cp_ring_merge;         /* CP runs ring steps with fp32 merges (FwStack cp_ring_merge) */
   gboolean cp_kv_repeated;        /* CP moves K/V at the query heads (FwStack cp_kv_repeated) */
   gboolean loss_eager;            /* the cross entropy's backward allocates two fp32 logit

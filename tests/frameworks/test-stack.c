@@ -247,6 +247,12 @@ test_semantics (void)
   g_assert_cmpint (meta->default_pp_chunk_slots, ==, 1);
   g_assert_nonnull (g_hash_table_lookup (meta->sources, "defaults.pp_layers_per_chunk"));
   g_assert_nonnull (g_hash_table_lookup (meta->sources, "fsdp.zero2_grad_sync"));
+  /* FSDP1's cast and pre-divide before each synchronized reduce-scatter; FSDP2's copy-in
+   * (torchtitan) and Megatron's buckets filled by the GEMMs have neither */
+  g_assert_true (meta->fsdp_reduce_passes);
+  g_assert_nonnull (g_hash_table_lookup (meta->sources, "fsdp.reduce_passes"));
+  g_assert_false (mc->fsdp_reduce_passes);
+  g_assert_false (tt->fsdp_reduce_passes);
   g_assert_cmpint (mc->default_pp_chunk_slots, ==, 0);
   g_assert_cmpint (tt->default_pp_chunk_slots, ==, 0);
 }

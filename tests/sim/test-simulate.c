@@ -710,6 +710,95 @@ test_zero2_per_microbatch (void)
   g_assert_cmpint (per_step, >, 0);
 }
 
+/* FSDP1's passes before each per-micro-batch reduce-scatter (plan.h zero2_reduce_passes),
+ * on zero2_scatters' plan: mcore-gpt-1.7b on 2 ranks, 2 micro-batches, bf16 parameters,
+ * fp32 gradients. The cast reads 2 B and writes 4 B a parameter; the pre-divide factor of
+ * 2 ranks is 2 (1 doubles once: 2 % 1 = 0 and 2 / 1 > 1; then 2 / 2 = 1 is not > 2), so
+ * the in-place division reads and writes 4 + 4 B: 14 B a parameter. A layer: 50,358,272
+ * x 14 = 705,015,808 B; the embedding 276,824,064 x 14 = 3,875,536,896 B; the head and
+ * final norm 268,439,552 x 14 = 3,758,153,728 B. One pass before each of the 2 x (24 + 2)
+ * reduce-scatters, which waits for it; off (0): none, and the step is shorter. With bf16
+ * gradients there is no cast, only the division: 2 + 2 = 4 B a parameter. */
+static void
+reduce_passes (int flag, PlanPrecision grad, int *passes, int *rs_after, double *layer_b,
+               double *embed_b, double *head_b, double *step)
+{
+  Case c;
+  case_init (&c, "mcore-gpt-1.7b");
+  c.plan.world_size = 2;
+  c.plan.global_batch = 4;
+  c.plan.seq_length = 2048;
+  c.plan.sharding = PLAN_SHARD_ZERO2;
+  c.plan.overlap_grad_reduce = TRUE;
+  c.plan.zero2_grad_sync = 1;
+  c.plan.zero2_reduce_passes = flag;
+  c.plan.grad_dtype = grad;
+  g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+  const ProgProgram *pg = p->program;
+  *passes = *rs_after = 0;
+  *layer_b = *embed_b = *head_b = 0;
+  for (guint i = 0; i < pg->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (pg, i);
+      if (t->kind == PROG_TASK_COLL && t->comm == PROG_COMM_DP
+          && t->coll == PLAN_COLL_REDUCE_SCATTER && t->mb >= 0)
+        {
+          g_assert_cmpuint (t->n_deps, ==, 1);
+          const ProgTask *d = prog_task (pg, prog_task_deps (pg, t)[0]);
+          if (d->kind == PROG_TASK_COMPUTE
+              && g_str_equal (prog_block (pg, d->block)->name, "fsdp_reduce_passes"))
+            (*rs_after)++;
+        }
+      if (t->kind != PROG_TASK_COMPUTE
+          || !g_str_equal (prog_block (pg, t->block)->name, "fsdp_reduce_passes"))
+        continue;
+      (*passes)++;
+      const ProgBlock *blk = prog_block (pg, t->block);
+      const ModelOp *op = &g_array_index (pg->ops, ModelOp, blk->first_op);
+      g_assert_cmpstr (op->name, ==, "fsdp_copy");
+      /* the two passes outside the layers: the embedding's (the larger) and the head's */
+      if (t->layer == 5)
+        *layer_b = (double) op->elements;
+      else if (t->layer < 0)
+        *(op->elements > 3.8e9 ? embed_b : head_b) = (double) op->elements;
+    }
+  *step = p->result->step_time_s;
+  case_clear (&c);
+}
+
+static void
+test_zero2_reduce_passes (void)
+{
+  int passes, rs;
+  double layer, embed, head, with, without;
+  reduce_passes (1, PLAN_PREC_FP32, &passes, &rs, &layer, &embed, &head, &with);
+  g_assert_cmpint (passes, ==, 2 * (24 + 2));
+  g_assert_cmpint (rs, ==, 2 * (24 + 2));
+  g_assert_cmpfloat (layer, ==, 705015808.0);
+  g_assert_cmpfloat (embed, ==, 3875536896.0);
+  g_assert_cmpfloat (head, ==, 3758153728.0);
+  reduce_passes (1, PLAN_PREC_BF16, &passes, &rs, &layer, &embed, &head, &with);
+  g_assert_cmpint (passes, ==, 2 * (24 + 2));
+  g_assert_cmpfloat (layer, ==, 201433088.0);
+  reduce_passes (1, PLAN_PREC_FP32, &passes, &rs, &layer, &embed, &head, &with);
+  reduce_passes (0, PLAN_PREC_FP32, &passes, &rs, &layer, &embed, &head, &without);
+  g_assert_cmpint (passes + rs, ==, 0);
+  g_assert_cmpfloat (with, >, without);
+}
+
+/* FSDP1's pre-divide factor (DefaultState._get_gradient_predivide_factor), by hand: the
+ * factor doubles while it divides n and n / factor > factor. 128: 1, 2, 4, 8, 16 (128 / 16
+ * = 8 is not > 16): 16. 64: 8 (64 / 8 = 8 not > 8). 12: 4 (12 / 4 = 3). 2: 2. 1: 1. */
+static void
+test_fsdp_predivide_factor (void)
+{
+  g_assert_cmpint (prog_fsdp_predivide_factor (128), ==, 16);
+  g_assert_cmpint (prog_fsdp_predivide_factor (64), ==, 8);
+  g_assert_cmpint (prog_fsdp_predivide_factor (12), ==, 4);
+  g_assert_cmpint (prog_fsdp_predivide_factor (2), ==, 2);
+  g_assert_cmpint (prog_fsdp_predivide_factor (1), ==, 1);
+}
+
 static void
 test_zero3_as_deepspeed (void)
 {
@@ -1398,6 +1487,7 @@ test_plan_apply_stack (void)
   co.pp_grad_after_stage = TRUE;
   co.grad_accum_upcast = TRUE;
   co.zero3_copy_in_out = TRUE;
+  co.zero2_reduce_passes = TRUE;
   co.loss_eager = TRUE;
   co.pp_p2p_sync = TRUE;
   p.zero3_rank_copies = 0;            /* set by the plan: kept */
@@ -1413,6 +1503,7 @@ test_plan_apply_stack (void)
   g_assert_cmpint (p.pp_grad_after_stage, ==, 1);
   g_assert_cmpint (p.grad_accum_upcast, ==, 1);
   g_assert_cmpint (p.zero3_copy_in_out, ==, 1);
+  g_assert_cmpint (p.zero2_reduce_passes, ==, 1);
   g_assert_cmpint (p.loss_eager, ==, 1);
   g_assert_cmpint (p.pp_p2p_sync, ==, 1);
   plan_clear (&p);
@@ -1447,6 +1538,7 @@ test_plan_apply_stack (void)
   g_assert_cmpint (q.pp_grad_after_stage, ==, 0);
   g_assert_cmpint (q.grad_accum_upcast, ==, 0);
   g_assert_cmpint (q.zero3_copy_in_out, ==, 0);
+  g_assert_cmpint (q.zero2_reduce_passes, ==, 0);
   g_assert_cmpint (q.loss_eager, ==, 0);
   g_assert_cmpint (q.pp_p2p_sync, ==, 0);
   g_assert_cmpint (q.pp_scatter_gather, ==, 0);
@@ -2008,6 +2100,8 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/zero3-as-deepspeed", test_zero3_as_deepspeed);
   g_test_add_func ("/sim/simulate/zero3-recompute-waits", test_zero3_recompute_waits);
   g_test_add_func ("/sim/simulate/zero2-per-microbatch", test_zero2_per_microbatch);
+  g_test_add_func ("/sim/simulate/zero2-reduce-passes", test_zero2_reduce_passes);
+  g_test_add_func ("/sim/simulate/fsdp-predivide-factor", test_fsdp_predivide_factor);
   g_test_add_func ("/sim/simulate/zero3-gather-ahead", test_zero3_gather_ahead);
   g_test_add_func ("/sim/simulate/tp-all-gather-fp8", test_tp_all_gather_fp8);
   g_test_add_func ("/sim/simulate/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
