@@ -1,6 +1,7 @@
 /* cli/cmd-plan.c - `tandem plan show` (degrees, stages, layout) and `tandem memory`. */
 #include "cli/cli.h"
 #include "plan/memory.h"
+#include "sim/predict.h"
 #include "cli/cli-fit.h"
 #include "cli/cli-table.h"
 #include "util/output.h"
@@ -297,11 +298,15 @@ int
 cli_cmd_memory (int argc, char **argv)
 {
   gboolean json = FALSE, all_stages = FALSE;
+  g_autofree char *framework = NULL;
   const GOptionEntry extra[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
     { "all-stages", 0, 0, G_OPTION_ARG_NONE, &all_stages,
       "Show every pipeline stage (a long pipeline otherwise shows the first two, the peak "
       "and the last two)", NULL },
+    { "framework", 0, 0, G_OPTION_ARG_STRING, &framework,
+      "Software stack (default megatron-core), as in tandem predict: its plan fields (FSDP "
+      "semantics, gradient buffers) change the memory", "NAME|FILE" },
     { NULL },
   };
   CliPlanContext ctx;
@@ -319,20 +324,31 @@ cli_cmd_memory (int argc, char **argv)
       return cli_fail (CLI_EXIT_USAGE, "unexpected argument '%s' (hint: tandem memory "
                        "--help)", argv[1]);
     }
+  /* the stack, as tandem predict reads it: predict's out-of-memory hint sends the user
+   * here "with the same flags", --framework included */
+  g_autoptr (GError) serr = NULL;
+  g_autoptr (FwStack) stack = fw_stack_lookup (framework, &serr);
+  if (stack == NULL)
+    {
+      g_autofree char *text = cli_lookup_error_text (serr, framework);
+      cli_plan_context_clear (&ctx);
+      return cli_fail (CLI_EXIT_USAGE, "--framework: %s", text);
+    }
+  if (!plan_check_stack (&ctx.plan, stack, &serr))
+    {
+      cli_plan_context_clear (&ctx);
+      return cli_fail (CLI_EXIT_USAGE, "%s", serr->message);
+    }
+  SimOptions sopts;
+  sim_options_init (&sopts, ctx.cluster);
+  sim_cost_options_init_stack (&sopts.cost, ctx.cluster, stack);
+  sim_plan_apply_stack (&ctx.plan, &sopts.cost);
   PlanMemory mem;
   plan_memory_compute (ctx.model, &ctx.plan, ctx.cluster, &mem);
   g_autoptr (GArray) fit = NULL;
+  /* the suggestions are simulated as predict would, on the same stack */
   if (!mem.fits)
-    {
-      /* the suggestions are simulated as predict would with its default stack */
-      SimOptions sopts;
-      sim_options_init (&sopts, ctx.cluster);
-      g_autoptr (FwStack) stack = fw_stack_lookup (NULL, NULL);
-      if (stack != NULL)
-        sim_cost_options_init_stack (&sopts.cost, ctx.cluster, stack);
-      fit = cli_fit_suggestions (ctx.model, &ctx.plan, ctx.cluster, &mem,
-                                 stack != NULL ? &sopts : NULL);
-    }
+    fit = cli_fit_suggestions (ctx.model, &ctx.plan, ctx.cluster, &mem, &sopts);
   if (json)
     {
       g_autoptr (JsonBuilder) b = json_builder_new ();

@@ -173,6 +173,56 @@ test_memory_all_stages (void)
     }
 }
 
+/* tandem memory takes --framework as tandem predict does (predict's out-of-memory hint
+ * sends the user to "tandem memory with the same flags"; before, memory refused the
+ * option). Llama 3 70B, TP8, 64 GPUs (dp 8), ZeRO-2: each GPU holds 70.6B / 8 = 8.82B
+ * parameters, 17,640,734,720 bf16 bytes. Megatron-Core's ZeRO-2 keeps the fp32 gradients
+ * sharded over dp: 4 B x 8.82B / 8 = params x 2 / 8. TorchTitan's FSDP2 ZeRO-2 keeps them
+ * unsharded through the step (its stack's zero2_grad_sync, frameworks/): params x 2. The
+ * memory command's peak is then the one predict prints for the same flags. */
+static void
+test_memory_framework (void)
+{
+  static const struct { const char *stack; gint64 grads_per_param_bytes_x8; } cases[] = {
+    { "megatron-core", 2 },      /* grads = params x 2 / 8 */
+    { "torchtitan", 16 },        /* grads = params x 2 */
+  };
+  const char *plan = "--model llama3-70b --cluster h100-24k --gpus 64 --tp 8 --gbs 64 "
+                     "--seq-length 8192 --sharding zero2";
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RunResult m = { 0 }, p = { 0 };
+      g_autofree char *ma = g_strdup_printf ("memory %s --framework %s --json", plan,
+                                             cases[i].stack);
+      g_autofree char *pa = g_strdup_printf ("predict %s --framework %s --json --no-db", plan,
+                                             cases[i].stack);
+      run_tandem (ma, &m);
+      run_tandem (pa, &p);
+      g_assert_cmpint (m.status, ==, 3);       /* neither fits in 80 GiB */
+      g_assert_cmpint (p.status, ==, 3);
+      g_autoptr (JsonNode) mj = parse (m.out);
+      g_autoptr (JsonNode) pj = parse (p.out);
+      JsonObject *mo = json_node_get_object (mj);
+      JsonObject *cat = json_object_get_object_member (json_array_get_object_element (
+        json_object_get_array_member (mo, "stages"), 0), "categories");
+      gint64 params = json_object_get_int_member (cat, "params");
+      gint64 grads = json_object_get_int_member (cat, "grads");
+      g_assert_cmpint (params, ==, 17640734720);
+      g_assert_cmpint (grads * 8, ==, params * cases[i].grads_per_param_bytes_x8);
+      g_assert_cmpint (json_object_get_int_member (mo, "peak_bytes"), ==,
+                       json_object_get_int_member (json_object_get_object_member (
+                         json_node_get_object (pj), "memory"), "peak_bytes"));
+      run_result_clear (&m);
+      run_result_clear (&p);
+    }
+  RunResult r = { 0 };
+  run_tandem ("memory --model llama3-8b --gpus 8 --framework torchtitn", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "tandem: error: --framework: unknown framework 'torchtitn' "
+                              "(did you mean 'torchtitan'?)\n");
+  run_result_clear (&r);
+}
+
 /* The order of fit_suggestions (cli/cli-fit.h): the simulated ones (step_time_s not null)
  * first, by step time; then those that fit unsimulated, then those that do not fit, each
  * by peak. */
@@ -673,6 +723,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/explain/glossary", test_glossary);
   g_test_add_func ("/cli/explain/predict-tables", test_predict_tables);
   g_test_add_func ("/cli/explain/memory-all-stages", test_memory_all_stages);
+  g_test_add_func ("/cli/explain/memory-framework", test_memory_framework);
   g_test_add_func ("/cli/explain/oom-suggestions", test_oom_suggestions);
   g_test_add_func ("/cli/explain/oom-combination", test_oom_combination);
   g_test_add_func ("/cli/explain/fit-by-step-time", test_fit_by_step_time);
