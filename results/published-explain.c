@@ -97,7 +97,8 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
       else
         LINE ("zero_stage_or_fsdp", "%s", plan_sharding_name (p->sharding));
       LINE ("micro_batch", "%d", p->micro_batch);
-      LINE ("global_batch", "%d (%d micro-batches per step)", p->global_batch, p->grad_accum);
+      LINE ("global_batch", "%d (%d micro-batch%s per step)", p->global_batch, p->grad_accum,
+            p->grad_accum == 1 ? "" : "es");
       /* --recompute-modules other than core_attn (plan.h): named next to the granularity,
        * so "selective (modules: layernorm, moe_act)" does not read as no recompute */
       g_autofree char *modules = plan_recompute_modules_string (p);
@@ -166,15 +167,18 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
       plan_memory_compute (c->model, &ran, c->cluster, &mem);
       plan_clear (&ran);
       const PlanMemStage *st = &mem.stages[mem.peak_stage];
-      g_string_append_printf (s, "  memory: peak %.1f GB of %.1f GB on stage %d (%d layers, %d "
-                              "micro-batches in flight):", (double) mem.peak_bytes / 1e9,
-                              (double) mem.capacity_bytes / 1e9, mem.peak_stage, st->layers,
-                              st->inflight_microbatches);
+      /* GiB, as tandem memory and predict print the same plan's memory */
+      const double gib = 1073741824.0;
+      g_string_append_printf (s, "  memory: peak %.1f GiB of %.1f GiB on stage %d (%d layers, "
+                              "%d micro-batch%s in flight):", (double) mem.peak_bytes / gib,
+                              (double) mem.capacity_bytes / gib, mem.peak_stage, st->layers,
+                              st->inflight_microbatches,
+                              st->inflight_microbatches == 1 ? "" : "es");
       for (int k = 0; k < PLAN_MEM_N; k++)
         g_string_append_printf (s, "%s %s %.1f", k == 0 ? "" : ",",
                                 plan_mem_category_name ((PlanMemCategory) k),
-                                (double) st->bytes[k] / 1e9);
-      g_string_append (s, " GB\n");
+                                (double) st->bytes[k] / gib);
+      g_string_append (s, " GiB\n");
       plan_memory_clear (&mem);
     }
 #undef LINE

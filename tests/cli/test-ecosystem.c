@@ -401,6 +401,31 @@ test_explain_bad_row (void)
     }
 }
 
+/* validate --explain prints memory in GiB, as tandem memory and predict do (it printed
+ * "GB", 1e9 bytes, so the same plan read 56.2 GB there and 52.3 GiB in tandem memory), and
+ * counts micro-batches in the singular when there is one. Row 25 (GPT-3 175B, DeepSpeed
+ * ZeRO-3 on 384 A100-SXM-80GB): global batch 1536 over dp 384 x micro-batch 4 = 1
+ * micro-batch per step, one in flight on its single stage of 96 layers; 80 GiB of HBM
+ * (85,899,345,920 B). Row 40 (GPT 175B, TP8 PP8 on 64 GPUs, dp 1, micro-batch 1,
+ * global batch 64): 64 micro-batches per step. */
+static void
+test_explain_units (void)
+{
+  RunResult a = { 0 };
+  run_tandem ("validate {SRC}/data/published-runs.csv --no-db --explain 25", &a);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_nonnull (strstr (a.out, "-> 1536 (1 micro-batch per step)\n"));
+  g_assert_nonnull (strstr (a.out, " GiB of 80.0 GiB on stage 0 (96 layers, 1 micro-batch in "
+                                   "flight): params "));
+  g_assert_true (g_str_has_suffix (a.out, " GiB\n"));
+  g_assert_null (strstr (a.out, " GB"));
+  run_result_clear (&a);
+  run_tandem ("validate {SRC}/data/published-runs.csv --no-db --explain 40", &a);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_nonnull (strstr (a.out, "-> 64 (64 micro-batches per step)\n"));
+  run_result_clear (&a);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -412,5 +437,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/ecosystem/model-flags-moe", test_model_flags_moe);
   g_test_add_func ("/cli/ecosystem/explain-cluster", test_explain_cluster);
   g_test_add_func ("/cli/ecosystem/explain-bad-row", test_explain_bad_row);
+  g_test_add_func ("/cli/ecosystem/explain-units", test_explain_units);
   return g_test_run ();
 }
