@@ -717,9 +717,16 @@ print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guin
             const char *trace, const char *stack_name, gboolean extrapolated)
 {
   const SearchSpec *spec = search_space_spec (space);
-  printf ("search: %s on %s, seq %d, global batch %d, objective %s, top %d\n",
+  printf ("search: %s on %s, seq %d, global batch %d, objective %s, top %d",
           spec->model->name, spec->cluster->name, spec->base.seq_length,
           spec->base.global_batch, objective_about (spec->objective), spec->top_k);
+  /* the inputs that change every figure below without showing in the plans: a stack
+   * other than the default and the memory kept free */
+  if (stack_name != NULL && !g_str_equal (stack_name, "megatron-core"))
+    printf (", stack %s", stack_name);
+  if (spec->headroom_bytes > 0)
+    printf (", %s kept free (--memory-headroom)", cli_fmt_bytes (spec->headroom_bytes));
+  printf ("\n");
   if (spec->fast)
     printf ("  mode: fast (heuristic): tp powers of two, mbs 1-2, ring CP, no HSDP, SP with TP, "
             "DP overlap on, no GPipe, recompute only when nothing fits; the exact search "

@@ -243,6 +243,33 @@ test_plan_suffixes (void)
     }
 }
 
+/* The header names the inputs that move every figure without showing in the plans: a
+ * stack other than megatron-core and the memory kept free (--memory-headroom 2 = 2 GiB,
+ * printed by cli_fmt_bytes as "2.00 GiB"); a default search's header ends at "top K". */
+static void
+test_header_inputs (void)
+{
+  static const struct { const char *extra, *header; } cases[] = {
+    { "", "search: small-llama on dgx-h100-superpod, seq 1024, global batch 32, objective "
+          "tokens/s, top 2\n" },
+    { "--framework torchtitan --memory-headroom 2",
+      "search: small-llama on dgx-h100-superpod, seq 1024, global batch 32, objective "
+      "tokens/s, top 2, stack torchtitan, 2.00 GiB kept free (--memory-headroom)\n" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Run r = { 0 };
+      g_autofree char *args = g_strdup_printf (
+        "search --model small-llama --cluster dgx-h100-superpod --gpus 8 --seq-length 1024 "
+        "--gbs 32 --tp 1 --pp 1 --cp 1 --mbs 1,2 --sharding none --recompute none "
+        "--dp-overlap on --top 2 --no-db %s", cases[i].extra);
+      run (NULL, args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_true (g_str_has_prefix (r.out, cases[i].header));
+      run_clear (&r);
+    }
+}
+
 static guint
 count_of (const char *text, const char *needle)
 {
@@ -969,6 +996,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/stack-memory", test_stack_memory);
   g_test_add_func ("/cli/search/flags-reproduce", test_flags_reproduce);
   g_test_add_func ("/cli/search/tie-line", test_tie_line);
+  g_test_add_func ("/cli/search/header-inputs", test_header_inputs);
   g_test_add_func ("/cli/search/plan-suffixes", test_plan_suffixes);
   g_test_add_func ("/cli/search/extrapolated-line", test_extrapolated_line);
   g_test_add_func ("/cli/search/duplicate-values", test_duplicate_values);
