@@ -270,6 +270,54 @@ test_header_inputs (void)
     }
 }
 
+/* --objective tokens_per_gpu_hour ranks by a figure the table did not print: a column
+ * "tok/GPU-h" after tokens/s holds it, tokens/s x 3600 / GPUs (one hour of each GPU);
+ * the best plan's, checked against its JSON tokens_per_s and world size. The other
+ * objectives keep the table as it was. */
+static void
+test_gpu_hour_column (void)
+{
+  const char *space = "search --model small-llama --cluster dgx-h100-superpod --gpus 8,16 "
+                      "--seq-length 1024 --gbs 32 --tp 1 --pp 1 --cp 1 --mbs 1,2 --sharding none "
+                      "--recompute none --dp-overlap on --top 2 --no-db "
+                      "--objective tokens_per_gpu_hour";
+  Run r = { 0 };
+  g_autofree char *js = g_strdup_printf ("%s --json", space);
+  run (NULL, js, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *best = json_array_get_object_element (
+    json_object_get_array_member (object_of (parser, r.out), "top"), 0);
+  double tps = json_object_get_double_member (best, "tokens_per_s");
+  gint64 gpus = json_object_get_int_member (json_object_get_object_member (
+    json_object_get_object_member (best, "plan"), "parallelism"), "world_size");
+  run_clear (&r);
+  guint64 want = (guint64) (tps * 3600.0 / (double) gpus + 0.5);   /* as llround */
+  g_autoptr (GString) cell = g_string_new (NULL);   /* with thousands separators */
+  g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, want);
+  for (gsize i = 0, n = strlen (digits); i < n; i++)
+    {
+      if (i > 0 && (n - i) % 3 == 0)
+        g_string_append_c (cell, ',');
+      g_string_append_c (cell, digits[i]);
+    }
+  run (NULL, space, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "  tokens/s  "));
+  g_assert_nonnull (strstr (r.out, "tok/GPU-h"));
+  const char *row1 = strstr (r.out, "\n   1  ");
+  g_assert_nonnull (row1);
+  g_autofree char *line = g_strndup (row1 + 1, strcspn (row1 + 1, "\n"));
+  g_autofree char *needle = g_strdup_printf ("  %s  ", cell->str);
+  g_assert_nonnull (strstr (line, needle));
+  run_clear (&r);
+  g_autofree char *plain = g_strdup_printf ("%s --objective tokens_per_s", space);
+  run (NULL, plain, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.out, "tok/GPU-h"));
+  run_clear (&r);
+}
+
 static guint
 count_of (const char *text, const char *needle)
 {
@@ -996,6 +1044,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/stack-memory", test_stack_memory);
   g_test_add_func ("/cli/search/flags-reproduce", test_flags_reproduce);
   g_test_add_func ("/cli/search/tie-line", test_tie_line);
+  g_test_add_func ("/cli/search/gpu-hour-column", test_gpu_hour_column);
   g_test_add_func ("/cli/search/header-inputs", test_header_inputs);
   g_test_add_func ("/cli/search/plan-suffixes", test_plan_suffixes);
   g_test_add_func ("/cli/search/extrapolated-line", test_extrapolated_line);
