@@ -373,7 +373,7 @@ static const char usage_text[] =
   "  --sequence-parallel | --no-sequence-parallel   fix SP on or off\n"
   "  --tp-comm-overlap | --no-tp-comm-overlap       fix TP-comm overlap\n"
   "  --dp-overlap on|off    DP grad-reduce + param-gather overlap\n"
-  "  --allow-cross-node-tp  let tp span servers\n"
+  "  --allow-cross-node-tp  let tp span NVLink domains\n"
   "  --fast                 heuristic, not exact: the open dimensions follow practice\n"
   "                         (tp powers of two, mbs 1-2, SP with TP, DP overlap on,\n"
   "                         recompute only when nothing fits; README \"tandem search\")\n"

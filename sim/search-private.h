@@ -34,6 +34,9 @@ struct SearchSpace {
   GMutex      lock;
 };
 
+/* GPUs in one NVLink domain of the cluster: the product of the innermost levels that
+ * carry level 0's bandwidth (8 on DGX H100, 72 on GB200 NVL72). */
+int      search_nvlink_domain (const TopoCluster *cl);
 const SearchCand *search_cand (const SearchSpace *s, guint64 i);
 void     search_cand_to_plan (const SearchSpace *s, const SearchCand *c, Plan *plan);
 gboolean search_split_layers (int L, int chunks, int *first, int *last);

@@ -4,8 +4,9 @@
  *
  * The space, for a fixed global batch and sequence length (README "tandem search"):
  *   gpus   the list given, else the base plan's world size, else the whole cluster
- *   tp     divisors of the attention and KV heads, within one server (NVLink domain)
- *          unless allow_cross_node_tp, dividing gpus
+ *   tp     divisors of the attention and KV heads, within one NVLink domain (the
+ *          innermost levels at level 0's bandwidth: an 8-GPU DGX H100 server, a 72-GPU
+ *          GB200/GB300 NVL72 rack) unless allow_cross_node_tp, dividing gpus
  *   cp     1 and powers of two leaving >= 1,024 tokens per rank, with each cp comm type
  *   pp     1..layers dividing gpus / (tp cp); where pp x vpp model chunks do not divide
  *          the layers, the most balanced uneven split: middle chunks hold
@@ -92,10 +93,10 @@ search_spec_fast (SearchSpec *spec, gboolean recompute)
   g_return_val_if_fail (spec->model != NULL && spec->cluster != NULL, FALSE);
   const ModelSpec *m = spec->model;
   int heads = (int) m->n_heads, kv = (int) (m->n_kv_heads ? m->n_kv_heads : m->n_heads);
-  int server = (int) topo_cluster_level_size (spec->cluster, 0);
+  int server = search_nvlink_domain (spec->cluster);
   spec->fast = TRUE;
-  /* tp: powers of two that divide the heads, within one server (TP across the NVLink
-   * domain is what Megatron's guides recommend; odd degrees are not used) */
+  /* tp: powers of two that divide the heads, within one NVLink domain (TP inside the
+   * NVLink domain is what Megatron's guides recommend; odd degrees are not used) */
   if (spec->tp == NULL || spec->tp->len == 0)
     {
       if (spec->tp == NULL)
@@ -136,6 +137,27 @@ search_spec_fast (SearchSpec *spec, gboolean recompute)
                                        : 1u << PLAN_RECOMPUTE_NONE;
     }
   return open;
+}
+
+/* GPUs in one NVLink domain: level 0 and the levels above it that carry the same
+ * bandwidth (bw and busbw) as level 0, i.e. traffic between their units stays on the
+ * same scale-up fabric. On an NVL72 superpod the 4-GPU tray is a host boundary, not a
+ * bandwidth one (its level source says so): tray and rack both carry NVLink 5's
+ * 900 GB/s, so the domain is 4 x 18 = 72; on a DGX H100 superpod the server's 450 GB/s
+ * is followed by the 50 GB/s network, so it is the server's 8. */
+int
+search_nvlink_domain (const TopoCluster *cl)
+{
+  const TopoLevel *l0 = &cl->levels[0];
+  guint64 n = l0->count;
+  for (guint i = 1; i < cl->n_levels; i++)
+    {
+      const TopoLevel *li = &cl->levels[i];
+      if (li->bw_Bps != l0->bw_Bps || li->busbw_Bps != l0->busbw_Bps)
+        break;
+      n *= li->count;
+    }
+  return (int) MIN (n, (guint64) G_MAXINT);
 }
 
 static GArray *
@@ -464,7 +486,7 @@ search_space_new (const SearchSpec *spec, GError **error)
   const TopoCluster *cl = spec->cluster;
   int L = (int) m->n_layers;
   int heads = (int) m->n_heads, kv = (int) (m->n_kv_heads ? m->n_kv_heads : m->n_heads);
-  int server = (int) topo_cluster_level_size (cl, 0);
+  int server = search_nvlink_domain (cl);
   Plan *base = &s->spec.base;
   if (base->seq_length <= 0)
     base->seq_length = (int) MIN (m->max_positions > 0 ? m->max_positions : 8192, 8192);
@@ -506,9 +528,9 @@ search_space_new (const SearchSpec *spec, GError **error)
         }
       if (tp > server && !spec->allow_cross_node_tp)
         {
-          constraint (error, "--tp %d spans more than one server of %d GPUs on %s (hint: "
-                      "--allow-cross-node-tp, or --tp at most %d)", tp, server, cl->name,
-                      server);
+          constraint (error, "--tp %d spans more than one NVLink domain of %d GPUs on %s "
+                      "(hint: --allow-cross-node-tp, or --tp at most %d)", tp, server,
+                      cl->name, server);
           return NULL;
         }
     }

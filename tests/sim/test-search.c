@@ -399,6 +399,66 @@ test_contradictions (void)
     }
 }
 
+/* The NVLink domain bounds tp. gb200-nvl72-superpod: tray 4 GPUs at 900 GB/s (busbw
+ * 680), rack 18 trays at 900 GB/s (busbw 680), then the su at 50 GB/s: the domain is
+ * 4 x 18 = 72. dgx-h100-superpod: server 8 at 450 GB/s, then su at 50 GB/s: 8. So on
+ * GB200, llama3-8b (32 heads, 8 KV heads) with --tp 8 over 72 GPUs is a space (it used
+ * to be refused as spanning a 4-GPU server), while on DGX H100 gpt3-175b (96 heads)
+ * --tp 16 (divides the heads) is still refused: 16 > 8. */
+static void
+test_nvlink_domain (void)
+{
+  g_autoptr (TopoCluster) gb = topo_cluster_lookup ("gb200-nvl72-superpod", NULL);
+  g_autoptr (TopoCluster) h100 = topo_cluster_lookup ("dgx-h100-superpod", NULL);
+  g_assert_nonnull (gb);
+  g_assert_nonnull (h100);
+  g_assert_cmpint (search_nvlink_domain (gb), ==, 72);
+  g_assert_cmpint (search_nvlink_domain (h100), ==, 8);
+
+  SearchSpec spec;
+  search_spec_init (&spec);
+  spec.model = model_spec_lookup ("llama3-8b", NULL);
+  spec.cluster = topo_cluster_ref (gb);
+  spec.base.seq_length = 8192;
+  spec.base.global_batch = 576;
+  sim_options_init (&spec.sim, spec.cluster);
+  spec.gpus = ints (1, 72);
+  spec.tp = ints (1, 8);
+  spec.pp = ints (1, 1);
+  spec.mbs = ints (1, 1);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SearchSpace) s = search_space_new (&spec, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (s);
+  search_spec_clear (&spec);
+  /* the default tp list on GB200 reaches 8 (llama3-8b's KV heads bound it, not the tray) */
+  search_spec_init (&spec);
+  spec.model = model_spec_lookup ("llama3-8b", NULL);
+  spec.cluster = topo_cluster_ref (gb);
+  spec.base.seq_length = 8192;
+  spec.base.global_batch = 576;
+  spec.gpus = ints (1, 72);
+  g_assert_true (search_spec_fast (&spec, FALSE));
+  g_assert_cmpuint (spec.tp->len, ==, 4);      /* 1, 2, 4, 8 */
+  g_assert_cmpint (g_array_index (spec.tp, int, 3), ==, 8);
+  search_spec_clear (&spec);
+
+  /* DGX H100: gpt3-175b's 96 heads allow tp 16, the 8-GPU domain does not */
+  search_spec_init (&spec);
+  spec.model = model_spec_lookup ("gpt3-175b", NULL);
+  spec.cluster = topo_cluster_ref (h100);
+  spec.base.seq_length = 2048;
+  spec.base.global_batch = 32;
+  spec.gpus = ints (1, 16);
+  spec.tp = ints (1, 16);
+  g_clear_error (&error);
+  g_autoptr (SearchSpace) r = search_space_new (&spec, &error);
+  g_assert_null (r);
+  g_assert_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT);
+  g_assert_nonnull (strstr (error->message, "NVLink domain of 8 GPUs"));
+  search_spec_clear (&spec);
+}
+
 /* Uneven pipelines: Llama 3 405B's 126 layers over 16 stages: middle stages
  * ceil(126/16) = 8, first and last share 126 - 14 x 8 = 14: 7 and 7. 96 layers over 40
  * chunks: q = 3 leaves 96 - 38 x 3 < 0, q would have to drop, so no balanced split. */
@@ -479,6 +539,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/search/objective-mfu", test_objective_mfu);
   g_test_add_func ("/sim/search/contradictions", test_contradictions);
   g_test_add_func ("/sim/search/split", test_split);
+  g_test_add_func ("/sim/search/nvlink-domain", test_nvlink_domain);
   g_test_add_func ("/sim/search/fast", test_fast);
   g_test_add_func ("/sim/search/bound-unit-gaps", test_bound_unit_gaps);
   return g_test_run ();
