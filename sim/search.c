@@ -521,9 +521,12 @@ search_space_new (const SearchSpec *spec, GError **error)
       int tp = g_array_index (s->spec.tp, int, i);
       if (tp < 1 || heads % tp != 0 || kv % tp != 0)
         {
-          constraint (error, "--tp %d does not divide the %d attention heads (%d KV heads) "
-                      "of %s (hint: --tp a divisor of %d)", tp, heads, kv, m->name,
-                      kv < heads ? kv : heads);
+          /* name the count it fails: llama3-8b --tp 16 divides the 32 heads, not the
+           * 8 KV heads */
+          gboolean kv_fails = tp >= 1 && heads % tp == 0;
+          constraint (error, "--tp %d does not divide the %d %s heads of %s (hint: --tp a "
+                      "divisor of %d)", tp, kv_fails ? kv : heads,
+                      kv_fails ? "KV" : "attention", m->name, kv < heads ? kv : heads);
           return NULL;
         }
       if (tp > server && !spec->allow_cross_node_tp)

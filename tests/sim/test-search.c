@@ -459,6 +459,36 @@ test_nvlink_domain (void)
   search_spec_clear (&spec);
 }
 
+/* The refusal names the count tp fails: llama3-8b has 32 attention heads and 8 KV heads;
+ * 16 divides 32 but not 8, so the KV heads are the reason; 3 divides neither, so the
+ * attention heads (the first requirement) are named. */
+static void
+test_tp_heads_message (void)
+{
+  struct { int tp; const char *says; } cases[] = {
+    { 16, "--tp 16 does not divide the 8 KV heads of llama3-8b" },
+    { 3, "--tp 3 does not divide the 32 attention heads of llama3-8b" },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      SearchSpec spec;
+      search_spec_init (&spec);
+      spec.model = model_spec_lookup ("llama3-8b", NULL);
+      spec.cluster = topo_cluster_lookup ("gb200-nvl72-superpod", NULL);
+      spec.base.seq_length = 8192;
+      spec.base.global_batch = 576;
+      spec.gpus = ints (1, 48);
+      spec.tp = ints (1, cases[c].tp);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (SearchSpace) s = search_space_new (&spec, &error);
+      g_assert_null (s);
+      g_assert_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT);
+      if (strstr (error->message, cases[c].says) == NULL)
+        g_error ("expected '%s' in: %s", cases[c].says, error->message);
+      search_spec_clear (&spec);
+    }
+}
+
 /* Uneven pipelines: Llama 3 405B's 126 layers over 16 stages: middle stages
  * ceil(126/16) = 8, first and last share 126 - 14 x 8 = 14: 7 and 7. 96 layers over 40
  * chunks: q = 3 leaves 96 - 38 x 3 < 0, q would have to drop, so no balanced split. */
@@ -540,6 +570,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/search/contradictions", test_contradictions);
   g_test_add_func ("/sim/search/split", test_split);
   g_test_add_func ("/sim/search/nvlink-domain", test_nvlink_domain);
+  g_test_add_func ("/sim/search/tp-heads-message", test_tp_heads_message);
   g_test_add_func ("/sim/search/fast", test_fast);
   g_test_add_func ("/sim/search/bound-unit-gaps", test_bound_unit_gaps);
   return g_test_run ();
