@@ -27,6 +27,12 @@ typedef struct {
   /* blocks */
   guint32 blk[32];
   guint32 blk_chunk[32];  /* the same blocks on 1/tp_chunks of the tokens */
+  guint32 blk_rest[32];   /* async TP (plan.h async_tp): what of a block the micro-pipeline
+                           * pass leaves whole, on all the tokens; blk_chunk then holds
+                           * only its decomposed GEMMs. G_MAXUINT32: the block is
+                           * chunked whole (TE userbuffers' overlap) */
+  guint32 async_tp_reduce; /* async TP: the sum of the tp partial outputs a fused
+                            * matmul-reduce-scatter pulls in, on the compute stream */
   int     tp_chunks;      /* > 1: TP communication overlapped chunk by chunk */
   guint64 q_div;          /* queries of a block divided by this (chunked blocks) */
   gboolean attn_dropout;  /* unfused attention: dropout on the probabilities */

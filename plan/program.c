@@ -323,6 +323,86 @@ regather (Builder *bd, ProgRole role, int mb, int chunk, int layer)
   return id;
 }
 
+/* Whether an op of a block is one of the GEMMs PyTorch's micro-pipeline pass fuses with a
+ * TP collective (torch/_inductor/fx_passes/micro_pipeline_tp.py): forward, the
+ * column-parallel GEMMs that read the all-gathered input (q/k/v, the MLP's up
+ * projection) and the row-parallel GEMM whose output is reduce-scattered (the attention
+ * output, the MLP's down projection); backward, the row-parallel data-gradient GEMM
+ * that reads the all-gathered output gradient. */
+static gboolean
+async_tp_fused_op (const ModelOp *op, gboolean backward)
+{
+  if (op->kind != MODEL_OP_GEMM || op->name == NULL)
+    return FALSE;
+  static const char *const fwd[] = { "qkv", "q", "kv", "attn_out", "mlp_up", "mlp_down" };
+  static const char *const bwd[] = { "attn_out_dgrad", "mlp_down_dgrad" };
+  const char *const *names = backward ? bwd : fwd;
+  const guint n = backward ? G_N_ELEMENTS (bwd) : G_N_ELEMENTS (fwd);
+  for (guint i = 0; i < n; i++)
+    if (g_str_equal (op->name, names[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* Async TP (blk_rest): the dense attention and MLP blocks' pieces keep only the fused
+ * GEMMs (async_tp_fused_op); the rest of each block, on all the tokens, becomes
+ * blk_rest. Model FLOPs are shared as the executed FLOPs are: the pieces' share is
+ * their GEMMs' FLOPs over the chunk block's. */
+static void
+async_tp_split (Builder *bd)
+{
+  static const int which[] = { B_ATTN_F, B_ATTN_B, B_MLP_F, B_MLP_B };
+  ProgProgram *prog = bd->prog;
+  g_autoptr (GArray) sel = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+  g_autoptr (GArray) rest = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+  /* torch/distributed/_symmetric_memory fused_matmul_reduce_scatter: each rank computes
+   * the partial output of every destination rank's rows and pulls the tp partials of
+   * its own rows into a stacked buffer (_pipelined_produce_and_all2all), then reduces
+   * them with one torch.sum over the stack: it reads tp x (tokens / tp) x hidden and
+   * writes (tokens / tp) x hidden, in bf16 (torchao's scaled GEMMs write bf16), where
+   * NCCL's reduce-scatter sums in flight. "async_tp_reduce": elements are those bytes */
+  const double rs_bytes = 2.0 * (double) bd->tok * (double) bd->m->hidden
+                          * (1.0 + 1.0 / (double) bd->t);
+  prog_builder_elem (rest, "async_tp_reduce", MODEL_OP_ELEMENTWISE, (guint64) rs_bytes, 0);
+  bd->async_tp_reduce = prog_builder_add_block (bd, PROG_BLOCK_MLP, PROG_PHASE_FORWARD,
+                                                "async_tp_reduce", rest, 0);
+  for (guint w = 0; w < G_N_ELEMENTS (which); w++)
+    {
+      const int b = which[w];
+      const ProgBlock ch = g_array_index (prog->blocks, ProgBlock, bd->blk_chunk[b]);
+      const ProgBlock full = g_array_index (prog->blocks, ProgBlock, bd->blk[b]);
+      const gboolean backward = ch.phase == PROG_PHASE_BACKWARD;
+      g_array_set_size (sel, 0);
+      g_array_set_size (rest, 0);
+      for (guint32 o = ch.first_op; o < ch.first_op + ch.n_ops; o++)
+        {
+          const ModelOp *op = &g_array_index (prog->ops, ModelOp, o);
+          if (async_tp_fused_op (op, backward))
+            g_array_append_val (sel, *op);
+        }
+      double sel_hw = 0, full_sel_hw = 0;
+      for (guint i = 0; i < sel->len; i++)
+        sel_hw += g_array_index (sel, ModelOp, i).fwd_flops;
+      for (guint32 o = full.first_op; o < full.first_op + full.n_ops; o++)
+        {
+          const ModelOp *op = &g_array_index (prog->ops, ModelOp, o);
+          if (async_tp_fused_op (op, backward))
+            full_sel_hw += op->fwd_flops;
+          else
+            g_array_append_val (rest, *op);
+        }
+      if (sel->len == 0 || rest->len == 0)
+        continue;
+      const double ch_mf = ch.hw_flops > 0 ? ch.model_flops * sel_hw / ch.hw_flops : 0;
+      const double rest_mf = full.hw_flops > 0
+                               ? full.model_flops * (full.hw_flops - full_sel_hw) / full.hw_flops
+                               : 0;
+      bd->blk_chunk[b] = prog_builder_add_block (bd, ch.kind, ch.phase, ch.name, sel, ch_mf);
+      bd->blk_rest[b] = prog_builder_add_block (bd, full.kind, full.phase, full.name, rest,
+                                                rest_mf);
+    }
+}
+
 /* A compute block with its TP collectives overlapped (--tp-comm-overlap, Transformer
  * Engine's userbuffers): the block runs as tp_chunks pieces of the tokens; with sequence
  * parallelism the all-gathers of every piece are issued first, each piece computes once
@@ -336,6 +416,21 @@ tp_overlapped (Builder *bd, int which, ProgPhase phase, int mb, int chunk, int l
   int n = bd->tp_chunks;
   double bytes = bd->act_bytes / n;
   gboolean sp = bd->plan->sequence_parallel;
+  /* PyTorch's async TP (blk_rest): only the GEMMs fused with a collective are decomposed,
+   * so a collective hides behind those GEMMs' pieces alone. Forward: the block's other
+   * ops (norms, RoPE, the attention core, SwiGLU, residual) run whole, here first, and
+   * the all-gather's pieces start after them (the gather feeds the first GEMMs);
+   * backward: the output gradient's gather feeds the row-parallel data-gradient GEMM
+   * alone, and the rest of the block (the weight gradients, which need the whole
+   * gathered gradient, the core, the column-parallel GEMMs) runs whole after its last
+   * piece, its input gradient reduce-scattered whole after it (plan.h
+   * tp_grad_rs_whole: the pass cannot fuse it with a sum of GEMMs) */
+  const guint32 rest = bd->blk_rest[which];
+  if (rest != G_MAXUINT32 && phase != PROG_PHASE_BACKWARD)
+    {
+      prev = compute3 (bd, rest, mb, chunk, layer, prev, extra_dep, -1);
+      extra_dep = -1;
+    }
   gint32 ag[16];
   for (int i = 0; i < n; i++)
     ag[i] = sp ? coll (bd, PROG_STREAM_TP, PROG_COMM_TP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP,
@@ -347,6 +442,16 @@ tp_overlapped (Builder *bd, int which, ProgPhase phase, int mb, int chunk, int l
   gint32 rg = regather_role != PROG_ROLE_NONE ? regather (bd, regather_role, mb, chunk, layer)
                                               : -1;
   gint32 last = prev;
+  if (rest != G_MAXUINT32 && phase == PROG_PHASE_BACKWARD)
+    {
+      for (int i = 0; i < n; i++)
+        last = compute3 (bd, bd->blk_chunk[which], mb, chunk, layer, ag[i],
+                         i == 0 ? extra_dep : -1, -1);
+      last = compute3 (bd, rest, mb, chunk, layer, last, rg, -1);
+      return coll (bd, PROG_STREAM_TP, PROG_COMM_TP,
+                   sp ? PLAN_COLL_REDUCE_SCATTER : PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP,
+                   bd->act_bytes, phase, mb, chunk, layer, last, -1);
+    }
   /* PyTorch's async TP (plan.h tp_grad_rs_whole): the backward's input gradient is a sum
    * over the block's first GEMMs, which the micro-pipeline pass cannot split, so it is
    * reduce-scattered whole once every piece is done, and the next block waits for it */
@@ -367,6 +472,11 @@ tp_overlapped (Builder *bd, int which, ProgPhase phase, int mb, int chunk, int l
                    sp ? PLAN_COLL_REDUCE_SCATTER : PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, bytes,
                    phase, mb, chunk, layer, c, -1);
     }
+  /* async TP's matmul-reduce-scatter moves the partial outputs, not their sum: the
+   * rank sums the tp pieces it pulled in one kernel once the last has arrived
+   * (async_tp_split) */
+  if (rest != G_MAXUINT32 && sp && bd->async_tp_reduce != G_MAXUINT32)
+    last = compute (bd, bd->async_tp_reduce, mb, chunk, layer, last, -1);
   return last;
 }
 
@@ -2266,6 +2376,9 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
    * CP adds its exchanges) so the arrays do not grow by copying: a realloc of a big array
    * copied it whole, a quarter of a search's screening. Pages not written cost nothing. */
   guint64 per_layer_mb = plan->tp_comm_overlap && plan->tp > 1 ? 80 : 24;
+  /* async TP: tp pieces (up to 16) with a collective each, per block and pass */
+  if (plan->tp_comm_overlap && plan->tp_grad_rs_whole > 0 && plan->tp > 4)
+    per_layer_mb = 20 * (guint64) MIN (plan->tp, 16);
   if (plan->cp > 1)
     per_layer_mb += 8;
   guint est = (guint) MIN ((guint64) plan->grad_accum * model->n_layers * per_layer_mb + 4096,
@@ -2506,6 +2619,18 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
    * block (U: TE's userbuffers split ring exchanges per TP rank; we keep the count small
    * and fixed so the program stays compact). */
   bd.tp_chunks = plan->tp_comm_overlap && bd.t > 1 ? 4 : 1;
+  /* PyTorch's async TP decomposes a fused GEMM into one GEMM per TP rank's shard
+   * (torch/distributed/_symmetric_memory: fused_all_gather_matmul runs the matmul on
+   * each gathered shard as it arrives, fused_matmul_reduce_scatter one matmul per
+   * destination rank): tp pieces, each on tokens / tp. The stack's TP-comm overlap is
+   * PyTorch's async TP where it leaves the backward's input gradient whole (plan.h
+   * tp_grad_rs_whole: torchtitan, whose only TP overlap it is), --async-tp or not */
+  const gboolean pytorch_async = plan->tp_comm_overlap && plan->tp_grad_rs_whole > 0;
+  if (pytorch_async && bd.t > 1)
+    bd.tp_chunks = (int) MIN (bd.t, 16);
+  for (int b = 0; b < 32; b++)
+    bd.blk_rest[b] = G_MAXUINT32;
+  bd.async_tp_reduce = G_MAXUINT32;
   if (bd.tp_chunks > 1)
     {
       guint32 full[32];
@@ -2519,6 +2644,8 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
       memcpy (bd.blk_chunk, bd.blk, sizeof full);
       memcpy (bd.blk, full, sizeof full);
       bd.tok = tok, bd.tok_sp = tok_sp, bd.s = s_tokens;
+      if (pytorch_async)
+        async_tp_split (&bd);
     }
   /* DualPipe's zero-bubble split (sched-dualpipe.c): every backward block with weight-
    * gradient GEMMs (the *_wgrad of gemm_bwd and the experts') in two, the rest and those;
