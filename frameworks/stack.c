@@ -166,12 +166,14 @@ static const char *const gather_names[] = { "flat", "per_tensor", NULL };
 static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "compiled_cast_passes",
                                         "mxfp8", "nvfp4", "blockwise", "rowwise",
                                         "tp_all_gather", "gemm_rate", "casts",
-                                        "weight_cast_bytes", "output_layer", "moe_act_input",
-                                        "attn_out_input", "moe_dispatch", NULL };
+                                        "weight_cast_bytes", "output_layer", "fast_accum",
+                                        "moe_act_input", "attn_out_input", "moe_dispatch",
+                                        NULL };
 static const char *const tp_ag_names[] = { "bf16", "fp8", NULL };
 static const char *const fp8_rate_names[] = { "fitted", "kernel", NULL };
 static const char *const fp8_cast_names[] = { "per_gemm", "per_operand", NULL };
 static const char *const fp8_output_names[] = { "fp8", "bf16", NULL };
+static const char *const fp8_fast_accum_names[] = { "off", "forward", NULL };
 static const char *const fp8_act_cache_names[] = { "bf16", "fp8", NULL };
 static const char *const fp8_attn_out_names[] = { "fp8", "e5m6", NULL };
 static const char *const moe_keys[] = { "dispatch_host_sync", "grouped_gemm_launches",
@@ -378,7 +380,7 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       Where ws = { source, "fp8" };
       int ops = s->fp8_ops, sc = s->fp8_scaling, ag = s->fp8_tp_all_gather ? 1 : 0;
       int rate = s->fp8_kernel_rate ? 1 : 0, casts = s->fp8_cast_per_operand ? 1 : 0;
-      int out = s->fp8_output_bf16 ? 1 : 0;
+      int out = s->fp8_output_bf16 ? 1 : 0, fa = s->fp8_fast_accum_fwd ? 1 : 0;
       int act_in = s->fp8_moe_act_input ? 1 : 0, attn_out = s->fp8_attn_out_e5m6 ? 1 : 0;
       int disp = s->fp8_moe_dispatch ? 1 : 0;
       if (!check_keys (sub, fp8_keys, &ws, error)
@@ -397,6 +399,7 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
           || !get_num (sub, "weight_cast_bytes", 0, 64, &s->fp8_weight_cast_bytes, FALSE, &ws,
                        error)
           || !get_enum (sub, "output_layer", fp8_output_names, &out, FALSE, &ws, error)
+          || !get_enum (sub, "fast_accum", fp8_fast_accum_names, &fa, FALSE, &ws, error)
           || !get_enum (sub, "moe_act_input", fp8_act_cache_names, &act_in, FALSE, &ws, error)
           || !get_enum (sub, "attn_out_input", fp8_attn_out_names, &attn_out, FALSE, &ws, error)
           || !get_enum (sub, "moe_dispatch", fp8_act_cache_names, &disp, FALSE, &ws, error))
@@ -408,6 +411,7 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       s->fp8_kernel_rate = rate == 1;
       s->fp8_cast_per_operand = casts == 1;
       s->fp8_output_bf16 = out == 1;
+      s->fp8_fast_accum_fwd = fa == 1;
       s->fp8_ops = ops;
       s->fp8_scaling = sc;
       /* a stack offers the recipe it runs by default */
@@ -816,6 +820,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   S ("casts", fp8_cast_names[s->fp8_cast_per_operand ? 1 : 0]);
   D ("weight_cast_bytes", s->fp8_weight_cast_bytes);
   S ("output_layer", fp8_output_names[s->fp8_output_bf16 ? 1 : 0]);
+  S ("fast_accum", fp8_fast_accum_names[s->fp8_fast_accum_fwd ? 1 : 0]);
   S ("moe_act_input", fp8_act_cache_names[s->fp8_moe_act_input ? 1 : 0]);
   S ("attn_out_input", fp8_attn_out_names[s->fp8_attn_out_e5m6 ? 1 : 0]);
   S ("moe_dispatch", fp8_act_cache_names[s->fp8_moe_dispatch ? 1 : 0]);

@@ -231,6 +231,8 @@ typedef struct {
                                          * weight to fp8 moves in every forward GEMM (0: the
                                          * weights come cast, e.g. TE's per-step cache) */
   gboolean      fp8_output_bf16;        /* the output layer (logits) stays bf16 in fp8 runs */
+  gboolean      fp8_fast_accum_fwd;     /* forward FP8 GEMMs with fast accumulation
+                                         * ("fast_accum": "forward") */
   gboolean      fp8_moe_act_input;      /* "moe_act_input": "fp8": the MoE experts' SwiGLU
                                          * input (the fc1 output) is saved for the backward
                                          * in FP8 with 1x128 tile scales, not bf16 */

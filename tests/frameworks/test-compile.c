@@ -314,6 +314,28 @@ test_torchao_fp8 (void)
   g_assert_cmpfloat (sim_cost_op_s (ct0, &fwd, TOPO_DTYPE_FP8, FALSE), <,
                      sim_cost_op_s (cm0, &fwd, TOPO_DTYPE_FP8, FALSE));
 
+  /* fast accumulation in the forward only (torchao's gemm_config_output): without the
+   * casts the forward GEMM is compute-bound (2 x 16,384 x 4,096 x 14,336 = 1.92 TFLOP
+   * against 0.43 GB of operands), so its time less the launch divides by
+   * FP8_FAST_ACCUM_SPEEDUP 1.15 against the same options with it off; the two backward
+   * GEMMs and megatron-core's stack are unchanged */
+  g_assert_true (ot.fp8_fast_accum_fwd);
+  g_assert_false (om.fp8_fast_accum_fwd);
+  SimCostOptions off0 = ot0;
+  off0.fp8_fast_accum_fwd = FALSE;
+  g_autoptr (SimCost) coff = sim_cost_new (cl, NULL, &off0);
+  const double launch = ot0.launch_overhead_s;
+  g_assert_cmpfloat_with_epsilon ((sim_cost_op_s (coff, &fwd, TOPO_DTYPE_FP8, FALSE) - launch)
+                                  / (sim_cost_op_s (ct0, &fwd, TOPO_DTYPE_FP8, FALSE) - launch),
+                                  1.15, 1e-9);
+  g_assert_cmpfloat (sim_cost_op_s (coff, &dgrad, TOPO_DTYPE_FP8, FALSE), ==,
+                     sim_cost_op_s (ct0, &dgrad, TOPO_DTYPE_FP8, FALSE));
+  g_assert_cmpfloat (sim_cost_op_s (coff, &wgrad, TOPO_DTYPE_FP8, FALSE), ==,
+                     sim_cost_op_s (ct0, &wgrad, TOPO_DTYPE_FP8, FALSE));
+  /* a bf16 forward GEMM does not change */
+  g_assert_cmpfloat (sim_cost_op_s (coff, &fwd, TOPO_DTYPE_BF16, FALSE), ==,
+                     sim_cost_op_s (ct0, &fwd, TOPO_DTYPE_BF16, FALSE));
+
   Plan plan;
   plan_init_defaults (&plan);
   plan.compute_dtype = PLAN_PREC_FP8;

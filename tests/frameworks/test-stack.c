@@ -118,6 +118,10 @@ test_semantics (void)
   g_assert_cmpfloat (tt->fp8_weight_cast_bytes, ==, 6.0);
   g_autoptr (FwStack) mcore = fw_stack_lookup ("megatron-core", NULL);
   g_assert_false (mcore->fp8_kernel_rate || mcore->fp8_output_bf16);
+  /* torchao enables cuBLASLt fast accumulation in the forward GEMM only; TE's stacks
+   * are left at the default */
+  g_assert_true (tt->fp8_fast_accum_fwd);
+  g_assert_false (mcore->fp8_fast_accum_fwd);
   g_assert_true (mcore->fp8_cast_per_operand);
   g_assert_cmpfloat (mcore->fp8_weight_cast_bytes, ==, 0.0);
   g_autoptr (FwStack) nemo_fp8 = fw_stack_lookup ("nemo", NULL);
