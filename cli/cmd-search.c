@@ -1604,7 +1604,8 @@ cli_cmd_search (int argc, char **argv)
     sim_cost_options_init_stack (&o.spec.sim.cost, o.spec.cluster, stack);
     o.stack_name = g_strdup (stack->name);
     o.extrapolated = o.spec.sim.cost.extrapolated;
-    if (stack->tp_comm_overlap == FW_OPT_NO)
+    o.spec.stack = fw_stack_ref (stack);
+    if (stack->tp_comm_overlap == FW_OPT_NO && stack->async_tp == FW_OPT_NO)
       {
         if (o.spec.tp_overlap_mask == 2)
           {

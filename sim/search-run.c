@@ -149,7 +149,9 @@ screen_chunk (gpointer data, gpointer user_data)
       Plan plan;
       search_cand_to_plan (s, c, &plan);
       g_autoptr (GError) error = NULL;
-      if (!plan_resolve (&plan, spec->model, spec->cluster, &error))
+      /* what the stack refuses, predict refuses (cli/cmd-predict.c): invalid */
+      if ((spec->stack != NULL && !plan_check_stack (&plan, spec->stack, &error))
+          || !plan_resolve (&plan, spec->model, spec->cluster, &error))
         {
           invalid++;
           add_reason (reasons, error->message, 1);

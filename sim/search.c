@@ -77,6 +77,7 @@ search_spec_clear (SearchSpec *spec)
 {
   g_clear_pointer (&spec->model, model_spec_unref);
   g_clear_pointer (&spec->cluster, topo_cluster_unref);
+  g_clear_pointer (&spec->stack, fw_stack_unref);
   plan_clear (&spec->base);
   g_clear_pointer (&spec->gpus, g_array_unref);
   g_clear_pointer (&spec->tp, g_array_unref);
@@ -460,6 +461,7 @@ search_space_new (const SearchSpec *spec, GError **error)
   s->spec = *spec;
   s->spec.model = model_spec_ref (spec->model);
   s->spec.cluster = topo_cluster_ref (spec->cluster);
+  s->spec.stack = spec->stack != NULL ? fw_stack_ref (spec->stack) : NULL;
   plan_copy (&s->spec.base, &spec->base);
   s->spec.gpus = ints_copy (spec->gpus);
   s->spec.tp = ints_copy (spec->tp);
@@ -687,6 +689,11 @@ search_cand_to_plan (const SearchSpace *s, const SearchCand *c, Plan *plan)
   plan->recompute_num_layers = 0;
   plan->sequence_parallel = c->sp;
   plan->tp_comm_overlap = c->tpo;
+  /* a stack whose only TP overlap is async TP (no userbuffers-style one) runs the
+   * overlap as async TP, with what that needs (plan_check_stack: a compiled model) */
+  const FwStack *st = s->spec.stack;
+  if (st != NULL && st->tp_comm_overlap == FW_OPT_NO && st->async_tp != FW_OPT_NO)
+    plan->async_tp = c->tpo;
   plan->overlap_grad_reduce = c->dpo;
   plan->overlap_param_gather = c->dpo;
   g_free (plan->rank_order);
@@ -739,7 +746,9 @@ search_plan_flags (const SearchSpace *s, const Plan *p, const char *extra)
                             plan_recompute_name (p->recompute));
   if (p->sequence_parallel)
     g_string_append (f, " --sequence-parallel");
-  if (p->tp_comm_overlap)
+  if (p->async_tp && p->tp_comm_overlap)
+    g_string_append (f, " --async-tp");
+  else if (p->tp_comm_overlap)
     g_string_append (f, " --tp-comm-overlap");
   if (p->overlap_grad_reduce)
     g_string_append (f, " --overlap-grad-reduce");

@@ -66,6 +66,10 @@ typedef struct {
   Plan         base;      /* seq length, global batch, precision, ...: every field that
                            * is not a dimension below (copied; not resolved) */
   SimOptions   sim;       /* options of every prediction */
+  FwStack     *stack;     /* ref or NULL: the software stack; a candidate it refuses
+                           * (plan_check_stack, as predict applies it) is invalid, and
+                           * TP-comm overlap takes its spelling (async TP where that is
+                           * the only TP overlap it offers) */
   GArray      *gpus;      /* world sizes; empty = the base plan's, else the cluster */
   GArray      *tp, *cp, *pp, *vpp, *mbs;
   GArray      *sharding;  /* SearchShard; empty = none, zero1, zero2, zero3, hsdp:* */

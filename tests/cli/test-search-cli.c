@@ -757,6 +757,45 @@ test_stack_memory (void)
 #undef TT
 }
 
+/* Every plan the search answers under a stack is one predict accepts under it, with the
+ * same step time: the search screens candidates with the check predict applies
+ * (plan_check_stack), so under torchtitan, whose TP overlap is async TP, the TP-comm
+ * overlap it may pick is one predict does not refuse, with or without --compile. */
+static void
+test_stack_flags_reproduce (void)
+{
+  const char *extras[] = { "", " --compile" };
+  for (guint e = 0; e < G_N_ELEMENTS (extras); e++)
+    {
+      g_autofree char *args = g_strdup_printf (
+        "search --model llama3-8b --cluster h100-24k --gpus 8 --tp 8 --gbs 8 "
+        "--seq-length 8192 --top 3 --framework torchtitan%s --json --no-db", extras[e]);
+      Run r = { 0 };
+      run (NULL, args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      JsonArray *top = json_object_get_array_member (object_of (parser, r.out), "top");
+      g_assert_cmpuint (json_array_get_length (top), ==, 3);
+      for (guint i = 0; i < json_array_get_length (top); i++)
+        {
+          JsonObject *t = json_array_get_object_element (top, i);
+          const char *flags = json_object_get_string_member (t, "flags");
+          g_assert_nonnull (strstr (flags, "--framework torchtitan"));
+          g_autofree char *pargs = g_strdup_printf ("predict %s --json --no-db", flags);
+          Run p = { 0 };
+          run (NULL, pargs, &p);
+          if (p.status != 0)
+            g_error ("predict refused the search's plan %s: %s", flags, p.err);
+          g_autoptr (JsonParser) pp = json_parser_new ();
+          g_assert_cmpfloat (json_object_get_double_member (object_of (pp, p.out),
+                                                            "step_time_s"), ==,
+                             json_object_get_double_member (t, "step_time_s"));
+          run_clear (&p);
+        }
+      run_clear (&r);
+    }
+}
+
 /* --fast is labelled heuristic in JSON and text; the exact search says "exact". */
 static void
 test_fast_mode (void)
@@ -1043,6 +1082,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/cli/search/json", test_json);
   g_test_add_func ("/cli/search/fast-mode", test_fast_mode);
+  g_test_add_func ("/cli/search/stack-flags-reproduce", test_stack_flags_reproduce);
   g_test_add_func ("/cli/search/stack-memory", test_stack_memory);
   g_test_add_func ("/cli/search/flags-reproduce", test_flags_reproduce);
   g_test_add_func ("/cli/search/tie-line", test_tie_line);

@@ -489,6 +489,86 @@ test_tp_heads_message (void)
     }
 }
 
+/* A space of two candidates: small-llama on 8 H100s, tp 2 (dp 4), cp 1, pp 1 (1F1B
+ * alone: GPipe is the same plan with one stage), mbs 1, no sharding, no recompute, SP on,
+ * DP overlap off, Megatron's order (the only one with pp 1): TP-comm overlap off (index
+ * 0) and on (index 1). */
+static SearchSpace *
+stack_space (FwStack *stack, gboolean compile)
+{
+  SearchSpec spec;
+  search_spec_init (&spec);
+  spec.model = model_spec_lookup ("small-llama", NULL);
+  spec.cluster = topo_cluster_lookup ("dgx-h100-superpod", NULL);
+  spec.base.seq_length = 1024;
+  spec.base.global_batch = 32;
+  spec.base.compile = compile;
+  sim_options_init (&spec.sim, spec.cluster);
+  spec.stack = fw_stack_ref (stack);
+  spec.gpus = ints (1, 8);
+  spec.tp = ints (1, 2);
+  spec.cp = ints (1, 1);
+  spec.pp = ints (1, 1);
+  spec.mbs = ints (1, 1);
+  spec.sharding = g_array_new (FALSE, FALSE, sizeof (SearchShard));
+  SearchShard none = { PLAN_SHARD_NONE, 0 };
+  g_array_append_val (spec.sharding, none);
+  spec.recompute_mask = 1u << PLAN_RECOMPUTE_NONE;
+  spec.sp_mask = 2;
+  spec.dp_overlap_mask = 1;
+  g_autoptr (GError) error = NULL;
+  SearchSpace *s = search_space_new (&spec, &error);
+  g_assert_no_error (error);
+  search_spec_clear (&spec);
+  g_assert_cmpuint (search_space_size (s), ==, 2);
+  return s;
+}
+
+static guint64
+invalid_of (SearchSpace *s)
+{
+  SearchRunOptions ro = { 0 };
+  ro.no_prune = TRUE;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SearchResult) r = search_run (s, &ro, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (r->enumerated, ==, 2);
+  return r->invalid;
+}
+
+/* The search explores only what the stack offers: a candidate plan_check_stack refuses
+ * (as predict does) is invalid. (1) megatron-core has no compiled mode: with --compile
+ * both candidates are refused, 2 invalid. (2) A torchtitan whose only TP overlap is
+ * async TP (tp_comm_overlap "no", async_tp "optional", the stack's own note: 'offered
+ * only as async TP'): candidate 1 runs the overlap as async TP, which TorchTitan refuses
+ * without a compiled model: 1 invalid; with --compile none, and candidate 1's flags say
+ * --async-tp (which predict reads as async TP + TP-comm overlap: the same plan). */
+static void
+test_stack_check (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", &error);
+  g_assert_no_error (error);
+  g_autoptr (SearchSpace) a = stack_space (mc, TRUE);
+  g_assert_cmpuint (invalid_of (a), ==, 2);
+  g_autoptr (SearchSpace) a0 = stack_space (mc, FALSE);
+  g_assert_cmpuint (invalid_of (a0), ==, 0);
+
+  g_autoptr (FwStack) tt = fw_stack_load_preset ("torchtitan", &error);
+  g_assert_no_error (error);
+  tt->tp_comm_overlap = FW_OPT_NO;
+  tt->async_tp = FW_OPT_OPTIONAL;
+  g_autoptr (SearchSpace) b = stack_space (tt, FALSE);
+  g_assert_cmpuint (invalid_of (b), ==, 1);
+  g_autoptr (SearchSpace) c = stack_space (tt, TRUE);
+  g_assert_cmpuint (invalid_of (c), ==, 0);
+  g_autofree char *f0 = search_candidate_flags (c, 0, NULL);
+  g_autofree char *f1 = search_candidate_flags (c, 1, NULL);
+  g_assert_null (strstr (f0, "--async-tp"));
+  g_assert_nonnull (strstr (f1, "--async-tp"));
+  g_assert_null (strstr (f1, "--tp-comm-overlap"));
+}
+
 /* Uneven pipelines: Llama 3 405B's 126 layers over 16 stages: middle stages
  * ceil(126/16) = 8, first and last share 126 - 14 x 8 = 14: 7 and 7. 96 layers over 40
  * chunks: q = 3 leaves 96 - 38 x 3 < 0, q would have to drop, so no balanced split. */
@@ -571,6 +651,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/search/split", test_split);
   g_test_add_func ("/sim/search/nvlink-domain", test_nvlink_domain);
   g_test_add_func ("/sim/search/tp-heads-message", test_tp_heads_message);
+  g_test_add_func ("/sim/search/stack-check", test_stack_check);
   g_test_add_func ("/sim/search/fast", test_fast);
   g_test_add_func ("/sim/search/bound-unit-gaps", test_bound_unit_gaps);
   return g_test_run ();
