@@ -706,24 +706,39 @@ search_candidate_plan (const SearchSpace *s, guint64 i, Plan *plan)
   search_cand_to_plan (s, search_cand (s, i), plan);
 }
 
+/* The plan as `tandem predict` flags, in Megatron-LM's spelling wherever Megatron has the
+ * flag and predict reads it (docs: shared/reference/conventions.md, Megatron's
+ * arguments.py): --tensor-model-parallel-size, --pipeline-model-parallel-size,
+ * --context-parallel-size, --expert-model-parallel-size, --expert-tensor-parallel-size,
+ * --num-virtual-stages-per-pipeline-rank, --micro-batch-size, --global-batch-size,
+ * --seq-length, --decoder-first/last-pipeline-num-layers, --account-for-*,
+ * --use-distributed-optimizer (ZeRO-1), --recompute-granularity, --sequence-parallel,
+ * --tp-comm-overlap, --overlap-grad-reduce, --overlap-param-gather. tandem's own where
+ * Megatron has none: --model, --cluster, --gpus (Megatron takes the world size from the
+ * launcher), --schedule (Megatron infers it from the virtual stages), --sharding for
+ * ZeRO-2/3 and HSDP (Megatron-FSDP's --data-parallel-sharding-strategy needs
+ * --use-megatron-fsdp, a different stack), --async-tp (TorchTitan), --rank-order. */
 char *
 search_plan_flags (const SearchSpace *s, const Plan *p, const char *extra)
 {
   GString *f = g_string_new (NULL);
-  g_string_append_printf (f, "--model %s --cluster %s --gpus %d --tp %d --pp %d",
+  g_string_append_printf (f, "--model %s --cluster %s --gpus %d "
+                          "--tensor-model-parallel-size %d --pipeline-model-parallel-size %d",
                           s->spec.model->name, s->spec.cluster->name, p->world_size, p->tp,
                           p->pp);
   if (p->cp > 1)
-    g_string_append_printf (f, " --cp %d --cp-comm-type %s", p->cp,
+    g_string_append_printf (f, " --context-parallel-size %d --cp-comm-type %s", p->cp,
                             plan_cp_comm_name (p->cp_comm));
   if (p->ep > 1 || (p->etp > 0 && p->etp != p->tp))
-    g_string_append_printf (f, " --ep %d --etp %d", p->ep, p->etp > 0 ? p->etp : p->tp);
+    g_string_append_printf (f, " --expert-model-parallel-size %d "
+                            "--expert-tensor-parallel-size %d", p->ep,
+                            p->etp > 0 ? p->etp : p->tp);
   PlanMoe moe;
   plan_moe (p, s->spec.model, &moe);
   if (p->moe_shared_expert_overlap && moe.shared_ffn > 0)
     g_string_append (f, " --moe-shared-expert-overlap");
   if (p->vpp > 1)
-    g_string_append_printf (f, " --vpp %d", p->vpp);
+    g_string_append_printf (f, " --num-virtual-stages-per-pipeline-rank %d", p->vpp);
   g_string_append_printf (f, " --schedule %s", plan_schedule_name (p->schedule));
   if (p->first_stage_layers >= 0)
     g_string_append_printf (f, " --decoder-first-pipeline-num-layers %d",
@@ -735,10 +750,12 @@ search_plan_flags (const SearchSpace *s, const Plan *p, const char *extra)
     g_string_append (f, " --account-for-embedding-in-pipeline-split");
   if (p->account_loss)
     g_string_append (f, " --account-for-loss-in-pipeline-split");
-  g_string_append_printf (f, " --mbs %d --gbs %d --seq-length %d", p->micro_batch,
-                          p->global_batch, p->seq_length);
+  g_string_append_printf (f, " --micro-batch-size %d --global-batch-size %d --seq-length %d",
+                          p->micro_batch, p->global_batch, p->seq_length);
   if (p->sharding == PLAN_SHARD_HSDP)
     g_string_append_printf (f, " --sharding hsdp:%d", p->hsdp_shard_size);
+  else if (p->sharding == PLAN_SHARD_ZERO1)
+    g_string_append (f, " --use-distributed-optimizer");
   else if (p->sharding != PLAN_SHARD_NONE)
     g_string_append_printf (f, " --sharding %s", plan_sharding_name (p->sharding));
   if (p->recompute != PLAN_RECOMPUTE_NONE)

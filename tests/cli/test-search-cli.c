@@ -520,7 +520,7 @@ test_llama3_fixed_plan (void)
                    "tp8-cp1-pp16-vpp8-acctel-dp128-mbs1-gbs2048-seq8192-sp-zero2-"
                    "Interleaved1F1B");
   g_assert_nonnull (strstr (json_object_get_string_member (best, "flags"),
-                            " --vpp 8 --schedule Interleaved1F1B "
+                            " --num-virtual-stages-per-pipeline-rank 8 --schedule Interleaved1F1B "
                             "--account-for-embedding-in-pipeline-split "
                             "--account-for-loss-in-pipeline-split "));
   run_clear (&r);

@@ -554,6 +554,16 @@ test_stack_check (void)
   g_autoptr (SearchSpace) a0 = stack_space (mc, FALSE);
   g_assert_cmpuint (invalid_of (a0), ==, 0);
 
+  /* the flags in Megatron's spelling where Megatron has the flag (issue 11 item 1), by
+   * hand from stack_space's candidate 1: 8 GPUs (tandem's --gpus: Megatron takes the
+   * world from the launcher), tp 2, pp 1, 1F1B (tandem's --schedule: Megatron infers
+   * it), mbs 1, gbs 32, seq 1024, no sharding (no flag), SP, TP-comm overlap */
+  g_autofree char *m1 = search_candidate_flags (a0, 1, NULL);
+  g_assert_cmpstr (m1, ==, "--model small-llama --cluster dgx-h100-superpod --gpus 8 "
+                   "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 1 "
+                   "--schedule 1F1B --micro-batch-size 1 --global-batch-size 32 "
+                   "--seq-length 1024 --sequence-parallel --tp-comm-overlap");
+
   g_autoptr (FwStack) tt = fw_stack_load_preset ("torchtitan", &error);
   g_assert_no_error (error);
   tt->tp_comm_overlap = FW_OPT_NO;
