@@ -871,7 +871,8 @@ typedef struct {
 } Progress;
 
 static void
-on_progress (const char *phase, guint64 done, guint64 total, gpointer data)
+on_progress (const char *phase, guint64 done, guint64 total, guint64 simulated,
+             guint64 pruned, gpointer data)
 {
   Progress *pr = data;
   gint64 now = g_get_monotonic_time ();
@@ -896,7 +897,18 @@ on_progress (const char *phase, guint64 done, guint64 total, gpointer data)
   else
     g_snprintf (tail, sizeof tail, "ETA -");
   g_autofree char *d = g_strdup (cli_fmt_count (done));
-  fprintf (stderr, "\r%s: %s / %s candidates, %s   ", phase, d, cli_fmt_count (total), tail);
+  if (g_str_equal (phase, "simulating"))
+    {
+      /* the candidates that fit, best bound first: each one simulated or pruned by its
+       * bound (the old 'N / N candidates' read as N simulations) */
+      g_autofree char *tot = g_strdup (cli_fmt_count (total));
+      g_autofree char *sim = g_strdup (cli_fmt_count (simulated));
+      fprintf (stderr, "\r%s: %s / %s candidates that fit (%s simulated, %s pruned by "
+               "bound), %s   ", phase, d, tot, sim, cli_fmt_count (pruned), tail);
+    }
+  else
+    fprintf (stderr, "\r%s: %s / %s candidates, %s   ", phase, d, cli_fmt_count (total),
+             tail);
   pr->open = done < total;
   pr->phase_done = done >= total;
   if (pr->phase_done)

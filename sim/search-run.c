@@ -125,7 +125,11 @@ progress (Run *run, const char *phase, guint64 done, guint64 total, gboolean for
   if (!force && now - run->last_progress_us < 100000)
     return;
   run->last_progress_us = now;
-  run->opts->progress (phase, done, total, run->opts->progress_data);
+  /* while simulating, done splits into simulated and pruned (and those in flight);
+   * the caller holds run->lock or the threads have ended */
+  gboolean sim = g_str_equal (phase, "simulating");
+  run->opts->progress (phase, done, total, sim ? run->res->simulated : 0,
+                       sim ? run->res->pruned : 0, run->opts->progress_data);
 }
 
 /* ---- screening --------------------------------------------------------------------- */
@@ -372,7 +376,8 @@ simulate_worker (gpointer data, gpointer user_data)
           run->res->pruned += (n - run->cursor) + run->ready->len;
           run->cursor = n;
           g_array_set_size (run->ready, 0);
-          progress (run, "simulating", n, n, TRUE);
+          /* no "done" report here: simulations of other threads may still be in flight;
+           * search_run reports the phase's end with the final counts */
           g_mutex_unlock (&run->lock);
           return;
         }

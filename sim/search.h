@@ -167,11 +167,13 @@ SearchResult *search_result_new  (void);
 void          search_result_free (SearchResult *r);                      /* NULL-safe */
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SearchResult, search_result_free)
 
-/* `phase` is "screening" (validity, memory, bound of every candidate) or "simulating"
- * (candidates that fit, best bound first); done / total count that phase's candidates.
- * Called at most ~10 times a second. */
+/* `phase` is "screening" (validity, memory, bound of every candidate: done / total count
+ * the space's candidates) or "simulating" (done / total count the candidates that fit,
+ * taken best bound first; each taken one is simulated or pruned by its bound, and
+ * `simulated` and `pruned` say how many so far; 0 while screening). Called at most ~10
+ * times a second; the phase's last call has done = total and the final counts. */
 typedef void (*SearchProgress) (const char *phase, guint64 done, guint64 total,
-                                gpointer user_data);
+                                guint64 simulated, guint64 pruned, gpointer user_data);
 
 typedef struct {
   guint64        first, last;   /* index range [first, last); last 0 = the whole space */

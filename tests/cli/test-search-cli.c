@@ -332,6 +332,22 @@ count_of (const char *text, const char *needle)
  * space has 8,082 candidates (small-llama has 8 layers: 6,990 split the layers alone, and
  * pp 2 x vpp 5 = 10 chunks, more than the layers, take the accounted split of 8 + 2
  * slots: 1,092 more). */
+/* 8082 -> "8,082" */
+static char *
+thousands (guint64 v)
+{
+  g_autofree char *d = g_strdup_printf ("%" G_GUINT64_FORMAT, v);
+  GString *o = g_string_new (NULL);
+  size_t n = strlen (d);
+  for (size_t i = 0; i < n; i++)
+    {
+      if (i > 0 && (n - i) % 3 == 0)
+        g_string_append_c (o, ',');
+      g_string_append_c (o, d[i]);
+    }
+  return g_string_free (o, FALSE);
+}
+
 static void
 test_progress_tty (void)
 {
@@ -368,6 +384,24 @@ test_progress_tty (void)
   close (master);
   g_assert_cmpuint (count_of (tty->str, "screening: 8,082 / 8,082 candidates, done in "), ==, 1);
   g_assert_cmpuint (count_of (tty->str, "simulating: "), >=, 1);
+  /* the simulating line counts the candidates that fit, each simulated or pruned by its
+   * bound: its end says so with the answer's own counts. Candidates that fit = enumerated
+   * - invalid - oom = simulated + pruned (no simulation fails in this space, so the
+   * screening's invalid are all the invalid) */
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *c = json_object_get_object_member (object_of (parser, out), "counts");
+  guint64 sim = json_object_get_int_member (c, "simulated");
+  guint64 pruned = json_object_get_int_member (c, "pruned");
+  guint64 fit = json_object_get_int_member (c, "enumerated")
+                - json_object_get_int_member (c, "invalid")
+                - json_object_get_int_member (c, "oom");
+  g_assert_cmpuint (fit, ==, sim + pruned);
+  g_autofree char *f = thousands (fit), *fs = thousands (sim), *fp = thousands (pruned);
+  g_autofree char *want = g_strdup_printf ("simulating: %s / %s candidates that fit (%s "
+                                           "simulated, %s pruned by bound), done in ", f, f,
+                                           fs, fp);
+  if (count_of (tty->str, want) != 1)
+    g_error ("expected '%s' once on the terminal: %s", want, tty->str);
   g_assert_null (strstr (tty->str, " 0/s,"));      /* no rate before it has one */
   /* every phase's line is closed: the last byte ends a line (the pty writes \r\n) */
   g_assert_true (g_str_has_suffix (tty->str, "\n"));
