@@ -689,10 +689,12 @@ search_cand_to_plan (const SearchSpace *s, const SearchCand *c, Plan *plan)
   plan->recompute_num_layers = 0;
   plan->sequence_parallel = c->sp;
   plan->tp_comm_overlap = c->tpo;
-  /* a stack whose only TP overlap is async TP (no userbuffers-style one) runs the
-   * overlap as async TP, with what that needs (plan_check_stack: a compiled model) */
+  /* a stack that offers async TP overlaps TP that way (TorchTitan: 'offered only as
+   * async TP', its preset's note; MaxText's collective matmul, which predicts the same
+   * either way), with what that needs (plan_check_stack: TorchTitan refuses it
+   * without a compiled model) */
   const FwStack *st = s->spec.stack;
-  if (st != NULL && st->tp_comm_overlap == FW_OPT_NO && st->async_tp != FW_OPT_NO)
+  if (st != NULL && st->async_tp != FW_OPT_NO)
     plan->async_tp = c->tpo;
   plan->overlap_grad_reduce = c->dpo;
   plan->overlap_param_gather = c->dpo;

@@ -68,8 +68,8 @@ typedef struct {
   SimOptions   sim;       /* options of every prediction */
   FwStack     *stack;     /* ref or NULL: the software stack; a candidate it refuses
                            * (plan_check_stack, as predict applies it) is invalid, and
-                           * TP-comm overlap takes its spelling (async TP where that is
-                           * the only TP overlap it offers) */
+                           * TP-comm overlap takes its form (async TP where the stack
+                           * offers it) */
   GArray      *gpus;      /* world sizes; empty = the base plan's, else the cluster */
   GArray      *tp, *cp, *pp, *vpp, *mbs;
   GArray      *sharding;  /* SearchShard; empty = none, zero1, zero2, zero3, hsdp:* */

@@ -447,7 +447,9 @@ stored_rows (const char *db, const char *where, int max)
  * per kind of flag the search writes (the first candidate of each, so that no kind is
  * missed) plus every 97th row: Llama 3 8B on 24 H100s with TorchTitan (pp 3 splits 32
  * layers unevenly, CP with its three exchanges, HSDP, interleaving, GPipe, full recompute,
- * SP and TP-comm overlap, the second rank order) and Tiny Mixtral on 8 (expert parallel). */
+ * SP and TP-comm overlap as async TP under --compile, the second rank order), Llama 3 8B
+ * on 32 (accounted split, Megatron-Core's TP-comm overlap) and Tiny Mixtral on 8 (expert
+ * parallel). */
 static void
 check_space_flags (const char *dir, const char *space, const char *const *kinds)
 {
@@ -502,18 +504,18 @@ test_flags_reproduce (void)
     "flags LIKE '%--decoder-first-pipeline-num-layers%'",
     "vpp > 1", "sharding LIKE 'hsdp%'", "sharding = 'zero3'", "sharding = 'zero2'",
     "sharding = 'zero1'", "sharding = 'none'", "schedule = 'GPipe'", "recompute = 'full'",
-    "flags LIKE '%--sequence-parallel%'", "flags LIKE '%--tp-comm-overlap%'",
+    "flags LIKE '%--sequence-parallel%'", "flags LIKE '%--async-tp%'",
     "flags LIKE '%--rank-order%'", "flags LIKE '%--overlap-grad-reduce%'", NULL,
   };
   check_space_flags (dir, "search --model llama3-8b --cluster h100-24k --gpus 24 "
                      "--seq-length 8192 --gbs 48 --pp 1,3 --tp 1,2 --mbs 1 --recompute none,full "
-                     "--framework torchtitan", dense);
+                     "--framework torchtitan --compile", dense);
   /* Llama 3 8B has 32 layers: pp 2 x vpp 17 = 34 chunks split no 32 layers (more chunks
    * than layers) but 32 + 2 slots (embedding, loss) = 34 evenly: the accounted split;
    * pp 2 x vpp 16 = 32 chunks of one layer each, the plain one */
   static const char *const acct[] = {
     "flags LIKE '%--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split%'",
-    "vpp = 16", NULL,
+    "vpp = 16", "flags LIKE '%--tp-comm-overlap%'", NULL,
   };
   check_space_flags (dir, "search --model llama3-8b --cluster h100-24k --gpus 32 "
                      "--seq-length 4096 --gbs 32 --tp 8 --pp 2 --vpp 16,17 --mbs 1 "
@@ -793,8 +795,8 @@ test_stack_memory (void)
 
 /* Every plan the search answers under a stack is one predict accepts under it, with the
  * same step time: the search screens candidates with the check predict applies
- * (plan_check_stack), so under torchtitan, whose TP overlap is async TP, the TP-comm
- * overlap it may pick is one predict does not refuse, with or without --compile. */
+ * (plan_check_stack), so under torchtitan, whose TP overlap is async TP (which
+ * TorchTitan refuses without a compiled model), no plan without --compile overlaps TP. */
 static void
 test_stack_flags_reproduce (void)
 {
@@ -815,6 +817,11 @@ test_stack_flags_reproduce (void)
           JsonObject *t = json_array_get_object_element (top, i);
           const char *flags = json_object_get_string_member (t, "flags");
           g_assert_nonnull (strstr (flags, "--framework torchtitan"));
+          /* TorchTitan's TP overlap is async TP, which needs --compile: none without it,
+           * and never the userbuffers overlap TorchTitan does not have */
+          g_assert_null (strstr (flags, "--tp-comm-overlap"));
+          if (e == 0)
+            g_assert_null (strstr (flags, "--async-tp"));
           g_autofree char *pargs = g_strdup_printf ("predict %s --json --no-db", flags);
           Run p = { 0 };
           run (NULL, pargs, &p);
