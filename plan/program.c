@@ -1189,6 +1189,22 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
                                 chunk, layer, after, -1);
 }
 
+/* ZeRO-2 with per-micro-batch sync: the reduce-scatter of the embedding's or the head's
+ * gradients (params_local of them on this rank) after `after`, behind the stack's passes
+ * over them where it has any (pass_blk, G_MAXUINT32: none; plan.h zero2_reduce_passes) */
+static void
+zero2_mb_reduce_extra (Builder *bd, double params_local, guint32 pass_blk, int mb, int chunk,
+                       gint32 after)
+{
+  if (!zero2_per_mb (bd) || params_local <= 0)
+    return;
+  gint32 in = after;
+  if (pass_blk != G_MAXUINT32)
+    in = compute (bd, pass_blk, mb, chunk, -1, in, -1);
+  coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, shard_axis (bd),
+        params_local * bd->grad_bytes_per_param, PROG_PHASE_BACKWARD, mb, chunk, -1, in, -1);
+}
+
 /* Index of the send for (backward, mb, model chunk). */
 static int
 send_key (Builder *bd, int backward, int mb, int model_chunk)
@@ -1307,15 +1323,8 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
        * --account-for-loss-in-pipeline-split) */
       if (mb == chunk_last_mb (bd, chunk) && bucket_done)
         g_array_index (bucket_done, gint32, bd->m->n_layers + 1) = ch.last_compute;
-      if (zero2_per_mb (bd) && bd->head_params_local > 0)
-        {
-          gint32 in = ch.last_compute;
-          if (bd->head_pass_blk != G_MAXUINT32)
-            in = compute (bd, bd->head_pass_blk, mb, chunk, -1, in, -1);
-          coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, shard_axis (bd),
-                bd->head_params_local * bd->grad_bytes_per_param, PROG_PHASE_BACKWARD, mb,
-                chunk, -1, in, -1);
-        }
+      zero2_mb_reduce_extra (bd, bd->head_params_local, bd->head_pass_blk, mb, chunk,
+                             ch.last_compute);
     }
   else
     {
@@ -1355,15 +1364,8 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
       ch.last_compute = compute (bd, bd->blk[B_EMBED_B], mb, chunk, -1, ch.last_compute, -1);
       if (mb == chunk_last_mb (bd, chunk) && bucket_done)
         g_array_index (bucket_done, gint32, bd->m->n_layers) = ch.last_compute;
-      if (zero2_per_mb (bd) && bd->embed_params_local > 0)
-        {
-          gint32 in = ch.last_compute;
-          if (bd->embed_pass_blk != G_MAXUINT32)
-            in = compute (bd, bd->embed_pass_blk, mb, chunk, -1, in, -1);
-          coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_REDUCE_SCATTER, shard_axis (bd),
-                bd->embed_params_local * bd->grad_bytes_per_param, PROG_PHASE_BACKWARD, mb,
-                chunk, -1, in, -1);
-        }
+      zero2_mb_reduce_extra (bd, bd->embed_params_local, bd->embed_pass_blk, mb, chunk,
+                             ch.last_compute);
     }
   else
     {
