@@ -51,6 +51,8 @@ static void
 run_spread (const RunCtx *c, const ExecRunResult *m, CliSpread *sp)
 {
   cli_spread_compute (m->step_times_s, m->steps, c->load_before, c->world, sp);
+  /* the kernel's count of rank 0's wait over the timed steps decides, where known */
+  cli_spread_set_share (sp, c->run_share);
 }
 
 static double
@@ -470,6 +472,8 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
           sp.median_s, sp.max_s, 100 * sp.spread);
   if (sp.load1 >= 0)
     printf ("; load average %.2f on %d cores before the run", sp.load1, sp.cores);
+  if (sp.share > 0)
+    printf ("; core share %.2f during it", sp.share);
   printf ("%s\n", sp.spread_high || sp.loaded ? ": NOT TRUSTWORTHY (see the warnings)" : "");
   printf ("  loss %.6f (first step)", m->loss);
   if (m->warmup + m->steps > 1)
@@ -506,7 +510,7 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
                               : "a core for every thread: no slowdown next to collectives ("
                                 "measured when oversubscribed:",
             100 * ct.measured_slowdown,
-            ct.oversubscribed ? " (measured at calibration)" : ")");
+            ct.oversubscribed ? " while the collective runs (measured at calibration)" : ")");
   if (c->step_with_share_s > 0 && run_contention (c, &ct) && sp.median_s > 0)
     printf ("  core share: rank 0's compute thread ran %.2f of the time it was runnable "
             "(calibration's compute benchmarks: %.2f); predicted with that share %.4f s: error %+.1f%%, "

@@ -415,6 +415,9 @@ sim_cost_coll_sms (const SimCost *c, PlanColl coll, PlanAxis axis, gboolean tp_o
   const SimCostGroup *g = group_of (c, axis);
   if (g == NULL || g->n <= 1)
     return 0;
+  /* a CPU host: the collective's progress thread, one unit (sim_cost_sms_slowdown) */
+  if (c->sms == 0)
+    return sim_cost_cpu_coll_slowdown (c) > 0 ? 1 : 0;
   const SimCostOptions *o = &c->opts;
   /* a TP chunk the stack overlaps with its GEMM runs the stack's own kernels
    * (userbuffers), not NCCL's, where the stack says so (>= 0) */
@@ -438,8 +441,11 @@ double
 sim_cost_sms_slowdown (const SimCost *c, int held)
 {
   g_return_val_if_fail (c != NULL, 0.0);
-  if (c->sms == 0 || held <= 0)
+  if (held <= 0)
     return 0.0;
+  /* a CPU host: one progress thread per rank, busy while any of its collectives runs */
+  if (c->sms == 0)
+    return sim_cost_cpu_coll_slowdown (c);
   const double h = MIN ((double) held, (double) c->sms - 1);
   return h / ((double) c->sms - h);
 }

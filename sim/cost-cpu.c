@@ -18,10 +18,15 @@
  *     that are runnable while a collective is in flight, R (b + p) with p progress
  *     threads per rank, exceed the C cores, the progress thread's work takes its core
  *     from compute. Calibration measures that share directly: the same GEMMs alone and
- *     with an all-reduce in flight on every rank, s = t_with / t_alone - 1 (>= 0), which
- *     is what the simulator's comm_compute_slowdown means (compute next to a running
- *     collective takes 1 + s times as long: over an all-reduce of T seconds fully hidden
- *     behind compute, s T seconds of its CPU work appear on the compute stream).
+ *     with an all-reduce in flight on every rank, s = t_with / t_alone - 1 (>= 0): while
+ *     a collective runs, compute goes at 1 / (1 + s) of its rate. The simulator applies
+ *     it for the collective's span only (sim_cost_cpu_coll_slowdown: the collective
+ *     holds a unit, as a GPU collective holds SMs), so a compute block of d seconds that
+ *     starts beside a collective ending T seconds later takes d (1 + s) if it ends first,
+ *     else d + T s / (1 + s). Not the GPU rule (comm_compute_slowdown stretching the
+ *     whole block that starts beside it): a rank's block is a layer's pass of ~10 ms,
+ *     a TP collective beside it ~0.1 ms, and the GPU rule predicted TP2+SP's backward
+ *     (README plan, tiny-llama seq 256) 26 ms per layer where 14 ms was measured.
  *     When R (b + p) <= C every thread has a core and s = 0. A run on a host that is
  *     oversubscribed where calibration was not keeps the measured s (then ~0): it
  *     cannot be measured without contention, and the model says so rather than guess.
@@ -106,6 +111,20 @@ void
 sim_cost_cpu_init (SimCost *c)
 {
   SimCpuContention m;
-  c->cpu_time_scale = sim_cost_cpu_contention (c->cluster, &c->opts, &m) ? m.compute_scale
-                                                                       : 1.0;
+  const gboolean host = sim_cost_cpu_contention (c->cluster, &c->opts, &m);
+  c->cpu_time_scale = host ? m.compute_scale : 1.0;
+  /* the slowdown holds while the collective runs, not for the whole compute block that
+   * starts beside it (sim/simulate.c's slow_ps, a GPU kernel's rule): a rank's compute
+   * block is a layer's pass of many BLAS calls, its collectives a fraction of a
+   * millisecond; the simulator applies it as a unit the collective holds until it ends
+   * (term 2 above: the progress thread's core time is taken while it runs). */
+  c->cpu_coll_slowdown = host && c->opts.comm_compute_slowdown > 0
+                         ? c->opts.comm_compute_slowdown : 0.0;
+}
+
+double
+sim_cost_cpu_coll_slowdown (const SimCost *c)
+{
+  g_return_val_if_fail (c != NULL, 0.0);
+  return c->opts.free_comm ? 0.0 : c->cpu_coll_slowdown;
 }

@@ -59,6 +59,11 @@ struct SimCost {
   /* Added after the fields above: every compute op's time x this (sim/cost-cpu.c); 1
    * except on a CPU host whose ranks time-share their cores unlike the calibration's */
   double              cpu_time_scale;
+  /* On a CPU host whose threads outnumber its cores: the measured slowdown of compute
+   * while a collective's progress thread runs beside it (comm_compute_slowdown there),
+   * applied by the simulator for the collective's span only, as a unit it holds
+   * (sim_cost_coll_sms, sim_cost_sms_slowdown); 0 elsewhere. */
+  double              cpu_coll_slowdown;
   double              host_link_Bps;           /* sim_cost_host_link_Bps, per GPU */
 };
 

@@ -419,6 +419,12 @@ int    sim_cost_ep_sms (const SimCost *c);
 /* The slowdown of a compute kernel that starts while communication kernels hold `held`
  * of the device's SMs: held / (SMs - held), the compute keeping one SM at least. */
 double sim_cost_sms_slowdown (const SimCost *c, int held);
+/* On a CPU host with a measured contention whose threads outnumber its cores: the
+ * slowdown of compute while a collective runs beside it (the prediction's
+ * comm_compute_slowdown), which the simulator applies for the collective's span through
+ * sim_cost_coll_sms (1 unit) and sim_cost_sms_slowdown (this, for any units held) in
+ * place of stretching the whole compute block; 0 elsewhere (sim/cost-cpu.c). */
+double sim_cost_cpu_coll_slowdown (const SimCost *c);
 /* A point-to-point transfer between two devices (PP send/recv). */
 double sim_cost_p2p_s  (const SimCost *c, guint64 dev_a, guint64 dev_b, double bytes);
 /* AdamW over `params` local parameters, memory-bound: 30 bytes per parameter (fp32

@@ -1165,6 +1165,11 @@ program_setup (Sim *sim)
             {
               h->what = (gint8) t->comm;
               h->kernel = d->s > 0;
+              /* a CPU host's pipeline send is its progress thread's copy, as a
+               * collective's (sim_cost_coll_sms) */
+              if (t->kind == PROG_TASK_SEND && h->kernel && sim->cost != NULL
+                  && sim_cost_cpu_coll_slowdown (sim->cost) > 0)
+                h->sms = 1;
             }
         }
       sim->what[i] = h->what;
@@ -1363,7 +1368,10 @@ sim_init (Sim *sim, const ProgProgram *prog, SimCost *cost, const PlanLayout *la
   sim->opts = opts;
   sim->layout = layout;
   sim->n = prog->tasks->len;
-  sim->slowdown = opts->cost.comm_compute_slowdown;
+  /* a CPU host applies it for the collective's span instead (sim_cost_cpu_coll_slowdown,
+   * through the SMs' rule below) */
+  sim->slowdown = cost != NULL && sim_cost_cpu_coll_slowdown (cost) > 0
+                    ? 0.0 : opts->cost.comm_compute_slowdown;
   sim->reissue_ps = cost != NULL && opts->cost.pp_sync_reissue_s > 0
                       ? sim_time_from_s (opts->cost.pp_sync_reissue_s) : 0;
   sim->zero3 = zero3_program (sim);
