@@ -47,6 +47,23 @@ cli_spread_compute (const double *v, int n, double load1, int procs, CliSpread *
   out->loaded = load1 >= 0 && load1 > (double) (out->cores - procs) + 0.5;
 }
 
+gboolean
+cli_share_loaded (double share, int procs)
+{
+  const double p = MAX (procs, 1);
+  return share < p / (p + 0.5);
+}
+
+void
+cli_spread_set_share (CliSpread *s, double share)
+{
+  g_return_if_fail (s != NULL);
+  if (!(share > 0 && share <= 1))
+    return;
+  s->share = share;
+  s->loaded = cli_share_loaded (share, s->procs);
+}
+
 GPtrArray *
 cli_spread_warnings (const CliSpread *s, const char *what, const char *hint)
 {
@@ -57,7 +74,18 @@ cli_spread_warnings (const CliSpread *s, const char *what, const char *hint)
                                          "trustworthy figure (hint: %s)", what,
                                          100 * s->spread, s->n, s->min_s, s->median_s,
                                          s->max_s, 100 * CLI_SPREAD_WARN, hint));
-  if (s->loaded)
+  const double p = MAX (s->procs, 1);
+  if (s->loaded && s->share > 0)
+    g_ptr_array_add (w, g_strdup_printf ("the machine was loaded: the measurement's compute "
+                                         "thread ran %.2f of the time it was runnable, below "
+                                         "%d / (%d + 0.5) = %.2f: others took more than half "
+                                         "a core from its %d process%s on %d core%s (load "
+                                         "average %.2f before); the %s was taken under load "
+                                         "(hint: rerun when nothing else runs)", s->share,
+                                         (int) p, (int) p, p / (p + 0.5), s->procs,
+                                         s->procs == 1 ? "" : "es", s->cores,
+                                         s->cores == 1 ? "" : "s", s->load1, what));
+  else if (s->loaded)
     g_ptr_array_add (w, g_strdup_printf ("the machine was loaded: load average %.2f before "
                                          "the measurement, whose %d process%s on %d core%s "
                                          "had to share them with others; the %s was taken "
@@ -92,6 +120,11 @@ cli_spread_to_json (const CliSpread *s, const char *what, const char *hint, cons
     json_builder_add_null_value (b);
   json_builder_set_member_name (b, "cores");
   json_builder_add_int_value (b, s->cores);
+  json_builder_set_member_name (b, "core_share");
+  if (s->share > 0)
+    json_builder_add_double_value (b, s->share);
+  else
+    json_builder_add_null_value (b);
   json_builder_set_member_name (b, "trustworthy");
   json_builder_add_boolean_value (b, !s->spread_high && !s->loaded);
   json_builder_set_member_name (b, "warnings");

@@ -7,9 +7,18 @@
  *  - The load is the kernel's 1-minute load average (/proc/loadavg, field 1; the file named
  *    by TANDEM_LOADAVG_FILE instead, which tests use), with the cores this process may
  *    run on (g_get_num_processors).
- *  - A figure is flagged when the spread exceeds CLI_SPREAD_WARN or when the load before
- *    it left fewer cores than the measurement's own processes needed (more than half a
- *    core of others' load beyond cores - procs). Never prints. */
+ *  - A figure is flagged when the spread exceeds CLI_SPREAD_WARN or when others took
+ *    more than half a core from the measurement's own processes. Where the kernel's count
+ *    of the measurement's own wait is known (cli_spread_set_share: the share of a core
+ *    its compute thread got while runnable, /proc/thread-self/schedstat over the
+ *    measurement itself), that decides: e others' runnable threads beyond the free
+ *    cores (cores - procs) share the procs busy ones, so each measuring thread gets
+ *    procs / (procs + e) of a core, and e > 1/2 is share < procs / (procs + 1/2).
+ *    Otherwise the load before it does: more than half a core of others' load beyond
+ *    cores - procs. The 1-minute load average decays with a 60 s time constant, so
+ *    the previous run's own processes hold it up for a minute or more (2 ranks: 2.0 ->
+ *    0.5 takes 60 ln 4 = 83 s) though nothing runs: it names the load, the share decides.
+ *    Never prints. */
 #pragma once
 
 #include <glib.h>
@@ -30,14 +39,23 @@ typedef struct {
   int      cores;
   int      procs;           /* processes the measurement itself ran (ranks) */
   gboolean spread_high;     /* spread > CLI_SPREAD_WARN */
-  gboolean loaded;          /* load1 > cores - procs + 0.5: others competed for the
-                             * cores the measurement's processes needed */
+  gboolean loaded;          /* others competed for the cores the measurement's processes
+                             * needed: share < procs / (procs + 0.5) where the share is
+                             * known, else load1 > cores - procs + 0.5 */
+  double   share;           /* share of a core the measuring thread got while runnable
+                             * (cli_spread_set_share); 0 unknown */
 } CliSpread;
 
 /* The 1-minute load average, or -1 when it cannot be read. */
 double cli_load_average (void);
 /* Fills *out from n >= 1 repetitions (v is not modified) and the load measured before. */
 void   cli_spread_compute (const double *v, int n, double load1, int procs, CliSpread *out);
+/* The share of a core the measurement's compute thread got while runnable, over the
+ * measurement (exec_sched_share); where it is in (0, 1] it decides `loaded` in place of
+ * the load average (the contract above). Out of range: left unknown. */
+void   cli_spread_set_share (CliSpread *s, double share);
+/* share < procs / (procs + 1/2): more than half a core of others' threads competed. */
+gboolean cli_share_loaded (double share, int procs);
 /* One line per reason not to trust the figure (empty when there is none): the caller
  * prints each as "tandem: warning: LINE". `what` names the figure ("step time"); `hint`
  * says how to get a better one. */

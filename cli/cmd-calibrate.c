@@ -213,6 +213,8 @@ gemm_spread (const ExecCalibration *cal, double load1, CliSpread *sp, char *what
                   widest->m, widest->n, widest->k);
     }
   cli_spread_compute (v, n, load1, MAX (cal->ranks, 1), sp);
+  /* the ranks' share of a core over the compute benchmarks decides, where known */
+  cli_spread_set_share (sp, cal->contention.compute_share);
 }
 
 static void
@@ -489,6 +491,8 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
               sp.max_s * 1e6);
       if (sp.load1 >= 0)
         printf ("; load average %.2f on %d cores before", sp.load1, sp.cores);
+      if (sp.share > 0)
+        printf ("; core share %.2f", sp.share);
       printf ("%s\n", sp.spread_high || sp.loaded ? ": NOT TRUSTWORTHY (see the warnings)" : "");
       for (guint i = 0; i < cal->skipped->len; i++)
         printf ("  plan shape skipped: %s\n", (const char *) g_ptr_array_index (cal->skipped, i));

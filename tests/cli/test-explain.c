@@ -600,7 +600,9 @@ test_trace_memory (void)
 }
 
 /* tandem run's measurement hygiene, end to end: with the load average file saying 99
- * before the run (TANDEM_LOADAVG_FILE), the step time is flagged as taken under load, in
+ * before the run (TANDEM_LOADAVG_FILE) and no count of the run's own wait (a
+ * TANDEM_SCHEDSTAT_FILE that does not change: share unknown, so the load average
+ * decides), the step time is flagged as taken under load, in
  * the JSON (spread.trustworthy false, the reason) and as one warning line on stderr; the
  * prediction names the profile it used: the --cluster file's, with its source. */
 static void
@@ -619,10 +621,14 @@ test_run_hygiene (void)
   g_assert_cmpint (r.status, ==, 0);
   run_result_clear (&r);
 
+  g_autofree char *sched = g_build_filename (dir, "schedstat", NULL);
+  g_assert_true (g_file_set_contents (sched, "1000000000 0 10\n", -1, NULL));
   g_setenv ("TANDEM_LOADAVG_FILE", load, TRUE);   /* inherited by the child */
+  g_setenv ("TANDEM_SCHEDSTAT_FILE", sched, TRUE);
   g_autofree char *args = g_strdup_printf ("run --steps 2 --no-db --json --cluster %s", prof);
   run_tandem (args, &r);
   g_unsetenv ("TANDEM_LOADAVG_FILE");
+  g_unsetenv ("TANDEM_SCHEDSTAT_FILE");
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonNode) root = parse (r.out);
   JsonObject *o = json_node_get_object (root);
@@ -641,6 +647,7 @@ test_run_hygiene (void)
   g_assert_nonnull (strstr (json_object_get_string_member (p, "source"), "nccl-tests output"));
   run_result_clear (&r);
   g_unlink (load);
+  g_unlink (sched);
   g_unlink (prof);
   g_rmdir (dir);
 }

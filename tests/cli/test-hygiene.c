@@ -78,11 +78,56 @@ test_load (void)
   g_unsetenv ("TANDEM_LOADAVG_FILE");
 }
 
+/* The kernel's count of the measurement's own wait decides where it is known. The
+ * decaying load average left by the previous run (1.83 on these 2 ranks' 2 cores, with
+ * nothing else running: over cores - procs + 0.5 = 0.5) flags the figure alone, but the
+ * compute thread's share of 0.97 (the quiet host's) says no one else took its cores:
+ * not loaded. The bound for 2 processes: others' e threads beyond the free cores share
+ * the 2 busy ones, each measuring thread gets 2 / (2 + e), and e = 1/2 gives
+ * 2 / 2.5 = 0.8; a share of 0.79 is loaded, 0.81 is not. For 1 process: 1 / 1.5 = 2/3.
+ * A share out of (0, 1] is unknown: the load average still decides. */
+static void
+test_share (void)
+{
+  const double v[] = { 1.0, 1.0 };
+  CliSpread s;
+  const double load_left = g_get_num_processors () + 0.5 - 2 + 1.33;   /* above the bound */
+  cli_spread_compute (v, 2, load_left, 2, &s);
+  g_assert_true (s.loaded);
+  cli_spread_set_share (&s, 0.97);
+  g_assert_false (s.loaded);
+  g_assert_cmpfloat (s.share, ==, 0.97);
+  g_autoptr (GPtrArray) none = cli_spread_warnings (&s, "step time", "rerun");
+  g_assert_cmpuint (none->len, ==, 0);
+  cli_spread_set_share (&s, 0.79);
+  g_assert_true (s.loaded);
+  g_autoptr (GPtrArray) w = cli_spread_warnings (&s, "step time", "rerun");
+  g_assert_cmpuint (w->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (w, 0), "ran 0.79 of the time it was runnable, "
+                                                      "below 2 / (2 + 0.5) = 0.80"));
+  cli_spread_set_share (&s, 0.81);
+  g_assert_false (s.loaded);
+  /* a quiet load average with a starved thread: loaded all the same */
+  cli_spread_compute (v, 2, 0.0, 2, &s);
+  g_assert_false (s.loaded);
+  cli_spread_set_share (&s, 0.5);
+  g_assert_true (s.loaded);
+  /* unknown shares leave the load average's verdict */
+  cli_spread_compute (v, 2, load_left, 2, &s);
+  cli_spread_set_share (&s, 0.0);
+  cli_spread_set_share (&s, 1.5);
+  g_assert_true (s.loaded);
+  g_assert_cmpfloat (s.share, ==, 0.0);
+  g_assert_true (cli_share_loaded (0.66, 1));
+  g_assert_false (cli_share_loaded (0.67, 1));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/hygiene/spread", test_spread);
   g_test_add_func ("/cli/hygiene/load", test_load);
+  g_test_add_func ("/cli/hygiene/share", test_share);
   return g_test_run ();
 }
