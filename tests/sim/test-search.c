@@ -48,17 +48,25 @@ ints (int n, ...)
 
 /* small-llama (8 layers, 8 heads) on 8 or 16 H100s of dgx-h100-superpod, seq 1024,
  * global batch 32: every dimension at its default except the micro-batch (1, 2, 4). */
+/* A search spec of `model` on `cluster` at a sequence length and global batch, the rest at
+ * search_spec_init's defaults (the caller clears it) */
+static void
+spec_base (SearchSpec *spec, const char *model, const char *cluster, int seq, int gbs)
+{
+  search_spec_init (spec);
+  spec->model = model_spec_lookup (model, NULL);
+  spec->cluster = topo_cluster_lookup (cluster, NULL);
+  g_assert_nonnull (spec->model);
+  g_assert_nonnull (spec->cluster);
+  spec->base.seq_length = seq;
+  spec->base.global_batch = gbs;
+}
+
 static SearchSpace *
 small_space (SearchObjective obj, double headroom, int top_k)
 {
   SearchSpec spec;
-  search_spec_init (&spec);
-  spec.model = model_spec_lookup ("small-llama", NULL);
-  spec.cluster = topo_cluster_lookup ("dgx-h100-superpod", NULL);
-  g_assert_nonnull (spec.model);
-  g_assert_nonnull (spec.cluster);
-  spec.base.seq_length = 1024;
-  spec.base.global_batch = 32;
+  spec_base (&spec, "small-llama", "dgx-h100-superpod", 1024, 32);
   sim_options_init (&spec.sim, spec.cluster);
   spec.gpus = ints (2, 8, 16);
   spec.mbs = ints (3, 1, 2, 4);
@@ -244,13 +252,7 @@ static void
 test_exact_moe (void)
 {
   SearchSpec spec;
-  search_spec_init (&spec);
-  spec.model = model_spec_lookup ("mixtral-8x7b", NULL);
-  spec.cluster = topo_cluster_lookup ("dgx-h100-superpod", NULL);
-  g_assert_nonnull (spec.model);
-  g_assert_nonnull (spec.cluster);
-  spec.base.seq_length = 2048;
-  spec.base.global_batch = 32;
+  spec_base (&spec, "mixtral-8x7b", "dgx-h100-superpod", 2048, 32);
   sim_options_init (&spec.sim, spec.cluster);
   spec.gpus = ints (1, 16);
   spec.tp = ints (2, 1, 2);
@@ -381,11 +383,7 @@ test_contradictions (void)
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
     {
       SearchSpec spec;
-      search_spec_init (&spec);
-      spec.model = model_spec_lookup ("small-llama", NULL);
-      spec.cluster = topo_cluster_lookup ("dgx-h100-superpod", NULL);
-      spec.base.seq_length = 1024;
-      spec.base.global_batch = 32;
+      spec_base (&spec, "small-llama", "dgx-h100-superpod", 1024, 32);
       spec.gpus = ints (1, cases[c].gpus ? cases[c].gpus : 8);
       if (cases[c].tp)
         spec.tp = ints (1, cases[c].tp);
@@ -416,11 +414,7 @@ test_nvlink_domain (void)
   g_assert_cmpint (search_nvlink_domain (h100), ==, 8);
 
   SearchSpec spec;
-  search_spec_init (&spec);
-  spec.model = model_spec_lookup ("llama3-8b", NULL);
-  spec.cluster = topo_cluster_ref (gb);
-  spec.base.seq_length = 8192;
-  spec.base.global_batch = 576;
+  spec_base (&spec, "llama3-8b", "gb200-nvl72-superpod", 8192, 576);
   sim_options_init (&spec.sim, spec.cluster);
   spec.gpus = ints (1, 72);
   spec.tp = ints (1, 8);
@@ -432,11 +426,7 @@ test_nvlink_domain (void)
   g_assert_nonnull (s);
   search_spec_clear (&spec);
   /* the default tp list on GB200 reaches 8 (llama3-8b's KV heads bound it, not the tray) */
-  search_spec_init (&spec);
-  spec.model = model_spec_lookup ("llama3-8b", NULL);
-  spec.cluster = topo_cluster_ref (gb);
-  spec.base.seq_length = 8192;
-  spec.base.global_batch = 576;
+  spec_base (&spec, "llama3-8b", "gb200-nvl72-superpod", 8192, 576);
   spec.gpus = ints (1, 72);
   g_assert_true (search_spec_fast (&spec, FALSE));
   g_assert_cmpuint (spec.tp->len, ==, 4);      /* 1, 2, 4, 8 */
@@ -444,11 +434,7 @@ test_nvlink_domain (void)
   search_spec_clear (&spec);
 
   /* DGX H100: gpt3-175b's 96 heads allow tp 16, the 8-GPU domain does not */
-  search_spec_init (&spec);
-  spec.model = model_spec_lookup ("gpt3-175b", NULL);
-  spec.cluster = topo_cluster_ref (h100);
-  spec.base.seq_length = 2048;
-  spec.base.global_batch = 32;
+  spec_base (&spec, "gpt3-175b", "dgx-h100-superpod", 2048, 32);
   spec.gpus = ints (1, 16);
   spec.tp = ints (1, 16);
   g_clear_error (&error);
@@ -472,11 +458,7 @@ test_tp_heads_message (void)
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
     {
       SearchSpec spec;
-      search_spec_init (&spec);
-      spec.model = model_spec_lookup ("llama3-8b", NULL);
-      spec.cluster = topo_cluster_lookup ("gb200-nvl72-superpod", NULL);
-      spec.base.seq_length = 8192;
-      spec.base.global_batch = 576;
+      spec_base (&spec, "llama3-8b", "gb200-nvl72-superpod", 8192, 576);
       spec.gpus = ints (1, 48);
       spec.tp = ints (1, cases[c].tp);
       g_autoptr (GError) error = NULL;
@@ -497,11 +479,7 @@ static SearchSpace *
 stack_space (FwStack *stack, gboolean compile)
 {
   SearchSpec spec;
-  search_spec_init (&spec);
-  spec.model = model_spec_lookup ("small-llama", NULL);
-  spec.cluster = topo_cluster_lookup ("dgx-h100-superpod", NULL);
-  spec.base.seq_length = 1024;
-  spec.base.global_batch = 32;
+  spec_base (&spec, "small-llama", "dgx-h100-superpod", 1024, 32);
   spec.base.compile = compile;
   sim_options_init (&spec.sim, spec.cluster);
   spec.stack = fw_stack_ref (stack);
@@ -594,11 +572,7 @@ test_fast (void)
 {
   g_autoptr (SearchSpace) exact = small_space (SEARCH_OBJ_TOKENS_PER_S, 0, 3);
   SearchSpec spec;
-  search_spec_init (&spec);
-  spec.model = model_spec_lookup ("small-llama", NULL);
-  spec.cluster = topo_cluster_lookup ("dgx-h100-superpod", NULL);
-  spec.base.seq_length = 1024;
-  spec.base.global_batch = 32;
+  spec_base (&spec, "small-llama", "dgx-h100-superpod", 1024, 32);
   sim_options_init (&spec.sim, spec.cluster);
   spec.gpus = ints (2, 8, 16);
   spec.top_k = 3;
