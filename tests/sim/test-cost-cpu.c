@@ -265,6 +265,22 @@ test_not_applied (void)
   g_assert_cmpfloat (gemm_s (gpu, &o), ==, t);
 }
 
+/* tiny-llama on the test host's 2 ranks, seq 256, global batch 4: DP2 (tp 1) or TP2 with
+ * sequence parallelism (tp 2), resolved (the caller clears it) */
+static void
+tiny_plan (Plan *p, const ModelSpec *model, const TopoCluster *c, int tp)
+{
+  g_autoptr (GError) error = NULL;
+  plan_init_defaults (p);
+  p->world_size = 2;
+  p->tp = tp;
+  p->sequence_parallel = tp > 1;
+  p->seq_length = 256;
+  p->global_batch = 4;
+  g_assert_true (plan_resolve (p, model, c, &error));
+  g_assert_no_error (error);
+}
+
 /* Through the simulator: tiny-llama, DP2, seq 256, with communication free (so no
  * collective runs next to compute and the slowdown never applies): 2 ranks on 1 core
  * give exactly twice the compute of 2 ranks on 2 cores, and so twice the step. */
@@ -279,11 +295,7 @@ test_predict_doubles (void)
   for (int i = 0; i < 2; i++)
     {
       Plan p;
-      plan_init_defaults (&p);
-      p.world_size = 2;
-      p.seq_length = 256;
-      p.global_batch = 4;
-      g_assert_true (plan_resolve (&p, model, c, &error));
+      tiny_plan (&p, model, c, 1);
       SimOptions so;
       sim_options_init (&so, c);
       sim_cost_options_cpu_host (&so.cost, c, i == 0 ? 2 : 1, 2);
@@ -326,13 +338,7 @@ test_slowdown_span (void)
   for (int i = 0; i < 2; i++)
     {
       Plan p;
-      plan_init_defaults (&p);
-      p.world_size = 2;
-      p.tp = 2;
-      p.sequence_parallel = TRUE;
-      p.seq_length = 256;
-      p.global_batch = 4;
-      g_assert_true (plan_resolve (&p, model, c, &error));
+      tiny_plan (&p, model, c, 2);
       SimOptions so;
       sim_options_init (&so, c);
       so.keep_timeline = TRUE;
