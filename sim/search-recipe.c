@@ -8,8 +8,15 @@
  *   - below those sizes: tp = pp = cp = 1; sharding none up to 128 GPUs and 1B
  *     parameters, else zero3 (FSDP) up to 256 GPUs, else hsdp:K with K the largest power
  *     of two <= 256 dividing dp (FSDP within 256 GPUs, replicated across);
- *   - above them: tp = GPUs per server (the largest divisor of the heads not above it),
- *     with sequence parallelism; cp = 1, or the power of two that brings the sequence to
+ *   - above them: tp = GPUs per server, read as the NVLink domain capped at 8: the
+ *     largest divisor of the attention and KV heads not above min(NVLink domain, 8),
+ *     with sequence parallelism. The course's "server" is the unit whose GPUs talk over
+ *     NVLink, which TP needs (Narayanan et al., SC'21, Takeaway #1: tensor parallelism
+ *     up to degree g on g-GPU servers, pipeline parallelism across them); on a DGX it is 8 GPUs, on a GB200/GB300 NVL72 rack the 4-GPU
+ *     compute tray is not a boundary (every GPU reaches the rack's NVLink switches) but
+ *     72-way TP is not practice: NVIDIA's Megatron Bridge parallelism guide (Parallelism
+ *     Strategy Selection, dense models) starts every size from TP 2-8 and 175-500B
+ *     models at TP 8, so the rule stays at 8 there too; cp = 1, or the power of two that brings the sequence to
  *     16K tokens per rank when it is longer; pp = the smallest that fits (balanced split
  *     of the layers); the Megatron distributed optimizer (zero1) over dp;
  *   - the micro-batch: the largest divisor of the local batch (up to the space's mbs_max)
@@ -43,7 +50,8 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
   model_spec_params (m, &params);
   double P = (double) params.total;
   int seq = spec->base.seq_length, gbs = spec->base.global_batch;
-  int server = (int) topo_cluster_level_size (spec->cluster, 0);
+  /* the NVLink domain (search.c: the innermost levels at level 0's bandwidth), at most 8 */
+  int server = MIN (search_nvlink_domain (spec->cluster), 8);
   int heads = (int) m->n_heads, kv = (int) (m->n_kv_heads ? m->n_kv_heads : m->n_heads);
   int L = (int) m->n_layers;
   gboolean big = gpus > 1000 || P > 50e9 || seq > 16384;

@@ -146,6 +146,36 @@ test_json (void)
   run_clear (&r);
 }
 
+/* The rule of thumb's TP on an NVL72 rack: "TP = GPUs per server" read as the NVLink
+ * domain capped at 8 (sim/search-recipe.c). gb200-nvl72 has 4-GPU trays inside one
+ * 72-GPU NVLink domain; llama3-70b has 64 attention and 8 KV heads and 70B > 50B
+ * parameters, so the rule uses TP: min(72, 8) = 8, which divides 64 and 8 -> tp 8 (the
+ * tray, 4, before). On dgx-h100-superpod the domain is the 8-GPU server: tp 8 as well. */
+static void
+test_recipe_tp_nvl72 (void)
+{
+  static const char *clusters[] = { "gb200-nvl72", "dgx-h100-superpod" };
+  for (guint i = 0; i < G_N_ELEMENTS (clusters); i++)
+    {
+      Run r = { 0 };
+      g_autofree char *args = g_strdup_printf (
+        "search --model llama3-70b --cluster %s --gpus 64 --seq-length 4096 --gbs 64 "
+        "--tp 8 --pp 1 --mbs 1 --top 1 --json --no-db", clusters[i]);
+      run (NULL, args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      JsonObject *o = object_of (parser, r.out);
+      JsonObject *rec = json_object_get_object_member (o, "recipe");
+      g_assert_nonnull (rec);
+      JsonObject *par = json_object_get_object_member (
+        json_object_get_object_member (rec, "plan"), "parallelism");
+      g_assert_cmpint (json_object_get_int_member (par, "tensor_parallel_degree"), ==, 8);
+      g_assert_nonnull (strstr (json_object_get_string_member (rec, "flags"),
+                                "--tensor-model-parallel-size 8 "));
+      run_clear (&r);
+    }
+}
+
 /* Two candidates that differ only in the rank order, on one NVSwitch server (every pair
  * of GPUs the same link, so the order moves no traffic): the same step time and the same
  * memory, ordered by candidate index (Megatron's order is enumerated first); the line
@@ -1133,6 +1163,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/header-inputs", test_header_inputs);
   g_test_add_func ("/cli/search/plan-suffixes", test_plan_suffixes);
   g_test_add_func ("/cli/search/extrapolated-line", test_extrapolated_line);
+  g_test_add_func ("/cli/search/recipe-tp-nvl72", test_recipe_tp_nvl72);
   g_test_add_func ("/cli/search/duplicate-values", test_duplicate_values);
   g_test_add_func ("/cli/search/progress-tty", test_progress_tty);
   g_test_add_func ("/cli/search/trace-best", test_trace_best);
