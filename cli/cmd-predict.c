@@ -185,26 +185,8 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
     }
   if (!plan_check_stack (&c->plan, stack, &serr))
     return cli_fail (CLI_EXIT_USAGE, "%s", serr->message);
-  if (c->plan.moe_shared_expert_overlap && stack->moe_shared_expert_overlap == FW_OPT_NO)
-    return cli_fail (CLI_EXIT_USAGE, "--moe-shared-expert-overlap: the %s stack does not offer "
-                     "it (hint: drop the flag or pick --framework megatron-core)", stack->name);
-  if (c->plan.moe_a2a_overlap && stack->moe_a2a_overlap == FW_OPT_NO)
-    return cli_fail (CLI_EXIT_USAGE, "--overlap-moe-expert-parallel-comm: the %s stack does not "
-                     "offer it (hint: drop the flag or pick --framework megatron-core)",
-                     stack->name);
-  /* Megatron-Core's combined 1F1B with PP > 1 extends the interleaved schedule:
-   * "pipeline_model_parallel_size > 1 requires virtual pipeline parallelism"
-   * (moe_a2a_overlap.md); its arguments.py asserts it */
-  if (c->plan.moe_a2a_overlap && stack->moe_a2a_overlap == FW_OPT_OPTIONAL && c->plan.pp > 1
-      && c->plan.vpp <= 1)
-    return cli_fail (CLI_EXIT_USAGE, "--overlap-moe-expert-parallel-comm with --pp %d needs "
-                     "virtual pipeline stages on the %s stack (hint: add --vpp 2 or more)",
-                     c->plan.pp, stack->name);
   /* overlaps the stack runs in every run (hai-llm's DualPipe) */
-  if (c->plan.ep > 1 && stack->moe_a2a_overlap == FW_OPT_DEFAULT)
-    c->plan.moe_a2a_overlap = TRUE;
-  if (c->plan.ep > 1 && stack->moe_shared_expert_overlap == FW_OPT_DEFAULT)
-    c->plan.moe_shared_expert_overlap = TRUE;
+  plan_apply_stack_moe (&c->plan, stack);
   SimOptions opts;
   sim_options_init (&opts, c->cluster);
   sim_cost_options_init_stack (&opts.cost, c->cluster, stack);

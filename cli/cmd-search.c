@@ -1638,6 +1638,15 @@ cli_cmd_search (int argc, char **argv)
                            stack->name);
         goto out;
       }
+    /* a flag the stack refuses holds for every candidate: a contradiction, not a space
+     * of invalid plans (exit 2, as --tp-comm-overlap above) */
+    if (o.spec.base.moe_a2a_overlap && stack->moe_a2a_overlap == FW_OPT_NO)
+      {
+        status = cli_fail (CLI_EXIT_USAGE, "--overlap-moe-expert-parallel-comm: the %s stack "
+                           "does not offer it (hint: drop the flag or pick another "
+                           "--framework)", stack->name);
+        goto out;
+      }
     if (!stack->hsdp)
       {
         if (o.spec.sharding == NULL)

@@ -687,5 +687,41 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
                    "--compile)");
       return FALSE;
     }
+  if (plan->moe_shared_expert_overlap && stack->moe_shared_expert_overlap == FW_OPT_NO)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--moe-shared-expert-overlap: the %s stack does not offer it (hint: drop "
+                   "the flag or pick --framework megatron-core)", stack->name);
+      return FALSE;
+    }
+  if (plan->moe_a2a_overlap && stack->moe_a2a_overlap == FW_OPT_NO)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--overlap-moe-expert-parallel-comm: the %s stack does not offer it (hint: "
+                   "drop the flag or pick --framework megatron-core)", stack->name);
+      return FALSE;
+    }
+  /* Megatron-Core's combined 1F1B with PP > 1 extends the interleaved schedule:
+   * "pipeline_model_parallel_size > 1 requires virtual pipeline parallelism"
+   * (moe_a2a_overlap.md); its arguments.py asserts it */
+  if (plan->moe_a2a_overlap && stack->moe_a2a_overlap == FW_OPT_OPTIONAL && plan->pp > 1
+      && plan->vpp <= 1)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--overlap-moe-expert-parallel-comm with --pp %d needs virtual pipeline "
+                   "stages on the %s stack (hint: add --vpp 2 or more)", plan->pp,
+                   stack->name);
+      return FALSE;
+    }
   return TRUE;
+}
+
+void
+plan_apply_stack_moe (Plan *plan, const FwStack *stack)
+{
+  g_return_if_fail (plan != NULL && stack != NULL);
+  if (plan->ep > 1 && stack->moe_a2a_overlap == FW_OPT_DEFAULT)
+    plan->moe_a2a_overlap = TRUE;
+  if (plan->ep > 1 && stack->moe_shared_expert_overlap == FW_OPT_DEFAULT)
+    plan->moe_shared_expert_overlap = TRUE;
 }

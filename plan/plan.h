@@ -564,7 +564,15 @@ int plan_optim_shards (const Plan *plan);
 /* The options a run turns on that its software stack must offer (docs/contracts.md: a
  * stack refuses an option it does not offer): --compile where the stack has no compiled
  * mode, --async-tp where it has no async TP or without --compile (TorchTitan raises
- * then). PLAN_ERROR_USAGE naming the flag and the stack, with a hint. */
+ * then), --moe-shared-expert-overlap and --overlap-moe-expert-parallel-comm where the
+ * stack has none, and the latter with pp > 1 but no virtual stages where the stack makes
+ * it optional (Megatron-Core asserts it). PLAN_ERROR_USAGE naming the flag and the
+ * stack, with a hint. `tandem predict` and every candidate of `tandem search` go
+ * through it, so the search never ranks a plan that predict refuses. */
 gboolean plan_check_stack (const Plan *plan, const FwStack *stack, GError **error);
+
+/* The MoE overlaps a stack runs in every run with expert parallelism (hai-llm's DualPipe:
+ * FW_OPT_DEFAULT) turned on in the plan, as predict and each search candidate do. */
+void plan_apply_stack_moe (Plan *plan, const FwStack *stack);
 
 G_END_DECLS

@@ -22,13 +22,22 @@
  *   - the micro-batch: the largest divisor of the local batch (up to the space's mbs_max)
  *     that fits without recompute, or with full recompute when that fits a larger one;
  *   - 1F1B, DP overlap on, TP-comm overlap off, Megatron's rank order.
- * "Fits" is the search's memory check (peak + headroom <= HBM). */
+ * "Fits" is the search's memory check (peak + headroom <= HBM), on a plan the stack
+ * accepts (plan_check_stack: e.g. Megatron-Core's EP all-to-all overlap with pp > 1
+ * needs virtual stages, which this 1F1B rule does not use, so it keeps pp 1 there). */
 #include "sim/search-private.h"
 
 static gboolean
 fits (const SearchSpace *s, Plan *plan)
 {
   const SearchSpec *spec = search_space_spec (s);
+  /* what the stack refuses, predict refuses (a candidate's check, search-run.c) */
+  if (spec->stack != NULL)
+    {
+      plan_apply_stack_moe (plan, spec->stack);
+      if (!plan_check_stack (plan, spec->stack, NULL))
+        return FALSE;
+    }
   if (!plan_resolve (plan, spec->model, spec->cluster, NULL))
     return FALSE;
   /* as the search's screen and sim_predict count it: the stack's plan fields filled in */
@@ -126,8 +135,9 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
             }
         }
     }
-  *why = g_strdup_printf ("the rule of thumb finds no plan that fits on %d GPUs (tp %d, "
-                          "cp %d, %s, every micro-batch with and without full recompute)",
+  *why = g_strdup_printf ("the rule of thumb finds no plan that fits (and that the stack "
+                          "accepts) on %d GPUs (tp %d, cp %d, %s, every micro-batch with and "
+                          "without full recompute)",
                           gpus, tp, cp, big ? "every pp" : "no pp");
   return FALSE;
 }

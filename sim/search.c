@@ -696,6 +696,9 @@ search_cand_to_plan (const SearchSpace *s, const SearchCand *c, Plan *plan)
   const FwStack *st = s->spec.stack;
   if (st != NULL && st->async_tp != FW_OPT_NO)
     plan->async_tp = c->tpo;
+  /* the MoE overlaps the stack always runs with ep > 1, as predict turns them on */
+  if (st != NULL)
+    plan_apply_stack_moe (plan, st);
   plan->overlap_grad_reduce = c->dpo;
   plan->overlap_param_gather = c->dpo;
   g_free (plan->rank_order);

@@ -869,6 +869,73 @@ test_stack_flags_reproduce (void)
     }
 }
 
+/* The MoE all-to-all overlap under a stack, as predict has it (plan_check_stack and
+ * plan_apply_stack_moe on every candidate). Mixtral 8x7B (8 experts), ep 8, on 64 H100s:
+ *  - hai-llm runs DualPipe in every run (moe.a2a_overlap default): every plan with ep 8
+ *    overlaps (-a2aov) and its flags, which do not name the overlap, give predict's step
+ *    time (predict turns it on from the stack; the search used to leave it off: 3.155 s
+ *    searched against 3.188 s predicted for the same flags);
+ *  - megatron-core with --overlap-moe-expert-parallel-comm: combined 1F1B with pp > 1
+ *    needs virtual stages, so the pp 2 vpp 1 candidates are invalid with predict's reason
+ *    and no plan answered has pp 2 without vpp;
+ *  - torchtitan has no such overlap: the flag contradicts the stack, exit 2. */
+static void
+test_moe_overlap_stack (void)
+{
+#define MOE "search --model mixtral-8x7b --cluster dgx-h100-superpod --gpus 64 --seq-length " \
+            "4096 --gbs 256 --tp 2 --pp 1,2 --ep 8 --mbs 1 --recompute none --sharding zero1 " \
+            "--top 3 --json --no-db"
+  const char *cases[] = { " --framework hai-llm",
+                          " --framework megatron-core --overlap-moe-expert-parallel-comm" };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *args = g_strconcat (MOE, cases[c], NULL);
+      Run r = { 0 };
+      run (NULL, args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      JsonObject *o = object_of (parser, r.out);
+      JsonObject *reasons = json_object_get_object_member (o, "invalid_reasons");
+      const char *vpp_reason = "--overlap-moe-expert-parallel-comm with --pp N needs virtual "
+                               "pipeline stages on the megatron-core stack";
+      if (c == 1)
+        g_assert_cmpint (json_object_get_int_member (reasons, vpp_reason), >, 0);
+      else
+        g_assert_cmpuint (json_object_get_size (reasons), ==, 0);
+      JsonArray *top = json_object_get_array_member (o, "top");
+      g_assert_cmpuint (json_array_get_length (top), ==, 3);
+      for (guint i = 0; i < json_array_get_length (top); i++)
+        {
+          JsonObject *t = json_array_get_object_element (top, i);
+          const char *sum = json_object_get_string_member (
+            json_object_get_object_member (t, "plan"), "summary");
+          g_assert_nonnull (strstr (sum, "-a2aov"));
+          g_assert_null (strstr (sum, "-pp2-vpp1-"));
+          const char *flags = json_object_get_string_member (t, "flags");
+          g_autofree char *pargs = g_strdup_printf ("predict %s --json --no-db", flags);
+          Run p = { 0 };
+          run (NULL, pargs, &p);
+          if (p.status != 0)
+            g_error ("predict refused the search's plan %s: %s", flags, p.err);
+          g_autoptr (JsonParser) pp = json_parser_new ();
+          g_assert_cmpfloat (json_object_get_double_member (object_of (pp, p.out),
+                                                            "step_time_s"), ==,
+                             json_object_get_double_member (t, "step_time_s"));
+          run_clear (&p);
+        }
+      run_clear (&r);
+    }
+  Run r = { 0 };
+  run (NULL, MOE " --framework torchtitan --overlap-moe-expert-parallel-comm", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_cmpstr (r.err, ==, "tandem: error: --overlap-moe-expert-parallel-comm: the "
+                   "torchtitan stack does not offer it (hint: drop the flag or pick another "
+                   "--framework)\n");
+  run_clear (&r);
+#undef MOE
+}
+
 /* --fast is labelled heuristic in JSON and text; the exact search says "exact". */
 static void
 test_fast_mode (void)
@@ -1157,6 +1224,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/fast-mode", test_fast_mode);
   g_test_add_func ("/cli/search/stack-flags-reproduce", test_stack_flags_reproduce);
   g_test_add_func ("/cli/search/stack-memory", test_stack_memory);
+  g_test_add_func ("/cli/search/moe-overlap-stack", test_moe_overlap_stack);
   g_test_add_func ("/cli/search/flags-reproduce", test_flags_reproduce);
   g_test_add_func ("/cli/search/tie-line", test_tie_line);
   g_test_add_func ("/cli/search/gpu-hour-column", test_gpu_hour_column);
