@@ -104,7 +104,23 @@ predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
    * in 150 random 1F1B plans of GPT-3 175B and Llama 3 8B-405B (pp 2-16) three half-periods
    * (w0 + 2 micro-batches) never extended, eight (w0 + 4) extended 115 at once, and six
    * (w0 + 3) the same 115; the step of three had cost 40-45% of each prediction.
-   * Interleaved, whose period is a whole group, extends at three in 57 of 77. */
+   * Interleaved, whose period is a whole group, extends at three in 57 of 77.
+   *
+   * How short the step tried can be: the check watches a whole period go by on every stage
+   * at once, so stage 0's 1F1B phase must hold P units and the few that overlap in time,
+   * between its warm-up of w0 forward units and its cool-down of as many backward ones,
+   * and m' = m (mod q) keeps the step's last group: m' >= (2 w0 + P + a few) / (2 v),
+   * rounded up in whole groups. The README's main job (VPP2 PP16, q 16: w0 46, P 64, a
+   * stage 0 of 4 m' units) takes m' = 48: at 32 stage 0's 1F1B phase is 36 units, not a
+   * period. On the step of 48, tau - T falls at stage 0's unit 54 (7 after its first
+   * backward), tau at 118, and 28 units of the 1F1B phase are left before the cool-down
+   * (146): not a second period to skip. So its m256 prediction simulates 2.98 times the
+   * tasks of the m16 one (91,278 against 30,606; instructions 2.87 times, callgrind), and
+   * no trial that watches a period can go below about 2.5 (a step of 40, were its last
+   * group the step's): the m16 step, 64 units on stage 0, is shorter than that stage's
+   * warm-up and cool-down together (92). Issue 11's 5(c) ratio of 2 needs a proof of the
+   * period that does not watch one go by (the engine's slowdowns make the system only
+   * piecewise max-plus), or a step tried at two thirds of a whole step's cost per task. */
   int w0 = inter ? 2 * (pp - 1) + (v - 1) * q : pp - 1;
   static const int half_periods_inter[] = { 3, 8, 16, 64 };
   static const int half_periods_1f1b[] = { 6, 16, 64 };
