@@ -1057,13 +1057,39 @@ block_ops_s (const SimCost *c, const ProgProgram *p, const ProgBlock *blk)
   return s;
 }
 
-/* The GPU time of the MoE layer pass's blocks: the attention and MoE blocks (every layer of
- * an MoE model runs one of each; the all-to-alls, on the ep stream, are left out). In the
- * forward, `before`/`after` split it at the router block's "moe_host_sync" op: attention,
- * router and the dispatcher's counts before, permute, experts, combine and shared experts
- * after. */
+/* The GPU time of one MoE layer's pass: its token mixer and MoE blocks (the all-to-alls,
+ * on the ep stream, are left out). In the forward, `before`/`after` split it at the router
+ * block's "moe_host_sync" op: the mixer, router and the dispatcher's counts before,
+ * permute, experts, combine and shared experts after. The program holds every variant of
+ * the mixer a layer may run (plan/program.c attn_part, mixer_block), of which one layer
+ * runs one: the whole attention block without context parallelism, its pre / core / post
+ * pieces with it (cp > 1), a Gated DeltaNet layer's mixer (`linear`) in place of the
+ * attention, and in the backward the recomputed attention core only under selective
+ * recompute (a GDN layer has no core to redo; the selective-op recompute block is never a
+ * MoE layer's). Counting every variant put two attentions (or an attention and a GDN
+ * mixer) under each MoE layer's host time and hid host-bound layers. */
+static gboolean
+mixer_block_runs (const ProgProgram *p, const ProgBlock *blk, gboolean linear)
+{
+  const char *n = blk->name != NULL ? blk->name : "";
+  const gboolean split = p->plan.cp > 1;
+  if (g_str_equal (n, "attn_fwd") || g_str_equal (n, "attn_bwd"))
+    return !split && !linear;
+  if (g_str_equal (n, "gdn_fwd") || g_str_equal (n, "gdn_bwd"))
+    return !split && linear;
+  if (g_str_equal (n, "attn_core_recompute"))
+    return p->plan.recompute == PLAN_RECOMPUTE_SELECTIVE && !linear;
+  if (g_str_equal (n, "sac_op_recompute"))
+    return FALSE;
+  if (g_str_has_prefix (n, "attn_pre_") || g_str_has_prefix (n, "attn_core_")
+      || g_str_has_prefix (n, "attn_post_"))
+    return split;
+  return TRUE;
+}
+
 static void
-moe_pass_gpu_s (const SimCost *c, const ProgProgram *p, int ph, double *before, double *after)
+moe_pass_gpu_s (const SimCost *c, const ProgProgram *p, int ph, gboolean linear,
+                double *before, double *after)
 {
   *before = *after = 0;
   for (guint b = 0; b < p->blocks->len; b++)
@@ -1080,7 +1106,8 @@ moe_pass_gpu_s (const SimCost *c, const ProgProgram *p, int ph, double *before, 
         case PROG_BLOCK_ATTN_PRE:
         case PROG_BLOCK_ATTN_CORE:
         case PROG_BLOCK_ATTN_POST:
-          *before += block_ops_s (c, p, blk);
+          if (mixer_block_runs (p, blk, linear))
+            *before += block_ops_s (c, p, blk);
           break;
         case PROG_BLOCK_MOE_ROUTE:
           {
@@ -1161,14 +1188,40 @@ sim_cost_moe_host_excess_s (const SimCost *c, const ProgProgram *p, ProgPhase ph
   const double host = c->opts.moe_layer_host_s[ph] + experts;
   if (host <= 0)
     return 0.0;
-  double before, after;
-  moe_pass_gpu_s (c, p, ph, &before, &after);
-  if (ph == 1)
-    return MAX (host - (before + after), 0.0);
-  const double after_sync = MIN (c->opts.moe_layer_host_after_sync_s, c->opts.moe_layer_host_s[0]);
-  const double A = experts + after_sync, B = c->opts.moe_layer_host_s[0] - after_sync;
-  const double t = MAX (MAX (A, after) + before, A + B);
-  return MAX (t - (before + after), 0.0);
+  /* a hybrid's MoE layers run either mixer: the excess of each, weighted by how many of
+   * the model's MoE layers run it (every MoE layer shares the experts block) */
+  const ModelSpec *m = p->model;
+  double n_lin = 0, n_all = 0;
+  if (m != NULL && model_spec_is_gdn (m))
+    for (guint64 l = 0; l < m->n_layers; l++)
+      if (model_spec_layer_is_moe (m, l))
+        {
+          n_all += 1;
+          n_lin += model_spec_layer_is_linear (m, l) ? 1 : 0;
+        }
+  const double w_lin = n_all > 0 ? n_lin / n_all : 0.0;
+  double excess = 0;
+  for (int lin = 0; lin < 2; lin++)
+    {
+      const double w = lin ? w_lin : 1.0 - w_lin;
+      if (!(w > 0))
+        continue;
+      double before, after;
+      moe_pass_gpu_s (c, p, ph, lin, &before, &after);
+      double e;
+      if (ph == 1)
+        e = MAX (host - (before + after), 0.0);
+      else
+        {
+          const double after_sync = MIN (c->opts.moe_layer_host_after_sync_s,
+                                         c->opts.moe_layer_host_s[0]);
+          const double A = experts + after_sync, B = c->opts.moe_layer_host_s[0] - after_sync;
+          const double t = MAX (MAX (A, after) + before, A + B);
+          e = MAX (t - (before + after), 0.0);
+        }
+      excess += w * e;
+    }
+  return excess;
 }
 
 double

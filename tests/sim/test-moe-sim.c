@@ -460,12 +460,24 @@ test_grouped_launches (void)
  * 16 x 305.875 us = 5.944 ms (in the forward both parts of the layer, before and after the
  * dispatcher's sync, are host-bound at 128 tokens, so their split does not matter here:
  * test_host_excess_split); the excess is that minus the GPU time of the pass's attention and MoE
- * blocks, summed here as the engine sums them. The engine adds the excess to each experts
+ * blocks one layer runs (layer_runs_block), summed here as the engine sums them. The engine adds the excess to each experts
  * block, so with free communication a pipeline-free step grows by layers x micro-batches
  * x (forward + backward excess) over the same step without host costs. For llama3-8b
  * made MoE (8 experts of its MLP, top-2) at 4096 tokens the layer's GPU time (over 6 ms of GEMMs alone: 6 x 4096 x 0.2 GFLOP per
  * token-layer at under 1 PFLOP/s) exceeds the host's: no excess. A dense program has
  * none, nor a CUDA-graphed MoE layer. */
+/* Whether one MoE layer without context parallelism and without selective recompute runs
+ * block `blk` of its token mixer: the whole attention block; the program also holds the
+ * attention's pre / core / post pieces (run only with cp > 1), the recomputed core (only
+ * under selective recompute) and the selective-op block (never a MoE layer's). */
+static gboolean
+layer_runs_block (const ProgBlock *blk)
+{
+  const char *n = blk->name != NULL ? blk->name : "";
+  return !(g_str_has_prefix (n, "attn_pre_") || g_str_has_prefix (n, "attn_core_")
+           || g_str_has_prefix (n, "attn_post_") || g_str_equal (n, "sac_op_recompute"));
+}
+
 static double
 pass_gpu_s (const SimCost *cost, const ProgProgram *prog, int backward)
 {
@@ -477,7 +489,8 @@ pass_gpu_s (const SimCost *cost, const ProgProgram *prog, int backward)
                                    || blk->phase == PROG_PHASE_RECOMPUTE
                                : blk->phase == PROG_PHASE_FORWARD;
       if (!pass || blk->kind == PROG_BLOCK_EMBED || blk->kind == PROG_BLOCK_HEAD
-          || blk->kind == PROG_BLOCK_OPTIMIZER || blk->kind == PROG_BLOCK_MLP)
+          || blk->kind == PROG_BLOCK_OPTIMIZER || blk->kind == PROG_BLOCK_MLP
+          || !layer_runs_block (blk))
         continue;
       for (guint i = 0; i < blk->n_ops; i++)
         g += sim_cost_op_math_s (cost, &g_array_index (prog->ops, ModelOp, blk->first_op + i),
@@ -498,7 +511,7 @@ fwd_gpu_split (const SimCost *cost, const ProgProgram *prog, double *before, dou
       const ProgBlock *blk = prog_block (prog, b);
       if (blk->phase != PROG_PHASE_FORWARD || blk->kind == PROG_BLOCK_EMBED
           || blk->kind == PROG_BLOCK_HEAD || blk->kind == PROG_BLOCK_OPTIMIZER
-          || blk->kind == PROG_BLOCK_MLP)
+          || blk->kind == PROG_BLOCK_MLP || !layer_runs_block (blk))
         continue;
       gboolean late = blk->kind == PROG_BLOCK_MOE_EXPERTS || blk->kind == PROG_BLOCK_MOE_COMBINE
                       || blk->kind == PROG_BLOCK_MOE_SHARED;
@@ -573,6 +586,97 @@ test_host_excess_split (void)
   g_assert_cmpfloat (ef, >, A + B - a - b + 1e-4);
   sim_cost_free (cost);
   plan_clear (&p);
+}
+
+/* The GPU time of the named blocks of `prog` in the pass `backward` (0 or 1). */
+static double
+named_blocks_s (const SimCost *cost, const ProgProgram *prog, const char *const *names)
+{
+  double g = 0;
+  for (guint b = 0; b < prog->blocks->len; b++)
+    {
+      const ProgBlock *blk = prog_block (prog, b);
+      for (int j = 0; names[j] != NULL; j++)
+        if (blk->name != NULL && g_str_equal (blk->name, names[j]))
+          for (guint i = 0; i < blk->n_ops; i++)
+            g += sim_cost_op_math_s (cost, &g_array_index (prog->ops, ModelOp, blk->first_op + i),
+                                     prog->compute_dtype, prog->gemm_dtype,
+                                     blk->phase == PROG_PHASE_BACKWARD);
+    }
+  return g;
+}
+
+/* One layer runs one token mixer (plan/program.c attn_part, mixer_block), and the host's
+ * excess is measured against that one. The backward of Qwen3-30B-A3B on 8 GPUs (ep 8, 16
+ * local experts) at 128 tokens, BF16, megatron-core stack: host 1.05 ms + 16 x 305.875 us =
+ * 5.944 ms (test_host_excess); GPU: attn_bwd, moe_route_bwd, moe_experts_bwd and
+ * moe_combine_bwd. The program also holds attn_pre_bwd, attn_core_bwd and attn_post_bwd
+ * (the same attention in pieces, run only with context parallelism) and attn_core_recompute
+ * (run only under selective recompute); counted too, they took their time (asserted
+ * non-zero) off the excess. Qwen3-Next-80B-A3B (48 layers: 36 Gated DeltaNet, 12 full
+ * attention, every one MoE; 512 experts, top-10, one shared expert) on 8 GPUs (ep 8, 64
+ * local experts) at 128 tokens: host 1.05 ms + 64 x 305.875 us = 20.626 ms, far above the
+ * GPU; a GDN layer's backward runs gdn_bwd, a full layer's attn_bwd, so the excess is
+ * host - (36/48 gdn_bwd + 12/48 attn_bwd + route + experts + combine + shared). */
+static void
+test_host_excess_one_mixer (void)
+{
+  g_autoptr (TopoCluster) c = h100 ();
+  g_autoptr (GError) error = NULL;
+  SimOptions opts;
+  mcore_free_comm_options (&opts, c);
+  static const char *const moe_b[] = { "moe_route_bwd", "moe_experts_bwd", "moe_combine_bwd",
+                                       "moe_shared_bwd", NULL };
+  static const char *const attn_b[] = { "attn_bwd", NULL };
+  static const char *const gdn_b[] = { "gdn_bwd", NULL };
+  static const char *const pieces[] = { "attn_pre_bwd", "attn_core_bwd", "attn_post_bwd",
+                                        "attn_core_recompute", NULL };
+
+  g_autoptr (ModelSpec) qw = model_spec_lookup ("qwen3-30b-a3b", &error);
+  g_assert_no_error (error);
+  Plan p;
+  qwen_ep8_plan (&p, 8);
+  g_assert_true (plan_resolve (&p, qw, c, &error));
+  g_autoptr (SimPrediction) pr = sim_predict (qw, &p, c, &opts, &error);
+  g_assert_no_error (error);
+  SimCost *cost = sim_cost_new (c, NULL, &opts.cost);
+  const double host_b = 1.05e-3 + 16 * 305.875e-6;
+  const double gpu = named_blocks_s (cost, pr->program, attn_b)
+                     + named_blocks_s (cost, pr->program, moe_b);
+  const double unused = named_blocks_s (cost, pr->program, pieces);
+  const double eb = sim_cost_moe_host_excess_s (cost, pr->program, PROG_PHASE_BACKWARD);
+  g_test_message ("qwen3-30b: host %.3f ms, one layer's GPU %.3f ms, pieces not run %.3f ms, "
+                  "excess %.3f ms", host_b * 1e3, gpu * 1e3, unused * 1e3, eb * 1e3);
+  g_assert_cmpfloat (unused, >, 1e-6);
+  g_assert_cmpfloat (gpu, <, host_b);
+  g_assert_cmpfloat (fabs (eb - (host_b - gpu)), <, 1e-12);
+  sim_cost_free (cost);
+
+  g_autoptr (ModelSpec) nx = model_spec_lookup ("qwen3-next-80b-a3b", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (model_spec_n_linear_layers (nx), ==, 36);
+  g_assert_cmpuint (model_spec_n_moe_layers (nx), ==, 48);
+  Plan q;
+  qwen_ep8_plan (&q, 8);
+  q.num_experts = 512;
+  q.moe_topk = 10;
+  g_assert_true (plan_resolve (&q, nx, c, &error));
+  g_autoptr (SimPrediction) pn = sim_predict (nx, &q, c, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (pn->program->moe.local_experts, ==, 64);
+  cost = sim_cost_new (c, NULL, &opts.cost);
+  const double host_n = 1.05e-3 + 64 * 305.875e-6;
+  const double gdn = named_blocks_s (cost, pn->program, gdn_b);
+  const double attn = named_blocks_s (cost, pn->program, attn_b);
+  const double moe = named_blocks_s (cost, pn->program, moe_b);
+  const double en = sim_cost_moe_host_excess_s (cost, pn->program, PROG_PHASE_BACKWARD);
+  g_test_message ("qwen3-next: host %.3f ms, gdn %.3f / attn %.3f / moe %.3f ms, excess %.3f ms",
+                  host_n * 1e3, gdn * 1e3, attn * 1e3, moe * 1e3, en * 1e3);
+  g_assert_cmpfloat (gdn, >, 0.0);
+  g_assert_cmpfloat (attn, >, 0.0);
+  g_assert_cmpfloat (0.75 * gdn + 0.25 * attn + moe, <, host_n);
+  g_assert_cmpfloat (fabs (en - (host_n - (0.75 * gdn + 0.25 * attn + moe))), <, 1e-12);
+  sim_cost_free (cost);
 }
 
 /* The quantize launches per local expert follow the recipe (TE cast.cpp
@@ -1034,6 +1138,7 @@ main (int argc, char **argv)
   g_test_add_func ("/moe-sim/host-costs", test_host_costs);
   g_test_add_func ("/moe-sim/host-excess", test_host_excess);
   g_test_add_func ("/moe-sim/host-excess-split", test_host_excess_split);
+  g_test_add_func ("/moe-sim/host-excess-one-mixer", test_host_excess_one_mixer);
   g_test_add_func ("/moe-sim/quant-launches", test_quant_launches);
   g_test_add_func ("/moe-sim/grouped-launches", test_grouped_launches);
   g_test_add_func ("/moe-sim/a2a-overlap", test_a2a_overlap);
