@@ -1628,9 +1628,11 @@ cli_cmd_search (int argc, char **argv)
           }
         o.spec.tp_overlap_mask = 1;
       }
-    /* the MoE shared-expert overlap only helps: on where the stack offers it */
+    /* the MoE shared-expert overlap only helps: on where the stack offers it and the
+     * model has shared experts (else the plan's JSON would say an overlap that its flags,
+     * which name it only for a shared expert, do not reproduce) */
     if (stack->moe_shared_expert_overlap != FW_OPT_NO)
-      o.spec.base.moe_shared_expert_overlap = TRUE;
+      o.spec.base.moe_shared_expert_overlap |= o.spec.model->shared_expert_ffn > 0;
     else if (o.spec.base.moe_shared_expert_overlap)
       {
         status = cli_fail (CLI_EXIT_USAGE, "--moe-shared-expert-overlap: the %s stack does not "
