@@ -1594,6 +1594,16 @@ cli_cmd_search (int argc, char **argv)
         goto out;
       }
   }
+  /* a margin that leaves no memory is a contradiction, not a space out of memory */
+  if (o.spec.headroom_bytes >= (double) o.spec.cluster->device.hbm_bytes)
+    {
+      const TopoDevice *dev = &o.spec.cluster->device;
+      g_autofree char *hbm = g_strdup (cli_fmt_bytes ((double) dev->hbm_bytes));
+      status = cli_fail (CLI_EXIT_USAGE, "--memory-headroom %s leaves nothing of the %s of HBM "
+                         "of %s (hint: a margin below %s)",
+                         cli_fmt_bytes (o.spec.headroom_bytes), hbm, dev->name, hbm);
+      goto out;
+    }
   if (o.spec.base.world_size > 0 && o.spec.gpus == NULL)
     {
       o.spec.gpus = g_array_new (FALSE, FALSE, sizeof (int));

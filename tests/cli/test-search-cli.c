@@ -997,6 +997,20 @@ test_contradiction (void)
   run (NULL, "search --model llama3-8b --gpus 8 --gbs 64 --tp 2,x --no-db", &r);
   g_assert_cmpint (r.status, ==, 2);
   run_clear (&r);
+  /* a margin of the whole HBM (80 GiB on an H100 SXM) or more leaves no budget: one line,
+   * exit 2, not a space out of memory whose closest miss "leaves -21474836480 B" (100 -
+   * 80 GiB printed as a negative byte count); 79 GiB leaves 1 GiB and is searched */
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 64 "
+       "--memory-headroom 100 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "tandem: error: --memory-headroom 100.00 GiB leaves nothing of "
+                   "the 80.00 GiB of HBM of H100-SXM5-80GB (hint: a margin below 80.00 "
+                   "GiB)\n");
+  run_clear (&r);
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 64 "
+       "--memory-headroom 80 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  run_clear (&r);
 }
 
 static gint64
