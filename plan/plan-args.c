@@ -142,6 +142,15 @@ plan_parse_precision (const char *option, const char *value, PlanPrecision *out,
       *out = PLAN_PREC_FP4;
       return TRUE;
     }
+  /* the PyTorch names (torch.float32, torch.bfloat16, torch.float16; torchao's float8
+   * training), as topology's dtype table spells them */
+  static const char *const torch_names[] = { "float32", "bfloat16", "float16", "float8" };
+  for (guint i = 0; i < G_N_ELEMENTS (torch_names); i++)
+    if (g_ascii_strcasecmp (value, torch_names[i]) == 0)
+      {
+        *out = (PlanPrecision) i;
+        return TRUE;
+      }
   g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                "%s: unknown dtype '%s' (hint: fp32, bf16, fp16, fp8 or nvfp4)", option, value);
   return FALSE;
@@ -244,7 +253,18 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
   if (g_str_equal (name, "precision"))
     {
       PlanPrecision p;
-      if (!plan_parse_precision (option, value, &p, error))
+      /* the FP8 spellings that name a recipe or a format too (NeMo's "FP8-hybrid": E4M3
+       * forward, E5M2 gradients, which --fp8-format hybrid reads as FP8 GEMMs; "MXFP8":
+       * FP8 with one E8M0 scale per 32 values, --fp8-recipe mxfp8) */
+      if (g_ascii_strcasecmp (value, "fp8-hybrid") == 0
+          || g_ascii_strcasecmp (value, "fp8_hybrid") == 0)
+        p = PLAN_PREC_FP8;
+      else if (g_ascii_strcasecmp (value, "mxfp8") == 0)
+        {
+          p = PLAN_PREC_FP8;
+          plan->fp8_recipe = FW_SCALING_BLOCK;
+        }
+      else if (!plan_parse_precision (option, value, &p, error))
         return FALSE;
       plan->compute_dtype = p;
       plan->param_dtype = p == PLAN_PREC_FP8 || p == PLAN_PREC_FP4 ? PLAN_PREC_BF16 : p;
@@ -578,7 +598,8 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       "FP8 scaling recipe: delayed, tensorwise (current scaling), mxfp8 (Blackwell), "
       "blockwise (1x128/128x128, FP8-SC) or rowwise (torchao); default the stack's", "R" },
     { "precision", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
-      "Compute dtype: fp32, bf16, fp16, fp8", "DTYPE" },
+      "Compute dtype: fp32, bf16, fp16, fp8 (float8, FP8-hybrid; MXFP8 = fp8 with "
+      "--fp8-recipe mxfp8), nvfp4", "DTYPE" },
     { "fp32-matmul-precision", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "GEMM math over fp32 tensors: highest (fp32), high (TF32), medium (BF16 tensor cores)",
       "P" },

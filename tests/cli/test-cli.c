@@ -785,6 +785,50 @@ test_predict_moe_text (void)
   run_result_clear (&r);
 }
 
+/* --precision in the spellings people write (issue: "fp8, float8, FP8-hybrid, MXFP8,
+ * NVFP4"): each is the canonical plan, so the same summary and step time. On B200 (which
+ * has MXFP8 block-scaled GEMMs): float8 (torchao's name) = fp8; FP8-hybrid (NeMo's
+ * precision name: E4M3 forward, E5M2 gradients) = --fp8-format hybrid = fp8; MXFP8 =
+ * fp8 with --fp8-recipe mxfp8 (the summary says -fp8-mxfp8); NVFP4 = fp4; bfloat16 = bf16.
+ * Each pair is compared, so the test holds whatever the cost model's numbers are. */
+static void
+test_precision_spellings (void)
+{
+  static const char *pairs[][2] = {
+    { "--precision float8", "--precision fp8" },
+    { "--precision FP8-hybrid", "--fp8-format hybrid" },
+    { "--precision MXFP8", "--precision fp8 --fp8-recipe mxfp8" },
+    { "--precision NVFP4", "--precision fp4" },
+    { "--precision bfloat16", "--precision bf16" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (pairs); i++)
+    {
+      g_autoptr (JsonParser) pa = json_parser_new (), pb = json_parser_new ();
+      JsonObject *o[2];
+      RunResult r[2] = { { 0 }, { 0 } };
+      for (guint k = 0; k < 2; k++)
+        {
+          g_autofree char *args = g_strdup_printf (
+            "predict --model llama3-8b --cluster dgx-b200-superpod --gpus 8 --tp 1 --gbs 8 "
+            "--mbs 1 --seq-length 4096 --sharding zero1 %s --no-db --json", pairs[i][k]);
+          run_tandem (args, &r[k]);
+          if (r[k].status != 0)
+            g_error ("tandem %s: exit %d: %s", args, r[k].status, r[k].err);
+          o[k] = parse_object (r[k].out, k ? pb : pa);
+        }
+      const char *sum = json_object_get_string_member (
+        json_object_get_object_member (o[0], "plan"), "summary");
+      g_assert_cmpstr (sum, ==, json_object_get_string_member (
+                                  json_object_get_object_member (o[1], "plan"), "summary"));
+      g_assert_cmpfloat (json_object_get_double_member (o[0], "step_time_s"), ==,
+                         json_object_get_double_member (o[1], "step_time_s"));
+      if (i == 2)
+        g_assert_true (g_str_has_suffix (sum, "-fp8-mxfp8-1F1B"));
+      run_result_clear (&r[0]);
+      run_result_clear (&r[1]);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -810,5 +854,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/predict/bad-db", test_predict_bad_db);
   g_test_add_func ("/cli/predict/moe-text", test_predict_moe_text);
   g_test_add_func ("/cli/a2a-overlap-needs-vpp", test_a2a_overlap_needs_vpp);
+  g_test_add_func ("/cli/predict/precision-spellings", test_precision_spellings);
   return g_test_run ();
 }
