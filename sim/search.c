@@ -573,6 +573,29 @@ search_space_new (const SearchSpec *spec, GError **error)
         constraint (error, "--vpp %d: at least 1", g_array_index (s->spec.vpp, int, i));
         return NULL;
       }
+  /* switches that exclude each other whatever the degrees: named, not "no plan to try" */
+  gboolean tp_above_1 = s->spec.tp->len == 0;
+  for (guint i = 0; i < s->spec.tp->len; i++)
+    tp_above_1 |= g_array_index (s->spec.tp, int, i) > 1;
+  if (s->spec.tp_overlap_mask == 2u && (s->spec.sp_mask == 1u || !tp_above_1))
+    {
+      gboolean no_sp = s->spec.sp_mask == 1u;
+      constraint (error, "--tp-comm-overlap needs sequence parallelism with tp > 1 (Megatron "
+                  "asserts --sequence-parallel with it), which %s rules out (hint: drop "
+                  "--tp-comm-overlap%s)", no_sp ? "--no-sequence-parallel" : "--tp 1",
+                  no_sp ? " or --no-sequence-parallel" : ", or let --tp take more values");
+      return NULL;
+    }
+  gboolean vpp_1 = s->spec.vpp->len == 0;
+  for (guint i = 0; i < s->spec.vpp->len; i++)
+    vpp_1 |= g_array_index (s->spec.vpp, int, i) == 1;
+  if (!vpp_1 && s->spec.schedule_mask != 0
+      && !(s->spec.schedule_mask & (1u << PLAN_SCHED_INTERLEAVED_1F1B)))
+    {
+      constraint (error, "--vpp above 1 runs the Interleaved1F1B schedule, which --schedule "
+                  "leaves out (hint: add Interleaved1F1B to --schedule, or --vpp 1)");
+      return NULL;
+    }
 
   /* shardings */
   s->shards = g_array_new (FALSE, FALSE, sizeof (SearchShard));

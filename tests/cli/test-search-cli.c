@@ -1011,6 +1011,35 @@ test_contradiction (void)
        "--memory-headroom 80 --no-db", &r);
   g_assert_cmpint (r.status, ==, 2);
   run_clear (&r);
+  /* switches that exclude each other are named, not "the constraints leave no plan to
+   * try ... a data-parallel degree that does not divide the batch": TP-comm overlap needs
+   * SP with tp > 1 (Megatron's arguments.py asserts it); vpp > 1 is the interleaved
+   * schedule. A list that keeps one valid value (--vpp 1,2 --schedule 1F1B) searches. */
+  static const struct { const char *flags, *err; } pairs[] = {
+    { "--tp 2 --no-sequence-parallel --tp-comm-overlap",
+      "tandem: error: --tp-comm-overlap needs sequence parallelism with tp > 1 (Megatron "
+      "asserts --sequence-parallel with it), which --no-sequence-parallel rules out (hint: "
+      "drop --tp-comm-overlap or --no-sequence-parallel)\n" },
+    { "--tp 1 --tp-comm-overlap",
+      "tandem: error: --tp-comm-overlap needs sequence parallelism with tp > 1 (Megatron "
+      "asserts --sequence-parallel with it), which --tp 1 rules out (hint: drop "
+      "--tp-comm-overlap, or let --tp take more values)\n" },
+    { "--vpp 2,4 --schedule 1F1B,GPipe",
+      "tandem: error: --vpp above 1 runs the Interleaved1F1B schedule, which --schedule "
+      "leaves out (hint: add Interleaved1F1B to --schedule, or --vpp 1)\n" },
+    { "--vpp 1,2 --schedule 1F1B --pp 2 --mbs 1 --recompute none", NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (pairs); i++)
+    {
+      g_autofree char *args = g_strdup_printf ("search --model llama3-8b --cluster "
+                                               "dgx-h100-superpod --gpus 16 --gbs 64 %s "
+                                               "--top 1 --no-db", pairs[i].flags);
+      run (NULL, args, &r);
+      g_assert_cmpint (r.status, ==, pairs[i].err ? 2 : 0);
+      if (pairs[i].err)
+        g_assert_cmpstr (r.err, ==, pairs[i].err);
+      run_clear (&r);
+    }
 }
 
 static gint64
