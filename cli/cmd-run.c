@@ -897,6 +897,8 @@ run_plan (RunCtx *c)
   /* nor context_parallel's per-step fp32 merges (plan.h cp_ring_merge) */
   c->plan.cp_ring_merge = 0;
   c->plan.cp_kv_repeated = 0;
+  /* nor the functional collectives' re-laying copies (plan.h tp_seq_copies) */
+  c->plan.tp_seq_copies = 0;
   g_autoptr (ProgProgram) prog = prog_program_new (c->model, &c->plan, layout, &error);
   if (prog == NULL)
     return fail0 (c, CLI_EXIT_FAILURE, "%s", error->message);

@@ -645,6 +645,7 @@ show_framework (const char *name, gboolean json)
                              : g_strdup ("nccl");
   ROW ("tp_overlap_sms", tpsms);
   ROW ("tp_grad_reduce_scatter", s->tp_grad_rs_after_block ? "after_block" : "overlapped");
+  ROW ("tp_seq_dim_copies", s->tp_seq_copies ? "yes" : "no");
   ROW ("pp_schedule_runtime", s->pp_lockstep ? "lockstep" : "dataflow");
   ROW ("pp_p2p_sync", s->pp_p2p_sync == FW_P2P_SYNC_EVERY ? "every_exchange"
                       : s->pp_p2p_sync ? "device" : "none");

@@ -144,7 +144,7 @@ get_obj (JsonObject *obj, const char *key, const Where *w, GError **error, gbool
 
 static const char *const top_keys[] = {
   "name", "description", "attention", "fusion", "compile", "kernel_overhead_us", "tp_comm_overlap",
-  "async_tp", "tp_grad_reduce_scatter", "pp_schedule_runtime", "pp_p2p_sync", "pp_scatter_gather", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "fsdp", "fp8", "defaults",
+  "async_tp", "tp_grad_reduce_scatter", "tp_seq_dim_copies", "pp_schedule_runtime", "pp_p2p_sync", "pp_scatter_gather", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "fsdp", "fp8", "defaults",
   "moe", "cp", "tp_overlap_sms", "sources", NULL,
 };
 static const char *const tp_sms_keys[] = { "all_gather", "reduce_scatter", NULL };
@@ -305,6 +305,8 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   if (!get_enum (o, "tp_grad_reduce_scatter", tp_grad_rs_names, &e, FALSE, &w, error))
     return NULL;
   s->tp_grad_rs_after_block = e == 1;
+  if (!get_bool (o, "tp_seq_dim_copies", &s->tp_seq_copies, &w, error))
+    return NULL;
   e = s->pp_lockstep ? 1 : 0;
   if (!get_enum (o, "pp_schedule_runtime", pp_runtime_names, &e, FALSE, &w, error))
     return NULL;
@@ -761,6 +763,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
       json_builder_end_object (b);
     }
   S ("tp_grad_reduce_scatter", tp_grad_rs_names[s->tp_grad_rs_after_block ? 1 : 0]);
+  B ("tp_seq_dim_copies", s->tp_seq_copies);
   S ("pp_schedule_runtime", pp_runtime_names[s->pp_lockstep ? 1 : 0]);
   S ("pp_p2p_sync", pp_p2p_sync_names[s->pp_p2p_sync]);
   B ("pp_scatter_gather", s->pp_scatter_gather);

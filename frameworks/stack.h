@@ -159,6 +159,12 @@ typedef struct {
                                          * scatter of a block's input gradient is issued
                                          * whole after the block (PyTorch async TP) instead
                                          * of in pieces with the block's GEMMs */
+  gboolean      tp_seq_copies;          /* "tp_seq_dim_copies": TP with sequence
+                                         * parallelism through PyTorch's functional
+                                         * collectives on the sequence dim (DTensor
+                                         * Shard(1)): each all-gather's output and each
+                                         * reduce-scatter's input is re-laid by a
+                                         * chunk + cat copy on the compute stream */
   FwAvail       moe_shared_expert_overlap; /* MoE shared expert computed during the
                                           * dispatch all-to-all */
   /* MoE (the "moe" object of a stack file): */

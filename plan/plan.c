@@ -40,6 +40,7 @@ plan_init_defaults (Plan *plan)
   plan->zero2_grad_sync = -1;
   plan->tp_all_gather_fp8 = -1;
   plan->tp_grad_rs_whole = -1;
+  plan->tp_seq_copies = -1;
   plan->pp_grad_after_stage = -1;
   plan->pp_lockstep = -1;
   plan->pp_p2p_sync = -1;

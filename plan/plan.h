@@ -247,6 +247,13 @@ typedef struct {
   int      tp_all_gather_fp8;     /* FP8 plans: 1 the TP all-gathers carry fp8 (torchao
                                    * Float8 tensor parallelism casts before gathering), 0
                                    * bf16; -1 the stack's (sim_predict fills it) */
+  int      tp_seq_copies;         /* TP with SP through PyTorch's functional collectives
+                                   * on the sequence dim (DTensor Shard(1)): 1 each
+                                   * all-gather's output and each reduce-scatter's input
+                                   * is re-laid by a chunk + cat copy on the compute
+                                   * stream (plan/program-blocks.c tp_seq_copy); 0 the
+                                   * collectives work in place (Megatron, TE); -1 the
+                                   * stack's (sim_predict fills it) */
   int      tp_grad_rs_whole;      /* with TP-comm overlap: 1 the backward's reduce-scatter
                                    * (all-reduce) of a block's input gradient is one
                                    * collective after the block's pieces (PyTorch async TP:

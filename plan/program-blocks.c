@@ -385,6 +385,42 @@ cp_step_share (Builder *bd, GArray *ops, gboolean first)
   op->noncausal_share = first ? 0.0 : 1.0;
 }
 
+/* TP with sequence parallelism through PyTorch's functional collectives (plan.h
+ * tp_seq_copies): DTensor's Shard(1) -> Replicate redistribution, which torchtitan's
+ * sequence-parallel plan runs before each block's column-parallel GEMMs (and backward
+ * before the row-parallel data gradient), calls funcol.all_gather_tensor (gather_dim 1),
+ * which gathers along dim 0 and re-lays the result, torch.cat (torch.chunk (res, tp,
+ * dim = 0), dim = gather_dim); Partial -> Shard(1), after the row-parallel GEMM (and
+ * backward after the input gradient), calls funcol.reduce_scatter_tensor (scatter_dim
+ * 1), which re-lays its input, torch.cat (torch.chunk (x, tp, dim = scatter_dim)), before
+ * the collective (torch/distributed/_functional_collectives.py; torch/distributed/tensor/
+ * placement_types.py Shard._to_replicate_tensor, _reduce_shard_tensor). Each is a copy of
+ * the whole tok x h tensor on the compute stream, read and written: `elements` are those
+ * bytes (sim/cost-compute.c). The gathered tensor is in the all-gather's dtype (fp8 with
+ * torchao's Float8 TP: tp_ag_bytes), the reduce-scattered one in bf16. Not copied:
+ * with async TP (the stack's TP-comm overlap) the fused all-gather-matmul reads each
+ * shard where it lands and the fused matmul-reduce-scatter writes each destination's
+ * rows apart (torch/distributed/_symmetric_memory), so `fused` copies go; compiled,
+ * the reduce-scatter of a sum (the backward's input gradient, a sum over the q/k/v or
+ * gate/up data gradients: `sum_input`) is re-laid by the kernel that adds them (inductor
+ * lowers the cat of a pointwise producer into that producer), so it costs nothing
+ * more; the forward's row-parallel output comes from a cuBLAS GEMM, which cannot. */
+static void
+tp_seq_copy (Builder *bd, GArray *ops, gboolean gather, gboolean sum_input)
+{
+  const Plan *p = bd->plan;
+  if (bd->t <= 1 || !p->sequence_parallel || p->tp_seq_copies <= 0)
+    return;
+  if (!sum_input && p->tp_comm_overlap)
+    return;
+  if (sum_input && p->compile)
+    return;
+  const double elt = gather && bd->act_bytes > 0
+                       ? bd->elt_bytes * bd->tp_ag_bytes / bd->act_bytes : bd->elt_bytes;
+  prog_builder_elem (ops, "tp_seq_copy", MODEL_OP_ELEMENTWISE,
+                     (guint64) (2.0 * elt * (double) bd->tok * (double) bd->m->hidden + 0.5), 0);
+}
+
 void
 prog_builder_build_blocks (Builder *bd)
 {
@@ -414,6 +450,7 @@ prog_builder_build_blocks (Builder *bd)
   guint64 s_q = bd->s / bd->c / bd->q_div, s_kv = bd->s;
 #define ATTN_PRE_OPS() G_STMT_START {                                   \
     prog_builder_elem (ops, "attn_norm", norm, tsp * h, 5);                          \
+    tp_seq_copy (bd, ops, TRUE, FALSE);                                 \
     qkv_ops (bd, ops, tok, FALSE);                                      \
     if (m->pos == MODEL_POS_ROTARY || model_spec_is_mla (m))            \
       prog_builder_elem (ops, rope_fwd, MODEL_OP_ELEMENTWISE, rotary_elements (bd, tok), 3); \
@@ -422,6 +459,7 @@ prog_builder_build_blocks (Builder *bd)
     if (m->attn_output_gate)                                            \
       prog_builder_elem (ops, "attn_gate", MODEL_OP_ELEMENTWISE, tok * a * dv_out, 4); \
     gemm (ops, "attn_out", tok, h, a * dv_out);                         \
+    tp_seq_copy (bd, ops, FALSE, FALSE);                                \
     prog_builder_elem (ops, "attn_residual", MODEL_OP_ELEMENTWISE, tsp * h, 1);      \
   } G_STMT_END
 
@@ -463,6 +501,7 @@ prog_builder_build_blocks (Builder *bd)
   /* attention pieces (backward): reverse order, 2x model FLOPs, flash bwd 2.5x */
 #define ATTN_POST_BWD() G_STMT_START {                                   \
     prog_builder_elem (ops, "attn_residual_grad", MODEL_OP_ELEMENTWISE, tsp * h, 1);  \
+    tp_seq_copy (bd, ops, TRUE, FALSE);                                  \
     gemm_bwd (ops, "attn_out_dgrad", "attn_out_wgrad", tok, h, a * dv_out); \
     if (m->attn_output_gate)                                             \
       prog_builder_elem (ops, "attn_gate_grad", MODEL_OP_ELEMENTWISE, tok * a * dv_out, 6); \
@@ -471,6 +510,7 @@ prog_builder_build_blocks (Builder *bd)
     if (m->pos == MODEL_POS_ROTARY || model_spec_is_mla (m))             \
       prog_builder_elem (ops, rope_bwd, MODEL_OP_ELEMENTWISE, rotary_elements (bd, tok), 3); \
     qkv_ops (bd, ops, tok, TRUE);                                        \
+    tp_seq_copy (bd, ops, FALSE, TRUE);                                  \
     prog_builder_elem (ops, "attn_norm_grad", norm, tsp * h, 8);                      \
   } G_STMT_END
   if (model_spec_is_mla (m) && layernorm_recomputed (bd))
@@ -513,9 +553,11 @@ prog_builder_build_blocks (Builder *bd)
 
   /* MLP */
   prog_builder_elem (ops, "mlp_norm", norm, tsp * h, 5);
+  tp_seq_copy (bd, ops, TRUE, FALSE);
   gemm (ops, "mlp_up", tok, up_n, h);
   prog_builder_elem (ops, "mlp_act", MODEL_OP_ELEMENTWISE, tok * ffn, act_f);
   gemm (ops, "mlp_down", tok, h, ffn);
+  tp_seq_copy (bd, ops, FALSE, FALSE);
   prog_builder_elem (ops, "mlp_residual", MODEL_OP_ELEMENTWISE, tsp * h, 1);
   mf = matmul_flops (ops);
   bd->blk[B_MLP_F] = prog_builder_add_block (bd, PROG_BLOCK_MLP, PROG_PHASE_FORWARD, "mlp_fwd", ops, mf);
@@ -530,9 +572,11 @@ prog_builder_build_blocks (Builder *bd)
       gemm (ops, "mlp_down_recompute", tok, h, ffn);
     }
   prog_builder_elem (ops, "mlp_residual_grad", MODEL_OP_ELEMENTWISE, tsp * h, 1);
+  tp_seq_copy (bd, ops, TRUE, FALSE);
   gemm_bwd (ops, "mlp_down_dgrad", "mlp_down_wgrad", tok, h, ffn);
   prog_builder_elem (ops, "mlp_act_grad", MODEL_OP_ELEMENTWISE, tok * ffn, act_f * 2);
   gemm_bwd (ops, "mlp_up_dgrad", "mlp_up_wgrad", tok, up_n, h);
+  tp_seq_copy (bd, ops, FALSE, TRUE);
   prog_builder_elem (ops, "mlp_norm_grad", norm, tsp * h, 8);
   bd->blk[B_MLP_B] = prog_builder_add_block (bd, PROG_BLOCK_MLP, PROG_PHASE_BACKWARD, "mlp_bwd", ops, 2 * mf);
 

@@ -828,6 +828,11 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
    * `elements` are the bytes read and written, one streaming reduction */
   if (op->name != NULL && g_str_equal (op->name, "async_tp_reduce"))
     return roofline (c, 0.0, 0.0, (double) op->elements);
+  /* the functional collectives' chunk + cat re-laying of a TP all-gather's output or a
+   * reduce-scatter's input (plan/program-blocks.c tp_seq_copy): `elements` are the bytes
+   * read and written, one streaming copy */
+  if (op->name != NULL && g_str_equal (op->name, "tp_seq_copy"))
+    return roofline (c, 0.0, 0.0, (double) op->elements);
   /* RoPE as Megatron-Core's unfused PyTorch ops (plan --no-rope-fusion; rope_utils.py
    * _apply_rotary_pos_emb_bshd: t * cos + rotate_half (t) * sin, rotate_half = cat (-x2,
    * x1), the result cat'ed with the unrotated rest), per element of Q and K, pass by

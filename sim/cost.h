@@ -208,6 +208,8 @@ typedef struct {
   gboolean fp8_tp_all_gather;     /* the stack's FP8 recipe gathers TP activations in fp8 */
   gboolean tp_grad_rs_whole;      /* the stack's TP overlap leaves the backward's input-
                                      gradient reduce-scatter whole (FwStack) */
+  gboolean tp_seq_copies;         /* the stack's TP+SP collectives copy their gathered
+                                     output and their scattered input (FwStack) */
   gboolean pp_grad_after_stage;   /* the stack reduces a PP stage's gradients after its last
                                      backward (FwStack fsdp_pp_grad_after_stage) */
   gboolean pp_lockstep;           /* the stack runs the interleaved schedule in lock step

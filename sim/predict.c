@@ -228,6 +228,8 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
     plan->zero2_grad_sync = co != NULL && co->zero2_grad_per_mb;
   if (plan->tp_all_gather_fp8 < 0)
     plan->tp_all_gather_fp8 = co != NULL && co->fp8_tp_all_gather;
+  if (plan->tp_seq_copies < 0)
+    plan->tp_seq_copies = co != NULL && co->tp_seq_copies;
   if (plan->tp_grad_rs_whole < 0)
     plan->tp_grad_rs_whole = co != NULL && co->tp_grad_rs_whole;
   if (plan->pp_grad_after_stage < 0)

@@ -1110,6 +1110,72 @@ test_fsdp_float8_all_gather (void)
                      ==, layer_gather_bytes (PLAN_PREC_BF16, FALSE));
 }
 
+/* The functional collectives' re-laying copies (plan.h tp_seq_copies; plan/program-blocks.c
+ * tp_seq_copy): uniform-8 (hidden 1,024) at TP 2 with SP, one sequence of 2,048 tokens.
+ * D: a copy of the whole gathered (or to-be-scattered) 2,048 x 1,024 tensor in bf16,
+ * read and written, is 2 x 2 B x 2,048 x 1,024 = 8,388,608 B. Per layer each of the two
+ * blocks has one all-gather and one reduce-scatter each way: forward 4 copies,
+ * backward 4. Compiled, the backward's input-gradient reduce-scatter is re-laid by the
+ * sum that produces it: backward 2. With async TP (TP-comm overlap) only those two are
+ * left, and not when compiled. The step is longer by at least the copies' bytes at the
+ * HBM roofline where nothing else moves (8 layers x 8 x 8,388,608 B = 536,870,912 B at
+ * h100-24k's 3,350 GB/s x 0.90: 0.178 ms; the copies sit on the compute stream). */
+static void
+seq_copies (int on, gboolean compile, gboolean overlap, int *n_fwd, int *n_bwd, double *step)
+{
+  Case c;
+  case_init_tp2_sp (&c);
+  c.plan.tp_seq_copies = on;
+  c.plan.compile = compile;
+  c.plan.tp_comm_overlap = overlap;
+  if (overlap)
+    c.plan.tp_grad_rs_whole = 1;
+  g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+  const ProgProgram *pg = p->program;
+  *n_fwd = *n_bwd = 0;
+  for (guint i = 0; i < pg->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (pg, i);
+      if (t->kind != PROG_TASK_COMPUTE || t->layer < 0)
+        continue;
+      const ProgBlock *b = prog_block (pg, t->block);
+      for (guint32 o = b->first_op; o < b->first_op + b->n_ops; o++)
+        {
+          const ModelOp *op = &g_array_index (pg->ops, ModelOp, o);
+          if (op->name == NULL || !g_str_equal (op->name, "tp_seq_copy"))
+            continue;
+          g_assert_cmpuint (op->elements, ==, 8388608);
+          if (t->phase == PROG_PHASE_BACKWARD)
+            (*n_bwd)++;
+          else
+            (*n_fwd)++;
+        }
+    }
+  *step = p->result->step_time_s;
+  case_clear (&c);
+}
+
+static void
+test_tp_seq_copies (void)
+{
+  int nf, nb;
+  double off, on, step;
+  seq_copies (0, FALSE, FALSE, &nf, &nb, &off);
+  g_assert_cmpint (nf + nb, ==, 0);
+  seq_copies (1, FALSE, FALSE, &nf, &nb, &on);
+  g_assert_cmpint (nf, ==, 8 * 4);
+  g_assert_cmpint (nb, ==, 8 * 4);
+  g_assert_cmpfloat (on - off, >=, 536870912.0 / (3350e9 * 0.90) * 0.999);
+  seq_copies (1, TRUE, FALSE, &nf, &nb, &step);
+  g_assert_cmpint (nf, ==, 8 * 4);
+  g_assert_cmpint (nb, ==, 8 * 2);
+  seq_copies (1, FALSE, TRUE, &nf, &nb, &step);
+  g_assert_cmpint (nf, ==, 0);
+  g_assert_cmpint (nb, ==, 8 * 2);
+  seq_copies (1, TRUE, TRUE, &nf, &nb, &step);
+  g_assert_cmpint (nf + nb, ==, 0);
+}
+
 /* The backward's input-gradient reduce-scatter under TP-comm overlap: uniform-8 (hidden
  * 1024) at tp 2 with SP and one micro-batch of 2048 tokens; an activation is 2048 x 1024 x
  * 2 B = 4,194,304 B. The overlapped path of Transformer Engine (0) runs a block as 4
@@ -2200,6 +2266,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sim/simulate/bubble-gpipe-1f1b", test_bubble_gpipe_1f1b);
   g_test_add_func ("/sim/simulate/async-tp-pieces", test_async_tp_pieces);
+  g_test_add_func ("/sim/simulate/tp-seq-copies", test_tp_seq_copies);
   g_test_add_func ("/sim/simulate/bubble-interleaved", test_bubble_interleaved);
   g_test_add_func ("/sim/simulate/interleaved-odd-counts", test_interleaved_odd_counts);
   g_test_add_func ("/sim/simulate/interleaved-group", test_interleaved_group);
