@@ -48,6 +48,11 @@ typedef struct {
    * 0 when the contention model does not apply) */
   double       run_share;
   double       step_with_share_s;
+  /* the share that prediction took: the median step's slowest rank's (each rank samples
+   * its own around every step; sim_cost_cpu_step_share) and that rank, else run_share
+   * with rank -1 (no rank measured its steps) */
+  double       step_share;
+  int          step_share_rank;
 } RunCtx;
 
 /* --verify: the first step of the parallel run against the single-rank reference. */

@@ -340,7 +340,20 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
     if (c->step_with_share_s > 0 && run_contention (c, &ct))
       {
         json_builder_begin_object (b);
-        util_json_member_number (b, "cpu_share", c->run_share);
+        util_json_member_number (b, "cpu_share", c->step_share);
+        /* whose share it is: the median step's slowest rank, or null for rank 0's over
+         * the run (no rank measured its steps) */
+        json_builder_set_member_name (b, "share_rank");
+        if (c->step_share_rank >= 0)
+          json_builder_add_int_value (b, c->step_share_rank);
+        else
+          json_builder_add_null_value (b);
+        json_builder_set_member_name (b, "rank_shares");
+        json_builder_begin_array (b);
+        for (int q = 0; m->ranks != NULL && q < m->world; q++)
+          json_builder_add_double_value (b, m->ranks[q].core_share);
+        json_builder_end_array (b);
+        util_json_member_number (b, "rank0_run_share", c->run_share);
         util_json_member_number (b, "calibrated_share", ct.cal_share);
         util_json_member_number (b, "step_time_s", c->step_with_share_s);
         util_json_member_number (b, "error_pct", err_pct (c->step_with_share_s, m->step_time_s));
@@ -512,11 +525,24 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
             100 * ct.measured_slowdown,
             ct.oversubscribed ? " while the collective runs (measured at calibration)" : ")");
   if (c->step_with_share_s > 0 && run_contention (c, &ct) && sp.median_s > 0)
-    printf ("  core share: rank 0's compute thread ran %.2f of the time it was runnable "
-            "(calibration's compute benchmarks: %.2f); predicted with that share %.4f s: error %+.1f%%, "
-            "%s the measured spread\n", c->run_share, ct.cal_share, c->step_with_share_s,
-            err_pct (c->step_with_share_s, meas[T_STEP]),
-            within_spread (&sp, c->step_with_share_s) ? "within" : "outside");
+    {
+      if (c->step_share_rank >= 0)
+        {
+          g_autoptr (GString) each = g_string_new (NULL);
+          for (int q = 0; m->ranks != NULL && q < m->world; q++)
+            g_string_append_printf (each, "%s%.2f", q ? " " : "", m->ranks[q].core_share);
+          printf ("  core share: over the median step the slowest rank (%d) ran %.2f of the "
+                  "time it was runnable (ranks: %s; rank 0 over the run %.2f; calibration's "
+                  "compute benchmarks: %.2f); the ranks wait for it at every collective\n",
+                  c->step_share_rank, c->step_share, each->str, c->run_share, ct.cal_share);
+        }
+      else
+        printf ("  core share: rank 0's compute thread ran %.2f of the time it was runnable "
+                "(calibration's compute benchmarks: %.2f)\n", c->step_share, ct.cal_share);
+      printf ("  predicted with that share %.4f s: error %+.1f%%, %s the measured spread\n",
+              c->step_with_share_s, err_pct (c->step_with_share_s, meas[T_STEP]),
+              within_spread (&sp, c->step_with_share_s) ? "within" : "outside");
+    }
   if (v)
     printf ("\n  verify: %s: loss %.7g vs single-rank %.7g (relative error %.2g, tolerance "
             "%g); gradient norm %.7g vs %.7g (%.2g, tolerance %g)\n", v->ok ? "ok" : "FAILED",

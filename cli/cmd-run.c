@@ -754,14 +754,22 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
       g_autofree char *msg = g_strdup_printf ("predicting the plan: %s", error->message);
       return report_failed (c, CLI_EXIT_FAILURE, msg);
     }
-  /* the same with the core share this run measured in place of the calibration's */
+  /* the same with the core share this run measured in place of the calibration's: the
+   * median step's slowest rank's, since the ranks wait for it at every collective (rank
+   * 0's over the whole run where no rank measured its steps) */
+  g_autofree double *shares = g_new0 (double, MAX (m->world, 1));
+  for (int q = 0; m->ranks != NULL && q < m->world; q++)
+    shares[q] = m->ranks[q].core_share;
+  c->step_share = sim_cost_cpu_step_share (shares, m->world, &c->step_share_rank);
+  if (c->step_share <= 0)
+    c->step_share = c->run_share;
   SimCpuContention ct;
-  if (c->run_share > 0 && sim_cost_cpu_contention (c->cluster, &so.cost, &ct)
+  if (c->step_share > 0 && sim_cost_cpu_contention (c->cluster, &so.cost, &ct)
       && ct.cal_share > 0)
     {
       SimOptions sw = so;
       sw.keep_timeline = FALSE;
-      sw.cost.cpu_share = c->run_share;
+      sw.cost.cpu_share = c->step_share;
       g_autoptr (SimPrediction) q = sim_predict (c->model, &c->plan, c->cluster, &sw, NULL);
       c->step_with_share_s = q != NULL ? q->result->step_time_s : 0;
     }

@@ -7,8 +7,12 @@
  * them) and rank 0 computes, for the median step, per rank the busy time of compute and
  * of each communication kind and the exposed and bubble time by the simulator's rule
  * (sim/simulate.c stage_stats): while compute is idle, the time goes to the first active
- * kind in the order tp, cp, pp, dp, else to the bubble, until the step's end. */
+ * kind in the order tp, cp, pp, dp, else to the bubble, until the step's end. Each rank
+ * also samples its compute thread's scheduler statistics around every timed step (the
+ * share of a core it got while runnable, exec_sched_share); rank 0 keeps the median
+ * step's share per rank and the lowest of them (ExecRunResult slowest_share). */
 #include "exec/runner-private.h"
+#include "exec/calibrate.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -475,7 +479,7 @@ double_cmp (const void *a, const void *b)
 }
 
 static void
-compute_stats (ExecRunner *r, const double *all, gsize per_rank)
+compute_stats (ExecRunner *r, const double *all, gsize per_rank, const double *shares)
 {
   ExecRunResult *res = &r->result;
   const ProgProgram *p = r->prog;
@@ -516,6 +520,7 @@ compute_stats (ExecRunner *r, const double *all, gsize per_rank)
         }
       res->peak_rss_bytes = MAX (res->peak_rss_bytes, st->peak_rss_bytes);
       res->peak_alloc_bytes = MAX (res->peak_alloc_bytes, st->peak_alloc_bytes);
+      st->core_share = shares[(gsize) q * steps + res->median_step];
     }
   res->bubble_fraction = step > 0 ? res->bubble_s / step : 0;
   res->overlap_ratio = comm_total > 0 ? 1.0 - exposed_total / comm_total : 1.0;
@@ -567,6 +572,8 @@ runner_steps (ExecRunner *r, GError **error)
   gsize stride = rec_stride (r);
   g_free (r->recs);
   r->recs = g_new0 (double, 4 + (gsize) steps * stride);
+  g_free (r->shares);
+  r->shares = g_new0 (double, steps);
   g_free (res->losses);
   res->losses = g_new0 (double, total);
   res->world = r->world;
@@ -586,6 +593,8 @@ runner_steps (ExecRunner *r, GError **error)
       if (!runner_world_gather (r, &zero, 1, sums, error))   /* the barrier */
         return FALSE;
       r->t0 = runner_now (r);
+      double sched0[2], sched1[2];
+      const gboolean sched = exec_sched_sample (sched0);
       for (guint32 i = 0; i < r->n_tasks; i++)
         if (!runner_task_run (r, i, error))
           return FALSE;
@@ -593,6 +602,8 @@ runner_steps (ExecRunner *r, GError **error)
       g_autofree double *tmp = rec ? NULL : g_new0 (double, stride);
       if (!step_end (r, rec ? rec : tmp, error))
         return FALSE;
+      if (step >= warmup && sched && exec_sched_sample (sched1))
+        r->shares[step - warmup] = exec_sched_share (sched0, sched1);
       runner_units_free (r);
       if (!step_loss (r, error) || !runner_grad_norm (r, error))
         return FALSE;
@@ -619,7 +630,10 @@ runner_steps (ExecRunner *r, GError **error)
   g_autofree double *all = g_new0 (double, per_rank * r->world);
   if (!runner_world_gather (r, r->recs, per_rank, all, error))
     return FALSE;
+  g_autofree double *shares = g_new0 (double, (gsize) steps * r->world);
+  if (!runner_world_gather (r, r->shares, steps, shares, error))
+    return FALSE;
   if (r->rank == 0)
-    compute_stats (r, all, per_rank);
+    compute_stats (r, all, per_rank, shares);
   return TRUE;
 }

@@ -217,6 +217,9 @@ struct ExecRunner {
 
   /* gathered per timed step: REC_N doubles per task, plus the step end */
   double     *recs;               /* steps x (1 + n_tasks x REC_N) */
+  /* per timed step: the share of a core this rank's compute thread got while runnable
+   * (exec_sched_share of /proc/thread-self/schedstat over the step; 0 unknown) */
+  double     *shares;
   gsize       alloc_now, alloc_peak;
   GPtrArray  *pool;               /* ExecBuffer * released, for reuse (runner_alloc) */
 };

@@ -832,6 +832,7 @@ exec_runner_free (ExecRunner *r)
   if (r->buckets)
     g_array_free (r->buckets, TRUE);
   g_free (r->recs);
+  g_free (r->shares);
   ExecRunResult *res = &r->result;
   g_free (res->step_times_s);
   g_free (res->ranks);

@@ -85,6 +85,8 @@ typedef struct {
   double bubble_s;                  /* compute idle, nothing communicating, to step end */
   gint64 peak_rss_bytes;            /* VmHWM (getrusage ru_maxrss where /proc is absent) */
   gint64 peak_alloc_bytes;          /* the runner's own buffers at their peak */
+  double core_share;                /* its compute thread's share of a core while runnable
+                                     * over the step (exec_sched_share); 0 unknown */
 } ExecRankStats;
 
 typedef struct {

@@ -107,6 +107,28 @@ sim_cost_options_cpu_host (SimCostOptions *o, const TopoCluster *cluster, double
     o->comm_compute_slowdown = m.slowdown;
 }
 
+/* Term 3 for a step of several ranks. The ranks' programs meet at every TP and DP
+ * collective and every pipeline send: a rank that arrives first waits (asleep, so its
+ * own share does not fall), and the step ends when the last one gets there. With
+ * shares s_r held through the step, a rank's compute of w seconds at the calibration's
+ * share takes w c / s_r, and the step follows max_r w c / s_r = w c / min_r s_r: the
+ * slowest rank's share, not rank 0's (which `tandem run` used before). */
+double
+sim_cost_cpu_step_share (const double *shares, int n, int *rank)
+{
+  double low = 0;
+  int which = -1;
+  for (int r = 0; shares != NULL && r < n; r++)
+    if (shares[r] > 0 && (which < 0 || shares[r] < low))
+      {
+        low = MIN (shares[r], 1.0);
+        which = r;
+      }
+  if (rank != NULL)
+    *rank = which;
+  return low;
+}
+
 void
 sim_cost_cpu_init (SimCost *c)
 {

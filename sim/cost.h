@@ -338,6 +338,11 @@ gboolean sim_cost_cpu_contention (const TopoCluster *cluster, const SimCostOptio
  * comm_compute_slowdown from them (sim_cost_options_init_stack calls it with 0, 0). */
 void     sim_cost_options_cpu_host (SimCostOptions *o, const TopoCluster *cluster,
                                     double cores, double ranks);
+/* The core share a step's prediction takes (cpu_share) from its ranks' measured shares
+ * (n of them, 0 = not measured): the lowest, since ranks that meet at collectives (TP and
+ * DP every step, pipeline stages at every send) wait for the slowest; 0 when none was
+ * measured. *rank (may be NULL) gets its index, -1 when none. */
+double   sim_cost_cpu_step_share   (const double *shares, int n, int *rank);
 
 /* Overrides one option by name ("gemm_efficiency", "attn_fwd_efficiency", ...; the names
  * of the fields above, with *_s fields also accepting *_us in microseconds), for what-if

@@ -176,6 +176,17 @@ loop_case (const char *plan_args, int n_stages)
       g_assert_cmpfloat (share, >, 0);
       g_assert_cmpfloat (share, <=, 1);
       g_assert_cmpfloat (json_object_get_double_member (ws, "step_time_s"), >, 0);
+      /* each rank measured its median step: the prediction took the lowest of the two
+       * (the ranks wait for the slower at every collective), and names that rank */
+      JsonArray *each = json_object_get_array_member (ws, "rank_shares");
+      g_assert_nonnull (each);
+      g_assert_cmpuint (json_array_get_length (each), ==, 2);
+      const double s0 = json_array_get_double_element (each, 0);
+      const double s1 = json_array_get_double_element (each, 1);
+      g_assert_cmpfloat (s0, >, 0);
+      g_assert_cmpfloat (s1, >, 0);
+      g_assert_cmpfloat (share, ==, MIN (MIN (s0, s1), 1.0));
+      g_assert_cmpint (json_object_get_int_member (ws, "share_rank"), ==, s1 < s0 ? 1 : 0);
     }
   gint64 run_id = json_object_get_int_member (o, "run_id");
   g_assert_cmpint (run_id, >, 0);

@@ -386,6 +386,54 @@ test_slowdown_span (void)
   sim_prediction_free (pr[1]);
 }
 
+/* A step's ranks wait for each other at every collective, so the run's core share that
+ * the prediction takes is the slowest rank's (sim_cost_cpu_step_share), not rank 0's.
+ * Ranks that got 0.9 and 0.6 of a core over the step: 0.6, rank 1; a rank that measured
+ * nothing (0) is skipped; none measured gives 0 and rank -1; a share above 1 (clock
+ * skew between the two schedstat counters) counts as 1. Through the simulator,
+ * tiny-llama DP2 with free communication on the test host (calibration's share 0.8):
+ * with the share 0.8 every op keeps its profile time (scale 0.8 / 0.8 = 1); with the
+ * ranks' {0.9, 0.6} it takes 0.8 / 0.6 = 4/3 of that, where rank 0's 0.9 would have
+ * given 0.8 / 0.9 = 8/9 (a step predicted a third too short against the slow rank). */
+static void
+test_step_share (void)
+{
+  int rank = 7;
+  const double two[2] = { 0.9, 0.6 }, one_unknown[2] = { 0, 0.7 }, none[2] = { 0, 0 };
+  const double over[1] = { 1.2 };
+  g_assert_cmpfloat (sim_cost_cpu_step_share (two, 2, &rank), ==, 0.6);
+  g_assert_cmpint (rank, ==, 1);
+  g_assert_cmpfloat (sim_cost_cpu_step_share (one_unknown, 2, &rank), ==, 0.7);
+  g_assert_cmpint (rank, ==, 1);
+  g_assert_cmpfloat (sim_cost_cpu_step_share (none, 2, &rank), ==, 0.0);
+  g_assert_cmpint (rank, ==, -1);
+  g_assert_cmpfloat (sim_cost_cpu_step_share (over, 1, NULL), ==, 1.0);
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) c = load (cpu_json);
+  g_autoptr (ModelSpec) model = model_spec_lookup ("tiny-llama", &error);
+  g_assert_no_error (error);
+  const double share[3] = { 0.8, sim_cost_cpu_step_share (two, 2, NULL), two[0] };
+  double step[3];
+  for (int i = 0; i < 3; i++)
+    {
+      Plan p;
+      tiny_plan (&p, model, c, 1);
+      SimOptions so;
+      sim_options_init (&so, c);
+      so.cost.free_comm = TRUE;
+      so.cost.cpu_share = share[i];
+      g_autoptr (SimPrediction) pr = sim_predict (model, &p, c, &so, &error);
+      g_assert_no_error (error);
+      step[i] = pr->result->step_time_s;
+      plan_clear (&p);
+    }
+  g_assert_cmpfloat (step[0], >, 0);
+  /* picosecond event times: equal to 1e-9 */
+  g_assert_cmpfloat (fabs (step[1] - 4.0 / 3.0 * step[0]), <=, 1e-9 * step[0]);
+  g_assert_cmpfloat (fabs (step[2] - 8.0 / 9.0 * step[0]), <=, 1e-9 * step[0]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -397,5 +445,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/cost-cpu/collectives", test_collectives);
   g_test_add_func ("/sim/cost-cpu/predict-doubles", test_predict_doubles);
   g_test_add_func ("/sim/cost-cpu/slowdown-span", test_slowdown_span);
+  g_test_add_func ("/sim/cost-cpu/step-share", test_step_share);
   return g_test_run ();
 }
