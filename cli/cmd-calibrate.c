@@ -517,7 +517,7 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
                 "  GEMM %d^3 alone %10.1f us, with an all-reduce of %s in flight %10.1f us: "
                 "compute slowed %.1f%%   #wrong %" G_GINT64_FORMAT "\n"
                 "  all-reduce meanwhile %.1f us (%.2f GB/s algbw); share of a core while "
-                "runnable over the compute benchmarks %.2f\n",
+                "runnable over the compute benchmarks' kept windows %.2f\n",
                 cal->ranks, cal->ranks == 1 ? "" : "s", ct->cores, ct->cores == 1 ? "" : "s",
                 ct->blas_threads, ct->progress_threads, ct->progress_threads == 1 ? "" : "s",
                 ct->gemm_m, ct->gemm_alone_s * 1e6, cli_fmt_bytes (ct->coll_bytes),

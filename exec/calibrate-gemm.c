@@ -97,14 +97,16 @@ gemm_time (ExecStream *s, const ExecGemm *op, const Timing *tm, ExecGemmRow *row
   const double one = MAX (cal_now_s () - t0, 1e-7);
   const int reps = (int) CLAMP (ceil (tm->min_time_s / one), tm->min_reps, tm->max_reps);
   const int per = MAX (reps / CAL_WINDOWS, 1);
-  double w[CAL_WINDOWS];
+  double w[CAL_WINDOWS], unsorted[CAL_WINDOWS], before[CAL_WINDOWS][2], after[CAL_WINDOWS][2];
   for (int i = 0; ok && i < CAL_WINDOWS; i++)
     {
+      cal_window_sched (before[i]);
       t0 = cal_now_s ();
       for (int r = 0; ok && r < per; r++)
         ok = exec_gemm (s, op, NULL, error);
       ok = ok && exec_stream_synchronize (s, error);
-      w[i] = (cal_now_s () - t0) / per;
+      w[i] = unsorted[i] = (cal_now_s () - t0) / per;
+      cal_window_sched (after[i]);
     }
   if (ok)
     {
@@ -112,6 +114,8 @@ gemm_time (ExecStream *s, const ExecGemm *op, const Timing *tm, ExecGemmRow *row
       row->time_s = cal_median (w, CAL_WINDOWS);   /* sorts w: fastest first */
       row->window_min_s = w[0];
       row->window_max_s = w[CAL_WINDOWS - 1];
+      cal_windows_keep (unsorted, (const double (*)[2]) before, (const double (*)[2]) after,
+                        CAL_WINDOWS, row->time_s);
     }
   return ok;
 }

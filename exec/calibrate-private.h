@@ -30,6 +30,19 @@ double   cal_now_s     (void);                                          /* monot
  * median of three little, the mean of the whole loop a lot. */
 #define CAL_WINDOWS 3
 double   cal_median    (double *v, int n);           /* sorts v in place; n >= 1 */
+/* The core share the kept windows ran at. A rate that the profile keeps is the median
+ * window's, and on a shared host the windows differ by how much of a core the thread got
+ * (a burst of others' work lands on one window): the share that goes with the rates is
+ * the kept windows', not the whole benchmark's. cal_window_sched samples the calling
+ * thread's schedstat (on CPU, waiting; -1 -1 when unreadable); cal_windows_keep adds the
+ * window of times w[] (n, unsorted) whose time is `median` to the tally, from
+ * before[i] to after[i]; cal_kept_share reads the tally (0 when empty) and
+ * cal_kept_reset clears it. One calibration at a time per process. */
+void     cal_window_sched (double sample[2]);
+void     cal_windows_keep (const double *w, const double (*before)[2],
+                           const double (*after)[2], int n, double median);
+double   cal_kept_share   (void);
+void     cal_kept_reset   (void);
 
 /* ---- calibrate-attn.c and calibrate-kernels.c (helpers in calibrate.c) ---------------- */
 

@@ -203,6 +203,45 @@ cal_host_uniform (guint64 *state, gsize n, double lo, double hi)
   return x;
 }
 
+/* on CPU and waiting, seconds, over the windows kept so far (calibrate-private.h) */
+static double kept_sched[2];
+
+void
+cal_window_sched (double sample[2])
+{
+  if (!exec_sched_sample (sample))
+    sample[0] = sample[1] = -1;
+}
+
+void
+cal_windows_keep (const double *w, const double (*before)[2], const double (*after)[2], int n,
+                  double median)
+{
+  for (int i = 0; i < n; i++)
+    if (w[i] == median)
+      {
+        const double run = after[i][0] - before[i][0], wait = after[i][1] - before[i][1];
+        if (before[i][0] >= 0 && after[i][0] >= 0 && run > 0 && wait >= 0)
+          {
+            kept_sched[0] += run;
+            kept_sched[1] += wait;
+          }
+        return;
+      }
+}
+
+double
+cal_kept_share (void)
+{
+  return kept_sched[0] > 0 ? kept_sched[0] / (kept_sched[0] + kept_sched[1]) : 0.0;
+}
+
+void
+cal_kept_reset (void)
+{
+  kept_sched[0] = kept_sched[1] = 0;
+}
+
 /* Warm-up (timed, sizes the loop), then the calls in CAL_WINDOWS windows of reps /
  * CAL_WINDOWS back-to-back calls, one synchronize each: the median window's mean per
  * call (calibrate-private.h). */
@@ -217,17 +256,21 @@ cal_time_calls (ExecStream *s, const CalTiming *tm, CalCallFunc call, gpointer d
   const double one = MAX (cal_now_s () - t0, 1e-7);
   const int reps = (int) CLAMP (ceil (tm->min_time_s / one), tm->min_reps, tm->max_reps);
   const int per = MAX (reps / CAL_WINDOWS, 1);
-  double w[CAL_WINDOWS];
+  double w[CAL_WINDOWS], sorted[CAL_WINDOWS], before[CAL_WINDOWS][2], after[CAL_WINDOWS][2];
   for (int i = 0; i < CAL_WINDOWS; i++)
     {
+      cal_window_sched (before[i]);
       t0 = cal_now_s ();
       for (int r = 0; r < per; r++)
         call (data);
       if (!exec_stream_synchronize (s, error))
         return FALSE;
-      w[i] = (cal_now_s () - t0) / per;
+      w[i] = sorted[i] = (cal_now_s () - t0) / per;
+      cal_window_sched (after[i]);
     }
-  *mean_s = cal_median (w, CAL_WINDOWS);
+  *mean_s = cal_median (sorted, CAL_WINDOWS);
+  cal_windows_keep (w, (const double (*)[2]) before, (const double (*)[2]) after, CAL_WINDOWS,
+                    *mean_s);
   *reps_out = per * CAL_WINDOWS;
   return TRUE;
 }
@@ -422,6 +465,7 @@ exec_calibrate_run (ExecBackend *b, const ExecCalibrateOptions *o, GError **erro
    * which end before the collectives */
   double sched0[2], sched1[2];
   const gboolean sched = exec_sched_sample (sched0);
+  cal_kept_reset ();
   if ((o->gemm && !exec_calibrate_gemm (b, o, cal, error))
       || (o->memory && !exec_calibrate_memory (b, o, cal, error))
       || (o->attention && has_kernels && !exec_calibrate_attention (b, o, cal, error))
@@ -430,8 +474,13 @@ exec_calibrate_run (ExecBackend *b, const ExecCalibrateOptions *o, GError **erro
       g_prefix_error (error, "calibrate: ");
       return NULL;
     }
+  /* the share the kept windows ran at (the rates' own), else the whole parts' */
   if (sched && exec_sched_sample (sched1))
     cal->contention.compute_share = exec_sched_share (sched0, sched1);
+  g_debug ("core share over the compute parts %.4f, over the windows kept %.4f",
+           cal->contention.compute_share, cal_kept_share ());
+  if (cal_kept_share () > 0)
+    cal->contention.compute_share = cal_kept_share ();
   if ((o->collectives && !exec_calibrate_collectives (b, o, cal, error))
       || (o->collectives && !exec_calibrate_contention (b, o, cal, error)))
     {

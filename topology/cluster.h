@@ -174,9 +174,10 @@ typedef struct {
   double  coll_bytes;                 /* all-reduce size (nccl-tests size column) */
   double  coll_s;                     /* wall time per all-reduce during that loop */
   double  compute_share;              /* the share of a core the calibrating threads got
-                                         while runnable over the compute benchmarks (on
-                                         CPU / (on CPU + waiting), schedstat); 0 = not
-                                         measured */
+                                         while runnable over the timing windows the
+                                         profile's compute rates come from (each row's
+                                         median window; on CPU / (on CPU + waiting),
+                                         schedstat); 0 = not measured */
 } TopoProfileContention;
 
 typedef struct {

@@ -25,8 +25,8 @@
  *       "gemm_with_allreduce_us": 1400.0,            of allreduce_bytes kept in flight
  *       "allreduce_bytes": 4194304,                  (times > 0), and the all-reduce's
  *       "allreduce_us": 5000.0,                      wall time meanwhile (> 0); optional:
- *       "compute_share": 0.8 }                       the core share over the compute parts,
- *                                                    in (0, 1]
+ *       "compute_share": 0.8 }                       the core share over the compute rows'
+ *                                                    kept windows, in (0, 1]
  *   }
  *
  * As in cluster-load.c, keys starting with '_' are comments and any other unknown key is

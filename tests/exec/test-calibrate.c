@@ -11,6 +11,7 @@
  * calibration's own numbers are (the cost model must reproduce what was measured). */
 #include "mpi-launch.h"
 #include "exec/calibrate.h"
+#include "exec/calibrate-private.h"
 #include "sim/cost.h"
 #include "local-open.h"
 #include "../assert-rel.h"
@@ -520,6 +521,39 @@ test_launch (void)
     g_test_message ("%s", out);
 }
 
+/* The core share that goes with the profile's rates is the kept (median) windows'. Three
+ * rows of three windows, by hand (times in ms; schedstat seconds on CPU, waiting):
+ *   row 1: windows 3, 1, 2 ms; (on, wait) per window (1.0, 2.0), (0.5, 0), (1.5, 0.5):
+ *          the median 2 ms is window 3: share 1.5 / (1.5 + 0.5) = 0.75, where the whole
+ *          row ran 3.0 / (3.0 + 2.5) = 0.545 (its first window waited most, and was not
+ *          kept);
+ *   row 2: windows 1, 1, 4 ms, the first of equal times kept: (2.0, 0): the tally is
+ *          3.5 on CPU, 0.5 waiting: 0.875;
+ *   row 3: its kept window's sample unreadable (-1): skipped, still 0.875.
+ * After a reset the tally is empty: 0. */
+static void
+test_kept_share (void)
+{
+  cal_kept_reset ();
+  g_assert_cmpfloat (cal_kept_share (), ==, 0.0);
+  const double w1[3] = { 3e-3, 1e-3, 2e-3 };
+  const double b1[3][2] = { { 0, 0 }, { 1.0, 2.0 }, { 1.5, 2.0 } };
+  const double a1[3][2] = { { 1.0, 2.0 }, { 1.5, 2.0 }, { 3.0, 2.5 } };
+  cal_windows_keep (w1, b1, a1, 3, 2e-3);
+  g_assert_cmpfloat (fabs (cal_kept_share () - 0.75), <, 1e-12);
+  const double w2[3] = { 1e-3, 1e-3, 4e-3 };
+  const double b2[3][2] = { { 10.0, 1.0 }, { 12.0, 1.0 }, { 13.0, 1.0 } };
+  const double a2[3][2] = { { 12.0, 1.0 }, { 13.0, 1.0 }, { 14.0, 3.0 } };
+  cal_windows_keep (w2, b2, a2, 3, 1e-3);
+  g_assert_cmpfloat (fabs (cal_kept_share () - 0.875), <, 1e-12);
+  const double b3[3][2] = { { -1, -1 }, { 0, 0 }, { 0, 0 } };
+  const double a3[3][2] = { { 5.0, 0 }, { 1.0, 1.0 }, { 1.0, 1.0 } };
+  cal_windows_keep (w2, b3, a3, 3, 1e-3);
+  g_assert_cmpfloat (fabs (cal_kept_share () - 0.875), <, 1e-12);
+  cal_kept_reset ();
+  g_assert_cmpfloat (cal_kept_share (), ==, 0.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -537,6 +571,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/nccl-tests/format-round-trip", test_format_round_trip);
   g_test_add_func ("/exec/nccl-tests/format-na-bandwidth", test_format_na_bandwidth);
   g_test_add_func ("/exec/calibrate/profile-rows", test_profile_rows);
+  g_test_add_func ("/exec/calibrate/kept-share", test_kept_share);
   g_test_add_func ("/exec/calibrate/single-process", test_single_process);
   g_test_add_func ("/exec/calibrate/mpi-2-ranks", test_launch);
   return g_test_run ();
