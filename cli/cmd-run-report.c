@@ -533,12 +533,14 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
             g_string_append_printf (each, "%s%.2f", q ? " " : "", m->ranks[q].core_share);
           printf ("  core share: over the median step the slowest rank (%d) ran %.2f of the "
                   "time it was runnable (ranks: %s; rank 0 over the run %.2f; calibration's "
-                  "compute benchmarks' kept windows: %.2f); the ranks wait for it at every collective\n",
+                  "compute benchmarks' kept windows: %.2f); the ranks wait for it at every "
+                  "collective\n",
                   c->step_share_rank, c->step_share, each->str, c->run_share, ct.cal_share);
         }
       else
         printf ("  core share: rank 0's compute thread ran %.2f of the time it was runnable "
-                "(calibration's compute benchmarks' kept windows: %.2f)\n", c->step_share, ct.cal_share);
+                "(calibration's compute benchmarks' kept windows: %.2f)\n", c->step_share,
+                ct.cal_share);
       printf ("  predicted with that share %.4f s: error %+.1f%%, %s the measured spread\n",
               c->step_with_share_s, err_pct (c->step_with_share_s, meas[T_STEP]),
               within_spread (&sp, c->step_with_share_s) ? "within" : "outside");
