@@ -456,7 +456,16 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
  * in (ln b, ln heads, ln kv_heads, ln s_q, ln s_kv, ln head_dim), Euclidean, the first
  * row on ties; among rows of the op's causality and dtype when there are some (a
  * causal kernel skips the masked half, a non-causal one does not), else scaled by
- * peak(d) / peak(row dtype) as GEMM rows are. 0 without attention rows. */
+ * peak(d) / peak(row dtype) as GEMM rows are. 0 without attention rows.
+ * A cpu backend's profile: nearest in the per-head problem (ln s_q, ln s_kv,
+ * ln head_dim) first, and in (ln b, ln heads, ln kv_heads) only among rows equally near
+ * in it. Its kernel (exec/layers-attn.c) runs the sequences and heads one after another
+ * on one thread, each a loop over the query-key pairs with a head_dim-long dot product,
+ * an exponential and a head_dim-long update per pair: FLOP/s follow head_dim (the
+ * exponential's share of the work) and the lengths, while b and heads only repeat the
+ * loop. The Euclidean rule weighed them alike, so small-llama (8 heads of 64 at 512
+ * tokens) took the 8-head row of head_dim 32 at 256 tokens, and its TP2 half (4 heads)
+ * the 4-head row of 64 at 256: the same per-head work, predicted from two rows. */
 static double
 profile_attn_rate (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
 {
@@ -474,19 +483,27 @@ profile_attn_rate (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean ba
       same_causal |= a->causal == op->causal;
       same_dtype |= a->causal == op->causal && a->dtype == d;
     }
-  double best = G_MAXDOUBLE, rate = 0.0;
+  const gboolean cpu = g_strcmp0 (c->cluster->profile->backend, "cpu") == 0;
+  double best = G_MAXDOUBLE, best_loops = G_MAXDOUBLE, rate = 0.0;
   for (guint i = 0; i < rows->len; i++)
     {
       const TopoProfileAttn *a = &g_array_index (rows, TopoProfileAttn, i);
       if ((same_causal && a->causal != op->causal) || (same_dtype && a->dtype != d))
         continue;
       const double *p = &g_array_index (c->prof_attn_log, double, 6 * i);
-      double dist = 0;
+      double dist = 0, loops = 0;
       for (int j = 0; j < 6; j++)
-        dist += (q[j] - p[j]) * (q[j] - p[j]);
-      if (dist < best)
+        {
+          const double dj = (q[j] - p[j]) * (q[j] - p[j]);
+          if (cpu && j < 3)
+            loops += dj;   /* b, heads, kv_heads: the tie-break */
+          else
+            dist += dj;
+        }
+      if (dist < best || (dist == best && loops < best_loops))
         {
           best = dist;
+          best_loops = loops;
           const double from = c->peak_flops[a->dtype], to = c->peak_flops[d];
           rate = (backward ? a->bwd_flops_per_s : a->fwd_flops_per_s)
                  * (!same_dtype && from > 0 && to > 0 ? to / from : 1.0);

@@ -39,6 +39,14 @@ static const char plain_json[] = HEAD ("test-cpu0", "cpu") " } }\n";
 /* a contention object in a profile that is not the cpu backend's: not applied */
 static const char cuda_json[] = HEAD ("test-gpu", "cuda") CONTENTION ("2") " } }\n";
 
+/* two attention rows (FP32, causal, program FLOP counting): 8 heads / 4 KV of head_dim
+ * 32 at 256 tokens, 2e9 forward; 2 / 2 heads of head_dim 64 at 512 tokens, 3e9 forward */
+#define ATTN_ROWS                                                                          \
+  ",\n    \"attention\": [ [1, 8, 4, 256, 256, 32, true, \"fp32\", 2e9, 4e9],\n"              \
+  "                     [1, 2, 2, 512, 512, 64, true, \"fp32\", 3e9, 5e9] ]"
+static const char cpu_attn_json[] = HEAD ("test-cpu-attn", "cpu") ATTN_ROWS " } }\n";
+static const char cuda_attn_json[] = HEAD ("test-gpu-attn", "cuda") ATTN_ROWS " } }\n";
+
 static TopoCluster *
 load (const char *text)
 {
@@ -434,6 +442,42 @@ test_step_share (void)
   g_assert_cmpfloat (fabs (step[2] - 8.0 / 9.0 * step[0]), <=, 1e-9 * step[0]);
 }
 
+/* The attention row a cpu profile predicts from: the nearest per-head problem (s_q, s_kv,
+ * head_dim) first, the loop counts (b, heads, kv_heads) only among rows equally near in
+ * it. small-llama's attention, b 2, 8 / 8 heads of 64 at 512 tokens, causal: FLOPs
+ * 4 x 2 x 8 x 512 x 512 x 64 / 2 = 2^29. Euclidean over all six logs, the 8-head row of
+ * 32 at 256 is nearer (b, kv, s_q, s_kv, head_dim each a factor 2 off: 5 (ln 2)^2) than
+ * the 2-head row of 64 at 512 (b 2x, heads and kv 4x: (1 + 4 + 4) (ln 2)^2): 2^29 / 2e9 =
+ * 0.268435456 s, plus the 2 us launch. The cpu kernel repeats one per-head loop b x heads
+ * times, so the row of 64 at 512 is the op's own problem: 2^29 / 3e9 = 0.178956971 s plus
+ * 2 us. A cuda profile with the same rows keeps the Euclidean choice. */
+static void
+test_attn_row (void)
+{
+  ModelOp op = { 0 };
+  op.name = "attn_core";
+  op.kind = MODEL_OP_ATTENTION;
+  op.b = 2;
+  op.heads = op.kv_heads = 8;
+  op.s_q = op.s_kv = 512;
+  op.head_dim = 64;
+  op.causal = TRUE;
+  op.fwd_flops = 4.0 * 2 * 8 * 512 * 512 * 64 / 2;
+  g_assert_cmpfloat (op.fwd_flops, ==, 536870912.0);
+  const char *texts[2] = { cpu_attn_json, cuda_attn_json };
+  const double want[2] = { 536870912.0 / 3e9 + 2e-6, 536870912.0 / 2e9 + 2e-6 };
+  for (int i = 0; i < 2; i++)
+    {
+      g_autoptr (TopoCluster) c = load (texts[i]);
+      SimCostOptions o;
+      sim_cost_options_init (&o, c);
+      SimCost *cost = sim_cost_new (c, NULL, &o);
+      g_assert_cmpfloat_with_epsilon (sim_cost_op_s (cost, &op, TOPO_DTYPE_FP32, FALSE),
+                                      want[i], 1e-12);
+      sim_cost_free (cost);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -446,5 +490,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/cost-cpu/predict-doubles", test_predict_doubles);
   g_test_add_func ("/sim/cost-cpu/slowdown-span", test_slowdown_span);
   g_test_add_func ("/sim/cost-cpu/step-share", test_step_share);
+  g_test_add_func ("/sim/cost-cpu/attn-row", test_attn_row);
   return g_test_run ();
 }
