@@ -593,9 +593,15 @@ print_difference (const Ranked *first, const Ranked *second)
         printf ("\n#1 vs #2: tied on the objective and on peak memory; #1 is first by its "
                 "lower candidate index");
     }
+  else if (dstep >= 0)
+    printf ("\n#1 vs #2: %s per step faster", fmt_s (buf, sizeof buf, dstep, FALSE, in_ms));
   else
-    printf ("\n#1 vs #2: %s per step%s", fmt_s (buf, sizeof buf, fabs (dstep), FALSE, in_ms),
-            dstep >= 0 ? " faster" : " slower (ranked by the objective)");
+    /* only a per-GPU objective (MFU, tokens per GPU-hour: score = step x GPUs) puts the
+     * slower step first: say what it wins instead */
+    printf ("\n#1 vs #2: %s per step slower, but on %d GPUs against %d: %.2f%% more "
+            "throughput per GPU (the objective)", fmt_s (buf, sizeof buf, -dstep, FALSE, in_ms),
+            a->plan.world_size, b->plan.world_size,
+            100.0 * (second->row->score / first->row->score - 1.0));
   int shown = 0;
   for (int i = 0; i < n && shown < 4; i++)
     if (fabs (terms[i].d) >= 1e-9)   /* below a nanosecond: rounding of sums, not a term */
