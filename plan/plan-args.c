@@ -708,6 +708,14 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
                    "--compile)");
       return FALSE;
     }
+  if (plan->sharding == PLAN_SHARD_HSDP && !stack->hsdp)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--sharding hsdp: the %s stack does not offer HSDP (hint: zero3, or "
+                   "--framework torchtitan, pytorch-fsdp, deepspeed, llm-foundry or maxtext)",
+                   stack->name);
+      return FALSE;
+    }
   if (plan->moe_shared_expert_overlap && stack->moe_shared_expert_overlap == FW_OPT_NO)
     {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,

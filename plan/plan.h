@@ -571,7 +571,8 @@ int plan_optim_shards (const Plan *plan);
 /* The options a run turns on that its software stack must offer (docs/contracts.md: a
  * stack refuses an option it does not offer): --compile where the stack has no compiled
  * mode, --async-tp where it has no async TP or without --compile (TorchTitan raises
- * then), --moe-shared-expert-overlap and --overlap-moe-expert-parallel-comm where the
+ * then), --sharding hsdp where it has no HSDP (the search leaves HSDP out of such a
+ * stack's space), --moe-shared-expert-overlap and --overlap-moe-expert-parallel-comm where the
  * stack has none, and the latter with pp > 1 but no virtual stages where the stack makes
  * it optional (Megatron-Core asserts it). PLAN_ERROR_USAGE naming the flag and the
  * stack, with a hint. `tandem predict` and every candidate of `tandem search` go

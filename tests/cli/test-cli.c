@@ -785,6 +785,28 @@ test_predict_moe_text (void)
   run_result_clear (&r);
 }
 
+/* HSDP where the stack offers it: the search leaves it out of megatron-core's space
+ * ("does not offer HSDP"), and predict now says the same instead of predicting a plan
+ * the stack cannot run (megatron-core.json fsdp.hsdp false; torchtitan's
+ * data_parallel_replicate_degree, true). */
+static void
+test_hsdp_needs_stack (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("predict --model llama3-8b --cluster dgx-h100-superpod --gpus 32 --gbs 64 "
+              "--tp 1 --sharding hsdp:8 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "tandem: error: --sharding hsdp: the megatron-core stack does "
+                   "not offer HSDP (hint: zero3, or --framework torchtitan, pytorch-fsdp, "
+                   "deepspeed, llm-foundry or maxtext)\n");
+  run_result_clear (&r);
+  run_tandem ("predict --model llama3-8b --cluster dgx-h100-superpod --gpus 32 --gbs 64 "
+              "--tp 1 --sharding hsdp:8 --framework torchtitan --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "-dp32x8-"));
+  run_result_clear (&r);
+}
+
 /* --precision in the spellings people write (issue: "fp8, float8, FP8-hybrid, MXFP8,
  * NVFP4"): each is the canonical plan, so the same summary and step time. On B200 (which
  * has MXFP8 block-scaled GEMMs): float8 (torchao's name) = fp8; FP8-hybrid (NeMo's
@@ -855,5 +877,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/predict/moe-text", test_predict_moe_text);
   g_test_add_func ("/cli/a2a-overlap-needs-vpp", test_a2a_overlap_needs_vpp);
   g_test_add_func ("/cli/predict/precision-spellings", test_precision_spellings);
+  g_test_add_func ("/cli/predict/hsdp-needs-stack", test_hsdp_needs_stack);
   return g_test_run ();
 }
