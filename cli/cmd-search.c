@@ -30,7 +30,7 @@ typedef struct {
 } SearchFlag;
 
 enum {
-  F_GPUS, F_TP, F_CP, F_PP, F_VPP, F_MBS, F_SHARDING, F_RECOMPUTE, F_SCHEDULE, F_CP_COMM,
+  F_GPUS, F_TP, F_CP, F_PP, F_VPP, F_MBS, F_EP, F_SHARDING, F_RECOMPUTE, F_SCHEDULE, F_CP_COMM,
   F_ORDER, F_SP, F_NO_SP, F_TPO, F_NO_TPO, F_DPO, F_ALLOW_X, F_TOP, F_OBJECTIVE,
   F_HEADROOM, F_JSON, F_DB, F_NO_DB, F_TRACE_BEST, F_THREADS, F_NO_PRUNE, F_FRAMEWORK,
   F_NOTE, F_HELP, F_USE_DIST_OPT, F_FAST, F_DB_TIMEOUT,
@@ -43,6 +43,7 @@ static const SearchFlag flags[] = {
   { { "pp", "pipeline-model-parallel-size" }, F_PP, TRUE },
   { { "vpp", "num-virtual-stages-per-pipeline-rank" }, F_VPP, TRUE },
   { { "mbs", "micro-batch-size" }, F_MBS, TRUE },
+  { { "ep", "expert-model-parallel-size" }, F_EP, TRUE },
   { { "sharding", "data-parallel-sharding-strategy" }, F_SHARDING, TRUE },
   { { "recompute", "recompute-granularity" }, F_RECOMPUTE, TRUE },
   { { "schedule", "pipeline-parallel-schedule" }, F_SCHEDULE, TRUE },
@@ -242,6 +243,7 @@ take_flag (Opts *o, int kind, const char *name, const char *value, GError **erro
     case F_CP: return parse_int_list (name, value, &sp->cp, error);
     case F_PP: return parse_int_list (name, value, &sp->pp, error);
     case F_VPP: return parse_int_list (name, value, &sp->vpp, error);
+    case F_EP: return parse_int_list (name, value, &sp->ep, error);
     case F_MBS:
       o->narrowed_memory = TRUE;
       return parse_int_list (name, value, &sp->mbs, error);
@@ -365,6 +367,7 @@ static const char usage_text[] =
   "Dimensions (each fixes or narrows one; lists are comma-separated):\n"
   "  --gpus N,..            GPU counts to search (default: the whole cluster)\n"
   "  --tp/--cp/--pp/--vpp/--mbs N,..   degrees and micro-batch sizes\n"
+  "  --ep N,..              expert-parallel degrees (MoE; default: divisors of the experts)\n"
   "  --sharding S,..        none, zero1, zero2, zero3 (fsdp), hsdp (every K), hsdp:K\n"
   "  --recompute R,..       none, selective, full\n"
   "  --schedule S,..        GPipe, 1F1B, Interleaved1F1B\n"

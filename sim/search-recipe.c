@@ -97,6 +97,9 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
               Plan p;
               plan_copy (&p, &spec->base);
               p.world_size = gpus;
+              /* a fixed --ep is the user's (the rule says nothing of experts) */
+              if (spec->ep != NULL && spec->ep->len == 1)
+                p.ep = g_array_index (spec->ep, int, 0);
               p.tp = tp, p.cp = cp, p.pp = pp, p.vpp = 1;
               p.dp = 0, p.dp_given = 0, p.dp_replicate = 0;
               p.first_stage_layers = first, p.last_stage_layers = last;

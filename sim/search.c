@@ -85,6 +85,7 @@ search_spec_clear (SearchSpec *spec)
   g_clear_pointer (&spec->pp, g_array_unref);
   g_clear_pointer (&spec->vpp, g_array_unref);
   g_clear_pointer (&spec->mbs, g_array_unref);
+  g_clear_pointer (&spec->ep, g_array_unref);
   g_clear_pointer (&spec->sharding, g_array_unref);
 }
 
@@ -226,6 +227,18 @@ search_split_layers (int L, int chunks, int *first, int *last)
   return TRUE;
 }
 
+/* Whether `v` is one of the values of `list` (empty: every value). */
+static gboolean
+int_listed (const GArray *list, int v)
+{
+  if (list == NULL || list->len == 0)
+    return TRUE;
+  for (guint i = 0; i < list->len; i++)
+    if (g_array_index (list, int, i) == v)
+      return TRUE;
+  return FALSE;
+}
+
 /* The (ep, etp) pairs of a MoE model for one (tp, cp, dp, sp, sharding, order); dense
  * models get (1, 0). */
 static guint
@@ -246,7 +259,7 @@ expert_pairs (const SearchSpace *s, int tp, int cp, int dp, int spv, PlanShardin
   gint64 stage = (gint64) tp * cp * dp;
   for (int ep = 1; ep <= moe.experts && n < max; ep++)
     {
-      if (moe.experts % ep != 0 || (base->ep > 1 && ep != base->ep))
+      if (moe.experts % ep != 0 || !int_listed (s->spec.ep, ep))
         continue;
       if (ep > 1 && tp > 1 && !spv)
         continue;
@@ -469,6 +482,7 @@ search_space_new (const SearchSpec *spec, GError **error)
   s->spec.pp = ints_copy (spec->pp);
   s->spec.vpp = ints_copy (spec->vpp);
   s->spec.mbs = ints_copy (spec->mbs);
+  s->spec.ep = ints_copy (spec->ep);
   s->spec.sharding = g_array_new (FALSE, FALSE, sizeof (SearchShard));
   if (spec->sharding != NULL)
     g_array_append_vals (s->spec.sharding, spec->sharding->data, spec->sharding->len);
@@ -573,6 +587,24 @@ search_space_new (const SearchSpec *spec, GError **error)
         constraint (error, "--vpp %d: at least 1", g_array_index (s->spec.vpp, int, i));
         return NULL;
       }
+  {
+    PlanMoe moe;
+    plan_moe (base, m, &moe);
+    for (guint i = 0; i < s->spec.ep->len; i++)
+      {
+        int ep = g_array_index (s->spec.ep, int, i);
+        if (ep < 1 || (moe.experts <= 0 && ep > 1)
+            || (moe.experts > 0 && moe.experts % ep != 0))
+          {
+            if (moe.experts > 0)
+              constraint (error, "--ep %d does not divide the %d experts of %s (hint: --ep a "
+                          "divisor of %d)", ep, (int) moe.experts, m->name, (int) moe.experts);
+            else
+              constraint (error, "--ep %d: %s has no experts (hint: drop --ep)", ep, m->name);
+            return NULL;
+          }
+      }
+  }
   /* switches that exclude each other whatever the degrees: named, not "no plan to try" */
   gboolean tp_above_1 = s->spec.tp->len == 0;
   for (guint i = 0; i < s->spec.tp->len; i++)

@@ -72,6 +72,8 @@ typedef struct {
                            * offers it) */
   GArray      *gpus;      /* world sizes; empty = the base plan's, else the cluster */
   GArray      *tp, *cp, *pp, *vpp, *mbs;
+  GArray      *ep;        /* MoE: expert-parallel degrees; empty = every divisor of the
+                           * experts that folds onto the stage (--ep 1 included) */
   GArray      *sharding;  /* SearchShard; empty = none, zero1, zero2, zero3, hsdp:* */
   guint        cp_comm_mask;    /* PlanCpComm */
   guint        recompute_mask;  /* PlanRecompute */

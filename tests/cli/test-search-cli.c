@@ -987,6 +987,68 @@ test_moe_overlap_stack (void)
 #undef MOE
 }
 
+/* --ep is a dimension like --tp: a list narrows it, one value fixes it, 1 included.
+ * Mixtral 8x7B has 8 experts. --ep 1 used to be read as the plan default (1 = "not
+ * given"), so the search ranked ep 8 plans and printed them with "--expert-model-
+ * parallel-size 8 ... --ep 1", which predict reads as ep 1 (out of memory there: 87.86
+ * GiB). Now every plan has the ep asked for and its flags reproduce its step time; --ep 3
+ * (no divisor of 8) and --ep 2 on a dense model are exit 2. */
+static void
+test_ep_dimension (void)
+{
+  static const struct { const char *ep; const char *want[2]; } cases[] = {
+    { "1", { "-dp4-mbs1-", NULL } },
+    { "2,4", { "-ep2-etp", "-ep4-etp" } },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *args = g_strdup_printf (
+        "search --model mixtral-8x7b --cluster dgx-h100-superpod --gpus 32 --seq-length 4096 "
+        "--gbs 64 --tp 2 --pp 4 --mbs 1 --recompute full --sharding zero1 --ep %s --top 3 "
+        "--json --no-db", cases[c].ep);
+      Run r = { 0 };
+      run (NULL, args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      JsonArray *top = json_object_get_array_member (object_of (parser, r.out), "top");
+      g_assert_cmpuint (json_array_get_length (top), ==, 3);
+      for (guint i = 0; i < 3; i++)
+        {
+          JsonObject *t = json_array_get_object_element (top, i);
+          const char *sum = json_object_get_string_member (
+            json_object_get_object_member (t, "plan"), "summary");
+          g_assert_true (strstr (sum, cases[c].want[0])
+                         || (cases[c].want[1] && strstr (sum, cases[c].want[1])));
+          g_assert_null (strstr (sum, "-ep8-"));
+          const char *flags = json_object_get_string_member (t, "flags");
+          g_autofree char *pargs = g_strdup_printf ("predict %s --json --no-db", flags);
+          Run p = { 0 };
+          run (NULL, pargs, &p);
+          if (p.status != 0)
+            g_error ("predict refused the search's plan %s: %s", flags, p.err);
+          g_autoptr (JsonParser) pp = json_parser_new ();
+          g_assert_cmpfloat (json_object_get_double_member (object_of (pp, p.out),
+                                                            "step_time_s"), ==,
+                             json_object_get_double_member (t, "step_time_s"));
+          run_clear (&p);
+        }
+      run_clear (&r);
+    }
+  Run r = { 0 };
+  run (NULL, "search --model mixtral-8x7b --cluster dgx-h100-superpod --gpus 32 --gbs 64 "
+       "--ep 3 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "tandem: error: --ep 3 does not divide the 8 experts of "
+                   "mixtral-8x7b (hint: --ep a divisor of 8)\n");
+  run_clear (&r);
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 16 --gbs 64 --ep 2 "
+       "--no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "tandem: error: --ep 2: llama3-8b has no experts (hint: drop "
+                   "--ep)\n");
+  run_clear (&r);
+}
+
 /* --fast is labelled heuristic in JSON and text; the exact search says "exact". */
 static void
 test_fast_mode (void)
@@ -1319,6 +1381,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/stack-flags-reproduce", test_stack_flags_reproduce);
   g_test_add_func ("/cli/search/stack-memory", test_stack_memory);
   g_test_add_func ("/cli/search/moe-overlap-stack", test_moe_overlap_stack);
+  g_test_add_func ("/cli/search/ep-dimension", test_ep_dimension);
   g_test_add_func ("/cli/search/flags-reproduce", test_flags_reproduce);
   g_test_add_func ("/cli/search/tie-line", test_tie_line);
   g_test_add_func ("/cli/search/gpu-hour-column", test_gpu_hour_column);
