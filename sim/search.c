@@ -483,6 +483,9 @@ search_space_new (const SearchSpec *spec, GError **error)
   s->spec.vpp = ints_copy (spec->vpp);
   s->spec.mbs = ints_copy (spec->mbs);
   s->spec.ep = ints_copy (spec->ep);
+  /* a base plan's ep above 1 fixes it, as before ep was a list */
+  if (s->spec.ep->len == 0 && spec->base.ep > 1)
+    g_array_append_val (s->spec.ep, spec->base.ep);
   s->spec.sharding = g_array_new (FALSE, FALSE, sizeof (SearchShard));
   if (spec->sharding != NULL)
     g_array_append_vals (s->spec.sharding, spec->sharding->data, spec->sharding->len);
