@@ -462,10 +462,15 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
  * in it. Its kernel (exec/layers-attn.c) runs the sequences and heads one after another
  * on one thread, each a loop over the query-key pairs with a head_dim-long dot product,
  * an exponential and a head_dim-long update per pair: FLOP/s follow head_dim (the
- * exponential's share of the work) and the lengths, while b and heads only repeat the
- * loop. The Euclidean rule weighed them alike, so small-llama (8 heads of 64 at 512
- * tokens) took the 8-head row of head_dim 32 at 256 tokens, and its TP2 half (4 heads)
- * the 4-head row of 64 at 256: the same per-head work, predicted from two rows. */
+ * exponential's share of the work) and the lengths; b only repeats the loop. The heads
+ * are not quite free: they interleave in the rows of q, k and v, so kv_heads x head_dim
+ * is the stride between a head's K (and V) rows, and a wider stride spreads the same
+ * bytes over more pages. On the quiet VM small-llama's attention (8 / 8 heads of 64, a
+ * 2 KiB stride) ran 15-18% slower than the quick grid's 2 / 2-head row of 64 at 512
+ * tokens (512 B) predicts; no quick row has that stride, so it stays unmodelled. The
+ * Euclidean rule weighed all six alike, so small-llama took the 8-head row of
+ * head_dim 32 at 256 tokens, and its TP2 half (4 heads) the 2-head row of 64 at 512:
+ * the same per-head work, predicted from two rows. */
 static double
 profile_attn_rate (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
 {
