@@ -687,6 +687,27 @@ plan_extras (const Plan *p, guint *used)
 }
 
 /* One row of the top-K table (place 0: the rule-of-thumb plan). */
+/* Decimals for a row's seconds: 3 for a step of a second or more, and enough for four
+ * significant digits below (0.5123 -> 4, 0.002345 -> 6), at most 9. */
+static int
+row_decimals (double step_s)
+{
+  if (!(step_s > 0) || step_s >= 1.0)
+    return 3;
+  return MIN (9, 3 - (int) floor (log10 (step_s)));
+}
+
+/* An exposed time in the row's decimals; with more than three, none exposed reads "0"
+ * (seven zeros in five columns hide the one figure that is not zero) */
+static void
+exposed_cell (CliTable *t, int dec, double s)
+{
+  if (dec > 3 && s == 0)
+    cli_table_cell (t, "0");
+  else
+    cli_table_cell (t, "%.*f", dec, s);
+}
+
 static void
 add_row (CliTable *t, int place, const SimPrediction *p, guint *used, gboolean per_gpu_hour)
 {
@@ -696,7 +717,11 @@ add_row (CliTable *t, int place, const SimPrediction *p, guint *used, gboolean p
     cli_table_cell (t, "%d", place);
   else
     cli_table_cell (t, "rule");
-  cli_table_cell (t, "%.3f", r->step_time_s);
+  /* seconds with three decimals; a step under a second keeps four significant digits
+   * (a tiny model's 0.002345 s step read 0.002 on every row), and the row's exposed
+   * times take the same decimals so they stay comparable with it */
+  const int dec = row_decimals (r->step_time_s);
+  cli_table_cell (t, "%.*f", dec, r->step_time_s);
   cli_table_cell (t, "%s", cli_fmt_count ((guint64) llround (r->tokens_per_s)));
   if (per_gpu_hour)
     cli_table_cell (t, "%s", cli_fmt_count ((guint64) llround (
@@ -704,11 +729,11 @@ add_row (CliTable *t, int place, const SimPrediction *p, guint *used, gboolean p
   cli_table_cell (t, "%.1f%%", r->mfu[MODEL_FLOPS_PALM] * 100);
   cli_table_cell (t, "%.1f%%", r->hfu * 100);
   cli_table_cell (t, "%.1f%%", r->bubble_fraction * 100);
-  cli_table_cell (t, "%.3f", r->exposed_comm_s[PROG_COMM_TP]);
-  cli_table_cell (t, "%.3f", r->exposed_comm_s[PROG_COMM_CP]);
-  cli_table_cell (t, "%.3f", r->exposed_comm_s[PROG_COMM_EP]);
-  cli_table_cell (t, "%.3f", r->exposed_comm_s[PROG_COMM_PP]);
-  cli_table_cell (t, "%.3f", r->exposed_comm_s[PROG_COMM_DP]);
+  exposed_cell (t, dec, r->exposed_comm_s[PROG_COMM_TP]);
+  exposed_cell (t, dec, r->exposed_comm_s[PROG_COMM_CP]);
+  exposed_cell (t, dec, r->exposed_comm_s[PROG_COMM_EP]);
+  exposed_cell (t, dec, r->exposed_comm_s[PROG_COMM_PP]);
+  exposed_cell (t, dec, r->exposed_comm_s[PROG_COMM_DP]);
   cli_table_cell (t, "%.1f", (double) p->memory.peak_bytes / 1073741824.0);
   cli_table_cell (t, "%s", cli_fmt_count ((guint64) p->plan.world_size));
   g_autofree char *plan = plan_to_string (&p->plan);

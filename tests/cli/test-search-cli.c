@@ -8,6 +8,7 @@
 #include <json-glib/json-glib.h>
 #include <glib/gstdio.h>
 #include <sqlite3.h>
+#include <math.h>
 #include <string.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -193,6 +194,40 @@ test_tie_line (void)
                                    "differs\n  plan differences: rank order tp-cp-ep-dp-pp vs "
                                    "tp-cp-ep-pp-dp\n"));
   g_assert_null (strstr (r.out, "0.0000 s per step faster"));
+  run_clear (&r);
+}
+
+/* A step under a second keeps four significant digits in the table, and the row's
+ * exposed times take its decimals, none exposed reading "0": tiny-llama on 8 GPUs,
+ * seq 256, gbs 64 with every dimension fixed (DP8, mbs 8, no sharding) steps in well
+ * under a millisecond, which three decimals printed as 0.001 (or 0.000) on every row.
+ * The JSON's step_time_s printed with the rule's decimals (3 - floor(log10 step)) is
+ * the table's cell. */
+static void
+test_small_step_digits (void)
+{
+  const char *space = "search --model tiny-llama --cluster dgx-h100-superpod --gpus 8 "
+                      "--seq-length 256 --gbs 64 --tp 1 --pp 1 --cp 1 --mbs 8 "
+                      "--sharding none --recompute none --schedule 1F1B --dp-overlap off "
+                      "--top 1 --no-db";
+  Run r = { 0 };
+  g_autofree char *js = g_strconcat (space, " --json", NULL);
+  run (NULL, js, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, r.out, -1, NULL));
+  JsonObject *best = json_array_get_object_element (
+    json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "top"), 0);
+  const double step = json_object_get_double_member (best, "step_time_s");
+  g_assert_cmpfloat (step, <, 1e-3);
+  run_clear (&r);
+  run (NULL, space, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  const int dec = 3 - (int) floor (log10 (step));
+  g_autofree char *cell = g_strdup_printf ("   1  %.*f  ", dec, step);
+  g_assert_nonnull (strstr (r.out, cell));
+  /* DP8 without TP, CP, EP or PP: those four columns hold no exposed time */
+  g_assert_nonnull (strstr (r.out, "%       0       0       0       0  "));
   run_clear (&r);
 }
 
@@ -1384,6 +1419,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/ep-dimension", test_ep_dimension);
   g_test_add_func ("/cli/search/flags-reproduce", test_flags_reproduce);
   g_test_add_func ("/cli/search/tie-line", test_tie_line);
+  g_test_add_func ("/cli/search/small-step-digits", test_small_step_digits);
   g_test_add_func ("/cli/search/gpu-hour-column", test_gpu_hour_column);
   g_test_add_func ("/cli/search/per-gpu-difference-line", test_per_gpu_difference_line);
   g_test_add_func ("/cli/search/header-inputs", test_header_inputs);
