@@ -73,6 +73,27 @@ object_of (JsonParser *parser, const char *text)
   return json_node_get_object (json_parser_get_root (parser));
 }
 
+/* A search result's `flags`, given to `tandem predict --json`, are accepted and give the
+ * same step time to the bit, and with `same_plan` the same plan object field for field. */
+static void
+assert_flags_reproduce (JsonObject *t, gboolean same_plan)
+{
+  const char *flags = json_object_get_string_member (t, "flags");
+  g_autofree char *pargs = g_strdup_printf ("predict %s --json --no-db", flags);
+  Run p = { 0 };
+  run (NULL, pargs, &p);
+  if (p.status != 0)
+    g_error ("predict refused the search's plan %s: %s", flags, p.err);
+  g_autoptr (JsonParser) pp = json_parser_new ();
+  JsonObject *po = object_of (pp, p.out);
+  g_assert_cmpfloat (json_object_get_double_member (po, "step_time_s"), ==,
+                     json_object_get_double_member (t, "step_time_s"));
+  if (same_plan)
+    g_assert_true (json_node_equal (json_object_get_member (po, "plan"),
+                                    json_object_get_member (t, "plan")));
+  run_clear (&p);
+}
+
 /* The issue's shape: top (predict keys + place + flags), counts that add up, recipe,
  * wall_s, run_id null with store_error under --no-db; hfu one number; the ep key. And
  * each plan's flags, given to `tandem predict`, give the same step time. */
@@ -935,16 +956,7 @@ test_stack_flags_reproduce (void)
           g_assert_null (strstr (flags, "--tp-comm-overlap"));
           if (e == 0)
             g_assert_null (strstr (flags, "--async-tp"));
-          g_autofree char *pargs = g_strdup_printf ("predict %s --json --no-db", flags);
-          Run p = { 0 };
-          run (NULL, pargs, &p);
-          if (p.status != 0)
-            g_error ("predict refused the search's plan %s: %s", flags, p.err);
-          g_autoptr (JsonParser) pp = json_parser_new ();
-          g_assert_cmpfloat (json_object_get_double_member (object_of (pp, p.out),
-                                                            "step_time_s"), ==,
-                             json_object_get_double_member (t, "step_time_s"));
-          run_clear (&p);
+          assert_flags_reproduce (t, FALSE);
         }
       run_clear (&r);
     }
@@ -992,22 +1004,10 @@ test_moe_overlap_stack (void)
             json_object_get_object_member (t, "plan"), "summary");
           g_assert_nonnull (strstr (sum, "-a2aov"));
           g_assert_null (strstr (sum, "-pp2-vpp1-"));
-          const char *flags = json_object_get_string_member (t, "flags");
-          g_autofree char *pargs = g_strdup_printf ("predict %s --json --no-db", flags);
-          Run p = { 0 };
-          run (NULL, pargs, &p);
-          if (p.status != 0)
-            g_error ("predict refused the search's plan %s: %s", flags, p.err);
-          g_autoptr (JsonParser) pp = json_parser_new ();
-          JsonObject *po = object_of (pp, p.out);
-          g_assert_cmpfloat (json_object_get_double_member (po, "step_time_s"), ==,
-                             json_object_get_double_member (t, "step_time_s"));
           /* and the same plan, field for field: Mixtral has no shared expert, so no
            * shared-expert overlap in either (the search once set it in every plan while
            * its flags name it only for a model with shared experts) */
-          g_assert_true (json_node_equal (json_object_get_member (po, "plan"),
-                                          json_object_get_member (t, "plan")));
-          run_clear (&p);
+          assert_flags_reproduce (t, TRUE);
         }
       run_clear (&r);
     }
@@ -1055,17 +1055,7 @@ test_ep_dimension (void)
           g_assert_true (strstr (sum, cases[c].want[0])
                          || (cases[c].want[1] && strstr (sum, cases[c].want[1])));
           g_assert_null (strstr (sum, "-ep8-"));
-          const char *flags = json_object_get_string_member (t, "flags");
-          g_autofree char *pargs = g_strdup_printf ("predict %s --json --no-db", flags);
-          Run p = { 0 };
-          run (NULL, pargs, &p);
-          if (p.status != 0)
-            g_error ("predict refused the search's plan %s: %s", flags, p.err);
-          g_autoptr (JsonParser) pp = json_parser_new ();
-          g_assert_cmpfloat (json_object_get_double_member (object_of (pp, p.out),
-                                                            "step_time_s"), ==,
-                             json_object_get_double_member (t, "step_time_s"));
-          run_clear (&p);
+          assert_flags_reproduce (t, FALSE);
         }
       run_clear (&r);
     }
