@@ -603,8 +603,9 @@ FwStack *
 fw_stack_load_preset (const char *name, GError **error)
 {
   g_return_val_if_fail (name != NULL, NULL);
-  g_autofree char *stem = g_str_has_suffix (name, ".json") ? g_strndup (name, strlen (name) - 5)
-                                                          : g_strdup (name);
+  /* preset names are lower case; a name is matched regardless of case (TorchTitan) */
+  g_autofree char *stem = g_str_has_suffix (name, ".json") ? g_ascii_strdown (name, strlen (name) - 5)
+                                                          : g_ascii_strdown (name, -1);
   g_autoptr (GBytes) bytes = NULL;
   if (stem[0] != '\0' && strchr (stem, '/') == NULL)
     {

@@ -62,6 +62,10 @@ ModelSpec *
 model_spec_load_preset (const char *name, GError **error)
 {
   g_return_val_if_fail (name != NULL, NULL);
+  /* preset names are lower case; a name is matched regardless of case (Llama3-8B is
+   * llama3-8b), as published-run matching reads device and model names */
+  g_autofree char *lower = g_ascii_strdown (name, -1);
+  name = lower;
   for (gsize i = 0; i < G_N_ELEMENTS (aliases); i++)
     if (strcmp (aliases[i].alias, name) == 0)
       name = aliases[i].name;

@@ -56,8 +56,9 @@ topo_cluster_load_preset (const char *name, GError **error)
 
   g_return_val_if_fail (name != NULL, NULL);
 
-  stem = g_str_has_suffix (name, ".json") ? g_strndup (name, strlen (name) - strlen (".json"))
-                                          : g_strdup (name);
+  /* preset names are lower case; a name is matched regardless of case (H100-24K) */
+  stem = g_str_has_suffix (name, ".json") ? g_ascii_strdown (name, strlen (name) - strlen (".json"))
+                                          : g_ascii_strdown (name, -1);
   if (stem[0] != '\0' && strchr (stem, '/') == NULL)
     {
       path = g_strconcat (PRESET_DIR, stem, ".json", NULL);

@@ -465,6 +465,34 @@ test_hint_names_command (void)
  * line, exit 2; something far from every name gets the --help hint instead.
  * predcit -> predict: one swap of neighbours; --tensor-model-paralel-size ->
  * --tensor-model-parallel-size: one insertion; --recompute-granularty: one insertion. */
+/* Preset names match regardless of case, as published-run matching reads names: model
+ * Llama3.1-8B (an alias of llama3-8b), cluster H100-24K and stack TorchTitan give the
+ * lower-case presets' prediction to the bit and report the presets' own names. */
+static void
+test_preset_names_any_case (void)
+{
+  const char *tail = "--gpus 8 --gbs 8 --seq-length 2048 --sharding zero3 --json --no-db";
+  RunResult lo = { 0 }, up = { 0 };
+  g_autofree char *a = g_strdup_printf ("predict --model llama3-8b --cluster h100-24k "
+                                        "--framework torchtitan %s", tail);
+  g_autofree char *b = g_strdup_printf ("predict --model Llama3.1-8B --cluster H100-24K "
+                                        "--framework TorchTitan %s", tail);
+  run_tandem (a, &lo);
+  run_tandem (b, &up);
+  g_assert_cmpint (lo.status, ==, 0);
+  g_assert_cmpint (up.status, ==, 0);
+  g_autoptr (JsonParser) pl = json_parser_new ();
+  g_autoptr (JsonParser) pu = json_parser_new ();
+  JsonObject *ol = parse_object (lo.out, pl), *ou = parse_object (up.out, pu);
+  g_assert_cmpfloat (json_object_get_double_member (ou, "step_time_s"), ==,
+                     json_object_get_double_member (ol, "step_time_s"));
+  g_assert_cmpstr (json_object_get_string_member (ou, "model"), ==, "llama3-8b");
+  g_assert_cmpstr (json_object_get_string_member (ou, "cluster"), ==, "h100-24k");
+  g_assert_cmpstr (json_object_get_string_member (ou, "framework"), ==, "torchtitan");
+  run_result_clear (&lo);
+  run_result_clear (&up);
+}
+
 static void
 test_did_you_mean (void)
 {
@@ -868,6 +896,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/errors", test_errors);
   g_test_add_func ("/cli/errors/hint-command", test_hint_names_command);
   g_test_add_func ("/cli/errors/did-you-mean", test_did_you_mean);
+  g_test_add_func ("/cli/errors/preset-names-any-case", test_preset_names_any_case);
   g_test_add_func ("/cli/plan/recompute-activations", test_recompute_activations);
   g_test_add_func ("/cli/predict/bubble-warning", test_predict_bubble_warning);
   g_test_add_func ("/cli/predict/trace-store", test_predict_trace_store);
