@@ -651,6 +651,7 @@ test_host_excess_one_mixer (void)
   g_assert_cmpfloat (gpu, <, host_b);
   g_assert_cmpfloat (fabs (eb - (host_b - gpu)), <, 1e-12);
   sim_cost_free (cost);
+  plan_clear (&p);
 
   g_autoptr (ModelSpec) nx = model_spec_lookup ("qwen3-next-80b-a3b", &error);
   g_assert_no_error (error);
@@ -677,6 +678,7 @@ test_host_excess_one_mixer (void)
   g_assert_cmpfloat (0.75 * gdn + 0.25 * attn + moe, <, host_n);
   g_assert_cmpfloat (fabs (en - (host_n - (0.75 * gdn + 0.25 * attn + moe))), <, 1e-12);
   sim_cost_free (cost);
+  plan_clear (&q);
 }
 
 /* The quantize launches per local expert follow the recipe (TE cast.cpp
