@@ -73,6 +73,19 @@ object_of (JsonParser *parser, const char *text)
   return json_node_get_object (json_parser_get_root (parser));
 }
 
+/* `space` run with --json (exit 0): its "top" array, owned by `parser`. */
+static JsonArray *
+search_top (const char *space, JsonParser *parser)
+{
+  Run r = { 0 };
+  g_autofree char *js = g_strconcat (space, " --json", NULL);
+  run (NULL, js, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  JsonArray *top = json_object_get_array_member (object_of (parser, r.out), "top");
+  run_clear (&r);
+  return top;
+}
+
 /* A search result's `flags`, given to `tandem predict --json`, are accepted and give the
  * same step time to the bit, and with `same_plan` the same plan object field for field. */
 static void
@@ -231,17 +244,11 @@ test_small_step_digits (void)
                       "--seq-length 256 --gbs 64 --tp 1 --pp 1 --cp 1 --mbs 8 "
                       "--sharding none --recompute none --schedule 1F1B --dp-overlap off "
                       "--top 1 --no-db";
-  Run r = { 0 };
-  g_autofree char *js = g_strconcat (space, " --json", NULL);
-  run (NULL, js, &r);
-  g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonParser) parser = json_parser_new ();
-  g_assert_true (json_parser_load_from_data (parser, r.out, -1, NULL));
-  JsonObject *best = json_array_get_object_element (
-    json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "top"), 0);
+  JsonObject *best = json_array_get_object_element (search_top (space, parser), 0);
   const double step = json_object_get_double_member (best, "step_time_s");
   g_assert_cmpfloat (step, <, 1e-3);
-  run_clear (&r);
+  Run r = { 0 };
   run (NULL, space, &r);
   g_assert_cmpint (r.status, ==, 0);
   const int dec = 3 - (int) floor (log10 (step));
@@ -367,17 +374,12 @@ test_gpu_hour_column (void)
                       "--seq-length 1024 --gbs 32 --tp 1 --pp 1 --cp 1 --mbs 1,2 --sharding none "
                       "--recompute none --dp-overlap on --top 2 --no-db "
                       "--objective tokens_per_gpu_hour";
-  Run r = { 0 };
-  g_autofree char *js = g_strdup_printf ("%s --json", space);
-  run (NULL, js, &r);
-  g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonParser) parser = json_parser_new ();
-  JsonObject *best = json_array_get_object_element (
-    json_object_get_array_member (object_of (parser, r.out), "top"), 0);
+  JsonObject *best = json_array_get_object_element (search_top (space, parser), 0);
   double tps = json_object_get_double_member (best, "tokens_per_s");
   gint64 gpus = json_object_get_int_member (json_object_get_object_member (
     json_object_get_object_member (best, "plan"), "parallelism"), "world_size");
-  run_clear (&r);
+  Run r = { 0 };
   guint64 want = (guint64) (tps * 3600.0 / (double) gpus + 0.5);   /* as llround */
   g_autoptr (GString) cell = g_string_new (NULL);   /* with thousands separators */
   g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, want);
@@ -416,12 +418,8 @@ test_per_gpu_difference_line (void)
                       "--seq-length 4096 --gbs 64 --tp 1 --pp 1 --cp 1 --mbs 1 --sharding zero1 "
                       "--recompute none --dp-overlap on --objective tokens_per_gpu_hour --top 2 "
                       "--no-db";
-  Run r = { 0 };
-  g_autofree char *js = g_strdup_printf ("%s --json", space);
-  run (NULL, js, &r);
-  g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonParser) parser = json_parser_new ();
-  JsonArray *top = json_object_get_array_member (object_of (parser, r.out), "top");
+  JsonArray *top = search_top (space, parser);
   double st[2];
   gint64 g[2];
   for (guint i = 0; i < 2; i++)
@@ -431,7 +429,6 @@ test_per_gpu_difference_line (void)
       g[i] = json_object_get_int_member (json_object_get_object_member (
         json_object_get_object_member (t, "plan"), "parallelism"), "world_size");
     }
-  run_clear (&r);
   g_assert_cmpint (g[0], ==, 16);
   g_assert_cmpint (g[1], ==, 32);
   g_assert_cmpfloat (st[0], >, st[1]);
@@ -439,6 +436,7 @@ test_per_gpu_difference_line (void)
     "\n#1 vs #2: %.4f s per step slower, but on 16 GPUs against 32: %.2f%% more throughput "
     "per GPU (the objective); the terms", st[0] - st[1],
     100.0 * (st[1] * 32.0 / (st[0] * 16.0) - 1.0));
+  Run r = { 0 };
   run (NULL, space, &r);
   g_assert_cmpint (r.status, ==, 0);
   if (strstr (r.out, want) == NULL)
