@@ -9,7 +9,9 @@
  * that (the steady-state path). The time covers everything after the
  * model and cluster are loaded: plan resolution, layout, step program, simulation and
  * memory. Each row checks its result first (a positive step time and every task
- * simulated), then reports the best and median of --reps runs. With both main-job rows
+ * simulated), then reports the best and median of --reps runs, taken in turns with the
+ * other rows selected (one run of each per repetition), so that a row and its pair see
+ * the same load on a shared machine. With both main-job rows
  * (and both rows of the issue's 1F1B plan), a last line gives the 256-micro-batch row over
  * the 16-micro-batch one (best over best, median over median): the target's ratio, from
  * one run, and the ratio of the tasks each simulated, which the times follow (the part
@@ -72,12 +74,94 @@ cmp_double (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+/* One prediction of case `bc`, timed from the plan's set-up to its result (the model and
+ * cluster are loaded once): milliseconds, or -1 with the reason on stderr. Where
+ * `check` is given, it receives the result's counts and whether the result is wrong (a
+ * step time that is not positive, or not every task simulated once where nothing was
+ * extended; fewer events than tasks where the steady state was). */
+typedef struct {
+  guint    tasks;
+  guint64  events, fired;
+  double   step;
+  int      wrong;
+} CaseCheck;
+
+static double
+run_case (const BenchCase *bc, const ModelSpec *model, const TopoCluster *cluster,
+          gboolean full, CaseCheck *check)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 t0 = g_get_monotonic_time ();
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.world_size = bc->world;
+  plan.tp = bc->tp, plan.pp = bc->pp, plan.cp = bc->cp, plan.vpp = bc->vpp;
+  plan.global_batch = bc->gbs;
+  plan.seq_length = bc->seq;
+  plan.first_stage_layers = bc->first;
+  plan.last_stage_layers = bc->last;
+  plan.sequence_parallel = bc->tp > 1;
+  plan.sharding = bc->main_job ? PLAN_SHARD_ZERO2 : PLAN_SHARD_ZERO1;
+  if (bc->main_job)
+    {
+      g_free (plan.rank_order);
+      plan.rank_order = g_strdup ("tp-cp-ep-pp-dp");
+    }
+  plan.overlap_grad_reduce = TRUE;
+  plan.overlap_param_gather = TRUE;
+  if (bc->cp > 1)
+    plan.cp_comm = PLAN_CP_ALLGATHER;
+  if (bc->ep > 1)
+    {
+      plan.ep = bc->ep;
+      plan.etp = 1;
+      plan.moe_dispatcher = PLAN_MOE_FLEX;
+      plan.account_embedding = plan.account_loss = TRUE;
+      plan.moe_a2a_overlap = bc->combined;
+    }
+  if (!plan_resolve (&plan, model, cluster, &error))
+    {
+      fprintf (stderr, "bench-predict: %s: %s\n", bc->name, error->message);
+      plan_clear (&plan);
+      return -1;
+    }
+  /* the stack-dependent plan fields as with no options (the defaults of none), so
+   * that --full-simulation changes nothing but the path */
+  sim_plan_apply_stack (&plan, NULL);
+  SimOptions opts;
+  sim_options_init (&opts, cluster);
+  opts.full_simulation = full;
+  if (bc->no_slowdown)
+    opts.cost.comm_compute_slowdown = 0;
+  SimPrediction *p = sim_predict (model, &plan, cluster, &opts, &error);
+  gint64 t1 = g_get_monotonic_time ();
+  if (p == NULL)
+    {
+      fprintf (stderr, "bench-predict: %s: %s\n", bc->name, error->message);
+      plan_clear (&plan);
+      return -1;
+    }
+  if (check != NULL)
+    {
+      const SimResult *r = p->result;
+      check->tasks = r->n_tasks;
+      check->events = r->n_events;
+      check->fired = r->n_fired;
+      check->step = r->step_time_s;
+      check->wrong = !(r->step_time_s > 0) || (r->steady_periods == 0 ? r->n_events != r->n_tasks
+                                                                        : r->n_events >= r->n_tasks);
+    }
+  sim_prediction_free (p);
+  plan_clear (&plan);
+  return (double) (t1 - t0) / 1e3;
+}
+
 int
 main (int argc, char **argv)
 {
   gboolean json = FALSE, full = FALSE;
   int reps = 21;
-  const char *only = NULL;
+  g_autofree gchar *only = NULL;   /* GOption allocates it */
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON rows", NULL },
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Timed repetitions per case (default 21)", "R" },
@@ -112,104 +196,60 @@ main (int argc, char **argv)
     exact = exact || g_str_equal (cases[i].name, only);
   double pair_best[3][2] = { { 0 } }, pair_median[3][2] = { { 0 } };   /* [pair][m16, m256] */
   double pair_simulated[3][2] = { { 0 } };   /* tasks simulated, the same pairs */
+  /* the cases selected, each checked once (untimed), then timed in turns: repetition r
+   * runs every case once, in the order of the table on even r and the reverse on odd r,
+   * so that the rows (and the m256 / m16 ratios) see the same phases of a shared
+   * machine's load rather than one row a quiet minute and the next a busy one */
+  guint sel[G_N_ELEMENTS (cases)], n_sel = 0;
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    if (only == NULL || (exact ? g_str_equal (cases[i].name, only)
+                               : strstr (cases[i].name, only) != NULL))
+      sel[n_sel++] = i;
+  ModelSpec *models[G_N_ELEMENTS (cases)];
+  CaseCheck checks[G_N_ELEMENTS (cases)];
+  for (guint k = 0; k < n_sel; k++)
     {
-      const BenchCase *bc = &cases[i];
-      if (only != NULL && (exact ? !g_str_equal (bc->name, only)
-                                 : strstr (bc->name, only) == NULL))
-        continue;
-      g_autoptr (ModelSpec) model = model_spec_lookup (bc->model, &error);
+      models[k] = model_spec_lookup (cases[sel[k]].model, &error);
       g_assert_no_error (error);
-      double *ms = g_new (double, reps);
-      guint tasks = 0;
-      guint64 events = 0, fired = 0;
-      double step = 0;
-      int wrong = 0;
-      for (int r = -1; r < reps; r++)     /* r = -1: untimed check pass */
-        {
-          gint64 t0 = g_get_monotonic_time ();
-          Plan plan;
-          plan_init_defaults (&plan);
-          plan.world_size = bc->world;
-          plan.tp = bc->tp, plan.pp = bc->pp, plan.cp = bc->cp, plan.vpp = bc->vpp;
-          plan.global_batch = bc->gbs;
-          plan.seq_length = bc->seq;
-          plan.first_stage_layers = bc->first;
-          plan.last_stage_layers = bc->last;
-          plan.sequence_parallel = bc->tp > 1;
-          plan.sharding = bc->main_job ? PLAN_SHARD_ZERO2 : PLAN_SHARD_ZERO1;
-          if (bc->main_job)
-            {
-              g_free (plan.rank_order);
-              plan.rank_order = g_strdup ("tp-cp-ep-pp-dp");
-            }
-          plan.overlap_grad_reduce = TRUE;
-          plan.overlap_param_gather = TRUE;
-          if (bc->cp > 1)
-            plan.cp_comm = PLAN_CP_ALLGATHER;
-          if (bc->ep > 1)
-            {
-              plan.ep = bc->ep;
-              plan.etp = 1;
-              plan.moe_dispatcher = PLAN_MOE_FLEX;
-              plan.account_embedding = plan.account_loss = TRUE;
-              plan.moe_a2a_overlap = bc->combined;
-            }
-          if (!plan_resolve (&plan, model, cluster, &error))
-            {
-              fprintf (stderr, "bench-predict: %s: %s\n", bc->name, error->message);
-              return 1;
-            }
-          /* the stack-dependent plan fields as with no options (the defaults of none), so
-           * that --full-simulation changes nothing but the path */
-          sim_plan_apply_stack (&plan, NULL);
-          SimOptions opts;
-          sim_options_init (&opts, cluster);
-          opts.full_simulation = full;
-          if (bc->no_slowdown)
-            opts.cost.comm_compute_slowdown = 0;
-          SimPrediction *p = sim_predict (model, &plan, cluster, &opts, &error);
-          gint64 t1 = g_get_monotonic_time ();
-          if (p == NULL)
-            {
-              fprintf (stderr, "bench-predict: %s: %s\n", bc->name, error->message);
-              return 1;
-            }
-          if (r < 0)
-            {
-              tasks = p->result->n_tasks;
-              events = p->result->n_events;
-              fired = p->result->n_fired;
-              step = p->result->step_time_s;
-              /* every task simulated once, or the steady state extended (fewer events) */
-              wrong = !(step > 0) || (p->result->steady_periods == 0 ? events != tasks
-                                                                      : events >= tasks);
-            }
-          else
-            ms[r] = (double) (t1 - t0) / 1e3;
-          sim_prediction_free (p);
-          plan_clear (&plan);
-        }
-      qsort (ms, reps, sizeof *ms, cmp_double);
-      failures += wrong;
+      if (run_case (&cases[sel[k]], models[k], cluster, full, &checks[k]) < 0)
+        return 1;
+    }
+  double *ms = g_new (double, (gsize) MAX (n_sel, 1) * reps);
+  for (int r = 0; r < reps; r++)
+    for (guint j = 0; j < n_sel; j++)
+      {
+        guint k = r % 2 == 0 ? j : n_sel - 1 - j;
+        double t = run_case (&cases[sel[k]], models[k], cluster, full, NULL);
+        if (t < 0)
+          return 1;
+        ms[(gsize) k * reps + r] = t;
+      }
+  for (guint k = 0; k < n_sel; k++)
+    {
+      const BenchCase *bc = &cases[sel[k]];
+      const CaseCheck *c = &checks[k];
+      double *row = ms + (gsize) k * reps;
+      qsort (row, reps, sizeof *row, cmp_double);
+      failures += c->wrong;
       if (bc->pair > 0)
         {
-          int k = bc->gbs > 2048;
-          pair_best[bc->pair][k] = ms[0];
-          pair_median[bc->pair][k] = ms[reps / 2];
-          pair_simulated[bc->pair][k] = (double) events;
+          int h = bc->gbs > 2048;
+          pair_best[bc->pair][h] = row[0];
+          pair_median[bc->pair][h] = row[reps / 2];
+          pair_simulated[bc->pair][h] = (double) c->events;
         }
       if (json)
         printf ("%s  {\"case\": \"%s\", \"tasks\": %u, \"simulated\": %" G_GUINT64_FORMAT
                 ", \"events\": %" G_GUINT64_FORMAT ", \"best_ms\": %.3f, \"median_ms\": %.3f, "
-                "\"step_s\": %.4f, \"wrong\": %d}", n_printed++ ? ",\n" : "", bc->name, tasks,
-                events, fired, ms[0], ms[reps / 2], step, wrong);
+                "\"step_s\": %.4f, \"wrong\": %d}", n_printed++ ? ",\n" : "", bc->name,
+                c->tasks, c->events, c->fired, row[0], row[reps / 2], c->step, c->wrong);
       else
         printf ("  %-40s %8u %8" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT
-                " %10.3f %10.3f %9.4f %7d\n", bc->name, tasks, events, fired, ms[0],
-                ms[reps / 2], step, wrong);
-      g_free (ms);
+                " %10.3f %10.3f %9.4f %7d\n", bc->name, c->tasks, c->events, c->fired, row[0],
+                row[reps / 2], c->step, c->wrong);
+      model_spec_unref (models[k]);
     }
+  g_free (ms);
   if (json)
     printf ("\n]\n");
   else
