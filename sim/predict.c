@@ -120,7 +120,18 @@ predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
    * group the step's): the m16 step, 64 units on stage 0, is shorter than that stage's
    * warm-up and cool-down together (92). Issue 11's 5(c) ratio of 2 needs a proof of the
    * period that does not watch one go by (the engine's slowdowns make the system only
-   * piecewise max-plus), or a step tried at two thirds of a whole step's cost per task. */
+   * piecewise max-plus), or a step tried at two thirds of a whole step's cost per task.
+   * Neither is within reach (measured on the main job, --full-simulation at m = 16, 32,
+   * 48, 64 and 256): every figure is affine in m from m = 32 on (the step of 256 from
+   * those of 32 and 48 to 1.2e-8), so a step of 32 would do if it told one period's
+   * increment of every figure, and it does not: stage s's 1F1B phase holds 36 + 4 s of
+   * its units at m' = 32, less than a period and the units that overlap for s < 8. Their
+   * increments taken from the nearest stage that shows one (8; 15 for stage 0) miss stage
+   * 0's exposed PP time at m = 256 by 80% and its bubble by 43%; taken from the steps of
+   * 16 and 32, stage 3's exposed PP time by 450% (24 of 208 figures beyond 0.1%). And the
+   * trial of 48 without its statistics and check (events 17.35 M, set-up 11.71 M, program
+   * 5.72 M instructions, callgrind) already costs 2.09 times the whole m16 prediction
+   * (16.63 M), so no cheaper bookkeeping in the trial reaches 2 either. */
   int w0 = inter ? 2 * (pp - 1) + (v - 1) * q : pp - 1;
   static const int half_periods_inter[] = { 3, 8, 16, 64 };
   static const int half_periods_1f1b[] = { 6, 16, 64 };
