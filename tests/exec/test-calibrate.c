@@ -365,11 +365,22 @@ check_calibration (const ExecCalibration *cal, gboolean quick, int ranks)
       assert_rel (t, g->time_s, 1e-9);
     }
   /* the attention core and the memory-bound kernels: every row checked and right (quick
-   * grid: 5 attention shapes; 13 kinds x 3 sizes, exec/calibrate-kernels.c), all in the
+   * grid: 7 attention shapes; 13 kinds x 3 sizes, exec/calibrate-kernels.c), all in the
    * profile, whose rates make the cost model predict each measured time: the rate takes
-   * out the call overhead that the model adds back */
-  g_assert_cmpuint (cal->attention->len, ==, 5);
-  g_assert_cmpuint (cl->profile->attention->len, ==, 5);
+   * out the call overhead that the model adds back. The last two are small-llama's
+   * heads at 512 tokens (8 / 8 and its TP 2 shard 4 / 4, head_dim 64): K / V strides of
+   * 8 x 64 and 4 x 64 floats that no other quick row has */
+  g_assert_cmpuint (cal->attention->len, ==, 7);
+  g_assert_cmpuint (cl->profile->attention->len, ==, 7);
+  for (int i = 0; i < 2; i++)
+    {
+      const ExecAttnShape *sh = &g_array_index (cal->attention, ExecAttnRow, 5 + i).shape;
+      g_assert_cmpint (sh->heads, ==, 8 >> i);
+      g_assert_cmpint (sh->kv_heads, ==, 8 >> i);
+      g_assert_cmpint (sh->s_q, ==, 512);
+      g_assert_cmpint (sh->s_kv, ==, 512);
+      g_assert_cmpint (sh->head_dim, ==, 64);
+    }
   for (guint i = 0; i < cal->attention->len; i++)
     {
       const ExecAttnRow *a = &g_array_index (cal->attention, ExecAttnRow, i);
