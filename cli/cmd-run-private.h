@@ -53,6 +53,11 @@ typedef struct {
    * with rank -1 (no rank measured its steps) */
   double       step_share;
   int          step_share_rank;
+  /* term 4 (sim_cost_cpu_skew_s): the time the ranks' drift between collectives adds to
+   * step_with_share_s, over how many segments; -1 when not known (no per-rank compute
+   * figures, or the model does not apply) */
+  double       skew_s;
+  int          skew_segments;
 } RunCtx;
 
 /* --verify: the first step of the parallel run against the single-rank reference. */

@@ -354,6 +354,34 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
           json_builder_add_double_value (b, m->ranks[q].core_share);
         json_builder_end_array (b);
         util_json_member_number (b, "rank0_run_share", c->run_share);
+        /* each rank's compute over the median step: on a CPU, waiting, times put on one */
+        json_builder_set_member_name (b, "rank_compute_sched");
+        json_builder_begin_array (b);
+        for (int q = 0; m->ranks != NULL && q < m->world; q++)
+          {
+            json_builder_begin_array (b);
+            json_builder_add_double_value (b, m->ranks[q].compute_oncpu_s);
+            json_builder_add_double_value (b, m->ranks[q].compute_waiting_s);
+            json_builder_add_double_value (b, m->ranks[q].compute_slices);
+            json_builder_end_array (b);
+          }
+        json_builder_end_array (b);
+        /* term 4: the ranks' drift between collectives, added to step_time_s */
+        json_builder_set_member_name (b, "skew_s");
+        if (c->skew_s >= 0)
+          json_builder_add_double_value (b, c->skew_s);
+        else
+          json_builder_add_null_value (b);
+        json_builder_set_member_name (b, "skew_segments");
+        json_builder_add_int_value (b, c->skew_segments);
+        if (c->skew_s >= 0)
+          {
+            const double t = c->step_with_share_s + c->skew_s;
+            util_json_member_number (b, "step_time_with_skew_s", t);
+            util_json_member_number (b, "error_with_skew_pct", err_pct (t, m->step_time_s));
+            json_builder_set_member_name (b, "within_spread_with_skew");
+            json_builder_add_boolean_value (b, within_spread (&sp, t));
+          }
         util_json_member_number (b, "calibrated_share", ct.cal_share);
         util_json_member_number (b, "step_time_s", c->step_with_share_s);
         util_json_member_number (b, "error_pct", err_pct (c->step_with_share_s, m->step_time_s));
@@ -544,6 +572,23 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
       printf ("  predicted with that share %.4f s: error %+.1f%%, %s the measured spread\n",
               c->step_with_share_s, err_pct (c->step_with_share_s, meas[T_STEP]),
               within_spread (&sp, c->step_with_share_s) ? "within" : "outside");
+      if (c->skew_s >= 0 && m->ranks != NULL)
+        {
+          g_autoptr (GString) each = g_string_new (NULL);
+          for (int q = 0; q < m->world; q++)
+            {
+              const ExecRankStats *st = &m->ranks[q];
+              g_string_append_printf (each, "%s%.1f / %.1f ms", q ? ", " : "",
+                                      1e3 * st->compute_oncpu_s / st->compute_slices,
+                                      1e3 * st->compute_waiting_s / st->compute_slices);
+            }
+          const double t = c->step_with_share_s + c->skew_s;
+          printf ("  drift between collectives: %d segments; runs / waits for a core in the "
+                  "median step's compute, per rank: %s; the ranks' drift adds %.4f s: "
+                  "predicted %.4f s, error %+.1f%%, %s the measured spread\n",
+                  c->skew_segments, each->str, c->skew_s, t, err_pct (t, meas[T_STEP]),
+                  within_spread (&sp, t) ? "within" : "outside");
+        }
     }
   if (v)
     printf ("\n  verify: %s: loss %.7g vs single-rank %.7g (relative error %.2g, tolerance "

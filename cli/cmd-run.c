@@ -733,6 +733,62 @@ report_failed (RunCtx *c, int status, const char *message)
   return status;
 }
 
+/* Term 4 of sim/cost-cpu.c for this run: the segments of on-CPU work between two
+ * collectives on stage 0's compute (the share prediction's compute time x the share it
+ * took, which is the blind prediction's x the calibration's share: the work on a CPU),
+ * each rank's share of the median step and its mean run and wait over that step's
+ * compute. Collectives of any axis end a segment (the ranks meet there: TP's wait for
+ * each all-reduce, DP's reduction after the backward); pipeline sends and receives do
+ * not (a stage's peer runs other work; the pipeline's own waits are priced as the
+ * bubble), so a plan without collectives in the step has no segment and no term. */
+static void
+run_skew (RunCtx *c, const ExecRunResult *m, const SimPrediction *q)
+{
+  c->skew_s = -1;
+  c->skew_segments = 0;
+  const ProgProgram *p = q->program;
+  if (m->ranks == NULL || m->world < 2 || q->result->times == NULL || p->n_stages < 1)
+    return;
+  g_autofree SimCpuRankSched *rs = g_new0 (SimCpuRankSched, m->world);
+  for (int r = 0; r < m->world; r++)
+    {
+      const ExecRankStats *st = &m->ranks[r];
+      if (!(st->core_share > 0) || !(st->compute_slices > 0))
+        return;
+      rs[r].share = st->core_share;
+      rs[r].run_s = st->compute_oncpu_s / st->compute_slices;
+      rs[r].wait_s = st->compute_waiting_s / st->compute_slices;
+    }
+  g_autoptr (GArray) seg = g_array_new (FALSE, TRUE, sizeof (double));
+  double w = 0;
+  gboolean any_coll = FALSE;
+  const ProgStage *st = &p->stages[0];
+  for (guint32 i = st->first; i < st->first + st->n_tasks; i++)
+    {
+      const ProgTask *t = prog_task (p, i);
+      const ProgTaskTime *tt = &q->result->times[i];
+      if (t->kind == PROG_TASK_COMPUTE)
+        w += MAX (tt->end_s - tt->start_s, 0.0) * c->step_share;
+      else if (t->kind == PROG_TASK_COLL)
+        {
+          any_coll = TRUE;
+          if (w > 0)
+            g_array_append_val (seg, w);
+          w = 0;
+        }
+    }
+  if (!any_coll)
+    {
+      c->skew_s = 0;
+      return;
+    }
+  if (w > 0)
+    g_array_append_val (seg, w);   /* up to the next step's barrier */
+  c->skew_segments = (int) seg->len;
+  c->skew_s = sim_cost_cpu_skew_s ((const double *) (void *) seg->data, (int) seg->len, rs,
+                                   m->world);
+}
+
 static int
 report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
 {
@@ -768,10 +824,12 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
       && ct.cal_share > 0)
     {
       SimOptions sw = so;
-      sw.keep_timeline = FALSE;
+      sw.keep_timeline = TRUE;
       sw.cost.cpu_share = c->step_share;
       g_autoptr (SimPrediction) q = sim_predict (c->model, &c->plan, c->cluster, &sw, NULL);
       c->step_with_share_s = q != NULL ? q->result->step_time_s : 0;
+      if (q != NULL)
+        run_skew (c, m, q);
     }
   /* memory as the CPU engine holds it: no CUDA context, NCCL or cuBLAS workspaces */
   PlanMemOptions mo;
@@ -996,6 +1054,7 @@ cli_cmd_run (int argc, char **argv)
   c.run_id = -1;
   c.load_before = -1;
   c.profile_id = -1;
+  c.skew_s = -1;
   c.rank = launcher_rank ();
   plan_init_defaults (&c.plan);
   c.a.steps = 3;

@@ -40,6 +40,23 @@ exec_sched_sample (double sample[2])
   return TRUE;
 }
 
+gboolean
+exec_sched_sample_slices (double sample[3])
+{
+  const char *path = g_getenv ("TANDEM_SCHEDSTAT_FILE");
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents (path != NULL ? path : "/proc/thread-self/schedstat", &text, NULL,
+                            NULL))
+    return FALSE;
+  unsigned long long run = 0, wait = 0, slices = 0;
+  if (sscanf (text, "%llu %llu %llu", &run, &wait, &slices) != 3)
+    return FALSE;
+  sample[0] = (double) run * 1e-9;
+  sample[1] = (double) wait * 1e-9;
+  sample[2] = (double) slices;
+  return TRUE;
+}
+
 double
 exec_sched_share (const double before[2], const double after[2])
 {

@@ -144,6 +144,10 @@ gboolean exec_sched_sample (double sample[2]);
  * + waiting); 0 when unknown or when it never ran. Other processes' load, more threads
  * than cores, a progress thread on the same core all lower it. */
 double   exec_sched_share  (const double before[2], const double after[2]);
+/* exec_sched_sample and the third figure: the times the thread was put on a CPU (each
+ * after a wait for one or a sleep: "# of timeslices run on this cpu"); FALSE where the
+ * kernel does not give it. */
+gboolean exec_sched_sample_slices (double sample[3]);
 
 /* Called on rank 0 after each row is measured (progress). */
 typedef void (*ExecCollRowFunc) (const ExecCollRow *row, gpointer user_data);

@@ -520,7 +520,11 @@ compute_stats (ExecRunner *r, const double *all, gsize per_rank, const double *s
         }
       res->peak_rss_bytes = MAX (res->peak_rss_bytes, st->peak_rss_bytes);
       res->peak_alloc_bytes = MAX (res->peak_alloc_bytes, st->peak_alloc_bytes);
-      st->core_share = shares[(gsize) q * steps + res->median_step];
+      const double *sh = shares + ((gsize) q * steps + res->median_step) * SHARE_N;
+      st->core_share = sh[0];
+      st->compute_oncpu_s = sh[1];
+      st->compute_waiting_s = sh[2];
+      st->compute_slices = sh[3];
     }
   res->bubble_fraction = step > 0 ? res->bubble_s / step : 0;
   res->overlap_ratio = comm_total > 0 ? 1.0 - exposed_total / comm_total : 1.0;
@@ -573,7 +577,7 @@ runner_steps (ExecRunner *r, GError **error)
   g_free (r->recs);
   r->recs = g_new0 (double, 4 + (gsize) steps * stride);
   g_free (r->shares);
-  r->shares = g_new0 (double, steps);
+  r->shares = g_new0 (double, (gsize) steps * SHARE_N);
   g_free (res->losses);
   res->losses = g_new0 (double, total);
   res->world = r->world;
@@ -595,6 +599,8 @@ runner_steps (ExecRunner *r, GError **error)
       r->t0 = runner_now (r);
       double sched0[2], sched1[2];
       const gboolean sched = exec_sched_sample (sched0);
+      memset (r->compute_sched, 0, sizeof r->compute_sched);
+      r->compute_sched_ok = sched;
       for (guint32 i = 0; i < r->n_tasks; i++)
         if (!runner_task_run (r, i, error))
           return FALSE;
@@ -603,7 +609,12 @@ runner_steps (ExecRunner *r, GError **error)
       if (!step_end (r, rec ? rec : tmp, error))
         return FALSE;
       if (step >= warmup && sched && exec_sched_sample (sched1))
-        r->shares[step - warmup] = exec_sched_share (sched0, sched1);
+        {
+          double *sh = r->shares + (gsize) (step - warmup) * SHARE_N;
+          sh[0] = exec_sched_share (sched0, sched1);
+          if (r->compute_sched_ok)
+            memcpy (sh + 1, r->compute_sched, sizeof r->compute_sched);
+        }
       runner_units_free (r);
       if (!step_loss (r, error) || !runner_grad_norm (r, error))
         return FALSE;
@@ -630,8 +641,8 @@ runner_steps (ExecRunner *r, GError **error)
   g_autofree double *all = g_new0 (double, per_rank * r->world);
   if (!runner_world_gather (r, r->recs, per_rank, all, error))
     return FALSE;
-  g_autofree double *shares = g_new0 (double, (gsize) steps * r->world);
-  if (!runner_world_gather (r, r->shares, steps, shares, error))
+  g_autofree double *shares = g_new0 (double, (gsize) steps * SHARE_N * r->world);
+  if (!runner_world_gather (r, r->shares, (gsize) steps * SHARE_N, shares, error))
     return FALSE;
   if (r->rank == 0)
     compute_stats (r, all, per_rank, shares);

@@ -217,12 +217,18 @@ struct ExecRunner {
 
   /* gathered per timed step: REC_N doubles per task, plus the step end */
   double     *recs;               /* steps x (1 + n_tasks x REC_N) */
-  /* per timed step: the share of a core this rank's compute thread got while runnable
-   * (exec_sched_share of /proc/thread-self/schedstat over the step; 0 unknown) */
+  /* per timed step, SHARE_N doubles: the share of a core this rank's compute thread got
+   * while runnable (exec_sched_share of /proc/thread-self/schedstat over the step; 0
+   * unknown), then over its compute tasks only (runner_task_run, not the waits for
+   * their dependencies): time on a CPU, time runnable but waiting, times put on a CPU */
   double     *shares;
+  double      compute_sched[3];   /* this step's compute tasks so far (the last three) */
+  gboolean    compute_sched_ok;
   gsize       alloc_now, alloc_peak;
   GPtrArray  *pool;               /* ExecBuffer * released, for reuse (runner_alloc) */
 };
+
+#define SHARE_N 4
 
 /* runner.c */
 /* The piece of a bucket this rank updates: [lo, lo + n) of the flat arrays. TRUE when the

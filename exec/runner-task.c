@@ -6,6 +6,7 @@
  * the program alternates block and collective); a SEND or RECV moves the activations or
  * gradients of the chunk's boundary to or from the neighbouring stage. */
 #include "exec/runner-private.h"
+#include "exec/calibrate.h"
 
 #include <string.h>
 
@@ -319,7 +320,18 @@ runner_task_run (ExecRunner *r, guint32 local, GError **error)
   switch (t->kind)
     {
     case PROG_TASK_COMPUTE:
-      ok = runner_task_compute (r, t, ts, error);
+      {
+        /* the scheduler's view of the compute alone (the CPU computes synchronously):
+         * the waits for a core inside it, without the naps of a wait for a peer */
+        double s0[3], s1[3];
+        const gboolean sched = r->compute_sched_ok && exec_sched_sample_slices (s0);
+        ok = runner_task_compute (r, t, ts, error);
+        if (sched && exec_sched_sample_slices (s1))
+          for (int k = 0; k < 3; k++)
+            r->compute_sched[k] += s1[k] - s0[k];
+        else
+          r->compute_sched_ok = FALSE;
+      }
       break;
     case PROG_TASK_COLL:
       ok = task_coll (r, t, ts, error);

@@ -87,6 +87,10 @@ typedef struct {
   gint64 peak_alloc_bytes;          /* the runner's own buffers at their peak */
   double core_share;                /* its compute thread's share of a core while runnable
                                      * over the step (exec_sched_share); 0 unknown */
+  /* the same thread over the step's compute tasks only: time on a CPU, time runnable but
+   * waiting for one, times put on one (schedstat's third figure); 0 0 0 unknown. Their
+   * ratios are the mean run between two waits and the mean wait (sim/cost-cpu.c term 4) */
+  double compute_oncpu_s, compute_waiting_s, compute_slices;
 } ExecRankStats;
 
 typedef struct {

@@ -343,6 +343,20 @@ void     sim_cost_options_cpu_host (SimCostOptions *o, const TopoCluster *cluste
  * DP every step, pipeline stages at every send) wait for the slowest; 0 when none was
  * measured. *rank (may be NULL) gets its index, -1 when none. */
 double   sim_cost_cpu_step_share   (const double *shares, int n, int *rank);
+/* One rank's scheduler figures for sim_cost_cpu_skew_s: its share of a core over the
+ * step (s, in (0, 1]; the mean wall time of w seconds on a CPU is w / s) and, over its
+ * compute, the mean time on a CPU between two waits for one (run_s) and the mean wait
+ * (wait_s); run_s <= 0 or wait_s <= 0: no waits measured, the rank's time has no spread. */
+typedef struct {
+  double share, run_s, wait_s;
+} SimCpuRankSched;
+/* Term 4 of sim/cost-cpu.c: the time a step of ranks that meet at every collective loses
+ * to their compute drifting apart between two meetings, over the slowest rank's mean
+ * (what the share prediction holds): for each of the n_seg segments of on-CPU work
+ * seg[k] between two meetings, E[max over ranks] - max over ranks of the mean, summed.
+ * 0 with fewer than 2 ranks or no segment. */
+double   sim_cost_cpu_skew_s       (const double *seg, int n_seg, const SimCpuRankSched *ranks,
+                                    int n_ranks);
 
 /* Overrides one option by name ("gemm_efficiency", "attn_fwd_efficiency", ...; the names
  * of the fields above, with *_s fields also accepting *_us in microseconds), for what-if

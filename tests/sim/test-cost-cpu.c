@@ -478,6 +478,76 @@ test_attn_row (void)
     }
 }
 
+/* With the quick grid's small-llama rows (exec/calibrate-attn.c: 8 / 8 and 4 / 4 heads of
+ * 64 at 512 tokens, here at 2.5e9 and 2.8e9 forward) next to the 2 / 2-head row of 64 at
+ * 512 (3e9): the three are equally near in the per-head problem, and the loop counts
+ * decide. small-llama's op (b 2, 8 / 8 heads): to 8 / 8 (ln 2)^2, to 4 / 4
+ * (1 + 1 + 1) (ln 2)^2, to 2 / 2 (1 + 4 + 4) (ln 2)^2: the 8 / 8 row, 2^29 / 2.5e9 =
+ * 0.2147483648 s plus the 2 us launch. Its TP 2 half (4 / 4 heads, 2^28 FLOPs): the
+ * 4 / 4 row at (ln 2)^2 (8 / 8 and 2 / 2 at 3 (ln 2)^2), 2^28 / 2.8e9 = 0.0958698057 s
+ * plus 2 us. Before these rows both took the 2 / 2 row's 3e9: 0.1789 and 0.0895 s. */
+#define ATTN_ROWS_SMALL                                                                    \
+  ",\n    \"attention\": [ [1, 8, 4, 256, 256, 32, true, \"fp32\", 2e9, 4e9],\n"           \
+  "                     [1, 2, 2, 512, 512, 64, true, \"fp32\", 3e9, 5e9],\n"              \
+  "                     [1, 8, 8, 512, 512, 64, true, \"fp32\", 2.5e9, 4e9],\n"            \
+  "                     [1, 4, 4, 512, 512, 64, true, \"fp32\", 2.8e9, 4e9] ]"
+static const char cpu_attn_small_json[] = HEAD ("test-cpu-attn2", "cpu") ATTN_ROWS_SMALL " } }\n";
+
+static void
+test_attn_row_stride (void)
+{
+  g_autoptr (TopoCluster) c = load (cpu_attn_small_json);
+  SimCostOptions o;
+  sim_cost_options_init (&o, c);
+  SimCost *cost = sim_cost_new (c, NULL, &o);
+  for (int tp = 1; tp <= 2; tp++)
+    {
+      ModelOp op = { 0 };
+      op.name = "attn_core";
+      op.kind = MODEL_OP_ATTENTION;
+      op.b = 2;
+      op.heads = op.kv_heads = 8 / tp;
+      op.s_q = op.s_kv = 512;
+      op.head_dim = 64;
+      op.causal = TRUE;
+      op.fwd_flops = 4.0 * 2 * op.heads * 512 * 512 * 64 / 2;
+      const double want = tp == 1 ? 536870912.0 / 2.5e9 : 268435456.0 / 2.8e9;
+      g_assert_cmpfloat_with_epsilon (sim_cost_op_s (cost, &op, TOPO_DTYPE_FP32, FALSE),
+                                      want + 2e-6, 1e-12);
+    }
+  sim_cost_free (cost);
+}
+
+/* Term 4, the ranks' drift between collectives (sim_cost_cpu_skew_s), by hand.
+ * Two ranks at share 0.5 that run 10 ms between waits of 10 ms on average, one segment
+ * of w = 0.1 s on a CPU: each takes 0.1 / 0.5 = 0.2 s on average, its waits a compound
+ * Poisson sum of 0.1 / 0.01 = 10 waits of mean 0.01 s, exponential (E[X^2] = 2 x 0.01^2):
+ * variance 10 x 2e-4 = 2e-3. The larger of two independent normals of equal mean is
+ * theta / sqrt (2 pi) above it, theta = sqrt (2e-3 + 2e-3) = 0.0632455532 (Clark 1961
+ * with alpha 0): 0.0632455532 x 0.3989422804 = 0.0252313252 s.
+ * The same work in four segments of 0.025 s: each variance 5e-4, theta 0.0316227766,
+ * 0.0126156626 s each, 0.0504626504 s in all: twice the one segment (sqrt 4), since the
+ * ranks meet four times.
+ * Rank 1 at share 0.25 (mean 0.4 s, the same waits: variance 2e-3): alpha = (0.2 - 0.4) /
+ * theta = -3.16227766; E[max] - 0.4 = theta phi (alpha) - 0.2 Phi (-|alpha|) =
+ * 0.0632455532 x 0.0026880807 - 0.2 x 0.0007827011 = 1.3467106e-5 s: the slower rank
+ * sets the step, as term 3 already has it.
+ * No waits measured (run 0), one rank, no segment: 0. */
+static void
+test_skew (void)
+{
+  SimCpuRankSched two[2] = { { 0.5, 0.01, 0.01 }, { 0.5, 0.01, 0.01 } };
+  const double one[1] = { 0.1 }, four[4] = { 0.025, 0.025, 0.025, 0.025 };
+  g_assert_cmpfloat_with_epsilon (sim_cost_cpu_skew_s (one, 1, two, 2), 0.0252313252, 1e-9);
+  g_assert_cmpfloat_with_epsilon (sim_cost_cpu_skew_s (four, 4, two, 2), 0.0504626504, 1e-9);
+  SimCpuRankSched slow[2] = { { 0.5, 0.01, 0.01 }, { 0.25, 0.01, 0.01 } };
+  g_assert_cmpfloat_with_epsilon (sim_cost_cpu_skew_s (one, 1, slow, 2), 1.3467106e-5, 1e-12);
+  SimCpuRankSched quiet[2] = { { 1.0, 0, 0 }, { 1.0, 0, 0 } };
+  g_assert_cmpfloat (sim_cost_cpu_skew_s (one, 1, quiet, 2), ==, 0.0);
+  g_assert_cmpfloat (sim_cost_cpu_skew_s (one, 1, two, 1), ==, 0.0);
+  g_assert_cmpfloat (sim_cost_cpu_skew_s (one, 0, two, 2), ==, 0.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -491,5 +561,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/cost-cpu/slowdown-span", test_slowdown_span);
   g_test_add_func ("/sim/cost-cpu/step-share", test_step_share);
   g_test_add_func ("/sim/cost-cpu/attn-row", test_attn_row);
+  g_test_add_func ("/sim/cost-cpu/attn-row-stride", test_attn_row_stride);
+  g_test_add_func ("/sim/cost-cpu/skew", test_skew);
   return g_test_run ();
 }
