@@ -58,6 +58,8 @@ typedef struct {
    * figures, or the model does not apply) */
   double       skew_s;
   int          skew_segments;
+  double       skew_poisson_s;   /* the same with each rank's waits as the compound Poisson
+                                  * sum alone (no task-to-task variance measured) */
 } RunCtx;
 
 /* --verify: the first step of the parallel run against the single-rank reference. */

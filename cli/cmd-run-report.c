@@ -374,6 +374,16 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
           json_builder_add_null_value (b);
         json_builder_set_member_name (b, "skew_segments");
         json_builder_add_int_value (b, c->skew_segments);
+        json_builder_set_member_name (b, "skew_poisson_s");
+        if (c->skew_s >= 0)
+          json_builder_add_double_value (b, c->skew_poisson_s);
+        else
+          json_builder_add_null_value (b);
+        json_builder_set_member_name (b, "rank_wait_var_s");
+        json_builder_begin_array (b);
+        for (int q = 0; m->ranks != NULL && q < m->world; q++)
+          json_builder_add_double_value (b, m->ranks[q].compute_wait_var_s);
+        json_builder_end_array (b);
         if (c->skew_s >= 0)
           {
             const double t = c->step_with_share_s + c->skew_s;
@@ -578,15 +588,19 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
           for (int q = 0; q < m->world; q++)
             {
               const ExecRankStats *st = &m->ranks[q];
-              g_string_append_printf (each, "%s%.1f / %.1f ms", q ? ", " : "",
+              g_string_append_printf (each, "%s%.1f / %.1f ms (task to task %.1f ms^2 per s)",
+                                      q ? ", " : "",
                                       1e3 * st->compute_oncpu_s / st->compute_slices,
-                                      1e3 * st->compute_waiting_s / st->compute_slices);
+                                      1e3 * st->compute_waiting_s / st->compute_slices,
+                                      1e6 * st->compute_wait_var_s);
             }
           const double t = c->step_with_share_s + c->skew_s;
           printf ("  drift between collectives: %d segments; runs / waits for a core in the "
-                  "median step's compute, per rank: %s; the ranks' drift adds %.4f s: "
-                  "predicted %.4f s, error %+.1f%%, %s the measured spread\n",
-                  c->skew_segments, each->str, c->skew_s, t, err_pct (t, meas[T_STEP]),
+                  "median step's compute, per rank: %s; the ranks' drift adds %.4f s "
+                  "(%.4f s from the waits' counts alone): predicted %.4f s, error %+.1f%%, "
+                  "%s the measured spread\n",
+                  c->skew_segments, each->str, c->skew_s, c->skew_poisson_s, t,
+                  err_pct (t, meas[T_STEP]),
                   within_spread (&sp, t) ? "within" : "outside");
         }
     }

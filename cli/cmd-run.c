@@ -758,6 +758,7 @@ run_skew (RunCtx *c, const ExecRunResult *m, const SimPrediction *q)
       rs[r].share = st->core_share;
       rs[r].run_s = st->compute_oncpu_s / st->compute_slices;
       rs[r].wait_s = st->compute_waiting_s / st->compute_slices;
+      rs[r].wait_var_s = st->compute_wait_var_s;
     }
   g_autoptr (GArray) seg = g_array_new (FALSE, TRUE, sizeof (double));
   double w = 0;
@@ -787,6 +788,10 @@ run_skew (RunCtx *c, const ExecRunResult *m, const SimPrediction *q)
   c->skew_segments = (int) seg->len;
   c->skew_s = sim_cost_cpu_skew_s ((const double *) (void *) seg->data, (int) seg->len, rs,
                                    m->world);
+  for (int r = 0; r < m->world; r++)
+    rs[r].wait_var_s = 0;
+  c->skew_poisson_s = sim_cost_cpu_skew_s ((const double *) (void *) seg->data,
+                                           (int) seg->len, rs, m->world);
 }
 
 static int

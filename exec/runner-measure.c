@@ -525,6 +525,14 @@ compute_stats (ExecRunner *r, const double *all, gsize per_rank, const double *s
       st->compute_oncpu_s = sh[1];
       st->compute_waiting_s = sh[2];
       st->compute_slices = sh[3];
+      /* the waits' variance per second on a CPU, about their mean rate m = D / w:
+       * sum (D_i - m w_i)^2 / sum w_i */
+      if (sh[1] > 0)
+        {
+          const double rate = sh[2] / sh[1];
+          st->compute_wait_var_s = MAX (sh[4] - 2 * rate * sh[5] + rate * rate * sh[6], 0.0)
+                                   / sh[1];
+        }
     }
   res->bubble_fraction = step > 0 ? res->bubble_s / step : 0;
   res->overlap_ratio = comm_total > 0 ? 1.0 - exposed_total / comm_total : 1.0;

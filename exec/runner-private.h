@@ -220,15 +220,17 @@ struct ExecRunner {
   /* per timed step, SHARE_N doubles: the share of a core this rank's compute thread got
    * while runnable (exec_sched_share of /proc/thread-self/schedstat over the step; 0
    * unknown), then over its compute tasks only (runner_task_run, not the waits for
-   * their dependencies): time on a CPU, time runnable but waiting, times put on a CPU */
+   * their dependencies): time on a CPU, time runnable but waiting, times put on a CPU,
+   * and per task i with w_i on a CPU and D_i waiting: sum D_i^2, sum D_i w_i, sum w_i^2
+   * (the spread of the waits from task to task, sim/cost-cpu.c term 4) */
   double     *shares;
-  double      compute_sched[3];   /* this step's compute tasks so far (the last three) */
+  double      compute_sched[6];   /* this step's compute tasks so far (the last six) */
   gboolean    compute_sched_ok;
   gsize       alloc_now, alloc_peak;
   GPtrArray  *pool;               /* ExecBuffer * released, for reuse (runner_alloc) */
 };
 
-#define SHARE_N 4
+#define SHARE_N 7
 
 /* runner.c */
 /* The piece of a bucket this rank updates: [lo, lo + n) of the flat arrays. TRUE when the

@@ -327,8 +327,14 @@ runner_task_run (ExecRunner *r, guint32 local, GError **error)
         const gboolean sched = r->compute_sched_ok && exec_sched_sample_slices (s0);
         ok = runner_task_compute (r, t, ts, error);
         if (sched && exec_sched_sample_slices (s1))
-          for (int k = 0; k < 3; k++)
-            r->compute_sched[k] += s1[k] - s0[k];
+          {
+            const double w = s1[0] - s0[0], d = s1[1] - s0[1];
+            for (int k = 0; k < 3; k++)
+              r->compute_sched[k] += s1[k] - s0[k];
+            r->compute_sched[3] += d * d;
+            r->compute_sched[4] += d * w;
+            r->compute_sched[5] += w * w;
+          }
         else
           r->compute_sched_ok = FALSE;
       }

@@ -91,6 +91,9 @@ typedef struct {
    * waiting for one, times put on one (schedstat's third figure); 0 0 0 unknown. Their
    * ratios are the mean run between two waits and the mean wait (sim/cost-cpu.c term 4) */
   double compute_oncpu_s, compute_waiting_s, compute_slices;
+  /* the variance of a compute task's wait about the rank's mean rate, per second on a CPU:
+   * sum over tasks (D_i - m w_i)^2 / sum w_i, m = waiting / on CPU; 0 unknown */
+  double compute_wait_var_s;
 } ExecRankStats;
 
 typedef struct {

@@ -60,6 +60,13 @@
  *     (sim_cost_cpu_skew_s). Nothing is fitted: on a quiet host d is small and a long, and
  *     the term vanishes; under load a TP step of 68 segments gains ~sqrt(68) times more
  *     than one of a single segment (DP's one reduction after the backward).
+ *     That variance is a floor: others' load comes in bursts (a compiler that holds a
+ *     core for 100 ms), so the rate of waiting itself changes from one task to the next.
+ *     Where the run measured each compute task's wait D_i and time on a CPU w_i, the
+ *     variance per second on a CPU is taken from them instead, about the rank's mean
+ *     rate m: sum (D_i - m w_i)^2 / sum w_i (SimCpuRankSched.wait_var_s). On the loaded
+ *     VM a TP2 attention block of ~0.15 s on a CPU had a wall-time standard deviation of
+ *     ~0.2 s between layers, ten times the Poisson figure.
  *
  * R is the ranks per host of the prediction (SimCostOptions.cpu_ranks, else the cluster's
  * level-0 device count), C the cores they may run on (cpu_cores: `tandem run` reads
@@ -190,7 +197,8 @@ sim_cost_cpu_skew_s (const double *seg, int n_seg, const SimCpuRankSched *ranks,
           if (!(x->share > 0))
             continue;
           const double mr = w / MIN (x->share, 1.0);
-          const double vr = x->run_s > 0 && x->wait_s > 0
+          const double vr = x->wait_var_s > 0 ? w * x->wait_var_s
+                            : x->run_s > 0 && x->wait_s > 0
                             ? w / x->run_s * 2 * x->wait_s * x->wait_s : 0.0;
           if (seen++ == 0)
             m = mr, v = vr, top = mr;

@@ -346,9 +346,13 @@ double   sim_cost_cpu_step_share   (const double *shares, int n, int *rank);
 /* One rank's scheduler figures for sim_cost_cpu_skew_s: its share of a core over the
  * step (s, in (0, 1]; the mean wall time of w seconds on a CPU is w / s) and, over its
  * compute, the mean time on a CPU between two waits for one (run_s) and the mean wait
- * (wait_s); run_s <= 0 or wait_s <= 0: no waits measured, the rank's time has no spread. */
+ * (wait_s); run_s <= 0 or wait_s <= 0: no waits measured, the rank's time has no spread
+ * (unless wait_var_s says otherwise). */
 typedef struct {
   double share, run_s, wait_s;
+  /* the waits' measured variance per second on a CPU (task to task); > 0: used in place
+   * of the compound Poisson 2 wait_s^2 / run_s */
+  double wait_var_s;
 } SimCpuRankSched;
 /* Term 4 of sim/cost-cpu.c: the time a step of ranks that meet at every collective loses
  * to their compute drifting apart between two meetings, over the slowest rank's mean

@@ -532,17 +532,22 @@ test_attn_row_stride (void)
  * theta = -3.16227766; E[max] - 0.4 = theta phi (alpha) - 0.2 Phi (-|alpha|) =
  * 0.0632455532 x 0.0026880807 - 0.2 x 0.0007827011 = 1.3467106e-5 s: the slower rank
  * sets the step, as term 3 already has it.
+ * With the waits' task-to-task variance measured at 0.05 s^2 per second on a CPU (in place
+ * of the Poisson 2 x 0.01^2 / 0.01 = 0.02): variance 0.1 x 0.05 = 5e-3 each, theta = 0.1,
+ * 0.1 x 0.3989422804 = 0.0398942280 s.
  * No waits measured (run 0), one rank, no segment: 0. */
 static void
 test_skew (void)
 {
-  SimCpuRankSched two[2] = { { 0.5, 0.01, 0.01 }, { 0.5, 0.01, 0.01 } };
+  SimCpuRankSched two[2] = { { 0.5, 0.01, 0.01, 0 }, { 0.5, 0.01, 0.01, 0 } };
   const double one[1] = { 0.1 }, four[4] = { 0.025, 0.025, 0.025, 0.025 };
   g_assert_cmpfloat_with_epsilon (sim_cost_cpu_skew_s (one, 1, two, 2), 0.0252313252, 1e-9);
   g_assert_cmpfloat_with_epsilon (sim_cost_cpu_skew_s (four, 4, two, 2), 0.0504626504, 1e-9);
-  SimCpuRankSched slow[2] = { { 0.5, 0.01, 0.01 }, { 0.25, 0.01, 0.01 } };
+  SimCpuRankSched slow[2] = { { 0.5, 0.01, 0.01, 0 }, { 0.25, 0.01, 0.01, 0 } };
   g_assert_cmpfloat_with_epsilon (sim_cost_cpu_skew_s (one, 1, slow, 2), 1.3467106e-5, 1e-12);
-  SimCpuRankSched quiet[2] = { { 1.0, 0, 0 }, { 1.0, 0, 0 } };
+  SimCpuRankSched bursty[2] = { { 0.5, 0.01, 0.01, 0.05 }, { 0.5, 0.01, 0.01, 0.05 } };
+  g_assert_cmpfloat_with_epsilon (sim_cost_cpu_skew_s (one, 1, bursty, 2), 0.0398942280, 1e-9);
+  SimCpuRankSched quiet[2] = { { 1.0, 0, 0, 0 }, { 1.0, 0, 0, 0 } };
   g_assert_cmpfloat (sim_cost_cpu_skew_s (one, 1, quiet, 2), ==, 0.0);
   g_assert_cmpfloat (sim_cost_cpu_skew_s (one, 1, two, 1), ==, 0.0);
   g_assert_cmpfloat (sim_cost_cpu_skew_s (one, 0, two, 2), ==, 0.0);
