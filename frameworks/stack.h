@@ -249,6 +249,11 @@ typedef struct {
                                          * and the combine's backward carry FP8 tokens with
                                          * 1x128 tile scales; the combine and the dispatch's
                                          * backward stay bf16 */
+  gboolean      pp_free_stage_input;    /* "pp_stage_input": "freed": each pipeline stage's
+                                         * received input is deallocated after its forward
+                                         * (the Llama 3 paper, Sec. 3.3.2), so a unit in
+                                         * flight keeps no copy of it; "kept" (default): it
+                                         * stays stored as its first norm's input */
   gboolean      loss_eager;             /* "cross_entropy": "eager": F.cross_entropy on fp32
                                          * logits, two T V fp32 gradients allocated in its
                                          * backward; "fused" (default): the gradient written

@@ -964,6 +964,26 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
         chunk_mb[emb_c] += first_extra;
       if (last)
         chunk_mb[head_c] += last_extra;
+      /* A stage's received input freed after its forward (plan.h pp_free_stage_input; the
+       * Llama 3 paper, arXiv 2407.21783, Sec. 3.3.2: "we proactively deallocate tensors
+       * that will not be used for future computation, including the input and output
+       * tensors of each pipeline stage"). Every model chunk but the first (which starts
+       * from the token ids) receives its input from the previous stage, and here that
+       * tensor is its first norm's stored input (the final norm's in a loss-only chunk):
+       * each unit of such a chunk keeps one boundary activation less, a T h (/t with SP),
+       * layer_input. Read as the paper states it: the freeing saves memory only where
+       * nothing else keeps that tensor for the backward, i.e. where the first norm keeps
+       * something else for its own (apex's memory-efficient RMSNorm keeps its output, which
+       * the next GEMM stores anyway), which the paper does not say. Only
+       * without recompute or offloading, where a chunk re-runs or reloads from it. The
+       * stage's output is stored by no unit here, in every stack (Megatron-Core's
+       * deallocate_pipeline_outputs; the paper's same sentence). */
+      if (plan->pp_free_stage_input > 0 && p > 1 && plan->recompute == PLAN_RECOMPUTE_NONE
+          && plan->cpu_offload_layers <= 0)
+        for (int c = 0; c < v; c++)
+          if (plan_model_chunk (plan, i, c) > 0
+              && (plan_chunk_layers (plan, model, i, c) > 0 || c == head_c))
+            chunk_mb[c] -= MIN (chunk_mb[c], layer_input);
       /* Unfused attention's backward holds the gradient of the scores, one b x heads x
        * s x s tensor, while a layer's backward runs (the other activation gradients are
        * left to the fragmentation allowance, above). */

@@ -335,6 +335,11 @@ typedef struct {
   int      fp8_moe_dispatch;      /* FP8 plans: the dispatch all-to-all (and the combine's
                                    * backward) carry FP8 tokens with 1x128 tile scales (1);
                                    * bf16 (0); -1 the stack's */
+  int      pp_free_stage_input;   /* pipeline parallelism: 1 each stage's received input is
+                                   * deallocated after the stage's forward, so a unit in
+                                   * flight stores one activation of the stage boundary
+                                   * (a T h, /t with SP) less (plan/memory.c); 0 it stays
+                                   * stored as the first norm's input; -1 the stack's */
   int      loss_eager;            /* the cross entropy as eager PyTorch ops on fp32 logits
                                    * (F.cross_entropy of logits.float()): 1 its backward
                                    * allocates the nll gradient and log_softmax's input

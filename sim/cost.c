@@ -690,6 +690,7 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->pp_sync_reissue_s = stack->pp_p2p_sync && arch != ARCH_OTHER ? P2P_SYNC_REISSUE_S : 0.0;
   o->grad_accum_upcast = stack->fsdp_grad_accum_upcast;
   o->loss_eager = stack->loss_eager;
+  o->pp_free_stage_input = stack->pp_free_stage_input;
   o->fp8_moe_act_input = stack->fp8_moe_act_input;
   o->fp8_attn_out_e5m6 = stack->fp8_attn_out_e5m6;
   o->fp8_moe_dispatch = stack->fp8_moe_dispatch;

@@ -263,6 +263,8 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
     plan->cp_kv_repeated = co != NULL && co->cp_kv_repeated;
   if (plan->loss_eager < 0)
     plan->loss_eager = co != NULL && co->loss_eager;
+  if (plan->pp_free_stage_input < 0)
+    plan->pp_free_stage_input = co != NULL && co->pp_free_stage_input;
   if (plan->fp8_moe_act_input < 0)
     plan->fp8_moe_act_input = co != NULL && co->fp8_moe_act_input;
   if (plan->fp8_attn_out_e5m6 < 0)

@@ -961,6 +961,45 @@ test_llama3_405b_interleaved (void)
   g_assert_cmpint (mem.peak_stage, ==, 1);
   g_assert_false (mem.fits);
   plan_memory_clear (&mem);
+
+  /* The same run with each stage's received input freed after its forward, as the
+   * Llama 3 paper says Meta's stack does (Sec. 3.3.2; the meta-llama3 stack's
+   * "pp_stage_input": "freed", plan.h pp_free_stage_input). Every chunk but model chunk 0
+   * (the embedding's, fed by token ids) keeps per unit one boundary activation less,
+   * B = 2 x 8192 x 16384 / 8 = 33,554,432 bytes (SP): a one-layer unit stores F' = F - B
+   * = 499,646,464; the loss-only chunk L' = L - B = 558,891,008 (its final-norm input).
+   *  stage 1: 141 F' = 70,450,151,424 (4,731,174,912 less);
+   *  stage 0: chunk 0 unchanged, 112 F' + 31 x 65,536 = 55,962,435,584;
+   *  stage 15: 112 F' + L' = 56,519,294,976 (113 F' = 56,460,050,432 is less).
+   *  Stage 1 total: counted 6,375,866,368 + 199,245,824 + 597,737,472 + 70,450,151,424 +
+   *  763,979,776 = 78,386,980,864; reserve 5 % = 3,919,349,043 + 1.5 GiB =
+   *  5,529,961,779; total 83,916,942,643 bytes = 78.15 GiB: it fits in 80 GiB. */
+  p.pp_free_stage_input = 1;
+  plan_memory_compute (&m, &p, &c, &mem);
+  g_assert_cmpuint (mem.act_bytes_per_layer, ==, 533200896);
+  g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_ACTIVATIONS], ==,
+                    G_GUINT64_CONSTANT (70450151424));
+  g_assert_cmpuint (mem.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==,
+                    G_GUINT64_CONSTANT (55962435584));
+  g_assert_cmpuint (mem.stages[15].bytes[PLAN_MEM_ACTIVATIONS], ==,
+                    G_GUINT64_CONSTANT (56519294976));
+  g_assert_cmpuint (mem.stages[1].total, ==, G_GUINT64_CONSTANT (83916942643));
+  g_assert_cmpint (mem.peak_stage, ==, 1);
+  g_assert_true (mem.fits);
+  plan_memory_clear (&mem);
+
+  /* Not with full recompute: the chunk re-runs its forward from that input, which stays
+   * (the stage-1 activations match the plan without the field). */
+  PlanMemory kept;
+  p.recompute = PLAN_RECOMPUTE_FULL;
+  p.recompute_num_layers = 1;
+  plan_memory_compute (&m, &p, &c, &mem);
+  p.pp_free_stage_input = 0;
+  plan_memory_compute (&m, &p, &c, &kept);
+  g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_ACTIVATIONS], ==,
+                    kept.stages[1].bytes[PLAN_MEM_ACTIVATIONS]);
+  plan_memory_clear (&kept);
+  plan_memory_clear (&mem);
   plan_clear (&p);
 }
 

@@ -816,12 +816,13 @@ test_published_runs (void)
   /* The planner view at the paper's V = 8 (Sec. 3.3.2: one layer fewer on the first and
    * last stage, a first chunk with only the embedding: 126 + 2 slots over 16 x 8 chunks,
    * Megatron-Core's --account-for-embedding/loss-in-pipeline-split, which validate's
-   * mapping sets): every row builds; row 2 (16,384 GPUs, 16 micro-batches) fits in 80 GB
-   * and comes within 3 MFU points of the published 41 (39.4 predicted on the meta-llama3
-   * stack; 40.9 on megatron-core, 51.3 there before the ZeRO-2 reduce-scatter per
-   * micro-batch). Row 1 (32 micro-batches) is predicted over 80 GB (82.9 GiB on stage 1:
-   * 141 one-layer chunks in flight) and row 3 at 34.8 against 38; neither is asserted
-   * against the paper here. */
+   * mapping sets): every row builds; rows 1 and 2 (8,192 and 16,384 GPUs, 32 and 16
+   * micro-batches) fit in 80 GB and come within 3 MFU points of the published 43 and 41
+   * (44.8 and 39.4 predicted on the meta-llama3 stack; row 2 40.9 on megatron-core, 51.3
+   * there before the ZeRO-2 reduce-scatter per micro-batch). Row 1 holds 141 one-layer
+   * chunks in flight on stage 1: 82.9 GiB with each chunk's received input stored, 78.3
+   * GiB with it freed as the paper says (the stack's pp_stage_input). Row 3 reads 36.3
+   * against 38, not asserted against the paper here. */
   for (guint i = 0; i < 3; i++)
     {
       g_autoptr (ResPublishedCase) c = res_published_case_new (csv, i);
@@ -830,10 +831,11 @@ test_published_runs (void)
       c->plan.vpp = 8;
       g_assert_true (res_published_case_predict (c));
       g_assert_true (isfinite (c->predicted_step_s));
-      if (c->row_id == 2)
+      if (c->row_id <= 2)
         {
           g_assert_true (c->fits);
-          g_assert_cmpfloat (fabs (c->predicted_mfu_pct[MODEL_FLOPS_PALM] - 41.0), <=, 3.0);
+          g_assert_cmpfloat (fabs (c->predicted_mfu_pct[MODEL_FLOPS_PALM]
+                                   - (c->row_id == 1 ? 43.0 : 41.0)), <=, 3.0);
         }
       g_test_message ("row %" G_GINT64_FORMAT " at V = 8: %.3f s, MFU %.1f%%, %s",
                       c->row_id, c->predicted_step_s, c->predicted_mfu_pct[MODEL_FLOPS_PALM],
