@@ -131,6 +131,19 @@ test_semantics (void)
    * vocab-parallel cross entropy writes its gradient in place */
   g_assert_true (tt->loss_eager);
   g_assert_false (mcore->loss_eager);
+  /* the Llama 3 paper (Sec. 3.3.2) frees each pipeline stage's input after its forward;
+   * the other presets keep it (the default), and the field round-trips with its source */
+  g_autoptr (FwStack) ml3 = fw_stack_lookup ("meta-llama3", NULL);
+  g_assert_true (ml3->pp_free_stage_input);
+  g_assert_false (mcore->pp_free_stage_input || tt->pp_free_stage_input);
+  g_assert_nonnull (g_hash_table_lookup (ml3->sources, "pp_stage_input"));
+  {
+    g_autoptr (JsonBuilder) b = json_builder_new ();
+    fw_stack_to_json (ml3, b);
+    g_autoptr (JsonNode) root = json_builder_get_root (b);
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "pp_stage_input"),
+                     ==, "freed");
+  }
   g_autoptr (FwStack) nemo = fw_stack_lookup ("nemo", NULL);
   g_assert_cmpint (nemo->tp_comm_overlap, ==, FW_OPT_DEFAULT);
   g_assert_true (nemo->grad_reduce_bf16);

@@ -1668,6 +1668,7 @@ test_plan_apply_stack (void)
   co.zero3_copy_in_out = TRUE;
   co.zero2_reduce_passes = TRUE;
   co.loss_eager = TRUE;
+  co.pp_free_stage_input = TRUE;
   co.pp_p2p_sync = TRUE;
   p.zero3_rank_copies = 0;            /* set by the plan: kept */
   sim_plan_apply_stack (&p, &co);
@@ -1684,6 +1685,7 @@ test_plan_apply_stack (void)
   g_assert_cmpint (p.zero3_copy_in_out, ==, 1);
   g_assert_cmpint (p.zero2_reduce_passes, ==, 1);
   g_assert_cmpint (p.loss_eager, ==, 1);
+  g_assert_cmpint (p.pp_free_stage_input, ==, 1);
   g_assert_cmpint (p.pp_p2p_sync, ==, 1);
   plan_clear (&p);
 
@@ -1719,6 +1721,7 @@ test_plan_apply_stack (void)
   g_assert_cmpint (q.zero3_copy_in_out, ==, 0);
   g_assert_cmpint (q.zero2_reduce_passes, ==, 0);
   g_assert_cmpint (q.loss_eager, ==, 0);
+  g_assert_cmpint (q.pp_free_stage_input, ==, 0);
   g_assert_cmpint (q.pp_p2p_sync, ==, 0);
   g_assert_cmpint (q.pp_scatter_gather, ==, 0);
   plan_clear (&q);
