@@ -221,6 +221,24 @@ cli_lookup_error_text (const GError *error, const char *name)
   return g_strdup (error->message);
 }
 
+FwStack *
+cli_stack_lookup (const char *name, GError **error)
+{
+  if (name != NULL)
+    {
+      g_autofree char *v = g_strstrip (g_strdup (name));
+      if (*v == '\0')
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "'%s' names no framework stack (hint: megatron-core, or leave "
+                       "--framework out for that default; tandem --help lists the stacks)",
+                       name);
+          return NULL;
+        }
+    }
+  return fw_stack_lookup (name, error);
+}
+
 void
 cli_warn_pipeline_bubble (const Plan *p)
 {

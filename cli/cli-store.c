@@ -116,8 +116,26 @@ cli_db_path (const CliDbArgs *a)
 }
 
 gboolean
+cli_db_path_check (const char *db, GError **error)
+{
+  /* SQLite opens "" as a private temporary database and ":memory:" in memory: either
+   * would answer "stored as run 1" and lose the row when tandem exits */
+  if (db != NULL && (*db == '\0' || strcmp (db, ":memory:") == 0))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--db '%s' names no file: SQLite would keep the results in a temporary "
+                   "database that is gone when tandem exits (hint: --db tandem.db, or --no-db)",
+                   db);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
 cli_db_args_check (const CliDbArgs *a, GError **error)
 {
+  if (!cli_db_path_check (a->db, error))
+    return FALSE;
   if (a->timeout_ms < 0)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,

@@ -66,6 +66,9 @@ char *cli_did_you_mean (const char *word, const char *const *names);
  * `name` is no file and a slip of a preset's name, "unknown model 'llama3-450b' (did you
  * mean 'llama3-405b'?)" instead of the list of presets; else the error's message. */
 char *cli_lookup_error_text (const GError *error, const char *name);
+/* fw_stack_lookup for a --framework value: NULL (flag absent) is the default stack, a
+ * blank value is refused (G_OPTION_ERROR) instead of standing for the default. */
+FwStack *cli_stack_lookup (const char *name, GError **error);
 
 /* On stderr, when micro-batches per step < pp: the bubble it implies and the global
  * batch that gives 4 x pp micro-batches. */

@@ -187,7 +187,7 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
   const char *stack_name = framework ? framework
                            : log->format == TRAINING_LOG_TORCHTITAN ? "torchtitan"
                            : "megatron-core";
-  g_autoptr (FwStack) stack = fw_stack_lookup (stack_name, &error);
+  g_autoptr (FwStack) stack = cli_stack_lookup (stack_name, &error);
   if (stack == NULL)
     {
       g_autofree char *text = cli_lookup_error_text (error, stack_name);

@@ -327,7 +327,7 @@ cli_cmd_memory (int argc, char **argv)
   /* the stack, as tandem predict reads it: predict's out-of-memory hint sends the user
    * here "with the same flags", --framework included */
   g_autoptr (GError) serr = NULL;
-  g_autoptr (FwStack) stack = fw_stack_lookup (framework, &serr);
+  g_autoptr (FwStack) stack = cli_stack_lookup (framework, &serr);
   if (stack == NULL)
     {
       g_autofree char *text = cli_lookup_error_text (serr, framework);

@@ -177,7 +177,7 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
       return status;
     }
   g_autoptr (GError) serr = NULL;
-  g_autoptr (FwStack) stack = fw_stack_lookup (framework, &serr);
+  g_autoptr (FwStack) stack = cli_stack_lookup (framework, &serr);
   if (stack == NULL)
     {
       g_autofree char *text = cli_lookup_error_text (serr, framework);

@@ -277,8 +277,23 @@ cmd_scaling (int argc, char **argv)
   {
     g_auto (GStrv) names = g_strsplit (args.cluster_name ? args.cluster_name : CLI_DEFAULT_CLUSTER,
                                        ",", -1);
+    /* "" (an unset shell variable) named no cluster, and report_scaling_compute's
+     * precondition on n_clusters then crashed; a name twice printed one cluster twice */
+    if (names[0] == NULL || (names[1] == NULL && *g_strstrip (names[0]) == '\0'))
+      {
+        status = cli_fail (CLI_EXIT_USAGE, "--cluster '%s' names no cluster (hint: --cluster "
+                           "h100-24k, or A,B for clusters side by side)", args.cluster_name);
+        goto out;
+      }
     for (guint i = 0; names[i]; i++)
       {
+        for (guint k = 0; k < i; k++)
+          if (g_str_equal (g_strstrip (names[i]), names[k]))
+            {
+              status = cli_fail (CLI_EXIT_USAGE, "--cluster names %s twice (hint: each cluster "
+                                 "once, e.g. --cluster h100-24k,dgx-b200-superpod)", names[k]);
+              goto out;
+            }
         TopoCluster *c = topo_cluster_lookup (g_strstrip (names[i]), &error);
         if (c == NULL)
           {
@@ -294,7 +309,7 @@ cmd_scaling (int argc, char **argv)
         goto out;
       }
   }
-  stack = fw_stack_lookup (framework, &error);
+  stack = cli_stack_lookup (framework, &error);
   if (stack == NULL)
     {
       g_autofree char *text = cli_lookup_error_text (error, framework);

@@ -236,6 +236,36 @@ take_flag (Opts *o, int kind, const char *name, const char *value, GError **erro
   static const Named onoff[] = { { "off", 0 }, { "on", 1 }, { "no", 0 }, { "yes", 1 },
     { NULL, 0 } };
   SearchSpec *sp = &o->spec;
+  /* An empty value (--tp "", --tp= from an unset shell variable) is no list: taken as
+   * "not given" it searched the whole dimension, and --sharding "" asked for hsdp. */
+  switch (kind)
+    {
+    case F_GPUS: case F_TP: case F_CP: case F_PP: case F_VPP: case F_EP: case F_MBS:
+    case F_SHARDING: case F_RECOMPUTE: case F_SCHEDULE: case F_CP_COMM: case F_ORDER:
+    case F_DPO: case F_FRAMEWORK:
+      {
+        g_autofree char *v = g_strstrip (g_strdup (value));
+        if (*v == '\0')
+          {
+            g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                         "--%s '%s' is empty (hint: %s)", name, value,
+                         kind == F_FRAMEWORK ? "--framework megatron-core, or leave the flag "
+                                               "out for that default"
+                                             : "give one or more values, comma-separated, or "
+                                               "leave the flag out to search them all");
+            return FALSE;
+          }
+        break;
+      }
+    case F_DB:
+      if (!cli_db_path_check (value, error))
+        return FALSE;
+      g_free (o->db);
+      o->db = g_strdup (value);
+      return TRUE;
+    default:
+      break;
+    }
   switch (kind)
     {
     case F_GPUS: return parse_int_list (name, value, &sp->gpus, error);
@@ -335,7 +365,6 @@ take_flag (Opts *o, int kind, const char *name, const char *value, GError **erro
         return TRUE;
       }
     case F_JSON: o->json = TRUE; return TRUE;
-    case F_DB: g_free (o->db); o->db = g_strdup (value); return TRUE;
     case F_NO_DB: o->no_db = TRUE; return TRUE;
     case F_TRACE_BEST: g_free (o->trace_best); o->trace_best = g_strdup (value); return TRUE;
     case F_NO_PRUNE: o->no_prune = TRUE; return TRUE;
@@ -1650,7 +1679,7 @@ cli_cmd_search (int argc, char **argv)
     /* --framework: the software stack is an input, not a dimension (docs/contracts.md):
      * its cost knobs go into every prediction and the space keeps only the options it
      * offers (TP-comm overlap, HSDP) */
-    g_autoptr (FwStack) stack = fw_stack_lookup (o.framework, &error);
+    g_autoptr (FwStack) stack = cli_stack_lookup (o.framework, &error);
     if (stack == NULL)
       {
         g_autofree char *text = cli_lookup_error_text (error, o.framework);

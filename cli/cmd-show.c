@@ -615,7 +615,7 @@ static int
 show_framework (const char *name, gboolean json)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (FwStack) s = fw_stack_lookup (name, &error);
+  g_autoptr (FwStack) s = cli_stack_lookup (name, &error);
   if (s == NULL)
     {
       g_autofree char *text = cli_lookup_error_text (error, name);

@@ -300,6 +300,61 @@ test_json_ordinary (void)
   g_assert_cmpfloat (json_object_get_double_member (o, "step_time_s"), >, 0);
 }
 
+/* Empty values, as an unset shell variable gives them ({E} is "", {SP} one space). Each
+ * was taken for "not given" or worse: search --tp "" searched every tp (exit 0), --sharding
+ * "" asked for hsdp, --framework "" ran the default stack, --db "" answered "stored as
+ * run 1 in " with a SQLite temporary database deleted at exit (the row lost), and report
+ * scaling --cluster "" failed a precondition and crashed (SIGSEGV). */
+static void
+assert_empty_refused (const char *args, const char *needle)
+{
+  const char *subst[] = { "{E}", "", "{SP}", " ", NULL };
+  RunResult r = { 0 };
+  run_tandem_words (args, subst, NULL, &r);
+  if (r.status != 2 || !g_str_has_prefix (r.err, "tandem: error: ")
+      || strstr (r.err, needle) == NULL || strchr (r.err, '\n') != r.err + strlen (r.err) - 1)
+    g_error ("tandem %s\nexpected status 2 and an error with '%s', got %d\nstdout: %s\n"
+             "stderr: %s", args, needle, r.status, r.out, r.err);
+  run_result_clear (&r);
+}
+
+static void
+test_empty_values (void)
+{
+  const char *search = "search --model llama3-8b --cluster h200-node --gbs 64 --seq-length 4096 "
+                       "--top 1 --no-db";
+  const char *lists[] = { "gpus", "tp", "cp", "pp", "vpp", "ep", "mbs", "sharding", "recompute",
+                          "schedule", "cp-comm-type", "rank-order", "dp-overlap" };
+  for (guint i = 0; i < G_N_ELEMENTS (lists); i++)
+    {
+      g_autofree char *a = g_strdup_printf ("%s --%s {E}", search, lists[i]);
+      g_autofree char *b = g_strdup_printf ("%s --%s={SP}", search, lists[i]);
+      g_autofree char *msg = g_strdup_printf ("--%s '' is empty", lists[i]);
+      assert_empty_refused (a, msg);
+      assert_empty_refused (b, "is empty");
+    }
+  assert_empty_refused ("search --model llama3-8b --cluster h200-node --gbs 64 --framework {E} "
+                        "--no-db", "--framework '' is empty");
+  const char *predict = "predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 --gbs 8";
+  g_autofree char *pf = g_strdup_printf ("%s --no-db --framework {E}", predict);
+  assert_empty_refused (pf, "'' names no framework stack");
+  assert_empty_refused ("show framework {E}", "'' names no framework stack");
+  /* --db "" and ":memory:" keep no row past the process: refused before any work */
+  g_autofree char *pd = g_strdup_printf ("%s --db {E}", predict);
+  g_autofree char *pm = g_strdup_printf ("%s --db :memory:", predict);
+  g_autofree char *sd = g_strdup_printf ("%s --tp 8 --db={E}", search);
+  assert_empty_refused (pd, "--db '' names no file");
+  assert_empty_refused (pm, "--db ':memory:' names no file");
+  assert_empty_refused (sd, "--db '' names no file");
+  assert_empty_refused ("runs --db {E}", "--db '' names no file");
+  const char *report = "report scaling --model llama3-8b --seq-length 4096 --tp 8 --gpus 8,16 "
+                       "--strong --gbs 64 --json";
+  g_autofree char *rc = g_strdup_printf ("%s --cluster {E}", report);
+  g_autofree char *rd = g_strdup_printf ("%s --cluster h100-24k,h100-24k", report);
+  assert_empty_refused (rc, "--cluster '' names no cluster");
+  assert_empty_refused (rd, "--cluster names h100-24k twice");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -314,5 +369,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/limits/cluster-ranges", test_cluster_ranges);
   g_test_add_func ("/cli/limits/deep-json", test_deep_json);
   g_test_add_func ("/cli/limits/endless-files", test_endless_files);
+  g_test_add_func ("/cli/limits/empty-values", test_empty_values);
   return g_test_run ();
 }
