@@ -466,10 +466,18 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
   if (plan->global_batch % per_step != 0)
     {
       gint64 lo = plan->global_batch / per_step * per_step;
+      /* below one micro-batch per DP rank the nearest multiples are one value: name it
+       * once ("--global-batch-size 8 or 8" read as a typo) */
+      if (lo == 0)
+        return invalid (error, "global batch %d is not divisible by micro-batch x dp = %d x %d "
+                        "= %" G_GINT64_FORMAT ": each data-parallel rank needs a whole "
+                        "micro-batch (hint: --global-batch-size %" G_GINT64_FORMAT ", or "
+                        "fewer --gpus)", plan->global_batch, plan->micro_batch, plan->dp,
+                        per_step, per_step);
       return invalid (error, "global batch %d is not divisible by micro-batch x dp = %d x %d "
                       "= %" G_GINT64_FORMAT " (hint: --global-batch-size %" G_GINT64_FORMAT
                       " or %" G_GINT64_FORMAT ")", plan->global_batch, plan->micro_batch,
-                      plan->dp, per_step, lo > 0 ? lo : per_step, lo + per_step);
+                      plan->dp, per_step, lo, lo + per_step);
     }
   gint64 grad_accum = plan->global_batch / per_step;
   if (grad_accum > PLAN_MAX_MICROBATCHES)

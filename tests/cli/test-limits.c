@@ -355,6 +355,19 @@ test_empty_values (void)
   assert_empty_refused (rd, "--cluster names h100-24k twice");
 }
 
+/* A global batch below one micro-batch per DP rank: 4 sequences on dp = 8 (8 GPUs, tp 1)
+ * has the multiples 0 (no batch) and 8 around it, and the hint printed "8 or 8". */
+static void
+test_batch_hint (void)
+{
+  assert_refused ("predict --model llama3-8b --cluster h200-node --gpus 8 --gbs 4 --no-db", NULL,
+                  "= 8: each data-parallel rank needs a whole micro-batch (hint: "
+                  "--global-batch-size 8, or fewer --gpus)");
+  /* 12 on dp 8: the multiples 8 and 16 */
+  assert_refused ("predict --model llama3-8b --cluster h200-node --gpus 8 --gbs 12 --no-db", NULL,
+                  "(hint: --global-batch-size 8 or 16)");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -370,5 +383,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/limits/deep-json", test_deep_json);
   g_test_add_func ("/cli/limits/endless-files", test_endless_files);
   g_test_add_func ("/cli/limits/empty-values", test_empty_values);
+  g_test_add_func ("/cli/limits/batch-hint", test_batch_hint);
   return g_test_run ();
 }
