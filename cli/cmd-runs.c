@@ -9,6 +9,7 @@
 #include "cli/cli-table.h"
 #include "results/store.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -561,7 +562,11 @@ cli_cmd_runs (int argc, char **argv)
   if (argc >= 2 && g_str_equal (argv[1], "show"))
     {
       char *end = NULL;
-      if (argc != 3 || (show = g_ascii_strtoll (argv[2], &end, 10)) <= 0 || *end != '\0')
+      /* errno: an id past 2^63 - 1 saturated to G_MAXINT64 and was reported as "no run
+       * 9223372036854775807", a number the user never typed */
+      errno = 0;
+      if (argc != 3 || (show = g_ascii_strtoll (argv[2], &end, 10)) <= 0 || *end != '\0'
+          || errno == ERANGE)
         {
           status = cli_fail (CLI_EXIT_USAGE, "usage: tandem runs show N [--db FILE] [--json] "
                              "(N: a run id from tandem runs)");

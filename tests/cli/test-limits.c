@@ -368,6 +368,15 @@ test_batch_hint (void)
                   "(hint: --global-batch-size 8 or 16)");
 }
 
+/* A run id past 2^63 - 1: strtoll saturated it and the store was asked for run
+ * 9223372036854775807, a number nobody typed; refused as no id before any store opens. */
+static void
+test_run_id_range (void)
+{
+  assert_refused ("runs show 99999999999999999999999 --db {TMP}/none.db", "/nonexistent",
+                  "usage: tandem runs show N");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -384,5 +393,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/limits/endless-files", test_endless_files);
   g_test_add_func ("/cli/limits/empty-values", test_empty_values);
   g_test_add_func ("/cli/limits/batch-hint", test_batch_hint);
+  g_test_add_func ("/cli/limits/run-id-range", test_run_id_range);
   return g_test_run ();
 }
