@@ -221,6 +221,15 @@ cli_lookup_error_text (const GError *error, const char *name)
   return g_strdup (error->message);
 }
 
+ModelSpec *
+cli_model_lookup (const char *name, GError **error)
+{
+  ModelSpec *m = model_spec_lookup (name, error);
+  if (m != NULL && m->config_warning != NULL)
+    fprintf (stderr, "tandem: warning: %s\n", m->config_warning);
+  return m;
+}
+
 FwStack *
 cli_stack_lookup (const char *name, GError **error)
 {
@@ -359,7 +368,7 @@ cli_plan_context_init (CliPlanContext *ctx, const char *what, const char *summar
       ctx->model = cli_model_flags_build (mf, &ctx->plan, &error);
     }
   else
-    ctx->model = model_spec_lookup (model, &error);
+    ctx->model = cli_model_lookup (model, &error);
   if (ctx->model == NULL)
     {
       g_autofree char *text = cli_lookup_error_text (error, model);

@@ -66,6 +66,9 @@ char *cli_did_you_mean (const char *word, const char *const *names);
  * `name` is no file and a slip of a preset's name, "unknown model 'llama3-450b' (did you
  * mean 'llama3-405b'?)" instead of the list of presets; else the error's message. */
 char *cli_lookup_error_text (const GError *error, const char *name);
+/* model_spec_lookup, and on stderr "tandem: warning: ..." when the config has a field
+ * that is a slip of one its family reads (ModelSpec.config_warning). */
+ModelSpec *cli_model_lookup (const char *name, GError **error);
 /* fw_stack_lookup for a --framework value: NULL (flag absent) is the default stack, a
  * blank value is refused (G_OPTION_ERROR) instead of standing for the default. */
 FwStack *cli_stack_lookup (const char *name, GError **error);

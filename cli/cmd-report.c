@@ -267,7 +267,7 @@ cmd_scaling (int argc, char **argv)
       status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
       goto out;
     }
-  model = model_spec_lookup (args.model_name ? args.model_name : CLI_DEFAULT_MODEL, &error);
+  model = cli_model_lookup (args.model_name ? args.model_name : CLI_DEFAULT_MODEL, &error);
   if (model == NULL)
     {
       g_autofree char *text = cli_lookup_error_text (error, args.model_name);

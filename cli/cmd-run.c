@@ -924,7 +924,7 @@ run_plan (RunCtx *c)
   c->plan.grad_dtype = c->plan.optim_dtype = PLAN_PREC_FP32;
   c->plan.master_weights = FALSE;
 
-  c->model = model_spec_lookup (c->pargs.model_name ? c->pargs.model_name : "tiny-llama",
+  c->model = cli_model_lookup (c->pargs.model_name ? c->pargs.model_name : "tiny-llama",
                                 &error);
   if (c->model == NULL)
     {

@@ -1642,7 +1642,7 @@ cli_cmd_search (int argc, char **argv)
   {
     const char *model = o.args.model_name ? o.args.model_name : CLI_DEFAULT_MODEL;
     const char *cluster = o.args.cluster_name ? o.args.cluster_name : CLI_DEFAULT_CLUSTER;
-    o.spec.model = model_spec_lookup (model, &error);
+    o.spec.model = cli_model_lookup (model, &error);
     if (o.spec.model == NULL)
       {
         g_autofree char *text = cli_lookup_error_text (error, model);

@@ -25,7 +25,7 @@ static int
 show_model (const char *name, int seq, gboolean json)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (ModelSpec) m = model_spec_lookup (name, &error);
+  g_autoptr (ModelSpec) m = cli_model_lookup (name, &error);
   if (m == NULL)
     {
       g_autofree char *text = cli_lookup_error_text (error, name);

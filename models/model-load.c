@@ -38,6 +38,7 @@ model_spec_unref (ModelSpec *spec)
   g_free (spec->source);
   g_free (spec->model_type);
   g_free (spec->config_json);
+  g_free (spec->config_warning);
   g_free (spec);
 }
 
@@ -52,6 +53,7 @@ model_spec_copy (const ModelSpec *spec)
   c->source = g_strdup (spec->source);
   c->model_type = g_strdup (spec->model_type);
   c->config_json = g_strdup (spec->config_json);
+  c->config_warning = g_strdup (spec->config_warning);
   return c;
 }
 
@@ -133,12 +135,16 @@ model_moe_problem (const ModelSpec *s)
 typedef struct {
   JsonObject *obj;
   const char *file;     /* for messages: the path as given, or "preset:NAME" */
+  GHashTable *asked;    /* the top-level reader: every key a family reader asked for,
+                         * present or not (NULL in nested readers) */
 } Reader;
 
 /* A member that is absent or JSON null counts as absent (gpt2 writes "n_inner": null). */
 static JsonNode *
 reader_member (const Reader *r, const char *key)
 {
+  if (r->asked != NULL)
+    g_hash_table_add (r->asked, (gpointer) key);
   JsonNode *node = json_object_get_member (r->obj, key);
   if (node == NULL || JSON_NODE_HOLDS_NULL (node))
     return NULL;
@@ -1139,6 +1145,70 @@ name_from_source (const char *source)
   return g_steal_pointer (&base);
 }
 
+/* Optimal string alignment distance of two short keys, ASCII case folded. */
+static guint
+key_distance (const char *a, const char *b)
+{
+  gsize n = strlen (a), m = strlen (b);
+  if (n > 63 || m > 63)
+    return G_MAXUINT;
+  guint d[64][64];
+  for (gsize i = 0; i <= n; i++)
+    d[i][0] = (guint) i;
+  for (gsize j = 0; j <= m; j++)
+    d[0][j] = (guint) j;
+  for (gsize i = 1; i <= n; i++)
+    for (gsize j = 1; j <= m; j++)
+      {
+        guint cost = g_ascii_tolower (a[i - 1]) != g_ascii_tolower (b[j - 1]);
+        guint v = MIN (MIN (d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+        if (i > 1 && j > 1 && g_ascii_tolower (a[i - 1]) == g_ascii_tolower (b[j - 2])
+            && g_ascii_tolower (a[i - 2]) == g_ascii_tolower (b[j - 1]))
+          v = MIN (v, d[i - 2][j - 2] + 1);
+        d[i][j] = v;
+      }
+  return d[n][m];
+}
+
+/* Unknown fields are ignored (real configs carry dozens), but one that is a slip of a
+ * field the family reads and the file lacks ("num_key_value_head" for
+ * "num_key_value_heads") silently gave that field's default (here: 32 KV heads instead of
+ * 8). NULL, or the sentence that names each such pair. */
+static char *
+slipped_fields (const Reader *r)
+{
+  GString *out = NULL;
+  g_autoptr (GList) members = json_object_get_members (r->obj);
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      const char *key = l->data;
+      if (key[0] == '_' || g_hash_table_contains (r->asked, key) || strlen (key) < 4)
+        continue;
+      GHashTableIter it;
+      gpointer k;
+      g_hash_table_iter_init (&it, r->asked);
+      while (g_hash_table_iter_next (&it, &k, NULL))
+        {
+          const char *want = k;
+          if (json_object_has_member (r->obj, want) || strlen (want) < 4)
+            continue;
+          /* one slip per 4 characters, at most 2 */
+          guint limit = MIN (2u, (guint) strlen (want) / 4);
+          if (key_distance (key, want) > limit)
+            continue;
+          if (out == NULL)
+            out = g_string_new (NULL);
+          else
+            g_string_append (out, "; ");
+          g_string_append_printf (out, "%s: field '%s' is not one tandem reads (did you mean "
+                                  "'%s'? without it, its default applies)", r->file, key,
+                                  want);
+          break;
+        }
+    }
+  return out != NULL ? g_string_free (out, FALSE) : NULL;
+}
+
 ModelSpec *
 model_spec_new_from_data (const char *json_text, gssize length, const char *source,
                           GError **error)
@@ -1174,7 +1244,8 @@ model_spec_new_from_data (const char *json_text, gssize length, const char *sour
       return NULL;
     }
 
-  Reader r = { json_node_get_object (root), source };
+  g_autoptr (GHashTable) asked = g_hash_table_new (g_str_hash, g_str_equal);
+  Reader r = { json_node_get_object (root), source, asked };
   gboolean ok;
   const char *model_type = read_string (&r, "model_type", &ok, error);
   if (!ok)
@@ -1204,6 +1275,7 @@ model_spec_new_from_data (const char *json_text, gssize length, const char *sour
   spec->name = name_from_source (source);
   spec->source = g_strdup (source);
   spec->config_json = g_strndup (json_text, (gsize) length);
+  spec->config_warning = slipped_fields (&r);
   return g_steal_pointer (&spec);
 }
 

@@ -82,6 +82,9 @@ typedef struct {
   char         *source;         /* path, or "preset:NAME" */
   char         *model_type;     /* "llama", "gpt2", "gpt_neox", "opt", ... */
   char         *config_json;    /* the raw file text, stored with results */
+  char         *config_warning; /* NULL, or why a field of the file may not say what its
+                                 * author meant (a slip of a field name the family reads:
+                                 * "num_key_value_head"); commands print it as a warning */
 
   guint64       hidden;         /* h */
   guint64       ffn_hidden;     /* MLP inner size */

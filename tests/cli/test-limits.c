@@ -377,6 +377,29 @@ test_run_id_range (void)
                   "usage: tandem runs show N");
 }
 
+/* A config field that is a slip of one the family reads: "num_key_value_head" for
+ * Llama 3 8B's num_key_value_heads = 8 was ignored like any unknown field and the model
+ * silently became multi-head (32 KV heads). It still loads (real configs carry dozens of
+ * fields tandem does not read), with one warning naming the field and the one meant; the
+ * presets, whose extra fields are no slips, load without any. */
+static void
+test_model_field_slip (void)
+{
+  RunResult r = { 0 };
+  run_limits ("show model {DATA}/model-field-slip.json", NULL, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "32 heads / 32 KV heads"));
+  if (!g_str_has_prefix (r.err, "tandem: warning: ")
+      || strstr (r.err, "model-field-slip.json: field 'num_key_value_head' is not one tandem "
+                        "reads (did you mean 'num_key_value_heads'?") == NULL)
+    g_error ("expected the slip warning, got stderr: %s", r.err);
+  run_result_clear (&r);
+  run_limits ("show model llama3-8b", NULL, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -394,5 +417,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/limits/empty-values", test_empty_values);
   g_test_add_func ("/cli/limits/batch-hint", test_batch_hint);
   g_test_add_func ("/cli/limits/run-id-range", test_run_id_range);
+  g_test_add_func ("/cli/limits/model-field-slip", test_model_field_slip);
   return g_test_run ();
 }
