@@ -571,9 +571,16 @@ search_space_new (const SearchSpec *spec, GError **error)
       int cp = g_array_index (s->spec.cp, int, i);
       if (cp < 1 || (cp > 1 && base->seq_length % (2 * cp) != 0))
         {
-          constraint (error, "--cp %d does not split the %d-token sequence into 2 x cp "
-                      "chunks (hint: a cp dividing %d)", cp, base->seq_length,
-                      base->seq_length / 2);
+          /* an odd length has no 2 x cp split at all: "a cp dividing (s - 1) / 2" named
+           * values that fail the same way */
+          if (base->seq_length % 2 != 0)
+            constraint (error, "--cp %d does not split the %d-token sequence into 2 x cp "
+                        "chunks: an odd length splits for cp 1 only (hint: --cp 1, or an "
+                        "even --seq-length)", cp, base->seq_length);
+          else
+            constraint (error, "--cp %d does not split the %d-token sequence into 2 x cp "
+                        "chunks (hint: a cp dividing %d)", cp, base->seq_length,
+                        base->seq_length / 2);
           return NULL;
         }
     }

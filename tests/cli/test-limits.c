@@ -400,6 +400,20 @@ test_model_field_slip (void)
   run_result_clear (&r);
 }
 
+/* Context parallelism needs seq % (2 cp) == 0. For the odd 4095 the search hinted "a cp
+ * dividing 2047" (4095 / 2, rounded down), and cp 23 divides 2047 but 46 does not divide
+ * 4095: the hint named values refused the same way. Only cp 1 fits an odd length. */
+static void
+test_cp_odd_sequence (void)
+{
+  assert_refused ("search --model llama3-8b --cluster h200-node --gbs 64 --seq-length 4095 "
+                  "--cp 8 --no-db", NULL,
+                  "an odd length splits for cp 1 only (hint: --cp 1, or an even --seq-length)");
+  /* 4096: 2 cp must divide 4096, i.e. cp divides 2048; 3 does not */
+  assert_refused ("search --model llama3-8b --cluster h200-node --gbs 64 --seq-length 4096 "
+                  "--cp 3 --no-db", NULL, "(hint: a cp dividing 2048)");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -418,5 +432,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/limits/batch-hint", test_batch_hint);
   g_test_add_func ("/cli/limits/run-id-range", test_run_id_range);
   g_test_add_func ("/cli/limits/model-field-slip", test_model_field_slip);
+  g_test_add_func ("/cli/limits/cp-odd-sequence", test_cp_odd_sequence);
   return g_test_run ();
 }
