@@ -431,6 +431,11 @@ cli_cmd_validate (int argc, char **argv)
     return cli_fail (CLI_EXIT_USAGE, "expected one CSV file (hint: tandem validate "
                      "data/published-runs.csv)");
 
+  g_autofree char *gpu_type_blank = gpu_type != NULL ? g_strstrip (g_strdup (gpu_type)) : NULL;
+  if (gpu_type_blank != NULL && *gpu_type_blank == '\0')
+    return cli_fail (CLI_EXIT_USAGE, "--gpu-type '%s' is empty: it would keep every row "
+                     "(hint: a part of a gpu_type such as H100, or leave the flag out)",
+                     gpu_type);
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   if (only != NULL && !parse_ids (only, ids))
     return cli_fail (CLI_EXIT_USAGE, "--only '%s': expected row ids like 1,2,15-24", only);
@@ -465,6 +470,36 @@ cli_cmd_validate (int argc, char **argv)
     .cluster = cluster,
   };
   g_autoptr (ResPublishedReport) report = res_published_validate (csv, &opts);
+  /* a filter that keeps no row (a typo such as --gpu-type H10O, or an id past the last
+   * row) printed "0 predicted" and exited 0, which reads as a validation that passed */
+  if ((only != NULL || gpu_type != NULL) && report->cases->len == 0)
+    {
+      /* the ids and a few gpu types (without their notes in parentheses) to pick from */
+      g_autoptr (GPtrArray) types = g_ptr_array_new_with_free_func (g_free);
+      gint64 lo = G_MAXINT64, hi = G_MININT64;
+      for (guint r = 0; r < res_csv_n_rows (csv); r++)
+        {
+          gint64 id = g_ascii_strtoll (res_csv_get (csv, r, "row_id"), NULL, 10);
+          lo = MIN (lo, id), hi = MAX (hi, id);
+          const char *t = res_csv_get (csv, r, "gpu_type");
+          char *base = g_strstrip (g_strndup (t, strcspn (t, "(")));
+          gboolean seen = *base == '\0' || types->len >= 8;
+          for (guint k = 0; k < types->len && !seen; k++)
+            seen = g_ascii_strcasecmp (g_ptr_array_index (types, k), base) == 0;
+          if (seen)
+            g_free (base);
+          else
+            g_ptr_array_add (types, base);
+        }
+      g_ptr_array_add (types, NULL);
+      g_autofree char *list = g_strjoinv (", ", (char **) types->pdata);
+      return cli_fail (CLI_EXIT_USAGE, "%s%s%s%s%s%s selects no row of %s (row ids %"
+                       G_GINT64_FORMAT "-%" G_GINT64_FORMAT "; gpu types such as %s) (hint: "
+                       "--only takes ids of its row_id column, --gpu-type a part of a "
+                       "gpu_type, any case)", only ? "--only " : "", only ? only : "",
+                       only && gpu_type ? " with " : "", gpu_type ? "--gpu-type '" : "",
+                       gpu_type ? gpu_type : "", gpu_type ? "'" : "", argv[1], lo, hi, list);
+    }
 
   /* print, then store (docs/contracts.md); --json stores first to carry the run id */
   CliStored st;

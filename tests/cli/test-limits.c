@@ -308,7 +308,8 @@ test_json_ordinary (void)
 static void
 assert_empty_refused (const char *args, const char *needle)
 {
-  const char *subst[] = { "{E}", "", "{SP}", " ", NULL };
+  g_autofree char *data = g_test_build_filename (G_TEST_DIST, "data", "limits", NULL);
+  const char *subst[] = { "{E}", "", "{SP}", " ", "{DATA}", data, NULL };
   RunResult r = { 0 };
   run_tandem_words (args, subst, NULL, &r);
   if (r.status != 2 || !g_str_has_prefix (r.err, "tandem: error: ")
@@ -414,6 +415,20 @@ test_cp_odd_sequence (void)
                   "--cp 3 --no-db", NULL, "(hint: a cp dividing 2048)");
 }
 
+/* validate filters that keep no row: --only past the last id, --gpu-type matching no
+ * gpu_type. Both printed "0 predicted" and exited 0, which reads as a validation that
+ * passed; --gpu-type "" kept every row. published-absurd.csv has rows 1-8 (ids 1..8). */
+static void
+test_validate_selects_nothing (void)
+{
+  assert_empty_refused ("validate {DATA}/published-absurd.csv --no-db --only 99999",
+                        "--only 99999 selects no row of");
+  assert_empty_refused ("validate {DATA}/published-absurd.csv --no-db --gpu-type H10O",
+                        "--gpu-type 'H10O' selects no row of");
+  assert_empty_refused ("validate {DATA}/published-absurd.csv --no-db --gpu-type {E}",
+                        "--gpu-type '' is empty");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -433,5 +448,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/limits/run-id-range", test_run_id_range);
   g_test_add_func ("/cli/limits/model-field-slip", test_model_field_slip);
   g_test_add_func ("/cli/limits/cp-odd-sequence", test_cp_odd_sequence);
+  g_test_add_func ("/cli/limits/validate-selects-nothing", test_validate_selects_nothing);
   return g_test_run ();
 }
