@@ -148,7 +148,19 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
       else if (g_str_equal (key, "overlap_param_gather"))
         ok = json_get_bool (pj, S, key, n, &p->overlap_param_gather, error);
       else if (g_str_equal (key, "fsdp_reshard_after_forward"))
-        ok = (pj->reshard = json_get_str (pj, S, key, n, error)) != NULL;
+        {
+          /* TorchTitan takes "default", "always" or "never"; any other word (a typo of
+           * "never") was read as "not never" and silently gave ZeRO-3 instead of ZeRO-2 */
+          ok = (pj->reshard = json_get_str (pj, S, key, n, error)) != NULL;
+          if (ok && !g_str_equal (pj->reshard, "default") && !g_str_equal (pj->reshard, "always")
+              && !g_str_equal (pj->reshard, "never"))
+            {
+              g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                           "%s: parallelism.fsdp_reshard_after_forward is '%s' (hint: default, "
+                           "always or never, as TorchTitan takes it)", pj->source, pj->reshard);
+              return FALSE;
+            }
+        }
       else if (g_str_equal (key, "pipeline_parallel_schedule")
                || g_str_equal (key, "sharding") || g_str_equal (key, "rank_order"))
         {

@@ -429,6 +429,17 @@ test_validate_selects_nothing (void)
                         "--gpu-type '' is empty");
 }
 
+/* A plan JSON's fsdp_reshard_after_forward outside TorchTitan's default/always/never:
+ * 'nevr' was read as "not never" and the plan silently became ZeRO-3 instead of ZeRO-2. */
+static void
+test_plan_reshard_value (void)
+{
+  assert_refused ("plan show --model llama3-405b --cluster h100-24k --gpus 16384 --plan "
+                  "{DATA}/plan-reshard-typo.json", NULL,
+                  "parallelism.fsdp_reshard_after_forward is 'nevr' (hint: default, always or "
+                  "never");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -449,5 +460,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/limits/model-field-slip", test_model_field_slip);
   g_test_add_func ("/cli/limits/cp-odd-sequence", test_cp_odd_sequence);
   g_test_add_func ("/cli/limits/validate-selects-nothing", test_validate_selects_nothing);
+  g_test_add_func ("/cli/limits/plan-reshard-value", test_plan_reshard_value);
   return g_test_run ();
 }
