@@ -939,6 +939,14 @@ run_plan (RunCtx *c)
     }
   if (c->plan.seq_length == 0)
     c->plan.seq_length = (int) MIN (c->model->max_positions, 256);
+  /* the world size is the launcher's: plan validation's "(hint: use --gpus N)" led to
+   * the refusal of --gpus above; name the launcher's rank count instead */
+  gint64 model_par = (gint64) MAX (c->plan.tp, 1) * MAX (c->plan.pp, 1) * MAX (c->plan.cp, 1);
+  if (c->world % model_par != 0)
+    return fail0 (c, CLI_EXIT_USAGE, "the launcher started %d rank%s, not a multiple of tp x "
+                  "pp x cp = %d x %d x %d = %" G_GINT64_FORMAT " (hint: mpirun -np %"
+                  G_GINT64_FORMAT ")", c->world, c->world == 1 ? "" : "s", MAX (c->plan.tp, 1),
+                  MAX (c->plan.pp, 1), MAX (c->plan.cp, 1), model_par, model_par);
   if (!plan_resolve (&c->plan, c->model, c->cluster, &error)
       || !exec_runner_supports (c->model, &c->plan, &error))
     return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);

@@ -440,6 +440,17 @@ test_plan_reshard_value (void)
                   "never");
 }
 
+/* tandem run takes its world size from the launcher: started alone with --tp 2, plan
+ * validation hinted "use --gpus 2", and --gpus 2 is then refused ("the world size comes
+ * from mpirun -np"): a hint that led in a circle. It now names mpirun -np. */
+static void
+test_run_world_hint (void)
+{
+  assert_refused ("run --model tiny-llama --tp 2 --seq-length 64 --global-batch-size 2 --no-db",
+                  NULL, "the launcher started 1 rank, not a multiple of tp x pp x cp = 2 x 1 x "
+                  "1 = 2 (hint: mpirun -np 2)");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -461,5 +472,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/limits/cp-odd-sequence", test_cp_odd_sequence);
   g_test_add_func ("/cli/limits/validate-selects-nothing", test_validate_selects_nothing);
   g_test_add_func ("/cli/limits/plan-reshard-value", test_plan_reshard_value);
+  g_test_add_func ("/cli/limits/run-world-hint", test_run_world_hint);
   return g_test_run ();
 }
