@@ -6,6 +6,7 @@
  * they fit the model and cluster. */
 #include "plan/plan.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,11 +19,21 @@ static gboolean
 parse_int (const char *option, const char *value, int min, int *out, GError **error)
 {
   char *end = NULL;
+  errno = 0;
   gint64 v = g_ascii_strtoll (value, &end, 10);
-  if (end == value || *end != '\0' || v < min || v > G_MAXINT)
+  /* strtoll skips leading blanks: ' 4' passed where '4 ' did not */
+  if (end == value || *end != '\0' || v < min || g_ascii_isspace (value[0]))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    "%s expects an integer >= %d, got '%s'", option, min, value);
+      return FALSE;
+    }
+  /* a value past 2^31 - 1 is too large, not "below the minimum" */
+  if (v > G_MAXINT || errno == ERANGE)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s %s is too large: it takes integers from %d to %d", option, value, min,
+                   G_MAXINT);
       return FALSE;
     }
   *out = (int) v;

@@ -451,6 +451,21 @@ test_run_world_hint (void)
                   "1 = 2 (hint: mpirun -np 2)");
 }
 
+/* Integer plan flags: a value past 2^31 - 1 was refused as "expects an integer >= 1", as if
+ * it were too small; ' 4' passed (strtoll skips leading blanks) where '4 ' was refused. */
+static void
+test_plan_int_syntax (void)
+{
+  const char *p = "predict --model llama3-8b --cluster h200-node --gpus 8 --gbs 8 --no-db";
+  g_autofree char *big = g_strdup_printf ("%s --tp 9223372036854775807", p);
+  g_autofree char *huge = g_strdup_printf ("%s --pp 99999999999999999999999", p);
+  g_autofree char *lead = g_strdup_printf ("%s --tp={SP}4", p);
+  assert_empty_refused (big, "--tp 9223372036854775807 is too large: it takes integers from 1 "
+                             "to 2147483647");
+  assert_empty_refused (huge, "--pp 99999999999999999999999 is too large");
+  assert_empty_refused (lead, "--tp expects an integer >= 1, got ' 4'");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -473,5 +488,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/limits/validate-selects-nothing", test_validate_selects_nothing);
   g_test_add_func ("/cli/limits/plan-reshard-value", test_plan_reshard_value);
   g_test_add_func ("/cli/limits/run-world-hint", test_run_world_hint);
+  g_test_add_func ("/cli/limits/plan-int-syntax", test_plan_int_syntax);
   return g_test_run ();
 }
