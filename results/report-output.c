@@ -47,6 +47,15 @@ report_formats_parse (const char *text, guint *out, GError **error)
 gboolean
 report_dir_prepare (const char *dir, const char *const *names, gboolean force, GError **error)
 {
+  /* --out "" (an unset variable): mkdir("") said "cannot create the report directory :
+   * Invalid argument" */
+  if (*dir == '\0')
+    {
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                   "--out '' names no directory (hint: --out report, or drop --out for the "
+                   "default)");
+      return FALSE;
+    }
   if (g_file_test (dir, G_FILE_TEST_EXISTS) && !g_file_test (dir, G_FILE_TEST_IS_DIR))
     {
       g_set_error (error, REPORT_ERROR, REPORT_ERROR_WRITE,

@@ -353,6 +353,10 @@ test_empty_values (void)
   g_autofree char *rc = g_strdup_printf ("%s --cluster {E}", report);
   g_autofree char *rd = g_strdup_printf ("%s --cluster h100-24k,h100-24k", report);
   assert_empty_refused (rc, "--cluster '' names no cluster");
+  /* --out "": mkdir("") failed with "cannot create the report directory : Invalid
+   * argument" */
+  g_autofree char *ro = g_strdup_printf ("%s --out {E}", report);
+  assert_empty_refused (ro, "--out '' names no directory");
   assert_empty_refused (rd, "--cluster names h100-24k twice");
 }
 
