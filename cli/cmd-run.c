@@ -924,13 +924,16 @@ run_plan (RunCtx *c)
   c->plan.grad_dtype = c->plan.optim_dtype = PLAN_PREC_FP32;
   c->plan.master_weights = FALSE;
 
-  c->model = cli_model_lookup (c->pargs.model_name ? c->pargs.model_name : "tiny-llama",
-                                &error);
+  c->model = model_spec_lookup (c->pargs.model_name ? c->pargs.model_name : "tiny-llama",
+                                 &error);
   if (c->model == NULL)
     {
       g_autofree char *text = cli_lookup_error_text (error, c->pargs.model_name);
       return fail0 (c, cli_status_for_error (error), "%s", text);
     }
+  /* a slipped config field (cli_model_lookup's warning), once for the job, not per rank */
+  if (c->rank == 0 && c->model->config_warning != NULL)
+    fprintf (stderr, "tandem: warning: %s\n", c->model->config_warning);
   c->cluster = pick_cluster (c, &error);
   if (c->cluster == NULL)
     {
