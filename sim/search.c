@@ -20,7 +20,8 @@
  *          only none when dp = 1
  *   recompute none, selective, full (every layer)
  *   sp     off/on when tp > 1; tp-comm overlap only with sp (Megatron requires it)
- *   dp overlap (grad reduce + param gather) off/on when dp > 1
+ *   dp overlap (grad reduce + param gather) off/on when dp > 1; only off with ZeRO-3 and
+ *          HSDP, where it leaves the step program as it is
  *   rank order Megatron's tp-cp-ep-dp-pp and tp-cp-ep-pp-dp when pp > 1 and dp > 1
  *   ep, etp (MoE models) ep a divisor of the experts, etp 1 or tp, where etp x ep folds
  *          onto the tp x cp x dp ranks of a stage (and, pp inner, etp x ep = tp x cp);
@@ -278,6 +279,13 @@ expert_pairs (const SearchSpace *s, int tp, int cp, int dp, int spv, PlanShardin
   return n;
 }
 
+/* Whether DP overlap changes nothing in the step program of this sharding. */
+static gboolean
+dp_overlap_idle (int sharding)
+{
+  return sharding == PLAN_SHARD_ZERO3 || sharding == PLAN_SHARD_HSDP;
+}
+
 static void
 enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
 {
@@ -403,8 +411,20 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
                                                   if (!(dpo_mask & (1u << dpo)) || (dp == 1 && dpo))
                                                     continue;
                                                   if (sp->fast && sp->dp_overlap_mask == 0
-                                                      && dpo != (dp > 1))
+                                                      && dpo != (dp > 1)
+                                                      && !dp_overlap_idle (sh.kind))
                                                     continue;   /* --fast: DP overlap on */
+                                                  /* ZeRO-3 and HSDP reduce-scatter each
+                                                   * micro-batch's gradients in its backward
+                                                   * and gather each layer's parameters before
+                                                   * it either way (plan/program.c: no bucket
+                                                   * left to overlap, no ZeRO-1/2 gather to
+                                                   * move), so DP overlap leaves the step as
+                                                   * it is: one candidate, off where off is
+                                                   * open (on where --dp-overlap on asks) */
+                                                  if (dpo && dp_overlap_idle (sh.kind)
+                                                      && (dpo_mask & 1u))
+                                                    continue;
                                                   for (int cc = 0; cc < 3; cc++)
                                                     {
                                                       if (cp == 1 ? cc != PLAN_CP_P2P

@@ -455,9 +455,10 @@ count_of (const char *text, const char *needle)
 
 /* stderr on a terminal (a pseudo-terminal here): one line per phase, rewritten in place,
  * whose last state (N / N candidates, done) is printed once and ends the line; the small
- * space has 8,082 candidates (small-llama has 8 layers: 6,990 split the layers alone, and
+ * space has 7,116 candidates (small-llama has 8 layers: 6,156 split the layers alone, and
  * pp 2 x vpp 5 = 10 chunks, more than the layers, take the accounted split of 8 + 2
- * slots: 1,092 more). */
+ * slots: 960 more; ZeRO-3/HSDP with DP overlap, the same step as without, are not
+ * candidates of their own). */
 /* 8082 -> "8,082" */
 static char *
 thousands (guint64 v)
@@ -508,7 +509,7 @@ test_progress_tty (void)
   while ((k = read (master, buf, sizeof buf)) > 0)
     g_string_append_len (tty, buf, k);
   close (master);
-  g_assert_cmpuint (count_of (tty->str, "screening: 8,082 / 8,082 candidates, done in "), ==, 1);
+  g_assert_cmpuint (count_of (tty->str, "screening: 7,116 / 7,116 candidates, done in "), ==, 1);
   g_assert_cmpuint (count_of (tty->str, "simulating: "), >=, 1);
   /* the simulating line counts the candidates that fit, each simulated or pruned by its
    * bound: its end says so with the answer's own counts. Candidates that fit = enumerated
@@ -1228,6 +1229,50 @@ test_duplicate_values (void)
 #undef SMALLD
 }
 
+/* ZeRO-3 DP-overlap twins (issue 11): with ZeRO-3 the gradients are reduce-scattered in
+ * each micro-batch's backward and the parameters gathered before each layer either way,
+ * so --overlap-grad-reduce --overlap-param-gather leave the step as it is (checked below
+ * through predict: the same step time to the bit). The search counts such a plan once:
+ * the open space has as many candidates as --dp-overlap off (each zero3 candidate was
+ * enumerated twice, and the top 6 held three pairs of rows differing only in -dpov),
+ * --dp-overlap on keeps the other half, and no two top rows differ only in the flags. */
+static void
+test_zero3_dp_overlap_once (void)
+{
+#define Z3 "search --model small-llama --cluster dgx-h100-superpod --gpus 16 " \
+           "--seq-length 1024 --gbs 32 --mbs 1,2 --sharding zero3 --top 6 --json --no-db"
+  g_autoptr (JsonParser) pa = json_parser_new (), pb = json_parser_new ();
+  g_autoptr (JsonParser) pc = json_parser_new ();
+  JsonArray *top = NULL;
+  gint64 open = enumerated_of (Z3, &top, pa);
+  gint64 off = enumerated_of (Z3 " --dp-overlap off", NULL, pb);
+  gint64 on = enumerated_of (Z3 " --dp-overlap on", NULL, pc);
+  g_assert_cmpint (open, >, 0);
+  g_assert_cmpint (open, ==, off);
+  g_assert_cmpint (on, ==, off);
+  g_assert_cmpuint (json_array_get_length (top), ==, 6);
+  for (guint i = 0; i < json_array_get_length (top); i++)
+    {
+      const char *f = json_object_get_string_member (json_array_get_object_element (top, i),
+                                                     "flags");
+      g_assert_null (strstr (f, "--overlap-grad-reduce"));
+      g_assert_null (strstr (f, "--overlap-param-gather"));
+    }
+  /* the premise: the same plan with the overlaps predicts the same step */
+  JsonObject *best = json_array_get_object_element (top, 0);
+  g_autofree char *pargs = g_strdup_printf (
+    "predict %s --overlap-grad-reduce --overlap-param-gather --json --no-db",
+    json_object_get_string_member (best, "flags"));
+  Run p = { 0 };
+  run (NULL, pargs, &p);
+  g_assert_cmpint (p.status, ==, 0);
+  g_autoptr (JsonParser) pp = json_parser_new ();
+  g_assert_cmpfloat (json_object_get_double_member (object_of (pp, p.out), "step_time_s"), ==,
+                     json_object_get_double_member (best, "step_time_s"));
+  run_clear (&p);
+#undef Z3
+}
+
 /* Did-you-mean in search, run and report: an unknown option (search: among the plan flags
  * and its own), model, cluster, framework or list value that is a slip of one or two
  * edits of a known name gets that name on one line, exit 2; a name far from all keeps its
@@ -1415,6 +1460,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/extrapolated-line", test_extrapolated_line);
   g_test_add_func ("/cli/search/recipe-tp-nvl72", test_recipe_tp_nvl72);
   g_test_add_func ("/cli/search/duplicate-values", test_duplicate_values);
+  g_test_add_func ("/cli/search/zero3-dp-overlap-once", test_zero3_dp_overlap_once);
   g_test_add_func ("/cli/search/progress-tty", test_progress_tty);
   g_test_add_func ("/cli/search/trace-best", test_trace_best);
   g_test_add_func ("/cli/search/llama3-fixed-plan", test_llama3_fixed_plan);
