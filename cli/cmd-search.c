@@ -1690,13 +1690,26 @@ cli_cmd_search (int argc, char **argv)
     o.stack_name = g_strdup (stack->name);
     o.extrapolated = o.spec.sim.cost.extrapolated;
     o.spec.stack = fw_stack_ref (stack);
-    if (stack->tp_comm_overlap == FW_OPT_NO && stack->async_tp == FW_OPT_NO)
+    /* a stack with async TP overlaps TP that way in every candidate (search_cand_to_plan),
+     * and async TP needs a compiled model where compiling is not the stack's default
+     * (TorchTitan refuses enable_async_tensor_parallel without it, plan_check_stack):
+     * without --compile the stack offers no TP overlap, and the space leaves it out
+     * rather than count every such candidate invalid */
+    gboolean async_needs_compile = stack->async_tp != FW_OPT_NO && !o.spec.base.compile
+                                   && stack->compile != FW_OPT_DEFAULT;
+    if ((stack->tp_comm_overlap == FW_OPT_NO && stack->async_tp == FW_OPT_NO)
+        || async_needs_compile)
       {
         if (o.spec.tp_overlap_mask == 2)
           {
-            status = cli_fail (CLI_EXIT_USAGE, "--tp-comm-overlap: the %s stack does not "
-                               "offer it (hint: drop --tp-comm-overlap or pick another "
-                               "--framework)", stack->name);
+            if (async_needs_compile)
+              status = cli_fail (CLI_EXIT_USAGE, "--tp-comm-overlap: the %s stack overlaps TP "
+                                 "only as async TP, which needs a compiled model (hint: add "
+                                 "--compile, or drop --tp-comm-overlap)", stack->name);
+            else
+              status = cli_fail (CLI_EXIT_USAGE, "--tp-comm-overlap: the %s stack does not "
+                                 "offer it (hint: drop --tp-comm-overlap or pick another "
+                                 "--framework)", stack->name);
             goto out;
           }
         o.spec.tp_overlap_mask = 1;

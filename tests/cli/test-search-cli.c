@@ -1273,6 +1273,49 @@ test_zero3_dp_overlap_once (void)
 #undef Z3
 }
 
+/* TorchTitan overlaps TP only as async TP, which needs a compiled model (its preset:
+ * enable_async_tensor_parallel without compiling is refused): without --compile the
+ * stack offers no TP overlap, so the search does not enumerate it (each such candidate
+ * was counted invalid: 27 of 81). With tp 8 every other choice comes as SP off, SP on,
+ * SP on + TP overlap (3 ways) with --compile and the first two without: 2/3 as many
+ * candidates, none invalid, the counts still adding up; --tp-comm-overlap without
+ * --compile is a contradiction (exit 2). */
+static void
+test_async_tp_needs_compile (void)
+{
+#define TT "search --model llama3-8b --cluster h100-24k --gpus 64 --seq-length 8192 " \
+           "--gbs 64 --tp 8 --pp 1 --cp 1 --mbs 1 --framework torchtitan --top 3 --json --no-db"
+  Run a = { 0 }, b = { 0 };
+  run (NULL, TT, &a);
+  run (NULL, TT " --compile", &b);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_cmpint (b.status, ==, 0);
+  g_autoptr (JsonParser) pa = json_parser_new (), pb = json_parser_new ();
+  JsonObject *oa = object_of (pa, a.out), *ob = object_of (pb, b.out);
+  JsonObject *ca = json_object_get_object_member (oa, "counts");
+  JsonObject *cb = json_object_get_object_member (ob, "counts");
+  gint64 ea = json_object_get_int_member (ca, "enumerated");
+  gint64 eb = json_object_get_int_member (cb, "enumerated");
+  g_assert_cmpint (eb % 3, ==, 0);
+  g_assert_cmpint (ea, ==, eb / 3 * 2);
+  g_assert_cmpint (json_object_get_int_member (ca, "invalid"), ==, 0);
+  g_assert_cmpint (ea, ==, json_object_get_int_member (ca, "invalid")
+                           + json_object_get_int_member (ca, "oom")
+                           + json_object_get_int_member (ca, "pruned")
+                           + json_object_get_int_member (ca, "simulated"));
+  JsonArray *top = json_object_get_array_member (oa, "top");
+  for (guint i = 0; i < json_array_get_length (top); i++)
+    g_assert_null (strstr (json_object_get_string_member (
+                             json_array_get_object_element (top, i), "flags"), "--async-tp"));
+  run_clear (&a);
+  run_clear (&b);
+  run (NULL, TT " --tp-comm-overlap", &a);
+  g_assert_cmpint (a.status, ==, 2);
+  g_assert_nonnull (strstr (a.err, "--compile"));
+  run_clear (&a);
+#undef TT
+}
+
 /* Did-you-mean in search, run and report: an unknown option (search: among the plan flags
  * and its own), model, cluster, framework or list value that is a slip of one or two
  * edits of a known name gets that name on one line, exit 2; a name far from all keeps its
@@ -1461,6 +1504,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/recipe-tp-nvl72", test_recipe_tp_nvl72);
   g_test_add_func ("/cli/search/duplicate-values", test_duplicate_values);
   g_test_add_func ("/cli/search/zero3-dp-overlap-once", test_zero3_dp_overlap_once);
+  g_test_add_func ("/cli/search/async-tp-needs-compile", test_async_tp_needs_compile);
   g_test_add_func ("/cli/search/progress-tty", test_progress_tty);
   g_test_add_func ("/cli/search/trace-best", test_trace_best);
   g_test_add_func ("/cli/search/llama3-fixed-plan", test_llama3_fixed_plan);
