@@ -21,10 +21,13 @@
  *     of the layers); the Megatron distributed optimizer (zero1) over dp;
  *   - the micro-batch: the largest divisor of the local batch (up to the space's mbs_max)
  *     that fits without recompute, or with full recompute when that fits a larger one;
- *   - 1F1B, DP overlap on, TP-comm overlap off, Megatron's rank order.
+ *   - 1F1B, DP overlap on, TP-comm overlap off, Megatron's rank order; where the plan
+ *     asks for Megatron-Core's EP all-to-all overlap (--overlap-moe-expert-parallel-comm),
+ *     which needs virtual stages with pp > 1 (plan_check_stack), pp > 1 runs
+ *     Interleaved1F1B with the fewest virtual stages that split the layers (it kept
+ *     pp 1 there, and found no plan at all where pp 1 does not fit).
  * "Fits" is the search's memory check (peak + headroom <= HBM), on a plan the stack
- * accepts (plan_check_stack: e.g. Megatron-Core's EP all-to-all overlap with pp > 1
- * needs virtual stages, which this 1F1B rule does not use, so it keeps pp 1 there). */
+ * accepts. */
 #include "sim/search-private.h"
 
 static gboolean
@@ -64,6 +67,8 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
   int heads = (int) m->n_heads, kv = (int) (m->n_kv_heads ? m->n_kv_heads : m->n_heads);
   int L = (int) m->n_layers;
   gboolean big = gpus > 1000 || P > 50e9 || seq > 16384;
+  gboolean a2a_needs_vpp = spec->base.moe_a2a_overlap && spec->stack != NULL
+                           && spec->stack->moe_a2a_overlap == FW_OPT_OPTIONAL;
 
   int tp = 1, cp = 1;
   if (big)
@@ -84,13 +89,31 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
       int dp = gpus / (tp * cp * pp);
       if (gbs % dp != 0)
         continue;
+      /* Megatron-Core runs the EP all-to-all overlap with pp > 1 only on the interleaved
+       * schedule ("pipeline_model_parallel_size > 1 requires virtual pipeline
+       * parallelism", moe_a2a_overlap.md; plan_check_stack): where the plan asks for it,
+       * the rule takes the fewest virtual stages that split the layers, else it would
+       * find no pp above 1 at all */
+      int v = 1;
       int first, last;
-      if (!search_split_layers (L, pp, &first, &last))
+      if (pp > 1 && a2a_needs_vpp)
+        {
+          for (v = 2; v * pp <= L; v++)
+            if (search_split_layers (L, pp * v, &first, &last))
+              break;
+          if (v * pp > L)
+            continue;
+        }
+      else if (!search_split_layers (L, pp, &first, &last))
         continue;
       int local = gbs / dp;
       for (int mbs = MIN (local, spec->mbs_max); mbs >= 1; mbs--)
         {
           if (local % mbs != 0)
+            continue;
+          /* the interleaved schedule as Megatron-LM's arguments.py long asserted it: the
+           * micro-batches a multiple of pp (fewer deadlock the step program) */
+          if (v > 1 && (local / mbs) % pp != 0)
             continue;
           for (int rc = 0; rc < 2; rc++)
             {
@@ -100,12 +123,13 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
               /* a fixed --ep is the user's (the rule says nothing of experts) */
               if (spec->ep != NULL && spec->ep->len == 1)
                 p.ep = g_array_index (spec->ep, int, 0);
-              p.tp = tp, p.cp = cp, p.pp = pp, p.vpp = 1;
+              p.tp = tp, p.cp = cp, p.pp = pp, p.vpp = v;
               p.dp = 0, p.dp_given = 0, p.dp_replicate = 0;
               p.first_stage_layers = first, p.last_stage_layers = last;
               p.layers_per_virtual_stage = 0;
               p.micro_batch = mbs, p.local_batch = 0, p.grad_accum = 0;
-              p.schedule = PLAN_SCHED_1F1B, p.schedule_set = TRUE;
+              p.schedule = v > 1 ? PLAN_SCHED_INTERLEAVED_1F1B : PLAN_SCHED_1F1B;
+              p.schedule_set = TRUE;
               p.sequence_parallel = tp > 1;
               p.tp_comm_overlap = FALSE;
               p.overlap_grad_reduce = p.overlap_param_gather = dp > 1;

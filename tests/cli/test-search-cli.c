@@ -1316,6 +1316,44 @@ test_async_tp_needs_compile (void)
 #undef TT
 }
 
+/* The rule of thumb with Megatron-Core's EP all-to-all overlap: Mixtral 8x22B (141B
+ * parameters, above the rule's 50B) on 64 H100s at tp 8 does not fit at pp 1 (the rule
+ * without the overlap takes pp 2, 1F1B), and Megatron-Core runs the overlap with pp > 1
+ * only on virtual stages, so every pp > 1 1F1B plan was refused and the rule found no
+ * plan at all. It now takes pp 2 with the fewest virtual stages that split the 56 layers
+ * (2 x 2 = 4 chunks of 14) on Interleaved1F1B; local batch 256 / dp 4 = 64, mbs 16: 4
+ * micro-batches, a multiple of pp. Its flags reproduce it under predict. */
+static void
+test_recipe_a2a_overlap_pp (void)
+{
+#define RA "search --model mixtral-8x22b --cluster dgx-h100-superpod --gpus 64 " \
+           "--seq-length 4096 --gbs 256 --tp 8 --ep 2 --mbs 1 --recompute full " \
+           "--sharding zero1 --top 1 --json --no-db"
+  const char *want[] = { "-pp2-vpp1-", "-pp2-vpp2-" };
+  const char *extra[] = { "", " --overlap-moe-expert-parallel-comm" };
+  for (guint c = 0; c < 2; c++)
+    {
+      g_autofree char *args = g_strconcat (RA, extra[c], NULL);
+      Run r = { 0 };
+      run (NULL, args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      JsonObject *o = object_of (parser, r.out);
+      JsonNode *rn = json_object_get_member (o, "recipe");
+      if (JSON_NODE_HOLDS_NULL (rn))
+        g_error ("%s: no recipe: %s", args, json_object_get_string_member (o, "recipe_reason"));
+      JsonObject *rec = json_node_get_object (rn);
+      const char *sum = json_object_get_string_member (
+        json_object_get_object_member (rec, "plan"), "summary");
+      g_assert_nonnull (strstr (sum, want[c]));
+      g_assert_nonnull (strstr (sum, "-mbs16-"));
+      g_assert_nonnull (strstr (sum, c ? "-a2aov-Interleaved1F1B" : "-1F1B"));
+      assert_flags_reproduce (rec, TRUE);
+      run_clear (&r);
+    }
+#undef RA
+}
+
 /* Did-you-mean in search, run and report: an unknown option (search: among the plan flags
  * and its own), model, cluster, framework or list value that is a slip of one or two
  * edits of a known name gets that name on one line, exit 2; a name far from all keeps its
@@ -1505,6 +1543,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/duplicate-values", test_duplicate_values);
   g_test_add_func ("/cli/search/zero3-dp-overlap-once", test_zero3_dp_overlap_once);
   g_test_add_func ("/cli/search/async-tp-needs-compile", test_async_tp_needs_compile);
+  g_test_add_func ("/cli/search/recipe-a2a-overlap-pp", test_recipe_a2a_overlap_pp);
   g_test_add_func ("/cli/search/progress-tty", test_progress_tty);
   g_test_add_func ("/cli/search/trace-best", test_trace_best);
   g_test_add_func ("/cli/search/llama3-fixed-plan", test_llama3_fixed_plan);
