@@ -801,6 +801,12 @@ print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guin
           "bound + %s simulated\n", cli_fmt_count (res->enumerated),
           cli_fmt_count (res->invalid), cli_fmt_count (res->oom), cli_fmt_count (res->pruned),
           cli_fmt_count (res->simulated));
+  /* under mpirun each rank prunes against its own K-th best: the ranks together
+   * simulate more than one process would, and the split says the work they did */
+  if (res->ranks > 1)
+    printf ("  (summed over %d MPI ranks: each rank prunes against its own K-th best, so "
+            "the split between pruned and simulated is not one process's; the other counts "
+            "and the answer are)\n", res->ranks);
   printf ("  wall time %.2f s (%.0f candidates/s)\n\n", res->wall_s,
           res->wall_s > 0 ? (double) res->enumerated / res->wall_s : 0.0);
   g_autoptr (CliTable) t = cli_table_new ();
@@ -1180,6 +1186,7 @@ mpi_gather (const SearchSpace *space, SearchResult **res, int rank, int size, GE
           search_result_merge (space, merged, part);
         }
       merged->wall_s = wall;
+      merged->ranks = size;
       search_result_free (*res);
       *res = merged;
     }

@@ -163,6 +163,7 @@ typedef struct {
   /* the top K, best first (indices into rows) */
   GArray  *top;            /* guint */
   double   wall_s;
+  int      ranks;      /* MPI ranks whose counts are summed here (0 or 1: one process) */
 } SearchResult;
 
 SearchResult *search_result_new  (void);
