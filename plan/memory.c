@@ -405,7 +405,8 @@ plan_memory_inflight (const Plan *plan, int stage)
    * interleaved): one more forward in the warm-up (plan/program.c slots_one_more_warmup),
    * so one more micro-batch in flight */
   int combined = plan->moe_a2a_overlap
-                 && (p == 1 || (plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B && v > 1));
+                 && (p == 1 || (plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B && v > 1
+                                && m >= 2 * p - 1));   /* plan/program.c: not below 2 pp - 1 */
 
   switch (plan->schedule)
     {

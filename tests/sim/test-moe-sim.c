@@ -1036,6 +1036,56 @@ test_a2a_overlap_steady (void)
   plan_clear (&p);
 }
 
+/* --overlap-moe-expert-parallel-comm on the interleaved schedule with few micro-batches:
+ * 32 GPUs, tp 1, pp 4, vpp 2, so dp 8 and m = global batch / 8 (micro-batch 1). Below
+ * 2 pp - 1 = 7 micro-batches the first stage's warm-up with the combined 1F1B's extra
+ * forward, 2 (4 - 1) + (2 - 1) m + 1 = m + 7, exceeds its whole step of 2 m units, so
+ * Megatron-Core caps it and tandem runs the step unpaired (plan/program.c): at m = 4 and
+ * m = 6 the step simulates (it deadlocked before) and is the plan without the flag, to
+ * the bit, memory included (no extra unit in flight); at m = 7 the pairs are built and
+ * the step differs from the plan without the flag. */
+static void
+test_a2a_overlap_few_microbatches (void)
+{
+  g_autoptr (ModelSpec) m = llama8b ();
+  g_autoptr (TopoCluster) c = h100 ();
+  static const int mbs[] = { 4, 6, 7 };
+  for (guint i = 0; i < G_N_ELEMENTS (mbs); i++)
+    {
+      double step[2], peak[2];
+      for (int k = 0; k < 2; k++)
+        {
+          g_autoptr (GError) error = NULL;
+          Plan p;
+          moe_plan (&p, 32, 1, 8, 1);
+          p.pp = 4;
+          p.vpp = 2;
+          p.schedule = PLAN_SCHED_INTERLEAVED_1F1B;
+          p.schedule_set = TRUE;
+          p.global_batch = 8 * mbs[i];
+          p.moe_a2a_overlap = k == 1;
+          g_assert_true (plan_resolve (&p, m, c, &error));
+          g_assert_no_error (error);
+          SimOptions opts;
+          sim_options_init (&opts, c);
+          g_autoptr (SimPrediction) pr = sim_predict (m, &p, c, &opts, &error);
+          g_assert_no_error (error);
+          step[k] = pr->result->step_time_s;
+          peak[k] = (double) pr->memory.peak_bytes;
+          plan_clear (&p);
+        }
+      g_test_message ("m %d: step %.9f s without, %.9f s with the flag", mbs[i], step[0],
+                      step[1]);
+      if (mbs[i] < 7)
+        {
+          g_assert_cmpfloat (step[1], ==, step[0]);
+          g_assert_cmpfloat (peak[1], ==, peak[0]);
+        }
+      else
+        g_assert_cmpfloat (step[1], !=, step[0]);
+    }
+}
+
 /* --recompute-modules moe: the MoE MLP's forward runs again before its backward, its
  * all-to-alls included (Megatron-Core checkpoints the whole MoE layer). On the plan of
  * test_predict_ep (ep 8, etp 1: a dispatch and a combine all-to-all per pass, no expert-TP
@@ -1147,6 +1197,8 @@ main (int argc, char **argv)
   g_test_add_func ("/moe-sim/a2a-overlap-deepep-sms", test_a2a_overlap_deepep_sms);
   g_test_add_func ("/moe-sim/a2a-overlap-steady", test_a2a_overlap_steady);
   g_test_add_func ("/moe-sim/a2a-overlap-inflight", test_a2a_overlap_inflight);
+  g_test_add_func ("/moe-sim/a2a-overlap-few-microbatches",
+                   test_a2a_overlap_few_microbatches);
   g_test_add_func ("/moe-sim/moe-recompute", test_moe_recompute);
   g_test_add_func ("/moe-sim/recompute-modules-program", test_recompute_modules_program);
   g_test_add_func ("/moe-sim/predict-ep", test_predict_ep);
