@@ -21,39 +21,41 @@
 #include <stdio.h>
 #include <string.h>
 
-gboolean
-exec_sched_sample (double sample[2])
+/* "ON_CPU_NS WAIT_NS TIMESLICES\n" (Documentation/scheduler/sched-stats.rst); the file
+ * named by TANDEM_SCHEDSTAT_FILE instead, which tests use (a file that does not change
+ * gives no share: unknown). Returns how many of the three fields it read. */
+static int
+sched_read (unsigned long long v[3])
 {
-  /* "ON_CPU_NS WAIT_NS TIMESLICES\n" (Documentation/scheduler/sched-stats.rst); the
-   * file named by TANDEM_SCHEDSTAT_FILE instead, which tests use (a file that does not
-   * change gives no share: unknown) */
   const char *path = g_getenv ("TANDEM_SCHEDSTAT_FILE");
   g_autofree char *text = NULL;
   if (!g_file_get_contents (path != NULL ? path : "/proc/thread-self/schedstat", &text, NULL,
                             NULL))
+    return 0;
+  int n = sscanf (text, "%llu %llu %llu", &v[0], &v[1], &v[2]);
+  return n > 0 ? n : 0;
+}
+
+gboolean
+exec_sched_sample (double sample[2])
+{
+  unsigned long long v[3] = { 0, 0, 0 };
+  if (sched_read (v) < 2)
     return FALSE;
-  unsigned long long run = 0, wait = 0;
-  if (sscanf (text, "%llu %llu", &run, &wait) != 2)
-    return FALSE;
-  sample[0] = (double) run * 1e-9;
-  sample[1] = (double) wait * 1e-9;
+  sample[0] = (double) v[0] * 1e-9;
+  sample[1] = (double) v[1] * 1e-9;
   return TRUE;
 }
 
 gboolean
 exec_sched_sample_slices (double sample[3])
 {
-  const char *path = g_getenv ("TANDEM_SCHEDSTAT_FILE");
-  g_autofree char *text = NULL;
-  if (!g_file_get_contents (path != NULL ? path : "/proc/thread-self/schedstat", &text, NULL,
-                            NULL))
+  unsigned long long v[3] = { 0, 0, 0 };
+  if (sched_read (v) < 3)
     return FALSE;
-  unsigned long long run = 0, wait = 0, slices = 0;
-  if (sscanf (text, "%llu %llu %llu", &run, &wait, &slices) != 3)
-    return FALSE;
-  sample[0] = (double) run * 1e-9;
-  sample[1] = (double) wait * 1e-9;
-  sample[2] = (double) slices;
+  sample[0] = (double) v[0] * 1e-9;
+  sample[1] = (double) v[1] * 1e-9;
+  sample[2] = (double) v[2];
   return TRUE;
 }
 

@@ -997,6 +997,19 @@ test_a2a_overlap_inflight (void)
   plan_clear (&p);
 }
 
+/* 32 GPUs, tp 1, ep 8, pp 4, vpp 2 (dp 8): `m` micro-batches of one sequence */
+static void
+a2a_interleaved_plan (Plan *p, int m, gboolean overlap)
+{
+  moe_plan (p, 32, 1, 8, 1);
+  p->pp = 4;
+  p->vpp = 2;
+  p->schedule = PLAN_SCHED_INTERLEAVED_1F1B;
+  p->schedule_set = TRUE;
+  p->global_batch = 8 * m;
+  p->moe_a2a_overlap = overlap;
+}
+
 /* The steady-state path stays exact on combined 1F1B pairs: an interleaved plan (pp 4,
  * vpp 2, 4 layers per chunk) with the overlap, the flex dispatcher (its SM slowdown
  * included) at m = 32 is extended from a shorter step, and its step time equals the
@@ -1008,14 +1021,8 @@ test_a2a_overlap_steady (void)
   g_autoptr (TopoCluster) c = h100 ();
   g_autoptr (GError) error = NULL;
   Plan p;
-  moe_plan (&p, 32, 1, 8, 1);
-  p.pp = 4;
-  p.vpp = 2;
-  p.schedule = PLAN_SCHED_INTERLEAVED_1F1B;
-  p.schedule_set = TRUE;
-  p.global_batch = 8 * 32;
+  a2a_interleaved_plan (&p, 32, TRUE);
   p.moe_dispatcher = PLAN_MOE_FLEX;
-  p.moe_a2a_overlap = TRUE;
   g_assert_true (plan_resolve (&p, m, c, &error));
   SimOptions opts;
   sim_options_init (&opts, c);
@@ -1057,13 +1064,7 @@ test_a2a_overlap_few_microbatches (void)
         {
           g_autoptr (GError) error = NULL;
           Plan p;
-          moe_plan (&p, 32, 1, 8, 1);
-          p.pp = 4;
-          p.vpp = 2;
-          p.schedule = PLAN_SCHED_INTERLEAVED_1F1B;
-          p.schedule_set = TRUE;
-          p.global_batch = 8 * mbs[i];
-          p.moe_a2a_overlap = k == 1;
+          a2a_interleaved_plan (&p, mbs[i], k == 1);
           g_assert_true (plan_resolve (&p, m, c, &error));
           g_assert_no_error (error);
           SimOptions opts;
