@@ -334,7 +334,18 @@ cmd_scaling (int argc, char **argv)
       status = cli_fail (report_status_for_error (error), "%s", error->message);
       goto out;
     }
-  if (out != NULL || !json)
+  /* a report where no size has a plan that fits, after printing it: "does not fit" (3)
+   * when some size ran out of memory, bad input (2) when every size was invalid (the
+   * table says why of each); that one writes no files, which would hold only the
+   * refusals and make the corrected rerun need --force */
+  gboolean any_fits = FALSE, any_oom = FALSE;
+  for (guint i = 0; i < r->rows->len; i++)
+    {
+      const ReportScalingRow *row = g_ptr_array_index (r->rows, i);
+      any_fits |= row->fits;
+      any_oom |= g_strcmp0 (row->status, "oom") == 0;
+    }
+  if ((out != NULL || !json) && (any_fits || any_oom))
     {
       if (!report_scaling_write (r, out ? out : "tandem-report", formats, force, written, &error))
         {
@@ -352,16 +363,6 @@ cmd_scaling (int argc, char **argv)
     {
       print_scaling_text (r);
       print_written (written);
-    }
-  /* a report where no size has a plan that fits, after printing it: "does not fit" (3)
-   * when some size ran out of memory, bad input (2) when every size was invalid (the
-   * table says why of each) */
-  gboolean any_fits = FALSE, any_oom = FALSE;
-  for (guint i = 0; i < r->rows->len; i++)
-    {
-      const ReportScalingRow *row = g_ptr_array_index (r->rows, i);
-      any_fits |= row->fits;
-      any_oom |= g_strcmp0 (row->status, "oom") == 0;
     }
   if (!any_fits && any_oom)
     status = cli_fail (CLI_EXIT_NOFIT, "no size has a plan that fits in memory (the table "

@@ -294,10 +294,27 @@ take_flag (Opts *o, int kind, const char *name, const char *value, GError **erro
     case F_ORDER:
       return parse_mask (name, value, order, SEARCH_ORDER_MEGATRON "," SEARCH_ORDER_PP_INNER,
                          &sp->order_mask, error);
-    case F_SP: sp->sp_mask |= 2; return TRUE;
-    case F_NO_SP: sp->sp_mask |= 1; return TRUE;
-    case F_TPO: sp->tp_overlap_mask |= 2; return TRUE;
-    case F_NO_TPO: sp->tp_overlap_mask |= 1; return TRUE;
+    case F_SP:
+    case F_NO_SP:
+    case F_TPO:
+    case F_NO_TPO:
+      {
+        /* each pair fixes one value: both of a pair contradict each other (leaving both
+         * out searches both) */
+        gboolean on = kind == F_SP || kind == F_TPO;
+        guint *mask = kind == F_SP || kind == F_NO_SP ? &sp->sp_mask : &sp->tp_overlap_mask;
+        const char *what = kind == F_SP || kind == F_NO_SP ? "sequence-parallel"
+                                                     : "tp-comm-overlap";
+        if (*mask & (on ? 1u : 2u))
+          {
+            g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                         "--%s and --no-%s contradict each other (hint: give one to fix "
+                         "it, neither to search both)", what, what);
+            return FALSE;
+          }
+        *mask |= on ? 2u : 1u;
+        return TRUE;
+      }
     case F_DPO: return parse_mask (name, value, onoff, "on,off", &sp->dp_overlap_mask, error);
     case F_ALLOW_X: sp->allow_cross_node_tp = TRUE; return TRUE;
     case F_TOP:

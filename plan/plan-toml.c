@@ -316,6 +316,10 @@ plan_toml_parse (const char *text, gssize len, const char *source, JsonNode **ou
   Toml t = { text, text + (len < 0 ? (gssize) strlen (text) : len), 1, source };
   if (memchr (text, '\0', (gsize) (t.end - text)) != NULL)
     return toml_fail (&t, error, "a NUL byte in the file", "a text file");
+  /* a UTF-8 byte-order mark, as Windows editors write one, is not part of the text
+   * (TOML 1.0 leaves it to the reader; the JSON loaders already skip it) */
+  if (t.end - t.p >= 3 && memcmp (t.p, "\xef\xbb\xbf", 3) == 0)
+    t.p += 3;
   JsonObject *root = json_object_new ();
   JsonObject *section = NULL;    /* NULL: top level (before any header) */
   gboolean ok = TRUE;

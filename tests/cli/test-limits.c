@@ -470,6 +470,38 @@ test_plan_int_syntax (void)
   assert_empty_refused (lead, "--tp expects an integer >= 1, got ' 4'");
 }
 
+/* Two contradictions and one editor's habit:
+ *  - `search --sequence-parallel --no-sequence-parallel` (and the TP-comm overlap pair)
+ *    silently searched both values, where each flag of the pair fixes one: exit 2;
+ *  - a TorchTitan .toml that starts with a UTF-8 byte-order mark (EF BB BF, as Windows
+ *    editors save) was refused as ":1: expected a key"; the mark is skipped, so the file
+ *    below reads as tp 2 (8 GPUs / tp 2 = dp 4 in the plan string). */
+static void
+test_contradictions_and_bom (void)
+{
+  const char *s = "search --model llama3-8b --cluster h200-node --gpus 8 --gbs 8 --no-db";
+  g_autofree char *sp = g_strdup_printf ("%s --sequence-parallel --no-sequence-parallel", s);
+  g_autofree char *tpo = g_strdup_printf ("%s --no-tp-comm-overlap --tp-comm-overlap", s);
+  assert_empty_refused (sp, "--sequence-parallel and --no-sequence-parallel contradict");
+  assert_empty_refused (tpo, "--tp-comm-overlap and --no-tp-comm-overlap contradict");
+
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("tandem-limits-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *toml = g_build_filename (dir, "bom.toml", NULL);
+  const char text[] = "\xef\xbb\xbf[parallelism]\ntensor_parallel_degree = 2\n";
+  g_assert_true (g_file_set_contents (toml, text, sizeof text - 1, NULL));
+  g_autofree char *args = g_strdup_printf ("predict --model llama3-8b --cluster h200-node "
+                                           "--gpus 8 --gbs 8 --no-db --plan %s", toml);
+  RunResult r = { 0 };
+  run_tandem_words (args, NULL, NULL, &r);
+  if (r.status != 0 || strstr (r.out, "tp2-cp1-pp1-vpp1-dp4-") == NULL)
+    g_error ("tandem %s: status %d\nstdout: %s\nstderr: %s", args, r.status, r.out, r.err);
+  run_result_clear (&r);
+  g_unlink (toml);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -493,5 +525,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/limits/plan-reshard-value", test_plan_reshard_value);
   g_test_add_func ("/cli/limits/run-world-hint", test_run_world_hint);
   g_test_add_func ("/cli/limits/plan-int-syntax", test_plan_int_syntax);
+  g_test_add_func ("/cli/limits/contradictions-and-bom", test_contradictions_and_bom);
   return g_test_run ();
 }

@@ -584,6 +584,15 @@ test_bad_inputs (Fixture *f, gconstpointer data)
   g_assert_cmpint (count_lines (r.err), ==, 1);
   g_assert_true (g_str_has_prefix (r.err, "tandem: error: no size has a valid plan"));
   run_result_clear (&r);
+  /* the same with --out: no report files of refusals only (they made the corrected rerun
+   * need --force); the table and the error as above */
+  g_autofree char *inv = g_build_filename (f->dir, "invalid-report", NULL);
+  run_report ("report scaling --model llama3-8b --cluster h100-24k --tp 3 --gbs 64 "
+              "--gpus 8,16 --strong --out {OUT}", inv, &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_true (g_str_has_prefix (r.err, "tandem: error: no size has a valid plan"));
+  g_assert_false (g_file_test (inv, G_FILE_TEST_EXISTS));
+  run_result_clear (&r);
   run_report ("report scaling --model llama3-405b --cluster h100-24k --gbs 64 --gpus 8,16 "
               "--strong --json", NULL, &r);
   g_assert_cmpint (r.status, ==, 3);
