@@ -126,6 +126,38 @@ util_json_check_depth (const char *text, gssize length, guint max_depth, const c
         }
       if (c == '"')
         in_string = TRUE;
+      else if ((c == '-' || g_ascii_isdigit (c)) && (i == 0 || !g_ascii_isalnum (text[i - 1])))
+        {
+          /* an integer literal past 2^63 - 1: json-glib reads it as a wrapped gint64
+           * (9223372036854775808 as -9223372036854775808, 99999999999999999999 as -1), so
+           * a field's check would name a number nobody wrote; refused here with the text */
+          gsize j = i + (c == '-'), d0 = j;
+          while (j < len && g_ascii_isdigit (text[j]))
+            j++;
+          gboolean integer = j > d0 && (j >= len || (text[j] != '.' && text[j] != 'e'
+                                                     && text[j] != 'E'));
+          if (integer)
+            {
+              while (d0 + 1 < j && text[d0] == '0')
+                d0++;
+              gboolean big = j - d0 > 19
+                             || (j - d0 == 19 && strncmp (text + d0, c == '-'
+                                                          ? "9223372036854775808"
+                                                          : "9223372036854775807", 19) > 0);
+              if (big)
+                {
+                  g_set_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TOO_LARGE,
+                               "%s:%u:%u: the integer %.*s is outside -2^63 .. 2^63 - 1, "
+                               "which no field takes (hint: a size or count of that many "
+                               "digits is a typo)",
+                               source != NULL ? source : "<data>", line, col,
+                               (int) MIN (j - i, (gsize) 40), text + i);
+                  return FALSE;
+                }
+            }
+          col += (guint) (j - i - 1);
+          i = j - 1;
+        }
       else if (c == '[' || c == '{')
         {
           if (++depth > max_depth)

@@ -93,6 +93,40 @@ nested (guint depth)
   return g_string_free (s, FALSE);
 }
 
+/* Integer literals past the gint64 range: json-glib wraps them (9223372036854775808 read
+ * as -9223372036854775808, 99999999999999999999 as -1), so the pre-scan refuses them with
+ * their text. Inside the range (2^63 - 1, -2^63, leading zeros), in strings, as floats and
+ * in exponents they pass. */
+static void
+test_big_integers (void)
+{
+  g_autoptr (GError) error = NULL;
+  static const char *const refused[] = {
+    "{\"n\": 9223372036854775808}", "[99999999999999999999]", "[-9223372036854775809]",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_assert_false (util_json_check_depth (refused[i], -1, 0, "n.json", &error));
+      g_assert_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TOO_LARGE);
+      g_assert_true (strstr (error->message, "is outside -2^63 .. 2^63 - 1") != NULL);
+      g_clear_error (&error);
+    }
+  /* the column is the literal's first character: "{"n": " is 6 characters, so 7 */
+  g_assert_false (util_json_check_depth ("{\"n\": 9223372036854775808}", -1, 0, "n.json",
+                                         &error));
+  g_assert_true (g_str_has_prefix (error->message, "n.json:1:7: the integer 9223372036854775808"));
+  g_clear_error (&error);
+  static const char *const accepted[] = {
+    "[9223372036854775807, -9223372036854775808, 0009223372036854775807]",
+    "[\"99999999999999999999\", 1e400, 99999999999999999999.5, 1.5e99999999999999999999]",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (accepted); i++)
+    {
+      g_assert_true (util_json_check_depth (accepted[i], -1, 0, "n.json", &error));
+      g_assert_no_error (error);
+    }
+}
+
 /* 100,000 nested arrays (the issue's stack overflow) are refused at the 65th '[' (line 1,
  * column 65), before json-glib recurses; 64 levels pass. */
 static void
@@ -204,6 +238,7 @@ main (int argc, char **argv)
   g_test_add_func ("/util/input/read-fifo-without-writer", test_read_fifo_without_writer);
   g_test_add_func ("/util/input/read-pipe", test_read_pipe);
   g_test_add_func ("/util/input/json-depth", test_depth);
+  g_test_add_func ("/util/input/json-big-integers", test_big_integers);
   g_test_add_func ("/util/input/json-to-data", test_to_data);
   g_test_add_func ("/util/input/json-to-data-control", test_to_data_control);
   return g_test_run ();
