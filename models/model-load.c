@@ -939,6 +939,8 @@ read_llama4 (const Reader *r, ModelSpec *spec, GError **error)
   return TRUE;
 }
 
+static char *slipped_fields (const Reader *r);
+
 /* "llama4": the text model's fields sit under text_config. */
 static gboolean
 read_llama4_nested (const Reader *r, ModelSpec *spec, GError **error)
@@ -953,8 +955,15 @@ read_llama4_nested (const Reader *r, ModelSpec *spec, GError **error)
     }
   if (!JSON_NODE_HOLDS_OBJECT (node))
     return wrong_type (r, "text_config", node, "an object", error);
-  Reader text = { json_node_get_object (node), r->file };
-  return read_llama4 (&text, spec, error);
+  /* its own table of asked keys, so a slip inside text_config is named too */
+  g_autofree char *where = g_strdup_printf ("%s (text_config)", r->file);
+  g_autoptr (GHashTable) asked = g_hash_table_new (g_str_hash, g_str_equal);
+  Reader text = { json_node_get_object (node), where, asked };
+  if (!read_llama4 (&text, spec, error))
+    return FALSE;
+  g_free (spec->config_warning);
+  spec->config_warning = slipped_fields (&text);
+  return TRUE;
 }
 
 /* Gemma 2 (Gemma2Config): own head_dim, GeGLU (hidden_activation gelu_pytorch_tanh),
@@ -1275,7 +1284,16 @@ model_spec_new_from_data (const char *json_text, gssize length, const char *sour
   spec->name = name_from_source (source);
   spec->source = g_strdup (source);
   spec->config_json = g_strndup (json_text, (gsize) length);
-  spec->config_warning = slipped_fields (&r);
+  /* the top level's slips after any a nested reader named (read_llama4_nested) */
+  g_autofree char *top = slipped_fields (&r);
+  if (top != NULL)
+    {
+      char *both = spec->config_warning != NULL
+                     ? g_strdup_printf ("%s; %s", spec->config_warning, top)
+                     : g_steal_pointer (&top);
+      g_free (spec->config_warning);
+      spec->config_warning = both;
+    }
   return g_steal_pointer (&spec);
 }
 

@@ -403,6 +403,19 @@ test_model_field_slip (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_cmpstr (r.err, ==, "");
   run_result_clear (&r);
+  /* a llama4 config keeps the text model under text_config: a slip there (Scout's 8 KV
+   * heads misspelt) gave its 40 heads' default silently; named now, with where it is */
+  run_limits ("show model {DATA}/model-field-slip-llama4.json", NULL, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "40 heads / 40 KV heads"));
+  if (strstr (r.err, "model-field-slip-llama4.json (text_config): field 'num_key_value_head' "
+                     "is not one tandem reads (did you mean 'num_key_value_heads'?") == NULL)
+    g_error ("expected the text_config slip warning, got stderr: %s", r.err);
+  run_result_clear (&r);
+  run_limits ("show model llama4-scout", NULL, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  run_result_clear (&r);
 }
 
 /* Context parallelism needs seq % (2 cp) == 0. For the odd 4095 the search hinted "a cp
