@@ -254,6 +254,11 @@ typedef struct {
                                          * (the Llama 3 paper, Sec. 3.3.2), so a unit in
                                          * flight keeps no copy of it; "kept" (default): it
                                          * stays stored as its first norm's input */
+  gboolean      pp_keep_stage_output;   /* "pp_stage_output": "kept": each unit keeps its
+                                         * stage's output until its backward
+                                         * (torch.distributed.pipelining's fwd_cache);
+                                         * "freed" (default): freed once sent (Megatron-Core's
+                                         * deallocate_pipeline_outputs) */
   gboolean      loss_eager;             /* "cross_entropy": "eager": F.cross_entropy on fp32
                                          * logits, two T V fp32 gradients allocated in its
                                          * backward; "fused" (default): the gradient written

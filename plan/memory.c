@@ -985,6 +985,18 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
           if (plan_model_chunk (plan, i, c) > 0
               && (plan_chunk_layers (plan, model, i, c) > 0 || c == head_c))
             chunk_mb[c] -= MIN (chunk_mb[c], layer_input);
+      /* A stage's output kept until its backward (plan.h pp_keep_stage_output):
+       * torch.distributed.pipelining's _PipelineStageBase.forward_one_chunk stores the
+       * output tuple in fwd_cache[chunk id] and backward_one_chunk pops it, so every unit
+       * in flight of a chunk whose output goes to another stage (all but the model's last
+       * chunk, whose output is the loss) holds one boundary activation more, a T h (/t
+       * with SP, torchtitan's SequenceParallel residual), layer_input; nothing else stores
+       * it (the next layer's norm input lives on the next stage). With recompute too: the
+       * cache holds the output whatever the chunk saves. */
+      if (plan->pp_keep_stage_output > 0 && p > 1)
+        for (int c = 0; c < v; c++)
+          if (!(last && c == head_c))
+            chunk_mb[c] += layer_input;
       /* Unfused attention's backward holds the gradient of the scores, one b x heads x
        * s x s tensor, while a layer's backward runs (the other activation gradients are
        * left to the fragmentation allowance, above). */

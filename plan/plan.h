@@ -340,6 +340,11 @@ typedef struct {
                                    * flight stores one activation of the stage boundary
                                    * (a T h, /t with SP) less (plan/memory.c); 0 it stays
                                    * stored as the first norm's input; -1 the stack's */
+  int      pp_keep_stage_output;  /* pipeline parallelism: 1 each unit keeps its stage's
+                                   * output (a T h, /t with SP) until its backward, as
+                                   * torch.distributed.pipelining's fwd_cache does; 0 it is
+                                   * freed once sent (Megatron-Core's
+                                   * deallocate_pipeline_outputs); -1 the stack's */
   int      loss_eager;            /* the cross entropy as eager PyTorch ops on fp32 logits
                                    * (F.cross_entropy of logits.float()): 1 its backward
                                    * allocates the nll gradient and log_softmax's input

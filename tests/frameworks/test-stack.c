@@ -137,6 +137,11 @@ test_semantics (void)
   g_assert_true (ml3->pp_free_stage_input);
   g_assert_false (mcore->pp_free_stage_input || tt->pp_free_stage_input);
   g_assert_nonnull (g_hash_table_lookup (ml3->sources, "pp_stage_input"));
+  /* torch.distributed.pipelining keeps each stage's output in fwd_cache until the unit's
+   * backward (torchtitan); Megatron-Core frees a sent output, and Meta's stack says it does */
+  g_assert_true (tt->pp_keep_stage_output);
+  g_assert_false (mcore->pp_keep_stage_output || ml3->pp_keep_stage_output);
+  g_assert_nonnull (g_hash_table_lookup (tt->sources, "pp_stage_output"));
   {
     g_autoptr (JsonBuilder) b = json_builder_new ();
     fw_stack_to_json (ml3, b);

@@ -1003,6 +1003,54 @@ test_llama3_405b_interleaved (void)
   plan_clear (&p);
 }
 
+/* Each stage's output kept until its unit's backward (torch.distributed.pipelining's
+ * fwd_cache; the torchtitan stack's "pp_stage_output": "kept", plan.h
+ * pp_keep_stage_output). Llama 3 405B, TP 8 with SP, PP 16 1F1B (V = 1: 7 + 14 x 8 + 7
+ * layers), 8192 tokens: one boundary activation is B = 2 x 8192 x 16384 / 8 = 33,554,432
+ * bytes. Stage s holds pp - s units at its peak (1F1B: 16 on stage 0, 15 on stage 1, 1 on
+ * stage 15), and each unit of a chunk whose output goes to another stage keeps B more:
+ *  stage 0: 16 B = 536,870,912 more; stage 1: 15 B = 503,316,480 more;
+ *  stage 15 (the model's last chunk; its output is the loss): unchanged. */
+static void
+test_stage_output_kept (void)
+{
+  ModelSpec m;
+  Plan p;
+  TopoCluster c;
+  PlanMemory freed, kept;
+
+  llama3_405b (&m);
+  plan_init_defaults (&p);
+  p.tp = 8;
+  p.pp = 16;
+  p.schedule = PLAN_SCHED_1F1B;
+  p.dp = 64;
+  p.seq_length = 8192;
+  p.global_batch = 2048;
+  p.micro_batch = 1;
+  p.grad_accum = 32;
+  p.sharding = PLAN_SHARD_ZERO2;
+  p.sequence_parallel = TRUE;
+  p.first_stage_layers = 7;
+  p.last_stage_layers = 7;
+  cluster_with_hbm (&c, 80 * GiB);
+  p.pp_keep_stage_output = 0;
+  plan_memory_compute (&m, &p, &c, &freed);
+  p.pp_keep_stage_output = 1;
+  plan_memory_compute (&m, &p, &c, &kept);
+  g_assert_cmpint (kept.stages[0].inflight_microbatches, ==, 16);
+  g_assert_cmpint (kept.stages[1].inflight_microbatches, ==, 15);
+  g_assert_cmpuint (kept.stages[0].bytes[PLAN_MEM_ACTIVATIONS]
+                    - freed.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 536870912);
+  g_assert_cmpuint (kept.stages[1].bytes[PLAN_MEM_ACTIVATIONS]
+                    - freed.stages[1].bytes[PLAN_MEM_ACTIVATIONS], ==, 503316480);
+  g_assert_cmpuint (kept.stages[15].bytes[PLAN_MEM_ACTIVATIONS], ==,
+                    freed.stages[15].bytes[PLAN_MEM_ACTIVATIONS]);
+  plan_memory_clear (&kept);
+  plan_memory_clear (&freed);
+  plan_clear (&p);
+}
+
 /* ZeRO-2 reduced once per step by FSDP under PP (zero2_grad_sync 0, pp_grad_after_stage
  * 1, fp32 upcast accumulation): a chunk's unsharded gradient exists from its first
  * backward to its last (plan/memory.c plan_mem_schedule_peak_grads). The small Llama,
@@ -1135,6 +1183,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/tied-embeddings", test_tied_embeddings);
   g_test_add_func ("/plan/memory/llama3-405b", test_llama3_405b);
   g_test_add_func ("/plan/memory/llama3-405b-interleaved", test_llama3_405b_interleaved);
+  g_test_add_func ("/plan/memory/stage-output-kept", test_stage_output_kept);
   g_test_add_func ("/plan/memory/loss-eager", test_loss_eager);
   g_test_add_func ("/plan/memory/json", test_json);
   g_test_add_func ("/plan/memory/selective-op-llama3-8b", test_selective_op_llama3_8b);
