@@ -401,12 +401,10 @@ plan_memory_inflight (const Plan *plan, int stage)
   int p = MAX (plan->pp, 1);
   int v = MAX (plan->vpp, 1);
   int m = plan_mem_microbatches (plan);
-  /* --overlap-moe-expert-parallel-comm, where Megatron-Core runs combined 1F1B (PP 1, or
-   * interleaved): one more forward in the warm-up (plan/program.c slots_one_more_warmup),
-   * so one more micro-batch in flight */
-  int combined = plan->moe_a2a_overlap
-                 && (p == 1 || (plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B && v > 1
-                                && m >= 2 * p - 1));   /* plan/program.c: not below 2 pp - 1 */
+  /* --overlap-moe-expert-parallel-comm, where Megatron-Core runs combined 1F1B and the
+   * step pairs its units (plan_moe_a2a_pairs): one more forward in the warm-up
+   * (plan/program.c slots_one_more_warmup), so one more micro-batch in flight */
+  int combined = plan_moe_a2a_pairs (plan, m);
 
   switch (plan->schedule)
     {

@@ -565,6 +565,19 @@ plan_vpp_group (const Plan *plan)
   return plan->vpp_group > 0 ? plan->vpp_group : MAX (plan->pp, 1);
 }
 
+gboolean
+plan_moe_a2a_combined_schedule (const Plan *plan)
+{
+  return plan->pp <= 1 || (plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B && plan->vpp > 1);
+}
+
+gboolean
+plan_moe_a2a_pairs (const Plan *plan, int m)
+{
+  return plan->moe_a2a_overlap && plan_moe_a2a_combined_schedule (plan)
+         && (plan->pp <= 1 || m >= 2 * plan->pp - 1);
+}
+
 int
 plan_vpp_group_split (int pp, int m, int n, int *last)
 {

@@ -532,6 +532,16 @@ int plan_chunk_first_layer (const Plan *plan, const ModelSpec *model, int stage,
 
 /* The interleaved schedule's micro-batch group size: vpp_group, or pp when unset. */
 int plan_vpp_group (const Plan *plan);
+/* A schedule Megatron-Core runs as combined 1F1B under --overlap-moe-expert-parallel-comm:
+ * PP 1 (combined_1f1b_schedule_for_no_pipelining) or interleaved with V > 1
+ * ("pipeline_model_parallel_size > 1 requires virtual pipeline parallelism",
+ * moe_a2a_overlap.md). */
+gboolean plan_moe_a2a_combined_schedule (const Plan *plan);
+/* The plan asks for that overlap and its step of m micro-batches pairs forward and backward
+ * units (one more forward in the warm-up): a combined schedule, and with PP > 1 at least
+ * 2 pp - 1 micro-batches (below, the first stage's warm-up would exceed its step; the
+ * step runs unpaired, plan/program.c). plan/program.c and plan_memory_inflight use it. */
+gboolean plan_moe_a2a_pairs (const Plan *plan, int m);
 /* How the interleaved schedule groups m micro-batches with group size n on pp stages:
  * groups of n in order; a remainder r = m mod n of 0 < r < pp is not a group of its own
  * but joins the group before it (n + r micro-batches). Megatron-Core refuses such counts

@@ -2036,24 +2036,19 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
   /* the compute units of the schedule */
   g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
   sched->build (p->pp, p->vpp, bd->m_micro, plan_vpp_group (p), stage, slots);
-  /* combined 1F1B where Megatron-Core runs it: PP 1 (combined_1f1b_schedule_for_no_
-   * pipelining) or the interleaved schedule; "pipeline_model_parallel_size > 1 requires
-   * virtual pipeline parallelism" (moe_a2a_overlap.md), so a 1F1B or GPipe plan with
-   * PP > 1 runs its units as they are, its all-to-alls exposed */
-  /* Not below 2 pp - 1 micro-batches: there the first stage's warm-up, one forward longer,
-   * would exceed its whole step (2 (pp - 1) + (v - 1) m + 1 > v m with one group of m),
-   * Megatron-Core caps it (all its units in warm-up) and pairs only the later stages' few
-   * 1F1B steps; tandem's pairing of those steps against a capped first stage deadlocked
-   * (pp 2 at m 2, pp 4 at m 4-6, pp 8 at m 8-14), so such steps run unpaired, their
-   * all-to-alls exposed: an over-estimate of at most the all-to-alls of those few steps.
-   * plan_memory_inflight keeps the same rule. */
-  gboolean pair = p->moe_a2a_overlap && bd->moe.experts > 0
-                  && (p->pp == 1 || (p->schedule == PLAN_SCHED_INTERLEAVED_1F1B && p->vpp > 1
-                                     && bd->m_micro >= 2 * p->pp - 1));
+  /* combined 1F1B where Megatron-Core runs it (plan_moe_a2a_combined_schedule); a 1F1B or
+   * GPipe plan with PP > 1 runs its units as they are, its all-to-alls exposed (but on a
+   * stack whose schedule hands them to the next layer: a2a_next_layer). Not below 2 pp - 1
+   * micro-batches (plan_moe_a2a_pairs): there the first stage's warm-up, one forward
+   * longer, would exceed its whole step (2 (pp - 1) + (v - 1) m + 1 > v m with one group
+   * of m), Megatron-Core caps it (all its units in warm-up) and pairs only the later
+   * stages' few 1F1B steps; tandem's pairing of those steps against a capped first stage
+   * deadlocked (pp 2 at m 2, pp 4 at m 4-6, pp 8 at m 8-14), so such steps run unpaired,
+   * their all-to-alls exposed: an over-estimate of at most those few steps' all-to-alls. */
+  gboolean pair = bd->moe.experts > 0 && plan_moe_a2a_pairs (p, bd->m_micro);
   if (pair)
     slots_one_more_warmup (slots);
-  bd->a2a_next_layer = p->moe_a2a_overlap && !pair
-                       && !(p->pp > 1 && p->schedule == PLAN_SCHED_INTERLEAVED_1F1B && p->vpp > 1);
+  bd->a2a_next_layer = p->moe_a2a_overlap && !plan_moe_a2a_combined_schedule (p);
   bd->moe_a2a_pending = -1;
   g_autoptr (GArray) bucket_done = g_array_new (FALSE, TRUE, sizeof (gint32));
   g_array_set_size (bucket_done, L + 2);   /* layers, then the embedding, then the head */

@@ -772,6 +772,23 @@ test_tied_embeddings (void)
   plan_clear (&p);
 }
 
+/* Llama 3 Table 4's plan as Meta ran it (TP 8, PP 16, SP, ZeRO-2-like sharding, 8192
+ * tokens, batch 2048 of micro-batch 1) at data-parallel size `dp`: 2048 / dp micro-batches */
+static void
+table4_plan (Plan *p, int dp)
+{
+  plan_init_defaults (p);
+  p->tp = 8;
+  p->pp = 16;
+  p->dp = dp;
+  p->seq_length = 8192;
+  p->global_batch = 2048;
+  p->micro_batch = 1;
+  p->grad_accum = 2048 / dp;
+  p->sharding = PLAN_SHARD_ZERO2;
+  p->sequence_parallel = TRUE;
+}
+
 /* Llama 3 405B as the Llama 3 paper trained it at 8K (Table 4: 16,384 GPUs, TP 8,
  * PP 16, DP 128, seq 8192, global batch 2048, micro-batch 1 -> m = 2048 / 128 = 16;
  * FSDP sharding optimizer + grads (ZeRO-2-like), no activation checkpointing; first and
@@ -806,16 +823,7 @@ test_llama3_405b (void)
   const PlanMemStage *s0;
 
   llama3_405b (&m);
-  plan_init_defaults (&p);
-  p.tp = 8;
-  p.pp = 16;
-  p.dp = 128;
-  p.seq_length = 8192;
-  p.global_batch = 2048;
-  p.micro_batch = 1;
-  p.grad_accum = 16;
-  p.sharding = PLAN_SHARD_ZERO2;
-  p.sequence_parallel = TRUE;
+  table4_plan (&p, 128);
   p.first_stage_layers = 7;
   p.last_stage_layers = 7;
   cluster_with_hbm (&c, 80 * GiB);
@@ -928,18 +936,9 @@ test_llama3_405b_interleaved (void)
   PlanMemory mem;
 
   llama3_405b (&m);
-  plan_init_defaults (&p);
-  p.tp = 8;
-  p.pp = 16;
+  table4_plan (&p, 64);
   p.vpp = 8;
   p.schedule = PLAN_SCHED_INTERLEAVED_1F1B;
-  p.dp = 64;
-  p.seq_length = 8192;
-  p.global_batch = 2048;
-  p.micro_batch = 1;
-  p.grad_accum = 32;
-  p.sharding = PLAN_SHARD_ZERO2;
-  p.sequence_parallel = TRUE;
   p.account_embedding = TRUE;
   p.account_loss = TRUE;
   cluster_with_hbm (&c, 80 * GiB);
@@ -1020,17 +1019,8 @@ test_stage_output_kept (void)
   PlanMemory freed, kept;
 
   llama3_405b (&m);
-  plan_init_defaults (&p);
-  p.tp = 8;
-  p.pp = 16;
+  table4_plan (&p, 64);
   p.schedule = PLAN_SCHED_1F1B;
-  p.dp = 64;
-  p.seq_length = 8192;
-  p.global_batch = 2048;
-  p.micro_batch = 1;
-  p.grad_accum = 32;
-  p.sharding = PLAN_SHARD_ZERO2;
-  p.sequence_parallel = TRUE;
   p.first_stage_layers = 7;
   p.last_stage_layers = 7;
   cluster_with_hbm (&c, 80 * GiB);
