@@ -842,8 +842,12 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
   /* last stage (Korthikanti et al. section 4.3: 4sbh/t + 4sbV/t): the final-norm input
    * and the output-GEMM input (a T h each, /t with SP), and the fp32 softmax that
    * Megatron's vocab-parallel cross-entropy saves for its backward (4 T V / t); the bf16
-   * logits it was cast from are freed after the loss. */
-  guint64 last_extra = 2 * a * T * h / sp_div + 4 * T * model->vocab / t;
+   * logits it was cast from are freed after the loss. Transformer Engine's cross entropy
+   * (plan.h te_cross_entropy) saves the logits themselves, in the activation dtype, and
+   * writes the gradient over them (transformer_engine/pytorch/cross_entropy.py
+   * CrossEntropyFunction: ctx.save_for_backward of the input): a T V / t. */
+  guint64 last_extra = 2 * a * T * h / sp_div
+                       + (plan->te_cross_entropy ? a : 4) * T * model->vocab / t;
   /* A loss run as eager PyTorch ops on fp32 logits (plan.h loss_eager; torchtitan's
    * F.cross_entropy(pred.float(), labels)) saves the same fp32 T x V/t tensor
    * (log_softmax's output), but its backward allocates two more while that one lives:

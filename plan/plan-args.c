@@ -350,6 +350,15 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
     }
   if (g_str_equal (name, "cuda-graph-scope"))
     return plan_cuda_graph_scope_parse (value, plan, error);
+  if (g_str_equal (name, "cross-entropy-fusion-impl"))
+    {
+      static const Choice c[] = { { "native", 0 }, { "te", 1 }, { NULL, 0 } };
+      int v = plan->te_cross_entropy ? 1 : 0;
+      if (!parse_choice (name, value, c, "native or te", &v, error))
+        return FALSE;
+      plan->te_cross_entropy = v == 1;
+      return TRUE;
+    }
   if (g_str_equal (name, "plan"))
     {
       g_free (pp->args->plan_file);
@@ -540,6 +549,9 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       "Busiest EP rank's routed tokens / mean (default 1.3; 1 = balanced)", "R" },
     { "cuda-graph-impl", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "CUDA graphs: none (default), local, transformer_engine", "IMPL" },
+    { "cross-entropy-fusion-impl", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "Fused cross entropy: native (Megatron-Core's, default) or te (Transformer Engine's "
+      "Triton kernel)", "IMPL" },
     { "cuda-graph-scope", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "What the CUDA graphs capture: attn, mlp, moe, moe_router, moe_preprocess, "
       "full_iteration (comma-separated; default the whole layer)", "LIST" },

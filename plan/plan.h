@@ -209,6 +209,12 @@ typedef struct {
                                   * Megatron-Core's unfused PyTorch ops
                                   * (rope_utils.py _apply_rotary_pos_emb_bshd) where
                                   * apply_rope_fusion is off; FALSE: the fused kernel */
+  gboolean te_cross_entropy;     /* --cross-entropy-fusion-impl te (Megatron-Core's flag, with
+                                  * cross_entropy_loss_fusion): the loss as Transformer
+                                  * Engine's Triton cross entropy (parallel_cross_entropy:
+                                  * an online-softmax read of the bf16 logits, the gradient
+                                  * written over them in the backward); FALSE: Megatron's
+                                  * native fused one (fp32 softmax saved) */
   gboolean compile;              /* --compile: TorchTitan's training.compile (torch.compile);
                                   * what it changes is the stack's (sim_cost_options_compile) */
   gboolean optimizer_offload;    /* optimizer states (and master weights) in host memory */

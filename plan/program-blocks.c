@@ -583,10 +583,13 @@ prog_builder_build_blocks (Builder *bd)
   /* head: final norm, logits (vocab-parallel), cross-entropy */
   prog_builder_elem (ops, "final_norm", norm, tsp * h, 5);
   gemm (ops, "logits", tok, V, h);
-  prog_builder_elem (ops, "loss", MODEL_OP_LOSS, tok * V, 5);
+  /* Transformer Engine's cross entropy where the plan runs it (plan.h te_cross_entropy;
+   * sim/cost-compute.c "loss_te") */
+  const gboolean te_ce = bd->plan->te_cross_entropy;
+  prog_builder_elem (ops, te_ce ? "loss_te" : "loss", MODEL_OP_LOSS, tok * V, 5);
   mf = matmul_flops (ops);
   bd->blk[B_HEAD_F] = prog_builder_add_block (bd, PROG_BLOCK_HEAD, PROG_PHASE_FORWARD, "head_fwd", ops, mf);
-  prog_builder_elem (ops, "loss_grad", MODEL_OP_LOSS, tok * V, 2);
+  prog_builder_elem (ops, te_ce ? "loss_te_grad" : "loss_grad", MODEL_OP_LOSS, tok * V, 2);
   gemm_bwd (ops, "logits_dgrad", "logits_wgrad", tok, V, h);
   prog_builder_elem (ops, "final_norm_grad", norm, tsp * h, 8);
   bd->blk[B_HEAD_B] = prog_builder_add_block (bd, PROG_BLOCK_HEAD, PROG_PHASE_BACKWARD, "head_bwd", ops, 2 * mf);

@@ -961,6 +961,23 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
    * cp_merge_ops): `elements` are the bytes, one streaming pass as above */
   if (op->name != NULL && g_str_has_prefix (op->name, "cp_merge"))
     return roofline (c, 0.0, 0.0, (double) op->elements);
+  /* Transformer Engine's Triton cross entropy (plan --cross-entropy-fusion-impl te;
+   * transformer_engine/pytorch/triton/cross_entropy.py, the kernels Megatron-Core's
+   * cross_entropy_fusion_impl "te" calls through te_parallel_cross_entropy), pass by pass
+   * per logit of the activation dtype e: forward, online_softmax_kernel reads the logits
+   * once for each row's running max and sum (e), cross_entropy_forward_kernel reads only
+   * per-row scalars; backward, cross_entropy_backward_kernel reads the logits and writes
+   * the gradient over them in place (2 e). Against the native path's 38 / 22 B (above):
+   * no fp32 copy, no saved softmax. 2 and 1 kernels. Plain passes: neither
+   * mem_traffic_factor nor a measured kernel curve (TOPO_KERNEL_LOSS times the native
+   * kernels) applies. */
+  if (op->kind == MODEL_OP_LOSS && op->name != NULL && g_str_has_prefix (op->name, "loss_te"))
+    {
+      const double e = d == TOPO_DTYPE_FP32 || d == TOPO_DTYPE_TF32 ? 4.0 : 2.0;
+      return roofline (c, op->fwd_flops, c->vector_flops,
+                       (double) op->elements * (backward ? 2.0 * e : e))
+             + (backward ? 0.0 : c->opts.launch_overhead_s);
+    }
   /* measured: the kind's bytes (topo_kernel_bytes) at its achieved rate, plus the launch;
    * the rate already holds whatever traffic the kernel really moves, so neither
    * mem_traffic_factor nor the roofline applies (sim/cost.h) */

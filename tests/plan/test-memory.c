@@ -896,6 +896,34 @@ test_loss_eager (void)
   plan_clear (&p);
 }
 
+/* Transformer Engine's cross entropy (plan.h te_cross_entropy) saves the bf16 logits, not
+ * Megatron's fp32 softmax: the last stage of the small plan (T V = 256 x 1000 logits)
+ * keeps 2 x 256,000 = 512,000 bytes instead of 4 x 256,000 = 1,024,000: 10,477,568 ->
+ * 9,965,568; the other stages are unchanged. */
+static void
+test_loss_te (void)
+{
+  ModelSpec m;
+  Plan p;
+  TopoCluster c;
+  PlanMemory native, te;
+
+  small_llama (&m);
+  small_plan (&p);
+  cluster_with_hbm (&c, 80 * GiB);
+  plan_memory_compute (&m, &p, &c, &native);
+  p.te_cross_entropy = TRUE;
+  plan_memory_compute (&m, &p, &c, &te);
+  g_assert_cmpuint (native.stages[3].bytes[PLAN_MEM_ACTIVATIONS], ==, 10477568);
+  g_assert_cmpuint (te.stages[3].bytes[PLAN_MEM_ACTIVATIONS], ==, 9965568);
+  for (int i = 0; i < 3; i++)
+    g_assert_cmpuint (te.stages[i].bytes[PLAN_MEM_ACTIVATIONS], ==,
+                      native.stages[i].bytes[PLAN_MEM_ACTIVATIONS]);
+  plan_memory_clear (&native);
+  plan_memory_clear (&te);
+  plan_clear (&p);
+}
+
 /* Llama 3 405B as Meta ran it at 8,192 GPUs (Llama 3 paper, arXiv 2407.21783, Table 4:
  * TP 8, PP 16, DP 64, seq 8192, 32 micro-batches of 1; Sec. 3.3.2: one layer fewer on the
  * first and last stage, the first chunk of the first stage holding only the embedding and
@@ -1175,6 +1203,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/llama3-405b-interleaved", test_llama3_405b_interleaved);
   g_test_add_func ("/plan/memory/stage-output-kept", test_stage_output_kept);
   g_test_add_func ("/plan/memory/loss-eager", test_loss_eager);
+  g_test_add_func ("/plan/memory/loss-te", test_loss_te);
   g_test_add_func ("/plan/memory/json", test_json);
   g_test_add_func ("/plan/memory/selective-op-llama3-8b", test_selective_op_llama3_8b);
   g_test_add_func ("/plan/memory/cpu-offload", test_cpu_offload);

@@ -1278,6 +1278,32 @@ test_rope_unfused (Fixture *f, gconstpointer data)
   g_assert_cmpuint (count_ops_named (q, "rotary_unfused", 0, 0), ==, 0);
 }
 
+/* --cross-entropy-fusion-impl te: the head's loss ops are Transformer Engine's
+ * ("loss_te", "loss_te_grad"), over the same 8192 x 201,088 = 1,647,312,896 logits
+ * (gpt-oss-120b, tp 1); native (the default) keeps "loss" / "loss_grad"; another value
+ * is refused by name. */
+static void
+test_loss_te (Fixture *f, gconstpointer data)
+{
+  use_model (f, "gpt-oss-120b");
+  const char *flags = GPT_OSS_EP8;
+  g_autofree char *te = g_strdup_printf ("%s --cross-entropy-fusion-impl te", flags);
+  g_autoptr (ProgProgram) p = program_of (f, te);
+  g_assert_true (f->plan.te_cross_entropy);
+  g_assert_cmpuint (count_ops_named (p, "loss_te", 1647312896, 0), ==, 1);
+  g_assert_cmpuint (count_ops_named (p, "loss_te_grad", 1647312896, 0), ==, 1);
+  g_assert_cmpuint (count_ops_named (p, "loss", 0, 0), ==, 0);
+  g_autofree char *native = g_strdup_printf ("%s --cross-entropy-fusion-impl native", flags);
+  g_autoptr (ProgProgram) q = program_of (f, native);
+  g_assert_false (f->plan.te_cross_entropy);
+  g_assert_cmpuint (count_ops_named (q, "loss", 1647312896, 0), ==, 1);
+  g_assert_cmpuint (count_ops_named (q, "loss_te", 0, 0), ==, 0);
+  g_autoptr (GError) error = NULL;
+  g_assert_false (resolve (f, "--gpus 8 --cross-entropy-fusion-impl fast", &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "unknown --cross-entropy-fusion-impl 'fast'"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1304,6 +1330,7 @@ main (int argc, char **argv)
   ADD ("expert-bias", test_expert_bias);
   ADD ("sort-chunks", test_sort_chunks);
   ADD ("rope-unfused", test_rope_unfused);
+  ADD ("loss-te", test_loss_te);
   ADD ("expert-act-clamped", test_expert_act_clamped);
   ADD ("cp-ring-merge", test_cp_ring_merge);
   return g_test_run ();

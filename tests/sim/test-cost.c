@@ -888,6 +888,31 @@ test_rotary_unfused (Fixture *f, gconstpointer data)
               37748736.0 * 26 / 3.015e12 + 14e-6, 1e-9);
 }
 
+/* Transformer Engine's Triton cross entropy (plan --cross-entropy-fusion-impl te,
+ * sim/cost-compute.c "loss_te") against Megatron-Core's native fused one: Llama 3 8B's
+ * loss over 8192 tokens, 8192 x 128256 = 1,050,673,152 logits, on H100 (3.015e12 B/s)
+ * with megatron-core (1 us per kernel), 5 FLOPs per logit far below the vector rate.
+ * TE forward: the logits read once, 2 B each = 2,101,346,304 B -> 696.964 us + 2 us
+ * (2 kernels); backward: read and overwritten, 4 B = 1393.929 us + 1 us. Native:
+ * forward 38 B = 13,242.32 us + 1 us, backward 22 B = 7666.60 us + 1 us. */
+static void
+test_loss_te (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SimCost) c = stack_cost (f->h100, "megatron-core");
+  ModelOp op = { 0 };
+  op.kind = MODEL_OP_LOSS;
+  op.elements = 8192ULL * 128256;
+  op.fwd_flops = 5.0 * (double) op.elements;
+  op.name = "loss_te";
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 696.964e-6 + 2e-6, 1e-5);
+  op.name = "loss_te_grad";
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), 1393.929e-6 + 1e-6, 1e-5);
+  op.name = "loss";
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 13242.32e-6 + 1e-6, 1e-5);
+  op.name = "loss_grad";
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, TRUE), 7666.60e-6 + 1e-6, 1e-5);
+}
+
 /* The chunked gated delta rule of one Qwen3-Next GDN layer, one sequence of 4096: 32
  * value heads (16 key heads), d_k = d_v = 128, chunks of 64. FLOPs forward 4096 x
  * model_spec_gdn_core_flops = 4096 x 32 x (6 x 128^2 + 2 x 64 x 640 + 64^2 / 3) =
@@ -1536,6 +1561,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/expert-bias", test_expert_bias);
   ADD ("/sim/cost/expert-act-clamped", test_expert_act_clamped);
   ADD ("/sim/cost/rotary-unfused", test_rotary_unfused);
+  ADD ("/sim/cost/loss-te", test_loss_te);
   ADD ("/sim/cost/memory-bound", test_memory_bound);
   ADD ("/sim/cost/defaults-a100", test_defaults_a100);
   ADD ("/sim/cost/monotonic-bytes", test_monotonic_bytes);
