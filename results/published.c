@@ -161,13 +161,16 @@ skip (ResPublishedCase *c, const char *format, ...)
  *   "H20" (not H200)                  -> hgx-h20-cluster        ("H20", "NVIDIA H20 96GB";
  *                                       family other: extrapolated)
  *   "H100" with "PCIe"                -> h100-pcie-cluster
- *   "H100" with "NVL" (not NVL72)     -> h100-nvl-cluster       ("H100 NVL 94GB")
- *   "H100" with 94/96 GB or HBM2e     -> h100-sxm-96g-superpod  ("H100-SXM-96GB-HBM2e")
+ *   "H100" with "NVL" as a word       -> h100-nvl-cluster       ("H100 NVL 94GB", "H100-NVL";
+ *                                       not NVLink, NVSwitch or NVL72)
+ *   "H100" with 94/96 GB or HBM2e     -> h100-sxm-96g-superpod  ("H100-SXM-96GB-HBM2e"; a
+ *                                       size is a number of its own: "196GB" is not 96)
  *   "H100" with "700W, HBM3" or a 1:7 network (the Llama 3 production cluster, Llama 3
  *     paper Sec. 3.3.1, which the h100-24k preset models) -> h100-24k
  *   other "H100" / "H800"            -> dgx-h100-superpod (1,024 GPUs), or
  *                                       dgx-h100-superpod-64su above 1,024 GPUs
- *   "A100" / "A800" / "Ampere" with 40 GB -> a100-40g-cluster, else -> selene
+ *   "A100" / "A800" / "Ampere" with 40 GB -> a100-40g-cluster, else -> selene ("DGX A100
+ *                                       640GB" is 8 x 80 GB: selene)
  *                                       ("NVIDIA Ampere (A100)", "A100-SXM-80GB (Selene)")
  *   "MI325X" / "MI300X"              -> mi325x-cluster / mi300x-cluster ("AMD Instinct
  *                                       MI300X"; family other: extrapolated)
@@ -183,6 +186,17 @@ skip (ResPublishedCase *c, const char *format, ...)
  * Anything else (TPU, Trainium, Gaudi, consumer cards) -> no preset: skipped
  * with the gpu_type.
  * A run larger than its preset grows the preset's outermost level (topo_cluster_scale_out). */
+/* `needle` in t where the text before it does not continue a number (a size is a number
+ * of its own: "640GB" holds no 40 GB) */
+static gboolean
+has_number_word (const char *t, const char *needle)
+{
+  for (const char *p = strstr (t, needle); p != NULL; p = strstr (p + 1, needle))
+    if (p == t || !(g_ascii_isdigit (p[-1]) || p[-1] == '.'))
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean
 has_gb (const char *t, const char *gb)
 {
@@ -190,7 +204,18 @@ has_gb (const char *t, const char *gb)
   g_autofree char *a = g_strconcat (gb, "gb", NULL);
   g_autofree char *b = g_strconcat (gb, " gb", NULL);
   g_autofree char *c = g_strconcat (gb, "-gb", NULL);
-  return strstr (t, a) != NULL || strstr (t, b) != NULL || strstr (t, c) != NULL;
+  return has_number_word (t, a) || has_number_word (t, b) || has_number_word (t, c);
+}
+
+/* "nvl" as a word of its own, the H100 NVL product: not NVLink or NVSwitch (an SXM
+ * server's interconnect) and not NVL72 / NVL36 (a Grace Blackwell rack) */
+static gboolean
+has_nvl_word (const char *t)
+{
+  for (const char *p = strstr (t, "nvl"); p != NULL; p = strstr (p + 1, "nvl"))
+    if (!g_ascii_isalnum (p[3]))
+      return TRUE;
+  return FALSE;
 }
 
 static const char *
@@ -213,7 +238,7 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
     {
       if (strstr (t, "pcie") != NULL)
         return "h100-pcie-cluster";
-      if (strstr (t, "nvl") != NULL && strstr (t, "nvl72") == NULL)
+      if (has_nvl_word (t))
         return "h100-nvl-cluster";
       if (has_gb (t, "94") || has_gb (t, "96") || strstr (t, "hbm2e") != NULL)
         return "h100-sxm-96g-superpod";

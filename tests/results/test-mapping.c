@@ -61,6 +61,17 @@ test_gpu_types (void)
     { "H20", 8, "hgx-h20-cluster", RES_PUB_FAMILY_OTHER },
     { "NVIDIA H20 96GB", 16, "hgx-h20-cluster", RES_PUB_FAMILY_OTHER },
     { "GH200 (Grace Hopper)", 8, "h200-superpod", RES_PUB_FAMILY_H200 },
+    /* "NVL" is the H100 NVL product only as a word of its own: NVLink and NVSwitch in a
+     * description of an SXM server are the interconnect, not the PCIe-card part */
+    { "H100 SXM5 80GB (NVLink)", 8, "dgx-h100-superpod", RES_PUB_FAMILY_H100 },
+    { "8x H100 80GB with NVLink 4 / NVSwitch", 8, "dgx-h100-superpod", RES_PUB_FAMILY_H100 },
+    { "H100-NVL", 8, "h100-nvl-cluster", RES_PUB_FAMILY_H100 },
+    { "H100NVL 94GB", 8, "h100-nvl-cluster", RES_PUB_FAMILY_H100 },
+    /* a size is a number of its own: DGX A100 640GB is 8 x 80 GB (NVIDIA DGX A100 data
+     * sheet), not a 40 GB part, and "196GB" is not 96 GB */
+    { "DGX A100 640GB", 8, "selene", RES_PUB_FAMILY_A100 },
+    { "A100 (40GB)", 8, "a100-40g-cluster", RES_PUB_FAMILY_A100 },
+    { "H100 80GB, 196GB host", 8, "dgx-h100-superpod", RES_PUB_FAMILY_H100 },
     /* Frontier's GCDs are the devices: 8 per node of 4 MI250X */
     { "AMD MI250X", 8, "frontier", RES_PUB_FAMILY_OTHER },
     { "mi250x (Frontier, GCDs)", 256, "frontier", RES_PUB_FAMILY_OTHER },
