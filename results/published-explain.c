@@ -187,12 +187,16 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
 
 /* ---- ranking -------------------------------------------------------------------------- */
 
+/* one model, GPU type, size and batch: the GPU type is the device the row's gpu_type
+ * mapped to (an A100 40 GB and an A100 80 GB are one family but not one GPU type), the
+ * family where no cluster was found */
 static char *
 group_key (const ResPublishedCase *c)
 {
   return g_strdup_printf ("%s|%s|%" G_GINT64_FORMAT "|%d|%d", c->model_label,
-                          res_pub_family_name (c->family), c->n_gpus, c->plan.global_batch,
-                          c->plan.seq_length);
+                          c->cluster != NULL ? c->cluster->device.name
+                                             : res_pub_family_name (c->family),
+                          c->n_gpus, c->plan.global_batch, c->plan.seq_length);
 }
 
 void

@@ -420,8 +420,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ResPublishedReport, res_published_report_free)
  * and the prediction's parts. g_free the text. */
 char *res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c);
 
-/* `validate --ranking`: within each group of predicted rows of one model, GPU family, GPU
- * count, global batch and sequence length, every pair of rows with different plans is
+/* `validate --ranking`: within each group of predicted rows of one model, GPU type (the
+ * device its gpu_type maps to), GPU count, global batch and sequence length, every pair of rows with different plans is
  * ordered as measured when the faster measured row is also predicted faster. */
 typedef struct {
   guint      n_groups;             /* groups with >= 2 rows */

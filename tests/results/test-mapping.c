@@ -458,7 +458,11 @@ test_stack_defaults (void)
  *   A-C up / up: ordered (wide); A-D up / up: ordered (3% apart: not wide);
  *   B-C up / down: NOT ordered (wide); B-D down / down: ordered (wide, 12 vs 10.3 = 16.5%);
  *   C-D down / up: NOT ordered (wide).
- * So 6 pairs, 4 ordered; 5 wide, 3 ordered. */
+ * So 6 pairs, 4 ordered; 5 wide, 3 ordered.
+ * A group is one GPU type, not one family: rows 6 and 7 (32 GPUs, measured 10 / 20 s,
+ * predicted 20 / 10 s: out of order if paired) run on an A100 80 GB (selene) and an A100
+ * 40 GB (a100-40g-cluster), two devices of one family, so each is a group of one and
+ * the counts above stay. */
 static ResPublishedCase *
 fake (gint64 id, int tp, gint64 gpus, double measured, double predicted)
 {
@@ -491,6 +495,13 @@ test_ranking (void)
   g_ptr_array_add (r.cases, fake (3, 4, 8, 20.0, 11.0));
   g_ptr_array_add (r.cases, fake (4, 8, 8, 10.3, 12.0));
   g_ptr_array_add (r.cases, fake (5, 1, 16, 5.0, 9.0));
+  ResPublishedCase *on80 = fake (6, 1, 32, 10.0, 20.0), *on40 = fake (7, 2, 32, 20.0, 10.0);
+  on80->cluster = topo_cluster_lookup ("selene", NULL);
+  on40->cluster = topo_cluster_lookup ("a100-40g-cluster", NULL);
+  g_assert_nonnull (on80->cluster);
+  g_assert_nonnull (on40->cluster);
+  g_ptr_array_add (r.cases, on80);
+  g_ptr_array_add (r.cases, on40);
   ResPublishedRanking rk;
   res_published_ranking (&r, &rk);
   g_assert_cmpuint (rk.n_groups, ==, 1);
