@@ -384,6 +384,47 @@ print_ranking (const ResPublishedReport *r)
   res_published_ranking_clear (&rk);
 }
 
+/* A column every row needs, absent from the header, would skip each row with a reason
+ * that reads as an empty cell: refuse the file instead, naming the columns. gpu_type
+ * is not needed when --cluster names the cluster; the measurement may be any of the
+ * columns the mapping reads it from (results/published.h). */
+static gboolean
+check_columns (const ResCsv *csv, const char *path, gboolean cluster_given)
+{
+  static const char *const needed[] = { "gpu_type", "n_gpus", "n_layers", "hidden", "n_heads",
+                                        "seq_len", "global_batch" };
+  static const char *const measured[] = { "step_time_s", "tokens_per_s_total",
+                                          "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu_pct" };
+  g_autoptr (GString) missing = g_string_new (NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (needed); i++)
+    if (!(i == 0 && cluster_given) && res_csv_column (csv, needed[i]) < 0)
+      g_string_append_printf (missing, "%s%s", missing->len ? ", " : "", needed[i]);
+  if (missing->len > 0)
+    {
+      cli_fail (CLI_EXIT_USAGE, "%s: no %s column%s (hint: validate reads the columns of "
+                "data/published-runs.csv; an empty cell is a value not stated, a missing "
+                "column is a different file)", path, missing->str,
+                strchr (missing->str, ',') ? "s" : "");
+      return FALSE;
+    }
+  gboolean any = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (measured); i++)
+    any = any || res_csv_column (csv, measured[i]) >= 0;
+  if (!any)
+    {
+      cli_fail (CLI_EXIT_USAGE, "%s: no measurement column (one of step_time_s, "
+                "tokens_per_s_total, tokens_per_s_per_gpu, tflops_per_gpu, mfu_pct): nothing "
+                "to compare a prediction with", path);
+      return FALSE;
+    }
+  if (res_csv_n_rows (csv) == 0)
+    {
+      cli_fail (CLI_EXIT_USAGE, "%s: no rows after the header", path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* --ranking in --json: the counts print_ranking prints, and its out-of-order lines */
 static JsonNode *
 ranking_json (const ResPublishedReport *r)
@@ -485,6 +526,8 @@ cli_cmd_validate (int argc, char **argv)
   g_autoptr (ResCsv) csv = res_csv_load (argv[1], &error);
   if (csv == NULL)
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+  if (!check_columns (csv, argv[1], cluster != NULL))
+    return CLI_EXIT_USAGE;
 
   if (explain != G_MININT64)
     return explain_row (csv, explain, (const char *const *) cost, cluster);

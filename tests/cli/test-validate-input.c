@@ -67,10 +67,78 @@ test_ranking_json (void)
   run_result_clear (&j);
 }
 
+/* A CSV that lacks a column every row needs is refused, exit 2, naming the columns:
+ * before, each row was skipped ("no cluster preset for gpu_type (empty)", "missing
+ * n_layers, ...") and validate exited 0 with "0 predicted". The needed columns: gpu_type
+ * (unless --cluster names the cluster), n_gpus, the shape n_layers, hidden, n_heads,
+ * seq_len, global_batch, and one measurement (step_time_s, tokens_per_s_total,
+ * tokens_per_s_per_gpu, tflops_per_gpu or mfu_pct). A header without rows is refused too. */
+static void
+test_missing_columns (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tandem-validate-input-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  run_tandem_set_tmp (dir);
+  static const char row[] = "1,GPT,H100-SXM-80GB,8,16,1024,16,50304,2048,1,1,32,1.5\n";
+  static const struct { const char *header, *data, *needle; } cases[] = {
+    { "row_id,model,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,global_batch,step_time_s\n",
+      "1,GPT,8,16,1024,16,50304,2048,32,1.5\n", "no gpu_type column" },
+    { "row_id,model,gpu_type,n_gpus,n_layers,n_heads,vocab,seq_len,step_time_s\n",
+      "1,GPT,H100,8,16,16,50304,2048,1.5\n", "no hidden, global_batch column" },
+    { "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,global_batch,notes\n",
+      "1,GPT,H100,8,16,1024,16,50304,2048,32,x\n",
+      "no measurement column (one of step_time_s, tokens_per_s_total, "
+      "tokens_per_s_per_gpu, tflops_per_gpu, mfu_pct)" },
+    { "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,global_batch,"
+      "step_time_s\n", "", "no rows after the header" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, "in.csv", NULL);
+      g_autofree char *text = g_strconcat (cases[i].header, cases[i].data, NULL);
+      g_assert_true (g_file_set_contents (path, text, -1, NULL));
+      RunResult r = { 0 };
+      run_tandem ("validate {TMP}/in.csv --no-db", &r);
+      if (r.status != 2 || strstr (r.err, cases[i].needle) == NULL
+          || !g_str_has_prefix (r.err, "tandem: error: "))
+        g_error ("case %u: exit %d, stderr '%s', expected exit 2 with '%s'", i, r.status,
+                 r.err, cases[i].needle);
+      run_result_clear (&r);
+      /* --explain reads the same file: the same refusal */
+      run_tandem ("validate {TMP}/in.csv --no-db --explain 1", &r);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, cases[i].needle));
+      run_result_clear (&r);
+    }
+
+  /* with --cluster the gpu_type column is not needed: the row runs on that cluster */
+  g_autofree char *path = g_build_filename (dir, "in.csv", NULL);
+  g_autofree char *text = g_strconcat ("row_id,model,n_gpus,n_layers,hidden,n_heads,vocab,"
+                                       "seq_len,tp,pp,global_batch,step_time_s\n",
+                                       "1,GPT,8,16,1024,16,50304,2048,1,1,32,1.5\n", NULL);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  RunResult r = { 0 };
+  run_tandem ("validate {TMP}/in.csv --no-db --cluster dgx-h100-superpod", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "summary: 1 predicted, 0 skipped"));
+  run_result_clear (&r);
+  /* the full set of columns, one row: predicted */
+  g_autofree char *full = g_strconcat ("row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,"
+                                       "vocab,seq_len,tp,pp,global_batch,step_time_s\n", row,
+                                       NULL);
+  g_assert_true (g_file_set_contents (path, full, -1, NULL));
+  run_tandem ("validate {TMP}/in.csv --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "summary: 1 predicted, 0 skipped"));
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/validate-input/ranking-json", test_ranking_json);
+  g_test_add_func ("/cli/validate-input/missing-columns", test_missing_columns);
   return g_test_run ();
 }
