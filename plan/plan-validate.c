@@ -509,6 +509,13 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                     plan->grad_accum, per_step * plan->pp);
 
   /* Sharding. */
+  if (plan->dp_replicate > 0
+      && (plan->sharding == PLAN_SHARD_ZERO1 || plan->sharding == PLAN_SHARD_ZERO2))
+    return invalid (error, "--data-parallel-replicate-degree %d builds HSDP (parameters "
+                    "sharded within groups of dp / %d ranks) and contradicts --sharding %s, "
+                    "which keeps them whole (hint: drop one of the two; the replicate degree "
+                    "alone, or with --sharding zero3, is HSDP)", plan->dp_replicate,
+                    plan->dp_replicate, plan_sharding_name (plan->sharding));
   if (plan->sharding == PLAN_SHARD_HSDP || plan->dp_replicate > 0)
     {
       if (plan->dp_replicate > 0 && plan->hsdp_shard_size == 0)

@@ -288,6 +288,22 @@ test_shards (Fixture *f, gconstpointer data)
   g_assert_cmpint (f->plan.dp, ==, 2048);
   g_assert_cmpint (plan_param_shards (&f->plan), ==, 8);
   g_assert_cmpint (plan_optim_shards (&f->plan), ==, 8);
+  /* the same from TorchTitan's replicate degree: dp 2048 / 256 replicas = groups of 8,
+   * alone or with --sharding zero3 (FSDP, which the replicas make hybrid) */
+  static const char *const replicate[] = {
+    "--tp 8 --pp 1 --gpus 16384 --data-parallel-replicate-degree 256 --gbs 2048",
+    "--tp 8 --pp 1 --gpus 16384 --sharding zero3 --data-parallel-replicate-degree 256 "
+    "--gbs 2048",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (replicate); i++)
+    {
+      plan_clear (&f->plan);
+      plan_init_defaults (&f->plan);
+      g_assert_true (parse_and_resolve (f, replicate[i], &error));
+      g_assert_cmpint (f->plan.sharding, ==, PLAN_SHARD_HSDP);
+      g_assert_cmpint (f->plan.hsdp_shard_size, ==, 8);
+      g_assert_cmpint (plan_param_shards (&f->plan), ==, 8);
+    }
   f->plan.sharding = PLAN_SHARD_ZERO3;
   g_assert_cmpint (plan_param_shards (&f->plan), ==, 2048);
   f->plan.sharding = PLAN_SHARD_ZERO1;
@@ -351,6 +367,15 @@ test_invalid_plans (Fixture *f, gconstpointer data)
     { "--tp 8 --gpus 8 --cpu-offloading-num-layers 10 --recompute-granularity selective",
       "activation recompute" },
     { "--tp 8 --gpus 8 --cpu-offloading-num-layers 10 --cuda-graph-impl local", "CUDA graphs" },
+    /* TorchTitan's replicate degree makes HSDP, which shards the parameters within a
+     * group: it contradicts a sharding level that keeps them whole (it used to override
+     * it silently) */
+    { "--tp 8 --gpus 256 --sharding zero1 --data-parallel-replicate-degree 4",
+      "contradicts --sharding zero1" },
+    { "--tp 8 --gpus 256 --use-distributed-optimizer --data-parallel-replicate-degree 4",
+      "contradicts --sharding zero1" },
+    { "--tp 8 --gpus 256 --sharding zero2 --data-parallel-replicate-degree 4",
+      "contradicts --sharding zero2" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
