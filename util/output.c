@@ -92,6 +92,12 @@ util_output_check (const char *path, GError **error)
     }
   /* the replacement is made next to the file: its directory must take a new file */
   g_autofree char *dir = g_path_get_dirname (real);
+  if (g_file_test (dir, G_FILE_TEST_EXISTS) && !g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR,
+                   "cannot write %s: %s is not a directory", path, dir);
+      return FALSE;
+    }
   if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,

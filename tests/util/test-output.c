@@ -197,6 +197,16 @@ test_refused (Fixture *f, gconstpointer data)
   g_assert_false (util_output_write (missing, "x", 1, &error));
   g_assert_nonnull (error);
   g_clear_error (&error);
+  /* a file where the directory should be: it exists, so "does not exist" would be
+   * wrong; the message says what it is (calibrate --out FILE/p.json) */
+  g_autofree char *file = g_build_filename (f->dir, "a-file", NULL);
+  g_assert_true (g_file_set_contents (file, "x", 1, NULL));
+  g_autofree char *under = g_build_filename (file, "t.json", NULL);
+  g_assert_false (util_output_check (under, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR);
+  g_assert_nonnull (strstr (error->message, "is not a directory"));
+  g_assert_null (strstr (error->message, "does not exist"));
+  g_clear_error (&error);
   g_assert_false (util_output_check ("", &error));
   g_clear_error (&error);
 }
