@@ -134,11 +134,38 @@ test_missing_columns (void)
   remove_tree (dir);
 }
 
+/* predict --help names every framework preset that --framework takes: the list of
+ * `tandem --help` ("frameworks: ..."), which comes from the presets compiled in. It
+ * lacked megatron-lm-2021. */
+static void
+test_framework_help (void)
+{
+  RunResult top = { 0 }, pr = { 0 };
+  run_tandem ("--help", &top);
+  g_assert_cmpint (top.status, ==, 0);
+  run_tandem ("predict --help", &pr);
+  g_assert_cmpint (pr.status, ==, 0);
+  const char *line = strstr (top.out, "  frameworks: ");
+  g_assert_nonnull (line);
+  line += strlen ("  frameworks: ");
+  g_autofree char *names = g_strndup (line, strcspn (line, "\n"));
+  g_auto (GStrv) v = g_strsplit (names, " ", -1);
+  g_assert_cmpuint (g_strv_length (v), >=, 7);
+  const char *help = strstr (pr.out, "--framework=NAME|FILE");
+  g_assert_nonnull (help);
+  for (guint i = 0; v[i] != NULL; i++)
+    if (*v[i] != '\0' && strstr (help, v[i]) == NULL)
+      g_error ("predict --help does not name the framework preset '%s'", v[i]);
+  run_result_clear (&top);
+  run_result_clear (&pr);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/validate-input/ranking-json", test_ranking_json);
   g_test_add_func ("/cli/validate-input/missing-columns", test_missing_columns);
+  g_test_add_func ("/cli/validate-input/framework-help", test_framework_help);
   return g_test_run ();
 }
