@@ -51,9 +51,13 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
     {
       SimCostOptions o;
       sim_cost_options_init_stack (&o, c->cluster, c->stack);
-      g_string_append_printf (s, "  %-20s %-44s    device %s: gemm %.3f, fp8 gemm %.3f, "
+      /* an FP8 fraction only where the device has FP8 tensor cores (A100, V100: none) */
+      g_autofree char *fp8 = c->cluster->device.peak_flops[TOPO_DTYPE_FP8] > 0
+                               ? g_strdup_printf ("%.3f", o.gemm_fp8_efficiency)
+                               : g_strdup ("- (no FP8)");
+      g_string_append_printf (s, "  %-20s %-44s    device %s: gemm %.3f, fp8 gemm %s, "
                               "attention %.3f / %.3f of peak%s\n", "", "", c->cluster->device.name,
-                              o.gemm_efficiency, o.gemm_fp8_efficiency, o.attn_fwd_efficiency,
+                              o.gemm_efficiency, fp8, o.attn_fwd_efficiency,
                               o.attn_bwd_efficiency, o.extrapolated ? " (extrapolated)" : "");
       g_auto (GStrv) bound = sim_cost_knobs_at_bound (c->cluster);
       for (guint i = 0; bound != NULL && bound[i] != NULL; i++)

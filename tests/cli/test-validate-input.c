@@ -160,6 +160,24 @@ test_framework_help (void)
   run_result_clear (&pr);
 }
 
+/* validate --explain's device line prints an FP8 GEMM fraction only for a device with
+ * FP8 tensor cores: row 25 runs on an A100 (no FP8: hardware.md A1), row 1 on an H100. */
+static void
+test_explain_fp8_line (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("validate {SRC}/data/published-runs.csv --no-db --explain 25", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "device A100-SXM4-80GB: gemm "));
+  g_assert_nonnull (strstr (r.out, ", fp8 gemm - (no FP8), attention "));
+  run_result_clear (&r);
+  run_tandem ("validate {SRC}/data/published-runs.csv --no-db --explain 1", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "device H100-SXM5-80GB: gemm "));
+  g_assert_nonnull (strstr (r.out, ", fp8 gemm 0."));
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -167,5 +185,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/validate-input/ranking-json", test_ranking_json);
   g_test_add_func ("/cli/validate-input/missing-columns", test_missing_columns);
   g_test_add_func ("/cli/validate-input/framework-help", test_framework_help);
+  g_test_add_func ("/cli/validate-input/explain-fp8-line", test_explain_fp8_line);
   return g_test_run ();
 }
