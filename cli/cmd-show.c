@@ -408,6 +408,37 @@ show_conventions (gboolean json)
   return CLI_EXIT_OK;
 }
 
+/* A "sources" table (field -> text) in key order: a JSON object, or "  key: text" lines. */
+static GList *
+sorted_keys (GHashTable *sources)
+{
+  return sources != NULL ? g_list_sort (g_hash_table_get_keys (sources),
+                                        (GCompareFunc) g_strcmp0) : NULL;
+}
+
+static void
+sources_json (JsonBuilder *b, GHashTable *sources)
+{
+  json_builder_set_member_name (b, "sources");
+  json_builder_begin_object (b);
+  g_autoptr (GList) keys = sorted_keys (sources);
+  for (GList *l = keys; l != NULL; l = l->next)
+    {
+      json_builder_set_member_name (b, l->data);
+      json_builder_add_string_value (b, g_hash_table_lookup (sources, l->data));
+    }
+  json_builder_end_object (b);
+}
+
+static void
+sources_print (GHashTable *sources)
+{
+  g_autoptr (GList) keys = sorted_keys (sources);
+  for (GList *l = keys; l != NULL; l = l->next)
+    printf ("  %s: %s\n", (const char *) l->data,
+            (const char *) g_hash_table_lookup (sources, l->data));
+}
+
 static int
 show_cluster (const char *name, gboolean json)
 {
@@ -483,7 +514,9 @@ show_cluster (const char *name, gboolean json)
       D ("nccl_p2p_net", co.nccl_p2p_ctas_net);
       D ("deepep", co.ep_comm_sms);
       json_builder_end_object (b);
+      sources_json (b, d->sources);
       json_builder_end_object (b);
+      sources_json (b, c->sources);
       json_builder_set_member_name (b, "levels");
       json_builder_begin_array (b);
       for (guint l = 0; l < c->n_levels; l++)
@@ -606,6 +639,13 @@ show_cluster (const char *name, gboolean json)
         g_snprintf (label, sizeof label, "peak %s (dense)", topo_dtype_name (t));
         printf ("  %-22s %s\n", label, cli_fmt_si (agg.peak_flops[t], "FLOP/s"));
       }
+  /* each figure with its source, as show framework prints a stack's */
+  printf ("\nsources (where each figure of the device and the network comes from)\n");
+  sources_print (d->sources);
+  sources_print (c->sources);
+  for (guint l = 0; l < c->n_levels; l++)
+    if (c->levels[l].source != NULL && *c->levels[l].source != '\0')
+      printf ("  level %s: %s\n", c->levels[l].name, c->levels[l].source);
   return CLI_EXIT_OK;
 }
 

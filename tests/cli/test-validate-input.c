@@ -178,6 +178,67 @@ test_explain_fp8_line (void)
   run_result_clear (&r);
 }
 
+/* show cluster prints each device figure's source, as show framework prints each
+ * stack field's (issue 13 item 1: a device preset carries hardware, each figure with its
+ * source): every key of the preset file's device "sources" (and top-level "sources")
+ * appears in the text's sources section with its text, and in the JSON under
+ * device.sources / sources. Checked on two presets, read from the files themselves. */
+static void
+test_show_cluster_sources (void)
+{
+  static const char *const presets[] = { "gb300-nvl72-superpod", "h100-24k" };
+  for (guint i = 0; i < G_N_ELEMENTS (presets); i++)
+    {
+      g_autofree char *base = g_strconcat (presets[i], ".json", NULL);
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "topology", "presets",
+                                                     base, NULL);
+      g_autoptr (JsonParser) p = json_parser_new ();
+      g_autoptr (GError) error = NULL;
+      if (!json_parser_load_from_file (p, path, &error))
+        g_error ("%s: %s", path, error->message);
+      JsonObject *preset = json_node_get_object (json_parser_get_root (p));
+      JsonObject *dev_src = json_object_get_object_member (
+        json_object_get_object_member (preset, "device"), "sources");
+      JsonObject *top_src = json_object_get_object_member (preset, "sources");
+      g_assert_nonnull (dev_src);
+
+      g_autofree char *args = g_strdup_printf ("show cluster %s", presets[i]);
+      g_autofree char *jargs = g_strdup_printf ("show cluster %s --json", presets[i]);
+      RunResult t = { 0 }, j = { 0 };
+      run_tandem (args, &t);
+      g_assert_cmpint (t.status, ==, 0);
+      run_tandem (jargs, &j);
+      g_assert_cmpint (j.status, ==, 0);
+      const char *section = strstr (t.out, "\nsources (");
+      if (section == NULL)
+        g_error ("show cluster %s: no sources section", presets[i]);
+      g_autoptr (JsonNode) root = parse (j.out);
+      JsonObject *o = json_node_get_object (root);
+      JsonObject *jdev = json_object_get_object_member (
+        json_object_get_object_member (o, "device"), "sources");
+      JsonObject *jtop = json_object_get_object_member (o, "sources");
+      g_assert_nonnull (jdev);
+      g_assert_nonnull (jtop);
+      JsonObject *objs[] = { dev_src, top_src }, *jobjs[] = { jdev, jtop };
+      for (guint k = 0; k < 2; k++)
+        {
+          if (objs[k] == NULL)
+            continue;
+          g_autoptr (GList) keys = json_object_get_members (objs[k]);
+          for (GList *l = keys; l != NULL; l = l->next)
+            {
+              const char *key = l->data, *text = json_object_get_string_member (objs[k], key);
+              g_autofree char *want = g_strdup_printf ("\n  %s: %s\n", key, text);
+              if (strstr (section, want) == NULL)
+                g_error ("show cluster %s: no line '  %s: %.40s...'", presets[i], key, text);
+              g_assert_cmpstr (json_object_get_string_member (jobjs[k], key), ==, text);
+            }
+        }
+      run_result_clear (&t);
+      run_result_clear (&j);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -186,5 +247,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/validate-input/missing-columns", test_missing_columns);
   g_test_add_func ("/cli/validate-input/framework-help", test_framework_help);
   g_test_add_func ("/cli/validate-input/explain-fp8-line", test_explain_fp8_line);
+  g_test_add_func ("/cli/validate-input/show-cluster-sources", test_show_cluster_sources);
   return g_test_run ();
 }
