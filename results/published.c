@@ -503,13 +503,53 @@ maxtext_hsdp_shard (const char *t)
   return fsdp > 0 && dcn > 1 ? fsdp : 0;
 }
 
-/* A shard-group size stated in the text ("HSDP 8x16", "hsdp:8", "shard group 8"): the
- * first number after "hsdp", "hybrid" or "shard group"; 0 when none. */
+/* The number after `key` in t past separators (" =:_-") and the words "group", "size",
+ * "degree" and a plural "s" ("shard 16", "shard group size 32", "dp_shard=16",
+ * "data_parallel_replicate_degree=2", "replicas 4"), at any occurrence of key; 0 when
+ * none. */
+static int
+count_after_word (const char *t, const char *key)
+{
+  static const char *const words[] = { "group", "size", "degree", "s" };
+  for (const char *p = strstr (t, key); p != NULL; p = strstr (p + 1, key))
+    {
+      const char *q = p + strlen (key);
+      for (gboolean moved = TRUE; moved;)
+        {
+          moved = FALSE;
+          while (*q == ' ' || *q == '=' || *q == ':' || *q == '_' || *q == '-')
+            q++, moved = TRUE;
+          for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+            if (g_str_has_prefix (q, words[i]))
+              {
+                q += strlen (words[i]);
+                moved = TRUE;
+                break;
+              }
+        }
+      if (g_ascii_isdigit (*q))
+        return (int) g_ascii_strtoll (q, NULL, 10);
+    }
+  return 0;
+}
+
+/* The shard group an HSDP text states: a number named as the shard ("shard 16", "shard
+ * group size 32", "dp_shard=16"), else the replica count as -R ("replicate 4",
+ * "data_parallel_replicate_degree=2": the caller divides dp by it), else the first number
+ * after "hsdp", "hybrid" or "shard group" ("HSDP 8x16", "hsdp:8"); 0 when none. */
 static int
 hsdp_shard_size_in (const char *t)
 {
   static const char *const keys[] = { "hsdp", "hybrid", "shard group", "shard_group" };
   g_autofree char *low = g_ascii_strdown (t, -1);
+  int n = count_after_word (low, "shard");
+  if (n > 0)
+    return n;
+  n = count_after_word (low, "replicate");
+  if (n <= 0)
+    n = count_after_word (low, "replica");
+  if (n > 0)
+    return -n;
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
     {
       const char *p = strstr (low, keys[i]);
@@ -533,7 +573,9 @@ hsdp_shard_size_in (const char *t)
  *  negated         -> "FSDP off", "no FSDP", "NO_SHARD", "ZeRO-0", and a whole cell
  *                     "no" / "off" / "false" / "disabled" / "0": none;
  *  HSDP            -> "HSDP", "HYBRID_SHARD", "hybrid shard": hsdp, shard group from the
- *                     text or one server (FSDP's HYBRID_SHARD shards within a node);
+ *                     text ("shard 16", "dp_shard=16"; "replicate 4" = groups of dp / 4;
+ *                     else the first number, "HSDP 16x4") or one server (FSDP's
+ *                     HYBRID_SHARD shards within a node);
  *  MaxText mesh    -> "fsdp=8, dcn=16", "ici_fsdp 256 x dcn_data 4": hsdp, shard group the
  *                     fsdp size, when the dcn count is above 1 (else the FSDP rule below);
  *  ZeRO++          -> "ZeRO++", "zeropp": zero3. DeepSpeed ZeRO++ is ZeRO-3 with int8
@@ -576,8 +618,8 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
            || contains_ci (t, "hybrid shard") || contains_ci (t, "hybrid-shard"))
     {
       *out = PLAN_SHARD_HSDP;
-      *hsdp_shard = hsdp_shard_size_in (t);
-      if (*hsdp_shard <= 0)
+      *hsdp_shard = hsdp_shard_size_in (t);   /* -R: R replicas, the caller divides */
+      if (*hsdp_shard == 0)
         *hsdp_shard = (int) c->cluster->levels[0].count;
     }
   else if (maxtext_hsdp_shard (t) > 0)
@@ -940,6 +982,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     return FALSE;
   if (p->sharding == PLAN_SHARD_HSDP)
     {
+      if (hsdp_shard < 0)   /* R replicas stated: groups of dp / R */
+        hsdp_shard = dp % -hsdp_shard == 0 ? (int) (dp / -hsdp_shard) : (int) dp;
       if (hsdp_shard > dp || dp % hsdp_shard != 0)
         hsdp_shard = (int) dp;   /* a group larger than DP shards over all of DP */
       p->hsdp_shard_size = hsdp_shard;

@@ -213,6 +213,28 @@ test_sharding (void)
   g_autoptr (ResPublishedCase) h2 = row ("H100-SXM-80GB", 64, 1, "HYBRID_SHARD", "PyTorch FSDP", "bf16");
   g_assert_cmpint (h2->plan.sharding, ==, PLAN_SHARD_HSDP);
   g_assert_cmpint (h2->plan.hsdp_shard_size, ==, 8);
+  /* HSDP texts that name the shard group or the replica count, in either order, on 64
+   * GPUs (tp 1, pp 1: dp 64): "shard 16" is a group of 16; "replicate 4" (TorchTitan's
+   * data_parallel_replicate_degree) leaves groups of 64 / 4 = 16; an explicit shard wins
+   * over the first number. Before, a '(' ended the search (one server, 8, was taken)
+   * and "replicate 4 x shard 16" read the 4 as the group. */
+  static const struct { const char *text; int group; } hs[] = {
+    { "HSDP (shard 16, replicate 4)", 16 },
+    { "HSDP: replicate 4 x shard 16", 16 },
+    { "HSDP, replicate 4", 16 },
+    { "HSDP (data_parallel_replicate_degree=2)", 32 },
+    { "hybrid shard, shard group size 32", 32 },
+    { "HSDP (dp_shard=16, dp_replicate=4)", 16 },
+    { "HSDP 16x4", 16 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (hs); i++)
+    {
+      g_autoptr (ResPublishedCase) h = row ("H100-SXM-80GB", 64, 1, hs[i].text, "torchtitan",
+                                            "bf16");
+      if (h->plan.sharding != PLAN_SHARD_HSDP || h->plan.hsdp_shard_size != hs[i].group)
+        g_error ("'%s': sharding %d, group %d, expected hsdp with %d", hs[i].text,
+                 h->plan.sharding, h->plan.hsdp_shard_size, hs[i].group);
+    }
   /* MaxText's mesh: fsdp inside, data parallel over dcn -> hybrid, shard group = fsdp */
   g_autoptr (ResPublishedCase) h3 = row ("H100-SXM-80GB", 64, 1, "sharded (fsdp=16, dcn=4)",
                                          "MaxText", "bf16");
