@@ -786,6 +786,21 @@ cli_cmd_show (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (octx, &argc, &argv, &error))
     return cli_fail_options (octx, error, "tandem show");
+  static const char *const kinds[] = { "model", "cluster", "framework", "conventions",
+                                       "glossary", NULL };
+  if (argc >= 2 && !g_strv_contains (kinds, argv[1]))
+    {
+      g_autofree char *near = cli_did_you_mean (argv[1], kinds);
+      return cli_fail (CLI_EXIT_USAGE, "cannot show '%s'%s (hint: model, cluster, framework, "
+                       "conventions or glossary)", argv[1], near);
+    }
+  /* a word too many is named (conventions takes none, the others one) */
+  const int words = g_str_equal (argc >= 2 ? argv[1] : "", "conventions") ? 2 : 3;
+  if (argc > words)
+    return cli_fail (CLI_EXIT_USAGE, "show %s: unexpected argument '%s' (hint: tandem show %s%s; "
+                     "quote a file name with spaces)", argv[1], argv[words], argv[1],
+                     words == 2 ? "" : g_str_equal (argv[1], "glossary") ? " [TERM]"
+                                                                          : " NAME|FILE");
   if (argc == 2 && g_str_equal (argv[1], "conventions"))
     return show_conventions (json);
   if ((argc == 2 || argc == 3) && g_str_equal (argv[1], "glossary"))

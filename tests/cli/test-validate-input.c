@@ -239,6 +239,32 @@ test_show_cluster_sources (void)
     }
 }
 
+/* show's first word mistyped gets the nearest kind, as a mistyped preset name gets the
+ * nearest preset; a word too many is named, not reported as a missing one. */
+static void
+test_show_words (void)
+{
+  static const struct { const char *args, *needle; } cases[] = {
+    { "show framwork torchtitan", "cannot show 'framwork' (did you mean 'framework'?)" },
+    { "show frameworks torchtitan", "cannot show 'frameworks' (did you mean 'framework'?)" },
+    { "show clustr h100-24k", "(did you mean 'cluster'?)" },
+    { "show torchtitn", "cannot show 'torchtitn'" },
+    { "show framework torchtitn", "unknown framework 'torchtitn' (did you mean 'torchtitan'?)" },
+    { "show cluster dgx-h100-supepod", "(did you mean 'dgx-h100-superpod'?)" },
+    { "show model lama3-8b", "(did you mean 'llama3-8b'?)" },
+    { "show framework torchtitan extra", "unexpected argument 'extra'" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RunResult r = { 0 };
+      run_tandem (cases[i].args, &r);
+      if (r.status != 2 || strstr (r.err, cases[i].needle) == NULL)
+        g_error ("'%s': exit %d, stderr '%s', expected exit 2 with '%s'", cases[i].args,
+                 r.status, r.err, cases[i].needle);
+      run_result_clear (&r);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -248,5 +274,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/validate-input/framework-help", test_framework_help);
   g_test_add_func ("/cli/validate-input/explain-fp8-line", test_explain_fp8_line);
   g_test_add_func ("/cli/validate-input/show-cluster-sources", test_show_cluster_sources);
+  g_test_add_func ("/cli/validate-input/show-words", test_show_words);
   return g_test_run ();
 }
