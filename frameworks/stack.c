@@ -236,9 +236,25 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       g_set_error_literal (error, FW_ERROR, FW_ERROR_PARSE, local->message);
       return NULL;
     }
+  /* an empty file (nothing but white space) says so */
+  gsize len = length < 0 ? strlen (data) : (gsize) length, at = 0;
+  while (at < len && g_ascii_isspace (data[at]))
+    at++;
+  if (at == len)
+    {
+      g_set_error (error, FW_ERROR, FW_ERROR_PARSE, "%s: empty file (hint: a stack is a "
+                   "JSON object, as frameworks/presets/megatron-core.json)", source);
+      return NULL;
+    }
   if (!json_parser_load_from_data (parser, data, length, &local))
     {
-      g_set_error (error, FW_ERROR, FW_ERROR_PARSE, "%s: %s", source, local->message);
+      /* json-glib says "<data>:LINE:COLUMN: ..."; the file in its place, as a cluster
+       * or model file's message reads */
+      if (g_str_has_prefix (local->message, "<data>:"))
+        g_set_error (error, FW_ERROR, FW_ERROR_PARSE, "%s:%s", source,
+                     local->message + strlen ("<data>:"));
+      else
+        g_set_error (error, FW_ERROR, FW_ERROR_PARSE, "%s: %s", source, local->message);
       return NULL;
     }
   JsonNode *root = json_parser_get_root (parser);

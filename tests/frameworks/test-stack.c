@@ -327,6 +327,12 @@ test_bad (void)
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"defaults\": {\"pp_layers_per_chunk\": -1}}", "'defaults.pp_layers_per_chunk' is -1" },
     { "{\"attention\": ", "x.json" },
+    /* malformed JSON reads like a compiler's message, file:line:column, as a cluster or
+     * model file's does (json-glib's "<data>" replaced by the file) */
+    { "{\"attention\": \"flash2\",\n \"fusion\": ,", "x.json:2:" },
+    /* an empty file says so (it said "a stack is a JSON object") */
+    { "", "x.json: empty file" },
+    { "  \n", "x.json: empty file" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -334,7 +340,8 @@ test_bad (void)
       g_autoptr (FwStack) s = fw_stack_new_from_data (bad[i].json, -1, "x.json", &error);
       g_assert_null (s);
       g_assert_nonnull (error);
-      if (strstr (error->message, bad[i].needle) == NULL)
+      if (strstr (error->message, bad[i].needle) == NULL
+          || strstr (error->message, "<data>") != NULL)
         g_error ("case %u: '%s' lacks '%s'", i, error->message, bad[i].needle);
     }
   g_autoptr (GError) error = NULL;
