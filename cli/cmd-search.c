@@ -1691,6 +1691,13 @@ cli_cmd_search (int argc, char **argv)
                          cli_fmt_bytes (o.spec.headroom_bytes), hbm, dev->name, hbm);
       goto out;
     }
+  /* a precision the device lacks holds for every candidate: one line and exit 2, not a
+   * space counted invalid with a hint to add GPUs */
+  if (!plan_check_precision (&o.spec.base, o.spec.cluster, &error))
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+      goto out;
+    }
   if (o.spec.base.world_size > 0 && o.spec.gpus == NULL)
     {
       o.spec.gpus = g_array_new (FALSE, FALSE, sizeof (int));

@@ -605,6 +605,18 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
     }
 
   /* Precision. */
+  if (!plan_check_precision (plan, cluster, error))
+    return FALSE;
+  if (plan->param_dtype == PLAN_PREC_FP32)
+    plan->master_weights = FALSE;
+  return TRUE;
+}
+
+/* The plan's precision against the device: the tensor-core formats the chip has and the
+ * peaks its preset gives (plan.h). */
+gboolean
+plan_check_precision (const Plan *plan, const TopoCluster *cluster, GError **error)
+{
   if (plan->compute_dtype == PLAN_PREC_FP8 && cluster->device.peak_flops[TOPO_DTYPE_FP8] <= 0)
     return invalid (error, "%s has no FP8 tensor cores (hint: --precision %s)",
                     cluster->device.name,
@@ -617,6 +629,30 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
     return invalid (error, "%s has no FP4 (NVFP4) tensor cores (hint: --precision fp8 or "
                     "bf16; NVFP4 needs Blackwell: a b200, gb200 or gb300 cluster)",
                     cluster->device.name);
+  /* The GEMMs' math (plan/program.c: fp32 plans multiply on FP32, TF32 or BF16 units by
+   * --fp32-matmul-precision) needs a peak in the preset: without one the GEMMs would cost
+   * only their bytes and the step would come out too fast with an MFU of 0. Presets leave
+   * a peak out where the reference does not know it (GB200's FP32, hardware.md A1 "U"). */
+  {
+    TopoDtype g = TOPO_DTYPE_BF16;
+    const char *flag = "--precision fp32";
+    if (plan->compute_dtype == PLAN_PREC_FP16)
+      g = TOPO_DTYPE_FP16, flag = "--precision fp16";
+    else if (plan->compute_dtype == PLAN_PREC_FP32)
+      {
+        g = plan->fp32_matmul == PLAN_MATMUL_HIGH ? TOPO_DTYPE_TF32
+            : plan->fp32_matmul == PLAN_MATMUL_MEDIUM ? TOPO_DTYPE_BF16 : TOPO_DTYPE_FP32;
+        flag = g == TOPO_DTYPE_TF32 ? "--precision fp32 --fp32-matmul-precision high"
+               : g == TOPO_DTYPE_BF16 ? "--precision fp32 --fp32-matmul-precision medium"
+               : "--precision fp32";
+      }
+    if ((plan->compute_dtype == PLAN_PREC_FP16 || plan->compute_dtype == PLAN_PREC_FP32)
+        && cluster->device.peak_flops[g] <= 0)
+      return invalid (error, "%s: %s has no %s peak in its preset, so its GEMMs cannot be "
+                      "timed (hint: --precision bf16, or a cluster file whose device has "
+                      "peak_tflops.%s)", flag, cluster->device.name, topo_dtype_name (g),
+                      topo_dtype_name (g));
+  }
   if (plan->fp8_recipe >= 0 && plan->compute_dtype != PLAN_PREC_FP8)
     return invalid (error, "--fp8-recipe %s applies to FP8 GEMMs, the plan computes in %s "
                     "(hint: add --fp8-format e4m3 or --precision fp8)",
@@ -626,7 +662,5 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
     return invalid (error, "%s has no MXFP8 block-scaled GEMMs (hint: --fp8-recipe tensorwise "
                     "or delayed; MXFP8 needs Blackwell: a b200, gb200 or gb300 cluster)",
                     cluster->device.name);
-  if (plan->param_dtype == PLAN_PREC_FP32)
-    plan->master_weights = FALSE;
   return TRUE;
 }

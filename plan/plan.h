@@ -605,6 +605,13 @@ int plan_optim_shards (const Plan *plan);
  * through it, so the search never ranks a plan that predict refuses. */
 gboolean plan_check_stack (const Plan *plan, const FwStack *stack, GError **error);
 
+/* The plan's precision on the cluster's device, part of plan_resolve: FP8, BF16, NVFP4
+ * and MXFP8 need the chip's tensor cores, and the GEMMs' dtype (fp16; fp32 on FP32, TF32
+ * or BF16 units by --fp32-matmul-precision) a peak in the preset. A --fp8-recipe needs an
+ * FP8 plan. PLAN_ERROR_INVALID with a hint. `tandem search` checks its base plan with it
+ * once: a precision the device lacks holds for every candidate (exit 2). */
+gboolean plan_check_precision (const Plan *plan, const TopoCluster *cluster, GError **error);
+
 /* The MoE overlaps a stack runs in every run with expert parallelism (hai-llm's DualPipe:
  * FW_OPT_DEFAULT) turned on in the plan, as predict and each search candidate do. */
 void plan_apply_stack_moe (Plan *plan, const FwStack *stack);

@@ -1143,6 +1143,22 @@ test_contradiction (void)
        "--memory-headroom 80 --no-db", &r);
   g_assert_cmpint (r.status, ==, 2);
   run_clear (&r);
+  /* a precision the device lacks is the same for every candidate: one line, exit 2, not
+   * "no plan fits" with every candidate invalid and a hint to add GPUs; gb200-nvl72 has
+   * no fp32 peak (hardware.md A1: unknown), a100-40g-cluster no FP8 */
+  run (NULL, "search --model llama3-8b --cluster gb200-nvl72 --gpus 8 --gbs 8 "
+       "--precision fp32 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "tandem: error: --precision fp32: GB200-186GB has no fp32 peak "
+                   "in its preset, so its GEMMs cannot be timed (hint: --precision bf16, or a "
+                   "cluster file whose device has peak_tflops.fp32)\n");
+  run_clear (&r);
+  run (NULL, "search --model llama3-8b --cluster a100-40g-cluster --gpus 8 --gbs 8 "
+       "--precision fp8 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "tandem: error: A100-SXM4-40GB has no FP8 tensor cores (hint: "
+                   "--precision bf16)\n");
+  run_clear (&r);
   /* switches that exclude each other are named, not "the constraints leave no plan to
    * try ... a data-parallel degree that does not divide the batch": TP-comm overlap needs
    * SP with tp > 1 (Megatron's arguments.py asserts it); vpp > 1 is the interleaved

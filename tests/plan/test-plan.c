@@ -276,6 +276,52 @@ test_precision_v100 (Fixture *f, gconstpointer data)
                    "V100-SXM3-32GB has no FP8 tensor cores (hint: --precision fp16)");
 }
 
+/* A GEMM dtype without a peak in the preset is refused, not timed by its bytes alone:
+ * gb200-nvl72's device gives no fp32 peak (hardware.md A1 lists GB200 FP32 as unknown),
+ * tpu-v5p-pod gives only bf16 and fp8, so fp16 and fp32 on TF32 units are refused there;
+ * dgx-h100-superpod has all three (66.9 / 494.7 / 989.4 TFLOP/s) and resolves. */
+static void
+test_precision_no_peak (Fixture *f, gconstpointer data)
+{
+  static const struct { const char *cluster, *flags, *message; } cases[] = {
+    { "gb200-nvl72", "--precision fp32",
+      "--precision fp32: GB200-186GB has no fp32 peak in its preset, so its GEMMs cannot be "
+      "timed (hint: --precision bf16, or a cluster file whose device has peak_tflops.fp32)" },
+    { "tpu-v5p-pod", "--precision fp16",
+      "--precision fp16: TPU-v5p has no fp16 peak in its preset, so its GEMMs cannot be "
+      "timed (hint: --precision bf16, or a cluster file whose device has peak_tflops.fp16)" },
+    { "tpu-v5p-pod", "--precision fp32 --fp32-matmul-precision high",
+      "--precision fp32 --fp32-matmul-precision high: TPU-v5p has no tf32 peak in its "
+      "preset, so its GEMMs cannot be timed (hint: --precision bf16, or a cluster file whose "
+      "device has peak_tflops.tf32)" },
+    { "dgx-h100-superpod", "--precision fp32", NULL },
+    { "dgx-h100-superpod", "--precision fp16", NULL },
+    { "dgx-h100-superpod", "--precision fp32 --fp32-matmul-precision high", NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (TopoCluster) cl = topo_cluster_lookup (cases[i].cluster, &error);
+      g_assert_no_error (error);
+      g_autofree char *flags = g_strdup_printf ("--tp 8 --pp 1 --gpus 8 --gbs 8 %s",
+                                                cases[i].flags);
+      plan_clear (&f->plan);
+      plan_init_defaults (&f->plan);
+      g_assert_true (parse_flags (f, flags, &error));
+      gboolean ok = plan_resolve (&f->plan, f->model, cl, &error);
+      if (cases[i].message == NULL)
+        {
+          g_assert_no_error (error);
+          g_assert_true (ok);
+        }
+      else
+        {
+          g_assert_false (ok);
+          g_assert_cmpstr (error->message, ==, cases[i].message);
+        }
+    }
+}
+
 /* HSDP over dp = 16384 / 8 = 2048 DP ranks with shard groups of 8: sharded state is
  * divided by 8 (x cp = 1), replicated 256 times. ZeRO-3 divides by all 2048. */
 static void
@@ -681,6 +727,8 @@ main (int argc, char **argv)
   g_test_add ("/plan/precision-fp4", Fixture, NULL, setup, test_precision_fp4, teardown);
   g_test_add ("/plan/fp8-recipe", Fixture, NULL, setup, test_fp8_recipe, teardown);
   g_test_add ("/plan/precision-v100", Fixture, NULL, setup, test_precision_v100, teardown);
+  g_test_add ("/plan/precision-no-peak", Fixture, NULL, setup, test_precision_no_peak,
+              teardown);
   g_test_add ("/plan/args/aliases", Fixture, NULL, setup, test_aliases, teardown);
   g_test_add ("/plan/args/sharding-names", Fixture, NULL, setup, test_sharding_names, teardown);
   g_test_add ("/plan/args/bad-values", Fixture, NULL, setup, test_bad_values, teardown);
