@@ -1720,65 +1720,12 @@ cli_cmd_search (int argc, char **argv)
     sim_cost_options_init_stack (&o.spec.sim.cost, o.spec.cluster, stack);
     o.stack_name = g_strdup (stack->name);
     o.extrapolated = o.spec.sim.cost.extrapolated;
-    o.spec.stack = fw_stack_ref (stack);
-    /* a stack with async TP overlaps TP that way in every candidate (search_cand_to_plan),
-     * and async TP needs a compiled model where compiling is not the stack's default
-     * (TorchTitan refuses enable_async_tensor_parallel without it, plan_check_stack):
-     * without --compile the stack offers no TP overlap, and the space leaves it out
-     * rather than count every such candidate invalid */
-    gboolean async_needs_compile = stack->async_tp != FW_OPT_NO && !o.spec.base.compile
-                                   && stack->compile != FW_OPT_DEFAULT;
-    if ((stack->tp_comm_overlap == FW_OPT_NO && stack->async_tp == FW_OPT_NO)
-        || async_needs_compile)
+    /* the space keeps only the options the stack offers (search_spec_set_stack, shared
+     * with `tandem report scaling --plan-per-size search`) */
+    if (!search_spec_set_stack (&o.spec, stack, &error))
       {
-        if (o.spec.tp_overlap_mask == 2)
-          {
-            if (async_needs_compile)
-              status = cli_fail (CLI_EXIT_USAGE, "--tp-comm-overlap: the %s stack overlaps TP "
-                                 "only as async TP, which needs a compiled model (hint: add "
-                                 "--compile, or drop --tp-comm-overlap)", stack->name);
-            else
-              status = cli_fail (CLI_EXIT_USAGE, "--tp-comm-overlap: the %s stack does not "
-                                 "offer it (hint: drop --tp-comm-overlap or pick another "
-                                 "--framework)", stack->name);
-            goto out;
-          }
-        o.spec.tp_overlap_mask = 1;
-      }
-    /* the MoE shared-expert overlap only helps: on where the stack offers it and the
-     * model has shared experts (else the plan's JSON would say an overlap that its flags,
-     * which name it only for a shared expert, do not reproduce) */
-    if (stack->moe_shared_expert_overlap != FW_OPT_NO)
-      o.spec.base.moe_shared_expert_overlap |= o.spec.model->shared_expert_ffn > 0;
-    else if (o.spec.base.moe_shared_expert_overlap)
-      {
-        status = cli_fail (CLI_EXIT_USAGE, "--moe-shared-expert-overlap: the %s stack does not "
-                           "offer it (hint: drop the flag or pick another --framework)",
-                           stack->name);
+        status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
         goto out;
-      }
-    /* a flag the stack refuses holds for every candidate: a contradiction, not a space
-     * of invalid plans (exit 2, as --tp-comm-overlap above) */
-    if (o.spec.base.moe_a2a_overlap && stack->moe_a2a_overlap == FW_OPT_NO)
-      {
-        status = cli_fail (CLI_EXIT_USAGE, "--overlap-moe-expert-parallel-comm: the %s stack "
-                           "does not offer it (hint: drop the flag or pick another "
-                           "--framework)", stack->name);
-        goto out;
-      }
-    if (!stack->hsdp)
-      {
-        if (o.spec.sharding == NULL)
-          parse_sharding ("none,zero1,zero2,zero3", &o.spec.sharding, NULL);
-        for (guint i = o.spec.sharding->len; i-- > 0;)
-          if (g_array_index (o.spec.sharding, SearchShard, i).kind == PLAN_SHARD_HSDP)
-            g_array_remove_index (o.spec.sharding, i);
-        if (o.spec.sharding->len == 0)
-          {
-            status = cli_fail (CLI_EXIT_USAGE, "--sharding hsdp: the %s stack does not offer "
-                               "HSDP (hint: zero3, or another --framework)", stack->name);
-            goto out;
-          }
       }
     if (o.framework)
       {

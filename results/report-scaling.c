@@ -190,7 +190,11 @@ search_size (const ReportScalingSpec *spec, TopoCluster *cluster, int gpus, int 
   ss.top_k = 1;
   ss.objective = SEARCH_OBJ_STEP_TIME;   /* the batch is fixed at this size */
   g_autoptr (GError) err = NULL;
-  SearchSpace *space = search_space_new (&ss, &err);
+  /* the stack's space, as `tandem search` has it: without it a megatron-core report
+   * picked HSDP plans the stack does not offer */
+  SearchSpace *space = NULL;
+  if (spec->stack == NULL || search_spec_set_stack (&ss, (FwStack *) spec->stack, &err))
+    space = search_space_new (&ss, &err);
   search_spec_clear (&ss);
   if (space == NULL)
     {

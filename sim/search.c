@@ -91,6 +91,85 @@ search_spec_clear (SearchSpec *spec)
 }
 
 gboolean
+search_spec_set_stack (SearchSpec *spec, FwStack *stack, GError **error)
+{
+  g_return_val_if_fail (spec->model != NULL && stack != NULL, FALSE);
+  g_clear_pointer (&spec->stack, fw_stack_unref);
+  spec->stack = fw_stack_ref (stack);
+  /* a stack with async TP overlaps TP that way in every candidate (search_cand_to_plan),
+   * and async TP needs a compiled model where compiling is not the stack's default
+   * (TorchTitan refuses enable_async_tensor_parallel without it, plan_check_stack):
+   * without --compile the stack offers no TP overlap, and the space leaves it out
+   * rather than count every such candidate invalid */
+  gboolean async_needs_compile = stack->async_tp != FW_OPT_NO && !spec->base.compile
+                                 && stack->compile != FW_OPT_DEFAULT;
+  if ((stack->tp_comm_overlap == FW_OPT_NO && stack->async_tp == FW_OPT_NO)
+      || async_needs_compile)
+    {
+      if (spec->tp_overlap_mask == 2)
+        {
+          if (async_needs_compile)
+            g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, "--tp-comm-overlap: the "
+                         "%s stack overlaps TP only as async TP, which needs a compiled model "
+                         "(hint: add --compile, or drop --tp-comm-overlap)", stack->name);
+          else
+            g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, "--tp-comm-overlap: the "
+                         "%s stack does not offer it (hint: drop --tp-comm-overlap or pick "
+                         "another --framework)", stack->name);
+          return FALSE;
+        }
+      spec->tp_overlap_mask = 1;
+    }
+  /* the MoE shared-expert overlap only helps: on where the stack offers it and the
+   * model has shared experts (else the plan's JSON would say an overlap that its flags,
+   * which name it only for a shared expert, do not reproduce) */
+  if (stack->moe_shared_expert_overlap != FW_OPT_NO)
+    spec->base.moe_shared_expert_overlap |= spec->model->shared_expert_ffn > 0;
+  else if (spec->base.moe_shared_expert_overlap)
+    {
+      g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, "--moe-shared-expert-overlap: "
+                   "the %s stack does not offer it (hint: drop the flag or pick another "
+                   "--framework)", stack->name);
+      return FALSE;
+    }
+  /* a flag the stack refuses holds for every candidate: a contradiction, not a space
+   * of invalid plans (exit 2, as --tp-comm-overlap above) */
+  if (spec->base.moe_a2a_overlap && stack->moe_a2a_overlap == FW_OPT_NO)
+    {
+      g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT,
+                   "--overlap-moe-expert-parallel-comm: the %s stack does not offer it "
+                   "(hint: drop the flag or pick another --framework)", stack->name);
+      return FALSE;
+    }
+  if (!stack->hsdp)
+    {
+      if (spec->sharding == NULL || spec->sharding->len == 0)
+        {
+          static const PlanSharding open[] = { PLAN_SHARD_NONE, PLAN_SHARD_ZERO1,
+                                               PLAN_SHARD_ZERO2, PLAN_SHARD_ZERO3 };
+          if (spec->sharding == NULL)
+            spec->sharding = g_array_new (FALSE, FALSE, sizeof (SearchShard));
+          for (guint i = 0; i < G_N_ELEMENTS (open); i++)
+            {
+              SearchShard sh = { open[i], 0 };
+              g_array_append_val (spec->sharding, sh);
+            }
+        }
+      for (guint i = spec->sharding->len; i-- > 0;)
+        if (g_array_index (spec->sharding, SearchShard, i).kind == PLAN_SHARD_HSDP)
+          g_array_remove_index (spec->sharding, i);
+      if (spec->sharding->len == 0)
+        {
+          g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, "--sharding hsdp: the %s "
+                       "stack does not offer HSDP (hint: zero3, or another --framework)",
+                       stack->name);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
 search_spec_fast (SearchSpec *spec, gboolean recompute)
 {
   g_return_val_if_fail (spec->model != NULL && spec->cluster != NULL, FALSE);

@@ -107,6 +107,15 @@ void search_spec_init  (SearchSpec *spec);    /* zeroes, top_k 5, mbs_max 16 */
 gboolean search_spec_fast (SearchSpec *spec, gboolean recompute);
 void search_spec_clear (SearchSpec *spec);    /* frees the lists, drops the refs */
 
+/* The software stack as an input (README "tandem search"): takes a ref on `stack` and
+ * keeps in the space only the options it offers: no TP-comm overlap where it has none
+ * (or where its only form, async TP, needs --compile), the MoE shared-expert overlap on
+ * where it offers it and the model has shared experts, no HSDP where it has none. A
+ * constraint that asks for what the stack refuses is SEARCH_ERROR_CONSTRAINT (exit 2).
+ * Call after the model and base plan are set; `tandem search` and `tandem report
+ * scaling --plan-per-size search` both use it, so they search the same space. */
+gboolean search_spec_set_stack (SearchSpec *spec, FwStack *stack, GError **error);
+
 typedef struct SearchSpace SearchSpace;
 
 /* Enumerates the space. FALSE-like NULL with SEARCH_ERROR_CONSTRAINT when the constraints

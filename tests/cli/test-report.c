@@ -700,6 +700,41 @@ test_search_per_size (Fixture *f, gconstpointer data)
   run_result_clear (&b);
 }
 
+/* --plan-per-size search is `tandem search` at that size (README): the same stack's
+ * space, so the same plan. Llama 3.1 8B on 8 GPUs of dgx-h100-superpod, 64 sequences
+ * of 8,192 tokens: `tandem search ... --gpus 8 --gbs 64 --top 1` picks
+ * tp1-cp2-pp1-vpp1-dp4-mbs2-gbs64-seq8192-zero2-1F1B (6.424 s); the report once picked
+ * an HSDP plan (dp4x2, 6.413 s), which megatron-core does not offer and `tandem search`
+ * refuses ("the megatron-core stack does not offer HSDP"), because its search ran
+ * without the stack. Golden: the report's row equals the search's #1, plan and step. */
+static void
+test_search_per_size_is_search (Fixture *f, gconstpointer data)
+{
+  RunResult a = { 0 }, b = { 0 };
+  run_report ("report scaling --model llama3-8b --cluster dgx-h100-superpod --gpus 8 "
+              "--gbs 64 --strong --plan-per-size search --json", NULL, &a);
+  run_report ("search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 64 "
+              "--top 1 --no-db --json", NULL, &b);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_cmpint (b.status, ==, 0);
+  g_autoptr (JsonParser) pa = json_parser_new ();
+  g_autoptr (JsonParser) pb = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (pa, a.out, -1, NULL));
+  g_assert_true (json_parser_load_from_data (pb, b.out, -1, NULL));
+  JsonObject *row = json_array_get_object_element (
+    json_object_get_array_member (json_node_get_object (json_parser_get_root (pa)), "rows"), 0);
+  JsonObject *top = json_array_get_object_element (
+    json_object_get_array_member (json_node_get_object (json_parser_get_root (pb)), "top"), 0);
+  const char *plan = json_object_get_string_member (row, "plan");
+  g_assert_null (strstr (plan, "hsdp"));
+  g_assert_cmpstr (plan, ==, json_object_get_string_member (
+                     json_object_get_object_member (top, "plan"), "summary"));
+  g_assert_cmpfloat (json_object_get_double_member (row, "step_time_s"), ==,
+                     json_object_get_double_member (top, "step_time_s"));
+  run_result_clear (&a);
+  run_result_clear (&b);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -718,6 +753,8 @@ main (int argc, char **argv)
               fixture_teardown);
   g_test_add ("/cli/report/search-per-size", Fixture, NULL, fixture_setup, test_search_per_size,
               fixture_teardown);
+  g_test_add ("/cli/report/search-per-size-is-search", Fixture, NULL, fixture_setup,
+              test_search_per_size_is_search, fixture_teardown);
   g_test_add ("/cli/report/bad-inputs", Fixture, NULL, fixture_setup, test_bad_inputs,
               fixture_teardown);
   return g_test_run ();
