@@ -7,7 +7,8 @@
  * that fits. It gives no degrees, so they are fixed here as:
  *   - below those sizes: tp = pp = cp = 1; sharding none up to 128 GPUs and 1B
  *     parameters, else zero3 (FSDP) up to 256 GPUs, else hsdp:K with K the largest power
- *     of two <= 256 dividing dp (FSDP within 256 GPUs, replicated across);
+ *     of two <= 256 dividing dp (FSDP within 256 GPUs, replicated across), or zero3
+ *     where the stack offers no HSDP (megatron-core);
  *   - above them: tp = GPUs per server, read as the NVLink domain capped at 8: the
  *     largest divisor of the attention and KV heads not above min(NVLink domain, 8),
  *     with sequence parallelism. The course's "server" is the unit whose GPUs talk over
@@ -145,7 +146,9 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
                 p.sharding = dp > 1 ? PLAN_SHARD_ZERO3 : PLAN_SHARD_NONE;
               else
                 {
-                  int k = 256;
+                  /* a stack without HSDP (megatron-core) gets the rule's FSDP: the same
+                   * advice in the form it offers, not a plan it refuses */
+                  int k = spec->stack != NULL && !spec->stack->hsdp ? 1 : 256;
                   while (k > 1 && dp % k != 0)
                     k /= 2;
                   p.sharding = k > 1 ? PLAN_SHARD_HSDP : PLAN_SHARD_ZERO3;

@@ -211,6 +211,47 @@ test_recipe_tp_nvl72 (void)
     }
 }
 
+/* The rule of thumb on a stack without HSDP (sim/search-recipe.c). Llama 3.1 8B (8.0B
+ * parameters > 1B) on 512 GPUs (> 256) of dgx-h100-superpod, seq 8192 (< 16K), 512
+ * sequences: not "big" (512 <= 1,000 GPUs, 8B <= 50B, 8K <= 16K), so tp = cp = pp = 1,
+ * dp = 512, and the rule asks for HSDP (hsdp:256, the largest power of two <= 256
+ * dividing 512). megatron-core offers no HSDP, so its form of the same advice is FSDP,
+ * ZeRO-3 over the 512; local batch 512 / 512 = 1 -> micro-batch 1. The rule used to find
+ * "no plan that fits" there: its only plan was one the stack refuses. On torchtitan,
+ * which offers HSDP, it stays hsdp:256. */
+static void
+test_recipe_no_hsdp_stack (void)
+{
+  static const struct { const char *fw, *sharding; int k; } cases[] = {
+    { "megatron-core", "zero3", 0 }, { "torchtitan", "hsdp", 256 } };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Run r = { 0 };
+      g_autofree char *args = g_strdup_printf (
+        "search --model llama3-8b --cluster dgx-h100-superpod --gpus 512 --seq-length 8192 "
+        "--gbs 512 --tp 1 --pp 1 --cp 1 --mbs 1 --recompute none --top 1 --json --no-db "
+        "--framework %s", cases[i].fw);
+      run (NULL, args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      JsonObject *o = object_of (parser, r.out);
+      JsonNode *rn = json_object_get_member (o, "recipe");
+      if (JSON_NODE_HOLDS_NULL (rn))
+        g_error ("%s: no recipe: %s", cases[i].fw,
+                 json_object_get_string_member (o, "recipe_reason"));
+      JsonObject *plan = json_object_get_object_member (json_node_get_object (rn), "plan");
+      JsonObject *par = json_object_get_object_member (plan, "parallelism");
+      g_assert_cmpstr (json_object_get_string_member (par, "sharding"), ==, cases[i].sharding);
+      g_assert_cmpint (json_object_get_int_member (par, "data_parallel_degree"), ==, 512);
+      g_assert_cmpint (json_object_get_int_member (
+        json_object_get_object_member (plan, "training"), "local_batch_size"), ==, 1);
+      if (cases[i].k > 0)
+        g_assert_nonnull (strstr (json_object_get_string_member (json_node_get_object (rn),
+                                                                 "flags"), "--sharding hsdp:256"));
+      run_clear (&r);
+    }
+}
+
 /* Two candidates that differ only in the rank order, on one NVSwitch server (every pair
  * of GPUs the same link, so the order moves no traffic): the same step time and the same
  * memory, ordered by candidate index (Megatron's order is enumerated first); the line
@@ -1587,6 +1628,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/plan-suffixes", test_plan_suffixes);
   g_test_add_func ("/cli/search/extrapolated-line", test_extrapolated_line);
   g_test_add_func ("/cli/search/recipe-tp-nvl72", test_recipe_tp_nvl72);
+  g_test_add_func ("/cli/search/recipe-no-hsdp-stack", test_recipe_no_hsdp_stack);
   g_test_add_func ("/cli/search/duplicate-values", test_duplicate_values);
   g_test_add_func ("/cli/search/zero3-dp-overlap-once", test_zero3_dp_overlap_once);
   g_test_add_func ("/cli/search/async-tp-needs-compile", test_async_tp_needs_compile);
