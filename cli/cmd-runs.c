@@ -357,9 +357,31 @@ show_json (const char *path, const ResRunRecord *r)
       else
         json_builder_add_null_value (b);
       util_json_member_string (b, "plan", k->plan);
+      /* the compact row as search_candidates holds it (issue 11: plan, degrees, step
+       * time, tokens/s, MFU, peak memory, fits, place); unknown reads null */
+      const struct { const char *name; gint64 v; } deg[] = {
+        { "tp", k->tp }, { "cp", k->cp }, { "pp", k->pp }, { "vpp", k->vpp },
+        { "dp", k->dp }, { "ep", k->ep }, { "mbs", k->mbs } };
+      for (guint d = 0; d < G_N_ELEMENTS (deg); d++)
+        {
+          json_builder_set_member_name (b, deg[d].name);
+          if (deg[d].v > 0)
+            json_builder_add_int_value (b, deg[d].v);
+          else
+            json_builder_add_null_value (b);
+        }
+      util_json_member_string (b, "sharding", k->sharding);
+      util_json_member_string (b, "recompute", k->recompute);
+      util_json_member_string (b, "schedule", k->schedule);
       util_json_member_number (b, "step_time_s", k->step_time_s);
+      util_json_member_number (b, "tokens_per_s", k->tokens_per_s);
       util_json_member_number (b, "mfu", k->mfu);
       util_json_member_number (b, "hfu", k->hfu);
+      json_builder_set_member_name (b, "peak_memory_bytes");
+      if (k->peak_memory_bytes >= 0)
+        json_builder_add_int_value (b, k->peak_memory_bytes);
+      else
+        json_builder_add_null_value (b);
       json_builder_set_member_name (b, "fits");
       if (k->fits >= 0)
         json_builder_add_boolean_value (b, k->fits == 1);
@@ -466,24 +488,32 @@ show_text (const char *path, const ResRunRecord *r)
       cli_table_add_column (ct, "place", CLI_ALIGN_RIGHT);
       cli_table_add_column (ct, "plan", CLI_ALIGN_LEFT);
       cli_table_add_column (ct, "step s", CLI_ALIGN_RIGHT);
+      cli_table_add_column (ct, "tokens/s", CLI_ALIGN_RIGHT);
       cli_table_add_column (ct, "MFU %", CLI_ALIGN_RIGHT);
+      cli_table_add_column (ct, "peak GiB", CLI_ALIGN_RIGHT);
       cli_table_add_column (ct, "fits", CLI_ALIGN_LEFT);
       cli_table_add_column (ct, "flags", CLI_ALIGN_LEFT);
       for (guint k = 0; k < r->candidates->len; k++)
         {
           const ResSearchCandidate *c = &g_array_index (r->candidates, ResSearchCandidate, k);
-          char place[16] = "-", step[32] = "-", mfu[32] = "-";
+          char place[16] = "-", step[32] = "-", mfu[32] = "-", tps[32] = "-", peak[32] = "-";
           if (c->place > 0)
             g_snprintf (place, sizeof place, "%" G_GINT64_FORMAT, c->place);
           num_text (step, sizeof step, c->step_time_s, "%.3f");
+          if (isfinite (c->tokens_per_s) && c->tokens_per_s >= 0)
+            g_strlcpy (tps, cli_fmt_count ((guint64) llround (c->tokens_per_s)), sizeof tps);
           num_text (mfu, sizeof mfu, c->mfu * 100, "%.1f");
+          if (c->peak_memory_bytes >= 0)
+            g_snprintf (peak, sizeof peak, "%.1f", (double) c->peak_memory_bytes / 1073741824.0);
           g_autofree char *plan = one_line (c->plan, G_MAXLONG);
           g_autofree char *flags = one_line (c->flags ? c->flags : "", G_MAXLONG);
           cli_table_add_row (ct);
           cli_table_cell (ct, "%s", place);
           cli_table_cell (ct, "%s", plan);
           cli_table_cell (ct, "%s", step);
+          cli_table_cell (ct, "%s", tps);
           cli_table_cell (ct, "%s", mfu);
+          cli_table_cell (ct, "%s", peak);
           cli_table_cell (ct, "%s", c->fits < 0 ? "-" : c->fits ? "yes" : "no");
           cli_table_cell (ct, "%s", flags);
         }

@@ -848,6 +848,69 @@ test_store_framework (void)
   remove_tree_of (dir);
 }
 
+/* `tandem runs show N --json` of a search run gives each stored candidate's compact row
+ * as the issue lists it (plan, degrees, step time, tokens/s, MFU, peak memory, fits,
+ * place) and as search_candidates holds it: the #1 row is the search's own top[0] (the
+ * same run's --json), figure for figure. It printed plan, step, MFU, HFU, fits and flags
+ * only: tokens/s, the degrees and the peak memory stayed in the database. */
+static void
+test_store_runs_show (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tandem-search-show-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  run_cwd = dir;
+  Run r = { 0 };
+  run (NULL, "search --model small-llama --cluster dgx-h100-superpod --gpus 8 --seq-length "
+       "1024 --gbs 32 --mbs 1,2 --top 2 --json --db t.db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) ps = json_parser_new ();
+  JsonObject *top0 = json_array_get_object_element (
+    json_object_get_array_member (object_of (ps, r.out), "top"), 0);
+  run_clear (&r);
+  run (NULL, "runs --db t.db show 1 --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) pr = json_parser_new ();
+  JsonObject *c = json_array_get_object_element (
+    json_object_get_array_member (object_of (pr, r.out), "candidates"), 0);
+  g_assert_cmpint (json_object_get_int_member (c, "place"), ==, 1);
+  JsonObject *plan = json_object_get_object_member (top0, "plan");
+  JsonObject *par = json_object_get_object_member (plan, "parallelism");
+  g_assert_cmpstr (json_object_get_string_member (c, "plan"), ==,
+                   json_object_get_string_member (plan, "summary"));
+  g_assert_cmpfloat (json_object_get_double_member (c, "step_time_s"), ==,
+                     json_object_get_double_member (top0, "step_time_s"));
+  g_assert_cmpfloat (json_object_get_double_member (c, "tokens_per_s"), ==,
+                     json_object_get_double_member (top0, "tokens_per_s"));
+  g_assert_cmpint (json_object_get_int_member (c, "peak_memory_bytes"), ==,
+                   json_object_get_int_member (json_object_get_object_member (top0, "memory"),
+                                               "peak_bytes"));
+  static const struct { const char *row, *plan; } deg[] = {
+    { "tp", "tensor_parallel_degree" }, { "cp", "context_parallel_degree" },
+    { "pp", "pipeline_parallel_degree" }, { "vpp", "virtual_stages_per_rank" },
+    { "dp", "data_parallel_degree" }, { "ep", "expert_parallel_degree" } };
+  for (guint i = 0; i < G_N_ELEMENTS (deg); i++)
+    g_assert_cmpint (json_object_get_int_member (c, deg[i].row), ==,
+                     json_object_get_int_member (par, deg[i].plan));
+  g_assert_cmpint (json_object_get_int_member (c, "mbs"), ==,
+                   json_object_get_int_member (json_object_get_object_member (plan, "training"),
+                                               "local_batch_size"));
+  g_assert_cmpstr (json_object_get_string_member (c, "sharding"), ==,
+                   json_object_get_string_member (par, "sharding"));
+  g_assert_cmpstr (json_object_get_string_member (c, "schedule"), ==,
+                   json_object_get_string_member (par, "pipeline_parallel_schedule"));
+  run_clear (&r);
+  /* the text names the same figures: the tokens/s and peak memory columns */
+  run (NULL, "runs --db t.db show 1", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  const char *head = strstr (r.out, "  place  plan");
+  g_assert_nonnull (head);
+  g_autofree char *line = g_strndup (head, strcspn (head, "\n"));
+  g_assert_nonnull (strstr (line, "  tokens/s  MFU %  peak GiB  fits  "));
+  run_clear (&r);
+  run_cwd = NULL;
+  remove_tree_of (dir);
+}
+
 /* The store refuses (a writer holds the lock past --db-timeout; a file that is not a
  * database): the answer is printed whole all the same, kept in the fallback file that
  * the output names, exit 1 (docs/contracts.md). Stored, the search is a `search` run
@@ -1637,6 +1700,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/trace-best", test_trace_best);
   g_test_add_func ("/cli/search/llama3-fixed-plan", test_llama3_fixed_plan);
   g_test_add_func ("/cli/search/store-refused", test_store_refused);
+  g_test_add_func ("/cli/search/store-runs-show", test_store_runs_show);
   g_test_add_func ("/cli/search/store-framework", test_store_framework);
   g_test_add_func ("/cli/search/contradiction", test_contradiction);
   g_test_add_func ("/cli/search/nothing-fits", test_nothing_fits);
