@@ -261,7 +261,8 @@ test_runs (void)
   run_tandem ("runs show 4 --db {TMP}/runs.db", &r);
   g_assert_cmpint (r.status, ==, 0);
   static const Col cand[] = { { "place", '>' }, { "plan", '<' }, { "step s", '>' },
-                              { "MFU %", '>' }, { "fits", '<' }, { "flags", '<' } };
+                              { "tokens/s", '>' }, { "MFU %", '>' }, { "peak GiB", '>' },
+                              { "fits", '<' }, { "flags", '<' } };
   g_assert_cmpuint (check_table (r.out, "  place ", cand, G_N_ELEMENTS (cand), NULL), >=, 3);
   run_result_clear (&r);
 
