@@ -737,6 +737,23 @@ search_space_new (const SearchSpec *spec, GError **error)
                   "leaves out (hint: add Interleaved1F1B to --schedule, or --vpp 1)");
       return NULL;
     }
+  /* one pipeline stage has nothing to interleave (the enumeration gives pp 1 only
+   * vpp 1 and no Interleaved1F1B): named, not "no plan to try ... the batch" */
+  gboolean pp_above_1 = s->spec.pp->len == 0;
+  for (guint i = 0; i < s->spec.pp->len; i++)
+    pp_above_1 |= g_array_index (s->spec.pp, int, i) > 1;
+  if (!pp_above_1 && !vpp_1)
+    {
+      constraint (error, "--vpp above 1 interleaves pipeline stages, which --pp 1 rules out "
+                  "(hint: --pp 2 or more, or --vpp 1)");
+      return NULL;
+    }
+  if (!pp_above_1 && s->spec.schedule_mask == (1u << PLAN_SCHED_INTERLEAVED_1F1B))
+    {
+      constraint (error, "--schedule Interleaved1F1B interleaves pipeline stages, which --pp 1 "
+                  "rules out (hint: --pp 2 or more, or --schedule 1F1B)");
+      return NULL;
+    }
 
   /* shardings */
   s->shards = g_array_new (FALSE, FALSE, sizeof (SearchShard));

@@ -1280,6 +1280,15 @@ test_contradiction (void)
       "tandem: error: --vpp above 1 runs the Interleaved1F1B schedule, which --schedule "
       "leaves out (hint: add Interleaved1F1B to --schedule, or --vpp 1)\n" },
     { "--vpp 1,2 --schedule 1F1B --pp 2 --mbs 1 --recompute none", NULL },
+    /* one pipeline stage has nothing to interleave: with --pp 1 alone, --vpp above 1 or
+     * --schedule Interleaved1F1B alone left no plan, and the line blamed the batch */
+    { "--pp 1 --vpp 2",
+      "tandem: error: --vpp above 1 interleaves pipeline stages, which --pp 1 rules out "
+      "(hint: --pp 2 or more, or --vpp 1)\n" },
+    { "--pp 1 --schedule Interleaved1F1B",
+      "tandem: error: --schedule Interleaved1F1B interleaves pipeline stages, which --pp 1 "
+      "rules out (hint: --pp 2 or more, or --schedule 1F1B)\n" },
+    { "--pp 1,2 --vpp 2 --mbs 1 --recompute none", NULL },
   };
   for (guint i = 0; i < G_N_ELEMENTS (pairs); i++)
     {
