@@ -705,6 +705,16 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
                    "its own TP overlap, or --framework torchtitan)", stack->name);
       return FALSE;
     }
+  /* a TP-comm overlap the stack has in no form (deepspeed, pytorch-fsdp, ...): refused
+   * as the search leaves it out of that stack's space, not costed as Megatron's */
+  if (plan->tp_comm_overlap && !plan->async_tp && stack->tp_comm_overlap == FW_OPT_NO
+      && stack->async_tp == FW_OPT_NO)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--tp-comm-overlap: the %s stack does not offer it (hint: drop the flag, "
+                   "or --framework megatron-core or nemo)", stack->name);
+      return FALSE;
+    }
   if (plan->fp8_recipe == FW_SCALING_BLOCK && !stack->mxfp8)
     {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,

@@ -835,6 +835,29 @@ test_hsdp_needs_stack (void)
   run_result_clear (&r);
 }
 
+/* TP-comm overlap where the stack has none: `tandem search` leaves it out of such a
+ * stack's space ("--tp-comm-overlap: the deepspeed stack does not offer it"), and predict
+ * costed it anyway, as Megatron's userbuffers overlap (deepspeed.json tp_comm_overlap
+ * "no", async_tp "no"; 4.60 s against 4.87 s without it for this plan). Now it refuses
+ * the same way; megatron-core (tp_comm_overlap "optional") still predicts it. */
+static void
+test_tp_overlap_needs_stack (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("predict --model llama3-8b --cluster dgx-h100-superpod --gpus 16 --gbs 64 "
+              "--tp 2 --sharding zero1 --recompute-granularity full --sequence-parallel "
+              "--tp-comm-overlap --framework deepspeed --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "tandem: error: --tp-comm-overlap: the deepspeed stack does not "
+                   "offer it (hint: drop the flag, or --framework megatron-core or nemo)\n");
+  run_result_clear (&r);
+  run_tandem ("predict --model llama3-8b --cluster dgx-h100-superpod --gpus 16 --gbs 64 "
+              "--tp 2 --sharding zero1 --recompute-granularity full --sequence-parallel "
+              "--tp-comm-overlap --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+}
+
 /* --precision in the spellings people write (issue: "fp8, float8, FP8-hybrid, MXFP8,
  * NVFP4"): each is the canonical plan, so the same summary and step time. On B200 (which
  * has MXFP8 block-scaled GEMMs): float8 (torchao's name) = fp8; FP8-hybrid (NeMo's
@@ -907,5 +930,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/a2a-overlap-needs-vpp", test_a2a_overlap_needs_vpp);
   g_test_add_func ("/cli/predict/precision-spellings", test_precision_spellings);
   g_test_add_func ("/cli/predict/hsdp-needs-stack", test_hsdp_needs_stack);
+  g_test_add_func ("/cli/predict/tp-overlap-needs-stack", test_tp_overlap_needs_stack);
   return g_test_run ();
 }
