@@ -82,12 +82,13 @@ typedef struct {
   gboolean   extrapolated;    /* no fitted calibration behind the device and stack */
   gboolean   no_prune;
   gboolean   fast;         /* heuristic rules (search_spec_fast) */
-  gboolean   narrowed_memory;  /* --recompute, --sharding or --mbs given: the levers on
-                                * memory the user narrowed */
+  guint      narrowed_memory;  /* the levers on memory the user narrowed: NARROWED_* */
   double     earlier_wall_s;  /* --fast: the first pass's wall time, when there are two */
   PlanArgs   args;
   GString   *extra;        /* base-plan flags as typed, for the printed command lines */
 } Opts;
+
+enum { NARROWED_RECOMPUTE = 1, NARROWED_SHARDING = 2, NARROWED_MBS = 4 };
 
 static gboolean
 parse_int_list (const char *flag, const char *value, GArray **out, GError **error)
@@ -275,16 +276,16 @@ take_flag (Opts *o, int kind, const char *name, const char *value, GError **erro
     case F_VPP: return parse_int_list (name, value, &sp->vpp, error);
     case F_EP: return parse_int_list (name, value, &sp->ep, error);
     case F_MBS:
-      o->narrowed_memory = TRUE;
+      o->narrowed_memory |= NARROWED_MBS;
       return parse_int_list (name, value, &sp->mbs, error);
     case F_SHARDING:
-      o->narrowed_memory = TRUE;
+      o->narrowed_memory |= NARROWED_SHARDING;
       return parse_sharding (value, &sp->sharding, error);
     case F_USE_DIST_OPT:
-      o->narrowed_memory = TRUE;
+      o->narrowed_memory |= NARROWED_SHARDING;
       return parse_sharding ("zero1", &sp->sharding, error);
     case F_RECOMPUTE:
-      o->narrowed_memory = TRUE;
+      o->narrowed_memory |= NARROWED_RECOMPUTE;
       return parse_mask (name, value, rec, "none,selective,full", &sp->recompute_mask, error);
     case F_SCHEDULE:
       return parse_mask (name, value, sched, "GPipe,1F1B,Interleaved1F1B", &sp->schedule_mask,
@@ -1367,6 +1368,8 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
         {
           g_autoptr (JsonBuilder) b = json_builder_new ();
           json_builder_begin_object (b);
+          json_builder_set_member_name (b, "objective");
+          json_builder_add_string_value (b, search_objective_name (spec->objective));
           json_builder_set_member_name (b, "mode");
           json_builder_add_string_value (b, search_mode (spec));
           json_builder_set_member_name (b, "top");
@@ -1428,11 +1431,24 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
                      cli_fmt_bytes (over), closest);
         }
       /* the levers the space already had are no hint: recompute, sharding and the
-       * micro-batch only where the user narrowed them */
+       * micro-batch only where the user narrowed them, each by name */
+      g_autoptr (GPtrArray) lev = g_ptr_array_new ();
+      if (o->narrowed_memory & NARROWED_RECOMPUTE)
+        g_ptr_array_add (lev, "--recompute");
+      if (o->narrowed_memory & NARROWED_SHARDING)
+        g_ptr_array_add (lev, "--sharding");
+      if (o->narrowed_memory & NARROWED_MBS)
+        g_ptr_array_add (lev, "--mbs");
+      g_autoptr (GString) levers = g_string_new (NULL);
+      for (guint i = 0; i < lev->len; i++)
+        g_string_append_printf (levers, "%s%s", i == 0 ? "; or let "
+                                : i + 1 == lev->len ? " and " : ", ",
+                                (const char *) lev->pdata[i]);
+      if (lev->len > 0)
+        g_string_append (levers, " take more values");
       fprintf (stderr, " (hint: more GPUs, or a smaller --gbs or --seq-length%s%s)\n",
                spec->headroom_bytes > 0 ? ", or a smaller --memory-headroom" : "",
-               o->narrowed_memory ? "; or let --recompute, --sharding and --mbs take more "
-                                    "values" : "");
+               levers->str);
       if (result->invalid > 0)
         {
           fprintf (stderr, "invalid candidates by reason:\n");

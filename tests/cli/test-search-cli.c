@@ -1569,8 +1569,28 @@ test_nothing_fits (void)
   g_assert_nonnull (strstr (r.err, "no plan fits"));
   g_assert_nonnull (strstr (r.err, "closest miss needs"));
   g_assert_nonnull (strstr (r.err, "out of memory"));
-  /* --mbs 1 narrowed a lever on memory: the hint names it */
-  g_assert_nonnull (strstr (r.err, "or let --recompute, --sharding and --mbs take more values"));
+  /* --mbs 1 narrowed a lever on memory: the hint names it, and only it (it named
+   * --recompute and --sharding too, which were searched in full) */
+  g_assert_nonnull (strstr (r.err, "--seq-length; or let --mbs take more values)\n"));
+  run_clear (&r);
+  /* two narrowed: both named; the JSON has the keys of an answer that fits (objective
+   * included) with closest_miss */
+  run (NULL, "search --model llama3-405b --cluster dgx-h100-superpod --gpus 8 --gbs 8 "
+       "--seq-length 4096 --pp 1,8 --mbs 1 --recompute full --json --no-db", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.err, "--seq-length; or let --recompute and --mbs take more "
+                            "values)\n"));
+  {
+    g_autoptr (JsonParser) p = json_parser_new ();
+    JsonObject *o = object_of (p, r.out);
+    static const char *keys[] = { "objective", "mode", "top", "counts", "invalid_reasons",
+                                  "closest_miss", "recipe", "recipe_reason", "wall_s",
+                                  "run_id", "store_error" };
+    for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+      if (!json_object_has_member (o, keys[i]))
+        g_error ("nothing-fits JSON lacks \"%s\"", keys[i]);
+    g_assert_cmpstr (json_object_get_string_member (o, "objective"), ==, "tokens_per_s");
+  }
   run_clear (&r);
   /* every lever open (recompute, sharding, micro-batch searched): the hint does not send
    * the user to them; 405B's weights alone (810 GB in bf16) exceed 8 GPUs' 640 GB */
