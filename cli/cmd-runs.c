@@ -602,6 +602,20 @@ cli_cmd_runs (int argc, char **argv)
                              "(N: a run id from tandem runs)");
           goto out;
         }
+      /* the CSV is the list's (one run a line); dropping it printed the text page */
+      if (csv)
+        {
+          status = cli_fail (CLI_EXIT_USAGE, "--csv lists the runs; runs show N prints one as "
+                             "text or --json (hint: tandem runs --csv, or tandem runs show %"
+                             G_GINT64_FORMAT " --json)", show);
+          goto out;
+        }
+    }
+  else if (limit < 0)
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "--limit %d: the newest N runs, N >= 0 (0 = all) "
+                         "(hint: tandem runs --limit 20)", limit);
+      goto out;
     }
   else if (argc > 1 || limit < 0 || (json && csv))
     {

@@ -382,6 +382,19 @@ test_run_id_range (void)
                   "usage: tandem runs show N");
 }
 
+/* `runs show N --csv`: the CSV is the runs list's (one run a line, its columns); show N
+ * printed its text page instead, --csv dropped without a word. Refused, one line, before
+ * any store opens; `runs --limit -1` names the limit instead of printing the usage. */
+static void
+test_runs_show_csv (void)
+{
+  assert_refused ("runs show 1 --csv --db {TMP}/none.db", "/nonexistent",
+                  "--csv lists the runs; runs show N prints one as text or --json (hint: "
+                  "tandem runs --csv, or tandem runs show 1 --json)");
+  assert_refused ("runs --limit -1 --db {TMP}/none.db", "/nonexistent",
+                  "--limit -1: the newest N runs, N >= 0 (0 = all)");
+}
+
 /* A config field that is a slip of one the family reads: "num_key_value_head" for
  * Llama 3 8B's num_key_value_heads = 8 was ignored like any unknown field and the model
  * silently became multi-head (32 KV heads). It still loads (real configs carry dozens of
@@ -532,6 +545,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/limits/empty-values", test_empty_values);
   g_test_add_func ("/cli/limits/batch-hint", test_batch_hint);
   g_test_add_func ("/cli/limits/run-id-range", test_run_id_range);
+  g_test_add_func ("/cli/limits/runs-show-csv", test_runs_show_csv);
   g_test_add_func ("/cli/limits/model-field-slip", test_model_field_slip);
   g_test_add_func ("/cli/limits/cp-odd-sequence", test_cp_odd_sequence);
   g_test_add_func ("/cli/limits/validate-selects-nothing", test_validate_selects_nothing);
