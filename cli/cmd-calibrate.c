@@ -252,6 +252,8 @@ print_json (const ExecCalibration *cal, gboolean quick, const GArray *imported,
           M_INT ("reps", g->reps);
           M_DBL ("window_min_us", g->window_min_s * 1e6);
           M_DBL ("window_max_us", g->window_max_s * 1e6);
+          if (g->share > 0)   /* the kept window's core share (the profile's rate restated) */
+            M_DBL ("share", g->share);
           M_INT ("wrong", g->wrong);
           json_builder_set_member_name (b, "from_plan");
           json_builder_add_boolean_value (b, g->from_plan);
@@ -323,6 +325,11 @@ print_json (const ExecCalibration *cal, gboolean quick, const GArray *imported,
           M_DBL ("bwd_us", r->bwd_s * 1e6);
           M_DBL ("fwd_gflops", r->fwd_flops_per_s / 1e9);
           M_DBL ("bwd_gflops", r->bwd_flops_per_s / 1e9);
+          if (r->fwd_share > 0 && r->bwd_share > 0)
+            {
+              M_DBL ("fwd_share", r->fwd_share);
+              M_DBL ("bwd_share", r->bwd_share);
+            }
           M_INT ("reps", r->reps);
           M_INT ("wrong", r->wrong);
           json_builder_set_member_name (b, "from_plan");
@@ -340,6 +347,8 @@ print_json (const ExecCalibration *cal, gboolean quick, const GArray *imported,
           M_INT ("elements", (gint64) r->elements);
           M_DBL ("time_us", r->time_s * 1e6);
           M_DBL ("GBps", r->Bps / 1e9);
+          if (r->share > 0)
+            M_DBL ("share", r->share);
           M_INT ("reps", r->reps);
           M_INT ("wrong", r->wrong);
           json_builder_end_object (b);

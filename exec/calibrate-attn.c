@@ -261,9 +261,11 @@ attn_measure (CalCtx *ctx, ExecStream *s, guint64 *rng, const CalTiming *tm, Exe
     }
   /* every rank times at once (a rank still checking would not compete for the cores) */
   ok = ok && cal_barrier (ctx, ctx->world, error)
-       && cal_time_calls (s, tm, attn_fwd_call, &a, &row->fwd_s, &row->reps, error)
+       && cal_time_calls (s, tm, attn_fwd_call, &a, &row->fwd_s, &row->reps, &row->fwd_share,
+                          error)
        && cal_barrier (ctx, ctx->world, error)
-       && cal_time_calls (s, tm, attn_bwd_call, &a, &row->bwd_s, &row->reps, error);
+       && cal_time_calls (s, tm, attn_bwd_call, &a, &row->bwd_s, &row->reps, &row->bwd_share,
+                          error);
   cal_bufs_clear (&bs);
   return ok;
 }
@@ -330,13 +332,17 @@ exec_calibrate_attention (ExecBackend *b, const ExecCalibrateOptions *o, ExecCal
       ExecAttnRow row = { .shape = *sh, .from_plan = i >= n_grid };
       ok = cal_barrier (ctx, ctx->world, error)
            && attn_measure (ctx, s, &rng, &tm, &row, error);
-      double v[3] = { row.fwd_s, row.bwd_s, (double) row.wrong };
-      ok = ok && cal_group_sum (ctx, ctx->world, v, 3, error);
+      double v[7] = { row.fwd_s, row.bwd_s, (double) row.wrong, 0, 0, 0, 0 };
+      cal_share_sum (row.fwd_share, &v[3], &v[4]);
+      cal_share_sum (row.bwd_share, &v[5], &v[6]);
+      ok = ok && cal_group_sum (ctx, ctx->world, v, 7, error);
       if (!ok)
         break;
       row.fwd_s = v[0] / b->world;
       row.bwd_s = v[1] / b->world;
       row.wrong = (gint64) llround (v[2]);
+      row.fwd_share = cal_share_mean (v[3], v[4]);
+      row.bwd_share = cal_share_mean (v[5], v[6]);
       row.fwd_flops_per_s = attn_flops (sh) / cal_kernel_time (cal, row.fwd_s);
       row.bwd_flops_per_s = ATTN_BWD_FACTOR * attn_flops (sh) / cal_kernel_time (cal, row.bwd_s);
       g_array_append_val (cal->attention, row);

@@ -114,8 +114,8 @@ gemm_time (ExecStream *s, const ExecGemm *op, const Timing *tm, ExecGemmRow *row
       row->time_s = cal_median (w, CAL_WINDOWS);   /* sorts w: fastest first */
       row->window_min_s = w[0];
       row->window_max_s = w[CAL_WINDOWS - 1];
-      cal_windows_keep (unsorted, (const double (*)[2]) before, (const double (*)[2]) after,
-                        CAL_WINDOWS, row->time_s);
+      row->share = cal_windows_keep (unsorted, (const double (*)[2]) before,
+                                     (const double (*)[2]) after, CAL_WINDOWS, row->time_s);
     }
   return ok;
 }
@@ -350,12 +350,14 @@ gemm_sweep (CalCtx *ctx, const ExecCalibrateOptions *o, ExecCalibration *cal, Ex
       ok = cal_barrier (ctx, ctx->world, error)
            && (dtype == EXEC_DTYPE_F32 ? gemm_measure (ctx, rng, tm, &row, error)
                                        : gemm_measure_narrow (ctx, state, tm, &row, error));
-      double sums[2] = { row.time_s, (double) row.wrong };
-      ok = ok && cal_group_sum (ctx, ctx->world, sums, 2, error);
+      double sums[4] = { row.time_s, (double) row.wrong, 0, 0 };
+      cal_share_sum (row.share, &sums[2], &sums[3]);
+      ok = ok && cal_group_sum (ctx, ctx->world, sums, 4, error);
       if (!ok)
         break;
       row.time_s = sums[0] / b->world;
       row.wrong = (gint64) llround (sums[1]);
+      row.share = cal_share_mean (sums[2], sums[3]);
       /* the kernel's rate: the call overhead comes back in the cost model */
       const double kernel_s = cal->launch_s < 0.5 * row.time_s ? row.time_s - cal->launch_s
                                                                : row.time_s;

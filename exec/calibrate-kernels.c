@@ -409,7 +409,8 @@ kernel_measure (CalCtx *ctx, ExecStream *s, guint64 *rng, const CalTiming *tm, E
         row->wrong = kernel_check (&r, h, got, hidx);
     }
   ok = ok && cal_barrier (ctx, ctx->world, error)
-       && cal_time_calls (s, tm, kernel_call, &r, &row->time_s, &row->reps, error);
+       && cal_time_calls (s, tm, kernel_call, &r, &row->time_s, &row->reps, &row->share,
+                          error);
   for (int i = 0; i < 6; i++)
     {
       g_free (h[i]);
@@ -439,12 +440,14 @@ exec_calibrate_kernels (ExecBackend *b, const ExecCalibrateOptions *o, ExecCalib
         ExecKernelRow row = { .kind = (TopoKernel) kind, .elements = sizes[i] };
         ok = cal_barrier (ctx, ctx->world, error)
              && kernel_measure (ctx, s, &rng, &tm, &row, error);
-        double v[2] = { row.time_s, (double) row.wrong };
-        ok = ok && cal_group_sum (ctx, ctx->world, v, 2, error);
+        double v[4] = { row.time_s, (double) row.wrong, 0, 0 };
+        cal_share_sum (row.share, &v[2], &v[3]);
+        ok = ok && cal_group_sum (ctx, ctx->world, v, 4, error);
         if (!ok)
           break;
         row.time_s = v[0] / b->world;
         row.wrong = (gint64) llround (v[1]);
+        row.share = cal_share_mean (v[2], v[3]);
         row.Bps = topo_kernel_bytes (row.kind, (double) row.elements, TOPO_DTYPE_FP32)
                   / cal_kernel_time (cal, row.time_s);
         g_array_append_val (cal->kernels, row);

@@ -36,11 +36,18 @@ double   cal_median    (double *v, int n);           /* sorts v in place; n >= 1
  * the kept windows', not the whole benchmark's. cal_window_sched samples the calling
  * thread's schedstat (on CPU, waiting; -1 -1 when unreadable); cal_windows_keep adds the
  * window of times w[] (n, unsorted) whose time is `median` to the tally, from
- * before[i] to after[i]; cal_kept_share reads the tally (0 when empty) and
+ * before[i] to after[i], and returns that window's own share (0 when unreadable: each
+ * row keeps it, so that the profile restates the row's rate at the calibration's share,
+ * calibrate-profile.c); cal_kept_share reads the tally (0 when empty) and
  * cal_kept_reset clears it. One calibration at a time per process. */
 void     cal_window_sched (double sample[2]);
-void     cal_windows_keep (const double *w, const double (*before)[2],
+double   cal_windows_keep (const double *w, const double (*before)[2],
                            const double (*after)[2], int n, double median);
+/* A row's share over the ranks: each rank adds its share (skipped when 0, unreadable, or
+ * above 1) and a count of 1 to the row's group sum; the mean is sum / count (0 when no
+ * rank could read its own). */
+void     cal_share_sum    (double share, double *sum, double *count);
+double   cal_share_mean   (double sum, double count);
 double   cal_kept_share   (void);
 void     cal_kept_reset   (void);
 
@@ -71,9 +78,10 @@ float   *cal_host_uniform (guint64 *state, gsize n, double lo, double hi);
 
 typedef void (*CalCallFunc) (gpointer data);
 /* A timed warm-up call sizes the loop, then CAL_WINDOWS windows of calls with one
- * synchronize each: *mean_s is the median window's time per call. */
+ * synchronize each: *mean_s is the median window's time per call, *share_out (NULL: not
+ * wanted) the core share that window ran at (cal_windows_keep). */
 gboolean cal_time_calls (ExecStream *s, const CalTiming *tm, CalCallFunc call, gpointer data,
-                         double *mean_s, int *reps_out, GError **error);
+                         double *mean_s, int *reps_out, double *share_out, GError **error);
 /* t less the call overhead (cal->launch_s), which the cost model adds back. */
 double   cal_kernel_time  (const ExecCalibration *cal, double t);
 /* |got - ref| <= 2 gamma_n mag + 1e-5 |ref| + 1e-6 (gamma_n = n u / (1 - n u), u = 2^-24:

@@ -45,6 +45,23 @@ exec_coll_rows_to_profile (const ExecCollRow *rows, guint n_rows, TopoProfile *p
   return added;
 }
 
+/* A row's rate at the calibration's core share S (contention.compute_share, the mean over
+ * ranks of the kept windows' share) from its own kept window's share s (the row's mean
+ * over ranks). On a shared host the rows are timed seconds or minutes apart, each at the
+ * share the others' load left it; a thread that got s of a core for t seconds ran t s
+ * seconds on a CPU, and at S it takes t s / S, so the rate is rate S / s. The cost model
+ * scales every row by one factor S / (the run's share) (sim/cost-cpu.c term 3); restated
+ * here, each row goes with its own share, not with the mean of all rows' (the d3 PP2 row
+ * of the CPU-loop table: rows timed at 0.19-0.34 of a core, one share for all). The work
+ * per second on a CPU is assumed the same in every row's window (schedstat does not see a
+ * neighbour's cache and memory traffic). Unchanged when either share is unknown (0). */
+static double
+at_cal_share (double rate, double row_share, double cal_share)
+{
+  return row_share > 0 && row_share <= 1 && cal_share > 0 && cal_share <= 1
+         ? rate * cal_share / row_share : rate;
+}
+
 TopoProfile *
 exec_calibration_to_profile (const ExecCalibration *cal)
 {
@@ -55,12 +72,18 @@ exec_calibration_to_profile (const ExecCalibration *cal)
   p->host = g_strdup (cal->host);
   p->date = g_strdup (cal->date);
   p->ranks = (guint) MAX (cal->ranks, 1);
+  const ExecContentionRow *ct = &cal->contention;
+  const gboolean contention = ct->cores > 0 && ct->wrong == 0 && ct->gemm_alone_s > 0
+                              && ct->gemm_coll_s > 0 && ct->coll_s > 0;
+  const double S = contention && ct->compute_share > 0 && ct->compute_share <= 1
+                   ? ct->compute_share : 0.0;
   for (guint i = 0; i < cal->gemm->len; i++)
     {
       const ExecGemmRow *g = &g_array_index (cal->gemm, ExecGemmRow, i);
       if (g->wrong == 0 && g->flops_per_s > 0)
         topo_profile_add_gemm (p, (guint64) g->m, (guint64) g->n, (guint64) g->k,
-                               cal_topo_dtype (g->dtype), g->flops_per_s);
+                               cal_topo_dtype (g->dtype),
+                               at_cal_share (g->flops_per_s, g->share, S));
     }
   if (cal->memory.bytes > 0 && cal->memory.wrong == 0)
     {
@@ -77,26 +100,24 @@ exec_calibration_to_profile (const ExecCalibration *cal)
       /* the CPU kernels work in FP32 */
       TopoProfileAttn row = { (guint64) sh->b, (guint64) sh->heads, (guint64) sh->kv_heads,
                               (guint64) sh->s_q, (guint64) sh->s_kv, (guint64) sh->head_dim,
-                              sh->causal, TOPO_DTYPE_FP32, a->fwd_flops_per_s,
-                              a->bwd_flops_per_s };
+                              sh->causal, TOPO_DTYPE_FP32,
+                              at_cal_share (a->fwd_flops_per_s, a->fwd_share, S),
+                              at_cal_share (a->bwd_flops_per_s, a->bwd_share, S) };
       topo_profile_add_attention (p, &row);
     }
   for (guint i = 0; i < cal->kernels->len; i++)
     {
       const ExecKernelRow *k = &g_array_index (cal->kernels, ExecKernelRow, i);
       if (k->wrong == 0)
-        topo_profile_add_kernel (p, k->kind, k->elements, k->Bps);
+        topo_profile_add_kernel (p, k->kind, k->elements, at_cal_share (k->Bps, k->share, S));
     }
-  const ExecContentionRow *ct = &cal->contention;
-  if (ct->cores > 0 && ct->wrong == 0 && ct->gemm_alone_s > 0 && ct->gemm_coll_s > 0
-      && ct->coll_s > 0)
+  if (contention)
     p->contention = (TopoProfileContention) {
       .cores = (guint) ct->cores, .blas_threads = (guint) MAX (ct->blas_threads, 1),
       .progress_threads = (guint) MAX (ct->progress_threads, 0), .gemm_m = (guint64) ct->gemm_m,
       .gemm_alone_s = ct->gemm_alone_s, .gemm_coll_s = ct->gemm_coll_s,
       .coll_bytes = ct->coll_bytes, .coll_s = ct->coll_s,
-      .compute_share = ct->compute_share > 0 && ct->compute_share <= 1 ? ct->compute_share
-                                                                        : 0 };
+      .compute_share = S };
   return p;
 }
 

@@ -213,7 +213,7 @@ cal_window_sched (double sample[2])
     sample[0] = sample[1] = -1;
 }
 
-void
+double
 cal_windows_keep (const double *w, const double (*before)[2], const double (*after)[2], int n,
                   double median)
 {
@@ -225,9 +225,27 @@ cal_windows_keep (const double *w, const double (*before)[2], const double (*aft
           {
             kept_sched[0] += run;
             kept_sched[1] += wait;
+            return run / (run + wait);
           }
-        return;
+        return 0.0;
       }
+  return 0.0;
+}
+
+void
+cal_share_sum (double share, double *sum, double *count)
+{
+  if (share > 0 && share <= 1)
+    {
+      *sum += share;
+      *count += 1;
+    }
+}
+
+double
+cal_share_mean (double sum, double count)
+{
+  return count > 0 ? MIN (sum / count, 1.0) : 0.0;
 }
 
 double
@@ -247,7 +265,7 @@ cal_kept_reset (void)
  * call (calibrate-private.h). */
 gboolean
 cal_time_calls (ExecStream *s, const CalTiming *tm, CalCallFunc call, gpointer data,
-                double *mean_s, int *reps_out, GError **error)
+                double *mean_s, int *reps_out, double *share_out, GError **error)
 {
   double t0 = cal_now_s ();
   call (data);
@@ -269,8 +287,10 @@ cal_time_calls (ExecStream *s, const CalTiming *tm, CalCallFunc call, gpointer d
       cal_window_sched (after[i]);
     }
   *mean_s = cal_median (sorted, CAL_WINDOWS);
-  cal_windows_keep (w, (const double (*)[2]) before, (const double (*)[2]) after, CAL_WINDOWS,
-                    *mean_s);
+  const double share = cal_windows_keep (w, (const double (*)[2]) before,
+                                         (const double (*)[2]) after, CAL_WINDOWS, *mean_s);
+  if (share_out != NULL)
+    *share_out = share;
   *reps_out = per * CAL_WINDOWS;
   return TRUE;
 }

@@ -54,6 +54,11 @@ typedef struct {
   /* This rank's fastest and slowest timing window, per call: their distance over time_s
    * is the row's spread (measurement hygiene, issue 14). */
   double    window_min_s, window_max_s;
+  /* Added after the fields above: the core share the kept (median) window ran at, mean
+   * over the ranks that could read it (schedstat; 0 = unknown). On a loaded host each row
+   * is timed at its own share; exec_calibration_to_profile restates flops_per_s at the
+   * calibration's share (contention.compute_share). */
+  double    share;
 } ExecGemmRow;
 
 typedef struct {
@@ -104,6 +109,9 @@ typedef struct {
   int      reps;                /* timed repetitions of each, per rank */
   gint64   wrong;               /* checked outputs off the double reference, over ranks */
   gboolean from_plan;
+  /* Added after the fields above: the core share of the forward's and the backward's
+   * kept window (ExecGemmRow.share) */
+  double   fwd_share, bwd_share;
 } ExecAttnRow;
 
 /* One size of a memory-bound kind (forward and _grad kinds are separate rows). */
@@ -115,6 +123,7 @@ typedef struct {
                                    counting: topology/presets/README.md) / (time - launch) */
   int        reps;
   gint64     wrong;
+  double     share;             /* added: the kept window's core share (ExecGemmRow.share) */
 } ExecKernelRow;
 
 /* What an all-reduce in flight took from a GEMM loop on every rank (calibrate-contention.c;

@@ -293,6 +293,16 @@ test_profile_rows (void)
 
 /* ---- calibration -------------------------------------------------------------------------- */
 
+/* A measured time t at the row's share s as the profile restates it at the calibration's
+ * share S: the kernel time (t less the call overhead) x s / S, plus the overhead; t when
+ * either share is unknown (0). */
+static double
+at_share (const ExecCalibration *cal, double t, double s, double S)
+{
+  const double kernel = cal_kernel_time (cal, t);
+  return s > 0 && S > 0 ? kernel * s / S + (t - kernel) : t;
+}
+
 /* The checks every calibration must pass, on rank 0's record: every row checked and
  * right, a cluster JSON the strict loader accepts, and a cost model over it that
  * predicts each measured GEMM, attention core, memory-bound kernel and all-reduce (on the
@@ -352,7 +362,11 @@ check_calibration (const ExecCalibration *cal, gboolean quick, int ranks)
                             "tandem calibrate on "));
 
   /* the cost model over the file predicts each measured GEMM: the profile's rate takes
-   * out the call overhead that the model adds back as launch_overhead_us */
+   * out the call overhead that the model adds back as launch_overhead_us, and where the
+   * profile has the calibration's core share S (contention measured, 2 ranks), each row's
+   * kernel time is restated from its own kept window's share s at S: t_kernel s / S
+   * (exec/calibrate-profile.c; without S, or a row's share unknown, the measured time) */
+  const double S = cl->profile->contention.compute_share;
   g_autoptr (SimCost) cost = sim_cost_new (cl, NULL, NULL);
   for (guint i = 0; i < cal->gemm->len; i++)
     {
@@ -360,9 +374,9 @@ check_calibration (const ExecCalibration *cal, gboolean quick, int ranks)
       ModelOp op = { .name = "gemm", .kind = MODEL_OP_GEMM, .m = g->m, .n = g->n, .k = g->k,
                      .fwd_flops = 2.0 * g->m * g->n * g->k };
       const double t = sim_cost_op_s (cost, &op, TOPO_DTYPE_FP32, FALSE);
-      g_test_message ("%d x %d x %d: measured %.3f us, predicted %.3f us", g->m, g->n, g->k,
-                      g->time_s * 1e6, t * 1e6);
-      assert_rel (t, g->time_s, 1e-9);
+      g_test_message ("%d x %d x %d: measured %.3f us at a share of %.3f, predicted %.3f us "
+                      "at %.3f", g->m, g->n, g->k, g->time_s * 1e6, g->share, t * 1e6, S);
+      assert_rel (t, at_share (cal, g->time_s, g->share, S), 1e-9);
     }
   /* the attention core and the memory-bound kernels: every row checked and right (quick
    * grid: 7 attention shapes; 13 kinds x 3 sizes, exec/calibrate-kernels.c), all in the
@@ -400,8 +414,8 @@ check_calibration (const ExecCalibration *cal, gboolean quick, int ranks)
                       "backward %.3f ms (%.2f GFLOP/s)", sh->b, sh->heads, sh->kv_heads,
                       sh->s_q, sh->head_dim, a->fwd_s * 1e3, a->fwd_flops_per_s / 1e9,
                       a->bwd_s * 1e3, a->bwd_flops_per_s / 1e9);
-      assert_rel (tf, a->fwd_s, 1e-9);
-      assert_rel (tb, a->bwd_s, 1e-9);
+      assert_rel (tf, at_share (cal, a->fwd_s, a->fwd_share, S), 1e-9);
+      assert_rel (tb, at_share (cal, a->bwd_s, a->bwd_share, S), 1e-9);
     }
   g_assert_cmpuint (cal->kernels->len, ==, 3 * TOPO_KERNEL_N);
   for (guint i = 0; i < cal->kernels->len; i++)
@@ -428,7 +442,7 @@ check_calibration (const ExecCalibration *cal, gboolean quick, int ranks)
         }
       g_test_message ("%-15s %9" G_GUINT64_FORMAT " elements: %.4f ms, %.2f GB/s",
                       topo_kernel_name (k->kind), k->elements, k->time_s * 1e3, k->Bps / 1e9);
-      assert_rel (t, k->time_s, 1e-9);
+      assert_rel (t, at_share (cal, k->time_s, k->share, S), 1e-9);
     }
   if (ranks < 2)
     return;
@@ -544,7 +558,8 @@ test_launch (void)
  *   row 2: windows 1, 1, 4 ms, the first of equal times kept: (2.0, 0): the tally is
  *          3.5 on CPU, 0.5 waiting: 0.875;
  *   row 3: its kept window's sample unreadable (-1): skipped, still 0.875.
- * After a reset the tally is empty: 0. */
+ * Each call returns its kept window's own share: 0.75, 2.0 / (2.0 + 0) = 1, and 0 for
+ * the unreadable one. After a reset the tally is empty: 0. */
 static void
 test_kept_share (void)
 {
@@ -553,19 +568,107 @@ test_kept_share (void)
   const double w1[3] = { 3e-3, 1e-3, 2e-3 };
   const double b1[3][2] = { { 0, 0 }, { 1.0, 2.0 }, { 1.5, 2.0 } };
   const double a1[3][2] = { { 1.0, 2.0 }, { 1.5, 2.0 }, { 3.0, 2.5 } };
-  cal_windows_keep (w1, b1, a1, 3, 2e-3);
+  g_assert_cmpfloat (fabs (cal_windows_keep (w1, b1, a1, 3, 2e-3) - 0.75), <, 1e-12);
   g_assert_cmpfloat (fabs (cal_kept_share () - 0.75), <, 1e-12);
   const double w2[3] = { 1e-3, 1e-3, 4e-3 };
   const double b2[3][2] = { { 10.0, 1.0 }, { 12.0, 1.0 }, { 13.0, 1.0 } };
   const double a2[3][2] = { { 12.0, 1.0 }, { 13.0, 1.0 }, { 14.0, 3.0 } };
-  cal_windows_keep (w2, b2, a2, 3, 1e-3);
+  g_assert_cmpfloat (cal_windows_keep (w2, b2, a2, 3, 1e-3), ==, 1.0);
   g_assert_cmpfloat (fabs (cal_kept_share () - 0.875), <, 1e-12);
   const double b3[3][2] = { { -1, -1 }, { 0, 0 }, { 0, 0 } };
   const double a3[3][2] = { { 5.0, 0 }, { 1.0, 1.0 }, { 1.0, 1.0 } };
-  cal_windows_keep (w2, b3, a3, 3, 1e-3);
+  g_assert_cmpfloat (cal_windows_keep (w2, b3, a3, 3, 1e-3), ==, 0.0);
   g_assert_cmpfloat (fabs (cal_kept_share () - 0.875), <, 1e-12);
   cal_kept_reset ();
   g_assert_cmpfloat (cal_kept_share (), ==, 0.0);
+}
+
+/* Each row's rate restated at the calibration's core share (exec/calibrate-profile.c), and
+ * the prediction of a run that measured its own share, by hand. A calibration of 2 ranks
+ * on 2 cores whose kept windows ran, over all rows, at S = 0.5 of a core; call overhead
+ * 2 us (the cost model adds it back, outside the rates):
+ *   GEMM 256^3 (2^25 FLOPs) at 8e9 FLOP/s, its window at s = 0.25: kernel 2^25 / 8e9 =
+ *     4.194304 ms of which 0.25 on a CPU, 1.048576 ms; at S it takes 2.097152 ms: the
+ *     rate 8e9 x 0.5 / 0.25 = 1.6e10;
+ *   GEMM 512^3 (2^28) at 1.6e10, s = 1: 16.777216 ms all on a CPU, at S 33.554432 ms:
+ *     1.6e10 x 0.5 = 8e9;
+ *   attention 1 x 2/2 heads of 64 at 512, causal: forward 3e9 at s = 0.6 -> 3e9 x 0.5 /
+ *     0.6 = 2.5e9, backward 5e9 at 0.4 -> 6.25e9;
+ *   kernels: norm of 65536 at 1e10 B/s, s = 0.5 = S -> 1e10; rotary of 65536 at 2e10,
+ *     share unknown (0) -> 2e10 unchanged.
+ * A run whose slowest rank got 0.8 of a core: compute_scale S / 0.8 = 0.625 (term 3), so
+ * the 256^3 GEMM takes (2^25 / 1.6e10 + 2e-6) x 0.625 = 1.31197 ms = its 1.048576 ms on
+ * a CPU / 0.8 + 1.25 us, where one share for all rows (the rate 8e9 as measured) gave
+ * (4.194304 ms + 2 us) x 0.625 = 2.622690 ms, twice; the 512^3 GEMM (2^28 / 8e9 + 2e-6)
+ * x 0.625 = 20.97277 ms (16.777216 / 0.8 + 1.25 us) where one share gave 10.48701 ms.
+ * Without a contention object (no S) every rate stays as measured. */
+static void
+test_row_share (void)
+{
+  g_autoptr (ExecCalibration) cal = exec_calibration_new ("cpu");
+  cal->host = g_strdup ("hand");
+  cal->date = g_strdup ("2026-12-03T00:00:00Z");
+  cal->ranks = cal->ranks_per_host = 2;
+  cal->host_memory_bytes = G_GUINT64_CONSTANT (8) << 30;
+  cal->launch_s = 2e-6;
+  cal->memory = (ExecMemRow) { .bytes = 1 << 20, .reps = 1, .copy_GBps = 10, .triad_GBps = 10 };
+  const ExecGemmRow g[2] = {
+    { .m = 256, .n = 256, .k = 256, .dtype = EXEC_DTYPE_F32, .flops_per_s = 8e9, .reps = 3,
+      .share = 0.25 },
+    { .m = 512, .n = 512, .k = 512, .dtype = EXEC_DTYPE_F32, .flops_per_s = 1.6e10,
+      .reps = 3, .share = 1.0 },
+  };
+  g_array_append_vals (cal->gemm, g, 2);
+  const ExecAttnRow a = { .shape = { 1, 2, 2, 512, 512, 64, TRUE }, .fwd_flops_per_s = 3e9,
+                          .bwd_flops_per_s = 5e9, .reps = 3, .fwd_share = 0.6,
+                          .bwd_share = 0.4 };
+  g_array_append_val (cal->attention, a);
+  const ExecKernelRow k[2] = {
+    { .kind = TOPO_KERNEL_NORM, .elements = 65536, .Bps = 1e10, .reps = 3, .share = 0.5 },
+    { .kind = TOPO_KERNEL_ROTARY, .elements = 65536, .Bps = 2e10, .reps = 3 },
+  };
+  g_array_append_vals (cal->kernels, k, 2);
+
+  /* no contention measured: no S, the rates as measured */
+  {
+    g_autoptr (TopoProfile) p = exec_calibration_to_profile (cal);
+    g_assert_cmpfloat (g_array_index (p->gemm, TopoProfileGemm, 0).flops_per_s, ==, 8e9);
+    g_assert_cmpfloat (g_array_index (p->gemm, TopoProfileGemm, 1).flops_per_s, ==, 1.6e10);
+    g_assert_cmpfloat (g_array_index (p->attention, TopoProfileAttn, 0).fwd_flops_per_s, ==,
+                       3e9);
+  }
+  cal->contention = (ExecContentionRow) { .cores = 2, .blas_threads = 1, .progress_threads = 1,
+                                          .gemm_m = 256, .gemm_alone_s = 1e-3,
+                                          .gemm_coll_s = 1.5e-3, .coll_bytes = 4194304,
+                                          .coll_s = 5e-3, .reps = 3, .n_coll = 1,
+                                          .compute_share = 0.5 };
+  g_autoptr (TopoProfile) p = exec_calibration_to_profile (cal);
+  g_assert_cmpfloat (p->contention.compute_share, ==, 0.5);
+  assert_rel (g_array_index (p->gemm, TopoProfileGemm, 0).flops_per_s, 1.6e10, 1e-15);
+  assert_rel (g_array_index (p->gemm, TopoProfileGemm, 1).flops_per_s, 8e9, 1e-15);
+  assert_rel (g_array_index (p->attention, TopoProfileAttn, 0).fwd_flops_per_s, 2.5e9, 1e-15);
+  assert_rel (g_array_index (p->attention, TopoProfileAttn, 0).bwd_flops_per_s, 6.25e9, 1e-15);
+  assert_rel (g_array_index (p->kernels[TOPO_KERNEL_NORM], TopoProfileKernel, 0).Bps, 1e10,
+              1e-15);
+  g_assert_cmpfloat (g_array_index (p->kernels[TOPO_KERNEL_ROTARY], TopoProfileKernel, 0).Bps,
+                     ==, 2e10);
+
+  /* the cluster JSON of it, and the run at 0.8 of a core */
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = exec_calibration_to_cluster_json (cal, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (TopoCluster) cl = topo_cluster_new_from_data (text, -1, "hand.json", &error);
+  g_assert_no_error (error);
+  SimCostOptions o;
+  sim_cost_options_init (&o, cl);
+  o.cpu_share = 0.8;
+  g_autoptr (SimCost) cost = sim_cost_new (cl, NULL, &o);
+  ModelOp op = { .name = "gemm", .kind = MODEL_OP_GEMM, .m = 256, .n = 256, .k = 256,
+                 .fwd_flops = 33554432.0 };
+  assert_rel (sim_cost_op_s (cost, &op, TOPO_DTYPE_FP32, FALSE), 1.31197e-3, 1e-12);
+  op.m = op.n = op.k = 512;
+  op.fwd_flops = 268435456.0;
+  assert_rel (sim_cost_op_s (cost, &op, TOPO_DTYPE_FP32, FALSE), 20.97277e-3, 1e-12);
 }
 
 int
@@ -586,6 +689,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/nccl-tests/format-na-bandwidth", test_format_na_bandwidth);
   g_test_add_func ("/exec/calibrate/profile-rows", test_profile_rows);
   g_test_add_func ("/exec/calibrate/kept-share", test_kept_share);
+  g_test_add_func ("/exec/calibrate/row-share", test_row_share);
   g_test_add_func ("/exec/calibrate/single-process", test_single_process);
   g_test_add_func ("/exec/calibrate/mpi-2-ranks", test_launch);
   return g_test_run ();
