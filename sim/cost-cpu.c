@@ -39,6 +39,10 @@
  *     measures its own (SimCostOptions.cpu_share: `tandem run`'s load-corrected line)
  *     replaces term 1 by cal_share / share, since both shares already hold every
  *     reason the thread waited (others, more threads than cores, the progress thread).
+ *     Under load each calibration row is timed at its own share s_i (seconds apart, the
+ *     others' load changing in between); tandem calibrate restates each row's rate at
+ *     cal_share (rate cal_share / s_i, exec/calibrate-profile.c), so the one factor here
+ *     gives each row its own on-CPU time over the run's share.
  *
  *  4. The ranks drift apart between collectives. A rank that waits for a core does so
  *     in whole waits: the scheduler runs a thread for a while, preempts it, runs it again

@@ -177,7 +177,9 @@ typedef struct {
                                          while runnable over the timing windows the
                                          profile's compute rates come from (each row's
                                          median window; on CPU / (on CPU + waiting),
-                                         schedstat); 0 = not measured */
+                                         schedstat); 0 = not measured. tandem calibrate
+                                         restates each row's rate at this share from the
+                                         row's own window's (exec/calibrate-profile.c) */
 } TopoProfileContention;
 
 typedef struct {
