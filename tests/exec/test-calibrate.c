@@ -605,9 +605,7 @@ test_kept_share (void)
 static void
 test_row_share (void)
 {
-  g_autoptr (ExecCalibration) cal = exec_calibration_new ("cpu");
-  cal->host = g_strdup ("hand");
-  cal->date = g_strdup ("2026-12-03T00:00:00Z");
+  g_autoptr (ExecCalibration) cal = exec_calibration_new ("cpu");   /* this host, now */
   cal->ranks = cal->ranks_per_host = 2;
   cal->host_memory_bytes = G_GUINT64_CONSTANT (8) << 30;
   cal->launch_s = 2e-6;
