@@ -1101,6 +1101,11 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   /* RoPE unfused where the notes say so ("unfused RoPE": the framework's configuration
    * for the run leaves apply_rope_fusion off; plan --no-rope-fusion) */
   p->no_rope_fusion = contains_ci (get (csv, row, "notes"), "unfused RoPE");
+  /* Transformer Engine's cross entropy (plan --cross-entropy-fusion-impl te) in the
+   * Megatron-Bridge performance runs: the scripts that produced these tables set
+   * cross_entropy_fusion_impl = "te" for every recipe (Megatron-Bridge
+   * scripts/performance/utils/helpers.py, set_common_perf_overrides) */
+  p->te_cross_entropy = contains_ci (get (csv, row, "framework"), "Megatron-Bridge");
   p->tp_comm_overlap = strstr (get (csv, row, "notes"), "tp-comm-overlap") != NULL
                        || (c->stack->tp_comm_overlap == FW_OPT_DEFAULT && tp > 1);
   if (c->stack->grad_reduce_bf16)

@@ -887,6 +887,28 @@ test_cp_comm_default (void)
     }
 }
 
+/* The cross entropy: Transformer Engine's where the framework cell names Megatron-Bridge
+ * (its performance scripts set cross_entropy_fusion_impl "te" for every recipe), the
+ * native one elsewhere, NeMo's older launcher and Megatron-Core included (cp_row's
+ * 16-GPU CP2 plan; the framework cell is all that differs). */
+static void
+test_cross_entropy_impl (void)
+{
+  static const struct { const char *fw; gboolean want; } rows[] = {
+    { "NeMo Megatron-Bridge 25.11 (Megatron-Core)", TRUE },
+    { "megatron-bridge", TRUE },
+    { "NeMo 24.07", FALSE },
+    { "Megatron-Core", FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = cp_row (rows[i].fw, "");
+      if (!c->ready || c->plan.te_cross_entropy != rows[i].want)
+        g_error ("'%s': te_cross_entropy %d, expected %d (%s)", rows[i].fw,
+                 c->plan.te_cross_entropy, rows[i].want, c->skip_reason ? c->skip_reason : "");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -901,6 +923,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/pp-microbatches", test_pp_microbatches);
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
   g_test_add_func ("/results/mapping/cp-comm-default", test_cp_comm_default);
+  g_test_add_func ("/results/mapping/cross-entropy-impl", test_cross_entropy_impl);
   g_test_add_func ("/results/mapping/ranking", test_ranking);
   g_test_add_func ("/results/mapping/explain", test_explain);
   g_test_add_func ("/results/mapping/unstated", test_unstated);

@@ -509,11 +509,15 @@ test_plan_shape (void)
  *       probabilities 4 T k = 524,288: 783,810,560 (the experts' outputs are not kept:
  *       Megatron-Core weights the copies in the activation);
  *     48 x 1,258,815,488 = 60,423,143,424, plus the last stage's final-norm and logits
- *       inputs 2 a T h = 134,217,728 and fp32 softmax 4 T V = 9,957,277,696, and the
- *       first stage's token ids 8 T = 131,072: 70,514,769,920;
+ *       inputs 2 a T h = 134,217,728 and the logits Transformer Engine's cross entropy keeps
+ *       (the Bridge runs' cross_entropy_fusion_impl "te"), bf16 a T V = 4,978,638,848,
+ *       and the first stage's token ids 8 T = 131,072: 65,536,131,072;
  *   comm buffers: one overlapped gradient bucket, 160,000,000;
- *   reserve 5% of the 137,132,774,400 above + 1.5 GiB = 8,467,251,456;
- *   total 145,600,025,856 B = 135.6 GiB of 186 GB: fits. (Before the dense GEMM inputs
+ *   reserve 5% of the 132,154,135,552 above + 1.5 GiB = 6,607,706,778 (rounded up) + 1,610,612,736
+ *     = 8,218,319,514;
+ *   total 140,372,455,066 B = 130.7 GiB of 186 GB: fits. (With the native cross
+ *   entropy's fp32 softmax 4 T V = 9,957,277,696: 70,514,769,920 B of activations,
+ *   135.6 GiB.) (Before the dense GEMM inputs
  *   were counted as TE's FP8 copies: 75,195,613,184 B of activations, 140.2 GiB.) (Before the experts' outputs
  *   were dropped and FP8 inputs counted at 1 B, the experts held 1,678,245,888 B a layer
  *   and the plan needed 193 GiB: "OOM predicted".) */
@@ -534,26 +538,27 @@ test_row_709_fits (void)
   g_assert_cmpuint (st->bytes[PLAN_MEM_PARAMS], ==, 10329919488ull);
   g_assert_cmpuint (st->bytes[PLAN_MEM_GRADS], ==, 10329919488ull);
   g_assert_cmpuint (st->bytes[PLAN_MEM_OPTIMIZER], ==, 45798165504ull);
-  g_assert_cmpuint (st->bytes[PLAN_MEM_ACTIVATIONS], ==, 70514769920ull);
+  g_assert_cmpuint (st->bytes[PLAN_MEM_ACTIVATIONS], ==, 65536131072ull);
   g_assert_cmpuint (st->bytes[PLAN_MEM_COMM_BUFFERS], ==, 160000000ull);
-  g_assert_cmpuint (st->bytes[PLAN_MEM_RESERVE], ==, 8467251456ull);
-  g_assert_cmpuint (st->total, ==, 145600025856ull);
+  g_assert_cmpuint (st->bytes[PLAN_MEM_RESERVE], ==, 8218319514ull);
+  g_assert_cmpuint (st->total, ==, 140372455066ull);
   g_assert_cmpuint (m.capacity_bytes, ==, 186000000000ull);
   g_assert_true (m.fits);
   plan_memory_clear (&m);
 
   /* --recompute-modules moe_act: the fc2 input (103,809,024 B a layer) is recomputed,
-   * 48 x 103,809,024 = 4,982,833,152 less: 65,531,936,768; moe: the whole MoE MLP
-   * (783,810,560 B a layer) is, 48 x 783,810,560 = 37,622,906,880 less: 32,891,863,040 */
+   * 48 x 103,809,024 = 4,982,833,152 less than 65,536,131,072: 60,553,297,920; moe: the
+   * whole MoE MLP (783,810,560 B a layer) is, 48 x 783,810,560 = 37,622,906,880 less:
+   * 27,913,224,192 */
   Plan p = c->plan;
   g_assert_cmpuint (p.moe_recompute, ==, 0);
   p.moe_recompute = PLAN_MOE_RECOMPUTE_ACT;
   plan_memory_compute (c->model, &p, c->cluster, &m);
-  g_assert_cmpuint (m.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 65531936768ull);
+  g_assert_cmpuint (m.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 60553297920ull);
   plan_memory_clear (&m);
   p.moe_recompute = PLAN_MOE_RECOMPUTE_LAYER | PLAN_MOE_RECOMPUTE_ACT;
   plan_memory_compute (c->model, &p, c->cluster, &m);
-  g_assert_cmpuint (m.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 32891863040ull);
+  g_assert_cmpuint (m.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 27913224192ull);
   plan_memory_clear (&m);
   res_published_case_free (c);
 }
