@@ -257,6 +257,17 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
       printf ("  framework: %s%s\n", stack->name,
               opts.cost.extrapolated ? " (extrapolated: no fitted calibration or published "
                                        "run behind this device and stack)" : "");
+      /* the stack's sharding is what validate fills an unstated row with; predict's plan
+       * takes Megatron's flag default (none) whatever the stack, so an FSDP stack (its
+       * default shards gradients or parameters) says so when the plan shards less, rather
+       * than time a plan its users would not run unasked (HSDP is FSDP in groups) */
+      if (framework != NULL && stack->default_sharding >= FW_SHARD_ZERO2
+          && (int) p->plan.sharding < (int) stack->default_sharding)
+        printf ("  note: the %s stack shards as %s where a run does not say; this plan runs "
+                "%s (--sharding %s to follow the stack)\n", stack->name,
+                fw_sharding_name (stack->default_sharding),
+                plan_sharding_name (p->plan.sharding),
+                fw_sharding_name (stack->default_sharding));
       if (fit != NULL)
         {
           printf ("\n");

@@ -583,6 +583,37 @@ test_predict_bubble_warning (void)
   run_result_clear (&r);
 }
 
+/* An FSDP stack named by --framework says when the plan shards less than the stack's
+ * default (pytorch-fsdp: zero3 in its preset; Megatron's flag default is none), and says
+ * nothing once the plan follows it or for megatron-core (zero1 is not FSDP). Llama 3 8B on
+ * 64 H100 at TP 8 fits unsharded (dp 8). */
+static void
+test_predict_stack_sharding_note (void)
+{
+  static const struct { const char *flags; gboolean note; } cases[] = {
+    { "--framework pytorch-fsdp", TRUE },
+    { "--framework pytorch-fsdp --sharding zero3", FALSE },
+    { "--framework megatron-core", FALSE },
+    { "", FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RunResult r = { 0 };
+      g_autofree char *args = g_strdup_printf ("predict --model llama3-8b --gpus 64 --tp 8 "
+                                               "--gbs 64 --no-db %s", cases[i].flags);
+      run_tandem (args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      const char *note = "  note: the pytorch-fsdp stack shards as zero3 where a run does "
+                         "not say; this plan runs none (--sharding zero3 to follow the "
+                         "stack)\n";
+      if (cases[i].note)
+        g_assert_nonnull (strstr (r.out, note));
+      else
+        g_assert_null (strstr (r.out, "note: the"));
+      run_result_clear (&r);
+    }
+}
+
 /* tandem predict --json carries the contract's keys; the trace is Chrome Trace JSON with
  * one process per pipeline stage's rank, named stream threads and paired flow arrows;
  * the prediction is stored and `tandem runs` lists it. */
@@ -922,6 +953,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/errors/preset-names-any-case", test_preset_names_any_case);
   g_test_add_func ("/cli/plan/recompute-activations", test_recompute_activations);
   g_test_add_func ("/cli/predict/bubble-warning", test_predict_bubble_warning);
+  g_test_add_func ("/cli/predict/stack-sharding-note", test_predict_stack_sharding_note);
   g_test_add_func ("/cli/predict/trace-store", test_predict_trace_store);
   g_test_add_func ("/cli/predict/oom", test_predict_oom);
   g_test_add_func ("/cli/predict/trace-escaped", test_trace_escaped);
