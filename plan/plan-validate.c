@@ -333,6 +333,11 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                     largest_divisor_at_most ((int) model->n_kv_heads, plan->tp));
   if (plan->tp == 1)
     plan->sequence_parallel = FALSE;   /* Megatron disables SP without TP */
+  /* Megatron-LM (arguments.py) asserts sequence parallelism with --tp-comm-overlap: the
+   * overlapped all-gather and reduce-scatter are SP's (search's space keeps the same rule) */
+  if (plan->tp_comm_overlap && plan->tp > 1 && !plan->sequence_parallel)
+    return invalid (error, "--tp-comm-overlap needs sequence parallelism with tp %d, as "
+                    "Megatron-LM asserts (hint: add --sequence-parallel)", plan->tp);
 
   /* Sequence. */
   if (plan->seq_length == 0)

@@ -322,6 +322,30 @@ test_precision_no_peak (Fixture *f, gconstpointer data)
     }
 }
 
+/* --tp-comm-overlap overlaps sequence parallelism's all-gather and reduce-scatter, so
+ * without SP at tp > 1 it is refused as Megatron-LM's arguments.py asserts; with SP it
+ * resolves, and at tp 1 (no TP communication, SP off) it is harmless. */
+static void
+test_tp_overlap_needs_sp (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_false (parse_and_resolve (f, "--tp 8 --pp 1 --gpus 8 --gbs 8 --tp-comm-overlap",
+                                     &error));
+  g_assert_cmpstr (error->message, ==, "--tp-comm-overlap needs sequence parallelism with "
+                   "tp 8, as Megatron-LM asserts (hint: add --sequence-parallel)");
+  g_clear_error (&error);
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_true (parse_and_resolve (f, "--tp 8 --pp 1 --gpus 8 --gbs 8 --tp-comm-overlap "
+                                    "--sequence-parallel", &error));
+  g_assert_no_error (error);
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_true (parse_and_resolve (f, "--tp 1 --pp 1 --gpus 8 --gbs 8 --tp-comm-overlap",
+                                    &error));
+  g_assert_no_error (error);
+}
+
 /* HSDP over dp = 16384 / 8 = 2048 DP ranks with shard groups of 8: sharded state is
  * divided by 8 (x cp = 1), replicated 256 times. ZeRO-3 divides by all 2048. */
 static void
@@ -727,6 +751,8 @@ main (int argc, char **argv)
   g_test_add ("/plan/precision-fp4", Fixture, NULL, setup, test_precision_fp4, teardown);
   g_test_add ("/plan/fp8-recipe", Fixture, NULL, setup, test_fp8_recipe, teardown);
   g_test_add ("/plan/precision-v100", Fixture, NULL, setup, test_precision_v100, teardown);
+  g_test_add ("/plan/tp-overlap-needs-sp", Fixture, NULL, setup, test_tp_overlap_needs_sp,
+              teardown);
   g_test_add ("/plan/precision-no-peak", Fixture, NULL, setup, test_precision_no_peak,
               teardown);
   g_test_add ("/plan/args/aliases", Fixture, NULL, setup, test_aliases, teardown);
