@@ -1106,8 +1106,11 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * cross_entropy_fusion_impl = "te" for every recipe (Megatron-Bridge
    * scripts/performance/utils/helpers.py, set_common_perf_overrides) */
   p->te_cross_entropy = contains_ci (get (csv, row, "framework"), "Megatron-Bridge");
+  /* (the stack's default overlap is of SP's collectives: none where the row runs TP
+   * without SP, which Megatron refuses with --tp-comm-overlap) */
   p->tp_comm_overlap = strstr (get (csv, row, "notes"), "tp-comm-overlap") != NULL
-                       || (c->stack->tp_comm_overlap == FW_OPT_DEFAULT && tp > 1);
+                       || (c->stack->tp_comm_overlap == FW_OPT_DEFAULT && tp > 1
+                           && p->sequence_parallel);
   if (c->stack->grad_reduce_bf16)
     p->grad_dtype = PLAN_PREC_BF16;
   /* A compiled run (--compile) where the framework or notes cell says so and the stack
