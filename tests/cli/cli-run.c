@@ -107,3 +107,13 @@ remove_tree (const char *path)
     }
   g_rmdir (path);
 }
+
+JsonNode *
+run_parse_json (const char *text)
+{
+  g_autoptr (JsonParser) p = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  if (!json_parser_load_from_data (p, text, -1, &error) || json_parser_get_root (p) == NULL)
+    g_error ("not JSON (%s): %s", error ? error->message : "empty", text);
+  return json_node_copy (json_parser_get_root (p));
+}

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 typedef struct {
   int   status;
@@ -27,3 +28,6 @@ void run_tandem_words (const char *args, const char *const *subst, const char *c
 /* Removes `path` and everything under it (made writable first; links are removed, not
  * followed): a test's temporary directory. */
 void remove_tree (const char *path);
+/* `text` (a command's --json output) parsed: a copy of its root, which the caller frees;
+ * text that is not JSON fails the test with the text. */
+JsonNode *run_parse_json (const char *text);

@@ -12,17 +12,6 @@
 
 #include "cli-run.h"
 
-
-static JsonNode *
-parse (const char *text)
-{
-  g_autoptr (JsonParser) p = json_parser_new ();
-  g_autoptr (GError) error = NULL;
-  if (!json_parser_load_from_data (p, text, -1, &error) || json_parser_get_root (p) == NULL)
-    g_error ("not JSON (%s): %s", error ? error->message : "empty", text);
-  return json_node_copy (json_parser_get_root (p));
-}
-
 static void
 assert_one_error_line (const char *err, const char *needle)
 {
@@ -59,8 +48,8 @@ test_model_flags (void)
   g_autofree char *preset = g_strdup_printf ("predict --model llama3-8b %s", plan);
   run_tandem (preset, &b);
   g_assert_cmpint (b.status, ==, 0);
-  g_autoptr (JsonNode) ja = parse (a.out);
-  g_autoptr (JsonNode) jb = parse (b.out);
+  g_autoptr (JsonNode) ja = run_parse_json (a.out);
+  g_autoptr (JsonNode) jb = run_parse_json (b.out);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (ja), "model"), ==,
                    "megatron-L32-h4096-a32-swiglu");
   g_assert_cmpfloat (member_double (ja, "step_time_s", NULL), ==,
@@ -80,8 +69,8 @@ test_model_flags (void)
     "--seq-length 8192 --json");
   run_tandem (padded, &a);
   run_tandem ("memory --model llama3-8b --gpus 8 --tp 8 --gbs 8 --seq-length 8192 --json", &b);
-  g_autoptr (JsonNode) pa = parse (a.out);
-  g_autoptr (JsonNode) pb = parse (b.out);
+  g_autoptr (JsonNode) pa = run_parse_json (a.out);
+  g_autoptr (JsonNode) pb = run_parse_json (b.out);
   g_assert_cmpfloat (member_double (pa, "peak_bytes", NULL), >,
                      member_double (pb, "peak_bytes", NULL));
   run_result_clear (&a);
@@ -125,7 +114,7 @@ test_import_megatron (void)
                                            "8192 --db %s --json", db);
   run_tandem (args, &r);
   g_assert_cmpint (r.status, ==, 0);
-  g_autoptr (JsonNode) root = parse (r.out);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
   JsonObject *o = json_node_get_object (root);
   g_assert_cmpstr (json_object_get_string_member (o, "format"), ==, "megatron");
   g_assert_cmpfloat_with_epsilon (member_double (root, "measured", "step_time_s"), 6.72575,
@@ -149,7 +138,7 @@ test_import_megatron (void)
                                           db, dir);
   run_tandem (rep, &r);
   g_assert_cmpint (r.status, ==, 0);
-  g_autoptr (JsonNode) rv = parse (r.out);
+  g_autoptr (JsonNode) rv = run_parse_json (r.out);
   JsonArray *rows = json_object_get_array_member (json_node_get_object (rv), "rows");
   g_assert_cmpuint (json_array_get_length (rows), ==, 1);
   JsonObject *row = json_array_get_object_element (rows, 0);
@@ -194,7 +183,7 @@ test_import_torchtitan (void)
   run_tandem ("import-log {DATA}/logs/torchtitan.log --model llama3-8b --gpus 8 "
               "--sharding zero3 --gbs 8 --seq-length 8192 --no-db --json", &r);
   g_assert_cmpint (r.status, ==, 0);
-  g_autoptr (JsonNode) root = parse (r.out);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "format"), ==,
                    "torchtitan");
   g_assert_cmpfloat_with_epsilon (member_double (root, "measured", "step_time_s"),
@@ -214,8 +203,8 @@ test_validate_cluster (void)
   run_tandem ("validate {SRC}/data/published-runs.csv --only 2 --no-db --json --cluster "
               "{SRC}/topology/presets/h100-24k.json", &b);
   g_assert_cmpint (b.status, ==, 0);
-  g_autoptr (JsonNode) ja = parse (a.out);
-  g_autoptr (JsonNode) jb = parse (b.out);
+  g_autoptr (JsonNode) ja = run_parse_json (a.out);
+  g_autoptr (JsonNode) jb = run_parse_json (b.out);
   JsonObject *ra = json_array_get_object_element (
     json_object_get_array_member (json_node_get_object (ja), "rows"), 0);
   JsonObject *rb = json_array_get_object_element (
@@ -243,7 +232,7 @@ plan_params (const char *args, gint64 *total, gint64 *active)
   run_tandem (cmd, &r);
   if (r.status != 0)
     g_error ("plan show %s: %s", args, r.err);
-  g_autoptr (JsonNode) root = parse (r.out);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
   JsonObject *p = json_object_get_object_member (json_node_get_object (root), "parameters");
   *total = json_object_get_int_member (p, "total");
   *active = json_object_get_int_member (p, "active");
@@ -279,8 +268,8 @@ test_model_flags_moe (void)
   run_tandem (fb, &b);
   g_assert_cmpint (a.status, ==, 0);
   g_assert_cmpint (b.status, ==, 0);
-  g_autoptr (JsonNode) ja = parse (a.out);
-  g_autoptr (JsonNode) jb = parse (b.out);
+  g_autoptr (JsonNode) ja = run_parse_json (a.out);
+  g_autoptr (JsonNode) jb = run_parse_json (b.out);
   g_assert_cmpfloat (member_double (ja, "step_time_s", NULL), ==,
                      member_double (jb, "step_time_s", NULL));
   g_assert_cmpfloat (member_double (ja, "memory", "peak_bytes"), ==,
@@ -355,7 +344,7 @@ test_explain_cluster (void)
   run_tandem ("validate {SRC}/data/published-runs.csv --only 40 --no-db --json --cluster "
               "{SRC}/topology/presets/dgx-h100-superpod.json", &a);
   g_assert_cmpint (a.status, ==, 0);
-  g_autoptr (JsonNode) ja = parse (a.out);
+  g_autoptr (JsonNode) ja = run_parse_json (a.out);
   double step = json_object_get_double_member (json_array_get_object_element (
     json_object_get_array_member (json_node_get_object (ja), "rows"), 0), "predicted_step_s");
   run_result_clear (&a);

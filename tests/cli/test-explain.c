@@ -11,16 +11,6 @@
 
 #include "cli-run.h"
 
-
-static JsonNode *
-parse (const char *text)
-{
-  g_autoptr (JsonParser) p = json_parser_new ();
-  g_autoptr (GError) error = NULL;
-  g_assert_true (json_parser_load_from_data (p, text, -1, &error));
-  return json_node_copy (json_parser_get_root (p));
-}
-
 /* One error line on stderr, "tandem: error: ..." with a hint. */
 static void
 assert_one_error_line (const char *err, const char *needle)
@@ -38,7 +28,7 @@ test_glossary (void)
   RunResult r = { 0 };
   run_tandem ("show glossary --json", &r);
   g_assert_cmpint (r.status, ==, 0);
-  g_autoptr (JsonNode) root = parse (r.out);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
   JsonArray *a = json_node_get_array (root);
   g_autoptr (GHashTable) terms = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < json_array_get_length (a); i++)
@@ -200,8 +190,8 @@ test_memory_framework (void)
       run_tandem (pa, &p);
       g_assert_cmpint (m.status, ==, 3);       /* neither fits in 80 GiB */
       g_assert_cmpint (p.status, ==, 3);
-      g_autoptr (JsonNode) mj = parse (m.out);
-      g_autoptr (JsonNode) pj = parse (p.out);
+      g_autoptr (JsonNode) mj = run_parse_json (m.out);
+      g_autoptr (JsonNode) pj = run_parse_json (p.out);
       JsonObject *mo = json_node_get_object (mj);
       JsonObject *cat = json_object_get_object_member (json_array_get_object_element (
         json_object_get_array_member (mo, "stages"), 0), "categories");
@@ -268,7 +258,7 @@ test_oom_suggestions (void)
   run_tandem (args, &r);
   g_assert_cmpint (r.status, ==, 3);
   assert_one_error_line (r.err, "fit_suggestions");
-  g_autoptr (JsonNode) root = parse (r.out);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
   JsonObject *o = json_node_get_object (root);
   gint64 peak = json_object_get_int_member (o, "peak_bytes");
   gint64 cap = json_object_get_int_member (o, "capacity_bytes");
@@ -294,7 +284,7 @@ test_oom_suggestions (void)
       RunResult q = { 0 };
       g_autofree char *again = g_strdup_printf ("memory %s %s --json", plan, flags);
       run_tandem (again, &q);
-      g_autoptr (JsonNode) qr = parse (q.out);
+      g_autoptr (JsonNode) qr = run_parse_json (q.out);
       g_assert_cmpint (json_object_get_int_member (json_node_get_object (qr), "peak_bytes"),
                        ==, p);
       g_assert_cmpint (q.status, ==, p <= cap ? 0 : 3);
@@ -327,7 +317,7 @@ test_oom_combination (void)
   g_autofree char *args = g_strdup_printf ("memory %s --json", plan);
   run_tandem (args, &r);
   g_assert_cmpint (r.status, ==, 3);
-  g_autoptr (JsonNode) root = parse (r.out);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
   JsonArray *s = json_object_get_array_member (json_node_get_object (root), "fit_suggestions");
   JsonObject *first = json_array_get_object_element (s, 0);
   g_assert_true (json_object_get_boolean_member (first, "fits"));
@@ -340,7 +330,7 @@ test_oom_combination (void)
                                             json_object_get_string_member (first, "flags"));
   run_tandem (again, &q);
   g_assert_cmpint (q.status, ==, 0);
-  g_autoptr (JsonNode) qr = parse (q.out);
+  g_autoptr (JsonNode) qr = run_parse_json (q.out);
   g_assert_cmpint (json_object_get_int_member (json_node_get_object (qr), "peak_bytes"), ==,
                    json_object_get_int_member (first, "peak_bytes"));
   run_result_clear (&q);
@@ -356,7 +346,7 @@ fit_suggestions_checked (const char *plan)
   g_autofree char *args = g_strdup_printf ("memory %s --json", plan);
   run_tandem (args, &r);
   g_assert_cmpint (r.status, ==, 3);
-  JsonNode *root = parse (r.out);
+  JsonNode *root = run_parse_json (r.out);
   run_result_clear (&r);
   JsonArray *s = json_object_get_array_member (json_node_get_object (root), "fit_suggestions");
   assert_fit_order (s);
@@ -369,7 +359,7 @@ fit_suggestions_checked (const char *plan)
                                             json_object_get_string_member (e, "flags"));
       run_tandem (p, &r);
       g_assert_cmpint (r.status, ==, 0);
-      g_autoptr (JsonNode) pr = parse (r.out);
+      g_autoptr (JsonNode) pr = run_parse_json (r.out);
       JsonObject *po = json_node_get_object (pr);
       g_assert_cmpfloat (json_object_get_double_member (po, "step_time_s"), ==,
                          json_object_get_double_member (e, "step_time_s"));
@@ -387,7 +377,7 @@ memory_category (const char *plan, const char *extra, const char *cat)
   RunResult r = { 0 };
   g_autofree char *args = g_strdup_printf ("memory %s %s --json", plan, extra);
   run_tandem (args, &r);
-  g_autoptr (JsonNode) root = parse (r.out);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
   JsonObject *st = json_array_get_object_element (
     json_object_get_array_member (json_node_get_object (root), "stages"), 0);
   gint64 v = json_object_get_int_member (json_object_get_object_member (st, "categories"), cat);
@@ -548,7 +538,7 @@ test_trace_memory (void)
       g_autofree char *margs = g_strdup_printf ("memory %s %s --json", plan, schedules[k]);
       run_tandem (margs, &r);
       g_assert_cmpint (r.status, ==, 0);
-      g_autoptr (JsonNode) mem = parse (r.out);
+      g_autoptr (JsonNode) mem = run_parse_json (r.out);
       JsonArray *stages = json_object_get_array_member (json_node_get_object (mem), "stages");
       run_result_clear (&r);
       g_autofree char *pargs = g_strdup_printf ("predict %s %s --no-db --trace %s", plan,
@@ -558,7 +548,7 @@ test_trace_memory (void)
       run_result_clear (&r);
       g_autofree char *text = NULL;
       g_assert_true (g_file_get_contents (trace, &text, NULL, NULL));
-      g_autoptr (JsonNode) root = parse (text);
+      g_autoptr (JsonNode) root = run_parse_json (text);
       JsonArray *ev = json_object_get_array_member (json_node_get_object (root), "traceEvents");
       /* rank of stage s: tp 8 innermost, then pp (rank order tp-cp-ep-dp-pp, dp 1): 8 s */
       for (guint s = 0; s < json_array_get_length (stages); s++)
@@ -630,7 +620,7 @@ test_run_hygiene (void)
   g_unsetenv ("TANDEM_LOADAVG_FILE");
   g_unsetenv ("TANDEM_SCHEDSTAT_FILE");
   g_assert_cmpint (r.status, ==, 0);
-  g_autoptr (JsonNode) root = parse (r.out);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
   JsonObject *o = json_node_get_object (root);
   JsonObject *sp = json_object_get_object_member (json_object_get_object_member (o, "measured"),
                                                   "spread");
@@ -669,8 +659,8 @@ test_plan_toml_cli (void)
               "--recompute-granularity full --sequence-parallel --gbs 8 --seq-length 8192 "
               "--no-db --json", &b);
   g_assert_cmpint (b.status, ==, 0);
-  g_autoptr (JsonNode) ja = parse (a.out);
-  g_autoptr (JsonNode) jb = parse (b.out);
+  g_autoptr (JsonNode) ja = run_parse_json (a.out);
+  g_autoptr (JsonNode) jb = run_parse_json (b.out);
   g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (ja), "step_time_s"),
                      ==, json_object_get_double_member (json_node_get_object (jb),
                                                         "step_time_s"));

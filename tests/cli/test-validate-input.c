@@ -11,16 +11,6 @@
 
 #include "cli-run.h"
 
-static JsonNode *
-parse (const char *text)
-{
-  g_autoptr (JsonParser) p = json_parser_new ();
-  g_autoptr (GError) error = NULL;
-  if (!json_parser_load_from_data (p, text, -1, &error) || json_parser_get_root (p) == NULL)
-    g_error ("not JSON (%s): %s", error ? error->message : "empty", text);
-  return json_node_copy (json_parser_get_root (p));
-}
-
 /* --ranking --json carries what --ranking prints: the same five counts as the text's
  * line "N groups, P pairs, O ordered as measured (...); measured more than 5% apart: W
  * pairs, V ordered", and one entry per "out of order" line. Before, --json dropped the
@@ -45,7 +35,7 @@ test_ranking_json (void)
        p = strstr (p + 1, "  out of order: "))
     out_of_order++;
 
-  g_autoptr (JsonNode) root = parse (j.out);
+  g_autoptr (JsonNode) root = run_parse_json (j.out);
   JsonObject *o = json_node_get_object (root);
   g_assert_true (json_object_has_member (o, "ranking"));
   JsonObject *rk = json_object_get_object_member (o, "ranking");
@@ -62,7 +52,7 @@ test_ranking_json (void)
 
   /* without --ranking the JSON has none (the text has none either) */
   run_tandem ("validate {SRC}/data/published-runs.csv --no-db --json --only 2", &j);
-  g_autoptr (JsonNode) plain = parse (j.out);
+  g_autoptr (JsonNode) plain = run_parse_json (j.out);
   g_assert_false (json_object_has_member (json_node_get_object (plain), "ranking"));
   run_result_clear (&j);
 }
@@ -212,7 +202,7 @@ test_show_cluster_sources (void)
       const char *section = strstr (t.out, "\nsources (");
       if (section == NULL)
         g_error ("show cluster %s: no sources section", presets[i]);
-      g_autoptr (JsonNode) root = parse (j.out);
+      g_autoptr (JsonNode) root = run_parse_json (j.out);
       JsonObject *o = json_node_get_object (root);
       JsonObject *jdev = json_object_get_object_member (
         json_object_get_object_member (o, "device"), "sources");
