@@ -715,6 +715,18 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
                    "or --framework megatron-core or nemo)", stack->name);
       return FALSE;
     }
+  /* a stack whose TP overlap is async TP, and async TP only where asked (TorchTitan:
+   * "offered only as async TP; no separate userbuffers-style overlap", its preset): the
+   * plain flag would be costed as TE's userbuffers overlap, which that stack does not run
+   * (the search turns its TP-overlap candidates into async TP the same way) */
+  if (plan->tp_comm_overlap && !plan->async_tp && stack->async_tp == FW_OPT_OPTIONAL
+      && stack->tp_comm_overlap != FW_OPT_DEFAULT)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--tp-comm-overlap: the %s stack overlaps TP only as async TP (hint: "
+                   "--async-tp --compile instead)", stack->name);
+      return FALSE;
+    }
   if (plan->fp8_recipe == FW_SCALING_BLOCK && !stack->mxfp8)
     {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,

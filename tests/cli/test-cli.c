@@ -887,6 +887,21 @@ test_tp_overlap_needs_stack (void)
               "--tp-comm-overlap --no-db", &r);
   g_assert_cmpint (r.status, ==, 0);
   run_result_clear (&r);
+  /* torchtitan overlaps TP only as async TP (torchtitan.json: "no separate
+   * userbuffers-style overlap"): the plain flag is refused with the async-TP hint, and
+   * --async-tp --compile predicts */
+  run_tandem ("predict --model llama3-8b --cluster dgx-h100-superpod --gpus 16 --gbs 64 "
+              "--tp 2 --sharding zero1 --recompute-granularity full --sequence-parallel "
+              "--tp-comm-overlap --framework torchtitan --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "tandem: error: --tp-comm-overlap: the torchtitan stack overlaps "
+                   "TP only as async TP (hint: --async-tp --compile instead)\n");
+  run_result_clear (&r);
+  run_tandem ("predict --model llama3-8b --cluster dgx-h100-superpod --gpus 16 --gbs 64 "
+              "--tp 2 --sharding zero1 --recompute-granularity full --sequence-parallel "
+              "--async-tp --compile --framework torchtitan --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
 }
 
 /* --precision in the spellings people write (issue: "fp8, float8, FP8-hybrid, MXFP8,
