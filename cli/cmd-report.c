@@ -261,6 +261,32 @@ cmd_scaling (int argc, char **argv)
       status = cli_fail (cli_status_for_error (error), "%s", error->message);
       goto out;
     }
+  /* --plan-per-size search searches the degrees, micro-batch, sharding, recompute, SP and
+   * TP overlap at every size (tandem search without narrowing): a plan flag that fixes
+   * one of them would be dropped in silence, so it is named instead */
+  if (pps == REPORT_PLAN_SEARCH)
+    {
+      Plan d;
+      plan_init_defaults (&d);
+      const char *fixed = tmpl.tp != d.tp ? "--tp" : tmpl.pp != d.pp ? "--pp"
+                          : tmpl.cp != d.cp ? "--cp" : tmpl.ep != d.ep ? "--ep"
+                          : tmpl.vpp != d.vpp ? "--vpp"
+                          : tmpl.micro_batch != d.micro_batch ? "--mbs"
+                          : tmpl.sharding != d.sharding ? "--sharding"
+                          : tmpl.recompute != d.recompute ? "--recompute-granularity"
+                          : tmpl.sequence_parallel != d.sequence_parallel ? "--sequence-parallel"
+                          : tmpl.tp_comm_overlap != d.tp_comm_overlap ? "--tp-comm-overlap"
+                          : NULL;
+      plan_clear (&d);
+      if (fixed != NULL)
+        {
+          status = cli_fail (CLI_EXIT_USAGE, "%s with --plan-per-size search: the search "
+                             "chooses it at each size, so the flag would be ignored (hint: "
+                             "drop it, or tandem search --gpus A,B,... %s ... for a narrowed "
+                             "search per size)", fixed, fixed);
+          goto out;
+        }
+    }
   sizes = parse_sizes (gpus_text, &error);
   if (sizes == NULL)
     {

@@ -700,6 +700,21 @@ test_search_per_size (Fixture *f, gconstpointer data)
   run_result_clear (&b);
 }
 
+/* --plan-per-size search chooses the degrees at each size, so a plan flag that fixes one
+ * is named (exit 2) rather than dropped in silence: --tp 8 was ignored before. */
+static void
+test_search_per_size_fixed_flag (Fixture *f, gconstpointer data)
+{
+  RunResult a = { 0 };
+  run_report ("report scaling --model llama3-8b --cluster dgx-h100-superpod --gpus 8,16 "
+              "--gbs 64 --strong --plan-per-size search --tp 8 --json", NULL, &a);
+  g_assert_cmpint (a.status, ==, 2);
+  g_assert_cmpstr (a.err, ==, "tandem: error: --tp with --plan-per-size search: the search "
+                   "chooses it at each size, so the flag would be ignored (hint: drop it, or "
+                   "tandem search --gpus A,B,... --tp ... for a narrowed search per size)\n");
+  run_result_clear (&a);
+}
+
 /* --plan-per-size search is `tandem search` at that size (README): the same stack's
  * space, so the same plan. Llama 3.1 8B on 8 GPUs of dgx-h100-superpod, 64 sequences
  * of 8,192 tokens: `tandem search ... --gpus 8 --gbs 64 --top 1` picks
@@ -755,6 +770,8 @@ main (int argc, char **argv)
               fixture_teardown);
   g_test_add ("/cli/report/search-per-size-is-search", Fixture, NULL, fixture_setup,
               test_search_per_size_is_search, fixture_teardown);
+  g_test_add ("/cli/report/search-per-size-fixed-flag", Fixture, NULL, fixture_setup,
+              test_search_per_size_fixed_flag, fixture_teardown);
   g_test_add ("/cli/report/bad-inputs", Fixture, NULL, fixture_setup, test_bad_inputs,
               fixture_teardown);
   return g_test_run ();
