@@ -639,18 +639,11 @@ plan_check_precision (const Plan *plan, const TopoCluster *cluster, GError **err
    * only their bytes and the step would come out too fast with an MFU of 0. Presets leave
    * a peak out where the reference does not know it (GB200's FP32, hardware.md A1 "U"). */
   {
-    TopoDtype g = TOPO_DTYPE_BF16;
-    const char *flag = "--precision fp32";
-    if (plan->compute_dtype == PLAN_PREC_FP16)
-      g = TOPO_DTYPE_FP16, flag = "--precision fp16";
-    else if (plan->compute_dtype == PLAN_PREC_FP32)
-      {
-        g = plan->fp32_matmul == PLAN_MATMUL_HIGH ? TOPO_DTYPE_TF32
-            : plan->fp32_matmul == PLAN_MATMUL_MEDIUM ? TOPO_DTYPE_BF16 : TOPO_DTYPE_FP32;
-        flag = g == TOPO_DTYPE_TF32 ? "--precision fp32 --fp32-matmul-precision high"
-               : g == TOPO_DTYPE_BF16 ? "--precision fp32 --fp32-matmul-precision medium"
-               : "--precision fp32";
-      }
+    const TopoDtype g = plan_gemm_dtype (plan);
+    const char *flag = plan->compute_dtype == PLAN_PREC_FP16 ? "--precision fp16"
+                       : g == TOPO_DTYPE_TF32 ? "--precision fp32 --fp32-matmul-precision high"
+                       : g == TOPO_DTYPE_BF16 ? "--precision fp32 --fp32-matmul-precision medium"
+                       : "--precision fp32";
     if ((plan->compute_dtype == PLAN_PREC_FP16 || plan->compute_dtype == PLAN_PREC_FP32)
         && cluster->device.peak_flops[g] <= 0)
       return invalid (error, "%s: %s has no %s peak in its preset, so its GEMMs cannot be "
@@ -668,4 +661,19 @@ plan_check_precision (const Plan *plan, const TopoCluster *cluster, GError **err
                     "or delayed; MXFP8 needs Blackwell: a b200, gb200 or gb300 cluster)",
                     cluster->device.name);
   return TRUE;
+}
+
+TopoDtype
+plan_gemm_dtype (const Plan *plan)
+{
+  switch (plan->compute_dtype)
+    {
+    case PLAN_PREC_FP4:  return TOPO_DTYPE_FP4;
+    case PLAN_PREC_FP8:  return TOPO_DTYPE_FP8;
+    case PLAN_PREC_FP16: return TOPO_DTYPE_FP16;
+    case PLAN_PREC_FP32:
+      return plan->fp32_matmul == PLAN_MATMUL_HIGH ? TOPO_DTYPE_TF32
+             : plan->fp32_matmul == PLAN_MATMUL_MEDIUM ? TOPO_DTYPE_BF16 : TOPO_DTYPE_FP32;
+    default:             return TOPO_DTYPE_BF16;
+    }
 }

@@ -611,6 +611,9 @@ gboolean plan_check_stack (const Plan *plan, const FwStack *stack, GError **erro
  * FP8 plan. PLAN_ERROR_INVALID with a hint. `tandem search` checks its base plan with it
  * once: a precision the device lacks holds for every candidate (exit 2). */
 gboolean plan_check_precision (const Plan *plan, const TopoCluster *cluster, GError **error);
+/* The dtype the plan's GEMMs run in: the compute dtype, except fp32 plans multiplying on
+ * TF32 (--fp32-matmul-precision high) or BF16 (medium) tensor cores. */
+TopoDtype plan_gemm_dtype (const Plan *plan);
 
 /* The MoE overlaps a stack runs in every run with expert parallelism (hai-llm's DualPipe:
  * FW_OPT_DEFAULT) turned on in the plan, as predict and each search candidate do. */

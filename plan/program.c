@@ -2401,11 +2401,7 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
                         : plan->compute_dtype == PLAN_PREC_FP32 ? TOPO_DTYPE_FP32
                         : plan->compute_dtype == PLAN_PREC_FP16 ? TOPO_DTYPE_FP16
                         : TOPO_DTYPE_BF16;
-  prog->gemm_dtype = prog->compute_dtype;
-  if (plan->compute_dtype == PLAN_PREC_FP32 && plan->fp32_matmul == PLAN_MATMUL_HIGH)
-    prog->gemm_dtype = TOPO_DTYPE_TF32;
-  else if (plan->compute_dtype == PLAN_PREC_FP32 && plan->fp32_matmul == PLAN_MATMUL_MEDIUM)
-    prog->gemm_dtype = TOPO_DTYPE_BF16;
+  prog->gemm_dtype = plan_gemm_dtype (plan);
 
   Builder bd = { 0 };
   bd.prog = prog;
