@@ -372,6 +372,11 @@ test_text (void)
     /* a version number is not a year ("r0.8.0", "2201.11990") */
     { "Megatron-LM (arXiv 2104.04473)", "megatron-lm-2021" },
     { "NeMo 24.07 (Megatron-LM underneath)", "nemo" },
+    /* NeMo's PyTorch backend (FSDP2 over Hugging Face model code), not NeMo on
+     * Megatron-Core: the NeMo AutoModel performance summary's own description */
+    { "NeMo AutoModel (PyTorch FSDP2 + Transformer Engine + DeepEP)", "pytorch-fsdp" },
+    { "NeMo Automodel", "pytorch-fsdp" },
+    { "NeMo Megatron-Bridge 26.02 (Megatron-Core)", "nemo" },
     { "Megatron-DeepSpeed", "deepspeed" },
     { "DeepSpeed ZeRO-3", "deepspeed" },
     { "GPT-NeoX (Megatron + DeepSpeed)", "deepspeed" },
