@@ -618,12 +618,27 @@ search_space_new (const SearchSpec *spec, GError **error)
   GArray *gpus = s->spec.gpus;
   if (gpus->len == 0)
     {
+      /* the whole cluster, as predict takes it: one past the cap is refused by name here
+       * (cast to int, 2^32 + 512 devices read as 512 and were searched in silence) */
+      if (base->world_size <= 0 && cl->n_devices > PLAN_MAX_WORLD)
+        {
+          constraint (error, "cluster %s has %" G_GUINT64_FORMAT " devices, above the cap "
+                      "of %d GPUs for one plan (hint: pass --gpus N)", cl->name,
+                      cl->n_devices, PLAN_MAX_WORLD);
+          return NULL;
+        }
       int g = base->world_size > 0 ? base->world_size : (int) cl->n_devices;
       g_array_append_val (gpus, g);
     }
   for (guint i = 0; i < gpus->len; i++)
     {
       int g = g_array_index (gpus, int, i);
+      if (g > PLAN_MAX_WORLD)
+        {
+          constraint (error, "--gpus %d is above the cap of %d GPUs for one plan (hint: "
+                      "--gpus %d at most)", g, PLAN_MAX_WORLD, PLAN_MAX_WORLD);
+          return NULL;
+        }
       if (g < 1 || (guint64) g > cl->n_devices)
         {
           constraint (error, "--gpus %d: cluster %s has %" G_GUINT64_FORMAT " GPUs (hint: "
