@@ -2,8 +2,12 @@
 #include "config.h"
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <locale.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 
 typedef struct {
   const char *name;
@@ -56,10 +60,52 @@ usage (FILE *out)
            "busbw, ...):\n  tandem show glossary\n");
 }
 
+/* The output reached its reader, or the reader left on purpose: `tandem search | head -1`
+ * closes the pipe after one line, which is no failure (the result was computed and is
+ * stored, SIGPIPE being ignored); a full disk (> /dev/full) or an I/O error lost it, which
+ * is (status 1, one line; before, exit 0 with nothing written). */
+static int
+finish_stdout (int status)
+{
+  errno = 0;
+  gboolean failed = fflush (stdout) != 0;
+  int err = errno;
+  failed = failed || ferror (stdout);
+  if (!failed)
+    return status;
+  if (err == 0)
+    {
+      /* the failed write emptied the buffer and errno is long gone: one more byte on an
+       * output already cut short says why (ENOSPC, EIO, EPIPE) */
+      clearerr (stdout);
+      errno = 0;
+      if (fputc ('\n', stdout) == EOF || fflush (stdout) != 0)
+        err = errno;
+    }
+  struct pollfd p = { .fd = STDOUT_FILENO, .events = 0 };
+  if (err == EPIPE || (poll (&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP))))
+    return status;
+  fprintf (stderr, "tandem: error: cannot write the output to standard output: %s "
+           "(hint: free space where it goes, or redirect it elsewhere)\n",
+           err != 0 ? g_strerror (err) : "a write failed");
+  return status == CLI_EXIT_OK ? CLI_EXIT_FAILURE : status;
+}
+
+static int run_command (int argc, char **argv);
+
 int
 main (int argc, char **argv)
 {
   setlocale (LC_ALL, "C");
+  /* a reader that goes away makes writes fail with EPIPE instead of killing the process
+   * half-way: what was computed is still stored (finish_stdout) */
+  signal (SIGPIPE, SIG_IGN);
+  return finish_stdout (run_command (argc, argv));
+}
+
+static int
+run_command (int argc, char **argv)
+{
   if (argc < 2)
     {
       usage (stderr);

@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
+#include <signal.h>
 #include <string.h>
 
 /* A temporary directory for one test; remove_tree at the end. */
@@ -88,10 +89,121 @@ test_search_cluster_past_cap (void)
   remove_tree (dir);
 }
 
+/* ---- standard output ---------------------------------------------------------------- */
+
+/* as a shell starts a command: SIGPIPE at its default (the test runner may ignore it, and
+ * an ignored signal stays ignored across exec) */
+static void
+default_sigpipe (gpointer data)
+{
+  (void) data;
+  signal (SIGPIPE, SIG_DFL);
+}
+
+/* `tandem ARGS` (words split on spaces, {TMP} replaced by `dir`) with stdout on
+ * `stdout_path`, or on a pipe whose reader closes before tandem writes (`stdout_path`
+ * NULL, as `| head -1` does on a long output); returns the exit status, and stderr. */
+static int
+run_stdout (const char *args, const char *dir, const char *stdout_path, char **err)
+{
+  g_autofree char *line = g_strdup_printf ("%s %s", g_getenv ("TANDEM_EXE"), args);
+  GString *l = g_string_new (line);
+  g_string_replace (l, "{TMP}", dir, 0);
+  g_auto (GStrv) argv = g_strsplit (l->str, " ", -1);
+  g_string_free (l, TRUE);
+  g_autoptr (GSubprocessLauncher) sl = g_subprocess_launcher_new (
+    G_SUBPROCESS_FLAGS_STDERR_PIPE
+    | (stdout_path == NULL ? G_SUBPROCESS_FLAGS_STDOUT_PIPE : G_SUBPROCESS_FLAGS_NONE));
+  if (stdout_path != NULL)
+    g_subprocess_launcher_set_stdout_file_path (sl, stdout_path);
+  g_subprocess_launcher_set_child_setup (sl, default_sigpipe, NULL, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) proc = g_subprocess_launcher_spawnv (
+    sl, (const char *const *) argv, &error);
+  g_assert_no_error (error);
+  if (stdout_path == NULL)
+    g_assert_true (g_input_stream_close (g_subprocess_get_stdout_pipe (proc), NULL, &error));
+  g_autoptr (GOutputStream) mem = g_memory_output_stream_new_resizable ();
+  g_output_stream_splice (mem, g_subprocess_get_stderr_pipe (proc),
+                          G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, &error);
+  g_assert_no_error (error);
+  g_subprocess_wait (proc, NULL, &error);
+  g_assert_no_error (error);
+  GMemoryOutputStream *m = G_MEMORY_OUTPUT_STREAM (mem);
+  gsize n = g_memory_output_stream_get_data_size (m);
+  *err = n > 0 ? g_strndup (g_memory_output_stream_get_data (m), n) : g_strdup ("");
+  if (!g_subprocess_get_if_exited (proc))
+    g_error ("tandem %s: killed by signal %d\n%s", args, g_subprocess_get_term_sig (proc),
+             *err);
+  return g_subprocess_get_exit_status (proc);
+}
+
+/* Output into a full disk (/dev/full) was lost with exit 0: every write failed and no one
+ * looked. Now exit 1 (failure at run time: I/O) and one line saying why. A prediction
+ * that does not fit keeps its 3. */
+static void
+test_stdout_full (void)
+{
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no /dev/full");
+      return;
+    }
+  const char *const cmds[] = {
+    "predict --model llama3-8b --cluster h200-node --gpus 8 --tp 2 --no-db",
+    "search --model llama3-8b --cluster h200-node --gpus 8 --gbs 64 --fast --no-db --json",
+    "show model llama3-8b",
+    "--help",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cmds); i++)
+    {
+      g_autofree char *err = NULL;
+      int status = run_stdout (cmds[i], "", "/dev/full", &err);
+      if (status != 1 || !g_str_has_prefix (err, "tandem: error: cannot write the output to "
+                                            "standard output: No space left on device"))
+        g_error ("tandem %s > /dev/full: status %d, stderr: %s", cmds[i], status, err);
+    }
+  /* tp 1 does not fit llama3-8b on 8 x 141 GB (182.82 GiB > 131.32 GiB): still 3 */
+  g_autofree char *err = NULL;
+  g_assert_cmpint (run_stdout ("predict --model llama3-8b --cluster h200-node --gpus 8 "
+                               "--no-db", "", "/dev/full", &err), ==, 3);
+  g_assert_nonnull (strstr (err, "does not fit"));
+  g_assert_nonnull (strstr (err, "cannot write the output to standard output"));
+}
+
+/* `tandem search ... | head -1`: the reader leaves after one line. The process was killed
+ * by SIGPIPE half-way through printing (status 141 in a shell), before the store: the
+ * search computed was neither stored nor reported. Now the write fails quietly, the
+ * search is stored and the status is 0; the same for validate. */
+static void
+test_stdout_reader_gone (void)
+{
+  g_autofree char *dir = make_tmp ();
+  g_autofree char *err = NULL;
+  int status = run_stdout ("search --model llama3-8b --cluster h200-node --gpus 8 --gbs 64 "
+                           "--top 200 --db {TMP}/p.db", dir, NULL, &err);
+  g_assert_cmpstr (err, ==, "");
+  g_assert_cmpint (status, ==, 0);
+  g_clear_pointer (&err, g_free);
+  status = run_stdout ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 2 "
+                       "--json --db {TMP}/p.db", dir, NULL, &err);
+  g_assert_cmpstr (err, ==, "");
+  g_assert_cmpint (status, ==, 0);
+  RunResult r = { 0 };
+  run_tandem ("runs --db {TMP}/p.db --csv", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, ",search,ok,llama3-8b,"));
+  g_assert_nonnull (strstr (r.out, ",predict,ok,llama3-8b,"));
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/hostile/search-cluster-past-cap", test_search_cluster_past_cap);
+  g_test_add_func ("/cli/hostile/stdout-full", test_stdout_full);
+  g_test_add_func ("/cli/hostile/stdout-reader-gone", test_stdout_reader_gone);
   return g_test_run ();
 }
