@@ -607,8 +607,11 @@ attention_exp_s (const SimCost *c, const ModelOp *op)
     return 0.0;
   /* Under context parallelism (s_q = s / c queries against s keys, load-balanced chunks:
    * plan/program-blocks.c attention) a rank's queries see on average half of the keys, as
-   * the op's FLOPs count them: the same half of the scores, whatever the exchange */
-  const double visible = !op->causal || op->s_kv == 0 ? 1.0
+   * the op's FLOPs count them: the same half of the scores, whatever the exchange. The
+   * ring steps after the first, built apart (plan/program-blocks.c cp_step_share: s / c
+   * queries against (c - 1) s / 2c keys, noncausal_share 1), run without a mask: every
+   * score of that shape is computed, whichever of s_q and s_kv is the longer */
+  const double visible = !op->causal || op->s_kv == 0 || op->noncausal_share >= 1.0 ? 1.0
                          : op->s_q == op->s_kv ? 0.5 * (1.0 + 1.0 / (double) op->s_kv)
                          : op->s_q < op->s_kv ? 0.5 : 1.0;
   const double scores = (double) op->b * (double) op->heads * (double) op->s_q

@@ -1003,6 +1003,22 @@ test_attention_exp (Fixture *f, gconstpointer data)
     assert_rel (sim_cost_op_s (c, &cp, TOPO_DTYPE_BF16, FALSE),
                 32.0 * 4096 * 8192 / 2 / (132 * 1.83e9), 1e-12);
     assert_rel (sim_cost_op_s (c, &cp, TOPO_DTYPE_BF16, FALSE), 2.22261e-3, 1e-4);
+    /* The ring steps after the first under PyTorch's context_parallel, CP 4 of the same
+     * 8,192 tokens, built as one op (plan/program-blocks.c cp_step_share): s / c = 2,048
+     * queries against (c - 1) s / 2c = 3,072 keys, all unmasked (noncausal_share 1),
+     * 3 / 4 of the rank's FLOPs: 4 x 2,048 x 3,072 x 32 x 128 = 1.03079e11. Every score
+     * of that shape is computed: 32 x 2,048 x 3,072 = 201,326,592 exponentials / (132 x
+     * 1.83e9 x 1) = 0.83346 ms, above the tensor part (1.03079e11 / (989.4e12 x 0.60)
+     * + 4 us = 0.17764 ms, no curves in this cost). Read as causal (s_q < s_kv: half
+     * the scores visible) it would be half, 0.41673 ms. */
+    ModelOp later = op;
+    later.s_q = 2048;
+    later.s_kv = 3072;
+    later.noncausal_share = 1.0;
+    later.fwd_flops = 4.0 * 2048.0 * 3072.0 * 32 * 128;
+    assert_rel (sim_cost_op_s (c, &later, TOPO_DTYPE_BF16, FALSE),
+                32.0 * 2048 * 3072 / (132 * 1.83e9), 1e-12);
+    assert_rel (sim_cost_op_s (c, &later, TOPO_DTYPE_BF16, FALSE), 0.83346e-3, 1e-4);
   }
   const struct { const char *preset; double exp; } want[] = {
     { "dgx-b200-superpod", 16 }, { "gb200-nvl72-superpod", 16 }, { "gb300-nvl72-superpod", 32 },
