@@ -1166,7 +1166,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
  *     "block-scaled", "1x128", "128x128", "DeepSeek" (DeepSeek-V3's fine-grained recipe,
  *     TE Float8BlockScaling) -> blockwise; "rowwise", "row-wise", "per-row" (torchao) ->
  *     rowwise; "current scaling" / "FP8-CS" / "fp8cs" / "fp8_cs" / "tensorwise" /
- *     "tensor-wise" -> tensorwise, "delayed" -> delayed; else the
+ *     "tensor-wise" -> tensorwise, "delayed" -> delayed; none of these from a
+ *     Megatron-Bridge table -> tensorwise (its scripts have no delayed recipe); else the
  *     stack's (its quantization bytes, sim_cost_fp8_quant_bytes; its GEMM rate,
  *     sim/cost-compute.c);
  *   "NVFP4", "fp4" (also "FP4 (NVFP4)", "nvfp4 (NVFP4 recipe)") -> TE's NVFP4 recipe
@@ -1178,7 +1179,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
  *     or fp16 on a device without BF16 (V100), where a cell naming bf16 and not fp16
  *     ("bf16", "amp_bf16") is skipped: Volta has no BF16 tensor cores. */
 static gboolean
-map_precision (ResPublishedCase *c, const char *text, const char *notes, gboolean *fp8)
+map_precision (ResPublishedCase *c, const char *text, const char *notes, const char *framework,
+               gboolean *fp8)
 {
   *fp8 = FALSE;
   c->fp4 = FALSE;
@@ -1230,6 +1232,14 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, gboolea
     c->plan.fp8_recipe = FW_SCALING_CURRENT;
   else if (*fp8 && contains_ci (text, "delayed"))
     c->plan.fp8_recipe = FW_SCALING_DELAYED;
+  /* A bare "FP8" from a Megatron-Bridge performance table: its run scripts offer no
+   * delayed scaling (scripts/performance/argument_parser.py, --compute_dtype choices bf16,
+   * fp8_cs, fp8_mx, fp8_sc, nvfp4); MXFP8 and the sub-channel recipe are named in the
+   * tables where used, so the unnamed one is fp8_cs, per-tensor current scaling (the
+   * 26.02 Llama 3 70B FP8 rows' recipes are the *_FP8_CS presets), not the nemo stack's
+   * delayed default, which is NeMo 2's */
+  else if (*fp8 && contains_ci (framework, "Megatron-Bridge"))
+    c->plan.fp8_recipe = FW_SCALING_CURRENT;
   return TRUE;
 }
 
@@ -1354,7 +1364,8 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
     }
   gint64 global_batch = v;
   gboolean fp8 = FALSE;
-  if (!map_precision (c, get (csv, row, "precision"), get (csv, row, "notes"), &fp8))
+  if (!map_precision (c, get (csv, row, "precision"), get (csv, row, "notes"),
+                      get (csv, row, "framework"), &fp8))
     return;
   if (!map_measured (c, csv, row, (double) global_batch * (double) seq, fp8))
     return;

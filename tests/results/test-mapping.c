@@ -909,6 +909,59 @@ test_cross_entropy_impl (void)
     }
 }
 
+/* A bare "FP8" is read by the framework: from a Megatron-Bridge table it is per-tensor
+ * current scaling (its scripts/performance/argument_parser.py offers --compute_dtype bf16,
+ * fp8_cs, fp8_mx, fp8_sc, nvfp4 and no delayed recipe; the 26.02 archive's "FP8" rows of
+ * Llama 3 70B are the *_FP8_CS presets); from NeMo 24.07 (NeMo 2 on Megatron-Core) or any
+ * other stack it stays the stack's (-1: nemo's delayed recipe). A recipe the row names
+ * wins over the framework rule (MXFP8, FP8-SC, delayed). */
+static void
+test_megatron_bridge_fp8 (void)
+{
+  static const struct { const char *gpu, *fw, *text; int recipe; } rows[] = {
+    { "H100-SXM-80GB", "NeMo Megatron-Bridge 26.02 (Megatron-Core)", "FP8", FW_SCALING_CURRENT },
+    { "GB200 NVL72", "megatron-bridge", "fp8 (the table says FP8; scaling recipe not named)",
+      FW_SCALING_CURRENT },
+    { "H100-SXM-80GB", "NeMo 24.07 (Megatron-Core)", "FP8", -1 },
+    { "H100-SXM-80GB", "Megatron-Core", "fp8", -1 },
+    { "GB300 NVL72", "NeMo Megatron-Bridge 26.02 (Megatron-Core)", "MXFP8", FW_SCALING_BLOCK },
+    { "H100-SXM-80GB", "NeMo Megatron-Bridge 25.11", "FP8-SC", FW_SCALING_BLOCKWISE },
+    { "H100-SXM-80GB", "NeMo Megatron-Bridge 25.11", "FP8 (delayed scaling)",
+      FW_SCALING_DELAYED },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row (rows[i].gpu, 8, 1, "", rows[i].fw, rows[i].text);
+      if (!c->ready)
+        g_error ("%s / %s: %s", rows[i].fw, rows[i].text, c->skip_reason);
+      g_assert_cmpint (c->plan.compute_dtype, ==, PLAN_PREC_FP8);
+      if (c->plan.fp8_recipe != rows[i].recipe)
+        g_error ("%s / %s: recipe %d, expected %d", rows[i].fw, rows[i].text,
+                 c->plan.fp8_recipe, rows[i].recipe);
+    }
+  /* bf16 from Megatron-Bridge stays bf16: the rule only picks a recipe for FP8 rows */
+  g_autoptr (ResPublishedCase) bf = row ("H100-SXM-80GB", 8, 1, "", "megatron-bridge", "BF16");
+  g_assert_true (bf->ready);
+  g_assert_cmpint (bf->plan.compute_dtype, ==, PLAN_PREC_BF16);
+}
+
+/* NeMo AutoModel is NeMo's PyTorch backend (FSDP2 over Hugging Face model code; its
+ * performance summary: "NeMo Pytorch backend - i.e. NeMo Automodel"): the pytorch-fsdp
+ * stack, not NeMo on Megatron-Core, which a plain "NeMo" names. */
+static void
+test_automodel_stack (void)
+{
+  g_autoptr (ResPublishedCase) am = row ("H100-SXM-80GB", 8, 1, "FSDP2 (full shard; FSDP 8)",
+                                         "NeMo AutoModel (PyTorch FSDP2 + Transformer Engine "
+                                         "+ DeepEP)", "bf16");
+  g_assert_true (am->ready);
+  g_assert_cmpstr (am->stack->name, ==, "pytorch-fsdp");
+  g_assert_cmpint (am->plan.sharding, ==, PLAN_SHARD_ZERO3);
+  g_autoptr (ResPublishedCase) nemo = row ("H100-SXM-80GB", 8, 1, "", "NeMo 24.07", "bf16");
+  g_assert_true (nemo->ready);
+  g_assert_cmpstr (nemo->stack->name, ==, "nemo");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -924,6 +977,8 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
   g_test_add_func ("/results/mapping/cp-comm-default", test_cp_comm_default);
   g_test_add_func ("/results/mapping/cross-entropy-impl", test_cross_entropy_impl);
+  g_test_add_func ("/results/mapping/megatron-bridge-fp8", test_megatron_bridge_fp8);
+  g_test_add_func ("/results/mapping/automodel-stack", test_automodel_stack);
   g_test_add_func ("/results/mapping/ranking", test_ranking);
   g_test_add_func ("/results/mapping/explain", test_explain);
   g_test_add_func ("/results/mapping/unstated", test_unstated);
