@@ -400,6 +400,15 @@ import_only_json (const CliPlanContext *ctx, const GArray *imported, char **file
   return topo_cluster_json_set_profile (ctx->cluster->json, prof, error);
 }
 
+static gboolean
+load_imports (char **imports, GArray *imported, GError **error)
+{
+  for (guint i = 0; imports != NULL && imports[i] != NULL; i++)
+    if (!exec_nccl_tests_load_file (imports[i], imported, error))
+      return FALSE;
+  return TRUE;
+}
+
 static int
 calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboolean no_bench,
            gboolean json, const CliDbArgs *dba, const char *out_arg, char **imports,
@@ -437,10 +446,27 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
       exec_config_init (&cfg);
       cfg.backend = backend_name;
       cfg.blas_threads = blas_threads;
+      /* an unknown name is bad input (2); a known backend that does not load (module,
+       * driver or libraries missing) fails at run time (1), as tandem run has it */
+      if (exec_backend_lookup (backend_name, &error) == NULL)
+        return g_strcmp0 (backend_name, "cuda") == 0
+                 ? cli_fail (CLI_EXIT_FAILURE, "%s", error->message)
+                 : cli_fail (CLI_EXIT_USAGE, "%s (hint: --backend cpu|cuda)", error->message);
       b = exec_backend_open (&cfg, &error);
       if (b == NULL)
         return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
       rank = b->rank;
+      /* the nccl-tests files read now, before minutes of measurement (rank 0, as ever):
+       * a wrong path or a file that is not nccl-tests output ended the command only after
+       * the benchmarks */
+      if (rank == 0 && !load_imports (imports, imported, &error))
+        {
+          int status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+          if (b->world > 1)
+            exec_backend_abort (b, status);
+          exec_backend_close (b);
+          return status;
+        }
       ExecCalibrateOptions o;
       exec_calibrate_options_init (&o);
       o.quick = quick;
@@ -483,12 +509,11 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
   int status = CLI_EXIT_OK;
   if (rank != 0)
     goto done;
-  for (guint i = 0; imports != NULL && imports[i] != NULL; i++)
-    if (!exec_nccl_tests_load_file (imports[i], imported, &error))
-      {
-        status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
-        goto done;
-      }
+  if (no_bench && !load_imports (imports, imported, &error))
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+      goto done;
+    }
   if (!json && cal != NULL)
     {
       printf ("  call overhead (1 x 1 x 1 GEMM): %.3f us\n", cal->launch_s * 1e6);

@@ -371,7 +371,7 @@ run_start (RunCtx *c, GError **error)
 /* Closes the run as failed, from any rank. The first close wins; a rank that finds it
  * closed already says nothing more. */
 static void
-store_failed (RunCtx *c, const char *message)
+store_failed_as (RunCtx *c, const char *message, ResRunStatus status)
 {
   heartbeat_stop (c);
   if (c->dba.no_db)
@@ -381,7 +381,7 @@ store_failed (RunCtx *c, const char *message)
   gboolean ok = FALSE;
   if (store != NULL && c->run_id > 0)
     {
-      ok = res_store_finish_run (store, c->run_id, RES_STATUS_FAILED, message, NULL, NULL,
+      ok = res_store_finish_run (store, c->run_id, status, message, NULL, NULL,
                                  NULL, NULL, 0, &error);
       if (!ok && g_error_matches (error, RES_ERROR, RES_ERROR_CLOSED))
         return;
@@ -392,7 +392,7 @@ store_failed (RunCtx *c, const char *message)
       g_autofree char *plan_str = NULL, *plan_json = NULL;
       ResRunInfo info;
       run_info (c, &info, &plan_str, &plan_json);
-      info.status = RES_STATUS_FAILED;
+      info.status = status;
       info.error = message;
       ok = res_store_add_failed_run (store, &info, &error) > 0;
     }
@@ -406,18 +406,31 @@ store_failed (RunCtx *c, const char *message)
              error ? error->message : "unknown error");
 }
 
-/* Never returns. */
 static void
-run_failed (RunCtx *c, const GError *e)
+store_failed (RunCtx *c, const char *message)
 {
-  fprintf (stderr, "tandem: error: %s\n", e->message);
+  store_failed_as (c, message, RES_STATUS_FAILED);
+}
+
+/* Never returns: the failure stored, the other ranks ended, exit `status`. */
+static void G_GNUC_NORETURN
+run_failed_status (RunCtx *c, const GError *e, int status, const char *prefix,
+                   const char *hint)
+{
+  fprintf (stderr, "tandem: error: %s%s%s\n", prefix, e->message, hint);
   fflush (stderr);
   fflush (stdout);
-  store_failed (c, e->message);
+  store_failed_as (c, e->message, status == CLI_EXIT_NOFIT ? RES_STATUS_OOM : RES_STATUS_FAILED);
   fflush (stderr);
   if (!run_interrupted)
-    exec_backend_abort (c->b, CLI_EXIT_FAILURE);   /* the launcher is ending it otherwise */
-  _exit (CLI_EXIT_FAILURE);
+    exec_backend_abort (c->b, status);   /* the launcher is ending it otherwise */
+  _exit (status);
+}
+
+static void G_GNUC_NORETURN
+run_failed (RunCtx *c, const GError *e)
+{
+  run_failed_status (c, e, CLI_EXIT_FAILURE, "", "");
 }
 
 static void
@@ -1032,6 +1045,12 @@ run_plan (RunCtx *c)
     {
       if (error->code == EXEC_ERROR_INVALID)
         return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);
+      /* the weights, gradients, optimizer states and activations of one rank do not fit
+       * in this host's memory: exit 3, as a prediction that does not fit */
+      if (error->code == EXEC_ERROR_MEMORY)
+        run_failed_status (c, error, CLI_EXIT_NOFIT, "does not fit: ",
+                           " (hint: a smaller --model, --seq-length or --mbs, or the model "
+                           "split over more ranks: mpirun -np N with --tp/--pp)");
       run_failed (c, error);
     }
   /* from here on the run is in the store: as running, then closed */

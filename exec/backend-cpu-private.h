@@ -74,6 +74,7 @@ typedef struct {
   ExecProgress *beat_buf;  /* per peer: its bytes (kept until that send completes) */
 #endif
   GPtrArray  *buffers, *streams, *events, *groups;   /* owned */
+  guint64     buffer_bytes;   /* held in buffers now (refused past the host's memory) */
 } CpuBackend;
 
 static inline CpuBackend *

@@ -7,7 +7,9 @@
 #include "exec/backend-cpu-private.h"
 #include "exec/layers.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #if HAVE_BLAS
 #include <cblas.h>
@@ -57,7 +59,8 @@ static void
 buffer_destroy (gpointer data)
 {
   ExecBuffer *buf = data;
-  g_aligned_free (buf->data);
+  cpu_backend (buf->backend)->buffer_bytes -= buf->bytes;
+  free (buf->data);
   g_free (buf);
 }
 
@@ -65,7 +68,26 @@ static ExecBuffer *
 cpu_buffer_new (ExecBackend *base, gsize bytes, GError **error)
 {
   CpuBackend *b = cpu_backend (base);
-  void *data = g_aligned_alloc0 (MAX (bytes, 1), 1, CPU_ALIGN);
+  /* Past the host's memory a buffer can only end in the OOM killer (zeroing touches every
+   * page) or, where the kernel refuses it, in GLib's abort: g_aligned_alloc0 aborts on
+   * failure (tandem run --model llama3-405b on one rank asked for 1.6 TB and died on
+   * SIGTRAP). Refused here instead, and the allocation itself may fail too; the error
+   * reaches the user as "does not fit". */
+  long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+  guint64 host = pages > 0 && page > 0 ? (guint64) pages * (guint64) page : G_MAXUINT64;
+  if (bytes > host || b->buffer_bytes > host - bytes)
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_MEMORY, "cannot allocate %" G_GSIZE_FORMAT
+                   " bytes of host memory: with the %" G_GUINT64_FORMAT " bytes this rank "
+                   "holds already, more than this host's %" G_GUINT64_FORMAT, bytes,
+                   b->buffer_bytes, host);
+      return NULL;
+    }
+  void *data = NULL;
+  if (posix_memalign (&data, CPU_ALIGN, MAX (bytes, 1)) != 0)
+    data = NULL;
+  else
+    memset (data, 0, MAX (bytes, 1));
   if (!data)
     {
       g_set_error (error, EXEC_ERROR, EXEC_ERROR_MEMORY, "cannot allocate %" G_GSIZE_FORMAT
@@ -76,6 +98,7 @@ cpu_buffer_new (ExecBackend *base, gsize bytes, GError **error)
   buf->backend = base;
   buf->data = data;
   buf->bytes = bytes;
+  b->buffer_bytes += bytes;
   g_ptr_array_add (b->buffers, buf);
   return buf;
 }

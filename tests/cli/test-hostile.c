@@ -198,6 +198,46 @@ test_stdout_reader_gone (void)
   remove_tree (dir);
 }
 
+/* ---- run and calibrate ---------------------------------------------------------------- */
+
+/* tandem run of a model that cannot fit in this host's memory: the CPU backend asked GLib
+ * for the fp32 weights in one buffer, 405,853,388,800 parameters of llama3-405b x 4 bytes
+ * = 1,623,413,555,200 bytes, and GLib aborted the process (SIGTRAP, "failed to allocate").
+ * Now exit 3 (does not fit), one line with the size and a hint, and the run stored as
+ * oom. (A host with more than 1.6 TB of memory would run it; none in CI has.) */
+static void
+test_run_host_memory (void)
+{
+  g_autofree char *dir = make_tmp ();
+  assert_error ("run --model llama3-405b --no-db", 3,
+                "does not fit: cannot allocate 1623413555200 bytes of host memory");
+  RunResult r = { 0 };
+  run_tandem ("run --model llama3-405b --db {TMP}/r.db", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  run_result_clear (&r);
+  run_tandem ("runs --db {TMP}/r.db --csv", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, ",run,oom,llama3-405b,"));
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
+/* calibrate read its --import-nccl-tests files only after the benchmarks (a minute and
+ * more): a wrong path was refused after the wait. Now at once (exit 2, no benchmark line
+ * on stdout). An unknown --backend is bad input (2), as in tandem run; it was 1. */
+static void
+test_calibrate_inputs_first (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("calibrate --no-db --import-nccl-tests /nonexistent/all_reduce_perf.txt", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_nonnull (strstr (r.err, "/nonexistent/all_reduce_perf.txt"));
+  run_result_clear (&r);
+  assert_error ("calibrate --no-db --backend bogus", 2,
+                "no execution backend 'bogus' (known: cpu, cuda) (hint: --backend cpu|cuda)");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -205,5 +245,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/hostile/search-cluster-past-cap", test_search_cluster_past_cap);
   g_test_add_func ("/cli/hostile/stdout-full", test_stdout_full);
   g_test_add_func ("/cli/hostile/stdout-reader-gone", test_stdout_reader_gone);
+  g_test_add_func ("/cli/hostile/run-host-memory", test_run_host_memory);
+  g_test_add_func ("/cli/hostile/calibrate-inputs-first", test_calibrate_inputs_first);
   return g_test_run ();
 }
