@@ -472,6 +472,8 @@ on_flag (const char *option, const char *value, gpointer data, GError **error)
     plan->moe_grouped_gemm = TRUE;
   else if (g_str_equal (name, "moe-shared-expert-overlap"))
     plan->moe_shared_expert_overlap = TRUE;
+  else if (g_str_equal (name, "moe-pad-expert-input-to-capacity"))
+    plan->moe_pad_to_capacity = TRUE;
   else if (g_str_equal (name, "overlap-moe-expert-parallel-comm"))
     plan->moe_a2a_overlap = TRUE;
   else if (g_str_equal (name, "recompute-activations"))
@@ -541,6 +543,9 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       "Tokens an expert takes at most, x the mean (default: dropless)", "F" },
     { "moe-grouped-gemm", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Local experts as one grouped GEMM (else one GEMM per expert)", NULL },
+    { "moe-pad-expert-input-to-capacity", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK,
+      CB (on_flag), "With --moe-expert-capacity-factor: every expert padded to its capacity "
+      "(token drop and pad; the dispatcher needs no host sync)", NULL },
     { "moe-shared-expert-overlap", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Shared expert computes during the dispatch all-to-all", NULL },
     { "overlap-moe-expert-parallel-comm", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK,
@@ -766,6 +771,24 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
                    "--moe-shared-expert-overlap: the %s stack does not offer it (hint: drop "
                    "the flag or pick --framework megatron-core)", stack->name);
+      return FALSE;
+    }
+  /* Megatron-Core's MoEAlltoAllTokenDispatcher (token_dispatcher.py): drop_and_pad is its
+   * option, and its __init__ asserts moe_expert_capacity_factor is set */
+  if (plan->moe_pad_to_capacity && !(plan->moe_capacity_factor > 0))
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--moe-pad-expert-input-to-capacity pads to a capacity that "
+                   "--moe-expert-capacity-factor sets (hint: add --moe-expert-capacity-factor 1)");
+      return FALSE;
+    }
+  if (plan->moe_pad_to_capacity
+      && (plan->moe_dispatcher != PLAN_MOE_ALLTOALL || !stack->moe_dispatch_host_sync))
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--moe-pad-expert-input-to-capacity is an option of Megatron-Core's alltoall "
+                   "token dispatcher (hint: --moe-token-dispatcher-type alltoall with "
+                   "--framework megatron-core or nemo)");
       return FALSE;
     }
   if (plan->moe_a2a_overlap && stack->moe_a2a_overlap == FW_OPT_NO)

@@ -258,6 +258,8 @@ parse_moe (PlanJson *pj, JsonObject *obj, GError **error)
         }
       else if (g_str_equal (key, "grouped_gemm"))
         ok = json_get_bool (pj, S, key, n, &p->moe_grouped_gemm, error);
+      else if (g_str_equal (key, "pad_expert_input_to_capacity"))
+        ok = json_get_bool (pj, S, key, n, &p->moe_pad_to_capacity, error);
       else if (g_str_equal (key, "shared_expert_overlap"))
         ok = json_get_bool (pj, S, key, n, &p->moe_shared_expert_overlap, error);
       else if (g_str_equal (key, "imbalance"))
@@ -295,7 +297,7 @@ parse_moe (PlanJson *pj, JsonObject *obj, GError **error)
         {
           g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
                        "%s: unknown key moe.%s (hint: num_experts, router_topk, "
-                       "token_dispatcher_type, expert_capacity_factor, grouped_gemm, "
+                       "token_dispatcher_type, expert_capacity_factor, pad_expert_input_to_capacity, grouped_gemm, "
                        "shared_expert_overlap, imbalance, a2a_overlap, recompute_modules, cuda_graph_impl, "
                        "cuda_graph_scope)", pj->source,
                        key);

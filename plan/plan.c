@@ -153,9 +153,11 @@ plan_moe (const Plan *plan, const ModelSpec *model, PlanMoe *out)
   out->first_dense = model_moe ? (int) model->first_dense_layers : 0;
   out->layer_step = model_moe ? (int) MAX (model->moe_layer_step, 1) : 1;
   double imb = plan->moe_imbalance > 0 ? plan->moe_imbalance : PLAN_MOE_IMBALANCE_DEFAULT;
-  /* a capacity factor drops what exceeds cf x the mean (Megatron-Core token drop) */
+  /* a capacity factor drops what exceeds cf x the mean (Megatron-Core token drop); padded
+   * to capacity (drop_and_pad) every expert runs exactly cf x the mean */
   if (plan->moe_capacity_factor > 0)
-    imb = MIN (imb, plan->moe_capacity_factor);
+    imb = plan->moe_pad_to_capacity ? plan->moe_capacity_factor
+                                    : MIN (imb, plan->moe_capacity_factor);
   out->imbalance = MAX (imb, 1.0);
 }
 
@@ -673,6 +675,9 @@ plan_to_string (const Plan *plan)
     g_string_append (s, "-rcshared");
   if (plan->moe_a2a_overlap)
     g_string_append (s, "-a2aov");
+  /* token drop and pad: every expert at its capacity, no dispatcher host sync */
+  if (plan->moe_pad_to_capacity && plan->moe_capacity_factor > 0)
+    g_string_append_printf (s, "-pad%g", plan->moe_capacity_factor);
   /* a compiled run and async TP change the step: two plans apart only there must not
    * read the same */
   if (plan->compile)
@@ -798,6 +803,7 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
         json_builder_add_double_value (b, plan->moe_capacity_factor);
       else
         json_builder_add_null_value (b);   /* dropless */
+      SET_BOOL ("pad_expert_input_to_capacity", plan->moe_pad_to_capacity);
       SET_BOOL ("grouped_gemm", plan->moe_grouped_gemm);
       SET_BOOL ("shared_expert_overlap", plan->moe_shared_expert_overlap);
       SET_BOOL ("a2a_overlap", plan->moe_a2a_overlap);

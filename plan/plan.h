@@ -373,6 +373,10 @@ typedef struct {
   int      edp;                  /* derived: tp cp dp / (etp ep) */
   PlanMoeDispatcher moe_dispatcher;   /* default alltoall */
   double   moe_capacity_factor;  /* --moe-expert-capacity-factor; 0 = dropless (default) */
+  gboolean moe_pad_to_capacity;  /* --moe-pad-expert-input-to-capacity: with a capacity
+                                  * factor, every local expert runs exactly its capacity
+                                  * (Megatron-Core drop_and_pad): its token counts are host
+                                  * constants, so the dispatcher does not sync the host */
   gboolean moe_grouped_gemm;     /* --moe-grouped-gemm: one grouped kernel for the local
                                   * experts; else one GEMM per expert (SequentialMLP) */
   gboolean moe_shared_expert_overlap; /* --moe-shared-expert-overlap: the shared expert

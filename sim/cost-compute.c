@@ -436,8 +436,12 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
    * backward all-to-alls reuse the forward's splits), so there the host runs ahead of
    * the GPU and its per-expert calls count once per pass, against the whole pass's GPU
    * time (sim_cost_moe_host_excess_s), not per GEMM; without that pass figure they stay
-   * here. */
-  if (g > 1 && c->opts.moe_grouped_per_expert && (fwd || !(c->opts.moe_expert_host_s[1] > 0)))
+   * here. A dispatcher without the sync (drop and pad: moe_dispatch_no_sync) lets the host
+   * run ahead in the forward too: there the calls count against the pass the same way. */
+  const gboolean pass_counted = fwd ? c->opts.moe_dispatch_no_sync
+                                        && c->opts.moe_expert_host_s[0] > 0
+                                    : c->opts.moe_expert_host_s[1] > 0;
+  if (g > 1 && c->opts.moe_grouped_per_expert && !pass_counted)
     {
       const double eager = wgrad || (fwd && lowp) ? c->opts.moe_expert_op_s : 0.0;
       const double call = c->opts.moe_gemm_call_s > 0 ? c->opts.moe_gemm_call_s
@@ -446,7 +450,8 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
     }
   /* without grouped GEMM (Megatron's SequentialMLP) each expert's GEMM is its own launch,
    * host-bound the same way behind the sync */
-  else if (g <= 1 && c->opts.moe_host_sync_s > 0 && op->name != NULL
+  else if (g <= 1 && c->opts.moe_host_sync_s > 0 && !c->opts.moe_dispatch_no_sync
+           && op->name != NULL
            && g_str_has_prefix (op->name, "expert_"))
     t = MAX (t, c->opts.host_launch_s);
   return t;
@@ -835,7 +840,7 @@ memory_bound_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backw
   /* the MoE dispatcher's device-to-host sync (plan/program-blocks.c "moe_host_sync"):
    * its round trip, during which the GPU runs nothing issued after it */
   if (op->name != NULL && g_str_equal (op->name, "moe_host_sync"))
-    return c->opts.moe_host_sync_s;
+    return c->opts.moe_dispatch_no_sync ? 0.0 : c->opts.moe_host_sync_s;
   /* FSDP2's unsharded gradient accumulation in fp32 (plan.h grad_accum_upcast), one
    * streaming pass per parameter: the first micro-batch's .to(float32) reads bf16 2 B and
    * writes 4 B; a later one's += reads the fp32 sum 4 B and the bf16 gradient 2 B and
@@ -1256,7 +1261,9 @@ sim_cost_moe_host_excess_s (const SimCost *c, const ProgProgram *p, ProgPhase ph
       double before, after;
       moe_pass_gpu_s (c, p, ph, lin, &before, &after);
       double e;
-      if (ph == 1)
+      /* the backward, and a forward whose dispatcher does not sync (moe_dispatch_no_sync):
+       * the host runs ahead, the pass takes max(host, GPU) */
+      if (ph == 1 || c->opts.moe_dispatch_no_sync)
         e = MAX (host - (before + after), 0.0);
       else
         {

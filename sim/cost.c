@@ -1009,6 +1009,13 @@ sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan)
       o->fp8_cast_passes_compiled *= r;
       o->fp8_weight_cast_bytes *= r;
     }
+  /* token drop and pad (Megatron-Core MoEAlltoAllTokenDispatcher.preprocess, drop_and_pad):
+   * the tokens per local expert are torch.full of the capacity and the all-to-all splits
+   * are the capacity on the host, so it returns before the dropless branch that sets
+   * cuda_sync_point "before_ep_alltoall" and the copies to the host: cuda_sync_point stays
+   * "no_sync" */
+  if (plan->moe_pad_to_capacity && plan->moe_capacity_factor > 0)
+    o->moe_dispatch_no_sync = TRUE;
   if (plan_cuda_graph_moe (plan))
     {
       o->moe_grouped_per_expert = FALSE;

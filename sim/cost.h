@@ -250,6 +250,11 @@ typedef struct {
   double   moe_gemm_call_s;       /* the host's time per GEMM of such a grouped GEMM (TE's
                                    * GEMM call, sim/cost.c; 0: host_launch_s) */
   double   moe_host_sync_s;
+  /* ... which the plan's dispatcher does not take (--moe-pad-expert-input-to-capacity:
+   * Megatron-Core's drop_and_pad knows every expert's tokens, its capacity, on the host):
+   * the "moe_host_sync" op costs nothing and the host runs ahead of the GPU in the forward
+   * as in the backward (sim/cost-compute.c gemm_s, sim_cost_moe_host_excess_s) */
+  gboolean moe_dispatch_no_sync;
   /* ... and the eager framework op the stack issues from Python per local expert of a
    * grouped GEMM besides its launch (frameworks/stack.h moe_expert_eager_op; 0: none) */
   double   moe_expert_op_s;

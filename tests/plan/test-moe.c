@@ -1304,6 +1304,69 @@ test_loss_te (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (error->message, "unknown --cross-entropy-fusion-impl 'fast'"));
 }
 
+/* --moe-pad-expert-input-to-capacity (Megatron-Core's moe_pad_expert_input_to_capacity,
+ * the alltoall dispatcher's drop_and_pad): with a capacity factor cf every local expert
+ * runs exactly its capacity, cf x the mean tokens, so the busiest rank's ratio is cf
+ * whatever the routing (here 1.25, where routing at --moe-imbalance 1.1 would give 1.1 and
+ * dropping without padding min (1.1, 1.25) = 1.1). It needs the capacity factor (Megatron's
+ * dispatcher asserts it) and is an option of Megatron-Core's alltoall dispatcher: refused
+ * with the flex dispatcher and on torchtitan (no Megatron dispatcher, no host sync). The
+ * plan string tells the padded plan apart (-pad1.25) and the plan JSON reads it back. */
+static void
+test_pad_to_capacity (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  const char *base = "--gpus 64 --num-experts 8 --expert-model-parallel-size 8 "
+                     "--moe-imbalance 1.1 --moe-expert-capacity-factor 1.25";
+  g_assert_true (resolve (f, base, &error));
+  g_assert_no_error (error);
+  PlanMoe moe;
+  plan_moe (&f->plan, f->model, &moe);
+  g_assert_cmpfloat (moe.imbalance, ==, 1.1);
+  g_assert_false (f->plan.moe_pad_to_capacity);
+  g_autofree char *plain = plan_to_string (&f->plan);
+  g_assert_null (strstr (plain, "-pad"));
+
+  g_autofree char *flags = g_strdup_printf ("%s --moe-pad-expert-input-to-capacity", base);
+  g_assert_true (resolve (f, flags, &error));
+  g_assert_no_error (error);
+  g_assert_true (f->plan.moe_pad_to_capacity);
+  plan_moe (&f->plan, f->model, &moe);
+  g_assert_cmpfloat (moe.imbalance, ==, 1.25);
+  g_autofree char *str = plan_to_string (&f->plan);
+  g_assert_nonnull (strstr (str, "-pad1.25"));
+
+  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
+  g_assert_no_error (error);
+  g_autoptr (FwStack) tt = fw_stack_load_preset ("torchtitan", &error);
+  g_assert_no_error (error);
+  g_assert_true (plan_check_stack (&f->plan, mc, &error));
+  g_assert_no_error (error);
+  g_assert_false (plan_check_stack (&f->plan, tt, &error));
+  g_assert_error (error, PLAN_ERROR, PLAN_ERROR_USAGE);
+  g_assert_nonnull (strstr (error->message, "alltoall token dispatcher"));
+  g_clear_error (&error);
+  f->plan.moe_dispatcher = PLAN_MOE_FLEX;
+  g_assert_false (plan_check_stack (&f->plan, mc, &error));
+  g_assert_nonnull (strstr (error->message, "alltoall token dispatcher"));
+  g_clear_error (&error);
+  f->plan.moe_dispatcher = PLAN_MOE_ALLTOALL;
+  f->plan.moe_capacity_factor = 0;   /* dropless: nothing to pad to */
+  g_assert_false (plan_check_stack (&f->plan, mc, &error));
+  g_assert_nonnull (strstr (error->message, "--moe-expert-capacity-factor"));
+  g_clear_error (&error);
+
+  Plan q;
+  plan_init_defaults (&q);
+  g_assert_true (plan_load_json_data (&q, "{\"moe\": {\"expert_capacity_factor\": 1, "
+                                      "\"pad_expert_input_to_capacity\": true}}", -1,
+                                      "t.json", &error));
+  g_assert_no_error (error);
+  g_assert_true (q.moe_pad_to_capacity);
+  g_assert_cmpfloat (q.moe_capacity_factor, ==, 1.0);
+  plan_clear (&q);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1311,6 +1374,7 @@ main (int argc, char **argv)
 #define ADD(path, fn) g_test_add ("/moe/" path, Fixture, NULL, setup, fn, teardown)
   ADD ("json-round-trip", test_json_round_trip);
   ADD ("flags", test_flags);
+  ADD ("pad-to-capacity", test_pad_to_capacity);
   ADD ("invalid", test_invalid);
   ADD ("folding", test_folding);
   ADD ("a2a-bytes", test_a2a_bytes);

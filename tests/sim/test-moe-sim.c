@@ -588,6 +588,109 @@ test_host_excess_split (void)
   plan_clear (&p);
 }
 
+/* Token drop and pad (--moe-expert-capacity-factor 1 --moe-pad-expert-input-to-capacity):
+ * Megatron-Core's alltoall dispatcher knows every local expert's tokens (its capacity) on
+ * the host, so it takes no device-to-host sync (token_dispatcher.py preprocess returns
+ * before the dropless branch that sets cuda_sync_point "before_ep_alltoall"), and the host
+ * runs ahead of the GPU in the forward as in the backward. The plan of
+ * test_host_excess_split (Qwen3-30B-A3B top-2, 8,192 tokens, all 128 experts local, FP8
+ * current scaling; balanced, so padding adds no tokens):
+ *  - synced (dropless): the forward takes A + b (test_host_excess_split), A = 23.093 ms
+ *    the host's time after the sync, b the GPU's attention part;
+ *  - padded: the "moe_host_sync" op costs nothing, the grouped GEMMs lose their per-GEMM
+ *    floor of 128 x (61.46875 + 15) us behind the sync, and the pass takes max(host, GPU)
+ *    = the host's whole forward A + B = 1.29 ms + 128 x (122.9375 + 30 + 24) us =
+ *    23.938 ms, above the GPU's. So padding saves b - B per layer forward (B = 0.845 ms,
+ *    the host's part before the sync, b > B) and the 5 us sync, and the engine's step
+ *    (free communication, PP 1, one micro-batch) shrinks by 48 layers x that. The
+ *    backward is the same either way. */
+static void
+test_pad_no_sync (void)
+{
+  g_autoptr (TopoCluster) c = h100 ();
+  g_autoptr (GError) error = NULL;
+  SimOptions opts;
+  mcore_free_comm_options (&opts, c);
+  opts.cost.fp8_scaling = FW_SCALING_CURRENT;
+  g_autoptr (ModelSpec) qw = model_spec_lookup ("qwen3-30b-a3b", &error);
+  g_assert_no_error (error);
+  Plan p, q;
+  moe_plan (&p, 8, 1, 1, 1);
+  p.num_experts = 128;
+  p.moe_topk = 2;
+  p.moe_imbalance = 1.0;
+  p.moe_grouped_gemm = TRUE;
+  p.compute_dtype = PLAN_PREC_FP8;
+  p.fp8_recipe = FW_SCALING_CURRENT;
+  p.seq_length = 8192;
+  p.global_batch = 8;
+  p.moe_capacity_factor = 1.0;
+  plan_copy (&q, &p);
+  q.moe_pad_to_capacity = TRUE;
+  g_assert_true (plan_resolve (&p, qw, c, &error));
+  g_assert_true (plan_resolve (&q, qw, c, &error));
+  g_autoptr (SimPrediction) synced = sim_predict (qw, &p, c, &opts, &error);
+  g_assert_no_error (error);
+  g_autoptr (SimPrediction) padded = sim_predict (qw, &q, c, &opts, &error);
+  g_assert_no_error (error);
+  const ProgProgram *prog = synced->program;
+  g_assert_cmpint (prog->moe.local_experts, ==, 128);
+
+  SimCostOptions os = opts.cost, op = opts.cost;
+  sim_cost_options_apply_plan (&os, &p);
+  sim_cost_options_apply_plan (&op, &q);
+  g_assert_false (os.moe_dispatch_no_sync);
+  g_assert_true (op.moe_dispatch_no_sync);
+  SimCost *cs = sim_cost_new (c, NULL, &os), *cp = sim_cost_new (c, NULL, &op);
+  /* the sync op and the up projection's per-GEMM floor */
+  for (guint i = 0; i < prog->ops->len; i++)
+    {
+      const ModelOp *o = &g_array_index (prog->ops, ModelOp, i);
+      if (o->name != NULL && g_str_equal (o->name, "moe_host_sync"))
+        {
+          g_assert_cmpfloat (sim_cost_op_math_s (cs, o, prog->compute_dtype, prog->gemm_dtype,
+                                                 FALSE), ==, 5e-6);
+          g_assert_cmpfloat (sim_cost_op_math_s (cp, o, prog->compute_dtype, prog->gemm_dtype,
+                                                 FALSE), ==, 0.0);
+        }
+      if (o->name != NULL && g_str_equal (o->name, "expert_up"))
+        {
+          const double floor = 128 * (61.46875e-6 + 15e-6);
+          g_assert_cmpfloat (fabs (sim_cost_op_math_s (cs, o, prog->compute_dtype,
+                                                       prog->gemm_dtype, FALSE) - floor), <,
+                             1e-12);
+          g_assert_cmpfloat (sim_cost_op_math_s (cp, o, prog->compute_dtype, prog->gemm_dtype,
+                                                 FALSE), <, floor / 2);
+        }
+    }
+  const double A = 17 * 15e-6 + 2 * 95e-6 + 128 * (122.9375e-6 + 30e-6 + 24e-6),
+               B = 41 * 15e-6 + 2 * 115e-6;
+  double bs, as, bp, ap;
+  fwd_gpu_split (cs, prog, &bs, &as);
+  fwd_gpu_split (cp, prog, &bp, &ap);
+  const double es = sim_cost_moe_host_excess_s (cs, prog, PROG_PHASE_FORWARD),
+               ep = sim_cost_moe_host_excess_s (cp, prog, PROG_PHASE_FORWARD);
+  g_test_message ("synced: GPU %.3f + %.3f ms, excess %.3f ms; padded: GPU %.3f + %.3f ms, "
+                  "excess %.3f ms", bs * 1e3, as * 1e3, es * 1e3, bp * 1e3, ap * 1e3, ep * 1e3);
+  g_assert_cmpfloat (fabs (bs - bp - 5e-6), <, 1e-12);   /* the sync op */
+  g_assert_cmpfloat (bs, >, B);
+  g_assert_cmpfloat (fabs ((as + bs + es) - (A + bs)), <, 1e-12);
+  g_assert_cmpfloat (ap + bp, <, A + B);
+  g_assert_cmpfloat (fabs ((ap + bp + ep) - (A + B)), <, 1e-12);
+  g_assert_cmpfloat (fabs (sim_cost_moe_host_excess_s (cs, prog, PROG_PHASE_BACKWARD)
+                           - sim_cost_moe_host_excess_s (cp, prog, PROG_PHASE_BACKWARD)), <,
+                     1e-15);
+  /* the engine: 48 layers x 1 micro-batch x (bs - B) shorter */
+  const double saved = synced->result->step_time_s - padded->result->step_time_s;
+  g_test_message ("step %.4f s synced, %.4f s padded", synced->result->step_time_s,
+                  padded->result->step_time_s);
+  g_assert_cmpfloat (fabs (saved - 48 * (bs - B)), <, 1e-9 + 1e-6 * saved);
+  sim_cost_free (cs);
+  sim_cost_free (cp);
+  plan_clear (&q);
+  plan_clear (&p);
+}
+
 /* The GPU time of the named blocks of `prog` in the pass `backward` (0 or 1). */
 static double
 named_blocks_s (const SimCost *cost, const ProgProgram *prog, const char *const *names)
@@ -1191,6 +1294,7 @@ main (int argc, char **argv)
   g_test_add_func ("/moe-sim/host-costs", test_host_costs);
   g_test_add_func ("/moe-sim/host-excess", test_host_excess);
   g_test_add_func ("/moe-sim/host-excess-split", test_host_excess_split);
+  g_test_add_func ("/moe-sim/pad-no-sync", test_pad_no_sync);
   g_test_add_func ("/moe-sim/host-excess-one-mixer", test_host_excess_one_mixer);
   g_test_add_func ("/moe-sim/quant-launches", test_quant_launches);
   g_test_add_func ("/moe-sim/grouped-launches", test_grouped_launches);
