@@ -490,6 +490,22 @@ mixer_block (Builder *bd, int layer, gboolean backward)
   return backward ? B_ATTN_B : B_ATTN_F;
 }
 
+/* PyTorch's context_parallel ring (plan.h cp_ring_merge) under torch.compile (plan.h
+ * compile; torchtitan compiles each TransformerBlock with fullgraph=True, so the ring loop
+ * is traced with the block): a functional collective traced is waited where it is issued
+ * (torch/distributed/_functional_collectives.py _maybe_wrap_tensor: wait_tensor at once
+ * when _are_we_tracing (); in eager an AsyncCollectiveTensor, waited at its first use),
+ * and inductor leaves the wait there (torch/_inductor/config.py
+ * reorder_for_compute_comm_overlap, off by default). So the K/V all-gather is waited
+ * before the first ring step, forward and backward, and each K/V-gradient permute before
+ * the next step: none of the ring's communication runs beside its compute. */
+static gboolean
+cp_traced_waits (const Builder *bd)
+{
+  return bd->plan->compile && bd->plan->cp_comm == PLAN_CP_ALLGATHER
+         && bd->plan->cp_ring_merge > 0;
+}
+
 /* The attention of one layer, forward or backward (or a recomputed forward). */
 G_ALWAYS_INLINE static inline gint32
 attn_part (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, int layer,
@@ -521,10 +537,12 @@ attn_part (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, i
         {
           /* PyTorch's context_parallel: the all-gather is issued with the first ring
            * step (the rank's own K/V, block B_CP_FIRST_F) and the later steps wait for it
-           * (_templated_ring_attention, _AllGatherRotater) */
+           * (_templated_ring_attention, _AllGatherRotater); compiled, the first step
+           * waits for it too (cp_traced_waits) */
           gint32 ag = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_CP,
                             bd->kv_bytes * bd->c, phase, mb, chunk, layer, pre, -1);
-          gint32 first = compute (bd, bd->blk[B_CP_FIRST_F], mb, chunk, layer, pre, -1);
+          gint32 first = compute (bd, bd->blk[B_CP_FIRST_F], mb, chunk, layer, pre,
+                                  cp_traced_waits (bd) ? ag : -1);
           core = compute (bd, bd->blk[B_ATTN_CORE_F], mb, chunk, layer, first, ag);
           post_dep = -1;
         }
@@ -567,14 +585,19 @@ attn_part (Builder *bd, gboolean backward, ProgPhase phase, int mb, int chunk, i
        * fp32 K/V gradient sums passed on to the next rank after each of the c steps
        * (all_to_all permutes, dkv_rotater), twice the bf16 bytes: the first c - 1 while
        * the later steps compute, the last one after the last step, which the rank waits
-       * for before the pre block (dkv_rotater.next_buffer () after the loop) */
+       * for before the pre block (dkv_rotater.next_buffer () after the loop). Compiled
+       * (cp_traced_waits), the first step waits for the all-gather and each later step
+       * for the permute before it: the c - 1 permutes run between the steps, not beside
+       * them (taken together, before the later steps: the same sum) */
+      const gboolean waited = cp_traced_waits (bd);
       gint32 ag = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_CP,
                         bd->kv_bytes * bd->c, phase, mb, chunk, layer, post, -1);
-      gint32 first = compute (bd, bd->blk[B_CP_FIRST_B], mb, chunk, layer, post, -1);
+      gint32 first = compute (bd, bd->blk[B_CP_FIRST_B], mb, chunk, layer, post,
+                              waited ? ag : -1);
       gint32 ring = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_SEND_RECV, PLAN_AXIS_CP,
                           (double) (bd->c - 1) * bd->kv_bytes * 2.0, phase, mb, chunk, layer,
                           first, ag);
-      core = compute (bd, bd->blk[B_ATTN_CORE_B], mb, chunk, layer, first, ag);
+      core = compute (bd, bd->blk[B_ATTN_CORE_B], mb, chunk, layer, first, waited ? ring : ag);
       pre_dep = coll (bd, PROG_STREAM_CP, PROG_COMM_CP, PLAN_COLL_SEND_RECV, PLAN_AXIS_CP,
                       bd->kv_bytes * 2.0, phase, mb, chunk, layer, core, ring);
     }

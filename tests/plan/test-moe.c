@@ -1094,6 +1094,74 @@ test_cp_ring_merge (Fixture *f, gconstpointer data)
     }
 }
 
+/* The ring's waits under torch.compile (plan/program.c cp_traced_waits): traced, a
+ * functional collective is waited where it is issued (torch/distributed/
+ * _functional_collectives.py _maybe_wrap_tensor), so in the compiled ring the first step
+ * waits for the K/V all-gather, forward (and its recomputed copy) and backward, and the
+ * later steps' backward for the K/V-gradient permutes; eager, the first step runs beside
+ * the all-gather and the later steps' backward beside the permutes. The cp_program above
+ * (32 layers, full recompute; global batch 8 over dp 8 / 4 = 2, so 4 micro-batches of 1):
+ * per layer and micro-batch 1 forward + 1 recomputed forward + 1 backward first step, so
+ * 3 x 32 x 4 = 384 first-step tasks, each with the all-gather issued for it among its
+ * dependencies only when compiled; 32 x 4 = 128 later-step backward cores,
+ * each depending on the c - 1 = 3 permutes (805,306,368 B with the repeated heads, as
+ * above) only when compiled, on the all-gather otherwise. */
+static void
+test_cp_traced_waits (Fixture *f, gconstpointer data)
+{
+  for (int compiled = 0; compiled <= 1; compiled++)
+    {
+      g_autoptr (GError) error = NULL;
+      if (!resolve (f, "--gpus 8 --seq-length 32768 --micro-batch-size 1 "
+                    "--global-batch-size 8 --context-parallel-size 4 "
+                    "--cp-comm-type all_gather --recompute-granularity full", &error))
+        g_error ("%s", error->message);
+      f->plan.cp_ring_merge = 1;
+      f->plan.cp_kv_repeated = 1;
+      f->plan.compile = compiled;
+      g_autoptr (ProgProgram) p = fixture_program (f);
+      int first = 0, first_waits = 0, core_b = 0, core_b_waits_ring = 0, core_b_waits_ag = 0;
+      for (guint i = 0; i < p->tasks->len; i++)
+        {
+          const ProgTask *t = &g_array_index (p->tasks, ProgTask, i);
+          if (t->kind != PROG_TASK_COMPUTE)
+            continue;
+          const ProgBlock *blk = prog_block (p, t->block);
+          const gboolean is_first = g_str_equal (blk->name, "attn_core_first_fwd")
+                                    || g_str_equal (blk->name, "attn_core_first_bwd");
+          const gboolean is_core_b = g_str_equal (blk->name, "attn_core_bwd");
+          if (!is_first && !is_core_b)
+            continue;
+          gboolean on_ag = FALSE, on_ring = FALSE;
+          const guint32 *deps = prog_task_deps (p, t);
+          for (guint d = 0; d < t->n_deps; d++)
+            {
+              const ProgTask *u = prog_task (p, deps[d]);
+              if (u->kind != PROG_TASK_COLL || u->stream != PROG_STREAM_CP)
+                continue;
+              on_ag |= u->coll == PLAN_COLL_ALL_GATHER;
+              on_ring |= u->coll == PLAN_COLL_SEND_RECV && u->bytes == 805306368.0;
+            }
+          if (is_first)
+            {
+              first++;
+              first_waits += on_ag;
+            }
+          else
+            {
+              core_b++;
+              core_b_waits_ring += on_ring;
+              core_b_waits_ag += on_ag;
+            }
+        }
+      g_assert_cmpint (first, ==, 384);
+      g_assert_cmpint (first_waits, ==, compiled ? 384 : 0);
+      g_assert_cmpint (core_b, ==, 128);
+      g_assert_cmpint (core_b_waits_ring, ==, compiled ? 128 : 0);
+      g_assert_cmpint (core_b_waits_ag, ==, compiled ? 0 : 128);
+    }
+}
+
 /* Sliding windows in the step program (plan/program-blocks.c attention): gpt-oss-120b
  * (128-token windows on 18 of 36 layers, 64 heads of 64) at 8192 tokens, 1 sequence a
  * micro-batch, tp 1: the block's attention op stands for every layer, so it carries
@@ -1397,5 +1465,6 @@ main (int argc, char **argv)
   ADD ("loss-te", test_loss_te);
   ADD ("expert-act-clamped", test_expert_act_clamped);
   ADD ("cp-ring-merge", test_cp_ring_merge);
+  ADD ("cp-traced-waits", test_cp_traced_waits);
   return g_test_run ();
 }

@@ -448,6 +448,11 @@ enum {
   /* Megatron-LM before Megatron-Core: the synchronize after every exchange of the
    * interleaved schedule too (plan.h pp_p2p_sync 2, the megatron-lm-2021 stack's) */
   F_P2P_SYNC_EVERY = 2048,
+  /* PyTorch's context_parallel ring (plan.h cp_ring_merge) compiled: the ring's
+   * collectives waited where issued (plan/program.c cp_traced_waits) */
+  F_CP_TRACED = 4096,
+  /* the same ring in eager (its all-gather and permutes beside the steps) */
+  F_CP_TRACED_EAGER = 8192,
 };
 #define SLOW_0175 0.00175
 
@@ -488,6 +493,11 @@ steady_predict (const SteadyCase *sc, const ModelSpec *model, const TopoCluster 
     plan.cp_comm = sc->flags & F_CP_ALLGATHER ? PLAN_CP_ALLGATHER : PLAN_CP_P2P;
   plan.pp_lockstep = (sc->flags & F_LOCKSTEP) != 0;
   plan.pp_p2p_sync = sc->flags & F_P2P_SYNC_EVERY ? 2 : (sc->flags & F_P2P_SYNC) != 0;
+  if (sc->flags & (F_CP_TRACED | F_CP_TRACED_EAGER))
+    {
+      plan.cp_ring_merge = 1;
+      plan.compile = (sc->flags & F_CP_TRACED) != 0;
+    }
   g_autoptr (GError) error = NULL;
   g_assert_true (plan_resolve (&plan, model, cluster, &error));
   SimOptions opts;
@@ -597,6 +607,10 @@ test_steady_equals_full (void)
     { "1f1b cp2 ring", PLAN_SCHED_1F1B, 4, 1, 0, 1, 2, 64, -1, -1, 0, 1 },
     { "1f1b cp2 all-gather zero3", PLAN_SCHED_1F1B, 4, 1, 0, 1, 2, 64, -1, -1,
       F_CP_ALLGATHER | F_ZERO3, 1 },
+    { "1f1b cp4 context_parallel ring compiled full recompute", PLAN_SCHED_1F1B, 4, 1, 0, 1,
+      4, 64, -1, -1, F_CP_ALLGATHER | F_CP_TRACED | F_FULL_RECOMPUTE, 1 },
+    { "1f1b cp2 context_parallel ring eager zero3", PLAN_SCHED_1F1B, 4, 1, 0, 1, 2, 64, -1, -1,
+      F_CP_ALLGATHER | F_ZERO3 | F_CP_TRACED_EAGER, 1 },
     { "interleaved", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0, 1, 1, 64, -1, -1, 0, 1 },
     { "interleaved uneven 5 1 sp", PLAN_SCHED_INTERLEAVED_1F1B, 4, 2, 0, 2, 1, 64, 5, 1, F_SP,
       1 },
