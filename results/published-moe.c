@@ -295,6 +295,12 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
           else
             out->capacity_factor = v;
         }
+      else if (strcmp (key, "pad") == 0)
+        {
+          guint64 v = 0;
+          ok = whole (key, value, 0, 1, &v, why);
+          out->pad_to_capacity = v == 1;
+        }
       else if (strcmp (key, "attention") == 0)
         ok = parse_attention (value, out, why);
       else if (strcmp (key, "bias") == 0)
@@ -315,12 +321,15 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
       else
         ok = refuse (why, "unknown key '%s' (known: experts, top_k, moe_ffn, shared_experts, "
                      "shared_expert_ffn, dense_layers, dense_ffn, etp, dispatcher, routing, "
-                     "capacity_factor, a2a_overlap, head_dim, mtp_layers, sliding_window, "
+                     "capacity_factor, pad, a2a_overlap, head_dim, mtp_layers, sliding_window, "
                      "sliding_window_layers, attention, bias, glu_limit)", key);
     }
 
   if (ok && !has_experts)
     ok = refuse (why, "experts is required (hint: experts=8;top_k=2;moe_ffn=14336)");
+  if (ok && out->pad_to_capacity && !(out->capacity_factor > 0))
+    ok = refuse (why, "pad=1 without capacity_factor (token drop and pad pads each expert to "
+                 "its capacity)");
   if (ok && !has_top_k)
     ok = refuse (why, "top_k is required");
   if (ok && !has_moe_ffn)
@@ -377,6 +386,9 @@ res_pub_moe_describe (const ResPubMoe *moe)
   if (moe->routing != RES_PUB_ROUTING_UNSTATED)
     g_string_append (s, moe->routing == RES_PUB_ROUTING_FORCED ? ", forced balance"
                                                                : ", dropless");
+  if (moe->capacity_factor > 0)
+    g_string_append_printf (s, ", capacity factor %g%s", moe->capacity_factor,
+                            moe->pad_to_capacity ? " padded (no host sync)" : "");
   return g_string_free (s, FALSE);
 }
 
@@ -553,6 +565,7 @@ res_pub_moe_plan (const ResPubMoe *moe, gint64 ep, Plan *plan)
     case RES_PUB_DISPATCH_UNSTATED: plan->moe_dispatcher = PLAN_MOE_ALLTOALL; break;
     }
   plan->moe_capacity_factor = moe->capacity_factor;
+  plan->moe_pad_to_capacity = moe->pad_to_capacity && moe->capacity_factor > 0;
   plan->moe_grouped_gemm = TRUE;
   /* --moe-router-force-load-balancing gives every expert the mean (Megatron-Core's
    * benchmark switch, the Megatron-Bridge table's footnote); learned routing keeps the

@@ -31,6 +31,10 @@
  * | routing               | forced, dropless                             | forced-balance benchmark routing, or     |
  * |                       |                                              |   learned dropless routing               |
  * | capacity_factor       | number > 0 and <= 1000                       | token-drop capacity factor               |
+ * | pad                   | 0, 1 (default 0; 1 needs capacity_factor)    | token drop and pad: every expert padded  |
+ * |                       |                                              |   to its capacity, no host sync          |
+ * |                       |                                              |   (Megatron-Core moe_pad_expert_input_to_|
+ * |                       |                                              |   capacity; NeMo's "tokendrop" rows)     |
  * | a2a_overlap           | none, 1f1b                                   | EP all-to-all hidden behind the other     |
  * |                       |                                              |   micro-batch in 1F1B                    |
  * | head_dim              | 1 .. MODEL_MAX_HEADS                         | attention head size when not hidden/heads|
@@ -83,6 +87,7 @@ typedef struct {
   ResPubDispatcher dispatcher;
   ResPubRouting    routing;
   double           capacity_factor;          /* 0: dropless / not stated */
+  gboolean         pad_to_capacity;          /* pad=1: token drop and pad */
   gboolean         a2a_overlap_1f1b;
   guint64          head_dim;                 /* 0: hidden / heads */
   guint64          mtp_layers;

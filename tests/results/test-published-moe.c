@@ -59,7 +59,23 @@ test_parse_good (void)
   g_assert_cmpuint (m.shared_expert_ffn, ==, 2 * 1408);
   g_assert_cmpint (m.dispatcher, ==, RES_PUB_DISPATCH_DEEPEP);
   g_assert_cmpfloat (m.capacity_factor, ==, 1.25);
+  g_assert_false (m.pad_to_capacity);
   g_assert_false (m.mla);
+  res_pub_moe_clear (&m);
+
+  /* token drop and pad (the NeMo tables' "tokendrop" rows: capacity factor 1, padded,
+   * Megatron-Bridge apply_moe_token_drop): the plan pads, the dispatcher takes no sync */
+  g_assert_true (res_pub_moe_parse ("experts=128;top_k=8;moe_ffn=768;capacity_factor=1;pad=1",
+                                    &m, &why));
+  g_assert_true (m.pad_to_capacity);
+  Plan pp;
+  plan_init_defaults (&pp);
+  res_pub_moe_plan (&m, 8, &pp);
+  g_assert_true (pp.moe_pad_to_capacity);
+  g_assert_cmpfloat (pp.moe_capacity_factor, ==, 1.0);
+  plan_clear (&pp);
+  g_autofree char *desc = res_pub_moe_describe (&m);
+  g_assert_nonnull (strstr (desc, ", capacity factor 1 padded (no host sync)"));
   res_pub_moe_clear (&m);
 
   /* Qwen3-Next's hybrid: the layer counts, the head geometry at Qwen3NextConfig's
@@ -135,6 +151,8 @@ test_parse_bad (void)
     { "experts=8;top_k=2;moe_ffn=1;routing=random", "moe: routing 'random' unknown" },
     { "experts=8;top_k=2;moe_ffn=1;capacity_factor=0", "moe: capacity_factor '0' must be" },
     { "experts=8;top_k=2;moe_ffn=1;capacity_factor=nan", "moe: capacity_factor 'nan' must be" },
+    { "experts=8;top_k=2;moe_ffn=1;pad=1", "moe: pad=1 without capacity_factor" },
+    { "experts=8;top_k=2;moe_ffn=1;capacity_factor=1;pad=2", "moe: pad 2 is outside 0..1" },
     { "experts=8;top_k=2;moe_ffn=1;sliding_window=128",
       "moe: sliding_window without sliding_window_layers" },
     { "experts=8;top_k=2;moe_ffn=1;bias=2", "moe: bias 2 is outside 0..1" },
