@@ -100,6 +100,13 @@ util_input_read_file (const char *path, gsize max_bytes, char **contents, gsize 
   return TRUE;
 }
 
+static void
+key_set_free (GHashTable *set)
+{
+  if (set != NULL)
+    g_hash_table_unref (set);
+}
+
 gboolean
 util_json_check_depth (const char *text, gssize length, guint max_depth, const char *source,
                        GError **error)
@@ -108,8 +115,11 @@ util_json_check_depth (const char *text, gssize length, guint max_depth, const c
   if (max_depth == 0)
     max_depth = UTIL_JSON_MAX_DEPTH;
   gsize len = length < 0 ? strlen (text) : (gsize) length;
-  guint depth = 0, line = 1, col = 0;
+  guint depth = 0, line = 1, col = 0, str_line = 0, str_col = 0;
   gboolean in_string = FALSE;
+  gsize str_start = 0;
+  /* per open container: the keys of an object seen so far, NULL for an array */
+  g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) key_set_free);
   for (gsize i = 0; i < len; i++)
     {
       char c = text[i];
@@ -121,11 +131,35 @@ util_json_check_depth (const char *text, gssize length, guint max_depth, const c
           if (c == '\\')
             i++, col++;           /* the escaped character cannot end the string */
           else if (c == '"')
-            in_string = FALSE;
+            {
+              in_string = FALSE;
+              /* A key given twice in one object: json-glib (as Python's json) keeps the
+               * last value and drops the first without a word, so a config with
+               * "num_hidden_layers": 32 and later 80 was modelled with 80 layers. Keys are
+               * compared as written (escapes not decoded). */
+              GHashTable *set = keys->len > 0 ? g_ptr_array_index (keys, keys->len - 1) : NULL;
+              gsize k = i + 1;
+              while (k < len && g_ascii_isspace (text[k]))
+                k++;
+              if (set != NULL && k < len && text[k] == ':')
+                {
+                  char *key = g_strndup (text + str_start + 1, i - str_start - 1);
+                  if (!g_hash_table_add (set, key))
+                    {
+                      g_set_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_DUPLICATE_KEY,
+                                   "%s:%u:%u: key \"%.60s\" appears twice in one object; JSON "
+                                   "readers keep the last value and drop the other without "
+                                   "a word (hint: delete one of the two)",
+                                   source != NULL ? source : "<data>", str_line, str_col,
+                                   (const char *) g_hash_table_lookup (set, key));
+                      return FALSE;
+                    }
+                }
+            }
           continue;
         }
       if (c == '"')
-        in_string = TRUE;
+        in_string = TRUE, str_start = i, str_line = line, str_col = col;
       else if ((c == '-' || g_ascii_isdigit (c)) && (i == 0 || !g_ascii_isalnum (text[i - 1])))
         {
           /* an integer literal past 2^63 - 1: json-glib reads it as a wrapped gint64
@@ -160,6 +194,8 @@ util_json_check_depth (const char *text, gssize length, guint max_depth, const c
         }
       else if (c == '[' || c == '{')
         {
+          g_ptr_array_add (keys, c == '{' ? g_hash_table_new_full (g_str_hash, g_str_equal,
+                                                                  g_free, NULL) : NULL);
           if (++depth > max_depth)
             {
               g_set_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TOO_DEEP,
@@ -171,7 +207,10 @@ util_json_check_depth (const char *text, gssize length, guint max_depth, const c
             }
         }
       else if ((c == ']' || c == '}') && depth > 0)
-        depth--;
+        {
+          depth--;
+          g_ptr_array_set_size (keys, depth);
+        }
     }
   return TRUE;
 }

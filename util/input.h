@@ -31,6 +31,7 @@ typedef enum {
   UTIL_INPUT_ERROR_IO,        /* cannot open or read */
   UTIL_INPUT_ERROR_TOO_LARGE, /* more than max_bytes */
   UTIL_INPUT_ERROR_TOO_DEEP,  /* JSON nested deeper than the cap */
+  UTIL_INPUT_ERROR_DUPLICATE_KEY, /* one object names a key twice */
 } UtilInputError;
 
 /* 64 MiB: the largest input tandem reads in practice (a cluster file with a full
@@ -42,9 +43,11 @@ typedef enum {
 gboolean util_input_read_file (const char *path, gsize max_bytes, char **contents,
                                gsize *length, GError **error);
 
-/* TRUE when no array/object in text nests deeper than max_depth (0: UTIL_JSON_MAX_DEPTH).
- * Strings are skipped (brackets inside them do not count). Malformed JSON passes: the
- * parser reports it with its own line:column. `source` names the text in the message. */
+/* TRUE when no array/object in text nests deeper than max_depth (0: UTIL_JSON_MAX_DEPTH),
+ * no object names a key twice (parsers keep the last value and drop the other in silence)
+ * and no integer literal is outside gint64. Strings are skipped (brackets inside them do
+ * not count). Malformed JSON passes: the parser reports it with its own line:column.
+ * `source` names the text in the message. */
 gboolean util_json_check_depth (const char *text, gssize length, guint max_depth,
                                 const char *source, GError **error);
 
