@@ -72,6 +72,19 @@ res_csv_parse (const char *text, gssize length, const char *source, GError **err
   gsize i = 0;
   if (len >= 3 && memcmp (text, "\xEF\xBB\xBF", 3) == 0)
     i = 3;   /* UTF-8 byte order mark */
+  /* a NUL byte ended its field in silence ("Llama\\0 3.1 405B" was read as "Llama"); a
+   * UTF-16 file has one in every other byte */
+  const char *nul = memchr (text + i, '\0', len - i);
+  if (nul != NULL)
+    {
+      guint at = 1;
+      for (const char *q = text; q < nul; q++)
+        at += *q == '\n';
+      g_set_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_PARSE,
+                   "%s:%u: a NUL byte, which no text CSV holds (hint: save the file as "
+                   "UTF-8; spreadsheets call it \"CSV UTF-8\", UTF-16 is not read)", name, at);
+      return NULL;
+    }
 
   CsvReader r = { 0 };
   r.records = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
@@ -153,6 +166,18 @@ res_csv_parse (const char *text, gssize length, const char *source, GError **err
       csv->columns = g_new0 (char *, csv->n_columns + 1);
       for (guint c = 0; c < csv->n_columns; c++)
         csv->columns[c] = g_strstrip (g_strdup (head->pdata[c]));
+      /* a column named twice: every lookup by name read the first and ignored the other
+       * (n_gpus twice, 8192 then 99, was predicted on 8192 GPUs without a word) */
+      for (guint c = 1; c < csv->n_columns && ok; c++)
+        for (guint d = 0; d < c && ok; d++)
+          if (*csv->columns[c] != '\0' && g_str_equal (csv->columns[c], csv->columns[d]))
+            {
+              g_set_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_PARSE,
+                           "%s:%u: column '%s' is named twice (columns %u and %u); only the "
+                           "first would be read (hint: rename or delete one)", name,
+                           g_array_index (r.lines, guint, 0), csv->columns[c], d + 1, c + 1);
+              ok = FALSE;
+            }
       /* Every cell is UTF-8, or the file is refused: a cell that is not was cut inside a
        * character by the report's column width (g_utf8_substring read past the end) and
        * passed through --json as invalid JSON text. */
@@ -194,6 +219,34 @@ res_csv_parse (const char *text, gssize length, const char *source, GError **err
                        "%s: no row_id column (hint: published-runs.csv names its columns "
                        "on the first line)", name);
           ok = FALSE;
+        }
+      /* A row id given twice: both rows were predicted and counted in the MAPE, and the
+       * store, which keeps one validation per row id, refused the second after the report
+       * was printed. Ids compare as integers where they are ones ("7" and "07"). */
+      int id_col = ok ? res_csv_column (csv, "row_id") : -1;
+      g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      for (guint k = 0; id_col >= 0 && ok && k < csv->rows->len; k++)
+        {
+          g_autofree char *id = g_strstrip (g_strdup (((char **) csv->rows->pdata[k])[id_col]));
+          if (*id == '\0')
+            continue;
+          char *end = NULL;
+          gint64 v = g_ascii_strtoll (id, &end, 10);
+          char *key = end != id && *end == '\0' ? g_strdup_printf ("%" G_GINT64_FORMAT, v)
+                                                 : g_strdup (id);
+          guint line = g_array_index (r.lines, guint, k + 1);
+          gpointer first = NULL;
+          if (g_hash_table_lookup_extended (seen, key, NULL, &first))
+            {
+              g_set_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_PARSE,
+                           "%s:%u: row_id %s again (first on line %u): each row needs its "
+                           "own id, the store keeps one result per id (hint: renumber the "
+                           "row, or delete the copy)", name, line, id, GPOINTER_TO_UINT (first));
+              g_free (key);
+              ok = FALSE;
+            }
+          else
+            g_hash_table_insert (seen, key, GUINT_TO_POINTER (line));
         }
     }
 
