@@ -136,6 +136,14 @@ cli_db_args_check (const CliDbArgs *a, GError **error)
 {
   if (!cli_db_path_check (a->db, error))
     return FALSE;
+  /* both: the result went nowhere while --db named where it should go */
+  if (a->no_db && a->db != NULL)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--db %s and --no-db contradict each other (hint: --db FILE to store the "
+                   "result there, --no-db not to store it)", a->db);
+      return FALSE;
+    }
   if (a->timeout_ms < 0)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,

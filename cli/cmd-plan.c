@@ -232,6 +232,11 @@ cli_cmd_plan (int argc, char **argv)
     status = cli_fail (CLI_EXIT_USAGE, "unknown plan subcommand%s%s (hint: tandem plan show "
                        "--tp 8 --pp 16 --gpus 16384)", argc >= 2 ? " " : "",
                        argc >= 2 ? argv[1] : "");
+  /* a word after show was dropped without a word (plan show extra printed the default
+   * plan); predict, memory and search refuse theirs */
+  if (status == 0 && argc > 2)
+    status = cli_fail (CLI_EXIT_USAGE, "plan show: unexpected argument '%s' (hint: tandem "
+                       "plan show --help)", argv[2]);
   if (status == 0)
     {
       if (json)

@@ -1758,6 +1758,12 @@ cli_cmd_search (int argc, char **argv)
       status = cli_fail (CLI_EXIT_USAGE, "--trace-best: %s", error->message);
       goto out;
     }
+  if (o.no_db && o.db != NULL)
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "--db %s and --no-db contradict each other (hint: "
+                         "--db FILE to store the result there, --no-db not to store it)", o.db);
+      goto out;
+    }
   if (!o.no_db && !cli_fallback_check (&error))
     {
       status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);

@@ -238,6 +238,146 @@ test_calibrate_inputs_first (void)
                 "no execution backend 'bogus' (known: cpu, cuda) (hint: --backend cpu|cuda)");
 }
 
+/* ---- input files ---------------------------------------------------------------------- */
+
+/* A key given twice in one JSON object: json-glib keeps the last value and drops the
+ * first in silence, so llama3-8b's config with "num_hidden_layers": 32 and then 80 was
+ * modelled with 80 layers (18.5 B parameters, exit 0). Now refused where the second one
+ * stands, in a model, a cluster and a stack file alike. */
+static void
+test_json_duplicate_key (void)
+{
+  g_autofree char *dir = make_tmp ();
+  write_file (dir, "model.json",
+              "{ \"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 14336,\n"
+              "  \"num_attention_heads\": 32, \"num_key_value_heads\": 8,\n"
+              "  \"num_hidden_layers\": 32, \"vocab_size\": 128256,\n"
+              "  \"num_hidden_layers\": 80 }\n");
+  assert_error ("show model {TMP}/model.json", 2,
+                "model.json:4:3: key \"num_hidden_layers\" appears twice in one object");
+  assert_error ("predict --model {TMP}/model.json --cluster h200-node --gpus 8 --tp 8 --no-db",
+                2, "key \"num_hidden_layers\" appears twice");
+  /* the same key in two different objects is no duplicate */
+  write_file (dir, "nested.json",
+              "{ \"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 14336,\n"
+              "  \"num_attention_heads\": 32, \"num_key_value_heads\": 8,\n"
+              "  \"num_hidden_layers\": 32, \"vocab_size\": 128256,\n"
+              "  \"rope_scaling\": { \"factor\": 8.0, \"rope_type\": \"llama3\" },\n"
+              "  \"extra\": [ { \"factor\": 1 }, { \"factor\": 2 } ], \"factor\": 3 }\n");
+  RunResult r = { 0 };
+  run_tandem ("show model {TMP}/nested.json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  write_file (dir, "cluster.json",
+              "{ \"device\": { \"name\": \"TestGPU\", \"peak_tflops\": { \"bf16\": 1000 },\n"
+              "              \"hbm_GB\": 141, \"hbm_GBps\": 4800, \"hbm_GB\": 80 },\n"
+              "  \"levels\": [ { \"name\": \"server\", \"count\": 8, \"bw_GBps\": 450 } ] }\n");
+  /* column 48: 14 spaces, '"hbm_GB": 141, ' (15), '"hbm_GBps": 4800, ' (18), then it */
+  assert_error ("show cluster {TMP}/cluster.json", 2,
+                "cluster.json:2:48: key \"hbm_GB\" appears twice in one object");
+  write_file (dir, "stack.json",
+              "{ \"name\": \"mine\", \"attention\": \"flash2\", \"attention\": \"flash3\" }\n");
+  assert_error ("show framework {TMP}/stack.json", 2, "key \"attention\" appears twice");
+  remove_tree (dir);
+}
+
+/* The first `n` lines of data/published-runs.csv (the header and rows 1, 2, ...). */
+static GPtrArray *
+published_lines (guint n)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "data",
+                                                 "published-runs.csv", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_auto (GStrv) lines = g_strsplit (text, "\n", (int) n + 1);
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_nonnull (lines[i]);
+      gsize n = strlen (lines[i]);
+      if (n > 0 && lines[i][n - 1] == '\r')     /* the file's CRLF line ends */
+        lines[i][n - 1] = '\0';
+      g_assert_null (strchr (lines[i], '\r'));
+      g_ptr_array_add (out, g_strdup (lines[i]));
+    }
+  return out;
+}
+
+/* validate's CSV: a row id twice was predicted twice, counted twice in the MAPE and then
+ * refused by the store (UNIQUE) after the report; a column named twice was read from its
+ * first place alone (n_gpus 8192, then 99: 8192 GPUs, no word); a NUL byte ended its
+ * field ("Llama\0 3.1 405B" printed as "Llama"). Each is now refused (exit 2) before any
+ * prediction, with the line. */
+static void
+test_csv_duplicates_and_nul (void)
+{
+  g_autofree char *dir = make_tmp ();
+  g_autoptr (GPtrArray) l = published_lines (3);
+  const char *head = l->pdata[0], *row1 = l->pdata[1], *row2 = l->pdata[2];
+  g_assert_true (g_str_has_prefix (row1, "1,"));
+  g_autofree char *dup_row = g_strdup_printf ("%s\n%s\n%s\n%s\n", head, row1, row2, row1);
+  write_file (dir, "dup-row.csv", dup_row);
+  assert_error ("validate {TMP}/dup-row.csv --no-db", 2,
+                "dup-row.csv:4: row_id 1 again (first on line 2)");
+  /* "01" is row 1 too */
+  g_autofree char *zero_row = g_strdup_printf ("%s\n%s\n0%s\n", head, row1, row1);
+  write_file (dir, "zero-row.csv", zero_row);
+  assert_error ("validate {TMP}/zero-row.csv --no-db", 2,
+                "zero-row.csv:3: row_id 01 again (first on line 2)");
+  g_autofree char *dup_col = g_strdup_printf ("%s,n_gpus\n%s,99\n", head, row1);
+  write_file (dir, "dup-col.csv", dup_col);
+  assert_error ("validate {TMP}/dup-col.csv --no-db", 2,
+                "dup-col.csv:1: column 'n_gpus' is named twice");
+  g_autofree char *nul = g_strdup_printf ("%s\n%s\n%s\n", head, row1, row2);
+  char *at = strstr (nul, "Llama 3.1 405B");
+  g_assert_nonnull (at);
+  at[5] = '\0';
+  g_autofree char *path = g_build_filename (dir, "nul.csv", NULL);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_file_set_contents (path, nul, (gssize) (strlen (head) + strlen (row1)
+                                                           + strlen (row2) + 3), &error));
+  assert_error ("validate {TMP}/nul.csv --no-db", 2, "nul.csv:2: a NUL byte");
+  /* the two rows as they are still validate */
+  g_autofree char *ok = g_strdup_printf ("%s\n%s\n%s\n", head, row1, row2);
+  write_file (dir, "ok.csv", ok);
+  RunResult r = { 0 };
+  run_tandem ("validate {TMP}/ok.csv --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
+/* ---- flags ----------------------------------------------------------------------------- */
+
+/* validate --cost with an unknown key or a bad value: every row was skipped with that
+ * reason and the run ended "0 predicted, 242 skipped" with exit 0. Now exit 2 at once. */
+static void
+test_validate_cost_flag (void)
+{
+  assert_error ("validate {SRC}/data/published-runs.csv --no-db --cost bogus=1", 2,
+                "--cost: unknown cost option 'bogus'");
+  assert_error ("validate {SRC}/data/published-runs.csv --no-db --cost nvlink_efficiency=abc",
+                2, "--cost: ");
+}
+
+/* --db FILE with --no-db: the result was not stored anywhere while --db named where it
+ * should go (exit 0, no file). Contradictory flags: exit 2. And `plan show` with a stray
+ * word printed the default plan; it is refused as predict refuses one. */
+static void
+test_contradicting_flags (void)
+{
+  const char *msg = "--db x.db and --no-db contradict each other";
+  assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 2 --no-db "
+                "--db x.db", 2, msg);
+  assert_error ("search --model llama3-8b --cluster h200-node --gpus 8 --gbs 64 --fast "
+                "--no-db --db x.db", 2, msg);
+  assert_error ("validate {SRC}/data/published-runs.csv --only 1 --db x.db --no-db", 2, msg);
+  g_assert_false (g_file_test ("x.db", G_FILE_TEST_EXISTS));
+  assert_error ("plan show extra --model llama3-8b --cluster h200-node --gpus 8", 2,
+                "plan show: unexpected argument 'extra'");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -247,5 +387,9 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/hostile/stdout-reader-gone", test_stdout_reader_gone);
   g_test_add_func ("/cli/hostile/run-host-memory", test_run_host_memory);
   g_test_add_func ("/cli/hostile/calibrate-inputs-first", test_calibrate_inputs_first);
+  g_test_add_func ("/cli/hostile/json-duplicate-key", test_json_duplicate_key);
+  g_test_add_func ("/cli/hostile/csv-duplicates-and-nul", test_csv_duplicates_and_nul);
+  g_test_add_func ("/cli/hostile/validate-cost-flag", test_validate_cost_flag);
+  g_test_add_func ("/cli/hostile/contradicting-flags", test_contradicting_flags);
   return g_test_run ();
 }
