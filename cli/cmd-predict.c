@@ -371,8 +371,9 @@ cli_cmd_predict (int argc, char **argv)
   g_autofree char *framework = NULL;
   const GOptionEntry extra[] = {
     { "framework", 0, 0, G_OPTION_ARG_STRING, &framework,
-      "Software stack: a preset (megatron-core, megatron-lm-2021, nemo, torchtitan, "
-      "llm-foundry, maxtext, deepspeed, pytorch-fsdp, hai-llm, meta-llama3) or a stack "
+      "Software stack: a preset (megatron-core, megatron-lm-2021, nemo, nemo-automodel, "
+      "torchtitan, llm-foundry, maxtext, deepspeed, pytorch-fsdp, hai-llm, meta-llama3) or a "
+      "stack "
       "JSON file; default "
       "megatron-core", "NAME|FILE" },
     { "cost", 0, 0, G_OPTION_ARG_STRING_ARRAY, &cost,

@@ -726,8 +726,9 @@ static const struct { const char *needle; const char *preset; gboolean pre_core;
   { "ncclx", "meta-llama3", FALSE },
   /* NeMo AutoModel is NeMo's PyTorch-native backend (its performance summary: "NeMo
    * Pytorch backend - i.e. NeMo Automodel"): Hugging Face model code sharded with PyTorch
-   * FSDP2, not Megatron-Core; so before "nemo", which is NeMo on Megatron-Core */
-  { "automodel", "pytorch-fsdp", FALSE },
+   * FSDP2 and run with Transformer Engine kernels, not Megatron-Core; so before "nemo",
+   * which is NeMo on Megatron-Core */
+  { "automodel", "nemo-automodel", FALSE },
   { "nemo", "nemo", FALSE },
   { "megatron-deepspeed", "deepspeed", FALSE },
   { "deepspeed", "deepspeed", FALSE },

@@ -589,7 +589,8 @@ hsdp_shard_size_in (const char *t)
  *                     "ZeRO-3", "stage 3", "FSDP", "full shard": zero3;
  *  FSDP semantics  -> zero3 from a stack that keeps parameters unsharded after the
  *                     forward, or under PP when the stack does not reshard between
- *                     micro-batches (torchtitan's FSDP2): zero2 (one gather per step);
+ *                     micro-batches (torchtitan's FSDP2): zero2 (one gather per step),
+ *                     unless the cell says "reshard_after_forward true" (zero3);
  *  "none", "DDP"   -> none; anything else is skipped. */
 static gboolean
 map_sharding (ResPublishedCase *c, const char *text, const char *framework, const char *notes,
@@ -640,8 +641,13 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
            || contains_ci (t, "full_shard"))
     {
       *out = PLAN_SHARD_ZERO3;
-      if (!c->stack->fsdp_reshard_after_forward
-          || (pp > 1 && !c->stack->fsdp_reshard_under_pp))
+      /* the row's own "reshard_after_forward true" (FSDP2's fully_shard argument, e.g. an
+       * AutoModel config that sets it where its parallelizer defaults to False) wins over
+       * the stack's default */
+      gboolean reshard = contains_ci (t, "reshard_after_forward true")
+                         || contains_ci (t, "reshard_after_forward=true");
+      if (!reshard && (!c->stack->fsdp_reshard_after_forward
+                       || (pp > 1 && !c->stack->fsdp_reshard_under_pp)))
         *out = PLAN_SHARD_ZERO2;
     }
   else if (starts_with_ci (t, "none") || contains_ci (t, "DDP"))

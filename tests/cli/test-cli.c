@@ -526,12 +526,12 @@ test_did_you_mean (void)
       "'torchtitan'?)\n" },
     { "validate {SRC}/data/published-runs.csv --cluster h100-24 --no-db",
       "tandem: error: --cluster: unknown cluster 'h100-24' (did you mean 'h100-24k'?)\n" },
-    /* show with a kind but no name: the presets of that kind (the ten stacks of
+    /* show with a kind but no name: the presets of that kind (the eleven stacks of
      * data/frameworks, in the order fw_stack_preset_names sorts them) */
     { "show framework",
       "tandem: error: show framework needs a name or a file (hint: one of deepspeed, "
       "hai-llm, llm-foundry, maxtext, megatron-core, megatron-lm-2021, meta-llama3, nemo, "
-      "pytorch-fsdp, torchtitan)\n" },
+      "nemo-automodel, pytorch-fsdp, torchtitan)\n" },
     /* a negative run id reads as an option to GLib: say what it is */
     { "report run -1", "tandem: error: '-1' is a negative number: ids and counts here are "
       "positive (hint: tandem report run --help)\n" },

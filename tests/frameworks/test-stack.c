@@ -17,7 +17,7 @@ test_presets (void)
   g_auto (GStrv) names = fw_stack_preset_names ();
   static const char *const want[] = { "deepspeed", "hai-llm", "llm-foundry", "maxtext",
                                       "megatron-core", "megatron-lm-2021", "meta-llama3", "nemo",
-                                      "pytorch-fsdp", "torchtitan" };
+                                      "nemo-automodel", "pytorch-fsdp", "torchtitan" };
   g_assert_cmpuint (g_strv_length (names), ==, G_N_ELEMENTS (want));
   for (guint i = 0; i < G_N_ELEMENTS (want); i++)
     {
@@ -372,10 +372,10 @@ test_text (void)
     /* a version number is not a year ("r0.8.0", "2201.11990") */
     { "Megatron-LM (arXiv 2104.04473)", "megatron-lm-2021" },
     { "NeMo 24.07 (Megatron-LM underneath)", "nemo" },
-    /* NeMo's PyTorch backend (FSDP2 over Hugging Face model code), not NeMo on
-     * Megatron-Core: the NeMo AutoModel performance summary's own description */
-    { "NeMo AutoModel (PyTorch FSDP2 + Transformer Engine + DeepEP)", "pytorch-fsdp" },
-    { "NeMo Automodel", "pytorch-fsdp" },
+    /* NeMo's PyTorch backend (FSDP2 over Hugging Face model code with TE kernels), not
+     * NeMo on Megatron-Core: the NeMo AutoModel performance summary's own description */
+    { "NeMo AutoModel (PyTorch FSDP2 + Transformer Engine + DeepEP)", "nemo-automodel" },
+    { "NeMo Automodel", "nemo-automodel" },
     { "NeMo Megatron-Bridge 26.02 (Megatron-Core)", "nemo" },
     { "Megatron-DeepSpeed", "deepspeed" },
     { "DeepSpeed ZeRO-3", "deepspeed" },

@@ -945,9 +945,12 @@ test_megatron_bridge_fp8 (void)
   g_assert_cmpint (bf->plan.compute_dtype, ==, PLAN_PREC_BF16);
 }
 
-/* NeMo AutoModel is NeMo's PyTorch backend (FSDP2 over Hugging Face model code; its
- * performance summary: "NeMo Pytorch backend - i.e. NeMo Automodel"): the pytorch-fsdp
- * stack, not NeMo on Megatron-Core, which a plain "NeMo" names. */
+/* NeMo AutoModel is NeMo's PyTorch backend (FSDP2 over Hugging Face model code with TE
+ * kernels; its performance summary: "NeMo Pytorch backend - i.e. NeMo Automodel"): the
+ * nemo-automodel stack, not NeMo on Megatron-Core, which a plain "NeMo" names. Its MoE
+ * parallelizer defaults reshard_after_forward to False, so an FSDP cell reads as zero2
+ * (parameters gathered once for forward and backward); a cell that says
+ * "reshard_after_forward true" (a config that sets it) reads as zero3, on any stack. */
 static void
 test_automodel_stack (void)
 {
@@ -955,8 +958,21 @@ test_automodel_stack (void)
                                          "NeMo AutoModel (PyTorch FSDP2 + Transformer Engine "
                                          "+ DeepEP)", "bf16");
   g_assert_true (am->ready);
-  g_assert_cmpstr (am->stack->name, ==, "pytorch-fsdp");
-  g_assert_cmpint (am->plan.sharding, ==, PLAN_SHARD_ZERO3);
+  g_assert_cmpstr (am->stack->name, ==, "nemo-automodel");
+  g_assert_cmpint (am->plan.sharding, ==, PLAN_SHARD_ZERO2);
+  g_autoptr (ResPublishedCase) am3 = row ("H100-SXM-80GB", 8, 1,
+                                          "FSDP2 (full shard, reshard_after_forward true)",
+                                          "NeMo AutoModel", "bf16");
+  g_assert_true (am3->ready);
+  g_assert_cmpint (am3->plan.sharding, ==, PLAN_SHARD_ZERO3);
+  /* torchtitan keeps parameters under PP (zero2) unless the cell says it reshards */
+  g_autoptr (ResPublishedCase) tt = row ("H100-SXM-80GB", 8, 2, "FSDP2", "torchtitan", "bf16");
+  g_autoptr (ResPublishedCase) tt3 = row ("H100-SXM-80GB", 8, 2,
+                                          "FSDP2, reshard_after_forward=True", "torchtitan",
+                                          "bf16");
+  g_assert_true (tt->ready && tt3->ready);
+  g_assert_cmpint (tt->plan.sharding, ==, PLAN_SHARD_ZERO2);
+  g_assert_cmpint (tt3->plan.sharding, ==, PLAN_SHARD_ZERO3);
   g_autoptr (ResPublishedCase) nemo = row ("H100-SXM-80GB", 8, 1, "", "NeMo 24.07", "bf16");
   g_assert_true (nemo->ready);
   g_assert_cmpstr (nemo->stack->name, ==, "nemo");
