@@ -1143,13 +1143,26 @@ cli_cmd_run (int argc, char **argv)
       status = fail0 (&c, CLI_EXIT_USAGE, "%s", text);
       goto out;
     }
-  if (argc > 1 || c.a.steps < 1 || c.a.warmup < 0 || !isfinite (c.a.timeout_s)
-      || c.a.timeout_s <= 0)
+  /* each refusal names its flag and the value given (one message listed all three
+   * conditions, whichever failed, and "unexpected argument" did not say which) */
+  if (argc > 1)
     {
-      status = fail0 (&c, CLI_EXIT_USAGE, "%s (hint: tandem run --help)",
-                      argc > 1 ? "unexpected argument"
-                               : "--steps must be >= 1, --warmup >= 0, --timeout a finite "
-                                 "number of seconds > 0");
+      status = fail0 (&c, CLI_EXIT_USAGE, "unexpected argument '%s' (hint: tandem run --help)",
+                      argv[1]);
+      goto out;
+    }
+  if (c.a.steps < 1 || c.a.warmup < 0)
+    {
+      status = fail0 (&c, CLI_EXIT_USAGE, c.a.steps < 1
+                        ? "--steps %d: the timed steps, an integer >= 1 (hint: --steps 3)"
+                        : "--warmup %d: the untimed steps first, an integer >= 0 (hint: "
+                          "--warmup 1)", c.a.steps < 1 ? c.a.steps : c.a.warmup);
+      goto out;
+    }
+  if (!isfinite (c.a.timeout_s) || c.a.timeout_s <= 0)
+    {
+      status = fail0 (&c, CLI_EXIT_USAGE, "--timeout %g: seconds to wait for a peer, a finite "
+                      "number > 0 (hint: --timeout 30)", c.a.timeout_s);
       goto out;
     }
   /* every output checked before any step runs: a bad path fails now, not after */

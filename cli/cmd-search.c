@@ -350,7 +350,8 @@ take_flag (Opts *o, int kind, const char *name, const char *value, GError **erro
         if (end == value || *end || !isfinite (g) || g < 0 || g > 1e6)
           {
             g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                         "--memory-headroom '%s': GiB to keep free, a number >= 0", value);
+                         "--memory-headroom '%s': GiB to keep free, a number from 0 to "
+                         "1000000", value);
             return FALSE;
           }
         sp->headroom_bytes = g * 1073741824.0;

@@ -378,6 +378,25 @@ test_contradicting_flags (void)
                 "plan show: unexpected argument 'extra'");
 }
 
+/* tandem run's checks of its own flags named all three rules whichever failed
+ * ("--steps must be >= 1, --warmup >= 0, --timeout a finite number of seconds > 0" for
+ * --warmup -1), and a stray word was "unexpected argument" without the word; search's
+ * --memory-headroom 1e30 was told "a number >= 0". Each now names the flag, the value and
+ * the range. */
+static void
+test_flag_messages (void)
+{
+  assert_error ("run --no-db --steps 0", 2, "--steps 0: the timed steps, an integer >= 1");
+  assert_error ("run --no-db --warmup -1", 2,
+                "--warmup -1: the untimed steps first, an integer >= 0");
+  assert_error ("run --no-db --timeout nan", 2,
+                "--timeout nan: seconds to wait for a peer, a finite number > 0");
+  assert_error ("run --no-db extra", 2, "unexpected argument 'extra'");
+  assert_error ("search --model llama3-8b --cluster h200-node --gpus 8 --gbs 64 --fast --no-db "
+                "--memory-headroom 1e30", 2,
+                "--memory-headroom '1e30': GiB to keep free, a number from 0 to 1000000");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -391,5 +410,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/hostile/csv-duplicates-and-nul", test_csv_duplicates_and_nul);
   g_test_add_func ("/cli/hostile/validate-cost-flag", test_validate_cost_flag);
   g_test_add_func ("/cli/hostile/contradicting-flags", test_contradicting_flags);
+  g_test_add_func ("/cli/hostile/flag-messages", test_flag_messages);
   return g_test_run ();
 }
