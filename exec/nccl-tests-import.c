@@ -330,8 +330,9 @@ exec_nccl_tests_load_file (const char *path, GArray *rows, GError **error)
   g_autoptr (GError) local = NULL;
   if (!util_input_read_file (path, 0, &text, &length, &local))
     {
-      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "%s: cannot read: %s", path,
-                   local->message);
+      /* the reader's message names the path and why ("PATH: cannot read: cannot read
+       * 'PATH': ..." said it twice) */
+      g_set_error_literal (error, EXEC_ERROR, EXEC_ERROR_INVALID, local->message);
       return FALSE;
     }
   return exec_nccl_tests_parse (text, (gssize) length, path, rows, error);
