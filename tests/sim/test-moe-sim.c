@@ -45,6 +45,23 @@ moe_plan (Plan *p, int gpus, int tp, int ep, int etp)
   p->sharding = PLAN_SHARD_ZERO1;
 }
 
+/* The plan of the host-excess tests: Qwen3-30B-A3B on 8 GPUs (EP 1, so all 128 experts are
+ * local), top-2, balanced, grouped GEMMs, FP8 current scaling, 8,192-token sequences, one per
+ * GPU. */
+static void
+qwen_host_plan (Plan *p)
+{
+  moe_plan (p, 8, 1, 1, 1);
+  p->num_experts = 128;
+  p->moe_topk = 2;
+  p->moe_imbalance = 1.0;
+  p->moe_grouped_gemm = TRUE;
+  p->compute_dtype = PLAN_PREC_FP8;
+  p->fp8_recipe = FW_SCALING_CURRENT;
+  p->seq_length = 8192;
+  p->global_batch = 8;
+}
+
 /* Qwen3-30B-A3B on 8 GPUs, ep 8 (16 local experts of its 128, top-8), 128 tokens a
  * micro-batch: both passes host-bound (test_host_excess). */
 static void
@@ -558,15 +575,7 @@ test_host_excess_split (void)
   g_autoptr (ModelSpec) qw = model_spec_lookup ("qwen3-30b-a3b", &error);
   g_assert_no_error (error);
   Plan p;
-  moe_plan (&p, 8, 1, 1, 1);
-  p.num_experts = 128;
-  p.moe_topk = 2;
-  p.moe_imbalance = 1.0;
-  p.moe_grouped_gemm = TRUE;
-  p.compute_dtype = PLAN_PREC_FP8;
-  p.fp8_recipe = FW_SCALING_CURRENT;
-  p.seq_length = 8192;
-  p.global_batch = 8;
+  qwen_host_plan (&p);
   g_assert_true (plan_resolve (&p, qw, c, &error));
   g_autoptr (SimPrediction) pr = sim_predict (qw, &p, c, &opts, &error);
   g_assert_no_error (error);
@@ -615,15 +624,7 @@ test_pad_no_sync (void)
   g_autoptr (ModelSpec) qw = model_spec_lookup ("qwen3-30b-a3b", &error);
   g_assert_no_error (error);
   Plan p, q;
-  moe_plan (&p, 8, 1, 1, 1);
-  p.num_experts = 128;
-  p.moe_topk = 2;
-  p.moe_imbalance = 1.0;
-  p.moe_grouped_gemm = TRUE;
-  p.compute_dtype = PLAN_PREC_FP8;
-  p.fp8_recipe = FW_SCALING_CURRENT;
-  p.seq_length = 8192;
-  p.global_batch = 8;
+  qwen_host_plan (&p);
   p.moe_capacity_factor = 1.0;
   plan_copy (&q, &p);
   q.moe_pad_to_capacity = TRUE;
