@@ -132,18 +132,25 @@ cli_db_path_check (const char *db, GError **error)
 }
 
 gboolean
+cli_db_choice_check (const char *db, gboolean no_db, GError **error)
+{
+  if (no_db && db != NULL)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--db %s and --no-db contradict each other (hint: --db FILE to store the "
+                   "result there, --no-db not to store it)", db);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
 cli_db_args_check (const CliDbArgs *a, GError **error)
 {
   if (!cli_db_path_check (a->db, error))
     return FALSE;
-  /* both: the result went nowhere while --db named where it should go */
-  if (a->no_db && a->db != NULL)
-    {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "--db %s and --no-db contradict each other (hint: --db FILE to store the "
-                   "result there, --no-db not to store it)", a->db);
-      return FALSE;
-    }
+  if (!cli_db_choice_check (a->db, a->no_db, error))
+    return FALSE;
   if (a->timeout_ms < 0)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,

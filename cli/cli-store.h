@@ -49,7 +49,11 @@ const char *cli_db_path       (const CliDbArgs *a);
 /* FALSE with a usage error when --db names no file ("" or ":memory:", where a stored row
  * would vanish at exit); NULL (no --db) passes. */
 gboolean    cli_db_path_check (const char *db, GError **error);
-/* FALSE with a usage error when --db names no file or --db-timeout is negative. */
+/* FALSE with a usage error when both --db FILE and --no-db are given (the result would go
+ * nowhere while --db names where it should go). */
+gboolean    cli_db_choice_check (const char *db, gboolean no_db, GError **error);
+/* FALSE with a usage error when --db names no file, contradicts --no-db, or --db-timeout
+ * is negative. */
 gboolean    cli_db_args_check (const CliDbArgs *a, GError **error);
 /* The store of --db, with the --db-timeout busy timeout; read-only commands pass TRUE. */
 ResStore   *cli_store_open    (const CliDbArgs *a, gboolean read_only, GError **error);

@@ -1759,10 +1759,9 @@ cli_cmd_search (int argc, char **argv)
       status = cli_fail (CLI_EXIT_USAGE, "--trace-best: %s", error->message);
       goto out;
     }
-  if (o.no_db && o.db != NULL)
+  if (!cli_db_choice_check (o.db, o.no_db, &error))
     {
-      status = cli_fail (CLI_EXIT_USAGE, "--db %s and --no-db contradict each other (hint: "
-                         "--db FILE to store the result there, --no-db not to store it)", o.db);
+      status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
       goto out;
     }
   if (!o.no_db && !cli_fallback_check (&error))

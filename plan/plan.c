@@ -132,6 +132,12 @@ plan_moe_dispatcher_name (PlanMoeDispatcher d)
   return (guint) d < G_N_ELEMENTS (names) ? names[d] : "?";
 }
 
+gboolean
+plan_moe_padded (const Plan *plan)
+{
+  return plan->moe_pad_to_capacity && plan->moe_capacity_factor > 0;
+}
+
 void
 plan_moe (const Plan *plan, const ModelSpec *model, PlanMoe *out)
 {
@@ -156,8 +162,8 @@ plan_moe (const Plan *plan, const ModelSpec *model, PlanMoe *out)
   /* a capacity factor drops what exceeds cf x the mean (Megatron-Core token drop); padded
    * to capacity (drop_and_pad) every expert runs exactly cf x the mean */
   if (plan->moe_capacity_factor > 0)
-    imb = plan->moe_pad_to_capacity ? plan->moe_capacity_factor
-                                    : MIN (imb, plan->moe_capacity_factor);
+    imb = plan_moe_padded (plan) ? plan->moe_capacity_factor
+                                 : MIN (imb, plan->moe_capacity_factor);
   out->imbalance = MAX (imb, 1.0);
 }
 
@@ -676,7 +682,7 @@ plan_to_string (const Plan *plan)
   if (plan->moe_a2a_overlap)
     g_string_append (s, "-a2aov");
   /* token drop and pad: every expert at its capacity, no dispatcher host sync */
-  if (plan->moe_pad_to_capacity && plan->moe_capacity_factor > 0)
+  if (plan_moe_padded (plan))
     g_string_append_printf (s, "-pad%g", plan->moe_capacity_factor);
   /* a compiled run and async TP change the step: two plans apart only there must not
    * read the same */

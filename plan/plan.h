@@ -420,6 +420,9 @@ typedef struct {
 
 /* Fills `out` (experts 0 for a dense model). */
 void     plan_moe (const Plan *plan, const ModelSpec *model, PlanMoe *out);
+/* Token drop and pad in effect: --moe-pad-expert-input-to-capacity with a capacity factor
+ * (every expert runs its capacity; the dispatcher takes no host sync). */
+gboolean plan_moe_padded (const Plan *plan);
 /* Whether layer `layer` (global index) has an MoE MLP. */
 gboolean plan_moe_layer (const PlanMoe *moe, int layer);
 /* Megatron-Core's --recompute-modules (megatron/core/transformer/transformer_config.py

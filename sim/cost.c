@@ -1014,7 +1014,7 @@ sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan)
    * are the capacity on the host, so it returns before the dropless branch that sets
    * cuda_sync_point "before_ep_alltoall" and the copies to the host: cuda_sync_point stays
    * "no_sync" */
-  if (plan->moe_pad_to_capacity && plan->moe_capacity_factor > 0)
+  if (plan_moe_padded (plan))
     o->moe_dispatch_no_sync = TRUE;
   if (plan_cuda_graph_moe (plan))
     {
