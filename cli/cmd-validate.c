@@ -12,29 +12,29 @@
 #include <stdio.h>
 #include <unistd.h>
 
-/* "1,2,5-9" -> ids. FALSE on anything else. */
+/* "1,2,5-9" -> ids. FALSE on anything else, with the item at fault in *bad (an empty
+ * item, as in "1,,2" or "1,", is refused too: it is a typo more often than an intent). */
 static gboolean
-parse_ids (const char *text, GArray *ids)
+parse_ids (const char *text, GArray *ids, char **bad)
 {
   g_auto (GStrv) parts = g_strsplit (text, ",", -1);
   for (guint i = 0; parts[i] != NULL; i++)
     {
       char *p = g_strstrip (parts[i]);
-      if (*p == '\0')
-        continue;
       char *end = NULL;
       gint64 lo = g_ascii_strtoll (p, &end, 10), hi = lo;
-      if (end == p)
-        return FALSE;
-      if (*end == '-')
+      gboolean ok = end != p && lo >= 0;
+      if (ok && *end == '-')
         {
           char *start = end + 1;
           hi = g_ascii_strtoll (start, &end, 10);
-          if (end == start || hi < lo || hi - lo > 100000)
-            return FALSE;
+          ok = end != start && hi >= lo && hi - lo <= 100000;
         }
-      if (*end != '\0')
-        return FALSE;
+      if (!ok || *end != '\0')
+        {
+          *bad = g_strdup (p);
+          return FALSE;
+        }
       for (gint64 id = lo; id <= hi; id++)
         g_array_append_val (ids, id);
     }
@@ -507,8 +507,11 @@ cli_cmd_validate (int argc, char **argv)
                      "(hint: a part of a gpu_type such as H100, or leave the flag out)",
                      gpu_type);
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
-  if (only != NULL && !parse_ids (only, ids))
-    return cli_fail (CLI_EXIT_USAGE, "--only '%s': expected row ids like 1,2,15-24", only);
+  g_autofree char *bad_id = NULL;
+  if (only != NULL && !parse_ids (only, ids, &bad_id))
+    return cli_fail (CLI_EXIT_USAGE, "--only '%s': item '%s' is not a row id or a range "
+                     "low-high (hint: row ids like 1,2,15-24, no empty item)",
+                     only, bad_id != NULL ? bad_id : "");
 
   if (!cli_db_args_check (&dba, &error))
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);

@@ -361,6 +361,16 @@ test_validate_cost_flag (void)
                 "--cost: unknown cost option 'bogus'");
   assert_error ("validate {SRC}/data/published-runs.csv --no-db --cost nvlink_efficiency=abc",
                 2, "--cost: ");
+  /* --only: an empty item ("1,,2", a trailing comma) or a reversed range was skipped or
+   * read as something else; each names the item at fault, exit 2 */
+  assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 1,,2", 2,
+                "--only '1,,2': item '' is not a row id");
+  assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 1,", 2,
+                "item '' is not a row id");
+  assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 9-3", 2,
+                "item '9-3' is not a row id or a range");
+  assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 2,x7", 2,
+                "item 'x7'");
 }
 
 /* --db FILE with --no-db: the result was not stored anywhere while --db named where it
