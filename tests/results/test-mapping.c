@@ -945,6 +945,45 @@ test_megatron_bridge_fp8 (void)
   g_assert_cmpint (bf->plan.compute_dtype, ==, PLAN_PREC_BF16);
 }
 
+/* TP-comm overlap of a Megatron-Bridge NVFP4 row: off (the performance scripts' Llama 3
+ * configs set tp_comm_overlap False for precision "nvfp4"); its MXFP8 and BF16 siblings
+ * keep the nemo stack's default (on with TP 2 and sequence parallel), and so does an
+ * NVFP4 row of another NeMo release, which the rule does not name. Eight GB200 GPUs, TP 2. */
+static ResPublishedCase *
+tp2_row (const char *framework, const char *precision)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "framework,precision,global_batch,step_time_s\n"
+    "1,GPT,GB200 NVL72,8,16,1024,16,16384,1024,2,1,\"%s\",\"%s\",32,1.0\n",
+    framework, precision);
+  return case_of (text);
+}
+
+static void
+test_megatron_bridge_nvfp4_tp_overlap (void)
+{
+  static const struct { const char *fw, *text; gboolean want; } rows[] = {
+    { "NeMo Megatron-Bridge 26.02 (Megatron-Core)", "nvfp4 (NVFP4: FP4 E2M1 with 1x16 block "
+      "scaling, Transformer Engine)", FALSE },
+    { "megatron-bridge", "NVFP4", FALSE },
+    { "NeMo Megatron-Bridge 26.02 (Megatron-Core)", "fp8 (MXFP8: FP8-MX, 1x32 block scaling)",
+      TRUE },
+    { "NeMo Megatron-Bridge 26.02 (Megatron-Core)", "bf16", TRUE },
+    { "NeMo 24.07 (Megatron-Core)", "NVFP4", TRUE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = tp2_row (rows[i].fw, rows[i].text);
+      if (!c->ready)
+        g_error ("%s / %s: %s", rows[i].fw, rows[i].text, c->skip_reason);
+      g_assert_true (c->plan.sequence_parallel);
+      if (c->plan.tp_comm_overlap != rows[i].want)
+        g_error ("%s / %s: tp_comm_overlap %d, expected %d", rows[i].fw, rows[i].text,
+                 c->plan.tp_comm_overlap, rows[i].want);
+    }
+}
+
 /* NeMo AutoModel is NeMo's PyTorch backend (FSDP2 over Hugging Face model code with TE
  * kernels; its performance summary: "NeMo Pytorch backend - i.e. NeMo Automodel"): the
  * nemo-automodel stack, not NeMo on Megatron-Core, which a plain "NeMo" names. Its MoE
@@ -994,6 +1033,8 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/cp-comm-default", test_cp_comm_default);
   g_test_add_func ("/results/mapping/cross-entropy-impl", test_cross_entropy_impl);
   g_test_add_func ("/results/mapping/megatron-bridge-fp8", test_megatron_bridge_fp8);
+  g_test_add_func ("/results/mapping/megatron-bridge-nvfp4-tp-overlap",
+                   test_megatron_bridge_nvfp4_tp_overlap);
   g_test_add_func ("/results/mapping/automodel-stack", test_automodel_stack);
   g_test_add_func ("/results/mapping/ranking", test_ranking);
   g_test_add_func ("/results/mapping/explain", test_explain);
