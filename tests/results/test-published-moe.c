@@ -533,7 +533,8 @@ test_plan_shape (void)
  *   comm buffers: one overlapped gradient bucket, 160,000,000;
  *   reserve 5% of the 132,154,135,552 above + 1.5 GiB = 6,607,706,778 (rounded up) + 1,610,612,736
  *     = 8,218,319,514;
- *   total 140,372,455,066 B = 130.7 GiB of 186 GB: fits. (With the native cross
+ *   total 140,372,455,066 B = 130.7 GiB of the GB200's 189,471 MiB (198,674,743,296 B, its
+ *   nvidia-smi total): fits. (With the native cross
  *   entropy's fp32 softmax 4 T V = 9,957,277,696: 70,514,769,920 B of activations,
  *   135.6 GiB.) (Before the dense GEMM inputs
  *   were counted as TE's FP8 copies: 75,195,613,184 B of activations, 140.2 GiB.) (Before the experts' outputs
@@ -560,7 +561,7 @@ test_row_709_fits (void)
   g_assert_cmpuint (st->bytes[PLAN_MEM_COMM_BUFFERS], ==, 160000000ull);
   g_assert_cmpuint (st->bytes[PLAN_MEM_RESERVE], ==, 8218319514ull);
   g_assert_cmpuint (st->total, ==, 140372455066ull);
-  g_assert_cmpuint (m.capacity_bytes, ==, 186000000000ull);
+  g_assert_cmpuint (m.capacity_bytes, ==, 198674743296ull);
   g_assert_true (m.fits);
   plan_memory_clear (&m);
 

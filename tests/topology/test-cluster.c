@@ -493,8 +493,9 @@ test_aggregate_unknown_cores (void)
   g_assert_cmpuint (agg.gpus, ==, 72);
   g_assert_cmpuint (agg.fp32_cores, ==, 0);
   g_assert_cmpuint (agg.tensor_cores, ==, 0);
-  /* 72 x 186 GB = 13,392e9 bytes */
-  g_assert_cmpuint (agg.hbm_bytes, ==, G_GUINT64_CONSTANT (13392000000000));
+  /* 72 x 189,471 MiB (a GB200's total as nvidia-smi reports it; the preset's hbm_GiB
+   * 185.0302734375 = 189471 / 1024) = 72 x 198,674,743,296 = 14,304,581,517,312 bytes */
+  g_assert_cmpuint (agg.hbm_bytes, ==, G_GUINT64_CONSTANT (14304581517312));
 }
 
 static void
