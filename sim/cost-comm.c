@@ -176,45 +176,61 @@ level_oversub (const SimCost *c, guint l)
   return MAX (c->cluster->levels[l].oversubscription, 1.0);
 }
 
+/* A group inside one NVLink domain that spans several of its units (an NVL72 rack's
+ * 4-GPU trays) is costed as a group inside one server: every byte between two of its
+ * members leaves the GPU through the same NVLink ports and NVSwitches whichever tray it
+ * goes to (levels 1..dom carry level 0's bandwidth, topo_cluster_scale_up_level), and
+ * NCCL runs it as it runs one node: MNNVL goes through the P2P transport "like
+ * multi-GPU single node systems" (NVIDIA/nccl issue 1159, maintainer, 2024-01), with
+ * the channel count of a single node ("each GPU is still connected to an NVSwitch so
+ * there is no difference in the number of channels used", issue 1429) and NVLink SHARP
+ * available to every GPU of the domain (issue 1286). So the tray boundary neither adds
+ * an all-to-all bandwidth pool of its own (the per-level terms below would give the
+ * bytes that stay in a tray level 0's bandwidth and those that leave it level 1's, as
+ * if they were two links) nor turns the group into a network one (tree, NVLS, SMs). */
 static void
 group_init (SimCost *c, SimCostGroup *g, const PlanGroupInfo *info)
 {
   const TopoCluster *cl = c->cluster;
+  const guint span = MIN (info->span_level, MIN (cl->n_levels, SIM_COST_MAX_LEVELS) - 1);
+  const guint dom = MIN (topo_cluster_scale_up_level (cl), span);
   g->n = info->size;
-  g->span = MIN (info->span_level, MIN (cl->n_levels, SIM_COST_MAX_LEVELS) - 1);
+  g->span = span > dom ? span : 0;
   g->alpha_s = sim_cost_level_alpha_s (cl, g->span);
-  g->per_server = MAX (info->members_per_unit[0], 1);
+  g->per_server = MAX (info->members_per_unit[dom], 1);
+  /* measured curves take precedence (sim/cost.h, hardware profile): by the levels the
+   * group spans, as nccl-tests placed the measured ranks */
+  for (int k = 0; k < PLAN_COLL_N; k++)
+    g->curve[k] = g->n > 1 ? nearest_curve (c, (PlanColl) k, g->n, span) : NULL;
   if (g->n <= 1)
     return;
   const double n = g->n;
   const int *m = info->members_per_unit;
+  const int m0 = g->per_server;   /* members in one unit of the NVLink domain */
 
-  /* Ring busbw: level 0 when two members share a server, then each crossed level l
-   * offers m_{l-1} x bw_l / o_l per group (sim/cost.h). */
+  /* Ring busbw: level 0 when two members share a server (domain), then each crossed
+   * level l offers m_{l-1} x bw_l / o_l per group (sim/cost.h). */
   double ring = G_MAXDOUBLE;
-  if (m[0] > 1)
+  if (m0 > 1)
     ring = level_Bps (c, 0);
-  for (guint l = 1; l <= g->span; l++)
+  for (guint l = dom + 1; l <= span; l++)
     ring = MIN (ring, MAX (m[l - 1], 1) * level_Bps (c, l) / level_oversub (c, l));
   g->ring_Bps = ring;
 
   /* All-to-all: the fraction of the buffer that leaves a unit of level l-1 shares the
-   * per-device bw_l / o_l; the part that stays in the server uses level-0 busbw. */
+   * per-device bw_l / o_l; the part that stays in the server (domain) uses level-0
+   * busbw. */
   double inv = 0;   /* s per byte of buffer */
-  if (m[0] > 1)
-    inv = MAX (inv, (m[0] - 1) / n / level_Bps (c, 0));
-  for (guint l = 1; l <= g->span; l++)
+  if (m0 > 1)
+    inv = MAX (inv, (m0 - 1) / n / level_Bps (c, 0));
+  for (guint l = dom + 1; l <= span; l++)
     inv = MAX (inv, (n - MAX (m[l - 1], 1)) / n / (level_Bps (c, l) / level_oversub (c, l)));
   g->a2a_Bps = inv > 0 ? (n - 1) / n / inv : ring;
 
-  /* NVLS: in-switch all-reduce inside one server (NVLink SHARP). */
+  /* NVLS: in-switch all-reduce inside one server or NVLink domain (NVLink SHARP). */
   const TopoDevice *dev = &cl->device;
   if (c->opts.use_nvls && dev->has_nvls && dev->nvls_busbw_Bps > 0 && g->span == 0)
     g->nvls_Bps = dev->nvls_busbw_Bps;
-
-  /* measured curves take precedence (sim/cost.h, hardware profile) */
-  for (int k = 0; k < PLAN_COLL_N; k++)
-    g->curve[k] = nearest_curve (c, (PlanColl) k, g->n, g->span);
 }
 
 void

@@ -48,6 +48,11 @@
  *       bw_l / o_l per group. A group with one member per pod of the 1:7 h100-24k
  *       cluster gets bw / 7 ("~50/7 = 7 GB/s", hardware.md Physical limits 5).
  *     busbw = min over the levels above (inner levels cap outer ones).
+ *   NVLink domain: levels 1..d that carry level 0's bandwidth (topo_cluster_scale_up_level:
+ *     an NVL72 rack over its 4-GPU trays) join their units through the same device ports
+ *     and switches, so they fold into level 0: m_0 above reads m_d, a group inside one
+ *     domain is a group inside one server (its span is 0: NVLink latency, NVLS, NCCL's
+ *     NVLink channels, no tree) and only the levels above d count as crossed.
  *   NVLS: an all-reduce that stays inside a server, where the device has NVLink SHARP and
  *     use_nvls is set, runs at device.nvls_busbw_Bps with NCCL's flat NVLS latency (no
  *     ring steps).

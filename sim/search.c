@@ -221,8 +221,8 @@ search_spec_fast (SearchSpec *spec, gboolean recompute)
   return open;
 }
 
-/* GPUs in one NVLink domain: level 0 and the levels above it that carry the same
- * bandwidth (bw and busbw) as level 0, i.e. traffic between their units stays on the
+/* GPUs in one NVLink domain (topo_cluster_scale_up_level): level 0 and the levels above
+ * it that carry the same bandwidth (bw and busbw) as level 0, i.e. traffic between their units stays on the
  * same scale-up fabric. On an NVL72 superpod the 4-GPU tray is a host boundary, not a
  * bandwidth one (its level source says so): tray and rack both carry NVLink 5's
  * 900 GB/s, so the domain is 4 x 18 = 72; on a DGX H100 superpod the server's 450 GB/s
@@ -230,15 +230,7 @@ search_spec_fast (SearchSpec *spec, gboolean recompute)
 int
 search_nvlink_domain (const TopoCluster *cl)
 {
-  const TopoLevel *l0 = &cl->levels[0];
-  guint64 n = l0->count;
-  for (guint i = 1; i < cl->n_levels; i++)
-    {
-      const TopoLevel *li = &cl->levels[i];
-      if (li->bw_Bps != l0->bw_Bps || li->busbw_Bps != l0->busbw_Bps)
-        break;
-      n *= li->count;
-    }
+  const guint64 n = topo_cluster_level_size (cl, topo_cluster_scale_up_level (cl));
   return (int) MIN (n, (guint64) G_MAXINT);
 }
 

@@ -136,6 +136,19 @@ topo_cluster_common_level (const TopoCluster *cluster, guint64 dev_a, guint64 de
   return cluster->n_levels - 1;
 }
 
+guint
+topo_cluster_scale_up_level (const TopoCluster *cluster)
+{
+  g_return_val_if_fail (cluster != NULL && cluster->n_levels > 0, 0);
+  const TopoLevel *l0 = &cluster->levels[0];
+  guint top = 0;
+  while (top + 1 < cluster->n_levels
+         && cluster->levels[top + 1].bw_Bps == l0->bw_Bps
+         && cluster->levels[top + 1].busbw_Bps == l0->busbw_Bps)
+    top++;
+  return top;
+}
+
 gint
 topo_cluster_find_level (const TopoCluster *cluster, const char *name)
 {

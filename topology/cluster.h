@@ -267,6 +267,11 @@ guint64 topo_cluster_level_size (const TopoCluster *cluster, guint level);
 /* The innermost level that contains both devices (0 when in the same server). Same
  * device returns 0. */
 guint   topo_cluster_common_level (const TopoCluster *cluster, guint64 dev_a, guint64 dev_b);
+/* The outermost level of the scale-up (NVLink) domain: level 0 and the levels above it
+ * that carry level 0's bandwidth (bw and busbw), i.e. their units are joined by the same
+ * device ports and switches, not by NICs (an NVL72 rack's 4-GPU trays: 1; a DGX
+ * server followed by a network: 0). */
+guint   topo_cluster_scale_up_level (const TopoCluster *cluster);
 /* Index of the level called `name` ("server", "pod", ...), or -1 when there is none. */
 gint    topo_cluster_find_level   (const TopoCluster *cluster, const char *name);
 

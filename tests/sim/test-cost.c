@@ -258,6 +258,48 @@ test_ring_latency_selene (Fixture *f, gconstpointer data)
   assert_rel (sim_cost_latency_s (c, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP), 1538.6e-6, 1e-9);
 }
 
+/* An NVL72 rack's 4-GPU trays are a host boundary inside one NVLink domain
+ * (gb300-nvl72-superpod: tray 4 x rack 18, both 900 GB/s, busbw 680 GB/s, alpha 1.9 us;
+ * then the su at 100 GB/s, busbw 94; NVLS busbw 850 GB/s): a group of 8 on two trays is
+ * costed as one inside a DGX B300 server (dgx-b300-superpod: server 8, busbw 682.2).
+ * All-to-all, tp 1, dp 8, S = 1 GiB: every byte leaves the GPU through its NVLink ports,
+ * so t_bw = 7/8 x S / 680e9 and the busbw is 680 GB/s. Before, the 3/8 of the buffer
+ * that stays in a tray and the 4/8 that leaves it were charged to two separate 680 GB/s
+ * pools, max (3/8, 4/8) / 680e9 per byte: busbw 7/8 / (4/8 / 680e9) = 1,190 GB/s, 1.75x
+ * the DGX B300's 682.2 for the same 8 GPUs on the same NVLink 5. Latency: 7 steps x
+ * 1.9 us + 6.6 us base = 19.9 us. NCCL's single-node treatment (NVIDIA/nccl issues
+ * 1159, 1286, 1429; sim/cost-comm.c group_init): NVLS at 850 GB/s for the all-reduce
+ * and NVLink p2p channels (24 SMs) for the all-to-all, as in one server.
+ * Across two racks (dp 144, 72 a rack): 72/144 of the buffer leaves the rack at the
+ * su's 94 GB/s, 71/144 stays at 680: busbw = 143/144 / (72/144 / 94e9) = 186.69 GB/s. */
+static void
+test_nvlink_domain_trays (Fixture *f, gconstpointer data)
+{
+  g_autoptr (TopoCluster) gb300 = cluster_preset ("gb300-nvl72-superpod");
+  g_autoptr (TopoCluster) b300 = cluster_preset ("dgx-b300-superpod");
+  g_assert_cmpuint (topo_cluster_scale_up_level (gb300), ==, 1);
+  g_assert_cmpuint (topo_cluster_scale_up_level (b300), ==, 0);
+  g_autoptr (PlanLayout) l8 = make_layout (gb300, 1, 8, 1, NULL);
+  g_assert_cmpint (l8->groups[PLAN_AXIS_DP].span_level, ==, 1);
+  g_assert_cmpint (l8->groups[PLAN_AXIS_DP].members_per_unit[0], ==, 4);
+  g_autoptr (SimCost) c = make_cost (gb300, l8, TRUE);
+  assert_rel (sim_cost_busbw_Bps (c, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP), 680e9, 1e-12);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP, GIB),
+              7.0 / 8 * GIB / 680e9 + 7 * 1.9e-6 + 6.6e-6, 1e-12);
+  assert_rel (sim_cost_busbw_Bps (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP), 850e9, 1e-12);
+  g_assert_cmpint (sim_cost_coll_sms (c, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP, FALSE), ==, 24);
+  /* the DGX B300 server: the same formula at its 682.2 GB/s */
+  g_autoptr (PlanLayout) lb = make_layout (b300, 1, 8, 1, NULL);
+  g_autoptr (SimCost) cb = make_cost (b300, lb, TRUE);
+  assert_rel (sim_cost_busbw_Bps (cb, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP), 682.2e9, 1e-12);
+  /* two racks: the NIC term */
+  g_autoptr (PlanLayout) l144 = make_layout (gb300, 1, 144, 1, NULL);
+  g_autoptr (SimCost) c144 = make_cost (gb300, l144, TRUE);
+  assert_rel (sim_cost_busbw_Bps (c144, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP),
+              143.0 / 72.0 * 94e9, 1e-12);
+  assert_rel (sim_cost_busbw_Bps (c144, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP), 186.69e9, 1e-3);
+}
+
 static void
 test_dp_across_pods (Fixture *f, gconstpointer data)
 {
@@ -1551,6 +1593,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/dp-one-per-server", test_dp_one_per_server);
   ADD ("/sim/cost/dp-rails", test_dp_rails);
   ADD ("/sim/cost/ring-latency-selene", test_ring_latency_selene);
+  ADD ("/sim/cost/nvlink-domain-trays", test_nvlink_domain_trays);
   ADD ("/sim/cost/dp-across-pods", test_dp_across_pods);
   ADD ("/sim/cost/p2p", test_p2p);
   ADD ("/sim/cost/free-comm", test_free_comm);
