@@ -1074,6 +1074,19 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * (use_precision_aware_optimizer, exp_avg_dtype = exp_avg_sq_dtype = bf16) */
   if (contains_ci (notes, "Adam moments in bf16"))
     p->optim_dtype = PLAN_PREC_BF16;
+  /* bf16 parameters stepped in place, with no fp32 master copy, where the row's notes say
+   * so: torch.optim.Adam allocates exp_avg and exp_avg_sq like the parameter
+   * (torch/optim/adam.py _init_group, zeros_like with preserve_format), so its moments are
+   * bf16 too: 4 bytes of optimizer state a parameter instead of 12. NeMo AutoModel's own
+   * MoE model classes ran so until NVIDIA-NeMo/Automodel PR #1896 (merged 2026-04-17,
+   * "fix: fp32 master weights for custom MoE models under FSDP2": initialize_weights'
+   * default dtype=torch.bfloat16 cast every parameter to bf16, and the optimizer stepped
+   * those) */
+  if (contains_ci (notes, "bf16 parameters without fp32 master weights"))
+    {
+      p->master_weights = FALSE;
+      p->optim_dtype = PLAN_PREC_BF16;
+    }
   if (contains_ci (notes, "all-gather based CP") || contains_ci (notes, "K/V all-gathered"))
     p->cp_comm = PLAN_CP_ALLGATHER;
   else if (cp > 1 && c->stack->default_cp_allgather)

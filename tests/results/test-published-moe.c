@@ -421,6 +421,39 @@ test_adam_moments_bf16 (void)
   g_assert_cmpfloat (fabs ((double) opt[1] / (double) opt[0] - 8.0 / 12.0), <, 1e-6);
 }
 
+/* "bf16 parameters without fp32 master weights" in a row's notes (the NeMo AutoModel MoE
+ * rows, 833-838) drops the 4-byte master copy and keeps Adam's m and v in bf16: 4 bytes of
+ * optimizer state a parameter instead of 12. Row 836 (Qwen3-30B-A3B on 8 H100, dp 8,
+ * ep 8) shards the same elements as row 709 (test_row_709_fits): dense 1,541,081,088 / 8
+ * = 192,635,136 plus experts 3,623,878,656 over edp 1 = 3,816,513,792, so its optimizer
+ * holds 4 x 3,816,513,792 = 15,266,055,168 B (45,798,165,504 with the master copy and fp32
+ * moments), and the plan fits the H100's 80 GiB. */
+static void
+test_bf16_params_no_master (void)
+{
+  g_autoptr (ResCsv) csv = shipped_csv ();
+  ResPublishedCase *c = NULL;
+  for (guint r = 0; r < res_csv_n_rows (csv) && c == NULL; r++)
+    if (g_str_equal (res_csv_get (csv, r, "row_id"), "836"))
+      c = res_published_case_new (csv, r);
+  g_assert_nonnull (c);
+  g_assert_true (c->ready);
+  g_assert_false (c->plan.master_weights);
+  g_assert_cmpint (c->plan.optim_dtype, ==, PLAN_PREC_BF16);
+  PlanMemory m;
+  plan_memory_compute (c->model, &c->plan, c->cluster, &m);
+  g_assert_cmpint (m.n_stages, ==, 1);
+  g_assert_cmpuint (m.stages[0].bytes[PLAN_MEM_OPTIMIZER], ==, 15266055168ull);
+  g_assert_true (m.fits);
+  plan_memory_clear (&m);
+  c->plan.master_weights = TRUE;
+  c->plan.optim_dtype = PLAN_PREC_FP32;
+  plan_memory_compute (c->model, &c->plan, c->cluster, &m);
+  g_assert_cmpuint (m.stages[0].bytes[PLAN_MEM_OPTIMIZER], ==, 45798165504ull);
+  plan_memory_clear (&m);
+  res_published_case_free (c);
+}
+
 static const ResPublishedCase *
 find_row (const ResPublishedReport *r, gint64 id)
 {
@@ -627,6 +660,7 @@ main (int argc, char **argv)
   g_test_add_func ("/published-moe/layer-split", test_layer_split);
   g_test_add_func ("/published-moe/recompute-modules", test_recompute_modules);
   g_test_add_func ("/published-moe/adam-moments-bf16", test_adam_moments_bf16);
+  g_test_add_func ("/published-moe/bf16-params-no-master", test_bf16_params_no_master);
   g_test_add_func ("/published-moe/shipped-models", test_shipped_models);
   g_test_add_func ("/published-moe/plan-shape", test_plan_shape);
   g_test_add_func ("/published-moe/row-709-fits", test_row_709_fits);
