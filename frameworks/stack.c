@@ -144,7 +144,7 @@ get_obj (JsonObject *obj, const char *key, const Where *w, GError **error, gbool
 
 static const char *const top_keys[] = {
   "name", "description", "attention", "fusion", "compile", "kernel_overhead_us", "tp_comm_overlap",
-  "async_tp", "tp_grad_reduce_scatter", "tp_seq_dim_copies", "pp_schedule_runtime", "pp_p2p_sync", "pp_scatter_gather", "pp_stage_input", "pp_stage_output", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "fsdp", "fp8", "defaults",
+  "async_tp", "tp_grad_reduce_scatter", "tp_seq_dim_copies", "pp_schedule_runtime", "pp_p2p_sync", "pp_scatter_gather", "pp_stage_input", "pp_stage_output", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "dropout", "fsdp", "fp8", "defaults",
   "moe", "cp", "tp_overlap_sms", "sources", NULL,
 };
 static const char *const tp_sms_keys[] = { "all_gather", "reduce_scatter", NULL };
@@ -352,6 +352,11 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   if (!get_enum (o, "grad_reduce_dtype", grad_names, &e, FALSE, &w, error))
     return NULL;
   s->grad_reduce_bf16 = e == 1;
+  static const char *const dropout_names[] = { "model", "none", NULL };
+  e = s->no_dropout ? 1 : 0;
+  if (!get_enum (o, "dropout", dropout_names, &e, FALSE, &w, error))
+    return NULL;
+  s->no_dropout = e == 1;
   static const char *const ce_names[] = { "fused", "eager", NULL };
   e = s->loss_eager ? 1 : 0;
   if (!get_enum (o, "cross_entropy", ce_names, &e, FALSE, &w, error))
@@ -804,6 +809,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   S ("moe_shared_expert_overlap", fw_avail_name (s->moe_shared_expert_overlap));
   S ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
   S ("cross_entropy", s->loss_eager ? "eager" : "fused");
+  S ("dropout", s->no_dropout ? "none" : "model");
   D ("optimizer_bytes_per_param", s->optimizer_bytes_per_param);
   json_builder_set_member_name (b, "moe");
   json_builder_begin_object (b);

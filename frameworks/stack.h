@@ -259,6 +259,11 @@ typedef struct {
                                          * (torch.distributed.pipelining's fwd_cache);
                                          * "freed" (default): freed once sent (Megatron-Core's
                                          * deallocate_pipeline_outputs) */
+  gboolean      no_dropout;             /* "dropout": "none": the stack's model code sets
+                                         * every dropout probability to 0 whatever the
+                                         * architecture (plan.h dropout); "model"
+                                         * (default): the model's own (GeLU GPT models
+                                         * carry dropout) */
   gboolean      loss_eager;             /* "cross_entropy": "eager": F.cross_entropy on fp32
                                          * logits, two T V fp32 gradients allocated in its
                                          * backward; "fused" (default): the gradient written

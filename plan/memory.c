@@ -97,7 +97,7 @@ plan_mem_seq (const Plan *plan, const ModelSpec *model)
 }
 
 static gboolean
-plan_mem_dropout (const ModelSpec *model, const PlanMemOptions *opts)
+plan_mem_dropout (const ModelSpec *model, const Plan *plan, const PlanMemOptions *opts)
 {
   switch (opts->dropout)
     {
@@ -105,7 +105,8 @@ plan_mem_dropout (const ModelSpec *model, const PlanMemOptions *opts)
     case PLAN_MEM_DROPOUT_OFF: return FALSE;
     case PLAN_MEM_DROPOUT_AUTO:
     default:
-      return plan_model_dropout (model);
+      /* the plan's (the stack's model code, plan.h dropout), else the model's */
+      return plan->dropout >= 0 ? plan->dropout > 0 : plan_model_dropout (model);
     }
 }
 
@@ -291,7 +292,7 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
   guint64 hq = model->n_heads * head_dim;
   guint64 hkv = kv_heads * head_dim;
   guint64 f = model->ffn_hidden > 0 ? model->ffn_hidden : 4 * h;
-  gboolean dropout = plan_mem_dropout (model, opts);
+  gboolean dropout = plan_mem_dropout (model, plan, opts);
 
   out->norm_inputs = 2 * a * T * h / sp_div;
   out->mlp_input = fp8_saved_bytes (plan, T * h / sp_div);
@@ -800,7 +801,7 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
   guint64 b = (guint64) MAX (plan->micro_batch, 1);
   guint64 T = s / cp * b;
   guint64 h = model->hidden;
-  gboolean dropout = plan_mem_dropout (model, opts);
+  gboolean dropout = plan_mem_dropout (model, plan, opts);
 
   /* elements on one rank */
   /* a GDN hybrid's mixer: the mean over its layer pattern (plan_layer_mixer_params) */

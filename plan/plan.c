@@ -32,6 +32,7 @@ plan_init_defaults (Plan *plan)
    * (megatron/core/distributed/distributed_data_parallel.py). We keep the 40M floor. */
   plan->bucket_bytes = 40e6 * 4;
   plan->fp8_recipe = -1;              /* the stack's */
+  plan->dropout = -1;                 /* the model's */
   plan->zero3_prefetch_params = -1;   /* the stack's */
   plan->zero3_reuse_params = -1;
   plan->zero3_per_tensor = -1;

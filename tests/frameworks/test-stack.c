@@ -95,6 +95,27 @@ test_megatron_lm_2021 (void)
   g_assert_nonnull (strstr (bad->message, "pp_p2p_sync"));
 }
 
+/* "dropout": llm-foundry's MPT model code leaves every dropout probability at 0
+ * (MPTConfig defaults, the stack's source), so its rows store no masks; stacks that run
+ * the model's own configuration keep the model's (GeLU GPT models carry dropout). The
+ * name round-trips through the stack's JSON form. */
+static void
+test_dropout (void)
+{
+  g_autoptr (FwStack) lf = fw_stack_lookup ("llm-foundry", NULL);
+  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", NULL);
+  g_assert_nonnull (lf);
+  g_assert_nonnull (mc);
+  g_assert_true (lf->no_dropout);
+  g_assert_false (mc->no_dropout);
+  g_assert_nonnull (g_hash_table_lookup (lf->sources, "dropout"));
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  fw_stack_to_json (lf, b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "dropout"), ==,
+                   "none");
+}
+
 /* Semantics the issue names, read from the presets. */
 static void
 test_semantics (void)
@@ -491,6 +512,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/frameworks/stack/presets", test_presets);
   g_test_add_func ("/frameworks/stack/semantics", test_semantics);
+  g_test_add_func ("/frameworks/stack/dropout", test_dropout);
   g_test_add_func ("/frameworks/stack/megatron-lm-2021", test_megatron_lm_2021);
   g_test_add_func ("/frameworks/stack/bad", test_bad);
   g_test_add_func ("/frameworks/stack/text", test_text);

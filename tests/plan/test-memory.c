@@ -345,6 +345,14 @@ test_korthikanti (void)
   plan_memory_layer_activations (&m, &p, NULL, &acts);
   g_assert_cmpuint (acts.attn_scores, ==, 0);
   g_assert_cmpuint (acts.total, ==, G_GUINT64_CONSTANT (142868480));
+  /* a stack whose model code sets every dropout probability to 0 (plan.h dropout 0,
+   * llm-foundry's MPT): no masks after the out-projection and the MLP, 2 s b h of the 34:
+   * 32 x 4,194,304 + 262,144 = 134,479,872 */
+  p.dropout = 0;
+  plan_memory_layer_activations (&m, &p, NULL, &acts);
+  g_assert_cmpuint (acts.dropout_masks, ==, 0);
+  g_assert_cmpuint (acts.total, ==, G_GUINT64_CONSTANT (134479872));
+  p.dropout = -1;
   /* --attention-backend unfused stores the scores whatever the options say: the
    * paper's 34 s b h + 5 a s^2 b again */
   p.attention_backend = PLAN_ATTN_UNFUSED;
