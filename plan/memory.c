@@ -1044,9 +1044,16 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
 
       /* communication buffers */
       guint64 comm = 0;
+      /* gathered units held: the one computing and the prefetched next; a unit larger
+       * than the stack's prefetch (DeepSpeed's stage3_prefetch_bucket_size, 5e7
+       * parameters: plan zero3_prefetch_params) is not gathered ahead, the step program
+       * gathers it after the compute before it (program.c gather_prefetched), so one
+       * is held */
+      int held = MAX (opts->param_gather_layers, 1);
+      if (plan->zero3_prefetch_params > 0 && (double) unit > plan->zero3_prefetch_params)
+        held = 1;
       if (plan_param_shards (plan) > 1 || (moe_layers > 0 && unit > 0))
-        comm += (guint64) MAX (opts->param_gather_layers, 1) * unit
-                * plan_precision_bytes (plan->param_dtype);
+        comm += (guint64) held * unit * plan_precision_bytes (plan->param_dtype);
       {
         /* Gradient buckets (Megatron --ddp-bucket-size, plan->bucket_bytes): with sharded
          * gradients a bucket exists unsharded before its reduce-scatter; with

@@ -680,6 +680,44 @@ test_cpu_offload (void)
   plan_clear (&p);
 }
 
+/* ZeRO-3 gathered units (comm buffers): FSDP holds the unit computing and the prefetched
+ * next one; where the stack prefetches at most zero3_prefetch_params parameters
+ * (DeepSpeed's stage3_prefetch_bucket_size, 5e7) a larger unit is gathered only after
+ * the compute before it (program.c gather_prefetched), so one unit is held. Llama 3 8B,
+ * dp 8, ZeRO-3, pp 1: the largest unit is the word embedding, 128,256 x 4,096 =
+ * 525,336,576 elements (a layer: 218,112,000), bf16: one unit less is 1,050,673,152 B.
+ * A prefetch larger than the unit changes nothing. */
+static void
+test_zero3_prefetch_bucket (void)
+{
+  ModelSpec m;
+  TopoCluster c;
+  Plan p;
+  PlanMemory fsdp, ds;
+
+  llama3_8b (&m);
+  cluster_with_hbm (&c, 80 * GiB);
+  one_gpu_plan (&p, 8192, 1);
+  p.dp = 8;
+  p.sharding = PLAN_SHARD_ZERO3;
+  p.global_batch = 8;
+  p.grad_accum = 1;
+  p.zero3_prefetch_params = 0;
+  plan_memory_compute (&m, &p, &c, &fsdp);
+  p.zero3_prefetch_params = 5e7;
+  plan_memory_compute (&m, &p, &c, &ds);
+  g_assert_cmpuint (fsdp.stages[0].bytes[PLAN_MEM_COMM_BUFFERS]
+                    - ds.stages[0].bytes[PLAN_MEM_COMM_BUFFERS], ==, 1050673152);
+  plan_memory_clear (&ds);
+  p.zero3_prefetch_params = 6e8;
+  plan_memory_compute (&m, &p, &c, &ds);
+  g_assert_cmpuint (ds.stages[0].bytes[PLAN_MEM_COMM_BUFFERS], ==,
+                    fsdp.stages[0].bytes[PLAN_MEM_COMM_BUFFERS]);
+  plan_memory_clear (&ds);
+  plan_memory_clear (&fsdp);
+  plan_clear (&p);
+}
+
 /* Interleaved1F1B, small Llama, pp 2, vpp 2 (4 chunks of 2 layers), m 4 (groups of
  * N = 2): the forward units of a rank are (chunk, mb) c0 m0, c0 m1, c1 m0, c1 m1, c0 m2,
  * c0 m3, c1 m2, c1 m3; the backward units c1 m0, c1 m1, c0 m0, c0 m1, c1 m2, ...
@@ -1215,6 +1253,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/json", test_json);
   g_test_add_func ("/plan/memory/selective-op-llama3-8b", test_selective_op_llama3_8b);
   g_test_add_func ("/plan/memory/cpu-offload", test_cpu_offload);
+  g_test_add_func ("/plan/memory/zero3-prefetch-bucket", test_zero3_prefetch_bucket);
   g_test_add_func ("/plan/memory/dualpipe", test_dualpipe);
   return g_test_run ();
 }
