@@ -328,6 +328,14 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
       return parse_choice (name, value, c, "alltoall, allgather or flex (DeepEP)",
                            (int *) &plan->moe_dispatcher, error);
     }
+  if (g_str_equal (name, "moe-flex-dispatcher-backend"))
+    {
+      static const Choice c[] = {
+        { "deepep", PLAN_MOE_FLEX_DEEPEP }, { "hybridep", PLAN_MOE_FLEX_HYBRIDEP },
+        { NULL, 0 } };
+      return parse_choice (name, value, c, "deepep or hybridep",
+                           (int *) &plan->moe_flex_backend, error);
+    }
   if (g_str_equal (name, "moe-expert-capacity-factor"))
     {
       /* Megatron: a float; unset means dropless. "none" says so explicitly. */
@@ -539,6 +547,9 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       "Experts per token (default: the model's, else 2)", "K" },
     { "moe-token-dispatcher-type", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "MoE token dispatcher: alltoall (default), allgather, flex (DeepEP)", "TYPE" },
+    { "moe-flex-dispatcher-backend", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
+      "The flex dispatcher's library: deepep (default; RDMA between servers) or hybridep "
+      "(RDMA between NVLink domains)", "NAME" },
     { "moe-expert-capacity-factor", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "Tokens an expert takes at most, x the mean (default: dropless)", "F" },
     { "moe-grouped-gemm", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),

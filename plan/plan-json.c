@@ -246,6 +246,11 @@ parse_moe (PlanJson *pj, JsonObject *obj, GError **error)
           const char *v = json_get_str (pj, S, key, n, error);
           ok = v != NULL && apply_as_flag (pj, "moe-token-dispatcher-type", v, error);
         }
+      else if (g_str_equal (key, "flex_dispatcher_backend"))
+        {
+          const char *v = json_get_str (pj, S, key, n, error);
+          ok = v != NULL && apply_as_flag (pj, "moe-flex-dispatcher-backend", v, error);
+        }
       else if (g_str_equal (key, "expert_capacity_factor"))
         {
           if (JSON_NODE_HOLDS_NULL (n))   /* dropless */
@@ -297,7 +302,7 @@ parse_moe (PlanJson *pj, JsonObject *obj, GError **error)
         {
           g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
                        "%s: unknown key moe.%s (hint: num_experts, router_topk, "
-                       "token_dispatcher_type, expert_capacity_factor, pad_expert_input_to_capacity, grouped_gemm, "
+                       "token_dispatcher_type, flex_dispatcher_backend, expert_capacity_factor, pad_expert_input_to_capacity, grouped_gemm, "
                        "shared_expert_overlap, imbalance, a2a_overlap, recompute_modules, cuda_graph_impl, "
                        "cuda_graph_scope)", pj->source,
                        key);

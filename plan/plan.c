@@ -62,6 +62,7 @@ plan_init_defaults (Plan *plan)
    * dropless (capacity factor None), no grouped GEMM, no shared-expert overlap; the
    * expert TP size follows --tensor-model-parallel-size. */
   plan->moe_dispatcher = PLAN_MOE_ALLTOALL;
+  plan->moe_flex_backend = PLAN_MOE_FLEX_DEEPEP;
 }
 
 static const struct { const char *name; guint bit; } cg_scopes[] = {
@@ -805,6 +806,8 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
       SET_INT ("num_experts", plan->num_experts);
       SET_INT ("router_topk", plan->moe_topk);
       SET_STR ("token_dispatcher_type", plan_moe_dispatcher_name (plan->moe_dispatcher));
+      if (plan->moe_flex_backend == PLAN_MOE_FLEX_HYBRIDEP)
+        SET_STR ("flex_dispatcher_backend", "hybridep");
       json_builder_set_member_name (b, "expert_capacity_factor");
       if (plan->moe_capacity_factor > 0)
         json_builder_add_double_value (b, plan->moe_capacity_factor);

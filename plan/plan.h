@@ -108,6 +108,16 @@ typedef enum {
                         * once, forwarded inside the node over NVLink */
 } PlanMoeDispatcher;
 
+/* The flex dispatcher's library (Megatron-Core --moe-flex-dispatcher-backend). Both send
+ * a token once to each remote "node" that holds one of its experts and forward it inside
+ * that node; they differ in what a node is. */
+typedef enum {
+  PLAN_MOE_FLEX_DEEPEP,    /* DeepEP's normal kernels: a node is a server (NVLink inside,
+                            * RDMA between: its NUM_MAX_NVL_PEERS is 8) */
+  PLAN_MOE_FLEX_HYBRIDEP,  /* NVIDIA's HybridEP (DeepEP's hybrid-ep branch): a node is an
+                            * NVLink domain, a whole NVL72 rack with multi-node NVLink */
+} PlanMoeFlexBackend;
+
 /* CUDA graphs (Megatron-Core --cuda-graph-impl / --cuda-graph-scope): which capture and
  * what it covers. The step program's host-side costs (the MoE dispatcher's sync and the
  * grouped GEMMs' per-expert host work) sit in the experts; only a capture of the MoE layer
@@ -376,6 +386,7 @@ typedef struct {
   int      etp;                  /* --expert-tensor-parallel-size: 0 = tp (Megatron) */
   int      edp;                  /* derived: tp cp dp / (etp ep) */
   PlanMoeDispatcher moe_dispatcher;   /* default alltoall */
+  PlanMoeFlexBackend moe_flex_backend; /* --moe-flex-dispatcher-backend: default deepep */
   double   moe_capacity_factor;  /* --moe-expert-capacity-factor; 0 = dropless (default) */
   gboolean moe_pad_to_capacity;  /* --moe-pad-expert-input-to-capacity: with a capacity
                                   * factor, every local expert runs exactly its capacity

@@ -663,6 +663,7 @@ prog_builder_moe_shape (Builder *bd)
   pm->local_experts = pm->experts / pm->ep;
   pm->top_k = bd->moe.top_k;
   pm->dispatcher = p->moe_dispatcher;
+  pm->flex_backend = p->moe_flex_backend;
   pm->first_dense = bd->moe.first_dense;
   /* tokens entering the MoE layer: the rank's sequence shard (with SP the TP ranks hold
    * disjoint tokens; Megatron requires SP with EP and TP) */

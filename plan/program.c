@@ -815,7 +815,15 @@ ep_coll (Builder *bd, PlanColl kind, PlanAxis axis, double bytes, ProgPhase phas
  * flex dispatcher sends a token once per remote node however many of its k experts live
  * there, and forwards it inside the node over NVLink: with N nodes in the EP group and
  * uniform routing, a token reaches N (1 - (1 - 1/N)^k) distinct nodes instead of k
- * copies, so the bytes shrink by that ratio (the remote part dominates the time). */
+ * copies, so the bytes shrink by that ratio (the remote part dominates the time).
+ * DeepEP's node is a server (topology level 0). HybridEP's is an NVLink domain
+ * (DeepEP hybrid-ep branch, csrc/hybrid_ep/config.cuh: NUM_OF_NODES counts NVLink
+ * domains, NUM_OF_RANKS_PER_NODE the ranks in one; with USE_MNNVL the ranks per domain
+ * are NUM_OF_HYBRID_EP_RANKS_PER_NVLINK_DOMAIN; U: a Megatron-Bridge performance-
+ * launcher test has GB200 with EP 32 get 32 ranks a domain, NVLINK_DOMAIN_SIZE 72 and
+ * USE_MNNVL 1, H100 with EP 4 get 4 ranks, domain 8, no MNNVL): its level is
+ * topo_cluster_scale_up_level, so an EP group inside one NVL72 rack has one node and no
+ * shrink, where a 4-GPU tray counted as a node would shrink it. */
 static double
 moe_a2a_bytes (Builder *bd)
 {
@@ -823,9 +831,13 @@ moe_a2a_bytes (Builder *bd)
   double bytes = (double) pm->tokens * pm->top_k * (double) bd->m->hidden * bd->elt_bytes
                  * pm->pace;
   const PlanGroupInfo *g = &bd->layout->groups[PLAN_AXIS_EP];
-  if (pm->dispatcher == PLAN_MOE_FLEX && g->size > 1 && g->members_per_unit[0] < g->size)
+  guint lvl = 0;
+  if (pm->flex_backend == PLAN_MOE_FLEX_HYBRIDEP && bd->layout->cluster != NULL)
+    lvl = MIN (topo_cluster_scale_up_level (bd->layout->cluster),
+               G_N_ELEMENTS (g->members_per_unit) - 1);
+  if (pm->dispatcher == PLAN_MOE_FLEX && g->size > 1 && g->members_per_unit[lvl] < g->size)
     {
-      double nodes = (double) g->size / MAX (g->members_per_unit[0], 1);
+      double nodes = (double) g->size / MAX (g->members_per_unit[lvl], 1);
       double distinct = nodes * (1.0 - pow (1.0 - 1.0 / nodes, pm->top_k));
       bytes *= MIN (distinct / pm->top_k, 1.0);
     }

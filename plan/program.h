@@ -192,6 +192,7 @@ typedef struct {
   int     top_k;
   int     ep, etp;
   PlanMoeDispatcher dispatcher;
+  PlanMoeFlexBackend flex_backend;
   guint64 tokens;           /* T: tokens entering an MoE layer on this rank per micro-batch
                              * (b s / cp, / tp with sequence parallelism) */
   double  expert_tokens;    /* routed token copies reaching this rank's experts, mean:

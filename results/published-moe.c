@@ -559,8 +559,11 @@ res_pub_moe_plan (const ResPubMoe *moe, gint64 ep, Plan *plan)
   switch (moe->dispatcher)
     {
     case RES_PUB_DISPATCH_ALLGATHER: plan->moe_dispatcher = PLAN_MOE_ALLGATHER; break;
-    case RES_PUB_DISPATCH_DEEPEP:
-    case RES_PUB_DISPATCH_HYBRIDEP: plan->moe_dispatcher = PLAN_MOE_FLEX; break;
+    case RES_PUB_DISPATCH_DEEPEP: plan->moe_dispatcher = PLAN_MOE_FLEX; break;
+    case RES_PUB_DISPATCH_HYBRIDEP:
+      plan->moe_dispatcher = PLAN_MOE_FLEX;
+      plan->moe_flex_backend = PLAN_MOE_FLEX_HYBRIDEP;
+      break;
     case RES_PUB_DISPATCH_ALLTOALL:
     case RES_PUB_DISPATCH_UNSTATED: plan->moe_dispatcher = PLAN_MOE_ALLTOALL; break;
     }

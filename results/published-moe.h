@@ -121,7 +121,8 @@ gboolean    res_pub_moe_recompute      (const char *cell, Plan *plan, char **why
 gboolean    res_pub_moe_apply          (const ResPubMoe *moe, ModelSpec **model, char **why);
 /* The MoE options of the row's plan: ep (the row's `ep` column, 1 when empty), etp (the
  * cell's, else the plan's default: the attention TP, as Megatron-Core), the dispatcher
- * (deepep and hybridep -> the flex dispatcher), the capacity factor, grouped GEMMs (every
+ * (deepep and hybridep -> the flex dispatcher, hybridep with its HybridEP backend), the
+ * capacity factor, grouped GEMMs (every
  * source here runs --moe-grouped-gemm), and the imbalance: forced balance -> 1.0, else
  * the plan's documented default. A dense row gets only ep. */
 void        res_pub_moe_plan           (const ResPubMoe *moe, gint64 ep, Plan *plan);

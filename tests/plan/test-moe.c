@@ -1435,6 +1435,63 @@ test_pad_to_capacity (Fixture *f, gconstpointer data)
   plan_clear (&q);
 }
 
+/* The flex dispatcher's node (plan/program.c moe_a2a_bytes): llama3-8b as 8 experts,
+ * top-2, T = 8192 tokens a rank, h 4096, bf16: k T h 2 = 2 x 8192 x 4096 x 2 =
+ * 134,217,728 B of routed copies. A token reaching N nodes of which its k = 2 experts
+ * pick uniformly crosses to N (1 - (1 - 1/N)^2) distinct ones.
+ * GB300 NVL72 (4 GPUs a tray, 18 trays a rack), ep 8 in one rack: DeepEP's node is the
+ * tray, N = 2: 2 (1 - 1/4) = 1.5 nodes for k = 2 copies, x 0.75 = 100,663,296 B.
+ * HybridEP's node is the NVLink domain (topo_cluster_scale_up_level 1, the rack): all 8
+ * ranks in one, N = 1, no shrink: 134,217,728 B.
+ * H100 (8 GPUs a server, scale-up level 0), ep 16: both count N = 2 servers, 100,663,296.
+ * The flag sets the plan, and the plan JSON carries it and reads it back. */
+static void
+test_flex_hybridep_node (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  int n;
+  const char *base = "--gpus 8 --num-experts 8 --ep 8 --seq-length 8192 --moe-imbalance 1 "
+                     "--moe-token-dispatcher-type flex";
+  g_clear_pointer (&f->cluster, topo_cluster_unref);
+  f->cluster = topo_cluster_lookup ("gb300-nvl72-superpod", &error);
+  g_assert_no_error (error);
+  g_autoptr (ProgProgram) deepep = program_of (f, base);
+  g_assert_cmpint (f->plan.moe_flex_backend, ==, PLAN_MOE_FLEX_DEEPEP);
+  g_assert_cmpfloat (ep_bytes (deepep, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n), ==,
+                     100663296.0);
+  g_autofree char *hy = g_strdup_printf ("%s --moe-flex-dispatcher-backend hybridep", base);
+  g_autoptr (ProgProgram) hybrid = program_of (f, hy);
+  g_assert_cmpint (f->plan.moe_flex_backend, ==, PLAN_MOE_FLEX_HYBRIDEP);
+  g_assert_cmpfloat (ep_bytes (hybrid, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n), ==,
+                     134217728.0);
+
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  plan_to_json (&f->plan, b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  JsonObject *moe = json_object_get_object_member (json_node_get_object (root), "moe");
+  g_assert_cmpstr (json_object_get_string_member (moe, "flex_dispatcher_backend"), ==,
+                   "hybridep");
+  Plan q;
+  plan_init_defaults (&q);
+  g_assert_true (plan_load_json_data (&q, "{\"moe\": {\"token_dispatcher_type\": \"flex\", "
+                                      "\"flex_dispatcher_backend\": \"hybridep\"}}", -1,
+                                      "t.json", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (q.moe_flex_backend, ==, PLAN_MOE_FLEX_HYBRIDEP);
+  plan_clear (&q);
+
+  g_clear_pointer (&f->cluster, topo_cluster_unref);
+  f->cluster = topo_cluster_lookup ("h100-24k", &error);
+  g_assert_no_error (error);
+  const char *h100 = "--gpus 16 --num-experts 16 --ep 16 --seq-length 8192 "
+                     "--moe-imbalance 1 --moe-token-dispatcher-type flex";
+  g_autoptr (ProgProgram) d16 = program_of (f, h100);
+  g_assert_cmpfloat (ep_bytes (d16, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n), ==, 100663296.0);
+  g_autofree char *h16 = g_strdup_printf ("%s --moe-flex-dispatcher-backend hybridep", h100);
+  g_autoptr (ProgProgram) y16 = program_of (f, h16);
+  g_assert_cmpfloat (ep_bytes (y16, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n), ==, 100663296.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1446,6 +1503,7 @@ main (int argc, char **argv)
   ADD ("invalid", test_invalid);
   ADD ("folding", test_folding);
   ADD ("a2a-bytes", test_a2a_bytes);
+  ADD ("flex-hybridep-node", test_flex_hybridep_node);
   ADD ("expert-gemms", test_expert_gemms);
   ADD ("imbalance-memory", test_imbalance_memory);
   ADD ("fp8-deepseek-storage", test_fp8_deepseek_storage);
