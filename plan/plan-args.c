@@ -802,6 +802,17 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
                    "--framework megatron-core or nemo)");
       return FALSE;
     }
+  /* the backend is the flex dispatcher's (Megatron-Core's moe_flex_dispatcher_backend,
+   * read by its MoEFlexTokenDispatcher only): with another dispatcher it would change
+   * nothing, so the plan would not be what its flags say */
+  if (plan->moe_flex_backend == PLAN_MOE_FLEX_HYBRIDEP && plan->moe_dispatcher != PLAN_MOE_FLEX)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--moe-flex-dispatcher-backend hybridep selects a backend of the flex token "
+                   "dispatcher, and this plan's dispatcher is not flex (hint: add "
+                   "--moe-token-dispatcher-type flex)");
+      return FALSE;
+    }
   if (plan->moe_a2a_overlap && stack->moe_a2a_overlap == FW_OPT_NO)
     {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,

@@ -1480,6 +1480,19 @@ test_flex_hybridep_node (Fixture *f, gconstpointer data)
   g_assert_cmpint (q.moe_flex_backend, ==, PLAN_MOE_FLEX_HYBRIDEP);
   plan_clear (&q);
 
+  /* the backend without the flex dispatcher would change nothing: refused, exit 2's error */
+  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
+  g_assert_no_error (error);
+  g_assert_true (plan_check_stack (&f->plan, mc, &error));
+  g_assert_no_error (error);
+  f->plan.moe_dispatcher = PLAN_MOE_ALLTOALL;
+  g_assert_false (plan_check_stack (&f->plan, mc, &error));
+  g_assert_error (error, PLAN_ERROR, PLAN_ERROR_USAGE);
+  g_assert_nonnull (strstr (error->message, "--moe-token-dispatcher-type flex"));
+  g_clear_error (&error);
+  f->plan.moe_flex_backend = PLAN_MOE_FLEX_DEEPEP;   /* the default passes with any dispatcher */
+  g_assert_true (plan_check_stack (&f->plan, mc, &error));
+
   g_clear_pointer (&f->cluster, topo_cluster_unref);
   f->cluster = topo_cluster_lookup ("h100-24k", &error);
   g_assert_no_error (error);
