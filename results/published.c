@@ -1141,9 +1141,6 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     p->tp_comm_overlap = FALSE;
   if (c->stack->grad_reduce_bf16)
     p->grad_dtype = PLAN_PREC_BF16;
-  /* a stack whose model code drops no activations (llm-foundry's MPT: every pdrop 0) */
-  if (c->stack->no_dropout)
-    p->dropout = 0;
   /* A compiled run (--compile) where the framework or notes cell says so and the stack
    * has a compiled mode: "torch.compile", "compiled" (torchtitan docs/performance.md:
    * "FSDP + torch.compile"). Async TP (--async-tp: the stack's TP-comm overlap) where

@@ -231,6 +231,8 @@ typedef struct {
                                      P2P_SYNC_REISSUE_S; 0 without the sync, or on CPUs) */
   gboolean grad_accum_upcast;     /* the stack accumulates unsharded gradients in fp32 by a
                                      pass per micro-batch (FwStack fsdp_grad_accum_upcast) */
+  gboolean no_dropout;            /* the stack's model code drops no activations (FwStack
+                                     no_dropout: llm-foundry's MPT) */
   gboolean zero3_copy_in_out;     /* the stack copies gathered parameters out and gradients
                                      in on the compute stream (FwStack fsdp_copy_in_out) */
   gboolean zero2_reduce_passes;   /* ZeRO-2 per micro-batch: the cast and pre-divide passes

@@ -218,7 +218,7 @@ steady_watch_probe (int c, int need, double done, gpointer data, GError **error)
 
 /* Fills the plan's stack-dependent fields that the plan leaves unset (-1: ZeRO-3's
  * prefetch, reuse, per-tensor calls, rank copies and gather order, ZeRO-2's gradient sync,
- * fp8 TP all-gathers) from the stack's figures in `co` (NULL: the defaults of none). The
+ * fp8 TP all-gathers, dropout) from the stack's figures in `co` (NULL: the defaults of none). The
  * step program is built from these fields, so `tandem run` calls this with the options
  * of the prediction it is compared with: the program it runs is the one predicted. */
 void
@@ -273,6 +273,9 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
     plan->fp8_attn_out_e5m6 = co != NULL && co->fp8_attn_out_e5m6;
   if (plan->fp8_moe_dispatch < 0)
     plan->fp8_moe_dispatch = co != NULL && co->fp8_moe_dispatch;
+  /* -1 is the model's dropout; a stack whose model code drops nothing makes it none */
+  if (plan->dropout < 0 && co != NULL && co->no_dropout)
+    plan->dropout = 0;
 }
 
 SimPrediction *

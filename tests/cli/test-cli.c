@@ -259,6 +259,31 @@ category (JsonObject *o, const char *name)
   return json_object_get_int_member (json_object_get_object_member (o, "categories"), name);
 }
 
+/* The llm-foundry stack drops no activations (its MPT code sets every pdrop to 0): with
+ * --framework llm-foundry, `tandem memory` (as predict and search, which apply the stack
+ * the same way) stores no dropout masks for a GeLU GPT model that carries dropout:
+ * GPT-NeoX-20B at seq 2048, micro-batch 1, tp 1: two masks of 1 B per element of the
+ * s x b x h = 2048 x 6144 activation, 2 x 2048 x 6144 = 25,165,824 B a layer less. */
+static void
+test_memory_stack_dropout (void)
+{
+  const char *plan = "memory --model gpt-neox-20b --gpus 8 --gbs 8 --sharding zero3 "
+                     "--seq-length 2048 --json";
+  RunResult a = { 0 }, b = { 0 };
+  run_tandem (plan, &a);
+  g_autofree char *lf = g_strdup_printf ("%s --framework llm-foundry", plan);
+  run_tandem (lf, &b);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_cmpint (b.status, ==, 0);
+  g_autoptr (JsonParser) pa = json_parser_new ();
+  g_autoptr (JsonParser) pb = json_parser_new ();
+  JsonObject *oa = parse_object (a.out, pa), *ob = parse_object (b.out, pb);
+  g_assert_cmpint (json_object_get_int_member (oa, "act_bytes_per_layer")
+                   - json_object_get_int_member (ob, "act_bytes_per_layer"), ==, 25165824);
+  run_result_clear (&a);
+  run_result_clear (&b);
+}
+
 /* Row 706 of data/published-runs.csv (DeepSeek-V3 on 256 GB200, pp 4 x vpp 4, ep 64,
  * 4,096-token sequences, the recipe's --recompute-modules mla_up_proj), every category of
  * the peak stage derived by hand. T = 4096 tokens, a = 2 bytes, h 7168, 128 heads of
@@ -965,6 +990,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/show/framework-fp8", test_show_framework_fp8);
   g_test_add_func ("/cli/predict/text-mfu-hfu", test_predict_text_mfu_hfu);
   g_test_add_func ("/cli/memory/json", test_memory_json);
+  g_test_add_func ("/cli/memory/stack-dropout", test_memory_stack_dropout);
   g_test_add_func ("/cli/memory/moe-recompute-modules", test_memory_moe_recompute_modules);
   g_test_add_func ("/cli/memory/gpt-oss-recompute-modules", test_memory_gpt_oss_recompute_modules);
   g_test_add_func ("/cli/errors", test_errors);

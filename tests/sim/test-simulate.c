@@ -1706,6 +1706,24 @@ test_plan_apply_stack (void)
   g_assert_cmpint (r.pp_scatter_gather, ==, 0);
   plan_clear (&r);
 
+  /* a stack whose model code drops nothing (llm-foundry) turns the model's dropout (-1)
+   * off in every command that applies the stack, not only in validate; a plan that says
+   * dropout on keeps it, and a stack without the key leaves the model's */
+  SimCostOptions co3 = { 0 };
+  co3.no_dropout = TRUE;
+  plan_init_defaults (&r);
+  g_assert_cmpint (r.dropout, ==, -1);
+  sim_plan_apply_stack (&r, &co2);
+  g_assert_cmpint (r.dropout, ==, -1);
+  sim_plan_apply_stack (&r, &co3);
+  g_assert_cmpint (r.dropout, ==, 0);
+  plan_clear (&r);
+  plan_init_defaults (&r);
+  r.dropout = 1;
+  sim_plan_apply_stack (&r, &co3);
+  g_assert_cmpint (r.dropout, ==, 1);
+  plan_clear (&r);
+
   Plan q;
   plan_init_defaults (&q);
   sim_plan_apply_stack (&q, NULL);
