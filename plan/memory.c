@@ -105,14 +105,15 @@ plan_mem_dropout (const ModelSpec *model, const Plan *plan, const PlanMemOptions
     case PLAN_MEM_DROPOUT_OFF: return FALSE;
     case PLAN_MEM_DROPOUT_AUTO:
     default:
-      /* the plan's (the stack's model code, plan.h dropout), else the model's */
-      return plan->dropout >= 0 ? plan->dropout > 0 : plan_model_dropout (model);
+      return plan_dropout (model, plan);
     }
 }
 
 gboolean
-plan_model_dropout (const ModelSpec *model)
+plan_dropout (const ModelSpec *model, const Plan *plan)
 {
+  if (plan->dropout >= 0)
+    return plan->dropout > 0;
   /* Megatron's GPT defaults are --hidden-dropout 0.1 --attention-dropout 0.1 and the
    * GPT-2/OPT configs carry 0.1; Llama configs have attention_dropout 0.0 and no
    * hidden dropout. */

@@ -69,9 +69,10 @@ typedef struct {
 } PlanMemOptions;
 
 void plan_mem_options_init (PlanMemOptions *opts);
-/* Whether the model trains with dropout by default (GeLU / GPT-style models: Megatron's
- * --hidden-dropout and --attention-dropout 0.1; SwiGLU / Llama: none). */
-gboolean plan_model_dropout (const ModelSpec *model);
+/* Whether the plan trains with dropout: the plan's dropout field where it says (the
+ * stack's model code, plan.h), else the model's default (GeLU / GPT-style models:
+ * Megatron's --hidden-dropout and --attention-dropout 0.1; SwiGLU / Llama: none). */
+gboolean plan_dropout (const ModelSpec *model, const Plan *plan);
 
 /* Computes the breakdown. `plan` must be resolved (plan_resolve): dp, grad_accum and
  * seq_length set (fallbacks: grad_accum from global_batch / (micro_batch x dp), else 1;

@@ -216,7 +216,7 @@ typedef struct {
                                   * tp_comm_overlap; needs compile (TorchTitan refuses it
                                   * otherwise) */
   int      dropout;              /* hidden and attention dropout: -1 the model's default
-                                  * (plan_model_dropout: GPT-style GeLU models carry it),
+                                  * (plan_dropout: GPT-style GeLU models carry it),
                                   * 0 none (the stack's model code sets every dropout
                                   * probability to 0, FwStack no_dropout), 1 on */
   gboolean no_rope_fusion;       /* --no-rope-fusion (Megatron-LM's flag): RoPE as

@@ -2446,7 +2446,7 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   bd.plan = &prog->plan;
   bd.layout = layout;
   bd.b = (guint64) plan->micro_batch;
-  bd.attn_dropout = plan->dropout >= 0 ? plan->dropout > 0 : plan_model_dropout (model);
+  bd.attn_dropout = plan_dropout (model, plan);
   bd.s = (guint64) plan->seq_length;
   bd.t = (guint64) plan->tp;
   bd.c = (guint64) plan->cp;

@@ -221,9 +221,9 @@ search_spec_fast (SearchSpec *spec, gboolean recompute)
   return open;
 }
 
-/* GPUs in one NVLink domain (topo_cluster_scale_up_level): level 0 and the levels above
- * it that carry the same bandwidth (bw and busbw) as level 0, i.e. traffic between their units stays on the
- * same scale-up fabric. On an NVL72 superpod the 4-GPU tray is a host boundary, not a
+/* GPUs in one NVLink domain (topo_cluster_scale_up_level): level 0 and the levels
+ * above it that carry the same bandwidth (bw and busbw) as level 0, i.e. traffic
+ * between their units stays on the same scale-up fabric. On an NVL72 superpod the 4-GPU tray is a host boundary, not a
  * bandwidth one (its level source says so): tray and rack both carry NVLink 5's
  * 900 GB/s, so the domain is 4 x 18 = 72; on a DGX H100 superpod the server's 450 GB/s
  * is followed by the 50 GB/s network, so it is the server's 8. */
