@@ -1139,6 +1139,13 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * keep the overlap (U: read at a later commit than the 26.02 tables' 00919dc) */
   if (c->fp4 && contains_ci (get (csv, row, "framework"), "Megatron-Bridge"))
     p->tp_comm_overlap = FALSE;
+  /* and where the notes quote a config that turns it off ("tp_comm_overlap=False":
+   * Megatron-Bridge's performance script for Qwen3-235B-A22B on H100,
+   * scripts/performance/configs/qwen/qwen3_llm_pretrain.py at f29a269,
+   * qwen3_235b_a22b_pretrain_config_h100, builds CommOverlapConfig(tp_comm_overlap=False)
+   * where its other GPUs' configs pass True) */
+  if (strstr (get (csv, row, "notes"), "tp_comm_overlap=False") != NULL)
+    p->tp_comm_overlap = FALSE;
   if (c->stack->grad_reduce_bf16)
     p->grad_dtype = PLAN_PREC_BF16;
   /* A compiled run (--compile) where the framework or notes cell says so and the stack

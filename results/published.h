@@ -129,7 +129,9 @@
  * | overlap                   | overlap_grad_reduce / overlap_param_gather: the stack's      |
  * |                           |   defaults; tp_comm_overlap when the notes say               |
  * |                           |   --tp-comm-overlap, or the stack has it on by default and   |
- * |                           |   tp > 1 (NeMo: ub_tp_comm_overlap: true)                    |
+ * |                           |   tp > 1 (NeMo: ub_tp_comm_overlap: true); off for a         |
+ * |                           |   Megatron-Bridge NVFP4 row and where the notes quote        |
+ * |                           |   "tp_comm_overlap=False"                                    |
  * | gradients                 | reduced in bf16 where the stack does (NeMo)                  |
  * | moe                       | `key=value;` MoE fields (results/published-moe.h); a cell    |
  * |                           |   that does not parse refuses the row with its reason; a     |

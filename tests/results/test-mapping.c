@@ -984,6 +984,37 @@ test_megatron_bridge_nvfp4_tp_overlap (void)
     }
 }
 
+/* A row whose notes quote a config that turns TP-comm overlap off ("tp_comm_overlap=False",
+ * Megatron-Bridge's Qwen3-235B-A22B H100 performance config) runs its TP collectives apart:
+ * the same Megatron-Bridge FP8 row with TP 2 and sequence parallel is on by the nemo stack's
+ * default (test above), and off with that note. The hyphenated "--tp-comm-overlap" of other
+ * notes still turns it on (the test row there has no such note; here one does). */
+static void
+test_tp_overlap_off_note (void)
+{
+  static const struct { const char *notes; gboolean want; } rows[] = {
+    { "", TRUE },
+    { "[config: qwen3_llm_pretrain.py builds CommOverlapConfig(tp_comm_overlap=False)]", FALSE },
+    { "ran with --tp-comm-overlap", TRUE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "framework,precision,global_batch,step_time_s,notes\n"
+        "1,GPT,H100-SXM-80GB,8,16,1024,16,16384,1024,2,1,"
+        "\"NeMo Megatron-Bridge 26.02 (Megatron-Core)\",fp8,32,1.0,\"%s\"\n",
+        rows[i].notes);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (!c->ready)
+        g_error ("%s: %s", rows[i].notes, c->skip_reason);
+      g_assert_true (c->plan.sequence_parallel);
+      if (c->plan.tp_comm_overlap != rows[i].want)
+        g_error ("'%s': tp_comm_overlap %d, expected %d", rows[i].notes,
+                 c->plan.tp_comm_overlap, rows[i].want);
+    }
+}
+
 /* NeMo AutoModel is NeMo's PyTorch backend (FSDP2 over Hugging Face model code with TE
  * kernels; its performance summary: "NeMo Pytorch backend - i.e. NeMo Automodel"): the
  * nemo-automodel stack, not NeMo on Megatron-Core, which a plain "NeMo" names. Its MoE
@@ -1035,6 +1066,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/megatron-bridge-fp8", test_megatron_bridge_fp8);
   g_test_add_func ("/results/mapping/megatron-bridge-nvfp4-tp-overlap",
                    test_megatron_bridge_nvfp4_tp_overlap);
+  g_test_add_func ("/results/mapping/tp-overlap-off-note", test_tp_overlap_off_note);
   g_test_add_func ("/results/mapping/automodel-stack", test_automodel_stack);
   g_test_add_func ("/results/mapping/ranking", test_ranking);
   g_test_add_func ("/results/mapping/explain", test_explain);
