@@ -454,6 +454,34 @@ test_bf16_params_no_master (void)
   res_published_case_free (c);
 }
 
+/* The 26.02 Qwen3-235B-A22B rows take the overlaps of the Megatron-Bridge presets whose sizes
+ * match the table (scripts/performance/configs/qwen/qwen3_workload_base_configs.py at
+ * f29a269): B300 (row 830: PP 8, VP 4, EP 8) and H100 (row 832: TP 2, PP 8, VP 4, EP 32) set
+ * moe_a2a_overlap=True, B200 (row 831: PP 8, EP 8, no VP) sets False; the H100 config
+ * (qwen3_llm_pretrain.py) builds CommOverlapConfig(tp_comm_overlap=False), so row 832, TP 2
+ * with sequence parallel, runs without the nemo stack's default TP-comm overlap. */
+static void
+test_qwen3_235b_overlaps (void)
+{
+  g_autoptr (ResCsv) csv = shipped_csv ();
+  static const struct { const char *id; gboolean a2a, tp; } want[] = {
+    { "830", TRUE, FALSE }, { "831", FALSE, FALSE }, { "832", TRUE, FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      ResPublishedCase *c = NULL;
+      for (guint r = 0; r < res_csv_n_rows (csv) && c == NULL; r++)
+        if (g_str_equal (res_csv_get (csv, r, "row_id"), want[i].id))
+          c = res_published_case_new (csv, r);
+      g_assert_nonnull (c);
+      g_assert_true (c->ready);
+      if (c->plan.moe_a2a_overlap != want[i].a2a || c->plan.tp_comm_overlap != want[i].tp)
+        g_error ("row %s: a2a overlap %d tp overlap %d, expected %d %d", want[i].id,
+                 c->plan.moe_a2a_overlap, c->plan.tp_comm_overlap, want[i].a2a, want[i].tp);
+      res_published_case_free (c);
+    }
+}
+
 static const ResPublishedCase *
 find_row (const ResPublishedReport *r, gint64 id)
 {
@@ -665,6 +693,7 @@ main (int argc, char **argv)
   g_test_add_func ("/published-moe/plan-shape", test_plan_shape);
   g_test_add_func ("/published-moe/row-709-fits", test_row_709_fits);
   g_test_add_func ("/published-moe/shipped-rows", test_shipped_rows);
+  g_test_add_func ("/published-moe/qwen3-235b-overlaps", test_qwen3_235b_overlaps);
   g_test_add_func ("/published-moe/stack-overlaps", test_stack_overlaps);
   return g_test_run ();
 }
