@@ -735,17 +735,32 @@ static const struct { const char *needle; const char *preset; gboolean pre_core;
    * which is NeMo on Megatron-Core */
   { "automodel", "nemo-automodel", FALSE },
   { "nemo", "nemo", FALSE },
+  /* Megatron-Bridge is NeMo's Megatron-Core training library (github.com/NVIDIA-NeMo/
+   * Megatron-Bridge; the performance tables call it "NeMo Megatron-Bridge"): the nemo
+   * stack whether or not the cell says NeMo */
+  { "megatron-bridge", "nemo", FALSE },
+  { "megatron bridge", "nemo", FALSE },
   { "megatron-deepspeed", "deepspeed", FALSE },
   { "deepspeed", "deepspeed", FALSE },
   { "gpt-neox", "deepspeed", FALSE },
   { "megatron-lm", "megatron-lm-2021", TRUE },
+  { "megatron lm", "megatron-lm-2021", TRUE },   /* the same name spelled without the hyphen */
+  { "megatronlm", "megatron-lm-2021", TRUE },
+  { "megatron_lm", "megatron-lm-2021", TRUE },
   { "torchtitan", "torchtitan", FALSE },
   { "llm-foundry", "llm-foundry", FALSE },
   { "composer", "llm-foundry", FALSE },
   { "maxtext", "maxtext", FALSE },
   { "jax", "maxtext", FALSE },
   { "pax", "maxtext", FALSE },
+  /* other JAX trainers, XLA-compiled as MaxText is (as "jax" above) */
+  { "levanter", "maxtext", FALSE },
+  { "t5x", "maxtext", FALSE },
   { "megatron", "megatron-core", FALSE },
+  { "mcore", "megatron-core", FALSE },    /* Megatron-Core's short names ("MCore 0.12") */
+  { "m-core", "megatron-core", FALSE },
+  /* torchtune: PyTorch-native, sharded with FSDP2 (its recipes' fully_shard) */
+  { "torchtune", "pytorch-fsdp", FALSE },
   { "fsdp", "pytorch-fsdp", FALSE },
   { "fairscale", "pytorch-fsdp", FALSE },
   { "metaseq", "pytorch-fsdp", FALSE },

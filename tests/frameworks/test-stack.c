@@ -408,6 +408,22 @@ test_text (void)
     { "metaseq (FSDP + Megatron TP)", "megatron-core" },   /* "megatron" comes first */
     { "PyTorch FSDP", "pytorch-fsdp" },
     { "Hugging Face Accelerate", "pytorch-fsdp" },
+    /* the same name without its hyphen: the same rule ("Megatron LM" was megatron-core by
+     * the bare "megatron" row, a misread of the pre-Core rule) */
+    { "Megatron LM", "megatron-lm-2021" },
+    { "MegatronLM", "megatron-lm-2021" },
+    { "Megatron LM core_r0.12.0", "megatron-core" },
+    /* Megatron-Bridge is NeMo's (NVIDIA-NeMo/Megatron-Bridge), with or without "NeMo" */
+    { "Megatron-Bridge", "nemo" },
+    { "Megatron Bridge 25.09", "nemo" },
+    /* Megatron-Core's short names */
+    { "MCore 0.12", "megatron-core" },
+    { "M-Core", "megatron-core" },
+    /* PyTorch-native on FSDP2 */
+    { "torchtune", "pytorch-fsdp" },
+    /* JAX trainers, XLA-compiled */
+    { "Levanter", "maxtext" },
+    { "T5X", "maxtext" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     g_assert_cmpstr (fw_stack_preset_for_text (rows[i].text), ==, rows[i].preset);
