@@ -65,9 +65,10 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
                                 bound[i]);
     }
   if (c->stack != NULL)
-    LINE ("framework", "stack %s (attention %s, fusion %s, %g us per kernel)", c->stack->name,
-          fw_attn_kernel_name (c->stack->attention), fw_fusion_name (c->stack->fusion),
-          c->stack->kernel_overhead_s * 1e6);
+    LINE ("framework", "stack %s (attention %s, fusion %s, %g us per kernel)%s%s",
+          c->stack->name, fw_attn_kernel_name (c->stack->attention),
+          fw_fusion_name (c->stack->fusion), c->stack->kernel_overhead_s * 1e6,
+          c->stack_why != NULL ? "; " : "", c->stack_why != NULL ? c->stack_why : "");
   if (c->model != NULL)
     {
       LINE ("n_layers", "%" G_GUINT64_FORMAT, c->model->n_layers);

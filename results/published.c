@@ -157,6 +157,8 @@ skip (ResPublishedCase *c, const char *format, ...)
  *   "GB200*"                          -> gb200-nvl72-superpod   ("GB200 NVL72", "NVIDIA GB200")
  *   "B300" (not GB300)                -> dgx-b300-superpod      ("B300", "NVIDIA DGX B300")
  *   "B200"                            -> dgx-b200-superpod      ("B200-SXM-180GB", "DGX B200")
+ *   "GH200"                           -> none: skipped, the reason saying it is the Grace
+ *                                       Hopper superchip, not an H200 (was h200-superpod)
  *   "H200"                            -> h200-superpod          ("H200 SXM 141GB")
  *   "H20" (not H200)                  -> hgx-h20-cluster        ("H20", "NVIDIA H20 96GB";
  *                                       family other: extrapolated)
@@ -183,8 +185,14 @@ skip (ResPublishedCase *c, const char *format, ...)
  *                                       only, a bf16 row is skipped (map_precision)
  *   "L40S"                            -> l40s-pcie-cluster     ("NVIDIA L40S 48GB"; PCIe
  *                                       only, no NVLink)
- * Anything else (TPU, Trainium, Gaudi, consumer cards) -> no preset: skipped
- * with the gpu_type.
+ *   "v5p", up to 6,144 chips          -> tpu-v5p-pod ("TPU v5p", "Google Cloud TPU v5p";
+ *                                       family other: extrapolated); more: skipped (a
+ *                                       multislice run, its DCN not modelled)
+ *   "Trainium2" / "Trn2", up to 16 chips, or up to 64 with "UltraServer" in the gpu_type
+ *     or network -> trn2-ultraserver ("AWS Trainium2 (Trn2)"; family other); more:
+ *     skipped (the EFA scale-out is not in the preset)
+ * Anything else (TPU v4 / v5e / v6e, Trainium 1, Gaudi, consumer cards) -> no preset:
+ * skipped with the gpu_type.
  * A run larger than its preset grows the preset's outermost level (topo_cluster_scale_out). */
 /* `needle` in t where the text before it does not continue a number (a size is a number
  * of its own: "640GB" holds no 40 GB) */
@@ -230,6 +238,8 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
     return "dgx-b300-superpod";
   if (strstr (t, "b200") != NULL)
     return "dgx-b200-superpod";
+  if (strstr (t, "gh200") != NULL)   /* before H200, which it contains: not an H200 */
+    return NULL;
   if (strstr (t, "h200") != NULL)
     return "h200-superpod";
   if (strstr (t, "h20") != NULL)   /* after H200, which contains it */
@@ -260,7 +270,43 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
     return "dgx-2h-v100-cluster";
   if (strstr (t, "l40s") != NULL)
     return "l40s-pcie-cluster";
+  /* one slice of a TPU v5p pod (at most 6,144 chips, tpu-v5p-pod.json); a larger run
+   * spans slices over the data-center network, which the preset does not model */
+  if (strstr (t, "v5p") != NULL && n_gpus <= 6144)
+    return "tpu-v5p-pod";
+  /* Trainium2 within one Trn2 instance (16 chips on NeuronLink, the same in the
+   * UltraServer preset), or within one UltraServer (64) where the row says so; more chips
+   * talk over EFA between instances or UltraServers, which trn2-ultraserver.json does not
+   * model */
+  if (strstr (t, "trainium2") != NULL || strstr (t, "trainium 2") != NULL
+      || strstr (t, "trn2") != NULL)
+    {
+      if (n_gpus <= 16)
+        return "trn2-ultraserver";
+      if (n_gpus <= 64 && (strstr (t, "ultraserver") != NULL || contains_ci (network, "ultraserver")))
+        return "trn2-ultraserver";
+    }
   return NULL;
+}
+
+/* Why a gpu_type the rules above leave without a preset has none, where the device is
+ * one people mistake for a preset's ("" otherwise): the skip reason says it. */
+static const char *
+no_preset_why (const char *gpu_type, gint64 n_gpus)
+{
+  g_autofree char *t = g_ascii_strdown (gpu_type, -1);
+  if (strstr (t, "gh200") != NULL)
+    return " (GH200 is the Grace Hopper superchip: a Hopper GPU with 96 GB HBM3 or 144 GB "
+           "HBM3e beside a Grace CPU, one GPU per superchip; not an H200, and no preset "
+           "models its nodes)";
+  if (strstr (t, "v5p") != NULL && n_gpus > 6144)
+    return " (more chips than one TPU v5p slice, 6,144: a multislice run crosses the "
+           "data-center network, which tpu-v5p-pod does not model)";
+  if (strstr (t, "trainium2") != NULL || strstr (t, "trainium 2") != NULL
+      || strstr (t, "trn2") != NULL)
+    return " (trn2-ultraserver models one Trn2 instance of 16 chips, or one UltraServer of 64 "
+           "where the gpu_type or network says UltraServer; not the EFA network beyond)";
+  return "";
 }
 
 static ResPubFamily
@@ -270,7 +316,7 @@ family_for (const char *gpu_type)
   if (strstr (t, "gb300") != NULL || strstr (t, "gb200") != NULL || strstr (t, "b200") != NULL
       || strstr (t, "b300") != NULL)
     return RES_PUB_FAMILY_B200;
-  if (strstr (t, "h200") != NULL)
+  if (strstr (t, "h200") != NULL && strstr (t, "gh200") == NULL)
     return RES_PUB_FAMILY_H200;
   if (strstr (t, "h100") != NULL || strstr (t, "h800") != NULL)
     return RES_PUB_FAMILY_H100;
@@ -584,14 +630,53 @@ hsdp_shard_size_in (const char *t)
  *                     reduce-scatters (qgZ); none of the three is modelled, so the
  *                     prediction carries ZeRO-3's full-precision traffic (an upper bound
  *                     on ZeRO++'s);
- *  ZeRO-1/2/3      -> "ZeRO-1", "stage 1", "distributed optimizer": zero1; "ZeRO-2",
- *                     "stage 2", "SHARD_GRAD_OP", "shards optimizer+grads": zero2;
- *                     "ZeRO-3", "stage 3", "FSDP", "full shard": zero3;
+ *  offload         -> "ZeRO-Offload", "ZeRO-Infinity", "ZeRO-3 with CPU offload": skipped
+ *                     (host / NVMe optimizer or parameters not modelled);
+ *  ZeRO-1/2/3      -> "ZeRO-1", "stage 1", "ZeRO 1", "ZeRO Stage-1", "zero_stage=1",
+ *                     "distributed optimizer" (also "--use-distributed-optimizer",
+ *                     "use_distributed_optimizer"), "sharded optimizer", "optimizer
+ *                     sharding": zero1; "ZeRO-2", "stage 2", "SHARD_GRAD_OP", "shards
+ *                     optimizer+grads": zero2; "ZeRO-3", "stage 3", "FSDP", "full shard",
+ *                     "fully sharded" (Fully Sharded Data Parallel), "fully_shard": zero3;
  *  FSDP semantics  -> zero3 from a stack that keeps parameters unsharded after the
  *                     forward, or under PP when the stack does not reshard between
  *                     micro-batches (torchtitan's FSDP2): zero2 (one gather per step),
  *                     unless the cell says "reshard_after_forward true" (zero3);
  *  "none", "DDP"   -> none; anything else is skipped. */
+/* Offloading named only to say it was off: "no offload", "without CPU offload",
+ * "offload: none" */
+static gboolean
+offload_negated (const char *t)
+{
+  static const char *const neg[] = { "no offload", "no cpu offload", "without offload",
+                                     "without cpu offload", "offload off", "offload: off",
+                                     "offload: no", "offload: none", "offload=false",
+                                     "offload: false", "offload disabled", NULL };
+  return contains_any_ci (t, neg);
+}
+
+/* The stage number a ZeRO spelling gives when it is not one of "ZeRO-N" / "ZeRON" /
+ * "stage N": "ZeRO 1", "ZeRO Stage-2", "zero_stage=3", "zero stage: 1"; -1 when none.
+ * "zero" then any of " -_=:" and an optional "stage", then one digit 0-3 not followed by
+ * another digit. */
+static int
+zero_stage_in (const char *text)
+{
+  g_autofree char *t = g_ascii_strdown (text, -1);
+  for (const char *p = strstr (t, "zero"); p != NULL; p = strstr (p + 1, "zero"))
+    {
+      const char *q = p + 4;
+      while (*q != '\0' && strchr (" -_=:", *q) != NULL)
+        q++;
+      if (g_str_has_prefix (q, "stage"))
+        for (q += 5; *q != '\0' && strchr (" -_=:", *q) != NULL; q++)
+          ;
+      if (*q >= '0' && *q <= '3' && !g_ascii_isdigit (q[1]))
+        return *q - '0';
+    }
+  return -1;
+}
+
 static gboolean
 map_sharding (ResPublishedCase *c, const char *text, const char *framework, const char *notes,
               const char *source, int pp, PlanSharding *out, int *hsdp_shard)
@@ -628,17 +713,28 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
       *out = PLAN_SHARD_HSDP;
       *hsdp_shard = maxtext_hsdp_shard (t);
     }
+  else if ((contains_ci (t, "offload") && !offload_negated (t)) || contains_ci (t, "ZeRO-Infinity"))
+    /* DeepSpeed ZeRO-Offload / ZeRO-Infinity, FSDP CPUOffload: optimizer steps (and
+     * parameters) in host or NVMe memory, which no plan models */
+    return skip (c, "zero_stage_or_fsdp '%s': optimizer or parameter offloading to host / "
+                 "NVMe memory is not modelled", t);
   else if (contains_ci (t, "ZeRO++") || contains_ci (t, "zeropp"))
     *out = PLAN_SHARD_ZERO3;   /* qwZ / hpZ / qgZ not modelled: ZeRO-3's traffic */
   else if (contains_ci (t, "ZeRO-1") || contains_ci (t, "ZeRO1") || contains_ci (t, "stage 1")
-           || contains_ci (t, "distributed optimizer"))
+           || zero_stage_in (t) == 1 || contains_ci (t, "distributed optimizer")
+           || contains_ci (t, "distributed-optimizer") || contains_ci (t, "distributed_optimizer")
+           || contains_ci (t, "sharded optimizer") || contains_ci (t, "optimizer sharding")
+           || contains_ci (t, "optimizer state sharding"))
     *out = PLAN_SHARD_ZERO1;
   else if (contains_ci (t, "ZeRO-2") || contains_ci (t, "ZeRO2") || contains_ci (t, "stage 2")
+           || zero_stage_in (t) == 2
            || contains_ci (t, "shards optimizer+grads") || contains_ci (t, "SHARD_GRAD_OP"))
     *out = PLAN_SHARD_ZERO2;
   else if (contains_ci (t, "ZeRO-3") || contains_ci (t, "ZeRO3") || contains_ci (t, "stage 3")
+           || zero_stage_in (t) == 3
            || contains_ci (t, "FSDP") || contains_ci (t, "full shard")
-           || contains_ci (t, "full_shard"))
+           || contains_ci (t, "full_shard") || contains_ci (t, "fully shard")
+           || contains_ci (t, "fully_shard") || contains_ci (t, "fully-shard"))
     {
       *out = PLAN_SHARD_ZERO3;
       /* the row's own "reshard_after_forward true" (FSDP2's fully_shard argument, e.g. an
@@ -698,6 +794,19 @@ recompute_label (const char *t)
         if (*p != '\0')
           return p;
       }
+  /* Megatron's flag, with or without its dashes, and a space also before the value:
+   * "--recompute-granularity full", "recompute_granularity: selective" */
+  static const char *const flags[] = { "--recompute-granularity", "recompute-granularity",
+                                       "recompute_granularity", "recompute granularity" };
+  for (guint i = 0; i < G_N_ELEMENTS (flags); i++)
+    if (starts_with_ci (t, flags[i]))
+      {
+        const char *p = t + strlen (flags[i]);
+        while (*p == ' ' || *p == ':' || *p == '=')
+          p++;
+        if (*p != '\0' && p > t + strlen (flags[i]))
+          return p;
+      }
   return NULL;
 }
 
@@ -710,7 +819,8 @@ recompute_yes (const char *t)
   static const char *const yes[] = { "yes", "true", "on", "enabled", "1" };
   static const char *const named[] = { "activation checkpointing", "activation checkpoint",
                                        "gradient checkpointing", "checkpoint activations",
-                                       "checkpoint-activations", "activation recompute" };
+                                       "checkpoint-activations", "activation recompute",
+                                       "activation recomputation" };
   for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
     if (g_ascii_strcasecmp (t, yes[i]) == 0)
       return TRUE;
@@ -722,6 +832,41 @@ recompute_yes (const char *t)
     if (contains_ci (t, named[i]))
       return TRUE;
   return FALSE;
+}
+
+/* Recompute said to be off: a whole cell "off" / "false" / "disabled" / "0", or "off"
+ * as the last word ("AC off", "recompute off"), or "without" / "disabled" anywhere
+ * ("without recompute", "activation checkpointing disabled") */
+static gboolean
+recompute_off (const char *t)
+{
+  static const char *const no[] = { "off", "false", "disabled", "0" };
+  for (guint i = 0; i < G_N_ELEMENTS (no); i++)
+    if (g_ascii_strcasecmp (t, no[i]) == 0)
+      return TRUE;
+  gsize n = strlen (t);
+  if (n > 4 && g_ascii_strcasecmp (t + n - 4, " off") == 0)
+    return TRUE;
+  return contains_ci (t, "without") || contains_ci (t, "disabled");
+}
+
+/* "SAC" as a word of its own (selective activation checkpointing) */
+static gboolean
+has_sac_word (const char *t)
+{
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (const char *p = strstr (low, "sac"); p != NULL; p = strstr (p + 1, "sac"))
+    if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[3]))
+      return TRUE;
+  return FALSE;
+}
+
+/* op-level selective AC: "(op)", "op-level", "op level", "per-op" */
+static gboolean
+is_op_level (const char *t)
+{
+  static const char *const op[] = { "(op)", "op-level", "op level", "per-op", NULL };
+  return contains_any_ci (t, op);
 }
 
 /* The layer count of a recompute cell that offloads activations to host memory:
@@ -769,7 +914,13 @@ offload_layer_count (const char *t)
  *    cpu_offload_layers (Megatron's CPU offloading runs without recompute); "offload"
  *    without one -> skipped with a hint;
  *  "selective (layer)", "selective (op)", "selective (modules: ...)", "selective",
- *  "none", "no"        -> as below. Anything else is skipped. */
+ *  "none", "no"        -> as below ("selective op-level" / "per-op" as "(op)");
+ *  "SAC" (a word)      -> selective, op-level with "op-level" / "(op)"; with "layer": skipped;
+ *  "--recompute-granularity full", "recompute_granularity: selective" -> the value;
+ *  "off", "false", "disabled", "0", "AC off", "without recompute" -> none;
+ *  "core_attn"         -> selective; "uniform" (Megatron's method) -> full; "block" ->
+ *                         skipped with a hint (only some layers recompute).
+ *  Anything else is skipped. */
 static gboolean
 map_recompute (ResPublishedCase *c, const char *text, const char *notes,
                const char *convention, PlanRecompute *out)
@@ -821,7 +972,13 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
      * transformer block is wrapped in a full checkpoint, the others keep everything;
      * map_plan turns it into Megatron's block method over half of each chunk's layers */
     *out = PLAN_RECOMPUTE_FULL;
-  else if (starts_with_ci (t, "selective") && contains_ci (t, "(op)"))
+  else if (has_sac_word (t) && !contains_ci (t, "layer"))
+    /* "SAC": selective activation checkpointing (torchtitan's name for its selective
+     * mode); op-level when it says so, else selective as the word is (map_plan reads a
+     * bare "SAC" on torchtitan as its op-level default, as a bare "selective"). A
+     * layer-level SAC falls through to "not recognised". */
+    *out = is_op_level (t) ? PLAN_RECOMPUTE_SELECTIVE_OP : PLAN_RECOMPUTE_SELECTIVE;
+  else if (starts_with_ci (t, "selective") && is_op_level (t))
     /* torchtitan's op-level selective AC (selective_ac_option = "op") */
     *out = PLAN_RECOMPUTE_SELECTIVE_OP;
   else if (starts_with_ci (t, "selective") && contains_ci (t, "modules")
@@ -832,8 +989,20 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
     *out = PLAN_RECOMPUTE_NONE;
   else if (starts_with_ci (t, "selective"))
     *out = PLAN_RECOMPUTE_SELECTIVE;
-  else if (starts_with_ci (t, "none") || starts_with_ci (t, "no"))
+  else if (starts_with_ci (t, "none") || starts_with_ci (t, "no") || recompute_off (t))
     *out = PLAN_RECOMPUTE_NONE;
+  else if (g_ascii_strcasecmp (t, "core_attn") == 0)
+    /* Megatron-Core's --recompute-modules core_attn: the attention core, which is what
+     * selective recompute is */
+    *out = PLAN_RECOMPUTE_SELECTIVE;
+  else if (starts_with_ci (t, "uniform"))
+    /* Megatron's --recompute-method uniform (valid only with --recompute-granularity full;
+     * its default --recompute-num-layers 1 recomputes every layer) */
+    *out = PLAN_RECOMPUTE_FULL;
+  else if (starts_with_ci (t, "block"))
+    return skip (c, "recompute '%s': Megatron's block method recomputes only the first "
+                 "--recompute-num-layers layers of each stage (hint: write 'full' and the "
+                 "layer count in notes, or 'full' if every layer was)", t);
   else
     return skip (c, "recompute '%s' not recognised", t);
   return TRUE;
@@ -1007,7 +1176,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   if (p->recompute == PLAN_RECOMPUTE_NONE && contains_ci (rc_cell, "offload"))
     p->cpu_offload_layers = MAX (offload_layer_count (rc_cell), 0);
   if (p->recompute == PLAN_RECOMPUTE_SELECTIVE && contains_ci (get (csv, row, "framework"), "torchtitan")
-      && g_ascii_strcasecmp (rc_cell, "selective") == 0)
+      && (g_ascii_strcasecmp (rc_cell, "selective") == 0 || g_ascii_strcasecmp (rc_cell, "SAC") == 0))
     p->recompute = PLAN_RECOMPUTE_SELECTIVE_OP;
   /* op-level AC is modelled for dense layers with separate q, k, v (plan.h) */
   if (p->recompute == PLAN_RECOMPUTE_SELECTIVE_OP && (c->moe.present || model_spec_is_mla (c->model)))
@@ -1213,6 +1382,18 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
  *   anything else (bf16, fp16, amp_bf16, "fp16/bf16 mixed") -> bf16 (same tensor rate),
  *     or fp16 on a device without BF16 (V100), where a cell naming bf16 and not fp16
  *     ("bf16", "amp_bf16") is skipped: Volta has no BF16 tensor cores. */
+/* FP8 named only to say it was off: "BF16 (no FP8)", "without fp8", "FP8: off",
+ * "fp8 disabled", "fp8=false", "not fp8" */
+static gboolean
+fp8_negated (const char *text)
+{
+  static const char *const neg[] = { "no fp8", "without fp8", "not fp8", "non-fp8", "fp8 off",
+                                     "fp8: off", "fp8 disabled", "fp8: disabled", "fp8: no",
+                                     "fp8=false", "fp8: false", "fp8 = false", "no float8",
+                                     "without float8", "float8 off", "float8 disabled", NULL };
+  return contains_any_ci (text, neg);
+}
+
 static gboolean
 map_precision (ResPublishedCase *c, const char *text, const char *notes, const char *framework,
                gboolean *fp8)
@@ -1227,8 +1408,22 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, const c
       c->fp4 = TRUE;
       return TRUE;
     }
-  if (contains_ci (text, "fp8") || contains_ci (text, "float8") || contains_ci (text, "e4m3"))
+  if ((contains_ci (text, "fp8") || contains_ci (text, "float8") || contains_ci (text, "e4m3"))
+      && !fp8_negated (text))
     *fp8 = TRUE;
+  /* no 16-, 8- or 4-bit float named: a 32-bit run (TF32 or IEEE FP32 GEMMs, which the cell
+   * rarely says) or an integer one; neither is read as bf16 */
+  static const char *const low_float[] = { "bf16", "bfloat16", "fp16", "float16", "half", "fp8",
+                                           "float8", "e4m3", "fp4", "amp", "mixed", NULL };
+  if (!*fp8 && !contains_any_ci (text, low_float))
+    {
+      if (contains_ci (text, "int8"))
+        return skip (c, "precision '%s': integer (INT8) training GEMMs are not modelled", text);
+      if (contains_ci (text, "fp32") || contains_ci (text, "float32") || contains_ci (text, "tf32")
+          || contains_ci (text, "full precision"))
+        return skip (c, "precision '%s': 32-bit training (TF32 or FP32 GEMMs) is not mapped "
+                     "(hint: a run with 16-bit GEMMs and fp32 master weights is 'bf16')", text);
+    }
   /* bf16 named, and fp16 not, on a device without BF16 tensor cores (V100): the run
    * cannot have been what the row says */
   if (!*fp8 && !(c->cluster->device.peak_flops[TOPO_DTYPE_BF16] > 0)
@@ -1298,6 +1493,20 @@ res_published_case_free (ResPublishedCase *c)
   g_free (c);
 }
 
+/* A year from 2017 to 2022 standing alone in the text ("Megatron-LM (2021)"; not inside
+ * "2104.04473"): the cell dates its run itself */
+static gboolean
+names_year_to_2022 (const char *t)
+{
+  for (const char *p = t; *p != '\0'; p++)
+    if ((p == t || !g_ascii_isalnum (p[-1])) && p[0] == '2' && p[1] == '0'
+        && g_ascii_isdigit (p[2]) && g_ascii_isdigit (p[3]) && !g_ascii_isalnum (p[4])
+        && p[4] != '.' && (p[2] - '0') * 10 + (p[3] - '0') >= 17
+        && (p[2] - '0') * 10 + (p[3] - '0') <= 22)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
 {
@@ -1338,7 +1547,8 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
   const char *preset = on != NULL ? on->name : cluster_for (c->gpu_type, network, n_gpus_hint);
   if (preset == NULL)
     {
-      skip (c, "no cluster preset for gpu_type %s", *c->gpu_type ? c->gpu_type : "(empty)");
+      skip (c, "no cluster preset for gpu_type %s%s", *c->gpu_type ? c->gpu_type : "(empty)",
+            no_preset_why (c->gpu_type, n_gpus_hint));
       return;
     }
   c->cluster_name = g_strdup (preset);
@@ -1374,7 +1584,21 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
     }
 
   /* The software stack: the preset the framework column names, else the default. */
-  const char *fw_preset = fw_stack_preset_for_text (get (csv, row, "framework"));
+  const char *framework = get (csv, row, "framework");
+  const char *fw_preset = fw_stack_preset_for_text (framework);
+  if (fw_preset == NULL && !cell_unstated (framework) && *framework != '\0')
+    c->stack_why = "framework not recognised: the default stack";
+  /* A bare "Megatron-LM" (no "Core", no year) is Megatron-LM of 2019-2022, except on a
+   * device with FP8 tensor cores: none was in systems before late 2022 (H100 PCIe, then
+   * DGX H100, L40S, MI300X, TPU v5p, Trainium2 from 2023 on), and Megatron-LM of that
+   * era had no FP8 (Transformer Engine came to it in 2023); such a run is the
+   * Megatron-Core era's Megatron-LM */
+  if (fw_preset != NULL && g_str_equal (fw_preset, "megatron-lm-2021")
+      && c->cluster->device.peak_flops[TOPO_DTYPE_FP8] > 0 && !names_year_to_2022 (framework))
+    {
+      fw_preset = "megatron-core";
+      c->stack_why = "Megatron-LM on a device with FP8 tensor cores: of 2023 or later";
+    }
   c->stack = fw_stack_lookup (fw_preset != NULL ? fw_preset : FW_STACK_DEFAULT, &error);
   if (c->stack == NULL)
     {

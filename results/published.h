@@ -32,7 +32,10 @@
  * |                           |   hgx-h20-cluster; MI250X -> frontier (a device per GCD);    |
  * |                           |   V100 -> dgx-2h-v100-cluster (fp16 only); L40S ->           |
  * |                           |   l40s-pcie-cluster;                                         |
- * |                           |   MI355X -> mi355x-cluster;                                  |
+ * |                           |   MI355X -> mi355x-cluster; TPU v5p (one slice, <= 6,144     |
+ * |                           |   chips) -> tpu-v5p-pod; Trainium2 / Trn2 (<= 16 chips, or   |
+ * |                           |   <= 64 named UltraServer) -> trn2-ultraserver; GH200 (Grace |
+ * |                           |   Hopper, not an H200) -> skipped, saying so;                |
  * |                           |   anything else (TPU v4, Gaudi, A10G) -> skipped: "no        |
  * |                           |   cluster preset for gpu_type X"                             |
  * | framework                 | the stack preset it names (frameworks/stack.c table: NeMo ->  |
@@ -45,7 +48,10 @@
  * |                           |   MaxText / JAX, other Megatron -> megatron-core, "4D        |
  * |                           |   parallel" / NCCLX -> meta-llama3 (the Llama 3 paper's      |
  * |                           |   stack), FSDP / PyTorch -> pytorch-fsdp); none named ->     |
- * |                           |   megatron-core. The                                         |
+ * |                           |   megatron-core (the explain line says "not recognised"      |
+ * |                           |   when a cell names one no rule knows); a bare Megatron-LM   |
+ * |                           |   (no year to 2022) on a device with FP8 tensor cores ->     |
+ * |                           |   megatron-core (no such device before late 2022). The      |
  * |                           |   stack's cost figures and its defaults for unstated columns |
  * |                           |   apply                                                      |
  * | n_gpus                    | required; more than the preset's devices -> the preset's     |
@@ -92,7 +98,11 @@
  * |                           |   "distributed optimizer" -> zero1; "ZeRO++" -> zero3 (its   |
  * |                           |   qwZ/hpZ/qgZ compression not modelled); "ZeRO-2", "stage 2",|
  * |                           |   "SHARD_GRAD_OP", "shards optimizer+grads" -> zero2;        |
- * |                           |   "ZeRO-3", "FSDP", "full shard" -> zero3, or zero2 where    |
+ * |                           |   ("ZeRO 1", "zero_stage=1", "sharded optimizer",            |
+ * |                           |   "--use-distributed-optimizer" alike); offloading ("ZeRO-   |
+ * |                           |   Offload", "ZeRO-Infinity") -> skipped;                     |
+ * |                           |   "ZeRO-3", "FSDP", "full shard", "fully sharded" -> zero3,  |
+ * |                           |   or zero2 where                                             |
  * |                           |   the stack keeps parameters after the forward (torchtitan   |
  * |                           |   under PP); "none" / "DDP" -> none; else skipped. Empty ->  |
  * |                           |   zero1 for NeMo / Megatron-Core / --overlap-param-gather;   |
@@ -104,6 +114,9 @@
  * | recompute                 | starts with full / selective / none ("selective (modules:    |
  * |                           |   ...)" without core_attn -> none); "AC: X" -> X; "yes",     |
  * |                           |   "true", "activation checkpointing" (no kind) -> full;      |
+ * |                           |   "off" / "AC off" / "without recompute" -> none; "SAC" ->   |
+ * |                           |   selective (op-level if said); "--recompute-granularity X"  |
+ * |                           |   -> X; "uniform" -> full; "block" -> skipped with a hint;   |
  * |                           |   "offload" with a layer count ("activations of 20 layers    |
  * |                           |   offloaded", "cpu_offloading_num_layers=20") -> none and   |
  * |                           |   that many layers offloaded; "partial", "offload" without a |
@@ -114,6 +127,9 @@
  * |                           |   recipe: GEMMs in FP8, attention bf16 unless "fp8_dpa" /    |
  * |                           |   "fp8 attention"); NVFP4 / fp4 -> fp4 (Blackwell); else bf16|
  * |                           |   (fp16 on V100, where a cell naming only bf16 is skipped)   |
+ * |                           |   ; "no FP8" / "without fp8" / "fp8: off" -> not fp8; no     |
+ * |                           |   16/8/4-bit float named: "fp32" / "TF32" / "int8" ->        |
+ * |                           |   skipped, saying which                                      |
  * |                           |   ; fp8 with "float8 all-gather" / "fp8 all-gather" in notes |
  * |                           |   or framework -> FSDP's float8 all-gather (else bf16)       |
  * | FP8 recipe                | MXFP8 / FP8-MX -> mxfp8; current scaling / FP8-CS /          |
@@ -243,6 +259,9 @@ typedef struct {
   gboolean      fp4;                /* NVFP4 GEMMs (precision text), on a device with FP4 */
   FwStack      *stack;              /* the software stack the framework column names
                                        (megatron-core when it names none) */
+  const char   *stack_why;          /* static: why the stack is not the one the framework
+                                       cell names ("not recognised: the default", ...);
+                                       NULL when it is */
 
   ModelSpec    *model;              /* NULL when skipped before it was built */
   TopoCluster  *cluster;            /* NULL when skipped before it was found */

@@ -60,7 +60,6 @@ test_gpu_types (void)
     { "NVIDIA DGX B300", 64, "dgx-b300-superpod", RES_PUB_FAMILY_B200 },
     { "H20", 8, "hgx-h20-cluster", RES_PUB_FAMILY_OTHER },
     { "NVIDIA H20 96GB", 16, "hgx-h20-cluster", RES_PUB_FAMILY_OTHER },
-    { "GH200 (Grace Hopper)", 8, "h200-superpod", RES_PUB_FAMILY_H200 },
     /* "NVL" is the H100 NVL product only as a word of its own: NVLink and NVSwitch in a
      * description of an SXM server are the interconnect, not the PCIe-card part */
     { "H100 SXM5 80GB (NVLink)", 8, "dgx-h100-superpod", RES_PUB_FAMILY_H100 },
@@ -79,6 +78,13 @@ test_gpu_types (void)
     /* Ada, PCIe only */
     { "L40S", 8, "l40s-pcie-cluster", RES_PUB_FAMILY_OTHER },
     { "NVIDIA L40S 48GB", 64, "l40s-pcie-cluster", RES_PUB_FAMILY_OTHER },
+    /* TPU v5p within one slice (6,144 chips at most); Trainium2 within one Trn2 instance
+     * (16 chips), or one UltraServer (64) where the text says so */
+    { "TPU v5p", 256, "tpu-v5p-pod", RES_PUB_FAMILY_OTHER },
+    { "Google Cloud TPU v5p", 6144, "tpu-v5p-pod", RES_PUB_FAMILY_OTHER },
+    { "Trainium2", 16, "trn2-ultraserver", RES_PUB_FAMILY_OTHER },
+    { "AWS Trn2", 8, "trn2-ultraserver", RES_PUB_FAMILY_OTHER },
+    { "Trainium2 (Trn2 UltraServer)", 64, "trn2-ultraserver", RES_PUB_FAMILY_OTHER },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -92,6 +98,29 @@ test_gpu_types (void)
   g_autoptr (ResPublishedCase) tpu = row ("TPU v4", 8, 1, "", "", "bf16");
   g_assert_false (tpu->ready);
   g_assert_cmpstr (tpu->skip_reason, ==, "no cluster preset for gpu_type TPU v4");
+  /* skipped, the reason naming the device: GH200 is the Grace Hopper superchip, not an H200
+   * (it was read as h200-superpod: 8-GPU NVSwitch nodes it does not have); Gaudi 3 has no
+   * preset; TPU v5p beyond one slice (6,144 chips) and Trainium2 beyond one instance (16)
+   * without "UltraServer" would need the data-center / EFA network, which the presets do
+   * not model */
+  static const struct { const char *gpu; int n; const char *why; } skips[] = {
+    { "GH200 (Grace Hopper)", 8, "not an H200" },
+    { "NVIDIA GH200 Grace Hopper Superchip", 256, "Grace Hopper superchip" },
+    { "Gaudi 3", 8, "no cluster preset for gpu_type Gaudi 3" },
+    { "TPU v5p", 8192, "multislice" },
+    { "Trainium2", 64, "EFA" },
+    { "Trn2 UltraServer", 128, "EFA" },
+    { "TPU v5e", 256, "no cluster preset for gpu_type TPU v5e" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (skips); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row (skips[i].gpu, skips[i].n, 1, "", "", "bf16");
+      if (c->ready || strstr (c->skip_reason, skips[i].why) == NULL)
+        g_error ("'%s' x %d: ready %d, %s", skips[i].gpu, skips[i].n, c->ready,
+                 c->skip_reason ? c->skip_reason : "");
+    }
+  g_autoptr (ResPublishedCase) gh = row ("GH200", 8, 1, "", "", "bf16");
+  g_assert_cmpint (gh->family, ==, RES_PUB_FAMILY_OTHER);
   /* V100 (Volta: FP16 tensor cores, no BF16) -> dgx-2h-v100-cluster, family other; its
    * 16-bit rows run in fp16, a row naming bf16 (and not fp16) is skipped, and FP8 says
    * which precision the device has */
@@ -173,6 +202,23 @@ test_sharding (void)
     { "SHARD_GRAD_OP", "PyTorch FSDP", 1, PLAN_SHARD_ZERO2 },
     { "FSDP over DP: shards optimizer+grads (ZeRO-2-like)", "", 1, PLAN_SHARD_ZERO2 },
     { "ZeRO-3 (DeepSpeed)", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    /* the stage after "ZeRO" in other spellings, and the names of the sharded optimizer */
+    { "ZeRO 1", "DeepSpeed", 1, PLAN_SHARD_ZERO1 },
+    { "ZeRO Stage-1", "DeepSpeed", 1, PLAN_SHARD_ZERO1 },
+    { "zero_stage=1", "DeepSpeed", 1, PLAN_SHARD_ZERO1 },
+    { "zero stage: 2", "DeepSpeed", 1, PLAN_SHARD_ZERO2 },
+    { "ZeRO 3", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    { "--use-distributed-optimizer", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
+    { "use_distributed_optimizer: true", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
+    { "sharded optimizer", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
+    { "optimizer sharding", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
+    /* Fully Sharded Data Parallel by its name and FSDP2's call (PyTorch FSDP keeps
+     * nothing unsharded: zero3 on a stack that reshards after the forward) */
+    { "fully sharded", "PyTorch", 1, PLAN_SHARD_ZERO3 },
+    { "Fully Sharded Data Parallel", "PyTorch", 1, PLAN_SHARD_ZERO3 },
+    { "fully_shard", "PyTorch", 1, PLAN_SHARD_ZERO3 },
+    /* offloading said to be off is no offloading */
+    { "ZeRO-3, no offload", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
     { "FSDP FULL_SHARD (ZeRO-3)", "Composer/llm-foundry", 1, PLAN_SHARD_ZERO3 },
     { "FSDP2 (full shard)", "torchtitan", 1, PLAN_SHARD_ZERO3 },
     /* torchtitan's FSDP2 keeps parameters unsharded across micro-batches under PP */
@@ -286,6 +332,15 @@ test_sharding (void)
                  "%s / -1 / %d", fws[i].framework, c->stack->name, c->plan.pp_scatter_gather,
                  c->stack->pp_scatter_gather, fws[i].stack, fws[i].sg);
     }
+  /* optimizer or parameters offloaded to the host or NVMe: skipped, saying so */
+  static const char *const offl[] = { "ZeRO-Offload", "ZeRO-Infinity", "ZeRO-3 with CPU offload",
+                                      "FSDP (CPU offload)" };
+  for (guint i = 0; i < G_N_ELEMENTS (offl); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row ("H100-SXM-80GB", 8, 1, offl[i], "DeepSpeed", "bf16");
+      g_assert_false (c->ready);
+      g_assert_nonnull (strstr (c->skip_reason, "offloading to host / NVMe memory is not modelled"));
+    }
   g_autoptr (ResPublishedCase) bad = row ("H100-SXM-80GB", 8, 1, "sharded somehow", "", "bf16");
   g_assert_false (bad->ready);
   g_assert_nonnull (strstr (bad->skip_reason, "not recognised"));
@@ -322,6 +377,8 @@ test_megatron_lm_2021 (void)
     { "Megatron-LM (2022)", "no", FALSE, FALSE, 2 },
     { "Megatron-Core r0.8.0", "", TRUE, TRUE, 1 },
     { "Megatron-Core r0.8.0", "no", FALSE, TRUE, 1 },
+    /* the same name without its hyphen: the same rule */
+    { "Megatron LM", "", FALSE, FALSE, 2 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -343,6 +400,34 @@ test_megatron_lm_2021 (void)
     }
 }
 
+/* A bare "Megatron-LM" on a device with FP8 tensor cores (none in systems before late
+ * 2022; Megatron-LM had no FP8 before Transformer Engine, 2023) is the Megatron-Core era's:
+ * megatron-core, and the explain line says why; on an A100 it stays megatron-lm-2021. A
+ * framework no rule names gets the default stack, and the explain line says so. */
+static void
+test_megatron_lm_device (void)
+{
+  static const struct { const char *gpu, *fw, *stack, *why; } rows[] = {
+    { "A100-SXM-80GB", "Megatron-LM", "megatron-lm-2021", NULL },
+    { "H100-SXM-80GB", "Megatron-LM", "megatron-core", "FP8 tensor cores" },
+    { "B200-SXM-180GB", "Megatron-LM", "megatron-core", "FP8 tensor cores" },
+    { "MI300X", "Megatron LM", "megatron-core", "FP8 tensor cores" },
+    { "H100-SXM-80GB", "Megatron-LM (2021)", "megatron-lm-2021", NULL },
+    { "H100-SXM-80GB", "Nanotron", "megatron-core", "not recognised" },
+    { "H100-SXM-80GB", "", "megatron-core", NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row (rows[i].gpu, 8, 1, "", rows[i].fw, "bf16");
+      g_assert_nonnull (c->stack);
+      if (g_strcmp0 (c->stack->name, rows[i].stack) != 0
+          || (rows[i].why == NULL) != (c->stack_why == NULL)
+          || (rows[i].why != NULL && strstr (c->stack_why, rows[i].why) == NULL))
+        g_error ("'%s' on %s: stack %s (%s), expected %s", rows[i].fw, rows[i].gpu,
+                 c->stack->name, c->stack_why ? c->stack_why : "", rows[i].stack);
+    }
+}
+
 static void
 test_precision (void)
 {
@@ -356,6 +441,13 @@ test_precision (void)
     { "amp_fp8", TRUE, FALSE },
     { "fp8 with fp8_dpa", TRUE, TRUE },
     { "FP8, FP8 attention", TRUE, TRUE },
+    /* FP8 named only to say it was off: bf16 (was read as fp8) */
+    { "BF16 (no FP8)", FALSE, FALSE },
+    { "bf16, without fp8", FALSE, FALSE },
+    { "fp8: off", FALSE, FALSE },
+    /* a 16-bit type named beside fp32 (master weights, accumulation): bf16 */
+    { "bf16 (FP32 grad accumulation and FP32 reduce-scatter)", FALSE, FALSE },
+    { "mixed precision (fp32 master weights)", FALSE, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -433,6 +525,20 @@ test_precision (void)
         g_error ("%s / %s: %s", recipes[i].gpu, recipes[i].text, c->skip_reason);
       g_assert_cmpint (c->plan.compute_dtype, ==, PLAN_PREC_FP8);
       g_assert_cmpint (c->plan.fp8_recipe, ==, recipes[i].recipe);
+    }
+  /* no 16-, 8- or 4-bit float named: a 32-bit run (TF32 or FP32 GEMMs) or an INT8 one,
+   * neither of which is bf16 (both were read as bf16): skipped, saying which */
+  static const struct { const char *text, *why; } wide[] = {
+    { "fp32", "32-bit training" },
+    { "TF32", "32-bit training" },
+    { "float32", "32-bit training" },
+    { "int8", "INT8" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (wide); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row ("H100-SXM-80GB", 8, 1, "", "", wide[i].text);
+      g_assert_false (c->ready);
+      g_assert_nonnull (strstr (c->skip_reason, wide[i].why));
     }
   g_autoptr (ResPublishedCase) mxh = row ("H100-SXM-80GB", 8, 1, "", "", "MXFP8");
   g_assert_false (mxh->ready);
@@ -703,6 +809,26 @@ test_recompute (void)
       PLAN_RECOMPUTE_NONE },
     { "no activation checkpointing", PLAN_RECOMPUTE_NONE },
     { "selective activation checkpointing", PLAN_RECOMPUTE_SELECTIVE },
+    /* said to be off (these were skipped as not recognised) */
+    { "off", PLAN_RECOMPUTE_NONE },
+    { "disabled", PLAN_RECOMPUTE_NONE },
+    { "AC off", PLAN_RECOMPUTE_NONE },
+    { "without recompute", PLAN_RECOMPUTE_NONE },
+    { "activation checkpointing disabled", PLAN_RECOMPUTE_NONE },
+    /* Megatron's flag as written, with its value after a space */
+    { "--recompute-granularity full", PLAN_RECOMPUTE_FULL },
+    { "recompute-granularity selective", PLAN_RECOMPUTE_SELECTIVE },
+    { "recompute_granularity: full", PLAN_RECOMPUTE_FULL },
+    /* SAC (selective activation checkpointing), op-level where it says so */
+    { "SAC", PLAN_RECOMPUTE_SELECTIVE },
+    { "op-level SAC", PLAN_RECOMPUTE_SELECTIVE_OP },
+    { "selective (op-level)", PLAN_RECOMPUTE_SELECTIVE_OP },
+    /* core_attn is the attention core, which selective recomputes; Megatron's uniform
+     * method (full granularity only) with its default of 1 layer a chunk: every layer */
+    { "core_attn", PLAN_RECOMPUTE_SELECTIVE },
+    { "uniform", PLAN_RECOMPUTE_FULL },
+    { "activation recomputation", PLAN_RECOMPUTE_FULL },
+    { "selective (core attention)", PLAN_RECOMPUTE_SELECTIVE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -742,6 +868,13 @@ test_recompute (void)
   g_autoptr (ResPublishedCase) all = rc_row ("activations of 16 layers offloaded", "");
   g_assert_false (all->ready);
   g_assert_nonnull (strstr (all->skip_reason, "at most 15"));
+  /* Megatron's block method recomputes only --recompute-num-layers layers of a stage;
+   * layer-level SAC recomputes some blocks: both skipped rather than read as all */
+  g_autoptr (ResPublishedCase) block = rc_row ("block", "");
+  g_assert_false (block->ready);
+  g_assert_nonnull (strstr (block->skip_reason, "hint:"));
+  g_autoptr (ResPublishedCase) lsac = rc_row ("layer SAC", "");
+  g_assert_false (lsac->ready);
   g_autoptr (ResPublishedCase) odd = rc_row ("sometimes", "");
   g_assert_false (odd->ready);
   g_assert_cmpstr (odd->skip_reason, ==, "recompute 'sometimes' not recognised");
@@ -1058,6 +1191,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/interleaved-unstated", test_interleaved_unstated);
   g_test_add_func ("/results/mapping/precision", test_precision);
   g_test_add_func ("/results/mapping/megatron-lm-2021", test_megatron_lm_2021);
+  g_test_add_func ("/results/mapping/megatron-lm-device", test_megatron_lm_device);
   g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);
   g_test_add_func ("/results/mapping/pp-microbatches", test_pp_microbatches);
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
