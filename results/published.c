@@ -159,6 +159,7 @@ skip (ResPublishedCase *c, const char *format, ...)
  *   "B200"                            -> dgx-b200-superpod      ("B200-SXM-180GB", "DGX B200")
  *   "GH200"                           -> none: skipped, the reason saying it is the Grace
  *                                       Hopper superchip, not an H200 (was h200-superpod)
+ *   "H200" with "NVL" as a word       -> none: skipped, the PCIe card (was h200-superpod)
  *   "H200"                            -> h200-superpod          ("H200 SXM 141GB")
  *   "H20" (not H200)                  -> hgx-h20-cluster        ("H20", "NVIDIA H20 96GB";
  *                                       family other: extrapolated)
@@ -171,6 +172,7 @@ skip (ResPublishedCase *c, const char *format, ...)
  *     paper Sec. 3.3.1, which the h100-24k preset models) -> h100-24k
  *   other "H100" / "H800"            -> dgx-h100-superpod (1,024 GPUs), or
  *                                       dgx-h100-superpod-64su above 1,024 GPUs
+ *   "A100" / "A800" with "PCIe"       -> none: skipped, no NVSwitch (was selene / a100-40g)
  *   "A100" / "A800" / "Ampere" with 40 GB -> a100-40g-cluster, else -> selene ("DGX A100
  *                                       640GB" is 8 x 80 GB: selene)
  *                                       ("NVIDIA Ampere (A100)", "A100-SXM-80GB (Selene)")
@@ -240,8 +242,10 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
     return "dgx-b200-superpod";
   if (strstr (t, "gh200") != NULL)   /* before H200, which it contains: not an H200 */
     return NULL;
-  if (strstr (t, "h200") != NULL)
+  if (strstr (t, "h200") != NULL && !has_nvl_word (t))   /* H200 NVL: a PCIe card */
     return "h200-superpod";
+  if (strstr (t, "h200") != NULL)
+    return NULL;
   if (strstr (t, "h20") != NULL)   /* after H200, which contains it */
     return "hgx-h20-cluster";
   if (strstr (t, "h100") != NULL || strstr (t, "h800") != NULL)
@@ -256,6 +260,9 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
         return "h100-24k";
       return n_gpus > 1024 ? "dgx-h100-superpod-64su" : "dgx-h100-superpod";
     }
+  if ((strstr (t, "a100") != NULL || strstr (t, "a800") != NULL || strstr (t, "ampere") != NULL)
+      && strstr (t, "pcie") != NULL)
+    return NULL;   /* the PCIe card: no NVSwitch, which both A100 presets have */
   if (strstr (t, "a100") != NULL || strstr (t, "a800") != NULL || strstr (t, "ampere") != NULL)
     return has_gb (t, "40") ? "a100-40g-cluster" : "selene";
   if (strstr (t, "mi355x") != NULL)
@@ -299,6 +306,12 @@ no_preset_why (const char *gpu_type, gint64 n_gpus)
     return " (GH200 is the Grace Hopper superchip: a Hopper GPU with 96 GB HBM3 or 144 GB "
            "HBM3e beside a Grace CPU, one GPU per superchip; not an H200, and no preset "
            "models its nodes)";
+  if (strstr (t, "h200") != NULL && has_nvl_word (t))
+    return " (H200 NVL is the PCIe card, GPUs paired or in fours by NVLink bridges, at a lower "
+           "power and clock than the SXM part of h200-superpod; no preset models it)";
+  if ((strstr (t, "a100") != NULL || strstr (t, "a800") != NULL) && strstr (t, "pcie") != NULL)
+    return " (the A100 PCIe card has no NVSwitch, at most NVLink-bridged pairs; both A100 "
+           "presets are SXM servers on NVSwitch)";
   if (strstr (t, "v5p") != NULL && n_gpus > 6144)
     return " (more chips than one TPU v5p slice, 6,144: a multislice run crosses the "
            "data-center network, which tpu-v5p-pod does not model)";
@@ -1391,6 +1404,26 @@ fp8_negated (const char *text)
                                      "fp8: off", "fp8 disabled", "fp8: disabled", "fp8: no",
                                      "fp8=false", "fp8: false", "fp8 = false", "no float8",
                                      "without float8", "float8 off", "float8 disabled", NULL };
+  /* what is said of FP8 attention ("fp8 (no fp8 attention)") says nothing of the GEMMs */
+  g_autofree char *t = g_ascii_strdown (text, -1);
+  static const char *const attn[] = { "fp8 attention", "fp8_dpa", "fp8 dpa", "fp8 attn" };
+  for (guint i = 0; i < G_N_ELEMENTS (attn); i++)
+    for (char *p = strstr (t, attn[i]); p != NULL; p = strstr (p, attn[i]))
+      memset (p, '_', strlen (attn[i]));
+  return contains_any_ci (t, neg);
+}
+
+/* FP8 attention named only to say it was off: "no fp8 attention", "fp8_dpa=False",
+ * "fp8_dpa: false", "without FP8 DPA", "FP8 attention off" */
+static gboolean
+fp8_attention_negated (const char *text)
+{
+  static const char *const neg[] = { "no fp8 attention", "without fp8 attention",
+                                     "fp8 attention off", "fp8 attention: off",
+                                     "fp8 attention disabled", "no fp8_dpa", "without fp8_dpa",
+                                     "fp8_dpa=false", "fp8_dpa: false", "fp8_dpa = false",
+                                     "fp8_dpa off", "no fp8 dpa", "without fp8 dpa",
+                                     "fp8 dpa off", NULL };
   return contains_any_ci (text, neg);
 }
 
@@ -1408,13 +1441,14 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, const c
       c->fp4 = TRUE;
       return TRUE;
     }
-  if ((contains_ci (text, "fp8") || contains_ci (text, "float8") || contains_ci (text, "e4m3"))
+  if ((contains_ci (text, "fp8") || contains_ci (text, "float8") || contains_ci (text, "e4m3")
+       || contains_ci (text, "e5m2"))
       && !fp8_negated (text))
     *fp8 = TRUE;
   /* no 16-, 8- or 4-bit float named: a 32-bit run (TF32 or IEEE FP32 GEMMs, which the cell
    * rarely says) or an integer one; neither is read as bf16 */
   static const char *const low_float[] = { "bf16", "bfloat16", "fp16", "float16", "half", "fp8",
-                                           "float8", "e4m3", "fp4", "amp", "mixed", NULL };
+                                           "float8", "e4m3", "e5m2", "fp4", "amp", "mixed", NULL };
   if (!*fp8 && !contains_any_ci (text, low_float))
     {
       if (contains_ci (text, "int8"))
@@ -1434,7 +1468,8 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, const c
                  "check the gpu_type and precision cells)", text, c->cluster->device.name);
   c->fp8_attention = *fp8 && (contains_ci (text, "fp8 attention") || contains_ci (text, "fp8_dpa")
                               || contains_ci (text, "fp8 dpa") || contains_ci (notes, "fp8 attention")
-                              || contains_ci (notes, "fp8_dpa") || contains_ci (notes, "fp8 dpa"));
+                              || contains_ci (notes, "fp8_dpa") || contains_ci (notes, "fp8 dpa"))
+                    && !fp8_attention_negated (text) && !fp8_attention_negated (notes);
   /* the recipe the row names (its quantization costs, sim_cost_options_apply_plan);
    * not named: the stack's */
   c->plan.fp8_recipe = -1;

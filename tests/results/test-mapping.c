@@ -111,6 +111,11 @@ test_gpu_types (void)
     { "Trainium2", 64, "EFA" },
     { "Trn2 UltraServer", 128, "EFA" },
     { "TPU v5e", 256, "no cluster preset for gpu_type TPU v5e" },
+    /* PCIe cards the SXM presets do not describe (were read as h200-superpod / selene) */
+    { "H200 NVL", 8, "PCIe card" },
+    { "NVIDIA H200 NVL 141GB", 4, "PCIe card" },
+    { "A100 PCIe 80GB", 8, "no NVSwitch" },
+    { "NVIDIA A100-PCIE-40GB", 8, "no NVSwitch" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (skips); i++)
     {
@@ -443,6 +448,12 @@ test_precision (void)
     { "FP8, FP8 attention", TRUE, TRUE },
     /* FP8 named only to say it was off: bf16 (was read as fp8) */
     { "BF16 (no FP8)", FALSE, FALSE },
+    /* what is said of FP8 attention says nothing of the GEMMs, and an FP8 attention said
+     * to be off is off */
+    { "fp8 (no fp8 attention)", TRUE, FALSE },
+    { "FP8, fp8_dpa=False", TRUE, FALSE },
+    /* E5M2 is an FP8 format */
+    { "E5M2", TRUE, FALSE },
     { "bf16, without fp8", FALSE, FALSE },
     { "fp8: off", FALSE, FALSE },
     /* a 16-bit type named beside fp32 (master weights, accumulation): bf16 */
