@@ -368,6 +368,15 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
     }
   out->total = out->norm_inputs + out->linear_inputs + out->attn_qkv + out->attn_scores
                + out->attn_softmax_stats + out->mlp_hidden + out->dropout_masks;
+  /* The backward runs the layer in reverse: the MLP block (its dropout mask, hidden
+   * tensors, fc1 input and the norm-2 input), then the out-projection (the dropout mask
+   * after it and its input) before the attention core. PyTorch's autograd engine releases
+   * each node's saved tensors once that node's backward has run (torch/csrc/autograd/
+   * engine.cpp evaluate_function: fn.release_variables () unless the graph is retained),
+   * so these are gone when the core's backward runs. */
+  if (!model_spec_is_mla (model) && !model_spec_is_gdn (model))
+    out->after_core = a * T * h / sp_div + out->mlp_input + out->mlp_hidden
+                      + out->dropout_masks + attn_out_saved_bytes (plan, T * hq / t);
 }
 
 guint64
@@ -1002,10 +1011,21 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
           if (!(last && c == head_c))
             chunk_mb[c] += layer_input;
       /* Unfused attention's backward holds the gradient of the scores, one b x heads x
-       * s x s tensor, while a layer's backward runs (the other activation gradients are
-       * left to the fragmentation allowance, above). */
+       * s x s tensor, while the attention core's backward runs (the other activation
+       * gradients are left to the fragmentation allowance, above). By then the layer's
+       * backward has freed what it stored after the core (acts.after_core: the MLP block,
+       * the out-projection input, the dropout masks), so the gradient adds only what it
+       * exceeds them by, to a layer without recompute or re-run in full. Dense layers
+       * only (an MoE layer's MLP stores another amount); selective recompute re-runs the
+       * core itself in the backward, whose scores are not counted here either. */
       if (plan->attention_backend == PLAN_ATTN_UNFUSED)
-        transient += a * attn_score_elems (model, plan);
+        {
+          guint64 grad = a * attn_score_elems (model, plan);
+          if (moe.experts == 0
+              && (plan->recompute == PLAN_RECOMPUTE_NONE || plan->recompute == PLAN_RECOMPUTE_FULL))
+            grad -= MIN (grad, acts.after_core);
+          transient += grad;
+        }
       if (last)
         transient = MAX (transient, loss_transient);
       if (plan->sharding == PLAN_SHARD_ZERO2 && plan->zero2_grad_sync == 0

@@ -104,6 +104,11 @@ typedef struct {
   guint64 mlp_hidden;         /* GeLU input+output, or SwiGLU gate, up and product */
   guint64 dropout_masks;      /* masks after attention and MLP (1 byte per element) */
   guint64 total;
+  /* of the total, what the layer's backward has freed when it reaches the attention
+   * core: the MLP block's tensors, the norm-2 input, the out-projection input and the
+   * dropout masks (autograd releases a node's saved tensors once its backward has run);
+   * 0 where not derived (MLA, Gated DeltaNet) */
+  guint64 after_core;
 } PlanMemLayerActs;
 
 void plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,

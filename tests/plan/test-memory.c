@@ -498,10 +498,18 @@ test_dualpipe (void)
   plan_clear (&p);
 }
 
-/* The OOM verdict flips when HBM shrinks below the peak (stage 0's total). */
 /* Unfused attention stores the scores as the options' flash_attention = FALSE does, and
- * its backward also holds the scores' gradient while a layer runs: one more b x heads x
- * s x s in bf16 on every stage = 1 x 8 x 256 x 256 x 2 B = 1,048,576 B. */
+ * its backward also holds the scores' gradient while the attention core's backward runs,
+ * when the layer's backward has freed what it stored after the core (acts.after_core).
+ *  - The small plan (T = 256, h 512, SwiGLU 1536, no dropout): the gradient is
+ *    1 x 8 x 256 x 256 x 2 B = 1,048,576; freed before it: the norm-2 input, the fc1
+ *    input and the out-projection input, a T h = 262,144 each, and the SwiGLU's
+ *    3 a T f = 2,359,296: 3,145,728, more than the gradient: nothing added on any stage.
+ *  - The small GPT on stage 0 of pp 2, 2 x 2048 (T = 4096, s b h = 4,194,304): the
+ *    gradient is 2 x 16 x 2048 x 2048 x 2 B = 268,435,456; freed before it, in s b h
+ *    bytes: norm-2 input 2 + fc1 input 2 + GeLU input and output 16 + the two dropout
+ *    masks 2 + out-projection input 2 = 24, 100,663,296: 167,772,160 added, without
+ *    recompute and with full recompute alike (the re-run layer frees the same). */
 static void
 test_unfused_transient (void)
 {
@@ -510,6 +518,7 @@ test_unfused_transient (void)
   TopoCluster c;
   PlanMemOptions no_flash;
   PlanMemory stored, unfused;
+  PlanMemLayerActs acts;
 
   small_llama (&m);
   small_plan (&p);
@@ -519,15 +528,36 @@ test_unfused_transient (void)
   plan_memory_compute_full (&m, &p, &c, &no_flash, &stored);
   p.attention_backend = PLAN_ATTN_UNFUSED;
   plan_memory_compute_full (&m, &p, &c, NULL, &unfused);
+  plan_memory_layer_activations (&m, &p, NULL, &acts);
+  g_assert_cmpuint (acts.after_core, ==, 3145728);
   g_assert_cmpint (stored.n_stages, ==, 4);
   for (int s = 0; s < 4; s++)
-    g_assert_cmpuint (unfused.stages[s].bytes[PLAN_MEM_ACTIVATIONS]
-                      - stored.stages[s].bytes[PLAN_MEM_ACTIVATIONS], ==, 1048576);
+    g_assert_cmpuint (unfused.stages[s].bytes[PLAN_MEM_ACTIVATIONS], ==,
+                      stored.stages[s].bytes[PLAN_MEM_ACTIVATIONS]);
   plan_memory_clear (&stored);
   plan_memory_clear (&unfused);
   plan_clear (&p);
+
+  small_gpt (&m);
+  for (int r = 0; r < 2; r++)
+    {
+      one_gpu_plan (&p, 2048, 2);
+      p.pp = 2;   /* stage 0: no head (the last stage's head frees before it: below) */
+      p.recompute = r == 0 ? PLAN_RECOMPUTE_NONE : PLAN_RECOMPUTE_FULL;
+      plan_memory_compute_full (&m, &p, &c, &no_flash, &stored);
+      p.attention_backend = PLAN_ATTN_UNFUSED;
+      plan_memory_compute_full (&m, &p, &c, NULL, &unfused);
+      plan_memory_layer_activations (&m, &p, NULL, &acts);
+      g_assert_cmpuint (acts.after_core, ==, 24 * G_GUINT64_CONSTANT (4194304));
+      g_assert_cmpuint (unfused.stages[0].bytes[PLAN_MEM_ACTIVATIONS]
+                        - stored.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 167772160);
+      plan_memory_clear (&stored);
+      plan_memory_clear (&unfused);
+      plan_clear (&p);
+    }
 }
 
+/* The OOM verdict flips when HBM shrinks below the peak (stage 0's total). */
 static void
 test_oom_flip (void)
 {
