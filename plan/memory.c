@@ -1026,8 +1026,21 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
             grad -= MIN (grad, acts.after_core);
           transient += grad;
         }
+      /* On a last stage with one model chunk, every backward the rank runs is of a unit
+       * that holds the head: its loss and head backward run first (the loss transient
+       * beside everything stored) and, as the autograd engine releases each node's saved
+       * tensors after its backward (engine.cpp evaluate_function: release_variables),
+       * the head's (last_extra: the final-norm and output-GEMM inputs and the loss's
+       * softmax or logits) are gone before any layer's backward adds its transient: that
+       * transient adds only what it exceeds them by. With several chunks a rank also runs
+       * the backwards of chunks without the head, beside the head units in flight. */
       if (last)
-        transient = MAX (transient, loss_transient);
+        {
+          guint64 layer_tr = transient;
+          if (v == 1 && plan->schedule != PLAN_SCHED_DUALPIPE)
+            layer_tr -= MIN (layer_tr, last_extra);
+          transient = MAX (layer_tr, loss_transient);
+        }
       if (plan->sharding == PLAN_SHARD_ZERO2 && plan->zero2_grad_sync == 0
           && plan->pp_grad_after_stage > 0 && p > 1 && moe_layers == 0 && elems > 0
           && plan->schedule != PLAN_SCHED_DUALPIPE)

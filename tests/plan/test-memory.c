@@ -639,7 +639,10 @@ test_recompute (void)
  * w1's and w2's outputs: a T (4096 + 4096 + 1024 + 4096 + 14336 + 4096) = 520,093,696 +
  * the log-sum-exp 1,048,576 = O = 521,142,272 bytes (45.6% of F); its backward rebuilds
  * F - O of one layer at a time. Activations, the same embedding and head extras in both:
- *   none - selective-op = 32 F - (32 O + F - O) = 31 (F - O) = 19,243,466,752. */
+ *   none - selective-op = 32 F - (32 O + F - O) = 31 (F - O) = 19,243,466,752 where the
+ *   rebuild adds to everything stored; but on this one stage, which holds the head, the
+ *   head's saved tensors (2 a T h + 4 T V = 134,217,728 + 4,202,692,608) are freed by
+ *   its backward before any layer's, and they exceed F - O: 32 (F - O) = 19,864,223,744. */
 static void
 test_selective_op_llama3_8b (void)
 {
@@ -659,7 +662,7 @@ test_selective_op_llama3_8b (void)
   g_assert_cmpuint (none.act_bytes_per_layer, ==, 1141899264);
   g_assert_cmpuint (none.stages[0].bytes[PLAN_MEM_ACTIVATIONS]
                     - op.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==,
-                    G_GUINT64_CONSTANT (19243466752));
+                    G_GUINT64_CONSTANT (19864223744));
   plan_memory_clear (&none);
   plan_memory_clear (&op);
   plan_clear (&p);
@@ -668,18 +671,21 @@ test_selective_op_llama3_8b (void)
 /* CPU offloading (Megatron-Core --cpu-offloading-num-layers N, plan/memory.c) on the
  * Llama 3 8B plan above (F = 1,141,899,264 bytes per layer, 32 layers, one micro-batch):
  * the other 32 - N layers keep theirs and one offloaded layer is on the device at a time,
- * so the activations drop by N F - F = (N - 1) F:
- *   N 20: 19 F = 21,696,086,016;  N 31: 30 F = 34,256,977,920;  N 1: 0 (the one
- *   offloaded layer is the one in transit);  N 0: off, unchanged.
+ * so the activations drop by N F - F = (N - 1) F where that reloaded layer adds to
+ * everything stored. Here the one stage holds the head, whose saved tensors (2 a T h +
+ * 4 T V = 4,336,910,336 B) its backward frees before any layer's backward, and they
+ * exceed F: the reload adds nothing and the drop is N F:
+ *   N 20: 20 F = 22,837,985,280;  N 31: 31 F = 35,398,877,184;  N 1: F = 1,141,899,264;
+ *   N 0: off, unchanged.
  * Nothing else moves (params, grads, optimizer, buffers), and the reserve follows its
  * fraction of the rest. */
 static void
 test_cpu_offload (void)
 {
   static const struct { int n; guint64 saved; } rows[] = {
-    { 20, G_GUINT64_CONSTANT (21696086016) },
-    { 31, G_GUINT64_CONSTANT (34256977920) },
-    { 1, 0 },
+    { 20, G_GUINT64_CONSTANT (22837985280) },
+    { 31, G_GUINT64_CONSTANT (35398877184) },
+    { 1, G_GUINT64_CONSTANT (1141899264) },
     { 0, 0 },
   };
   ModelSpec m;
@@ -939,8 +945,15 @@ test_llama3_405b (void)
  * 2,048,000 bytes on the last stage of the small plan (test_first_last_differ: stage 3
  * 10,477,568 -> 12,525,568), nothing on the others. With full recompute of every layer
  * (uniform, 1 layer a group) the last stage keeps 1 x 2 inputs 2 x 262,144 = 524,288 +
- * the head's 1,548,288 = 2,072,576, and its transient is the larger of one layer re-run
- * (F = 4,464,640) and the loss's 2,048,000: F, 6,537,216 with or without the eager loss. */
+ * the head's 1,548,288 = 2,072,576. Its transient is the larger of the loss's 2,048,000
+ * (beside everything stored) and one layer re-run (F = 4,464,640) less the head's
+ * tensors, which the head's backward freed before it (one chunk a rank): 4,464,640 -
+ * 1,548,288 = 2,916,352; 2,072,576 + 2,916,352 = 4,988,928 with or without the eager
+ * loss. With 2 chunks a rank (vpp 2, 1 layer a chunk, interleaved, N = 4) the rank also
+ * runs the backwards of chunk 0 beside chunk 1's head units in flight, so the layer's F
+ * stays whole: stage 3 warms up with chunk 0's micro-batches 0-3 (4 x 262,144), then
+ * each forward of chunk 1 (262,144 + 1,548,288) precedes its backward: at most
+ * 1,048,576 + 1,810,432 = 2,859,008 held, + F = 7,323,648. */
 static void
 test_loss_eager (void)
 {
@@ -967,8 +980,17 @@ test_loss_eager (void)
   p.recompute = PLAN_RECOMPUTE_FULL;
   p.recompute_num_layers = 1;
   plan_memory_compute (&m, &p, &c, &eager);
-  g_assert_cmpuint (eager.stages[3].bytes[PLAN_MEM_ACTIVATIONS], ==, 6537216);
+  g_assert_cmpuint (eager.stages[3].bytes[PLAN_MEM_ACTIVATIONS], ==, 4988928);
   plan_memory_clear (&eager);
+  p.loss_eager = 0;
+  plan_memory_compute (&m, &p, &c, &fused);
+  g_assert_cmpuint (fused.stages[3].bytes[PLAN_MEM_ACTIVATIONS], ==, 4988928);
+  plan_memory_clear (&fused);
+  p.vpp = 2;
+  p.schedule = PLAN_SCHED_INTERLEAVED_1F1B;
+  plan_memory_compute (&m, &p, &c, &fused);
+  g_assert_cmpuint (fused.stages[3].bytes[PLAN_MEM_ACTIVATIONS], ==, 7323648);
+  plan_memory_clear (&fused);
   plan_clear (&p);
 }
 
