@@ -103,6 +103,9 @@ typedef struct {
   gboolean      attn_qkv_bias;   /* q/k/v carry biases, o does not (Qwen2, Qwen2-MoE);
                                   * FALSE when attn_bias says all four */
   gboolean      mlp_bias;        /* MLP matrices carry biases (MoE: the experts') */
+  gboolean      no_dropout;      /* trained without dropout: its training config sets the
+                                  * hidden and attention dropout to 0 (plan_dropout, which
+                                  * else gives GeLU models Megatron's 0.1) */
   gboolean      qk_norm;         /* RMSNorm of each head's q and k, head_dim weights each
                                   * (Qwen3, Qwen3-MoE): 2 head_dim per layer */
   gboolean      attn_sinks;      /* one learned sink logit per head per layer (gpt-oss) */

@@ -114,6 +114,9 @@ plan_dropout (const ModelSpec *model, const Plan *plan)
 {
   if (plan->dropout >= 0)
     return plan->dropout > 0;
+  /* a model whose training config sets its dropout to 0 (ModelSpec no_dropout) */
+  if (model->no_dropout)
+    return FALSE;
   /* Megatron's GPT defaults are --hidden-dropout 0.1 --attention-dropout 0.1 and the
    * GPT-2/OPT configs carry 0.1; Llama configs have attention_dropout 0.0 and no
    * hidden dropout. */

@@ -70,8 +70,9 @@ typedef struct {
 
 void plan_mem_options_init (PlanMemOptions *opts);
 /* Whether the plan trains with dropout: the plan's dropout field where it says (the
- * stack's model code, plan.h), else the model's default (GeLU / GPT-style models:
- * Megatron's --hidden-dropout and --attention-dropout 0.1; SwiGLU / Llama: none). */
+ * stack's model code, plan.h), else none where the model says so (ModelSpec no_dropout),
+ * else the model's default (GeLU / GPT-style models: Megatron's --hidden-dropout and
+ * --attention-dropout 0.1; SwiGLU / Llama: none). */
 gboolean plan_dropout (const ModelSpec *model, const Plan *plan);
 
 /* Computes the breakdown. `plan` must be resolved (plan_resolve): dp, grad_accum and

@@ -406,6 +406,12 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
   c->model = model_spec_new_custom (c->model_label,
                                     swiglu ? MODEL_MLP_SWIGLU : MODEL_MLP_GELU, hidden,
                                     ffn_hidden, layers, heads, kv_heads, vocab, seq, tied);
+  /* Nemotron-4 trains without dropout: NeMo-Framework-Launcher's
+   * launcher_scripts/conf/training/nemotron/nemotron_340b.yaml (the tp 8, pp 8, vpp 12
+   * config of the NeMo 24.07 performance rows, and its earlier pp 12 version) sets
+   * hidden_dropout, attention_dropout and ffn_dropout to 0.0, as NeMo 2's NemotronConfig
+   * (nemo/collections/llm/gpt/model/nemotron.py) does for every Nemotron size */
+  c->model->no_dropout = contains_ci (c->model_label, "nemotron");
   *seq_out = seq;
   return TRUE;
 }

@@ -353,6 +353,19 @@ test_korthikanti (void)
   g_assert_cmpuint (acts.dropout_masks, ==, 0);
   g_assert_cmpuint (acts.total, ==, G_GUINT64_CONSTANT (134479872));
   p.dropout = -1;
+  /* the same where the model's training config sets its dropout to 0 (ModelSpec
+   * no_dropout: Nemotron-4, a GeLU-class MLP without dropout), the plan leaving it to
+   * the model: 134,479,872 again; a plan that asks for dropout still gets the masks */
+  m.no_dropout = TRUE;
+  g_assert_false (plan_dropout (&m, &p));
+  plan_memory_layer_activations (&m, &p, NULL, &acts);
+  g_assert_cmpuint (acts.dropout_masks, ==, 0);
+  g_assert_cmpuint (acts.total, ==, G_GUINT64_CONSTANT (134479872));
+  p.dropout = 1;
+  plan_memory_layer_activations (&m, &p, NULL, &acts);
+  g_assert_cmpuint (acts.total, ==, G_GUINT64_CONSTANT (142868480));
+  p.dropout = -1;
+  m.no_dropout = FALSE;
   /* --attention-backend unfused stores the scores whatever the options say: the
    * paper's 34 s b h + 5 a s^2 b again */
   p.attention_backend = PLAN_ATTN_UNFUSED;

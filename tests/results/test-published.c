@@ -13,6 +13,7 @@
 #include "results/published.h"
 #include "shipped-csv.h"
 #include "sim/predict.h"
+#include "plan/memory.h"
 
 static ResCsv *
 load_data (const char *name)
@@ -665,6 +666,30 @@ test_map_torchtitan_layer_ac (void)
   g_assert_cmpint (bare->plan.recompute, ==, PLAN_RECOMPUTE_SELECTIVE_OP);
 }
 
+/* Nemotron-4 340B (rows 86-88, NeMo 24.07): its training config sets hidden, attention
+ * and FFN dropout to 0.0 (NeMo-Framework-Launcher nemotron_340b.yaml), so the model says
+ * no dropout and no masks are stored, though its row maps to a GeLU-class MLP (ffn 4h);
+ * a GPT row (row 2 of rows.csv) keeps Megatron's default dropout. */
+static void
+test_map_nemotron_no_dropout (void)
+{
+  g_autoptr (ResCsv) csv = shipped_csv ();
+  for (int id = 86; id <= 88; id++)
+    {
+      char key[8];
+      g_snprintf (key, sizeof key, "%d", id);
+      g_autoptr (ResPublishedCase) c = case_for (csv, key);
+      g_assert_null (c->skip_reason);
+      g_assert_cmpint (c->model->mlp, ==, MODEL_MLP_GELU);
+      g_assert_true (c->model->no_dropout);
+      g_assert_false (plan_dropout (c->model, &c->plan));
+    }
+  g_autoptr (ResCsv) rows = load_data ("rows.csv");
+  g_autoptr (ResPublishedCase) gpt = case_for (rows, "2");
+  g_assert_false (gpt->model->no_dropout);
+  g_assert_true (plan_dropout (gpt->model, &gpt->plan));
+}
+
 /* The planner's view of a row whose V is not stated (res_published_case_v_sweep). Rows
  * 1 and 2 (Llama 3 405B: 126 layers, pp 16, "interleaved (V not stated)"): by hand,
  * 126 splits over none of 16 / 32 / 64 / 128 chunks but 126 + 2 = 128 (embedding and
@@ -848,6 +873,8 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/results/published/map-nemotron-no-dropout",
+                   test_map_nemotron_no_dropout);
   g_test_add_func ("/results/published/csv-quoting", test_csv_quoting);
   g_test_add_func ("/results/published/csv-inline", test_csv_inline);
   g_test_add_func ("/results/published/mb-scaling", test_mb_scaling);
