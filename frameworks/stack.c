@@ -185,7 +185,8 @@ static const char *const host_ops_keys[] = { "layer_fwd", "layer_bwd", "layer_fw
                                              "expert_launch_bwd", "expert_eager_fwd",
                                              "expert_eager_bwd", "expert_fp8_launch",
                                              "expert_fp8_eager_fwd", "te_linear_fwd",
-                                             "te_grouped_fwd", NULL };
+                                             "te_grouped_fwd", "router_fwd",
+                                             "preprocess_fwd_graphed", NULL };
 static const char *const launches_names[] = { "one", "per_expert", NULL };
 static const char *const default_keys[] = { "sharding", "sequence_parallel",
                                             "overlap_grad_reduce", "overlap_param_gather",
@@ -493,12 +494,23 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
               || !get_num (ho, "layer_fwd_after_sync", 0, 1e5, &h->layer_fwd_after_sync, FALSE,
                            &wh, error)
               || !get_num (ho, "te_linear_fwd", 0, 1e3, &h->te_linear_fwd, FALSE, &wh, error)
-              || !get_num (ho, "te_grouped_fwd", 0, 1e3, &h->te_grouped_fwd, FALSE, &wh, error))
+              || !get_num (ho, "te_grouped_fwd", 0, 1e3, &h->te_grouped_fwd, FALSE, &wh, error)
+              || !get_num (ho, "router_fwd", 0, 1e5, &h->router_fwd, FALSE, &wh, error)
+              || !get_num (ho, "preprocess_fwd_graphed", 0, 1e5, &h->preprocess_fwd_graphed,
+                           FALSE, &wh, error))
             return NULL;
           if (h->layer_fwd_after_sync > h->layer_fwd)
             {
               fail (&wh, "layer_fwd_after_sync", error, "is %g, more than layer_fwd (%g)",
                     h->layer_fwd_after_sync, h->layer_fwd);
+              return NULL;
+            }
+          if (h->router_fwd + h->preprocess_fwd_graphed > h->layer_fwd - h->layer_fwd_after_sync)
+            {
+              fail (&wh, "router_fwd", error, "with preprocess_fwd_graphed is %g, more than "
+                    "layer_fwd's %g ops before the sync",
+                    h->router_fwd + h->preprocess_fwd_graphed,
+                    h->layer_fwd - h->layer_fwd_after_sync);
               return NULL;
             }
         }

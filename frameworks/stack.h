@@ -117,6 +117,10 @@ typedef struct {
    * eager ops (sim/cost.c TE_MODULE_FWD_HOST_S): linear modules before the sync (QKV,
    * output projection), GroupedLinear modules after it (fc1, fc2) */
   double te_linear_fwd, te_grouped_fwd;
+  /* of layer_fwd's eager ops before the sync, those a Transformer Engine CUDA graph of
+   * scope moe_router (the router's) and moe_preprocess (the dispatcher preprocess's, its
+   * copies to the host and the sync left out) replays in one call (sim/cost.c) */
+  double router_fwd, preprocess_fwd_graphed;
 } FwMoeHostOps;
 
 typedef struct {

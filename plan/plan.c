@@ -102,6 +102,13 @@ plan_cuda_graph_scope_parse (const char *list, Plan *plan, GError **error)
   return TRUE;
 }
 
+gboolean
+plan_cuda_graph_moe_router (const Plan *plan)
+{
+  return plan->cuda_graph_impl == PLAN_CG_IMPL_TRANSFORMER_ENGINE
+         && (plan->cuda_graph_scope & PLAN_CG_MOE_ROUTER) != 0 && !plan_cuda_graph_moe (plan);
+}
+
 const char *
 plan_cuda_graph_impl_name (PlanCudaGraphImpl impl)
 {
@@ -697,6 +704,9 @@ plan_to_string (const Plan *plan)
   /* CUDA graphs over the MoE layer remove its host work (plan_cuda_graph_moe) */
   if (plan_cuda_graph_moe (plan))
     g_string_append (s, "-cgmoe");
+  else if (plan_cuda_graph_moe_router (plan))
+    g_string_append (s, (plan->cuda_graph_scope & PLAN_CG_MOE_PREPROCESS) ? "-cgrouterpre"
+                                                                          : "-cgrouter");
   if (plan->compute_dtype == PLAN_PREC_FP8)
     {
       g_string_append (s, "-fp8");

@@ -478,6 +478,10 @@ gboolean plan_cuda_graph_scope_parse (const char *list, Plan *plan, GError **err
 /* TRUE when the plan's CUDA graphs capture its MoE layers (scope moe, the default whole
  * layer, or full_iteration): their host work is one graph launch. */
 gboolean plan_cuda_graph_moe (const Plan *plan);
+/* TRUE when Transformer Engine CUDA graphs capture the MoE router (scope moe_router, with or
+ * without moe_preprocess) but not the whole layer: the router's host work, and with
+ * moe_preprocess the dispatcher preprocess's, replay as one graph (sim/cost.c) */
+gboolean plan_cuda_graph_moe_router (const Plan *plan);
 const char *plan_cuda_graph_impl_name (PlanCudaGraphImpl impl);
 /* The scope bits as a --cuda-graph-scope list ("" for none); g_free it. */
 char *plan_cuda_graph_scope_string (guint scope);

@@ -727,6 +727,8 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
       o->moe_layer_host_s[0] = h->layer_fwd * e + te + teg;
       o->moe_layer_host_s[1] = h->layer_bwd * e;
       o->moe_layer_host_after_sync_s = h->layer_fwd_after_sync * e + teg;
+      o->moe_router_host_s = h->router_fwd * e;
+      o->moe_preprocess_host_s = h->preprocess_fwd_graphed * e;
       o->moe_grouped_call_s = h->te_grouped_fwd > 0
                                 ? TE_MODULE_FWD_HOST_S - TE_ONE_GEMM_CALL_HOST_S : 0.0;
       o->moe_expert_host_s[0] = h->expert_launch_fwd * g + h->expert_eager_fwd * e;
@@ -1017,6 +1019,20 @@ sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan)
    * "no_sync" */
   if (plan_moe_padded (plan))
     o->moe_dispatch_no_sync = TRUE;
+  /* Transformer Engine CUDA graphs of part of the MoE layer (Megatron-Core
+   * --cuda-graph-impl transformer_engine --cuda-graph-scope moe_router [moe_preprocess]):
+   * the router, and with moe_preprocess the dispatcher's preprocess up to its copies of the
+   * counts to the host, replay as one graph; the host issues one call (an eager op) in
+   * place of their ops; the sync, the all-to-alls and the experts stay eager (Megatron-Core
+   * moe_layer.py: at capture the layer returns early after the route / preprocess step) */
+  if (plan_cuda_graph_moe_router (plan) && o->moe_router_host_s > 0)
+    {
+      double graphed = o->moe_router_host_s;
+      if (plan->cuda_graph_scope & PLAN_CG_MOE_PREPROCESS)
+        graphed += o->moe_preprocess_host_s;
+      o->moe_layer_host_s[0] = MAX (o->moe_layer_host_s[0] - graphed + EAGER_OP_HOST_S,
+                                    o->moe_layer_host_after_sync_s);
+    }
   if (plan_cuda_graph_moe (plan))
     {
       o->moe_grouped_per_expert = FALSE;

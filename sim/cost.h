@@ -275,6 +275,11 @@ typedef struct {
    * (sim_cost_moe_host_excess_s). */
   double   moe_layer_host_s[2];
   double   moe_layer_host_after_sync_s;   /* of moe_layer_host_s[0], after the sync */
+  /* of moe_layer_host_s[0], before the sync: the router's eager ops and the dispatcher
+   * preprocess's that a Transformer Engine CUDA graph of scope moe_router / moe_preprocess
+   * replays in one call (the stack's moe.host_ops router_fwd, preprocess_fwd_graphed;
+   * sim_cost_options_apply_plan takes them off for such a plan) */
+  double   moe_router_host_s, moe_preprocess_host_s;
   /* ... and the host's time in one TE GroupedLinear call before its first per-expert GEMM
    * call (TE_MODULE_FWD_HOST_S less its GEMM call; 0 where the stack states no GroupedLinear
    * calls): after a sync inside the experts (gpt-oss's activation, sim/cost-compute.c

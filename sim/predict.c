@@ -301,10 +301,10 @@ sim_predict (const ModelSpec *model, const Plan *plan, const TopoCluster *cluste
       sim_cost_options_compile (&compiled.cost);
       opts = &compiled;
     }
-  /* what the plan changes in the cost model (CUDA graphs over the MoE layers, an FP8
-   * recipe other than the stack's) */
+  /* what the plan changes in the cost model (CUDA graphs over the MoE layers or their
+   * routers, an FP8 recipe other than the stack's) */
   SimOptions planned;
-  if (plan_cuda_graph_moe (plan) || plan->fp8_recipe >= 0)
+  if (plan_cuda_graph_moe (plan) || plan_cuda_graph_moe_router (plan) || plan->fp8_recipe >= 0)
     {
       if (opts != NULL)
         planned = *opts;

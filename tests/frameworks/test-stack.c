@@ -218,6 +218,11 @@ test_semantics (void)
   g_assert_cmpfloat (mc->moe_host_ops.layer_fwd_after_sync, ==, 17.0);
   g_assert_cmpfloat (mc->moe_host_ops.te_linear_fwd, ==, 2.0);
   g_assert_cmpfloat (mc->moe_host_ops.te_grouped_fwd, ==, 2.0);
+  /* of the 45 items before the sync, a TE CUDA graph replays the router's 14 (cast 1,
+   * gating GEMM 1, top-k 4, aux loss 6, statistics 2) and the preprocess's 16 less its
+   * device-to-host copies with the event (6) and the sync (1): 9 */
+  g_assert_cmpfloat (mc->moe_host_ops.router_fwd, ==, 14.0);
+  g_assert_cmpfloat (mc->moe_host_ops.preprocess_fwd_graphed, ==, 9.0);
   g_assert_cmpint (mc->default_pp_microbatches, ==, FW_PP_MB_ONE_SAMPLE);
   g_assert_false (mc->fp8_tp_all_gather);
   g_assert_false (mc->default_cp_allgather);
@@ -342,6 +347,11 @@ test_bad (void)
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"moe\": {\"host_ops\": {\"layer_fwd\": 70, \"layer_fwd_after_sync\": 80}}}",
       "'moe.host_ops.layer_fwd_after_sync' is 80, more than layer_fwd (70)" },
+    /* 58 ops, 17 after the sync: 41 before it, fewer than 30 + 12 */
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"moe\": {\"host_ops\": {\"layer_fwd\": 58, \"layer_fwd_after_sync\": 17, "
+      "\"router_fwd\": 30, \"preprocess_fwd_graphed\": 12}}}",
+      "'moe.host_ops.router_fwd' with preprocess_fwd_graphed is 42, more than layer_fwd's 41" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"defaults\": {\"pp_layers_per_chunk\": 1.5}}",
       "'defaults.pp_layers_per_chunk' is 1.5, not a whole number" },

@@ -340,16 +340,42 @@ test_host_costs (void)
   sim_cost_free (cost);
 
   /* CUDA graphs: over attn, moe_router and moe_preprocess (Megatron-Bridge's MoE recipes)
-   * the experts stay eager and nothing changes; over the MoE layer (scope moe) the graph
+   * the experts stay eager and so does the sync; the host issues the router's 14 eager ops
+   * and the dispatcher preprocess's 9 before its copies to the host (the stack's
+   * moe.host_ops router_fwd, preprocess_fwd_graphed) as one graph call, one eager op:
+   * the layer's forward host time drops by (14 + 9 - 1) x 15 us = 330 us; moe_router alone
+   * (13 x 15 us) 195 us; the backward's and the after-sync part do not move. Over the MoE
+   * layer (scope moe) the graph
    * replays the 16 launches and the per-expert ops, and holds no sync: the grouped GEMM
    * costs its GPU time (the one-kernel figure above), FP8 forward and wgrad too, and the
    * sync 0 */
-  SimCostOptions og;
+  SimCostOptions og, eager;
   sim_cost_options_init_stack (&og, c, mc);
+  eager = og;
   Plan cg;
   plan_init_defaults (&cg);
   cg.cuda_graph_impl = PLAN_CG_IMPL_TRANSFORMER_ENGINE;
   cg.cuda_graph_scope = PLAN_CG_ATTN | PLAN_CG_MOE_ROUTER | PLAN_CG_MOE_PREPROCESS;
+  sim_cost_options_apply_plan (&og, &cg);
+  g_assert_cmpfloat (fabs (eager.moe_layer_host_s[0] - og.moe_layer_host_s[0] - 330e-6), <,
+                     1e-12);
+  g_assert_cmpfloat (og.moe_layer_host_s[1], ==, eager.moe_layer_host_s[1]);
+  g_assert_cmpfloat (og.moe_layer_host_after_sync_s, ==, eager.moe_layer_host_after_sync_s);
+  {
+    SimCostOptions orouter = eager;
+    Plan r = cg;
+    r.cuda_graph_scope = PLAN_CG_MOE_ROUTER;
+    sim_cost_options_apply_plan (&orouter, &r);
+    g_assert_cmpfloat (fabs (eager.moe_layer_host_s[0] - orouter.moe_layer_host_s[0] - 195e-6),
+                       <, 1e-12);
+    /* the local implementation captures no partial MoE scope: nothing moves */
+    SimCostOptions olocal = eager;
+    r.cuda_graph_impl = PLAN_CG_IMPL_LOCAL;
+    r.cuda_graph_scope = PLAN_CG_ATTN;
+    sim_cost_options_apply_plan (&olocal, &r);
+    g_assert_cmpfloat (olocal.moe_layer_host_s[0], ==, eager.moe_layer_host_s[0]);
+  }
+  og = eager;
   sim_cost_options_apply_plan (&og, &cg);
   g_assert_true (og.moe_grouped_per_expert);
   g_assert_cmpfloat (og.moe_expert_op_s, ==, 15e-6);
