@@ -285,6 +285,21 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
           else if (g_ascii_strcasecmp (value, "none") != 0)
             ok = refuse (why, "a2a_overlap '%s' unknown (known: none, 1f1b)", value);
         }
+      else if (strcmp (key, "cuda_graph") == 0)
+        {
+          /* scopes joined by '+' (the cell's ',' would end nothing, but reads better
+           * apart from the MLA list); full_iteration is the local implementation's */
+          g_autofree char *list = g_strdelimit (g_strdup (value), "+", ',');
+          Plan tmp = { 0 };
+          g_autoptr (GError) err = NULL;
+          if (!plan_cuda_graph_scope_parse (list, &tmp, &err))
+            ok = refuse (why, "cuda_graph '%s': %s", value, err->message);
+          else if (tmp.cuda_graph_scope & PLAN_CG_FULL_ITERATION)
+            ok = refuse (why, "cuda_graph '%s': full_iteration is not a Transformer Engine "
+                         "scope", value);
+          else
+            out->cuda_graph_scope = tmp.cuda_graph_scope;
+        }
       else if (strcmp (key, "capacity_factor") == 0)
         {
           char *end = NULL;
@@ -321,7 +336,8 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
       else
         ok = refuse (why, "unknown key '%s' (known: experts, top_k, moe_ffn, shared_experts, "
                      "shared_expert_ffn, dense_layers, dense_ffn, etp, dispatcher, routing, "
-                     "capacity_factor, pad, a2a_overlap, head_dim, mtp_layers, sliding_window, "
+                     "capacity_factor, pad, a2a_overlap, cuda_graph, head_dim, mtp_layers, "
+                     "sliding_window, "
                      "sliding_window_layers, attention, bias, glu_limit)", key);
     }
 
@@ -577,4 +593,10 @@ res_pub_moe_plan (const ResPubMoe *moe, gint64 ep, Plan *plan)
     plan->moe_imbalance = 1.0;
   /* a2a_overlap=1f1b: the run used --overlap-moe-expert-parallel-comm */
   plan->moe_a2a_overlap = moe->a2a_overlap_1f1b;
+  /* cuda_graph=: the run's --cuda-graph-impl transformer_engine --cuda-graph-scope */
+  if (moe->cuda_graph_scope != 0)
+    {
+      plan->cuda_graph_impl = PLAN_CG_IMPL_TRANSFORMER_ENGINE;
+      plan->cuda_graph_scope = moe->cuda_graph_scope;
+    }
 }

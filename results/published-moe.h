@@ -37,6 +37,9 @@
  * |                       |                                              |   capacity; NeMo's "tokendrop" rows)     |
  * | a2a_overlap           | none, 1f1b                                   | EP all-to-all hidden behind the other     |
  * |                       |                                              |   micro-batch in 1F1B                    |
+ * | cuda_graph            | scopes joined by '+': attn, mlp, moe,        | Transformer Engine CUDA graphs of those  |
+ * |                       |   moe_router, moe_preprocess                 |   scopes (--cuda-graph-impl              |
+ * |                       |                                              |   transformer_engine --cuda-graph-scope) |
  * | head_dim              | 1 .. MODEL_MAX_HEADS                         | attention head size when not hidden/heads|
  * | mtp_layers            | 0 .. 64 (default 0)                          | multi-token-prediction layers            |
  * | sliding_window        | 1 .. MODEL_MAX_POSITIONS                     | window of the sliding-window layers      |
@@ -89,6 +92,8 @@ typedef struct {
   double           capacity_factor;          /* 0: dropless / not stated */
   gboolean         pad_to_capacity;          /* pad=1: token drop and pad */
   gboolean         a2a_overlap_1f1b;
+  guint            cuda_graph_scope;         /* cuda_graph=: Transformer Engine CUDA graphs
+                                              * of these PLAN_CG_* scopes; 0: none */
   guint64          head_dim;                 /* 0: hidden / heads */
   guint64          mtp_layers;
   guint64          sliding_window, sliding_window_layers;

@@ -63,6 +63,24 @@ test_parse_good (void)
   g_assert_false (m.mla);
   res_pub_moe_clear (&m);
 
+  /* cuda_graph=: TE CUDA graph scopes joined by '+' (Megatron-Bridge's cuda_graph_scope
+   * lists); the plan takes --cuda-graph-impl transformer_engine with those scopes, which
+   * capture the router and preprocess but not the layer */
+  g_assert_true (res_pub_moe_parse ("experts=128;top_k=8;moe_ffn=768;"
+                                    "cuda_graph=attn+moe_router+moe_preprocess", &m, &why));
+  g_assert_cmpuint (m.cuda_graph_scope, ==,
+                    PLAN_CG_ATTN | PLAN_CG_MOE_ROUTER | PLAN_CG_MOE_PREPROCESS);
+  {
+    Plan p;
+    plan_init_defaults (&p);
+    res_pub_moe_plan (&m, 8, &p);
+    g_assert_cmpint (p.cuda_graph_impl, ==, PLAN_CG_IMPL_TRANSFORMER_ENGINE);
+    g_assert_true (plan_cuda_graph_moe_router (&p));
+    g_assert_false (plan_cuda_graph_moe (&p));
+    plan_clear (&p);
+  }
+  res_pub_moe_clear (&m);
+
   /* token drop and pad (the NeMo tables' "tokendrop" rows: capacity factor 1, padded,
    * Megatron-Bridge apply_moe_token_drop): the plan pads, the dispatcher takes no sync */
   g_assert_true (res_pub_moe_parse ("experts=128;top_k=8;moe_ffn=768;capacity_factor=1;pad=1",
@@ -148,6 +166,9 @@ test_parse_bad (void)
     { "experts=8;top_k=2;moe_ffn=14336;shared_expert_ffn=4096",
       "moe: shared_expert_ffn without shared_experts" },
     { "experts=8;top_k=2;moe_ffn=1;dispatcher=nccl", "moe: dispatcher 'nccl' unknown" },
+    { "experts=8;top_k=2;moe_ffn=1;cuda_graph=router", "moe: cuda_graph 'router': unknown" },
+    { "experts=8;top_k=2;moe_ffn=1;cuda_graph=full_iteration",
+      "moe: cuda_graph 'full_iteration': full_iteration is not a Transformer Engine scope" },
     { "experts=8;top_k=2;moe_ffn=1;routing=random", "moe: routing 'random' unknown" },
     { "experts=8;top_k=2;moe_ffn=1;capacity_factor=0", "moe: capacity_factor '0' must be" },
     { "experts=8;top_k=2;moe_ffn=1;capacity_factor=nan", "moe: capacity_factor 'nan' must be" },
