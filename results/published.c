@@ -42,19 +42,68 @@ starts_with_ci (const char *s, const char *prefix)
   return g_ascii_strncasecmp (s, prefix, strlen (prefix)) == 0;
 }
 
-/* The leading number of a cell ("430", "1.42 s", "430 (approx.)"); FALSE when the cell
- * is empty or starts with anything else ("from memory, unverified", "~2M"). */
-static gboolean
-cell_number (const char *cell, double *out)
+/* The leading number of a cell and where it ends: thousands separators read ("8,192",
+ * "16,384": a group of 1-3 digits, then groups of exactly 3 after commas); NULL when the
+ * cell is empty or starts with anything else. */
+static const char *
+leading_number (const char *cell, double *out)
 {
   while (g_ascii_isspace (*cell))
     cell++;
   if (*cell == '\0' || !(g_ascii_isdigit (*cell) || *cell == '.' || *cell == '+'
                          || *cell == '-'))
-    return FALSE;
+    return NULL;
+  /* "8,192": digits in comma groups of three, the whole run a number */
+  const char *q = cell;
+  while (g_ascii_isdigit (*q))
+    q++;
+  if (q - cell >= 1 && q - cell <= 3 && q[0] == ',' && g_ascii_isdigit (q[1])
+      && g_ascii_isdigit (q[2]) && g_ascii_isdigit (q[3]) && !g_ascii_isdigit (q[4]))
+    {
+      g_autoptr (GString) digits = g_string_new_len (cell, q - cell);
+      while (q[0] == ',' && g_ascii_isdigit (q[1]) && g_ascii_isdigit (q[2])
+             && g_ascii_isdigit (q[3]) && !g_ascii_isdigit (q[4]))
+        {
+          g_string_append_len (digits, q + 1, 3);
+          q += 4;
+        }
+      if (*q != '.')
+        {
+          *out = g_ascii_strtod (digits->str, NULL);
+          return q;
+        }
+    }
   char *end = NULL;
   double v = g_ascii_strtod (cell, &end);
   if (end == cell || !isfinite (v))
+    return NULL;
+  *out = v;
+  return end;
+}
+
+/* A magnitude letter right after a number or one space ("8K", "1.2M", "16k tokens",
+ * "8 K"): k, m, b (any case) not followed by another letter; 0 when none */
+static char
+magnitude_suffix (const char *end)
+{
+  if (end[0] == ' ' && g_ascii_isalpha (end[1]))   /* "8 K" */
+    end++;
+  char m = g_ascii_tolower (*end);
+  if ((m == 'k' || m == 'm' || m == 'b') && !g_ascii_isalpha (end[1]))
+    return m;
+  return 0;
+}
+
+/* The leading number of a cell ("430", "1.42 s", "430 (approx.)", "8,192"); FALSE when
+ * the cell is empty or starts with anything else ("from memory, unverified", "~2M"), or
+ * the number carries a magnitude letter ("8K", "1.2M": read as text, never as 8 or 1.2;
+ * seq_len reads its K itself, cell_seq_len). */
+static gboolean
+cell_number (const char *cell, double *out)
+{
+  double v;
+  const char *end = leading_number (cell, &v);
+  if (end == NULL || magnitude_suffix (end) != 0)
     return FALSE;
   *out = v;
   return TRUE;
@@ -75,6 +124,71 @@ static const char *
 get (const ResCsv *csv, guint row, const char *column)
 {
   return res_csv_get (csv, row, column);
+}
+
+/* A sequence length: a count, or one with K / M ("8K", "128k", "1M"), which for context
+ * lengths are powers of two (8K = 8,192: the Llama 3 paper's 8K and 128K stages are
+ * 8,192 and 131,072 tokens) */
+static gboolean
+cell_seq_len (const char *cell, gint64 *out)
+{
+  double v;
+  const char *end = leading_number (cell, &v);
+  if (end == NULL)
+    return FALSE;
+  char m = magnitude_suffix (end);
+  double scale = m == 0 ? 1 : m == 'k' ? 1024 : m == 'm' ? 1048576 : 0;
+  v *= scale;
+  if (!(v >= 1) || v != floor (v) || v > (double) G_MAXINT)
+    return FALSE;
+  *out = (gint64) v;
+  return TRUE;
+}
+
+/* A global batch written in tokens ("4194304 tokens", "16M tokens", "4M tok") as
+ * sequences of `seq`: the token count over seq where it divides. With K / M the count is
+ * read both ways, decimal (10^3, 10^6) and binary (2^10, 2^20); the one reading that
+ * divides by seq is taken (Llama 3's "16M tokens" of 8,192: 2,048 binary, 1,953.1
+ * decimal), and none or both is no reading. 1: read; 0: the cell is not in tokens;
+ * -1: in tokens, no single reading. */
+static int
+batch_in_tokens (const char *cell, gint64 seq, gint64 *out)
+{
+  double v;
+  const char *end = leading_number (cell, &v);
+  if (end == NULL || seq < 1)
+    return 0;
+  char m = magnitude_suffix (end);
+  const char *unit = m == 0 ? end : end + (end[0] == ' ' ? 2 : 1);
+  while (*unit == ' ')
+    unit++;
+  if (g_ascii_strncasecmp (unit, "tok", 3) != 0)
+    return 0;
+  double scales[2] = { 1, 1 };
+  if (m == 'k')
+    scales[0] = 1e3, scales[1] = 1024;
+  else if (m == 'm')
+    scales[0] = 1e6, scales[1] = 1048576;
+  else if (m == 'b')
+    return -1;
+  gint64 found = 0;
+  int n = 0;
+  for (int i = 0; i < (m != 0 ? 2 : 1); i++)
+    {
+      double tokens = v * scales[i];
+      if (tokens != floor (tokens) || tokens > 1e15)
+        continue;
+      gint64 t = (gint64) tokens;
+      if (t % seq == 0 && t / seq >= 1 && t / seq <= G_MAXINT && t / seq != found)
+        {
+          found = t / seq;
+          n++;
+        }
+    }
+  if (n != 1)
+    return -1;
+  *out = found;
+  return 1;
 }
 
 /* Numeric columns and what a number in them may be (issue 15: absurd cells were counted
@@ -366,12 +480,14 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
   gint64 v[G_N_ELEMENTS (required)];
   g_autoptr (GString) missing = g_string_new (NULL);
   for (guint i = 0; i < G_N_ELEMENTS (required); i++)
-    if (!cell_count (get (csv, row, required[i]), &v[i])
+    if (!(i == 4 ? cell_seq_len (get (csv, row, required[i]), &v[i])
+                 : cell_count (get (csv, row, required[i]), &v[i]))
         && !(i == 3 && (v[i] = default_vocab (c, get (csv, row, "framework"))) > 0))
       g_string_append_printf (missing, "%s%s", missing->len ? ", " : "", required[i]);
   /* every missing cell at once, with the batch (which the prediction needs as well) */
   gint64 gb;
-  if (missing->len > 0 && !cell_count (get (csv, row, "global_batch"), &gb))
+  if (missing->len > 0 && !cell_count (get (csv, row, "global_batch"), &gb)
+      && batch_in_tokens (get (csv, row, "global_batch"), 1, &gb) == 0)
     g_string_append (missing, ", global_batch");
   if (missing->len > 0)
     return skip (c, "missing %s", missing->str);
@@ -773,6 +889,41 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
   return TRUE;
 }
 
+/* V written after a label in a virtual_pipeline cell: "VP=5", "vpp 5", "V: 4",
+ * "interleaved (V=4)", "interleaved, 2 chunks": the cell's only whole number, where the
+ * cell names V ("v" as a word, "vp", "vpp", "virtual") or chunks or the interleaved
+ * schedule; 0 otherwise (two numbers, or none: "interleaved (V not stated)") */
+static gint64
+vp_labelled (const char *cell)
+{
+  g_autofree char *t = g_ascii_strdown (cell, -1);
+  gboolean named = strstr (t, "vp") != NULL || strstr (t, "virtual") != NULL
+                   || strstr (t, "chunk") != NULL || strstr (t, "interleav") != NULL;
+  for (const char *p = t; *p != '\0' && !named; p++)
+    if (*p == 'v' && (p == t || !g_ascii_isalnum (p[-1])) && !g_ascii_isalpha (p[1]))
+      named = TRUE;
+  if (!named)
+    return 0;
+  gint64 found = 0;
+  int numbers = 0;
+  for (const char *p = t; *p != '\0'; p++)
+    if (g_ascii_isdigit (*p))
+      {
+        char *end = NULL;
+        gint64 n = g_ascii_strtoll (p, &end, 10);
+        /* "1F1B" names the schedule, not V */
+        if (g_str_has_prefix (end, "f1b"))
+          end += 3;
+        else
+          {
+            found = n;
+            numbers++;
+          }
+        p = end - 1;
+      }
+  return numbers == 1 && found >= 1 && found <= (gint64) MODEL_MAX_LAYERS ? found : 0;
+}
+
 /* The schedule is said to be interleaved but V is not given: a virtual_pipeline cell of
  * text ("interleaved", "yes"), the note "virtual_pipeline: interleaved", or the
  * framework cell naming the schedule ("torchtitan (... Interleaved 1F1B ...)"), or the
@@ -1092,6 +1243,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   gint64 vpp = 1;
   if (cell_count (get (csv, row, "virtual_pipeline"), &v))
     vpp = v;
+  else if ((v = vp_labelled (get (csv, row, "virtual_pipeline"))) > 0)
+    vpp = v;   /* "VP=5", "vpp 5", "interleaved (V=4)" */
   else if (pp > 1 && interleaved_v_unstated (get (csv, row, "virtual_pipeline"),
                                                get (csv, row, "framework"),
                                                get (csv, row, "notes")))
@@ -1154,11 +1307,34 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * et al. 2022). */
   const char *sp = get (csv, row, "sequence_parallel");
   g_autofree char *sp_t = g_strstrip (g_strdup (sp));
+  if (cell_unstated (sp_t))
+    *sp_t = '\0';
+  /* yes: "yes", "true", "1", "on", "y", "enabled", a check mark, "SP" / "sequence
+   * parallel" / "--sequence-parallel" named; no: "no", "false", "0", "off", "n",
+   * "disabled", a cross; anything else is skipped (it was read as off) */
+  static const char *const sp_no[] = { "no", "false", "0", "off", "n", "disabled",
+                                       "\xe2\x9c\x97", "\xe2\x9c\x98", NULL };
+  static const char *const sp_yes[] = { "yes", "true", "1", "on", "y", "enabled", "sp",
+                                        "\xe2\x9c\x93", "\xe2\x9c\x94", NULL };
+  gboolean sp_is_no = FALSE, sp_is_yes = FALSE;
+  for (guint i = 0; sp_no[i] != NULL; i++)
+    sp_is_no = sp_is_no || g_ascii_strcasecmp (sp_t, sp_no[i]) == 0
+               || (starts_with_ci (sp_t, sp_no[i]) && strlen (sp_no[i]) > 1
+                   && !g_ascii_isalnum (sp_t[strlen (sp_no[i])]));
+  for (guint i = 0; sp_yes[i] != NULL; i++)
+    sp_is_yes = sp_is_yes || g_ascii_strcasecmp (sp_t, sp_yes[i]) == 0
+                || (starts_with_ci (sp_t, sp_yes[i]) && strlen (sp_yes[i]) > 1
+                    && !g_ascii_isalnum (sp_t[strlen (sp_yes[i])]));
+  sp_is_yes = sp_is_yes || (!sp_is_no && (contains_ci (sp_t, "sequence parallel")
+                                          || contains_ci (sp_t, "sequence-parallel")));
   if (*sp_t == '\0')
     p->sequence_parallel = tp > 1 && c->stack->default_sequence_parallel;
+  else if (sp_is_no)
+    p->sequence_parallel = FALSE;
+  else if (sp_is_yes)
+    p->sequence_parallel = TRUE;
   else
-    p->sequence_parallel = starts_with_ci (sp_t, "yes") || starts_with_ci (sp_t, "true")
-                           || g_str_equal (sp_t, "1") || starts_with_ci (sp_t, "on");
+    return skip (c, "sequence_parallel '%s' not recognised (hint: yes or no)", sp_t);
 
   /* Megatron-LM's own pipeline code before Megatron-Core (megatron/p2p_communication.py,
    * 2021-22) sent with scatter-gather (--no-scatter-gather-tensors-in-pipeline unset, the
@@ -1657,7 +1833,16 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
       skip (c, "%s", moe_why);
       return;
     }
-  if (!cell_count (get (csv, row, "global_batch"), &v))
+  /* in sequences; a batch in tokens ("16M tokens") over seq_len (batch_in_tokens) */
+  int in_tokens = batch_in_tokens (get (csv, row, "global_batch"), (gint64) seq, &v);
+  if (in_tokens < 0)
+    {
+      skip (c, "global_batch '%s' is in tokens and no one reading of it divides by seq_len "
+            "%" G_GUINT64_FORMAT " (hint: write the batch in sequences)",
+            get (csv, row, "global_batch"), seq);
+      return;
+    }
+  if (in_tokens == 0 && !cell_count (get (csv, row, "global_batch"), &v))
     {
       skip (c, "missing global_batch");
       return;

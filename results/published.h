@@ -74,7 +74,9 @@
  * | dp                        | empty -> n_gpus / (tp pp cp); given and tp pp cp dp !=       |
  * |                           |   n_gpus -> skipped "parallel sizes do not multiply to the   |
  * |                           |   GPU count"                                                 |
- * | virtual_pipeline          | a number -> vpp (Interleaved1F1B when > 1, else 1F1B); empty |
+ * | virtual_pipeline          | a number, or the one number after a label ("VP=5", "vpp 5",  |
+ * |                           |   "interleaved (V=4)") -> vpp (Interleaved1F1B when > 1,     |
+ * |                           |   else 1F1B); empty                                          |
  * |                           |   -> 1; "interleaved (V not stated)" in notes -> the         |
  * |                           |   chunking the stack documents (defaults.pp_layers_per_chunk:|
  * |                           |   meta-llama3 one layer slot a chunk: Llama 3 405B on 16     |
@@ -86,7 +88,8 @@
  * |                           |   405B: 126 layers on 16 stages, 7 + 14 x 8 + 7); MoE rows:   |
  * |                           |   the recipes' DeepSeek-V3 layouts (res_pub_moe_layer_split) |
  * |                           |   ; any other non-dividing count -> skipped                  |
- * | sequence_parallel         | yes/true/1/on -> on; no/false/0/off -> off; empty -> on when |
+ * | sequence_parallel         | yes/true/1/on/y/enabled/SP -> on; no/false/0/off/n/disabled  |
+ * |                           |   -> off; other text skipped; empty -> on when               |
  * |                           |   tp > 1 and the stack's default has it (megatron-core,      |
  * |                           |   nemo; off in megatron-lm-2021, where --sequence-parallel   |
  * |                           |   is opt-in and only from Korthikanti et al. 2022, and in    |
@@ -110,7 +113,11 @@
  * | micro_batch               | empty -> 1; with pp > 1 under a stack that runs pp x stages  |
  * |                           |   per rank micro-batches (torchtitan) -> local batch /       |
  * |                           |   (pp vpp) where it divides (405B, 32 on PP 8 -> 4)          |
- * | global_batch              | required                                                     |
+ * | global_batch              | required; in tokens ("16M tokens", "1048576 tokens") ->      |
+ * |                           |   tokens / seq_len, K / M read decimal and binary and the    |
+ * |                           |   one that divides taken (none or both: skipped)             |
+ * | numbers                   | "8,192" is 8192; a magnitude letter ("16K") makes a count    |
+ * |                           |   text (not stated), except seq_len: K = 1024, M = 2^20      |
  * | recompute                 | starts with full / selective / none ("selective (modules:    |
  * |                           |   ...)" without core_attn -> none); "AC: X" -> X; "yes",     |
  * |                           |   "true", "activation checkpointing" (no kind) -> full;      |

@@ -923,6 +923,14 @@ test_interleaved_unstated (void)
     { "2", "Meta internal (4D parallel, NCCLX)", "", 2 },
     /* the stack's chunking applies only where the run is said to interleave */
     { "", "Meta internal (4D parallel, NCCLX)", "", 1 },
+    /* V after a label: the cell's one number (these read vpp 1, 1F1B before) */
+    { "VP=2", "Megatron-Core", "", 2 },
+    { "vpp 4", "Megatron-Core", "", 4 },
+    { "interleaved (V=4)", "Megatron-Core", "", 4 },
+    { "V = 2", "Megatron-Core", "", 2 },
+    { "interleaved, 2 chunks", "Megatron-Core", "", 2 },
+    /* "1F1B" names the schedule, not V: the unstated rule, as "interleaved" (V = 2) */
+    { "Interleaved 1F1B", "Megatron-Core", "", 2 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -931,6 +939,88 @@ test_interleaved_unstated (void)
         g_error ("'%s' / '%s' / '%s': vpp %d, expected %d (%s)", rows[i].vp, rows[i].fw,
                  rows[i].notes, c->plan.vpp, rows[i].want, c->skip_reason ? c->skip_reason : "");
     }
+}
+
+/* Numbers as people write them. A row of 16 layers of 1024 on 16 H100s, tp 2 pp 1 (dp 8),
+ * with the given seq_len, global_batch and sequence_parallel cells. */
+static ResPublishedCase *
+num_row (const char *seq, const char *batch, const char *sp)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "sequence_parallel,global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,\"%s\",2,1,\"%s\",\"%s\",1.0\n",
+    seq, sp, batch);
+  return case_of (text);
+}
+
+static void
+test_numbers_as_written (void)
+{
+  /* seq_len: thousands separators, and K / M as powers of two (context lengths: "8K" =
+   * 8,192, Llama 3's "128K" = 131,072); "8K" read 8 before, "8,192" read 8 */
+  static const struct { const char *seq; guint64 want; } seqs[] = {
+    { "8192", 8192 }, { "8,192", 8192 }, { "8K", 8192 }, { "8k", 8192 }, { "8 K", 8192 },
+    { "128K", 131072 }, { "4096 tokens", 4096 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (seqs); i++)
+    {
+      g_autoptr (ResPublishedCase) c = num_row (seqs[i].seq, "64", "");
+      if (!c->ready || c->model->max_positions != seqs[i].want)
+        g_error ("seq_len '%s': %" G_GUINT64_FORMAT ", expected %" G_GUINT64_FORMAT " (%s)",
+                 seqs[i].seq, c->model ? c->model->max_positions : 0, seqs[i].want,
+                 c->skip_reason ? c->skip_reason : "");
+    }
+  /* global_batch: "1,024" is 1,024; a batch in tokens over seq_len 8,192: 1,048,576 /
+   * 8,192 = 128; "1M tokens": binary 2^20 / 8,192 = 128, decimal 10^6 / 8,192 = 122.07
+   * (no whole number): 128; "16M tokens": 2,048 (Llama 3's 16M of 8K sequences) */
+  static const struct { const char *batch; int want; } batches[] = {
+    { "1,024", 1024 }, { "1048576 tokens", 128 }, { "1,048,576 tokens", 128 },
+    { "1M tokens", 128 }, { "16M tokens", 2048 }, { "128 sequences", 128 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (batches); i++)
+    {
+      g_autoptr (ResPublishedCase) c = num_row ("8192", batches[i].batch, "");
+      if (!c->ready || c->plan.global_batch != batches[i].want)
+        g_error ("global_batch '%s': %d, expected %d (%s)", batches[i].batch,
+                 c->plan.global_batch, batches[i].want, c->skip_reason ? c->skip_reason : "");
+    }
+  /* tokens that no single reading divides: 1,000,000 / 8,192 is not whole; "2K tokens"
+   * over seq_len 1,000: decimal 2,000 / 1,000 = 2 and binary 2,048 / 1,000 not whole ->
+   * 2 (one reading); over seq_len 8: both 250 and 256 -> no one reading */
+  g_autoptr (ResPublishedCase) odd = num_row ("8192", "1000000 tokens", "");
+  g_assert_false (odd->ready);
+  g_assert_nonnull (strstr (odd->skip_reason, "is in tokens"));
+  g_autoptr (ResPublishedCase) dec = num_row ("1000", "16K tokens", "");
+  g_assert_true (dec->ready);
+  g_assert_cmpint (dec->plan.global_batch, ==, 16);
+  g_autoptr (ResPublishedCase) both = num_row ("8", "2K tokens", "");
+  g_assert_false (both->ready);
+  /* a magnitude letter on another count is text, never the bare number: n_gpus "16K"
+   * is not 16 (here: not stated, so dp cannot be derived) */
+  g_autoptr (ResPublishedCase) k = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+    "step_time_s\n1,GPT,H100-SXM-80GB,16K,16,1024,16,16384,1024,1,1,64,1.0\n");
+  g_assert_false (k->ready);
+  g_assert_cmpint (k->n_gpus, !=, 16);
+  /* sequence_parallel: yes words on, no words off, "n/a" the stack's default (on with tp
+   * 2 on megatron-core), anything else skipped (it was read as off) */
+  static const struct { const char *sp; gboolean want; } sps[] = {
+    { "yes", TRUE }, { "enabled", TRUE }, { "Y", TRUE }, { "SP", TRUE },
+    { "\xe2\x9c\x93", TRUE }, { "yes (--sequence-parallel)", TRUE }, { "on", TRUE },
+    { "no", FALSE }, { "off", FALSE }, { "disabled", FALSE }, { "N", FALSE },
+    { "n/a", TRUE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (sps); i++)
+    {
+      g_autoptr (ResPublishedCase) c = num_row ("1024", "64", sps[i].sp);
+      if (!c->ready || c->plan.sequence_parallel != sps[i].want)
+        g_error ("sequence_parallel '%s': %d, expected %d (%s)", sps[i].sp,
+                 c->plan.sequence_parallel, sps[i].want, c->skip_reason ? c->skip_reason : "");
+    }
+  g_autoptr (ResPublishedCase) x = num_row ("1024", "64", "x");
+  g_assert_false (x->ready);
+  g_assert_cmpstr (x->skip_reason, ==, "sequence_parallel 'x' not recognised (hint: yes or no)");
 }
 
 /* An unstated micro-batch under PP: torchtitan runs pp x stages per rank micro-batches
@@ -1203,6 +1293,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/precision", test_precision);
   g_test_add_func ("/results/mapping/megatron-lm-2021", test_megatron_lm_2021);
   g_test_add_func ("/results/mapping/megatron-lm-device", test_megatron_lm_device);
+  g_test_add_func ("/results/mapping/numbers-as-written", test_numbers_as_written);
   g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);
   g_test_add_func ("/results/mapping/pp-microbatches", test_pp_microbatches);
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
