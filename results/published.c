@@ -126,6 +126,55 @@ get (const ResCsv *csv, guint row, const char *column)
   return res_csv_get (csv, row, column);
 }
 
+/* A parallel size: a count, or the one number after the column's own name ("TP=4",
+ * "tp 4", "TP4", "CP: 2"): the name, then any of " =:", then the number and nothing
+ * more but spaces or a bracket */
+static gboolean
+cell_size (const ResCsv *csv, guint row, const char *column, gint64 *out)
+{
+  const char *cell = get (csv, row, column);
+  if (cell_count (cell, out))
+    return TRUE;
+  while (g_ascii_isspace (*cell))
+    cell++;
+  if (!starts_with_ci (cell, column))
+    return FALSE;
+  const char *p = cell + strlen (column);
+  while (*p == ' ' || *p == '=' || *p == ':')
+    p++;
+  if (!g_ascii_isdigit (*p))
+    return FALSE;
+  char *end = NULL;
+  gint64 n = g_ascii_strtoll (p, &end, 10);
+  while (*end == ' ')
+    end++;
+  if (!(*end == '\0' || *end == '(') || n < 1 || n > PLAN_MAX_WORLD)
+    return FALSE;
+  *out = n;
+  return TRUE;
+}
+
+/* A step time in seconds: a number, or one with its unit "ms" (/ 1000) or "min" (x 60);
+ * "s", "sec" or none: seconds */
+static gboolean
+cell_seconds (const char *cell, double *out)
+{
+  double v;
+  const char *end = leading_number (cell, &v);
+  if (end == NULL || magnitude_suffix (end) != 0)
+    return FALSE;
+  while (*end == ' ')
+    end++;
+  if (g_ascii_strncasecmp (end, "ms", 2) == 0 && !g_ascii_isalpha (end[2]))
+    v /= 1000;
+  else if (g_ascii_strncasecmp (end, "msec", 4) == 0 || g_ascii_strncasecmp (end, "millisec", 8) == 0)
+    v /= 1000;
+  else if (g_ascii_strncasecmp (end, "min", 3) == 0)
+    v *= 60;
+  *out = v;
+  return TRUE;
+}
+
 /* A sequence length: a count, or one with K / M ("8K", "128k", "1M"), which for context
  * lengths are powers of two (8K = 8,192: the Llama 3 paper's 8K and 128K stages are
  * 8,192 and 131,072 tokens) */
@@ -563,7 +612,7 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
 {
   double v;
   c->has_convention = convention_for (get (csv, row, "flops_convention"), &c->convention);
-  if (cell_number (get (csv, row, "step_time_s"), &v) && v > 0)
+  if (cell_seconds (get (csv, row, "step_time_s"), &v) && v > 0)
     {
       c->measured_step_s = v;
       c->measured_source = g_strdup ("step_time_s");
@@ -1215,16 +1264,16 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
 {
   Plan *p = &c->plan;
   gint64 tp = 1, pp = 1, cp = 1, dp = 0, v;
-  gboolean has_dp = cell_count (get (csv, row, "dp"), &dp);
-  if (cell_count (get (csv, row, "tp"), &v))
+  gboolean has_dp = cell_size (csv, row, "dp", &dp);
+  if (cell_size (csv, row, "tp", &v))
     tp = v;
   else if (!has_dp)
     return skip (c, "tp not stated");
-  if (cell_count (get (csv, row, "pp"), &v))
+  if (cell_size (csv, row, "pp", &v))
     pp = v;
   else if (!has_dp)
     return skip (c, "pp not stated");
-  if (cell_count (get (csv, row, "cp"), &v))
+  if (cell_size (csv, row, "cp", &v))
     cp = v;
   if (!has_dp)
     {
@@ -1536,7 +1585,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   }
 
   gint64 ep = 1;
-  cell_count (get (csv, row, "ep"), &ep);
+  cell_size (csv, row, "ep", &ep);
   res_pub_moe_plan (&c->moe, ep, p);
   /* overlaps the stack runs in every run (hai-llm: DualPipe pairs each all-to-all and the
    * shared expert with another chunk's compute, frameworks/presets/hai-llm.json) */

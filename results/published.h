@@ -116,6 +116,8 @@
  * | global_batch              | required; in tokens ("16M tokens", "1048576 tokens") ->      |
  * |                           |   tokens / seq_len, K / M read decimal and binary and the    |
  * |                           |   one that divides taken (none or both: skipped)             |
+ * | tp, pp, cp, dp, ep        | also after their own name: "TP=4", "tp 4", "TP4"             |
+ * | step_time_s               | seconds; "850 ms" / 1000, "1.5 min" x 60                     |
  * | numbers                   | "8,192" is 8192; a magnitude letter ("16K") makes a count    |
  * |                           |   text (not stated), except seq_len: K = 1024, M = 2^20      |
  * | recompute                 | starts with full / selective / none ("selective (modules:    |

@@ -1018,6 +1018,33 @@ test_numbers_as_written (void)
         g_error ("sequence_parallel '%s': %d, expected %d (%s)", sps[i].sp,
                  c->plan.sequence_parallel, sps[i].want, c->skip_reason ? c->skip_reason : "");
     }
+  /* a parallel size after its own name: "TP=2", "tp 2", "TP2" are tp 2 (16 GPUs: dp 8);
+   * they read as not stated before, tp 1, dp 16 */
+  static const char *const tps[] = { "TP=2", "tp 2", "TP2", "2 (TP)", "tp: 2" };
+  for (guint i = 0; i < G_N_ELEMENTS (tps); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+        "step_time_s\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,%s,1,64,1.0\n", tps[i]);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (!c->ready || c->plan.tp != 2 || c->plan.dp != 8)
+        g_error ("tp '%s': tp %d dp %d (%s)", tps[i], c->plan.tp, c->plan.dp,
+                 c->skip_reason ? c->skip_reason : "");
+    }
+  /* a step time with its unit: 850 ms = 0.85 s (read as 850 s before), 1.5 min = 90 s */
+  static const struct { const char *cell; double want; } steps[] = {
+    { "0.85", 0.85 }, { "850 ms", 0.85 }, { "850ms", 0.85 }, { "0.85 s", 0.85 },
+    { "1.5 min", 90 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+        "step_time_s\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,64,%s\n", steps[i].cell);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      g_assert_true (c->ready);
+      g_assert_cmpfloat (fabs (c->measured_step_s - steps[i].want), <, 1e-12);
+    }
   g_autoptr (ResPublishedCase) x = num_row ("1024", "64", "x");
   g_assert_false (x->ready);
   g_assert_cmpstr (x->skip_reason, ==, "sequence_parallel 'x' not recognised (hint: yes or no)");
