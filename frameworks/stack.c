@@ -170,7 +170,7 @@ static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "compil
                                         "tp_all_gather", "gemm_rate", "casts",
                                         "weight_cast_bytes", "output_layer", "fast_accum",
                                         "moe_act_input", "attn_out_input", "moe_dispatch",
-                                        NULL };
+                                        "norm_amax", NULL };
 static const char *const tp_ag_names[] = { "bf16", "fp8", NULL };
 static const char *const fp8_rate_names[] = { "fitted", "kernel", NULL };
 static const char *const fp8_cast_names[] = { "per_gemm", "per_operand", NULL };
@@ -178,6 +178,7 @@ static const char *const fp8_output_names[] = { "fp8", "bf16", NULL };
 static const char *const fp8_fast_accum_names[] = { "off", "forward", NULL };
 static const char *const fp8_act_cache_names[] = { "bf16", "fp8", NULL };
 static const char *const fp8_attn_out_names[] = { "fp8", "e5m6", NULL };
+static const char *const fp8_norm_amax_names[] = { "separate", "fused", NULL };
 static const char *const moe_keys[] = { "dispatch_host_sync", "grouped_gemm_launches",
                                         "expert_eager_op", "a2a_overlap", "host_ops", NULL };
 static const char *const host_ops_keys[] = { "layer_fwd", "layer_bwd", "layer_fwd_after_sync",
@@ -416,7 +417,7 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       int rate = s->fp8_kernel_rate ? 1 : 0, casts = s->fp8_cast_per_operand ? 1 : 0;
       int out = s->fp8_output_bf16 ? 1 : 0, fa = s->fp8_fast_accum_fwd ? 1 : 0;
       int act_in = s->fp8_moe_act_input ? 1 : 0, attn_out = s->fp8_attn_out_e5m6 ? 1 : 0;
-      int disp = s->fp8_moe_dispatch ? 1 : 0;
+      int disp = s->fp8_moe_dispatch ? 1 : 0, namax = s->fp8_norm_amax_fused ? 1 : 0;
       if (!check_keys (sub, fp8_keys, &ws, error)
           || !get_enum (sub, "ops", fp8_ops_names, &ops, FALSE, &ws, error)
           || !get_enum (sub, "scaling", scaling_names, &sc, FALSE, &ws, error)
@@ -436,8 +437,10 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
           || !get_enum (sub, "fast_accum", fp8_fast_accum_names, &fa, FALSE, &ws, error)
           || !get_enum (sub, "moe_act_input", fp8_act_cache_names, &act_in, FALSE, &ws, error)
           || !get_enum (sub, "attn_out_input", fp8_attn_out_names, &attn_out, FALSE, &ws, error)
-          || !get_enum (sub, "moe_dispatch", fp8_act_cache_names, &disp, FALSE, &ws, error))
+          || !get_enum (sub, "moe_dispatch", fp8_act_cache_names, &disp, FALSE, &ws, error)
+          || !get_enum (sub, "norm_amax", fp8_norm_amax_names, &namax, FALSE, &ws, error))
         return NULL;
+      s->fp8_norm_amax_fused = namax == 1;
       s->fp8_moe_act_input = act_in == 1;
       s->fp8_attn_out_e5m6 = attn_out == 1;
       s->fp8_moe_dispatch = disp == 1;
@@ -894,6 +897,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   S ("moe_act_input", fp8_act_cache_names[s->fp8_moe_act_input ? 1 : 0]);
   S ("attn_out_input", fp8_attn_out_names[s->fp8_attn_out_e5m6 ? 1 : 0]);
   S ("moe_dispatch", fp8_act_cache_names[s->fp8_moe_dispatch ? 1 : 0]);
+  S ("norm_amax", fp8_norm_amax_names[s->fp8_norm_amax_fused ? 1 : 0]);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "cp");
   json_builder_begin_object (b);

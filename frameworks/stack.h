@@ -243,6 +243,11 @@ typedef struct {
   gboolean      fp8_output_bf16;        /* the output layer (logits) stays bf16 in fp8 runs */
   gboolean      fp8_fast_accum_fwd;     /* forward FP8 GEMMs with fast accumulation
                                          * ("fast_accum": "forward") */
+  gboolean      fp8_norm_amax_fused;    /* "norm_amax": "fused": under per-tensor current
+                                         * scaling the RMSNorm / LayerNorm kernel that feeds
+                                         * a GEMM (QKV, MLP up) also returns its output's
+                                         * amax, so that GEMM's input cast skips the amax
+                                         * read (sim/cost-compute.c gemm_s) */
   gboolean      fp8_moe_act_input;      /* "moe_act_input": "fp8": the MoE experts' SwiGLU
                                          * input (the fc1 output) is saved for the backward
                                          * in FP8 with 1x128 tile scales, not bf16 */

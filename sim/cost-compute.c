@@ -403,6 +403,26 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
   const gboolean a_cast = !c->opts.fp8_cast_per_operand || !wgrad;
   double cast = lowp && a_cast && c->opts.fp8_cast_passes > 0 && c->mem_Bps > 0
                   ? g * c->opts.fp8_cast_passes * 3.0 * m * k / c->mem_Bps : 0.0;
+  /* Per-tensor current scaling reads its input once for the amax and once for the cast
+   * (sim_cost_fp8_quant_bytes: 2 B of its 6 on Hopper, 5 on Blackwell). Where a GEMM's
+   * input is a norm's output (QKV and the MLP's up projection, TE LayerNormLinear) a stack
+   * whose norm kernel returns the amax with its bf16 output (fp8_norm_amax_fused)
+   * quantizes it with that amax: no amax read. Transformer Engine PR #2013 ("Fuse amax
+   * computation into normalization kernel for current scaling", opened 2025-07-30, after
+   * #2004 which did the same for TE's activation kernels and is in the v2.7 release
+   * notes): rmsnorm_fwd / layernorm_fwd write into create_hp_tensor_with_amax's tensor and
+   * call quantize_with_amax (transformer_engine/pytorch/csrc/extensions/normalization.cpp);
+   * before it, nvte_compute_amax read the norm output again. U: the TE version of the
+   * NeMo 25.11 / 26.02 containers (the only current-scaling rows) was not read; both came
+   * out after v2.7. Megatron-Core's SwiGLU is its own kernel (bias_swiglu_impl), not TE's,
+   * so the MLP's down projection and every backward cast keep the amax read. */
+  if (cast > 0 && fwd && store == TOPO_DTYPE_FP8 && c->opts.fp8_norm_amax_fused
+      && c->opts.fp8_scaling == FW_SCALING_CURRENT && op->name != NULL
+      && (g_str_equal (op->name, "qkv") || g_str_equal (op->name, "mlp_up")))
+    {
+      const double q = sim_cost_fp8_quant_bytes (FW_SCALING_CURRENT, c->opts.fp8_any_layout);
+      cast *= (q - 2.0) / q;
+    }
   /* a stack that casts bf16 weights per forward GEMM (torchao without FP8 all-gather):
    * the weight's amax pass and its cast, fp8_weight_cast_bytes per element of B = k x n */
   if (lowp && fwd && c->opts.fp8_weight_cast_bytes > 0 && c->mem_Bps > 0)

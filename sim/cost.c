@@ -673,6 +673,7 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->fp8_weight_cast_bytes = stack->fp8_weight_cast_bytes;
   o->fp8_output_bf16 = stack->fp8_output_bf16;
   o->fp8_fast_accum_fwd = stack->fp8_fast_accum_fwd;
+  o->fp8_norm_amax_fused = stack->fp8_norm_amax_fused;
   o->fp8_scaling = stack->fp8_scaling;
   o->zero3_prefetch_params = stack->fsdp_prefetch_params;
   o->zero3_reuse_params = stack->fsdp_max_reuse_params;
@@ -906,6 +907,7 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
   o->fp8_weight_cast_bytes = 0.0;
   o->fp8_output_bf16 = FALSE;
   o->fp8_fast_accum_fwd = FALSE;
+  o->fp8_norm_amax_fused = FALSE;
   o->fp8_any_layout = dev != NULL && dev->fp8_any_layout;
   o->extrapolated = FALSE;
   o->free_comm = FALSE;

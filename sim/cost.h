@@ -201,6 +201,8 @@ typedef struct {
   gboolean fp8_output_bf16;       /* the logits GEMM stays bf16 in fp8 plans */
   gboolean fp8_fast_accum_fwd;    /* forward FP8 GEMMs in fast-accumulation mode
                                    * (sim/cost-compute.c FP8_FAST_ACCUM_SPEEDUP) */
+  gboolean fp8_norm_amax_fused;   /* current scaling: a norm-fed GEMM's input cast reads
+                                     no amax pass (FwStack fp8_norm_amax_fused) */
   gboolean fp8_any_layout;        /* the device's FP8 GEMMs take any operand layout
                                      (TopoDevice fp8_any_layout): no transposed FP8 copy */
   double   zero3_prefetch_params; /* the stack's ZeRO-3 semantics (FwStack fsdp_*), which

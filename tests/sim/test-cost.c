@@ -1582,6 +1582,73 @@ test_fp8_recipe_gemm_rates (Fixture *f, gconstpointer data)
     }
 }
 
+/* Current scaling's amax taken in the norm kernel (fp8_norm_amax_fused, TE PR #2013):
+ * a norm-fed GEMM's input cast skips the amax read. On H100 (TN-only FP8 GEMMs) a
+ * current-scaling quantization moves 6 B per element (amax read 2 + read 2 + FP8 write
+ * 1 + transposed write 1), of which the amax read is 2 / 6; nemo's 1 delayed pass at the
+ * tensorwise recipe is 6 / 4 = 1.5 passes of the cast term's 3 B (sim_cost_fp8_quant_bytes
+ * ratios, test_fp8_recipes). The QKV GEMM of Llama 3 8B over 8192 tokens, A = 8192 x 4096
+ * = 33,554,432 elements: without the fusion 1.5 x 3 x 33,554,432 = 150,994,944 B; with
+ * it (6 - 2) / 6 of that, 100,663,296 B: 1.5 x 33,554,432 = 50,331,648 B less, at the
+ * documented 0.90 x 3.35 TB/s = 3.015e12 B/s ~ 16.69 us (sim_cost_hbm_s of those bytes).
+ * The MLP's up projection (8192 x 28672 x 4096, the same A) saves the same; the down
+ * projection (its input the SwiGLU output, Megatron-Core's own kernel), the backward
+ * GEMMs, delayed scaling and a stack without the fusion save nothing. nemo and
+ * megatron-core set it (TE), torchtitan (torchao) does not. */
+static void
+test_fp8_norm_amax (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  SimCostOptions off;
+  sim_cost_options_init_documented (&off, f->h100);
+  off.fp8_cast_passes = 1.5;
+  off.fp8_cast_per_operand = TRUE;
+  off.fp8_scaling = FW_SCALING_CURRENT;
+  off.fp8_norm_amax_fused = FALSE;
+  SimCostOptions on = off;
+  on.fp8_norm_amax_fused = TRUE;
+  SimCostOptions delayed = on;
+  delayed.fp8_scaling = FW_SCALING_DELAYED;
+  delayed.fp8_cast_passes = 1.0;
+  SimCostOptions delayed_off = delayed;
+  delayed_off.fp8_norm_amax_fused = FALSE;
+  g_autoptr (SimCost) c_off = sim_cost_new (f->h100, NULL, &off);
+  g_autoptr (SimCost) c_on = sim_cost_new (f->h100, NULL, &on);
+  g_autoptr (SimCost) c_d = sim_cost_new (f->h100, NULL, &delayed);
+  g_autoptr (SimCost) c_doff = sim_cost_new (f->h100, NULL, &delayed_off);
+  const double saved = sim_cost_hbm_s (c_on, 1.5 * 8192 * 4096);
+  assert_rel (saved, 16.69e-6, 1e-3);
+  const struct { const char *name; guint64 m, n, k; gboolean fused; } cases[] = {
+    { "qkv", 8192, 6144, 4096, TRUE },
+    { "mlp_up", 8192, 28672, 4096, TRUE },
+    { "mlp_down", 8192, 4096, 14336, FALSE },
+    { "attn_out", 8192, 4096, 4096, FALSE },
+    { "qkv_dgrad", 8192, 4096, 6144, FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      ModelOp op = named_gemm_op (cases[i].name, cases[i].m, cases[i].n, cases[i].k, 0);
+      const double t_off = sim_cost_op_s (c_off, &op, TOPO_DTYPE_FP8, FALSE);
+      const double t_on = sim_cost_op_s (c_on, &op, TOPO_DTYPE_FP8, FALSE);
+      if (cases[i].fused)
+        assert_rel (t_off - t_on, saved, 1e-9);
+      else
+        g_assert_cmpfloat (t_on, ==, t_off);
+      g_assert_cmpfloat (sim_cost_op_s (c_d, &op, TOPO_DTYPE_FP8, FALSE), ==,
+                         sim_cost_op_s (c_doff, &op, TOPO_DTYPE_FP8, FALSE));
+    }
+  const char *const te[] = { "nemo", "megatron-core" };
+  for (guint i = 0; i < G_N_ELEMENTS (te); i++)
+    {
+      g_autoptr (FwStack) fw = fw_stack_load_preset (te[i], &error);
+      g_assert_no_error (error);
+      g_assert_true (fw->fp8_norm_amax_fused);
+    }
+  g_autoptr (FwStack) tt = fw_stack_load_preset ("torchtitan", &error);
+  g_assert_no_error (error);
+  g_assert_false (tt->fp8_norm_amax_fused);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1602,6 +1669,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/power-cap-clock", test_power_cap_clock);
   ADD ("/sim/cost/fp8-recipes", test_fp8_recipes);
   ADD ("/sim/cost/fp8-recipe-gemm-rates", test_fp8_recipe_gemm_rates);
+  ADD ("/sim/cost/fp8-norm-amax", test_fp8_norm_amax);
   ADD ("/sim/cost/nvfp4-quantization", test_nvfp4_quantization);
   ADD ("/sim/cost/gemm-skinny", test_gemm_skinny);
   ADD ("/sim/cost/gemm-tile-choice", test_gemm_tile_choice);
