@@ -56,6 +56,9 @@ static const struct {
   { "l40s-pcie-cluster", 8 * 16 },           /* 16 example servers of 8 */
   { "dgx-h100-superpod", 8 * 32 * 4 },       /* 4 SU x 32 DGX x 8 = 1,024 */
   { "dgx-h100-superpod-64su", 8 * 32 * 4 * 16 }, /* 64 SU = 16,384 */
+  { "dgx-h800-superpod", 8 * 32 * 4 },       /* the H100 SuperPOD's shape: 1,024 */
+  { "dgx-h800-superpod-64su", 8 * 32 * 4 * 16 }, /* 16,384 */
+  { "a800-superpod",     8 * 20 * 28 },      /* selene's shape: 4,480 */
   { "gb200-nvl72",       4 * 18 },           /* 18 trays x 4 = 72 */
   { "gb200-nvl72-superpod", 4 * 18 * 8 * 4 * 8 }, /* 72 x 8 racks x 4 SU x 8 pods = 18,432 */
   { "gb300-nvl72-superpod", 4 * 18 * 8 * 4 * 8 }, /* 18,432 */
@@ -576,6 +579,52 @@ test_scale_out (void)
   g_assert_nonnull (strstr (error->message, "no scale-out level"));
 }
 
+/* The export variants differ from their base part only in NVLink (arXiv 2505.09343 Sec.
+ * 4.1 for the H800; tweakers.net / techpowerup.com, after Reuters, for the A800):
+ *   H800: 400 GB/s bidirectional / 2 = 200 GB/s per direction (H100: 900 / 2 = 450);
+ *         busbw 160 GB/s, the achievable NVLink bandwidth of DeepSeek-V3's H800 nodes
+ *         (arXiv 2412.19437 Sec. 3.2.2), 160 / 200 = 0.80 of the link (H100 370 / 450);
+ *         no NVLS (no measurement on H800);
+ *   A800: 400 / 2 = 200 GB/s per direction (A100: 600 / 2 = 300); busbw 235 / 300 x 200 =
+ *         156.7 -> 157 GB/s;
+ * every compute ceiling, the memory and the levels above the server stay the base
+ * preset's, and the device name keeps the generation (sim/cost.c matches "H800" to
+ * Hopper, "A800" to Ampere). */
+static void
+test_export_variants (void)
+{
+  static const struct { const char *variant, *base, *device; double bw, busbw; } cases[] = {
+    { "dgx-h800-superpod", "dgx-h100-superpod", "H800-SXM5-80GB", 200e9, 160e9 },
+    { "dgx-h800-superpod-64su", "dgx-h100-superpod-64su", "H800-SXM5-80GB", 200e9, 160e9 },
+    { "a800-superpod", "selene", "A800-SXM4-80GB", 200e9, 157e9 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (TopoCluster) v = topo_cluster_lookup (cases[i].variant, &error);
+      g_assert_no_error (error);
+      g_autoptr (TopoCluster) b = topo_cluster_lookup (cases[i].base, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (v->device.name, ==, cases[i].device);
+      g_assert_cmpfloat (v->levels[0].bw_Bps, ==, cases[i].bw);
+      g_assert_cmpfloat (v->levels[0].busbw_Bps, ==, cases[i].busbw);
+      g_assert_cmpfloat (v->levels[0].bw_Bps, <, b->levels[0].bw_Bps);
+      g_assert_false (v->device.has_nvls);
+      for (guint d = 0; d < TOPO_DTYPE_N; d++)
+        g_assert_cmpfloat (v->device.peak_flops[d], ==, b->device.peak_flops[d]);
+      g_assert_cmpuint (v->device.hbm_bytes, ==, b->device.hbm_bytes);
+      g_assert_cmpfloat (v->device.hbm_Bps, ==, b->device.hbm_Bps);
+      g_assert_cmpfloat (v->device.gemm_efficiency, ==, b->device.gemm_efficiency);
+      g_assert_cmpuint (v->n_levels, ==, b->n_levels);
+      for (guint l = 1; l < b->n_levels; l++)
+        {
+          g_assert_cmpuint (v->levels[l].count, ==, b->levels[l].count);
+          g_assert_cmpfloat (v->levels[l].bw_Bps, ==, b->levels[l].bw_Bps);
+          g_assert_cmpfloat (v->levels[l].busbw_Bps, ==, b->levels[l].busbw_Bps);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -618,6 +667,7 @@ main (int argc, char **argv)
   g_test_add_func ("/topology/preset/h100-24k-aggregate", test_h100_24k_aggregate);
   g_test_add_func ("/topology/preset/h100-24k-levels", test_h100_24k_levels);
   g_test_add_func ("/topology/preset/selene-aggregate", test_selene_aggregate);
+  g_test_add_func ("/topology/preset/export-variants", test_export_variants);
   g_test_add_func ("/topology/preset/aggregate-unknown-cores", test_aggregate_unknown_cores);
   g_test_add_func ("/topology/dtype/names", test_dtype);
 
