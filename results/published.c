@@ -333,10 +333,15 @@ skip (ResPublishedCase *c, const char *format, ...)
  *                                       size is a number of its own: "196GB" is not 96)
  *   "H100" with "700W, HBM3" or a 1:7 network (the Llama 3 production cluster, Llama 3
  *     paper Sec. 3.3.1, which the h100-24k preset models) -> h100-24k
- *   other "H100" / "H800"            -> dgx-h100-superpod (1,024 GPUs), or
+ *   "H800" (not PCIe)                -> dgx-h800-superpod (1,024 GPUs), or
+ *                                       dgx-h800-superpod-64su above 1,024 GPUs (NVLink
+ *                                       400 GB/s, not the H100's 900; "H800 PCIe" stays on
+ *                                       h100-pcie-cluster)
+ *   other "H100"                      -> dgx-h100-superpod (1,024 GPUs), or
  *                                       dgx-h100-superpod-64su above 1,024 GPUs
  *   "A100" / "A800" with "PCIe"       -> none: skipped, no NVSwitch (was selene / a100-40g)
- *   "A100" / "A800" / "Ampere" with 40 GB -> a100-40g-cluster, else -> selene ("DGX A100
+ *   "A800"                            -> a800-superpod (NVLink 400 GB/s, not the A100's 600)
+ *   "A100" / "Ampere" with 40 GB      -> a100-40g-cluster, else -> selene ("DGX A100
  *                                       640GB" is 8 x 80 GB: selene)
  *                                       ("NVIDIA Ampere (A100)", "A100-SXM-80GB (Selene)")
  *   "MI325X" / "MI300X"              -> mi325x-cluster / mi300x-cluster ("AMD Instinct
@@ -411,6 +416,10 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
     return NULL;
   if (strstr (t, "h20") != NULL)   /* after H200, which contains it */
     return "hgx-h20-cluster";
+  /* H800 SXM: the H100 die with NVLink cut to 400 GB/s (arXiv 2505.09343 Sec. 4.1); its
+   * PCIe card still takes the H100 PCIe preset, whose NVLink is bridges, not NVSwitch */
+  if (strstr (t, "h800") != NULL && strstr (t, "pcie") == NULL)
+    return n_gpus > 1024 ? "dgx-h800-superpod-64su" : "dgx-h800-superpod";
   if (strstr (t, "h100") != NULL || strstr (t, "h800") != NULL)
     {
       if (strstr (t, "pcie") != NULL)
@@ -426,7 +435,10 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
   if ((strstr (t, "a100") != NULL || strstr (t, "a800") != NULL || strstr (t, "ampere") != NULL)
       && strstr (t, "pcie") != NULL)
     return NULL;   /* the PCIe card: no NVSwitch, which both A100 presets have */
-  if (strstr (t, "a100") != NULL || strstr (t, "a800") != NULL || strstr (t, "ampere") != NULL)
+  /* A800 SXM: the A100 with NVLink cut to 400 GB/s (a800-superpod.json); SXM only in 80 GB */
+  if (strstr (t, "a800") != NULL)
+    return "a800-superpod";
+  if (strstr (t, "a100") != NULL || strstr (t, "ampere") != NULL)
     return has_gb (t, "40") ? "a100-40g-cluster" : "selene";
   if (strstr (t, "mi355x") != NULL)
     return "mi355x-cluster";

@@ -26,6 +26,8 @@
  * |                           |   h200-superpod; H100 PCIe / NVL / 94-96 GB HBM2e -> their   |
  * |                           |   presets; H100 "700W, HBM3" or a 1:7 network -> h100-24k;   |
  * |                           |   other H100 -> dgx-h100-superpod (64su above 1,024 GPUs);   |
+ * |                           |   H800 (not PCIe) -> dgx-h800-superpod (64su above 1,024);   |
+ * |                           |   A800 (not PCIe) -> a800-superpod (both NVLink 400 GB/s);   |
  * |                           |   A100 / Ampere: 40 GB -> a100-40g-cluster, else selene;     |
  * |                           |   MI300X / MI325X -> mi300x-cluster / mi325x-cluster;        |
  * |                           |   B300 (not GB300) -> dgx-b300-superpod; H20 (not H200) ->   |

@@ -46,6 +46,15 @@ test_gpu_types (void)
     { "H100 94 GB", 8, "h100-sxm-96g-superpod", RES_PUB_FAMILY_H100 },
     { "NVIDIA H100 NVL", 8, "h100-nvl-cluster", RES_PUB_FAMILY_H100 },
     { "H100 PCIe 80GB", 8, "h100-pcie-cluster", RES_PUB_FAMILY_H100 },
+    /* the export variants (NVLink 400 GB/s): H800 SXM on its own presets (1,024 GPUs, or
+     * 64 SUs above), in the H100 family, the same die; its PCIe card on the H100 PCIe
+     * preset as before; A800 SXM (80 GB only) on a800-superpod, in the A100 family */
+    { "H800-SXM-80GB", 8, "dgx-h800-superpod", RES_PUB_FAMILY_H100 },
+    { "H800-SXM-80GB", 2048, "dgx-h800-superpod-64su", RES_PUB_FAMILY_H100 },
+    { "NVIDIA H800 80GB HBM3", 1024, "dgx-h800-superpod", RES_PUB_FAMILY_H100 },
+    { "H800 PCIe 80GB", 8, "h100-pcie-cluster", RES_PUB_FAMILY_H100 },
+    { "A800-SXM4-80GB", 8, "a800-superpod", RES_PUB_FAMILY_A100 },
+    { "NVIDIA A800 80GB", 64, "a800-superpod", RES_PUB_FAMILY_A100 },
     { "H200 SXM 141GB", 8, "h200-superpod", RES_PUB_FAMILY_H200 },
     { "B200-SXM-180GB", 8, "dgx-b200-superpod", RES_PUB_FAMILY_B200 },
     { "DGX B200", 8, "dgx-b200-superpod", RES_PUB_FAMILY_B200 },
@@ -116,6 +125,7 @@ test_gpu_types (void)
     { "NVIDIA H200 NVL 141GB", 4, "PCIe card" },
     { "A100 PCIe 80GB", 8, "no NVSwitch" },
     { "NVIDIA A100-PCIE-40GB", 8, "no NVSwitch" },
+    { "A800 PCIe 80GB", 8, "no NVSwitch" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (skips); i++)
     {
