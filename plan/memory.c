@@ -608,9 +608,17 @@ plan_mem_schedule_peak_grads (const Plan *plan, int inflight, const guint64 *chu
  *    checkpoint's inputs) and so does the attention output (the out-projection input).
  *  - full, uniform (Megatron --recompute-method uniform): the chunk's layers are cut into
  *    groups of n = recompute_num_layers (0 taken as 1) and only each group's input is
- *    stored; the backward re-runs one group at a time: a transient of n full layers.
+ *    stored; the backward re-runs one group at a time: a transient of n full layers but
+ *    the group's input. The re-run starts from the stored input itself, not a copy
+ *    (Megatron-Core tensor_parallel/random.py CheckpointFunction.backward and DeepSpeed's
+ *    activation_checkpointing CheckpointFunction.backward: detach_variable of
+ *    ctx.saved_tensors, a view of the same storage; torch.utils.checkpoint's
+ *    non-reentrant path: the frame's saved inputs, unpacked, and the re-run's saved
+ *    tensors kept as x.detach ()), so the first re-run layer's norm-1 input, one layer
+ *    input of the full layer's, is the tensor already counted as stored.
  *  - full, block: the first n layers of each chunk store only their inputs, the rest keep
- *    everything; one layer is re-run at a time (0 or n >= layers: every layer).
+ *    everything; one layer is re-run at a time (0 or n >= layers: every layer), from its
+ *    stored input as above: a transient of a full layer but its input.
  *  - selective-op (torchtitan's op-level SAC): op_layer per layer (plan_mem_op_layer);
  *    the layer's recompute rebuilds the rest of a full layer before its backward.
  *  - none with CPU offloading of N layers (Megatron-Core --cpu-offloading, PP 1 only):
@@ -644,13 +652,13 @@ plan_mem_chunk_acts (const Plan *plan, int layers, guint64 full_layer, guint64 s
         {
           guint64 r = (n == 0 || n >= L) ? L : n;
           *stored = r * input + (L - r) * full_layer;
-          *transient = full_layer;
+          *transient = full_layer - MIN (input, full_layer);
         }
       else
         {
           guint64 g = MIN (MAX (n, 1), L);
           *stored = (L + g - 1) / g * input;
-          *transient = g * full_layer;
+          *transient = g * full_layer - MIN (input, g * full_layer);
         }
       break;
     case PLAN_RECOMPUTE_NONE:

@@ -604,11 +604,13 @@ test_oom_flip (void)
 }
 
 /* Recompute on stage 1 of the small plan (2 layers, 3 in flight, F = 4,464,640, layer
- * input 2 x 256 x 512 = 262,144):
+ * input I = 2 x 256 x 512 = 262,144). A re-run starts from the stored input itself
+ * (CheckpointFunction.backward: detach_variable, the same storage), so the re-run
+ * layers' transient is their F each less the one I already stored:
  *   selective: the log-sum-exp goes: 3 x 2 x (F - 8,192) = 26,738,688;
- *   full uniform n 1: 3 x 2 inputs + one layer re-run: 1,572,864 + F = 6,037,504;
- *   full uniform n 2: one input per group of 2: 3 x 262,144 + 2 F = 9,715,712;
- *   full block n 1: (input + F) x 3 + F = 14,180,352 + 4,464,640 = 18,644,992. */
+ *   full uniform n 1: 3 x 2 inputs + one layer re-run: 1,572,864 + F - I = 5,775,360;
+ *   full uniform n 2: one input per group of 2: 3 x 262,144 + 2 F - I = 9,453,568;
+ *   full block n 1: (input + F) x 3 + F - I = 14,180,352 + 4,202,496 = 18,382,848. */
 static void
 test_recompute (void)
 {
@@ -616,10 +618,10 @@ test_recompute (void)
     PlanRecompute r; PlanRecomputeMethod method; int n; guint64 bytes;
   } rows[] = {
     { PLAN_RECOMPUTE_SELECTIVE, PLAN_RECOMPUTE_UNIFORM, 0, 26738688 },
-    { PLAN_RECOMPUTE_FULL, PLAN_RECOMPUTE_UNIFORM, 1, 6037504 },
-    { PLAN_RECOMPUTE_FULL, PLAN_RECOMPUTE_UNIFORM, 0, 6037504 },
-    { PLAN_RECOMPUTE_FULL, PLAN_RECOMPUTE_UNIFORM, 2, 9715712 },
-    { PLAN_RECOMPUTE_FULL, PLAN_RECOMPUTE_BLOCK, 1, 18644992 },
+    { PLAN_RECOMPUTE_FULL, PLAN_RECOMPUTE_UNIFORM, 1, 5775360 },
+    { PLAN_RECOMPUTE_FULL, PLAN_RECOMPUTE_UNIFORM, 0, 5775360 },
+    { PLAN_RECOMPUTE_FULL, PLAN_RECOMPUTE_UNIFORM, 2, 9453568 },
+    { PLAN_RECOMPUTE_FULL, PLAN_RECOMPUTE_BLOCK, 1, 18382848 },
   };
   ModelSpec m;
   TopoCluster c;
@@ -636,6 +638,49 @@ test_recompute (void)
       p.recompute_method = rows[i].method;
       p.recompute_num_layers = rows[i].n;
       plan_memory_compute (&m, &p, &c, &mem);
+      g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_ACTIVATIONS], ==, rows[i].bytes);
+      plan_memory_clear (&mem);
+      plan_clear (&p);
+    }
+}
+
+/* The full-recompute re-run shares the stored layer input: Megatron-Core's
+ * CheckpointFunction.backward re-runs the group from detach_variable (ctx.saved_tensors),
+ * a view of the stored tensor, so the first re-run layer's norm-1 input is not a second
+ * copy. Stage 1 of the small plan at tp 2 with SP (2 layers, 3 in flight): the layer
+ * input is I = 2 x 256 x 512 / 2 = 131,072; a full layer keeps F = (4,464,640 - 8,192) / 2
+ * (every tensor split by SP or TP) + the log-sum-exp 4 x 4 heads x 256 = 4,096:
+ * 2,232,320.
+ *   uniform n 1: 3 x 2 x I + F - I = 786,432 + 2,101,248 = 2,887,680 (not + F: 3,018,752);
+ *   uniform n 2: 3 x I + 2 F - I = 393,216 + 4,333,568 = 4,726,784;
+ *   block n 2 (both layers input-only, one re-run at a time): the same as uniform n 1. */
+static void
+test_recompute_shares_input (void)
+{
+  static const struct { PlanRecomputeMethod method; int n; guint64 bytes; } rows[] = {
+    { PLAN_RECOMPUTE_UNIFORM, 1, 2887680 },
+    { PLAN_RECOMPUTE_UNIFORM, 2, 4726784 },
+    { PLAN_RECOMPUTE_BLOCK, 2, 2887680 },
+  };
+  ModelSpec m;
+  TopoCluster c;
+
+  small_llama (&m);
+  cluster_with_hbm (&c, 80 * GiB);
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      Plan p;
+      PlanMemory mem;
+
+      small_plan (&p);
+      p.tp = 2;
+      p.sequence_parallel = TRUE;
+      p.recompute = PLAN_RECOMPUTE_FULL;
+      p.recompute_method = rows[i].method;
+      p.recompute_num_layers = rows[i].n;
+      plan_memory_compute (&m, &p, &c, &mem);
+      g_assert_cmpuint (mem.act_bytes_per_layer, ==, 2232320);
+      g_assert_cmpint (mem.stages[1].inflight_microbatches, ==, 3);
       g_assert_cmpuint (mem.stages[1].bytes[PLAN_MEM_ACTIVATIONS], ==, rows[i].bytes);
       plan_memory_clear (&mem);
       plan_clear (&p);
@@ -959,14 +1004,15 @@ test_llama3_405b (void)
  * 10,477,568 -> 12,525,568), nothing on the others. With full recompute of every layer
  * (uniform, 1 layer a group) the last stage keeps 1 x 2 inputs 2 x 262,144 = 524,288 +
  * the head's 1,548,288 = 2,072,576. Its transient is the larger of the loss's 2,048,000
- * (beside everything stored) and one layer re-run (F = 4,464,640) less the head's
- * tensors, which the head's backward freed before it (one chunk a rank): 4,464,640 -
- * 1,548,288 = 2,916,352; 2,072,576 + 2,916,352 = 4,988,928 with or without the eager
- * loss. With 2 chunks a rank (vpp 2, 1 layer a chunk, interleaved, N = 4) the rank also
- * runs the backwards of chunk 0 beside chunk 1's head units in flight, so the layer's F
+ * (beside everything stored) and one layer re-run (F = 4,464,640, less its stored input
+ * I = 262,144 that the re-run starts from: 4,202,496) less the head's tensors, which the
+ * head's backward freed before it (one chunk a rank): 4,202,496 - 1,548,288 =
+ * 2,654,208; 2,072,576 + 2,654,208 = 4,726,784 with or without the eager loss. With 2
+ * chunks a rank (vpp 2, 1 layer a chunk, interleaved, N = 4) the rank also runs the
+ * backwards of chunk 0 beside chunk 1's head units in flight, so the re-run's F - I
  * stays whole: stage 3 warms up with chunk 0's micro-batches 0-3 (4 x 262,144), then
  * each forward of chunk 1 (262,144 + 1,548,288) precedes its backward: at most
- * 1,048,576 + 1,810,432 = 2,859,008 held, + F = 7,323,648. */
+ * 1,048,576 + 1,810,432 = 2,859,008 held, + F - I = 7,061,504. */
 static void
 test_loss_eager (void)
 {
@@ -993,16 +1039,16 @@ test_loss_eager (void)
   p.recompute = PLAN_RECOMPUTE_FULL;
   p.recompute_num_layers = 1;
   plan_memory_compute (&m, &p, &c, &eager);
-  g_assert_cmpuint (eager.stages[3].bytes[PLAN_MEM_ACTIVATIONS], ==, 4988928);
+  g_assert_cmpuint (eager.stages[3].bytes[PLAN_MEM_ACTIVATIONS], ==, 4726784);
   plan_memory_clear (&eager);
   p.loss_eager = 0;
   plan_memory_compute (&m, &p, &c, &fused);
-  g_assert_cmpuint (fused.stages[3].bytes[PLAN_MEM_ACTIVATIONS], ==, 4988928);
+  g_assert_cmpuint (fused.stages[3].bytes[PLAN_MEM_ACTIVATIONS], ==, 4726784);
   plan_memory_clear (&fused);
   p.vpp = 2;
   p.schedule = PLAN_SCHED_INTERLEAVED_1F1B;
   plan_memory_compute (&m, &p, &c, &fused);
-  g_assert_cmpuint (fused.stages[3].bytes[PLAN_MEM_ACTIVATIONS], ==, 7323648);
+  g_assert_cmpuint (fused.stages[3].bytes[PLAN_MEM_ACTIVATIONS], ==, 7061504);
   plan_memory_clear (&fused);
   plan_clear (&p);
 }
@@ -1307,6 +1353,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/oom-flip", test_oom_flip);
   g_test_add_func ("/plan/memory/unfused-transient", test_unfused_transient);
   g_test_add_func ("/plan/memory/recompute", test_recompute);
+  g_test_add_func ("/plan/memory/recompute-shares-input", test_recompute_shares_input);
   g_test_add_func ("/plan/memory/interleaved", test_interleaved);
   g_test_add_func ("/plan/memory/zero3-buffers", test_zero3_buffers);
   g_test_add_func ("/plan/memory/tied-embeddings", test_tied_embeddings);
