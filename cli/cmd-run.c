@@ -988,6 +988,7 @@ run_plan (RunCtx *c)
    * does not run: the prediction made from this plan leaves them out too */
   c->plan.grad_accum_upcast = 0;
   c->plan.zero3_copy_in_out = 0;
+  c->plan.zero3_grad_copy_in = 0;
   c->plan.zero2_reduce_passes = 0;
   /* nor context_parallel's per-step fp32 merges (plan.h cp_ring_merge) */
   c->plan.cp_ring_merge = 0;

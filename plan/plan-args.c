@@ -464,6 +464,8 @@ on_flag (const char *option, const char *value, gpointer data, GError **error)
     plan->compile = TRUE;
   else if (g_str_equal (name, "no-rope-fusion"))
     plan->no_rope_fusion = TRUE;
+  else if (g_str_equal (name, "no-gradient-accumulation-fusion"))
+    plan->zero3_grad_copy_in = 1;
   else if (g_str_equal (name, "fsdp-float8-all-gather"))
     plan->fsdp_float8_all_gather = TRUE;
   else if (g_str_equal (name, "pp-lockstep"))
@@ -661,6 +663,10 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
       NULL },
     { "no-rope-fusion", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "RoPE as unfused PyTorch ops (Megatron-Core with apply_rope_fusion off)", NULL },
+    { "no-gradient-accumulation-fusion", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK,
+      CB (on_flag), "ZeRO-3: weight gradients written apart and copied into the "
+      "reduce-scatter bucket each micro-batch (Megatron-FSDP without gradient-accumulation "
+      "fusion)", NULL },
     { "tp-comm-overlap", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),
       "Overlap TP communication with GEMMs", NULL },
     { "fsdp-float8-all-gather", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_flag),

@@ -48,6 +48,7 @@ plan_init_defaults (Plan *plan)
   plan->pp_scatter_gather = -1;
   plan->grad_accum_upcast = -1;
   plan->zero3_copy_in_out = -1;
+  plan->zero3_grad_copy_in = -1;
   plan->zero2_reduce_passes = -1;
   plan->cp_ring_merge = -1;
   plan->cp_kv_repeated = -1;

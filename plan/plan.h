@@ -327,6 +327,15 @@ typedef struct {
                                    * foreach_reduce_scatter_copy_in); 0 the collectives
                                    * work on the parameters' own flat buffers; -1 the
                                    * stack's */
+  int      zero3_grad_copy_in;    /* ZeRO-3 without gradient-accumulation fusion (the
+                                   * weight-gradient GEMMs write param.grad, not the
+                                   * reduce-scatter bucket): 1 after each micro-batch's
+                                   * backward of a layer its bf16 gradients are copied into
+                                   * the bucket (in the reduce dtype) on the compute stream
+                                   * before the reduce-scatter (Megatron-FSDP
+                                   * megatron_fsdp.py _grad_acc: main_grad.copy_(param.grad)),
+                                   * the copy-in of zero3_copy_in_out without its copy-out;
+                                   * 0 or -1 none */
   int      zero2_reduce_passes;   /* ZeRO-2 with per-micro-batch sync (zero2_grad_sync 1):
                                    * 1 before each reduce-scatter of a layer's (the
                                    * embedding's, the head's) unsharded gradient, PyTorch

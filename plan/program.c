@@ -2602,10 +2602,12 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
    * all-gather buffer, the gathered bytes twice; into the reduce-scatter buffer, the bf16
    * gradient read and written in the reduce dtype */
   bd.copy_out_blk = bd.copy_in_blk = NULL;
-  if (plan->zero3_copy_in_out > 0
+  if ((plan->zero3_copy_in_out > 0 || plan->zero3_grad_copy_in > 0)
       && (plan->sharding == PLAN_SHARD_ZERO3 || plan->sharding == PLAN_SHARD_HSDP))
     {
-      bd.copy_out_blk = g_new (guint32, model->n_layers);
+      /* (plan.h zero3_grad_copy_in alone: the copy-in blocks, no copy-out) */
+      const gboolean out = plan->zero3_copy_in_out > 0;
+      bd.copy_out_blk = g_new0 (guint32, model->n_layers);
       bd.copy_in_blk = g_new (guint32, model->n_layers);
       double prev = -1;
       for (guint64 l = 0; l < model->n_layers; l++)
@@ -2615,10 +2617,13 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
           if (gathered != prev || l == 0 || params != bd.layer_params_local[l - 1])
             {
               g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
-              prog_builder_elem (ops, "fsdp_copy", MODEL_OP_ELEMENTWISE,
-                                 (guint64) (2 * gathered), 0);
-              bd.copy_out_blk[l] = prog_builder_add_block (
-                &bd, PROG_BLOCK_GRAD_ACCUM, PROG_PHASE_FORWARD, "fsdp_copy_out", ops, 0);
+              if (out)
+                {
+                  prog_builder_elem (ops, "fsdp_copy", MODEL_OP_ELEMENTWISE,
+                                     (guint64) (2 * gathered), 0);
+                  bd.copy_out_blk[l] = prog_builder_add_block (
+                    &bd, PROG_BLOCK_GRAD_ACCUM, PROG_PHASE_FORWARD, "fsdp_copy_out", ops, 0);
+                }
               prog_builder_elem (ops, "fsdp_copy", MODEL_OP_ELEMENTWISE,
                                  (guint64) (params * (2 + bd.grad_bytes_per_param)), 0);
               bd.copy_in_blk[l] = prog_builder_add_block (
@@ -2631,6 +2636,8 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
               bd.copy_in_blk[l] = bd.copy_in_blk[l - 1];
             }
         }
+      if (!out)
+        g_clear_pointer (&bd.copy_out_blk, g_free);
     }
   /* FSDP1's passes before each per-micro-batch reduce-scatter (plan.h zero2_reduce_passes;
    * reduce_passes_bytes), one block per layer of a new size, and the embedding's and

@@ -1571,6 +1571,18 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
    * where its other GPUs' configs pass True) */
   if (strstr (get (csv, row, "notes"), "tp_comm_overlap=False") != NULL)
     p->tp_comm_overlap = FALSE;
+  /* Megatron-FSDP (a Megatron-Bridge row's FSDP column, ZeRO-3 here) runs without
+   * gradient-accumulation fusion: every performance config that turns use_megatron_fsdp
+   * on sets cfg.model.gradient_accumulation_fusion = False ("Disabled to avoid functional
+   * errors"; Megatron-Bridge scripts/performance/configs/llama3/llama3_llm_pretrain.py,
+   * the 25.11 layout: Llama 3 70B on GB300, GB200 and B200, Llama 3 8B on H100;
+   * configs/llama/llama3_llm_pretrain.py at 2a0d46e, the 26.02 layout: 70B on every
+   * Blackwell part), so the weight-gradient GEMMs write param.grad and Megatron-FSDP's
+   * post-backward hook copies it into the reduce-scatter bucket (megatron_fsdp.py
+   * _grad_acc: param.main_grad.copy_(param.grad)) after every micro-batch's backward of
+   * a layer (plan.h zero3_grad_copy_in) */
+  if (p->sharding == PLAN_SHARD_ZERO3 && contains_ci (get (csv, row, "framework"), "Megatron-Bridge"))
+    p->zero3_grad_copy_in = 1;
   if (c->stack->grad_reduce_bf16)
     p->grad_dtype = PLAN_PREC_BF16;
   /* A compiled run (--compile) where the framework or notes cell says so and the stack

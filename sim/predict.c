@@ -255,6 +255,8 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
     plan->grad_accum_upcast = co != NULL && co->grad_accum_upcast;
   if (plan->zero3_copy_in_out < 0)
     plan->zero3_copy_in_out = co != NULL && co->zero3_copy_in_out;
+  if (plan->zero3_grad_copy_in < 0)
+    plan->zero3_grad_copy_in = 0;
   if (plan->zero2_reduce_passes < 0)
     plan->zero2_reduce_passes = co != NULL && co->zero2_reduce_passes;
   if (plan->cp_ring_merge < 0)

@@ -1255,6 +1255,38 @@ test_megatron_bridge_nvfp4_tp_overlap (void)
     }
 }
 
+/* Megatron-FSDP without gradient-accumulation fusion: a Megatron-Bridge row sharded by its
+ * FSDP column (ZeRO-3) copies each layer's gradients into the reduce-scatter bucket (plan.h
+ * zero3_grad_copy_in; the performance configs set gradient_accumulation_fusion False with
+ * use_megatron_fsdp). The same row with the distributed optimizer (ZeRO-1) keeps the fused
+ * accumulation, and so does a ZeRO-3 row of another stack (torchtitan: FSDP2, its own
+ * copies, zero3_copy_in_out). Eight GB200 GPUs, TP 1. */
+static void
+test_megatron_fsdp_grad_copy (void)
+{
+  static const struct { const char *fw, *shard; int want; } rows[] = {
+    { "NeMo Megatron-Bridge 25.11 (Megatron-Core)", "Megatron-FSDP (FSDP 1: use_megatron_fsdp, "
+      "sharding strategy optim_grads_params, the ZeRO-3-like default)", 1 },
+    { "NeMo Megatron-Bridge 25.11 (Megatron-Core)", "distributed optimizer (FSDP 0)", 0 },
+    { "torchtitan", "FSDP (fully sharded)", 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "framework,zero_stage_or_fsdp,precision,global_batch,step_time_s\n"
+        "1,GPT,GB200 NVL72,8,16,1024,16,16384,1024,1,1,\"%s\",\"%s\",bf16,32,1.0\n",
+        rows[i].fw, rows[i].shard);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (!c->ready)
+        g_error ("%s / %s: %s", rows[i].fw, rows[i].shard, c->skip_reason);
+      g_assert_cmpint (c->plan.sharding, ==, i == 1 ? PLAN_SHARD_ZERO1 : PLAN_SHARD_ZERO3);
+      if (MAX (c->plan.zero3_grad_copy_in, 0) != rows[i].want)
+        g_error ("%s / %s: zero3_grad_copy_in %d, expected %d", rows[i].fw, rows[i].shard,
+                 c->plan.zero3_grad_copy_in, rows[i].want);
+    }
+}
+
 /* A row whose notes quote a config that turns TP-comm overlap off ("tp_comm_overlap=False",
  * Megatron-Bridge's Qwen3-235B-A22B H100 performance config) runs its TP collectives apart:
  * the same Megatron-Bridge FP8 row with TP 2 and sequence parallel is on by the nemo stack's
@@ -1340,6 +1372,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/megatron-bridge-nvfp4-tp-overlap",
                    test_megatron_bridge_nvfp4_tp_overlap);
   g_test_add_func ("/results/mapping/tp-overlap-off-note", test_tp_overlap_off_note);
+  g_test_add_func ("/results/mapping/megatron-fsdp-grad-copy", test_megatron_fsdp_grad_copy);
   g_test_add_func ("/results/mapping/automodel-stack", test_automodel_stack);
   g_test_add_func ("/results/mapping/ranking", test_ranking);
   g_test_add_func ("/results/mapping/explain", test_explain);

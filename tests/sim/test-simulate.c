@@ -1584,13 +1584,18 @@ test_grad_accum_upcast (void)
  * 51,388,416 B, once after the forward's gather and once before the backward's (2 x 8
  * tasks); the copy into the reduce-scatter reads the bf16 gradients and writes fp32 (the
  * plan's gradient dtype), 12,847,104 x 6 = 77,082,624 B, once per layer (8 tasks), and
- * that reduce-scatter waits for it. The flag off: no copies, and the step is shorter. */
+ * that reduce-scatter waits for it. The flag off: no copies, and the step is shorter.
+ * Megatron-FSDP without gradient-accumulation fusion (plan.h zero3_grad_copy_in) has the
+ * copy-in alone: the same 8 copies of 77,082,624 B before the 8 reduce-scatters, no copy
+ * out (Megatron-FSDP gathers into the buffer the layer computes from), and a longer step
+ * than without copies. */
 static void
-fsdp_copies (int flag, int *out, int *in, int *rs_after_copy, double *step)
+fsdp_copies (int flag, int grad_copy_in, int *out, int *in, int *rs_after_copy, double *step)
 {
   Case c;
   case_init_zero3_dp2 (&c, NULL);
   c.plan.zero3_copy_in_out = flag;
+  c.plan.zero3_grad_copy_in = grad_copy_in;
   g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
   const ProgProgram *pg = p->program;
   *out = *in = *rs_after_copy = 0;
@@ -1633,14 +1638,20 @@ static void
 test_zero3_copy_in_out (void)
 {
   int out, in, rs;
-  double with, without;
-  fsdp_copies (1, &out, &in, &rs, &with);
+  double with, without, in_only;
+  fsdp_copies (1, 0, &out, &in, &rs, &with);
   g_assert_cmpint (out, ==, 16);
   g_assert_cmpint (in, ==, 8);
   g_assert_cmpint (rs, ==, 8);
-  fsdp_copies (0, &out, &in, &rs, &without);
+  fsdp_copies (0, 0, &out, &in, &rs, &without);
   g_assert_cmpint (out + in + rs, ==, 0);
   g_assert_cmpfloat (with, >, without);
+  fsdp_copies (0, 1, &out, &in, &rs, &in_only);
+  g_assert_cmpint (out, ==, 0);
+  g_assert_cmpint (in, ==, 8);
+  g_assert_cmpint (rs, ==, 8);
+  g_assert_cmpfloat (in_only, >, without);
+  g_assert_cmpfloat (in_only, <, with);
 }
 
 /* sim_plan_apply_stack: every stack-dependent field the plan leaves unset (-1 from
