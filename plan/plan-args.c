@@ -775,6 +775,19 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
                    "--compile)");
       return FALSE;
     }
+  /* the copy into the reduce-scatter bucket is what Megatron-FSDP does without the fusion
+   * (plan.h zero3_grad_copy_in); under other sharding the gradient buffer's accumulation
+   * without the fusion is not modelled, so the flag would change nothing */
+  if (plan->zero3_grad_copy_in > 0 && plan->sharding != PLAN_SHARD_ZERO3
+      && plan->sharding != PLAN_SHARD_HSDP)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--no-gradient-accumulation-fusion is modelled for fully sharded plans "
+                   "(Megatron-FSDP's copy of each micro-batch's gradients into the "
+                   "reduce-scatter bucket), and this plan's sharding is %s (hint: add "
+                   "--sharding zero3, or drop the flag)", plan_sharding_name (plan->sharding));
+      return FALSE;
+    }
   if (plan->sharding == PLAN_SHARD_HSDP && !stack->hsdp)
     {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,

@@ -896,6 +896,28 @@ test_hsdp_needs_stack (void)
   run_result_clear (&r);
 }
 
+/* --no-gradient-accumulation-fusion is modelled as Megatron-FSDP's copy of each
+ * micro-batch's gradients into the reduce-scatter bucket (plan.h zero3_grad_copy_in), so
+ * a plan that is not fully sharded, where the flag would change nothing, is refused with
+ * exit 2; with --sharding zero3 it predicts. */
+static void
+test_grad_acc_fusion_needs_zero3 (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("predict --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 8 "
+              "--seq-length 2048 --no-gradient-accumulation-fusion --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "tandem: error: --no-gradient-accumulation-fusion is modelled "
+                   "for fully sharded plans (Megatron-FSDP's copy of each micro-batch's "
+                   "gradients into the reduce-scatter bucket), and this plan's sharding is "
+                   "none (hint: add --sharding zero3, or drop the flag)\n");
+  run_result_clear (&r);
+  run_tandem ("predict --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 8 "
+              "--seq-length 2048 --sharding zero3 --no-gradient-accumulation-fusion --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+}
+
 /* TP-comm overlap where the stack has none: `tandem search` leaves it out of such a
  * stack's space ("--tp-comm-overlap: the deepspeed stack does not offer it"), and predict
  * costed it anyway, as Megatron's userbuffers overlap (deepspeed.json tp_comm_overlap
@@ -1008,6 +1030,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/a2a-overlap-needs-vpp", test_a2a_overlap_needs_vpp);
   g_test_add_func ("/cli/predict/precision-spellings", test_precision_spellings);
   g_test_add_func ("/cli/predict/hsdp-needs-stack", test_hsdp_needs_stack);
+  g_test_add_func ("/cli/predict/grad-acc-fusion-needs-zero3", test_grad_acc_fusion_needs_zero3);
   g_test_add_func ("/cli/predict/tp-overlap-needs-stack", test_tp_overlap_needs_stack);
   return g_test_run ();
 }
