@@ -220,13 +220,21 @@ loop_case (const char *plan_args, int n_stages)
     }
   g_assert_cmpuint (pred, ==, 6u * n_stages);
   g_assert_cmpuint (meas, ==, 6u * 2);
-  /* sane: within a factor of 3 either way (not the accuracy target) */
+  /* sane: within a factor of 3 either way (not the accuracy target); under AddressSanitizer
+   * (scripts/sanitize.sh) a factor of 4, since it slows tandem's own loop and bookkeeping
+   * (instrumented) more than the BLAS kernels that calibration timed (not instrumented):
+   * a sanitized run on a loaded 2-core machine measured 0.316 */
+#if defined(__SANITIZE_ADDRESS__)
+  const double bound = 4.0;
+#else
+  const double bound = 3.0;
+#endif
   const double ratio = rec->pred.step_time_s / rec->meas.step_time_s;
   g_test_message ("%s: measured %.4f s, predicted %.4f s (%+.1f%%); compute %.4f / %.4f s",
                   plan_args, rec->meas.step_time_s, rec->pred.step_time_s,
                   100.0 * (ratio - 1.0), rec->meas.compute_s, rec->pred.compute_s);
-  g_assert_cmpfloat (ratio, >=, 1.0 / 3.0);
-  g_assert_cmpfloat (ratio, <=, 3.0);
+  g_assert_cmpfloat (ratio, >=, 1.0 / bound);
+  g_assert_cmpfloat (ratio, <=, bound);
 }
 
 static void
