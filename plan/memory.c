@@ -77,14 +77,18 @@ plan_mem_category_name (PlanMemCategory cat)
 
 /* ---- small helpers ------------------------------------------------------------------ */
 
+/* The micro-batches of one pipeline schedule: the step's, or with several schedules a
+ * step (plan.h pp_schedules) the m / k of each, which alone hold activations at once (a
+ * schedule drains before the next fills: program.c step_slots). */
 static int
 plan_mem_microbatches (const Plan *plan)
 {
+  int m = 1, k = plan_pp_schedules (plan);
   if (plan->grad_accum > 0)
-    return plan->grad_accum;
-  if (plan->global_batch > 0 && plan->micro_batch > 0 && plan->dp > 0)
-    return MAX (plan->global_batch / (plan->micro_batch * plan->dp), 1);
-  return 1;
+    m = plan->grad_accum;
+  else if (plan->global_batch > 0 && plan->micro_batch > 0 && plan->dp > 0)
+    m = MAX (plan->global_batch / (plan->micro_batch * plan->dp), 1);
+  return k > 1 && m % k == 0 ? m / k : m;
 }
 
 static guint64
@@ -418,7 +422,7 @@ plan_memory_inflight (const Plan *plan, int stage)
   /* --overlap-moe-expert-parallel-comm, where Megatron-Core runs combined 1F1B and the
    * step pairs its units (plan_moe_a2a_pairs): one more forward in the warm-up
    * (plan/program.c slots_one_more_warmup), so one more micro-batch in flight */
-  int combined = plan_moe_a2a_pairs (plan, m);
+  int combined = plan_moe_a2a_pairs (plan, m) && plan_pp_schedules (plan) == 1;
 
   switch (plan->schedule)
     {

@@ -123,6 +123,8 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
         ok = json_get_int (pj, S, key, n, 1, &p->vpp, error);
       else if (g_str_equal (key, "microbatch_group_size_per_vp_stage"))
         ok = json_get_int (pj, S, key, n, 1, &p->vpp_group, error);
+      else if (g_str_equal (key, "pipeline_schedules_per_step"))
+        ok = json_get_int (pj, S, key, n, 1, &p->pp_schedules, error);
       else if (g_str_equal (key, "pipeline_parallel_layers_per_stage"))
         ok = json_get_int (pj, S, key, n, 1, &p->layers_per_virtual_stage, error);
       else if (g_str_equal (key, "first_stage_layers"))

@@ -512,6 +512,26 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                     "step, but global / (micro x dp) = %d (hint: raise --global-batch-size "
                     "to %" G_GINT64_FORMAT " or use 1F1B)", plan->pp, plan->pp,
                     plan->grad_accum, per_step * plan->pp);
+  /* pp_schedules (plan.h): whole schedules of m / k micro-batches each, as
+   * torch.distributed.pipelining runs one per local batch; the interleaved schedule needs
+   * pp of them in each (as above). DualPipe's halves, Megatron-Core's combined 1F1B and
+   * torch's lock-step table are built for one schedule a step (program.c): refused. */
+  int k = plan_pp_schedules (plan);
+  if (k > 1)
+    {
+      if (plan->grad_accum % k != 0)
+        return invalid (error, "%d pipeline schedules a step need the %d micro-batches to "
+                        "divide among them", k, plan->grad_accum);
+      if (plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B && plan->grad_accum / k < plan->pp)
+        return invalid (error, "Interleaved1F1B with pp = %d needs at least %d micro-batches "
+                        "per schedule, but %d schedules of %d micro-batches run a step",
+                        plan->pp, plan->pp, k, plan->grad_accum / k);
+      if (plan->schedule == PLAN_SCHED_DUALPIPE || plan->pp_lockstep > 0
+          || plan_moe_a2a_pairs (plan, plan->grad_accum / k))
+        return invalid (error, "%d pipeline schedules a step are modelled for 1F1B, GPipe and "
+                        "dataflow interleaved 1F1B only (not DualPipe, torch's lock step or "
+                        "combined 1F1B)", k);
+    }
 
   /* Sharding. */
   if (plan->dp_replicate > 0

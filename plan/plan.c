@@ -583,6 +583,12 @@ plan_vpp_group (const Plan *plan)
   return plan->vpp_group > 0 ? plan->vpp_group : MAX (plan->pp, 1);
 }
 
+int
+plan_pp_schedules (const Plan *plan)
+{
+  return plan->pp > 1 ? MAX (plan->pp_schedules, 1) : 1;
+}
+
 gboolean
 plan_moe_a2a_combined_schedule (const Plan *plan)
 {
@@ -651,6 +657,8 @@ plan_to_string (const Plan *plan)
   g_string_append_printf (s, "tp%d-cp%d-pp%d-vpp%d", plan->tp, plan->cp, plan->pp, plan->vpp);
   if (plan->vpp > 1 && plan_vpp_group (plan) != plan->pp)
     g_string_append_printf (s, "n%d", plan_vpp_group (plan));   /* micro-batch group */
+  if (plan_pp_schedules (plan) > 1)
+    g_string_append_printf (s, "-pps%d", plan_pp_schedules (plan));   /* schedules a step */
   /* the embedding / loss taking a layer slot of the split (Megatron's
    * --account-for-embedding/loss-in-pipeline-split) */
   if (plan->account_embedding || plan->account_loss)
@@ -759,6 +767,8 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_INT ("virtual_stages_per_rank", plan->vpp);
   if (plan->vpp > 1)
     SET_INT ("microbatch_group_size_per_vp_stage", plan_vpp_group (plan));
+  if (plan_pp_schedules (plan) > 1)
+    SET_INT ("pipeline_schedules_per_step", plan_pp_schedules (plan));
   SET_INT ("first_stage_layers", plan->first_stage_layers);
   SET_INT ("last_stage_layers", plan->last_stage_layers);
   SET_BOOL ("account_for_embedding_in_pipeline_split", plan->account_embedding);

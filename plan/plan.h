@@ -155,6 +155,14 @@ typedef struct {
   int vpp_group;           /* --microbatch-group-size-per-virtual-pipeline-stage: the
                             * interleaved schedule's contiguous micro-batches per model
                             * chunk (the Llama 3 paper's N); 0 = pp, Megatron's default */
+  int pp_schedules;        /* pipeline schedules run one after another in a step, each over
+                            * grad_accum / pp_schedules micro-batches, gradients accumulated
+                            * across them: a torch.distributed.pipelining loop that calls
+                            * schedule.step() once per local batch (NeMo AutoModel's
+                            * _run_train_optim_step, GA = GBS / (dp x local batch)); each
+                            * schedule fills and drains the pipeline. 0 or 1 = one schedule
+                            * over the whole step (Megatron-Core). An input from the stack
+                            * and its run (results/published.c), not a searched dimension */
   int layers_per_virtual_stage; /* --num-layers-per-virtual-pipeline-stage; 0 = unset */
   int first_stage_layers;  /* --decoder-first-pipeline-num-layers; -1 = even split */
   int last_stage_layers;   /* --decoder-last-pipeline-num-layers; -1 = even split */
@@ -573,6 +581,8 @@ int plan_chunk_first_layer (const Plan *plan, const ModelSpec *model, int stage,
 
 /* The interleaved schedule's micro-batch group size: vpp_group, or pp when unset. */
 int plan_vpp_group (const Plan *plan);
+/* pp_schedules, at least 1; 1 without a pipeline (pp 1: no schedule to repeat). */
+int plan_pp_schedules (const Plan *plan);
 /* A schedule Megatron-Core runs as combined 1F1B under --overlap-moe-expert-parallel-comm:
  * PP 1 (combined_1f1b_schedule_for_no_pipelining) or interleaved with V > 1
  * ("pipeline_model_parallel_size > 1 requires virtual pipeline parallelism",

@@ -1577,6 +1577,37 @@ slots_one_more_warmup (GArray *slots)
     g_array_index (slots, ProgSlot, k++) = bw[bi];
 }
 
+/* The compute units of `stage` for the step: plan.h pp_schedules schedules of m / k
+ * micro-batches each, one after another, their micro-batches numbered on through the
+ * step (schedule j holds j m/k .. (j + 1) m/k - 1). Torch's PipelineSchedule.step() runs
+ * one local batch; NeMo AutoModel's _run_train_optim_step calls it once per local batch
+ * of the step and accumulates the gradients (nemo_automodel/recipes/llm/train_ft.py,
+ * _forward_backward_step: self.pp.info.schedule.step (input_ids, ...)). Nothing ties a
+ * schedule's first unit to the previous schedule's last but the stage's own order and the
+ * point-to-point dependencies, so every schedule fills and drains the pipeline. The
+ * gradients reduce once, after the step's last backward (m - 1), as for one schedule:
+ * AutoModel's MoE models run FSDP's post-backward only on the last backward of the
+ * optimizer step (nemo_automodel/components/moe/fsdp_mixin.py
+ * patched_backward_maybe_with_nosync: `if last_backward and get_is_optim_step()`), and
+ * with reshard_after_backward false until then the parameters stay gathered across
+ * schedules. */
+static void
+step_slots (const Builder *bd, const ProgSchedOps *sched, int stage, GArray *slots)
+{
+  const Plan *p = bd->plan;
+  int k = plan_pp_schedules (p);
+  if (bd->m_micro % k != 0)
+    k = 1;
+  int per = bd->m_micro / k;
+  for (int j = 0; j < k; j++)
+    {
+      guint first = slots->len;
+      sched->build (p->pp, p->vpp, per, plan_vpp_group (p), stage, slots);
+      for (guint i = first; i < slots->len; i++)
+        g_array_index (slots, ProgSlot, i).mb += (gint16) (j * per);
+    }
+}
+
 /* ---- torch.distributed.pipelining's lock step (plan.h pp_lockstep) -------------------
  *
  * torch's ScheduleInterleaved1F1B (the torch of torchtitan's docs/performance.md, Dec
@@ -1600,10 +1631,11 @@ lockstep_applies (const Builder *bd)
 {
   const Plan *p = bd->plan;
   /* the table above; torch's rounds of pp micro-batches are Megatron's groups of pp only
-   * when m divides by pp (other counts keep the dataflow schedule) */
+   * when m divides by pp (other counts keep the dataflow schedule); one schedule a step
+   * (plan.h pp_schedules: several keep the dataflow order) */
   return p->pp_lockstep > 0 && p->pp > 1 && p->vpp > 1
          && p->schedule == PLAN_SCHED_INTERLEAVED_1F1B && plan_vpp_group (p) == p->pp
-         && bd->m_micro % p->pp == 0;
+         && bd->m_micro % p->pp == 0 && plan_pp_schedules (p) == 1;
 }
 
 /* The table's time step of each of rank r's 2 m V units, in slot order; returns the
@@ -2070,7 +2102,7 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
 
   /* the compute units of the schedule */
   g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
-  sched->build (p->pp, p->vpp, bd->m_micro, plan_vpp_group (p), stage, slots);
+  step_slots (bd, sched, stage, slots);
   /* combined 1F1B where Megatron-Core runs it (plan_moe_a2a_combined_schedule); a 1F1B or
    * GPipe plan with PP > 1 runs its units as they are, its all-to-alls exposed (but on a
    * stack whose schedule hands them to the next layer: a2a_next_layer). Not below 2 pp - 1
@@ -2080,7 +2112,8 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
    * stages' few 1F1B steps; tandem's pairing of those steps against a capped first stage
    * deadlocked (pp 2 at m 2, pp 4 at m 4-6, pp 8 at m 8-14), so such steps run unpaired,
    * their all-to-alls exposed: an over-estimate of at most those few steps' all-to-alls. */
-  gboolean pair = bd->moe.experts > 0 && plan_moe_a2a_pairs (p, bd->m_micro);
+  gboolean pair = bd->moe.experts > 0 && plan_moe_a2a_pairs (p, bd->m_micro)
+                  && plan_pp_schedules (p) == 1;
   if (pair)
     slots_one_more_warmup (slots);
   bd->a2a_next_layer = p->moe_a2a_overlap && !plan_moe_a2a_combined_schedule (p);

@@ -84,6 +84,11 @@ predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
    * units shifted by q, which the extension needs (sched-dualpipe.c) */
   if (plan->schedule == PLAN_SCHED_GPIPE || plan->schedule == PLAN_SCHED_DUALPIPE || pp < 2)
     return NULL;
+  /* several schedules a step (plan.h pp_schedules): simulated whole. The step is no one
+   * schedule with a steady phase to extend; a shorter step of m' micro-batches would cut
+   * the schedules (program.c step_slots) into other ones */
+  if (plan_pp_schedules (plan) > 1)
+    return NULL;
   gboolean inter = plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B;
   int q = inter ? plan_vpp_group (plan) : 1;
   /* periods of several schedule periods: 1F1B only (the interleaved schedule's period is
@@ -339,6 +344,7 @@ sim_predict (const ModelSpec *model, const Plan *plan, const TopoCluster *cluste
       /* a 1F1B step that the shorter steps showed no period in: the whole step, watched
        * for one that shows later (sim_simulate_watched) */
       gboolean watch = plan->schedule == PLAN_SCHED_1F1B && plan->pp >= 2
+                       && plan_pp_schedules (plan) == 1
                        && (opts == NULL || (!opts->full_simulation && !opts->keep_timeline));
       SteadyWatch w = { p, opts, NULL };
       SimOptions wdefaults;

@@ -598,6 +598,10 @@ search_space_new (const SearchSpec *spec, GError **error)
   int heads = (int) m->n_heads, kv = (int) (m->n_kv_heads ? m->n_kv_heads : m->n_heads);
   int server = search_nvlink_domain (cl);
   Plan *base = &s->spec.base;
+  /* pipeline schedules a step (plan.h pp_schedules) are an input from a stack and its run,
+   * not a dimension: each candidate runs one schedule a step (a base plan's count would not
+   * divide the micro-batches of other dp and micro-batch sizes) */
+  base->pp_schedules = 0;
   if (base->seq_length <= 0)
     base->seq_length = (int) MIN (m->max_positions > 0 ? m->max_positions : 8192, 8192);
   if (base->global_batch <= 0)

@@ -417,6 +417,27 @@ test_inflight (void)
   p.schedule = PLAN_SCHED_1F1B;
   p.vpp = 1;
   g_assert_cmpint (plan_memory_inflight (&p, 0), ==, 2);
+  /* several pipeline schedules a step (plan.h pp_schedules): each schedule drains before
+   * the next fills, so a stage holds what one schedule of m / k micro-batches does. GPipe,
+   * m 8 in 4 schedules: 2 (not 8); interleaved v 2, m 16 in 8 schedules of 2: capped at
+   * 2 x 2 = 4 as above (one schedule of 16: 11); 1F1B m 8 in 2 schedules of 4: stage 0
+   * still min(p, 4) = 4 */
+  p.grad_accum = 8;
+  p.schedule = PLAN_SCHED_GPIPE;
+  p.pp_schedules = 4;
+  g_assert_cmpint (plan_memory_inflight (&p, 0), ==, 2);
+  p.schedule = PLAN_SCHED_INTERLEAVED_1F1B;
+  p.vpp = 2;
+  p.grad_accum = 16;
+  p.pp_schedules = 8;
+  g_assert_cmpint (plan_memory_inflight (&p, 0), ==, 4);
+  p.pp_schedules = 1;
+  g_assert_cmpint (plan_memory_inflight (&p, 0), ==, 11);
+  p.schedule = PLAN_SCHED_1F1B;
+  p.vpp = 1;
+  p.grad_accum = 8;
+  p.pp_schedules = 2;
+  g_assert_cmpint (plan_memory_inflight (&p, 0), ==, 4);
   plan_clear (&p);
 }
 

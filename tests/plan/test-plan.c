@@ -741,6 +741,33 @@ test_to_json (Fixture *f, gconstpointer data)
   JsonObject *par2 = json_object_get_object_member (json_node_get_object (root2), "parallelism");
   g_assert_cmpint (json_object_get_int_member (par2, "microbatch_group_size_per_vp_stage"), ==,
                    20);
+
+  /* pipeline schedules a step (plan.h pp_schedules): shown in the string, written to the
+   * JSON and read back; unset is one schedule */
+  f->plan.schedule = PLAN_SCHED_1F1B;
+  f->plan.vpp = 1;
+  f->plan.first_stage_layers = f->plan.last_stage_layers = -1;
+  f->plan.vpp_group = 0;
+  f->plan.pp_schedules = 2;
+  g_autofree char *s3 = plan_to_string (&f->plan);
+  g_assert_nonnull (strstr (s3, "-pps2"));
+  g_autoptr (JsonBuilder) b3 = json_builder_new ();
+  plan_to_json (&f->plan, b3);
+  g_autoptr (JsonNode) root3 = json_builder_get_root (b3);
+  JsonObject *par3 = json_object_get_object_member (json_node_get_object (root3), "parallelism");
+  g_assert_cmpint (json_object_get_int_member (par3, "pipeline_schedules_per_step"), ==, 2);
+  Plan back;
+  plan_init_defaults (&back);
+  g_assert_true (plan_load_json_data (&back, "{\"parallelism\": {\"pipeline_parallel_degree\": "
+                                      "4, \"pipeline_schedules_per_step\": 3}}", -1, "inline",
+                                      &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (back.pp_schedules, ==, 3);
+  g_assert_cmpint (plan_pp_schedules (&back), ==, 3);
+  plan_clear (&back);
+  plan_init_defaults (&back);
+  g_assert_cmpint (plan_pp_schedules (&back), ==, 1);   /* unset: one schedule */
+  plan_clear (&back);
 }
 
 int

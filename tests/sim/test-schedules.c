@@ -1067,6 +1067,124 @@ test_event_free_compute_stream (void)
     }
 }
 
+/* A 1F1B plan of `m` micro-batches on pp 4 (dp 1, the steady-state model) in k pipeline
+ * schedules a step (plan.h pp_schedules), by the default path (steady state where it
+ * applies), or NULL where validation refuses it. */
+static SimPrediction *
+schedules_predict (const ModelSpec *model, const TopoCluster *cluster, PlanSchedule sched,
+                   int vpp, int m, int k, gboolean full, GError **error)
+{
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.world_size = 4;
+  plan.pp = 4;
+  plan.vpp = vpp;
+  plan.schedule = sched;
+  plan.schedule_set = TRUE;
+  plan.global_batch = m;
+  plan.seq_length = 2048;
+  plan.pp_schedules = k;
+  SimPrediction *p = NULL;
+  if (plan_resolve (&plan, model, cluster, error))
+    {
+      SimOptions opts;
+      sim_options_init (&opts, cluster);
+      opts.full_simulation = full;
+      p = sim_predict (model, &plan, cluster, &opts, error);
+    }
+  plan_clear (&plan);
+  return p;
+}
+
+/* Several pipeline schedules a step (NeMo AutoModel's schedule.step() once per local
+ * batch): each fills and drains the pipeline. Stages of 6 of the 24 layers each (the
+ * first with the embedding, the last with the head and loss: the busiest), 1F1B, pp 4,
+ * m 16, dp 1. With t_s stage s's compute per micro-batch (forward f_s + backward b_s) and
+ * b the busiest stage, one schedule of n micro-batches takes n t_b plus its fill and
+ * drain: the first micro-batch's forwards through the stages before b and the last one's
+ * backwards back through them, sum over s != b of t_s (here stages 0-2 before the last).
+ * k schedules of m / k one after another (schedule j + 1's first forward on stage 0 waits
+ * for stage 0's last backward of schedule j, the end of j's drain) take m t_b + k sum t_s:
+ * each schedule past the first adds the (pp - 1) other stages' t_s, (pp - 1) t for equal
+ * stages. The point-to-point sends (microseconds) come on top: step(k) - step(1) =
+ * (k - 1) sum_{s != b} t_s within 5%. */
+static void
+test_pp_schedules (void)
+{
+  g_autoptr (TopoCluster) cluster = h100_24k ();
+  g_autoptr (ModelSpec) model = steady24 ();
+  const int m = 16, pp = 4;
+  g_autoptr (GError) error = NULL;
+  SimPrediction *one = schedules_predict (model, cluster, PLAN_SCHED_1F1B, 1, m, 1, TRUE,
+                                          &error);
+  g_assert_no_error (error);
+  int busiest = 0;
+  double others = 0;
+  for (int s = 0; s < one->result->n_stages; s++)
+    if (one->result->stages[s].compute_s > one->result->stages[busiest].compute_s)
+      busiest = s;
+  for (int s = 0; s < one->result->n_stages; s++)
+    if (s != busiest)
+      others += one->result->stages[s].compute_s / m;
+  g_assert_cmpint (busiest, ==, pp - 1);
+  static const int ks[] = { 2, 4, 8 };
+  for (guint i = 0; i < G_N_ELEMENTS (ks); i++)
+    {
+      int k = ks[i];
+      SimPrediction *full = schedules_predict (model, cluster, PLAN_SCHED_1F1B, 1, m, k, TRUE,
+                                               &error);
+      g_assert_no_error (error);
+      /* the default path simulates the step whole (no steady phase to extend: predict.c)
+       * and agrees with the full simulation */
+      SimPrediction *dflt = schedules_predict (model, cluster, PLAN_SCHED_1F1B, 1, m, k, FALSE,
+                                               &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (dflt->result->steady_periods, ==, 0);
+      g_assert_cmpuint (dflt->result->n_events, ==, dflt->result->n_tasks);
+      g_assert_cmpfloat (dflt->result->step_time_s, ==, full->result->step_time_s);
+      /* the same work: the same compute on every stage */
+      for (int s = 0; s < one->result->n_stages; s++)
+        g_assert_cmpfloat (fabs (full->result->stages[s].compute_s
+                                 - one->result->stages[s].compute_s),
+                           <, 1e-9 * one->result->stages[s].compute_s);
+      double extra = full->result->step_time_s - one->result->step_time_s;
+      double want = (k - 1) * others;
+      g_test_message ("k %d: step %.6f s (one schedule %.6f s), extra %.6f s, (k-1) sum t_s "
+                      "%.6f s", k, full->result->step_time_s, one->result->step_time_s, extra,
+                      want);
+      g_assert_cmpfloat (fabs (extra - want), <, 0.05 * want);
+      sim_prediction_free (full);
+      sim_prediction_free (dflt);
+    }
+  /* k = 1 is the one schedule of before: the steady-state path still applies */
+  SimPrediction *k1 = schedules_predict (model, cluster, PLAN_SCHED_1F1B, 1, m, 1, FALSE,
+                                         &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (fabs (k1->result->step_time_s - one->result->step_time_s), <,
+                     1e-3 * one->result->step_time_s);
+  sim_prediction_free (k1);
+  sim_prediction_free (one);
+  /* refused: 16 micro-batches in 3 schedules; interleaved (V 2) with 16 / 8 = 2 < pp
+   * micro-batches a schedule (Interleaved1F1B needs pp); DualPipe */
+  g_assert_null (schedules_predict (model, cluster, PLAN_SCHED_1F1B, 1, m, 3, TRUE, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_null (schedules_predict (model, cluster, PLAN_SCHED_INTERLEAVED_1F1B, 2, m, 8, TRUE,
+                                    &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_null (schedules_predict (model, cluster, PLAN_SCHED_DUALPIPE, 1, m, 2, TRUE,
+                                    &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  /* interleaved V 2 in 4 schedules of pp micro-batches: simulates */
+  SimPrediction *iv = schedules_predict (model, cluster, PLAN_SCHED_INTERLEAVED_1F1B, 2, m, 4,
+                                         FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (iv->result->step_time_s, >, 0);
+  sim_prediction_free (iv);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1085,5 +1203,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/schedules/issue-plan-steady", test_issue_plan_steady);
   g_test_add_func ("/sim/schedules/70b-plan-steady", test_70b_plan_steady);
   g_test_add_func ("/sim/schedules/event-free-compute-stream", test_event_free_compute_stream);
+  g_test_add_func ("/sim/schedules/pp-schedules", test_pp_schedules);
   return g_test_run ();
 }

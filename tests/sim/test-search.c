@@ -624,11 +624,38 @@ test_split (void)
   g_assert_cmpint (first + last, ==, 9);
 }
 
+/* Pipeline schedules a step (plan.h pp_schedules) are no search dimension: a base plan
+ * that sets 4 (an AutoModel run's) leaves every candidate at one schedule a step (4 would
+ * not divide, e.g., the 32 / (8 x 4) = 1 micro-batch of dp 8 at mbs 4). */
+static void
+test_pp_schedules_not_searched (void)
+{
+  SearchSpec spec;
+  spec_base (&spec, "small-llama", "dgx-h100-superpod", 1024, 32);
+  sim_options_init (&spec.sim, spec.cluster);
+  spec.gpus = ints (2, 8, 16);
+  spec.mbs = ints (3, 1, 2, 4);
+  spec.base.pp_schedules = 4;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SearchSpace) s = search_space_new (&spec, &error);
+  g_assert_no_error (error);
+  search_spec_clear (&spec);
+  g_assert_cmpuint (search_space_size (s), >, 0);
+  for (guint64 i = 0; i < search_space_size (s); i++)
+    {
+      Plan p;
+      search_candidate_plan (s, i, &p);
+      g_assert_cmpint (plan_pp_schedules (&p), ==, 1);
+      plan_clear (&p);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sim/search/exact", test_exact);
+  g_test_add_func ("/sim/search/pp-schedules-not-searched", test_pp_schedules_not_searched);
   g_test_add_func ("/sim/search/exact-moe", test_exact_moe);
   g_test_add_func ("/sim/search/objective-mfu", test_objective_mfu);
   g_test_add_func ("/sim/search/contradictions", test_contradictions);
