@@ -985,6 +985,24 @@ vp_labelled (const char *cell)
   return numbers == 1 && found >= 1 && found <= (gint64) MODEL_MAX_LAYERS ? found : 0;
 }
 
+/* The pipeline schedules a step runs (plan.h pp_schedules) where `notes` state the local
+ * batch of one ("LBS <n> (local batch per pipeline step)"): (global / dp) / n when n is a
+ * whole number of micro-batches dividing the data-parallel rank's share; 1 otherwise. */
+int
+res_pub_pp_schedules (const char *notes, gint64 global_batch, gint64 dp, int micro_batch)
+{
+  const char *at = notes != NULL ? strstr (notes, "LBS ") : NULL;
+  if (at == NULL || !contains_ci (at, "local batch per pipeline step") || dp <= 0
+      || micro_batch <= 0 || global_batch % dp != 0)
+    return 1;
+  char *end = NULL;
+  gint64 lbs = g_ascii_strtoll (at + 4, &end, 10);
+  gint64 share = global_batch / dp;
+  if (end == at + 4 || lbs <= 0 || lbs % micro_batch != 0 || share % lbs != 0)
+    return 1;
+  return (int) MIN (share / lbs, G_MAXINT);
+}
+
 /* The schedule is said to be interleaved but V is not given: a virtual_pipeline cell of
  * text ("interleaved", "yes"), the note "virtual_pipeline: interleaved", or the
  * framework cell naming the schedule ("torchtitan (... Interleaved 1F1B ...)"), or the
@@ -1472,6 +1490,12 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     p->micro_batch = (int) (global_batch / dp / (pp * vpp));
   p->global_batch = (int) global_batch;
   p->seq_length = (int) c->model->max_positions;
+  /* a step of several pipeline schedules where the notes state the local batch each runs
+   * ("LBS 8 (local batch per pipeline step) x GA 4", NeMo AutoModel's table): torch's
+   * schedule.step() once per local batch, GBS / (dp x LBS) of them (plan.h pp_schedules) */
+  if (pp > 1)
+    p->pp_schedules = res_pub_pp_schedules (get (csv, row, "notes"), global_batch, dp,
+                                            p->micro_batch);
   /* the stack's own schedule where the row names none (hai-llm: DualPipe, the DeepSeek-V3
    * report Sec. 3.2.1), on a pipeline it can run: one chunk a rank, an even pp and an
    * even count of at least 2 pp micro-batches (plan-validate.c) */
@@ -2085,6 +2109,8 @@ res_published_case_plan_string (const ResPublishedCase *c)
   g_string_append_printf (s, ".pp%d", p->pp);
   if (p->vpp > 1)
     g_string_append_printf (s, ".vpp%d", p->vpp);
+  if (plan_pp_schedules (p) > 1)
+    g_string_append_printf (s, ".pps%d", plan_pp_schedules (p));   /* schedules a step */
   g_string_append_printf (s, ".dp%d.mbs%d", p->dp > 0 ? p->dp : p->dp_given, p->micro_batch);
   if (p->sharding != PLAN_SHARD_NONE)
     g_string_append_printf (s, ".%s", plan_sharding_name (p->sharding));

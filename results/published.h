@@ -329,6 +329,10 @@ gboolean          res_published_case_v_sweep (ResPublishedCase *c);
 /* "tp8.pp16.dp64.mbs1" plus ".cp2", ".vpp3", ".zero3", ".full"/".sel", ".fp8", ".unfused"
  * when they apply; NULL when the case has no plan. */
 char             *res_published_case_plan_string (const ResPublishedCase *c);
+/* Pipeline schedules a step (plan.h pp_schedules) from a row's notes ("LBS <n> (local batch
+ * per pipeline step)"): GBS / (dp x n); 1 where the notes state none. */
+int               res_pub_pp_schedules (const char *notes, gint64 global_batch, gint64 dp,
+                                        int micro_batch);
 
 /* ---- A validation --------------------------------------------------------------------- */
 

@@ -1351,6 +1351,48 @@ test_automodel_stack (void)
   g_assert_cmpstr (nemo->stack->name, ==, "nemo");
 }
 
+/* Pipeline schedules a step from the local batch a row's notes state (plan.h
+ * pp_schedules). Rows 833 and 834 of data/published-runs.csv (NeMo AutoModel, DeepSeek-V3,
+ * PP 4, micro-batches of 1): 833 GBS 8192 on dp 256 is 32 sequences a data-parallel rank,
+ * "LBS 8 (local batch per pipeline step) x GA 4": 32 / 8 = 4 schedules; 834 GBS 512 on dp
+ * 64 is 8, one local batch of 8: 1. Row 835 (Kimi K2, GBS 512, dp 32: 16, LBS 8): 2.
+ * No such note, or a local batch that does not divide the share: 1. */
+static void
+test_pp_schedules (void)
+{
+  static const char *n833 = "LBS 8 (local batch per pipeline step) x GA 4 = GBS/dp = 32 "
+                            "sequences per data-parallel rank in micro-batches of 1.";
+  static const char *n834 = "LBS 8 (local batch per pipeline step) x GA 1 = GBS/dp = 8 "
+                            "sequences per data-parallel rank in micro-batches of 1.";
+  static const char *n835 = "LBS 8 (local batch per pipeline step) x GA 2 = GBS/dp = 16 "
+                            "sequences per data-parallel rank in micro-batches of 1.";
+  g_assert_cmpint (res_pub_pp_schedules (n833, 8192, 256, 1), ==, 4);
+  g_assert_cmpint (res_pub_pp_schedules (n834, 512, 64, 1), ==, 1);
+  g_assert_cmpint (res_pub_pp_schedules (n835, 512, 32, 1), ==, 2);
+  g_assert_cmpint (res_pub_pp_schedules ("LBS 8 x GA 4", 8192, 256, 1), ==, 1);
+  g_assert_cmpint (res_pub_pp_schedules (NULL, 8192, 256, 1), ==, 1);
+  g_assert_cmpint (res_pub_pp_schedules (n833, 8192, 256, 3), ==, 1);   /* 8 % 3 */
+  g_assert_cmpint (res_pub_pp_schedules (n833, 8200, 256, 1), ==, 1);   /* 8200 % 256 */
+  /* through the mapping: the 16-layer GPT on 16 GPUs, PP 4, dp 4; GBS 128 is 32 a rank,
+   * 4 local batches of 8 (833's shape); GBS 32 is one (834's); PP 1 runs no schedule */
+  static const struct { int pp, global, want; } rows[] = {
+    { 4, 128, 4 }, { 4, 32, 1 }, { 1, 128, 1 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "micro_batch,global_batch,framework,notes,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,%d,16,1024,16,16384,1024,1,%d,1,%d,NeMo AutoModel,\"%s\",1.0\n",
+        4 * rows[i].pp, rows[i].pp, rows[i].global, n833);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (!c->ready || plan_pp_schedules (&c->plan) != rows[i].want)
+        g_error ("pp %d global %d: pp_schedules %d, expected %d (%s)", rows[i].pp,
+                 rows[i].global, plan_pp_schedules (&c->plan), rows[i].want,
+                 c->skip_reason ? c->skip_reason : "");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1374,6 +1416,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/tp-overlap-off-note", test_tp_overlap_off_note);
   g_test_add_func ("/results/mapping/megatron-fsdp-grad-copy", test_megatron_fsdp_grad_copy);
   g_test_add_func ("/results/mapping/automodel-stack", test_automodel_stack);
+  g_test_add_func ("/results/mapping/pp-schedules", test_pp_schedules);
   g_test_add_func ("/results/mapping/ranking", test_ranking);
   g_test_add_func ("/results/mapping/explain", test_explain);
   g_test_add_func ("/results/mapping/unstated", test_unstated);
