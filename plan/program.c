@@ -2640,7 +2640,7 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
     {
       /* (plan.h zero3_grad_copy_in alone: the copy-in blocks, no copy-out) */
       const gboolean out = plan->zero3_copy_in_out > 0;
-      bd.copy_out_blk = g_new0 (guint32, model->n_layers);
+      bd.copy_out_blk = out ? g_new (guint32, model->n_layers) : NULL;
       bd.copy_in_blk = g_new (guint32, model->n_layers);
       double prev = -1;
       for (guint64 l = 0; l < model->n_layers; l++)
@@ -2665,12 +2665,11 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
             }
           else
             {
-              bd.copy_out_blk[l] = bd.copy_out_blk[l - 1];
+              if (out)
+                bd.copy_out_blk[l] = bd.copy_out_blk[l - 1];
               bd.copy_in_blk[l] = bd.copy_in_blk[l - 1];
             }
         }
-      if (!out)
-        g_clear_pointer (&bd.copy_out_blk, g_free);
     }
   /* FSDP1's passes before each per-micro-batch reduce-scatter (plan.h zero2_reduce_passes;
    * reduce_passes_bytes), one block per layer of a new size, and the embedding's and
