@@ -763,6 +763,25 @@ show_framework (const char *name, gboolean json)
                                           s->default_overlap_param_gather ? ",param-overlap" : "",
                                           chunk);
   ROW ("defaults", def);
+  {
+    /* what a run of this stack may ask for (predict refuses the rest, search leaves it
+     * out): "none" where the stack has no pipeline or context parallelism */
+    static const char *const sched_names[] = { "GPipe", "1F1B", "Interleaved1F1B", "DualPipe",
+                                               NULL };
+    g_autofree char *sh = fw_offer_list_text (s->offers_sharding, fw_offer_sharding_names);
+    g_autofree char *shp = s->offers_sharding_pp != s->offers_sharding
+                           ? fw_offer_list_text (s->offers_sharding_pp, fw_offer_sharding_names)
+                           : NULL;
+    g_autofree char *sharding = shp ? g_strdup_printf ("%s (with pp > 1: %s)", sh, shp)
+                                    : g_strdup (sh);
+    g_autofree char *sched = fw_offer_list_text (s->offers_schedules, sched_names);
+    g_autofree char *cpc = fw_offer_list_text (s->offers_cp_comm, fw_offer_cp_names);
+    g_autofree char *orders = s->offers_rank_orders ? g_strjoinv (" or ", s->offers_rank_orders)
+                                                    : g_strdup ("any");
+    g_autofree char *offers = g_strdup_printf ("sharding %s; pipeline %s; cp %s; rank order "
+                                               "%s", sharding, sched, cpc, orders);
+    ROW ("offers", offers);
+  }
 #undef ROW
   return CLI_EXIT_OK;
 }

@@ -142,10 +142,43 @@ get_obj (JsonObject *obj, const char *key, const Where *w, GError **error, gbool
   return json_node_get_object (node);
 }
 
+/* A list of names (each one of `names`) as a bit set; an absent key leaves *out. */
+static gboolean
+get_name_set (JsonObject *obj, const char *key, const char *const *names, guint *out,
+              const Where *w, GError **error)
+{
+  if (!json_object_has_member (obj, key))
+    return TRUE;
+  JsonNode *n = json_object_get_member (obj, key);
+  if (!JSON_NODE_HOLDS_ARRAY (n))
+    return fail (w, key, error, "must be a list of names");
+  JsonArray *a = json_node_get_array (n);
+  guint set = 0;
+  for (guint i = 0; i < json_array_get_length (a); i++)
+    {
+      JsonNode *e = json_array_get_element (a, i);
+      const char *v = JSON_NODE_HOLDS_VALUE (e) && json_node_get_value_type (e) == G_TYPE_STRING
+                      ? json_node_get_string (e) : NULL;
+      int k = -1;
+      for (int j = 0; v != NULL && names[j] != NULL; j++)
+        if (g_ascii_strcasecmp (v, names[j]) == 0)
+          k = j;
+      if (k < 0)
+        {
+          g_autofree char *all = g_strjoinv (", ", (char **) names);
+          return fail (w, key, error, "element %u is %s%s%s, not one of %s", i + 1,
+                       v ? "'" : "", v ? v : "not a string", v ? "'" : "", all);
+        }
+      set |= 1u << k;
+    }
+  *out = set;
+  return TRUE;
+}
+
 static const char *const top_keys[] = {
   "name", "description", "attention", "fusion", "compile", "kernel_overhead_us", "tp_comm_overlap",
   "async_tp", "tp_grad_reduce_scatter", "tp_seq_dim_copies", "pp_schedule_runtime", "pp_p2p_sync", "pp_scatter_gather", "pp_stage_input", "pp_stage_output", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "dropout", "fsdp", "fp8", "defaults",
-  "moe", "cp", "tp_overlap_sms", "sources", NULL,
+  "moe", "cp", "tp_overlap_sms", "offers", "sources", NULL,
 };
 static const char *const tp_sms_keys[] = { "all_gather", "reduce_scatter", NULL };
 static const char *const cp_keys[] = { "merge", "kv_heads", NULL };
@@ -194,6 +227,16 @@ static const char *const default_keys[] = { "sharding", "sequence_parallel",
                                             "pp_microbatches", "cp_comm", "pp_schedule",
                                             "pp_layers_per_chunk", NULL };
 static const char *const cp_comm_names[] = { "p2p", "allgather", NULL };
+static const char *const offers_keys[] = { "sharding", "sharding_with_pp", "schedules",
+                                           "cp_comm", "rank_orders", NULL };
+/* in the order of plan/plan.h's PlanSharding, PlanSchedule and PlanCpComm (asserted in
+ * plan/plan-args.c) */
+const char *const fw_offer_sharding_names[] = { "none", "zero1", "zero2", "zero3", "hsdp",
+                                                NULL };
+const char *const fw_offer_schedule_names[] = { "gpipe", "1f1b", "interleaved", "dualpipe",
+                                                NULL };
+const char *const fw_offer_cp_names[] = { "p2p", "allgather", "a2a", NULL };
+#define OFFER_HSDP (1u << 4)
 static const char *const pp_mb_names[] = { "one_sample", "stages", NULL };
 static const char *const pp_schedule_names[] = { "1f1b", "dualpipe", NULL };
 
@@ -546,6 +589,89 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       s->tp_overlap_ag_sms = ag;
       s->tp_overlap_rs_sms = rs;
     }
+  /* what the stack offers (stack.h offers_*): everything unless the file says */
+  s->offers_sharding = 0xF | (s->hsdp ? OFFER_HSDP : 0);
+  s->offers_sharding_pp = s->offers_sharding;
+  s->offers_schedules = 0xF;
+  s->offers_cp_comm = 0x7;
+  sub = get_obj (o, "offers", &w, error, &ok);
+  if (!ok)
+    return NULL;
+  if (sub != NULL)
+    {
+      Where ws = { source, "offers" };
+      guint shp = G_MAXUINT;
+      if (!check_keys (sub, offers_keys, &ws, error)
+          || !get_name_set (sub, "sharding", fw_offer_sharding_names, &s->offers_sharding, &ws,
+                            error)
+          || !get_name_set (sub, "sharding_with_pp", fw_offer_sharding_names, &shp, &ws, error)
+          || !get_name_set (sub, "schedules", fw_offer_schedule_names, &s->offers_schedules,
+                            &ws, error)
+          || !get_name_set (sub, "cp_comm", fw_offer_cp_names, &s->offers_cp_comm, &ws, error))
+        return NULL;
+      /* HSDP has one switch: fsdp.hsdp; the list may repeat it, not contradict it */
+      if (json_object_has_member (sub, "sharding")
+          && ((s->offers_sharding & OFFER_HSDP) != 0) != (s->hsdp != FALSE))
+        {
+          fail (&ws, "sharding", error, "%s hsdp where fsdp.hsdp is %s (hint: make them agree)",
+                s->hsdp ? "leaves out" : "lists", s->hsdp ? "true" : "false");
+          return NULL;
+        }
+      s->offers_sharding = (s->offers_sharding & ~OFFER_HSDP) | (s->hsdp ? OFFER_HSDP : 0);
+      if (s->offers_sharding == 0)
+        {
+          fail (&ws, "sharding", error, "is empty (a run shards somehow: list \"none\" at least)");
+          return NULL;
+        }
+      if (shp != G_MAXUINT && (shp & ~s->offers_sharding) != 0)
+        {
+          fail (&ws, "sharding_with_pp", error, "lists a sharding that \"sharding\" does not");
+          return NULL;
+        }
+      s->offers_sharding_pp = shp != G_MAXUINT ? shp : s->offers_sharding;
+      if (json_object_has_member (sub, "rank_orders"))
+        {
+          JsonNode *n = json_object_get_member (sub, "rank_orders");
+          JsonArray *a = JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
+          guint len = a ? json_array_get_length (a) : 0;
+          if (a == NULL || len == 0)
+            {
+              fail (&ws, "rank_orders", error, "must be a non-empty list of orders such as "
+                    "\"tp-cp-ep-dp-pp\"");
+              return NULL;
+            }
+          s->offers_rank_orders = g_new0 (char *, len + 1);
+          for (guint i = 0; i < len; i++)
+            {
+              JsonNode *e = json_array_get_element (a, i);
+              const char *v = JSON_NODE_HOLDS_VALUE (e)
+                              && json_node_get_value_type (e) == G_TYPE_STRING
+                              ? json_node_get_string (e) : NULL;
+              /* five distinct names of tp, cp, ep, dp, pp */
+              g_auto (GStrv) parts = v ? g_strsplit (v, "-", -1) : NULL;
+              guint seen = 0;
+              gboolean good = parts != NULL && g_strv_length (parts) == 5;
+              static const char *const dims[] = { "tp", "cp", "ep", "dp", "pp" };
+              for (guint p = 0; good && p < 5; p++)
+                {
+                  int k = -1;
+                  for (int d = 0; d < 5; d++)
+                    if (g_str_equal (parts[p], dims[d]))
+                      k = d;
+                  good = k >= 0 && !(seen & (1u << k));
+                  if (good)
+                    seen |= 1u << k;
+                }
+              if (!good)
+                {
+                  fail (&ws, "rank_orders", error, "element %u is not an order of tp, cp, ep, "
+                        "dp and pp such as \"tp-cp-ep-dp-pp\"", i + 1);
+                  return NULL;
+                }
+              s->offers_rank_orders[i] = g_strdup (v);
+            }
+        }
+    }
   sub = get_obj (o, "defaults", &w, error, &ok);
   if (!ok)
     return NULL;
@@ -710,8 +836,29 @@ fw_stack_unref (FwStack *stack)
   g_free (stack->name);
   g_free (stack->description);
   g_free (stack->source);
+  g_strfreev (stack->offers_rank_orders);
   g_clear_pointer (&stack->sources, g_hash_table_unref);
   g_free (stack);
+}
+
+char *
+fw_offer_list_text (guint mask, const char *const *names)
+{
+  GString *out = g_string_new (NULL);
+  int n = 0, total = 0;
+  for (int i = 0; names[i] != NULL; i++)
+    total += (mask >> i) & 1;
+  for (int i = 0; names[i] != NULL; i++)
+    if ((mask >> i) & 1)
+      {
+        if (n > 0)
+          g_string_append (out, n == total - 1 ? " or " : ", ");
+        g_string_append (out, names[i]);
+        n++;
+      }
+  if (n == 0)
+    g_string_append (out, "none");
+  return g_string_free (out, FALSE);
 }
 
 /* ---- free text -> preset -------------------------------------------------------------- */
@@ -903,6 +1050,34 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   json_builder_begin_object (b);
   S ("merge", cp_merge_names[s->cp_ring_merge ? 1 : 0]);
   S ("kv_heads", cp_kv_names[s->cp_kv_repeated ? 1 : 0]);
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "offers");
+  json_builder_begin_object (b);
+  {
+    const struct { const char *key; guint mask; const char *const *names; } sets[] = {
+      { "sharding", s->offers_sharding, fw_offer_sharding_names },
+      { "sharding_with_pp", s->offers_sharding_pp, fw_offer_sharding_names },
+      { "schedules", s->offers_schedules, fw_offer_schedule_names },
+      { "cp_comm", s->offers_cp_comm, fw_offer_cp_names },
+    };
+    for (guint k = 0; k < G_N_ELEMENTS (sets); k++)
+      {
+        json_builder_set_member_name (b, sets[k].key);
+        json_builder_begin_array (b);
+        for (int i = 0; sets[k].names[i] != NULL; i++)
+          if ((sets[k].mask >> i) & 1)
+            json_builder_add_string_value (b, sets[k].names[i]);
+        json_builder_end_array (b);
+      }
+    if (s->offers_rank_orders != NULL)
+      {
+        json_builder_set_member_name (b, "rank_orders");
+        json_builder_begin_array (b);
+        for (char **r = s->offers_rank_orders; *r != NULL; r++)
+          json_builder_add_string_value (b, *r);
+        json_builder_end_array (b);
+      }
+  }
   json_builder_end_object (b);
   json_builder_set_member_name (b, "defaults");
   json_builder_begin_object (b);

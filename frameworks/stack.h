@@ -282,6 +282,19 @@ typedef struct {
   gboolean      blockwise;              /* offers FP8 blockwise scaling (1x128 / 128x128) */
   gboolean      rowwise;                /* offers FP8 rowwise scaling (torchao) */
 
+  /* What the stack offers a run ("offers"; a stack file without it offers everything):
+   * bit sets whose bit i is the i-th name of the lists in stack.c, in the order of
+   * plan/plan.h's enums (plan-args.c asserts it): sharding none, zero1, zero2, zero3, hsdp
+   * (the hsdp bit is the fsdp.hsdp field); the sharding it allows with pp > 1; pipeline
+   * schedules gpipe, 1f1b, interleaved, dualpipe (0: no pipeline parallelism); CP
+   * exchanges p2p, allgather, a2a (0: no context parallelism); and the rank orders
+   * (NULL: any), innermost first as --rank-order spells them. */
+  guint         offers_sharding;
+  guint         offers_sharding_pp;
+  guint         offers_schedules;
+  guint         offers_cp_comm;
+  char        **offers_rank_orders;
+
   /* defaults for plan options a config does not state */
   FwSharding    default_sharding;
   gboolean      default_sequence_parallel;  /* with tp > 1 */
@@ -328,6 +341,13 @@ char      **fw_stack_preset_names (void);                            /* g_strfre
  * case-insensitive; NULL when none is named.
  * The table is in stack.c. */
 const char *fw_stack_preset_for_text (const char *text);
+
+/* The names of the "offers" lists, bit i = names[i] (NULL-terminated). */
+extern const char *const fw_offer_sharding_names[];
+extern const char *const fw_offer_schedule_names[];
+extern const char *const fw_offer_cp_names[];
+/* "a, b or c" of the bits of `mask` over `names` (g_free) */
+char *fw_offer_list_text (guint mask, const char *const *names);
 
 const char *fw_attn_kernel_name (FwAttnKernel k);   /* "cudnn", "flash3", ... */
 const char *fw_fusion_name      (FwFusion f);       /* "fused", "compiled", "eager" */

@@ -708,6 +708,37 @@ plan_args_clear (PlanArgs *args)
   g_clear_pointer (&args->plan_file, g_free);
 }
 
+/* Whether the plan's rank order is one the stack offers, as a layout: two orders that
+ * list the groups of more than one rank in the same order place every rank alike (a
+ * group of one is nowhere), so only those groups are compared; dp unknown (0) counts. */
+static gboolean
+rank_order_offered (const Plan *plan, const FwStack *stack)
+{
+  static const char *const dims[] = { "tp", "cp", "ep", "dp", "pp" };
+  const int deg[] = { plan->tp, plan->cp, plan->ep, plan->dp, plan->pp };
+  GString *mine = g_string_new (NULL);
+  g_auto (GStrv) parts = g_strsplit (plan->rank_order ? plan->rank_order : "tp-cp-ep-dp-pp",
+                                     "-", -1);
+  for (char **p = parts; *p; p++)
+    for (int d = 0; d < 5; d++)
+      if (g_str_equal (*p, dims[d]) && (deg[d] > 1 || deg[d] == 0))
+        g_string_append (mine, dims[d]);
+  gboolean ok = FALSE;
+  for (char **r = stack->offers_rank_orders; *r != NULL && !ok; r++)
+    {
+      GString *theirs = g_string_new (NULL);
+      g_auto (GStrv) q = g_strsplit (*r, "-", -1);
+      for (char **p = q; *p; p++)
+        for (int d = 0; d < 5; d++)
+          if (g_str_equal (*p, dims[d]) && (deg[d] > 1 || deg[d] == 0))
+            g_string_append (theirs, dims[d]);
+      ok = g_str_equal (mine->str, theirs->str);
+      g_string_free (theirs, TRUE);
+    }
+  g_string_free (mine, TRUE);
+  return ok;
+}
+
 gboolean
 plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
 {
@@ -794,6 +825,73 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
                    "--sharding hsdp: the %s stack does not offer HSDP (hint: zero3, or "
                    "--framework torchtitan, pytorch-fsdp, deepspeed, llm-foundry or maxtext)",
                    stack->name);
+      return FALSE;
+    }
+  /* the sharding, pipeline schedule, CP exchange and rank order the stack offers
+   * (frameworks/stack.h offers_*: a run of that framework cannot ask for another one) */
+  G_STATIC_ASSERT (PLAN_SHARD_NONE == 0 && PLAN_SHARD_ZERO3 == 3 && PLAN_SHARD_HSDP == 4);
+  G_STATIC_ASSERT (PLAN_SCHED_GPIPE == 0 && PLAN_SCHED_1F1B == 1
+                   && PLAN_SCHED_INTERLEAVED_1F1B == 2 && PLAN_SCHED_DUALPIPE == 3);
+  G_STATIC_ASSERT (PLAN_CP_P2P == 0 && PLAN_CP_ALLGATHER == 1 && PLAN_CP_A2A == 2);
+  if (!((stack->offers_sharding >> plan->sharding) & 1))
+    {
+      g_autofree char *list = fw_offer_list_text (stack->offers_sharding,
+                                                  fw_offer_sharding_names);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--sharding %s: the %s stack does not offer it (hint: --sharding %s, or "
+                   "another --framework)", plan_sharding_name (plan->sharding), stack->name,
+                   list);
+      return FALSE;
+    }
+  if (plan->pp > 1 && stack->offers_schedules == 0)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--pp %d: the %s stack has no pipeline parallelism (hint: --pp 1, or "
+                   "another --framework)", plan->pp, stack->name);
+      return FALSE;
+    }
+  if (plan->pp > 1 && !((stack->offers_sharding_pp >> plan->sharding) & 1))
+    {
+      g_autofree char *list = fw_offer_list_text (stack->offers_sharding_pp,
+                                                  fw_offer_sharding_names);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--sharding %s with --pp %d: the %s stack does not combine them (hint: "
+                   "--sharding %s, or --pp 1)", plan_sharding_name (plan->sharding), plan->pp,
+                   stack->name, list);
+      return FALSE;
+    }
+  if (plan->pp > 1 && !((stack->offers_schedules >> plan->schedule) & 1))
+    {
+      static const char *const sched_names[] = { "GPipe", "1F1B", "Interleaved1F1B",
+                                                 "DualPipe", NULL };
+      g_autofree char *list = fw_offer_list_text (stack->offers_schedules, sched_names);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--schedule %s: the %s stack does not offer it (it offers %s)",
+                   plan_schedule_name (plan->schedule), stack->name, list);
+      return FALSE;
+    }
+  if (plan->cp > 1 && stack->offers_cp_comm == 0)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--cp %d: the %s stack has no context parallelism (hint: --cp 1, or "
+                   "another --framework)", plan->cp, stack->name);
+      return FALSE;
+    }
+  if (plan->cp > 1 && !((stack->offers_cp_comm >> plan->cp_comm) & 1))
+    {
+      g_autofree char *list = fw_offer_list_text (stack->offers_cp_comm, fw_offer_cp_names);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--cp-comm-type %s: the %s stack does not offer it (hint: --cp-comm-type %s)",
+                   fw_offer_cp_names[plan->cp_comm], stack->name, list);
+      return FALSE;
+    }
+  if (stack->offers_rank_orders != NULL && !rank_order_offered (plan, stack))
+    {
+      g_autofree char *list = g_strjoinv (" or ", stack->offers_rank_orders);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--rank-order %s: the %s stack lays ranks out as %s (hint: --rank-order %s)",
+                   plan->rank_order ? plan->rank_order : "tp-cp-ep-dp-pp", stack->name, list,
+                   stack->offers_rank_orders[0]);
       return FALSE;
     }
   if (plan->moe_shared_expert_overlap && stack->moe_shared_expert_overlap == FW_OPT_NO)

@@ -90,6 +90,145 @@ search_spec_clear (SearchSpec *spec)
   g_clear_pointer (&spec->sharding, g_array_unref);
 }
 
+/* A list of ints (NULL or empty: open) restricted to 1 where the stack has no such
+ * parallelism: an explicit value above 1 is a contradiction (unless --fast set it). */
+static gboolean
+only_one (GArray **list, gboolean fast, const char *flag, const char *what,
+          const FwStack *stack, GError **error)
+{
+  if (*list != NULL && (*list)->len > 0)
+    {
+      for (guint i = 0; i < (*list)->len; i++)
+        if (g_array_index (*list, int, i) > 1 && !fast)
+          {
+            g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, "%s %d: the %s stack "
+                         "has no %s (hint: %s 1, or another --framework)", flag,
+                         g_array_index (*list, int, i), stack->name, what, flag);
+            return FALSE;
+          }
+      g_array_set_size (*list, 0);
+    }
+  if (*list == NULL)
+    *list = g_array_new (FALSE, FALSE, sizeof (int));
+  int one = 1;
+  g_array_append_val (*list, one);
+  return TRUE;
+}
+
+/* A mask of the space (0: every value) kept to what the stack offers: an explicit value
+ * it does not offer is a contradiction; under --fast (whose narrowed masks are defaults,
+ * not asked for) the offered part is kept, or all that is offered where none is. */
+static gboolean
+mask_offered (guint *mask, guint offered, gboolean fast, const char *flag,
+              const char *const *names, const FwStack *stack, GError **error)
+{
+  if (*mask == 0)
+    {
+      *mask = offered;
+      return TRUE;
+    }
+  guint bad = *mask & ~offered;
+  if (bad != 0 && !fast)
+    {
+      int i = 0;
+      while (!((bad >> i) & 1))
+        i++;
+      g_autofree char *list = fw_offer_list_text (offered, names);
+      g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, "%s %s: the %s stack does not "
+                   "offer it (it offers %s)", flag, names[i], stack->name, list);
+      return FALSE;
+    }
+  *mask &= offered;
+  if (*mask == 0)
+    *mask = offered;
+  return TRUE;
+}
+
+/* The space's sharding kinds, schedules, CP exchanges and rank orders kept to those the
+ * stack offers (frameworks/stack.h offers_*; the sharding it allows with pp > 1 is
+ * applied per candidate in enumerate). */
+static gboolean
+offers_restrict (SearchSpec *spec, const FwStack *stack, GError **error)
+{
+  gboolean fast = spec->fast;
+  /* sharding: an open list becomes the offered kinds (HSDP as every group size) */
+  if (spec->sharding == NULL || spec->sharding->len == 0)
+    {
+      if (spec->sharding == NULL)
+        spec->sharding = g_array_new (FALSE, FALSE, sizeof (SearchShard));
+      for (int k = PLAN_SHARD_NONE; k <= PLAN_SHARD_HSDP; k++)
+        if ((stack->offers_sharding >> k) & 1)
+          {
+            SearchShard sh = { (PlanSharding) k, 0 };
+            g_array_append_val (spec->sharding, sh);
+          }
+    }
+  else
+    for (guint i = spec->sharding->len; i-- > 0;)
+      {
+        SearchShard sh = g_array_index (spec->sharding, SearchShard, i);
+        if ((stack->offers_sharding >> sh.kind) & 1)
+          continue;
+        /* HSDP keeps its own message (below, as before) */
+        if (sh.kind != PLAN_SHARD_HSDP && !fast)
+          {
+            g_autofree char *list = fw_offer_list_text (stack->offers_sharding,
+                                                        fw_offer_sharding_names);
+            g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, "--sharding %s: the %s "
+                         "stack does not offer it (it offers %s)",
+                         plan_sharding_name (sh.kind), stack->name, list);
+            return FALSE;
+          }
+        if (sh.kind != PLAN_SHARD_HSDP)
+          g_array_remove_index (spec->sharding, i);
+      }
+  /* pipeline: none at all, or the schedules offered (DualPipe is not a dimension) */
+  if (stack->offers_schedules == 0)
+    {
+      if (!only_one (&spec->pp, fast, "--pp", "pipeline parallelism", stack, error))
+        return FALSE;
+    }
+  else
+    {
+      guint offered = stack->offers_schedules & 7u;
+      if (offered == 0)
+        {
+          g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, "the %s stack's only "
+                       "pipeline schedule is DualPipe, which the search does not vary (hint: "
+                       "tandem predict --schedule dualpipe)", stack->name);
+          return FALSE;
+        }
+      /* as --schedule spells them (plan_schedule_name) */
+      static const char *const sched_names[] = { "GPipe", "1F1B", "Interleaved1F1B",
+                                                 "DualPipe", NULL };
+      if (!mask_offered (&spec->schedule_mask, offered, fast, "--schedule", sched_names,
+                         stack, error))
+        return FALSE;
+    }
+  /* context parallelism: none at all, or the exchanges offered */
+  if (stack->offers_cp_comm == 0)
+    {
+      if (!only_one (&spec->cp, fast, "--cp", "context parallelism", stack, error))
+        return FALSE;
+    }
+  else if (!mask_offered (&spec->cp_comm_mask, stack->offers_cp_comm, fast, "--cp-comm-type",
+                          fw_offer_cp_names, stack, error))
+    return FALSE;
+  /* rank orders: bit 0 Megatron's tp-cp-ep-dp-pp, bit 1 tp-cp-ep-pp-dp */
+  if (stack->offers_rank_orders != NULL)
+    {
+      guint offered = 0;
+      for (char **r = stack->offers_rank_orders; *r != NULL; r++)
+        offered |= g_str_equal (*r, "tp-cp-ep-dp-pp") ? 1u
+                   : g_str_equal (*r, "tp-cp-ep-pp-dp") ? 2u : 0u;
+      static const char *const order_names[] = { "tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp", NULL };
+      if (offered != 0 && !mask_offered (&spec->order_mask, offered, fast, "--rank-order",
+                                         order_names, stack, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 search_spec_set_stack (SearchSpec *spec, FwStack *stack, GError **error)
 {
@@ -141,6 +280,8 @@ search_spec_set_stack (SearchSpec *spec, FwStack *stack, GError **error)
                    "(hint: drop the flag or pick another --framework)", stack->name);
       return FALSE;
     }
+  if (!offers_restrict (spec, stack, error))
+    return FALSE;
   if (!stack->hsdp)
     {
       if (spec->sharding == NULL || spec->sharding->len == 0)
@@ -447,6 +588,11 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
                               int k_lo = 0, k_hi = 0;
                               if (dp == 1 && sh.kind != PLAN_SHARD_NONE)
                                 continue;   /* the same plan as none */
+                              /* a sharding the stack does not combine with a pipeline
+                               * (DeepSpeed: ZeRO-2 and ZeRO-3): not in its space */
+                              if (pp > 1 && sp->stack != NULL
+                                  && !((sp->stack->offers_sharding_pp >> sh.kind) & 1))
+                                continue;
                               if (sh.kind == PLAN_SHARD_HSDP)
                                 {
                                   if (sh.hsdp_k > 0)

@@ -950,7 +950,7 @@ test_tp_overlap_needs_stack (void)
                    "TP only as async TP (hint: --async-tp --compile instead)\n");
   run_result_clear (&r);
   run_tandem ("predict --model llama3-8b --cluster dgx-h100-superpod --gpus 16 --gbs 64 "
-              "--tp 2 --sharding zero1 --recompute-granularity full --sequence-parallel "
+              "--tp 2 --sharding zero3 --recompute-granularity full --sequence-parallel "
               "--async-tp --compile --framework torchtitan --no-db", &r);
   g_assert_cmpint (r.status, ==, 0);
   run_result_clear (&r);

@@ -357,6 +357,25 @@ test_bad (void)
       "'defaults.pp_layers_per_chunk' is 1.5, not a whole number" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"defaults\": {\"pp_layers_per_chunk\": -1}}", "'defaults.pp_layers_per_chunk' is -1" },
+    /* "offers": names from the lists, HSDP as fsdp.hsdp says, orders of the five groups */
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"offers\": {\"sharding\": [\"zero4\"]}}",
+      "'offers.sharding' element 1 is 'zero4', not one of none, zero1, zero2, zero3, hsdp" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"offers\": {\"sharding\": [\"none\", \"hsdp\"]}}",
+      "'offers.sharding' lists hsdp where fsdp.hsdp is false" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"offers\": {\"sharding\": []}}", "'offers.sharding' is empty" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"offers\": {\"sharding\": [\"zero1\"], \"sharding_with_pp\": [\"zero3\"]}}",
+      "'offers.sharding_with_pp' lists a sharding that \"sharding\" does not" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"offers\": {\"schedules\": \"1f1b\"}}", "'offers.schedules' must be a list" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"offers\": {\"rank_orders\": [\"tp-dp-pp\"]}}",
+      "'offers.rank_orders' element 1 is not an order of tp, cp, ep, dp and pp" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"offers\": {\"pipelines\": []}}", "unknown key 'offers.pipelines'" },
     { "{\"attention\": ", "x.json" },
     /* malformed JSON reads like a compiler's message, file:line:column, as a cluster or
      * model file's does (json-glib's "<data>" replaced by the file) */
@@ -375,6 +394,34 @@ test_bad (void)
           || strstr (error->message, "<data>") != NULL)
         g_error ("case %u: '%s' lacks '%s'", i, error->message, bad[i].needle);
     }
+  /* a file without "offers" offers everything (and HSDP as fsdp.hsdp says); one with
+   * it offers what it lists: bit i is the i-th name of stack.h's lists */
+  {
+    g_autoptr (GError) e = NULL;
+    g_autoptr (FwStack) all = fw_stack_new_from_data (
+      "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1}", -1,
+      "x.json", &e);
+    g_assert_no_error (e);
+    g_assert_cmphex (all->offers_sharding, ==, 0xF);     /* none..zero3, no hsdp */
+    g_assert_cmphex (all->offers_schedules, ==, 0xF);
+    g_assert_cmphex (all->offers_cp_comm, ==, 0x7);
+    g_assert_null (all->offers_rank_orders);
+    g_autoptr (FwStack) some = fw_stack_new_from_data (
+      "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"fsdp\": {\"hsdp\": true}, \"offers\": {\"sharding\": [\"zero3\", \"hsdp\", \"none\"], "
+      "\"sharding_with_pp\": [\"none\"], \"schedules\": [], \"cp_comm\": [\"a2a\"], "
+      "\"rank_orders\": [\"tp-cp-ep-pp-dp\"]}}", -1, "x.json", &e);
+    g_assert_no_error (e);
+    /* none (bit 0) + zero3 (bit 3) + hsdp (bit 4) = 0x19; a2a bit 2 = 0x4 */
+    g_assert_cmphex (some->offers_sharding, ==, 0x19);
+    g_assert_cmphex (some->offers_sharding_pp, ==, 0x1);
+    g_assert_cmphex (some->offers_schedules, ==, 0);
+    g_assert_cmphex (some->offers_cp_comm, ==, 0x4);
+    g_assert_cmpstr (some->offers_rank_orders[0], ==, "tp-cp-ep-pp-dp");
+    g_assert_null (some->offers_rank_orders[1]);
+    g_autofree char *t = fw_offer_list_text (some->offers_sharding, fw_offer_sharding_names);
+    g_assert_cmpstr (t, ==, "none, zero3 or hsdp");
+  }
   g_autoptr (GError) error = NULL;
   g_assert_null (fw_stack_lookup ("no-such-stack", &error));
   g_assert_error (error, FW_ERROR, FW_ERROR_NOT_FOUND);

@@ -238,7 +238,10 @@ test_sharding (void)
     { "FSDP2 (full shard)", "torchtitan", 1, PLAN_SHARD_ZERO3 },
     /* torchtitan's FSDP2 keeps parameters unsharded across micro-batches under PP */
     { "FSDP2 (full shard)", "torchtitan", 2, PLAN_SHARD_ZERO2 },
-    { "FSDP FULL_SHARD", "Composer/llm-foundry", 2, PLAN_SHARD_ZERO3 },
+    /* a stack that reshards under PP keeps zero3 there (Megatron-FSDP's
+     * optim_grads_params; Composer/llm-foundry has no pipeline: test-published.c
+     * test_published_offered) */
+    { "FSDP FULL_SHARD", "Megatron-Core", 2, PLAN_SHARD_ZERO3 },
     { "none (Megatron DDP)", "Megatron-LM", 1, PLAN_SHARD_NONE },
     /* a cell that says it is not stated reads as empty: the stack's default */
     { "not stated", "torchtitan", 1, PLAN_SHARD_ZERO3 },

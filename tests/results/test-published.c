@@ -765,6 +765,71 @@ test_v_sweep (void)
   assert_rel (g->predicted_per_mb_by_v_s[3], g->predicted_per_mb_s, 1e-9);
 }
 
+/* Every published run that happened was a plan its framework offered: each row of the
+ * shipped CSV (dev and held-out) that maps is a plan its stack accepts (plan_check_stack,
+ * as predict and search apply it: each preset's "offers"). A refusal here
+ * means a stack's "offers" or the row's reading is wrong. The stacks' own refusals, on
+ * rows made up for it: llm-foundry has no pipeline parallelism, DeepSpeed's pipeline
+ * engine refuses ZeRO-2/3 ("ZeRO-2 and ZeRO-3 are incompatible with pipeline
+ * parallelism"), torchtitan has no ZeRO-1, Meta's stack lays ranks out [TP, CP, PP, DP]. */
+static void
+test_published_offered (void)
+{
+  g_autoptr (ResCsv) csv = shipped_csv ();
+  guint checked = 0;
+  for (guint i = 0; i < res_csv_n_rows (csv); i++)
+    {
+      g_autoptr (ResPublishedCase) c = res_published_case_new (csv, i);
+      if (!c->ready)
+        continue;
+      g_autoptr (GError) error = NULL;
+      if (!plan_check_stack (&c->plan, c->stack, &error))
+        g_error ("row %u (%s): %s", i + 1, c->stack->name, error->message);
+      checked++;
+    }
+  g_assert_cmpuint (checked, >=, 200);
+  static const struct {
+    const char *stack; int pp, cp; PlanSharding sh; PlanSchedule sched; PlanCpComm cpc;
+    const char *why, *other;
+  } refused[] = {
+    { "llm-foundry", 2, 1, PLAN_SHARD_ZERO3, PLAN_SCHED_1F1B, PLAN_CP_P2P,
+      "--pp 2: the llm-foundry stack has no pipeline parallelism", "megatron-core" },
+    { "deepspeed", 2, 1, PLAN_SHARD_ZERO3, PLAN_SCHED_1F1B, PLAN_CP_P2P,
+      "--sharding zero3 with --pp 2: the deepspeed stack does not combine them",
+      "megatron-core" },
+    { "torchtitan", 1, 1, PLAN_SHARD_ZERO1, PLAN_SCHED_1F1B, PLAN_CP_P2P,
+      "--sharding zero1: the torchtitan stack does not offer it", "megatron-core" },
+    { "meta-llama3", 2, 1, PLAN_SHARD_ZERO2, PLAN_SCHED_1F1B, PLAN_CP_P2P,
+      "the meta-llama3 stack lays ranks out as tp-cp-ep-pp-dp", "megatron-core" },
+    { "megatron-core", 2, 1, PLAN_SHARD_ZERO1, PLAN_SCHED_GPIPE, PLAN_CP_P2P,
+      "--schedule GPipe: the megatron-core stack does not offer it", "torchtitan" },
+    { "deepspeed", 1, 2, PLAN_SHARD_ZERO1, PLAN_SCHED_1F1B, PLAN_CP_P2P,
+      "--cp-comm-type p2p: the deepspeed stack does not offer it", "megatron-core" },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (refused); k++)
+    {
+      g_autoptr (FwStack) st = fw_stack_load_preset (refused[k].stack, NULL);
+      g_assert_nonnull (st);
+      Plan p;
+      plan_init_defaults (&p);
+      p.world_size = 16;
+      p.pp = refused[k].pp, p.cp = refused[k].cp;
+      p.dp = 16 / (p.pp * p.cp);
+      p.sharding = refused[k].sh, p.schedule = refused[k].sched, p.cp_comm = refused[k].cpc;
+      g_autoptr (GError) error = NULL;
+      g_assert_false (plan_check_stack (&p, st, &error));
+      if (strstr (error->message, refused[k].why) == NULL)
+        g_error ("%s: '%s' lacks '%s'", refused[k].stack, error->message, refused[k].why);
+      /* the same plan on a stack that offers it is accepted */
+      g_autoptr (FwStack) other = fw_stack_load_preset (refused[k].other, NULL);
+      if (g_str_equal (refused[k].other, "torchtitan"))
+        p.sharding = PLAN_SHARD_ZERO3;   /* torchtitan's GPipe plan shards as it offers */
+      g_clear_error (&error);
+      g_assert_true (plan_check_stack (&p, other, &error));
+      plan_clear (&p);
+    }
+}
+
 /* The shipped calibration set, end to end: at least 60 rows predicted, every error
  * finite. */
 static void
@@ -895,5 +960,6 @@ main (int argc, char **argv)
   g_test_add_func ("/results/published/validate-small", test_validate_small);
   g_test_add_func ("/results/published/map-torchtitan-layer-ac", test_map_torchtitan_layer_ac);
   g_test_add_func ("/results/published/published-runs", test_published_runs);
+  g_test_add_func ("/results/published/offered", test_published_offered);
   return g_test_run ();
 }
