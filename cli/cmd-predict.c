@@ -1,5 +1,6 @@
 /* cli/cmd-predict.c - `tandem predict`: simulate one step of a plan, print the metrics,
  * write the trace, then store the prediction (`tandem runs` is in cmd-runs.c). */
+#include "results/accuracy.h"
 #include "cli/cli.h"
 #include "cli/cli-table.h"
 #include "cli/cli-fit.h"
@@ -244,6 +245,17 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
   json_object_set_string_member (json_node_get_object (root), "framework", stack->name);
   json_object_set_boolean_member (json_node_get_object (root), "extrapolated",
                                   opts.cost.extrapolated);
+  /* how well runs like this one were predicted (data/accuracy.json, results/accuracy.h):
+   * where the prediction is weak, it says so */
+  ResAccuracy acc;
+  res_accuracy_load (&acc);
+  gboolean moe = model_spec_is_moe (p->model);
+  {
+    g_autoptr (JsonBuilder) ab = json_builder_new ();
+    res_accuracy_class_json (&acc, p->cluster->device.name, moe, ab);
+    json_object_set_member (json_node_get_object (root), "accuracy",
+                            json_builder_get_root (ab));
+  }
   /* out of memory: what would fit, each change's memory computed again */
   g_autoptr (GArray) fit = NULL;
   if (!p->memory.fits)
@@ -257,6 +269,8 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
       printf ("  framework: %s%s\n", stack->name,
               opts.cost.extrapolated ? " (extrapolated: no fitted calibration or published "
                                        "run behind this device and stack)" : "");
+      g_autofree char *sentence = res_accuracy_sentence (&acc, p->cluster->device.name, moe);
+      printf ("  accuracy: %s\n", sentence);
       /* the stack's sharding is what validate fills an unstated row with; predict's plan
        * takes Megatron's flag default (none) whatever the stack, so an FSDP stack (its
        * default shards gradients or parameters) says so when the plan shards less, rather

@@ -6,6 +6,7 @@
  * verbatim in every printed `tandem predict` command line. The search itself is
  * sim/search.h; under mpirun each rank searches a contiguous range of the candidates and
  * rank 0 gathers, prints and stores. */
+#include "results/accuracy.h"
 #include "config.h"
 #include "cli/cli.h"
 #include "cli/cli-table.h"
@@ -554,6 +555,13 @@ prediction_node (const SimPrediction *p, int place, const char *flags_str,
   /* the members cmd-predict.c adds to the same object */
   json_object_set_string_member (o, "framework", opts->stack_name);
   json_object_set_boolean_member (o, "extrapolated", opts->extrapolated);
+  {
+    ResAccuracy acc;
+    res_accuracy_load (&acc);
+    g_autoptr (JsonBuilder) ab = json_builder_new ();
+    res_accuracy_class_json (&acc, p->cluster->device.name, model_spec_is_moe (p->model), ab);
+    json_object_set_member (o, "accuracy", json_builder_get_root (ab));
+  }
   /* the rule of thumb's plan is not ranked: place null */
   if (place > 0)
     json_object_set_int_member (o, "place", place);
@@ -796,6 +804,45 @@ search_mode (const SearchSpec *spec)
   return spec->fast ? "fast (heuristic)" : "exact";
 }
 
+/* The plans of the top within the step-time error tandem showed on published runs like
+ * them (data/accuracy.json, results/accuracy.h: the held-out mean error of dense runs on
+ * the device's family, the dev one where there is none held out, the MoE one for a MoE
+ * model): #2.. whose objective is within that many percent of #1's. Their order is the
+ * model's, not a measured one; the note says so, or that #2 lies outside it. */
+static guint
+tie_band (const SearchSpec *spec, const Ranked *top, guint n_top, double *typical_pct,
+          char **note)
+{
+  ResAccuracy acc;
+  res_accuracy_load (&acc);
+  gboolean moe = model_spec_is_moe (spec->model);
+  double t = res_accuracy_typical_pct (&acc, spec->cluster->device.name, moe);
+  *typical_pct = t;
+  guint k = 0;
+  for (guint i = 1; i < n_top && isfinite (t); i++)
+    if ((top[i].row->score / top[0].row->score - 1.0) * 100.0 < t)
+      k++;
+  g_autofree char *cls = res_accuracy_sentence (&acc, spec->cluster->device.name, moe);
+  if (n_top < 2 || !isfinite (t))
+    *note = g_strdup_printf ("%s", cls);
+  else if (k > 0)
+    {
+      g_autofree char *which = k > 1 ? g_strdup_printf ("#2-#%u lie", k + 1)
+                                     : g_strdup ("#2 lies");
+      *note = g_strdup_printf ("%s within %.1f%% of #1 on the objective, inside tandem's "
+                               "error for such runs (%s; of published plan pairs measured "
+                               "more than 5%% apart, %u of %u ordered as measured): treat %s "
+                               "as tied with #1 and measure before choosing (tandem run)",
+                               which, t, cls, acc.ordered_apart, acc.pairs_apart,
+                               k > 1 ? "them" : "it");
+    }
+  else
+    *note = g_strdup_printf ("#2 is %.1f%% behind #1 on the objective, more than tandem's "
+                             "%.1f%% error for such runs (%s): the order is likely right",
+                             (top[1].row->score / top[0].row->score - 1.0) * 100.0, t, cls);
+  return k;
+}
+
 static void
 print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guint n_top,
             const SimPrediction *recipe, const char *recipe_flags, const char *recipe_why,
@@ -878,7 +925,13 @@ print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guin
   if (recipe != NULL)
     printf ("rule  tandem predict %s\n", recipe_flags);
   if (n_top >= 2)
-    print_difference (&top[0], &top[1]);
+    {
+      print_difference (&top[0], &top[1]);
+      double t;
+      g_autofree char *note = NULL;
+      tie_band (spec, top, n_top, &t, &note);
+      printf ("  within the error: %s\n", note);
+    }
   if (recipe != NULL && n_top > 0)
     {
       double a = top[0].pred->result->tokens_per_s, b = recipe->result->tokens_per_s;
@@ -1549,6 +1602,24 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
         json_builder_add_null_value (b);
       else
         json_builder_add_string_value (b, recipe_why ? recipe_why : "no rule-of-thumb plan");
+      /* the top plans within tandem's measured error of #1 (tie_band) */
+      {
+        double t;
+        g_autofree char *note = NULL;
+        guint k = tie_band (search_space_spec (space), top, n_top, &t, &note);
+        json_builder_set_member_name (b, "within_error");
+        json_builder_begin_object (b);
+        json_builder_set_member_name (b, "typical_error_pct");
+        if (isfinite (t))
+          json_builder_add_double_value (b, round (t * 100) / 100);
+        else
+          json_builder_add_null_value (b);
+        json_builder_set_member_name (b, "tied_with_best");
+        json_builder_add_int_value (b, k);
+        json_builder_set_member_name (b, "note");
+        json_builder_add_string_value (b, note);
+        json_builder_end_object (b);
+      }
       json_builder_set_member_name (b, "wall_s");
       json_builder_add_double_value (b, result->wall_s);
       json_builder_set_member_name (b, "run_id");

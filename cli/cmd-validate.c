@@ -3,6 +3,7 @@
  * data/published-runs.csv), compare with their measured step times, store the validation.
  * The mapping rules are in results/published.h. */
 #include "cli/cli.h"
+#include "results/accuracy.h"
 #include "results/published.h"
 #include "cli/cli-store.h"
 #include "cli/cli-table.h"
@@ -457,7 +458,7 @@ ranking_json (const ResPublishedReport *r)
 int
 cli_cmd_validate (int argc, char **argv)
 {
-  gboolean json = FALSE, breakdown = FALSE, ranking = FALSE;
+  gboolean json = FALSE, breakdown = FALSE, ranking = FALSE, accuracy = FALSE;
   /* G_MININT64: not given (any id the user can type, negative ones too, is looked up) */
   gint64 explain = G_MININT64;
   g_autofree char *only = NULL, *gpu_type = NULL, *cluster_arg = NULL;
@@ -484,6 +485,9 @@ cli_cmd_validate (int argc, char **argv)
     { "ranking", 0, 0, G_OPTION_ARG_NONE, &ranking,
       "After the summary: within groups of one model, GPU type, size and batch, the share "
       "of row pairs the prediction orders as measured (with --json: its \"ranking\" object)", NULL },
+    { "accuracy-json", 0, 0, G_OPTION_ARG_NONE, &accuracy,
+      "Print only the accuracy table that predict and search quote (mean error by kind of "
+      "run and device family, and the ranking), the text of data/accuracy.json", NULL },
     { NULL },
   };
   g_autoptr (GOptionContext) octx = g_option_context_new ("FILE.csv");
@@ -585,6 +589,16 @@ cli_cmd_validate (int argc, char **argv)
                        gpu_type ? gpu_type : "", gpu_type ? "'" : "", argv[1], lo, hi, list);
     }
 
+  /* the table data/accuracy.json holds (results/accuracy.h): nothing else printed or
+   * stored */
+  if (accuracy)
+    {
+      ResAccuracy acc;
+      res_accuracy_from_report (report, &acc);
+      g_autofree char *text = res_accuracy_to_json (&acc);
+      puts (text);
+      return CLI_EXIT_OK;
+    }
   /* print, then store (docs/contracts.md); --json stores first to carry the run id */
   CliStored st;
   cli_stored_init (&st, &dba);

@@ -513,6 +513,12 @@ family_for (const char *gpu_type)
   return RES_PUB_FAMILY_OTHER;
 }
 
+ResPubFamily
+res_pub_family_for_text (const char *text)
+{
+  return family_for (text != NULL ? text : "");
+}
+
 /* ---- model ---------------------------------------------------------------------------- */
 
 /* A vocabulary the row leaves empty, where its model and framework fix it: GPT models

@@ -237,6 +237,9 @@ typedef enum {
 } ResPubFamily;
 
 const char *res_pub_family_name (ResPubFamily family);   /* "other", "h100", "a100", "h200", "b200" */
+/* The family a gpu_type text or a device name belongs to ("H100-SXM5-80GB" -> h100,
+ * "GB200-186GB" -> b200; H800 with H100, A800 with A100), case-insensitive. */
+ResPubFamily res_pub_family_for_text (const char *text);
 
 /* The planner's view of a row whose schedule is interleaved but whose V is not stated
  * (validate predicts it at the V of its stack's chunking, else the smallest V >= 2 that

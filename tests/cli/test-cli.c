@@ -1000,6 +1000,51 @@ test_precision_spellings (void)
     }
 }
 
+/* Where a prediction is weak it says so: predict quotes how well published runs of its
+ * kind (dense or MoE) on its device family were predicted (data/accuracy.json, which
+ * tests/results/test-published.c keeps equal to validate's figures). A dense H100 plan
+ * gets the H100 dev and held-out means, its typical error the held-out one; a MoE plan
+ * the MoE mean, flagged weak; a device family with no published run, extrapolated. */
+static void
+test_predict_accuracy (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("predict --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 64 "
+              "--seq-length 4096 --use-distributed-optimizer --recompute-granularity full "
+              "--no-db --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
+  JsonObject *a = json_object_get_object_member (json_node_get_object (root), "accuracy");
+  g_assert_cmpstr (json_object_get_string_member (a, "family"), ==, "h100");
+  g_assert_cmpstr (json_object_get_string_member (a, "kind"), ==, "dense");
+  JsonObject *held = json_object_get_object_member (a, "held_out");
+  g_assert_cmpfloat (json_object_get_double_member (a, "typical_error_pct"), ==,
+                     json_object_get_double_member (held, "mape_pct"));
+  g_assert_true (json_object_get_null_member (a, "moe"));
+  run_result_clear (&r);
+  run_tandem ("predict --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 64 "
+              "--seq-length 4096 --use-distributed-optimizer --recompute-granularity full "
+              "--no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\n  accuracy: dense runs on h100 were predicted with "));
+  run_result_clear (&r);
+  run_tandem ("predict --model tiny-mixtral --cluster dgx-h100-superpod --gpus 8 --ep 4 "
+              "--gbs 32 --seq-length 2048 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\n  accuracy: weak: mixture-of-experts runs were "
+                                   "predicted with "));
+  run_result_clear (&r);
+  run_tandem ("predict --model llama3-8b --cluster mi300x-node --gpus 8 --gbs 64 "
+              "--seq-length 4096 --use-distributed-optimizer --no-db --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) other = run_parse_json (r.out);
+  JsonObject *o = json_object_get_object_member (json_node_get_object (other), "accuracy");
+  g_assert_cmpstr (json_object_get_string_member (o, "family"), ==, "other");
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (o, "note"),
+                                   "no published run on this device family"));
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1032,5 +1077,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/predict/hsdp-needs-stack", test_hsdp_needs_stack);
   g_test_add_func ("/cli/predict/grad-acc-fusion-needs-zero3", test_grad_acc_fusion_needs_zero3);
   g_test_add_func ("/cli/predict/tp-overlap-needs-stack", test_tp_overlap_needs_stack);
+  g_test_add_func ("/cli/predict/accuracy", test_predict_accuracy);
   return g_test_run ();
 }

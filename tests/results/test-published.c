@@ -10,6 +10,7 @@
 
 #include <glib.h>
 
+#include "results/accuracy.h"
 #include "results/published.h"
 #include "shipped-csv.h"
 #include "sim/predict.h"
@@ -853,6 +854,56 @@ test_published_runs (void)
         g_assert_nonnull (c->skip_reason);
     }
   g_assert_true (isfinite (r->summary.mape_pct));
+  /* data/accuracy.json, which predict and search quote, is this validation's figures:
+   * every class's row count and ranking count equal, every mean and largest error within
+   * the file's rounding (two decimals: 0.005) */
+  {
+    ResAccuracy now, file;
+    res_accuracy_from_report (r, &now);
+    res_accuracy_load (&file);
+    g_assert_true (file.loaded);
+    g_autofree char *fresh = res_accuracy_to_json (&now);
+#define STALE(what) g_error ("data/accuracy.json is stale (%s): regenerate it with "          \
+                             "build/cli/tandem validate data/published-runs.csv --no-db "      \
+                             "--accuracy-json > data/accuracy.json; it should read:\n%s",      \
+                             what, fresh)
+    const ResAccClass *a[2 * RES_PUB_FAMILY_N + 1], *b[2 * RES_PUB_FAMILY_N + 1];
+    for (int f = 0; f < RES_PUB_FAMILY_N; f++)
+      {
+        a[2 * f] = &now.dense_dev[f], b[2 * f] = &file.dense_dev[f];
+        a[2 * f + 1] = &now.dense_held[f], b[2 * f + 1] = &file.dense_held[f];
+      }
+    a[2 * RES_PUB_FAMILY_N] = &now.moe, b[2 * RES_PUB_FAMILY_N] = &file.moe;
+    for (int k = 0; k <= 2 * RES_PUB_FAMILY_N; k++)
+      if (a[k]->n != b[k]->n
+          || (a[k]->n > 0 && (fabs (a[k]->mape_pct - b[k]->mape_pct) > 0.0051
+                              || fabs (a[k]->max_abs_err_pct - b[k]->max_abs_err_pct) > 0.0051)))
+        STALE ("a class's rows or errors");
+    if (now.pairs != file.pairs || now.ordered != file.ordered
+        || now.pairs_apart != file.pairs_apart || now.ordered_apart != file.ordered_apart)
+      STALE ("the ranking");
+#undef STALE
+    /* what predict says for a dense H100 plan, a MoE plan and a device with no row */
+    g_autofree char *h = res_accuracy_sentence (&file, "H100-SXM5-80GB", FALSE);
+    g_autofree char *want = g_strdup_printf ("dense runs on h100 were predicted with %.1f%% "
+                                             "mean error on %u dev and %.1f%% on %u held-out",
+                                             file.dense_dev[RES_PUB_FAMILY_H100].mape_pct,
+                                             file.dense_dev[RES_PUB_FAMILY_H100].n,
+                                             file.dense_held[RES_PUB_FAMILY_H100].mape_pct,
+                                             file.dense_held[RES_PUB_FAMILY_H100].n);
+    g_assert_true (g_str_has_prefix (h, want));
+    g_autofree char *m = res_accuracy_sentence (&file, "H100-SXM5-80GB", TRUE);
+    g_assert_true (g_str_has_prefix (m, "weak: mixture-of-experts runs"));
+    g_autofree char *o = res_accuracy_sentence (&file, "MI300X", FALSE);
+    g_assert_true (g_str_has_prefix (o, "no published run on this device family"));
+    /* the typical error: held-out where the family has held-out rows (H100), else dev
+     * (A100), MoE's for MoE */
+    g_assert_cmpfloat (res_accuracy_typical_pct (&file, "H100-SXM5-80GB", FALSE), ==,
+                       file.dense_held[RES_PUB_FAMILY_H100].mape_pct);
+    g_assert_cmpfloat (res_accuracy_typical_pct (&file, "A100-SXM4-80GB", FALSE), ==,
+                       file.dense_dev[RES_PUB_FAMILY_A100].mape_pct);
+    g_assert_cmpfloat (res_accuracy_typical_pct (&file, "B200", TRUE), ==, file.moe.mape_pct);
+  }
   g_test_message ("published-runs.csv: %u predicted, %u skipped, MAPE %.1f%%, max %.1f%% "
                   "(row %" G_GINT64_FORMAT ")", r->summary.n, r->summary.n_skipped,
                   r->summary.mape_pct, r->summary.max_abs_err_pct, r->summary.max_err_row_id);

@@ -1,0 +1,288 @@
+/* results/accuracy.c - how well tandem predicted published runs like a given one (see
+ * accuracy.h). */
+#include "results/accuracy.h"
+
+#include <math.h>
+
+#include <string.h>
+
+
+/* compiled in by results/meson.build from data/accuracy.json */
+extern GResource *tandem_accuracy_get_resource (void);
+
+#define ACC_PATH "/tandem/results/accuracy.json"
+
+static void
+class_add (ResAccClass *c, double err_pct, double *sum)
+{
+  *sum += fabs (err_pct);
+  c->n++;
+  if (c->n == 1 || fabs (err_pct) > c->max_abs_err_pct)
+    c->max_abs_err_pct = fabs (err_pct);
+}
+
+static void
+class_init (ResAccClass *c)
+{
+  c->n = 0;
+  c->mape_pct = NAN;
+  c->max_abs_err_pct = NAN;
+}
+
+static void
+zero (ResAccuracy *out)
+{
+  memset (out, 0, sizeof *out);
+  for (int f = 0; f < RES_PUB_FAMILY_N; f++)
+    {
+      class_init (&out->dense_dev[f]);
+      class_init (&out->dense_held[f]);
+    }
+  class_init (&out->moe);
+}
+
+void
+res_accuracy_from_report (const ResPublishedReport *report, ResAccuracy *out)
+{
+  zero (out);
+  double dev[RES_PUB_FAMILY_N] = { 0 }, held[RES_PUB_FAMILY_N] = { 0 }, moe = 0;
+  for (guint i = 0; i < report->cases->len; i++)
+    {
+      const ResPublishedCase *c = report->cases->pdata[i];
+      if (!c->predicted || !isfinite (c->err_pct))
+        continue;
+      if (c->moe.present)
+        class_add (&out->moe, c->err_pct, &moe);
+      else if (c->held_out)
+        class_add (&out->dense_held[c->family], c->err_pct, &held[c->family]);
+      else
+        class_add (&out->dense_dev[c->family], c->err_pct, &dev[c->family]);
+    }
+  for (int f = 0; f < RES_PUB_FAMILY_N; f++)
+    {
+      if (out->dense_dev[f].n > 0)
+        out->dense_dev[f].mape_pct = dev[f] / out->dense_dev[f].n;
+      if (out->dense_held[f].n > 0)
+        out->dense_held[f].mape_pct = held[f] / out->dense_held[f].n;
+    }
+  if (out->moe.n > 0)
+    out->moe.mape_pct = moe / out->moe.n;
+  ResPublishedRanking rk;
+  res_published_ranking (report, &rk);
+  out->pairs = rk.n_pairs;
+  out->ordered = rk.n_ordered;
+  out->pairs_apart = rk.n_pairs_wide;
+  out->ordered_apart = rk.n_ordered_wide;
+  res_published_ranking_clear (&rk);
+  out->loaded = TRUE;
+}
+
+static void
+class_read (JsonObject *o, const char *key, ResAccClass *c)
+{
+  class_init (c);
+  if (o == NULL || !json_object_has_member (o, key))
+    return;
+  JsonNode *n = json_object_get_member (o, key);
+  if (!JSON_NODE_HOLDS_OBJECT (n))
+    return;
+  JsonObject *k = json_node_get_object (n);
+  c->n = (guint) json_object_get_int_member_with_default (k, "n", 0);
+  if (c->n > 0)
+    {
+      c->mape_pct = json_object_get_double_member_with_default (k, "mape_pct", NAN);
+      c->max_abs_err_pct = json_object_get_double_member_with_default (k, "max_abs_err_pct",
+                                                                       NAN);
+    }
+}
+
+void
+res_accuracy_load (ResAccuracy *out)
+{
+  zero (out);
+  g_autoptr (GBytes) bytes = g_resource_lookup_data (tandem_accuracy_get_resource (), ACC_PATH,
+                                                     G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  if (bytes == NULL)
+    return;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  gsize len;
+  const char *data = g_bytes_get_data (bytes, &len);
+  if (!json_parser_load_from_data (parser, data, (gssize) len, NULL)
+      || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    return;
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  JsonObject *dense = json_object_has_member (root, "dense")
+                      ? json_object_get_object_member (root, "dense") : NULL;
+  for (int f = 0; f < RES_PUB_FAMILY_N; f++)
+    {
+      const char *name = res_pub_family_name ((ResPubFamily) f);
+      JsonObject *fam = dense != NULL && json_object_has_member (dense, name)
+                        ? json_object_get_object_member (dense, name) : NULL;
+      class_read (fam, "dev", &out->dense_dev[f]);
+      class_read (fam, "held_out", &out->dense_held[f]);
+    }
+  class_read (root, "moe", &out->moe);
+  JsonObject *rk = json_object_has_member (root, "ranking")
+                   ? json_object_get_object_member (root, "ranking") : NULL;
+  if (rk != NULL)
+    {
+      out->pairs = (guint) json_object_get_int_member_with_default (rk, "pairs", 0);
+      out->ordered = (guint) json_object_get_int_member_with_default (rk, "ordered", 0);
+      out->pairs_apart = (guint) json_object_get_int_member_with_default (rk,
+                                                                          "pairs_apart_5pct", 0);
+      out->ordered_apart = (guint) json_object_get_int_member_with_default (
+        rk, "ordered_apart_5pct", 0);
+    }
+  out->loaded = TRUE;
+}
+
+static void
+class_write (JsonBuilder *b, const char *key, const ResAccClass *c)
+{
+  json_builder_set_member_name (b, key);
+  if (c->n == 0)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "n");
+  json_builder_add_int_value (b, c->n);
+  json_builder_set_member_name (b, "mape_pct");
+  json_builder_add_double_value (b, round (c->mape_pct * 100) / 100);
+  json_builder_set_member_name (b, "max_abs_err_pct");
+  json_builder_add_double_value (b, round (c->max_abs_err_pct * 100) / 100);
+  json_builder_end_object (b);
+}
+
+/* "{"n": 24, "mape_pct": 4.55, "max_abs_err_pct": 24.64}" or null: two decimals, what
+ * the sentences print and the test compares (written by hand: json-glib prints doubles
+ * to 17 digits) */
+static void
+class_text (GString *out, const ResAccClass *c)
+{
+  if (c->n == 0)
+    g_string_append (out, "null");
+  else
+    g_string_append_printf (out, "{ \"n\": %u, \"mape_pct\": %.2f, \"max_abs_err_pct\": %.2f }",
+                            c->n, c->mape_pct, c->max_abs_err_pct);
+}
+
+char *
+res_accuracy_to_json (const ResAccuracy *a)
+{
+  GString *o = g_string_new ("{\n");
+  g_string_append (o, "  \"_comment\": \"How well tandem predicted the published runs of "
+                   "data/published-runs.csv, by kind of run and device family (mean and "
+                   "largest absolute step-time error, percent); read by tandem predict and "
+                   "tandem search (results/accuracy.h). Regenerate with: tandem validate "
+                   "data/published-runs.csv --no-db --accuracy-json > data/accuracy.json; "
+                   "tests/results/test-published.c fails when it is stale.\",\n");
+  g_string_append (o, "  \"dense\": {");
+  gboolean first = TRUE;
+  for (int f = 0; f < RES_PUB_FAMILY_N; f++)
+    {
+      if (a->dense_dev[f].n == 0 && a->dense_held[f].n == 0)
+        continue;
+      g_string_append_printf (o, "%s\n    \"%s\": { \"dev\": ", first ? "" : ",",
+                              res_pub_family_name ((ResPubFamily) f));
+      class_text (o, &a->dense_dev[f]);
+      g_string_append (o, ",\n      \"held_out\": ");
+      class_text (o, &a->dense_held[f]);
+      g_string_append (o, " }");
+      first = FALSE;
+    }
+  g_string_append (o, "\n  },\n  \"moe\": ");
+  class_text (o, &a->moe);
+  g_string_append_printf (o, ",\n  \"ranking\": { \"pairs\": %u, \"ordered\": %u, "
+                          "\"pairs_apart_5pct\": %u, \"ordered_apart_5pct\": %u }\n}",
+                          a->pairs, a->ordered, a->pairs_apart, a->ordered_apart);
+  return g_string_free (o, FALSE);
+}
+
+/* the largest dense MAPE of any family and set: what an unknown device is told */
+static double
+worst_dense (const ResAccuracy *a)
+{
+  double w = NAN;
+  for (int f = 0; f < RES_PUB_FAMILY_N; f++)
+    {
+      if (a->dense_dev[f].n > 0 && !(a->dense_dev[f].mape_pct <= w))
+        w = a->dense_dev[f].mape_pct;
+      if (a->dense_held[f].n > 0 && !(a->dense_held[f].mape_pct <= w))
+        w = a->dense_held[f].mape_pct;
+    }
+  return w;
+}
+
+double
+res_accuracy_typical_pct (const ResAccuracy *a, const char *device_name, gboolean moe)
+{
+  if (moe)
+    return a->moe.n > 0 ? a->moe.mape_pct : NAN;
+  ResPubFamily f = res_pub_family_for_text (device_name);
+  if (a->dense_held[f].n > 0)
+    return a->dense_held[f].mape_pct;
+  if (a->dense_dev[f].n > 0)
+    return a->dense_dev[f].mape_pct;
+  return worst_dense (a);
+}
+
+char *
+res_accuracy_sentence (const ResAccuracy *a, const char *device_name, gboolean moe)
+{
+  if (!a->loaded)
+    return g_strdup ("no accuracy figures in this build");
+  ResPubFamily f = res_pub_family_for_text (device_name);
+  if (moe)
+    {
+      if (a->moe.n == 0)
+        return g_strdup ("no mixture-of-experts run published to compare with: unchecked");
+      return g_strdup_printf ("weak: mixture-of-experts runs were predicted with %.1f%% mean "
+                              "error (largest %.0f%%) on %u published runs "
+                              "(data/published-runs.csv)", a->moe.mape_pct,
+                              a->moe.max_abs_err_pct, a->moe.n);
+    }
+  const ResAccClass *d = &a->dense_dev[f], *h = &a->dense_held[f];
+  if (f == RES_PUB_FAMILY_OTHER || (d->n == 0 && h->n == 0))
+    return g_strdup_printf ("no published run on this device family to compare with: "
+                            "extrapolated (on the families with runs the mean error is up "
+                            "to %.1f%%)", worst_dense (a));
+  const char *fam = res_pub_family_name (f);
+  if (d->n > 0 && h->n > 0)
+    return g_strdup_printf ("dense runs on %s were predicted with %.1f%% mean error on %u "
+                            "dev and %.1f%% on %u held-out published runs "
+                            "(data/published-runs.csv)", fam, d->mape_pct, d->n, h->mape_pct,
+                            h->n);
+  const ResAccClass *one = d->n > 0 ? d : h;
+  return g_strdup_printf ("dense runs on %s were predicted with %.1f%% mean error on %u %s "
+                          "published runs (data/published-runs.csv)", fam, one->mape_pct,
+                          one->n, d->n > 0 ? "dev" : "held-out");
+}
+
+void
+res_accuracy_class_json (const ResAccuracy *a, const char *device_name, gboolean moe,
+                         JsonBuilder *b)
+{
+  ResPubFamily f = res_pub_family_for_text (device_name);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "family");
+  json_builder_add_string_value (b, res_pub_family_name (f));
+  json_builder_set_member_name (b, "kind");
+  json_builder_add_string_value (b, moe ? "moe" : "dense");
+  ResAccClass none;
+  class_init (&none);
+  class_write (b, "dev", moe ? &none : &a->dense_dev[f]);
+  class_write (b, "held_out", moe ? &none : &a->dense_held[f]);
+  class_write (b, "moe", moe ? &a->moe : &none);
+  json_builder_set_member_name (b, "typical_error_pct");
+  double t = res_accuracy_typical_pct (a, device_name, moe);
+  if (isfinite (t))
+    json_builder_add_double_value (b, round (t * 100) / 100);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "note");
+  g_autofree char *s = res_accuracy_sentence (a, device_name, moe);
+  json_builder_add_string_value (b, s);
+  json_builder_end_object (b);
+}
