@@ -129,11 +129,26 @@ resolve_layers (Plan *plan, const ModelSpec *model, GError **error)
   if (n_rest > 0 && rest % n_rest != 0)
     {
       if (given == 0)
-        return invalid (error, "%d layers do not divide into pp x vpp = %d x %d = %d "
-                        "model chunks (hint: choose pp x vpp dividing %d, or give an "
-                        "uneven split with --decoder-first-pipeline-num-layers / "
-                        "--decoder-last-pipeline-num-layers)", L, plan->pp, plan->vpp,
-                        chunks, L);
+        {
+          /* a split that works with this pp x vpp, as the hint: Megatron-Core's accounted
+           * split where L + 2 slots divide (the embedding and the loss a layer slot each:
+           * Llama 3's 126 + 2 = 128), else the uneven one with ceil(L / chunks) layers in
+           * every middle chunk and the rest shared by the first and the last */
+          g_autofree char *how = NULL;
+          int q = (L + chunks - 1) / chunks, r = L - (chunks - 2) * q;
+          if ((L + 2) % chunks == 0)
+            how = g_strdup_printf ("--account-for-embedding-in-pipeline-split "
+                                   "--account-for-loss-in-pipeline-split (%d + 2 = %d slots, "
+                                   "%d a chunk)", L, L + 2, (L + 2) / chunks);
+          else if (chunks >= 2 && r >= 2)
+            how = g_strdup_printf ("--decoder-first-pipeline-num-layers %d "
+                                   "--decoder-last-pipeline-num-layers %d (%d a middle chunk)",
+                                   r / 2, r - r / 2, q);
+          return invalid (error, "%d layers do not divide into pp x vpp = %d x %d = %d "
+                          "model chunks (hint: %s%s%schoose pp x vpp dividing %d)", L,
+                          plan->pp, plan->vpp, chunks, how ? how : "",
+                          how ? ", or " : "", "", L);
+        }
       return invalid (error, "after the first/last stage layers, %d layers remain for %d "
                       "model chunks, which does not divide (hint: adjust "
                       "--decoder-first/last-pipeline-num-layers so that %d - first - last "

@@ -398,8 +398,16 @@ test_invalid_plans (Fixture *f, gconstpointer data)
     { "--tp 3 --gpus 3", "does not divide the 128 attention heads" },
     /* 8 KV heads: tp 16 divides 128 heads but not 8 KV heads */
     { "--tp 16 --gpus 16", "does not divide the 8 KV heads" },
-    /* 126 layers on pp 4 x vpp 1 = 4 chunks: 126 / 4 is not whole */
-    { "--tp 8 --pp 4 --gpus 32", "do not divide into pp x vpp" },
+    /* 126 layers on pp 4 x vpp 1 = 4 chunks: 126 / 4 is not whole; the hint names a
+     * split that works: 126 + 2 = 128 accounted slots, 32 a chunk */
+    { "--tp 8 --pp 4 --gpus 32", "do not divide into pp x vpp = 4 x 1 = 4 model chunks "
+      "(hint: --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split "
+      "(126 + 2 = 128 slots, 32 a chunk), or choose pp x vpp dividing 126)" },
+    /* pp 5: 128 slots do not divide either; ceil(126 / 5) = 26 in each of the 3 middle
+     * chunks leaves 126 - 78 = 48 for the first and last, 24 each */
+    { "--tp 8 --pp 5 --gpus 40", "(hint: --decoder-first-pipeline-num-layers 24 "
+      "--decoder-last-pipeline-num-layers 24 (26 a middle chunk), or choose pp x vpp "
+      "dividing 126)" },
     /* uneven split whose middle does not divide: 126 - 5 - 5 = 116 on 14 stages */
     { "--tp 8 --pp 16 --gpus 128 --decoder-first-pipeline-num-layers 5 "
       "--decoder-last-pipeline-num-layers 5", "does not divide" },
