@@ -28,7 +28,12 @@
  *     Interleaved1F1B with the fewest virtual stages that split the layers (it kept
  *     pp 1 there, and found no plan at all where pp 1 does not fit).
  * "Fits" is the search's memory check (peak + headroom <= HBM), on a plan the stack
- * accepts. */
+ * accepts. Where the stack does not offer a choice of the rule (its "offers",
+ * frameworks/stack.h), the rule takes the nearest one it does: ZeRO-1 becomes the
+ * stack's next sharding up (FSDP's SHARD_GRAD_OP, zero2, where there is no sharded
+ * optimizer alone), 1F1B its GPipe (MaxText), CP's ring its exchange (DeepSpeed's
+ * Ulysses), Megatron's rank order the stack's own (Meta's [TP, CP, PP, DP]); a stack
+ * without pipeline or context parallelism keeps pp = 1 or cp = 1. */
 #include "sim/search-private.h"
 
 static gboolean
@@ -52,6 +57,29 @@ fits (const SearchSpace *s, Plan *plan)
   gboolean ok = (double) mem.peak_bytes + spec->headroom_bytes <= (double) mem.capacity_bytes;
   plan_memory_clear (&mem);
   return ok;
+}
+
+/* The sharding the rule wants, or the nearest one `offered` holds (bit i = PlanSharding
+ * i): a stronger one first (what the rule shards, sharded further), then a weaker one. */
+static PlanSharding
+nearest_sharding (PlanSharding want, guint offered)
+{
+  static const PlanSharding order[][4] = {
+    [PLAN_SHARD_NONE] = { PLAN_SHARD_NONE, PLAN_SHARD_ZERO1, PLAN_SHARD_ZERO2, PLAN_SHARD_ZERO3 },
+    [PLAN_SHARD_ZERO1] = { PLAN_SHARD_ZERO1, PLAN_SHARD_ZERO2, PLAN_SHARD_ZERO3, PLAN_SHARD_NONE },
+    [PLAN_SHARD_ZERO2] = { PLAN_SHARD_ZERO2, PLAN_SHARD_ZERO3, PLAN_SHARD_ZERO1, PLAN_SHARD_NONE },
+    [PLAN_SHARD_ZERO3] = { PLAN_SHARD_ZERO3, PLAN_SHARD_ZERO2, PLAN_SHARD_ZERO1, PLAN_SHARD_NONE },
+  };
+  if (want == PLAN_SHARD_HSDP)
+    {
+      if ((offered >> PLAN_SHARD_HSDP) & 1)
+        return want;
+      want = PLAN_SHARD_ZERO3;
+    }
+  for (int i = 0; i < 4; i++)
+    if ((offered >> order[want][i]) & 1)
+      return order[want][i];
+  return want;   /* nothing offered: plan_check_stack says why */
 }
 
 gboolean
@@ -83,7 +111,12 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
       while (seq / cp > 16384 && cp < 64)
         cp *= 2;
     }
-  for (int pp = 1; pp <= (big ? L : 1); pp++)
+  /* what the stack offers (frameworks/stack.h offers_*; no stack: everything) */
+  const FwStack *st = spec->stack;
+  if (st != NULL && st->offers_cp_comm == 0)
+    cp = 1;
+  int pp_max = big && (st == NULL || st->offers_schedules != 0) ? L : 1;
+  for (int pp = 1; pp <= pp_max; pp++)
     {
       if (gpus % (tp * cp * pp) != 0)
         continue;
@@ -130,7 +163,20 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
               p.layers_per_virtual_stage = 0;
               p.micro_batch = mbs, p.local_batch = 0, p.grad_accum = 0;
               p.schedule = v > 1 ? PLAN_SCHED_INTERLEAVED_1F1B : PLAN_SCHED_1F1B;
+              /* a stack whose one-chunk schedule is GPipe only (MaxText) */
+              if (v == 1 && pp > 1 && st != NULL
+                  && !((st->offers_schedules >> PLAN_SCHED_1F1B) & 1)
+                  && ((st->offers_schedules >> PLAN_SCHED_GPIPE) & 1))
+                p.schedule = PLAN_SCHED_GPIPE;
               p.schedule_set = TRUE;
+              /* the stack's CP exchange where it has no ring */
+              if (cp > 1 && st != NULL && !((st->offers_cp_comm >> p.cp_comm) & 1))
+                for (int k = PLAN_CP_P2P; k <= PLAN_CP_A2A; k++)
+                  if ((st->offers_cp_comm >> k) & 1)
+                    {
+                      p.cp_comm = (PlanCpComm) k;
+                      break;
+                    }
               p.sequence_parallel = tp > 1;
               p.tp_comm_overlap = FALSE;
               p.overlap_grad_reduce = p.overlap_param_gather = dp > 1;
@@ -154,8 +200,15 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
                   p.sharding = k > 1 ? PLAN_SHARD_HSDP : PLAN_SHARD_ZERO3;
                   p.hsdp_shard_size = k > 1 ? k : 0;
                 }
+              if (st != NULL)
+                p.sharding = nearest_sharding (p.sharding, pp > 1 ? st->offers_sharding_pp
+                                                                  : st->offers_sharding);
               g_free (p.rank_order);
-              p.rank_order = g_strdup (SEARCH_ORDER_MEGATRON);
+              p.rank_order = g_strdup (st != NULL && st->offers_rank_orders != NULL
+                                       && !g_strv_contains ((const char *const *)
+                                                            st->offers_rank_orders,
+                                                            SEARCH_ORDER_MEGATRON)
+                                       ? st->offers_rank_orders[0] : SEARCH_ORDER_MEGATRON);
               if (fits (s, &p))
                 {
                   *out = p;

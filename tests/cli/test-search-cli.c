@@ -1784,6 +1784,46 @@ test_within_error (void)
   run_clear (&r);
 }
 
+/* The rule of thumb in the form each stack offers (sim/search-recipe.c): Meta's stack has
+ * no ZeRO-1 and lays ranks out [TP, CP, PP, DP], so its rule plan for Llama 3 405B on
+ * 1,024 H100s (big: TP 8, the smallest PP that fits) shards as SHARD_GRAD_OP (zero2) in
+ * that order; MaxText's has no ZeRO-1 or ZeRO-2 (zero3) and DeepSpeed's keeps ZeRO-1 with
+ * its 1F1B pipeline. Each is a plan the stack accepts (predict of its flags exits 0). */
+static void
+test_recipe_per_stack (void)
+{
+  static const struct { const char *fw, *sharding, *flag; } cases[] = {
+    { "meta-llama3", "-zero2-", "--rank-order tp-cp-ep-pp-dp" },
+    { "maxtext", "-zero3-", NULL },
+    { "deepspeed", "-zero1-", "--schedule 1F1B" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *args = g_strdup_printf (
+        "search --model llama3-405b --cluster h100-24k --gpus 1024 --gbs 1024 --seq-length "
+        "8192 --tp 8 --pp 8,16 --mbs 1 --recompute none,full --top 1 --json --no-db "
+        "--framework %s", cases[i].fw);
+      Run r = { 0 };
+      run (NULL, args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      JsonObject *o = object_of (parser, r.out);
+      g_assert_false (json_object_get_null_member (o, "recipe"));
+      JsonObject *rec = json_object_get_object_member (o, "recipe");
+      const char *sum = json_object_get_string_member (
+        json_object_get_object_member (rec, "plan"), "summary");
+      const char *flags = json_object_get_string_member (rec, "flags");
+      if (strstr (sum, cases[i].sharding) == NULL
+          || (cases[i].flag && strstr (flags, cases[i].flag) == NULL))
+        g_error ("%s: rule plan %s (%s)", cases[i].fw, sum, flags);
+      g_autofree char *pargs = g_strdup_printf ("predict %s --no-db", flags);
+      run_clear (&r);
+      run (NULL, pargs, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      run_clear (&r);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1824,5 +1864,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/did-you-mean", test_did_you_mean);
   g_test_add_func ("/cli/search/mpi-same-answer", test_mpi_same_answer);
   g_test_add_func ("/cli/search/within-error", test_within_error);
+  g_test_add_func ("/cli/search/recipe-per-stack", test_recipe_per_stack);
   return g_test_run ();
 }
