@@ -85,6 +85,8 @@ report_scaling_to_json (const ReportScaling *r, JsonBuilder *b)
         json_builder_add_int_value (b, g);
       else
         json_builder_add_null_value (b);
+      if (r->accuracy != NULL && c < r->accuracy->len)
+        util_json_member_string (b, "accuracy", g_ptr_array_index (r->accuracy, c));
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -258,6 +260,13 @@ report_scaling_markdown (const ReportScaling *r, const char *const *pngs)
       char b[64];
       g_string_append_printf (s, "- base of %s: %s\n", (char *) g_ptr_array_index (r->clusters, c),
                               base_text (r, c, b, sizeof b));
+      if (r->accuracy != NULL && c < r->accuracy->len)
+        {
+          g_string_append_printf (s, "- accuracy on %s: ",
+                                  (char *) g_ptr_array_index (r->clusters, c));
+          md_escape (s, g_ptr_array_index (r->accuracy, c));
+          g_string_append_c (s, '\n');
+        }
     }
   g_string_append_printf (s, "- MFU in the %s FLOP convention; HFU counts executed FLOPs "
                           "(recompute included)\n\n", model_flop_convention_name (r->conv));
@@ -370,6 +379,14 @@ scaling_html (const ReportScaling *r, GError **error)
       g_string_append (s, "</dt><dd>");
       report_html_escape (s, base_text (r, c, b, sizeof b));
       g_string_append (s, "</dd>\n");
+      if (r->accuracy != NULL && c < r->accuracy->len)
+        {
+          g_string_append (s, "<dt>accuracy on ");
+          report_html_escape (s, g_ptr_array_index (r->clusters, c));
+          g_string_append (s, "</dt><dd>");
+          report_html_escape (s, g_ptr_array_index (r->accuracy, c));
+          g_string_append (s, "</dd>\n");
+        }
     }
   g_string_append_printf (s, "<dt>FLOP convention</dt><dd>%s (MFU); HFU counts executed FLOPs, "
                           "recompute included</dd>\n</dl>\n",

@@ -1,5 +1,6 @@
 /* results/report-scaling.c - the scaling table: one prediction per (cluster, size), by
  * sim_predict, then speed-up and efficiency against each cluster's base point. */
+#include "results/accuracy.h"
 #include "results/report-private.h"
 #include "sim/predict.h"
 #include "sim/search.h"
@@ -59,6 +60,7 @@ report_scaling_free (ReportScaling *r)
   g_clear_pointer (&r->base_gpus, g_array_unref);
   g_clear_pointer (&r->rows, g_ptr_array_unref);
   g_clear_pointer (&r->measured, g_ptr_array_unref);
+  g_clear_pointer (&r->accuracy, g_ptr_array_unref);
   g_free (r);
 }
 
@@ -340,10 +342,15 @@ report_scaling_compute (const ReportScalingSpec *spec, GError **error)
   r->base_gpus = g_array_new (FALSE, TRUE, sizeof (int));
   r->rows = g_ptr_array_new_with_free_func ((GDestroyNotify) row_free);
   r->measured = g_ptr_array_new_with_free_func ((GDestroyNotify) measured_free);
+  r->accuracy = g_ptr_array_new_with_free_func (g_free);
+  ResAccuracy acc;
+  res_accuracy_load (&acc);
   for (guint c = 0; c < spec->n_clusters; c++)
     {
       TopoCluster *cluster = spec->clusters[c];
       g_ptr_array_add (r->clusters, g_strdup (cluster->name));
+      g_ptr_array_add (r->accuracy, res_accuracy_sentence (&acc, cluster->device.name,
+                                                           model_spec_is_moe (spec->model)));
       guint first = r->rows->len;
       for (guint i = 0; i < spec->n_gpus; i++)
         {

@@ -116,6 +116,9 @@ typedef struct {
   GArray           *base_gpus;      /* int per cluster; 0 when the cluster has no base */
   GPtrArray        *rows;           /* ReportScalingRow*, cluster-major, sizes ascending */
   GPtrArray        *measured;       /* ReportMeasuredPoint* */
+  GPtrArray        *accuracy;       /* char* per cluster: how well published runs of this
+                                       kind on its device family were predicted
+                                       (results/accuracy.h res_accuracy_sentence) */
 } ReportScaling;
 
 typedef struct {

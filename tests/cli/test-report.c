@@ -269,6 +269,15 @@ static void
 test_refusals (Fixture *f, gconstpointer data)
 {
   make_report (f, "md");
+  /* the report says how far to trust it: how well published dense runs on the cluster's
+   * device family (h100-24k: H100) were predicted (data/accuracy.json), as predict does */
+  {
+    g_autofree char *md = g_build_filename (f->out, "report.md", NULL);
+    g_autofree char *page = NULL;
+    g_assert_true (g_file_get_contents (md, &page, NULL, NULL));
+    g_assert_nonnull (strstr (page, "\n- accuracy on h100-24k: dense runs on h100 were "
+                                    "predicted with "));
+  }
   RunResult r = { 0 };
   run_report ("report scaling " PLAN " " SIZES " --out {OUT} --format md", f->out, &r);
   g_assert_cmpint (r.status, ==, 2);
