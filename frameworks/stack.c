@@ -918,6 +918,9 @@ static const struct { const char *needle; const char *preset; gboolean pre_core;
   /* other JAX trainers, XLA-compiled as MaxText is (as "jax" above) */
   { "levanter", "maxtext", FALSE },
   { "t5x", "maxtext", FALSE },
+  { "praxis", "maxtext", FALSE },    /* Pax's layer library ("pax" above is Paxml) */
+  { "easylm", "maxtext", FALSE },    /* JAX / Flax (pjit) */
+  { "axlearn", "maxtext", FALSE },   /* Apple's JAX trainer */
   { "megatron", "megatron-core", FALSE },
   { "mcore", "megatron-core", FALSE },    /* Megatron-Core's short names ("MCore 0.12") */
   { "m-core", "megatron-core", FALSE },
@@ -926,8 +929,14 @@ static const struct { const char *needle; const char *preset; gboolean pre_core;
   { "fsdp", "pytorch-fsdp", FALSE },
   { "fairscale", "pytorch-fsdp", FALSE },
   { "metaseq", "pytorch-fsdp", FALSE },
+  /* OLMo and OLMo-core (AI2): PyTorch FSDP (the OLMo paper, arXiv 2402.00838 Sec. 3.1:
+   * "the ZeRO optimizer strategy via PyTorch's FSDP framework"; OLMo's
+   * distributed_strategy fsdp, OLMo-core's FSDP / HSDP data-parallel configs) */
+  { "olmo", "pytorch-fsdp", FALSE },
   { "hugging face", "pytorch-fsdp", FALSE },
   { "huggingface", "pytorch-fsdp", FALSE },
+  { "hf transformers", "pytorch-fsdp", FALSE },   /* Hugging Face's short name */
+  { "hf trainer", "pytorch-fsdp", FALSE },
   { "accelerate", "pytorch-fsdp", FALSE },
   { "pytorch", "pytorch-fsdp", FALSE },
 };

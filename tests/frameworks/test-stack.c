@@ -481,6 +481,18 @@ test_text (void)
     /* JAX trainers, XLA-compiled */
     { "Levanter", "maxtext" },
     { "T5X", "maxtext" },
+    { "Praxis", "maxtext" },
+    { "EasyLM (JAX)", "maxtext" },
+    { "AXLearn", "maxtext" },
+    /* AI2's OLMo / OLMo-core on PyTorch FSDP (OLMo paper Sec. 3.1); Hugging Face by its
+     * short name */
+    { "OLMo", "pytorch-fsdp" },
+    { "OLMo-core", "pytorch-fsdp" },
+    { "HF Transformers", "pytorch-fsdp" },
+    { "HF Trainer + FSDP", "pytorch-fsdp" },
+    /* frameworks no preset models stay unrecognised (the default stack, said so) */
+    { "Colossal-AI", NULL },
+    { "Nanotron", NULL },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     g_assert_cmpstr (fw_stack_preset_for_text (rows[i].text), ==, rows[i].preset);
