@@ -342,7 +342,8 @@ skip (ResPublishedCase *c, const char *format, ...)
  *   "A100" / "A800" with "PCIe"       -> none: skipped, no NVSwitch (was selene / a100-40g)
  *   "A800"                            -> a800-superpod (NVLink 400 GB/s, not the A100's 600)
  *   "A100" / "Ampere" with 40 GB      -> a100-40g-cluster, else -> selene ("DGX A100
- *                                       640GB" is 8 x 80 GB: selene)
+ *                                       640GB" is 8 x 80 GB: selene); the size also as
+ *                                       "40G" ("A100-SXM4-40G") or "40 GiB", not "40 GPUs"
  *                                       ("NVIDIA Ampere (A100)", "A100-SXM-80GB (Selene)")
  *   "MI325X" / "MI300X"              -> mi325x-cluster / mi300x-cluster ("AMD Instinct
  *                                       MI300X"; family other: extrapolated)
@@ -364,25 +365,27 @@ skip (ResPublishedCase *c, const char *format, ...)
  * Anything else (TPU v4 / v5e / v6e, Trainium 1, Gaudi, consumer cards) -> no preset:
  * skipped with the gpu_type.
  * A run larger than its preset grows the preset's outermost level (topo_cluster_scale_out). */
-/* `needle` in t where the text before it does not continue a number (a size is a number
- * of its own: "640GB" holds no 40 GB) */
-static gboolean
-has_number_word (const char *t, const char *needle)
-{
-  for (const char *p = strstr (t, needle); p != NULL; p = strstr (p + 1, needle))
-    if (p == t || !(g_ascii_isdigit (p[-1]) || p[-1] == '.'))
-      return TRUE;
-  return FALSE;
-}
-
+/* A memory size `gb` in t (lower case): the number as a word of its own (has_number_word),
+ * then an optional space or hyphen, then "gb", "gib" or a bare "g" that ends the word:
+ * "96GB", "96 GB", "96-GB", "40 GiB", "A100-40G", "A100-SXM4-40G" (NVIDIA's and the
+ * clouds' own short form), but not "40 GPUs" */
 static gboolean
 has_gb (const char *t, const char *gb)
 {
-  /* "96GB", "96 GB", "96-GB" */
-  g_autofree char *a = g_strconcat (gb, "gb", NULL);
-  g_autofree char *b = g_strconcat (gb, " gb", NULL);
-  g_autofree char *c = g_strconcat (gb, "-gb", NULL);
-  return has_number_word (t, a) || has_number_word (t, b) || has_number_word (t, c);
+  gsize n = strlen (gb);
+  for (const char *p = strstr (t, gb); p != NULL; p = strstr (p + 1, gb))
+    {
+      if (p != t && (g_ascii_isdigit (p[-1]) || p[-1] == '.'))
+        continue;
+      const char *q = p + n;
+      if (*q == ' ' || *q == '-')
+        q++;
+      if (*q != 'g')
+        continue;
+      if (q[1] == 'b' || (q[1] == 'i' && q[2] == 'b') || !g_ascii_isalpha (q[1]))
+        return TRUE;
+    }
+  return FALSE;
 }
 
 /* "nvl" as a word of its own, the H100 NVL product: not NVLink or NVSwitch (an SXM
@@ -702,15 +705,18 @@ sharding_negated (const char *t)
   return FALSE;
 }
 
-/* A cell that says it says nothing ("not stated", "unknown", "n/a", "-", "?"): read as
- * empty, so the rule for an unstated field applies (the stack's documented default),
- * never a skip and never a guess. */
+/* A cell that says it says nothing ("not stated", "unknown", "n/a", "N.A.", "-", "?", and
+ * the dashes tables print for an empty cell: an em dash or an en dash): read as empty, so
+ * the rule for an unstated field applies (the stack's documented default), never a skip
+ * and never a guess. */
 static gboolean
 cell_unstated (const char *t)
 {
   static const char *const words[] = { "not stated", "not given", "not reported",
                                        "not specified", "unspecified", "unknown", "n/a" };
   if (g_str_equal (t, "-") || g_str_equal (t, "?") || g_ascii_strcasecmp (t, "na") == 0
+      || g_ascii_strcasecmp (t, "n.a.") == 0 || g_ascii_strcasecmp (t, "n.a") == 0
+      || g_str_equal (t, "\xe2\x80\x94") || g_str_equal (t, "\xe2\x80\x93")
       || g_ascii_strcasecmp (t, "none stated") == 0)
     return TRUE;
   for (guint i = 0; i < G_N_ELEMENTS (words); i++)
@@ -813,17 +819,23 @@ hsdp_shard_size_in (const char *t)
 }
 
 /* Rules, first that applies (every one has its examples in tests/results/test-mapping.c):
- *  empty, or a cell that says it is not stated ("not stated", "unknown", "n/a", "-")
- *                  -> NeMo / Megatron-Core / "--overlap-param-gather" in notes: zero1 (the
- *                     distributed optimizer); Megatron-LM of 2019-2022 (before it): none;
- *                     else the stack's default (frameworks/presets: FSDP stacks zero3,
- *                     DeepSpeed zero1);
+ *  empty, or a cell that says it is not stated ("not stated", "unknown", "n/a", "N.A.",
+ *  "-", a dash)    -> NeMo / Megatron-Core / "--overlap-param-gather" in notes: zero1 (the
+ *                     distributed optimizer); else the stack's default (frameworks/presets:
+ *                     megatron-lm-2021, Megatron-LM of 2019-2022 before the distributed
+ *                     optimizer, none; megatron-core zero1, also for a framework cell that
+ *                     names no stack, "MCore" or a Megatron-LM from 2023; FSDP stacks
+ *                     zero3, DeepSpeed zero1);
  *  negated         -> "FSDP off", "no FSDP", "NO_SHARD", "ZeRO-0", and a whole cell
  *                     "no" / "off" / "false" / "disabled" / "0": none;
- *  HSDP            -> "HSDP", "HYBRID_SHARD", "hybrid shard": hsdp, shard group from the
- *                     text ("shard 16", "dp_shard=16"; "replicate 4" = groups of dp / 4;
- *                     else the first number, "HSDP 16x4") or one server (FSDP's
- *                     HYBRID_SHARD shards within a node);
+ *  a bare stage    -> a whole cell "1" / "2" / "3": DeepSpeed's zero_optimization.stage;
+ *  HSDP            -> "HSDP", "HYBRID_SHARD", "hybrid shard", DeepSpeed's "MiCS": hsdp,
+ *                     shard group from the text ("shard 16", "dp_shard=16",
+ *                     "mics_shard_size=16"; "replicate 4" = groups of dp / 4; else the
+ *                     first number, "HSDP 16x4"; FSDP1's "_HYBRID_SHARD_ZERO2" names no
+ *                     group) or one server's data-parallel ranks, its devices / (tp x cp)
+ *                     (FSDP's HYBRID_SHARD shards within a node, where TP and CP take the
+ *                     innermost devices);
  *  MaxText mesh    -> "fsdp=8, dcn=16", "ici_fsdp 256 x dcn_data 4": hsdp, shard group the
  *                     fsdp size, when the dcn count is above 1 (else the FSDP rule below);
  *  ZeRO++          -> "ZeRO++", "zeropp": zero3. DeepSpeed ZeRO++ is ZeRO-3 with int8
@@ -834,17 +846,23 @@ hsdp_shard_size_in (const char *t)
  *                     on ZeRO++'s);
  *  offload         -> "ZeRO-Offload", "ZeRO-Infinity", "ZeRO-3 with CPU offload": skipped
  *                     (host / NVMe optimizer or parameters not modelled);
- *  ZeRO-1/2/3      -> "ZeRO-1", "stage 1", "ZeRO 1", "ZeRO Stage-1", "zero_stage=1",
+ *  ZeRO-1/2/3      -> "zero_optimization.stage=3" (DeepSpeed's config key): that stage;
+ *                     Megatron-FSDP's strategies "optim_grads_params" / "optim_grads" /
+ *                     "optim" (whole cell or after "strategy"): zero3 / zero2 / zero1;
+ *                     "ZeRO-1", "stage 1", "ZeRO 1", "ZeRO Stage-1", "zero_stage=1",
  *                     "distributed optimizer" (also "--use-distributed-optimizer",
- *                     "use_distributed_optimizer"), "sharded optimizer", "optimizer
- *                     sharding": zero1; "ZeRO-2", "stage 2", "SHARD_GRAD_OP", "shards
+ *                     "use_distributed_optimizer", "dist. optimizer", "DistOpt",
+ *                     "dist-opt"), NeMo's "distributed_fused_adam" / "distributed Adam",
+ *                     "sharded optimizer", "optimizer sharding": zero1; "ZeRO-2", "stage 2", "SHARD_GRAD_OP", "shards
  *                     optimizer+grads": zero2; "ZeRO-3", "stage 3", "FSDP", "full shard",
  *                     "fully sharded" (Fully Sharded Data Parallel), "fully_shard": zero3;
  *  FSDP semantics  -> zero3 from a stack that keeps parameters unsharded after the
  *                     forward, or under PP when the stack does not reshard between
  *                     micro-batches (torchtitan's FSDP2): zero2 (one gather per step),
  *                     unless the cell says "reshard_after_forward true" (zero3);
- *  "none", "DDP"   -> none; anything else is skipped. */
+ *  "none", "DDP", plain DP ("DistributedDataParallel", "data parallel", "DP", "DP only",
+ *  "pure DP", "replicated") -> none; "ZeRO" without a stage -> skipped asking for it;
+ *  anything else is skipped. */
 /* Offloading named only to say it was off: "no offload", "without CPU offload",
  * "offload: none" */
 static gboolean
@@ -879,6 +897,82 @@ zero_stage_in (const char *text)
   return -1;
 }
 
+/* "MiCS" as a word of its own (DeepSpeed's MiCS: ZeRO-3 within groups, replicated across) */
+static gboolean
+has_mics_word (const char *t)
+{
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (const char *p = strstr (low, "mics"); p != NULL; p = strstr (p + 1, "mics"))
+    if ((p == low || !g_ascii_isalpha (p[-1])) && !g_ascii_isalpha (p[4]))
+      return TRUE;
+  return FALSE;
+}
+
+/* Megatron-FSDP's --data-parallel-sharding-strategy value in the text ("optim",
+ * "optim_grads", "optim_grads_params", "no_shard": megatron/core/distributed/fsdp, ZeRO-1,
+ * 2, 3 and none), as a word of its own (a bare "optim" only as the whole cell or after
+ * "strategy"): the sharding, or -1 when none is named ("no_shard"
+ * is negated before this is asked) */
+static int
+megatron_fsdp_strategy (const char *t)
+{
+  static const struct { const char *word; PlanSharding sharding; } rows[] = {
+    { "optim_grads_params", PLAN_SHARD_ZERO3 },
+    { "optim_grads", PLAN_SHARD_ZERO2 },
+    { "optim", PLAN_SHARD_ZERO1 },
+  };
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      gsize n = strlen (rows[i].word);
+      /* a bare "optim" only as the whole cell or a strategy's value ("sharding strategy
+       * optim"), not in prose ("shards optim+grads") */
+      if (rows[i].sharding == PLAN_SHARD_ZERO1 && strcmp (low, "optim") != 0
+          && strstr (low, "strategy") == NULL)
+        continue;
+      for (const char *p = strstr (low, rows[i].word); p != NULL; p = strstr (p + 1, rows[i].word))
+        if ((p == low || !(g_ascii_isalnum (p[-1]) || p[-1] == '_'))
+            && !(g_ascii_isalnum (p[n]) || p[n] == '_'))
+          return rows[i].sharding;
+    }
+  return -1;
+}
+
+/* The stage a ZeRO config key gives ("zero_optimization.stage=3", "zero_optimization:
+ * {stage: 2}"): the digit 0-3 after "stage" past any of " =:{\"'", where the text names
+ * zero; -1 when none */
+static int
+zero_config_stage (const char *text)
+{
+  g_autofree char *t = g_ascii_strdown (text, -1);
+  if (strstr (t, "zero") == NULL)
+    return -1;
+  for (const char *p = strstr (t, "stage"); p != NULL; p = strstr (p + 1, "stage"))
+    {
+      const char *q = p + 5;
+      while (*q != '\0' && strchr (" =:{\"'", *q) != NULL)
+        q++;
+      if (*q >= '0' && *q <= '3' && !g_ascii_isdigit (q[1]))
+        return *q - '0';
+    }
+  return -1;
+}
+
+/* The whole cell names plain data parallelism, no sharding: "DP", "pure DP", "DP only",
+ * "plain DP", "data parallel", "DistributedDataParallel", "replicated" */
+static gboolean
+plain_data_parallel (const char *t)
+{
+  static const char *const whole[] = { "dp", "pure dp", "plain dp", "dp only", "vanilla dp",
+                                       "data parallel", "data-parallel", "data parallelism",
+                                       "pure data parallel", "plain data parallel",
+                                       "data parallel only", "replicated", NULL };
+  for (guint i = 0; whole[i] != NULL; i++)
+    if (g_ascii_strcasecmp (t, whole[i]) == 0)
+      return TRUE;
+  return contains_ci (t, "distributeddataparallel") || contains_ci (t, "distributed data parallel");
+}
+
 static gboolean
 map_sharding (ResPublishedCase *c, const char *text, const char *framework, const char *notes,
               const char *source, int pp, PlanSharding *out, int *hsdp_shard)
@@ -895,20 +989,33 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
       if (contains_ci (framework, "NeMo") || contains_ci (framework, "Megatron-Core")
           || contains_ci (notes, "overlap-param-gather"))
         *out = PLAN_SHARD_ZERO1;
-      else if (g_str_equal (c->stack->name, "megatron-core"))
-        *out = PLAN_SHARD_NONE;   /* Megatron-LM before the distributed optimizer */
       else
+        /* the stack's documented default (frameworks/presets): megatron-lm-2021 none
+         * (Megatron-LM before the distributed optimizer), megatron-core zero1 (its
+         * benchmark scripts' --use-distributed-optimizer; also for a framework cell that
+         * names no stack, "MCore", or a year from 2023) */
         *out = (PlanSharding) c->stack->default_sharding;
     }
   else if (sharding_negated (t))
     *out = PLAN_SHARD_NONE;
+  else if (g_str_equal (t, "1") || g_str_equal (t, "2") || g_str_equal (t, "3"))
+    /* a bare stage number in this column: DeepSpeed's zero_optimization.stage ("0" is
+     * negated above) */
+    *out = (PlanSharding) (PLAN_SHARD_ZERO1 + (t[0] - '1'));
   else if (contains_ci (t, "HSDP") || contains_ci (t, "HYBRID_SHARD")
-           || contains_ci (t, "hybrid shard") || contains_ci (t, "hybrid-shard"))
+           || contains_ci (t, "hybrid shard") || contains_ci (t, "hybrid-shard")
+           || has_mics_word (t))
     {
+      /* DeepSpeed's MiCS shards within groups of mics_shard_size and replicates across
+       * them: hybrid sharding. FSDP's _HYBRID_SHARD_ZERO2 (SHARD_GRAD_OP within the node)
+       * is read as HYBRID_SHARD, its "2" not a group size */
       *out = PLAN_SHARD_HSDP;
-      *hsdp_shard = hsdp_shard_size_in (t);   /* -R: R replicas, the caller divides */
-      if (*hsdp_shard == 0)
-        *hsdp_shard = (int) c->cluster->levels[0].count;
+      g_autofree char *no_z2 = g_strdup (t);
+      for (char *z = strstr (no_z2, "ZERO2"); z != NULL; z = strstr (z, "ZERO2"))
+        memset (z, '_', 5);
+      /* -R: R replicas, the caller divides; 0 (none stated, "mics_shard_size=8" read as a
+       * shard): one server, the caller's */
+      *hsdp_shard = hsdp_shard_size_in (no_z2);
     }
   else if (maxtext_hsdp_shard (t) > 0)
     {
@@ -922,11 +1029,22 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
                  "NVMe memory is not modelled", t);
   else if (contains_ci (t, "ZeRO++") || contains_ci (t, "zeropp"))
     *out = PLAN_SHARD_ZERO3;   /* qwZ / hpZ / qgZ not modelled: ZeRO-3's traffic */
+  else if (zero_config_stage (t) >= 1)
+    *out = (PlanSharding) (PLAN_SHARD_ZERO1 + (zero_config_stage (t) - 1));
+  else if (megatron_fsdp_strategy (t) >= 0)
+    *out = (PlanSharding) megatron_fsdp_strategy (t);
   else if (contains_ci (t, "ZeRO-1") || contains_ci (t, "ZeRO1") || contains_ci (t, "stage 1")
            || zero_stage_in (t) == 1 || contains_ci (t, "distributed optimizer")
            || contains_ci (t, "distributed-optimizer") || contains_ci (t, "distributed_optimizer")
            || contains_ci (t, "sharded optimizer") || contains_ci (t, "optimizer sharding")
-           || contains_ci (t, "optimizer state sharding"))
+           || contains_ci (t, "optimizer state sharding")
+           /* NeMo's optim.name distributed_fused_adam (Apex's DistributedFusedAdam, the
+            * nemo stack's default: frameworks/presets/nemo.json) and the short names of
+            * the distributed optimizer ("dist. optimizer", "DistOpt", "dist-opt") */
+           || contains_ci (t, "distributed_fused_adam") || contains_ci (t, "distributed fused adam")
+           || contains_ci (t, "distributed adam") || contains_ci (t, "dist. optimizer")
+           || contains_ci (t, "dist optimizer") || contains_ci (t, "distopt")
+           || contains_ci (t, "dist-opt") || contains_ci (t, "dist_opt"))
     *out = PLAN_SHARD_ZERO1;
   else if (contains_ci (t, "ZeRO-2") || contains_ci (t, "ZeRO2") || contains_ci (t, "stage 2")
            || zero_stage_in (t) == 2
@@ -948,8 +1066,11 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
                        || (pp > 1 && !c->stack->fsdp_reshard_under_pp)))
         *out = PLAN_SHARD_ZERO2;
     }
-  else if (starts_with_ci (t, "none") || contains_ci (t, "DDP"))
+  else if (starts_with_ci (t, "none") || contains_ci (t, "DDP") || plain_data_parallel (t))
     *out = PLAN_SHARD_NONE;
+  else if (g_ascii_strcasecmp (t, "ZeRO") == 0 || g_ascii_strcasecmp (t, "DeepSpeed ZeRO") == 0)
+    return skip (c, "zero_stage_or_fsdp '%s' names no ZeRO stage (hint: ZeRO-1, ZeRO-2 or "
+                 "ZeRO-3)", t);
   else
     return skip (c, "zero_stage_or_fsdp '%s' not recognised", t);
   (void) source;
@@ -1009,6 +1130,54 @@ res_pub_pp_schedules (const char *notes, gint64 global_batch, gint64 dp, int mic
   return (int) MIN (share / lbs, G_MAXINT);
 }
 
+/* A pipeline schedule a virtual_pipeline cell names instead of V: GPipe
+ * (PLAN_SCHED_GPIPE), DualPipe (PLAN_SCHED_DUALPIPE), a zero-bubble schedule ("ZB-H1",
+ * "ZB-V", "zero bubble": VP_ZERO_BUBBLE, not modelled), or a schedule said not to
+ * interleave ("non-interleaved", "not interleaved", "no interleaving", "without
+ * interleaving": PLAN_SCHED_1F1B); -1 when it names none */
+#define VP_ZERO_BUBBLE 1000
+static int
+vp_schedule_named (const char *cell)
+{
+  static const char *const plain[] = { "non-interleaved", "non interleaved", "noninterleaved",
+                                       "not interleaved", "no interleaving",
+                                       "without interleaving", NULL };
+  static const char *const zb[] = { "zero bubble", "zero-bubble", "zb-h1", "zb-h2", "zb-v",
+                                    "zbh1", "zbv", NULL };
+  if (contains_any_ci (cell, zb))
+    return VP_ZERO_BUBBLE;
+  if (contains_ci (cell, "dualpipe"))
+    return PLAN_SCHED_DUALPIPE;
+  if (contains_ci (cell, "gpipe"))
+    return PLAN_SCHED_GPIPE;
+  if (contains_any_ci (cell, plain))
+    return PLAN_SCHED_1F1B;
+  return -1;
+}
+
+/* Layers per model chunk where a virtual_pipeline cell gives them instead of V
+ * (Megatron-LM's --num-layers-per-virtual-pipeline-stage, "layers per virtual stage: 4"):
+ * the one number in the cell; 0 when the cell does not say so */
+static gint64
+vp_layers_per_chunk (const char *cell)
+{
+  static const char *const keys[] = { "layers-per-virtual", "layers_per_virtual",
+                                      "layers per virtual", NULL };
+  if (!contains_any_ci (cell, keys))
+    return 0;
+  gint64 found = 0;
+  int numbers = 0;
+  for (const char *p = cell; *p != '\0'; p++)
+    if (g_ascii_isdigit (*p))
+      {
+        char *end = NULL;
+        found = g_ascii_strtoll (p, &end, 10);
+        numbers++;
+        p = end - 1;
+      }
+  return numbers == 1 && found >= 1 && found <= (gint64) MODEL_MAX_LAYERS ? found : 0;
+}
+
 /* The schedule is said to be interleaved but V is not given: a virtual_pipeline cell of
  * text ("interleaved", "yes"), the note "virtual_pipeline: interleaved", or the
  * framework cell naming the schedule ("torchtitan (... Interleaved 1F1B ...)"), or the
@@ -1019,6 +1188,8 @@ interleaved_v_unstated (const char *vp, const char *framework, const char *notes
 {
   static const char *const names[] = { "interleaved 1f1b", "interleaved-1f1b",
                                        "interleaved schedule", "interleaved pipeline" };
+  if (vp_schedule_named (vp) >= 0)
+    return FALSE;   /* "non-interleaved", GPipe, DualPipe */
   if (contains_ci (vp, "interleav") || starts_with_ci (vp, "yes")
       || strstr (notes, "virtual_pipeline: interleaved") != NULL
       || contains_ci (notes, "interleaved 1f1b"))
@@ -1035,15 +1206,31 @@ static const char *
 recompute_label (const char *t)
 {
   static const char *const labels[] = { "ac", "activation checkpointing", "recompute",
-                                        "activation recompute", "checkpointing" };
+                                        "activation recompute", "checkpointing",
+                                        "activation recomputation", "recomputation",
+                                        "gradient checkpointing" };
+  /* values that may follow a label after a space alone ("AC full", "AC none", "activation
+   * checkpointing off"); any other word after a space is not a value ("activation
+   * checkpointing every layer") */
+  static const char *const values[] = { "full", "selective", "none", "no", "off", "op", "sac",
+                                        "yes", "true", "false", "on", "enabled", "disabled",
+                                        "uniform", "block" };
   for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
     if (starts_with_ci (t, labels[i]))
       {
         const char *p = t + strlen (labels[i]);
+        gboolean spaced = *p == ' ';
         while (*p == ' ')
           p++;
         if (*p != ':' && *p != '=')
-          continue;
+          {
+            if (!spaced)
+              continue;
+            for (guint k = 0; k < G_N_ELEMENTS (values); k++)
+              if (starts_with_ci (p, values[k]) && !g_ascii_isalnum (p[strlen (values[k])]))
+                return p;
+            continue;
+          }
         for (p++; *p == ' '; p++)
           ;
         if (*p != '\0')
@@ -1065,37 +1252,15 @@ recompute_label (const char *t)
   return NULL;
 }
 
-/* Recompute said to be on without a kind: "yes", "true", "on", "enabled", "1", or
- * checkpointing named ("activation checkpointing", "gradient checkpointing",
- * "checkpoint activations") and not as selective. */
-static gboolean
-recompute_yes (const char *t)
-{
-  static const char *const yes[] = { "yes", "true", "on", "enabled", "1" };
-  static const char *const named[] = { "activation checkpointing", "activation checkpoint",
-                                       "gradient checkpointing", "checkpoint activations",
-                                       "checkpoint-activations", "activation recompute",
-                                       "activation recomputation" };
-  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
-    if (g_ascii_strcasecmp (t, yes[i]) == 0)
-      return TRUE;
-  /* "none (ran without activation checkpointing)", "no gradient checkpointing" say off */
-  if (starts_with_ci (t, "no") || contains_ci (t, "without") || contains_ci (t, "disabled")
-      || contains_ci (t, "selective") || contains_ci (t, "partial") || contains_ci (t, "offload"))
-    return FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (named); i++)
-    if (contains_ci (t, named[i]))
-      return TRUE;
-  return FALSE;
-}
-
-/* Recompute said to be off: a whole cell "off" / "false" / "disabled" / "0", or "off"
+/* Recompute said to be off: a whole cell "off" / "false" / "disabled" / "disable" / "0" /
+ * "n" / a cross, or "off"
  * as the last word ("AC off", "recompute off"), or "without" / "disabled" anywhere
  * ("without recompute", "activation checkpointing disabled") */
 static gboolean
 recompute_off (const char *t)
 {
-  static const char *const no[] = { "off", "false", "disabled", "0" };
+  static const char *const no[] = { "off", "false", "disabled", "disable", "0", "n",
+                                    "\xe2\x9c\x97", "\xe2\x9c\x98" };
   for (guint i = 0; i < G_N_ELEMENTS (no); i++)
     if (g_ascii_strcasecmp (t, no[i]) == 0)
       return TRUE;
@@ -1103,6 +1268,36 @@ recompute_off (const char *t)
   if (n > 4 && g_ascii_strcasecmp (t + n - 4, " off") == 0)
     return TRUE;
   return contains_ci (t, "without") || contains_ci (t, "disabled");
+}
+
+/* Recompute said to be on without a kind: "yes", "true", "on", "enabled", "1", or
+ * checkpointing named ("activation checkpointing", "gradient checkpointing",
+ * "checkpoint activations") and not as selective. */
+static gboolean
+recompute_yes (const char *t)
+{
+  /* "AC" alone names activation checkpointing as the other words do; "y" and a check
+   * mark answer a yes/no column as "yes" does */
+  static const char *const yes[] = { "yes", "true", "on", "enabled", "1", "y", "ac",
+                                     "\xe2\x9c\x93", "\xe2\x9c\x94" };
+  static const char *const named[] = { "activation checkpointing", "activation checkpoint",
+                                       "gradient checkpointing", "checkpoint activations",
+                                       "checkpoint-activations", "activation recompute",
+                                       "activation recomputation", "every layer",
+                                       "all layers" };
+  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
+    if (g_ascii_strcasecmp (t, yes[i]) == 0)
+      return TRUE;
+  /* "none (ran without activation checkpointing)", "no gradient checkpointing",
+   * "activation checkpointing off" say off */
+  if (starts_with_ci (t, "no") || contains_ci (t, "without") || contains_ci (t, "disabled")
+      || contains_ci (t, "selective") || contains_ci (t, "partial") || contains_ci (t, "offload")
+      || recompute_off (t))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (named); i++)
+    if (contains_ci (t, named[i]))
+      return TRUE;
+  return FALSE;
 }
 
 /* "SAC" as a word of its own (selective activation checkpointing) */
@@ -1120,7 +1315,8 @@ has_sac_word (const char *t)
 static gboolean
 is_op_level (const char *t)
 {
-  static const char *const op[] = { "(op)", "op-level", "op level", "per-op", NULL };
+  static const char *const op[] = { "(op)", "op-level", "op level", "per-op", "selective op",
+                                     "op ac", "op sac", "op-sac", NULL };
   return contains_any_ci (t, op);
 }
 
@@ -1157,12 +1353,16 @@ offload_layer_count (const char *t)
 }
 
 /* Rules, first that applies (examples in tests/results/test-mapping.c):
- *  empty or not stated -> the notes' kind, else none (below);
- *  "AC: full", "recompute = selective" -> the value after the label, by these rules;
+ *  empty or not stated (also "N.A.", a dash) -> the notes' kind, else none (below);
+ *  "AC: full", "recompute = selective" -> the value after the label, by these rules; a
+ *    space alone separates a label from a value word ("AC full", "AC none", "activation
+ *    checkpointing off"; labels also "activation recomputation", "gradient
+ *    checkpointing"); the value "op" (torchtitan's option) -> selective op-level;
  *  "full ..."          -> full;
- *  "yes", "true", "on", "enabled", "1", "activation checkpointing", "gradient
- *    checkpointing" (no kind named) -> full: whole blocks, as Megatron-LM's
- *    --checkpoint-activations and DeepSpeed / PyTorch checkpointing wrap them;
+ *  "yes", "true", "on", "enabled", "1", "y", "AC", a check mark, "activation
+ *    checkpointing", "gradient checkpointing", "every layer", "all layers" (no kind
+ *    named, not said off) -> full: whole blocks, as Megatron-LM's --checkpoint-activations
+ *    and DeepSpeed / PyTorch checkpointing wrap them;
  *  "partial"           -> skipped with a hint: selective or full over some layers?
  *  "offload" with a layer count ("activations of 20 layers offloaded",
  *    "cpu_offloading_num_layers=20") -> none, and map_plan sets the plan's
@@ -1172,9 +1372,11 @@ offload_layer_count (const char *t)
  *  "none", "no"        -> as below ("selective op-level" / "per-op" as "(op)");
  *  "SAC" (a word)      -> selective, op-level with "op-level" / "(op)"; with "layer": skipped;
  *  "--recompute-granularity full", "recompute_granularity: selective" -> the value;
- *  "off", "false", "disabled", "0", "AC off", "without recompute" -> none;
- *  "core_attn"         -> selective; "uniform" (Megatron's method) -> full; "block" ->
- *                         skipped with a hint (only some layers recompute).
+ *  "off", "false", "disabled", "disable", "0", "n", a cross, "AC off", "without
+ *    recompute" -> none;
+ *  "core_attn" / "core attention" anywhere ("--recompute-modules core_attn") -> selective;
+ *  "uniform" anywhere, not "block" (Megatron's method) -> full; "block" -> skipped with
+ *  a hint (only some layers recompute).
  *  Anything else is skipped. */
 static gboolean
 map_recompute (ResPublishedCase *c, const char *text, const char *notes,
@@ -1246,11 +1448,15 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
     *out = PLAN_RECOMPUTE_SELECTIVE;
   else if (starts_with_ci (t, "none") || starts_with_ci (t, "no") || recompute_off (t))
     *out = PLAN_RECOMPUTE_NONE;
-  else if (g_ascii_strcasecmp (t, "core_attn") == 0)
-    /* Megatron-Core's --recompute-modules core_attn: the attention core, which is what
-     * selective recompute is */
+  else if (contains_ci (t, "core_attn") || contains_ci (t, "core attention"))
+    /* Megatron-Core's --recompute-modules core_attn ("core_attn", "--recompute-modules
+     * core_attn", "recompute core attention"): the attention core, which is what selective
+     * recompute is */
     *out = PLAN_RECOMPUTE_SELECTIVE;
-  else if (starts_with_ci (t, "uniform"))
+  else if (g_ascii_strcasecmp (t, "op") == 0)
+    /* torchtitan's selective_ac_option "op" as the value of a label ("AC: op") */
+    *out = PLAN_RECOMPUTE_SELECTIVE_OP;
+  else if (contains_ci (t, "uniform") && !contains_ci (t, "block"))
     /* Megatron's --recompute-method uniform (valid only with --recompute-granularity full;
      * its default --recompute-num-layers 1 recomputes every layer) */
     *out = PLAN_RECOMPUTE_FULL;
@@ -1295,6 +1501,105 @@ attention_unfused (const char *source, const char *framework, const char *notes)
   return FALSE;
 }
 
+/* The micro-batch size a micro_batch cell gives after a label of its own, where it does
+ * not start with the number: "MBS 2", "mbs=2, gas=8", "micro batch size: 2", "micro-batch
+ * 2", "per-device batch 2", "batch per GPU: 2": the label at the start of a word, then
+ * any of " =:_-", the word "size", then the number; 0 when none */
+static gint64
+mb_labelled (const char *cell)
+{
+  static const char *const labels[] = { "micro_batch_size", "micro-batch size",
+                                        "micro batch size", "microbatch size", "micro_batch",
+                                        "micro-batch", "micro batch", "microbatch", "mbs",
+                                        "per-device batch", "per device batch",
+                                        "per-gpu batch", "per gpu batch", "batch per gpu",
+                                        "batch per device" };
+  g_autofree char *low = g_ascii_strdown (cell, -1);
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    for (const char *p = strstr (low, labels[i]); p != NULL; p = strstr (p + 1, labels[i]))
+      {
+        if (p != low && g_ascii_isalnum (p[-1]))
+          continue;
+        const char *q = p + strlen (labels[i]);
+        for (gboolean moved = TRUE; moved;)
+          {
+            moved = FALSE;
+            while (*q == ' ' || *q == '=' || *q == ':' || *q == '_' || *q == '-')
+              q++, moved = TRUE;
+            if (g_str_has_prefix (q, "size"))
+              q += 4, moved = TRUE;
+          }
+        if (g_ascii_isdigit (*q))
+          {
+            char *end = NULL;
+            gint64 n = g_ascii_strtoll (q, &end, 10);
+            if (n >= 1 && n <= G_MAXINT && !g_ascii_isalpha (*end) && *end != '.')
+              return n;
+          }
+      }
+  return 0;
+}
+
+/* A sequence_parallel cell read as yes (1), no (0) or neither (-1), after any label of its
+ * own ("SP off", "sp=false", "sequence_parallel: true": the value after it):
+ *  yes: "yes", "true", "1", "on", "y", "enabled", a check mark, each alone or first before
+ *       a bracket or comma ("yes (with TP)", "Y (TP)"), or SP named as a word ("SP",
+ *       "Megatron SP", "--sequence-parallel") and not negated;
+ *  no:  "no", "false", "0", "off", "n", "disabled", "none", a cross, alike ("no (SP off)",
+ *       "no SP"). */
+static int
+sp_reading (const char *cell)
+{
+  static const char *const labels[] = { "--sequence-parallel", "sequence_parallel",
+                                        "sequence-parallel", "sequence parallelism",
+                                        "sequence parallel", "sp" };
+  static const char *const no[] = { "no", "false", "0", "off", "n", "disabled", "none",
+                                    "\xe2\x9c\x97", "\xe2\x9c\x98", NULL };
+  static const char *const yes[] = { "yes", "true", "1", "on", "y", "enabled",
+                                     "\xe2\x9c\x93", "\xe2\x9c\x94", NULL };
+  const char *t = cell;
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    if (starts_with_ci (t, labels[i]))
+      {
+        const char *q = t + strlen (labels[i]);
+        if (g_ascii_isalnum (*q))
+          continue;
+        while (*q == ' ' || *q == '=' || *q == ':')
+          q++;
+        if (*q != '\0' && *q != '(')
+          t = q;   /* the value after the label */
+        else
+          return 1;   /* the label alone names SP: "SP", "--sequence-parallel" */
+        break;
+      }
+  for (int pass = 0; pass < 2; pass++)
+    {
+      const char *const *words = pass == 0 ? no : yes;
+      for (guint i = 0; words[i] != NULL; i++)
+        {
+          gsize n = strlen (words[i]);
+          /* the word alone, or first and then a character that ends a word ("no-SP",
+           * "yes, with TP"); a one-letter word ("y", "n", "0", "1") only before a space,
+           * bracket or comma ("Y (TP)"; "1F1B" is not "1") */
+          if (g_ascii_strncasecmp (t, words[i], n) == 0
+              && (t[n] == '\0' || t[n] == ' ' || t[n] == '(' || t[n] == ','
+                  || (n > 1 && !g_ascii_isalnum (t[n]))))
+            return pass == 0 ? 0 : 1;
+        }
+    }
+  /* SP named in longer text: on unless negated ("Megatron SP"; "without SP") */
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  gboolean named = strstr (low, "sequence parallel") != NULL
+                   || strstr (low, "sequence-parallel") != NULL;
+  for (const char *p = strstr (low, "sp"); p != NULL && !named; p = strstr (p + 1, "sp"))
+    if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[2]))
+      named = TRUE;
+  if (named)
+    return strstr (low, "without") != NULL || strstr (low, "disabled") != NULL
+             || strstr (low, " off") != NULL || g_str_has_prefix (low, "no ") ? 0 : 1;
+  return -1;
+}
+
 static gboolean
 map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch, gboolean fp8)
 {
@@ -1326,7 +1631,27 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
                  tp * pp * cp * dp, c->n_gpus);
 
   gint64 vpp = 1;
-  if (cell_count (get (csv, row, "virtual_pipeline"), &v))
+  const char *vp_cell = get (csv, row, "virtual_pipeline");
+  int vp_sched = vp_schedule_named (vp_cell);
+  gint64 vp_layers = vp_layers_per_chunk (vp_cell);
+  if (vp_sched == VP_ZERO_BUBBLE)
+    return skip (c, "virtual_pipeline '%s': zero-bubble pipeline schedules (split backward "
+                 "passes) are not modelled (hint: 1F1B, interleaved with V, GPipe or DualPipe)",
+                 vp_cell);
+  if (vp_sched >= 0)
+    vpp = 1;   /* GPipe, DualPipe (set below), or a schedule said not to interleave */
+  else if (vp_layers > 0)
+    {
+      /* "--num-layers-per-virtual-pipeline-stage 4": layers per model chunk, so
+       * V = n_layers / (pp x that) */
+      gint64 L = (gint64) c->model->n_layers;
+      if (L % (pp * vp_layers) != 0 || L / (pp * vp_layers) < 1)
+        return skip (c, "virtual_pipeline '%s': %" G_GINT64_FORMAT " layers per virtual "
+                     "stage do not split %" G_GINT64_FORMAT " layers over pp %" G_GINT64_FORMAT,
+                     vp_cell, vp_layers, L, pp);
+      vpp = L / (pp * vp_layers);
+    }
+  else if (cell_count (get (csv, row, "virtual_pipeline"), &v))
     vpp = v;
   else if ((v = vp_labelled (get (csv, row, "virtual_pipeline"))) > 0)
     vpp = v;   /* "VP=5", "vpp 5", "interleaved (V=4)" */
@@ -1375,6 +1700,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   p->vpp = (int) vpp;
   if (vpp > 1)
     p->schedule = PLAN_SCHED_INTERLEAVED_1F1B;
+  else if (vp_sched == PLAN_SCHED_GPIPE && pp > 1)
+    p->schedule = PLAN_SCHED_GPIPE;
   p->schedule_set = TRUE;
   if (layers % chunks != 0)
     {
@@ -1394,30 +1721,18 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   g_autofree char *sp_t = g_strstrip (g_strdup (sp));
   if (cell_unstated (sp_t))
     *sp_t = '\0';
-  /* yes: "yes", "true", "1", "on", "y", "enabled", a check mark, "SP" / "sequence
-   * parallel" / "--sequence-parallel" named; no: "no", "false", "0", "off", "n",
-   * "disabled", a cross; anything else is skipped (it was read as off) */
-  static const char *const sp_no[] = { "no", "false", "0", "off", "n", "disabled",
-                                       "\xe2\x9c\x97", "\xe2\x9c\x98", NULL };
-  static const char *const sp_yes[] = { "yes", "true", "1", "on", "y", "enabled", "sp",
-                                        "\xe2\x9c\x93", "\xe2\x9c\x94", NULL };
-  gboolean sp_is_no = FALSE, sp_is_yes = FALSE;
-  for (guint i = 0; sp_no[i] != NULL; i++)
-    sp_is_no = sp_is_no || g_ascii_strcasecmp (sp_t, sp_no[i]) == 0
-               || (starts_with_ci (sp_t, sp_no[i]) && strlen (sp_no[i]) > 1
-                   && !g_ascii_isalnum (sp_t[strlen (sp_no[i])]));
-  for (guint i = 0; sp_yes[i] != NULL; i++)
-    sp_is_yes = sp_is_yes || g_ascii_strcasecmp (sp_t, sp_yes[i]) == 0
-                || (starts_with_ci (sp_t, sp_yes[i]) && strlen (sp_yes[i]) > 1
-                    && !g_ascii_isalnum (sp_t[strlen (sp_yes[i])]));
-  sp_is_yes = sp_is_yes || (!sp_is_no && (contains_ci (sp_t, "sequence parallel")
-                                          || contains_ci (sp_t, "sequence-parallel")));
+  int sp_read = sp_reading (sp_t);
   if (*sp_t == '\0')
     p->sequence_parallel = tp > 1 && c->stack->default_sequence_parallel;
-  else if (sp_is_no)
+  else if (sp_read == 0)
     p->sequence_parallel = FALSE;
-  else if (sp_is_yes)
+  else if (sp_read == 1)
     p->sequence_parallel = TRUE;
+  else if (contains_ci (sp_t, "ulysses"))
+    return skip (c, "sequence_parallel '%s': DeepSpeed-Ulysses splits attention heads over "
+                 "ranks by all-to-all, context parallelism rather than Megatron's sequence "
+                 "parallelism with TP, and is not modelled (hint: Megatron SP: yes or no)",
+                 sp_t);
   else
     return skip (c, "sequence_parallel '%s' not recognised (hint: yes or no)", sp_t);
 
@@ -1437,6 +1752,16 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     return FALSE;
   if (p->sharding == PLAN_SHARD_HSDP)
     {
+      /* no group stated: one server (FSDP's HYBRID_SHARD shards within a node), its
+       * devices over tp x cp: a shard group counts data-parallel ranks, and TP and CP take
+       * the innermost devices (Megatron's and torchtitan's rank order), so an 8-GPU server
+       * at tp 2 holds 4 of them */
+      if (hsdp_shard == 0)
+        {
+          gint64 server = (gint64) c->cluster->levels[0].count;
+          hsdp_shard = (int) (server % (tp * cp) == 0 && server >= tp * cp
+                                ? server / (tp * cp) : server);
+        }
       if (hsdp_shard < 0)   /* R replicas stated: groups of dp / R */
         hsdp_shard = dp % -hsdp_shard == 0 ? (int) (dp / -hsdp_shard) : (int) dp;
       if (hsdp_shard > dp || dp % hsdp_shard != 0)
@@ -1487,6 +1812,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   p->micro_batch = 1;
   if (cell_count (get (csv, row, "micro_batch"), &v))
     p->micro_batch = (int) v;
+  else if ((v = mb_labelled (get (csv, row, "micro_batch"))) > 0)
+    p->micro_batch = (int) v;   /* "MBS 2", "mbs=2, gas=8", "micro batch size: 2" */
   else if (pp > 1 && c->stack->default_pp_microbatches == FW_PP_MB_STAGES
            && global_batch % dp == 0 && (global_batch / dp) % (pp * vpp) == 0)
     /* unstated under PP: the stack's own count, pp x stages per rank micro-batches of the
@@ -1505,7 +1832,17 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   /* the stack's own schedule where the row names none (hai-llm: DualPipe, the DeepSeek-V3
    * report Sec. 3.2.1), on a pipeline it can run: one chunk a rank, an even pp and an
    * even count of at least 2 pp micro-batches (plan-validate.c) */
-  if (c->stack->default_pp_dualpipe && vpp == 1
+  if (vp_sched == PLAN_SCHED_DUALPIPE && pp > 1)
+    {
+      /* DualPipe named in the virtual_pipeline cell: the row's schedule, where it can run */
+      if (global_batch % ((gint64) dp * p->micro_batch) != 0
+          || !plan_dualpipe_counts_ok ((int) pp,
+                                       (int) (global_batch / ((gint64) dp * p->micro_batch))))
+        return skip (c, "virtual_pipeline '%s': DualPipe needs an even pp and an even count "
+                     "of at least 2 pp micro-batches", vp_cell);
+      p->schedule = PLAN_SCHED_DUALPIPE;
+    }
+  else if (c->stack->default_pp_dualpipe && vpp == 1 && vp_sched < 0
       && !contains_ci (get (csv, row, "notes"), "1F1B")
       && !contains_ci (get (csv, row, "framework"), "1F1B")
       && global_batch % ((gint64) dp * p->micro_batch) == 0
@@ -1659,16 +1996,20 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
  *   "fp8", "FP8-hybrid", "float8" (torchao), "e4m3", "amp_fp8" (Composer), "MXFP8"
  *     (Blackwell block scaling: the FP8 tensor-core rate) -> fp8, with the stack's recipe
  *     (GEMMs in FP8, attention in bf16);
- *   "fp8 attention", "fp8_dpa", "FP8 DPA" in precision or notes -> also the attention
- *     core in FP8 (TE's fp8_dpa);
+ *   "8-bit floating point" -> fp8 as well;
+ *   "fp8 attention", "fp8_dpa", "FP8 DPA" in precision or notes, "incl. attention" /
+ *     "including attention" / "attention in fp8" in precision -> also the attention core
+ *     in FP8 (TE's fp8_dpa);
  *   the recipe, where the precision names one, first match wins: "MXFP8" / "FP8-MX" /
- *     "fp8mx" / "fp8_mx" (Megatron-Bridge's recipe names) / "1x32" / "microscaling" /
- *     "MX block" -> mxfp8 (skipped on a device without MXFP8 GEMMs); "FP8-SC", "fp8sc",
+ *     "fp8mx" / "fp8_mx" (Megatron-Bridge's recipe names) / "FP8 MX" / "MX-FP8" / "1x32" /
+ *     "microscaling" / "MX block" -> mxfp8 (skipped on a device without MXFP8 GEMMs); "FP8-SC", "fp8sc",
  *     "fp8_sc", "sub-channel", "subchannel", "blockwise", "block-wise", "block scaling",
  *     "block-scaled", "1x128", "128x128", "DeepSeek" (DeepSeek-V3's fine-grained recipe,
  *     TE Float8BlockScaling) -> blockwise; "rowwise", "row-wise", "per-row" (torchao) ->
- *     rowwise; "current scaling" / "FP8-CS" / "fp8cs" / "fp8_cs" / "tensorwise" /
- *     "tensor-wise" -> tensorwise, "delayed" -> delayed; none of these from a
+ *     rowwise; "current scaling" / "current-scaling" / "FP8-CS" / "fp8cs" / "fp8_cs" /
+ *     "tensorwise" / "tensor-wise" -> tensorwise, "delayed" -> delayed, "dynamic" (torchao's
+ *     name for current scaling; not "dynamic loss scaling") -> tensorwise; none of these
+ *     from a
  *     Megatron-Bridge table -> tensorwise (its scripts have no delayed recipe); else the
  *     stack's (its quantization bytes, sim_cost_fp8_quant_bytes; its GEMM rate,
  *     sim/cost-compute.c);
@@ -1677,9 +2018,12 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
  *     sim/cost-compute.c, sim_cost_nvfp4_quant_bytes), output layer, router, attention
  *     and the rest in bf16; skipped on a device without FP4 (an MFU of such a
  *     row is read against the bf16 peak: U, no convention for NVFP4 MFU is established);
- *   anything else (bf16, fp16, amp_bf16, "fp16/bf16 mixed") -> bf16 (same tensor rate),
- *     or fp16 on a device without BF16 (V100), where a cell naming bf16 and not fp16
- *     ("bf16", "amp_bf16") is skipped: Volta has no BF16 tensor cores. */
+ *   a 16-bit float named (bf16, fp16, amp_bf16, "fp16/bf16 mixed", "16-bit", "AMP",
+ *     "mixed", "half") or nothing stated (empty, "not stated", a dash) -> bf16 (same
+ *     tensor rate), or fp16 on a device without BF16 (V100), where a cell naming bf16 and
+ *     not fp16 ("bf16", "amp_bf16") is skipped: Volta has no BF16 tensor cores;
+ *   fp32 / TF32 / int8 -> skipped, saying which; any other text naming no number format
+ *     ("FP6", "quantized") -> skipped as not recognised (it was read as bf16). */
 /* FP8 named only to say it was off: "BF16 (no FP8)", "without fp8", "FP8: off",
  * "fp8 disabled", "fp8=false", "not fp8" */
 static gboolean
@@ -1727,13 +2071,18 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, const c
       return TRUE;
     }
   if ((contains_ci (text, "fp8") || contains_ci (text, "float8") || contains_ci (text, "e4m3")
-       || contains_ci (text, "e5m2"))
+       || contains_ci (text, "e5m2") || contains_ci (text, "8-bit float"))
       && !fp8_negated (text))
     *fp8 = TRUE;
   /* no 16-, 8- or 4-bit float named: a 32-bit run (TF32 or IEEE FP32 GEMMs, which the cell
-   * rarely says) or an integer one; neither is read as bf16 */
+   * rarely says) or an integer one; neither is read as bf16. A cell that names no number
+   * format at all ("FP6", "int4", "quantized") is skipped as not recognised rather than
+   * read as bf16; an unstated one ("", "not stated", "-") is bf16, the documented default */
   static const char *const low_float[] = { "bf16", "bfloat16", "fp16", "float16", "half", "fp8",
-                                           "float8", "e4m3", "e5m2", "fp4", "amp", "mixed", NULL };
+                                           "float8", "e4m3", "e5m2", "fp4", "amp", "mixed",
+                                           "16-bit", "16 bit", "bf-16", "fp-16", "8-bit float",
+                                           NULL };
+  g_autofree char *stripped = g_strstrip (g_strdup (text));
   if (!*fp8 && !contains_any_ci (text, low_float))
     {
       if (contains_ci (text, "int8"))
@@ -1742,6 +2091,9 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, const c
           || contains_ci (text, "full precision"))
         return skip (c, "precision '%s': 32-bit training (TF32 or FP32 GEMMs) is not mapped "
                      "(hint: a run with 16-bit GEMMs and fp32 master weights is 'bf16')", text);
+      if (*stripped != '\0' && !cell_unstated (stripped))
+        return skip (c, "precision '%s' not recognised (hint: bf16, fp16, fp8, mxfp8 or nvfp4)",
+                     text);
     }
   /* bf16 named, and fp16 not, on a device without BF16 tensor cores (V100): the run
    * cannot have been what the row says */
@@ -1752,20 +2104,24 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, const c
     return skip (c, "precision '%s': %s has no BF16 tensor cores (hint: Volta runs used fp16; "
                  "check the gpu_type and precision cells)", text, c->cluster->device.name);
   c->fp8_attention = *fp8 && (contains_ci (text, "fp8 attention") || contains_ci (text, "fp8_dpa")
-                              || contains_ci (text, "fp8 dpa") || contains_ci (notes, "fp8 attention")
+                              || contains_ci (text, "fp8 dpa") || contains_ci (text, "incl. attention")
+                              || contains_ci (text, "including attention")
+                              || contains_ci (text, "attention in fp8") || contains_ci (notes, "fp8 attention")
                               || contains_ci (notes, "fp8_dpa") || contains_ci (notes, "fp8 dpa"))
                     && !fp8_attention_negated (text) && !fp8_attention_negated (notes);
   /* the recipe the row names (its quantization costs, sim_cost_options_apply_plan);
    * not named: the stack's */
   c->plan.fp8_recipe = -1;
-  static const char *const mx[] = { "mxfp8", "fp8-mx", "fp8mx", "fp8_mx", "1x32", "microscaling",
-                                     "mx block", NULL };
+  static const char *const mx[] = { "mxfp8", "fp8-mx", "fp8mx", "fp8_mx", "fp8 mx", "mx-fp8",
+                                     "mx fp8", "mx_fp8", "1x32", "microscaling", "mx block",
+                                     NULL };
   static const char *const blockwise[] = { "fp8-sc", "fp8sc", "fp8_sc", "sub-channel",
                                             "subchannel", "blockwise", "block-wise",
                                             "block scaling", "block-scaled", "1x128", "128x128",
                                             "deepseek", NULL };
   static const char *const rowwise[] = { "rowwise", "row-wise", "per-row", NULL };
-  static const char *const current[] = { "current scaling", "fp8-cs", "fp8cs", "fp8_cs",
+  static const char *const current[] = { "current scaling", "current-scaling",
+                                          "current_scaling", "fp8-cs", "fp8cs", "fp8_cs",
                                           "tensorwise", "tensor-wise", NULL };
   if (*fp8 && contains_any_ci (text, mx))
     {
@@ -1782,6 +2138,11 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, const c
     c->plan.fp8_recipe = FW_SCALING_CURRENT;
   else if (*fp8 && contains_ci (text, "delayed"))
     c->plan.fp8_recipe = FW_SCALING_DELAYED;
+  /* "dynamic" scaling: torchao's name for a per-tensor scale taken from the tensor at hand
+   * (its float8 tensorwise recipe, ScalingType.DYNAMIC), i.e. current scaling; not fp16's
+   * "dynamic loss scaling" */
+  else if (*fp8 && contains_ci (text, "dynamic") && !contains_ci (text, "loss scal"))
+    c->plan.fp8_recipe = FW_SCALING_CURRENT;
   /* A bare "FP8" from a Megatron-Bridge performance table: its run scripts offer no
    * delayed scaling (scripts/performance/argument_parser.py, --compute_dtype choices bf16,
    * fp8_cs, fp8_mx, fp8_sc, nvfp4); MXFP8 and the sub-channel recipe are named in the

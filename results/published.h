@@ -28,7 +28,9 @@
  * |                           |   other H100 -> dgx-h100-superpod (64su above 1,024 GPUs);   |
  * |                           |   H800 (not PCIe) -> dgx-h800-superpod (64su above 1,024);   |
  * |                           |   A800 (not PCIe) -> a800-superpod (both NVLink 400 GB/s);   |
- * |                           |   A100 / Ampere: 40 GB -> a100-40g-cluster, else selene;     |
+ * |                           |   A100 / Ampere: 40 GB ("40GB", "40G", "40 GiB", not "40     |
+ * |                           |   GPUs") -> a100-40g-cluster, else selene; "94G" / "96G" as  |
+ * |                           |   94 / 96 GB;                                                |
  * |                           |   MI300X / MI325X -> mi300x-cluster / mi325x-cluster;        |
  * |                           |   B300 (not GB300) -> dgx-b300-superpod; H20 (not H200) ->   |
  * |                           |   hgx-h20-cluster; MI250X -> frontier (a device per GCD);    |
@@ -47,9 +49,12 @@
  * |                           |   megatron-lm-2021 (pre-Core: no SP by default, scatter-     |
  * |                           |   gather and synchronized pipeline sends, DP all-reduce      |
  * |                           |   after the backward), torchtitan, Composer / llm-foundry,   |
- * |                           |   MaxText / JAX, other Megatron -> megatron-core, "4D        |
+ * |                           |   MaxText / JAX (also Levanter, T5X, Praxis, EasyLM,         |
+ * |                           |   AXLearn), other Megatron -> megatron-core, "4D             |
  * |                           |   parallel" / NCCLX -> meta-llama3 (the Llama 3 paper's      |
- * |                           |   stack), FSDP / PyTorch -> pytorch-fsdp); none named ->     |
+ * |                           |   stack), FSDP / PyTorch / Hugging Face ("HF Transformers")  |
+ * |                           |   / OLMo (PyTorch FSDP, OLMo paper Sec. 3.1) ->              |
+ * |                           |   pytorch-fsdp); none named (also a dash, "N.A.") ->         |
  * |                           |   megatron-core (the explain line says "not recognised"      |
  * |                           |   when a cell names one no rule knows); a bare Megatron-LM   |
  * |                           |   (no year to 2022) on a device with FP8 tensor cores ->     |
@@ -78,7 +83,13 @@
  * |                           |   GPU count"                                                 |
  * | virtual_pipeline          | a number, or the one number after a label ("VP=5", "vpp 5",  |
  * |                           |   "interleaved (V=4)") -> vpp (Interleaved1F1B when > 1,     |
- * |                           |   else 1F1B); empty                                          |
+ * |                           |   else 1F1B); layers per chunk ("--num-layers-per-virtual-   |
+ * |                           |   pipeline-stage 4") -> V = n_layers / (pp x 4), skipped     |
+ * |                           |   where it does not divide; "non-interleaved", "not          |
+ * |                           |   interleaved", "no interleaving" -> 1; "GPipe" / "DualPipe" |
+ * |                           |   -> that schedule (DualPipe skipped where its counts do not |
+ * |                           |   fit); "ZB-H1" / "zero bubble" -> skipped (not modelled);   |
+ * |                           |   empty                                                      |
  * |                           |   -> 1; "interleaved (V not stated)" in notes -> the         |
  * |                           |   chunking the stack documents (defaults.pp_layers_per_chunk:|
  * |                           |   meta-llama3 one layer slot a chunk: Llama 3 405B on 16     |
@@ -90,17 +101,26 @@
  * |                           |   405B: 126 layers on 16 stages, 7 + 14 x 8 + 7); MoE rows:   |
  * |                           |   the recipes' DeepSeek-V3 layouts (res_pub_moe_layer_split) |
  * |                           |   ; any other non-dividing count -> skipped                  |
- * | sequence_parallel         | yes/true/1/on/y/enabled/SP -> on; no/false/0/off/n/disabled  |
- * |                           |   -> off; other text skipped; empty -> on when               |
+ * | sequence_parallel         | yes/true/1/on/y/enabled/SP -> on; no/false/0/off/n/disabled/ |
+ * |                           |   none -> off; after a label its value ("SP off", "sp=false" |
+ * |                           |   -> off); SP named in text -> on unless negated ("no SP",   |
+ * |                           |   "without SP"); "Ulysses" -> skipped (DeepSpeed-Ulysses is  |
+ * |                           |   context parallelism); other text skipped; empty, a dash,   |
+ * |                           |   "N.A." -> on when                                          |
  * |                           |   tp > 1 and the stack's default has it (megatron-core,      |
  * |                           |   nemo; off in megatron-lm-2021, where --sequence-parallel   |
  * |                           |   is opt-in and only from Korthikanti et al. 2022, and in    |
  * |                           |   DeepSpeed's fork)                                          |
  * | zero_stage_or_fsdp        | the rules above map_sharding in published.c: negations       |
  * |                           |   ("FSDP off", "NO_SHARD", a whole cell "no" / "off" /       |
- * |                           |   "false" / "0") -> none; "HSDP"/"HYBRID_SHARD" ->           |
- * |                           |   hsdp (group from the text, else one server); "ZeRO-1" /    |
- * |                           |   "distributed optimizer" -> zero1; "ZeRO++" -> zero3 (its   |
+ * |                           |   "false" / "0") -> none; a whole cell "1" / "2" / "3" or    |
+ * |                           |   "zero_optimization.stage=N" -> that ZeRO stage; Megatron-  |
+ * |                           |   FSDP's "optim_grads_params" / "optim_grads" -> zero3 /     |
+ * |                           |   zero2; "HSDP"/"HYBRID_SHARD"/"MiCS" -> hsdp (group from    |
+ * |                           |   the text, else one server's DP ranks: its devices / (tp x  |
+ * |                           |   cp)); "ZeRO-1" / "distributed optimizer" / "DistOpt" /     |
+ * |                           |   NeMo's "distributed_fused_adam" -> zero1; "ZeRO++" ->      |
+ * |                           |   zero3 (its                                                 |
  * |                           |   qwZ/hpZ/qgZ compression not modelled); "ZeRO-2", "stage 2",|
  * |                           |   "SHARD_GRAD_OP", "shards optimizer+grads" -> zero2;        |
  * |                           |   ("ZeRO 1", "zero_stage=1", "sharded optimizer",            |
@@ -109,10 +129,16 @@
  * |                           |   "ZeRO-3", "FSDP", "full shard", "fully sharded" -> zero3,  |
  * |                           |   or zero2 where                                             |
  * |                           |   the stack keeps parameters after the forward (torchtitan   |
- * |                           |   under PP); "none" / "DDP" -> none; else skipped. Empty ->  |
- * |                           |   zero1 for NeMo / Megatron-Core / --overlap-param-gather;   |
- * |                           |   none for older Megatron-LM; else the stack's default       |
- * | micro_batch               | empty -> 1; with pp > 1 under a stack that runs pp x stages  |
+ * |                           |   under PP); "none" / "DDP" / plain DP ("data parallel",     |
+ * |                           |   "DP only", "DistributedDataParallel", "replicated") ->     |
+ * |                           |   none; a bare "ZeRO" -> skipped asking for the stage; else  |
+ * |                           |   skipped. Empty (a dash, "N.A.") -> zero1 for NeMo /        |
+ * |                           |   Megatron-Core / --overlap-param-gather; else the stack's   |
+ * |                           |   default (none for older Megatron-LM, megatron-lm-2021;     |
+ * |                           |   zero1 on megatron-core, the default stack)                 |
+ * | micro_batch               | a number, or the one after a label ("MBS 2", "mbs=2, gas=8", |
+ * |                           |   "micro batch size: 2", "per-device batch 2"); empty -> 1;  |
+ * |                           |   with pp > 1 under a stack that runs pp x stages            |
  * |                           |   per rank micro-batches (torchtitan) -> local batch /       |
  * |                           |   (pp vpp) where it divides (405B, 32 on PP 8 -> 4)          |
  * | global_batch              | required; in tokens ("16M tokens", "1048576 tokens") ->      |
@@ -120,31 +146,45 @@
  * |                           |   one that divides taken (none or both: skipped)             |
  * | tp, pp, cp, dp, ep        | also after their own name: "TP=4", "tp 4", "TP4"             |
  * | step_time_s               | seconds; "850 ms" / 1000, "1.5 min" x 60                     |
+ * | unstated cells            | a cell that says nothing ("not stated", "unknown", "n/a",    |
+ * |                           |   "N.A.", "-", "?", an em or en dash) reads as empty in the  |
+ * |                           |   framework, sequence_parallel, zero_stage_or_fsdp,          |
+ * |                           |   recompute and precision columns: their rule for empty      |
  * | numbers                   | "8,192" is 8192; a magnitude letter ("16K") makes a count    |
  * |                           |   text (not stated), except seq_len: K = 1024, M = 2^20      |
  * | recompute                 | starts with full / selective / none ("selective (modules:    |
- * |                           |   ...)" without core_attn -> none); "AC: X" -> X; "yes",     |
- * |                           |   "true", "activation checkpointing" (no kind) -> full;      |
- * |                           |   "off" / "AC off" / "without recompute" -> none; "SAC" ->   |
+ * |                           |   ...)" without core_attn -> none); "AC: X" / "AC X" -> X    |
+ * |                           |   ("AC op" -> selective op-level); "yes", "true", "y", "AC", |
+ * |                           |   a check mark, "activation checkpointing", "every layer"    |
+ * |                           |   (no kind, not said off) -> full; "off" / "AC off" /        |
+ * |                           |   "activation checkpointing off" / "disable" / "n" / a cross |
+ * |                           |   / "without recompute" -> none; "core_attn" anywhere ->     |
+ * |                           |   selective; "SAC" ->                                        |
  * |                           |   selective (op-level if said); "--recompute-granularity X"  |
- * |                           |   -> X; "uniform" -> full; "block" -> skipped with a hint;   |
+ * |                           |   -> X; "uniform" (anywhere) -> full; "block" -> skipped     |
+ * |                           |   with a hint;                                               |
  * |                           |   "offload" with a layer count ("activations of 20 layers    |
  * |                           |   offloaded", "cpu_offloading_num_layers=20") -> none and   |
  * |                           |   that many layers offloaded; "partial", "offload" without a |
  * |                           |   count -> skipped with a hint; empty -> none unless         |
  * |                           |   notes say "full recompute", "full activation recompute" or |
  * |                           |   "activation checkpointing" (full) or "selective recompute" |
- * | precision                 | fp8 for fp8 / FP8-hybrid / float8 / e4m3 / MXFP8 (the stack's |
+ * | precision                 | fp8 for fp8 / FP8-hybrid / float8 / e4m3 / MXFP8 / "8-bit    |
+ * |                           |   floating point" (the stack's                               |
  * |                           |   recipe: GEMMs in FP8, attention bf16 unless "fp8_dpa" /    |
- * |                           |   "fp8 attention"); NVFP4 / fp4 -> fp4 (Blackwell); else bf16|
+ * |                           |   "fp8 attention" / "incl. attention"); NVFP4 / fp4 -> fp4   |
+ * |                           |   (Blackwell); a 16-bit float named or nothing stated -> bf16|
  * |                           |   (fp16 on V100, where a cell naming only bf16 is skipped)   |
  * |                           |   ; "no FP8" / "without fp8" / "fp8: off" -> not fp8; no     |
  * |                           |   16/8/4-bit float named: "fp32" / "TF32" / "int8" ->        |
- * |                           |   skipped, saying which                                      |
+ * |                           |   skipped, saying which; other text ("FP6") -> skipped "not  |
+ * |                           |   recognised"                                                |
  * |                           |   ; fp8 with "float8 all-gather" / "fp8 all-gather" in notes |
  * |                           |   or framework -> FSDP's float8 all-gather (else bf16)       |
- * | FP8 recipe                | MXFP8 / FP8-MX -> mxfp8; current scaling / FP8-CS /          |
- * |                           |   tensorwise -> tensorwise; delayed -> delayed; else the     |
+ * | FP8 recipe                | MXFP8 / FP8-MX / "FP8 MX" -> mxfp8; current scaling /        |
+ * |                           |   "current-scaling" / FP8-CS / tensorwise -> tensorwise;     |
+ * |                           |   delayed -> delayed; torchao's "dynamic" -> tensorwise;     |
+ * |                           |   else the                                                   |
  * |                           |   stack's                                                    |
  * | attention                 | unfused (scores materialized) when source or framework is    |
  * |                           |   dated 2017-2022 or SC'21, or the framework is DeepSpeed /  |

@@ -94,6 +94,16 @@ test_gpu_types (void)
     { "Trainium2", 16, "trn2-ultraserver", RES_PUB_FAMILY_OTHER },
     { "AWS Trn2", 8, "trn2-ultraserver", RES_PUB_FAMILY_OTHER },
     { "Trainium2 (Trn2 UltraServer)", 64, "trn2-ultraserver", RES_PUB_FAMILY_OTHER },
+    /* the size written as NVIDIA's and the clouds' short form ("A100-SXM4-40G", "40G") or
+     * in GiB is the 40 GB part (these read as the 80 GB selene); "94G" / "96G" is the
+     * 96 GB H100; a count of GPUs ("40 GPUs") is no size */
+    { "A100-SXM4-40G", 8, "a100-40g-cluster", RES_PUB_FAMILY_A100 },
+    { "A100 40G", 8, "a100-40g-cluster", RES_PUB_FAMILY_A100 },
+    { "A100 40 GiB", 8, "a100-40g-cluster", RES_PUB_FAMILY_A100 },
+    { "A100-80G", 8, "selene", RES_PUB_FAMILY_A100 },
+    { "A100 (40 GPUs)", 8, "selene", RES_PUB_FAMILY_A100 },
+    { "H100 96G", 8, "h100-sxm-96g-superpod", RES_PUB_FAMILY_H100 },
+    { "H100-SXM5-94G", 8, "h100-sxm-96g-superpod", RES_PUB_FAMILY_H100 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -260,6 +270,40 @@ test_sharding (void)
     { "false", "PyTorch", 1, PLAN_SHARD_NONE },
     { "0", "DeepSpeed", 1, PLAN_SHARD_NONE },
     { "ZeRO-3 (DeepSpeed), no model parallelism", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    /* empty on the megatron-core stack: its documented default, the distributed optimizer
+     * (frameworks/presets/megatron-core.json; these read none, Megatron-LM of 2019-22,
+     * which keeps its own stack, megatron-lm-2021, and its none) */
+    { "", "", 1, PLAN_SHARD_ZERO1 },
+    { "", "MCore 0.12", 1, PLAN_SHARD_ZERO1 },
+    { "", "Megatron-LM (2024)", 1, PLAN_SHARD_ZERO1 },
+    { "", "Nanotron", 1, PLAN_SHARD_ZERO1 },
+    /* table dashes and "N.A." say nothing: the stack's default */
+    { "\xe2\x80\x94", "NeMo 24.07", 1, PLAN_SHARD_ZERO1 },
+    { "N.A.", "torchtitan", 1, PLAN_SHARD_ZERO3 },
+    /* a bare stage in this column is DeepSpeed's zero_optimization.stage, also written as
+     * its config key */
+    { "1", "DeepSpeed", 1, PLAN_SHARD_ZERO1 },
+    { "2", "DeepSpeed", 1, PLAN_SHARD_ZERO2 },
+    { "3", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    { "zero_optimization.stage=3", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    { "zero_optimization: {stage: 2}", "DeepSpeed", 1, PLAN_SHARD_ZERO2 },
+    /* NeMo's distributed_fused_adam and the distributed optimizer's short names */
+    { "distributed_fused_adam", "NeMo", 1, PLAN_SHARD_ZERO1 },
+    { "distributed Adam", "NeMo", 1, PLAN_SHARD_ZERO1 },
+    { "dist. optimizer", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
+    { "DistOpt", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
+    { "dist-opt", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
+    /* Megatron-FSDP's --data-parallel-sharding-strategy values */
+    { "optim_grads_params", "Megatron-Core", 1, PLAN_SHARD_ZERO3 },
+    { "Megatron-FSDP (optim_grads)", "Megatron-Core", 1, PLAN_SHARD_ZERO2 },
+    { "sharding strategy: optim", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
+    /* plain data parallelism named: no sharding (these were skipped) */
+    { "DistributedDataParallel", "PyTorch", 1, PLAN_SHARD_NONE },
+    { "data parallel", "PyTorch", 1, PLAN_SHARD_NONE },
+    { "DP only", "PyTorch", 1, PLAN_SHARD_NONE },
+    { "pure DP", "PyTorch", 1, PLAN_SHARD_NONE },
+    { "DP", "Megatron-Core", 1, PLAN_SHARD_NONE },
+    { "replicated", "PyTorch", 1, PLAN_SHARD_NONE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -359,6 +403,37 @@ test_sharding (void)
       g_assert_false (c->ready);
       g_assert_nonnull (strstr (c->skip_reason, "offloading to host / NVMe memory is not modelled"));
     }
+  /* HSDP with no group stated is one server's data-parallel ranks: 8 GPUs over tp x cp.
+   * 64 H100s at tp 2: 8 / 2 = 4 ranks a group (dp 32; the 8 GPUs of a server hold 4 DP
+   * ranks, 2 GPUs each), where 8 was read, two servers; at tp 1: 8. DeepSpeed's MiCS
+   * (ZeRO-3 in groups of mics_shard_size, replicated across) is hybrid sharding, its
+   * group from the text; FSDP's _HYBRID_SHARD_ZERO2 is read as HYBRID_SHARD, its "2" no
+   * group size (it was a group of 2) */
+  static const struct { const char *text; int tp; int group; } hd[] = {
+    { "HYBRID_SHARD", 2, 4 },
+    { "HSDP", 2, 4 },
+    { "HSDP", 1, 8 },
+    { "MiCS", 2, 4 },
+    { "MiCS (mics_shard_size=16)", 1, 16 },
+    { "_HYBRID_SHARD_ZERO2", 1, 8 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (hd); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "zero_stage_or_fsdp,framework,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,64,16,1024,16,16384,1024,%d,1,\"%s\",PyTorch FSDP,256,1.0\n",
+        hd[i].tp, hd[i].text);
+      g_autoptr (ResPublishedCase) h = case_of (text);
+      if (!h->ready || h->plan.sharding != PLAN_SHARD_HSDP || h->plan.hsdp_shard_size != hd[i].group)
+        g_error ("'%s' at tp %d: sharding %d, group %d, expected hsdp with %d (%s)", hd[i].text,
+                 hd[i].tp, h->plan.sharding, h->plan.hsdp_shard_size, hd[i].group,
+                 h->skip_reason ? h->skip_reason : "");
+    }
+  /* "ZeRO" without its stage: skipped, asking for it */
+  g_autoptr (ResPublishedCase) zs = row ("H100-SXM-80GB", 8, 1, "ZeRO", "DeepSpeed", "bf16");
+  g_assert_false (zs->ready);
+  g_assert_nonnull (strstr (zs->skip_reason, "names no ZeRO stage"));
   g_autoptr (ResPublishedCase) bad = row ("H100-SXM-80GB", 8, 1, "sharded somehow", "", "bf16");
   g_assert_false (bad->ready);
   g_assert_nonnull (strstr (bad->skip_reason, "not recognised"));
@@ -433,6 +508,9 @@ test_megatron_lm_device (void)
     { "H100-SXM-80GB", "Megatron-LM (2021)", "megatron-lm-2021", NULL },
     { "H100-SXM-80GB", "Nanotron", "megatron-core", "not recognised" },
     { "H100-SXM-80GB", "", "megatron-core", NULL },
+    /* a table's dash says nothing: the default, not "not recognised" */
+    { "H100-SXM-80GB", "\xe2\x80\x94", "megatron-core", NULL },
+    { "H100-SXM-80GB", "N.A.", "megatron-core", NULL },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -472,6 +550,16 @@ test_precision (void)
     /* a 16-bit type named beside fp32 (master weights, accumulation): bf16 */
     { "bf16 (FP32 grad accumulation and FP32 reduce-scatter)", FALSE, FALSE },
     { "mixed precision (fp32 master weights)", FALSE, FALSE },
+    /* FP8 by its description, and FP8 attention said as "incl. attention" */
+    { "8-bit floating point", TRUE, FALSE },
+    { "FP8 (incl. attention)", TRUE, TRUE },
+    { "fp8, including attention", TRUE, TRUE },
+    /* 16-bit by its width; unstated (a dash, "N.A."): bf16, the documented default;
+     * fp16's dynamic loss scaling is no FP8 recipe */
+    { "16-bit mixed", FALSE, FALSE },
+    { "\xe2\x80\x94", FALSE, FALSE },
+    { "N.A.", FALSE, FALSE },
+    { "fp16 weights, dynamic loss scaling", FALSE, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -541,6 +629,15 @@ test_precision (void)
     { "H100-SXM-80GB", "float8 rowwise (torchao)", FW_SCALING_ROWWISE },
     { "H100-SXM-80GB", "float8 row-wise", FW_SCALING_ROWWISE },
     { "H100-SXM-80GB", "fp8 per-row scaling", FW_SCALING_ROWWISE },
+    /* current scaling hyphenated; torchao's "dynamic" scaling is current scaling (its
+     * tensorwise recipe: "tensorwise dynamic scaling", rows 839-840); MXFP8 as "FP8 MX" /
+     * "MX-FP8" (these read as the stack's recipe) */
+    { "H100-SXM-80GB", "fp8 current-scaling", FW_SCALING_CURRENT },
+    { "H100-SXM-80GB", "FP8 dynamic scaling", FW_SCALING_CURRENT },
+    { "H100-SXM-80GB", "float8 dynamic", FW_SCALING_CURRENT },
+    { "H100-SXM-80GB", "FP8 (delayed scaling, not dynamic)", FW_SCALING_DELAYED },
+    { "B200-SXM-180GB", "FP8 MX", FW_SCALING_BLOCK },
+    { "GB200 NVL72", "MX-FP8", FW_SCALING_BLOCK },
   };
   for (guint i = 0; i < G_N_ELEMENTS (recipes); i++)
     {
@@ -557,6 +654,9 @@ test_precision (void)
     { "TF32", "32-bit training" },
     { "float32", "32-bit training" },
     { "int8", "INT8" },
+    /* a cell naming no number format at all is not read as bf16 (it was) */
+    { "FP6", "not recognised" },
+    { "quantized", "not recognised" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (wide); i++)
     {
@@ -853,6 +953,34 @@ test_recompute (void)
     { "uniform", PLAN_RECOMPUTE_FULL },
     { "activation recomputation", PLAN_RECOMPUTE_FULL },
     { "selective (core attention)", PLAN_RECOMPUTE_SELECTIVE },
+    /* a label and its value after a space ("AC full" was skipped); torchtitan's "op" */
+    { "AC full", PLAN_RECOMPUTE_FULL },
+    { "AC none", PLAN_RECOMPUTE_NONE },
+    { "AC selective", PLAN_RECOMPUTE_SELECTIVE },
+    { "AC op", PLAN_RECOMPUTE_SELECTIVE_OP },
+    { "AC: op", PLAN_RECOMPUTE_SELECTIVE_OP },
+    { "activation recomputation: selective", PLAN_RECOMPUTE_SELECTIVE },
+    /* checkpointing named and then said off (these read full) */
+    { "gradient checkpointing: off", PLAN_RECOMPUTE_NONE },
+    { "activation checkpointing off", PLAN_RECOMPUTE_NONE },
+    /* yes/no answers: "AC", "y", a check mark -> full; "n", a cross, "disable" -> none */
+    { "AC", PLAN_RECOMPUTE_FULL },
+    { "y", PLAN_RECOMPUTE_FULL },
+    { "\xe2\x9c\x93", PLAN_RECOMPUTE_FULL },
+    { "n", PLAN_RECOMPUTE_NONE },
+    { "\xe2\x9c\x97", PLAN_RECOMPUTE_NONE },
+    { "disable", PLAN_RECOMPUTE_NONE },
+    /* every layer recomputed: full */
+    { "every layer", PLAN_RECOMPUTE_FULL },
+    { "all layers", PLAN_RECOMPUTE_FULL },
+    /* the attention core and the uniform method wherever named */
+    { "--recompute-modules core_attn", PLAN_RECOMPUTE_SELECTIVE },
+    { "recompute core attention", PLAN_RECOMPUTE_SELECTIVE },
+    { "recompute_method=uniform, recompute_num_layers=1", PLAN_RECOMPUTE_FULL },
+    { "Selective op AC", PLAN_RECOMPUTE_SELECTIVE_OP },
+    /* unstated: none */
+    { "\xe2\x80\x94", PLAN_RECOMPUTE_NONE },
+    { "N.A.", PLAN_RECOMPUTE_NONE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -944,6 +1072,15 @@ test_interleaved_unstated (void)
     { "interleaved, 2 chunks", "Megatron-Core", "", 2 },
     /* "1F1B" names the schedule, not V: the unstated rule, as "interleaved" (V = 2) */
     { "Interleaved 1F1B", "Megatron-Core", "", 2 },
+    /* said not to interleave: V = 1 (these read as "interleaved, V not stated", V = 2) */
+    { "non-interleaved", "Megatron-Core", "", 1 },
+    { "not interleaved", "Megatron-Core", "", 1 },
+    { "no interleaving", "Megatron-Core", "", 1 },
+    /* layers per virtual stage, not V: 16 layers / (pp 4 x 2) = V = 2; / (4 x 1) = 4 (these
+     * read V = 2 and 1 as the number) */
+    { "--num-layers-per-virtual-pipeline-stage 2", "Megatron-Core", "", 2 },
+    { "layers per virtual stage: 1", "Megatron-Core", "", 4 },
+    { "num_layers_per_virtual_pipeline_stage=4", "Megatron-Core", "", 1 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -952,6 +1089,22 @@ test_interleaved_unstated (void)
         g_error ("'%s' / '%s' / '%s': vpp %d, expected %d (%s)", rows[i].vp, rows[i].fw,
                  rows[i].notes, c->plan.vpp, rows[i].want, c->skip_reason ? c->skip_reason : "");
     }
+  /* a schedule named in the cell: GPipe and DualPipe run as named (they read 1F1B); the
+   * DualPipe row: 16 GPUs, pp 4 -> dp 4, 64 / 4 = 16 micro-batches, even and >= 2 x 4 */
+  g_autoptr (ResPublishedCase) gp = vp_row ("GPipe", "Megatron-Core", "");
+  g_assert_true (gp->ready);
+  g_assert_cmpint (gp->plan.schedule, ==, PLAN_SCHED_GPIPE);
+  g_autoptr (ResPublishedCase) dpp = vp_row ("DualPipe", "Megatron-Core", "");
+  g_assert_true (dpp->ready);
+  g_assert_cmpint (dpp->plan.schedule, ==, PLAN_SCHED_DUALPIPE);
+  /* zero-bubble schedules are not modelled, and 3 layers a chunk do not split 16 layers
+   * over 4 stages: skipped, saying so */
+  g_autoptr (ResPublishedCase) zb = vp_row ("ZB-H1", "Megatron-Core", "");
+  g_assert_false (zb->ready);
+  g_assert_nonnull (strstr (zb->skip_reason, "zero-bubble"));
+  g_autoptr (ResPublishedCase) odd = vp_row ("layers per virtual stage: 3", "Megatron-Core", "");
+  g_assert_false (odd->ready);
+  g_assert_nonnull (strstr (odd->skip_reason, "layers per virtual stage"));
 }
 
 /* Numbers as people write them. A row of 16 layers of 1024 on 16 H100s, tp 2 pp 1 (dp 8),
@@ -1023,6 +1176,14 @@ test_numbers_as_written (void)
     { "\xe2\x9c\x93", TRUE }, { "yes (--sequence-parallel)", TRUE }, { "on", TRUE },
     { "no", FALSE }, { "off", FALSE }, { "disabled", FALSE }, { "N", FALSE },
     { "n/a", TRUE },
+    /* a label, then its value ("SP off", "sp=false" read on: the label alone said yes) */
+    { "SP off", FALSE }, { "sp=false", FALSE }, { "SP=True", TRUE },
+    { "sequence_parallel: false", FALSE },
+    /* SP named in longer text, negated or not; "none"; "Y" before a bracket */
+    { "Megatron SP", TRUE }, { "no SP", FALSE }, { "without SP", FALSE },
+    { "none", FALSE }, { "Y (TP)", TRUE }, { "no-SP", FALSE },
+    /* unstated: the stack's default (on with tp 2 on megatron-core) */
+    { "\xe2\x80\x94", TRUE }, { "N.A.", TRUE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (sps); i++)
     {
@@ -1058,6 +1219,10 @@ test_numbers_as_written (void)
       g_assert_true (c->ready);
       g_assert_cmpfloat (fabs (c->measured_step_s - steps[i].want), <, 1e-12);
     }
+  /* DeepSpeed-Ulysses is not Megatron's SP: skipped with the reason */
+  g_autoptr (ResPublishedCase) uly = num_row ("1024", "64", "Ulysses");
+  g_assert_false (uly->ready);
+  g_assert_nonnull (strstr (uly->skip_reason, "DeepSpeed-Ulysses"));
   g_autoptr (ResPublishedCase) x = num_row ("1024", "64", "x");
   g_assert_false (x->ready);
   g_assert_cmpstr (x->skip_reason, ==, "sequence_parallel 'x' not recognised (hint: yes or no)");
@@ -1074,7 +1239,7 @@ mb_row (const char *framework, int global, const char *micro)
   g_autofree char *text = g_strdup_printf (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
     "micro_batch,framework,global_batch,step_time_s\n"
-    "1,GPT,H100-SXM-80GB,64,16,1024,16,16384,1024,1,4,%s,\"%s\",%d,1.0\n",
+    "1,GPT,H100-SXM-80GB,64,16,1024,16,16384,1024,1,4,\"%s\",\"%s\",%d,1.0\n",
     micro, framework, global);
   return case_of (text);
 }
@@ -1088,6 +1253,16 @@ test_pp_microbatches (void)
     { "Megatron-LM", 512, "", 1 },
     { "torchtitan (FSDP2+TP+PP 1F1B)", 528, "", 1 },
     { "torchtitan (FSDP2+TP+PP 1F1B)", 512, "2", 2 },
+    /* the size after a label of its own (these read as not stated: 1 on Megatron-LM, the
+     * stack's 8 on torchtitan) */
+    { "Megatron-LM", 512, "MBS 2", 2 },
+    { "Megatron-LM", 512, "mbs=2, gas=8", 2 },
+    { "Megatron-LM", 512, "micro batch size: 4", 4 },
+    { "Megatron-LM", 512, "micro-batch 2", 2 },
+    { "torchtitan (FSDP2+TP+PP 1F1B)", 512, "per-device batch 2", 2 },
+    { "Megatron-LM", 512, "batch per GPU: 2", 2 },
+    /* a table's dash is not stated: the stack's count */
+    { "torchtitan (FSDP2+TP+PP 1F1B)", 512, "\xe2\x80\x94", 8 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
