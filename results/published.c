@@ -1453,8 +1453,9 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
      * core_attn", "recompute core attention"): the attention core, which is what selective
      * recompute is */
     *out = PLAN_RECOMPUTE_SELECTIVE;
-  else if (g_ascii_strcasecmp (t, "op") == 0)
-    /* torchtitan's selective_ac_option "op" as the value of a label ("AC: op") */
+  else if (starts_with_ci (t, "op") && !g_ascii_isalnum (t[2]))
+    /* torchtitan's selective_ac_option "op" as the value of a label ("AC: op", "AC op
+     * (torchtitan)") */
     *out = PLAN_RECOMPUTE_SELECTIVE_OP;
   else if (contains_ci (t, "uniform") && !contains_ci (t, "block"))
     /* Megatron's --recompute-method uniform (valid only with --recompute-granularity full;
@@ -1996,7 +1997,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
  *   "fp8", "FP8-hybrid", "float8" (torchao), "e4m3", "amp_fp8" (Composer), "MXFP8"
  *     (Blackwell block scaling: the FP8 tensor-core rate) -> fp8, with the stack's recipe
  *     (GEMMs in FP8, attention in bf16);
- *   "8-bit floating point" -> fp8 as well;
+ *   "8-bit floating point", "FP 8", "FP-8" -> fp8 as well;
  *   "fp8 attention", "fp8_dpa", "FP8 DPA" in precision or notes, "incl. attention" /
  *     "including attention" / "attention in fp8" in precision -> also the attention core
  *     in FP8 (TE's fp8_dpa);
@@ -2018,8 +2019,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
  *     sim/cost-compute.c, sim_cost_nvfp4_quant_bytes), output layer, router, attention
  *     and the rest in bf16; skipped on a device without FP4 (an MFU of such a
  *     row is read against the bf16 peak: U, no convention for NVFP4 MFU is established);
- *   a 16-bit float named (bf16, fp16, amp_bf16, "fp16/bf16 mixed", "16-bit", "AMP",
- *     "mixed", "half") or nothing stated (empty, "not stated", a dash) -> bf16 (same
+ *   a 16-bit float named (bf16, fp16, amp_bf16, "fp16/bf16 mixed", "16-bit", "bfloat 16",
+ *     "FP 16", "AMP", "mixed", "half") or nothing stated (empty, "not stated", a dash) -> bf16 (same
  *     tensor rate), or fp16 on a device without BF16 (V100), where a cell naming bf16 and
  *     not fp16 ("bf16", "amp_bf16") is skipped: Volta has no BF16 tensor cores;
  *   fp32 / TF32 / int8 -> skipped, saying which; any other text naming no number format
@@ -2071,7 +2072,8 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, const c
       return TRUE;
     }
   if ((contains_ci (text, "fp8") || contains_ci (text, "float8") || contains_ci (text, "e4m3")
-       || contains_ci (text, "e5m2") || contains_ci (text, "8-bit float"))
+       || contains_ci (text, "e5m2") || contains_ci (text, "8-bit float")
+       || contains_ci (text, "fp-8") || contains_ci (text, "fp 8"))
       && !fp8_negated (text))
     *fp8 = TRUE;
   /* no 16-, 8- or 4-bit float named: a 32-bit run (TF32 or IEEE FP32 GEMMs, which the cell
@@ -2080,8 +2082,9 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, const c
    * read as bf16; an unstated one ("", "not stated", "-") is bf16, the documented default */
   static const char *const low_float[] = { "bf16", "bfloat16", "fp16", "float16", "half", "fp8",
                                            "float8", "e4m3", "e5m2", "fp4", "amp", "mixed",
-                                           "16-bit", "16 bit", "bf-16", "fp-16", "8-bit float",
-                                           NULL };
+                                           "16-bit", "16 bit", "bf-16", "fp-16", "fp 16",
+                                           "bfloat", "brain float", "float 16", "8-bit float",
+                                           "fp-8", "fp 8", NULL };
   g_autofree char *stripped = g_strstrip (g_strdup (text));
   if (!*fp8 && !contains_any_ci (text, low_float))
     {

@@ -557,6 +557,9 @@ test_precision (void)
     /* 16-bit by its width; unstated (a dash, "N.A."): bf16, the documented default;
      * fp16's dynamic loss scaling is no FP8 recipe */
     { "16-bit mixed", FALSE, FALSE },
+    { "bfloat 16", FALSE, FALSE },
+    { "FP 16", FALSE, FALSE },
+    { "FP 8", TRUE, FALSE },
     { "\xe2\x80\x94", FALSE, FALSE },
     { "N.A.", FALSE, FALSE },
     { "fp16 weights, dynamic loss scaling", FALSE, FALSE },
@@ -959,6 +962,7 @@ test_recompute (void)
     { "AC selective", PLAN_RECOMPUTE_SELECTIVE },
     { "AC op", PLAN_RECOMPUTE_SELECTIVE_OP },
     { "AC: op", PLAN_RECOMPUTE_SELECTIVE_OP },
+    { "AC op (torchtitan)", PLAN_RECOMPUTE_SELECTIVE_OP },
     { "activation recomputation: selective", PLAN_RECOMPUTE_SELECTIVE },
     /* checkpointing named and then said off (these read full) */
     { "gradient checkpointing: off", PLAN_RECOMPUTE_NONE },
