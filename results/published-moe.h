@@ -118,7 +118,7 @@ const char *res_pub_moe_dispatcher_name (ResPubDispatcher d);          /* "allto
 /* Turns `*model`, the dense spec map_model built from the row's columns, into the MoE
  * model the cell describes (replacing *model). FALSE with *why (g_free) when it cannot:
  * the row is then skipped with that reason. */
-/* An MoE row's "selective (modules: ...)" recompute cell: Megatron-Core's names set
+/* A row's "selective (modules: ...)" recompute cell (dense or MoE): Megatron-Core's names set
  * plan->moe_recompute (core_attn: selective recompute) through
  * plan_recompute_modules_parse. FALSE with *why (g_free) for a name that is not one of
  * them: the row is then skipped with that reason. */

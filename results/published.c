@@ -1442,7 +1442,8 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
            && !contains_ci (t, "core_attn"))
     /* Megatron-Core's --recompute-modules without core_attn (its default): the attention
      * core is not recomputed; the modules that are (layernorm, moe_act, mla_up_proj, mlp,
-     * moe, shared_experts) are read by res_pub_moe_recompute for MoE rows. */
+     * moe, shared_experts) are read by res_pub_moe_recompute (map_plan), for dense rows as
+     * for MoE rows: a dense layer's mlp is checkpointed too (plan/program-blocks.c). */
     *out = PLAN_RECOMPUTE_NONE;
   else if (starts_with_ci (t, "selective"))
     *out = PLAN_RECOMPUTE_SELECTIVE;
@@ -1803,12 +1804,14 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
           p->recompute_num_layers = (int) half;
         }
     }
-  if (c->moe.present)
-    {
-      g_autofree char *why = NULL;
-      if (!res_pub_moe_recompute (get (csv, row, "recompute"), p, &why))
-        return skip (c, "%s", why);
-    }
+  /* "selective (modules: ...)": Megatron-Core's --recompute-modules names, in a dense row
+   * as in an MoE row (a dense layer's mlp and layernorm modules are checkpointed as an MoE
+   * layer's are; plan/program-blocks.c, plan/memory.c) */
+  {
+    g_autofree char *why = NULL;
+    if (!res_pub_moe_recompute (get (csv, row, "recompute"), p, &why))
+      return skip (c, "%s", why);
+  }
 
   p->micro_batch = 1;
   if (cell_count (get (csv, row, "micro_batch"), &v))

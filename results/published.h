@@ -153,10 +153,11 @@
  * | numbers                   | "8,192" is 8192; a magnitude letter ("16K") makes a count    |
  * |                           |   text (not stated), except seq_len: K = 1024, M = 2^20      |
  * | recompute                 | starts with full / selective / none ("selective (modules:    |
- * |                           |   ...)" without core_attn -> none); "AC: X" / "AC X" -> X    |
- * |                           |   ("AC op" -> selective op-level); "yes", "true", "y", "AC", |
- * |                           |   a check mark, "activation checkpointing", "every layer"    |
- * |                           |   (no kind, not said off) -> full; "off" / "AC off" /        |
+ * |                           |   ...)" without core_attn -> none; the named modules, mlp    |
+ * |                           |   too, recomputed in dense as in MoE rows); "AC: X" / "AC X" |
+ * |                           |   -> X ("AC op" -> selective op-level); "yes", "true", "y",  |
+ * |                           |   "AC", a check mark, "activation checkpointing", "every     |
+ * |                           |   layer" (no kind, not said off) -> full; "off" / "AC off" / |
  * |                           |   "activation checkpointing off" / "disable" / "n" / a cross |
  * |                           |   / "without recompute" -> none; "core_attn" anywhere ->     |
  * |                           |   selective; "SAC" ->                                        |

@@ -1034,6 +1034,35 @@ test_recompute (void)
   g_autoptr (ResPublishedCase) odd = rc_row ("sometimes", "");
   g_assert_false (odd->ready);
   g_assert_cmpstr (odd->skip_reason, ==, "recompute 'sometimes' not recognised");
+
+  /* Megatron-Core's --recompute-modules in a dense row (rc_row's GPT has no moe cell):
+   * the names are read as in an MoE row. "core_attn, mlp" is selective recompute with the
+   * dense MLP checkpointed (Paxml's SAVE_QKV_OUT_PROJ, rows 912-916: only the q/k/v and
+   * out-projection outputs are kept); "mlp" alone leaves the attention core stored. Until
+   * now a dense row dropped the list: "core_attn, mlp" read as plain selective and "mlp"
+   * as no recompute at all. */
+  g_autoptr (ResPublishedCase) sel = rc_row ("selective", "");
+  g_autoptr (ResPublishedCase) sel_mlp = rc_row ("selective (modules: core_attn, mlp)", "");
+  g_autoptr (ResPublishedCase) mlp = rc_row ("selective (modules: mlp)", "");
+  g_assert_true (sel->ready && sel_mlp->ready && mlp->ready);
+  g_assert_cmpint (sel_mlp->plan.recompute, ==, PLAN_RECOMPUTE_SELECTIVE);
+  g_assert_cmpuint (sel_mlp->plan.moe_recompute, ==, PLAN_MOE_RECOMPUTE_MLP);
+  g_assert_cmpint (mlp->plan.recompute, ==, PLAN_RECOMPUTE_NONE);
+  g_assert_cmpuint (mlp->plan.moe_recompute, ==, PLAN_MOE_RECOMPUTE_MLP);
+  g_assert_cmpuint (sel->plan.moe_recompute, ==, 0);
+  /* The MLP's forward runs again before its backward. Per token and layer of rc_row's GPT
+   * (h 1024, GeLU ffn 4096, s 1024): the forward GEMMs are 2 (4 h^2 + 8 h^2) = 25.2 MFLOP
+   * (q/k/v and out, up and down), the attention core 4 s h = 4.2 MFLOP; a step runs them
+   * 3 times, the selective recompute adds the core once, and the logits add 6 V h / L =
+   * 6.3 MFLOP a layer: 3 x 29.4 + 4.2 + 6.3 = 98.7 MFLOP. The MLP forward adds 2 x 8 h^2
+   * = 16.8 MFLOP, +17% of the matmul work; the step's compute grows by about that much
+   * (between +10% and +25%, the kernels' efficiencies differing by shape). */
+  g_assert_true (res_published_case_predict (sel));
+  g_assert_true (res_published_case_predict (sel_mlp));
+  double grow = sel_mlp->predicted_compute_s / sel->predicted_compute_s;
+  if (grow < 1.10 || grow > 1.25)
+    g_error ("MLP recompute: compute %.4f s against %.4f s (x %.3f), expected x 1.10-1.25",
+             sel_mlp->predicted_compute_s, sel->predicted_compute_s, grow);
 }
 
 /* "V not stated": a virtual_pipeline cell of text, or a framework naming the interleaved
