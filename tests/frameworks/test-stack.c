@@ -148,6 +148,12 @@ test_semantics (void)
   g_autoptr (FwStack) nemo_fp8 = fw_stack_lookup ("nemo", NULL);
   g_assert_false (nemo_fp8->fp8_kernel_rate || nemo_fp8->fp8_output_bf16);
   g_assert_true (nemo_fp8->fp8_cast_per_operand);
+  /* XLA rewrites an FP8 dot_general with its scales into one cuBLASLt FP8 matmul
+   * (__cublas$lt$matmul$f8), its casts fused (cast_passes 0): MaxText's GEMMs run at the
+   * kernel rate, as torchao's torch._scaled_mm does */
+  g_autoptr (FwStack) mx = fw_stack_lookup ("maxtext", NULL);
+  g_assert_true (mx->fp8_kernel_rate);
+  g_assert_cmpfloat (mx->fp8_cast_passes, ==, 0.0);
   /* torchtitan's loss is eager F.cross_entropy on fp32 logits; Megatron-Core's
    * vocab-parallel cross entropy writes its gradient in place */
   g_assert_true (tt->loss_eager);
