@@ -799,8 +799,11 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
   int compute = 0, comm[SIM_KINDS] = { 0 };
   double busy[SIM_KINDS] = { 0 }, exposed[SIM_KINDS] = { 0 };
   double last = 0;
-  /* the next snapshot time (+inf when none is left): one compare a point */
+  /* the next snapshot time (+inf when none is left), and the least point that needs
+   * more than the usual step: that, or the end (G_MAXDOUBLE: every stream done), so
+   * that a point compares once for both */
   double snap_next = n_snap > 0 ? snap_t[0] : INFINITY;
+  double stop = MIN (snap_next, G_MAXDOUBLE);
   for (;;)
     {
       /* branches, not conditional moves (STATS_BRANCH): which stream comes next follows
@@ -818,13 +821,12 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
           STATS_BRANCH ();
         }
       double bt = next[best];
-      if (bt == G_MAXDOUBLE)
-        break;
-      guint32 id = cur[best];
-      const SimTaskTime *tt = &times[id];
-      /* the steady-state extension's snapshots: bubble and exposure so far at snap_t[i] */
-      if (G_UNLIKELY (snap_next <= bt))
+      if (G_UNLIKELY (bt >= stop))
         {
+          if (bt == G_MAXDOUBLE)
+            break;
+          /* the steady-state extension's snapshots: bubble and exposure so far at
+           * snap_t[i] */
           for (; snap_i < n_snap && snap_t[snap_i] <= bt; snap_i++)
             {
               double part = MAX (snap_t[snap_i] - last, 0.0);
@@ -835,7 +837,10 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
                                         + (compute == 0 && k == SIM_KINDS ? part : 0);
             }
           snap_next = snap_i < n_snap ? snap_t[snap_i] : INFINITY;
+          stop = MIN (snap_next, G_MAXDOUBLE);
         }
+      guint32 id = cur[best];
+      const SimTaskTime *tt = &times[id];
       double dt = bt - last;
       if (dt > 0 && compute == 0)
         {
@@ -849,10 +854,11 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
             exposed[k] += dt;
         }
       last = MAX (last, bt);
-      double d = tt->end_s - tt->start_s;
       gboolean advance = FALSE;
+    point:
       if (!at_end[best])
         {
+          double d = tt->end_s - tt->start_s;
           st->end_s = MAX (st->end_s, tt->end_s);
           if (d > 0)
             {
@@ -880,6 +886,19 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
         {
           cur[best] = hot[id].next;
           next[best] = cur[best] != G_MAXUINT32 ? times[cur[best]].start_s : G_MAXDOUBLE;
+          /* the next task of compute or TP starts at this point's time (a chain of TP
+           * collectives: 40,000 of 66,000 TP tasks of the main job at m256): the loop
+           * would pick the same stream again (stream 0 wins every tie, and stream 1 was
+           * picked before any other at this time, while stream 0's next point is later)
+           * with no time to charge (dt = 0) and no snapshot due, so its start is taken
+           * here, without the pick (bench-predict main job m256: 1.5% fewer instructions) */
+          if (best < 2 && next[best] == bt)
+            {
+              id = cur[best];
+              tt = &times[id];
+              advance = FALSE;
+              goto point;
+            }
         }
       if (best >= 2)
         {
