@@ -2292,6 +2292,89 @@ test_offload_hidden (void)
   g_assert_cmpfloat_with_epsilon (step[1], step[0], 1e-12);
 }
 
+/* The statistics sweep (sim/simulate.c stage_stats) against a reference that needs no
+ * stream order: TP 2 with SP, one micro-batch, whose TP reduce-scatter and the next
+ * block's all-gather run back to back on the TP stream (the sweep takes such a start
+ * without picking the stream again). Cut the step at every task's start and end; a
+ * piece of the step where no compute task of duration > 0 runs is charged to the
+ * first kind running then in the order tp, cp, pp, offload, dp, ep (simulate.h), or to
+ * the bubble when none runs. The sums differ from the sweep's in the order of their
+ * additions only: equal to 1e-9, relative. */
+static int
+stats_piece_kind (const ProgProgram *pg, const SimTaskTime *tt, double a, double b)
+{
+  static const int order[SIM_KINDS] = { PROG_COMM_TP, PROG_COMM_CP, PROG_COMM_PP,
+                                        SIM_KIND_OFFLOAD, PROG_COMM_DP, PROG_COMM_EP };
+  int first = SIM_KINDS;
+  for (guint i = 0; i < pg->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (pg, i);
+      if (!(tt[i].end_s > tt[i].start_s) || tt[i].start_s > a || tt[i].end_s < b)
+        continue;
+      if (t->kind == PROG_TASK_COMPUTE)
+        return -1;
+      int kind = t->kind == PROG_TASK_COPY ? SIM_KIND_OFFLOAD : t->comm;
+      for (int r = 0; r < first; r++)
+        if (order[r] == kind)
+          first = r;
+    }
+  return first < SIM_KINDS ? order[first] : SIM_KINDS;
+}
+
+static int
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+static void
+test_stats_tp_chain (void)
+{
+  Case c;
+  case_init_tp2_sp (&c);
+  g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+  const ProgProgram *pg = p->program;
+  const SimTaskTime *tt = p->result->times;
+  g_assert_nonnull (tt);
+  g_assert_cmpint (pg->n_stages, ==, 1);
+  /* the TP tasks that start the moment the one before them on the stream ends */
+  int chained = 0;
+  double prev_end = -1;
+  g_autoptr (GArray) points = g_array_new (FALSE, FALSE, sizeof (double));
+  double zero = 0;                            /* the sweep charges from time 0 */
+  g_array_append_val (points, zero);
+  for (guint i = 0; i < pg->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (pg, i);
+      g_array_append_val (points, tt[i].start_s);
+      g_array_append_val (points, tt[i].end_s);
+      if (t->stream != PROG_STREAM_TP)
+        continue;
+      chained += tt[i].start_s == prev_end && tt[i].end_s > tt[i].start_s;
+      prev_end = tt[i].end_s;
+    }
+  g_assert_cmpint (chained, >, 0);
+  g_array_sort (points, cmp_double);
+  double exposed[SIM_KINDS + 1] = { 0 };     /* [SIM_KINDS]: the bubble */
+  for (guint j = 1; j < points->len; j++)
+    {
+      double a = g_array_index (points, double, j - 1), b = g_array_index (points, double, j);
+      if (b > a)
+        {
+          int k = stats_piece_kind (pg, tt, a, b);
+          if (k >= 0)
+            exposed[k] += b - a;
+        }
+    }
+  const SimStageStats *st = &p->result->stages[0];
+  g_assert_cmpfloat (exposed[PROG_COMM_TP], >, 0);
+  for (int k = 0; k < SIM_KINDS; k++)
+    g_assert_cmpfloat (fabs (st->exposed_s[k] - exposed[k]), <=, 1e-9 * st->end_s);
+  g_assert_cmpfloat (fabs (st->bubble_s - exposed[SIM_KINDS]), <=, 1e-9 * st->end_s);
+  case_clear (&c);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2299,6 +2382,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/bubble-gpipe-1f1b", test_bubble_gpipe_1f1b);
   g_test_add_func ("/sim/simulate/async-tp-pieces", test_async_tp_pieces);
   g_test_add_func ("/sim/simulate/tp-seq-copies", test_tp_seq_copies);
+  g_test_add_func ("/sim/simulate/stats-tp-chain", test_stats_tp_chain);
   g_test_add_func ("/sim/simulate/bubble-interleaved", test_bubble_interleaved);
   g_test_add_func ("/sim/simulate/interleaved-odd-counts", test_interleaved_odd_counts);
   g_test_add_func ("/sim/simulate/interleaved-group", test_interleaved_group);
