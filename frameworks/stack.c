@@ -177,7 +177,7 @@ get_name_set (JsonObject *obj, const char *key, const char *const *names, guint 
 
 static const char *const top_keys[] = {
   "name", "description", "attention", "fusion", "compile", "kernel_overhead_us", "tp_comm_overlap",
-  "async_tp", "tp_grad_reduce_scatter", "tp_seq_dim_copies", "pp_schedule_runtime", "pp_p2p_sync", "pp_scatter_gather", "pp_stage_input", "pp_stage_output", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "dropout", "fsdp", "fp8", "defaults",
+  "async_tp", "tp_grad_reduce_scatter", "tp_seq_dim_copies", "pp_schedule_runtime", "pp_p2p_sync", "pp_scatter_gather", "pp_stage_input", "pp_stage_output", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "dropout", "remat", "fsdp", "fp8", "defaults",
   "moe", "cp", "tp_overlap_sms", "offers", "sources", NULL,
 };
 static const char *const tp_sms_keys[] = { "all_gather", "reduce_scatter", NULL };
@@ -402,6 +402,11 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   if (!get_enum (o, "dropout", dropout_names, &e, FALSE, &w, error))
     return NULL;
   s->no_dropout = e == 1;
+  static const char *const remat_names[] = { "modules", "named", NULL };
+  e = s->remat_named ? 1 : 0;
+  if (!get_enum (o, "remat", remat_names, &e, FALSE, &w, error))
+    return NULL;
+  s->remat_named = e == 1;
   static const char *const ce_names[] = { "fused", "eager", NULL };
   e = s->loss_eager ? 1 : 0;
   if (!get_enum (o, "cross_entropy", ce_names, &e, FALSE, &w, error))
@@ -996,6 +1001,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   S ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
   S ("cross_entropy", s->loss_eager ? "eager" : "fused");
   S ("dropout", s->no_dropout ? "none" : "model");
+  S ("remat", s->remat_named ? "named" : "modules");
   D ("optimizer_bytes_per_param", s->optimizer_bytes_per_param);
   json_builder_set_member_name (b, "moe");
   json_builder_begin_object (b);

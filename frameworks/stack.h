@@ -268,6 +268,12 @@ typedef struct {
                                          * (torch.distributed.pipelining's fwd_cache);
                                          * "freed" (default): freed once sent (Megatron-Core's
                                          * deallocate_pipeline_outputs) */
+  gboolean      remat_named;            /* "remat": "named": selective recompute keeps only
+                                         * what the checkpoint policy names (JAX's
+                                         * save_only_these_names: the layer input, Q, K, V
+                                         * and the out-projection output) and re-runs the
+                                         * rest; "modules" (default): Megatron-Core's
+                                         * selective set (plan/memory.c) */
   gboolean      no_dropout;             /* "dropout": "none": the stack's model code sets
                                          * every dropout probability to 0 whatever the
                                          * architecture (plan.h dropout); "model"

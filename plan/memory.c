@@ -862,6 +862,13 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
   guint64 selective_layer = acts.total - acts.attn_scores - acts.attn_softmax_stats;
   guint64 op_layer = plan_mem_op_layer (model, plan, &acts);
   guint64 layer_input = a * T * h / sp_div;
+  /* A JAX checkpoint policy that names what it saves (plan.h remat_named; Pax's
+   * SAVE_QKV_OUT_PROJ = save_only_these_names ('combined_qkv_proj', 'out_proj'), the
+   * scanned layer's carry kept as its residual): the layer input, Q, K, V and the
+   * out-projection output; the norms, the attention core and its output, the MLP are
+   * re-run from them (jax.checkpoint: every value not named is rematerialized) */
+  if (plan->remat_named > 0 && plan->recompute == PLAN_RECOMPUTE_SELECTIVE)
+    selective_layer = MIN (selective_layer, 2 * layer_input + acts.attn_qkv);
   /* stage 0: the int64 token ids the embedding backward needs, and the embedding dropout
    * mask (Korthikanti et al. section 4.3) */
   guint64 first_extra = 8 * T + (dropout ? T * h / sp_div : 0);

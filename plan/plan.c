@@ -54,6 +54,7 @@ plan_init_defaults (Plan *plan)
   plan->cp_kv_repeated = -1;
   plan->loss_eager = -1;
   plan->pp_free_stage_input = -1;
+  plan->remat_named = -1;
   plan->pp_keep_stage_output = -1;
   plan->fp8_moe_act_input = -1;
   plan->fp8_attn_out_e5m6 = -1;

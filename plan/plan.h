@@ -377,6 +377,11 @@ typedef struct {
                                    * flight stores one activation of the stage boundary
                                    * (a T h, /t with SP) less (plan/memory.c); 0 it stays
                                    * stored as the first norm's input; -1 the stack's */
+  int      remat_named;           /* selective recompute: 1 only the layer input, Q, K, V
+                                   * and the out-projection output are stored, the rest
+                                   * re-run (JAX checkpoint policies that name them:
+                                   * plan/memory.c); 0 Megatron-Core's selective set;
+                                   * -1 the stack's */
   int      pp_keep_stage_output;  /* pipeline parallelism: 1 each unit keeps its stage's
                                    * output (a T h, /t with SP) until its backward, as
                                    * torch.distributed.pipelining's fwd_cache does; 0 it is

@@ -697,6 +697,7 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->fp8_attn_out_e5m6 = stack->fp8_attn_out_e5m6;
   o->fp8_moe_dispatch = stack->fp8_moe_dispatch;
   o->no_dropout = stack->no_dropout;
+  o->remat_named = stack->remat_named;
   o->zero3_copy_in_out = stack->fsdp_copy_in_out;
   o->zero2_reduce_passes = stack->fsdp_reduce_passes;
   o->cp_ring_merge = stack->cp_ring_merge;

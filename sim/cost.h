@@ -233,6 +233,8 @@ typedef struct {
                                      P2P_SYNC_REISSUE_S; 0 without the sync, or on CPUs) */
   gboolean grad_accum_upcast;     /* the stack accumulates unsharded gradients in fp32 by a
                                      pass per micro-batch (FwStack fsdp_grad_accum_upcast) */
+  gboolean remat_named;           /* selective recompute keeps only the named tensors
+                                     (FwStack remat_named; memory only) */
   gboolean no_dropout;            /* the stack's model code drops no activations (FwStack
                                      no_dropout: llm-foundry's MPT) */
   gboolean zero3_copy_in_out;     /* the stack copies gathered parameters out and gradients

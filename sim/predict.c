@@ -272,6 +272,8 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
     plan->loss_eager = co != NULL && co->loss_eager;
   if (plan->pp_free_stage_input < 0)
     plan->pp_free_stage_input = co != NULL && co->pp_free_stage_input;
+  if (plan->remat_named < 0)
+    plan->remat_named = co != NULL && co->remat_named;
   if (plan->pp_keep_stage_output < 0)
     plan->pp_keep_stage_output = co != NULL && co->pp_keep_stage_output;
   if (plan->fp8_moe_act_input < 0)

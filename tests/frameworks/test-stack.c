@@ -154,6 +154,10 @@ test_semantics (void)
   g_autoptr (FwStack) mx = fw_stack_lookup ("maxtext", NULL);
   g_assert_true (mx->fp8_kernel_rate);
   g_assert_cmpfloat (mx->fp8_cast_passes, ==, 0.0);
+  /* jax.checkpoint keeps only what the policy names: MaxText/Pax; Megatron-Core keeps its
+   * selective set */
+  g_assert_true (mx->remat_named);
+  g_assert_false (mcore->remat_named);
   /* torchtitan's loss is eager F.cross_entropy on fp32 logits; Megatron-Core's
    * vocab-parallel cross entropy writes its gradient in place */
   g_assert_true (tt->loss_eager);
@@ -382,6 +386,8 @@ test_bad (void)
       "'offers.rank_orders' element 1 is not an order of tp, cp, ep, dp and pp" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"offers\": {\"pipelines\": []}}", "unknown key 'offers.pipelines'" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"remat\": \"all\"}", "'remat' is 'all'" },
     { "{\"attention\": ", "x.json" },
     /* malformed JSON reads like a compiler's message, file:line:column, as a cluster or
      * model file's does (json-glib's "<data>" replaced by the file) */

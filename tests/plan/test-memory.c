@@ -1357,6 +1357,55 @@ test_json (void)
   plan_clear (&p);
 }
 
+/* A JAX checkpoint policy that names what it saves (plan.h remat_named; the maxtext
+ * stack: Pax's SAVE_QKV_OUT_PROJ): under selective recompute a layer stores its input,
+ * Q, K, V and the out-projection output, nothing else. The small Llama (h 512, 8 heads
+ * of 64, no GQA) on one GPU, micro-batch 2 x 1024 tokens (T = 2,048), bf16 (a = 2): the
+ * input and the out-projection output a T h = 2 x 2048 x 512 = 2,097,152 bytes each, Q, K,
+ * V 3 x 2,097,152: 5 x 2,097,152 = 10,485,760 bytes a layer, in place of Megatron's
+ * selective set (the layer less the attention core's saves); over its 8 layers, with 1
+ * micro-batch in flight, the activations differ by 8 x (that set - 10,485,760). Full
+ * recompute and no recompute do not read the flag. */
+static void
+test_remat_named (void)
+{
+  ModelSpec m;
+  Plan p;
+  TopoCluster c;
+  PlanMemory modules, named;
+  PlanMemLayerActs acts;
+  PlanMemOptions o;
+
+  small_llama (&m);
+  one_gpu_plan (&p, 1024, 2);
+  cluster_with_hbm (&c, 80 * GiB);
+  p.recompute = PLAN_RECOMPUTE_SELECTIVE;
+  p.remat_named = 0;
+  plan_mem_options_init (&o);
+  plan_memory_layer_activations (&m, &p, &o, &acts);
+  guint64 megatron_sel = acts.total - acts.attn_scores - acts.attn_softmax_stats;
+  g_assert_cmpuint (megatron_sel, >, 10485760);
+  plan_memory_compute (&m, &p, &c, &modules);
+  p.remat_named = 1;
+  plan_memory_compute (&m, &p, &c, &named);
+  g_assert_cmpint (named.stages[0].inflight_microbatches, ==, 1);
+  g_assert_cmpuint (modules.stages[0].bytes[PLAN_MEM_ACTIVATIONS]
+                    - named.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==,
+                    8 * (megatron_sel - 10485760));
+  plan_memory_clear (&modules);
+  plan_memory_clear (&named);
+  p.recompute = PLAN_RECOMPUTE_FULL;
+  p.remat_named = 0;
+  plan_memory_compute (&m, &p, &c, &modules);
+  p.remat_named = 1;
+  plan_memory_compute (&m, &p, &c, &named);
+  g_assert_cmpuint (modules.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==,
+                    named.stages[0].bytes[PLAN_MEM_ACTIVATIONS]);
+  plan_memory_clear (&modules);
+  plan_memory_clear (&named);
+  plan_clear (&p);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1388,5 +1437,6 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/cpu-offload", test_cpu_offload);
   g_test_add_func ("/plan/memory/zero3-prefetch-bucket", test_zero3_prefetch_bucket);
   g_test_add_func ("/plan/memory/dualpipe", test_dualpipe);
+  g_test_add_func ("/plan/memory/remat-named", test_remat_named);
   return g_test_run ();
 }
