@@ -252,7 +252,7 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
   gboolean moe = model_spec_is_moe (p->model);
   {
     g_autoptr (JsonBuilder) ab = json_builder_new ();
-    res_accuracy_class_json (&acc, p->cluster->device.name, moe, ab);
+    res_accuracy_class_json (&acc, p->cluster->device.name, stack->name, moe, ab);
     json_object_set_member (json_node_get_object (root), "accuracy",
                             json_builder_get_root (ab));
   }
@@ -269,7 +269,8 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
       printf ("  framework: %s%s\n", stack->name,
               opts.cost.extrapolated ? " (extrapolated: no fitted calibration or published "
                                        "run behind this device and stack)" : "");
-      g_autofree char *sentence = res_accuracy_sentence (&acc, p->cluster->device.name, moe);
+      g_autofree char *sentence = res_accuracy_sentence (&acc, p->cluster->device.name,
+                                                         stack->name, moe);
       printf ("  accuracy: %s\n", sentence);
       /* the stack's sharding is what validate fills an unstated row with; predict's plan
        * takes Megatron's flag default (none) whatever the stack, so an FSDP stack (its

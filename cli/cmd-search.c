@@ -559,7 +559,8 @@ prediction_node (const SimPrediction *p, int place, const char *flags_str,
     ResAccuracy acc;
     res_accuracy_load (&acc);
     g_autoptr (JsonBuilder) ab = json_builder_new ();
-    res_accuracy_class_json (&acc, p->cluster->device.name, model_spec_is_moe (p->model), ab);
+    res_accuracy_class_json (&acc, p->cluster->device.name, opts->stack_name,
+                             model_spec_is_moe (p->model), ab);
     json_object_set_member (o, "accuracy", json_builder_get_root (ab));
   }
   /* the rule of thumb's plan is not ranked: place null */
@@ -816,13 +817,14 @@ tie_band (const SearchSpec *spec, const Ranked *top, guint n_top, double *typica
   ResAccuracy acc;
   res_accuracy_load (&acc);
   gboolean moe = model_spec_is_moe (spec->model);
-  double t = res_accuracy_typical_pct (&acc, spec->cluster->device.name, moe);
+  const char *stack = spec->stack != NULL ? spec->stack->name : FW_STACK_DEFAULT;
+  double t = res_accuracy_typical_pct (&acc, spec->cluster->device.name, stack, moe);
   *typical_pct = t;
   guint k = 0;
   for (guint i = 1; i < n_top && isfinite (t); i++)
     if ((top[i].row->score / top[0].row->score - 1.0) * 100.0 < t)
       k++;
-  g_autofree char *cls = res_accuracy_sentence (&acc, spec->cluster->device.name, moe);
+  g_autofree char *cls = res_accuracy_sentence (&acc, spec->cluster->device.name, stack, moe);
   if (n_top < 2 || !isfinite (t))
     *note = g_strdup_printf ("%s", cls);
   else if (k > 0)

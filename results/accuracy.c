@@ -39,6 +39,33 @@ zero (ResAccuracy *out)
       class_init (&out->dense_held[f]);
     }
   class_init (&out->moe);
+  for (int k = 0; k < RES_ACC_MAX_STACKS; k++)
+    {
+      class_init (&out->stacks[k].dense);
+      class_init (&out->stacks[k].moe);
+    }
+}
+
+/* The entry of stack `name` (NULL: none, or no room left to add it). */
+static ResAccStack *
+stack_entry (ResAccuracy *a, const char *name, gboolean add)
+{
+  if (name == NULL)
+    return NULL;
+  for (guint k = 0; k < a->n_stacks; k++)
+    if (g_str_equal (a->stacks[k].name, name))
+      return &a->stacks[k];
+  if (!add || a->n_stacks >= RES_ACC_MAX_STACKS)
+    return NULL;
+  ResAccStack *s = &a->stacks[a->n_stacks++];
+  g_strlcpy (s->name, name, sizeof s->name);
+  return s;
+}
+
+static const ResAccStack *
+stack_find (const ResAccuracy *a, const char *name)
+{
+  return stack_entry ((ResAccuracy *) a, name, FALSE);
 }
 
 void
@@ -46,11 +73,21 @@ res_accuracy_from_report (const ResPublishedReport *report, ResAccuracy *out)
 {
   zero (out);
   double dev[RES_PUB_FAMILY_N] = { 0 }, held[RES_PUB_FAMILY_N] = { 0 }, moe = 0;
+  double st_dense[RES_ACC_MAX_STACKS] = { 0 }, st_moe[RES_ACC_MAX_STACKS] = { 0 };
   for (guint i = 0; i < report->cases->len; i++)
     {
       const ResPublishedCase *c = report->cases->pdata[i];
       if (!c->predicted || !isfinite (c->err_pct))
         continue;
+      ResAccStack *st = stack_entry (out, c->stack ? c->stack->name : NULL, TRUE);
+      if (st != NULL)
+        {
+          guint k = (guint) (st - out->stacks);
+          if (c->moe.present)
+            class_add (&st->moe, c->err_pct, &st_moe[k]);
+          else
+            class_add (&st->dense, c->err_pct, &st_dense[k]);
+        }
       if (c->moe.present)
         class_add (&out->moe, c->err_pct, &moe);
       else if (c->held_out)
@@ -67,6 +104,13 @@ res_accuracy_from_report (const ResPublishedReport *report, ResAccuracy *out)
     }
   if (out->moe.n > 0)
     out->moe.mape_pct = moe / out->moe.n;
+  for (guint k = 0; k < out->n_stacks; k++)
+    {
+      if (out->stacks[k].dense.n > 0)
+        out->stacks[k].dense.mape_pct = st_dense[k] / out->stacks[k].dense.n;
+      if (out->stacks[k].moe.n > 0)
+        out->stacks[k].moe.mape_pct = st_moe[k] / out->stacks[k].moe.n;
+    }
   ResPublishedRanking rk;
   res_published_ranking (report, &rk);
   out->pairs = rk.n_pairs;
@@ -122,6 +166,21 @@ res_accuracy_load (ResAccuracy *out)
       class_read (fam, "held_out", &out->dense_held[f]);
     }
   class_read (root, "moe", &out->moe);
+  JsonObject *stacks = json_object_has_member (root, "stacks")
+                       ? json_object_get_object_member (root, "stacks") : NULL;
+  if (stacks != NULL)
+    {
+      g_autoptr (GList) names = json_object_get_members (stacks);
+      for (GList *l = names; l != NULL; l = l->next)
+        {
+          ResAccStack *st = stack_entry (out, l->data, TRUE);
+          JsonObject *so = json_object_get_object_member (stacks, l->data);
+          if (st == NULL || so == NULL)
+            continue;
+          class_read (so, "dense", &st->dense);
+          class_read (so, "moe", &st->moe);
+        }
+    }
   JsonObject *rk = json_object_has_member (root, "ranking")
                    ? json_object_get_object_member (root, "ranking") : NULL;
   if (rk != NULL)
@@ -194,6 +253,17 @@ res_accuracy_to_json (const ResAccuracy *a)
     }
   g_string_append (o, "\n  },\n  \"moe\": ");
   class_text (o, &a->moe);
+  g_string_append (o, ",\n  \"stacks\": {");
+  for (guint k = 0; k < a->n_stacks; k++)
+    {
+      g_string_append_printf (o, "%s\n    \"%s\": { \"dense\": ", k ? "," : "",
+                              a->stacks[k].name);
+      class_text (o, &a->stacks[k].dense);
+      g_string_append (o, ",\n      \"moe\": ");
+      class_text (o, &a->stacks[k].moe);
+      g_string_append (o, " }");
+    }
+  g_string_append (o, "\n  }");
   g_string_append_printf (o, ",\n  \"ranking\": { \"pairs\": %u, \"ordered\": %u, "
                           "\"pairs_apart_5pct\": %u, \"ordered_apart_5pct\": %u }\n}",
                           a->pairs, a->ordered, a->pairs_apart, a->ordered_apart);
@@ -215,8 +285,19 @@ worst_dense (const ResAccuracy *a)
   return w;
 }
 
-double
-res_accuracy_typical_pct (const ResAccuracy *a, const char *device_name, gboolean moe)
+/* The stack's own class where it ran enough runs of the kind; NULL else. */
+static const ResAccClass *
+stack_class (const ResAccuracy *a, const char *stack, gboolean moe)
+{
+  const ResAccStack *st = stack_find (a, stack);
+  if (st == NULL)
+    return NULL;
+  const ResAccClass *c = moe ? &st->moe : &st->dense;
+  return c->n >= RES_ACC_MIN_STACK_ROWS ? c : NULL;
+}
+
+static double
+family_typical_pct (const ResAccuracy *a, const char *device_name, gboolean moe)
 {
   if (moe)
     return a->moe.n > 0 ? a->moe.mape_pct : NAN;
@@ -228,11 +309,20 @@ res_accuracy_typical_pct (const ResAccuracy *a, const char *device_name, gboolea
   return worst_dense (a);
 }
 
-char *
-res_accuracy_sentence (const ResAccuracy *a, const char *device_name, gboolean moe)
+double
+res_accuracy_typical_pct (const ResAccuracy *a, const char *device_name, const char *stack,
+                          gboolean moe)
 {
-  if (!a->loaded)
-    return g_strdup ("no accuracy figures in this build");
+  double t = family_typical_pct (a, device_name, moe);
+  const ResAccClass *sc = stack_class (a, stack, moe);
+  if (sc != NULL && (!isfinite (t) || sc->mape_pct > t))
+    t = sc->mape_pct;
+  return t;
+}
+
+static char *
+family_sentence (const ResAccuracy *a, const char *device_name, gboolean moe)
+{
   ResPubFamily f = res_pub_family_for_text (device_name);
   if (moe)
     {
@@ -260,9 +350,25 @@ res_accuracy_sentence (const ResAccuracy *a, const char *device_name, gboolean m
                           one->n, d->n > 0 ? "dev" : "held-out");
 }
 
+char *
+res_accuracy_sentence (const ResAccuracy *a, const char *device_name, const char *stack,
+                       gboolean moe)
+{
+  if (!a->loaded)
+    return g_strdup ("no accuracy figures in this build");
+  g_autofree char *fam = family_sentence (a, device_name, moe);
+  const ResAccClass *sc = stack_class (a, stack, moe);
+  if (sc == NULL)
+    return g_steal_pointer (&fam);
+  /* above 10% the stack's own runs say the prediction is weak (the dense classes sit
+   * at 3-6%) */
+  return g_strdup_printf ("%s; with the %s stack %.1f%% on %u%s", fam, stack, sc->mape_pct,
+                          sc->n, sc->mape_pct > 10.0 && !moe ? ": weak" : "");
+}
+
 void
-res_accuracy_class_json (const ResAccuracy *a, const char *device_name, gboolean moe,
-                         JsonBuilder *b)
+res_accuracy_class_json (const ResAccuracy *a, const char *device_name, const char *stack,
+                         gboolean moe, JsonBuilder *b)
 {
   ResPubFamily f = res_pub_family_for_text (device_name);
   json_builder_begin_object (b);
@@ -275,14 +381,31 @@ res_accuracy_class_json (const ResAccuracy *a, const char *device_name, gboolean
   class_write (b, "dev", moe ? &none : &a->dense_dev[f]);
   class_write (b, "held_out", moe ? &none : &a->dense_held[f]);
   class_write (b, "moe", moe ? &a->moe : &none);
+  json_builder_set_member_name (b, "stack");
+  const ResAccClass *sc = stack_class (a, stack, moe);
+  if (sc == NULL)
+    json_builder_add_null_value (b);
+  else
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, stack);
+      json_builder_set_member_name (b, "n");
+      json_builder_add_int_value (b, sc->n);
+      json_builder_set_member_name (b, "mape_pct");
+      json_builder_add_double_value (b, round (sc->mape_pct * 100) / 100);
+      json_builder_set_member_name (b, "max_abs_err_pct");
+      json_builder_add_double_value (b, round (sc->max_abs_err_pct * 100) / 100);
+      json_builder_end_object (b);
+    }
   json_builder_set_member_name (b, "typical_error_pct");
-  double t = res_accuracy_typical_pct (a, device_name, moe);
+  double t = res_accuracy_typical_pct (a, device_name, stack, moe);
   if (isfinite (t))
     json_builder_add_double_value (b, round (t * 100) / 100);
   else
     json_builder_add_null_value (b);
   json_builder_set_member_name (b, "note");
-  g_autofree char *s = res_accuracy_sentence (a, device_name, moe);
+  g_autofree char *s = res_accuracy_sentence (a, device_name, stack, moe);
   json_builder_add_string_value (b, s);
   json_builder_end_object (b);
 }

@@ -26,6 +26,14 @@ typedef struct {
   double max_abs_err_pct;          /* NaN when n == 0 */
 } ResAccClass;
 
+#define RES_ACC_MAX_STACKS 24
+#define RES_ACC_MIN_STACK_ROWS 3   /* a stack's own figure is quoted from this many runs */
+
+typedef struct {
+  char        name[32];             /* the stack preset */
+  ResAccClass dense, moe;
+} ResAccStack;
+
 typedef struct {
   gboolean    loaded;
   ResAccClass dense_dev[RES_PUB_FAMILY_N];
@@ -33,6 +41,8 @@ typedef struct {
   ResAccClass moe;
   guint       pairs_apart, ordered_apart;   /* ranking: pairs measured > 5% apart */
   guint       pairs, ordered;               /* all pairs of different plans */
+  ResAccStack stacks[RES_ACC_MAX_STACKS];   /* by the stack each row ran on */
+  guint       n_stacks;
 } ResAccuracy;
 
 /* The figures of a validate report (with its ranking). */
@@ -42,16 +52,22 @@ void   res_accuracy_load        (ResAccuracy *out);
 /* data/accuracy.json's text for `a` (g_free). */
 char  *res_accuracy_to_json     (const ResAccuracy *a);
 /* One sentence on the class of a run on `device_name` (dense or MoE), e.g. "dense runs
- * on h100: 4.6% mean error on 24 dev rows, 5.7% on 23 held-out (data/published-runs.csv)"
- * (g_free). */
-char  *res_accuracy_sentence    (const ResAccuracy *a, const char *device_name, gboolean moe);
+ * on h100 were predicted with 4.6% mean error on 24 dev and 5.0% on 74 held-out
+ * published runs (data/published-runs.csv)", and, where `stack` (may be NULL) ran at
+ * least RES_ACC_MIN_STACK_ROWS of the kind, its own figure ("; with the deepspeed stack
+ * 15.6% on 10: weak" above 10%) (g_free). */
+char  *res_accuracy_sentence    (const ResAccuracy *a, const char *device_name,
+                                 const char *stack, gboolean moe);
 /* The same as a JSON object {"family", "kind", "dev": {n, mape_pct} | null,
- * "held_out": {...} | null, "moe": {...} | null, "typical_error_pct"}. */
-void   res_accuracy_class_json  (const ResAccuracy *a, const char *device_name, gboolean moe,
-                                 JsonBuilder *b);
+ * "held_out": {...} | null, "moe": {...} | null, "stack": {name, n, mape_pct,
+ * max_abs_err_pct} | null, "typical_error_pct", "note"}. */
+void   res_accuracy_class_json  (const ResAccuracy *a, const char *device_name,
+                                 const char *stack, gboolean moe, JsonBuilder *b);
 /* The step-time error to expect for such a run (percent): the held-out MAPE of its class
  * where it has held-out rows, else the dev MAPE, else the MoE MAPE for MoE, else the
- * largest dense figure of any family (extrapolated). */
-double res_accuracy_typical_pct (const ResAccuracy *a, const char *device_name, gboolean moe);
+ * largest dense figure of any family (extrapolated); the stack's own figure where it is
+ * quoted and larger. */
+double res_accuracy_typical_pct (const ResAccuracy *a, const char *device_name,
+                                 const char *stack, gboolean moe);
 
 G_END_DECLS

@@ -350,6 +350,9 @@ report_scaling_compute (const ReportScalingSpec *spec, GError **error)
       TopoCluster *cluster = spec->clusters[c];
       g_ptr_array_add (r->clusters, g_strdup (cluster->name));
       g_ptr_array_add (r->accuracy, res_accuracy_sentence (&acc, cluster->device.name,
+                                                           spec->stack != NULL
+                                                           ? spec->stack->name
+                                                           : FW_STACK_DEFAULT,
                                                            model_spec_is_moe (spec->model)));
       guint first = r->rows->len;
       for (guint i = 0; i < spec->n_gpus; i++)

@@ -1002,8 +1002,9 @@ test_precision_spellings (void)
 
 /* Where a prediction is weak it says so: predict quotes how well published runs of its
  * kind (dense or MoE) on its device family were predicted (data/accuracy.json, which
- * tests/results/test-published.c keeps equal to validate's figures). A dense H100 plan
- * gets the H100 dev and held-out means, its typical error the held-out one; a MoE plan
+ * tests/results/test-published.c keeps equal to validate's figures), and its stack's own
+ * figure where that stack ran enough of them. A dense H100 plan gets the H100 dev and
+ * held-out means, its typical error the held-out one or the stack's if larger; a MoE plan
  * the MoE mean, flagged weak; a device family with no published run, extrapolated. */
 static void
 test_predict_accuracy (void)
@@ -1018,8 +1019,13 @@ test_predict_accuracy (void)
   g_assert_cmpstr (json_object_get_string_member (a, "family"), ==, "h100");
   g_assert_cmpstr (json_object_get_string_member (a, "kind"), ==, "dense");
   JsonObject *held = json_object_get_object_member (a, "held_out");
-  g_assert_cmpfloat (json_object_get_double_member (a, "typical_error_pct"), ==,
-                     json_object_get_double_member (held, "mape_pct"));
+  /* the typical error: the H100 held-out mean, or the stack's own (megatron-core's
+   * dense runs) where that is larger */
+  double want = json_object_get_double_member (held, "mape_pct");
+  if (!json_object_get_null_member (a, "stack"))
+    want = MAX (want, json_object_get_double_member (
+                        json_object_get_object_member (a, "stack"), "mape_pct"));
+  g_assert_cmpfloat (json_object_get_double_member (a, "typical_error_pct"), ==, want);
   g_assert_true (json_object_get_null_member (a, "moe"));
   run_result_clear (&r);
   run_tandem ("predict --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 64 "
