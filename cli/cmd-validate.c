@@ -505,6 +505,14 @@ cli_cmd_validate (int argc, char **argv)
     return cli_fail (CLI_EXIT_USAGE, "expected one CSV file (hint: tandem validate "
                      "data/published-runs.csv)");
 
+  /* the accuracy table summarizes the whole CSV on its own clusters with the device
+   * defaults: a subset or an override would write figures predict then quotes as the
+   * repository's */
+  if (accuracy && (only != NULL || gpu_type != NULL || cluster_arg != NULL || cost != NULL
+                   || explain != G_MININT64))
+    return cli_fail (CLI_EXIT_USAGE, "--accuracy-json summarizes every row of the CSV as "
+                     "validate maps it (hint: drop --only, --gpu-type, --cluster, --cost and "
+                     "--explain)");
   g_autofree char *gpu_type_blank = gpu_type != NULL ? g_strstrip (g_strdup (gpu_type)) : NULL;
   if (gpu_type_blank != NULL && *gpu_type_blank == '\0')
     return cli_fail (CLI_EXIT_USAGE, "--gpu-type '%s' is empty: it would keep every row "

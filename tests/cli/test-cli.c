@@ -1040,6 +1040,13 @@ test_predict_accuracy (void)
   g_assert_nonnull (strstr (r.out, "\n  accuracy: weak: mixture-of-experts runs were "
                                    "predicted with "));
   run_result_clear (&r);
+  /* the table is the whole CSV's: a subset is refused (exit 2), not written */
+  run_tandem ("validate data/published-runs.csv --accuracy-json --only 1-5", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_true (g_str_has_prefix (r.err, "tandem: error: --accuracy-json summarizes every "
+                                          "row of the CSV"));
+  run_result_clear (&r);
   run_tandem ("predict --model llama3-8b --cluster mi300x-node --gpus 8 --gbs 64 "
               "--seq-length 4096 --use-distributed-optimizer --no-db --json", &r);
   g_assert_cmpint (r.status, ==, 0);
