@@ -2292,6 +2292,17 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
       skip (c, "framework stack: %s", error->message);
       return;
     }
+  /* A run whose notes quote NVTE_FUSED_ATTN=0 turned Transformer Engine's cuDNN fused
+   * attention off, and TE's DotProductAttention then runs its FlashAttention backend
+   * (TE attention backend selection: NVTE_FLASH_ATTN / NVTE_FUSED_ATTN / NVTE_UNFUSED_ATTN,
+   * the first enabled and supported wins; the flash-attn 2 package of the NeMo 24.x
+   * containers): the FlashAttention-2 class on a stack whose kernel is cuDNN's. The
+   * stack loaded here is this row's own copy (fw_stack_lookup loads a fresh one), not
+   * yet shared, so it is changed before use. Example: the dgxc-benchmarking NeMo
+   * recipes' "NVTE_FUSED_ATTN=0" (rows 925-956). */
+  if (c->stack->attention == FW_ATTN_CUDNN
+      && strstr (get (csv, row, "notes"), "NVTE_FUSED_ATTN=0") != NULL)
+    c->stack->attention = FW_ATTN_FLASH2;
 
   /* Model, batch, measurement, plan. */
   guint64 seq = 0;

@@ -191,7 +191,9 @@
  * |                           |   dated 2017-2022 or SC'21, or the framework is DeepSpeed /  |
  * |                           |   Megatron-DeepSpeed (before FlashAttention reached them);   |
  * |                           |   flash when framework or notes name FlashAttention, and     |
- * |                           |   otherwise                                                  |
+ * |                           |   otherwise; the kernel class is the stack's, but FA2 where  |
+ * |                           |   the notes quote NVTE_FUSED_ATTN=0 on a cuDNN stack (TE     |
+ * |                           |   then runs its FlashAttention backend)                      |
  * | CP communication          | all-gather when notes say "all-gather based CP" or "K/V      |
  * |                           |   all-gathered" (Llama 3), else Megatron's p2p ring          |
  * | overlap                   | overlap_grad_reduce / overlap_param_gather: the stack's      |

@@ -1604,6 +1604,32 @@ test_pp_schedules (void)
     }
 }
 
+/* NVTE_FUSED_ATTN=0 in a row's notes turns Transformer Engine's cuDNN fused attention
+ * off, so TE runs its FlashAttention backend: the row's stack (nemo, cuDNN class) runs the
+ * FlashAttention-2 class; the same row without the note keeps cuDNN, and a stack already
+ * on FA2 (torchtitan) is left as it is. The dgxc-benchmarking NeMo rows 925-956 quote it. */
+static void
+test_nvte_fused_attn_off (void)
+{
+  static const struct { const char *fw, *notes; FwAttnKernel want; } rows[] = {
+    { "NeMo 24.09 (Megatron-Core)", "ub_tp_comm_overlap true, NVTE_FUSED_ATTN=0, fp8_params",
+      FW_ATTN_FLASH2 },
+    { "NeMo 24.09 (Megatron-Core)", "ub_tp_comm_overlap true", FW_ATTN_CUDNN },
+    { "torchtitan", "NVTE_FUSED_ATTN=0", FW_ATTN_FLASH2 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "framework,precision,global_batch,step_time_s,notes\n"
+        "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,\"%s\",bf16,64,1.0,\"%s\"\n",
+        rows[i].fw, rows[i].notes);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      g_assert_true (c->ready);
+      g_assert_cmpint (c->stack->attention, ==, rows[i].want);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1631,5 +1657,6 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/ranking", test_ranking);
   g_test_add_func ("/results/mapping/explain", test_explain);
   g_test_add_func ("/results/mapping/unstated", test_unstated);
+  g_test_add_func ("/results/mapping/nvte-fused-attn-off", test_nvte_fused_attn_off);
   return g_test_run ();
 }
