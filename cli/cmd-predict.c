@@ -184,6 +184,7 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
       g_autofree char *text = cli_lookup_error_text (serr, framework);
       return cli_fail (CLI_EXIT_USAGE, "--framework: %s", text);
     }
+  plan_apply_stack_rank_order (&c->plan, stack);
   if (!plan_check_stack (&c->plan, stack, &serr))
     return cli_fail (CLI_EXIT_USAGE, "%s", serr->message);
   /* overlaps the stack runs in every run (hai-llm's DualPipe) */

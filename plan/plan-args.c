@@ -318,6 +318,7 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
     {
       g_free (plan->rank_order);
       plan->rank_order = g_strdup (value);
+      plan->rank_order_set = TRUE;
       return TRUE;
     }
   if (g_str_equal (name, "moe-token-dispatcher-type"))
@@ -737,6 +738,17 @@ rank_order_offered (const Plan *plan, const FwStack *stack)
     }
   g_string_free (mine, TRUE);
   return ok;
+}
+
+void
+plan_apply_stack_rank_order (Plan *plan, const FwStack *stack)
+{
+  g_return_if_fail (plan != NULL && stack != NULL);
+  if (plan->rank_order_set || stack->offers_rank_orders == NULL
+      || rank_order_offered (plan, stack))
+    return;
+  g_free (plan->rank_order);
+  plan->rank_order = g_strdup (stack->offers_rank_orders[0]);
 }
 
 gboolean

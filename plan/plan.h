@@ -187,6 +187,9 @@ typedef struct {
 
   PlanSchedule schedule;
   gboolean     schedule_set;   /* user gave --schedule; otherwise vpp>1 implies interleaved */
+  gboolean     rank_order_set; /* user gave --rank-order (or a plan file's rank_order);
+                                * otherwise a stack with one layout of its own takes it
+                                * (plan_apply_stack_rank_order) */
 
   /* sharding */
   PlanSharding sharding;
@@ -653,6 +656,11 @@ int plan_optim_shards (const Plan *plan);
  * it optional (Megatron-Core asserts it). PLAN_ERROR_USAGE naming the flag and the
  * stack, with a hint. `tandem predict` and every candidate of `tandem search` go
  * through it, so the search never ranks a plan that predict refuses. */
+/* Megatron's default rank order replaced by the stack's own where the stack lays ranks out
+ * one way only and the user gave none (Meta's [TP, CP, PP, DP]: --framework meta-llama3
+ * predicts in its layout without --rank-order); an order given is left for
+ * plan_check_stack to judge. */
+void     plan_apply_stack_rank_order (Plan *plan, const FwStack *stack);
 gboolean plan_check_stack (const Plan *plan, const FwStack *stack, GError **error);
 
 /* The plan's precision on the cluster's device, part of plan_resolve: FP8, BF16, NVFP4

@@ -1058,6 +1058,39 @@ test_predict_accuracy (void)
   run_result_clear (&r);
 }
 
+/* A stack that lays ranks out one way only takes that layout when the plan names none:
+ * Meta's stack is [TP, CP, PP, DP] (the Llama 3 paper, Sec. 3.3.2), so Table 4's plan
+ * predicts under --framework meta-llama3 without --rank-order, with the step time of the
+ * same plan with --rank-order tp-cp-ep-pp-dp given; Megatron's order given explicitly is
+ * refused (exit 2) naming the stack's. */
+static void
+test_stack_rank_order (void)
+{
+#define META "predict --model llama3-405b --cluster h100-24k --gpus 16384 --tp 8 --pp 16 " \
+             "--vpp 8 --sequence-parallel --sharding zero2 --gbs 2048 --seq-length 8192 " \
+             "--framework meta-llama3 --account-for-embedding-in-pipeline-split " \
+             "--account-for-loss-in-pipeline-split --no-db"
+  RunResult r = { 0 };
+  run_tandem (META " --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) a = run_parse_json (r.out);
+  double unset = json_object_get_double_member (json_node_get_object (a), "step_time_s");
+  run_result_clear (&r);
+  run_tandem (META " --rank-order tp-cp-ep-pp-dp --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) b = run_parse_json (r.out);
+  g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (b), "step_time_s"),
+                     ==, unset);
+  run_result_clear (&r);
+  run_tandem (META " --rank-order tp-cp-ep-dp-pp", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "tandem: error: --rank-order tp-cp-ep-dp-pp: the meta-llama3 "
+                   "stack lays ranks out as tp-cp-ep-pp-dp (hint: --rank-order "
+                   "tp-cp-ep-pp-dp)\n");
+  run_result_clear (&r);
+#undef META
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1091,5 +1124,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/predict/grad-acc-fusion-needs-zero3", test_grad_acc_fusion_needs_zero3);
   g_test_add_func ("/cli/predict/tp-overlap-needs-stack", test_tp_overlap_needs_stack);
   g_test_add_func ("/cli/predict/accuracy", test_predict_accuracy);
+  g_test_add_func ("/cli/predict/stack-rank-order", test_stack_rank_order);
   return g_test_run ();
 }
