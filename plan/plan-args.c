@@ -709,34 +709,35 @@ plan_args_clear (PlanArgs *args)
   g_clear_pointer (&args->plan_file, g_free);
 }
 
-/* Whether the plan's rank order is one the stack offers, as a layout: two orders that
- * list the groups of more than one rank in the same order place every rank alike (a
- * group of one is nowhere), so only those groups are compared; dp unknown (0) counts. */
-static gboolean
-rank_order_offered (const Plan *plan, const FwStack *stack)
+/* The groups of more than one rank of `order` (dp unknown, 0, counts), innermost first,
+ * as one string ("tpdppp"): two orders with the same key place every rank alike, a group
+ * of one being nowhere. g_free it. */
+static char *
+layout_key (const Plan *plan, const char *order)
 {
   static const char *const dims[] = { "tp", "cp", "ep", "dp", "pp" };
   const int deg[] = { plan->tp, plan->cp, plan->ep, plan->dp, plan->pp };
-  GString *mine = g_string_new (NULL);
-  g_auto (GStrv) parts = g_strsplit (plan->rank_order ? plan->rank_order : "tp-cp-ep-dp-pp",
-                                     "-", -1);
+  GString *key = g_string_new (NULL);
+  g_auto (GStrv) parts = g_strsplit (order, "-", -1);
   for (char **p = parts; *p; p++)
     for (int d = 0; d < 5; d++)
       if (g_str_equal (*p, dims[d]) && (deg[d] > 1 || deg[d] == 0))
-        g_string_append (mine, dims[d]);
+        g_string_append (key, dims[d]);
+  return g_string_free (key, FALSE);
+}
+
+/* Whether the plan's rank order lays ranks out as one the stack offers (layout_key). */
+static gboolean
+rank_order_offered (const Plan *plan, const FwStack *stack)
+{
+  g_autofree char *mine = layout_key (plan, plan->rank_order ? plan->rank_order
+                                                             : "tp-cp-ep-dp-pp");
   gboolean ok = FALSE;
   for (char **r = stack->offers_rank_orders; *r != NULL && !ok; r++)
     {
-      GString *theirs = g_string_new (NULL);
-      g_auto (GStrv) q = g_strsplit (*r, "-", -1);
-      for (char **p = q; *p; p++)
-        for (int d = 0; d < 5; d++)
-          if (g_str_equal (*p, dims[d]) && (deg[d] > 1 || deg[d] == 0))
-            g_string_append (theirs, dims[d]);
-      ok = g_str_equal (mine->str, theirs->str);
-      g_string_free (theirs, TRUE);
+      g_autofree char *theirs = layout_key (plan, *r);
+      ok = g_str_equal (mine, theirs);
     }
-  g_string_free (mine, TRUE);
   return ok;
 }
 

@@ -140,8 +140,25 @@ class_read (JsonObject *o, const char *key, ResAccClass *c)
     }
 }
 
+static void accuracy_parse (ResAccuracy *out);
+
+/* The compiled-in table never changes: parsed once, copied to each caller (predict and
+ * search ask for it once per plan printed). */
 void
 res_accuracy_load (ResAccuracy *out)
+{
+  static ResAccuracy cached;
+  static gsize done = 0;
+  if (g_once_init_enter (&done))
+    {
+      accuracy_parse (&cached);
+      g_once_init_leave (&done, 1);
+    }
+  *out = cached;
+}
+
+static void
+accuracy_parse (ResAccuracy *out)
 {
   zero (out);
   g_autoptr (GBytes) bytes = g_resource_lookup_data (tandem_accuracy_get_resource (), ACC_PATH,
@@ -195,16 +212,22 @@ res_accuracy_load (ResAccuracy *out)
   out->loaded = TRUE;
 }
 
+/* member `key`: {["name",] n, mape_pct, max_abs_err_pct} or null (n 0), two decimals */
 static void
-class_write (JsonBuilder *b, const char *key, const ResAccClass *c)
+class_write_named (JsonBuilder *b, const char *key, const ResAccClass *c, const char *name)
 {
   json_builder_set_member_name (b, key);
-  if (c->n == 0)
+  if (c == NULL || c->n == 0)
     {
       json_builder_add_null_value (b);
       return;
     }
   json_builder_begin_object (b);
+  if (name != NULL)
+    {
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, name);
+    }
   json_builder_set_member_name (b, "n");
   json_builder_add_int_value (b, c->n);
   json_builder_set_member_name (b, "mape_pct");
@@ -212,6 +235,12 @@ class_write (JsonBuilder *b, const char *key, const ResAccClass *c)
   json_builder_set_member_name (b, "max_abs_err_pct");
   json_builder_add_double_value (b, round (c->max_abs_err_pct * 100) / 100);
   json_builder_end_object (b);
+}
+
+static void
+class_write (JsonBuilder *b, const char *key, const ResAccClass *c)
+{
+  class_write_named (b, key, c, NULL);
 }
 
 /* "{"n": 24, "mape_pct": 4.55, "max_abs_err_pct": 24.64}" or null: two decimals, what
@@ -381,23 +410,7 @@ res_accuracy_class_json (const ResAccuracy *a, const char *device_name, const ch
   class_write (b, "dev", moe ? &none : &a->dense_dev[f]);
   class_write (b, "held_out", moe ? &none : &a->dense_held[f]);
   class_write (b, "moe", moe ? &a->moe : &none);
-  json_builder_set_member_name (b, "stack");
-  const ResAccClass *sc = stack_class (a, stack, moe);
-  if (sc == NULL)
-    json_builder_add_null_value (b);
-  else
-    {
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "name");
-      json_builder_add_string_value (b, stack);
-      json_builder_set_member_name (b, "n");
-      json_builder_add_int_value (b, sc->n);
-      json_builder_set_member_name (b, "mape_pct");
-      json_builder_add_double_value (b, round (sc->mape_pct * 100) / 100);
-      json_builder_set_member_name (b, "max_abs_err_pct");
-      json_builder_add_double_value (b, round (sc->max_abs_err_pct * 100) / 100);
-      json_builder_end_object (b);
-    }
+  class_write_named (b, "stack", stack_class (a, stack, moe), stack);
   json_builder_set_member_name (b, "typical_error_pct");
   double t = res_accuracy_typical_pct (a, device_name, stack, moe);
   if (isfinite (t))
