@@ -12,10 +12,14 @@ extern GResource *tandem_accuracy_get_resource (void);
 
 #define ACC_PATH "/tandem/results/accuracy.json"
 
+/* `sum` collects the absolute errors, mean_err_pct the signed ones until class_finish */
 static void
 class_add (ResAccClass *c, double err_pct, double *sum)
 {
   *sum += fabs (err_pct);
+  if (c->n == 0)
+    c->mean_err_pct = 0;
+  c->mean_err_pct += err_pct;
   c->n++;
   if (c->n == 1 || fabs (err_pct) > c->max_abs_err_pct)
     c->max_abs_err_pct = fabs (err_pct);
@@ -27,6 +31,16 @@ class_init (ResAccClass *c)
   c->n = 0;
   c->mape_pct = NAN;
   c->max_abs_err_pct = NAN;
+  c->mean_err_pct = NAN;
+}
+
+static void
+class_finish (ResAccClass *c, double sum)
+{
+  if (c->n == 0)
+    return;
+  c->mape_pct = sum / c->n;
+  c->mean_err_pct /= c->n;
 }
 
 static void
@@ -97,19 +111,14 @@ res_accuracy_from_report (const ResPublishedReport *report, ResAccuracy *out)
     }
   for (int f = 0; f < RES_PUB_FAMILY_N; f++)
     {
-      if (out->dense_dev[f].n > 0)
-        out->dense_dev[f].mape_pct = dev[f] / out->dense_dev[f].n;
-      if (out->dense_held[f].n > 0)
-        out->dense_held[f].mape_pct = held[f] / out->dense_held[f].n;
+      class_finish (&out->dense_dev[f], dev[f]);
+      class_finish (&out->dense_held[f], held[f]);
     }
-  if (out->moe.n > 0)
-    out->moe.mape_pct = moe / out->moe.n;
+  class_finish (&out->moe, moe);
   for (guint k = 0; k < out->n_stacks; k++)
     {
-      if (out->stacks[k].dense.n > 0)
-        out->stacks[k].dense.mape_pct = st_dense[k] / out->stacks[k].dense.n;
-      if (out->stacks[k].moe.n > 0)
-        out->stacks[k].moe.mape_pct = st_moe[k] / out->stacks[k].moe.n;
+      class_finish (&out->stacks[k].dense, st_dense[k]);
+      class_finish (&out->stacks[k].moe, st_moe[k]);
     }
   ResPublishedRanking rk;
   res_published_ranking (report, &rk);
@@ -137,6 +146,7 @@ class_read (JsonObject *o, const char *key, ResAccClass *c)
       c->mape_pct = json_object_get_double_member_with_default (k, "mape_pct", NAN);
       c->max_abs_err_pct = json_object_get_double_member_with_default (k, "max_abs_err_pct",
                                                                        NAN);
+      c->mean_err_pct = json_object_get_double_member_with_default (k, "mean_err_pct", NAN);
     }
 }
 
@@ -212,7 +222,8 @@ accuracy_parse (ResAccuracy *out)
   out->loaded = TRUE;
 }
 
-/* member `key`: {["name",] n, mape_pct, max_abs_err_pct} or null (n 0), two decimals */
+/* member `key`: {["name",] n, mape_pct, max_abs_err_pct, mean_err_pct} or null (n 0),
+ * two decimals */
 static void
 class_write_named (JsonBuilder *b, const char *key, const ResAccClass *c, const char *name)
 {
@@ -234,6 +245,11 @@ class_write_named (JsonBuilder *b, const char *key, const ResAccClass *c, const 
   json_builder_add_double_value (b, round (c->mape_pct * 100) / 100);
   json_builder_set_member_name (b, "max_abs_err_pct");
   json_builder_add_double_value (b, round (c->max_abs_err_pct * 100) / 100);
+  json_builder_set_member_name (b, "mean_err_pct");
+  if (isfinite (c->mean_err_pct))
+    json_builder_add_double_value (b, round (c->mean_err_pct * 100) / 100);
+  else
+    json_builder_add_null_value (b);
   json_builder_end_object (b);
 }
 
@@ -243,7 +259,8 @@ class_write (JsonBuilder *b, const char *key, const ResAccClass *c)
   class_write_named (b, key, c, NULL);
 }
 
-/* "{"n": 24, "mape_pct": 4.55, "max_abs_err_pct": 24.64}" or null: two decimals, what
+/* "{"n": 24, "mape_pct": 4.55, "max_abs_err_pct": 24.64, "mean_err_pct": -0.17}" or
+ * null: two decimals, what
  * the sentences print and the test compares (written by hand: json-glib prints doubles
  * to 17 digits) */
 static void
@@ -252,8 +269,9 @@ class_text (GString *out, const ResAccClass *c)
   if (c->n == 0)
     g_string_append (out, "null");
   else
-    g_string_append_printf (out, "{ \"n\": %u, \"mape_pct\": %.2f, \"max_abs_err_pct\": %.2f }",
-                            c->n, c->mape_pct, c->max_abs_err_pct);
+    g_string_append_printf (out, "{ \"n\": %u, \"mape_pct\": %.2f, \"max_abs_err_pct\": %.2f, "
+                            "\"mean_err_pct\": %.2f }", c->n, c->mape_pct, c->max_abs_err_pct,
+                            c->mean_err_pct);
 }
 
 char *
@@ -262,7 +280,8 @@ res_accuracy_to_json (const ResAccuracy *a)
   GString *o = g_string_new ("{\n");
   g_string_append (o, "  \"_comment\": \"How well tandem predicted the published runs of "
                    "data/published-runs.csv, by kind of run and device family (mean and "
-                   "largest absolute step-time error, percent); read by tandem predict and "
+                   "largest absolute step-time error and the signed mean, negative where "
+                   "tandem predicted faster than measured, percent); read by tandem predict and "
                    "tandem search (results/accuracy.h). Regenerate with: tandem validate "
                    "data/published-runs.csv --no-db --accuracy-json > data/accuracy.json; "
                    "tests/results/test-published.c fails when it is stale.\",\n");
@@ -349,9 +368,32 @@ res_accuracy_typical_pct (const ResAccuracy *a, const char *device_name, const c
   return t;
 }
 
+double
+res_accuracy_bias_pct (const ResAccClass *c)
+{
+  if (c == NULL || c->n < RES_ACC_MIN_BIAS_ROWS || !isfinite (c->mean_err_pct)
+      || fabs (c->mean_err_pct) < RES_ACC_MIN_BIAS_PCT
+      || fabs (c->mean_err_pct) < 0.4 * c->mape_pct)
+    return NAN;
+  return c->mean_err_pct;
+}
+
+/* ", on average 11.2% too fast: expect a slower run" where `c` leans one way; "" else */
+static const char *
+bias_clause (const ResAccClass *c, char *buf, gsize len)
+{
+  double b = res_accuracy_bias_pct (c);
+  if (!isfinite (b))
+    return "";
+  g_snprintf (buf, len, ", on average %.1f%% too %s: expect a %s run", fabs (b),
+              b < 0 ? "fast" : "slow", b < 0 ? "slower" : "faster");
+  return buf;
+}
+
 static char *
 family_sentence (const ResAccuracy *a, const char *device_name, gboolean moe)
 {
+  char bias[96];
   ResPubFamily f = res_pub_family_for_text (device_name);
   if (moe)
     {
@@ -359,8 +401,9 @@ family_sentence (const ResAccuracy *a, const char *device_name, gboolean moe)
         return g_strdup ("no mixture-of-experts run published to compare with: unchecked");
       return g_strdup_printf ("weak: mixture-of-experts runs were predicted with %.1f%% mean "
                               "error (largest %.0f%%) on %u published runs "
-                              "(data/published-runs.csv)", a->moe.mape_pct,
-                              a->moe.max_abs_err_pct, a->moe.n);
+                              "(data/published-runs.csv)%s", a->moe.mape_pct,
+                              a->moe.max_abs_err_pct, a->moe.n,
+                              bias_clause (&a->moe, bias, sizeof bias));
     }
   const ResAccClass *d = &a->dense_dev[f], *h = &a->dense_held[f];
   if (f == RES_PUB_FAMILY_OTHER || (d->n == 0 && h->n == 0))
@@ -371,12 +414,13 @@ family_sentence (const ResAccuracy *a, const char *device_name, gboolean moe)
   if (d->n > 0 && h->n > 0)
     return g_strdup_printf ("dense runs on %s were predicted with %.1f%% mean error on %u "
                             "dev and %.1f%% on %u held-out published runs "
-                            "(data/published-runs.csv)", fam, d->mape_pct, d->n, h->mape_pct,
-                            h->n);
+                            "(data/published-runs.csv)%s", fam, d->mape_pct, d->n, h->mape_pct,
+                            h->n, bias_clause (h, bias, sizeof bias));
   const ResAccClass *one = d->n > 0 ? d : h;
   return g_strdup_printf ("dense runs on %s were predicted with %.1f%% mean error on %u %s "
-                          "published runs (data/published-runs.csv)", fam, one->mape_pct,
-                          one->n, d->n > 0 ? "dev" : "held-out");
+                          "published runs (data/published-runs.csv)%s", fam, one->mape_pct,
+                          one->n, d->n > 0 ? "dev" : "held-out",
+                          bias_clause (one, bias, sizeof bias));
 }
 
 char *

@@ -24,6 +24,9 @@ typedef struct {
   guint  n;
   double mape_pct;                 /* NaN when n == 0 */
   double max_abs_err_pct;          /* NaN when n == 0 */
+  double mean_err_pct;             /* the signed mean (predicted - measured, percent of
+                                    * measured): negative = predicted too fast; NaN when
+                                    * n == 0 or the file predates it */
 } ResAccClass;
 
 #define RES_ACC_MAX_STACKS 24
@@ -53,7 +56,9 @@ void   res_accuracy_load        (ResAccuracy *out);
 char  *res_accuracy_to_json     (const ResAccuracy *a);
 /* One sentence on the class of a run on `device_name` (dense or MoE), e.g. "dense runs
  * on h100 were predicted with 4.6% mean error on 24 dev and 5.0% on 74 held-out
- * published runs (data/published-runs.csv)", and, where `stack` (may be NULL) ran at
+ * published runs (data/published-runs.csv)", with the direction where the class is
+ * biased (res_accuracy_bias_pct: ", on average 11.2% too fast: expect a slower run"),
+ * and, where `stack` (may be NULL) ran at
  * least RES_ACC_MIN_STACK_ROWS of the kind, its own figure ("; with the deepspeed stack
  * 15.6% on 10: weak" above 10%) (g_free). */
 char  *res_accuracy_sentence    (const ResAccuracy *a, const char *device_name,
@@ -69,5 +74,11 @@ void   res_accuracy_class_json  (const ResAccuracy *a, const char *device_name,
  * quoted and larger. */
 double res_accuracy_typical_pct (const ResAccuracy *a, const char *device_name,
                                  const char *stack, gboolean moe);
+/* The signed mean error of class `c` where it says which way the predictions lean: at
+ * least RES_ACC_MIN_BIAS_ROWS runs, |mean| >= RES_ACC_MIN_BIAS_PCT and >= 0.4 x the mean
+ * absolute error (errors mostly on one side); NaN else. */
+#define RES_ACC_MIN_BIAS_ROWS 5
+#define RES_ACC_MIN_BIAS_PCT  3.0
+double res_accuracy_bias_pct    (const ResAccClass *c);
 
 G_END_DECLS

@@ -877,7 +877,8 @@ test_published_runs (void)
     for (int k = 0; k <= 2 * RES_PUB_FAMILY_N; k++)
       if (a[k]->n != b[k]->n
           || (a[k]->n > 0 && (fabs (a[k]->mape_pct - b[k]->mape_pct) > 0.0051
-                              || fabs (a[k]->max_abs_err_pct - b[k]->max_abs_err_pct) > 0.0051)))
+                              || fabs (a[k]->max_abs_err_pct - b[k]->max_abs_err_pct) > 0.0051
+                              || !(fabs (a[k]->mean_err_pct - b[k]->mean_err_pct) <= 0.0051))))
         STALE ("a class's rows or errors");
     if (now.n_stacks != file.n_stacks)
       STALE ("the stacks");
@@ -936,6 +937,38 @@ test_published_runs (void)
     g_assert_cmpfloat (res_accuracy_typical_pct (&file, "A100-SXM4-80GB", NULL, FALSE), ==,
                        file.dense_dev[RES_PUB_FAMILY_A100].mape_pct);
     g_assert_cmpfloat (res_accuracy_typical_pct (&file, "B200", NULL, TRUE), ==, file.moe.mape_pct);
+    /* the direction where a class leans one way (res_accuracy_bias_pct): errors -10, -12,
+     * -14, -8, +4 % give a mean absolute error of 48 / 5 = 9.6% and a signed mean of
+     * -40 / 5 = -8.0%: |-8.0| >= 3 and >= 0.4 x 9.6 = 3.84, so the sentence says "on
+     * average 8.0% too fast"; +4, -4, +3, -3, +5 (mean +1.0, under 3) and a class of four
+     * runs (under RES_ACC_MIN_BIAS_ROWS) say nothing of a direction */
+    ResAccuracy syn;
+    memset (&syn, 0, sizeof syn);
+    syn.loaded = TRUE;
+    for (int f = 0; f < RES_PUB_FAMILY_N; f++)
+      {
+        syn.dense_dev[f] = (ResAccClass) { 0, NAN, NAN, NAN };
+        syn.dense_held[f] = (ResAccClass) { 0, NAN, NAN, NAN };
+      }
+    syn.moe = (ResAccClass) { 0, NAN, NAN, NAN };
+    syn.dense_held[RES_PUB_FAMILY_B200] = (ResAccClass) { 5, 9.6, 14.0, -8.0 };
+    g_assert_cmpfloat (res_accuracy_bias_pct (&syn.dense_held[RES_PUB_FAMILY_B200]), ==, -8.0);
+    g_autofree char *bs = res_accuracy_sentence (&syn, "B200", NULL, FALSE);
+    g_assert_cmpstr (bs, ==, "dense runs on b200 were predicted with 9.6% mean error on 5 "
+                     "held-out published runs (data/published-runs.csv), on average 8.0% too "
+                     "fast: expect a slower run");
+    const ResAccClass even = { 5, 3.8, 5.0, 1.0 }, few = { 4, 9.6, 14.0, -8.0 };
+    g_assert_false (isfinite (res_accuracy_bias_pct (&even)));
+    g_assert_false (isfinite (res_accuracy_bias_pct (&few)));
+    /* and the file's own classes: a biased one's sentence carries it */
+    const ResAccClass *bh = &file.dense_held[RES_PUB_FAMILY_B200];
+    if (isfinite (res_accuracy_bias_pct (bh)))
+      {
+        g_autofree char *fb = res_accuracy_sentence (&file, "B200", NULL, FALSE);
+        g_autofree char *fw = g_strdup_printf (", on average %.1f%% too %s", fabs (bh->mean_err_pct),
+                                               bh->mean_err_pct < 0 ? "fast" : "slow");
+        g_assert_nonnull (strstr (fb, fw));
+      }
   }
   g_test_message ("published-runs.csv: %u predicted, %u skipped, MAPE %.1f%%, max %.1f%% "
                   "(row %" G_GINT64_FORMAT ")", r->summary.n, r->summary.n_skipped,
