@@ -104,8 +104,10 @@ typedef struct {
   double            *ready_at;     /* per RECV: when it became its stream's head */
   guint64            n_fired;
   SimHot            *hot;          /* per task: what the event loop reads and writes */
-  gint8             *what;         /* per task: -1 compute, else its ProgCommKind, or
-                                    * SIM_KIND_OFFLOAD for a CPU offload copy */
+  gint8             *what;         /* per task: -1 compute, else the rank (kind_rank) of
+                                    * its ProgCommKind, or of SIM_KIND_OFFLOAD for a CPU
+                                    * offload copy: the order the statistics sweep counts
+                                    * in (stage_stats) */
   /* successors (CSR): deps reversed, plus SEND -> RECV */
   guint32           *succ_first;
   guint32           *succ;
@@ -728,8 +730,8 @@ sim_options_init (SimOptions *opts, const TopoCluster *cluster)
  * a merge of the (at most PROG_STREAM_N) streams replaces a sort. */
 /* The kind idle compute is charged to: the first active one in the order tp, cp, pp,
  * offload, dp, ep (simulate.h); none: the bubble. The sweep counts and sums by rank in
- * that order (kind_rank), so the first active kind is the first nonzero count, which is
- * usually the first one looked at (TP). */
+ * that order (kind_rank; Sim.what holds a task's rank), so the first active kind is the
+ * first nonzero count, which is usually the first one looked at (TP). */
 static const int charge_order[SIM_KINDS] = { PROG_COMM_TP, PROG_COMM_CP, PROG_COMM_PP,
                                              SIM_KIND_OFFLOAD, PROG_COMM_DP, PROG_COMM_EP };
 static const gint8 kind_rank[SIM_KINDS] = {
@@ -747,8 +749,84 @@ charged_rank (const int *comm)
   return r;
 }
 
+/* A stream as the sweep walks it. */
+typedef struct {
+  guint32  cur;        /* its current task, G_MAXUINT32 when done */
+  gboolean at_end;     /* its next point is that task's end */
+  gint8    what;       /* -1 compute, else the rank of the kind of the task whose end is
+                        * next */
+  double   next;       /* its next point; G_MAXDOUBLE when done */
+} SweepStream;
+
+static inline SweepStream
+sweep_stream (const SimTaskTime *times, guint32 first)
+{
+  SweepStream ss = { first, FALSE, -1, first != G_MAXUINT32 ? times[first].start_s
+                                                            : G_MAXDOUBLE };
+  return ss;
+}
+
+/* What the points add up, by rank (kind_rank): running tasks and busy time. */
+typedef struct {
+  const SimTaskTime *times;
+  const gint8       *rank;     /* per task: -1 compute, else its kind's rank (Sim.what) */
+  const SimHot      *hot;
+  int               *comm;     /* [SIM_KINDS] running communication tasks */
+  double            *busy;     /* [SIM_KINDS] */
+  int                compute;  /* running compute tasks */
+  double             compute_s, end_s;
+} Sweep;
+
+/* Takes the point of stream `ss` at time bt (its next; the caller has charged the time
+ * before it), then, where `chain` says so, the points of the same stream at the same time
+ * after it: the next task of compute or TP often starts where the last one ends (a chain
+ * of TP collectives: 40,000 of 66,000 TP tasks of the main job at m256), and taking its
+ * start here rather than through the merge gives the same sums (no time to charge, no
+ * snapshot due: the caller took this time's). Inlined with `ss` a local of the caller's
+ * for compute and TP (their state stays in registers) and an element of its array for
+ * the other streams. */
+G_ALWAYS_INLINE static inline void
+sweep_point (Sweep *w, SweepStream *ss, double bt, gboolean chain)
+{
+  guint32 id = ss->cur;
+  for (;;)
+    {
+      if (!ss->at_end)
+        {
+          const SimTaskTime *tt = &w->times[id];
+          double d = tt->end_s - tt->start_s;
+          w->end_s = MAX (w->end_s, tt->end_s);
+          if (d > 0)
+            {
+              gint8 r = w->rank[id];
+              ss->what = r;
+              if (r < 0)
+                w->compute++, w->compute_s += d;
+              else
+                w->comm[r]++, w->busy[r] += d;
+              ss->at_end = TRUE;
+              ss->next = tt->end_s;
+              return;
+            }
+          /* an empty task occupies no time */
+        }
+      else
+        {
+          if (ss->what < 0)
+            w->compute--;
+          else
+            w->comm[ss->what]--;
+          ss->at_end = FALSE;
+        }
+      id = ss->cur = w->hot[id].next;
+      ss->next = id != G_MAXUINT32 ? w->times[id].start_s : G_MAXDOUBLE;
+      if (!chain || ss->next != bt)
+        return;
+    }
+}
+
 static double
-stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_what,
+stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_rank,
              const SimHot *hot, const guint32 *stream_first, int s, double step,
              SimStageStats *st, const double snap_t[2], double snap[2][SIM_KINDS + 1])
 {
@@ -758,47 +836,41 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
   st->model_flops = ps->model_flops;
   st->hw_flops = ps->hw_flops;
 
-  guint32 cur[PROG_STREAM_N];       /* the stream's current task, G_MAXUINT32 when done */
-  gboolean at_end[PROG_STREAM_N];   /* next point of the stream is its task's end */
-  gint8 what[PROG_STREAM_N];        /* -1 compute, else the kind's rank (set per task) */
-  double next[PROG_STREAM_N];       /* the stream's next point; G_MAXDOUBLE when done */
-  for (int k = 0; k < PROG_STREAM_N; k++)
-    {
-      cur[k] = stream_first[(guint32) s * PROG_STREAM_N + k];
-      at_end[k] = FALSE;
-      what[k] = -1;
-      next[k] = cur[k] != G_MAXUINT32 ? times[cur[k]].start_s : G_MAXDOUBLE;
-    }
-  /* The earliest next point is the least (time, stream) over the streams. Compute and
-   * TP hold most points: the least of the other streams is kept and found again only
-   * when one of them moves on, so a point compares three. Among points of one time
-   * the order changes no figure: time is charged only over a gap (dt > 0), with the
-   * state after every earlier point, whatever their order; and the sums that points add
-   * (busy and compute time, at starts) take their starts in stream order either way
-   * (a stream's points at one time are its task's end, then starts: a start with a
-   * duration ends later), so the old tie rule (ends before starts) is not needed. */
-/* (one integer key per stream, the time's bits shifted up with the start flag below, took
- * a twentieth fewer instructions here but made a prediction 14% slower: measured, not
- * traced) */
-#define STATS_BEFORE(a, b) (next[a] < next[b])
-/* an empty statement the compiler cannot move: the branch around it stays a branch */
-#define STATS_BRANCH() __asm__ volatile ("")
+  /* compute and TP, which hold most points, apart (sweep_point), the others in `other`;
+   * a stream without tasks never comes first (its next point is G_MAXDOUBLE). With the
+   * two in registers rather than in arrays indexed by the stream picked, and the kind's
+   * rank read once a task (Sim.what): bench-predict main job m256, this sweep 9.53 ->
+   * 8.12 M instructions (callgrind) */
   G_STATIC_ASSERT (PROG_STREAM_COMPUTE == 0 && PROG_STREAM_TP == 1);
-  /* the other streams that hold tasks, in stream order (a stream without any never
-   * comes first: its next point is G_MAXDOUBLE, a start); stream 2 stands in when none
-   * does */
+  const guint32 *first = &stream_first[(guint32) s * PROG_STREAM_N];
+  SweepStream s0 = sweep_stream (times, first[0]), s1 = sweep_stream (times, first[1]);
+  SweepStream other[PROG_STREAM_N - 2];
+  for (int k = 0; k < PROG_STREAM_N - 2; k++)
+    other[k] = sweep_stream (times, first[k + 2]);
+  /* The earliest next point is the least (time, stream) over the streams. The least of
+   * the other streams (`rest`) is kept and found again only when one of them moves on,
+   * so a point compares three. Among points of one time the order changes no figure:
+   * time is charged only over a gap (dt > 0), with the state after every earlier point,
+   * whatever their order; and the sums that points add (busy and compute time, at
+   * starts) take their starts in stream order either way (a stream's points at one time
+   * are its task's end, then starts: a start with a duration ends later), so the old tie
+   * rule (ends before starts) is not needed. */
+  /* (one integer key per stream, the time's bits shifted up with the start flag below, took
+   * a twentieth fewer instructions here but made a prediction 14% slower: measured, not
+   * traced) */
   int others[PROG_STREAM_N], n_others = 0;
-  for (int k = 2; k < PROG_STREAM_N; k++)
-    if (cur[k] != G_MAXUINT32)
+  for (int k = 0; k < PROG_STREAM_N - 2; k++)
+    if (other[k].cur != G_MAXUINT32)
       others[n_others++] = k;
-  int rest = n_others > 0 ? others[0] : 2;
+  int rest = n_others > 0 ? others[0] : 0;
   for (int i = 1; i < n_others; i++)
-    if (STATS_BEFORE (others[i], rest))
+    if (other[others[i]].next < other[rest].next)
       rest = others[i];
   /* by rank (kind_rank): running tasks, busy and exposed time */
-  int compute = 0, comm[SIM_KINDS] = { 0 };
+  int comm[SIM_KINDS] = { 0 };
   double busy[SIM_KINDS] = { 0 }, exposed[SIM_KINDS] = { 0 };
-  double last = 0;
+  Sweep w = { times, task_rank, hot, comm, busy, 0, 0, 0 };
+  double last = 0, bubble = 0;
   /* the next snapshot time (+inf when none is left), and the least point that needs
    * more than the usual step: that, or the end (G_MAXDOUBLE: every stream done), so
    * that a point compares once for both */
@@ -806,21 +878,22 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
   double stop = MIN (snap_next, G_MAXDOUBLE);
   for (;;)
     {
-      /* branches, not conditional moves (STATS_BRANCH): which stream comes next follows
-       * a pattern the branch predictor learns, while a conditional move chains the
-       * choice to the loads before it (measured: 16% slower a prediction) */
+      /* branches, not conditional moves (an empty statement the compiler cannot move
+       * keeps each a branch): which stream comes next follows a pattern the branch
+       * predictor learns, while a conditional move chains the choice to the loads before
+       * it (measured: 16% slower a prediction) */
       int best = 0;
-      if (STATS_BEFORE (1, 0))
+      double bt = s0.next;
+      if (s1.next < bt)
         {
-          best = 1;
-          STATS_BRANCH ();
+          best = 1, bt = s1.next;
+          __asm__ volatile ("");
         }
-      if (STATS_BEFORE (rest, best))
+      if (other[rest].next < bt)
         {
-          best = rest;
-          STATS_BRANCH ();
+          best = 2, bt = other[rest].next;
+          __asm__ volatile ("");
         }
-      double bt = next[best];
       if (G_UNLIKELY (bt >= stop))
         {
           if (bt == G_MAXDOUBLE)
@@ -832,84 +905,42 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_w
               double part = MAX (snap_t[snap_i] - last, 0.0);
               int k = charged_rank (comm);
               for (int j = 0; j < SIM_KINDS; j++)
-                snap[snap_i][charge_order[j]] = exposed[j] + (compute == 0 && k == j ? part : 0);
-              snap[snap_i][SIM_KINDS] = st->bubble_s
-                                        + (compute == 0 && k == SIM_KINDS ? part : 0);
+                snap[snap_i][charge_order[j]] = exposed[j]
+                                                + (w.compute == 0 && k == j ? part : 0);
+              snap[snap_i][SIM_KINDS] = bubble + (w.compute == 0 && k == SIM_KINDS ? part : 0);
             }
           snap_next = snap_i < n_snap ? snap_t[snap_i] : INFINITY;
           stop = MIN (snap_next, G_MAXDOUBLE);
         }
-      guint32 id = cur[best];
-      const SimTaskTime *tt = &times[id];
       double dt = bt - last;
-      if (dt > 0 && compute == 0)
+      if (dt > 0 && w.compute == 0)
         {
           /* idle compute is charged to the kind it waits for: TP and CP collectives sit
            * between compute blocks, then pipeline transfers, then DP (which the
            * program overlaps whenever it can) */
           int k = charged_rank (comm);
           if (k == SIM_KINDS)
-            st->bubble_s += dt;
+            bubble += dt;
           else
             exposed[k] += dt;
         }
       last = MAX (last, bt);
-      gboolean advance = FALSE;
-    point:
-      if (!at_end[best])
-        {
-          double d = tt->end_s - tt->start_s;
-          st->end_s = MAX (st->end_s, tt->end_s);
-          if (d > 0)
-            {
-              what[best] = task_what[id] < 0 ? -1 : kind_rank[task_what[id]];
-              if (what[best] < 0)
-                compute++, st->compute_s += d;
-              else
-                comm[what[best]]++, busy[what[best]] += d;
-              at_end[best] = TRUE;
-              next[best] = tt->end_s;
-            }
-          else
-            advance = TRUE;       /* an empty task occupies no time */
-        }
+      if (best == 0)
+        sweep_point (&w, &s0, bt, TRUE);
+      else if (best == 1)
+        sweep_point (&w, &s1, bt, TRUE);
       else
         {
-          if (what[best] < 0)
-            compute--;
-          else
-            comm[what[best]]--;
-          at_end[best] = FALSE;
-          advance = TRUE;
-        }
-      if (advance)
-        {
-          cur[best] = hot[id].next;
-          next[best] = cur[best] != G_MAXUINT32 ? times[cur[best]].start_s : G_MAXDOUBLE;
-          /* the next task of compute or TP starts at this point's time (a chain of TP
-           * collectives: 40,000 of 66,000 TP tasks of the main job at m256): the loop
-           * would pick the same stream again (stream 0 wins every tie, and stream 1 was
-           * picked before any other at this time, while stream 0's next point is later)
-           * with no time to charge (dt = 0) and no snapshot due, so its start is taken
-           * here, without the pick (bench-predict main job m256: 1.5% fewer instructions) */
-          if (best < 2 && next[best] == bt)
-            {
-              id = cur[best];
-              tt = &times[id];
-              advance = FALSE;
-              goto point;
-            }
-        }
-      if (best >= 2)
-        {
+          sweep_point (&w, &other[rest], bt, FALSE);
           rest = others[0];
           for (int i = 1; i < n_others; i++)
-            if (STATS_BEFORE (others[i], rest))
+            if (other[others[i]].next < other[rest].next)
               rest = others[i];
         }
     }
-#undef STATS_BEFORE
-#undef STATS_BRANCH
+  st->end_s = w.end_s;
+  st->compute_s = w.compute_s;
+  st->bubble_s = bubble;
   for (int j = 0; j < SIM_KINDS; j++)
     {
       st->comm_s[charge_order[j]] = busy[j];
@@ -1002,7 +1033,7 @@ setup_copies (Sim *sim, const ProgStampRun *r, guint32 *stream_last)
           sim->succ_first[t->peer_task + 1]++;
           sim->ready_at[i] = 0;
         }
-      sim->what[i] = h->what;
+      sim->what[i] = sim->what[i - r->first + r->src];
       guint32 slot = (guint32) t->stage * PROG_STREAM_N + t->stream;
       guint32 prev = stream_last[slot];
       /* (a template precedes its copies on their stage's streams: prev is set) */
@@ -1191,7 +1222,7 @@ program_setup (Sim *sim)
                 h->sms = 1;
             }
         }
-      sim->what[i] = h->what;
+      sim->what[i] = h->what < 0 ? -1 : kind_rank[h->what];
       /* a fusable chain (try_start): a communication task (not a RECV, whose start is the
        * SEND's) after one of the same kernel-ness; `fuse` holds its dependencies on that
        * one until the loop below checks that nothing else waits for it */
@@ -1848,7 +1879,7 @@ extended_result (Sim *sim, const SlotBounds *bounds, int extra_periods, double p
               if (sim->what[i] < 0)
                 compute += dur;
               else
-                comm[sim->what[i]] += dur;
+                comm[charge_order[sim->what[i]]] += dur;
             }
           mf += t->model_flops;
           hf += t->hw_flops;
