@@ -2293,20 +2293,20 @@ test_offload_hidden (void)
 }
 
 /* The statistics sweep (sim/simulate.c stage_stats) against a reference that needs no
- * stream order: TP 2 with SP, one micro-batch, whose TP reduce-scatter and the next
- * block's all-gather run back to back on the TP stream (the sweep takes such a start
- * without picking the stream again). Cut the step at every task's start and end; a
- * piece of the step where no compute task of duration > 0 runs is charged to the
- * first kind running then in the order tp, cp, pp, offload, dp, ep (simulate.h), or to
- * the bubble when none runs. The sums differ from the sweep's in the order of their
- * additions only: equal to 1e-9, relative. */
+ * stream order, stage by stage: cut the stage's step at every start and end of its tasks;
+ * a piece where no compute task of duration > 0 runs is charged to the first kind running
+ * then in the order tp, cp, pp, offload, dp, ep (simulate.h), or to the bubble when none
+ * runs, and the bubble takes the wait from the stage's last point to the step's end.
+ * Busy time is each kind's durations summed. The sums differ from the sweep's in the
+ * order of their additions only: equal to 1e-9, relative. */
 static int
-stats_piece_kind (const ProgProgram *pg, const SimTaskTime *tt, double a, double b)
+stats_piece_kind (const ProgProgram *pg, const SimTaskTime *tt, int s, double a, double b)
 {
   static const int order[SIM_KINDS] = { PROG_COMM_TP, PROG_COMM_CP, PROG_COMM_PP,
                                         SIM_KIND_OFFLOAD, PROG_COMM_DP, PROG_COMM_EP };
+  const ProgStage *st = &pg->stages[s];
   int first = SIM_KINDS;
-  for (guint i = 0; i < pg->tasks->len; i++)
+  for (guint i = st->first; i < st->first + st->n_tasks; i++)
     {
       const ProgTask *t = prog_task (pg, i);
       if (!(tt[i].end_s > tt[i].start_s) || tt[i].start_s > a || tt[i].end_s < b)
@@ -2329,6 +2329,53 @@ cmp_double (gconstpointer a, gconstpointer b)
 }
 
 static void
+stats_check_stage (const SimPrediction *p, int s)
+{
+  const ProgProgram *pg = p->program;
+  const ProgStage *ps = &pg->stages[s];
+  const SimTaskTime *tt = p->result->times;
+  g_autoptr (GArray) points = g_array_new (FALSE, FALSE, sizeof (double));
+  double zero = 0;                            /* the sweep charges from time 0 */
+  g_array_append_val (points, zero);
+  double busy[SIM_KINDS + 1] = { 0 };         /* [SIM_KINDS]: compute */
+  for (guint i = ps->first; i < ps->first + ps->n_tasks; i++)
+    {
+      const ProgTask *t = prog_task (pg, i);
+      g_array_append_val (points, tt[i].start_s);
+      g_array_append_val (points, tt[i].end_s);
+      double d = tt[i].end_s - tt[i].start_s;
+      if (d > 0)
+        busy[t->kind == PROG_TASK_COMPUTE ? SIM_KINDS
+             : t->kind == PROG_TASK_COPY ? SIM_KIND_OFFLOAD : t->comm] += d;
+    }
+  g_array_sort (points, cmp_double);
+  double exposed[SIM_KINDS + 1] = { 0 };     /* [SIM_KINDS]: the bubble */
+  for (guint j = 1; j < points->len; j++)
+    {
+      double a = g_array_index (points, double, j - 1), b = g_array_index (points, double, j);
+      if (b > a)
+        {
+          int k = stats_piece_kind (pg, tt, s, a, b);
+          if (k >= 0)
+            exposed[k] += b - a;
+        }
+    }
+  exposed[SIM_KINDS] += p->result->step_time_s - g_array_index (points, double, points->len - 1);
+  const SimStageStats *st = &p->result->stages[s];
+  const double tol = 1e-9 * p->result->step_time_s;
+  for (int k = 0; k < SIM_KINDS; k++)
+    {
+      g_assert_cmpfloat (fabs (st->exposed_s[k] - exposed[k]), <=, tol);
+      g_assert_cmpfloat (fabs (st->comm_s[k] - busy[k]), <=, tol);
+    }
+  g_assert_cmpfloat (fabs (st->bubble_s - exposed[SIM_KINDS]), <=, tol);
+  g_assert_cmpfloat (fabs (st->compute_s - busy[SIM_KINDS]), <=, tol);
+}
+
+/* TP 2 with SP, one micro-batch, whose TP reduce-scatter and the next block's all-gather
+ * run back to back on the TP stream (the sweep takes such a start without picking the
+ * stream again). */
+static void
 test_stats_tp_chain (void)
 {
   Case c;
@@ -2341,37 +2388,40 @@ test_stats_tp_chain (void)
   /* the TP tasks that start the moment the one before them on the stream ends */
   int chained = 0;
   double prev_end = -1;
-  g_autoptr (GArray) points = g_array_new (FALSE, FALSE, sizeof (double));
-  double zero = 0;                            /* the sweep charges from time 0 */
-  g_array_append_val (points, zero);
   for (guint i = 0; i < pg->tasks->len; i++)
     {
       const ProgTask *t = prog_task (pg, i);
-      g_array_append_val (points, tt[i].start_s);
-      g_array_append_val (points, tt[i].end_s);
       if (t->stream != PROG_STREAM_TP)
         continue;
       chained += tt[i].start_s == prev_end && tt[i].end_s > tt[i].start_s;
       prev_end = tt[i].end_s;
     }
   g_assert_cmpint (chained, >, 0);
-  g_array_sort (points, cmp_double);
-  double exposed[SIM_KINDS + 1] = { 0 };     /* [SIM_KINDS]: the bubble */
-  for (guint j = 1; j < points->len; j++)
+  g_assert_cmpfloat (p->result->stages[0].exposed_s[PROG_COMM_TP], >, 0);
+  stats_check_stage (p, 0);
+  case_clear (&c);
+}
+
+/* The streams other than compute and TP, which the sweep keeps apart from those two
+ * (sim/simulate.c stage_stats): PP 2 with ZeRO-2 and 8 micro-batches puts pipeline sends
+ * and receives and DP reduce-scatters on each stage, and both stages wait on them. */
+static void
+test_stats_other_streams (void)
+{
+  Case c;
+  case_init_pp2_zero2 (&c, 8);
+  g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
+  g_assert_nonnull (p->result->times);
+  g_assert_cmpint (p->program->n_stages, ==, 2);
+  double pp_busy = 0, dp_busy = 0;
+  for (int s = 0; s < 2; s++)
     {
-      double a = g_array_index (points, double, j - 1), b = g_array_index (points, double, j);
-      if (b > a)
-        {
-          int k = stats_piece_kind (pg, tt, a, b);
-          if (k >= 0)
-            exposed[k] += b - a;
-        }
+      pp_busy += p->result->stages[s].comm_s[PROG_COMM_PP];
+      dp_busy += p->result->stages[s].comm_s[PROG_COMM_DP];
+      stats_check_stage (p, s);
     }
-  const SimStageStats *st = &p->result->stages[0];
-  g_assert_cmpfloat (exposed[PROG_COMM_TP], >, 0);
-  for (int k = 0; k < SIM_KINDS; k++)
-    g_assert_cmpfloat (fabs (st->exposed_s[k] - exposed[k]), <=, 1e-9 * st->end_s);
-  g_assert_cmpfloat (fabs (st->bubble_s - exposed[SIM_KINDS]), <=, 1e-9 * st->end_s);
+  g_assert_cmpfloat (pp_busy, >, 0);
+  g_assert_cmpfloat (dp_busy, >, 0);
   case_clear (&c);
 }
 
@@ -2383,6 +2433,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/simulate/async-tp-pieces", test_async_tp_pieces);
   g_test_add_func ("/sim/simulate/tp-seq-copies", test_tp_seq_copies);
   g_test_add_func ("/sim/simulate/stats-tp-chain", test_stats_tp_chain);
+  g_test_add_func ("/sim/simulate/stats-other-streams", test_stats_other_streams);
   g_test_add_func ("/sim/simulate/bubble-interleaved", test_bubble_interleaved);
   g_test_add_func ("/sim/simulate/interleaved-odd-counts", test_interleaved_odd_counts);
   g_test_add_func ("/sim/simulate/interleaved-group", test_interleaved_group);
