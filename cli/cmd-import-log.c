@@ -56,9 +56,9 @@ import_json (const SimPrediction *p, const TrainingLog *log, const char *file,
 }
 
 static gint64
-import_store (const CliDbArgs *dba, const SimPrediction *p, const TrainingLog *log,
-              const double *times, guint n, guint skip, const CliSpread *sp,
-              const char *note, GError **error)
+import_store (const CliDbArgs *dba, const SimPrediction *p, const char *framework,
+              const TrainingLog *log, const double *times, guint n, guint skip,
+              const CliSpread *sp, const char *note, GError **error)
 {
   g_autoptr (ResStore) store = cli_store_open (dba, FALSE, error);
   if (store == NULL)
@@ -103,6 +103,11 @@ import_store (const CliDbArgs *dba, const SimPrediction *p, const TrainingLog *l
   info.cluster_json = p->cluster->json;
   info.world_size = p->plan.world_size;
   info.note = note;
+  /* the stack predicted with, as --framework gave it (a name or a file, as predict stores
+   * it) or the log's format chose it (torchtitan for a TorchTitan log): `report run`
+   * re-simulates with the stored stack; without it, it took megatron-core's and called
+   * the import's own prediction stale */
+  info.framework = framework;
   ResMetrics pred, meas;
   cli_predicted_metrics (p, &p->memory, pred_mfu, pred_hfu, memory_json, &pred);
   res_metrics_init (&meas);
@@ -237,7 +242,8 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
   fflush (stdout);
   if (!dba->no_db)
     {
-      gint64 id = import_store (dba, p, log, times, n, (guint) skip, &sp, note, &error);
+      gint64 id = import_store (dba, p, stack_name, log, times, n, (guint) skip, &sp, note,
+                                 &error);
       cli_stored_set (&st, id, error);
       g_clear_error (&error);
     }

@@ -189,6 +189,40 @@ test_import_torchtitan (void)
   g_assert_cmpfloat_with_epsilon (member_double (root, "measured", "step_time_s"),
                                   8192.0 / 5121.0, 1e-12);
   run_result_clear (&r);
+
+  /* stored, the run names the stack the log chose (torchtitan, not the default
+   * megatron-core), so `report run` re-simulates the stored prediction itself: the same
+   * model, cluster, plan and stack give the same step, bit for bit. It named no stack,
+   * and the page re-simulated with megatron-core (0.81 s against 1.16 s stored) and said
+   * "the cost model or options differ from when it was stored". */
+  g_autofree char *dir = g_dir_make_tmp ("tandem-import-XXXXXX", NULL);
+  g_autofree char *db = g_build_filename (dir, "t.db", NULL);
+  g_autofree char *args = g_strdup_printf ("import-log {DATA}/logs/torchtitan.log --model "
+                                           "llama3-8b --gpus 8 --sharding zero3 --gbs 8 "
+                                           "--seq-length 8192 --db %s --json", db);
+  run_tandem (args, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) stored = run_parse_json (r.out);
+  double pred = member_double (stored, "predicted", "step_time_s");
+  gint64 id = json_object_get_int_member (json_node_get_object (stored), "run_id");
+  run_result_clear (&r);
+  g_autofree char *show = g_strdup_printf ("runs show %" G_GINT64_FORMAT " --db %s --json",
+                                           id, db);
+  run_tandem (show, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) shown = run_parse_json (r.out);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (shown), "framework"),
+                   ==, "torchtitan");
+  run_result_clear (&r);
+  g_autofree char *rep = g_strdup_printf ("report run %" G_GINT64_FORMAT " --db %s --json "
+                                          "--out %s/rep", id, db, dir);
+  run_tandem (rep, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) page = run_parse_json (r.out);
+  g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (page),
+                                                    "resimulated_step_time_s"), ==, pred);
+  run_result_clear (&r);
+  remove_tree (dir);
 }
 
 /* validate --cluster: row 2 (Llama 3.1 405B on 16,384 H100s) maps to h100-24k; given as
