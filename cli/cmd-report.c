@@ -77,7 +77,7 @@ take_gpus_option (int *argc, char **argv)
 }
 
 static ResStore *
-open_store_if_any (const char *db, GError **error)
+open_store_if_any (const char *db, int timeout_ms, GError **error)
 {
   const char *path = db ? db : "tandem.db";
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
@@ -88,7 +88,22 @@ open_store_if_any (const char *db, GError **error)
                      path);
       return NULL;
     }
-  return res_store_open_full (path, RES_OPEN_READ_ONLY, RES_BUSY_TIMEOUT_MS, error);
+  return res_store_open_full (path, RES_OPEN_READ_ONLY, (guint) timeout_ms, error);
+}
+
+/* --db-timeout MS, as the other commands that open the store take it: a store another
+ * process holds locked is waited for this long (the error line names the wait) */
+#define REPORT_DB_TIMEOUT_ENTRY(ms)                                                   \
+  { "db-timeout", 0, 0, G_OPTION_ARG_INT, (ms),                                      \
+    "Wait up to MS for another process's lock on the store (default 5000)", "MS" }
+
+static int
+check_db_timeout (int timeout_ms)
+{
+  if (timeout_ms < 0)
+    return cli_fail (CLI_EXIT_USAGE, "--db-timeout %d: expected milliseconds >= 0 (hint: "
+                     "--db-timeout 5000)", timeout_ms);
+  return CLI_EXIT_OK;
 }
 
 static void
@@ -162,6 +177,7 @@ cmd_scaling (int argc, char **argv)
   gboolean strong = FALSE, weak = FALSE, json = FALSE, force = FALSE;
   g_autofree char *plan_per_size = NULL, *out = NULL, *format = NULL, *db = NULL, *flops = NULL;
   g_autofree char *framework = NULL;
+  int db_timeout = RES_BUSY_TIMEOUT_MS;
   g_autofree char *gpus_text = take_gpus_option (&argc, argv);
   const GOptionEntry extra[] = {
     { "strong", 0, 0, G_OPTION_ARG_NONE, &strong, "Strong scaling: the global batch stays --gbs",
@@ -178,6 +194,7 @@ cmd_scaling (int argc, char **argv)
     { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Overwrite an existing report", NULL },
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db,
       "Results store read for measured points (default tandem.db when present)", "FILE" },
+    REPORT_DB_TIMEOUT_ENTRY (&db_timeout),
     { "flops", 0, 0, G_OPTION_ARG_STRING, &flops,
       "FLOP convention of MFU: palm (default), megatron96, megatron72, mcore, causal", "CONV" },
     { "framework", 0, 0, G_OPTION_ARG_STRING, &framework,
@@ -236,6 +253,8 @@ cmd_scaling (int argc, char **argv)
                          "--gbs B sequences)");
       goto out;
     }
+  if ((status = check_db_timeout (db_timeout)) != CLI_EXIT_OK)
+    goto out;
   if (flops && !model_flop_convention_parse (flops, &conv))
     {
       status = cli_fail (CLI_EXIT_USAGE, "unknown FLOP convention '%s' (hint: palm, megatron96, "
@@ -342,7 +361,7 @@ cmd_scaling (int argc, char **argv)
       status = cli_fail (CLI_EXIT_USAGE, "--framework: %s", text);
       goto out;
     }
-  store = open_store_if_any (db, &error);
+  store = open_store_if_any (db, db_timeout, &error);
   if (store == NULL && error != NULL)
     {
       status = cli_fail (report_status_for_error (error), "%s", error->message);
@@ -434,7 +453,7 @@ fail_lookup (const GError *error, const char *db)
 
 /* The store a read-only report reads: it must be there. */
 static ResStore *
-open_store_required (const char *db, GError **error)
+open_store_required (const char *db, int timeout_ms, GError **error)
 {
   const char *path = db ? db : "tandem.db";
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
@@ -444,7 +463,7 @@ open_store_required (const char *db, GError **error)
                    "there, or pass --db FILE)", path);
       return NULL;
     }
-  return res_store_open_full (path, RES_OPEN_READ_ONLY, RES_BUSY_TIMEOUT_MS, error);
+  return res_store_open_full (path, RES_OPEN_READ_ONLY, (guint) timeout_ms, error);
 }
 
 static gboolean
@@ -475,9 +494,11 @@ cmd_validation (int argc, char **argv)
 {
   gboolean json = FALSE, force = FALSE;
   g_autofree char *out = NULL, *format = NULL, *db = NULL;
+  int db_timeout = RES_BUSY_TIMEOUT_MS;
   g_auto (GStrv) run_texts = NULL;
   const GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "Results store (default tandem.db)", "FILE" },
+    REPORT_DB_TIMEOUT_ENTRY (&db_timeout),
     { "run", 0, 0, G_OPTION_ARG_STRING_ARRAY, &run_texts,
       "Only these runs (repeatable, or N,M; default: every run and validate row)", "N" },
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out, "Output directory (default tandem-report)", "DIR" },
@@ -505,7 +526,9 @@ cmd_validation (int argc, char **argv)
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   if (!parse_run_ids (run_texts, ids, &error))
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
-  g_autoptr (ResStore) store = open_store_required (db, &error);
+  if (check_db_timeout (db_timeout) != CLI_EXIT_OK)
+    return CLI_EXIT_USAGE;
+  g_autoptr (ResStore) store = open_store_required (db, db_timeout, &error);
   if (store == NULL)
     return cli_fail (report_status_for_error (error), "%s", error->message);
   g_autoptr (ReportValidation) v = report_validation_compute (store, (gint64 *) ids->data,
@@ -532,8 +555,10 @@ cmd_run (int argc, char **argv)
 {
   gboolean json = FALSE, force = FALSE;
   g_autofree char *out = NULL, *format = NULL, *db = NULL;
+  int db_timeout = RES_BUSY_TIMEOUT_MS;
   const GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "Results store (default tandem.db)", "FILE" },
+    REPORT_DB_TIMEOUT_ENTRY (&db_timeout),
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out, "Output directory (default tandem-report)", "DIR" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format,
       "Files to write: html,md,csv,json,png (default html,md,csv,png)", "LIST" },
@@ -560,7 +585,9 @@ cmd_run (int argc, char **argv)
   guint formats = DEFAULT_FORMATS;
   if (format && !report_formats_parse (format, &formats, &error))
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
-  g_autoptr (ResStore) store = open_store_required (db, &error);
+  if (check_db_timeout (db_timeout) != CLI_EXIT_OK)
+    return CLI_EXIT_USAGE;
+  g_autoptr (ResStore) store = open_store_required (db, db_timeout, &error);
   if (store == NULL)
     return cli_fail (report_status_for_error (error), "%s", error->message);
   g_autoptr (ReportRun) r = report_run_compute (store, (gint64) id, &error);
@@ -585,8 +612,8 @@ cli_cmd_report (int argc, char **argv)
       fprintf (o, "usage: tandem report scaling [plan flags] --gpus LIST (--strong|--weak) --gbs B\n"
                "                             [--cluster A,B] [--plan-per-size fixed|search]\n"
                "                             [--out DIR] [--format html,md,csv,json,png] [--json] [--force]\n"
-               "       tandem report validation [--db F] [--run N ...] [--out DIR] [--json]\n"
-               "       tandem report run N [--db F] [--out DIR] [--json]\n"
+               "       tandem report validation [--db F] [--db-timeout MS] [--run N ...] [--out DIR] [--json]\n"
+               "       tandem report run N [--db F] [--db-timeout MS] [--out DIR] [--json]\n"
                "(tandem report KIND --help for every option)\n");
       return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }

@@ -145,6 +145,52 @@ test_locked (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* The reports read the store as `tandem runs` does and take its --db-timeout: a writer
+ * that holds an exclusive lock (a rollback-journal database, where readers wait too) past
+ * 50 ms is a failure at run time naming the wait, exit 1, after 50 ms rather than the
+ * default 5000. They refused --db-timeout as an unknown option (exit 2), while their
+ * error line said "waited 5000 ms". A negative wait is bad input. */
+static void
+test_report_locked (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_in (f, PREDICT "--db {DB}", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+
+  sqlite3 *h = NULL;
+  g_assert_cmpint (sqlite3_open (f->db, &h), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (h, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL), ==,
+                   SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (h, "BEGIN EXCLUSIVE", NULL, NULL, NULL), ==, SQLITE_OK);
+  static const char *const cmds[] = {
+    "runs --db {DB} --db-timeout 50",
+    "report run 1 --db {DB} --db-timeout 50 --out {DIR}/r1",
+    "report validation --db {DB} --db-timeout 50 --out {DIR}/r2",
+    "report scaling --model llama3-8b --cluster h200-node --tp 8 --gpus 8 --gbs 8 --strong "
+    "--db {DB} --db-timeout 50 --out {DIR}/r3",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cmds); i++)
+    {
+      run_in (f, cmds[i], &r);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_nonnull (strstr (r.err, "locked by another process (waited 50 ms)"));
+      run_result_clear (&r);
+    }
+  g_assert_cmpint (sqlite3_exec (h, "ROLLBACK", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (h);
+
+  run_in (f, "report run 1 --db {DB} --db-timeout -1 --out {DIR}/r4", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "tandem: error: --db-timeout -1: expected milliseconds >= 0 "
+                   "(hint: --db-timeout 5000)\n");
+  run_result_clear (&r);
+  /* the lock released, the page is written */
+  run_in (f, "report run 1 --db {DB} --db-timeout 50 --out {DIR}/r5", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+}
+
 /* A directory that does not take the database: the missing one always, a read-only one
  * when not root. Validate and predict keep their results in fallback files. */
 static void
@@ -391,6 +437,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/cli/store/locked", Fixture, NULL, setup, test_locked, teardown);
+  g_test_add ("/cli/store/report-locked", Fixture, NULL, setup, test_report_locked, teardown);
   g_test_add ("/cli/store/unwritable-dir", Fixture, NULL, setup, test_unwritable_dir,
               teardown);
   g_test_add ("/cli/store/runs-read-only", Fixture, NULL, setup, test_runs_read_only,
