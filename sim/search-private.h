@@ -32,7 +32,19 @@ struct SearchSpace {
    * share them (building one scans the ranks of its derived groups) */
   GHashTable *layouts;
   GMutex      lock;
+  /* how far the enumeration got (SearchReach) and the largest local batch (global / dp)
+   * it met: what the error names when no candidate is left */
+  int         reach;
+  int         max_local;
 };
+
+/* The enumeration's filters in order; SearchSpace.reach is the furthest one passed. */
+typedef enum {
+  SEARCH_REACH_NONE,      /* no tp x cp x pp divides a GPU count */
+  SEARCH_REACH_DEGREES,   /* some do, but no data-parallel degree divides the batch */
+  SEARCH_REACH_BATCH,     /* the batch divides, but no micro-batch size and split is left */
+  SEARCH_REACH_MBS,       /* a micro-batch size too: the switches exclude the rest */
+} SearchReach;
 
 /* GPUs in one NVLink domain of the cluster: the product of the innermost levels that
  * carry level 0's bandwidth (8 on DGX H100, 72 on GB200 NVL72). */

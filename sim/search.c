@@ -529,9 +529,12 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
               if ((gpus / tp / cp) % pp != 0 || pp > L)
                 continue;
               int dp = gpus / tp / cp / pp;
+              s->reach = MAX (s->reach, SEARCH_REACH_DEGREES);
               if (gbs % dp != 0)
                 continue;
               int local = gbs / dp;
+              s->reach = MAX (s->reach, SEARCH_REACH_BATCH);
+              s->max_local = MAX (s->max_local, local);
               /* virtual stages: 1, then the interleaved values */
               GArray *vs = s->vpp_values;
               g_array_set_size (vs, 0);
@@ -582,6 +585,7 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
                             }
                           else if (mbs > sp->mbs_max)
                             break;
+                          s->reach = MAX (s->reach, SEARCH_REACH_MBS);
                           for (guint si = 0; si < s->shards->len; si++)
                             {
                               SearchShard sh = g_array_index (s->shards, SearchShard, si);
@@ -689,6 +693,62 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
             }
         }
     }
+}
+
+/* "8" or "64,128": a list as it was typed. */
+static char *
+ints_text (const GArray *a)
+{
+  GString *t = g_string_new (NULL);
+  for (guint i = 0; i < a->len; i++)
+    g_string_append_printf (t, "%s%d", i ? "," : "", g_array_index (a, int, i));
+  return g_string_free (t, FALSE);
+}
+
+/* Why the enumeration left nothing, by the furthest filter it passed (SearchReach): a
+ * fixed degree that divides no GPU count or a micro-batch that divides no local batch is
+ * named, not blamed on the global batch. */
+static void
+empty_space_error (const SearchSpace *s, GError **error)
+{
+  const SearchSpec *sp = &s->spec;
+  g_autofree char *gpus = ints_text (sp->gpus);
+  if (s->reach == SEARCH_REACH_NONE)
+    {
+      /* every default list holds 1, so a fixed --tp, --cp or --pp is what failed */
+      GString *given = g_string_new (NULL);
+      const struct { const char *flag; const GArray *values; } dims[] = {
+        { "--tp", sp->tp }, { "--cp", sp->cp }, { "--pp", sp->pp },
+      };
+      for (guint i = 0; i < G_N_ELEMENTS (dims); i++)
+        if (dims[i].values->len > 0)
+          {
+            g_autofree char *v = ints_text (dims[i].values);
+            g_string_append_printf (given, "%s%s %s", given->len ? " " : "", dims[i].flag, v);
+          }
+      g_autofree char *flags = g_string_free (given, FALSE);
+      constraint (error, "%s: no tp x cp x pp of these values divides --gpus %s, so no "
+                  "data-parallel degree is left (hint: degrees whose product divides the "
+                  "GPU count)", flags, gpus);
+    }
+  else if (s->reach == SEARCH_REACH_BATCH && sp->mbs->len > 0)
+    {
+      g_autofree char *mbs = ints_text (sp->mbs);
+      constraint (error, "--mbs %s divides no local batch: global batch %d / dp leaves at "
+                  "most %d sequences per data-parallel rank on --gpus %s (hint: an --mbs "
+                  "dividing the local batch, or a larger --gbs)", mbs,
+                  sp->base.global_batch, s->max_local, gpus);
+    }
+  else if (s->reach == SEARCH_REACH_DEGREES)
+    constraint (error, "the constraints leave no plan to try for %s on %s with global batch "
+                "%d: every data-parallel degree they leave on --gpus %s (GPUs / (tp x cp x "
+                "pp)) fails to divide the batch (hint: widen --tp/--pp/--cp/--gpus or change "
+                "--gbs)", sp->model->name, sp->cluster->name, sp->base.global_batch, gpus);
+  else
+    constraint (error, "the constraints leave no plan to try for %s on %s with global batch "
+                "%d: the values given exclude each other (the layer split, --vpp, "
+                "--schedule, --mbs or the switches) (hint: widen the lists)",
+                sp->model->name, sp->cluster->name, sp->base.global_batch);
 }
 
 /* Default list of a dimension, or the user's. */
@@ -944,11 +1004,7 @@ search_space_new (const SearchSpec *spec, GError **error)
     }
   if (s->cands->len == 0)
     {
-      constraint (error, "the constraints leave no plan to try for %s on %s with global "
-                  "batch %d (every combination of the degrees leaves a data-parallel "
-                  "degree that does not divide the batch, or the values exclude each "
-                  "other) (hint: widen --tp/--pp/--cp/--gpus or change --gbs)",
-                  m->name, cl->name, base->global_batch);
+      empty_space_error (s, error);
       return NULL;
     }
   return g_steal_pointer (&s);

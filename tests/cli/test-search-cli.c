@@ -1300,6 +1300,21 @@ test_contradiction (void)
       "tandem: error: --schedule Interleaved1F1B interleaves pipeline stages, which --pp 1 "
       "rules out (hint: --pp 2 or more, or --schedule 1F1B)\n" },
     { "--pp 1,2 --vpp 2 --mbs 1 --recompute none", NULL },
+    /* a fixed degree that divides no GPU count, or a micro-batch that divides no local
+     * batch, is named; both were "every combination of the degrees leaves a data-parallel
+     * degree that does not divide the batch", which blamed --gbs. 16 GPUs: tp x cp x 3 is
+     * a multiple of 3, and 16 = 2^4 has no factor 3. A micro-batch of 128 sequences: the
+     * local batch 64 / dp is at most 64 (tp 8 x pp 2 leaves dp 1), below 128. */
+    { "--pp 3",
+      "tandem: error: --pp 3: no tp x cp x pp of these values divides --gpus 16, so no "
+      "data-parallel degree is left (hint: degrees whose product divides the GPU count)\n" },
+    { "--tp 4 --pp 3,6",
+      "tandem: error: --tp 4 --pp 3,6: no tp x cp x pp of these values divides --gpus 16, so "
+      "no data-parallel degree is left (hint: degrees whose product divides the GPU count)\n" },
+    { "--mbs 128",
+      "tandem: error: --mbs 128 divides no local batch: global batch 64 / dp leaves at most 64 "
+      "sequences per data-parallel rank on --gpus 16 (hint: an --mbs dividing the local "
+      "batch, or a larger --gbs)\n" },
     /* what the stack does not offer (frameworks/presets/NAME.json "offers") is not in its
      * space: asking for it is a contradiction, one line, exit 2; left open, the space
      * keeps what the stack offers (a torchtitan search plans no ZeRO-1, below) */
