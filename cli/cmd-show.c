@@ -791,7 +791,7 @@ int
 cli_cmd_show (int argc, char **argv)
 {
   gboolean json = FALSE;
-  int seq = 0;
+  int seq = G_MININT;   /* not given: show_model's default; a given 0 is refused */
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
     { "seq-length", 0, 0, G_OPTION_ARG_INT, &seq, "Sequence length for FLOPs (model)", "S" },
@@ -839,12 +839,12 @@ cli_cmd_show (int argc, char **argv)
   if (argc != 3)
     return cli_fail (CLI_EXIT_USAGE, "show needs what and a name (hint: tandem show model "
                      "llama3-8b, tandem show cluster h100-24k)");
-  if (seq < 0 || seq > PLAN_MAX_SEQ)
+  if (seq != G_MININT && (seq < 1 || seq > PLAN_MAX_SEQ))
     return cli_fail (CLI_EXIT_USAGE, "--seq-length %d: must be in 1 .. %d tokens (the "
                      "sequence cap: 16M, far beyond any training context) (hint: "
                      "--seq-length 8192)", seq, PLAN_MAX_SEQ);
   if (g_str_equal (argv[1], "model"))
-    return show_model (argv[2], seq, json);
+    return show_model (argv[2], seq == G_MININT ? 0 : seq, json);
   if (g_str_equal (argv[1], "cluster"))
     return show_cluster (argv[2], json);
   if (g_str_equal (argv[1], "framework"))

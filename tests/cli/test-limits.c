@@ -117,6 +117,9 @@ test_model_caps (void)
   /* show model's own --seq-length: negative, and beyond the 16M-token cap */
   assert_refused ("show model llama3-8b --seq-length -1", NULL, "--seq-length -1");
   assert_refused ("show model llama3-8b --seq-length 16777217", NULL, "16777216");
+  /* 0, as predict and search refuse it: the message says 1 .. 16777216, and 0 was taken as
+   * "not given" and showed the FLOPs at 8192 tokens */
+  assert_refused ("show model llama3-8b --seq-length 0", NULL, "--seq-length 0: must be in 1");
 }
 
 #define L8B "predict --model llama3-8b --cluster h200-node --no-db "
