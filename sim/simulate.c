@@ -1016,40 +1016,70 @@ stream_fuse (const SimHot *ph, const SimHot *h, const guint32 *deps, guint32 n_d
   return (guint8) (on_prev < SIM_FUSE_COMM ? on_prev : SIM_NO_FUSE);
 }
 
-/* program_setup's first loop over the tasks of a stamped unit `r` (plan/program.c), a
- * copy of its template's: each task's SimHot is its template task's but for its stream
- * links, and its fusion with a stream predecessor before the unit, which is found as for
- * any task (program_setup); returns the task after the unit. */
-static guint32
-setup_copies (Sim *sim, const ProgStampRun *r, guint32 *stream_last)
+/* The successors that a stamped unit's own dependencies give each of its tasks: the same
+ * for every copy of a template, whose dependencies are the template's shifted, all within
+ * the unit (plan/program.c). Counted on the template's first copy and kept in `counts`
+ * (the template's first task -> its counts). */
+static const guint32 *
+stamp_succ_counts (const ProgProgram *prog, GHashTable *counts, const ProgStampRun *r)
 {
-  const ProgProgram *prog = sim->prog;
-  const SimHot *src = &sim->hot[r->src];
-  const guint32 end = r->first + r->n;
-  for (guint32 i = r->first; i < end; i++, src++)
+  guint32 *c = g_hash_table_lookup (counts, GUINT_TO_POINTER (r->src));
+  if (c != NULL)
+    return c;
+  c = g_new0 (guint32, r->n);
+  for (guint32 i = r->first; i < r->first + r->n; i++)
     {
       const ProgTask *t = prog_task (prog, i);
       const guint32 *deps = prog_task_deps (prog, t);
-      SimHot *h = &sim->hot[i];
       for (guint32 k = 0; k < t->n_deps; k++)
-        sim->succ_first[deps[k] + 1]++;
+        {
+          g_assert (deps[k] >= r->first && deps[k] < r->first + r->n);
+          c[deps[k] - r->first]++;
+        }
+    }
+  g_hash_table_insert (counts, GUINT_TO_POINTER (r->src), c);
+  return c;
+}
+
+/* program_setup's first loop over the tasks of a stamped unit `r` (plan/program.c), a
+ * copy of its template's: each task's SimHot is its template task's but for its stream
+ * links, and its fusion with a stream predecessor before the unit, which is found as for
+ * any task (program_setup); its dependencies are counted in their tasks' successors as
+ * the template's are (stamp_succ_counts: a sequential add per task in place of one
+ * scattered per dependency); returns the task after the unit. */
+static guint32
+setup_copies (Sim *sim, const ProgStampRun *r, guint32 *stream_last, GHashTable *counts)
+{
+  const ProgProgram *prog = sim->prog;
+  /* the arrays in locals: a byte stored through a SimHot (a char type, which may alias
+   * anything) would make the compiler load them from *sim again for every task */
+  SimHot *const hot = sim->hot;
+  guint32 *const succ_first = sim->succ_first;
+  const SimHot *src = &hot[r->src];
+  const guint32 *count = stamp_succ_counts (prog, counts, r) - r->first;
+  const guint32 end = r->first + r->n;
+  memcpy (&sim->what[r->first], &sim->what[r->src], r->n);
+  for (guint32 i = r->first; i < end; i++, src++)
+    {
+      const ProgTask *t = prog_task (prog, i);
+      SimHot *h = &hot[i];
+      succ_first[i + 1] += count[i];
       *h = *src;
       h->next = G_MAXUINT32;
       h->state = 0;
       h->head = 0;
       if (h->recv)
         {
-          sim->succ_first[t->peer_task + 1]++;
+          succ_first[t->peer_task + 1]++;
           sim->ready_at[i] = 0;
         }
-      sim->what[i] = sim->what[i - r->first + r->src];
       guint32 slot = (guint32) t->stage * PROG_STREAM_N + t->stream;
       guint32 prev = stream_last[slot];
       /* (a template precedes its copies on their stage's streams: prev is set) */
-      SimHot *ph = &sim->hot[prev];
+      SimHot *ph = &hot[prev];
       ph->next = i;
       if (prev < r->first)
-        h->fuse = stream_fuse (ph, h, deps, t->n_deps, prev);
+        h->fuse = stream_fuse (ph, h, prog_task_deps (prog, t), t->n_deps, prev);
       stream_last[slot] = i;
     }
   return end;
@@ -1067,32 +1097,35 @@ static guint32
 setup_copies_succ (Sim *sim, const ProgStampRun *r, guint32 *fill, guint32 *last_compute)
 {
   const ProgProgram *prog = sim->prog;
+  SimHot *const hot = sim->hot;                /* in locals, as in setup_copies */
+  guint32 *const succ = sim->succ;
+  const guint32 *const succ_first = sim->succ_first;
   const guint32 end = r->first + r->n, shift = r->first - r->src;
   for (guint32 i = r->first; i < end; i++)
     {
       const ProgTask *t = prog_task (prog, i);
       const guint32 *deps = prog_task_deps (prog, t);
       for (guint32 k = 0; k < t->n_deps; k++)
-        sim->succ[fill[deps[k]]++] = i;
-      if (sim->hot[i].what < 0)
+        succ[fill[deps[k]]++] = i;
+      if (hot[i].what < 0)
         {
           guint32 c = last_compute[t->stage];
           last_compute[t->stage] = i;
           if (c != G_MAXUINT32 && c >= r->first)
-            sim->hot[c].fuse = sim->hot[c - shift].fuse;
+            hot[c].fuse = hot[c - shift].fuse;
           else
             fuse_comm_test (sim, fill, t, deps, c, i);
         }
       else
         {
           if (t->kind == PROG_TASK_RECV)
-            sim->succ[fill[t->peer_task]++] = i;
-          guint32 x = sim->hot[i].next;
+            succ[fill[t->peer_task]++] = i;
+          guint32 x = hot[i].next;
           if (x < end)
-            sim->hot[x].fuse = sim->hot[x - shift].fuse;
-          else if (x != G_MAXUINT32 && sim->hot[x].fuse != SIM_NO_FUSE
-                   && sim->succ_first[i + 1] - sim->succ_first[i] != sim->hot[x].fuse)
-            sim->hot[x].fuse = SIM_NO_FUSE;
+            hot[x].fuse = hot[x - shift].fuse;
+          else if (x != G_MAXUINT32 && hot[x].fuse != SIM_NO_FUSE
+                   && succ_first[i + 1] - succ_first[i] != hot[x].fuse)
+            hot[x].fuse = SIM_NO_FUSE;
         }
     }
   return end;
@@ -1146,6 +1179,7 @@ program_setup (Sim *sim)
           }
     }
   g_autofree guint32 *stream_last = g_new (guint32, n_slots);
+  g_autoptr (GHashTable) stamp_counts = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   for (int i = 0; i < n_slots; i++)
     stream_last[i] = sim->stream_first[i] = G_MAXUINT32;
   /* the program's stamped units (plan/program.c): a copy's task i is its template's task
@@ -1163,7 +1197,7 @@ program_setup (Sim *sim)
     {
       if (G_UNLIKELY (i == run_first))
         {
-          i = setup_copies (sim, &runs[run], stream_last) - 1;
+          i = setup_copies (sim, &runs[run], stream_last, stamp_counts) - 1;
           run++;
           run_first = run < n_runs ? runs[run].first : G_MAXUINT32;
           continue;
