@@ -141,6 +141,11 @@ typedef struct {
   gboolean           zero3;        /* zero3_program: ZeRO-3 layer collectives cost extra */
   gboolean           watched;      /* sim_simulate_watched: stage 0's compute tasks keep
                                     * their completion events (it pauses on them) */
+  SimKey128          held;         /* a completion scheduled but not yet in the heap
+                                    * (try_start: a kernel that nothing waits for), which
+                                    * the kernel fused after it may absorb; pushed when the
+                                    * completion that scheduled it has been handled */
+  guint32            held_id;      /* its task, G_MAXUINT32: none */
   guint32            stop_id;      /* run_events pauses after this task's completion event
                                     * (G_MAXUINT32: none) */
 } Sim;
@@ -443,6 +448,28 @@ heap_fill_hole (Sim *sim)
     heap_settle_root (sim->heap, sim->heap_len, last);
 }
 
+/* Whether every task that waits for task k is `c` (and one at least does not: the
+ * absorption in try_start then takes its dependency off). */
+static inline gboolean
+held_waiters_after (const Sim *sim, guint32 k, guint32 c)
+{
+  for (guint32 i = sim->succ_first[k]; i < sim->succ_first[k + 1]; i++)
+    if (sim->succ[i] != c)
+      return FALSE;
+  return TRUE;
+}
+
+/* Pushes the held completion (try_start), if any. */
+static inline void
+heap_push_held (Sim *sim)
+{
+  if (sim->held_id != G_MAXUINT32)
+    {
+      sim->held_id = G_MAXUINT32;
+      heap_push (sim, sim->held);
+    }
+}
+
 /* Schedules the completion of `id` after `d` seconds, as sim_engine_schedule would
  * (rounded to picoseconds, saturating). */
 G_ALWAYS_INLINE static inline void
@@ -609,6 +636,29 @@ try_start (Sim *sim, guint32 id)
                   && sim->hot[sim->run_task[xh->slot]].next == x
                   && sim->run_end[xh->slot] < end)))
         {
+          if (!xh->head && sim->run_task[xh->slot] == sim->held_id
+              && held_waiters_after (sim, sim->held_id, h->next))
+            {
+              /* the kernel before x, whose completion is held, ends before x starts, and
+               * only the stage's next compute task waits for it, which starts after x
+               * ends (SIM_FUSE_COMM): what its completion event would do is done now,
+               * and the event is dropped. Its kernel count is read by that compute
+               * start alone; its SMs stay booked for x (run_task); x becomes its
+               * stream's head, already running; the next compute task's dependency on
+               * it is counted off, leaving the one on x's stream; the times are those
+               * the event would give. The other events keep their keys, so they fire in
+               * the same order. */
+              guint32 k = sim->held_id;
+              SimHot *kh = &sim->hot[k];
+              sim->held_id = G_MAXUINT32;
+              sim->comm_active[kh->stage]--;
+              kh->state = 2;
+              sim->times[k].end_s = ps_to_s (sim->run_end[xh->slot]);
+              sim->n_done++;
+              xh->head = 1;
+              for (guint32 i = sim->succ_first[k]; i < sim->succ_first[k + 1]; i++)
+                sim->hot[sim->succ[i]].pending--;
+            }
           double t = ps_to_s (end);
           sim->times[id].end_s = t;
           h->state = 2;
@@ -649,6 +699,7 @@ try_start (Sim *sim, guint32 id)
           id = x;
           h = xh;
         }
+      SimKey128 k = key_make (end, ((guint64) sim->seq++ << 32) | id);
       if (h->state == 3 && h->sms > 0)
         {
           /* the kernel (and the chain after it, which holds the same SMs) ends then */
@@ -656,8 +707,16 @@ try_start (Sim *sim, guint32 id)
           sim->run_sms[h->slot] = h->sms;
           sim->run_task[h->slot] = id;
           sim->run_mask[h->stage] |= h->stream_bit;
+          /* its completion is held until the completion being handled is done, so
+           * that a compute task that starts with it and fuses the next kernel of its
+           * stream (SIM_FUSE_COMM) can absorb it (the regather of a backward block's
+           * input beside the block's compute) */
+          heap_push_held (sim);
+          sim->held = k;
+          sim->held_id = id;
+          return;
         }
-      heap_push (sim, key_make (end, ((guint64) sim->seq++ << 32) | id));
+      heap_push (sim, k);
       return;
     }
   schedule_done (sim, id, delay);
@@ -711,6 +770,7 @@ run_events (Sim *sim)
       sim->n_fired++;
       guint32 id = (guint32) key_rest (k);
       on_done (sim, id);
+      heap_push_held (sim);
       if (sim->hole)
         heap_fill_hole (sim);
       if (G_UNLIKELY (id == sim->stop_id))
@@ -1349,7 +1409,10 @@ program_setup (Sim *sim)
   /* every stream head with no dependency starts at time 0 */
   for (int slot = 0; slot < n_slots; slot++)
     if (sim->stream_first[slot] != G_MAXUINT32)
-      try_start (sim, sim->stream_first[slot]);
+      {
+        try_start (sim, sim->stream_first[slot]);
+        heap_push_held (sim);
+      }
 }
 
 /* Runs the events to the end (from a pause too); FALSE with `error` when the program
@@ -1468,6 +1531,7 @@ sim_init (Sim *sim, const ProgProgram *prog, SimCost *cost, const PlanLayout *la
   sim->reissue_ps = cost != NULL && opts->cost.pp_sync_reissue_s > 0
                       ? sim_time_from_s (opts->cost.pp_sync_reissue_s) : 0;
   sim->zero3 = zero3_program (sim);
+  sim->held_id = G_MAXUINT32;
   sim->stop_id = G_MAXUINT32;
 }
 
@@ -2027,7 +2091,8 @@ out:
 
 /* The finished prefix of stage st's units: the first unit, from `from` on, with a task not
  * done. A task fused into a communication chain is marked done (with its final times)
- * when the chain starts. */
+ * when the chain starts, and a kernel whose completion a compute task absorbs when that
+ * compute starts (try_start). */
 static guint32
 done_slots (const Sim *sim, const ProgStage *st, guint32 from)
 {
