@@ -269,6 +269,20 @@ cli_warn_pipeline_bubble (const Plan *p)
 }
 
 void
+cli_warn_untimed (const Plan *p)
+{
+  /* plan/memory.c moves the optimizer states to the host; no task of the step program
+   * (plan/program.c) runs the host's Adam step or the PCIe copies of the gradients and
+   * the updated parameters, so the step time is that of the same plan without offload.
+   * The what-would-fit table says the same of its --optimizer-offload rows (cli-fit.c). */
+  if (p->optimizer_offload)
+    fprintf (stderr, "tandem: warning: --optimizer-offload: the step time leaves out the "
+             "host's optimizer step and the copies of gradients and parameters over PCIe "
+             "(not simulated; the memory is modelled): it is the same plan's step without "
+             "offload\n");
+}
+
+void
 cli_print_json (JsonBuilder *builder)
 {
   g_autoptr (JsonNode) root = json_builder_get_root (builder);

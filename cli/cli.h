@@ -76,6 +76,9 @@ FwStack *cli_stack_lookup (const char *name, GError **error);
 /* On stderr, when micro-batches per step < pp: the bubble it implies and the global
  * batch that gives 4 x pp micro-batches. */
 void cli_warn_pipeline_bubble (const Plan *plan);
+/* On stderr, when the plan asks for what the step program does not simulate (optimizer
+ * offload: its memory is modelled, its time is not), that the step time leaves it out. */
+void cli_warn_untimed (const Plan *plan);
 
 /* Prints the builder's root as pretty JSON on stdout, with a newline. */
 void cli_print_json (JsonBuilder *builder);

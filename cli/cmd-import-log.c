@@ -198,6 +198,7 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
       g_autofree char *text = cli_lookup_error_text (error, stack_name);
       return cli_fail (CLI_EXIT_USAGE, "--framework: %s", text);
     }
+  cli_warn_untimed (&ctx->plan);
   plan_apply_stack_rank_order (&ctx->plan, stack);
   if (!plan_check_stack (&ctx->plan, stack, &error))
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);

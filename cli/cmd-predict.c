@@ -426,6 +426,7 @@ cli_cmd_predict (int argc, char **argv)
       goto out;
     }
   cli_warn_pipeline_bubble (&ctx.plan);
+  cli_warn_untimed (&ctx.plan);
   status = predict_with (&ctx, json, &dba, trace, flops, note, slowdown,
                          (const char *const *) cost, framework);
 out:

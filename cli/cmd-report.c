@@ -354,6 +354,7 @@ cmd_scaling (int argc, char **argv)
         goto out;
       }
   }
+  cli_warn_untimed (&tmpl);
   stack = cli_stack_lookup (framework, &error);
   if (stack == NULL)
     {

@@ -1353,6 +1353,7 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
     return cli_fail (error->domain == SEARCH_ERROR
                      && error->code == SEARCH_ERROR_CONSTRAINT ? CLI_EXIT_USAGE
                      : CLI_EXIT_FAILURE, "%s", error->message);
+  cli_warn_untimed (&spec->base);   /* every candidate keeps the base plan's offload */
   /* the input is read and the space stands: from here on a rank's failure is its own */
   stderr_restore (&saved_stderr);
   guint64 n = search_space_size (space);

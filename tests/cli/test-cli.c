@@ -613,6 +613,51 @@ test_predict_bubble_warning (void)
   run_result_clear (&r);
 }
 
+/* --optimizer-offload moves the optimizer states to the host in the memory model, but the
+ * step program has no host optimizer step and no PCIe copies, so the step time is the one
+ * of the same plan without offload (asserted below: equal to the last digit). predict
+ * printed it as the prediction without a word, while the what-would-fit table marks its
+ * offload rows "step time not modelled"; now predict, search, report scaling and
+ * import-log say so on stderr, and say nothing without offload. */
+static void
+test_untimed_offload_warning (void)
+{
+  static const char *const warn = "tandem: warning: --optimizer-offload: the step time leaves "
+    "out the host's optimizer step and the copies of gradients and parameters over PCIe (not "
+    "simulated; the memory is modelled): it is the same plan's step without offload\n";
+  RunResult a = { 0 }, b = { 0 };
+  run_tandem ("predict --model llama3-8b --gpus 8 --tp 8 --gbs 8 --seq-length 2048 --no-db "
+              "--json --optimizer-offload", &a);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_cmpstr (a.err, ==, warn);
+  run_tandem ("predict --model llama3-8b --gpus 8 --tp 8 --gbs 8 --seq-length 2048 --no-db "
+              "--json", &b);
+  g_assert_cmpint (b.status, ==, 0);
+  g_assert_null (strstr (b.err, "warning"));
+  g_autoptr (JsonParser) pa = json_parser_new ();
+  g_autoptr (JsonParser) pb = json_parser_new ();
+  g_assert_cmpfloat (json_object_get_double_member (parse_object (a.out, pa), "step_time_s"),
+                     ==, json_object_get_double_member (parse_object (b.out, pb),
+                                                        "step_time_s"));
+  run_result_clear (&a);
+  run_result_clear (&b);
+  static const char *const others[] = {
+    "search --model llama3-8b --gpus 8 --gbs 8 --seq-length 2048 --tp 8 --top 1 --no-db "
+    "--optimizer-offload",
+    "report scaling --model llama3-8b --gpus 8,16 --tp 8 --gbs 16 --seq-length 2048 --strong "
+    "--json --optimizer-offload",
+    "import-log {DATA}/logs/torchtitan.log --model llama3-8b --gpus 8 --sharding zero3 --gbs 8 "
+    "--seq-length 8192 --no-db --optimizer-offload",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (others); i++)
+    {
+      run_tandem (others[i], &a);
+      g_assert_cmpint (a.status, ==, 0);
+      g_assert_nonnull (strstr (a.err, warn));
+      run_result_clear (&a);
+    }
+}
+
 /* An FSDP stack named by --framework says when the plan shards less than the stack's
  * default (pytorch-fsdp: zero3 in its preset; Megatron's flag default is none), and says
  * nothing once the plan follows it or for megatron-core (zero1 is not FSDP). Llama 3 8B on
@@ -1112,6 +1157,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/errors/preset-names-any-case", test_preset_names_any_case);
   g_test_add_func ("/cli/plan/recompute-activations", test_recompute_activations);
   g_test_add_func ("/cli/predict/bubble-warning", test_predict_bubble_warning);
+  g_test_add_func ("/cli/predict/untimed-offload-warning", test_untimed_offload_warning);
   g_test_add_func ("/cli/predict/stack-sharding-note", test_predict_stack_sharding_note);
   g_test_add_func ("/cli/predict/trace-store", test_predict_trace_store);
   g_test_add_func ("/cli/predict/oom", test_predict_oom);
