@@ -834,7 +834,7 @@ typedef struct {
   int               *comm;     /* [SIM_KINDS] running communication tasks */
   double            *busy;     /* [SIM_KINDS] */
   int                compute;  /* running compute tasks */
-  double             compute_s, end_s;
+  double             compute_s;
 } Sweep;
 
 /* Takes the point of stream `ss` at time bt (its next; the caller has charged the time
@@ -855,7 +855,6 @@ sweep_point (Sweep *w, SweepStream *ss, double bt, gboolean chain)
         {
           const SimTaskTime *tt = &w->times[id];
           double d = tt->end_s - tt->start_s;
-          w->end_s = MAX (w->end_s, tt->end_s);
           if (d > 0)
             {
               gint8 r = w->rank[id];
@@ -929,7 +928,7 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_r
   /* by rank (kind_rank): running tasks, busy and exposed time */
   int comm[SIM_KINDS] = { 0 };
   double busy[SIM_KINDS] = { 0 }, exposed[SIM_KINDS] = { 0 };
-  Sweep w = { times, task_rank, hot, comm, busy, 0, 0, 0 };
+  Sweep w = { times, task_rank, hot, comm, busy, 0, 0 };
   double last = 0, bubble = 0;
   /* the next snapshot time (+inf when none is left), and the least point that needs
    * more than the usual step: that, or the end (G_MAXDOUBLE: every stream done), so
@@ -1007,7 +1006,9 @@ stage_stats (const ProgProgram *p, const SimTaskTime *times, const gint8 *task_r
               rest = others[i];
         }
     }
-  st->end_s = w.end_s;
+  /* the stage's last end is its last point: every task has its start as a point and its
+   * end too where it lasts (else its end is its start) */
+  st->end_s = last;
   st->compute_s = w.compute_s;
   st->bubble_s = bubble;
   for (int j = 0; j < SIM_KINDS; j++)
