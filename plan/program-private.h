@@ -38,6 +38,8 @@ typedef struct {
   gboolean attn_dropout;  /* unfused attention: dropout on the probabilities */
   /* pipeline peers: send task ids keyed by (backward, mb, model chunk) */
   gint32 *send_of;
+  GArray *recvs;        /* the RECV tasks' ids (guint32) as they are added, so that their
+                         * peers are resolved without a pass over every task */
   /* torch.distributed.pipelining's lock step (plan.h pp_lockstep; program.c lockstep_*):
    * the steps of the longest rank's table, and the tasks the stage's next unit waits for
    * (add_task gives them to the first task it adds, then empties the list) */

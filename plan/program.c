@@ -193,6 +193,8 @@ pp_p2p (Builder *bd, ProgTaskKind kind, ProgPhase phase, int mb, int chunk, int 
   t->axis = PLAN_AXIS_PP;
   t->bytes = bytes;
   t->peer_stage = peer;
+  if (!send)
+    g_array_append_val (bd->recvs, id);
   return id;
 }
 
@@ -1523,6 +1525,10 @@ expand_pair (Builder *bd, const ProgSlot *f, const ProgSlot *b, GArray *bucket_d
         if (deps[d] >= start)
           deps[d] = start + newpos[deps[d] - start];
     }
+  /* the receives among the pair's tasks, the last ones added */
+  for (guint r = bd->recvs->len; r > 0 && g_array_index (bd->recvs, guint32, r - 1) >= start; r--)
+    g_array_index (bd->recvs, guint32, r - 1)
+      = start + newpos[g_array_index (bd->recvs, guint32, r - 1) - start];
   gint32 keys[2] = { send_key (bd, 0, f->mb, mcf), send_key (bd, 1, b->mb, mcb) };
   for (int i = 0; i < 2; i++)
     if (bd->send_of[keys[i]] >= (gint32) start)
@@ -1965,6 +1971,7 @@ typedef struct {
   guint32 first, n;        /* the template's tasks */
   guint32 dep_first, n_deps;
   gint32  send;            /* its SEND, relative to first (-1 none) */
+  gint32  recv;            /* its RECV, relative to first (-1 none, -2 several) */
   gint16  mb;
   gint8   state;           /* 0 none yet, 1 usable, -1 not usable */
 } UnitStamp;
@@ -1999,6 +2006,7 @@ stamp_keep (Builder *bd, UnitStamp *u, const ProgSlot *slot, guint32 first, guin
   u->n_deps = prog->deps->len - dep_first;
   u->mb = slot->mb;
   u->send = -1;
+  u->recv = -1;
   u->state = 1;
   for (guint32 i = 0; i < u->n_deps; i++)
     if (g_array_index (prog->deps, guint32, dep_first + i) < first)
@@ -2012,6 +2020,8 @@ stamp_keep (Builder *bd, UnitStamp *u, const ProgSlot *slot, guint32 first, guin
             u->state = -1;      /* one send a unit (expand_slot) */
           u->send = (gint32) i;
         }
+      if (t->kind == PROG_TASK_RECV)
+        u->recv = u->recv == -1 ? (gint32) i : -2;
       if (t->mb != slot->mb || t->host_sync || t->dep_first < dep_first
           || t->dep_first + t->n_deps > dep_first + u->n_deps)
         u->state = -1;
@@ -2045,6 +2055,16 @@ stamp_copy (Builder *bd, const UnitStamp *u, const ProgSlot *slot)
       if (t->kind == PROG_TASK_RECV)
         t->peer_task += key_shift;
     }
+  /* the copy's receives, for prog_program_new to resolve (bd->recvs) */
+  if (u->recv >= 0)
+    {
+      guint32 r = first + (guint32) u->recv;
+      g_array_append_val (bd->recvs, r);
+    }
+  else if (u->recv == -2)
+    for (guint32 i = 0; i < u->n; i++)
+      if (to[i].kind == PROG_TASK_RECV)
+        g_array_append_val (bd->recvs, to[i].id);
   prog->stamped_units++;
   ProgStampRun run = { first, u->n, u->first };
   g_array_append_val (prog->stamps, run);
@@ -2520,6 +2540,7 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   /* with torch's lock step, the empty messages' keys follow the transfers' */
   int n_keys = 2 * bd.m_micro * bd.n_model_chunks;
   bd.gate = g_array_new (FALSE, FALSE, sizeof (gint32));
+  bd.recvs = g_array_new (FALSE, FALSE, sizeof (guint32));
   if (lockstep_applies (&bd))
     {
       g_autofree int *step = g_new (int, 2 * bd.m_micro * plan->vpp + 1);
@@ -2769,11 +2790,11 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
   g_free (bd.w_split);
   /* resolve pipeline peers: a RECV's peer_task held the key of its SEND */
   gboolean ok = TRUE;
-  for (guint32 i = 0; i < prog->tasks->len; i++)
+  for (guint r = 0; r < bd.recvs->len; r++)
     {
+      guint32 i = g_array_index (bd.recvs, guint32, r);
       ProgTask *t = &g_array_index (prog->tasks, ProgTask, i);
-      if (t->kind != PROG_TASK_RECV)
-        continue;
+      g_assert (t->kind == PROG_TASK_RECV);
       gint32 send = bd.send_of[t->peer_task];
       if (send < 0)
         {
@@ -2784,6 +2805,7 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
       g_array_index (prog->tasks, ProgTask, send).peer_task = (gint32) i;
     }
   g_free (bd.send_of);
+  g_array_free (bd.recvs, TRUE);
   g_array_free (bd.pair_key, TRUE);
   g_free (bd.pair_order);
   g_free (bd.pair_newpos);
