@@ -187,6 +187,13 @@ cli_options_error_text (GOptionContext *octx, const GError *error, const char *c
       if (near != NULL)
         return near;
     }
+  /* GOption takes string options as UTF-8 (main sets LC_CTYPE to C.UTF-8); a value in
+   * another encoding, a Latin-1 file name say, stopped at GLib's bare "Invalid byte
+   * sequence in conversion input" */
+  if (error->domain == G_CONVERT_ERROR)
+    return g_strdup_printf ("an option's value is not UTF-8 text, which names, notes and "
+                            "--model, --cluster or --framework files must be (hint: rename "
+                            "the file, or link to it under a UTF-8 name; %s --help)", command);
   /* a message with its own hint (a plan file's error) needs no second one */
   if (strstr (error->message, "(hint: ") != NULL)
     return g_strdup (error->message);

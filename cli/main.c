@@ -97,6 +97,11 @@ int
 main (int argc, char **argv)
 {
   setlocale (LC_ALL, "C");
+  /* Text is UTF-8 whatever the user's locale: GOption converts each string option from
+   * the locale's charset to UTF-8, which in the C locale is ASCII, so --model ./josé.json
+   * or --note café failed with GLib's "Invalid byte sequence in conversion input". Only
+   * the character type moves (numbers stay C's); where C.UTF-8 is missing, C stays. */
+  setlocale (LC_CTYPE, "C.UTF-8");
   /* a reader that goes away makes writes fail with EPIPE instead of killing the process
    * half-way: what was computed is still stored (finish_stdout) */
   signal (SIGPIPE, SIG_IGN);

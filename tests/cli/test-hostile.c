@@ -409,6 +409,41 @@ test_flag_messages (void)
                 "--memory-headroom '1e30': GiB to keep free, a number from 0 to 1000000");
 }
 
+/* Text outside ASCII in string options: main forced the C locale, whose charset is
+ * ASCII, and GOption converts string options from it, so a model file under a UTF-8 name
+ * (--model {TMP}/jos\xc3\xa9.json) or a --note caf\xc3\xa9 failed with GLib's "Invalid
+ * byte sequence in conversion input" (hint: --help), naming neither the option nor the
+ * cause. UTF-8 now passes, stored and shown as given; a name that is not UTF-8 (Latin-1
+ * \xe9) is refused by name. */
+static void
+test_utf8_arguments (void)
+{
+  g_autofree char *dir = make_tmp ();
+  g_autofree char *text = NULL;
+  g_autofree char *preset = g_test_build_filename (G_TEST_DIST, "..", "models", "presets",
+                                                   "llama3-8b.json", NULL);
+  g_assert_true (g_file_get_contents (preset, &text, NULL, NULL));
+  write_file (dir, "jos\xc3\xa9.json", text);
+  write_file (dir, "bad\xe9.json", text);
+  RunResult r = { 0 };
+  run_tandem ("predict --model {TMP}/jos\xc3\xa9.json --gpus 8 --tp 8 --gbs 8 --seq-length 2048 "
+              "--db {TMP}/t.db --note caf\xc3\xa9", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "prediction: jos\xc3\xa9 on h100-24k (8 GPUs)"));
+  run_result_clear (&r);
+  run_tandem ("runs show 1 --db {TMP}/t.db --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "note"), ==,
+                   "caf\xc3\xa9");
+  run_result_clear (&r);
+  assert_error ("predict --model {TMP}/bad\xe9.json --gpus 8 --tp 8 --gbs 8 --no-db", 2,
+                "an option's value is not UTF-8 text, which names, notes and --model, "
+                "--cluster or --framework files must be (hint: rename the file, or link to it "
+                "under a UTF-8 name; tandem predict --help)");
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -423,5 +458,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/hostile/validate-cost-flag", test_validate_cost_flag);
   g_test_add_func ("/cli/hostile/contradicting-flags", test_contradicting_flags);
   g_test_add_func ("/cli/hostile/flag-messages", test_flag_messages);
+  g_test_add_func ("/cli/hostile/utf8-arguments", test_utf8_arguments);
   return g_test_run ();
 }
