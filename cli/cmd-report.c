@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/cli-table.h"
 #include "results/report.h"
+#include "sim/search.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -303,6 +304,11 @@ cmd_scaling (int argc, char **argv)
                              "chooses it at each size, so the flag would be ignored (hint: "
                              "drop it, or tandem search --gpus A,B,... %s ... for a narrowed "
                              "search per size)", fixed, fixed);
+          goto out;
+        }
+      if (!search_base_check (&tmpl, &error))
+        {
+          status = cli_fail (CLI_EXIT_USAGE, "--plan-per-size search: %s", error->message);
           goto out;
         }
     }

@@ -1754,6 +1754,11 @@ cli_cmd_search (int argc, char **argv)
                          "model, cluster and batch as flags (hint: drop --plan)");
       goto out;
     }
+  if (!search_base_check (&o.spec.base, &error))
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+      goto out;
+    }
   {
     const char *model = o.args.model_name ? o.args.model_name : CLI_DEFAULT_MODEL;
     const char *cluster = o.args.cluster_name ? o.args.cluster_name : CLI_DEFAULT_CLUSTER;

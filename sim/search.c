@@ -412,6 +412,50 @@ constraint (GError **error, const char *format, ...)
   return FALSE;
 }
 
+gboolean
+search_base_check (const Plan *base, GError **error)
+{
+  /* the fields search_cand_to_plan overwrites that no search flag sets: taken in silence,
+   * they were ignored, and each row's `tandem predict` line (which repeats the typed
+   * flags) then failed (--dp 3) or predicted another step (--overlap-grad-reduce) */
+  Plan d;
+  plan_init_defaults (&d);
+  const char *flag = NULL, *hint = NULL;
+  if (base->dp_given != d.dp_given)
+    flag = "--dp", hint = "the search derives dp from the GPUs and the degrees; narrow "
+                          "--gpus, --tp, --cp or --pp instead";
+  else if (base->dp_replicate != d.dp_replicate)
+    flag = "--data-parallel-replicate-degree", hint = "--sharding hsdp:K";
+  else if (base->etp != d.etp)
+    flag = "--expert-tensor-parallel-size", hint = "the search tries etp 1 and etp = tp; "
+                                                   "drop it";
+  else if (base->layers_per_virtual_stage != d.layers_per_virtual_stage)
+    flag = "--num-layers-per-virtual-pipeline-stage", hint = "--vpp N";
+  else if (base->first_stage_layers != d.first_stage_layers
+           || base->last_stage_layers != d.last_stage_layers)
+    flag = "--decoder-first/last-pipeline-num-layers", hint = "the search splits the layers "
+                                                              "itself; drop it";
+  else if (base->account_embedding != d.account_embedding
+           || base->account_loss != d.account_loss)
+    flag = "--account-for-embedding/loss-in-pipeline-split",
+    hint = "the search takes that split where the layers split no other way; drop it";
+  else if (base->recompute != d.recompute)
+    flag = "--recompute-activations", hint = "--recompute selective";
+  else if (base->recompute_method != d.recompute_method
+           || base->recompute_num_layers != d.recompute_num_layers)
+    flag = "--recompute-method/--recompute-num-layers", hint = "--recompute none,selective,"
+                                                               "full (full: every layer)";
+  else if (base->overlap_grad_reduce != d.overlap_grad_reduce
+           || base->overlap_param_gather != d.overlap_param_gather)
+    flag = "--overlap-grad-reduce/--overlap-param-gather", hint = "--dp-overlap on";
+  plan_clear (&d);
+  if (flag == NULL)
+    return TRUE;
+  constraint (error, "%s: the search sets it for each candidate, so the flag would be "
+              "ignored (hint: %s)", flag, hint);
+  return FALSE;
+}
+
 /* The most balanced split of L layers into `chunks` model chunks: even when it divides,
  * else middle chunks of q = ceil(L / chunks) and first/last sharing the rest, each at
  * most q and at least 1. FALSE when neither exists. */

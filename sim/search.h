@@ -116,6 +116,12 @@ void search_spec_clear (SearchSpec *spec);    /* frees the lists, drops the refs
  * scaling --plan-per-size search` both use it, so they search the same space. */
 gboolean search_spec_set_stack (SearchSpec *spec, FwStack *stack, GError **error);
 
+/* FALSE with SEARCH_ERROR_CONSTRAINT when the base plan (from plan flags, before any stack)
+ * sets a field that every candidate sets for itself (search_candidate_plan: dp, expert
+ * TP, the layer split, recompute's method, DP overlap, ...): the search would ignore it.
+ * The message names the flag and the search's own way to ask for it. */
+gboolean search_base_check (const Plan *base, GError **error);
+
 typedef struct SearchSpace SearchSpace;
 
 /* Enumerates the space. FALSE-like NULL with SEARCH_ERROR_CONSTRAINT when the constraints

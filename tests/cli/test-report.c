@@ -722,6 +722,15 @@ test_search_per_size_fixed_flag (Fixture *f, gconstpointer data)
                    "chooses it at each size, so the flag would be ignored (hint: drop it, or "
                    "tandem search --gpus A,B,... --tp ... for a narrowed search per size)\n");
   run_result_clear (&a);
+  /* a flag that sets what each searched candidate sets for itself (search_base_check), as
+   * `tandem search` refuses it: DP overlap is the search's --dp-overlap */
+  run_report ("report scaling --model llama3-8b --cluster dgx-h100-superpod --gpus 8,16 "
+              "--gbs 64 --strong --plan-per-size search --overlap-grad-reduce --json", NULL, &a);
+  g_assert_cmpint (a.status, ==, 2);
+  g_assert_cmpstr (a.err, ==, "tandem: error: --plan-per-size search: --overlap-grad-reduce/"
+                   "--overlap-param-gather: the search sets it for each candidate, so the flag "
+                   "would be ignored (hint: --dp-overlap on)\n");
+  run_result_clear (&a);
 }
 
 /* --plan-per-size search is `tandem search` at that size (README): the same stack's

@@ -1311,6 +1311,25 @@ test_contradiction (void)
     { "--tp 4 --pp 3,6",
       "tandem: error: --tp 4 --pp 3,6: no tp x cp x pp of these values divides --gpus 16, so "
       "no data-parallel degree is left (hint: degrees whose product divides the GPU count)\n" },
+    /* a plan flag that sets what every candidate sets for itself was ignored, and each
+     * row's printed `tandem predict` line repeated it: --dp 3 made that line fail (16
+     * GPUs / (tp x cp x pp) is never 3), --overlap-grad-reduce with --dp-overlap off
+     * made it predict a step with DP overlap the row was not simulated with. Named, with
+     * the search's own flag for it. */
+    { "--dp 3",
+      "tandem: error: --dp: the search sets it for each candidate, so the flag would be "
+      "ignored (hint: the search derives dp from the GPUs and the degrees; narrow --gpus, "
+      "--tp, --cp or --pp instead)\n" },
+    { "--overlap-grad-reduce --dp-overlap off",
+      "tandem: error: --overlap-grad-reduce/--overlap-param-gather: the search sets it for "
+      "each candidate, so the flag would be ignored (hint: --dp-overlap on)\n" },
+    { "--pp 2 --decoder-first-pipeline-num-layers 5",
+      "tandem: error: --decoder-first/last-pipeline-num-layers: the search sets it for each "
+      "candidate, so the flag would be ignored (hint: the search splits the layers itself; "
+      "drop it)\n" },
+    { "--num-layers-per-virtual-pipeline-stage 4 --pp 2",
+      "tandem: error: --num-layers-per-virtual-pipeline-stage: the search sets it for each "
+      "candidate, so the flag would be ignored (hint: --vpp N)\n" },
     { "--mbs 128",
       "tandem: error: --mbs 128 divides no local batch: global batch 64 / dp leaves at most 64 "
       "sequences per data-parallel rank on --gpus 16 (hint: an --mbs dividing the local "
