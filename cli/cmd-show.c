@@ -548,11 +548,18 @@ show_cluster (const char *name, gboolean json)
     printf ("  %s\n", c->description);
   /* a device without BF16 (V100) shows its FP16 rate */
   const gboolean no_bf16 = !(d->peak_flops[TOPO_DTYPE_BF16] > 0);
-  printf ("\ndevice %s: %s %s dense, %s HBM at %s, %u SMs, %d x %s NIC\n", d->name,
+  /* "sms" and the NICs are optional in a cluster file (topology/cluster-load.c): 0 is
+   * not given, printed as such rather than as a device of 0 SMs */
+  g_autofree char *sms = d->sms > 0 ? g_strdup_printf ("%u SM%s", d->sms, d->sms == 1 ? "" : "s")
+                                    : g_strdup ("SMs not given");
+  g_autofree char *nics = c->nics_per_device > 0 && c->nic_Bps > 0
+                          ? g_strdup_printf ("%d x %s NIC", c->nics_per_device,
+                                             cli_fmt_si (c->nic_Bps * 8, "b/s"))
+                          : g_strdup ("no scale-out NIC given");
+  printf ("\ndevice %s: %s %s dense, %s HBM at %s, %s, %s\n", d->name,
           cli_fmt_si (d->peak_flops[no_bf16 ? TOPO_DTYPE_FP16 : TOPO_DTYPE_BF16], "FLOP/s"),
           no_bf16 ? "FP16 (no BF16)" : "BF16", cli_fmt_bytes (d->hbm_bytes),
-          cli_fmt_si (d->hbm_Bps, "B/s"), d->sms, c->nics_per_device,
-          cli_fmt_si (c->nic_Bps * 8, "b/s"));
+          cli_fmt_si (d->hbm_Bps, "B/s"), sms, nics);
   SimCostOptions co;
   sim_cost_options_init (&co, c);
   if (co.nccl_ctas_nvlink > 0)

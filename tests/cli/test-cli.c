@@ -67,6 +67,17 @@ test_show_cluster_json (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "24,576"));
   g_assert_nonnull (strstr (r.out, "1.88 PiB"));
+  g_assert_nonnull (strstr (r.out, "132 SMs, 1 x 400 Gb/s NIC\n"));
+  run_result_clear (&r);
+  /* a device whose preset gives no SM count (H20: hgx-h20-cluster.json has no "sms") and
+   * a host without a scale-out NIC: "not given", not "0 SMs" and "0 x 0 b/s NIC" */
+  run_tandem ("show cluster hgx-h20-cluster", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "at 4 TB/s, SMs not given, 1 x 400 Gb/s NIC\n"));
+  run_result_clear (&r);
+  run_tandem ("show cluster cpu-host", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, ", 1 SM, no scale-out NIC given\n"));
   run_result_clear (&r);
 }
 
