@@ -120,7 +120,7 @@ predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
    * period. On the step of 48, tau - T falls at stage 0's unit 54 (7 after its first
    * backward), tau at 118, and 28 units of the 1F1B phase are left before the cool-down
    * (146): not a second period to skip. So its m256 prediction simulates 2.98 times the
-   * tasks of the m16 one (91,278 against 30,606; instructions 2.87 times, callgrind), and
+   * tasks of the m16 one (91,278 against 30,606; instructions 2.82 times, callgrind), and
    * no trial that watches a period can go below about 2.5 (a step of 40, were its last
    * group the step's): the m16 step, 64 units on stage 0, is shorter than that stage's
    * warm-up and cool-down together (92). Issue 11's 5(c) ratio of 2 needs a proof of the
@@ -134,9 +134,10 @@ predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
    * increments taken from the nearest stage that shows one (8; 15 for stage 0) miss stage
    * 0's exposed PP time at m = 256 by 80% and its bubble by 43%; taken from the steps of
    * 16 and 32, stage 3's exposed PP time by 450% (24 of 208 figures beyond 0.1%). And the
-   * trial of 48 without its statistics and check (events 17.35 M, set-up 11.71 M, program
-   * 5.72 M instructions, callgrind) already costs 2.09 times the whole m16 prediction
-   * (16.63 M), so no cheaper bookkeeping in the trial reaches 2 either. */
+   * trial of 48 without its statistics and check (events 15.90 M, set-up 10.20 M, program
+   * 5.50 M instructions, callgrind; 17.35, 11.71 and 5.72 M before the absorbed re-gathers
+   * and the cheaper set-up) already costs 2.14 times the whole m16 prediction (14.74 M;
+   * 16.63 M before), so no cheaper bookkeeping in the trial reaches 2 either. */
   int w0 = inter ? 2 * (pp - 1) + (v - 1) * q : pp - 1;
   static const int half_periods_inter[] = { 3, 8, 16, 64 };
   static const int half_periods_1f1b[] = { 6, 16, 64 };
