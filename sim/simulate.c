@@ -141,10 +141,11 @@ typedef struct {
   gboolean           zero3;        /* zero3_program: ZeRO-3 layer collectives cost extra */
   gboolean           watched;      /* sim_simulate_watched: stage 0's compute tasks keep
                                     * their completion events (it pauses on them) */
-  SimKey128          held;         /* a completion scheduled but not yet in the heap
-                                    * (try_start: a kernel that nothing waits for), which
-                                    * the kernel fused after it may absorb; pushed when the
-                                    * completion that scheduled it has been handled */
+  SimKey128          held;         /* the completion of a kernel that holds SMs, just
+                                    * scheduled and not yet in the heap (try_start): a
+                                    * compute task that starts in the same handler and
+                                    * fuses the kernel after it may absorb it; pushed when
+                                    * the completion being handled is done */
   guint32            held_id;      /* its task, G_MAXUINT32: none */
   guint32            stop_id;      /* run_events pauses after this task's completion event
                                     * (G_MAXUINT32: none) */
@@ -448,8 +449,8 @@ heap_fill_hole (Sim *sim)
     heap_settle_root (sim->heap, sim->heap_len, last);
 }
 
-/* Whether every task that waits for task k is `c` (and one at least does not: the
- * absorption in try_start then takes its dependency off). */
+/* Whether every task that waits for task k, if any does, is `c` (the absorption in
+ * try_start then counts k off c's dependencies). */
 static inline gboolean
 held_waiters_after (const Sim *sim, guint32 k, guint32 c)
 {
