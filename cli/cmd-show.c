@@ -794,6 +794,105 @@ show_framework (const char *name, gboolean json)
   return CLI_EXIT_OK;
 }
 
+/* `show models|clusters|frameworks`: the presets of a kind, one a row, with what tells
+ * them apart (the plural a user types first; `show model` without a name only named them
+ * in an error line). */
+static int
+show_presets (const char *kind, gboolean json)
+{
+  const gboolean models = g_str_equal (kind, "models"), clusters = g_str_equal (kind, "clusters");
+  g_auto (GStrv) names = models ? model_preset_names () : clusters ? topo_preset_names ()
+                                                                  : fw_stack_preset_names ();
+  g_autoptr (CliTable) t = cli_table_new ();
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_array (b);
+  if (models)
+    {
+      cli_table_add_column (t, "model", CLI_ALIGN_LEFT);
+      cli_table_add_column (t, "model_type", CLI_ALIGN_LEFT);
+      cli_table_add_column (t, "layers", CLI_ALIGN_RIGHT);
+      cli_table_add_column (t, "parameters", CLI_ALIGN_RIGHT);
+      cli_table_add_column (t, "active", CLI_ALIGN_RIGHT);
+    }
+  else if (clusters)
+    {
+      cli_table_add_column (t, "cluster", CLI_ALIGN_LEFT);
+      cli_table_add_column (t, "GPUs", CLI_ALIGN_RIGHT);
+      cli_table_add_column (t, "device", CLI_ALIGN_LEFT);
+      cli_table_add_column (t, "HBM", CLI_ALIGN_RIGHT);
+    }
+  else
+    {
+      cli_table_add_column (t, "framework", CLI_ALIGN_LEFT);
+      cli_table_add_column (t, "description", CLI_ALIGN_LEFT);
+    }
+  for (char **n = names; *n != NULL; n++)
+    {
+      g_autoptr (GError) error = NULL;
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, *n);
+      cli_table_add_row (t);
+      cli_table_cell (t, "%s", *n);
+      if (models)
+        {
+          g_autoptr (ModelSpec) m = model_spec_load_preset (*n, &error);
+          if (m == NULL)
+            return cli_fail (CLI_EXIT_FAILURE, "preset %s: %s", *n, error->message);
+          ModelParams p;
+          model_spec_params (m, &p);
+          cli_table_cell (t, "%s", m->model_type);
+          cli_table_cell (t, "%" G_GUINT64_FORMAT, m->n_layers);
+          cli_table_cell (t, "%s", cli_fmt_count (p.total));
+          cli_table_cell (t, "%s", p.active != p.total ? cli_fmt_count (p.active) : "-");
+          json_builder_set_member_name (b, "model_type");
+          json_builder_add_string_value (b, m->model_type);
+          json_builder_set_member_name (b, "n_layers");
+          json_builder_add_int_value (b, (gint64) m->n_layers);
+          json_builder_set_member_name (b, "params");
+          json_builder_add_int_value (b, (gint64) p.total);
+          json_builder_set_member_name (b, "active_params");
+          json_builder_add_int_value (b, (gint64) p.active);
+        }
+      else if (clusters)
+        {
+          g_autoptr (TopoCluster) c = topo_cluster_load_preset (*n, &error);
+          if (c == NULL)
+            return cli_fail (CLI_EXIT_FAILURE, "preset %s: %s", *n, error->message);
+          cli_table_cell (t, "%s", cli_fmt_count (c->n_devices));
+          cli_table_cell (t, "%s", c->device.name);
+          cli_table_cell (t, "%s", cli_fmt_bytes ((double) c->device.hbm_bytes));
+          json_builder_set_member_name (b, "gpus");
+          json_builder_add_int_value (b, (gint64) c->n_devices);
+          json_builder_set_member_name (b, "device");
+          json_builder_add_string_value (b, c->device.name);
+          json_builder_set_member_name (b, "hbm_bytes");
+          json_builder_add_int_value (b, (gint64) c->device.hbm_bytes);
+        }
+      else
+        {
+          g_autoptr (FwStack) f = fw_stack_load_preset (*n, &error);
+          if (f == NULL)
+            return cli_fail (CLI_EXIT_FAILURE, "preset %s: %s", *n, error->message);
+          cli_table_cell (t, "%s", f->description ? f->description : "-");
+          json_builder_set_member_name (b, "description");
+          json_builder_add_string_value (b, f->description);
+        }
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  if (json)
+    {
+      cli_print_json (b);
+      return CLI_EXIT_OK;
+    }
+  cli_table_print (t, stdout, "");
+  printf ("\n(tandem show %s NAME for one; --%s NAME takes a preset or a file)\n",
+          models ? "model" : clusters ? "cluster" : "framework",
+          models ? "model" : clusters ? "cluster" : "framework");
+  return CLI_EXIT_OK;
+}
+
 int
 cli_cmd_show (int argc, char **argv)
 {
@@ -814,15 +913,26 @@ cli_cmd_show (int argc, char **argv)
   if (!g_option_context_parse (octx, &argc, &argv, &error))
     return cli_fail_options (octx, error, "tandem show");
   static const char *const kinds[] = { "model", "cluster", "framework", "conventions",
-                                       "glossary", NULL };
+                                       "glossary", "models", "clusters", "frameworks", NULL };
   if (argc >= 2 && !g_strv_contains (kinds, argv[1]))
     {
       g_autofree char *near = cli_did_you_mean (argv[1], kinds);
       return cli_fail (CLI_EXIT_USAGE, "cannot show '%s'%s (hint: model, cluster, framework, "
-                       "conventions or glossary)", argv[1], near);
+                       "conventions or glossary; models, clusters or frameworks lists the "
+                       "presets)", argv[1], near);
     }
-  /* a word too many is named (conventions takes none, the others one) */
-  const int words = g_str_equal (argc >= 2 ? argv[1] : "", "conventions") ? 2 : 3;
+  /* a word too many is named (conventions and the lists take none, the others one) */
+  const char *what = argc >= 2 ? argv[1] : "";
+  const gboolean listing = g_str_equal (what, "models") || g_str_equal (what, "clusters")
+                           || g_str_equal (what, "frameworks");
+  const int words = g_str_equal (what, "conventions") || listing ? 2 : 3;
+  /* a plural with a name is the singular slipped: `show frameworks torchtitan` */
+  if (listing && argc == 3)
+    {
+      g_autofree char *one = g_strndup (what, strlen (what) - 1);
+      return cli_fail (CLI_EXIT_USAGE, "show %s lists the presets and takes no name (did you "
+                       "mean '%s'?) (hint: tandem show %s %s)", what, one, one, argv[2]);
+    }
   if (argc > words)
     return cli_fail (CLI_EXIT_USAGE, "show %s: unexpected argument '%s' (hint: tandem show %s%s; "
                      "quote a file name with spaces)", argv[1], argv[words], argv[1],
@@ -830,6 +940,8 @@ cli_cmd_show (int argc, char **argv)
                                                                           : " NAME|FILE");
   if (argc == 2 && g_str_equal (argv[1], "conventions"))
     return show_conventions (json);
+  if (argc == 2 && listing)
+    return show_presets (argv[1], json);
   if ((argc == 2 || argc == 3) && g_str_equal (argv[1], "glossary"))
     return cli_show_glossary (argc == 3 ? argv[2] : NULL, json);
   if (argc == 2 && (g_str_equal (argv[1], "model") || g_str_equal (argv[1], "cluster")

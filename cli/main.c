@@ -16,7 +16,7 @@ typedef struct {
 } CliCommand;
 
 static const CliCommand commands[] = {
-  { "show",   cli_cmd_show,   "show model|cluster|framework NAME|FILE, show conventions|glossary: parameters, FLOPs; levels; stack; MFU's FLOP counts; terms" },
+  { "show",   cli_cmd_show,   "show model|cluster|framework NAME|FILE, show models|clusters|frameworks, show conventions|glossary: parameters, FLOPs; levels; stack; the presets; MFU's FLOP counts; terms" },
   { "plan",   cli_cmd_plan,   "plan show [plan flags]: degrees, pipeline stages, rank layout" },
   { "memory", cli_cmd_memory, "memory [plan flags]: peak memory per GPU by category and stage" },
   { "predict", cli_cmd_predict, "predict [plan flags] [--trace F] [--db F]: simulate one step" },

@@ -81,6 +81,48 @@ test_show_cluster_json (void)
   run_result_clear (&r);
 }
 
+/* `show models|clusters|frameworks` lists the presets of a kind, one a row: the plural a
+ * user types first was "cannot show 'models' (did you mean 'model'?)". The rows are the
+ * presets' own figures: Llama 3.1 8B 8,030,261,248 parameters, dense (README's show model);
+ * DeepSeek-V3 671,026,419,200 of which 37,552,297,472 active; h100-24k 24,576 H100s. */
+static void
+test_show_presets (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("show models", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\nllama3-8b "));
+  g_assert_nonnull (strstr (r.out, " 8,030,261,248               -\n"));
+  g_assert_nonnull (strstr (r.out, " 671,026,419,200  37,552,297,472\n"));
+  run_result_clear (&r);
+  run_tandem ("show clusters --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) clusters = run_parse_json (r.out);
+  JsonArray *a = json_node_get_array (clusters);
+  gboolean seen = FALSE;
+  for (guint i = 0; i < json_array_get_length (a); i++)
+    {
+      JsonObject *o = json_array_get_object_element (a, i);
+      if (g_str_equal (json_object_get_string_member (o, "name"), "h100-24k"))
+        {
+          seen = TRUE;
+          g_assert_cmpint (json_object_get_int_member (o, "gpus"), ==, 24576);
+          g_assert_cmpstr (json_object_get_string_member (o, "device"), ==, "H100-SXM5-80GB");
+        }
+    }
+  g_assert_true (seen);
+  run_result_clear (&r);
+  run_tandem ("show frameworks", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\ntorchtitan "));
+  run_result_clear (&r);
+  run_tandem ("show models llama3-8b", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "show models lists the presets and takes no name (did you "
+                            "mean 'model'?) (hint: tandem show model llama3-8b)"));
+  run_result_clear (&r);
+}
+
 /* `show conventions` lists every convention with formula and source; `--help` ends with
  * the exit-status table of docs/contracts.md. */
 static void
@@ -1167,6 +1209,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/errors/did-you-mean", test_did_you_mean);
   g_test_add_func ("/cli/errors/preset-names-any-case", test_preset_names_any_case);
   g_test_add_func ("/cli/plan/recompute-activations", test_recompute_activations);
+  g_test_add_func ("/cli/show/presets", test_show_presets);
   g_test_add_func ("/cli/predict/bubble-warning", test_predict_bubble_warning);
   g_test_add_func ("/cli/predict/untimed-offload-warning", test_untimed_offload_warning);
   g_test_add_func ("/cli/predict/stack-sharding-note", test_predict_stack_sharding_note);

@@ -236,7 +236,9 @@ test_show_words (void)
 {
   static const struct { const char *args, *needle; } cases[] = {
     { "show framwork torchtitan", "cannot show 'framwork' (did you mean 'framework'?)" },
-    { "show frameworks torchtitan", "cannot show 'frameworks' (did you mean 'framework'?)" },
+    /* the plural lists the presets (show frameworks); with a name it is the slip */
+    { "show frameworks torchtitan", "show frameworks lists the presets and takes no name (did "
+      "you mean 'framework'?) (hint: tandem show framework torchtitan)" },
     { "show clustr h100-24k", "(did you mean 'cluster'?)" },
     { "show torchtitn", "cannot show 'torchtitn'" },
     { "show framework torchtitn", "unknown framework 'torchtitn' (did you mean 'torchtitan'?)" },
