@@ -116,6 +116,7 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
   if (st != NULL && st->offers_cp_comm == 0)
     cp = 1;
   int pp_max = big && (st == NULL || st->offers_schedules != 0) ? L : 1;
+  int tried = 0;   /* the pp whose data-parallel size divides the global batch */
   for (int pp = 1; pp <= pp_max; pp++)
     {
       if (gpus % (tp * cp * pp) != 0)
@@ -123,6 +124,7 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
       int dp = gpus / (tp * cp * pp);
       if (gbs % dp != 0)
         continue;
+      tried++;
       /* Megatron-Core runs the EP all-to-all overlap with pp > 1 only on the interleaved
        * schedule ("pipeline_model_parallel_size > 1 requires virtual pipeline
        * parallelism", moe_a2a_overlap.md; plan_check_stack): where the plan asks for it,
@@ -217,6 +219,17 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
               plan_clear (&p);
             }
         }
+    }
+  if (tried == 0)
+    {
+      /* no plan to try: the GPUs do not split into tp x cp x pp x dp with dp dividing the
+       * global batch (e.g. 96 GPUs, no pp, a batch of 64: dp 96) */
+      *why = g_strdup_printf ("the rule of thumb has no plan to try on %d GPUs: with tp %d, "
+                              "cp %d and %s, no data-parallel size divides the global batch "
+                              "of %d (hint: a global batch that is a multiple of %d)", gpus,
+                              tp, cp, big ? "any pp" : "no pp", gbs,
+                              gpus / (tp * cp) > 0 ? gpus / (tp * cp) : 1);
+      return FALSE;
     }
   *why = g_strdup_printf ("the rule of thumb finds no plan that fits (and that the stack "
                           "accepts) on %d GPUs (tp %d, cp %d, %s, every micro-batch with and "

@@ -219,6 +219,28 @@ test_recipe_tp_nvl72 (void)
  * ZeRO-3 over the 512; local batch 512 / 512 = 1 -> micro-batch 1. The rule used to find
  * "no plan that fits" there: its only plan was one the stack refuses. On torchtitan,
  * which offers HSDP, it stays hsdp:256. */
+/* When the rule of thumb has no plan to try at all, its reason says why rather than "no
+ * plan that fits": Llama 3 8B (8B <= 50B), seq 2048 and 96 GPUs (<= 1,000) are not "big",
+ * so tp = cp = pp = 1 and dp = 96, which does not divide a global batch of 64; no
+ * micro-batch or recompute is tried. The search itself finds plans (tp 2, pp 3, dp 16,
+ * say), so the answer is exit 0 with "recipe": null and that reason. */
+static void
+test_recipe_nothing_to_try (void)
+{
+  Run r = { 0 };
+  run (NULL, "search --model llama3-8b --gpus 96 --gbs 64 --seq-length 2048 --top 1 --json "
+       "--no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o = object_of (parser, r.out);
+  g_assert_true (JSON_NODE_HOLDS_NULL (json_object_get_member (o, "recipe")));
+  g_assert_cmpstr (json_object_get_string_member (o, "recipe_reason"), ==,
+                   "the rule of thumb has no plan to try on 96 GPUs: with tp 1, cp 1 and no "
+                   "pp, no data-parallel size divides the global batch of 64 (hint: a global "
+                   "batch that is a multiple of 96)");
+  run_clear (&r);
+}
+
 static void
 test_recipe_no_hsdp_stack (void)
 {
@@ -1883,6 +1905,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/extrapolated-line", test_extrapolated_line);
   g_test_add_func ("/cli/search/recipe-tp-nvl72", test_recipe_tp_nvl72);
   g_test_add_func ("/cli/search/recipe-no-hsdp-stack", test_recipe_no_hsdp_stack);
+  g_test_add_func ("/cli/search/recipe-nothing-to-try", test_recipe_nothing_to_try);
   g_test_add_func ("/cli/search/duplicate-values", test_duplicate_values);
   g_test_add_func ("/cli/search/zero3-dp-overlap-once", test_zero3_dp_overlap_once);
   g_test_add_func ("/cli/search/async-tp-needs-compile", test_async_tp_needs_compile);
