@@ -922,9 +922,9 @@ run_plan (RunCtx *c)
 {
   g_autoptr (GError) error = NULL;
   if (c->plan.world_size > 0 && c->plan.world_size != c->world)
-    return fail0 (c, CLI_EXIT_USAGE, "--gpus %d but the launcher started %d ranks (hint: drop "
+    return fail0 (c, CLI_EXIT_USAGE, "--gpus %d but the launcher started %d rank%s (hint: drop "
                   "--gpus, the world size comes from mpirun -np / srun -n)",
-                  c->plan.world_size, c->world);
+                  c->plan.world_size, c->world, c->world == 1 ? "" : "s");
   const char *slurm = g_getenv ("SLURM_NTASKS");
   if (slurm && g_getenv ("SLURM_PROCID") && g_ascii_strtoll (slurm, NULL, 10) != c->world)
     return fail0 (c, CLI_EXIT_USAGE, "SLURM_NTASKS=%s but MPI has %d ranks (hint: srun "

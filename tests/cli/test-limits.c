@@ -482,6 +482,10 @@ test_run_world_hint (void)
   assert_refused ("run --model tiny-llama --tp 2 --seq-length 64 --global-batch-size 2 --no-db",
                   NULL, "the launcher started 1 rank, not a multiple of tp x pp x cp = 2 x 1 x "
                   "1 = 2 (hint: mpirun -np 2)");
+  /* and --gpus against a world of one says "1 rank", not "1 ranks" */
+  assert_refused ("run --model tiny-llama --gpus 2 --seq-length 64 --global-batch-size 2 "
+                  "--no-db", NULL, "--gpus 2 but the launcher started 1 rank (hint: drop "
+                  "--gpus, the world size comes from mpirun -np / srun -n)");
 }
 
 /* Integer plan flags: a value past 2^31 - 1 was refused as "expects an integer >= 1", as if
