@@ -39,8 +39,8 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
                                                     cell_or (csv, row, col), __VA_ARGS__)
   g_string_append_printf (s, "row %" G_GINT64_FORMAT ": %s (%s)\n", c->row_id, c->model_label,
                           cell_or (csv, row, "source"));
-  LINE ("gpu_type", "cluster preset %s, family %s", c->cluster_name ? c->cluster_name : "none",
-        res_pub_family_name (c->family));
+  LINE ("gpu_type", "%s %s, family %s", c->cluster_given ? "cluster (--cluster)" : "cluster preset",
+        c->cluster_name ? c->cluster_name : "none", res_pub_family_name (c->family));
   if (c->scaled_from > 0 && c->cluster != NULL)
     g_string_append_printf (s, "  %-20s %-44s    the run's %" G_GINT64_FORMAT " GPUs exceed the "
                             "preset's %" G_GUINT64_FORMAT ": its outermost level '%s' repeated "

@@ -2239,6 +2239,7 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
       return;
     }
   c->cluster_name = g_strdup (preset);
+  c->cluster_given = on != NULL;
   if (!cell_count (get (csv, row, "n_gpus"), &c->n_gpus))
     {
       skip (c, "missing n_gpus");
@@ -2262,7 +2263,8 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
       if (grown == NULL)
         {
           skip (c, "n_gpus %" G_GINT64_FORMAT " exceeds the %" G_GUINT64_FORMAT " devices of "
-                "cluster preset %s", c->n_gpus, c->cluster->n_devices, preset);
+                "%s %s", c->n_gpus, c->cluster->n_devices,
+                on != NULL ? "the --cluster" : "cluster preset", preset);
           return;
         }
       c->scaled_from = c->cluster->n_devices;

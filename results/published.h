@@ -310,6 +310,8 @@ typedef struct {
   gint64        n_gpus;             /* 0 when missing */
   ResPubFamily  family;
   char         *cluster_name;       /* preset, NULL when none applies */
+  gboolean      cluster_given;      /* the cluster is the user's --cluster, not the preset
+                                     * the row's gpu_type maps to */
   guint64       scaled_from;        /* the preset's devices when the run was larger and the
                                        preset's outermost level was repeated; else 0 */
   gboolean      fp8_attention;      /* the row ran its attention core in FP8 */
