@@ -15,6 +15,13 @@
 
 #define IMPORT_HINT "a longer log, or --skip past the warm-up steps"
 
+static gint
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
 static JsonNode *
 import_json (const SimPrediction *p, const TrainingLog *log, const char *file,
              const CliSpread *sp, double logged_tflops, double err)
@@ -179,15 +186,22 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
     }
   CliSpread sp;
   cli_spread_compute (times, (int) n, -1, ctx->plan.world_size, &sp);
-  double logged_tflops = 0;
-  guint n_tflops = 0;
+  /* the logged TFLOP/s as the step time is taken: the median over the same intervals (a
+   * mean let one slow warm-up interval at --skip 0 pull it away from the median step) */
+  g_autoptr (GArray) tf = g_array_new (FALSE, FALSE, sizeof (double));
   for (guint i = (guint) skip; i < log->entries->len; i++)
     {
       double t = g_array_index (log->entries, TrainingLogEntry, i).tflops_per_gpu;
       if (isfinite (t))
-        logged_tflops += t, n_tflops++;
+        g_array_append_val (tf, t);
     }
-  logged_tflops = n_tflops > 0 ? logged_tflops / n_tflops : NAN;
+  double logged_tflops = NAN;
+  if (tf->len > 0)
+    {
+      g_array_sort (tf, cmp_double);
+      const double *v = (const double *) tf->data;
+      logged_tflops = tf->len % 2 ? v[tf->len / 2] : (v[tf->len / 2 - 1] + v[tf->len / 2]) / 2;
+    }
 
   const char *stack_name = framework ? framework
                            : log->format == TRAINING_LOG_TORCHTITAN ? "torchtitan"
