@@ -15,13 +15,6 @@
 
 #define IMPORT_HINT "a longer log, or --skip past the warm-up steps"
 
-static gint
-cmp_double (gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
-}
-
 static JsonNode *
 import_json (const SimPrediction *p, const TrainingLog *log, const char *file,
              const CliSpread *sp, double logged_tflops, double err)
@@ -198,9 +191,9 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
   double logged_tflops = NAN;
   if (tf->len > 0)
     {
-      g_array_sort (tf, cmp_double);
-      const double *v = (const double *) tf->data;
-      logged_tflops = tf->len % 2 ? v[tf->len / 2] : (v[tf->len / 2 - 1] + v[tf->len / 2]) / 2;
+      CliSpread tsp;
+      cli_spread_compute ((const double *) tf->data, (int) tf->len, -1, 1, &tsp);
+      logged_tflops = tsp.median_s;
     }
 
   const char *stack_name = framework ? framework

@@ -7,6 +7,7 @@
 #include "sim/search.h"
 #include "sim/cost.h"
 #include "cost-ops.h"
+#include "program-asserts.h"
 
 #include <math.h>
 #include <string.h>
@@ -1143,26 +1144,6 @@ a2a_interleaved_plan (Plan *p, int m, gboolean overlap)
   p->moe_a2a_overlap = overlap;
 }
 
-/* Every RECV of `prog` and its SEND name each other, across the stages they join. */
-static void
-assert_pipeline_peers (const ProgProgram *prog)
-{
-  guint n_recv = 0;
-  for (guint32 i = 0; i < prog->tasks->len; i++)
-    {
-      const ProgTask *t = prog_task (prog, i);
-      if (t->kind != PROG_TASK_RECV)
-        continue;
-      const ProgTask *s = prog_task (prog, (guint32) t->peer_task);
-      g_assert_cmpint (s->kind, ==, PROG_TASK_SEND);
-      g_assert_cmpint (s->stage, ==, t->peer_stage);
-      g_assert_cmpint (s->peer_stage, ==, t->stage);
-      g_assert_cmpint ((gint32) s->peer_task, ==, (gint32) i);
-      n_recv++;
-    }
-  g_assert_cmpuint (n_recv, >, 0);
-}
-
 /* The steady-state path stays exact on combined 1F1B pairs: an interleaved plan (pp 4,
  * vpp 2, 4 layers per chunk) with the overlap, the flex dispatcher (its SM slowdown
  * included) at m = 32 is extended from a shorter step, and its step time equals the
@@ -1195,8 +1176,8 @@ test_a2a_overlap_steady (void)
   g_assert_cmpfloat (fabs (full->result->exposed_comm_s[PROG_COMM_EP]
                            - fast->result->exposed_comm_s[PROG_COMM_EP]), <,
                      1e-6 * full->result->step_time_s);
-  assert_pipeline_peers (fast->program);
-  assert_pipeline_peers (full->program);
+  g_assert_cmpuint (assert_pipeline_peers (fast->program), >, 0);
+  g_assert_cmpuint (assert_pipeline_peers (full->program), >, 0);
   plan_clear (&p);
 }
 

@@ -1,6 +1,7 @@
 /* tests/sim/test-simulate.c - the step program on the simulator: schedules' bubbles,
  * overlap from dependencies, compute-bound DP, determinism and the program's shape. */
 #include "sim/predict.h"
+#include "program-asserts.h"
 
 #include <math.h>
 #include <string.h>
@@ -445,17 +446,7 @@ test_program_variants (void)
             c.plan.sharding = (PlanSharding) v;
           g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
           const ProgProgram *prog = p->program;
-          for (guint32 i = 0; i < prog->tasks->len; i++)
-            {
-              const ProgTask *t = prog_task (prog, i);
-              if (t->kind != PROG_TASK_RECV)
-                continue;
-              const ProgTask *s = prog_task (prog, (guint32) t->peer_task);
-              g_assert_cmpint (s->kind, ==, PROG_TASK_SEND);
-              g_assert_cmpint (s->stage, ==, t->peer_stage);
-              g_assert_cmpint (s->peer_stage, ==, t->stage);
-              g_assert_cmpint ((gint32) s->peer_task, ==, (gint32) i);
-            }
+          assert_pipeline_peers (prog);
           g_assert_cmpuint (p->result->n_events, ==, prog->tasks->len);
           if (cpa == PLAN_CP_P2P)
             g_assert_cmpfloat (p->result->comm_s[PROG_COMM_CP], >, 0);
