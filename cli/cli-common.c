@@ -1,5 +1,6 @@
 /* cli/cli-common.c - plan context, errors, JSON and number formatting for subcommands. */
 #include "cli/cli.h"
+#include "sim/cost.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -273,6 +274,22 @@ cli_warn_pipeline_bubble (const Plan *p)
            G_GINT64_FORMAT " gives m = 4 x pp = %d)\n", p->grad_accum,
            p->grad_accum == 1 ? "" : "es", p->pp, v > 1 ? "vpp " : "", 100.0 * bubble, fix,
            4 * p->pp);
+}
+
+void
+cli_warn_unknown_part (const TopoCluster *c)
+{
+  /* A compiled-in preset is what it is (an MI300X is no renamed H100); a cluster file whose
+   * device the cost model does not know by name (sim/cost.c's device table) is most often
+   * a preset copied and renamed, which would lose the part's fitted knobs without a word */
+  if (c == NULL || c->source == NULL || g_str_has_prefix (c->source, "preset:")
+      || sim_cost_device_known (c))
+    return;
+  g_autofree char *list = g_strjoinv (", ", (char **) topo_known_parts ());
+  fprintf (stderr, "tandem: note: the device '%s' of %s is no part tandem knows by name: it "
+           "takes no fitted knob and its figures are extrapolated; if it is one (a renamed "
+           "copy of a preset), say which with \"part\" in the file's device, e.g. \"part\": "
+           "\"H100\" (known: %s)\n", c->device.name, c->source, list);
 }
 
 void

@@ -79,6 +79,10 @@ void cli_warn_pipeline_bubble (const Plan *plan);
 /* On stderr, when the plan asks for what the step program does not simulate (optimizer
  * offload: its memory is modelled, its time is not), that the step time leaves it out. */
 void cli_warn_untimed (const Plan *plan);
+/* On stderr, for a cluster file (not a preset) whose device the cost model knows by no
+ * part (sim_cost_device_known): that its figures are extrapolated and how to name the
+ * part ("part" in the device). */
+void cli_warn_unknown_part (const TopoCluster *cluster);
 
 /* Prints the builder's root as pretty JSON on stdout, with a newline. */
 void cli_print_json (JsonBuilder *builder);

@@ -206,6 +206,7 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
       return cli_fail (CLI_EXIT_USAGE, "--framework: %s", text);
     }
   cli_warn_untimed (&ctx->plan);
+  cli_warn_unknown_part (ctx->cluster);
   plan_apply_stack_rank_order (&ctx->plan, stack);
   if (!plan_check_stack (&ctx->plan, stack, &error))
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);

@@ -253,7 +253,7 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
   gboolean moe = model_spec_is_moe (p->model);
   {
     g_autoptr (JsonBuilder) ab = json_builder_new ();
-    res_accuracy_class_json (&acc, p->cluster->device.name, stack->name, moe, ab);
+    res_accuracy_class_json (&acc, topo_device_part (&p->cluster->device), stack->name, moe, ab);
     json_object_set_member (json_node_get_object (root), "accuracy",
                             json_builder_get_root (ab));
   }
@@ -270,7 +270,7 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
       printf ("  framework: %s%s\n", stack->name,
               opts.cost.extrapolated ? " (extrapolated: no fitted calibration or published "
                                        "run behind this device and stack)" : "");
-      g_autofree char *sentence = res_accuracy_sentence (&acc, p->cluster->device.name,
+      g_autofree char *sentence = res_accuracy_sentence (&acc, topo_device_part (&p->cluster->device),
                                                          stack->name, moe);
       printf ("  accuracy: %s\n", sentence);
       /* the stack's sharding is what validate fills an unstated row with; predict's plan
@@ -427,6 +427,7 @@ cli_cmd_predict (int argc, char **argv)
     }
   cli_warn_pipeline_bubble (&ctx.plan);
   cli_warn_untimed (&ctx.plan);
+  cli_warn_unknown_part (ctx.cluster);
   status = predict_with (&ctx, json, &dba, trace, flops, note, slowdown,
                          (const char *const *) cost, framework);
 out:

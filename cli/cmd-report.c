@@ -361,6 +361,8 @@ cmd_scaling (int argc, char **argv)
       }
   }
   cli_warn_untimed (&tmpl);
+  for (guint i = 0; i < clusters->len; i++)
+    cli_warn_unknown_part (g_ptr_array_index (clusters, i));
   stack = cli_stack_lookup (framework, &error);
   if (stack == NULL)
     {

@@ -559,7 +559,7 @@ prediction_node (const SimPrediction *p, int place, const char *flags_str,
     ResAccuracy acc;
     res_accuracy_load (&acc);
     g_autoptr (JsonBuilder) ab = json_builder_new ();
-    res_accuracy_class_json (&acc, p->cluster->device.name, opts->stack_name,
+    res_accuracy_class_json (&acc, topo_device_part (&p->cluster->device), opts->stack_name,
                              model_spec_is_moe (p->model), ab);
     json_object_set_member (o, "accuracy", json_builder_get_root (ab));
   }
@@ -818,13 +818,13 @@ tie_band (const SearchSpec *spec, const Ranked *top, guint n_top, double *typica
   res_accuracy_load (&acc);
   gboolean moe = model_spec_is_moe (spec->model);
   const char *stack = spec->stack != NULL ? spec->stack->name : FW_STACK_DEFAULT;
-  double t = res_accuracy_typical_pct (&acc, spec->cluster->device.name, stack, moe);
+  double t = res_accuracy_typical_pct (&acc, topo_device_part (&spec->cluster->device), stack, moe);
   *typical_pct = t;
   guint k = 0;
   for (guint i = 1; i < n_top && isfinite (t); i++)
     if ((top[i].row->score / top[0].row->score - 1.0) * 100.0 < t)
       k++;
-  g_autofree char *cls = res_accuracy_sentence (&acc, spec->cluster->device.name, stack, moe);
+  g_autofree char *cls = res_accuracy_sentence (&acc, topo_device_part (&spec->cluster->device), stack, moe);
   if (n_top < 2 || !isfinite (t))
     *note = g_strdup_printf ("%s", cls);
   else if (k > 0)
@@ -1354,6 +1354,7 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
                      && error->code == SEARCH_ERROR_CONSTRAINT ? CLI_EXIT_USAGE
                      : CLI_EXIT_FAILURE, "%s", error->message);
   cli_warn_untimed (&spec->base);   /* every candidate keeps the base plan's offload */
+  cli_warn_unknown_part (spec->cluster);
   /* the input is read and the space stands: from here on a rank's failure is its own */
   stderr_restore (&saved_stderr);
   guint64 n = search_space_size (space);

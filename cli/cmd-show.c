@@ -479,6 +479,11 @@ show_cluster (const char *name, gboolean json)
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "name");
       json_builder_add_string_value (b, d->name);
+      if (d->part != NULL)
+        {
+          json_builder_set_member_name (b, "part");
+          json_builder_add_string_value (b, d->part);
+        }
       json_builder_set_member_name (b, "peak_flops");
       json_builder_begin_object (b);
       for (int t = 0; t < TOPO_DTYPE_N; t++)
@@ -556,7 +561,9 @@ show_cluster (const char *name, gboolean json)
                           ? g_strdup_printf ("%d x %s NIC", c->nics_per_device,
                                              cli_fmt_si (c->nic_Bps * 8, "b/s"))
                           : g_strdup ("no scale-out NIC given");
-  printf ("\ndevice %s: %s %s dense, %s HBM at %s, %s, %s\n", d->name,
+  g_autofree char *part = d->part != NULL ? g_strdup_printf (" (part %s)", d->part)
+                                           : g_strdup ("");
+  printf ("\ndevice %s%s: %s %s dense, %s HBM at %s, %s, %s\n", d->name, part,
           cli_fmt_si (d->peak_flops[no_bf16 ? TOPO_DTYPE_FP16 : TOPO_DTYPE_BF16], "FLOP/s"),
           no_bf16 ? "FP16 (no BF16)" : "BF16", cli_fmt_bytes (d->hbm_bytes),
           cli_fmt_si (d->hbm_Bps, "B/s"), sms, nics);

@@ -349,7 +349,7 @@ report_scaling_compute (const ReportScalingSpec *spec, GError **error)
     {
       TopoCluster *cluster = spec->clusters[c];
       g_ptr_array_add (r->clusters, g_strdup (cluster->name));
-      g_ptr_array_add (r->accuracy, res_accuracy_sentence (&acc, cluster->device.name,
+      g_ptr_array_add (r->accuracy, res_accuracy_sentence (&acc, topo_device_part (&cluster->device),
                                                            spec->stack != NULL
                                                            ? spec->stack->name
                                                            : FW_STACK_DEFAULT,

@@ -464,14 +464,33 @@ contains_ci (const char *haystack, const char *needle)
 }
 
 static const DeviceRow *
+device_row_for (const char *part)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (device_rows); i++)
+    if (contains_ci (part, device_rows[i].name_part))
+      return &device_rows[i];
+  return NULL;
+}
+
+/* The device's row, by its part (topology: its "part", else its name). */
+static const DeviceRow *
 device_row (const TopoCluster *cluster)
 {
   if (cluster == NULL || cluster->device.name == NULL)
     return NULL;
-  for (guint i = 0; i < G_N_ELEMENTS (device_rows); i++)
-    if (contains_ci (cluster->device.name, device_rows[i].name_part))
-      return &device_rows[i];
-  return NULL;
+  return device_row_for (topo_device_part (&cluster->device));
+}
+
+gboolean
+sim_cost_device_known (const TopoCluster *cluster)
+{
+  return device_row (cluster) != NULL;
+}
+
+gboolean
+sim_cost_part_known (const char *part)
+{
+  return part != NULL && device_row_for (part) != NULL;
 }
 
 /* PCIe per direction for an x16 slot: lanes x transfer rate x 128/130 (the 128b/130b

@@ -318,6 +318,12 @@ typedef struct {
  * values fitted to published runs where the device has them; cluster may be NULL
  * (generic fallbacks). */
 void sim_cost_options_init (SimCostOptions *o, const TopoCluster *cluster);
+
+/* Whether the cost model knows the cluster's device as a part (its "part", else its name:
+ * topo_device_part) with an FP8 ceiling, architecture and host link of its own; a device
+ * it does not know takes no fitted knob and its predictions say extrapolated. */
+gboolean sim_cost_device_known (const TopoCluster *cluster);
+gboolean sim_cost_part_known (const char *part);
 /* The same before the per-device calibration (cost.c calib_rows) is applied: every
  * value is a documented figure with its source. Hand-derived tests use these. */
 void sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster);

@@ -13,6 +13,13 @@
  *     "description": "text",                     optional
  *     "device": {                                required
  *       "name": "H100-SXM5-80GB",                required
+ *       "part": "H100",                          optional: the GPU part the device is,
+ *                                                where its name does not say (a renamed
+ *                                                copy of a preset: "name": "our-gpu");
+ *                                                the cost model's fitted knobs and the
+ *                                                accuracy figures then know it as that
+ *                                                part; must contain one of
+ *                                                topo_known_parts () (case-insensitive)
  *       "vendor": "nvidia",                      optional ("unknown")
  *       "peak_tflops": {                         required; dense TFLOP/s per device
  *         "fp32": 66.9, "tf32": 494.7, "fp16": 989.4,
@@ -93,7 +100,7 @@ static const char *const top_keys[] = {
   "profile", NULL,
 };
 static const char *const device_keys[] = {
-  "name", "vendor", "peak_tflops", "hbm_GiB", "hbm_GB", "hbm_GBps", "sms",
+  "name", "part", "vendor", "peak_tflops", "hbm_GiB", "hbm_GB", "hbm_GBps", "sms",
   "fp32_cores_per_sm", "tensor_cores_per_sm", "clock_GHz", "exp_per_clk_per_sm", "gemm_efficiency",
   "power_cap_clock_ratio", "mem_efficiency", "launch_overhead_us", "nvls", "nvls_busbw_GBps", "fp8_any_layout", "mxfp8", "mxfp8_gemm_ratio", "host_link_GBps", "host_link_devices", "sources", NULL,
 };
@@ -461,6 +468,20 @@ load_peaks (JsonObject *dev_obj, TopoDevice *dev, const Where *dw, GError **erro
   return TRUE;
 }
 
+/* contains one of topo_known_parts (), ASCII case-insensitively */
+static gboolean
+part_is_known (const char *part)
+{
+  g_autofree char *p = g_ascii_strdown (part, -1);
+  for (const char *const *k = topo_known_parts (); *k != NULL; k++)
+    {
+      g_autofree char *n = g_ascii_strdown (*k, -1);
+      if (strstr (p, n) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 load_device (JsonObject *root, TopoDevice *dev, const char *file, GError **error)
 {
@@ -475,11 +496,19 @@ load_device (JsonObject *root, TopoDevice *dev, const char *file, GError **error
     return FALSE;
   if (!check_keys (obj, device_keys, &dw, error)
       || !read_string (obj, "name", TRUE, &dev->name, &dw, error)
+      || !read_string (obj, "part", FALSE, &dev->part, &dw, error)
       || !read_string (obj, "vendor", FALSE, &dev->vendor, &dw, error)
       || !load_peaks (obj, dev, &dw, error))
     return FALSE;
   if (dev->vendor == NULL)
     dev->vendor = g_strdup ("unknown");
+  if (dev->part != NULL && !part_is_known (dev->part))
+    {
+      g_autofree char *list = g_strjoinv (", ", (char **) topo_known_parts ());
+      return fail_invalid (&dw, "part", error, "'%s' names no part tandem knows (one of: %s); "
+                           "leave it out for a device that is none of them (its predictions "
+                           "then say extrapolated)", dev->part, list);
+    }
 
   /* Capacity: vendors quote GB or GiB; take the unit as published. */
   if (!read_number (obj, "hbm_GiB", FALSE, RULE_POSITIVE, &gib, &has_gib, &dw, error)

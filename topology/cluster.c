@@ -66,6 +66,27 @@ topo_cluster_alloc (void)
   return cluster;
 }
 
+const char *
+topo_device_part (const TopoDevice *dev)
+{
+  g_return_val_if_fail (dev != NULL, NULL);
+  return dev->part != NULL ? dev->part : dev->name;
+}
+
+/* The parts sim/cost.c's device table knows (each there with its FP8 GEMM ceiling,
+ * architecture and host link), and the architectures it takes by name; a test checks
+ * that the cost model recognises every one (tests/sim). */
+const char *const *
+topo_known_parts (void)
+{
+  static const char *const parts[] = {
+    "GH200", "GB300", "GB200", "B300", "B200", "H100", "H800", "H200", "H20",
+    "A100", "A800", "A40", "A30", "V100", "L40", "MI250",
+    "Hopper", "Ampere", "Blackwell", NULL,
+  };
+  return parts;
+}
+
 TopoCluster *
 topo_cluster_ref (TopoCluster *cluster)
 {
@@ -90,6 +111,7 @@ topo_cluster_unref (TopoCluster *cluster)
   g_free (cluster->source);
   g_free (cluster->json);
   g_free (cluster->device.name);
+  g_free (cluster->device.part);
   g_free (cluster->device.vendor);
   g_clear_pointer (&cluster->device.sources, g_hash_table_unref);
   for (guint i = 0; i < cluster->n_levels; i++)

@@ -43,6 +43,10 @@ guint       topo_dtype_bytes (TopoDtype dtype);                 /* 4, 4, 2, 2, 1
 
 typedef struct {
   char   *name;                       /* "H100-SXM5-80GB" */
+  char   *part;                       /* the GPU part the device is ("H100"), where its
+                                         name does not say: the part by which the cost
+                                         model's fitted knobs and the accuracy figures
+                                         know it (topo_device_part); NULL = the name */
   char   *vendor;                     /* "nvidia", "amd", "google", "aws" */
   double  peak_flops[TOPO_DTYPE_N];   /* dense FLOP/s per device; 0 = not supported */
   guint64 hbm_bytes;                  /* capacity per device */
@@ -77,6 +81,15 @@ typedef struct {
   guint   host_link_devices;          /* devices sharing that link (>= 1) */
   GHashTable *sources;                /* field name -> source string (may be empty) */
 } TopoDevice;
+
+/* The text by which the cost model (sim/cost.c) and the published-run accuracy figures
+ * (results/) recognise the device's part: its "part" where the JSON gives one, else its
+ * name. */
+const char *topo_device_part (const TopoDevice *dev);
+
+/* The part names a device's "part" may hold (NULL-terminated; matched case-insensitively
+ * as a substring, as the cost model matches names): "GH200", "GB300", ..., "H100", "A100". */
+const char *const *topo_known_parts (void);
 
 typedef struct {
   char   *name;             /* "server", "rack", "pod", "cluster" */

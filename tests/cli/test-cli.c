@@ -1156,6 +1156,69 @@ test_predict_accuracy (void)
   run_result_clear (&r);
 }
 
+/* A preset copied and renamed keeps what it is only with "part": dgx-h100-superpod with
+ * its device named "our-gpu" is no part tandem knows, so predict notes on stderr that its
+ * figures are extrapolated and how to name the part, and its accuracy family is "other";
+ * with "part": "H100" the note is gone, the accuracy family is h100 and the step time is
+ * the preset's to the bit (the same knobs, sim/cost.c); a preset (mi300x-node, which is
+ * no known part either) gets no note: it is what it says. */
+static void
+test_predict_device_part (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("tandem-cli-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *src = g_test_build_filename (G_TEST_DIST, "..", "topology", "presets",
+                                                "dgx-h100-superpod.json", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (src, &text, NULL, &error));
+  g_autoptr (GString) renamed = g_string_new (text);
+  g_assert_cmpuint (g_string_replace (renamed, "\"name\": \"H100-SXM5-80GB\"",
+                                      "\"name\": \"our-gpu\"", 1), ==, 1);
+  g_autoptr (GString) parted = g_string_new (text);
+  g_string_replace (parted, "\"name\": \"H100-SXM5-80GB\"",
+                    "\"name\": \"our-gpu\", \"part\": \"H100\"", 1);
+  g_autofree char *rpath = g_build_filename (dir, "renamed.json", NULL);
+  g_autofree char *ppath = g_build_filename (dir, "parted.json", NULL);
+  g_assert_true (g_file_set_contents (rpath, renamed->str, -1, &error));
+  g_assert_true (g_file_set_contents (ppath, parted->str, -1, &error));
+  run_tandem_set_tmp (dir);
+  const char *plan = "--model llama3-8b --gpus 8 --gbs 64 --seq-length 4096 "
+                     "--use-distributed-optimizer --recompute-granularity full --no-db --json";
+  const char *clusters[] = { "dgx-h100-superpod", "{TMP}/renamed.json", "{TMP}/parted.json" };
+  double step[3];
+  for (int i = 0; i < 3; i++)
+    {
+      RunResult r = { 0 };
+      g_autofree char *args = g_strdup_printf ("predict --cluster %s %s", clusters[i], plan);
+      run_tandem (args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (JsonNode) root = run_parse_json (r.out);
+      JsonObject *o = json_node_get_object (root);
+      step[i] = json_object_get_double_member (o, "step_time_s");
+      const char *family = json_object_get_string_member (
+                             json_object_get_object_member (o, "accuracy"), "family");
+      g_assert_cmpstr (family, ==, i == 1 ? "other" : "h100");
+      if (i == 1)
+        {
+          g_assert_nonnull (strstr (r.err, "tandem: note: the device 'our-gpu' of "));
+          g_assert_nonnull (strstr (r.err, "say which with \"part\" in the file's device"));
+        }
+      else
+        g_assert_null (strstr (r.err, "no part tandem knows"));
+      run_result_clear (&r);
+    }
+  g_assert_cmpfloat (step[2], ==, step[0]);
+  g_assert_cmpfloat (step[1], !=, step[0]);
+  RunResult r = { 0 };
+  run_tandem ("predict --cluster mi300x-node --model llama3-8b --gpus 8 --gbs 64 "
+              "--seq-length 4096 --use-distributed-optimizer --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.err, "no part tandem knows"));
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
 /* A stack that lays ranks out one way only takes that layout when the plan names none:
  * Meta's stack is [TP, CP, PP, DP] (the Llama 3 paper, Sec. 3.3.2), so Table 4's plan
  * predicts under --framework meta-llama3 without --rank-order, with the step time of the
@@ -1224,6 +1287,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/predict/grad-acc-fusion-needs-zero3", test_grad_acc_fusion_needs_zero3);
   g_test_add_func ("/cli/predict/tp-overlap-needs-stack", test_tp_overlap_needs_stack);
   g_test_add_func ("/cli/predict/accuracy", test_predict_accuracy);
+  g_test_add_func ("/cli/predict/device-part", test_predict_device_part);
   g_test_add_func ("/cli/predict/stack-rank-order", test_stack_rank_order);
   return g_test_run ();
 }

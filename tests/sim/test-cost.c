@@ -1649,12 +1649,57 @@ test_fp8_norm_amax (Fixture *f, gconstpointer data)
   g_assert_false (tt->fp8_norm_amax_fused);
 }
 
+/* A device known by its "part" (topology/cluster-load.c) is the part to the cost model:
+ * dgx-h100-superpod with its device renamed "our-gpu" matches no row of sim/cost.c's
+ * device table (no FP8 ceiling of its own, no architecture: no fitted knob, extrapolated),
+ * and with "part": "H100" it takes the H100 row again, every knob as the preset's. And
+ * every part the loader accepts is one the cost model knows. */
+static void
+test_device_part (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) h100 = cluster_preset ("dgx-h100-superpod");
+  g_assert_nonnull (strstr (h100->json, "\"name\": \"H100-SXM5-80GB\""));
+  g_autoptr (GString) renamed = g_string_new (h100->json);
+  g_string_replace (renamed, "\"name\": \"H100-SXM5-80GB\"", "\"name\": \"our-gpu\"", 1);
+  g_autoptr (GString) parted = g_string_new (h100->json);
+  g_string_replace (parted, "\"name\": \"H100-SXM5-80GB\"",
+                    "\"name\": \"our-gpu\", \"part\": \"H100\"", 1);
+  g_autoptr (TopoCluster) r = topo_cluster_new_from_data (renamed->str, -1, "r.json", &error);
+  g_assert_no_error (error);
+  g_autoptr (TopoCluster) p = topo_cluster_new_from_data (parted->str, -1, "p.json", &error);
+  g_assert_no_error (error);
+
+  g_assert_true (sim_cost_device_known (h100));
+  g_assert_false (sim_cost_device_known (r));
+  g_assert_true (sim_cost_device_known (p));
+
+  SimCostOptions oh, or_, op;
+  sim_cost_options_init (&oh, h100);
+  sim_cost_options_init (&or_, r);
+  sim_cost_options_init (&op, p);
+  g_assert_false (oh.extrapolated);
+  g_assert_true (or_.extrapolated);
+  /* the renamed device lost Hopper's fitted GEMM fraction (0.7847 / 0.803 of MAMF) */
+  g_assert_cmpfloat (or_.gemm_efficiency, !=, oh.gemm_efficiency);
+  g_assert_false (op.extrapolated);
+  g_assert_cmpfloat (op.gemm_efficiency, ==, oh.gemm_efficiency);
+  g_assert_cmpfloat (op.gemm_fp8_efficiency, ==, oh.gemm_fp8_efficiency);
+  g_assert_cmpfloat (op.mem_traffic_factor, ==, oh.mem_traffic_factor);
+  g_assert_cmpfloat (op.small_k_half, ==, oh.small_k_half);
+
+  for (const char *const *k = topo_known_parts (); *k != NULL; k++)
+    g_assert_true (sim_cost_part_known (*k));
+  g_assert_false (sim_cost_part_known ("our-gpu"));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add (path, Fixture, NULL, setup, fn, teardown)
   ADD ("/sim/cost/allreduce-server", test_allreduce_server);
+  ADD ("/sim/cost/device-part", test_device_part);
   ADD ("/sim/cost/comm-sms", test_comm_sms);
   ADD ("/sim/cost/gather-scatter-a2a-server", test_gather_scatter_a2a_server);
   ADD ("/sim/cost/dp-one-per-server", test_dp_one_per_server);

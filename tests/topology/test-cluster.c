@@ -233,6 +233,52 @@ test_load_data (void)
   assert_message_has (error, "'device'");
 }
 
+/* "part" names the part a renamed device is: kept as given, and what topo_device_part
+ * returns (the name where absent); a part that contains none of topo_known_parts () is
+ * refused, naming the field, as is an empty one. */
+static void
+test_load_part (void)
+{
+  const char *fmt = "{ \"device\": { \"name\": \"our-gpu\"%s, \"peak_tflops\": "
+                    "{ \"bf16\": 989.4 }, \"hbm_GiB\": 80 }, \"levels\": [ { \"name\": "
+                    "\"s\", \"count\": 8, \"bw_GBps\": 450 } ] }";
+  g_autoptr (GError) error = NULL;
+  {
+    g_autofree char *text = g_strdup_printf (fmt, "");
+    g_autoptr (TopoCluster) c = topo_cluster_new_from_data (text, -1, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_null (c->device.part);
+    g_assert_cmpstr (topo_device_part (&c->device), ==, "our-gpu");
+  }
+  {
+    /* "h100 sxm": contains "H100" case-insensitively */
+    g_autofree char *text = g_strdup_printf (fmt, ", \"part\": \"h100 sxm\"");
+    g_autoptr (TopoCluster) c = topo_cluster_new_from_data (text, -1, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (c->device.part, ==, "h100 sxm");
+    g_assert_cmpstr (topo_device_part (&c->device), ==, "h100 sxm");
+    g_assert_cmpstr (c->device.name, ==, "our-gpu");
+  }
+  {
+    g_autofree char *text = g_strdup_printf (fmt, ", \"part\": \"X9\"");
+    TopoCluster *bad = topo_cluster_new_from_data (text, -1, "f.json", &error);
+    g_assert_null (bad);
+    g_assert_error (error, TOPO_ERROR, TOPO_ERROR_INVALID_FIELD);
+    assert_message_has (error, "f.json");
+    assert_message_has (error, "device.part");
+    assert_message_has (error, "'X9' names no part");
+    assert_message_has (error, "H100");
+    g_clear_error (&error);
+  }
+  {
+    g_autofree char *text = g_strdup_printf (fmt, ", \"part\": \"\"");
+    TopoCluster *bad = topo_cluster_new_from_data (text, -1, "f.json", &error);
+    g_assert_null (bad);
+    g_assert_error (error, TOPO_ERROR, TOPO_ERROR_INVALID_FIELD);
+    g_clear_error (&error);
+  }
+}
+
 static void
 test_load_missing_file (void)
 {
@@ -651,6 +697,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/topology/cluster/load-units", test_load_units);
   g_test_add_func ("/topology/cluster/load-data", test_load_data);
+  g_test_add_func ("/topology/cluster/load-part", test_load_part);
   g_test_add_func ("/topology/cluster/load-missing-file", test_load_missing_file);
   g_test_add_func ("/topology/cluster/lookup", test_lookup);
   g_test_add_func ("/topology/cluster/ref", test_ref);
