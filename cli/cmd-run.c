@@ -64,13 +64,23 @@
  * sanitizer build took more than 3 s to start on a loaded 2-core machine (ours). */
 #define MPI_PHASE_MIN_S 10.0
 
+/* The number of the signal that asked the run to end (0: none). */
 static volatile int run_interrupted;
 
+/* SIGTERM (the launcher ending the job, kill, a batch system's cancel) and SIGINT (Ctrl-C)
+ * stop the run at the next task or wait, which closes it as failed and exits 1. A second
+ * signal while it is stopping (or stuck outside the runner: MPI_Init) ends the process at
+ * once, as without the handler. */
 static void
 on_terminate (int sig)
 {
-  (void) sig;
-  run_interrupted = 1;
+  if (run_interrupted != 0)
+    {
+      signal (sig, SIG_DFL);
+      raise (sig);
+      return;
+    }
+  run_interrupted = sig;
 }
 
 /* The rank as the launcher tells it, before MPI is up (so only rank 0 prints usage). */
@@ -1033,6 +1043,7 @@ run_plan (RunCtx *c)
   sa.sa_handler = on_terminate;
   sigemptyset (&sa.sa_mask);
   sigaction (SIGTERM, &sa, NULL);
+  sigaction (SIGINT, &sa, NULL);
 
   {
     /* --cost is the prediction's, made after the run: refused now, not then */

@@ -16,6 +16,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -79,6 +80,36 @@ wait_axis (const ProgTask *t, const ProgTask *on, int axis)
   return axis;
 }
 
+const char *
+runner_signal_name (int sig)
+{
+  switch (sig)
+    {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "a signal";
+    }
+}
+
+gboolean
+runner_interrupted (ExecRunner *r, const ProgTask *t, GError **error)
+{
+  int sig = r->opts.interrupted != NULL ? *r->opts.interrupted : 0;
+  if (sig == 0)
+    return FALSE;
+  char buf[64];
+  g_set_error (error, EXEC_ERROR, EXEC_ERROR_TIMEOUT,
+               "rank %d: interrupted by %s before task %u (%s, stage %d, micro-batch %d), "
+               "in step %d", r->rank, runner_signal_name (sig), t->id,
+               task_label (r, t, buf, sizeof buf), t->stage, t->mb, r->step);
+  return TRUE;
+}
+
 void
 runner_progress_note (ExecRunner *r, const ProgTask *t)
 {
@@ -124,8 +155,10 @@ wait_failed (ExecRunner *r, const ProgTask *t, const ProgTask *on, const char *w
   if (cause)
     g_string_append_printf (m, " failed waiting for %s: %s", group, cause->message);
   else if (interrupted)
-    g_string_append_printf (m, " was interrupted (the launcher is ending the job: another "
-                            "rank died or was killed) while waiting for %s", group);
+    g_string_append_printf (m, " was interrupted by %s (the job is being ended: by the user, "
+                            "or by the launcher because another rank died or was killed) "
+                            "while waiting for %s",
+                            runner_signal_name (*r->opts.interrupted), group);
   else
     g_string_append_printf (m, " timed out after %g s waiting for %s%s%s", r->opts.timeout_s,
                             group, why ? ": " : "", why ? why : "");

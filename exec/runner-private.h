@@ -326,6 +326,11 @@ gboolean runner_wait       (ExecRunner *r, ExecEvent *ev, const ProgTask *t,
                             const ProgTask *on, const char *what, int axis, GError **error);
 /* Publishes that this rank starts task t (exec_progress_note). */
 void     runner_progress_note (ExecRunner *r, const ProgTask *t);
+/* "SIGINT", "SIGTERM", "SIGHUP" or "a signal": the value *opts.interrupted holds. */
+const char *runner_signal_name (int sig);
+/* TRUE, with "rank R: interrupted by SIGTERM before task T (...), in step S" in *error,
+ * when *opts.interrupted is set: checked before each task. */
+gboolean runner_interrupted (ExecRunner *r, const ProgTask *t, GError **error);
 gboolean runner_post       (ExecRunner *r, ProgStream stream, ExecGroup *g, const ExecColl *op,
                             ExecSample *sample, GError **error);
 /* all[world x n] = every rank's `mine` (n doubles), in rank order. */

@@ -303,6 +303,10 @@ runner_task_run (ExecRunner *r, guint32 local, GError **error)
   const ProgTask *t = prog_task (r->prog, id);
   RunTaskState *ts = &r->ts[local];
   runner_progress_note (r, t);
+  /* a signal stops the run between two tasks, not only in a wait for a peer: one rank
+   * (or ranks that are computing) would otherwise run every step to the end */
+  if (runner_interrupted (r, t, error))
+    return FALSE;
   if (r->opts.task_hook && r->step == 0)
     r->opts.task_hook (r->rank, r->step, local, t, r->opts.hook_data);
   const guint32 *deps = prog_task_deps (r->prog, t);

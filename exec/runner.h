@@ -42,7 +42,8 @@
  *  - Failure: a wait that exceeds ExecRunOptions.timeout_s fails with EXEC_ERROR_TIMEOUT
  *    and a message "rank R: task T (what, stage S, micro-batch M) timed out after X s
  *    waiting for group 'G' (ranks ...)"; when *interrupted becomes non-zero (the caller's
- *    signal handler: the launcher ends the job) waits fail the same way, saying so. After
+ *    signal handler stores the signal's number: the user or the launcher ends the job)
+ *    waits fail the same way, and so does the next task, naming the signal. After
  *    a failure the runner must not be run again; close the backend with
  *    exec_backend_abort. Never prints, never exits. */
 #pragma once
@@ -66,7 +67,7 @@ typedef struct {
   ExecAdamW       adamw;        /* lr 3e-4, betas (0.9, 0.95), eps 1e-8, weight decay 0.1 */
   double          timeout_s;    /* give up waiting on a peer; 0 = the backend's timeout_s */
   gboolean        local;        /* world-of-one layout on a larger backend: no communication */
-  volatile int   *interrupted;  /* non-zero: waits give up (NULL: never) */
+  volatile int   *interrupted;  /* a signal's number: the run gives up (NULL: never) */
   ExecRunTaskHook task_hook;    /* NULL: none */
   gpointer        hook_data;
 } ExecRunOptions;

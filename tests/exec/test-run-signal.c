@@ -1,0 +1,138 @@
+/* tests/exec/test-run-signal.c - `tandem run` on one rank (no launcher) asked to end by
+ * SIGTERM (kill, a batch system's cancel) or SIGINT (Ctrl-C) while it runs. The run was
+ * recorded as 'running' at its start; afterwards it must be in the store exactly once,
+ * closed as failed with the signal named, and the process must end soon after the signal
+ * with exit status 1 (a failure at run time).
+ *
+ * Before: SIGTERM set a flag that only a wait for a peer read, and one rank never waits,
+ * so the run went on to its last step and was stored as ok with exit status 0; SIGINT had
+ * no handler and left the row 'running' (read as 'died' a --timeout later).
+ *
+ * Each case: TANDEM_EXE run on tiny-llama (128 tokens) with --steps 5000, far more than
+ * the test waits; the signal is sent once the store holds the 'running' row. Skipped when
+ * the CPU backend or TANDEM_EXE is missing. */
+#include "results/store.h"
+#include "exec/backend.h"
+
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* The one run of `db`, once the store has it as running (NULL after `wait_s`). */
+static ResRunRow *
+wait_running (const char *db, double wait_s)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) (wait_s * G_USEC_PER_SEC);
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ResStore) store = NULL;
+      if (g_file_test (db, G_FILE_TEST_EXISTS))
+        store = res_store_open_full (db, RES_OPEN_READ_ONLY, 1000, &error);
+      g_autoptr (GPtrArray) runs = store ? res_store_list_runs (store, 0, &error) : NULL;
+      if (runs != NULL && runs->len == 1)
+        {
+          ResRunRow *row = g_ptr_array_steal_index (runs, 0);
+          if (row->status == RES_STATUS_RUNNING)
+            return row;
+          res_run_row_free (row);
+        }
+      g_usleep (100000);
+    }
+  return NULL;
+}
+
+static void
+signal_case (gconstpointer data)
+{
+  int sig = GPOINTER_TO_INT (data);
+  const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+  g_autoptr (GError) error = NULL;
+  if (!exec_cpu_ops.available (&error))
+    {
+      g_test_skip (error->message);
+      return;
+    }
+  if (!g_getenv ("TANDEM_EXE"))
+    {
+      g_test_skip ("TANDEM_EXE is not set (run through meson test)");
+      return;
+    }
+  g_autofree char *dir = g_dir_make_tmp ("tandem-signal-XXXXXX", NULL);
+  g_autofree char *db = g_build_filename (dir, "t.db", NULL);
+  const char *argv[] = { g_getenv ("TANDEM_EXE"), "run", "--model", "tiny-llama", "--seq",
+                         "128", "--steps", "5000", "--warmup", "0", "--db", db, NULL };
+  GPid pid = 0;
+  g_assert_true (g_spawn_async (dir, (char **) argv, NULL,
+                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL
+                                | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &pid, &error));
+  g_assert_no_error (error);
+
+  ResRunRow *running = wait_running (db, 60);
+  if (running == NULL)
+    kill (pid, SIGKILL);
+  g_assert_nonnull (running);
+  res_run_row_free (running);
+  g_usleep (300000);   /* into the steps */
+  g_assert_cmpint (kill (pid, sig), ==, 0);
+
+  /* the next task boundary comes within milliseconds on tiny-llama; 20 s is a hang
+   * (before the fix: 5000 steps, minutes) */
+  gint64 t0 = g_get_monotonic_time ();
+  int status = 0;
+  pid_t got = 0;
+  while ((got = waitpid (pid, &status, WNOHANG)) == 0
+         && g_get_monotonic_time () - t0 < 20 * G_USEC_PER_SEC)
+    g_usleep (50000);
+  double wall = (g_get_monotonic_time () - t0) * 1e-6;
+  if (got == 0)
+    {
+      kill (pid, SIGKILL);
+      waitpid (pid, &status, 0);
+    }
+  g_test_message ("%s: ended after %.2f s, wait status %#x", name, wall, status);
+  g_assert_cmpint (got, ==, pid);
+  /* exited, not killed by the signal: the handler closed the run; exit status 1 is the
+   * exit table's "failure at run time" (tandem --help) */
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 1);
+
+  g_autoptr (ResStore) store = res_store_open_full (db, RES_OPEN_READ_ONLY, 1000, &error);
+  g_assert_no_error (error);
+  g_autoptr (GPtrArray) runs = res_store_list_runs (store, 0, &error);
+  g_assert_no_error (error);
+  /* exactly once: the row written as running at the start, now closed */
+  g_assert_cmpuint (runs->len, ==, 1);
+  const ResRunRow *row = g_ptr_array_index (runs, 0);
+  g_assert_cmpint (row->kind, ==, RES_KIND_RUN);
+  g_assert_cmpint (row->status, ==, RES_STATUS_FAILED);
+  g_assert_nonnull (row->finished_at);
+  g_assert_nonnull (row->error);
+  g_test_message ("stored error: %s", row->error);
+  /* "rank 0: interrupted by SIGTERM before task T (...), in step S" */
+  g_autofree char *said = g_strdup_printf ("rank 0: interrupted by %s", name);
+  g_assert_nonnull (strstr (row->error, said));
+  g_autoptr (ResRunRecord) rec = res_store_get_run (store, row->run_id, &error);
+  g_assert_no_error (error);
+  g_assert_false (rec->has_measurement);
+  g_clear_pointer (&store, res_store_close);
+
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *entry;
+  while (d != NULL && (entry = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, entry, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_data_func ("/run/signal/term", GINT_TO_POINTER (SIGTERM), signal_case);
+  g_test_add_data_func ("/run/signal/int", GINT_TO_POINTER (SIGINT), signal_case);
+  return g_test_run ();
+}
