@@ -215,15 +215,44 @@ cli_stored_set (CliStored *st, gint64 id, const GError *error)
     st->store_error = g_strdup (error != NULL ? error->message : "unknown error");
 }
 
-static char *
-fallback_path (const char *kind)
+char *
+cli_fallback_write (const char *kind, JsonNode *root, GError **error)
 {
+  g_return_val_if_fail (root != NULL && JSON_NODE_HOLDS_OBJECT (root), NULL);
+  JsonObject *o = json_node_get_object (root);
   g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
   g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%S");
   g_autofree char *name = g_strdup_printf ("tandem-unstored-%s-%s-%d.json", kind, stamp,
                                            (int) getpid ());
-  return dir_writable (".") ? g_steal_pointer (&name)
-                            : g_build_filename (g_get_tmp_dir (), name, NULL);
+  /* the working directory first; the temporary directory when that is not writable or
+   * the write fails there (a full disk): the result is kept where it fits */
+  const char *dirs[] = { ".", g_get_tmp_dir () };
+  GString *why = g_string_new (NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      if (!dir_writable (dirs[i]))
+        {
+          g_string_append_printf (why, "%s%s is not writable", why->len ? "; " : "",
+                                  dirs[i]);
+          continue;
+        }
+      char *path = i == 0 ? g_strdup (name) : g_build_filename (dirs[i], name, NULL);
+      json_object_set_string_member (o, "fallback_file", path);
+      g_autofree char *text = util_json_to_data (root, TRUE);
+      g_autoptr (GError) local = NULL;
+      /* a new name: O_EXCL semantics are not needed, the pid and second make it ours */
+      if (util_output_write (path, text, strlen (text), &local))
+        {
+          g_string_free (why, TRUE);
+          return path;
+        }
+      g_string_append_printf (why, "%s%s", why->len ? "; " : "", local->message);
+      g_free (path);
+    }
+  json_object_set_null_member (o, "fallback_file");
+  g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, why->str);
+  g_string_free (why, TRUE);
+  return NULL;
 }
 
 void
@@ -242,18 +271,12 @@ cli_stored_apply (CliStored *st, const char *kind, JsonNode *root)
   json_object_set_string_member (o, "store_error", st->store_error);
   if (st->fallback == NULL && st->fallback_error == NULL)
     {
-      char *path = fallback_path (kind);
-      json_object_set_string_member (o, "fallback_file", path);
-      g_autofree char *text = util_json_to_data (root, TRUE);
       GError *error = NULL;
-      /* a new name: O_EXCL semantics are not needed, the pid and second make it ours */
-      if (util_output_write (path, text, strlen (text), &error))
-        st->fallback = path;
-      else
+      st->fallback = cli_fallback_write (kind, root, &error);
+      if (st->fallback == NULL)
         {
           st->fallback_error = g_strdup (error->message);
           g_error_free (error);
-          g_free (path);
         }
     }
   if (st->fallback != NULL)

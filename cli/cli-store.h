@@ -62,6 +62,13 @@ ResStore   *cli_store_open    (const CliDbArgs *a, gboolean read_only, GError **
  * else the temporary directory)? */
 gboolean    cli_fallback_check (GError **error);
 
+/* Writes `root` (an object; its "fallback_file" is set to the path tried) as
+ * tandem-unstored-KIND-YYYYmmddTHHMMSS-PID.json in the working directory, or in the
+ * temporary directory when that is not writable or the write fails there (a full disk).
+ * The path written (free it), or NULL with fallback_file null and `error` saying why each
+ * failed. */
+char       *cli_fallback_write (const char *kind, JsonNode *root, GError **error);
+
 /* Where a result went. */
 typedef struct {
   gboolean tried;         /* a store was attempted (not --no-db) */

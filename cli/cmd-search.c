@@ -1317,18 +1317,6 @@ stderr_restore (int *saved)
   *saved = -1;
 }
 
-static char *
-fallback_path (void)
-{
-  g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%S");
-  g_autofree char *name = g_strdup_printf ("tandem-unstored-search-%s-%d.json", stamp,
-                                           (int) getpid ());
-  if (access (".", W_OK) == 0)
-    return g_steal_pointer (&name);
-  return g_build_filename (g_get_tmp_dir (), name, NULL);
-}
-
 static void
 opts_clear (Opts *o)
 {
@@ -1573,6 +1561,8 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
   gint64 run_id = -1;
   g_autofree char *store_error = NULL;
   g_autofree char *fallback = NULL;   /* named once: the JSON names the file written */
+  g_autofree char *fallback_error = NULL;
+  g_autoptr (JsonNode) root = NULL;
   const char *db = o->db ? o->db : "tandem.db";
   if (status == CLI_EXIT_OK && !o->no_db && o->json)
     {
@@ -1636,20 +1626,21 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
           json_builder_set_member_name (b, "store_error");
           json_builder_add_string_value (b, store_error ? store_error : "--no-db");
         }
-      if (store_error)
-        {
-          fallback = fallback_path ();
-          json_builder_set_member_name (b, "fallback_file");
-          json_builder_add_string_value (b, fallback);
-        }
       if (o->trace_best && !trace_failed)
         {
           json_builder_set_member_name (b, "trace");
           json_builder_add_string_value (b, o->trace_best);
         }
       json_builder_end_object (b);
+      root = json_builder_get_root (b);
+      /* --json stored first: the fallback is written before the JSON that names it */
+      if (store_error)
+        {
+          fallback = cli_fallback_write ("search", root, &error);
+          if (fallback == NULL)
+            fallback_error = g_strdup (error->message), g_clear_error (&error);
+        }
       g_autoptr (JsonGenerator) gen = json_generator_new ();
-      g_autoptr (JsonNode) root = json_builder_get_root (b);
       json_generator_set_root (gen, root);
       json_generator_set_pretty (gen, TRUE);
       json_text = json_generator_to_data (gen, NULL);
@@ -1670,16 +1661,27 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
     }
   if (status == CLI_EXIT_OK && store_error)
     {
-      if (fallback == NULL)
-        fallback = fallback_path ();
-      gboolean wrote = g_file_set_contents (fallback, json_text, -1, NULL);
+      if (fallback == NULL && fallback_error == NULL)
+        {
+          json_object_set_null_member (json_node_get_object (root), "run_id");
+          json_object_set_string_member (json_node_get_object (root), "store_error",
+                                         store_error);
+          fallback = cli_fallback_write ("search", root, &error);
+          if (fallback == NULL)
+            fallback_error = g_strdup (error->message), g_clear_error (&error);
+        }
       if (!o->json)
-        printf ("not stored: %s; result written to %s\n", store_error,
-                wrote ? fallback : "(nowhere: the fallback file failed too)");
+        {
+          if (fallback != NULL)
+            printf ("not stored: %s; result written to %s\n", store_error, fallback);
+          else
+            printf ("not stored: %s; the result could not be written elsewhere either: %s\n",
+                    store_error, fallback_error);
+        }
       status = cli_fail (CLI_EXIT_FAILURE, "the search was not stored: %s; %s%s (hint: --db "
                          "FILE elsewhere, or --no-db)", store_error,
-                         wrote ? "result written to " : "the fallback file failed too: ",
-                         fallback);
+                         fallback ? "result written to " : "the fallback file failed too: ",
+                         fallback ? fallback : fallback_error);
     }
   if (status == CLI_EXIT_OK && trace_failed)
     status = CLI_EXIT_FAILURE;

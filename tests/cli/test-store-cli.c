@@ -229,6 +229,78 @@ test_unwritable_dir (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* In the child, after GLib's chdir into the working directory: remove that directory,
+ * which leaves its permission bits saying writable while no file can be created in it
+ * (ENOENT), as a full disk refuses the write after access () said yes. */
+static void
+remove_cwd (gpointer path)
+{
+  g_rmdir (path);
+}
+
+/* The store refuses (--db names a directory) and the working directory takes no file: the
+ * result goes to TMPDIR instead of being lost. Before, the fallback was tried in the
+ * working directory alone ("nothing was kept instead"), so a full disk under the working
+ * directory lost a result the temporary directory had room for. Predict and search, text
+ * and --json. */
+static void
+test_fallback_tmpdir (Fixture *f, gconstpointer data)
+{
+  g_autofree char *tmp = g_build_filename (f->dir, "tmp", NULL);
+  g_assert_cmpint (g_mkdir (tmp, 0700), ==, 0);
+  g_autofree char *gone = g_build_filename (f->dir, "gone", NULL);
+  g_autofree char *adir = g_build_filename (f->dir, "adir", NULL);
+  g_assert_cmpint (g_mkdir (adir, 0700), ==, 0);
+  const char *cases[] = {
+    "predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8",
+    "predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 --json",
+    "search --model llama3-8b --cluster h200-node --gpus 8 --tp 8 --gbs 8 --top 1",
+    "search --model llama3-8b --cluster h200-node --gpus 8 --tp 8 --gbs 8 --top 1 --json",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_assert_cmpint (g_mkdir (gone, 0700), ==, 0);
+      g_autofree char *line = g_strdup_printf ("%s %s --db %s", g_getenv ("TANDEM_EXE"),
+                                               cases[i], adir);
+      g_auto (GStrv) argv = g_strsplit (line, " ", -1);
+      g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "TMPDIR", tmp, TRUE);
+      g_autofree char *out = NULL, *err = NULL;
+      int status = 0;
+      g_autoptr (GError) error = NULL;
+      g_assert_true (g_spawn_sync (gone, argv, env, G_SPAWN_DEFAULT, remove_cwd, gone, &out,
+                                   &err, &status, &error));
+      g_assert_no_error (error);
+      g_test_message ("%s -> %d\nstderr: %s", cases[i], status, err);
+      g_assert_false (g_file_test (gone, G_FILE_TEST_EXISTS));
+      /* not stored: exit 1 (the exit table's store failure), saying where it went */
+      g_assert_true (WIFEXITED (status));
+      g_assert_cmpint (WEXITSTATUS (status), ==, 1);
+      g_assert_nonnull (strstr (err, "it is a directory"));
+      g_assert_nonnull (strstr (err, tmp));
+      g_assert_null (strstr (err, "nothing was kept"));
+      g_assert_null (strstr (err, "fallback file failed"));
+      /* exactly one file in TMPDIR, the result as JSON naming itself */
+      g_autoptr (GDir) d = g_dir_open (tmp, 0, NULL);
+      const char *name = g_dir_read_name (d);
+      g_assert_nonnull (name);
+      g_autofree char *path = g_build_filename (tmp, name, NULL);
+      g_assert_null (g_dir_read_name (d));
+      assert_fallback (path, i < 2 ? "predict" : "search", "it is a directory");
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      g_assert_true (json_parser_load_from_file (parser, path, &error));
+      JsonObject *o = json_node_get_object (json_parser_get_root (parser));
+      g_assert_cmpstr (json_object_get_string_member (o, "fallback_file"), ==, path);
+      if (strstr (cases[i], "--json"))
+        {
+          /* the JSON on stdout names the same file */
+          g_autoptr (JsonNode) root = run_parse_json (out);
+          JsonObject *so = json_node_get_object (root);
+          g_assert_cmpstr (json_object_get_string_member (so, "fallback_file"), ==, path);
+        }
+      g_unlink (path);
+    }
+}
+
 /* Writes a file of schema 1 (what tandem 0.1 made) holding one run. */
 static void
 write_v1 (const char *path)
@@ -439,6 +511,8 @@ main (int argc, char **argv)
   g_test_add ("/cli/store/locked", Fixture, NULL, setup, test_locked, teardown);
   g_test_add ("/cli/store/report-locked", Fixture, NULL, setup, test_report_locked, teardown);
   g_test_add ("/cli/store/unwritable-dir", Fixture, NULL, setup, test_unwritable_dir,
+              teardown);
+  g_test_add ("/cli/store/fallback-tmpdir", Fixture, NULL, setup, test_fallback_tmpdir,
               teardown);
   g_test_add ("/cli/store/runs-read-only", Fixture, NULL, setup, test_runs_read_only,
               teardown);
