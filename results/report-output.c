@@ -103,7 +103,9 @@ report_file_write (const char *dir, const char *name, const char *data, gssize l
   /* g_file_set_contents writes a temporary file and renames it: never half a file */
   if (!g_file_set_contents (path, data, len, &ferr))
     {
-      g_set_error (error, REPORT_ERROR, REPORT_ERROR_WRITE, "cannot write %s: %s", path,
+      /* the directory was checked (report_dir_prepare): a file that fails now is the
+       * disk's doing (full, an I/O error), a failure at run time, not the user's input */
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_FAILED, "cannot write %s: %s", path,
                    ferr->message);
       return FALSE;
     }

@@ -71,6 +71,8 @@ void plot_nice_log (double min, double max, double *out_min, double *out_max);
  * cannot be, or REPORT_ERROR_EXISTS when one of `names` is there and !force. */
 gboolean report_dir_prepare (const char *dir, const char *const *names, gboolean force,
                              GError **error);
+/* FALSE with REPORT_ERROR_FAILED when the write fails (a full disk: a run-time failure,
+ * the directory having been checked). */
 gboolean report_file_write (const char *dir, const char *name, const char *data, gssize len,
                             GPtrArray *written, GError **error);
 /* The builder's root as pretty JSON in dir/name, through util_json_to_data (the one way

@@ -498,8 +498,13 @@ report_run_write (const ReportRun *r, const char *dir, guint formats, gboolean f
           ranks[st] = plan_layout_rank_of (p->layout, &c);
         }
       g_autofree char *path = g_build_filename (dir, "timeline.json", NULL);
-      if (!prog_trace_write (p->program, p->result->times, ranks, "predicted", path, error))
-        return FALSE;
+      g_autoptr (GError) local = NULL;
+      if (!prog_trace_write (p->program, p->result->times, ranks, "predicted", path, &local))
+        {
+          /* the directory was checked: the disk failed the write (exit 1, not 2) */
+          g_set_error_literal (error, REPORT_ERROR, REPORT_ERROR_FAILED, local->message);
+          return FALSE;
+        }
       g_ptr_array_add (written, g_steal_pointer (&path));
     }
   if (formats & REPORT_FORMAT_PNG)

@@ -42,8 +42,9 @@ GQuark report_error_quark (void);
 typedef enum {
   REPORT_ERROR_INPUT,        /* contradictory or missing options: the user's input */
   REPORT_ERROR_EXISTS,       /* the output would overwrite a report (no force) */
-  REPORT_ERROR_WRITE,        /* the output directory or a file cannot be written */
-  REPORT_ERROR_FAILED,       /* anything else (a cairo failure, the store) */
+  REPORT_ERROR_WRITE,        /* the output directory cannot be made or written */
+  REPORT_ERROR_FAILED,       /* anything else (a file whose write failed: a full disk;
+                              * a cairo failure, the store) */
 } ReportError;
 
 /* Exposed communication columns, in the contract's order (docs/contracts.md). */

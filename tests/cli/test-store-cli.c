@@ -301,6 +301,77 @@ test_fallback_tmpdir (Fixture *f, gconstpointer data)
     }
 }
 
+/* A report whose directory passed its checks but whose files the disk refuses (the
+ * working directory removed under `--out .`: ENOENT on every new file, as ENOSPC on a full
+ * disk) is a failure at run time, exit 1, not bad input, exit 2: the user's flags were
+ * right. Before, report run said 2 ("cannot write trace", PLAN_ERROR_USAGE) and report
+ * validation 2 (REPORT_ERROR_WRITE). A --out that is a file stays 2 (bad input). */
+static void
+test_report_write_fails (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_in (f, PREDICT "--db {DB}", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  g_autofree char *gone = g_build_filename (f->dir, "gone", NULL);
+  const char *cases[] = { "report run 1 --out .", "report run 1 --out . --format md",
+                          "report validation --out . --format csv" };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_assert_cmpint (g_mkdir (gone, 0700), ==, 0);
+      g_autofree char *line = g_strdup_printf ("%s %s --db %s", g_getenv ("TANDEM_EXE"),
+                                               cases[i], f->db);
+      g_auto (GStrv) argv = g_strsplit (line, " ", -1);
+      g_autofree char *out = NULL, *err = NULL;
+      int status = 0;
+      g_autoptr (GError) error = NULL;
+      g_assert_true (g_spawn_sync (gone, argv, NULL, G_SPAWN_DEFAULT, remove_cwd, gone, &out,
+                                   &err, &status, &error));
+      g_assert_no_error (error);
+      g_test_message ("%s -> %#x\nstderr: %s", cases[i], status, err);
+      g_assert_true (WIFEXITED (status));
+      if (i == 2)
+        {
+          /* no measurement stored (the one run is a prediction): input, 2, before writing */
+          g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+          g_assert_nonnull (strstr (err, "no stored run has a measurement"));
+          continue;
+        }
+      g_assert_cmpint (WEXITSTATUS (status), ==, 1);
+      g_assert_nonnull (strstr (err, "cannot write"));
+    }
+  /* the scatter of a validation report: a validate run with a measured row first */
+  g_autofree char *csv = g_test_build_filename (G_TEST_DIST, "..", "data",
+                                                "published-runs.csv", NULL);
+  g_autofree char *validate = g_strdup_printf ("validate %s --only 1 --db {DB}", csv);
+  run_in (f, validate, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "stored as run 2"));
+  run_result_clear (&r);
+  g_assert_cmpint (g_mkdir (gone, 0700), ==, 0);
+  g_autofree char *line = g_strdup_printf ("%s report validation --out . --db %s",
+                                           g_getenv ("TANDEM_EXE"), f->db);
+  g_auto (GStrv) argv = g_strsplit (line, " ", -1);
+  g_autofree char *out = NULL, *err = NULL;
+  int status = 0;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_spawn_sync (gone, argv, NULL, G_SPAWN_DEFAULT, remove_cwd, gone, &out,
+                               &err, &status, &error));
+  g_assert_no_error (error);
+  g_test_message ("report validation -> %#x\nstderr: %s", status, err);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 1);
+  g_assert_nonnull (strstr (err, "cannot write"));
+
+  /* bad input stays 2: --out names a file */
+  g_autofree char *file = g_build_filename (f->dir, "a-file", NULL);
+  g_assert_true (g_file_set_contents (file, "", -1, NULL));
+  run_in (f, "report run 1 --out {DIR}/a-file --db {DB}", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "it is a file, not a directory"));
+  run_result_clear (&r);
+}
+
 /* Writes a file of schema 1 (what tandem 0.1 made) holding one run. */
 static void
 write_v1 (const char *path)
@@ -513,6 +584,8 @@ main (int argc, char **argv)
   g_test_add ("/cli/store/unwritable-dir", Fixture, NULL, setup, test_unwritable_dir,
               teardown);
   g_test_add ("/cli/store/fallback-tmpdir", Fixture, NULL, setup, test_fallback_tmpdir,
+              teardown);
+  g_test_add ("/cli/store/report-write-fails", Fixture, NULL, setup, test_report_write_fails,
               teardown);
   g_test_add ("/cli/store/runs-read-only", Fixture, NULL, setup, test_runs_read_only,
               teardown);
