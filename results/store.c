@@ -578,15 +578,24 @@ res_store_open_full (const char *path, ResOpenFlags flags, guint busy_timeout_ms
   store->busy_timeout_ms = busy_timeout_ms;
 
   int rc;
+  gboolean wal_unreadable = FALSE;   /* a -wal SQLite may fail to read here */
   if (read_only && !memory)
     {
       /* In a directory nobody can write, SQLite cannot create the -shm of a WAL file,
-       * and nobody can be writing the file: open it immutable there. */
+       * and nobody can be writing the file: open it immutable there. Not when a -wal
+       * holds commits (a writer that ended before checkpointing: killed, or a copy of the
+       * three files): immutable ignores the -wal, so those runs would be missing without
+       * a word. SQLite reads it read-only when the -shm is there and readable
+       * (https://sqlite.org/wal.html#readonly); without one it cannot, and says so. */
       g_autofree char *dir = g_path_get_dirname (path);
+      g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+      GStatBuf st;
+      gboolean has_wal = g_stat (wal, &st) == 0 && st.st_size > 0;
       gboolean dir_ro = g_access (dir, W_OK) != 0;
+      wal_unreadable = dir_ro && has_wal;
       g_autofree char *uri_path = g_uri_escape_string (path, "/", FALSE);
       g_autofree char *uri = g_strdup_printf ("file:%s?mode=ro%s", uri_path,
-                                              dir_ro ? "&immutable=1" : "");
+                                              dir_ro && !has_wal ? "&immutable=1" : "");
       rc = sqlite3_open_v2 (uri, &store->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     }
   else
@@ -600,8 +609,22 @@ res_store_open_full (const char *path, ResOpenFlags flags, guint busy_timeout_ms
   sqlite3_extended_result_codes (store->db, 1);
   sqlite3_busy_timeout (store->db, (int) MIN (busy_timeout_ms, (guint) G_MAXINT));
 
-  if (!check_identity (store, error))
-    return NULL;
+  GError *local = NULL;
+  if (!check_identity (store, &local))
+    {
+      if (wal_unreadable && g_error_matches (local, RES_ERROR, RES_ERROR_OPEN))
+        {
+          g_clear_error (&local);
+          g_set_error (&local, RES_ERROR, RES_ERROR_OPEN,
+                       "cannot read results database %s: its latest runs are in %s-wal, "
+                       "which SQLite can read only beside a readable %s-shm or in a "
+                       "writable directory (hint: copy %s and its -wal to a writable "
+                       "directory and pass --db there, or have the owner run `sqlite3 %s "
+                       "'PRAGMA wal_checkpoint(TRUNCATE)'`)", path, path, path, path, path);
+        }
+      g_propagate_error (error, local);
+      return NULL;
+    }
   if (read_only)
     {
       store->journal_mode = g_strdup ("read-only");

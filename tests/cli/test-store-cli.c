@@ -471,6 +471,82 @@ test_runs_read_only (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* Copies file `from` to `to`. */
+static void
+copy_file (const char *from, const char *to)
+{
+  g_autofree char *data = NULL;
+  gsize n = 0;
+  g_assert_true (g_file_get_contents (from, &data, &n, NULL));
+  g_assert_true (g_file_set_contents (to, data, (gssize) n, NULL));
+}
+
+/* A WAL database whose last commit is still in its -wal (the writer ended before
+ * checkpointing: killed, or the files copied), in a directory nobody may write. Before,
+ * the read-only open there was immutable, which ignores the -wal: `runs` listed 1 run of
+ * 2 without a word. Now: with the -shm beside it, both runs; without one, status 1 and a
+ * message naming the -wal, never a short list. Needs permission bits: skipped as root. */
+static void
+test_runs_read_only_wal (Fixture *f, gconstpointer data)
+{
+  if (geteuid () == 0)
+    {
+      g_test_skip ("root: a read-only directory needs permission bits");
+      return;
+    }
+  g_autofree char *sub = g_build_filename (f->dir, "ro", NULL);
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  g_autofree char *db = g_build_filename (sub, "t.db", NULL);
+  RunResult r = { 0 };
+  g_autofree char *args = g_strdup_printf (PREDICT "--db %s", db);
+  run_in (f, args, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  /* a second run committed into the -wal by a connection that stays open (so nothing
+   * checkpoints it into the file) */
+  sqlite3 *h = NULL;
+  g_assert_cmpint (sqlite3_open_v2 (db, &h, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (h, "PRAGMA wal_autocheckpoint = 0; "
+                                 "INSERT INTO runs (kind, status, created_at, tool_version, "
+                                 "model, cluster, finished_at) SELECT kind, status, "
+                                 "created_at, tool_version, 'second-run', cluster, "
+                                 "finished_at FROM runs;",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  g_autofree char *wal = g_strconcat (db, "-wal", NULL);
+  g_assert_true (g_file_test (wal, G_FILE_TEST_EXISTS));
+  /* the same two files without a -shm, in a second read-only directory */
+  g_autofree char *sub2 = g_build_filename (f->dir, "ro2", NULL);
+  g_assert_cmpint (g_mkdir (sub2, 0755), ==, 0);
+  g_autofree char *db2 = g_build_filename (sub2, "t.db", NULL);
+  g_autofree char *wal2 = g_strconcat (db2, "-wal", NULL);
+  copy_file (db, db2);
+  copy_file (wal, wal2);
+  g_assert_cmpint (g_chmod (sub, 0555), ==, 0);
+  g_assert_cmpint (g_chmod (sub2, 0555), ==, 0);
+
+  /* both runs: the predict (llama3-8b) and the one in the -wal (second-run) */
+  g_autofree char *list = g_strdup_printf ("runs --db %s", db);
+  run_in (f, list, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "llama3-8b"));
+  g_assert_nonnull (strstr (r.out, "second-run"));
+  run_result_clear (&r);
+
+  /* no -shm: SQLite cannot read the -wal here; refused (exit 1, a run-time failure of the
+   * store), never the one run of the file alone */
+  g_autofree char *list2 = g_strdup_printf ("runs --db %s", db2);
+  run_in (f, list2, &r);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_null (strstr (r.out, "llama3-8b"));
+  g_assert_nonnull (strstr (r.err, "-wal"));
+  g_assert_nonnull (strstr (r.err, "hint:"));
+  run_result_clear (&r);
+
+  sqlite3_close (h);
+  g_chmod (sub, 0755);
+  g_chmod (sub2, 0755);
+}
+
 /* Output paths are checked before the work: a --trace in a missing directory is refused
  * with status 2, and tandem run stores nothing (no run started). */
 static void
@@ -588,6 +664,8 @@ main (int argc, char **argv)
   g_test_add ("/cli/store/report-write-fails", Fixture, NULL, setup, test_report_write_fails,
               teardown);
   g_test_add ("/cli/store/runs-read-only", Fixture, NULL, setup, test_runs_read_only,
+              teardown);
+  g_test_add ("/cli/store/runs-read-only-wal", Fixture, NULL, setup, test_runs_read_only_wal,
               teardown);
   g_test_add ("/cli/store/bad-trace-first", Fixture, NULL, setup, test_bad_trace_first,
               teardown);
