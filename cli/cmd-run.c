@@ -942,7 +942,24 @@ run_plan (RunCtx *c)
   c->plan.world_size = c->world;
   /* the runner keeps and communicates everything in fp32 and computes in fp32 on the
    * CPU; on cuda its GEMMs take BF16 tensor-core products with FP32 accumulation
-   * (TANDEM_CUDA_MATMUL, set in cli_cmd_run) over the same fp32 storage */
+   * (TANDEM_CUDA_MATMUL, set in cli_cmd_run) over the same fp32 storage. A narrower
+   * dtype asked for (--precision fp8, --fp16, --fp8-format, --param-dtype fp16, a plan
+   * file's float8) was silently run and predicted in fp32: refused by name instead (bf16,
+   * the parser's default, cannot be told from a flag and reads as the runner's math) */
+  {
+    const struct { const char *flag; PlanPrecision p; } asked[] = {
+      { "--precision", c->plan.compute_dtype }, { "--param-dtype", c->plan.param_dtype },
+      { "--grad-dtype", c->plan.grad_dtype }, { "--optimizer-dtype", c->plan.optim_dtype },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (asked); i++)
+      if (asked[i].p != PLAN_PREC_FP32 && asked[i].p != PLAN_PREC_BF16)
+        return fail0 (c, CLI_EXIT_USAGE, "%s %s: tandem run keeps and computes everything in "
+                      "fp32 (on cuda its GEMMs take BF16 products), so it cannot run %s "
+                      "(hint: leave the flag out; tandem predict %s %s predicts it)",
+                      asked[i].flag, plan_precision_name (asked[i].p),
+                      plan_precision_name (asked[i].p), asked[i].flag,
+                      plan_precision_name (asked[i].p));
+  }
   c->plan.compute_dtype = c->plan.param_dtype = PLAN_PREC_FP32;
   c->plan.grad_dtype = c->plan.optim_dtype = PLAN_PREC_FP32;
   c->plan.master_weights = FALSE;

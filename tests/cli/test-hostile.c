@@ -200,6 +200,30 @@ test_stdout_reader_gone (void)
 
 /* ---- run and calibrate ---------------------------------------------------------------- */
 
+/* tandem run with a dtype it cannot run: the runner keeps and computes everything in fp32
+ * (cmd-run.c overwrote the plan's dtypes), so --precision fp8 ran and was predicted in
+ * fp32, exit 0, with fp8 named nowhere in the output. Now refused by the flag's name,
+ * exit 2, before any step; fp32 and bf16 (the default, which the flag cannot be told
+ * from) still run. */
+static void
+test_run_narrow_precision (void)
+{
+  /* --fp8-format e4m3 sets the compute dtype to fp8, --fp16 to fp16: both named as
+   * --precision, the flag that sets it */
+  assert_error ("run --no-db --steps 1 --warmup 0 --seq 64 --precision fp8", 2,
+                "--precision fp8: tandem run keeps and computes everything in fp32");
+  assert_error ("run --no-db --steps 1 --warmup 0 --seq 64 --fp8-format e4m3", 2,
+                "--precision fp8: tandem run keeps");
+  assert_error ("run --no-db --steps 1 --warmup 0 --seq 64 --fp16", 2,
+                "--precision fp16: tandem run keeps");
+  assert_error ("run --no-db --steps 1 --warmup 0 --seq 64 --param-dtype fp16", 2,
+                "(hint: leave the flag out; tandem predict --param-dtype fp16 predicts it)");
+  RunResult r = { 0 };
+  run_tandem ("run --no-db --steps 1 --warmup 0 --seq 64 --precision fp32", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+}
+
 /* tandem run of a model that cannot fit in this host's memory: the CPU backend asked GLib
  * for the fp32 weights in one buffer, 405,853,388,800 parameters of llama3-405b x 4 bytes
  * = 1,623,413,555,200 bytes, and GLib aborted the process (SIGTRAP, "failed to allocate").
@@ -452,6 +476,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/hostile/stdout-full", test_stdout_full);
   g_test_add_func ("/cli/hostile/stdout-reader-gone", test_stdout_reader_gone);
   g_test_add_func ("/cli/hostile/run-host-memory", test_run_host_memory);
+  g_test_add_func ("/cli/hostile/run-narrow-precision", test_run_narrow_precision);
   g_test_add_func ("/cli/hostile/calibrate-inputs-first", test_calibrate_inputs_first);
   g_test_add_func ("/cli/hostile/json-duplicate-key", test_json_duplicate_key);
   g_test_add_func ("/cli/hostile/csv-duplicates-and-nul", test_csv_duplicates_and_nul);
