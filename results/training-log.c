@@ -171,6 +171,26 @@ training_log_parse (const char *text, gssize len, TrainingLogFormat format,
         }
       if (got < 0)
         return NULL;
+      /* the format was the first step line's guess: a step line of the other kind later
+       * (two jobs' logs in one file) was silently left out of the import */
+      if (got == 0 && format == TRAINING_LOG_AUTO && log->format != TRAINING_LOG_AUTO)
+        {
+          TrainingLogEntry x = e;
+          g_autoptr (GError) ignored = NULL;
+          const gboolean megatron = log->format == TRAINING_LOG_MEGATRON;
+          if ((megatron ? parse_titan (line, source, e.line, &x, &ignored)
+                        : parse_megatron (line, source, e.line, &x, &ignored)) > 0)
+            {
+              int first = g_array_index (log->entries, TrainingLogEntry, 0).line;
+              g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE,
+                           "%s:%d: a %s step line, but line %d was %s's: two kinds of log "
+                           "in one file (hint: --format megatron or --format torchtitan "
+                           "imports that kind alone)", source, e.line,
+                           megatron ? "TorchTitan" : "Megatron-LM", first,
+                           megatron ? "Megatron-LM" : "TorchTitan");
+              return NULL;
+            }
+        }
       if (got > 0)
         g_array_append_val (log->entries, e);
     }

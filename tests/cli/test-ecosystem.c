@@ -452,6 +452,47 @@ test_explain_units (void)
   run_result_clear (&a);
 }
 
+/* Two kinds of log in one file: the first step line chose the format (megatron.log's
+ * line 4, "iteration 10/ 1000"), and the TorchTitan step lines after it were left out
+ * without a word: exit 0, "4 of 5 logged intervals" of the Megatron part alone. Now, with
+ * --format auto, the first step line of the other kind is an error naming both lines
+ * (megatron.log has 9 lines, so torchtitan.log's first step line, its line 3, is line
+ * 9 + 3 = 12 of the file); --format megatron still takes the Megatron lines alone. */
+static void
+test_import_mixed_formats (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tandem-import-XXXXXX", NULL);
+  g_autofree char *mega = g_test_build_filename (G_TEST_DIST, "data", "logs", "megatron.log",
+                                                 NULL);
+  g_autofree char *titan = g_test_build_filename (G_TEST_DIST, "data", "logs", "torchtitan.log",
+                                                  NULL);
+  g_autofree char *a = NULL, *b = NULL;
+  g_assert_true (g_file_get_contents (mega, &a, NULL, NULL));
+  g_assert_true (g_file_get_contents (titan, &b, NULL, NULL));
+  g_autofree char *both = g_strconcat (a, b, NULL);
+  g_autofree char *path = g_build_filename (dir, "mixed.log", NULL);
+  g_assert_true (g_file_set_contents (path, both, -1, NULL));
+  g_autofree char *args = g_strdup_printf ("import-log %s --model llama3-8b --gpus 8 --tp 8 "
+                                           "--gbs 64 --seq-length 8192 --no-db", path);
+  RunResult r = { 0 };
+  run_tandem (args, &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_autofree char *want = g_strdup_printf ("%s:12: a TorchTitan step line, but line 4 was "
+                                           "Megatron-LM's: two kinds of log in one file (hint: "
+                                           "--format megatron or --format torchtitan imports "
+                                           "that kind alone)", path);
+  assert_one_error_line (r.err, want);
+  run_result_clear (&r);
+  g_autofree char *only = g_strconcat (args, " --format megatron", NULL);
+  run_tandem (only, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  /* megatron.log's 5 step lines, the first skipped */
+  g_assert_nonnull (strstr (r.out, "(megatron log), 4 of 5 logged intervals (--skip 1)"));
+  run_result_clear (&r);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -459,6 +500,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/ecosystem/model-flags", test_model_flags);
   g_test_add_func ("/cli/ecosystem/import-megatron", test_import_megatron);
   g_test_add_func ("/cli/ecosystem/import-torchtitan", test_import_torchtitan);
+  g_test_add_func ("/cli/ecosystem/import-mixed-formats", test_import_mixed_formats);
   g_test_add_func ("/cli/ecosystem/validate-cluster", test_validate_cluster);
   g_test_add_func ("/cli/ecosystem/model-flags-moe", test_model_flags_moe);
   g_test_add_func ("/cli/ecosystem/explain-cluster", test_explain_cluster);
