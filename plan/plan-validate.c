@@ -154,9 +154,23 @@ resolve_layers (Plan *plan, const ModelSpec *model, GError **error)
                       "--decoder-first/last-pipeline-num-layers so that %d - first - last "
                       "is a multiple of %d)", rest, n_rest, L, n_rest);
     }
+  /* here rest is a multiple of n_rest, so a chunk without a layer means rest = 0: the
+   * given stages took every layer. With one of first/last given the chunks left are not
+   * the middle ones (pp 2: the other end stage); "0 layers leave no layer for the middle
+   * model chunks (hint: lower --pp or --vpp)" named neither the flag nor its bound */
   if (n_rest > 0 && rest / n_rest == 0)
-    return invalid (error, "%d layers leave no layer for the middle model chunks "
-                    "(hint: lower --pp or --vpp)", rest);
+    {
+      if (given == 1)
+        return invalid (error, "--decoder-%s-pipeline-num-layers %d takes all %d layers, "
+                        "leaving none for the other %d model chunk%s (hint: at most %d, a "
+                        "layer for each of them)", plan->first_stage_layers >= 0 ? "first"
+                        : "last", given_layers, L, n_rest, n_rest == 1 ? "" : "s",
+                        L - n_rest);
+      return invalid (error, "first + last stage layers = %d take all %d layers, leaving "
+                      "none for the %d middle model chunk%s (hint: fewer first/last layers, "
+                      "or lower --pp or --vpp)", given_layers, L, n_rest,
+                      n_rest == 1 ? "" : "s");
+    }
   return TRUE;
 }
 

@@ -411,6 +411,16 @@ test_invalid_plans (Fixture *f, gconstpointer data)
     /* uneven split whose middle does not divide: 126 - 5 - 5 = 116 on 14 stages */
     { "--tp 8 --pp 16 --gpus 128 --decoder-first-pipeline-num-layers 5 "
       "--decoder-last-pipeline-num-layers 5", "does not divide" },
+    /* the first stage takes all 126 layers, none left for the last (pp 2): the message
+     * said "0 layers leave no layer for the middle model chunks (hint: lower --pp or
+     * --vpp)", with no middle chunk; the bound is 126 - 1 chunk left = 125 */
+    { "--tp 8 --pp 2 --gpus 16 --decoder-first-pipeline-num-layers 126",
+      "--decoder-first-pipeline-num-layers 126 takes all 126 layers, leaving none for the "
+      "other 1 model chunk (hint: at most 125, a layer for each of them)" },
+    /* 63 + 63 = 126 on pp 4: the 2 middle chunks get none */
+    { "--tp 8 --pp 4 --gpus 32 --decoder-first-pipeline-num-layers 63 "
+      "--decoder-last-pipeline-num-layers 63", "first + last stage layers = 126 take all 126 "
+      "layers, leaving none for the 2 middle model chunks" },
     /* Ulysses degree 32 above the 128 / 8 = 16 heads per TP rank */
     { "--tp 8 --cp 32 --cp-comm-type a2a --gpus 256 --seq-length 131072", "Ulysses" },
     /* 2048 sequences not divisible by 3 x 128 */
