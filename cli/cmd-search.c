@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 /* ---- list options -------------------------------------------------------------------- */
@@ -34,7 +35,7 @@ enum {
   F_GPUS, F_TP, F_CP, F_PP, F_VPP, F_MBS, F_EP, F_SHARDING, F_RECOMPUTE, F_SCHEDULE, F_CP_COMM,
   F_ORDER, F_SP, F_NO_SP, F_TPO, F_NO_TPO, F_DPO, F_ALLOW_X, F_TOP, F_OBJECTIVE,
   F_HEADROOM, F_JSON, F_DB, F_NO_DB, F_TRACE_BEST, F_THREADS, F_NO_PRUNE, F_FRAMEWORK,
-  F_NOTE, F_HELP, F_USE_DIST_OPT, F_FAST, F_DB_TIMEOUT,
+  F_NOTE, F_HELP, F_USE_DIST_OPT, F_FAST, F_DB_TIMEOUT, F_TIMEOUT,
 };
 
 static const SearchFlag flags[] = {
@@ -65,6 +66,7 @@ static const SearchFlag flags[] = {
   { { "db-timeout" }, F_DB_TIMEOUT, TRUE },
   { { "trace-best" }, F_TRACE_BEST, TRUE },
   { { "threads" }, F_THREADS, TRUE },
+  { { "timeout" }, F_TIMEOUT, TRUE },
   { { "no-prune" }, F_NO_PRUNE, FALSE },
   { { "framework" }, F_FRAMEWORK, TRUE },
   { { "note" }, F_NOTE, TRUE },
@@ -79,6 +81,7 @@ typedef struct {
   char      *db, *trace_best, *framework, *note;
   int        threads;
   int        db_timeout_ms;   /* --db-timeout MS: the store's busy timeout */
+  double     timeout_s;       /* --timeout S: under mpirun, a peer silent this long is gone */
   char      *stack_name;      /* the --framework stack's name, for the JSON */
   gboolean   extrapolated;    /* no fitted calibration behind the device and stack */
   gboolean   no_prune;
@@ -384,6 +387,20 @@ take_flag (Opts *o, int kind, const char *name, const char *value, GError **erro
         o->db_timeout_ms = (int) t;
         return TRUE;
       }
+    case F_TIMEOUT:
+      {
+        char *end = NULL;
+        double t = g_ascii_strtod (value, &end);
+        if (end == value || *end || !isfinite (t) || t <= 0 || t > 1e6)
+          {
+            g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                         "--timeout '%s': seconds a rank may be silent under mpirun, a "
+                         "number above 0 and at most 1000000 (hint: --timeout 30)", value);
+            return FALSE;
+          }
+        o->timeout_s = t;
+        return TRUE;
+      }
     case F_JSON: o->json = TRUE; return TRUE;
     case F_NO_DB: o->no_db = TRUE; return TRUE;
     case F_TRACE_BEST: g_free (o->trace_best); o->trace_best = g_strdup (value); return TRUE;
@@ -409,7 +426,8 @@ find_flag (const char *name)
 static const char usage_text[] =
   "usage: tandem search [--model M] [--cluster C] --gbs B [--seq-length S] [dimensions]\n"
   "                     [--top K] [--objective O] [--memory-headroom GiB] [--json]\n"
-  "                     [--db F | --no-db] [--db-timeout MS] [--trace-best F] [--threads N]\n\n"
+  "                     [--db F | --no-db] [--db-timeout MS] [--trace-best F] [--threads N]\n"
+  "                     [--timeout S]\n\n"
   "Finds the fastest plans for a model, a cluster and a global batch: every split of\n"
   "tp, cp, pp, vpp, dp, micro-batch, sharding, recompute, sequence parallelism, overlaps,\n"
   "schedule and rank order, checked for memory, bounded, simulated, ranked (exact).\n\n"
@@ -434,7 +452,8 @@ static const char usage_text[] =
   "Objectives: tokens_per_s (default), step_time, mfu, tokens_per_gpu_hour.\n"
   "Other flags (--seq-length, --gbs, --precision, --fp8-format, ...) are plan flags, as in\n"
   "tandem predict. Exit: 0 found, 2 bad input or contradictory constraints, 3 nothing\n"
-  "fits, 1 store or MPI failure. Under mpirun the ranks split the space.\n";
+  "fits, 1 store or MPI failure. Under mpirun the ranks split the space; a rank that sends\n"
+  "nothing for --timeout S (default 30) ends the job (dead, stopped or hung).\n";
 
 /* Splits argv into search flags (consumed) and plan flags (left for the plan group). */
 static gboolean
@@ -1221,50 +1240,264 @@ mpi_size_from_env (void)
   return 0;
 }
 
-/* Gathers every rank's result on rank 0 (merged there; other ranks get NULL back). */
+/* Liveness under mpirun. MPI_Gather and MPI_Finalize wait for every rank, so one rank
+ * that was stopped (SIGSTOP), hung or lost without its launcher noticing held the others
+ * there forever (`mpirun -np 2 tandem search ...` with rank 1 stopped: no end until killed
+ * from outside). Now a thread of each rank beats: rank 0 to every other rank and they to
+ * rank 0, a small message four times per --timeout; every wait for a peer (its share of
+ * the search, rank 0's verdict of a --fast second pass, rank 0's end) polls, and gives up
+ * once that peer sent nothing for --timeout: "rank R sent nothing for T s (dead, stopped or
+ * hung) while ...", exit 1 for the job (MPI_Abort). A rank that only computes long still
+ * beats, so a slow rank is waited for. The beat thread needs MPI_THREAD_MULTIPLE; where
+ * MPI does not provide it the waits are the same polls without the limit. */
+enum { TAG_BEAT = 7101, TAG_RESULT, TAG_VERDICT, TAG_DONE };
+
+typedef struct {
+  gboolean     on;           /* beats run: the waits below have a limit */
+  int          rank, size;
+  double       timeout_s;
+  GMutex       lock;
+  gint64      *last_us;      /* per rank: when its last beat (or message) came */
+  MPI_Request *req;          /* per peer: the beat in flight, MPI_REQUEST_NULL none */
+  int          beat;         /* what a beat carries (nothing: its arrival is the news) */
+  gint         stop;
+  GThread     *thread;
+} Live;
+
+static Live live;
+
 static gboolean
-mpi_gather (const SearchSpace *space, SearchResult **res, int rank, int size, GError **error)
+live_peer (int q)
+{
+  return q != live.rank && (live.rank == 0 || q == 0);
+}
+
+static void
+live_heard (int q)
+{
+  g_mutex_lock (&live.lock);
+  live.last_us[q] = g_get_monotonic_time ();
+  g_mutex_unlock (&live.lock);
+}
+
+static gpointer
+live_thread (gpointer data)
+{
+  (void) data;
+  const gulong period_us = (gulong) (CLAMP (live.timeout_s / 4, 0.01, 2.0) * 1e6);
+  while (!g_atomic_int_get (&live.stop))
+    {
+      for (int q = 0; q < live.size; q++)
+        {
+          if (!live_peer (q))
+            continue;
+          int done = 1;
+          if (live.req[q] != MPI_REQUEST_NULL)
+            MPI_Test (&live.req[q], &done, MPI_STATUS_IGNORE);
+          if (done)   /* one beat in flight per peer: a stopped one gets no pile */
+            MPI_Isend (&live.beat, 1, MPI_INT, q, TAG_BEAT, MPI_COMM_WORLD, &live.req[q]);
+        }
+      /* what came since: each beat says its sender is there */
+      for (gint64 until = g_get_monotonic_time () + period_us;
+           g_get_monotonic_time () < until && !g_atomic_int_get (&live.stop);)
+        {
+          int flag = 0;
+          MPI_Status st;
+          MPI_Iprobe (MPI_ANY_SOURCE, TAG_BEAT, MPI_COMM_WORLD, &flag, &st);
+          if (!flag)
+            {
+              g_usleep (MIN (period_us, 10000));
+              continue;
+            }
+          int v;
+          MPI_Recv (&v, 1, MPI_INT, st.MPI_SOURCE, TAG_BEAT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          live_heard (st.MPI_SOURCE);
+        }
+    }
+  return NULL;
+}
+
+static void
+live_start (int rank, int size, double timeout_s, gboolean beats)
+{
+  live.rank = rank;
+  live.size = size;
+  live.timeout_s = timeout_s;
+  g_mutex_init (&live.lock);
+  live.last_us = g_new (gint64, size);
+  live.req = g_new (MPI_Request, size);
+  for (int q = 0; q < size; q++)
+    live.last_us[q] = g_get_monotonic_time (), live.req[q] = MPI_REQUEST_NULL;
+  live.on = beats;
+  if (beats)
+    live.thread = g_thread_new ("tandem-beats", live_thread, NULL);
+}
+
+static void
+live_end (void)
+{
+  if (live.thread)
+    {
+      g_atomic_int_set (&live.stop, 1);
+      g_thread_join (live.thread);
+      live.thread = NULL;
+    }
+  for (int q = 0; live.req && q < live.size; q++)
+    if (live.req[q] != MPI_REQUEST_NULL)
+      {
+        int done = 0;
+        MPI_Test (&live.req[q], &done, MPI_STATUS_IGNORE);
+        if (!done)
+          MPI_Request_free (&live.req[q]);   /* a beat to a rank that left: let it go */
+      }
+  g_clear_pointer (&live.req, g_free);
+  g_clear_pointer (&live.last_us, g_free);
+}
+
+/* Ends the job: this rank says why, MPI_Abort ends the others (exit 1). */
+static void G_GNUC_NORETURN
+live_abort (const char *message)
+{
+  fprintf (stderr, "tandem: error: rank %d: %s\n", live.rank, message);
+  fflush (stderr);
+  fflush (stdout);
+  MPI_Abort (MPI_COMM_WORLD, CLI_EXIT_FAILURE);
+  _exit (CLI_EXIT_FAILURE);
+}
+
+/* Gives up when `peer` has sent nothing for a timeout, saying what this rank waited for. */
+static void
+live_check (int peer, const char *what)
+{
+  if (!live.on)
+    return;
+  g_mutex_lock (&live.lock);
+  double silent = (g_get_monotonic_time () - live.last_us[peer]) * 1e-6;
+  g_mutex_unlock (&live.lock);
+  if (silent <= live.timeout_s)
+    return;
+  g_autofree char *m = g_strdup_printf ("rank %d sent nothing for %.1f s (dead, stopped or "
+                                        "hung) while %s (hint: a slow rank still beats; "
+                                        "--timeout S above %g waits longer)", peer, silent,
+                                        what, live.timeout_s);
+  live_abort (m);
+}
+
+static void
+live_nap (gulong *us)
+{
+  g_usleep (*us);
+  *us = MIN (*us * 2, 10000);
+}
+
+/* Completes a send to `peer`, giving up as live_check. */
+static void
+live_wait_send (MPI_Request *req, int peer, const char *what)
+{
+  gulong nap = 50;
+  for (;;)
+    {
+      int done = 0;
+      if (MPI_Test (req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        live_abort ("MPI_Test of a send failed");
+      if (done)
+        return;
+      live_check (peer, what);
+      live_nap (&nap);
+    }
+}
+
+/* Receives the message of `tag` from `src`, any length (g_free it), giving up as
+ * live_check. */
+static guint8 *
+live_recv (int src, int tag, int *len, const char *what)
+{
+  gulong nap = 50;
+  for (;;)
+    {
+      int flag = 0;
+      MPI_Status st;
+      if (MPI_Iprobe (src, tag, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS)
+        live_abort ("MPI_Iprobe failed");
+      if (flag)
+        {
+          int n = 0;
+          MPI_Get_count (&st, MPI_BYTE, &n);
+          guint8 *buf = g_malloc (MAX (n, 1));
+          if (MPI_Recv (buf, n, MPI_BYTE, src, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+              != MPI_SUCCESS)
+            live_abort ("MPI_Recv failed");
+          live_heard (src);
+          *len = n;
+          return buf;
+        }
+      live_check (src, what);
+      live_nap (&nap);
+    }
+}
+
+/* Rank 0 sends `n` bytes to every other rank (one tag), each send completed. */
+static void
+live_send_all (int tag, const void *data, int n, const char *what)
+{
+  g_autofree MPI_Request *reqs = g_new (MPI_Request, live.size);
+  for (int q = 1; q < live.size; q++)
+    MPI_Isend (data, n, MPI_BYTE, q, tag, MPI_COMM_WORLD, &reqs[q]);
+  for (int q = 1; q < live.size; q++)
+    live_wait_send (&reqs[q], q, what);
+}
+
+/* Gathers every rank's result on rank 0 (merged there in rank order; other ranks keep
+ * theirs). */
+static void
+mpi_gather (const SearchSpace *space, SearchResult **res, int rank, int size)
 {
   g_autoptr (GBytes) mine = result_pack (*res);
   gsize len = 0;
   const guint8 *data = g_bytes_get_data (mine, &len);
-  int n = (int) len;
-  g_autofree int *lens = rank == 0 ? g_new0 (int, size) : NULL;
-  g_autofree int *displs = rank == 0 ? g_new0 (int, size) : NULL;
-  if (MPI_Gather (&n, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+  if (len > G_MAXINT)
+    live_abort ("a rank's share of the search is above 2 GiB, more than one MPI message");
+  if (rank != 0)
     {
-      g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_FAILED, "MPI_Gather of sizes failed");
-      return FALSE;
+      MPI_Request req;
+      MPI_Isend (data, (int) len, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD, &req);
+      live_wait_send (&req, 0, "sending its share of the search to rank 0");
+      return;
     }
-  g_autofree guint8 *all = NULL;
-  if (rank == 0)
+  SearchResult *merged = search_result_new ();
+  double wall = (*res)->wall_s;
+  for (int i = 0; i < size; i++)
     {
-      gint64 total = 0;
-      for (int i = 0; i < size; i++)
-        displs[i] = (int) total, total += lens[i];
-      all = g_malloc (MAX (total, 1));
-    }
-  if (MPI_Gatherv (data, n, MPI_BYTE, all, lens, displs, MPI_BYTE, 0, MPI_COMM_WORLD)
-      != MPI_SUCCESS)
-    {
-      g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_FAILED, "MPI_Gatherv of results failed");
-      return FALSE;
-    }
-  if (rank == 0)
-    {
-      SearchResult *merged = search_result_new ();
-      double wall = (*res)->wall_s;
-      for (int i = 0; i < size; i++)
+      int n = (int) len;
+      g_autofree guint8 *theirs = NULL;
+      if (i > 0)
         {
-          g_autoptr (SearchResult) part = result_unpack (all + displs[i], (gsize) lens[i]);
-          search_result_merge (space, merged, part);
+          g_autofree char *what = g_strdup_printf ("rank 0 waited for the share of the "
+                                                   "search of rank %d", i);
+          theirs = live_recv (i, TAG_RESULT, &n, what);
         }
-      merged->wall_s = wall;
-      merged->ranks = size;
-      search_result_free (*res);
-      *res = merged;
+      g_autoptr (SearchResult) part = result_unpack (i > 0 ? theirs : data, (gsize) n);
+      search_result_merge (space, merged, part);
     }
-  return TRUE;
+  merged->wall_s = wall;
+  merged->ranks = size;
+  search_result_free (*res);
+  *res = merged;
+}
+
+/* The end: rank 0 has printed and stored; the others wait for its word before
+ * MPI_Finalize (which waits for every rank), so that a rank 0 stopped while it reports
+ * ends the job instead of holding it. */
+static void
+mpi_end (int rank, int status)
+{
+  if (rank == 0)
+    live_send_all (TAG_DONE, &status, sizeof status, "rank 0 told the others it is done");
+  else
+    {
+      int n = 0;
+      g_free (live_recv (0, TAG_DONE, &n, "waiting for rank 0 to print and store the result"));
+    }
 }
 #endif
 
@@ -1365,6 +1598,14 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
       ro.progress = on_progress;
       ro.progress_data = &pr;
     }
+  /* test hook: rank R stops itself (SIGSTOP) before its share (tests/cli/test-search-cli.c) */
+  const char *stop = g_getenv ("TANDEM_TEST_SEARCH_STOP_RANK");
+  if (stop != NULL && mpi_size > 1 && atoi (stop) == mpi_rank)
+    {
+      fprintf (stderr, "tandem: rank %d: TANDEM_TEST_SEARCH_STOP_RANK: SIGSTOP\n", mpi_rank);
+      fflush (stderr);
+      raise (SIGSTOP);
+    }
   gint64 t0 = g_get_monotonic_time ();
   SearchResult *res = NULL;
   if (ro.last > ro.first || mpi_size == 1)
@@ -1372,14 +1613,16 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
   else
     res = search_result_new ();
   progress_end (&pr);
+#if HAVE_MPI
+  /* one rank's failure ends the job: the others would wait for its share */
+  if (res == NULL && mpi_size > 1)
+    live_abort (error->message);
+#endif
   if (res == NULL)
     return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
 #if HAVE_MPI
-  if (mpi_size > 1 && !mpi_gather (space, &res, mpi_rank, mpi_size, &error))
-    {
-      search_result_free (res);
-      return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
-    }
+  if (mpi_size > 1)
+    mpi_gather (space, &res, mpi_rank, mpi_size);
 #endif
   g_autoptr (SearchResult) result = res;
   double wall_s = (double) (g_get_monotonic_time () - t0) / 1e6;
@@ -1390,8 +1633,16 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
     {
       int again = mpi_rank == 0 && result->top->len == 0;
 #if HAVE_MPI
-      if (mpi_size > 1)
-        MPI_Bcast (&again, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      if (mpi_size > 1 && mpi_rank == 0)
+        live_send_all (TAG_VERDICT, &again, sizeof again, "rank 0 sent its verdict on a "
+                       "second --fast pass");
+      else if (mpi_size > 1)
+        {
+          int n = 0;
+          g_autofree int *v = (int *) live_recv (0, TAG_VERDICT, &n, "waiting for rank 0's "
+                                                  "verdict on a second --fast pass");
+          again = n == sizeof (int) ? *v : 0;
+        }
 #endif
       if (again)
         {
@@ -1700,6 +1951,7 @@ cli_cmd_search (int argc, char **argv)
   memset (&o, 0, sizeof o);
   search_spec_init (&o.spec);
   o.db_timeout_ms = RES_BUSY_TIMEOUT_MS;
+  o.timeout_s = 30.0;
   o.extra = g_string_new (NULL);
   int status = CLI_EXIT_OK;
   g_autoptr (GError) error = NULL;
@@ -1856,7 +2108,7 @@ cli_cmd_search (int argc, char **argv)
   if (mpi_size_from_env () > 1)
     {
       int provided;
-      if (MPI_Init_thread (NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+      if (MPI_Init_thread (NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
         {
           status = cli_fail (CLI_EXIT_FAILURE, "MPI_Init_thread failed (hint: run without "
                              "mpirun, or check the MPI installation)");
@@ -1865,12 +2117,17 @@ cli_cmd_search (int argc, char **argv)
       mpi_on = TRUE;
       MPI_Comm_rank (MPI_COMM_WORLD, &mpi_rank);
       MPI_Comm_size (MPI_COMM_WORLD, &mpi_size);
+      live_start (mpi_rank, mpi_size, o.timeout_s, provided >= MPI_THREAD_MULTIPLE);
     }
 #endif
   status = run_search (&o, mpi_rank, mpi_size);
 #if HAVE_MPI
   if (mpi_on)
-    MPI_Finalize ();
+    {
+      mpi_end (mpi_rank, status);
+      live_end ();
+      MPI_Finalize ();
+    }
 #endif
 out:
   (void) mpi_on;

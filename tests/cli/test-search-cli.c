@@ -1808,6 +1808,79 @@ test_mpi_same_answer (void)
  * plans #2.. whose step time (the objective, one size) is less than typical_error_pct
  * above #1's, the H100 held-out mean of data/accuracy.json for this dense H100 space; the
  * text says the same under "#1 vs #2". */
+/* A rank stopped (SIGSTOP, the TANDEM_TEST_SEARCH_STOP_RANK hook, before its share) under
+ * mpirun -np 2: MPI_Gather (rank 1 stopped) or MPI_Finalize (rank 0 stopped) waited for it
+ * forever, so the job ran into `timeout`'s 60 s (status 124). Now the other rank hears no
+ * beat for --timeout 2 s and ends the job: status 1 (MPI_Abort's), one line naming the
+ * silent rank, within start-up + the other rank's own share (a few seconds) + 2 s, far
+ * under 40 s; nothing is stored (rank 0 stores only after the gather). */
+static void
+search_stopped_rank (const char *victim)
+{
+  g_autofree char *mpirun = g_find_program_in_path ("mpirun");
+  g_autofree char *timeout = g_find_program_in_path ("timeout");
+  if (!mpirun || !timeout)
+    {
+      g_test_skip ("mpirun or timeout is not on PATH (Debian: openmpi-bin)");
+      return;
+    }
+  g_autofree char *dir = g_dir_make_tmp ("tandem-search-XXXXXX", NULL);
+  g_autofree char *db = g_build_filename (dir, "t.db", NULL);
+  g_autofree char *prefix = g_strdup_printf ("%s -k 5 60 %s --allow-run-as-root "
+                                             "--oversubscribe -x TANDEM_TEST_SEARCH_STOP_RANK "
+                                             "-np 2", timeout, mpirun);
+  g_autofree char *space = g_strndup (SPACE, strlen (SPACE) - strlen (" --json --no-db"));
+  g_autofree char *args = g_strdup_printf ("%s --timeout 2 --db %s", space, db);
+  g_setenv ("TANDEM_TEST_SEARCH_STOP_RANK", victim, TRUE);
+  Run r = { 0 };
+  gint64 t0 = g_get_monotonic_time ();
+  run (prefix, args, &r);
+  double wall = (g_get_monotonic_time () - t0) * 1e-6;
+  g_unsetenv ("TANDEM_TEST_SEARCH_STOP_RANK");
+  g_test_message ("rank %s stopped: status %d after %.1f s\nstderr:\n%s", victim, r.status,
+                  wall, r.err);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpfloat (wall, <, 40.0);
+  g_autofree char *stopped = g_strdup_printf ("tandem: rank %s: TANDEM_TEST_SEARCH_STOP_RANK: "
+                                              "SIGSTOP", victim);
+  g_assert_nonnull (strstr (r.err, stopped));
+  /* the survivor names the stopped rank */
+  const char *survivor = g_str_equal (victim, "0") ? "1" : "0";
+  g_autofree char *line = g_strdup_printf ("tandem: error: rank %s: rank %s sent nothing for ",
+                                           survivor, victim);
+  g_assert_nonnull (strstr (r.err, line));
+  g_assert_nonnull (strstr (r.err, "(dead, stopped or hung) while "));
+  g_assert_null (strstr (strstr (r.err, line) + 1, "tandem: error: "));
+  run_clear (&r);
+  /* no row: the store was never written (or holds no run) */
+  if (g_file_test (db, G_FILE_TEST_EXISTS))
+    {
+      sqlite3 *h = NULL;
+      sqlite3_stmt *st = NULL;
+      g_assert_cmpint (sqlite3_open_v2 (db, &h, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+      g_assert_cmpint (sqlite3_prepare_v2 (h, "SELECT count(*) FROM runs", -1, &st, NULL), ==,
+                       SQLITE_OK);
+      g_assert_cmpint (sqlite3_step (st), ==, SQLITE_ROW);
+      g_assert_cmpint (sqlite3_column_int (st, 0), ==, 0);
+      sqlite3_finalize (st);
+      sqlite3_close (h);
+      g_unlink (db);
+    }
+  g_rmdir (dir);
+}
+
+static void
+test_mpi_stopped_rank1 (void)
+{
+  search_stopped_rank ("1");
+}
+
+static void
+test_mpi_stopped_rank0 (void)
+{
+  search_stopped_rank ("0");
+}
+
 static void
 test_within_error (void)
 {
@@ -1920,6 +1993,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/nothing-fits", test_nothing_fits);
   g_test_add_func ("/cli/search/did-you-mean", test_did_you_mean);
   g_test_add_func ("/cli/search/mpi-same-answer", test_mpi_same_answer);
+  g_test_add_func ("/cli/search/mpi-stopped-rank1", test_mpi_stopped_rank1);
+  g_test_add_func ("/cli/search/mpi-stopped-rank0", test_mpi_stopped_rank0);
   g_test_add_func ("/cli/search/within-error", test_within_error);
   g_test_add_func ("/cli/search/recipe-per-stack", test_recipe_per_stack);
   return g_test_run ();
