@@ -410,6 +410,19 @@ check_identity (ResStore *store, GError **error)
                    (guint) app_id, n_objects);
       return FALSE;
     }
+  /* tandem stamps its application_id and version 1 in the same transaction that creates
+   * the first tables: a tandem file below 1 that holds tables (or below 0 at all) was
+   * edited or damaged, and migration 1 would only fail on "table runs already exists" */
+  if (app_id == RES_APPLICATION_ID && (version < 0 || (version == 0 && n_objects > 0)))
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_CORRUPT,
+                   "%s has schema version %" G_GINT64_FORMAT " with %" G_GINT64_FORMAT
+                   " tables and indexes, which no tandem writes (its user_version was "
+                   "changed by hand or damaged): move it away so that tandem starts a new "
+                   "one, or set `PRAGMA user_version` back to the version that wrote it "
+                   "(1 to %d)", store->path, version, n_objects, RES_SCHEMA_VERSION);
+      return FALSE;
+    }
   if (version > RES_SCHEMA_VERSION)
     {
       g_set_error (error, RES_ERROR, RES_ERROR_TOO_NEW,

@@ -236,6 +236,40 @@ test_too_new (Fixture *f, gconstpointer data)
   g_assert_cmpint (raw_count (f->db, "PRAGMA user_version"), ==, 7);
 }
 
+/* A tandem file whose user_version was set below any version tandem writes (hand-edited:
+ * -5, or 0 with tables) is refused as damaged, saying so, and left as it was; before,
+ * migration 1 ran on it and failed with "table runs already exists". */
+static void
+test_version_below (Fixture *f, gconstpointer data)
+{
+  GError *error = NULL;
+  g_autoptr (ResStore) made = res_store_open (f->db, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&made, res_store_close);
+  const int versions[] = { -5, 0 };
+  for (guint i = 0; i < G_N_ELEMENTS (versions); i++)
+    {
+      g_autofree char *set = g_strdup_printf ("PRAGMA user_version = %d;", versions[i]);
+      raw_exec (f->db, set);
+      g_autoptr (ResStore) store = res_store_open (f->db, &error);
+      g_assert_null (store);
+      g_assert_error (error, RES_ERROR, RES_ERROR_CORRUPT);
+      /* "F has schema version -5 with N tables and indexes, which no tandem writes ..." */
+      g_autofree char *start = g_strdup_printf ("%s has schema version %d with ", f->db,
+                                                versions[i]);
+      g_assert_true (g_str_has_prefix (error->message, start));
+      g_assert_nonnull (strstr (error->message, "which no tandem writes"));
+      g_assert_null (strstr (error->message, "already exists"));
+      g_clear_error (&error);
+      /* read-only opens say the same */
+      store = res_store_open_full (f->db, RES_OPEN_READ_ONLY, 100, &error);
+      g_assert_null (store);
+      g_assert_error (error, RES_ERROR, RES_ERROR_CORRUPT);
+      g_clear_error (&error);
+      g_assert_cmpint (raw_count (f->db, "PRAGMA user_version"), ==, versions[i]);
+    }
+}
+
 /* A text file is not a database: refused, named, and not overwritten. */
 static void
 test_text_file (Fixture *f, gconstpointer data)
@@ -1073,6 +1107,8 @@ main (int argc, char **argv)
   g_test_add_func ("/results/store/migrate-empty", test_migrate_empty);
   g_test_add ("/results/store/reopen", Fixture, NULL, setup, test_reopen, teardown);
   g_test_add ("/results/store/too-new", Fixture, NULL, setup, test_too_new, teardown);
+  g_test_add ("/results/store/version-below", Fixture, NULL, setup, test_version_below,
+              teardown);
   g_test_add ("/results/store/text-file", Fixture, NULL, setup, test_text_file, teardown);
   g_test_add ("/results/store/other-program", Fixture, NULL, setup, test_other_program,
               teardown);
