@@ -149,11 +149,29 @@ report_run_compute (ResStore *store, gint64 run_id, GError **error)
     return NULL;
   if (!rec->has_prediction && !rec->has_measurement)
     {
-      g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
-                   "run %" G_GINT64_FORMAT " (%s, %s) has no figures to show (hint: a predict, "
-                   "run or search row; tandem report validation shows validate runs)", run_id,
-                   res_run_kind_to_string (rec->info.kind),
-                   res_run_status_to_string (rec->info.status));
+      ResRunKind kind = rec->info.kind;
+      if (kind == RES_KIND_VALIDATE || kind == RES_KIND_CALIBRATE)
+        g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                     "run %" G_GINT64_FORMAT " (%s, %s) has no figures to show (hint: a "
+                     "predict, run or search row; tandem report validation shows validate "
+                     "runs)", run_id, res_run_kind_to_string (kind),
+                     res_run_status_to_string (rec->info.status));
+      else
+        /* a run that failed, died or is still running: its kind is right, it ended (or
+         * has not yet come) before storing figures; saying "a predict, run or search row"
+         * to a run row sent the user looking for another id */
+        g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                     "run %" G_GINT64_FORMAT " (%s, %s) has no figures to show: %s%s%s "
+                     "(hint: tandem runs show %" G_GINT64_FORMAT " says %s)", run_id,
+                     res_run_kind_to_string (kind),
+                     res_run_status_to_string (rec->info.status),
+                     rec->info.status == RES_STATUS_RUNNING
+                       ? "it is still running (they are stored when it ends)"
+                       : "it stored none before it ended",
+                     rec->info.error != NULL ? ": " : "",
+                     rec->info.error != NULL ? rec->info.error : "", run_id,
+                     rec->info.status == RES_STATUS_RUNNING ? "where it is"
+                                                            : "how it ended");
       return NULL;
     }
   ReportRun *r = g_new0 (ReportRun, 1);

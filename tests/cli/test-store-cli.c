@@ -471,6 +471,50 @@ test_runs_read_only (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* report run N of a run row without figures (it failed, died or is still running) says
+ * so, with the stored error, instead of "hint: a predict, run or search row", which told
+ * the user of a run row to look for another id. A validate row keeps that hint. */
+static void
+test_report_run_no_figures (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_in (f, PREDICT "--db {DB}", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  /* run 2: a run closed as failed before any figure (what a killed rank leaves); run 3: a
+   * run whose heartbeat is fresh (still running, stale after a day) */
+  sqlite3 *h = NULL;
+  g_assert_cmpint (sqlite3_open_v2 (f->db, &h, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (h, "INSERT INTO runs (kind, status, tool_version, model, "
+                                 "started_at, heartbeat_at, finished_at, error) VALUES "
+                                 "('run', 'failed', 't', 'tiny-llama', "
+                                 "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
+                                 "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
+                                 "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
+                                 "'rank 0: interrupted by SIGTERM'); "
+                                 "INSERT INTO runs (kind, status, tool_version, model, "
+                                 "started_at, heartbeat_at, stale_after_s) VALUES "
+                                 "('run', 'running', 't', 'tiny-llama', "
+                                 "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
+                                 "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 86400);",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (h);
+  run_in (f, "report run 2 --db {DB} --out {DIR}/r2", &r);
+  /* bad input (an id with nothing to draw): 2, as before; the message is what changed */
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "run 2 (run, failed) has no figures to show: it stored "
+                                   "none before it ended: rank 0: interrupted by SIGTERM"));
+  g_assert_nonnull (strstr (r.err, "tandem runs show 2 says how it ended"));
+  g_assert_null (strstr (r.err, "a predict, run or search row"));
+  run_result_clear (&r);
+  run_in (f, "report run 3 --db {DB} --out {DIR}/r3", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "run 3 (run, running) has no figures to show: it is "
+                                   "still running"));
+  g_assert_null (strstr (r.err, "a predict, run or search row"));
+  run_result_clear (&r);
+}
+
 /* Copies file `from` to `to`. */
 static void
 copy_file (const char *from, const char *to)
@@ -667,6 +711,8 @@ main (int argc, char **argv)
               teardown);
   g_test_add ("/cli/store/runs-read-only-wal", Fixture, NULL, setup, test_runs_read_only_wal,
               teardown);
+  g_test_add ("/cli/store/report-run-no-figures", Fixture, NULL, setup,
+              test_report_run_no_figures, teardown);
   g_test_add ("/cli/store/bad-trace-first", Fixture, NULL, setup, test_bad_trace_first,
               teardown);
   g_test_add ("/cli/store/trace-special", Fixture, NULL, setup, test_trace_special, teardown);
