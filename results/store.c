@@ -148,6 +148,18 @@ res_store_set_error (ResStore *store, int rc, const char *what, GError **error)
       g_set_error (error, RES_ERROR, RES_ERROR_FAILED,
                    "%s %s: the disk is full (%s)", what, path, msg);
       break;
+    case SQLITE_IOERR:
+      /* SQLite says "disk I/O error" for every failed read, write or mmap of the file,
+       * its journal or its -shm; the system's reason tells a full disk (the -shm grows
+       * by mmap: ENOSPC comes as an I/O error, not SQLITE_FULL) from a failing one */
+      if (sys == ENOSPC || sys == EDQUOT)
+        g_set_error (error, RES_ERROR, RES_ERROR_FAILED,
+                     "%s %s: the disk is full (%s: %s); free some space or pass another --db",
+                     what, path, msg, g_strerror (sys));
+      else
+        g_set_error (error, RES_ERROR, RES_ERROR_FAILED, "%s %s: %s%s%s", what, path, msg,
+                     sys != 0 ? ": " : "", sys != 0 ? g_strerror (sys) : "");
+      break;
     default:
       g_set_error (error, RES_ERROR, RES_ERROR_FAILED, "%s %s: %s", what, path, msg);
       break;

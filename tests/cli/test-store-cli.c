@@ -8,12 +8,15 @@
  * permission cases are skipped as root, whose writes permission bits do not stop. */
 #include "cli-run.h"
 
+#include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -515,6 +518,41 @@ test_report_run_no_figures (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* In the child: files may not grow past 16 KiB (RLIMIT_FSIZE), and a write past it fails
+ * with EFBIG instead of killing the process (SIGXFSZ ignored, which exec keeps). */
+static void
+limit_file_size (gpointer data)
+{
+  struct rlimit lim = { 16384, 16384 };
+  signal (SIGXFSZ, SIG_IGN);
+  setrlimit (RLIMIT_FSIZE, &lim);
+}
+
+/* A store whose file the system refuses to grow says the system's reason: SQLite's own
+ * message for every failed read, write or mmap is "disk I/O error", which on a full disk
+ * (the -shm's mmap gets ENOSPC) sent the user looking for a failing disk. With EFBIG
+ * standing in for ENOSPC (which needs a full file system, root to mount one): exit 1,
+ * "disk I/O error: File too large". */
+static void
+test_store_io_error (Fixture *f, gconstpointer data)
+{
+  g_autofree char *line = g_strdup_printf ("%s " PREDICT "--db %s", g_getenv ("TANDEM_EXE"),
+                                           f->db);
+  g_auto (GStrv) argv = g_strsplit (line, " ", -1);
+  g_autofree char *out = NULL, *err = NULL;
+  int status = 0;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_spawn_sync (f->dir, argv, NULL, G_SPAWN_DEFAULT, limit_file_size, NULL,
+                               &out, &err, &status, &error));
+  g_assert_no_error (error);
+  g_test_message ("stderr: %s", err);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 1);
+  g_assert_nonnull (strstr (err, "the result was not stored"));
+  g_autofree char *reason = g_strdup_printf ("disk I/O error: %s", g_strerror (EFBIG));
+  g_assert_nonnull (strstr (err, reason));
+}
+
 /* Copies file `from` to `to`. */
 static void
 copy_file (const char *from, const char *to)
@@ -713,6 +751,7 @@ main (int argc, char **argv)
               teardown);
   g_test_add ("/cli/store/report-run-no-figures", Fixture, NULL, setup,
               test_report_run_no_figures, teardown);
+  g_test_add ("/cli/store/io-error", Fixture, NULL, setup, test_store_io_error, teardown);
   g_test_add ("/cli/store/bad-trace-first", Fixture, NULL, setup, test_bad_trace_first,
               teardown);
   g_test_add ("/cli/store/trace-special", Fixture, NULL, setup, test_trace_special, teardown);
