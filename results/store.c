@@ -587,6 +587,16 @@ res_store_open_full (const char *path, ResOpenFlags flags, guint busy_timeout_ms
 
   gboolean memory = path_is_memory (path);
   gboolean read_only = (flags & RES_OPEN_READ_ONLY) != 0;
+  /* /dev/null, a FIFO, a socket: SQLite opens them and fails later with "disk I/O
+   * error" (writers) or read-only opens said "no such file"; neither says what is wrong */
+  if (!memory && g_file_test (path, G_FILE_TEST_EXISTS)
+      && !g_file_test (path, G_FILE_TEST_IS_REGULAR) && !g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_OPEN,
+                   "cannot open results database %s: it is not a regular file (a device, "
+                   "FIFO or socket); pass a file path with --db", path);
+      return NULL;
+    }
   if (!memory && read_only && !g_file_test (path, G_FILE_TEST_IS_REGULAR))
     {
       g_set_error (error, RES_ERROR, RES_ERROR_OPEN,

@@ -5,6 +5,7 @@
  * prepare odd files or look under the store's API (row counts after a rollback). */
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -268,6 +269,33 @@ test_version_below (Fixture *f, gconstpointer data)
       g_clear_error (&error);
       g_assert_cmpint (raw_count (f->db, "PRAGMA user_version"), ==, versions[i]);
     }
+}
+
+/* A path that is not a regular file (/dev/null, a FIFO) is refused at open, saying so:
+ * before, a writer opened /dev/null and failed at its first commit with "disk I/O error",
+ * and a reader said "no such file" of a FIFO that is there. */
+static void
+test_not_regular (Fixture *f, gconstpointer data)
+{
+  g_autofree char *fifo = g_build_filename (f->dir, "fifo.db", NULL);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  const char *paths[] = { "/dev/null", fifo };
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    for (int ro = 0; ro < 2; ro++)
+      {
+        GError *error = NULL;
+        g_autoptr (ResStore) store =
+          res_store_open_full (paths[i], ro ? RES_OPEN_READ_ONLY : RES_OPEN_DEFAULT, 100,
+                               &error);
+        g_assert_null (store);
+        g_assert_error (error, RES_ERROR, RES_ERROR_OPEN);
+        g_autofree char *expect =
+          g_strdup_printf ("cannot open results database %s: it is not a regular file (a "
+                           "device, FIFO or socket); pass a file path with --db", paths[i]);
+        g_assert_cmpstr (error->message, ==, expect);
+        g_clear_error (&error);
+      }
+  g_unlink (fifo);
 }
 
 /* A text file is not a database: refused, named, and not overwritten. */
@@ -1107,6 +1135,8 @@ main (int argc, char **argv)
   g_test_add_func ("/results/store/migrate-empty", test_migrate_empty);
   g_test_add ("/results/store/reopen", Fixture, NULL, setup, test_reopen, teardown);
   g_test_add ("/results/store/too-new", Fixture, NULL, setup, test_too_new, teardown);
+  g_test_add ("/results/store/not-regular", Fixture, NULL, setup, test_not_regular,
+              teardown);
   g_test_add ("/results/store/version-below", Fixture, NULL, setup, test_version_below,
               teardown);
   g_test_add ("/results/store/text-file", Fixture, NULL, setup, test_text_file, teardown);
