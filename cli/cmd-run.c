@@ -68,19 +68,21 @@
 static volatile int run_interrupted;
 
 /* SIGTERM (the launcher ending the job, kill, a batch system's cancel) and SIGINT (Ctrl-C)
- * stop the run at the next task or wait, which closes it as failed and exits 1. A second
- * signal while it is stopping (or stuck outside the runner: MPI_Init) ends the process at
- * once, as without the handler. */
+ * stop the run at the next task or wait, which closes it as failed and exits 1. The same
+ * signal a second time while it is stopping (or stuck outside the runner: MPI_Init) ends
+ * the process at once, as without the handler; another one does not (Ctrl-C reaches the
+ * ranks with SIGINT and mpirun follows it with SIGTERM: the run must still be closed). */
 static void
 on_terminate (int sig)
 {
-  if (run_interrupted != 0)
+  if (run_interrupted == sig)
     {
       signal (sig, SIG_DFL);
       raise (sig);
       return;
     }
-  run_interrupted = sig;
+  if (run_interrupted == 0)
+    run_interrupted = sig;
 }
 
 /* The rank as the launcher tells it, before MPI is up (so only rank 0 prints usage). */
