@@ -4,6 +4,7 @@
 #include "cli/cli-table.h"
 #include "results/report.h"
 #include "sim/search.h"
+#include "util/output.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -626,6 +627,8 @@ cli_cmd_report (int argc, char **argv)
                "(tandem report KIND --help for every option)\n");
       return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
+  /* an interrupt ends the report between files, never with a NAME.XXXXXX left behind */
+  util_output_guard_signals ();
   const char *what = argv[1];
   g_autofree char *prog = g_strdup_printf ("tandem report %s", what);
   g_set_prgname (prog);

@@ -2,6 +2,7 @@
  * as PNG files and SVG data URIs, the HTML frame and table helpers. */
 #include "config.h"
 #include "results/report-private.h"
+#include "util/output.h"
 #include "util/input.h"
 
 #include <cairo-svg.h>
@@ -100,8 +101,9 @@ report_file_write (const char *dir, const char *name, const char *data, gssize l
 {
   g_autofree char *path = g_build_filename (dir, name, NULL);
   g_autoptr (GError) ferr = NULL;
-  /* g_file_set_contents writes a temporary file and renames it: never half a file */
-  if (!g_file_set_contents (path, data, len, &ferr))
+  /* a temporary file renamed over it: never half a file, and an interrupt waits for the
+   * rename (util_output_guard_signals), so no NAME.XXXXXX is left behind */
+  if (!util_output_set_contents (path, data, len, &ferr))
     {
       /* the directory was checked (report_dir_prepare): a file that fails now is the
        * disk's doing (full, an I/O error), a failure at run time, not the user's input */

@@ -3,11 +3,82 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
+
+/* ---- signals held off while a file is replaced ------------------------------------ */
+
+static volatile sig_atomic_t guard_writing;   /* inside a replacement */
+static volatile sig_atomic_t guard_pending;   /* the signal that came meanwhile */
+
+static void
+guard_handler (int sig)
+{
+  if (guard_writing)
+    {
+      guard_pending = sig;
+      return;
+    }
+  signal (sig, SIG_DFL);
+  raise (sig);
+}
+
+void
+util_output_guard_signals (void)
+{
+  static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+  for (guint i = 0; i < G_N_ELEMENTS (sigs); i++)
+    {
+      struct sigaction old;
+      if (sigaction (sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL)
+        continue;   /* ignored (nohup) or someone's handler: left alone */
+      struct sigaction sa;
+      memset (&sa, 0, sizeof sa);
+      sa.sa_handler = guard_handler;
+      sigemptyset (&sa.sa_mask);
+      sigaction (sigs[i], &sa, NULL);
+    }
+}
+
+static void
+guard_begin (void)
+{
+  guard_writing = 1;
+}
+
+static void
+guard_end (void)
+{
+  guard_writing = 0;
+  int sig = guard_pending;
+  if (sig != 0)
+    {
+      signal (sig, SIG_DFL);
+      raise (sig);
+    }
+}
+
+static gboolean
+set_contents (const char *path, const char *data, gssize len, int mode, GError **error)
+{
+  guard_begin ();
+  gboolean ok = mode < 0 ? g_file_set_contents (path, data, len, error)
+                         : g_file_set_contents_full (path, data, len,
+                                                     G_FILE_SET_CONTENTS_CONSISTENT, mode,
+                                                     error);
+  guard_end ();
+  return ok;
+}
+
+gboolean
+util_output_set_contents (const char *path, const char *data, gssize len, GError **error)
+{
+  return set_contents (path, data, len, -1, error);
+}
 
 /* Linux gives up after 40 links in one lookup (ELOOP, path_resolution(7)); so do we. */
 #define MAX_LINKS 40
@@ -164,10 +235,8 @@ util_output_write (const char *path, const char *data, gsize len, GError **error
       if (!S_ISREG (st.st_mode))
         return write_through (real, data, len, error);
       /* the replacement keeps the file's permission bits */
-      return g_file_set_contents_full (real, data, (gssize) len,
-                                       G_FILE_SET_CONTENTS_CONSISTENT,
-                                       (int) (st.st_mode & 07777), error);
+      return set_contents (real, data, (gssize) len, (int) (st.st_mode & 07777), error);
     }
   /* a new file: 0666 less the umask, as open (2) makes it */
-  return g_file_set_contents (real, data, (gssize) len, error);
+  return set_contents (real, data, (gssize) len, -1, error);
 }

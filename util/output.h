@@ -26,4 +26,15 @@ gboolean util_output_check (const char *path, GError **error);
 /* Writes `len` bytes of `data` to `path` as the contract says. */
 gboolean util_output_write (const char *path, const char *data, gsize len, GError **error);
 
+/* g_file_set_contents with the signals util_output_guard_signals took held off until the
+ * rename is done: an interrupt never leaves the temporary file (NAME.XXXXXX) behind. */
+gboolean util_output_set_contents (const char *path, const char *data, gssize len,
+                                   GError **error);
+
+/* SIGINT, SIGTERM and SIGHUP that still have their default action end the process as
+ * before, except while util_output_write or util_output_set_contents replaces a file: then
+ * they end it right after the rename (a command that writes files and stores nothing:
+ * report). Call once, at the start of such a command. */
+void     util_output_guard_signals (void);
+
 G_END_DECLS

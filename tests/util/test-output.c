@@ -2,6 +2,7 @@
  * links followed and kept, FIFOs written through and never replaced, directories refused.
  * Everything happens in a temporary directory; nothing needs root. */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -211,6 +212,77 @@ test_refused (Fixture *f, gconstpointer data)
   g_clear_error (&error);
 }
 
+/* The child's sender: waits until the temporary file of the replacement is there (the
+ * write is under way), then sends SIGTERM to the process. */
+typedef struct {
+  const char *dir;
+  const char *name;   /* the target's base name: the temporary is NAME.XXXXXX */
+} Sender;
+
+static gpointer
+send_when_writing (gpointer data)
+{
+  const Sender *s = data;
+  g_autofree char *prefix = g_strconcat (s->name, ".", NULL);
+  for (int tries = 0; tries < 200000; tries++)
+    {
+      g_autoptr (GDir) d = g_dir_open (s->dir, 0, NULL);
+      const char *e;
+      while (d != NULL && (e = g_dir_read_name (d)) != NULL)
+        if (g_str_has_prefix (e, prefix))
+          {
+            kill (getpid (), SIGTERM);
+            return NULL;
+          }
+      g_usleep (10);
+    }
+  return NULL;
+}
+
+/* SIGTERM while a file is replaced, with util_output_guard_signals: the process still
+ * ends by SIGTERM (the default action, not swallowed), but only after the rename, so the
+ * file is whole (every byte) and no NAME.XXXXXX is left. Without the guard the signal
+ * ended it mid-write: the temporary file stayed and the target was never made (what an
+ * interrupted `tandem report` left in its directory). 64 MiB, so that the write lasts
+ * long enough for the sender to see its temporary file. */
+static void
+test_signal_during_write (Fixture *f, gconstpointer data)
+{
+  const gsize len = 64u << 20;
+  g_autofree char *path = g_build_filename (f->dir, "big.bin", NULL);
+  pid_t pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      util_output_guard_signals ();
+      char *buf = g_malloc (len);
+      memset (buf, 'x', len);
+      Sender s = { f->dir, "big.bin" };
+      g_thread_new ("sender", send_when_writing, &s);
+      util_output_write (path, buf, len, NULL);
+      /* the signal came during the write and ended the process after it: never here
+       * (the nap gives a signal sent at the rename time to arrive) */
+      g_usleep (2 * G_USEC_PER_SEC);
+      _exit (0);
+    }
+  int status = 0;
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFSIGNALED (status));
+  g_assert_cmpint (WTERMSIG (status), ==, SIGTERM);
+  GStatBuf st;
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint ((gint64) st.st_size, ==, (gint64) len);
+  g_autoptr (GDir) d = g_dir_open (f->dir, 0, NULL);
+  const char *e;
+  guint n = 0;
+  while ((e = g_dir_read_name (d)) != NULL)
+    {
+      g_test_message ("left: %s", e);
+      n++;
+    }
+  g_assert_cmpuint (n, ==, 1);   /* big.bin alone */
+}
+
 int
 main (int argc, char **argv)
 {
@@ -220,5 +292,7 @@ main (int argc, char **argv)
   g_test_add ("/util/output/fifo", Fixture, NULL, setup, test_fifo, teardown);
   g_test_add_func ("/util/output/device", test_device);
   g_test_add ("/util/output/refused", Fixture, NULL, setup, test_refused, teardown);
+  g_test_add ("/util/output/signal-during-write", Fixture, NULL, setup,
+              test_signal_during_write, teardown);
   return g_test_run ();
 }
