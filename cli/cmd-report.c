@@ -510,7 +510,7 @@ cmd_validation (int argc, char **argv)
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "Results store (default tandem.db)", "FILE" },
     REPORT_DB_TIMEOUT_ENTRY (&db_timeout),
     { "run", 0, 0, G_OPTION_ARG_STRING_ARRAY, &run_texts,
-      "Only these runs (repeatable, or N,M; default: every run and validate row)", "N" },
+      "Only these runs (repeatable, or N,M; default: every run row, and each published row from the latest validate run of its CSV)", "N" },
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out, "Output directory (default tandem-report)", "DIR" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format,
       "Files to write: html,md,csv,json,png (default html,md,csv,png)", "LIST" },
@@ -555,8 +555,12 @@ cmd_validation (int argc, char **argv)
     return cli_fail (report_status_for_error (error), "%s", error->message);
   g_autoptr (JsonBuilder) b = json_builder_new ();
   report_validation_to_json (v, b);
+  g_autofree char *older = v->n_superseded == 0 ? g_strdup ("")
+    : g_strdup_printf (" (%u rows of older validate runs left out: the latest run of each "
+                       "published row; --run N chooses)", v->n_superseded);
   g_autofree char *summary = g_strdup_printf ("validation report: %u rows, %u within +-10%% in "
-                                              "step time", v->rows->len, v->n_within_10pct);
+                                              "step time%s", v->rows->len, v->n_within_10pct,
+                                              older);
   return write_or_print (json, out, b, written, summary);
 }
 

@@ -88,9 +88,20 @@ vrow_new (const ResRunRecord *rec, const char *kind)
   return row;
 }
 
-/* Adds the rows of one run; FALSE when it has nothing to compare. */
+/* The key of a published row of a validate run: its CSV's name (the run's model column)
+ * and the row id. */
+static char *
+published_key (const ResRunRecord *rec, gint64 row_id)
+{
+  return g_strdup_printf ("%s\x1f%" G_GINT64_FORMAT,
+                          rec->info.model != NULL ? rec->info.model : "", row_id);
+}
+
+/* Adds the rows of one run; FALSE when it has nothing to compare. `latest` (NULL: every
+ * row) maps a published row's key to the id of the latest run that holds it: a row of an
+ * older run is left out and counted. */
 static gboolean
-add_run (ReportValidation *v, const ResRunRecord *rec)
+add_run (ReportValidation *v, const ResRunRecord *rec, GHashTable *latest)
 {
   if (rec->has_prediction && rec->has_measurement)
     {
@@ -107,6 +118,16 @@ add_run (ReportValidation *v, const ResRunRecord *rec)
       for (guint i = 0; i < rec->validations->len; i++)
         {
           const ResValidationRow *vr = &g_array_index (rec->validations, ResValidationRow, i);
+          if (latest != NULL)
+            {
+              g_autofree char *key = published_key (rec, vr->row_id);
+              gint64 *newest = g_hash_table_lookup (latest, key);
+              if (newest != NULL && *newest != rec->run_id)
+                {
+                  v->n_superseded++;
+                  continue;
+                }
+            }
           ReportValidationRow *row = vrow_new (rec, "validate");
           row->published_row = vr->row_id;
           row->predicted[REPORT_TERM_STEP] = vr->predicted_step_s;
@@ -141,13 +162,28 @@ report_validation_compute (ResStore *store, const gint64 *runs, guint n_runs, GE
             g_array_append_val (ids, r->run_id);
         }
     }
+  /* every run's record, then (by default) each published row's latest run: ids are in
+   * the order the runs were stored, so the last one seen holds the latest */
+  g_autoptr (GPtrArray) recs = g_ptr_array_new_with_free_func ((GDestroyNotify) res_run_record_free);
+  g_autoptr (GHashTable) latest = n_runs > 0 ? NULL
+    : g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  for (guint i = 0; i < ids->len; i++)
+    {
+      ResRunRecord *rec = res_store_get_run (store, g_array_index (ids, gint64, i), error);
+      if (rec == NULL)
+        return NULL;
+      g_ptr_array_add (recs, rec);
+      if (latest != NULL && rec->info.kind == RES_KIND_VALIDATE && rec->validations != NULL)
+        for (guint j = 0; j < rec->validations->len; j++)
+          g_hash_table_insert (latest, published_key (rec, g_array_index (
+                                 rec->validations, ResValidationRow, j).row_id),
+                               g_memdup2 (&rec->run_id, sizeof (gint64)));
+    }
   for (guint i = 0; i < ids->len; i++)
     {
       gint64 id = g_array_index (ids, gint64, i);
-      g_autoptr (ResRunRecord) rec = res_store_get_run (store, id, error);
-      if (rec == NULL)
-        return NULL;
-      if (!add_run (v, rec) && n_runs > 0)
+      const ResRunRecord *rec = g_ptr_array_index (recs, i);
+      if (!add_run (v, rec, latest) && n_runs > 0)
         {
           g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
                        "run %" G_GINT64_FORMAT " (%s) has no measurement to compare with "
@@ -368,6 +404,8 @@ report_validation_to_json (const ReportValidation *v, JsonBuilder *b)
   json_builder_add_string_value (b, "validation");
   json_builder_set_member_name (b, "within_10pct");
   json_builder_add_int_value (b, v->n_within_10pct);
+  json_builder_set_member_name (b, "superseded");
+  json_builder_add_int_value (b, v->n_superseded);
   json_builder_set_member_name (b, "rows");
   json_builder_begin_array (b);
   for (guint i = 0; i < v->rows->len; i++)
@@ -554,9 +592,13 @@ static const struct {
 static char *
 summary_text (const ReportValidation *v)
 {
+  g_autofree char *older = v->n_superseded == 0 ? g_strdup ("")
+    : g_strdup_printf (" %u rows of older validate runs left out: each published row is "
+                       "shown from the latest run of its CSV (--run N chooses runs).",
+                       v->n_superseded);
   return g_strdup_printf ("%u rows compared; %u within +-10%% of the measurement in step time. "
-                          "Error = (predicted - measured) / measured.", v->rows->len,
-                          v->n_within_10pct);
+                          "Error = (predicted - measured) / measured.%s", v->rows->len,
+                          v->n_within_10pct, older);
 }
 
 gboolean

@@ -181,9 +181,13 @@ typedef struct {
 typedef struct {
   GPtrArray *rows;                /* ReportValidationRow* in run order */
   guint      n_within_10pct;      /* rows whose step-time error is within +-10% */
+  guint      n_superseded;        /* rows of older validate runs left out: a later run of
+                                     the same CSV (by name) predicted that published row */
 } ReportValidation;
 
-/* runs NULL / n_runs 0: every stored run with a measurement or validation rows; a run
+/* runs NULL / n_runs 0: every stored run with a measurement, and each published row of
+ * the stored validate runs once, from the latest run of its CSV (by file name) that
+ * predicted it (the older ones counted in n_superseded); runs asked for: all their rows. A run
  * asked for that has neither is REPORT_ERROR_INPUT, one that is not there is the
  * store's RES_ERROR_NOT_FOUND. */
 ReportValidation *report_validation_compute (ResStore *store, const gint64 *runs,

@@ -524,6 +524,56 @@ test_validation_report (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* Two validate runs of one CSV that overlap: tests/data/published/rows.csv predicts rows
+ * 1, 2, 6, 7, 8 and 10 (3-5, 9 and 11 are skipped). `--only 1-7` stores 1, 2, 6, 7 (run 1),
+ * `--only 6-10` stores 6, 7, 8, 10 (run 2). By default the report takes each published row
+ * from the latest run that predicted it: 1 and 2 from run 1, 6, 7, 8, 10 from run 2 = 6
+ * rows, and run 1's 6 and 7 are left out (superseded 2); `--run 1,2` asks for both runs
+ * whole: 4 + 4 = 8 rows, none left out. */
+static void
+test_validation_latest (Fixture *f, gconstpointer data)
+{
+  g_autofree char *db = g_build_filename (f->dir, "v2.db", NULL);
+  g_autofree char *csv_in = g_test_build_filename (G_TEST_DIST, "data", "published", "rows.csv",
+                                                   NULL);
+  const char *only[] = { "1-7", "6-10" };
+  RunResult r = { 0 };
+  for (guint i = 0; i < G_N_ELEMENTS (only); i++)
+    {
+      g_autofree char *args = g_strdup_printf ("validate %s --only %s --db %s --json", csv_in,
+                                               only[i], db);
+      run_report (args, NULL, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      run_result_clear (&r);
+    }
+  struct { const char *extra; guint rows, superseded; const char *runs_rows; } cases[] = {
+    { "", 6, 2, "1:1 1:2 2:6 2:7 2:8 2:10" },
+    { " --run 1,2", 8, 0, "1:1 1:2 1:6 1:7 2:6 2:7 2:8 2:10" },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *args = g_strdup_printf ("report validation --db %s --json%s", db,
+                                               cases[c].extra);
+      run_report (args, NULL, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (JsonNode) root = run_parse_json (r.out);
+      JsonObject *o = json_node_get_object (root);
+      g_assert_cmpint (json_object_get_int_member (o, "superseded"), ==, cases[c].superseded);
+      JsonArray *rows = json_object_get_array_member (o, "rows");
+      g_assert_cmpuint (json_array_get_length (rows), ==, cases[c].rows);
+      g_autoptr (GString) got = g_string_new (NULL);
+      for (guint i = 0; i < json_array_get_length (rows); i++)
+        {
+          JsonObject *row = json_array_get_object_element (rows, i);
+          g_string_append_printf (got, "%s%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT,
+                                  i ? " " : "", json_object_get_int_member (row, "run_id"),
+                                  json_object_get_int_member (row, "published_row"));
+        }
+      g_assert_cmpstr (got->str, ==, cases[c].runs_rows);
+      run_result_clear (&r);
+    }
+}
+
 /* One stored prediction as a page: the timeline beside it is Perfetto JSON re-simulated
  * to the stored step time, and the page shows its two plots. */
 static void
@@ -782,6 +832,8 @@ main (int argc, char **argv)
               test_html_in_chromium, fixture_teardown);
   g_test_add ("/cli/report/validation", Fixture, NULL, fixture_setup, test_validation_report,
               fixture_teardown);
+  g_test_add ("/cli/report/validation-latest", Fixture, NULL, fixture_setup,
+              test_validation_latest, fixture_teardown);
   g_test_add ("/cli/report/run", Fixture, NULL, fixture_setup, test_run_report,
               fixture_teardown);
   g_test_add ("/cli/report/search-per-size", Fixture, NULL, fixture_setup, test_search_per_size,
