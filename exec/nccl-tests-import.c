@@ -62,6 +62,7 @@ typedef struct {
   int         col[N_COLS];   /* token index of each column; -1 absent */
   gboolean    error_column;  /* old versions: "error" (a float), not "#wrong" */
   gboolean    have_header;
+  gboolean    bad_header;    /* the last "size count ..." header lacked the columns */
 } Reader;
 
 static void
@@ -111,6 +112,7 @@ read_header (Reader *rd, char **tok, guint n)
     }
   rd->have_header = rd->col[COL_TIME] >= 0 && rd->col[COL_ALGBW] >= 0
                     && rd->col[COL_BUSBW] >= 0 && rd->col[COL_TYPE] >= 0;
+  rd->bad_header = !rd->have_header;
   return TRUE;
 }
 
@@ -283,6 +285,7 @@ exec_nccl_tests_parse (const char *text, gssize length, const char *source, GArr
   g_autofree char *copy = length < 0 ? g_strdup (text) : g_strndup (text, (gsize) length);
   g_auto (GStrv) lines = g_strsplit (copy, "\n", -1);
   const guint before = rows->len;
+  guint bad_header_line = 0;   /* a header whose columns were not nccl-tests' */
   gboolean ok = TRUE;
   for (guint i = 0; ok && lines[i] != NULL; i++)
     {
@@ -294,7 +297,10 @@ exec_nccl_tests_parse (const char *text, gssize length, const char *source, GArr
       g_strstrip (l);
       if (l[0] == '#')
         {
+          rd.bad_header = FALSE;
           read_comment (&rd, l + 1);
+          if (rd.bad_header)
+            bad_header_line = i + 1;
           continue;
         }
       if (!rd.have_header || !g_ascii_isdigit (l[0]))
@@ -312,6 +318,17 @@ exec_nccl_tests_parse (const char *text, gssize length, const char *source, GArr
       ok = read_row (&rd, tok, n, i + 1, rows, error);
     }
   g_hash_table_unref (rd.rank_ids);
+  /* a header was there but not one the rows could be read by: "no table" hid it (a
+   * header with algbw before time read as none) */
+  if (ok && rows->len == before && bad_header_line > 0)
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
+                   "%s:%u: a column header without nccl-tests' columns: it needs type, then "
+                   "time followed by algbw and busbw (out-of-place, then in-place), so no row "
+                   "was read (hint: the header line as nccl-tests printed it)", rd.source,
+                   bad_header_line);
+      return FALSE;
+    }
   if (ok && rows->len == before)
     {
       g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,

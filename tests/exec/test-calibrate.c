@@ -206,6 +206,30 @@ test_wrong_not_a_count (void)
     }
 }
 
+/* A column header that is there but not in nccl-tests' order (algbw before time, as a
+ * hand-edited or reformatted table has it): time and busbw are found, algbw is not (it is
+ * taken only after a time), so no row reads. The message was "no nccl-tests table (a
+ * '#  size  count  type ...' header followed by rows)", as for a file without any header;
+ * now it names the header's line (3) and the columns it needs. */
+static void
+test_header_out_of_order (void)
+{
+  static const char text[] =
+    "# Collective test starting: all_reduce_perf\n"
+    "# nranks 2\n"
+    "#       size    count    type   redop    root   algbw     time   busbw #wrong\n"
+    "        1024      256   float     sum      -1    0.10    10.00    0.10      0\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));
+  g_assert_false (exec_nccl_tests_parse (text, -1, "cols.txt", rows, &error));
+  g_assert_error (error, EXEC_ERROR, EXEC_ERROR_INVALID);
+  g_assert_cmpstr (error->message, ==, "cols.txt:3: a column header without nccl-tests' "
+                   "columns: it needs type, then time followed by algbw and busbw "
+                   "(out-of-place, then in-place), so no row was read (hint: the header line "
+                   "as nccl-tests printed it)");
+  g_assert_cmpuint (rows->len, ==, 0);
+}
+
 /* A row whose bandwidths are N/A (kept as -1) is written back as N/A, not -1.00, which the
  * import refuses: found by fuzz-nccl-tests (the table it printed did not read back). */
 static void
@@ -683,6 +707,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/nccl-tests/tagged-sendrecv", test_tagged_sendrecv);
   g_test_add_func ("/exec/nccl-tests/refused", test_refused);
   g_test_add_func ("/exec/nccl-tests/wrong-not-a-count", test_wrong_not_a_count);
+  g_test_add_func ("/exec/nccl-tests/header-out-of-order", test_header_out_of_order);
   g_test_add_func ("/exec/nccl-tests/format-round-trip", test_format_round_trip);
   g_test_add_func ("/exec/nccl-tests/format-na-bandwidth", test_format_na_bandwidth);
   g_test_add_func ("/exec/calibrate/profile-rows", test_profile_rows);
