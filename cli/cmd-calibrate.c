@@ -20,7 +20,10 @@
 #include "util/input.h"
 #include "util/output.h"
 
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #define DEFAULT_OUT "tandem-cpu-profile.json"
 
@@ -409,10 +412,21 @@ load_imports (char **imports, GArray *imported, GError **error)
   return TRUE;
 }
 
+static gpointer
+stop_later (gpointer rank)
+{
+  g_usleep (1500000);
+  fprintf (stderr, "tandem: rank %d: TANDEM_TEST_CALIBRATE_STOP_RANK: SIGSTOP\n",
+           GPOINTER_TO_INT (rank));
+  fflush (stderr);
+  kill (getpid (), SIGSTOP);
+  return NULL;
+}
+
 static int
 calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboolean no_bench,
            gboolean json, const CliDbArgs *dba, const char *out_arg, char **imports,
-           int blas_threads)
+           int blas_threads, double timeout_s)
 {
   g_autoptr (GError) error = NULL;
   const char *out = out_arg ? out_arg : DEFAULT_OUT;
@@ -446,6 +460,9 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
       exec_config_init (&cfg);
       cfg.backend = backend_name;
       cfg.blas_threads = blas_threads;
+      /* a peer that takes no part (stopped, hung) ends the wait: after --timeout, else the
+       * backend's 300 s, which was the only bound (a stopped rank held the job 5 min) */
+      cfg.timeout_s = timeout_s;
       /* an unknown name is bad input (2); a known backend that does not load (module,
        * driver or libraries missing) fails at run time (1), as tandem run has it */
       if (exec_backend_lookup (backend_name, &error) == NULL)
@@ -456,6 +473,11 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
       if (b == NULL)
         return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
       rank = b->rank;
+      /* test hook: rank R stops (SIGSTOP) 1.5 s into the benchmarks, its groups made
+       * (tests/exec/test-run-faults.c) */
+      const char *stop = g_getenv ("TANDEM_TEST_CALIBRATE_STOP_RANK");
+      if (stop != NULL && b->world > 1 && atoi (stop) == rank)
+        g_thread_unref (g_thread_new ("tandem-test-stop", stop_later, GINT_TO_POINTER (rank)));
       /* the nccl-tests files read now, before minutes of measurement (rank 0, as ever):
        * a wrong path or a file that is not nccl-tests output ended the command only after
        * the benchmarks */
@@ -500,7 +522,10 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
       cal = exec_calibrate_run (b, &o, &error);
       if (cal == NULL)
         {
-          int status = cli_fail (CLI_EXIT_FAILURE, "rank %d: %s", rank, error->message);
+          int status = cli_fail (CLI_EXIT_FAILURE, "rank %d: %s%s", rank, error->message,
+                                 g_error_matches (error, EXEC_ERROR, EXEC_ERROR_TIMEOUT)
+                                   ? " (hint: a stopped, hung or dead rank; --timeout S waits "
+                                     "longer for a slow one)" : "");
           exec_backend_close (b);
           return status;
         }
@@ -639,6 +664,17 @@ done:
   return status;
 }
 
+static gboolean
+parse_seconds (const char *s, double *out)
+{
+  char *end = NULL;
+  double v = g_ascii_strtod (s, &end);
+  if (end == s || *end != '\0' || !isfinite (v) || v <= 0)
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
 int
 cli_cmd_calibrate (int argc, char **argv)
 {
@@ -648,6 +684,8 @@ cli_cmd_calibrate (int argc, char **argv)
   cli_db_args_init (&dba);
   g_auto (GStrv) imports = NULL;
   int blas_threads = 1;
+  g_autofree char *timeout_arg = NULL;
+  double timeout_s = 0;   /* 0: the backend's default */
   const GOptionEntry extra[] = {
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "Execution backend (default cpu)", "NAME" },
     { "quick", 0, 0, G_OPTION_ARG_NONE, &quick,
@@ -663,6 +701,8 @@ cli_cmd_calibrate (int argc, char **argv)
       "Measure nothing: add the imported rows to --cluster's file", NULL },
     { "blas-threads", 0, 0, G_OPTION_ARG_INT, &blas_threads,
       "BLAS threads per rank (default 1: one rank per core, as tandem run)", "N" },
+    { "timeout", 0, 0, G_OPTION_ARG_STRING, &timeout_arg,
+      "Seconds to wait for a peer under mpirun before giving up (default 300)", "S" },
     { NULL },
   };
   CliPlanContext ctx;
@@ -682,9 +722,13 @@ cli_cmd_calibrate (int argc, char **argv)
                        "--import-nccl-tests FILE (and --cluster NAME|FILE to extend)");
   else if (blas_threads < 1)
     status = cli_fail (CLI_EXIT_USAGE, "--blas-threads must be >= 1");
+  else if (timeout_arg != NULL
+           && (!parse_seconds (timeout_arg, &timeout_s)))
+    status = cli_fail (CLI_EXIT_USAGE, "--timeout %s: seconds to wait for a peer, a finite "
+                       "number > 0 (hint: --timeout 60)", timeout_arg);
   else
     status = calibrate (&ctx, backend ? backend : "cpu", quick, no_bench, json, &dba, out,
-                        imports, blas_threads);
+                        imports, blas_threads, timeout_s);
 out:
   cli_plan_context_clear (&ctx);
   return status;

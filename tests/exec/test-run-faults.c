@@ -19,6 +19,8 @@
  *  - kill -9 of the whole job (every process under mpirun frozen, then killed) during a
  *    long run: nobody can close the row, so it stays 'running' until its heartbeat is one
  *    timeout old, and then `tandem runs` shows it as died, once.
+ *  - tandem calibrate with rank 1 stopped mid-way (TANDEM_TEST_CALIBRATE_STOP_RANK): rank 0
+ *    gives up after --timeout (it waited the backend's 300 s, with no flag), exit 1.
  *
  * Each case: `timeout -k 5 60 mpirun -np 2 TANDEM_EXE run` on tiny-llama (128 tokens, PP 2,
  * global batch 4 or 2). Skipped when mpirun, timeout or the MPI/BLAS backend are missing. */
@@ -359,6 +361,30 @@ test_kill_whole_job (void)
   job_clear (&j);
 }
 
+/* tandem calibrate under mpirun -np 2 with rank 1 stopped 1.5 s into the benchmarks
+ * (TANDEM_TEST_CALIBRATE_STOP_RANK=1, after its groups are made): rank 0 waited in the
+ * next barrier for the backend's default of 300 s, and calibrate had no flag to shorten
+ * it. With --timeout 3 rank 0 gives up 3 s after rank 1 stopped: exit 1 within about
+ * start-up + 1.5 + 3 s (far under the 60 s of `timeout`), one line naming the wait and
+ * the flag, and no profile stored (the store is written only after the measurement). */
+static void
+test_calibrate_stopped_rank (void)
+{
+  Job j = { 0 };
+  const char *vars[] = { "TANDEM_TEST_CALIBRATE_STOP_RANK=1", NULL };
+  if (!job_run (&j, vars, "calibrate --quick --timeout 3 --out /dev/null"))
+    return;
+  assert_ended_failed (&j);
+  g_assert_true (WIFEXITED (j.status));
+  g_assert_cmpint (WEXITSTATUS (j.status), ==, 1);
+  g_assert_nonnull (strstr (j.err, "tandem: rank 1: TANDEM_TEST_CALIBRATE_STOP_RANK: SIGSTOP"));
+  g_assert_nonnull (strstr (j.err, "tandem: error: rank 0: calibrate: "));
+  g_assert_nonnull (strstr (j.err, "timed out after 3 s: a peer did not take part"));
+  g_assert_nonnull (strstr (j.err, "--timeout S waits longer"));
+  g_assert_false (g_file_test (j.db, G_FILE_TEST_EXISTS));
+  job_clear (&j);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -370,5 +396,6 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/run-faults/slow-rank", test_slow_rank);
   g_test_add_func ("/exec/run-faults/hung-rank", test_hung_rank);
   g_test_add_func ("/exec/run-faults/kill-whole-job", test_kill_whole_job);
+  g_test_add_func ("/exec/run-faults/calibrate-stopped-rank", test_calibrate_stopped_rank);
   return g_test_run ();
 }
