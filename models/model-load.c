@@ -181,6 +181,23 @@ wrong_type (const Reader *r, const char *key, JsonNode *node, const char *want, 
   return FALSE;
 }
 
+static guint key_distance (const char *a, const char *b);
+
+/* " (hint: ...)" naming a field of the file that is a slip of the missing `key`
+ * ("num_hidden_layerz" for "num_hidden_layers": one slip per 4 characters, at most 2, as
+ * slipped_fields counts them), else "". */
+static char *
+missing_hint (const Reader *r, const char *key)
+{
+  guint limit = MIN (2u, (guint) strlen (key) / 4);
+  g_autoptr (GList) members = json_object_get_members (r->obj);
+  for (GList *l = members; l != NULL; l = l->next)
+    if (strcmp (l->data, key) != 0 && key_distance (l->data, key) <= limit)
+      return g_strdup_printf (" (hint: the file has '%s'; did you mean '%s'?)",
+                              (const char *) l->data, key);
+  return g_strdup ("");
+}
+
 /* A positive element count. `required` FALSE leaves *out untouched when absent;
  * *present (may be NULL) says which happened. */
 static gboolean
@@ -194,8 +211,9 @@ read_size (const Reader *r, const char *key, gboolean required, guint64 max, gui
     {
       if (!required)
         return TRUE;
+      g_autofree char *hint = missing_hint (r, key);
       g_set_error (error, MODEL_ERROR, MODEL_ERROR_MISSING_FIELD,
-                   "%s: missing field '%s'", r->file, key);
+                   "%s: missing field '%s'%s", r->file, key, hint);
       return FALSE;
     }
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)

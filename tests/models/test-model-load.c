@@ -49,6 +49,11 @@ static const LoadCase cases[] = {
   { "malformed.json", MODEL_ERROR_PARSE, ":4:28:", 0 }, /* the missing comma, line:col */
   { "not-object.json", MODEL_ERROR_PARSE, "object", 0 },
   { "llama3-bad.json", MODEL_ERROR_MISSING_FIELD, "'num_hidden_layers'", 0 },
+  /* the missing field's near miss in the file is named: "num_hidden_layerz" is one edit
+   * from "num_hidden_layers" (17 characters: up to 2 allowed, one per 4) */
+  { "llama3-slip.json", MODEL_ERROR_MISSING_FIELD,
+    "missing field 'num_hidden_layers' (hint: the file has 'num_hidden_layerz'; did you mean "
+    "'num_hidden_layers'?)", 0 },
   { "no-model-type.json", MODEL_ERROR_MISSING_FIELD, "'model_type'", 0 },
   { "gpt2-no-heads.json", MODEL_ERROR_MISSING_FIELD, "'n_head'", 0 },
   { "wrong-type.json", MODEL_ERROR_INVALID_FIELD, "'hidden_size'", 0 },
