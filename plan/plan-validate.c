@@ -371,6 +371,19 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
   /* Sequence. */
   if (plan->seq_length == 0)
     plan->seq_length = (int) MIN (model->max_positions, 8192);
+  /* learned absolute positions are a table of max_position_embeddings rows: a longer
+   * sequence has no row to look up (Megatron-LM asserts max_position_embeddings >=
+   * seq_length for them); rotary positions have no table and no such limit */
+  if (model->pos == MODEL_POS_LEARNED && model->max_positions > 0
+      && (guint64) plan->seq_length > model->max_positions)
+    return invalid (error, "seq length %d is longer than the %" G_GUINT64_FORMAT " learned "
+                    "positions of %s (its position table has max_position_embeddings rows, "
+                    "as Megatron-LM asserts) (hint: --seq-length %" G_GUINT64_FORMAT ", or a "
+                    "model whose table has at least %d rows: n_positions or "
+                    "max_position_embeddings in its config.json, --max-position-embeddings "
+                    "with Megatron's model flags)", plan->seq_length,
+                    model->max_positions, model->name, model->max_positions,
+                    plan->seq_length);
   if (plan->cp > 1)
     {
       /* Causal load balancing gives each CP rank two chunks of the sequence

@@ -382,6 +382,28 @@ test_shards (Fixture *f, gconstpointer data)
   g_assert_cmpint (plan_optim_shards (&f->plan), ==, 2048);
 }
 
+/* GPT-3 175B has learned positions, a table of 2048 rows (n_positions): a sequence of
+ * 4096 has no row for its tokens 2048-4095 and is refused, naming the limit and what to
+ * pass (Megatron-LM asserts max_position_embeddings >= seq_length for them); 2048 fits. A
+ * rotary model has no table: 405B takes 16384 and more (its own fixture, other tests). */
+static void
+test_learned_positions (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_false (parse_and_resolve (f, "--tp 8 --pp 8 --gpus 64 --gbs 64 --seq-length 4096",
+                                     &error));
+  g_assert_error (error, PLAN_ERROR, PLAN_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "seq length 4096 is longer than the 2048 learned "
+                                            "positions of gpt3-175b"));
+  g_assert_nonnull (strstr (error->message, "hint: --seq-length 2048"));
+  g_clear_error (&error);
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_true (parse_and_resolve (f, "--tp 8 --pp 8 --gpus 64 --gbs 64 --seq-length 2048",
+                                    &error));
+  g_assert_no_error (error);
+}
+
 typedef struct {
   const char *flags;
   const char *expect;     /* substring of the message */
@@ -805,6 +827,8 @@ main (int argc, char **argv)
   g_test_add ("/plan/args/bad-values", Fixture, NULL, setup, test_bad_values, teardown);
   g_test_add ("/plan/resolve/shards", Fixture, NULL, setup, test_shards, teardown);
   g_test_add ("/plan/resolve/invalid", Fixture, NULL, setup, test_invalid_plans, teardown);
+  g_test_add ("/plan/resolve/learned-positions", Fixture, "gpt3-175b", setup,
+              test_learned_positions, teardown);
   g_test_add ("/plan/json/cpu-offload", Fixture, NULL, setup, test_plan_json_cpu_offload,
               teardown);
   g_test_add ("/plan/resolve/interleaved-split", Fixture, NULL, setup, test_interleaved_split,
