@@ -591,17 +591,22 @@ cli_cmd_runs (int argc, char **argv)
   gint64 show = -1;
   if (argc >= 2 && g_str_equal (argv[1], "show"))
     {
-      char *end = NULL;
-      /* errno: an id past 2^63 - 1 saturated to G_MAXINT64 and was reported as "no run
-       * 9223372036854775807", a number the user never typed */
-      errno = 0;
-      if (argc != 3 || (show = g_ascii_strtoll (argv[2], &end, 10)) <= 0 || *end != '\0'
-          || errno == ERANGE)
+      /* as report run reads N: digits only (' 2' and '+2' were taken), 1 to 2^63 - 1 (an
+       * id past it saturated and was reported as "no run 9223372036854775807") */
+      guint64 id = 0;
+      if (argc == 3 && !g_ascii_string_to_unsigned (argv[2], 10, 1, G_MAXINT64, &id, NULL))
+        {
+          status = cli_fail (CLI_EXIT_USAGE, "runs show: '%s' is not a run id (a number from 1 "
+                             "up) (hint: tandem runs lists the run ids)", argv[2]);
+          goto out;
+        }
+      if (argc != 3)
         {
           status = cli_fail (CLI_EXIT_USAGE, "usage: tandem runs show N [--db FILE] [--json] "
                              "(N: a run id from tandem runs)");
           goto out;
         }
+      show = (gint64) id;
       /* the CSV is the list's (one run a line); dropping it printed the text page */
       if (csv)
         {

@@ -377,12 +377,19 @@ test_batch_hint (void)
 }
 
 /* A run id past 2^63 - 1: strtoll saturated it and the store was asked for run
- * 9223372036854775807, a number nobody typed; refused as no id before any store opens. */
+ * 9223372036854775807, a number nobody typed; refused as no id before any store opens.
+ * runs show reads N as report run does: digits only, so '+2' (strtoll's sign) is no id
+ * either, and each says which word it could not read. */
 static void
 test_run_id_range (void)
 {
   assert_refused ("runs show 99999999999999999999999 --db {TMP}/none.db", "/nonexistent",
-                  "usage: tandem runs show N");
+                  "runs show: '99999999999999999999999' is not a run id (a number from 1 up)");
+  assert_refused ("runs show +2 --db {TMP}/none.db", "/nonexistent",
+                  "runs show: '+2' is not a run id");
+  assert_refused ("report run +2 --db {TMP}/none.db", "/nonexistent",
+                  "report run: '+2' is not a run id");
+  assert_refused ("runs show --db {TMP}/none.db", "/nonexistent", "usage: tandem runs show N");
 }
 
 /* `runs show N --csv`: the CSV is the runs list's (one run a line, its columns); show N
