@@ -723,6 +723,10 @@ verify_run (RunCtx *c, const ExecRunResult *res, Verify *v, GError **error)
       o.timeout_s = c->a.timeout_s;
       o.interrupted = &run_interrupted;
       runner = exec_runner_new (rb, prog, layout, &o, error);
+      /* test hook: TANDEM_TEST_SIGNAL_IN_VERIFY=1 raises SIGTERM here, as a cancel that
+       * lands while the reference runs (tests/exec/test-run-signal.c) */
+      if (runner && g_getenv ("TANDEM_TEST_SIGNAL_IN_VERIFY") != NULL)
+        raise (SIGTERM);
       ok = runner && exec_runner_run (runner, error);
     }
   if (ok)
@@ -743,7 +747,11 @@ verify_run (RunCtx *c, const ExecRunResult *res, Verify *v, GError **error)
   /* the runner's buffers belong to the backend it ran on: free it before that closes */
   g_clear_pointer (&runner, exec_runner_free);
   plan_clear (&p);
-  if (!ok)
+  if (!ok && run_interrupted)
+    /* a signal stopped it: nothing failed, and the measured run had already finished */
+    g_prefix_error (error, "--verify: stopped during the single-rank reference run, after "
+                    "the measured run had finished (not stored: unverified): ");
+  else if (!ok)
     g_prefix_error (error, "--verify: the single-rank reference run failed: ");
   return ok;
 }

@@ -136,6 +136,61 @@ signal_case (gconstpointer data)
   g_rmdir (dir);
 }
 
+/* A cancel that lands while --verify's single-rank reference runs (the hook raises
+ * SIGTERM there, after the measured steps finished): the run is closed as failed, exit 1,
+ * and the message says it was stopped during the reference, not that the reference
+ * "failed" (it said "the single-rank reference run failed: rank 0: interrupted by SIGTERM",
+ * which reads as a wrong result). */
+static void
+signal_in_verify (void)
+{
+  g_autoptr (GError) error = NULL;
+  if (!exec_cpu_ops.available (&error))
+    {
+      g_test_skip (error->message);
+      return;
+    }
+  if (!g_getenv ("TANDEM_EXE"))
+    {
+      g_test_skip ("TANDEM_EXE is not set (run through meson test)");
+      return;
+    }
+  g_autofree char *dir = g_dir_make_tmp ("tandem-signal-XXXXXX", NULL);
+  g_autofree char *db = g_build_filename (dir, "t.db", NULL);
+  const char *argv[] = { g_getenv ("TANDEM_EXE"), "run", "--model", "tiny-llama", "--seq",
+                         "128", "--steps", "1", "--warmup", "0", "--verify", "--db", db, NULL };
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "TANDEM_TEST_SIGNAL_IN_VERIFY",
+                                          "1", TRUE);
+  g_autofree char *err = NULL;
+  int status = 0;
+  g_assert_true (g_spawn_sync (dir, (char **) argv, envp, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                               NULL, NULL, &err, &status, &error));
+  g_assert_no_error (error);
+  g_test_message ("stderr: %s", err);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 1);
+  g_assert_nonnull (strstr (err, "--verify: stopped during the single-rank reference run, "
+                                 "after the measured run had finished"));
+  g_assert_null (strstr (err, "reference run failed"));
+  g_autoptr (ResStore) store = res_store_open_full (db, RES_OPEN_READ_ONLY, 1000, &error);
+  g_assert_no_error (error);
+  g_autoptr (GPtrArray) runs = res_store_list_runs (store, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (runs->len, ==, 1);
+  const ResRunRow *row = g_ptr_array_index (runs, 0);
+  g_assert_cmpint (row->status, ==, RES_STATUS_FAILED);
+  g_assert_nonnull (strstr (row->error, "stopped during the single-rank reference run"));
+  g_clear_pointer (&store, res_store_close);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *entry;
+  while (d != NULL && (entry = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, entry, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -144,5 +199,6 @@ main (int argc, char **argv)
   g_test_add_data_func ("/run/signal/int", GINT_TO_POINTER (SIGINT), signal_case);
   g_test_add_data_func ("/run/signal/int-then-term", GINT_TO_POINTER (SIGINT | 0x100),
                         signal_case);
+  g_test_add_func ("/run/signal/in-verify", signal_in_verify);
   return g_test_run ();
 }
