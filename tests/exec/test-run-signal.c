@@ -19,6 +19,38 @@
 #include <string.h>
 #include <sys/wait.h>
 
+/* TRUE (the test skipped) where the CPU backend or TANDEM_EXE is missing. */
+static gboolean
+skip_unless_runnable (void)
+{
+  g_autoptr (GError) error = NULL;
+  if (!exec_cpu_ops.available (&error))
+    {
+      g_test_skip (error->message);
+      return TRUE;
+    }
+  if (!g_getenv ("TANDEM_EXE"))
+    {
+      g_test_skip ("TANDEM_EXE is not set (run through meson test)");
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* A test's scratch directory and the files in it (the store and its -wal / -shm). */
+static void
+remove_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *entry;
+  while (d != NULL && (entry = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, entry, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
 /* The one run of `db`, once the store has it as running (NULL after `wait_s`). */
 static ResRunRow *
 wait_running (const char *db, double wait_s)
@@ -53,16 +85,8 @@ signal_case (gconstpointer data)
   gboolean then_term = (GPOINTER_TO_INT (data) & 0x100) != 0;
   const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
   g_autoptr (GError) error = NULL;
-  if (!exec_cpu_ops.available (&error))
-    {
-      g_test_skip (error->message);
-      return;
-    }
-  if (!g_getenv ("TANDEM_EXE"))
-    {
-      g_test_skip ("TANDEM_EXE is not set (run through meson test)");
-      return;
-    }
+  if (skip_unless_runnable ())
+    return;
   g_autofree char *dir = g_dir_make_tmp ("tandem-signal-XXXXXX", NULL);
   g_autofree char *db = g_build_filename (dir, "t.db", NULL);
   const char *argv[] = { g_getenv ("TANDEM_EXE"), "run", "--model", "tiny-llama", "--seq",
@@ -126,14 +150,7 @@ signal_case (gconstpointer data)
   g_assert_false (rec->has_measurement);
   g_clear_pointer (&store, res_store_close);
 
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *entry;
-  while (d != NULL && (entry = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, entry, NULL);
-      g_unlink (p);
-    }
-  g_rmdir (dir);
+  remove_dir (dir);
 }
 
 /* A cancel that lands while --verify's single-rank reference runs (the hook raises
@@ -145,16 +162,8 @@ static void
 signal_in_verify (void)
 {
   g_autoptr (GError) error = NULL;
-  if (!exec_cpu_ops.available (&error))
-    {
-      g_test_skip (error->message);
-      return;
-    }
-  if (!g_getenv ("TANDEM_EXE"))
-    {
-      g_test_skip ("TANDEM_EXE is not set (run through meson test)");
-      return;
-    }
+  if (skip_unless_runnable ())
+    return;
   g_autofree char *dir = g_dir_make_tmp ("tandem-signal-XXXXXX", NULL);
   g_autofree char *db = g_build_filename (dir, "t.db", NULL);
   const char *argv[] = { g_getenv ("TANDEM_EXE"), "run", "--model", "tiny-llama", "--seq",
@@ -181,14 +190,7 @@ signal_in_verify (void)
   g_assert_cmpint (row->status, ==, RES_STATUS_FAILED);
   g_assert_nonnull (strstr (row->error, "stopped during the single-rank reference run"));
   g_clear_pointer (&store, res_store_close);
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *entry;
-  while (d != NULL && (entry = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, entry, NULL);
-      g_unlink (p);
-    }
-  g_rmdir (dir);
+  remove_dir (dir);
 }
 
 int
