@@ -20,6 +20,9 @@
  *     models at TP 8, so the rule stays at 8 there too; cp = 1, or the power of two that brings the sequence to
  *     16K tokens per rank when it is longer; pp = the smallest that fits (balanced split
  *     of the layers); the Megatron distributed optimizer (zero1) over dp;
+ *   - a mixture-of-experts model, at any size: ep = the largest divisor of the experts
+ *     that folds onto a stage's tp x cp x dp ranks, expert TP 1 (the same guide, MoE
+ *     models: EP is the primary dimension, ETP rarely used); a fixed --ep is kept;
  *   - the micro-batch: the largest divisor of the local batch (up to the space's mbs_max)
  *     that fits without recompute, or with full recompute when that fits a larger one;
  *   - 1F1B, DP overlap on, TP-comm overlap off, Megatron's rank order; where the plan
@@ -90,6 +93,7 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
   ModelParams params;
   model_spec_params (m, &params);
   double P = (double) params.total;
+  gboolean moe = m->n_experts > 0;
   int seq = spec->base.seq_length, gbs = spec->base.global_batch;
   /* the NVLink domain (search.c: the innermost levels at level 0's bandwidth), at most 8 */
   int server = MIN (search_nvlink_domain (spec->cluster), 8);
@@ -156,9 +160,26 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
               Plan p;
               plan_copy (&p, &spec->base);
               p.world_size = gpus;
-              /* a fixed --ep is the user's (the rule says nothing of experts) */
+              /* a fixed --ep is the user's; else, for a mixture-of-experts model, expert
+               * parallelism as its primary dimension (NVIDIA Megatron Bridge, Parallelism
+               * Strategy Selection, MoE models: "EP is the primary scaling dimension",
+               * "EP = num_experts or num_experts / experts_per_gpu"):
+               * the largest ep that divides the experts and folds onto the tp x cp x dp
+               * ranks of a stage, with expert TP 1 ("ETP is rarely used") */
               if (spec->ep != NULL && spec->ep->len == 1)
                 p.ep = g_array_index (spec->ep, int, 0);
+              else if (moe)
+                {
+                  int experts = (int) m->n_experts, ranks = tp * cp * dp;
+                  p.ep = 1;
+                  for (int e = MIN (experts, ranks); e >= 1; e--)
+                    if (experts % e == 0 && ranks % e == 0)
+                      {
+                        p.ep = e;
+                        break;
+                      }
+                  p.etp = 1;
+                }
               p.tp = tp, p.cp = cp, p.pp = pp, p.vpp = v;
               p.dp = 0, p.dp_given = 0, p.dp_replicate = 0;
               p.first_stage_layers = first, p.last_stage_layers = last;

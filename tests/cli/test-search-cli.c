@@ -1552,6 +1552,42 @@ test_async_tp_needs_compile (void)
 #undef TT
 }
 
+/* The rule of thumb of a mixture-of-experts model takes expert parallelism as its primary
+ * dimension (NVIDIA Megatron Bridge's Parallelism Strategy Selection: "EP = num_experts or
+ * num_experts / experts_per_gpu", ETP rarely used). Mixtral 8x7B (46.7B parameters, under
+ * the rule's 50B; 64 GPUs, under 1,000): no TP, PP or CP, FSDP (zero3) over dp 64; ep =
+ * the largest divisor of its 8 experts that divides the tp x cp x dp = 64 ranks = 8, with
+ * expert TP 1. It used to keep ep 1, every expert on every GPU, a baseline nobody runs.
+ * With --ep 2 fixed the rule keeps the user's 2 (test_recipe_a2a_overlap_pp too). */
+static void
+test_recipe_moe_ep (void)
+{
+#define RM "search --model mixtral-8x7b --cluster dgx-h100-superpod --gpus 64 " \
+           "--seq-length 4096 --gbs 256 --tp 1 --pp 1 --cp 1 --mbs 1 --top 1 --json --no-db"
+  const char *extra[] = { "", " --ep 2" };
+  const char *want[] = { "-dp64-ep8-etp1-", "-dp64-ep2-" };
+  for (guint c = 0; c < 2; c++)
+    {
+      g_autofree char *args = g_strconcat (RM, extra[c], NULL);
+      Run r = { 0 };
+      run (NULL, args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      JsonObject *o = object_of (parser, r.out);
+      JsonNode *rn = json_object_get_member (o, "recipe");
+      if (JSON_NODE_HOLDS_NULL (rn))
+        g_error ("%s: no recipe: %s", args, json_object_get_string_member (o, "recipe_reason"));
+      JsonObject *rec = json_node_get_object (rn);
+      const char *sum = json_object_get_string_member (
+        json_object_get_object_member (rec, "plan"), "summary");
+      g_assert_nonnull (strstr (sum, want[c]));
+      g_assert_nonnull (strstr (sum, "tp1-cp1-pp1-"));
+      assert_flags_reproduce (rec, TRUE);
+      run_clear (&r);
+    }
+#undef RM
+}
+
 /* The rule of thumb with Megatron-Core's EP all-to-all overlap: Mixtral 8x22B (141B
  * parameters, above the rule's 50B) on 64 H100s at tp 8 does not fit at pp 1 (the rule
  * without the overlap takes pp 2, 1F1B), and Megatron-Core runs the overlap with pp > 1
@@ -1983,6 +2019,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/zero3-dp-overlap-once", test_zero3_dp_overlap_once);
   g_test_add_func ("/cli/search/async-tp-needs-compile", test_async_tp_needs_compile);
   g_test_add_func ("/cli/search/recipe-a2a-overlap-pp", test_recipe_a2a_overlap_pp);
+  g_test_add_func ("/cli/search/recipe-moe-ep", test_recipe_moe_ep);
   g_test_add_func ("/cli/search/progress-tty", test_progress_tty);
   g_test_add_func ("/cli/search/trace-best", test_trace_best);
   g_test_add_func ("/cli/search/llama3-fixed-plan", test_llama3_fixed_plan);
