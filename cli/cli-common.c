@@ -282,8 +282,11 @@ cli_warn_unknown_part (const TopoCluster *c)
   /* A compiled-in preset is what it is (an MI300X is no renamed H100); a cluster file whose
    * device the cost model does not know by name (sim/cost.c's device table) is most often
    * a preset copied and renamed, which would lose the part's fitted knobs without a word */
+  /* nor a CPU host (`tandem run`'s devices: no GPU part to name) or a cluster that
+   * carries a measured profile (tandem calibrate: its tables stand for the machine) */
   if (c == NULL || c->source == NULL || g_str_has_prefix (c->source, "preset:")
-      || sim_cost_device_known (c))
+      || sim_cost_device_known (c) || g_strcmp0 (c->device.vendor, "cpu") == 0
+      || c->profile != NULL)
     return;
   g_autofree char *list = g_strjoinv (", ", (char **) topo_known_parts ());
   fprintf (stderr, "tandem: note: the device '%s' of %s is no part tandem knows by name: it "

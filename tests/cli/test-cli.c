@@ -1216,6 +1216,19 @@ test_predict_device_part (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_null (strstr (r.err, "no part tandem knows"));
   run_result_clear (&r);
+  /* nor a CPU host's file (vendor cpu: tandem run's devices, what tandem calibrate
+   * writes), which is no GPU part to name */
+  g_autofree char *cpu_src = g_test_build_filename (G_TEST_DIST, "..", "topology", "presets",
+                                                    "cpu-host.json", NULL);
+  g_autofree char *cpu_text = NULL;
+  g_assert_true (g_file_get_contents (cpu_src, &cpu_text, NULL, &error));
+  g_autofree char *cpu_path = g_build_filename (dir, "cpu.json", NULL);
+  g_assert_true (g_file_set_contents (cpu_path, cpu_text, -1, &error));
+  run_tandem ("predict --cluster {TMP}/cpu.json --model tiny-llama --gpus 1 --gbs 4 "
+              "--seq-length 256 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.err, "no part tandem knows"));
+  run_result_clear (&r);
   remove_tree (dir);
 }
 
