@@ -276,6 +276,16 @@ cli_warn_pipeline_bubble (const Plan *p)
            4 * p->pp);
 }
 
+gboolean
+cli_run_id (const char *text, gint64 *id)
+{
+  guint64 v = 0;
+  if (text == NULL || !g_ascii_string_to_unsigned (text, 10, 1, G_MAXINT64, &v, NULL))
+    return FALSE;
+  *id = (gint64) v;
+  return TRUE;
+}
+
 void
 cli_warn_unknown_part (const TopoCluster *c)
 {

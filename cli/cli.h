@@ -84,6 +84,9 @@ void cli_warn_untimed (const Plan *plan);
  * part ("part" in the device). */
 void cli_warn_unknown_part (const TopoCluster *cluster);
 
+/* A run id as the commands read one: digits only, 1 to 2^63 - 1 (no sign, no spaces). */
+gboolean cli_run_id (const char *text, gint64 *id);
+
 /* Prints the builder's root as pretty JSON on stdout, with a newline. */
 void cli_print_json (JsonBuilder *builder);
 

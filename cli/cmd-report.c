@@ -484,15 +484,14 @@ parse_run_ids (char **texts, GArray *ids, GError **error)
       g_auto (GStrv) parts = g_strsplit (texts[i], ",", -1);
       for (guint k = 0; parts[k]; k++)
         {
-          guint64 v;
-          if (!g_ascii_string_to_unsigned (g_strstrip (parts[k]), 10, 1, G_MAXINT64, &v, NULL))
+          gint64 id;
+          if (!cli_run_id (g_strstrip (parts[k]), &id))
             {
               g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
                            "--run: '%s' is not a run id (hint: tandem runs lists them)",
                            parts[k]);
               return FALSE;
             }
-          gint64 id = (gint64) v;
           g_array_append_val (ids, id);
         }
     }
@@ -589,8 +588,8 @@ cmd_run (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (octx, &argc, &argv, &error))
     return cli_fail_options (octx, error, "tandem report run");
-  guint64 id = 0;
-  if (argc == 2 && !g_ascii_string_to_unsigned (argv[1], 10, 1, G_MAXINT64, &id, NULL))
+  gint64 id = 0;
+  if (argc == 2 && !cli_run_id (argv[1], &id))
     return cli_fail (CLI_EXIT_USAGE, "report run: '%s' is not a run id (a number from 1 up) "
                      "(hint: tandem runs lists the run ids)", argv[1]);
   if (argc != 2)
@@ -604,7 +603,7 @@ cmd_run (int argc, char **argv)
   g_autoptr (ResStore) store = open_store_required (db, db_timeout, &error);
   if (store == NULL)
     return cli_fail (report_status_for_error (error), "%s", error->message);
-  g_autoptr (ReportRun) r = report_run_compute (store, (gint64) id, &error);
+  g_autoptr (ReportRun) r = report_run_compute (store, id, &error);
   if (r == NULL)
     return fail_lookup (error, db);
   g_autoptr (GPtrArray) written = g_ptr_array_new_with_free_func (g_free);
@@ -613,7 +612,7 @@ cmd_run (int argc, char **argv)
     return cli_fail (report_status_for_error (error), "%s", error->message);
   g_autoptr (JsonBuilder) b = json_builder_new ();
   report_run_to_json (r, b);
-  g_autofree char *summary = g_strdup_printf ("run report: run %" G_GUINT64_FORMAT, id);
+  g_autofree char *summary = g_strdup_printf ("run report: run %" G_GINT64_FORMAT, id);
   return write_or_print (json, out, b, written, summary);
 }
 

@@ -593,8 +593,7 @@ cli_cmd_runs (int argc, char **argv)
     {
       /* as report run reads N: digits only (' 2' and '+2' were taken), 1 to 2^63 - 1 (an
        * id past it saturated and was reported as "no run 9223372036854775807") */
-      guint64 id = 0;
-      if (argc == 3 && !g_ascii_string_to_unsigned (argv[2], 10, 1, G_MAXINT64, &id, NULL))
+      if (argc == 3 && !cli_run_id (argv[2], &show))
         {
           status = cli_fail (CLI_EXIT_USAGE, "runs show: '%s' is not a run id (a number from 1 "
                              "up) (hint: tandem runs lists the run ids)", argv[2]);
@@ -606,7 +605,6 @@ cli_cmd_runs (int argc, char **argv)
                              "(N: a run id from tandem runs)");
           goto out;
         }
-      show = (gint64) id;
       /* the CSV is the list's (one run a line); dropping it printed the text page */
       if (csv)
         {

@@ -1552,6 +1552,27 @@ test_async_tp_needs_compile (void)
 #undef TT
 }
 
+/* `args` (a search with --json) run: exit 0, a rule of thumb whose flags reproduce it under
+ * predict; its plan summary, which the caller frees. */
+static char *
+recipe_summary (const char *args)
+{
+  Run r = { 0 };
+  run (NULL, args, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o = object_of (parser, r.out);
+  JsonNode *rn = json_object_get_member (o, "recipe");
+  if (JSON_NODE_HOLDS_NULL (rn))
+    g_error ("%s: no recipe: %s", args, json_object_get_string_member (o, "recipe_reason"));
+  JsonObject *rec = json_node_get_object (rn);
+  char *sum = g_strdup (json_object_get_string_member (
+                          json_object_get_object_member (rec, "plan"), "summary"));
+  assert_flags_reproduce (rec, TRUE);
+  run_clear (&r);
+  return sum;
+}
+
 /* The rule of thumb of a mixture-of-experts model takes expert parallelism as its primary
  * dimension (NVIDIA Megatron Bridge's Parallelism Strategy Selection: "EP = num_experts or
  * num_experts / experts_per_gpu", ETP rarely used). Mixtral 8x7B (46.7B parameters, under
@@ -1569,21 +1590,9 @@ test_recipe_moe_ep (void)
   for (guint c = 0; c < 2; c++)
     {
       g_autofree char *args = g_strconcat (RM, extra[c], NULL);
-      Run r = { 0 };
-      run (NULL, args, &r);
-      g_assert_cmpint (r.status, ==, 0);
-      g_autoptr (JsonParser) parser = json_parser_new ();
-      JsonObject *o = object_of (parser, r.out);
-      JsonNode *rn = json_object_get_member (o, "recipe");
-      if (JSON_NODE_HOLDS_NULL (rn))
-        g_error ("%s: no recipe: %s", args, json_object_get_string_member (o, "recipe_reason"));
-      JsonObject *rec = json_node_get_object (rn);
-      const char *sum = json_object_get_string_member (
-        json_object_get_object_member (rec, "plan"), "summary");
+      g_autofree char *sum = recipe_summary (args);
       g_assert_nonnull (strstr (sum, want[c]));
       g_assert_nonnull (strstr (sum, "tp1-cp1-pp1-"));
-      assert_flags_reproduce (rec, TRUE);
-      run_clear (&r);
     }
 #undef RM
 }
@@ -1606,22 +1615,10 @@ test_recipe_a2a_overlap_pp (void)
   for (guint c = 0; c < 2; c++)
     {
       g_autofree char *args = g_strconcat (RA, extra[c], NULL);
-      Run r = { 0 };
-      run (NULL, args, &r);
-      g_assert_cmpint (r.status, ==, 0);
-      g_autoptr (JsonParser) parser = json_parser_new ();
-      JsonObject *o = object_of (parser, r.out);
-      JsonNode *rn = json_object_get_member (o, "recipe");
-      if (JSON_NODE_HOLDS_NULL (rn))
-        g_error ("%s: no recipe: %s", args, json_object_get_string_member (o, "recipe_reason"));
-      JsonObject *rec = json_node_get_object (rn);
-      const char *sum = json_object_get_string_member (
-        json_object_get_object_member (rec, "plan"), "summary");
+      g_autofree char *sum = recipe_summary (args);
       g_assert_nonnull (strstr (sum, want[c]));
       g_assert_nonnull (strstr (sum, "-mbs16-"));
       g_assert_nonnull (strstr (sum, c ? "-a2aov-Interleaved1F1B" : "-1F1B"));
-      assert_flags_reproduce (rec, TRUE);
-      run_clear (&r);
     }
 #undef RA
 }

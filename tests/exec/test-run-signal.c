@@ -51,6 +51,23 @@ remove_dir (const char *dir)
   g_rmdir (dir);
 }
 
+/* The store's one run, a `run` closed as failed with an error; `*runs` (the caller's,
+ * freed with it) holds the row. */
+static const ResRunRow *
+the_failed_run (ResStore *store, GPtrArray **runs)
+{
+  g_autoptr (GError) error = NULL;
+  *runs = res_store_list_runs (store, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint ((*runs)->len, ==, 1);
+  const ResRunRow *row = g_ptr_array_index (*runs, 0);
+  g_assert_cmpint (row->kind, ==, RES_KIND_RUN);
+  g_assert_cmpint (row->status, ==, RES_STATUS_FAILED);
+  g_assert_nonnull (row->finished_at);
+  g_assert_nonnull (row->error);
+  return row;
+}
+
 /* The one run of `db`, once the store has it as running (NULL after `wait_s`). */
 static ResRunRow *
 wait_running (const char *db, double wait_s)
@@ -130,14 +147,9 @@ signal_case (gconstpointer data)
 
   g_autoptr (ResStore) store = res_store_open_full (db, RES_OPEN_READ_ONLY, 1000, &error);
   g_assert_no_error (error);
-  g_autoptr (GPtrArray) runs = res_store_list_runs (store, 0, &error);
-  g_assert_no_error (error);
+  g_autoptr (GPtrArray) runs = NULL;
   /* exactly once: the row written as running at the start, now closed */
-  g_assert_cmpuint (runs->len, ==, 1);
-  const ResRunRow *row = g_ptr_array_index (runs, 0);
-  g_assert_cmpint (row->kind, ==, RES_KIND_RUN);
-  g_assert_cmpint (row->status, ==, RES_STATUS_FAILED);
-  g_assert_nonnull (row->finished_at);
+  const ResRunRow *row = the_failed_run (store, &runs);
   g_assert_nonnull (row->error);
   g_test_message ("stored error: %s", row->error);
   /* "rank 0: interrupted by SIGTERM before task T (...), in step S"; of two signals sent
@@ -183,11 +195,8 @@ signal_in_verify (void)
   g_assert_null (strstr (err, "reference run failed"));
   g_autoptr (ResStore) store = res_store_open_full (db, RES_OPEN_READ_ONLY, 1000, &error);
   g_assert_no_error (error);
-  g_autoptr (GPtrArray) runs = res_store_list_runs (store, 0, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (runs->len, ==, 1);
-  const ResRunRow *row = g_ptr_array_index (runs, 0);
-  g_assert_cmpint (row->status, ==, RES_STATUS_FAILED);
+  g_autoptr (GPtrArray) runs = NULL;
+  const ResRunRow *row = the_failed_run (store, &runs);
   g_assert_nonnull (strstr (row->error, "stopped during the single-rank reference run"));
   g_clear_pointer (&store, res_store_close);
   remove_dir (dir);
