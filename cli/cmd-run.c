@@ -827,6 +827,38 @@ run_skew (RunCtx *c, const ExecRunResult *m, const SimPrediction *q)
                                            (int) seg->len, rs, m->world);
 }
 
+/* The store refused the result of a run whose row was written at its start: that row
+ * would stay 'running' and read as 'died' (heartbeats stop), with nothing to say the run
+ * finished or where its result went. It is closed as failed, naming the file that holds
+ * the result; that small update often goes in where the whole result did not (a store
+ * that refuses the result's rows, a full disk that still takes one page), and where it
+ * does not either, the note says what `tandem runs` will show. Returns the note for
+ * stderr, or NULL when there is nothing to say. */
+static char *
+close_unstored (RunCtx *c, const CliStored *st)
+{
+  if (c->dba.no_db || !st->tried || st->run_id > 0 || c->run_id <= 0)
+    return NULL;
+  /* absolute: `tandem runs show` may be read from another directory */
+  g_autofree char *where = st->fallback != NULL ? g_canonicalize_filename (st->fallback, NULL)
+                                                : NULL;
+  g_autofree char *why = where != NULL
+    ? g_strdup_printf ("the run finished but its result was not stored (%s); the result is "
+                       "in %s", st->store_error, where)
+    : g_strdup_printf ("the run finished but its result was not stored (%s), nor written "
+                       "to a file (%s)", st->store_error,
+                       st->fallback_error != NULL ? st->fallback_error : "?");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ResStore) store = cli_store_open (&c->dba, FALSE, &error);
+  if (store != NULL && res_store_finish_run (store, c->run_id, RES_STATUS_FAILED, why, NULL,
+                                             NULL, NULL, NULL, 0, &error))
+    return g_strdup_printf ("note: run %" G_GINT64_FORMAT " in %s is closed as failed, "
+                            "naming where the result is", c->run_id, st->db);
+  return g_strdup_printf ("warning: run %" G_GINT64_FORMAT " in %s could not be closed "
+                          "either (%s): it reads as 'running', then 'died'; %s",
+                          c->run_id, st->db, error != NULL ? error->message : "?", why);
+}
+
 static int
 report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
 {
@@ -915,6 +947,7 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
       g_clear_error (&error);
     }
   cli_stored_apply (&st, "run", root);
+  g_autofree char *row_note = close_unstored (c, &st);
   if (c->a.json)
     {
       g_autofree char *text = util_json_to_data (root, TRUE);
@@ -923,6 +956,8 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
     }
   else
     cli_stored_print (&st, "  ");
+  if (row_note != NULL)
+    fprintf (stderr, "tandem: %s\n", row_note);
   if (cli_stored_status (&st) != CLI_EXIT_OK)
     status = CLI_EXIT_FAILURE;
   cli_stored_clear (&st);

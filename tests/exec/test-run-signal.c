@@ -8,7 +8,10 @@
  * so the run went on to its last step and was stored as ok with exit status 0; SIGINT had
  * no handler and left the row 'running' (read as 'died' a --timeout later).
  *
- * Each case: TANDEM_EXE run on tiny-llama (128 tokens) with --steps 5000, far more than
+ * Also here (store_refused): a run whose row the store took at the start but whose result
+ * it refuses at the end is closed as failed, naming the file that holds the result.
+ *
+ * Each signal case: TANDEM_EXE run on tiny-llama (128 tokens) with --steps 5000, far more than
  * the test waits; the signal is sent once the store holds the 'running' row. Skipped when
  * the CPU backend or TANDEM_EXE is missing. */
 #include "results/store.h"
@@ -16,6 +19,7 @@
 
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -202,6 +206,85 @@ signal_in_verify (void)
   remove_dir (dir);
 }
 
+/* The store takes the 'running' row at the start but refuses the result at the end (a
+ * trigger that aborts every insert into phases, as a constraint or a full table would).
+ * The result is printed and written to a fallback file (exit 1, as for every refused
+ * result); before, the row stayed 'running', read as 'died' once its heartbeats stopped,
+ * and nothing in the store said the run had finished or where its result went. Now the
+ * row is closed as failed naming the file (absolute, so `tandem runs show` finds it from
+ * anywhere). data != NULL: the store refuses the closing update too (a trigger on
+ * updates of runs' status); then a warning says the row will read as 'died' and where
+ * the result is. */
+static void
+store_refused (gconstpointer data)
+{
+  gboolean refuse_close = data != NULL;
+  g_autoptr (GError) error = NULL;
+  if (skip_unless_runnable ())
+    return;
+  g_autofree char *dir = g_dir_make_tmp ("tandem-refused-XXXXXX", NULL);
+  g_autofree char *db = g_build_filename (dir, "t.db", NULL);
+  {
+    g_autoptr (ResStore) store = res_store_open_full (db, RES_OPEN_DEFAULT, 1000, &error);
+    g_assert_no_error (error);
+  }
+  sqlite3 *h = NULL;
+  g_assert_cmpint (sqlite3_open (db, &h), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (h, "CREATE TRIGGER refuse_phases BEFORE INSERT ON phases "
+                                 "BEGIN SELECT RAISE(ABORT, 'phases refused by a trigger'); "
+                                 "END", NULL, NULL, NULL), ==, SQLITE_OK);
+  if (refuse_close)
+    g_assert_cmpint (sqlite3_exec (h, "CREATE TRIGGER refuse_close BEFORE UPDATE OF status "
+                                   "ON runs BEGIN SELECT RAISE(ABORT, 'closing refused by a "
+                                   "trigger'); END", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (h);
+
+  const char *argv[] = { g_getenv ("TANDEM_EXE"), "run", "--model", "tiny-llama", "--seq",
+                         "128", "--steps", "2", "--warmup", "0", "--db", db, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int status = 0;
+  g_assert_true (g_spawn_sync (dir, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                               &err, &status, &error));
+  g_assert_no_error (error);
+  g_test_message ("stdout: %s\nstderr: %s", out, err);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 1);
+  g_assert_nonnull (strstr (out, "step time: predicted"));       /* printed first */
+  const char *w = strstr (out, "; result written to ");
+  g_assert_nonnull (w);
+  w += strlen ("; result written to ");
+  g_autofree char *name = g_strndup (w, strcspn (w, "\n"));
+  g_autofree char *fallback = g_canonicalize_filename (name, dir);
+  g_assert_true (g_file_test (fallback, G_FILE_TEST_IS_REGULAR));
+
+  g_autoptr (ResStore) store = res_store_open_full (db, RES_OPEN_READ_ONLY, 1000, &error);
+  g_assert_no_error (error);
+  g_autoptr (GPtrArray) runs = res_store_list_runs (store, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (runs->len, ==, 1);     /* the row of the start, nothing inserted twice */
+  const ResRunRow *row = g_ptr_array_index (runs, 0);
+  if (!refuse_close)
+    {
+      row = the_failed_run (store, &runs);
+      g_test_message ("stored error: %s", row->error);
+      g_assert_nonnull (strstr (row->error, "the run finished but its result was not stored"));
+      g_assert_nonnull (strstr (row->error, "phases refused by a trigger"));
+      g_assert_nonnull (strstr (row->error, fallback));          /* the absolute path */
+      g_assert_nonnull (strstr (err, "is closed as failed, naming where the result is"));
+    }
+  else
+    {
+      /* still 'running' (until its heartbeat is stale: 'died'), and said so */
+      g_assert_cmpint (row->status, ==, RES_STATUS_RUNNING);
+      g_assert_nonnull (strstr (err, "could not be closed either"));
+      g_assert_nonnull (strstr (err, "closing refused by a trigger"));
+      g_assert_nonnull (strstr (err, "reads as 'running', then 'died'"));
+      g_assert_nonnull (strstr (err, fallback));
+    }
+  g_clear_pointer (&store, res_store_close);
+  remove_dir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -211,5 +294,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/run/signal/int-then-term", GINT_TO_POINTER (SIGINT | 0x100),
                         signal_case);
   g_test_add_func ("/run/signal/in-verify", signal_in_verify);
+  g_test_add_data_func ("/run/store-refused/closed", NULL, store_refused);
+  g_test_add_data_func ("/run/store-refused/not-closed", "", store_refused);
   return g_test_run ();
 }
