@@ -259,5 +259,10 @@ main (int argc, char **argv)
                 "target: <= 2)\n", k == 1 ? "main job" : "405b 1F1B",
                 pair_best[k][1] / pair_best[k][0], pair_median[k][1] / pair_median[k][0],
                 pair_simulated[k][1] / pair_simulated[k][0]);
+  /* item 5(c) read the other way, "at most twice that" as twice its 2 ms (its "now"
+   * figures are absolute times): an absolute figure, so a benchmark line, never a test */
+  if (!json && pair_best[1][1] > 0)
+    printf ("# main job m256: best %.2f ms, median %.2f ms against twice the 2 ms target "
+            "(4 ms)\n", pair_best[1][1], pair_median[1][1]);
   return failures ? 1 : 0;
 }
