@@ -82,7 +82,8 @@ leading_number (const char *cell, double *out)
 }
 
 /* A magnitude letter right after a number or one space ("8K", "1.2M", "16k tokens",
- * "8 K"): k, m, b (any case) not followed by another letter; 0 when none */
+ * "8 K"): k, m, b (any case) not followed by another letter; also the binary prefixes
+ * "Ki" / "Mi" ("4Ki": 4,096; it was read as 4); 0 when none */
 static char
 magnitude_suffix (const char *end)
 {
@@ -90,6 +91,8 @@ magnitude_suffix (const char *end)
     end++;
   char m = g_ascii_tolower (*end);
   if ((m == 'k' || m == 'm' || m == 'b') && !g_ascii_isalpha (end[1]))
+    return m;
+  if ((m == 'k' || m == 'm') && (end[1] == 'i' || end[1] == 'I') && !g_ascii_isalpha (end[2]))
     return m;
   return 0;
 }
@@ -154,6 +157,91 @@ cell_size (const ResCsv *csv, guint row, const char *column, gint64 *out)
   return TRUE;
 }
 
+/* The "x M" / "\xc3\x97 M" after a count (spaces allowed, M a digit run): M, else 0 */
+static gint64
+times_count (const char *p)
+{
+  while (*p == ' ')
+    p++;
+  if (*p == 'x' || *p == 'X')
+    p++;
+  else if ((guchar) p[0] == 0xc3 && (guchar) p[1] == 0x97)   /* the multiplication sign */
+    p += 2;
+  else
+    return 0;
+  while (*p == ' ')
+    p++;
+  return g_ascii_isdigit (*p) ? g_ascii_strtoll (p, NULL, 10) : 0;
+}
+
+/* The GPU count of an n_gpus cell: a count ("8", "2,048", "8 GPUs", "16 (2 nodes)");
+ * nodes times GPUs per node ("16x8", "16 x 8 GPUs", "2 nodes x 8 GPUs", "2 nodes, 8 GPUs
+ * per node"); or nodes with the total in GPUs ("1 node (8 GPUs)", "2 nodes (16 GPUs)",
+ * the total a multiple of the nodes). 1: read; 0: not stated; -1: the cell counts nodes
+ * (or servers, hosts) and gives no GPU count ("2 nodes"), which was read as 2 GPUs. */
+static int
+cell_gpus (const char *cell, gint64 *out)
+{
+  double v;
+  const char *end = leading_number (cell, &v);
+  if (end == NULL || magnitude_suffix (end) != 0 || !(v >= 1) || v != floor (v)
+      || v > (double) G_MAXINT)
+    return 0;
+  gint64 n = (gint64) v;
+  gint64 m = times_count (end);
+  if (m >= 1)
+    {
+      *out = n * m;
+      return 1;
+    }
+  const char *w = end;
+  while (*w == ' ')
+    w++;
+  static const char *const units[] = { "node", "server", "host", "machine", "instance",
+                                       "dgx", "system" };
+  gboolean nodes = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (starts_with_ci (w, units[i]))
+      nodes = TRUE;
+  if (!nodes)
+    {
+      *out = n;
+      return 1;
+    }
+  /* the rest: "x 8 GPUs", "8 GPUs per node" / "8 GPUs each" / "8 per node", "(16 GPUs)" */
+  for (const char *p = w; *p != '\0'; p++)
+    {
+      m = times_count (p);
+      if (m >= 1 && (p[0] == ' ' || g_ascii_isdigit (p[-1]) || p[-1] == ' '))
+        {
+          *out = n * m;
+          return 1;
+        }
+      if (!g_ascii_isdigit (*p) || g_ascii_isdigit (p[-1]))
+        continue;
+      char *q = NULL;
+      gint64 k = g_ascii_strtoll (p, &q, 10);
+      g_autofree char *rest = g_ascii_strdown (q, -1);
+      if (k < 1)
+        continue;
+      if (strstr (rest, "per node") != NULL || strstr (rest, "/node") != NULL
+          || strstr (rest, "each") != NULL || strstr (rest, "per server") != NULL)
+        {
+          *out = n * k;
+          return 1;
+        }
+      const char *r = rest;
+      while (*r == ' ')
+        r++;
+      if (g_str_has_prefix (r, "gpu") && k % n == 0)
+        {
+          *out = k;
+          return 1;
+        }
+    }
+  return -1;
+}
+
 /* A step time in seconds: a number, or one with its unit "ms" (/ 1000) or "min" (x 60);
  * "s", "sec" or none: seconds */
 static gboolean
@@ -186,6 +274,8 @@ cell_seq_len (const char *cell, gint64 *out)
   if (end == NULL)
     return FALSE;
   char m = magnitude_suffix (end);
+  if (m == 0 && g_ascii_isalpha (*end))
+    return FALSE;   /* a letter that is no magnitude ("4KiB", "4x"): not a length */
   double scale = m == 0 ? 1 : m == 'k' ? 1024 : m == 'm' ? 1048576 : 0;
   v *= scale;
   if (!(v >= 1) || v != floor (v) || v > (double) G_MAXINT)
@@ -287,6 +377,13 @@ row_cells_problem (const ResCsv *csv, guint row)
       double v = g_ascii_strtod (cell, &end);   /* also reads inf, nan, 1e999 */
       if (end == cell)
         continue;                               /* empty or text: not stated */
+      /* a count with a magnitude letter ("0.5M tokens", "1.5M tokens", "8K") is text to
+       * this check: the column's own reader takes it (batch_in_tokens, cell_seq_len) or
+       * leaves it not stated; it was refused as a fraction ("0.5") */
+      double lead;
+      const char *lead_end = leading_number (cell, &lead);
+      if (cell_rules[i].count && lead_end != NULL && magnitude_suffix (lead_end) != 0)
+        continue;
       gboolean ok = cell_rules[i].count
                     ? isfinite (v) && v >= 1 && v == floor (v) && v <= cell_rules[i].max
                     : isfinite (v) && v > 0 && v <= cell_rules[i].max;
@@ -353,7 +450,11 @@ skip (ResPublishedCase *c, const char *format, ...)
  *                                       count them ("AMD MI250X", "MI250X (Frontier)")
  *   "V100"                            -> dgx-2h-v100-cluster ("V100 32GB", "Tesla
  *                                       V100-SXM2-32GB", "V100-32GB (25 DGX-2)"): fp16
- *                                       only, a bf16 row is skipped (map_precision)
+ *                                       only, a bf16 row is skipped (map_precision); a
+ *                                       16 GB or PCIe V100 -> none, skipped saying why
+ *   "A100" with 64 GB                 -> none (Leonardo's custom part), skipped saying why
+ *   "GB200" / "GB300" naming a rack of fewer than 72 ("NVL36", "NVL4") on more GPUs
+ *     than one such rack             -> none, skipped (the presets' NVLink domain is 72)
  *   "L40S"                            -> l40s-pcie-cluster     ("NVIDIA L40S 48GB"; PCIe
  *                                       only, no NVLink)
  *   "v5p", up to 6,144 chips          -> tpu-v5p-pod ("TPU v5p", "Google Cloud TPU v5p";
@@ -399,10 +500,39 @@ has_nvl_word (const char *t)
   return FALSE;
 }
 
+/* The GPU count of a Grace Blackwell rack product named in t ("gb200 nvl36" 36, "nvl4" 4,
+ * "nvl72" 72, "NVL36x2" 36); 0 when none is named */
+static gint64
+nvl_rack_size (const char *t)
+{
+  for (const char *p = strstr (t, "nvl"); p != NULL; p = strstr (p + 1, "nvl"))
+    {
+      const char *q = p + 3;
+      while (*q == ' ' || *q == '-')
+        q++;
+      if (g_ascii_isdigit (*q))
+        return g_ascii_strtoll (q, NULL, 10);
+    }
+  return 0;
+}
+
+/* A Grace Blackwell row whose rack product has a smaller NVLink domain than the NVL72 of
+ * the gb200 / gb300 presets (GB200 NVL36, NVL4) and whose run spans more GPUs than one
+ * such domain: the presets would put them in one 72-GPU NVLink domain */
+static gboolean
+nvl_rack_too_small (const char *t, gint64 n_gpus)
+{
+  gint64 rack = nvl_rack_size (t);
+  return (strstr (t, "gb200") != NULL || strstr (t, "gb300") != NULL) && rack > 0 && rack < 72
+         && n_gpus > rack;
+}
+
 static const char *
 cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
 {
   g_autofree char *t = g_ascii_strdown (gpu_type, -1);
+  if (nvl_rack_too_small (t, n_gpus))
+    return NULL;
   if (strstr (t, "gb300") != NULL)
     return "gb300-nvl72-superpod";
   if (strstr (t, "gb200") != NULL)
@@ -441,6 +571,10 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
   /* A800 SXM: the A100 with NVLink cut to 400 GB/s (a800-superpod.json); SXM only in 80 GB */
   if (strstr (t, "a800") != NULL)
     return "a800-superpod";
+  /* the 64 GB A100 (HBM2e, a custom part: Leonardo's booster nodes of 4) is neither
+   * preset's (it was read as selene's 80 GB) */
+  if (strstr (t, "a100") != NULL && has_gb (t, "64"))
+    return NULL;
   if (strstr (t, "a100") != NULL || strstr (t, "ampere") != NULL)
     return has_gb (t, "40") ? "a100-40g-cluster" : "selene";
   if (strstr (t, "mi355x") != NULL)
@@ -451,6 +585,10 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
     return "mi300x-cluster";
   if (strstr (t, "mi250x") != NULL)
     return "frontier";
+  /* DGX-2H's V100 is the 32 GB SXM3 part on NVSwitch: the 16 GB part (DGX-1, Summit) and
+   * the PCIe card (no NVSwitch) are not it (both were read as dgx-2h-v100-cluster) */
+  if (strstr (t, "v100") != NULL && (has_gb (t, "16") || strstr (t, "pcie") != NULL))
+    return NULL;
   if (strstr (t, "v100") != NULL)
     return "dgx-2h-v100-cluster";
   if (strstr (t, "l40s") != NULL)
@@ -490,6 +628,19 @@ no_preset_why (const char *gpu_type, gint64 n_gpus)
   if ((strstr (t, "a100") != NULL || strstr (t, "a800") != NULL) && strstr (t, "pcie") != NULL)
     return " (the A100 PCIe card has no NVSwitch, at most NVLink-bridged pairs; both A100 "
            "presets are SXM servers on NVSwitch)";
+  if (strstr (t, "a100") != NULL && has_gb (t, "64"))
+    return " (a 64 GB A100, the custom HBM2e part of Leonardo's 4-GPU nodes: the A100 "
+           "presets hold the 40 GB and 80 GB parts in 8-GPU servers)";
+  if (strstr (t, "v100") != NULL && strstr (t, "pcie") != NULL)
+    return " (the V100 PCIe card has no NVSwitch; dgx-2h-v100-cluster is DGX-2H's SXM3 "
+           "parts on NVSwitch)";
+  if (strstr (t, "v100") != NULL)
+    return " (a 16 GB V100: dgx-2h-v100-cluster models DGX-2H's 32 GB SXM3 parts, 450 W, on "
+           "NVSwitch; DGX-1 and Summit nodes hold 16 GB SXM2 parts on NVLink without a "
+           "switch)";
+  if (nvl_rack_too_small (t, n_gpus))
+    return " (the rack's NVLink domain is smaller than the NVL72 domain of the Grace "
+           "Blackwell presets, and the run spans more than one)";
   if (strstr (t, "v5p") != NULL && n_gpus > 6144)
     return " (more chips than one TPU v5p slice, 6,144: a multislice run crosses the "
            "data-center network, which tpu-v5p-pod does not model)";
@@ -683,6 +834,31 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
 
 /* ---- plan ----------------------------------------------------------------------------- */
 
+/* `key` (any case) said to be off: "no KEY" / "without KEY", or KEY then any of " :=" and
+ * a word off / no / false / disabled / none / 0 ("KEY: off", "KEY=False", "KEY false") */
+static gboolean
+named_then_off (const char *text, const char *key)
+{
+  static const char *const off[] = { "off", "no", "false", "disabled", "none", "0" };
+  g_autofree char *t = g_ascii_strdown (text, -1);
+  gsize n = strlen (key);
+  for (const char *p = strstr (t, key); p != NULL; p = strstr (p + 1, key))
+    {
+      if ((p - t >= 3 && strncmp (p - 3, "no ", 3) == 0)
+          || (p - t >= 8 && strncmp (p - 8, "without ", 8) == 0))
+        return TRUE;
+      const char *q = p + n;
+      if (g_ascii_isalnum (*q) || *q == '_')
+        continue;
+      while (*q == ' ' || *q == ':' || *q == '=')
+        q++;
+      for (guint i = 0; i < G_N_ELEMENTS (off); i++)
+        if (g_str_has_prefix (q, off[i]) && !g_ascii_isalnum (q[strlen (off[i])]))
+          return TRUE;
+    }
+  return FALSE;
+}
+
 /* FSDP (or ZeRO) named only to say it was off: "FSDP off", "no FSDP", "FSDP: disabled",
  * "without ZeRO", "NO_SHARD". */
 static gboolean
@@ -695,6 +871,16 @@ sharding_negated (const char *t)
                                      "stage 0", "no_shard", "no shard" };
   for (guint i = 0; i < G_N_ELEMENTS (neg); i++)
     if (contains_ci (t, neg[i]))
+      return TRUE;
+  /* the distributed optimizer (ZeRO-1 in Megatron-Core / NeMo) named only to say it was
+   * off: "no distributed optimizer", "distributed optimizer: off",
+   * "use_distributed_optimizer=False", "--use-distributed-optimizer false", "DistOpt: no"
+   * (each was read as zero1): Megatron's DDP, no sharding */
+  static const char *const distopt[] = { "distributed optimizer", "distributed_optimizer",
+                                         "distributed-optimizer", "distopt", "dist. optimizer",
+                                         "dist optimizer", "dist-opt", "dist_opt" };
+  for (guint i = 0; i < G_N_ELEMENTS (distopt); i++)
+    if (named_then_off (t, distopt[i]))
       return TRUE;
   /* a yes/no column answered no: the whole cell, never a word inside longer text
    * ("ZeRO-3, no model parallelism" names ZeRO-3) */
@@ -860,6 +1046,14 @@ hsdp_shard_size_in (const char *t)
  *                     forward, or under PP when the stack does not reshard between
  *                     micro-batches (torchtitan's FSDP2): zero2 (one gather per step),
  *                     unless the cell says "reshard_after_forward true" (zero3);
+ *  FSDP2's reshard_after_forward stated ("=False", ": true", " false") -> zero2 / zero3
+ *                     whatever the stack's default, and alone it names FSDP2;
+ *  torchtitan degrees -> "dp_shard=N" / "data_parallel_shard_degree N" with
+ *                     "dp_replicate=R" / "data_parallel_replicate_degree R" (shard
+ *                     unstated: -1, its default, the ranks left): R > 1 and shard != 1
+ *                     hsdp (group N, or dp / R), shard != 1 FSDP as above, shard 1 none;
+ *  the distributed optimizer said off ("no distributed optimizer", "distributed
+ *                     optimizer: off", "use_distributed_optimizer=False") -> none;
  *  "none", "DDP", plain DP ("DistributedDataParallel", "data parallel", "DP", "DP only",
  *  "pure DP", "replicated") -> none; "ZeRO" without a stage -> skipped asking for it;
  *  anything else is skipped. */
@@ -973,6 +1167,71 @@ plain_data_parallel (const char *t)
   return contains_ci (t, "distributeddataparallel") || contains_ci (t, "distributed data parallel");
 }
 
+/* FSDP2's fully_shard(reshard_after_forward=...) as the cell states it:
+ * "reshard_after_forward true", "reshard_after_forward=False", "reshard_after_forward:
+ * false": 1 / 0; -1 when the cell does not say */
+static int
+reshard_after_forward_in (const char *text)
+{
+  g_autofree char *t = g_ascii_strdown (text, -1);
+  for (const char *p = strstr (t, "reshard_after_forward"); p != NULL;
+       p = strstr (p + 1, "reshard_after_forward"))
+    {
+      const char *q = p + strlen ("reshard_after_forward");
+      while (*q == ' ' || *q == ':' || *q == '=')
+        q++;
+      if (g_str_has_prefix (q, "true") || (q[0] == '1' && !g_ascii_isdigit (q[1])))
+        return 1;
+      if (g_str_has_prefix (q, "false") || (q[0] == '0' && !g_ascii_isdigit (q[1])))
+        return 0;
+    }
+  return -1;
+}
+
+/* Fully sharded data parallelism as the stack runs it: zero3, or zero2 (one gather per
+ * step) from a stack that keeps parameters unsharded after the forward, or under PP when
+ * the stack does not reshard between micro-batches (torchtitan's FSDP2); the row's own
+ * reshard_after_forward wins over the stack's default: true -> zero3 (an AutoModel config
+ * that sets it where its parallelizer defaults to False), false -> zero2 (it was read as
+ * zero3 on a stack that reshards: FSDP2 keeps the gathered parameters from the forward to
+ * the backward, torch.distributed.fsdp.fully_shard's reshard_after_forward docs) */
+static PlanSharding
+fsdp_semantics (ResPublishedCase *c, const char *t, int pp)
+{
+  int reshard = reshard_after_forward_in (t);
+  if (reshard == 1)
+    return PLAN_SHARD_ZERO3;
+  if (reshard == 0)
+    return PLAN_SHARD_ZERO2;
+  if (!c->stack->fsdp_reshard_after_forward || (pp > 1 && !c->stack->fsdp_reshard_under_pp))
+    return PLAN_SHARD_ZERO2;
+  return PLAN_SHARD_ZERO3;
+}
+
+/* A degree after one of torchtitan's data-parallel keys ([parallelism]
+ * data_parallel_shard_degree / data_parallel_replicate_degree, or the dp_shard /
+ * dp_replicate of its ParallelDims), past " =:": the number, -1 as torchtitan's "the
+ * rest of the ranks"; 0 when the cell names neither key */
+static int
+titan_degree (const char *low, const char *long_key, const char *short_key)
+{
+  const char *keys[] = { long_key, short_key };
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    for (const char *p = strstr (low, keys[i]); p != NULL; p = strstr (p + 1, keys[i]))
+      {
+        const char *q = p + strlen (keys[i]);
+        if (g_ascii_isalpha (*q) || *q == '_')
+          continue;
+        while (*q == ' ' || *q == ':' || *q == '=')
+          q++;
+        if (q[0] == '-' && q[1] == '1' && !g_ascii_isdigit (q[2]))
+          return -1;
+        if (g_ascii_isdigit (*q))
+          return (int) MIN (g_ascii_strtoll (q, NULL, 10), G_MAXINT);
+      }
+  return 0;
+}
+
 static gboolean
 map_sharding (ResPublishedCase *c, const char *text, const char *framework, const char *notes,
               const char *source, int pp, PlanSharding *out, int *hsdp_shard)
@@ -981,6 +1240,9 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
   *hsdp_shard = 0;
   if (cell_unstated (t))
     *t = '\0';
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  int titan_shard = titan_degree (low, "data_parallel_shard_degree", "dp_shard");
+  int titan_replicate = titan_degree (low, "data_parallel_replicate_degree", "dp_replicate");
   if (*t == '\0')
     {
       /* NeMo's GPT configs set optim.name distributed_fused_adam; --overlap-param-gather,
@@ -1002,6 +1264,24 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
     /* a bare stage number in this column: DeepSpeed's zero_optimization.stage ("0" is
      * negated above) */
     *out = (PlanSharding) (PLAN_SHARD_ZERO1 + (t[0] - '1'));
+  else if (titan_shard != 0 || titan_replicate != 0)
+    {
+      /* torchtitan's degrees (torchtitan config Parallelism: "When [replicate] is greater
+       * than 1 ... If data_parallel_shard_degree is also greater than 1, the parallelism
+       * method used is HSDP ... Otherwise ... DDP"; shard -1, its default, takes the
+       * ranks left): "dp_shard=64", "data_parallel_shard_degree 8,
+       * data_parallel_replicate_degree 8". They were not recognised. */
+      int shard = titan_shard != 0 ? titan_shard : -1;   /* unstated: its default */
+      if (titan_replicate > 1 && shard != 1)
+        {
+          *out = PLAN_SHARD_HSDP;
+          *hsdp_shard = shard > 1 ? shard : -titan_replicate;
+        }
+      else if (shard != 1)
+        *out = fsdp_semantics (c, t, pp);
+      else
+        *out = PLAN_SHARD_NONE;
+    }
   else if (contains_ci (t, "HSDP") || contains_ci (t, "HYBRID_SHARD")
            || contains_ci (t, "hybrid shard") || contains_ci (t, "hybrid-shard")
            || has_mics_word (t))
@@ -1054,18 +1334,10 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
            || zero_stage_in (t) == 3
            || contains_ci (t, "FSDP") || contains_ci (t, "full shard")
            || contains_ci (t, "full_shard") || contains_ci (t, "fully shard")
-           || contains_ci (t, "fully_shard") || contains_ci (t, "fully-shard"))
-    {
-      *out = PLAN_SHARD_ZERO3;
-      /* the row's own "reshard_after_forward true" (FSDP2's fully_shard argument, e.g. an
-       * AutoModel config that sets it where its parallelizer defaults to False) wins over
-       * the stack's default */
-      gboolean reshard = contains_ci (t, "reshard_after_forward true")
-                         || contains_ci (t, "reshard_after_forward=true");
-      if (!reshard && (!c->stack->fsdp_reshard_after_forward
-                       || (pp > 1 && !c->stack->fsdp_reshard_under_pp)))
-        *out = PLAN_SHARD_ZERO2;
-    }
+           || contains_ci (t, "fully_shard") || contains_ci (t, "fully-shard")
+           /* FSDP2's argument alone names FSDP2 ("reshard_after_forward=False") */
+           || reshard_after_forward_in (t) >= 0)
+    *out = fsdp_semantics (c, t, pp);
   else if (starts_with_ci (t, "none") || contains_ci (t, "DDP") || plain_data_parallel (t))
     *out = PLAN_SHARD_NONE;
   else if (g_ascii_strcasecmp (t, "ZeRO") == 0 || g_ascii_strcasecmp (t, "DeepSpeed ZeRO") == 0)
@@ -1208,7 +1480,15 @@ recompute_label (const char *t)
   static const char *const labels[] = { "ac", "activation checkpointing", "recompute",
                                         "activation recompute", "checkpointing",
                                         "activation recomputation", "recomputation",
-                                        "gradient checkpointing" };
+                                        "gradient checkpointing",
+                                        /* config keys: Hugging Face's and the FSDP
+                                         * trainers' ("gradient_checkpointing=True",
+                                         * "activation_checkpointing: false") */
+                                        "activation_checkpointing", "gradient_checkpointing",
+                                        /* JAX's name (MaxText remat_policy: "remat full",
+                                         * "remat_policy=full"; they were not recognised) */
+                                        "remat", "remat_policy", "remat policy",
+                                        "rematerialization" };
   /* values that may follow a label after a space alone ("AC full", "AC none", "activation
    * checkpointing off"); any other word after a space is not a value ("activation
    * checkpointing every layer") */
@@ -1284,7 +1564,13 @@ recompute_yes (const char *t)
                                        "gradient checkpointing", "checkpoint activations",
                                        "checkpoint-activations", "activation recompute",
                                        "activation recomputation", "every layer",
-                                       "all layers" };
+                                       "all layers",
+                                       /* short and config spellings ("grad checkpointing",
+                                        * "activation ckpt", "checkpoint_activations": not
+                                        * recognised before) */
+                                       "grad checkpointing", "gradient ckpt", "grad ckpt",
+                                       "activation ckpt", "checkpoint_activations",
+                                       "activation_checkpointing", "gradient_checkpointing" };
   for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
     if (g_ascii_strcasecmp (t, yes[i]) == 0)
       return TRUE;
@@ -1376,7 +1662,12 @@ offload_layer_count (const char *t)
  *    recompute" -> none;
  *  "core_attn" / "core attention" anywhere ("--recompute-modules core_attn") -> selective;
  *  "uniform" anywhere, not "block" (Megatron's method) -> full; "block" -> skipped with
- *  a hint (only some layers recompute).
+ *  a hint (only some layers recompute);
+ *  JAX's policy names: "nothing_saveable" -> full, "everything_saveable" -> none (before
+ *  the label rule); "remat" / "remat_policy" / "rematerialization" and the config keys
+ *  "activation_checkpointing" / "gradient_checkpointing" are labels too ("remat_policy=
+ *  full", "gradient_checkpointing=True"); "grad checkpointing", "activation ckpt",
+ *  "checkpoint_activations" -> full.
  *  Anything else is skipped. */
 static gboolean
 map_recompute (ResPublishedCase *c, const char *text, const char *notes,
@@ -1401,6 +1692,14 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
       else
         *out = PLAN_RECOMPUTE_NONE;
     }
+  /* JAX's checkpoint policies by name (jax.checkpoint_policies; MaxText's remat_policy
+   * "full" passes policy None, which saves nothing, layers/decoders.py): nothing_saveable
+   * recomputes the whole layer (it was read as none, by its "no"), everything_saveable
+   * recomputes nothing */
+  else if (contains_ci (t, "nothing_saveable"))
+    *out = PLAN_RECOMPUTE_FULL;
+  else if (contains_ci (t, "everything_saveable"))
+    *out = PLAN_RECOMPUTE_NONE;
   else if (recompute_label (t) != NULL)
     /* "AC: full", "recompute = selective": the value after the label, by these rules */
     return map_recompute (c, recompute_label (t), notes, convention, out);
@@ -1477,11 +1776,32 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
  * scale-mask-softmax over materialized scores, as did Megatron-DeepSpeed and DeepSpeed
  * runs (BLOOM, MT-NLG, SC'21's ZeRO-3 comparison; the fork took FlashAttention in 2023
  * too). A framework or note that names FlashAttention wins. */
+/* FlashAttention named in a text: "FlashAttention(-2)", "flash attention", "flash-attn",
+ * "flash_attn", "--use-flash-attn-v2", or "FA2" / "FA3" as a word (the spellings other
+ * than "FlashAttention" were missed where the stack's own attention is unfused) */
+static gboolean
+names_flash_attention (const char *text)
+{
+  static const char *const names[] = { "flashattention", "flash attention", "flash-attention",
+                                       "flash_attention", "flash-attn", "flash_attn",
+                                       "flash attn", NULL };
+  if (text == NULL)
+    return FALSE;
+  if (contains_any_ci (text, names))
+    return TRUE;
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  static const char *const words[] = { "fa2", "fa3", "fa-2", "fa-3" };
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    for (const char *p = strstr (low, words[i]); p != NULL; p = strstr (p + 1, words[i]))
+      if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[strlen (words[i])]))
+        return TRUE;
+  return FALSE;
+}
+
 static gboolean
 attention_unfused (const char *source, const char *framework, const char *notes)
 {
-  if (contains_ci (framework, "FlashAttention") || contains_ci (notes, "FlashAttention")
-      || contains_ci (framework, "flash attention") || contains_ci (notes, "flash attention"))
+  if (names_flash_attention (framework) || names_flash_attention (notes))
     return FALSE;
   if (contains_ci (framework, "DeepSpeed") || contains_ci (source, "SC'21")
       || contains_ci (framework, "SC'21"))
@@ -1862,8 +2182,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     p->compute_dtype = p->param_dtype = PLAN_PREC_FP16;
   const char *notes = get (csv, row, "notes");
   if (attention_unfused (get (csv, row, "source"), get (csv, row, "framework"), notes)
-      || (c->stack->attention == FW_ATTN_UNFUSED && !contains_ci (notes, "FlashAttention")
-          && !contains_ci (get (csv, row, "framework"), "FlashAttention")))
+      || (c->stack->attention == FW_ATTN_UNFUSED && !names_flash_attention (notes)
+          && !names_flash_attention (get (csv, row, "framework"))))
     p->attention_backend = PLAN_ATTN_UNFUSED;
   /* Adam's two moments kept in bf16 (the master weights stay fp32) where the row's notes
    * say so: the DeepSeek-V3 report (Sec. 3.3.3) and Megatron-Bridge's DeepSeek-V3 recipe
@@ -2118,17 +2438,26 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, const c
   /* the recipe the row names (its quantization costs, sim_cost_options_apply_plan);
    * not named: the stack's */
   c->plan.fp8_recipe = -1;
+  /* NeMo's performance scripts name the recipes ds / cs / mxfp8 / ss ("ds (per-tensor
+   * delayed scaling), cs (per-tensor current scaling), mxfp8, ss (subchannel scaling)",
+   * scripts/performance/argument_parser.py --fp8_recipe), Megatron-Bridge's fp8_cs /
+   * fp8_mx / fp8_sc: those codes in brackets ("FP8 (DS)", "fp8 (mx)") or joined to fp8
+   * ("fp8_ds", "FP8-DS", "fp8_ss") name the recipe too (a DS row was read as the stack's,
+   * on Megatron-Bridge current scaling) */
   static const char *const mx[] = { "mxfp8", "fp8-mx", "fp8mx", "fp8_mx", "fp8 mx", "mx-fp8",
                                      "mx fp8", "mx_fp8", "1x32", "microscaling", "mx block",
-                                     NULL };
+                                     "(mx)", NULL };
   static const char *const blockwise[] = { "fp8-sc", "fp8sc", "fp8_sc", "sub-channel",
                                             "subchannel", "blockwise", "block-wise",
                                             "block scaling", "block-scaled", "1x128", "128x128",
-                                            "deepseek", NULL };
+                                            "deepseek", "(sc)", "fp8-ss", "fp8_ss", "fp8ss",
+                                            "(ss)", NULL };
   static const char *const rowwise[] = { "rowwise", "row-wise", "per-row", NULL };
   static const char *const current[] = { "current scaling", "current-scaling",
                                           "current_scaling", "fp8-cs", "fp8cs", "fp8_cs",
-                                          "tensorwise", "tensor-wise", NULL };
+                                          "tensorwise", "tensor-wise", "(cs)", NULL };
+  static const char *const delayed[] = { "delayed", "fp8-ds", "fp8_ds", "fp8ds", "(ds)",
+                                          NULL };
   if (*fp8 && contains_any_ci (text, mx))
     {
       if (!c->cluster->device.mxfp8)
@@ -2142,7 +2471,7 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, const c
     c->plan.fp8_recipe = FW_SCALING_ROWWISE;
   else if (*fp8 && contains_any_ci (text, current))
     c->plan.fp8_recipe = FW_SCALING_CURRENT;
-  else if (*fp8 && contains_ci (text, "delayed"))
+  else if (*fp8 && contains_any_ci (text, delayed))
     c->plan.fp8_recipe = FW_SCALING_DELAYED;
   /* "dynamic" scaling: torchao's name for a per-tensor scale taken from the tensor at hand
    * (its float8 tensorwise recipe, ScalingType.DYNAMIC), i.e. current scaling; not fp16's
@@ -2230,7 +2559,7 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
   /* Device and cluster. */
   const char *network = get (csv, row, "network");
   gint64 n_gpus_hint = 0;
-  cell_count (get (csv, row, "n_gpus"), &n_gpus_hint);
+  int gpus_read = cell_gpus (get (csv, row, "n_gpus"), &n_gpus_hint);
   const char *preset = on != NULL ? on->name : cluster_for (c->gpu_type, network, n_gpus_hint);
   if (preset == NULL)
     {
@@ -2240,11 +2569,18 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
     }
   c->cluster_name = g_strdup (preset);
   c->cluster_given = on != NULL;
-  if (!cell_count (get (csv, row, "n_gpus"), &c->n_gpus))
+  if (gpus_read < 0)
+    {
+      skip (c, "n_gpus '%s' counts nodes and gives no GPU count (hint: write the GPUs, "
+            "e.g. '16' or '2 nodes x 8 GPUs')", get (csv, row, "n_gpus"));
+      return;
+    }
+  if (gpus_read == 0)
     {
       skip (c, "missing n_gpus");
       return;
     }
+  c->n_gpus = n_gpus_hint;
   g_autoptr (GError) error = NULL;
   c->cluster = on != NULL ? topo_cluster_ref (on) : topo_cluster_lookup (preset, &error);
   if (c->cluster == NULL)
@@ -2304,6 +2640,16 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
    * recipes' "NVTE_FUSED_ATTN=0" (rows 925-956). */
   if (c->stack->attention == FW_ATTN_CUDNN
       && strstr (get (csv, row, "notes"), "NVTE_FUSED_ATTN=0") != NULL)
+    c->stack->attention = FW_ATTN_FLASH2;
+  /* A row on a stack whose attention is unfused (deepspeed, megatron-lm-2021) that names
+   * FlashAttention ran the flash-attn package's kernel (Megatron-DeepSpeed's
+   * --use-flash-attn-v2, Megatron-LM's --use-flash-attn: flash_attn_func of FlashAttention
+   * 2), the FlashAttention-2 class; the plan's backend was already not unfused, but the
+   * kernel's rates stayed those of no fused class (cuDNN's fraction without its length
+   * curve) */
+  if (c->stack->attention == FW_ATTN_UNFUSED
+      && (names_flash_attention (framework)
+          || names_flash_attention (get (csv, row, "notes"))))
     c->stack->attention = FW_ATTN_FLASH2;
 
   /* Model, batch, measurement, plan. */

@@ -34,8 +34,10 @@
  * |                           |   MI300X / MI325X -> mi300x-cluster / mi325x-cluster;        |
  * |                           |   B300 (not GB300) -> dgx-b300-superpod; H20 (not H200) ->   |
  * |                           |   hgx-h20-cluster; MI250X -> frontier (a device per GCD);    |
- * |                           |   V100 -> dgx-2h-v100-cluster (fp16 only); L40S ->           |
- * |                           |   l40s-pcie-cluster;                                         |
+ * |                           |   V100 -> dgx-2h-v100-cluster (fp16 only; a 16 GB or PCIe    |
+ * |                           |   V100 -> skipped, saying so); L40S -> l40s-pcie-cluster;    |
+ * |                           |   A100 64 GB (Leonardo) -> skipped; GB200 NVL36 / NVL4 on    |
+ * |                           |   more GPUs than one such NVLink domain -> skipped;          |
  * |                           |   MI355X -> mi355x-cluster; TPU v5p (one slice, <= 6,144     |
  * |                           |   chips) -> tpu-v5p-pod; Trainium2 / Trn2 (<= 16 chips, or   |
  * |                           |   <= 64 named UltraServer) -> trn2-ultraserver; GH200 (Grace |
@@ -61,7 +63,10 @@
  * |                           |   megatron-core (no such device before late 2022). The      |
  * |                           |   stack's cost figures and its defaults for unstated columns |
  * |                           |   apply                                                      |
- * | n_gpus                    | required; more than the preset's devices -> the preset's     |
+ * | n_gpus                    | required; nodes x GPUs ("16x8", "2 nodes x 8 GPUs", "2 nodes |
+ * |                           |   (16 GPUs)") -> the GPUs; nodes alone ("2 nodes") ->        |
+ * |                           |   skipped "counts nodes"; more than the preset's devices ->  |
+ * |                           |   the preset's                                               |
  * |                           |   outermost level repeated (topo_cluster_scale_out); more    |
  * |                           |   than a --cluster FILE's devices -> skipped                 |
  * | n_layers, hidden,         | required (skip names the column); hidden % n_heads == 0 and  |
@@ -124,12 +129,18 @@
  * |                           |   qwZ/hpZ/qgZ compression not modelled); "ZeRO-2", "stage 2",|
  * |                           |   "SHARD_GRAD_OP", "shards optimizer+grads" -> zero2;        |
  * |                           |   ("ZeRO 1", "zero_stage=1", "sharded optimizer",            |
- * |                           |   "--use-distributed-optimizer" alike); offloading ("ZeRO-   |
+ * |                           |   "--use-distributed-optimizer" alike; said off: "no         |
+ * |                           |   distributed optimizer", "use_distributed_optimizer=False"  |
+ * |                           |   -> none); torchtitan's "dp_shard=N" / "dp_replicate=R"     |
+ * |                           |   (data_parallel_*_degree) -> FSDP, HSDP (R > 1) or none     |
+ * |                           |   (shard 1); offloading ("ZeRO-                              |
  * |                           |   Offload", "ZeRO-Infinity") -> skipped;                     |
  * |                           |   "ZeRO-3", "FSDP", "full shard", "fully sharded" -> zero3,  |
  * |                           |   or zero2 where                                             |
  * |                           |   the stack keeps parameters after the forward (torchtitan   |
- * |                           |   under PP); "none" / "DDP" / plain DP ("data parallel",     |
+ * |                           |   under PP); "reshard_after_forward" True / False in any     |
+ * |                           |   spelling -> zero3 / zero2 (alone it names FSDP2); "none" / |
+ * |                           |   "DDP" / plain DP ("data parallel",                         |
  * |                           |   "DP only", "DistributedDataParallel", "replicated") ->     |
  * |                           |   none; a bare "ZeRO" -> skipped asking for the stage; else  |
  * |                           |   skipped. Empty (a dash, "N.A.") -> zero1 for NeMo /        |
@@ -150,8 +161,10 @@
  * |                           |   "N.A.", "-", "?", an em or en dash) reads as empty in the  |
  * |                           |   framework, sequence_parallel, zero_stage_or_fsdp,          |
  * |                           |   recompute and precision columns: their rule for empty      |
- * | numbers                   | "8,192" is 8192; a magnitude letter ("16K") makes a count    |
- * |                           |   text (not stated), except seq_len: K = 1024, M = 2^20      |
+ * | numbers                   | "8,192" is 8192; a magnitude letter ("16K", "8Ki") makes a   |
+ * |                           |   count text (not stated), except seq_len: K / Ki = 1024, M  |
+ * |                           |   = 2^20 (another letter: not stated), and global_batch in   |
+ * |                           |   tokens ("0.5M tokens")                                     |
  * | recompute                 | starts with full / selective / none ("selective (modules:    |
  * |                           |   ...)" without core_attn -> none; the named modules, mlp    |
  * |                           |   too, recomputed in dense as in MoE rows); "AC: X" / "AC X" |
@@ -163,7 +176,10 @@
  * |                           |   selective; "SAC" ->                                        |
  * |                           |   selective (op-level if said); "--recompute-granularity X"  |
  * |                           |   -> X; "uniform" (anywhere) -> full; "block" -> skipped     |
- * |                           |   with a hint;                                               |
+ * |                           |   with a hint; JAX's "nothing_saveable" -> full,             |
+ * |                           |   "everything_saveable" -> none, "remat" / "remat_policy" as |
+ * |                           |   labels ("remat_policy=full"); "grad checkpointing",        |
+ * |                           |   "activation ckpt", "checkpoint_activations" -> full;       |
  * |                           |   "offload" with a layer count ("activations of 20 layers    |
  * |                           |   offloaded", "cpu_offloading_num_layers=20") -> none and   |
  * |                           |   that many layers offloaded; "partial", "offload" without a |
@@ -185,12 +201,17 @@
  * | FP8 recipe                | MXFP8 / FP8-MX / "FP8 MX" -> mxfp8; current scaling /        |
  * |                           |   "current-scaling" / FP8-CS / tensorwise -> tensorwise;     |
  * |                           |   delayed -> delayed; torchao's "dynamic" -> tensorwise;     |
+ * |                           |   NeMo's recipe codes joined to fp8 or in brackets           |
+ * |                           |   ("fp8_ds", "FP8 (DS)" delayed, "(CS)", "(MX)", "(SC)",     |
+ * |                           |   "fp8_ss" sub-channel: blockwise);                          |
  * |                           |   else the                                                   |
  * |                           |   stack's                                                    |
  * | attention                 | unfused (scores materialized) when source or framework is    |
  * |                           |   dated 2017-2022 or SC'21, or the framework is DeepSpeed /  |
  * |                           |   Megatron-DeepSpeed (before FlashAttention reached them);   |
- * |                           |   flash when framework or notes name FlashAttention, and     |
+ * |                           |   flash when framework or notes name FlashAttention ("flash  |
+ * |                           |   attention", "flash-attn", "FA2" alike; on an unfused stack |
+ * |                           |   the kernel class is then FA2), and                         |
  * |                           |   otherwise; the kernel class is the stack's, but FA2 where  |
  * |                           |   the notes quote NVTE_FUSED_ATTN=0 on a cuDNN stack (TE     |
  * |                           |   then runs its FlashAttention backend)                      |

@@ -104,6 +104,8 @@ test_gpu_types (void)
     { "A100 (40 GPUs)", 8, "selene", RES_PUB_FAMILY_A100 },
     { "H100 96G", 8, "h100-sxm-96g-superpod", RES_PUB_FAMILY_H100 },
     { "H100-SXM5-94G", 8, "h100-sxm-96g-superpod", RES_PUB_FAMILY_H100 },
+    /* a GB200 NVL36 run inside one 36-GPU NVLink domain is inside one NVL72 domain too */
+    { "GB200 NVL36", 36, "gb200-nvl72-superpod", RES_PUB_FAMILY_B200 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -136,6 +138,17 @@ test_gpu_types (void)
     { "A100 PCIe 80GB", 8, "no NVSwitch" },
     { "NVIDIA A100-PCIE-40GB", 8, "no NVSwitch" },
     { "A800 PCIe 80GB", 8, "no NVSwitch" },
+    /* parts the presets do not hold (each was read as a preset's): the 16 GB V100 (DGX-1,
+     * Summit; dgx-2h-v100-cluster is DGX-2H's 32 GB SXM3), the V100 PCIe card, Leonardo's
+     * 64 GB A100 (read as selene's 80 GB), and a GB200 rack product whose NVLink domain
+     * (NVL36: 36 GPUs, NVL4: 4) is smaller than the presets' 72 for a run larger than one:
+     * 72 GPUs on NVL36 racks are two domains, which gb200-nvl72-superpod makes one */
+    { "V100 16GB", 32, "16 GB V100" },
+    { "Tesla V100-SXM2-16GB", 32, "16 GB V100" },
+    { "NVIDIA V100 PCIe 32GB", 8, "no NVSwitch" },
+    { "A100 SXM 64GB (Leonardo)", 64, "64 GB A100" },
+    { "GB200 NVL36", 72, "smaller than the NVL72" },
+    { "GB200 NVL4", 8, "smaller than the NVL72" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (skips); i++)
     {
@@ -304,6 +317,30 @@ test_sharding (void)
     { "pure DP", "PyTorch", 1, PLAN_SHARD_NONE },
     { "DP", "Megatron-Core", 1, PLAN_SHARD_NONE },
     { "replicated", "PyTorch", 1, PLAN_SHARD_NONE },
+    /* the distributed optimizer said to be off is Megatron's DDP, no sharding (each was
+     * read as zero1 by the name); said on, it stays zero1 ("use_distributed_optimizer:
+     * true" above) */
+    { "no distributed optimizer", "Megatron-Core", 1, PLAN_SHARD_NONE },
+    { "distributed optimizer: off", "NeMo 24.07", 1, PLAN_SHARD_NONE },
+    { "use_distributed_optimizer=False", "Megatron-Core", 1, PLAN_SHARD_NONE },
+    { "--use-distributed-optimizer false", "Megatron-Core", 1, PLAN_SHARD_NONE },
+    { "without distributed optimizer", "Megatron-Core", 1, PLAN_SHARD_NONE },
+    { "DistOpt: no", "Megatron-Core", 1, PLAN_SHARD_NONE },
+    /* FSDP2's reshard_after_forward as the row states it, in any spelling, on a stack that
+     * reshards (pytorch-fsdp: fully_shard above is zero3): False keeps the parameters
+     * gathered from the forward to the backward, zero2 (read as zero3; a cell with the
+     * argument alone was not recognised); True under torchtitan's PP (zero2 by the stack,
+     * above) is zero3 */
+    { "FSDP2, reshard_after_forward=False", "PyTorch", 1, PLAN_SHARD_ZERO2 },
+    { "FSDP (reshard_after_forward: false)", "PyTorch", 1, PLAN_SHARD_ZERO2 },
+    { "reshard_after_forward=False", "PyTorch", 1, PLAN_SHARD_ZERO2 },
+    { "fully_shard(reshard_after_forward=True)", "torchtitan", 2, PLAN_SHARD_ZERO3 },
+    /* torchtitan's data-parallel degrees (config Parallelism): a shard degree alone (-1,
+     * its default, the ranks left) is FSDP, zero3 on torchtitan at pp 1; shard 1 with
+     * replicas is DDP (none); they were not recognised */
+    { "dp_shard=16", "torchtitan", 1, PLAN_SHARD_ZERO3 },
+    { "data_parallel_shard_degree=-1", "torchtitan", 1, PLAN_SHARD_ZERO3 },
+    { "dp_shard=1, dp_replicate=16", "torchtitan", 1, PLAN_SHARD_NONE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -334,6 +371,11 @@ test_sharding (void)
     { "hybrid shard, shard group size 32", 32 },
     { "HSDP (dp_shard=16, dp_replicate=4)", 16 },
     { "HSDP 16x4", 16 },
+    /* torchtitan's degrees without the word HSDP (not recognised before): replicate > 1
+     * and shard > 1 is HSDP; shard -1 takes the ranks left, 64 / 4 = 16 */
+    { "dp_shard 16, dp_replicate 4", 16 },
+    { "data_parallel_shard_degree 8, data_parallel_replicate_degree 8", 8 },
+    { "dp_replicate=4, dp_shard=-1", 16 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (hs); i++)
     {
@@ -641,6 +683,16 @@ test_precision (void)
     { "H100-SXM-80GB", "FP8 (delayed scaling, not dynamic)", FW_SCALING_DELAYED },
     { "B200-SXM-180GB", "FP8 MX", FW_SCALING_BLOCK },
     { "GB200 NVL72", "MX-FP8", FW_SCALING_BLOCK },
+    /* NeMo's performance-script codes (--fp8_recipe ds / cs / mxfp8 / ss: delayed,
+     * current, MXFP8, sub-channel) in brackets or joined to fp8, and Megatron-Bridge's
+     * in brackets: each names its recipe (DS / MX / SC in brackets read as the stack's) */
+    { "H100-SXM-80GB", "fp8_ds", FW_SCALING_DELAYED },
+    { "GB200 NVL72", "FP8-DS", FW_SCALING_DELAYED },
+    { "H100-SXM-80GB", "FP8 (DS)", FW_SCALING_DELAYED },
+    { "H100-SXM-80GB", "FP8 (CS)", FW_SCALING_CURRENT },
+    { "B200-SXM-180GB", "fp8 (mx)", FW_SCALING_BLOCK },
+    { "H100-SXM-80GB", "FP8 (SC)", FW_SCALING_BLOCKWISE },
+    { "H100-SXM-80GB", "fp8_ss", FW_SCALING_BLOCKWISE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (recipes); i++)
     {
@@ -704,6 +756,32 @@ test_stack_defaults (void)
   g_assert_true (mc->plan.sequence_parallel);
   g_assert_false (mc->plan.tp_comm_overlap);
   g_assert_cmpint (mc->plan.attention_backend, ==, PLAN_ATTN_FLASH);
+  /* a DeepSpeed row that names FlashAttention, in any spelling, ran the flash-attn
+   * package's FA2 kernel (Megatron-DeepSpeed --use-flash-attn-v2): not unfused, and the
+   * stack's kernel class is FA2 (it stayed "unfused": cuDNN's fraction without its length
+   * curve; "flash attention", "flash-attn" and "FA2" were not even read as flash) */
+  static const char *const flash[] = { "Megatron-DeepSpeed (FlashAttention-2)",
+                                       "Megatron-DeepSpeed (flash attention)",
+                                       "Megatron-DeepSpeed --use-flash-attn-v2",
+                                       "DeepSpeed + FA2" };
+  for (guint i = 0; i < G_N_ELEMENTS (flash); i++)
+    {
+      g_autofree char *ft = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,framework,"
+        "global_batch,step_time_s\n"
+        "1,GPT,A100-SXM-80GB,16,16,1024,16,16384,1024,2,1,\"%s\",64,1.0\n", flash[i]);
+      g_autoptr (ResPublishedCase) f = case_of (ft);
+      if (!f->ready || f->plan.attention_backend == PLAN_ATTN_UNFUSED
+          || f->stack->attention != FW_ATTN_FLASH2)
+        g_error ("'%s': backend %d, stack kernel %d", flash[i], f->plan.attention_backend,
+                 f->stack->attention);
+    }
+  /* "FAST" is no FA2: a word of its own only */
+  g_autoptr (ResPublishedCase) fast = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,framework,"
+    "global_batch,step_time_s\n"
+    "1,GPT,A100-SXM-80GB,16,16,1024,16,16384,1024,2,1,DeepSpeed (FA2X build),64,1.0\n");
+  g_assert_cmpint (fast->plan.attention_backend, ==, PLAN_ATTN_UNFUSED);
 }
 
 /* --ranking by hand: four predicted rows of one model, GPU family, size and batch (one
@@ -985,6 +1063,22 @@ test_recompute (void)
     /* unstated: none */
     { "\xe2\x80\x94", PLAN_RECOMPUTE_NONE },
     { "N.A.", PLAN_RECOMPUTE_NONE },
+    /* JAX's policies by name: nothing_saveable saves nothing, the whole layer recomputed
+     * (it was read as none by its leading "no"); everything_saveable recomputes nothing;
+     * "remat" / "remat_policy" as labels (MaxText's remat_policy full passes policy None:
+     * everything recomputed); these were not recognised */
+    { "nothing_saveable", PLAN_RECOMPUTE_FULL },
+    { "jax.checkpoint_policies.nothing_saveable", PLAN_RECOMPUTE_FULL },
+    { "everything_saveable", PLAN_RECOMPUTE_NONE },
+    { "remat full", PLAN_RECOMPUTE_FULL },
+    { "remat_policy=full", PLAN_RECOMPUTE_FULL },
+    { "remat: none", PLAN_RECOMPUTE_NONE },
+    /* short and config spellings of checkpointing (not recognised before) */
+    { "grad checkpointing", PLAN_RECOMPUTE_FULL },
+    { "activation ckpt", PLAN_RECOMPUTE_FULL },
+    { "checkpoint_activations", PLAN_RECOMPUTE_FULL },
+    { "gradient_checkpointing=True", PLAN_RECOMPUTE_FULL },
+    { "activation_checkpointing: false", PLAN_RECOMPUTE_NONE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -1161,6 +1255,8 @@ test_numbers_as_written (void)
   static const struct { const char *seq; guint64 want; } seqs[] = {
     { "8192", 8192 }, { "8,192", 8192 }, { "8K", 8192 }, { "8k", 8192 }, { "8 K", 8192 },
     { "128K", 131072 }, { "4096 tokens", 4096 },
+    /* the binary prefix (read as 8 before): 8Ki = 8 x 1,024 */
+    { "8Ki", 8192 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (seqs); i++)
     {
@@ -1176,6 +1272,9 @@ test_numbers_as_written (void)
   static const struct { const char *batch; int want; } batches[] = {
     { "1,024", 1024 }, { "1048576 tokens", 128 }, { "1,048,576 tokens", 128 },
     { "1M tokens", 128 }, { "16M tokens", 2048 }, { "128 sequences", 128 },
+    /* a fraction of M (refused as a fractional count before): 0.5 x 2^20 / 8,192 = 64
+     * (0.5 x 10^6 / 8,192 = 61.04, not whole); 1.5 x 2^20 / 8,192 = 192 */
+    { "0.5M tokens", 64 }, { "1.5M tokens", 192 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (batches); i++)
     {
@@ -1202,6 +1301,33 @@ test_numbers_as_written (void)
     "step_time_s\n1,GPT,H100-SXM-80GB,16K,16,1024,16,16384,1024,1,1,64,1.0\n");
   g_assert_false (k->ready);
   g_assert_cmpint (k->n_gpus, !=, 16);
+  /* a length with a letter that is no magnitude ("8KiB") is not the bare 8 */
+  g_autoptr (ResPublishedCase) kib = num_row ("8KiB", "64", "");
+  g_assert_false (kib->ready);
+  /* n_gpus in nodes: "2 nodes" was read as 2 GPUs (dp derived 1 at tp 2); nodes times
+   * GPUs per node, written either way, is the count: 2 x 8 = 16 (tp 2: dp 8); a count of
+   * nodes alone is skipped, saying so */
+  static const struct { const char *gpus; gint64 want; } nodes[] = {
+    { "2x8", 16 }, { "2 x 8 GPUs", 16 }, { "2 nodes x 8 GPUs", 16 },
+    { "2 nodes, 8 GPUs per node", 16 }, { "2 nodes (16 GPUs)", 16 }, { "16 (2 nodes)", 16 },
+    { "2 \xc3\x97 8", 16 }, { "16 H100s", 16 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (nodes); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "global_batch,step_time_s\n1,GPT,H100-SXM-80GB,\"%s\",16,1024,16,16384,1024,2,1,"
+        "64,1.0\n", nodes[i].gpus);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (!c->ready || c->n_gpus != nodes[i].want || c->plan.dp != 8)
+        g_error ("n_gpus '%s': %" G_GINT64_FORMAT ", expected %" G_GINT64_FORMAT " (%s)",
+                 nodes[i].gpus, c->n_gpus, nodes[i].want, c->skip_reason ? c->skip_reason : "");
+    }
+  g_autoptr (ResPublishedCase) n2 = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+    "step_time_s\n1,GPT,H100-SXM-80GB,2 nodes,16,1024,16,16384,1024,2,1,64,1.0\n");
+  g_assert_false (n2->ready);
+  g_assert_nonnull (strstr (n2->skip_reason, "counts nodes"));
   /* sequence_parallel: yes words on, no words off, "n/a" the stack's default (on with tp
    * 2 on megatron-core), anything else skipped (it was read as off) */
   static const struct { const char *sp; gboolean want; } sps[] = {
