@@ -112,6 +112,43 @@ cell_number (const char *cell, double *out)
   return TRUE;
 }
 
+/* A throughput as written: a number, or one with k / K or M (SI, decimal: "31.5K
+ * tokens/s" = 31,500, "1.2M" = 1,200,000), which a rate column means in vendor tables
+ * (these were not stated, and the row fell back to a TFLOP/s reading or was skipped) */
+static gboolean
+cell_rate (const char *cell, double *out)
+{
+  double v;
+  const char *end = leading_number (cell, &v);
+  if (end == NULL)
+    return FALSE;
+  char m = magnitude_suffix (end);
+  const char *letter = end[0] == ' ' ? end + 1 : end;
+  if (m == 'b' || (m != 0 && (letter[1] == 'i' || letter[1] == 'I')))
+    return FALSE;   /* billions, or the binary "Ki" / "Mi": not a rate anyone writes */
+  *out = v * (m == 'k' ? 1e3 : m == 'm' ? 1e6 : 1);
+  return TRUE;
+}
+
+/* TFLOP/s per GPU as written: a number (TFLOP/s), or one with its unit "PFLOP/s" /
+ * "PFLOPS" (x 1000) or "GFLOP/s" (/ 1000): "1.622 PFLOP/s" was read as 1.622 TFLOP/s */
+static gboolean
+cell_tflops (const char *cell, double *out)
+{
+  double v;
+  if (!cell_number (cell, &v))
+    return FALSE;
+  const char *end = leading_number (cell, &v);
+  while (*end == ' ')
+    end++;
+  if (g_ascii_strncasecmp (end, "pflop", 5) == 0)
+    v *= 1000;
+  else if (g_ascii_strncasecmp (end, "gflop", 5) == 0)
+    v /= 1000;
+  *out = v;
+  return TRUE;
+}
+
 /* A positive whole count; FALSE when missing, fractional or < 1. */
 static gboolean
 cell_count (const char *cell, gint64 *out)
@@ -769,7 +806,10 @@ convention_for (const char *text, ModelFlopConvention *out)
     *out = MODEL_FLOPS_MCORE;
   else if (contains_ci (text, "PaLM") || contains_ci (text, "Llama 3 paper")
            || contains_ci (text, "torchtitan") || contains_ci (text, "llm-foundry")
-           || contains_ci (text, "6N") || contains_ci (text, "6*N"))
+           || contains_ci (text, "6N") || contains_ci (text, "6*N")
+           /* the same with spaces or another sign ("6 * N * D", "6 x N", "6·N") */
+           || contains_ci (text, "6 * N") || contains_ci (text, "6 x N")
+           || contains_ci (text, "6\xc2\xb7N") || contains_ci (text, "6 \xc2\xb7 N"))
     *out = MODEL_FLOPS_PALM;
   else if (contains_ci (text, "causal") && !contains_ci (text, "non-causal"))
     *out = MODEL_FLOPS_CAUSAL;
@@ -790,13 +830,13 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
       c->measured_source = g_strdup ("step_time_s");
       return TRUE;
     }
-  if (cell_number (get (csv, row, "tokens_per_s_total"), &v) && v > 0)
+  if (cell_rate (get (csv, row, "tokens_per_s_total"), &v) && v > 0)
     {
       c->measured_step_s = tokens / v;
       c->measured_source = g_strdup ("tokens_per_s_total");
       return TRUE;
     }
-  if (cell_number (get (csv, row, "tokens_per_s_per_gpu"), &v) && v > 0)
+  if (cell_rate (get (csv, row, "tokens_per_s_per_gpu"), &v) && v > 0)
     {
       c->measured_step_s = tokens / (v * (double) c->n_gpus);
       c->measured_source = g_strdup ("tokens_per_s_per_gpu");
@@ -805,13 +845,22 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
   const char *conv = model_flop_convention_name (c->convention);
   double flops_per_token = c->has_convention
     ? model_spec_flops_per_token (c->model, c->model->max_positions, c->convention) : 0;
-  if (cell_number (get (csv, row, "tflops_per_gpu"), &v) && v > 0 && c->has_convention)
+  if (cell_tflops (get (csv, row, "tflops_per_gpu"), &v) && v > 0 && c->has_convention)
     {
       /* step = F/token x tokens / (TFLOP/s x 1e12 x GPUs), in the row's own convention */
       c->measured_step_s = flops_per_token * tokens / (v * 1e12 * (double) c->n_gpus);
       c->measured_source = g_strdup_printf ("tflops_per_gpu (%s)", conv);
       return TRUE;
     }
+  /* an MFU below 1 with no percent sign is a fraction written for a percentage ("0.41"
+   * for 41%; no published training run reports below 1%): it was read as 0.41%, a step
+   * 100 times too long */
+  const char *mfu_cell = get (csv, row, "mfu_pct");
+  if (!isnan (c->published_mfu_pct) && c->published_mfu_pct > 0 && c->published_mfu_pct < 1
+      && strchr (mfu_cell, '%') == NULL && c->has_convention)
+    return skip (c, "mfu_pct '%s' is below 1%%: a fraction, not a percentage? (hint: write "
+                 "%.1f for %.1f%%)", mfu_cell, c->published_mfu_pct * 100,
+                 c->published_mfu_pct * 100);
   if (!isnan (c->published_mfu_pct) && c->published_mfu_pct > 0 && c->has_convention)
     {
       /* tflops = MFU x peak of the device in the row's precision (published-runs.md:
@@ -1876,7 +1925,9 @@ sp_reading (const char *cell)
                                         "sequence-parallel", "sequence parallelism",
                                         "sequence parallel", "sp" };
   static const char *const no[] = { "no", "false", "0", "off", "n", "disabled", "none",
-                                    "\xe2\x9c\x97", "\xe2\x9c\x98", NULL };
+                                    "\xe2\x9c\x97", "\xe2\x9c\x98",
+                                    /* "not used" / "unused" (skipped before) */
+                                    "not used", "unused", NULL };
   static const char *const yes[] = { "yes", "true", "1", "on", "y", "enabled",
                                      "\xe2\x9c\x93", "\xe2\x9c\x94", NULL };
   const char *t = cell;
@@ -1954,6 +2005,13 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
 
   gint64 vpp = 1;
   const char *vp_cell = get (csv, row, "virtual_pipeline");
+  /* the schedule's name "1F1B" holds no V: "1F1B interleaved" read as V = 1 by its
+   * leading 1 (and "1F1B interleaved (V=4)" found two numbers); blanked for the number
+   * readings below */
+  g_autofree char *vp_num = g_strdup (vp_cell);
+  for (char *q = vp_num; *q != '\0'; q++)
+    if (g_ascii_strncasecmp (q, "1f1b", 4) == 0)
+      memset (q, '_', 4);
   int vp_sched = vp_schedule_named (vp_cell);
   gint64 vp_layers = vp_layers_per_chunk (vp_cell);
   if (vp_sched == VP_ZERO_BUBBLE)
@@ -1973,9 +2031,9 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
                      vp_cell, vp_layers, L, pp);
       vpp = L / (pp * vp_layers);
     }
-  else if (cell_count (get (csv, row, "virtual_pipeline"), &v))
+  else if (cell_count (vp_num, &v))
     vpp = v;
-  else if ((v = vp_labelled (get (csv, row, "virtual_pipeline"))) > 0)
+  else if ((v = vp_labelled (vp_num)) > 0)
     vpp = v;   /* "VP=5", "vpp 5", "interleaved (V=4)" */
   else if (pp > 1 && interleaved_v_unstated (get (csv, row, "virtual_pipeline"),
                                                get (csv, row, "framework"),
@@ -2356,7 +2414,10 @@ fp8_negated (const char *text)
   static const char *const neg[] = { "no fp8", "without fp8", "not fp8", "non-fp8", "fp8 off",
                                      "fp8: off", "fp8 disabled", "fp8: disabled", "fp8: no",
                                      "fp8=false", "fp8: false", "fp8 = false", "no float8",
-                                     "without float8", "float8 off", "float8 disabled", NULL };
+                                     "without float8", "float8 off", "float8 disabled",
+                                     /* "FP8 (not used)", "fp8: unused" (read as fp8) */
+                                     "fp8 (not used)", "fp8 not used", "fp8: not used",
+                                     "fp8 (unused)", "fp8 unused", "fp8: unused", NULL };
   /* what is said of FP8 attention ("fp8 (no fp8 attention)") says nothing of the GEMMs */
   g_autofree char *t = g_ascii_strdown (text, -1);
   static const char *const attn[] = { "fp8 attention", "fp8_dpa", "fp8 dpa", "fp8 attn" };

@@ -91,7 +91,8 @@
  * |                           |   else 1F1B); layers per chunk ("--num-layers-per-virtual-   |
  * |                           |   pipeline-stage 4") -> V = n_layers / (pp x 4), skipped     |
  * |                           |   where it does not divide; "non-interleaved", "not          |
- * |                           |   interleaved", "no interleaving" -> 1; "GPipe" / "DualPipe" |
+ * |                           |   interleaved", "no interleaving" -> 1 ("1F1B" is no V:      |
+ * |                           |   "1F1B interleaved" is interleaved); "GPipe" / "DualPipe"   |
  * |                           |   -> that schedule (DualPipe skipped where its counts do not |
  * |                           |   fit); "ZB-H1" / "zero bubble" -> skipped (not modelled);   |
  * |                           |   empty                                                      |
@@ -107,7 +108,8 @@
  * |                           |   the recipes' DeepSeek-V3 layouts (res_pub_moe_layer_split) |
  * |                           |   ; any other non-dividing count -> skipped                  |
  * | sequence_parallel         | yes/true/1/on/y/enabled/SP -> on; no/false/0/off/n/disabled/ |
- * |                           |   none -> off; after a label its value ("SP off", "sp=false" |
+ * |                           |   none/not used -> off; after a label its value ("SP off",   |
+ * |                           |   "sp=false"                                                 |
  * |                           |   -> off); SP named in text -> on unless negated ("no SP",   |
  * |                           |   "without SP"); "Ulysses" -> skipped (DeepSpeed-Ulysses is  |
  * |                           |   context parallelism); other text skipped; empty, a dash,   |
@@ -192,7 +194,8 @@
  * |                           |   "fp8 attention" / "incl. attention"); NVFP4 / fp4 -> fp4   |
  * |                           |   (Blackwell); a 16-bit float named or nothing stated -> bf16|
  * |                           |   (fp16 on V100, where a cell naming only bf16 is skipped)   |
- * |                           |   ; "no FP8" / "without fp8" / "fp8: off" -> not fp8; no     |
+ * |                           |   ; "no FP8" / "without fp8" / "fp8: off" / "FP8 (not used)" |
+ * |                           |   -> not fp8; no                                             |
  * |                           |   16/8/4-bit float named: "fp32" / "TF32" / "int8" ->        |
  * |                           |   skipped, saying which; other text ("FP6") -> skipped "not  |
  * |                           |   recognised"                                                |
@@ -233,14 +236,16 @@
  *   "step_time_s"                 the cell;
  *   "tokens_per_s_total"          global_batch x seq_len / tokens_per_s_total;
  *   "tokens_per_s_per_gpu"        global_batch x seq_len / (tokens_per_s_per_gpu x n_gpus);
+ *                                 (a rate with K / M is SI: "31.5K" = 31,500)
  *   "tflops_per_gpu (CONV)"       flops_per_token(CONV) x global_batch x seq_len /
- *                                 (tflops_per_gpu x 1e12 x n_gpus);
+ *                                 (tflops_per_gpu x 1e12 x n_gpus) ("PFLOP/s" x 1000);
  *   "mfu_pct (CONV)"              the same with tflops = mfu_pct / 100 x peak, the peak of
- *                                 the preset's device in the row's precision.
+ *                                 the preset's device in the row's precision; an
+ *                                 mfu_pct below 1 without "%" -> skipped (a fraction).
  *   CONV from flops_convention: "SC'21", "Narayanan" or "96*B" -> megatron96;
  *   "Korthikanti" or "72*B" -> megatron72; "Megatron-Core", "num_floating_point_operations"
  *   or "NeMo/Megatron model FLOPs" -> mcore; "PaLM", "Llama 3 paper", "torchtitan",
- *   "llm-foundry", "6N" or "6*N" -> palm; "causal" without "non-causal" -> causal;
+ *   "llm-foundry", "6N", "6*N", "6 * N", "6 x N" or "6·N" -> palm; "causal" without "non-causal" -> causal;
  *   otherwise unknown (those two sources unusable).
  *   Numeric cells: the leading number is read ("430 (approx.)" is 430); a cell with no
  *   leading number ("from memory, unverified") is missing.

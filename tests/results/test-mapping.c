@@ -605,6 +605,9 @@ test_precision (void)
     { "\xe2\x80\x94", FALSE, FALSE },
     { "N.A.", FALSE, FALSE },
     { "fp16 weights, dynamic loss scaling", FALSE, FALSE },
+    /* FP8 said unused (read as fp8) */
+    { "FP8 (not used)", FALSE, FALSE },
+    { "bf16, fp8 unused", FALSE, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -1199,6 +1202,11 @@ test_interleaved_unstated (void)
     { "interleaved, 2 chunks", "Megatron-Core", "", 2 },
     /* "1F1B" names the schedule, not V: the unstated rule, as "interleaved" (V = 2) */
     { "Interleaved 1F1B", "Megatron-Core", "", 2 },
+    /* ... in either order: "1F1B interleaved" was V = 1 by the leading 1 of "1F1B"; with V
+     * stated the one number is V */
+    { "1F1B interleaved", "Megatron-Core", "", 2 },
+    { "1F1B interleaved (V=4)", "Megatron-Core", "", 4 },
+    { "1F1B", "Megatron-Core", "", 1 },
     /* said not to interleave: V = 1 (these read as "interleaved, V not stated", V = 2) */
     { "non-interleaved", "Megatron-Core", "", 1 },
     { "not interleaved", "Megatron-Core", "", 1 },
@@ -1301,6 +1309,36 @@ test_numbers_as_written (void)
     "step_time_s\n1,GPT,H100-SXM-80GB,16K,16,1024,16,16384,1024,1,1,64,1.0\n");
   g_assert_false (k->ready);
   g_assert_cmpint (k->n_gpus, !=, 16);
+  /* measurements as written: a rate with K / M is SI (31.5K tokens/s per GPU: step = 64 x
+   * 1,024 tokens / (31,500 x 16) = 0.1300 s; it was not stated), TFLOP/s given in PFLOP/s
+   * x 1000 (0.5 PFLOP/s = 500 TFLOP/s, the same step as "500"; it was read as 0.5), and an
+   * MFU below 1 without a percent sign is a fraction: skipped saying so (0.41 was read as
+   * 0.41%, a step 100 times too long) */
+  g_autoptr (ResPublishedCase) rk = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+    "tokens_per_s_per_gpu\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,"
+    "31.5K tokens/s\n");
+  g_assert_true (rk->ready);
+  g_assert_cmpfloat (fabs (rk->measured_step_s - 64.0 * 1024 / (31500.0 * 16)), <, 1e-9);
+  static const char *const tf[] = { "500", "0.5 PFLOP/s" };
+  double tf_step[2];
+  for (guint i = 0; i < G_N_ELEMENTS (tf); i++)
+    {
+      g_autofree char *tt = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "global_batch,tflops_per_gpu,flops_convention\n1,GPT,H100-SXM-80GB,16,16,1024,16,"
+        "16384,1024,2,1,64,%s,6N (PaLM)\n", tf[i]);
+      g_autoptr (ResPublishedCase) c = case_of (tt);
+      g_assert_true (c->ready);
+      tf_step[i] = c->measured_step_s;
+    }
+  g_assert_cmpfloat (fabs (tf_step[0] - tf_step[1]), <, 1e-12);
+  g_autoptr (ResPublishedCase) mf = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+    "mfu_pct,flops_convention\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,0.41,"
+    "6 * N * D\n");
+  g_assert_false (mf->ready);
+  g_assert_nonnull (strstr (mf->skip_reason, "a fraction"));
   /* a length with a letter that is no magnitude ("8KiB") is not the bare 8 */
   g_autoptr (ResPublishedCase) kib = num_row ("8KiB", "64", "");
   g_assert_false (kib->ready);
@@ -1341,6 +1379,8 @@ test_numbers_as_written (void)
     /* SP named in longer text, negated or not; "none"; "Y" before a bracket */
     { "Megatron SP", TRUE }, { "no SP", FALSE }, { "without SP", FALSE },
     { "none", FALSE }, { "Y (TP)", TRUE }, { "no-SP", FALSE },
+    /* "not used" / "unused" say off (skipped before) */
+    { "not used", FALSE }, { "unused", FALSE },
     /* unstated: the stack's default (on with tp 2 on megatron-core) */
     { "\xe2\x80\x94", TRUE }, { "N.A.", TRUE },
   };
