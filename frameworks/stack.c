@@ -938,6 +938,16 @@ static const struct { const char *needle; const char *preset; gboolean pre_core;
    * "the ZeRO optimizer strategy via PyTorch's FSDP framework"; OLMo's
    * distributed_strategy fsdp, OLMo-core's FSDP / HSDP data-parallel configs) */
   { "olmo", "pytorch-fsdp", FALSE },
+  /* Lightning Fabric / LitGPT: PyTorch FSDP through Lightning's FSDPStrategy (its default
+   * FULL_SHARD; LitGPT's pretrain passes HYBRID_SHARD, litgpt/pretrain.py, which the
+   * mapping reads for an unstated sharding cell) */
+  { "litgpt", "pytorch-fsdp", FALSE },
+  { "lit-gpt", "pytorch-fsdp", FALSE },
+  { "lightning", "pytorch-fsdp", FALSE },
+  /* Hugging Face's 3D-parallel trainers (TP, PP, ZeRO-1 data parallelism, no FSDP) are no
+   * FSDP stack: stay unrecognised ("Hugging Face Nanotron" read as pytorch-fsdp) */
+  { "nanotron", NULL, FALSE },
+  { "picotron", NULL, FALSE },
   { "hugging face", "pytorch-fsdp", FALSE },
   { "huggingface", "pytorch-fsdp", FALSE },
   { "hf transformers", "pytorch-fsdp", FALSE },   /* Hugging Face's short name */

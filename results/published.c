@@ -1300,6 +1300,11 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
       if (contains_ci (framework, "NeMo") || contains_ci (framework, "Megatron-Core")
           || contains_ci (notes, "overlap-param-gather"))
         *out = PLAN_SHARD_ZERO1;
+      /* LitGPT's pretraining script shards with FSDPStrategy(sharding_strategy=
+       * "HYBRID_SHARD") on more than one device (litgpt/pretrain.py): hsdp, one server's
+       * group (was the pytorch-fsdp stack's FULL_SHARD, and before that not recognised) */
+      else if (contains_ci (framework, "litgpt") || contains_ci (framework, "lit-gpt"))
+        *out = PLAN_SHARD_HSDP;
       else
         /* the stack's documented default (frameworks/presets): megatron-lm-2021 none
          * (Megatron-LM before the distributed optimizer), megatron-core zero1 (its

@@ -55,9 +55,11 @@
  * |                           |   AXLearn), other Megatron -> megatron-core, "4D             |
  * |                           |   parallel" / NCCLX -> meta-llama3 (the Llama 3 paper's      |
  * |                           |   stack), FSDP / PyTorch / Hugging Face ("HF Transformers")  |
- * |                           |   / OLMo (PyTorch FSDP, OLMo paper Sec. 3.1) ->              |
+ * |                           |   / OLMo (PyTorch FSDP, OLMo paper Sec. 3.1) / Lightning /   |
+ * |                           |   LitGPT (empty sharding: HYBRID_SHARD, its pretrain.py) ->  |
  * |                           |   pytorch-fsdp); none named (also a dash, "N.A.") ->         |
- * |                           |   megatron-core (the explain line says "not recognised"      |
+ * |                           |   megatron-core, also Nanotron / Picotron (the explain line  |
+ * |                           |   says "not recognised"                                      |
  * |                           |   when a cell names one no rule knows); a bare Megatron-LM   |
  * |                           |   (no year to 2022) on a device with FP8 tensor cores ->     |
  * |                           |   megatron-core (no such device before late 2022). The      |

@@ -505,6 +505,13 @@ test_text (void)
     /* frameworks no preset models stay unrecognised (the default stack, said so) */
     { "Colossal-AI", NULL },
     { "Nanotron", NULL },
+    /* ... also beside "Hugging Face" (read as pytorch-fsdp before) */
+    { "Hugging Face Nanotron", NULL },
+    { "picotron (Hugging Face)", NULL },
+    /* Lightning's FSDPStrategy is PyTorch FSDP (these were not recognised) */
+    { "LitGPT", "pytorch-fsdp" },
+    { "lit-gpt", "pytorch-fsdp" },
+    { "Lightning Fabric", "pytorch-fsdp" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     g_assert_cmpstr (fw_stack_preset_for_text (rows[i].text), ==, rows[i].preset);

@@ -290,6 +290,10 @@ test_sharding (void)
     { "", "MCore 0.12", 1, PLAN_SHARD_ZERO1 },
     { "", "Megatron-LM (2024)", 1, PLAN_SHARD_ZERO1 },
     { "", "Nanotron", 1, PLAN_SHARD_ZERO1 },
+    { "", "Hugging Face Nanotron", 1, PLAN_SHARD_ZERO1 },
+    /* LitGPT's pretrain.py shards HYBRID_SHARD on more than one device: hsdp (the group:
+     * one server, 8 of the 16 A100s) */
+    { "", "LitGPT", 1, PLAN_SHARD_HSDP },
     /* table dashes and "N.A." say nothing: the stack's default */
     { "\xe2\x80\x94", "NeMo 24.07", 1, PLAN_SHARD_ZERO1 },
     { "N.A.", "torchtitan", 1, PLAN_SHARD_ZERO3 },
