@@ -1661,6 +1661,11 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
       g_autofree char *closest = NULL;
       if (result->closest_set)
         closest = search_candidate_flags (space, result->closest_index, o->extra->str);
+      /* every candidate invalid and none out of memory: the input admits no plan at all
+       * (bad input, 2), not a space short of memory (3) with a hint to add GPUs; --gbs
+       * 2147483647 (prime, so dp 1) left 2^31 - 1 micro-batches to every candidate */
+      gboolean all_invalid = result->oom == 0 && result->invalid == result->enumerated;
+      const char *verdict = all_invalid ? "no valid plan" : "no plan fits";
       if (o->json)
         {
           g_autoptr (JsonBuilder) b = json_builder_new ();
@@ -1690,20 +1695,28 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
           json_builder_set_member_name (b, "recipe");
           json_builder_add_null_value (b);
           json_builder_set_member_name (b, "recipe_reason");
-          json_builder_add_string_value (b, "no plan fits");
+          json_builder_add_string_value (b, verdict);
           json_builder_set_member_name (b, "wall_s");
           json_builder_add_double_value (b, result->wall_s);
           json_builder_set_member_name (b, "run_id");
           json_builder_add_null_value (b);
           json_builder_set_member_name (b, "store_error");
-          json_builder_add_string_value (b, "nothing to store: no plan fits");
+          g_autofree char *nothing = g_strdup_printf ("nothing to store: %s", verdict);
+          json_builder_add_string_value (b, nothing);
           json_builder_end_object (b);
           cli_print_json (b);
         }
-      fprintf (stderr, "tandem: error: no plan fits: %s enumerated = %s invalid + %s out of "
-               "memory + %s pruned + %s simulated", cli_fmt_count (result->enumerated),
+      fprintf (stderr, "tandem: error: %s: %s enumerated = %s invalid + %s out of "
+               "memory + %s pruned + %s simulated", verdict, cli_fmt_count (result->enumerated),
                cli_fmt_count (result->invalid), cli_fmt_count (result->oom),
                cli_fmt_count (result->pruned), cli_fmt_count (result->simulated));
+      if (all_invalid)
+        {
+          fprintf (stderr, " (hint: each reason below names what to change)\n"
+                   "invalid candidates by reason:\n");
+          print_reasons (result, stderr);
+          return CLI_EXIT_USAGE;   /* docs/contracts.md: an impossible plan */
+        }
       if (closest)
         {
           double over = (double) result->closest_peak_bytes + spec->headroom_bytes

@@ -42,7 +42,8 @@ struct SearchSpace {
 typedef enum {
   SEARCH_REACH_NONE,      /* no tp x cp x pp divides a GPU count */
   SEARCH_REACH_DEGREES,   /* some do, but no data-parallel degree divides the batch */
-  SEARCH_REACH_BATCH,     /* the batch divides, but no micro-batch size and split is left */
+  SEARCH_REACH_BATCH,     /* the batch divides, but no layer split and schedule is left */
+  SEARCH_REACH_SPLIT,     /* a split and schedule too, but no micro-batch size */
   SEARCH_REACH_MBS,       /* a micro-batch size too: the switches exclude the rest */
 } SearchReach;
 

@@ -393,6 +393,15 @@ ints_has (const GArray *a, int v)
   return FALSE;
 }
 
+static int
+ints_max (const GArray *a)
+{
+  int m = 0;
+  for (guint i = 0; i < a->len; i++)
+    m = MAX (m, g_array_index (a, int, i));
+  return m;
+}
+
 static guint
 mask_or_all (guint mask, guint all)
 {
@@ -618,17 +627,20 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
                       if (pp == 1 && sched == PLAN_SCHED_GPIPE
                           && (sched_mask & (1u << PLAN_SCHED_1F1B)))
                         continue;
-                      for (int mbs = 1; mbs <= local; mbs++)
+                      /* the micro-batches run to the largest one allowed (the --mbs
+                       * list's or mbs_max), not to the local batch: a local batch of
+                       * 2^31 - 1 (prime) stepped mbs past INT_MAX, then took local % 0 */
+                      s->reach = MAX (s->reach, SEARCH_REACH_SPLIT);
+                      int mbs_hi = MIN (local, sp->mbs_max);
+                      if (sp->mbs != NULL && sp->mbs->len > 0)
+                        mbs_hi = MIN (local, ints_max (sp->mbs));
+                      for (int mbs = 1; mbs <= mbs_hi; mbs++)
                         {
                           if (local % mbs != 0)
                             continue;
-                          if (sp->mbs != NULL && sp->mbs->len > 0)
-                            {
-                              if (!ints_has (sp->mbs, mbs))
-                                continue;
-                            }
-                          else if (mbs > sp->mbs_max)
-                            break;
+                          if (sp->mbs != NULL && sp->mbs->len > 0
+                              && !ints_has (sp->mbs, mbs))
+                            continue;
                           s->reach = MAX (s->reach, SEARCH_REACH_MBS);
                           for (guint si = 0; si < s->shards->len; si++)
                             {
@@ -775,7 +787,21 @@ empty_space_error (const SearchSpace *s, GError **error)
                   "data-parallel degree is left (hint: degrees whose product divides the "
                   "GPU count)", flags, gpus);
     }
-  else if (s->reach == SEARCH_REACH_BATCH && sp->mbs->len > 0)
+  else if (s->reach == SEARCH_REACH_BATCH)
+    {
+      /* the --mbs line below said "--mbs 1 divides no local batch" here (--vpp 15 --pp 2
+       * on 32 layers: 30 chunks split neither evenly, nor unevenly, nor as 32 + 2 slots) */
+      g_autofree char *pps = sp->pp->len > 0 ? ints_text (sp->pp) : g_strdup ("any");
+      g_autofree char *vpps = sp->vpp->len > 0 ? ints_text (sp->vpp) : g_strdup ("any");
+      constraint (error, "the constraints leave no plan to try for %s on %s with global batch "
+                  "%d: no split of its %d layers into pp x vpp model chunks is left for --pp "
+                  "%s and --vpp %s under the schedules searched (an even split, middle chunks "
+                  "of ceil(layers / chunks) with the first and last sharing the rest, or "
+                  "layers + 2 slots with the embedding and the loss accounted) (hint: widen "
+                  "--vpp or --pp)", sp->model->name, sp->cluster->name, sp->base.global_batch,
+                  (int) sp->model->n_layers, pps, vpps);
+    }
+  else if (s->reach == SEARCH_REACH_SPLIT && sp->mbs->len > 0)
     {
       g_autofree char *mbs = ints_text (sp->mbs);
       constraint (error, "--mbs %s divides no local batch: global batch %d / dp leaves at "
@@ -857,6 +883,15 @@ search_space_new (const SearchSpec *spec, GError **error)
   if (base->global_batch <= 0)
     {
       constraint (error, "the search needs a global batch (hint: --gbs N sequences)");
+      return NULL;
+    }
+  /* the sequence cap holds for every candidate: one line, as predict says it, not a space
+   * of candidates each invalid for it and "no plan fits" (exit 3, hint: more GPUs) */
+  if (base->seq_length > PLAN_MAX_SEQ)
+    {
+      constraint (error, "--seq-length %d is above the cap of %d tokens (16M: far beyond any "
+                  "training context) (hint: --seq-length %d at most)", base->seq_length,
+                  PLAN_MAX_SEQ, PLAN_MAX_SEQ);
       return NULL;
     }
 
@@ -1014,6 +1049,30 @@ search_space_new (const SearchSpec *spec, GError **error)
       constraint (error, "--schedule Interleaved1F1B interleaves pipeline stages, which --pp 1 "
                   "rules out (hint: --pp 2 or more, or --schedule 1F1B)");
       return NULL;
+    }
+  /* every virtual stage count given splits the layers into more model chunks than they
+   * have, even at the smallest pp above 1: named, not "the values given exclude each
+   * other" (or, under --fast, "--mbs 1,2 divides no local batch") */
+  if (!vpp_1)
+    {
+      int vmin = G_MAXINT, pmin = s->spec.pp->len == 0 ? 2 : G_MAXINT;
+      for (guint i = 0; i < s->spec.vpp->len; i++)
+        vmin = MIN (vmin, g_array_index (s->spec.vpp, int, i));
+      for (guint i = 0; i < s->spec.pp->len; i++)
+        if (g_array_index (s->spec.pp, int, i) > 1)
+          pmin = MIN (pmin, g_array_index (s->spec.pp, int, i));
+      if ((gint64) vmin * pmin > (gint64) L + 2)
+        {
+          int vmax = (L + 2) / pmin;
+          g_autofree char *hint = vmax >= 2
+            ? g_strdup_printf ("--vpp between 2 and %d, or --vpp 1", vmax)
+            : g_strdup ("--vpp 1, or a smaller --pp");
+          constraint (error, "--vpp %d: %s has %d layers, so with --pp %d or more no more "
+                      "than %d model chunks per pipeline rank hold a layer slot each (the "
+                      "layers, the embedding and the loss) (hint: %s)", vmin, m->name, L,
+                      pmin, vmax, hint);
+          return NULL;
+        }
     }
 
   /* shardings */

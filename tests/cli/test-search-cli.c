@@ -1410,6 +1410,77 @@ test_contradiction (void)
   run_clear (&r);
 }
 
+/* Inputs a new user tries that crashed the search or blamed the wrong flag. */
+static void
+test_edge_inputs (void)
+{
+  Run r = { 0 };
+  /* --gbs 2147483647 = 2^31 - 1 is prime, so on 8 GPUs only dp 1 divides it and every
+   * candidate holds (2^31 - 1) / mbs micro-batches, above the cap of 2^20 for any mbs up
+   * to 16. The micro-batch loop ran to the local batch, not to the largest micro-batch
+   * allowed: 2^31 iterations per layer split (145 s, then "no plan fits", exit 3), and
+   * under --fast it stepped past INT_MAX and took local % 0 (SIGFPE, status -1 here). Now
+   * every candidate is invalid, none out of memory: bad input, exit 2, with the reason
+   * counted. */
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --seq-length 4096 "
+       "--gbs 2147483647 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_true (g_str_has_prefix (r.err, "tandem: error: no valid plan: "));
+  g_assert_nonnull (strstr (r.err, " 0 out of memory "));
+  g_assert_nonnull (strstr (r.err, "micro-batches per step, above the cap"));
+  run_clear (&r);
+  /* the same under --fast (micro-batches 1 and 2 only; its second pass with recompute
+   * changes nothing): 2 as well */
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --seq-length 4096 "
+       "--gbs 2147483647 --no-db --fast --json", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  {
+    g_autoptr (JsonParser) p = json_parser_new ();
+    JsonObject *o = object_of (p, r.out);
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (o, "top")), ==, 0);
+    g_assert_cmpstr (json_object_get_string_member (o, "store_error"), ==,
+                     "nothing to store: no valid plan");
+  }
+  run_clear (&r);
+  /* --seq-length above predict's cap of 16,777,216 tokens holds for every candidate: one
+   * line, exit 2, as predict says it; each candidate was counted invalid for it and the
+   * search ended "no plan fits" (exit 3) with the hint "more GPUs" */
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 64 "
+       "--seq-length 16777218 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "tandem: error: --seq-length 16777218 is above the cap of "
+                   "16777216 tokens (16M: far beyond any training context) (hint: "
+                   "--seq-length 16777216 at most)\n");
+  run_clear (&r);
+  /* --vpp 100 on 32 layers: at pp 2 (the smallest above 1) at most (32 + 2) / 2 = 17
+   * model chunks per pipeline rank hold a layer slot each. It read "the values given
+   * exclude each other", and under --fast "--mbs 1,2 divides no local batch", naming a
+   * flag the user never gave. */
+  static const char vpp100[] = "tandem: error: --vpp 100: llama3-8b has 32 layers, so with "
+    "--pp 2 or more no more than 17 model chunks per pipeline rank hold a layer slot each "
+    "(the layers, the embedding and the loss) (hint: --vpp between 2 and 17, or --vpp 1)\n";
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 64 "
+       "--vpp 100 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, vpp100);
+  run_clear (&r);
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 64 "
+       "--vpp 100 --no-db --fast", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, vpp100);
+  run_clear (&r);
+  /* --vpp 15 --pp 2: 30 chunks of 32 layers split neither evenly, nor as middle chunks
+   * of ceil(32 / 30) = 2 (28 x 2 = 56 > 32), nor as 32 + 2 = 34 slots (34 % 30 != 0). The
+   * line said "--mbs 1 divides no local batch", though 1 divides every batch. */
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 64 "
+       "--pp 2 --vpp 15 --mbs 1 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "no split of its 32 layers into pp x vpp model chunks is "
+                            "left for --pp 2 and --vpp 15"));
+  g_assert_null (strstr (r.err, "--mbs"));
+  run_clear (&r);
+}
+
 static gint64
 enumerated_of (const char *args, JsonArray **top_out, JsonParser *parser)
 {
@@ -2024,6 +2095,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/store-runs-show", test_store_runs_show);
   g_test_add_func ("/cli/search/store-framework", test_store_framework);
   g_test_add_func ("/cli/search/contradiction", test_contradiction);
+  g_test_add_func ("/cli/search/edge-inputs", test_edge_inputs);
   g_test_add_func ("/cli/search/nothing-fits", test_nothing_fits);
   g_test_add_func ("/cli/search/did-you-mean", test_did_you_mean);
   g_test_add_func ("/cli/search/mpi-same-answer", test_mpi_same_answer);
