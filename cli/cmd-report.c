@@ -419,10 +419,16 @@ cmd_scaling (int argc, char **argv)
       print_scaling_text (r);
       print_written (written);
     }
+  /* with --plan-per-size search the search has already tried every plan at each size:
+   * it is no hint then */
   if (!any_fits && any_oom)
     status = cli_fail (CLI_EXIT_NOFIT, "no size has a plan that fits in memory (the table "
                        "gives each size's peak) (hint: more GPUs, a smaller --gbs or "
-                       "--seq-length, or --plan-per-size search)");
+                       "--seq-length%s)", pps == REPORT_PLAN_SEARCH ? ""
+                       : ", or --plan-per-size search");
+  else if (!any_fits && pps == REPORT_PLAN_SEARCH)
+    status = cli_fail (CLI_EXIT_USAGE, "no size has a valid plan (the table says why of "
+                       "each) (hint: the search's reason in each row)");
   else if (!any_fits)
     status = cli_fail (CLI_EXIT_USAGE, "no size has a valid plan (the table says why of "
                        "each) (hint: sizes and degrees whose product divides them, or "

@@ -658,6 +658,16 @@ test_bad_inputs (Fixture *f, gconstpointer data)
   g_assert_cmpint (count_lines (r.err), ==, 1);
   g_assert_true (g_str_has_prefix (r.err, "tandem: error: no size has a plan that fits"));
   run_result_clear (&r);
+  /* with --plan-per-size search every plan of each size was tried already (405B's bf16
+   * weights alone, 810 GB, exceed 8 or 16 x 80 GiB): the hint no longer offers
+   * "--plan-per-size search" to a report that ran it */
+  run_report ("report scaling --model llama3-405b --cluster h100-24k --gbs 8 --gpus 8,16 "
+              "--strong --plan-per-size search --json", NULL, &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_cmpstr (r.err, ==, "tandem: error: no size has a plan that fits in memory (the "
+                   "table gives each size's peak) (hint: more GPUs, a smaller --gbs or "
+                   "--seq-length)\n");
+  run_result_clear (&r);
 
   g_autofree char *empty = g_build_filename (f->dir, "empty.db", NULL);
   g_assert_true (g_file_set_contents (empty, "", 0, NULL));
