@@ -498,7 +498,12 @@ parse_run_ids (char **texts, GArray *ids, GError **error)
                            parts[k]);
               return FALSE;
             }
-          g_array_append_val (ids, id);
+          /* an id named twice is one run: "--run 3,3" counted each of its rows twice */
+          gboolean seen = FALSE;
+          for (guint j = 0; j < ids->len && !seen; j++)
+            seen = g_array_index (ids, gint64, j) == id;
+          if (!seen)
+            g_array_append_val (ids, id);
         }
     }
   return TRUE;

@@ -549,6 +549,9 @@ test_validation_latest (Fixture *f, gconstpointer data)
   struct { const char *extra; guint rows, superseded; const char *runs_rows; } cases[] = {
     { "", 6, 2, "1:1 1:2 2:6 2:7 2:8 2:10" },
     { " --run 1,2", 8, 0, "1:1 1:2 1:6 1:7 2:6 2:7 2:8 2:10" },
+    /* a run named twice is that run once: run 1's 4 rows, not 8 (each row was counted
+     * twice, in the rows and in "within +-10%") */
+    { " --run 1,1 --run 1", 4, 0, "1:1 1:2 1:6 1:7" },
   };
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
     {
