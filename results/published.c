@@ -1692,6 +1692,89 @@ offload_layer_count (const char *t)
   return -1;
 }
 
+/* The layer count a recompute cell gives Megatron's method: the number after
+ * "recompute_num_layers" / "recompute-num-layers" / "num_layers" / "num-layers" (NeMo's
+ * activations_checkpoint_num_layers too), or "N layer(s)"; 0 when none */
+static int
+recompute_layers_in (const char *t)
+{
+  static const char *const keys[] = { "num_layers", "num-layers", "num layers" };
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    for (const char *p = strstr (low, keys[i]); p != NULL; p = strstr (p + 1, keys[i]))
+      {
+        const char *q = p + strlen (keys[i]);
+        while (*q == ' ' || *q == '=' || *q == ':')
+          q++;
+        if (g_ascii_isdigit (*q))
+          return (int) MIN (g_ascii_strtoll (q, NULL, 10), G_MAXINT);
+      }
+  return MAX (offload_layer_count (t), 0);   /* "N layers" */
+}
+
+/* Megatron's block method named: "block" at the start, after a bracket, comma, '=' or ':'
+ * or after the word "method" ("--recompute-method block", "full (block, 4 layers)"), not
+ * a "transformer block" in prose */
+static gboolean
+block_method_named (const char *t)
+{
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (const char *p = strstr (low, "block"); p != NULL; p = strstr (p + 1, "block"))
+    {
+      if (g_ascii_isalnum (p[5]) || p[5] == '_')
+        continue;
+      const char *q = p;
+      while (q > low && q[-1] == ' ')
+        q--;
+      if (q == low || strchr ("(,=:", q[-1]) != NULL
+          || (q - low >= 6 && strncmp (q - 6, "method", 6) == 0))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Every N-th layer checkpointed (torchtitan's layer-level AC, selective_ac_option "N":
+ * every N-th block wrapped, the rest keep everything): "every other layer", "every 2nd
+ * layer", "every 3 layers", "selective_ac_option 2", "ac_freq=2": N; 1 for "every layer";
+ * 0 when the cell says none of these */
+static int
+recompute_every_in (const char *t)
+{
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  static const char *const keys[] = { "selective_ac_option", "ac_freq" };
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      const char *p = strstr (low, keys[i]);
+      if (p == NULL)
+        continue;
+      p += strlen (keys[i]);
+      while (*p == ' ' || *p == '=' || *p == ':' || *p == '"' || *p == '\'')
+        p++;
+      if (g_ascii_isdigit (*p))
+        return (int) MIN (g_ascii_strtoll (p, NULL, 10), G_MAXINT);
+    }
+  const char *p = strstr (low, "every ");
+  if (p == NULL)
+    return 0;
+  p += 6;
+  if (g_str_has_prefix (p, "other ") || g_str_has_prefix (p, "second "))
+    return 2;
+  if (g_str_has_prefix (p, "third "))
+    return 3;
+  if (g_str_has_prefix (p, "layer") || g_str_has_prefix (p, "block"))
+    return 1;
+  if (!g_ascii_isdigit (*p))
+    return 0;
+  char *end = NULL;
+  gint64 n = g_ascii_strtoll (p, &end, 10);
+  while (g_ascii_isalpha (*end))   /* "2nd", "3rd", "4th" */
+    end++;
+  while (*end == ' ')
+    end++;
+  return (g_str_has_prefix (end, "layer") || g_str_has_prefix (end, "block")) && n >= 1
+           ? (int) MIN (n, G_MAXINT) : 0;
+}
+
 /* Rules, first that applies (examples in tests/results/test-mapping.c):
  *  empty or not stated (also "N.A.", a dash) -> the notes' kind, else none (below);
  *  "AC: full", "recompute = selective" -> the value after the label, by these rules; a
@@ -1751,6 +1834,11 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
    * recomputes the whole layer (it was read as none, by its "no"), everything_saveable
    * recomputes nothing */
   else if (contains_ci (t, "nothing_saveable"))
+    *out = PLAN_RECOMPUTE_FULL;
+  /* every N-th layer (N > 1) checkpointed whole: full over those layers (map_plan sets
+   * the plan's recompute_every); "activation checkpointing every 2 layers" was read as
+   * every layer, "every other layer" was not recognised */
+  else if (recompute_every_in (t) > 1 && !recompute_off (t) && !starts_with_ci (t, "no"))
     *out = PLAN_RECOMPUTE_FULL;
   else if (contains_ci (t, "everything_saveable"))
     *out = PLAN_RECOMPUTE_NONE;
@@ -1814,6 +1902,12 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
   else if (contains_ci (t, "uniform") && !contains_ci (t, "block"))
     /* Megatron's --recompute-method uniform (valid only with --recompute-granularity full;
      * its default --recompute-num-layers 1 recomputes every layer) */
+    *out = PLAN_RECOMPUTE_FULL;
+  else if (block_method_named (t) && recompute_layers_in (t) > 0)
+    /* Megatron's block method with its count ("--recompute-method block
+     * --recompute-num-layers 4", "block, 4 layers", NeMo's activations_checkpoint_method
+     * block with activations_checkpoint_num_layers): the first N layers of each model
+     * chunk recomputed whole (map_plan sets the plan's method and count); skipped before */
     *out = PLAN_RECOMPUTE_FULL;
   else if (starts_with_ci (t, "block"))
     return skip (c, "recompute '%s': Megatron's block method recomputes only the first "
@@ -2171,6 +2265,28 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   /* op-level AC is modelled for dense layers with separate q, k, v (plan.h) */
   if (p->recompute == PLAN_RECOMPUTE_SELECTIVE_OP && (c->moe.present || model_spec_is_mla (c->model)))
     p->recompute = PLAN_RECOMPUTE_SELECTIVE;
+  /* Megatron's method as the cell names it with its count: block -> the first N layers
+   * of each chunk ("block, 4 layers", "recompute_method=block, recompute_num_layers=4");
+   * uniform -> checkpoints of N layers (all recomputed; N sets what is stored). Every
+   * N-th layer (torchtitan's layer AC): recompute_every, which plan_resolve turns into
+   * the block method over floor(chunk layers / N) layers. */
+  if (p->recompute == PLAN_RECOMPUTE_FULL && !contains_ci (rc_cell, "(layer)"))
+    {
+      int n_layers = recompute_layers_in (rc_cell), every = recompute_every_in (rc_cell);
+      if (block_method_named (rc_cell) && n_layers > 0)
+        {
+          p->recompute_method = PLAN_RECOMPUTE_BLOCK;
+          p->recompute_num_layers = n_layers;
+        }
+      else if (contains_ci (rc_cell, "uniform") && n_layers > 0)
+        p->recompute_num_layers = n_layers;
+      else if (every > 1)
+        {
+          p->recompute_method = PLAN_RECOMPUTE_BLOCK;
+          p->recompute_num_layers = 0;
+          p->recompute_every = every;
+        }
+    }
   if (contains_ci (get (csv, row, "recompute"), "(layer)") && p->recompute == PLAN_RECOMPUTE_FULL)
     {
       /* torchtitan's apply_ac with selective_ac_option "2" wraps a block when its running

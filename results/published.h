@@ -179,8 +179,13 @@
  * |                           |   / "without recompute" -> none; "core_attn" anywhere ->     |
  * |                           |   selective; "SAC" ->                                        |
  * |                           |   selective (op-level if said); "--recompute-granularity X"  |
- * |                           |   -> X; "uniform" (anywhere) -> full; "block" -> skipped     |
- * |                           |   with a hint; JAX's "nothing_saveable" -> full,             |
+ * |                           |   -> X; "uniform" (anywhere) -> full; "block" with a layer   |
+ * |                           |   count ("--recompute-method block --recompute-num-layers 4",|
+ * |                           |   "block, 4 layers") -> full over those N layers a chunk,    |
+ * |                           |   without one -> skipped with a hint; every N-th layer       |
+ * |                           |   ("every other layer", "selective_ac_option 2") -> full     |
+ * |                           |   over floor(chunk / N) layers; JAX's "nothing_saveable" ->  |
+ * |                           |   full,                                                      |
  * |                           |   "everything_saveable" -> none, "remat" / "remat_policy" as |
  * |                           |   labels ("remat_policy=full"); "grad checkpointing",        |
  * |                           |   "activation ckpt", "checkpoint_activations" -> full;       |

@@ -1094,6 +1094,36 @@ test_recompute (void)
         g_error ("'%s': recompute %d, expected %d (%s)", rows[i].text, c->plan.recompute,
                  rows[i].want, c->skip_reason ? c->skip_reason : "");
     }
+  /* Megatron's method with its count, and every N-th layer (torchtitan's layer AC), on
+   * the 16-layer, one-chunk row: block N -> the first N layers recomputed (these were
+   * skipped, or "full (block, 4 layers)" read as every layer); uniform N -> checkpoints of
+   * N layers; every N-th -> recompute_every N, which plan_resolve turns into the block
+   * method over floor(16 / N) layers (8 at N = 2, 4 at N = 4) (these were not recognised, "selective_ac_option 2"
+   * was read as selective and "AC every 2 layers" as every layer); a transformer block
+   * in prose is no method */
+  static const struct { const char *text; PlanRecomputeMethod method; int layers, every; } m[] = {
+    { "--recompute-method block --recompute-num-layers 4", PLAN_RECOMPUTE_BLOCK, 4, 0 },
+    { "block, 4 layers", PLAN_RECOMPUTE_BLOCK, 4, 0 },
+    { "full (block, 4 layers)", PLAN_RECOMPUTE_BLOCK, 4, 0 },
+    { "activations_checkpoint_method block, activations_checkpoint_num_layers 4",
+      PLAN_RECOMPUTE_BLOCK, 4, 0 },
+    { "full, uniform, recompute_num_layers=2", PLAN_RECOMPUTE_UNIFORM, 2, 0 },
+    { "every other layer", PLAN_RECOMPUTE_BLOCK, 8, 2 },
+    { "activation checkpointing every 2 layers", PLAN_RECOMPUTE_BLOCK, 8, 2 },
+    { "AC every 4th layer", PLAN_RECOMPUTE_BLOCK, 4, 4 },
+    { "selective_ac_option 2", PLAN_RECOMPUTE_BLOCK, 8, 2 },
+    { "full (every transformer block wrapped)", PLAN_RECOMPUTE_UNIFORM, 1, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (m); i++)
+    {
+      g_autoptr (ResPublishedCase) c = rc_row (m[i].text, "");
+      if (!c->ready || c->plan.recompute != PLAN_RECOMPUTE_FULL
+          || c->plan.recompute_method != m[i].method || c->plan.recompute_num_layers != m[i].layers
+          || c->plan.recompute_every != m[i].every)
+        g_error ("'%s': recompute %d method %d layers %d every %d (%s)", m[i].text,
+                 c->plan.recompute, c->plan.recompute_method, c->plan.recompute_num_layers,
+                 c->plan.recompute_every, c->skip_reason ? c->skip_reason : "");
+    }
   /* ambiguous or not modelled: a skip that says why and what to write */
   g_autoptr (ResPublishedCase) partial = rc_row ("partial", "");
   g_assert_false (partial->ready);
