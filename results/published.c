@@ -168,7 +168,7 @@ get (const ResCsv *csv, guint row, const char *column)
 
 /* A parallel size: a count, or the one number after the column's own name ("TP=4",
  * "tp 4", "TP4", "CP: 2"): the name, then any of " =:", then the number and nothing
- * more but spaces or a bracket */
+ * more but spaces, a bracket or a comma / semicolon before more words ("CP=2, a2a") */
 static gboolean
 cell_size (const ResCsv *csv, guint row, const char *column, gint64 *out)
 {
@@ -188,7 +188,7 @@ cell_size (const ResCsv *csv, guint row, const char *column, gint64 *out)
   gint64 n = g_ascii_strtoll (p, &end, 10);
   while (*end == ' ')
     end++;
-  if (!(*end == '\0' || *end == '(') || n < 1 || n > PLAN_MAX_WORLD)
+  if (!(*end == '\0' || *end == '(' || *end == ',' || *end == ';') || n < 1 || n > PLAN_MAX_WORLD)
     return FALSE;
   *out = n;
   return TRUE;
@@ -2382,7 +2382,43 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
       p->master_weights = FALSE;
       p->optim_dtype = PLAN_PREC_BF16;
     }
-  if (contains_ci (notes, "all-gather based CP") || contains_ci (notes, "K/V all-gathered"))
+  /* the exchange named in the cp cell ("2 (a2a)", "CP=2, all-gather", "2 (ring)") or as
+   * Megatron-Core's flag in the notes ("--cp-comm-type a2a", "cp_comm_type=allgather";
+   * its choices p2p, a2a, allgather, a2a+p2p, megatron/training/arguments.py): these were
+   * read as the stack's ring; the hierarchical a2a+p2p is not modelled */
+  const char *cp_cell = get (csv, row, "cp");
+  g_autofree char *cp_flag = NULL;
+  static const char *const cp_keys[] = { "cp-comm-type", "cp_comm_type" };
+  for (guint i = 0; i < G_N_ELEMENTS (cp_keys) && cp_flag == NULL; i++)
+    {
+      const char *k = strstr (notes, cp_keys[i]);
+      if (k == NULL)
+        continue;
+      k += strlen (cp_keys[i]);
+      while (*k == ' ' || *k == '=' || *k == ':' || *k == '"' || *k == '\'')
+        k++;
+      gsize n = strcspn (k, " ,;)\"'");
+      cp_flag = g_strndup (k, n);
+    }
+  if (cp > 1 && ((cp_flag != NULL && strstr (cp_flag, "a2a+p2p") != NULL)
+                 || contains_ci (cp_cell, "a2a+p2p") || contains_ci (cp_cell, "hierarchical")))
+    return skip (c, "cp '%s': hierarchical context parallelism (a2a+p2p) is not modelled "
+                 "(hint: p2p, a2a or allgather)", cp_flag != NULL ? cp_flag : cp_cell);
+  static const char *const cp_ag[] = { "allgather", "all-gather", "all_gather", "all gather",
+                                       NULL };
+  static const char *const cp_a2a[] = { "a2a", "all-to-all", "alltoall", "all_to_all",
+                                        "ulysses", NULL };
+  static const char *const cp_ring[] = { "p2p", "ring", NULL };
+  if (cp > 1 && (contains_any_ci (cp_cell, cp_ag)
+                 || (cp_flag != NULL && contains_any_ci (cp_flag, cp_ag))))
+    p->cp_comm = PLAN_CP_ALLGATHER;
+  else if (cp > 1 && (contains_any_ci (cp_cell, cp_a2a)
+                      || (cp_flag != NULL && contains_any_ci (cp_flag, cp_a2a))))
+    p->cp_comm = PLAN_CP_A2A;
+  else if (cp > 1 && (contains_any_ci (cp_cell, cp_ring)
+                      || (cp_flag != NULL && contains_any_ci (cp_flag, cp_ring))))
+    p->cp_comm = PLAN_CP_P2P;
+  else if (contains_ci (notes, "all-gather based CP") || contains_ci (notes, "K/V all-gathered"))
     p->cp_comm = PLAN_CP_ALLGATHER;
   else if (cp > 1 && c->stack->default_cp_allgather)
     /* the stack's own K/V exchange where the row does not name one (torchtitan's

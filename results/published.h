@@ -225,7 +225,10 @@
  * |                           |   otherwise; the kernel class is the stack's, but FA2 where  |
  * |                           |   the notes quote NVTE_FUSED_ATTN=0 on a cuDNN stack (TE     |
  * |                           |   then runs its FlashAttention backend)                      |
- * | CP communication          | all-gather when notes say "all-gather based CP" or "K/V      |
+ * | CP communication          | named in the cp cell ("2 (a2a)", "CP=2, all-gather", "2      |
+ * |                           |   (ring)", Ulysses = a2a) or as --cp-comm-type in notes ->   |
+ * |                           |   that (a2a+p2p -> skipped); all-gather when notes say       |
+ * |                           |   "all-gather based CP" or "K/V                              |
  * |                           |   all-gathered" (Llama 3), else Megatron's p2p ring          |
  * | overlap                   | overlap_grad_reduce / overlap_param_gather: the stack's      |
  * |                           |   defaults; tp_comm_overlap when the notes say               |

@@ -1559,6 +1559,10 @@ test_cp_comm_default (void)
     { "torchtitan", "CP rotate method not stated", PLAN_CP_ALLGATHER },
     { "Megatron-Core", "", PLAN_CP_P2P },
     { "Megatron-Core", "K/V all-gathered", PLAN_CP_ALLGATHER },
+    /* Megatron-Core's --cp-comm-type in the notes (read as the ring before) */
+    { "Megatron-Core", "--cp-comm-type a2a", PLAN_CP_A2A },
+    { "Megatron-Core", "cp_comm_type=allgather", PLAN_CP_ALLGATHER },
+    { "torchtitan", "cp_comm_type: p2p", PLAN_CP_P2P },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -1567,6 +1571,29 @@ test_cp_comm_default (void)
         g_error ("'%s' / '%s': cp_comm %d, expected %d (%s)", rows[i].fw, rows[i].notes,
                  c->plan.cp_comm, rows[i].want, c->skip_reason ? c->skip_reason : "");
     }
+  /* the exchange named in the cp cell itself (read as the stack's before; "CP=2, a2a"
+   * was not even a size) */
+  static const struct { const char *cell; PlanCpComm want; } cells[] = {
+    { "2 (a2a)", PLAN_CP_A2A }, { "CP=2 (Ulysses)", PLAN_CP_A2A },
+    { "2 (all-gather)", PLAN_CP_ALLGATHER }, { "CP=2, allgather", PLAN_CP_ALLGATHER },
+    { "2 (ring)", PLAN_CP_P2P },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cells); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,cp,"
+        "framework,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,\"%s\",Megatron-Core,8,1.0\n",
+        cells[i].cell);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (!c->ready || c->plan.cp != 2 || c->plan.cp_comm != cells[i].want)
+        g_error ("cp '%s': cp %d comm %d, expected 2 / %d (%s)", cells[i].cell, c->plan.cp,
+                 c->plan.cp_comm, cells[i].want, c->skip_reason ? c->skip_reason : "");
+    }
+  /* hierarchical a2a+p2p is not modelled: skipped, saying so */
+  g_autoptr (ResPublishedCase) h = cp_row ("Megatron-Core", "--cp-comm-type a2a+p2p");
+  g_assert_false (h->ready);
+  g_assert_nonnull (strstr (h->skip_reason, "hierarchical"));
 }
 
 /* The cross entropy: Transformer Engine's where the framework cell names Megatron-Bridge
