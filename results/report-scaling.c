@@ -367,9 +367,18 @@ report_scaling_compute (const ReportScalingSpec *spec, GError **error)
                 {
                   ReportScalingRow *row = row_new (cluster->name, gpus);
                   row->status = g_strdup ("invalid");
-                  row->reason = g_strdup_printf ("the weak-scaled batch %d x %d / %d is not a "
-                                                 "whole number of sequences", spec->gbs, gpus,
-                                                 spec->gpus[0]);
+                  /* past 2^31 - 1 it is whole but too large: said so, not "not a whole
+                   * number" (--gbs 2000000000 --gpus 8,16 gives 4e9) */
+                  if (scaled > G_MAXINT)
+                    row->reason = g_strdup_printf ("the weak-scaled batch %d x %d / %d = %"
+                                                   G_GINT64_FORMAT " sequences is above the "
+                                                   "cap of %d (hint: a smaller --gbs)",
+                                                   spec->gbs, gpus, spec->gpus[0], scaled,
+                                                   G_MAXINT);
+                  else
+                    row->reason = g_strdup_printf ("the weak-scaled batch %d x %d / %d is not "
+                                                   "a whole number of sequences", spec->gbs,
+                                                   gpus, spec->gpus[0]);
                   g_ptr_array_add (r->rows, row);
                   continue;
                 }

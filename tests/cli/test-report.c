@@ -672,6 +672,17 @@ test_bad_inputs (Fixture *f, gconstpointer data)
                    "--seq-length)\n");
   run_result_clear (&r);
 
+  /* weak scaling grows the batch with the GPUs: 2,000,000,000 x 16 / 8 = 4e9 sequences is
+   * whole but past the 2^31 - 1 of a batch; the row said "is not a whole number of
+   * sequences" */
+  run_report ("report scaling --model llama3-8b --cluster h100-24k --gbs 2000000000 "
+              "--gpus 8,16 --weak --json", NULL, &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.out, "\"the weak-scaled batch 2000000000 x 16 / 8 = 4000000000 "
+                            "sequences is above the cap of 2147483647 (hint: a smaller "
+                            "--gbs)\""));
+  run_result_clear (&r);
+
   g_autofree char *empty = g_build_filename (f->dir, "empty.db", NULL);
   g_assert_true (g_file_set_contents (empty, "", 0, NULL));
   static const struct { const char *args; const char *starts; } cases[] = {
