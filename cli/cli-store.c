@@ -160,6 +160,34 @@ cli_db_args_check (const CliDbArgs *a, GError **error)
   return TRUE;
 }
 
+/* One file: the same device and inode where both exist (a link or another spelling of
+ * the path), else the same absolute path (neither exists yet). */
+static gboolean
+same_file (const char *a, const char *b)
+{
+  GStatBuf sa, sb;
+  if (g_stat (a, &sa) == 0 && g_stat (b, &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  g_autofree char *ca = g_canonicalize_filename (a, NULL);
+  g_autofree char *cb = g_canonicalize_filename (b, NULL);
+  return strcmp (ca, cb) == 0;
+}
+
+gboolean
+cli_output_not_db (const char *flag, const char *path, const char *db, gboolean no_db,
+                   GError **error)
+{
+  const char *store = db != NULL ? db : CLI_DEFAULT_DB;
+  if (no_db || path == NULL || *path == '\0' || !same_file (path, store))
+    return TRUE;
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               "%s %s is the results database%s%s%s: the trace would replace it and every run "
+               "stored in it (hint: %s another-file.json, or --no-db)", flag, path,
+               db != NULL ? " (--db " : " (the default, ", db != NULL ? db : CLI_DEFAULT_DB,
+               ")", flag);
+  return FALSE;
+}
+
 ResStore *
 cli_store_open (const CliDbArgs *a, gboolean read_only, GError **error)
 {

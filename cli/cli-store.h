@@ -55,6 +55,11 @@ gboolean    cli_db_choice_check (const char *db, gboolean no_db, GError **error)
 /* FALSE with a usage error when --db names no file, contradicts --no-db, or --db-timeout
  * is negative. */
 gboolean    cli_db_args_check (const CliDbArgs *a, GError **error);
+/* FALSE with a usage error when the output `path` of `flag` (a trace) is the results
+ * database the command stores in (`db`, NULL for the default; none with `no_db`): the
+ * trace would replace the database and every run stored in it. */
+gboolean    cli_output_not_db (const char *flag, const char *path, const char *db,
+                               gboolean no_db, GError **error);
 /* The store of --db, with the --db-timeout busy timeout; read-only commands pass TRUE. */
 ResStore   *cli_store_open    (const CliDbArgs *a, gboolean read_only, GError **error);
 

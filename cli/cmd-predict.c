@@ -212,6 +212,8 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   if (trace && !util_output_check (trace, &error))
     return cli_fail (CLI_EXIT_USAGE, "--trace: %s", error->message);
+  if (trace && !cli_output_not_db ("--trace", trace, dba->db, dba->no_db, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   if (!dba->no_db && !cli_fallback_check (&error))
     return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
   g_autoptr (SimPrediction) p = sim_predict (c->model, &c->plan, c->cluster, &opts, &error);

@@ -1248,9 +1248,13 @@ cli_cmd_run (int argc, char **argv)
   const char *outs[] = { c.a.trace, c.a.pred_trace, c.a.merged_trace };
   const char *flags[] = { "--trace", "--predicted-trace", "--merged-trace" };
   for (guint i = 0; i < G_N_ELEMENTS (outs); i++)
-    if (outs[i] != NULL && !util_output_check (outs[i], &error))
+    if (outs[i] != NULL && (!util_output_check (outs[i], &error)
+                            || !cli_output_not_db (flags[i], outs[i], c.dba.db, c.dba.no_db,
+                                                   &error)))
       {
-        status = fail0 (&c, CLI_EXIT_USAGE, "%s: %s", flags[i], error->message);
+        status = fail0 (&c, CLI_EXIT_USAGE, "%s%s%s", error->domain == G_OPTION_ERROR ? ""
+                        : flags[i], error->domain == G_OPTION_ERROR ? "" : ": ",
+                        error->message);
         goto out;
       }
   if (!c.dba.no_db && c.rank == 0 && !cli_fallback_check (&error))

@@ -2106,6 +2106,11 @@ cli_cmd_search (int argc, char **argv)
       status = cli_fail (CLI_EXIT_USAGE, "--trace-best: %s", error->message);
       goto out;
     }
+  if (o.trace_best && !cli_output_not_db ("--trace-best", o.trace_best, o.db, o.no_db, &error))
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+      goto out;
+    }
   if (!cli_db_choice_check (o.db, o.no_db, &error))
     {
       status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);

@@ -468,6 +468,45 @@ test_utf8_arguments (void)
   remove_tree (dir);
 }
 
+/* A trace written to the results database replaced it: `search --db F --trace-best F`
+ * (or `predict --trace F`, or --trace-best tandem.db with the default store) wrote the
+ * timeline JSON over the SQLite file, every run stored there was gone, and the store then
+ * refused the new run ("not a SQLite database"). Both paths are checked before the work:
+ * exit 2, one line, and the database keeps its runs. */
+static void
+test_trace_over_db (void)
+{
+  g_autofree char *dir = make_tmp ();
+  RunResult r = { 0 };
+  run_tandem ("predict --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+              "--db {TMP}/t.db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  assert_error ("search --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+                "--fast --top 1 --db {TMP}/t.db --trace-best {TMP}/t.db", 2,
+                "t.db is the results database (--db ");
+  assert_error ("predict --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+                "--db {TMP}/t.db --trace {TMP}/./t.db", 2, "the trace would replace it and "
+                "every run stored in it (hint: --trace another-file.json, or --no-db)");
+  /* a path not yet there names the same file too: the trace and the new store would
+   * overwrite each other */
+  assert_error ("search --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+                "--fast --top 1 --db {TMP}/new.db --trace-best {TMP}/new.db", 2,
+                "new.db is the results database");
+  g_autofree char *fresh = g_build_filename (dir, "new.db", NULL);
+  g_assert_false (g_file_test (fresh, G_FILE_TEST_EXISTS));
+  /* run 1 is still stored */
+  run_tandem ("runs show 1 --db {TMP}/t.db --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  /* another file is written as before */
+  run_tandem ("search --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+              "--fast --top 1 --db {TMP}/t.db --trace-best {TMP}/best.json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -484,5 +523,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/hostile/contradicting-flags", test_contradicting_flags);
   g_test_add_func ("/cli/hostile/flag-messages", test_flag_messages);
   g_test_add_func ("/cli/hostile/utf8-arguments", test_utf8_arguments);
+  g_test_add_func ("/cli/hostile/trace-over-db", test_trace_over_db);
   return g_test_run ();
 }
