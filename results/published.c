@@ -2741,6 +2741,35 @@ names_year_to_2022 (const char *t)
   return FALSE;
 }
 
+/* A global batch the row leaves empty but gives the parts of: micro_batch x grad_accum x
+ * dp, Megatron's own relation (num_microbatches = global_batch_size / (micro_batch_size x
+ * data_parallel_size)); dp from its cell, else n_gpus / (tp x pp x cp) where tp and pp are
+ * stated. FALSE when a part is missing (such a row was skipped "missing global_batch"
+ * though the batch is fixed by what it states). */
+static gboolean
+batch_from_accumulation (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 *out)
+{
+  gint64 ga, mb, dp, tp, pp, cp = 1;
+  if (!cell_count (get (csv, row, "grad_accum"), &ga))
+    return FALSE;
+  if (!cell_count (get (csv, row, "micro_batch"), &mb)
+      && (mb = mb_labelled (get (csv, row, "micro_batch"))) <= 0)
+    return FALSE;
+  if (!cell_size (csv, row, "dp", &dp))
+    {
+      if (!cell_size (csv, row, "tp", &tp) || !cell_size (csv, row, "pp", &pp))
+        return FALSE;
+      cell_size (csv, row, "cp", &cp);
+      if (c->n_gpus < 1 || c->n_gpus % (tp * pp * cp) != 0)
+        return FALSE;
+      dp = c->n_gpus / (tp * pp * cp);
+    }
+  if (mb * ga * dp > G_MAXINT)
+    return FALSE;
+  *out = mb * ga * dp;
+  return TRUE;
+}
+
 static void
 case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
 {
@@ -2889,7 +2918,8 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
             get (csv, row, "global_batch"), seq);
       return;
     }
-  if (in_tokens == 0 && !cell_count (get (csv, row, "global_batch"), &v))
+  if (in_tokens == 0 && !cell_count (get (csv, row, "global_batch"), &v)
+      && !batch_from_accumulation (c, csv, row, &v))
     {
       skip (c, "missing global_batch");
       return;

@@ -156,7 +156,9 @@
  * |                           |   with pp > 1 under a stack that runs pp x stages            |
  * |                           |   per rank micro-batches (torchtitan) -> local batch /       |
  * |                           |   (pp vpp) where it divides (405B, 32 on PP 8 -> 4)          |
- * | global_batch              | required; in tokens ("16M tokens", "1048576 tokens") ->      |
+ * | global_batch              | required, or empty with micro_batch, grad_accum and dp (or   |
+ * |                           |   tp and pp) given: their product; in tokens ("16M tokens",  |
+ * |                           |   "1048576 tokens") ->                                       |
  * |                           |   tokens / seq_len, K / M read decimal and binary and the    |
  * |                           |   one that divides taken (none or both: skipped)             |
  * | tp, pp, cp, dp, ep        | also after their own name: "TP=4", "tp 4", "TP4"             |

@@ -1373,6 +1373,29 @@ test_numbers_as_written (void)
     "6 * N * D\n");
   g_assert_false (mf->ready);
   g_assert_nonnull (strstr (mf->skip_reason, "a fraction"));
+  /* global_batch left empty with its parts given: micro_batch x grad_accum x dp (skipped
+   * "missing global_batch" before). 16 GPUs at tp 2: dp 8; 2 x 4 x 8 = 64; with dp given
+   * 4 (tp 2, pp 2): 2 x 4 x 4 = 32; without grad_accum: still missing */
+  static const struct { const char *pp, *dp, *ga; int want; } acc[] = {
+    { "1", "", "4", 64 }, { "2", "4", "4 (per DP rank)", 32 }, { "1", "", "", 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (acc); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,dp,"
+        "micro_batch,grad_accum,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,%s,%s,2,\"%s\",,1.0\n",
+        acc[i].pp, acc[i].dp, acc[i].ga);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (acc[i].want == 0)
+        {
+          g_assert_false (c->ready);
+          g_assert_cmpstr (c->skip_reason, ==, "missing global_batch");
+        }
+      else if (!c->ready || c->plan.global_batch != acc[i].want)
+        g_error ("grad_accum '%s': global_batch %d, expected %d (%s)", acc[i].ga,
+                 c->plan.global_batch, acc[i].want, c->skip_reason ? c->skip_reason : "");
+    }
   /* a length with a letter that is no magnitude ("8KiB") is not the bare 8 */
   g_autoptr (ResPublishedCase) kib = num_row ("8KiB", "64", "");
   g_assert_false (kib->ready);
