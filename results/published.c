@@ -2741,6 +2741,41 @@ names_year_to_2022 (const char *t)
   return FALSE;
 }
 
+/* An n_gpus cell that is empty or a count with K ("16K GPUs", "24K"): tp x pp x cp x dp
+ * where all but cp are stated (cp 1 unless stated), and where the cell has K, only if
+ * one reading of it, decimal or binary, is that product (Llama 3's "16K GPUs" is
+ * 16,384 = tp 8 x pp 16 x dp 128); 1 with the count, 0 otherwise (these were skipped
+ * "missing n_gpus") */
+static int
+gpus_from_sizes (const ResCsv *csv, guint row, gint64 *out)
+{
+  gint64 tp, pp, dp, cp = 1;
+  if (!cell_size (csv, row, "tp", &tp) || !cell_size (csv, row, "pp", &pp)
+      || !cell_size (csv, row, "dp", &dp))
+    return 0;
+  cell_size (csv, row, "cp", &cp);
+  gint64 n = tp * pp * cp * dp;
+  const char *cell = get (csv, row, "n_gpus");
+  double v;
+  const char *end = leading_number (cell, &v);
+  if (end != NULL)
+    {
+      char m = magnitude_suffix (end);
+      if (m != 'k' || !(fabs (v * 1000 - (double) n) < 0.5 || fabs (v * 1024 - (double) n) < 0.5))
+        return 0;
+    }
+  else
+    {
+      g_autofree char *t = g_strstrip (g_strdup (cell));
+      if (*t != '\0' && !cell_unstated (t))
+        return 0;
+    }
+  if (n < 1 || n > PLAN_MAX_WORLD)
+    return 0;
+  *out = n;
+  return 1;
+}
+
 /* A global batch the row leaves empty but gives the parts of: micro_batch x grad_accum x
  * dp, Megatron's own relation (num_microbatches = global_batch_size / (micro_batch_size x
  * data_parallel_size)); dp from its cell, else n_gpus / (tp x pp x cp) where tp and pp are
@@ -2807,6 +2842,8 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
   const char *network = get (csv, row, "network");
   gint64 n_gpus_hint = 0;
   int gpus_read = cell_gpus (get (csv, row, "n_gpus"), &n_gpus_hint);
+  if (gpus_read == 0)
+    gpus_read = gpus_from_sizes (csv, row, &n_gpus_hint);
   const char *preset = on != NULL ? on->name : cluster_for (c->gpu_type, network, n_gpus_hint);
   if (preset == NULL)
     {

@@ -67,7 +67,9 @@
  * |                           |   apply                                                      |
  * | n_gpus                    | required; nodes x GPUs ("16x8", "2 nodes x 8 GPUs", "2 nodes |
  * |                           |   (16 GPUs)") -> the GPUs; nodes alone ("2 nodes") ->        |
- * |                           |   skipped "counts nodes"; more than the preset's devices ->  |
+ * |                           |   skipped "counts nodes"; empty or with K ("16K GPUs") and   |
+ * |                           |   tp, pp, dp stated -> tp x pp x cp x dp (where a K reading  |
+ * |                           |   agrees); more than the preset's devices ->                 |
  * |                           |   the preset's                                               |
  * |                           |   outermost level repeated (topo_cluster_scale_out); more    |
  * |                           |   than a --cluster FILE's devices -> skipped                 |
