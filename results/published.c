@@ -754,6 +754,27 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
 
   gint64 kv = 0, ffn = 0;
   gboolean has_kv = cell_count (get (csv, row, "n_kv_heads"), &kv);
+  /* the attention named instead of a count: multi-query is one K/V head (it was read as
+   * multi-head, n_heads); GQA with its group count after the name ("GQA-8", "GQA 8",
+   * "GQA (8 groups)") is that many; GQA without one says nothing of the count: skipped
+   * (it was read as multi-head) */
+  const char *kv_cell = get (csv, row, "n_kv_heads");
+  if (!has_kv && (contains_ci (kv_cell, "MQA") || contains_ci (kv_cell, "multi-query")))
+    {
+      kv = 1;
+      has_kv = TRUE;
+    }
+  else if (!has_kv && (contains_ci (kv_cell, "GQA") || contains_ci (kv_cell, "grouped")))
+    {
+      const char *d = kv_cell;
+      while (*d != '\0' && !g_ascii_isdigit (*d))
+        d++;
+      if (*d == '\0')
+        return skip (c, "n_kv_heads '%s' names grouped-query attention without its K/V head "
+                     "count (hint: the number of K/V heads, e.g. 8)", kv_cell);
+      kv = g_ascii_strtoll (d, NULL, 10);
+      has_kv = kv >= 1;
+    }
   gboolean has_ffn = cell_count (get (csv, row, "ffn_hidden"), &ffn);
   guint64 kv_heads = has_kv ? (guint64) kv : heads;            /* empty -> n_heads */
   guint64 ffn_hidden = has_ffn ? (guint64) ffn : 4 * hidden;   /* empty -> 4h */

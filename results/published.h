@@ -75,7 +75,8 @@
  * |                           |   than a --cluster FILE's devices -> skipped                 |
  * | n_layers, hidden,         | required (skip names the column); hidden % n_heads == 0 and  |
  * | n_heads, vocab, seq_len   |   n_heads % n_kv_heads == 0 or skipped                       |
- * | n_kv_heads                | empty -> n_heads                                             |
+ * | n_kv_heads                | empty -> n_heads; "MQA" -> 1; "GQA-8" / "GQA (8 groups)" ->  |
+ * |                           |   8; a bare "GQA" -> skipped                                 |
  * | ffn_hidden                | empty -> 4 hidden                                            |
  * | MLP kind                  | SwiGLU when the model name contains "llama" (any case) or    |
  * |                           |   ffn_hidden is given and differs from 4 hidden (gated MLPs  |

@@ -1396,6 +1396,25 @@ test_numbers_as_written (void)
         g_error ("grad_accum '%s': global_batch %d, expected %d (%s)", acc[i].ga,
                  c->plan.global_batch, acc[i].want, c->skip_reason ? c->skip_reason : "");
     }
+  /* n_kv_heads as the attention's name (16 heads): multi-query is 1 K/V head, GQA with its
+   * group count ("GQA-4" as in Ainslie et al., "GQA (4 groups)") that many (both were
+   * read as multi-head, 16); a bare "GQA" gives no count: skipped */
+  static const struct { const char *kv; guint64 want; } kvs[] = {
+    { "MQA", 1 }, { "multi-query", 1 }, { "GQA-4", 4 }, { "GQA (4 groups)", 4 },
+    { "4 (GQA)", 4 }, { "MHA", 16 }, { "GQA", 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (kvs); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,n_kv_heads,vocab,seq_len,tp,pp,"
+        "global_batch,step_time_s\n1,GPT,H100-SXM-80GB,16,16,1024,16,\"%s\",16384,1024,1,1,"
+        "64,1.0\n", kvs[i].kv);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (kvs[i].want == 0 ? c->ready
+                           : (!c->ready || c->model->n_kv_heads != kvs[i].want))
+        g_error ("n_kv_heads '%s': ready %d (%s)", kvs[i].kv, c->ready,
+                 c->skip_reason ? c->skip_reason : "");
+    }
   /* a length with a letter that is no magnitude ("8KiB") is not the bare 8 */
   g_autoptr (ResPublishedCase) kib = num_row ("8KiB", "64", "");
   g_assert_false (kib->ready);
