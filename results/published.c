@@ -208,7 +208,14 @@ times_count (const char *p)
     return 0;
   while (*p == ' ')
     p++;
-  return g_ascii_isdigit (*p) ? g_ascii_strtoll (p, NULL, 10) : 0;
+  if (!g_ascii_isdigit (*p))
+    return 0;
+  char *end = NULL;
+  gint64 m = g_ascii_strtoll (p, &end, 10);
+  while (*end == ' ')
+    end++;
+  /* "8x80GB" is eight 80 GB parts, not 640 */
+  return (end[0] == 'g' || end[0] == 'G') && (end[1] == 'b' || end[1] == 'B') ? 0 : m;
 }
 
 /* The GPU count of an n_gpus cell: a count ("8", "2,048", "8 GPUs", "16 (2 nodes)");

@@ -1425,6 +1425,8 @@ test_numbers_as_written (void)
     { "2x8", 16 }, { "2 x 8 GPUs", 16 }, { "2 nodes x 8 GPUs", 16 },
     { "2 nodes, 8 GPUs per node", 16 }, { "2 nodes (16 GPUs)", 16 }, { "16 (2 nodes)", 16 },
     { "2 \xc3\x97 8", 16 }, { "16 H100s", 16 },
+    /* a memory size after "x" is no count: 16 parts of 80 GB, not 16 x 80 */
+    { "16x80GB", 16 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (nodes); i++)
     {
