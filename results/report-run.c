@@ -63,6 +63,10 @@ stored_plan_to_plan_file (const char *plan_json, GError **error)
     "context_parallel_degree", "expert_parallel_degree", "virtual_stages_per_rank",
     "microbatch_group_size_per_vp_stage", "sequence_parallel", "pipeline_parallel_schedule",
     "sharding", "rank_order", "context_parallel_comm",
+    /* Megatron-Core's accounted split (the embedding and the loss a layer slot each): left
+     * out, Llama 3 405B at PP16 VPP8 (128 chunks of 126 layers + 2) did not re-simulate,
+     * and the page of the search's own best plan had no timeline */
+    "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split",
   };
   for (guint i = 0; i < G_N_ELEMENTS (par_keys); i++)
     copy_member (par_in, par_keys[i], par, par_keys[i]);
