@@ -67,9 +67,25 @@ stored_plan_to_plan_file (const char *plan_json, GError **error)
      * out, Llama 3 405B at PP16 VPP8 (128 chunks of 126 layers + 2) did not re-simulate,
      * and the page of the search's own best plan had no timeline */
     "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split",
+    /* likewise expert TP (a MoE plan at tp 2, etp 1 re-simulated at etp 2), HSDP's
+     * groups, interleaved schedules per step and FP8 all-gathers: each left out made the
+     * page say "not the stored prediction's (the cost model or options differ)" */
+    "expert_tensor_parallel_degree", "pipeline_schedules_per_step",
+    "enable_fsdp_float8_all_gather",
   };
   for (guint i = 0; i < G_N_ELEMENTS (par_keys); i++)
     copy_member (par_in, par_keys[i], par, par_keys[i]);
+  /* HSDP is stored as "hsdp" with its shard-group size beside it; the plan file reads
+   * "hsdp:K" (a bare "hsdp" was refused, and the page had no timeline) */
+  if (par_in != NULL && json_object_has_member (par_in, "data_parallel_shard_degree")
+      && g_strcmp0 (json_object_get_string_member_with_default (par_in, "sharding", ""),
+                    "hsdp") == 0)
+    {
+      g_autofree char *hsdp = g_strdup_printf (
+        "hsdp:%" G_GINT64_FORMAT, json_object_get_int_member (par_in,
+                                                              "data_parallel_shard_degree"));
+      json_object_set_string_member (par, "sharding", hsdp);
+    }
   static const char *const split[] = { "first_stage_layers", "last_stage_layers" };
   for (guint i = 0; i < G_N_ELEMENTS (split); i++)
     if (par_in && json_object_has_member (par_in, split[i])
@@ -82,7 +98,16 @@ stored_plan_to_plan_file (const char *plan_json, GError **error)
   copy_member (tr_in, "local_batch_size", par, "pipeline_parallel_microbatch_size");
   copy_member (tr_in, "global_batch_size", tr, "global_batch_size");
   copy_member (tr_in, "seq_len", tr, "seq_len");
+  copy_member (tr_in, "compile", tr, "compile");
   copy_member (pr_in, "compute", tr, "precision");
+  /* --grad-dtype: the plan file's reduce dtype, for the two it names */
+  {
+    const char *grad = pr_in ? json_object_get_string_member_with_default (pr_in, "grad", "")
+                             : "";
+    if (g_str_equal (grad, "bf16") || g_str_equal (grad, "fp32"))
+      json_object_set_string_member (tr, "mixed_precision_reduce",
+                                     g_str_equal (grad, "bf16") ? "bfloat16" : "float32");
+  }
   if (in && json_object_has_member (in, "optimizer_offload")
       && json_object_get_boolean_member (in, "optimizer_offload"))
     copy_member (in, "optimizer_offload", tr, "optimizer_offload");
@@ -90,6 +115,21 @@ stored_plan_to_plan_file (const char *plan_json, GError **error)
   for (guint i = 0; i < G_N_ELEMENTS (ac_keys); i++)
     copy_member (ac_in, ac_keys[i], ac, ac_keys[i]);
   JsonObject *out = json_object_new ();
+  /* the MoE options: stored under the plan file's own moe keys (plan_to_json) */
+  JsonObject *moe_in = section (in, "moe");
+  if (moe_in != NULL)
+    {
+      JsonObject *moe = json_object_new ();
+      static const char *const moe_keys[] = {
+        "num_experts", "router_topk", "token_dispatcher_type", "flex_dispatcher_backend",
+        "expert_capacity_factor", "pad_expert_input_to_capacity", "grouped_gemm",
+        "shared_expert_overlap", "a2a_overlap", "cuda_graph_impl", "cuda_graph_scope",
+        "recompute_modules", "imbalance",
+      };
+      for (guint i = 0; i < G_N_ELEMENTS (moe_keys); i++)
+        copy_member (moe_in, moe_keys[i], moe, moe_keys[i]);
+      json_object_set_object_member (out, "moe", moe);
+    }
   json_object_set_object_member (out, "parallelism", par);
   json_object_set_object_member (out, "training", tr);
   json_object_set_object_member (out, "activation_checkpoint", ac);
@@ -549,8 +589,10 @@ report_run_write (const ReportRun *r, const char *dir, guint formats, gboolean f
     ? g_strdup_printf ("Perfetto JSON beside this page (open it in ui.perfetto.dev), "
                        "re-simulated from the stored model, cluster and plan: step %.4f s, %s",
                        resim, same ? "the stored prediction's"
-                       : "not the stored prediction's (the cost model or options differ "
-                         "from when it was stored)")
+                       : "not the stored prediction's (the cost model differs from when it "
+                         "was stored, or the plan has an option the stored plan does not "
+                         "carry: the FP8 recipe, the parameter and optimizer dtypes, the "
+                         "master weights)")
     : g_strdup_printf ("none: %s", r->sim_why_not);
   if (formats & REPORT_FORMAT_HTML)
     {
