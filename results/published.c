@@ -2919,6 +2919,15 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
       topo_cluster_unref (c->cluster);
       c->cluster = grown;
     }
+  /* The 94 / 96 GB H100 SXM preset runs at the 500 W cap of torchtitan's Grand Teton
+   * nodes (power_cap_clock_ratio 0.879: the measured SM clock at 500 W over 700 W on this
+   * part, h100-sxm-96g-superpod.json); a row that says its parts ran at 700 W ran at the
+   * clock that ratio is taken against (it was read at the 500 W clock). The preset was
+   * loaded for this row alone (topo_cluster_lookup parses it afresh), so it is changed
+   * here; a --cluster the user gave is taken as given. */
+  if (on == NULL && g_str_equal (preset, "h100-sxm-96g-superpod")
+      && (contains_ci (c->gpu_type, "700W") || contains_ci (c->gpu_type, "700 W")))
+    c->cluster->device.power_cap_clock_ratio = 1.0;
 
   /* The software stack: the preset the framework column names, else the default. */
   const char *framework = get (csv, row, "framework");

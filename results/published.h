@@ -24,7 +24,9 @@
  * |                           |   published.c lists the rules): GB300 / GB200 -> their NVL72 |
  * |                           |   SuperPOD presets; B200 -> dgx-b200-superpod; H200 ->       |
  * |                           |   h200-superpod; H100 PCIe / NVL / 94-96 GB HBM2e -> their   |
- * |                           |   presets; H100 "700W, HBM3" or a 1:7 network -> h100-24k;   |
+ * |                           |   presets (the 94-96 GB one at its 500 W clock unless the    |
+ * |                           |   row says 700 W); H100 "700W, HBM3" or a 1:7 network ->     |
+ * |                           |   h100-24k;                                                  |
  * |                           |   other H100 -> dgx-h100-superpod (64su above 1,024 GPUs);   |
  * |                           |   H800 (not PCIe) -> dgx-h800-superpod (64su above 1,024);   |
  * |                           |   A800 (not PCIe) -> a800-superpod (both NVLink 400 GB/s);   |

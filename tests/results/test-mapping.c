@@ -211,6 +211,14 @@ test_gpu_types (void)
   g_assert_true (h20->ready);
   g_assert_cmpfloat (fabs (h20->cluster->device.peak_flops[TOPO_DTYPE_BF16] - 148e12), <, 1e6);
   g_assert_cmpfloat (fabs (h20->cluster->device.peak_flops[TOPO_DTYPE_FP8] - 296e12), <, 1e6);
+  /* the 94 / 96 GB H100 preset's 500 W clock (0.879 of the 700 W clock), unless the row
+   * says its parts ran at 700 W (read at 500 W before) */
+  g_autoptr (ResPublishedCase) h96 = row ("H100-SXM-96GB-HBM2e (500 W)", 8, 1, "", "", "bf16");
+  g_assert_cmpstr (h96->cluster_name, ==, "h100-sxm-96g-superpod");
+  g_assert_cmpfloat (h96->cluster->device.power_cap_clock_ratio, ==, 0.879);
+  g_autoptr (ResPublishedCase) h96f = row ("H100 SXM 94GB (700 W)", 8, 1, "", "", "bf16");
+  g_assert_cmpstr (h96f->cluster_name, ==, "h100-sxm-96g-superpod");
+  g_assert_cmpfloat (h96f->cluster->device.power_cap_clock_ratio, ==, 1.0);
   g_autoptr (ResPublishedCase) b300 = row ("B300", 8, 1, "", "", "NVFP4");
   g_assert_true (b300->ready);
   g_assert_cmpfloat (fabs (b300->cluster->device.peak_flops[TOPO_DTYPE_FP4] - 13500e12), <, 1e6);
