@@ -164,6 +164,30 @@ print_v_sweep (const ResPublishedReport *r)
   cli_table_print (t, stdout, "  ");
 }
 
+/* Rows predicted with the default stack because their framework cell names none tandem
+ * knows: a silent guess in the table above otherwise (only --explain said so). */
+static void
+print_default_stack (const ResPublishedReport *r)
+{
+  g_autoptr (GString) ids = g_string_new (NULL);
+  guint n = 0;
+  for (guint i = 0; i < r->cases->len; i++)
+    {
+      const ResPublishedCase *c = r->cases->pdata[i];
+      if (!c->predicted || c->stack_why == NULL
+          || !g_str_has_prefix (c->stack_why, "framework not recognised"))
+        continue;
+      if (n++ < 12)
+        g_string_append_printf (ids, "%s%" G_GINT64_FORMAT, n > 1 ? ", " : "", c->row_id);
+    }
+  if (n == 0)
+    return;
+  printf ("default stack: %u predicted row%s name%s a framework tandem does not recognise and "
+          "%s read with megatron-core (row%s %s%s; tandem validate --explain ROW)\n", n,
+          n == 1 ? "" : "s", n == 1 ? "s" : "", n == 1 ? "is" : "are", n == 1 ? "" : "s",
+          ids->str, n > 12 ? ", ..." : "");
+}
+
 static void
 print_text (const ResPublishedReport *r, gboolean breakdown)
 {
@@ -229,6 +253,7 @@ print_text (const ResPublishedReport *r, gboolean breakdown)
                         "apart from the dev summary above");
       print_family_table (s->n_held_family, s->mape_held_family_pct);
     }
+  print_default_stack (r);
   g_autoptr (CliTable) lt = cli_table_new ();
   cli_table_add_column (lt, "row", CLI_ALIGN_RIGHT);
   cli_table_add_column (lt, "predicted MFU %", CLI_ALIGN_RIGHT);

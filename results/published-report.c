@@ -316,6 +316,10 @@ row_to_json (const ResPublishedCase *c, JsonBuilder *b)
   sim_comm_kinds_to_json (b, "predicted_exposed_comm_s", c->predicted_exposed_s);
   json_builder_set_member_name (b, "moe");
   json_builder_add_boolean_value (b, c->moe.present);
+  /* the software stack it was read with, and why that is not the one its framework cell
+   * names (NULL: it is): a framework tandem does not recognise is read as megatron-core */
+  util_json_member_string (b, "stack", c->stack != NULL ? c->stack->name : NULL);
+  util_json_member_string (b, "stack_note", c->stack_why);
   /* a check row ("[held out" in its notes): scored apart, never fitted on (tools/) */
   json_builder_set_member_name (b, "held_out");
   json_builder_add_boolean_value (b, c->held_out);

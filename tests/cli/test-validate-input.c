@@ -257,11 +257,64 @@ test_show_words (void)
     }
 }
 
+/* A row whose framework cell names no stack tandem knows is predicted with the default
+ * stack (megatron-core). Only --explain said so; the table and the summary read it as a
+ * plain prediction. Now a "default stack:" line after the summary counts and names them,
+ * and each JSON row carries "stack" and "stack_note". Three rows: Colossal-AI and
+ * PaddlePaddle (not recognised: 2 rows, ids 1 and 2) and NeMo 24.07 (the nemo stack: not
+ * listed, stack_note null). */
+static void
+test_default_stack_named (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tandem-validate-input-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  run_tandem_set_tmp (dir);
+  static const char csv[] =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+    "framework,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,8,16,1024,16,50304,2048,1,1,32,Colossal-AI 0.3,1.5\n"
+    "2,GPT,H100-SXM-80GB,8,16,1024,16,50304,2048,1,1,32,PaddlePaddle,1.5\n"
+    "3,GPT,H100-SXM-80GB,8,16,1024,16,50304,2048,1,1,32,NeMo 24.07,1.5\n";
+  g_autofree char *path = g_build_filename (dir, "in.csv", NULL);
+  g_assert_true (g_file_set_contents (path, csv, -1, NULL));
+  RunResult r = { 0 };
+  run_tandem ("validate {TMP}/in.csv --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "summary: 3 predicted, 0 skipped"));
+  g_assert_nonnull (strstr (r.out, "default stack: 2 predicted rows name a framework tandem "
+                                   "does not recognise and are read with megatron-core (rows "
+                                   "1, 2; tandem validate --explain ROW)"));
+  run_result_clear (&r);
+
+  run_tandem ("validate {TMP}/in.csv --no-db --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
+  JsonArray *rows = json_object_get_array_member (json_node_get_object (root), "rows");
+  g_assert_cmpuint (json_array_get_length (rows), ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      JsonObject *o = json_array_get_object_element (rows, i);
+      gint64 id = json_object_get_int_member (o, "row_id");
+      g_assert_cmpstr (json_object_get_string_member (o, "stack"), ==,
+                       id == 3 ? "nemo" : "megatron-core");
+      if (id == 3)
+        g_assert_true (json_object_get_null_member (o, "stack_note"));
+      else
+        g_assert_nonnull (strstr (json_object_get_string_member (o, "stack_note"),
+                                  "framework not recognised"));
+    }
+  run_result_clear (&r);
+  g_unlink (path);
+  g_rmdir (dir);
+  run_tandem_set_tmp (NULL);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/validate-input/ranking-json", test_ranking_json);
+  g_test_add_func ("/cli/validate-input/default-stack-named", test_default_stack_named);
   g_test_add_func ("/cli/validate-input/missing-columns", test_missing_columns);
   g_test_add_func ("/cli/validate-input/framework-help", test_framework_help);
   g_test_add_func ("/cli/validate-input/explain-fp8-line", test_explain_fp8_line);
