@@ -324,6 +324,7 @@ search_spec_fast (SearchSpec *spec, gboolean recompute)
     {
       if (spec->tp == NULL)
         spec->tp = g_array_new (FALSE, FALSE, sizeof (int));
+      spec->fast_tp_filled = TRUE;
       for (int t = 1; t <= server || (spec->allow_cross_node_tp && t <= heads); t *= 2)
         if (heads % t == 0 && kv % t == 0)
           g_array_append_val (spec->tp, t);
@@ -777,7 +778,8 @@ empty_space_error (const SearchSpace *s, GError **error)
         { "--tp", sp->tp }, { "--cp", sp->cp }, { "--pp", sp->pp },
       };
       for (guint i = 0; i < G_N_ELEMENTS (dims); i++)
-        if (dims[i].values->len > 0)
+        /* --fast's own tp list is no flag the user gave: "--tp 1,2,4,8 --pp 3" named one */
+        if (dims[i].values->len > 0 && !(i == 0 && sp->fast_tp_filled))
           {
             g_autofree char *v = ints_text (dims[i].values);
             g_string_append_printf (given, "%s%s %s", given->len ? " " : "", dims[i].flag, v);

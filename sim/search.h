@@ -92,6 +92,7 @@ typedef struct {
    * dp > 1, no GPipe when pp > 1. Set by search_spec_fast, with the narrowed lists. */
   gboolean     fast;
   gboolean     fast_recompute_open;   /* the user left recompute open (search_spec_fast) */
+  gboolean     fast_tp_filled;        /* search_spec_fast chose the tp list, not the user */
 } SearchSpec;
 
 void search_spec_init  (SearchSpec *spec);    /* zeroes, top_k 5, mbs_max 16 */

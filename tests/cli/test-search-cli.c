@@ -1481,6 +1481,15 @@ test_edge_inputs (void)
                             "left for --pp 2 and --vpp 15"));
   g_assert_null (strstr (r.err, "--mbs"));
   run_clear (&r);
+  /* --pp 3 on 8 GPUs: tp x cp x 3 never divides 8 = 2^3. Under --fast the line named
+   * "--tp 1,2,4,8 --pp 3", the fast mode's own tp list, as if the user had given it */
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 64 --pp 3 "
+       "--no-db --fast", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "tandem: error: --pp 3: no tp x cp x pp of these values divides "
+                   "--gpus 8, so no data-parallel degree is left (hint: degrees whose product "
+                   "divides the GPU count)\n");
+  run_clear (&r);
 }
 
 /* --top K keeps K predictions for the table and the JSON. Each held its step program and
