@@ -72,11 +72,15 @@ reason_key (const char *message)
   const char *end = hint ? hint : message + strlen (message);
   for (const char *p = message; p < end; p++)
     {
-      /* a number, not a digit inside a name such as Interleaved1F1B */
-      if (g_ascii_isdigit (*p) && (p == message || !g_ascii_isalnum (p[-1])))
+      /* a number, not a digit inside a name such as Interleaved1F1B, nor one that starts
+       * a word: a constant with its unit ("16M", "64M" were "NM") or a name ("1F1B") */
+      const char *q = p;
+      while (q + 1 < end && (g_ascii_isdigit (q[1]) || q[1] == '.' || q[1] == ','))
+        q++;
+      if (g_ascii_isdigit (*p) && (p == message || !g_ascii_isalnum (p[-1]))
+          && !(q + 1 < end && g_ascii_isalpha (q[1])))
         {
-          while (p + 1 < end && (g_ascii_isdigit (p[1]) || p[1] == '.' || p[1] == ','))
-            p++;
+          p = q;
           g_string_append_c (k, 'N');
         }
       else

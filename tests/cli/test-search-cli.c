@@ -1481,6 +1481,15 @@ test_edge_inputs (void)
                             "left for --pp 2 and --vpp 15"));
   g_assert_null (strstr (r.err, "--mbs"));
   run_clear (&r);
+  /* the reasons are grouped with their numbers as N, but a constant with its unit stays:
+   * 8 x 16,777,216 tokens per micro-batch is above the 2^26 cap of every candidate, and
+   * the line read "(NM: N sequences of the NM-token cap" */
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 64 "
+       "--seq-length 16777216 --mbs 8 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "above the cap of N per micro-batch (64M: N sequences of "
+                            "the 16M-token cap;"));
+  run_clear (&r);
   /* --pp 3 on 8 GPUs: tp x cp x 3 never divides 8 = 2^3. Under --fast the line named
    * "--tp 1,2,4,8 --pp 3", the fast mode's own tp list, as if the user had given it */
   run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 64 --pp 3 "
