@@ -36,6 +36,7 @@ struct SearchSpace {
    * it met: what the error names when no candidate is left */
   int         reach;
   int         max_local;
+  int         max_dp;     /* the largest data-parallel degree that divided the batch */
 };
 
 /* The enumeration's filters in order; SearchSpace.reach is the furthest one passed. */
@@ -44,7 +45,9 @@ typedef enum {
   SEARCH_REACH_DEGREES,   /* some do, but no data-parallel degree divides the batch */
   SEARCH_REACH_BATCH,     /* the batch divides, but no layer split and schedule is left */
   SEARCH_REACH_SPLIT,     /* a split and schedule too, but no micro-batch size */
-  SEARCH_REACH_MBS,       /* a micro-batch size too: the switches exclude the rest */
+  SEARCH_REACH_MBS,       /* a micro-batch size too, but no sharding */
+  SEARCH_REACH_SHARD,     /* a sharding too, but the switches exclude the rest */
+  SEARCH_REACH_SWITCHES,  /* the switches too, but no expert layout (MoE) */
 } SearchReach;
 
 /* GPUs in one NVLink domain of the cluster: the product of the innermost levels that

@@ -589,6 +589,7 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
               int local = gbs / dp;
               s->reach = MAX (s->reach, SEARCH_REACH_BATCH);
               s->max_local = MAX (s->max_local, local);
+              s->max_dp = MAX (s->max_dp, dp);
               /* virtual stages: 1, then the interleaved values */
               GArray *vs = s->vpp_values;
               g_array_set_size (vs, 0);
@@ -670,6 +671,7 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
                                 {
                                   if (sh.kind == PLAN_SHARD_HSDP && dp % k != 0)
                                     continue;
+                                  s->reach = MAX (s->reach, SEARCH_REACH_SHARD);
                                   for (int rc = 0; rc < 3; rc++)
                                     {
                                       if (!(rec_mask & (1u << rc)))
@@ -715,6 +717,7 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
                                                           if (!(ord_mask & (1u << ord))
                                                               && !(ord == 0 && (pp == 1 || dp == 1)))
                                                             continue;
+                                                          s->reach = MAX (s->reach, SEARCH_REACH_SWITCHES);
                                                           gint16 pairs[64][2];
                                                           guint np = expert_pairs (s, tp, cp, dp, spv, sh.kind, ord, pairs, 64);
                                                           for (guint ei = 0; ei < np; ei++)
@@ -810,6 +813,67 @@ empty_space_error (const SearchSpace *s, GError **error)
                   "most %d sequences per data-parallel rank on --gpus %s (hint: an --mbs "
                   "dividing the local batch, or a larger --gbs)", mbs,
                   sp->base.global_batch, s->max_local, gpus);
+    }
+  else if (s->reach == SEARCH_REACH_MBS && sp->sharding->len > 0)
+    {
+      /* "--sharding hsdp:64" on 8 GPUs read "the values given exclude each other (the
+       * layer split, --vpp, --schedule, --mbs or the switches)" */
+      GString *given = g_string_new (NULL);
+      for (guint i = 0; i < sp->sharding->len; i++)
+        {
+          SearchShard sh = g_array_index (sp->sharding, SearchShard, i);
+          g_string_append_printf (given, "%s%s", i ? "," : "", plan_sharding_name (sh.kind));
+          if (sh.kind == PLAN_SHARD_HSDP && sh.hsdp_k > 0)
+            g_string_append_printf (given, ":%d", sh.hsdp_k);
+        }
+      g_autofree char *list = g_string_free (given, FALSE);
+      constraint (error, "--sharding %s: no sharding given applies to the plans left, whose "
+                  "data-parallel degree is at most %d (ZeRO and FSDP shard over dp > 1, "
+                  "hsdp:K needs 1 < K < dp with K dividing dp%s) (hint: widen --sharding, or "
+                  "more --gpus)", list, s->max_dp,
+                  sp->stack != NULL ? "; the stack may not shard so with a pipeline" : "");
+    }
+  else if (s->reach == SEARCH_REACH_SHARD)
+    {
+      /* the switches the user fixed, by name: "--dp-overlap on" on dp 1 read as "the layer
+       * split, --vpp, --schedule, --mbs or the switches" */
+      g_autoptr (GPtrArray) sw = g_ptr_array_new ();
+      if (sp->sp_mask == 1u || sp->sp_mask == 2u)
+        g_ptr_array_add (sw, sp->sp_mask == 2u ? "--sequence-parallel" : "--no-sequence-parallel");
+      if (sp->tp_overlap_mask == 2u)   /* (off can be the stack's, search_spec_set_stack) */
+        g_ptr_array_add (sw, "--tp-comm-overlap");
+      if (sp->dp_overlap_mask == 2u)
+        g_ptr_array_add (sw, "--dp-overlap on");
+      if (sw->len == 0)
+        constraint (error, "the constraints leave no plan to try for %s on %s with global batch "
+                    "%d: the values given exclude each other (the switches) (hint: widen the "
+                    "lists)", sp->model->name, sp->cluster->name, sp->base.global_batch);
+      else
+        {
+          g_ptr_array_add (sw, NULL);
+          g_autofree char *names = g_strjoinv (", ", (char **) sw->pdata);
+          constraint (error, "the constraints leave no plan to try for %s on %s with global "
+                      "batch %d: %s excludes every plan the degrees leave (SP needs tp > 1, "
+                      "TP-comm overlap needs SP, DP overlap needs dp > 1; the largest dp here "
+                      "is %d) (hint: drop it, or widen the degrees)", sp->model->name,
+                      sp->cluster->name,
+                      sp->base.global_batch, names, s->max_dp);
+        }
+    }
+  else if (s->reach == SEARCH_REACH_SWITCHES)
+    {
+      /* a MoE model whose experts fit no layout the degrees leave: "--sharding zero3"
+       * read "the values given exclude each other (the layer split, --vpp, ...)" */
+      PlanMoe moe;
+      plan_moe (&sp->base, sp->model, &moe);
+      g_autofree char *eps = sp->ep->len > 0 ? ints_text (sp->ep) : NULL;
+      constraint (error, "the constraints leave no plan to try for %s on %s with global batch "
+                  "%d: no expert layout is left for its %d experts%s%s (ep divides the experts "
+                  "and tp x cp x dp with the expert TP; ep > 1 with tp > 1 needs SP; ZeRO-3 and "
+                  "HSDP are not searched with experts) (hint: widen --ep, --sharding, "
+                  "--sequence-parallel or --gpus)", sp->model->name, sp->cluster->name,
+                  sp->base.global_batch, (int) moe.experts, eps ? " with --ep " : "",
+                  eps ? eps : "");
     }
   else if (s->reach == SEARCH_REACH_DEGREES)
     constraint (error, "the constraints leave no plan to try for %s on %s with global batch "

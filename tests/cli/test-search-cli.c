@@ -1490,6 +1490,34 @@ test_edge_inputs (void)
   g_assert_nonnull (strstr (r.err, "above the cap of N per micro-batch (64M: N sequences of "
                             "the 16M-token cap;"));
   run_clear (&r);
+  /* constraints that leave nothing were all "the values given exclude each other (the
+   * layer split, --vpp, --schedule, --mbs or the switches)"; each now names its flag:
+   * - hsdp:64 needs 1 < 64 < dp, and dp is at most 8 on 8 GPUs;
+   * - --dp-overlap on needs dp > 1, and tp 8 on 8 GPUs leaves dp 1;
+   * - Mixtral's 8 experts: ZeRO-3 is not searched with experts; ep 8 does not divide the
+   *   tp x cp x dp = 2 ranks of 2 GPUs */
+  static const struct { const char *args, *needle; } named[] = {
+    { "--model llama3-8b --gpus 8 --sharding hsdp:64 --framework torchtitan",
+      "--sharding hsdp:64: no sharding given applies to the plans left, whose data-parallel "
+      "degree is at most 8" },
+    { "--model llama3-8b --gpus 8 --tp 8 --pp 1 --sharding none --dp-overlap on",
+      ": --dp-overlap on excludes every plan the degrees leave (" },
+    { "--model mixtral-8x7b --gpus 64 --sharding zero3",
+      ": no expert layout is left for its 8 experts (" },
+    { "--model mixtral-8x7b --gpus 2 --ep 8",
+      ": no expert layout is left for its 8 experts with --ep 8 (" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (named); i++)
+    {
+      g_autofree char *args = g_strdup_printf ("search %s --cluster dgx-h100-superpod --gbs 64 "
+                                               "--seq-length 4096 --no-db --fast",
+                                               named[i].args);
+      run (NULL, args, &r);
+      if (r.status != 2 || strstr (r.err, named[i].needle) == NULL
+          || strstr (r.err, "exclude each other") != NULL)
+        g_error ("tandem %s: %d %s", args, r.status, r.err);
+      run_clear (&r);
+    }
   /* --pp 3 on 8 GPUs: tp x cp x 3 never divides 8 = 2^3. Under --fast the line named
    * "--tp 1,2,4,8 --pp 3", the fast mode's own tp list, as if the user had given it */
   run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 64 --pp 3 "
