@@ -78,9 +78,24 @@ take_gpus_option (int *argc, char **argv)
   return value;
 }
 
+/* --db '' (an unset shell variable) names no file: said so, not "no results database at "
+ * with the empty name (the store commands refuse it the same way, cli_db_path_check) */
+static gboolean
+db_named (const char *db, GError **error)
+{
+  if (db == NULL || *db != '\0')
+    return TRUE;
+  g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+               "--db '' names no file (hint: --db tandem.db, or leave --db out for the "
+               "default)");
+  return FALSE;
+}
+
 static ResStore *
 open_store_if_any (const char *db, int timeout_ms, GError **error)
 {
+  if (!db_named (db, error))
+    return NULL;
   const char *path = db ? db : "tandem.db";
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
@@ -471,6 +486,8 @@ fail_lookup (const GError *error, const char *db)
 static ResStore *
 open_store_required (const char *db, int timeout_ms, GError **error)
 {
+  if (!db_named (db, error))
+    return NULL;
   const char *path = db ? db : "tandem.db";
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {

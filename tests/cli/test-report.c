@@ -11,6 +11,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
+#include <sys/wait.h>
 #include <string.h>
 
 static void
@@ -719,6 +720,32 @@ test_bad_inputs (Fixture *f, gconstpointer data)
                    "table gives each size's peak) (hint: more GPUs, a smaller --gbs or "
                    "--seq-length)\n");
   run_result_clear (&r);
+
+  /* --db '' (an unset shell variable) was "no results database at  (hint: ...)", the
+   * empty name printed; it names no file, as predict and runs say */
+  static const char *const empty_db[] = {
+    "report run 1 --db ", "report validation --db ",
+    "report scaling --model llama3-8b --gbs 64 --strong --gpus 8 --json --db ",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (empty_db); i++)
+    {
+      g_auto (GStrv) words = g_strsplit (empty_db[i], " ", -1);
+      g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+      g_ptr_array_add (argv, (char *) g_getenv ("TANDEM_EXE"));
+      for (guint w = 0; words[w] && *words[w]; w++)
+        g_ptr_array_add (argv, words[w]);
+      g_ptr_array_add (argv, "");   /* the empty --db value */
+      g_ptr_array_add (argv, NULL);
+      g_autofree char *err = NULL;
+      int wstatus = 0;
+      g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL,
+                                   G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err,
+                                   &wstatus, NULL));
+      g_assert_true (WIFEXITED (wstatus));
+      g_assert_cmpint (WEXITSTATUS (wstatus), ==, 2);
+      g_assert_cmpstr (err, ==, "tandem: error: --db '' names no file (hint: --db tandem.db, "
+                       "or leave --db out for the default)\n");
+    }
 
   /* weak scaling grows the batch with the GPUs: 2,000,000,000 x 16 / 8 = 4e9 sequences is
    * whole but past the 2^31 - 1 of a batch; the row said "is not a whole number of
