@@ -368,6 +368,22 @@ cmd_scaling (int argc, char **argv)
             status = cli_fail (cli_status_for_error (error), "%s", text);
             goto out;
           }
+        /* rows, columns and plot legends go by the cluster's own name: a file that names
+         * itself as another cluster given (a copy of h100-24k.json with one bandwidth
+         * changed) gave two sets of rows labelled alike */
+        for (guint k = 0; k < clusters->len; k++)
+          {
+            const TopoCluster *o = g_ptr_array_index (clusters, k);
+            if (g_strcmp0 (o->name, c->name) == 0)
+              {
+                status = cli_fail (CLI_EXIT_USAGE, "--cluster: %s and %s are both named '%s', "
+                                   "and the report labels its rows and plots by that name "
+                                   "(hint: give the file's \"name\" another value)", names[k],
+                                   names[i], c->name);
+                topo_cluster_unref (c);
+                goto out;
+              }
+          }
         g_ptr_array_add (clusters, c);
       }
     if (clusters->len > 4)

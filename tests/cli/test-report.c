@@ -747,6 +747,29 @@ test_bad_inputs (Fixture *f, gconstpointer data)
                        "or leave --db out for the default)\n");
     }
 
+  /* a cluster file that names itself as another cluster given (a copy of the h100-24k
+   * preset, to change one bandwidth) gave two sets of rows and plot lines both labelled
+   * h100-24k; refused, naming both */
+  {
+    g_autofree char *preset = g_test_build_filename (G_TEST_DIST, "..", "topology", "presets",
+                                                     "h100-24k.json", NULL);
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_get_contents (preset, &text, NULL, NULL));
+    g_autofree char *copy = g_build_filename (f->dir, "copy.json", NULL);
+    g_assert_true (g_file_set_contents (copy, text, -1, NULL));
+    g_autofree char *args = g_strdup_printf ("report scaling --model llama3-8b --cluster "
+                                             "h100-24k,%s --gbs 64 --gpus 8,16 --strong --json",
+                                             copy);
+    run_report (args, NULL, &r);
+    g_assert_cmpint (r.status, ==, 2);
+    g_autofree char *want = g_strdup_printf ("tandem: error: --cluster: h100-24k and %s are "
+                                             "both named 'h100-24k', and the report labels its "
+                                             "rows and plots by that name (hint: give the "
+                                             "file's \"name\" another value)\n", copy);
+    g_assert_cmpstr (r.err, ==, want);
+    run_result_clear (&r);
+  }
+
   /* weak scaling grows the batch with the GPUs: 2,000,000,000 x 16 / 8 = 4e9 sequences is
    * whole but past the 2^31 - 1 of a batch; the row said "is not a whole number of
    * sequences" */
