@@ -239,6 +239,9 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
           /* the path was checked before: losing the trace must not lose the result */
           status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
           g_clear_error (&error);
+          /* and the result names no trace that was not written ("trace": "/dev/full" was
+           * printed and stored after "cannot write /dev/full"), as search does */
+          trace = NULL;
         }
     }
   /* print, then store (docs/contracts.md); --json stores first to carry the run id */

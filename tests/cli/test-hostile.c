@@ -507,6 +507,33 @@ test_trace_over_db (void)
   remove_tree (dir);
 }
 
+/* predict --trace to a file that cannot take it (/dev/full: ENOSPC on write) prints and
+ * stores the prediction, then exits 1; its JSON and text said "trace": "/dev/full" /
+ * "trace: /dev/full (open in ui.perfetto.dev)" after "cannot write /dev/full". They name
+ * no trace now, as search --trace-best does. */
+static void
+test_trace_not_written (void)
+{
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no /dev/full");
+      return;
+    }
+  RunResult r = { 0 };
+  run_tandem ("predict --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+              "--no-db --json --trace /dev/full", &r);
+  g_assert_cmpint (r.status, ==, 1);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
+  g_assert_false (json_object_has_member (json_node_get_object (root), "trace"));
+  g_assert_nonnull (strstr (r.err, "cannot write /dev/full"));
+  run_result_clear (&r);
+  run_tandem ("predict --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+              "--no-db --trace /dev/full", &r);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_null (strstr (r.out, "trace: /dev/full"));
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -524,5 +551,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/hostile/flag-messages", test_flag_messages);
   g_test_add_func ("/cli/hostile/utf8-arguments", test_utf8_arguments);
   g_test_add_func ("/cli/hostile/trace-over-db", test_trace_over_db);
+  g_test_add_func ("/cli/hostile/trace-not-written", test_trace_not_written);
   return g_test_run ();
 }
