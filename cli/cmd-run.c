@@ -910,17 +910,20 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
   /* a trace that cannot be written (its path was checked before the run) costs the
    * trace, not the result */
   int status = CLI_EXIT_OK;
+  /* and a trace not written is not named after it in the text or the JSON */
   if (c->a.trace && !prog_trace_write (prog, m->times, m->stage_rank, "measured", c->a.trace,
                                        &error))
     {
       status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
       g_clear_error (&error);
+      g_clear_pointer (&c->a.trace, g_free);
     }
   if (c->a.pred_trace && !prog_trace_write (p->program, p->result->times, m->stage_rank,
                                             "predicted", c->a.pred_trace, &error))
     {
       status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
       g_clear_error (&error);
+      g_clear_pointer (&c->a.pred_trace, g_free);
     }
   if (c->a.merged_trace && !prog_trace_write_merged (prog, m->times, p->program,
                                                      p->result->times, m->stage_rank,
@@ -928,6 +931,7 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
     {
       status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
       g_clear_error (&error);
+      g_clear_pointer (&c->a.merged_trace, g_free);
     }
 
   /* print, then store (docs/contracts.md); --json stores first to carry the run id */

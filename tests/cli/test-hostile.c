@@ -507,8 +507,8 @@ test_trace_over_db (void)
   remove_tree (dir);
 }
 
-/* predict --trace to a file that cannot take it (/dev/full: ENOSPC on write) prints and
- * stores the prediction, then exits 1; its JSON and text said "trace": "/dev/full" /
+/* predict --trace (and run --trace) to a file that cannot take it (/dev/full: ENOSPC on
+ * write) prints and stores the result, then exits 1; its JSON and text said "trace": "/dev/full" /
  * "trace: /dev/full (open in ui.perfetto.dev)" after "cannot write /dev/full". They name
  * no trace now, as search --trace-best does. */
 static void
@@ -531,6 +531,12 @@ test_trace_not_written (void)
               "--no-db --trace /dev/full", &r);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_null (strstr (r.out, "trace: /dev/full"));
+  run_result_clear (&r);
+  /* tandem run's measured trace the same ("trace": "/dev/full" in its JSON) */
+  run_tandem ("run --model tiny-llama --steps 1 --no-db --json --trace /dev/full", &r);
+  g_assert_cmpint (r.status, ==, 1);
+  g_autoptr (JsonNode) measured = run_parse_json (r.out);
+  g_assert_false (json_object_has_member (json_node_get_object (measured), "trace"));
   run_result_clear (&r);
 }
 
