@@ -733,6 +733,34 @@ test_runs_csv_show (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* A note with a terminal escape sequence (ESC [ 2 J clears the screen, ESC ] 0 ; ... BEL
+ * sets the window title) and a second line: `runs` and `runs show` printed it raw, so a
+ * note pasted from a coloured log recoloured or cleared the reader's terminal. Now every
+ * control is written as \xNN (ESC is 0x1b, BEL 0x07); in `runs show` a newline starts an
+ * indented line, in the one-line `runs` table it is a space. The JSON keeps the note as
+ * given (json-glib escapes it as \u001b). */
+static void
+test_runs_control_chars (Fixture *f, gconstpointer data)
+{
+  const char *note = "red \x1b[31mX\x1b[0m clear \x1b[2J title \x1b]0;pwned\x07\nline two";
+  const char *subst[] = { "{DB}", f->db, "{NOTE}", note, NULL };
+  RunResult r = { 0 };
+  run_tandem_words (PREDICT "--db {DB} --note {NOTE}", subst, f->dir, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  run_in (f, "runs show 1 --db {DB}", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strchr (r.out, '\x1b'));
+  g_assert_null (strchr (r.out, '\x07'));
+  g_assert_nonnull (strstr (r.out, "  note         red \\x1b[31mX\\x1b[0m clear \\x1b[2J title "
+                                   "\\x1b]0;pwned\\x07\n               line two\n"));
+  run_result_clear (&r);
+  run_in (f, "runs show 1 --db {DB} --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\\u001b[31m"));
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -756,5 +784,7 @@ main (int argc, char **argv)
               teardown);
   g_test_add ("/cli/store/trace-special", Fixture, NULL, setup, test_trace_special, teardown);
   g_test_add ("/cli/store/runs-csv-show", Fixture, NULL, setup, test_runs_csv_show, teardown);
+  g_test_add ("/cli/store/runs-control-chars", Fixture, NULL, setup, test_runs_control_chars,
+              teardown);
   return g_test_run ();
 }
