@@ -178,7 +178,26 @@ cli_output_not_db (const char *flag, const char *path, const char *db, gboolean 
                    GError **error)
 {
   const char *store = db != NULL ? db : CLI_DEFAULT_DB;
-  if (no_db || path == NULL || *path == '\0' || !same_file (path, store))
+  if (path == NULL || *path == '\0')
+    return TRUE;
+  /* any SQLite database, not only this command's store: `--trace-best tandem.db --no-db`
+   * (or another store's name) wrote the trace over it. SQLite's file header is the 16
+   * bytes "SQLite format 3\0" (sqlite.org/fileformat.html, 1.3). */
+  char head[16] = { 0 };
+  FILE *fp = g_file_test (path, G_FILE_TEST_IS_REGULAR) ? g_fopen (path, "rb") : NULL;
+  gboolean sqlite = fp != NULL && fread (head, 1, sizeof head, fp) == sizeof head
+                    && memcmp (head, "SQLite format 3", 16) == 0;
+  if (fp != NULL)
+    fclose (fp);
+  if (sqlite && (no_db || !same_file (path, store)))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s %s is a SQLite database (a results store?): the trace would replace it "
+                   "and every run stored in it (hint: %s another-file.json)", flag, path,
+                   flag);
+      return FALSE;
+    }
+  if (no_db || !same_file (path, store))
     return TRUE;
   g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                "%s %s is the results database%s%s%s: the trace would replace it and every run "

@@ -499,6 +499,16 @@ test_trace_over_db (void)
   run_tandem ("runs show 1 --db {TMP}/t.db --json", &r);
   g_assert_cmpint (r.status, ==, 0);
   run_result_clear (&r);
+  /* any SQLite file, not only this command's store: with --no-db, or with another --db,
+   * the trace had replaced it (its first 16 bytes are "SQLite format 3\0") */
+  assert_error ("search --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+                "--fast --top 1 --no-db --trace-best {TMP}/t.db", 2,
+                "t.db is a SQLite database (a results store?): the trace would replace it");
+  assert_error ("predict --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+                "--db {TMP}/other.db --trace {TMP}/t.db", 2, "t.db is a SQLite database");
+  run_tandem ("runs show 1 --db {TMP}/t.db --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
   /* another file is written as before */
   run_tandem ("search --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
               "--fast --top 1 --db {TMP}/t.db --trace-best {TMP}/best.json", &r);
