@@ -113,6 +113,39 @@ cli_did_you_mean (const char *word, const char *const *names)
  * message with "(did you mean '1F1B'?)" after the value, when the value is a slip of the
  * first word of one of the hint's choices (separated by commas, "or", "|" or ";"; words in
  * parentheses are explanations, not choices); NULL otherwise. */
+/* GLib's own messages for an integer option (G_OPTION_ARG_INT), in tandem's words: "Integer
+ * value “99999999999” for --seq-length out of range" and "Cannot parse integer value “x”
+ * for --steps" (goption.c, parse_int; the quotes are GLib's typographic ones). They went
+ * out as they were, unlike the integers the plan flags parse themselves (plan-args.c:
+ * "--gbs 99999999999 is too large: it takes integers from 1 to 2147483647"). NULL for any
+ * other message. */
+static char *
+int_value_text (const char *message, const char *command)
+{
+  static const char *const lead[] = { "Integer value \u201c", "Cannot parse integer value \u201c" };
+  for (guint k = 0; k < G_N_ELEMENTS (lead); k++)
+    {
+      if (!g_str_has_prefix (message, lead[k]))
+        continue;
+      const char *v = message + strlen (lead[k]);
+      const char *ve = strstr (v, "\u201d for ");
+      if (ve == NULL)
+        return NULL;
+      const char *o = ve + strlen ("\u201d for ");
+      g_autofree char *value = g_strndup (v, (gsize) (ve - v));
+      g_autofree char *option = g_strndup (o, strcspn (o, " "));
+      if (k == 0)
+        return g_strdup_printf ("%s %s is too %s: past %d, the %s integer it can take (hint: "
+                                "%s --help)", option, value,
+                                value[0] == '-' ? "small" : "large",
+                                value[0] == '-' ? G_MININT : G_MAXINT,
+                                value[0] == '-' ? "smallest" : "largest", command);
+      return g_strdup_printf ("%s expects an integer, got '%s' (hint: %s --help)", option,
+                              value, command);
+    }
+  return NULL;
+}
+
 static char *
 bad_value_suggestion (const char *message)
 {
@@ -184,6 +217,9 @@ cli_options_error_text (GOptionContext *octx, const GError *error, const char *c
     }
   if (g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE))
     {
+      char *own = int_value_text (error->message, command);
+      if (own != NULL)
+        return own;
       char *near = bad_value_suggestion (error->message);
       if (near != NULL)
         return near;

@@ -550,6 +550,22 @@ test_trace_not_written (void)
   run_result_clear (&r);
 }
 
+/* Integer options that GLib parses itself (G_OPTION_ARG_INT: show's --seq-length, runs'
+ * --limit, run's --steps) went out in GLib's words, "Integer value “99999999999” for
+ * --seq-length out of range", without a hint; now as the plan flags say it, exit 2, one
+ * line with a hint. 2^31 - 1 = 2147483647 is the largest int, -2^31 the smallest. */
+static void
+test_glib_int_messages (void)
+{
+  assert_error ("show model llama3-8b --seq-length 99999999999", 2,
+                "--seq-length 99999999999 is too large: past 2147483647, the largest integer "
+                "it can take (hint: tandem show --help)");
+  assert_error ("show model llama3-8b --seq-length -99999999999", 2,
+                "is too small: past -2147483648, the smallest");
+  assert_error ("runs --limit 1e3", 2, "--limit expects an integer, got '1e3' (hint: tandem "
+                "runs --help)");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -567,6 +583,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/hostile/flag-messages", test_flag_messages);
   g_test_add_func ("/cli/hostile/utf8-arguments", test_utf8_arguments);
   g_test_add_func ("/cli/hostile/trace-over-db", test_trace_over_db);
+  g_test_add_func ("/cli/hostile/glib-int-messages", test_glib_int_messages);
   g_test_add_func ("/cli/hostile/trace-not-written", test_trace_not_written);
   return g_test_run ();
 }
