@@ -855,6 +855,22 @@ read_deepseek (const Reader *r, ModelSpec *spec, GError **error)
   return TRUE;
 }
 
+/* OLMo 2 (Olmo2Config, transformers modeling_olmo2.py): the Llama block with its two
+ * RMSNorms after the attention and the MLP (post_attention_layernorm,
+ * post_feedforward_layernorm) instead of before them, the same count, and q_norm, k_norm
+ * RMSNorms over the whole q and k projections (num_attention_heads x head_dim and
+ * num_key_value_heads x head_dim weights), not per head as Qwen3. Olmo2Config defaults
+ * as LlamaConfig's: max_position_embeddings 2048, untied, no attention bias. */
+static gboolean
+read_olmo2 (const Reader *r, ModelSpec *spec, GError **error)
+{
+  if (!read_llama (r, spec, error))
+    return FALSE;
+  spec->qk_norm = TRUE;
+  spec->qk_norm_full = TRUE;
+  return TRUE;
+}
+
 /* swiglu_limit (gpt-oss): a positive number; absent is GptOssConfig's default 7.0 */
 static gboolean
 read_glu_limit (const Reader *r, ModelSpec *spec, GError **error)
@@ -1119,10 +1135,17 @@ static const struct {
   { "deepseek", read_deepseek },   /* DeepSeekMoE: no MLA */
   { "deepseek_v2", read_deepseek },
   { "deepseek_v3", read_deepseek },
+  /* Kimi K2 (moonshotai/Kimi-K2-*: architectures DeepseekV3ForCausalLM, its remote
+   * DeepseekV3Config with model_type "kimi_k2"): DeepSeek-V3's fields and blocks */
+  { "kimi_k2", read_deepseek },
   { "gpt_oss", read_gpt_oss },
   { "llama4", read_llama4_nested },
   { "llama4_text", read_llama4 },
   { "phi3", read_llama },
+  /* Granite 3.x (GraniteConfig): LlamaForCausalLM's modules; its embedding, residual,
+   * attention and logits multipliers are scalars, not parameters */
+  { "granite", read_llama },
+  { "olmo2", read_olmo2 },
   { "gemma2", read_gemma2 },
 };
 
@@ -1146,8 +1169,9 @@ set_unsupported (const char *file, const char *model_type, GError **error)
       why = unsupported[i].why;
   g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
                "%s: model_type '%s' is not supported (%s); supported: "
-               "llama, mistral, qwen2, qwen3, phi3, gemma2, gpt2, gpt_neox, opt, mixtral, qwen2_moe, "
-               "qwen3_moe, qwen3_next, deepseek_v2, deepseek_v3, gpt_oss, llama4, llama4_text", file, model_type, why);
+               "llama, mistral, qwen2, qwen3, phi3, gemma2, granite, olmo2, gpt2, gpt_neox, opt, "
+               "mixtral, qwen2_moe, qwen3_moe, qwen3_next, deepseek, deepseek_v2, deepseek_v3, "
+               "kimi_k2, gpt_oss, llama4, llama4_text", file, model_type, why);
   return FALSE;
 }
 

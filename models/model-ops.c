@@ -166,7 +166,7 @@ append_attention (GArray *ops, const ModelSpec *spec, ModelPart part, guint64 b,
                    spec->attn_bias || spec->attn_qkv_bias, 'c');
       if (spec->qk_norm)
         append_simple (ops, "qk_norm", MODEL_OP_NORM, part, m * (a + g) * d, NORM_FLOPS_RMS,
-                       2 * d, 'h');
+                       spec->qk_norm_full ? (a + g) * d : 2 * d, 'h');
       if (spec->pos == MODEL_POS_ROTARY)
         append_simple (ops, "rotary", MODEL_OP_ELEMENTWISE, part,
                        m * (a + g) * model_spec_rotary_dim (spec), ROTARY_FLOPS, 0, 'h');

@@ -10,7 +10,7 @@
  *   MoE MLP    router h*E [+ E balancing biases], E routed experts (an MLP of inner size
  *              moe_ffn each), shared experts (an MLP of inner size shared_expert_ffn
  *              [+ h gate])
- *              [Qwen3 q/k norms 2*d; gpt-oss sinks a]
+ *              [Qwen3 q/k norms 2*d; OLMo 2 q/k norms q + g*d; gpt-oss sinks a]
  *   Qwen3-Next gated attention adds h*q (q_proj's output gate); its Gated DeltaNet
  *              layers hold, in place of attention, h*(2K + 2Vd) + h*2Hv + (2K + Vd)*conv +
  *              2Hv + d_v + Vd*h (K = Hk*d_k, Vd = Hv*d_v; model.h)
@@ -127,8 +127,8 @@ attention_params (const ModelSpec *spec)
     n += q + 2 * kv + h;
   else if (spec->attn_qkv_bias)
     n += q + 2 * kv;
-  if (spec->qk_norm)
-    n += 2 * spec->head_dim;
+  if (spec->qk_norm)   /* per head (Qwen3: 2 d) or over the whole q and k (OLMo 2) */
+    n += spec->qk_norm_full ? q + kv : 2 * spec->head_dim;
   if (spec->attn_sinks)
     n += a;
   return n;

@@ -108,6 +108,10 @@ typedef struct {
                                   * else gives GeLU models Megatron's 0.1) */
   gboolean      qk_norm;         /* RMSNorm of each head's q and k, head_dim weights each
                                   * (Qwen3, Qwen3-MoE): 2 head_dim per layer */
+  gboolean      qk_norm_full;    /* with qk_norm: one RMSNorm over the whole q projection
+                                  * (a head_dim weights) and one over the whole k (kv_heads
+                                  * head_dim), not per head (OLMo 2: Olmo2Attention q_norm,
+                                  * k_norm): (a + kv_heads) head_dim per layer */
   gboolean      attn_sinks;      /* one learned sink logit per head per layer (gpt-oss) */
   gboolean      gelu_gate;       /* gated MLP with GeLU, not SiLU (GeGLU: Gemma 2); the
                                   * shapes are those of MODEL_MLP_SWIGLU */

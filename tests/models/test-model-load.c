@@ -84,6 +84,27 @@ static const LoadCase cases[] = {
   { "deepseek-v3.json", MODEL_ERROR_MISSING_FIELD, "'qk_nope_head_dim'", 0 },
   { "gelu-llama.json", MODEL_ERROR_UNSUPPORTED, "'hidden_act'", 0 },
   { "opt-350m.json", MODEL_ERROR_UNSUPPORTED, "'word_embed_proj_dim'", 0 },
+  /* OLMo 2 7B (allenai/OLMo-2-1124-7B): h 4096, L 32, 32 heads = KV heads (d 128), ffn
+   * 11008, V 100352, untied; q_norm and k_norm over the whole q and k (4096 each):
+   * layer = 4*4096^2 + 4096 + 4096 = 67,117,056 + 3*4096*11008 = 135,266,304 + norms
+   * 2*4096 -> 202,391,552, x32 = 6,476,529,664; embeddings 2*100352*4096 = 822,083,584;
+   * final 4,096; total 7,298,617,344 (published: 7.30B). */
+  { "olmo2-7b.json", -1, NULL, 7298617344 },
+  /* Granite 3.0 8B (ibm-granite/granite-3.0-8b-base): h 4096, L 40, 32 heads / 8 KV
+   * (d 128), ffn 12800, V 49155, tied: layer = 2*4096^2 + 2*4096*1024 = 41,943,040
+   * + 3*4096*12800 = 157,286,400 + 8,192 -> 199,237,632, x40 = 7,969,505,280; embedding
+   * 49155*4096 = 201,338,880; final 4,096; total 8,170,848,256 (published: 8.17B). */
+  { "granite-3.0-8b.json", -1, NULL, 8170848256 },
+  /* Kimi K2 (moonshotai/Kimi-K2-Base, model_type kimi_k2, DeepSeek-V3's blocks): h 7168,
+   * 64 heads, MLA q_lora 1536, kv_lora 512, nope 128, rope 64, v 128; attention =
+   * 7168*1536 + 1536 + 1536*64*192 + 7168*576 + 512 + 512*64*256 + 64*128*7168 =
+   * 101,124,096; norms 14,336; 1 dense layer: + 3*7168*18432 = 396,361,728 ->
+   * 497,500,160; 60 MoE layers: router 7168*384 + 384 (noaux_tc bias) = 2,752,896, 384 + 1
+   * shared experts of 3*7168*2048 = 44,040,192 -> 101,124,096 + 14,336 + 2,752,896
+   * + 385*44,040,192 = 17,059,365,248, x60 = 1,023,561,914,880; embeddings
+   * 2*163840*7168 = 2,348,810,240; final 7,168; total 1,026,408,232,448 (published: "1T
+   * total"). */
+  { "kimi-k2.json", -1, NULL, 1026408232448 },
 };
 
 static const LoadCase *
@@ -140,6 +161,55 @@ test_load_file (gconstpointer data)
   g_test_message ("%s", error->message);
   g_assert_nonnull (strstr (error->message, file));
   g_assert_nonnull (strstr (error->message, c->field));
+}
+
+/* The families read by another family's reader: what sets them apart.
+ * Kimi K2 active: 1,026,408,232,448 less 60 MoE layers x 376 idle experts x 44,040,192 =
+ * 993,546,731,520 -> 32,861,500,928 (published: "32B activated").
+ * OLMo 2's q_norm, k_norm weights (32 + 32) x 128 = 8,192 sit in the qk_norm op, so the
+ * ops' weights still sum to the total (a per-head norm, Qwen3's, would own 2 x 128). */
+static void
+test_load_families_by_alias (void)
+{
+  g_autofree char *kimi_path = data_path ("kimi-k2.json");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ModelSpec) kimi = model_spec_lookup (kimi_path, &error);
+  g_assert_no_error (error);
+  ModelParams p;
+  model_spec_params (kimi, &p);
+  g_assert_cmpuint (p.active, ==, 32861500928);
+  g_assert_true (model_spec_is_mla (kimi));
+  g_assert_cmpuint (kimi->first_dense_layers, ==, 1);
+  g_assert_cmpint (kimi->router_score, ==, MODEL_ROUTER_SIGMOID);
+  g_assert_true (kimi->router_bias);
+
+  g_autofree char *olmo_path = data_path ("olmo2-7b.json");
+  g_autoptr (ModelSpec) olmo = model_spec_lookup (olmo_path, &error);
+  g_assert_no_error (error);
+  g_assert_true (olmo->qk_norm && olmo->qk_norm_full);
+  model_spec_params (olmo, &p);
+  g_assert_cmpuint (p.attention_per_layer, ==, 67117056);
+  g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+  model_spec_ops (olmo, 1, 4096, ops);
+  guint64 layer = 0, other = 0;
+  for (guint i = 0; i < ops->len; i++)
+    {
+      const ModelOp *op = &g_array_index (ops, ModelOp, i);
+      if (strcmp (op->name, "qk_norm") == 0)
+        g_assert_cmpuint (op->weight_params, ==, 8192);
+      if (op->part == MODEL_PART_LAYER)
+        layer += op->weight_params;
+      else
+        other += op->weight_params;
+    }
+  g_assert_cmpuint (olmo->n_layers * layer + other, ==, p.total);
+
+  /* Granite's multipliers are scalars: the Llama modules, tied */
+  g_autofree char *granite_path = data_path ("granite-3.0-8b.json");
+  g_autoptr (ModelSpec) granite = model_spec_lookup (granite_path, &error);
+  g_assert_no_error (error);
+  g_assert_true (granite->tied_embeddings);
+  g_assert_null (granite->config_warning);
 }
 
 /* Every row of `cases` has its file (the reverse of the check above). */
@@ -846,6 +916,7 @@ main (int argc, char **argv)
       g_test_add_data_func_full (test, g_strdup (f), test_load_file, g_free);
     }
   g_test_add_func ("/models/load/cases-have-files", test_cases_have_files);
+  g_test_add_func ("/models/load/families-by-alias", test_load_families_by_alias);
   g_test_add_func ("/models/presets/all-load", test_presets_load);
   g_test_add_func ("/models/presets/lookup", test_presets_lookup);
   g_test_add_func ("/models/presets/llama3-fields", test_presets_llama3_fields);
