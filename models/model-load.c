@@ -331,7 +331,9 @@ static const FieldNames opt_names = {
 };
 
 /* Reads the sizes every family shares. `ffn_required` FALSE means absent -> 4h (gpt2's
- * n_inner). `default_positions` is the config class default for the position field. */
+ * n_inner). `default_positions` is the config class default for the position field.
+ * Heads, KV heads, head_dim and vocab already set in `spec` are the family's defaults
+ * (Gemma3TextConfig): those fields may then be absent. */
 static gboolean
 read_common (const Reader *r, const FieldNames *f, gboolean ffn_required,
              guint64 default_positions, ModelSpec *spec, GError **error)
@@ -342,12 +344,14 @@ read_common (const Reader *r, const FieldNames *f, gboolean ffn_required,
       || !read_size (r, f->ffn, ffn_required, MODEL_MAX_FFN, &spec->ffn_hidden, &have_ffn,
                      error)
       || !read_size (r, f->layers, TRUE, MODEL_MAX_LAYERS, &spec->n_layers, NULL, error)
-      || !read_size (r, f->heads, TRUE, MODEL_MAX_HEADS, &spec->n_heads, NULL, error)
+      || !read_size (r, f->heads, spec->n_heads == 0, MODEL_MAX_HEADS, &spec->n_heads, NULL,
+                     error)
       || !read_size (r, f->kv_heads, FALSE, MODEL_MAX_HEADS, &spec->n_kv_heads, &have_kv,
                      error)
       || !read_size (r, f->head_dim, FALSE, MODEL_MAX_HEADS, &spec->head_dim, &have_head_dim,
                      error)
-      || !read_size (r, f->vocab, TRUE, MODEL_MAX_VOCAB, &spec->vocab, NULL, error))
+      || !read_size (r, f->vocab, spec->vocab == 0, MODEL_MAX_VOCAB, &spec->vocab, NULL,
+                     error))
     return FALSE;
   spec->max_positions = default_positions;
   if (!read_size (r, f->positions, FALSE, MODEL_MAX_POSITIONS, &spec->max_positions, NULL,
@@ -356,7 +360,7 @@ read_common (const Reader *r, const FieldNames *f, gboolean ffn_required,
 
   if (!have_ffn)
     spec->ffn_hidden = 4 * spec->hidden;      /* GPT2Config: n_inner None -> 4 * n_embd */
-  if (!have_kv)
+  if (!have_kv && spec->n_kv_heads == 0)
     spec->n_kv_heads = spec->n_heads;         /* LlamaConfig: None -> num_attention_heads */
 
   if (spec->n_kv_heads > spec->n_heads)
@@ -376,7 +380,7 @@ read_common (const Reader *r, const FieldNames *f, gboolean ffn_required,
     }
   /* An explicit head_dim may disagree with h / a (Mistral-NeMo: 5120 / 32 != 128); an
    * implicit one must divide exactly. */
-  if (!have_head_dim)
+  if (!have_head_dim && spec->head_dim == 0)
     {
       if (spec->hidden % spec->n_heads != 0)
         {
@@ -975,16 +979,18 @@ read_llama4 (const Reader *r, ModelSpec *spec, GError **error)
 
 static char *slipped_fields (const Reader *r);
 
-/* "llama4": the text model's fields sit under text_config. */
+/* A multimodal config ("llama4", "gemma3"): the text model's fields sit under
+ * text_config, read by that family's reader; the vision tower is not counted. */
 static gboolean
-read_llama4_nested (const Reader *r, ModelSpec *spec, GError **error)
+read_text_config (const Reader *r, ModelSpec *spec,
+                  gboolean (*read) (const Reader *, ModelSpec *, GError **), GError **error)
 {
   JsonNode *node = reader_member (r, "text_config");
   if (node == NULL)
     {
       g_set_error (error, MODEL_ERROR, MODEL_ERROR_MISSING_FIELD,
-                   "%s: missing field 'text_config' (a llama4 config keeps the text model's "
-                   "sizes there)", r->file);
+                   "%s: missing field 'text_config' (a %s config keeps the text model's "
+                   "sizes there)", r->file, spec->model_type);
       return FALSE;
     }
   if (!JSON_NODE_HOLDS_OBJECT (node))
@@ -993,11 +999,17 @@ read_llama4_nested (const Reader *r, ModelSpec *spec, GError **error)
   g_autofree char *where = g_strdup_printf ("%s (text_config)", r->file);
   g_autoptr (GHashTable) asked = g_hash_table_new (g_str_hash, g_str_equal);
   Reader text = { json_node_get_object (node), where, asked };
-  if (!read_llama4 (&text, spec, error))
+  if (!read (&text, spec, error))
     return FALSE;
   g_free (spec->config_warning);
   spec->config_warning = slipped_fields (&text);
   return TRUE;
+}
+
+static gboolean
+read_llama4_nested (const Reader *r, ModelSpec *spec, GError **error)
+{
+  return read_text_config (r, spec, read_llama4, error);
 }
 
 /* Gemma 2 (Gemma2Config): own head_dim, GeGLU (hidden_activation gelu_pytorch_tanh),
@@ -1008,7 +1020,9 @@ static gboolean
 read_gemma2 (const Reader *r, ModelSpec *spec, GError **error)
 {
   gboolean ok;
-  /* Gemma2Config default max_position_embeddings 8192 */
+  /* Gemma2Config defaults: max_position_embeddings 8192, head_dim 256 (not h / a: 2304 / 8
+   * = 288 for Gemma 2 2B) */
+  spec->head_dim = 256;
   if (!read_common (r, &llama_names, TRUE, 8192, spec, error))
     return FALSE;
   const char *act = read_string (r, "hidden_activation", &ok, error);
@@ -1034,6 +1048,100 @@ read_gemma2 (const Reader *r, ModelSpec *spec, GError **error)
                      NULL, error))
     return FALSE;
   return read_layer_types (r, spec, error);
+}
+
+/* Gemma (GemmaConfig, transformers modeling_gemma.py): the Llama block with a GeLU gate
+ * (hidden_act "gelu", run as gelu_pytorch_tanh; hidden_activation in later configs), own
+ * head_dim (default 256, not h / a: 3072 / 16 = 192 for Gemma 7B), tied embeddings, two
+ * RMSNorms a layer. GemmaConfig default max_position_embeddings 8192. */
+static gboolean
+read_gemma (const Reader *r, ModelSpec *spec, GError **error)
+{
+  static const char *const act_keys[] = { "hidden_activation", "hidden_act" };
+  spec->head_dim = 256;
+  if (!read_common (r, &llama_names, TRUE, 8192, spec, error))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (act_keys); i++)
+    {
+      gboolean ok;
+      const char *act = read_string (r, act_keys[i], &ok, error);
+      if (!ok)
+        return FALSE;
+      if (act != NULL && !g_str_has_prefix (act, "gelu"))
+        {
+          g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
+                       "%s: field '%s' is '%s'; gemma is modelled with a GeLU gate "
+                       "(\"gelu_pytorch_tanh\") only", r->file, act_keys[i], act);
+          return FALSE;
+        }
+    }
+  spec->mlp = MODEL_MLP_SWIGLU;      /* gate, up, down: the gated shapes */
+  spec->gelu_gate = TRUE;
+  spec->norm = MODEL_NORM_RMS;
+  spec->pos = MODEL_POS_ROTARY;
+  spec->norms_per_block = 2;
+  spec->tied_embeddings = TRUE;
+  return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
+         && read_bool (r, "attention_bias", &spec->attn_bias, error);
+}
+
+/* Gemma 3 (Gemma3TextConfig, transformers modeling_gemma3.py): Gemma 2's block (GeGLU,
+ * four RMSNorms a layer, tied embeddings) with q_norm and k_norm over head_dim per head
+ * (Gemma3Attention, as Qwen3); every layer attends within sliding_window but each
+ * sliding_window_pattern-th (default 6: five local, one global), or as layer_types lists
+ * them. Absent fields take Gemma3TextConfig's defaults: vocab_size 262208, 8 heads, 4 KV
+ * heads, head_dim 256, max_position_embeddings 131072, sliding_window 4096; the released
+ * gemma-3-4b config's text_config names little else than hidden_size, intermediate_size
+ * and num_hidden_layers. */
+static gboolean
+read_gemma3 (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean ok;
+  guint64 pattern = 6;
+  spec->vocab = 262208;
+  spec->n_heads = 8;
+  spec->n_kv_heads = 4;
+  spec->head_dim = 256;
+  if (!read_common (r, &llama_names, TRUE, 131072, spec, error))
+    return FALSE;
+  const char *act = read_string (r, "hidden_activation", &ok, error);
+  if (!ok)
+    return FALSE;
+  if (act != NULL && !g_str_has_prefix (act, "gelu"))
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
+                   "%s: field 'hidden_activation' is '%s'; gemma3 is modelled with a GeLU "
+                   "gate (\"gelu_pytorch_tanh\") only", r->file, act);
+      return FALSE;
+    }
+  spec->mlp = MODEL_MLP_SWIGLU;      /* gate, up, down: the gated shapes */
+  spec->gelu_gate = TRUE;
+  spec->norm = MODEL_NORM_RMS;
+  spec->pos = MODEL_POS_ROTARY;
+  spec->norms_per_block = 4;
+  spec->qk_norm = TRUE;
+  spec->tied_embeddings = TRUE;
+  spec->sliding_window = 4096;
+  if (!read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
+      || !read_bool (r, "attention_bias", &spec->attn_bias, error)
+      || !read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &spec->sliding_window,
+                     NULL, error)
+      || !read_size (r, "sliding_window_pattern", FALSE, MODEL_MAX_LAYERS, &pattern, NULL,
+                     error))
+    return FALSE;
+  if (json_object_has_member (r->obj, "layer_types"))
+    return read_layer_types (r, spec, error);
+  /* Gemma3TextConfig: layer i is full attention when (i + 1) % pattern == 0 */
+  spec->n_sliding_layers = spec->n_layers - spec->n_layers / pattern;
+  return TRUE;
+}
+
+/* "gemma3" (Gemma3ForConditionalGeneration): the text model under text_config; its
+ * SigLIP vision tower and projector (about 0.42B of the 4B, 12B and 27B) not counted */
+static gboolean
+read_gemma3_nested (const Reader *r, ModelSpec *spec, GError **error)
+{
+  return read_text_config (r, spec, read_gemma3, error);
 }
 
 static gboolean
@@ -1146,7 +1254,10 @@ static const struct {
    * attention and logits multipliers are scalars, not parameters */
   { "granite", read_llama },
   { "olmo2", read_olmo2 },
+  { "gemma", read_gemma },
   { "gemma2", read_gemma2 },
+  { "gemma3", read_gemma3_nested },
+  { "gemma3_text", read_gemma3 },
 };
 
 /* Families people will try, with the reason they are out of scope. */
@@ -1169,9 +1280,10 @@ set_unsupported (const char *file, const char *model_type, GError **error)
       why = unsupported[i].why;
   g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
                "%s: model_type '%s' is not supported (%s); supported: "
-               "llama, mistral, qwen2, qwen3, phi3, gemma2, granite, olmo2, gpt2, gpt_neox, opt, "
-               "mixtral, qwen2_moe, qwen3_moe, qwen3_next, deepseek, deepseek_v2, deepseek_v3, "
-               "kimi_k2, gpt_oss, llama4, llama4_text", file, model_type, why);
+               "llama, mistral, qwen2, qwen3, phi3, gemma, gemma2, gemma3, gemma3_text, granite, "
+               "olmo2, gpt2, gpt_neox, opt, mixtral, qwen2_moe, qwen3_moe, qwen3_next, deepseek, "
+               "deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text", file, model_type,
+               why);
   return FALSE;
 }
 

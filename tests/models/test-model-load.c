@@ -105,6 +105,25 @@ static const LoadCase cases[] = {
    * 2*163840*7168 = 2,348,810,240; final 7,168; total 1,026,408,232,448 (published: "1T
    * total"). */
   { "kimi-k2.json", -1, NULL, 1026408232448 },
+  /* Gemma 7B (google/gemma-7b, head_dim left out: GemmaConfig's 256, not 3072 / 16):
+   * h 3072, L 28, 16 heads = KV heads of 256 (q = 4096), GeGLU ffn 24576, V 256000, tied:
+   * layer = 4*3072*4096 = 50,331,648 + 3*3072*24576 = 226,492,416 + 2*3072 ->
+   * 276,830,208, x28 = 7,751,245,824; embedding 256000*3072 = 786,432,000; final 3,072;
+   * total 8,537,680,896 (published: 8.54B). */
+  { "gemma-7b.json", -1, NULL, 8537680896 },
+  /* Gemma 3 1B (google/gemma-3-1b-pt, gemma3_text): h 1152, L 26, 4 heads / 1 KV of 256,
+   * ffn 6912, V 262144, tied: layer = 1152*1024 + 2*1152*256 + 1024*1152 = 2,949,120 +
+   * q/k norms 2*256 + 3*1152*6912 = 23,887,872 + 4 norms 4*1152 -> 26,842,112, x26 =
+   * 697,894,912; embedding 262144*1152 = 301,989,888; final 1,152; total 999,885,952
+   * (published: 1B). */
+  { "gemma3-1b.json", -1, NULL, 999885952 },
+  /* Gemma 3 4B (google/gemma-3-4b-it, gemma3 with text_config naming only hidden 2560,
+   * ffn 10240, 34 layers: vocab 262208, 8 heads / 4 KV of 256 are Gemma3TextConfig's
+   * defaults): layer = 2560*2048 + 2*2560*1024 + 2048*2560 = 15,728,640 + 512 +
+   * 3*2560*10240 = 78,643,200 + 4*2560 -> 94,382,592, x34 = 3,209,008,128; embedding
+   * 262208*2560 = 671,252,480; final 2,560; total 3,880,263,168 (published 4.30B with
+   * the SigLIP vision tower and projector, which tandem does not count). */
+  { "gemma3-4b.json", -1, NULL, 3880263168 },
 };
 
 static const LoadCase *
@@ -203,6 +222,23 @@ test_load_families_by_alias (void)
         other += op->weight_params;
     }
   g_assert_cmpuint (olmo->n_layers * layer + other, ==, p.total);
+
+  /* Gemma 3: full attention on each 6th layer (sliding_window_pattern 6), the others
+   * within sliding_window: 1B 26 - 26/6 = 22 of 26 at 512; 4B 34 - 5 = 29 of 34 at 1024 */
+  static const struct { const char *file; guint64 window, sliding; } g3[] = {
+    { "gemma3-1b.json", 512, 22 }, { "gemma3-4b.json", 1024, 29 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (g3); i++)
+    {
+      g_autofree char *path = data_path (g3[i].file);
+      g_autoptr (ModelSpec) g = model_spec_lookup (path, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (g->sliding_window, ==, g3[i].window);
+      g_assert_cmpuint (g->n_sliding_layers, ==, g3[i].sliding);
+      g_assert_true (g->gelu_gate && g->qk_norm && !g->qk_norm_full && g->tied_embeddings);
+      g_assert_cmpuint (g->norms_per_block, ==, 4);
+      g_assert_null (g->config_warning);
+    }
 
   /* Granite's multipliers are scalars: the Llama modules, tied */
   g_autofree char *granite_path = data_path ("granite-3.0-8b.json");
