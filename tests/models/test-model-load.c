@@ -124,6 +124,11 @@ static const LoadCase cases[] = {
    * 262208*2560 = 671,252,480; final 2,560; total 3,880,263,168 (published 4.30B with
    * the SigLIP vision tower and projector, which tandem does not count). */
   { "gemma3-4b.json", -1, NULL, 3880263168 },
+  /* Gemma 2 2B without head_dim: Gemma2Config's 256, not h / a = 2304 / 8 = 288 (which
+   * gave 2,660,348,160): layer = 2*2304*2048 + 2*2304*1024 = 14,155,776 + 3*2304*9216 =
+   * 63,700,992 + 4*2304 -> 77,865,984, x26 = 2,024,515,584; embedding 256000*2304 =
+   * 589,824,000; final 2,304; total 2,614,341,888, the gemma2-2b preset's. */
+  { "gemma2-2b-no-head-dim.json", -1, NULL, 2614341888 },
 };
 
 static const LoadCase *
