@@ -875,6 +875,24 @@ read_olmo2 (const Reader *r, ModelSpec *spec, GError **error)
   return TRUE;
 }
 
+/* OLMo 3 (Olmo3Config): OLMo 2's block; layer_types lists which layers attend within
+ * sliding_window (default 4096), absent: three of every four, full attention where
+ * (i + 1) % 4 == 0 (Olmo3Config's default). */
+static gboolean
+read_olmo3 (const Reader *r, ModelSpec *spec, GError **error)
+{
+  if (!read_olmo2 (r, spec, error))
+    return FALSE;
+  spec->sliding_window = 4096;
+  if (!read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &spec->sliding_window,
+                  NULL, error))
+    return FALSE;
+  if (json_object_has_member (r->obj, "layer_types"))
+    return read_layer_types (r, spec, error);
+  spec->n_sliding_layers = spec->n_layers - spec->n_layers / 4;
+  return TRUE;
+}
+
 /* swiglu_limit (gpt-oss): a positive number; absent is GptOssConfig's default 7.0 */
 static gboolean
 read_glu_limit (const Reader *r, ModelSpec *spec, GError **error)
@@ -1254,6 +1272,7 @@ static const struct {
    * attention and logits multipliers are scalars, not parameters */
   { "granite", read_llama },
   { "olmo2", read_olmo2 },
+  { "olmo3", read_olmo3 },
   { "gemma", read_gemma },
   { "gemma2", read_gemma2 },
   { "gemma3", read_gemma3_nested },
@@ -1281,9 +1300,9 @@ set_unsupported (const char *file, const char *model_type, GError **error)
   g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
                "%s: model_type '%s' is not supported (%s); supported: "
                "llama, mistral, qwen2, qwen3, phi3, gemma, gemma2, gemma3, gemma3_text, granite, "
-               "olmo2, gpt2, gpt_neox, opt, mixtral, qwen2_moe, qwen3_moe, qwen3_next, deepseek, "
-               "deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text", file, model_type,
-               why);
+               "olmo2, olmo3, gpt2, gpt_neox, opt, mixtral, qwen2_moe, qwen3_moe, qwen3_next, "
+               "deepseek, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text", file,
+               model_type, why);
   return FALSE;
 }
 

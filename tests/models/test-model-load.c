@@ -129,6 +129,10 @@ static const LoadCase cases[] = {
    * 63,700,992 + 4*2304 -> 77,865,984, x26 = 2,024,515,584; embedding 256000*2304 =
    * 589,824,000; final 2,304; total 2,614,341,888, the gemma2-2b preset's. */
   { "gemma2-2b-no-head-dim.json", -1, NULL, 2614341888 },
+  /* OLMo 3 7B (allenai/Olmo-3-1025-7B): OLMo 2 7B's layers (202,391,552 each, x32 =
+   * 6,476,529,664) with V 100278: embeddings 2*100278*4096 = 821,477,376; final 4,096;
+   * total 7,298,011,136 (published: 7B, 7.30B on its page). */
+  { "olmo3-7b.json", -1, NULL, 7298011136 },
 };
 
 static const LoadCase *
@@ -244,6 +248,15 @@ test_load_families_by_alias (void)
       g_assert_cmpuint (g->norms_per_block, ==, 4);
       g_assert_null (g->config_warning);
     }
+
+  /* OLMo 3: layer_types has 24 of 32 layers sliding (full where (i + 1) % 4 == 0) at
+   * 4096, the q/k norms of OLMo 2 */
+  g_autofree char *olmo3_path = data_path ("olmo3-7b.json");
+  g_autoptr (ModelSpec) olmo3 = model_spec_lookup (olmo3_path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (olmo3->sliding_window, ==, 4096);
+  g_assert_cmpuint (olmo3->n_sliding_layers, ==, 24);
+  g_assert_true (olmo3->qk_norm && olmo3->qk_norm_full);
 
   /* Granite's multipliers are scalars: the Llama modules, tied */
   g_autofree char *granite_path = data_path ("granite-3.0-8b.json");
