@@ -488,6 +488,9 @@ read_layer_types (const Reader *r, ModelSpec *spec, GError **error)
   return TRUE;
 }
 
+static gboolean read_rotary_fraction_key (const Reader *r, const char *key, double *out,
+                                          GError **error);
+
 static gboolean
 read_llama (const Reader *r, ModelSpec *spec, GError **error)
 {
@@ -538,6 +541,11 @@ read_llama (const Reader *r, ModelSpec *spec, GError **error)
         return FALSE;
       spec->n_sliding_layers = spec->sliding_window > 0 ? spec->n_layers : 0;
     }
+  /* Phi-3 / Phi-4: Phi3Config's partial_rotary_factor (default 1.0; Phi-4-mini 0.75): RoPE
+   * turns that share of each q and k head, the rest passes through (Phi3Attention) */
+  if (strcmp (spec->model_type, "phi3") == 0
+      && !read_rotary_fraction_key (r, "partial_rotary_factor", &spec->rotary_fraction, error))
+    return FALSE;
   return TRUE;
 }
 
@@ -645,32 +653,39 @@ read_qwen_moe (const Reader *r, ModelSpec *spec, GError **error)
   return TRUE;
 }
 
-/* partial_rotary_factor, at the top level or (newer transformers) in rope_parameters:
- * a number in (0, 1]; absent leaves *out untouched. */
+/* The rotated share of a head, `key` (partial_rotary_factor; GPT-NeoX's rotary_pct), at
+ * the top level or (newer transformers) in rope_parameters: a number in (0, 1]; absent
+ * leaves *out untouched. */
 static gboolean
-read_rotary_fraction (const Reader *r, double *out, GError **error)
+read_rotary_fraction_key (const Reader *r, const char *key, double *out, GError **error)
 {
   const Reader *from = r;
   Reader rope = { NULL, r->file };
-  JsonNode *node = reader_member (r, "partial_rotary_factor");
+  JsonNode *node = reader_member (r, key);
   JsonNode *params = reader_member (r, "rope_parameters");
   if (node == NULL && params != NULL && JSON_NODE_HOLDS_OBJECT (params))
     {
       rope.obj = json_node_get_object (params);
       from = &rope;
-      node = reader_member (from, "partial_rotary_factor");
+      node = reader_member (from, key);
     }
   if (node == NULL)
     return TRUE;
   if (!JSON_NODE_HOLDS_VALUE (node)
       || (json_node_get_value_type (node) != G_TYPE_DOUBLE
           && json_node_get_value_type (node) != G_TYPE_INT64))
-    return wrong_type (from, "partial_rotary_factor", node, "a number", error);
+    return wrong_type (from, key, node, "a number", error);
   double v = json_node_get_double (node);
   if (!(v > 0.0 && v <= 1.0))
-    return moe_invalid (r, error, "field 'partial_rotary_factor' is %g, must be in (0, 1]", v);
+    return moe_invalid (r, error, "field '%s' is %g, must be in (0, 1]", key, v);
   *out = v;
   return TRUE;
+}
+
+static gboolean
+read_rotary_fraction (const Reader *r, double *out, GError **error)
+{
+  return read_rotary_fraction_key (r, "partial_rotary_factor", out, error);
 }
 
 /* Qwen3-Next (Qwen3NextConfig, transformers modeling_qwen3_next.py): Qwen3-MoE's fields
@@ -1188,9 +1203,14 @@ read_gpt_neox (const Reader *r, ModelSpec *spec, GError **error)
 {
   gboolean ok;
   /* GPTNeoXConfig: max_position_embeddings 2048, tie_word_embeddings False,
-   * attention_bias True. rotary_pct and use_parallel_residual do not change the
-   * parameter count or the GEMM FLOPs and are ignored. */
+   * attention_bias True, rotary_pct 0.25 (RoPE turns a quarter of each q and k head:
+   * GPTNeoXAttention's rotary_ndims; it changes the rotary op's element-wise work, not
+   * the parameters or the GEMMs). use_parallel_residual does not change them either and
+   * is ignored. */
   if (!read_common (r, &neox_names, TRUE, 2048, spec, error))
+    return FALSE;
+  spec->rotary_fraction = 0.25;
+  if (!read_rotary_fraction_key (r, "rotary_pct", &spec->rotary_fraction, error))
     return FALSE;
   read_string (r, "hidden_act", &ok, error);
   if (!ok)

@@ -952,6 +952,41 @@ compare_names (gconstpointer a, gconstpointer b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
+/* The rotated share of a head outside Qwen3-Next. GPT-NeoX turns rotary_pct of each head
+ * (GPTNeoXConfig default 0.25; GPTNeoXAttention's rotary_ndims = head_size x rotary_pct):
+ * GPT-NeoX-20B's head is 6144 / 64 = 96 wide, 24 of it rotated. Phi-3 / Phi-4 read
+ * partial_rotary_factor (Phi3Config default 1.0): Phi-4-mini's 0.75 of 3072 / 24 = 128 is
+ * 96; Phi-3-mini states none, the whole 96-wide head (3072 / 32). Both read the whole head
+ * before, so the rotary op of NeoX counted 4 times its elements. A share outside (0, 1]
+ * is refused by name. */
+static void
+test_rotary_share (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ModelSpec) neox = model_spec_load_preset ("gpt-neox-20b", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (neox->head_dim, ==, 96);
+  g_assert_cmpuint (model_spec_rotary_dim (neox), ==, 24);
+  g_autoptr (ModelSpec) phi3 = model_spec_load_preset ("phi3-mini", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (model_spec_rotary_dim (phi3), ==, 96);
+  static const char phi4_mini[] =
+    "{\"model_type\": \"phi3\", \"hidden_size\": 3072, \"intermediate_size\": 8192,"
+    " \"num_hidden_layers\": 32, \"num_attention_heads\": 24, \"num_key_value_heads\": 8,"
+    " \"vocab_size\": 200064, \"partial_rotary_factor\": 0.75, \"tie_word_embeddings\": true}";
+  g_autoptr (ModelSpec) p4 = model_spec_new_from_data (phi4_mini, -1, "phi4-mini.json", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (p4->head_dim, ==, 128);
+  g_assert_cmpuint (model_spec_rotary_dim (p4), ==, 96);
+  static const char neox_bad[] =
+    "{\"model_type\": \"gpt_neox\", \"hidden_size\": 1024, \"intermediate_size\": 4096,"
+    " \"num_hidden_layers\": 2, \"num_attention_heads\": 16, \"vocab_size\": 50304,"
+    " \"rotary_pct\": 1.5}";
+  g_autoptr (ModelSpec) bad = model_spec_new_from_data (neox_bad, -1, "neox.json", &error);
+  g_assert_null (bad);
+  g_assert_nonnull (strstr (error->message, "field 'rotary_pct' is 1.5, must be in (0, 1]"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -981,6 +1016,7 @@ main (int argc, char **argv)
   g_test_add_func ("/models/params/moe-layer-pattern", test_moe_layer_pattern);
   g_test_add_func ("/models/params/families", test_params_families);
   g_test_add_func ("/models/params/qwen3-next", test_params_qwen3_next);
+  g_test_add_func ("/models/params/rotary-share", test_rotary_share);
   g_test_add_func ("/models/params/deepseek-v3", test_params_deepseek_v3);
   g_test_add_func ("/models/spec/moe-copy-problems", test_moe_copy_and_problems);
   g_test_add_func ("/models/spec/custom", test_custom);
