@@ -1045,6 +1045,39 @@ read_llama4_nested (const Reader *r, ModelSpec *spec, GError **error)
   return read_text_config (r, spec, read_llama4, error);
 }
 
+/* The Gemma family's block after read_common: a GeLU gate (the activation under each of
+ * `keys` must be a gelu, run as gelu_pytorch_tanh), RMSNorm, rotary, `norms` RMSNorms a
+ * layer, tied embeddings unless tie_word_embeddings says otherwise, attention_bias. */
+static gboolean
+read_gemma_block (const Reader *r, ModelSpec *spec, const char *family,
+                  const char *const *keys, guint n_keys, int norms, GError **error)
+{
+  for (guint i = 0; i < n_keys; i++)
+    {
+      gboolean ok;
+      const char *act = read_string (r, keys[i], &ok, error);
+      if (!ok)
+        return FALSE;
+      if (act != NULL && !g_str_has_prefix (act, "gelu"))
+        {
+          g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
+                       "%s: field '%s' is '%s'; %s is modelled with a GeLU gate "
+                       "(\"gelu_pytorch_tanh\") only", r->file, keys[i], act, family);
+          return FALSE;
+        }
+    }
+  spec->mlp = MODEL_MLP_SWIGLU;      /* gate, up, down: the gated shapes */
+  spec->gelu_gate = TRUE;
+  spec->norm = MODEL_NORM_RMS;
+  spec->pos = MODEL_POS_ROTARY;
+  spec->norms_per_block = norms;
+  spec->tied_embeddings = TRUE;
+  return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
+         && read_bool (r, "attention_bias", &spec->attn_bias, error);
+}
+
+static const char *const gemma_act_key[] = { "hidden_activation" };
+
 /* Gemma 2 (Gemma2Config): own head_dim, GeGLU (hidden_activation gelu_pytorch_tanh),
  * four RMSNorms per layer (input, post-attention, pre- and post-feedforward), tied
  * embeddings, sliding_window on every other layer from layer 0. Logit soft-capping has no
@@ -1052,31 +1085,12 @@ read_llama4_nested (const Reader *r, ModelSpec *spec, GError **error)
 static gboolean
 read_gemma2 (const Reader *r, ModelSpec *spec, GError **error)
 {
-  gboolean ok;
   /* Gemma2Config defaults: max_position_embeddings 8192, head_dim 256 (not h / a: 2304 / 8
    * = 288 for Gemma 2 2B) */
   spec->head_dim = 256;
-  if (!read_common (r, &llama_names, TRUE, 8192, spec, error))
-    return FALSE;
-  const char *act = read_string (r, "hidden_activation", &ok, error);
-  if (!ok)
-    return FALSE;
-  if (act != NULL && !g_str_has_prefix (act, "gelu"))
-    {
-      g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
-                   "%s: field 'hidden_activation' is '%s'; gemma2 is modelled with a GeLU "
-                   "gate (\"gelu_pytorch_tanh\") only", r->file, act);
-      return FALSE;
-    }
-  spec->mlp = MODEL_MLP_SWIGLU;      /* gate, up, down: the gated shapes */
-  spec->gelu_gate = TRUE;
-  spec->norm = MODEL_NORM_RMS;
-  spec->pos = MODEL_POS_ROTARY;
-  spec->norms_per_block = 4;
-  spec->tied_embeddings = TRUE;
   spec->sliding_window = 4096;       /* Gemma2Config default */
-  if (!read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
-      || !read_bool (r, "attention_bias", &spec->attn_bias, error)
+  if (!read_common (r, &llama_names, TRUE, 8192, spec, error)
+      || !read_gemma_block (r, spec, "gemma2", gemma_act_key, 1, 4, error)
       || !read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &spec->sliding_window,
                      NULL, error))
     return FALSE;
@@ -1092,30 +1106,8 @@ read_gemma (const Reader *r, ModelSpec *spec, GError **error)
 {
   static const char *const act_keys[] = { "hidden_activation", "hidden_act" };
   spec->head_dim = 256;
-  if (!read_common (r, &llama_names, TRUE, 8192, spec, error))
-    return FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (act_keys); i++)
-    {
-      gboolean ok;
-      const char *act = read_string (r, act_keys[i], &ok, error);
-      if (!ok)
-        return FALSE;
-      if (act != NULL && !g_str_has_prefix (act, "gelu"))
-        {
-          g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
-                       "%s: field '%s' is '%s'; gemma is modelled with a GeLU gate "
-                       "(\"gelu_pytorch_tanh\") only", r->file, act_keys[i], act);
-          return FALSE;
-        }
-    }
-  spec->mlp = MODEL_MLP_SWIGLU;      /* gate, up, down: the gated shapes */
-  spec->gelu_gate = TRUE;
-  spec->norm = MODEL_NORM_RMS;
-  spec->pos = MODEL_POS_ROTARY;
-  spec->norms_per_block = 2;
-  spec->tied_embeddings = TRUE;
-  return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
-         && read_bool (r, "attention_bias", &spec->attn_bias, error);
+  return read_common (r, &llama_names, TRUE, 8192, spec, error)
+         && read_gemma_block (r, spec, "gemma", act_keys, G_N_ELEMENTS (act_keys), 2, error);
 }
 
 /* Gemma 3 (Gemma3TextConfig, transformers modeling_gemma3.py): Gemma 2's block (GeGLU,
@@ -1129,34 +1121,15 @@ read_gemma (const Reader *r, ModelSpec *spec, GError **error)
 static gboolean
 read_gemma3 (const Reader *r, ModelSpec *spec, GError **error)
 {
-  gboolean ok;
   guint64 pattern = 6;
   spec->vocab = 262208;
   spec->n_heads = 8;
   spec->n_kv_heads = 4;
   spec->head_dim = 256;
-  if (!read_common (r, &llama_names, TRUE, 131072, spec, error))
-    return FALSE;
-  const char *act = read_string (r, "hidden_activation", &ok, error);
-  if (!ok)
-    return FALSE;
-  if (act != NULL && !g_str_has_prefix (act, "gelu"))
-    {
-      g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
-                   "%s: field 'hidden_activation' is '%s'; gemma3 is modelled with a GeLU "
-                   "gate (\"gelu_pytorch_tanh\") only", r->file, act);
-      return FALSE;
-    }
-  spec->mlp = MODEL_MLP_SWIGLU;      /* gate, up, down: the gated shapes */
-  spec->gelu_gate = TRUE;
-  spec->norm = MODEL_NORM_RMS;
-  spec->pos = MODEL_POS_ROTARY;
-  spec->norms_per_block = 4;
   spec->qk_norm = TRUE;
-  spec->tied_embeddings = TRUE;
   spec->sliding_window = 4096;
-  if (!read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
-      || !read_bool (r, "attention_bias", &spec->attn_bias, error)
+  if (!read_common (r, &llama_names, TRUE, 131072, spec, error)
+      || !read_gemma_block (r, spec, "gemma3", gemma_act_key, 1, 4, error)
       || !read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &spec->sliding_window,
                      NULL, error)
       || !read_size (r, "sliding_window_pattern", FALSE, MODEL_MAX_LAYERS, &pattern, NULL,
