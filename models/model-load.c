@@ -488,8 +488,7 @@ read_layer_types (const Reader *r, ModelSpec *spec, GError **error)
   return TRUE;
 }
 
-static gboolean read_rotary_fraction_key (const Reader *r, const char *key, double *out,
-                                          GError **error);
+static gboolean read_rotary_fraction (const Reader *r, double *out, GError **error);
 
 static gboolean
 read_llama (const Reader *r, ModelSpec *spec, GError **error)
@@ -544,7 +543,7 @@ read_llama (const Reader *r, ModelSpec *spec, GError **error)
   /* Phi-3 / Phi-4: Phi3Config's partial_rotary_factor (default 1.0; Phi-4-mini 0.75): RoPE
    * turns that share of each q and k head, the rest passes through (Phi3Attention) */
   if (strcmp (spec->model_type, "phi3") == 0
-      && !read_rotary_fraction_key (r, "partial_rotary_factor", &spec->rotary_fraction, error))
+      && !read_rotary_fraction (r, &spec->rotary_fraction, error))
     return FALSE;
   return TRUE;
 }
