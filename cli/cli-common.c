@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int
 cli_fail (int status, const char *format, ...)
@@ -484,4 +485,28 @@ cli_plan_context_clear (CliPlanContext *ctx)
   plan_clear (&ctx->plan);
   plan_args_clear (&ctx->args);
   cli_model_flags_clear (&ctx->model_flags);
+}
+
+/* Stored text as a terminal may print it: a note, a model's or a cluster's name, an error
+ * come from users' flags and files, and an escape sequence in one (ESC [ ... from
+ * `--note "$(cat some-log)"`) was written raw, moving the cursor, recolouring or clearing
+ * the screen. Invalid UTF-8 becomes U+FFFD; the C0 controls, DEL and the C1 controls
+ * (U+0080-U+009F, which some terminals also obey) are written as \xNN; a newline is kept
+ * as `newline` (NULL: written as \x0a too). */
+char *
+cli_printable (const char *s, const char *newline)
+{
+  g_autofree char *valid = g_utf8_make_valid (s, -1);
+  GString *out = g_string_sized_new (strlen (valid));
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+      if (c == '\n' && newline != NULL)
+        g_string_append (out, newline);
+      else if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+        g_string_append_printf (out, "\\x%02x", (guint) c);
+      else
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+    }
+  return g_string_free (out, FALSE);
 }

@@ -112,4 +112,8 @@ int cli_cmd_report (int argc, char **argv);
 int cli_cmd_search (int argc, char **argv);
 int cli_cmd_import_log (int argc, char **argv);
 
+/* Text from users' flags and files as a terminal may print it: invalid UTF-8 as U+FFFD,
+ * C0, DEL and C1 controls as \xNN, a newline as `newline` (NULL: \x0a). */
+char *cli_printable (const char *s, const char *newline);
+
 G_END_DECLS

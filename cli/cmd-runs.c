@@ -124,30 +124,6 @@ print_json (const char *path, GPtrArray *rows)
   cli_print_json (b);
 }
 
-/* Stored text as a terminal may print it: a note, a model's or a cluster's name, an error
- * come from users' flags and files, and an escape sequence in one (ESC [ ... from
- * `--note "$(cat some-log)"`) was written raw, moving the cursor, recolouring or clearing
- * the screen. Invalid UTF-8 becomes U+FFFD; the C0 controls, DEL and the C1 controls
- * (U+0080-U+009F, which some terminals also obey) are written as \xNN; a newline is kept
- * as `newline` (NULL: written as \x0a too). */
-static char *
-printable (const char *s, const char *newline)
-{
-  g_autofree char *valid = g_utf8_make_valid (s, -1);
-  GString *out = g_string_sized_new (strlen (valid));
-  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-      if (c == '\n' && newline != NULL)
-        g_string_append (out, newline);
-      else if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
-        g_string_append_printf (out, "\\x%02x", (guint) c);
-      else
-        g_string_append_len (out, p, g_utf8_next_char (p) - p);
-    }
-  return g_string_free (out, FALSE);
-}
-
 /* One line of text: newlines and tabs of a stored error become spaces, other controls
  * \xNN (printable), and a long one is cut at `max` characters with "...". */
 static char *
@@ -156,7 +132,7 @@ one_line (const char *s, glong max)
   if (s == NULL)
     return g_strdup ("-");
   g_autofree char *spaced = g_strdelimit (g_strdup (s), "\r\n\t", ' ');
-  g_autofree char *flat = printable (spaced, NULL);
+  g_autofree char *flat = cli_printable (spaced, NULL);
   if (g_utf8_strlen (flat, -1) <= max)
     return g_steal_pointer (&flat);
   g_autofree char *cut = g_utf8_substring (flat, 0, max - 3);
@@ -431,13 +407,13 @@ show_text (const char *path, const ResRunRecord *r)
           r->finished_at ? r->finished_at : "-", r->heartbeat_at ? r->heartbeat_at : "-");
   /* every stored string through printable: a user's text, never a terminal's command */
   const char *cont = "\n               ";   /* a note's or error's next line, indented */
-  g_autofree char *host = printable (i->host ? i->host : "-", NULL);
-  g_autofree char *model = printable (i->model ? i->model : "-", NULL);
-  g_autofree char *cluster = printable (i->cluster ? i->cluster : "-", NULL);
-  g_autofree char *framework = i->framework ? printable (i->framework, NULL) : NULL;
-  g_autofree char *plan = printable (i->plan ? i->plan : "-", NULL);
-  g_autofree char *note = i->note ? printable (i->note, cont) : NULL;
-  g_autofree char *error = i->error ? printable (i->error, cont) : NULL;
+  g_autofree char *host = cli_printable (i->host ? i->host : "-", NULL);
+  g_autofree char *model = cli_printable (i->model ? i->model : "-", NULL);
+  g_autofree char *cluster = cli_printable (i->cluster ? i->cluster : "-", NULL);
+  g_autofree char *framework = i->framework ? cli_printable (i->framework, NULL) : NULL;
+  g_autofree char *plan = cli_printable (i->plan ? i->plan : "-", NULL);
+  g_autofree char *note = i->note ? cli_printable (i->note, cont) : NULL;
+  g_autofree char *error = i->error ? cli_printable (i->error, cont) : NULL;
   printf ("  %-12s %s, tandem %s\n", "host", host, r->tool_version);
   g_autofree char *gpus = i->world_size > 0
                           ? g_strdup_printf (" (%" G_GINT64_FORMAT " GPUs)", i->world_size)

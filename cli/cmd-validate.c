@@ -63,11 +63,14 @@ fmt_num (double v, const char *format)
   return bufs[next];
 }
 
-/* One line: a label's line breaks and tabs become spaces (a CSV cell may hold them). */
+/* One line: a label's line breaks and tabs become spaces (a CSV cell may hold them), and
+ * its other control characters \xNN (cli_printable): a cell's ESC [ ... is text to show,
+ * not a command to the terminal. */
 static char *
 flat (const char *s)
 {
-  return g_strdelimit (g_strdup (s ? s : "-"), "\r\n\t", ' ');
+  g_autofree char *spaced = g_strdelimit (g_strdup (s ? s : "-"), "\r\n\t", ' ');
+  return cli_printable (spaced, NULL);
 }
 
 
@@ -388,7 +391,9 @@ explain_row (const ResCsv *csv, gint64 id, const char *const *cost, TopoCluster 
       c->cost_overrides = cost;
       res_published_case_predict (c);
       g_autofree char *text = res_published_explain (csv, r, c);
-      fputs (text, stdout);
+      /* the row's cells are quoted in it: their controls as \xNN, its own lines kept */
+      g_autofree char *shown = cli_printable (text, "\n");
+      fputs (shown, stdout);
       return CLI_EXIT_OK;
     }
   return cli_fail (CLI_EXIT_USAGE, "--explain %" G_GINT64_FORMAT ": no row with that row_id",

@@ -309,12 +309,53 @@ test_default_stack_named (void)
   run_tandem_set_tmp (NULL);
 }
 
+/* A CSV cell's control characters reach the terminal as text: a model name, a gpu_type or
+ * a framework with ESC [ 2 J (clear screen) or an OSC title sequence was printed raw in
+ * the table, the skip list and --explain. Now each control is \xNN (ESC is 0x1b, BEL 0x07)
+ * and no raw ESC is in the output; the row is still predicted (row 1) or skipped with its
+ * reason (row 2, an unknown gpu_type). */
+static void
+test_control_chars_escaped (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tandem-validate-input-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  run_tandem_set_tmp (dir);
+  static const char csv[] =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+    "framework,step_time_s\n"
+    "1,GPT\x1b[2J,H100-SXM-80GB,8,16,1024,16,50304,2048,1,1,32,Evil\x1b]0;t\x07 stack,1.5\n"
+    "2,M\x1b[1m,Z100\x1b[31m,8,16,1024,16,50304,2048,1,1,32,NeMo,1.5\n";
+  g_autofree char *path = g_build_filename (dir, "in.csv", NULL);
+  g_assert_true (g_file_set_contents (path, csv, -1, NULL));
+  RunResult r = { 0 };
+  run_tandem ("validate {TMP}/in.csv --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strchr (r.out, '\x1b'));
+  g_assert_nonnull (strstr (r.out, "GPT\\x1b[2J"));
+  g_assert_nonnull (strstr (r.out, "M\\x1b[1m"));
+  g_assert_nonnull (strstr (r.out, "no cluster preset for gpu_type Z100\\x1b[31m"));
+  run_result_clear (&r);
+
+  run_tandem ("validate {TMP}/in.csv --no-db --explain 1", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strchr (r.out, '\x1b'));
+  g_assert_null (strchr (r.out, '\x07'));
+  g_assert_nonnull (strstr (r.out, "Evil\\x1b]0;t\\x07 stack"));
+  /* its own lines are kept: the framework line is one of several */
+  g_assert_nonnull (strstr (r.out, "\n  framework "));
+  run_result_clear (&r);
+  g_unlink (path);
+  g_rmdir (dir);
+  run_tandem_set_tmp (NULL);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/validate-input/ranking-json", test_ranking_json);
   g_test_add_func ("/cli/validate-input/default-stack-named", test_default_stack_named);
+  g_test_add_func ("/cli/validate-input/control-chars-escaped", test_control_chars_escaped);
   g_test_add_func ("/cli/validate-input/missing-columns", test_missing_columns);
   g_test_add_func ("/cli/validate-input/framework-help", test_framework_help);
   g_test_add_func ("/cli/validate-input/explain-fp8-line", test_explain_fp8_line);
