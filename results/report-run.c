@@ -12,6 +12,8 @@ struct ReportRun {
   ResRunRecord  *rec;
   SimPrediction *sim;          /* the re-simulation with its timeline; NULL: see why */
   char          *sim_why_not;  /* why there is no timeline */
+  char          *resim_plan;   /* the re-simulated plan's string, where it is not the
+                                * stored one (a plan JSON edited after it was stored) */
   JsonParser    *memory;       /* the stored predicted memory_json, NULL when none */
 };
 
@@ -23,6 +25,7 @@ report_run_free (ReportRun *r)
   res_run_record_free (r->rec);
   sim_prediction_free (r->sim);
   g_free (r->sim_why_not);
+  g_free (r->resim_plan);
   g_clear_object (&r->memory);
   g_free (r);
 }
@@ -224,6 +227,16 @@ report_run_compute (ResStore *store, gint64 run_id, GError **error)
   r->sim = resimulate (r->rec, &serr);
   if (r->sim == NULL)
     r->sim_why_not = g_strdup (serr->message);
+  else if (r->rec->info.plan != NULL)
+    {
+      /* the stored plan string was written from the same plan as the stored JSON
+       * (plan_to_string and plan_to_json of one Plan, after sim_predict's stack fields):
+       * where the JSON reads as another plan, the row was edited, and the step that differs
+       * is that plan's, not a change of the cost model */
+      g_autofree char *again = plan_to_string (&r->sim->plan);
+      if (g_strcmp0 (again, r->rec->info.plan) != 0)
+        r->resim_plan = g_steal_pointer (&again);
+    }
   const char *mj = r->rec->has_prediction ? r->rec->pred.memory_json : NULL;
   if (mj != NULL)
     {
@@ -496,6 +509,8 @@ report_run_to_json (const ReportRun *r, JsonBuilder *b)
     }
   json_builder_end_array (b);
   util_json_member_number (b, "resimulated_step_time_s", r->sim ? r->sim->result->step_time_s : NAN);
+  /* the plan the stored JSON reads as, where it is not the run's (null: it is) */
+  util_json_member_string (b, "resimulated_plan_differs", r->resim_plan);
   util_json_member_string (b, "timeline", r->sim ? "timeline.json" : NULL);
   util_json_member_string (b, "timeline_missing", r->sim_why_not);
   json_builder_end_object (b);
@@ -585,14 +600,17 @@ report_run_write (const ReportRun *r, const char *dir, guint formats, gboolean f
   double resim = r->sim ? r->sim->result->step_time_s : NAN;
   gboolean same = rec->has_prediction
                   && fabs (resim - rec->pred.step_time_s) <= 1e-6 * rec->pred.step_time_s;
+  g_autofree char *differs = r->resim_plan != NULL
+    ? g_strdup_printf ("not the stored prediction's: the stored plan JSON reads as %s, the "
+                       "run's plan is %s (the row was edited after it was stored, or written "
+                       "by another tool)", r->resim_plan, rec->info.plan)
+    : g_strdup ("not the stored prediction's (the cost model differs from when it was "
+                "stored, or the plan has an option the stored plan does not carry: the FP8 "
+                "recipe, the parameter and optimizer dtypes, the master weights)");
   g_autofree char *timeline_note = r->sim
     ? g_strdup_printf ("Perfetto JSON beside this page (open it in ui.perfetto.dev), "
                        "re-simulated from the stored model, cluster and plan: step %.4f s, %s",
-                       resim, same ? "the stored prediction's"
-                       : "not the stored prediction's (the cost model differs from when it "
-                         "was stored, or the plan has an option the stored plan does not "
-                         "carry: the FP8 recipe, the parameter and optimizer dtypes, the "
-                         "master weights)")
+                       resim, same ? "the stored prediction's" : differs)
     : g_strdup_printf ("none: %s", r->sim_why_not);
   if (formats & REPORT_FORMAT_HTML)
     {

@@ -11,6 +11,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <string.h>
 
@@ -666,8 +667,49 @@ test_run_report (Fixture *f, gconstpointer data)
                  json_object_get_string_member_with_default (aj, "timeline_missing", "?"));
       assert_close (json_object_get_double_member (aj, "resimulated_step_time_s"), acc_step,
                     carried[c]);
+      /* and it reads as the run's own plan: nothing blamed on an edit */
+      g_assert_true (json_object_get_null_member (aj, "resimulated_plan_differs"));
       run_result_clear (&r);
     }
+
+  /* A stored plan JSON edited after it was stored (here tp 8 -> 4 in SQLite, as a user
+   * editing the row would): the page said "the cost model differs from when it was stored".
+   * The plan string stored beside it was written from the same Plan (plan_to_string and
+   * plan_to_json, cmd-predict.c), so the re-simulated plan's string names the edit: tp4 and
+   * dp 16 / 4 = 4 on 16 GPUs, where the run's plan is tp8 dp2. */
+  {
+    g_autofree char *pr = g_strdup_printf ("predict --model llama3-8b --cluster h100-24k "
+                                           "--gpus 16 --tp 8 --gbs 16 --seq-length 2048 "
+                                           "--json --db %s", db);
+    run_report (pr, NULL, &r);
+    g_assert_cmpint (r.status, ==, 0);
+    g_autoptr (JsonParser) ep = json_parser_new ();
+    g_assert_true (json_parser_load_from_data (ep, r.out, -1, NULL));
+    gint64 eid = json_object_get_int_member (json_node_get_object (json_parser_get_root (ep)),
+                                             "run_id");
+    run_result_clear (&r);
+    sqlite3 *sdb = NULL;
+    g_assert_cmpint (sqlite3_open (db, &sdb), ==, SQLITE_OK);
+    g_autofree char *sql = g_strdup_printf (
+      "UPDATE runs SET plan_json = replace(plan_json, '\"tensor_parallel_degree\":8', "
+      "'\"tensor_parallel_degree\":4') WHERE run_id = %" G_GINT64_FORMAT, eid);
+    g_assert_cmpint (sqlite3_exec (sdb, sql, NULL, NULL, NULL), ==, SQLITE_OK);
+    g_assert_cmpint (sqlite3_changes (sdb), ==, 1);
+    sqlite3_close (sdb);
+    g_autofree char *erep = g_strdup_printf ("report run %" G_GINT64_FORMAT " --db %s --json",
+                                             eid, db);
+    run_report (erep, NULL, &r);
+    g_assert_cmpint (r.status, ==, 0);
+    g_autoptr (JsonParser) erp = json_parser_new ();
+    g_assert_true (json_parser_load_from_data (erp, r.out, -1, NULL));
+    JsonObject *ej = json_node_get_object (json_parser_get_root (erp));
+    const char *resim = json_object_get_string_member (ej, "resimulated_plan_differs");
+    g_assert_nonnull (resim);
+    g_assert_true (g_str_has_prefix (resim, "tp4-cp1-pp1-vpp1-dp4-"));
+    g_assert_true (g_str_has_prefix (json_object_get_string_member (ej, "plan"),
+                                     "tp8-cp1-pp1-vpp1-dp2-"));
+    run_result_clear (&r);
+  }
 
   g_autofree char *bad = g_strdup_printf ("report run 999 --db %s --json", db);
   run_report (bad, NULL, &r);
