@@ -44,9 +44,12 @@
  * was written yet: the plan is resolved after MPI is up); the other ranks give up one grace
  * period later, so that they do not take rank 0 down before it has stored. Shutdown: the
  * run is stored already; the watchdog only ends the process.
- * Test hook: TANDEM_TEST_STALL=init|finalize makes rank TANDEM_TEST_STALL_RANK (default 1)
- * sleep for an hour with the watchdog armed, just before MPI_Init or MPI_Finalize (the
- * other ranks then really wait inside them). */
+ * Between the two, group creation (MPI_Comm_split, blocking) waits for every rank too; the
+ * CPU backend bounds it by --timeout with a non-blocking barrier before each split
+ * (exec/backend-cpu-coll.c), and the run fails as any timed-out collective does.
+ * Test hook: TANDEM_TEST_STALL=init|groups|finalize makes rank TANDEM_TEST_STALL_RANK
+ * (default 1) sleep for an hour with the watchdog armed, just before MPI_Init, its first
+ * group or MPI_Finalize (the other ranks then really wait inside them). */
 #include "cli/cmd-run-private.h"
 #include "cli/cli-hygiene.h"
 #include "exec/calibrate.h"
@@ -348,6 +351,8 @@ run_info (const RunCtx *c, ResRunInfo *info, char **plan_str, char **plan_json)
 /* Rank 0 writes the running row; every rank learns its id. A store that cannot be
  * written now does not stop the run: its result goes in (or to a fallback file) at the
  * end. FALSE only when the ranks could not agree (an MPI failure). */
+static void stall_hook (const RunCtx *c, const char *phase);
+
 static gboolean
 run_start (RunCtx *c, GError **error)
 {
@@ -371,6 +376,7 @@ run_start (RunCtx *c, GError **error)
                    local->message);
         }
     }
+  stall_hook (c, "groups");
   if (!share_run_id (c, error))
     return FALSE;
   if (c->rank == 0 && c->run_id > 0)
@@ -612,7 +618,9 @@ watchdog_cancel (RunWatchdog *w)
   g_free (w);
 }
 
-/* TANDEM_TEST_STALL=phase on rank TANDEM_TEST_STALL_RANK (default 1): an hour's sleep. */
+/* TANDEM_TEST_STALL=phase on rank TANDEM_TEST_STALL_RANK (default 1): an hour's sleep.
+ * Phases: init (before MPI_Init), groups (after it, before the first group is created:
+ * rank 0 has stored the run's row), finalize (before MPI_Finalize). */
 static void
 stall_hook (const RunCtx *c, const char *phase)
 {
@@ -621,8 +629,9 @@ stall_hook (const RunCtx *c, const char *phase)
   if (g_strcmp0 (stall, phase) != 0 || c->rank != (who ? (int) g_ascii_strtoll (who, NULL, 10)
                                                         : 1))
     return;
-  fprintf (stderr, "tandem: rank %d: TANDEM_TEST_STALL: stalling before MPI_%s\n", c->rank,
-           g_str_equal (phase, "init") ? "Init" : "Finalize");
+  fprintf (stderr, "tandem: rank %d: TANDEM_TEST_STALL: stalling before %s\n", c->rank,
+           g_str_equal (phase, "init") ? "MPI_Init"
+           : g_str_equal (phase, "groups") ? "creating its groups" : "MPI_Finalize");
   fflush (stderr);
   g_usleep ((gulong) 3600 * G_USEC_PER_SEC);
 }

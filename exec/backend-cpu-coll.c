@@ -42,6 +42,47 @@ cpu_group_destroy (CpuBackend *b, CpuGroup *g)
 }
 
 #if HAVE_MPI
+/* Every rank of the world at group creation, within the backend's timeout. MPI_Comm_split
+ * is collective over the world and blocking, with no timeout of its own: a rank stalled
+ * (or stopped) between MPI_Init and its groups held every other rank inside the split
+ * until the launcher ended the job, with nothing said. A non-blocking barrier first,
+ * polled with the lock released between naps (as cpu_stream_wait does: the beat thread
+ * keeps beating), turns that into an error after timeout_s; after it the barrier stays
+ * outstanding, so the backend is marked stuck and skips MPI_Finalize. Called with
+ * b->lock held. */
+static gboolean
+world_arrived (CpuBackend *b, const char *name, GError **error)
+{
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = MPI_Ibarrier (b->world, &req);
+  if (rc != MPI_SUCCESS)
+    return exec_mpi_error (error, rc, "MPI_Ibarrier", name);
+  double deadline = cpu_now (b) + b->base.timeout_s;
+  gulong nap_us = 1;
+  for (;;)
+    {
+      int done = 0;
+      rc = MPI_Test (&req, &done, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS)
+        return exec_mpi_error (error, rc, "MPI_Test", name);
+      if (done)
+        return TRUE;
+      if (cpu_now (b) >= deadline)
+        {
+          g_set_error (error, EXEC_ERROR, EXEC_ERROR_TIMEOUT,
+                       "creating group '%s': not every one of the %d ranks came to create "
+                       "its groups within %g s (a rank stalled, hung or died after MPI "
+                       "start-up)", name, b->base.world, b->base.timeout_s);
+          b->stuck = TRUE;
+          return FALSE;
+        }
+      g_mutex_unlock (&b->lock);
+      g_usleep (nap_us);
+      nap_us = MIN (nap_us * 2, 1000);
+      g_mutex_lock (&b->lock);
+    }
+}
+
 /* MPI_Comm_split gave a communicator; do its members agree with the layout's list? */
 static gboolean
 group_check_members (CpuBackend *b, CpuGroup *g, GError **error)
@@ -100,6 +141,12 @@ cpu_group_new (ExecBackend *base, const char *name, int color, const int *member
     }
 #if HAVE_MPI
   g_mutex_lock (&b->lock);
+  if (!world_arrived (b, name, error))
+    {
+      cpu_group_destroy (b, g);
+      g_mutex_unlock (&b->lock);
+      return NULL;
+    }
   /* the key orders the new communicator as the layout orders the group */
   int rc = MPI_Comm_split (b->world, color, g->base.rank, &g->comm);
   gboolean ok = rc == MPI_SUCCESS;

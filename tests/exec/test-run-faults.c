@@ -6,6 +6,8 @@
  *  - a rank that stalls before MPI_Init (TANDEM_TEST_STALL=init, rank 1, then rank 0): the
  *    watchdog of rank 0 prints "MPI_Init did not complete within 10 s" (--timeout, but at
  *    least 10 s) and stores the run as failed with that message;
+ *  - a rank that stalls after MPI_Init, before its first group (TANDEM_TEST_STALL=groups):
+ *    rank 0 gives up creating the group after --timeout and stores the failure;
  *  - a rank that stalls before MPI_Finalize (TANDEM_TEST_STALL=finalize): the run was
  *    stored ok before; the watchdog ends the ranks (exit status 1, "MPI_Finalize");
  *  - SIGSTOP of rank 0 (TANDEM_TEST_DIE_SIGNAL=STOP): its beats stop; rank 1 says
@@ -189,6 +191,29 @@ static void
 test_stall_init_rank0 (void)
 {
   stall_init ("0");
+}
+
+/* A rank that stalls after MPI start-up, before its first group (TANDEM_TEST_STALL=groups,
+ * rank 1): rank 0 has stored the row (running) and waits to create the world group for the
+ * run id. MPI_Comm_split has no timeout: before, rank 0 sat in it until `timeout` ended the
+ * job at 60 s, and the row read as died once its heartbeat was a timeout old. Now the
+ * barrier before the split gives up after --timeout 2 s, rank 0 closes the row as failed
+ * with that reason and exits 1; mpirun ends rank 1. */
+static void
+test_stall_groups (void)
+{
+  Job j = { 0 };
+  const char *vars[] = { "TANDEM_TEST_STALL=groups", NULL };
+  if (!job_run (&j, vars, ARGS_PP2 " --timeout 2"))
+    return;
+  g_assert_nonnull (strstr (j.err, "TANDEM_TEST_STALL: stalling before creating its groups"));
+  assert_ended_failed (&j);
+  g_assert_nonnull (strstr (j.err, "creating group 'world': not every one of the 2 ranks came "
+                                   "to create its groups within 2 s"));
+  g_autoptr (ResRunRow) row = only_run (&j);
+  g_assert_cmpint (row->status, ==, RES_STATUS_FAILED);
+  g_assert_nonnull (strstr (row->error, "not every one of the 2 ranks"));
+  job_clear (&j);
 }
 
 static void
@@ -391,6 +416,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/exec/run-faults/stall-init-rank1", test_stall_init_rank1);
   g_test_add_func ("/exec/run-faults/stall-init-rank0", test_stall_init_rank0);
+  g_test_add_func ("/exec/run-faults/stall-groups", test_stall_groups);
   g_test_add_func ("/exec/run-faults/stall-finalize", test_stall_finalize);
   g_test_add_func ("/exec/run-faults/sigstop-rank0", test_sigstop_rank0);
   g_test_add_func ("/exec/run-faults/slow-rank", test_slow_rank);
