@@ -39,8 +39,10 @@ show_model (const char *name, int seq, gboolean json)
   g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
   model_spec_ops (m, 1, (guint64) seq, ops);
   const char *mlp = m->mlp != MODEL_MLP_SWIGLU ? "gelu" : m->gelu_gate ? "geglu" : "swiglu";
-  const char *norm = m->norm == MODEL_NORM_RMS ? "rmsnorm" : "layernorm";
-  const char *pos = m->pos == MODEL_POS_ROTARY ? "rotary" : "learned";
+  const char *norm = m->norm == MODEL_NORM_RMS ? "rmsnorm"
+                     : m->norm == MODEL_NORM_LAYER ? "layernorm" : "layernorm_nobias";
+  const char *pos = m->pos == MODEL_POS_ROTARY ? "rotary"
+                    : m->pos == MODEL_POS_ALIBI ? "alibi" : "learned";
 
   if (json)
     {
@@ -72,6 +74,9 @@ show_model (const char *name, int seq, gboolean json)
       json_builder_add_string_value (b, pos);
       json_builder_set_member_name (b, "tied_embeddings");
       json_builder_add_boolean_value (b, m->tied_embeddings);
+      I ("norms_per_block", m->norms_per_block > 0 ? m->norms_per_block : 2);
+      json_builder_set_member_name (b, "parallel_block");
+      json_builder_add_boolean_value (b, m->parallel_block);
       if (model_spec_is_moe (m))
         {
           I ("n_experts", m->n_experts);

@@ -331,7 +331,8 @@ static const FieldNames opt_names = {
 };
 
 /* Reads the sizes every family shares. `ffn_required` FALSE means absent -> 4h (gpt2's
- * n_inner). `default_positions` is the config class default for the position field.
+ * n_inner); a NULL ffn, kv_heads or head_dim name means the family has no such field
+ * (BLOOM's MLP is always 4h, its heads all have their own K and V). `default_positions` is the config class default for the position field.
  * Heads, KV heads, head_dim and vocab already set in `spec` are the family's defaults
  * (Gemma3TextConfig): those fields may then be absent. */
 static gboolean
@@ -341,15 +342,18 @@ read_common (const Reader *r, const FieldNames *f, gboolean ffn_required,
   gboolean have_ffn = FALSE, have_kv = FALSE, have_head_dim = FALSE;
 
   if (!read_size (r, f->hidden, TRUE, MODEL_MAX_HIDDEN, &spec->hidden, NULL, error)
-      || !read_size (r, f->ffn, ffn_required, MODEL_MAX_FFN, &spec->ffn_hidden, &have_ffn,
-                     error)
+      || (f->ffn != NULL
+          && !read_size (r, f->ffn, ffn_required, MODEL_MAX_FFN, &spec->ffn_hidden, &have_ffn,
+                         error))
       || !read_size (r, f->layers, TRUE, MODEL_MAX_LAYERS, &spec->n_layers, NULL, error)
       || !read_size (r, f->heads, spec->n_heads == 0, MODEL_MAX_HEADS, &spec->n_heads, NULL,
                      error)
-      || !read_size (r, f->kv_heads, FALSE, MODEL_MAX_HEADS, &spec->n_kv_heads, &have_kv,
-                     error)
-      || !read_size (r, f->head_dim, FALSE, MODEL_MAX_HEADS, &spec->head_dim, &have_head_dim,
-                     error)
+      || (f->kv_heads != NULL
+          && !read_size (r, f->kv_heads, FALSE, MODEL_MAX_HEADS, &spec->n_kv_heads, &have_kv,
+                         error))
+      || (f->head_dim != NULL
+          && !read_size (r, f->head_dim, FALSE, MODEL_MAX_HEADS, &spec->head_dim,
+                         &have_head_dim, error))
       || !read_size (r, f->vocab, spec->vocab == 0, MODEL_MAX_VOCAB, &spec->vocab, NULL,
                      error))
     return FALSE;
@@ -387,7 +391,8 @@ read_common (const Reader *r, const FieldNames *f, gboolean ffn_required,
           g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVALID_FIELD,
                        "%s: field '%s' (%" G_GUINT64_FORMAT ") is not divisible by '%s' (%"
                        G_GUINT64_FORMAT "); give '%s' explicitly", r->file, f->hidden,
-                       spec->hidden, f->heads, spec->n_heads, f->head_dim);
+                       spec->hidden, f->heads, spec->n_heads,
+                       f->head_dim != NULL ? f->head_dim : "head_dim");
           return FALSE;
         }
       spec->head_dim = spec->hidden / spec->n_heads;
@@ -490,12 +495,14 @@ read_layer_types (const Reader *r, ModelSpec *spec, GError **error)
 
 static gboolean read_rotary_fraction (const Reader *r, double *out, GError **error);
 
+/* The Llama block under LlamaConfig's names, with the family's config-class defaults for
+ * max_position_embeddings and tie_word_embeddings. */
 static gboolean
-read_llama (const Reader *r, ModelSpec *spec, GError **error)
+read_llama_block (const Reader *r, ModelSpec *spec, guint64 default_positions,
+                  gboolean default_tied, GError **error)
 {
   gboolean ok;
-  /* LlamaConfig default max_position_embeddings = 2048. */
-  if (!read_common (r, &llama_names, TRUE, 2048, spec, error))
+  if (!read_common (r, &llama_names, TRUE, default_positions, spec, error))
     return FALSE;
   const char *act = read_string (r, "hidden_act", &ok, error);
   if (!ok)
@@ -510,7 +517,7 @@ read_llama (const Reader *r, ModelSpec *spec, GError **error)
   spec->mlp = MODEL_MLP_SWIGLU;
   spec->norm = MODEL_NORM_RMS;
   spec->pos = MODEL_POS_ROTARY;
-  spec->tied_embeddings = FALSE;
+  spec->tied_embeddings = default_tied;
   spec->attn_bias = FALSE;
   spec->mlp_bias = FALSE;
   spec->norms_per_block = 2;
@@ -546,6 +553,13 @@ read_llama (const Reader *r, ModelSpec *spec, GError **error)
       && !read_rotary_fraction (r, &spec->rotary_fraction, error))
     return FALSE;
   return TRUE;
+}
+
+/* LlamaConfig: max_position_embeddings 2048, untied. */
+static gboolean
+read_llama (const Reader *r, ModelSpec *spec, GError **error)
+{
+  return read_llama_block (r, spec, 2048, FALSE, error);
 }
 
 /* ---- mixture of experts --------------------------------------------------------------- */
@@ -1233,6 +1247,274 @@ read_opt (const Reader *r, ModelSpec *spec, GError **error)
   return TRUE;
 }
 
+/* ---- families added with the config.json sweep's second round ------------------------ */
+
+/* `a`, or `b` when the file has `b` and not `a`: the old spellings a config class still
+ * takes (FalconConfig and BloomConfig attribute_map "n_layer", "n_head"; their n_embed
+ * keyword for hidden_size). A missing field's message quotes `a`. */
+static const char *
+pick_key (const Reader *r, const char *a, const char *b)
+{
+  return !json_object_has_member (r->obj, a) && json_object_has_member (r->obj, b) ? b : a;
+}
+
+/* Falcon (FalconConfig, transformers modeling_falcon.py), and the first releases' remote
+ * code spellings: "RefinedWebModel" (Falcon-7B) and "RefinedWeb" (Falcon-40B), whose
+ * n_layer, n_head and n_head_kv FalconConfig still reads. FalconAttention's fused
+ * query_key_value is h -> (a + 2 g) d with g = num_kv_heads (n_head_kv; default the
+ * heads) under new_decoder_architecture or without multi_query, else 1 (multi-query,
+ * Falcon-7B); its dense h -> h; bias (default false) on both and on the MLP; the MLP is
+ * dense_h_to_4h, GeLU, dense_4h_to_h with ffn_hidden_size (default 4h). LayerNorms;
+ * FalconDecoderLayer has two a layer (input and post-attention without parallel_attn;
+ * ln_attn and ln_mlp when num_ln_in_parallel_attn is 2, its default under
+ * new_decoder_architecture) and else one that attention and MLP share. Rotary over the
+ * whole head, or ALiBi with alibi; tied (tie_word_embeddings default true);
+ * max_position_embeddings default 2048. "RefinedWeb" configs predate
+ * new_decoder_architecture and mean it (text-generation-inference's RWConfig: absent and
+ * model_type RefinedWeb -> true). Attention and MLP run side by side (parallel_attn,
+ * default true, or new_decoder_architecture): no count changes, and tandem's step program
+ * still runs them one after the other. */
+static gboolean
+read_falcon (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean multi_query = TRUE, parallel = TRUE, bias = FALSE, alibi = FALSE, ok;
+  gboolean new_arch = strcmp (spec->model_type, "RefinedWeb") == 0;
+  const FieldNames f = {
+    pick_key (r, "hidden_size", "n_embed"), "ffn_hidden_size",
+    pick_key (r, "num_hidden_layers", "n_layer"), pick_key (r, "num_attention_heads", "n_head"),
+    pick_key (r, "num_kv_heads", "n_head_kv"), NULL, "vocab_size", "max_position_embeddings",
+  };
+  if (!read_bool (r, "new_decoder_architecture", &new_arch, error)
+      || !read_bool (r, "multi_query", &multi_query, error)
+      || !read_bool (r, "parallel_attn", &parallel, error)
+      || !read_bool (r, "bias", &bias, error)
+      || !read_bool (r, "alibi", &alibi, error)
+      || !read_common (r, &f, FALSE, 2048, spec, error))
+    return FALSE;
+  guint64 n_ln = new_arch ? 2 : 1;
+  read_string (r, "activation", &ok, error);
+  if (!ok || !read_count (r, "num_ln_in_parallel_attn", 2, &n_ln, error))
+    return FALSE;
+  if (!new_arch && multi_query)
+    spec->n_kv_heads = 1;
+  spec->mlp = MODEL_MLP_GELU;
+  spec->norm = MODEL_NORM_LAYER;
+  spec->pos = alibi ? MODEL_POS_ALIBI : MODEL_POS_ROTARY;
+  spec->attn_bias = bias;
+  spec->mlp_bias = bias;
+  spec->norms_per_block = !parallel || n_ln == 2 ? 2 : 1;
+  spec->parallel_block = parallel || new_arch;
+  spec->tied_embeddings = TRUE;
+  return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error);
+}
+
+/* BLOOM (BloomConfig, transformers modeling_bloom.py): n_layer, n_head (or
+ * num_hidden_layers, num_attention_heads), hidden_size (or n_embed); BloomAttention's
+ * query_key_value h -> 3h and dense h -> h, BloomMLP's dense_h_to_4h (always 4h: the
+ * config has no width; its "n_inner": null is not read), GeLU and dense_4h_to_h, every
+ * one with a bias; LayerNorms: word_embeddings_layernorm after the embedding, two a layer,
+ * ln_f; ALiBi; tied. BloomConfig has no position field: seq_length, where a config has
+ * one, else 2048, BLOOM's training length. apply_residual_connection_post_layernorm
+ * moves the residual's source, not a count. */
+static gboolean
+read_bloom (const Reader *r, ModelSpec *spec, GError **error)
+{
+  const FieldNames f = {
+    pick_key (r, "hidden_size", "n_embed"), NULL, pick_key (r, "n_layer", "num_hidden_layers"),
+    pick_key (r, "n_head", "num_attention_heads"), NULL, NULL, "vocab_size", "seq_length",
+  };
+  if (!read_common (r, &f, FALSE, 2048, spec, error))
+    return FALSE;
+  spec->mlp = MODEL_MLP_GELU;
+  spec->norm = MODEL_NORM_LAYER;
+  spec->pos = MODEL_POS_ALIBI;
+  spec->embed_norm = TRUE;
+  spec->attn_bias = TRUE;
+  spec->mlp_bias = TRUE;
+  spec->tied_embeddings = TRUE;
+  return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error);
+}
+
+/* An object member read with its own Reader (DBRX's attn_config and ffn_config): *ok
+ * FALSE on error, `sub` untouched when absent (returns FALSE then). Messages name the
+ * file and the member. */
+static gboolean
+read_nested (const Reader *r, const char *key, Reader *sub, char **where, gboolean *ok,
+             GError **error)
+{
+  JsonNode *node = reader_member (r, key);
+  *ok = TRUE;
+  if (node == NULL)
+    return FALSE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      *ok = wrong_type (r, key, node, "an object", error);
+      return FALSE;
+    }
+  *where = g_strdup_printf ("%s (%s)", r->file, key);
+  sub->obj = json_node_get_object (node);
+  sub->file = *where;
+  sub->asked = NULL;
+  return TRUE;
+}
+
+/* DBRX (DbrxConfig, transformers modeling_dbrx.py): d_model, n_heads, n_layers,
+ * max_seq_len (default 2048), vocab_size; attn_config.kv_n_heads (default 1) KV heads of
+ * d_model / n_heads in a fused Wqkv, no biases; ffn_config's moe_num_experts GLU experts
+ * (w1, v1, w2: SwiGLU with ffn_act_fn {"name": "silu"}, the default) of ffn_hidden_size,
+ * top moe_top_k by a softmax router (h x E, no bias), renormalised unless
+ * moe_normalize_expert_weights is null; nn.LayerNorm(bias=False) twice a layer and at
+ * the end; rotary; untied (tie_word_embeddings default false). attn_config.clip_qkv is a
+ * clamp, no count. */
+static gboolean
+read_dbrx (const Reader *r, ModelSpec *spec, GError **error)
+{
+  static const FieldNames f = {
+    "d_model", NULL, "n_layers", "n_heads", NULL, NULL, "vocab_size", "max_seq_len",
+  };
+  g_autofree char *attn_where = NULL, *ffn_where = NULL;
+  Reader attn = { 0 }, ffn = { 0 };
+  gboolean ok;
+  if (!read_common (r, &f, FALSE, 2048, spec, error))
+    return FALSE;
+  if (read_nested (r, "attn_config", &attn, &attn_where, &ok, error))
+    {
+      spec->n_kv_heads = 1;
+      if (!read_size (&attn, "kv_n_heads", FALSE, MODEL_MAX_HEADS, &spec->n_kv_heads, NULL,
+                      error))
+        return FALSE;
+    }
+  else if (!ok)
+    return FALSE;
+  else
+    spec->n_kv_heads = 1;
+  if (spec->n_kv_heads > spec->n_heads || spec->n_heads % spec->n_kv_heads != 0)
+    return moe_invalid (r, error, "field 'attn_config.kv_n_heads' (%" G_GUINT64_FORMAT ") does "
+                        "not divide 'n_heads' (%" G_GUINT64_FORMAT ")", spec->n_kv_heads,
+                        spec->n_heads);
+  if (!read_nested (r, "ffn_config", &ffn, &ffn_where, &ok, error))
+    {
+      if (ok)
+        g_set_error (error, MODEL_ERROR, MODEL_ERROR_MISSING_FIELD,
+                     "%s: missing field 'ffn_config' (a dbrx config keeps its experts there)",
+                     r->file);
+      return FALSE;
+    }
+  if (!read_moe_experts (&ffn, "moe_num_experts", "moe_top_k", "ffn_hidden_size", spec, error))
+    return FALSE;
+  spec->ffn_hidden = spec->moe_ffn;   /* no dense layer; as Mixtral's */
+  JsonNode *act = json_object_get_member (ffn.obj, "ffn_act_fn");
+  if (act != NULL && JSON_NODE_HOLDS_OBJECT (act))
+    {
+      const char *name = json_object_get_string_member_with_default (
+        json_node_get_object (act), "name", "silu");
+      if (strcmp (name, "silu") != 0)
+        {
+          g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
+                       "%s: field 'ffn_act_fn' names '%s'; DBRX is modelled with SiLU GLU "
+                       "experts only", ffn.file, name);
+          return FALSE;
+        }
+    }
+  JsonNode *norm_w = json_object_get_member (ffn.obj, "moe_normalize_expert_weights");
+  spec->router_norm_topk = norm_w == NULL || !JSON_NODE_HOLDS_NULL (norm_w);
+  spec->router_score = MODEL_ROUTER_SOFTMAX;
+  spec->mlp = MODEL_MLP_SWIGLU;
+  spec->norm = MODEL_NORM_LAYER_NOBIAS;
+  spec->pos = MODEL_POS_ROTARY;
+  spec->tied_embeddings = FALSE;
+  return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error);
+}
+
+/* OLMoE (OlmoeConfig, transformers modeling_olmoe.py): OLMo 2's q_norm and k_norm over
+ * the whole q and k projections, before the pre-norm Llama block whose MLP is
+ * num_experts SwiGLU experts of intermediate_size, top num_experts_per_tok by softmax
+ * (h x E, no bias), renormalised only with norm_topk_prob (default false); every layer
+ * MoE. OlmoeConfig defaults: max_position_embeddings 4096, untied. clip_qkv is a clamp,
+ * no count. */
+static gboolean
+read_olmoe (const Reader *r, ModelSpec *spec, GError **error)
+{
+  if (!read_llama_block (r, spec, 4096, FALSE, error)
+      || !read_moe_experts (r, "num_experts", "num_experts_per_tok", "intermediate_size",
+                            spec, error)
+      || !read_bool (r, "norm_topk_prob", &spec->router_norm_topk, error))
+    return FALSE;
+  spec->qk_norm = TRUE;
+  spec->qk_norm_full = TRUE;
+  spec->router_score = MODEL_ROUTER_SOFTMAX;
+  return TRUE;
+}
+
+/* StarCoder2 (Starcoder2Config, transformers modeling_starcoder2.py): GQA q, k, v, o and
+ * an MLP c_fc (intermediate_size), hidden_act (gelu_pytorch_tanh), c_proj, not gated,
+ * every one with a bias under use_bias (default true); LayerNorms with bias; rotary;
+ * every layer within sliding_window when it is set (as Mistral); Starcoder2Config
+ * defaults max_position_embeddings 4096 and tie_word_embeddings true. */
+static gboolean
+read_starcoder2 (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean ok, bias = TRUE;
+  if (!read_common (r, &llama_names, TRUE, 4096, spec, error))
+    return FALSE;
+  read_string (r, "hidden_act", &ok, error);
+  if (!ok || !read_bool (r, "use_bias", &bias, error)
+      || !read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &spec->sliding_window,
+                     NULL, error))
+    return FALSE;
+  spec->n_sliding_layers = spec->sliding_window > 0 ? spec->n_layers : 0;
+  spec->mlp = MODEL_MLP_GELU;
+  spec->norm = MODEL_NORM_LAYER;
+  spec->pos = MODEL_POS_ROTARY;
+  spec->attn_bias = bias;
+  spec->mlp_bias = bias;
+  spec->tied_embeddings = TRUE;
+  return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error);
+}
+
+/* Command R (CohereConfig, transformers modeling_cohere.py): the Llama projections (GQA,
+ * attention_bias default false) and SwiGLU MLP in a parallel block: one CohereLayerNorm
+ * (a LayerNorm with a weight and no bias) feeds both, and both add to the block input;
+ * with use_qk_norm (Command R+) a CohereLayerNorm of every q and k head, its own weights
+ * a head ((a + g) d). logit_scale multiplies the logits: a scalar. CohereConfig defaults:
+ * max_position_embeddings 8192, tie_word_embeddings true. */
+static gboolean
+read_cohere (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean qk_norm = FALSE;
+  if (!read_llama_block (r, spec, 8192, TRUE, error)
+      || !read_bool (r, "use_qk_norm", &qk_norm, error))
+    return FALSE;
+  spec->norm = MODEL_NORM_LAYER_NOBIAS;
+  spec->norms_per_block = 1;
+  spec->parallel_block = TRUE;
+  spec->qk_norm = qk_norm;
+  spec->qk_norm_full = qk_norm;
+  return TRUE;
+}
+
+/* Command R7B (Cohere2Config, modeling_cohere2.py): Command R's parallel block without
+ * q/k norms; every layer but each sliding_window_pattern-th (default 4) attends within
+ * sliding_window (default 4096), or as layer_types lists them. Its full-attention layers
+ * apply no rotary embedding; tandem's rotary op still counts them (element-wise work,
+ * a quarter of it). */
+static gboolean
+read_cohere2 (const Reader *r, ModelSpec *spec, GError **error)
+{
+  guint64 pattern = 4;
+  spec->sliding_window = 4096;
+  if (!read_cohere (r, spec, error)
+      || !read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &spec->sliding_window,
+                     NULL, error)
+      || !read_size (r, "sliding_window_pattern", FALSE, MODEL_MAX_LAYERS, &pattern, NULL,
+                     error))
+    return FALSE;
+  if (json_object_has_member (r->obj, "layer_types"))
+    return read_layer_types (r, spec, error);
+  spec->n_sliding_layers = spec->n_layers - spec->n_layers / pattern;
+  return TRUE;
+}
+
 typedef gboolean (*FamilyReader) (const Reader *r, ModelSpec *spec, GError **error);
 
 static const struct {
@@ -1269,6 +1551,15 @@ static const struct {
   { "gemma2", read_gemma2 },
   { "gemma3", read_gemma3_nested },
   { "gemma3_text", read_gemma3 },
+  { "falcon", read_falcon },
+  { "RefinedWeb", read_falcon },        /* Falcon-40B's first config: new_decoder_architecture */
+  { "RefinedWebModel", read_falcon },   /* Falcon-7B's first config */
+  { "bloom", read_bloom },
+  { "dbrx", read_dbrx },
+  { "olmoe", read_olmoe },
+  { "starcoder2", read_starcoder2 },
+  { "cohere", read_cohere },
+  { "cohere2", read_cohere2 },
 };
 
 /* Families people will try, with the reason they are out of scope. */
@@ -1276,8 +1567,6 @@ static const struct {
   const char *model_type;
   const char *why;
 } unsupported[] = {
-  { "dbrx", "mixture of experts" },
-  { "olmoe", "mixture of experts" },
   { "jamba", "hybrid state-space layers and mixture of experts" },
   { "switch_transformers", "mixture of experts" },
 };
@@ -1293,7 +1582,9 @@ set_unsupported (const char *file, const char *model_type, GError **error)
                "%s: model_type '%s' is not supported (%s); supported: "
                "llama, mistral, qwen2, qwen3, phi3, gemma, gemma2, gemma3, gemma3_text, granite, "
                "olmo2, olmo3, gpt2, gpt_neox, opt, mixtral, qwen2_moe, qwen3_moe, qwen3_next, "
-               "deepseek, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text", file,
+               "deepseek, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text, falcon "
+               "(RefinedWeb, RefinedWebModel), bloom, dbrx, olmoe, starcoder2, cohere, cohere2",
+               file,
                model_type, why);
   return FALSE;
 }

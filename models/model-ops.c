@@ -130,9 +130,8 @@ append_attention (GArray *ops, const ModelSpec *spec, ModelPart part, guint64 b,
   const guint64 h = spec->hidden;
   const guint64 a = spec->n_heads, g = spec->n_kv_heads, d = spec->head_dim;
   const guint64 m = b * seq;
-  const gboolean rms = spec->norm == MODEL_NORM_RMS;
-  const guint64 norm_w = rms ? h : 2 * h;
-  const double norm_flops = rms ? NORM_FLOPS_RMS : NORM_FLOPS_LAYER;
+  const guint64 norm_w = spec->norm == MODEL_NORM_LAYER ? 2 * h : h;
+  const double norm_flops = spec->norm == MODEL_NORM_RMS ? NORM_FLOPS_RMS : NORM_FLOPS_LAYER;
   guint64 d_v = d, kv_heads = g;
 
   append_simple (ops, "attn_norm", MODEL_OP_NORM, part, m * h, norm_flops, norm_w, 'n');
@@ -210,7 +209,9 @@ append_attention (GArray *ops, const ModelSpec *spec, ModelPart part, guint64 b,
                    'n');
   append_simple (ops, "attn_residual", MODEL_OP_ELEMENTWISE, part, m * h, RESIDUAL_FLOPS, 0,
                  'n');
-  append_simple (ops, "mlp_norm", MODEL_OP_NORM, part, m * h, norm_flops, norm_w, 'n');
+  /* one norm a block (Falcon-7B, Cohere, Phi-2): the MLP reads attn_norm's output */
+  if (spec->norms_per_block != 1)
+    append_simple (ops, "mlp_norm", MODEL_OP_NORM, part, m * h, norm_flops, norm_w, 'n');
 }
 
 /* attn_norm .. mlp_norm of one Gated DeltaNet layer (model.h): in projection, conv,
@@ -308,16 +309,19 @@ model_spec_ops (const ModelSpec *spec, guint64 b, guint64 seq, GArray *ops)
   const guint before = ops->len;
   const guint64 h = spec->hidden, V = spec->vocab;
   const guint64 m = b * seq;                               /* tokens of the micro-batch */
-  const gboolean rms = spec->norm == MODEL_NORM_RMS;
-  const guint64 norm_w = rms ? h : 2 * h;
-  const double norm_flops = rms ? NORM_FLOPS_RMS : NORM_FLOPS_LAYER;
+  const guint64 norm_w = spec->norm == MODEL_NORM_LAYER ? 2 * h : h;
+  const double norm_flops = spec->norm == MODEL_NORM_RMS ? NORM_FLOPS_RMS : NORM_FLOPS_LAYER;
   ModelParams p;
   model_spec_params (spec, &p);
 
-  /* Embedding: vocab-parallel table (Megatron VocabParallelEmbedding). */
+  /* Embedding: vocab-parallel table (Megatron VocabParallelEmbedding); BLOOM's embedding
+   * LayerNorm after it, its weights apart */
   append_simple (ops, "embedding", MODEL_OP_EMBEDDING, MODEL_PART_EMBEDDING, m * h,
-                 spec->pos == MODEL_POS_LEARNED ? RESIDUAL_FLOPS : 0.0, p.input_embedding,
-                 'v');
+                 spec->pos == MODEL_POS_LEARNED ? RESIDUAL_FLOPS : 0.0,
+                 p.input_embedding - (spec->embed_norm ? norm_w : 0), 'v');
+  if (spec->embed_norm)
+    append_simple (ops, "embed_norm", MODEL_OP_NORM, MODEL_PART_EMBEDDING, m * h, norm_flops,
+                   norm_w, 'n');
 
   /* Block: pre-norm attention then pre-norm MLP (Llama, GPT-2, OPT-large; GPT-NeoX's
    * parallel residual has the same ops). */

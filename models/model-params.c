@@ -14,9 +14,11 @@
  *   Qwen3-Next gated attention adds h*q (q_proj's output gate); its Gated DeltaNet
  *              layers hold, in place of attention, h*(2K + 2Vd) + h*2Hv + (2K + Vd)*conv +
  *              2Hv + d_v + Vd*h (K = Hk*d_k, Vd = Hv*d_v; model.h)
- *   norms      2 per layer (Gemma 2: 4), h each (RMSNorm) or 2h (LayerNorm weight + bias);
- *              one final
- *   embedding  V*h (+ positions*h when learned) + V*h output head when untied
+ *   norms      2 per layer (Gemma 2, GLM-4: 4; a shared one in Falcon-7B's, Cohere's and
+ *              Phi-2's parallel blocks: 1), h each (RMSNorm, LayerNorm without bias) or 2h
+ *              (LayerNorm weight + bias); one final
+ *   embedding  V*h (+ positions*h when learned, + BLOOM's embedding LayerNorm) + V*h output
+ *              head when untied (+ V with Phi-2's head bias)
  * These match the tensors of the transformers implementations (LlamaForCausalLM,
  * GPT2LMHeadModel, GPTNeoXForCausalLM, OPTForCausalLM, MixtralForCausalLM, ...); the tests
  * check published totals (Llama 3.1 8B 8,030,261,248; GPT-2 124,439,808; OPT-125m
@@ -161,7 +163,7 @@ model_spec_params (const ModelSpec *spec, ModelParams *out)
 {
   g_return_if_fail (spec != NULL && out != NULL);
   const guint64 h = spec->hidden, V = spec->vocab;
-  const guint64 norm = spec->norm == MODEL_NORM_RMS ? h : 2 * h;
+  const guint64 norm = spec->norm == MODEL_NORM_LAYER ? 2 * h : h;
 
   memset (out, 0, sizeof *out);
   out->n_moe_layers = model_spec_n_moe_layers (spec);
@@ -188,8 +190,8 @@ model_spec_params (const ModelSpec *spec, ModelParams *out)
       out->experts = out->n_moe_layers * out->experts_per_layer;
     }
   out->final_norm = norm;
-  out->input_embedding = V * h + position_rows (spec) * h;
-  out->output_head = spec->tied_embeddings ? 0 : V * h;
+  out->input_embedding = V * h + position_rows (spec) * h + (spec->embed_norm ? norm : 0);
+  out->output_head = (spec->tied_embeddings ? 0 : V * h) + (spec->head_bias ? V : 0);
   out->embedding = out->input_embedding + out->output_head;
   out->total = out->n_dense_layers * out->per_layer + out->n_moe_layers * out->per_moe_layer
                + out->final_norm + out->embedding;

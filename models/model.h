@@ -64,11 +64,17 @@ typedef enum {
 typedef enum {
   MODEL_NORM_RMS,             /* weight only (h) */
   MODEL_NORM_LAYER,           /* weight and bias (2h) */
+  MODEL_NORM_LAYER_NOBIAS,    /* LayerNorm (mean subtracted) with a weight only (h): DBRX
+                               * nn.LayerNorm(bias=False), Cohere CohereLayerNorm */
 } ModelNormKind;
 
 typedef enum {
   MODEL_POS_ROTARY,           /* no parameters */
   MODEL_POS_LEARNED,          /* max_position_embeddings x h table */
+  MODEL_POS_ALIBI,            /* ALiBi (BLOOM, Falcon with alibi): a fixed per-head slope times
+                               * the key distance added to the scores; no parameters and no
+                               * rotary op; the bias add inside the attention kernel is not
+                               * counted (as softmax is not) */
 } ModelPosKind;
 
 typedef enum {
@@ -116,8 +122,18 @@ typedef struct {
   gboolean      gelu_gate;       /* gated MLP with GeLU, not SiLU (GeGLU: Gemma 2); the
                                   * shapes are those of MODEL_MLP_SWIGLU */
   guint64       norms_per_block; /* norms of h per layer: 2 (pre-attention, pre-MLP), or 4
-                                  * with Gemma 2's post-attention and post-MLP norms;
-                                  * 0 reads as 2 */
+                                  * with Gemma 2's post-attention and post-MLP norms, or 1
+                                  * where attention and MLP read one shared norm (Falcon-7B,
+                                  * Cohere, Phi-2: no mlp_norm op); 0 reads as 2 */
+  gboolean      parallel_block;  /* attention and MLP both read the block input and their
+                                  * outputs are added to it together (GPT-J style: Falcon,
+                                  * Cohere, Phi-2). No count changes; the step program still
+                                  * runs the MLP after the attention, so the overlap such a
+                                  * block allows is not modelled */
+  gboolean      embed_norm;      /* a norm of h right after the token embedding (BLOOM's
+                                  * word_embeddings_layernorm), counted in input_embedding */
+  gboolean      head_bias;       /* the output head carries a bias of V (Phi-2's lm_head),
+                                  * counted in output_head */
   /* Sliding-window attention: layers attending to the last `sliding_window` tokens only
    * (Mistral 7B v0.1: all 32 at 4096; Gemma 2 and gpt-oss: every other layer). 0 = none.
    * Counted in attention FLOPs, not in parameters. */

@@ -133,6 +133,66 @@ static const LoadCase cases[] = {
    * 6,476,529,664) with V 100278: embeddings 2*100278*4096 = 821,477,376; final 4,096;
    * total 7,298,011,136 (published: 7B, 7.30B on its page). */
   { "olmo3-7b.json", -1, NULL, 7298011136 },
+  /* Falcon-7B (tiiuae/falcon-7b, first config: model_type RefinedWebModel, n_layer 32,
+   * n_head 71): h 4544, d 64, multi_query without new_decoder_architecture -> 1 KV head;
+   * ffn_hidden_size absent -> 4h = 18176; bias false; parallel_attn with one shared
+   * LayerNorm; tied (tie_word_embeddings absent -> true):
+   * layer = qkv 4544*(4544 + 2*64) = 21,229,568 + dense 4544^2 = 20,647,936
+   *       + MLP 2*4544*18176 = 165,183,488 + 1 LayerNorm 2*4544 = 9,088 -> 207,070,080,
+   * x32 = 6,626,242,560; embedding 65024*4544 = 295,469,056; ln_f 9,088; total
+   * 6,921,720,704 (published 7B; 6.92B). */
+  { "falcon-7b-refinedwebmodel.json", -1, NULL, 6921720704 },
+  /* Falcon-40B (tiiuae/falcon-40b): h 8192, 128 heads of 64, new_decoder_architecture with
+   * num_kv_heads 8 (multi_query ignored), ln_attn and ln_mlp (num_ln_in_parallel_attn
+   * absent -> 2), bias false, tied:
+   * layer = qkv 8192*(128 + 16)*64 = 75,497,472 + dense 8192^2 = 67,108,864
+   *       + MLP 2*8192*32768 = 536,870,912 + 2 LayerNorms 4*8192 = 32,768 -> 679,510,016,
+   * x60 = 40,770,600,960; embedding 65024*8192 = 532,676,608; ln_f 16,384; total
+   * 41,303,293,952. The published 41.8B counts the lm_head a second time (+532,676,608 =
+   * 41,835,970,560); FalconForCausalLM ties it to the embedding. */
+  { "falcon-40b.json", -1, NULL, 41303293952 },
+  /* BLOOM (bigscience/bloom): h 14336, L 70 (n_layer), 112 heads (n_head), V 250880, MLP
+   * always 4h = 57344, biases everywhere, ALiBi, tied:
+   * layer = attn 4*14336^2 + 4*14336 = 822,140,928 + MLP 8*14336^2 + 57344 + 14336 =
+   * 1,644,238,848 + 2 LayerNorms 57,344 -> 2,466,437,120, x70 = 172,650,598,400;
+   * embedding 250880*14336 = 3,596,615,680 + its LayerNorm 28,672; ln_f 28,672; total
+   * 176,247,271,424 (the BLOOM paper's 176,247,271,424). */
+  { "bloom-176b.json", -1, NULL, 176247271424 },
+  /* DBRX (databricks/dbrx-base): d_model 6144, 48 heads of 128, attn_config.kv_n_heads 8,
+   * 40 layers, ffn_config 16 experts of 10752 (GLU), top 4, V 100352, untied,
+   * LayerNorm without bias:
+   * layer = Wqkv 6144*(6144 + 2*1024) = 50,331,648 + out 6144^2 = 37,748,736
+   *       + 2 norms 12,288 + router 6144*16 = 98,304 + 16 experts x 3*6144*10752
+   *       (198,180,864) = 3,170,893,824 -> 3,259,084,800, x40 = 130,363,392,000;
+   * embeddings 2*100352*6144 = 1,233,125,376; norm_f 6,144; total 131,596,523,520
+   * (published: 132B total). */
+  { "dbrx-base.json", -1, NULL, 131596523520 },
+  /* OLMoE-1B-7B (allenai/OLMoE-1B-7B-0924): h 2048, 16 heads = KV heads, 16 layers, 64
+   * experts of 1024, top 8, V 50304, untied; q_norm and k_norm over 2048 each:
+   * layer = attn 4*2048^2 = 16,777,216 + q/k norms 4,096 + norms 4,096 + router
+   * 2048*64 = 131,072 + 64 x 3*2048*1024 (6,291,456) = 402,653,184 -> 419,569,664, x16 =
+   * 6,713,114,624; embeddings 2*50304*2048 = 206,045,184; final 2,048; total
+   * 6,919,161,856 (published 6.9B; "7B"). */
+  { "olmoe-1b-7b.json", -1, NULL, 6919161856 },
+  /* StarCoder2-3B (bigcode/starcoder2-3b): h 3072, 24 heads / 2 KV (d 128), ffn 12288
+   * (GeLU, not gated), use_bias, LayerNorms, V 49152, tied (absent -> true):
+   * layer = q, o 2*3072^2 + k, v 2*3072*256 = 20,447,232 + biases 3072 + 512 + 3072 =
+   * 6,656 + MLP 2*3072*12288 + 12288 + 3072 = 75,512,832 + 2 LayerNorms 12,288 ->
+   * 95,979,008, x30 = 2,879,370,240; embedding 49152*3072 = 150,994,944; final 6,144;
+   * total 3,030,371,328 (published 3B; 3.03B). */
+  { "starcoder2-3b.json", -1, NULL, 3030371328 },
+  /* Command R (CohereForAI/c4ai-command-r-v01): h 8192, 64 heads = KV heads, ffn 22528
+   * (SwiGLU), one bias-free LayerNorm a parallel block, V 256000, tied (absent -> true):
+   * layer = 4*8192^2 = 268,435,456 + 3*8192*22528 = 553,648,128 + 8,192 -> 822,091,776,
+   * x40 = 32,883,671,040; embedding 256000*8192 = 2,097,152,000; final 8,192; total
+   * 34,980,831,232 (published 35B). */
+  { "command-r-v01.json", -1, NULL, 34980831232 },
+  /* Command R7B (CohereForAI/c4ai-command-r7b-12-2024, cohere2): h 4096, 32 heads / 8 KV
+   * (d 128), ffn 14336, V 256000, tied: layer = 2*4096^2 + 2*4096*1024 = 41,943,040 +
+   * 3*4096*14336 = 176,160,768 + 4,096 -> 218,107,904, x32 = 6,979,452,928; embedding
+   * 256000*4096 = 1,048,576,000; final 4,096; total 8,028,033,024 (published 7B, 8.03B on
+   * its page). */
+  { "command-r7b.json", -1, NULL, 8028033024 },
 };
 
 static const LoadCase *
@@ -257,6 +317,91 @@ test_load_families_by_alias (void)
   g_assert_cmpuint (olmo3->sliding_window, ==, 4096);
   g_assert_cmpuint (olmo3->n_sliding_layers, ==, 24);
   g_assert_true (olmo3->qk_norm && olmo3->qk_norm_full);
+
+  /* Falcon-7B: multi-query (1 KV head), one LayerNorm shared by the parallel attention
+   * and MLP (no mlp_norm op), rotary; Falcon-40B: 8 KV heads, ln_attn and ln_mlp */
+  g_autofree char *f7_path = data_path ("falcon-7b-refinedwebmodel.json");
+  g_autoptr (ModelSpec) f7 = model_spec_lookup (f7_path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (f7->n_kv_heads, ==, 1);
+  g_assert_cmpuint (f7->norms_per_block, ==, 1);
+  g_assert_true (f7->parallel_block && f7->tied_embeddings && !f7->attn_bias);
+  g_assert_cmpint (f7->pos, ==, MODEL_POS_ROTARY);
+  g_autoptr (GArray) f7_ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+  model_spec_ops (f7, 1, 2048, f7_ops);
+  guint64 f7_sum = 0;
+  for (guint i = 0; i < f7_ops->len; i++)
+    {
+      const ModelOp *op = &g_array_index (f7_ops, ModelOp, i);
+      g_assert_cmpstr (op->name, !=, "mlp_norm");
+      f7_sum += op->part == MODEL_PART_LAYER ? f7->n_layers * op->weight_params
+                                              : op->weight_params;
+    }
+  g_assert_cmpuint (f7_sum, ==, 6921720704);
+  g_autofree char *f40_path = data_path ("falcon-40b.json");
+  g_autoptr (ModelSpec) f40 = model_spec_lookup (f40_path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (f40->n_kv_heads, ==, 8);
+  g_assert_cmpuint (f40->norms_per_block, ==, 2);
+  g_assert_true (f40->parallel_block);
+
+  /* BLOOM: ALiBi (no rotary op), the embedding LayerNorm (2 x 14336 = 28,672) an op of
+   * its own in the embedding part, which owns 3,596,615,680 + 28,672 */
+  g_autofree char *bloom_path = data_path ("bloom-176b.json");
+  g_autoptr (ModelSpec) bloom = model_spec_lookup (bloom_path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (bloom->pos, ==, MODEL_POS_ALIBI);
+  g_assert_true (bloom->embed_norm && bloom->attn_bias && bloom->mlp_bias);
+  model_spec_params (bloom, &p);
+  g_assert_cmpuint (p.input_embedding, ==, 3596644352);
+  g_autoptr (GArray) bloom_ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+  model_spec_ops (bloom, 1, 2048, bloom_ops);
+  gboolean saw_embed_norm = FALSE;
+  for (guint i = 0; i < bloom_ops->len; i++)
+    {
+      const ModelOp *op = &g_array_index (bloom_ops, ModelOp, i);
+      g_assert_cmpstr (op->name, !=, "rotary");
+      if (strcmp (op->name, "embed_norm") == 0)
+        {
+          saw_embed_norm = TRUE;
+          g_assert_cmpuint (op->weight_params, ==, 28672);
+        }
+    }
+  g_assert_true (saw_embed_norm);
+
+  /* DBRX active: 131,596,523,520 less 40 layers x 12 idle experts x 198,180,864 =
+   * 95,126,814,720 -> 36,469,708,800 (published 36B active). OLMoE active:
+   * 6,919,161,856 less 16 x 56 x 6,291,456 = 5,637,144,576 -> 1,282,017,280 (published
+   * 1.3B active); its router is not renormalised (norm_topk_prob false). */
+  g_autofree char *dbrx_path = data_path ("dbrx-base.json");
+  g_autoptr (ModelSpec) dbrx = model_spec_lookup (dbrx_path, &error);
+  g_assert_no_error (error);
+  model_spec_params (dbrx, &p);
+  g_assert_cmpuint (p.active, ==, 36469708800);
+  g_assert_cmpuint (dbrx->n_kv_heads, ==, 8);
+  g_assert_cmpint (dbrx->norm, ==, MODEL_NORM_LAYER_NOBIAS);
+  g_assert_true (dbrx->router_norm_topk && !dbrx->tied_embeddings);
+  g_autofree char *olmoe_path = data_path ("olmoe-1b-7b.json");
+  g_autoptr (ModelSpec) olmoe = model_spec_lookup (olmoe_path, &error);
+  g_assert_no_error (error);
+  model_spec_params (olmoe, &p);
+  g_assert_cmpuint (p.active, ==, 1282017280);
+  g_assert_true (olmoe->qk_norm && olmoe->qk_norm_full && !olmoe->router_norm_topk);
+
+  /* StarCoder2-3B: every layer within sliding_window 4096 (30 of 30); Command R7B:
+   * sliding_window_pattern 4 -> 32 - 32/4 = 24 of 32 layers at 4096, one norm a block */
+  g_autofree char *sc_path = data_path ("starcoder2-3b.json");
+  g_autoptr (ModelSpec) sc = model_spec_lookup (sc_path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sc->n_sliding_layers, ==, 30);
+  g_assert_cmpint (sc->mlp, ==, MODEL_MLP_GELU);
+  g_autofree char *r7_path = data_path ("command-r7b.json");
+  g_autoptr (ModelSpec) r7 = model_spec_lookup (r7_path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (r7->sliding_window, ==, 4096);
+  g_assert_cmpuint (r7->n_sliding_layers, ==, 24);
+  g_assert_cmpuint (r7->norms_per_block, ==, 1);
+  g_assert_true (r7->parallel_block && r7->tied_embeddings && !r7->qk_norm);
 
   /* Granite's multipliers are scalars: the Llama modules, tied */
   g_autofree char *granite_path = data_path ("granite-3.0-8b.json");
