@@ -1163,6 +1163,21 @@ read_gemma3_nested (const Reader *r, ModelSpec *spec, GError **error)
   return read_text_config (r, spec, read_gemma3, error);
 }
 
+/* The block's kinds, the same bias on the attention and the MLP, and tie_word_embeddings
+ * over the family's default `tied`. */
+static gboolean
+set_block (const Reader *r, ModelSpec *spec, ModelMlpKind mlp, ModelNormKind norm,
+           ModelPosKind pos, gboolean bias, gboolean tied, GError **error)
+{
+  spec->mlp = mlp;
+  spec->norm = norm;
+  spec->pos = pos;
+  spec->attn_bias = bias;
+  spec->mlp_bias = bias;
+  spec->tied_embeddings = tied;
+  return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error);
+}
+
 static gboolean
 read_gpt2 (const Reader *r, ModelSpec *spec, GError **error)
 {
@@ -1173,15 +1188,8 @@ read_gpt2 (const Reader *r, ModelSpec *spec, GError **error)
   if (!read_common (r, &gpt2_names, FALSE, 1024, spec, error))
     return FALSE;
   read_string (r, "activation_function", &ok, error);
-  if (!ok)
-    return FALSE;
-  spec->mlp = MODEL_MLP_GELU;
-  spec->norm = MODEL_NORM_LAYER;
-  spec->pos = MODEL_POS_LEARNED;
-  spec->tied_embeddings = TRUE;
-  spec->attn_bias = TRUE;
-  spec->mlp_bias = TRUE;
-  return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error);
+  return ok && set_block (r, spec, MODEL_MLP_GELU, MODEL_NORM_LAYER, MODEL_POS_LEARNED, TRUE,
+                          TRUE, error);
 }
 
 static gboolean
@@ -1297,15 +1305,10 @@ read_falcon (const Reader *r, ModelSpec *spec, GError **error)
     return FALSE;
   if (!new_arch && multi_query)
     spec->n_kv_heads = 1;
-  spec->mlp = MODEL_MLP_GELU;
-  spec->norm = MODEL_NORM_LAYER;
-  spec->pos = alibi ? MODEL_POS_ALIBI : MODEL_POS_ROTARY;
-  spec->attn_bias = bias;
-  spec->mlp_bias = bias;
   spec->norms_per_block = !parallel || n_ln == 2 ? 2 : 1;
   spec->parallel_block = parallel || new_arch;
-  spec->tied_embeddings = TRUE;
-  return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error);
+  return set_block (r, spec, MODEL_MLP_GELU, MODEL_NORM_LAYER,
+                    alibi ? MODEL_POS_ALIBI : MODEL_POS_ROTARY, bias, TRUE, error);
 }
 
 /* BLOOM (BloomConfig, transformers modeling_bloom.py): n_layer, n_head (or
@@ -1323,16 +1326,10 @@ read_bloom (const Reader *r, ModelSpec *spec, GError **error)
     pick_key (r, "hidden_size", "n_embed"), NULL, pick_key (r, "n_layer", "num_hidden_layers"),
     pick_key (r, "n_head", "num_attention_heads"), NULL, NULL, "vocab_size", "seq_length",
   };
-  if (!read_common (r, &f, FALSE, 2048, spec, error))
-    return FALSE;
-  spec->mlp = MODEL_MLP_GELU;
-  spec->norm = MODEL_NORM_LAYER;
-  spec->pos = MODEL_POS_ALIBI;
   spec->embed_norm = TRUE;
-  spec->attn_bias = TRUE;
-  spec->mlp_bias = TRUE;
-  spec->tied_embeddings = TRUE;
-  return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error);
+  return read_common (r, &f, FALSE, 2048, spec, error)
+         && set_block (r, spec, MODEL_MLP_GELU, MODEL_NORM_LAYER, MODEL_POS_ALIBI, TRUE, TRUE,
+                       error);
 }
 
 /* An object member read with its own Reader (DBRX's attn_config and ffn_config): *ok
@@ -1419,11 +1416,8 @@ read_dbrx (const Reader *r, ModelSpec *spec, GError **error)
   JsonNode *norm_w = json_object_get_member (ffn.obj, "moe_normalize_expert_weights");
   spec->router_norm_topk = norm_w == NULL || !JSON_NODE_HOLDS_NULL (norm_w);
   spec->router_score = MODEL_ROUTER_SOFTMAX;
-  spec->mlp = MODEL_MLP_SWIGLU;
-  spec->norm = MODEL_NORM_LAYER_NOBIAS;
-  spec->pos = MODEL_POS_ROTARY;
-  spec->tied_embeddings = FALSE;
-  return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error);
+  return set_block (r, spec, MODEL_MLP_SWIGLU, MODEL_NORM_LAYER_NOBIAS, MODEL_POS_ROTARY, FALSE,
+                    FALSE, error);
 }
 
 /* OLMoE (OlmoeConfig, transformers modeling_olmoe.py): OLMo 2's q_norm and k_norm over
@@ -1463,13 +1457,8 @@ read_starcoder2 (const Reader *r, ModelSpec *spec, GError **error)
                      NULL, error))
     return FALSE;
   spec->n_sliding_layers = spec->sliding_window > 0 ? spec->n_layers : 0;
-  spec->mlp = MODEL_MLP_GELU;
-  spec->norm = MODEL_NORM_LAYER;
-  spec->pos = MODEL_POS_ROTARY;
-  spec->attn_bias = bias;
-  spec->mlp_bias = bias;
-  spec->tied_embeddings = TRUE;
-  return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error);
+  return set_block (r, spec, MODEL_MLP_GELU, MODEL_NORM_LAYER, MODEL_POS_ROTARY, bias, TRUE,
+                    error);
 }
 
 /* Command R (CohereConfig, transformers modeling_cohere.py): the Llama projections (GQA,
