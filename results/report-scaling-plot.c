@@ -42,14 +42,24 @@ x_log_axes (const ReportScaling *r, PlotAxes *ax, double *ticks)
   ax->xmax = ticks[n - 1] * 1.3;
 }
 
-/* "no plan" under a size where no cluster could predict, so the gap is explained */
+/* "no plan" under a size where no cluster could predict, so the gap is explained; written
+ * upwards from the axis where it would overlap the next one across (many failing sizes of
+ * a fine --gpus list: "no planno plan" ran together) */
 static void
-mark_missing_x (cairo_t *cr, const PlotAxes *ax, double x, const char *what)
+mark_missing_x (cairo_t *cr, const PlotAxes *ax, double x, const char *what,
+                gboolean upright)
 {
   cairo_save (cr);
   plot_font (cr, 11, FALSE);
   cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
-  plot_text (cr, x, ax->y1 - 6, 0.5, 1, what);
+  if (upright)
+    {
+      cairo_translate (cr, x, ax->y1 - 6);
+      cairo_rotate (cr, -G_PI / 2);
+      plot_text (cr, 0, 0, 0, 0.5, what);
+    }
+  else
+    plot_text (cr, x, ax->y1 - 6, 0.5, 1, what);
   cairo_restore (cr);
 }
 
@@ -91,17 +101,37 @@ draw_series (cairo_t *cr, const PlotAxes *ax, const ReportScaling *r, guint c,
     }
 }
 
+/* Is the size at i one no cluster could predict? */
+static gboolean
+size_missing (const ReportScaling *r, guint i)
+{
+  for (guint c = 0; c < r->clusters->len; c++)
+    if (row_at (r, c, i)->predicted)
+      return FALSE;
+  return TRUE;
+}
+
 static void
 mark_invalid_sizes (cairo_t *cr, const PlotAxes *ax, const ReportScaling *r)
 {
+  /* across if every label clears its neighbour by 4 px, else all of them upright */
+  cairo_save (cr);
+  plot_font (cr, 11, FALSE);
+  cairo_text_extents_t te;
+  cairo_text_extents (cr, "no plan", &te);
+  cairo_restore (cr);
+  gboolean upright = FALSE;
+  double last = -1e9;
   for (guint i = 0; i < n_sizes (r); i++)
-    {
-      gboolean any = FALSE;
-      for (guint c = 0; c < r->clusters->len; c++)
-        any |= row_at (r, c, i)->predicted;
-      if (!any)
-        mark_missing_x (cr, ax, plot_x (ax, row_at (r, 0, i)->gpus), "no plan");
-    }
+    if (size_missing (r, i))
+      {
+        double x = plot_x (ax, row_at (r, 0, i)->gpus);
+        upright |= x - last < te.x_advance + 4;
+        last = x;
+      }
+  for (guint i = 0; i < n_sizes (r); i++)
+    if (size_missing (r, i))
+      mark_missing_x (cr, ax, plot_x (ax, row_at (r, 0, i)->gpus), "no plan", upright);
 }
 
 static double

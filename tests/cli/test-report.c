@@ -982,6 +982,79 @@ test_search_per_size_is_search (Fixture *f, gconstpointer data)
   run_result_clear (&b);
 }
 
+/* Many sizes without a plan (llama3-8b at TP 8, 64 sequences: 12, 20, 24, 28, 36, 40, 44
+ * and 48 GPUs leave dp = 1.5, 2.5, ...): their "no plan" marks, 0.35 grey, stood across the
+ * plot's foot and ran together ("no planno plan" between 36 and 48 on the log axis). Now
+ * they stand upright where any two would overlap. Read back from throughput.png: in the
+ * band just above the x axis, the columns holding that grey form one run per size, each
+ * about a line of 11 px text wide (upright), not a word of ~45 px (across), and never
+ * merged: 8 runs inside the frame, none wider than 20 px. The axis is the lowest row that
+ * is dark (the
+ * frame, 0.2 grey at 1.2 px, so antialiased to at most ~0.6) over more than half the
+ * width. */
+static void
+test_no_plan_marks_apart (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_report ("report scaling --model llama3-8b --cluster h100-24k --tp 8 --gbs 64 "
+              "--seq-length 4096 --gpus 8,12,16,20,24,28,32,36,40,44,48,64 --strong "
+              "--out {OUT} --format png", f->out, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  g_autofree char *png = g_build_filename (f->out, "throughput.png", NULL);
+  cairo_surface_t *img = cairo_image_surface_create_from_png (png);
+  g_assert_cmpint (cairo_surface_status (img), ==, CAIRO_STATUS_SUCCESS);
+  cairo_surface_flush (img);
+  const int w = cairo_image_surface_get_width (img), h = cairo_image_surface_get_height (img);
+  const int stride = cairo_image_surface_get_stride (img);
+  const unsigned char *px = cairo_image_surface_get_data (img);
+#define GREY_AT(x, y, lo, hi) \
+  ({ const guint32 v_ = *(const guint32 *) (px + (y) * stride + 4 * (x)); \
+     const int r_ = (v_ >> 16) & 255, g_ = (v_ >> 8) & 255, b_ = v_ & 255; \
+     r_ == g_ && g_ == b_ && r_ >= (lo) && r_ <= (hi); })
+  int axis = -1;
+  for (int y = h - 1; y >= 0 && axis < 0; y--)
+    {
+      int dark = 0;
+      for (int x = 0; x < w; x++)
+        dark += GREY_AT (x, y, 0, 160);
+      if (dark > w / 2)
+        axis = y;
+    }
+  g_assert_cmpint (axis, >, 60);
+  /* inside the frame: the longest dark run of that row (the y axis's "10k", left of it on
+   * the same row, is dark text as well) */
+  int left = 0, right = -1;
+  for (int x = 0, start = -1; x <= w; x++)
+    if (x < w && GREY_AT (x, axis, 0, 160))
+      start = start < 0 ? x : start;
+    else if (start >= 0)
+      {
+        if (x - 1 - start > right - left)
+          left = start, right = x - 1;
+        start = -1;
+      }
+  int runs = 0, widest = 0, run = 0;
+  for (int x = left + 4; x <= right - 4; x++)
+    {
+      gboolean ink = FALSE;
+      for (int y = axis - 60; y < axis - 8 && !ink; y++)
+        ink = GREY_AT (x, y, 70, 120);
+      if (ink)
+        run++;
+      else if (run > 0)
+        {
+          runs++;
+          widest = MAX (widest, run);
+          run = 0;
+        }
+    }
+#undef GREY_AT
+  cairo_surface_destroy (img);
+  g_assert_cmpint (runs, ==, 8);
+  g_assert_cmpint (widest, <=, 20);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1006,6 +1079,8 @@ main (int argc, char **argv)
               test_search_per_size_is_search, fixture_teardown);
   g_test_add ("/cli/report/search-per-size-fixed-flag", Fixture, NULL, fixture_setup,
               test_search_per_size_fixed_flag, fixture_teardown);
+  g_test_add ("/cli/report/no-plan-marks-apart", Fixture, NULL, fixture_setup,
+              test_no_plan_marks_apart, fixture_teardown);
   g_test_add ("/cli/report/bad-inputs", Fixture, NULL, fixture_setup, test_bad_inputs,
               fixture_teardown);
   return g_test_run ();
