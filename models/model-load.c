@@ -523,7 +523,9 @@ read_llama_block (const Reader *r, ModelSpec *spec, guint64 default_positions,
   spec->norms_per_block = 2;
   /* Qwen2 and Qwen2-MoE: q/k/v carry biases, o does not (Qwen2Attention: o_proj
    * bias=False), and the config has no field for it. */
-  if (strcmp (spec->model_type, "qwen2") == 0 || strcmp (spec->model_type, "qwen2_moe") == 0)
+  if (strcmp (spec->model_type, "qwen2") == 0 || strcmp (spec->model_type, "qwen2_moe") == 0
+      || strcmp (spec->model_type, "qwen2_vl") == 0
+      || strcmp (spec->model_type, "qwen2_5_vl") == 0)
     {
       spec->attn_qkv_bias = TRUE;
       return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
@@ -822,24 +824,15 @@ read_mla (const Reader *r, ModelSpec *spec, GError **error)
   return TRUE;
 }
 
-/* DeepSeek-V2 / V3 (DeepseekV2Config, DeepseekV3Config): MLA; n_routed_experts of
- * moe_intermediate_size, top num_experts_per_tok, n_shared_experts shared experts of the
- * same size; the first first_k_dense_replace layers dense (intermediate_size).
- * scoring_func softmax (V2) or sigmoid (V3); topk_method noaux_tc (V3) keeps an
- * e_score_correction_bias of E per layer. V3's num_nextn_predict_layers MTP modules are
- * counted apart. moe_layer_freq other than 1 was never released and is refused.
- * DeepSeekMoE (DeepseekConfig, model_type "deepseek": deepseek-moe-16b, arXiv 2401.06066)
- * has the same MoE fields over standard multi-head attention, without MLA. */
+/* DeepSeek's MoE fields (also GLM-4.5's): routed and shared experts, leading dense
+ * layers, moe_layer_freq 1, norm_topk_prob, the MTP modules. Absent counts keep what
+ * `spec` holds (the family's default). */
 static gboolean
-read_deepseek (const Reader *r, ModelSpec *spec, GError **error)
+read_deepseek_moe (const Reader *r, ModelSpec *spec, GError **error)
 {
-  gboolean ok;
   guint64 freq = 1;
-  const gboolean mla = strcmp (spec->model_type, "deepseek") != 0;
-  if (!read_llama (r, spec, error)
-      || (mla && !read_mla (r, spec, error))
-      || !read_moe_experts (r, "n_routed_experts", "num_experts_per_tok",
-                            "moe_intermediate_size", spec, error)
+  if (!read_moe_experts (r, "n_routed_experts", "num_experts_per_tok",
+                         "moe_intermediate_size", spec, error)
       || !read_count (r, "n_shared_experts", MODEL_MAX_EXPERTS, &spec->n_shared_experts,
                       error)
       || !read_count (r, "first_k_dense_replace", MODEL_MAX_LAYERS,
@@ -866,6 +859,26 @@ read_deepseek (const Reader *r, ModelSpec *spec, GError **error)
     return moe_invalid (r, error, "'n_shared_experts' x 'moe_intermediate_size' is above the "
                         "cap of %" G_GUINT64_FORMAT " (%s)", MODEL_MAX_FFN, cap_reason);
   spec->shared_expert_ffn = spec->n_shared_experts * spec->moe_ffn;
+  return TRUE;
+}
+
+/* DeepSeek-V2 / V3 (DeepseekV2Config, DeepseekV3Config): MLA; n_routed_experts of
+ * moe_intermediate_size, top num_experts_per_tok, n_shared_experts shared experts of the
+ * same size; the first first_k_dense_replace layers dense (intermediate_size).
+ * scoring_func softmax (V2) or sigmoid (V3); topk_method noaux_tc (V3) keeps an
+ * e_score_correction_bias of E per layer. V3's num_nextn_predict_layers MTP modules are
+ * counted apart. moe_layer_freq other than 1 was never released and is refused.
+ * DeepSeekMoE (DeepseekConfig, model_type "deepseek": deepseek-moe-16b, arXiv 2401.06066)
+ * has the same MoE fields over standard multi-head attention, without MLA. */
+static gboolean
+read_deepseek (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean ok;
+  const gboolean mla = strcmp (spec->model_type, "deepseek") != 0;
+  if (!read_llama (r, spec, error)
+      || (mla && !read_mla (r, spec, error))
+      || !read_deepseek_moe (r, spec, error))
+    return FALSE;
   const char *scoring = read_string (r, "scoring_func", &ok, error);
   if (!ok)
     return FALSE;
@@ -1504,6 +1517,132 @@ read_cohere2 (const Reader *r, ModelSpec *spec, GError **error)
   return TRUE;
 }
 
+/* InternLM2 (InternLM2Config, the remote configuration_internlm2.py of internlm/internlm2-*;
+ * modeling_internlm2.py): Llama's shapes under other tensor names (attention.wqkv fused
+ * h -> (a + 2 g) d, attention.wo, feed_forward.w1, w3, w2, attention_norm, ffn_norm,
+ * tok_embeddings, output) and the config's own field for the attention biases: "bias"
+ * (default true) on wqkv and wo; the MLP has none. InternLM2Config defaults:
+ * max_position_embeddings 2048, untied. */
+static gboolean
+read_internlm2 (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean bias = TRUE;
+  if (!read_llama (r, spec, error) || !read_bool (r, "bias", &bias, error))
+    return FALSE;
+  spec->attn_bias = bias;
+  return TRUE;
+}
+
+/* Phi-1.5 and Phi-2 (PhiConfig, transformers modeling_phi.py): q, k, v and dense (o) and
+ * an MLP fc1 (intermediate_size), hidden_act (gelu_new), fc2, not gated, every one with a
+ * bias; one LayerNorm a layer feeds attention and MLP side by side (PhiDecoderLayer:
+ * residual + attention + MLP); rotary over partial_rotary_factor of each head (default
+ * 0.5); final_layernorm; lm_head with a bias of vocab_size. PhiConfig defaults:
+ * max_position_embeddings 2048, untied. qk_layernorm (per-head LayerNorms with biases)
+ * is refused: no released Phi uses it. */
+static gboolean
+read_phi (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean ok, qk_layernorm = FALSE;
+  if (!read_common (r, &llama_names, TRUE, 2048, spec, error))
+    return FALSE;
+  read_string (r, "hidden_act", &ok, error);
+  if (!ok || !read_bool (r, "qk_layernorm", &qk_layernorm, error))
+    return FALSE;
+  if (qk_layernorm)
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
+                   "%s: field 'qk_layernorm' is true; tandem models Phi without q/k "
+                   "LayerNorms (phi-1, phi-1.5, phi-2)", r->file);
+      return FALSE;
+    }
+  spec->rotary_fraction = 0.5;
+  spec->norms_per_block = 1;
+  spec->parallel_block = TRUE;
+  spec->head_bias = TRUE;
+  return read_rotary_fraction (r, &spec->rotary_fraction, error)
+         && set_block (r, spec, MODEL_MLP_GELU, MODEL_NORM_LAYER, MODEL_POS_ROTARY, TRUE,
+                       FALSE, error);
+}
+
+/* What GLM-4 (Glm4Config) and GLM-4.5 (Glm4MoeConfig) share: head_dim default 128 (not
+ * h / a), the Llama projections with biases on q, k and v only under attention_bias (the
+ * family default `qkv_bias`; o_proj has none), rotary over partial_rotary_factor of each
+ * head (default 0.5), max_position_embeddings default 131072, untied. */
+static gboolean
+read_glm_block (const Reader *r, ModelSpec *spec, gboolean qkv_bias, GError **error)
+{
+  spec->head_dim = 128;
+  spec->rotary_fraction = 0.5;
+  if (!read_llama_block (r, spec, 131072, FALSE, error)
+      || !read_rotary_fraction (r, &spec->rotary_fraction, error))
+    return FALSE;
+  spec->attn_bias = FALSE;
+  if (!read_bool (r, "attention_bias", &qkv_bias, error))
+    return FALSE;
+  spec->attn_qkv_bias = qkv_bias;
+  return TRUE;
+}
+
+/* GLM-4 (Glm4Config, transformers modeling_glm4.py: GLM-4-9B-0414, GLM-4-32B-0414): the
+ * GLM block (attention_bias default true) with four RMSNorms a layer
+ * (Glm4DecoderLayer: input, post_self_attn, post_attention, post_mlp) and the SwiGLU MLP
+ * as one gate_up_proj. */
+static gboolean
+read_glm4 (const Reader *r, ModelSpec *spec, GError **error)
+{
+  if (!read_glm_block (r, spec, TRUE, error))
+    return FALSE;
+  spec->norms_per_block = 4;
+  return TRUE;
+}
+
+/* GLM-4.5 (Glm4MoeConfig, transformers modeling_glm4_moe.py): the GLM block
+ * (attention_bias default false) with per-head q/k RMSNorms under use_qk_norm, two norms a
+ * layer, and DeepSeek-V3's MoE: n_routed_experts of moe_intermediate_size, top
+ * num_experts_per_tok by sigmoid with an e_score_correction_bias (Glm4MoeTopkRouter, always
+ * present), renormalised (norm_topk_prob default true), n_shared_experts (default 1), the
+ * first first_k_dense_replace (default 1) layers dense of intermediate_size;
+ * num_nextn_predict_layers MTP modules counted apart from the total (transformers does
+ * not load them). routed_scaling_factor, n_group and topk_group change no count. */
+static gboolean
+read_glm4_moe (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean qk_norm = FALSE;
+  spec->n_shared_experts = 1;
+  spec->first_dense_layers = 1;
+  spec->router_norm_topk = TRUE;
+  if (!read_glm_block (r, spec, FALSE, error)
+      || !read_deepseek_moe (r, spec, error)
+      || !read_bool (r, "use_qk_norm", &qk_norm, error))
+    return FALSE;
+  spec->qk_norm = qk_norm;
+  spec->router_score = MODEL_ROUTER_SIGMOID;
+  spec->router_bias = TRUE;
+  return TRUE;
+}
+
+/* Qwen2-VL and Qwen2.5-VL (Qwen2VLConfig, Qwen2_5_VLConfig): the text model is Qwen2's
+ * (q/k/v biases, o none; Qwen2's sliding-window fields), its sizes at the top level or,
+ * as newer transformers save them, under text_config; multimodal rotary (mrope) turns the
+ * same elements. The vision tower (vision_config: a ViT of about 0.68B for the 7B) and
+ * its merger are not modelled: only the language model is counted and simulated.
+ * max_position_embeddings default 32768, untied. */
+static gboolean
+read_qwen2_vl_text (const Reader *r, ModelSpec *spec, GError **error)
+{
+  return read_llama_block (r, spec, 32768, FALSE, error);
+}
+
+static gboolean
+read_qwen2_vl (const Reader *r, ModelSpec *spec, GError **error)
+{
+  if (!json_object_has_member (r->obj, "hidden_size")
+      && json_object_has_member (r->obj, "text_config"))
+    return read_text_config (r, spec, read_qwen2_vl_text, error);
+  return read_qwen2_vl_text (r, spec, error);
+}
+
 typedef gboolean (*FamilyReader) (const Reader *r, ModelSpec *spec, GError **error);
 
 static const struct {
@@ -1549,6 +1688,17 @@ static const struct {
   { "starcoder2", read_starcoder2 },
   { "cohere", read_cohere },
   { "cohere2", read_cohere2 },
+  { "internlm2", read_internlm2 },
+  /* MiniCPM (openbmb's remote MiniCPMConfig): the Llama block; scale_emb, dim_model_base
+   * and scale_depth scale the embedding output, the residual branches and the logits
+   * (muP): scalars, no parameters. MiniCPM4's sparse_config (InfLLM v2 sparse attention
+   * past dense_len tokens) is not modelled: attention is counted dense. */
+  { "minicpm", read_llama },
+  { "phi", read_phi },
+  { "glm4", read_glm4 },
+  { "glm4_moe", read_glm4_moe },
+  { "qwen2_vl", read_qwen2_vl },       /* text model only: the vision tower is not counted */
+  { "qwen2_5_vl", read_qwen2_vl },
 };
 
 /* Families people will try, with the reason they are out of scope. */
@@ -1572,8 +1722,8 @@ set_unsupported (const char *file, const char *model_type, GError **error)
                "llama, mistral, qwen2, qwen3, phi3, gemma, gemma2, gemma3, gemma3_text, granite, "
                "olmo2, olmo3, gpt2, gpt_neox, opt, mixtral, qwen2_moe, qwen3_moe, qwen3_next, "
                "deepseek, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text, falcon "
-               "(RefinedWeb, RefinedWebModel), bloom, dbrx, olmoe, starcoder2, cohere, cohere2",
-               file,
+               "(RefinedWeb, RefinedWebModel), bloom, dbrx, olmoe, starcoder2, cohere, cohere2, "
+               "internlm2, minicpm, phi, glm4, glm4_moe, qwen2_vl, qwen2_5_vl", file,
                model_type, why);
   return FALSE;
 }

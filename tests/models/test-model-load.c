@@ -193,6 +193,49 @@ static const LoadCase cases[] = {
    * 256000*4096 = 1,048,576,000; final 4,096; total 8,028,033,024 (published 7B, 8.03B on
    * its page). */
   { "command-r7b.json", -1, NULL, 8028033024 },
+  /* InternLM2-7B (internlm/internlm2-7b): h 4096, 32 heads / 8 KV (d 128), ffn 14336,
+   * V 92544, bias false, untied: layer = wqkv 4096*(4096 + 2*1024) + wo 4096^2 =
+   * 41,943,040 + 3*4096*14336 = 176,160,768 + 8,192 -> 218,112,000, x32 = 6,979,584,000;
+   * embeddings 2*92544*4096 = 758,120,448; final 4,096; total 7,737,708,544 (published
+   * 7.74B). */
+  { "internlm2-7b.json", -1, NULL, 7737708544 },
+  /* MiniCPM4.1-8B (openbmb/MiniCPM4.1-8B): h 4096, 32 heads / 2 KV (d 128), ffn 16384,
+   * V 73448, untied; muP scalars count nothing: layer = 2*4096^2 + 2*4096*256 =
+   * 35,651,584 + 3*4096*16384 = 201,326,592 + 8,192 -> 236,986,368, x32 =
+   * 7,583,563,776; embeddings 2*73448*4096 = 601,686,016; final 4,096; total
+   * 8,185,253,888 (published 8B). */
+  { "minicpm4.1-8b.json", -1, NULL, 8185253888 },
+  /* Phi-2 (microsoft/phi-2): h 2560, 32 heads (d 80), ffn 10240 GeLU, biases everywhere,
+   * one LayerNorm a layer, V 51200, untied with an lm_head bias:
+   * layer = attn 4*2560^2 + 4*2560 = 26,224,640 + MLP 2*2560*10240 + 10240 + 2560 =
+   * 52,441,600 + 1 LayerNorm 5,120 -> 78,671,360, x32 = 2,517,483,520; embeddings
+   * 2*51200*2560 = 262,144,000 + head bias 51,200; final LayerNorm 5,120; total
+   * 2,779,683,840 (published 2.7B; 2.78B). */
+  { "phi-2.json", -1, NULL, 2779683840 },
+  /* GLM-4-9B-0414 (THUDM/GLM-4-9B-0414): h 4096, 32 heads / 2 KV of 128, ffn 13696,
+   * q/k/v biases (o none), 4 RMSNorms a layer, V 151552, untied:
+   * layer = q, o 2*4096^2 + k, v 2*4096*256 = 35,651,584 + biases 4096 + 512 +
+   * 3*4096*13696 = 168,296,448 + 4*4096 -> 203,969,024, x40 = 8,158,760,960;
+   * embeddings 2*151552*4096 = 1,241,513,984; final 4,096; total 9,400,279,040
+   * (published 9B; 9.4B). */
+  { "glm-4-9b-0414.json", -1, NULL, 9400279040 },
+  /* GLM-4.5 (zai-org/GLM-4.5): h 5120, 96 heads / 8 KV of 128 (q 12288), q/k/v biases,
+   * per-head q/k norms, 3 dense layers of 12288, 89 MoE layers of 160 + 1 shared experts
+   * of 1536, sigmoid router with its correction bias, V 151552, untied:
+   * attention = 5120*12288*2 + 2*5120*1024 = 136,314,880 + biases 12288 + 2048 + q/k
+   * norms 256 -> 136,329,472; norms 10,240; dense layer + 3*5120*12288 = 188,743,680 ->
+   * 325,083,392, x3 = 975,250,176; MoE layer + router 5120*160 + 160 = 819,360 + 161 x
+   * 3*5120*1536 (23,592,960) = 3,798,466,560 -> 3,935,625,632, x89 = 350,270,681,248;
+   * embeddings 2*151552*5120 = 1,551,892,480; final 5,120; total 352,797,829,024
+   * (published 355B with the MTP layer, which tandem counts apart: 3,988,069,792). */
+  { "glm-4.5.json", -1, NULL, 352797829024 },
+  /* Qwen2.5-VL-7B (Qwen/Qwen2.5-VL-7B-Instruct), the text model only: Qwen2-7B's sizes,
+   * h 3584, 28 heads / 4 KV (d 128), ffn 18944, q/k/v biases, V 152064, untied:
+   * layer = 2*3584^2 + 2*3584*512 = 29,360,128 + 3584 + 1024 + 3*3584*18944 =
+   * 203,685,888 + 7,168 -> 233,057,792, x28 = 6,525,618,176; embeddings 2*152064*3584 =
+   * 1,089,994,752; final 3,584; total 7,615,616,512 (published 8.29B with the 0.68B
+   * vision tower, which tandem does not model). */
+  { "qwen2.5-vl-7b.json", -1, NULL, 7615616512 },
 };
 
 static const LoadCase *
@@ -402,6 +445,64 @@ test_load_families_by_alias (void)
   g_assert_cmpuint (r7->n_sliding_layers, ==, 24);
   g_assert_cmpuint (r7->norms_per_block, ==, 1);
   g_assert_true (r7->parallel_block && r7->tied_embeddings && !r7->qk_norm);
+
+  /* Phi-2: one LayerNorm a parallel block, rotary over 0.4 x 80 = 32 of each head, an
+   * output head of 51200 x 2560 + 51200 (its bias) */
+  g_autofree char *phi_path = data_path ("phi-2.json");
+  g_autoptr (ModelSpec) phi = model_spec_lookup (phi_path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (model_spec_rotary_dim (phi), ==, 32);
+  g_assert_cmpuint (phi->norms_per_block, ==, 1);
+  g_assert_true (phi->parallel_block && phi->head_bias && phi->attn_bias && phi->mlp_bias);
+  model_spec_params (phi, &p);
+  g_assert_cmpuint (p.output_head, ==, 131123200);
+
+  /* GLM-4: q/k/v biases, not o (attn_qkv_bias), 4 norms a layer, rotary over 0.5 x 128 =
+   * 64. GLM-4.5: active = 352,797,829,024 less 89 x 152 idle x 23,592,960 =
+   * 319,165,562,880 -> 33,632,266,144 (published 32B active, which leaves out the
+   * 1,551,892,480 of the embeddings: 32,080,373,664) */
+  g_autofree char *glm_path = data_path ("glm-4-9b-0414.json");
+  g_autoptr (ModelSpec) glm = model_spec_lookup (glm_path, &error);
+  g_assert_no_error (error);
+  g_assert_true (glm->attn_qkv_bias && !glm->attn_bias);
+  g_assert_cmpuint (glm->norms_per_block, ==, 4);
+  g_assert_cmpuint (model_spec_rotary_dim (glm), ==, 64);
+  g_autofree char *glm45_path = data_path ("glm-4.5.json");
+  g_autoptr (ModelSpec) glm45 = model_spec_lookup (glm45_path, &error);
+  g_assert_no_error (error);
+  model_spec_params (glm45, &p);
+  g_assert_cmpuint (p.active, ==, 33632266144);
+  g_assert_cmpuint (p.mtp, ==, 3988069792);
+  g_assert_cmpuint (glm45->first_dense_layers, ==, 3);
+  g_assert_cmpint (glm45->router_score, ==, MODEL_ROUTER_SIGMOID);
+  g_assert_true (glm45->router_bias && glm45->qk_norm && !glm45->qk_norm_full);
+
+  /* InternLM2's "bias" defaults to true (InternLM2Config): without the field wqkv and wo
+   * carry biases, 4096 + 2*1024 + 4096 = 10,240 a layer more than internlm2-7b's 0 */
+  static const char internlm2_nobias_field[] =
+    "{\"model_type\": \"internlm2\", \"hidden_size\": 4096, \"intermediate_size\": 14336,"
+    " \"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8,"
+    " \"vocab_size\": 92544}";
+  g_autoptr (ModelSpec) il = model_spec_new_from_data (internlm2_nobias_field, -1,
+                                                       "internlm2.json", &error);
+  g_assert_no_error (error);
+  g_assert_true (il->attn_bias && !il->mlp_bias);
+  model_spec_params (il, &p);
+  g_assert_cmpuint (p.attention_per_layer, ==, 41943040 + 10240);
+
+  /* Qwen2-VL with the text model under text_config (as newer transformers save it) reads
+   * as the same 7,615,616,512 */
+  static const char qwen2_vl_nested[] =
+    "{\"model_type\": \"qwen2_vl\", \"vision_config\": {\"depth\": 32},"
+    " \"text_config\": {\"hidden_size\": 3584, \"intermediate_size\": 18944,"
+    " \"num_hidden_layers\": 28, \"num_attention_heads\": 28, \"num_key_value_heads\": 4,"
+    " \"vocab_size\": 152064, \"tie_word_embeddings\": false}}";
+  g_autoptr (ModelSpec) qvl = model_spec_new_from_data (qwen2_vl_nested, -1, "qwen2-vl.json",
+                                                        &error);
+  g_assert_no_error (error);
+  model_spec_params (qvl, &p);
+  g_assert_cmpuint (p.total, ==, 7615616512);
+  g_assert_true (qvl->attn_qkv_bias);
 
   /* Granite's multipliers are scalars: the Llama modules, tied */
   g_autofree char *granite_path = data_path ("granite-3.0-8b.json");
