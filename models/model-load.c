@@ -1453,6 +1453,18 @@ read_olmoe (const Reader *r, ModelSpec *spec, GError **error)
   return TRUE;
 }
 
+/* Llama's field names over an MLP that is not gated (StarCoder2, Phi): hidden_act must be
+ * a string, and any one gives the same shapes. */
+static gboolean
+read_ungated_block (const Reader *r, ModelSpec *spec, guint64 positions, GError **error)
+{
+  gboolean ok;
+  if (!read_common (r, &llama_names, TRUE, positions, spec, error))
+    return FALSE;
+  read_string (r, "hidden_act", &ok, error);
+  return ok;
+}
+
 /* StarCoder2 (Starcoder2Config, transformers modeling_starcoder2.py): GQA q, k, v, o and
  * an MLP c_fc (intermediate_size), hidden_act (gelu_pytorch_tanh), c_proj, not gated,
  * every one with a bias under use_bias (default true); LayerNorms with bias; rotary;
@@ -1461,11 +1473,8 @@ read_olmoe (const Reader *r, ModelSpec *spec, GError **error)
 static gboolean
 read_starcoder2 (const Reader *r, ModelSpec *spec, GError **error)
 {
-  gboolean ok, bias = TRUE;
-  if (!read_common (r, &llama_names, TRUE, 4096, spec, error))
-    return FALSE;
-  read_string (r, "hidden_act", &ok, error);
-  if (!ok || !read_bool (r, "use_bias", &bias, error)
+  gboolean bias = TRUE;
+  if (!read_ungated_block (r, spec, 4096, error) || !read_bool (r, "use_bias", &bias, error)
       || !read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &spec->sliding_window,
                      NULL, error))
     return FALSE;
@@ -1543,11 +1552,9 @@ read_internlm2 (const Reader *r, ModelSpec *spec, GError **error)
 static gboolean
 read_phi (const Reader *r, ModelSpec *spec, GError **error)
 {
-  gboolean ok, qk_layernorm = FALSE;
-  if (!read_common (r, &llama_names, TRUE, 2048, spec, error))
-    return FALSE;
-  read_string (r, "hidden_act", &ok, error);
-  if (!ok || !read_bool (r, "qk_layernorm", &qk_layernorm, error))
+  gboolean qk_layernorm = FALSE;
+  if (!read_ungated_block (r, spec, 2048, error)
+      || !read_bool (r, "qk_layernorm", &qk_layernorm, error))
     return FALSE;
   if (qk_layernorm)
     {
