@@ -151,6 +151,14 @@ static const LoadCase cases[] = {
    * 41,303,293,952. The published 41.8B counts the lm_head a second time (+532,676,608 =
    * 41,835,970,560); FalconForCausalLM ties it to the embedding. */
   { "falcon-40b.json", -1, NULL, 41303293952 },
+  /* Falcon-RW-1B (tiiuae/falcon-rw-1b): h 2048, 32 heads, without multi_query -> 32 KV
+   * heads, alibi, bias true, parallel_attn false (input and post-attention LayerNorms),
+   * V 50304, tied:
+   * layer = qkv 2048*6144 + 6144 = 12,589,056 + dense 2048^2 + 2048 = 4,196,352
+   *       + MLP 2*2048*8192 + 8192 + 2048 = 33,564,672 + 2 LayerNorms 8,192 ->
+   *       50,358,272, x24 = 1,208,598,528; embedding 50304*2048 = 103,022,592; ln_f
+   * 4,096; total 1,311,625,216 (published 1.3B). */
+  { "falcon-rw-1b.json", -1, NULL, 1311625216 },
   /* BLOOM (bigscience/bloom): h 14336, L 70 (n_layer), 112 heads (n_head), V 250880, MLP
    * always 4h = 57344, biases everywhere, ALiBi, tied:
    * layer = attn 4*14336^2 + 4*14336 = 822,140,928 + MLP 8*14336^2 + 57344 + 14336 =
@@ -387,6 +395,25 @@ test_load_families_by_alias (void)
   g_assert_cmpuint (f40->n_kv_heads, ==, 8);
   g_assert_cmpuint (f40->norms_per_block, ==, 2);
   g_assert_true (f40->parallel_block);
+  /* Falcon-40B's first config (model_type RefinedWeb) has no new_decoder_architecture
+   * and means it (text-generation-inference RWConfig): n_head_kv 8 KV heads, 2 norms */
+  static const char rw40[] =
+    "{\"model_type\": \"RefinedWeb\", \"hidden_size\": 8192, \"n_head\": 128,"
+    " \"n_head_kv\": 8, \"n_layer\": 60, \"parallel_attn\": true, \"bias\": false,"
+    " \"alibi\": false, \"vocab_size\": 65024}";
+  g_autoptr (ModelSpec) rw = model_spec_new_from_data (rw40, -1, "falcon-40b-rw.json", &error);
+  g_assert_no_error (error);
+  model_spec_params (rw, &p);
+  g_assert_cmpuint (p.total, ==, 41303293952);
+  g_assert_null (rw->config_warning);
+  /* Falcon-RW-1B: ALiBi, sequential block (2 LayerNorms), every head its own K and V */
+  g_autofree char *rw1_path = data_path ("falcon-rw-1b.json");
+  g_autoptr (ModelSpec) rw1 = model_spec_lookup (rw1_path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (rw1->pos, ==, MODEL_POS_ALIBI);
+  g_assert_cmpuint (rw1->n_kv_heads, ==, 32);
+  g_assert_true (!rw1->parallel_block && rw1->attn_bias && rw1->mlp_bias);
+  g_assert_cmpuint (rw1->norms_per_block, ==, 2);
 
   /* BLOOM: ALiBi (no rotary op), the embedding LayerNorm (2 x 14336 = 28,672) an op of
    * its own in the embedding part, which owns 3,596,615,680 + 28,672 */
