@@ -251,6 +251,19 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
   json_object_set_string_member (json_node_get_object (root), "framework", stack->name);
   json_object_set_boolean_member (json_node_get_object (root), "extrapolated",
                                   opts.cost.extrapolated);
+  /* the slowest of the plan's GPUs against the median part (sim/cost.c): every compute
+   * kernel's time x factor; perf_sigma 0 (a device without the figure, or --cost
+   * perf_sigma=0) gives 1 */
+  const guint64 world = p->layout != NULL && p->layout->world > 1 ? (guint64) p->layout->world : 1;
+  const double straggler = sim_cost_straggler_factor_for (opts.cost.perf_sigma, world);
+  {
+    JsonObject *so = json_object_new ();
+    json_object_set_double_member (so, "perf_sigma", opts.cost.perf_sigma);
+    json_object_set_int_member (so, "gpus", (gint64) world);
+    json_object_set_double_member (so, "expected_max_z", sim_cost_expected_max_normal (world));
+    json_object_set_double_member (so, "compute_factor", straggler);
+    json_object_set_object_member (json_node_get_object (root), "stragglers", so);
+  }
   /* how well runs like this one were predicted (data/accuracy.json, results/accuracy.h):
    * where the prediction is weak, it says so */
   ResAccuracy acc;
@@ -278,6 +291,11 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
       g_autofree char *sentence = res_accuracy_sentence (&acc, topo_device_part (&p->cluster->device),
                                                          stack->name, moe);
       printf ("  accuracy: %s\n", sentence);
+      if (straggler > 1.0)
+        printf ("  stragglers: compute x%.3f, the slowest of %" G_GUINT64_FORMAT " GPUs at a "
+                "part-to-part sigma of %.2f%% (%.2f sigma above the median part; "
+                "--cost perf_sigma=0 for none)\n", straggler, world,
+                100.0 * opts.cost.perf_sigma, sim_cost_expected_max_normal (world));
       /* the stack's sharding is what validate fills an unstated row with; predict's plan
        * takes Megatron's flag default (none) whatever the stack, so an FSDP stack (its
        * default shards gradients or parameters) says so when the plan shards less, rather

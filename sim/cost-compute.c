@@ -1038,13 +1038,14 @@ sim_cost_op_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, gboolean ba
 static double op_math_s (const SimCost *c, const ModelOp *op, TopoDtype dtype,
                          TopoDtype gemm_dtype, gboolean backward);
 
-/* cpu_time_scale: 1 but on a CPU host that time-shares its cores (sim/cost-cpu.c) */
+/* cpu_time_scale: 1 but on a CPU host that time-shares its cores (sim/cost-cpu.c);
+ * straggler_scale: the slowest of the plan's GPUs against the median part (sim/cost.c) */
 double
 sim_cost_op_math_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, TopoDtype gemm_dtype,
                     gboolean backward)
 {
   g_return_val_if_fail (c != NULL && op != NULL, 0.0);
-  return op_math_s (c, op, dtype, gemm_dtype, backward) * c->cpu_time_scale;
+  return op_math_s (c, op, dtype, gemm_dtype, backward) * c->cpu_time_scale * c->straggler_scale;
 }
 
 static double
@@ -1098,7 +1099,7 @@ sim_cost_hbm_s (const SimCost *c, double bytes)
   g_return_val_if_fail (c != NULL, 0.0);
   if (!(bytes > 0) || !(c->mem_Bps > 0))
     return 0.0;
-  return bytes / c->mem_Bps * c->cpu_time_scale;
+  return bytes / c->mem_Bps * c->cpu_time_scale * c->straggler_scale;
 }
 
 double
@@ -1110,11 +1111,11 @@ sim_cost_optimizer_s (const SimCost *c, double params)
   const double Bps = profile_kernel_Bps (c, TOPO_KERNEL_ADAMW, params);
   if (Bps > 0)
     return (topo_kernel_bytes (TOPO_KERNEL_ADAMW, params, TOPO_DTYPE_FP32) / Bps
-            + c->opts.launch_overhead_s) * c->cpu_time_scale;
+            + c->opts.launch_overhead_s) * c->cpu_time_scale * c->straggler_scale;
   /* a stack that states its own step (torchtitan's foreach AdamW) moves its bytes */
   const double per_param = c->opts.optimizer_bytes_per_param > 0
                              ? c->opts.optimizer_bytes_per_param : ADAMW_BYTES_PER_PARAM;
-  return roofline (c, 0.0, 0.0, params * per_param) * c->cpu_time_scale;
+  return roofline (c, 0.0, 0.0, params * per_param) * c->cpu_time_scale * c->straggler_scale;
 }
 
 /* GPU time of one block's ops, as the engine sums them (sim/simulate.c block_cost) */

@@ -65,6 +65,9 @@ struct SimCost {
    * (sim_cost_coll_sms, sim_cost_sms_slowdown); 0 elsewhere. */
   double              cpu_coll_slowdown;
   double              host_link_Bps;           /* sim_cost_host_link_Bps, per GPU */
+  /* every GPU compute kernel's time x this: the slowest of the plan's GPUs against the
+   * median part (sim_cost_straggler_factor); 1 without a layout or perf_sigma */
+  double              straggler_scale;
 };
 
 /* cost-compute.c */

@@ -312,6 +312,11 @@ typedef struct {
    * run (schedstat; `tandem run`'s load-corrected prediction); 0 = unknown: then the
    * cores and ranks above give it */
   double   cpu_share;
+  /* The standard deviation of one GPU's kernel speed across parts of its SKU, over the
+   * median part's (TopoDevice perf_sigma; 0 = none, --cost perf_sigma=0 turns it off):
+   * a synchronous step waits for its slowest GPU, so every compute kernel runs
+   * sim_cost_straggler_factor times its median part's time (sim/cost.c). */
+  double   perf_sigma;
 } SimCostOptions;
 
 /* Defaults for the cluster's device (cost.c): documented figures, then the per-device
@@ -490,6 +495,17 @@ double sim_cost_optimizer_s (const SimCost *c, double params);
  * memory-bound at hbm_Bps x mem_efficiency, with no launch cost: the copy traffic of
  * framework glue around a collective (sim/simulate.c, ZeRO-3 list collectives). */
 double sim_cost_hbm_s (const SimCost *c, double bytes);
+
+/* E[max of n independent standard normal draws] (0 for n <= 1; 0.5642 for 2, 1.4236 for
+ * 8, 3.2482 for 1,024), by numerical integration, cached per n (sim/cost.c). */
+double sim_cost_expected_max_normal (guint64 n);
+/* 1 + sigma x E[max of n standard normals]: the slowest of n GPUs whose speeds spread
+ * with standard deviation sigma (a fraction of the median part's), against the median
+ * part; 1 for sigma 0 or n <= 1. */
+double sim_cost_straggler_factor_for (double sigma, guint64 n);
+/* The factor this cost model applies to every compute kernel: perf_sigma over the plan's
+ * GPUs (the layout's world; 1 without a layout). */
+double sim_cost_straggler_factor (const SimCost *c);
 /* The slowdown of a compute kernel that runs beside the flex dispatcher's all-to-all
  * kernels (DeepEP's normal kernels hold ep_comm_sms of the device's SMs): ep_comm_sms /
  * (SMs - ep_comm_sms); 0 where the SM count is unknown. */

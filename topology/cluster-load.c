@@ -42,6 +42,13 @@
  *                                                vector FP32 and SFU rates the cost model
  *                                                uses, not HBM bandwidth and not the peak
  *                                                MFU is reported against; absent = 1
+ *       "perf_sigma": 0.0148,                    optional, in [0, 0.5): standard deviation of
+ *                                                one part's kernel speed across parts of the
+ *                                                same SKU, as a fraction of the median part
+ *                                                (manufacturing and power-management
+ *                                                variation); the cost model runs a job's
+ *                                                compute at its slowest GPU's speed
+ *                                                (sim/cost.c); absent = 0 = none
  *       "mem_efficiency": 0.9,                   optional, in (0, 1]: achieved / hbm_GBps
  *       "launch_overhead_us": 4,                 optional, >= 0
  *       "nvls": true,                            optional bool: NVLink SHARP at level 0
@@ -102,7 +109,7 @@ static const char *const top_keys[] = {
 static const char *const device_keys[] = {
   "name", "part", "vendor", "peak_tflops", "hbm_GiB", "hbm_GB", "hbm_GBps", "sms",
   "fp32_cores_per_sm", "tensor_cores_per_sm", "clock_GHz", "exp_per_clk_per_sm", "gemm_efficiency",
-  "power_cap_clock_ratio", "mem_efficiency", "launch_overhead_us", "nvls", "nvls_busbw_GBps", "fp8_any_layout", "mxfp8", "mxfp8_gemm_ratio", "host_link_GBps", "host_link_devices", "sources", NULL,
+  "power_cap_clock_ratio", "perf_sigma", "mem_efficiency", "launch_overhead_us", "nvls", "nvls_busbw_GBps", "fp8_any_layout", "mxfp8", "mxfp8_gemm_ratio", "host_link_GBps", "host_link_devices", "sources", NULL,
 };
 static const char *const level_keys[] = {
   "name", "count", "bw_GBps", "busbw_GBps", "latency_us", "oversubscription", "source", NULL,
@@ -553,8 +560,14 @@ load_device (JsonObject *root, TopoDevice *dev, const char *file, GError **error
       || !read_number (obj, "power_cap_clock_ratio", FALSE, RULE_FRACTION,
                        &dev->power_cap_clock_ratio, NULL, &dw, error)
       || !read_number (obj, "mem_efficiency", FALSE, RULE_FRACTION, &dev->mem_efficiency,
-                       NULL, &dw, error))
+                       NULL, &dw, error)
+      || !read_number (obj, "perf_sigma", FALSE, RULE_NONNEGATIVE, &dev->perf_sigma, NULL,
+                       &dw, error))
     return FALSE;
+  if (!(dev->perf_sigma < 0.5))
+    return fail_invalid (&dw, "perf_sigma", error, "is %g, not below 0.5 (hint: a fraction "
+                         "of the median part's speed, such as 0.0148 for 1.48%%)",
+                         dev->perf_sigma);
   v = 0;
   if (!read_number (obj, "launch_overhead_us", FALSE, RULE_NONNEGATIVE, &v, NULL, &dw, error))
     return FALSE;

@@ -67,6 +67,9 @@ typedef struct {
                                          not the peak MFU is reported against);
                                          0 = not given (1: no cap below TDP) */
   double  mem_efficiency;             /* achieved fraction of hbm_Bps */
+  double  perf_sigma;                 /* standard deviation of one part's kernel speed
+                                         across parts of this SKU, over the median part's;
+                                         0 = not given (no variation modelled) */
   double  launch_overhead_s;          /* per kernel */
   gboolean has_nvls;                  /* in-switch all-reduce (NVLink SHARP) at level 0 */
   double  nvls_busbw_Bps;             /* measured NVLS all-reduce bus bandwidth, 0 = none */

@@ -1156,6 +1156,50 @@ test_predict_accuracy (void)
   run_result_clear (&r);
 }
 
+/* The slowest GPU (sim/cost.c perf_sigma): predict reports the factor its compute
+ * kernels run at. At --cost perf_sigma=0.0148 on 1,024 GPUs (TP 1, DP 1,024): E[max of
+ * 1,024 standard normals] = 3.248240 (tests/sim/test-cost.c), factor 1 + 0.0148 x
+ * 3.248240 = 1.048074, and the text says so; at perf_sigma 0 the factor is 1 and no line
+ * is printed. */
+static void
+test_predict_stragglers (void)
+{
+  const char *plan = "predict --model llama3-8b --cluster dgx-h100-superpod --gpus 1024 "
+                     "--gbs 1024 --seq-length 8192 --use-distributed-optimizer "
+                     "--recompute-granularity full --no-db";
+  RunResult r = { 0 };
+  g_autofree char *slow = g_strdup_printf ("%s --cost perf_sigma=0.0148 --json", plan);
+  run_tandem (slow, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
+  JsonObject *s = json_object_get_object_member (json_node_get_object (root), "stragglers");
+  g_assert_cmpint (json_object_get_int_member (s, "gpus"), ==, 1024);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (s, "perf_sigma"), 0.0148, 1e-12);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (s, "expected_max_z"), 3.248240,
+                                  1e-6);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (s, "compute_factor"), 1.048074,
+                                  1e-6);
+  run_result_clear (&r);
+  g_autofree char *text = g_strdup_printf ("%s --cost perf_sigma=0.0148", plan);
+  run_tandem (text, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\n  stragglers: compute x1.048, the slowest of 1024 GPUs "
+                                   "at a part-to-part sigma of 1.48%"));
+  run_result_clear (&r);
+  g_autofree char *off = g_strdup_printf ("%s --cost perf_sigma=0 --json", plan);
+  run_tandem (off, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) root0 = run_parse_json (r.out);
+  JsonObject *s0 = json_object_get_object_member (json_node_get_object (root0), "stragglers");
+  g_assert_cmpfloat (json_object_get_double_member (s0, "compute_factor"), ==, 1.0);
+  run_result_clear (&r);
+  g_autofree char *off_text = g_strdup_printf ("%s --cost perf_sigma=0", plan);
+  run_tandem (off_text, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.out, "stragglers:"));
+  run_result_clear (&r);
+}
+
 /* A preset copied and renamed keeps what it is only with "part": dgx-h100-superpod with
  * its device named "our-gpu" is no part tandem knows, so predict notes on stderr that its
  * figures are extrapolated and how to name the part, and its accuracy family is "other";
@@ -1300,6 +1344,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/predict/grad-acc-fusion-needs-zero3", test_grad_acc_fusion_needs_zero3);
   g_test_add_func ("/cli/predict/tp-overlap-needs-stack", test_tp_overlap_needs_stack);
   g_test_add_func ("/cli/predict/accuracy", test_predict_accuracy);
+  g_test_add_func ("/cli/predict/stragglers", test_predict_stragglers);
   g_test_add_func ("/cli/predict/device-part", test_predict_device_part);
   g_test_add_func ("/cli/predict/stack-rank-order", test_stack_rank_order);
   return g_test_run ();

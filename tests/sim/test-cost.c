@@ -503,6 +503,75 @@ test_power_cap_clock (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (cap->device.peak_flops[TOPO_DTYPE_BF16], ==, 989.4e12);
 }
 
+/* The slowest GPU (sim/cost.c, perf_sigma). E[max of n standard normals] by the
+ * integral against closed forms and tables: n = 1: 0; n = 2: 1/sqrt(pi) = 0.5641896;
+ * n = 3: 3 / (2 sqrt(pi)) = 0.8462844; n = 4: 1.029375, n = 5: 1.162964, n = 10:
+ * 1.538753, n = 100: 2.507594, n = 1000: 3.241436 (Harter 1961, "Expected values of
+ * normal order statistics", Biometrika 48, the largest of n, 6 places). */
+static void
+test_expected_max_normal (Fixture *f, gconstpointer data)
+{
+  g_assert_cmpfloat (sim_cost_expected_max_normal (0), ==, 0.0);
+  g_assert_cmpfloat (sim_cost_expected_max_normal (1), ==, 0.0);
+  g_assert_cmpfloat_with_epsilon (sim_cost_expected_max_normal (2), 1.0 / sqrt (G_PI), 1e-7);
+  g_assert_cmpfloat_with_epsilon (sim_cost_expected_max_normal (3), 1.5 / sqrt (G_PI), 1e-7);
+  g_assert_cmpfloat_with_epsilon (sim_cost_expected_max_normal (4), 1.029375, 1e-6);
+  g_assert_cmpfloat_with_epsilon (sim_cost_expected_max_normal (5), 1.162964, 1e-6);
+  g_assert_cmpfloat_with_epsilon (sim_cost_expected_max_normal (10), 1.538753, 1e-6);
+  g_assert_cmpfloat_with_epsilon (sim_cost_expected_max_normal (100), 2.507594, 1e-6);
+  g_assert_cmpfloat_with_epsilon (sim_cost_expected_max_normal (1000), 3.241436, 1e-6);
+  /* cached: the same value the second time */
+  g_assert_cmpfloat (sim_cost_expected_max_normal (1000), ==, sim_cost_expected_max_normal (1000));
+  /* the factor: 1 + sigma x E[max]; none for sigma 0 or one GPU */
+  g_assert_cmpfloat (sim_cost_straggler_factor_for (0.0, 1024), ==, 1.0);
+  g_assert_cmpfloat (sim_cost_straggler_factor_for (0.0148, 1), ==, 1.0);
+  assert_rel (sim_cost_straggler_factor_for (0.0148, 1000), 1.0 + 0.0148 * 3.241436, 1e-6);
+}
+
+/* Every compute kernel of a plan of n GPUs runs at the slowest GPU's speed: its time x
+ * (1 + perf_sigma x E[max of n]). h100-24k gives no perf_sigma (documented default 0:
+ * no factor); set to 0.0148, TP 8 x DP 128 = 1,024 GPUs: E[max of 1,024] = 3.248240 (the
+ * integral, just above the table's 3.241436 at 1,000), so the factor is 1 + 0.0148 x
+ * 3.248240 = 1.0480740. The 8192^3 BF16 GEMM, 2 x 8192^3 / (989.4e12
+ * x 0.76669) + 4 us launch = 1.45347 ms alone (test_power_cap_clock's 1.44947 ms of math),
+ * is 1.45347 x 1.0480740 = 1.52334 ms; the loss (HBM-bound, 17.22 us) scales the same;
+ * collectives do not (the wire does not slow with a slow part). Without a layout (n = 1)
+ * or with --cost perf_sigma=0 nothing moves. */
+static void
+test_stragglers (Fixture *f, gconstpointer data)
+{
+  SimCostOptions o;
+  sim_cost_options_init_documented (&o, f->h100);
+  g_assert_cmpfloat (o.perf_sigma, ==, 0.0);
+  g_autoptr (PlanLayout) l = make_layout (f->h100, 8, 128, 1, NULL);
+  g_autoptr (SimCost) none = sim_cost_new (f->h100, l, &o);
+  g_assert_cmpfloat (sim_cost_straggler_factor (none), ==, 1.0);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (sim_cost_options_set (&o, "perf_sigma", "0.0148", &error));
+  g_assert_no_error (error);
+  g_autoptr (SimCost) slow = sim_cost_new (f->h100, l, &o);
+  g_autoptr (SimCost) alone = sim_cost_new (f->h100, NULL, &o);
+  g_assert_cmpfloat (sim_cost_straggler_factor (alone), ==, 1.0);
+  assert_rel (sim_cost_straggler_factor (slow), 1.0480740, 1e-6);
+  ModelOp op = gemm_op (8192, 8192, 8192);
+  const double eff = 0.803 * 2048.0 / (16 * 132) * 8192.0 / 8320.0;
+  const double t0 = 2.0 * 8192.0 * 8192.0 * 8192.0 / (989.4e12 * eff) + 4e-6;
+  assert_rel (sim_cost_op_s (none, &op, TOPO_DTYPE_BF16, FALSE), t0, 1e-12);
+  assert_rel (sim_cost_op_s (alone, &op, TOPO_DTYPE_BF16, FALSE), t0, 1e-12);
+  assert_rel (sim_cost_op_s (slow, &op, TOPO_DTYPE_BF16, FALSE), 1.52334e-3, 1e-5);
+  assert_rel (sim_cost_op_s (slow, &op, TOPO_DTYPE_BF16, FALSE),
+              t0 * sim_cost_straggler_factor (slow), 1e-12);
+  ModelOp loss = { .kind = MODEL_OP_LOSS, .name = "loss", .elements = 1 << 20 };
+  assert_rel (sim_cost_op_s (slow, &loss, TOPO_DTYPE_BF16, FALSE),
+              sim_cost_op_s (none, &loss, TOPO_DTYPE_BF16, FALSE) * 1.0480740, 1e-6);
+  /* a collective: the same time either way */
+  assert_rel (sim_cost_coll_s (slow, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, 64.0 * 1048576),
+              sim_cost_coll_s (none, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_TP, 64.0 * 1048576), 1e-12);
+  /* out of range: refused */
+  g_assert_false (sim_cost_options_set (&o, "perf_sigma", "0.6", &error));
+  g_clear_error (&error);
+}
+
 /* The cross-entropy over the logits, counted pass by pass in fp32 (sim/cost-compute.c
  * LOSS_BYTES_*): 2^20 logits move 38 B each forward and 22 B backward, whatever the
  * training dtype, at 3.35e12 x 0.90 = 3.015e12 B/s, + 4 us launch: 13.22 us + 4 us
@@ -1712,6 +1781,8 @@ main (int argc, char **argv)
   ADD ("/sim/cost/gemm-large", test_gemm_large);
   ADD ("/sim/cost/gemm-fp4", test_gemm_fp4);
   ADD ("/sim/cost/power-cap-clock", test_power_cap_clock);
+  ADD ("/sim/cost/expected-max-normal", test_expected_max_normal);
+  ADD ("/sim/cost/stragglers", test_stragglers);
   ADD ("/sim/cost/fp8-recipes", test_fp8_recipes);
   ADD ("/sim/cost/fp8-recipe-gemm-rates", test_fp8_recipe_gemm_rates);
   ADD ("/sim/cost/fp8-norm-amax", test_fp8_norm_amax);

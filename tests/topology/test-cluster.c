@@ -38,6 +38,8 @@ static const LoadCase load_cases[] = {
   { "low-oversubscription.json",  TOPO_ERROR_INVALID_FIELD, "levels[0].oversubscription" },
   { "nvls-without-flag.json",     TOPO_ERROR_INVALID_FIELD, "device.nvls_busbw_GBps" },
   { "mxfp8-ratio-without-flag.json", TOPO_ERROR_INVALID_FIELD, "device.mxfp8_gemm_ratio" },
+  /* a standard deviation of 80% of the median part: not a part-to-part spread */
+  { "perf-sigma-too-large.json",  TOPO_ERROR_INVALID_FIELD, "device.perf_sigma" },
 };
 
 /* Devices per preset: prod(level counts) as stated in each preset's sources. */
