@@ -510,3 +510,15 @@ cli_printable (const char *s, const char *newline)
     }
   return g_string_free (out, FALSE);
 }
+
+JsonObject *
+cli_stragglers_json (double perf_sigma, guint64 gpus)
+{
+  JsonObject *so = json_object_new ();
+  json_object_set_double_member (so, "perf_sigma", perf_sigma);
+  json_object_set_int_member (so, "gpus", (gint64) gpus);
+  json_object_set_double_member (so, "expected_max_z", sim_cost_expected_max_normal (gpus));
+  json_object_set_double_member (so, "compute_factor",
+                                 sim_cost_straggler_factor_for (perf_sigma, gpus));
+  return so;
+}

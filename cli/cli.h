@@ -116,4 +116,9 @@ int cli_cmd_import_log (int argc, char **argv);
  * C0, DEL and C1 controls as \xNN, a newline as `newline` (NULL: \x0a). */
 char *cli_printable (const char *s, const char *newline);
 
+/* predict --json's "stragglers" object (sim/cost.c): the part-to-part spread sigma, the
+ * plan's GPUs, E[max of n normals] and the compute factor 1 + sigma E[max]; search's
+ * plans carry the same keys. */
+JsonObject *cli_stragglers_json (double perf_sigma, guint64 gpus);
+
 G_END_DECLS

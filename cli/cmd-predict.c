@@ -256,14 +256,8 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
    * perf_sigma=0) gives 1 */
   const guint64 world = p->layout != NULL && p->layout->world > 1 ? (guint64) p->layout->world : 1;
   const double straggler = sim_cost_straggler_factor_for (opts.cost.perf_sigma, world);
-  {
-    JsonObject *so = json_object_new ();
-    json_object_set_double_member (so, "perf_sigma", opts.cost.perf_sigma);
-    json_object_set_int_member (so, "gpus", (gint64) world);
-    json_object_set_double_member (so, "expected_max_z", sim_cost_expected_max_normal (world));
-    json_object_set_double_member (so, "compute_factor", straggler);
-    json_object_set_object_member (json_node_get_object (root), "stragglers", so);
-  }
+  json_object_set_object_member (json_node_get_object (root), "stragglers",
+                                 cli_stragglers_json (opts.cost.perf_sigma, world));
   /* how well runs like this one were predicted (data/accuracy.json, results/accuracy.h):
    * where the prediction is weak, it says so */
   ResAccuracy acc;

@@ -84,6 +84,7 @@ typedef struct {
   double     timeout_s;       /* --timeout S: under mpirun, a peer silent this long is gone */
   char      *stack_name;      /* the --framework stack's name, for the JSON */
   gboolean   extrapolated;    /* no fitted calibration behind the device and stack */
+  double     perf_sigma;      /* the device's part-to-part spread (--cost perf_sigma) */
   gboolean   no_prune;
   gboolean   fast;         /* heuristic rules (search_spec_fast) */
   guint      narrowed_memory;  /* the levers on memory the user narrowed: NARROWED_* */
@@ -574,6 +575,10 @@ prediction_node (const SimPrediction *p, int place, const char *flags_str,
   /* the members cmd-predict.c adds to the same object */
   json_object_set_string_member (o, "framework", opts->stack_name);
   json_object_set_boolean_member (o, "extrapolated", opts->extrapolated);
+  json_object_set_object_member (o, "stragglers",
+                                 cli_stragglers_json (opts->perf_sigma,
+                                                      p->layout != NULL && p->layout->world > 1
+                                                        ? (guint64) p->layout->world : 1));
   {
     ResAccuracy acc;
     res_accuracy_load (&acc);
@@ -2097,6 +2102,7 @@ cli_cmd_search (int argc, char **argv)
     sim_cost_options_init_stack (&o.spec.sim.cost, o.spec.cluster, stack);
     o.stack_name = g_strdup (stack->name);
     o.extrapolated = o.spec.sim.cost.extrapolated;
+    o.perf_sigma = o.spec.sim.cost.perf_sigma;
     /* the space keeps only the options the stack offers (search_spec_set_stack, shared
      * with `tandem report scaling --plan-per-size search`) */
     if (!search_spec_set_stack (&o.spec, stack, &error))
