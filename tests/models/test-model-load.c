@@ -458,6 +458,23 @@ test_load_families_by_alias (void)
   g_assert_cmpuint (p.active, ==, 1282017280);
   g_assert_true (olmoe->qk_norm && olmoe->qk_norm_full && !olmoe->router_norm_topk);
 
+  /* Command R+ (CohereForAI/c4ai-command-r-plus sizes): use_qk_norm gives each q and k
+   * head its own bias-free LayerNorm weights, (96 + 8) x 128 = 13,312 a layer:
+   * layer = 2*12288^2 + 2*12288*1024 = 327,155,712 + 13,312 + 3*12288*33792 =
+   * 1,245,708,288 + 12,288 -> 1,572,889,600, x64 = 100,664,934,400; embedding
+   * 256000*12288 = 3,145,728,000 (tied); final 12,288; total 103,810,674,688
+   * (published 104B) */
+  static const char command_r_plus[] =
+    "{\"model_type\": \"cohere\", \"hidden_size\": 12288, \"intermediate_size\": 33792,"
+    " \"num_hidden_layers\": 64, \"num_attention_heads\": 96, \"num_key_value_heads\": 8,"
+    " \"vocab_size\": 256000, \"use_qk_norm\": true, \"logit_scale\": 0.8333333333333334}";
+  g_autoptr (ModelSpec) rplus = model_spec_new_from_data (command_r_plus, -1, "r-plus.json",
+                                                          &error);
+  g_assert_no_error (error);
+  model_spec_params (rplus, &p);
+  g_assert_cmpuint (p.total, ==, 103810674688);
+  g_assert_true (rplus->qk_norm && rplus->qk_norm_full && rplus->tied_embeddings);
+
   /* StarCoder2-3B: every layer within sliding_window 4096 (30 of 30); Command R7B:
    * sliding_window_pattern 4 -> 32 - 32/4 = 24 of 32 layers at 4096, one norm a block */
   g_autofree char *sc_path = data_path ("starcoder2-3b.json");
