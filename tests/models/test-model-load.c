@@ -133,10 +133,10 @@ static const LoadCase cases[] = {
    * 6,476,529,664) with V 100278: embeddings 2*100278*4096 = 821,477,376; final 4,096;
    * total 7,298,011,136 (published: 7B, 7.30B on its page). */
   { "olmo3-7b.json", -1, NULL, 7298011136 },
-  /* Falcon-7B (tiiuae/falcon-7b, first config: model_type RefinedWebModel, n_layer 32,
-   * n_head 71): h 4544, d 64, multi_query without new_decoder_architecture -> 1 KV head;
-   * ffn_hidden_size absent -> 4h = 18176; bias false; parallel_attn with one shared
-   * LayerNorm; tied (tie_word_embeddings absent -> true):
+  /* Falcon-7B (tiiuae/falcon-7b-instruct's first config, falcon-7b's architecture: model_type
+   * RefinedWebModel, n_layer 32, n_head 71): h 4544, d 64, multi_query without
+   * new_decoder_architecture -> 1 KV head; ffn_hidden_size absent -> 4h = 18176; bias false;
+   * parallel_attn with one shared LayerNorm; tied (tie_word_embeddings absent -> true):
    * layer = qkv 4544*(4544 + 2*64) = 21,229,568 + dense 4544^2 = 20,647,936
    *       + MLP 2*4544*18176 = 165,183,488 + 1 LayerNorm 2*4544 = 9,088 -> 207,070,080,
    * x32 = 6,626,242,560; embedding 65024*4544 = 295,469,056; ln_f 9,088; total
@@ -166,15 +166,15 @@ static const LoadCase cases[] = {
    * embedding 250880*14336 = 3,596,615,680 + its LayerNorm 28,672; ln_f 28,672; total
    * 176,247,271,424 (the BLOOM paper's 176,247,271,424). */
   { "bloom-176b.json", -1, NULL, 176247271424 },
-  /* DBRX (databricks/dbrx-base): d_model 6144, 48 heads of 128, attn_config.kv_n_heads 8,
-   * 40 layers, ffn_config 16 experts of 10752 (GLU), top 4, V 100352, untied,
-   * LayerNorm without bias:
+  /* DBRX (databricks/dbrx-instruct): d_model 6144, 48 heads of 128, attn_config.kv_n_heads 8,
+   * 40 layers, ffn_config 16 experts of 10752 (GLU, ffn_act_fn silu), top 4, V 100352,
+   * untied, LayerNorm without bias:
    * layer = Wqkv 6144*(6144 + 2*1024) = 50,331,648 + out 6144^2 = 37,748,736
    *       + 2 norms 12,288 + router 6144*16 = 98,304 + 16 experts x 3*6144*10752
    *       (198,180,864) = 3,170,893,824 -> 3,259,084,800, x40 = 130,363,392,000;
    * embeddings 2*100352*6144 = 1,233,125,376; norm_f 6,144; total 131,596,523,520
    * (published: 132B total). */
-  { "dbrx-base.json", -1, NULL, 131596523520 },
+  { "dbrx-instruct.json", -1, NULL, 131596523520 },
   /* OLMoE-1B-7B (allenai/OLMoE-1B-7B-0924): h 2048, 16 heads = KV heads, 16 layers, 64
    * experts of 1024, top 8, V 50304, untied; q_norm and k_norm over 2048 each:
    * layer = attn 4*2048^2 = 16,777,216 + q/k norms 4,096 + norms 4,096 + router
@@ -442,8 +442,9 @@ test_load_families_by_alias (void)
   /* DBRX active: 131,596,523,520 less 40 layers x 12 idle experts x 198,180,864 =
    * 95,126,814,720 -> 36,469,708,800 (published 36B active). OLMoE active:
    * 6,919,161,856 less 16 x 56 x 6,291,456 = 5,637,144,576 -> 1,282,017,280 (published
-   * 1.3B active); its router is not renormalised (norm_topk_prob false). */
-  g_autofree char *dbrx_path = data_path ("dbrx-base.json");
+   * 1.3B active); its router is not renormalised (norm_topk_prob false), DBRX's is
+   * (moe_normalize_expert_weights 1, not null). */
+  g_autofree char *dbrx_path = data_path ("dbrx-instruct.json");
   g_autoptr (ModelSpec) dbrx = model_spec_lookup (dbrx_path, &error);
   g_assert_no_error (error);
   model_spec_params (dbrx, &p);
