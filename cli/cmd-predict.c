@@ -6,6 +6,7 @@
 #include "cli/cli-fit.h"
 #include "results/store.h"
 #include "sim/predict.h"
+#include "sim/search.h"
 #include "cli/cli-store.h"
 #include "util/output.h"
 
@@ -382,13 +383,15 @@ predict_needs_plan (const CliPlanContext *ctx)
   guint64 n = MAX (server, 1);
   while ((double) mp.total * 16.0 / (double) n > 0.5 * hbm && n * 2 <= ctx->cluster->n_devices)
     n *= 2;
+  g_autofree char *model = search_spec_arg (ctx->model->name, ctx->model->source);
+  g_autofree char *cluster = search_spec_arg (ctx->cluster->name, ctx->cluster->source);
   return cli_fail (CLI_EXIT_USAGE, "predict needs a plan: without one, %s would run on all "
                    "%s GPUs of %s in data parallelism alone (hint: tandem search --model %s "
                    "--cluster %s --gpus %" G_GUINT64_FORMAT " --gbs %" G_GUINT64_FORMAT
                    " ranks the plans that fit; or give one, e.g. --gpus %" G_GUINT64_FORMAT
                    " --tp %" G_GUINT64_FORMAT ")", ctx->model->name,
                    cli_fmt_count (ctx->cluster->n_devices), ctx->cluster->name,
-                   ctx->model->name, ctx->cluster->name, n, 8 * n, n, MIN (server, 8));
+                   model, cluster, n, 8 * n, n, MIN (server, 8));
 }
 
 int

@@ -1286,14 +1286,32 @@ search_candidate_plan (const SearchSpace *s, guint64 i, Plan *plan)
  * launcher), --schedule (Megatron infers it from the virtual stages), --sharding for
  * ZeRO-2/3 and HSDP (Megatron-FSDP's --data-parallel-sharding-strategy needs
  * --use-megatron-fsdp, a different stack), --async-tp (TorchTitan), --rank-order. */
+/* What --model or --cluster must say to load the same spec again: a preset by its name,
+ * a file by its path (a file's name is its basename, which --model does not look up:
+ * "--model glm-4.5" for tests/data/models/glm-4.5.json fails as an unknown preset).
+ * A source that is no file (a preset, a spec built from flags) gives the name. A path
+ * with a character a shell reads is quoted. */
+char *
+search_spec_arg (const char *name, const char *source)
+{
+  if (source == NULL || g_str_has_prefix (source, "preset:")
+      || !g_file_test (source, G_FILE_TEST_EXISTS))
+    return g_strdup (name);
+  for (const char *c = source; *c; c++)
+    if (!g_ascii_isalnum (*c) && strchr ("_./+-:=@,", *c) == NULL)
+      return g_shell_quote (source);
+  return g_strdup (source);
+}
+
 char *
 search_plan_flags (const SearchSpace *s, const Plan *p, const char *extra)
 {
   GString *f = g_string_new (NULL);
+  g_autofree char *model = search_spec_arg (s->spec.model->name, s->spec.model->source);
+  g_autofree char *cluster = search_spec_arg (s->spec.cluster->name, s->spec.cluster->source);
   g_string_append_printf (f, "--model %s --cluster %s --gpus %d "
                           "--tensor-model-parallel-size %d --pipeline-model-parallel-size %d",
-                          s->spec.model->name, s->spec.cluster->name, p->world_size, p->tp,
-                          p->pp);
+                          model, cluster, p->world_size, p->tp, p->pp);
   if (p->cp > 1)
     g_string_append_printf (f, " --context-parallel-size %d --cp-comm-type %s", p->cp,
                             plan_cp_comm_name (p->cp_comm));

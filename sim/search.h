@@ -140,6 +140,9 @@ void  search_candidate_plan  (const SearchSpace *space, guint64 i, Plan *plan);
 /* The `tandem predict` flags that reproduce candidate i ("--model ... --tp 8 ..."), with
  * `extra` (the base plan's own flags as typed, may be NULL) appended. */
 char *search_candidate_flags (const SearchSpace *space, guint64 i, const char *extra);
+/* What --model or --cluster says to load a spec again: its path where it was read from a
+ * file, else its name (search.c). */
+char *search_spec_arg (const char *name, const char *source);
 
 /* Candidate i resolved and predicted (with a timeline when keep_timeline). */
 SimPrediction *search_candidate_predict (const SearchSpace *space, guint64 i,

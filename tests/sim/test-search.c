@@ -5,6 +5,7 @@
 #include "sim/search.h"
 #include "sim/search-private.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
 
 typedef struct {
@@ -557,6 +558,44 @@ test_stack_check (void)
   g_assert_null (strstr (f1, "--tp-comm-overlap"));
 }
 
+/* A plan's flags load the same model again (QA of the Hugging Face families): a model
+ * read from a file is named by its path, since --model looks a bare name up among the
+ * presets and "--model falcon-40b" (the file's basename, the spec's name) fails as an
+ * unknown preset. search's closest-miss line and its "as tandem predict flags" list print
+ * these flags. A preset keeps its name (test_stack_check: "--model small-llama"), and
+ * a path holding a space is quoted for the shell: 'a b/falcon-40b.json'. */
+static void
+test_flags_model_path (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "models",
+                                                 "falcon-40b.json", NULL);
+  SearchSpec spec;
+  spec_base (&spec, path, "dgx-h100-superpod", 2048, 64);
+  sim_options_init (&spec.sim, spec.cluster);
+  spec.gpus = ints (1, 64);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SearchSpace) s = search_space_new (&spec, &error);
+  g_assert_no_error (error);
+  search_spec_clear (&spec);
+  g_assert_cmpuint (search_space_size (s), >, 0);
+  g_autofree char *f = search_candidate_flags (s, 0, NULL);
+  g_autofree char *want = g_strdup_printf ("--model %s --cluster dgx-h100-superpod ", path);
+  g_assert_true (g_str_has_prefix (f, want));
+
+  g_autofree char *preset = search_spec_arg ("llama3-8b", "preset:llama3-8b");
+  g_assert_cmpstr (preset, ==, "llama3-8b");
+  g_autofree char *dir = g_dir_make_tmp ("tandem a b-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *spaced = g_build_filename (dir, "falcon-40b.json", NULL);
+  g_assert_true (g_file_set_contents (spaced, "{}", -1, NULL));
+  g_autofree char *quoted = search_spec_arg ("falcon-40b", spaced);
+  g_autofree char *expect = g_shell_quote (spaced);
+  g_assert_cmpstr (quoted, ==, expect);
+  g_assert_true (quoted[0] == '\'');
+  g_remove (spaced);
+  g_rmdir (dir);
+}
+
 /* Uneven pipelines: Llama 3 405B's 126 layers over 16 stages: middle stages
  * ceil(126/16) = 8, first and last share 126 - 14 x 8 = 14: 7 and 7. 96 layers over 40
  * chunks: q = 3 leaves 96 - 38 x 3 < 0, q would have to drop, so no balanced split. */
@@ -664,6 +703,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/search/tp-heads-message", test_tp_heads_message);
   g_test_add_func ("/sim/search/stack-check", test_stack_check);
   g_test_add_func ("/sim/search/fast", test_fast);
+  g_test_add_func ("/sim/search/flags-model-path", test_flags_model_path);
   g_test_add_func ("/sim/search/bound-unit-gaps", test_bound_unit_gaps);
   return g_test_run ();
 }
