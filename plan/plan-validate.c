@@ -416,6 +416,19 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                     "the ring, all-gather and Ulysses schemes all run the attention core "
                     "tile by tile (hint: --attention-backend flash, or --cp 1)", plan->cp);
 
+  /* Transformer Engine runs Megatron's context parallelism, and its backend selection
+   * (attention/dot_product_attention/utils.py, get_attention_backend, NVIDIA/
+   * TransformerEngine at 002a3e5) leaves no backend for an ALiBi bias under CP: with
+   * context parallelism it disables FlashAttention and FusedAttention for any bias type
+   * but no_bias and post_scale_bias, and UnfusedDotProductAttention runs no CP at all;
+   * a ring step would also need the slopes times each K/V chunk's global positions. */
+  if (plan->cp > 1 && model->pos == MODEL_POS_ALIBI)
+    return invalid (error, "context parallelism (cp %d) of '%s', whose attention adds an "
+                    "ALiBi bias, has no attention backend: Transformer Engine's CP kernels "
+                    "take no ALiBi, and a ring step would need position-aware biases (hint: "
+                    "--cp 1; a long sequence fits with --tp or --recompute-granularity)",
+                    plan->cp, model->name);
+
   /* Pipeline: virtual stages and the schedule. */
   if (plan->layers_per_virtual_stage > 0)
     {

@@ -810,6 +810,44 @@ test_to_json (Fixture *f, gconstpointer data)
   plan_clear (&back);
 }
 
+/* Swaps the fixture's model for tests/data/models/FILE. */
+static void
+use_model_file (Fixture *f, const char *file)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "models", file,
+                                                 NULL);
+  g_clear_pointer (&f->model, model_spec_unref);
+  f->model = model_spec_lookup (path, &error);
+  g_assert_no_error (error);
+}
+
+/* Context parallelism with ALiBi (Falcon-RW-1B, BLOOM): Transformer Engine, which runs
+ * Megatron's CP, leaves no backend for an ALiBi bias under CP (get_attention_backend:
+ * FlashAttention and FusedAttention only take no_bias / post_scale_bias with CP, the
+ * unfused path no CP), so cp 2 at 8192 tokens (8192 % (2 x 2) = 0, otherwise valid) is
+ * refused, every CP scheme alike; cp 1 at the same length resolves. */
+static void
+test_cp_alibi (Fixture *f, gconstpointer data)
+{
+  use_model_file (f, "falcon-rw-1b.json");
+  g_autoptr (GError) e = NULL;
+  g_assert_true (parse_and_resolve (f, "--gpus 64 --cp 1 --seq-length 8192", &e));
+  g_assert_no_error (e);
+  const char *schemes[] = { "p2p", "all_gather", "a2a" };
+  for (guint i = 0; i < G_N_ELEMENTS (schemes); i++)
+    {
+      g_autofree char *flags = g_strdup_printf ("--gpus 64 --cp 2 --seq-length 8192 "
+                                                "--cp-comm-type %s", schemes[i]);
+      plan_clear (&f->plan);
+      plan_init_defaults (&f->plan);
+      g_autoptr (GError) err = NULL;
+      g_assert_false (parse_and_resolve (f, flags, &err));
+      g_assert_nonnull (strstr (err->message, "ALiBi"));
+      g_assert_nonnull (strstr (err->message, "hint: --cp 1"));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -839,5 +877,6 @@ main (int argc, char **argv)
   g_test_add ("/plan/json/errors", Fixture, NULL, setup, test_plan_json_errors, teardown);
   g_test_add ("/plan/json/titan-ac", Fixture, NULL, setup, test_plan_json_titan_ac, teardown);
   g_test_add ("/plan/json/to-json", Fixture, NULL, setup, test_to_json, teardown);
+  g_test_add ("/plan/resolve/cp-alibi", Fixture, NULL, setup, test_cp_alibi, teardown);
   return g_test_run ();
 }
