@@ -428,6 +428,17 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                     "take no ALiBi, and a ring step would need position-aware biases (hint: "
                     "--cp 1; a long sequence fits with --tp or --recompute-granularity)",
                     plan->cp, model->name);
+  /* Sliding-window attention under ring (p2p) CP: Transformer Engine asserts it out
+   * (attn_forward_func_with_cp, dot_product_attention/context_parallel.py: "The context
+   * parallel running configs cannot support sliding window attention!" unless cp_comm_type
+   * is a2a or all_gather). Only where the window is shorter than the sequence, where it
+   * masks anything (program-blocks.c models it only then). */
+  if (plan->cp > 1 && plan->cp_comm == PLAN_CP_P2P && model->n_sliding_layers > 0
+      && model->sliding_window > 0 && model->sliding_window < (guint64) plan->seq_length)
+    return invalid (error, "ring (p2p) context parallelism does not run the %" G_GUINT64_FORMAT
+                    "-token sliding window of '%s' (Transformer Engine asserts it out) "
+                    "(hint: --cp-comm-type a2a or all_gather)", model->sliding_window,
+                    model->name);
 
   /* Pipeline: virtual stages and the schedule. */
   if (plan->layers_per_virtual_stage > 0)

@@ -1167,10 +1167,11 @@ test_cp_traced_waits (Fixture *f, gconstpointer data)
  * micro-batch, tp 1: the block's attention op stands for every layer, so it carries
  * window 128, share 18/36 = 0.5 and the average FLOPs 4 x 8192^2 x 64 x 64 / 2 x (0.5 +
  * 0.5 x 254/8192) = 5.49756e11 x 0.515503 = 2.83401e11 (a windowed layer's keys per
- * query 2 x 128 - 128^2/8192 = 254 of 8192); the backward 2.5 x that. With a CP ring
- * (p2p over 2) the ranks hold half sequences and the window is not applied (Transformer
- * Engine runs no sliding window with p2p CP): the full 5.49756e11 / 2 per ring step
- * FLOPs of the rank's 4096 queries against 8192 keys, 2 x 4096 x 8192 x 64 x 128 / 2. */
+ * query 2 x 128 - 128^2/8192 = 254 of 8192); the backward 2.5 x that. A CP ring (p2p
+ * over 2) is refused: Transformer Engine asserts a sliding window out of p2p CP
+ * (attn_forward_func_with_cp), so the plan no real run has is not predicted. Ulysses
+ * (a2a over 2) gives each rank whole sequences of 64 / 2 = 32 heads: its attention core
+ * applies the window, the FLOPs half of the tp 1 figure, 2.83401e11 / 2. */
 static void
 test_attention_window (Fixture *f, gconstpointer data)
 {
@@ -1192,17 +1193,29 @@ test_attention_window (Fixture *f, gconstpointer data)
       g_assert_cmpfloat_with_epsilon (op->fwd_flops / want, 1.0, 1e-12);
     }
   g_assert_cmpint (n, >, 0);
+  g_autoptr (GError) e = NULL;
+  g_assert_false (resolve (f, "--gpus 8 --ep 4 --seq-length 8192 --micro-batch-size 1 "
+                           "--global-batch-size 4 --context-parallel-size 2 "
+                           "--cp-comm-type p2p", &e));
+  g_assert_nonnull (strstr (e->message, "128-token sliding window"));
   g_autoptr (ProgProgram) q = program_of (f, "--gpus 8 --ep 4 --seq-length 8192 "
                                           "--micro-batch-size 1 --global-batch-size 4 "
-                                          "--context-parallel-size 2 --cp-comm-type p2p");
+                                          "--context-parallel-size 2 --cp-comm-type a2a");
+  int nq = 0;
   for (guint i = 0; i < q->ops->len; i++)
     {
       const ModelOp *op = &g_array_index (q->ops, ModelOp, i);
-      if (op->kind != MODEL_OP_ATTENTION || g_str_has_suffix (op->name, "_grad"))
+      /* the Ulysses core (32 heads over whole sequences); the fused attn_fwd block
+       * beside it keeps the rank's 64 heads over s/c queries */
+      if (op->kind != MODEL_OP_ATTENTION || g_str_has_suffix (op->name, "_grad")
+          || op->heads != 32)
         continue;
-      g_assert_cmpuint (op->window, ==, 0);
-      g_assert_cmpfloat_with_epsilon (op->fwd_flops / (full / 2), 1.0, 1e-12);
+      nq++;
+      g_assert_cmpuint (op->window, ==, 128);
+      g_assert_cmpfloat_with_epsilon (op->fwd_flops / (full / 2 * (0.5 + 0.5 * 254.0 / 8192.0)),
+                                      1.0, 1e-12);
     }
+  g_assert_cmpint (nq, >, 0);
 }
 
 /* Expert biases (plan/program-blocks.c "expert_bias", Megatron-Core's TEGroupedMLP adding

@@ -848,6 +848,34 @@ test_cp_alibi (Fixture *f, gconstpointer data)
     }
 }
 
+/* Sliding window under ring CP (StarCoder2-3B: a 4096-token window on all 30 layers):
+ * Transformer Engine's attn_forward_func_with_cp asserts the window out unless
+ * cp_comm_type is a2a or all_gather. At 16384 tokens (window 4096 < 16384) p2p is refused
+ * and names the other two; a2a (24 heads / cp 2 = 12, 2 KV heads / 2 = 1 per rank) and
+ * all_gather resolve; at 4096 tokens the window covers the whole sequence, masks nothing
+ * (the attention FLOPs count it only when W < s), and p2p resolves. */
+static void
+test_cp_sliding_window (Fixture *f, gconstpointer data)
+{
+  use_model_file (f, "starcoder2-3b.json");
+  g_autoptr (GError) e = NULL;
+  g_assert_false (parse_and_resolve (f, "--gpus 64 --cp 2 --seq-length 16384 "
+                                     "--cp-comm-type p2p", &e));
+  g_assert_nonnull (strstr (e->message, "4096-token sliding window"));
+  g_assert_nonnull (strstr (e->message, "hint: --cp-comm-type a2a or all_gather"));
+  const char *ok[] = { "--gpus 64 --cp 2 --seq-length 16384 --cp-comm-type a2a",
+                       "--gpus 64 --cp 2 --seq-length 16384 --cp-comm-type all_gather",
+                       "--gpus 64 --cp 2 --seq-length 4096 --cp-comm-type p2p" };
+  for (guint i = 0; i < G_N_ELEMENTS (ok); i++)
+    {
+      plan_clear (&f->plan);
+      plan_init_defaults (&f->plan);
+      g_autoptr (GError) err = NULL;
+      g_assert_true (parse_and_resolve (f, ok[i], &err));
+      g_assert_no_error (err);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -878,5 +906,7 @@ main (int argc, char **argv)
   g_test_add ("/plan/json/titan-ac", Fixture, NULL, setup, test_plan_json_titan_ac, teardown);
   g_test_add ("/plan/json/to-json", Fixture, NULL, setup, test_to_json, teardown);
   g_test_add ("/plan/resolve/cp-alibi", Fixture, NULL, setup, test_cp_alibi, teardown);
+  g_test_add ("/plan/resolve/cp-sliding-window", Fixture, NULL, setup, test_cp_sliding_window,
+              teardown);
   return g_test_run ();
 }
