@@ -27,6 +27,19 @@ largest_divisor_at_most (int n, int limit)
   return 1;
 }
 
+/* Greatest common divisor (for hints); gcd64 (n, 0) = n. */
+static gint64
+gcd64 (gint64 a, gint64 b)
+{
+  while (b != 0)
+    {
+      gint64 t = a % b;
+      a = b;
+      b = t;
+    }
+  return a;
+}
+
 /* The caps of plan.h and model.h, checked before any two flags are multiplied: after
  * this every degree is <= 2^20, every layer count <= 4,096 and every batch figure fits
  * the products below in 64 bits. */
@@ -262,12 +275,29 @@ resolve_moe (Plan *plan, const ModelSpec *model, GError **error)
   gint64 stage_ranks = (gint64) plan->tp * plan->cp * plan->dp;
   gint64 expert_mp = (gint64) etp * plan->ep;
   if (stage_ranks % expert_mp != 0)
-    return invalid (error, "the expert layout does not fold onto the ranks: expert tp x ep = "
-                    "%d x %d = %" G_GINT64_FORMAT " does not divide the tp x cp x dp = %"
-                    G_GINT64_FORMAT " ranks of a pipeline stage (hint: --ep %d)", etp,
-                    plan->ep, expert_mp, stage_ranks,
-                    largest_divisor_at_most ((int) (stage_ranks / etp > 0 ? stage_ranks / etp
-                                                    : 1), plan->ep));
+    {
+      /* The hint must itself be a valid layout: an expert TP that divides the stage's
+       * ranks (and the expert FFN) where etp does not, else an ep that divides both the
+       * stage's ranks over etp and the experts (--etp 3 on 64 ranks hinted --ep 7, from
+       * 64 / 3 = 21; ep 160 on 512 / 8 = 64 ranks hinted --ep 64, which 160 experts
+       * refuse) */
+      if (stage_ranks % etp != 0)
+        return invalid (error, "the expert layout does not fold onto the ranks: expert tp x "
+                        "ep = %d x %d = %" G_GINT64_FORMAT " does not divide the tp x cp x "
+                        "dp = %" G_GINT64_FORMAT " ranks of a pipeline stage (hint: "
+                        "--expert-tensor-parallel-size %d)", etp, plan->ep, expert_mp,
+                        stage_ranks,
+                        largest_divisor_at_most ((int) gcd64 (stage_ranks,
+                                                              (gint64) MIN (moe.expert_ffn,
+                                                                            G_MAXINT)),
+                                                 etp));
+      return invalid (error, "the expert layout does not fold onto the ranks: expert tp x ep = "
+                      "%d x %d = %" G_GINT64_FORMAT " does not divide the tp x cp x dp = %"
+                      G_GINT64_FORMAT " ranks of a pipeline stage (hint: --ep %d)", etp,
+                      plan->ep, expert_mp, stage_ranks,
+                      largest_divisor_at_most ((int) gcd64 (stage_ranks / etp, moe.experts),
+                                               plan->ep));
+    }
   plan->edp = (int) (stage_ranks / expert_mp);
   gint64 bad = fold_mismatch (plan, etp);
   if (bad >= 0)

@@ -218,6 +218,38 @@ test_invalid (Fixture *f, gconstpointer data)
     }
 }
 
+/* The fold error's hint is itself a layout that folds (QA of the Hugging Face MoE
+ * families). DBRX (16 experts of FFN 10752 = 2^9 x 21), 64 GPUs, tp 8, ep 8, etp 3:
+ * tp x cp x dp = 64 ranks a stage, 3 x 8 = 24 does not divide 64, and no ep can mend it
+ * (64 / 3 is not whole; the hint was --ep 7, from 64 / 3 = 21): the hint names an expert
+ * TP dividing gcd(64, 10752) = 64, at most 3: 2 (2 x 8 = 16 divides 64). GLM-4.5 (160
+ * experts), 512 GPUs, tp 8, ep 160: 8 x 160 = 1280 does not divide 512; 512 / 8 = 64
+ * ranks for ep, and the hint was --ep 64, which 160 experts refuse (160 / 64 not whole):
+ * now the largest divisor of gcd(64, 160) = 32 at most 160, 32. Both hints resolve. */
+static void
+test_fold_hints (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dbrx = g_test_build_filename (G_TEST_DIST, "data", "models",
+                                                 "dbrx-instruct.json", NULL);
+  g_autofree char *glm = g_test_build_filename (G_TEST_DIST, "data", "models",
+                                                "glm-4.5.json", NULL);
+  use_model (f, dbrx);
+  g_autoptr (GError) e1 = NULL;
+  g_assert_false (resolve (f, "--gpus 64 --tp 8 --sp --ep 8 --etp 3", &e1));
+  g_assert_nonnull (strstr (e1->message, "(hint: --expert-tensor-parallel-size 2)"));
+  g_autoptr (GError) e2 = NULL;
+  g_assert_true (resolve (f, "--gpus 64 --tp 8 --sp --ep 8 --etp 2", &e2));
+  g_assert_no_error (e2);
+
+  use_model (f, glm);
+  g_autoptr (GError) e3 = NULL;
+  g_assert_false (resolve (f, "--gpus 512 --tp 8 --sp --ep 160", &e3));
+  g_assert_nonnull (strstr (e3->message, "(hint: --ep 32)"));
+  g_autoptr (GError) e4 = NULL;
+  g_assert_true (resolve (f, "--gpus 512 --tp 8 --sp --ep 32", &e4));
+  g_assert_no_error (e4);
+}
+
 /* MoE parallel folding on h100-24k (8 GPUs per server), 64 GPUs, tp 2, etp 1, ep 8:
  * dense rank = tp + 2 dp (dp 32); expert rank = ep + 8 edp (etp 1, edp 8).
  *   EP group of rank 0: ranks 0..7, stride 1, one server.
@@ -1542,6 +1574,7 @@ main (int argc, char **argv)
   ADD ("cuda-graphs", test_cuda_graphs);
   ADD ("selective-op", test_selective_op);
   ADD ("attention-kernel-length", test_attention_kernel_length);
+  ADD ("fold-hints", test_fold_hints);
   ADD ("attention-window", test_attention_window);
   ADD ("expert-bias", test_expert_bias);
   ADD ("sort-chunks", test_sort_chunks);
