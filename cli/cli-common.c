@@ -375,6 +375,24 @@ ring_slot (void)
   return bufs[next];
 }
 
+/* A Hugging Face config's num_nextn_predict_layers says the checkpoint holds MTP modules;
+ * Megatron-LM trains them only when --mtp-num-layers asks (its default None builds none),
+ * and the step program and the memory model leave them out (model.h: counted apart from
+ * the total). Say so rather than let the figures read as the model with its MTP. */
+void
+cli_print_mtp_note (const ModelSpec *m, const char *indent)
+{
+  if (m == NULL || m->mtp_layers == 0)
+    return;
+  ModelParams mp;
+  model_spec_params (m, &mp);
+  printf ("%snote: the %" G_GUINT64_FORMAT " multi-token-prediction module%s of %s (%s "
+          "parameters) %s in neither the step time nor the memory: the plan trains the main "
+          "model only, as Megatron-LM does without --mtp-num-layers\n", indent,
+          m->mtp_layers, m->mtp_layers == 1 ? "" : "s", m->name, cli_fmt_count (mp.mtp),
+          m->mtp_layers == 1 ? "is" : "are");
+}
+
 const char *
 cli_fmt_count (guint64 v)
 {

@@ -93,6 +93,10 @@ void cli_print_json (JsonBuilder *builder);
 /* Formatting: "405,853,388,800"; "75.3 GiB"; "24.3 EFLOP/s"; returned strings are
  * static ring buffers valid for a few calls. */
 const char *cli_fmt_count (guint64 v);
+/* predict's and memory's note on a model that declares multi-token-prediction modules
+ * (DeepSeek-V3, GLM-4.5: num_nextn_predict_layers): they are in neither figure. Nothing
+ * for a model without them. */
+void cli_print_mtp_note (const ModelSpec *m, const char *indent);
 const char *cli_fmt_bytes (double bytes);
 const char *cli_fmt_si (double v, const char *unit);
 

@@ -1309,6 +1309,40 @@ test_stack_rank_order (void)
 #undef META
 }
 
+/* A model whose config declares multi-token-prediction modules (GLM-4.5:
+ * num_nextn_predict_layers 1) gets a note from predict and memory that the module is in
+ * neither figure (the plan trains the main model, as Megatron-LM without
+ * --mtp-num-layers). GLM-4.5's module, by hand: one MoE layer (attention 136,329,472,
+ * router 160 x 5120 = 819,200 and its 160 biases, experts 160 x 3 x 5120 x 1536 =
+ * 3,774,873,600, shared expert 3 x 5120 x 1536 = 23,592,960, norms 2 x 5120 = 10,240) =
+ * 3,935,625,632, plus eh_proj 2h x h = 52,428,800 and three norms of h (enorm, hnorm,
+ * the shared head's) 15,360: 3,988,069,792. A model without MTP (llama3-8b) has no note. */
+static void
+test_mtp_note (void)
+{
+  const char *plan = "--model {DATA}/models/glm-4.5.json --cluster h100-24k --gpus 640 "
+                     "--tp 4 --pp 4 --ep 160 --etp 1 --sp --gbs 640 --seq 4096 "
+                     "--decoder-first-pipeline-num-layers 20 "
+                     "--decoder-last-pipeline-num-layers 24 --use-distributed-optimizer";
+  const char *cmds[] = { "predict --no-db", "memory" };
+  for (guint i = 0; i < G_N_ELEMENTS (cmds); i++)
+    {
+      RunResult r = { 0 };
+      g_autofree char *args = g_strdup_printf ("%s %s", cmds[i], plan);
+      run_tandem (args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.out, "note: the 1 multi-token-prediction module of glm-4.5 "
+                                "(3,988,069,792 parameters) is in neither the step time nor "
+                                "the memory"));
+      run_result_clear (&r);
+    }
+  RunResult r = { 0 };
+  run_tandem ("predict --no-db --model llama3-8b --cluster h100-24k --gpus 8 --tp 8", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.out, "multi-token"));
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1347,5 +1381,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/predict/stragglers", test_predict_stragglers);
   g_test_add_func ("/cli/predict/device-part", test_predict_device_part);
   g_test_add_func ("/cli/predict/stack-rank-order", test_stack_rank_order);
+  g_test_add_func ("/cli/predict/mtp-note", test_mtp_note);
   return g_test_run ();
 }
