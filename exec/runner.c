@@ -45,8 +45,26 @@ exec_runner_supports (const ModelSpec *m, const Plan *p, GError **error)
 {
   if (m->mlp != MODEL_MLP_SWIGLU || m->norm != MODEL_NORM_RMS || m->pos != MODEL_POS_ROTARY
       || m->attn_bias || m->mlp_bias || m->attn_qkv_bias || m->qk_norm)
-    return unsupported (error, "model '%s' is not llama-family (SwiGLU, RMSNorm, rotary, no "
-                        "biases, no q/k norms), the only blocks the engine implements", m->name);
+    {
+      /* name what differs, so a user sees why (Falcon-RW: GeLU, LayerNorm, ALiBi, biases),
+       * and where to go: a llama-family model to run, predict to time this one */
+      g_autoptr (GString) why = g_string_new (NULL);
+      if (m->mlp != MODEL_MLP_SWIGLU)
+        g_string_append (why, ", a non-SwiGLU MLP");
+      if (m->norm != MODEL_NORM_RMS)
+        g_string_append (why, ", LayerNorm");
+      if (m->pos != MODEL_POS_ROTARY)
+        g_string_append (why, m->pos == MODEL_POS_ALIBI ? ", ALiBi positions"
+                                                         : ", non-rotary positions");
+      if (m->attn_bias || m->mlp_bias || m->attn_qkv_bias)
+        g_string_append (why, ", biases");
+      if (m->qk_norm)
+        g_string_append (why, ", q/k norms");
+      return unsupported (error, "model '%s' is not llama-family (SwiGLU, RMSNorm, rotary, no "
+                          "biases, no q/k norms), the only blocks the engine implements; it "
+                          "has %s (hint: tandem predict times it; run executes a llama-family "
+                          "model such as --model tiny-llama)", m->name, why->str + 2);
+    }
   if (p->tp_comm_overlap)
     return unsupported (error, "--tp-comm-overlap splits blocks into pieces whose TP "
                         "communication the runner does not overlap (hint: drop it)");

@@ -418,6 +418,20 @@ test_unsupported (void)
   p.attention_backend = PLAN_ATTN_UNFUSED;   /* runs (test-run-devsim compares it) */
   g_assert_true (exec_runner_supports (m, &p, &error));
   plan_clear (&p);
+
+  /* A block the engine lacks names what differs and where to go: Falcon-RW-1B's config
+   * reads as a GeLU MLP, LayerNorm, ALiBi and biases on every linear layer ("bias":
+   * true), each of which the llama-family block lacks. */
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "models",
+                                                 "falcon-rw-1b.json", NULL);
+  g_autoptr (ModelSpec) falcon = model_spec_lookup (path, &error);
+  g_assert_no_error (error);
+  plan_init_defaults (&p);
+  g_assert_false (exec_runner_supports (falcon, &p, &error));
+  g_assert_nonnull (strstr (error->message, "it has a non-SwiGLU MLP, LayerNorm, ALiBi "
+                            "positions, biases (hint: tandem predict times it"));
+  g_clear_error (&error);
+  plan_clear (&p);
 }
 
 /* --merged-trace: measured and predicted timelines of a pp 2 run in one valid trace, two
