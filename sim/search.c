@@ -333,7 +333,15 @@ search_spec_fast (SearchSpec *spec, gboolean recompute)
    * Not cp 1 below 16K tokens, as the rule of thumb has it: on Llama 3 405B at 8K the
    * exact best uses cp 4, and cp 1 alone ends 14% behind it (README "tandem search") */
   if (spec->cp_comm_mask == 0)
-    spec->cp_comm_mask = 1u << PLAN_CP_P2P;
+    {
+      /* except where ring CP is refused (plan_resolve): a sliding window shorter than the
+       * sequence, which Transformer Engine runs under a2a (Ulysses) or all_gather only;
+       * a2a, the one whose attention keeps the window (program-blocks.c). Before, --fast
+       * found no CP plan at all for StarCoder2 at 16K (2,134 candidates invalid). */
+      gboolean window = m->n_sliding_layers > 0 && m->sliding_window > 0
+                        && m->sliding_window < (guint64) spec->base.seq_length;
+      spec->cp_comm_mask = 1u << (window ? PLAN_CP_A2A : PLAN_CP_P2P);
+    }
   /* micro-batch 1 or 2: large models run 1 (the Llama 3 and Megatron recipes) */
   if (spec->mbs == NULL || spec->mbs->len == 0)
     {

@@ -2137,6 +2137,41 @@ test_recipe_per_stack (void)
     }
 }
 
+/* --fast tried only ring (p2p) CP, which plan_resolve refuses for a sliding window shorter
+ * than the sequence (Transformer Engine asserts it out): StarCoder2-3B (window 4,096) at
+ * 16K tokens had no CP plan at all (2,134 of 2,970 candidates invalid). Now --fast takes
+ * a2a there: CP plans appear in the top 10 (cp 2 at places 4-5: the ring's 16K over 2
+ * ranks halves each rank's attention), every one a2a. */
+static void
+test_fast_sliding_window_cp (void)
+{
+  g_autofree char *args = g_strdup_printf (
+    "search --model %s/tests/data/models/starcoder2-3b.json --gpus 64 --seq-length 16384 "
+    "--gbs 64 --fast --no-db --json --top 10", g_getenv ("TANDEM_SOURCE_ROOT"));
+  Run r = { 0 };
+  run (NULL, args, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (p, r.out, -1, NULL));
+  JsonArray *top = json_object_get_array_member (json_node_get_object (json_parser_get_root (p)),
+                                                 "top");
+  guint with_cp = 0;
+  for (guint i = 0; i < json_array_get_length (top); i++)
+    {
+      JsonObject *par = json_object_get_object_member (
+        json_object_get_object_member (json_array_get_object_element (top, i), "plan"),
+        "parallelism");
+      if (json_object_get_int_member (par, "context_parallel_degree") > 1)
+        {
+          with_cp++;
+          g_assert_cmpstr (json_object_get_string_member (par, "context_parallel_comm"), ==,
+                           "a2a");
+        }
+    }
+  g_assert_cmpuint (with_cp, >, 0);
+  run_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2184,5 +2219,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/mpi-stopped-rank0", test_mpi_stopped_rank0);
   g_test_add_func ("/cli/search/within-error", test_within_error);
   g_test_add_func ("/cli/search/recipe-per-stack", test_recipe_per_stack);
+  g_test_add_func ("/cli/search/fast-sliding-window-cp", test_fast_sliding_window_cp);
   return g_test_run ();
 }
