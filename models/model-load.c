@@ -1136,6 +1136,25 @@ read_gemma (const Reader *r, ModelSpec *spec, GError **error)
          && read_gemma_block (r, spec, "gemma", act_keys, G_N_ELEMENTS (act_keys), 2, error);
 }
 
+/* sliding_window, and which layers use it: as `layer_types` lists them where the config
+ * has one, else every layer but each sliding_window_pattern-th (`pattern`, the config
+ * class's default where absent; Gemma3TextConfig, Cohere2Config: layer i is full
+ * attention when (i + 1) % pattern == 0). spec->sliding_window holds the class's default
+ * window on entry. */
+static gboolean
+read_sliding_pattern (const Reader *r, ModelSpec *spec, guint64 pattern, GError **error)
+{
+  if (!read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &spec->sliding_window,
+                  NULL, error)
+      || !read_size (r, "sliding_window_pattern", FALSE, MODEL_MAX_LAYERS, &pattern, NULL,
+                     error))
+    return FALSE;
+  if (json_object_has_member (r->obj, "layer_types"))
+    return read_layer_types (r, spec, error);
+  spec->n_sliding_layers = spec->n_layers - spec->n_layers / pattern;
+  return TRUE;
+}
+
 /* Gemma 3 (Gemma3TextConfig, transformers modeling_gemma3.py): Gemma 2's block (GeGLU,
  * four RMSNorms a layer, tied embeddings) with q_norm and k_norm over head_dim per head
  * (Gemma3Attention, as Qwen3); every layer attends within sliding_window but each
@@ -1147,25 +1166,15 @@ read_gemma (const Reader *r, ModelSpec *spec, GError **error)
 static gboolean
 read_gemma3 (const Reader *r, ModelSpec *spec, GError **error)
 {
-  guint64 pattern = 6;
   spec->vocab = 262208;
   spec->n_heads = 8;
   spec->n_kv_heads = 4;
   spec->head_dim = 256;
   spec->qk_norm = TRUE;
   spec->sliding_window = 4096;
-  if (!read_common (r, &llama_names, TRUE, 131072, spec, error)
-      || !read_gemma_block (r, spec, "gemma3", gemma_act_key, 1, 4, error)
-      || !read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &spec->sliding_window,
-                     NULL, error)
-      || !read_size (r, "sliding_window_pattern", FALSE, MODEL_MAX_LAYERS, &pattern, NULL,
-                     error))
-    return FALSE;
-  if (json_object_has_member (r->obj, "layer_types"))
-    return read_layer_types (r, spec, error);
-  /* Gemma3TextConfig: layer i is full attention when (i + 1) % pattern == 0 */
-  spec->n_sliding_layers = spec->n_layers - spec->n_layers / pattern;
-  return TRUE;
+  return read_common (r, &llama_names, TRUE, 131072, spec, error)
+         && read_gemma_block (r, spec, "gemma3", gemma_act_key, 1, 4, error)
+         && read_sliding_pattern (r, spec, 6, error);
 }
 
 /* "gemma3" (Gemma3ForConditionalGeneration): the text model under text_config; its
@@ -1512,18 +1521,8 @@ read_cohere (const Reader *r, ModelSpec *spec, GError **error)
 static gboolean
 read_cohere2 (const Reader *r, ModelSpec *spec, GError **error)
 {
-  guint64 pattern = 4;
   spec->sliding_window = 4096;
-  if (!read_cohere (r, spec, error)
-      || !read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &spec->sliding_window,
-                     NULL, error)
-      || !read_size (r, "sliding_window_pattern", FALSE, MODEL_MAX_LAYERS, &pattern, NULL,
-                     error))
-    return FALSE;
-  if (json_object_has_member (r->obj, "layer_types"))
-    return read_layer_types (r, spec, error);
-  spec->n_sliding_layers = spec->n_layers - spec->n_layers / pattern;
-  return TRUE;
+  return read_cohere (r, spec, error) && read_sliding_pattern (r, spec, 4, error);
 }
 
 /* InternLM2 (InternLM2Config, the remote configuration_internlm2.py of internlm/internlm2-*;
