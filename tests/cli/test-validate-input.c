@@ -257,6 +257,29 @@ test_show_words (void)
     }
 }
 
+/* `csv` as {TMP}/in.csv in a fresh temporary directory, which the runs then see as {TMP};
+ * the directory is returned for csv_tmp_clear. */
+static char *
+csv_in_tmp (const char *csv)
+{
+  char *dir = g_dir_make_tmp ("tandem-validate-input-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  run_tandem_set_tmp (dir);
+  g_autofree char *path = g_build_filename (dir, "in.csv", NULL);
+  g_assert_true (g_file_set_contents (path, csv, -1, NULL));
+  return dir;
+}
+
+static void
+csv_tmp_clear (char *dir)
+{
+  g_autofree char *path = g_build_filename (dir, "in.csv", NULL);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (dir);
+  run_tandem_set_tmp (NULL);
+}
+
 /* A row whose framework cell names no stack tandem knows is predicted with the default
  * stack (megatron-core). Only --explain said so; the table and the summary read it as a
  * plain prediction. Now a "default stack:" line after the summary counts and names them,
@@ -266,17 +289,13 @@ test_show_words (void)
 static void
 test_default_stack_named (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("tandem-validate-input-XXXXXX", NULL);
-  g_assert_nonnull (dir);
-  run_tandem_set_tmp (dir);
   static const char csv[] =
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
     "framework,step_time_s\n"
     "1,GPT,H100-SXM-80GB,8,16,1024,16,50304,2048,1,1,32,Colossal-AI 0.3,1.5\n"
     "2,GPT,H100-SXM-80GB,8,16,1024,16,50304,2048,1,1,32,PaddlePaddle,1.5\n"
     "3,GPT,H100-SXM-80GB,8,16,1024,16,50304,2048,1,1,32,NeMo 24.07,1.5\n";
-  g_autofree char *path = g_build_filename (dir, "in.csv", NULL);
-  g_assert_true (g_file_set_contents (path, csv, -1, NULL));
+  char *dir = csv_in_tmp (csv);
   RunResult r = { 0 };
   run_tandem ("validate {TMP}/in.csv --no-db", &r);
   g_assert_cmpint (r.status, ==, 0);
@@ -304,9 +323,7 @@ test_default_stack_named (void)
                                   "framework not recognised"));
     }
   run_result_clear (&r);
-  g_unlink (path);
-  g_rmdir (dir);
-  run_tandem_set_tmp (NULL);
+  csv_tmp_clear (dir);
 }
 
 /* A CSV cell's control characters reach the terminal as text: a model name, a gpu_type or
@@ -317,16 +334,12 @@ test_default_stack_named (void)
 static void
 test_control_chars_escaped (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("tandem-validate-input-XXXXXX", NULL);
-  g_assert_nonnull (dir);
-  run_tandem_set_tmp (dir);
   static const char csv[] =
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
     "framework,step_time_s\n"
     "1,GPT\x1b[2J,H100-SXM-80GB,8,16,1024,16,50304,2048,1,1,32,Evil\x1b]0;t\x07 stack,1.5\n"
     "2,M\x1b[1m,Z100\x1b[31m,8,16,1024,16,50304,2048,1,1,32,NeMo,1.5\n";
-  g_autofree char *path = g_build_filename (dir, "in.csv", NULL);
-  g_assert_true (g_file_set_contents (path, csv, -1, NULL));
+  char *dir = csv_in_tmp (csv);
   RunResult r = { 0 };
   run_tandem ("validate {TMP}/in.csv --no-db", &r);
   g_assert_cmpint (r.status, ==, 0);
@@ -344,9 +357,7 @@ test_control_chars_escaped (void)
   /* its own lines are kept: the framework line is one of several */
   g_assert_nonnull (strstr (r.out, "\n  framework "));
   run_result_clear (&r);
-  g_unlink (path);
-  g_rmdir (dir);
-  run_tandem_set_tmp (NULL);
+  csv_tmp_clear (dir);
 }
 
 int
