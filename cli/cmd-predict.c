@@ -223,6 +223,7 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
       status = cli_fail (cli_status_for_error (error), "%s", error->message);
       return status;
     }
+  gboolean trace_failed = FALSE;
   if (trace)
     {
       int *ranks = g_new (int, p->plan.pp);
@@ -237,9 +238,12 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
       g_free (ranks);
       if (!ok)
         {
-          /* the path was checked before: losing the trace must not lose the result */
-          status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+          /* the path was checked before: losing the trace must not lose the result; exit 1
+           * once printed and stored, unless the plan does not fit: a lost output keeps the
+           * 3 of such a plan, as a full stdout does (README "Exit status") */
+          cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
           g_clear_error (&error);
+          trace_failed = TRUE;
           /* and the result names no trace that was not written ("trace": "/dev/full" was
            * printed and stored after "cannot write /dev/full"), as search does */
           trace = NULL;
@@ -338,6 +342,8 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
                        p->memory.peak_stage, cli_fmt_bytes ((double) p->memory.peak_bytes),
                        cli_fmt_bytes ((double) p->memory.capacity_bytes),
                        json ? "fit_suggestions lists what would fit" : "the changes listed above");
+  if (status == CLI_EXIT_OK && trace_failed)
+    status = CLI_EXIT_FAILURE;
   return status;
 }
 

@@ -1,6 +1,7 @@
 /* cli/main.c - the `tandem` program: thin subcommands over the modules. */
 #include "config.h"
 #include "cli/cli.h"
+#include "util/output.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -105,6 +106,11 @@ main (int argc, char **argv)
   /* a reader that goes away makes writes fail with EPIPE instead of killing the process
    * half-way: what was computed is still stored (finish_stdout) */
   signal (SIGPIPE, SIG_IGN);
+  /* test hook: TANDEM_TEST_WRITE_FAIL_AFTER=N makes the output files (report, traces,
+   * --out) fill the disk after N bytes in all (ENOSPC), as tests cannot fill a real one */
+  const char *fail_after = g_getenv ("TANDEM_TEST_WRITE_FAIL_AFTER");
+  if (fail_after != NULL)
+    util_output_test_fail_after (g_ascii_strtoll (fail_after, NULL, 10));
   return finish_stdout (run_command (argc, argv));
 }
 

@@ -308,6 +308,11 @@ gboolean prog_trace_write_memory (const ProgProgram *p, const ProgTaskTime *time
                                   const int *stage_rank, const char *label,
                                   const PlanMemory *mem, const char *path, GError **error);
 
+/* The text prog_trace_write writes (no memory counters), for a caller that writes it
+ * with other files (a report's timeline.json); `len` (may be NULL) gets its length. */
+char    *prog_trace_to_data (const ProgProgram *p, const ProgTaskTime *times,
+                             const int *stage_rank, const char *label, gsize *len);
+
 /* One trace of two timelines of the same plan, measured and predicted, to overlay them:
  * two processes per rank, "rank r measured" (pid 2r) and "rank r predicted" (pid 2r + 1),
  * side by side; flow arrows stay within their timeline. */

@@ -323,10 +323,9 @@ prog_trace_write (const ProgProgram *p, const ProgTaskTime *times, const int *st
   return prog_trace_write_memory (p, times, stage_rank, label, NULL, path, error);
 }
 
-gboolean
-prog_trace_write_memory (const ProgProgram *p, const ProgTaskTime *times,
-                         const int *stage_rank, const char *label, const PlanMemory *mem,
-                         const char *path, GError **error)
+static GString *
+trace_build (const ProgProgram *p, const ProgTaskTime *times, const int *stage_rank,
+             const char *label, const PlanMemory *mem)
 {
   GString *s = g_string_sized_new (256 * p->tasks->len + 4096);
   g_autoptr (GHashTable) cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -336,7 +335,26 @@ prog_trace_write_memory (const ProgProgram *p, const ProgTaskTime *times,
   append_timeline (s, cache, &first, p, times, stage_rank, &lane);
   if (mem != NULL)
     append_memory (s, &first, p, times, stage_rank, &lane, mem);
-  return write_file (path, s, error);
+  return s;
+}
+
+gboolean
+prog_trace_write_memory (const ProgProgram *p, const ProgTaskTime *times,
+                         const int *stage_rank, const char *label, const PlanMemory *mem,
+                         const char *path, GError **error)
+{
+  return write_file (path, trace_build (p, times, stage_rank, label, mem), error);
+}
+
+char *
+prog_trace_to_data (const ProgProgram *p, const ProgTaskTime *times, const int *stage_rank,
+                    const char *label, gsize *len)
+{
+  GString *s = trace_build (p, times, stage_rank, label, NULL);
+  g_string_append (s, "\n]}\n");
+  if (len != NULL)
+    *len = s->len;
+  return g_string_free (s, FALSE);
 }
 
 gboolean

@@ -95,34 +95,63 @@ report_dir_prepare (const char *dir, const char *const *names, gboolean force, G
   return TRUE;
 }
 
+GPtrArray *
+report_staged_new (void)
+{
+  return g_ptr_array_new_with_free_func ((GDestroyNotify) util_output_staged_free);
+}
+
 gboolean
 report_file_write (const char *dir, const char *name, const char *data, gssize len,
-                   GPtrArray *written, GError **error)
+                   GPtrArray *staged, GError **error)
 {
   g_autofree char *path = g_build_filename (dir, name, NULL);
   g_autoptr (GError) ferr = NULL;
-  /* a temporary file renamed over it: never half a file, and an interrupt waits for the
-   * rename (util_output_guard_signals), so no NAME.XXXXXX is left behind */
-  if (!util_output_set_contents (path, data, len, &ferr))
+  /* a temporary file beside it, renamed by report_staged_commit once every file of the
+   * report is written; an interrupt waits for the renames (util_output_hold_signals) */
+  UtilOutputStaged *s = util_output_stage (path, data, len < 0 ? strlen (data) : (gsize) len,
+                                           &ferr);
+  if (s == NULL)
     {
       /* the directory was checked (report_dir_prepare): a file that fails now is the
        * disk's doing (full, an I/O error), a failure at run time, not the user's input */
-      g_set_error (error, REPORT_ERROR, REPORT_ERROR_FAILED, "cannot write %s: %s", path,
-                   ferr->message);
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_FAILED,
+                   "%s; no file of the report in %s was replaced", ferr->message, dir);
       return FALSE;
     }
-  if (written)
-    g_ptr_array_add (written, g_steal_pointer (&path));
+  g_ptr_array_add (staged, s);
+  return TRUE;
+}
+
+gboolean
+report_staged_commit (GPtrArray *staged, const char *dir, GPtrArray *written, GError **error)
+{
+  for (guint i = 0; i < staged->len; i++)
+    {
+      UtilOutputStaged *s = g_ptr_array_index (staged, i);
+      g_autoptr (GError) ferr = NULL;
+      if (!util_output_staged_commit (s, &ferr))
+        {
+          /* a rename in one directory fails only on a broken file system; what was
+           * renamed before it cannot be taken back, so the message says how far it got */
+          g_set_error (error, REPORT_ERROR, REPORT_ERROR_FAILED,
+                       "%s; %u of the report's %u files in %s were replaced before it",
+                       ferr->message, i, staged->len, dir);
+          return FALSE;
+        }
+      if (written)
+        g_ptr_array_add (written, g_strdup (util_output_staged_path (s)));
+    }
   return TRUE;
 }
 
 gboolean
 report_json_write (const char *dir, const char *name, JsonBuilder *builder,
-                   GPtrArray *written, GError **error)
+                   GPtrArray *staged, GError **error)
 {
   g_autoptr (JsonNode) root = json_builder_get_root (builder);
   g_autofree char *text = util_json_to_data (root, TRUE);
-  return report_file_write (dir, name, text, -1, written, error);
+  return report_file_write (dir, name, text, -1, staged, error);
 }
 
 static cairo_status_t
@@ -134,7 +163,7 @@ append_bytes (void *closure, const unsigned char *data, unsigned int length)
 
 gboolean
 report_plot_png (ReportPlotFunc f, const void *data, const char *dir, const char *name,
-                 GPtrArray *written, GError **error)
+                 GPtrArray *staged, GError **error)
 {
   cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24,
                                                          (int) REPORT_PLOT_W, (int) REPORT_PLOT_H);
@@ -152,7 +181,7 @@ report_plot_png (ReportPlotFunc f, const void *data, const char *dir, const char
                    cairo_status_to_string (st));
       return FALSE;
     }
-  return report_file_write (dir, name, (const char *) png->data, png->len, written, error);
+  return report_file_write (dir, name, (const char *) png->data, png->len, staged, error);
 }
 
 char *

@@ -71,19 +71,26 @@ void plot_nice_log (double min, double max, double *out_min, double *out_max);
  * cannot be, or REPORT_ERROR_EXISTS when one of `names` is there and !force. */
 gboolean report_dir_prepare (const char *dir, const char *const *names, gboolean force,
                              GError **error);
-/* FALSE with REPORT_ERROR_FAILED when the write fails (a full disk: a run-time failure,
- * the directory having been checked). */
+/* A report's files are staged, then renamed together: report_staged_new () holds them
+ * (freeing it removes the temporaries of those not renamed); report_file_write writes
+ * dir/name to a temporary beside it and adds it, FALSE with REPORT_ERROR_FAILED when the
+ * write fails (a full disk: a run-time failure, the directory having been checked);
+ * report_staged_commit renames each over its target, in order, and adds its path to
+ * `written` (may be NULL). */
+GPtrArray *report_staged_new (void);
 gboolean report_file_write (const char *dir, const char *name, const char *data, gssize len,
-                            GPtrArray *written, GError **error);
+                            GPtrArray *staged, GError **error);
+gboolean report_staged_commit (GPtrArray *staged, const char *dir, GPtrArray *written,
+                               GError **error);
 /* The builder's root as pretty JSON in dir/name, through util_json_to_data (the one way
  * JSON leaves the program: no inf/nan, valid UTF-8). */
 gboolean report_json_write (const char *dir, const char *name, JsonBuilder *builder,
-                            GPtrArray *written, GError **error);
+                            GPtrArray *staged, GError **error);
 
 typedef void (*ReportPlotFunc) (const void *data, cairo_t *cr, double w, double h);
 /* Draws the plot on a PNG surface and writes it to dir/name. */
 gboolean report_plot_png (ReportPlotFunc f, const void *data, const char *dir,
-                          const char *name, GPtrArray *written, GError **error);
+                          const char *name, GPtrArray *staged, GError **error);
 /* Draws the plot on an SVG surface and returns "data:image/svg+xml;base64,..." */
 char    *report_plot_svg_uri (ReportPlotFunc f, const void *data, GError **error);
 

@@ -3,6 +3,7 @@
  * timeline, re-simulated from the stored model, cluster and plan by sim_predict and
  * written beside the page as Perfetto JSON. */
 #include "results/report-private.h"
+#include "util/output.h"
 #include "util/input.h"
 #include "sim/predict.h"
 
@@ -540,9 +541,9 @@ dl_item (GString *s, const char *name, const char *value)
   g_string_append (s, "</dd>\n");
 }
 
-gboolean
-report_run_write (const ReportRun *r, const char *dir, guint formats, gboolean force,
-                  GPtrArray *written, GError **error)
+static gboolean
+run_stage (const ReportRun *r, const char *dir, guint formats, gboolean force,
+           GPtrArray *staged, GError **error)
 {
   const ResRunRecord *rec = r->rec;
   const char *names[10];
@@ -574,20 +575,16 @@ report_run_write (const ReportRun *r, const char *dir, guint formats, gboolean f
           c.coord[PLAN_AXIS_PP] = st;
           ranks[st] = plan_layout_rank_of (p->layout, &c);
         }
-      g_autofree char *path = g_build_filename (dir, "timeline.json", NULL);
-      g_autoptr (GError) local = NULL;
-      if (!prog_trace_write (p->program, p->result->times, ranks, "predicted", path, &local))
-        {
-          /* the directory was checked: the disk failed the write (exit 1, not 2) */
-          g_set_error_literal (error, REPORT_ERROR, REPORT_ERROR_FAILED, local->message);
-          return FALSE;
-        }
-      g_ptr_array_add (written, g_steal_pointer (&path));
+      gsize len = 0;
+      g_autofree char *trace = prog_trace_to_data (p->program, p->result->times, ranks,
+                                                   "predicted", &len);
+      if (!report_file_write (dir, "timeline.json", trace, (gssize) len, staged, error))
+        return FALSE;
     }
   if (formats & REPORT_FORMAT_PNG)
     for (guint i = 0; i < G_N_ELEMENTS (run_plots); i++)
       if (!report_plot_png ((ReportPlotFunc) run_plots[i].draw, r, dir, run_plots[i].png,
-                            written, error))
+                            staged, error))
         return FALSE;
   RunTerm t[16];
   guint n = run_terms (r, t);
@@ -653,7 +650,7 @@ report_run_write (const ReportRun *r, const char *dir, guint formats, gboolean f
           report_html_figure (s, uri, run_plots[i].alt, run_plots[i].caption);
         }
       report_html_end (s);
-      if (!report_file_write (dir, "report.html", s->str, s->len, written, error))
+      if (!report_file_write (dir, "report.html", s->str, s->len, staged, error))
         return FALSE;
     }
   if (formats & (REPORT_FORMAT_MD | REPORT_FORMAT_CSV))
@@ -684,18 +681,33 @@ report_run_write (const ReportRun *r, const char *dir, guint formats, gboolean f
         for (guint i = 0; i < G_N_ELEMENTS (run_plots); i++)
           g_string_append_printf (md, "\n![%s](%s)\n", run_plots[i].alt, run_plots[i].png);
       if ((formats & REPORT_FORMAT_MD)
-          && !report_file_write (dir, "report.md", md->str, md->len, written, error))
+          && !report_file_write (dir, "report.md", md->str, md->len, staged, error))
         return FALSE;
       if ((formats & REPORT_FORMAT_CSV)
-          && !report_file_write (dir, "report.csv", csv->str, csv->len, written, error))
+          && !report_file_write (dir, "report.csv", csv->str, csv->len, staged, error))
         return FALSE;
     }
   if (formats & REPORT_FORMAT_JSON)
     {
       g_autoptr (JsonBuilder) jb = json_builder_new ();
       report_run_to_json (r, jb);
-      if (!report_json_write (dir, "report.json", jb, written, error))
+      if (!report_json_write (dir, "report.json", jb, staged, error))
         return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+report_run_write (const ReportRun *r, const char *dir, guint formats, gboolean force,
+                  GPtrArray *written, GError **error)
+{
+  /* every file written to a temporary first and renamed only when all are: a disk that
+   * fills half-way leaves the report that was there whole, and no temporary */
+  g_autoptr (GPtrArray) staged = report_staged_new ();
+  util_output_hold_signals ();
+  gboolean ok = run_stage (r, dir, formats, force, staged, error)
+                && report_staged_commit (staged, dir, written, error);
+  g_ptr_array_set_size (staged, 0);   /* what was not renamed is removed */
+  util_output_release_signals ();
+  return ok;
 }

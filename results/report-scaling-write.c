@@ -1,6 +1,7 @@
 /* results/report-scaling-write.c - the scaling table as JSON, CSV, Markdown and one
  * self-contained HTML page with its plots; each writer reads the table only. */
 #include "results/report-private.h"
+#include "util/output.h"
 #include "util/input.h"
 
 #include <math.h>
@@ -426,9 +427,9 @@ scaling_html (const ReportScaling *r, GError **error)
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
-gboolean
-report_scaling_write (const ReportScaling *r, const char *dir, guint formats, gboolean force,
-                      GPtrArray *written, GError **error)
+static gboolean
+scaling_stage (const ReportScaling *r, const char *dir, guint formats, gboolean force,
+              GPtrArray *staged, GError **error)
 {
   const char *names[16];
   guint n = 0;
@@ -451,34 +452,49 @@ report_scaling_write (const ReportScaling *r, const char *dir, guint formats, gb
     for (guint i = 0; i < G_N_ELEMENTS (scaling_plots); i++)
       {
         if (!report_plot_png ((ReportPlotFunc) scaling_plots[i].draw, r, dir,
-                              scaling_plots[i].png, written, error))
+                              scaling_plots[i].png, staged, error))
           return FALSE;
         pngs[i] = scaling_plots[i].png;
       }
   if (formats & REPORT_FORMAT_HTML)
     {
       g_autofree char *html = scaling_html (r, error);
-      if (html == NULL || !report_file_write (dir, "report.html", html, -1, written, error))
+      if (html == NULL || !report_file_write (dir, "report.html", html, -1, staged, error))
         return FALSE;
     }
   if (formats & REPORT_FORMAT_MD)
     {
       g_autofree char *md = report_scaling_markdown (r, (formats & REPORT_FORMAT_PNG) ? pngs : NULL);
-      if (!report_file_write (dir, "report.md", md, -1, written, error))
+      if (!report_file_write (dir, "report.md", md, -1, staged, error))
         return FALSE;
     }
   if (formats & REPORT_FORMAT_CSV)
     {
       g_autofree char *csv = report_scaling_csv (r);
-      if (!report_file_write (dir, "report.csv", csv, -1, written, error))
+      if (!report_file_write (dir, "report.csv", csv, -1, staged, error))
         return FALSE;
     }
   if (formats & REPORT_FORMAT_JSON)
     {
       g_autoptr (JsonBuilder) b = json_builder_new ();
       report_scaling_to_json (r, b);
-      if (!report_json_write (dir, "report.json", b, written, error))
+      if (!report_json_write (dir, "report.json", b, staged, error))
         return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+report_scaling_write (const ReportScaling *r, const char *dir, guint formats, gboolean force,
+                      GPtrArray *written, GError **error)
+{
+  /* every file written to a temporary first and renamed only when all are: a disk that
+   * fills half-way leaves the report that was there whole, and no temporary */
+  g_autoptr (GPtrArray) staged = report_staged_new ();
+  util_output_hold_signals ();
+  gboolean ok = scaling_stage (r, dir, formats, force, staged, error)
+                && report_staged_commit (staged, dir, written, error);
+  g_ptr_array_set_size (staged, 0);   /* what was not renamed is removed */
+  util_output_release_signals ();
+  return ok;
 }

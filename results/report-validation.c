@@ -2,6 +2,7 @@
  * by term) and the published rows a stored `validate` run checked (step time); a scatter
  * with y = x and a +-10% band, the error per term, and the worst rows. */
 #include "results/report-private.h"
+#include "util/output.h"
 #include "util/input.h"
 
 #include <math.h>
@@ -601,9 +602,9 @@ summary_text (const ReportValidation *v)
                           v->n_within_10pct, older);
 }
 
-gboolean
-report_validation_write (const ReportValidation *v, const char *dir, guint formats,
-                         gboolean force, GPtrArray *written, GError **error)
+static gboolean
+validation_stage (const ReportValidation *v, const char *dir, guint formats,
+                  gboolean force, GPtrArray *staged, GError **error)
 {
   const char *names[8];
   guint n = 0;
@@ -630,7 +631,7 @@ report_validation_write (const ReportValidation *v, const char *dir, guint forma
   if (formats & REPORT_FORMAT_PNG)
     for (guint i = 0; i < G_N_ELEMENTS (validation_plots); i++)
       if (!report_plot_png ((ReportPlotFunc) validation_plots[i].draw, v, dir,
-                            validation_plots[i].png, written, error))
+                            validation_plots[i].png, staged, error))
         return FALSE;
   if (formats & REPORT_FORMAT_HTML)
     {
@@ -653,7 +654,7 @@ report_validation_write (const ReportValidation *v, const char *dir, guint forma
       g_string_append (s, "<h2>Every row</h2>\n");
       html_rows (s, v->rows, G_MAXUINT);
       report_html_end (s);
-      if (!report_file_write (dir, "report.html", s->str, s->len, written, error))
+      if (!report_file_write (dir, "report.html", s->str, s->len, staged, error))
         return FALSE;
     }
   if (formats & REPORT_FORMAT_MD)
@@ -670,21 +671,36 @@ report_validation_write (const ReportValidation *v, const char *dir, guint forma
             g_string_append_printf (s, "![%s](%s)\n", validation_plots[i].alt,
                                     validation_plots[i].png);
         }
-      if (!report_file_write (dir, "report.md", s->str, s->len, written, error))
+      if (!report_file_write (dir, "report.md", s->str, s->len, staged, error))
         return FALSE;
     }
   if (formats & REPORT_FORMAT_CSV)
     {
       g_autofree char *csv = validation_csv (v);
-      if (!report_file_write (dir, "report.csv", csv, -1, written, error))
+      if (!report_file_write (dir, "report.csv", csv, -1, staged, error))
         return FALSE;
     }
   if (formats & REPORT_FORMAT_JSON)
     {
       g_autoptr (JsonBuilder) b = json_builder_new ();
       report_validation_to_json (v, b);
-      if (!report_json_write (dir, "report.json", b, written, error))
+      if (!report_json_write (dir, "report.json", b, staged, error))
         return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+report_validation_write (const ReportValidation *v, const char *dir, guint formats,
+                         gboolean force, GPtrArray *written, GError **error)
+{
+  /* every file written to a temporary first and renamed only when all are: a disk that
+   * fills half-way leaves the report that was there whole, and no temporary */
+  g_autoptr (GPtrArray) staged = report_staged_new ();
+  util_output_hold_signals ();
+  gboolean ok = validation_stage (v, dir, formats, force, staged, error)
+                && report_staged_commit (staged, dir, written, error);
+  g_ptr_array_set_size (staged, 0);   /* what was not renamed is removed */
+  util_output_release_signals ();
+  return ok;
 }

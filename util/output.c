@@ -44,15 +44,22 @@ util_output_guard_signals (void)
     }
 }
 
+static volatile sig_atomic_t guard_depth;   /* nested holds (a report's files, one file) */
+
 static void
 guard_begin (void)
 {
+  guard_depth++;
   guard_writing = 1;
 }
 
 static void
 guard_end (void)
 {
+  if (guard_depth > 0)
+    guard_depth--;
+  if (guard_depth > 0)
+    return;
   guard_writing = 0;
   int sig = guard_pending;
   if (sig != 0)
@@ -62,14 +69,180 @@ guard_end (void)
     }
 }
 
+void
+util_output_hold_signals (void)
+{
+  guard_begin ();
+}
+
+void
+util_output_release_signals (void)
+{
+  guard_end ();
+}
+
+/* ---- the test hook: a disk that fills after N bytes -------------------------------- */
+
+static gint64 fail_after = -1;   /* bytes this process may still write; -1: no limit */
+
+void
+util_output_test_fail_after (gint64 bytes)
+{
+  fail_after = bytes;
+}
+
+/* write (2), or ENOSPC once the test hook's budget is spent (a short write first, as a
+ * disk that fills mid-write gives). */
+static ssize_t
+hooked_write (int fd, const void *buf, size_t len)
+{
+  if (fail_after < 0)
+    return write (fd, buf, len);
+  if (fail_after == 0)
+    {
+      errno = ENOSPC;
+      return -1;
+    }
+  size_t n = MIN (len, (size_t) fail_after);
+  ssize_t w = write (fd, buf, n);
+  if (w > 0)
+    fail_after -= w;
+  return w;
+}
+
+/* ---- a file replaced through a temporary next to it -------------------------------- */
+
+/* What to do about a write that failed, by its errno. */
+static const char *
+errno_hint (int err)
+{
+  switch (err)
+    {
+    case ENOSPC:
+#ifdef EDQUOT
+    case EDQUOT:
+#endif
+      return "free space on the file system that holds it (df -h), or write it elsewhere";
+    case EIO:
+      return "the disk reported an I/O error: check it (dmesg), or write it elsewhere";
+    case EROFS:
+      return "the file system is read-only: write it elsewhere";
+    default:
+      return "write it elsewhere";
+    }
+}
+
+static gboolean
+stage_error (GError **error, int err, const char *path, gboolean existed)
+{
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+               "cannot write %s: %s (hint: %s)%s", path, g_strerror (err), errno_hint (err),
+               existed ? "; the file that was there is unchanged" : "");
+  return FALSE;
+}
+
+struct UtilOutputStaged {
+  char *path;   /* the target */
+  char *tmp;    /* NAME.XXXXXX next to it; NULL once renamed */
+};
+
+void
+util_output_staged_free (UtilOutputStaged *s)
+{
+  if (s == NULL)
+    return;
+  if (s->tmp != NULL)
+    g_unlink (s->tmp);
+  g_free (s->tmp);
+  g_free (s->path);
+  g_free (s);
+}
+
+const char *
+util_output_staged_path (const UtilOutputStaged *s)
+{
+  return s->path;
+}
+
+/* Writes data to a new temporary file beside `path` (mode: its permission bits, or -1 for
+ * 0666 less the umask), every byte, fsync, close, each checked: the file is on the disk or
+ * it is gone. */
+static UtilOutputStaged *
+stage (const char *path, const char *data, gsize len, int mode, GError **error)
+{
+  gboolean existed = g_file_test (path, G_FILE_TEST_EXISTS);
+  g_autofree char *tmp = g_strconcat (path, ".XXXXXX", NULL);
+  int fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return stage_error (error, errno, path, existed), NULL;
+  int err = 0;
+  /* g_mkstemp makes it 0600; the target's own bits, or what open (2) would give */
+  mode_t bits = 0;
+  if (mode >= 0)
+    bits = (mode_t) mode;
+  else
+    {
+      mode_t mask = umask (0);
+      umask (mask);
+      bits = 0666 & ~mask;
+    }
+  if (fchmod (fd, bits) != 0)
+    err = errno;
+  gsize done = 0;
+  while (err == 0 && done < len)
+    {
+      ssize_t n = hooked_write (fd, data + done, len - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        err = errno;
+      else if (n == 0)
+        err = ENOSPC;   /* no progress: a full device says so this way too */
+      else
+        done += (gsize) n;
+    }
+  /* the data on the disk before the name: a crash after the rename never shows an empty
+   * file (ext4 and XFS may reorder them otherwise; g_file_set_contents does the same) */
+  if (err == 0 && fsync (fd) != 0)
+    err = errno;
+  if (close (fd) != 0 && err == 0 && errno != EINTR)
+    err = errno;
+  if (err != 0)
+    {
+      g_unlink (tmp);
+      return stage_error (error, err, path, existed), NULL;
+    }
+  UtilOutputStaged *s = g_new0 (UtilOutputStaged, 1);
+  s->path = g_strdup (path);
+  s->tmp = g_steal_pointer (&tmp);
+  return s;
+}
+
+gboolean
+util_output_staged_commit (UtilOutputStaged *s, GError **error)
+{
+  g_return_val_if_fail (s != NULL && s->tmp != NULL, FALSE);
+  if (g_rename (s->tmp, s->path) != 0)
+    {
+      int err = errno;
+      gboolean existed = g_file_test (s->path, G_FILE_TEST_EXISTS);
+      g_unlink (s->tmp);
+      g_clear_pointer (&s->tmp, g_free);
+      return stage_error (error, err, s->path, existed);
+    }
+  g_clear_pointer (&s->tmp, g_free);
+  return TRUE;
+}
+
 static gboolean
 set_contents (const char *path, const char *data, gssize len, int mode, GError **error)
 {
+  if (len < 0)
+    len = (gssize) strlen (data);
   guard_begin ();
-  gboolean ok = mode < 0 ? g_file_set_contents (path, data, len, error)
-                         : g_file_set_contents_full (path, data, len,
-                                                     G_FILE_SET_CONTENTS_CONSISTENT, mode,
-                                                     error);
+  UtilOutputStaged *s = stage (path, data, (gsize) len, mode, error);
+  gboolean ok = s != NULL && util_output_staged_commit (s, error);
+  util_output_staged_free (s);
   guard_end ();
   return ok;
 }
@@ -194,23 +367,23 @@ write_through (const char *path, const char *data, gsize len, GError **error)
     fd = open (path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
   while (fd < 0 && errno == EINTR);
   if (fd < 0)
-    return set_errno_error (error, errno, "cannot open %s", path);
+    return stage_error (error, errno, path, FALSE);
   gsize done = 0;
   while (done < len)
     {
-      ssize_t n = write (fd, data + done, len - done);
+      ssize_t n = hooked_write (fd, data + done, len - done);
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0)
         {
           int err = errno;
           close (fd);
-          return set_errno_error (error, err, "cannot write %s", path);
+          return stage_error (error, err, path, FALSE);
         }
       done += (gsize) n;
     }
   if (close (fd) != 0 && errno != EINTR)
-    return set_errno_error (error, errno, "cannot write %s", path);
+    return stage_error (error, errno, path, FALSE);
   return TRUE;
 }
 
@@ -239,4 +412,27 @@ util_output_write (const char *path, const char *data, gsize len, GError **error
     }
   /* a new file: 0666 less the umask, as open (2) makes it */
   return set_contents (real, data, (gssize) len, -1, error);
+}
+
+UtilOutputStaged *
+util_output_stage (const char *path, const char *data, gsize len, GError **error)
+{
+  g_return_val_if_fail (path != NULL && (data != NULL || len == 0), NULL);
+  g_autofree char *real = resolve_links (path, error);
+  if (real == NULL)
+    return NULL;
+  GStatBuf st;
+  int mode = -1;
+  if (g_stat (real, &st) == 0)
+    {
+      if (S_ISDIR (st.st_mode))
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
+                       "cannot write %s: it is a directory", path);
+          return NULL;
+        }
+      if (S_ISREG (st.st_mode))
+        mode = (int) (st.st_mode & 07777);
+    }
+  return stage (real, data, len, mode, error);
 }

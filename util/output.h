@@ -11,7 +11,12 @@
  *    anything under /dev or /proc such as /dev/stdout) is opened and written through;
  *    it is never removed or replaced.
  *  - A directory is refused.
- *  - Errors are G_FILE_ERROR GErrors that name the path; nothing is printed. */
+ *  - The temporary file gets every byte, then fsync, then close, each checked; a write that
+ *    fails (ENOSPC, EIO) removes it and leaves the file that was there as it was.
+ *  - Several files that belong together (a report) are staged first and renamed only once
+ *    every one is written (util_output_stage, util_output_staged_commit).
+ *  - Errors are G_FILE_ERROR GErrors that name the path, give strerror and a hint; nothing
+ *    is printed. */
 #pragma once
 
 #include <glib.h>
@@ -36,5 +41,27 @@ gboolean util_output_set_contents (const char *path, const char *data, gssize le
  * they end it right after the rename (a command that writes files and stores nothing:
  * report). Call once, at the start of such a command. */
 void     util_output_guard_signals (void);
+
+/* Holds SIGINT, SIGTERM and SIGHUP (those util_output_guard_signals took) off until the
+ * matching release: a command that stages several files holds them from the first
+ * temporary file to the last rename, so an interrupt leaves no NAME.XXXXXX. Nests. */
+void     util_output_hold_signals    (void);
+void     util_output_release_signals (void);
+
+/* A file written in full to a temporary beside `path` (links followed, permission bits
+ * kept, as util_output_write does) and not yet renamed over it. Freeing one that was not
+ * committed removes the temporary: the file that was there stays as it was. */
+typedef struct UtilOutputStaged UtilOutputStaged;
+UtilOutputStaged *util_output_stage (const char *path, const char *data, gsize len,
+                                     GError **error);
+gboolean          util_output_staged_commit (UtilOutputStaged *staged, GError **error);
+const char       *util_output_staged_path   (const UtilOutputStaged *staged);
+void              util_output_staged_free   (UtilOutputStaged *staged);   /* NULL-safe */
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (UtilOutputStaged, util_output_staged_free)
+
+/* Test hook (tandem reads TANDEM_TEST_WRITE_FAIL_AFTER=N at start): the files this process
+ * writes through a temporary take N bytes in all, then every write fails with ENOSPC, as
+ * a disk that fills does; -1 (the default) lifts the limit. */
+void     util_output_test_fail_after (gint64 bytes);
 
 G_END_DECLS

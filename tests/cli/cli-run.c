@@ -5,6 +5,26 @@
 #include <glib/gstdio.h>
 
 static char *tmp_dir;
+static GStrv child_env;   /* the environment of the runs; NULL: this process's */
+
+void
+run_tandem_setenv (const char *name, const char *value)
+{
+  if (child_env == NULL)
+    child_env = g_get_environ ();
+  child_env = value != NULL ? g_environ_setenv (child_env, name, value, TRUE)
+                            : g_environ_unsetenv (child_env, name);
+}
+
+static GSubprocessLauncher *
+launcher_new (void)
+{
+  GSubprocessLauncher *l =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  if (child_env != NULL)
+    g_subprocess_launcher_set_environ (l, child_env);
+  return l;
+}
 
 void
 run_result_clear (RunResult *r)
@@ -37,9 +57,9 @@ run_tandem (const char *args, RunResult *r)
   g_auto (GStrv) argv = NULL;
   g_autoptr (GError) error = NULL;
   g_assert_true (g_shell_parse_argv (cmd, NULL, &argv, &error));
-  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv,
-                                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                                    | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+  g_autoptr (GSubprocessLauncher) l = launcher_new ();
+  g_autoptr (GSubprocess) proc = g_subprocess_launcher_spawnv (l, (const char *const *) argv,
+                                                               &error);
   g_assert_no_error (error);
   g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
   g_assert_no_error (error);
@@ -74,8 +94,7 @@ run_tandem_words (const char *args, const char *const *subst, const char *cwd, R
       g_ptr_array_add (argv, g_string_free (w, FALSE));
     }
   g_ptr_array_add (argv, NULL);
-  g_autoptr (GSubprocessLauncher) l =
-    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr (GSubprocessLauncher) l = launcher_new ();
   if (cwd != NULL)
     g_subprocess_launcher_set_cwd (l, cwd);
   g_autoptr (GError) error = NULL;

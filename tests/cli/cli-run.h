@@ -14,6 +14,9 @@ typedef struct {
 void run_result_clear (RunResult *r);
 /* The directory {TMP} stands for in later run_tandem lines (none until set). */
 void run_tandem_set_tmp (const char *dir);
+/* Sets (value NULL: unsets) a variable in the environment of later runs alone, not in this
+ * process's (setenv is not thread-safe once GLib has started threads). */
+void run_tandem_setenv (const char *name, const char *value);
 /* Runs `$TANDEM_EXE ARGS`, ARGS parsed as a shell line after {DATA} (tests/data), {SRC}
  * (the source root) and {TMP} are replaced; waits, and keeps the exit status, stdout and
  * stderr in `r` (run_result_clear frees them). */

@@ -4,6 +4,7 @@
  * under test. */
 #include "cli-run.h"
 
+#include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <gio/gio.h>
@@ -550,6 +551,70 @@ test_trace_not_written (void)
   run_result_clear (&r);
 }
 
+/* Number of entries in `dir`. */
+static guint
+dir_count (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_assert_nonnull (d);
+  guint n = 0;
+  while (g_dir_read_name (d) != NULL)
+    n++;
+  return n;
+}
+
+/* A disk that fills while a trace replaces the one there (TANDEM_TEST_WRITE_FAIL_AFTER=1000:
+ * ENOSPC after 1000 bytes; a tiny-llama trace is tens of kB): the old trace stays byte for
+ * byte, no temporary is left beside it, and the error names the file, strerror and a hint;
+ * exit 1 (predict, search --trace-best). A plan that does not fit keeps its 3 with both
+ * lines on stderr, as with a full stdout (README "Exit status"); before, the lost trace
+ * turned it into 1 and the "does not fit" line was never printed (llama3-70b at tp 8 on
+ * 8 H100s needs 216 GiB a GPU, the README's example). */
+static void
+test_trace_full_disk (void)
+{
+  g_autofree char *dir = make_tmp ();
+  static const char old[] = "{\"traceEvents\": []}\n";
+  write_file (dir, "t.json", old);
+  g_autofree char *path = g_build_filename (dir, "t.json", NULL);
+  static const char *const cmds[] = {
+    "predict --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+    "--no-db --trace {TMP}/t.json",
+    "search --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+    "--fast --top 1 --no-db --trace-best {TMP}/t.json",
+  };
+  run_tandem_setenv ("TANDEM_TEST_WRITE_FAIL_AFTER", "1000");
+  for (guint i = 0; i < G_N_ELEMENTS (cmds); i++)
+    {
+      RunResult r = { 0 };
+      run_tandem (cmds[i], &r);
+      g_test_message ("%s: %d %s", cmds[i], r.status, r.err);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_true (g_str_has_prefix (r.err, "tandem: error: cannot write trace: cannot write "));
+      g_assert_nonnull (strstr (r.err, path));
+      g_assert_nonnull (strstr (r.err, g_strerror (ENOSPC)));
+      g_assert_nonnull (strstr (r.err, "hint: free space"));
+      g_assert_nonnull (strstr (r.err, "the file that was there is unchanged"));
+      g_autofree char *now = NULL;
+      g_assert_true (g_file_get_contents (path, &now, NULL, NULL));
+      g_assert_cmpstr (now, ==, old);
+      g_assert_cmpuint (dir_count (dir), ==, 1);
+      run_result_clear (&r);
+    }
+  run_tandem_setenv ("TANDEM_TEST_WRITE_FAIL_AFTER", NULL);
+  if (g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      RunResult r = { 0 };
+      run_tandem ("predict --model llama3-70b --gpus 8 --tp 8 --gbs 8 --no-db "
+                  "--trace /dev/full", &r);
+      g_assert_cmpint (r.status, ==, 3);
+      g_assert_true (g_str_has_prefix (r.err, "tandem: error: cannot write trace: "));
+      g_assert_nonnull (strstr (r.err, "\ntandem: error: does not fit: "));
+      run_result_clear (&r);
+    }
+  remove_tree (dir);
+}
+
 /* Integer options that GLib parses itself (G_OPTION_ARG_INT: show's --seq-length, runs'
  * --limit, run's --steps) went out in GLib's words, "Integer value “99999999999” for
  * --seq-length out of range", without a hint; now as the plan flags say it, exit 2, one
@@ -585,5 +650,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/hostile/trace-over-db", test_trace_over_db);
   g_test_add_func ("/cli/hostile/glib-int-messages", test_glib_int_messages);
   g_test_add_func ("/cli/hostile/trace-not-written", test_trace_not_written);
+  g_test_add_func ("/cli/hostile/trace-full-disk", test_trace_full_disk);
   return g_test_run ();
 }

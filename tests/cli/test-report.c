@@ -6,6 +6,7 @@
 #include "cli-run.h"
 
 #include <cairo.h>
+#include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <gio/gio.h>
@@ -262,6 +263,83 @@ test_json_rows (Fixture *f, gconstpointer data)
   assert_close (json_object_get_double_member (r16, "efficiency"),
                 json_object_get_double_member (r8, "step_time_s")
                 / json_object_get_double_member (r16, "step_time_s"), "weak efficiency");
+  run_result_clear (&r);
+}
+
+/* Each file of dir, by name -> its bytes (GBytes). */
+static GHashTable *
+dir_contents (const char *dir)
+{
+  GHashTable *h = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify) g_bytes_unref);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_assert_nonnull (d);
+  const char *e;
+  while ((e = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, e, NULL);
+      char *text = NULL;
+      gsize len = 0;
+      g_assert_true (g_file_get_contents (path, &text, &len, NULL));
+      g_hash_table_insert (h, g_strdup (e), g_bytes_new_take (text, len));
+    }
+  return h;
+}
+
+/* A disk that fills while `report --force` replaces a report (TANDEM_TEST_WRITE_FAIL_AFTER:
+ * every write fails with ENOSPC after N bytes in all): the report that was there stays
+ * whole, byte for byte, with no file more (no NAME.XXXXXX temporary), and the command
+ * says which file, why and what to do, in one line, exit 1 (README "Exit status": I/O).
+ * Before, each file was replaced as it came: a disk full at the third PNG left two new
+ * plots beside an old page (or, for a first report, plots and no page). The budgets: 0
+ * (the first file), 30000 bytes (inside the second PNG: each is 18-28 kB), 300000 (inside
+ * report.html, some 550 kB with its SVG plots; the PNGs come first). */
+static void
+test_full_disk (Fixture *f, gconstpointer data)
+{
+  make_report (f, "html,md,csv,png");
+  g_autoptr (GHashTable) before = dir_contents (f->out);
+  g_assert_cmpuint (g_hash_table_size (before), ==, 7);   /* 4 PNG, html, md, csv */
+  static const char *const budgets[] = { "0", "30000", "300000" };
+  for (guint b = 0; b < G_N_ELEMENTS (budgets); b++)
+    {
+      g_test_message ("budget %s bytes", budgets[b]);
+      RunResult r = { 0 };
+      /* other sizes than the report there: every file would differ */
+      run_tandem_setenv ("TANDEM_TEST_WRITE_FAIL_AFTER", budgets[b]);
+      run_report ("report scaling " PLAN " --gpus 8,16 --strong --out {OUT} "
+                  "--format html,md,csv,png --force", f->out, &r);
+      run_tandem_setenv ("TANDEM_TEST_WRITE_FAIL_AFTER", NULL);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_true (g_str_has_prefix (r.err, "tandem: error: cannot write "));
+      g_assert_cmpint (count_lines (r.err), ==, 1);
+      g_assert_nonnull (strstr (r.err, f->out));
+      g_assert_nonnull (strstr (r.err, g_strerror (ENOSPC)));
+      g_assert_nonnull (strstr (r.err, "hint: free space"));
+      g_assert_nonnull (strstr (r.err, "no file of the report"));
+      g_assert_null (strstr (r.out, "wrote "));
+      g_autoptr (GHashTable) after = dir_contents (f->out);
+      g_assert_cmpuint (g_hash_table_size (after), ==, g_hash_table_size (before));
+      GHashTableIter it;
+      gpointer name, bytes;
+      g_hash_table_iter_init (&it, before);
+      while (g_hash_table_iter_next (&it, &name, &bytes))
+        {
+          GBytes *now = g_hash_table_lookup (after, name);
+          g_assert_nonnull (now);
+          g_assert_true (g_bytes_equal (now, bytes));
+        }
+      run_result_clear (&r);
+    }
+  /* with room, the same command replaces them all */
+  RunResult r = { 0 };
+  run_report ("report scaling " PLAN " --gpus 8,16 --strong --out {OUT} "
+              "--format html,md,csv,png --force", f->out, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (GHashTable) after = dir_contents (f->out);
+  g_assert_cmpuint (g_hash_table_size (after), ==, 7);
+  g_assert_false (g_bytes_equal (g_hash_table_lookup (after, "report.csv"),
+                                 g_hash_table_lookup (before, "report.csv")));
   run_result_clear (&r);
 }
 
@@ -1062,6 +1140,8 @@ main (int argc, char **argv)
   g_test_add ("/cli/report/scaling-csv-matches-predict", Fixture, NULL, fixture_setup,
               test_csv_matches_predict, fixture_teardown);
   g_test_add ("/cli/report/scaling-json", Fixture, NULL, fixture_setup, test_json_rows,
+              fixture_teardown);
+  g_test_add ("/cli/report/full-disk", Fixture, NULL, fixture_setup, test_full_disk,
               fixture_teardown);
   g_test_add ("/cli/report/refusals", Fixture, NULL, fixture_setup, test_refusals,
               fixture_teardown);

@@ -212,6 +212,62 @@ test_refused (Fixture *f, gconstpointer data)
   g_clear_error (&error);
 }
 
+/* Number of entries in the fixture's directory. */
+static guint
+n_entries (Fixture *f)
+{
+  g_autoptr (GDir) d = g_dir_open (f->dir, 0, NULL);
+  guint n = 0;
+  while (g_dir_read_name (d) != NULL)
+    n++;
+  return n;
+}
+
+/* A disk that fills mid-write (the test hook: ENOSPC after 3 bytes): the file that was
+ * there keeps every byte and its mode, the temporary is gone, and the error names the
+ * file, strerror and a hint. Staged files are renamed only on commit; one freed
+ * uncommitted leaves the old file and no temporary. */
+static void
+test_disk_full (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = path_in (f, "t.json");
+  g_assert_true (g_file_set_contents (path, "old", -1, NULL));
+  g_assert_cmpint (g_chmod (path, 0640), ==, 0);
+  GError *error = NULL;
+  util_output_test_fail_after (3);
+  g_assert_false (util_output_write (path, "new text", 8, &error));
+  util_output_test_fail_after (-1);
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOSPC);
+  g_assert_nonnull (strstr (error->message, path));
+  g_assert_nonnull (strstr (error->message, g_strerror (ENOSPC)));
+  g_assert_nonnull (strstr (error->message, "hint: free space"));
+  g_assert_nonnull (strstr (error->message, "the file that was there is unchanged"));
+  g_clear_error (&error);
+  assert_contents (path, "old");
+  GStatBuf st;
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 07777, ==, 0640);
+  g_assert_cmpuint (n_entries (f), ==, 1);
+
+  /* staged: nothing moves before the commit; freed uncommitted, the temporary goes */
+  UtilOutputStaged *s = util_output_stage (path, "staged", 6, &error);
+  g_assert_no_error (error);
+  assert_contents (path, "old");
+  g_assert_cmpuint (n_entries (f), ==, 2);
+  util_output_staged_free (s);
+  assert_contents (path, "old");
+  g_assert_cmpuint (n_entries (f), ==, 1);
+  s = util_output_stage (path, "staged", 6, &error);
+  g_assert_no_error (error);
+  g_assert_true (util_output_staged_commit (s, &error));
+  g_assert_no_error (error);
+  util_output_staged_free (s);
+  assert_contents (path, "staged");
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 07777, ==, 0640);
+  g_assert_cmpuint (n_entries (f), ==, 1);
+}
+
 /* The child's sender: waits until the temporary file of the replacement is there (the
  * write is under way), then sends SIGTERM to the process. */
 typedef struct {
@@ -291,6 +347,7 @@ main (int argc, char **argv)
   g_test_add ("/util/output/symlink", Fixture, NULL, setup, test_symlink, teardown);
   g_test_add ("/util/output/fifo", Fixture, NULL, setup, test_fifo, teardown);
   g_test_add_func ("/util/output/device", test_device);
+  g_test_add ("/util/output/disk-full", Fixture, NULL, setup, test_disk_full, teardown);
   g_test_add ("/util/output/refused", Fixture, NULL, setup, test_refused, teardown);
   g_test_add ("/util/output/signal-during-write", Fixture, NULL, setup,
               test_signal_during_write, teardown);
