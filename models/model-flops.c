@@ -163,6 +163,31 @@ model_spec_attention_keys (const ModelSpec *spec, guint64 seq)
 }
 
 
+/* Pairs (query, key) of the queries in [a, b) under a causal window W: the integral of
+ * min (p, W) dp. */
+static double
+window_pairs (double a, double b, double W)
+{
+  const double Fa = a <= W ? a * a / 2.0 : W * a - W * W / 2.0;
+  const double Fb = b <= W ? b * b / 2.0 : W * b - W * W / 2.0;
+  return Fb - Fa;
+}
+
+double
+model_window_pairs_ratio_cp (double s, double W, guint64 cp)
+{
+  if (!(W > 0) || W >= s || cp == 0)
+    return 1.0;
+  const double L = s / (2.0 * (double) cp);
+  double most = 0.0;
+  for (guint64 r = 0; r < cp; r++)
+    {
+      const double lo = (double) r * L, hi = (double) (2 * cp - 1 - r) * L;
+      most = MAX (most, window_pairs (lo, lo + L, W) + window_pairs (hi, hi + L, W));
+    }
+  return most / (L * s);
+}
+
 /* Conventions written for a dense model with a dense MLP of 4h (Narayanan, Korthikanti)
  * have no term for experts or latent attention. */
 const char *

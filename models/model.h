@@ -494,6 +494,16 @@ const char *model_flop_convention_formula_for (const ModelSpec *spec, ModelFlopC
  * causal conventions halve it like the full count. */
 double model_spec_attention_keys (const ModelSpec *spec, guint64 seq);
 
+/* A sliding window W under all-gather context parallelism over `cp` ranks (Megatron-Core
+ * cp_comm_type all_gather, Transformer Engine's AttnFuncWithCPAndKVAllGather; Llama 3
+ * paper Sec. 3.3.2): the sequence of s tokens is cut into 2 cp chunks of L = s/2cp, rank r
+ * holds chunks r and 2cp - 1 - r and each of its queries at position p attends causally
+ * to min (p, W) keys (TE slices the gathered K/V to the window before the kernel:
+ * get_kv_seq_info_after_all_gather). Returns the query-key pairs of the busiest rank,
+ * which the others wait for, over a rank's pairs without the window, L s (continuous
+ * counts, as model_spec_attention_keys); cp = 1 gives (2W - W^2/s)/s. 1 when W >= s. */
+double model_window_pairs_ratio_cp (double s, double W, guint64 cp);
+
 /* Model FLOPs per token (forward + backward) at sequence length `seq`; 0 for a refused
  * convention. For MoE and MLA models mcore, causal and palm count what one token's pass
  * multiplies: attention projections (MLA's down and up projections), dense MLPs of the

@@ -97,18 +97,28 @@ attention (Builder *bd, GArray *ops, const char *name, double factor, guint64 he
    * window_size with window_attn_skip_freq, run by the fused kernel with its band mask):
    * this block stands for every layer, so the op carries the windowed share and its FLOPs
    * are the average over the layers, a windowed layer's keys per query 2W - W^2/s of s
-   * (model_spec_attention_keys). Only where each rank holds whole sequences (no CP ring
-   * or all-gather: Transformer Engine runs no sliding window with p2p context
-   * parallelism); unfused attention computes the whole s x s and masks after. */
+   * (model_spec_attention_keys), where each rank holds whole sequences (no CP, Ulysses).
+   * With K/V all-gathered, each of the rank's two load-balanced query chunks runs
+   * against the gathered keys sliced to its window (Transformer Engine
+   * AttnFuncWithCPAndKVAllGather, get_kv_seq_info_after_all_gather): the windowed
+   * layers' pairs are the busiest rank's (model_window_pairs_ratio_cp); the all-gather
+   * still moves the whole sequence's K/V, so only the compute shrinks. Not under a CP
+   * ring (Transformer Engine runs no sliding window with p2p context parallelism, plan
+   * resolve refuses it; PyTorch's ring steps over a gathered K/V apply no window);
+   * unfused attention computes the whole s x s and masks after. */
   const ModelSpec *m = bd->m;
+  const gboolean gathered = bd->c > 1 && !ring && bd->plan->cp_comm == PLAN_CP_ALLGATHER
+                            && s_q * bd->c == s_kv;
   if (m->n_sliding_layers > 0 && m->n_layers > 0 && m->sliding_window > 0
-      && m->sliding_window < s_kv && s_q == s_kv)
+      && m->sliding_window < s_kv && (s_q == s_kv || gathered))
     {
       const double s = (double) s_kv, W = (double) m->sliding_window;
       const double f = (double) MIN (m->n_sliding_layers, m->n_layers) / (double) m->n_layers;
       op.window = m->sliding_window;
       op.window_share = f;
-      op.fwd_flops *= (1.0 - f) + f * (2.0 * W - W * W / s) / s;
+      const double r = gathered ? model_window_pairs_ratio_cp (s, W, bd->c)
+                                : (2.0 * W - W * W / s) / s;
+      op.fwd_flops *= (1.0 - f) + f * r;
     }
   if (bd->plan->attention_backend == PLAN_ATTN_UNFUSED)
     {

@@ -764,12 +764,17 @@ attention_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward
    * figure (the conservative side: a shorter row is slower still). Each layer reads Q, K,
    * V and writes O whole (the bytes), and computes exponentials for its visible scores
    * only. */
+  /* Under all-gather CP (s_q = s/c of s keys) the windowed layers' pairs are the
+   * busiest rank's (model_window_pairs_ratio_cp, as the program counts them). */
+  const gboolean gathered = op->s_q > 0 && op->s_q < op->s_kv && op->s_kv % op->s_q == 0;
   if (op->window > 0 && op->window_share > 0 && op->causal && op->fwd_flops > 0
-      && op->s_q == op->s_kv && op->window < op->s_kv && !(op->noncausal_share > 0))
+      && (op->s_q == op->s_kv || gathered) && op->window < op->s_kv
+      && !(op->noncausal_share > 0))
     {
       const double s = (double) op->s_kv, W = (double) op->window;
       const double f = MIN (op->window_share, 1.0);
-      const double r = (2.0 * W - W * W / s) / s;
+      const double r = gathered ? model_window_pairs_ratio_cp (s, W, op->s_kv / op->s_q)
+                                : (2.0 * W - W * W / s) / s;
       const double full = flops / ((1.0 - f) + f * r);
       return (1.0 - f) * attention_fused_s (c, op, d, backward, full, len, bytes, exp_s)
              + f * attention_fused_s (c, op, d, backward, full * r, MIN (2.0 * W, len), bytes,

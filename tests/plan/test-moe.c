@@ -1250,6 +1250,74 @@ test_attention_window (Fixture *f, gconstpointer data)
   g_assert_cmpint (nq, >, 0);
 }
 
+/* The CP all-gather bytes of a program (the K/V gathers on the cp stream). */
+static double
+cp_gather_bytes (const ProgProgram *p)
+{
+  double bytes = 0;
+  for (guint i = 0; i < p->tasks->len; i++)
+    {
+      const ProgTask *t = prog_task (p, i);
+      if (t->kind == PROG_TASK_COLL && t->axis == PLAN_AXIS_CP)
+        bytes += t->bytes;
+    }
+  return bytes;
+}
+
+/* A sliding window under all-gather context parallelism (--cp-comm-type all_gather;
+ * Transformer Engine's AttnFuncWithCPAndKVAllGather slices the gathered K/V to each query
+ * chunk's window, get_kv_seq_info_after_all_gather). Mistral 7B (32 heads of 128, 8 KV
+ * heads, every layer windowed) with its window set to 1024, 8192 tokens, cp 2, 1 sequence
+ * a micro-batch. The sequence is 2 cp = 4 chunks of L = 2048; rank 0 holds chunks 0 and 3,
+ * rank 1 chunks 1 and 2. A query at p attends to min (p, 1024) keys (continuous counts,
+ * as model_spec_attention_keys):
+ *   chunk 0: 1024^2/2 + (2048 - 1024) x 1024 = 524,288 + 1,048,576 = 1,572,864 pairs
+ *   chunks 1, 2, 3: 2048 x 1024 = 2,097,152 each
+ *   rank 0: 1,572,864 + 2,097,152 = 3,670,016; rank 1: 4,194,304, the busiest;
+ * without the window a rank's pairs are L s = 2048 x 8192 = 16,777,216, so the busiest
+ * rank does 4,194,304 / 16,777,216 = 1/4 of them. A rank's attention forward without a
+ * window: 2 x 32 x 4096 x 8192 x (128 + 128) / 2 = 274,877,906,944 FLOPs; with it
+ * 68,719,476,736; backward 2.5 x. Before, all-gather CP ignored the window (only whole
+ * sequences, no CP or Ulysses, applied it): 274,877,906,944. The all-gather still moves
+ * the whole sequence's K/V: the CP collective bytes are those of the model without a
+ * window. */
+static void
+test_attention_window_allgather (Fixture *f, gconstpointer data)
+{
+  use_model (f, "mistral-7b");
+  ModelSpec *m = model_spec_copy (f->model);
+  model_spec_unref (f->model);
+  f->model = m;
+  g_assert_cmpuint (m->n_sliding_layers, ==, m->n_layers);
+  m->sliding_window = 1024;
+  const char *flags = "--gpus 8 --seq-length 8192 --micro-batch-size 1 "
+                      "--global-batch-size 4 --context-parallel-size 2 "
+                      "--cp-comm-type all_gather";
+  g_autoptr (ProgProgram) p = program_of (f, flags);
+  const double whole = 2.0 * 32 * 4096 * 8192 * (128 + 128) / 2;
+  g_assert_cmpfloat (whole, ==, 274877906944.0);
+  int n = 0;
+  for (guint i = 0; i < p->ops->len; i++)
+    {
+      const ModelOp *op = &g_array_index (p->ops, ModelOp, i);
+      if (op->kind != MODEL_OP_ATTENTION)
+        continue;
+      n++;
+      g_assert_cmpuint (op->s_q, ==, 4096);
+      g_assert_cmpuint (op->s_kv, ==, 8192);
+      g_assert_cmpuint (op->window, ==, 1024);
+      const double want = (g_str_has_suffix (op->name, "_grad") ? 2.5 : 1.0) * 68719476736.0;
+      g_assert_cmpfloat_with_epsilon (op->fwd_flops / want, 1.0, 1e-12);
+    }
+  g_assert_cmpint (n, >, 0);
+  double bytes = cp_gather_bytes (p);
+  g_assert_cmpfloat (bytes, >, 0);
+  m->sliding_window = 0;
+  m->n_sliding_layers = 0;
+  g_autoptr (ProgProgram) q = program_of (f, flags);
+  g_assert_cmpfloat (cp_gather_bytes (q), ==, bytes);
+}
+
 /* Expert biases (plan/program-blocks.c "expert_bias", Megatron-Core's TEGroupedMLP adding
  * the down projection's bias after the grouped GEMM): gpt-oss-120b at 8192 tokens, ep 8
  * (16 local experts), balanced routing, grouped GEMMs: one forward op over the 8192 x 4
@@ -1576,6 +1644,7 @@ main (int argc, char **argv)
   ADD ("attention-kernel-length", test_attention_kernel_length);
   ADD ("fold-hints", test_fold_hints);
   ADD ("attention-window", test_attention_window);
+  ADD ("attention-window-allgather", test_attention_window_allgather);
   ADD ("expert-bias", test_expert_bias);
   ADD ("sort-chunks", test_sort_chunks);
   ADD ("rope-unfused", test_rope_unfused);

@@ -911,6 +911,46 @@ test_attention_window (Fixture *f, gconstpointer data)
   assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), t_full, 1e-9);
 }
 
+/* A sliding window under all-gather CP (ModelOp s_q = s/c of s_kv = s keys, kernel_s =
+ * s/2c; plan/program-blocks.c attention): a Gemma-2-like core, half the layers windowed
+ * at W = 512, 32 heads of 128, one sequence of 8192 over cp 2, on H100 with megatron-core
+ * (cuDNN curve by length, 1 us a kernel). A rank runs 4096 queries against 8192 keys:
+ * full = 4 x 4096 x 8192 x 32 x 128 / 2 = 2.74878e11 FLOPs a full layer; the busiest
+ * rank of a windowed layer holds two chunks of L = 2048 both past the window, 2 x 2048 x
+ * 512 of L s = 2048 x 8192 pairs: r = 1/8 (model_window_pairs_ratio_cp); the op's FLOPs
+ * x (0.5 + 0.5 r) = 1.54619e11.
+ *   full half at its chunk's 2048 tokens: 0.4235 x 989.4e12 x 484/518 = 391.509 TFLOP/s
+ *     -> 0.702098 ms + 1 us (exps 32 x 4096 x 8192 / 2 = 5.4e8, 0.14 ms, below);
+ *   windowed half, a causal kernel of 2W = 1024 tokens: 0.4235 x 989.4e12 x 410/518 =
+ *     331.649 TFLOP/s on 3.43597e10 -> 0.103603 ms + 1 us (bytes Q K V O 2 x (16.8M +
+ *     8.4M) x 2 B = 101 MB, 33 us, below);
+ *   the op: 0.5 x 0.703098 + 0.5 x 0.104603 = 0.403851 ms. Before, the window was
+ * costed for whole sequences only: the average FLOPs at the 2048 rate, 0.395930 ms. */
+static void
+test_attention_window_allgather (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SimCost) c = stack_cost (f->h100, "megatron-core");
+  ModelOp op = llama3_8b_attn_core ();
+  op.s_q = 4096;
+  op.s_kv = 8192;
+  op.kernel_s = 2048;
+  const double full = 4.0 * 4096.0 * 8192.0 * 32 * 128 / 2;
+  const double r = model_window_pairs_ratio_cp (8192, 512, 2);
+  g_assert_cmpfloat (r, ==, 0.125);
+  op.fwd_flops = full * (0.5 + 0.5 * r);
+  assert_rel (op.fwd_flops, 1.54619e11, 1e-5);
+  op.window = 512;
+  op.window_share = 0.5;
+  const double t_full = full / (989.4e12 * 0.4235 * 484.0 / 518.0) + 1e-6;
+  const double t_win = full * r / (989.4e12 * 0.4235 * 410.0 / 518.0) + 1e-6;
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 0.5 * t_full + 0.5 * t_win, 1e-9);
+  assert_rel (sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE), 0.403851e-3, 1e-5);
+  /* the ratio at other shapes: the window covering a whole chunk pair's reach (W >= s:
+   * none), and one rank (cp 1: the whole-sequence 2W - W^2/s of s) */
+  g_assert_cmpfloat (model_window_pairs_ratio_cp (8192, 8192, 2), ==, 1.0);
+  assert_rel (model_window_pairs_ratio_cp (8192, 128, 1), 254.0 / 8192.0, 1e-12);
+}
+
 /* The experts' down-projection bias added after the grouped GEMM (gpt-oss under
  * Megatron-Core, sim/cost-compute.c "expert_bias"): 8192 tokens x top-4 = 32768 rows of
  * h 2880 = 94,371,840 elements over 2 local experts, on H100 (HBM 3.35e12 x 0.90 =
@@ -1801,6 +1841,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/attention-length", test_attention_length);
   ADD ("/sim/cost/attention-head-dim", test_attention_head_dim);
   ADD ("/sim/cost/attention-window", test_attention_window);
+  ADD ("/sim/cost/attention-window-allgather", test_attention_window_allgather);
   ADD ("/sim/cost/expert-bias", test_expert_bias);
   ADD ("/sim/cost/expert-act-clamped", test_expert_act_clamped);
   ADD ("/sim/cost/rotary-unfused", test_rotary_unfused);
