@@ -382,7 +382,8 @@ take_flag (Opts *o, int kind, const char *name, const char *value, GError **erro
         if (end == value || *end || t < 0 || t > G_MAXINT32)
           {
             g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                         "--db-timeout '%s': expected milliseconds >= 0", value);
+                         "--db-timeout '%s': expected milliseconds from 0 to %d", value,
+                         G_MAXINT32);
             return FALSE;
           }
         o->db_timeout_ms = (int) t;

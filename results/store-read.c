@@ -94,6 +94,29 @@ res_run_row_free (ResRunRow *row)
   g_free (row);
 }
 
+/* A kind or status no tandem writes (the CHECK constraints refuse one; a row edited by
+ * hand with the checks off, or written by another program, has it): read as some other
+ * value, the row would be shown as what it is not ("predict, failed"), so it is refused,
+ * naming the row and the value. */
+static gboolean
+run_enums_read (ResStore *store, sqlite3_stmt *stmt, int col, gint64 run_id,
+                ResRunKind *kind, ResRunStatus *status, GError **error)
+{
+  const char *k = (const char *) sqlite3_column_text (stmt, col);
+  const char *st = (const char *) sqlite3_column_text (stmt, col + 1);
+  const gboolean kind_ok = res_run_kind_from_string (k, kind);
+  if (kind_ok && res_run_status_from_string (st, status))
+    return TRUE;
+  g_set_error (error, RES_ERROR, RES_ERROR_CORRUPT,
+               "%s: run %" G_GINT64_FORMAT " has %s '%s', which no tandem writes (the row was "
+               "edited or written by another program; hint: sqlite3 %s \"UPDATE runs SET %s = "
+               "'%s' WHERE run_id = %" G_GINT64_FORMAT "\", or DELETE the row)",
+               store->path, run_id, kind_ok ? "status" : "kind",
+               kind_ok ? (st ? st : "NULL") : (k ? k : "NULL"), store->path,
+               kind_ok ? "status" : "kind", kind_ok ? "failed" : "predict", run_id);
+  return FALSE;
+}
+
 GPtrArray *
 res_store_list_runs (ResStore *store, guint limit, GError **error)
 {
@@ -113,11 +136,12 @@ res_store_list_runs (ResStore *store, guint limit, GError **error)
       ResRunRow *row = g_new0 (ResRunRow, 1);
       row->run_id = sqlite3_column_int64 (stmt, 0);
       row->created_at = column_strdup (stmt, 1);
-      if (!res_run_kind_from_string ((const char *) sqlite3_column_text (stmt, 2), &row->kind))
-        row->kind = RES_KIND_PREDICT;    /* unreachable: CHECK constraint */
-      if (!res_run_status_from_string ((const char *) sqlite3_column_text (stmt, 3),
-                                       &row->status))
-        row->status = RES_STATUS_FAILED; /* unreachable: CHECK constraint */
+      if (!run_enums_read (store, stmt, 2, row->run_id, &row->kind, &row->status, error))
+        {
+          res_run_row_free (row);
+          res_store_stmt_done (stmt);
+          return NULL;
+        }
       row->model = column_strdup (stmt, 4);
       row->cluster = column_strdup (stmt, 5);
       row->plan = column_strdup (stmt, 6);
@@ -233,12 +257,11 @@ read_run (ResStore *store, gint64 run_id, ResRunRecord *r, GError **error)
     {
       r->created_at = column_chunk (stmt, 0, ch);
       r->tool_version = column_chunk (stmt, 1, ch);
-      if (!res_run_kind_from_string ((const char *) sqlite3_column_text (stmt, 2),
-                                     &r->info.kind))
-        r->info.kind = RES_KIND_PREDICT;     /* unreachable: CHECK constraint */
-      if (!res_run_status_from_string ((const char *) sqlite3_column_text (stmt, 3),
-                                       &r->info.status))
-        r->info.status = RES_STATUS_FAILED;  /* unreachable: CHECK constraint */
+      if (!run_enums_read (store, stmt, 2, run_id, &r->info.kind, &r->info.status, error))
+        {
+          res_store_stmt_done (stmt);
+          return FALSE;
+        }
       r->info.model = column_chunk (stmt, 4, ch);
       r->info.cluster = column_chunk (stmt, 5, ch);
       r->info.plan = column_chunk (stmt, 6, ch);

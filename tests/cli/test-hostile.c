@@ -615,6 +615,18 @@ test_trace_full_disk (void)
   remove_tree (dir);
 }
 
+/* search's --db-timeout past the largest int said "expected milliseconds >= 0" of a
+ * positive number (predict, runs and report say it is too large); it names the range now.
+ * 2^31 - 1 = 2147483647 is the largest int. */
+static void
+test_search_db_timeout_range (void)
+{
+  assert_error ("search --model tiny-llama --cluster cpu-host --gbs 4 --no-db "
+                "--db-timeout 99999999999", 2, "expected milliseconds from 0 to 2147483647");
+  assert_error ("search --model tiny-llama --cluster cpu-host --gbs 4 --no-db "
+                "--db-timeout -5", 2, "expected milliseconds from 0 to 2147483647");
+}
+
 /* Integer options that GLib parses itself (G_OPTION_ARG_INT: show's --seq-length, runs'
  * --limit, run's --steps) went out in GLib's words, "Integer value “99999999999” for
  * --seq-length out of range", without a hint; now as the plan flags say it, exit 2, one
@@ -651,5 +663,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/hostile/glib-int-messages", test_glib_int_messages);
   g_test_add_func ("/cli/hostile/trace-not-written", test_trace_not_written);
   g_test_add_func ("/cli/hostile/trace-full-disk", test_trace_full_disk);
+  g_test_add_func ("/cli/hostile/search-db-timeout-range", test_search_db_timeout_range);
   return g_test_run ();
 }

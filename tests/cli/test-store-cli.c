@@ -761,11 +761,62 @@ test_runs_control_chars (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* A stored row whose kind or status no tandem writes (the CHECK constraints turned off
+ * while it was edited, or another program wrote it): runs, runs show and report run
+ * refuse it, exit 1 (the store), in one line naming the run, the value and a fix. Before,
+ * an unknown status read as "failed" and an unknown kind as "predict", so the row was
+ * shown, and reported on, as what it was not, exit 0. */
+static void
+test_corrupt_enums (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_in (f, PREDICT "--gpus 8 --db {DB}", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  static const struct { const char *sql, *needle; } cases[] = {
+    { "UPDATE runs SET status = 'weird' WHERE run_id = 1", "run 1 has status 'weird'" },
+    { "UPDATE runs SET kind = 'nope' WHERE run_id = 1", "run 1 has kind 'nope'" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      sqlite3 *h = NULL;
+      g_assert_cmpint (sqlite3_open (f->db, &h), ==, SQLITE_OK);
+      g_assert_cmpint (sqlite3_exec (h, "PRAGMA ignore_check_constraints = 1", NULL, NULL, NULL),
+                       ==, SQLITE_OK);
+      g_assert_cmpint (sqlite3_exec (h, cases[i].sql, NULL, NULL, NULL), ==, SQLITE_OK);
+      sqlite3_close (h);
+      static const char *const cmds[] = { "runs --db {DB}", "runs show 1 --db {DB}",
+                                          "report run 1 --db {DB} --out {DIR}/r --force" };
+      for (guint k = 0; k < G_N_ELEMENTS (cmds); k++)
+        {
+          run_in (f, cmds[k], &r);
+          g_assert_cmpint (r.status, ==, 1);
+          g_assert_true (g_str_has_prefix (r.err, "tandem: error: "));
+          g_assert_nonnull (strstr (r.err, cases[i].needle));
+          g_assert_nonnull (strstr (r.err, "which no tandem writes"));
+          g_assert_nonnull (strstr (r.err, "hint: sqlite3 "));
+          g_assert_cmpstr (strchr (r.err, '\n'), ==, r.err + strlen (r.err) - 1);
+          run_result_clear (&r);
+        }
+      /* the hint's repair makes it readable again */
+      g_assert_cmpint (sqlite3_open (f->db, &h), ==, SQLITE_OK);
+      g_assert_cmpint (sqlite3_exec (h, "UPDATE runs SET status = 'ok', kind = 'predict'",
+                                     NULL, NULL, NULL), ==, SQLITE_OK);
+      sqlite3_close (h);
+      run_in (f, "runs show 1 --db {DB}", &r);
+      g_assert_cmpint (r.status, ==, 0);
+      run_result_clear (&r);
+    }
+  g_autofree char *page = g_build_filename (f->dir, "r", "report.html", NULL);
+  g_assert_false (g_file_test (page, G_FILE_TEST_EXISTS));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/cli/store/locked", Fixture, NULL, setup, test_locked, teardown);
+  g_test_add ("/cli/store/corrupt-enums", Fixture, NULL, setup, test_corrupt_enums, teardown);
   g_test_add ("/cli/store/report-locked", Fixture, NULL, setup, test_report_locked, teardown);
   g_test_add ("/cli/store/unwritable-dir", Fixture, NULL, setup, test_unwritable_dir,
               teardown);
