@@ -376,21 +376,31 @@ ring_slot (void)
 }
 
 /* A Hugging Face config's num_nextn_predict_layers says the checkpoint holds MTP modules;
- * Megatron-LM trains them only when --mtp-num-layers asks (its default None builds none),
- * and the step program and the memory model leave them out (model.h: counted apart from
- * the total). Say so rather than let the figures read as the model with its MTP. */
+ * Megatron-LM trains them only when --mtp-num-layers asks (its default None builds none).
+ * Say which: the plan's modules are in the step time and the memory (plan.h
+ * mtp_num_layers), the config's untrained ones in neither (model.h: counted apart from the
+ * total), so that the figures do not read as the model with its MTP when they are not. */
 void
-cli_print_mtp_note (const ModelSpec *m, const char *indent)
+cli_print_mtp_note (const ModelSpec *m, int trained, const char *indent)
 {
-  if (m == NULL || m->mtp_layers == 0)
+  if (m == NULL || (m->mtp_layers == 0 && trained <= 0))
     return;
   ModelParams mp;
   model_spec_params (m, &mp);
+  if (trained > 0)
+    {
+      printf ("%snote: the plan trains %d multi-token-prediction module%s of %s on the last "
+              "stage (--mtp-num-layers %d; %s parameters each): in the step time and the "
+              "memory\n", indent, trained, trained == 1 ? "" : "s", m->name, trained,
+              cli_fmt_count (mp.mtp / MAX (m->mtp_layers, 1)));
+      return;
+    }
   printf ("%snote: the %" G_GUINT64_FORMAT " multi-token-prediction module%s of %s (%s "
           "parameters) %s in neither the step time nor the memory: the plan trains the main "
-          "model only, as Megatron-LM does without --mtp-num-layers\n", indent,
+          "model only, as Megatron-LM does without --mtp-num-layers (add --mtp-num-layers %"
+          G_GUINT64_FORMAT " to train %s)\n", indent,
           m->mtp_layers, m->mtp_layers == 1 ? "" : "s", m->name, cli_fmt_count (mp.mtp),
-          m->mtp_layers == 1 ? "is" : "are");
+          m->mtp_layers == 1 ? "is" : "are", m->mtp_layers, m->mtp_layers == 1 ? "it" : "them");
 }
 
 const char *

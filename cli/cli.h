@@ -96,7 +96,7 @@ const char *cli_fmt_count (guint64 v);
 /* predict's and memory's note on a model that declares multi-token-prediction modules
  * (DeepSeek-V3, GLM-4.5: num_nextn_predict_layers): they are in neither figure. Nothing
  * for a model without them. */
-void cli_print_mtp_note (const ModelSpec *m, const char *indent);
+void cli_print_mtp_note (const ModelSpec *m, int trained, const char *indent);
 const char *cli_fmt_bytes (double bytes);
 const char *cli_fmt_si (double v, const char *unit);
 

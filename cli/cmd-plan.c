@@ -368,7 +368,7 @@ cli_cmd_memory (int argc, char **argv)
   else
     {
       memory_print_text (&ctx, &mem, all_stages);
-      cli_print_mtp_note (ctx.model, "  ");
+      cli_print_mtp_note (ctx.model, ctx.plan.mtp_num_layers, "  ");
       if (fit != NULL)
         {
           printf ("\n");

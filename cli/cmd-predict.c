@@ -295,7 +295,7 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
                 "part-to-part sigma of %.2f%% (%.2f sigma above the median part; "
                 "--cost perf_sigma=0 for none)\n", straggler, world,
                 100.0 * opts.cost.perf_sigma, sim_cost_expected_max_normal (world));
-      cli_print_mtp_note (p->model, "  ");
+      cli_print_mtp_note (p->model, p->plan.mtp_num_layers, "  ");
       /* the stack's sharding is what validate fills an unstated row with; predict's plan
        * takes Megatron's flag default (none) whatever the stack, so an FSDP stack (its
        * default shards gradients or parameters) says so when the plan shards less, rather

@@ -891,6 +891,36 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
    * (softmax minus the one-hot target), so a fused loss adds nothing. */
   guint64 loss_transient = plan->loss_eager > 0 ? 2 * 4 * T * model->vocab / t : 0;
 
+  /* Multi-token prediction (plan.h mtp_num_layers), on the stage holding the head: per
+   * module its parameters (plan_mtp_params_local: the layer of the decoder's last kind,
+   * three norms, eh_proj; routed experts apart, their states over edp as the layers'),
+   * and per micro-batch in flight its layer's stored activations (as a layer of that
+   * kind under the plan's recompute), the enorm and hnorm inputs (a T h each, /t with SP),
+   * eh_proj's 2h-wide input, and its own head's (last_extra: the final-norm and logits
+   * inputs and the loss's saved softmax or logits). An untied model's last stage holds a
+   * copy of the word embedding for the modules' lookups (Megatron-Core GPTModel builds
+   * the embedding where pre_process or mtp_process); a tied one's head is that copy. */
+  const int mtp_n = MAX (plan->mtp_num_layers, 0);
+  double mtp_dense = 0, mtp_expert = 0;
+  guint64 mtp_layer_full = full_layer, mtp_layer_sel = selective_layer;
+  if (mtp_n > 0)
+    {
+      plan_mtp_params_local (plan, model, &moe, &mtp_dense, &mtp_expert);
+      if (plan_moe_layer (&moe, (int) model->n_layers - 1))
+        {
+          double extra = (double) moe_full_layer - (double) full_layer;
+          mtp_layer_full = (guint64) MAX ((double) full_layer + extra + 0.5, 0.0);
+          mtp_layer_sel = (guint64) MAX ((double) selective_layer + extra + 0.5, 0.0);
+        }
+    }
+  guint64 mtp_stored = 0, mtp_transient = 0;
+  if (mtp_n > 0)
+    {
+      plan_mem_chunk_acts (plan, 1, mtp_layer_full, mtp_layer_sel, op_layer, layer_input,
+                           &mtp_stored, &mtp_transient);
+      mtp_stored += 2 * a * T * h / sp_div + 2 * a * T * h / sp_div + last_extra;
+    }
+
   double states[3];
   guint64 capacity = cluster->device.hbm_bytes;
 
@@ -946,11 +976,13 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
         {
           elems += mp.final_norm + head_elems;
           unit = MAX (unit, head_elems);
+          elems += (guint64) (mtp_n * mtp_dense + 0.5)
+                   + (mtp_n > 0 && !first && mp.output_head > 0 ? word_emb / t : 0);
         }
       if (moe_layers > 0)
         unit = moe_zero3_unit (plan, unit, moe_dense_elems, moe_expert_elems);
       plan_memory_model_states (plan, (double) elems, states);
-      if (moe_layers > 0)
+      if (moe_layers > 0 || (last && mtp_n > 0 && mtp_expert > 0))
         {
           /* the experts' states shard over the expert data-parallel group (ZeRO-1/2 over
            * edp, as Megatron-Core's distributed optimizer does for expert parameters;
@@ -959,7 +991,8 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
           ex.dp = MAX (plan->edp, 1);
           ex.cp = 1;
           double es[3];
-          plan_memory_model_states (&ex, moe_layers * moe_expert_elems, es);
+          plan_memory_model_states (&ex, moe_layers * moe_expert_elems
+                                         + (last ? mtp_n * mtp_expert : 0), es);
           for (int k = 0; k < 3; k++)
             states[k] += es[k];
         }
@@ -999,7 +1032,10 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
       if (first)
         chunk_mb[emb_c] += first_extra;
       if (last)
-        chunk_mb[head_c] += last_extra;
+        {
+          chunk_mb[head_c] += last_extra + (guint64) mtp_n * mtp_stored;
+          transient = MAX (transient, mtp_transient);
+        }
       /* A stage's received input freed after its forward (plan.h pp_free_stage_input; the
        * Llama 3 paper, arXiv 2407.21783, Sec. 3.3.2: "we proactively deallocate tensors
        * that will not be used for future computation, including the input and output

@@ -420,6 +420,7 @@ static const IntOpt int_opts[] = {
   { "seq", G_STRUCT_OFFSET (Plan, seq_length), 1 },
   { "recompute-num-layers", G_STRUCT_OFFSET (Plan, recompute_num_layers), 1 },
   { "cpu-offloading-num-layers", G_STRUCT_OFFSET (Plan, cpu_offload_layers), 0 },
+  { "mtp-num-layers", G_STRUCT_OFFSET (Plan, mtp_num_layers), 0 },
   { "gpus", G_STRUCT_OFFSET (Plan, world_size), 1 },
   { "world-size", G_STRUCT_OFFSET (Plan, world_size), 1 },
   { "data-parallel-replicate-degree", G_STRUCT_OFFSET (Plan, dp_replicate), 1 },
@@ -630,6 +631,9 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
     { "cpu-offloading-num-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
       "Megatron's CPU offloading: the activations of N layers kept in host memory "
       "(PP 1, no recompute)", "N" },
+    { "mtp-num-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "Multi-token-prediction modules trained on the last stage (Megatron-Core; default 0: "
+      "none, even where the model's config has num_nextn_predict_layers)", "N" },
     { "bf16", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_option),
       "BF16 mixed precision (default)", NULL },
     { "fp16", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, CB (on_option),

@@ -331,6 +331,8 @@ parse_training (PlanJson *pj, JsonObject *obj, GError **error)
         ok = json_get_int (pj, S, key, n, 1, &p->local_batch, error);
       else if (g_str_equal (key, "compile"))
         ok = json_get_bool (pj, S, key, n, &p->compile, error);   /* --compile */
+      else if (g_str_equal (key, "mtp_num_layers"))   /* --mtp-num-layers */
+        ok = json_get_int (pj, S, key, n, 0, &p->mtp_num_layers, error);
       else if (g_str_equal (key, "global_batch_size"))
         ok = json_get_int (pj, S, key, n, 1, &p->global_batch, error);
       else if (g_str_equal (key, "seq_len"))

@@ -725,6 +725,23 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                         "the two together (hint: --cuda-graph-impl none)");
     }
 
+  /* Multi-token prediction (plan.h mtp_num_layers). Megatron-Core builds each module
+   * from the decoder's last layer spec whatever the checkpoint holds; tandem takes the
+   * module's shape from a config that declares MTP modules (num_nextn_predict_layers:
+   * DeepSeek-V3, GLM-4.5), so a model without them is refused rather than given modules
+   * its published configuration never had. */
+  if (plan->mtp_num_layers > 0)
+    {
+      if (model->mtp_layers == 0)
+        return invalid (error, "--mtp-num-layers %d: %s has no multi-token-prediction "
+                        "modules (its config sets no num_nextn_predict_layers) (hint: drop "
+                        "--mtp-num-layers, or use a config with num_nextn_predict_layers, "
+                        "e.g. --model deepseek-v3)", plan->mtp_num_layers, model->name);
+      if (plan->mtp_num_layers > PLAN_MAX_MTP)
+        return invalid (error, "--mtp-num-layers %d exceeds %d modules (hint: DeepSeek-V3 "
+                        "trains 1)", plan->mtp_num_layers, PLAN_MAX_MTP);
+    }
+
   /* Precision. */
   if (!plan_check_precision (plan, cluster, error))
     return FALSE;

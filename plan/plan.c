@@ -266,6 +266,18 @@ plan_layer_params_local (const Plan *plan, const ModelSpec *model, const PlanMoe
             / MAX (etp, 1);
 }
 
+void
+plan_mtp_params_local (const Plan *plan, const ModelSpec *model, const PlanMoe *moe,
+                       double *dense, double *expert)
+{
+  const double h = (double) model->hidden, t = MAX (plan->tp, 1);
+  ModelParams mp;
+  model_spec_params (model, &mp);
+  plan_layer_params_local (plan, model, moe, (int) model->n_layers - 1, dense, expert);
+  /* three norms of the model's kind (mp.final_norm: h for RMSNorm, 2h for LayerNorm) */
+  *dense += 3 * (double) mp.final_norm + 2 * h * h / t;
+}
+
 static const struct { const char *name; guint bit; } recompute_modules[] = {
   { "moe_act", PLAN_MOE_RECOMPUTE_ACT }, { "moe", PLAN_MOE_RECOMPUTE_LAYER },
   { "layernorm", PLAN_MOE_RECOMPUTE_LAYERNORM }, { "mla_up_proj", PLAN_MOE_RECOMPUTE_MLA_UP },
@@ -683,6 +695,9 @@ plan_to_string (const Plan *plan)
   /* activations in host memory change the memory a plan needs (plan/memory.c) */
   if (plan->cpu_offload_layers > 0)
     g_string_append_printf (s, "-off%d", plan->cpu_offload_layers);
+  /* the MTP modules add work and memory on the last stage (plan.h mtp_num_layers) */
+  if (plan->mtp_num_layers > 0)
+    g_string_append_printf (s, "-mtp%d", plan->mtp_num_layers);
   /* --recompute-modules moe_act / moe and the 1F1B all-to-all overlap change the step:
    * two stored plans that differ only there must not read the same */
   if (plan->moe_recompute & PLAN_MOE_RECOMPUTE_LAYER)
@@ -792,6 +807,8 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_INT ("seq_len", plan->seq_length);
   SET_INT ("gradient_accumulation_steps", plan->grad_accum);
   SET_BOOL ("compile", plan->compile);
+  if (plan->mtp_num_layers > 0)
+    SET_INT ("mtp_num_layers", plan->mtp_num_layers);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "activation_checkpoint");

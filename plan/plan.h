@@ -36,6 +36,9 @@ typedef enum {
 /* micro-batches x layers per pipeline rank: the step program holds a few dozen tasks per
  * pair (llama3-8b on 8 GPUs at this cap: 8.65 M tasks, 1.15 GB, 6.7 s) */
 #define PLAN_MAX_LAYER_PASSES (1 << 21)   /* 2,097,152 = 65,536 x 32 */
+/* --mtp-num-layers: the DeepSeek-V3 report trains a depth of 1 (Sec. 2.2); the cap keeps
+ * the last stage's program bounded, as the published-run table's mtp_layers cap does */
+#define PLAN_MAX_MTP          64
 
 typedef enum {
   PLAN_SCHED_GPIPE,
@@ -251,6 +254,14 @@ typedef struct {
                                   * 0 <= N < layers, PP 1 and no recompute
                                   * (transformer_config.py). Memory only: the copies run on
                                   * their own stream (plan/memory.c); 0 = off */
+  int      mtp_num_layers;       /* Megatron-Core --mtp-num-layers N: the multi-token-
+                                  * prediction modules trained on the last pipeline stage
+                                  * (multi_token_prediction.py; DeepSeek-V3 report Sec.
+                                  * 2.2), each the model's last decoder layer's kind with
+                                  * its two norms, 2h -> h projection, final norm and the
+                                  * shared head and loss. 0 = none, Megatron's default
+                                  * (mtp_num_layers None): a config's
+                                  * num_nextn_predict_layers alone trains none */
   double   bucket_bytes;         /* DP gradient bucket; Megatron --ddp-bucket-size default */
   /* ZeRO-3 as the software issues it (DeepSpeed's stage3_* settings); a negative value
    * takes the stack's (sim_predict fills it from SimCostOptions, frameworks/stack.h) */
@@ -524,7 +535,14 @@ double plan_layer_mixer_params (const ModelSpec *model, int layer);
  * and shared experts; split by tp where Megatron splits them) and `expert` (this rank's
  * E / ep routed experts, split by etp; 0 for a dense layer). */
 void   plan_layer_params_local (const Plan *plan, const ModelSpec *model, const PlanMoe *moe,
-                                int layer, double *dense, double *expert);  /* "alltoall", "allgather", "flex" */
+                                int layer, double *dense, double *expert);
+/* Per-rank parameters of one multi-token-prediction module (mtp_num_layers; Megatron-Core
+ * multi_token_prediction.py MultiTokenPredictionLayer): its transformer layer, built from
+ * the decoder's last layer spec (so plan_layer_params_local of layer n_layers - 1), the
+ * enorm, hnorm and final_layernorm (h each, replicated) and the eh_proj 2h -> h
+ * (column-parallel, split by tp). The embedding and output head it shares are not in it. */
+void   plan_mtp_params_local (const Plan *plan, const ModelSpec *model, const PlanMoe *moe,
+                              double *dense, double *expert);  /* "alltoall", "allgather", "flex" */
 
 void     plan_init_defaults (Plan *plan);
 void     plan_clear         (Plan *plan);              /* frees rank_order; NULL-safe */

@@ -604,6 +604,27 @@ prog_builder_build_blocks (Builder *bd)
   prog_builder_elem (ops, "final_norm_grad", norm, tsp * h, 8);
   bd->blk[B_HEAD_B] = prog_builder_add_block (bd, PROG_BLOCK_HEAD, PROG_PHASE_BACKWARD, "head_bwd", ops, 2 * mf);
 
+  /* multi-token prediction (Megatron-Core multi_token_prediction.py _concat_embeddings):
+   * the shifted tokens' embedding through enorm, the decoder's output through hnorm, the
+   * two concatenated and projected by eh_proj, 2h -> h column-parallel (its output
+   * gathered over TP after, program.c mtp_forward) */
+  if (bd->plan->mtp_num_layers > 0)
+    {
+      prog_builder_elem (ops, "mtp_enorm", norm, tsp * h, 5);
+      prog_builder_elem (ops, "mtp_hnorm", norm, tsp * h, 5);
+      prog_builder_elem (ops, "mtp_concat", MODEL_OP_ELEMENTWISE, tsp * 2 * h, 0);
+      gemm (ops, "mtp_eh_proj", tok, h / t, 2 * h);
+      mf = matmul_flops (ops);
+      bd->blk[B_MTP_F] = prog_builder_add_block (bd, PROG_BLOCK_MLP, PROG_PHASE_FORWARD,
+                                                 "mtp_fwd", ops, mf);
+      gemm_bwd (ops, "mtp_eh_proj_dgrad", "mtp_eh_proj_wgrad", tok, h / t, 2 * h);
+      prog_builder_elem (ops, "mtp_norm_grad", norm, tsp * 2 * h, 8);
+      bd->blk[B_MTP_B] = prog_builder_add_block (bd, PROG_BLOCK_MLP, PROG_PHASE_BACKWARD,
+                                                 "mtp_bwd", ops, 2 * mf);
+    }
+  else
+    bd->blk[B_MTP_F] = bd->blk[B_MTP_B] = G_MAXUINT32;
+
   /* selective recompute: the attention core only (Korthikanti et al. 2022) */
   if (bd->plan->cp_comm == PLAN_CP_A2A && bd->c > 1)
     attention (bd, ops, "attn_core", 1.0, a / bd->c, MAX (kv / bd->c, 1), bd->s, bd->s);

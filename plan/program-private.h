@@ -88,6 +88,15 @@ typedef struct {
   double *layer_fp8_params_local; /* of them, linear weights gathered in fp8 (FSDP float8
                                    * all-gather; 0 otherwise) */
   double  embed_params_local, head_params_local;
+  /* multi-token prediction (plan.h mtp_num_layers; program.c mtp_forward): one module's
+   * parameters on this rank outside its routed experts (its layer, norms and eh_proj) and
+   * its routed experts, and the word embedding the last stage holds for the modules'
+   * lookups (Megatron-Core's GPTModel builds the embedding where pre_process or
+   * mtp_process; 0 where the stage holds model chunk 0 anyway, or tied) */
+  double  mtp_params_local, mtp_expert_params_local, mtp_embed_local;
+  gboolean in_mtp;      /* building an MTP module's layer (layer_recomputed) */
+  gboolean pair_hold;   /* combined 1F1B: pair_node keeps the current key (MTP tasks join
+                         * the head's node) */
   /* FSDP2 accumulating unsharded gradients across micro-batches in the reduce dtype
    * (plan.h grad_accum_upcast): per layer its first micro-batch's upcast block and the
    * later ones' accumulate block (NULL: not run) */
@@ -159,7 +168,12 @@ enum {
   B_CP_FIRST_F, B_CP_FIRST_B, /* context_parallel with all-gathered K/V (plan.h
                                * cp_ring_merge): the first ring step, which does not wait
                                * for the all-gather (B_ATTN_CORE_F/B then hold the rest) */
+  B_MTP_F, B_MTP_B,   /* a multi-token-prediction module's own ops (plan.h mtp_num_layers):
+                       * enorm, hnorm, the concatenation and the eh_proj 2h -> h; its
+                       * embedding, layer and head are the B_EMBED, layer and B_HEAD blocks */
+  B_N_BLOCKS
 };
+G_STATIC_ASSERT (B_N_BLOCKS <= 32);   /* Builder.blk[] */
 
 /* Whether prog_program_new copies a steady-middle unit from its template rather than
  * expanding it (program.c, stamped units; TRUE): the tests that compare the two set it. */

@@ -168,7 +168,7 @@ enum { NODE_PRE, NODE_B_COMBINE, NODE_F_ATTN, NODE_B_MLP, NODE_F_DISPATCH, NODE_
 static inline void
 pair_node (Builder *bd, int node, gboolean backward)
 {
-  if (bd->pairing && !bd->recomputing)
+  if (bd->pairing && !bd->recomputing && !bd->pair_hold)
     bd->key_cur = ((guint32) (bd->key_pos + 1) * 16 + (guint32) node) * 2 + (backward ? 1 : 0);
 }
 
@@ -631,6 +631,10 @@ layer_recomputed (Builder *bd, int layer_in_chunk)
   const Plan *p = bd->plan;
   if (p->recompute != PLAN_RECOMPUTE_FULL)
     return FALSE;
+  /* an MTP module is recomputed under the uniform method only (Megatron-Core
+   * MultiTokenPredictionLayer._checkpointed_forward: "block" warns and runs it plainly) */
+  if (bd->in_mtp)
+    return p->recompute_method != PLAN_RECOMPUTE_BLOCK;
   if (p->recompute_method == PLAN_RECOMPUTE_BLOCK)
     return layer_in_chunk < p->recompute_num_layers;
   return TRUE;   /* uniform: every layer is inside some checkpointed group */
@@ -1242,6 +1246,77 @@ zero2_mb_reduce_extra (Builder *bd, double params_local, guint32 pass_blk, int m
         params_local * bd->grad_bytes_per_param, PROG_PHASE_BACKWARD, mb, chunk, -1, in, -1);
 }
 
+/* ---- multi-token prediction (plan.h mtp_num_layers) --------------------------------- */
+
+/* The MTP modules of one forward unit of the last model chunk, after its decoder layers
+ * and before its own head (Megatron-Core GPTModel: the decoder, then self.mtp, then
+ * process_mtp_loss and the main logits). Per module (multi_token_prediction.py): the
+ * shifted tokens' embedding (vocab-parallel: its partial rows reduced over TP as the main
+ * one's), enorm, hnorm and eh_proj (B_MTP_F; with SP its 2h-wide input all-gathered
+ * first), eh_proj's output gathered over TP (gather_from_tensor_model_parallel_region),
+ * one transformer layer of the decoder's last layer's kind (forward_layer on layer
+ * n_layers - 1, its TP and EP collectives with it), then its final norm, the logits with
+ * the shared output weights and the cross-entropy (B_HEAD_F). Its tasks carry the last
+ * layer's index. */
+static gint32
+mtp_forward (Builder *bd, int mb, int chunk, gint32 prev)
+{
+  const int L = (int) bd->m->n_layers;
+  const ProgPhase ph = PROG_PHASE_FORWARD;
+  bd->pair_hold = TRUE;
+  for (int k = 0; k < bd->plan->mtp_num_layers; k++)
+    {
+      gint32 x = compute (bd, bd->blk[B_EMBED_F], mb, chunk, -1, prev, -1);
+      x = tp_after (bd, ph, mb, chunk, -1, x);
+      if (bd->t > 1 && bd->plan->sequence_parallel)
+        x = coll (bd, PROG_STREAM_TP, PROG_COMM_TP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP,
+                  2 * bd->act_bytes, ph, mb, chunk, -1, x, -1);
+      x = compute (bd, bd->blk[B_MTP_F], mb, chunk, -1, x, -1);
+      x = coll (bd, PROG_STREAM_TP, PROG_COMM_TP, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP,
+                bd->act_bytes, ph, mb, chunk, -1, x, -1);
+      Chain mc = { .last_compute = x, .done = { -1, -1, -1 }, .regather = -1,
+                   .regather_layer = -1, .ag_next = -1, .eag_next = -1, .ag_layer = -1 };
+      bd->in_mtp = TRUE;
+      forward_layer (bd, ph, mb, chunk, L - 1, &mc);
+      bd->in_mtp = FALSE;
+      x = tp_before (bd, ph, mb, chunk, -1, mc.last_compute);
+      prev = compute (bd, bd->blk[B_HEAD_F], mb, chunk, -1, x, -1);
+    }
+  bd->pair_hold = FALSE;
+  return prev;
+}
+
+/* The mirror in the backward unit, after the main head's backward, modules in reverse:
+ * the head's backward (its input gradient reduced over TP), the layer's backward (with
+ * its recompute where the plan recomputes: layer_recomputed), B_MTP_B (eh_proj's input
+ * gradient reduced over TP: reduce-scattered with SP, all-reduced without), then the
+ * embedding's backward into the last stage's copy of the word embedding. */
+static gint32
+mtp_backward (Builder *bd, int mb, int chunk, gint32 prev)
+{
+  const int L = (int) bd->m->n_layers;
+  const ProgPhase ph = PROG_PHASE_BACKWARD;
+  bd->pair_hold = TRUE;
+  for (int k = bd->plan->mtp_num_layers - 1; k >= 0; k--)
+    {
+      gint32 x = compute (bd, bd->blk[B_HEAD_B], mb, chunk, -1, prev, -1);
+      x = tp_after (bd, ph, mb, chunk, -1, x);
+      Chain mc = { .last_compute = x, .done = { -1, -1, -1 }, .regather = -1,
+                   .regather_layer = -1, .ag_next = -1, .eag_next = -1, .ag_layer = -1 };
+      bd->in_mtp = TRUE;
+      backward_layer (bd, mb, chunk, L - 1, 0, &mc);
+      bd->in_mtp = FALSE;
+      x = compute (bd, bd->blk[B_MTP_B], mb, chunk, -1, mc.last_compute, -1);
+      x = coll (bd, PROG_STREAM_TP, PROG_COMM_TP,
+                bd->plan->sequence_parallel ? PLAN_COLL_REDUCE_SCATTER : PLAN_COLL_ALL_REDUCE,
+                PLAN_AXIS_TP, 2 * bd->act_bytes, ph, mb, chunk, -1, x, -1);
+      x = tp_before (bd, ph, mb, chunk, -1, x);
+      prev = compute (bd, bd->blk[B_EMBED_B], mb, chunk, -1, x, -1);
+    }
+  bd->pair_hold = FALSE;
+  return prev;
+}
+
 /* Index of the send for (backward, mb, model chunk). */
 static int
 send_key (Builder *bd, int backward, int mb, int model_chunk)
@@ -1334,6 +1409,8 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
       pair_node (bd, NODE_TAIL, FALSE);
       if (last_chunk)
         {
+          if (p->mtp_num_layers > 0)
+            ch.last_compute = mtp_forward (bd, mb, chunk, ch.last_compute);
           /* with SP the head's input is gathered from the sequence shards first (the output
            * layer is column-parallel over the vocabulary) */
           ch.last_compute = tp_before (bd, PROG_PHASE_FORWARD, mb, chunk, -1, ch.last_compute);
@@ -1356,12 +1433,21 @@ expand_slot (Builder *bd, const ProgSlot *slot, GArray *bucket_done)
       /* the head's input gradient is a partial sum over the vocabulary shards */
       ch.last_compute = compute (bd, bd->blk[B_HEAD_B], mb, chunk, -1, -1, -1);
       ch.last_compute = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, -1, ch.last_compute);
-      /* the key of a bucket holding only the head (a last chunk without layers:
-       * --account-for-loss-in-pipeline-split) */
-      if (mb == chunk_last_mb (bd, chunk) && bucket_done)
-        g_array_index (bucket_done, gint32, bd->m->n_layers + 1) = ch.last_compute;
       zero2_mb_reduce_extra (bd, bd->head_params_local, bd->head_pass_blk, mb, chunk,
                              ch.last_compute);
+      if (p->mtp_num_layers > 0)
+        {
+          ch.last_compute = mtp_backward (bd, mb, chunk, ch.last_compute);
+          zero2_mb_reduce_extra (bd, bd->plan->mtp_num_layers * (bd->mtp_params_local
+                                                                 - bd->layer_params_local
+                                                                   [bd->m->n_layers - 1])
+                                       + bd->mtp_embed_local,
+                                 G_MAXUINT32, mb, chunk, ch.last_compute);
+        }
+      /* the key of a bucket holding only the head (and the MTP modules; a last chunk
+       * without layers: --account-for-loss-in-pipeline-split) */
+      if (mb == chunk_last_mb (bd, chunk) && bucket_done)
+        g_array_index (bucket_done, gint32, bd->m->n_layers + 1) = ch.last_compute;
     }
   else
     {
@@ -1861,6 +1947,18 @@ make_buckets (Builder *bd, const double *per_layer, gboolean dense)
       int model_chunk = plan_model_chunk (p, bd->stage, chunk);
       if (dense && model_chunk == bd->n_model_chunks - 1)
         cur.params += bd->head_params_local;
+      /* the MTP modules' gradients (plan.h mtp_num_layers) go with the head's: their
+       * backward runs right after it, and the last stage's copy of the word embedding
+       * where the stage holds no embedding of its own */
+      if (model_chunk == bd->n_model_chunks - 1 && p->mtp_num_layers > 0)
+        {
+          gboolean holds_first = FALSE;
+          for (int c = 0; c < plan_rank_chunks (p); c++)
+            holds_first |= plan_model_chunk (p, bd->stage, c) == 0;
+          cur.params += p->mtp_num_layers * (dense ? bd->mtp_params_local
+                                                   : bd->mtp_expert_params_local)
+                        + (dense && !holds_first ? bd->mtp_embed_local : 0);
+        }
       for (int l = first + n - 1; l >= first; l--)
         {
           cur.first_layer = l;
@@ -2277,7 +2375,12 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
       while (overlap && next_ebucket < ebuckets->len)
         {
           Bucket *bk = &g_array_index (ebuckets, Bucket, next_ebucket);
-          gint32 done = g_array_index (bucket_done, gint32, bk->first_layer);
+          /* a bucket of the MTP modules' experts alone waits for the head's key, as a
+           * head-only dense bucket does (issue_reductions) */
+          int ekey = bk->n_layers == 0
+                       && plan_model_chunk (p, stage, bk->chunk) == bd->n_model_chunks - 1
+                       ? L + 1 : bk->first_layer;
+          gint32 done = g_array_index (bucket_done, gint32, ekey);
           if (done < 0)
             break;
           gint32 r = coll (bd, PROG_STREAM_DP, PROG_COMM_DP,
@@ -2608,6 +2711,15 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
                         + 2 * (model->norm == MODEL_NORM_LAYER ? 2 : 1);
   bd.head_params_local = (double) (mp.output_head ? mp.output_head : 0) / bd.t
                          + (double) mp.final_norm;
+  if (plan->mtp_num_layers > 0)
+    {
+      plan_mtp_params_local (plan, model, &bd.moe, &bd.mtp_params_local,
+                             &bd.mtp_expert_params_local);
+      /* untied: the last stage's own copy of the word embedding (a tied model's head is
+       * that copy already) */
+      bd.mtp_embed_local = mp.output_head > 0 ? (double) (model->vocab * model->hidden) / bd.t
+                                              : 0;
+    }
 
   bd.q_div = 1;
   prog_builder_build_blocks (&bd);
