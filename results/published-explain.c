@@ -97,6 +97,16 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
               ? ", embedding and loss take a layer slot each (one layer fewer on the first "
                 "and last stage)" : "");
       LINE ("sequence_parallel", "%s", p->sequence_parallel ? "on" : "off");
+      /* how the row's MTP was read (res_pub_moe_plan): the moe cell's mtp_layers */
+      if (p->mtp_num_layers > 0)
+        g_string_append_printf (s, "  %-20s %-44s -> %d module%s trained on the last stage (the "
+                                "moe cell's mtp_layers=%d: --mtp-num-layers %d)\n", "mtp", "",
+                                p->mtp_num_layers, p->mtp_num_layers == 1 ? "" : "s",
+                                p->mtp_num_layers, p->mtp_num_layers);
+      else if (c->moe.present)
+        g_string_append_printf (s, "  %-20s %-44s -> none trained (the moe cell's mtp_layers is "
+                                "0 or absent: Megatron's default, no --mtp-num-layers)\n",
+                                "mtp", "");
       if (p->sharding == PLAN_SHARD_HSDP)
         LINE ("zero_stage_or_fsdp", "hsdp, shard group %d", p->hsdp_shard_size);
       else

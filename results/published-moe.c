@@ -586,6 +586,10 @@ res_pub_moe_plan (const ResPubMoe *moe, gint64 ep, Plan *plan)
   plan->moe_capacity_factor = moe->capacity_factor;
   plan->moe_pad_to_capacity = moe->pad_to_capacity && moe->capacity_factor > 0;
   plan->moe_grouped_gemm = TRUE;
+  /* mtp_layers=N: the run trained N multi-token-prediction modules (its
+   * --mtp-num-layers, plan.h mtp_num_layers); the key absent or 0: none, Megatron's
+   * default, whatever the model's config declares */
+  plan->mtp_num_layers = (int) moe->mtp_layers;
   /* --moe-router-force-load-balancing gives every expert the mean (Megatron-Core's
    * benchmark switch, the Megatron-Bridge table's footnote); learned routing keeps the
    * plan's default */

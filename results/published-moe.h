@@ -41,7 +41,8 @@
  * |                       |   moe_router, moe_preprocess                 |   scopes (--cuda-graph-impl              |
  * |                       |                                              |   transformer_engine --cuda-graph-scope) |
  * | head_dim              | 1 .. MODEL_MAX_HEADS                         | attention head size when not hidden/heads|
- * | mtp_layers            | 0 .. 64 (default 0)                          | multi-token-prediction layers            |
+ * | mtp_layers            | 0 .. 64 (default 0)                          | MTP modules the run trained (its         |
+ * |                       |                                              | --mtp-num-layers; the model's count too) |
  * | sliding_window        | 1 .. MODEL_MAX_POSITIONS                     | window of the sliding-window layers      |
  * | sliding_window_layers | 1 .. MODEL_MAX_LAYERS (needs sliding_window) | how many layers use the window           |
  * | bias                  | 0, 1 (default 0)                             | biases on every linear: q/k/v/o, router, |
