@@ -1336,11 +1336,37 @@ test_mtp_note (void)
                                 "the memory"));
       run_result_clear (&r);
     }
+  /* with --mtp-num-layers 1 the module is trained, and predict says so */
+  RunResult t = { 0 };
+  g_autofree char *trained = g_strdup_printf ("predict --no-db %s --mtp-num-layers 1", plan);
+  run_tandem (trained, &t);
+  g_assert_cmpint (t.status, ==, 0);
+  g_assert_nonnull (strstr (t.out, "note: the plan trains 1 multi-token-prediction module of "
+                            "glm-4.5 on the last stage (--mtp-num-layers 1; 3,988,069,792 "
+                            "parameters each): in the step time and the memory"));
+  run_result_clear (&t);
   RunResult r = { 0 };
   run_tandem ("predict --no-db --model llama3-8b --cluster h100-24k --gpus 8 --tp 8", &r);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_null (strstr (r.out, "multi-token"));
   run_result_clear (&r);
+}
+
+/* validate --explain says how a row's MTP was read: row 711 (the 25.11 table's
+ * 'DeepSeekV3 (w/ MTP)') trains its one module, row 701 ('w/o MTP') none. */
+static void
+test_explain_mtp (void)
+{
+  RunResult a = { 0 }, b = { 0 };
+  run_tandem ("validate {SRC}/data/published-runs.csv --no-db --explain 711", &a);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_nonnull (strstr (a.out, "-> 1 module trained on the last stage (the moe cell's "
+                            "mtp_layers=1: --mtp-num-layers 1)"));
+  run_tandem ("validate {SRC}/data/published-runs.csv --no-db --explain 701", &b);
+  g_assert_cmpint (b.status, ==, 0);
+  g_assert_nonnull (strstr (b.out, "-> none trained (the moe cell's mtp_layers is 0 or absent"));
+  run_result_clear (&a);
+  run_result_clear (&b);
 }
 
 int
@@ -1382,5 +1408,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/predict/device-part", test_predict_device_part);
   g_test_add_func ("/cli/predict/stack-rank-order", test_stack_rank_order);
   g_test_add_func ("/cli/predict/mtp-note", test_mtp_note);
+  g_test_add_func ("/cli/validate/explain-mtp", test_explain_mtp);
   return g_test_run ();
 }
