@@ -73,6 +73,11 @@ exec_runner_supports (const ModelSpec *m, const Plan *p, GError **error)
                         "--cp-comm-type p2p or all_gather)");
   if (p->sharding == PLAN_SHARD_HSDP)
     return unsupported (error, "HSDP is not implemented (hint: --sharding zero3)");
+  if (p->mtp_num_layers > 0)
+    return unsupported (error, "--mtp-num-layers %d: multi-token-prediction modules are "
+                        "predicted only, not executed (the runner holds no shifted-token "
+                        "embedding, eh_proj or second loss) (hint: drop --mtp-num-layers)",
+                        p->mtp_num_layers);
   if (p->schedule == PLAN_SCHED_DUALPIPE)
     return unsupported (error, "the DualPipe schedule is predicted only, not executed (two "
                         "stages a rank and the mirror ranks' gradient sum are not in the "
