@@ -1538,8 +1538,17 @@ aggregate (SimResult *res, const ProgProgram *prog, const TopoCluster *cluster,
   res->peak_flops = cluster->device.peak_flops[prog->gemm_dtype];
   for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
     {
-      double f = model_spec_flops_per_token (prog->model, (guint64) plan->seq_length, c)
-                 * tokens_per_step;
+      double f = model_spec_flops_per_token (prog->model, (guint64) plan->seq_length, c);
+      /* the MTP modules the plan trains, in the conventions whose form they have (Megatron's
+       * num_floating_point_operations; the Megatron-Bridge table's DeepSeek-V3 rows count
+       * about 260 GFLOP per token with one module, 249.7 without, data/published-runs.csv
+       * rows 711 and 701) */
+      if ((c == MODEL_FLOPS_MCORE || c == MODEL_FLOPS_CAUSAL) && plan->mtp_num_layers > 0
+          && prog->model->mtp_layers > 0)
+        f += model_spec_mtp_flops_per_token (prog->model, (guint64) plan->seq_length,
+                                             c == MODEL_FLOPS_CAUSAL)
+             * plan->mtp_num_layers / (double) prog->model->mtp_layers;
+      f *= tokens_per_step;
       res->model_tflops_per_gpu[c] = step > 0 ? f / step / gpus / 1e12 : 0;
       res->mfu[c] = res->peak_flops > 0 ? res->model_tflops_per_gpu[c] * 1e12
                                           / res->peak_flops : 0;

@@ -73,6 +73,17 @@ test_step_grows (void)
     }
   double grow = p1->result->step_time_s - p0->result->step_time_s;
   g_assert_cmpfloat_with_epsilon (grow, 3 * module, 1e-6 * grow);
+  /* the mcore convention counts the module (model_spec_mtp_flops_per_token, its form),
+   * palm does not: FLOPs per step = tflops x step, up by the module's FLOPs per token */
+  const ModelSpec *m = p1->program->model;
+  double per_tok0 = model_spec_flops_per_token (m, 2048, MODEL_FLOPS_MCORE);
+  double per_tok1 = per_tok0 + model_spec_mtp_flops_per_token (m, 2048, FALSE);
+  double mc0 = p0->result->model_tflops_per_gpu[MODEL_FLOPS_MCORE] * p0->result->step_time_s;
+  double mc1 = p1->result->model_tflops_per_gpu[MODEL_FLOPS_MCORE] * p1->result->step_time_s;
+  g_assert_cmpfloat_with_epsilon (mc1 / mc0, per_tok1 / per_tok0, 1e-9);
+  double pa0 = p0->result->model_tflops_per_gpu[MODEL_FLOPS_PALM] * p0->result->step_time_s;
+  double pa1 = p1->result->model_tflops_per_gpu[MODEL_FLOPS_PALM] * p1->result->step_time_s;
+  g_assert_cmpfloat_with_epsilon (pa1 / pa0, 1.0, 1e-9);
   /* and the step is its compute: no wait on one GPU */
   g_assert_cmpfloat_with_epsilon (p1->result->step_time_s, p1->result->compute_s,
                                   1e-9 * p1->result->step_time_s);
