@@ -11,7 +11,8 @@ const char *
 plan_axis_name (PlanAxis axis)
 {
   static const char *const names[] = { "tp", "cp", "ep", "dp", "pp", "dp_shard",
-                                       "dp_replica", "cp_dp", "etp", "edp", "etp_ep" };
+                                       "dp_replica", "cp_dp", "etp", "edp", "etp_ep",
+                                       "embd" };
   return (guint) axis < G_N_ELEMENTS (names) ? names[axis] : "?";
 }
 
@@ -154,6 +155,18 @@ plan_layout_group_members (const PlanLayout *layout, PlanAxis axis, int rank, in
           }
       me = dp * layout->size[PLAN_AXIS_CP] + c.coord[PLAN_AXIS_CP];
       break;
+    case PLAN_AXIS_EMBD:       /* pipeline stage 0, then the last (or the rank alone) */
+      if (layout->groups[PLAN_AXIS_EMBD].size <= 1)
+        {
+          members[n++] = rank;
+          break;
+        }
+      m.coord[PLAN_AXIS_PP] = 0;
+      members[n++] = plan_layout_rank_of (layout, &m);
+      m.coord[PLAN_AXIS_PP] = layout->size[PLAN_AXIS_PP] - 1;
+      members[n++] = plan_layout_rank_of (layout, &m);
+      me = c.coord[PLAN_AXIS_PP] == 0 ? 0 : 1;
+      break;
     default:
       g_assert_not_reached ();
     }
@@ -213,6 +226,11 @@ group_leader_extent (const PlanLayout *lay, PlanAxis axis, const PlanCoord *c, i
       if (c->coord[PLAN_AXIS_DP] >= K)
         return FALSE;
       *hi = (guint64) rank + (guint64) (sz[PLAN_AXIS_DP] / K - 1) * K * st[PLAN_AXIS_DP];
+      return TRUE;
+    case PLAN_AXIS_EMBD:
+      if (c->coord[PLAN_AXIS_PP] != 0)
+        return FALSE;
+      *hi = (guint64) rank + (guint64) (sz[PLAN_AXIS_PP] - 1) * st[PLAN_AXIS_PP];
       return TRUE;
     case PLAN_AXIS_CPDP:
       if (c->coord[PLAN_AXIS_DP] != 0 || c->coord[PLAN_AXIS_CP] != 0)
@@ -401,6 +419,17 @@ plan_layout_new (const Plan *plan, const TopoCluster *cluster, GError **error)
       layout->groups[PLAN_AXIS_CPDP] = layout->groups[PLAN_AXIS_DP];
       layout->groups[PLAN_AXIS_CPDP].axis = PLAN_AXIS_CPDP;
     }
+  /* Megatron-Core's embedding group (parallel_state.py: the first and last rank of each
+   * pipeline), over which finalize_model_grads all-reduces the word embedding's gradient
+   * when MTP keeps a copy of it on the last stage (program.c); one group per pipeline.
+   * DualPipe holds both ends on ranks 0 and pp - 1 alike: no group. */
+  if (plan->mtp_num_layers > 0 && plan->pp > 1 && plan->schedule != PLAN_SCHED_DUALPIPE)
+    {
+      layout_fill_group (layout, PLAN_AXIS_EMBD, 2);
+      layout->groups[PLAN_AXIS_EMBD].n_groups = layout->world / plan->pp;
+    }
+  else
+    layout_fill_group (layout, PLAN_AXIS_EMBD, 1);
   return g_steal_pointer (&layout);
 }
 

@@ -36,6 +36,10 @@ typedef enum {
   PLAN_AXIS_ETP,                      /* expert tensor parallel (expert side) */
   PLAN_AXIS_EDP,                      /* expert data parallel: expert gradients reduced */
   PLAN_AXIS_EXPT,                     /* ETP x EP: one expert layer's model-parallel ranks */
+  PLAN_AXIS_EMBD,                     /* Megatron's embedding group: the first and the last
+                                       * pipeline stage's ranks of one pipeline, which hold
+                                       * the word embedding twice under MTP (size 1 unless
+                                       * the plan trains MTP with pp > 1) */
   PLAN_AXIS_N_GROUPS,
 } PlanAxis;
 

@@ -2480,6 +2480,31 @@ build_stage (Builder *bd, const ProgSchedOps *sched)
                          PROG_PHASE_BACKWARD, -1, bk->chunk, bk->first_layer, last, -1);
         g_array_append_val (reductions, r);
       }
+  /* Megatron-Core's finalize_model_grads, once the data-parallel sync is done: under MTP
+   * the word embedding's gradient, held by the first stage and by the last for the MTP
+   * modules' lookups, is all-reduced over the embedding group of the two
+   * (_allreduce_word_embedding_grads: "share_embeddings_and_output_weights or
+   * mtp_num_layers"), whole (its V/t x h main_grad, in the gradient dtype), before the
+   * optimizer step. A group of one (no MTP, pp 1, DualPipe) adds nothing. */
+  if (bd->mtp_embed_local > 0)
+    {
+      gboolean ends = FALSE;
+      for (int c = 0; c < plan_rank_chunks (p); c++)
+        {
+          int mc = plan_model_chunk (p, stage, c);
+          ends |= mc == 0 || mc == bd->n_model_chunks - 1;
+        }
+      if (ends)
+        {
+          gint32 after = reductions->len > 0
+                           ? g_array_index (reductions, gint32, reductions->len - 1) : -1;
+          gint32 r = coll (bd, PROG_STREAM_DP, PROG_COMM_DP, PLAN_COLL_ALL_REDUCE,
+                           PLAN_AXIS_EMBD, bd->mtp_embed_local * bd->grad_bytes_per_param,
+                           PROG_PHASE_BACKWARD, -1, 0, -1, last, after);
+          if (r != last)
+            g_array_append_val (reductions, r);
+        }
+    }
   if (p->sharding == PLAN_SHARD_HSDP)
     {
       /* HSDP: the shard groups' reduced gradients are all-reduced across replicas */

@@ -170,6 +170,31 @@ test_program (Fixture *f, gconstpointer data)
   double grow = p1->stages[1].model_flops - p0->stages[1].model_flops;
   g_assert_cmpfloat_with_epsilon (grow, 4 * 3 * (mtp_f + layer_f + head_f), 1e-6 * grow);
   g_assert_cmpfloat (p1->stages[0].model_flops, ==, p0->stages[0].model_flops);
+
+  /* finalize_model_grads' all-reduce of the word embedding's gradient over the embedding
+   * group (stage 0's rank and the last stage's: ranks 0 and 1 here), once a step on each
+   * of the two stages: 128,256 x 4096 = 525,336,576 fp32 gradients, 2,101,346,304 B;
+   * none without MTP */
+  for (int s = 0; s < 2; s++)
+    {
+      guint n0 = 0, n1 = 0;
+      double bytes = 0;
+      for (guint32 i = p0->stages[s].first; i < p0->stages[s].first + p0->stages[s].n_tasks; i++)
+        n0 += prog_task (p0, i)->kind == PROG_TASK_COLL && prog_task (p0, i)->axis == PLAN_AXIS_EMBD;
+      for (guint32 i = p1->stages[s].first; i < p1->stages[s].first + p1->stages[s].n_tasks; i++)
+        {
+          const ProgTask *t = prog_task (p1, i);
+          if (t->kind == PROG_TASK_COLL && t->axis == PLAN_AXIS_EMBD)
+            {
+              n1++;
+              bytes = t->bytes;
+              g_assert_cmpint (t->coll, ==, PLAN_COLL_ALL_REDUCE);
+            }
+        }
+      g_assert_cmpuint (n0, ==, 0);
+      g_assert_cmpuint (n1, ==, 1);
+      g_assert_cmpfloat (bytes, ==, 2101346304.0);
+    }
 }
 
 /* The last stage's parameters grow by one module and the word-embedding copy it looks the
