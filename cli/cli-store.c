@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 #include <glib/gstdio.h>
 
@@ -107,6 +109,19 @@ void
 cli_db_args_clear (CliDbArgs *a)
 {
   g_clear_pointer (&a->db, g_free);
+}
+
+char *
+cli_db_missing_why (const char *path)
+{
+  GStatBuf st;
+  if (g_lstat (path, &st) != 0 || !S_ISLNK (st.st_mode))
+    return g_strdup ("");
+  /* the link is there; what it points at is not (g_file_test follows it and says no) */
+  int err = g_stat (path, &st) == 0 ? 0 : errno;
+  g_autofree char *target = g_file_read_link (path, NULL);
+  return g_strdup_printf (" (a symbolic link to '%s', which does not resolve: %s)",
+                          target ? target : "?", g_strerror (err != 0 ? err : ENOENT));
 }
 
 const char *

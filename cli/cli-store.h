@@ -46,6 +46,10 @@ typedef struct {
 void        cli_db_args_init  (CliDbArgs *a);
 void        cli_db_args_clear (CliDbArgs *a);
 const char *cli_db_path       (const CliDbArgs *a);
+/* For a read-only command whose store is not there: "" when nothing is at `path`, else
+ * why a name that is there reads as nothing: a symbolic link whose target does not exist,
+ * or a loop of links (" (a symbolic link to T, which does not resolve: REASON)"); free it. */
+char       *cli_db_missing_why (const char *path);
 /* FALSE with a usage error when --db names no file ("" or ":memory:", where a stored row
  * would vanish at exit); NULL (no --db) passes. */
 gboolean    cli_db_path_check (const char *db, GError **error);

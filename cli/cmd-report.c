@@ -2,6 +2,7 @@
  * with the results/report library and writes it (HTML, Markdown, CSV, JSON, PNG plots). */
 #include "cli/cli.h"
 #include "cli/cli-table.h"
+#include "cli/cli-store.h"
 #include "results/report.h"
 #include "sim/search.h"
 #include "util/output.h"
@@ -99,10 +100,11 @@ open_store_if_any (const char *db, int timeout_ms, GError **error)
   const char *path = db ? db : "tandem.db";
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
+      g_autofree char *why = cli_db_missing_why (path);
       if (db != NULL)
         g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
-                     "no results database at %s (hint: tandem run stores there, or drop --db)",
-                     path);
+                     "no results database at %s%s (hint: tandem run stores there, or drop "
+                     "--db)", path, why);
       return NULL;
     }
   return res_store_open_full (path, RES_OPEN_READ_ONLY, (guint) timeout_ms, error);
@@ -507,9 +509,10 @@ open_store_required (const char *db, int timeout_ms, GError **error)
   const char *path = db ? db : "tandem.db";
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
+      g_autofree char *why = cli_db_missing_why (path);
       g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
-                   "no results database at %s (hint: tandem run, predict and validate store "
-                   "there, or pass --db FILE)", path);
+                   "no results database at %s%s (hint: tandem run, predict and validate store "
+                   "there, or pass --db FILE)", path, why);
       return NULL;
     }
   return res_store_open_full (path, RES_OPEN_READ_ONLY, (guint) timeout_ms, error);

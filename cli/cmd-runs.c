@@ -539,8 +539,11 @@ runs_main (const CliDbArgs *dba, gint64 show, gboolean json, gboolean csv, int l
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   const char *path = cli_db_path (dba);
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    return cli_fail (CLI_EXIT_USAGE, "no results database at %s (hint: tandem predict "
-                     "stores there, or pass --db FILE)", path);
+    {
+      g_autofree char *why = cli_db_missing_why (path);
+      return cli_fail (CLI_EXIT_USAGE, "no results database at %s%s (hint: tandem predict "
+                       "stores there, or pass --db FILE)", path, why);
+    }
   g_autoptr (ResStore) store = cli_store_open (dba, TRUE, &error);
   if (store == NULL)
     return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);

@@ -811,11 +811,48 @@ test_corrupt_enums (Fixture *f, gconstpointer data)
   g_assert_false (g_file_test (page, G_FILE_TEST_EXISTS));
 }
 
+/* --db naming a symbolic link that resolves to nothing (its target moved away, or a loop
+ * of links) for a read-only command: runs, report run and report validation said "no
+ * results database at LINK", though the name is there; they say what it is now, the link,
+ * its target and why it does not resolve, with the same exit 2. */
+static void
+test_db_dangling_link (Fixture *f, gconstpointer data)
+{
+  g_autofree char *gone = g_build_filename (f->dir, "gone.db", NULL);
+  g_autofree char *loop1 = g_build_filename (f->dir, "loop1.db", NULL);
+  g_autofree char *loop2 = g_build_filename (f->dir, "loop2.db", NULL);
+  g_assert_cmpint (symlink ("moved-away.db", gone), ==, 0);
+  g_assert_cmpint (symlink ("loop2.db", loop1), ==, 0);
+  g_assert_cmpint (symlink ("loop1.db", loop2), ==, 0);
+  static const struct { const char *name, *target, *why; } links[] = {
+    { "gone.db", "moved-away.db", "No such file or directory" },
+    { "loop1.db", "loop2.db", "Too many levels of symbolic links" },
+  };
+  static const char *const cmds[] = { "runs --db {DIR}/%s", "report run 1 --db {DIR}/%s",
+                                      "report validation --db {DIR}/%s --out {DIR}/r" };
+  for (guint i = 0; i < G_N_ELEMENTS (links); i++)
+    for (guint k = 0; k < G_N_ELEMENTS (cmds); k++)
+      {
+        RunResult r = { 0 };
+        g_autofree char *args = g_strdup_printf (cmds[k], links[i].name);
+        run_in (f, args, &r);
+        g_assert_cmpint (r.status, ==, 2);
+        g_assert_true (g_str_has_prefix (r.err, "tandem: error: no results database at "));
+        g_autofree char *what = g_strdup_printf ("(a symbolic link to '%s', which does not "
+                                                 "resolve: %s)", links[i].target,
+                                                 links[i].why);
+        g_assert_nonnull (strstr (r.err, what));
+        run_result_clear (&r);
+      }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/cli/store/locked", Fixture, NULL, setup, test_locked, teardown);
+  g_test_add ("/cli/store/db-dangling-link", Fixture, NULL, setup, test_db_dangling_link,
+              teardown);
   g_test_add ("/cli/store/corrupt-enums", Fixture, NULL, setup, test_corrupt_enums, teardown);
   g_test_add ("/cli/store/report-locked", Fixture, NULL, setup, test_report_locked, teardown);
   g_test_add ("/cli/store/unwritable-dir", Fixture, NULL, setup, test_unwritable_dir,
