@@ -120,6 +120,7 @@ typedef struct {
   double            *bc;         /* per block */
   gboolean           tp_cp_only; /* bridges through TP and CP collectives only (coarse) */
   GArray            *shapes;     /* ShapeCost */
+  const SearchSpace *space;      /* its slot and kind-pair tables (stage_gaps) */
 } Costs;
 
 static guint64
@@ -269,6 +270,126 @@ unit_kind (gboolean backward, int chunk, int mb, int m, int vpp)
   return ((backward ? 1 : 0) * vpp + chunk) * 3 + place;
 }
 
+/* A slot table's key: the schedule, its degrees, m, the group and the stage. */
+static char *
+slots_key (const ProgSchedOps *ops, int pp, int vpp, int m, int group, int st)
+{
+  return g_strdup_printf ("%d %d %d %d %d %d", (int) ops->id, pp, vpp, m, group, st);
+}
+
+/* The stage's slot table, built once per space (ops->build walks m v units through
+ * plan_vpp_unit; tens of thousands of bounds share a few hundred tables). */
+static const GArray *
+space_slots (const SearchSpace *s, const ProgSchedOps *ops, int pp, int vpp, int m, int group,
+             int st)
+{
+  g_autofree char *key = slots_key (ops, pp, vpp, m, group, st);
+  SearchSpace *ms = (SearchSpace *) s;
+  g_mutex_lock (&ms->lock);
+  GArray *slots = g_hash_table_lookup (s->slot_tables, key);
+  g_mutex_unlock (&ms->lock);
+  if (slots != NULL)
+    return slots;
+  slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
+  ops->build (pp, vpp, m, group, st, slots);
+  g_mutex_lock (&ms->lock);
+  GArray *had = g_hash_table_lookup (s->slot_tables, key);
+  if (had != NULL)
+    {
+      g_array_unref (slots);
+      slots = had;
+    }
+  else
+    g_hash_table_insert (s->slot_tables, g_steal_pointer (&key), slots);
+  g_mutex_unlock (&ms->lock);
+  return slots;
+}
+
+/* The consecutive unit-kind pairs of a slot table, each with how often it occurs, in the
+ * order of first occurrence (so every thread sums them in the same order). bad: a slot
+ * with a chunk outside 0..vpp - 1 (term (4) is then left out). */
+typedef struct {
+  gboolean bad;
+  gboolean order_ok;  /* the table starts with the forward of (0, chunk 0) and ends with
+                       * the backward of (m - 1, chunk 0) (schedule_order_ok) */
+  GArray  *pairs;     /* KindPair */
+} KindPairs;
+
+typedef struct {
+  int    ka, kb;
+  double count;
+} KindPair;
+
+void
+search_kind_pairs_free (gpointer data)
+{
+  KindPairs *kp = data;
+  g_array_unref (kp->pairs);
+  g_free (kp);
+}
+
+static int unit_kind (gboolean backward, int chunk, int mb, int m, int vpp);
+
+static const KindPairs *
+space_kind_pairs (const SearchSpace *s, const ProgSchedOps *ops, int pp, int vpp, int m,
+                  int group, int st)
+{
+  g_autofree char *key = slots_key (ops, pp, vpp, m, group, st);
+  SearchSpace *ms = (SearchSpace *) s;
+  g_mutex_lock (&ms->lock);
+  KindPairs *kp = g_hash_table_lookup (s->pair_tables, key);
+  g_mutex_unlock (&ms->lock);
+  if (kp != NULL)
+    return kp;
+  g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
+  ops->build (pp, vpp, m, group, st, slots);
+  const int v = MAX (vpp, 1), n_kinds = 2 * v * 3;
+  kp = g_new0 (KindPairs, 1);
+  kp->pairs = g_array_new (FALSE, FALSE, sizeof (KindPair));
+  if (slots->len > 0)
+    {
+      const ProgSlot *a = &g_array_index (slots, ProgSlot, 0);
+      const ProgSlot *z = &g_array_index (slots, ProgSlot, slots->len - 1);
+      kp->order_ok = !a->backward && a->mb == 0 && a->chunk == 0 && z->backward
+                     && z->mb == m - 1 && z->chunk == 0;
+    }
+  /* the index of each pair seen in kp->pairs, + 1 (0: not yet) */
+  g_autoptr (GHashTable) at = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint u = 1; u < slots->len && !kp->bad; u++)
+    {
+      const ProgSlot *sa = &g_array_index (slots, ProgSlot, u - 1);
+      const ProgSlot *sb = &g_array_index (slots, ProgSlot, u);
+      if (sa->chunk < 0 || sa->chunk >= v || sb->chunk < 0 || sb->chunk >= v)
+        {
+          kp->bad = TRUE;
+          break;
+        }
+      int ka = unit_kind (sa->backward, sa->chunk, sa->mb, m, v);
+      int kb = unit_kind (sb->backward, sb->chunk, sb->mb, m, v);
+      gpointer code = GINT_TO_POINTER (ka * n_kinds + kb + 1);
+      guint idx = GPOINTER_TO_UINT (g_hash_table_lookup (at, code));
+      if (idx == 0)
+        {
+          KindPair pr = { ka, kb, 1.0 };
+          g_array_append_val (kp->pairs, pr);
+          g_hash_table_insert (at, code, GUINT_TO_POINTER (kp->pairs->len));
+        }
+      else
+        g_array_index (kp->pairs, KindPair, idx - 1).count += 1.0;
+    }
+  g_mutex_lock (&ms->lock);
+  KindPairs *had = g_hash_table_lookup (s->pair_tables, key);
+  if (had != NULL)
+    {
+      search_kind_pairs_free (kp);
+      kp = had;
+    }
+  else
+    g_hash_table_insert (s->pair_tables, g_steal_pointer (&key), kp);
+  g_mutex_unlock (&ms->lock);
+  return kp;
+}
+
 static double
 stage_gaps (Costs *c, int st, const Plan *reduced, const Plan *resolved, gboolean tp_cp_only)
 {
@@ -278,8 +399,8 @@ stage_gaps (Costs *c, int st, const Plan *reduced, const Plan *resolved, gboolea
   const int vpp = MAX (reduced->vpp, 1), m_r = reduced->grad_accum;
   if (ops == NULL || stage->n_slots < 2 || stage->slot_first == NULL)
     return 0;
-  g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
-  ops->build (reduced->pp, reduced->vpp, m_r, plan_vpp_group (reduced), st, slots);
+  const GArray *slots = space_slots (c->space, ops, reduced->pp, reduced->vpp, m_r,
+                                     plan_vpp_group (reduced), st);
   if (slots->len != stage->n_slots)
     return 0;
   /* per kind and stream: the least tail and head (-1: a unit of the kind has none) */
@@ -343,29 +464,25 @@ stage_gaps (Costs *c, int st, const Plan *reduced, const Plan *resolved, gboolea
         }
       seen[kind] = TRUE;
     }
-  /* the plan's own table */
+  /* the plan's own table, as the pairs of unit kinds its boundaries join, each counted
+   * (the table at the plan's m holds 2 m v slots; its pairs are a few dozen kinds) */
   const int m = resolved->grad_accum;
-  if (m != m_r)
-    {
-      g_array_set_size (slots, 0);
-      ops->build (resolved->pp, resolved->vpp, m, plan_vpp_group (resolved), st, slots);
-    }
+  const KindPairs *kp = space_kind_pairs (c->space, ops, resolved->pp, resolved->vpp, m,
+                                          plan_vpp_group (resolved), st);
+  if (kp->bad)
+    return 0;
   double sum = 0;
-  for (guint u = 1; u < slots->len; u++)
+  for (guint i = 0; i < kp->pairs->len; i++)
     {
-      const ProgSlot *sa = &g_array_index (slots, ProgSlot, u - 1);
-      const ProgSlot *sb = &g_array_index (slots, ProgSlot, u);
-      if (sa->chunk < 0 || sa->chunk >= vpp || sb->chunk < 0 || sb->chunk >= vpp)
-        return 0;
-      int ka = unit_kind (sa->backward, sa->chunk, sa->mb, m, vpp);
-      int kb = unit_kind (sb->backward, sb->chunk, sb->mb, m, vpp);
+      const KindPair *pr = &g_array_index (kp->pairs, KindPair, i);
+      const int ka = pr->ka, kb = pr->kb;
       if (!seen[ka] || !seen[kb])
         continue;
       double best = 0;
       for (int k = 0; k < ns; k++)
         if (tail[ka * ns + k] >= 0 && head[kb * ns + k] >= 0)
           best = MAX (best, tail[ka * ns + k] + head[kb * ns + k]);
-      sum += best;
+      sum += pr->count * best;
     }
   return sum;
 }
@@ -377,7 +494,7 @@ same_unit (const ProgTask *a, const ProgTask *b)
   return a->mb == b->mb && a->chunk == b->chunk && ab == bb && a->mb >= 0;
 }
 
-static gboolean schedule_order_ok (const Plan *plan);
+static gboolean schedule_order_ok (const SearchSpace *s, const Plan *plan);
 
 /* The layout of a plan, shared through the space (a layout depends on the degrees, the
  * rank order, the HSDP group and the expert folding (ep, etp) only; it is not changed once built). */
@@ -466,7 +583,7 @@ ingredients_at (const SearchSpace *s, const Plan *resolved, gboolean compute_onl
       in->sy = g_new0 (double, n * PROG_STREAM_N);
       in->order_ok = TRUE;
       Costs c = { prog, cost, layout, NULL, NULL, compute_only,
-                  g_array_new (FALSE, FALSE, sizeof (ShapeCost)) };
+                  g_array_new (FALSE, FALSE, sizeof (ShapeCost)), s };
       c.dur = g_new (double, prog->tasks->len);
       for (guint k = 0; k < prog->tasks->len; k++)
         c.dur[k] = -1;
@@ -566,7 +683,7 @@ ingredients_at (const SearchSpace *s, const Plan *resolved, gboolean compute_onl
       g_free (c.bc);
       g_array_unref (c.shapes);
       /* the slot tables of every stage at the real m: once per ingredients, not per use */
-      in->chain = in->order_ok && schedule_order_ok (resolved);
+      in->chain = in->order_ok && schedule_order_ok (s, resolved);
     }
   plan_clear (&reduced);
   return in;
@@ -599,25 +716,15 @@ ingredients_new (const SearchSpace *s, const Plan *resolved, gboolean compute_on
 /* The real schedule starts every stage with the forward of (0, chunk 0) and ends it with
  * the backward of (m - 1, chunk 0). */
 static gboolean
-schedule_order_ok (const Plan *plan)
+schedule_order_ok (const SearchSpace *s, const Plan *plan)
 {
   const ProgSchedOps *ops = prog_sched_lookup (plan->schedule);
   if (ops == NULL)
     return FALSE;
-  g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
-  int m = plan->grad_accum;
   for (int st = 0; st < plan->pp; st++)
-    {
-      g_array_set_size (slots, 0);
-      ops->build (plan->pp, plan->vpp, m, plan_vpp_group (plan), st, slots);
-      if (slots->len == 0)
-        return FALSE;
-      const ProgSlot *a = &g_array_index (slots, ProgSlot, 0);
-      const ProgSlot *z = &g_array_index (slots, ProgSlot, slots->len - 1);
-      if (a->backward || a->mb != 0 || a->chunk != 0 || !z->backward || z->mb != m - 1
-          || z->chunk != 0)
-        return FALSE;
-    }
+    if (!space_kind_pairs (s, ops, plan->pp, plan->vpp, plan->grad_accum,
+                           plan_vpp_group (plan), st)->order_ok)
+      return FALSE;
   return TRUE;
 }
 

@@ -31,6 +31,12 @@ struct SearchSpace {
   /* layouts by degrees, rank order and HSDP group (layout_key): the bounds' reduced plans
    * share them (building one scans the ranks of its derived groups) */
   GHashTable *layouts;
+  /* schedule slot tables by (schedule, pp, vpp, m, group, stage) (search-bound.c
+   * space_slots): the bounds' reduced programs share a handful */
+  GHashTable *slot_tables;
+  /* the unit-kind pairs of a plan's own slot table, counted, by the same key
+   * (search-bound.c space_kind_pairs): term (4) sums over them */
+  GHashTable *pair_tables;
   GMutex      lock;
   /* how far the enumeration got (SearchReach) and the largest local batch (global / dp)
    * it met: what the error names when no candidate is left */
@@ -72,6 +78,7 @@ gboolean search_bound_unit_gaps (const SearchSpace *s, const Plan *resolved, dou
                                  int n_stages, GError **error);
 
 void     search_ingredients_free (gpointer ingredients);
+void     search_kind_pairs_free  (gpointer pairs);
 guint    search_cand_key_hash  (gconstpointer key);
 gboolean search_cand_key_equal (gconstpointer a, gconstpointer b);
 

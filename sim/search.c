@@ -940,6 +940,10 @@ search_space_new (const SearchSpec *spec, GError **error)
                                       (GDestroyNotify) plan_layout_free);
   s->coarse = g_hash_table_new_full (search_cand_key_hash, search_cand_key_equal, g_free,
                                      search_ingredients_free);
+  s->slot_tables = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                          (GDestroyNotify) g_array_unref);
+  s->pair_tables = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                          search_kind_pairs_free);
   g_mutex_init (&s->lock);
 
   const ModelSpec *m = spec->model;
@@ -1199,6 +1203,8 @@ search_space_free (SearchSpace *s)
   g_clear_pointer (&s->bounds, g_hash_table_unref);
   g_clear_pointer (&s->coarse, g_hash_table_unref);
   g_clear_pointer (&s->layouts, g_hash_table_unref);
+  g_clear_pointer (&s->slot_tables, g_hash_table_unref);
+  g_clear_pointer (&s->pair_tables, g_hash_table_unref);
   g_mutex_clear (&s->lock);
   g_free (s);
 }
