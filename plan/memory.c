@@ -492,6 +492,80 @@ plan_mem_dualpipe_peak (const Plan *plan, int stage, const guint64 *chunk_mb)
   return peak;
 }
 
+/* Sum of chunk_mb over units [0, x) of the interleaved order (forward, or backward: the
+ * chunks in reverse), with units [0, lp) a repetition of periods of P = n v units that
+ * hold each chunk n times (the whole groups), so that only what is past the last whole
+ * period is walked. */
+static guint64
+mem_unit_prefix (int p, int v, int m, int n, int lp, int x, gboolean backward,
+                 const guint64 *chunk_mb, guint64 period_sum)
+{
+  const int P = n * v;
+  int whole = MIN (x, lp) / P;
+  guint64 sum = (guint64) whole * period_sum;
+  for (int k = whole * P; k < x; k++)
+    sum += chunk_mb[plan_vpp_unit (p, v, m, n, k, backward, NULL)];
+  return sum;
+}
+
+guint64
+plan_memory_interleaved_peak (int p, int v, int m, int n, int inflight, const guint64 *chunk_mb,
+                              gboolean walk)
+{
+  n = MAX (n, 1);
+  v = MAX (v, 1);
+  int total = m * v;
+  int warm = MAX (inflight - 1, 0);
+  if (walk)
+    {
+      /* unit by unit, as the schedule runs them (the reference the test compares) */
+      guint64 held = 0, peak = 0;
+      for (int k = 0; k < warm; k++)
+        held += chunk_mb[plan_vpp_unit (p, v, m, n, k, FALSE, NULL)];
+      for (int j = 0; warm + j < total; j++)
+        {
+          held += chunk_mb[plan_vpp_unit (p, v, m, n, warm + j, FALSE, NULL)];
+          peak = MAX (peak, held);
+          held -= chunk_mb[plan_vpp_unit (p, v, m, n, j, TRUE, NULL)];
+        }
+      return peak;
+    }
+  /* After forward warm + j the stage holds F (warm + j + 1) - B (j) (F, B: the sums over
+   * the first units of the forward and backward orders). Within the whole groups (units
+   * [0, lp)) both orders repeat every P = n v units, and any P consecutive units hold each
+   * chunk n times; so for j >= P with warm + j + 1 <= lp the held amount is the one of
+   * j - P, and only j < P and j >= lp - warm need walking. A search checks the memory of
+   * every candidate; this makes each check O(P + the last group) instead of O(m v). */
+  int last;
+  int n_groups = plan_vpp_group_split (p, m, n, &last);
+  const int P = n * v;
+  const int lp = last == n ? total : (n_groups - 1) * P;
+  const int jend = total - warm;
+  guint64 period_sum = 0;
+  for (int c = 0; c < v; c++)
+    period_sum += (guint64) n * chunk_mb[c];
+  guint64 peak = 0;
+  int j1 = MIN (P, jend);
+  guint64 held = mem_unit_prefix (p, v, m, n, lp, warm, FALSE, chunk_mb, period_sum);
+  for (int j = 0; j < j1; j++)
+    {
+      held += chunk_mb[plan_vpp_unit (p, v, m, n, warm + j, FALSE, NULL)];
+      peak = MAX (peak, held);
+      held -= chunk_mb[plan_vpp_unit (p, v, m, n, j, TRUE, NULL)];
+    }
+  int j2 = MAX (j1, lp - warm);
+  if (j2 > j1 && j2 < jend)
+    held = mem_unit_prefix (p, v, m, n, lp, warm + j2, FALSE, chunk_mb, period_sum)
+           - mem_unit_prefix (p, v, m, n, lp, j2, TRUE, chunk_mb, period_sum);
+  for (int j = MAX (j1, j2); j < jend; j++)
+    {
+      held += chunk_mb[plan_vpp_unit (p, v, m, n, warm + j, FALSE, NULL)];
+      peak = MAX (peak, held);
+      held -= chunk_mb[plan_vpp_unit (p, v, m, n, j, TRUE, NULL)];
+    }
+  return peak;
+}
+
 static guint64
 plan_mem_schedule_peak (const Plan *plan, int inflight, const guint64 *chunk_mb, int v)
 {
@@ -509,19 +583,8 @@ plan_mem_schedule_peak (const Plan *plan, int inflight, const guint64 *chunk_mb,
   int total = m * v;
   if (inflight >= total)
     return (guint64) m * sum;
-
-  int p = MAX (plan->pp, 1), n = plan_vpp_group (plan);
-  int warm = MAX (inflight - 1, 0);
-  guint64 held = 0, peak = 0;
-  for (int k = 0; k < warm; k++)
-    held += chunk_mb[plan_vpp_unit (p, v, m, n, k, FALSE, NULL)];
-  for (int j = 0; warm + j < total; j++)
-    {
-      held += chunk_mb[plan_vpp_unit (p, v, m, n, warm + j, FALSE, NULL)];
-      peak = MAX (peak, held);
-      held -= chunk_mb[plan_vpp_unit (p, v, m, n, j, TRUE, NULL)];
-    }
-  return peak;
+  return plan_memory_interleaved_peak (MAX (plan->pp, 1), v, m, plan_vpp_group (plan),
+                                       inflight, chunk_mb, FALSE);
 }
 
 /* The stage's peak of stored activations and unsharded gradients together, for ZeRO-2

@@ -123,6 +123,12 @@ guint64 plan_memory_mlp_hidden_bytes (guint64 tokens, guint64 width, guint64 lay
 /* In-flight micro-batches (chunk-micro-batches for Interleaved1F1B) whose activations
  * pipeline rank `stage` holds at its peak. */
 int plan_memory_inflight (const Plan *plan, int stage);
+/* The peak of stored activations on a stage of an interleaved 1F1B schedule (pp p, v
+ * chunks, m micro-batches in groups of n, `inflight` units in flight), chunk c storing
+ * chunk_mb[c] a unit: in whole periods of the schedule (walk FALSE), or unit by unit
+ * (walk TRUE: the reference the tests compare with). */
+guint64 plan_memory_interleaved_peak (int p, int v, int m, int n, int inflight,
+                                      const guint64 *chunk_mb, gboolean walk);
 void plan_memory_clear   (PlanMemory *mem);   /* frees stages; NULL-safe contents */
 
 struct _JsonBuilder;

@@ -575,10 +575,14 @@ int
 plan_chunk_first_layer (const Plan *plan, const ModelSpec *model, int stage, int chunk)
 {
   int target = plan_model_chunk (plan, stage, chunk);
-  int first = 0;
-  for (int c = 0; c < target; c++)
-    first += plan_model_chunk_layers (plan, model, c);
-  return first;
+  if (target <= 0)
+    return 0;
+  /* the sum of the model chunks before it: plan_model_chunk_layers gives every chunk
+   * but the first and the last the same count, and the last is never before another, so
+   * chunk 0 and target - 1 middle ones (a search's memory check asks this for every
+   * chunk of every stage: a loop made it quadratic in pp x vpp) */
+  int first = plan_model_chunk_layers (plan, model, 0);
+  return target == 1 ? first : first + (target - 1) * plan_model_chunk_layers (plan, model, 1);
 }
 
 int

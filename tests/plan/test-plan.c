@@ -74,6 +74,53 @@ test_llama3_plan (Fixture *f, gconstpointer data)
   g_assert_cmpint (f->plan.schedule, ==, PLAN_SCHED_1F1B);
 }
 
+/* plan_chunk_first_layer is the running sum of the model chunks before it, for every
+ * chunk of every stage: an even split, uneven first / last stages (interleaved or not),
+ * the embedding and loss taking a slot (128 slots over 16 x 8 and 8 x 2 chunks), and a
+ * last chunk of 12 with 114 = 19 x 6 before it. The closed form adds chunk 0 and the
+ * middle chunks' count. */
+static void
+test_chunk_first_layer_sums (Fixture *f, gconstpointer data)
+{
+  static const char *const plans[] = {
+    "--tp 8 --pp 14 --gpus 14336 --gbs 2048",
+    "--tp 8 --pp 16 --gpus 16384 --gbs 2048 --decoder-first-pipeline-num-layers 7 "
+    "--decoder-last-pipeline-num-layers 7",
+    "--tp 8 --pp 16 --vpp 4 --gpus 16384 --gbs 2048 --decoder-first-pipeline-num-layers 1 "
+    "--decoder-last-pipeline-num-layers 1",
+    "--tp 8 --pp 16 --vpp 8 --gpus 16384 --gbs 2048 "
+    "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split",
+    "--tp 8 --pp 8 --vpp 2 --gpus 16384 --gbs 2048 "
+    "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split",
+    "--tp 8 --pp 2 --gpus 16384 --gbs 2048 --decoder-first-pipeline-num-layers 60",
+    "--tp 8 --pp 5 --vpp 4 --gpus 1280 --gbs 2560 --decoder-last-pipeline-num-layers 12",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (plans); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      plan_clear (&f->plan);
+      plan_init_defaults (&f->plan);
+      plan_args_clear (&f->args);
+      memset (&f->args, 0, sizeof f->args);
+      gboolean ok = parse_and_resolve (f, plans[i], &error);
+      g_assert_no_error (error);
+      g_assert_true (ok);
+      int n_chunks = f->plan.pp * MAX (f->plan.vpp, 1);
+      for (int st = 0; st < f->plan.pp; st++)
+        for (int c = 0; c < plan_rank_chunks (&f->plan); c++)
+          {
+            int target = plan_model_chunk (&f->plan, st, c), sum = 0;
+            g_assert_cmpint (target, <, n_chunks);
+            /* every (stage, chunk) whose model chunk comes before the target */
+            for (int s2 = 0; s2 < f->plan.pp; s2++)
+              for (int c2 = 0; c2 < plan_rank_chunks (&f->plan); c2++)
+                if (plan_model_chunk (&f->plan, s2, c2) < target)
+                  sum += plan_chunk_layers (&f->plan, f->model, s2, c2);
+            g_assert_cmpint (plan_chunk_first_layer (&f->plan, f->model, st, c), ==, sum);
+          }
+    }
+}
+
 /* Long flags and short aliases set the same fields. */
 static void
 test_aliases (Fixture *f, gconstpointer data)
@@ -903,6 +950,8 @@ main (int argc, char **argv)
               teardown);
   g_test_add ("/plan/json/torchtitan", Fixture, NULL, setup, test_plan_json, teardown);
   g_test_add ("/plan/json/errors", Fixture, NULL, setup, test_plan_json_errors, teardown);
+  g_test_add ("/plan/split/chunk-first-layer-sums", Fixture, NULL, setup,
+              test_chunk_first_layer_sums, teardown);
   g_test_add ("/plan/json/titan-ac", Fixture, NULL, setup, test_plan_json_titan_ac, teardown);
   g_test_add ("/plan/json/to-json", Fixture, NULL, setup, test_to_json, teardown);
   g_test_add ("/plan/resolve/cp-alibi", Fixture, NULL, setup, test_cp_alibi, teardown);
