@@ -146,6 +146,19 @@ report_staged_commit (GPtrArray *staged, const char *dir, GPtrArray *written, GE
 }
 
 gboolean
+report_write_staged (ReportStageFunc stage, gconstpointer report, const char *dir,
+                     guint formats, gboolean force, GPtrArray *written, GError **error)
+{
+  g_autoptr (GPtrArray) staged = report_staged_new ();
+  util_output_hold_signals ();
+  gboolean ok = stage (report, dir, formats, force, staged, error)
+                && report_staged_commit (staged, dir, written, error);
+  g_ptr_array_set_size (staged, 0);   /* what was not renamed is removed */
+  util_output_release_signals ();
+  return ok;
+}
+
+gboolean
 report_json_write (const char *dir, const char *name, JsonBuilder *builder,
                    GPtrArray *staged, GError **error)
 {

@@ -82,6 +82,14 @@ gboolean report_file_write (const char *dir, const char *name, const char *data,
                             GPtrArray *staged, GError **error);
 gboolean report_staged_commit (GPtrArray *staged, const char *dir, GPtrArray *written,
                                GError **error);
+/* Stages a report's files with `stage` (which calls report_file_write for each), then
+ * renames them together, signals held from the first temporary to the last rename: a disk
+ * that fills half-way leaves the report that was there whole, and no temporary. */
+typedef gboolean (*ReportStageFunc) (gconstpointer report, const char *dir, guint formats,
+                                     gboolean force, GPtrArray *staged, GError **error);
+gboolean report_write_staged (ReportStageFunc stage, gconstpointer report, const char *dir,
+                              guint formats, gboolean force, GPtrArray *written,
+                              GError **error);
 /* The builder's root as pretty JSON in dir/name, through util_json_to_data (the one way
  * JSON leaves the program: no inf/nan, valid UTF-8). */
 gboolean report_json_write (const char *dir, const char *name, JsonBuilder *builder,

@@ -542,9 +542,10 @@ dl_item (GString *s, const char *name, const char *value)
 }
 
 static gboolean
-run_stage (const ReportRun *r, const char *dir, guint formats, gboolean force,
+run_stage (gconstpointer data, const char *dir, guint formats, gboolean force,
            GPtrArray *staged, GError **error)
 {
+  const ReportRun *r = data;
   const ResRunRecord *rec = r->rec;
   const char *names[10];
   guint nn = 0;
@@ -701,13 +702,5 @@ gboolean
 report_run_write (const ReportRun *r, const char *dir, guint formats, gboolean force,
                   GPtrArray *written, GError **error)
 {
-  /* every file written to a temporary first and renamed only when all are: a disk that
-   * fills half-way leaves the report that was there whole, and no temporary */
-  g_autoptr (GPtrArray) staged = report_staged_new ();
-  util_output_hold_signals ();
-  gboolean ok = run_stage (r, dir, formats, force, staged, error)
-                && report_staged_commit (staged, dir, written, error);
-  g_ptr_array_set_size (staged, 0);   /* what was not renamed is removed */
-  util_output_release_signals ();
-  return ok;
+  return report_write_staged (run_stage, r, dir, formats, force, written, error);
 }

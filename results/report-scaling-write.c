@@ -428,9 +428,10 @@ scaling_html (const ReportScaling *r, GError **error)
 }
 
 static gboolean
-scaling_stage (const ReportScaling *r, const char *dir, guint formats, gboolean force,
+scaling_stage (gconstpointer data, const char *dir, guint formats, gboolean force,
               GPtrArray *staged, GError **error)
 {
+  const ReportScaling *r = data;
   const char *names[16];
   guint n = 0;
   if (formats & REPORT_FORMAT_HTML)
@@ -488,13 +489,5 @@ gboolean
 report_scaling_write (const ReportScaling *r, const char *dir, guint formats, gboolean force,
                       GPtrArray *written, GError **error)
 {
-  /* every file written to a temporary first and renamed only when all are: a disk that
-   * fills half-way leaves the report that was there whole, and no temporary */
-  g_autoptr (GPtrArray) staged = report_staged_new ();
-  util_output_hold_signals ();
-  gboolean ok = scaling_stage (r, dir, formats, force, staged, error)
-                && report_staged_commit (staged, dir, written, error);
-  g_ptr_array_set_size (staged, 0);   /* what was not renamed is removed */
-  util_output_release_signals ();
-  return ok;
+  return report_write_staged (scaling_stage, r, dir, formats, force, written, error);
 }

@@ -603,9 +603,10 @@ summary_text (const ReportValidation *v)
 }
 
 static gboolean
-validation_stage (const ReportValidation *v, const char *dir, guint formats,
+validation_stage (gconstpointer data, const char *dir, guint formats,
                   gboolean force, GPtrArray *staged, GError **error)
 {
+  const ReportValidation *v = data;
   const char *names[8];
   guint n = 0;
   if (formats & REPORT_FORMAT_HTML)
@@ -694,13 +695,5 @@ gboolean
 report_validation_write (const ReportValidation *v, const char *dir, guint formats,
                          gboolean force, GPtrArray *written, GError **error)
 {
-  /* every file written to a temporary first and renamed only when all are: a disk that
-   * fills half-way leaves the report that was there whole, and no temporary */
-  g_autoptr (GPtrArray) staged = report_staged_new ();
-  util_output_hold_signals ();
-  gboolean ok = validation_stage (v, dir, formats, force, staged, error)
-                && report_staged_commit (staged, dir, written, error);
-  g_ptr_array_set_size (staged, 0);   /* what was not renamed is removed */
-  util_output_release_signals ();
-  return ok;
+  return report_write_staged (validation_stage, v, dir, formats, force, written, error);
 }
