@@ -38,11 +38,13 @@ show_model (const char *name, int seq, gboolean json)
   model_spec_params (m, &p);
   g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
   model_spec_ops (m, 1, (guint64) seq, ops);
-  const char *mlp = m->mlp != MODEL_MLP_SWIGLU ? "gelu" : m->gelu_gate ? "geglu" : "swiglu";
+  const char *mlp = model_spec_is_mamba (m) ? "relu2"   /* Nemotron-H: squared ReLU, ungated */
+                    : m->mlp != MODEL_MLP_SWIGLU ? "gelu" : m->gelu_gate ? "geglu" : "swiglu";
   const char *norm = m->norm == MODEL_NORM_RMS ? "rmsnorm"
                      : m->norm == MODEL_NORM_LAYER ? "layernorm" : "layernorm_nobias";
   const char *pos = m->pos == MODEL_POS_ROTARY ? "rotary"
-                    : m->pos == MODEL_POS_ALIBI ? "alibi" : "learned";
+                    : m->pos == MODEL_POS_ALIBI ? "alibi"
+                    : m->pos == MODEL_POS_NONE ? "none" : "learned";
 
   if (json)
     {
@@ -100,6 +102,20 @@ show_model (const char *name, int seq, gboolean json)
         }
       if (m->mtp_layers > 0)
         I ("mtp_layers", m->mtp_layers);
+      if (model_spec_is_mamba (m))
+        {
+          json_builder_set_member_name (b, "hybrid_override_pattern");
+          json_builder_add_string_value (b, m->layer_pattern);
+          I ("mamba_layers", model_spec_n_layers_of_kind (m, 'M'));
+          I ("attention_layers", model_spec_n_layers_of_kind (m, '*'));
+          I ("mlp_layers", model_spec_n_layers_of_kind (m, '-'));
+          I ("mamba_num_heads", m->mamba_heads);
+          I ("mamba_head_dim", m->mamba_head_dim);
+          I ("n_groups", m->mamba_groups);
+          I ("ssm_state_size", m->mamba_state);
+          I ("conv_kernel", m->mamba_conv);
+          I ("chunk_size", m->mamba_chunk);
+        }
       if (model_spec_is_gdn (m))
         {
           I ("full_attention_interval", m->full_attn_interval);
@@ -276,8 +292,16 @@ show_model (const char *name, int seq, gboolean json)
             model_spec_n_linear_layers (m), m->n_layers, m->full_attn_interval,
             model_spec_rotary_dim (m), m->head_dim, m->gdn_k_heads, m->gdn_v_heads,
             m->gdn_k_dim, m->gdn_v_dim, m->gdn_conv, MODEL_GDN_CHUNK);
+  if (model_spec_is_mamba (m))
+    printf ("  Mamba-2 hybrid: %" G_GUINT64_FORMAT " Mamba, %" G_GUINT64_FORMAT " attention and %"
+            G_GUINT64_FORMAT " MLP layers (%s); %" G_GUINT64_FORMAT " heads of %"
+            G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " groups, state %" G_GUINT64_FORMAT
+            ", conv %" G_GUINT64_FORMAT ", chunk %" G_GUINT64_FORMAT "\n",
+            model_spec_n_layers_of_kind (m, 'M'), model_spec_n_layers_of_kind (m, '*'),
+            model_spec_n_layers_of_kind (m, '-'), m->layer_pattern, m->mamba_heads,
+            m->mamba_head_dim, m->mamba_groups, m->mamba_state, m->mamba_conv, m->mamba_chunk);
   if (model_spec_is_moe (m) || model_spec_is_mla (m) || m->n_sliding_layers > 0
-      || m->n_chunked_layers > 0 || model_spec_is_gdn (m))
+      || m->n_chunked_layers > 0 || model_spec_is_gdn (m) || model_spec_is_mamba (m))
     printf ("\n");
   printf ("parameters\n");
   printf ("  %-16s %20s\n", "total", cli_fmt_count (p.total));

@@ -106,6 +106,20 @@ const char *
 model_flop_convention_formula_for (const ModelSpec *spec, ModelFlopConvention conv)
 {
   g_return_val_if_fail (spec != NULL && conv < MODEL_FLOPS_N_CONVENTIONS, NULL);
+  if (model_spec_is_mamba (spec))
+    switch (conv)
+      {
+      case MODEL_FLOPS_MCORE:
+      case MODEL_FLOPS_CAUSAL:
+        return "3*[L_attn*4*h*q*(1 + G/H + s/(2h)) + L_mlp*4*h*f + L_mamba*(2*h*(2*d_in + "
+               "2*g*N + Hm) + 7*d_in*N + 2*d_in*h) + 2*h*V] per token (Megatron hybrid_flops; "
+               "its attention term is already causal)";
+      case MODEL_FLOPS_PALM:
+        return "6*N + 12*L_attn*H*d_head*s + 3*L_mamba*(SSD scan), N without lookup-only "
+               "embedding tables";
+      default:
+        return conventions[conv].formula;
+      }
   if (!needs_general (spec))
     return conventions[conv].formula;
   if (model_spec_is_gdn (spec))
@@ -205,6 +219,9 @@ model_flop_convention_refusal (const ModelSpec *spec, ModelFlopConvention conv)
   if (model_spec_is_gdn (spec))
     return "its formula assumes softmax attention in every layer, which Gated DeltaNet "
            "layers do not have; use mcore, causal or palm";
+  if (model_spec_is_mamba (spec))
+    return "its formula assumes attention and a dense MLP in every layer, which a hybrid of "
+           "Mamba-2, attention and MLP layers does not have; use mcore, causal or palm";
   return NULL;
 }
 
@@ -316,11 +333,29 @@ model_spec_mtp_flops_per_token (const ModelSpec *spec, guint64 seq, gboolean cau
   return 3.0 * (double) spec->mtp_layers * (2.0 * weights + attn);
 }
 
+static double mamba_hybrid_fwd_per_token (const ModelSpec *spec, guint64 seq,
+                                          gboolean attn_causal, gboolean with_scan,
+                                          gboolean logits);
+static double mamba_scan_per_token (const ModelSpec *spec);
+
 void
 model_spec_layer_fwd_flops_per_token (const ModelSpec *spec, guint64 seq,
                                       ModelLayerFlops *out)
 {
   g_return_if_fail (spec != NULL && out != NULL);
+  if (model_spec_is_mamba (spec))
+    {
+      /* the average layer: matmuls and SSD scans of all layers, attention of the '*'
+       * layers, over L */
+      const double L = (double) spec->n_layers;
+      const double mats = mamba_hybrid_fwd_per_token (spec, 0, TRUE, FALSE, FALSE);
+      out->gemm = (mats + mamba_scan_per_token (spec)) / L;
+      out->attention_full = (double) model_spec_n_layers_of_kind (spec, '*') * 4.0
+                            * (double) seq * (double) spec->n_heads * (double) spec->head_dim
+                            / L;
+      out->attention = out->attention_full / 2.0;
+      return;
+    }
   if (needs_general (spec))
     {
       /* the average layer: dense and MoE layers together, over L */
@@ -342,6 +377,59 @@ model_spec_layer_fwd_flops_per_token (const ModelSpec *spec, guint64 seq,
   /* QK^T and AV: 2 * s * d per head each, per query token; causal keeps half. */
   out->attention_full = 4.0 * s * H * d;
   out->attention = out->attention_full / 2.0;
+}
+
+/* A Mamba-2 mixer's matmul weights: in_proj h x (2 d_inner + 2 G N + heads) and out_proj
+ * d_inner x h (the conv is depthwise, element-wise work). */
+static double
+mamba_matmul (const ModelSpec *spec)
+{
+  const double h = (double) spec->hidden, H = (double) spec->mamba_heads;
+  const double di = H * (double) spec->mamba_head_dim;
+  const double gn = (double) (spec->mamba_groups * spec->mamba_state);
+  return h * (2.0 * di + 2.0 * gn + H) + di * h;
+}
+
+/* Megatron-Core's FLOPs of a hybrid model (Megatron-LM megatron/training/training.py
+ * num_floating_point_operations, is_hybrid_model: hybrid_flops with attn_layer_flops,
+ * mlp_layer_flops, mamba_layer_flops; the same functions in Megatron-Bridge's
+ * training/utils/flop_utils.py), per token, x 3 for forward and backward:
+ *   attention layer  4 h q (1 + G/H + s/(2h))  (q, o: 2 h q each; k, v: 2 h q G/H each;
+ *                     scores and AV 2 s q, i.e. causal)
+ *   MLP layer        4 h f                      (relu2, two matrices; x 1.5 if gated)
+ *   Mamba layer      2 h (2 d_in + 2 g N + Hm) + 7 d_in N + 2 d_in h  (in_proj, "scan",
+ *                     out_proj; Megatron writes d_in = 2 h, which is d_inner at expand 2,
+ *                     as in every Nemotron-H config)
+ *   logits           2 h V
+ * The mcore and causal conventions both take it as it is (its attention is already
+ * halved); `with_scan` FALSE drops the 7 d_in N term (the palm form adds the SSD count). */
+static double
+mamba_hybrid_fwd_per_token (const ModelSpec *spec, guint64 seq, gboolean attn_causal,
+                            gboolean with_scan, gboolean logits)
+{
+  ModelParams p;
+  model_spec_params (spec, &p);
+  const double h = (double) spec->hidden, H = (double) spec->n_heads;
+  const double G = (double) spec->n_kv_heads, q = H * (double) spec->head_dim;
+  const double s = (double) seq, f = (double) spec->ffn_hidden;
+  const double di = (double) (spec->mamba_heads * spec->mamba_head_dim);
+  const double N = (double) spec->mamba_state;
+  const double attn = 4.0 * h * q * (1.0 + G / H) + (attn_causal ? 2.0 : 4.0) * s * q;
+  const double mlp = (spec->mlp == MODEL_MLP_SWIGLU ? 6.0 : 4.0) * h * f;
+  const double mamba = 2.0 * mamba_matmul (spec) + (with_scan ? 7.0 * di * N : 0.0);
+  return (double) p.n_attn_layers * attn + (double) p.n_mlp_layers * mlp
+         + (double) p.n_linear_layers * mamba
+         + (logits ? 2.0 * h * (double) spec->vocab : 0.0);
+}
+
+/* The SSD scans of all Mamba layers, forward, per token (model_spec_mamba_scan_flops). */
+static double
+mamba_scan_per_token (const ModelSpec *spec)
+{
+  return (double) model_spec_n_linear_layers (spec)
+         * model_spec_mamba_scan_flops (spec->mamba_heads, spec->mamba_head_dim,
+                                        spec->mamba_state, spec->mamba_groups,
+                                        spec->mamba_chunk);
 }
 
 /* Megatron-Core num_floating_point_operations (Megatron-LM megatron/training/training.py,
@@ -376,6 +464,21 @@ model_spec_flops_per_token (const ModelSpec *spec, guint64 seq, ModelFlopConvent
 
   if (model_flop_convention_refusal (spec, conv) != NULL)
     return 0.0;
+  if (model_spec_is_mamba (spec))
+    switch (conv)
+      {
+      case MODEL_FLOPS_MCORE:
+      case MODEL_FLOPS_CAUSAL:
+        return 3.0 * mamba_hybrid_fwd_per_token (spec, seq, TRUE, TRUE, TRUE);
+      case MODEL_FLOPS_PALM:
+        /* 6 N + 12 L_attn H d s (non-causal) + the SSD scans x 3 */
+        return 6.0 * (double) model_spec_palm_params (spec)
+               + 12.0 * (double) model_spec_n_layers_of_kind (spec, '*')
+                 * (double) spec->n_heads * (double) spec->head_dim * (double) seq
+               + 3.0 * mamba_scan_per_token (spec);
+      default:
+        break;
+      }
   if (needs_general (spec))
     switch (conv)
       {

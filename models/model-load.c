@@ -39,6 +39,7 @@ model_spec_unref (ModelSpec *spec)
   g_free (spec->model_type);
   g_free (spec->config_json);
   g_free (spec->config_warning);
+  g_free (spec->layer_pattern);
   g_free (spec);
 }
 
@@ -54,6 +55,7 @@ model_spec_copy (const ModelSpec *spec)
   c->model_type = g_strdup (spec->model_type);
   c->config_json = g_strdup (spec->config_json);
   c->config_warning = g_strdup (spec->config_warning);
+  c->layer_pattern = g_strdup (spec->layer_pattern);
   return c;
 }
 
@@ -1649,6 +1651,129 @@ read_qwen2_vl (const Reader *r, ModelSpec *spec, GError **error)
   return read_qwen2_vl_text (r, spec, error);
 }
 
+/* Nemotron-H (transformers NemotronHConfig, configuration_nemotron_h.py and
+ * modeling_nemotron_h.py; nvidia/Nemotron-H-8B-Base-8K and -56B-Base-8K config.json): a
+ * hybrid of Mamba-2 mixer, self-attention and MLP layers, one per character of
+ * hybrid_override_pattern (model.h layer_pattern; 'E', a MoE layer of the newer Nemotron 3
+ * configs, is not modelled). Every layer is one RMSNorm (no bias) and its mixer or MLP;
+ * attention has no position encoding and no bias (attention_bias false); the MLP is
+ * up_proj -> relu2 -> down_proj (mlp_hidden_act "relu2", squared ReLU, ungated) with
+ * mlp_bias; the Mamba projections carry use_bias / mamba_proj_bias (false in the
+ * published configs, not counted). NemotronHConfig defaults: vocab 131072, hidden 4096,
+ * 32 heads, 8 KV heads, head_dim 128, intermediate 21504, mamba_num_heads 128,
+ * mamba_head_dim 64, n_groups 8, ssm_state_size 128, conv_kernel 4, expand 2,
+ * use_conv_bias true, chunk_size 128, tie_word_embeddings false. The published 8B / 56B
+ * configs spell the head width `attention_head_dim` (their remote code) where
+ * transformers' class has head_dim; both are read. The older keys mamba_n_groups,
+ * mamba_d_conv, mamba_expand, mamba_conv_bias and mamba_chunk_size are read as
+ * NemotronHConfig.__post_init__ maps them. */
+static gboolean
+read_nemotron_h (const Reader *r, ModelSpec *spec, GError **error)
+{
+  gboolean ok, have_hd = FALSE, mlp_bias = FALSE;
+  guint64 hd = 0, expand = 2;
+  spec->vocab = 131072;
+  spec->n_heads = 32;
+  spec->n_kv_heads = 8;
+  spec->head_dim = 128;
+  if (!read_size (r, "attention_head_dim", FALSE, MODEL_MAX_HEADS, &hd, &have_hd, error)
+      || !read_common (r, &llama_names, FALSE, 4096, spec, error))
+    return FALSE;
+  if (!json_object_has_member (r->obj, "intermediate_size"))
+    spec->ffn_hidden = 21504;
+  if (have_hd && !json_object_has_member (r->obj, "head_dim"))
+    spec->head_dim = hd;
+  if (spec->n_heads * spec->head_dim > MODEL_MAX_FFN)
+    return moe_invalid (r, error, "'num_attention_heads' x head_dim is above the cap of %"
+                        G_GUINT64_FORMAT " (%s)", MODEL_MAX_FFN, cap_reason);
+  spec->mamba_heads = 128;
+  spec->mamba_head_dim = 64;
+  spec->mamba_groups = 8;
+  spec->mamba_state = 128;
+  spec->mamba_conv = 4;
+  spec->mamba_chunk = 128;
+  spec->mamba_conv_bias = TRUE;
+  if (!read_size (r, "mamba_num_heads", FALSE, MODEL_MAX_HEADS, &spec->mamba_heads, NULL,
+                  error)
+      || !read_size (r, "mamba_head_dim", FALSE, MODEL_MAX_HEADS, &spec->mamba_head_dim, NULL,
+                     error)
+      || !read_size (r, "mamba_n_groups", FALSE, MODEL_MAX_HEADS, &spec->mamba_groups, NULL,
+                     error)
+      || !read_size (r, "n_groups", FALSE, MODEL_MAX_HEADS, &spec->mamba_groups, NULL, error)
+      || !read_size (r, "ssm_state_size", FALSE, MODEL_MAX_HEADS, &spec->mamba_state, NULL,
+                     error)
+      || !read_size (r, "mamba_d_conv", FALSE, 64, &spec->mamba_conv, NULL, error)
+      || !read_size (r, "conv_kernel", FALSE, 64, &spec->mamba_conv, NULL, error)
+      || !read_size (r, "mamba_expand", FALSE, 64, &expand, NULL, error)
+      || !read_size (r, "expand", FALSE, 64, &expand, NULL, error)
+      || !read_size (r, "mamba_chunk_size", FALSE, MODEL_MAX_POSITIONS, &spec->mamba_chunk,
+                     NULL, error)
+      || !read_size (r, "chunk_size", FALSE, MODEL_MAX_POSITIONS, &spec->mamba_chunk, NULL,
+                     error)
+      || !read_bool (r, "mamba_conv_bias", &spec->mamba_conv_bias, error)
+      || !read_bool (r, "use_conv_bias", &spec->mamba_conv_bias, error)
+      || !read_bool (r, "mlp_bias", &mlp_bias, error))
+    return FALSE;
+  const char *act = read_string (r, "mlp_hidden_act", &ok, error);
+  if (!ok)
+    return FALSE;
+  if (act != NULL && strcmp (act, "relu2") != 0)
+    return moe_invalid (r, error, "field 'mlp_hidden_act' is \"%s\"; tandem models Nemotron-H's "
+                        "ungated MLP with \"relu2\" (squared ReLU) only", act);
+  act = read_string (r, "mamba_hidden_act", &ok, error);
+  if (!ok)
+    return FALSE;
+  if (act != NULL && strcmp (act, "silu") != 0)
+    return moe_invalid (r, error, "field 'mamba_hidden_act' is \"%s\"; the Mamba-2 mixer's "
+                        "gate is modelled as \"silu\" only", act);
+  const guint64 d_inner = spec->mamba_heads * spec->mamba_head_dim;
+  if (d_inner > MODEL_MAX_FFN || spec->mamba_groups * spec->mamba_state > MODEL_MAX_FFN)
+    return moe_invalid (r, error, "the Mamba width (mamba_num_heads x mamba_head_dim, or "
+                        "n_groups x ssm_state_size) is above the cap of %" G_GUINT64_FORMAT
+                        " (%s; hint: check the config)", MODEL_MAX_FFN, cap_reason);
+  /* modeling_nemotron_h.py NemotronHMamba2Mixer: intermediate_size = expand x hidden, and
+   * the heads split it (the SSD scan reshapes d_inner into num_heads x head_dim) */
+  if (d_inner != expand * spec->hidden)
+    return moe_invalid (r, error, "'mamba_num_heads' x 'mamba_head_dim' = %" G_GUINT64_FORMAT
+                        " is not 'expand' x 'hidden_size' = %" G_GUINT64_FORMAT " (the Mamba "
+                        "mixer's inner width; hint: check the three fields)", d_inner,
+                        expand * spec->hidden);
+  if (spec->mamba_heads % spec->mamba_groups != 0)
+    return moe_invalid (r, error, "field 'n_groups' (%" G_GUINT64_FORMAT ") does not divide "
+                        "'mamba_num_heads' (%" G_GUINT64_FORMAT "; each group of B and C "
+                        "serves a whole number of heads)", spec->mamba_groups,
+                        spec->mamba_heads);
+  const char *pattern = read_string (r, "hybrid_override_pattern", &ok, error);
+  if (!ok)
+    return FALSE;
+  if (pattern == NULL)
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_MISSING_FIELD,
+                   "%s: missing field 'hybrid_override_pattern' (one character per layer: "
+                   "'M' Mamba-2, '*' attention, '-' MLP; a 'layers_block_type' list is not "
+                   "read)", r->file);
+      return FALSE;
+    }
+  const gsize len = strlen (pattern);
+  if (len != spec->n_layers)
+    return moe_invalid (r, error, "field 'hybrid_override_pattern' has %" G_GSIZE_FORMAT
+                        " characters, not 'num_hidden_layers' (%" G_GUINT64_FORMAT "; hint: "
+                        "one character per layer)", len, spec->n_layers);
+  for (gsize i = 0; i < len; i++)
+    if (pattern[i] != 'M' && pattern[i] != '*' && pattern[i] != '-')
+      return moe_invalid (r, error, "field 'hybrid_override_pattern' has '%c' at layer %"
+                          G_GSIZE_FORMAT "; tandem reads 'M' (Mamba-2), '*' (attention) and "
+                          "'-' (MLP)%s", pattern[i], i,
+                          pattern[i] == 'E' ? " (MoE layers of Nemotron 3 are not modelled)"
+                                            : "");
+  spec->layer_pattern = g_strdup (pattern);
+  spec->norms_per_block = 1;   /* one pre-norm per layer, whatever its kind */
+  spec->no_dropout = TRUE;     /* NemotronHConfig hidden_dropout and attention_dropout 0 */
+  return set_block (r, spec, MODEL_MLP_GELU, MODEL_NORM_RMS, MODEL_POS_NONE, FALSE, FALSE,
+                    error)
+         && (spec->mlp_bias = mlp_bias, TRUE);
+}
+
 typedef gboolean (*FamilyReader) (const Reader *r, ModelSpec *spec, GError **error);
 
 static const struct {
@@ -1666,6 +1791,7 @@ static const struct {
   { "qwen3", read_llama },
   { "qwen3_moe", read_qwen_moe },
   { "qwen3_next", read_qwen3_next },
+  { "nemotron_h", read_nemotron_h },
   { "deepseek", read_deepseek },   /* DeepSeekMoE: no MLA */
   { "deepseek_v2", read_deepseek },
   { "deepseek_v3", read_deepseek },
@@ -1727,7 +1853,7 @@ set_unsupported (const char *file, const char *model_type, GError **error)
                "%s: model_type '%s' is not supported (%s); supported: "
                "llama, mistral, qwen2, qwen3, phi3, gemma, gemma2, gemma3, gemma3_text, granite, "
                "olmo2, olmo3, gpt2, gpt_neox, opt, mixtral, qwen2_moe, qwen3_moe, qwen3_next, "
-               "deepseek, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text, falcon "
+               "nemotron_h, deepseek, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text, falcon "
                "(RefinedWeb, RefinedWebModel), bloom, dbrx, olmoe, starcoder2, cohere, cohere2, "
                "internlm2, minicpm, phi, glm4, glm4_moe, qwen2_vl, qwen2_5_vl", file,
                model_type, why);

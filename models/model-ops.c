@@ -43,6 +43,16 @@
 /* the GDN's depthwise causal conv1d: a multiply and an add per tap, then SiLU (4) */
 #define CONV_SILU_FLOPS 4.0
 
+/* model.h: the four steps of the chunked SSD scan, per token */
+double
+model_spec_mamba_scan_flops (guint64 heads, guint64 head_dim, guint64 state, guint64 groups,
+                             guint64 chunk)
+{
+  const double H = (double) heads, P = (double) head_dim, N = (double) state;
+  const double G = (double) groups, Q = (double) MAX (chunk, 1);
+  return H * P * (2.0 * Q + 4.0 * N + 2.0 * N / Q) + 2.0 * Q * N * G;
+}
+
 double
 model_spec_gdn_core_flops (guint64 v_heads, guint64 d_k, guint64 d_v, guint64 chunk)
 {
@@ -257,6 +267,50 @@ append_gdn (GArray *ops, const ModelSpec *spec, guint64 b, guint64 seq)
   append_simple (ops, "mlp_norm", MODEL_OP_NORM, part, m * h, NORM_FLOPS_RMS, h, 'n');
 }
 
+/* attn_norm .. attn_residual of one Mamba-2 layer (model.h layer_pattern): in projection,
+ * depthwise causal conv1d (+ SiLU), the chunked SSD scan (a MODEL_OP_GDN op: heads the
+ * mamba heads, kv_heads the groups of B and C, head_dim the state N, head_dim_v the head
+ * width P, chunk the SSD chunk; fwd_flops model_spec_mamba_scan_flops), the gated RMSNorm
+ * of d_inner, out projection. TP splits heads and groups (column-parallel in_proj and
+ * conv, row-parallel out_proj: Megatron-Core MambaMixer). */
+static void
+append_mamba (GArray *ops, const ModelSpec *spec, guint64 b, guint64 seq)
+{
+  const ModelPart part = MODEL_PART_LINEAR_ATTN;
+  const guint64 h = spec->hidden, m = b * seq, H = spec->mamba_heads;
+  const guint64 di = H * spec->mamba_head_dim, gn = spec->mamba_groups * spec->mamba_state;
+  const guint64 conv_ch = di + 2 * gn;
+  append_simple (ops, "attn_norm", MODEL_OP_NORM, part, m * h, NORM_FLOPS_RMS, h, 'n');
+  append_gemm (ops, "mamba_in_proj", part, m, h, 2 * di + 2 * gn + H, FALSE, 'c');
+  append_simple (ops, "mamba_conv", MODEL_OP_ELEMENTWISE, part, m * conv_ch,
+                 2.0 * (double) spec->mamba_conv + CONV_SILU_FLOPS,
+                 conv_ch * (spec->mamba_conv + (spec->mamba_conv_bias ? 1 : 0)), 'h');
+  ModelOp scan = { 0 };
+  scan.name = "mamba_scan";
+  scan.kind = MODEL_OP_GDN;
+  scan.part = part;
+  scan.b = b;
+  scan.heads = H;
+  scan.kv_heads = spec->mamba_groups;
+  scan.s_q = scan.s_kv = seq;
+  scan.head_dim = spec->mamba_state;
+  scan.head_dim_v = spec->mamba_head_dim;
+  scan.chunk = spec->mamba_chunk;
+  scan.causal = TRUE;
+  scan.fwd_flops = (double) m * model_spec_mamba_scan_flops (H, spec->mamba_head_dim,
+                                                             spec->mamba_state,
+                                                             spec->mamba_groups,
+                                                             spec->mamba_chunk);
+  scan.fwd_flops_full = scan.fwd_flops;
+  scan.weight_params = 3 * H;   /* dt_bias, A_log, D */
+  scan.tp_split = 'h';
+  g_array_append_val (ops, scan);
+  append_simple (ops, "mamba_norm", MODEL_OP_NORM, part, m * di, GATED_NORM_FLOPS, di, 'h');
+  append_gemm (ops, "mamba_out", part, m, di, h, FALSE, 'r');
+  append_simple (ops, "attn_residual", MODEL_OP_ELEMENTWISE, part, m * h, RESIDUAL_FLOPS, 0,
+                 'n');
+}
+
 /* up (gate and up fused into one h x 2f GEMM for SwiGLU, Megatron linear_fc1), act, down:
  * one MLP of inner size f as plain GEMMs. */
 static void
@@ -326,7 +380,26 @@ model_spec_ops (const ModelSpec *spec, guint64 b, guint64 seq, GArray *ops)
   /* Block: pre-norm attention then pre-norm MLP (Llama, GPT-2, OPT-large; GPT-NeoX's
    * parallel residual has the same ops). */
   const gboolean gdn = model_spec_is_gdn (spec);
-  if (gdn)
+  if (model_spec_is_mamba (spec))
+    {
+      /* one representative of each layer kind of the pattern, each with its own pre-norm
+       * and residual (model.h layer_pattern); norms_per_block 1 keeps the attention's
+       * block to attn_norm .. attn_residual */
+      if (p.n_linear_layers > 0)
+        append_mamba (ops, spec, b, seq);
+      if (p.n_attn_layers > 0)
+        append_attention (ops, spec, MODEL_PART_FULL_ATTN, b, seq);
+      if (p.n_mlp_layers > 0)
+        {
+          append_simple (ops, "mlp_norm", MODEL_OP_NORM, MODEL_PART_LAYER, m * h, norm_flops,
+                         norm_w, 'n');
+          append_mlp (ops, spec, MODEL_PART_LAYER, m, spec->ffn_hidden, "mlp_up", "mlp_act",
+                      "mlp_down");
+          append_simple (ops, "mlp_residual", MODEL_OP_ELEMENTWISE, MODEL_PART_LAYER, m * h,
+                         RESIDUAL_FLOPS, 0, 'n');
+        }
+    }
+  else if (gdn)
     {
       /* the hybrid's mixers apart: full attention and GDN (model.h) */
       append_attention (ops, spec, MODEL_PART_FULL_ATTN, b, seq);

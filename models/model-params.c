@@ -49,9 +49,37 @@ model_spec_is_gdn (const ModelSpec *spec)
 }
 
 gboolean
+model_spec_is_mamba (const ModelSpec *spec)
+{
+  g_return_val_if_fail (spec != NULL, FALSE);
+  return spec->layer_pattern != NULL;
+}
+
+char
+model_spec_layer_kind (const ModelSpec *spec, guint64 layer)
+{
+  g_return_val_if_fail (spec != NULL, 0);
+  if (spec->layer_pattern == NULL || layer >= spec->n_layers)
+    return 0;
+  return spec->layer_pattern[layer];
+}
+
+guint64
+model_spec_n_layers_of_kind (const ModelSpec *spec, char kind)
+{
+  g_return_val_if_fail (spec != NULL, 0);
+  guint64 n = 0;
+  for (guint64 l = 0; spec->layer_pattern != NULL && l < spec->n_layers; l++)
+    n += spec->layer_pattern[l] == kind ? 1 : 0;
+  return n;
+}
+
+gboolean
 model_spec_layer_is_linear (const ModelSpec *spec, guint64 layer)
 {
   g_return_val_if_fail (spec != NULL, FALSE);
+  if (model_spec_is_mamba (spec))
+    return model_spec_layer_kind (spec, layer) == 'M';
   if (!model_spec_is_gdn (spec) || layer >= spec->n_layers)
     return FALSE;
   return (layer + 1) % spec->full_attn_interval != 0;
@@ -63,6 +91,8 @@ guint64
 model_spec_n_linear_layers (const ModelSpec *spec)
 {
   g_return_val_if_fail (spec != NULL, 0);
+  if (model_spec_is_mamba (spec))
+    return model_spec_n_layers_of_kind (spec, 'M');
   if (!model_spec_is_gdn (spec))
     return 0;
   return spec->n_layers - spec->n_layers / spec->full_attn_interval;
@@ -148,6 +178,19 @@ gdn_params (const ModelSpec *spec)
          + spec->gdn_v_dim + vd * h;
 }
 
+/* A Mamba-2 mixer (model.h layer_pattern): in_proj h x (2 d_inner + 2 G N + heads), the
+ * conv1d's (d_inner + 2 G N) x taps weights and, with mamba_conv_bias, a bias per channel,
+ * dt_bias, A_log and D (heads each), the gated RMSNorm's d_inner, out_proj d_inner x h
+ * (modeling_nemotron_h.py NemotronHMamba2Mixer; Megatron-Core MambaMixer holds the same). */
+static guint64
+mamba_params (const ModelSpec *spec)
+{
+  const guint64 h = spec->hidden, H = spec->mamba_heads, di = H * spec->mamba_head_dim;
+  const guint64 gn = spec->mamba_groups * spec->mamba_state, conv_ch = di + 2 * gn;
+  return h * (2 * di + 2 * gn + H) + conv_ch * (spec->mamba_conv + (spec->mamba_conv_bias ? 1 : 0))
+         + 3 * H + di + di * h;
+}
+
 /* One MLP of inner size f, of the model's kind. */
 static guint64
 mlp_params (const ModelSpec *spec, guint64 f)
@@ -202,6 +245,22 @@ model_spec_params (const ModelSpec *spec, ModelParams *out)
       out->linear_attention_per_layer = gdn_params (spec);
       out->total = out->total - out->n_linear_layers * out->attention_per_layer
                    + out->n_linear_layers * out->linear_attention_per_layer;
+    }
+  if (model_spec_is_mamba (spec))
+    {
+      /* one part and one pre-norm per layer (model.h ModelParams) */
+      out->n_linear_layers = model_spec_n_layers_of_kind (spec, 'M');
+      out->n_attn_layers = model_spec_n_layers_of_kind (spec, '*');
+      out->n_mlp_layers = model_spec_n_layers_of_kind (spec, '-');
+      out->linear_attention_per_layer = mamba_params (spec);
+      out->mlp_per_layer = mlp_params (spec, spec->ffn_hidden);
+      out->norms_per_layer = norm;
+      out->n_dense_layers = 0;
+      out->per_layer = 0;
+      out->total = out->n_linear_layers * out->linear_attention_per_layer
+                   + out->n_attn_layers * out->attention_per_layer
+                   + out->n_mlp_layers * out->mlp_per_layer + spec->n_layers * norm
+                   + out->final_norm + out->embedding;
     }
   out->non_embedding = out->total - out->embedding;
   /* a token visits k of the E routed experts of each MoE layer */

@@ -75,6 +75,8 @@ typedef enum {
                                * the key distance added to the scores; no parameters and no
                                * rotary op; the bias add inside the attention kernel is not
                                * counted (as softmax is not) */
+  MODEL_POS_NONE,             /* no position encoding at all (Nemotron-H: its Mamba layers
+                               * carry order; NemotronHAttention applies no rotary) */
 } ModelPosKind;
 
 typedef enum {
@@ -213,6 +215,23 @@ typedef struct {
    * activation_func_clamp_value and glu_linear_offset 1. 0 = plain SwiGLU / GeGLU. The
    * shapes are those of MODEL_MLP_SWIGLU; only the activation's cost depends on it. */
   double        glu_limit;
+
+  /* ---- Hybrid Mamba-2 models (Nemotron-H: transformers NemotronHConfig, Megatron-Core
+   * MambaModel); layer_pattern NULL = none ----
+   * One character per layer (hybrid_override_pattern): 'M' a Mamba-2 mixer layer, '*' a
+   * self-attention layer, '-' an MLP layer, each with one pre-norm and its own residual.
+   * A Mamba-2 mixer (mamba_ssm Mamba2 / Megatron-Core MambaMixer), with d_inner =
+   * mamba_heads x mamba_head_dim and G N = mamba_groups x mamba_state: in_proj h ->
+   * 2 d_inner + 2 G N + mamba_heads (z, x, B, C, dt), a depthwise causal conv1d of
+   * mamba_conv taps over x, B, C (d_inner + 2 G N channels, a bias each with
+   * mamba_conv_bias), dt_bias, A_log and D (mamba_heads each), the gated RMSNorm of
+   * d_inner (weight d_inner), out_proj d_inner -> h. The chunked SSD scan runs in chunks
+   * of mamba_chunk tokens. The MLP layers are ungated (relu2: squared ReLU, the shapes of
+   * MODEL_MLP_GELU). */
+  char         *layer_pattern;
+  guint64       mamba_heads, mamba_head_dim, mamba_groups, mamba_state, mamba_conv,
+                mamba_chunk;
+  gboolean      mamba_conv_bias;
 } ModelSpec;
 
 /* TRUE when the model has routed experts. */
@@ -227,8 +246,17 @@ gboolean model_spec_is_mla          (const ModelSpec *spec);
 gboolean model_spec_is_gdn          (const ModelSpec *spec);
 /* TRUE when layer `layer` (0-based, < n_layers) is a GDN layer. */
 gboolean model_spec_layer_is_linear (const ModelSpec *spec, guint64 layer);
-/* How many of the n_layers are GDN layers: n_layers - floor (n_layers / interval). */
+/* How many of the n_layers are GDN layers: n_layers - floor (n_layers / interval); for a
+ * hybrid Mamba-2 model its Mamba layers ('M'). */
 guint64  model_spec_n_linear_layers (const ModelSpec *spec);
+/* TRUE for a hybrid Mamba-2 model (layer_pattern set). Its 'M' layers are also
+ * model_spec_layer_is_linear. */
+gboolean model_spec_is_mamba        (const ModelSpec *spec);
+/* The kind of layer `layer` of a hybrid Mamba-2 model: 'M', '*' or '-'; 0 for any other
+ * model or a layer out of range. */
+char     model_spec_layer_kind      (const ModelSpec *spec, guint64 layer);
+/* How many layers of a hybrid Mamba-2 model are of kind `kind` ('M', '*', '-'). */
+guint64  model_spec_n_layers_of_kind (const ModelSpec *spec, char kind);
 
 /* Loaders. `name_or_path` is a preset name, a path to a config.json, or a directory
  * holding one. */
@@ -300,6 +328,14 @@ typedef struct {
    * + final_norm + embedding. */
   guint64 n_linear_layers;
   guint64 linear_attention_per_layer;
+  /* Hybrid Mamba-2 (0 without): every layer has one pre-norm (norms_per_layer = one
+   * norm) and one part: n_linear_layers Mamba mixers (linear_attention_per_layer each),
+   * n_attn_layers attentions (attention_per_layer) and n_mlp_layers ungated MLPs
+   * (mlp_per_layer); per_layer and n_dense_layers stay 0, and total = n_linear x
+   * linear_attention_per_layer + n_attn x attention_per_layer + n_mlp x mlp_per_layer
+   * + n_layers x norms_per_layer + final_norm + embedding. */
+  guint64 n_attn_layers;
+  guint64 n_mlp_layers;
 } ModelParams;
 
 void model_spec_params (const ModelSpec *spec, ModelParams *out);
@@ -420,6 +456,25 @@ typedef struct {
  *   layer, 8.6% of its projections' 2 x 33,685,504. Gates, the L2 norms of q and k and
  *   the exponentials are element-wise and not counted (as softmax is not). */
 double model_spec_gdn_core_flops (guint64 v_heads, guint64 d_k, guint64 d_v, guint64 chunk);
+
+/* Forward FLOPs per token of the chunked SSD scan of one Mamba-2 layer (Dao & Gu 2024,
+ * "Transformers are SSMs", Sec. 6 / Listing 1 ssd_minimal_discrete; mamba_ssm's
+ * mamba_chunk_scan_combined runs the same four steps as Triton kernels), over `heads`
+ * heads of width P, state size N, `groups` groups of B and C, chunks of Q tokens, per token:
+ *   1. intra-chunk scores C_t B_s^T     2 Q N x groups  (Q x Q per chunk and group,
+ *                                        counted whole as the kernel computes it)
+ *   1b. (scores . decay) x X            2 Q P x heads
+ *   2. chunk states B^T (decay x X)     2 N P x heads
+ *   3. state passing between chunks     2 N P x heads / Q (one state update per chunk)
+ *   4. state to output C x state        2 N P x heads
+ *   sum: heads P (2 Q + 4 N + 2 N / Q) + 2 Q N groups. Nemotron-H 56B (256 heads of 64,
+ *   N 256, 8 groups, Q 128): 256 x 64 x (256 + 1,024 + 4) + 2 x 128 x 256 x 8 =
+ *   21,037,056 + 524,288 = 21,561,344 per token and layer, 2.5% of its projections'
+ *   2 x 438,304,768 = 876,609,536 (Megatron-Core's estimate, 7 d_inner N, is
+ *   29,360,128: model-flops.c). The exponentials of the decays,
+ *   dt's softplus and the D skip are element-wise and not counted (as softmax is not). */
+double model_spec_mamba_scan_flops (guint64 heads, guint64 head_dim, guint64 state,
+                                    guint64 groups, guint64 chunk);
 /* The rotated width of one head: head_dim x rotary_fraction (Qwen3-Next 64 of 256). */
 guint64 model_spec_rotary_dim (const ModelSpec *spec);
 

@@ -397,7 +397,7 @@ test_ops_moe_mixtral (void)
     g_assert_null (model_flop_convention_refusal (dense, (ModelFlopConvention) c));
 }
 
-/* Every preset, dense or MoE, MLA or not, windowed or not, GDN hybrid or not: the weights
+/* Every preset, dense or MoE, MLA or not, windowed or not, GDN or Mamba hybrid or not: the weights
  * of its ops add up to its total (embedding + dense layers x dense-layer ops + MoE layers
  * x MoE-layer ops + full-attention and GDN layers x their mixers' ops + head), and its GEMM, grouped-GEMM and attention FLOPs add up to the causal convention
  * (causal attention) and the mcore one (non-causal), per token: 3 x [layers + head] /
@@ -419,7 +419,11 @@ test_ops_all_presets (void)
       for (guint j = 0; j < ops->len; j++)
         {
           const ModelOp *op = &g_array_index (ops, ModelOp, j);
-          const double times = op->part == MODEL_PART_LAYER ? (double) p.n_dense_layers
+          const gboolean mamba = model_spec_is_mamba (s);
+          const double times = mamba && op->part == MODEL_PART_LAYER ? (double) p.n_mlp_layers
+                               : mamba && op->part == MODEL_PART_FULL_ATTN
+                                 ? (double) p.n_attn_layers
+                               : op->part == MODEL_PART_LAYER ? (double) p.n_dense_layers
                                : op->part == MODEL_PART_MOE_LAYER ? (double) p.n_moe_layers
                                : op->part == MODEL_PART_LINEAR_ATTN ? (double) p.n_linear_layers
                                : op->part == MODEL_PART_FULL_ATTN
@@ -435,6 +439,16 @@ test_ops_all_presets (void)
       g_test_message ("%s: %" G_GUINT64_FORMAT " params in ops", names[i], params);
       g_assert_cmpuint (params, ==, p.total);
       const double tokens = (double) (b * seq);
+      if (model_spec_is_mamba (s))
+        {
+          /* Megatron's hybrid count has its own scan term (7 d_inner N, not the SSD
+           * count of the ops): the ops match the hardware count, causal attention and
+           * the SSD scans (test_flops_nemotron_h has the conventions by hand) */
+          g_assert_cmpfloat_with_epsilon (3.0 * fl / tokens
+                                          / model_spec_hw_flops_per_token (s, seq, 0), 1.0,
+                                          1e-12);
+          continue;
+        }
       const double causal = model_spec_flops_per_token (s, seq, MODEL_FLOPS_CAUSAL);
       g_assert_cmpfloat_with_epsilon (3.0 * fl / tokens / causal, 1.0, 1e-12);
       g_assert_cmpfloat_with_epsilon (3.0 * fl_full / tokens
@@ -571,6 +585,61 @@ test_flops_qwen3_next (void)
                                   / palm, 1.0, 1e-12);
 }
 
+/* Nemotron-H 56B (preset; Megatron-LM training.py hybrid_flops), per token at s 8192:
+ *   attention layer 4 h q (1 + G/H) + 2 s q = 4 x 8192^2 x 1.125 + 2 x 8192^2 =
+ *     301,989,888 + 134,217,728 = 436,207,616;
+ *   MLP layer 4 h f = 4 x 8192 x 32,768 = 1,073,741,824;
+ *   Mamba layer 2 x (8192 x 37,120 + 16,384 x 8192) + 7 x 16,384 x 256 = 876,609,536 +
+ *     29,360,128 = 905,969,664;  logits 2 x 8192 x 131,072 = 2,147,483,648;
+ *   mcore = 3 x (10 x 436,207,616 + 54 x 1,073,741,824 + 54 x 905,969,664 +
+ *     2,147,483,648) = 3 x 113,413,980,160 = 340,241,940,480 (causal the same: its
+ *     attention term is already halved).
+ * One Mamba block's SSD scan (model_spec_mamba_scan_flops), per token: 256 heads x 64 x
+ *   (2 x 128 + 4 x 256 + 2 x 256 / 128) + 2 x 128 x 256 x 8 = 16,384 x 1,284 + 524,288 =
+ *   21,561,344; the 8B's (128 heads of 64, state 128): 8192 x (256 + 512 + 2) + 2 x 128 x
+ *   128 x 8 = 6,307,840 + 262,144 = 6,569,984, and its mixer's ops forward at b 1, s 1024:
+ *   1024 x (2 x (4096 x 18,560 + 8192 x 4096) + 6,569,984) GEMMs and scan =
+ *   1024 x (219,152,384 + 6,569,984) = 231,139,704,832. */
+static void
+test_flops_nemotron_h (void)
+{
+  g_autoptr (ModelSpec) s = preset ("nemotron-h-56b");
+  g_assert_cmpfloat_with_epsilon (model_spec_mamba_scan_flops (256, 64, 256, 8, 128),
+                                  21561344.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (model_spec_flops_per_token (s, 8192, MODEL_FLOPS_MCORE),
+                                  340241940480.0, 1.0);
+  g_assert_cmpfloat_with_epsilon (model_spec_flops_per_token (s, 8192, MODEL_FLOPS_CAUSAL),
+                                  340241940480.0, 1.0);
+  g_assert_nonnull (model_flop_convention_refusal (s, MODEL_FLOPS_MEGATRON96));
+  g_assert_cmpfloat (model_spec_flops_per_token (s, 8192, MODEL_FLOPS_MEGATRON72), ==, 0.0);
+  /* palm: 6 N (N without the untied token table) + 12 x 10 attention layers x 64 x 128 x
+   * 8192 + 3 x 54 scans */
+  ModelParams p;
+  model_spec_params (s, &p);
+  const double palm = 6.0 * (double) (p.total - 131072ull * 8192ull)
+                      + 12.0 * 10.0 * 64.0 * 128.0 * 8192.0 + 3.0 * 54.0 * 21561344.0;
+  g_assert_cmpfloat_with_epsilon (model_spec_flops_per_token (s, 8192, MODEL_FLOPS_PALM)
+                                  / palm, 1.0, 1e-12);
+
+  g_autoptr (ModelSpec) e = preset ("nemotron-h-8b");
+  g_assert_cmpfloat_with_epsilon (model_spec_mamba_scan_flops (128, 64, 128, 8, 128),
+                                  6569984.0, 1e-6);
+  g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+  model_spec_ops (e, 1, 1024, ops);
+  double mixer = 0.0;
+  guint n_scan = 0;
+  for (guint i = 0; i < ops->len; i++)
+    {
+      const ModelOp *op = &g_array_index (ops, ModelOp, i);
+      if (op->part == MODEL_PART_LINEAR_ATTN
+          && (op->kind == MODEL_OP_GEMM || op->kind == MODEL_OP_GDN))
+        mixer += op->fwd_flops;
+      n_scan += g_str_equal (op->name, "mamba_scan") ? 1 : 0;
+    }
+  g_assert_cmpuint (n_scan, ==, 1);
+  g_assert_cmpfloat_with_epsilon (mixer, 231139704832.0, 1.0);
+}
+
 static void
 test_convention_names (void)
 {
@@ -619,6 +688,7 @@ main (int argc, char **argv)
   g_test_add_func ("/models/flops/sliding-window", test_sliding_window);
   g_test_add_func ("/models/flops/deepseek-v3", test_flops_deepseek_v3);
   g_test_add_func ("/models/flops/qwen3-next", test_flops_qwen3_next);
+  g_test_add_func ("/models/flops/nemotron-h", test_flops_nemotron_h);
   g_test_add_func ("/models/flops/mtp", test_flops_mtp);
   return g_test_run ();
 }

@@ -28,6 +28,8 @@ static const LoadCase cases[] = {
    * 50272*768 = 38,608,896; 2050*768 = 1,574,400; 12 * 7,087,872 = 85,054,464;
    * final LayerNorm 1,536; total 125,239,296. */
   { "opt-125m.json", -1, NULL, 125239296 },
+  /* Nemotron-H 8B: test_params_nemotron_h */
+  { "nemotron-h-8b.json", -1, NULL, 8100852736 },
   /* Pythia-70m (gpt_neox), h 512, L 6, ffn 2048, V 50304, untied, rotary:
    * embed_in + embed_out 2*50304*512 = 51,511,296;
    * layer = attn 4*512^2 + 4*512 = 1,050,624 + MLP 2*512*2048 + 2048 + 512 = 2,099,712
@@ -962,6 +964,134 @@ test_params_families (void)
     }
 }
 
+/* Nemotron-H (presets rebuilt from the Hugging Face configs; shapes from transformers
+ * modeling_nemotron_h.py), by hand. 56B: h 8192, 118 layers "M-M-M-M*-..." = 54 Mamba,
+ * 10 attention, 54 MLP, V 131072 untied:
+ *   Mamba mixer, d_inner 256 x 64 = 16,384, G N = 8 x 256 = 4,096: in_proj 8192 x
+ *     (2 x 16,384 + 2 x 4,096 + 256) = 8192 x 37,120 = 304,087,040; conv1d (16,384 +
+ *     4,096) x (4 taps + bias) = 102,400; dt_bias, A_log, D 3 x 256 = 768; gated norm
+ *     16,384; out_proj 16,384 x 8192 = 134,217,728 -> 438,424,320;
+ *   attention: q, o 2 x 8192 x 8192 = 134,217,728, k, v 2 x 8192 x 8 x 128 = 16,777,216
+ *     -> 150,994,944;  MLP (relu2, ungated): 2 x 8192 x 32,768 = 536,870,912;
+ *   one pre-norm (8192) per layer: 118 x 8192 = 966,656;
+ *   total 54 x 438,424,320 + 10 x 150,994,944 + 54 x 536,870,912 + 966,656 + 8192 (final
+ *     norm) + 2 x 131,072 x 8192 = 23,674,913,280 + 1,509,949,440 + 28,991,029,248 +
+ *     966,656 + 8,192 + 2,147,483,648 = 56,324,350,464 (model card: "56B").
+ * 8B: h 4096, 52 layers = 24 Mamba, 4 attention, 24 MLP, 128 heads of 64, state 128:
+ *   Mamba 4096 x 18,560 + 10,240 x 5 + 384 + 8192 + 8192 x 4096 = 109,635,968; attention
+ *   2 x 4096^2 + 2 x 4096 x 1024 = 41,943,040; MLP 2 x 4096 x 21,504 = 176,160,768;
+ *   total 24 x 109,635,968 + 4 x 41,943,040 + 24 x 176,160,768 + 52 x 4096 + 4096 +
+ *   2 x 131,072 x 4096 = 8,100,852,736 (model card: "8B"). */
+static void
+test_params_nemotron_h (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ModelSpec) s = model_spec_load_preset ("nemotron-h-56b", &error);
+  g_assert_no_error (error);
+  g_assert_true (model_spec_is_mamba (s));
+  g_assert_false (model_spec_is_gdn (s));
+  g_assert_cmpuint (s->mamba_heads, ==, 256);
+  g_assert_cmpuint (s->mamba_state, ==, 256);
+  g_assert_cmpuint (s->head_dim, ==, 128);   /* attention_head_dim */
+  g_assert_cmpint (s->pos, ==, MODEL_POS_NONE);
+  g_assert_cmpint (s->mlp, ==, MODEL_MLP_GELU);   /* relu2: the ungated shapes */
+  g_assert_cmpuint (model_spec_n_layers_of_kind (s, 'M'), ==, 54);
+  g_assert_cmpuint (model_spec_n_layers_of_kind (s, '*'), ==, 10);
+  g_assert_cmpuint (model_spec_n_layers_of_kind (s, '-'), ==, 54);
+  /* "M-M-M-M*-": layers 0, 2, 4, 6 Mamba, 7 attention, 8 MLP */
+  g_assert_cmpint (model_spec_layer_kind (s, 0), ==, 'M');
+  g_assert_cmpint (model_spec_layer_kind (s, 1), ==, '-');
+  g_assert_cmpint (model_spec_layer_kind (s, 7), ==, '*');
+  g_assert_cmpint (model_spec_layer_kind (s, 118), ==, 0);
+  g_assert_true (model_spec_layer_is_linear (s, 6));
+  g_assert_false (model_spec_layer_is_linear (s, 7));
+  ModelParams p;
+  model_spec_params (s, &p);
+  g_assert_cmpuint (p.linear_attention_per_layer, ==, 438424320);
+  g_assert_cmpuint (p.attention_per_layer, ==, 150994944);
+  g_assert_cmpuint (p.mlp_per_layer, ==, 536870912);
+  g_assert_cmpuint (p.n_linear_layers, ==, 54);
+  g_assert_cmpuint (p.n_attn_layers, ==, 10);
+  g_assert_cmpuint (p.n_mlp_layers, ==, 54);
+  g_assert_cmpuint (p.total, ==, 56324350464);
+  g_assert_cmpuint (p.active, ==, p.total);
+  g_assert_cmpfloat (fabs ((double) p.total / 1e9 - 56.0), <, 1.0);   /* "56B" */
+  /* the ops' weights add up to the total */
+  g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (ModelOp));
+  model_spec_ops (s, 1, 128, ops);
+  guint64 w[8] = { 0 };
+  for (guint i = 0; i < ops->len; i++)
+    {
+      const ModelOp *op = &g_array_index (ops, ModelOp, i);
+      w[op->part] += op->weight_params;
+    }
+  g_assert_cmpuint (w[MODEL_PART_EMBEDDING] + w[MODEL_PART_HEAD]
+                    + 54 * w[MODEL_PART_LINEAR_ATTN] + 10 * w[MODEL_PART_FULL_ATTN]
+                    + 54 * w[MODEL_PART_LAYER], ==, p.total);
+
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "models",
+                                                 "nemotron-h-8b.json", NULL);
+  g_autoptr (ModelSpec) e = model_spec_load_file (path, &error);
+  g_assert_no_error (error);
+  model_spec_params (e, &p);
+  g_assert_cmpuint (p.linear_attention_per_layer, ==, 109635968);
+  g_assert_cmpuint (p.attention_per_layer, ==, 41943040);
+  g_assert_cmpuint (p.mlp_per_layer, ==, 176160768);
+  g_assert_cmpuint (p.total, ==, 8100852736);
+  g_assert_cmpfloat (fabs ((double) p.total / 1e9 - 8.0), <, 0.5);   /* "8B" */
+}
+
+/* NemotronHConfig's defaults fill what a config leaves out, and a bad pattern or Mamba
+ * geometry is refused naming the field. */
+static void
+test_nemotron_h_errors (void)
+{
+  g_autoptr (GError) error = NULL;
+  /* the defaults (NemotronHConfig): 32 / 8 heads of 128, ffn 21504, 128 Mamba heads of
+   * 64, 8 groups, state 128, conv 4 with bias, chunk 128, V 131072: the 8B preset less
+   * every field but the hidden size (required, as in every family) and the layers */
+  static const char minimal[] =
+    "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 52, "
+    "\"hybrid_override_pattern\": "
+    "\"M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-\"}";
+  g_autoptr (ModelSpec) d = model_spec_new_from_data (minimal, -1, "min.json", &error);
+  g_assert_no_error (error);
+  ModelParams p;
+  model_spec_params (d, &p);
+  g_assert_cmpuint (p.total, ==, 8100852736);
+  g_assert_cmpuint (d->mamba_chunk, ==, 128);
+
+  static const struct { const char *json; int code; const char *needle; } bad[] = {
+    { "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 3, "
+      "\"hybrid_override_pattern\": \"M*X\"}", MODEL_ERROR_INVALID_FIELD, "'X' at layer 2" },
+    { "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 3, "
+      "\"hybrid_override_pattern\": \"ME-\"}", MODEL_ERROR_INVALID_FIELD, "MoE" },
+    { "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 4, "
+      "\"hybrid_override_pattern\": \"M*-\"}", MODEL_ERROR_INVALID_FIELD,
+      "3 characters, not 'num_hidden_layers' (4" },
+    { "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 2}",
+      MODEL_ERROR_MISSING_FIELD, "hybrid_override_pattern" },
+    { "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 2, "
+      "\"hybrid_override_pattern\": \"M-\", \"mamba_num_heads\": 96}",
+      MODEL_ERROR_INVALID_FIELD, "'expand' x 'hidden_size'" },
+    { "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 2, "
+      "\"hybrid_override_pattern\": \"M-\", \"n_groups\": 3}",
+      MODEL_ERROR_INVALID_FIELD, "'n_groups' (3) does not divide" },
+    { "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 2, "
+      "\"hybrid_override_pattern\": \"M-\", \"mlp_hidden_act\": \"silu\"}",
+      MODEL_ERROR_INVALID_FIELD, "relu2" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_clear_error (&error);
+      g_autoptr (ModelSpec) b = model_spec_new_from_data (bad[i].json, -1, "bad.json", &error);
+      g_assert_null (b);
+      g_assert_error (error, MODEL_ERROR, bad[i].code);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, bad[i].needle));
+    }
+}
+
 /* Qwen3-Next-80B-A3B (preset from the Hugging Face config; shapes from transformers
  * modular_qwen3_next.py), by hand: h 2048, V 151936, 48 layers, every 4th full attention:
  *   full attention (Qwen3NextAttention): q_proj 2048 x 2*16*256 (query and output gate)
@@ -1307,6 +1437,8 @@ main (int argc, char **argv)
   g_test_add_func ("/models/params/moe-layer-pattern", test_moe_layer_pattern);
   g_test_add_func ("/models/params/families", test_params_families);
   g_test_add_func ("/models/params/qwen3-next", test_params_qwen3_next);
+  g_test_add_func ("/models/params/nemotron-h", test_params_nemotron_h);
+  g_test_add_func ("/models/load/nemotron-h-errors", test_nemotron_h_errors);
   g_test_add_func ("/models/params/rotary-share", test_rotary_share);
   g_test_add_func ("/models/params/deepseek-v3", test_params_deepseek_v3);
   g_test_add_func ("/models/spec/moe-copy-problems", test_moe_copy_and_problems);

@@ -798,6 +798,17 @@ test_mla (Fixture *f, gconstpointer data)
   g_assert_cmpint (p->moe.first_dense, ==, 3);
 }
 
+/* Nemotron-H is read and counted, but its step program is not built yet: a plan for it
+ * is refused, saying so. */
+static void
+test_mamba_refused (Fixture *f, gconstpointer data)
+{
+  use_model (f, "nemotron-h-8b");
+  g_autoptr (GError) e = NULL;
+  g_assert_false (resolve (f, "--gpus 8 --seq-length 8192", &e));
+  g_assert_nonnull (strstr (e->message, "Mamba-2"));
+}
+
 /* Qwen3-Next-80B-A3B on 8 GPUs (ep 8, pp 1, one sequence of 4096 per micro-batch): its
  * GDN layers run the gdn blocks, its every-4th layers the gated attention.
  *   gdn_fwd GEMM weights: in projection 2048 x (2 x 2048 + 2 x 4096 + 64) = 25,296,896 +
@@ -1628,6 +1639,7 @@ main (int argc, char **argv)
   ADD ("pad-to-capacity", test_pad_to_capacity);
   ADD ("invalid", test_invalid);
   ADD ("folding", test_folding);
+  ADD ("mamba-refused", test_mamba_refused);
   ADD ("a2a-bytes", test_a2a_bytes);
   ADD ("flex-hybridep-node", test_flex_hybridep_node);
   ADD ("expert-gemms", test_expert_gemms);
