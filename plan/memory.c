@@ -373,6 +373,39 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
       out->attn_softmax_stats = (L - n_lin) * out->attn_softmax_stats / L;
       out->attn_scores = (L - n_lin) * out->attn_scores / L;
     }
+  if (model_spec_is_mamba (model))
+    {
+      /* A hybrid Mamba-2 model (models/model.h layer_pattern): the average layer over the
+       * pattern, each layer one part behind one norm (a T h / sp). An attention layer
+       * keeps what a dense layer's attention keeps (its qkv input and out-projection
+       * input, Q, K, V, the softmax statistics); an MLP layer its fc1 input and hidden
+       * tensors. A Mamba layer (Megatron-Core MambaMixer; mamba_ssm's
+       * mamba_chunk_scan_combined and its gated RMSNorm) keeps the in_proj input (T h)
+       * and output (z, x, B, C, dt: T (2 d_inner + 2 G N + H) / t, the conv reads x, B, C
+       * from it), the conv output (T (d_inner + 2 G N) / t: the scan's x, B, C), dt and
+       * its cumulative decay (fp32, 2 per head and token), the scan output (the gated
+       * norm's input, T d_inner / t) and the out_proj input (T d_inner / t). The scan
+       * keeps no chunk states: its backward recomputes them (ssd_combined.py). */
+      ModelParams mp;
+      model_spec_params (model, &mp);
+      guint64 L = model->n_layers;
+      guint64 H = MAX (model->mamba_heads / t, 1), di = H * model->mamba_head_dim;
+      guint64 gn = MAX (model->mamba_groups / t, 1) * model->mamba_state;
+      guint64 in_m = fp8_saved_bytes (plan, T * h / sp_div);
+      guint64 lin_m = in_m + fp8_saved_bytes (plan, T * di);
+      guint64 qkv_m = a * T * (2 * di + 2 * gn + H) + a * T * (di + 2 * gn) + 4 * T * 2 * H
+                      + a * T * di;
+      guint64 lin_a = out->linear_inputs - out->mlp_input;   /* qkv and out-proj inputs */
+      out->norm_inputs = a * T * h / sp_div;
+      out->linear_inputs = (mp.n_linear_layers * lin_m + mp.n_attn_layers * lin_a
+                            + mp.n_mlp_layers * out->mlp_input) / L;
+      out->attn_qkv = (mp.n_linear_layers * qkv_m + mp.n_attn_layers * out->attn_qkv) / L;
+      out->attn_softmax_stats = mp.n_attn_layers * out->attn_softmax_stats / L;
+      out->attn_scores = mp.n_attn_layers * out->attn_scores / L;
+      out->mlp_hidden = mp.n_mlp_layers * out->mlp_hidden / L;
+      out->mlp_input = mp.n_mlp_layers * out->mlp_input / L;
+      out->dropout_masks = 0;   /* trained without dropout (NemotronHConfig: 0) */
+    }
   out->total = out->norm_inputs + out->linear_inputs + out->attn_qkv + out->attn_scores
                + out->attn_softmax_stats + out->mlp_hidden + out->dropout_masks;
   /* The backward runs the layer in reverse: the MLP block (its dropout mask, hidden
@@ -381,7 +414,7 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
    * each node's saved tensors once that node's backward has run (torch/csrc/autograd/
    * engine.cpp evaluate_function: fn.release_variables () unless the graph is retained),
    * so these are gone when the core's backward runs. */
-  if (!model_spec_is_mla (model) && !model_spec_is_gdn (model))
+  if (!model_spec_is_mla (model) && !model_spec_is_gdn (model) && !model_spec_is_mamba (model))
     out->after_core = a * T * h / sp_div + out->mlp_input + out->mlp_hidden
                       + out->dropout_masks + attn_out_saved_bytes (plan, T * hq / t);
 }
@@ -895,6 +928,11 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
   /* a GDN hybrid's mixer: the mean over its layer pattern (plan_layer_mixer_params) */
   guint64 layer_elems = (guint64) (plan_layer_mixer_params (model, -1) + 0.5) / t
                         + mp.mlp_per_layer / t + mp.norms_per_layer;
+  /* a hybrid Mamba-2 model: the MLP in its MLP layers only (the mean layer's share) */
+  if (model_spec_is_mamba (model))
+    layer_elems = (guint64) (plan_layer_mixer_params (model, -1) + 0.5) / t
+                  + mp.n_mlp_layers * (mp.mlp_per_layer / t) / model->n_layers
+                  + mp.norms_per_layer;
   /* MoE: the dense part and this rank's experts of an MoE layer, and its activations */
   PlanMoe moe;
   plan_moe (plan, model, &moe);

@@ -669,12 +669,18 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
     }
   /* Gated DeltaNet layers under context parallelism would pass their recurrent state
    * between the CP ranks' sequence chunks, which the step program does not model */
-  /* Hybrid Mamba-2 models (Nemotron-H): the model is read, counted and its FLOPs named,
-   * but the step program has no Mamba-2 block yet and pairs every layer with an MLP */
-  if (model_spec_is_mamba (model))
-    return invalid (error, "predicting '%s' is not supported yet: the step program has no "
-                    "Mamba-2 mixer block and no layers of one part (hint: `tandem show model "
-                    "%s` gives its parameters and FLOPs)", model->name, model->name);
+  /* Mamba-2 layers under context parallelism: Megatron-Core runs them with all-to-alls
+   * that trade the sequence split for a head split around the conv and the scan
+   * (megatron/core/ssm/mamba_context_parallel.py), which the step program does not model */
+  if (model_spec_is_mamba (model) && plan->cp > 1)
+    return invalid (error, "context parallelism of '%s' is not modelled: Megatron-Core runs "
+                    "its Mamba-2 layers' CP as all-to-alls around the conv and the scan "
+                    "(mamba_context_parallel.py), which tandem does not time yet (hint: --cp 1)",
+                    model->name);
+  if (model_spec_is_mamba (model) && plan->recompute == PLAN_RECOMPUTE_SELECTIVE_OP)
+    return invalid (error, "--recompute-granularity selective-op models torchtitan's op-level "
+                    "AC of a dense layer, which '%s' has not (hint: selective or full)",
+                    model->name);
   if (model_spec_is_gdn (model) && plan->cp > 1)
     return invalid (error, "context parallelism of '%s', whose Gated DeltaNet layers carry "
                     "a state along the sequence, is not modelled (hint: --cp 1)", model->name);

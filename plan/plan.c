@@ -233,6 +233,18 @@ plan_layer_mixer_params (const ModelSpec *model, int layer)
 {
   ModelParams mp;
   model_spec_params (model, &mp);
+  if (model_spec_is_mamba (model))
+    {
+      /* one part per layer: a Mamba layer's mixer, an attention layer's attention, an MLP
+       * layer none */
+      if (layer < 0)
+        return ((double) mp.n_linear_layers * (double) mp.linear_attention_per_layer
+                + (double) mp.n_attn_layers * (double) mp.attention_per_layer)
+               / (double) model->n_layers;
+      const char k = model_spec_layer_kind (model, (guint64) layer);
+      return k == 'M' ? (double) mp.linear_attention_per_layer
+             : k == '*' ? (double) mp.attention_per_layer : 0.0;
+    }
   if (!model_spec_is_gdn (model))
     return (double) mp.attention_per_layer;
   if (layer < 0)
@@ -251,6 +263,16 @@ plan_layer_params_local (const Plan *plan, const ModelSpec *model, const PlanMoe
   model_spec_params (model, &mp);
   double t = MAX (plan->tp, 1);
   double attn = plan_layer_mixer_params (model, layer) / t + (double) mp.norms_per_layer;
+  if (model_spec_is_mamba (model))
+    {
+      /* a hybrid's layer holds its one part and one norm (mp.norms_per_layer); the MLP
+       * only in an MLP layer ('-'; the mean layer: its share of them) */
+      const double mlp = layer < 0 ? (double) mp.n_mlp_layers / (double) model->n_layers
+                         : model_spec_layer_kind (model, (guint64) layer) == '-' ? 1.0 : 0.0;
+      *dense = attn + mlp * mlp_params (model, model->ffn_hidden) / t;
+      *expert = 0;
+      return;
+    }
   if (!plan_moe_layer (moe, layer))
     {
       *dense = attn + mlp_params (model, model->ffn_hidden) / t;

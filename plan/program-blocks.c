@@ -330,6 +330,65 @@ gdn_ops (Builder *bd, GArray *ops, gboolean backward)
   prog_builder_elem (ops, "attn_norm_grad", MODEL_OP_NORM, tsp * h, 8);
 }
 
+/* The Mamba-2 mixer of a hybrid Mamba layer on one rank (models/model.h layer_pattern):
+ * TP splits heads and groups as Megatron-Core's MambaMixer (in_proj column-parallel over
+ * z, x, B, C, dt, the conv channels and the per-head dt_bias, A_log, D with them, the
+ * gated norm per rank, out_proj row-parallel); with SP the norm and residual see the
+ * rank's sequence shard. Forward: norm, in_proj, the causal conv1d + SiLU over x, B, C,
+ * the chunked SSD scan (MODEL_OP_GDN: heads the mamba heads, kv_heads the groups, head_dim
+ * the state N, head_dim_v the head width P, chunk Q; model_spec_mamba_scan_flops), the
+ * gated RMSNorm (norm of y times SiLU (z)), out_proj, residual. Backward: the mirror; the
+ * scan's backward executes the gradients of its forward matmuls (2x) and recomputes the
+ * chunk states it did not keep (mamba_ssm ssd_combined.py _mamba_chunk_scan_combined_bwd
+ * runs _chunk_state_fwd and _state_passing_fwd again: 2 N P heads (1 + 1/Q) per token). */
+static void
+mamba_ops (Builder *bd, GArray *ops, gboolean backward)
+{
+  const ModelSpec *m = bd->m;
+  guint64 t = bd->t, tok = bd->tok, tsp = bd->tok_sp, h = m->hidden;
+  guint64 H = MAX (m->mamba_heads / t, 1), G = MAX (m->mamba_groups / t, 1);
+  guint64 P = m->mamba_head_dim, N = m->mamba_state, Q = m->mamba_chunk;
+  guint64 di = H * P, gn = G * N;
+  guint64 in_n = 2 * di + 2 * gn + H, conv_ch = di + 2 * gn;
+  double conv_f = 2.0 * (double) m->mamba_conv + 4.0;
+  ModelOp core;
+  memset (&core, 0, sizeof core);
+  core.name = backward ? "mamba_scan_grad" : "mamba_scan";
+  core.kind = MODEL_OP_GDN;
+  core.part = MODEL_PART_LAYER;
+  core.b = bd->b;
+  core.heads = H;
+  core.kv_heads = G;
+  core.s_q = core.s_kv = MAX (tok / MAX (bd->b, 1), 1);
+  core.head_dim = N;
+  core.head_dim_v = P;
+  core.chunk = Q;
+  core.causal = TRUE;
+  double fwd = (double) tok * model_spec_mamba_scan_flops (H, P, N, G, Q);
+  double states = (double) tok * 2.0 * (double) (N * P * H) * (1.0 + 1.0 / (double) MAX (Q, 1));
+  core.fwd_flops = backward ? 2.0 * fwd + states : fwd;
+  core.fwd_flops_full = core.fwd_flops;
+  core.tp_split = 'h';
+  if (!backward)
+    {
+      prog_builder_elem (ops, "attn_norm", MODEL_OP_NORM, tsp * h, 5);
+      gemm (ops, "mamba_in_proj", tok, in_n, h);
+      prog_builder_elem (ops, "mamba_conv", MODEL_OP_ELEMENTWISE, tok * conv_ch, conv_f);
+      g_array_append_val (ops, core);
+      prog_builder_elem (ops, "mamba_norm", MODEL_OP_NORM, tok * di, 9);
+      gemm (ops, "mamba_out", tok, h, di);
+      prog_builder_elem (ops, "attn_residual", MODEL_OP_ELEMENTWISE, tsp * h, 1);
+      return;
+    }
+  prog_builder_elem (ops, "attn_residual_grad", MODEL_OP_ELEMENTWISE, tsp * h, 1);
+  gemm_bwd (ops, "mamba_out_dgrad", "mamba_out_wgrad", tok, h, di);
+  prog_builder_elem (ops, "mamba_norm_grad", MODEL_OP_NORM, tok * di, 12);
+  g_array_append_val (ops, core);
+  prog_builder_elem (ops, "mamba_conv_grad", MODEL_OP_ELEMENTWISE, tok * conv_ch, 2 * conv_f);
+  gemm_bwd (ops, "mamba_in_proj_dgrad", "mamba_in_proj_wgrad", tok, in_n, h);
+  prog_builder_elem (ops, "attn_norm_grad", MODEL_OP_NORM, tsp * h, 8);
+}
+
 /* PyTorch's context_parallel ring loop (plan.h cp_ring_merge; torch/distributed/tensor/
  * experimental/_attention.py, _templated_ring_attention and its backward), the passes
  * on the compute stream besides the attention kernels, in bytes read plus written (the
@@ -657,8 +716,19 @@ prog_builder_build_blocks (Builder *bd)
   else
     bd->blk[B_RECOMP_SAC_OP] = G_MAXUINT32;
 
-  /* Gated DeltaNet hybrids: the linear-attention layers' mixer */
-  if (model_spec_is_gdn (m))
+  /* Gated DeltaNet hybrids: the linear-attention layers' mixer; hybrid Mamba-2 models:
+   * the Mamba layers' mixer, in the same slot (a model is one or the other) */
+  if (model_spec_is_mamba (m))
+    {
+      mamba_ops (bd, ops, FALSE);
+      mf = matmul_flops (ops);
+      bd->blk[B_GDN_F] = prog_builder_add_block (bd, PROG_BLOCK_ATTN, PROG_PHASE_FORWARD,
+                                                 "mamba_fwd", ops, mf);
+      mamba_ops (bd, ops, TRUE);
+      bd->blk[B_GDN_B] = prog_builder_add_block (bd, PROG_BLOCK_ATTN, PROG_PHASE_BACKWARD,
+                                                 "mamba_bwd", ops, 2 * mf);
+    }
+  else if (model_spec_is_gdn (m))
     {
       gdn_ops (bd, ops, FALSE);
       mf = matmul_flops (ops);

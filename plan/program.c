@@ -482,6 +482,22 @@ tp_overlapped (Builder *bd, int which, ProgPhase phase, int mb, int chunk, int l
   return last;
 }
 
+/* A hybrid Mamba-2 model's layers are one part each (models/model.h layer_pattern): 'M'
+ * and '*' a mixer (Mamba or attention) without an MLP, '-' an MLP without a mixer. Every
+ * other model's layer has both. */
+static inline gboolean
+layer_has_mixer (const Builder *bd, int layer)
+{
+  return model_spec_layer_kind (bd->m, (guint64) layer) != '-';
+}
+
+static inline gboolean
+layer_has_mlp (const Builder *bd, int layer)
+{
+  const char k = model_spec_layer_kind (bd->m, (guint64) layer);
+  return k == 0 || k == '-';
+}
+
 /* The block of layer `layer`'s token mixer: its attention, or a Gated DeltaNet layer's
  * mixer (B_GDN_*); an index into blk / blk_chunk. */
 static int
@@ -1026,26 +1042,40 @@ forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain
     eag = expert_param_gather (bd, phase, mb, chunk, layer,
                                gather_prefetched (bd, layer) ? ch->done[1] : ch->last_compute);
   gint32 x;
+  const gboolean mixer = layer_has_mixer (bd, layer), mlp = layer_has_mlp (bd, layer);
   if (bd->tp_chunks > 1)
     {
-      x = bd->c > 1 ? tp_after (bd, phase, mb, chunk, layer,
-                                attn_part (bd, FALSE, phase, mb, chunk, layer,
-                                           tp_before (bd, phase, mb, chunk, layer,
-                                                      ch->last_compute), ag, -1))
-                    : tp_overlapped (bd, mixer_block (bd, layer, FALSE), phase, mb, chunk,
-                                     layer, ch->last_compute,
-                                     ag, PROG_ROLE_NONE);
-      x = moe_layer (bd, layer) ? moe_forward (bd, phase, mb, chunk, layer, x, eag)
-                                : tp_overlapped (bd, B_MLP_F, phase, mb, chunk, layer, x, -1,
-                                                 PROG_ROLE_NONE);
+      x = ch->last_compute;
+      if (mixer)
+        x = bd->c > 1 ? tp_after (bd, phase, mb, chunk, layer,
+                                  attn_part (bd, FALSE, phase, mb, chunk, layer,
+                                             tp_before (bd, phase, mb, chunk, layer, x), ag,
+                                             -1))
+                      : tp_overlapped (bd, mixer_block (bd, layer, FALSE), phase, mb, chunk,
+                                       layer, x, ag, PROG_ROLE_NONE);
+      if (mlp)
+        x = moe_layer (bd, layer) ? moe_forward (bd, phase, mb, chunk, layer, x, eag)
+                                  : tp_overlapped (bd, B_MLP_F, phase, mb, chunk, layer, x,
+                                                   mixer ? -1 : ag, PROG_ROLE_NONE);
       ch->done[1] = ch->done[0];
       ch->done[0] = x;
       ch->last_compute = x;
       return;
     }
-  x = tp_before (bd, phase, mb, chunk, layer, ch->last_compute);
-  x = attn_part (bd, FALSE, phase, mb, chunk, layer, x, ag, -1);
-  x = tp_after (bd, phase, mb, chunk, layer, x);
+  x = ch->last_compute;
+  if (mixer)
+    {
+      x = tp_before (bd, phase, mb, chunk, layer, x);
+      x = attn_part (bd, FALSE, phase, mb, chunk, layer, x, ag, -1);
+      if (!mlp)   /* a Mamba or attention layer of a hybrid: the layer ends here */
+        {
+          ch->done[1] = ch->done[0];
+          ch->done[0] = x;
+          ch->last_compute = tp_after (bd, phase, mb, chunk, layer, x);
+          return;
+        }
+      x = tp_after (bd, phase, mb, chunk, layer, x);
+    }
   if (moe_layer (bd, layer))
     {
       x = moe_forward (bd, phase, mb, chunk, layer, x, eag);
@@ -1055,7 +1085,7 @@ forward_layer (Builder *bd, ProgPhase phase, int mb, int chunk, int layer, Chain
       return;
     }
   x = tp_before (bd, phase, mb, chunk, layer, x);
-  x = compute (bd, bd->blk[B_MLP_F], mb, chunk, layer, x, -1);
+  x = compute (bd, bd->blk[B_MLP_F], mb, chunk, layer, x, mixer ? -1 : ag);
   ch->done[1] = ch->done[0];
   ch->done[0] = x;
   x = tp_after (bd, phase, mb, chunk, layer, x);
@@ -1132,7 +1162,8 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
         ag = param_gather (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, ch->last_compute);
     }
   else if (bd->plan->recompute == PLAN_RECOMPUTE_SELECTIVE
-           && !model_spec_layer_is_linear (bd->m, (guint64) layer))   /* no core to redo */
+           && !model_spec_layer_is_linear (bd->m, (guint64) layer)   /* no core to redo */
+           && layer_has_mixer (bd, layer))
     ch->last_compute = compute (bd, bd->blk[B_RECOMP_ATTN_CORE], mb, chunk, layer,
                                 ch->last_compute, -1);
   else if (bd->plan->recompute == PLAN_RECOMPUTE_SELECTIVE_OP && bd->blk[B_RECOMP_SAC_OP] != G_MAXUINT32
@@ -1146,23 +1177,27 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
   gboolean ahead = sp && bd->tp_chunks <= 1;
   gint32 rg_mlp = -1, rg_attn = -1, rg_next = -1;
   gboolean moe = moe_layer (bd, layer);
-  if (ahead && !moe)   /* an MoE layer's router reads its sequence shard: nothing to gather */
+  const gboolean mixer = layer_has_mixer (bd, layer), mlp = layer_has_mlp (bd, layer);
+  if (ahead && !moe && mlp)   /* an MoE layer's router reads its sequence shard: nothing to gather */
     rg_mlp = ch->regather_layer == layer ? ch->regather
                                          : regather (bd, PROG_ROLE_REGATHER_MLP, mb, chunk, layer);
   /* (a fully recomputed layer rebuilds its MLP input in its recompute, so its re-gather
    * waits until after that, at the start of its backward) */
   ProgRole next_role = ahead && layer_in_chunk > 0 && !layer_recomputed (bd, layer_in_chunk - 1)
-                       && !moe_layer (bd, layer - 1)
+                       && !moe_layer (bd, layer - 1) && layer_has_mlp (bd, layer - 1)
                          ? PROG_ROLE_REGATHER_MLP : PROG_ROLE_NONE;
-  gint32 x, after;
+  gint32 x, after = -1;
   if (bd->tp_chunks > 1)
     {
       x = moe ? moe_backward (bd, mb, chunk, layer,
                               moe_recompute (bd, mb, chunk, layer, layer_in_chunk,
                                              ch->last_compute), ag, eag)
+          : !mlp ? ch->last_compute
               : tp_overlapped (bd, B_MLP_B, PROG_PHASE_BACKWARD, mb, chunk, layer,
                                ch->last_compute, ag, sp ? PROG_ROLE_REGATHER_MLP : PROG_ROLE_NONE);
-      if (bd->c > 1)
+      if (!mixer)
+        after = x;
+      else if (bd->c > 1)
         {
           x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
           if (sp)   /* runs during the attention's post and core pieces */
@@ -1172,7 +1207,7 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
         }
       else
         x = after = tp_overlapped (bd, mixer_block (bd, layer, TRUE), PROG_PHASE_BACKWARD, mb,
-                                   chunk, layer, x, -1,
+                                   chunk, layer, x, mlp ? -1 : ag,
                                    sp ? PROG_ROLE_REGATHER_ATTN : PROG_ROLE_NONE);
     }
   else
@@ -1185,19 +1220,36 @@ backward_layer (Builder *bd, int mb, int chunk, int layer, int layer_in_chunk, C
           if (ahead)
             rg_attn = regather (bd, PROG_ROLE_REGATHER_ATTN, mb, chunk, layer);
         }
-      else
+      else if (mlp)
         {
           x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, ch->last_compute);
           x = compute3 (bd, bd->blk[B_MLP_B], mb, chunk, layer, x, ag, rg_mlp);
+          if (ahead && mixer)
+            rg_attn = regather (bd, PROG_ROLE_REGATHER_ATTN, mb, chunk, layer);
+          if (!mixer)   /* an MLP layer of a hybrid: the layer ends here */
+            {
+              if (next_role != PROG_ROLE_NONE)
+                rg_next = regather (bd, next_role, mb, chunk, layer - 1);
+              after = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
+            }
+          else
+            x = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
+        }
+      else
+        {
+          x = ch->last_compute;
           if (ahead)
             rg_attn = regather (bd, PROG_ROLE_REGATHER_ATTN, mb, chunk, layer);
-          x = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
         }
-      x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
-      x = attn_part (bd, TRUE, PROG_PHASE_BACKWARD, mb, chunk, layer, x, -1, rg_attn);
-      if (next_role != PROG_ROLE_NONE)
-        rg_next = regather (bd, next_role, mb, chunk, layer - 1);
-      after = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
+      if (mixer)
+        {
+          x = tp_before (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
+          x = attn_part (bd, TRUE, PROG_PHASE_BACKWARD, mb, chunk, layer, x, mlp ? -1 : ag,
+                         rg_attn);
+          if (next_role != PROG_ROLE_NONE)
+            rg_next = regather (bd, next_role, mb, chunk, layer - 1);
+          after = tp_after (bd, PROG_PHASE_BACKWARD, mb, chunk, layer, x);
+        }
     }
   ch->regather = rg_next;
   ch->regather_layer = next_role != PROG_ROLE_NONE ? layer - 1 : -1;
@@ -2717,8 +2769,11 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
                                &bd.layer_expert_params_local[l]);
     else
       {
+        /* a hybrid Mamba-2 model's layer holds its MLP only if it is an MLP layer */
+        const gboolean has_mlp = !model_spec_is_mamba (model)
+                                 || model_spec_layer_kind (model, l) == '-';
         const double linear = plan_layer_mixer_params (model, (int) l)
-                              + (double) mp.mlp_per_layer;
+                              + (has_mlp ? (double) mp.mlp_per_layer : 0.0);
         bd.layer_params_local[l] = linear / bd.t + (double) mp.norms_per_layer;
         /* torchao's enable_fsdp_float8_all_gather (torchtitan docs/float8.md: "cast
          * Float8Linear.weight from high precision to float8 before FSDP all-gather"): a

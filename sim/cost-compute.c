@@ -799,8 +799,23 @@ gdn_s (const SimCost *c, const ModelOp *op, TopoDtype d, gboolean backward)
   const double tokens = (double) op->b * (double) op->s_q, heads = (double) op->heads;
   const double dk = (double) op->head_dim, dv = (double) op->head_dim_v;
   const double chunks = ceil ((double) op->s_q / (double) MAX (op->chunk, 1)) * (double) op->b;
-  const double elements = tokens * heads * (2.0 * dk + dv + 2.0 + 2.0 * (dk + dv) + dv)
-                          + chunks * heads * 2.0 * dk * dv;
+  double elements = tokens * heads * (2.0 * dk + dv + 2.0 + 2.0 * (dk + dv) + dv)
+                    + chunks * heads * 2.0 * dk * dv;
+  /* a Mamba-2 layer's SSD scan (plan/program-blocks.c mamba_ops: head_dim the state N,
+   * head_dim_v the head width P, kv_heads the groups G, chunk Q). mamba_ssm's
+   * mamba_chunk_scan_combined (ssd_combined.py) runs Triton kernels that per token read x
+   * (P per head) and write the output (P), read dt and write dt and its cumulative decay
+   * (3 per head), read B and C (N per group each), write the chunk's C B^T (Q per group)
+   * and read it back; per chunk and head they write the P x N state, pass it on (a read
+   * and a write) and read it for the output. The backward about twice that, as the GDN's.
+   * Its efficiency is the Triton class's (the GDN's): no measurement of these kernels was
+   * found, so none is assumed apart. */
+  if (g_str_has_prefix (op->name, "mamba_scan"))
+    {
+      const double groups = (double) MAX (op->kv_heads, 1), Q = (double) MAX (op->chunk, 1);
+      elements = tokens * (heads * (2.0 * dv + 3.0) + groups * (2.0 * dk + 2.0 * Q))
+                 + chunks * heads * 4.0 * dk * dv;
+    }
   const double bytes = (backward ? 2.0 : 1.0) * elements * topo_dtype_bytes (d);
   double eff = backward ? c->opts.gdn_bwd_efficiency : c->opts.gdn_fwd_efficiency;
   if (!(eff > 0))   /* options set by hand without it: the attention figure */
@@ -1153,7 +1168,8 @@ mixer_block_runs (const ProgProgram *p, const ProgBlock *blk, gboolean linear)
   const gboolean split = p->plan.cp > 1;
   if (g_str_equal (n, "attn_fwd") || g_str_equal (n, "attn_bwd"))
     return !split && !linear;
-  if (g_str_equal (n, "gdn_fwd") || g_str_equal (n, "gdn_bwd"))
+  if (g_str_equal (n, "gdn_fwd") || g_str_equal (n, "gdn_bwd")
+      || g_str_equal (n, "mamba_fwd") || g_str_equal (n, "mamba_bwd"))
     return !split && linear;
   if (g_str_equal (n, "attn_core_recompute"))
     return p->plan.recompute == PLAN_RECOMPUTE_SELECTIVE && !linear;

@@ -212,6 +212,31 @@ test_show_framework_fp8 (void)
     }
 }
 
+/* A Nemotron-H config file (hybrid Mamba-2): predict (sharded, so that it fits: 8.1B
+ * parameters under DDP's 16 bytes each do not) and search run on it; context parallelism
+ * is refused, exit 2, naming what is not modelled. */
+static void
+test_nemotron_h (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("predict --model {DATA}/models/nemotron-h-8b.json --gpus 8 --gbs 8 "
+              "--seq-length 8192 --sharding zero3 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "prediction: nemotron-h-8b"));
+  run_result_clear (&r);
+  run_tandem ("search --model {DATA}/models/nemotron-h-8b.json --cluster h100-24k --gpus 8 "
+              "--gbs 8 --seq-length 8192 --top 3 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "nemotron-h-8b.json"));
+  run_result_clear (&r);
+  run_tandem ("predict --model {DATA}/models/nemotron-h-8b.json --gpus 8 --cp 2 --gbs 8 "
+              "--seq-length 8192 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "Mamba-2"));
+  g_assert_nonnull (strstr (r.err, "hint: --cp 1"));
+  run_result_clear (&r);
+}
+
 /* Megatron-Core's combined 1F1B with PP > 1 needs virtual pipeline stages (its arguments
  * check; moe_a2a_overlap.md): one line, exit 2, with the hint; with --vpp 2 it predicts. */
 static void
@@ -1374,6 +1399,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/show/model-json", test_show_model_json);
+  g_test_add_func ("/cli/predict/nemotron-h", test_nemotron_h);
   g_test_add_func ("/cli/show/cluster-json", test_show_cluster_json);
   g_test_add_func ("/cli/plan/show-json", test_plan_show_json);
   g_test_add_func ("/cli/show/conventions-help", test_show_conventions_help);
