@@ -7,8 +7,11 @@
 
 #include <cairo-svg.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 gboolean
@@ -145,15 +148,74 @@ report_staged_commit (GPtrArray *staged, const char *dir, GPtrArray *written, GE
   return TRUE;
 }
 
+/* Two reports written to one directory at once (two `report --force` runs, a script's
+ * loop run in parallel) would each rename its files over the other's, leaving a page of
+ * one beside the plots of the other. A report takes DIR/REPORT_LOCK_NAME with flock
+ * first: a second one says it waits and then runs after the first (its existence check
+ * and files come after the first's). The lock file is removed by its holder, under the
+ * lock; a waiter that then gets the lock of the removed file tries the new one (the
+ * file's inode is compared), so two can never hold the lock of one path. Returns the
+ * descriptor, or -1 when no lock can be taken (the directory is missing or not
+ * writable: report_dir_prepare then says why). */
+static int
+report_dir_lock (const char *dir)
+{
+  if (*dir == '\0' || g_mkdir_with_parents (dir, 0755) != 0)
+    return -1;
+  g_autofree char *path = g_build_filename (dir, REPORT_LOCK_NAME, NULL);
+  gboolean said = FALSE;
+  for (;;)
+    {
+      int fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+      if (fd < 0)
+        return -1;
+      if (flock (fd, LOCK_EX | LOCK_NB) != 0)
+        {
+          if (errno != EWOULDBLOCK)
+            {
+              close (fd);
+              return -1;
+            }
+          if (!said)
+            g_printerr ("tandem: another report is being written to %s; waiting for it to "
+                        "finish\n", dir);
+          said = TRUE;
+          while (flock (fd, LOCK_EX) != 0)
+            if (errno != EINTR)
+              {
+                close (fd);
+                return -1;
+              }
+        }
+      struct stat held, now;
+      if (fstat (fd, &held) == 0 && g_stat (path, &now) == 0 && held.st_ino == now.st_ino
+          && held.st_dev == now.st_dev)
+        return fd;
+      close (fd);   /* its holder removed it as it finished: take the new one */
+    }
+}
+
+static void
+report_dir_unlock (const char *dir, int fd)
+{
+  if (fd < 0)
+    return;
+  g_autofree char *path = g_build_filename (dir, REPORT_LOCK_NAME, NULL);
+  g_unlink (path);
+  close (fd);
+}
+
 gboolean
 report_write_staged (ReportStageFunc stage, gconstpointer report, const char *dir,
                      guint formats, gboolean force, GPtrArray *written, GError **error)
 {
+  int lock = report_dir_lock (dir);
   g_autoptr (GPtrArray) staged = report_staged_new ();
   util_output_hold_signals ();
   gboolean ok = stage (report, dir, formats, force, staged, error)
                 && report_staged_commit (staged, dir, written, error);
   g_ptr_array_set_size (staged, 0);   /* what was not renamed is removed */
+  report_dir_unlock (dir, lock);
   util_output_release_signals ();
   return ok;
 }

@@ -84,7 +84,9 @@ gboolean report_staged_commit (GPtrArray *staged, const char *dir, GPtrArray *wr
                                GError **error);
 /* Stages a report's files with `stage` (which calls report_file_write for each), then
  * renames them together, signals held from the first temporary to the last rename: a disk
- * that fills half-way leaves the report that was there whole, and no temporary. */
+ * that fills half-way leaves the report that was there whole, and no temporary. One
+ * report at a time per directory (REPORT_LOCK_NAME, flock): a second waits. */
+#define REPORT_LOCK_NAME ".tandem-report.lock"   /* held while a report is written */
 typedef gboolean (*ReportStageFunc) (gconstpointer report, const char *dir, guint formats,
                                      gboolean force, GPtrArray *staged, GError **error);
 gboolean report_write_staged (ReportStageFunc stage, gconstpointer report, const char *dir,

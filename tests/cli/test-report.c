@@ -7,14 +7,17 @@
 
 #include <cairo.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <sqlite3.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <string.h>
+#include <unistd.h>
 
 static void
 run_argv (const char *const *argv, RunResult *r)
@@ -264,6 +267,62 @@ test_json_rows (Fixture *f, gconstpointer data)
                 json_object_get_double_member (r8, "step_time_s")
                 / json_object_get_double_member (r16, "step_time_s"), "weak efficiency");
   run_result_clear (&r);
+}
+
+/* Two reports into one directory at once: the second waits for the first (README,
+ * report's files). The test holds the directory's lock (.tandem-report.lock, flock) as a
+ * first report would; `report --force` says on stderr that it waits, leaves the report
+ * there untouched while it waits, and once the lock is let go writes its own, whole,
+ * exit 0, and removes the lock file. Before, the two runs renamed their files over each
+ * other's and could leave a page of one beside the plots of the other. */
+static void
+test_concurrent_waits (Fixture *f, gconstpointer data)
+{
+  make_report (f, "csv");
+  g_autofree char *csv = g_build_filename (f->out, "report.csv", NULL);
+  g_autofree char *lock = g_build_filename (f->out, ".tandem-report.lock", NULL);
+  char *before = NULL;
+  g_assert_true (g_file_get_contents (csv, &before, NULL, NULL));
+  int fd = open (lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (flock (fd, LOCK_EX), ==, 0);
+
+  const char *exe = g_getenv ("TANDEM_EXE");
+  g_assert_nonnull (exe);
+  /* another size than the report there, so that its CSV differs */
+  const char *argv[] = { exe, "report", "scaling", "--model", "llama3-8b", "--cluster",
+                         "h100-24k", "--tp", "2", "--pp", "2", "--gbs", "64", "--gpus", "8,16",
+                         "--strong", "--out", f->out, "--format", "csv", "--force", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                                          | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                                                    &error);
+  g_assert_no_error (error);
+  g_autoptr (GDataInputStream) err_in =
+    g_data_input_stream_new (g_subprocess_get_stderr_pipe (proc));
+  g_autofree char *line = g_data_input_stream_read_line_utf8 (err_in, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (line);
+  g_assert_true (g_str_has_prefix (line, "tandem: another report is being written to "));
+  g_assert_nonnull (strstr (line, "waiting for it to finish"));
+  /* it waits: the report there is the same, byte for byte */
+  char *during = NULL;
+  g_assert_true (g_file_get_contents (csv, &during, NULL, NULL));
+  g_assert_cmpstr (during, ==, before);
+  g_free (during);
+
+  close (fd);   /* the first report is done */
+  g_autofree char *out = NULL, *rest = NULL;
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, &rest, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
+  g_assert_nonnull (strstr (out, "wrote "));
+  char *after = NULL;
+  g_assert_true (g_file_get_contents (csv, &after, NULL, NULL));
+  g_assert_cmpstr (after, !=, before);
+  g_assert_false (g_file_test (lock, G_FILE_TEST_EXISTS));
+  g_free (after);
+  g_free (before);
 }
 
 /* Each file of dir, by name -> its bytes (GBytes). */
@@ -1141,6 +1200,8 @@ main (int argc, char **argv)
               test_csv_matches_predict, fixture_teardown);
   g_test_add ("/cli/report/scaling-json", Fixture, NULL, fixture_setup, test_json_rows,
               fixture_teardown);
+  g_test_add ("/cli/report/concurrent-waits", Fixture, NULL, fixture_setup,
+              test_concurrent_waits, fixture_teardown);
   g_test_add ("/cli/report/full-disk", Fixture, NULL, fixture_setup, test_full_disk,
               fixture_teardown);
   g_test_add ("/cli/report/refusals", Fixture, NULL, fixture_setup, test_refusals,
