@@ -267,6 +267,43 @@ test_course_ffn_405b (void)
   plan_clear (&p);
 }
 
+/* A hybrid Mamba-2 layer's stored activations (Nemotron-H 8B: h 4096, 24 Mamba, 4
+ * attention and 24 MLP layers of 52; 128 Mamba heads of 64, 8 groups of state 128), one
+ * GPU, 1,024 tokens, bf16 (2 B), flash attention, no dropout. Per kind, by hand:
+ *   every layer one norm input: 2 x 1,024 x 4,096 = 8,388,608;
+ *   Mamba: GEMM inputs in_proj 8,388,608 + out_proj 2 x 1,024 x 8,192 = 16,777,216
+ *     -> 25,165,824; kept inside the mixer: in_proj output 2 x 1,024 x 18,560 =
+ *     38,010,880, conv output 2 x 1,024 x (8,192 + 2,048) = 20,971,520, dt and its decay
+ *     fp32 4 x 1,024 x 2 x 128 = 1,048,576, scan output 16,777,216 -> 76,808,192;
+ *   attention: qkv and out-projection inputs 2 x 8,388,608 = 16,777,216; Q, K, V
+ *     2 x 1,024 x (4,096 + 2 x 1,024) = 12,582,912; softmax statistics 4 x 32 x 1,024 =
+ *     131,072;
+ *   MLP: fc1 input 8,388,608; relu2's input and output 2 x 2 x 1,024 x 21,504 =
+ *     88,080,384;
+ *   mean over the 52 layers (integer division, as the code): linear inputs (24 x
+ *     25,165,824 + 4 x 16,777,216 + 24 x 8,388,608) / 52 = 16,777,216; mixer internals
+ *     (24 x 76,808,192 + 4 x 12,582,912) / 52 = 36,417,851; statistics 4 x 131,072 / 52 =
+ *     10,082; MLP hidden 24 x 88,080,384 / 52 = 40,652,484; total 102,246,241. */
+static void
+test_mamba_layer_acts (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ModelSpec) m = model_spec_lookup ("nemotron-h-8b", &error);
+  g_assert_no_error (error);
+  Plan p;
+  PlanMemLayerActs acts;
+  one_gpu_plan (&p, 1024, 1);
+  plan_memory_layer_activations (m, &p, NULL, &acts);
+  g_assert_cmpuint (acts.norm_inputs, ==, 8388608);
+  g_assert_cmpuint (acts.linear_inputs, ==, 16777216);
+  g_assert_cmpuint (acts.attn_qkv, ==, 36417851);
+  g_assert_cmpuint (acts.attn_softmax_stats, ==, 10082);
+  g_assert_cmpuint (acts.mlp_hidden, ==, 40652484);
+  g_assert_cmpuint (acts.dropout_masks, ==, 0);
+  g_assert_cmpuint (acts.total, ==, 102246241);
+  plan_clear (&p);
+}
+
 /* FP8 GEMMs: Transformer Engine saves each Linear's input as its FP8 copy (1 B + one E8M0
  * scale per 32 elements). Llama 3 405B, 4,096 tokens, tp 1: T h = 67,108,864 elements,
  * saved as 67,108,864 + 2,097,152 = 69,206,016 B; QKV, out-projection (hq = h) and fc1
@@ -1486,5 +1523,6 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/dualpipe", test_dualpipe);
   g_test_add_func ("/plan/memory/remat-named", test_remat_named);
   g_test_add_func ("/plan/memory/interleaved-peak-periods", test_interleaved_peak_periods);
+  g_test_add_func ("/plan/memory/mamba-layer", test_mamba_layer_acts);
   return g_test_run ();
 }
