@@ -504,6 +504,11 @@ guint model_spec_ops (const ModelSpec *spec, guint64 b, guint64 seq, GArray *ops
  *    2 K + Vd conv channels), gdn_core (MODEL_OP_GDN), gdn_norm (the gated RMSNorm over
  *    Vd), gdn_out (GEMM Vd -> h), attn_residual, mlp_norm; the LAYER / MOE_LAYER parts
  *    then hold only the MLP and mlp_residual.
+ *  - Hybrid Mamba-2 (layer_pattern): one representative of each kind, MODEL_PART_LINEAR_ATTN
+ *    the Mamba layer (attn_norm, mamba_in_proj, mamba_conv, mamba_scan as a MODEL_OP_GDN
+ *    op, mamba_norm, mamba_out, attn_residual), MODEL_PART_FULL_ATTN the attention layer
+ *    (attn_norm .. attn_residual) and MODEL_PART_LAYER the MLP layer (mlp_norm, mlp_up,
+ *    mlp_act, mlp_down, mlp_residual); their weights times n_linear / n_attn / n_mlp layers.
  *  - weight_params: embedding + n_dense x layer ops + n_moe x MoE layer ops (+ n_full x
  *    full-attention ops + n_linear x GDN ops) + head ops == model_spec_params total; a tied
  *    logits op owns 0 (it reads the embedding's table). */
