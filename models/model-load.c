@@ -1654,8 +1654,8 @@ read_qwen2_vl (const Reader *r, ModelSpec *spec, GError **error)
 /* Nemotron-H (transformers NemotronHConfig, configuration_nemotron_h.py and
  * modeling_nemotron_h.py; nvidia/Nemotron-H-8B-Base-8K and -56B-Base-8K config.json): a
  * hybrid of Mamba-2 mixer, self-attention and MLP layers, one per character of
- * hybrid_override_pattern (model.h layer_pattern; 'E', a MoE layer of the newer Nemotron 3
- * configs, is not modelled). Every layer is one RMSNorm (no bias) and its mixer or MLP;
+ * hybrid_override_pattern, or of its list form layers_block_type (model.h layer_pattern;
+ * 'E', a MoE layer of the newer Nemotron 3 configs, is not modelled). Every layer is one RMSNorm (no bias) and its mixer or MLP;
  * attention has no position encoding and no bias (attention_bias false); the MLP is
  * up_proj -> relu2 -> down_proj (mlp_hidden_act "relu2", squared ReLU, ungated) with
  * mlp_bias; the Mamba projections carry use_bias / mamba_proj_bias (false in the
@@ -1746,12 +1746,39 @@ read_nemotron_h (const Reader *r, ModelSpec *spec, GError **error)
   const char *pattern = read_string (r, "hybrid_override_pattern", &ok, error);
   if (!ok)
     return FALSE;
+  /* newer configs give the kinds as a list instead (NemotronHConfig layers_block_type:
+   * "mamba" or "linear_attention", "attention" or "full_attention", "mlp", "moe"; its
+   * _pattern_to_list and remap_legacy_layer_types), read here as the same pattern */
+  g_autofree char *from_list = NULL;
+  JsonArray *types = read_array (r, "layers_block_type", &ok, error);
+  if (!ok)
+    return FALSE;
+  if (pattern == NULL && types != NULL)
+    {
+      const guint n = json_array_get_length (types);
+      from_list = g_malloc0 (n + 1);
+      for (guint i = 0; i < n; i++)
+        {
+          JsonNode *e = json_array_get_element (types, i);
+          const char *t = JSON_NODE_HOLDS_VALUE (e)
+                          && json_node_get_value_type (e) == G_TYPE_STRING
+                          ? json_node_get_string (e) : "";
+          from_list[i] = g_str_equal (t, "mamba") || g_str_equal (t, "linear_attention") ? 'M'
+                         : g_str_equal (t, "attention") || g_str_equal (t, "full_attention") ? '*'
+                         : g_str_equal (t, "mlp") ? '-' : g_str_equal (t, "moe") ? 'E' : '?';
+          if (from_list[i] == '?')
+            return moe_invalid (r, error, "field 'layers_block_type' has \"%s\" at layer %u; "
+                                "the kinds are \"mamba\", \"attention\", \"mlp\" (and \"moe\", "
+                                "not modelled)", t, i);
+        }
+      pattern = from_list;
+    }
   if (pattern == NULL)
     {
       g_set_error (error, MODEL_ERROR, MODEL_ERROR_MISSING_FIELD,
                    "%s: missing field 'hybrid_override_pattern' (one character per layer: "
-                   "'M' Mamba-2, '*' attention, '-' MLP; a 'layers_block_type' list is not "
-                   "read)", r->file);
+                   "'M' Mamba-2, '*' attention, '-' MLP; or a 'layers_block_type' list)",
+                   r->file);
       return FALSE;
     }
   const gsize len = strlen (pattern);

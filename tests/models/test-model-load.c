@@ -1061,6 +1061,15 @@ test_nemotron_h_errors (void)
   g_assert_cmpuint (p.total, ==, 8100852736);
   g_assert_cmpuint (d->mamba_chunk, ==, 128);
 
+  /* the list form (layers_block_type, legacy and current names mixed) reads as the same
+   * pattern: "M*-" */
+  static const char listed[] =
+    "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 3, "
+    "\"layers_block_type\": [\"mamba\", \"full_attention\", \"mlp\"]}";
+  g_autoptr (ModelSpec) l = model_spec_new_from_data (listed, -1, "list.json", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (l->layer_pattern, ==, "M*-");
+
   static const struct { const char *json; int code; const char *needle; } bad[] = {
     { "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 3, "
       "\"hybrid_override_pattern\": \"M*X\"}", MODEL_ERROR_INVALID_FIELD, "'X' at layer 2" },
@@ -1080,6 +1089,11 @@ test_nemotron_h_errors (void)
     { "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 2, "
       "\"hybrid_override_pattern\": \"M-\", \"mlp_hidden_act\": \"silu\"}",
       MODEL_ERROR_INVALID_FIELD, "relu2" },
+    { "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 2, "
+      "\"layers_block_type\": [\"mamba\", \"conv\"]}", MODEL_ERROR_INVALID_FIELD,
+      "\"conv\" at layer 1" },
+    { "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 2, "
+      "\"layers_block_type\": [\"mamba\", \"moe\"]}", MODEL_ERROR_INVALID_FIELD, "MoE" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
     {
