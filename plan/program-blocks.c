@@ -275,118 +275,116 @@ matmul_flops (GArray *ops)
   return f;
 }
 
-/* The token mixer of a Gated DeltaNet layer on one rank (models/model.h has the shapes):
- * TP splits its heads like Megatron-Core's GatedDeltaNet (in projection and conv
- * channels column-parallel, the delta rule per head, out projection row-parallel); with
- * SP the norm and residual see the rank's sequence shard. Forward: norm, in projection
- * (q, k, v, z, beta, a), the causal conv1d + SiLU over q, k, v, the chunked delta rule,
- * the gated RMSNorm (norm of o times SiLU (z)), out projection, residual. Backward: the
- * mirror; the delta rule's backward executes the gradients of its forward matmuls (2x)
- * and recomputes the chunk states it did not keep (flash-linear-attention's
+/* A linear-attention token mixer's ops on one rank, Gated DeltaNet and Mamba-2 alike:
+ * norm, in projection, causal conv1d + SiLU, the chunked core (`core`, MODEL_OP_GDN), the
+ * gated RMSNorm (norm of the output times SiLU (z)), out projection, residual; backward
+ * the mirror. TP splits the heads (in projection and conv channels column-parallel, out
+ * projection row-parallel); with SP the norm and residual see the rank's sequence shard.
+ * in_n, conv_ch: the in projection's and the conv's widths on this rank; out_w: the core's
+ * output width (the gated norm's and the out projection's). The names are the mixer's. */
+typedef struct {
+  const char *in_proj, *in_dgrad, *in_wgrad, *conv, *conv_grad, *norm, *norm_grad;
+  const char *out, *out_dgrad, *out_wgrad;
+} MixerNames;
+
+static void
+linear_mixer_ops (Builder *bd, GArray *ops, gboolean backward, const MixerNames *nm,
+                  ModelOp *core, guint64 in_n, guint64 conv_ch, guint64 conv_kernel,
+                  guint64 out_w)
+{
+  guint64 tok = bd->tok, tsp = bd->tok_sp, h = bd->m->hidden;
+  double conv_f = 2.0 * (double) conv_kernel + 4.0;
+  core->kind = MODEL_OP_GDN;
+  core->part = MODEL_PART_LAYER;
+  core->b = bd->b;
+  core->s_q = core->s_kv = MAX (tok / MAX (bd->b, 1), 1);
+  core->causal = TRUE;
+  core->fwd_flops_full = core->fwd_flops;
+  core->tp_split = 'h';
+  if (!backward)
+    {
+      prog_builder_elem (ops, "attn_norm", MODEL_OP_NORM, tsp * h, 5);
+      gemm (ops, nm->in_proj, tok, in_n, h);
+      prog_builder_elem (ops, nm->conv, MODEL_OP_ELEMENTWISE, tok * conv_ch, conv_f);
+      g_array_append_val (ops, *core);
+      prog_builder_elem (ops, nm->norm, MODEL_OP_NORM, tok * out_w, 9);
+      gemm (ops, nm->out, tok, h, out_w);
+      prog_builder_elem (ops, "attn_residual", MODEL_OP_ELEMENTWISE, tsp * h, 1);
+      return;
+    }
+  prog_builder_elem (ops, "attn_residual_grad", MODEL_OP_ELEMENTWISE, tsp * h, 1);
+  gemm_bwd (ops, nm->out_dgrad, nm->out_wgrad, tok, h, out_w);
+  prog_builder_elem (ops, nm->norm_grad, MODEL_OP_NORM, tok * out_w, 12);
+  g_array_append_val (ops, *core);
+  prog_builder_elem (ops, nm->conv_grad, MODEL_OP_ELEMENTWISE, tok * conv_ch, 2 * conv_f);
+  gemm_bwd (ops, nm->in_dgrad, nm->in_wgrad, tok, in_n, h);
+  prog_builder_elem (ops, "attn_norm_grad", MODEL_OP_NORM, tsp * h, 8);
+}
+
+/* The token mixer of a Gated DeltaNet layer (models/model.h has the shapes), split as
+ * Megatron-Core's GatedDeltaNet: in projection q, k, v, z, beta, a; conv over q, k, v.
+ * The delta rule's backward executes the gradients of its forward matmuls (2x) and
+ * recomputes the chunk states it did not keep (flash-linear-attention's
  * chunk_gated_delta_rule_bwd: W S and K^T V_new again, 4 d_k d_v per token and head). */
 static void
 gdn_ops (Builder *bd, GArray *ops, gboolean backward)
 {
+  static const MixerNames names = {
+    "gdn_in_proj", "gdn_in_proj_dgrad", "gdn_in_proj_wgrad", "gdn_conv", "gdn_conv_grad",
+    "gdn_norm", "gdn_norm_grad", "gdn_out", "gdn_out_dgrad", "gdn_out_wgrad"
+  };
   const ModelSpec *m = bd->m;
-  guint64 t = bd->t, tok = bd->tok, tsp = bd->tok_sp, h = m->hidden;
+  guint64 t = bd->t, tok = bd->tok;
   guint64 hv = MAX (m->gdn_v_heads / t, 1), hk = MAX (m->gdn_k_heads / t, 1);
   guint64 dk = m->gdn_k_dim, dv = m->gdn_v_dim, kd = hk * dk, vd = hv * dv;
-  guint64 in_n = 2 * kd + 2 * vd + 2 * hv, conv_ch = 2 * kd + vd;
-  double conv_f = 2.0 * (double) m->gdn_conv + 4.0;
   ModelOp core;
   memset (&core, 0, sizeof core);
   core.name = backward ? "gdn_core_grad" : "gdn_core";
-  core.kind = MODEL_OP_GDN;
-  core.part = MODEL_PART_LAYER;
-  core.b = bd->b;
   core.heads = hv;
   core.kv_heads = hk;
-  core.s_q = core.s_kv = MAX (tok / MAX (bd->b, 1), 1);
   core.head_dim = dk;
   core.head_dim_v = dv;
   core.chunk = MODEL_GDN_CHUNK;
-  core.causal = TRUE;
   double fwd = (double) tok * model_spec_gdn_core_flops (hv, dk, dv, MODEL_GDN_CHUNK);
   core.fwd_flops = backward ? 2.0 * fwd + 4.0 * (double) tok * (double) hv * dk * dv : fwd;
-  core.fwd_flops_full = core.fwd_flops;
-  core.tp_split = 'h';
-  if (!backward)
-    {
-      prog_builder_elem (ops, "attn_norm", MODEL_OP_NORM, tsp * h, 5);
-      gemm (ops, "gdn_in_proj", tok, in_n, h);
-      prog_builder_elem (ops, "gdn_conv", MODEL_OP_ELEMENTWISE, tok * conv_ch, conv_f);
-      g_array_append_val (ops, core);
-      prog_builder_elem (ops, "gdn_norm", MODEL_OP_NORM, tok * vd, 9);
-      gemm (ops, "gdn_out", tok, h, vd);
-      prog_builder_elem (ops, "attn_residual", MODEL_OP_ELEMENTWISE, tsp * h, 1);
-      return;
-    }
-  prog_builder_elem (ops, "attn_residual_grad", MODEL_OP_ELEMENTWISE, tsp * h, 1);
-  gemm_bwd (ops, "gdn_out_dgrad", "gdn_out_wgrad", tok, h, vd);
-  prog_builder_elem (ops, "gdn_norm_grad", MODEL_OP_NORM, tok * vd, 12);
-  g_array_append_val (ops, core);
-  prog_builder_elem (ops, "gdn_conv_grad", MODEL_OP_ELEMENTWISE, tok * conv_ch, 2 * conv_f);
-  gemm_bwd (ops, "gdn_in_proj_dgrad", "gdn_in_proj_wgrad", tok, in_n, h);
-  prog_builder_elem (ops, "attn_norm_grad", MODEL_OP_NORM, tsp * h, 8);
+  linear_mixer_ops (bd, ops, backward, &names, &core, 2 * kd + 2 * vd + 2 * hv,
+                    2 * kd + vd, m->gdn_conv, vd);
 }
 
-/* The Mamba-2 mixer of a hybrid Mamba layer on one rank (models/model.h layer_pattern):
- * TP splits heads and groups as Megatron-Core's MambaMixer (in_proj column-parallel over
- * z, x, B, C, dt, the conv channels and the per-head dt_bias, A_log, D with them, the
- * gated norm per rank, out_proj row-parallel); with SP the norm and residual see the
- * rank's sequence shard. Forward: norm, in_proj, the causal conv1d + SiLU over x, B, C,
- * the chunked SSD scan (MODEL_OP_GDN: heads the mamba heads, kv_heads the groups, head_dim
- * the state N, head_dim_v the head width P, chunk Q; model_spec_mamba_scan_flops), the
- * gated RMSNorm (norm of y times SiLU (z)), out_proj, residual. Backward: the mirror; the
- * scan's backward executes the gradients of its forward matmuls (2x) and recomputes the
- * chunk states it did not keep (mamba_ssm ssd_combined.py _mamba_chunk_scan_combined_bwd
- * runs _chunk_state_fwd and _state_passing_fwd again: 2 N P heads (1 + 1/Q) per token). */
+/* The Mamba-2 mixer of a hybrid Mamba layer (models/model.h layer_pattern), split as
+ * Megatron-Core's MambaMixer: in_proj over z, x, B, C, dt (the per-head dt_bias, A_log, D
+ * with them); conv over x, B, C. The core is the chunked SSD scan (heads the mamba heads,
+ * kv_heads the groups, head_dim the state N, head_dim_v the head width P, chunk Q;
+ * model_spec_mamba_scan_flops); its backward executes the gradients of its forward matmuls
+ * (2x) and recomputes the chunk states it did not keep (mamba_ssm ssd_combined.py
+ * _mamba_chunk_scan_combined_bwd runs _chunk_state_fwd and _state_passing_fwd again:
+ * 2 N P heads (1 + 1/Q) per token). */
 static void
 mamba_ops (Builder *bd, GArray *ops, gboolean backward)
 {
+  static const MixerNames names = {
+    "mamba_in_proj", "mamba_in_proj_dgrad", "mamba_in_proj_wgrad", "mamba_conv",
+    "mamba_conv_grad", "mamba_norm", "mamba_norm_grad", "mamba_out", "mamba_out_dgrad",
+    "mamba_out_wgrad"
+  };
   const ModelSpec *m = bd->m;
-  guint64 t = bd->t, tok = bd->tok, tsp = bd->tok_sp, h = m->hidden;
+  guint64 t = bd->t, tok = bd->tok;
   guint64 H = MAX (m->mamba_heads / t, 1), G = MAX (m->mamba_groups / t, 1);
   guint64 P = m->mamba_head_dim, N = m->mamba_state, Q = m->mamba_chunk;
   guint64 di = H * P, gn = G * N;
-  guint64 in_n = 2 * di + 2 * gn + H, conv_ch = di + 2 * gn;
-  double conv_f = 2.0 * (double) m->mamba_conv + 4.0;
   ModelOp core;
   memset (&core, 0, sizeof core);
   core.name = backward ? "mamba_scan_grad" : "mamba_scan";
-  core.kind = MODEL_OP_GDN;
-  core.part = MODEL_PART_LAYER;
-  core.b = bd->b;
   core.heads = H;
   core.kv_heads = G;
-  core.s_q = core.s_kv = MAX (tok / MAX (bd->b, 1), 1);
   core.head_dim = N;
   core.head_dim_v = P;
   core.chunk = Q;
-  core.causal = TRUE;
   double fwd = (double) tok * model_spec_mamba_scan_flops (H, P, N, G, Q);
   double states = (double) tok * 2.0 * (double) (N * P * H) * (1.0 + 1.0 / (double) MAX (Q, 1));
   core.fwd_flops = backward ? 2.0 * fwd + states : fwd;
-  core.fwd_flops_full = core.fwd_flops;
-  core.tp_split = 'h';
-  if (!backward)
-    {
-      prog_builder_elem (ops, "attn_norm", MODEL_OP_NORM, tsp * h, 5);
-      gemm (ops, "mamba_in_proj", tok, in_n, h);
-      prog_builder_elem (ops, "mamba_conv", MODEL_OP_ELEMENTWISE, tok * conv_ch, conv_f);
-      g_array_append_val (ops, core);
-      prog_builder_elem (ops, "mamba_norm", MODEL_OP_NORM, tok * di, 9);
-      gemm (ops, "mamba_out", tok, h, di);
-      prog_builder_elem (ops, "attn_residual", MODEL_OP_ELEMENTWISE, tsp * h, 1);
-      return;
-    }
-  prog_builder_elem (ops, "attn_residual_grad", MODEL_OP_ELEMENTWISE, tsp * h, 1);
-  gemm_bwd (ops, "mamba_out_dgrad", "mamba_out_wgrad", tok, h, di);
-  prog_builder_elem (ops, "mamba_norm_grad", MODEL_OP_NORM, tok * di, 12);
-  g_array_append_val (ops, core);
-  prog_builder_elem (ops, "mamba_conv_grad", MODEL_OP_ELEMENTWISE, tok * conv_ch, 2 * conv_f);
-  gemm_bwd (ops, "mamba_in_proj_dgrad", "mamba_in_proj_wgrad", tok, in_n, h);
-  prog_builder_elem (ops, "attn_norm_grad", MODEL_OP_NORM, tsp * h, 8);
+  linear_mixer_ops (bd, ops, backward, &names, &core, 2 * di + 2 * gn + H, di + 2 * gn,
+                    m->mamba_conv, di);
 }
 
 /* PyTorch's context_parallel ring loop (plan.h cp_ring_merge; torch/distributed/tensor/
