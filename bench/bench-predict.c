@@ -18,7 +18,13 @@
  * of the ratio that no measurement noise moves: sim/predict.c predict_steady says why the
  * main job's is 2.98).
  *
+ * --random N instead times N random 1F1B plans (drawn from --seed S; random_case below),
+ * each the best of --reps, one line each and their total: how a change to the
+ * steady-state path (sim/predict.c predict_steady's trial steps) moves planning-scale
+ * 1F1B predictions as a whole, run alternately against the binary before it.
+ *
  *   bench-predict [--json] [--reps R] [--case SUBSTRING] [--full-simulation]
+ *   bench-predict --random N [--seed S] [--reps R]
  */
 #include "sim/predict.h"
 
@@ -156,17 +162,94 @@ run_case (const BenchCase *bc, const ModelSpec *model, const TopoCluster *cluste
   return (double) (t1 - t0) / 1e3;
 }
 
+/* A random 1F1B plan on h100-24k (the draws of --random): one of four dense models (its
+ * own sequence length), pp 2, 4, 8 or 16, tp 4 or 8 (1-8 for the 8B), dp 8, 32-512
+ * micro-batches of one sequence; the layers even where pp divides them, and in a third
+ * of those one fewer on the first and last stage; where pp does not divide them, the
+ * middle stages take the rounded-up share and the first and last split the rest evenly.
+ * FALSE (draw again) where no such split exists. */
+static gboolean
+random_case (GRand *rng, BenchCase *bc)
+{
+  static const char *const models[] = { "llama3-405b", "llama3-70b", "gpt3-175b", "llama3-8b" };
+  static const int layers[] = { 126, 80, 96, 32 };
+  static const int seqs[] = { 8192, 8192, 2048, 8192 };
+  static const int pps[] = { 2, 4, 8, 16 };
+  static const int tps[] = { 1, 2, 4, 8 };
+  static const int ms[] = { 32, 64, 128, 256, 512 };
+  int mi = g_rand_int_range (rng, 0, 4);
+  int pp = pps[g_rand_int_range (rng, 0, 4)];
+  int tp = tps[g_rand_int_range (rng, mi == 3 ? 0 : 2, 4)];
+  int m = ms[g_rand_int_range (rng, 0, 5)];
+  int dp = 8, n = layers[mi], first = -1, last = -1;
+  gboolean fewer_at_ends = g_rand_int_range (rng, 0, 3) == 1;
+  if (n % pp == 0)
+    {
+      if (fewer_at_ends && pp > 2 && n / pp > 2)
+        first = last = n / pp - 1;   /* the middle stages take the two left over */
+    }
+  else
+    {
+      int mid = (n + pp - 1) / pp, rest = n - (pp - 2) * mid;
+      if (pp == 2 || rest < 2 || rest % 2 != 0)
+        return FALSE;
+      first = last = rest / 2;
+    }
+  if (first > 0 && (n - first - last) % (pp - 2) != 0)
+    return FALSE;
+  *bc = (BenchCase) { "random", models[mi], tp * pp * dp, tp, pp, 1, 1, m * dp, seqs[mi],
+                      first, last };
+  return TRUE;
+}
+
+/* --random: n random plans, each checked, then the best of `reps` */
+static int
+run_random (int n, int seed, int reps, const TopoCluster *cluster)
+{
+  g_autoptr (GRand) rng = g_rand_new_with_seed ((guint32) seed);
+  double total = 0;
+  int done = 0;
+  printf ("# %-52s %8s %8s\n", "random 1F1B plan", "best_ms", "sim'd");
+  for (int draws = 0; done < n && draws < 100 * n; draws++)
+    {
+      BenchCase bc;
+      if (!random_case (rng, &bc))
+        continue;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ModelSpec) model = model_spec_lookup (bc.model, &error);
+      g_assert_no_error (error);
+      CaseCheck c;
+      if (run_case (&bc, model, cluster, FALSE, &c) < 0 || c.wrong)
+        return 1;
+      double best = G_MAXDOUBLE;
+      for (int r = 0; r < reps; r++)
+        best = MIN (best, run_case (&bc, model, cluster, FALSE, NULL));
+      g_autofree char *name = g_strdup_printf ("%s tp%d pp%d m%d first %d last %d", bc.model,
+                                               bc.tp, bc.pp, bc.gbs / 8, bc.first, bc.last);
+      printf ("  %-52s %8.3f %8" G_GUINT64_FORMAT "\n", name, best, c.events);
+      total += best;
+      done++;
+    }
+  printf ("# %d random 1F1B plans (seed %d): %.2f ms in all, the best of %d each\n", done, seed,
+          total, reps);
+  return done == n ? 0 : 1;
+}
+
 int
 main (int argc, char **argv)
 {
   gboolean json = FALSE, full = FALSE;
   int reps = 21;
   g_autofree gchar *only = NULL;   /* GOption allocates it */
+  int random_n = 0, seed = 1;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON rows", NULL },
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Timed repetitions per case (default 21)", "R" },
     { "case", 0, 0, G_OPTION_ARG_STRING, &only, "Only the case named S, else the cases whose "
       "name contains S (to profile one)", "S" },
+    { "random", 0, 0, G_OPTION_ARG_INT, &random_n, "Time N random 1F1B plans instead of the "
+      "cases (each the best of --reps)", "N" },
+    { "seed", 0, 0, G_OPTION_ARG_INT, &seed, "The random plans' seed (default 1)", "S" },
     { "full-simulation", 0, 0, G_OPTION_ARG_NONE, &full, "Simulate every micro-batch (no "
       "steady-state path), as tandem predict --full-simulation", NULL },
     { NULL },
@@ -174,9 +257,11 @@ main (int argc, char **argv)
   g_autoptr (GOptionContext) octx = g_option_context_new (NULL);
   g_option_context_add_main_entries (octx, entries, NULL);
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (octx, &argc, &argv, &error) || reps < 1)
+  if (!g_option_context_parse (octx, &argc, &argv, &error) || reps < 1 || random_n < 0)
     {
-      fprintf (stderr, "bench-predict: %s\n", error ? error->message : "--reps must be >= 1");
+      fprintf (stderr, "bench-predict: %s\n", error ? error->message
+                                                    : reps < 1 ? "--reps must be >= 1"
+                                                               : "--random must be >= 1");
       return 2;
     }
   g_autoptr (TopoCluster) cluster = topo_cluster_lookup ("h100-24k", &error);
@@ -185,6 +270,8 @@ main (int argc, char **argv)
       fprintf (stderr, "bench-predict: %s\n", error->message);
       return 1;
     }
+  if (random_n > 0)
+    return run_random (random_n, seed, reps, cluster);
   if (!json)
     printf ("# %-40s %8s %8s %8s %10s %10s %9s %7s\n", "case", "tasks", "sim'd", "events",
             "best_ms", "median_ms", "step_s", "wrong");

@@ -144,10 +144,11 @@ predict_steady (SimPrediction *p, const SimOptions *opts, GError **error)
    * 64 half-periods at once: the middle one (w0 + 8 micro-batches) shows a period of a
    * few micro-batches that settles early, which such pipelines seldom have (Llama-3 405B
    * 7 + 14 x 8 + 7: 11 from micro-batch ~12; the middle trial of 23 failed and cost a
-   * third of its prediction). Measured on 100 random 1F1B plans (Llama 3 8B-405B and
-   * GPT-3 175B, pp 2-16, m 32-512, even and uneven stages; the best of 3 in three runs
-   * alternated with the old list, three seeds): total prediction time -10.6, -12.3 and
-   * -11.6%, no plan more than 15% slower, 7-11 plans over 13% faster; bench-predict's
+   * third of its prediction). Measured with `bench-predict --random 100 --reps 3 --seed S`
+   * (100 random 1F1B plans of Llama 3 8B-405B and GPT-3 175B, pp 2-16, m 32-512, even and
+   * uneven stages), three runs alternated with the binary that tried the middle step, the
+   * best of each plan: seeds 1, 2, 3 -10.9, -11.4 and -8.5% in all, 15, 13 and 6 plans
+   * more than 13% faster, none more than 5% slower in four runs of seed 1; bench-predict's
    * 1F1B m256 row 5.76-5.96 -> 4.46-4.66 ms best (three alternated runs of --reps 41).
    * Below pp 8 the middle trial (w0 + 8 is 11 micro-batches at pp 4) is what extends the
    * uneven plans (pp 4 31 + 32 + 32 + 31: 1.67 ms, 4.09 ms without it). */
