@@ -224,6 +224,45 @@ append_attention (GArray *ops, const ModelSpec *spec, ModelPart part, guint64 b,
     append_simple (ops, "mlp_norm", MODEL_OP_NORM, part, m * h, norm_flops, norm_w, 'n');
 }
 
+/* The op names of one linear-attention mixer (append_linear_mixer) */
+typedef struct {
+  const char *in_proj, *conv, *core, *norm, *out;
+} LinearMixerNames;
+
+/* attn_norm .. attn_residual of one linear-attention layer (Gated DeltaNet, Mamba-2): the
+ * in projection (h -> in_width, column-parallel), the depthwise causal conv1d with SiLU
+ * over conv_ch channels (kernel conv_kernel; conv_params weights, split by conv_split), the chunked core
+ * (`core`: the caller's heads, widths, chunk, FLOPs and weights; a MODEL_OP_GDN op of the
+ * layer's tokens, causal, heads split by TP), the gated RMSNorm over `inner` (norm_width
+ * weights), the out projection (inner -> h, row-parallel) and the residual. */
+static void
+append_linear_mixer (GArray *ops, const ModelSpec *spec, guint64 b, guint64 seq,
+                     const LinearMixerNames *names, guint64 in_width, guint64 conv_ch,
+                     guint64 conv_kernel, guint64 conv_params, char conv_split, ModelOp core,
+                     guint64 inner, guint64 norm_width)
+{
+  const ModelPart part = MODEL_PART_LINEAR_ATTN;
+  const guint64 h = spec->hidden, m = b * seq;
+  append_simple (ops, "attn_norm", MODEL_OP_NORM, part, m * h, NORM_FLOPS_RMS, h, 'n');
+  append_gemm (ops, names->in_proj, part, m, h, in_width, FALSE, 'c');
+  append_simple (ops, names->conv, MODEL_OP_ELEMENTWISE, part, m * conv_ch,
+                 2.0 * (double) conv_kernel + CONV_SILU_FLOPS, conv_params, conv_split);
+  core.name = names->core;
+  core.kind = MODEL_OP_GDN;
+  core.part = part;
+  core.b = b;
+  core.s_q = core.s_kv = seq;
+  core.causal = TRUE;
+  core.fwd_flops_full = core.fwd_flops;
+  core.tp_split = 'h';
+  g_array_append_val (ops, core);
+  append_simple (ops, names->norm, MODEL_OP_NORM, part, m * inner, GATED_NORM_FLOPS,
+                 norm_width, 'h');
+  append_gemm (ops, names->out, part, m, inner, h, FALSE, 'r');
+  append_simple (ops, "attn_residual", MODEL_OP_ELEMENTWISE, part, m * h, RESIDUAL_FLOPS, 0,
+                 'n');
+}
+
 /* attn_norm .. mlp_norm of one Gated DeltaNet layer (model.h): in projection, conv,
  * chunked delta rule, gated norm, out projection. TP splits the heads (column-parallel
  * in projection and conv channels, row-parallel out projection), as Megatron-Core's
@@ -231,40 +270,26 @@ append_attention (GArray *ops, const ModelSpec *spec, ModelPart part, guint64 b,
 static void
 append_gdn (GArray *ops, const ModelSpec *spec, guint64 b, guint64 seq)
 {
-  const ModelPart part = MODEL_PART_LINEAR_ATTN;
-  const guint64 h = spec->hidden, m = b * seq, hv = spec->gdn_v_heads;
+  static const LinearMixerNames names = { "gdn_in_proj", "gdn_conv", "gdn_core", "gdn_norm",
+                                          "gdn_out" };
+  const guint64 hv = spec->gdn_v_heads;
   const guint64 kd = spec->gdn_k_heads * spec->gdn_k_dim, vd = hv * spec->gdn_v_dim;
   const guint64 conv_ch = 2 * kd + vd;
-  append_simple (ops, "attn_norm", MODEL_OP_NORM, part, m * h, NORM_FLOPS_RMS, h, 'n');
-  append_gemm (ops, "gdn_in_proj", part, m, h, 2 * kd + 2 * vd + 2 * hv, FALSE, 'c');
-  append_simple (ops, "gdn_conv", MODEL_OP_ELEMENTWISE, part, m * conv_ch,
-                 2.0 * (double) spec->gdn_conv + CONV_SILU_FLOPS, conv_ch * spec->gdn_conv,
-                 'c');
   ModelOp core = { 0 };
-  core.name = "gdn_core";
-  core.kind = MODEL_OP_GDN;
-  core.part = part;
-  core.b = b;
   core.heads = hv;
   core.kv_heads = spec->gdn_k_heads;
-  core.s_q = seq;
-  core.s_kv = seq;
   core.head_dim = spec->gdn_k_dim;
   core.head_dim_v = spec->gdn_v_dim;
   core.chunk = MODEL_GDN_CHUNK;
-  core.causal = TRUE;
-  core.fwd_flops = (double) m * model_spec_gdn_core_flops (hv, spec->gdn_k_dim,
-                                                           spec->gdn_v_dim, MODEL_GDN_CHUNK);
-  core.fwd_flops_full = core.fwd_flops;
+  core.fwd_flops = (double) (b * seq) * model_spec_gdn_core_flops (hv, spec->gdn_k_dim,
+                                                                   spec->gdn_v_dim,
+                                                                   MODEL_GDN_CHUNK);
   core.weight_params = 2 * hv;     /* dt_bias, A_log */
-  core.tp_split = 'h';
-  g_array_append_val (ops, core);
-  append_simple (ops, "gdn_norm", MODEL_OP_NORM, part, m * vd, GATED_NORM_FLOPS,
-                 spec->gdn_v_dim, 'h');
-  append_gemm (ops, "gdn_out", part, m, vd, h, FALSE, 'r');
-  append_simple (ops, "attn_residual", MODEL_OP_ELEMENTWISE, part, m * h, RESIDUAL_FLOPS, 0,
-                 'n');
-  append_simple (ops, "mlp_norm", MODEL_OP_NORM, part, m * h, NORM_FLOPS_RMS, h, 'n');
+  append_linear_mixer (ops, spec, b, seq, &names, 2 * kd + 2 * vd + 2 * hv, conv_ch,
+                       spec->gdn_conv, conv_ch * spec->gdn_conv, 'c', core, vd,
+                       spec->gdn_v_dim);
+  append_simple (ops, "mlp_norm", MODEL_OP_NORM, MODEL_PART_LINEAR_ATTN,
+                 b * seq * spec->hidden, NORM_FLOPS_RMS, spec->hidden, 'n');
 }
 
 /* attn_norm .. attn_residual of one Mamba-2 layer (model.h layer_pattern): in projection,
@@ -276,39 +301,26 @@ append_gdn (GArray *ops, const ModelSpec *spec, guint64 b, guint64 seq)
 static void
 append_mamba (GArray *ops, const ModelSpec *spec, guint64 b, guint64 seq)
 {
-  const ModelPart part = MODEL_PART_LINEAR_ATTN;
-  const guint64 h = spec->hidden, m = b * seq, H = spec->mamba_heads;
+  static const LinearMixerNames names = { "mamba_in_proj", "mamba_conv", "mamba_scan",
+                                          "mamba_norm", "mamba_out" };
+  const guint64 H = spec->mamba_heads;
   const guint64 di = H * spec->mamba_head_dim, gn = spec->mamba_groups * spec->mamba_state;
   const guint64 conv_ch = di + 2 * gn;
-  append_simple (ops, "attn_norm", MODEL_OP_NORM, part, m * h, NORM_FLOPS_RMS, h, 'n');
-  append_gemm (ops, "mamba_in_proj", part, m, h, 2 * di + 2 * gn + H, FALSE, 'c');
-  append_simple (ops, "mamba_conv", MODEL_OP_ELEMENTWISE, part, m * conv_ch,
-                 2.0 * (double) spec->mamba_conv + CONV_SILU_FLOPS,
-                 conv_ch * (spec->mamba_conv + (spec->mamba_conv_bias ? 1 : 0)), 'h');
   ModelOp scan = { 0 };
-  scan.name = "mamba_scan";
-  scan.kind = MODEL_OP_GDN;
-  scan.part = part;
-  scan.b = b;
   scan.heads = H;
   scan.kv_heads = spec->mamba_groups;
-  scan.s_q = scan.s_kv = seq;
   scan.head_dim = spec->mamba_state;
   scan.head_dim_v = spec->mamba_head_dim;
   scan.chunk = spec->mamba_chunk;
-  scan.causal = TRUE;
-  scan.fwd_flops = (double) m * model_spec_mamba_scan_flops (H, spec->mamba_head_dim,
-                                                             spec->mamba_state,
-                                                             spec->mamba_groups,
-                                                             spec->mamba_chunk);
-  scan.fwd_flops_full = scan.fwd_flops;
+  scan.fwd_flops = (double) (b * seq) * model_spec_mamba_scan_flops (H, spec->mamba_head_dim,
+                                                                     spec->mamba_state,
+                                                                     spec->mamba_groups,
+                                                                     spec->mamba_chunk);
   scan.weight_params = 3 * H;   /* dt_bias, A_log, D */
-  scan.tp_split = 'h';
-  g_array_append_val (ops, scan);
-  append_simple (ops, "mamba_norm", MODEL_OP_NORM, part, m * di, GATED_NORM_FLOPS, di, 'h');
-  append_gemm (ops, "mamba_out", part, m, di, h, FALSE, 'r');
-  append_simple (ops, "attn_residual", MODEL_OP_ELEMENTWISE, part, m * h, RESIDUAL_FLOPS, 0,
-                 'n');
+  append_linear_mixer (ops, spec, b, seq, &names, 2 * di + 2 * gn + H, conv_ch,
+                       spec->mamba_conv,
+                       conv_ch * (spec->mamba_conv + (spec->mamba_conv_bias ? 1 : 0)), 'h',
+                       scan, di, di);
 }
 
 /* up (gate and up fused into one h x 2f GEMM for SwiGLU, Megatron linear_fc1), act, down:
