@@ -3,42 +3,11 @@
  * by hand in the comments. The MoE model here is llama3-8b made MoE by --num-experts (as
  * Megatron's flag does to a dense model: every MLP becomes E experts of its size), so the
  * figures depend on nothing but h = 4096, ffn = 14336 and 32 layers. */
-#include "plan/layout.h"
 #include "plan/memory.h"
-#include "plan/program.h"
-#include "plan-flags.h"
+#include "plan-fixture.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
-#include <string.h>
-
-typedef struct {
-  Plan         plan;
-  PlanArgs     args;
-  ModelSpec   *model;
-  TopoCluster *cluster;
-} Fixture;
-
-static void
-setup (Fixture *f, gconstpointer data)
-{
-  plan_init_defaults (&f->plan);
-  memset (&f->args, 0, sizeof f->args);
-  g_autoptr (GError) error = NULL;
-  f->model = model_spec_lookup ("llama3-8b", &error);
-  g_assert_no_error (error);
-  f->cluster = topo_cluster_lookup ("h100-24k", &error);   /* 8 GPUs per server */
-  g_assert_no_error (error);
-}
-
-static void
-teardown (Fixture *f, gconstpointer data)
-{
-  plan_clear (&f->plan);
-  plan_args_clear (&f->args);
-  g_clear_pointer (&f->model, model_spec_unref);
-  g_clear_pointer (&f->cluster, topo_cluster_unref);
-}
 
 /* Swaps the fixture's model for the preset `name`. */
 static void
@@ -48,15 +17,6 @@ use_model (Fixture *f, const char *name)
   g_clear_pointer (&f->model, model_spec_unref);
   f->model = model_spec_lookup (name, &error);
   g_assert_no_error (error);
-}
-
-static gboolean
-resolve (Fixture *f, const char *flags, GError **error)
-{
-  plan_clear (&f->plan);
-  plan_init_defaults (&f->plan);
-  return plan_flags_parse (&f->plan, &f->args, flags, error)
-         && plan_resolve (&f->plan, f->model, f->cluster, error);
 }
 
 /* Flags and their plan JSON keys. */
@@ -314,27 +274,6 @@ test_folding (Fixture *f, gconstpointer data)
 /* gpt-oss-120b on one server, ep 8, one micro-batch of 8192 tokens per rank */
 #define GPT_OSS_EP8 "--gpus 8 --ep 8 --seq-length 8192 --micro-batch-size 1 " \
                     "--global-batch-size 8"
-
-/* The step program of the fixture's plan as it stands (resolved). */
-static ProgProgram *
-fixture_program (Fixture *f)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (PlanLayout) lay = plan_layout_new (&f->plan, f->cluster, &error);
-  g_assert_no_error (error);
-  ProgProgram *p = prog_program_new (f->model, &f->plan, lay, &error);
-  g_assert_no_error (error);
-  return p;
-}
-
-static ProgProgram *
-program_of (Fixture *f, const char *flags)
-{
-  g_autoptr (GError) error = NULL;
-  if (!resolve (f, flags, &error))
-    g_error ("%s: %s", flags, error->message);
-  return fixture_program (f);
-}
 
 /* torchtitan's op-level selective AC (--recompute-granularity selective-op) on Llama 3 8B
  * (h 4096, 8 KV heads of 128: k width 1024, SwiGLU 14336), tp 1, 8192 tokens a
@@ -798,6 +737,37 @@ test_mla (Fixture *f, gconstpointer data)
   g_assert_cmpint (p->moe.first_dense, ==, 3);
 }
 
+/* A linear-attention mixer block split by TP: the in projection `in_n` wide, the out
+ * projection `out_k` deep, the core's heads and key (or group) heads; each op present. */
+static void
+assert_mixer_split (const ProgProgram *p, const ProgBlock *blk, const char *in_proj,
+                    guint64 in_n, const char *out, guint64 out_k, guint64 heads,
+                    guint64 kv_heads)
+{
+  gboolean seen_in = FALSE, seen_out = FALSE, seen_core = FALSE;
+  for (guint i = 0; i < blk->n_ops; i++)
+    {
+      const ModelOp *op = &g_array_index (p->ops, ModelOp, blk->first_op + i);
+      if (g_str_equal (op->name, in_proj))
+        {
+          seen_in = TRUE;
+          g_assert_cmpuint (op->n, ==, in_n);
+        }
+      if (g_str_equal (op->name, out))
+        {
+          seen_out = TRUE;
+          g_assert_cmpuint (op->k, ==, out_k);
+        }
+      if (op->kind == MODEL_OP_GDN)
+        {
+          seen_core = TRUE;
+          g_assert_cmpuint (op->heads, ==, heads);
+          g_assert_cmpuint (op->kv_heads, ==, kv_heads);
+        }
+    }
+  g_assert_true (seen_in && seen_out && seen_core);
+}
+
 /* Nemotron-H 8B on 8 GPUs (dp 8, one sequence of 8192 per micro-batch): each layer of
  * its pattern runs one block, its Mamba layers the mamba blocks, its attention layers the
  * attention, its MLP layers the MLP.
@@ -873,19 +843,7 @@ test_mamba (Fixture *f, gconstpointer data)
   g_autoptr (ProgProgram) t2 = program_of (f, "--gpus 8 --tp 2 --sequence-parallel "
                                            "--seq-length 8192 --global-batch-size 4");
   const ProgBlock *m2 = block_named (t2, "mamba_fwd");
-  for (guint i = 0; i < m2->n_ops; i++)
-    {
-      const ModelOp *op = &g_array_index (t2->ops, ModelOp, m2->first_op + i);
-      if (g_str_equal (op->name, "mamba_in_proj"))
-        g_assert_cmpuint (op->n, ==, 9280);
-      if (g_str_equal (op->name, "mamba_out"))
-        g_assert_cmpuint (op->k, ==, 4096);
-      if (op->kind == MODEL_OP_GDN)
-        {
-          g_assert_cmpuint (op->heads, ==, 64);
-          g_assert_cmpuint (op->kv_heads, ==, 4);
-        }
-    }
+  assert_mixer_split (t2, m2, "mamba_in_proj", 9280, "mamba_out", 4096, 64, 4);
   g_assert_cmpfloat (fabs (m2->model_flops / (mf / 2) - 1.0), <, 1e-12);
 
   g_autoptr (GError) e = NULL;
@@ -955,19 +913,7 @@ test_gdn (Fixture *f, gconstpointer data)
   g_autoptr (ProgProgram) t2 = program_of (f, "--gpus 8 --tp 2 --sequence-parallel --ep 4 "
                                            "--seq-length 4096 --global-batch-size 4");
   const ProgBlock *g2 = block_named (t2, "gdn_fwd");
-  for (guint i = 0; i < g2->n_ops; i++)
-    {
-      const ModelOp *op = &g_array_index (t2->ops, ModelOp, g2->first_op + i);
-      if (g_str_equal (op->name, "gdn_in_proj"))
-        g_assert_cmpuint (op->n, ==, 6176);
-      if (g_str_equal (op->name, "gdn_out"))
-        g_assert_cmpuint (op->k, ==, 2048);
-      if (op->kind == MODEL_OP_GDN)
-        {
-          g_assert_cmpuint (op->heads, ==, 16);
-          g_assert_cmpuint (op->kv_heads, ==, 8);
-        }
-    }
+  assert_mixer_split (t2, g2, "gdn_in_proj", 6176, "gdn_out", 2048, 16, 8);
   g_assert_cmpfloat (fabs (g2->model_flops / (mf / 2) - 1.0), <, 1e-12);
 
   g_autoptr (GError) e = NULL;

@@ -4,63 +4,10 @@
  * llama3-8b (h 4096, 8 KV heads of 128, SwiGLU 14336, vocab 128,256, untied) given one
  * MTP module in its config where a test needs one (as DeepSeek-V3's
  * num_nextn_predict_layers 1), so the figures depend on nothing else. */
-#include "plan/layout.h"
 #include "plan/memory.h"
-#include "plan/program.h"
-#include "plan-flags.h"
+#include "plan-fixture.h"
 
 #include <json-glib/json-glib.h>
-#include <string.h>
-
-typedef struct {
-  Plan         plan;
-  PlanArgs     args;
-  ModelSpec   *model;
-  TopoCluster *cluster;
-} Fixture;
-
-static void
-setup (Fixture *f, gconstpointer data)
-{
-  plan_init_defaults (&f->plan);
-  memset (&f->args, 0, sizeof f->args);
-  g_autoptr (GError) error = NULL;
-  f->model = model_spec_lookup ("llama3-8b", &error);
-  g_assert_no_error (error);
-  f->cluster = topo_cluster_lookup ("h100-24k", &error);
-  g_assert_no_error (error);
-}
-
-static void
-teardown (Fixture *f, gconstpointer data)
-{
-  plan_clear (&f->plan);
-  plan_args_clear (&f->args);
-  g_clear_pointer (&f->model, model_spec_unref);
-  g_clear_pointer (&f->cluster, topo_cluster_unref);
-}
-
-static gboolean
-resolve (Fixture *f, const char *flags, GError **error)
-{
-  plan_clear (&f->plan);
-  plan_init_defaults (&f->plan);
-  return plan_flags_parse (&f->plan, &f->args, flags, error)
-         && plan_resolve (&f->plan, f->model, f->cluster, error);
-}
-
-static ProgProgram *
-program_of (Fixture *f, const char *flags)
-{
-  g_autoptr (GError) error = NULL;
-  if (!resolve (f, flags, &error))
-    g_error ("%s: %s", flags, error->message);
-  g_autoptr (PlanLayout) lay = plan_layout_new (&f->plan, f->cluster, &error);
-  g_assert_no_error (error);
-  ProgProgram *p = prog_program_new (f->model, &f->plan, lay, &error);
-  g_assert_no_error (error);
-  return p;
-}
 
 /* 2 GPUs, pp 2, 4 micro-batches of one 1024-token sequence: no TP, DP or EP group, so
  * the program's only communication is the pipeline's */

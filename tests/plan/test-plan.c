@@ -1,37 +1,9 @@
 /* tests/plan/test-plan.c - flags, plan JSON, derivation and validation of plans. */
-#include "plan/plan.h"
-#include "plan-flags.h"
+#define PLAN_FIXTURE_MODEL "llama3-405b"
+#include "plan-fixture.h"
 
 #include <json-glib/json-glib.h>
 #include <string.h>
-
-typedef struct {
-  Plan         plan;
-  PlanArgs     args;
-  ModelSpec   *model;
-  TopoCluster *cluster;
-} Fixture;
-
-static void
-setup (Fixture *f, gconstpointer data)
-{
-  plan_init_defaults (&f->plan);
-  memset (&f->args, 0, sizeof f->args);
-  g_autoptr (GError) error = NULL;
-  f->model = model_spec_lookup (data ? data : "llama3-405b", &error);
-  g_assert_no_error (error);
-  f->cluster = topo_cluster_lookup ("h100-24k", &error);
-  g_assert_no_error (error);
-}
-
-static void
-teardown (Fixture *f, gconstpointer data)
-{
-  plan_clear (&f->plan);
-  plan_args_clear (&f->args);
-  g_clear_pointer (&f->model, model_spec_unref);
-  g_clear_pointer (&f->cluster, topo_cluster_unref);
-}
 
 /* Parses a space-separated flag string into f->plan; returns the parse result. */
 static gboolean
