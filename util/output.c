@@ -110,6 +110,27 @@ hooked_write (int fd, const void *buf, size_t len)
   return w;
 }
 
+/* Writes all `len` bytes to fd (through the test hook), retrying on EINTR: 0, or the
+ * errno that stopped it (ENOSPC for a write that makes no progress, as a full device
+ * may answer). */
+static int
+write_all (int fd, const char *data, gsize len)
+{
+  gsize done = 0;
+  while (done < len)
+    {
+      ssize_t n = hooked_write (fd, data + done, len - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return errno;
+      if (n == 0)
+        return ENOSPC;
+      done += (gsize) n;
+    }
+  return 0;
+}
+
 /* ---- a file replaced through a temporary next to it -------------------------------- */
 
 /* What to do about a write that failed, by its errno. */
@@ -188,19 +209,8 @@ stage (const char *path, const char *data, gsize len, int mode, GError **error)
     }
   if (fchmod (fd, bits) != 0)
     err = errno;
-  gsize done = 0;
-  while (err == 0 && done < len)
-    {
-      ssize_t n = hooked_write (fd, data + done, len - done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        err = errno;
-      else if (n == 0)
-        err = ENOSPC;   /* no progress: a full device says so this way too */
-      else
-        done += (gsize) n;
-    }
+  if (err == 0)
+    err = write_all (fd, data, len);
   /* the data on the disk before the name: a crash after the rename never shows an empty
    * file (ext4 and XFS may reorder them otherwise; g_file_set_contents does the same) */
   if (err == 0 && fsync (fd) != 0)
@@ -368,22 +378,43 @@ write_through (const char *path, const char *data, gsize len, GError **error)
   while (fd < 0 && errno == EINTR);
   if (fd < 0)
     return stage_error (error, errno, path, FALSE);
-  gsize done = 0;
-  while (done < len)
+  int err = write_all (fd, data, len);
+  if (err != 0)
     {
-      ssize_t n = hooked_write (fd, data + done, len - done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          int err = errno;
-          close (fd);
-          return stage_error (error, err, path, FALSE);
-        }
-      done += (gsize) n;
+      close (fd);
+      return stage_error (error, err, path, FALSE);
     }
   if (close (fd) != 0 && errno != EINTR)
     return stage_error (error, errno, path, FALSE);
+  return TRUE;
+}
+
+/* The file a write to `path` replaces: its links resolved (*real), refused if a
+ * directory; *mode its permission bits where it is a regular file (-1: a new file, 0666
+ * less the umask as open (2) makes it), *special TRUE where it exists and is not a
+ * regular file (a FIFO, a device: written through, not replaced). */
+static gboolean
+write_target (const char *path, char **real, int *mode, gboolean *special, GError **error)
+{
+  *real = resolve_links (path, error);
+  if (*real == NULL)
+    return FALSE;
+  *mode = -1;
+  *special = FALSE;
+  GStatBuf st;
+  if (g_stat (*real, &st) != 0)
+    return TRUE;
+  if (S_ISDIR (st.st_mode))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
+                   "cannot write %s: it is a directory", path);
+      g_clear_pointer (real, g_free);
+      return FALSE;
+    }
+  if (S_ISREG (st.st_mode))
+    *mode = (int) (st.st_mode & 07777);   /* the replacement keeps the file's bits */
+  else
+    *special = TRUE;
   return TRUE;
 }
 
@@ -393,46 +424,24 @@ util_output_write (const char *path, const char *data, gsize len, GError **error
   g_return_val_if_fail (path != NULL && (data != NULL || len == 0), FALSE);
   if (is_special (path))
     return write_through (path, data, len, error);
-  g_autofree char *real = resolve_links (path, error);
-  if (real == NULL)
+  g_autofree char *real = NULL;
+  int mode;
+  gboolean special;
+  if (!write_target (path, &real, &mode, &special, error))
     return FALSE;
-  GStatBuf st;
-  if (g_stat (real, &st) == 0)
-    {
-      if (S_ISDIR (st.st_mode))
-        {
-          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
-                       "cannot write %s: it is a directory", path);
-          return FALSE;
-        }
-      if (!S_ISREG (st.st_mode))
-        return write_through (real, data, len, error);
-      /* the replacement keeps the file's permission bits */
-      return set_contents (real, data, (gssize) len, (int) (st.st_mode & 07777), error);
-    }
-  /* a new file: 0666 less the umask, as open (2) makes it */
-  return set_contents (real, data, (gssize) len, -1, error);
+  if (special)
+    return write_through (real, data, len, error);
+  return set_contents (real, data, (gssize) len, mode, error);
 }
 
 UtilOutputStaged *
 util_output_stage (const char *path, const char *data, gsize len, GError **error)
 {
   g_return_val_if_fail (path != NULL && (data != NULL || len == 0), NULL);
-  g_autofree char *real = resolve_links (path, error);
-  if (real == NULL)
+  g_autofree char *real = NULL;
+  int mode;
+  gboolean special;
+  if (!write_target (path, &real, &mode, &special, error))
     return NULL;
-  GStatBuf st;
-  int mode = -1;
-  if (g_stat (real, &st) == 0)
-    {
-      if (S_ISDIR (st.st_mode))
-        {
-          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
-                       "cannot write %s: it is a directory", path);
-          return NULL;
-        }
-      if (S_ISREG (st.st_mode))
-        mode = (int) (st.st_mode & 07777);
-    }
   return stage (real, data, len, mode, error);
 }
