@@ -277,6 +277,37 @@ slots_key (const ProgSchedOps *ops, int pp, int vpp, int m, int group, int st)
   return g_strdup_printf ("%d %d %d %d %d %d", (int) ops->id, pp, vpp, m, group, st);
 }
 
+/* A space's memo tables (slot tables, unit-kind pairs), shared by the search's threads:
+ * the value under `key`, or NULL; and `value` kept under `key` unless another thread
+ * kept one first, in which case `value` is freed and that one returned. */
+static gpointer
+memo_lookup (const SearchSpace *s, GHashTable *table, const char *key)
+{
+  SearchSpace *ms = (SearchSpace *) s;
+  g_mutex_lock (&ms->lock);
+  gpointer v = g_hash_table_lookup (table, key);
+  g_mutex_unlock (&ms->lock);
+  return v;
+}
+
+static gpointer
+memo_keep (const SearchSpace *s, GHashTable *table, char **key, gpointer value,
+           GDestroyNotify free_value)
+{
+  SearchSpace *ms = (SearchSpace *) s;
+  g_mutex_lock (&ms->lock);
+  gpointer had = g_hash_table_lookup (table, *key);
+  if (had != NULL)
+    {
+      free_value (value);
+      value = had;
+    }
+  else
+    g_hash_table_insert (table, g_steal_pointer (key), value);
+  g_mutex_unlock (&ms->lock);
+  return value;
+}
+
 /* The stage's slot table, built once per space (ops->build walks m v units through
  * plan_vpp_unit; tens of thousands of bounds share a few hundred tables). */
 static const GArray *
@@ -284,25 +315,12 @@ space_slots (const SearchSpace *s, const ProgSchedOps *ops, int pp, int vpp, int
              int st)
 {
   g_autofree char *key = slots_key (ops, pp, vpp, m, group, st);
-  SearchSpace *ms = (SearchSpace *) s;
-  g_mutex_lock (&ms->lock);
-  GArray *slots = g_hash_table_lookup (s->slot_tables, key);
-  g_mutex_unlock (&ms->lock);
+  GArray *slots = memo_lookup (s, s->slot_tables, key);
   if (slots != NULL)
     return slots;
   slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
   ops->build (pp, vpp, m, group, st, slots);
-  g_mutex_lock (&ms->lock);
-  GArray *had = g_hash_table_lookup (s->slot_tables, key);
-  if (had != NULL)
-    {
-      g_array_unref (slots);
-      slots = had;
-    }
-  else
-    g_hash_table_insert (s->slot_tables, g_steal_pointer (&key), slots);
-  g_mutex_unlock (&ms->lock);
-  return slots;
+  return memo_keep (s, s->slot_tables, &key, slots, (GDestroyNotify) g_array_unref);
 }
 
 /* The consecutive unit-kind pairs of a slot table, each with how often it occurs, in the
@@ -335,10 +353,7 @@ space_kind_pairs (const SearchSpace *s, const ProgSchedOps *ops, int pp, int vpp
                   int group, int st)
 {
   g_autofree char *key = slots_key (ops, pp, vpp, m, group, st);
-  SearchSpace *ms = (SearchSpace *) s;
-  g_mutex_lock (&ms->lock);
-  KindPairs *kp = g_hash_table_lookup (s->pair_tables, key);
-  g_mutex_unlock (&ms->lock);
+  KindPairs *kp = memo_lookup (s, s->pair_tables, key);
   if (kp != NULL)
     return kp;
   g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (ProgSlot));
@@ -377,17 +392,7 @@ space_kind_pairs (const SearchSpace *s, const ProgSchedOps *ops, int pp, int vpp
       else
         g_array_index (kp->pairs, KindPair, idx - 1).count += 1.0;
     }
-  g_mutex_lock (&ms->lock);
-  KindPairs *had = g_hash_table_lookup (s->pair_tables, key);
-  if (had != NULL)
-    {
-      search_kind_pairs_free (kp);
-      kp = had;
-    }
-  else
-    g_hash_table_insert (s->pair_tables, g_steal_pointer (&key), kp);
-  g_mutex_unlock (&ms->lock);
-  return kp;
+  return memo_keep (s, s->pair_tables, &key, kp, search_kind_pairs_free);
 }
 
 static double
