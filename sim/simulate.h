@@ -81,6 +81,9 @@ typedef struct {
   int     steady_periods;             /* periods added by the steady-state extension, 0 when
                                        * every micro-batch was simulated */
   double  steady_period_s;            /* their length */
+  int     steady_tries;               /* shorter steps sim_predict simulated to look for a
+                                       * steady state (sim/predict.c predict_steady; the
+                                       * one extended counts), 0 where none was tried */
   double sim_wall_s;                  /* host time spent simulating (not a pure output) */
 } SimResult;
 

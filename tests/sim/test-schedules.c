@@ -881,6 +881,14 @@ test_issue_plan_steady (void)
           g_assert_cmpint (mr, <=, 128);
           g_assert_cmpint ((256 - mr) % 11, ==, 0);
           g_assert_cmpint (fast->result->steady_periods, ==, (256 - mr) / 11);
+          /* the middle stages hold 8 layers, the first and last 7 (and the last stage's
+           * logits, 2 x 128,256 x 16,384 FLOPs a token, are about 0.65 of a 405B layer's
+           * 2 x 3.2e9 and its attention): the heaviest stage is a middle one, and
+           * predict_steady goes to the trial of 64 half-periods (w0 + 32 = 47 micro-
+           * batches) at once: one shorter step simulated, not the step of w0 + 3 = 18
+           * first, which shows no period here */
+          g_assert_cmpint (mr, ==, 47);
+          g_assert_cmpint (fast->result->steady_tries, ==, 1);
           /* 11 micro-batches of about 0.2889 s each (0.2871 s before the backward's GEMMs
            * ran on the SMs the TP collectives beside them leave, sim_cost_coll_sms; 0.2885
            * s before the attention kernel's rate at its 8K length, sim/cost.c ATTN_LEN_*) */
@@ -926,6 +934,9 @@ test_70b_plan_steady (void)
   assert_steady_equals ("70b tp8 pp4 m16", full, fast, TRUE);
   g_assert_cmpint (fast->program->plan.grad_accum, ==, 6);
   g_assert_cmpint (fast->result->steady_periods, ==, 10);
+  /* 20 layers a stage and the logits on the last: its heaviest stage is the last, and the
+   * first step tried (6) is the one extended */
+  g_assert_cmpint (fast->result->steady_tries, ==, 1);
   g_assert_cmpuint (fast->result->n_events, ==, fast->program->tasks->len);
   plan_clear (&plan);
 }
