@@ -30,12 +30,13 @@ program_totals (SimPrediction *p, ProgProgram *prog, const SimResult *r)
   p->program = prog;
 }
 
-/* One try of the steady-state path at m' = mr: the result, or NULL (with *error on a
- * failure, else *cyclicity as sim_simulate_extended says). */
+/* One try of the steady-state path at m' = mr, counted in *tries: the result, or NULL
+ * (with *error on a failure, else *cyclicity as sim_simulate_extended says). */
 static SimResult *
 steady_try (SimPrediction *p, int mr, int q, int max_multiple, int *cyclicity,
-            const SimOptions *opts, GError **error)
+            const SimOptions *opts, int *tries, GError **error)
 {
+  (*tries)++;
   const Plan *plan = &p->plan;
   double tokens = (double) plan->global_batch * plan->seq_length;
   ProgProgram *prog = program_with (p, mr, error);
@@ -185,11 +186,11 @@ predict_steady (SimPrediction *p, const SimOptions *opts, int *tries, GError **e
    * 9 + 7: 7 layers and 2.4 layers' worth of logits) it is still tried: it extended 4 of
    * the 8B's 9 (at tp 1 and 2, where skipping it cost 40-60%). Measured with
    * each plan timed alternately with and without the skip in one process (best of 7,
-   * seeds 1-3): the skipped plans 5-28% faster (most 10-24%; none slower beyond the
+   * seeds 1-3; a one-off A/B build of run_random, not kept): the skipped plans 5-28% faster (most 10-24%; none slower beyond the
    * +-20% that the unaffected plans showed between the two arms), the 300 plans -8.5% in
    * all; bench-predict's 1F1B m256 row (the issue's 7 + 14 x 8 + 7 plan, three alternated
-   * runs of --reps 21) 4.56-4.91 -> 3.18-3.26 ms best, its m256 / m16 ratio 4.1-4.3 ->
-   * 2.9. */
+   * runs of --reps 41, load average under 1) 4.24-4.27 -> 3.12-3.19 ms best, its m256 /
+   * m16 ratio 3.9 -> 2.9. */
   const gboolean skip_first = !inter && middle_stage_heaviest (p);
   const int *half_periods = inter ? half_periods_inter
                                   : deep ? half_periods_1f1b_deep : half_periods_1f1b;
@@ -213,8 +214,7 @@ predict_steady (SimPrediction *p, const SimOptions *opts, int *tries, GError **e
         continue;
       tried = mr;
       int c = 0;
-      (*tries)++;
-      SimResult *r = steady_try (p, mr, q, max_c, &c, opts, error);
+      SimResult *r = steady_try (p, mr, q, max_c, &c, opts, tries, error);
       if (r != NULL || (error && *error))
         return r;
       /* a period of c micro-batches seen on the step of m' that does not divide m - m':
@@ -229,8 +229,7 @@ predict_steady (SimPrediction *p, const SimOptions *opts, int *tries, GError **e
           if (mr2 + c <= m && 2 * mr2 <= m)
             {
               retried = mr2;
-              (*tries)++;
-              r = steady_try (p, mr2, q, max_c, NULL, opts, error);
+              r = steady_try (p, mr2, q, max_c, NULL, opts, tries, error);
               if (r != NULL || (error && *error))
                 return r;
             }
