@@ -9,6 +9,7 @@
 #include "cli/cli-table.h"
 #include "sim/cost.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -23,21 +24,28 @@ parse_ids (const char *text, GArray *ids, char **bad)
     {
       char *p = g_strstrip (parts[i]);
       char *end = NULL;
+      /* a number past 2^63 - 1 came back as G_MAXINT64 (ERANGE), and the loop below ran
+       * past it: signed overflow, then an endless append */
+      errno = 0;
       gint64 lo = g_ascii_strtoll (p, &end, 10), hi = lo;
-      gboolean ok = end != p && lo >= 0;
+      gboolean ok = end != p && lo >= 0 && errno == 0;
       if (ok && *end == '-')
         {
           char *start = end + 1;
           hi = g_ascii_strtoll (start, &end, 10);
-          ok = end != start && hi >= lo && hi - lo <= 100000;
+          ok = end != start && errno == 0 && hi >= lo && hi - lo <= 100000;
         }
       if (!ok || *end != '\0')
         {
           *bad = g_strdup (p);
           return FALSE;
         }
-      for (gint64 id = lo; id <= hi; id++)
-        g_array_append_val (ids, id);
+      for (gint64 id = lo;; id++)
+        {
+          g_array_append_val (ids, id);
+          if (id == hi)
+            break;
+        }
     }
   return ids->len > 0;
 }
