@@ -177,8 +177,8 @@ cli_db_args_check (const CliDbArgs *a, GError **error)
 
 /* One file: the same device and inode where both exist (a link or another spelling of
  * the path), else the same absolute path (neither exists yet). */
-static gboolean
-same_file (const char *a, const char *b)
+gboolean
+cli_same_file (const char *a, const char *b)
 {
   GStatBuf sa, sb;
   if (g_stat (a, &sa) == 0 && g_stat (b, &sb) == 0)
@@ -189,8 +189,8 @@ same_file (const char *a, const char *b)
 }
 
 gboolean
-cli_output_not_db (const char *flag, const char *path, const char *db, gboolean no_db,
-                   GError **error)
+cli_output_not_db (const char *flag, const char *what, const char *path, const char *db,
+                   gboolean no_db, GError **error)
 {
   const char *store = db != NULL ? db : CLI_DEFAULT_DB;
   if (path == NULL || *path == '\0')
@@ -204,22 +204,48 @@ cli_output_not_db (const char *flag, const char *path, const char *db, gboolean 
                     && memcmp (head, "SQLite format 3", 16) == 0;
   if (fp != NULL)
     fclose (fp);
-  if (sqlite && (no_db || !same_file (path, store)))
+  if (sqlite && (no_db || !cli_same_file (path, store)))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "%s %s is a SQLite database (a results store?): the trace would replace it "
-                   "and every run stored in it (hint: %s another-file.json)", flag, path,
+                   "%s %s is a SQLite database (a results store?): the %s would replace it "
+                   "and every run stored in it (hint: %s another-file.json)", flag, path, what,
                    flag);
       return FALSE;
     }
-  if (no_db || !same_file (path, store))
+  if (no_db || !cli_same_file (path, store))
     return TRUE;
   g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-               "%s %s is the results database%s%s%s: the trace would replace it and every run "
+               "%s %s is the results database%s%s%s: the %s would replace it and every run "
                "stored in it (hint: %s another-file.json, or --no-db)", flag, path,
                db != NULL ? " (--db " : " (the default, ", db != NULL ? db : CLI_DEFAULT_DB,
-               ")", flag);
+               ")", what, flag);
   return FALSE;
+}
+
+gboolean
+cli_output_not_input (const char *flag, const char *what, const char *path,
+                      const char *const *inputs, GError **error)
+{
+  if (path == NULL || *path == '\0')
+    return TRUE;
+  for (guint i = 0; inputs[i] != NULL; i += 2)
+    {
+      const char *input = inputs[i + 1];
+      if (input == NULL)
+        continue;
+      /* a model directory is read through its config.json */
+      g_autofree char *file = g_file_test (input, G_FILE_TEST_IS_DIR)
+                                ? g_build_filename (input, "config.json", NULL)
+                                : g_strdup (input);
+      /* a preset's name is no file, and an input that is not there cannot be lost */
+      if (!g_file_test (file, G_FILE_TEST_IS_REGULAR) || !cli_same_file (path, file))
+        continue;
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s %s is the file %s %s reads: the %s would replace it (hint: %s "
+                   "another-file.json)", flag, path, inputs[i], input, what, flag);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 ResStore *

@@ -59,11 +59,21 @@ gboolean    cli_db_choice_check (const char *db, gboolean no_db, GError **error)
 /* FALSE with a usage error when --db names no file, contradicts --no-db, or --db-timeout
  * is negative. */
 gboolean    cli_db_args_check (const CliDbArgs *a, GError **error);
-/* FALSE with a usage error when the output `path` of `flag` (a trace) is the results
- * database the command stores in (`db`, NULL for the default; none with `no_db`): the
- * trace would replace the database and every run stored in it. */
-gboolean    cli_output_not_db (const char *flag, const char *path, const char *db,
-                               gboolean no_db, GError **error);
+/* FALSE with a usage error when the output `path` of `flag` (`what` it writes: "trace")
+ * is the results database the command stores in (`db`, NULL for the default; none with
+ * `no_db`), or any other SQLite file: the output would replace the database and every run
+ * stored in it. */
+gboolean    cli_output_not_db (const char *flag, const char *what, const char *path,
+                               const char *db, gboolean no_db, GError **error);
+/* One file: the same device and inode where both exist (a link or another spelling of the
+ * path), else the same absolute path. */
+gboolean    cli_same_file     (const char *a, const char *b);
+/* FALSE with a usage error when the output `path` of `flag` is a file the command reads:
+ * `inputs` holds pairs of an input flag and its value ("--model", "config.json", ...; a
+ * value may be NULL), ended by a NULL flag. A value that is no file (a preset's name) is
+ * skipped; a directory stands for the config.json in it (a model). */
+gboolean    cli_output_not_input (const char *flag, const char *what, const char *path,
+                                  const char *const *inputs, GError **error);
 /* The store of --db, with the --db-timeout busy timeout; read-only commands pass TRUE. */
 ResStore   *cli_store_open    (const CliDbArgs *a, gboolean read_only, GError **error);
 

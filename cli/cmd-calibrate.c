@@ -435,6 +435,14 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   if (!util_output_check (out, &error))
     return cli_fail (CLI_EXIT_USAGE, "--out: %s", error->message);
+  /* `--out tandem.db` wrote the cluster JSON over the results store, and `--out
+   * config.json` over the model it measures (--cluster's file is left out: --no-bench
+   * extends it, and writing the result back in its place loses nothing) */
+  const char *const inputs[] = { "--model", ctx->args.model_name, "--plan",
+                                 ctx->args.plan_file, NULL };
+  if (!cli_output_not_db ("--out", "profile", out, dba->db, dba->no_db, &error)
+      || !cli_output_not_input ("--out", "profile", out, inputs, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   if (!dba->no_db && !cli_fallback_check (&error))
     return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
   g_autoptr (GArray) imported = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));

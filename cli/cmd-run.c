@@ -1260,16 +1260,31 @@ cli_cmd_run (int argc, char **argv)
     }
   const char *outs[] = { c.a.trace, c.a.pred_trace, c.a.merged_trace };
   const char *flags[] = { "--trace", "--predicted-trace", "--merged-trace" };
+  /* an output over an input (the model's config.json) or over another output (--trace
+   * and --predicted-trace the same file: the one written last was all that was left) */
+  const char *const inputs[] = { "--model", c.pargs.model_name, "--cluster",
+                                 c.pargs.cluster_name, "--plan", c.pargs.plan_file, NULL };
   for (guint i = 0; i < G_N_ELEMENTS (outs); i++)
     if (outs[i] != NULL && (!util_output_check (outs[i], &error)
-                            || !cli_output_not_db (flags[i], outs[i], c.dba.db, c.dba.no_db,
-                                                   &error)))
+                            || !cli_output_not_db (flags[i], "trace", outs[i], c.dba.db,
+                                                   c.dba.no_db, &error)
+                            || !cli_output_not_input (flags[i], "trace", outs[i], inputs,
+                                                      &error)))
       {
         status = fail0 (&c, CLI_EXIT_USAGE, "%s%s%s", error->domain == G_OPTION_ERROR ? ""
                         : flags[i], error->domain == G_OPTION_ERROR ? "" : ": ",
                         error->message);
         goto out;
       }
+  for (guint i = 0; i < G_N_ELEMENTS (outs); i++)
+    for (guint k = i + 1; k < G_N_ELEMENTS (outs); k++)
+      if (outs[i] != NULL && outs[k] != NULL && cli_same_file (outs[i], outs[k]))
+        {
+          status = fail0 (&c, CLI_EXIT_USAGE, "%s and %s both name %s: the one written last "
+                          "would replace the other (hint: a file each, e.g. %s measured.json "
+                          "%s predicted.json)", flags[i], flags[k], outs[k], flags[i], flags[k]);
+          goto out;
+        }
   if (!c.dba.no_db && c.rank == 0 && !cli_fallback_check (&error))
     {
       status = fail0 (&c, CLI_EXIT_FAILURE, "%s", error->message);

@@ -2126,7 +2126,12 @@ cli_cmd_search (int argc, char **argv)
       status = cli_fail (CLI_EXIT_USAGE, "--trace-best: %s", error->message);
       goto out;
     }
-  if (o.trace_best && !cli_output_not_db ("--trace-best", o.trace_best, o.db, o.no_db, &error))
+  const char *const inputs[] = { "--model", o.args.model_name, "--cluster",
+                                 o.args.cluster_name, "--plan", o.args.plan_file,
+                                 "--framework", o.framework, NULL };
+  if (o.trace_best
+      && (!cli_output_not_db ("--trace-best", "trace", o.trace_best, o.db, o.no_db, &error)
+          || !cli_output_not_input ("--trace-best", "trace", o.trace_best, inputs, &error)))
     {
       status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
       goto out;

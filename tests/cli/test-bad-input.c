@@ -9,6 +9,37 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+/* A temporary directory for one test; remove_tree at the end. */
+static char *
+make_tmp (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("tandem-bad-input-XXXXXX", &error);
+  g_assert_no_error (error);
+  run_tandem_set_tmp (dir);
+  return dir;
+}
+
+static void
+write_file (const char *dir, const char *name, const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  g_assert_no_error (error);
+}
+
+static char *
+read_file (const char *dir, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_no_error (error);
+  return text;
+}
+
 /* Exit status `status` and exactly one line "tandem: error: ...<needle>..." on stderr. */
 static void
 assert_error (const char *args, int status, const char *needle)
@@ -37,10 +68,57 @@ test_validate_only_past_int64 (void)
                 2, "--only 9223372036854775807 selects no row of");
 }
 
+/* An output flag naming a file the command reads: `predict --model m.json --trace m.json`
+ * wrote the trace over the model config it had just read (exit 0), and so did search's
+ * --trace-best and run's traces; calibrate --out wrote its cluster JSON over a results
+ * database (the store and every run in it), which --trace was already refused. Each is
+ * refused before the work now, and the file is left as it was. */
+static void
+test_output_over_input (void)
+{
+  g_autofree char *dir = make_tmp ();
+  const char *model = "{ \"model_type\": \"llama\", \"hidden_size\": 256, "
+                      "\"intermediate_size\": 688, \"num_attention_heads\": 4, "
+                      "\"num_hidden_layers\": 2, \"vocab_size\": 1024, "
+                      "\"max_position_embeddings\": 256 }\n";
+  write_file (dir, "m.json", model);
+  assert_error ("predict --model {TMP}/m.json --cluster cpu-host --gpus 2 --no-db "
+                "--trace {TMP}/m.json", 2, "/m.json reads: the trace would replace it "
+                "(hint: --trace another-file.json)");
+  /* another spelling of the same file */
+  assert_error ("predict --model {TMP}/m.json --cluster cpu-host --gpus 2 --no-db "
+                "--trace {TMP}/./m.json", 2, "the trace would replace it");
+  assert_error ("search --model {TMP}/m.json --cluster cpu-host --gbs 4 --no-db "
+                "--trace-best {TMP}/m.json", 2, "--trace-best");
+  assert_error ("run --model {TMP}/m.json --steps 1 --no-db --merged-trace {TMP}/m.json", 2,
+                "is the file --model");
+  g_autofree char *after = read_file (dir, "m.json");
+  g_assert_cmpstr (after, ==, model);
+  /* run's two traces on one file: the one written last was all that was left */
+  assert_error ("run --steps 1 --no-db --trace {TMP}/t.json --predicted-trace {TMP}/t.json", 2,
+                "--trace and --predicted-trace both name");
+  /* calibrate --out over a SQLite file, the default store or another one */
+  RunResult r = { 0 };
+  run_tandem ("predict --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 "
+              "--seq-length 256 --db {TMP}/t.db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  assert_error ("calibrate --quick --db {TMP}/t.db --out {TMP}/t.db", 2,
+                "is the results database (--db");
+  assert_error ("calibrate --quick --no-db --out {TMP}/t.db", 2,
+                "is a SQLite database (a results store?): the profile would replace it");
+  run_tandem ("runs --db {TMP}/t.db --csv", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, ",predict,ok,tiny-llama,"));
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/bad-input/validate-only-past-int64", test_validate_only_past_int64);
+  g_test_add_func ("/cli/bad-input/output-over-input", test_output_over_input);
   return g_test_run ();
 }
