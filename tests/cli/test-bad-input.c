@@ -114,11 +114,33 @@ test_output_over_input (void)
   remove_tree (dir);
 }
 
+/* tandem run's counts and seconds past what a run can hold: --steps 2000000000 asked GLib
+ * for 3.7 TB of step records at once (abort), --warmup 2000000000 ran for ever, and
+ * --timeout 1e308 was cast to microseconds past 2^63 (undefined behaviour) in every
+ * deadline; calibrate's --timeout the same. Refused with the range now (10,000 steps,
+ * 1e6 s: cli/cmd-run.c). */
+static void
+test_run_counts_past_caps (void)
+{
+  assert_error ("run --no-db --steps 2000000000", 2,
+                "--steps 2000000000: the timed steps, an integer from 1 to 10000 (hint: "
+                "--steps 3)");
+  assert_error ("run --no-db --warmup 2000000000", 2,
+                "--warmup 2000000000: the untimed steps first, an integer from 0 to 10000");
+  assert_error ("run --no-db --timeout 1e308", 2,
+                "--timeout 1e+308: seconds to wait for a peer, a number above 0 and at most "
+                "1000000 (hint: --timeout 30)");
+  assert_error ("calibrate --quick --no-db --timeout 1e308", 2,
+                "--timeout 1e308: seconds to wait for a peer, a number above 0 and at most "
+                "1000000");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/bad-input/validate-only-past-int64", test_validate_only_past_int64);
   g_test_add_func ("/cli/bad-input/output-over-input", test_output_over_input);
+  g_test_add_func ("/cli/bad-input/run-counts-past-caps", test_run_counts_past_caps);
   return g_test_run ();
 }
