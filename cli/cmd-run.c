@@ -459,6 +459,21 @@ run_failed (RunCtx *c, const GError *e)
   run_failed_status (c, e, CLI_EXIT_FAILURE, "", "");
 }
 
+/* The runner failed: set up (exec_runner_new) or in the steps, where the buffers a step
+ * allocates when it first runs (the activations, the attention scores) come. Out of host
+ * memory is "does not fit" either way: exit 3 and the run stored as oom, as a prediction
+ * that does not fit (a step's buffers past the host's memory were exit 1, "failed", with
+ * no hint). */
+static void G_GNUC_NORETURN
+run_failed_runner (RunCtx *c, const GError *e)
+{
+  if (e->domain == EXEC_ERROR && e->code == EXEC_ERROR_MEMORY)
+    run_failed_status (c, e, CLI_EXIT_NOFIT, "does not fit: ",
+                       " (hint: a smaller --model, --seq-length or --mbs, or the model split "
+                       "over more ranks: mpirun -np N with --tp/--pp)");
+  run_failed (c, e);
+}
+
 static void
 die_hook (int rank, int step, guint32 local, const ProgTask *t, gpointer data)
 {
@@ -1140,13 +1155,7 @@ run_plan (RunCtx *c)
     {
       if (error->code == EXEC_ERROR_INVALID)
         return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);
-      /* the weights, gradients, optimizer states and activations of one rank do not fit
-       * in this host's memory: exit 3, as a prediction that does not fit */
-      if (error->code == EXEC_ERROR_MEMORY)
-        run_failed_status (c, error, CLI_EXIT_NOFIT, "does not fit: ",
-                           " (hint: a smaller --model, --seq-length or --mbs, or the model "
-                           "split over more ranks: mpirun -np N with --tp/--pp)");
-      run_failed (c, error);
+      run_failed_runner (c, error);
     }
   /* from here on the run is in the store: as running, then closed */
   if (!run_start (c, &error))
@@ -1156,7 +1165,7 @@ run_plan (RunCtx *c)
   double sched0[2], sched1[2];
   const gboolean sched = exec_sched_sample (sched0);
   if (!exec_runner_run (runner, &error))
-    run_failed (c, error);
+    run_failed_runner (c, error);
   if (sched && exec_sched_sample (sched1))
     c->run_share = exec_sched_share (sched0, sched1);
   if (c->rank != 0)

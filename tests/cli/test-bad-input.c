@@ -135,6 +135,34 @@ test_run_counts_past_caps (void)
                 "1000000");
 }
 
+/* tandem run whose weights fit in this host's memory but whose step does not: the buffers
+ * a step allocates when it first runs failed with exit 1 ("failed", no hint), where
+ * weights past the host's memory are exit 3 (does not fit, stored as oom). A vocabulary
+ * of 2^20 over a sequence of 2^20 tokens needs the fp32 logits, 2^20 x 2^20 x 4 bytes =
+ * 4.4 TB, in one step; the weights (hidden 8) take about 0.3 GB. (A host with more than
+ * 4.4 TB of memory would run it; none in CI has.) */
+static void
+test_run_step_memory (void)
+{
+  g_autofree char *dir = make_tmp ();
+  write_file (dir, "v.json", "{ \"model_type\": \"llama\", \"hidden_size\": 8, "
+              "\"intermediate_size\": 16, \"num_attention_heads\": 1, "
+              "\"num_hidden_layers\": 1, \"vocab_size\": 1048576, "
+              "\"max_position_embeddings\": 1048576 }\n");
+  assert_error ("run --model {TMP}/v.json --seq-length 1048576 --steps 1 --warmup 0 --no-db", 3,
+                "does not fit: cannot allocate 43981");
+  RunResult r = { 0 };
+  run_tandem ("run --model {TMP}/v.json --seq-length 1048576 --steps 1 --warmup 0 "
+              "--db {TMP}/r.db", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  run_result_clear (&r);
+  run_tandem ("runs --db {TMP}/r.db --csv", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, ",run,oom,"));
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -142,5 +170,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/validate-only-past-int64", test_validate_only_past_int64);
   g_test_add_func ("/cli/bad-input/output-over-input", test_output_over_input);
   g_test_add_func ("/cli/bad-input/run-counts-past-caps", test_run_counts_past_caps);
+  g_test_add_func ("/cli/bad-input/run-step-memory", test_run_step_memory);
   return g_test_run ();
 }
