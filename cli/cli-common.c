@@ -232,8 +232,10 @@ cli_options_error_text (GOptionContext *octx, const GError *error, const char *c
     return g_strdup_printf ("an option's value is not UTF-8 text, which names, notes and "
                             "--model, --cluster or --framework files must be (hint: rename "
                             "the file, or link to it under a UTF-8 name; %s --help)", command);
-  /* a message with its own hint (a plan file's error) needs no second one */
-  if (strstr (error->message, "(hint: ") != NULL)
+  /* a message with its own hint (a plan file's error) needs no second one, whether in
+   * parentheses or after a semicolon in them (JSON nested too deep: "...; hint: is it the
+   * right file?)", which got "(hint: tandem predict --help)" after it) */
+  if (strstr (error->message, "hint: ") != NULL)
     return g_strdup (error->message);
   return g_strdup_printf ("%s (hint: %s --help)", error->message, command);
 }

@@ -476,8 +476,23 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
     }
   if (!json_parser_load_from_data (parser, text, len, &local))
     {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE, "%s: malformed JSON: %s", source,
-                   local->message);
+      /* json-glib says "<data>:LINE:COL: Parse error: ..."; the file goes in the place of
+       * <data>, as a model or cluster file's error reads ("x.json:5:20: malformed JSON:
+       * ..."; it was "x.json: malformed JSON: <data>:5:20: ...") */
+      const char *msg = local->message;
+      const char *at = g_str_has_prefix (msg, "<data>:") ? strstr (msg, ": ") : NULL;
+      if (at != NULL)
+        {
+          const char *what = at + 2;
+          if (g_str_has_prefix (what, "Parse error: "))
+            what += strlen ("Parse error: ");
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE, "%s:%.*s: malformed JSON: %s",
+                       source, (int) (at - msg - strlen ("<data>:")), msg + strlen ("<data>:"),
+                       what);
+        }
+      else
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE, "%s: malformed JSON: %s", source,
+                     msg);
       g_error_free (local);
       return FALSE;
     }

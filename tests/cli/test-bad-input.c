@@ -163,6 +163,34 @@ test_run_step_memory (void)
   remove_tree (dir);
 }
 
+/* A plan file that is not JSON said "p.json: malformed JSON: <data>:2:1: Parse error: ..."
+ * (json-glib's name for text it was handed) where a model or cluster file's error names
+ * the file and its line and column; and a plan nested too deep got a second hint after
+ * its own ("...; hint: is it the right file?) (hint: tandem predict --help)"). */
+static void
+test_plan_json_messages (void)
+{
+  g_autofree char *dir = make_tmp ();
+  write_file (dir, "cut.json", "{ \"parallelism\": { \"tensor_parallel_degree\": 8,\n");
+  assert_error ("predict --plan {TMP}/cut.json --no-db", 2,
+                "/cut.json:1:47: malformed JSON: unexpected character");
+  RunResult r = { 0 };
+  run_tandem ("predict --plan {TMP}/cut.json --no-db", &r);
+  g_assert_null (strstr (r.err, "<data>"));
+  run_result_clear (&r);
+  /* 65 arrays deep: one past the cap of 64 (util/input.c) */
+  g_autofree char *open = g_strnfill (65, '[');
+  g_autofree char *close = g_strnfill (65, ']');
+  g_autofree char *deep = g_strconcat (open, close, "\n", NULL);
+  write_file (dir, "deep.json", deep);
+  assert_error ("predict --plan {TMP}/deep.json --no-db", 2,
+                "JSON nested deeper than 64 levels");
+  run_tandem ("predict --plan {TMP}/deep.json --no-db", &r);
+  g_assert_null (strstr (r.err, "(hint: tandem predict --help)"));
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -171,5 +199,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/output-over-input", test_output_over_input);
   g_test_add_func ("/cli/bad-input/run-counts-past-caps", test_run_counts_past_caps);
   g_test_add_func ("/cli/bad-input/run-step-memory", test_run_step_memory);
+  g_test_add_func ("/cli/bad-input/plan-json-messages", test_plan_json_messages);
   return g_test_run ();
 }
