@@ -13,7 +13,31 @@
 typedef struct {
   Plan     *plan;
   PlanArgs *args;
+  /* the first of --bf16, --fp16, --precision given (g_free'd), and the compute dtype it
+   * set: a second that sets another dtype contradicts it (Megatron-LM refuses --fp16 with
+   * --bf16 too) */
+  char         *dtype_flag;
+  PlanPrecision dtype;
 } PlanParse;
+
+/* FALSE with a usage error when an earlier --bf16, --fp16 or --precision set a compute
+ * dtype other than `dtype`: the last one given silently won. */
+static gboolean
+dtype_agrees (PlanParse *pp, const char *flag, PlanPrecision dtype, GError **error)
+{
+  if (pp->dtype_flag == NULL)
+    {
+      pp->dtype_flag = g_strdup (flag);
+      pp->dtype = dtype;
+      return TRUE;
+    }
+  if (pp->dtype == dtype)
+    return TRUE;
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               "%s and %s contradict each other: each sets the compute dtype (hint: give one "
+               "of them)", pp->dtype_flag, flag);
+  return FALSE;
+}
 
 static gboolean
 parse_int (const char *option, const char *value, int min, int *out, GError **error)
@@ -230,11 +254,15 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
     }
   if (g_str_equal (name, "bf16"))
     {
+      if (!dtype_agrees (pp, option, PLAN_PREC_BF16, error))
+        return FALSE;
       plan->compute_dtype = plan->param_dtype = PLAN_PREC_BF16;
       return TRUE;
     }
   if (g_str_equal (name, "fp16"))
     {
+      if (!dtype_agrees (pp, option, PLAN_PREC_FP16, error))
+        return FALSE;
       plan->compute_dtype = plan->param_dtype = PLAN_PREC_FP16;
       return TRUE;
     }
@@ -276,6 +304,9 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
           plan->fp8_recipe = FW_SCALING_BLOCK;
         }
       else if (!plan_parse_precision (option, value, &p, error))
+        return FALSE;
+      g_autofree char *flag = g_strdup_printf ("%s %s", option, value);
+      if (!dtype_agrees (pp, flag, p, error))
         return FALSE;
       plan->compute_dtype = p;
       plan->param_dtype = p == PLAN_PREC_FP8 || p == PLAN_PREC_FP4 ? PLAN_PREC_BF16 : p;
@@ -500,7 +531,9 @@ on_flag (const char *option, const char *value, gpointer data, GError **error)
 static void
 plan_parse_free (gpointer data)
 {
-  g_free (data);
+  PlanParse *pp = data;
+  g_free (pp->dtype_flag);
+  g_free (pp);
 }
 
 GOptionGroup *

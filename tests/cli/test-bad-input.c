@@ -191,6 +191,36 @@ test_plan_json_messages (void)
   remove_tree (dir);
 }
 
+/* --fp16 and --bf16 together (or --precision with either, naming another dtype): the last
+ * one given won without a word, so `--fp16 ... --bf16` predicted BF16. Megatron-LM refuses
+ * the pair; so does tandem now. The same dtype twice, and --fp8-format over --bf16 (FP8
+ * GEMMs with BF16 weights, Transformer Engine's usual set-up), still pass. */
+static void
+test_dtype_flags_contradict (void)
+{
+  const char *base = "predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 --no-db ";
+  const char *bad[][2] = {
+    { "--fp16 --bf16", "--fp16 and --bf16 contradict each other" },
+    { "--bf16 --precision fp32", "--bf16 and --precision fp32 contradict each other" },
+    { "--precision fp8 --fp16", "--precision fp8 and --fp16 contradict each other" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autofree char *args = g_strconcat (base, bad[i][0], NULL);
+      assert_error (args, 2, bad[i][1]);
+    }
+  const char *good[] = { "--bf16 --bf16", "--precision bf16 --bf16",
+                         "--bf16 --fp8-format e4m3" };
+  for (gsize i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      g_autofree char *args = g_strconcat (base, good[i], NULL);
+      RunResult r = { 0 };
+      run_tandem (args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      run_result_clear (&r);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -200,5 +230,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/run-counts-past-caps", test_run_counts_past_caps);
   g_test_add_func ("/cli/bad-input/run-step-memory", test_run_step_memory);
   g_test_add_func ("/cli/bad-input/plan-json-messages", test_plan_json_messages);
+  g_test_add_func ("/cli/bad-input/dtype-flags-contradict", test_dtype_flags_contradict);
   return g_test_run ();
 }
