@@ -169,7 +169,8 @@ cli_db_args_check (const CliDbArgs *a, GError **error)
   if (a->timeout_ms < 0)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "--db-timeout %d: expected milliseconds >= 0", a->timeout_ms);
+                   "--db-timeout %d: expected milliseconds >= 0 (hint: --db-timeout 5000, "
+                   "the default)", a->timeout_ms);
       return FALSE;
     }
   return TRUE;

@@ -221,6 +221,17 @@ test_dtype_flags_contradict (void)
     }
 }
 
+/* A negative --db-timeout said "expected milliseconds >= 0" and no more in predict,
+ * validate, runs, run, calibrate and import-log (report and search hint at a value). */
+static void
+test_db_timeout_hint (void)
+{
+  assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 --db-timeout -1",
+                2, "--db-timeout -1: expected milliseconds >= 0 (hint: --db-timeout 5000, the "
+                "default)");
+  assert_error ("runs --db-timeout -1", 2, "(hint: --db-timeout 5000, the default)");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -231,5 +242,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/run-step-memory", test_run_step_memory);
   g_test_add_func ("/cli/bad-input/plan-json-messages", test_plan_json_messages);
   g_test_add_func ("/cli/bad-input/dtype-flags-contradict", test_dtype_flags_contradict);
+  g_test_add_func ("/cli/bad-input/db-timeout-hint", test_db_timeout_hint);
   return g_test_run ();
 }
