@@ -2,28 +2,77 @@
 #include "cli/cli-model-flags.h"
 #include "plan/plan.h"
 
+#include <errno.h>
 #include <json-glib/json-glib.h>
 #include <stdarg.h>
+
+/* The integer flags, each >= 1: 0 is what an absent flag leaves, so --num-layers 0 read
+ * as no --num-layers ("a model by Megatron flags needs --num-layers", or beside --model
+ * nothing at all) and --kv-channels 0 as the default head size. */
+static const struct { const char *name; gsize offset; } int_flags[] = {
+  { "--num-layers", G_STRUCT_OFFSET (CliModelFlags, num_layers) },
+  { "--hidden-size", G_STRUCT_OFFSET (CliModelFlags, hidden) },
+  { "--num-attention-heads", G_STRUCT_OFFSET (CliModelFlags, heads) },
+  { "--num-query-groups", G_STRUCT_OFFSET (CliModelFlags, query_groups) },
+  { "--ffn-hidden-size", G_STRUCT_OFFSET (CliModelFlags, ffn) },
+  { "--vocab-size", G_STRUCT_OFFSET (CliModelFlags, vocab) },
+  { "--make-vocab-size-divisible-by", G_STRUCT_OFFSET (CliModelFlags, vocab_divisible) },
+  { "--max-position-embeddings", G_STRUCT_OFFSET (CliModelFlags, max_positions) },
+  { "--kv-channels", G_STRUCT_OFFSET (CliModelFlags, kv_channels) },
+  { "--moe-ffn-hidden-size", G_STRUCT_OFFSET (CliModelFlags, moe_ffn) },
+  { "--moe-shared-expert-intermediate-size", G_STRUCT_OFFSET (CliModelFlags, moe_shared_ffn) },
+};
+
+static gboolean
+on_int (const char *option, const char *value, gpointer data, GError **error)
+{
+  char *end = NULL;
+  errno = 0;
+  gint64 v = g_ascii_strtoll (value, &end, 10);
+  if (end == value || *end != '\0' || v < 1 || g_ascii_isspace (value[0]))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s expects an integer >= 1, got '%s'", option, value);
+      return FALSE;
+    }
+  if (v > G_MAXINT || errno == ERANGE)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s %s is too large: it takes integers from 1 to %d", option, value,
+                   G_MAXINT);
+      return FALSE;
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (int_flags); i++)
+    if (g_str_equal (option, int_flags[i].name))
+      {
+        G_STRUCT_MEMBER (int, data, int_flags[i].offset) = (int) v;
+        return TRUE;
+      }
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION, "unhandled %s", option);
+  return FALSE;
+}
+
+#define CB(f) (gpointer) (f)
 
 GOptionGroup *
 cli_model_flags_group (CliModelFlags *f)
 {
   const GOptionEntry entries[] = {
-    { "num-layers", 0, 0, G_OPTION_ARG_INT, &f->num_layers,
+    { "num-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int),
       "Model by Megatron flags (instead of --model): transformer layers", "L" },
-    { "hidden-size", 0, 0, G_OPTION_ARG_INT, &f->hidden, "Hidden size h", "H" },
-    { "num-attention-heads", 0, 0, G_OPTION_ARG_INT, &f->heads, "Attention heads", "A" },
-    { "num-query-groups", 0, 0, G_OPTION_ARG_INT, &f->query_groups,
+    { "hidden-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int), "Hidden size h", "H" },
+    { "num-attention-heads", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int), "Attention heads", "A" },
+    { "num-query-groups", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int),
       "KV heads (grouped-query attention; implies --group-query-attention)", "G" },
     { "group-query-attention", 0, 0, G_OPTION_ARG_NONE, &f->gqa,
       "Grouped-query attention (with --num-query-groups)", NULL },
-    { "ffn-hidden-size", 0, 0, G_OPTION_ARG_INT, &f->ffn,
+    { "ffn-hidden-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int),
       "MLP inner size (default 4h, with --swiglu int(8h/3 / 64) x 64)", "F" },
-    { "vocab-size", 0, 0, G_OPTION_ARG_INT, &f->vocab,
+    { "vocab-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int),
       "Vocabulary (padded to a multiple of 128 x tp, as Megatron pads it)", "V" },
-    { "make-vocab-size-divisible-by", 0, 0, G_OPTION_ARG_INT, &f->vocab_divisible,
+    { "make-vocab-size-divisible-by", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int),
       "Vocabulary padding multiple before x tp (default 128)", "N" },
-    { "max-position-embeddings", 0, 0, G_OPTION_ARG_INT, &f->max_positions,
+    { "max-position-embeddings", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int),
       "Context length (default: --seq-length, else 4096)", "S" },
     { "swiglu", 0, 0, G_OPTION_ARG_NONE, &f->swiglu,
       "SwiGLU MLP: the Llama family (RMSNorm, rotary); without it GeLU (GPT)", NULL },
@@ -33,12 +82,12 @@ cli_model_flags_group (CliModelFlags *f)
       "LayerNorm (GPT) or RMSNorm (with --swiglu)", "KIND" },
     { "position-embedding-type", 0, 0, G_OPTION_ARG_STRING, &f->position_embedding,
       "learned_absolute (GPT) or rope (with --swiglu)", "KIND" },
-    { "kv-channels", 0, 0, G_OPTION_ARG_INT, &f->kv_channels,
+    { "kv-channels", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int),
       "Head size (projection width a x kv-channels; default h / a)", "D" },
-    { "moe-ffn-hidden-size", 0, 0, G_OPTION_ARG_INT, &f->moe_ffn,
+    { "moe-ffn-hidden-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int),
       "With --num-experts: one routed expert's MLP inner size (default --ffn-hidden-size)",
       "F" },
-    { "moe-shared-expert-intermediate-size", 0, 0, G_OPTION_ARG_INT, &f->moe_shared_ffn,
+    { "moe-shared-expert-intermediate-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int),
       "With --num-experts: the shared experts' inner size in all (default none)", "F" },
     { "moe-layer-freq", 0, 0, G_OPTION_ARG_STRING, &f->moe_layer_freq,
       "With --num-experts: which layers are MoE, Megatron's N or a list such as "
@@ -46,7 +95,7 @@ cli_model_flags_group (CliModelFlags *f)
     { NULL },
   };
   GOptionGroup *g = g_option_group_new ("model", "Model by Megatron-LM flags (instead of "
-                                        "--model):", "Show the model flags", NULL, NULL);
+                                        "--model):", "Show the model flags", f, NULL);
   g_option_group_add_entries (g, entries);
   return g;
 }

@@ -232,6 +232,27 @@ test_db_timeout_hint (void)
   assert_error ("runs --db-timeout -1", 2, "(hint: --db-timeout 5000, the default)");
 }
 
+/* Megatron's model flags took 0 for absent: --num-layers 0 beside --model ran the preset
+ * without a word (exit 0), and with the other model flags said "needs --num-layers too"
+ * of a flag that was given. Each integer model flag takes 1 and up, as the plan flags. */
+static void
+test_model_flag_zero (void)
+{
+  assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 --no-db "
+                "--num-layers 0", 2, "--num-layers expects an integer >= 1, got '0' (hint: "
+                "tandem predict --help)");
+  assert_error ("predict --num-layers 0 --hidden-size 4096 --num-attention-heads 32 "
+                "--vocab-size 32000 --gpus 8 --no-db", 2,
+                "--num-layers expects an integer >= 1, got '0'");
+  assert_error ("predict --num-layers 2 --hidden-size 4096 --num-attention-heads 32 "
+                "--vocab-size 32000 --kv-channels 0 --gpus 8 --no-db", 2,
+                "--kv-channels expects an integer >= 1, got '0'");
+  assert_error ("predict --num-layers 2 --hidden-size 99999999999 --num-attention-heads 32 "
+                "--vocab-size 32000 --gpus 8 --no-db", 2,
+                "--hidden-size 99999999999 is too large: it takes integers from 1 to "
+                "2147483647");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -243,5 +264,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/plan-json-messages", test_plan_json_messages);
   g_test_add_func ("/cli/bad-input/dtype-flags-contradict", test_dtype_flags_contradict);
   g_test_add_func ("/cli/bad-input/db-timeout-hint", test_db_timeout_hint);
+  g_test_add_func ("/cli/bad-input/model-flag-zero", test_model_flag_zero);
   return g_test_run ();
 }

@@ -88,7 +88,7 @@ test_model_flags (void)
     { "predict --num-layers 32 --hidden-size 4096 --num-attention-heads 32 --vocab-size 32000 "
       "--group-query-attention --gpus 8 --no-db", "needs --num-query-groups" },
     { "predict --num-layers -3 --hidden-size 4096 --num-attention-heads 32 --vocab-size 32000 "
-      "--gpus 8 --no-db", "--num-layers -3: must be positive" },
+      "--gpus 8 --no-db", "--num-layers expects an integer >= 1, got '-3'" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
