@@ -731,7 +731,8 @@ cli_cmd_calibrate (int argc, char **argv)
     status = cli_fail (CLI_EXIT_USAGE, "--no-bench measures nothing: give "
                        "--import-nccl-tests FILE (and --cluster NAME|FILE to extend)");
   else if (blas_threads < 1)
-    status = cli_fail (CLI_EXIT_USAGE, "--blas-threads must be >= 1");
+    status = cli_fail (CLI_EXIT_USAGE, "--blas-threads %d: BLAS threads per rank, an "
+                       "integer >= 1 (hint: --blas-threads 1, the default)", blas_threads);
   else if (timeout_arg != NULL
            && (!parse_seconds (timeout_arg, &timeout_s)))
     status = cli_fail (CLI_EXIT_USAGE, "--timeout %s: seconds to wait for a peer, a number "

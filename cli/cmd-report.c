@@ -523,6 +523,14 @@ parse_run_ids (char **texts, GArray *ids, GError **error)
 {
   for (guint i = 0; texts && texts[i]; i++)
     {
+      /* "" split into no ids at all, and the report took every run */
+      if (*g_strstrip (texts[i]) == '\0')
+        {
+          g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                       "--run '' names no run (hint: --run N or --run 3,5, ids from tandem "
+                       "runs; leave it out for every run)");
+          return FALSE;
+        }
       g_auto (GStrv) parts = g_strsplit (texts[i], ",", -1);
       for (guint k = 0; parts[k]; k++)
         {

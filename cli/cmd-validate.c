@@ -404,8 +404,25 @@ explain_row (const ResCsv *csv, gint64 id, const char *const *cost, TopoCluster 
       fputs (shown, stdout);
       return CLI_EXIT_OK;
     }
-  return cli_fail (CLI_EXIT_USAGE, "--explain %" G_GINT64_FORMAT ": no row with that row_id",
-                   id);
+  /* the ids the file holds, for the hint (it said only "no row with that row_id") */
+  gint64 lo = G_MAXINT64, hi = G_MININT64;
+  for (guint r = 0; r < res_csv_n_rows (csv); r++)
+    {
+      g_autofree char *cell = g_strstrip (g_strdup (res_csv_get (csv, r, "row_id")));
+      char *end = NULL;
+      gint64 v = g_ascii_strtoll (cell, &end, 10);
+      if (end != cell && *end == '\0')
+        {
+          lo = MIN (lo, v);
+          hi = MAX (hi, v);
+        }
+    }
+  if (lo > hi)
+    return cli_fail (CLI_EXIT_USAGE, "--explain %" G_GINT64_FORMAT ": no row with that row_id "
+                     "(hint: the file has no numeric row_id)", id);
+  return cli_fail (CLI_EXIT_USAGE, "--explain %" G_GINT64_FORMAT ": no row with that row_id "
+                   "(hint: its row ids run from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT ")",
+                   id, lo, hi);
 }
 
 static void

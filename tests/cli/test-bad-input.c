@@ -253,6 +253,32 @@ test_model_flag_zero (void)
                 "2147483647");
 }
 
+/* Three refusals that said what was wrong but not what to give instead, or nothing at
+ * all: report validation --run '' took every run (the empty list split into no ids),
+ * validate --explain of an id the file lacks named no ids it has, and calibrate's
+ * --blas-threads 0 had neither value nor hint. The --explain file here has row ids 1..8
+ * (published-absurd.csv's: tests/cli/test-limits.c). */
+static void
+test_hints_for_values (void)
+{
+  g_autofree char *dir = make_tmp ();
+  RunResult r = { 0 };
+  run_tandem ("validate {SRC}/data/published-runs.csv --only 1 --db {TMP}/v.db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  assert_error ("report validation --db {TMP}/v.db --run '' --out {TMP}/rep", 2,
+                "--run '' names no run (hint: --run N or --run 3,5, ids from tandem runs; "
+                "leave it out for every run)");
+  g_autofree char *rep = g_build_filename (dir, "rep", NULL);
+  g_assert_false (g_file_test (rep, G_FILE_TEST_EXISTS));
+  assert_error ("validate {SRC}/tests/data/limits/published-absurd.csv --no-db --explain 99", 2,
+                "--explain 99: no row with that row_id (hint: its row ids run from 1 to 8)");
+  assert_error ("calibrate --quick --no-db --blas-threads 0", 2,
+                "--blas-threads 0: BLAS threads per rank, an integer >= 1 (hint: "
+                "--blas-threads 1, the default)");
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -265,5 +291,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/dtype-flags-contradict", test_dtype_flags_contradict);
   g_test_add_func ("/cli/bad-input/db-timeout-hint", test_db_timeout_hint);
   g_test_add_func ("/cli/bad-input/model-flag-zero", test_model_flag_zero);
+  g_test_add_func ("/cli/bad-input/hints-for-values", test_hints_for_values);
   return g_test_run ();
 }
