@@ -438,6 +438,25 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                             plan->cp, kv_per_tp);
         }
     }
+  /* Sequence parallelism splits the seq / cp tokens a rank holds over the TP group, whole:
+   * Megatron-Core asserts the first dimension divides by the TP size
+   * (tensor_parallel/mappings.py, _split_along_first_dim). --seq-length 7 with --tp 8 --sp
+   * was predicted as if each rank held 7/8 of a token. The hint's length is the next
+   * multiple of tp x cp that also splits into 2 x cp chunks. */
+  if (plan->sequence_parallel && plan->tp > 1
+      && (plan->seq_length / plan->cp) % plan->tp != 0)
+    {
+      gint64 m = (gint64) plan->tp * plan->cp;          /* tp, cp <= 2^20: no wrap */
+      if (plan->cp > 1 && m % (2 * plan->cp) != 0)
+        m *= 2;
+      gint64 next = ((gint64) plan->seq_length + m - 1) / m * m;
+      return invalid (error, "sequence parallelism splits the %d tokens %s over tp = %d "
+                      "ranks, which does not divide them (hint: --seq-length %" G_GINT64_FORMAT
+                      ", a multiple of %" G_GINT64_FORMAT ", or drop --sequence-parallel)",
+                      plan->seq_length / plan->cp,
+                      plan->cp > 1 ? "each CP rank holds of a sequence" : "of each sequence",
+                      plan->tp, next, m);
+    }
 
   /* Megatron runs context parallelism only through Transformer Engine's fused attention
    * (its unfused DotProductAttention asserts context_parallel_size == 1). */

@@ -279,6 +279,37 @@ test_hints_for_values (void)
   remove_tree (dir);
 }
 
+/* Sequence parallelism over a sequence the TP ranks cannot split whole: --seq-length 7
+ * with --tp 8 --sequence-parallel was predicted (exit 0) as if each rank held 7/8 of a
+ * token; Megatron-Core asserts seq / cp divides by tp. The hint's length: 8 is the next
+ * multiple of tp = 8; with cp 2 and tp 4, 20 / 2 = 10 tokens a CP rank, and the next
+ * multiple of tp x cp = 8 that is also one of 2 x cp = 4 is 24. */
+static void
+test_sequence_parallel_split (void)
+{
+  assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 "
+                "--sequence-parallel --seq-length 7 --no-db", 2,
+                "sequence parallelism splits the 7 tokens of each sequence over tp = 8 ranks, "
+                "which does not divide them (hint: --seq-length 8, a multiple of 8, or drop "
+                "--sequence-parallel)");
+  assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 4 --cp 2 "
+                "--sequence-parallel --seq-length 20 --no-db", 2,
+                "the 10 tokens each CP rank holds of a sequence over tp = 4 ranks, which does "
+                "not divide them (hint: --seq-length 24, a multiple of 8");
+  /* without SP, or where it divides, as before */
+  const char *fine[] = { "--tp 8 --seq-length 7", "--tp 8 --sequence-parallel --seq-length 8",
+                         "--tp 2 --cp 4 --sequence-parallel --seq-length 24" };
+  for (gsize i = 0; i < G_N_ELEMENTS (fine); i++)
+    {
+      g_autofree char *args = g_strdup_printf ("predict --model llama3-8b --cluster h200-node "
+                                               "--gpus 8 --no-db %s", fine[i]);
+      RunResult r = { 0 };
+      run_tandem (args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      run_result_clear (&r);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -292,5 +323,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/db-timeout-hint", test_db_timeout_hint);
   g_test_add_func ("/cli/bad-input/model-flag-zero", test_model_flag_zero);
   g_test_add_func ("/cli/bad-input/hints-for-values", test_hints_for_values);
+  g_test_add_func ("/cli/bad-input/sequence-parallel-split", test_sequence_parallel_split);
   return g_test_run ();
 }
