@@ -662,7 +662,9 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
         {
           if (plan->dp % plan->dp_replicate != 0)
             return invalid (error, "--data-parallel-replicate-degree %d does not divide dp "
-                            "= %d", plan->dp_replicate, plan->dp);
+                            "= %d (hint: --data-parallel-replicate-degree %d)",
+                            plan->dp_replicate, plan->dp,
+                            largest_divisor_at_most (plan->dp, plan->dp_replicate));
           plan->hsdp_shard_size = plan->dp / plan->dp_replicate;
           plan->sharding = PLAN_SHARD_HSDP;
         }
@@ -672,8 +674,14 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                         largest_divisor_at_most (plan->dp, MAX (plan->hsdp_shard_size, 1)));
       if (plan->dp_replicate > 0
           && (gint64) plan->dp_replicate * plan->hsdp_shard_size != plan->dp)
-        return invalid (error, "HSDP replicate %d x shard %d != dp %d", plan->dp_replicate,
-                        plan->hsdp_shard_size, plan->dp);
+        /* it said "HSDP replicate 4 x shard 8 != dp 64" and no more; the shard size
+         * divides dp here, so dp / shard is a replicate degree that fits */
+        return invalid (error, "--data-parallel-replicate-degree %d x the HSDP shard-group "
+                        "size %d = %" G_GINT64_FORMAT " ranks, not dp = %d (hint: "
+                        "--data-parallel-replicate-degree %d, or leave it out: hsdp:%d "
+                        "replicates over the rest)", plan->dp_replicate, plan->hsdp_shard_size,
+                        (gint64) plan->dp_replicate * plan->hsdp_shard_size, plan->dp,
+                        plan->dp / plan->hsdp_shard_size, plan->hsdp_shard_size);
     }
 
   /* Recompute. */

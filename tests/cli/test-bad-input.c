@@ -310,6 +310,24 @@ test_sequence_parallel_split (void)
     }
 }
 
+/* HSDP degrees that do not multiply to dp said "HSDP replicate 4 x shard 8 != dp 64" (or
+ * "does not divide dp = 64") and no more. On 64 GPUs dp = 64: with shard groups of 8 the
+ * replicate degree is 64 / 8 = 8; the largest divisor of 64 up to 3 is 2. */
+static void
+test_hsdp_degrees_hint (void)
+{
+  const char *base = "predict --model llama3-8b --cluster h100-24k --gpus 64 --gbs 64 --no-db "
+                     "--framework torchtitan ";
+  g_autofree char *a = g_strconcat (base, "--sharding hsdp:8 --data-parallel-replicate-degree 4",
+                                    NULL);
+  assert_error (a, 2, "--data-parallel-replicate-degree 4 x the HSDP shard-group size 8 = 32 "
+                "ranks, not dp = 64 (hint: --data-parallel-replicate-degree 8, or leave it "
+                "out: hsdp:8 replicates over the rest)");
+  g_autofree char *b = g_strconcat (base, "--data-parallel-replicate-degree 3", NULL);
+  assert_error (b, 2, "--data-parallel-replicate-degree 3 does not divide dp = 64 (hint: "
+                "--data-parallel-replicate-degree 2)");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -324,5 +342,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/model-flag-zero", test_model_flag_zero);
   g_test_add_func ("/cli/bad-input/hints-for-values", test_hints_for_values);
   g_test_add_func ("/cli/bad-input/sequence-parallel-split", test_sequence_parallel_split);
+  g_test_add_func ("/cli/bad-input/hsdp-degrees-hint", test_hsdp_degrees_hint);
   return g_test_run ();
 }
