@@ -368,7 +368,9 @@ plan_given (int argc, char **argv)
   };
   for (int i = 1; i < argc; i++)
     {
-      if (!g_str_has_prefix (argv[i], "--"))
+      /* "--" ends the options and names none (a trailing one read as a plan given, and
+       * the whole cluster in data parallelism was predicted) */
+      if (!g_str_has_prefix (argv[i], "--") || argv[i][2] == '\0')
         continue;
       g_autofree char *name = g_strndup (argv[i] + 2, strcspn (argv[i] + 2, "="));
       gboolean other = FALSE;

@@ -328,6 +328,15 @@ test_hsdp_degrees_hint (void)
                 "--data-parallel-replicate-degree 2)");
 }
 
+/* A trailing "--" (the end of the options, as a script may add) counted as a plan flag:
+ * predict of a model with no plan predicted the whole cluster in data parallelism (the
+ * 405B on 24,576 GPUs, 7.50 TiB a GPU, exit 3) instead of saying it needs a plan. */
+static void
+test_predict_double_dash (void)
+{
+  assert_error ("predict --no-db --", 2, "predict needs a plan");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -343,5 +352,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/hints-for-values", test_hints_for_values);
   g_test_add_func ("/cli/bad-input/sequence-parallel-split", test_sequence_parallel_split);
   g_test_add_func ("/cli/bad-input/hsdp-degrees-hint", test_hsdp_degrees_hint);
+  g_test_add_func ("/cli/bad-input/predict-double-dash", test_predict_double_dash);
   return g_test_run ();
 }
