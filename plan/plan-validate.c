@@ -395,8 +395,16 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
   /* Megatron-LM (arguments.py) asserts sequence parallelism with --tp-comm-overlap: the
    * overlapped all-gather and reduce-scatter are SP's (search's space keeps the same rule) */
   if (plan->tp_comm_overlap && plan->tp > 1 && !plan->sequence_parallel)
-    return invalid (error, "--tp-comm-overlap needs sequence parallelism with tp %d, as "
-                    "Megatron-LM asserts (hint: add --sequence-parallel)", plan->tp);
+    {
+      /* --async-tp turns the overlap on too: the message named --tp-comm-overlap, a flag
+       * the user had not given; async TP micro-pipelines the same SP collectives */
+      if (plan->async_tp)
+        return invalid (error, "--async-tp overlaps sequence parallelism's all-gather and "
+                        "reduce-scatter with the GEMMs, and tp %d runs without it (hint: add "
+                        "--sequence-parallel)", plan->tp);
+      return invalid (error, "--tp-comm-overlap needs sequence parallelism with tp %d, as "
+                      "Megatron-LM asserts (hint: add --sequence-parallel)", plan->tp);
+    }
 
   /* Sequence. */
   if (plan->seq_length == 0)

@@ -337,6 +337,17 @@ test_predict_double_dash (void)
   assert_error ("predict --no-db --", 2, "predict needs a plan");
 }
 
+/* --async-tp without sequence parallelism was refused in the words of a flag not given:
+ * "--tp-comm-overlap needs sequence parallelism" (--async-tp turns that overlap on). */
+static void
+test_async_tp_names_itself (void)
+{
+  assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 --framework "
+                "torchtitan --async-tp --compile --no-db", 2,
+                "--async-tp overlaps sequence parallelism's all-gather and reduce-scatter with "
+                "the GEMMs, and tp 8 runs without it (hint: add --sequence-parallel)");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -353,5 +364,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/sequence-parallel-split", test_sequence_parallel_split);
   g_test_add_func ("/cli/bad-input/hsdp-degrees-hint", test_hsdp_degrees_hint);
   g_test_add_func ("/cli/bad-input/predict-double-dash", test_predict_double_dash);
+  g_test_add_func ("/cli/bad-input/async-tp-names-itself", test_async_tp_names_itself);
   return g_test_run ();
 }
