@@ -1888,7 +1888,7 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
         json_builder_begin_object (b);
         json_builder_set_member_name (b, "typical_error_pct");
         if (isfinite (t))
-          json_builder_add_double_value (b, round (t * 100) / 100);
+          json_builder_add_double_value (b, round (t * 1000) / 1000);
         else
           json_builder_add_null_value (b);
         json_builder_set_member_name (b, "tied_with_best");
