@@ -508,8 +508,8 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
   double meas[T_N], pred[T_N];
   terms (m, p, mem, meas, pred);
   g_autofree char *plan_str = plan_to_string (&c->plan);
-  printf ("run: %s, %s on %d ranks (%s backend)\n", c->model->name, plan_str, c->world,
-          c->b->ops->name);
+  printf ("run: %s, %s on %d rank%s (%s backend)\n", c->model->name, plan_str, c->world,
+          c->world == 1 ? "" : "s", c->b->ops->name);
   g_autofree char *prof = profile_words (c);
   printf ("  prediction for cluster %s: %s\n", c->cluster->name,
           prof ? prof : "uncalibrated defaults (run tandem calibrate for a measured profile)");

@@ -629,6 +629,18 @@ test_runs_read_only_wal (Fixture *f, gconstpointer data)
   g_chmod (sub2, 0755);
 }
 
+/* A run on one rank says "on 1 rank" (it said "on 1 ranks"). */
+static void
+test_one_rank_words (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_in (f, "run --steps 1 --warmup 0 --seq 64 --db {DB}", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, " on 1 rank (cpu backend)"));
+  g_assert_null (strstr (r.out, "1 ranks"));
+  run_result_clear (&r);
+}
+
 /* Output paths are checked before the work: a --trace in a missing directory is refused
  * with status 2, and tandem run stores nothing (no run started). */
 static void
@@ -851,6 +863,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/cli/store/locked", Fixture, NULL, setup, test_locked, teardown);
+  g_test_add ("/cli/store/one-rank-words", Fixture, NULL, setup, test_one_rank_words, teardown);
   g_test_add ("/cli/store/db-dangling-link", Fixture, NULL, setup, test_db_dangling_link,
               teardown);
   g_test_add ("/cli/store/corrupt-enums", Fixture, NULL, setup, test_corrupt_enums, teardown);
