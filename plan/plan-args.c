@@ -244,7 +244,19 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
                            (int *) &plan->recompute, error);
     }
   if (g_str_equal (name, "recompute-modules"))
-    return plan_recompute_modules_parse (value, plan, error);
+    {
+      /* '' or ',' named no module and changed nothing without a word (--cuda-graph-scope
+       * refuses the same); a plan file's empty list still means none */
+      if (value[strspn (value, ", ")] == '\0')
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--recompute-modules '%s' names no module (hint: e.g. core_attn or "
+                       "moe_act,moe, or leave the flag out)",
+                       value);
+          return FALSE;
+        }
+      return plan_recompute_modules_parse (value, plan, error);
+    }
   if (g_str_equal (name, "recompute-method"))
     {
       static const Choice c[] = {

@@ -348,6 +348,19 @@ test_async_tp_names_itself (void)
                 "the GEMMs, and tp 8 runs without it (hint: add --sequence-parallel)");
 }
 
+/* --recompute-modules '' or ',' named no module and changed nothing, exit 0, where
+ * --cuda-graph-scope '' is refused as naming no scope. */
+static void
+test_recompute_modules_empty (void)
+{
+  assert_error ("predict --model mixtral-8x7b --cluster h100-24k --gpus 64 --ep 8 --gbs 64 "
+                "--no-db --recompute-modules ,", 2,
+                "--recompute-modules ',' names no module (hint: e.g. core_attn or moe_act,moe, "
+                "or leave the flag out)");
+  assert_error ("predict --model mixtral-8x7b --cluster h100-24k --gpus 64 --ep 8 --gbs 64 "
+                "--no-db --recompute-modules ''", 2, "--recompute-modules '' names no module");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -365,5 +378,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/hsdp-degrees-hint", test_hsdp_degrees_hint);
   g_test_add_func ("/cli/bad-input/predict-double-dash", test_predict_double_dash);
   g_test_add_func ("/cli/bad-input/async-tp-names-itself", test_async_tp_names_itself);
+  g_test_add_func ("/cli/bad-input/recompute-modules-empty", test_recompute_modules_empty);
   return g_test_run ();
 }
