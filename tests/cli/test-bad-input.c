@@ -361,6 +361,18 @@ test_recompute_modules_empty (void)
                 "--no-db --recompute-modules ''", 2, "--recompute-modules '' names no module");
 }
 
+/* --cost with one key twice: the last value won without a word. */
+static void
+test_cost_key_twice (void)
+{
+  assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 --no-db "
+                "--cost gemm_efficiency=0.5 --cost gemm_efficiency=0.7", 2,
+                "cost option gemm_efficiency is given twice (gemm_efficiency=0.5, then "
+                "gemm_efficiency=0.7) (hint: one value per key)");
+  assert_error ("validate {SRC}/data/published-runs.csv --only 1 --no-db "
+                "--cost gemm_efficiency=0.5 --cost gemm_efficiency=0.7", 2, "is given twice");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -379,5 +391,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/predict-double-dash", test_predict_double_dash);
   g_test_add_func ("/cli/bad-input/async-tp-names-itself", test_async_tp_names_itself);
   g_test_add_func ("/cli/bad-input/recompute-modules-empty", test_recompute_modules_empty);
+  g_test_add_func ("/cli/bad-input/cost-key-twice", test_cost_key_twice);
   return g_test_run ();
 }
