@@ -356,6 +356,14 @@ cmd_scaling (int argc, char **argv)
       }
     for (guint i = 0; names[i]; i++)
       {
+        /* "h100-24k," or "a,,b": the empty item was looked up as a cluster named '' */
+        if (*g_strstrip (names[i]) == '\0')
+          {
+            status = cli_fail (CLI_EXIT_USAGE, "--cluster '%s' has an empty name in its list "
+                               "(hint: names separated by single commas, e.g. --cluster "
+                               "h100-24k,dgx-b200-superpod)", args.cluster_name);
+            goto out;
+          }
         for (guint k = 0; k < i; k++)
           if (g_str_equal (g_strstrip (names[i]), names[k]))
             {

@@ -373,6 +373,20 @@ test_cost_key_twice (void)
                 "--cost gemm_efficiency=0.5 --cost gemm_efficiency=0.7", 2, "is given twice");
 }
 
+/* report scaling --cluster with an empty item ("h100-24k," from a list built in a loop)
+ * looked the empty name up as a cluster: "'' is neither a cluster file nor a cluster
+ * preset (presets: ...)". */
+static void
+test_report_cluster_list_empty_item (void)
+{
+  g_autofree char *dir = make_tmp ();
+  assert_error ("report scaling --model llama3-8b --strong --gbs 64 --tp 8 --gpus 8,16 "
+                "--cluster h100-24k, --out {TMP}/r", 2,
+                "--cluster 'h100-24k,' has an empty name in its list (hint: names separated "
+                "by single commas");
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -392,5 +406,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/async-tp-names-itself", test_async_tp_names_itself);
   g_test_add_func ("/cli/bad-input/recompute-modules-empty", test_recompute_modules_empty);
   g_test_add_func ("/cli/bad-input/cost-key-twice", test_cost_key_twice);
+  g_test_add_func ("/cli/bad-input/report-cluster-list-empty-item",
+                   test_report_cluster_list_empty_item);
   return g_test_run ();
 }
