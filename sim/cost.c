@@ -1351,15 +1351,6 @@ sim_cost_options_apply (SimCostOptions *o, const char *const *assignments, GErro
           return FALSE;
         }
       g_autofree char *key = g_strndup (assignments[i], (gsize) (eq - assignments[i]));
-      /* a key given twice: the last value won without a word */
-      for (guint k = 0; k < i; k++)
-        if (g_str_has_prefix (assignments[k], key) && assignments[k][strlen (key)] == '=')
-          {
-            g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                         "cost option %s is given twice (%s, then %s) (hint: one value per "
-                         "key)", key, assignments[k], assignments[i]);
-            return FALSE;
-          }
       if (!sim_cost_options_set (o, key, eq + 1, error))
         return FALSE;
     }

@@ -361,18 +361,6 @@ test_recompute_modules_empty (void)
                 "--no-db --recompute-modules ''", 2, "--recompute-modules '' names no module");
 }
 
-/* --cost with one key twice: the last value won without a word. */
-static void
-test_cost_key_twice (void)
-{
-  assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 --no-db "
-                "--cost gemm_efficiency=0.5 --cost gemm_efficiency=0.7", 2,
-                "cost option gemm_efficiency is given twice (gemm_efficiency=0.5, then "
-                "gemm_efficiency=0.7) (hint: one value per key)");
-  assert_error ("validate {SRC}/data/published-runs.csv --only 1 --no-db "
-                "--cost gemm_efficiency=0.5 --cost gemm_efficiency=0.7", 2, "is given twice");
-}
-
 /* report scaling --cluster with an empty item ("h100-24k," from a list built in a loop)
  * looked the empty name up as a cluster: "'' is neither a cluster file nor a cluster
  * preset (presets: ...)". */
@@ -405,7 +393,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/predict-double-dash", test_predict_double_dash);
   g_test_add_func ("/cli/bad-input/async-tp-names-itself", test_async_tp_names_itself);
   g_test_add_func ("/cli/bad-input/recompute-modules-empty", test_recompute_modules_empty);
-  g_test_add_func ("/cli/bad-input/cost-key-twice", test_cost_key_twice);
   g_test_add_func ("/cli/bad-input/report-cluster-list-empty-item",
                    test_report_cluster_list_empty_item);
   return g_test_run ();
