@@ -26,7 +26,7 @@
 /* ---- list options -------------------------------------------------------------------- */
 
 typedef struct {
-  const char *names[3];     /* spellings, NULL-terminated */
+  const char *names[3];     /* spellings, NULL-terminated unless all three are used */
   int         kind;         /* what it is */
   gboolean    takes_value;
 } SearchFlag;
@@ -70,7 +70,7 @@ static const SearchFlag flags[] = {
   { { "no-prune" }, F_NO_PRUNE, FALSE },
   { { "framework" }, F_FRAMEWORK, TRUE },
   { { "note" }, F_NOTE, TRUE },
-  { { "help", "h" }, F_HELP, FALSE },
+  { { "help", "h", "help-all" }, F_HELP, FALSE },   /* --help-all as every other command takes it */
   { { "use-distributed-optimizer" }, F_USE_DIST_OPT, FALSE },
   { { "fast" }, F_FAST, FALSE },
 };

@@ -155,6 +155,16 @@ test_show_conventions_help (void)
   g_assert_nonnull (strstr (r.out, "Exit status"));
   g_assert_nonnull (strstr (r.out, "  3  does not fit"));
   run_result_clear (&r);
+  /* search takes --help-all as the commands with option groups do (it was refused as an
+   * unknown option): the same text as its --help */
+  run_tandem ("search --help", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autofree char *help = g_strdup (r.out);
+  run_result_clear (&r);
+  run_tandem ("search --help-all", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, help);
+  run_result_clear (&r);
 }
 
 /* `show framework` prints the stack's MoE host-op counts with their source: megatron-core's
