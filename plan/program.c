@@ -104,7 +104,7 @@ add_task (Builder *bd, ProgTaskKind kind, ProgStream stream, ProgPhase phase, in
   ProgTask *t = &g_array_index (p->tasks, ProgTask, id);
   guint32 first = p->deps->len;
   *t = (ProgTask) { .id = id, .kind = (guint8) kind, .stream = (guint8) stream,
-                    .phase = (guint8) phase, .stage = (gint16) bd->stage, .mb = (gint16) mb,
+                    .phase = (guint8) phase, .stage = (gint16) bd->stage, .mb = (gint32) mb,
                     .chunk = (gint16) chunk, .layer = (gint16) layer, .dep_first = first,
                     .peer_stage = -1, .peer_task = -1 };
   guint n_gate = bd->gate != NULL ? bd->gate->len : 0;
@@ -192,7 +192,7 @@ pp_p2p (Builder *bd, ProgTaskKind kind, ProgPhase phase, int mb, int chunk, int 
   t->coll = PLAN_COLL_SEND_RECV;
   t->axis = PLAN_AXIS_PP;
   t->bytes = bytes;
-  t->peer_stage = peer;
+  t->peer_stage = (gint16) peer;
   if (!send)
     g_array_append_val (bd->recvs, id);
   return id;
@@ -205,7 +205,8 @@ pp_p2p (Builder *bd, ProgTaskKind kind, ProgPhase phase, int mb, int chunk, int 
 typedef struct {
   guint32 block;
   gint32  after;
-  gint16  mb, chunk, layer;
+  gint32  mb;
+  gint16  chunk, layer;
 } WDeferred;
 
 G_ALWAYS_INLINE static inline gint32
@@ -234,7 +235,7 @@ compute3 (Builder *bd, guint32 block, int mb, int chunk, int layer, gint32 dep0,
     }
   if (G_UNLIKELY (w_block != G_MAXUINT32))
     {
-      WDeferred w = { .block = w_block, .after = (gint32) id, .mb = (gint16) mb,
+      WDeferred w = { .block = w_block, .after = (gint32) id, .mb = (gint32) mb,
                       .chunk = (gint16) chunk, .layer = (gint16) layer };
       g_array_append_val (bd->w_cur, w);
     }
@@ -1748,7 +1749,7 @@ step_slots (const Builder *bd, const ProgSchedOps *sched, int stage, GArray *slo
       guint first = slots->len;
       sched->build (p->pp, p->vpp, per, plan_vpp_group (p), stage, slots);
       for (guint i = first; i < slots->len; i++)
-        g_array_index (slots, ProgSlot, i).mb += (gint16) (j * per);
+        g_array_index (slots, ProgSlot, i).mb += (gint32) (j * per);
     }
 }
 
@@ -2122,7 +2123,7 @@ typedef struct {
   guint32 dep_first, n_deps;
   gint32  send;            /* its SEND, relative to first (-1 none) */
   gint32  recv;            /* its RECV, relative to first (-1 none, -2 several) */
-  gint16  mb;
+  gint32  mb;
   gint8   state;           /* 0 none yet, 1 usable, -1 not usable */
 } UnitStamp;
 

@@ -158,13 +158,16 @@ typedef struct {
                              * a synchronized exchange; the device idles from the end of
                              * its last dependency until the host issues it */
   gint16       stage;
-  gint16       mb;          /* micro-batch, -1 for per-step tasks */
   gint16       chunk;       /* virtual chunk (model chunk = chunk * pp + stage) */
   gint16       layer;       /* global layer index, -1 for embedding/head/optimizer */
+  gint16       peer_stage;  /* SEND/RECV (stages are at most the 4,096-layer model cap) */
+  /* micro-batch, -1 for per-step tasks: 32 bits, as a step holds up to
+   * PLAN_MAX_MICROBATCHES = 65,536 of them (16 bits wrapped past 32,767, and a full
+   * simulation wrote outside its send table) */
+  gint32       mb;
   guint32      block;       /* COMPUTE: index into blocks */
   guint32      dep_first;   /* into deps */
   guint32      n_deps;
-  gint32       peer_stage;  /* SEND/RECV */
   gint32       peer_task;   /* RECV: the matching SEND's id; SEND: the RECV's id */
   double       bytes;       /* COLL/SEND/RECV: nccl-tests size per rank */
   double       model_flops; /* per rank */
@@ -245,8 +248,8 @@ typedef struct {
                        * whole unit; 1 a backward computing input gradients only, its
                        * weight gradients deferred; 2 (with backward 1) the deferred weight
                        * gradients of the oldest such backward of the stage (a FIFO) */
-  gint16  mb;
   gint16  chunk;
+  gint32  mb;         /* up to PLAN_MAX_MICROBATCHES - 1: more than 16 bits hold */
 } ProgSlot;
 
 typedef struct {

@@ -8,7 +8,7 @@
 static void
 append (GArray *slots, int backward, int mb)
 {
-  ProgSlot s = { .backward = (guint8) backward, .mb = (gint16) mb, .chunk = 0 };
+  ProgSlot s = { .backward = (guint8) backward, .mb = (gint32) mb, .chunk = 0 };
   g_array_append_val (slots, s);
 }
 

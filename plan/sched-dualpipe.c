@@ -30,7 +30,7 @@
 static void
 append (GArray *slots, int backward, int w, int chunk, int mb)
 {
-  ProgSlot s = { .backward = (guint8) backward, .w = (guint8) w, .mb = (gint16) mb,
+  ProgSlot s = { .backward = (guint8) backward, .w = (guint8) w, .mb = (gint32) mb,
                  .chunk = (gint16) chunk };
   g_array_append_val (slots, s);
 }
@@ -43,7 +43,7 @@ typedef struct {
   int     zb;               /* backwards defer their weight gradients */
   /* the deferred backwards, oldest first (at most m of them) */
   int     fifo_head, fifo_tail;
-  gint16 *fifo_mb, *fifo_chunk;
+  gint32 *fifo_mb, *fifo_chunk;
 } Order;
 
 static void
@@ -55,8 +55,8 @@ unit (Order *o, int backward, int phase)
   append (o->slots, backward, backward && o->zb, chunk, mb);
   if (backward && o->zb)
     {
-      o->fifo_mb[o->fifo_tail] = (gint16) mb;
-      o->fifo_chunk[o->fifo_tail++] = (gint16) chunk;
+      o->fifo_mb[o->fifo_tail] = mb;
+      o->fifo_chunk[o->fifo_tail++] = chunk;
     }
 }
 
@@ -76,7 +76,7 @@ dualpipe_build (int pp, int v, int m, int group, int stage, GArray *slots)
   (void) group;
   int H = pp / 2, h = MIN (stage, pp - 1 - stage);
   Order ord = { 0 }, *o = &ord;
-  g_autofree gint16 *fifo = g_new (gint16, 2 * (gsize) MAX (m, 1));
+  g_autofree gint32 *fifo = g_new (gint32, 2 * (gsize) MAX (m, 1));
   o->fifo_mb = fifo;
   o->fifo_chunk = fifo + MAX (m, 1);
   o->slots = slots;

@@ -10,13 +10,13 @@ gpipe_build (int pp, int v, int m, int group, int stage, GArray *slots)
   for (int chunk = 0; chunk < v; chunk++)
     for (int mb = 0; mb < m; mb++)
       {
-        ProgSlot s = { .backward = 0, .mb = (gint16) mb, .chunk = (gint16) chunk };
+        ProgSlot s = { .backward = 0, .mb = (gint32) mb, .chunk = (gint16) chunk };
         g_array_append_val (slots, s);
       }
   for (int chunk = v - 1; chunk >= 0; chunk--)
     for (int mb = 0; mb < m; mb++)
       {
-        ProgSlot s = { .backward = 1, .mb = (gint16) mb, .chunk = (gint16) chunk };
+        ProgSlot s = { .backward = 1, .mb = (gint32) mb, .chunk = (gint16) chunk };
         g_array_append_val (slots, s);
       }
 }

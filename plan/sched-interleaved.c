@@ -22,7 +22,7 @@ append (GArray *slots, int pp, int m, int n, int v, int k, int backward)
 {
   int mb;
   int chunk = plan_vpp_unit (pp, v, m, n, k, backward, &mb);
-  ProgSlot s = { .backward = (guint8) backward, .mb = (gint16) mb, .chunk = (gint16) chunk };
+  ProgSlot s = { .backward = (guint8) backward, .mb = (gint32) mb, .chunk = (gint16) chunk };
   g_array_append_val (slots, s);
 }
 
