@@ -96,7 +96,7 @@ typedef struct {
 enum { NARROWED_RECOMPUTE = 1, NARROWED_SHARDING = 2, NARROWED_MBS = 4 };
 
 static gboolean
-parse_int_list (const char *flag, const char *value, GArray **out, GError **error)
+parse_int_list (const char *flag, const char *value, gint64 max, GArray **out, GError **error)
 {
   if (*out == NULL)
     *out = g_array_new (FALSE, FALSE, sizeof (int));
@@ -110,6 +110,17 @@ parse_int_list (const char *flag, const char *value, GArray **out, GError **erro
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                        "--%s '%s': expected positive integers separated by commas "
                        "(hint: --%s 2,4,8)", flag, value, flag);
+          return FALSE;
+        }
+      /* a candidate keeps its degrees and micro-batch size in 16 bits (SearchCand,
+       * sim/search-private.h: the space holds millions): --mbs 32768 wrapped to -32768
+       * (every candidate "not resolved") and --mbs 65536 to 0 (a division by zero) */
+      if (v > max)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--%s %" G_GINT64_FORMAT " is above %" G_GINT64_FORMAT ", the largest "
+                       "degree or micro-batch size a search takes (hint: --%s 2,4,8)", flag, v,
+                       max, flag);
           return FALSE;
         }
       int iv = (int) v;
@@ -274,15 +285,15 @@ take_flag (Opts *o, int kind, const char *name, const char *value, GError **erro
     }
   switch (kind)
     {
-    case F_GPUS: return parse_int_list (name, value, &sp->gpus, error);
-    case F_TP: return parse_int_list (name, value, &sp->tp, error);
-    case F_CP: return parse_int_list (name, value, &sp->cp, error);
-    case F_PP: return parse_int_list (name, value, &sp->pp, error);
-    case F_VPP: return parse_int_list (name, value, &sp->vpp, error);
-    case F_EP: return parse_int_list (name, value, &sp->ep, error);
+    case F_GPUS: return parse_int_list (name, value, G_MAXINT32, &sp->gpus, error);
+    case F_TP: return parse_int_list (name, value, G_MAXINT16, &sp->tp, error);
+    case F_CP: return parse_int_list (name, value, G_MAXINT16, &sp->cp, error);
+    case F_PP: return parse_int_list (name, value, G_MAXINT16, &sp->pp, error);
+    case F_VPP: return parse_int_list (name, value, G_MAXINT16, &sp->vpp, error);
+    case F_EP: return parse_int_list (name, value, G_MAXINT16, &sp->ep, error);
     case F_MBS:
       o->narrowed_memory |= NARROWED_MBS;
-      return parse_int_list (name, value, &sp->mbs, error);
+      return parse_int_list (name, value, G_MAXINT16, &sp->mbs, error);
     case F_SHARDING:
       o->narrowed_memory |= NARROWED_SHARDING;
       return parse_sharding (value, &sp->sharding, error);

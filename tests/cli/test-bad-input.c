@@ -414,6 +414,23 @@ test_microbatches_past_int16 (void)
     }
 }
 
+/* search keeps a candidate's degrees and micro-batch size in 16 bits: --mbs 32768 wrapped
+ * to -32768 (every candidate "not resolved", exit 2 with a nonsense reason) and --mbs 65536
+ * to 0, then a division by zero (SIGFPE). 2^15 - 1 = 32767 is the largest now taken. */
+static void
+test_search_values_past_int16 (void)
+{
+  const char *base = "search --model tiny-llama --cluster cpu-host --gbs 262144 --seq-length 16 "
+                     "--no-db --top 1 --fast ";
+  g_autofree char *a = g_strconcat (base, "--mbs 65536", NULL);
+  assert_error (a, 2, "--mbs 65536 is above 32767, the largest degree or micro-batch size a "
+                "search takes (hint: --mbs 2,4,8)");
+  g_autofree char *b = g_strconcat (base, "--mbs 32768", NULL);
+  assert_error (b, 2, "--mbs 32768 is above 32767");
+  g_autofree char *c = g_strconcat (base, "--tp 2,65536", NULL);
+  assert_error (c, 2, "--tp 65536 is above 32767");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -435,5 +452,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/report-cluster-list-empty-item",
                    test_report_cluster_list_empty_item);
   g_test_add_func ("/cli/bad-input/microbatches-past-int16", test_microbatches_past_int16);
+  g_test_add_func ("/cli/bad-input/search-values-past-int16", test_search_values_past_int16);
   return g_test_run ();
 }
