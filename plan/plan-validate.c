@@ -255,6 +255,25 @@ resolve_moe (Plan *plan, const ModelSpec *model, GError **error)
       if (plan->etp > 0 && plan->etp != plan->tp)
         return invalid (error, "--expert-tensor-parallel-size %d needs a mixture-of-experts "
                         "model, and %s is dense (hint: drop it)", plan->etp, model->name);
+      /* the other MoE options change nothing on a dense model: refused as --ep and
+       * --moe-router-topk are, so that the plan is what its flags say (they were ignored
+       * with exit 0). The dispatcher and backend are refused where they differ from the
+       * defaults (an explicit "alltoall" cannot be told from none); a stack sets the two
+       * overlaps only where ep > 1 (plan-args.c) */
+      const char *moe_flag
+        = plan->moe_dispatcher != PLAN_MOE_ALLTOALL ? "--moe-token-dispatcher-type"
+          : plan->moe_flex_backend != PLAN_MOE_FLEX_DEEPEP ? "--moe-flex-dispatcher-backend"
+          : plan->moe_capacity_factor > 0              ? "--moe-expert-capacity-factor"
+          : plan->moe_pad_to_capacity                  ? "--moe-pad-expert-input-to-capacity"
+          : plan->moe_grouped_gemm                     ? "--moe-grouped-gemm"
+          : plan->moe_shared_expert_overlap            ? "--moe-shared-expert-overlap"
+          : plan->moe_a2a_overlap                      ? "--overlap-moe-expert-parallel-comm"
+          : plan->moe_imbalance > 0                    ? "--moe-imbalance"
+                                                       : NULL;
+      if (moe_flag != NULL)
+        return invalid (error, "%s is an option of mixture-of-experts layers, and %s is dense "
+                        "(hint: drop it, or give --num-experts N to make its MLPs experts)",
+                        moe_flag, model->name);
       plan->edp = 0;
       return TRUE;
     }

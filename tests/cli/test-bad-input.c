@@ -431,6 +431,48 @@ test_search_values_past_int16 (void)
   assert_error (c, 2, "--tp 65536 is above 32767");
 }
 
+/* MoE-only options on a dense model are refused by name, as --ep and --moe-router-topk
+ * already were (they were ignored with exit 0); an explicit default (--moe-token-dispatcher
+ * -type alltoall) cannot be told from none and passes; --num-experts makes the model MoE,
+ * and the same option is then taken. */
+static void
+test_moe_flags_on_dense (void)
+{
+  const char *base = "predict --model tiny-llama --cluster cpu-host --gpus 2 --seq-length 256 "
+                     "--gbs 4 --no-db ";
+  const char *flags[][2] = {
+    { "--moe-grouped-gemm", "--moe-grouped-gemm" },
+    { "--moe-token-dispatcher-type flex", "--moe-token-dispatcher-type" },
+    { "--moe-token-dispatcher-type allgather", "--moe-token-dispatcher-type" },
+    { "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend hybridep",
+      "--moe-token-dispatcher-type" },
+    { "--moe-expert-capacity-factor 1", "--moe-expert-capacity-factor" },
+    { "--moe-expert-capacity-factor 1 --moe-pad-expert-input-to-capacity",
+      "--moe-expert-capacity-factor" },
+    { "--moe-shared-expert-overlap", "--moe-shared-expert-overlap" },
+    { "--overlap-moe-expert-parallel-comm", "--overlap-moe-expert-parallel-comm" },
+    { "--moe-imbalance 1.0", "--moe-imbalance" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (flags); i++)
+    {
+      g_autofree char *cmd = g_strconcat (base, flags[i][0], NULL);
+      g_autofree char *want = g_strdup_printf ("%s is an option of mixture-of-experts layers, "
+                                               "and tiny-llama is dense (hint: drop it, or give "
+                                               "--num-experts N to make its MLPs experts)",
+                                               flags[i][1]);
+      assert_error (cmd, 2, want);
+    }
+  RunResult r = { 0 };
+  g_autofree char *dflt = g_strconcat (base, "--moe-token-dispatcher-type alltoall", NULL);
+  run_tandem (dflt, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  g_autofree char *moe = g_strconcat (base, "--num-experts 4 --moe-grouped-gemm", NULL);
+  run_tandem (moe, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -453,5 +495,6 @@ main (int argc, char **argv)
                    test_report_cluster_list_empty_item);
   g_test_add_func ("/cli/bad-input/microbatches-past-int16", test_microbatches_past_int16);
   g_test_add_func ("/cli/bad-input/search-values-past-int16", test_search_values_past_int16);
+  g_test_add_func ("/cli/bad-input/moe-flags-on-dense", test_moe_flags_on_dense);
   return g_test_run ();
 }
