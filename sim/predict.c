@@ -191,7 +191,16 @@ predict_steady (SimPrediction *p, const SimOptions *opts, int *tries, GError **e
    * all; bench-predict's 1F1B m256 row (the issue's 7 + 14 x 8 + 7 plan, three alternated
    * runs of --reps 41, load average under 1) 4.24-4.27 -> 3.12-3.19 ms best, its m256 /
    * m16 ratio 3.9 -> 2.9. */
-  const gboolean skip_first = !inter && middle_stage_heaviest (p);
+  /* Only for the dataflow 1F1B (plan.h pp_p2p_sync 0: bench-predict's plans, which the
+   * figures above were measured on, and the stacks that do not synchronize): with the
+   * megatron-core and nemo stacks' synchronize after each exchange the same middle-heavy
+   * plans repeat every micro-batch and the first trial extends them (the 405B 7 + 14 x 8 +
+   * 7 plan at 256 micro-batches: the step of 18, 33,246 events, where the skip simulated
+   * the step of 47, 86,374; Llama-3 405B 15 + 16 x 6 + 15 at pp 8 18,262 against 70,462,
+   * Llama-3 70B 19 + 21 + 21 + 19 7,006 against 12,706; at 64 micro-batches the 405B pp 16
+   * plan was simulated whole, the step of 47 being more than half of it), so the skip
+   * cost them 1.8-4 times the events (`tandem predict` of each, 5 Dec) */
+  const gboolean skip_first = !inter && plan->pp_p2p_sync == 0 && middle_stage_heaviest (p);
   const int *half_periods = inter ? half_periods_inter
                                   : deep ? half_periods_1f1b_deep : half_periods_1f1b;
   const guint n_half = inter  ? G_N_ELEMENTS (half_periods_inter)

@@ -898,6 +898,45 @@ test_issue_plan_steady (void)
     }
 }
 
+/* The same 405B plan (7 + 14 x 8 + 7, 256 micro-batches, comm_compute_slowdown 0) with the
+ * megatron-core stack's synchronize after each exchange (pp_p2p_sync 1, its default and
+ * nemo's): it repeats every micro-batch from the first trial's step on, w0 + 3 = 15 + 3 =
+ * 18 micro-batches, extended by 256 - 18 = 238 periods. The first trial is skipped for a
+ * middle-heavy plan only without the synchronize (the test above): with it, the skip had
+ * simulated the step of 47 (2.6 times the events) for nothing. */
+static void
+test_issue_plan_synchronized (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = h100_24k ();
+  g_autoptr (ModelSpec) model = model_spec_lookup ("llama3-405b", &error);
+  g_assert_no_error (error);
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.world_size = 16384;
+  plan.tp = 8, plan.pp = 16;
+  plan.schedule = PLAN_SCHED_1F1B;
+  plan.schedule_set = TRUE;
+  plan.global_batch = 32768;
+  plan.seq_length = 8192;
+  plan.first_stage_layers = 7;
+  plan.last_stage_layers = 7;
+  plan.sequence_parallel = TRUE;
+  plan.sharding = PLAN_SHARD_ZERO1;
+  plan.pp_p2p_sync = 1;
+  g_assert_true (plan_resolve (&plan, model, cluster, &error));
+  g_assert_cmpint (plan.grad_accum, ==, 256);
+  SimOptions opts;
+  sim_options_init (&opts, cluster);
+  g_assert_cmpfloat (opts.cost.comm_compute_slowdown, ==, 0);
+  g_autoptr (SimPrediction) full = predict_simulated (model, &plan, cluster, &opts, TRUE);
+  g_autoptr (SimPrediction) fast = predict_simulated (model, &plan, cluster, &opts, FALSE);
+  assert_steady_equals ("405b 1f1b m256 synchronized", full, fast, TRUE);
+  g_assert_cmpint (fast->program->plan.grad_accum, ==, 18);
+  g_assert_cmpint (fast->result->steady_periods, ==, 238);
+  g_assert_cmpint (fast->result->steady_tries, ==, 1);
+}
+
 /* bench-predict's Llama-3 70B plan (h100-24k, 1,024 GPUs, TP8 PP4 DP32, seq 8192, gbs 512:
  * 16 micro-batches, SP, ZeRO-1 with overlap, 1F1B). The step predict.c tries first is
  * w0 + 3 = 6 micro-batches ((2 x 3 + 6 + 1) / 2, w0 = pp - 1 = 3): the first stage's
@@ -1221,6 +1260,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/schedules/cyclicity-retry", test_cyclicity_retry);
   g_test_add_func ("/sim/schedules/main-job-steady", test_main_job_steady);
   g_test_add_func ("/sim/schedules/issue-plan-steady", test_issue_plan_steady);
+  g_test_add_func ("/sim/schedules/issue-plan-synchronized", test_issue_plan_synchronized);
   g_test_add_func ("/sim/schedules/70b-plan-steady", test_70b_plan_steady);
   g_test_add_func ("/sim/schedules/event-free-compute-stream", test_event_free_compute_stream);
   g_test_add_func ("/sim/schedules/pp-schedules", test_pp_schedules);
