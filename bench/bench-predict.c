@@ -21,10 +21,14 @@
  * --random N instead times N random 1F1B plans (drawn from --seed S; random_case below),
  * each the best of --reps, one line each and their total: how a change to the
  * steady-state path (sim/predict.c predict_steady's trial steps) moves planning-scale
- * 1F1B predictions as a whole, run alternately against the binary before it.
+ * 1F1B predictions as a whole, run alternately against the binary before it. The plans
+ * are the dataflow 1F1B; --sync draws the same plans with Megatron-Core's synchronize
+ * after each exchange, as tandem predict runs a 1F1B plan with its default stack (the
+ * two settle differently: the 24th round's trial skip, measured without --sync only,
+ * cost the synchronized plans 1.8-4 times the events).
  *
  *   bench-predict [--json] [--reps R] [--case SUBSTRING] [--full-simulation]
- *   bench-predict --random N [--seed S] [--reps R]
+ *   bench-predict --random N [--seed S] [--reps R] [--sync]
  */
 #include "sim/predict.h"
 
@@ -38,8 +42,9 @@ typedef struct {
   int world, tp, pp, cp, vpp, gbs, seq, first, last;
   gboolean main_job;   /* scripts/main.sh's plan: ZeRO-2, rank order tp-cp-ep-pp-dp */
   gboolean no_slowdown; /* --cost comm_compute_slowdown=0 */
-  int pair;             /* 1 the main job, 2 the issue's 1F1B plan, 3 the same synchronized: its m16 and m256 rows,
-                         * whose ratio the last lines give */
+  int pair;             /* 1 the main job, 2 the issue's 1F1B plan, 3 the same plan
+                         * synchronized: its m16 and m256 rows, whose ratio the last lines
+                         * give */
   int ep;               /* > 1: a MoE plan as published row 722 runs it (expert tp 1, the
                          * flex dispatcher, embedding and loss in the pipeline split) */
   gboolean combined;    /* --overlap-moe-expert-parallel-comm (combined 1F1B) */
@@ -215,7 +220,7 @@ random_case (GRand *rng, BenchCase *bc)
 
 /* --random: n random plans, each checked, then the best of `reps` */
 static int
-run_random (int n, int seed, int reps, const TopoCluster *cluster)
+run_random (int n, int seed, int reps, gboolean sync, const TopoCluster *cluster)
 {
   g_autoptr (GRand) rng = g_rand_new_with_seed ((guint32) seed);
   double total = 0;
@@ -226,6 +231,7 @@ run_random (int n, int seed, int reps, const TopoCluster *cluster)
       BenchCase bc;
       if (!random_case (rng, &bc))
         continue;
+      bc.sync = sync;
       g_autoptr (GError) error = NULL;
       g_autoptr (ModelSpec) model = model_spec_lookup (bc.model, &error);
       g_assert_no_error (error);
@@ -241,8 +247,8 @@ run_random (int n, int seed, int reps, const TopoCluster *cluster)
       total += best;
       done++;
     }
-  printf ("# %d random 1F1B plans (seed %d): %.2f ms in all, the best of %d each\n", done, seed,
-          total, reps);
+  printf ("# %d random 1F1B plans (seed %d%s): %.2f ms in all, the best of %d each\n", done,
+          seed, sync ? ", synchronized" : "", total, reps);
   return done == n ? 0 : 1;
 }
 
@@ -253,6 +259,7 @@ main (int argc, char **argv)
   int reps = 21;
   g_autofree gchar *only = NULL;   /* GOption allocates it */
   int random_n = 0, seed = 1;
+  gboolean sync = FALSE;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON rows", NULL },
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Timed repetitions per case (default 21)", "R" },
@@ -261,6 +268,9 @@ main (int argc, char **argv)
     { "random", 0, 0, G_OPTION_ARG_INT, &random_n, "Time N random 1F1B plans instead of the "
       "cases (each the best of --reps)", "N" },
     { "seed", 0, 0, G_OPTION_ARG_INT, &seed, "The random plans' seed (default 1)", "S" },
+    { "sync", 0, 0, G_OPTION_ARG_NONE, &sync, "The random plans with Megatron-Core's "
+      "synchronize after each pipeline exchange (the megatron-core and nemo stacks' 1F1B, as "
+      "tandem predict runs it); else the dataflow 1F1B", NULL },
     { "full-simulation", 0, 0, G_OPTION_ARG_NONE, &full, "Simulate every micro-batch (no "
       "steady-state path), as tandem predict --full-simulation", NULL },
     { NULL },
@@ -282,7 +292,7 @@ main (int argc, char **argv)
       return 1;
     }
   if (random_n > 0)
-    return run_random (random_n, seed, reps, cluster);
+    return run_random (random_n, seed, reps, sync, cluster);
   if (!json)
     printf ("# %-40s %8s %8s %8s %10s %10s %9s %7s\n", "case", "tasks", "sim'd", "events",
             "best_ms", "median_ms", "step_s", "wrong");
