@@ -3,6 +3,7 @@
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <string.h>
 
 static char *tmp_dir;
 static GStrv child_env;   /* the environment of the runs; NULL: this process's */
@@ -135,4 +136,47 @@ run_parse_json (const char *text)
   if (!json_parser_load_from_data (p, text, -1, &error) || json_parser_get_root (p) == NULL)
     g_error ("not JSON (%s): %s", error ? error->message : "empty", text);
   return json_node_copy (json_parser_get_root (p));
+}
+
+char *
+run_make_tmp (const char *prefix)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *tmpl = g_strconcat (prefix, "-XXXXXX", NULL);
+  char *dir = g_dir_make_tmp (tmpl, &error);
+  g_assert_no_error (error);
+  run_tandem_set_tmp (dir);
+  return dir;
+}
+
+void
+run_write_file (const char *dir, const char *name, const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  g_assert_no_error (error);
+}
+
+char *
+run_read_file (const char *dir, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_no_error (error);
+  return text;
+}
+
+void
+run_assert_error (const char *args, int status, const char *needle)
+{
+  RunResult r = { 0 };
+  run_tandem (args, &r);
+  if (r.status != status || !g_str_has_prefix (r.err, "tandem: error: ")
+      || strstr (r.err, needle) == NULL || strchr (r.err, '\n') != r.err + strlen (r.err) - 1)
+    g_error ("tandem %s\nexpected status %d and one error line with '%s', got %d\n"
+             "stdout: %s\nstderr: %s", args, status, needle, r.status, r.out, r.err);
+  run_result_clear (&r);
 }

@@ -34,3 +34,12 @@ void remove_tree (const char *path);
 /* `text` (a command's --json output) parsed: a copy of its root, which the caller frees;
  * text that is not JSON fails the test with the text. */
 JsonNode *run_parse_json (const char *text);
+/* A new temporary directory "PREFIX-XXXXXX" that {TMP} then stands for (run_tandem_set_tmp);
+ * remove_tree at the end. */
+char *run_make_tmp (const char *prefix);
+/* `text` written to / read from dir/name; a failure fails the test. */
+void run_write_file (const char *dir, const char *name, const char *text);
+char *run_read_file (const char *dir, const char *name);
+/* `tandem ARGS` (run_tandem) exits with `status` and prints exactly one line,
+ * "tandem: error: ...<needle>...", on stderr; else the test fails with both outputs. */
+void run_assert_error (const char *args, int status, const char *needle);

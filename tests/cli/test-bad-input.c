@@ -11,50 +11,6 @@
 #include <math.h>
 #include <string.h>
 
-/* A temporary directory for one test; remove_tree at the end. */
-static char *
-make_tmp (void)
-{
-  g_autoptr (GError) error = NULL;
-  char *dir = g_dir_make_tmp ("tandem-bad-input-XXXXXX", &error);
-  g_assert_no_error (error);
-  run_tandem_set_tmp (dir);
-  return dir;
-}
-
-static void
-write_file (const char *dir, const char *name, const char *text)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_assert_true (g_file_set_contents (path, text, -1, &error));
-  g_assert_no_error (error);
-}
-
-static char *
-read_file (const char *dir, const char *name)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  char *text = NULL;
-  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
-  g_assert_no_error (error);
-  return text;
-}
-
-/* Exit status `status` and exactly one line "tandem: error: ...<needle>..." on stderr. */
-static void
-assert_error (const char *args, int status, const char *needle)
-{
-  RunResult r = { 0 };
-  run_tandem (args, &r);
-  if (r.status != status || !g_str_has_prefix (r.err, "tandem: error: ")
-      || strstr (r.err, needle) == NULL || strchr (r.err, '\n') != r.err + strlen (r.err) - 1)
-    g_error ("tandem %s\nexpected status %d and one error line with '%s', got %d\n"
-             "stdout: %s\nstderr: %s", args, status, needle, r.status, r.out, r.err);
-  run_result_clear (&r);
-}
-
 /* validate --only with a row id past 2^63 - 1: strtoll saturated it to 2^63 - 1 and the
  * range loop stepped past that (signed overflow; UBSan stopped it, a plain build appended
  * ids until memory ran out). 2^64 = 18446744073709551616 is refused as no row id; 2^63 - 1
@@ -62,11 +18,11 @@ assert_error (const char *args, int status, const char *needle)
 static void
 test_validate_only_past_int64 (void)
 {
-  assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 18446744073709551616",
+  run_assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 18446744073709551616",
                 2, "--only '18446744073709551616': item '18446744073709551616' is not a row id");
-  assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 1-18446744073709551616",
+  run_assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 1-18446744073709551616",
                 2, "is not a row id or a range low-high");
-  assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 9223372036854775807",
+  run_assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 9223372036854775807",
                 2, "--only 9223372036854775807 selects no row of");
 }
 
@@ -78,26 +34,26 @@ test_validate_only_past_int64 (void)
 static void
 test_output_over_input (void)
 {
-  g_autofree char *dir = make_tmp ();
+  g_autofree char *dir = run_make_tmp ("tandem-bad-input");
   const char *model = "{ \"model_type\": \"llama\", \"hidden_size\": 256, "
                       "\"intermediate_size\": 688, \"num_attention_heads\": 4, "
                       "\"num_hidden_layers\": 2, \"vocab_size\": 1024, "
                       "\"max_position_embeddings\": 256 }\n";
-  write_file (dir, "m.json", model);
-  assert_error ("predict --model {TMP}/m.json --cluster cpu-host --gpus 2 --no-db "
+  run_write_file (dir, "m.json", model);
+  run_assert_error ("predict --model {TMP}/m.json --cluster cpu-host --gpus 2 --no-db "
                 "--trace {TMP}/m.json", 2, "/m.json reads: the trace would replace it "
                 "(hint: --trace another-file.json)");
   /* another spelling of the same file */
-  assert_error ("predict --model {TMP}/m.json --cluster cpu-host --gpus 2 --no-db "
+  run_assert_error ("predict --model {TMP}/m.json --cluster cpu-host --gpus 2 --no-db "
                 "--trace {TMP}/./m.json", 2, "the trace would replace it");
-  assert_error ("search --model {TMP}/m.json --cluster cpu-host --gbs 4 --no-db "
+  run_assert_error ("search --model {TMP}/m.json --cluster cpu-host --gbs 4 --no-db "
                 "--trace-best {TMP}/m.json", 2, "--trace-best");
-  assert_error ("run --model {TMP}/m.json --steps 1 --no-db --merged-trace {TMP}/m.json", 2,
+  run_assert_error ("run --model {TMP}/m.json --steps 1 --no-db --merged-trace {TMP}/m.json", 2,
                 "is the file --model");
-  g_autofree char *after = read_file (dir, "m.json");
+  g_autofree char *after = run_read_file (dir, "m.json");
   g_assert_cmpstr (after, ==, model);
   /* run's two traces on one file: the one written last was all that was left */
-  assert_error ("run --steps 1 --no-db --trace {TMP}/t.json --predicted-trace {TMP}/t.json", 2,
+  run_assert_error ("run --steps 1 --no-db --trace {TMP}/t.json --predicted-trace {TMP}/t.json", 2,
                 "--trace and --predicted-trace both name");
   /* calibrate --out over a SQLite file, the default store or another one */
   RunResult r = { 0 };
@@ -105,9 +61,9 @@ test_output_over_input (void)
               "--seq-length 256 --db {TMP}/t.db", &r);
   g_assert_cmpint (r.status, ==, 0);
   run_result_clear (&r);
-  assert_error ("calibrate --quick --db {TMP}/t.db --out {TMP}/t.db", 2,
+  run_assert_error ("calibrate --quick --db {TMP}/t.db --out {TMP}/t.db", 2,
                 "is the results database (--db");
-  assert_error ("calibrate --quick --no-db --out {TMP}/t.db", 2,
+  run_assert_error ("calibrate --quick --no-db --out {TMP}/t.db", 2,
                 "is a SQLite database (a results store?): the profile would replace it");
   run_tandem ("runs --db {TMP}/t.db --csv", &r);
   g_assert_cmpint (r.status, ==, 0);
@@ -124,15 +80,15 @@ test_output_over_input (void)
 static void
 test_run_counts_past_caps (void)
 {
-  assert_error ("run --no-db --steps 2000000000", 2,
+  run_assert_error ("run --no-db --steps 2000000000", 2,
                 "--steps 2000000000: the timed steps, an integer from 1 to 10000 (hint: "
                 "--steps 3)");
-  assert_error ("run --no-db --warmup 2000000000", 2,
+  run_assert_error ("run --no-db --warmup 2000000000", 2,
                 "--warmup 2000000000: the untimed steps first, an integer from 0 to 10000");
-  assert_error ("run --no-db --timeout 1e308", 2,
+  run_assert_error ("run --no-db --timeout 1e308", 2,
                 "--timeout 1e+308: seconds to wait for a peer, a number above 0 and at most "
                 "1000000 (hint: --timeout 30)");
-  assert_error ("calibrate --quick --no-db --timeout 1e308", 2,
+  run_assert_error ("calibrate --quick --no-db --timeout 1e308", 2,
                 "--timeout 1e308: seconds to wait for a peer, a number above 0 and at most "
                 "1000000");
 }
@@ -146,12 +102,12 @@ test_run_counts_past_caps (void)
 static void
 test_run_step_memory (void)
 {
-  g_autofree char *dir = make_tmp ();
-  write_file (dir, "v.json", "{ \"model_type\": \"llama\", \"hidden_size\": 8, "
+  g_autofree char *dir = run_make_tmp ("tandem-bad-input");
+  run_write_file (dir, "v.json", "{ \"model_type\": \"llama\", \"hidden_size\": 8, "
               "\"intermediate_size\": 16, \"num_attention_heads\": 1, "
               "\"num_hidden_layers\": 1, \"vocab_size\": 1048576, "
               "\"max_position_embeddings\": 1048576 }\n");
-  assert_error ("run --model {TMP}/v.json --seq-length 1048576 --steps 1 --warmup 0 --no-db", 3,
+  run_assert_error ("run --model {TMP}/v.json --seq-length 1048576 --steps 1 --warmup 0 --no-db", 3,
                 "does not fit: cannot allocate 43981");
   RunResult r = { 0 };
   run_tandem ("run --model {TMP}/v.json --seq-length 1048576 --steps 1 --warmup 0 "
@@ -172,9 +128,9 @@ test_run_step_memory (void)
 static void
 test_plan_json_messages (void)
 {
-  g_autofree char *dir = make_tmp ();
-  write_file (dir, "cut.json", "{ \"parallelism\": { \"tensor_parallel_degree\": 8,\n");
-  assert_error ("predict --plan {TMP}/cut.json --no-db", 2,
+  g_autofree char *dir = run_make_tmp ("tandem-bad-input");
+  run_write_file (dir, "cut.json", "{ \"parallelism\": { \"tensor_parallel_degree\": 8,\n");
+  run_assert_error ("predict --plan {TMP}/cut.json --no-db", 2,
                 "/cut.json:1:47: malformed JSON: unexpected character");
   RunResult r = { 0 };
   run_tandem ("predict --plan {TMP}/cut.json --no-db", &r);
@@ -184,8 +140,8 @@ test_plan_json_messages (void)
   g_autofree char *open = g_strnfill (65, '[');
   g_autofree char *close = g_strnfill (65, ']');
   g_autofree char *deep = g_strconcat (open, close, "\n", NULL);
-  write_file (dir, "deep.json", deep);
-  assert_error ("predict --plan {TMP}/deep.json --no-db", 2,
+  run_write_file (dir, "deep.json", deep);
+  run_assert_error ("predict --plan {TMP}/deep.json --no-db", 2,
                 "JSON nested deeper than 64 levels");
   run_tandem ("predict --plan {TMP}/deep.json --no-db", &r);
   g_assert_null (strstr (r.err, "(hint: tandem predict --help)"));
@@ -209,7 +165,7 @@ test_dtype_flags_contradict (void)
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autofree char *args = g_strconcat (base, bad[i][0], NULL);
-      assert_error (args, 2, bad[i][1]);
+      run_assert_error (args, 2, bad[i][1]);
     }
   const char *good[] = { "--bf16 --bf16", "--precision bf16 --bf16",
                          "--bf16 --fp8-format e4m3" };
@@ -228,10 +184,10 @@ test_dtype_flags_contradict (void)
 static void
 test_db_timeout_hint (void)
 {
-  assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 --db-timeout -1",
+  run_assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 --db-timeout -1",
                 2, "--db-timeout -1: expected milliseconds >= 0 (hint: --db-timeout 5000, the "
                 "default)");
-  assert_error ("runs --db-timeout -1", 2, "(hint: --db-timeout 5000, the default)");
+  run_assert_error ("runs --db-timeout -1", 2, "(hint: --db-timeout 5000, the default)");
 }
 
 /* Megatron's model flags took 0 for absent: --num-layers 0 beside --model ran the preset
@@ -240,16 +196,16 @@ test_db_timeout_hint (void)
 static void
 test_model_flag_zero (void)
 {
-  assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 --no-db "
+  run_assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 --no-db "
                 "--num-layers 0", 2, "--num-layers expects an integer >= 1, got '0' (hint: "
                 "tandem predict --help)");
-  assert_error ("predict --num-layers 0 --hidden-size 4096 --num-attention-heads 32 "
+  run_assert_error ("predict --num-layers 0 --hidden-size 4096 --num-attention-heads 32 "
                 "--vocab-size 32000 --gpus 8 --no-db", 2,
                 "--num-layers expects an integer >= 1, got '0'");
-  assert_error ("predict --num-layers 2 --hidden-size 4096 --num-attention-heads 32 "
+  run_assert_error ("predict --num-layers 2 --hidden-size 4096 --num-attention-heads 32 "
                 "--vocab-size 32000 --kv-channels 0 --gpus 8 --no-db", 2,
                 "--kv-channels expects an integer >= 1, got '0'");
-  assert_error ("predict --num-layers 2 --hidden-size 99999999999 --num-attention-heads 32 "
+  run_assert_error ("predict --num-layers 2 --hidden-size 99999999999 --num-attention-heads 32 "
                 "--vocab-size 32000 --gpus 8 --no-db", 2,
                 "--hidden-size 99999999999 is too large: it takes integers from 1 to "
                 "2147483647");
@@ -263,19 +219,19 @@ test_model_flag_zero (void)
 static void
 test_hints_for_values (void)
 {
-  g_autofree char *dir = make_tmp ();
+  g_autofree char *dir = run_make_tmp ("tandem-bad-input");
   RunResult r = { 0 };
   run_tandem ("validate {SRC}/data/published-runs.csv --only 1 --db {TMP}/v.db", &r);
   g_assert_cmpint (r.status, ==, 0);
   run_result_clear (&r);
-  assert_error ("report validation --db {TMP}/v.db --run '' --out {TMP}/rep", 2,
+  run_assert_error ("report validation --db {TMP}/v.db --run '' --out {TMP}/rep", 2,
                 "--run '' names no run (hint: --run N or --run 3,5, ids from tandem runs; "
                 "leave it out for every run)");
   g_autofree char *rep = g_build_filename (dir, "rep", NULL);
   g_assert_false (g_file_test (rep, G_FILE_TEST_EXISTS));
-  assert_error ("validate {SRC}/tests/data/limits/published-absurd.csv --no-db --explain 99", 2,
+  run_assert_error ("validate {SRC}/tests/data/limits/published-absurd.csv --no-db --explain 99", 2,
                 "--explain 99: no row with that row_id (hint: its row ids run from 1 to 8)");
-  assert_error ("calibrate --quick --no-db --blas-threads 0", 2,
+  run_assert_error ("calibrate --quick --no-db --blas-threads 0", 2,
                 "--blas-threads 0: BLAS threads per rank, an integer >= 1 (hint: "
                 "--blas-threads 1, the default)");
   remove_tree (dir);
@@ -289,12 +245,12 @@ test_hints_for_values (void)
 static void
 test_sequence_parallel_split (void)
 {
-  assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 "
+  run_assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 "
                 "--sequence-parallel --seq-length 7 --no-db", 2,
                 "sequence parallelism splits the 7 tokens of each sequence over tp = 8 ranks, "
                 "which does not divide them (hint: --seq-length 8, a multiple of 8, or drop "
                 "--sequence-parallel)");
-  assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 4 --cp 2 "
+  run_assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 4 --cp 2 "
                 "--sequence-parallel --seq-length 20 --no-db", 2,
                 "the 10 tokens each CP rank holds of a sequence over tp = 4 ranks, which does "
                 "not divide them (hint: --seq-length 24, a multiple of 8");
@@ -322,11 +278,11 @@ test_hsdp_degrees_hint (void)
                      "--framework torchtitan ";
   g_autofree char *a = g_strconcat (base, "--sharding hsdp:8 --data-parallel-replicate-degree 4",
                                     NULL);
-  assert_error (a, 2, "--data-parallel-replicate-degree 4 x the HSDP shard-group size 8 = 32 "
+  run_assert_error (a, 2, "--data-parallel-replicate-degree 4 x the HSDP shard-group size 8 = 32 "
                 "ranks, not dp = 64 (hint: --data-parallel-replicate-degree 8, or leave it "
                 "out: hsdp:8 replicates over the rest)");
   g_autofree char *b = g_strconcat (base, "--data-parallel-replicate-degree 3", NULL);
-  assert_error (b, 2, "--data-parallel-replicate-degree 3 does not divide dp = 64 (hint: "
+  run_assert_error (b, 2, "--data-parallel-replicate-degree 3 does not divide dp = 64 (hint: "
                 "--data-parallel-replicate-degree 2)");
 }
 
@@ -336,7 +292,7 @@ test_hsdp_degrees_hint (void)
 static void
 test_predict_double_dash (void)
 {
-  assert_error ("predict --no-db --", 2, "predict needs a plan");
+  run_assert_error ("predict --no-db --", 2, "predict needs a plan");
 }
 
 /* --async-tp without sequence parallelism was refused in the words of a flag not given:
@@ -344,7 +300,7 @@ test_predict_double_dash (void)
 static void
 test_async_tp_names_itself (void)
 {
-  assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 --framework "
+  run_assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 8 --framework "
                 "torchtitan --async-tp --compile --no-db", 2,
                 "--async-tp overlaps sequence parallelism's all-gather and reduce-scatter with "
                 "the GEMMs, and tp 8 runs without it (hint: add --sequence-parallel)");
@@ -355,11 +311,11 @@ test_async_tp_names_itself (void)
 static void
 test_recompute_modules_empty (void)
 {
-  assert_error ("predict --model mixtral-8x7b --cluster h100-24k --gpus 64 --ep 8 --gbs 64 "
+  run_assert_error ("predict --model mixtral-8x7b --cluster h100-24k --gpus 64 --ep 8 --gbs 64 "
                 "--no-db --recompute-modules ,", 2,
                 "--recompute-modules ',' names no module (hint: e.g. core_attn or moe_act,moe, "
                 "or leave the flag out)");
-  assert_error ("predict --model mixtral-8x7b --cluster h100-24k --gpus 64 --ep 8 --gbs 64 "
+  run_assert_error ("predict --model mixtral-8x7b --cluster h100-24k --gpus 64 --ep 8 --gbs 64 "
                 "--no-db --recompute-modules ''", 2, "--recompute-modules '' names no module");
 }
 
@@ -369,8 +325,8 @@ test_recompute_modules_empty (void)
 static void
 test_report_cluster_list_empty_item (void)
 {
-  g_autofree char *dir = make_tmp ();
-  assert_error ("report scaling --model llama3-8b --strong --gbs 64 --tp 8 --gpus 8,16 "
+  g_autofree char *dir = run_make_tmp ("tandem-bad-input");
+  run_assert_error ("report scaling --model llama3-8b --strong --gbs 64 --tp 8 --gpus 8,16 "
                 "--cluster h100-24k, --out {TMP}/r", 2,
                 "--cluster 'h100-24k,' has an empty name in its list (hint: names separated "
                 "by single commas");
@@ -423,12 +379,12 @@ test_search_values_past_int16 (void)
   const char *base = "search --model tiny-llama --cluster cpu-host --gbs 262144 --seq-length 16 "
                      "--no-db --top 1 --fast ";
   g_autofree char *a = g_strconcat (base, "--mbs 65536", NULL);
-  assert_error (a, 2, "--mbs 65536 is above 32767, the largest degree or micro-batch size a "
+  run_assert_error (a, 2, "--mbs 65536 is above 32767, the largest degree or micro-batch size a "
                 "search takes (hint: --mbs 2,4,8)");
   g_autofree char *b = g_strconcat (base, "--mbs 32768", NULL);
-  assert_error (b, 2, "--mbs 32768 is above 32767");
+  run_assert_error (b, 2, "--mbs 32768 is above 32767");
   g_autofree char *c = g_strconcat (base, "--tp 2,65536", NULL);
-  assert_error (c, 2, "--tp 65536 is above 32767");
+  run_assert_error (c, 2, "--tp 65536 is above 32767");
 }
 
 /* MoE-only options on a dense model are refused by name, as --ep and --moe-router-topk
@@ -460,7 +416,7 @@ test_moe_flags_on_dense (void)
                                                "and tiny-llama is dense (hint: drop it, or give "
                                                "--num-experts N to make its MLPs experts)",
                                                flags[i][1]);
-      assert_error (cmd, 2, want);
+      run_assert_error (cmd, 2, want);
     }
   RunResult r = { 0 };
   g_autofree char *dflt = g_strconcat (base, "--moe-token-dispatcher-type alltoall", NULL);

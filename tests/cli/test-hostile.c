@@ -12,39 +12,6 @@
 #include <signal.h>
 #include <string.h>
 
-/* A temporary directory for one test; remove_tree at the end. */
-static char *
-make_tmp (void)
-{
-  g_autoptr (GError) error = NULL;
-  char *dir = g_dir_make_tmp ("tandem-hostile-XXXXXX", &error);
-  g_assert_no_error (error);
-  run_tandem_set_tmp (dir);
-  return dir;
-}
-
-static void
-write_file (const char *dir, const char *name, const char *text)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_assert_true (g_file_set_contents (path, text, -1, &error));
-  g_assert_no_error (error);
-}
-
-/* Exit status `status` and exactly one line "tandem: error: ...<needle>..." on stderr. */
-static void
-assert_error (const char *args, int status, const char *needle)
-{
-  RunResult r = { 0 };
-  run_tandem (args, &r);
-  if (r.status != status || !g_str_has_prefix (r.err, "tandem: error: ")
-      || strstr (r.err, needle) == NULL || strchr (r.err, '\n') != r.err + strlen (r.err) - 1)
-    g_error ("tandem %s\nexpected status %d and one error line with '%s', got %d\n"
-             "stdout: %s\nstderr: %s", args, status, needle, r.status, r.out, r.err);
-  run_result_clear (&r);
-}
-
 /* A cluster of 8-GPU servers, `servers` of them, in {TMP}/NAME. */
 static void
 write_cluster (const char *dir, const char *name, guint64 servers)
@@ -56,7 +23,7 @@ write_cluster (const char *dir, const char *name, guint64 servers)
     "  \"levels\": [ { \"name\": \"server\", \"count\": 8, \"bw_GBps\": 450 },\n"
     "              { \"name\": \"cluster\", \"count\": %" G_GUINT64_FORMAT ", \"bw_GBps\": 50 } ] }\n",
     servers);
-  write_file (dir, name, text);
+  run_write_file (dir, name, text);
 }
 
 /* ---- search ------------------------------------------------------------------------- */
@@ -69,18 +36,18 @@ write_cluster (const char *dir, const char *name, guint64 servers)
 static void
 test_search_cluster_past_cap (void)
 {
-  g_autofree char *dir = make_tmp ();
+  g_autofree char *dir = run_make_tmp ("tandem-hostile");
   write_cluster (dir, "wraps.json", (G_GUINT64_CONSTANT (1) << 29) + 64);
   write_cluster (dir, "big.json", G_GUINT64_CONSTANT (1) << 18);
   const char *msg = "devices, above the cap of 1048576 GPUs for one plan";
-  assert_error ("search --model llama3-8b --cluster {TMP}/wraps.json --gbs 64 --fast --no-db",
+  run_assert_error ("search --model llama3-8b --cluster {TMP}/wraps.json --gbs 64 --fast --no-db",
                 2, "huge has 4294967808 devices, above the cap of 1048576 GPUs");
-  assert_error ("search --model llama3-8b --cluster {TMP}/big.json --gbs 64 --fast --no-db",
+  run_assert_error ("search --model llama3-8b --cluster {TMP}/big.json --gbs 64 --fast --no-db",
                 2, msg);
-  assert_error ("search --model llama3-8b --cluster {TMP}/big.json --gbs 64 --fast --no-db "
+  run_assert_error ("search --model llama3-8b --cluster {TMP}/big.json --gbs 64 --fast --no-db "
                 "--gpus 64,2000000", 2, "--gpus 2000000 is above the cap of 1048576 GPUs");
   /* predict says the same of the same cluster */
-  assert_error ("predict --model llama3-8b --cluster {TMP}/big.json --no-db", 2, msg);
+  run_assert_error ("predict --model llama3-8b --cluster {TMP}/big.json --no-db", 2, msg);
   /* a count within the cap still searches */
   RunResult r = { 0 };
   run_tandem ("search --model llama3-8b --cluster {TMP}/big.json --gbs 64 --fast --no-db "
@@ -179,7 +146,7 @@ test_stdout_full (void)
 static void
 test_stdout_reader_gone (void)
 {
-  g_autofree char *dir = make_tmp ();
+  g_autofree char *dir = run_make_tmp ("tandem-hostile");
   g_autofree char *err = NULL;
   int status = run_stdout ("search --model llama3-8b --cluster h200-node --gpus 8 --gbs 64 "
                            "--top 200 --db {TMP}/p.db", dir, NULL, &err);
@@ -211,13 +178,13 @@ test_run_narrow_precision (void)
 {
   /* --fp8-format e4m3 sets the compute dtype to fp8, --fp16 to fp16: both named as
    * --precision, the flag that sets it */
-  assert_error ("run --no-db --steps 1 --warmup 0 --seq 64 --precision fp8", 2,
+  run_assert_error ("run --no-db --steps 1 --warmup 0 --seq 64 --precision fp8", 2,
                 "--precision fp8: tandem run keeps and computes everything in fp32");
-  assert_error ("run --no-db --steps 1 --warmup 0 --seq 64 --fp8-format e4m3", 2,
+  run_assert_error ("run --no-db --steps 1 --warmup 0 --seq 64 --fp8-format e4m3", 2,
                 "--precision fp8: tandem run keeps");
-  assert_error ("run --no-db --steps 1 --warmup 0 --seq 64 --fp16", 2,
+  run_assert_error ("run --no-db --steps 1 --warmup 0 --seq 64 --fp16", 2,
                 "--precision fp16: tandem run keeps");
-  assert_error ("run --no-db --steps 1 --warmup 0 --seq 64 --param-dtype fp16", 2,
+  run_assert_error ("run --no-db --steps 1 --warmup 0 --seq 64 --param-dtype fp16", 2,
                 "(hint: leave the flag out; tandem predict --param-dtype fp16 predicts it)");
   RunResult r = { 0 };
   run_tandem ("run --no-db --steps 1 --warmup 0 --seq 64 --precision fp32", &r);
@@ -233,8 +200,8 @@ test_run_narrow_precision (void)
 static void
 test_run_host_memory (void)
 {
-  g_autofree char *dir = make_tmp ();
-  assert_error ("run --model llama3-405b --no-db", 3,
+  g_autofree char *dir = run_make_tmp ("tandem-hostile");
+  run_assert_error ("run --model llama3-405b --no-db", 3,
                 "does not fit: cannot allocate 1623413555200 bytes of host memory");
   RunResult r = { 0 };
   run_tandem ("run --model llama3-405b --db {TMP}/r.db", &r);
@@ -261,7 +228,7 @@ test_calibrate_inputs_first (void)
   g_assert_cmpstr (r.err, ==, "tandem: error: cannot read '/nonexistent/all_reduce_perf.txt': "
                    "No such file or directory\n");
   run_result_clear (&r);
-  assert_error ("calibrate --no-db --backend bogus", 2,
+  run_assert_error ("calibrate --no-db --backend bogus", 2,
                 "no execution backend 'bogus' (known: cpu, cuda) (hint: --backend cpu|cuda)");
 }
 
@@ -274,18 +241,18 @@ test_calibrate_inputs_first (void)
 static void
 test_json_duplicate_key (void)
 {
-  g_autofree char *dir = make_tmp ();
-  write_file (dir, "model.json",
+  g_autofree char *dir = run_make_tmp ("tandem-hostile");
+  run_write_file (dir, "model.json",
               "{ \"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 14336,\n"
               "  \"num_attention_heads\": 32, \"num_key_value_heads\": 8,\n"
               "  \"num_hidden_layers\": 32, \"vocab_size\": 128256,\n"
               "  \"num_hidden_layers\": 80 }\n");
-  assert_error ("show model {TMP}/model.json", 2,
+  run_assert_error ("show model {TMP}/model.json", 2,
                 "model.json:4:3: key \"num_hidden_layers\" appears twice in one object");
-  assert_error ("predict --model {TMP}/model.json --cluster h200-node --gpus 8 --tp 8 --no-db",
+  run_assert_error ("predict --model {TMP}/model.json --cluster h200-node --gpus 8 --tp 8 --no-db",
                 2, "key \"num_hidden_layers\" appears twice");
   /* the same key in two different objects is no duplicate */
-  write_file (dir, "nested.json",
+  run_write_file (dir, "nested.json",
               "{ \"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 14336,\n"
               "  \"num_attention_heads\": 32, \"num_key_value_heads\": 8,\n"
               "  \"num_hidden_layers\": 32, \"vocab_size\": 128256,\n"
@@ -295,16 +262,16 @@ test_json_duplicate_key (void)
   run_tandem ("show model {TMP}/nested.json", &r);
   g_assert_cmpint (r.status, ==, 0);
   run_result_clear (&r);
-  write_file (dir, "cluster.json",
+  run_write_file (dir, "cluster.json",
               "{ \"device\": { \"name\": \"TestGPU\", \"peak_tflops\": { \"bf16\": 1000 },\n"
               "              \"hbm_GB\": 141, \"hbm_GBps\": 4800, \"hbm_GB\": 80 },\n"
               "  \"levels\": [ { \"name\": \"server\", \"count\": 8, \"bw_GBps\": 450 } ] }\n");
   /* column 48: 14 spaces, '"hbm_GB": 141, ' (15), '"hbm_GBps": 4800, ' (18), then it */
-  assert_error ("show cluster {TMP}/cluster.json", 2,
+  run_assert_error ("show cluster {TMP}/cluster.json", 2,
                 "cluster.json:2:48: key \"hbm_GB\" appears twice in one object");
-  write_file (dir, "stack.json",
+  run_write_file (dir, "stack.json",
               "{ \"name\": \"mine\", \"attention\": \"flash2\", \"attention\": \"flash3\" }\n");
-  assert_error ("show framework {TMP}/stack.json", 2, "key \"attention\" appears twice");
+  run_assert_error ("show framework {TMP}/stack.json", 2, "key \"attention\" appears twice");
   remove_tree (dir);
 }
 
@@ -339,22 +306,22 @@ published_lines (guint n)
 static void
 test_csv_duplicates_and_nul (void)
 {
-  g_autofree char *dir = make_tmp ();
+  g_autofree char *dir = run_make_tmp ("tandem-hostile");
   g_autoptr (GPtrArray) l = published_lines (3);
   const char *head = l->pdata[0], *row1 = l->pdata[1], *row2 = l->pdata[2];
   g_assert_true (g_str_has_prefix (row1, "1,"));
   g_autofree char *dup_row = g_strdup_printf ("%s\n%s\n%s\n%s\n", head, row1, row2, row1);
-  write_file (dir, "dup-row.csv", dup_row);
-  assert_error ("validate {TMP}/dup-row.csv --no-db", 2,
+  run_write_file (dir, "dup-row.csv", dup_row);
+  run_assert_error ("validate {TMP}/dup-row.csv --no-db", 2,
                 "dup-row.csv:4: row_id 1 again (first on line 2)");
   /* "01" is row 1 too */
   g_autofree char *zero_row = g_strdup_printf ("%s\n%s\n0%s\n", head, row1, row1);
-  write_file (dir, "zero-row.csv", zero_row);
-  assert_error ("validate {TMP}/zero-row.csv --no-db", 2,
+  run_write_file (dir, "zero-row.csv", zero_row);
+  run_assert_error ("validate {TMP}/zero-row.csv --no-db", 2,
                 "zero-row.csv:3: row_id 01 again (first on line 2)");
   g_autofree char *dup_col = g_strdup_printf ("%s,n_gpus\n%s,99\n", head, row1);
-  write_file (dir, "dup-col.csv", dup_col);
-  assert_error ("validate {TMP}/dup-col.csv --no-db", 2,
+  run_write_file (dir, "dup-col.csv", dup_col);
+  run_assert_error ("validate {TMP}/dup-col.csv --no-db", 2,
                 "dup-col.csv:1: column 'n_gpus' is named twice");
   g_autofree char *nul = g_strdup_printf ("%s\n%s\n%s\n", head, row1, row2);
   char *at = strstr (nul, "Llama 3.1 405B");
@@ -364,10 +331,10 @@ test_csv_duplicates_and_nul (void)
   g_autoptr (GError) error = NULL;
   g_assert_true (g_file_set_contents (path, nul, (gssize) (strlen (head) + strlen (row1)
                                                            + strlen (row2) + 3), &error));
-  assert_error ("validate {TMP}/nul.csv --no-db", 2, "nul.csv:2: a NUL byte");
+  run_assert_error ("validate {TMP}/nul.csv --no-db", 2, "nul.csv:2: a NUL byte");
   /* the two rows as they are still validate */
   g_autofree char *ok = g_strdup_printf ("%s\n%s\n%s\n", head, row1, row2);
-  write_file (dir, "ok.csv", ok);
+  run_write_file (dir, "ok.csv", ok);
   RunResult r = { 0 };
   run_tandem ("validate {TMP}/ok.csv --no-db", &r);
   g_assert_cmpint (r.status, ==, 0);
@@ -382,19 +349,19 @@ test_csv_duplicates_and_nul (void)
 static void
 test_validate_cost_flag (void)
 {
-  assert_error ("validate {SRC}/data/published-runs.csv --no-db --cost bogus=1", 2,
+  run_assert_error ("validate {SRC}/data/published-runs.csv --no-db --cost bogus=1", 2,
                 "--cost: unknown cost option 'bogus'");
-  assert_error ("validate {SRC}/data/published-runs.csv --no-db --cost nvlink_efficiency=abc",
+  run_assert_error ("validate {SRC}/data/published-runs.csv --no-db --cost nvlink_efficiency=abc",
                 2, "--cost: ");
   /* --only: an empty item ("1,,2", a trailing comma) or a reversed range was skipped or
    * read as something else; each names the item at fault, exit 2 */
-  assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 1,,2", 2,
+  run_assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 1,,2", 2,
                 "--only '1,,2': item '' is not a row id");
-  assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 1,", 2,
+  run_assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 1,", 2,
                 "item '' is not a row id");
-  assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 9-3", 2,
+  run_assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 9-3", 2,
                 "item '9-3' is not a row id or a range");
-  assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 2,x7", 2,
+  run_assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 2,x7", 2,
                 "item 'x7'");
 }
 
@@ -405,13 +372,13 @@ static void
 test_contradicting_flags (void)
 {
   const char *msg = "--db x.db and --no-db contradict each other";
-  assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 2 --no-db "
+  run_assert_error ("predict --model llama3-8b --cluster h200-node --gpus 8 --tp 2 --no-db "
                 "--db x.db", 2, msg);
-  assert_error ("search --model llama3-8b --cluster h200-node --gpus 8 --gbs 64 --fast "
+  run_assert_error ("search --model llama3-8b --cluster h200-node --gpus 8 --gbs 64 --fast "
                 "--no-db --db x.db", 2, msg);
-  assert_error ("validate {SRC}/data/published-runs.csv --only 1 --db x.db --no-db", 2, msg);
+  run_assert_error ("validate {SRC}/data/published-runs.csv --only 1 --db x.db --no-db", 2, msg);
   g_assert_false (g_file_test ("x.db", G_FILE_TEST_EXISTS));
-  assert_error ("plan show extra --model llama3-8b --cluster h200-node --gpus 8", 2,
+  run_assert_error ("plan show extra --model llama3-8b --cluster h200-node --gpus 8", 2,
                 "plan show: unexpected argument 'extra'");
 }
 
@@ -423,13 +390,13 @@ test_contradicting_flags (void)
 static void
 test_flag_messages (void)
 {
-  assert_error ("run --no-db --steps 0", 2, "--steps 0: the timed steps, an integer from 1");
-  assert_error ("run --no-db --warmup -1", 2,
+  run_assert_error ("run --no-db --steps 0", 2, "--steps 0: the timed steps, an integer from 1");
+  run_assert_error ("run --no-db --warmup -1", 2,
                 "--warmup -1: the untimed steps first, an integer from 0");
-  assert_error ("run --no-db --timeout nan", 2,
+  run_assert_error ("run --no-db --timeout nan", 2,
                 "--timeout nan: seconds to wait for a peer, a number above 0");
-  assert_error ("run --no-db extra", 2, "unexpected argument 'extra'");
-  assert_error ("search --model llama3-8b --cluster h200-node --gpus 8 --gbs 64 --fast --no-db "
+  run_assert_error ("run --no-db extra", 2, "unexpected argument 'extra'");
+  run_assert_error ("search --model llama3-8b --cluster h200-node --gpus 8 --gbs 64 --fast --no-db "
                 "--memory-headroom 1e30", 2,
                 "--memory-headroom '1e30': GiB to keep free, a number from 0 to 1000000");
 }
@@ -443,13 +410,13 @@ test_flag_messages (void)
 static void
 test_utf8_arguments (void)
 {
-  g_autofree char *dir = make_tmp ();
+  g_autofree char *dir = run_make_tmp ("tandem-hostile");
   g_autofree char *text = NULL;
   g_autofree char *preset = g_test_build_filename (G_TEST_DIST, "..", "models", "presets",
                                                    "llama3-8b.json", NULL);
   g_assert_true (g_file_get_contents (preset, &text, NULL, NULL));
-  write_file (dir, "jos\xc3\xa9.json", text);
-  write_file (dir, "bad\xe9.json", text);
+  run_write_file (dir, "jos\xc3\xa9.json", text);
+  run_write_file (dir, "bad\xe9.json", text);
   RunResult r = { 0 };
   run_tandem ("predict --model {TMP}/jos\xc3\xa9.json --gpus 8 --tp 8 --gbs 8 --seq-length 2048 "
               "--db {TMP}/t.db --note caf\xc3\xa9", &r);
@@ -462,7 +429,7 @@ test_utf8_arguments (void)
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "note"), ==,
                    "caf\xc3\xa9");
   run_result_clear (&r);
-  assert_error ("predict --model {TMP}/bad\xe9.json --gpus 8 --tp 8 --gbs 8 --no-db", 2,
+  run_assert_error ("predict --model {TMP}/bad\xe9.json --gpus 8 --tp 8 --gbs 8 --no-db", 2,
                 "an option's value is not UTF-8 text, which names, notes and --model, "
                 "--cluster or --framework files must be (hint: rename the file, or link to it "
                 "under a UTF-8 name; tandem predict --help)");
@@ -477,21 +444,21 @@ test_utf8_arguments (void)
 static void
 test_trace_over_db (void)
 {
-  g_autofree char *dir = make_tmp ();
+  g_autofree char *dir = run_make_tmp ("tandem-hostile");
   RunResult r = { 0 };
   run_tandem ("predict --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
               "--db {TMP}/t.db", &r);
   g_assert_cmpint (r.status, ==, 0);
   run_result_clear (&r);
-  assert_error ("search --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+  run_assert_error ("search --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
                 "--fast --top 1 --db {TMP}/t.db --trace-best {TMP}/t.db", 2,
                 "t.db is the results database (--db ");
-  assert_error ("predict --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+  run_assert_error ("predict --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
                 "--db {TMP}/t.db --trace {TMP}/./t.db", 2, "the trace would replace it and "
                 "every run stored in it (hint: --trace another-file.json, or --no-db)");
   /* a path not yet there names the same file too: the trace and the new store would
    * overwrite each other */
-  assert_error ("search --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+  run_assert_error ("search --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
                 "--fast --top 1 --db {TMP}/new.db --trace-best {TMP}/new.db", 2,
                 "new.db is the results database");
   g_autofree char *fresh = g_build_filename (dir, "new.db", NULL);
@@ -502,10 +469,10 @@ test_trace_over_db (void)
   run_result_clear (&r);
   /* any SQLite file, not only this command's store: with --no-db, or with another --db,
    * the trace had replaced it (its first 16 bytes are "SQLite format 3\0") */
-  assert_error ("search --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+  run_assert_error ("search --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
                 "--fast --top 1 --no-db --trace-best {TMP}/t.db", 2,
                 "t.db is a SQLite database (a results store?): the trace would replace it");
-  assert_error ("predict --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+  run_assert_error ("predict --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
                 "--db {TMP}/other.db --trace {TMP}/t.db", 2, "t.db is a SQLite database");
   run_tandem ("runs show 1 --db {TMP}/t.db --json", &r);
   g_assert_cmpint (r.status, ==, 0);
@@ -573,9 +540,9 @@ dir_count (const char *dir)
 static void
 test_trace_full_disk (void)
 {
-  g_autofree char *dir = make_tmp ();
+  g_autofree char *dir = run_make_tmp ("tandem-hostile");
   static const char old[] = "{\"traceEvents\": []}\n";
-  write_file (dir, "t.json", old);
+  run_write_file (dir, "t.json", old);
   g_autofree char *path = g_build_filename (dir, "t.json", NULL);
   static const char *const cmds[] = {
     "predict --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
@@ -621,9 +588,9 @@ test_trace_full_disk (void)
 static void
 test_search_db_timeout_range (void)
 {
-  assert_error ("search --model tiny-llama --cluster cpu-host --gbs 4 --no-db "
+  run_assert_error ("search --model tiny-llama --cluster cpu-host --gbs 4 --no-db "
                 "--db-timeout 99999999999", 2, "expected milliseconds from 0 to 2147483647");
-  assert_error ("search --model tiny-llama --cluster cpu-host --gbs 4 --no-db "
+  run_assert_error ("search --model tiny-llama --cluster cpu-host --gbs 4 --no-db "
                 "--db-timeout -5", 2, "expected milliseconds from 0 to 2147483647");
 }
 
@@ -634,12 +601,12 @@ test_search_db_timeout_range (void)
 static void
 test_glib_int_messages (void)
 {
-  assert_error ("show model llama3-8b --seq-length 99999999999", 2,
+  run_assert_error ("show model llama3-8b --seq-length 99999999999", 2,
                 "--seq-length 99999999999 is too large: past 2147483647, the largest integer "
                 "it can take (hint: tandem show --help)");
-  assert_error ("show model llama3-8b --seq-length -99999999999", 2,
+  run_assert_error ("show model llama3-8b --seq-length -99999999999", 2,
                 "is too small: past -2147483648, the smallest");
-  assert_error ("runs --limit 1e3", 2, "--limit expects an integer, got '1e3' (hint: tandem "
+  run_assert_error ("runs --limit 1e3", 2, "--limit expects an integer, got '1e3' (hint: tandem "
                 "runs --help)");
 }
 

@@ -828,6 +828,25 @@ test_main_job_steady (void)
     }
 }
 
+/* Issue 11 item 3's plan below, unresolved: Llama-3 405B on 16,384 GPUs, TP8 PP16, 1F1B,
+ * 7 + 14 x 8 + 7 layers, seq 8192, SP, ZeRO-1, gbs 32,768; `sync` its pp_p2p_sync. */
+static void
+issue_1f1b_plan (Plan *plan, int sync)
+{
+  plan_init_defaults (plan);
+  plan->world_size = 16384;
+  plan->tp = 8, plan->pp = 16;
+  plan->schedule = PLAN_SCHED_1F1B;
+  plan->schedule_set = TRUE;
+  plan->global_batch = 32768;
+  plan->seq_length = 8192;
+  plan->first_stage_layers = 7;
+  plan->last_stage_layers = 7;
+  plan->sequence_parallel = TRUE;
+  plan->sharding = PLAN_SHARD_ZERO1;
+  plan->pp_p2p_sync = sync;
+}
+
 /* Issue 11 item 3's own plan: Llama-3 405B on 16,384 H100 (h100-24k), TP8 PP16 DP128, 1F1B,
  * 126 layers as 7 + 14 x 8 + 7, seq 8192, SP, ZeRO-1, 256 micro-batches (gbs 32,768). Its
  * middle stages are the slowest, and the timeline repeats every 11 micro-batches once
@@ -848,20 +867,9 @@ test_issue_plan_steady (void)
   for (int slow = 0; slow < 2; slow++)
     {
       Plan plan;
-      plan_init_defaults (&plan);
-      plan.world_size = 16384;
-      plan.tp = 8, plan.pp = 16;
-      plan.schedule = PLAN_SCHED_1F1B;
-      plan.schedule_set = TRUE;
-      plan.global_batch = 32768;
-      plan.seq_length = 8192;
-      plan.first_stage_layers = 7;
-      plan.last_stage_layers = 7;
-      plan.sequence_parallel = TRUE;
-      plan.sharding = PLAN_SHARD_ZERO1;
       /* the period below is the dataflow schedule's (the megatron-core stack's
        * synchronize after each exchange, plan.h pp_p2p_sync, has its own cases above) */
-      plan.pp_p2p_sync = 0;
+      issue_1f1b_plan (&plan, 0);
       g_assert_true (plan_resolve (&plan, model, cluster, &error));
       g_assert_cmpint (plan.grad_accum, ==, 256);
       SimOptions opts;
@@ -912,18 +920,7 @@ test_issue_plan_synchronized (void)
   g_autoptr (ModelSpec) model = model_spec_lookup ("llama3-405b", &error);
   g_assert_no_error (error);
   Plan plan;
-  plan_init_defaults (&plan);
-  plan.world_size = 16384;
-  plan.tp = 8, plan.pp = 16;
-  plan.schedule = PLAN_SCHED_1F1B;
-  plan.schedule_set = TRUE;
-  plan.global_batch = 32768;
-  plan.seq_length = 8192;
-  plan.first_stage_layers = 7;
-  plan.last_stage_layers = 7;
-  plan.sequence_parallel = TRUE;
-  plan.sharding = PLAN_SHARD_ZERO1;
-  plan.pp_p2p_sync = 1;
+  issue_1f1b_plan (&plan, 1);
   g_assert_true (plan_resolve (&plan, model, cluster, &error));
   g_assert_cmpint (plan.grad_accum, ==, 256);
   SimOptions opts;
