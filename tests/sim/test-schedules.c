@@ -932,6 +932,7 @@ test_issue_plan_synchronized (void)
   g_assert_cmpint (fast->program->plan.grad_accum, ==, 18);
   g_assert_cmpint (fast->result->steady_periods, ==, 238);
   g_assert_cmpint (fast->result->steady_tries, ==, 1);
+  plan_clear (&plan);
 }
 
 /* bench-predict's Llama-3 70B plan (h100-24k, 1,024 GPUs, TP8 PP4 DP32, seq 8192, gbs 512:
