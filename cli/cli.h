@@ -35,6 +35,11 @@ typedef struct {
 #define CLI_DEFAULT_MODEL   "llama3-405b"
 #define CLI_DEFAULT_CLUSTER "h100-24k"
 
+/* The largest --timeout (seconds a peer may be silent) run, calibrate and search take:
+ * 1e6 s, 11.6 days. 1e308 was cast to microseconds past 2^63 in the deadlines (undefined
+ * behaviour). */
+#define CLI_MAX_TIMEOUT_S 1e6
+
 /* Parses argv with the plan option group plus `extra` entries (may be NULL) into a
  * context; on failure prints the error and returns the exit status to use (>0), else 0.
  * `what` is the command name for --help. Leftover positional arguments stay in argv. */

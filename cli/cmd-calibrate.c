@@ -677,9 +677,7 @@ parse_seconds (const char *s, double *out)
 {
   char *end = NULL;
   double v = g_ascii_strtod (s, &end);
-  /* at most 1e6 s (11.6 days), search's and run's cap: 1e308 was cast to microseconds
-   * past 2^63 in the backend's deadlines (undefined behaviour) */
-  if (end == s || *end != '\0' || !isfinite (v) || v <= 0 || v > 1e6)
+  if (end == s || *end != '\0' || !isfinite (v) || v <= 0 || v > CLI_MAX_TIMEOUT_S)
     return FALSE;
   *out = v;
   return TRUE;
@@ -736,7 +734,8 @@ cli_cmd_calibrate (int argc, char **argv)
   else if (timeout_arg != NULL
            && (!parse_seconds (timeout_arg, &timeout_s)))
     status = cli_fail (CLI_EXIT_USAGE, "--timeout %s: seconds to wait for a peer, a number "
-                       "above 0 and at most 1000000 (hint: --timeout 60)", timeout_arg);
+                       "above 0 and at most %.0f (hint: --timeout 60)", timeout_arg,
+                       CLI_MAX_TIMEOUT_S);
   else
     status = calibrate (&ctx, backend ? backend : "cpu", quick, no_bench, json, &dba, out,
                         imports, blas_threads, timeout_s);

@@ -66,9 +66,6 @@
 /* MPI_Init and MPI_Finalize get --timeout, but never less than this: two ranks of the
  * sanitizer build took more than 3 s to start on a loaded 2-core machine (ours). */
 #define MPI_PHASE_MIN_S 10.0
-/* --timeout at most this: 1e308 s was cast to microseconds past 2^63 in every deadline
- * (undefined behaviour); 1e6 s (11.6 days) is search's --timeout cap too. */
-#define RUN_MAX_TIMEOUT_S 1e6
 /* --steps and --warmup at most this: the runner allocates each timed step's task records
  * and every step's loss at the start, and --steps 2000000000 asked for 3.7 TB at once
  * (GLib's abort); warmup + steps also had to stay an int. 10,000 steps of the smallest
@@ -1267,11 +1264,11 @@ cli_cmd_run (int argc, char **argv)
                       "from 0 to %d (hint: --warmup 1)", c.a.warmup, RUN_MAX_STEPS);
       goto out;
     }
-  if (!isfinite (c.a.timeout_s) || c.a.timeout_s <= 0 || c.a.timeout_s > RUN_MAX_TIMEOUT_S)
+  if (!isfinite (c.a.timeout_s) || c.a.timeout_s <= 0 || c.a.timeout_s > CLI_MAX_TIMEOUT_S)
     {
       status = fail0 (&c, CLI_EXIT_USAGE, "--timeout %g: seconds to wait for a peer, a number "
                       "above 0 and at most %.0f (hint: --timeout 30)", c.a.timeout_s,
-                      RUN_MAX_TIMEOUT_S);
+                      CLI_MAX_TIMEOUT_S);
       goto out;
     }
   /* every output checked before any step runs: a bad path fails now, not after */

@@ -404,11 +404,12 @@ take_flag (Opts *o, int kind, const char *name, const char *value, GError **erro
       {
         char *end = NULL;
         double t = g_ascii_strtod (value, &end);
-        if (end == value || *end || !isfinite (t) || t <= 0 || t > 1e6)
+        if (end == value || *end || !isfinite (t) || t <= 0 || t > CLI_MAX_TIMEOUT_S)
           {
             g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                          "--timeout '%s': seconds a rank may be silent under mpirun, a "
-                         "number above 0 and at most 1000000 (hint: --timeout 30)", value);
+                         "number above 0 and at most %.0f (hint: --timeout 30)", value,
+                         CLI_MAX_TIMEOUT_S);
             return FALSE;
           }
         o->timeout_s = t;
