@@ -18,7 +18,8 @@
  * of the ratio that no measurement noise moves: sim/predict.c predict_steady says why the
  * main job's is 2.98).
  *
- * --random N instead times N random 1F1B plans (drawn from --seed S; random_case below),
+ * --random N instead times N random 1F1B plans (drawn from --seed S; random_case below;
+ * --interleaved: the same draws with vpp 2 or 4),
  * each the best of --reps, one line each and their total: how a change to the
  * steady-state path (sim/predict.c predict_steady's trial steps) moves planning-scale
  * 1F1B predictions as a whole, run alternately against the binary before it. The plans
@@ -28,7 +29,7 @@
  * cost the synchronized plans 1.8-4 times the events).
  *
  *   bench-predict [--json] [--reps R] [--case SUBSTRING] [--full-simulation]
- *   bench-predict --random N [--seed S] [--reps R] [--sync]
+ *   bench-predict --random N [--seed S] [--reps R] [--sync] [--interleaved]
  */
 #include "sim/predict.h"
 
@@ -218,14 +219,34 @@ random_case (GRand *rng, BenchCase *bc)
   return TRUE;
 }
 
+/* Whether case bc's plan passes plan_resolve (an interleaved draw whose stages the vpp
+ * does not divide is drawn again rather than failing the run). */
+static gboolean
+case_resolves (const BenchCase *bc, const ModelSpec *model, const TopoCluster *cluster)
+{
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.world_size = bc->world;
+  plan.tp = bc->tp, plan.pp = bc->pp, plan.cp = bc->cp, plan.vpp = bc->vpp;
+  plan.global_batch = bc->gbs;
+  plan.seq_length = bc->seq;
+  plan.first_stage_layers = bc->first;
+  plan.last_stage_layers = bc->last;
+  plan.sequence_parallel = bc->tp > 1;
+  gboolean ok = plan_resolve (&plan, model, cluster, NULL);
+  plan_clear (&plan);
+  return ok;
+}
+
 /* --random: n random plans, each checked, then the best of `reps` */
 static int
-run_random (int n, int seed, int reps, gboolean sync, const TopoCluster *cluster)
+run_random (int n, int seed, int reps, gboolean sync, gboolean inter, const TopoCluster *cluster)
 {
   g_autoptr (GRand) rng = g_rand_new_with_seed ((guint32) seed);
   double total = 0;
   int done = 0;
-  printf ("# %-52s %8s %8s\n", "random 1F1B plan", "best_ms", "sim'd");
+  const char *what = inter ? "interleaved 1F1B" : "1F1B";
+  printf ("# random %-45s %8s %8s\n", what, "best_ms", "sim'd");
   for (int draws = 0; done < n && draws < 100 * n; draws++)
     {
       BenchCase bc;
@@ -235,20 +256,29 @@ run_random (int n, int seed, int reps, gboolean sync, const TopoCluster *cluster
       g_autoptr (GError) error = NULL;
       g_autoptr (ModelSpec) model = model_spec_lookup (bc.model, &error);
       g_assert_no_error (error);
+      if (inter)
+        {
+          /* vpp 2 or 4, drawn after the 1F1B plan (the same draws as without --vpp);
+           * a plan whose stages vpp does not divide is drawn again */
+          bc.vpp = g_rand_int_range (rng, 0, 2) ? 4 : 2;
+          if (bc.pp < 4 || !case_resolves (&bc, model, cluster))
+            continue;
+        }
       CaseCheck c;
       if (run_case (&bc, model, cluster, FALSE, &c) < 0 || c.wrong)
         return 1;
       double best = G_MAXDOUBLE;
       for (int r = 0; r < reps; r++)
         best = MIN (best, run_case (&bc, model, cluster, FALSE, NULL));
-      g_autofree char *name = g_strdup_printf ("%s tp%d pp%d m%d first %d last %d", bc.model,
-                                               bc.tp, bc.pp, bc.gbs / 8, bc.first, bc.last);
+      g_autofree char *name = g_strdup_printf ("%s tp%d pp%d vpp%d m%d first %d last %d",
+                                               bc.model, bc.tp, bc.pp, bc.vpp, bc.gbs / 8,
+                                               bc.first, bc.last);
       printf ("  %-52s %8.3f %8" G_GUINT64_FORMAT "\n", name, best, c.events);
       total += best;
       done++;
     }
-  printf ("# %d random 1F1B plans (seed %d%s): %.2f ms in all, the best of %d each\n", done,
-          seed, sync ? ", synchronized" : "", total, reps);
+  printf ("# %d random %s plans (seed %d%s): %.2f ms in all, the best of %d each\n", done,
+          what, seed, sync ? ", synchronized" : "", total, reps);
   return done == n ? 0 : 1;
 }
 
@@ -259,7 +289,7 @@ main (int argc, char **argv)
   int reps = 21;
   g_autofree gchar *only = NULL;   /* GOption allocates it */
   int random_n = 0, seed = 1;
-  gboolean sync = FALSE;
+  gboolean sync = FALSE, inter = FALSE;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON rows", NULL },
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Timed repetitions per case (default 21)", "R" },
@@ -271,6 +301,8 @@ main (int argc, char **argv)
     { "sync", 0, 0, G_OPTION_ARG_NONE, &sync, "The random plans with Megatron-Core's "
       "synchronize after each pipeline exchange (the megatron-core and nemo stacks' 1F1B, as "
       "tandem predict runs it); else the dataflow 1F1B", NULL },
+    { "interleaved", 0, 0, G_OPTION_ARG_NONE, &inter, "The random plans interleaved (vpp 2 "
+      "or 4, pp 4-16, where vpp divides every stage's layers)", NULL },
     { "full-simulation", 0, 0, G_OPTION_ARG_NONE, &full, "Simulate every micro-batch (no "
       "steady-state path), as tandem predict --full-simulation", NULL },
     { NULL },
@@ -292,7 +324,7 @@ main (int argc, char **argv)
       return 1;
     }
   if (random_n > 0)
-    return run_random (random_n, seed, reps, sync, cluster);
+    return run_random (random_n, seed, reps, sync, inter, cluster);
   if (!json)
     printf ("# %-40s %8s %8s %8s %10s %10s %9s %7s\n", "case", "tasks", "sim'd", "events",
             "best_ms", "median_ms", "step_s", "wrong");

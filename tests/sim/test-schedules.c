@@ -828,6 +828,50 @@ test_main_job_steady (void)
     }
 }
 
+/* The main job's plan (scripts/main.sh: Llama-3 405B on h100-24k, TP8 PP16 DP128, SP,
+ * ZeRO-2 with overlap, the embedding and the loss counted in the split, so 7 + 8 x 14 + 7
+ * layers) at V = 2 with the megatron-core stack, as `tandem predict --vpp 2` runs it, at
+ * 256 micro-batches (gbs 32,768). w0 = 2 (16 - 1) + (2 - 1) 16 = 46 forward units, a
+ * period of a group of q = 16 micro-batches (P = 2 x 16 x 2 = 64 units); predict.c's
+ * trials m' = ceil((2 w0 + h P / 2) / 4) in whole groups keeping 256 mod 16: h = 3 gives
+ * (92 + 96) / 4 = 47 -> 48, whose stage 0 shows no repeating period (this pipeline
+ * settles later than the 3 + 3 plan above); h = 5 gives (92 + 160) / 4 = 63 -> 64, which
+ * extends by (256 - 64) / 16 = 12 periods (without h = 5 the step of 96 did: 10 periods,
+ * 1.5 times the events). Every figure equals the full simulation's. */
+static void
+test_main_job_v2_stack (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = h100_24k ();
+  g_autoptr (ModelSpec) model = model_spec_lookup ("llama3-405b", &error);
+  g_assert_no_error (error);
+  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", &error);
+  g_assert_no_error (error);
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.world_size = 16384;
+  plan.tp = 8, plan.pp = 16, plan.vpp = 2;
+  plan.global_batch = 32768;
+  plan.seq_length = 8192;
+  plan.account_embedding = plan.account_loss = TRUE;
+  plan.sequence_parallel = TRUE;
+  plan.sharding = PLAN_SHARD_ZERO2;
+  plan.overlap_grad_reduce = TRUE;
+  plan.overlap_param_gather = TRUE;
+  g_assert_true (plan_resolve (&plan, model, cluster, &error));
+  g_assert_cmpint (plan.grad_accum, ==, 256);
+  SimOptions opts;
+  sim_options_init (&opts, cluster);
+  sim_cost_options_init_stack (&opts.cost, cluster, mc);
+  sim_plan_apply_stack (&plan, &opts.cost);
+  g_autoptr (SimPrediction) full = predict_simulated (model, &plan, cluster, &opts, TRUE);
+  g_autoptr (SimPrediction) fast = predict_simulated (model, &plan, cluster, &opts, FALSE);
+  assert_steady_equals ("main job V2 megatron-core m256", full, fast, TRUE);
+  g_assert_cmpint (fast->program->plan.grad_accum, ==, 64);
+  g_assert_cmpint (fast->result->steady_periods, ==, 12);
+  plan_clear (&plan);
+}
+
 /* Issue 11 item 3's plan below, unresolved: Llama-3 405B on 16,384 GPUs, TP8 PP16, 1F1B,
  * 7 + 14 x 8 + 7 layers, seq 8192, SP, ZeRO-1, gbs 32,768; `sync` its pp_p2p_sync. */
 static void
@@ -1257,6 +1301,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/schedules/steady-equals-full", test_steady_equals_full);
   g_test_add_func ("/sim/schedules/cyclicity-retry", test_cyclicity_retry);
   g_test_add_func ("/sim/schedules/main-job-steady", test_main_job_steady);
+  g_test_add_func ("/sim/schedules/main-job-v2-stack", test_main_job_v2_stack);
   g_test_add_func ("/sim/schedules/issue-plan-steady", test_issue_plan_steady);
   g_test_add_func ("/sim/schedules/issue-plan-synchronized", test_issue_plan_synchronized);
   g_test_add_func ("/sim/schedules/70b-plan-steady", test_70b_plan_steady);
