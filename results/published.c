@@ -461,8 +461,12 @@ skip (ResPublishedCase *c, const char *format, ...)
  *   "GB200*"                          -> gb200-nvl72-superpod   ("GB200 NVL72", "NVIDIA GB200")
  *   "B300" (not GB300)                -> dgx-b300-superpod      ("B300", "NVIDIA DGX B300")
  *   "B200"                            -> dgx-b200-superpod      ("B200-SXM-180GB", "DGX B200")
- *   "GH200"                           -> none: skipped, the reason saying it is the Grace
- *                                       Hopper superchip, not an H200 (was h200-superpod)
+ *   "GH200"                           -> gh200-nvl4-cluster     ("GH200", "NVIDIA GH200
+ *                                       480GB", "GH200 NVL4"; family other), not an H200
+ *                                       (it was read as h200-superpod, then skipped); the
+ *                                       HBM3e part (141/144 GB) and NVLink Switch systems
+ *                                       ("DGX GH200", NVL2 / NVL32) -> none, skipped saying
+ *                                       why (gh200_preset_ok)
  *   "H200" with "NVL" as a word       -> none: skipped, the PCIe card (was h200-superpod)
  *   "H200"                            -> h200-superpod          ("H200 SXM 141GB")
  *   "H20" (not H200)                  -> hgx-h20-cluster        ("H20", "NVIDIA H20 96GB";
@@ -571,6 +575,21 @@ nvl_rack_too_small (const char *t, gint64 n_gpus)
          && n_gpus > rack;
 }
 
+/* A GH200 row that gh200-nvl4-cluster describes: the 96 GB HBM3 superchip in nodes of
+ * four on NVLink without a switch (Alps, JUPITER, Isambard-AI). Not the later HBM3e part
+ * (141-144 GB at about 5 TB/s) nor the NVLink Switch systems (DGX GH200 of 256, GH200
+ * NVL32), whose NVLink domain spans nodes; a rack size other than 4 ("NVL2", "NVL32") is
+ * one of those. "480GB" is the Grace memory beside the GPU ("NVIDIA GH200 480GB", the
+ * name nvidia-smi shows for the 96 GB part). */
+static gboolean
+gh200_preset_ok (const char *t)
+{
+  gint64 rack = nvl_rack_size (t);
+  return !has_gb (t, "144") && !has_gb (t, "141") && strstr (t, "hbm3e") == NULL
+         && strstr (t, "dgx gh200") == NULL && strstr (t, "dgx-gh200") == NULL
+         && (rack == 0 || rack == 4);
+}
+
 static const char *
 cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
 {
@@ -586,7 +605,7 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
   if (strstr (t, "b200") != NULL)
     return "dgx-b200-superpod";
   if (strstr (t, "gh200") != NULL)   /* before H200, which it contains: not an H200 */
-    return NULL;
+    return gh200_preset_ok (t) ? "gh200-nvl4-cluster" : NULL;
   if (strstr (t, "h200") != NULL && !has_nvl_word (t))   /* H200 NVL: a PCIe card */
     return "h200-superpod";
   if (strstr (t, "h200") != NULL)
@@ -663,9 +682,9 @@ no_preset_why (const char *gpu_type, gint64 n_gpus)
 {
   g_autofree char *t = g_ascii_strdown (gpu_type, -1);
   if (strstr (t, "gh200") != NULL)
-    return " (GH200 is the Grace Hopper superchip: a Hopper GPU with 96 GB HBM3 or 144 GB "
-           "HBM3e beside a Grace CPU, one GPU per superchip; not an H200, and no preset "
-           "models its nodes)";
+    return " (GH200 is the Grace Hopper superchip; gh200-nvl4-cluster models the 96 GB HBM3 "
+           "part in nodes of four on NVLink without a switch, not the 141-144 GB HBM3e part "
+           "nor an NVLink Switch system such as DGX GH200 or GH200 NVL32)";
   if (strstr (t, "h200") != NULL && has_nvl_word (t))
     return " (H200 NVL is the PCIe card, GPUs paired or in fours by NVLink bridges, at a lower "
            "power and clock than the SXM part of h200-superpod; no preset models it)";

@@ -106,6 +106,12 @@ test_gpu_types (void)
     { "H100-SXM5-94G", 8, "h100-sxm-96g-superpod", RES_PUB_FAMILY_H100 },
     /* a GB200 NVL36 run inside one 36-GPU NVLink domain is inside one NVL72 domain too */
     { "GB200 NVL36", 36, "gb200-nvl72-superpod", RES_PUB_FAMILY_B200 },
+    /* the GH200 superchip (96 GB HBM3) in nodes of four: not an H200 (it was read as
+     * h200-superpod's 8-GPU NVSwitch servers, then skipped); "480GB" is its Grace memory */
+    { "GH200 (Grace Hopper)", 8, "gh200-nvl4-cluster", RES_PUB_FAMILY_OTHER },
+    { "NVIDIA GH200 Grace Hopper Superchip", 256, "gh200-nvl4-cluster", RES_PUB_FAMILY_OTHER },
+    { "NVIDIA GH200 480GB", 4096, "gh200-nvl4-cluster", RES_PUB_FAMILY_OTHER },
+    { "GH200 NVL4", 16, "gh200-nvl4-cluster", RES_PUB_FAMILY_OTHER },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -119,14 +125,17 @@ test_gpu_types (void)
   g_autoptr (ResPublishedCase) tpu = row ("TPU v4", 8, 1, "", "", "bf16");
   g_assert_false (tpu->ready);
   g_assert_cmpstr (tpu->skip_reason, ==, "no cluster preset for gpu_type TPU v4");
-  /* skipped, the reason naming the device: GH200 is the Grace Hopper superchip, not an H200
-   * (it was read as h200-superpod: 8-GPU NVSwitch nodes it does not have); Gaudi 3 has no
+  /* skipped, the reason naming the device: the GH200 parts gh200-nvl4-cluster does not
+   * describe (the HBM3e superchip; NVLink Switch systems, whose NVLink domain spans nodes);
+   * Gaudi 3 has no
    * preset; TPU v5p beyond one slice (6,144 chips) and Trainium2 beyond one instance (16)
    * without "UltraServer" would need the data-center / EFA network, which the presets do
    * not model */
   static const struct { const char *gpu; int n; const char *why; } skips[] = {
-    { "GH200 (Grace Hopper)", 8, "not an H200" },
-    { "NVIDIA GH200 Grace Hopper Superchip", 256, "Grace Hopper superchip" },
+    { "GH200 144GB HBM3e", 8, "HBM3e part" },
+    { "NVIDIA GH200 141GB", 8, "HBM3e part" },
+    { "DGX GH200", 256, "NVLink Switch system" },
+    { "GH200 NVL32", 32, "NVLink Switch system" },
     { "Gaudi 3", 8, "no cluster preset for gpu_type Gaudi 3" },
     { "TPU v5p", 8192, "multislice" },
     { "Trainium2", 64, "EFA" },

@@ -300,6 +300,32 @@ test_nvlink_domain_trays (Fixture *f, gconstpointer data)
   assert_rel (sim_cost_busbw_Bps (c144, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP), 186.69e9, 1e-3);
 }
 
+/* A GH200 NVL4 node (gh200-nvl4-cluster): four GPUs meshed by NVLink without a switch,
+ * level bw 300 GB/s per direction (two of each GPU's three 150 GB/s pairs carry the
+ * rings), no measured busbw, so the documented NVLink efficiency 0.8 gives 240 GB/s; one
+ * 200 Gb/s NIC per GPU across nodes, busbw 23.5 GB/s. S = 1 GiB:
+ *  - TP 4 all-gather in the node: 3/4 S / 240e9 + 3 steps x 1.9 us + 6.6 us base
+ *    = 3.3554 ms + 12.3 us = 3.3677 ms;
+ *  - DP 2 all-reduce across two nodes: 2 x 1/2 S / 23.5e9 + 2 x 4.0 us + 6.6 us
+ *    = 45.691 ms + 14.6 us = 45.706 ms (about 7.6x the NDR 400 Gb/s figure's time
+ *    halved: the NIC is half an H100 SuperPOD's). No NVLS: no NVSwitch. */
+static void
+test_gh200_node (Fixture *f, gconstpointer data)
+{
+  g_autoptr (TopoCluster) gh = cluster_preset ("gh200-nvl4-cluster");
+  g_assert_false (gh->device.has_nvls);
+  g_autoptr (PlanLayout) l = make_layout (gh, 4, 2, 1, NULL);
+  g_autoptr (SimCost) c = make_cost (gh, l, TRUE);
+  assert_rel (sim_cost_busbw_Bps (c, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP), 240e9, 1e-12);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP, GIB),
+              0.75 * GIB / 240e9 + 3 * 1.9e-6 + 6.6e-6, 1e-12);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_GATHER, PLAN_AXIS_TP, GIB), 3.3677e-3, 1e-4);
+  assert_rel (sim_cost_busbw_Bps (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP), 23.5e9, 1e-12);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, GIB),
+              GIB / 23.5e9 + 2 * 4.0e-6 + 6.6e-6, 1e-12);
+  assert_rel (sim_cost_coll_s (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, GIB), 45.706e-3, 1e-4);
+}
+
 static void
 test_dp_across_pods (Fixture *f, gconstpointer data)
 {
@@ -1815,6 +1841,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/dp-rails", test_dp_rails);
   ADD ("/sim/cost/ring-latency-selene", test_ring_latency_selene);
   ADD ("/sim/cost/nvlink-domain-trays", test_nvlink_domain_trays);
+  ADD ("/sim/cost/gh200-node", test_gh200_node);
   ADD ("/sim/cost/dp-across-pods", test_dp_across_pods);
   ADD ("/sim/cost/p2p", test_p2p);
   ADD ("/sim/cost/free-comm", test_free_comm);
