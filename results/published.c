@@ -500,7 +500,9 @@ skip (ResPublishedCase *c, const char *format, ...)
  *                                       V100-SXM2-32GB", "V100-32GB (25 DGX-2)"): fp16
  *                                       only, a bf16 row is skipped (map_precision); a
  *                                       16 GB or PCIe V100 -> none, skipped saying why
- *   "A100" with 64 GB                 -> none (Leonardo's custom part), skipped saying why
+ *   "A100" with 64 GB, or naming       -> leonardo               ("A100 SXM 64GB", "A100
+ *     Leonardo in gpu_type or network                           64GB (Leonardo)"; family a100:
+ *                                       the custom part of CINECA Leonardo's 4-GPU nodes)
  *   "GB200" / "GB300" naming a rack of fewer than 72 ("NVL36", "NVL4") on more GPUs
  *     than one such rack             -> none, skipped (the presets' NVLink domain is 72)
  *   "L40S"                            -> l40s-pcie-cluster     ("NVIDIA L40S 48GB"; PCIe
@@ -634,10 +636,12 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
   /* A800 SXM: the A100 with NVLink cut to 400 GB/s (a800-superpod.json); SXM only in 80 GB */
   if (strstr (t, "a800") != NULL)
     return "a800-superpod";
-  /* the 64 GB A100 (HBM2e, a custom part: Leonardo's booster nodes of 4) is neither
-   * preset's (it was read as selene's 80 GB) */
-  if (strstr (t, "a100") != NULL && has_gb (t, "64"))
-    return NULL;
+  /* the 64 GB A100 (a custom part: CINECA Leonardo's Booster nodes of 4 on NVLink without
+   * a switch, 100 Gb/s HDR per GPU), or an A100 row whose network names Leonardo (it was
+   * read as selene's 80 GB in 8-GPU NVSwitch servers, then skipped) */
+  if (strstr (t, "a100") != NULL && (has_gb (t, "64") || contains_ci (network, "leonardo")
+                                     || strstr (t, "leonardo") != NULL))
+    return "leonardo";
   if (strstr (t, "a100") != NULL || strstr (t, "ampere") != NULL)
     return has_gb (t, "40") ? "a100-40g-cluster" : "selene";
   if (strstr (t, "mi355x") != NULL)
@@ -691,9 +695,6 @@ no_preset_why (const char *gpu_type, gint64 n_gpus)
   if ((strstr (t, "a100") != NULL || strstr (t, "a800") != NULL) && strstr (t, "pcie") != NULL)
     return " (the A100 PCIe card has no NVSwitch, at most NVLink-bridged pairs; both A100 "
            "presets are SXM servers on NVSwitch)";
-  if (strstr (t, "a100") != NULL && has_gb (t, "64"))
-    return " (a 64 GB A100, the custom HBM2e part of Leonardo's 4-GPU nodes: the A100 "
-           "presets hold the 40 GB and 80 GB parts in 8-GPU servers)";
   if (strstr (t, "v100") != NULL && strstr (t, "pcie") != NULL)
     return " (the V100 PCIe card has no NVSwitch; dgx-2h-v100-cluster is DGX-2H's SXM3 "
            "parts on NVSwitch)";

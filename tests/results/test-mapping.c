@@ -112,6 +112,11 @@ test_gpu_types (void)
     { "NVIDIA GH200 Grace Hopper Superchip", 256, "gh200-nvl4-cluster", RES_PUB_FAMILY_OTHER },
     { "NVIDIA GH200 480GB", 4096, "gh200-nvl4-cluster", RES_PUB_FAMILY_OTHER },
     { "GH200 NVL4", 16, "gh200-nvl4-cluster", RES_PUB_FAMILY_OTHER },
+    /* Leonardo's custom 64 GB A100 in nodes of four (it was read as selene's 80 GB in
+     * 8-GPU NVSwitch servers, then skipped), or an A100 that names the machine */
+    { "A100 SXM 64GB (Leonardo)", 64, "leonardo", RES_PUB_FAMILY_A100 },
+    { "NVIDIA A100-SXM-64GB", 1024, "leonardo", RES_PUB_FAMILY_A100 },
+    { "A100 (Leonardo Booster)", 256, "leonardo", RES_PUB_FAMILY_A100 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -148,14 +153,13 @@ test_gpu_types (void)
     { "NVIDIA A100-PCIE-40GB", 8, "no NVSwitch" },
     { "A800 PCIe 80GB", 8, "no NVSwitch" },
     /* parts the presets do not hold (each was read as a preset's): the 16 GB V100 (DGX-1,
-     * Summit; dgx-2h-v100-cluster is DGX-2H's 32 GB SXM3), the V100 PCIe card, Leonardo's
-     * 64 GB A100 (read as selene's 80 GB), and a GB200 rack product whose NVLink domain
+     * Summit; dgx-2h-v100-cluster is DGX-2H's 32 GB SXM3), the V100 PCIe card, and a GB200
+     * rack product whose NVLink domain
      * (NVL36: 36 GPUs, NVL4: 4) is smaller than the presets' 72 for a run larger than one:
      * 72 GPUs on NVL36 racks are two domains, which gb200-nvl72-superpod makes one */
     { "V100 16GB", 32, "16 GB V100" },
     { "Tesla V100-SXM2-16GB", 32, "16 GB V100" },
     { "NVIDIA V100 PCIe 32GB", 8, "no NVSwitch" },
-    { "A100 SXM 64GB (Leonardo)", 64, "64 GB A100" },
     { "GB200 NVL36", 72, "smaller than the NVL72" },
     { "GB200 NVL4", 8, "smaller than the NVL72" },
   };
