@@ -1136,7 +1136,8 @@ hsdp_shard_size_in (const char *t)
  *                     "distributed optimizer" (also "--use-distributed-optimizer",
  *                     "use_distributed_optimizer", "dist. optimizer", "DistOpt",
  *                     "dist-opt"), NeMo's "distributed_fused_adam" / "distributed Adam",
- *                     "sharded optimizer", "optimizer sharding": zero1; "ZeRO-2", "stage 2", "SHARD_GRAD_OP", "shards
+ *                     "sharded optimizer", "optimizer sharding", "optimizer
+ *                     sharded": zero1; "ZeRO-2", "stage 2", "SHARD_GRAD_OP", "shards
  *                     optimizer+grads": zero2; "ZeRO-3", "stage 3", "FSDP", "full shard",
  *                     "fully sharded" (Fully Sharded Data Parallel), "fully_shard": zero3;
  *  FSDP semantics  -> zero3 from a stack that keeps parameters unsharded after the
@@ -1419,7 +1420,8 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
            || zero_stage_in (t) == 1 || contains_ci (t, "distributed optimizer")
            || contains_ci (t, "distributed-optimizer") || contains_ci (t, "distributed_optimizer")
            || contains_ci (t, "sharded optimizer") || contains_ci (t, "optimizer sharding")
-           || contains_ci (t, "optimizer state sharding")
+           || contains_ci (t, "optimizer state sharding") || contains_ci (t, "optimizer sharded")
+           || contains_ci (t, "optimizer states sharded")
            /* NeMo's optim.name distributed_fused_adam (Apex's DistributedFusedAdam, the
             * nemo stack's default: frameworks/presets/nemo.json) and the short names of
             * the distributed optimizer ("dist. optimizer", "DistOpt", "dist-opt") */

@@ -270,6 +270,8 @@ test_sharding (void)
     { "--use-distributed-optimizer", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
     { "use_distributed_optimizer: true", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
     { "sharded optimizer", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
+    { "optimizer sharded over DP", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
+    { "optimizer states sharded", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
     { "optimizer sharding", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
     /* Fully Sharded Data Parallel by its name and FSDP2's call (PyTorch FSDP keeps
      * nothing unsharded: zero3 on a stack that reshards after the forward) */
