@@ -166,6 +166,51 @@ get (const ResCsv *csv, guint row, const char *column)
   return res_csv_get (csv, row, column);
 }
 
+/* A cell after a label of its own at its start ("gbs=128", "GBS 128", "global batch: 512",
+ * "seq 4096", "seq_len=8K"): the label (case-insensitive), then at least one of " =:",
+ * then a digit; the cell itself otherwise. These were skipped as missing. */
+static const char *
+unlabelled (const char *cell, const char *const *labels)
+{
+  const char *p = cell;
+  while (g_ascii_isspace (*p))
+    p++;
+  for (guint i = 0; labels[i] != NULL; i++)
+    if (starts_with_ci (p, labels[i]))
+      {
+        const char *q = p + strlen (labels[i]);
+        if (!(*q == ' ' || *q == '=' || *q == ':'))
+          continue;
+        while (*q == ' ' || *q == '=' || *q == ':')
+          q++;
+        if (g_ascii_isdigit (*q))
+          return q;
+      }
+  return cell;
+}
+
+static const char *
+get (const ResCsv *csv, guint row, const char *column);
+
+/* The global_batch and seq_len cells without a leading label of their own (unlabelled) */
+static const char *
+batch_cell (const ResCsv *csv, guint row)
+{
+  static const char *const labels[] = { "global_batch_size", "global batch size",
+                                        "global_batch", "global batch", "gbs", "batch size",
+                                        "batch", NULL };
+  return unlabelled (get (csv, row, "global_batch"), labels);
+}
+
+static const char *
+seq_cell (const ResCsv *csv, guint row)
+{
+  static const char *const labels[] = { "seq_len", "seq len", "seqlen", "sequence length",
+                                        "seq length", "seq", "context length", "context",
+                                        NULL };
+  return unlabelled (get (csv, row, "seq_len"), labels);
+}
+
 /* A parallel size: a count, or the one number after the column's own name ("TP=4",
  * "tp 4", "TP4", "CP: 2"): the name, then any of " =:", then the number and nothing
  * more but spaces, a bracket or a comma / semicolon before more words ("CP=2, a2a") */
@@ -765,14 +810,14 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
   gint64 v[G_N_ELEMENTS (required)];
   g_autoptr (GString) missing = g_string_new (NULL);
   for (guint i = 0; i < G_N_ELEMENTS (required); i++)
-    if (!(i == 4 ? cell_seq_len (get (csv, row, required[i]), &v[i])
+    if (!(i == 4 ? cell_seq_len (seq_cell (csv, row), &v[i])
                  : cell_count (get (csv, row, required[i]), &v[i]))
         && !(i == 3 && (v[i] = default_vocab (c, get (csv, row, "framework"))) > 0))
       g_string_append_printf (missing, "%s%s", missing->len ? ", " : "", required[i]);
   /* every missing cell at once, with the batch (which the prediction needs as well) */
   gint64 gb;
-  if (missing->len > 0 && !cell_count (get (csv, row, "global_batch"), &gb)
-      && batch_in_tokens (get (csv, row, "global_batch"), 1, &gb) == 0)
+  if (missing->len > 0 && !cell_count (batch_cell (csv, row), &gb)
+      && batch_in_tokens (batch_cell (csv, row), 1, &gb) == 0)
     g_string_append (missing, ", global_batch");
   if (missing->len > 0)
     return skip (c, "missing %s", missing->str);
@@ -3006,7 +3051,7 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
       return;
     }
   /* in sequences; a batch in tokens ("16M tokens") over seq_len (batch_in_tokens) */
-  int in_tokens = batch_in_tokens (get (csv, row, "global_batch"), (gint64) seq, &v);
+  int in_tokens = batch_in_tokens (batch_cell (csv, row), (gint64) seq, &v);
   if (in_tokens < 0)
     {
       skip (c, "global_batch '%s' is in tokens and no one reading of it divides by seq_len "
@@ -3014,7 +3059,7 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
             get (csv, row, "global_batch"), seq);
       return;
     }
-  if (in_tokens == 0 && !cell_count (get (csv, row, "global_batch"), &v)
+  if (in_tokens == 0 && !cell_count (batch_cell (csv, row), &v)
       && !batch_from_accumulation (c, csv, row, &v))
     {
       skip (c, "missing global_batch");

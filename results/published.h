@@ -165,7 +165,9 @@
  * |                           |   tp and pp) given: their product; in tokens ("16M tokens",  |
  * |                           |   "1048576 tokens") ->                                       |
  * |                           |   tokens / seq_len, K / M read decimal and binary and the    |
- * |                           |   one that divides taken (none or both: skipped)             |
+ * |                           |   one that divides taken (none or both: skipped); also after |
+ * |                           |   a label: "gbs=128", "GBS 512", "global batch: 1,024"       |
+ * | seq_len                   | also after a label: "seq 8192", "seq_len=8K"                 |
  * | tp, pp, cp, dp, ep        | also after their own name: "TP=4", "tp 4", "TP4"             |
  * | step_time_s               | seconds; "850 ms" / 1000, "1.5 min" x 60                     |
  * | unstated cells            | a cell that says nothing ("not stated", "unknown", "n/a",    |

@@ -1322,6 +1322,8 @@ test_numbers_as_written (void)
     { "128K", 131072 }, { "4096 tokens", 4096 },
     /* the binary prefix (read as 8 before): 8Ki = 8 x 1,024 */
     { "8Ki", 8192 },
+    /* after a label of the column's own (skipped as missing before) */
+    { "seq 8192", 8192 }, { "seq_len=8K", 8192 }, { "Sequence length: 4096", 4096 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (seqs); i++)
     {
@@ -1340,6 +1342,9 @@ test_numbers_as_written (void)
     /* a fraction of M (refused as a fractional count before): 0.5 x 2^20 / 8,192 = 64
      * (0.5 x 10^6 / 8,192 = 61.04, not whole); 1.5 x 2^20 / 8,192 = 192 */
     { "0.5M tokens", 64 }, { "1.5M tokens", 192 },
+    /* after a label of the column's own (skipped as missing before) */
+    { "gbs=128", 128 }, { "GBS 512", 512 }, { "global batch: 1,024", 1024 },
+    { "gbs 1M tokens", 128 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (batches); i++)
     {
