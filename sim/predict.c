@@ -34,7 +34,7 @@ program_totals (SimPrediction *p, ProgProgram *prog, const SimResult *r)
  * (with *error on a failure, else *cyclicity as sim_simulate_extended says). */
 static SimResult *
 steady_try (SimPrediction *p, int mr, int q, int max_multiple, int *cyclicity,
-            const SimOptions *opts, int *tries, GError **error)
+            const SimOptions *opts, int *tries, guint64 *work, GError **error)
 {
   (*tries)++;
   const Plan *plan = &p->plan;
@@ -42,6 +42,7 @@ steady_try (SimPrediction *p, int mr, int q, int max_multiple, int *cyclicity,
   ProgProgram *prog = program_with (p, mr, error);
   if (prog == NULL)
     return NULL;
+  *work += prog->tasks->len;   /* simulated whole, whether it extends or not */
   SimResult *r = sim_simulate_extended (prog, plan->grad_accum - mr, q, max_multiple,
                                         cyclicity, tokens, p->cluster, p->layout, opts,
                                         error);
@@ -97,7 +98,8 @@ middle_stage_heaviest (const SimPrediction *p)
  * the step repeats every 11 micro-batches from micro-batch ~410 on). Without the slowdown
  * it repeats every 11 from micro-batch ~12 and is extended from a step of 47. */
 static SimResult *
-predict_steady (SimPrediction *p, const SimOptions *opts, int *tries, GError **error)
+predict_steady (SimPrediction *p, const SimOptions *opts, int *tries, guint64 *work,
+                GError **error)
 {
   const Plan *plan = &p->plan;
   int m = plan->grad_accum, pp = plan->pp, v = MAX (plan->vpp, 1);
@@ -162,11 +164,12 @@ predict_steady (SimPrediction *p, const SimOptions *opts, int *tries, GError **e
    * 16.63 M before), so no cheaper bookkeeping in the trial reaches 2 either. */
   int w0 = inter ? 2 * (pp - 1) + (v - 1) * q : pp - 1;
   /* Interleaved: five half-periods between three and eight (bench-predict --random 120
-   * --interleaved, seeds 1-3: the simulated tasks -9 to -11% in all, 25-31 of 120 plans
-   * fewer, none more; the same plans' steps; the main job's plan at VPP2 with the
-   * megatron-core stack, 7 + 8 x 14 + 7 layers with the embedding and loss in the split, at
-   * 256 micro-batches: the step of 48 shows no period, that of 64 extends, where the step
-   * of 96 did: 194,447 -> 129,679 events, the same prediction) */
+   * --interleaved, seeds 1-3, with or without --sync: the tasks simulated in all, every
+   * step tried included (SimResult sim_tasks), -8.1 to -9.4%, 22-31 of 120 plans fewer,
+   * none more; the same predictions. The main job's plan at VPP2 with the megatron-core
+   * stack, 7 + 8 x 14 + 7 layers with the embedding and loss in the split, at 256
+   * micro-batches: the step of 48 shows no period, that of 64 extends, where the step of
+   * 96 did: 291,742 -> 226,974 tasks simulated in all, the same prediction) */
   static const int half_periods_inter[] = { 3, 5, 8, 16, 64 };
   /* From pp 8 on, a 1F1B step that the first trial did not settle goes to the trial of
    * 64 half-periods at once: the middle one (w0 + 8 micro-batches) shows a period of a
@@ -229,7 +232,7 @@ predict_steady (SimPrediction *p, const SimOptions *opts, int *tries, GError **e
         continue;
       tried = mr;
       int c = 0;
-      SimResult *r = steady_try (p, mr, q, max_c, &c, opts, tries, error);
+      SimResult *r = steady_try (p, mr, q, max_c, &c, opts, tries, work, error);
       if (r != NULL || (error && *error))
         return r;
       /* a period of c micro-batches seen on the step of m' that does not divide m - m':
@@ -244,7 +247,7 @@ predict_steady (SimPrediction *p, const SimOptions *opts, int *tries, GError **e
           if (mr2 + c <= m && 2 * mr2 <= m)
             {
               retried = mr2;
-              r = steady_try (p, mr2, q, max_c, NULL, opts, tries, error);
+              r = steady_try (p, mr2, q, max_c, NULL, opts, tries, work, error);
               if (r != NULL || (error && *error))
                 return r;
             }
@@ -395,13 +398,14 @@ sim_predict (const ModelSpec *model, const Plan *plan, const TopoCluster *cluste
   if (p->layout == NULL)
     return NULL;
   int tries = 0;
+  guint64 work = 0;
   if (opts == NULL || (!opts->full_simulation && !opts->keep_timeline))
     {
       SimOptions defaults;
       if (opts == NULL)
         sim_options_init (&defaults, cluster);
       g_autoptr (GError) local = NULL;
-      p->result = predict_steady (p, opts ? opts : &defaults, &tries, &local);
+      p->result = predict_steady (p, opts ? opts : &defaults, &tries, &work, &local);
       if (local != NULL)
         {
           g_propagate_error (error, g_steal_pointer (&local));
@@ -440,8 +444,12 @@ sim_predict (const ModelSpec *model, const Plan *plan, const TopoCluster *cluste
         }
       if (p->result == NULL)
         return NULL;
+      /* the whole step's simulation (watched: the part run, and the shorter step its probe
+       * extended from, sim_simulate_watched) */
+      work += p->result->n_events;
     }
   p->result->steady_tries = tries;
+  p->result->sim_tasks = work;
   /* The clock is 64-bit picoseconds and saturates at 2^64 ps (213.5 days): a step that
    * reaches half of that may have been cut short, and its MFU would be a lie. */
   const double clock_limit_s = sim_time_to_s (SIM_TIME_MAX / 2);

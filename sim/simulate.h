@@ -84,6 +84,12 @@ typedef struct {
   int     steady_tries;               /* shorter steps sim_predict simulated to look for a
                                        * steady state (sim/predict.c predict_steady; the
                                        * one extended counts), 0 where none was tried */
+  guint64 sim_tasks;                  /* tasks simulated by the whole prediction: every
+                                       * shorter step tried (sim/predict.c, each simulated
+                                       * whole, those that showed no period too) and the
+                                       * whole step where it ran; n_events counts only the
+                                       * simulation whose result this is. Set by
+                                       * sim_predict (0 from sim_simulate alone) */
   double sim_wall_s;                  /* host time spent simulating (not a pure output) */
 } SimResult;
 

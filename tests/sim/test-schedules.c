@@ -869,6 +869,15 @@ test_main_job_v2_stack (void)
   assert_steady_equals ("main job V2 megatron-core m256", full, fast, TRUE);
   g_assert_cmpint (fast->program->plan.grad_accum, ==, 64);
   g_assert_cmpint (fast->result->steady_periods, ==, 12);
+  /* two steps tried, each simulated whole: 48 (no period) and 64 (extended); the kept
+   * program is the step of 64, whose tasks are the result's events */
+  g_assert_cmpint (fast->result->steady_tries, ==, 2);
+  g_assert_cmpuint (fast->result->n_events, ==, fast->program->tasks->len);
+  g_assert_cmpuint (fast->result->sim_tasks, >, fast->result->n_events);
+  g_test_message ("tasks simulated in all %" G_GUINT64_FORMAT " (the step of 64: %u)",
+                  fast->result->sim_tasks, fast->program->tasks->len);
+  /* the full simulation is one simulation of the whole step */
+  g_assert_cmpuint (full->result->sim_tasks, ==, full->result->n_events);
   plan_clear (&plan);
 }
 
