@@ -499,11 +499,52 @@ cli_plan_context_init (CliPlanContext *ctx, const char *what, const char *summar
       return cli_fail (cli_status_for_error (error), "%s", text);
     }
   if (!plan_resolve (&ctx->plan, ctx->model, ctx->cluster, &error))
-    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+    {
+      g_autofree char *text = cli_plan_file_message (error->message, ctx->args.plan_file);
+      return cli_fail (CLI_EXIT_USAGE, "%s", text);
+    }
   ctx->layout = plan_layout_new (&ctx->plan, ctx->cluster, &error);
   if (ctx->layout == NULL)
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   return 0;
+}
+
+char *
+cli_plan_file_message (const char *message, const char *plan_file)
+{
+  /* the flags plan validation's hints name, and the TorchTitan key (plan/plan-json.c,
+   * plan/plan-toml.c) each stands for */
+  static const struct { const char *flag, *key; } keys[] = {
+    { "--tp", "parallelism.tensor_parallel_degree" },
+    { "--pp", "parallelism.pipeline_parallel_degree" },
+    { "--cp", "parallelism.context_parallel_degree" },
+    { "--ep", "parallelism.expert_parallel_degree" },
+    { "--etp", "parallelism.expert_tensor_parallel_degree" },
+    { "--mbs", "parallelism.pipeline_parallel_microbatch_size" },
+    { "--micro-batch-size", "parallelism.pipeline_parallel_microbatch_size" },
+    { "--gbs", "training.global_batch_size" },
+    { "--global-batch-size", "training.global_batch_size" },
+    { "--seq-length", "training.seq_len" },
+  };
+  if (plan_file == NULL)
+    return g_strdup (message);
+  g_autoptr (GString) named = g_string_new (NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      /* the flag as a word of its own: "--tp" in "--tp 2", not in "--tp-comm-overlap" */
+      gsize n = strlen (keys[i].flag);
+      gboolean found = FALSE;
+      for (const char *p = strstr (message, keys[i].flag); p != NULL && !found;
+           p = strstr (p + 1, keys[i].flag))
+        found = !(g_ascii_isalnum (p[n]) || p[n] == '-' || p[n] == '_');
+      if (found)
+        g_string_append_printf (named, "%s%s after --plan replaces its %s",
+                                named->len ? "; " : "", keys[i].flag, keys[i].key);
+    }
+  if (named->len > 0)
+    return g_strdup_printf ("%s (in %s: %s)", message, plan_file, named->str);
+  return g_strdup_printf ("%s (the plan came from %s; flags after --plan replace its keys)",
+                          message, plan_file);
 }
 
 void

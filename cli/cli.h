@@ -71,6 +71,11 @@ char *cli_did_you_mean (const char *word, const char *const *names);
  * `name` is no file and a slip of a preset's name, "unknown model 'llama3-450b' (did you
  * mean 'llama3-405b'?)" instead of the list of presets; else the error's message. */
 char *cli_lookup_error_text (const GError *error, const char *name);
+/* A refused plan's message where --plan FILE set it (`plan_file` NULL: the message as it
+ * is), g_free: the message, then for each flag its hint names that a plan file key sets,
+ * the key ("--tp after --plan replaces its parallelism.tensor_parallel_degree"), so a
+ * user of a TorchTitan file knows which key to edit or which flag overrides it. */
+char *cli_plan_file_message (const char *message, const char *plan_file);
 /* model_spec_lookup, and on stderr "tandem: warning: ..." when the config has a field
  * that is a slip of one its family reads (ModelSpec.config_warning). */
 ModelSpec *cli_model_lookup (const char *name, GError **error);

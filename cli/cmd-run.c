@@ -1070,7 +1070,10 @@ run_plan (RunCtx *c)
                   MAX (c->plan.pp, 1), MAX (c->plan.cp, 1), model_par, model_par);
   if (!plan_resolve (&c->plan, c->model, c->cluster, &error)
       || !exec_runner_supports (c->model, &c->plan, &error))
-    return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);
+    {
+      g_autofree char *text = cli_plan_file_message (error->message, c->pargs.plan_file);
+      return fail0 (c, CLI_EXIT_USAGE, "%s", text);
+    }
   g_autoptr (PlanLayout) layout = plan_layout_new (&c->plan, c->cluster, &error);
   if (layout == NULL)
     return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);

@@ -149,6 +149,38 @@ test_plan_json_messages (void)
   remove_tree (dir);
 }
 
+/* A plan from a TorchTitan file that validation refuses: the hint names a flag
+ * ("--tp 2"), and the file has no flags but keys. The message names the file and the key
+ * that flag replaces; a refusal whose hint names no such flag says where the plan came
+ * from. Without --plan the message is as before. */
+static void
+test_plan_file_keys_in_errors (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-bad-input");
+  run_write_file (dir, "tp3.toml", "[parallelism]\ntensor_parallel_degree = 3\n");
+  /* tp 3 on 32 heads: refused, exit 2, hint --tp 2 */
+  run_assert_error ("predict --plan {TMP}/tp3.toml --model llama3-8b --cluster h100-24k "
+                    "--gpus 24 --no-db", 2,
+                    "tp3.toml: --tp after --plan replaces its parallelism.tensor_parallel_degree)");
+  /* pp 5 on 8 GPUs: the hint names --gpus, which no key sets */
+  run_write_file (dir, "pp5.toml", "[parallelism]\npipeline_parallel_degree = 5\n");
+  run_assert_error ("predict --plan {TMP}/pp5.toml --model llama3-8b --cluster h100-24k "
+                    "--gpus 8 --no-db", 2,
+                    "pp5.toml; flags after --plan replace its keys)");
+  /* the flag after --plan overrides the key, and the plan is accepted */
+  RunResult r = { 0 };
+  run_tandem ("predict --plan {TMP}/tp3.toml --tp 2 --model llama3-8b --cluster h100-24k "
+              "--gpus 24 --seq-length 2048 --sharding zero1 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  /* no plan file: no note */
+  run_tandem ("predict --tp 3 --model llama3-8b --cluster h100-24k --gpus 24 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_null (strstr (r.err, "after --plan"));
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
 /* --fp16 and --bf16 together (or --precision with either, naming another dtype): the last
  * one given won without a word, so `--fp16 ... --bf16` predicted BF16. Megatron-LM refuses
  * the pair; so does tandem now. The same dtype twice, and --fp8-format over --bf16 (FP8
@@ -433,6 +465,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/cli/bad-input/plan-file-keys", test_plan_file_keys_in_errors);
   g_test_add_func ("/cli/bad-input/validate-only-past-int64", test_validate_only_past_int64);
   g_test_add_func ("/cli/bad-input/output-over-input", test_output_over_input);
   g_test_add_func ("/cli/bad-input/run-counts-past-caps", test_run_counts_past_caps);
