@@ -189,9 +189,6 @@ unlabelled (const char *cell, const char *const *labels)
   return cell;
 }
 
-static const char *
-get (const ResCsv *csv, guint row, const char *column);
-
 /* The global_batch and seq_len cells without a leading label of their own (unlabelled) */
 static const char *
 batch_cell (const ResCsv *csv, guint row)
