@@ -110,6 +110,40 @@ typedef struct {
   int      wrong;
 } CaseCheck;
 
+/* Case bc's plan, unresolved (plan_clear it) */
+static void
+case_plan (const BenchCase *bc, Plan *plan)
+{
+  plan_init_defaults (plan);
+  plan->world_size = bc->world;
+  plan->tp = bc->tp, plan->pp = bc->pp, plan->cp = bc->cp, plan->vpp = bc->vpp;
+  plan->global_batch = bc->gbs;
+  plan->seq_length = bc->seq;
+  plan->first_stage_layers = bc->first;
+  plan->last_stage_layers = bc->last;
+  plan->sequence_parallel = bc->tp > 1;
+  plan->sharding = bc->main_job ? PLAN_SHARD_ZERO2 : PLAN_SHARD_ZERO1;
+  if (bc->main_job)
+    {
+      g_free (plan->rank_order);
+      plan->rank_order = g_strdup ("tp-cp-ep-pp-dp");
+    }
+  plan->overlap_grad_reduce = TRUE;
+  plan->overlap_param_gather = TRUE;
+  if (bc->sync)
+    plan->pp_p2p_sync = 1;
+  if (bc->cp > 1)
+    plan->cp_comm = PLAN_CP_ALLGATHER;
+  if (bc->ep > 1)
+    {
+      plan->ep = bc->ep;
+      plan->etp = 1;
+      plan->moe_dispatcher = PLAN_MOE_FLEX;
+      plan->account_embedding = plan->account_loss = TRUE;
+      plan->moe_a2a_overlap = bc->combined;
+    }
+}
+
 static double
 run_case (const BenchCase *bc, const ModelSpec *model, const TopoCluster *cluster,
           gboolean full, CaseCheck *check)
@@ -117,34 +151,7 @@ run_case (const BenchCase *bc, const ModelSpec *model, const TopoCluster *cluste
   g_autoptr (GError) error = NULL;
   gint64 t0 = g_get_monotonic_time ();
   Plan plan;
-  plan_init_defaults (&plan);
-  plan.world_size = bc->world;
-  plan.tp = bc->tp, plan.pp = bc->pp, plan.cp = bc->cp, plan.vpp = bc->vpp;
-  plan.global_batch = bc->gbs;
-  plan.seq_length = bc->seq;
-  plan.first_stage_layers = bc->first;
-  plan.last_stage_layers = bc->last;
-  plan.sequence_parallel = bc->tp > 1;
-  plan.sharding = bc->main_job ? PLAN_SHARD_ZERO2 : PLAN_SHARD_ZERO1;
-  if (bc->main_job)
-    {
-      g_free (plan.rank_order);
-      plan.rank_order = g_strdup ("tp-cp-ep-pp-dp");
-    }
-  plan.overlap_grad_reduce = TRUE;
-  plan.overlap_param_gather = TRUE;
-  if (bc->sync)
-    plan.pp_p2p_sync = 1;
-  if (bc->cp > 1)
-    plan.cp_comm = PLAN_CP_ALLGATHER;
-  if (bc->ep > 1)
-    {
-      plan.ep = bc->ep;
-      plan.etp = 1;
-      plan.moe_dispatcher = PLAN_MOE_FLEX;
-      plan.account_embedding = plan.account_loss = TRUE;
-      plan.moe_a2a_overlap = bc->combined;
-    }
+  case_plan (bc, &plan);
   if (!plan_resolve (&plan, model, cluster, &error))
     {
       fprintf (stderr, "bench-predict: %s: %s\n", bc->name, error->message);
@@ -229,14 +236,7 @@ static gboolean
 case_resolves (const BenchCase *bc, const ModelSpec *model, const TopoCluster *cluster)
 {
   Plan plan;
-  plan_init_defaults (&plan);
-  plan.world_size = bc->world;
-  plan.tp = bc->tp, plan.pp = bc->pp, plan.cp = bc->cp, plan.vpp = bc->vpp;
-  plan.global_batch = bc->gbs;
-  plan.seq_length = bc->seq;
-  plan.first_stage_layers = bc->first;
-  plan.last_stage_layers = bc->last;
-  plan.sequence_parallel = bc->tp > 1;
+  case_plan (bc, &plan);
   gboolean ok = plan_resolve (&plan, model, cluster, NULL);
   plan_clear (&plan);
   return ok;
