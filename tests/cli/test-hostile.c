@@ -131,7 +131,7 @@ test_stdout_full (void)
                                             "standard output: No space left on device"))
         g_error ("tandem %s > /dev/full: status %d, stderr: %s", cmds[i], status, err);
     }
-  /* tp 1 does not fit llama3-8b on 8 x 141 GB (182.82 GiB > 131.32 GiB): still 3 */
+  /* tp 1 does not fit llama3-8b on 8 x H200 (182.82 GiB > 140.40 GiB): still 3 */
   g_autofree char *err = NULL;
   g_assert_cmpint (run_stdout ("predict --model llama3-8b --cluster h200-node --gpus 8 "
                                "--no-db", "", "/dev/full", &err), ==, 3);
