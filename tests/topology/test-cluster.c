@@ -409,6 +409,8 @@ test_preset_hbm_totals (void)
     { "gb200-nvl72-superpod", 189471ull << 20 },
     { "gb300-nvl72-superpod", 284208ull << 20 },
     { "mi300x-cluster", 205822885888ull },
+    { "mi325x-node", 261824ull << 20 },
+    { "mi355x-cluster", 294592ull << 20 },
     { "h100-pcie-cluster", 80ull << 30 },
     { "dgx-h100-superpod", 80ull << 30 },
     { "selene", 80ull << 30 },
