@@ -528,6 +528,8 @@ skip (ResPublishedCase *c, const char *format, ...)
  *                                       dgx-h100-superpod-64su above 1,024 GPUs
  *   "A100" / "A800" with "PCIe"       -> none: skipped, no NVSwitch (was selene / a100-40g)
  *   "A800"                            -> a800-superpod (NVLink 400 GB/s, not the A100's 600)
+ *   "A100" naming JUWELS in gpu_type  -> juwels-booster         ("A100 40GB (JUWELS Booster)";
+ *     or network                                           JSC's 4-GPU nodes, HDR200 per GPU)
  *   "A100" / "Ampere" with 40 GB      -> a100-40g-cluster, else -> selene ("DGX A100
  *                                       640GB" is 8 x 80 GB: selene); the size also as
  *                                       "40G" ("A100-SXM4-40G") or "40 GiB", not "40 GPUs"
@@ -684,6 +686,12 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
   if (strstr (t, "a100") != NULL && (has_gb (t, "64") || contains_ci (network, "leonardo")
                                      || strstr (t, "leonardo") != NULL))
     return "leonardo";
+  /* JSC's JUWELS Booster (4 A100 40 GB a node on NVLink without a switch, HDR200 per
+   * GPU), named in the gpu_type or the network: it was read as a100-40g-cluster's 8-GPU
+   * NVSwitch servers, where a TP 8 group stays inside one */
+  if ((strstr (t, "a100") != NULL || strstr (t, "ampere") != NULL)
+      && (strstr (t, "juwels") != NULL || contains_ci (network, "juwels")))
+    return "juwels-booster";
   if (strstr (t, "a100") != NULL || strstr (t, "ampere") != NULL)
     return has_gb (t, "40") ? "a100-40g-cluster" : "selene";
   if (strstr (t, "mi355x") != NULL)

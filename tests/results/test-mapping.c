@@ -117,6 +117,9 @@ test_gpu_types (void)
     { "A100 SXM 64GB (Leonardo)", 64, "leonardo", RES_PUB_FAMILY_A100 },
     { "NVIDIA A100-SXM-64GB", 1024, "leonardo", RES_PUB_FAMILY_A100 },
     { "A100 (Leonardo Booster)", 256, "leonardo", RES_PUB_FAMILY_A100 },
+    /* JSC's JUWELS Booster: nodes of four A100 40 GB (it was read as a100-40g-cluster's
+     * 8-GPU NVSwitch servers) */
+    { "A100-40GB (JUWELS Booster)", 512, "juwels-booster", RES_PUB_FAMILY_A100 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -126,6 +129,25 @@ test_gpu_types (void)
                  c->skip_reason ? c->skip_reason : "");
       g_assert_cmpint (c->family, ==, rows[i].fam);
       g_assert_true (c->ready);
+    }
+  /* the machine named only in the network column: a plain "A100 40GB" on JUWELS Booster,
+   * a plain "A100" on Leonardo */
+  static const struct { const char *gpu, *network, *preset; } by_network[] = {
+    { "A100 40GB", "JUWELS Booster, 4x HDR200 per node", "juwels-booster" },
+    { "NVIDIA A100", "InfiniBand HDR, Dragonfly+ (Leonardo)", "leonardo" },
+    { "A100 40GB", "InfiniBand HDR200", "a100-40g-cluster" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (by_network); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,network,"
+        "global_batch,step_time_s\n"
+        "1,GPT,\"%s\",16,16,1024,16,16384,1024,1,1,\"%s\",64,1.0\n",
+        by_network[i].gpu, by_network[i].network);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (g_strcmp0 (c->cluster_name, by_network[i].preset) != 0)
+        g_error ("'%s' on '%s': %s, expected %s", by_network[i].gpu, by_network[i].network,
+                 c->cluster_name, by_network[i].preset);
     }
   g_autoptr (ResPublishedCase) tpu = row ("TPU v4", 8, 1, "", "", "bf16");
   g_assert_false (tpu->ready);
