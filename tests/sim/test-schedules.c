@@ -881,6 +881,44 @@ test_main_job_v2_stack (void)
   plan_clear (&plan);
 }
 
+/* A short interleaved period: Llama-3 70B on 256 GPUs of h100-24k, TP8 PP4 V = 2, DP8,
+ * seq 8192, SP, 256 micro-batches (gbs 2048), the dataflow schedule. q = 4 micro-batches a
+ * group, P = 2 q V = 16 units, w0 = 2 (4 - 1) + (2 - 1) 4 = 10. The check needs stage 0's
+ * 1F1B phase to hold P + min (P, 8) + 4 = 28 units; three half-periods hold 24, four hold
+ * 32: the first trial is m' = ceil ((2 x 10 + 4 x 4 x 2) / 4) = 13, raised to keep 256 mod
+ * 4: 16, which extends by (256 - 16) / 4 = 60 periods at once (with three half-periods
+ * the step of 12 was tried first and showed no period). Every figure equals the full
+ * simulation's. */
+static void
+test_short_period_first_trial (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = h100_24k ();
+  g_autoptr (ModelSpec) model = model_spec_lookup ("llama3-70b", &error);
+  g_assert_no_error (error);
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.world_size = 256;
+  plan.tp = 8, plan.pp = 4, plan.vpp = 2;
+  plan.global_batch = 2048;
+  plan.seq_length = 8192;
+  plan.sequence_parallel = TRUE;
+  g_assert_true (plan_resolve (&plan, model, cluster, &error));
+  g_assert_cmpint (plan.grad_accum, ==, 256);
+  sim_plan_apply_stack (&plan, NULL);
+  SimOptions opts;
+  sim_options_init (&opts, cluster);
+  g_autoptr (SimPrediction) full = predict_simulated (model, &plan, cluster, &opts, TRUE);
+  g_autoptr (SimPrediction) fast = predict_simulated (model, &plan, cluster, &opts, FALSE);
+  assert_steady_equals ("70b pp4 V2 m256", full, fast, TRUE);
+  g_assert_cmpint (fast->program->plan.grad_accum, ==, 16);
+  g_assert_cmpint (fast->result->steady_periods, ==, 60);
+  g_assert_cmpint (fast->result->steady_tries, ==, 1);
+  /* one step tried, the one kept: every task simulated is the kept step's */
+  g_assert_cmpuint (fast->result->sim_tasks, ==, fast->program->tasks->len);
+  plan_clear (&plan);
+}
+
 /* Issue 11 item 3's plan below, unresolved: Llama-3 405B on 16,384 GPUs, TP8 PP16, 1F1B,
  * 7 + 14 x 8 + 7 layers, seq 8192, SP, ZeRO-1, gbs 32,768; `sync` its pp_p2p_sync. */
 static void
@@ -1311,6 +1349,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/schedules/cyclicity-retry", test_cyclicity_retry);
   g_test_add_func ("/sim/schedules/main-job-steady", test_main_job_steady);
   g_test_add_func ("/sim/schedules/main-job-v2-stack", test_main_job_v2_stack);
+  g_test_add_func ("/sim/schedules/short-period-first-trial", test_short_period_first_trial);
   g_test_add_func ("/sim/schedules/issue-plan-steady", test_issue_plan_steady);
   g_test_add_func ("/sim/schedules/issue-plan-synchronized", test_issue_plan_synchronized);
   g_test_add_func ("/sim/schedules/70b-plan-steady", test_70b_plan_steady);
