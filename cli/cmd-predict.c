@@ -145,6 +145,11 @@ print_text (const SimPrediction *p, ModelFlopConvention conv, const char *trace)
   if (r->steady_periods > 0)
     printf (" (steady state of %.4f s extended by %d periods)", r->steady_period_s,
             r->steady_periods);
+  /* the shorter steps tried that showed no period cost their whole simulation, which the
+   * events of the kept one leave out */
+  if (r->sim_tasks > r->n_events)
+    printf (";\n  %" G_GUINT64_FORMAT " tasks simulated in all (%d shorter step%s tried)",
+            r->sim_tasks, r->steady_tries, r->steady_tries == 1 ? "" : "s");
   printf ("\n");
   if (trace)
     printf ("  trace: %s (open in ui.perfetto.dev)\n", trace);

@@ -592,6 +592,10 @@ sim_prediction_to_json (const SimPrediction *p, ModelFlopConvention conv, JsonBu
   json_builder_add_int_value (b, r->n_tasks);
   json_builder_set_member_name (b, "events");
   json_builder_add_int_value (b, (gint64) r->n_events);
+  /* every task simulated, the shorter steps tried included (SimResult sim_tasks); events
+   * counts the kept simulation's */
+  json_builder_set_member_name (b, "tasks_simulated_in_all");
+  json_builder_add_int_value (b, (gint64) r->sim_tasks);
   /* the steady-state path: periods added to the simulated step (0: all simulated) */
   json_builder_set_member_name (b, "steady_periods");
   json_builder_add_int_value (b, r->steady_periods);

@@ -777,6 +777,36 @@ test_predict_stack_sharding_note (void)
     }
 }
 
+/* The work of a prediction whose first shorter step showed no period: the main job's plan
+ * at V = 2 (megatron-core, the embedding and loss in the split) at 256 micro-batches. The
+ * steady-state path tries the step of 48 (97,295 tasks, no period on stage 0), then the
+ * step of 64 (129,679 tasks), which extends by (256 - 64) / 16 = 12 periods: events
+ * 129,679 (the kept simulation), 97,295 + 129,679 = 226,974 tasks simulated in all. The
+ * plan is out of memory at V = 2 (status 3); the prediction is printed all the same. */
+static void
+test_predict_tasks_in_all (void)
+{
+  const char *plan = "predict --model llama3-405b --cluster h100-24k --gpus 16384 --tp 8 "
+                     "--pp 16 --vpp 2 --sequence-parallel --seq-length 8192 "
+                     "--global-batch-size 32768 --account-for-embedding-in-pipeline-split "
+                     "--account-for-loss-in-pipeline-split --sharding zero2 "
+                     "--overlap-grad-reduce --overlap-param-gather --no-db";
+  g_autofree char *json = g_strdup_printf ("%s --json", plan);
+  RunResult r = { 0 };
+  run_tandem (json, &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = parse_object (r.out, p);
+  g_assert_cmpint (json_object_get_int_member (o, "events"), ==, 129679);
+  g_assert_cmpint (json_object_get_int_member (o, "tasks_simulated_in_all"), ==, 226974);
+  g_assert_cmpint (json_object_get_int_member (o, "steady_periods"), ==, 12);
+  run_result_clear (&r);
+  run_tandem (plan, &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.out, "226974 tasks simulated in all (2 shorter steps tried)"));
+  run_result_clear (&r);
+}
+
 /* tandem predict --json carries the contract's keys; the trace is Chrome Trace JSON with
  * one process per pipeline stage's rank, named stream threads and paired flow arrows;
  * the prediction is stored and `tandem runs` lists it. */
@@ -1408,6 +1438,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/cli/predict-tasks-in-all", test_predict_tasks_in_all);
   g_test_add_func ("/cli/show/model-json", test_show_model_json);
   g_test_add_func ("/cli/predict/nemotron-h", test_nemotron_h);
   g_test_add_func ("/cli/show/cluster-json", test_show_cluster_json);
