@@ -10,8 +10,8 @@
  * model and cluster are loaded: plan resolution, layout, step program, simulation and
  * memory. ("main job" is the plan scripts/main.sh ran when the issue was written; it now
  * runs the paper's V = 8 with the embedding and loss in the split, 3.0 times the tasks at
- * 256 micro-batches as at 16, like these rows.) Each row checks its result first (a positive step time and every task
- * simulated), then reports the best and median of --reps runs, taken in turns with the
+ * 256 micro-batches as at 16, like these rows.) Each row checks its result first (a
+ * positive step time and every task simulated), then reports the best and median of --reps runs, taken in turns with the
  * other rows selected (one run of each per repetition), so that a row and its pair see
  * the same load on a shared machine. With both main-job rows
  * (and both rows of the issue's 1F1B plan), a last line gives the 256-micro-batch row over
@@ -264,7 +264,8 @@ run_random (int n, int seed, int reps, gboolean sync, gboolean inter, const Topo
       g_assert_no_error (error);
       if (inter)
         {
-          /* vpp 2 or 4, drawn after the 1F1B plan (the same draws as without --vpp);
+          /* vpp 2 or 4, drawn after the 1F1B plan (the same draws as without
+           * --interleaved);
            * a plan whose stages vpp does not divide is drawn again */
           bc.vpp = g_rand_int_range (rng, 0, 2) ? 4 : 2;
           if (bc.pp < 4 || !case_resolves (&bc, model, cluster))

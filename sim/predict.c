@@ -232,9 +232,9 @@ predict_steady (SimPrediction *p, const SimOptions *opts, int *tries, guint64 *w
   int h_min = 0;
   if (inter)
     {
+      /* the fewest h with h P / 2 >= P + need, and at least the table's first, three */
       const int P = 2 * q * v, need = MIN (P, 8) + 4;
-      for (h_min = 3; h_min * P < 2 * (P + need); h_min++)
-        ;
+      h_min = MAX (3, (2 * (P + need) + P - 1) / P);
     }
   for (guint i = skip_first ? 1 : 0; i < n_half; i++)
     {

@@ -575,6 +575,17 @@ assert_steady_equals (const char *name, const SimPrediction *full, const SimPred
                 fast->program->hw_flops_per_step);
 }
 
+/* The steady-state path extended the step from the shorter step of `kept_mb`
+ * micro-batches by `periods` periods after `tries` steps tried (tries < 1: not checked). */
+static void
+assert_extended (const SimPrediction *fast, int kept_mb, int periods, int tries)
+{
+  g_assert_cmpint (fast->program->plan.grad_accum, ==, kept_mb);
+  g_assert_cmpint (fast->result->steady_periods, ==, periods);
+  if (tries > 0)
+    g_assert_cmpint (fast->result->steady_tries, ==, tries);
+}
+
 /* Each schedule with a steady phase, with uneven stages, recompute, SP, TP and DP
  * overlap, CP and ZeRO-3: the steady-state path extends the step (steady_periods > 0,
  * fewer events than tasks) and every figure equals the full simulation's; GPipe, which
@@ -775,8 +786,7 @@ test_cyclicity_retry (void)
       g_autoptr (SimPrediction) full = steady_predict (&sc, model, cluster, TRUE);
       g_autoptr (SimPrediction) fast = steady_predict (&sc, model, cluster, FALSE);
       assert_steady_equals (sc.name, full, fast, TRUE);
-      g_assert_cmpint (fast->program->plan.grad_accum, ==, 12);
-      g_assert_cmpint (fast->result->steady_periods, ==, (mbs[i] - 12) / 2);
+      assert_extended (fast, 12, (mbs[i] - 12) / 2, 0);
       g_assert_cmpuint (fast->result->n_events, ==, fast->program->tasks->len);
     }
 }
@@ -867,11 +877,9 @@ test_main_job_v2_stack (void)
   g_autoptr (SimPrediction) full = predict_simulated (model, &plan, cluster, &opts, TRUE);
   g_autoptr (SimPrediction) fast = predict_simulated (model, &plan, cluster, &opts, FALSE);
   assert_steady_equals ("main job V2 megatron-core m256", full, fast, TRUE);
-  g_assert_cmpint (fast->program->plan.grad_accum, ==, 64);
-  g_assert_cmpint (fast->result->steady_periods, ==, 12);
   /* two steps tried, each simulated whole: 48 (no period) and 64 (extended); the kept
    * program is the step of 64, whose tasks are the result's events */
-  g_assert_cmpint (fast->result->steady_tries, ==, 2);
+  assert_extended (fast, 64, 12, 2);
   g_assert_cmpuint (fast->result->n_events, ==, fast->program->tasks->len);
   g_assert_cmpuint (fast->result->sim_tasks, >, fast->result->n_events);
   g_test_message ("tasks simulated in all %" G_GUINT64_FORMAT " (the step of 64: %u)",
@@ -911,9 +919,7 @@ test_short_period_first_trial (void)
   g_autoptr (SimPrediction) full = predict_simulated (model, &plan, cluster, &opts, TRUE);
   g_autoptr (SimPrediction) fast = predict_simulated (model, &plan, cluster, &opts, FALSE);
   assert_steady_equals ("70b pp4 V2 m256", full, fast, TRUE);
-  g_assert_cmpint (fast->program->plan.grad_accum, ==, 16);
-  g_assert_cmpint (fast->result->steady_periods, ==, 60);
-  g_assert_cmpint (fast->result->steady_tries, ==, 1);
+  assert_extended (fast, 16, 60, 1);
   /* one step tried, the one kept: every task simulated is the kept step's */
   g_assert_cmpuint (fast->result->sim_tasks, ==, fast->program->tasks->len);
   plan_clear (&plan);
@@ -1020,9 +1026,7 @@ test_issue_plan_synchronized (void)
   g_autoptr (SimPrediction) full = predict_simulated (model, &plan, cluster, &opts, TRUE);
   g_autoptr (SimPrediction) fast = predict_simulated (model, &plan, cluster, &opts, FALSE);
   assert_steady_equals ("405b 1f1b m256 synchronized", full, fast, TRUE);
-  g_assert_cmpint (fast->program->plan.grad_accum, ==, 18);
-  g_assert_cmpint (fast->result->steady_periods, ==, 238);
-  g_assert_cmpint (fast->result->steady_tries, ==, 1);
+  assert_extended (fast, 18, 238, 1);
   plan_clear (&plan);
 }
 
@@ -1060,11 +1064,9 @@ test_70b_plan_steady (void)
   g_autoptr (SimPrediction) full = predict_simulated (model, &plan, cluster, &opts, TRUE);
   g_autoptr (SimPrediction) fast = predict_simulated (model, &plan, cluster, &opts, FALSE);
   assert_steady_equals ("70b tp8 pp4 m16", full, fast, TRUE);
-  g_assert_cmpint (fast->program->plan.grad_accum, ==, 6);
-  g_assert_cmpint (fast->result->steady_periods, ==, 10);
   /* 20 layers a stage and the logits on the last: its heaviest stage is the last, and the
    * first step tried (6) is the one extended */
-  g_assert_cmpint (fast->result->steady_tries, ==, 1);
+  assert_extended (fast, 6, 10, 1);
   g_assert_cmpuint (fast->result->n_events, ==, fast->program->tasks->len);
   plan_clear (&plan);
 }
