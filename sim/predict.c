@@ -168,8 +168,10 @@ predict_steady (SimPrediction *p, const SimOptions *opts, int *tries, guint64 *w
    * step tried included (SimResult sim_tasks), -8.1 to -9.4%, 22-31 of 120 plans fewer,
    * none more; the same predictions. The main job's plan at VPP2 with the megatron-core
    * stack, 7 + 8 x 14 + 7 layers with the embedding and loss in the split, at 256
-   * micro-batches: the step of 48 shows no period, that of 64 extends, where the step of
-   * 96 did: 291,742 -> 226,974 tasks simulated in all, the same prediction) */
+   * micro-batches: the step of 48 showed no period, that of 64 extended, where the step
+   * of 96 did: 291,742 -> 226,974 tasks simulated in all, the same prediction; since the
+   * check allows a picosecond of rounding, simulate.c time_shifted, that plan extends
+   * from the step of 48 at once, 97,295) */
   static const int half_periods_inter[] = { 3, 5, 8, 16, 64 };
   /* From pp 8 on, a 1F1B step that the first trial did not settle goes to the trial of
    * 64 half-periods at once: the middle one (w0 + 8 micro-batches) shows a period of a

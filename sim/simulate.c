@@ -1664,12 +1664,23 @@ typedef struct {
   double  tau_lo, tau_hi;  /* where tau may lie for this stage */
 } SteadyRun;
 
-/* Task x0 + i against y0 + i: the same duration, started `period` later (times are whole
- * picoseconds; allow for their conversion to seconds). */
+/* Task x0 + i against y0 + i: the same duration, started `period` later, to the
+ * picosecond. Times are whole picoseconds, and the delays and durations the simulator
+ * computes in floating point are rounded to one (engine.c for costs, round_ps for the
+ * delay of a kernel beside a collective that holds SMs), so
+ * a unit and its copy a period later can start one picosecond apart, and the period,
+ * read from one pair of slots, can carry that picosecond. One picosecond either way is
+ * rounding, two are not; the tolerance sits between, clear of the error of the times'
+ * conversion to seconds (2e-14 s at 100 s). With 1e-12 exactly, a difference of one
+ * picosecond passed or failed by that conversion error: the main job's plan at V = 2
+ * (Megatron's rank order, 256 micro-batches) failed on the step of 48 by 65 such unit
+ * pairs and extended from the step of 64 (226,974 tasks simulated in all); it now extends
+ * from the step of 48 (97,295), every figure equal to the full simulation's to 2e-13
+ * (test-schedules /sim/schedules/main-job-v2-stack). */
 static inline gboolean
 time_shifted (const SimTaskTime *tx, const SimTaskTime *ty, double period)
 {
-  const double tol = 1e-12;
+  const double tol = 1.5e-12;
   return fabs ((ty->end_s - ty->start_s) - (tx->end_s - tx->start_s)) <= tol
          && fabs ((ty->start_s - tx->start_s) - period) <= tol;
 }

@@ -777,33 +777,35 @@ test_predict_stack_sharding_note (void)
     }
 }
 
-/* The work of a prediction whose first shorter step showed no period: the main job's plan
- * at V = 2 (megatron-core, the embedding and loss in the split) at 256 micro-batches. The
- * steady-state path tries the step of 48 (97,295 tasks, no period on stage 0), then the
- * step of 64 (129,679 tasks), which extends by (256 - 64) / 16 = 12 periods: events
- * 129,679 (the kept simulation), 97,295 + 129,679 = 226,974 tasks simulated in all. The
- * plan is out of memory at V = 2 (status 3); the prediction is printed all the same. */
+/* The work of a prediction whose first shorter step showed no period: Llama-3 405B on
+ * 16,384 GPUs of h100-24k, TP8 PP8 V = 4 (DP 256), the embedding and the loss in the split,
+ * 64 micro-batches (gbs 16,384), the megatron-core stack. A group is q = 8 micro-batches,
+ * P = 2 x 8 x 4 = 64 units, w0 = 2 (8 - 1) + (4 - 1) 8 = 38; predict.c's trials m' =
+ * ceil ((2 w0 + h P / 2) / 8) in whole groups: h = 3 gives (76 + 96) / 8 = 21.5 -> 24
+ * (27,447 tasks), whose stage 0 shows no period; h = 5 gives (76 + 160) / 8 = 29.5 -> 32
+ * (36,551 tasks), which extends by (64 - 32) / 8 = 4 periods: events 36,551 (the kept
+ * simulation), 27,447 + 36,551 = 63,998 tasks simulated in all. The plan is out of memory
+ * (status 3); the prediction is printed all the same. */
 static void
 test_predict_tasks_in_all (void)
 {
   const char *plan = "predict --model llama3-405b --cluster h100-24k --gpus 16384 --tp 8 "
-                     "--pp 16 --vpp 2 --sequence-parallel --seq-length 8192 "
-                     "--global-batch-size 32768 --account-for-embedding-in-pipeline-split "
-                     "--account-for-loss-in-pipeline-split --sharding zero2 "
-                     "--overlap-grad-reduce --overlap-param-gather --no-db";
+                     "--pp 8 --vpp 4 --seq-length 8192 --global-batch-size 16384 "
+                     "--account-for-embedding-in-pipeline-split "
+                     "--account-for-loss-in-pipeline-split --no-db";
   g_autofree char *json = g_strdup_printf ("%s --json", plan);
   RunResult r = { 0 };
   run_tandem (json, &r);
   g_assert_cmpint (r.status, ==, 3);
   g_autoptr (JsonParser) p = json_parser_new ();
   JsonObject *o = parse_object (r.out, p);
-  g_assert_cmpint (json_object_get_int_member (o, "events"), ==, 129679);
-  g_assert_cmpint (json_object_get_int_member (o, "tasks_simulated_in_all"), ==, 226974);
-  g_assert_cmpint (json_object_get_int_member (o, "steady_periods"), ==, 12);
+  g_assert_cmpint (json_object_get_int_member (o, "events"), ==, 36551);
+  g_assert_cmpint (json_object_get_int_member (o, "tasks_simulated_in_all"), ==, 63998);
+  g_assert_cmpint (json_object_get_int_member (o, "steady_periods"), ==, 4);
   run_result_clear (&r);
   run_tandem (plan, &r);
   g_assert_cmpint (r.status, ==, 3);
-  g_assert_nonnull (strstr (r.out, "226974 tasks simulated in all (2 shorter steps tried)"));
+  g_assert_nonnull (strstr (r.out, "63998 tasks simulated in all (2 shorter steps tried)"));
   run_result_clear (&r);
 }
 
