@@ -172,7 +172,16 @@ predict_steady (SimPrediction *p, const SimOptions *opts, int *tries, guint64 *w
    * of 96 did: 291,742 -> 226,974 tasks simulated in all, the same prediction; since the
    * check allows a picosecond of rounding, simulate.c time_shifted, that plan extends
    * from the step of 48 at once, 97,295) */
-  static const int half_periods_inter[] = { 3, 5, 8, 16, 64 };
+  /* and 32 between 16 and 64: at 256 micro-batches a pipeline of four stages can settle
+   * after the step of 16 half-periods and reach 64 only past half the step (Llama-3 405B
+   * TP8 PP4 V = 2, 31 + 32 + 32 + 31 slots, megatron-core: its timeline repeats from about
+   * micro-batch 40, the trials of 16, 24 and 40 showed none, 64 half-periods is 133, and the
+   * whole step was simulated, 605,832 tasks in all; the step of 72 extends, 274,632, test
+   * /sim/schedules/late-interleaved-settle). 78 plans of `tandem predict` (Llama-3 405B,
+   * 70B and GPT-3 175B; megatron-core, nemo and torchtitan; pp 4-16, V 1-4, 64 and 256
+   * micro-batches): 4,869,033 -> 4,485,577 tasks in all, only that plan's two stacks
+   * changed; the 360 random interleaved plans of bench-predict the same to the task */
+  static const int half_periods_inter[] = { 3, 5, 8, 16, 32, 64 };
   /* From pp 8 on, a 1F1B step that the first trial did not settle goes to the trial of
    * 64 half-periods at once: the middle one (w0 + 8 micro-batches) shows a period of a
    * few micro-batches that settles early, which such pipelines seldom have (Llama-3 405B
