@@ -838,6 +838,44 @@ test_main_job_steady (void)
     }
 }
 
+/* Llama-3 405B on 16,384 GPUs of h100-24k with the megatron-core stack, as `tandem predict`
+ * runs it: TP8, PP pp, V = vpp, seq 8192, SP, `sharding` with both DP overlaps, the
+ * embedding and the loss in the split, 256 micro-batches (gbs 256 x DP); predicted with
+ * the full simulation (*full) and the steady-state path (*fast), whose figures must be
+ * equal (`name`). */
+static void
+megatron_core_405b_m256 (const char *name, int pp, int vpp, PlanSharding sharding,
+                         SimPrediction **full, SimPrediction **fast)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) cluster = h100_24k ();
+  g_autoptr (ModelSpec) model = model_spec_lookup ("llama3-405b", &error);
+  g_assert_no_error (error);
+  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", &error);
+  g_assert_no_error (error);
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.world_size = 16384;
+  plan.tp = 8, plan.pp = pp, plan.vpp = vpp;
+  plan.global_batch = 256 * (16384 / (8 * pp));
+  plan.seq_length = 8192;
+  plan.account_embedding = plan.account_loss = TRUE;
+  plan.sequence_parallel = TRUE;
+  plan.sharding = sharding;
+  plan.overlap_grad_reduce = TRUE;
+  plan.overlap_param_gather = TRUE;
+  g_assert_true (plan_resolve (&plan, model, cluster, &error));
+  g_assert_cmpint (plan.grad_accum, ==, 256);
+  SimOptions opts;
+  sim_options_init (&opts, cluster);
+  sim_cost_options_init_stack (&opts.cost, cluster, mc);
+  sim_plan_apply_stack (&plan, &opts.cost);
+  *full = predict_simulated (model, &plan, cluster, &opts, TRUE);
+  *fast = predict_simulated (model, &plan, cluster, &opts, FALSE);
+  assert_steady_equals (name, *full, *fast, TRUE);
+  plan_clear (&plan);
+}
+
 /* The main job's plan (scripts/main.sh: Llama-3 405B on h100-24k, TP8 PP16 DP128, SP,
  * ZeRO-2 with overlap, the embedding and the loss counted in the split, so 7 + 8 x 14 + 7
  * layers) at V = 2 with the megatron-core stack, as `tandem predict --vpp 2` runs it, at
@@ -852,32 +890,10 @@ test_main_job_steady (void)
 static void
 test_main_job_v2_stack (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) cluster = h100_24k ();
-  g_autoptr (ModelSpec) model = model_spec_lookup ("llama3-405b", &error);
-  g_assert_no_error (error);
-  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", &error);
-  g_assert_no_error (error);
-  Plan plan;
-  plan_init_defaults (&plan);
-  plan.world_size = 16384;
-  plan.tp = 8, plan.pp = 16, plan.vpp = 2;
-  plan.global_batch = 32768;
-  plan.seq_length = 8192;
-  plan.account_embedding = plan.account_loss = TRUE;
-  plan.sequence_parallel = TRUE;
-  plan.sharding = PLAN_SHARD_ZERO2;
-  plan.overlap_grad_reduce = TRUE;
-  plan.overlap_param_gather = TRUE;
-  g_assert_true (plan_resolve (&plan, model, cluster, &error));
-  g_assert_cmpint (plan.grad_accum, ==, 256);
-  SimOptions opts;
-  sim_options_init (&opts, cluster);
-  sim_cost_options_init_stack (&opts.cost, cluster, mc);
-  sim_plan_apply_stack (&plan, &opts.cost);
-  g_autoptr (SimPrediction) full = predict_simulated (model, &plan, cluster, &opts, TRUE);
-  g_autoptr (SimPrediction) fast = predict_simulated (model, &plan, cluster, &opts, FALSE);
-  assert_steady_equals ("main job V2 megatron-core m256", full, fast, TRUE);
+  g_autoptr (SimPrediction) full = NULL;
+  g_autoptr (SimPrediction) fast = NULL;
+  megatron_core_405b_m256 ("main job V2 megatron-core m256", 16, 2, PLAN_SHARD_ZERO2, &full,
+                           &fast);
   /* one step tried, simulated whole: the step of 48, whose tasks are the result's events
    * and all the tasks simulated */
   assert_extended (fast, 48, 13, 1);
@@ -887,7 +903,6 @@ test_main_job_v2_stack (void)
                   fast->result->sim_tasks, fast->program->tasks->len);
   /* the full simulation is one simulation of the whole step */
   g_assert_cmpuint (full->result->sim_tasks, ==, full->result->n_events);
-  plan_clear (&plan);
 }
 
 /* A short interleaved period: Llama-3 70B on 256 GPUs of h100-24k, TP8 PP4 V = 2, DP8,
@@ -941,38 +956,15 @@ test_short_period_first_trial (void)
 static void
 test_late_interleaved_settle (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TopoCluster) cluster = h100_24k ();
-  g_autoptr (ModelSpec) model = model_spec_lookup ("llama3-405b", &error);
-  g_assert_no_error (error);
-  g_autoptr (FwStack) mc = fw_stack_lookup ("megatron-core", &error);
-  g_assert_no_error (error);
-  Plan plan;
-  plan_init_defaults (&plan);
-  plan.world_size = 16384;
-  plan.tp = 8, plan.pp = 4, plan.vpp = 2;
-  plan.global_batch = 131072;
-  plan.seq_length = 8192;
-  plan.account_embedding = plan.account_loss = TRUE;
-  plan.sequence_parallel = TRUE;
-  plan.sharding = PLAN_SHARD_ZERO1;
-  plan.overlap_grad_reduce = TRUE;
-  plan.overlap_param_gather = TRUE;
-  g_assert_true (plan_resolve (&plan, model, cluster, &error));
-  g_assert_cmpint (plan.grad_accum, ==, 256);
-  SimOptions opts;
-  sim_options_init (&opts, cluster);
-  sim_cost_options_init_stack (&opts.cost, cluster, mc);
-  sim_plan_apply_stack (&plan, &opts.cost);
-  g_autoptr (SimPrediction) full = predict_simulated (model, &plan, cluster, &opts, TRUE);
-  g_autoptr (SimPrediction) fast = predict_simulated (model, &plan, cluster, &opts, FALSE);
-  assert_steady_equals ("405b pp4 V2 megatron-core m256", full, fast, TRUE);
+  g_autoptr (SimPrediction) full = NULL;
+  g_autoptr (SimPrediction) fast = NULL;
+  megatron_core_405b_m256 ("405b pp4 V2 megatron-core m256", 4, 2, PLAN_SHARD_ZERO1, &full,
+                           &fast);
   assert_extended (fast, 72, 46, 4);
   g_assert_cmpuint (fast->result->n_events, ==, 129858);
   g_assert_cmpuint (fast->result->sim_tasks, ==, 274632);
   g_test_message ("tasks simulated in all %" G_GUINT64_FORMAT " (the step of 72: %u)",
                   fast->result->sim_tasks, fast->program->tasks->len);
-  plan_clear (&plan);
 }
 
 /* Issue 11 item 3's plan below, unresolved: Llama-3 405B on 16,384 GPUs, TP8 PP16, 1F1B,
