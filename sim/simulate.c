@@ -1667,11 +1667,11 @@ typedef struct {
 /* Task x0 + i against y0 + i: the same duration, started `period` later, to the
  * picosecond. Times are whole picoseconds, and the delays and durations the simulator
  * computes in floating point are rounded to one (engine.c for costs, round_ps for the
- * delay of a kernel beside a collective that holds SMs), so
- * a unit and its copy a period later can start one picosecond apart, and the period,
- * read from one pair of slots, can carry that picosecond. One picosecond either way is
- * rounding, two are not; the tolerance sits between, clear of the error of the times'
- * conversion to seconds (2e-14 s at 100 s). With 1e-12 exactly, a difference of one
+ * delay of a kernel beside a collective that holds SMs), so a unit and its copy a period
+ * later can start one picosecond apart, and the period, read from one pair of slots, can
+ * carry that picosecond. One picosecond either way is rounding, two are not; the
+ * tolerance sits between, clear of the error of the times' conversion to seconds (2e-14 s
+ * at 100 s). With 1e-12 exactly, a difference of one
  * picosecond passed or failed by that conversion error: the main job's plan at V = 2
  * (Megatron's rank order, 256 micro-batches) failed on the step of 48 by 65 such unit
  * pairs and extended from the step of 64 (226,974 tasks simulated in all); it now extends
