@@ -171,8 +171,7 @@ predict_steady (SimPrediction *p, const SimOptions *opts, int *tries, guint64 *w
    * micro-batches: the step of 48 showed no period, that of 64 extended, where the step
    * of 96 did: 291,742 -> 226,974 tasks simulated in all, the same prediction; since the
    * check allows a picosecond of rounding, simulate.c time_shifted, that plan extends
-   * from the step of 48 at once, 97,295) */
-  /* and 32 between 16 and 64: at 256 micro-batches a pipeline of four stages can settle
+   * from the step of 48 at once, 97,295). And 32 between 16 and 64: at 256 micro-batches a pipeline of four stages can settle
    * after the step of 16 half-periods and reach 64 only past half the step (Llama-3 405B
    * TP8 PP4 V = 2, 31 + 32 + 32 + 31 slots, megatron-core: its timeline repeats from about
    * micro-batch 40, the trials of 16, 24 and 40 showed none, 64 half-periods is 133, and the

@@ -576,10 +576,13 @@ assert_steady_equals (const char *name, const SimPrediction *full, const SimPred
 }
 
 /* The steady-state path extended the step from the shorter step of `kept_mb`
- * micro-batches by `periods` periods after `tries` steps tried (tries < 1: not checked). */
+ * micro-batches by `periods` periods after `tries` steps tried (tries < 1: not checked);
+ * the tasks it simulated in all go to the test's log. */
 static void
 assert_extended (const SimPrediction *fast, int kept_mb, int periods, int tries)
 {
+  g_test_message ("tasks simulated in all %" G_GUINT64_FORMAT " (the step of %d: %u)",
+                  fast->result->sim_tasks, kept_mb, fast->program->tasks->len);
   g_assert_cmpint (fast->program->plan.grad_accum, ==, kept_mb);
   g_assert_cmpint (fast->result->steady_periods, ==, periods);
   if (tries > 0)
@@ -899,8 +902,6 @@ test_main_job_v2_stack (void)
   assert_extended (fast, 48, 13, 1);
   g_assert_cmpuint (fast->result->n_events, ==, fast->program->tasks->len);
   g_assert_cmpuint (fast->result->sim_tasks, ==, fast->result->n_events);
-  g_test_message ("tasks simulated in all %" G_GUINT64_FORMAT " (the step of 48: %u)",
-                  fast->result->sim_tasks, fast->program->tasks->len);
   /* the full simulation is one simulation of the whole step */
   g_assert_cmpuint (full->result->sim_tasks, ==, full->result->n_events);
 }
@@ -963,8 +964,6 @@ test_late_interleaved_settle (void)
   assert_extended (fast, 72, 46, 4);
   g_assert_cmpuint (fast->result->n_events, ==, 129858);
   g_assert_cmpuint (fast->result->sim_tasks, ==, 274632);
-  g_test_message ("tasks simulated in all %" G_GUINT64_FORMAT " (the step of 72: %u)",
-                  fast->result->sim_tasks, fast->program->tasks->len);
 }
 
 /* Issue 11 item 3's plan below, unresolved: Llama-3 405B on 16,384 GPUs, TP8 PP16, 1F1B,
