@@ -842,6 +842,31 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
                    "--async-tp --compile instead)", stack->name);
       return FALSE;
     }
+  /* low-precision GEMMs the stack does not run: costed otherwise as that stack's FP8 (a
+   * stack whose fp8.ops is "none" has no FP8 training at all, frameworks/stack.h), which
+   * would predict a speed-up the framework cannot give */
+  if ((plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4)
+      && stack->fp8_ops == FW_FP8_NONE)
+    {
+      /* a stack file that leaves "fp8" out gets the loader's default, no FP8 training */
+      gboolean file = stack->source != NULL && !g_str_has_prefix (stack->source, "preset:");
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--precision %s: the %s stack has no FP8 training (its fp8.ops is none%s) "
+                   "(hint: --precision bf16, or --framework megatron-core / nemo / "
+                   "torchtitan%s)",
+                   plan->compute_dtype == PLAN_PREC_FP4 ? "nvfp4" : "fp8", stack->name,
+                   file ? ", the default of a stack file without \"fp8\"" : "",
+                   file ? "; a stack file whose framework trains in FP8 says so with "
+                          "\"fp8\": {\"ops\": \"gemm\"}" : "");
+      return FALSE;
+    }
+  if (plan->compute_dtype == PLAN_PREC_FP4 && !stack->nvfp4)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--precision nvfp4: the %s stack has no NVFP4 recipe (hint: --precision "
+                   "fp8, or --framework megatron-core / nemo)", stack->name);
+      return FALSE;
+    }
   if (plan->fp8_recipe == FW_SCALING_BLOCK && !stack->mxfp8)
     {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,

@@ -267,6 +267,49 @@ test_fp8_recipe (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (error->message, "the deepspeed stack has no MXFP8 recipe"));
 }
 
+/* Low-precision GEMMs a stack does not run are refused, not costed as its FP8: a stack
+ * whose fp8.ops is "none" (megatron-lm-2021: FP8 came with Hopper and Transformer Engine;
+ * meta-llama3: the Llama 3 paper trains in BF16) refuses fp8 and nvfp4; a stack with FP8
+ * but without "nvfp4" (torchtitan, deepspeed) refuses nvfp4 only; nemo runs both. */
+static void
+test_precision_stack (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  static const struct { const char *stack, *precision, *refusal; } cases[] = {
+    { "megatron-lm-2021", "fp8", "--precision fp8: the megatron-lm-2021 stack has no FP8 training" },
+    { "megatron-lm-2021", "nvfp4", "--precision nvfp4: the megatron-lm-2021 stack has no FP8 training" },
+    { "meta-llama3", "fp8", "--precision fp8: the meta-llama3 stack has no FP8 training" },
+    { "torchtitan", "fp8", NULL },
+    { "torchtitan", "nvfp4", "--precision nvfp4: the torchtitan stack has no NVFP4 recipe" },
+    { "deepspeed", "nvfp4", "--precision nvfp4: the deepspeed stack has no NVFP4 recipe" },
+    { "nemo", "fp8", NULL },
+    { "nemo", "nvfp4", NULL },
+    { "megatron-lm-2021", "bf16", NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      plan_clear (&f->plan);
+      plan_init_defaults (&f->plan);
+      g_autofree char *flags = g_strdup_printf ("--precision %s", cases[i].precision);
+      g_assert_true (parse_flags (f, flags, &error));
+      g_assert_no_error (error);
+      g_autoptr (FwStack) st = fw_stack_load_preset (cases[i].stack, &error);
+      g_assert_no_error (error);
+      gboolean ok = plan_check_stack (&f->plan, st, &error);
+      if (cases[i].refusal == NULL)
+        {
+          g_assert_no_error (error);
+          g_assert_true (ok);
+          continue;
+        }
+      g_assert_false (ok);
+      g_assert_nonnull (error);
+      g_assert_true (g_str_has_prefix (error->message, cases[i].refusal));
+      g_assert_nonnull (strstr (error->message, "(hint: "));
+      g_clear_error (&error);
+    }
+}
+
 /* Volta has FP16 tensor cores and no BF16 (dgx-2h-v100-cluster has no bf16 peak): the
  * default bf16 plan is refused with the fp16 hint, --precision fp16 resolves, and an FP8
  * plan's hint names fp16 rather than bf16. */
@@ -903,6 +946,7 @@ main (int argc, char **argv)
   g_test_add ("/plan/precision-fp4", Fixture, NULL, setup, test_precision_fp4, teardown);
   g_test_add ("/plan/fp8-recipe", Fixture, NULL, setup, test_fp8_recipe, teardown);
   g_test_add ("/plan/precision-v100", Fixture, NULL, setup, test_precision_v100, teardown);
+  g_test_add ("/plan/precision-stack", Fixture, NULL, setup, test_precision_stack, teardown);
   g_test_add ("/plan/tp-overlap-needs-sp", Fixture, NULL, setup, test_tp_overlap_needs_sp,
               teardown);
   g_test_add ("/plan/precision-no-peak", Fixture, NULL, setup, test_precision_no_peak,
