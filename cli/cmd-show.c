@@ -823,8 +823,9 @@ show_framework (const char *name, gboolean json)
     g_autofree char *cpc = fw_offer_list_text (s->offers_cp_comm, fw_offer_cp_names);
     g_autofree char *orders = s->offers_rank_orders ? g_strjoinv (" or ", s->offers_rank_orders)
                                                     : g_strdup ("any");
-    g_autofree char *offers = g_strdup_printf ("sharding %s; pipeline %s; cp %s; rank order "
-                                               "%s", sharding, sched, cpc, orders);
+    g_autofree char *offers = g_strdup_printf ("sharding %s; pipeline %s; cp %s; ep %s; "
+                                               "rank order %s", sharding, sched, cpc,
+                                               s->offers_ep ? "any" : "none", orders);
     ROW ("offers", offers);
   }
 #undef ROW

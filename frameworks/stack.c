@@ -228,7 +228,7 @@ static const char *const default_keys[] = { "sharding", "sequence_parallel",
                                             "pp_layers_per_chunk", NULL };
 static const char *const cp_comm_names[] = { "p2p", "allgather", NULL };
 static const char *const offers_keys[] = { "sharding", "sharding_with_pp", "schedules",
-                                           "cp_comm", "rank_orders", NULL };
+                                           "cp_comm", "ep", "rank_orders", NULL };
 /* in the order of plan/plan.h's PlanSharding, PlanSchedule and PlanCpComm (asserted in
  * plan/plan-args.c) */
 const char *const fw_offer_sharding_names[] = { "none", "zero1", "zero2", "zero3", "hsdp",
@@ -599,6 +599,7 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   s->offers_sharding_pp = s->offers_sharding;
   s->offers_schedules = 0xF;
   s->offers_cp_comm = 0x7;
+  s->offers_ep = TRUE;
   sub = get_obj (o, "offers", &w, error, &ok);
   if (!ok)
     return NULL;
@@ -612,7 +613,8 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
           || !get_name_set (sub, "sharding_with_pp", fw_offer_sharding_names, &shp, &ws, error)
           || !get_name_set (sub, "schedules", fw_offer_schedule_names, &s->offers_schedules,
                             &ws, error)
-          || !get_name_set (sub, "cp_comm", fw_offer_cp_names, &s->offers_cp_comm, &ws, error))
+          || !get_name_set (sub, "cp_comm", fw_offer_cp_names, &s->offers_cp_comm, &ws, error)
+          || !get_bool (sub, "ep", &s->offers_ep, &ws, error))
         return NULL;
       /* HSDP has one switch: fsdp.hsdp; the list may repeat it, not contradict it */
       if (json_object_has_member (sub, "sharding")
@@ -1094,6 +1096,8 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
             json_builder_add_string_value (b, sets[k].names[i]);
         json_builder_end_array (b);
       }
+    json_builder_set_member_name (b, "ep");
+    json_builder_add_boolean_value (b, s->offers_ep);
     if (s->offers_rank_orders != NULL)
       {
         json_builder_set_member_name (b, "rank_orders");

@@ -299,6 +299,9 @@ typedef struct {
   guint         offers_sharding_pp;
   guint         offers_schedules;
   guint         offers_cp_comm;
+  gboolean      offers_ep;              /* expert parallelism (ep > 1); "ep": false where the
+                                         * framework has none (experts then sit whole on
+                                         * every rank of their layer, sharded as dense) */
   char        **offers_rank_orders;
 
   /* defaults for plan options a config does not state */

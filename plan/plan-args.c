@@ -842,6 +842,14 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
                    "--async-tp --compile instead)", stack->name);
       return FALSE;
     }
+  if (plan->ep > 1 && !stack->offers_ep)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--ep %d: the %s stack has no expert parallelism (hint: --ep 1, each "
+                   "rank holding its layers' experts whole, or --framework megatron-core / "
+                   "torchtitan / deepspeed)", plan->ep, stack->name);
+      return FALSE;
+    }
   /* low-precision GEMMs the stack does not run: costed otherwise as that stack's FP8 (a
    * stack whose fp8.ops is "none" has no FP8 training at all, frameworks/stack.h), which
    * would predict a speed-up the framework cannot give */

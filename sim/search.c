@@ -214,6 +214,20 @@ offers_restrict (SearchSpec *spec, const FwStack *stack, GError **error)
   else if (!mask_offered (&spec->cp_comm_mask, stack->offers_cp_comm, fast, "--cp-comm-type",
                           fw_offer_cp_names, stack, error))
     return FALSE;
+  /* expert parallelism: none at all, or any degree that divides the experts */
+  if (!stack->offers_ep)
+    {
+      if (spec->base.ep > 1 && !fast)
+        {
+          g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, "--ep %d: the %s stack "
+                       "has no expert parallelism (hint: --ep 1, or another --framework)",
+                       spec->base.ep, stack->name);
+          return FALSE;
+        }
+      spec->base.ep = 1;
+      if (!only_one (&spec->ep, fast, "--ep", "expert parallelism", stack, error))
+        return FALSE;
+    }
   /* rank orders: bit 0 Megatron's tp-cp-ep-dp-pp, bit 1 tp-cp-ep-pp-dp */
   if (stack->offers_rank_orders != NULL)
     {

@@ -1373,6 +1373,9 @@ test_contradiction (void)
     { "--framework deepspeed --cp 2 --cp-comm-type p2p",
       "tandem: error: --cp-comm-type p2p: the deepspeed stack does not offer it (it offers "
       "a2a)\n" },
+    { "--framework pytorch-fsdp --ep 2",
+      "tandem: error: --ep 2: the pytorch-fsdp stack has no expert parallelism (hint: --ep "
+      "1, or another --framework)\n" },
     { "--framework meta-llama3 --rank-order tp-cp-ep-dp-pp --pp 2",
       "tandem: error: --rank-order tp-cp-ep-dp-pp: the meta-llama3 stack does not offer it "
       "(it offers tp-cp-ep-pp-dp)\n" },

@@ -310,6 +310,41 @@ test_precision_stack (Fixture *f, gconstpointer data)
     }
 }
 
+/* Expert parallelism only where the stack has it ("offers": {"ep": false} on plain PyTorch
+ * FSDP, Meta's dense Llama 3 stack and Megatron-LM of 2021): --ep 8 is refused there and
+ * accepted by megatron-core; --ep 1 (experts whole on every rank) by all. */
+static void
+test_stack_ep (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  static const char *const none[] = { "pytorch-fsdp", "meta-llama3", "megatron-lm-2021" };
+  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
+  g_assert_no_error (error);
+  g_assert_true (mc->offers_ep);
+  for (int ep = 1; ep <= 8; ep *= 8)
+    {
+      plan_clear (&f->plan);
+      plan_init_defaults (&f->plan);
+      f->plan.ep = ep;
+      g_assert_true (plan_check_stack (&f->plan, mc, &error));
+      g_assert_no_error (error);
+      for (guint i = 0; i < G_N_ELEMENTS (none); i++)
+        {
+          g_autoptr (FwStack) st = fw_stack_load_preset (none[i], &error);
+          g_assert_no_error (error);
+          g_assert_false (st->offers_ep);
+          gboolean ok = plan_check_stack (&f->plan, st, &error);
+          g_assert_cmpint (ok, ==, ep == 1);
+          if (ep == 1)
+            continue;
+          g_autofree char *want = g_strdup_printf ("--ep 8: the %s stack has no expert "
+                                                   "parallelism (hint: --ep 1", none[i]);
+          g_assert_true (g_str_has_prefix (error->message, want));
+          g_clear_error (&error);
+        }
+    }
+}
+
 /* Volta has FP16 tensor cores and no BF16 (dgx-2h-v100-cluster has no bf16 peak): the
  * default bf16 plan is refused with the fp16 hint, --precision fp16 resolves, and an FP8
  * plan's hint names fp16 rather than bf16. */
@@ -947,6 +982,7 @@ main (int argc, char **argv)
   g_test_add ("/plan/fp8-recipe", Fixture, NULL, setup, test_fp8_recipe, teardown);
   g_test_add ("/plan/precision-v100", Fixture, NULL, setup, test_precision_v100, teardown);
   g_test_add ("/plan/precision-stack", Fixture, NULL, setup, test_precision_stack, teardown);
+  g_test_add ("/plan/stack-ep", Fixture, NULL, setup, test_stack_ep, teardown);
   g_test_add ("/plan/tp-overlap-needs-sp", Fixture, NULL, setup, test_tp_overlap_needs_sp,
               teardown);
   g_test_add ("/plan/precision-no-peak", Fixture, NULL, setup, test_precision_no_peak,
