@@ -449,6 +449,31 @@ test_refusals (Fixture *f, gconstpointer data)
   run_report ("report scaling " PLAN " --gpus 8,16 --json", NULL, &r);
   g_assert_cmpint (r.status, ==, 2);   /* neither --strong nor --weak */
   run_result_clear (&r);
+
+  /* a fixed plan the stack refuses is refused as predict refuses it, before any size is
+   * computed and any file written (it used to be reported row by row: a plain PyTorch FSDP
+   * plan with pipeline stages, an FP8 plan of a stack without FP8 training) */
+  static const struct { const char *flags, *err; } stack_refusals[] = {
+    { "--framework pytorch-fsdp --pp 2",
+      "tandem: error: --pp 2: the pytorch-fsdp stack has no pipeline parallelism (hint: --pp "
+      "1, or another --framework)\n" },
+    { "--framework megatron-lm-2021 --precision fp8",
+      "tandem: error: --precision fp8: the megatron-lm-2021 stack has no FP8 training (its "
+      "fp8.ops is none) (hint: --precision bf16, or --framework megatron-core / nemo / "
+      "torchtitan)\n" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (stack_refusals); i++)
+    {
+      g_autofree char *sub = g_build_filename (f->dir, "refused", NULL);
+      g_autofree char *args = g_strdup_printf ("report scaling --model llama3-8b --cluster "
+                                               "h100-24k --gbs 64 --gpus 8,16 --weak %s "
+                                               "--out {OUT}", stack_refusals[i].flags);
+      run_report (args, sub, &r);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_cmpstr (r.err, ==, stack_refusals[i].err);
+      g_assert_false (g_file_test (sub, G_FILE_TEST_EXISTS));
+      run_result_clear (&r);
+    }
 }
 
 static char *
