@@ -2646,7 +2646,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
  *     "block-scaled", "1x128", "128x128", "DeepSeek" (DeepSeek-V3's fine-grained recipe,
  *     TE Float8BlockScaling) -> blockwise; "rowwise", "row-wise", "per-row" (torchao) ->
  *     rowwise; "current scaling" / "current-scaling" / "FP8-CS" / "fp8cs" / "fp8_cs" /
- *     "tensorwise" / "tensor-wise" -> tensorwise, "delayed" -> delayed, "dynamic" (torchao's
+ *     "tensorwise" / "tensor-wise" / "current step" / "per-tensor current" -> tensorwise, "delayed" -> delayed, "dynamic" (torchao's
  *     name for current scaling; not "dynamic loss scaling") -> tensorwise; none of these
  *     from a
  *     Megatron-Bridge table -> tensorwise (its scripts have no delayed recipe); else the
@@ -2771,9 +2771,13 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, const c
                                             "deepseek", "(sc)", "fp8-ss", "fp8_ss", "fp8ss",
                                             "(ss)", NULL };
   static const char *const rowwise[] = { "rowwise", "row-wise", "per-row", NULL };
+  /* "current step": NVIDIA's performance summaries describe FP8-CS as per-tensor
+   * quantization "using the scaling factors calculated in the current step" (NeMo 25.04
+   * page) / "computed in the current step" (25.07) */
   static const char *const current[] = { "current scaling", "current-scaling",
                                           "current_scaling", "fp8-cs", "fp8cs", "fp8_cs",
-                                          "tensorwise", "tensor-wise", "(cs)", NULL };
+                                          "tensorwise", "tensor-wise", "(cs)", "current step",
+                                          "per-tensor current", NULL };
   static const char *const delayed[] = { "delayed", "fp8-ds", "fp8_ds", "fp8ds", "(ds)",
                                           NULL };
   if (*fp8 && contains_any_ci (text, mx))

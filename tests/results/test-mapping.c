@@ -730,6 +730,10 @@ test_precision (void)
      * tensorwise recipe: "tensorwise dynamic scaling", rows 839-840); MXFP8 as "FP8 MX" /
      * "MX-FP8" (these read as the stack's recipe) */
     { "H100-SXM-80GB", "fp8 current-scaling", FW_SCALING_CURRENT },
+    /* NVIDIA's summaries' own wording for FP8-CS */
+    { "GB200 NVL72", "FP8 (per-tensor quantization, scaling factors computed in the current "
+                     "step)", FW_SCALING_CURRENT },
+    { "H100-SXM-80GB", "fp8 (per-tensor current)", FW_SCALING_CURRENT },
     { "H100-SXM-80GB", "FP8 dynamic scaling", FW_SCALING_CURRENT },
     { "H100-SXM-80GB", "float8 dynamic", FW_SCALING_CURRENT },
     { "H100-SXM-80GB", "FP8 (delayed scaling, not dynamic)", FW_SCALING_DELAYED },
