@@ -526,7 +526,10 @@ skip (ResPublishedCase *c, const char *format, ...)
  *                                       h100-pcie-cluster)
  *   other "H100"                      -> dgx-h100-superpod (1,024 GPUs), or
  *                                       dgx-h100-superpod-64su above 1,024 GPUs
- *   "A100" / "A800" with "PCIe"       -> none: skipped, no NVSwitch (was selene / a100-40g)
+ *   "A100" / "A800" with "PCIe"       -> a100-pcie-40g-cluster with 40 GB, else
+ *                                       a100-pcie-cluster (80 GB): servers of 8 cards on
+ *                                       PCIe Gen4, no NVSwitch (skipped before, and read as
+ *                                       selene / a100-40g before that)
  *   "A800"                            -> a800-superpod (NVLink 400 GB/s, not the A100's 600)
  *   "A100" naming JUWELS in gpu_type  -> juwels-booster         ("A100 40GB (JUWELS Booster)";
  *     or network                                           JSC's 4-GPU nodes, HDR200 per GPU)
@@ -674,9 +677,11 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
         return "h100-24k";
       return n_gpus > 1024 ? "dgx-h100-superpod-64su" : "dgx-h100-superpod";
     }
+  /* the PCIe card: no NVSwitch (which the SXM4 presets have), its own HBM bandwidth and
+   * board power; the A800 PCIe card is the A100's but for NVLink bridges, not modelled */
   if ((strstr (t, "a100") != NULL || strstr (t, "a800") != NULL || strstr (t, "ampere") != NULL)
       && strstr (t, "pcie") != NULL)
-    return NULL;   /* the PCIe card: no NVSwitch, which both A100 presets have */
+    return has_gb (t, "40") ? "a100-pcie-40g-cluster" : "a100-pcie-cluster";
   /* A800 SXM: the A100 with NVLink cut to 400 GB/s (a800-superpod.json); SXM only in 80 GB */
   if (strstr (t, "a800") != NULL)
     return "a800-superpod";
@@ -742,9 +747,6 @@ no_preset_why (const char *gpu_type, gint64 n_gpus)
   if (strstr (t, "h200") != NULL && has_nvl_word (t))
     return " (H200 NVL is the PCIe card, GPUs paired or in fours by NVLink bridges, at a lower "
            "power and clock than the SXM part of h200-superpod; no preset models it)";
-  if ((strstr (t, "a100") != NULL || strstr (t, "a800") != NULL) && strstr (t, "pcie") != NULL)
-    return " (the A100 PCIe card has no NVSwitch, at most NVLink-bridged pairs; both A100 "
-           "presets are SXM servers on NVSwitch)";
   if (strstr (t, "v100") != NULL && strstr (t, "pcie") != NULL)
     return " (the V100 PCIe card has no NVSwitch; dgx-2h-v100-cluster is DGX-2H's SXM3 "
            "parts on NVSwitch)";

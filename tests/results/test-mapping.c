@@ -46,6 +46,11 @@ test_gpu_types (void)
     { "H100 94 GB", 8, "h100-sxm-96g-superpod", RES_PUB_FAMILY_H100 },
     { "NVIDIA H100 NVL", 8, "h100-nvl-cluster", RES_PUB_FAMILY_H100 },
     { "H100 PCIe 80GB", 8, "h100-pcie-cluster", RES_PUB_FAMILY_H100 },
+    /* the A100 PCIe card: its own presets (PCIe Gen4 servers, its HBM), by size; the A800
+     * PCIe card differs from it only in its NVLink bridges, which are not modelled */
+    { "A100 PCIe 80GB", 8, "a100-pcie-cluster", RES_PUB_FAMILY_A100 },
+    { "NVIDIA A100-PCIE-40GB", 8, "a100-pcie-40g-cluster", RES_PUB_FAMILY_A100 },
+    { "A800 PCIe 80GB", 8, "a100-pcie-cluster", RES_PUB_FAMILY_A100 },
     /* the export variants (NVLink 400 GB/s): H800 SXM on its own presets (1,024 GPUs, or
      * 64 SUs above), in the H100 family, the same die; its PCIe card on the H100 PCIe
      * preset as before; A800 SXM (80 GB only) on a800-superpod, in the A100 family */
@@ -171,9 +176,6 @@ test_gpu_types (void)
     /* PCIe cards the SXM presets do not describe (were read as h200-superpod / selene) */
     { "H200 NVL", 8, "PCIe card" },
     { "NVIDIA H200 NVL 141GB", 4, "PCIe card" },
-    { "A100 PCIe 80GB", 8, "no NVSwitch" },
-    { "NVIDIA A100-PCIE-40GB", 8, "no NVSwitch" },
-    { "A800 PCIe 80GB", 8, "no NVSwitch" },
     /* parts the presets do not hold (each was read as a preset's): the 16 GB V100 (DGX-1,
      * Summit; dgx-2h-v100-cluster is DGX-2H's 32 GB SXM3), the V100 PCIe card, and a GB200
      * rack product whose NVLink domain

@@ -70,6 +70,8 @@ static const struct {
   { "h100-24k",          8 * 2 * 192 * 8 },  /* 24,576 */
   { "h100-nvl-cluster",  8 * 32 * 4 },       /* 1,024 */
   { "h100-pcie-cluster", 8 * 32 * 4 },       /* 1,024 */
+  { "a100-pcie-cluster", 8 * 128 },          /* 128 example servers of 8 */
+  { "a100-pcie-40g-cluster", 8 * 128 },
   { "h100-sxm-96g-superpod", 8 * 32 * 4 },   /* 1,024 */
   { "h200-node",         8 },
   { "h200-superpod",     8 * 32 * 4 * 16 },  /* 16,384 */
@@ -413,6 +415,8 @@ test_preset_hbm_totals (void)
     { "mi325x-node", 261824ull << 20 },
     { "mi355x-cluster", 294592ull << 20 },
     { "h100-pcie-cluster", 80ull << 30 },
+    { "a100-pcie-cluster", 80ull << 30 },
+    { "a100-pcie-40g-cluster", 40ull << 30 },
     { "dgx-h100-superpod", 80ull << 30 },
     { "selene", 80ull << 30 },
   };
