@@ -82,6 +82,29 @@ stack_find (const ResAccuracy *a, const char *name)
   return stack_entry ((ResAccuracy *) a, name, FALSE);
 }
 
+/* The entry of device part `name` (NULL: none, or no room left to add it). */
+static ResAccDevice *
+device_entry (ResAccuracy *a, const char *name, gboolean add)
+{
+  if (name == NULL)
+    return NULL;
+  for (guint k = 0; k < a->n_devices; k++)
+    if (g_str_equal (a->devices[k].name, name))
+      return &a->devices[k];
+  if (!add || a->n_devices >= RES_ACC_MAX_DEVICES)
+    return NULL;
+  ResAccDevice *d = &a->devices[a->n_devices++];
+  g_strlcpy (d->name, name, sizeof d->name);
+  return d;
+}
+
+guint
+res_accuracy_device_runs (const ResAccuracy *a, const char *device_name)
+{
+  const ResAccDevice *d = device_entry ((ResAccuracy *) a, device_name, FALSE);
+  return d != NULL ? d->n : 0;
+}
+
 void
 res_accuracy_from_report (const ResPublishedReport *report, ResAccuracy *out)
 {
@@ -93,6 +116,11 @@ res_accuracy_from_report (const ResPublishedReport *report, ResAccuracy *out)
       const ResPublishedCase *c = report->cases->pdata[i];
       if (!c->predicted || !isfinite (c->err_pct))
         continue;
+      ResAccDevice *dv = device_entry (out, c->cluster != NULL
+                                              ? topo_device_part (&c->cluster->device) : NULL,
+                                       TRUE);
+      if (dv != NULL)
+        dv->n++;
       ResAccStack *st = stack_entry (out, c->stack ? c->stack->name : NULL, TRUE);
       if (st != NULL)
         {
@@ -127,6 +155,7 @@ res_accuracy_from_report (const ResPublishedReport *report, ResAccuracy *out)
   out->pairs_apart = rk.n_pairs_wide;
   out->ordered_apart = rk.n_ordered_wide;
   res_published_ranking_clear (&rk);
+  out->has_devices = TRUE;
   out->loaded = TRUE;
 }
 
@@ -207,6 +236,19 @@ accuracy_parse (ResAccuracy *out)
           class_read (so, "dense", &st->dense);
           class_read (so, "moe", &st->moe);
         }
+    }
+  JsonObject *devices = json_object_has_member (root, "devices")
+                        ? json_object_get_object_member (root, "devices") : NULL;
+  if (devices != NULL)
+    {
+      g_autoptr (GList) names = json_object_get_members (devices);
+      for (GList *l = names; l != NULL; l = l->next)
+        {
+          ResAccDevice *dv = device_entry (out, l->data, TRUE);
+          if (dv != NULL)
+            dv->n = (guint) json_object_get_int_member_with_default (devices, l->data, 0);
+        }
+      out->has_devices = TRUE;
     }
   JsonObject *rk = json_object_has_member (root, "ranking")
                    ? json_object_get_object_member (root, "ranking") : NULL;
@@ -312,7 +354,11 @@ res_accuracy_to_json (const ResAccuracy *a)
       class_text (o, &a->stacks[k].moe);
       g_string_append (o, " }");
     }
-  g_string_append (o, "\n  }");
+  g_string_append (o, "\n  },\n  \"devices\": {");
+  for (guint k = 0; k < a->n_devices; k++)
+    g_string_append_printf (o, "%s \"%s\": %u", k ? "," : "", a->devices[k].name,
+                            a->devices[k].n);
+  g_string_append (o, " }");
   g_string_append_printf (o, ",\n  \"ranking\": { \"pairs\": %u, \"ordered\": %u, "
                           "\"pairs_apart_5pct\": %u, \"ordered_apart_5pct\": %u }\n}",
                           a->pairs, a->ordered, a->pairs_apart, a->ordered_apart);
@@ -431,6 +477,18 @@ res_accuracy_sentence (const ResAccuracy *a, const char *device_name, const char
   if (!a->loaded)
     return g_strdup ("no accuracy figures in this build");
   g_autofree char *fam = family_sentence (a, device_name, moe);
+  /* a family's figure borrowed for a part none of its runs was on (a PCIe or NVL card,
+   * an H800 or A800 server): said, since board power and links differ within a family */
+  ResPubFamily f = res_pub_family_for_text (device_name);
+  if (!moe && a->has_devices && device_name != NULL && f != RES_PUB_FAMILY_OTHER
+      && (a->dense_dev[f].n > 0 || a->dense_held[f].n > 0)
+      && res_accuracy_device_runs (a, device_name) == 0)
+    {
+      char *more = g_strdup_printf ("%s (none on %s itself: its family's figure)", fam,
+                                    device_name);
+      g_free (fam);
+      fam = more;
+    }
   const ResAccClass *sc = stack_class (a, stack, moe);
   if (sc == NULL)
     return g_steal_pointer (&fam);
@@ -456,6 +514,11 @@ res_accuracy_class_json (const ResAccuracy *a, const char *device_name, const ch
   class_write (b, "held_out", moe ? &none : &a->dense_held[f]);
   class_write (b, "moe", moe ? &a->moe : &none);
   class_write_named (b, "stack", stack_class (a, stack, moe), stack);
+  json_builder_set_member_name (b, "device_runs");
+  if (a->has_devices)
+    json_builder_add_int_value (b, res_accuracy_device_runs (a, device_name));
+  else
+    json_builder_add_null_value (b);
   json_builder_set_member_name (b, "typical_error_pct");
   double t = res_accuracy_typical_pct (a, device_name, stack, moe);
   if (isfinite (t))

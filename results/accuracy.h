@@ -37,6 +37,13 @@ typedef struct {
   ResAccClass dense, moe;
 } ResAccStack;
 
+#define RES_ACC_MAX_DEVICES 48
+
+typedef struct {
+  char  name[48];                   /* the device part (topo_device_part) */
+  guint n;                          /* published runs predicted on it, dense and MoE */
+} ResAccDevice;
+
 typedef struct {
   gboolean    loaded;
   ResAccClass dense_dev[RES_PUB_FAMILY_N];
@@ -46,6 +53,9 @@ typedef struct {
   guint       pairs, ordered;               /* all pairs of different plans */
   ResAccStack stacks[RES_ACC_MAX_STACKS];   /* by the stack each row ran on */
   guint       n_stacks;
+  ResAccDevice devices[RES_ACC_MAX_DEVICES]; /* by the device each row ran on */
+  guint       n_devices;
+  gboolean    has_devices;                  /* the file lists them (else no device note) */
 } ResAccuracy;
 
 /* The figures of a validate report (with its ranking). */
@@ -58,14 +68,19 @@ char  *res_accuracy_to_json     (const ResAccuracy *a);
  * on h100 were predicted with 4.6% mean error on 24 dev and 5.0% on 74 held-out
  * published runs (data/published-runs.csv)", with the direction where the class is
  * biased (res_accuracy_bias_pct: ", on average 11.2% too fast: expect a slower run"),
- * and, where `stack` (may be NULL) ran at
+ * where no published run of the family was on `device_name` itself (a PCIe or NVL card,
+ * an H800 server of the H100 family) " (none on A100-PCIe-80GB itself: its family's
+ * figure)", and, where `stack` (may be NULL) ran at
  * least RES_ACC_MIN_STACK_ROWS of the kind, its own figure ("; with the deepspeed stack
  * 15.6% on 10: weak" above 10%) (g_free). */
 char  *res_accuracy_sentence    (const ResAccuracy *a, const char *device_name,
                                  const char *stack, gboolean moe);
 /* The same as a JSON object {"family", "kind", "dev": {n, mape_pct} | null,
  * "held_out": {...} | null, "moe": {...} | null, "stack": {name, n, mape_pct,
- * max_abs_err_pct} | null, "typical_error_pct", "note"}. */
+ * max_abs_err_pct} | null, "device_runs" (published runs on the device itself, dense and
+ * MoE), "typical_error_pct", "note"}. */
+/* The published runs predicted on device part `device_name` (0 where none). */
+guint  res_accuracy_device_runs (const ResAccuracy *a, const char *device_name);
 void   res_accuracy_class_json  (const ResAccuracy *a, const char *device_name,
                                  const char *stack, gboolean moe, JsonBuilder *b);
 /* The step-time error to expect for such a run (percent): the held-out MAPE of its class

@@ -899,6 +899,11 @@ test_published_runs (void)
     if (now.pairs != file.pairs || now.ordered != file.ordered
         || now.pairs_apart != file.pairs_apart || now.ordered_apart != file.ordered_apart)
       STALE ("the ranking");
+    if (!file.has_devices || now.n_devices != file.n_devices)
+      STALE ("the devices");
+    for (guint k = 0; k < now.n_devices; k++)
+      if (res_accuracy_device_runs (&file, now.devices[k].name) != now.devices[k].n)
+        STALE ("a device's runs");
 #undef STALE
     /* what predict says for a dense H100 plan, a MoE plan and a device with no row */
     g_autofree char *h = res_accuracy_sentence (&file, "H100-SXM5-80GB", NULL, FALSE);
@@ -930,6 +935,16 @@ test_published_runs (void)
                                 file.dense_dev[RES_PUB_FAMILY_A100].mape_pct));
     g_autofree char *o = res_accuracy_sentence (&file, "MI300X", NULL, FALSE);
     g_assert_true (g_str_has_prefix (o, "no published run on this device family"));
+    /* a part of a family with runs but none of them on it (the H100 PCIe card, whose
+     * preset no published row maps to) is told that the figure is its family's; the SXM
+     * part the H100 rows ran on is not */
+    g_assert_cmpuint (res_accuracy_device_runs (&file, "H100-PCIe-80GB"), ==, 0);
+    g_assert_cmpuint (res_accuracy_device_runs (&file, "H100-SXM5-80GB"), >, 0);
+    g_autofree char *pcie = res_accuracy_sentence (&file, "H100-PCIe-80GB", NULL, FALSE);
+    g_assert_true (g_str_has_prefix (pcie, want));
+    g_assert_true (g_str_has_suffix (pcie, " (none on H100-PCIe-80GB itself: its family's "
+                                           "figure)"));
+    g_assert_null (strstr (h, "itself"));
     /* the typical error: held-out where the family has held-out rows (H100), else dev
      * (A100), MoE's for MoE */
     g_assert_cmpfloat (res_accuracy_typical_pct (&file, "H100-SXM5-80GB", NULL, FALSE), ==,
