@@ -306,11 +306,14 @@ row_to_json (const ResPublishedCase *c, JsonBuilder *b)
   json_builder_set_member_name (b, "fits");
   json_builder_add_boolean_value (b, c->fits);
   util_json_member_number (b, "peak_memory_bytes", c->peak_memory_bytes);
+  /* a 6N-alone row: PaLM's count without its attention term (flops_6n_ratio) */
   util_json_member_string (b, "flops_convention",
-              c->has_convention ? model_flop_convention_name (c->convention) : NULL);
+              !c->has_convention ? NULL
+              : c->flops_6n ? "6n" : model_flop_convention_name (c->convention));
   util_json_member_number (b, "published_mfu_pct", c->published_mfu_pct);
   util_json_member_number (b, "predicted_mfu_pct",
-              c->has_convention ? c->predicted_mfu_pct[c->convention] : NAN);
+              c->has_convention ? c->predicted_mfu_pct[c->convention] * c->flops_6n_ratio
+                                : NAN);
   util_json_member_number (b, "predicted_compute_s", c->predicted_compute_s);
   util_json_member_number (b, "predicted_bubble_s", c->predicted_bubble_s);
   sim_comm_kinds_to_json (b, "predicted_exposed_comm_s", c->predicted_exposed_s);

@@ -892,25 +892,64 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
 
 /* ---- measured step time --------------------------------------------------------------- */
 
-/* flops_convention text -> tandem's convention (table in published.h). */
+/* A PaLM-family text that counts 6 N alone: "6ND", "6 x N x D", Kaplan's or Chinchilla's
+ * C = 6ND, with no attention term (no "12", no "attention" unless said to be left out) and
+ * no source that counts one (PaLM, the Llama 3 paper, torchtitan, llm-foundry, nanoGPT). */
 static gboolean
-convention_for (const char *text, ModelFlopConvention *out)
+six_n_only (const char *text)
 {
+  if (contains_ci (text, "PaLM") || contains_ci (text, "Llama 3 paper")
+      || contains_ci (text, "torchtitan") || contains_ci (text, "llm-foundry")
+      || contains_ci (text, "nanoGPT") || strstr (text, "12") != NULL)
+    return FALSE;
+  if (contains_ci (text, "attention") && !contains_ci (text, "no attention")
+      && !contains_ci (text, "without attention") && !contains_ci (text, "excluding attention")
+      && !contains_ci (text, "attention not"))
+    return FALSE;
+  return TRUE;
+}
+
+/* flops_convention text -> tandem's convention (table in published.h); *six_n where the
+ * text counts 6 N alone (six_n_only), read as PaLM's 6 N without its attention term. */
+static gboolean
+convention_for (const char *text, ModelFlopConvention *out, gboolean *six_n)
+{
+  *six_n = FALSE;
+  /* 6 N alone, by its authors' names, its parameters spelled out, or an attention term
+   * said to be left out */
+  if (((contains_ci (text, "Kaplan") || contains_ci (text, "Chinchilla")
+        || contains_ci (text, "6 x params") || contains_ci (text, "6*params")
+        || contains_ci (text, "6 * params") || contains_ci (text, "6 x parameters"))
+       && six_n_only (text))
+      || (!contains_ci (text, "PaLM")
+          && (contains_ci (text, "excluding attention") || contains_ci (text, "without attention")
+              || contains_ci (text, "no attention term"))))
+    {
+      *out = MODEL_FLOPS_PALM;
+      *six_n = TRUE;
+      return TRUE;
+    }
   if (contains_ci (text, "SC'21") || contains_ci (text, "Narayanan")
-      || contains_ci (text, "96*B"))
+      || contains_ci (text, "96*B") || contains_ci (text, "96 B ") || contains_ci (text, "96 x B"))
     *out = MODEL_FLOPS_MEGATRON96;
-  else if (contains_ci (text, "Korthikanti") || contains_ci (text, "72*B"))
+  else if (contains_ci (text, "Korthikanti") || contains_ci (text, "72*B")
+           || contains_ci (text, "72 B ") || contains_ci (text, "72 x B"))
     *out = MODEL_FLOPS_MEGATRON72;
   else if (contains_ci (text, "Megatron-Core") || contains_ci (text, "num_floating_point")
            || contains_ci (text, "NeMo/Megatron model FLOPs"))
     *out = MODEL_FLOPS_MCORE;
   else if (contains_ci (text, "PaLM") || contains_ci (text, "Llama 3 paper")
            || contains_ci (text, "torchtitan") || contains_ci (text, "llm-foundry")
+           /* nanoGPT's estimate_mfu takes PaLM's Appendix B count */
+           || contains_ci (text, "nanoGPT")
            || contains_ci (text, "6N") || contains_ci (text, "6*N")
            /* the same with spaces or another sign ("6 * N * D", "6 x N", "6·N") */
            || contains_ci (text, "6 * N") || contains_ci (text, "6 x N")
            || contains_ci (text, "6\xc2\xb7N") || contains_ci (text, "6 \xc2\xb7 N"))
-    *out = MODEL_FLOPS_PALM;
+    {
+      *out = MODEL_FLOPS_PALM;
+      *six_n = six_n_only (text);
+    }
   else if (contains_ci (text, "causal") && !contains_ci (text, "non-causal"))
     *out = MODEL_FLOPS_CAUSAL;
   else
@@ -923,7 +962,9 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
               gboolean fp8)
 {
   double v;
-  c->has_convention = convention_for (get (csv, row, "flops_convention"), &c->convention);
+  c->has_convention = convention_for (get (csv, row, "flops_convention"), &c->convention,
+                                      &c->flops_6n);
+  c->flops_6n_ratio = 1.0;
   if (cell_seconds (get (csv, row, "step_time_s"), &v) && v > 0)
     {
       c->measured_step_s = v;
@@ -942,9 +983,18 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
       c->measured_source = g_strdup ("tokens_per_s_per_gpu");
       return TRUE;
     }
-  const char *conv = model_flop_convention_name (c->convention);
+  const char *conv = c->flops_6n ? "6N, no attention term"
+                                  : model_flop_convention_name (c->convention);
   double flops_per_token = c->has_convention
     ? model_spec_flops_per_token (c->model, c->model->max_positions, c->convention) : 0;
+  if (c->flops_6n && flops_per_token > 0)
+    {
+      /* PaLM's N (model_spec_palm_params), 6 FLOPs per parameter and token, nothing for
+       * the s x s attention: the row's count, and the ratio its MFU is read back with */
+      double six_n = 6.0 * (double) model_spec_palm_params (c->model);
+      c->flops_6n_ratio = six_n / flops_per_token;
+      flops_per_token = six_n;
+    }
   if (cell_tflops (get (csv, row, "tflops_per_gpu"), &v) && v > 0 && c->has_convention)
     {
       /* step = F/token x tokens / (TFLOP/s x 1e12 x GPUs), in the row's own convention */
@@ -3099,6 +3149,7 @@ res_published_case_new_on (const ResCsv *csv, guint row, TopoCluster *on)
 {
   g_return_val_if_fail (csv != NULL && row < res_csv_n_rows (csv), NULL);
   ResPublishedCase *c = g_new0 (ResPublishedCase, 1);
+  c->flops_6n_ratio = 1.0;
   c->model_label = g_strstrip (g_strdup (get (csv, row, "model")));
   c->gpu_type = g_strstrip (g_strdup (get (csv, row, "gpu_type")));
   c->family = family_for (c->gpu_type);

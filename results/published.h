@@ -379,6 +379,10 @@ typedef struct {
   char         *measured_source;    /* "step_time_s", "tflops_per_gpu (megatron96)", ... */
   gboolean      has_convention;     /* the row's flops_convention is known */
   ModelFlopConvention convention;
+  gboolean      flops_6n;           /* the convention is 6N alone ("6ND", Kaplan / Chinchilla:
+                                     * no attention term): convention is PaLM's, whose
+                                     * 6 N the row counts without the 12 L H d s term */
+  double        flops_6n_ratio;     /* 6 N / PaLM's FLOPs per token (1 unless flops_6n) */
   double        published_mfu_pct;  /* the mfu_pct cell; NaN when empty */
 
   gboolean      predicted;

@@ -1429,6 +1429,51 @@ test_numbers_as_written (void)
     "6 * N * D\n");
   g_assert_false (mf->ready);
   g_assert_nonnull (strstr (mf->skip_reason, "a fraction"));
+  /* 6 N alone ("6ND", Kaplan / Chinchilla, "6 x params", an attention term said to be left
+   * out) is PaLM's count without its 12 L H d s term, where it was read as PaLM's whole:
+   * on this GPT (16 layers, 16 heads of 64, seq 1024) the term is 12 x 16 x 16 x 64 x
+   * 1024 = 201,326,592 FLOPs a token, so at one MFU the 6N step is the PaLM step x 6N /
+   * (6N + 201,326,592), N = model_spec_palm_params. Texts naming a source that counts
+   * attention (PaLM, torchtitan, llm-foundry, nanoGPT) or with a "12" stay PaLM; the
+   * Megatron formulas written with spaces ("72 B s ...", "96 B s ...") read as theirs. */
+  static const struct { const char *text; int conv; gboolean six_n; } convs[] = {
+    { "6ND", MODEL_FLOPS_PALM, TRUE },
+    { "C = 6ND (Kaplan et al. 2020)", MODEL_FLOPS_PALM, TRUE },
+    { "Chinchilla 6ND", MODEL_FLOPS_PALM, TRUE },
+    { "6 x params x tokens", MODEL_FLOPS_PALM, TRUE },
+    { "MFU excluding attention", MODEL_FLOPS_PALM, TRUE },
+    { "6N + 12*L*H*Q*T (non-causal)", MODEL_FLOPS_PALM, FALSE },
+    { "6N (PaLM)", MODEL_FLOPS_PALM, FALSE },
+    { "nanoGPT estimate_mfu", MODEL_FLOPS_PALM, FALSE },
+    { "72 B s l h^2 (1 + s/6h + V/12lh)", MODEL_FLOPS_MEGATRON72, FALSE },
+    { "96 B s l h^2 (1 + s/6h + V/16lh)", MODEL_FLOPS_MEGATRON96, FALSE },
+  };
+  double palm_step = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (convs); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "global_batch,mfu_pct,flops_convention\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,"
+        "2,1,64,40,\"%s\"\n", convs[i].text);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (!c->ready)
+        g_error ("%s: %s", convs[i].text, c->skip_reason);
+      g_assert_cmpint (c->convention, ==, convs[i].conv);
+      g_assert_cmpint (c->flops_6n, ==, convs[i].six_n);
+      if (i == 5)
+        palm_step = c->measured_step_s;
+    }
+  {
+    g_autoptr (ResPublishedCase) six = case_of (
+      "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+      "global_batch,mfu_pct,flops_convention\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,"
+      "2,1,64,40,6ND\n");
+    g_assert_true (six->ready);
+    double n6 = 6.0 * (double) model_spec_palm_params (six->model);
+    g_assert_cmpfloat (fabs (six->measured_step_s / palm_step - n6 / (n6 + 201326592.0)), <,
+                       1e-12);
+    g_assert_cmpfloat (fabs (six->flops_6n_ratio - n6 / (n6 + 201326592.0)), <, 1e-12);
+  }
   /* global_batch left empty with its parts given: micro_batch x grad_accum x dp (skipped
    * "missing global_batch" before). 16 GPUs at tp 2: dp 8; 2 x 4 x 8 = 64; with dp given
    * 4 (tp 2, pp 2): 2 x 4 x 4 = 32; without grad_accum: still missing */
