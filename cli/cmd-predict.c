@@ -190,11 +190,9 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
       g_autofree char *text = cli_lookup_error_text (serr, framework);
       return cli_fail (CLI_EXIT_USAGE, "--framework: %s", text);
     }
-  plan_apply_stack_rank_order (&c->plan, stack);
-  if (!plan_check_stack (&c->plan, stack, &serr))
+  /* its rank order, what it refuses, the overlaps it runs in every run (hai-llm's DualPipe) */
+  if (!plan_adopt_stack (&c->plan, stack, &serr))
     return cli_fail (CLI_EXIT_USAGE, "%s", serr->message);
-  /* overlaps the stack runs in every run (hai-llm's DualPipe) */
-  plan_apply_stack_moe (&c->plan, stack);
   SimOptions opts;
   sim_options_init (&opts, c->cluster);
   sim_cost_options_init_stack (&opts.cost, c->cluster, stack);

@@ -415,15 +415,10 @@ cmd_scaling (int argc, char **argv)
   /* a fixed plan is the stack's as predict takes it (cmd-predict.c): its rank order, what
    * the stack refuses (exit 2 before any size is computed), the MoE overlaps it always
    * runs; a plan per size is the search's, which keeps to the stack itself */
-  if (pps == REPORT_PLAN_FIXED)
+  if (pps == REPORT_PLAN_FIXED && !plan_adopt_stack (&tmpl, stack, &error))
     {
-      plan_apply_stack_rank_order (&tmpl, stack);
-      if (!plan_check_stack (&tmpl, stack, &error))
-        {
-          status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
-          goto out;
-        }
-      plan_apply_stack_moe (&tmpl, stack);
+      status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+      goto out;
     }
   store = open_store_if_any (db, db_timeout, &error);
   if (store == NULL && error != NULL)

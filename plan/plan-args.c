@@ -1056,3 +1056,14 @@ plan_apply_stack_moe (Plan *plan, const FwStack *stack)
   if (plan->ep > 1 && stack->moe_shared_expert_overlap == FW_OPT_DEFAULT)
     plan->moe_shared_expert_overlap = TRUE;
 }
+
+gboolean
+plan_adopt_stack (Plan *plan, const FwStack *stack, GError **error)
+{
+  g_return_val_if_fail (plan != NULL && stack != NULL, FALSE);
+  plan_apply_stack_rank_order (plan, stack);
+  if (!plan_check_stack (plan, stack, error))
+    return FALSE;
+  plan_apply_stack_moe (plan, stack);
+  return TRUE;
+}

@@ -694,5 +694,10 @@ TopoDtype plan_gemm_dtype (const Plan *plan);
 /* The MoE overlaps a stack runs in every run with expert parallelism (hai-llm's DualPipe:
  * FW_OPT_DEFAULT) turned on in the plan, as predict and each search candidate do. */
 void plan_apply_stack_moe (Plan *plan, const FwStack *stack);
+/* A user's fixed plan taken under `stack` as predict takes it: the stack's rank order
+ * (plan_apply_stack_rank_order), then plan_check_stack (FALSE with its error: refused),
+ * then the MoE overlaps it always runs (plan_apply_stack_moe). predict and report
+ * scaling's fixed plan go through it. */
+gboolean plan_adopt_stack (Plan *plan, const FwStack *stack, GError **error);
 
 G_END_DECLS
