@@ -178,8 +178,9 @@ get_name_set (JsonObject *obj, const char *key, const char *const *names, guint 
 static const char *const top_keys[] = {
   "name", "description", "attention", "fusion", "compile", "kernel_overhead_us", "tp_comm_overlap",
   "async_tp", "tp_grad_reduce_scatter", "tp_seq_dim_copies", "pp_schedule_runtime", "pp_p2p_sync", "pp_scatter_gather", "pp_stage_input", "pp_stage_output", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "dropout", "remat", "fsdp", "fp8", "defaults",
-  "moe", "cp", "tp_overlap_sms", "offers", "sources", NULL,
+  "moe", "cp", "tp_overlap_sms", "offers", "nccl", "sources", NULL,
 };
+static const char *const nccl_keys[] = { "pat", NULL };
 static const char *const tp_sms_keys[] = { "all_gather", "reduce_scatter", NULL };
 static const char *const cp_keys[] = { "merge", "kv_heads", NULL };
 static const char *const cp_merge_names[] = { "none", "fp32_per_step", NULL };
@@ -236,6 +237,7 @@ const char *const fw_offer_sharding_names[] = { "none", "zero1", "zero2", "zero3
 const char *const fw_offer_schedule_names[] = { "gpipe", "1f1b", "interleaved", "dualpipe",
                                                 NULL };
 const char *const fw_offer_cp_names[] = { "p2p", "allgather", "a2a", NULL };
+const char *const fw_nccl_pat_names[] = { "all_gather", "reduce_scatter", NULL };
 #define OFFER_HSDP (1u << 4)
 static const char *const pp_mb_names[] = { "one_sample", "stages", NULL };
 static const char *const pp_schedule_names[] = { "1f1b", "dualpipe", NULL };
@@ -593,6 +595,16 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
         return NULL;
       s->tp_overlap_ag_sms = ag;
       s->tp_overlap_rs_sms = rs;
+    }
+  sub = get_obj (o, "nccl", &w, error, &ok);
+  if (!ok)
+    return NULL;
+  if (sub != NULL)
+    {
+      Where ws = { source, "nccl" };
+      if (!check_keys (sub, nccl_keys, &ws, error)
+          || !get_name_set (sub, "pat", fw_nccl_pat_names, &s->nccl_pat, &ws, error))
+        return NULL;
     }
   /* what the stack offers (stack.h offers_*): everything unless the file says */
   s->offers_sharding = 0xF | (s->hsdp ? OFFER_HSDP : 0);
@@ -1077,6 +1089,15 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   json_builder_begin_object (b);
   S ("merge", cp_merge_names[s->cp_ring_merge ? 1 : 0]);
   S ("kv_heads", cp_kv_names[s->cp_kv_repeated ? 1 : 0]);
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "nccl");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "pat");
+  json_builder_begin_array (b);
+  for (int i = 0; fw_nccl_pat_names[i] != NULL; i++)
+    if ((s->nccl_pat >> i) & 1)
+      json_builder_add_string_value (b, fw_nccl_pat_names[i]);
+  json_builder_end_array (b);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "offers");
   json_builder_begin_object (b);

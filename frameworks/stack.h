@@ -330,6 +330,14 @@ typedef struct {
                                          * heads (torchtitan's repeat_kv), so CP moves and
                                          * sums K/V at n_heads, not n_kv_heads */
 
+  /* NCCL as the stack's software ships it ("nccl") */
+  guint         nccl_pat;               /* the collectives NCCL's PAT algorithm may run
+                                         * (bit i: fw_nccl_pat_names[i], all_gather and
+                                         * reduce_scatter): PAT exists from NCCL 2.23 and
+                                         * runs only where a group has one rank a server;
+                                         * a reduce-scatter that averages in NCCL (ncclAvg)
+                                         * cannot use it. 0: none (the default) */
+
   GHashTable   *sources;                /* field name -> where the figure comes from */
 } FwStack;
 
@@ -355,6 +363,7 @@ const char *fw_stack_preset_for_text (const char *text);
 extern const char *const fw_offer_sharding_names[];
 extern const char *const fw_offer_schedule_names[];
 extern const char *const fw_offer_cp_names[];
+extern const char *const fw_nccl_pat_names[];   /* all_gather, reduce_scatter */
 /* "a, b or c" of the bits of `mask` over `names` (g_free) */
 char *fw_offer_list_text (guint mask, const char *const *names);
 

@@ -315,6 +315,55 @@ ring_steps_s (const SimCost *c, const SimCostGroup *g, PlanColl coll)
   return (steps - inter) * sim_cost_level_alpha_s (c->cluster, 0) + inter * g->alpha_s;
 }
 
+/* NCCL's PAT (Parallel Aggregated Trees): an all-gather and reduce-scatter algorithm with
+ * a logarithmic number of network steps for small sizes at scale, in NCCL from 2.23.4
+ * (release notes: "Add PAT algorithm for AllGather and ReduceScatter ... only supported
+ * for one GPU per node"; the NVIDIA blog "New Scaling Algorithm and Initialization with
+ * NCCL 2.23", Sept 2024; S. Jeaugey, "PAT: a new algorithm for all-gather and
+ * reduce-scatter operations at scale", arXiv 2506.20252). NCCL's tuner
+ * (src/graph/tuning.cc, ncclTopoTuneModel and ncclPatEnable, the same figures from 2.23
+ * to 2.31) costs it for the Simple protocol only and only where nNodes == nRanks, a
+ * group of one rank a server; its bus bandwidth is 0.75 of the network graph's and, not
+ * being a ring, is not scaled by n / (n - 1): t_bw = bytes / (0.75 x busbw); its latency
+ * is 8 us + log2i(nNodes) x interLat / 3.5 + nRanks x 2.8 us ("still a linear part"),
+ * interLat the network Simple latency of a one-rank-a-node group (hwLatencies NET
+ * Tree/PAT Simple, 14 us; the graph's latencyInter is 0 on InfiniBand and RoCE).
+ * NCCL runs whichever of ring and PAT its model says is faster; so does this, where the
+ * stack's NCCL has PAT for the collective (pat_all_gather, pat_reduce_scatter: a
+ * reduce-scatter that averages inside NCCL, ncclAvg, is never run as PAT). The ring's
+ * own figures stay as they are. Its SMs are the one-rank-a-server ring's
+ * (nccl_ctas_net_1ppn). */
+#define PAT_BASE_S 8.0e-6
+#define PAT_LOG_STEP_S (14.0e-6 / 3.5)
+#define PAT_PER_RANK_S 2.8e-6
+#define PAT_BW_FRACTION 0.75
+
+static gboolean
+uses_pat (const SimCost *c, const SimCostGroup *g, PlanColl coll)
+{
+  const gboolean on = (coll == PLAN_COLL_ALL_GATHER && c->opts.pat_all_gather)
+                      || (coll == PLAN_COLL_REDUCE_SCATTER && c->opts.pat_reduce_scatter);
+  return on && g->span >= 1 && g->per_server == 1 && g->n >= 2;
+}
+
+static double
+pat_latency_s (const SimCostGroup *g)
+{
+  /* log2i: NCCL's integer log2, floor (log2 n) */
+  return PAT_BASE_S + floor (log2 ((double) g->n)) * PAT_LOG_STEP_S + g->n * PAT_PER_RANK_S;
+}
+
+static double
+pat_s (const SimCost *c, const SimCostGroup *g, PlanColl coll, double bytes)
+{
+  if (!uses_pat (c, g, coll))
+    return G_MAXDOUBLE;
+  return pat_latency_s (g) + bytes / (PAT_BW_FRACTION * g->ring_Bps);
+}
+
+/* The latency of one collective of the group: the ring's (or NVLS's); where PAT may run
+ * it, the lower of the ring's and PAT's, the algorithm a message small enough for
+ * latency to count takes (an extra per-tensor call of ZeRO-3, sim/simulate.c). */
 double
 sim_cost_latency_s (const SimCost *c, PlanColl coll, PlanAxis axis)
 {
@@ -326,7 +375,8 @@ sim_cost_latency_s (const SimCost *c, PlanColl coll, PlanAxis axis)
     return g->curve[coll]->latency_s * c->cpu_time_scale;   /* 1 but on CPU hosts */
   if (uses_nvls (g, coll))
     return c->opts.nvls_latency_s;
-  return c->opts.coll_base_latency_s + ring_steps_s (c, g, coll);
+  const double ring = c->opts.coll_base_latency_s + ring_steps_s (c, g, coll);
+  return uses_pat (c, g, coll) ? MIN (ring, pat_latency_s (g)) : ring;
 }
 
 /* NCCL's tree all-reduce (double binary tree across servers, a chain inside each): its
@@ -367,11 +417,12 @@ sim_cost_coll_s (const SimCost *c, PlanColl coll, PlanAxis axis, double bytes)
   if (g->curve[coll] != NULL)   /* a CPU host's collectives time-share too (cost-cpu.c) */
     return curve_time (g->curve[coll], coll, g->n, bytes) * c->cpu_time_scale;
   const double busbw = sim_cost_busbw_Bps (c, coll, axis);
-  const double ring = sim_cost_latency_s (c, coll, axis)
-                      + bytes * plan_coll_bus_factor (coll, g->n) / busbw;
+  const double lat = uses_nvls (g, coll) ? c->opts.nvls_latency_s
+                                         : c->opts.coll_base_latency_s + ring_steps_s (c, g, coll);
+  const double ring = lat + bytes * plan_coll_bus_factor (coll, g->n) / busbw;
   if (coll == PLAN_COLL_ALL_REDUCE && !uses_nvls (g, coll) && g->span >= 1)
     return MIN (ring, tree_allreduce_s (c, g, bytes));
-  return ring;
+  return MIN (ring, pat_s (c, g, coll, bytes));
 }
 
 double

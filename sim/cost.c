@@ -695,6 +695,10 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->fp8_fast_accum_fwd = stack->fp8_fast_accum_fwd;
   o->fp8_norm_amax_fused = stack->fp8_norm_amax_fused;
   o->fp8_scaling = stack->fp8_scaling;
+  /* NCCL's PAT for one-rank-a-server all-gathers and reduce-scatters, where the stack's
+   * NCCL has it (frameworks/presets "nccl": {"pat": [...]}) */
+  o->pat_all_gather = (stack->nccl_pat & 1u) != 0;
+  o->pat_reduce_scatter = (stack->nccl_pat & 2u) != 0;
   o->zero3_prefetch_params = stack->fsdp_prefetch_params;
   o->zero3_reuse_params = stack->fsdp_max_reuse_params;
   o->zero3_per_tensor = stack->fsdp_gather_per_tensor;
@@ -1267,6 +1271,8 @@ static const CostOptionInfo option_info[] = {
   { "moe_grouped_per_expert", G_STRUCT_OFFSET (SimCostOptions, moe_grouped_per_expert), 'b', 0, 1 },
   { "fp8_attention", G_STRUCT_OFFSET (SimCostOptions, fp8_attention), 'b', 0, 1 },
   { "use_nvls", G_STRUCT_OFFSET (SimCostOptions, use_nvls), 'b', 0, 1 },
+  { "pat_all_gather", G_STRUCT_OFFSET (SimCostOptions, pat_all_gather), 'b', 0, 1 },
+  { "pat_reduce_scatter", G_STRUCT_OFFSET (SimCostOptions, pat_reduce_scatter), 'b', 0, 1 },
   { "free_comm", G_STRUCT_OFFSET (SimCostOptions, free_comm), 'b', 0, 1 },
   { "free_optimizer", G_STRUCT_OFFSET (SimCostOptions, free_optimizer), 'b', 0, 1 },
   D (cpu_cores, 0, 1e6), D (cpu_ranks, 0, 1e6), D (cpu_share, 0, 1),

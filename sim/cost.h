@@ -56,6 +56,11 @@
  *   NVLS: an all-reduce that stays inside a server, where the device has NVLink SHARP and
  *     use_nvls is set, runs at device.nvls_busbw_Bps with NCCL's flat NVLS latency (no
  *     ring steps).
+ *   PAT: an all-gather or reduce-scatter of a group with one member a server, across
+ *     servers, where the stack's NCCL has PAT for that collective (pat_all_gather,
+ *     pat_reduce_scatter), takes the faster of the ring and NCCL's PAT (Parallel
+ *     Aggregated Trees, NCCL 2.23+): t = 8 us + log2(n) x 4 us + n x 2.8 us
+ *     + bytes / (0.75 x ring busbw), NCCL's own tuning model (sim/cost-comm.c pat_s).
  *   All-to-all: no ring; every rank sends bytes/n to each peer at once, so the bytes that
  *     leave a unit of level l-1, (n - m_{l-1})/n of the buffer, share the per-device
  *     bw_l / o_l (one NIC per device; all devices send at once), and the (m_0 - 1)/n that
@@ -180,6 +185,9 @@ typedef struct {
   double   coll_base_latency_s;   /* per collective (NCCL base latency) */
   double   nvls_latency_s;        /* per NVLS all-reduce, replaces base + steps x alpha */
   gboolean use_nvls;              /* NVLS all-reduce inside a server where the device has it */
+  gboolean pat_all_gather;        /* NCCL's PAT may run an all-gather, and a reduce-scatter, */
+  gboolean pat_reduce_scatter;    /* of a group with one rank a server (the stack's
+                                     nccl.pat; sim/cost-comm.c pat_s) */
   /* software stack (frameworks/, sim_cost_options_init_stack) */
   double   elementwise_passes;    /* passes over its tensor per norm / element-wise op:
                                      1 fused or compiled, more in eager PyTorch */

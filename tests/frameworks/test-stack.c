@@ -367,6 +367,14 @@ test_bad (void)
       "'defaults.pp_layers_per_chunk' is 1.5, not a whole number" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"defaults\": {\"pp_layers_per_chunk\": -1}}", "'defaults.pp_layers_per_chunk' is -1" },
+    /* "nccl.pat": a list of the collectives PAT may run */
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"nccl\": {\"pat\": [\"all_reduce\"]}}",
+      "'nccl.pat' element 1 is 'all_reduce', not one of all_gather, reduce_scatter" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"nccl\": {\"pat\": true}}", "'nccl.pat' must be a list of names" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"nccl\": {\"tree\": true}}", "unknown key 'nccl.tree'" },
     /* "offers": names from the lists, HSDP as fsdp.hsdp says, orders of the five groups */
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"offers\": {\"sharding\": [\"zero4\"]}}",
@@ -433,6 +441,20 @@ test_bad (void)
     g_assert_null (some->offers_rank_orders[1]);
     g_autofree char *t = fw_offer_list_text (some->offers_sharding, fw_offer_sharding_names);
     g_assert_cmpstr (t, ==, "none, zero3 or hsdp");
+  }
+  {
+    /* "nccl": absent is none; the list sets its bits (all_gather 1, reduce_scatter 2) */
+    g_autoptr (GError) e = NULL;
+    g_autoptr (FwStack) none = fw_stack_new_from_data (
+      "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1}", -1,
+      "x.json", &e);
+    g_assert_no_error (e);
+    g_assert_cmphex (none->nccl_pat, ==, 0);
+    g_autoptr (FwStack) ag = fw_stack_new_from_data (
+      "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"nccl\": {\"pat\": [\"reduce_scatter\", \"all_gather\"]}}", -1, "x.json", &e);
+    g_assert_no_error (e);
+    g_assert_cmphex (ag->nccl_pat, ==, 0x3);
   }
   g_autoptr (GError) error = NULL;
   g_assert_null (fw_stack_lookup ("no-such-stack", &error));

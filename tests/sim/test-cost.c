@@ -237,6 +237,89 @@ test_dp_rails (Fixture *f, gconstpointer data)
               120.0 / 128 * GIB / 47e9 + 127 * 4.0e-6 + 6.6e-6, 1e-12);
 }
 
+/* NCCL's PAT (sim/cost-comm.c pat_s) against the ring, tp 8 dp 128 on h100-24k: the DP
+ * group has one member a server (span pod, busbw 47 GB/s, ring alpha 4.0 us).
+ * Ring AG / RS: 6.6 + 127 x 4.0 = 514.6 us + 127/128 x S / 47e9.
+ * PAT: 8 + floor (log2 128) x 14 / 3.5 + 128 x 2.8 = 8 + 28 + 358.4 = 394.4 us
+ *      + S / (0.75 x 47e9).
+ * At 1 MiB: ring 514.6 + 22.136 = 536.74 us, PAT 394.4 + 29.746 = 424.15 us: PAT.
+ * At 1 GiB: ring 23.187 ms, PAT 30.855 ms: the ring. They cross where 120.2 us =
+ * S x (1 / 35.25e9 - 127/128 / 47e9) = S x 7.2591e-12: S = 16.56 MB.
+ * The latency of one call is PAT's 394.4 us where PAT may run, the ring's 514.6 without
+ * it; an all-reduce never runs PAT (the ring or tree as before); a group of 8 members a
+ * server (tp 1) is not PAT's (NCCL: nNodes == nRanks only). */
+static void
+test_pat (Fixture *f, gconstpointer data)
+{
+  g_autoptr (PlanLayout) layout = make_layout (f->h100, 8, 128, 1, NULL);
+  g_assert_cmpint (layout->groups[PLAN_AXIS_DP].members_per_unit[0], ==, 1);
+  SimCostOptions o;
+  sim_cost_options_init_documented (&o, f->h100);
+  g_autoptr (SimCost) ring = sim_cost_new (f->h100, layout, &o);
+  o.pat_all_gather = o.pat_reduce_scatter = TRUE;
+  g_autoptr (SimCost) pat = sim_cost_new (f->h100, layout, &o);
+  const double mib = 1048576.0;
+  const double ring_lat = 6.6e-6 + 127 * 4.0e-6, pat_lat = 8e-6 + 7 * 4e-6 + 128 * 2.8e-6;
+  assert_rel (pat_lat, 394.4e-6, 1e-12);
+  for (int k = 0; k < 2; k++)
+    {
+      const PlanColl coll = k == 0 ? PLAN_COLL_ALL_GATHER : PLAN_COLL_REDUCE_SCATTER;
+      assert_rel (sim_cost_coll_s (ring, coll, PLAN_AXIS_DP, mib),
+                  ring_lat + 127.0 / 128 * mib / 47e9, 1e-12);
+      assert_rel (sim_cost_coll_s (pat, coll, PLAN_AXIS_DP, mib), pat_lat + mib / (0.75 * 47e9),
+                  1e-12);
+      assert_rel (sim_cost_coll_s (pat, coll, PLAN_AXIS_DP, mib), 424.15e-6, 1e-4);
+      assert_rel (sim_cost_coll_s (pat, coll, PLAN_AXIS_DP, GIB),
+                  ring_lat + 127.0 / 128 * GIB / 47e9, 1e-12);
+      assert_rel (sim_cost_latency_s (ring, coll, PLAN_AXIS_DP), ring_lat, 1e-12);
+      assert_rel (sim_cost_latency_s (pat, coll, PLAN_AXIS_DP), pat_lat, 1e-12);
+      /* either side of the crossing at 16.56 MB */
+      g_assert_cmpfloat (sim_cost_coll_s (pat, coll, PLAN_AXIS_DP, 16.0e6), <,
+                         sim_cost_coll_s (ring, coll, PLAN_AXIS_DP, 16.0e6));
+      assert_rel (sim_cost_coll_s (pat, coll, PLAN_AXIS_DP, 17.0e6),
+                  sim_cost_coll_s (ring, coll, PLAN_AXIS_DP, 17.0e6), 1e-12);
+    }
+  /* an all-reduce is never PAT's: the same with it on or off */
+  assert_rel (sim_cost_coll_s (pat, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, mib),
+              sim_cost_coll_s (ring, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP, mib), 1e-12);
+  /* one collective on, the other off: a stack whose reduce-scatter averages in NCCL */
+  o.pat_reduce_scatter = FALSE;
+  g_autoptr (SimCost) ag_only = sim_cost_new (f->h100, layout, &o);
+  assert_rel (sim_cost_coll_s (ag_only, PLAN_COLL_ALL_GATHER, PLAN_AXIS_DP, mib), 424.15e-6,
+              1e-4);
+  assert_rel (sim_cost_coll_s (ag_only, PLAN_COLL_REDUCE_SCATTER, PLAN_AXIS_DP, mib),
+              ring_lat + 127.0 / 128 * mib / 47e9, 1e-12);
+  /* tp 1, dp 128: 8 members a server, not PAT's: the ring (16 servers: 15 cross-server
+   * steps at 4.0 us, 112 on NVLink at 1.9 us: 6.6 + 60 + 212.8 = 279.4 us) */
+  o.pat_reduce_scatter = TRUE;
+  g_autoptr (PlanLayout) l8 = make_layout (f->h100, 1, 128, 1, NULL);
+  g_autoptr (SimCost) c8 = sim_cost_new (f->h100, l8, &o);
+  assert_rel (sim_cost_latency_s (c8, PLAN_COLL_ALL_GATHER, PLAN_AXIS_DP), 279.4e-6, 1e-9);
+}
+
+/* The stacks' NCCL (frameworks/presets "nccl"): megatron-core runs both collectives as
+ * PAT where it may, torchtitan's FSDP2 only its all-gathers (its reduce-scatter averages
+ * in NCCL), the 2021 and Llama 3 stacks neither. */
+static void
+test_pat_stacks (Fixture *f, gconstpointer data)
+{
+  const struct { const char *stack; gboolean ag, rs; } rows[] = {
+    { "megatron-core", TRUE, TRUE }, { "nemo", TRUE, TRUE }, { "torchtitan", TRUE, FALSE },
+    { "nemo-automodel", TRUE, FALSE }, { "megatron-lm-2021", FALSE, FALSE },
+    { "meta-llama3", FALSE, FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (FwStack) fw = fw_stack_load_preset (rows[i].stack, &error);
+      g_assert_no_error (error);
+      SimCostOptions o;
+      sim_cost_options_init_stack (&o, f->h100, fw);
+      g_assert_cmpint (o.pat_all_gather, ==, rows[i].ag);
+      g_assert_cmpint (o.pat_reduce_scatter, ==, rows[i].rs);
+    }
+}
+
 /* The ring latency of NCCL's tuning model at the SC'21 ZeRO-3 scale (selene preset:
  * 8 GPUs per server, NVLink alpha 1.9 us, network alpha 4.0 us, NCCL base 6.6 us):
  * tp 1, dp 384 = 48 servers of 8. An all-gather (or reduce-scatter) has 383 steps, of
@@ -1839,6 +1922,8 @@ main (int argc, char **argv)
   ADD ("/sim/cost/gather-scatter-a2a-server", test_gather_scatter_a2a_server);
   ADD ("/sim/cost/dp-one-per-server", test_dp_one_per_server);
   ADD ("/sim/cost/dp-rails", test_dp_rails);
+  ADD ("/sim/cost/pat", test_pat);
+  ADD ("/sim/cost/pat-stacks", test_pat_stacks);
   ADD ("/sim/cost/ring-latency-selene", test_ring_latency_selene);
   ADD ("/sim/cost/nvlink-domain-trays", test_nvlink_domain_trays);
   ADD ("/sim/cost/gh200-node", test_gh200_node);
