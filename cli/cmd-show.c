@@ -782,9 +782,14 @@ show_framework (const char *name, gboolean json)
   ROW ("fsdp.reduce_passes", s->fsdp_reduce_passes ? "yes" : "no");
   ROW ("cp.merge", s->cp_ring_merge ? "fp32_per_step" : "none");
   ROW ("cp.kv_heads", s->cp_kv_repeated ? "repeated" : "grouped");
-  g_autofree char *pat = s->nccl_pat == 0 ? g_strdup ("none")
-                         : fw_offer_list_text (s->nccl_pat, fw_nccl_pat_names);
-  ROW ("nccl.pat", pat);
+  /* the collectives PAT may run, all of them ("all_gather, reduce_scatter") */
+  g_autoptr (GString) pat = g_string_new (NULL);
+  for (int i = 0; fw_nccl_pat_names[i] != NULL; i++)
+    if ((s->nccl_pat >> i) & 1)
+      g_string_append_printf (pat, "%s%s", pat->len > 0 ? ", " : "", fw_nccl_pat_names[i]);
+  if (pat->len == 0)
+    g_string_append (pat, "none");
+  ROW ("nccl.pat", pat->str);
   g_autofree char *wcast = s->fp8_weight_cast_bytes > 0
                             ? g_strdup_printf (",weight-cast%gB", s->fp8_weight_cast_bytes)
                             : g_strdup ("");

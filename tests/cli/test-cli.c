@@ -222,6 +222,33 @@ test_show_framework_fp8 (void)
     }
 }
 
+/* `show framework` prints the collectives the stack's NCCL may run as PAT (preset "nccl"
+ * "pat", each with its source): megatron-core both, torchtitan's FSDP2 the all-gather
+ * only (its reduce-scatter averages in NCCL), meta-llama3 none; --json the same list. */
+static void
+test_show_framework_nccl (void)
+{
+  const struct { const char *name, *line; } cases[] = {
+    { "megatron-core", "nccl.pat                     all_gather, reduce_scatter NCCL 2.23.4" },
+    { "torchtitan", "nccl.pat                     all_gather NCCL 2.23.4" },
+    { "meta-llama3", "nccl.pat                     none       NCCL 2.23.4" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RunResult r = { 0 };
+      g_autofree char *cmd = g_strdup_printf ("show framework %s", cases[i].name);
+      run_tandem (cmd, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.out, cases[i].line));
+      run_result_clear (&r);
+    }
+  RunResult r = { 0 };
+  run_tandem ("show framework torchtitan --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\"nccl\" : {\n    \"pat\" : [\n      \"all_gather\"\n    ]\n  }"));
+  run_result_clear (&r);
+}
+
 /* A Nemotron-H config file (hybrid Mamba-2): predict (sharded, so that it fits: 8.1B
  * parameters under DDP's 16 bytes each do not) and search run on it; context parallelism
  * is refused, exit 2, naming what is not modelled. */
@@ -1448,6 +1475,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/show/conventions-help", test_show_conventions_help);
   g_test_add_func ("/cli/show/framework-host-ops", test_show_framework_host_ops);
   g_test_add_func ("/cli/show/framework-fp8", test_show_framework_fp8);
+  g_test_add_func ("/cli/show/framework-nccl", test_show_framework_nccl);
   g_test_add_func ("/cli/predict/text-mfu-hfu", test_predict_text_mfu_hfu);
   g_test_add_func ("/cli/memory/json", test_memory_json);
   g_test_add_func ("/cli/memory/stack-dropout", test_memory_stack_dropout);
