@@ -361,6 +361,15 @@ pat_s (const SimCost *c, const SimCostGroup *g, PlanColl coll, double bytes)
   return pat_latency_s (g) + bytes / (PAT_BW_FRACTION * g->ring_Bps);
 }
 
+/* The ring's latency (or NVLS's flat one) of one collective of the group, without PAT */
+static double
+ring_latency_s (const SimCost *c, const SimCostGroup *g, PlanColl coll)
+{
+  if (uses_nvls (g, coll))
+    return c->opts.nvls_latency_s;
+  return c->opts.coll_base_latency_s + ring_steps_s (c, g, coll);
+}
+
 /* The latency of one collective of the group: the ring's (or NVLS's); where PAT may run
  * it, the lower of the ring's and PAT's, the algorithm a message small enough for
  * latency to count takes (an extra per-tensor call of ZeRO-3, sim/simulate.c). */
@@ -373,9 +382,7 @@ sim_cost_latency_s (const SimCost *c, PlanColl coll, PlanAxis axis)
     return 0.0;
   if (g->curve[coll] != NULL)
     return g->curve[coll]->latency_s * c->cpu_time_scale;   /* 1 but on CPU hosts */
-  if (uses_nvls (g, coll))
-    return c->opts.nvls_latency_s;
-  const double ring = c->opts.coll_base_latency_s + ring_steps_s (c, g, coll);
+  const double ring = ring_latency_s (c, g, coll);
   return uses_pat (c, g, coll) ? MIN (ring, pat_latency_s (g)) : ring;
 }
 
@@ -417,9 +424,8 @@ sim_cost_coll_s (const SimCost *c, PlanColl coll, PlanAxis axis, double bytes)
   if (g->curve[coll] != NULL)   /* a CPU host's collectives time-share too (cost-cpu.c) */
     return curve_time (g->curve[coll], coll, g->n, bytes) * c->cpu_time_scale;
   const double busbw = sim_cost_busbw_Bps (c, coll, axis);
-  const double lat = uses_nvls (g, coll) ? c->opts.nvls_latency_s
-                                         : c->opts.coll_base_latency_s + ring_steps_s (c, g, coll);
-  const double ring = lat + bytes * plan_coll_bus_factor (coll, g->n) / busbw;
+  const double ring = ring_latency_s (c, g, coll)
+                      + bytes * plan_coll_bus_factor (coll, g->n) / busbw;
   if (coll == PLAN_COLL_ALL_REDUCE && !uses_nvls (g, coll) && g->span >= 1)
     return MIN (ring, tree_allreduce_s (c, g, bytes));
   return MIN (ring, pat_s (c, g, coll, bytes));

@@ -197,6 +197,18 @@ test_show_framework_host_ops (void)
   run_result_clear (&r);
 }
 
+/* `show framework NAME` exits 0 and prints `line` */
+static void
+assert_show_framework_line (const char *name, const char *line)
+{
+  RunResult r = { 0 };
+  g_autofree char *cmd = g_strdup_printf ("show framework %s", name);
+  run_tandem (cmd, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, line));
+  run_result_clear (&r);
+}
+
 /* `show framework` prints the FP8 recipes a stack offers beside its default: megatron-core
  * delayed by default, MXFP8, NVFP4 and blockwise offered, casts by operand (TE's
  * cast-transpose feeds the weight gradient; frameworks/presets/megatron-core.json "fp8"); torchtitan tensorwise (current) with torchao's rowwise; hai-llm runs DeepSeek-V3's
@@ -212,14 +224,7 @@ test_show_framework_fp8 (void)
                  "moe-act-input-fp8,attn-out-e5m6,moe-dispatch-fp8 " },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      RunResult r = { 0 };
-      g_autofree char *cmd = g_strdup_printf ("show framework %s", cases[i].name);
-      run_tandem (cmd, &r);
-      g_assert_cmpint (r.status, ==, 0);
-      g_assert_nonnull (strstr (r.out, cases[i].line));
-      run_result_clear (&r);
-    }
+    assert_show_framework_line (cases[i].name, cases[i].line);
 }
 
 /* `show framework` prints the collectives the stack's NCCL may run as PAT (preset "nccl"
@@ -234,14 +239,7 @@ test_show_framework_nccl (void)
     { "meta-llama3", "nccl.pat                     none       NCCL 2.23.4" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      RunResult r = { 0 };
-      g_autofree char *cmd = g_strdup_printf ("show framework %s", cases[i].name);
-      run_tandem (cmd, &r);
-      g_assert_cmpint (r.status, ==, 0);
-      g_assert_nonnull (strstr (r.out, cases[i].line));
-      run_result_clear (&r);
-    }
+    assert_show_framework_line (cases[i].name, cases[i].line);
   RunResult r = { 0 };
   run_tandem ("show framework torchtitan --json", &r);
   g_assert_cmpint (r.status, ==, 0);
