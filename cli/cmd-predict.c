@@ -183,6 +183,12 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
                          "megatron72, mcore or causal)", flops);
       return status;
     }
+  /* the headline MFU in a convention that has no term for the model's experts or latent
+   * attention printed 0.0% and stored it (the MFU-by-convention line said n/a) */
+  const char *why = flops ? model_flop_convention_refusal (c->model, conv) : NULL;
+  if (why != NULL)
+    return cli_fail (CLI_EXIT_USAGE, "--flops %s does not apply to %s: %s", flops,
+                     c->model->name, why);
   g_autoptr (GError) serr = NULL;
   g_autoptr (FwStack) stack = cli_stack_lookup (framework, &serr);
   if (stack == NULL)

@@ -343,6 +343,13 @@ cmd_scaling (int argc, char **argv)
       status = cli_fail (cli_status_for_error (error), "%s", text);
       goto out;
     }
+  /* a convention without a term for the model's experts printed "MFU 0.0%" per size */
+  if (flops && model_flop_convention_refusal (model, conv) != NULL)
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "--flops %s does not apply to %s: %s", flops,
+                         model->name, model_flop_convention_refusal (model, conv));
+      goto out;
+    }
   {
     g_auto (GStrv) names = g_strsplit (args.cluster_name ? args.cluster_name : CLI_DEFAULT_CLUSTER,
                                        ",", -1);

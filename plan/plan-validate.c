@@ -281,6 +281,14 @@ resolve_moe (Plan *plan, const ModelSpec *model, GError **error)
     return invalid (error, "--moe-router-topk %d is larger than the %d experts of %s (each "
                     "token picks k distinct experts) (hint: --moe-router-topk %d at most)",
                     moe.top_k, moe.experts, model->name, moe.experts);
+  if (plan->moe_imbalance > 0 && !plan_moe_padded (plan)
+      && plan->moe_imbalance > plan_moe_imbalance_max (plan->ep, moe.experts, moe.top_k) + 1e-9)
+    return invalid (error, "--moe-imbalance %g is more than routing can give: the busiest of "
+                    "ep = %d ranks receives at most %g times the mean (ep x min(k, experts / "
+                    "ep) / k with %d experts, top-%d) (hint: --moe-imbalance from 1 to %g)",
+                    plan->moe_imbalance, plan->ep,
+                    plan_moe_imbalance_max (plan->ep, moe.experts, moe.top_k), moe.experts,
+                    moe.top_k, plan_moe_imbalance_max (plan->ep, moe.experts, moe.top_k));
   if (moe.experts % plan->ep != 0)
     return invalid (error, "ep = %d does not divide the %d experts of %s (each EP rank holds "
                     "experts / ep whole experts) (hint: --ep %d)", plan->ep, moe.experts,

@@ -149,6 +149,16 @@ plan_moe_padded (const Plan *plan)
   return plan->moe_pad_to_capacity && plan->moe_capacity_factor > 0;
 }
 
+double
+plan_moe_imbalance_max (int ep, int experts, int top_k)
+{
+  if (ep <= 1 || experts <= 0 || top_k <= 0)
+    return 1.0;
+  /* a token sends at most min(k, E / ep) of its k copies to one rank: the busiest rank
+   * gets at most T min(k, E / ep) of the mean's T k / ep */
+  return (double) ep * MIN (top_k, experts / ep) / top_k;
+}
+
 void
 plan_moe (const Plan *plan, const ModelSpec *model, PlanMoe *out)
 {
@@ -170,6 +180,10 @@ plan_moe (const Plan *plan, const ModelSpec *model, PlanMoe *out)
   out->first_dense = model_moe ? (int) model->first_dense_layers : 0;
   out->layer_step = model_moe ? (int) MAX (model->moe_layer_step, 1) : 1;
   double imb = plan->moe_imbalance > 0 ? plan->moe_imbalance : PLAN_MOE_IMBALANCE_DEFAULT;
+  /* no EP rank can receive more than all of its experts' possible copies: the default
+   * 1.3 was charged at ep 1 too, where the one rank is the mean (plan-validate.c refuses
+   * a --moe-imbalance above the bound) */
+  imb = MIN (imb, plan_moe_imbalance_max (plan->ep, out->experts, out->top_k));
   /* a capacity factor drops what exceeds cf x the mean (Megatron-Core token drop); padded
    * to capacity (drop_and_pad) every expert runs exactly cf x the mean */
   if (plan->moe_capacity_factor > 0)

@@ -456,6 +456,10 @@ typedef struct {
  * range, for a model trained with a balancing loss. 1.0 is perfect balance (Megatron's
  * --moe-router-force-load-balancing); pass your own from the router's per-rank counts. */
 #define PLAN_MOE_IMBALANCE_DEFAULT 1.3
+/* The largest busiest-rank / mean ratio routing can produce: ep x min(k, E / ep) / k (every
+ * token sends min(k, E / ep) copies to the one rank); 1 at ep 1. The default is capped to
+ * it, and a larger --moe-imbalance is refused. */
+double plan_moe_imbalance_max (int ep, int experts, int top_k);
 #define PLAN_MOE_TOPK_DEFAULT      2      /* Megatron --moe-router-topk default */
 
 /* The MoE shape a resolved plan runs: the model's, overridden by the plan's flags. */

@@ -957,6 +957,29 @@ convention_for (const char *text, ModelFlopConvention *out, gboolean *six_n)
   return TRUE;
 }
 
+/* A step derived from a throughput column takes the bound a stated step_time_s has
+ * (cell_rules: a day per step). Every rate column had only an upper cap, so a
+ * "0.001" TFLOP/s (a PFLOP/s figure in the TFLOP/s column) measured 5.4e6 s a step and
+ * counted in the MAPE at -100%. */
+static gboolean
+measured_from (ResPublishedCase *c, const ResCsv *csv, guint row, const char *column,
+               double step_s, char *source)
+{
+  if (step_s <= 86400)
+    {
+      c->measured_step_s = step_s;
+      c->measured_source = source;
+      return TRUE;
+    }
+  g_free (source);
+  return skip (c, "refused: %s '%s' gives a step of %.4g s, over a day per step (hint: "
+               "check the column's unit: %s)", column, get (csv, row, column), step_s,
+               g_str_equal (column, "tflops_per_gpu") ? "TFLOP/s per GPU"
+               : g_str_equal (column, "mfu_pct") ? "percent of the peak"
+               : g_str_equal (column, "tokens_per_s_total") ? "tokens/s of the whole run"
+               : "tokens/s per GPU");
+}
+
 static gboolean
 map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
               gboolean fp8)
@@ -973,15 +996,14 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
     }
   if (cell_rate (get (csv, row, "tokens_per_s_total"), &v) && v > 0)
     {
-      c->measured_step_s = tokens / v;
-      c->measured_source = g_strdup ("tokens_per_s_total");
-      return TRUE;
+      return measured_from (c, csv, row, "tokens_per_s_total", tokens / v,
+                            g_strdup ("tokens_per_s_total"));
     }
   if (cell_rate (get (csv, row, "tokens_per_s_per_gpu"), &v) && v > 0)
     {
-      c->measured_step_s = tokens / (v * (double) c->n_gpus);
-      c->measured_source = g_strdup ("tokens_per_s_per_gpu");
-      return TRUE;
+      return measured_from (c, csv, row, "tokens_per_s_per_gpu",
+                            tokens / (v * (double) c->n_gpus),
+                            g_strdup ("tokens_per_s_per_gpu"));
     }
   const char *conv = c->flops_6n ? "6N, no attention term"
                                   : model_flop_convention_name (c->convention);
@@ -998,9 +1020,9 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
   if (cell_tflops (get (csv, row, "tflops_per_gpu"), &v) && v > 0 && c->has_convention)
     {
       /* step = F/token x tokens / (TFLOP/s x 1e12 x GPUs), in the row's own convention */
-      c->measured_step_s = flops_per_token * tokens / (v * 1e12 * (double) c->n_gpus);
-      c->measured_source = g_strdup_printf ("tflops_per_gpu (%s)", conv);
-      return TRUE;
+      return measured_from (c, csv, row, "tflops_per_gpu",
+                            flops_per_token * tokens / (v * 1e12 * (double) c->n_gpus),
+                            g_strdup_printf ("tflops_per_gpu (%s)", conv));
     }
   /* an MFU below 1 with no percent sign is a fraction written for a percentage ("0.41"
    * for 41%; no published training run reports below 1%): it was read as 0.41%, a step
@@ -1020,10 +1042,9 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
         peak = c->cluster->device.peak_flops[TOPO_DTYPE_FP16];
       if (peak > 0)
         {
-          c->measured_step_s = flops_per_token * tokens
-                               / (c->published_mfu_pct / 100.0 * peak * (double) c->n_gpus);
-          c->measured_source = g_strdup_printf ("mfu_pct (%s)", conv);
-          return TRUE;
+          return measured_from (c, csv, row, "mfu_pct", flops_per_token * tokens
+                                / (c->published_mfu_pct / 100.0 * peak * (double) c->n_gpus),
+                                g_strdup_printf ("mfu_pct (%s)", conv));
         }
     }
   return skip (c, "no measured step time (no step_time_s or tokens/s, and %s)",

@@ -1062,6 +1062,14 @@ test_predict_moe_text (void)
   double busy = g_ascii_strtod (ep + strlen ("\n    ep "), NULL);
   g_assert_cmpfloat (busy, >, 0.0);
   run_result_clear (&r);
+  /* and a headline in one of those conventions is refused, not printed as "MFU 0.0 %"
+   * and stored as 0 (the same for report scaling, whose per-size MFU read 0.0%) */
+  run_tandem ("predict --model mixtral-8x7b --cluster h100-24k --gpus 64 --ep 8 --gbs 256 "
+              "--sharding zero1 --flops megatron96 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--flops megatron96 does not apply to mixtral-8x7b"));
+  g_assert_null (strstr (r.out, "MFU"));
+  run_result_clear (&r);
 }
 
 /* HSDP where the stack offers it: the search leaves it out of megatron-core's space

@@ -1659,6 +1659,47 @@ test_flex_hybridep_node (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (ep_bytes (y16, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_EP, &n), ==, 100663296.0);
 }
 
+/* --moe-imbalance is the busiest EP rank's routed tokens over the mean, so routing bounds
+ * it: a token sends at most min(k, E / ep) of its k copies to one rank, and the busiest
+ * rank holds at most T min(k, E / ep) against the mean's T k / ep. llama3-8b made 8
+ * experts, top-2: ep 8 -> 8 x min(2, 1) / 2 = 4; ep 2 -> 2 x min(2, 4) / 2 = 2; ep 1 -> 1.
+ * A larger value was taken (1e6 at ep 4 "needed 3.51 TiB"), and at ep 1 the default 1.3
+ * charged the one rank 1.3 times its own tokens; now the default is capped and an
+ * explicit excess is bad input. */
+static void
+test_imbalance_bound (Fixture *f, gconstpointer data)
+{
+  g_assert_cmpfloat (plan_moe_imbalance_max (8, 8, 2), ==, 4.0);
+  g_assert_cmpfloat (plan_moe_imbalance_max (2, 8, 2), ==, 2.0);
+  g_assert_cmpfloat (plan_moe_imbalance_max (1, 8, 2), ==, 1.0);
+  /* 64 experts top-8 over ep 64: one each, 64 x 1 / 8 = 8 */
+  g_assert_cmpfloat (plan_moe_imbalance_max (64, 64, 8), ==, 8.0);
+
+  g_autoptr (GError) error = NULL;
+  g_assert_false (resolve (f, "--gpus 8 --num-experts 8 --ep 2 --moe-imbalance 2.5", &error));
+  g_assert_error (error, PLAN_ERROR, PLAN_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "--moe-imbalance from 1 to 2"));
+  g_clear_error (&error);
+  g_assert_true (resolve (f, "--gpus 8 --num-experts 8 --ep 2 --moe-imbalance 2", &error));
+  g_assert_no_error (error);
+  PlanMoe moe;
+  plan_moe (&f->plan, f->model, &moe);
+  g_assert_cmpfloat (moe.imbalance, ==, 2.0);
+  /* the default at ep 1 is 1 (the one rank is the mean), at ep 8 the default 1.3 */
+  g_assert_true (resolve (f, "--gpus 8 --num-experts 8 --ep 1", &error));
+  plan_moe (&f->plan, f->model, &moe);
+  g_assert_cmpfloat (moe.imbalance, ==, 1.0);
+  g_assert_true (resolve (f, "--gpus 8 --num-experts 8 --ep 8", &error));
+  plan_moe (&f->plan, f->model, &moe);
+  g_assert_cmpfloat (moe.imbalance, ==, PLAN_MOE_IMBALANCE_DEFAULT);
+  /* padded to a capacity factor, every expert runs cf x the mean whatever routing does */
+  g_assert_true (resolve (f, "--gpus 8 --num-experts 8 --ep 8 --moe-expert-capacity-factor 5 "
+                          "--moe-pad-expert-input-to-capacity", &error));
+  g_assert_no_error (error);
+  plan_moe (&f->plan, f->model, &moe);
+  g_assert_cmpfloat (moe.imbalance, ==, 5.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1674,6 +1715,7 @@ main (int argc, char **argv)
   ADD ("flex-hybridep-node", test_flex_hybridep_node);
   ADD ("expert-gemms", test_expert_gemms);
   ADD ("imbalance-memory", test_imbalance_memory);
+  ADD ("imbalance-bound", test_imbalance_bound);
   ADD ("fp8-deepseek-storage", test_fp8_deepseek_storage);
   ADD ("expert-grads", test_expert_grads);
   ADD ("memory", test_memory);

@@ -1429,6 +1429,36 @@ test_numbers_as_written (void)
     "6 * N * D\n");
   g_assert_false (mf->ready);
   g_assert_nonnull (strstr (mf->skip_reason, "a fraction"));
+  /* A step derived from a rate column takes step_time_s's bound, a day: tokens 64 x 1024
+   * = 65,536 over 16 GPUs at 1 token/s each is 4,096 s (kept); at 0.01 token/s 409,600 s
+   * (refused, naming the column's unit); this GPT's PaLM count is about 1.51 GFLOP a token
+   * (6N + 12 L H d s), so 0.001 TFLOP/s per GPU is 1.51e9 x 65,536 / (1e9 x 16) = 6,190 s
+   * (kept) and 0.00001 TFLOP/s 619,000 s (refused). Such rows were measured at 4e5 to
+   * 5e6 s and counted at -100% in the MAPE. */
+  static const struct { const char *col, *cell; gboolean ready; } slow[] = {
+    { "tokens_per_s_per_gpu", "1", TRUE },
+    { "tokens_per_s_per_gpu", "0.01", FALSE },
+    { "tokens_per_s_total", "0.1", FALSE },
+    { "tflops_per_gpu", "0.001", TRUE },
+    { "tflops_per_gpu", "0.00001", FALSE },
+    { "mfu_pct", "1.0%", TRUE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (slow); i++)
+    {
+      g_autofree char *t = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "global_batch,%s,flops_convention\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,"
+        "1,64,%s,6N (PaLM)\n", slow[i].col, slow[i].cell);
+      g_autoptr (ResPublishedCase) c = case_of (t);
+      g_assert_cmpint (c->ready, ==, slow[i].ready);
+      if (slow[i].ready)
+        g_assert_cmpfloat (c->measured_step_s, <=, 86400);
+      else
+        {
+          g_assert_nonnull (strstr (c->skip_reason, "over a day per step"));
+          g_assert_nonnull (strstr (c->skip_reason, slow[i].col));
+        }
+    }
   /* 6 N alone ("6ND", Kaplan / Chinchilla, "6 x params", an attention term said to be left
    * out) is PaLM's count without its 12 L H d s term, where it was read as PaLM's whole:
    * on this GPT (16 layers, 16 heads of 64, seq 1024) the term is 12 x 16 x 16 x 64 x
