@@ -159,7 +159,9 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
     {
       return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
     }
-  /* Megatron logs the global batch: it must be the plan's */
+  /* Megatron logs the global batch: the last line's must be the plan's, and every line
+   * that is averaged with it too (a batch-size ramp logs smaller batches first: --skip
+   * past them; only the last line was checked, so a ramp's lines were averaged in) */
   const TrainingLogEntry *last = &g_array_index (log->entries, TrainingLogEntry,
                                                  log->entries->len - 1);
   if (last->global_batch > 0 && last->global_batch != ctx->plan.global_batch)
@@ -168,6 +170,15 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
                          " sequences, the plan has %d (hint: --gbs %" G_GINT64_FORMAT ")",
                          argv[1], last->global_batch, ctx->plan.global_batch,
                          last->global_batch);
+    }
+  for (guint i = (guint) MAX (skip, 0); i < log->entries->len; i++)
+    {
+      const TrainingLogEntry *e = &g_array_index (log->entries, TrainingLogEntry, i);
+      if (e->global_batch > 0 && e->global_batch != ctx->plan.global_batch)
+        return cli_fail (CLI_EXIT_USAGE, "%s:%d logs a global batch of %" G_GINT64_FORMAT
+                         " sequences where the last line and the plan have %d (a batch-size "
+                         "ramp?) (hint: --skip %u to start after it)", argv[1], e->line,
+                         e->global_batch, ctx->plan.global_batch, i + 1);
     }
   double tokens = (double) ctx->plan.global_batch * ctx->plan.seq_length;
   g_autofree double *times = NULL;

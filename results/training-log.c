@@ -109,7 +109,9 @@ parse_megatron (const char *line, const char *source, int lineno, TrainingLogEnt
   if (!number_after (line, "throughput per GPU (TFLOP/s/GPU):", &e->tflops_per_gpu))
     return bad_number (error, source, lineno, "throughput per GPU (TFLOP/s/GPU):") ? 0 : -1;
   double gb;
-  if (!number_after (line, "global batch size:", &gb))
+  /* Megatron logs the batch it ran, at least one sequence (0 passed as "not logged") */
+  if (!number_after (line, "global batch size:", &gb)
+      || (!isnan (gb) && (gb < 1 || gb != floor (gb))))
     return bad_number (error, source, lineno, "global batch size:") ? 0 : -1;
   e->global_batch = isnan (gb) || gb > 0x1p53 ? 0 : (gint64) gb;
   return 1;
@@ -253,11 +255,17 @@ training_log_step_times (const TrainingLog *log, guint skip, double tokens_per_s
        * since the last log / (time x the non-data-parallel size)) */
       v[i] = log->format == TRAINING_LOG_MEGATRON ? e->elapsed_s
              : tokens_per_step / (e->tps * MAX (gpus, 1));
-      if (!(isfinite (v[i]) && v[i] > 0))
+      /* a step from a microsecond to a day, validate's bound for a published step: 1e305 s
+       * (a logged 1e308 ms) was printed as the median and stored */
+      if (!(isfinite (v[i]) && v[i] >= TRAINING_LOG_MIN_STEP_S
+            && v[i] <= TRAINING_LOG_MAX_STEP_S))
         {
           g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE,
-                       "%s:%d: a step time of %g s is not a measurement (hint: check the "
-                       "line, or --skip past it)", log->source, e->line, v[i]);
+                       "%s:%d: a step time of %g s is not a measurement (a step lasts from "
+                       "1 us to a day) (hint: check the line%s, or --skip past it)",
+                       log->source, e->line, v[i],
+                       log->format == TRAINING_LOG_MEGATRON ? "'s elapsed time (ms)"
+                       : "'s tps against --gbs and --seq-length");
           g_free (v);
           return 0;
         }

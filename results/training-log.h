@@ -20,6 +20,11 @@
 
 G_BEGIN_DECLS
 
+/* A logged step that is a measurement lasts from a microsecond to a day (the day is
+ * validate's bound on a published step time) */
+#define TRAINING_LOG_MIN_STEP_S 1e-6
+#define TRAINING_LOG_MAX_STEP_S 86400.0
+
 #define TRAINING_LOG_ERROR (training_log_error_quark ())
 GQuark training_log_error_quark (void);
 typedef enum {

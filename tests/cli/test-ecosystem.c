@@ -496,6 +496,60 @@ test_import_mixed_formats (void)
   g_rmdir (dir);
 }
 
+/* Logged numbers that are not measurements are bad input, not a median: megatron.log with
+ * every elapsed time 1e308 ms (a median of 1e305 s was printed and stored), a global batch
+ * of 0 (taken as "not logged"), and a ramp whose middle line logs 32 sequences where the
+ * last and the plan have 64 (only the last line was checked, so the ramp's steps were in
+ * the median). Each is exit 2 naming the line. */
+static void
+test_import_implausible (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tandem-import-XXXXXX", NULL);
+  g_autofree char *mega = g_test_build_filename (G_TEST_DIST, "data", "logs", "megatron.log",
+                                                 NULL);
+  g_autofree char *a = NULL;
+  g_assert_true (g_file_get_contents (mega, &a, NULL, NULL));
+  static const struct { const char *from, *to; gboolean all; const char *want; } cases[] = {
+    { "(ms): 6721.3", "(ms): 1e308", TRUE, ":5: a step time of 1e+305 s is not a measurement" },
+    { "global batch size:    64", "global batch size:    0", TRUE,
+      ":4: 'global batch size:' is not followed by" },
+    { "(ms): 6721.3 | throughput per GPU (TFLOP/s/GPU): 401.2 | learning rate: "
+      "3.000000E-04 | global batch size:    64",
+      "(ms): 6721.3 | throughput per GPU (TFLOP/s/GPU): 401.2 | learning rate: "
+      "3.000000E-04 | global batch size:    32", FALSE,
+      ":5 logs a global batch of 32 sequences where the last line and the plan have 64" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_assert_nonnull (strstr (a, cases[i].from));
+      g_autofree char *text = NULL;
+      if (cases[i].all)
+        {
+          g_auto (GStrv) parts = g_strsplit (a, cases[i].from, -1);
+          text = g_strjoinv (cases[i].to, parts);
+        }
+      else
+        {
+          const char *at = strstr (a, cases[i].from);
+          text = g_strdup_printf ("%.*s%s%s", (int) (at - a), a, cases[i].to,
+                                  at + strlen (cases[i].from));
+        }
+      g_autofree char *path = g_build_filename (dir, "bad.log", NULL);
+      g_assert_true (g_file_set_contents (path, text, -1, NULL));
+      g_autofree char *args = g_strdup_printf ("import-log %s --model llama3-8b --gpus 8 "
+                                               "--tp 8 --gbs 64 --seq-length 8192 --no-db",
+                                               path);
+      RunResult r = { 0 };
+      run_tandem (args, &r);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, cases[i].want));
+      g_assert_cmpstr (r.out, ==, "");
+      run_result_clear (&r);
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -504,6 +558,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/ecosystem/import-megatron", test_import_megatron);
   g_test_add_func ("/cli/ecosystem/import-torchtitan", test_import_torchtitan);
   g_test_add_func ("/cli/ecosystem/import-mixed-formats", test_import_mixed_formats);
+  g_test_add_func ("/cli/ecosystem/import-implausible", test_import_implausible);
   g_test_add_func ("/cli/ecosystem/validate-cluster", test_validate_cluster);
   g_test_add_func ("/cli/ecosystem/model-flags-moe", test_model_flags_moe);
   g_test_add_func ("/cli/ecosystem/explain-cluster", test_explain_cluster);
