@@ -25,6 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define NCCL_TESTS_MAX_TIME_US 3.6e9
+#define NCCL_TESTS_MAX_GBS     1e6
+
 /* nccl-tests binaries, longest names first so that "reduce_scatter" is not "reduce". */
 static const struct {
   const char *name;
@@ -232,6 +235,35 @@ read_row (Reader *rd, char **tok, guint n, guint line, GArray *rows, GError **er
   if (row.time_us == 0 || row.ip_time_us == 0)
     return fail_line (error, rd, line, "a table row with a time of 0 us (no collective "
                       "completes in no time; the bandwidth would be infinite)");
+  /* what nccl-tests can print: a collective of at most an hour (1e308 us was imported and
+   * the step was then "18446744 s or more"), bandwidths below 1 PB/s (1e308 GB/s became
+   * inf B/s and the written profile failed to load back), and algbw = size / time as
+   * nccl-tests computes it (common.cu: size / time / 1e3 GB/s), within the rounding of its
+   * two-decimal columns */
+  const double times[2] = { row.time_us, row.ip_time_us };
+  const double algs[2] = { row.algbw_GBs, row.ip_algbw_GBs };
+  const double buses[2] = { row.busbw_GBs, row.ip_busbw_GBs };
+  for (int k = 0; k < 2; k++)
+    {
+      if (times[k] > NCCL_TESTS_MAX_TIME_US)
+        return fail_line (error, rd, line, "a table row with a time over an hour (3.6e9 us): "
+                          "not a collective nccl-tests timed");
+      if (algs[k] > NCCL_TESTS_MAX_GBS || buses[k] > NCCL_TESTS_MAX_GBS)
+        return fail_line (error, rd, line, "a table row with a bandwidth over 1e6 GB/s (1 PB/s, "
+                          "above any link)");
+      if (times[k] > 0 && algs[k] >= 0)
+        {
+          const double want = (double) size / (times[k] * 1e3);
+          if (fabs (algs[k] - want) > 0.011 + 0.05 * want)
+            {
+              g_autofree char *msg = g_strdup_printf (
+                "a table row whose algbw %.2f GB/s is not its size over its time (%" G_GUINT64_FORMAT
+                " B in %g us is %.2f GB/s) (hint: are the columns the header's?)", algs[k],
+                size, times[k], want);
+              return fail_line (error, rd, line, msg);
+            }
+        }
+    }
   g_array_append_val (rows, row);
   return TRUE;
 }

@@ -206,6 +206,46 @@ test_wrong_not_a_count (void)
     }
 }
 
+/* Cells that no nccl-tests run prints: a time over an hour (1e308 us was imported, and
+ * every prediction then lasted "18446744 s or more"), a bandwidth over 1 PB/s (1e308 GB/s
+ * became inf B/s and the written profile did not load back: exit 1 naming tandem's own
+ * output), and an algbw that is not size / time (nccl-tests' own formula): 1 MiB in
+ * 10 us is 1,048,576 / 1e4 = 104.86 GB/s, so 500.00 is refused and 104.86 kept. */
+static void
+test_implausible_rows (void)
+{
+  static const struct { const char *time, *alg, *bus; const char *want; } cases[] = {
+    { "1e308", "0.00", "0.00", "over an hour" },
+    { "10.00", "1e308", "183.50", "over 1e6 GB/s" },
+    { "10.00", "104.86", "1e308", "over 1e6 GB/s" },
+    { "10.00", "500.00", "875.00", "is not its size over its time" },
+    { "10.00", "104.86", "183.50", NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));
+      g_autofree char *text = g_strdup_printf (
+        "# Collective test starting: all_reduce_perf\n"
+        "# nranks 8\n"
+        "#       size    count    type   redop    root     time   algbw   busbw #wrong\n"
+        "     1048576   262144   float     sum      -1   %s   %s   %s      0\n",
+        cases[i].time, cases[i].alg, cases[i].bus);
+      gboolean ok = exec_nccl_tests_parse (text, -1, "odd.txt", rows, &error);
+      if (cases[i].want == NULL)
+        {
+          g_assert_no_error (error);
+          g_assert_true (ok);
+          g_assert_cmpuint (rows->len, ==, 1);
+          continue;
+        }
+      g_assert_false (ok);
+      g_assert_error (error, EXEC_ERROR, EXEC_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, "odd.txt:4:"));
+      g_assert_nonnull (strstr (error->message, cases[i].want));
+    }
+}
+
 /* A column header that is there but not in nccl-tests' order (algbw before time, as a
  * hand-edited or reformatted table has it): time and busbw are found, algbw is not (it is
  * taken only after a time), so no row reads. The message was "no nccl-tests table (a
@@ -707,6 +747,8 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/nccl-tests/tagged-sendrecv", test_tagged_sendrecv);
   g_test_add_func ("/exec/nccl-tests/refused", test_refused);
   g_test_add_func ("/exec/nccl-tests/wrong-not-a-count", test_wrong_not_a_count);
+
+  g_test_add_func ("/exec/nccl-tests/implausible-rows", test_implausible_rows);
   g_test_add_func ("/exec/nccl-tests/header-out-of-order", test_header_out_of_order);
   g_test_add_func ("/exec/nccl-tests/format-round-trip", test_format_round_trip);
   g_test_add_func ("/exec/nccl-tests/format-na-bandwidth", test_format_na_bandwidth);
