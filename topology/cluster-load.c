@@ -29,7 +29,8 @@
  *       "hbm_GiB": 80,  or  "hbm_GB": 141,       exactly one, > 0
  *       "hbm_GBps": 3350,                        optional, > 0
  *       "sms": 132,                              optional integers (SMs / CUs / cores),
- *       "fp32_cores_per_sm": 128,                absent = 0 = unknown
+ *       "fp32_cores_per_sm": 128,                absent = 0 = unknown; caps 100,000 SMs,
+ *                                                65,536 cores an SM
  *       "tensor_cores_per_sm": 4,
  *       "clock_GHz": 1.83,                       optional, > 0: the clock of the peak
  *       "exp_per_clk_per_sm": 16,                optional, > 0: SFU exp2 results per clock
@@ -80,7 +81,8 @@
  *                                                below (devices for the first level)
  *         "bw_GBps": 450,                        required, > 0: per direction per device,
  *                                                for traffic that stays inside this level
- *         "busbw_GBps": 370,                     optional, > 0: measured collective busbw
+ *         "busbw_GBps": 370,                     optional, > 0, <= bw_GBps: measured
+ *                                                collective busbw
  *         "latency_us": 1.9,                     optional, >= 0: per algorithm step
  *         "oversubscription": 1,                 optional, >= 1 (default 1); 7 means 1:7
  *         "source": "text" }                     optional: where these numbers come from
@@ -242,6 +244,34 @@ static const struct {
   { "fp8", 1e6, "1 EFLOP/s per device, over 100x a B200's FP8 peak" },
 };
 
+/* Lower bounds for the figures a prediction divides by, with their reasons: a positive
+ * value below one (1e-308 GB/s, a peak of 1e-6 TFLOP/s) loaded, and every prediction then
+ * failed with "the simulated step lasts 18446744 s or more", a hint about the plan. Each
+ * floor is far below the slowest preset (cpu-host: 0.08 TFLOP/s, 10 GB/s memory, 5 GB/s
+ * links; mi300x's GEMM fraction 0.511). A zero peak still means "no such dtype". */
+static const struct {
+  const char *key;
+  double      min;
+  const char *why;
+} number_floors[] = {
+  { "bw_GBps", 1e-3, "1 MB/s, below any interconnect" },
+  { "busbw_GBps", 1e-3, "1 MB/s, below any interconnect" },
+  { "nvls_busbw_GBps", 1e-3, "1 MB/s, below any interconnect" },
+  { "host_link_GBps", 1e-3, "1 MB/s, below any host link" },
+  { "hbm_GBps", 1e-2, "10 MB/s, below any memory" },
+  { "nic_Gbps", 1e-2, "10 Mb/s, below any NIC" },
+  { "clock_GHz", 1e-3, "1 MHz" },
+  { "exp_per_clk_per_sm", 1e-3, "one exponential per 1,000 clocks" },
+  { "gemm_efficiency", 1e-3, "0.1% of the peak" },
+  { "mem_efficiency", 1e-3, "0.1% of the bandwidth" },
+  { "fp32", 1e-4, "100 MFLOP/s, below one CPU core" },
+  { "tf32", 1e-4, "100 MFLOP/s, below one CPU core" },
+  { "fp16", 1e-4, "100 MFLOP/s, below one CPU core" },
+  { "bf16", 1e-4, "100 MFLOP/s, below one CPU core" },
+  { "fp8", 1e-4, "100 MFLOP/s, below one CPU core" },
+  { "fp4", 1e-4, "100 MFLOP/s, below one CPU core" },
+};
+
 /* Reads a number; leaves *out untouched when the key is absent and not required.
  * *present (may be NULL) tells whether the key was there. */
 static gboolean
@@ -266,6 +296,11 @@ read_number (JsonObject *obj, const char *key, gboolean required, Rule rule, dou
     if (g_str_equal (number_caps[i].key, key) && v > number_caps[i].max)
       return fail_invalid (w, key, error, "is %.10g, above the cap of %.10g (%s; hint: check the "
                            "unit in the key name)", v, number_caps[i].max, number_caps[i].why);
+  for (guint i = 0; i < G_N_ELEMENTS (number_floors); i++)
+    if (g_str_equal (number_floors[i].key, key) && v > 0 && v < number_floors[i].min)
+      return fail_invalid (w, key, error, "is %.10g, below the floor of %.10g (%s; hint: check "
+                           "the unit in the key name)", v, number_floors[i].min,
+                           number_floors[i].why);
   switch (rule)
     {
     case RULE_POSITIVE:
@@ -544,10 +579,20 @@ load_device (JsonObject *root, TopoDevice *dev, const char *file, GError **error
   if (!read_number (obj, "hbm_GBps", FALSE, RULE_POSITIVE, &v, NULL, &dw, error))
     return FALSE;
   dev->hbm_Bps = v * 1e9;
-  if (!read_guint (obj, "sms", &dev->sms, &dw, error)
-      || !read_guint (obj, "fp32_cores_per_sm", &dev->fp32_cores_per_sm, &dw, error)
-      || !read_guint (obj, "tensor_cores_per_sm", &dev->tensor_cores_per_sm, &dw, error))
+  /* caps, as the float fields have: 2^31 SMs made a step of 10,068 s with exit 0 (B200:
+   * 148 SMs, 128 FP32 cores and 4 tensor cores an SM; a CPU host counts cores as SMs) */
+  guint64 u = dev->sms;
+  if (!read_uint (obj, "sms", FALSE, 0, 100000, &u, &dw, error))
     return FALSE;
+  dev->sms = (guint) u;
+  u = dev->fp32_cores_per_sm;
+  if (!read_uint (obj, "fp32_cores_per_sm", FALSE, 0, 65536, &u, &dw, error))
+    return FALSE;
+  dev->fp32_cores_per_sm = (guint) u;
+  u = dev->tensor_cores_per_sm;
+  if (!read_uint (obj, "tensor_cores_per_sm", FALSE, 0, 65536, &u, &dw, error))
+    return FALSE;
+  dev->tensor_cores_per_sm = (guint) u;
   v = 0;
   if (!read_number (obj, "clock_GHz", FALSE, RULE_POSITIVE, &v, NULL, &dw, error))
     return FALSE;
@@ -617,6 +662,14 @@ load_level (JsonObject *obj, TopoLevel *level, const Where *lw, GError **error)
   if (!read_number (obj, "busbw_GBps", FALSE, RULE_POSITIVE, &v, NULL, lw, error))
     return FALSE;
   level->busbw_Bps = v * 1e9;
+  /* the cost model takes the measured busbw where it is given, so a bw below it was
+   * ignored in silence (1e-308 GB/s predicted as the preset); a ring's bus bandwidth
+   * cannot exceed the link's */
+  if (level->busbw_Bps > level->bw_Bps * (1 + 1e-9))
+    return fail_invalid (lw, "busbw_GBps", error, "is %.10g, above the level's bw_GBps %.10g "
+                         "(a collective's bus bandwidth cannot exceed the link's; hint: bw_GBps "
+                         "is the link's rate per direction, busbw_GBps what nccl-tests measured)",
+                         level->busbw_Bps / 1e9, level->bw_Bps / 1e9);
   v = 0;
   if (!read_number (obj, "latency_us", FALSE, RULE_NONNEGATIVE, &v, NULL, lw, error))
     return FALSE;
@@ -749,7 +802,7 @@ topo_cluster_new_from_data (const char *json_text, gssize length, const char *so
       || !read_string (obj, "name", FALSE, &cluster->name, &top, error)
       || !read_string (obj, "description", FALSE, &cluster->description, &top, error)
       || !load_device (obj, &cluster->device, file, error)
-      || !read_uint (obj, "nics_per_device", FALSE, 0, G_MAXUINT, &nics, &top, error)
+      || !read_uint (obj, "nics_per_device", FALSE, 0, 1024, &nics, &top, error)
       || !read_number (obj, "nic_Gbps", FALSE, RULE_POSITIVE, &nic_Gbps, NULL, &top, error)
       || !load_levels (obj, cluster, file, error)
       || !read_sources (obj, top_source_key_valid, cluster->sources, &top, error))

@@ -240,6 +240,52 @@ test_load_data (void)
   assert_message_has (error, "'device'");
 }
 
+/* Bounds below, for what a prediction divides by, and the integer caps: a positive figure
+ * far below any hardware (1e-308 GB/s, a peak of 1e-6 TFLOP/s) loaded, and every
+ * prediction failed with a hint about the plan; 2^31 SMs loaded and the step grew
+ * 50,000-fold with exit 0; a level's bw below its measured busbw was ignored (the cost
+ * model takes busbw). Each is refused naming the field; the floor itself loads. */
+static void
+test_load_bounds (void)
+{
+  static const struct { const char *device, *level; const char *field; } cases[] = {
+    { "\"peak_tflops\": { \"bf16\": 1e-6 }", "\"bw_GBps\": 1", "device.peak_tflops.bf16" },
+    { "\"peak_tflops\": { \"bf16\": 1e-4 }", "\"bw_GBps\": 1", NULL },
+    { "\"peak_tflops\": { \"bf16\": 1, \"fp8\": 0 }", "\"bw_GBps\": 1", NULL },
+    { "\"peak_tflops\": { \"bf16\": 1 }, \"hbm_GBps\": 1e-308", "\"bw_GBps\": 1",
+      "device.hbm_GBps" },
+    { "\"peak_tflops\": { \"bf16\": 1 }, \"clock_GHz\": 1e-9", "\"bw_GBps\": 1",
+      "device.clock_GHz" },
+    { "\"peak_tflops\": { \"bf16\": 1 }, \"gemm_efficiency\": 1e-308", "\"bw_GBps\": 1",
+      "device.gemm_efficiency" },
+    { "\"peak_tflops\": { \"bf16\": 1 }, \"sms\": 2147483647", "\"bw_GBps\": 1",
+      "device.sms" },
+    { "\"peak_tflops\": { \"bf16\": 1 }, \"sms\": 100000", "\"bw_GBps\": 1", NULL },
+    { "\"peak_tflops\": { \"bf16\": 1 }", "\"bw_GBps\": 1e-308", "levels[0].bw_GBps" },
+    { "\"peak_tflops\": { \"bf16\": 1 }", "\"bw_GBps\": 1e-3", NULL },
+    { "\"peak_tflops\": { \"bf16\": 1 }", "\"bw_GBps\": 100, \"busbw_GBps\": 370",
+      "levels[0].busbw_GBps" },
+    { "\"peak_tflops\": { \"bf16\": 1 }", "\"bw_GBps\": 450, \"busbw_GBps\": 450", NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "{ \"device\": { \"name\": \"g\", %s, \"hbm_GiB\": 1 }, \"levels\": [ { \"name\": "
+        "\"s\", \"count\": 2, %s } ] }", cases[i].device, cases[i].level);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (TopoCluster) c = topo_cluster_new_from_data (text, -1, "b.json", &error);
+      if (cases[i].field == NULL)
+        {
+          g_assert_no_error (error);
+          g_assert_nonnull (c);
+          continue;
+        }
+      g_assert_null (c);
+      g_assert_error (error, TOPO_ERROR, TOPO_ERROR_INVALID_FIELD);
+      assert_message_has (error, cases[i].field);
+    }
+}
+
 /* "part" names the part a renamed device is: kept as given, and what topo_device_part
  * returns (the name where absent); a part that contains none of topo_known_parts () is
  * refused, naming the field, as is an empty one. */
@@ -744,6 +790,7 @@ main (int argc, char **argv)
   g_test_add_func ("/topology/cluster/load-units", test_load_units);
   g_test_add_func ("/topology/cluster/preset-hbm-totals", test_preset_hbm_totals);
   g_test_add_func ("/topology/cluster/load-data", test_load_data);
+  g_test_add_func ("/topology/cluster/load-bounds", test_load_bounds);
   g_test_add_func ("/topology/cluster/load-part", test_load_part);
   g_test_add_func ("/topology/cluster/load-missing-file", test_load_missing_file);
   g_test_add_func ("/topology/cluster/lookup", test_lookup);
