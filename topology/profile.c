@@ -30,7 +30,9 @@
  *   }
  *
  * As in cluster-load.c, keys starting with '_' are comments and any other unknown key is
- * TOPO_ERROR_INVALID_FIELD; messages start with the file and name the field path. */
+ * TOPO_ERROR_INVALID_FIELD; messages start with the file and name the field path. Measured
+ * figures are bounded (get_bounded): rates 1e6..1e18 FLOP/s and 1e-3..1e6 GB/s, collective
+ * sizes 1 B..1 PiB and times 1 ns..1 hour. */
 #include "topology/cluster.h"
 #include "util/input.h"
 
@@ -282,6 +284,26 @@ get_number (JsonNode *node, gboolean zero_ok, double *out, const char *file, con
   return TRUE;
 }
 
+/* get_number within [lo, hi], `what` naming the bounds: a measured row of 1e308 FLOP/s or
+ * 1e-308 us loaded and moved every prediction (GEMM at 1e308 FLOP/s: 0.59 x the step) */
+static gboolean
+get_bounded (JsonNode *node, gboolean zero_ok, double lo, double hi, const char *what,
+             double *out, const char *file, const char *field, GError **error)
+{
+  if (!get_number (node, zero_ok, out, file, field, error))
+    return FALSE;
+  if ((*out > 0 && *out < lo) || *out > hi)
+    return fail (error, file, field, "is %g, outside %s (hint: check the unit)", *out, what);
+  return TRUE;
+}
+
+#define RATE_FLOPS_LO 1e6
+#define RATE_FLOPS_HI 1e18
+#define RATE_FLOPS_WHAT "1e6 to 1e18 FLOP/s (1 MFLOP/s to 1 EFLOP/s)"
+#define RATE_GBPS_LO  1e-3
+#define RATE_GBPS_HI  1e6
+#define RATE_GBPS_WHAT "1e-3 to 1e6 GB/s"
+
 /* An integer >= 1 (written as 12 or 12.0). */
 static gboolean
 get_count (JsonNode *node, guint64 *out, const char *file, const char *field, GError **error)
@@ -384,7 +406,8 @@ load_gemm (JsonObject *obj, TopoProfile *p, const char *file, GError **error)
       if (!topo_dtype_parse (dtype_name, &dtype))
         return fail (error, file, f, "names an unknown dtype '%s' (fp32, tf32, fp16, bf16, fp8)",
                      dtype_name);
-      if (!get_number (json_array_get_element (row, 4), FALSE, &flops, file, f, error))
+      if (!get_bounded (json_array_get_element (row, 4), FALSE, RATE_FLOPS_LO, RATE_FLOPS_HI,
+                        RATE_FLOPS_WHAT, &flops, file, f, error))
         return FALSE;
       topo_profile_add_gemm (p, mnk[0], mnk[1], mnk[2], dtype, flops);
     }
@@ -414,10 +437,14 @@ load_colls (JsonObject *obj, TopoProfile *p, const char *file, GError **error)
           return fail (error, file, f, "names an unknown collective '%s' (known: %s)", coll, list);
         }
       if (!get_count (json_array_get_element (row, 1), &ranks, file, f, error)
-          || !get_number (json_array_get_element (row, 2), FALSE, &bytes, file, f, error)
-          || !get_number (json_array_get_element (row, 3), FALSE, &time_us, file, f, error)
-          || !get_number (json_array_get_element (row, 4), TRUE, &algbw, file, f, error)
-          || !get_number (json_array_get_element (row, 5), TRUE, &busbw, file, f, error))
+          || !get_bounded (json_array_get_element (row, 2), FALSE, 1, 0x1p50,
+                           "1 B to 1 PiB", &bytes, file, f, error)
+          || !get_bounded (json_array_get_element (row, 3), FALSE, 1e-3, 3.6e9,
+                           "1 ns to an hour", &time_us, file, f, error)
+          || !get_bounded (json_array_get_element (row, 4), TRUE, 0, RATE_GBPS_HI,
+                           "0 to 1e6 GB/s", &algbw, file, f, error)
+          || !get_bounded (json_array_get_element (row, 5), TRUE, 0, RATE_GBPS_HI,
+                           "0 to 1e6 GB/s", &busbw, file, f, error))
         return FALSE;
       if (ranks > G_MAXUINT)
         return fail (error, file, f, "has too many ranks (%" G_GUINT64_FORMAT ")", ranks);
@@ -442,14 +469,16 @@ load_memory (JsonObject *obj, TopoProfile *p, const char *file, GError **error)
   double v;
   if (json_object_has_member (mem, "copy_GBps"))
     {
-      if (!get_number (json_object_get_member (mem, "copy_GBps"), FALSE, &v, file,
+      if (!get_bounded (json_object_get_member (mem, "copy_GBps"), FALSE, RATE_GBPS_LO,
+                        RATE_GBPS_HI, RATE_GBPS_WHAT, &v, file,
                        "profile.memory.copy_GBps", error))
         return FALSE;
       p->copy_Bps = v * 1e9;
     }
   if (json_object_has_member (mem, "triad_GBps"))
     {
-      if (!get_number (json_object_get_member (mem, "triad_GBps"), FALSE, &v, file,
+      if (!get_bounded (json_object_get_member (mem, "triad_GBps"), FALSE, RATE_GBPS_LO,
+                        RATE_GBPS_HI, RATE_GBPS_WHAT, &v, file,
                        "profile.memory.triad_GBps", error))
         return FALSE;
       p->triad_Bps = v * 1e9;
@@ -555,9 +584,11 @@ load_attention (JsonObject *obj, TopoProfile *p, const char *file, GError **erro
                             .s_q = dims[3], .s_kv = dims[4], .head_dim = dims[5],
                             .causal = json_node_get_boolean (causal) };
       if (!get_dtype (json_array_get_element (row, 7), &a.dtype, file, f, error)
-          || !get_number (json_array_get_element (row, 8), FALSE, &a.fwd_flops_per_s, file, f,
+          || !get_bounded (json_array_get_element (row, 8), FALSE, RATE_FLOPS_LO, RATE_FLOPS_HI,
+                           RATE_FLOPS_WHAT, &a.fwd_flops_per_s, file, f,
                           error)
-          || !get_number (json_array_get_element (row, 9), FALSE, &a.bwd_flops_per_s, file, f,
+          || !get_bounded (json_array_get_element (row, 9), FALSE, RATE_FLOPS_LO, RATE_FLOPS_HI,
+                           RATE_FLOPS_WHAT, &a.bwd_flops_per_s, file, f,
                           error))
         return FALSE;
       topo_profile_add_attention (p, &a);
@@ -592,7 +623,8 @@ load_kernels (JsonObject *obj, TopoProfile *p, const char *file, GError **error)
           guint64 elements;
           double GBps;
           if (!get_count (json_array_get_element (row, 0), &elements, file, f, error)
-              || !get_number (json_array_get_element (row, 1), FALSE, &GBps, file, f, error))
+              || !get_bounded (json_array_get_element (row, 1), FALSE, RATE_GBPS_LO, RATE_GBPS_HI,
+                              RATE_GBPS_WHAT, &GBps, file, f, error))
             return FALSE;
           topo_profile_add_kernel (p, (TopoKernel) k, elements, GBps * 1e9);   /* GB/s = 1e9 B/s */
         }

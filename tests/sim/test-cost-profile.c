@@ -203,6 +203,20 @@ static const BadCase bad_cases[] = {
     TOPO_ERROR_INVALID_FIELD, "profile.collectives[0]" },
   { "{ \"source\": \"x\", \"collectives\": [[\"all_reduce\", 2, 8, 0, 0, 0]] }",
     TOPO_ERROR_INVALID_FIELD, "profile.collectives[0]" },
+  /* measured figures no hardware gives: loaded, they moved every prediction (a GEMM row at
+   * 1e308 FLOP/s made the step 0.59 times the preset's) */
+  { "{ \"source\": \"x\", \"gemm\": [[1, 2, 3, \"fp32\", 1e308]] }", TOPO_ERROR_INVALID_FIELD,
+    "outside 1e6 to 1e18 FLOP/s" },
+  { "{ \"source\": \"x\", \"memory\": { \"triad_GBps\": 1e308 } }", TOPO_ERROR_INVALID_FIELD,
+    "profile.memory.triad_GBps" },
+  { "{ \"source\": \"x\", \"collectives\": [[\"all_reduce\", 2, 0.5, 1, 0, 0]] }",
+    TOPO_ERROR_INVALID_FIELD, "outside 1 B to 1 PiB" },
+  { "{ \"source\": \"x\", \"collectives\": [[\"all_reduce\", 2, 8, 1e-308, 0, 0]] }",
+    TOPO_ERROR_INVALID_FIELD, "outside 1 ns to an hour" },
+  { "{ \"source\": \"x\", \"collectives\": [[\"all_reduce\", 2, 8, 1, 1e308, 0]] }",
+    TOPO_ERROR_INVALID_FIELD, "profile.collectives[0]" },
+  { "{ \"source\": \"x\", \"kernels\": { \"norm\": [[1024, 1e308]] } }",
+    TOPO_ERROR_INVALID_FIELD, "profile.kernels" },
   { "[]", TOPO_ERROR_INVALID_FIELD, "profile" },
 };
 
