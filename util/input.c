@@ -116,7 +116,8 @@ util_json_check_depth (const char *text, gssize length, guint max_depth, const c
     max_depth = UTIL_JSON_MAX_DEPTH;
   gsize len = length < 0 ? strlen (text) : (gsize) length;
   guint depth = 0, line = 1, col = 0, str_line = 0, str_col = 0;
-  gboolean in_string = FALSE;
+  gboolean in_string = FALSE, closed = FALSE;
+  guint closed_line = 0, closed_col = 0;
   gsize str_start = 0;
   /* per open container: the keys of an object seen so far, NULL for an array */
   g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) key_set_free);
@@ -157,6 +158,26 @@ util_json_check_depth (const char *text, gssize length, guint max_depth, const c
                 }
             }
           continue;
+        }
+      /* json-glib's scanner is lenient where JSON is not: after the top-level value it
+       * stopped reading (a config followed by a second object, {"num_hidden_layers": 0},
+       * loaded as the first alone), and it took 'single-quoted' strings. One value per
+       * file, strings in double quotes. */
+      if (closed && !g_ascii_isspace (c))
+        {
+          g_set_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TRAILING,
+                       "%s:%u:%u: text after the JSON value that ends at %u:%u (a file holds "
+                       "one JSON value; hint: delete the rest, or merge it into the first)",
+                       source != NULL ? source : "<data>", line, col, closed_line, closed_col);
+          return FALSE;
+        }
+      if (c == '\'')
+        {
+          g_set_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TRAILING,
+                       "%s:%u:%u: a single quote outside a string (JSON strings and keys take "
+                       "double quotes: \"name\", not 'name')",
+                       source != NULL ? source : "<data>", line, col);
+          return FALSE;
         }
       if (c == '"')
         in_string = TRUE, str_start = i, str_line = line, str_col = col;
@@ -210,6 +231,8 @@ util_json_check_depth (const char *text, gssize length, guint max_depth, const c
         {
           depth--;
           g_ptr_array_set_size (keys, depth);
+          if (depth == 0)
+            closed = TRUE, closed_line = line, closed_col = col;
         }
     }
   return TRUE;

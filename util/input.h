@@ -32,6 +32,7 @@ typedef enum {
   UTIL_INPUT_ERROR_TOO_LARGE, /* more than max_bytes */
   UTIL_INPUT_ERROR_TOO_DEEP,  /* JSON nested deeper than the cap */
   UTIL_INPUT_ERROR_DUPLICATE_KEY, /* one object names a key twice */
+  UTIL_INPUT_ERROR_TRAILING,  /* text after the top-level value, or a single-quoted string */
 } UtilInputError;
 
 /* 64 MiB: the largest input tandem reads in practice (a cluster file with a full
@@ -44,8 +45,9 @@ gboolean util_input_read_file (const char *path, gsize max_bytes, char **content
                                gsize *length, GError **error);
 
 /* TRUE when no array/object in text nests deeper than max_depth (0: UTIL_JSON_MAX_DEPTH),
- * no object names a key twice (parsers keep the last value and drop the other in silence)
- * and no integer literal is outside gint64. Strings are skipped (brackets inside them do
+ * no object names a key twice (parsers keep the last value and drop the other in silence),
+ * no integer literal is outside gint64, nothing but blanks follows a top-level array or
+ * object, and no single quote stands outside a string (json-glib accepted both). Strings are skipped (brackets inside them do
  * not count). Malformed JSON passes: the parser reports it with its own line:column.
  * `source` names the text in the message. */
 gboolean util_json_check_depth (const char *text, gssize length, guint max_depth,

@@ -149,6 +149,32 @@ test_depth (void)
   g_assert_true (g_str_has_prefix (error->message, "x:2:3:"));
 }
 
+/* One JSON value per file, strings in double quotes: json-glib stopped after the first
+ * value ({"a": 1}{"a": 2} loaded as {"a": 1}, a config then a second object that set
+ * num_hidden_layers 0 loaded without a word) and took single-quoted strings. Blanks after
+ * the value pass; quotes inside strings are text. */
+static void
+test_trailing_and_quotes (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_false (util_json_check_depth ("{\"a\": 1}\n{\"a\": 2}", -1, 0, "t.json", &error));
+  g_assert_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TRAILING);
+  /* the second object starts at line 2, column 1; the first ended at 1:8 */
+  g_assert_true (g_str_has_prefix (error->message, "t.json:2:1: text after the JSON value "
+                                   "that ends at 1:8"));
+  g_clear_error (&error);
+  g_assert_false (util_json_check_depth ("[1, 2] x", -1, 0, "t.json", &error));
+  g_assert_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TRAILING);
+  g_clear_error (&error);
+  g_assert_false (util_json_check_depth ("{'a': 1}", -1, 0, "q.json", &error));
+  g_assert_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TRAILING);
+  g_assert_true (g_str_has_prefix (error->message, "q.json:1:2: a single quote outside a string"));
+  g_clear_error (&error);
+  g_assert_true (util_json_check_depth ("{\"it's\": \"'a'\"}\n\t \n", -1, 0, "ok.json",
+                                        &error));
+  g_assert_no_error (error);
+}
+
 static JsonNode *
 reparse (const char *text, JsonParser *parser)
 {
@@ -239,6 +265,7 @@ main (int argc, char **argv)
   g_test_add_func ("/util/input/read-pipe", test_read_pipe);
   g_test_add_func ("/util/input/json-depth", test_depth);
   g_test_add_func ("/util/input/json-big-integers", test_big_integers);
+  g_test_add_func ("/util/input/json-trailing-and-quotes", test_trailing_and_quotes);
   g_test_add_func ("/util/input/json-to-data", test_to_data);
   g_test_add_func ("/util/input/json-to-data-control", test_to_data_control);
   return g_test_run ();
