@@ -58,6 +58,16 @@ cli_store_prediction (const CliDbArgs *dba, const SimPrediction *p, ModelFlopCon
                                    phases->len, error);
 }
 
+/* Decimals for a time in seconds: 3 from 0.1 s up, else enough for 3 significant digits
+ * (a 6 ms step of a small plan printed as "0.006 s", a 0.4 ms one as "0.000 s") */
+static int
+seconds_decimals (double s)
+{
+  if (!(s > 0) || s >= 0.1)
+    return 3;
+  return MIN (3 - (int) floor (log10 (s)) - 1, 12);
+}
+
 static void
 print_text (const SimPrediction *p, ModelFlopConvention conv, const char *trace)
 {
@@ -79,7 +89,7 @@ print_text (const SimPrediction *p, ModelFlopConvention conv, const char *trace)
 #define KV(name, unit, note, ...) G_STMT_START { cli_table_add_row (kv); \
     cli_table_cell (kv, "%s", name); cli_table_cell (kv, __VA_ARGS__); \
     cli_table_cell (kv, "%s", unit); cli_table_cell (kv, "%s", note); } G_STMT_END
-  KV ("step time", "s", "", "%.3f", r->step_time_s);
+  KV ("step time", "s", "", "%.*f", seconds_decimals (r->step_time_s), r->step_time_s);
   KV ("tokens/s", "", "", "%s", cli_fmt_count ((guint64) llround (r->tokens_per_s)));
   g_autofree char *conv_note = g_strdup_printf ("(%s)", model_flop_convention_name (conv));
   KV ("model TFLOP/s per GPU", "", conv_note, "%.1f", r->model_tflops_per_gpu[conv]);
@@ -98,7 +108,7 @@ print_text (const SimPrediction *p, ModelFlopConvention conv, const char *trace)
                        r->hw_tflops_per_gpu);
   KV ("HFU", "%", hfu_note, "%.1f", r->hfu * 100);
   KV ("pipeline bubble", "%", "", "%.1f", r->bubble_fraction * 100);
-  KV ("compute per stage", "s", "", "%.3f", r->compute_s);
+  KV ("compute per stage", "s", "", "%.*f", seconds_decimals (r->compute_s), r->compute_s);
   KV ("overlap", "%", "of communication hidden behind compute", "%.1f", r->overlap_ratio * 100);
 #undef KV
   printf ("\n");

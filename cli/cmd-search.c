@@ -363,7 +363,9 @@ take_flag (Opts *o, int kind, const char *name, const char *value, GError **erro
       {
         char *end = NULL;
         double g = g_ascii_strtod (value, &end);
-        if (end == value || *end || !isfinite (g) || g < 0 || g > 1e6)
+        /* strtod reads C99 hex floats too: "0x10" was taken as 16 GiB */
+        if (end == value || *end || !isfinite (g) || g < 0 || g > 1e6
+            || strpbrk (value, "xX") != NULL)
           {
             g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                          "--memory-headroom '%s': GiB to keep free, a number from 0 to "
@@ -1706,6 +1708,14 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
               json_builder_add_int_value (b, (gint64) result->closest_peak_bytes);
               json_builder_set_member_name (b, "capacity_bytes");
               json_builder_add_int_value (b, (gint64) result->closest_capacity_bytes);
+              /* the HBM is not the budget under --memory-headroom: with 79 GiB kept free
+               * the miss read 80 GiB of capacity and no margin */
+              json_builder_set_member_name (b, "headroom_bytes");
+              json_builder_add_int_value (b, (gint64) spec->headroom_bytes);
+              json_builder_set_member_name (b, "over_bytes");
+              json_builder_add_int_value (b, (gint64) ((double) result->closest_peak_bytes
+                                                       + spec->headroom_bytes
+                                                       - (double) result->closest_capacity_bytes));
               json_builder_end_object (b);
             }
           else

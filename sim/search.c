@@ -1006,7 +1006,9 @@ search_space_new (const SearchSpec *spec, GError **error)
   for (guint i = 0; i < gpus->len; i++)
     {
       int g = g_array_index (gpus, int, i);
-      if (g > PLAN_MAX_WORLD)
+      /* the cluster's size first: naming the global cap sent the user to --gpus 1048576
+       * on a cluster of 24,576 */
+      if (g > PLAN_MAX_WORLD && cl->n_devices > (guint64) PLAN_MAX_WORLD)
         {
           constraint (error, "--gpus %d is above the cap of %d GPUs for one plan (hint: "
                       "--gpus %d at most)", g, PLAN_MAX_WORLD, PLAN_MAX_WORLD);
@@ -1030,9 +1032,17 @@ search_space_new (const SearchSpec *spec, GError **error)
           /* name the count it fails: llama3-8b --tp 16 divides the 32 heads, not the
            * 8 KV heads */
           gboolean kv_fails = tp >= 1 && heads % tp == 0;
-          constraint (error, "--tp %d does not divide the %d %s heads of %s (hint: --tp a "
-                      "divisor of %d)", tp, kv_fails ? kv : heads,
-                      kv_fails ? "KV" : "attention", m->name, kv < heads ? kv : heads);
+          /* the hint's count is the KV heads' where there are fewer: name both then
+           * ("the 8 attention heads ... a divisor of 4" read as a contradiction) */
+          g_autofree char *both = kv < heads && !kv_fails
+            ? g_strdup_printf (" (nor its %d KV heads)", kv) : g_strdup ("");
+          g_autofree char *which = kv < heads
+            ? g_strdup_printf (", which divides both the %d attention and %d KV heads", heads,
+                               kv) : g_strdup ("");
+          constraint (error, "--tp %d does not divide the %d %s heads of %s%s (hint: --tp a "
+                      "divisor of %d%s)", tp, kv_fails ? kv : heads,
+                      kv_fails ? "KV" : "attention", m->name, both, kv < heads ? kv : heads,
+                      which);
           return NULL;
         }
       if (tp > server && !spec->allow_cross_node_tp)

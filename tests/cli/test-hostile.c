@@ -46,6 +46,11 @@ test_search_cluster_past_cap (void)
                 2, msg);
   run_assert_error ("search --model llama3-8b --cluster {TMP}/big.json --gbs 64 --fast --no-db "
                 "--gpus 64,2000000", 2, "--gpus 2000000 is above the cap of 1048576 GPUs");
+  /* past the cap on a cluster below it, the cluster's size is the bound to name (the cap
+   * sent the user to --gpus 1048576 on h100-24k's 24,576) */
+  run_assert_error ("search --model llama3-8b --gbs 64 --fast --no-db --gpus 999999999", 2,
+                    "--gpus 999999999: cluster h100-24k has 24576 GPUs (hint: --gpus at most "
+                    "24576");
   /* predict says the same of the same cluster */
   run_assert_error ("predict --model llama3-8b --cluster {TMP}/big.json --no-db", 2, msg);
   /* a count within the cap still searches */

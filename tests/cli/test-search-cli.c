@@ -1905,6 +1905,27 @@ test_nothing_fits (void)
                             "--memory-headroom leaves 5.00 GiB ("));
   g_assert_nonnull (strstr (r.err, ", or a smaller --memory-headroom"));
   run_clear (&r);
+  /* and the JSON's closest miss carries the margin: over = peak + headroom - capacity
+   * (capacity alone, 80 GiB, read as if nothing were kept free); a hex float is not a
+   * number of GiB ("0x10" was taken as 16) */
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 64 "
+       "--seq-length 8192 --tp 8 --pp 1 --memory-headroom 75 --json --no-db", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  {
+    g_autoptr (JsonParser) p = json_parser_new ();
+    JsonObject *miss = json_object_get_object_member (object_of (p, r.out), "closest_miss");
+    gint64 peak = json_object_get_int_member (miss, "peak_bytes");
+    gint64 cap = json_object_get_int_member (miss, "capacity_bytes");
+    gint64 head = json_object_get_int_member (miss, "headroom_bytes");
+    g_assert_cmpint (head, ==, G_GINT64_CONSTANT (75) << 30);
+    g_assert_cmpint (json_object_get_int_member (miss, "over_bytes"), ==, peak + head - cap);
+    g_assert_cmpint (peak + head - cap, >, 0);
+  }
+  run_clear (&r);
+  run (NULL, "search --model llama3-8b --gpus 8 --gbs 64 --memory-headroom 0x10 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--memory-headroom '0x10'"));
+  run_clear (&r);
 }
 
 /* mpirun -np 2 splits the space; rank 0 prints the same top 3 as one process. */

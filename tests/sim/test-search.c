@@ -454,7 +454,8 @@ test_tp_heads_message (void)
 {
   struct { int tp; const char *says; } cases[] = {
     { 16, "--tp 16 does not divide the 8 KV heads of llama3-8b" },
-    { 3, "--tp 3 does not divide the 32 attention heads of llama3-8b" },
+    { 3, "--tp 3 does not divide the 32 attention heads of llama3-8b (nor its 8 KV heads) "
+         "(hint: --tp a divisor of 8, which divides both the 32 attention and 8 KV heads)" },
   };
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
     {
