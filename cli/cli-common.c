@@ -13,7 +13,29 @@ cli_fail (int status, const char *format, ...)
   va_start (ap, format);
   g_autofree char *msg = g_strdup_vprintf (format, ap);
   va_end (ap);
-  fprintf (stderr, "tandem: error: %s\n", msg);
+  /* a message quotes what it refuses, and a 1 MB model_type made a 1 MB error line: a run
+   * of more than CLI_FAIL_MAX_WORD characters without a blank is cut to its start and its
+   * length (paths, names and numbers are far shorter) */
+  GString *out = g_string_sized_new (strlen (msg) + 1);
+  for (const char *p = msg; *p != '\0';)
+    {
+      gsize n = strcspn (p, " \t\n");
+      if (n > CLI_FAIL_MAX_WORD)
+        {
+          const char *cut = g_utf8_find_prev_char (p, p + 96);
+          cut = cut != NULL ? cut : p + 96;
+          g_string_append_len (out, p, cut - p);
+          g_string_append_printf (out, "...(%" G_GSIZE_FORMAT " characters)", n);
+        }
+      else
+        g_string_append_len (out, p, (gssize) n);
+      p += n;
+      gsize blanks = strspn (p, " \t\n");
+      g_string_append_len (out, p, (gssize) blanks);
+      p += blanks;
+    }
+  fprintf (stderr, "tandem: error: %s\n", out->str);
+  g_string_free (out, TRUE);
   return status;
 }
 

@@ -48,6 +48,8 @@ int  cli_plan_context_init (CliPlanContext *ctx, const char *what, const char *s
 void cli_plan_context_clear (CliPlanContext *ctx);
 
 /* Prints "tandem: error: MESSAGE" to stderr and returns `status`. */
+/* A word (no blank) longer than this is printed as its start and its length */
+#define CLI_FAIL_MAX_WORD 512
 int  cli_fail (int status, const char *format, ...) G_GNUC_PRINTF (2, 3);
 /* Exit status for an error: usage errors (PLAN_ERROR_*, *_NOT_FOUND, parse errors of
  * user files) are 2, the rest 1. */

@@ -121,6 +121,29 @@ test_run_step_memory (void)
   remove_tree (dir);
 }
 
+/* A refused value is quoted in the message, and a 100,000-character model_type made a
+ * 100 KB error line: a word of more than CLI_FAIL_MAX_WORD (512) characters is cut to its
+ * start and its length, and the rest of the message is kept. */
+static void
+test_long_value_cut (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-bad-input");
+  g_autofree char *x = g_strnfill (100000, 'x');
+  g_autofree char *model = g_strdup_printf ("{ \"model_type\": \"%s\", \"hidden_size\": 8, "
+                                            "\"intermediate_size\": 16, "
+                                            "\"num_attention_heads\": 1, "
+                                            "\"num_hidden_layers\": 1, \"vocab_size\": 64 }\n", x);
+  run_write_file (dir, "long.json", model);
+  RunResult r = { 0 };
+  run_tandem ("show model {TMP}/long.json", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpuint (strlen (r.err), <, 2000);
+  /* 'x...x' is the word: 100,000 + 2 quotes */
+  g_assert_nonnull (strstr (r.err, "xxx...(100002 characters) is not supported"));
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
 /* A plan file that is not JSON said "p.json: malformed JSON: <data>:2:1: Parse error: ..."
  * (json-glib's name for text it was handed) where a model or cluster file's error names
  * the file and its line and column; and a plan nested too deep got a second hint after
@@ -485,5 +508,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/microbatches-past-int16", test_microbatches_past_int16);
   g_test_add_func ("/cli/bad-input/search-values-past-int16", test_search_values_past_int16);
   g_test_add_func ("/cli/bad-input/moe-flags-on-dense", test_moe_flags_on_dense);
+  g_test_add_func ("/cli/bad-input/long-value-cut", test_long_value_cut);
   return g_test_run ();
 }
