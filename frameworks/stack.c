@@ -552,6 +552,27 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
               || !get_num (ho, "preprocess_fwd_graphed", 0, 1e5, &h->preprocess_fwd_graphed,
                            FALSE, &wh, error))
             return NULL;
+          /* counts of host operations: a fraction (0.5, 1e-308) is no count */
+          const struct { const char *key; double v; } counts[] = {
+            { "layer_fwd", h->layer_fwd }, { "layer_bwd", h->layer_bwd },
+            { "expert_launch_fwd", h->expert_launch_fwd },
+            { "expert_launch_bwd", h->expert_launch_bwd },
+            { "expert_eager_fwd", h->expert_eager_fwd },
+            { "expert_eager_bwd", h->expert_eager_bwd },
+            { "expert_fp8_launch", h->expert_fp8_launch },
+            { "expert_fp8_eager_fwd", h->expert_fp8_eager_fwd },
+            { "layer_fwd_after_sync", h->layer_fwd_after_sync },
+            { "te_linear_fwd", h->te_linear_fwd }, { "te_grouped_fwd", h->te_grouped_fwd },
+            { "router_fwd", h->router_fwd },
+            { "preprocess_fwd_graphed", h->preprocess_fwd_graphed },
+          };
+          for (guint i = 0; i < G_N_ELEMENTS (counts); i++)
+            if (counts[i].v != floor (counts[i].v))
+              {
+                fail (&wh, counts[i].key, error, "is %g: a count of host operations is a whole "
+                      "number", counts[i].v);
+                return NULL;
+              }
           if (h->layer_fwd_after_sync > h->layer_fwd)
             {
               fail (&wh, "layer_fwd_after_sync", error, "is %g, more than layer_fwd (%g)",
@@ -593,6 +614,12 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
           || !get_num (sub, "all_gather", 0, 1024, &ag, FALSE, &ws, error)
           || !get_num (sub, "reduce_scatter", 0, 1024, &rs, FALSE, &ws, error))
         return NULL;
+      if (ag != floor (ag) || rs != floor (rs))
+        {
+          fail (&ws, ag != floor (ag) ? "all_gather" : "reduce_scatter", error,
+                "is %g: SMs are whole", ag != floor (ag) ? ag : rs);
+          return NULL;
+        }
       s->tp_overlap_ag_sms = ag;
       s->tp_overlap_rs_sms = rs;
     }

@@ -357,6 +357,13 @@ test_bad (void)
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"moe\": {\"host_ops\": {\"layer_fwd\": 70, \"layer_fwd_after_sync\": 80}}}",
       "'moe.host_ops.layer_fwd_after_sync' is 80, more than layer_fwd (70)" },
+    /* counts are whole: a fraction of a host op or of an SM loaded */
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"moe\": {\"host_ops\": {\"layer_fwd\": 0.5}}}",
+      "'moe.host_ops.layer_fwd' is 0.5: a count of host operations is a whole number" },
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"tp_overlap_sms\": {\"all_gather\": 0, \"reduce_scatter\": 2.5}}",
+      "'tp_overlap_sms.reduce_scatter' is 2.5: SMs are whole" },
     /* 58 ops, 17 after the sync: 41 before it, fewer than 30 + 12 */
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"moe\": {\"host_ops\": {\"layer_fwd\": 58, \"layer_fwd_after_sync\": 17, "
