@@ -321,6 +321,13 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
                 "--cost perf_sigma=0 for none)\n", straggler, world,
                 100.0 * opts.cost.perf_sigma, sim_cost_expected_max_normal (world));
       cli_print_mtp_note (p->model, p->plan.mtp_num_layers, "  ");
+      /* a sequence past the context the model was trained to (learned tables refuse it in
+       * validation): timed as asked, and said */
+      if (p->model->max_positions > 0 && (guint64) p->plan.seq_length > p->model->max_positions)
+        printf ("  note: --seq-length %d is beyond the %" G_GUINT64_FORMAT " positions %s was "
+                "trained to (max_position_embeddings): a run past its context, as context "
+                "extension does\n", p->plan.seq_length, p->model->max_positions,
+                p->model->name);
       /* the stack's sharding is what validate fills an unstated row with; predict's plan
        * takes Megatron's flag default (none) whatever the stack, so an FSDP stack (its
        * default shards gradients or parameters) says so when the plan shards less, rather

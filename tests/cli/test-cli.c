@@ -1072,6 +1072,26 @@ test_predict_moe_text (void)
   run_result_clear (&r);
 }
 
+/* A sequence past the context a rotary model was trained to is timed, and said: Llama 2
+ * 7B has 4,096 positions, so 8,192 tokens gets the note and 4,096 does not. (A learned
+ * table refuses the sequence in validation instead.) */
+static void
+test_predict_past_context (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("predict --model llama2-7b --gpus 8 --tp 8 --sp --seq-length 8192 --gbs 8 --no-db",
+              &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "note: --seq-length 8192 is beyond the 4096 positions "
+                            "llama2-7b was trained to"));
+  run_result_clear (&r);
+  run_tandem ("predict --model llama2-7b --gpus 8 --tp 8 --sp --seq-length 4096 --gbs 8 --no-db",
+              &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.out, "is beyond the"));
+  run_result_clear (&r);
+}
+
 /* HSDP where the stack offers it: the search leaves it out of megatron-core's space
  * ("does not offer HSDP"), and predict now says the same instead of predicting a plan
  * the stack cannot run (megatron-core.json fsdp.hsdp false; torchtitan's
@@ -1501,6 +1521,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/predict/trace-escaped", test_trace_escaped);
   g_test_add_func ("/cli/predict/bad-db", test_predict_bad_db);
   g_test_add_func ("/cli/predict/moe-text", test_predict_moe_text);
+  g_test_add_func ("/cli/predict/past-context", test_predict_past_context);
   g_test_add_func ("/cli/a2a-overlap-needs-vpp", test_a2a_overlap_needs_vpp);
   g_test_add_func ("/cli/predict/precision-spellings", test_precision_spellings);
   g_test_add_func ("/cli/predict/hsdp-needs-stack", test_hsdp_needs_stack);
