@@ -242,6 +242,7 @@ static const struct {
   { "fp16", 1e6, "1 EFLOP/s per device, over 100x a B200's FP8 peak" },
   { "bf16", 1e6, "1 EFLOP/s per device, over 100x a B200's FP8 peak" },
   { "fp8", 1e6, "1 EFLOP/s per device, over 100x a B200's FP8 peak" },
+  { "fp4", 1e6, "1 EFLOP/s per device, over 50x a B200's FP4 peak" },
 };
 
 /* Lower bounds for the figures a prediction divides by, with their reasons: a positive
