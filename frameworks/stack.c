@@ -848,7 +848,15 @@ fw_stack_lookup (const char *name_or_path, GError **error)
 {
   if (name_or_path == NULL || *name_or_path == '\0')
     name_or_path = FW_STACK_DEFAULT;
-  if (g_file_test (name_or_path, G_FILE_TEST_IS_REGULAR))
+  /* any file that exists, as a model is looked up (a process substitution is a pipe) */
+  if (g_file_test (name_or_path, G_FILE_TEST_IS_DIR))
+    {
+      g_autofree char *what = g_strdup_printf ("'%s' is a directory, not a framework file",
+                                               name_or_path);
+      set_not_found (error, what);
+      return NULL;
+    }
+  if (g_file_test (name_or_path, G_FILE_TEST_EXISTS))
     return fw_stack_load_file (name_or_path, error);
   g_autoptr (GError) local = NULL;
   FwStack *s = fw_stack_load_preset (name_or_path, &local);

@@ -85,7 +85,17 @@ topo_cluster_lookup (const char *name_or_path, GError **error)
 
   g_return_val_if_fail (name_or_path != NULL, NULL);
 
-  if (g_file_test (name_or_path, G_FILE_TEST_IS_REGULAR))
+  /* any file that exists, as a model is looked up: a process substitution (--cluster
+   * <(...), a pipe) was "neither a cluster file nor a cluster preset", and a directory
+   * was named as neither too */
+  if (g_file_test (name_or_path, G_FILE_TEST_IS_DIR))
+    {
+      g_autofree char *what = g_strdup_printf ("'%s' is a directory, not a cluster file",
+                                               name_or_path);
+      set_not_found (error, what);
+      return NULL;
+    }
+  if (g_file_test (name_or_path, G_FILE_TEST_EXISTS))
     return topo_cluster_load_file (name_or_path, error);
   cluster = topo_cluster_load_preset (name_or_path, &local);
   if (cluster == NULL)

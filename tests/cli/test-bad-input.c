@@ -10,6 +10,9 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* validate --only with a row id past 2^63 - 1: strtoll saturated it to 2^63 - 1 and the
  * range loop stepped past that (signed overflow; UBSan stopped it, a plain build appended
@@ -140,6 +143,46 @@ test_long_value_cut (void)
   g_assert_cmpuint (strlen (r.err), <, 2000);
   /* 'x...x' is the word: 100,000 + 2 quotes */
   g_assert_nonnull (strstr (r.err, "xxx...(100002 characters) is not supported"));
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
+/* A directory given as a cluster or framework is named as one ("'DIR' is neither a
+ * cluster file nor a cluster preset" before); and a file that is not a regular one (a
+ * FIFO, as a shell's process substitution gives) is read as a model's always was. */
+static void
+test_directory_and_pipe_inputs (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-bad-input");
+  run_assert_error ("show cluster {TMP}", 2, "is a directory, not a cluster file");
+  run_assert_error ("show framework {TMP}", 2, "is a directory, not a framework file");
+  g_autofree char *fifo = g_build_filename (dir, "c.json", NULL);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_autofree char *src = g_test_build_filename (G_TEST_DIST, "..", "topology", "presets",
+                                                "h200-node.json", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (src, &text, NULL, NULL));
+  GPid pid = 0;
+  /* the writer: a child that opens the FIFO and writes the preset into it */
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      alarm (30);   /* no reader (tandem refused the path unread): the writer ends anyway */
+      FILE *w = fopen (fifo, "w");
+      if (w != NULL)
+        {
+          fputs (text, w);
+          fclose (w);
+        }
+      _exit (0);
+    }
+  RunResult r = { 0 };
+  run_tandem ("show cluster {TMP}/c.json", &r);
+  int st = 0;
+  waitpid (pid, &st, 0);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "cluster h200-node"));
   run_result_clear (&r);
   remove_tree (dir);
 }
@@ -509,5 +552,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/search-values-past-int16", test_search_values_past_int16);
   g_test_add_func ("/cli/bad-input/moe-flags-on-dense", test_moe_flags_on_dense);
   g_test_add_func ("/cli/bad-input/long-value-cut", test_long_value_cut);
+  g_test_add_func ("/cli/bad-input/directory-and-pipe-inputs", test_directory_and_pipe_inputs);
   return g_test_run ();
 }
