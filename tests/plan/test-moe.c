@@ -164,6 +164,10 @@ test_invalid (Fixture *f, gconstpointer data)
       "does not fold onto the ranks: with rank order tp-cp-pp-ep-dp, rank 1" },
     /* Megatron requires SP with EP and TP */
     { "--gpus 16 --tp 2 --num-experts 8 --ep 8", "needs sequence parallelism" },
+    /* and Megatron-Core's MoELayer refuses TP without SP in training at ep 1 too (it was
+     * timed with the replicated tokens gathered again: tp times the experts' work) */
+    { "--gpus 8 --tp 8 --num-experts 8", "a mixture-of-experts layer with tensor parallelism "
+      "(tp 8) needs sequence parallelism" },
     /* 14336 / 3 is not whole */
     { "--gpus 24 --tp 1 --num-experts 8 --ep 8 --etp 3", "does not divide the expert FFN" },
   };
