@@ -24,14 +24,17 @@ cli_json_text (JsonBuilder *b)
 }
 
 char *
-cli_conv_json (const double *values, double scale)
+cli_conv_json (const ModelSpec *model, const double *values, double scale)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
   for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
     {
       json_builder_set_member_name (b, model_flop_convention_name (c));
-      json_builder_add_double_value (b, values[c] * scale);
+      if (model != NULL && model_flop_convention_refusal (model, c) != NULL)
+        json_builder_add_null_value (b);
+      else
+        json_builder_add_double_value (b, values[c] * scale);
     }
   json_builder_end_object (b);
   return cli_json_text (b);

@@ -13,8 +13,10 @@ G_BEGIN_DECLS
 
 /* Compact JSON text of the builder's root. */
 char *cli_json_text (JsonBuilder *builder);
-/* {"megatron96": v[0] x scale, ...}: one value per FLOP convention. */
-char *cli_conv_json (const double *values, double scale);
+/* {"megatron96": v[0] x scale, ...}: one value per FLOP convention; null for a
+ * convention refused for `model` (megatron96 / megatron72 on MoE or MLA: their MFU read
+ * 0.0), none refused when `model` is NULL. */
+char *cli_conv_json (const ModelSpec *model, const double *values, double scale);
 /* One JSON number ("null" when not finite): the hfu column, which has no convention. */
 char *cli_number_json (double v);
 /* The predicted metrics of `p` (memory from `mem`). */

@@ -27,14 +27,16 @@ static const GlossaryEntry glossary[] = {
     "Chowdhery et al. 2022 (PaLM), Appendix B; conventions: tandem show conventions" },
   { "HFU", "predict, search, report",
     "hardware FLOPs utilization: the FLOPs the GPUs execute (causal attention as "
-    "FlashAttention runs it, recomputed forwards included) / (step time x GPUs x peak); "
+    "FlashAttention runs it, its backward's recompute of the scores and recomputed forwards "
+    "included) / (step time x GPUs x peak); "
     "it has no convention, so it can be below a non-causal MFU",
     "Chowdhery et al. 2022 (PaLM), Appendix B; Korthikanti et al. 2022" },
   { "FLOP convention", "predict --flops, show conventions",
     "which FLOPs count as model FLOPs: megatron96, megatron72, mcore, causal or palm",
     "tandem show conventions (each with its paper or code)" },
   { "peak", "predict",
-    "the device's dense BF16 tensor-core FLOP/s from its datasheet (no sparsity)",
+    "the device's dense tensor-core FLOP/s from its datasheet (no sparsity) in the plan's "
+    "GEMM precision: BF16, or FP8 / FP4 for plans in those (predict prints which peak)",
     "tandem show cluster NAME (each device cites its datasheet)" },
   { "model TFLOP/s per GPU", "predict",
     "model FLOPs per step / (step time x GPUs), in 10^12 FLOP/s", "definition" },

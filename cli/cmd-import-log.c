@@ -70,11 +70,11 @@ import_store (const CliDbArgs *dba, const SimPrediction *p, const char *framewor
   g_autoptr (JsonBuilder) mb = json_builder_new ();
   plan_memory_to_json (&p->memory, mb);
   g_autofree char *memory_json = cli_json_text (mb);
-  g_autofree char *pred_mfu = cli_conv_json (p->result->mfu, 1);
+  g_autofree char *pred_mfu = cli_conv_json (p->model, p->result->mfu, 1);
   g_autofree char *pred_hfu = cli_number_json (p->result->hfu);
   /* measured MFU and HFU: the predicted FLOPs over the logged time (the same FLOPs ran) */
   double scale = sp->median_s > 0 ? p->result->step_time_s / sp->median_s : NAN;
-  g_autofree char *meas_mfu = cli_conv_json (p->result->mfu, scale);
+  g_autofree char *meas_mfu = cli_conv_json (p->model, p->result->mfu, scale);
   g_autofree char *meas_hfu = cli_number_json (p->result->hfu * scale);
   g_autoptr (JsonBuilder) tb = json_builder_new ();
   json_builder_begin_array (tb);

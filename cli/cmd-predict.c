@@ -29,7 +29,7 @@ cli_store_prediction (const CliDbArgs *dba, const SimPrediction *p, ModelFlopCon
   g_autoptr (JsonBuilder) mb = json_builder_new ();
   plan_memory_to_json (&p->memory, mb);
   g_autofree char *memory_json = cli_json_text (mb);
-  g_autofree char *mfu = cli_conv_json (r->mfu, 1);
+  g_autofree char *mfu = cli_conv_json (p->model, r->mfu, 1);
   g_autofree char *hfu = cli_number_json (r->hfu);
 
   ResRunInfo info = { 0 };

@@ -175,8 +175,8 @@ cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const 
   g_autofree char *pred_mem = cli_json_text (memb);
   /* the same FLOPs in the measured time */
   double scale = m->step_time_s > 0 ? s->step_time_s / m->step_time_s : 0;
-  g_autofree char *pred_mfu = cli_conv_json (s->mfu, 1), *pred_hfu = cli_number_json (s->hfu);
-  g_autofree char *meas_mfu = cli_conv_json (s->mfu, scale), *meas_hfu = cli_number_json (s->hfu * scale);
+  g_autofree char *pred_mfu = cli_conv_json (p->model, s->mfu, 1), *pred_hfu = cli_number_json (s->hfu);
+  g_autofree char *meas_mfu = cli_conv_json (p->model, s->mfu, scale), *meas_hfu = cli_number_json (s->hfu * scale);
 
   g_autoptr (JsonBuilder) mm = json_builder_new ();
   json_builder_begin_object (mm);

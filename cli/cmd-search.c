@@ -1123,11 +1123,11 @@ store_search (const char *db, int timeout_ms, const SearchSpace *space,
   g_autoptr (JsonBuilder) mb = json_builder_new ();
   plan_memory_to_json (&best->memory, mb);
   g_autofree char *memory_json = cli_json_text (mb);
-  g_autofree char *mfu = cli_conv_json (best->result->mfu, 1);
+  g_autofree char *mfu = cli_conv_json (best->model, best->result->mfu, 1);
   double hfu_all[MODEL_FLOPS_N_CONVENTIONS];
   for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
     hfu_all[c] = best->result->hfu;
-  g_autofree char *hfu = cli_conv_json (hfu_all, 1);
+  g_autofree char *hfu = cli_conv_json (NULL, hfu_all, 1);
   g_autofree char *summary = g_strdup_printf (
     "search: %" G_GUINT64_FORMAT " enumerated = %" G_GUINT64_FORMAT " invalid + %"
     G_GUINT64_FORMAT " oom + %" G_GUINT64_FORMAT " pruned + %" G_GUINT64_FORMAT

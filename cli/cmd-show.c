@@ -384,7 +384,8 @@ show_model (const char *name, int seq, gboolean json)
       printf ("  %-12s %10.2f GFLOP   %s\n", model_flop_convention_name (c),
               model_spec_flops_per_token (m, (guint64) seq, c) / 1e9,
               model_flop_convention_formula_for (m, c));
-  printf ("  %-12s %10.2f GFLOP   executed: causal flash attention, no recompute\n",
+  printf ("  %-12s %10.2f GFLOP   executed: causal flash attention, no recompute (HFU "
+          "adds the backward's score recompute)\n",
           "hardware", model_spec_hw_flops_per_token (m, (guint64) seq, 0) / 1e9);
   printf ("  %-12s %10.2f GFLOP   executed with full recompute\n", "hw+recomp",
           model_spec_hw_flops_per_token (m, (guint64) seq, 1) / 1e9);

@@ -558,7 +558,14 @@ sim_prediction_to_json (const SimPrediction *p, ModelFlopConvention conv, JsonBu
   json_builder_set_member_name (b, "mfu");
   json_builder_begin_object (b);
   for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
-    set_double (b, model_flop_convention_name (c), r->mfu[c]);
+    if (model_flop_convention_refusal (p->model, c) != NULL)
+      {
+        /* no term for the model's experts or latent attention: unknown, not 0 */
+        json_builder_set_member_name (b, model_flop_convention_name (c));
+        json_builder_add_null_value (b);
+      }
+    else
+      set_double (b, model_flop_convention_name (c), r->mfu[c]);
   json_builder_end_object (b);
   /* HFU counts the FLOPs executed (causal attention, recompute included): it has no
    * convention, so it is one number (docs/contracts.md) */

@@ -1070,6 +1070,20 @@ test_predict_moe_text (void)
   g_assert_nonnull (strstr (r.err, "--flops megatron96 does not apply to mixtral-8x7b"));
   g_assert_null (strstr (r.out, "MFU"));
   run_result_clear (&r);
+  /* the JSON's refused conventions are null (unknown), not 0.0 */
+  run_tandem ("predict --model mixtral-8x7b --cluster h100-24k --gpus 64 --pp 4 --ep 8 "
+              "--gbs 256 --seq-length 4096 --sharding zero1 --moe-grouped-gemm --no-db --json",
+              &r);
+  g_assert_cmpint (r.status, ==, 0);
+  {
+    g_autoptr (JsonNode) root = json_from_string (r.out, NULL);
+    g_assert_nonnull (root);
+    JsonObject *mfu = json_object_get_object_member (json_node_get_object (root), "mfu");
+    g_assert_true (JSON_NODE_HOLDS_NULL (json_object_get_member (mfu, "megatron96")));
+    g_assert_true (JSON_NODE_HOLDS_NULL (json_object_get_member (mfu, "megatron72")));
+    g_assert_cmpfloat (json_object_get_double_member (mfu, "mcore"), >, 0.0);
+  }
+  run_result_clear (&r);
 }
 
 /* A sequence past the context a rotary model was trained to is timed, and said: Llama 2
