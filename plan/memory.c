@@ -652,7 +652,7 @@ plan_mem_schedule_peak (const Plan *plan, int inflight, const guint64 *chunk_mb,
 static guint64
 plan_mem_schedule_peak_grads (const Plan *plan, int inflight, const guint64 *chunk_mb,
                               const guint64 *chunk_grad, const int *chunk_modules, int v,
-                              guint64 *grads_at_peak)
+                              guint64 transient, guint64 *grads_at_peak)
 {
   int m = plan_mem_microbatches (plan);
   int p = MAX (plan->pp, 1), n = plan_vpp_group (plan);
@@ -664,7 +664,12 @@ plan_mem_schedule_peak_grads (const Plan *plan, int inflight, const guint64 *chu
 
   *grads_at_peak = 0;
 #define UNIT(k, bwd) (inter ? plan_vpp_unit (p, v, m, n, (k), (bwd), NULL) : 0)
-#define TAKE() G_STMT_START { if (held + live > peak) { peak = held + live; \
+  /* `transient` (a recomputed group re-run, the loss's or unfused attention's gradient)
+   * exists only while a backward runs: taken at the start of each backward, not after a
+   * forward or after the last backward, where every gradient is live and no tensor is
+   * being rebuilt (full recompute read 0.1% above no recompute there) */
+  guint64 extra = 0;
+#define TAKE() G_STMT_START { if (held + live + extra > peak) { peak = held + live + extra; \
                                                       *grads_at_peak = live; } } G_STMT_END
   for (int k = 0; k < warm; k++)
     {
@@ -679,6 +684,7 @@ plan_mem_schedule_peak_grads (const Plan *plan, int inflight, const guint64 *chu
           TAKE ();
         }
       int c = UNIT (j, TRUE);
+      extra = transient;
       if (done[c] == 0)
         {
           /* layer by layer: the first layer's gradient beside everything held, then
@@ -689,6 +695,7 @@ plan_mem_schedule_peak_grads (const Plan *plan, int inflight, const guint64 *chu
         }
       else
         TAKE ();
+      extra = 0;
       held -= MIN (held, chunk_mb[c]);
       TAKE ();
       if (++done[c] == m)
@@ -1222,8 +1229,7 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
           guint64 grads_at = 0;
           st->bytes[PLAN_MEM_ACTIVATIONS]
             = plan_mem_schedule_peak_grads (plan, st->inflight_microbatches, chunk_mb,
-                                            chunk_grad, chunk_modules, v, &grads_at)
-              + transient;
+                                            chunk_grad, chunk_modules, v, transient, &grads_at);
           st->bytes[PLAN_MEM_GRADS] = grads_at;
           g_free (chunk_grad);
           g_free (chunk_modules);
