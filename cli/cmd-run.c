@@ -59,6 +59,8 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -469,6 +471,35 @@ run_failed_runner (RunCtx *c, const GError *e)
                        " (hint: a smaller --model, --seq-length or --mbs, or the model split "
                        "over more ranks: mpirun -np N with --tp/--pp)");
   run_failed (c, e);
+}
+
+/* Under an address-space limit (ulimit -v, RLIMIT_AS) OpenBLAS's own work buffers (128
+ * MiB each, the calling thread's and each BLAS thread's, taken at the first GEMM) are
+ * allocated after the runner's: where they do not fit, blas_memory_alloc retried for
+ * ever (a run with ulimit -v 500000 hung past its timeout and ignored SIGTERM). With the
+ * runner's buffers in place, that much address space is reserved and released once,
+ * untouched, so a run that cannot get it ends as "does not fit" instead. */
+#define RUN_BLAS_BUFFER_BYTES ((gsize) 128 << 20)
+static gboolean
+blas_headroom (const RunCtx *c, GError **error)
+{
+  struct rlimit rl;
+  if (c->b == NULL || g_strcmp0 (c->b->config.backend, "cpu") != 0
+      || getrlimit (RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+    return TRUE;
+  gsize need = (gsize) (MAX (c->b->config.blas_threads, 1) + 1) * RUN_BLAS_BUFFER_BYTES
+               + ((gsize) 64 << 20);   /* and the step's own transients */
+  void *p = malloc (need);
+  if (p != NULL)
+    {
+      free (p);
+      return TRUE;
+    }
+  g_set_error (error, EXEC_ERROR, EXEC_ERROR_MEMORY, "cannot reserve %" G_GSIZE_FORMAT
+               " bytes of address space for the BLAS library's work buffers under this "
+               "process's limit of %llu bytes (ulimit -v)", need,
+               (unsigned long long) rl.rlim_cur);
+  return FALSE;
 }
 
 static void
@@ -1157,6 +1188,8 @@ run_plan (RunCtx *c)
         return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);
       run_failed_runner (c, error);
     }
+  if (!blas_headroom (c, &error))
+    run_failed_runner (c, error);
   /* from here on the run is in the store: as running, then closed */
   if (!run_start (c, &error))
     run_failed (c, error);

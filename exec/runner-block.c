@@ -766,8 +766,9 @@ runner_grad_norm (ExecRunner *r, GError **error)
         continue;
       float *dev;
       ExecBuffer *buf = runner_bucket_held (r, bk, &dev);
-      g_autofree float *g = g_new (float, MAX (n, 1));
-      if (!runner_download (r, buf, dev, g, n * sizeof (float), error))
+      g_autofree float *g = runner_host_try_alloc (MAX (n, 1) * sizeof (float),
+                                                   "a gradient bucket's norm", error);
+      if (g == NULL || !runner_download (r, buf, dev, g, n * sizeof (float), error))
         return FALSE;
       double ss = 0;
       for (gsize i = 0; i < n; i++)

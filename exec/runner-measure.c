@@ -593,14 +593,26 @@ compute_stats (ExecRunner *r, const double *all, gsize per_rank, const double *s
 /* This rank's share of the step's loss: the token losses its head forwards recorded,
  * summed in double in the order they were computed (TP rank 0 only: the others hold
  * the same values). */
+void *
+runner_host_try_alloc (gsize bytes, const char *what, GError **error)
+{
+  void *p = g_try_malloc (MAX (bytes, 1));
+  if (p == NULL)
+    g_set_error (error, EXEC_ERROR, EXEC_ERROR_MEMORY, "cannot allocate %" G_GSIZE_FORMAT
+                 " bytes of host memory for %s", bytes, what);
+  return p;
+}
+
 static gboolean
 step_loss (ExecRunner *r, GError **error)
 {
   if (r->loss_rec == NULL || r->tp_rank != 0 || r->n_loss == 0)
     return TRUE;
   gsize n = (gsize) r->n_loss * r->N;
-  g_autofree float *host = g_new (float, n);
-  if (!runner_download (r, r->loss_buf, r->loss_rec, host, n * sizeof (float), error))
+  g_autofree float *host = runner_host_try_alloc (n * sizeof (float), "the step's losses",
+                                                  error);
+  if (host == NULL
+      || !runner_download (r, r->loss_buf, r->loss_rec, host, n * sizeof (float), error))
     return FALSE;
   for (gsize i = 0; i < n; i++)
     r->loss_sum += host[i];

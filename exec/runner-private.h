@@ -326,6 +326,12 @@ gboolean runner_wait       (ExecRunner *r, ExecEvent *ev, const ProgTask *t,
                             const ProgTask *on, const char *what, int axis, GError **error);
 /* Publishes that this rank starts task t (exec_progress_note). */
 void     runner_progress_note (ExecRunner *r, const ProgTask *t);
+/* `bytes` of host memory for a transient the step needs (a bucket's gradients read back,
+ * the recorded losses), or NULL with EXEC_ERROR_MEMORY ("does not fit", exit 3): g_new
+ * aborted under a memory limit (ulimit -v, a cgroup) with SIGTRAP, and the run was left
+ * to be found dead. */
+void *runner_host_try_alloc (gsize bytes, const char *what, GError **error);
+
 /* "SIGINT", "SIGTERM", "SIGHUP" or "a signal": the value *opts.interrupted holds. */
 const char *runner_signal_name (int sig);
 /* TRUE, with "rank R: interrupted by SIGTERM before task T (...), in step S" in *error,

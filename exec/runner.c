@@ -460,7 +460,11 @@ fill_params (ExecRunner *r, GError **error)
   gsize most = 0;
   for (guint i = 0; i < r->segs->len; i++)
     most = MAX (most, seg_at (r, (int) i)->n);
-  g_autofree float *host = g_new0 (float, MAX (most, 1));
+  g_autofree float *host = runner_host_try_alloc (MAX (most, 1) * sizeof (float),
+                                                  "the weights' initial values", error);
+  if (host == NULL)
+    return FALSE;
+  memset (host, 0, MAX (most, 1) * sizeof (float));
   for (guint i = 0; i < r->segs->len; i++)
     {
       RunSeg *sg = seg_at (r, (int) i);
