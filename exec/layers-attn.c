@@ -16,6 +16,21 @@
 #include <string.h>
 #include <cblas.h>
 
+static volatile int *attn_cancel;
+
+void
+exec_cpu_attn_set_cancel (volatile int *flag)
+{
+  attn_cancel = flag;
+}
+
+static inline gboolean
+cancelled (void)
+{
+  volatile int *f = attn_cancel;
+  return f != NULL && *f != 0;
+}
+
 static inline float
 dotf (const float *a, const float *b, int n)
 {
@@ -43,7 +58,7 @@ exec_cpu_attn_forward (float *out, float *lse, const float *q, const int *q_pos,
   float *score = g_new (float, MAX (d->Tk, 1));
   for (int b = 0; b < d->B; b++)
     for (int h = 0; h < Hq; h++)
-      for (int i = 0; i < d->Tq; i++)
+      for (int i = 0; i < d->Tq && !cancelled (); i++)
         {
           const float *qi = q + (((gsize) b * d->Tq + i) * Hq + h) * D;
           float *oi = out + (((gsize) b * d->Tq + i) * Hq + h) * D;
@@ -114,7 +129,7 @@ exec_cpu_attn_backward (float *dq, float *dk, float *dv, const float *dout, cons
   float scale = 1.0f / sqrtf ((float) D);
   for (int b = 0; b < d->B; b++)
     for (int h = 0; h < Hq; h++)
-      for (int i = 0; i < d->Tq; i++)
+      for (int i = 0; i < d->Tq && !cancelled (); i++)
         {
           gsize qa = (((gsize) b * d->Tq + i) * Hq + h) * D;
           gsize row = ((gsize) b * Hq + h) * d->Tq + i;
@@ -166,7 +181,7 @@ exec_cpu_attn_unfused_forward (float *out, float *probs, const float *q, const i
   const int Tq = d->Tq, Tk = d->Tk;
   const float scale = 1.0f / sqrtf ((float) D);
   for (int b = 0; b < d->B; b++)
-    for (int h = 0; h < Hq; h++)
+    for (int h = 0; h < Hq && !cancelled (); h++)
       {
         const int g = h / group;
         const float *qh = q + ((gsize) b * Tq * Hq + h) * D;
@@ -209,7 +224,7 @@ exec_cpu_attn_unfused_backward (float *dq, float *dk, float *dv, float *dprobs,
   const int Tq = d->Tq, Tk = d->Tk;
   const float scale = 1.0f / sqrtf ((float) D);
   for (int b = 0; b < d->B; b++)
-    for (int h = 0; h < Hq; h++)
+    for (int h = 0; h < Hq && !cancelled (); h++)
       {
         const int g = h / group;
         const gsize qo = ((gsize) b * Tq * Hq + h) * D, ko = ((gsize) b * Tk * Hkv + g) * D;

@@ -352,6 +352,13 @@ void exec_cpu_rmsnorm_backward (float *dinp, float *dw, const float *dout, const
 void exec_cpu_rope_forward  (float *x, const int *pos, int B, int T, int H, int D, float theta);
 void exec_cpu_rope_backward (float *dx, const int *pos, int B, int T, int H, int D,
                              float theta);
+/* A flag the quadratic CPU attention kernels poll between query rows (a heads x rows
+ * loop): non-zero makes them return at once with their output incomplete. The runner
+ * points it at its opts.interrupted, so a signal stops a run inside one long attention
+ * task (seq 65536: SIGTERM went unanswered for minutes, checked only between tasks); the
+ * runner then fails the run as interrupted and never uses that output. NULL: never. */
+void exec_cpu_attn_set_cancel (volatile int *flag);
+
 void exec_cpu_attn_init     (float *out, float *lse, const ExecAttnDims *d);
 void exec_cpu_attn_forward  (float *out, float *lse, const float *q, const int *q_pos,
                              const float *k, const float *v, const int *kv_pos,

@@ -685,6 +685,16 @@ runner_steps (ExecRunner *r, GError **error)
         }
     }
 
+  /* a signal during the last step's last kernels: the attention kernels stop at once on
+   * it (exec_cpu_attn_set_cancel), so that step's outputs are incomplete; never a result */
+  if (r->opts.interrupted != NULL && *r->opts.interrupted != 0)
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_TIMEOUT, "rank %d: interrupted by %s in the "
+                   "last step (%d)", r->rank, runner_signal_name (*r->opts.interrupted),
+                   r->step);
+      return FALSE;
+    }
+
   /* every rank's records to rank 0 */
   r->recs[0] = r->stage;
   r->recs[1] = (double) peak_rss_bytes ();

@@ -664,6 +664,8 @@ exec_runner_new (ExecBackend *b, const ProgProgram *prog, const PlanLayout *layo
     exec_run_options_init (&r->opts);
   if (r->opts.timeout_s <= 0)
     r->opts.timeout_s = b->timeout_s;
+  /* a signal stops a long attention kernel too, not only the next task */
+  exec_cpu_attn_set_cancel ((volatile int *) r->opts.interrupted);
   r->world = world;
   r->rank = r->opts.local ? 0 : b->rank;
 
@@ -816,6 +818,7 @@ exec_runner_free (ExecRunner *r)
 {
   if (r == NULL)
     return;
+  exec_cpu_attn_set_cancel (NULL);
   runner_units_free (r);
   g_clear_pointer (&r->retired, g_ptr_array_unref);
   g_clear_pointer (&r->parked, g_ptr_array_unref);
