@@ -192,6 +192,36 @@ cli_same_file (const char *a, const char *b)
   return strcmp (ca, cb) == 0;
 }
 
+/* An existing non-empty file is replaced only when it is what the output writes: a
+ * trace (tandem's Trace Event JSON, "traceEvents" in its first MiB) or a profile (a
+ * cluster file, "levels"). `tandem run --trace README.md` replaced the README with a
+ * trace, exit 0, as calibrate --out did any file; reports already refuse without
+ * --force. */
+static gboolean
+output_replaceable (const char *flag, const char *what, const char *path, GError **error)
+{
+  const char *marker = g_str_equal (what, "trace") ? "\"traceEvents\""
+                       : g_str_equal (what, "profile") ? "\"levels\"" : NULL;
+  GStatBuf st;
+  if (marker == NULL || g_stat (path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size == 0)
+    return TRUE;
+  FILE *fp = g_fopen (path, "rb");
+  if (fp == NULL)
+    return TRUE;   /* unreadable: the write itself says why it fails */
+  gsize cap = 1 << 20;
+  g_autofree char *head = g_malloc (cap + 1);
+  gsize n = fread (head, 1, cap, fp);
+  fclose (fp);
+  head[n] = '\0';
+  if (memchr (head, '\0', n) == NULL && strstr (head, marker) != NULL)
+    return TRUE;
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               "%s %s exists and is not a %s tandem wrote: the %s would replace what it holds "
+               "(hint: another path, or remove the file first)", flag, path,
+               g_str_equal (what, "trace") ? "trace" : "cluster profile", what);
+  return FALSE;
+}
+
 gboolean
 cli_output_not_db (const char *flag, const char *what, const char *path, const char *db,
                    gboolean no_db, GError **error)
@@ -216,6 +246,8 @@ cli_output_not_db (const char *flag, const char *what, const char *path, const c
                    flag);
       return FALSE;
     }
+  if (!sqlite && !output_replaceable (flag, what, path, error))
+    return FALSE;
   if (no_db || !cli_same_file (path, store))
     return TRUE;
   g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,

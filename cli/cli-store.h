@@ -64,7 +64,8 @@ gboolean    cli_db_args_check (const CliDbArgs *a, GError **error);
 /* FALSE with a usage error when the output `path` of `flag` (`what` it writes: "trace")
  * is the results database the command stores in (`db`, NULL for the default; none with
  * `no_db`), or any other SQLite file: the output would replace the database and every run
- * stored in it. */
+ * stored in it; and when it is an existing non-empty file that is not a `what` ("trace"
+ * or "profile") tandem wrote. */
 gboolean    cli_output_not_db (const char *flag, const char *what, const char *path,
                                const char *db, gboolean no_db, GError **error);
 /* One file: the same device and inode where both exist (a link or another spelling of the

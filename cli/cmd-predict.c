@@ -232,13 +232,14 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   if (trace && !util_output_check (trace, &error))
     return cli_fail (CLI_EXIT_USAGE, "--trace: %s", error->message);
-  if (trace && !cli_output_not_db ("--trace", "trace", trace, dba->db, dba->no_db, &error))
-    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
-  /* `--trace config.json` wrote the trace over the model it had just read */
+  /* `--trace config.json` wrote the trace over the model it had just read (named as such
+   * before the general check that an existing file is a trace) */
   const char *const inputs[] = { "--model", c->args.model_name, "--cluster",
                                  c->args.cluster_name, "--plan", c->args.plan_file,
                                  "--framework", framework, NULL };
   if (trace && !cli_output_not_input ("--trace", "trace", trace, inputs, &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+  if (trace && !cli_output_not_db ("--trace", "trace", trace, dba->db, dba->no_db, &error))
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   if (!dba->no_db && !cli_fallback_check (&error))
     return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);

@@ -1321,10 +1321,10 @@ cli_cmd_run (int argc, char **argv)
                                  c.pargs.cluster_name, "--plan", c.pargs.plan_file, NULL };
   for (guint i = 0; i < G_N_ELEMENTS (outs); i++)
     if (outs[i] != NULL && (!util_output_check (outs[i], &error)
-                            || !cli_output_not_db (flags[i], "trace", outs[i], c.dba.db,
-                                                   c.dba.no_db, &error)
                             || !cli_output_not_input (flags[i], "trace", outs[i], inputs,
-                                                      &error)))
+                                                      &error)
+                            || !cli_output_not_db (flags[i], "trace", outs[i], c.dba.db,
+                                                   c.dba.no_db, &error)))
       {
         status = fail0 (&c, CLI_EXIT_USAGE, "%s%s%s", error->domain == G_OPTION_ERROR ? ""
                         : flags[i], error->domain == G_OPTION_ERROR ? "" : ": ",

@@ -2152,8 +2152,8 @@ cli_cmd_search (int argc, char **argv)
                                  o.args.cluster_name, "--plan", o.args.plan_file,
                                  "--framework", o.framework, NULL };
   if (o.trace_best
-      && (!cli_output_not_db ("--trace-best", "trace", o.trace_best, o.db, o.no_db, &error)
-          || !cli_output_not_input ("--trace-best", "trace", o.trace_best, inputs, &error)))
+      && (!cli_output_not_input ("--trace-best", "trace", o.trace_best, inputs, &error)
+          || !cli_output_not_db ("--trace-best", "trace", o.trace_best, o.db, o.no_db, &error)))
     {
       status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
       goto out;

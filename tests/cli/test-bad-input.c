@@ -187,6 +187,38 @@ test_directory_and_pipe_inputs (void)
   remove_tree (dir);
 }
 
+/* An output replaces an existing file only when that file is what it writes: `tandem run
+ * --trace README.md` replaced the README with a trace (exit 0), and calibrate --out any
+ * file. A trace over a trace is kept working (a second predict into the same path), and
+ * calibrate --out a preset's name is refused: the file would take the preset's place in
+ * every --cluster NAME read in that directory. */
+static void
+test_outputs_replace_their_own (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-bad-input");
+  run_write_file (dir, "notes.md", "# my notes\n");
+  run_assert_error ("predict --model tiny-llama --gpus 1 --seq-length 128 --no-db "
+                    "--trace {TMP}/notes.md", 2,
+                    "notes.md exists and is not a trace tandem wrote");
+  g_autofree char *notes = g_build_filename (dir, "notes.md", NULL);
+  g_autofree char *kept = NULL;
+  g_assert_true (g_file_get_contents (notes, &kept, NULL, NULL));
+  g_assert_cmpstr (kept, ==, "# my notes\n");
+  RunResult r = { 0 };
+  for (int i = 0; i < 2; i++)
+    {
+      run_tandem ("predict --model tiny-llama --gpus 1 --seq-length 128 --no-db "
+                  "--trace {TMP}/t.json", &r);
+      g_assert_cmpint (r.status, ==, 0);
+      run_result_clear (&r);
+    }
+  run_assert_error ("calibrate --quick --out {TMP}/notes.md --no-db", 2,
+                    "notes.md exists and is not a cluster profile tandem wrote");
+  run_assert_error ("calibrate --quick --out h200-node --no-db", 2,
+                    "--out h200-node is the name of the cluster preset h200-node");
+  remove_tree (dir);
+}
+
 /* A plan file that is not JSON said "p.json: malformed JSON: <data>:2:1: Parse error: ..."
  * (json-glib's name for text it was handed) where a model or cluster file's error names
  * the file and its line and column; and a plan nested too deep got a second hint after
@@ -552,6 +584,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/search-values-past-int16", test_search_values_past_int16);
   g_test_add_func ("/cli/bad-input/moe-flags-on-dense", test_moe_flags_on_dense);
   g_test_add_func ("/cli/bad-input/long-value-cut", test_long_value_cut);
+  g_test_add_func ("/cli/bad-input/outputs-replace-their-own", test_outputs_replace_their_own);
   g_test_add_func ("/cli/bad-input/directory-and-pipe-inputs", test_directory_and_pipe_inputs);
   return g_test_run ();
 }
