@@ -350,6 +350,10 @@ report_fmt (char *buf, gsize n, const char *format, double v)
 {
   if (isnan (v) || !isfinite (v))
     g_strlcpy (buf, "-", n);
+  else if (fabs (v) >= 1e15)
+    /* a fixed-point format of 1e308 (a stored err_pct) filled the buffer with the first
+     * digits of a 309-digit number, which read as another number */
+    g_snprintf (buf, n, "%.3g", v);
   else
     g_snprintf (buf, n, format, v);
   return buf;
