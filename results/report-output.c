@@ -359,6 +359,22 @@ report_fmt (char *buf, gsize n, const char *format, double v)
   return buf;
 }
 
+void
+report_md_escape (GString *s, const char *text)
+{
+  if (text == NULL)
+    return;
+  for (const char *p = text; *p; p++)
+    {
+      if (*p == '|')
+        g_string_append (s, "\\|");
+      else if ((unsigned char) *p < 0x20 || *p == 0x7f)
+        g_string_append_c (s, ' ');
+      else
+        g_string_append_c (s, *p);
+    }
+}
+
 char *
 report_fmt_count (double v)
 {

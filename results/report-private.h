@@ -108,6 +108,9 @@ char    *report_plot_svg_uri (ReportPlotFunc f, const void *data, GError **error
 void report_html_begin (GString *s, const char *title);
 void report_html_end (GString *s);
 void report_html_escape (GString *s, const char *text);
+/* `text` as one Markdown table cell: '|' escaped, line breaks and other control
+ * characters as blanks (a '|' or a newline in a model or plan name broke the table) */
+void report_md_escape (GString *s, const char *text);
 /* <figure> with the plot as an <img> (the SVG as data URI) and a caption. */
 void report_html_figure (GString *s, const char *uri, const char *alt, const char *caption);
 

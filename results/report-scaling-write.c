@@ -239,16 +239,6 @@ static const char *const header[] = {
   "peak mem/GPU", "status",
 };
 
-static void
-md_escape (GString *s, const char *text)
-{
-  for (const char *p = text; *p; p++)
-    {
-      if (*p == '|')
-        g_string_append_c (s, '\\');
-      g_string_append_c (s, *p);
-    }
-}
 
 char *
 report_scaling_markdown (const ReportScaling *r, const char *const *pngs)
@@ -265,7 +255,7 @@ report_scaling_markdown (const ReportScaling *r, const char *const *pngs)
         {
           g_string_append_printf (s, "- accuracy on %s: ",
                                   (char *) g_ptr_array_index (r->clusters, c));
-          md_escape (s, g_ptr_array_index (r->accuracy, c));
+          report_md_escape (s, g_ptr_array_index (r->accuracy, c));
           g_string_append_c (s, '\n');
         }
     }
@@ -286,7 +276,7 @@ report_scaling_markdown (const ReportScaling *r, const char *const *pngs)
       for (guint k = 0; k < cells->len; k++)
         {
           g_string_append_c (s, ' ');
-          md_escape (s, g_ptr_array_index (cells, k));
+          report_md_escape (s, g_ptr_array_index (cells, k));
           g_string_append (s, " |");
         }
       g_string_append_c (s, '\n');

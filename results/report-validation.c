@@ -568,7 +568,11 @@ md_rows (GString *s, GPtrArray *rows, guint limit)
       row_cells (g_ptr_array_index (rows, i), cells);
       g_string_append (s, "|");
       for (guint k = 0; k < cells->len; k++)
-        g_string_append_printf (s, " %s |", (char *) g_ptr_array_index (cells, k));
+        {
+          g_string_append_c (s, ' ');
+          report_md_escape (s, g_ptr_array_index (cells, k));
+          g_string_append (s, " |");
+        }
       g_string_append_c (s, '\n');
     }
 }

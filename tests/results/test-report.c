@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "results/report.h"
+#include "results/report-private.h"
 
 static gint64
 add_run (ResStore *store)
@@ -141,11 +142,26 @@ test_validation_files (void)
   g_rmdir (dir);
 }
 
+/* A Markdown table cell keeps its table: '|' escaped, a line break (and any control
+ * character) a blank; and a number past 1e15 is printed in %g, not as the first digits
+ * of a 309-digit fixed-point number (a stored err_pct of 1e308 read as 1.0e61). */
+static void
+test_md_cell_and_huge (void)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+  report_md_escape (s, "my|model\nv2\t");
+  g_assert_cmpstr (s->str, ==, "my\\|model v2 ");
+  char b[32];
+  g_assert_cmpstr (report_fmt (b, sizeof b, "%+.1f%%", 1e308), ==, "1e+308");
+  g_assert_cmpstr (report_fmt (b, sizeof b, "%+.1f%%", -12.34), ==, "-12.3%");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/results/report/validation-errors", test_validation_errors);
   g_test_add_func ("/results/report/validation-files", test_validation_files);
+  g_test_add_func ("/results/report/md-cell-and-huge", test_md_cell_and_huge);
   return g_test_run ();
 }
