@@ -440,6 +440,10 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
    * extends it, and writing the result back in its place loses nothing) */
   const char *const inputs[] = { "--model", ctx->args.model_name, "--plan",
                                  ctx->args.plan_file, NULL };
+  /* "-" is no stdout here: a file named "-" was written */
+  if (g_str_equal (out, "-"))
+    return cli_fail (CLI_EXIT_USAGE, "--out -: the profile is a cluster file to read back "
+                     "with --cluster, not a stream (hint: --out host.json)");
   if (!cli_output_not_input ("--out", "profile", out, inputs, &error)
       || !cli_output_not_db ("--out", "profile", out, dba->db, dba->no_db, &error))
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
@@ -641,7 +645,9 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
     }
   if (!util_output_write (out, text, strlen (text), &error))
     {
-      status = cli_fail (CLI_EXIT_FAILURE, "%s (hint: --out FILE elsewhere)", error->message);
+      /* the writer's message carries its own hint ("... or write it elsewhere"): one hint */
+      status = cli_fail (CLI_EXIT_FAILURE, "%s%s", error->message,
+                         strstr (error->message, "(hint:") ? "" : " (hint: --out FILE elsewhere)");
       goto done;
     }
   /* print, then store (docs/contracts.md); --json stores first to carry the id */

@@ -216,6 +216,9 @@ test_outputs_replace_their_own (void)
                     "notes.md exists and is not a cluster profile tandem wrote");
   run_assert_error ("calibrate --quick --out h200-node --no-db", 2,
                     "--out h200-node is the name of the cluster preset h200-node");
+  /* "-" is no stdout for a cluster file: a file named "-" was written */
+  run_assert_error ("calibrate --quick --out - --no-db", 2, "--out -: the profile is a "
+                    "cluster file");
   remove_tree (dir);
 }
 
