@@ -399,9 +399,11 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
   plan->dp = (int) (plan->world_size / model_par);
   if (plan->dp_given > 0 && plan->dp_given != plan->dp)
     return invalid (error, "--dp %d disagrees with world / (tp x pp x cp) = %d / %"
-                    G_GINT64_FORMAT " = %d (hint: drop --dp, it is derived, or set --gpus "
-                    "%" G_GINT64_FORMAT ")", plan->dp_given, plan->world_size, model_par,
-                    plan->dp, model_par * plan->dp_given);
+                    G_GINT64_FORMAT " = %d (hint: drop --dp, it is derived, or run on %"
+                    G_GINT64_FORMAT " GPUs: --gpus %" G_GINT64_FORMAT ", or mpirun -np %"
+                    G_GINT64_FORMAT " where a launcher sets the world)", plan->dp_given,
+                    plan->world_size, model_par, plan->dp, model_par * plan->dp_given,
+                    model_par * plan->dp_given, model_par * plan->dp_given);
   if (!resolve_moe (plan, model, error))
     return FALSE;
   /* Megatron-Core: a scope needs a capture implementation, and the whole-iteration graph
