@@ -157,9 +157,11 @@ int_value_text (const char *message, const char *command)
       const char *o = ve + strlen ("\u201d for ");
       g_autofree char *value = g_strndup (v, (gsize) (ve - v));
       g_autofree char *option = g_strndup (o, strcspn (o, " "));
+      /* the option's own range may be narrower (run --steps: 1..10000): 2^31 - 1 is only
+       * what an integer option can hold, not a value to try next */
       if (k == 0)
-        return g_strdup_printf ("%s %s is too %s: past %d, the %s integer it can take (hint: "
-                                "%s --help)", option, value,
+        return g_strdup_printf ("%s %s is too %s: past %d, the %s integer an option can "
+                                "hold (hint: %s --help gives its range)", option, value,
                                 value[0] == '-' ? "small" : "large",
                                 value[0] == '-' ? G_MININT : G_MAXINT,
                                 value[0] == '-' ? "smallest" : "largest", command);

@@ -608,7 +608,7 @@ test_glib_int_messages (void)
 {
   run_assert_error ("show model llama3-8b --seq-length 99999999999", 2,
                 "--seq-length 99999999999 is too large: past 2147483647, the largest integer "
-                "it can take (hint: tandem show --help)");
+                "an option can hold (hint: tandem show --help gives its range)");
   run_assert_error ("show model llama3-8b --seq-length -99999999999", 2,
                 "is too small: past -2147483648, the smallest");
   run_assert_error ("runs --limit 1e3", 2, "--limit expects an integer, got '1e3' (hint: tandem "
