@@ -281,7 +281,11 @@ resolve_moe (Plan *plan, const ModelSpec *model, GError **error)
     return invalid (error, "--moe-router-topk %d is larger than the %d experts of %s (each "
                     "token picks k distinct experts) (hint: --moe-router-topk %d at most)",
                     moe.top_k, moe.experts, model->name, moe.experts);
+  /* the default itself is capped, not refused: plan_to_json writes it for a plan that set
+   * none, so a stored ep 1 run read back (report run) said "1.3 is more than routing can
+   * give" and drew no timeline */
   if (plan->moe_imbalance > 0 && !plan_moe_padded (plan)
+      && plan->moe_imbalance != PLAN_MOE_IMBALANCE_DEFAULT
       && plan->moe_imbalance > plan_moe_imbalance_max (plan->ep, moe.experts, moe.top_k) + 1e-9)
     return invalid (error, "--moe-imbalance %g is more than routing can give: the busiest of "
                     "ep = %d ranks receives at most %g times the mean (ep x min(k, experts / "

@@ -1696,6 +1696,12 @@ test_imbalance_bound (Fixture *f, gconstpointer data)
   g_assert_true (resolve (f, "--gpus 8 --num-experts 8 --ep 8", &error));
   plan_moe (&f->plan, f->model, &moe);
   g_assert_cmpfloat (moe.imbalance, ==, PLAN_MOE_IMBALANCE_DEFAULT);
+  /* the default written out: plan_to_json writes 1.3 for a plan that set none, and a
+   * stored ep 1 run read back must resolve (report run re-simulates it), capped to 1 */
+  g_assert_true (resolve (f, "--gpus 8 --num-experts 8 --ep 1 --moe-imbalance 1.3", &error));
+  g_assert_no_error (error);
+  plan_moe (&f->plan, f->model, &moe);
+  g_assert_cmpfloat (moe.imbalance, ==, 1.0);
   /* padded to a capacity factor, every expert runs cf x the mean whatever routing does */
   g_assert_true (resolve (f, "--gpus 8 --num-experts 8 --ep 8 --moe-expert-capacity-factor 5 "
                           "--moe-pad-expert-input-to-capacity", &error));
