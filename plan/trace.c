@@ -15,6 +15,7 @@
 #include "plan/memory.h"
 
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <stdio.h>
 
 /* Appends `v` as a JSON string, quoted and escaped by json-glib. A trace has few distinct
@@ -138,7 +139,12 @@ append_timeline (GString *s, GHashTable *cache, gboolean *first_p, const ProgPro
       const ProgTask *t = prog_task (p, i);
       const ProgTaskTime *tt = &times[i];
       int pid = PID (stage_rank ? stage_rank[t->stage] : t->stage);
-      double ts = tt->start_s * 1e6, dur = MAX (tt->end_s - tt->start_s, 0) * 1e6;
+      /* start and end rounded to the printed nanosecond first, the duration their
+       * difference: each rounded on its own, a slice's printed end passed the next
+       * slice's printed start on its track by 1 ns, a partial overlap Perfetto's JSON
+       * importer does not nest */
+      double ts = round (tt->start_s * 1e9) / 1e3;
+      double dur = MAX (round (tt->end_s * 1e9) - round (tt->start_s * 1e9), 0) / 1e3;
       SEP ();
       g_string_append (s, "{\"ph\":\"X\",\"cat\":");
       append_str (s, cache, t->kind == PROG_TASK_COMPUTE ? "compute"
