@@ -93,12 +93,87 @@ append_header (GString *s, GHashTable *cache, const ProgProgram *p, const char *
   g_string_append (s, "},\"traceEvents\":[\n");
 }
 
+/* A task's slice in integer nanoseconds, as printed (append_timeline rounds the same way). */
+typedef struct {
+  guint32 task;
+  gint64  start, end;
+} TraceSlice;
+
+static gint
+trace_slice_cmp (gconstpointer a, gconstpointer b)
+{
+  const TraceSlice *x = a, *y = b;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  if (x->end != y->end)
+    return x->end > y->end ? -1 : 1;   /* the enclosing slice first */
+  return x->task < y->task ? -1 : x->task > y->task;
+}
+
+/* Sub-tracks for slices of one stream that run at once. A measured stream can: the CPU
+ * backend posts its collectives as non-blocking MPI calls, and with SP the backward's
+ * re-gather of a block input is still in flight when the next reduce-scatter starts (up
+ * to 126 us in a TP 2 run). Complete events on one track must nest, so a slice that
+ * partly overlaps another goes to the first sub-track where it nests or follows: lane[i]
+ * is 0 for the stream's own track; *lanes_out[stage x stream] the sub-tracks used. */
+static guint8 *
+trace_lanes (const ProgProgram *p, const ProgTaskTime *times, guint8 **lanes_out)
+{
+  guint8 *lane = g_new0 (guint8, MAX (p->tasks->len, 1));
+  guint8 *lanes = g_new0 (guint8, (gsize) MAX (p->n_stages, 1) * PROG_STREAM_N);
+  for (int st = 0; st < p->n_stages; st++)
+    for (int k = 0; k < PROG_STREAM_N; k++)
+      {
+        g_autoptr (GArray) sl = g_array_new (FALSE, FALSE, sizeof (TraceSlice));
+        const ProgStage *stage = &p->stages[st];
+        for (guint32 i = stage->first; i < stage->first + stage->n_tasks; i++)
+          if (prog_task (p, i)->stream == k)
+            {
+              TraceSlice x = { i, (gint64) llround (times[i].start_s * 1e9),
+                               (gint64) llround (times[i].end_s * 1e9) };
+              x.end = MAX (x.end, x.start);
+              g_array_append_val (sl, x);
+            }
+        g_array_sort (sl, trace_slice_cmp);
+        /* per sub-track, the ends of the slices still open (a stack) */
+        g_autoptr (GPtrArray) open = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+        for (guint j = 0; j < sl->len; j++)
+          {
+            const TraceSlice *x = &g_array_index (sl, TraceSlice, j);
+            guint l = 0;
+            for (;; l++)
+              {
+                if (l == open->len)
+                  g_ptr_array_add (open, g_array_new (FALSE, FALSE, sizeof (gint64)));
+                GArray *ends = g_ptr_array_index (open, l);
+                while (ends->len > 0 && g_array_index (ends, gint64, ends->len - 1) <= x->start)
+                  g_array_set_size (ends, ends->len - 1);
+                if (ends->len == 0 || x->end <= g_array_index (ends, gint64, ends->len - 1)
+                    || l == 255)
+                  {
+                    g_array_append_val (ends, x->end);
+                    break;
+                  }
+              }
+            lane[x->task] = (guint8) l;
+          }
+        lanes[st * PROG_STREAM_N + k] = (guint8) MAX (open->len, 1);
+      }
+  *lanes_out = lanes;
+  return lane;
+}
+
+/* The track of stream k's sub-track l (0: the stream's own, tid k) */
+#define TRACE_TID(k, l) ((k) + 100 * (l))
+
 static void
 append_timeline (GString *s, GHashTable *cache, gboolean *first_p, const ProgProgram *p,
                  const ProgTaskTime *times, const int *stage_rank, const TraceLane *lane)
 {
   const char *label = lane->label;
   gboolean first = *first_p;
+  guint8 *sub_count = NULL;
+  g_autofree guint8 *sub = trace_lanes (p, times, &sub_count);
 #define SEP() G_STMT_START { if (!first) g_string_append (s, ",\n"); first = FALSE; } G_STMT_END
 #define PID(rank) (lane->merged ? 2 * (rank) + lane->pid_add : (rank))
   for (int st = 0; st < p->n_stages; st++)
@@ -130,8 +205,23 @@ append_timeline (GString *s, GHashTable *cache, gboolean *first_p, const ProgPro
           SEP ();
           g_string_append_printf (s, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,"
                                   "\"tid\":%d,\"args\":{\"sort_index\":%d}}", pid, k, k);
+          for (int l = 1; l < sub_count[st * PROG_STREAM_N + k]; l++)
+            {
+              g_autofree char *tname = g_strdup_printf ("%s (%d)", prog_stream_name (k), l + 1);
+              SEP ();
+              g_string_append_printf (s, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,"
+                                      "\"tid\":%d,\"args\":{\"name\":", pid,
+                                      TRACE_TID (k, l));
+              append_str (s, cache, tname);
+              g_string_append (s, "}}");
+              SEP ();
+              g_string_append_printf (s, "{\"ph\":\"M\",\"name\":\"thread_sort_index\","
+                                      "\"pid\":%d,\"tid\":%d,\"args\":{\"sort_index\":%d}}",
+                                      pid, TRACE_TID (k, l), k);
+            }
         }
     }
+  g_free (sub_count);
 
   char namebuf[64];
   for (guint32 i = 0; i < p->tasks->len; i++)
@@ -151,7 +241,8 @@ append_timeline (GString *s, GHashTable *cache, gboolean *first_p, const ProgPro
                             : t->kind == PROG_TASK_COPY ? "offload" : prog_comm_name (t->comm));
       g_string_append (s, ",\"name\":");
       append_str (s, cache, task_name (p, t, namebuf, sizeof namebuf));
-      g_string_append_printf (s, ",\"pid\":%d,\"tid\":%d,\"ts\":", pid, t->stream);
+      g_string_append_printf (s, ",\"pid\":%d,\"tid\":%d,\"ts\":", pid,
+                              TRACE_TID (t->stream, sub[i]));
       append_num (s, ts);
       g_string_append (s, ",\"dur\":");
       append_num (s, dur);
@@ -178,7 +269,8 @@ append_timeline (GString *s, GHashTable *cache, gboolean *first_p, const ProgPro
           SEP ();
           g_string_append_printf (s, "{\"ph\":\"%s\",\"cat\":\"pp\",\"name\":\"pp\",\"id\":%u,"
                                   "\"pid\":%d,\"tid\":%d,\"bp\":\"e\",\"ts\":",
-                                  t->kind == PROG_TASK_SEND ? "s" : "f", flow, pid, t->stream);
+                                  t->kind == PROG_TASK_SEND ? "s" : "f", flow, pid,
+                                  TRACE_TID (t->stream, sub[i]));
           append_num (s, ts);
           g_string_append (s, "}");
         }

@@ -9,6 +9,7 @@
  * on tiny-llama (hidden 256, 4 layers, 8 heads, 4 KV heads, vocab 2048) with 128-token
  * sequences, one step and no warm-up, so the whole file takes about 15 s on 2 cores.
  * The mpirun cases skip when mpirun, timeout or the MPI/BLAS backend are missing. */
+#include "../trace-nest.h"
 #include "exec/runner.h"
 #include "results/store.h"
 #include "mpi-launch.h"
@@ -434,6 +435,44 @@ test_unsupported (void)
   plan_clear (&p);
 }
 
+/* A measured TP 2 + SP trace: the CPU backend posts collectives as non-blocking MPI
+ * calls, so on the tp stream the backward's re-gather of a block input is still in flight
+ * when the next reduce-scatter starts (up to 126 us), and those slices partly overlapped
+ * on one track, which Perfetto's JSON importer does not nest. The writer puts such a
+ * slice on a sub-track ("tp (2)"): every track nests, in the measured trace and in the
+ * merged one. */
+static void
+test_measured_trace_nests (void)
+{
+  if (!can_launch ())
+    return;
+  g_autofree char *dir = g_dir_make_tmp ("tandem-run-XXXXXX", NULL);
+  g_autofree char *trace = g_build_filename (dir, "m.json", NULL);
+  g_autofree char *merged = g_build_filename (dir, "mm.json", NULL);
+  g_autofree char *args = g_strdup_printf ("--model tiny-llama --seq 128 --steps 1 --warmup 0 "
+                                           "--timeout 30 --no-db --tp 2 --sp --trace %s "
+                                           "--merged-trace %s", trace, merged);
+  Launch l = { 0 };
+  launch (2, args, NULL, NULL, FALSE, &l);
+  if (l.status != 0)
+    {
+      dump (&l);
+      g_assert_cmpint (l.status, ==, 0);
+    }
+  const char *files[] = { trace, merged };
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++)
+    {
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      g_autoptr (GError) error = NULL;
+      g_assert_true (json_parser_load_from_file (parser, files[f], &error));
+      g_assert_no_error (error);
+      assert_tracks_nest (json_object_get_array_member (
+        json_node_get_object (json_parser_get_root (parser)), "traceEvents"));
+      g_unlink (files[f]);
+    }
+  g_rmdir (dir);
+}
+
 /* --merged-trace: measured and predicted timelines of a pp 2 run in one valid trace, two
  * processes per rank ("rank r measured" pid 2r, "rank r predicted" pid 2r + 1), the same
  * program's slices in each (so equal counts), and every flow arrow's start and end on
@@ -512,6 +551,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/run/local-invariance", test_local_invariance);
   g_test_add_func ("/exec/run/unsupported", test_unsupported);
   g_test_add_func ("/exec/run/merged-trace", test_merged_trace);
+  g_test_add_func ("/exec/run/measured-trace-nests", test_measured_trace_nests);
   g_test_add_func ("/exec/run/verify-dp2", test_dp2);
   g_test_add_func ("/exec/run/verify-tp2-sp", test_tp2_sp);
   g_test_add_func ("/exec/run/verify-tp2-sp-recompute", test_tp2_sp_recompute);
