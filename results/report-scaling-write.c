@@ -40,6 +40,13 @@ row_to_json (const ReportScaling *r, const ReportScalingRow *row, JsonBuilder *b
       util_json_member_number (b, "efficiency", row->efficiency);
       util_json_member_number (b, "bubble_fraction", row->bubble_fraction);
       util_json_member_number (b, "compute_s", row->compute_s);
+      /* both, in the kinds' order, as a prediction's JSON (docs/contracts.md); rows had
+       * only the exposed part */
+      json_builder_set_member_name (b, "comm_s");
+      json_builder_begin_object (b);
+      for (int k = 0; k < REPORT_COMM_N; k++)
+        util_json_member_number (b, report_comm_name (k), row->comm_s[k]);
+      json_builder_end_object (b);
       json_builder_set_member_name (b, "exposed_comm_s");
       json_builder_begin_object (b);
       for (int k = 0; k < REPORT_COMM_N; k++)

@@ -88,6 +88,11 @@ row_take_prediction (ReportScalingRow *row, const SimPrediction *p, ModelFlopCon
   row->tokens_per_s_per_gpu = res->tokens_per_s / p->plan.world_size;
   row->mfu = res->mfu[conv];
   memcpy (row->mfu_by_conv, res->mfu, sizeof row->mfu_by_conv);
+  /* a convention with no term for the experts or latent attention: unknown (null), as
+   * predict's JSON has it, not 0 */
+  for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+    if (model_flop_convention_refusal (p->model, c) != NULL)
+      row->mfu_by_conv[c] = NAN;
   row->hfu = res->hfu;
   row->bubble_fraction = res->bubble_fraction;
   row->compute_s = res->compute_s;
@@ -95,7 +100,10 @@ row_take_prediction (ReportScalingRow *row, const SimPrediction *p, ModelFlopCon
     {
       int col = comm_column (prog_comm_name (k));
       if (col >= 0)
-        row->exposed_s[col] = res->exposed_comm_s[k];
+        {
+          row->exposed_s[col] = res->exposed_comm_s[k];
+          row->comm_s[col] = res->comm_s[k];
+        }
     }
   row->peak_memory_bytes = p->memory.peak_bytes;
   row->peak_stage = p->memory.peak_stage;

@@ -89,6 +89,7 @@ typedef struct {
   double   bubble_fraction;
   double   compute_s;             /* mean over stages, as predict reports it */
   double   exposed_s[REPORT_COMM_N];
+  double   comm_s[REPORT_COMM_N];  /* busy, as predict's comm_s (docs/contracts.md) */
   guint64  peak_memory_bytes;
   guint64  memory_bytes[PLAN_MEM_N]; /* of the peak stage */
   int      peak_stage;
