@@ -382,10 +382,18 @@ cli_fallback_write (const char *kind, JsonNode *root, GError **error)
 void
 cli_stored_apply (CliStored *st, const char *kind, JsonNode *root)
 {
-  if (!st->tried || root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     return;
   JsonObject *o = json_node_get_object (root);
   g_autofree char *id_member = g_strconcat (st->what != NULL ? st->what : "run", "_id", NULL);
+  /* --no-db: nothing was stored, by request; said the same way by every command (predict
+   * and run left the key out, validate printed null without a reason, search "--no-db") */
+  if (!st->tried)
+    {
+      json_object_set_null_member (o, id_member);
+      json_object_set_string_member (o, "store_error", "--no-db");
+      return;
+    }
   if (st->run_id > 0)
     {
       json_object_set_int_member (o, id_member, st->run_id);

@@ -111,7 +111,8 @@ void  cli_stored_clear (CliStored *st);
 void  cli_stored_set   (CliStored *st, gint64 id, const GError *error);
 /* Adds run_id (a number, or null with store_error and fallback_file) to root's object;
  * when the store failed, first writes root to the fallback file
- * tandem-unstored-KIND-YYYYmmddTHHMMSS-PID.json. Nothing when no store was tried. */
+ * tandem-unstored-KIND-YYYYmmddTHHMMSS-PID.json. With --no-db: run_id null and
+ * store_error "--no-db", no fallback. */
 void  cli_stored_apply (CliStored *st, const char *kind, JsonNode *root);
 /* The text's last line: "stored as run N in FILE" or "not stored: REASON; result written
  * to FALLBACK", after `indent`; the error also goes to stderr. Nothing with --no-db. */

@@ -696,8 +696,6 @@ cli_cmd_validate (int argc, char **argv)
   cli_stored_apply (&st, "validate", root);
   if (json)
     {
-      if (!st.tried)
-        json_object_set_null_member (json_node_get_object (root), "run_id");
       g_autofree char *text = util_json_to_data (root, TRUE);
       printf ("%s\n", text);
       cli_stored_print_error (&st);
