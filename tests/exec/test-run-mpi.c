@@ -470,6 +470,7 @@ test_measured_trace_nests (void)
         json_node_get_object (json_parser_get_root (parser)), "traceEvents"));
       g_unlink (files[f]);
     }
+  launch_clear (&l);
   g_rmdir (dir);
 }
 
