@@ -395,8 +395,15 @@ check_identity (ResStore *store, GError **error)
   static const char sql[] =
     "SELECT (SELECT application_id FROM pragma_application_id),"
     " (SELECT user_version FROM pragma_user_version),"
-    " (SELECT count(*) FROM sqlite_schema)";
+    " (SELECT count(*) FROM sqlite_schema),"
+    /* tandem creates each of its tables STRICT, so a number column never holds text;
+     * a table rebuilt without it (by hand) could, and a reader took such text for 0 */
+    " (SELECT group_concat(name, ', ') FROM pragma_table_list"
+    "   WHERE schema = 'main' AND type = 'table' AND strict = 0 AND name IN"
+    "   ('runs', 'runs_v2', 'predictions', 'measurements', 'phases', 'profiles',"
+    "    'published', 'validations', 'search_candidates'))";
   gint64 app_id = 0, version = 0, n_objects = 0;
+  g_autofree char *loose = NULL;
   sqlite3_stmt *stmt = NULL;
   int rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL);
   if (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
@@ -404,6 +411,8 @@ check_identity (ResStore *store, GError **error)
       app_id = sqlite3_column_int64 (stmt, 0);
       version = sqlite3_column_int64 (stmt, 1);
       n_objects = sqlite3_column_int64 (stmt, 2);
+      if (sqlite3_column_type (stmt, 3) == SQLITE_TEXT)
+        loose = g_strdup ((const char *) sqlite3_column_text (stmt, 3));
       rc = SQLITE_OK;
     }
   if (rc != SQLITE_OK)
@@ -440,6 +449,17 @@ check_identity (ResStore *store, GError **error)
       g_set_error (error, RES_ERROR, RES_ERROR_TOO_NEW,
                    "%s has schema version %" G_GINT64_FORMAT ", this tandem knows up to "
                    "%d: upgrade tandem", store->path, version, RES_SCHEMA_VERSION);
+      return FALSE;
+    }
+  if (app_id == RES_APPLICATION_ID && loose != NULL)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_CORRUPT,
+                   "%s: %s %s %s rebuilt without STRICT, which tandem gives every "
+                   "table it creates (edited by hand), so a number column may hold text "
+                   "that would read as 0: move the file away so that tandem starts a new "
+                   "one, or copy its rows into a store that tandem created",
+                   store->path, strchr (loose, ',') ? "tables" : "table", loose,
+                   strchr (loose, ',') ? "were" : "was");
       return FALSE;
     }
   return TRUE;

@@ -271,6 +271,56 @@ test_version_below (Fixture *f, gconstpointer data)
     }
 }
 
+/* A tandem table rebuilt without STRICT (by hand: CREATE TABLE ... AS SELECT makes a loose
+ * one) is refused at open, read-write and read-only, naming the table, and the file is
+ * left as it was: in such a table a REAL column can hold the text 'fast', which the
+ * readers took for 0. A table of the user's own beside tandem's is not tandem's concern. */
+static void
+test_not_strict (Fixture *f, gconstpointer data)
+{
+  GError *error = NULL;
+  g_autoptr (ResStore) made = res_store_open (f->db, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&made, res_store_close);
+  /* the user's own loose table: still opens */
+  raw_exec (f->db, "CREATE TABLE notes (run INTEGER, text);");
+  made = res_store_open (f->db, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&made, res_store_close);
+  raw_exec (f->db, "PRAGMA foreign_keys = OFF; BEGIN;"
+                   " CREATE TABLE loose AS SELECT * FROM profiles;"
+                   " DROP TABLE profiles; ALTER TABLE loose RENAME TO profiles; COMMIT;");
+  g_autofree char *expect =
+    g_strdup_printf ("%s: table profiles was rebuilt without STRICT, which tandem gives "
+                     "every table it creates (edited by hand), so a number column may hold "
+                     "text that would read as 0: move the file away so that tandem starts a "
+                     "new one, or copy its rows into a store that tandem created", f->db);
+  for (int read_only = 0; read_only < 2; read_only++)
+    {
+      g_autoptr (ResStore) store =
+        res_store_open_full (f->db, read_only ? RES_OPEN_READ_ONLY : RES_OPEN_DEFAULT, 100,
+                             &error);
+      g_assert_null (store);
+      g_assert_error (error, RES_ERROR, RES_ERROR_CORRUPT);
+      g_assert_cmpstr (error->message, ==, expect);
+      g_clear_error (&error);
+    }
+  /* two such tables are named together */
+  raw_exec (f->db, "BEGIN; CREATE TABLE loose AS SELECT * FROM search_candidates;"
+                   " DROP TABLE search_candidates; ALTER TABLE loose RENAME TO search_candidates;"
+                   " COMMIT;");
+  g_autoptr (ResStore) store = res_store_open (f->db, &error);
+  g_assert_null (store);
+  g_assert_error (error, RES_ERROR, RES_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (error->message, "tables profiles, search_candidates were rebuilt")
+                    ? error->message
+                    : strstr (error->message, "tables search_candidates, profiles were rebuilt"));
+  g_clear_error (&error);
+  /* left as it was: the loose table is still there, and not made STRICT again */
+  g_assert_cmpint (raw_count (f->db, "SELECT count(*) FROM pragma_table_list"
+                                     " WHERE name = 'profiles' AND strict = 0"), ==, 1);
+}
+
 /* A path that is not a regular file (/dev/null, a FIFO) is refused at open, saying so:
  * before, a writer opened /dev/null and failed at its first commit with "disk I/O error",
  * and a reader said "no such file" of a FIFO that is there. */
@@ -1139,6 +1189,7 @@ main (int argc, char **argv)
               teardown);
   g_test_add ("/results/store/version-below", Fixture, NULL, setup, test_version_below,
               teardown);
+  g_test_add ("/results/store/not-strict", Fixture, NULL, setup, test_not_strict, teardown);
   g_test_add ("/results/store/text-file", Fixture, NULL, setup, test_text_file, teardown);
   g_test_add ("/results/store/other-program", Fixture, NULL, setup, test_other_program,
               teardown);
