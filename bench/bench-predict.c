@@ -121,8 +121,10 @@ case_plan (const BenchCase *bc, Plan *plan)
   plan->tp = bc->tp, plan->pp = bc->pp, plan->cp = bc->cp, plan->vpp = bc->vpp;
   plan->global_batch = bc->gbs;
   plan->seq_length = bc->seq;
-  plan->first_stage_layers = bc->first;
-  plan->last_stage_layers = bc->last;
+  /* the main job's first and last model chunk (tandem's chunk split; with vpp 1 the same
+   * as Megatron's stage split) */
+  plan->first_chunk_layers = bc->first;
+  plan->last_chunk_layers = bc->last;
   plan->sequence_parallel = bc->tp > 1;
   plan->sharding = bc->main_job ? PLAN_SHARD_ZERO2 : PLAN_SHARD_ZERO1;
   if (bc->main_job)

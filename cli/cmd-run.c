@@ -747,6 +747,7 @@ verify_run (RunCtx *c, const ExecRunResult *res, Verify *v, GError **error)
   p.dp_given = 0;
   p.layers_per_virtual_stage = 0;
   p.first_stage_layers = p.last_stage_layers = -1;
+  p.first_chunk_layers = p.last_chunk_layers = -1;
   p.sequence_parallel = FALSE;
   p.sharding = PLAN_SHARD_NONE;
   p.schedule = PLAN_SCHED_1F1B;

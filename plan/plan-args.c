@@ -455,6 +455,8 @@ static const IntOpt int_opts[] = {
   { "num-layers-per-virtual-pipeline-stage", G_STRUCT_OFFSET (Plan, layers_per_virtual_stage), 1 },
   { "decoder-first-pipeline-num-layers", G_STRUCT_OFFSET (Plan, first_stage_layers), 0 },
   { "decoder-last-pipeline-num-layers", G_STRUCT_OFFSET (Plan, last_stage_layers), 0 },
+  { "first-chunk-layers", G_STRUCT_OFFSET (Plan, first_chunk_layers), 0 },
+  { "last-chunk-layers", G_STRUCT_OFFSET (Plan, last_chunk_layers), 0 },
   { "micro-batch-size", G_STRUCT_OFFSET (Plan, micro_batch), 1 },
   { "mbs", G_STRUCT_OFFSET (Plan, micro_batch), 1 },
   { "global-batch-size", G_STRUCT_OFFSET (Plan, global_batch), 1 },
@@ -632,9 +634,16 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
     { "num-layers-per-virtual-pipeline-stage", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
       "Layers per model chunk (sets --vpp)", "N" },
     { "decoder-first-pipeline-num-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
-      "Layers on the first pipeline stage (uneven split)", "N" },
+      "Layers on the first pipeline stage, all its chunks (uneven split; with --vpp V, N / V "
+      "a chunk, as Megatron-Core)", "N" },
     { "decoder-last-pipeline-num-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
-      "Layers on the last pipeline stage (uneven split)", "N" },
+      "Layers on the last pipeline stage, all its chunks (uneven split; with --vpp V, N / V "
+      "a chunk)", "N" },
+    { "first-chunk-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "Layers in the first model chunk alone, the other chunks sharing the rest (tandem's "
+      "own; the same as --decoder-first-pipeline-num-layers when --vpp is 1)", "N" },
+    { "last-chunk-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int_option),
+      "Layers in the last model chunk alone (tandem's own)", "N" },
     { "account-for-embedding-in-pipeline-split", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK,
       CB (on_flag), "The embedding takes one layer slot of the pipeline split (first chunk: one "
       "layer fewer, possibly none)", NULL },

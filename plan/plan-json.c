@@ -131,6 +131,10 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
         ok = json_get_int (pj, S, key, n, 0, &p->first_stage_layers, error);
       else if (g_str_equal (key, "last_stage_layers"))
         ok = json_get_int (pj, S, key, n, 0, &p->last_stage_layers, error);
+      else if (g_str_equal (key, "first_chunk_layers"))
+        ok = json_get_int (pj, S, key, n, 0, &p->first_chunk_layers, error);
+      else if (g_str_equal (key, "last_chunk_layers"))
+        ok = json_get_int (pj, S, key, n, 0, &p->last_chunk_layers, error);
       else if (g_str_equal (key, "account_for_embedding_in_pipeline_split"))
         ok = json_get_bool (pj, S, key, n, &p->account_embedding, error);
       else if (g_str_equal (key, "account_for_loss_in_pipeline_split"))

@@ -83,6 +83,8 @@ check_limits (const Plan *plan, const ModelSpec *model, GError **error)
     { "--num-layers-per-virtual-pipeline-stage", plan->layers_per_virtual_stage },
     { "--decoder-first-pipeline-num-layers", plan->first_stage_layers },
     { "--decoder-last-pipeline-num-layers", plan->last_stage_layers },
+    { "--first-chunk-layers", plan->first_chunk_layers },
+    { "--last-chunk-layers", plan->last_chunk_layers },
     { "--recompute-num-layers", plan->recompute_num_layers },
   };
   for (guint i = 0; i < G_N_ELEMENTS (layer_counts); i++)
@@ -102,26 +104,90 @@ check_limits (const Plan *plan, const ModelSpec *model, GError **error)
   return TRUE;
 }
 
+/* Megatron-Core's uneven stage split (get_num_layers_to_build): the first (last)
+ * pipeline stage holds --decoder-first (last)-pipeline-num-layers over all its model
+ * chunks, the middle stages share the rest evenly, and every stage's layers split evenly
+ * over its vpp chunks (Megatron asserts both). */
+static gboolean
+resolve_stage_split (Plan *plan, const ModelSpec *model, GError **error)
+{
+  int L = (int) model->n_layers, pp = plan->pp, v = plan->vpp;
+  int first = plan->first_stage_layers, last = plan->last_stage_layers;
+  int given = (first >= 0) + (last >= 0);
+  int given_layers = MAX (first, 0) + MAX (last, 0);
+  if (pp < 2)
+    return invalid (error, "--decoder-first/last-pipeline-num-layers need at least 2 "
+                    "pipeline stages (pp = %d) (hint: drop them or raise --pp)", pp);
+  if (given_layers > L)
+    return invalid (error, "first + last stage layers = %d exceed the model's %d layers",
+                    given_layers, L);
+  int rest = L - given_layers, n_rest = pp - given;
+  if (n_rest == 0 && rest != 0)
+    return invalid (error, "first + last stage layers = %d but the model has %d layers "
+                    "(hint: they must add up when pp = 2)", given_layers, L);
+  if (n_rest > 0 && rest % n_rest != 0)
+    return invalid (error, "after the first/last stage layers, %d layers remain for %d "
+                    "pipeline stages, which does not divide (hint: adjust "
+                    "--decoder-first/last-pipeline-num-layers so that %d - first - last "
+                    "is a multiple of %d)", rest, n_rest, L, n_rest);
+  int middle = n_rest > 0 ? rest / n_rest : 0;
+  const struct { const char *flag, *which; int n; } stages[] = {
+    { "--decoder-first-pipeline-num-layers", "first-chunk", first },
+    { "--decoder-last-pipeline-num-layers", "last-chunk", last },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (stages); i++)
+    if (stages[i].n >= 0 && stages[i].n % v != 0)
+      return invalid (error, "%s %d is the %s pipeline stage's layers over its %d model "
+                      "chunks, which Megatron-Core splits evenly: %d does not divide by "
+                      "--vpp %d (hint: a multiple of %d, or --%s-layers %d for a %s model "
+                      "chunk of %d layers, the other chunks sharing the rest)", stages[i].flag,
+                      stages[i].n, i == 0 ? "first" : "last", v, stages[i].n, v, v,
+                      stages[i].which, stages[i].n, i == 0 ? "first" : "last", stages[i].n);
+  if (n_rest > 0 && middle % v != 0)
+    return invalid (error, "the %d middle pipeline stages hold %d layers each, which does "
+                    "not divide into --vpp %d model chunks (Megatron-Core splits each "
+                    "stage's layers evenly over its chunks) (hint: adjust "
+                    "--decoder-first/last-pipeline-num-layers or --vpp)", n_rest, middle, v);
+  if (n_rest > 0 && middle == 0 && given == 1)
+    return invalid (error, "--decoder-%s-pipeline-num-layers %d takes all %d layers, leaving "
+                    "none for the other %d pipeline stage%s (hint: at most %d, %d layer%s for "
+                    "each of them)", first >= 0 ? "first" : "last", given_layers, L, n_rest,
+                    n_rest == 1 ? "" : "s", L - n_rest * v, v, v == 1 ? "" : "s");
+  if (n_rest > 0 && middle == 0)
+    return invalid (error, "first + last stage layers = %d take all %d layers, leaving "
+                    "none for the %d middle pipeline stage%s (hint: fewer first/last layers, "
+                    "or lower --pp)", given_layers, L, n_rest, n_rest == 1 ? "" : "s");
+  return TRUE;
+}
+
 static gboolean
 resolve_layers (Plan *plan, const ModelSpec *model, GError **error)
 {
   int L = (int) model->n_layers;
   int chunks = plan->pp * plan->vpp;   /* <= 4,096 x 2^20: check_limits */
   int given = 0, given_layers = 0;
-  if (plan->first_stage_layers >= 0)
-    given++, given_layers += plan->first_stage_layers;
-  if (plan->last_stage_layers >= 0)
-    given++, given_layers += plan->last_stage_layers;
+  gboolean stage_split = plan->first_stage_layers >= 0 || plan->last_stage_layers >= 0;
+  gboolean chunk_split = plan->first_chunk_layers >= 0 || plan->last_chunk_layers >= 0;
+  if (plan->first_chunk_layers >= 0)
+    given++, given_layers += plan->first_chunk_layers;
+  if (plan->last_chunk_layers >= 0)
+    given++, given_layers += plan->last_chunk_layers;
 
+  if (stage_split && chunk_split)
+    return invalid (error, "--decoder-first/last-pipeline-num-layers (a pipeline stage's "
+                    "layers) and --first/last-chunk-layers (a model chunk's) are two ways "
+                    "to split unevenly (hint: keep one of the two)");
   if (plan->account_embedding || plan->account_loss)
     {
+      given += stage_split;
       /* Megatron-Core (get_num_layers_to_build, TransformerConfig): the accounted split
        * is an even split of L + 1 (+ 1) slots and excludes the uneven first/last one */
       int slots = L + (plan->account_embedding ? 1 : 0) + (plan->account_loss ? 1 : 0);
       if (given > 0)
         return invalid (error, "--account-for-embedding/loss-in-pipeline-split cannot be "
                         "combined with --decoder-first/last-pipeline-num-layers (Megatron-Core "
-                        "refuses it too) (hint: drop one of the two)");
+                        "refuses it too) or --first/last-chunk-layers (hint: drop one of the "
+                        "two)");
       if (slots % chunks != 0)
         return invalid (error, "%d layers + %d accounted slot%s (embedding, loss) = %d do not "
                         "divide into pp x vpp = %d x %d = %d model chunks (hint: choose pp x "
@@ -129,16 +195,18 @@ resolve_layers (Plan *plan, const ModelSpec *model, GError **error)
                         plan->pp, plan->vpp, chunks, slots);
       return TRUE;
     }
+  if (stage_split)
+    return resolve_stage_split (plan, model, error);
   if (given > 0 && chunks < 2)
-    return invalid (error, "--decoder-first/last-pipeline-num-layers need at least 2 "
-                    "pipeline stages (pp = %d) (hint: drop them or raise --pp)", plan->pp);
+    return invalid (error, "--first/last-chunk-layers need at least 2 model chunks (pp x "
+                    "vpp = %d x %d) (hint: drop them or raise --pp)", plan->pp, plan->vpp);
   if (given_layers > L)
-    return invalid (error, "first + last stage layers = %d exceed the model's %d layers",
+    return invalid (error, "first + last chunk layers = %d exceed the model's %d layers",
                     given_layers, L);
   int rest = L - given_layers, n_rest = chunks - given;
   if (n_rest == 0 && rest != 0)
-    return invalid (error, "first + last stage layers = %d but the model has %d layers "
-                    "(hint: they must add up when pp = 2)", given_layers, L);
+    return invalid (error, "first + last chunk layers = %d but the model has %d layers "
+                    "(hint: they must add up when pp x vpp = 2)", given_layers, L);
   if (n_rest > 0 && rest % n_rest != 0)
     {
       if (given == 0)
@@ -153,19 +221,22 @@ resolve_layers (Plan *plan, const ModelSpec *model, GError **error)
             how = g_strdup_printf ("--account-for-embedding-in-pipeline-split "
                                    "--account-for-loss-in-pipeline-split (%d + 2 = %d slots, "
                                    "%d a chunk)", L, L + 2, (L + 2) / chunks);
-          else if (chunks >= 2 && r >= 2)
+          else if (chunks >= 2 && r >= 2 && plan->vpp == 1)
             how = g_strdup_printf ("--decoder-first-pipeline-num-layers %d "
-                                   "--decoder-last-pipeline-num-layers %d (%d a middle chunk)",
+                                   "--decoder-last-pipeline-num-layers %d (%d a middle stage)",
                                    r / 2, r - r / 2, q);
+          else if (chunks >= 2 && r >= 2)
+            how = g_strdup_printf ("--first-chunk-layers %d --last-chunk-layers %d (%d a "
+                                   "middle chunk)", r / 2, r - r / 2, q);
           return invalid (error, "%d layers do not divide into pp x vpp = %d x %d = %d "
                           "model chunks (hint: %s%s%schoose pp x vpp dividing %d)", L,
                           plan->pp, plan->vpp, chunks, how ? how : "",
                           how ? ", or " : "", "", L);
         }
-      return invalid (error, "after the first/last stage layers, %d layers remain for %d "
+      return invalid (error, "after the first/last chunk layers, %d layers remain for %d "
                       "model chunks, which does not divide (hint: adjust "
-                      "--decoder-first/last-pipeline-num-layers so that %d - first - last "
-                      "is a multiple of %d)", rest, n_rest, L, n_rest);
+                      "--first/last-chunk-layers so that %d - first - last is a multiple "
+                      "of %d)", rest, n_rest, L, n_rest);
     }
   /* here rest is a multiple of n_rest, so a chunk without a layer means rest = 0: the
    * given stages took every layer. With one of first/last given the chunks left are not
@@ -174,12 +245,11 @@ resolve_layers (Plan *plan, const ModelSpec *model, GError **error)
   if (n_rest > 0 && rest / n_rest == 0)
     {
       if (given == 1)
-        return invalid (error, "--decoder-%s-pipeline-num-layers %d takes all %d layers, "
-                        "leaving none for the other %d model chunk%s (hint: at most %d, a "
-                        "layer for each of them)", plan->first_stage_layers >= 0 ? "first"
-                        : "last", given_layers, L, n_rest, n_rest == 1 ? "" : "s",
-                        L - n_rest);
-      return invalid (error, "first + last stage layers = %d take all %d layers, leaving "
+        return invalid (error, "--%s-chunk-layers %d takes all %d layers, leaving none "
+                        "for the other %d model chunk%s (hint: at most %d, a layer for each "
+                        "of them)", plan->first_chunk_layers >= 0 ? "first" : "last",
+                        given_layers, L, n_rest, n_rest == 1 ? "" : "s", L - n_rest);
+      return invalid (error, "first + last chunk layers = %d take all %d layers, leaving "
                       "none for the %d middle model chunk%s (hint: fewer first/last layers, "
                       "or lower --pp or --vpp)", given_layers, L, n_rest,
                       n_rest == 1 ? "" : "s");

@@ -13,6 +13,7 @@ plan_init_defaults (Plan *plan)
   plan->dp = 0;                         /* derived */
   plan->vpp = 1;
   plan->first_stage_layers = plan->last_stage_layers = -1;
+  plan->first_chunk_layers = plan->last_chunk_layers = -1;
   plan->cp_comm = PLAN_CP_P2P;          /* Megatron's default --cp-comm-type */
   plan->micro_batch = 1;                /* Megatron --micro-batch-size default */
   plan->schedule = PLAN_SCHED_1F1B;
@@ -529,15 +530,31 @@ plan_optim_shards (const Plan *plan)
   return plan->sharding >= PLAN_SHARD_ZERO1 ? plan_shard_group (plan) : 1;
 }
 
-/* Model chunk c = chunk * pp + stage (Megatron's interleaved numbering). The first model
- * chunk holds first_stage_layers and the last holds last_stage_layers when given (for
- * vpp = 1 these are the first and last pipeline stages, as Megatron's
- * --decoder-first/last-pipeline-num-layers); the rest split evenly. plan_resolve has
- * checked that they divide. */
+/* Model chunk c = chunk * pp + stage (Megatron's interleaved numbering). With the stage
+ * split (Megatron-Core's --decoder-first/last-pipeline-num-layers, get_num_layers_to_build)
+ * the first (last) pipeline stage holds first_stage_layers (last_stage_layers), the
+ * middle stages share the rest evenly, and each stage's layers split evenly over its
+ * chunks; with the chunk split (first/last_chunk_layers) only the first (last) model
+ * chunk is uneven and the other chunks share the rest. plan_resolve has checked that
+ * they divide. */
 static int
 plan_model_chunk_layers (const Plan *plan, const ModelSpec *model, int c)
 {
   int n_chunks = plan->pp * plan->vpp;
+  if (plan->first_stage_layers >= 0 || plan->last_stage_layers >= 0)
+    {
+      int v = n_chunks / plan->pp, stage = c % plan->pp;
+      int rest = (int) model->n_layers, n_rest = plan->pp;
+      if (plan->first_stage_layers >= 0)
+        rest -= plan->first_stage_layers, n_rest--;
+      if (plan->last_stage_layers >= 0)
+        rest -= plan->last_stage_layers, n_rest--;
+      int stage_layers = stage == 0 && plan->first_stage_layers >= 0 ? plan->first_stage_layers
+                         : stage == plan->pp - 1 && plan->last_stage_layers >= 0
+                         ? plan->last_stage_layers
+                         : n_rest > 0 ? rest / n_rest : 0;
+      return stage_layers / v;
+    }
   int rest = (int) model->n_layers;
   int n_rest = n_chunks;
   if (plan->account_embedding || plan->account_loss)
@@ -550,18 +567,18 @@ plan_model_chunk_layers (const Plan *plan, const ModelSpec *model, int c)
       return per - (c == 0 && plan->account_embedding ? 1 : 0)
              - (c == n_chunks - 1 && plan->account_loss ? 1 : 0);
     }
-  if (plan->first_stage_layers >= 0)
+  if (plan->first_chunk_layers >= 0)
     {
       if (c == 0)
-        return plan->first_stage_layers;
-      rest -= plan->first_stage_layers;
+        return plan->first_chunk_layers;
+      rest -= plan->first_chunk_layers;
       n_rest--;
     }
-  if (plan->last_stage_layers >= 0)
+  if (plan->last_chunk_layers >= 0)
     {
       if (c == n_chunks - 1)
-        return plan->last_stage_layers;
-      rest -= plan->last_stage_layers;
+        return plan->last_chunk_layers;
+      rest -= plan->last_chunk_layers;
       n_rest--;
     }
   return n_rest > 0 ? rest / n_rest : 0;
@@ -617,6 +634,17 @@ plan_chunk_first_layer (const Plan *plan, const ModelSpec *model, int stage, int
    * but the first and the last the same count, and the last is never before another, so
    * chunk 0 and target - 1 middle ones (a search's memory check asks this for every
    * chunk of every stage: a loop made it quadratic in pp x vpp) */
+  if (plan->first_stage_layers >= 0 || plan->last_stage_layers >= 0)
+    {
+      /* the stage split: chunks c < target on stage 0 (c mod pp = 0) hold the first
+       * stage's share, those on stage pp - 1 the last's, the others a middle one */
+      int pp = plan->pp;
+      int n_first = (target + pp - 1) / pp, n_last = pp > 1 ? target / pp : 0;
+      int n_mid = target - n_first - n_last;
+      return n_first * plan_model_chunk_layers (plan, model, 0)
+             + n_last * (pp > 1 ? plan_model_chunk_layers (plan, model, pp - 1) : 0)
+             + (n_mid > 0 ? n_mid * plan_model_chunk_layers (plan, model, 1) : 0);
+    }
   int first = plan_model_chunk_layers (plan, model, 0);
   return target == 1 ? first : first + (target - 1) * plan_model_chunk_layers (plan, model, 1);
 }
@@ -827,6 +855,8 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
     SET_INT ("pipeline_schedules_per_step", plan_pp_schedules (plan));
   SET_INT ("first_stage_layers", plan->first_stage_layers);
   SET_INT ("last_stage_layers", plan->last_stage_layers);
+  SET_INT ("first_chunk_layers", plan->first_chunk_layers);
+  SET_INT ("last_chunk_layers", plan->last_chunk_layers);
   SET_BOOL ("account_for_embedding_in_pipeline_split", plan->account_embedding);
   SET_BOOL ("account_for_loss_in_pipeline_split", plan->account_loss);
   SET_BOOL ("sequence_parallel", plan->sequence_parallel);

@@ -167,8 +167,19 @@ typedef struct {
                             * over the whole step (Megatron-Core). An input from the stack
                             * and its run (results/published.c), not a searched dimension */
   int layers_per_virtual_stage; /* --num-layers-per-virtual-pipeline-stage; 0 = unset */
-  int first_stage_layers;  /* --decoder-first-pipeline-num-layers; -1 = even split */
-  int last_stage_layers;   /* --decoder-last-pipeline-num-layers; -1 = even split */
+  /* Megatron-Core --decoder-first/last-pipeline-num-layers: the layers of the first (last)
+   * pipeline stage, all its model chunks together; with vpp > 1 each of its chunks holds
+   * an equal share (get_num_layers_to_build asserts it divides), the middle stages
+   * share the rest evenly. -1 = even split */
+  int first_stage_layers;
+  int last_stage_layers;
+  /* tandem's own --first-chunk-layers / --last-chunk-layers: the layers of the first
+   * (last) model chunk alone, the other pp x vpp - 1 (- 2) chunks sharing the rest evenly
+   * (for vpp = 1 the same as the stage split; with vpp > 1 Megatron-Core expresses it
+   * only as a --pipeline-model-parallel-layout). -1 = even split. Not combined with the
+   * stage split above or the accounted one. */
+  int first_chunk_layers;
+  int last_chunk_layers;
   /* Megatron-Core --account-for-embedding-in-pipeline-split / --account-for-loss-in-
    * pipeline-split: the embedding (the output layer and loss) takes one layer slot when
    * the layers are split over the pp x vpp model chunks, so the first (last) model chunk

@@ -95,11 +95,12 @@ mb_scaling_key (const ResPublishedCase *c)
 {
   const Plan *p = &c->plan;
   return g_strdup_printf ("%s|%s|%s|%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "|tp%d cp%d pp%d "
-                          "vpp%d ep%d first%d last%d acct%d%d sp%d cpc%d mbs%d seq%d shard%d/%d "
+                          "vpp%d ep%d first%d last%d chunks%d/%d acct%d%d sp%d cpc%d mbs%d seq%d shard%d/%d "
                           "rc%d/%d/%d dt%d/%d/%d/%d mm%d sched%d ovl%d%d%d off%d",
                           c->model_label, c->cluster_name, c->gpu_type,
                           (gint64) c->model->n_layers, (gint64) c->model->hidden, p->tp, p->cp,
                           p->pp, p->vpp, p->ep, p->first_stage_layers, p->last_stage_layers,
+                          p->first_chunk_layers, p->last_chunk_layers,
                           p->account_embedding, p->account_loss,
                           p->sequence_parallel, p->cp_comm, p->micro_batch, p->seq_length,
                           p->sharding, p->hsdp_shard_size, p->recompute, p->recompute_method,

@@ -2361,10 +2361,18 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
         p->account_embedding = p->account_loss = TRUE;
       else if (!c->moe.present
                || !res_pub_moe_layer_split ((guint64) layers, (guint64) chunks,
-                                            &p->first_stage_layers, &p->last_stage_layers))
+                                            &p->first_chunk_layers, &p->last_chunk_layers))
         return skip (c, "%" G_GINT64_FORMAT " layers do not divide into pp x vpp = %"
                      G_GINT64_FORMAT " chunks, nor with one layer fewer on the first and "
                      "last", layers, chunks);
+      /* a split of model chunks; with vpp 1 the same as Megatron's stage split, whose
+       * flags the plan then carries */
+      if (vpp == 1 && p->first_chunk_layers >= 0)
+        {
+          p->first_stage_layers = p->first_chunk_layers;
+          p->last_stage_layers = p->last_chunk_layers;
+          p->first_chunk_layers = p->last_chunk_layers = -1;
+        }
     }
 
   /* Sequence parallelism: empty -> on with TP (Megatron-LM runs set it since Korthikanti

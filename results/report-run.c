@@ -90,7 +90,8 @@ stored_plan_to_plan_file (const char *plan_json, GError **error)
                                                               "data_parallel_shard_degree"));
       json_object_set_string_member (par, "sharding", hsdp);
     }
-  static const char *const split[] = { "first_stage_layers", "last_stage_layers" };
+  static const char *const split[] = { "first_stage_layers", "last_stage_layers",
+                                       "first_chunk_layers", "last_chunk_layers" };
   for (guint i = 0; i < G_N_ELEMENTS (split); i++)
     if (par_in && json_object_has_member (par_in, split[i])
         && json_object_get_int_member (par_in, split[i]) >= 0)

@@ -182,7 +182,14 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
                 }
               p.tp = tp, p.cp = cp, p.pp = pp, p.vpp = v;
               p.dp = 0, p.dp_given = 0, p.dp_replicate = 0;
-              p.first_stage_layers = first, p.last_stage_layers = last;
+              /* a split of model chunks (search_split_layers over pp x v): with v > 1
+               * only the first and the last chunk differ, tandem's chunk split */
+              p.first_stage_layers = p.last_stage_layers = -1;
+              p.first_chunk_layers = p.last_chunk_layers = -1;
+              if (v > 1)
+                p.first_chunk_layers = first, p.last_chunk_layers = last;
+              else
+                p.first_stage_layers = first, p.last_stage_layers = last;
               p.layers_per_virtual_stage = 0;
               p.micro_batch = mbs, p.local_batch = 0, p.grad_accum = 0;
               p.schedule = v > 1 ? PLAN_SCHED_INTERLEAVED_1F1B : PLAN_SCHED_1F1B;

@@ -467,6 +467,9 @@ search_base_check (const Plan *base, GError **error)
            || base->last_stage_layers != d.last_stage_layers)
     flag = "--decoder-first/last-pipeline-num-layers", hint = "the search splits the layers "
                                                               "itself; drop it";
+  else if (base->first_chunk_layers != d.first_chunk_layers
+           || base->last_chunk_layers != d.last_chunk_layers)
+    flag = "--first/last-chunk-layers", hint = "the search splits the layers itself; drop it";
   else if (base->account_embedding != d.account_embedding
            || base->account_loss != d.account_loss)
     flag = "--account-for-embedding/loss-in-pipeline-split",
@@ -1267,10 +1270,17 @@ search_cand_to_plan (const SearchSpace *s, const SearchCand *c, Plan *plan)
   plan->dp_replicate = 0;
   plan->vpp = c->vpp;
   plan->layers_per_virtual_stage = 0;
+  plan->first_stage_layers = plan->last_stage_layers = -1;
+  plan->first_chunk_layers = plan->last_chunk_layers = -1;
   if (c->first == SEARCH_SPLIT_ACCOUNTED)
+    plan->account_embedding = plan->account_loss = TRUE;
+  else if (c->vpp > 1)
     {
-      plan->first_stage_layers = plan->last_stage_layers = -1;
-      plan->account_embedding = plan->account_loss = TRUE;
+      /* the uneven split is of model chunks: only the first and the last differ, which
+       * Megatron-Core's stage flags cannot say with vpp > 1 (they split a stage's layers
+       * evenly over its chunks) */
+      plan->first_chunk_layers = c->first;
+      plan->last_chunk_layers = c->last;
     }
   else
     {
@@ -1370,6 +1380,10 @@ search_plan_flags (const SearchSpace *s, const Plan *p, const char *extra)
   if (p->last_stage_layers >= 0)
     g_string_append_printf (f, " --decoder-last-pipeline-num-layers %d",
                             p->last_stage_layers);
+  if (p->first_chunk_layers >= 0)
+    g_string_append_printf (f, " --first-chunk-layers %d", p->first_chunk_layers);
+  if (p->last_chunk_layers >= 0)
+    g_string_append_printf (f, " --last-chunk-layers %d", p->last_chunk_layers);
   if (p->account_embedding)
     g_string_append (f, " --account-for-embedding-in-pipeline-split");
   if (p->account_loss)

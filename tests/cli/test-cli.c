@@ -446,7 +446,7 @@ test_memory_moe_recompute_modules (void)
 {
   const char *plan = "memory --model deepseek-v3 --cluster gb200-nvl72-superpod --gpus 256 "
                      "--pp 4 --vpp 4 --ep 64 --gbs 4096 --seq 4096 --moe-imbalance 1 "
-                     "--decoder-first-pipeline-num-layers 4 --decoder-last-pipeline-num-layers 1 "
+                     "--first-chunk-layers 4 --last-chunk-layers 1 "
                      "--use-distributed-optimizer --grad-dtype bf16 --json";
   static const struct { const char *modules; gint64 layer, activations; int status; } cases[] = {
     { "", 1395130368, 131874258944, 3 },
@@ -481,8 +481,8 @@ test_memory_moe_recompute_modules (void)
   /* plan show names the modules (Megatron-Core's order of the table in plan.c) */
   RunResult r = { 0 };
   run_tandem ("plan show --model deepseek-v3 --cluster gb200-nvl72-superpod --gpus 256 --pp 4 "
-              "--vpp 4 --ep 64 --gbs 4096 --seq 4096 --decoder-first-pipeline-num-layers 4 "
-              "--decoder-last-pipeline-num-layers 1 --recompute-modules mla_up_proj,layernorm",
+              "--vpp 4 --ep 64 --gbs 4096 --seq 4096 --first-chunk-layers 4 "
+              "--last-chunk-layers 1 --recompute-modules mla_up_proj,layernorm",
               &r);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "recompute none (modules layernorm,mla_up_proj)"));

@@ -718,6 +718,17 @@ test_flags_reproduce (void)
   check_space_flags (dir, "search --model llama3-8b --cluster h100-24k --gpus 32 "
                      "--seq-length 4096 --gbs 32 --tp 8 --pp 2 --vpp 16,17 --mbs 1 "
                      "--recompute none --sharding zero1", acct);
+  /* pp 3 x vpp 2 = 6 chunks split no 32 layers evenly: middle chunks of ceil(32 / 6) = 6,
+   * first and last 32 - 4 x 6 = 8 -> 4 + 4, a split of model chunks that Megatron's stage
+   * flags cannot say at vpp 2 (they would put 4 layers on stage 0, 2 a chunk): the plan
+   * carries tandem's chunk flags, and predict with them reproduces the row */
+  static const char *const chunk[] = {
+    "flags LIKE '%--first-chunk-layers 4 --last-chunk-layers 4%'",
+    "flags NOT LIKE '%--decoder-first-pipeline-num-layers%'", NULL,
+  };
+  check_space_flags (dir, "search --model llama3-8b --cluster h100-24k --gpus 24 "
+                     "--seq-length 4096 --gbs 24 --tp 8 --pp 3 --vpp 2 --mbs 1 "
+                     "--recompute none --sharding none", chunk);
   static const char *const mcore[] = {
     "cp > 1 AND flags LIKE '%--cp-comm-type a2a%'", "flags LIKE '%--rank-order%'", NULL,
   };
@@ -1355,6 +1366,9 @@ test_contradiction (void)
       "tandem: error: --decoder-first/last-pipeline-num-layers: the search sets it for each "
       "candidate, so the flag would be ignored (hint: the search splits the layers itself; "
       "drop it)\n" },
+    { "--pp 2 --first-chunk-layers 5",
+      "tandem: error: --first/last-chunk-layers: the search sets it for each candidate, so "
+      "the flag would be ignored (hint: the search splits the layers itself; drop it)\n" },
     { "--num-layers-per-virtual-pipeline-stage 4 --pp 2",
       "tandem: error: --num-layers-per-virtual-pipeline-stage: the search sets it for each "
       "candidate, so the flag would be ignored (hint: --vpp N)\n" },

@@ -58,14 +58,18 @@ test_chunk_first_layer_sums (Fixture *f, gconstpointer data)
     "--tp 8 --pp 14 --gpus 14336 --gbs 2048",
     "--tp 8 --pp 16 --gpus 16384 --gbs 2048 --decoder-first-pipeline-num-layers 7 "
     "--decoder-last-pipeline-num-layers 7",
-    "--tp 8 --pp 16 --vpp 4 --gpus 16384 --gbs 2048 --decoder-first-pipeline-num-layers 1 "
-    "--decoder-last-pipeline-num-layers 1",
+    "--tp 8 --pp 16 --vpp 4 --gpus 16384 --gbs 2048 --first-chunk-layers 1 "
+    "--last-chunk-layers 1",
+    /* Megatron's stage split at vpp 2: 12 layers on stage 0 (6 a chunk), 2 on stage 15
+     * (1 a chunk), 126 - 14 = 112 = 14 x 8 on the middle stages (4 a chunk) */
+    "--tp 8 --pp 16 --vpp 2 --gpus 16384 --gbs 2048 --decoder-first-pipeline-num-layers 12 "
+    "--decoder-last-pipeline-num-layers 2",
     "--tp 8 --pp 16 --vpp 8 --gpus 16384 --gbs 2048 "
     "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split",
     "--tp 8 --pp 8 --vpp 2 --gpus 16384 --gbs 2048 "
     "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split",
     "--tp 8 --pp 2 --gpus 16384 --gbs 2048 --decoder-first-pipeline-num-layers 60",
-    "--tp 8 --pp 5 --vpp 4 --gpus 1280 --gbs 2560 --decoder-last-pipeline-num-layers 12",
+    "--tp 8 --pp 5 --vpp 4 --gpus 1280 --gbs 2560 --last-chunk-layers 12",
   };
   for (guint i = 0; i < G_N_ELEMENTS (plans); i++)
     {
@@ -525,7 +529,7 @@ test_invalid_plans (Fixture *f, gconstpointer data)
     /* pp 5: 128 slots do not divide either; ceil(126 / 5) = 26 in each of the 3 middle
      * chunks leaves 126 - 78 = 48 for the first and last, 24 each */
     { "--tp 8 --pp 5 --gpus 40", "(hint: --decoder-first-pipeline-num-layers 24 "
-      "--decoder-last-pipeline-num-layers 24 (26 a middle chunk), or choose pp x vpp "
+      "--decoder-last-pipeline-num-layers 24 (26 a middle stage), or choose pp x vpp "
       "dividing 126)" },
     /* uneven split whose middle does not divide: 126 - 5 - 5 = 116 on 14 stages */
     { "--tp 8 --pp 16 --gpus 128 --decoder-first-pipeline-num-layers 5 "
@@ -535,19 +539,19 @@ test_invalid_plans (Fixture *f, gconstpointer data)
      * --vpp)", with no middle chunk; the bound is 126 - 1 chunk left = 125 */
     { "--tp 8 --pp 2 --gpus 16 --decoder-first-pipeline-num-layers 126",
       "--decoder-first-pipeline-num-layers 126 takes all 126 layers, leaving none for the "
-      "other 1 model chunk (hint: at most 125, a layer for each of them)" },
+      "other 1 pipeline stage (hint: at most 125, 1 layer for each of them)" },
     /* 63 + 63 = 126 on pp 4: the 2 middle chunks get none */
     { "--tp 8 --pp 4 --gpus 32 --decoder-first-pipeline-num-layers 63 "
       "--decoder-last-pipeline-num-layers 63", "first + last stage layers = 126 take all 126 "
-      "layers, leaving none for the 2 middle model chunks" },
+      "layers, leaving none for the 2 middle pipeline stages" },
     /* Ulysses degree 32 above the 128 / 8 = 16 heads per TP rank */
     { "--tp 8 --cp 32 --cp-comm-type a2a --gpus 256 --seq-length 131072", "Ulysses" },
     /* 2048 sequences not divisible by 3 x 128 */
     { "--tp 8 --pp 16 --gpus 16384 --decoder-first-pipeline-num-layers 7 "
       "--decoder-last-pipeline-num-layers 7 --gbs 2048 --mbs 3", "not divisible by micro-batch" },
     /* interleaving with 8 micro-batches on 16 stages: 1024 / (1 x 128) = 8 < 16 */
-    { "--tp 8 --pp 16 --vpp 2 --gpus 16384 --gbs 1024 --decoder-first-pipeline-num-layers 3 "
-      "--decoder-last-pipeline-num-layers 3", "needs at least 16 micro-batches" },
+    { "--tp 8 --pp 16 --vpp 2 --gpus 16384 --gbs 1024 --first-chunk-layers 3 "
+      "--last-chunk-layers 3", "needs at least 16 micro-batches" },
     /* h100-24k has 24,576 GPUs */
     { "--tp 8 --gpus 32768", "has only 24576" },
     /* --dp must agree with 16384 / (8 x 16) = 128 */
@@ -556,8 +560,8 @@ test_invalid_plans (Fixture *f, gconstpointer data)
     /* vpp without an interleaved schedule */
     { "--tp 8 --pp 2 --vpp 3 --schedule 1F1B --gpus 16", "Interleaved1F1B" },
     /* a micro-batch group smaller than the 16 stages */
-    { "--tp 8 --pp 16 --vpp 2 --gpus 16384 --gbs 2048 --decoder-first-pipeline-num-layers 3 "
-      "--decoder-last-pipeline-num-layers 3 --microbatch-group-size-per-virtual-pipeline-stage 8",
+    { "--tp 8 --pp 16 --vpp 2 --gpus 16384 --gbs 2048 --first-chunk-layers 3 "
+      "--last-chunk-layers 3 --microbatch-group-size-per-virtual-pipeline-stage 8",
       "below the 16 pipeline stages" },
     /* a micro-batch group without interleaving */
     { "--tp 8 --pp 16 --gpus 16384 --gbs 2048 --decoder-first-pipeline-num-layers 7 "
@@ -743,17 +747,17 @@ test_plan_json_errors (Fixture *f, gconstpointer data)
   g_assert_cmpint (f->plan.dp, ==, 32);
 }
 
-/* Interleaved: 126 layers, pp 16 x vpp 4 = 64 chunks; first and last chunk 1 layer each,
- * the other 62 chunks (126 - 2) / 62 = 2 layers. Rank 0 holds chunks 0, 16, 32, 48 =
- * 1 + 2 + 2 + 2 = 7 layers; rank 15 holds 15, 31, 47, 63 = 2 + 2 + 2 + 1 = 7; others 8.
- * Chunk 16 (rank 0, chunk 1) starts after chunks 0..15 = 1 + 15 x 2 = 31 layers. */
+/* Interleaved, tandem's chunk split: 126 layers, pp 16 x vpp 4 = 64 chunks; first and
+ * last chunk 1 layer each, the other 62 chunks (126 - 2) / 62 = 2 layers. Rank 0 holds
+ * chunks 0, 16, 32, 48 = 1 + 2 + 2 + 2 = 7 layers; rank 15 holds 15, 31, 47, 63 =
+ * 2 + 2 + 2 + 1 = 7; others 8. Chunk 16 (rank 0, chunk 1) starts after chunks 0..15 =
+ * 1 + 15 x 2 = 31 layers. */
 static void
 test_interleaved_split (Fixture *f, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
   g_assert_true (parse_and_resolve (f, "--tp 8 --pp 16 --vpp 4 --gpus 16384 --gbs 2048 "
-                                    "--decoder-first-pipeline-num-layers 1 "
-                                    "--decoder-last-pipeline-num-layers 1", &error));
+                                    "--first-chunk-layers 1 --last-chunk-layers 1", &error));
   g_assert_no_error (error);
   g_assert_cmpint (f->plan.schedule, ==, PLAN_SCHED_INTERLEAVED_1F1B);
   g_assert_cmpint (plan_stage_layers (&f->plan, f->model, 0), ==, 7);
@@ -762,6 +766,80 @@ test_interleaved_split (Fixture *f, gconstpointer data)
   g_assert_cmpint (plan_chunk_first_layer (&f->plan, f->model, 0, 1), ==, 31);
   g_assert_cmpint (plan_chunk_layers (&f->plan, f->model, 0, 0), ==, 1);
   g_assert_cmpint (plan_chunk_layers (&f->plan, f->model, 15, 3), ==, 1);
+}
+
+/* Megatron-Core's stage split with interleaving (get_num_layers_to_build): the flags give
+ * a pipeline stage's layers over all its chunks, each chunk an equal share. llama3-70b's
+ * 80 layers, pp 4 x vpp 2, first 4 and last 4: stage 0 holds 4 (2 a chunk), stage 3
+ * holds 4 (2 a chunk), the 72 left split over the 2 middle stages, 36 each (18 a chunk):
+ * stages 4 / 36 / 36 / 4. (tandem read the flags as the first and last model chunk's
+ * layers: 4 + 6 x 12 + 4, stages 16 / 24 / 24 / 16, a plan Megatron does not build.)
+ * Model chunk 4 (stage 0, chunk 1) starts after chunks 0..3 = 2 + 18 + 18 + 2 = 40
+ * layers; model chunk 7 (stage 3, chunk 1) after 40 + 2 + 18 + 18 = 78; model chunk 2
+ * (stage 2, chunk 0) after 2 + 18 = 20. A count that does not divide by vpp is refused
+ * as Megatron asserts, naming the chunk flag that says the other split; so are the two
+ * splits together. */
+static void
+test_stage_split_interleaved (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_clear_pointer (&f->model, model_spec_unref);
+  f->model = model_spec_lookup ("llama3-70b", &error);
+  g_assert_no_error (error);
+  g_assert_true (parse_and_resolve (f, "--tp 8 --pp 4 --vpp 2 --gpus 64 --gbs 64 "
+                                    "--decoder-first-pipeline-num-layers 4 "
+                                    "--decoder-last-pipeline-num-layers 4", &error));
+  g_assert_no_error (error);
+  const int stage_layers[] = { 4, 36, 36, 4 };
+  const int chunk_layers[] = { 2, 18, 18, 2 };
+  for (int st = 0; st < 4; st++)
+    {
+      g_assert_cmpint (plan_stage_layers (&f->plan, f->model, st), ==, stage_layers[st]);
+      for (int c = 0; c < 2; c++)
+        g_assert_cmpint (plan_chunk_layers (&f->plan, f->model, st, c), ==, chunk_layers[st]);
+    }
+  g_assert_cmpint (plan_chunk_first_layer (&f->plan, f->model, 0, 1), ==, 40);
+  g_assert_cmpint (plan_chunk_first_layer (&f->plan, f->model, 3, 1), ==, 78);
+  g_assert_cmpint (plan_chunk_first_layer (&f->plan, f->model, 2, 0), ==, 20);
+
+  static const struct { const char *args, *expect; } cases[] = {
+    /* 3 layers on stage 0 over 2 chunks */
+    { "--tp 8 --pp 4 --vpp 2 --gpus 64 --gbs 64 --decoder-first-pipeline-num-layers 3 "
+      "--decoder-last-pipeline-num-layers 5", "--decoder-first-pipeline-num-layers 3 is the "
+      "first pipeline stage's layers over its 2 model chunks, which Megatron-Core splits "
+      "evenly: 3 does not divide by --vpp 2 (hint: a multiple of 2, or --first-chunk-layers "
+      "3 for a first model chunk of 3 layers, the other chunks sharing the rest)" },
+    /* 80 - 4 - 0 = 76 over 2 middle stages = 38 each, 38 / 4 chunks is not whole */
+    { "--tp 8 --pp 4 --vpp 4 --gpus 64 --gbs 64 --decoder-first-pipeline-num-layers 4 "
+      "--decoder-last-pipeline-num-layers 0", "the 2 middle pipeline stages hold 38 layers "
+      "each, which does not divide into --vpp 4 model chunks" },
+    /* 80 - 16 = 64 over 2 middle stages, 32 each, 8 a chunk; 2 a chunk at the ends */
+    { "--tp 8 --pp 4 --vpp 4 --gpus 64 --gbs 64 --decoder-first-pipeline-num-layers 8 "
+      "--decoder-last-pipeline-num-layers 8", NULL },
+    { "--tp 8 --pp 4 --vpp 2 --gpus 64 --gbs 64 --decoder-first-pipeline-num-layers 4 "
+      "--last-chunk-layers 2", "two ways to split unevenly" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      plan_clear (&f->plan);
+      plan_init_defaults (&f->plan);
+      gboolean ok = parse_and_resolve (f, cases[i].args, &error);
+      if (cases[i].expect == NULL)
+        {
+          g_assert_no_error (error);
+          g_assert_true (ok);
+          g_assert_cmpint (plan_chunk_layers (&f->plan, f->model, 0, 3), ==, 2);
+          g_assert_cmpint (plan_chunk_layers (&f->plan, f->model, 1, 3), ==, 8);
+          g_assert_cmpint (plan_chunk_layers (&f->plan, f->model, 3, 0), ==, 2);
+          continue;
+        }
+      g_assert_false (ok);
+      g_assert_nonnull (error);
+      if (strstr (error->message, cases[i].expect) == NULL)
+        g_error ("%s: expected '%s', got '%s'", cases[i].args, cases[i].expect,
+                 error->message);
+      g_clear_error (&error);
+    }
 }
 
 /* Megatron-Core --account-for-embedding-in-pipeline-split / --account-for-loss-in-
@@ -866,8 +944,7 @@ test_to_json (Fixture *f, gconstpointer data)
   plan_clear (&f->plan);
   plan_init_defaults (&f->plan);
   g_assert_true (parse_and_resolve (f, "--tp 8 --pp 16 --vpp 2 --gpus 16384 --gbs 2048 "
-                                    "--decoder-first-pipeline-num-layers 3 "
-                                    "--decoder-last-pipeline-num-layers 3 "
+                                    "--first-chunk-layers 3 --last-chunk-layers 3 "
                                     "--microbatch-group-size-per-virtual-pipeline-stage 20",
                                     &error));
   g_autofree char *s2 = plan_to_string (&f->plan);
@@ -878,12 +955,17 @@ test_to_json (Fixture *f, gconstpointer data)
   JsonObject *par2 = json_object_get_object_member (json_node_get_object (root2), "parallelism");
   g_assert_cmpint (json_object_get_int_member (par2, "microbatch_group_size_per_vp_stage"), ==,
                    20);
+  /* the chunk split is written under its own keys, not Megatron's stage split's */
+  g_assert_cmpint (json_object_get_int_member (par2, "first_chunk_layers"), ==, 3);
+  g_assert_cmpint (json_object_get_int_member (par2, "last_chunk_layers"), ==, 3);
+  g_assert_cmpint (json_object_get_int_member (par2, "first_stage_layers"), ==, -1);
 
   /* pipeline schedules a step (plan.h pp_schedules): shown in the string, written to the
    * JSON and read back; unset is one schedule */
   f->plan.schedule = PLAN_SCHED_1F1B;
   f->plan.vpp = 1;
   f->plan.first_stage_layers = f->plan.last_stage_layers = -1;
+  f->plan.first_chunk_layers = f->plan.last_chunk_layers = -1;
   f->plan.vpp_group = 0;
   f->plan.pp_schedules = 2;
   g_autofree char *s3 = plan_to_string (&f->plan);
@@ -998,6 +1080,8 @@ main (int argc, char **argv)
               teardown);
   g_test_add ("/plan/resolve/interleaved-split", Fixture, NULL, setup, test_interleaved_split,
               teardown);
+  g_test_add ("/plan/resolve/stage-split-interleaved", Fixture, NULL, setup,
+              test_stage_split_interleaved, teardown);
   g_test_add ("/plan/resolve/accounted-split", Fixture, NULL, setup, test_accounted_split,
               teardown);
   g_test_add ("/plan/json/torchtitan", Fixture, NULL, setup, test_plan_json, teardown);

@@ -126,7 +126,7 @@ static const StampCase cases[] = {
   /* the README's main job at 16 micro-batches, VPP2, 3 layers on the first and last
    * stage: 16 x 4 x 13 = 832 */
   { "llama3-405b", "--gpus 16384 --tp 8 --pp 16 --vpp 2 --sp --gbs 2048 --seq 8192 "
-    "--decoder-first-pipeline-num-layers 3 --decoder-last-pipeline-num-layers 3 "
+    "--first-chunk-layers 3 --last-chunk-layers 3 "
     "--sharding zero2 --overlap-grad-reduce --overlap-param-gather "
     "--rank-order tp-cp-ep-pp-dp", 0, 0, 832 },
   /* Megatron's synchronize after each exchange (1F1B, pp_p2p_sync): every unit expanded */

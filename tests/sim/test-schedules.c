@@ -473,8 +473,10 @@ steady_predict (const SteadyCase *sc, const ModelSpec *model, const TopoCluster 
   plan.schedule_set = TRUE;
   plan.global_batch = sc->m * dp;
   plan.seq_length = 2048;
-  plan.first_stage_layers = sc->first;
-  plan.last_stage_layers = sc->last;
+  /* the first and last model chunk (tandem's chunk split; Megatron's stage split when
+   * vpp is 1) */
+  plan.first_chunk_layers = sc->first;
+  plan.last_chunk_layers = sc->last;
   plan.sequence_parallel = (sc->flags & F_SP) != 0;
   plan.tp_comm_overlap = (sc->flags & F_TP_OVERLAP) != 0;
   if (sc->flags & F_ZERO1_OVERLAP)
@@ -815,8 +817,8 @@ test_main_job_steady (void)
       plan.tp = 8, plan.pp = 16, plan.vpp = 2;
       plan.global_batch = mbs[i] * 128;
       plan.seq_length = 8192;
-      plan.first_stage_layers = 3;
-      plan.last_stage_layers = 3;
+      plan.first_chunk_layers = 3;
+      plan.last_chunk_layers = 3;
       plan.sequence_parallel = TRUE;
       plan.sharding = PLAN_SHARD_ZERO2;
       g_free (plan.rank_order);
