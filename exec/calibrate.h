@@ -282,6 +282,13 @@ void exec_coll_rows_format (GString *out, const ExecCollRow *rows, guint n_rows,
 gboolean exec_nccl_tests_parse     (const char *text, gssize length, const char *source,
                                     GArray *rows, GError **error);
 gboolean exec_nccl_tests_load_file (const char *path, GArray *rows, GError **error);
+/* Rows repeated for one (collective, ranks, size) (nccl-tests -d all or -o all, two runs
+ * appended, or the same test in two files) made one, in the place of the first: the row
+ * of the median time (out-of-place, else in-place; of an even count the faster of the
+ * middle two), kept whole as nccl-tests printed it. The profile holds one row per
+ * (collective, ranks, size), and the last one read silently won: the median is what one
+ * disturbed run or one slower dtype does not move. Returns the rows merged away. */
+guint    exec_coll_rows_merge_repeats (GArray *rows);
 
 /* ---- the hardware profile ---------------------------------------------------------------
  * Adds the rows with wrong == 0 to a profile's collective table (out-of-place time,

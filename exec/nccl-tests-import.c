@@ -483,3 +483,55 @@ exec_nccl_tests_load_file (const char *path, GArray *rows, GError **error)
     }
   return exec_nccl_tests_parse (text, (gssize) length, path, rows, error);
 }
+
+/* The time a repeat is ranked by: out-of-place, else in-place; rows with wrong elements
+ * or no time rank last (they never reach the profile). */
+static double
+repeat_time (const ExecCollRow *r)
+{
+  if (r->wrong > 0 || r->ip_wrong > 0)
+    return G_MAXDOUBLE;
+  return r->time_us > 0 ? r->time_us : r->ip_time_us > 0 ? r->ip_time_us : G_MAXDOUBLE;
+}
+
+static int
+cmp_repeat (gconstpointer a, gconstpointer b)
+{
+  const double x = repeat_time (*(const ExecCollRow *const *) a);
+  const double y = repeat_time (*(const ExecCollRow *const *) b);
+  return x < y ? -1 : x > y;
+}
+
+guint
+exec_coll_rows_merge_repeats (GArray *rows)
+{
+  g_return_val_if_fail (rows != NULL, 0);
+  const guint n = rows->len;
+  g_autoptr (GArray) out = g_array_sized_new (FALSE, TRUE, sizeof (ExecCollRow), n);
+  g_autofree gboolean *done = g_new0 (gboolean, MAX (n, 1));
+  g_autoptr (GPtrArray) group = g_ptr_array_new ();
+  for (guint i = 0; i < n; i++)
+    {
+      if (done[i])
+        continue;
+      const ExecCollRow *a = &g_array_index (rows, ExecCollRow, i);
+      g_ptr_array_set_size (group, 0);
+      for (guint j = i; j < n; j++)
+        {
+          const ExecCollRow *b = &g_array_index (rows, ExecCollRow, j);
+          if (!done[j] && b->coll == a->coll && b->ranks == a->ranks && b->size_B == a->size_B)
+            {
+              g_ptr_array_add (group, (gpointer) b);
+              done[j] = TRUE;
+            }
+        }
+      g_ptr_array_sort (group, cmp_repeat);
+      /* the median row, of an even count the faster of the middle two */
+      const ExecCollRow *keep = g_ptr_array_index (group, (group->len - 1) / 2);
+      g_array_append_val (out, *keep);
+    }
+  const guint merged = n - out->len;
+  g_array_set_size (rows, 0);
+  g_array_append_vals (rows, out->data, out->len);
+  return merged;
+}

@@ -796,6 +796,32 @@ test_busbw_off (void)
     g_array_unref (parse_data (shipped[i]));
 }
 
+/* Rows repeated for one (collective, ranks, size) -- -d all, -o all, runs appended --
+ * were reduced to the last one read by the profile. Now one row each, the median time:
+ * the 1 GiB row at 3925.40, 7850.80 and 5000.00 us keeps 5000.00 (the middle); with only
+ * the first two, the faster of the middle two, 3925.40 (the last, 7850.80, had won). */
+static void
+test_merge_repeats (void)
+{
+  g_autoptr (GArray) rows = parse_data ("all_reduce_perf-8xh100.txt");
+  g_assert_cmpuint (rows->len, ==, 11);
+  ExecCollRow slow = *row_at (rows, 10), mid = *row_at (rows, 10);
+  slow.time_us = 7850.80;
+  mid.time_us = 5000.00;
+  g_array_append_val (rows, slow);
+  g_assert_cmpuint (exec_coll_rows_merge_repeats (rows), ==, 1);
+  g_assert_cmpuint (rows->len, ==, 11);
+  g_assert_cmpfloat (row_at (rows, 10)->time_us, ==, 3925.40);
+  g_array_append_val (rows, slow);
+  g_array_append_val (rows, mid);
+  g_assert_cmpuint (exec_coll_rows_merge_repeats (rows), ==, 2);
+  g_assert_cmpuint (rows->len, ==, 11);
+  g_assert_cmpfloat (row_at (rows, 10)->time_us, ==, 5000.00);
+  /* the order of the first of each kept, and nothing merged where nothing repeats */
+  g_assert_cmpuint (row_at (rows, 0)->size_B, ==, 1024);
+  g_assert_cmpuint (exec_coll_rows_merge_repeats (rows), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -817,6 +843,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/nccl-tests/format-na-bandwidth", test_format_na_bandwidth);
   g_test_add_func ("/exec/nccl-tests/ranks-from-ratio", test_ranks_from_ratio);
   g_test_add_func ("/exec/nccl-tests/busbw-off", test_busbw_off);
+  g_test_add_func ("/exec/nccl-tests/merge-repeats", test_merge_repeats);
   g_test_add_func ("/exec/calibrate/profile-rows", test_profile_rows);
   g_test_add_func ("/exec/calibrate/kept-share", test_kept_share);
   g_test_add_func ("/exec/calibrate/row-share", test_row_share);
