@@ -409,6 +409,13 @@ load_imports (char **imports, GArray *imported, GError **error)
   for (guint i = 0; imports != NULL && imports[i] != NULL; i++)
     if (!exec_nccl_tests_load_file (imports[i], imported, error))
       return FALSE;
+  const guint before = imported->len;
+  const guint merged = exec_coll_rows_merge_repeats (imported);
+  if (merged > 0)
+    fprintf (stderr, "tandem: note: --import-nccl-tests: %u of %u rows repeated a (collective, "
+             "ranks, size) already read (nccl-tests -d all or -o all, or runs appended): each "
+             "such size is taken at its median time (%u rows left)\n", merged, before,
+             imported->len);
   return TRUE;
 }
 

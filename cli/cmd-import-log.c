@@ -128,6 +128,143 @@ import_store (const CliDbArgs *dba, const SimPrediction *p, const char *framewor
                             ph->len, error);
 }
 
+/* The median of `v` (NaN when empty). */
+static double
+median_of (GArray *v)
+{
+  if (v->len == 0)
+    return NAN;
+  CliSpread sp;
+  cli_spread_compute ((const double *) v->data, (int) v->len, -1, 1, &sp);
+  return sp.median_s;
+}
+
+/* What the reader left out or merged, one note each on stderr (never silently). */
+static void
+import_notes (const TrainingLog *log, const char *file)
+{
+  if (log->nul_bytes > 0)
+    fprintf (stderr, "tandem: note: %s: %" G_GUINT64_FORMAT " NUL byte%s skipped (as left by "
+             "logrotate copytruncate or a crashed node); each run of them read as a line "
+             "break\n", file, log->nul_bytes, log->nul_bytes == 1 ? "" : "s");
+  if (log->incomplete > 0)
+    fprintf (stderr, "tandem: note: %s:%d: a step line cut short (no line break after it, "
+             "and a field missing or unfinished) left out; %u such line%s in all\n", file,
+             log->incomplete_line, log->incomplete, log->incomplete == 1 ? "" : "s");
+  if (log->duplicates > 0)
+    fprintf (stderr, "tandem: note: %s: %u step line%s repeated a logged step with the same "
+             "figures (several ranks printing it) and counted once\n", file, log->duplicates,
+             log->duplicates == 1 ? "" : "s");
+  if (log->merged > 0)
+    fprintf (stderr, "tandem: note: %s: %u step line%s repeated the step before with other "
+             "figures (each rank timing itself): one step each, the slowest line kept\n",
+             file, log->merged, log->merged == 1 ? "" : "s");
+}
+
+/* Megatron's header names the job's world and parallel sizes: a plan of other sizes is
+ * not the job that wrote the log. */
+static gboolean
+import_check_header (const TrainingLog *log, const Plan *plan, const char *file,
+                     GError **error)
+{
+  if (log->header_line == 0)
+    return TRUE;
+  const struct { const char *log_name, *flag; int logged, planned; } sizes[] = {
+    { "world size", "--gpus", log->header_world, plan->world_size },
+    { "tensor-model-parallel size", "--tp", log->header_tp, plan->tp },
+    { "pipeline-model-parallel size", "--pp", log->header_pp, plan->pp },
+    { "context-parallel size", "--cp", log->header_cp, plan->cp },
+  };
+  g_autoptr (GString) said = g_string_new (NULL), planned = g_string_new (NULL),
+                      hint = g_string_new (NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    if (sizes[i].logged > 0 && sizes[i].planned > 0 && sizes[i].logged != sizes[i].planned)
+      {
+        g_string_append_printf (said, "%s%s %d", said->len ? ", " : "", sizes[i].log_name,
+                                sizes[i].logged);
+        g_string_append_printf (planned, "%s%s %d", planned->len ? ", " : "", sizes[i].flag,
+                                sizes[i].planned);
+        g_string_append_printf (hint, "%s%s %d", hint->len ? " " : "", sizes[i].flag,
+                                sizes[i].logged);
+      }
+  if (said->len == 0)
+    return TRUE;
+  g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE,
+               "%s:%d: the job that wrote the log ran with %s, the plan has %s: not the same "
+               "job (hint: %s)", file, log->header_line, said->str, planned->str, hint->str);
+  return FALSE;
+}
+
+/* How far the log's own throughput may lie from the plan's FLOPs over the logged step:
+ * the FLOP conventions a framework may count in differ by up to 4/3 (Megatron's "96"
+ * formula counts a recompute forward, tandem show conventions) times up to 2 (the s x s
+ * attention term causal or not; it dominates at long sequences): 2.7, below 3. A log of
+ * another model is further apart (Llama 3 70B against 8B: 8.7x). */
+#define IMPORT_FLOPS_TOLERANCE 3.0
+
+/* The log's throughput against the plan's: where the log states its TFLOP/s per GPU (or,
+ * without it, its MFU), the plan's model FLOPs per step over the logged median step must
+ * make about as much, and never more than the device's peak. A log of an 8B model
+ * imported as a 70B one was stored at 2465 TFLOP/s per GPU and an MFU of 249%. */
+static gboolean
+import_check_throughput (const SimPrediction *p, const TrainingLog *log, const char *file,
+                         double median_s, double logged_tflops, double logged_mfu_pct,
+                         GError **error)
+{
+  const SimResult *r = p->result;
+  const double scale = r->step_time_s / median_s;   /* the same FLOPs in the logged time */
+  /* the count the framework logs: Megatron-Core's num_floating_point_operations, or
+   * TorchTitan's 6N + 12 L H d s (PaLM) */
+  const ModelFlopConvention conv = log->format == TRAINING_LOG_TORCHTITAN ? MODEL_FLOPS_PALM
+                                                                           : MODEL_FLOPS_MCORE;
+  const double implied_tflops = r->model_tflops_per_gpu[conv] * scale;
+  const double implied_mfu_pct = 100.0 * r->mfu[conv] * scale;
+  const gboolean by_tflops = isfinite (logged_tflops) && logged_tflops > 0;
+  const double logged = by_tflops ? logged_tflops : logged_mfu_pct;
+  const double implied = by_tflops ? implied_tflops : implied_mfu_pct;
+  if (isfinite (logged) && logged > 0 && implied > 0
+      && MAX (logged / implied, implied / logged) > IMPORT_FLOPS_TOLERANCE)
+    {
+      g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE,
+                   "%s logs %.1f%s, but %s's FLOPs per step (%s count) over the logged median "
+                   "step of %.4f s make %.1f%s: %.1fx apart, more than the %.0fx that FLOP "
+                   "conventions explain (hint: is the log a run of %s, with --gbs %d and "
+                   "--seq-length %d? give the --model, --gbs and --seq-length the job ran)",
+                   file, logged, by_tflops ? " TFLOP/s per GPU" : "% MFU", p->model->name,
+                   model_flop_convention_name (conv), median_s, implied,
+                   by_tflops ? " TFLOP/s per GPU" : "% MFU",
+                   MAX (logged / implied, implied / logged), IMPORT_FLOPS_TOLERANCE,
+                   p->model->name, p->plan.global_batch, p->plan.seq_length);
+      return FALSE;
+    }
+  /* whatever the log says: model FLOPs faster than the device can run are not a
+   * measurement (every model-FLOP count but Megatron's "96", which counts a recompute
+   * forward the run may not have made) */
+  for (int k = -1; k < MODEL_FLOPS_N_CONVENTIONS; k++)
+    {
+      /* the log's own count first, so that the message names it */
+      const int c = k < 0 ? (int) conv : k;
+      if ((k >= 0 && c == (int) conv) || c == MODEL_FLOPS_MEGATRON96
+          || model_flop_convention_refusal (p->model, c) != NULL)
+        continue;
+      const double mfu = r->mfu[c] * scale;
+      if (mfu > 1.0)
+        {
+          g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE,
+                       "%s: %s's FLOPs per step (%s count) over the logged median step of "
+                       "%.4f s are %.0f%% of the device's peak (%.1f TFLOP/s): more than it "
+                       "can run, so not this plan's step (hint: give the --model, --gbs, "
+                       "--seq-length and --gpus the job ran, not --gbs %d --seq-length %d "
+                       "--gpus %d)", file,
+                       p->model->name, model_flop_convention_name (c), median_s, 100 * mfu,
+                       r->peak_flops / 1e12, p->plan.global_batch, p->plan.seq_length,
+                       p->plan.world_size);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /* The import proper, once the plan context is up. */
 static int
 import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int skip,
@@ -171,15 +308,34 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
                          argv[1], last->global_batch, ctx->plan.global_batch,
                          last->global_batch);
     }
+  /* the first line of a ramp is named, and the hint skips past its last one (it named
+   * each line in turn, one step further each time) */
+  guint first_bad = 0, last_bad = 0;
   for (guint i = (guint) MAX (skip, 0); i < log->entries->len; i++)
     {
       const TrainingLogEntry *e = &g_array_index (log->entries, TrainingLogEntry, i);
       if (e->global_batch > 0 && e->global_batch != ctx->plan.global_batch)
-        return cli_fail (CLI_EXIT_USAGE, "%s:%d logs a global batch of %" G_GINT64_FORMAT
-                         " sequences where the last line and the plan have %d (a batch-size "
-                         "ramp?) (hint: --skip %u to start after it)", argv[1], e->line,
-                         e->global_batch, ctx->plan.global_batch, i + 1);
+        {
+          if (last_bad == 0)
+            first_bad = i + 1;
+          last_bad = i + 1;
+        }
     }
+  if (last_bad > 0)
+    {
+      const TrainingLogEntry *e = &g_array_index (log->entries, TrainingLogEntry,
+                                                  first_bad - 1);
+      const TrainingLogEntry *l = &g_array_index (log->entries, TrainingLogEntry,
+                                                  last_bad - 1);
+      return cli_fail (CLI_EXIT_USAGE, "%s:%d logs a global batch of %" G_GINT64_FORMAT
+                       " sequences where the last line and the plan have %d (a batch-size "
+                       "ramp? its last such line is %d) (hint: --skip %u to start after it)",
+                       argv[1], e->line, e->global_batch, ctx->plan.global_batch, l->line,
+                       last_bad);
+    }
+  if (!import_check_header (log, &ctx->plan, argv[1], &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+  import_notes (log, argv[1]);
   double tokens = (double) ctx->plan.global_batch * ctx->plan.seq_length;
   g_autofree double *times = NULL;
   guint n = training_log_step_times (log, (guint) skip, tokens, ctx->plan.world_size, &times,
@@ -199,13 +355,15 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
       if (isfinite (t))
         g_array_append_val (tf, t);
     }
-  double logged_tflops = NAN;
-  if (tf->len > 0)
+  double logged_tflops = median_of (tf);
+  g_array_set_size (tf, 0);
+  for (guint i = (guint) skip; i < log->entries->len; i++)
     {
-      CliSpread tsp;
-      cli_spread_compute ((const double *) tf->data, (int) tf->len, -1, 1, &tsp);
-      logged_tflops = tsp.median_s;
+      double m = g_array_index (log->entries, TrainingLogEntry, i).mfu_pct;
+      if (isfinite (m))
+        g_array_append_val (tf, m);
     }
+  double logged_mfu_pct = median_of (tf);
 
   const char *stack_name = framework ? framework
                            : log->format == TRAINING_LOG_TORCHTITAN ? "torchtitan"
@@ -229,6 +387,9 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
     {
       return cli_fail (cli_status_for_error (error), "%s", error->message);
     }
+  if (!import_check_throughput (p, log, argv[1], sp.median_s, logged_tflops, logged_mfu_pct,
+                                &error))
+    return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   double err = 100.0 * (p->result->step_time_s - sp.median_s) / sp.median_s;
 
   /* print, then store (docs/contracts.md); --json stores first to carry the run id */

@@ -270,7 +270,10 @@ void exec_coll_rows_format (GString *out, const ExecCollRow *rows, guint n_rows,
  * file). The collective comes from "# Collective test starting: X_perf" (nccl-tests
  * >= 2.13), else from the file name (`source`, e.g. "all_gather_perf-16.txt"); the number
  * of ranks from the "#  Rank N Group ..." device lines (distinct N), else from a
- * "# nranks N" line. Columns are found from the header line that names them (size,
+ * "# nranks N" line, checked against the table's own busbw / algbw (the collective's bus
+ * factor for n ranks: a table whose ratio fits another n is refused naming both, and a
+ * row whose busbw is not algbw x the factor beyond the columns' rounding is refused).
+ * Columns are found from the header line that names them (size,
  * count, type, redop, root, time or cputime, algbw, busbw, #wrong, in that order, twice),
  * so per-iteration and bitwise columns are skipped. Values are kept exactly as printed.
  * Errors (EXEC_ERROR_INVALID) name `source` and the line: no table, unknown collective
@@ -279,6 +282,13 @@ void exec_coll_rows_format (GString *out, const ExecCollRow *rows, guint n_rows,
 gboolean exec_nccl_tests_parse     (const char *text, gssize length, const char *source,
                                     GArray *rows, GError **error);
 gboolean exec_nccl_tests_load_file (const char *path, GArray *rows, GError **error);
+/* Rows repeated for one (collective, ranks, size) (nccl-tests -d all or -o all, two runs
+ * appended, or the same test in two files) made one, in the place of the first: the row
+ * of the median time (out-of-place, else in-place; of an even count the faster of the
+ * middle two), kept whole as nccl-tests printed it. The profile holds one row per
+ * (collective, ranks, size), and the last one read silently won: the median is what one
+ * disturbed run or one slower dtype does not move. Returns the rows merged away. */
+guint    exec_coll_rows_merge_repeats (GArray *rows);
 
 /* ---- the hardware profile ---------------------------------------------------------------
  * Adds the rows with wrong == 0 to a profile's collective table (out-of-place time,

@@ -66,6 +66,9 @@ typedef struct {
   gboolean    error_column;  /* old versions: "error" (a float), not "#wrong" */
   gboolean    have_header;
   gboolean    bad_header;    /* the last "size count ..." header lacked the columns */
+  guint       first_row;     /* rows->len when the parse began */
+  guint       table_start;   /* the current table's first row in rows */
+  GArray     *row_lines;     /* guint: the line of each row read, from first_row on */
 } Reader;
 
 static void
@@ -169,6 +172,92 @@ read_set (Reader *rd, char **tok, guint n, int c_time, int c_alg, int c_bus, int
   return TRUE;
 }
 
+/* Whether busbw is algbw x the collective's bus factor for n ranks, within the rounding
+ * of nccl-tests' two-decimal columns (each off by up to 0.005; busbw is computed from the
+ * unrounded algbw, common.cu) and 0.1% for tables written by other tools. */
+static gboolean
+bus_fits (PlanColl coll, int n, double alg, double bus)
+{
+  const double f = plan_coll_bus_factor (coll, n);
+  return fabs (bus - alg * f) <= 0.005 + 0.005 * f + 1e-3 * alg * f + 1e-9;
+}
+
+/* The table's busbw / algbw is the bus factor of its collective for its rank count
+ * (conventions.md 2.2: all_reduce 2(n-1)/n; all_gather, reduce_scatter, alltoall
+ * (n-1)/n; sendrecv 1), so a table says its own rank count: with "#  Rank N" lines cut
+ * from the file, an 8-rank all_reduce table was imported as 4 ranks. Checked when the
+ * table ends, against the row of the largest algbw (the most digits of the ratio): a
+ * ratio that fits another rank count names both; then every row's busbw must be its
+ * algbw's times the factor. */
+static gboolean
+finish_table (Reader *rd, const GArray *rows, GError **error)
+{
+  const guint start = rd->table_start;
+  rd->table_start = rows->len;
+  double big_alg = -1, big_bus = -1;
+  guint big_line = 0;
+  const ExecCollRow *big = NULL;
+  for (guint i = start; i < rows->len; i++)
+    {
+      const ExecCollRow *r = &g_array_index (rows, ExecCollRow, i);
+      const double algs[2] = { r->algbw_GBs, r->ip_algbw_GBs };
+      const double buses[2] = { r->busbw_GBs, r->ip_busbw_GBs };
+      for (int k = 0; k < 2; k++)
+        if (algs[k] >= 0 && buses[k] >= 0 && algs[k] > big_alg)
+          {
+            big = r, big_alg = algs[k], big_bus = buses[k];
+            big_line = g_array_index (rd->row_lines, guint, i - rd->first_row);
+          }
+    }
+  if (big == NULL)
+    return TRUE;
+  const char *const counted = rd->nranks_line > 0 ? "the '# nranks' line says"
+                                                   : "the '#  Rank N' device lines name";
+  if (big->coll != PLAN_COLL_SEND_RECV && big_alg > 0
+      && !bus_fits (big->coll, big->ranks, big_alg, big_bus))
+    {
+      /* the rank count the ratio fits best (the error path alone: a scan is cheap here) */
+      int best = 0;
+      double best_d = G_MAXDOUBLE;
+      for (int n = 1; n <= 65536; n++)
+        {
+          const double d = fabs (big_bus - big_alg * plan_coll_bus_factor (big->coll, n));
+          if (d < best_d)
+            best = n, best_d = d;
+        }
+      if (best != big->ranks && bus_fits (big->coll, best, big_alg, big_bus))
+        {
+          g_autofree char *msg = g_strdup_printf (
+            "busbw %.2f / algbw %.2f GB/s is %s's %s for %d ranks, but %s %d (hint: the "
+            "table's own ratio counts the ranks; were lines cut from the file? give the "
+            "whole nccl-tests output)", big_bus, big_alg, plan_coll_name (big->coll),
+            big->coll == PLAN_COLL_ALL_REDUCE ? "2(n-1)/n" : "(n-1)/n", best, counted,
+            big->ranks);
+          return fail_line (error, rd, big_line, msg);
+        }
+    }
+  for (guint i = start; i < rows->len; i++)
+    {
+      const ExecCollRow *r = &g_array_index (rows, ExecCollRow, i);
+      const double algs[2] = { r->algbw_GBs, r->ip_algbw_GBs };
+      const double buses[2] = { r->busbw_GBs, r->ip_busbw_GBs };
+      for (int k = 0; k < 2; k++)
+        if (algs[k] >= 0 && buses[k] >= 0 && !bus_fits (r->coll, r->ranks, algs[k], buses[k]))
+          {
+            const double f = plan_coll_bus_factor (r->coll, r->ranks);
+            g_autofree char *msg = g_strdup_printf (
+              "a table row whose busbw %.2f GB/s is not its algbw %.2f GB/s x %s's %s = %.4f "
+              "for %d ranks (%.2f GB/s), beyond the columns' rounding (hint: the row as "
+              "nccl-tests printed it; are the columns the header's?)", buses[k], algs[k],
+              plan_coll_name (r->coll), r->coll == PLAN_COLL_ALL_REDUCE ? "2(n-1)/n"
+              : r->coll == PLAN_COLL_SEND_RECV ? "1" : "(n-1)/n", f, r->ranks, algs[k] * f);
+            return fail_line (error, rd, g_array_index (rd->row_lines, guint,
+                                                        i - rd->first_row), msg);
+          }
+    }
+  return TRUE;
+}
+
 static gboolean
 read_row (Reader *rd, char **tok, guint n, guint line, GArray *rows, GError **error)
 {
@@ -265,6 +354,7 @@ read_row (Reader *rd, char **tok, guint n, guint line, GArray *rows, GError **er
         }
     }
   g_array_append_val (rows, row);
+  g_array_append_val (rd->row_lines, line);
   return TRUE;
 }
 
@@ -314,6 +404,9 @@ exec_nccl_tests_parse (const char *text, gssize length, const char *source, GArr
   Reader rd = { .source = source != NULL ? source : "<nccl-tests>" };
   rd.test = source != NULL ? find_test (source) : -1;
   rd.rank_ids = g_hash_table_new (g_direct_hash, g_direct_equal);
+  rd.first_row = rd.table_start = rows->len;
+  g_autoptr (GArray) row_lines = g_array_new (FALSE, FALSE, sizeof (guint));
+  rd.row_lines = row_lines;
   g_autofree char *copy = length < 0 ? g_strdup (text) : g_strndup (text, (gsize) length);
   g_auto (GStrv) lines = g_strsplit (copy, "\n", -1);
   const guint before = rows->len;
@@ -329,6 +422,9 @@ exec_nccl_tests_parse (const char *text, gssize length, const char *source, GArr
       g_strstrip (l);
       if (l[0] == '#')
         {
+          /* a table's rows end at the next comment line; checked with its rank state */
+          if (!(ok = finish_table (&rd, rows, error)))
+            break;
           rd.bad_header = FALSE;
           read_comment (&rd, l + 1);
           if (rd.bad_header)
@@ -349,6 +445,7 @@ exec_nccl_tests_parse (const char *text, gssize length, const char *source, GArr
         continue;   /* not a table row: too short */
       ok = read_row (&rd, tok, n, i + 1, rows, error);
     }
+  ok = ok && finish_table (&rd, rows, error);
   g_hash_table_unref (rd.rank_ids);
   /* a header was there but not one the rows could be read by: "no table" hid it (a
    * header with algbw before time read as none) */
@@ -385,4 +482,56 @@ exec_nccl_tests_load_file (const char *path, GArray *rows, GError **error)
       return FALSE;
     }
   return exec_nccl_tests_parse (text, (gssize) length, path, rows, error);
+}
+
+/* The time a repeat is ranked by: out-of-place, else in-place; rows with wrong elements
+ * or no time rank last (they never reach the profile). */
+static double
+repeat_time (const ExecCollRow *r)
+{
+  if (r->wrong > 0 || r->ip_wrong > 0)
+    return G_MAXDOUBLE;
+  return r->time_us > 0 ? r->time_us : r->ip_time_us > 0 ? r->ip_time_us : G_MAXDOUBLE;
+}
+
+static int
+cmp_repeat (gconstpointer a, gconstpointer b)
+{
+  const double x = repeat_time (*(const ExecCollRow *const *) a);
+  const double y = repeat_time (*(const ExecCollRow *const *) b);
+  return x < y ? -1 : x > y;
+}
+
+guint
+exec_coll_rows_merge_repeats (GArray *rows)
+{
+  g_return_val_if_fail (rows != NULL, 0);
+  const guint n = rows->len;
+  g_autoptr (GArray) out = g_array_sized_new (FALSE, TRUE, sizeof (ExecCollRow), n);
+  g_autofree gboolean *done = g_new0 (gboolean, MAX (n, 1));
+  g_autoptr (GPtrArray) group = g_ptr_array_new ();
+  for (guint i = 0; i < n; i++)
+    {
+      if (done[i])
+        continue;
+      const ExecCollRow *a = &g_array_index (rows, ExecCollRow, i);
+      g_ptr_array_set_size (group, 0);
+      for (guint j = i; j < n; j++)
+        {
+          const ExecCollRow *b = &g_array_index (rows, ExecCollRow, j);
+          if (!done[j] && b->coll == a->coll && b->ranks == a->ranks && b->size_B == a->size_B)
+            {
+              g_ptr_array_add (group, (gpointer) b);
+              done[j] = TRUE;
+            }
+        }
+      g_ptr_array_sort (group, cmp_repeat);
+      /* the median row, of an even count the faster of the middle two */
+      const ExecCollRow *keep = g_ptr_array_index (group, (group->len - 1) / 2);
+      g_array_append_val (out, *keep);
+    }
+  const guint merged = n - out->len;
+  g_array_set_size (rows, 0);
+  g_array_append_vals (rows, out->data, out->len);
+  return merged;
 }

@@ -47,53 +47,121 @@ strip_ansi (const char *line)
   return g_string_free (s, FALSE);
 }
 
-/* The number right after `key` in `line` (blanks skipped, ',' thousands separators
- * dropped); NaN when the key is absent; FALSE when it is there without a number. */
+/* How the number after a key read. */
+typedef enum {
+  NUM_ABSENT,         /* the key is not in the line */
+  NUM_OK,
+  NUM_BAD,            /* no finite, non-negative number after it */
+  NUM_BAD_GROUPING,   /* a ',' not followed by exactly three digits ("5,0") */
+} NumRead;
+
+/* Thousands grouping as printed by Python's "{:,}": 1 to 3 digits, then groups of ','
+ * and exactly three digits, none after the point. "5,0" was read as 50. */
 static gboolean
-number_after (const char *line, const char *key, double *out)
+grouping_ok (const char *s, gsize n)
+{
+  if (memchr (s, ',', n) == NULL)
+    return TRUE;
+  gsize i = 0, lead = 0;
+  if (i < n && (s[i] == '+' || s[i] == '-'))
+    i++;
+  for (; i < n && g_ascii_isdigit (s[i]); i++)
+    lead++;
+  if (lead < 1 || lead > 3)
+    return FALSE;
+  while (i < n && s[i] == ',')
+    {
+      i++;
+      for (int k = 0; k < 3; k++, i++)
+        if (i >= n || !g_ascii_isdigit (s[i]))
+          return FALSE;
+      if (i < n && g_ascii_isdigit (s[i]))
+        return FALSE;
+    }
+  return memchr (s + i, ',', n - i) == NULL;
+}
+
+/* The number right after `key` in `line` (blanks skipped, ',' thousands separators
+ * dropped); *out NaN when the key is absent. *after (may be NULL) points past the
+ * number. A ',' that no digit follows ends the number ("step: 10, loss"). */
+static NumRead
+number_after (const char *line, const char *key, double *out, const char **after)
 {
   *out = NAN;
   const char *k = strstr (line, key);
   if (k == NULL)
-    return TRUE;
+    return NUM_ABSENT;
   const char *p = k + strlen (key);
   while (*p == ' ' || *p == '\t')
     p++;
+  const char *start = p;
   char buf[64];
   gsize n = 0;
-  while ((g_ascii_isdigit (*p) || *p == '.' || *p == ',' || *p == 'e' || *p == 'E'
-          || *p == '+' || *p == '-') && n + 1 < sizeof buf)
+  while ((g_ascii_isdigit (*p) || *p == '.' || (*p == ',' && g_ascii_isdigit (p[1]))
+          || *p == 'e' || *p == 'E' || *p == '+' || *p == '-') && n + 1 < sizeof buf)
     {
       if (*p != ',')
         buf[n++] = *p;
       p++;
     }
   buf[n] = '\0';
+  if (after != NULL)
+    *after = p;
+  if (!grouping_ok (start, (gsize) (p - start)))
+    return NUM_BAD_GROUPING;
   char *end = NULL;
   double v = g_ascii_strtod (buf, &end);
   if (n == 0 || end == buf || *end != '\0' || !isfinite (v) || v < 0)
-    return FALSE;
+    return NUM_BAD;
   *out = v;
-  return TRUE;
+  return NUM_OK;
 }
 
+/* FALSE with the error set, for a key whose number did not read as `r` said. */
 static gboolean
-bad_number (GError **error, const char *source, int line, const char *what)
+bad_number (GError **error, const char *source, int line, const char *what, NumRead r,
+            gboolean positive)
 {
-  g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE,
-               "%s:%d: '%s' is not followed by a finite, non-negative number (hint: the "
-               "line as Megatron-LM or TorchTitan logs it)", source, line, what);
+  if (r == NUM_BAD_GROUPING)
+    g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE,
+                 "%s:%d: the number after '%s' groups its thousands wrongly (a ',' is "
+                 "followed by exactly three digits, as in 6,543) (hint: the line as "
+                 "Megatron-LM or TorchTitan logs it; was it cut short?)", source, line, what);
+  else
+    g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE,
+                 "%s:%d: '%s' is not followed by a finite, %s number (hint: the line as "
+                 "Megatron-LM or TorchTitan logs it)", source, line, what,
+                 positive ? "positive" : "non-negative");
   return FALSE;
 }
 
+/* Whether the number that ends at `after` is followed, past blanks, by `term`: Megatron
+ * closes every field with " |", TorchTitan's mfu with '%'; a line cut short is not. */
+static gboolean
+closed_by (const char *after, char term)
+{
+  if (after == NULL)
+    return FALSE;
+  if (term == ' ')
+    return *after == ' ' || *after == '\t';
+  while (*after == ' ' || *after == '\t')
+    after++;
+  return *after == term;
+}
+
+#define MEGATRON_ELAPSED "elapsed time per iteration (ms):"
+#define MEGATRON_TFLOPS  "throughput per GPU (TFLOP/s/GPU):"
+#define MEGATRON_BATCH   "global batch size:"
+
 /* Megatron: " iteration      100/  500000 | ... | elapsed time per iteration (ms): 6721.3
- * | throughput per GPU (TFLOP/s/GPU): 401.2 | ... | global batch size:   512 | ..." */
+ * | throughput per GPU (TFLOP/s/GPU): 401.2 | ... | global batch size:   512 | ..."
+ * Sets *complete: every field it has is closed by " |" (training.py training_log). */
 static int
 parse_megatron (const char *line, const char *source, int lineno, TrainingLogEntry *e,
-                GError **error)
+                gboolean *complete, GError **error)
 {
   const char *it = strstr (line, "iteration ");
-  if (it == NULL || strstr (line, "elapsed time per iteration (ms):") == NULL)
+  if (it == NULL || strstr (line, MEGATRON_ELAPSED) == NULL)
     return 0;
   char *end = NULL;
   gint64 step = g_ascii_strtoll (it + strlen ("iteration "), &end, 10);
@@ -102,26 +170,32 @@ parse_megatron (const char *line, const char *source, int lineno, TrainingLogEnt
   if (end == NULL || *end != '/' || step < 0)
     return 0;
   e->step = step;
-  if (!number_after (line, "elapsed time per iteration (ms):", &e->elapsed_s)
-      || !(e->elapsed_s > 0))
-    return bad_number (error, source, lineno, "elapsed time per iteration (ms):") ? 0 : -1;
+  const char *after = NULL;
+  NumRead r = number_after (line, MEGATRON_ELAPSED, &e->elapsed_s, &after);
+  *complete = closed_by (after, '|');
+  if (r != NUM_OK || !(e->elapsed_s > 0))
+    return bad_number (error, source, lineno, MEGATRON_ELAPSED, r, TRUE) ? 0 : -1;
   e->elapsed_s /= 1e3;
-  if (!number_after (line, "throughput per GPU (TFLOP/s/GPU):", &e->tflops_per_gpu))
-    return bad_number (error, source, lineno, "throughput per GPU (TFLOP/s/GPU):") ? 0 : -1;
+  r = number_after (line, MEGATRON_TFLOPS, &e->tflops_per_gpu, &after);
+  if (r == NUM_BAD || r == NUM_BAD_GROUPING)
+    return bad_number (error, source, lineno, MEGATRON_TFLOPS, r, FALSE) ? 0 : -1;
+  *complete = *complete && (r == NUM_ABSENT || closed_by (after, '|'));
   double gb;
+  r = number_after (line, MEGATRON_BATCH, &gb, &after);
   /* Megatron logs the batch it ran, at least one sequence (0 passed as "not logged") */
-  if (!number_after (line, "global batch size:", &gb)
-      || (!isnan (gb) && (gb < 1 || gb != floor (gb))))
-    return bad_number (error, source, lineno, "global batch size:") ? 0 : -1;
+  if (r == NUM_BAD || r == NUM_BAD_GROUPING || (!isnan (gb) && (gb < 1 || gb != floor (gb))))
+    return bad_number (error, source, lineno, MEGATRON_BATCH, r, TRUE) ? 0 : -1;
+  *complete = *complete && (r == NUM_ABSENT || closed_by (after, '|'));
   e->global_batch = isnan (gb) || gb > 0x1p53 ? 0 : (gint64) gb;
   return 1;
 }
 
 /* TorchTitan: "step: 10  loss:  7.8231  memory: 45.12GiB(47.48%)  tps: 6,543
- * tflops: 312.45  mfu: 31.59%" */
+ * tflops: 312.45  mfu: 31.59%". Sets *complete: tps and tflops are followed by a blank
+ * (the next field) and mfu by its '%' (torchtitan/components/metrics.py). */
 static int
 parse_titan (const char *line, const char *source, int lineno, TrainingLogEntry *e,
-             GError **error)
+             gboolean *complete, GError **error)
 {
   const char *st = strstr (line, "step:");
   if (st == NULL || strstr (line, "tps:") == NULL)
@@ -129,16 +203,159 @@ parse_titan (const char *line, const char *source, int lineno, TrainingLogEntry 
   double step;
   /* a step number is a count: beyond 2^53 it is not one (and beyond 2^63 the cast to an
    * integer is undefined; fuzz-training-log found 1e308) */
-  if (!number_after (st, "step:", &step) || isnan (step) || step > 0x1p53)
+  if (number_after (st, "step:", &step, NULL) != NUM_OK || step > 0x1p53)
     return 0;
   e->step = (gint64) step;
-  if (!number_after (line, "tps:", &e->tps) || isnan (e->tps) || e->tps <= 0)
-    return bad_number (error, source, lineno, "tps:") ? 0 : -1;
-  if (!number_after (line, "tflops:", &e->tflops_per_gpu))
-    return bad_number (error, source, lineno, "tflops:") ? 0 : -1;
-  if (!number_after (line, "mfu:", &e->mfu_pct))
-    return bad_number (error, source, lineno, "mfu:") ? 0 : -1;
+  const char *after = NULL;
+  NumRead r = number_after (line, "tps:", &e->tps, &after);
+  *complete = closed_by (after, ' ');
+  if (r != NUM_OK || e->tps <= 0)
+    return bad_number (error, source, lineno, "tps:", r, TRUE) ? 0 : -1;
+  r = number_after (line, "tflops:", &e->tflops_per_gpu, &after);
+  if (r == NUM_BAD || r == NUM_BAD_GROUPING)
+    return bad_number (error, source, lineno, "tflops:", r, FALSE) ? 0 : -1;
+  *complete = *complete && (r == NUM_ABSENT || closed_by (after, ' '));
+  r = number_after (line, "mfu:", &e->mfu_pct, &after);
+  if (r == NUM_BAD || r == NUM_BAD_GROUPING)
+    return bad_number (error, source, lineno, "mfu:", r, FALSE) ? 0 : -1;
+  *complete = *complete && (r == NUM_ABSENT || closed_by (after, '%'));
   return 1;
+}
+
+/* The integer after `key` where the key starts a word ("tensor-model-parallel size:" is
+ * not the tail of "encoder-tensor-model-parallel size:"); 0 when absent or not one. */
+static int
+size_after (const char *line, const char *key)
+{
+  for (const char *k = strstr (line, key); k != NULL; k = strstr (k + 1, key))
+    {
+      if (k != line && k[-1] != ' ' && k[-1] != ',')
+        continue;
+      const char *p = k + strlen (key);
+      char *end = NULL;
+      gint64 v = g_ascii_strtoll (p, &end, 10);
+      return end != p && v > 0 && v <= G_MAXINT ? (int) v : 0;
+    }
+  return 0;
+}
+
+/* Megatron's arguments.py: "using world size: 8, data-parallel size: 1, context-parallel
+ * size: 1, ... tensor-model-parallel size: 8, ... pipeline-model-parallel size: 1" */
+static void
+parse_megatron_header (TrainingLog *log, const char *line, int lineno)
+{
+  if (log->header_line > 0 || strstr (line, "using world size:") == NULL)
+    return;
+  log->header_line = lineno;
+  log->header_world = size_after (line, "world size:");
+  log->header_tp = size_after (line, "tensor-model-parallel size:");
+  log->header_pp = size_after (line, "pipeline-model-parallel size:");
+  log->header_cp = size_after (line, "context-parallel size:");
+}
+
+/* Whether two entries of one step carry the same figures (one line printed by several
+ * ranks). NaN == NaN here: both lines lack the field. */
+static gboolean
+same_figures (const TrainingLogEntry *a, const TrainingLogEntry *b)
+{
+#define SAME(x) ((isnan (a->x) && isnan (b->x)) || a->x == b->x)
+  return SAME (elapsed_s) && SAME (tps) && SAME (tflops_per_gpu) && SAME (mfu_pct)
+         && a->global_batch == b->global_batch;
+#undef SAME
+}
+
+/* The entry's step time without the plan: larger is slower (TorchTitan's from 1 / tps) */
+static double
+slowness (const TrainingLogEntry *e)
+{
+  return isfinite (e->elapsed_s) ? e->elapsed_s : 1.0 / e->tps;
+}
+
+/* Adds a parsed step line, one entry per step number (training-log.h). FALSE with the
+ * error set when the step numbers go back. */
+static gboolean
+add_entry (TrainingLog *log, GHashTable *by_step, const TrainingLogEntry *e, GError **error)
+{
+  gpointer found;
+  if (g_hash_table_lookup_extended (by_step, &e->step, NULL, &found))
+    {
+      guint i = GPOINTER_TO_UINT (found);
+      TrainingLogEntry *old = &g_array_index (log->entries, TrainingLogEntry, i);
+      if (same_figures (old, e))
+        {
+          log->duplicates++;
+          return TRUE;
+        }
+      if (i + 1 == log->entries->len)
+        {
+          /* the latest step again, timed by another rank: the step lasts as long as the
+           * slowest rank's (synchronous training); the first line's number is kept */
+          log->merged++;
+          if (slowness (e) > slowness (old))
+            {
+              int line = old->line;
+              *old = *e;
+              old->line = line;
+            }
+          return TRUE;
+        }
+    }
+  if (log->entries->len > 0)
+    {
+      const TrainingLogEntry *last = &g_array_index (log->entries, TrainingLogEntry,
+                                                     log->entries->len - 1);
+      if (e->step <= last->step)
+        {
+          g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE,
+                       "%s:%d: step %" G_GINT64_FORMAT " after step %" G_GINT64_FORMAT
+                       " (line %d): the step numbers go back, as when a restarted job "
+                       "appends to the same log (hint: import each run alone: cut the log "
+                       "before line %d, e.g. tail -n +%d LOG for the run after the restart)",
+                       log->source, e->line, e->step, last->step, last->line, e->line,
+                       e->line);
+          return FALSE;
+        }
+    }
+  g_array_append_val (log->entries, *e);
+  g_hash_table_insert (by_step, g_memdup2 (&e->step, sizeof e->step),
+                       GUINT_TO_POINTER (log->entries->len - 1));
+  return TRUE;
+}
+
+/* A line's text as the file holds it: up to LF, CR LF, a lone CR (old Mac line ends), a
+ * run of NULs or the end; `ended` says whether a line break ended it. */
+typedef struct {
+  const char *text;
+  gsize       len;
+  gboolean    ended;
+  int         line;       /* 1-based; a NUL run does not start a new line number */
+} LogLine;
+
+static gboolean
+next_line (const char **pos, const char *end, int *lineno, guint64 *nuls, LogLine *out)
+{
+  const char *p = *pos;
+  if (p >= end)
+    return FALSE;
+  const char *q = p;
+  while (q < end && *q != '\n' && *q != '\r' && *q != '\0')
+    q++;
+  out->text = p;
+  out->len = (gsize) (q - p);
+  out->line = *lineno;
+  out->ended = q < end && *q != '\0';
+  if (q < end && *q == '\0')
+    {
+      while (q < end && *q == '\0')
+        q++, (*nuls)++;
+    }
+  else if (q < end)
+    {
+      q += *q == '\r' && q + 1 < end && q[1] == '\n' ? 2 : 1;
+      (*lineno)++;
+    }
+  *pos = q;
+  return TRUE;
 }
 
 TrainingLog *
@@ -150,26 +367,51 @@ training_log_parse (const char *text, gssize len, TrainingLogFormat format,
   log->source = g_strdup (source);
   log->format = format;
   gsize n = len < 0 ? strlen (text) : (gsize) len;
-  g_autofree char *copy = g_strndup (text, n);   /* stops at a NUL: the rest is not text */
-  g_auto (GStrv) lines = g_strsplit (copy, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
+  /* step number -> index in entries */
+  g_autoptr (GHashTable) by_step = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                                          NULL);
+  const char *pos = text, *text_end = text + n;
+  int lineno = 1;
+  LogLine ll;
+  while (next_line (&pos, text_end, &lineno, &log->nul_bytes, &ll))
     {
-      g_autofree char *line = strip_ansi (lines[i]);
+      g_autofree char *raw = g_strndup (ll.text, ll.len);
+      g_autofree char *line = strip_ansi (raw);
       TrainingLogEntry e = { 0 };
       e.elapsed_s = e.tps = e.tflops_per_gpu = e.mfu_pct = NAN;
-      e.line = (int) i + 1;
+      e.line = ll.line;
       int got = 0;
+      gboolean complete = FALSE;
+      parse_megatron_header (log, line, ll.line);
       if (log->format != TRAINING_LOG_TORCHTITAN)
         {
-          got = parse_megatron (line, source, e.line, &e, error);
+          got = parse_megatron (line, source, e.line, &e, &complete,
+                                ll.ended ? error : NULL);
           if (got > 0)
             log->format = TRAINING_LOG_MEGATRON;
         }
       if (got == 0 && log->format != TRAINING_LOG_MEGATRON)
         {
-          got = parse_titan (line, source, e.line, &e, error);
+          got = parse_titan (line, source, e.line, &e, &complete, ll.ended ? error : NULL);
           if (got > 0)
             log->format = TRAINING_LOG_TORCHTITAN;
+        }
+      /* a line no line break ends (the end of the file, or NULs where a node crashed) may
+       * be cut short: "(ms): 14" of "(ms): 1400.0 |" read as 0.014 s. It counts only when
+       * every field it has is closed and it has every field the step before had. */
+      if (!ll.ended && got != 0)
+        {
+          const TrainingLogEntry *prev = log->entries->len > 0
+            ? &g_array_index (log->entries, TrainingLogEntry, log->entries->len - 1) : NULL;
+          if (got < 0 || !complete
+              || (prev != NULL && ((isfinite (prev->tflops_per_gpu) && isnan (e.tflops_per_gpu))
+                                   || (isfinite (prev->mfu_pct) && isnan (e.mfu_pct))
+                                   || (prev->global_batch > 0 && e.global_batch == 0))))
+            {
+              if (log->incomplete++ == 0)
+                log->incomplete_line = e.line;
+              continue;
+            }
         }
       if (got < 0)
         return NULL;
@@ -178,10 +420,12 @@ training_log_parse (const char *text, gssize len, TrainingLogFormat format,
       if (got == 0 && format == TRAINING_LOG_AUTO && log->format != TRAINING_LOG_AUTO)
         {
           TrainingLogEntry x = e;
+          gboolean ignored_complete;
           g_autoptr (GError) ignored = NULL;
           const gboolean megatron = log->format == TRAINING_LOG_MEGATRON;
-          if ((megatron ? parse_titan (line, source, e.line, &x, &ignored)
-                        : parse_megatron (line, source, e.line, &x, &ignored)) > 0)
+          if ((megatron ? parse_titan (line, source, e.line, &x, &ignored_complete, &ignored)
+                        : parse_megatron (line, source, e.line, &x, &ignored_complete,
+                                          &ignored)) > 0)
             {
               int first = g_array_index (log->entries, TrainingLogEntry, 0).line;
               g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE,
@@ -193,8 +437,8 @@ training_log_parse (const char *text, gssize len, TrainingLogFormat format,
               return NULL;
             }
         }
-      if (got > 0)
-        g_array_append_val (log->entries, e);
+      if (got > 0 && !add_entry (log, by_step, &e, error))
+        return NULL;
     }
   if (log->entries->len == 0)
     {
@@ -242,7 +486,7 @@ training_log_step_times (const TrainingLog *log, guint skip, double tokens_per_s
   if (skip >= log->entries->len)
     {
       g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE,
-                   "%s: %u step line%s, all skipped by --skip %u (hint: a smaller --skip)",
+                   "%s: %u logged step%s, all skipped by --skip %u (hint: a smaller --skip)",
                    log->source, log->entries->len, log->entries->len == 1 ? "" : "s", skip);
       return 0;
     }

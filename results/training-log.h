@@ -12,6 +12,22 @@
  *    Y ... mfu: Z%" (ANSI colours and thousands separators tolerated). tps is tokens per
  *    second per GPU, so the step time is tokens per step / (tps x GPUs): the caller gives
  *    the plan's tokens per step and GPUs (training_log_step_times).
+ *  - Lines end at LF, CR LF or a lone CR. A run of NUL bytes (logrotate copytruncate, a
+ *    node that crashed before its pages were written) is a line break and is counted
+ *    (nul_bytes); the text after it is read. A step line that is not ended by a line break
+ *    (the end of the file, or a NUL run) and lacks a field the format writes after the
+ *    time, or whose last number is cut short ("(ms): 14" without Megatron's " |"), is
+ *    left out and counted (incomplete).
+ *  - Numbers may group thousands with ',' (TorchTitan's "tps: 6,543"); a ',' must be
+ *    followed by exactly three digits ("5,0" is an error, not 5.0 or 50).
+ *  - One entry per step number, in file order: a line that repeats a logged step with the
+ *    same figures (several ranks printing it) is dropped (duplicates); one that repeats the
+ *    latest step with other figures (each rank timing itself) is merged into it, the
+ *    slowest kept (a synchronous step lasts as long as its slowest rank) (merged); a step
+ *    number below one already logged (a restarted job appending to the same file) is an
+ *    error naming the line.
+ *  - Megatron's "using world size: N, ... tensor-model-parallel size: T, ...
+ *    pipeline-model-parallel size: P" header is read into header_* (first one).
  *  - Anything else in the file is ignored (logs hold much besides); a file without one
  *    such line is an error. Pure: no I/O but the read of the file, never prints. */
 #pragma once
@@ -29,7 +45,8 @@ G_BEGIN_DECLS
 GQuark training_log_error_quark (void);
 typedef enum {
   TRAINING_LOG_ERROR_READ,      /* the file cannot be read */
-  TRAINING_LOG_ERROR_PARSE,     /* no step line, or a malformed number on one */
+  TRAINING_LOG_ERROR_PARSE,     /* no step line, a malformed number on one, or step
+                                 * numbers that go back (a restart) */
 } TrainingLogError;
 
 typedef enum {
@@ -53,8 +70,18 @@ typedef struct {
 
 typedef struct {
   TrainingLogFormat format; /* as detected or given */
-  GArray           *entries;/* TrainingLogEntry, in file order */
+  GArray           *entries;/* TrainingLogEntry, one per step number, in file order */
   char             *source;
+  /* what the reader left out or merged (the caller says so) */
+  guint64           nul_bytes;      /* NUL bytes skipped */
+  guint             duplicates;     /* step lines repeating a step with the same figures */
+  guint             merged;         /* step lines repeating the latest step, other figures */
+  guint             incomplete;     /* unterminated step lines cut short, left out */
+  int               incomplete_line;/* the first of them */
+  /* Megatron's header: world, tensor-, pipeline- and context-parallel sizes; 0 where the
+   * log does not say (header_line 0: no header) */
+  int               header_line;
+  int               header_world, header_tp, header_pp, header_cp;
 } TrainingLog;
 
 TrainingLog *training_log_parse (const char *text, gssize len, TrainingLogFormat format,
@@ -62,7 +89,7 @@ TrainingLog *training_log_parse (const char *text, gssize len, TrainingLogFormat
 TrainingLog *training_log_load  (const char *path, TrainingLogFormat format, GError **error);
 void         training_log_free  (TrainingLog *log);                    /* NULL-safe */
 
-/* Step times in seconds, one per entry from entry `skip` on (the first logged intervals
+/* Step times in seconds, one per logged step from step `skip` on (the first logged intervals
  * hold compilation and warm-up): Megatron's elapsed time, or for TorchTitan
  * tokens_per_step / (tps x gpus). Returns the count written to *out (g_free it); 0 with
  * error set when none is left. */

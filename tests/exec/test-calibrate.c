@@ -733,6 +733,95 @@ test_row_share (void)
   assert_rel (sim_cost_op_s (cost, &op, TOPO_DTYPE_FP32, FALSE), 20.97277e-3, 1e-12);
 }
 
+/* The text of a tests/data/calibrate file. */
+static char *
+read_data_text (const char *name)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "calibrate", name, NULL);
+  char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+/* The rank count is what the table's busbw / algbw says, checked against the device
+ * lines: with "#  Rank 4" .. "#  Rank 7" cut from all_reduce_perf-8xh100.txt, the table
+ * was imported as 4 ranks. Its largest algbw (the last row's in-place 274.00 GB/s, busbw
+ * 479.51) gives 479.51 / 274.00 = 1.75004 = 2 (n - 1) / n for n = 8; 2 x 3 / 4 = 1.5 is
+ * 411.00, off by 68.5. The row is line 28 - 4 = 24 once 4 lines are gone. */
+static void
+test_ranks_from_ratio (void)
+{
+  g_autofree char *text = read_data_text ("all_reduce_perf-8xh100.txt");
+  GString *cut = g_string_new (NULL);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (!(strstr (lines[i], "#  Rank  4") || strstr (lines[i], "#  Rank  5")
+          || strstr (lines[i], "#  Rank  6") || strstr (lines[i], "#  Rank  7")))
+      g_string_append_printf (cut, "%s%s", lines[i], lines[i + 1] != NULL ? "\n" : "");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));
+  g_assert_false (exec_nccl_tests_parse (cut->str, (gssize) cut->len, "all_reduce_perf.txt",
+                                         rows, &error));
+  g_string_free (cut, TRUE);
+  g_assert_error (error, EXEC_ERROR, EXEC_ERROR_INVALID);
+  g_assert_cmpstr (error->message, ==, "all_reduce_perf.txt:24: busbw 479.51 / algbw 274.00 "
+                   "GB/s is all_reduce's 2(n-1)/n for 8 ranks, but the '#  Rank N' device "
+                   "lines name 4 (hint: the table's own ratio counts the ranks; were lines "
+                   "cut from the file? give the whole nccl-tests output)");
+}
+
+/* A row whose busbw is not its algbw times the factor, beyond the two-decimal rounding:
+ * the last row's busbw 478.69 printed as 47.87, where 273.54 x 2 x 7 / 8 = 478.695 (the
+ * rounding allows 0.005 + 0.005 x 1.75 + 0.1% = 0.49 GB/s). Line 28. The shipped tables
+ * (8 and 16 ranks, reduce-scatter and all-to-all on 8 A100s, sendrecv) all fit. */
+static void
+test_busbw_off (void)
+{
+  g_autofree char *text = read_data_text ("all_reduce_perf-8xh100.txt");
+  const char *at = strstr (text, "273.54  478.69");
+  g_assert_nonnull (at);
+  g_autofree char *bad = g_strdup_printf ("%.*s273.54   47.87%s", (int) (at - text), text,
+                                          at + strlen ("273.54  478.69"));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));
+  g_assert_false (exec_nccl_tests_parse (bad, -1, "all_reduce_perf.txt", rows, &error));
+  g_assert_nonnull (strstr (error->message, "all_reduce_perf.txt:28: a table row whose busbw "
+                                            "47.87 GB/s is not its algbw 273.54 GB/s x "
+                                            "all_reduce's 2(n-1)/n = 1.7500 for 8 ranks "
+                                            "(478.70 GB/s)"));
+  const char *const shipped[] = { "all_reduce_perf-8xh100.txt", "all_gather_perf-16ranks.txt",
+                                  "reduce-scatter-alltoall-a100.txt",
+                                  "sendrecv_perf-2nodes.txt" };
+  for (guint i = 0; i < G_N_ELEMENTS (shipped); i++)
+    g_array_unref (parse_data (shipped[i]));
+}
+
+/* Rows repeated for one (collective, ranks, size) -- -d all, -o all, runs appended --
+ * were reduced to the last one read by the profile. Now one row each, the median time:
+ * the 1 GiB row at 3925.40, 7850.80 and 5000.00 us keeps 5000.00 (the middle); with only
+ * the first two, the faster of the middle two, 3925.40 (the last, 7850.80, had won). */
+static void
+test_merge_repeats (void)
+{
+  g_autoptr (GArray) rows = parse_data ("all_reduce_perf-8xh100.txt");
+  g_assert_cmpuint (rows->len, ==, 11);
+  ExecCollRow slow = *row_at (rows, 10), mid = *row_at (rows, 10);
+  slow.time_us = 7850.80;
+  mid.time_us = 5000.00;
+  g_array_append_val (rows, slow);
+  g_assert_cmpuint (exec_coll_rows_merge_repeats (rows), ==, 1);
+  g_assert_cmpuint (rows->len, ==, 11);
+  g_assert_cmpfloat (row_at (rows, 10)->time_us, ==, 3925.40);
+  g_array_append_val (rows, slow);
+  g_array_append_val (rows, mid);
+  g_assert_cmpuint (exec_coll_rows_merge_repeats (rows), ==, 2);
+  g_assert_cmpuint (rows->len, ==, 11);
+  g_assert_cmpfloat (row_at (rows, 10)->time_us, ==, 5000.00);
+  /* the order of the first of each kept, and nothing merged where nothing repeats */
+  g_assert_cmpuint (row_at (rows, 0)->size_B, ==, 1024);
+  g_assert_cmpuint (exec_coll_rows_merge_repeats (rows), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -752,6 +841,9 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/nccl-tests/header-out-of-order", test_header_out_of_order);
   g_test_add_func ("/exec/nccl-tests/format-round-trip", test_format_round_trip);
   g_test_add_func ("/exec/nccl-tests/format-na-bandwidth", test_format_na_bandwidth);
+  g_test_add_func ("/exec/nccl-tests/ranks-from-ratio", test_ranks_from_ratio);
+  g_test_add_func ("/exec/nccl-tests/busbw-off", test_busbw_off);
+  g_test_add_func ("/exec/nccl-tests/merge-repeats", test_merge_repeats);
   g_test_add_func ("/exec/calibrate/profile-rows", test_profile_rows);
   g_test_add_func ("/exec/calibrate/kept-share", test_kept_share);
   g_test_add_func ("/exec/calibrate/row-share", test_row_share);

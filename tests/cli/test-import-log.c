@@ -1,0 +1,261 @@
+/* tests/cli/test-import-log.c - `tandem import-log` on logs that do not fit the plan or
+ * that jobs leave damaged: a log of another model (its own throughput against the plan's
+ * FLOPs), model FLOPs past the device's peak, a Megatron header of other sizes, a last
+ * line cut short, NUL runs, ranks printing each step, a restart, a batch-size ramp,
+ * CR-only line ends. Bad input is one error line and exit 2, never a stored figure.
+ * TANDEM_EXE (set by tests/cli/meson.build) is the binary under test; "{DATA}" in the
+ * arguments is tests/data. */
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "cli-run.h"
+
+#define MEGA_8B "--model llama3-8b --gpus 8 --tp 8 --gbs 64 --seq-length 8192 --no-db"
+#define TITAN_8B "--model llama3-8b --gpus 8 --sharding zero3 --gbs 8 --seq-length 8192 --no-db"
+
+static double
+measured_step (const char *out)
+{
+  g_autoptr (JsonNode) root = run_parse_json (out);
+  JsonObject *m = json_object_get_object_member (json_node_get_object (root), "measured");
+  return json_object_get_double_member (m, "step_time_s");
+}
+
+static char *
+read_data (const char *name)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "logs", name, NULL);
+  char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+/* A log of Llama 3 8B imported as Llama 3 70B was stored at 2465 TFLOP/s per GPU, MFU
+ * 249%. The log's own throughput now has to agree with the plan's FLOPs within 3x.
+ *  TorchTitan: 70B's PaLM count per token, 6N + 12 L H d s with N = 69.50e9 (80 layers
+ *  of 855.6e6 matmul weights + the 1.0507e9 output layer; TorchTitan leaves out the
+ *  embedding) and 12 x 80 x 64 x 128 x 8192 = 64.4e9: 417.0e9 + 64.4e9 = 481.4e9 FLOP.
+ *  The logged median tps 5121 (tokens/s per GPU) makes 481.4e9 x 5121 = 2465 TFLOP/s per
+ *  GPU against the logged 314.94: 2465 / 314.94 = 7.8x.
+ *  Megatron: 70B's mcore count is 481.4 GFLOP/token at s = 8192 (published-runs.md
+ *  convention 3); 64 x 8192 tokens on 8 GPUs in the median 6.72575 s: 481.4e9 x 524288 /
+ *  8 / 6.72575 = 4691 TFLOP/s per GPU against the logged 400.95: 11.7x. */
+static void
+test_other_model (void)
+{
+  run_assert_error ("import-log {DATA}/logs/torchtitan.log --model llama3-70b --gpus 8 "
+                    "--sharding zero3 --gbs 8 --seq-length 8192 --no-db", 2,
+                    "torchtitan.log logs 314.9 TFLOP/s per GPU, but llama3-70b's FLOPs per "
+                    "step (palm count) over the logged median step of 1.5997 s make 2465.");
+  run_assert_error ("import-log {DATA}/logs/torchtitan.log --model llama3-70b --gpus 8 "
+                    "--sharding zero3 --gbs 8 --seq-length 8192 --no-db", 2,
+                    " TFLOP/s per GPU: 7.8x apart, more than the 3x that FLOP conventions "
+                    "explain (hint: is the log a run of llama3-70b, with --gbs 8 and "
+                    "--seq-length 8192?");
+  run_assert_error ("import-log {DATA}/logs/megatron.log --model llama3-70b --gpus 8 --tp 8 "
+                    "--gbs 64 --seq-length 8192 --no-db", 2,
+                    "megatron.log logs 400.9 TFLOP/s per GPU, but llama3-70b's FLOPs per step "
+                    "(mcore count) over the logged median step of 6.7257 s make 4691.");
+  run_assert_error ("import-log {DATA}/logs/megatron.log --model llama3-70b --gpus 8 --tp 8 "
+                    "--gbs 64 --seq-length 8192 --no-db", 2, ": 11.7x apart");
+}
+
+/* Without the log's throughput, model FLOPs past the device's peak are still refused: the
+ * 70B plan's 4691 TFLOP/s per GPU (above) over the H100's 989.4 is 474%. */
+static void
+test_past_peak (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-import");
+  g_autofree char *a = read_data ("megatron.log");
+  g_autoptr (GRegex) re = g_regex_new (" \\| throughput per GPU \\(TFLOP/s/GPU\\): [0-9.]+",
+                                       0, 0, NULL);
+  g_autofree char *b = g_regex_replace_literal (re, a, -1, 0, "", 0, NULL);
+  g_assert_null (strstr (b, "throughput"));
+  run_write_file (dir, "no-tflops.log", b);
+  run_assert_error ("import-log {TMP}/no-tflops.log --model llama3-70b --gpus 8 --tp 8 "
+                    "--gbs 64 --seq-length 8192 --no-db", 2,
+                    "llama3-70b's FLOPs per step (mcore count) over the logged median step of "
+                    "6.7257 s are 474% of the device's peak (989.4 TFLOP/s)");
+  /* the 8B plan of the same log: 4691 x 8B's 57.9 / 70B's 481.4 GFLOP per token = 564
+   * TFLOP/s per GPU, 57% of the peak: imported */
+  RunResult r = { 0 };
+  run_tandem ("import-log {TMP}/no-tflops.log " MEGA_8B " --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
+/* megatron.log's header: "using world size: 8, data-parallel size: 1,
+ * tensor-model-parallel size: 8". A plan of other sizes is not that job. */
+static void
+test_header_sizes (void)
+{
+  run_assert_error ("import-log {DATA}/logs/megatron.log --model llama3-8b --gpus 16 --tp 8 "
+                    "--gbs 64 --seq-length 8192 --no-db", 2,
+                    "megatron.log:1: the job that wrote the log ran with world size 8, the "
+                    "plan has --gpus 16: not the same job (hint: --gpus 8)");
+  run_assert_error ("import-log {DATA}/logs/megatron.log --model llama3-8b --gpus 8 --tp 4 "
+                    "--gbs 64 --seq-length 8192 --no-db", 2,
+                    "ran with tensor-model-parallel size 8, the plan has --tp 4: not the same "
+                    "job (hint: --tp 8)");
+}
+
+/* megatron.log with its last step line cut at "(ms): 67" (of 6730.2) and nothing after:
+ * that line is left out with a note, not a step of 0.067 s. The steps left after --skip 1
+ * are 6721.3, 6702.9, 6745.0 ms: median 6721.3 ms. */
+static void
+test_truncated (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-import");
+  g_autofree char *a = read_data ("megatron.log");
+  char *cut = strstr (a, "(ms): 6730.2");
+  g_assert_nonnull (cut);
+  cut[strlen ("(ms): 67")] = '\0';
+  run_write_file (dir, "cut.log", a);
+  RunResult r = { 0 };
+  run_tandem ("import-log {TMP}/cut.log " MEGA_8B " --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpfloat_with_epsilon (measured_step (r.out), 6.7213, 1e-12);
+  g_assert_nonnull (strstr (r.err, "tandem: note: "));
+  g_assert_nonnull (strstr (r.err, "cut.log:8: a step line cut short (no line break after "
+                                   "it, and a field missing or unfinished) left out"));
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
+/* megatron-nul.log is megatron.log with a line of three NULs after its second step line:
+ * the NULs cut off the three steps after it (imported: 1 of 2 intervals). All five steps
+ * are read now, as megatron.log's (median 6.72575 s), with a note. */
+static void
+test_nul (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("import-log {DATA}/logs/megatron-nul.log " MEGA_8B " --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpfloat_with_epsilon (measured_step (r.out), 6.72575, 1e-12);
+  g_assert_nonnull (strstr (r.err, "megatron-nul.log: 3 NUL bytes skipped"));
+  run_result_clear (&r);
+}
+
+/* torchtitan-ranks.log: torchtitan.log with every line printed by ranks 0 and 1. Each
+ * step counted once (it was 8 intervals, and --skip 1 left out one rank's warm-up line
+ * only). The median step is torchtitan.log's, 8192 / 5121 s; --skip 2 counts steps:
+ * steps 30 and 40, tps 5098 and 5133, median (8192 / 5098 + 8192 / 5133) / 2. */
+static void
+test_ranks (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("import-log {DATA}/logs/torchtitan-ranks.log " TITAN_8B " --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpfloat_with_epsilon (measured_step (r.out), 8192.0 / 5121.0, 1e-12);
+  g_assert_nonnull (strstr (r.err, "torchtitan-ranks.log: 4 step lines repeated a logged step "
+                                   "with the same figures (several ranks printing it) and "
+                                   "counted once"));
+  run_result_clear (&r);
+  run_tandem ("import-log {DATA}/logs/torchtitan-ranks.log " TITAN_8B " --skip 2", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "2 of 4 logged intervals (--skip 2)"));
+  run_result_clear (&r);
+  run_tandem ("import-log {DATA}/logs/torchtitan-ranks.log " TITAN_8B " --skip 2 --json", &r);
+  g_assert_cmpfloat_with_epsilon (measured_step (r.out), (8192.0 / 5098 + 8192.0 / 5133) / 2,
+                                  1e-12);
+  run_result_clear (&r);
+}
+
+/* megatron.log, then a restarted job's log appended (megatron.log again, its warm-up
+ * 9300.0 ms instead of 9213.7): 9 lines, so the second part's first step line (its line
+ * 4) is line 13, step 10 after line 8's step 50. The same lines appended unchanged are
+ * the same steps, counted once (5 duplicates). */
+static void
+test_restart (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-import");
+  g_autofree char *a = read_data ("megatron.log");
+  g_autofree char *same = g_strconcat (a, a, NULL);
+  run_write_file (dir, "same.log", same);
+  RunResult r = { 0 };
+  run_tandem ("import-log {TMP}/same.log " MEGA_8B " --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpfloat_with_epsilon (measured_step (r.out), 6.72575, 1e-12);
+  g_assert_nonnull (strstr (r.err, "same.log: 5 step lines repeated a logged step"));
+  run_result_clear (&r);
+  g_autofree char *b = g_strdup (a);
+  memcpy (strstr (b, "(ms): 9213.7"), "(ms): 9300.0", strlen ("(ms): 9300.0"));
+  g_autofree char *twice = g_strconcat (a, b, NULL);
+  run_write_file (dir, "twice.log", twice);
+  run_assert_error ("import-log {TMP}/twice.log " MEGA_8B, 2,
+                    "twice.log:13: step 10 after step 50 (line 8): the step numbers go back, "
+                    "as when a restarted job appends to the same log (hint: import each run "
+                    "alone: cut the log before line 13");
+  remove_tree (dir);
+}
+
+/* A batch-size ramp on lines 5 and 6 (steps 2 and 3 of 5 logging 32 sequences): the error
+ * names line 5 and its hint skips past line 6 (--skip 3), not one line further each time
+ * (--skip 2, then --skip 3). With --skip 3 the steps left are 6745.0 and 6730.2 ms:
+ * median 6737.6 ms. A 0 ms step says "positive". */
+static void
+test_ramp_and_zero (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-import");
+  g_autofree char *a = read_data ("megatron.log");
+  g_auto (GStrv) lines = g_strsplit (a, "\n", -1);
+  for (int i = 4; i <= 5; i++)
+    {
+      char *gb = strstr (lines[i], "global batch size:    64");
+      g_assert_nonnull (gb);
+      memcpy (gb + strlen ("global batch size:    "), "32", 2);
+    }
+  g_autofree char *ramp = g_strjoinv ("\n", lines);
+  run_write_file (dir, "ramp.log", ramp);
+  run_assert_error ("import-log {TMP}/ramp.log " MEGA_8B, 2,
+                    "ramp.log:5 logs a global batch of 32 sequences where the last line and "
+                    "the plan have 64 (a batch-size ramp? its last such line is 6) (hint: "
+                    "--skip 3 to start after it)");
+  RunResult r = { 0 };
+  run_tandem ("import-log {TMP}/ramp.log " MEGA_8B " --skip 3 --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpfloat_with_epsilon (measured_step (r.out), (6.745 + 6.7302) / 2, 1e-12);
+  run_result_clear (&r);
+
+  g_autofree char *zero = g_strdup (a);
+  memcpy (strstr (zero, "(ms): 6721.3"), "(ms): 0000.0", strlen ("(ms): 0000.0"));
+  run_write_file (dir, "zero.log", zero);
+  run_assert_error ("import-log {TMP}/zero.log " MEGA_8B, 2,
+                    "zero.log:5: 'elapsed time per iteration (ms):' is not followed by a "
+                    "finite, positive number");
+  remove_tree (dir);
+}
+
+/* megatron.log with CR-only line ends reads as megatron.log: median 6.72575 s. */
+static void
+test_cr_only (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-import");
+  g_autofree char *a = read_data ("megatron.log");
+  g_strdelimit (a, "\n", '\r');
+  run_write_file (dir, "cr.log", a);
+  RunResult r = { 0 };
+  run_tandem ("import-log {TMP}/cr.log " MEGA_8B " --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpfloat_with_epsilon (measured_step (r.out), 6.72575, 1e-12);
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/cli/import-log/other-model", test_other_model);
+  g_test_add_func ("/cli/import-log/past-peak", test_past_peak);
+  g_test_add_func ("/cli/import-log/header-sizes", test_header_sizes);
+  g_test_add_func ("/cli/import-log/truncated", test_truncated);
+  g_test_add_func ("/cli/import-log/nul", test_nul);
+  g_test_add_func ("/cli/import-log/ranks", test_ranks);
+  g_test_add_func ("/cli/import-log/restart", test_restart);
+  g_test_add_func ("/cli/import-log/ramp-and-zero", test_ramp_and_zero);
+  g_test_add_func ("/cli/import-log/cr-only", test_cr_only);
+  return g_test_run ();
+}
