@@ -181,14 +181,45 @@ plan_memory_model_states (const Plan *plan, double n_params, double out[3])
 
 /* ---- activations -------------------------------------------------------------------- */
 
+/* Does the backward keep the high-precision input of an FP8 GEMM rather than an FP8 copy?
+ * torchao's rowwise (axiswise) recipe does: manual_float8_matmul_with_args_in_hp saves
+ * input_hp and casts it again in the backward (torchao/float8/float8_linear.py of the
+ * torchtitan stack's time; its tensorwise path, manual_float8_matmul_with_args_in_float8,
+ * saves the FP8 input). */
+static gboolean
+fp8_saves_hp_input (const Plan *plan)
+{
+  return plan->fp8_recipe == FW_SCALING_ROWWISE;
+}
+
 /* Bytes the backward keeps of a GEMM input of `elems` elements: its FP8 copy (1 B plus
- * one E8M0 scale per 32 elements) with FP8 or NVFP4 GEMMs, else a bf16/fp32 tensor. */
+ * one E8M0 scale per 32 elements) with FP8 or NVFP4 GEMMs, else (and where the recipe
+ * keeps the high-precision input) a bf16/fp32 tensor. */
 static guint64
 fp8_saved_bytes (const Plan *plan, guint64 elems)
 {
-  if (plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4)
+  if ((plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4)
+      && !fp8_saves_hp_input (plan))
     return elems + elems / 32;
   return plan_mem_act_elem_bytes (plan) * elems;
+}
+
+/* Bytes the attention core keeps of its own output, `elems` elements, beside what the
+ * out-projection keeps of it (attn_out_saved_bytes): the flash backward reads the output
+ * (D = rowsum(dO * O)), so the core saves it (Transformer Engine's FusedAttnFunc saves
+ * out_save with q, k, v; PyTorch's SDPA flash backward takes the output). In bf16 both
+ * hold one tensor; with FP8 GEMMs and a bf16 core the out-projection keeps its FP8 copy
+ * and the core its bf16 output, two tensors. One again where the core runs in FP8 (TE's
+ * fp8 DPA: its FP8 output goes to the GEMM as it is), where the GEMM keeps the bf16 input
+ * (fp8_saves_hp_input) or where the stack keeps one E5M6 copy for both (DeepSeek-V3). */
+static guint64
+attn_core_out_bytes (const Plan *plan, guint64 elems)
+{
+  if ((plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4)
+      && plan->fp8_attention <= 0 && plan->fp8_attn_out_e5m6 <= 0
+      && !fp8_saves_hp_input (plan))
+    return plan_mem_act_elem_bytes (plan) * elems;
+  return 0;
 }
 
 /* Bytes the backward keeps of the attention output (the out-projection's input): its
@@ -326,8 +357,14 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
         out->linear_inputs -= fp8_saved_bytes (plan, T * h / sp_div);
     }
   if (opts->flash_attention && plan->attention_backend != PLAN_ATTN_UNFUSED)
-    /* FlashAttention-2 saves softmax_lse, fp32 [b, heads, s_q] */
-    out->attn_softmax_stats = 4 * b * (model->n_heads / t) * (s / cp);
+    {
+      /* FlashAttention-2 saves softmax_lse, fp32 [b, heads, s_q] */
+      out->attn_softmax_stats = 4 * b * (model->n_heads / t) * (s / cp);
+      /* and its output, which with FP8 GEMMs is a tensor of its own */
+      out->attn_qkv += attn_core_out_bytes (plan, model_spec_is_mla (model)
+                                                  ? T * model->n_heads * model->v_head_dim / t
+                                                  : T * hq / t);
+    }
   else
     {
       /* s_q = s/cp rows against all s keys (a ring pass holds one chunk at a time, but the

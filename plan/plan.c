@@ -59,6 +59,7 @@ plan_init_defaults (Plan *plan)
   plan->pp_keep_stage_output = -1;
   plan->fp8_moe_act_input = -1;
   plan->fp8_attn_out_e5m6 = -1;
+  plan->fp8_attention = -1;
   plan->fp8_moe_dispatch = -1;
   plan->rank_order = g_strdup ("tp-cp-ep-dp-pp");
   /* MoE: Megatron-Core's defaults (megatron/training/arguments.py): alltoall dispatcher,

@@ -394,6 +394,11 @@ typedef struct {
   int      fp8_attn_out_e5m6;     /* FP8 plans: the out-projection's input saved in E5M6
                                    * with 1x128 tile scales (1); as its FP8 GEMM copy (0);
                                    * -1 the stack's */
+  int      fp8_attention;         /* FP8 plans: the attention core runs in FP8 too (1:
+                                   * Transformer Engine's fp8 DPA, whose FP8 output is the
+                                   * tensor the out-projection saves); 0 a bf16 core, which
+                                   * keeps its bf16 output for its own backward beside the
+                                   * out-projection's FP8 copy; -1 the stack's */
   int      fp8_moe_dispatch;      /* FP8 plans: the dispatch all-to-all (and the combine's
                                    * backward) carry FP8 tokens with 1x128 tile scales (1);
                                    * bf16 (0); -1 the stack's */

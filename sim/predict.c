@@ -380,6 +380,8 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
     plan->fp8_moe_act_input = co != NULL && co->fp8_moe_act_input;
   if (plan->fp8_attn_out_e5m6 < 0)
     plan->fp8_attn_out_e5m6 = co != NULL && co->fp8_attn_out_e5m6;
+  if (plan->fp8_attention < 0)
+    plan->fp8_attention = co != NULL && co->fp8_attention;
   if (plan->fp8_moe_dispatch < 0)
     plan->fp8_moe_dispatch = co != NULL && co->fp8_moe_dispatch;
   /* -1 is the model's dropout; a stack whose model code drops nothing makes it none */

@@ -311,8 +311,17 @@ test_mamba_layer_acts (void)
  * 2 x 2 x 4,096 x 53,248 = 872,415,232; the product (fc2 input) T f = 218,103,808 ->
  * 218,103,808 + 6,815,744 = 224,919,552; sum 1,097,334,784 (bf16 1,308,622,848). Norm
  * inputs (2 x 2 T h = 268,435,456) and Q, K, V (2 T (h + 2 x 1,024) = 150,994,944, the
- * attention core runs bf16) unchanged. TP 8 with SP: the GEMM inputs / 8: 8,388,608 +
- * 262,144 = 8,650,752 each, 25,952,256 for the three. */
+ * attention core runs bf16) unchanged, but the core's output, which its flash backward
+ * reads (TE's FusedAttnFunc saves out_save with q, k, v), is no longer the tensor the
+ * out-projection keeps: its bf16 copy 2 T hq = 134,217,728 comes on top, Q K V and O
+ * 285,212,672 (in bf16 one tensor, counted once with the GEMM inputs). So FP8 saves
+ * 406,323,200 - 134,217,728 = 272,105,472 a layer. With TE's fp8 DPA (fp8_attention 1)
+ * the core's FP8 output is the out-projection's copy: 150,994,944 again. torchao's
+ * rowwise recipe keeps each GEMM's bf16 input (manual_float8_matmul_with_args_in_hp
+ * saves input_hp): the GEMM inputs as bf16, 402,653,184, the fc2 input bf16 (MLP as
+ * bf16, 1,308,622,848) and O shared with the out-projection: the bf16 layer.
+ * TP 8 with SP: the GEMM inputs / 8: 8,388,608 + 262,144 = 8,650,752 each, 25,952,256 for
+ * the three. */
 static void
 test_fp8_saved_inputs (void)
 {
@@ -330,9 +339,20 @@ test_fp8_saved_inputs (void)
   g_assert_cmpuint (f8.mlp_hidden, ==, G_GUINT64_CONSTANT (1097334784));
   g_assert_cmpuint (f8.norm_inputs, ==, G_GUINT64_CONSTANT (268435456));
   g_assert_cmpuint (f8.norm_inputs, ==, bf.norm_inputs);
+  g_assert_cmpuint (f8.attn_qkv, ==, G_GUINT64_CONSTANT (285212672));
+  g_assert_cmpuint (f8.attn_qkv - bf.attn_qkv, ==, G_GUINT64_CONSTANT (134217728));
+  g_assert_cmpuint (bf.total - f8.total, ==, G_GUINT64_CONSTANT (272105472));
+  p.fp8_attention = 1;
+  plan_memory_layer_activations (&m, &p, NULL, &f8);
   g_assert_cmpuint (f8.attn_qkv, ==, G_GUINT64_CONSTANT (150994944));
-  g_assert_cmpuint (f8.attn_qkv, ==, bf.attn_qkv);
-  g_assert_cmpuint (bf.total - f8.total, ==, G_GUINT64_CONSTANT (406323200));
+  p.fp8_attention = 0;
+  p.fp8_recipe = FW_SCALING_ROWWISE;
+  plan_memory_layer_activations (&m, &p, NULL, &f8);
+  g_assert_cmpuint (f8.linear_inputs, ==, G_GUINT64_CONSTANT (402653184));
+  g_assert_cmpuint (f8.mlp_hidden, ==, G_GUINT64_CONSTANT (1308622848));
+  g_assert_cmpuint (f8.attn_qkv, ==, G_GUINT64_CONSTANT (150994944));
+  g_assert_cmpuint (f8.total, ==, bf.total);
+  p.fp8_recipe = -1;
   p.tp = 8;
   p.sequence_parallel = TRUE;
   plan_memory_layer_activations (&m, &p, NULL, &f8);

@@ -602,21 +602,24 @@ test_plan_shape (void)
  *     attention part: norm input, MLP norm input, router input a T h each
  *       (3 x 67,108,864), the QKV input as TE's MXFP8 copy 1.03125 T h = 34,603,008, Q K V
  *       a T (4096 + 2 x 512) = 167,772,160, out-projection input (MXFP8 copy) 1.03125 T
- *       4096 = 69,206,016, log-sum-exp 4 x 4 x 32 x 4096 = 2,097,152: 475,004,928;
+ *       4096 = 69,206,016, the attention core's own bf16 output (its flash backward reads
+ *       it; with FP8 GEMMs not the out-projection's copy) a T 4096 = 134,217,728,
+ *       log-sum-exp 4 x 4 x 32 x 4096 = 2,097,152: 609,222,656;
  *     experts (forced balance: pace 1), X = T k = 131,072 copies, FP8 inputs saved as
  *       MXFP8 (1 + 1/32 B): fc1 input 1.03125 X h = 276,824,064, fc1 output (gate, up)
  *       2 a X 768 = 402,653,184, fc2 input 1.03125 X 768 = 103,809,024, router
  *       probabilities 4 T k = 524,288: 783,810,560 (the experts' outputs are not kept:
  *       Megatron-Core weights the copies in the activation);
- *     48 x 1,258,815,488 = 60,423,143,424, plus the last stage's final-norm and logits
+ *     48 x 1,393,033,216 = 66,865,594,368, plus the last stage's final-norm and logits
  *       inputs 2 a T h = 134,217,728 and the logits Transformer Engine's cross entropy keeps
  *       (the Bridge runs' cross_entropy_fusion_impl "te"), bf16 a T V = 4,978,638,848,
- *       and the first stage's token ids 8 T = 131,072: 65,536,131,072;
+ *       and the first stage's token ids 8 T = 131,072: 71,978,582,016;
  *   comm buffers: one overlapped gradient bucket, 160,000,000;
- *   reserve 5% of the 132,154,135,552 above + 1.5 GiB = 6,607,706,778 (rounded up) + 1,610,612,736
- *     = 8,218,319,514;
- *   total 140,372,455,066 B = 130.7 GiB of the GB200's 189,471 MiB (198,674,743,296 B, its
- *   nvidia-smi total): fits. (With the native cross
+ *   reserve 5% of the 138,596,586,496 above + 1.5 GiB = 6,929,829,325 (rounded up) + 1,610,612,736
+ *     = 8,540,442,061;
+ *   total 147,137,028,557 B = 137.0 GiB of the GB200's 189,471 MiB (198,674,743,296 B, its
+ *   nvidia-smi total): fits. (Before the core's bf16 output was counted: 65,536,131,072
+ *   of activations, 130.7 GiB.) (With the native cross
  *   entropy's fp32 softmax 4 T V = 9,957,277,696: 70,514,769,920 B of activations,
  *   135.6 GiB.) (Before the dense GEMM inputs
  *   were counted as TE's FP8 copies: 75,195,613,184 B of activations, 140.2 GiB.) (Before the experts' outputs
@@ -639,27 +642,27 @@ test_row_709_fits (void)
   g_assert_cmpuint (st->bytes[PLAN_MEM_PARAMS], ==, 10329919488ull);
   g_assert_cmpuint (st->bytes[PLAN_MEM_GRADS], ==, 10329919488ull);
   g_assert_cmpuint (st->bytes[PLAN_MEM_OPTIMIZER], ==, 45798165504ull);
-  g_assert_cmpuint (st->bytes[PLAN_MEM_ACTIVATIONS], ==, 65536131072ull);
+  g_assert_cmpuint (st->bytes[PLAN_MEM_ACTIVATIONS], ==, 71978582016ull);
   g_assert_cmpuint (st->bytes[PLAN_MEM_COMM_BUFFERS], ==, 160000000ull);
-  g_assert_cmpuint (st->bytes[PLAN_MEM_RESERVE], ==, 8218319514ull);
-  g_assert_cmpuint (st->total, ==, 140372455066ull);
+  g_assert_cmpuint (st->bytes[PLAN_MEM_RESERVE], ==, 8540442061ull);
+  g_assert_cmpuint (st->total, ==, 147137028557ull);
   g_assert_cmpuint (m.capacity_bytes, ==, 198674743296ull);
   g_assert_true (m.fits);
   plan_memory_clear (&m);
 
   /* --recompute-modules moe_act: the fc2 input (103,809,024 B a layer) is recomputed,
-   * 48 x 103,809,024 = 4,982,833,152 less than 65,536,131,072: 60,553,297,920; moe: the
+   * 48 x 103,809,024 = 4,982,833,152 less than 71,978,582,016: 66,995,748,864; moe: the
    * whole MoE MLP (783,810,560 B a layer) is, 48 x 783,810,560 = 37,622,906,880 less:
-   * 27,913,224,192 */
+   * 34,355,675,136 */
   Plan p = c->plan;
   g_assert_cmpuint (p.moe_recompute, ==, 0);
   p.moe_recompute = PLAN_MOE_RECOMPUTE_ACT;
   plan_memory_compute (c->model, &p, c->cluster, &m);
-  g_assert_cmpuint (m.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 60553297920ull);
+  g_assert_cmpuint (m.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 66995748864ull);
   plan_memory_clear (&m);
   p.moe_recompute = PLAN_MOE_RECOMPUTE_LAYER | PLAN_MOE_RECOMPUTE_ACT;
   plan_memory_compute (c->model, &p, c->cluster, &m);
-  g_assert_cmpuint (m.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 27913224192ull);
+  g_assert_cmpuint (m.stages[0].bytes[PLAN_MEM_ACTIVATIONS], ==, 34355675136ull);
   plan_memory_clear (&m);
   res_published_case_free (c);
 }
