@@ -781,6 +781,7 @@ show_framework (const char *name, gboolean json)
   ROW ("fsdp.grad_accumulation", s->fsdp_grad_accum_upcast ? "upcast_add" : "fused");
   ROW ("fsdp.copy_in_out", s->fsdp_copy_in_out ? "yes" : "no");
   ROW ("fsdp.reduce_passes", s->fsdp_reduce_passes ? "yes" : "no");
+  ROW ("fsdp.fp32_shards", s->fsdp_fp32_shards ? "yes" : "no");
   ROW ("cp.merge", s->cp_ring_merge ? "fp32_per_step" : "none");
   ROW ("cp.kv_heads", s->cp_kv_repeated ? "repeated" : "grouped");
   /* the collectives PAT may run, all of them ("all_gather, reduce_scatter") */

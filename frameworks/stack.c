@@ -189,7 +189,8 @@ static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under
                                          "hsdp", "prefetch_params", "max_reuse_params",
                                          "gather", "rank_copies", "zero2_grad_sync",
                                          "gather_before_reduce", "pp_grad_reduce",
-                                         "grad_accumulation", "copy_in_out", "reduce_passes", NULL };
+                                         "grad_accumulation", "copy_in_out", "reduce_passes",
+                                         "fp32_shards", NULL };
 static const char *const grad_accum_names[] = { "fused", "upcast_add", NULL };
 static const char *const pp_grad_names[] = { "per_bucket", "after_stage", NULL };
 static const char *const tp_grad_rs_names[] = { "overlapped", "after_block", NULL };
@@ -437,6 +438,7 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
           || !get_bool (sub, "rank_copies", &s->fsdp_rank_copies, &ws, error)
           || !get_bool (sub, "copy_in_out", &s->fsdp_copy_in_out, &ws, error)
           || !get_bool (sub, "reduce_passes", &s->fsdp_reduce_passes, &ws, error)
+          || !get_bool (sub, "fp32_shards", &s->fsdp_fp32_shards, &ws, error)
           || !get_bool (sub, "gather_before_reduce", &s->fsdp_gather_before_reduce, &ws,
                         error))
         return NULL;
@@ -1094,6 +1096,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   B ("rank_copies", s->fsdp_rank_copies);
   B ("copy_in_out", s->fsdp_copy_in_out);
   B ("reduce_passes", s->fsdp_reduce_passes);
+  B ("fp32_shards", s->fsdp_fp32_shards);
   B ("gather_before_reduce", s->fsdp_gather_before_reduce);
   S ("zero2_grad_sync", s->zero2_grad_per_microbatch ? "per_microbatch" : "per_step");
   S ("pp_grad_reduce", pp_grad_names[s->fsdp_pp_grad_after_stage ? 1 : 0]);

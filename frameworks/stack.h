@@ -219,6 +219,13 @@ typedef struct {
                                          * reduce-scatter the unsharded gradient is cast to
                                          * the reduce dtype and pre-divided, passes over it
                                          * (FSDP1's post-backward hook and _reduce_grad) */
+  gboolean      fsdp_fp32_shards;       /* ZeRO-3 / HSDP: the sharded parameters are the
+                                         * fp32 originals, cast to the compute dtype as they
+                                         * are gathered, and the optimizer updates them in
+                                         * place (no separate master copy): 4 + 4 + 8 B a
+                                         * parameter over the shards, not 2 + 4 + 12 (FSDP1
+                                         * and FSDP2 with a mixed-precision policy, JAX with
+                                         * fp32 weights) */
   gboolean      fsdp_rank_copies;       /* collectives on per-rank tensor lists, a copy
                                          * kernel per rank (else one flat buffer) */
   FwFp8Ops      fp8_ops;

@@ -151,7 +151,16 @@ void
 plan_memory_model_states (const Plan *plan, double n_params, double out[3])
 {
   g_return_if_fail (plan != NULL && out != NULL);
-  out[0] = n_params / plan_param_shards (plan) * plan_precision_bytes (plan->param_dtype);
+  /* FSDP with a mixed-precision policy shards the fp32 originals and casts them as they
+   * are gathered; the optimizer steps those shards, so there is no master copy beside them
+   * (torch FSDP2 fully_shard: the sharded parameters keep their dtype and
+   * MixedPrecisionPolicy.param_dtype applies to the all-gather; FSDP1's FlatParameter
+   * keeps its local shard in full precision, MixedPrecision casting a copy for the
+   * gather). The gathered compute-dtype units are comm_buffers. */
+  gboolean fp32_shards = plan->fsdp_fp32_shards > 0 && plan_param_shards (plan) > 1
+                         && plan->master_weights && plan->param_dtype != PLAN_PREC_FP32;
+  out[0] = n_params / plan_param_shards (plan)
+           * (fp32_shards ? 4.0 : plan_precision_bytes (plan->param_dtype));
   /* ZeRO-2 reduced once per step (plan.h zero2_grad_sync 0: FSDP2 under PP, torch's
    * pipelining turning gradient sync off until the stage's last backward) holds the
    * stage's gradients unsharded through the step, as ZeRO-1's buffer does, and in fp32
@@ -174,7 +183,7 @@ plan_memory_model_states (const Plan *plan, double n_params, double out[3])
   /* Adam: m and v; mixed precision keeps an fp32 master copy of low-precision weights
    * (Micikevicius et al. 2018; ZeRO section 3.1: K = 4 + 4 + 4 = 12). */
   double per = 2.0 * plan_precision_bytes (plan->optim_dtype);
-  if (plan->master_weights && plan->param_dtype != PLAN_PREC_FP32)
+  if (plan->master_weights && plan->param_dtype != PLAN_PREC_FP32 && !fp32_shards)
     per += 4;
   out[2] = n_params / plan_optim_shards (plan) * per;
 }

@@ -51,6 +51,7 @@ plan_init_defaults (Plan *plan)
   plan->zero3_copy_in_out = -1;
   plan->zero3_grad_copy_in = -1;
   plan->zero2_reduce_passes = -1;
+  plan->fsdp_fp32_shards = -1;
   plan->cp_ring_merge = -1;
   plan->cp_kv_repeated = -1;
   plan->loss_eager = -1;

@@ -369,6 +369,12 @@ typedef struct {
                                    * megatron_fsdp.py _grad_acc: main_grad.copy_(param.grad)),
                                    * the copy-in of zero3_copy_in_out without its copy-out;
                                    * 0 or -1 none */
+  int      fsdp_fp32_shards;      /* ZeRO-3 / HSDP: 1 the parameter shards are fp32 and
+                                   * the optimizer's master (FSDP with a mixed-precision
+                                   * policy: 4 + 4 + 8 B a parameter over the shards);
+                                   * 0 compute-dtype shards beside an fp32 master in the
+                                   * optimizer (DeepSpeed, Megatron-FSDP: 2 + 4 + 12);
+                                   * -1 the stack's */
   int      zero2_reduce_passes;   /* ZeRO-2 with per-micro-batch sync (zero2_grad_sync 1):
                                    * 1 before each reduce-scatter of a layer's (the
                                    * embedding's, the head's) unsharded gradient, PyTorch

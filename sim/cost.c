@@ -724,6 +724,7 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->remat_named = stack->remat_named;
   o->zero3_copy_in_out = stack->fsdp_copy_in_out;
   o->zero2_reduce_passes = stack->fsdp_reduce_passes;
+  o->fsdp_fp32_shards = stack->fsdp_fp32_shards;
   o->cp_ring_merge = stack->cp_ring_merge;
   o->cp_kv_repeated = stack->cp_kv_repeated;
   o->optimizer_bytes_per_param = stack->optimizer_bytes_per_param;

@@ -247,6 +247,7 @@ typedef struct {
                                      no_dropout: llm-foundry's MPT) */
   gboolean zero3_copy_in_out;     /* the stack copies gathered parameters out and gradients
                                      in on the compute stream (FwStack fsdp_copy_in_out) */
+  gboolean fsdp_fp32_shards;      /* FwStack fsdp_fp32_shards (memory only) */
   gboolean zero2_reduce_passes;   /* ZeRO-2 per micro-batch: the cast and pre-divide passes
                                      before each reduce-scatter (FwStack fsdp_reduce_passes) */
   gboolean cp_ring_merge;         /* CP runs ring steps with fp32 merges (FwStack cp_ring_merge) */

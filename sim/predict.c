@@ -362,6 +362,8 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
     plan->zero3_copy_in_out = co != NULL && co->zero3_copy_in_out;
   if (plan->zero3_grad_copy_in < 0)
     plan->zero3_grad_copy_in = 0;
+  if (plan->fsdp_fp32_shards < 0)
+    plan->fsdp_fp32_shards = co != NULL && co->fsdp_fp32_shards;
   if (plan->zero2_reduce_passes < 0)
     plan->zero2_reduce_passes = co != NULL && co->zero2_reduce_passes;
   if (plan->cp_ring_merge < 0)

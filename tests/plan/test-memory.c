@@ -176,6 +176,42 @@ test_zero3_100b (void)
   plan_clear (&p);
 }
 
+/* FSDP with a mixed-precision policy (plan.h fsdp_fp32_shards; torch FSDP2 keeps each
+ * shard in the parameter's fp32 and casts it as it is gathered; the optimizer steps the
+ * shard): Psi = 8e9 over 64 shards, bf16 compute, fp32 gradients, Adam: params 4 Psi / 64
+ * = 0.5e9, grads 4 Psi / 64 = 0.5e9, optimizer m + v 8 Psi / 64 = 1e9: 16 Psi / 64 =
+ * 2e9. Without it (DeepSpeed's bf16 shards and fp32 master): 2 + 4 + 12 = 18 Psi / 64 =
+ * 2.25e9. ZeRO-2 (the parameters unsharded) is the same either way: 2 Psi + (4 + 12)
+ * Psi / 64. */
+static void
+test_fsdp_fp32_shards (void)
+{
+  Plan p;
+  double st[3];
+
+  plan_init_defaults (&p);
+  p.dp = 64;
+  p.sharding = PLAN_SHARD_ZERO3;
+  p.grad_dtype = PLAN_PREC_FP32;
+  p.fsdp_fp32_shards = 1;
+  plan_memory_model_states (&p, 8e9, st);
+  g_assert_cmpfloat_with_epsilon (st[0], 0.5e9, 1.0);
+  g_assert_cmpfloat_with_epsilon (st[1], 0.5e9, 1.0);
+  g_assert_cmpfloat_with_epsilon (st[2], 1e9, 1.0);
+  p.fsdp_fp32_shards = 0;
+  plan_memory_model_states (&p, 8e9, st);
+  g_assert_cmpfloat_with_epsilon (st[0] + st[1] + st[2], 2.25e9, 1.0);
+  p.sharding = PLAN_SHARD_ZERO2;
+  for (int f = 0; f < 2; f++)
+    {
+      p.fsdp_fp32_shards = f;
+      plan_memory_model_states (&p, 8e9, st);
+      g_assert_cmpfloat_with_epsilon (st[0], 16e9, 1.0);
+      g_assert_cmpfloat_with_epsilon (st[1] + st[2], 16.0 * 8e9 / 64, 1.0);
+    }
+  plan_clear (&p);
+}
+
 /* ZeRO (Rajbhandari et al. 2020) Figure 1: Psi = 7.5e9, Nd = 64, mixed-precision Adam
  * K = 12 (fp32 master 4 + m 4 + v 4), bf16 params (2) and bf16 grads (2):
  *   DDP      (2 + 2 + 12) Psi             = 120 GB
@@ -1536,6 +1572,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/plan/memory/states-8-bytes", test_states_8_bytes);
   g_test_add_func ("/plan/memory/fp8-saved-inputs", test_fp8_saved_inputs);
+  g_test_add_func ("/plan/memory/fsdp-fp32-shards", test_fsdp_fp32_shards);
   g_test_add_func ("/plan/memory/zero3-100b", test_zero3_100b);
   g_test_add_func ("/plan/memory/zero-figure1", test_zero_figure1);
   g_test_add_func ("/plan/memory/zero2-per-step", test_zero2_per_step);
