@@ -293,9 +293,17 @@ memory_print_text (const CliPlanContext *ctx, const PlanMemory *mem, gboolean al
   printf ("\npeak %s on stage %d of %s HBM: %s\n", cli_fmt_bytes ((double) mem->peak_bytes),
           mem->peak_stage, cli_fmt_bytes ((double) mem->capacity_bytes),
           mem->fits ? "fits" : "OUT OF MEMORY");
+  /* an MoE model's MoE layer stores its experts' copies, not the dense MLP's tensors:
+   * the dense layer's figure alone read as the MoE layer's */
+  g_autofree char *per_layer =
+    mem->act_bytes_per_moe_layer == 0 ? g_strdup (cli_fmt_bytes ((double) mem->act_bytes_per_layer))
+    : mem->moe_layers_only
+    ? g_strdup_printf ("%s (an MoE layer)", cli_fmt_bytes ((double) mem->act_bytes_per_moe_layer))
+    : g_strdup_printf ("%s a dense layer, %s an MoE layer",
+                       cli_fmt_bytes ((double) mem->act_bytes_per_layer),
+                       cli_fmt_bytes ((double) mem->act_bytes_per_moe_layer));
   printf ("  activations per layer per micro-batch: %s; reserve: %.0f%% fragmentation + "
-          "%s fixed (terms: tandem show glossary)\n",
-          cli_fmt_bytes ((double) mem->act_bytes_per_layer), mem->reserve_fraction * 100,
+          "%s fixed (terms: tandem show glossary)\n", per_layer, mem->reserve_fraction * 100,
           cli_fmt_bytes ((double) mem->reserve_fixed_bytes));
 }
 

@@ -1082,6 +1082,8 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
   out->stages = g_new0 (PlanMemStage, p);
   out->capacity_bytes = capacity;
   out->act_bytes_per_layer = full_layer;
+  out->act_bytes_per_moe_layer = moe.experts > 0 ? moe_full_layer : 0;
+  out->moe_layers_only = moe.experts > 0 && moe.first_dense == 0 && MAX (moe.layer_step, 1) == 1;
   out->reserve_fraction = opts->reserve_fraction;
   out->reserve_fixed_bytes = opts->reserve_fixed_bytes;
   out->fits = TRUE;
@@ -1382,6 +1384,13 @@ plan_memory_to_json (const PlanMemory *mem, JsonBuilder *b)
   json_builder_add_boolean_value (b, mem->fits);
   plan_mem_add_categories (b, mem->n_stages > 0 ? mem->stages[mem->peak_stage].bytes : zero);
   plan_mem_add_uint (b, "act_bytes_per_layer", mem->act_bytes_per_layer);
+  /* an MoE model's MoE layer (its experts' copies in place of the dense MLP); null for a
+   * dense model */
+  json_builder_set_member_name (b, "act_bytes_per_moe_layer");
+  if (mem->act_bytes_per_moe_layer > 0)
+    json_builder_add_int_value (b, (gint64) mem->act_bytes_per_moe_layer);
+  else
+    json_builder_add_null_value (b);
   json_builder_set_member_name (b, "reserve_fraction");
   json_builder_add_double_value (b, mem->reserve_fraction);
   plan_mem_add_uint (b, "reserve_fixed_bytes", mem->reserve_fixed_bytes);

@@ -44,8 +44,12 @@ typedef struct {
   int           peak_stage;
   guint64       capacity_bytes; /* device HBM */
   gboolean      fits;        /* every stage fits */
-  /* per-layer activation bytes of one micro-batch on one rank, as computed (for reports) */
+  /* per-layer activation bytes of one micro-batch on one rank, as computed (for reports):
+   * a layer with the model's dense MLP, and for a mixture-of-experts model an MoE layer
+   * (0 for a dense model); moe_layers_only: the model has no dense layer */
   guint64       act_bytes_per_layer;
+  guint64       act_bytes_per_moe_layer;
+  gboolean      moe_layers_only;
   double        reserve_fraction;   /* fragmentation allowance used */
   guint64       reserve_fixed_bytes;/* CUDA context + framework reserve used */
 } PlanMemory;

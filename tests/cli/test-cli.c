@@ -395,6 +395,9 @@ test_memory_stack_dropout (void)
   JsonObject *oa = parse_object (a.out, pa), *ob = parse_object (b.out, pb);
   g_assert_cmpint (json_object_get_int_member (oa, "act_bytes_per_layer")
                    - json_object_get_int_member (ob, "act_bytes_per_layer"), ==, 25165824);
+  /* a dense model has no MoE layer: null, not 0 */
+  g_assert_true (json_object_has_member (oa, "act_bytes_per_moe_layer"));
+  g_assert_true (json_object_get_null_member (oa, "act_bytes_per_moe_layer"));
   run_result_clear (&a);
   run_result_clear (&b);
 }
@@ -463,6 +466,20 @@ test_memory_moe_recompute_modules (void)
       JsonObject *o = parse_object (r.out, p);
       g_assert_cmpint (json_object_get_int_member (o, "act_bytes_per_layer"), ==,
                        cases[i].layer);
+      /* the MoE layer's own figure beside the dense one (derived above: 1,865,023,488
+       * without mla_up_proj), which the text line names too */
+      if (i == 0)
+        {
+          g_assert_cmpint (json_object_get_int_member (o, "act_bytes_per_moe_layer"), ==,
+                           1865023488);
+          RunResult t = { 0 };
+          g_autofree char *text = g_strdup_printf ("%s %s", plan, cases[i].modules);
+          *strstr (text, " --json") = '\0';
+          run_tandem (text, &t);
+          g_assert_nonnull (strstr (t.out, "activations per layer per micro-batch: 1.30 GiB a "
+                                           "dense layer, 1.74 GiB an MoE layer;"));
+          run_result_clear (&t);
+        }
       g_assert_cmpint (json_object_get_int_member (o, "peak_stage"), ==, 0);
       if (cases[i].activations >= 0)
         g_assert_cmpint (category (o, "activations"), ==, cases[i].activations);
