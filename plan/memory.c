@@ -346,7 +346,10 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
   out->mlp_input = fp8_saved_bytes (plan, T * h / sp_div);
   out->linear_inputs = 2 * fp8_saved_bytes (plan, T * h / sp_div)
                        + attn_out_saved_bytes (plan, T * hq / t);
-  out->attn_qkv = a * T * (hq + 2 * hkv) / t;
+  /* a model that repeats K and V to the query heads before SDPA (plan.h cp_kv_repeated:
+   * torchtitan's repeat_kv, a reshape that copies) hands the kernel, which saves its
+   * inputs for the backward, K and V at n_heads */
+  out->attn_qkv = a * T * (hq + 2 * (plan->cp_kv_repeated > 0 ? hq : hkv)) / t;
   guint rc = plan->moe_recompute;
   if (model_spec_is_mla (model))
     {

@@ -176,6 +176,26 @@ test_zero3_100b (void)
   plan_clear (&p);
 }
 
+/* K and V repeated to the query heads before SDPA (plan.h cp_kv_repeated; torchtitan's
+ * repeat_kv copies them) are what the flash kernel saves: Llama 3 405B, 4,096 tokens,
+ * tp 1, 128 query heads and 8 KV heads of 128: Q K V 2 T (h + 2 x 1,024) = 150,994,944
+ * grouped, 2 T (3 x 16,384) = 402,653,184 repeated. */
+static void
+test_kv_repeated_saved (void)
+{
+  ModelSpec m;
+  Plan p;
+  PlanMemLayerActs acts;
+  llama3_405b (&m);
+  one_gpu_plan (&p, 4096, 1);
+  plan_memory_layer_activations (&m, &p, NULL, &acts);
+  g_assert_cmpuint (acts.attn_qkv, ==, G_GUINT64_CONSTANT (150994944));
+  p.cp_kv_repeated = 1;
+  plan_memory_layer_activations (&m, &p, NULL, &acts);
+  g_assert_cmpuint (acts.attn_qkv, ==, G_GUINT64_CONSTANT (402653184));
+  plan_clear (&p);
+}
+
 /* FSDP with a mixed-precision policy (plan.h fsdp_fp32_shards; torch FSDP2 keeps each
  * shard in the parameter's fp32 and casts it as it is gathered; the optimizer steps the
  * shard): Psi = 8e9 over 64 shards, bf16 compute, fp32 gradients, Adam: params 4 Psi / 64
@@ -1573,6 +1593,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/states-8-bytes", test_states_8_bytes);
   g_test_add_func ("/plan/memory/fp8-saved-inputs", test_fp8_saved_inputs);
   g_test_add_func ("/plan/memory/fsdp-fp32-shards", test_fsdp_fp32_shards);
+  g_test_add_func ("/plan/memory/kv-repeated-saved", test_kv_repeated_saved);
   g_test_add_func ("/plan/memory/zero3-100b", test_zero3_100b);
   g_test_add_func ("/plan/memory/zero-figure1", test_zero_figure1);
   g_test_add_func ("/plan/memory/zero2-per-step", test_zero2_per_step);
