@@ -56,7 +56,8 @@ plan_show_json (const CliPlanContext *ctx)
       json_builder_add_int_value (b, plan_stage_layers (p, ctx->model, s));
       json_builder_set_member_name (b, "chunks");
       json_builder_begin_array (b);
-      for (int c = 0; c < p->vpp; c++)
+      /* every chunk the rank holds: vpp, or DualPipe's two */
+      for (int c = 0; c < plan_rank_chunks (p); c++)
         {
           json_builder_begin_object (b);
           json_builder_set_member_name (b, "first_layer");
@@ -175,15 +176,15 @@ plan_show_text (const CliPlanContext *ctx)
     }
 
   printf ("\npipeline stages (layers per stage");
-  if (p->vpp > 1)
+  if (plan_rank_chunks (p) > 1)
     printf (", as chunks first:count");
   printf (")\n ");
   for (int s = 0; s < p->pp; s++)
     {
-      if (p->vpp > 1)
+      if (plan_rank_chunks (p) > 1)
         {
           printf (" [%d:", s);
-          for (int c = 0; c < p->vpp; c++)
+          for (int c = 0; c < plan_rank_chunks (p); c++)
             printf ("%s%d:%d", c ? " " : "", plan_chunk_first_layer (p, ctx->model, s, c),
                     plan_chunk_layers (p, ctx->model, s, c));
           printf ("]");

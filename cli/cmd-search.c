@@ -592,10 +592,11 @@ prediction_node (const SimPrediction *p, int place, const char *flags_str,
   /* the members cmd-predict.c adds to the same object */
   json_object_set_string_member (o, "framework", opts->stack_name);
   json_object_set_boolean_member (o, "extrapolated", opts->extrapolated);
+  /* the GPUs of the candidate's plan: rows below the first carry no layout */
   json_object_set_object_member (o, "stragglers",
                                  cli_stragglers_json (opts->perf_sigma,
-                                                      p->layout != NULL && p->layout->world > 1
-                                                        ? (guint64) p->layout->world : 1));
+                                                      p->plan.world_size > 1
+                                                        ? (guint64) p->plan.world_size : 1));
   {
     ResAccuracy acc;
     res_accuracy_load (&acc);

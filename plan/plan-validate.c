@@ -118,6 +118,14 @@ resolve_stage_split (Plan *plan, const ModelSpec *model, GError **error)
   if (pp < 2)
     return invalid (error, "--decoder-first/last-pipeline-num-layers need at least 2 "
                     "pipeline stages (pp = %d) (hint: drop them or raise --pp)", pp);
+  if (first == 0 || last == 0)
+    /* Megatron-Core's TransformerConfig raises on 0 ("must be larger than 0") */
+    return invalid (error, "--decoder-%s-pipeline-num-layers 0 leaves the %s pipeline stage "
+                    "without a layer, which Megatron-Core refuses (hint: at least 1; for a "
+                    "%s chunk that holds only the %s, --account-for-%s-in-pipeline-split)",
+                    first == 0 ? "first" : "last", first == 0 ? "first" : "last",
+                    first == 0 ? "first" : "last", first == 0 ? "embedding" : "loss",
+                    first == 0 ? "embedding" : "loss");
   if (given_layers > L)
     return invalid (error, "first + last stage layers = %d exceed the model's %d layers",
                     given_layers, L);
@@ -137,12 +145,48 @@ resolve_stage_split (Plan *plan, const ModelSpec *model, GError **error)
   };
   for (guint i = 0; i < G_N_ELEMENTS (stages); i++)
     if (stages[i].n >= 0 && stages[i].n % v != 0)
-      return invalid (error, "%s %d is the %s pipeline stage's layers over its %d model "
-                      "chunks, which Megatron-Core splits evenly: %d does not divide by "
-                      "--vpp %d (hint: a multiple of %d, or --%s-layers %d for a %s model "
-                      "chunk of %d layers, the other chunks sharing the rest)", stages[i].flag,
-                      stages[i].n, i == 0 ? "first" : "last", v, stages[i].n, v, v,
-                      stages[i].which, stages[i].n, i == 0 ? "first" : "last", stages[i].n);
+      {
+        /* the hint: the nearest counts (by total distance) that make the whole split
+         * work, moving only a given count that does not divide by v */
+        int bf = -1, bl = -1;
+        const gboolean vary_f = first >= 0 && first % v != 0;
+        const gboolean vary_l = last >= 0 && last % v != 0;
+        for (int d = 0; d <= 2 * L && bf < 0; d++)
+          for (int df = -d; df <= d && bf < 0; df++)
+            {
+              int dl = d - abs (df);
+              if ((!vary_f && df != 0) || (!vary_l && dl != 0))
+                continue;
+              for (int sl = -1; sl <= 1 && bf < 0; sl += 2)
+                {
+                  int cf = first >= 0 ? first + df : -1, cl = last >= 0 ? last + sl * dl : -1;
+                  if ((first >= 0 && (cf <= 0 || cf % v != 0))
+                      || (last >= 0 && (cl <= 0 || cl % v != 0)))
+                    continue;
+                  int r = L - MAX (cf, 0) - MAX (cl, 0);
+                  if (r < 0)
+                    continue;
+                  if (n_rest == 0 ? r == 0
+                      : r % n_rest == 0 && r / n_rest > 0 && (r / n_rest) % v == 0)
+                    bf = MAX (cf, 0), bl = cl;
+                  if (dl == 0)
+                    break;
+                }
+            }
+        int best = bf >= 0 ? 1 : -1;
+        g_autofree char *how = NULL;
+        if (best < 0)
+          how = g_strdup_printf ("counts that divide by %d", v);
+        else if (first >= 0 && last >= 0)
+          how = g_strdup_printf ("--decoder-first-pipeline-num-layers %d "
+                                 "--decoder-last-pipeline-num-layers %d", bf, bl);
+        else
+          how = g_strdup_printf ("%s %d", stages[i].flag, first >= 0 ? bf : bl);
+        return invalid (error, "%s %d is the %s pipeline stage's layers over its %d model "
+                        "chunks, which Megatron-Core splits evenly: %d does not divide by "
+                        "--vpp %d (hint: %s)", stages[i].flag, stages[i].n,
+                        i == 0 ? "first" : "last", v, stages[i].n, v, how);
+      }
   if (n_rest > 0 && middle % v != 0)
     return invalid (error, "the %d middle pipeline stages hold %d layers each, which does "
                     "not divide into --vpp %d model chunks (Megatron-Core splits each "
@@ -607,6 +651,15 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                     model->name);
 
   /* Pipeline: virtual stages and the schedule. */
+  if (plan->layers_per_virtual_stage > 0
+      && (plan->first_stage_layers >= 0 || plan->last_stage_layers >= 0
+          || plan->first_chunk_layers >= 0 || plan->last_chunk_layers >= 0
+          || plan->account_embedding || plan->account_loss))
+    /* Megatron-LM's arguments.py asserts it: the per-rank layer count it divides is not
+     * even under an uneven split (tandem built chunks of neither size) */
+    return invalid (error, "--num-layers-per-virtual-pipeline-stage counts the layers of an "
+                    "even split; with an uneven or accounted split give the chunks per rank "
+                    "instead (hint: --num-virtual-stages-per-pipeline-rank V)");
   if (plan->layers_per_virtual_stage > 0)
     {
       int per_rank = (int) model->n_layers / plan->pp;

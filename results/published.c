@@ -2366,8 +2366,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
                      G_GINT64_FORMAT " chunks, nor with one layer fewer on the first and "
                      "last", layers, chunks);
       /* a split of model chunks; with vpp 1 the same as Megatron's stage split, whose
-       * flags the plan then carries */
-      if (vpp == 1 && p->first_chunk_layers >= 0)
+       * flags the plan then carries where no end is empty (Megatron refuses 0 there) */
+      if (vpp == 1 && p->first_chunk_layers > 0 && p->last_chunk_layers > 0)
         {
           p->first_stage_layers = p->first_chunk_layers;
           p->last_stage_layers = p->last_chunk_layers;

@@ -427,7 +427,11 @@ training_log_parse (const char *text, gssize len, TrainingLogFormat format,
                         : parse_megatron (line, source, e.line, &x, &ignored_complete,
                                           &ignored)) > 0)
             {
-              int first = g_array_index (log->entries, TrainingLogEntry, 0).line;
+              /* the line that set the format may have been left out (cut short) and
+               * no entry kept: then its number is the one dropped first */
+              int first = log->entries->len > 0
+                          ? g_array_index (log->entries, TrainingLogEntry, 0).line
+                          : log->incomplete_line;
               g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE,
                            "%s:%d: a %s step line, but line %d was %s's: two kinds of log "
                            "in one file (hint: --format megatron or --format torchtitan "

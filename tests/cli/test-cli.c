@@ -725,6 +725,29 @@ test_recompute_activations (void)
   run_result_clear (&r);
 }
 
+/* DualPipe: each rank holds two chunks (its stage of the model and the mirrored one), and
+ * plan show lists both. Llama 3 8B, pp 4: 32 layers, 8 a model chunk; rank 0 holds model
+ * chunk 0 (layers 0..7) and the mirrored chunk 3 (24..31): 16 layers, as the chunks sum
+ * (only the first was listed). */
+static void
+test_plan_show_dualpipe (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("plan show --model llama3-8b --gpus 8 --pp 4 --gbs 16 --schedule DualPipe "
+              "--json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = parse_object (r.out, p);
+  JsonArray *stages = json_object_get_array_member (o, "stages");
+  JsonObject *s0 = json_array_get_object_element (stages, 0);
+  g_assert_cmpint (json_object_get_int_member (s0, "layers"), ==, 16);
+  JsonArray *chunks = json_object_get_array_member (s0, "chunks");
+  g_assert_cmpuint (json_array_get_length (chunks), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (chunks, 1),
+                                               "first_layer"), ==, 24);
+  run_result_clear (&r);
+}
+
 /* Fewer micro-batches than pipeline stages warns on stderr. Llama 3 8B on 64 GPUs with
  * tp 8, pp 4: dp = 64 / (8 x 4) = 2; --gbs 4 with mbs 1 gives m = 4 / (1 x 2) = 2 < pp = 4.
  * The 1F1B bubble is (pp-1)/(m+pp-1) = 3/5 = 60.0%; m = 4 x pp = 16 needs
@@ -1546,6 +1569,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/errors/did-you-mean", test_did_you_mean);
   g_test_add_func ("/cli/errors/preset-names-any-case", test_preset_names_any_case);
   g_test_add_func ("/cli/plan/recompute-activations", test_recompute_activations);
+  g_test_add_func ("/cli/plan/show-dualpipe", test_plan_show_dualpipe);
   g_test_add_func ("/cli/show/presets", test_show_presets);
   g_test_add_func ("/cli/predict/bubble-warning", test_predict_bubble_warning);
   g_test_add_func ("/cli/predict/untimed-offload-warning", test_untimed_offload_warning);

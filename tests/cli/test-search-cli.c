@@ -766,6 +766,12 @@ test_llama3_fixed_plan (void)
   g_assert_cmpint (json_object_get_int_member (counts, "enumerated"), ==, 4);
   JsonArray *top = json_object_get_array_member (o, "top");
   g_assert_cmpuint (json_array_get_length (top), ==, 4);
+  /* every row's stragglers block counts the plan's 16,384 GPUs, as predict's does (rows
+   * below the first carried 1: they keep no rank layout) */
+  for (guint i = 0; i < 4; i++)
+    g_assert_cmpint (json_object_get_int_member (
+                       json_object_get_object_member (json_array_get_object_element (top, i),
+                                                      "stragglers"), "gpus"), ==, 16384);
   JsonObject *best = json_array_get_object_element (top, 0);
   g_assert_cmpstr (json_object_get_string_member (
                      json_object_get_object_member (best, "plan"), "summary"), ==,

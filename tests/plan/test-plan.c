@@ -803,16 +803,25 @@ test_stage_split_interleaved (Fixture *f, gconstpointer data)
   g_assert_cmpint (plan_chunk_first_layer (&f->plan, f->model, 2, 0), ==, 20);
 
   static const struct { const char *args, *expect; } cases[] = {
-    /* 3 layers on stage 0 over 2 chunks */
+    /* 3 layers on stage 0 over 2 chunks (and 5 on stage 3); the hint moves both to the
+     * nearest counts that work: 2 and 6 (distance 2), 80 - 8 = 72 over the 2 middle
+     * stages, 36 each, 18 a chunk */
     { "--tp 8 --pp 4 --vpp 2 --gpus 64 --gbs 64 --decoder-first-pipeline-num-layers 3 "
       "--decoder-last-pipeline-num-layers 5", "--decoder-first-pipeline-num-layers 3 is the "
       "first pipeline stage's layers over its 2 model chunks, which Megatron-Core splits "
-      "evenly: 3 does not divide by --vpp 2 (hint: a multiple of 2, or --first-chunk-layers "
-      "3 for a first model chunk of 3 layers, the other chunks sharing the rest)" },
-    /* 80 - 4 - 0 = 76 over 2 middle stages = 38 each, 38 / 4 chunks is not whole */
-    { "--tp 8 --pp 4 --vpp 4 --gpus 64 --gbs 64 --decoder-first-pipeline-num-layers 4 "
-      "--decoder-last-pipeline-num-layers 0", "the 2 middle pipeline stages hold 38 layers "
-      "each, which does not divide into --vpp 4 model chunks" },
+      "evenly: 3 does not divide by --vpp 2 (hint: --decoder-first-pipeline-num-layers 2 "
+      "--decoder-last-pipeline-num-layers 6)" },
+    /* 80 - 8 - 16 = 56 over 2 middle stages = 28 each, 28 / 8 chunks is not whole */
+    { "--tp 8 --pp 4 --vpp 8 --gpus 64 --gbs 64 --decoder-first-pipeline-num-layers 8 "
+      "--decoder-last-pipeline-num-layers 16", "the 2 middle pipeline stages hold 28 layers "
+      "each, which does not divide into --vpp 8 model chunks" },
+    /* Megatron-Core refuses a stage without a layer */
+    { "--tp 8 --pp 4 --gpus 64 --gbs 64 --decoder-last-pipeline-num-layers 0",
+      "--decoder-last-pipeline-num-layers 0 leaves the last pipeline stage without a layer" },
+    /* the flag that names chunk sizes of an even split */
+    { "--tp 8 --pp 4 --gpus 64 --gbs 64 --decoder-first-pipeline-num-layers 4 "
+      "--decoder-last-pipeline-num-layers 4 --num-layers-per-virtual-pipeline-stage 2",
+      "--num-layers-per-virtual-pipeline-stage counts the layers of an even split" },
     /* 80 - 16 = 64 over 2 middle stages, 32 each, 8 a chunk; 2 a chunk at the ends */
     { "--tp 8 --pp 4 --vpp 4 --gpus 64 --gbs 64 --decoder-first-pipeline-num-layers 8 "
       "--decoder-last-pipeline-num-layers 8", NULL },
