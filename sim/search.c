@@ -1138,6 +1138,18 @@ search_space_new (const SearchSpec *spec, GError **error)
                   "leaves out (hint: add Interleaved1F1B to --schedule, or --vpp 1)");
       return NULL;
     }
+  /* the mirror: Interleaved1F1B alone with vpp 1 alone (it was blamed on the layer split,
+   * hint "widen --vpp or --pp", though no --pp helps) */
+  gboolean vpp_above_1 = s->spec.vpp->len == 0;
+  for (guint i = 0; i < s->spec.vpp->len; i++)
+    vpp_above_1 |= g_array_index (s->spec.vpp, int, i) > 1;
+  if (!vpp_above_1 && s->spec.schedule_mask == (1u << PLAN_SCHED_INTERLEAVED_1F1B))
+    {
+      constraint (error, "--schedule Interleaved1F1B runs two or more model chunks per "
+                  "pipeline rank, which --vpp 1 rules out (hint: --vpp 2 or more, or add "
+                  "1F1B to --schedule)");
+      return NULL;
+    }
   /* one pipeline stage has nothing to interleave (the enumeration gives pp 1 only
    * vpp 1 and no Interleaved1F1B): named, not "no plan to try ... the batch" */
   gboolean pp_above_1 = s->spec.pp->len == 0;

@@ -1336,6 +1336,11 @@ test_contradiction (void)
       "tandem: error: --vpp above 1 runs the Interleaved1F1B schedule, which --schedule "
       "leaves out (hint: add Interleaved1F1B to --schedule, or --vpp 1)\n" },
     { "--vpp 1,2 --schedule 1F1B --pp 2 --mbs 1 --recompute none", NULL },
+    /* the mirror: Interleaved1F1B alone with vpp 1 alone was blamed on the layer split
+     * ("widen --vpp or --pp") */
+    { "--vpp 1 --schedule Interleaved1F1B",
+      "tandem: error: --schedule Interleaved1F1B runs two or more model chunks per pipeline "
+      "rank, which --vpp 1 rules out (hint: --vpp 2 or more, or add 1F1B to --schedule)\n" },
     /* one pipeline stage has nothing to interleave: with --pp 1 alone, --vpp above 1 or
      * --schedule Interleaved1F1B alone left no plan, and the line blamed the batch */
     { "--pp 1 --vpp 2",
