@@ -177,7 +177,7 @@ get_name_set (JsonObject *obj, const char *key, const char *const *names, guint 
 
 static const char *const top_keys[] = {
   "name", "description", "attention", "fusion", "compile", "kernel_overhead_us", "tp_comm_overlap",
-  "async_tp", "tp_grad_reduce_scatter", "tp_seq_dim_copies", "pp_schedule_runtime", "pp_p2p_sync", "pp_scatter_gather", "pp_stage_input", "pp_stage_output", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "dropout", "remat", "fsdp", "fp8", "defaults",
+  "async_tp", "tp_grad_reduce_scatter", "tp_seq_dim_copies", "pp_schedule_runtime", "pp_p2p_sync", "pp_scatter_gather", "pp_stage_input", "pp_stage_output", "swiglu_saves", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "dropout", "remat", "fsdp", "fp8", "defaults",
   "moe", "cp", "tp_overlap_sms", "offers", "nccl", "sources", NULL,
 };
 static const char *const nccl_keys[] = { "pat", NULL };
@@ -198,6 +198,7 @@ static const char *const pp_runtime_names[] = { "dataflow", "lockstep", NULL };
 static const char *const pp_p2p_sync_names[] = { "none", "device", "every_exchange", NULL };
 static const char *const pp_stage_input_names[] = { "kept", "freed", NULL };
 static const char *const pp_stage_output_names[] = { "freed", "kept", NULL };
+static const char *const swiglu_saves_names[] = { "fused", "eager", NULL };
 static const char *const zero2_sync_names[] = { "per_step", "per_microbatch", NULL };
 static const char *const gather_names[] = { "flat", "per_tensor", NULL };
 static const char *const fp8_keys[] = { "ops", "scaling", "cast_passes", "compiled_cast_passes",
@@ -391,6 +392,10 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   if (!get_enum (o, "pp_stage_output", pp_stage_output_names, &e, FALSE, &w, error))
     return NULL;
   s->pp_keep_stage_output = e == 1;
+  e = s->swiglu_eager_saves ? 1 : 0;
+  if (!get_enum (o, "swiglu_saves", swiglu_saves_names, &e, FALSE, &w, error))
+    return NULL;
+  s->swiglu_eager_saves = e == 1;
   e = s->moe_shared_expert_overlap;
   if (!get_enum (o, "moe_shared_expert_overlap", avail_names, &e, FALSE, &w, error))
     return NULL;
@@ -1058,6 +1063,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   B ("pp_scatter_gather", s->pp_scatter_gather);
   S ("pp_stage_input", pp_stage_input_names[s->pp_free_stage_input ? 1 : 0]);
   S ("pp_stage_output", pp_stage_output_names[s->pp_keep_stage_output ? 1 : 0]);
+  S ("swiglu_saves", swiglu_saves_names[s->swiglu_eager_saves ? 1 : 0]);
   S ("moe_shared_expert_overlap", fw_avail_name (s->moe_shared_expert_overlap));
   S ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
   S ("cross_entropy", s->loss_eager ? "eager" : "fused");

@@ -270,6 +270,12 @@ typedef struct {
                                          * (the Llama 3 paper, Sec. 3.3.2), so a unit in
                                          * flight keeps no copy of it; "kept" (default): it
                                          * stays stored as its first norm's input */
+  gboolean      swiglu_eager_saves;     /* "swiglu_saves": "eager": the model code's SwiGLU
+                                         * is w2(silu(w1 x) * w3 x) as eager ops, whose
+                                         * autograd keeps silu's output for the multiply
+                                         * beside w1 x, w3 x and the product (one T x f
+                                         * tensor more than a fused SwiGLU); not under
+                                         * --compile. "fused" (default) */
   gboolean      pp_keep_stage_output;   /* "pp_stage_output": "kept": each unit keeps its
                                          * stage's output until its backward
                                          * (torch.distributed.pipelining's fwd_cache);

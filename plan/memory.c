@@ -388,6 +388,11 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
    * output (the fc2 input) */
   out->mlp_hidden = (model->mlp == MODEL_MLP_SWIGLU ? 2 : 1) * a * T * f / t
                     + fp8_saved_bytes (plan, T * f / t);
+  /* eager SwiGLU (plan.h swiglu_eager_saves): silu's output, the multiply's first operand,
+   * is a tensor of its own beside silu's input (the gate), the up projection and the
+   * product */
+  if (model->mlp == MODEL_MLP_SWIGLU && plan->swiglu_eager_saves > 0)
+    out->mlp_hidden += a * T * f / t;
   if (rc & PLAN_MOE_RECOMPUTE_MLP)
     {
       out->mlp_hidden = 0;

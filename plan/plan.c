@@ -58,6 +58,7 @@ plan_init_defaults (Plan *plan)
   plan->pp_free_stage_input = -1;
   plan->remat_named = -1;
   plan->pp_keep_stage_output = -1;
+  plan->swiglu_eager_saves = -1;
   plan->fp8_moe_act_input = -1;
   plan->fp8_attn_out_e5m6 = -1;
   plan->fp8_attention = -1;

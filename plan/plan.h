@@ -418,6 +418,10 @@ typedef struct {
                                    * re-run (JAX checkpoint policies that name them:
                                    * plan/memory.c); 0 Megatron-Core's selective set;
                                    * -1 the stack's */
+  int      swiglu_eager_saves;    /* 1 the SwiGLU runs as eager ops that keep silu's output
+                                   * too (a T f / t more a layer: torchtitan's
+                                   * w2(F.silu(w1(x)) * w3(x)) without --compile); 0 a
+                                   * fused SwiGLU; -1 the stack's */
   int      pp_keep_stage_output;  /* pipeline parallelism: 1 each unit keeps its stage's
                                    * output (a T h, /t with SP) until its backward, as
                                    * torch.distributed.pipelining's fwd_cache does; 0 it is

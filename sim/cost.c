@@ -717,6 +717,7 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->loss_eager = stack->loss_eager;
   o->pp_free_stage_input = stack->pp_free_stage_input;
   o->pp_keep_stage_output = stack->pp_keep_stage_output;
+  o->swiglu_eager_saves = stack->swiglu_eager_saves;
   o->fp8_moe_act_input = stack->fp8_moe_act_input;
   o->fp8_attn_out_e5m6 = stack->fp8_attn_out_e5m6;
   o->fp8_moe_dispatch = stack->fp8_moe_dispatch;

@@ -254,6 +254,7 @@ typedef struct {
   gboolean cp_kv_repeated;        /* CP moves K/V at the query heads (FwStack cp_kv_repeated) */
   gboolean pp_free_stage_input;   /* a stage's received input is freed after its forward
                                      (FwStack pp_free_stage_input; memory only) */
+  gboolean swiglu_eager_saves;    /* FwStack swiglu_eager_saves (memory only) */
   gboolean pp_keep_stage_output;  /* each unit keeps its stage's output until its backward
                                      (FwStack pp_keep_stage_output; memory only) */
   gboolean loss_eager;            /* the cross entropy's backward allocates two fp32 logit

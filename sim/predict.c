@@ -376,6 +376,10 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
     plan->pp_free_stage_input = co != NULL && co->pp_free_stage_input;
   if (plan->remat_named < 0)
     plan->remat_named = co != NULL && co->remat_named;
+  /* torch.compile fuses the SwiGLU and its partitioner chooses what it saves: the eager
+   * save set is the stack's without --compile only */
+  if (plan->swiglu_eager_saves < 0)
+    plan->swiglu_eager_saves = co != NULL && co->swiglu_eager_saves && !plan->compile;
   if (plan->pp_keep_stage_output < 0)
     plan->pp_keep_stage_output = co != NULL && co->pp_keep_stage_output;
   if (plan->fp8_moe_act_input < 0)

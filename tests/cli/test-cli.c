@@ -725,6 +725,29 @@ test_recompute_activations (void)
   run_result_clear (&r);
 }
 
+/* torchtitan's eager SwiGLU keeps silu's output beside the gate, the up projection and the
+ * product (stack swiglu_saves eager); --compile leaves the fused set. Llama 3 8B at
+ * 8,192 tokens, tp 1: 2 T f = 2 x 8,192 x 14,336 = 234,881,024 B a layer between the two. */
+static void
+test_memory_eager_swiglu (void)
+{
+  const char *plan = "memory --framework torchtitan --model llama3-8b --gpus 8 --gbs 8 "
+                     "--seq-length 8192 --sharding zero3 --json";
+  RunResult a = { 0 }, b = { 0 };
+  run_tandem (plan, &a);
+  g_autofree char *compiled = g_strdup_printf ("%s --compile", plan);
+  run_tandem (compiled, &b);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_cmpint (b.status, ==, 0);
+  g_autoptr (JsonParser) pa = json_parser_new ();
+  g_autoptr (JsonParser) pb = json_parser_new ();
+  JsonObject *oa = parse_object (a.out, pa), *ob = parse_object (b.out, pb);
+  g_assert_cmpint (json_object_get_int_member (oa, "act_bytes_per_layer")
+                   - json_object_get_int_member (ob, "act_bytes_per_layer"), ==, 234881024);
+  run_result_clear (&a);
+  run_result_clear (&b);
+}
+
 /* DualPipe: each rank holds two chunks (its stage of the model and the mirrored one), and
  * plan show lists both. Llama 3 8B, pp 4: 32 layers, 8 a model chunk; rank 0 holds model
  * chunk 0 (layers 0..7) and the mirrored chunk 3 (24..31): 16 layers, as the chunks sum
@@ -1570,6 +1593,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/errors/preset-names-any-case", test_preset_names_any_case);
   g_test_add_func ("/cli/plan/recompute-activations", test_recompute_activations);
   g_test_add_func ("/cli/plan/show-dualpipe", test_plan_show_dualpipe);
+  g_test_add_func ("/cli/memory/eager-swiglu", test_memory_eager_swiglu);
   g_test_add_func ("/cli/show/presets", test_show_presets);
   g_test_add_func ("/cli/predict/bubble-warning", test_predict_bubble_warning);
   g_test_add_func ("/cli/predict/untimed-offload-warning", test_untimed_offload_warning);

@@ -176,7 +176,8 @@ test_zero3_100b (void)
   plan_clear (&p);
 }
 
-/* K and V repeated to the query heads before SDPA (plan.h cp_kv_repeated; torchtitan's
+/* What eager model code keeps. K and V repeated to the query heads before SDPA (plan.h
+ * cp_kv_repeated; torchtitan's
  * repeat_kv copies them) are what the flash kernel saves: Llama 3 405B, 4,096 tokens,
  * tp 1, 128 query heads and 8 KV heads of 128: Q K V 2 T (h + 2 x 1,024) = 150,994,944
  * grouped, 2 T (3 x 16,384) = 402,653,184 repeated. */
@@ -193,6 +194,13 @@ test_kv_repeated_saved (void)
   p.cp_kv_repeated = 1;
   plan_memory_layer_activations (&m, &p, NULL, &acts);
   g_assert_cmpuint (acts.attn_qkv, ==, G_GUINT64_CONSTANT (402653184));
+  /* the eager SwiGLU (plan.h swiglu_eager_saves) keeps silu's output too: gate and up
+   * 2 x 2 T f + the product 2 T f = 1,308,622,848 (f = 53,248), + 2 T f = 436,207,616:
+   * 1,744,830,464 */
+  g_assert_cmpuint (acts.mlp_hidden, ==, G_GUINT64_CONSTANT (1308622848));
+  p.swiglu_eager_saves = 1;
+  plan_memory_layer_activations (&m, &p, NULL, &acts);
+  g_assert_cmpuint (acts.mlp_hidden, ==, G_GUINT64_CONSTANT (1744830464));
   plan_clear (&p);
 }
 
