@@ -190,6 +190,14 @@ plan_memory_model_states (const Plan *plan, double n_params, double out[3])
 
 /* ---- activations -------------------------------------------------------------------- */
 
+/* Do the GEMMs run in a low precision (FP8 or NVFP4), whose saved inputs are quantized
+ * copies? */
+static gboolean
+lowp_gemms (const Plan *plan)
+{
+  return plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4;
+}
+
 /* Does the backward keep the high-precision input of an FP8 GEMM rather than an FP8 copy?
  * torchao's rowwise (axiswise) recipe does: manual_float8_matmul_with_args_in_hp saves
  * input_hp and casts it again in the backward (torchao/float8/float8_linear.py of the
@@ -207,8 +215,7 @@ fp8_saves_hp_input (const Plan *plan)
 static guint64
 fp8_saved_bytes (const Plan *plan, guint64 elems)
 {
-  if ((plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4)
-      && !fp8_saves_hp_input (plan))
+  if (lowp_gemms (plan) && !fp8_saves_hp_input (plan))
     return elems + elems / 32;
   return plan_mem_act_elem_bytes (plan) * elems;
 }
@@ -224,8 +231,7 @@ fp8_saved_bytes (const Plan *plan, guint64 elems)
 static guint64
 attn_core_out_bytes (const Plan *plan, guint64 elems)
 {
-  if ((plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4)
-      && plan->fp8_attention <= 0 && plan->fp8_attn_out_e5m6 <= 0
+  if (lowp_gemms (plan) && plan->fp8_attention <= 0 && plan->fp8_attn_out_e5m6 <= 0
       && !fp8_saves_hp_input (plan))
     return plan_mem_act_elem_bytes (plan) * elems;
   return 0;
@@ -242,7 +248,7 @@ static guint64
 attn_out_saved_bytes (const Plan *plan, guint64 elems)
 {
   if (plan->fp8_attn_out_e5m6 > 0
-      && (plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4))
+      && lowp_gemms (plan))
     return elems * 3 / 2 + elems / 32;
   return fp8_saved_bytes (plan, elems);
 }
@@ -905,8 +911,7 @@ moe_layer_acts (const ModelSpec *model, const Plan *plan, const PlanMoe *moe,
   double X = moe->imbalance * (double) (etp * Tsp * k);
   double f_e = (double) (moe->expert_ffn / etp);
   double fc1_out = model->mlp == MODEL_MLP_SWIGLU ? 2 : 1;
-  double g = plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4
-               ? 1.0 + 1.0 / 32.0 : (double) a;
+  double g = lowp_gemms (plan) ? 1.0 + 1.0 / 32.0 : (double) a;
   /* --recompute-modules moe: the MoE MLP keeps only its input, the norm output counted
    * with the dense part; moe_act: the fc2 input is recomputed from the fc1 output */
   if (plan->moe_recompute & PLAN_MOE_RECOMPUTE_LAYER)

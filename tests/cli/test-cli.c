@@ -374,6 +374,27 @@ category (JsonObject *o, const char *name)
   return json_object_get_int_member (json_object_get_object_member (o, "categories"), name);
 }
 
+/* act_bytes_per_layer of `memory ... --json` (plan) minus that of the same command with
+ * `more` appended; both must exit 0. */
+static gint64
+act_bytes_difference (const char *plan, const char *more)
+{
+  RunResult a = { 0 }, b = { 0 };
+  run_tandem (plan, &a);
+  g_autofree char *with = g_strdup_printf ("%s %s", plan, more);
+  run_tandem (with, &b);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_cmpint (b.status, ==, 0);
+  g_autoptr (JsonParser) pa = json_parser_new ();
+  g_autoptr (JsonParser) pb = json_parser_new ();
+  JsonObject *oa = parse_object (a.out, pa), *ob = parse_object (b.out, pb);
+  gint64 d = json_object_get_int_member (oa, "act_bytes_per_layer")
+             - json_object_get_int_member (ob, "act_bytes_per_layer");
+  run_result_clear (&a);
+  run_result_clear (&b);
+  return d;
+}
+
 /* The llm-foundry stack drops no activations (its MPT code sets every pdrop to 0): with
  * --framework llm-foundry, `tandem memory` (as predict and search, which apply the stack
  * the same way) stores no dropout masks for a GeLU GPT model that carries dropout:
@@ -384,22 +405,15 @@ test_memory_stack_dropout (void)
 {
   const char *plan = "memory --model gpt-neox-20b --gpus 8 --gbs 8 --sharding zero3 "
                      "--seq-length 2048 --json";
-  RunResult a = { 0 }, b = { 0 };
-  run_tandem (plan, &a);
-  g_autofree char *lf = g_strdup_printf ("%s --framework llm-foundry", plan);
-  run_tandem (lf, &b);
-  g_assert_cmpint (a.status, ==, 0);
-  g_assert_cmpint (b.status, ==, 0);
-  g_autoptr (JsonParser) pa = json_parser_new ();
-  g_autoptr (JsonParser) pb = json_parser_new ();
-  JsonObject *oa = parse_object (a.out, pa), *ob = parse_object (b.out, pb);
-  g_assert_cmpint (json_object_get_int_member (oa, "act_bytes_per_layer")
-                   - json_object_get_int_member (ob, "act_bytes_per_layer"), ==, 25165824);
+  g_assert_cmpint (act_bytes_difference (plan, "--framework llm-foundry"), ==, 25165824);
   /* a dense model has no MoE layer: null, not 0 */
+  RunResult a = { 0 };
+  run_tandem (plan, &a);
+  g_autoptr (JsonParser) pa = json_parser_new ();
+  JsonObject *oa = parse_object (a.out, pa);
   g_assert_true (json_object_has_member (oa, "act_bytes_per_moe_layer"));
   g_assert_true (json_object_get_null_member (oa, "act_bytes_per_moe_layer"));
   run_result_clear (&a);
-  run_result_clear (&b);
 }
 
 /* Row 706 of data/published-runs.csv (DeepSeek-V3 on 256 GB200, pp 4 x vpp 4, ep 64,
@@ -733,19 +747,7 @@ test_memory_eager_swiglu (void)
 {
   const char *plan = "memory --framework torchtitan --model llama3-8b --gpus 8 --gbs 8 "
                      "--seq-length 8192 --sharding zero3 --json";
-  RunResult a = { 0 }, b = { 0 };
-  run_tandem (plan, &a);
-  g_autofree char *compiled = g_strdup_printf ("%s --compile", plan);
-  run_tandem (compiled, &b);
-  g_assert_cmpint (a.status, ==, 0);
-  g_assert_cmpint (b.status, ==, 0);
-  g_autoptr (JsonParser) pa = json_parser_new ();
-  g_autoptr (JsonParser) pb = json_parser_new ();
-  JsonObject *oa = parse_object (a.out, pa), *ob = parse_object (b.out, pb);
-  g_assert_cmpint (json_object_get_int_member (oa, "act_bytes_per_layer")
-                   - json_object_get_int_member (ob, "act_bytes_per_layer"), ==, 234881024);
-  run_result_clear (&a);
-  run_result_clear (&b);
+  g_assert_cmpint (act_bytes_difference (plan, "--compile"), ==, 234881024);
 }
 
 /* DualPipe: each rank holds two chunks (its stage of the model and the mirrored one), and
