@@ -1076,25 +1076,24 @@ op_math_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, TopoDtype gemm_
   switch (op->kind)
     {
     case MODEL_OP_GEMM:
-      /* NVFP4 recipes quantize the transformer layers' linears only: the output layer
-       * runs bf16 (Megatron-Core's output_layer is a tensor_parallel ColumnParallelLinear,
-       * not a Transformer Engine module, so fp4 autocast does not reach it; NVIDIA's
-       * NVFP4 pretraining recipe, arXiv 2509.25149, keeps it in BF16), and so does the
-       * MoE router's gating GEMM (Megatron's TopKRouter: fp32 or bf16, moe_router_dtype).
-       * FP8 runs are the same in fact (and torchtitan's float8 converter skips the
-       * output: module_filter_fn fqn != "output"), but the fitted FP8 GEMM efficiency
-       * (sim/cost.c) was fitted with these GEMMs in FP8: moving them changes dev MAPE
-       * 4.980 -> 4.963% (H100 4.858 -> 4.771%, LOSO 5.53 -> 5.52%, the grid's best FP8
-       * efficiency still 0.61) but the held-out rows 9.43 -> 9.60% (each Megatron-Bridge
-       * FP8 row about 1% slower), left for the next refit of that knob. A stack whose
-       * FP8 GEMMs do not take the fitted rate (fp8_output_bf16, with gemm_rate "kernel":
-       * torchtitan) keeps its output layer, forward and backward, in bf16. */
+      /* Low-precision recipes quantize the transformer layers' linears only: the output
+       * layer runs bf16 (Megatron-Core's output_layer is a tensor_parallel
+       * ColumnParallelLinear, not a Transformer Engine module, so neither fp8 nor fp4
+       * autocast reaches it; NVIDIA's NVFP4 pretraining recipe, arXiv 2509.25149, keeps it
+       * in BF16; torchtitan's float8 converter skips it: module_filter_fn fqn != "output"),
+       * and so does the MoE router's gating GEMM (Megatron's TopKRouter: fp32 or bf16,
+       * moe_router_dtype). FP4 plans always; FP8 plans where the stack says so
+       * (fp8.output_layer "bf16": megatron-core, nemo, llm-foundry, deepspeed, torchtitan,
+       * each with its source). Until round 32 the TE stacks ran them at the fitted FP8
+       * rate, which the FP8 fraction (sim/cost.c) had absorbed; moved, the grid's best FP8
+       * fraction is still 0.602 (H100 MAPE 4.55 -> 4.40%, leave-one-source-out 5.12 ->
+       * 5.24%, held-out dense 7.07 -> 7.09%: Blackwell 12.20 -> 11.73, H100 4.42 -> 4.72;
+       * MoE 14.52 -> 14.39%). */
       if (op->name != NULL
-          && ((gemm_dtype == TOPO_DTYPE_FP4
-               && (g_str_equal (op->name, "logits") || g_str_equal (op->name, "router")
-                   || g_str_equal (op->name, "shared_gate")))
-              || (gemm_dtype == TOPO_DTYPE_FP8 && c->opts.fp8_output_bf16
-                  && g_str_has_prefix (op->name, "logits"))))
+          && (gemm_dtype == TOPO_DTYPE_FP4
+              || (gemm_dtype == TOPO_DTYPE_FP8 && c->opts.fp8_output_bf16))
+          && (g_str_has_prefix (op->name, "logits") || g_str_equal (op->name, "router")
+              || g_str_equal (op->name, "shared_gate")))
         {
           const TopoDtype b = resolve_dtype (c, TOPO_DTYPE_BF16);
           return gemm_s (c, op, b, b);

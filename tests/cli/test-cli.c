@@ -220,9 +220,9 @@ static void
 test_show_framework_fp8 (void)
 {
   const struct { const char *name, *line; } cases[] = {
-    { "megatron-core", "fp8                          gemm/delayed/cast1,compiled1,mxfp8,nvfp4,blockwise,per-operand " },
+    { "megatron-core", "fp8                          gemm/delayed/cast1,compiled1,mxfp8,nvfp4,blockwise,per-operand,output-bf16 " },
     { "torchtitan", "fp8                          gemm/current/cast11.67,compiled1.33,mxfp8,rowwise,kernel-rate,per-operand,weight-cast6B,output-bf16 " },
-    { "hai-llm", "fp8                          gemm/blockwise/cast1,compiled1,blockwise,"
+    { "hai-llm", "fp8                          gemm/blockwise/cast1,compiled1,blockwise,output-bf16,"
                  "moe-act-input-fp8,attn-out-e5m6,moe-dispatch-fp8 " },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

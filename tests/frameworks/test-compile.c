@@ -260,7 +260,9 @@ test_validate_reads_text (void)
  *    moves 10 B per quantization against tensorwise's 6 (sim_cost_fp8_quant_bytes), so
  *    the weight's 6 B become 10 and the 1.33 passes 1.33 x 10 / 6 = 2.2167;
  *  - the output layer stays bf16 (module_filter_fn fqn != "output"): a logits GEMM asked
- *    in fp8 costs exactly its bf16 time, forward and backward. */
+ *    in fp8 costs exactly its bf16 time, forward and backward; so it does under
+ *    megatron-core (its output_layer is a ColumnParallelLinear, no TE module), and the
+ *    MoE router's gating GEMM with it. */
 static void
 test_torchao_fp8 (void)
 {
@@ -281,7 +283,7 @@ test_torchao_fp8 (void)
   g_assert_true (ot.fp8_cast_per_operand && ot.fp8_output_bf16);
   g_assert_cmpfloat (ot.fp8_weight_cast_bytes, ==, 6.0);
   g_assert_true (om.fp8_cast_per_operand);
-  g_assert_false (om.fp8_output_bf16);
+  g_assert_true (om.fp8_output_bf16);   /* ColumnParallelLinear, no TE module */
   g_assert_cmpfloat (om.fp8_cast_passes, ==, 1.0);
   g_assert_cmpfloat (om.fp8_weight_cast_bytes, ==, 0.0);
   sim_cost_options_compile (&ot);
@@ -356,9 +358,17 @@ test_torchao_fp8 (void)
       ModelOp op = named_gemm_op (logits[i], 16384, 128256, 4096, 0);
       g_assert_cmpfloat (sim_cost_op_math_s (ct, &op, TOPO_DTYPE_BF16, TOPO_DTYPE_FP8, i > 0), ==,
                          sim_cost_op_math_s (ct, &op, TOPO_DTYPE_BF16, TOPO_DTYPE_BF16, i > 0));
-      g_assert_cmpfloat (sim_cost_op_math_s (cm, &op, TOPO_DTYPE_BF16, TOPO_DTYPE_FP8, i > 0), <,
+      g_assert_cmpfloat (sim_cost_op_math_s (cm, &op, TOPO_DTYPE_BF16, TOPO_DTYPE_FP8, i > 0), ==,
                          sim_cost_op_math_s (cm, &op, TOPO_DTYPE_BF16, TOPO_DTYPE_BF16, i > 0));
     }
+  /* megatron-core's MoE router gating GEMM (TopKRouter, fp32 or bf16) too, where an FP8
+   * layer GEMM of the same shape is faster than its bf16 twin */
+  ModelOp router = named_gemm_op ("router", 16384, 128, 4096, 0);
+  g_assert_cmpfloat (sim_cost_op_math_s (cm, &router, TOPO_DTYPE_BF16, TOPO_DTYPE_FP8, FALSE), ==,
+                     sim_cost_op_math_s (cm, &router, TOPO_DTYPE_BF16, TOPO_DTYPE_BF16, FALSE));
+  ModelOp up = named_gemm_op ("mlp_up", 16384, 128256, 4096, 0);
+  g_assert_cmpfloat (sim_cost_op_math_s (cm, &up, TOPO_DTYPE_BF16, TOPO_DTYPE_FP8, FALSE), <,
+                     sim_cost_op_math_s (cm, &up, TOPO_DTYPE_BF16, TOPO_DTYPE_BF16, FALSE));
 #undef EXTRA
 }
 

@@ -134,11 +134,13 @@ test_semantics (void)
   /* torchao's float8: torch._scaled_mm at the kernel rate, casts by operand, bf16 weights
    * cast in each forward (6 B per element), the output layer left in bf16; TE's stacks
    * keep the fitted rate and cast by operand too (the weight gradient reads the
-   * transposed copies of TE's cast-transposes), without a per-forward weight cast */
+   * transposed copies of TE's cast-transposes), without a per-forward weight cast; their
+   * output layer is no TE module either (ColumnParallelLinear): bf16 */
   g_assert_true (tt->fp8_kernel_rate && tt->fp8_cast_per_operand && tt->fp8_output_bf16);
   g_assert_cmpfloat (tt->fp8_weight_cast_bytes, ==, 6.0);
   g_autoptr (FwStack) mcore = fw_stack_lookup ("megatron-core", NULL);
-  g_assert_false (mcore->fp8_kernel_rate || mcore->fp8_output_bf16);
+  g_assert_false (mcore->fp8_kernel_rate);
+  g_assert_true (mcore->fp8_output_bf16);
   /* torchao enables cuBLASLt fast accumulation in the forward GEMM only; TE's stacks
    * are left at the default */
   g_assert_true (tt->fp8_fast_accum_fwd);
@@ -146,7 +148,8 @@ test_semantics (void)
   g_assert_true (mcore->fp8_cast_per_operand);
   g_assert_cmpfloat (mcore->fp8_weight_cast_bytes, ==, 0.0);
   g_autoptr (FwStack) nemo_fp8 = fw_stack_lookup ("nemo", NULL);
-  g_assert_false (nemo_fp8->fp8_kernel_rate || nemo_fp8->fp8_output_bf16);
+  g_assert_false (nemo_fp8->fp8_kernel_rate);
+  g_assert_true (nemo_fp8->fp8_output_bf16);
   g_assert_true (nemo_fp8->fp8_cast_per_operand);
   /* XLA rewrites an FP8 dot_general with its scales into one cuBLASLt FP8 matmul
    * (__cublas$lt$matmul$f8), its casts fused (cast_passes 0): MaxText's GEMMs run at the

@@ -1605,8 +1605,9 @@ test_monotonic_group (Fixture *f, gconstpointer data)
  * 7.2e12 B/s ~ 0.03 ms); on GB300 (5,000 / 15,000) the same 1.810x; the attention core
  * stays bf16, as NVFP4 recipes keep it, and so do the output layer ("logits") and the
  * MoE router in FP4 plans (Megatron's output layer is no TE module; TE's autocast never
- * reaches it): their time in FP4 is bf16's (FP8 keeps them at the FP8 rate the FP8
- * efficiency was fitted with: faster than bf16). */
+ * reaches it): their time in FP4 is bf16's (in FP8 the stack says, fp8.output_layer:
+ * the documented set of options used here has no stack and keeps them at the FP8 rate,
+ * faster than bf16; tests/frameworks/test-compile.c checks megatron-core's bf16). */
 static void
 test_gemm_fp4 (Fixture *f, gconstpointer data)
 {
