@@ -533,6 +533,9 @@ skip (ResPublishedCase *c, const char *format, ...)
  *   "A800"                            -> a800-superpod (NVLink 400 GB/s, not the A100's 600)
  *   "A100" naming JUWELS in gpu_type  -> juwels-booster         ("A100 40GB (JUWELS Booster)";
  *     or network                                           JSC's 4-GPU nodes, HDR200 per GPU)
+ *   "A100" (80 GB) naming Jean Zay in -> jean-zay               ("A100-SXM-80GB (Jean Zay)",
+ *     gpu_type or network, or an Omni-Path network           BLOOM's: 4 x OPA 100 Gb/s per
+ *                                                            node of 8)
  *   "A100" / "Ampere" with 40 GB      -> a100-40g-cluster, else -> selene ("DGX A100
  *                                       640GB" is 8 x 80 GB: selene); the size also as
  *                                       "40G" ("A100-SXM4-40G") or "40 GiB", not "40 GPUs"
@@ -697,6 +700,13 @@ cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
   if ((strstr (t, "a100") != NULL || strstr (t, "ampere") != NULL)
       && (strstr (t, "juwels") != NULL || contains_ci (network, "juwels")))
     return "juwels-booster";
+  /* IDRIS's Jean Zay (BLOOM-176B: 8 A100 80 GB a node, 4 Omni-Path 100 Gb/s links per
+   * node), named in the gpu_type or the network, or an A100 row on Omni-Path: it was read
+   * as selene, whose 8 x HDR200 per node are four times the bandwidth */
+  if ((strstr (t, "a100") != NULL || strstr (t, "ampere") != NULL) && !has_gb (t, "40")
+      && (strstr (t, "jean zay") != NULL || contains_ci (network, "jean zay")
+          || contains_ci (network, "omni-path") || contains_ci (network, "omnipath")))
+    return "jean-zay";
   if (strstr (t, "a100") != NULL || strstr (t, "ampere") != NULL)
     return has_gb (t, "40") ? "a100-40g-cluster" : "selene";
   if (strstr (t, "mi355x") != NULL)

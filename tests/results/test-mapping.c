@@ -125,6 +125,9 @@ test_gpu_types (void)
     /* JSC's JUWELS Booster: nodes of four A100 40 GB (it was read as a100-40g-cluster's
      * 8-GPU NVSwitch servers) */
     { "A100-40GB (JUWELS Booster)", 512, "juwels-booster", RES_PUB_FAMILY_A100 },
+    /* IDRIS's Jean Zay, BLOOM's machine: 4 Omni-Path links per node of 8 (it was read as
+     * selene, 8 x HDR200 per node) */
+    { "A100-SXM-80GB (Jean Zay)", 384, "jean-zay", RES_PUB_FAMILY_A100 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -141,6 +144,8 @@ test_gpu_types (void)
     { "A100 40GB", "JUWELS Booster, 4x HDR200 per node", "juwels-booster" },
     { "NVIDIA A100", "InfiniBand HDR, Dragonfly+ (Leonardo)", "leonardo" },
     { "A100 40GB", "InfiniBand HDR200", "a100-40g-cluster" },
+    { "A100-SXM-80GB", "Omni-Path (OPA), 4 links per node, dedicated NCCL subnet", "jean-zay" },
+    { "A100 80GB", "InfiniBand HDR", "selene" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (by_network); i++)
     {

@@ -65,6 +65,7 @@ static const struct {
   { "gb200-nvl72-superpod", 4 * 18 * 8 * 4 * 8 }, /* 72 x 8 racks x 4 SU x 8 pods = 18,432 */
   { "gb300-nvl72-superpod", 4 * 18 * 8 * 4 * 8 }, /* 18,432 */
   { "gh200-nvl4-cluster", 4 * 112 * 24 },    /* 24 cabinets x 112 nodes x 4 = 10,752 (Alps) */
+  { "jean-zay",          8 * 52 },           /* 52 nodes x 8 = 416 (BLOOM's 384 + 32 in reserve) */
   { "juwels-booster",    4 * 48 * 20 },      /* 20 cells x 48 nodes x 4 = 3,840 places (936 nodes) */
   { "leonardo",          4 * 3456 },         /* 3,456 Booster nodes x 4 = 13,824 */
   { "h100-24k",          8 * 2 * 192 * 8 },  /* 24,576 */
