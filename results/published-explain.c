@@ -41,6 +41,27 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
                           cell_or (csv, row, "source"));
   LINE ("gpu_type", "%s %s, family %s", c->cluster_given ? "cluster (--cluster)" : "cluster preset",
         c->cluster_name ? c->cluster_name : "none", res_pub_family_name (c->family));
+  /* the NVLink domain the preset gives the row (its scale-up levels), and the scale-out
+   * bandwidth: where a row leaves the rack size unstated (DGX Cloud's GB200 rows run "4
+   * GPUs per node"), what tandem assumed shows here rather than only in the data notes */
+  if (c->cluster != NULL && c->cluster->n_levels > 0)
+    {
+      const guint up = topo_cluster_scale_up_level (c->cluster);
+      const guint64 domain = topo_cluster_level_size (c->cluster, up);
+      const char *net = res_csv_get (csv, row, "network");
+      const char *assumed = net != NULL && strstr (net, "not stated") != NULL
+                              ? "; the row's network says part is not stated: the preset's" : "";
+      if (up + 1 < c->cluster->n_levels)
+        g_string_append_printf (s, "  %-20s %-44s    NVLink domain %" G_GUINT64_FORMAT
+                                " GPUs (%g GB/s per GPU), beyond it %g GB/s per GPU (%s)%s\n",
+                                "", "", domain, c->cluster->levels[up].bw_Bps / 1e9,
+                                c->cluster->levels[up + 1].bw_Bps / 1e9,
+                                c->cluster->levels[up + 1].name, assumed);
+      else
+        g_string_append_printf (s, "  %-20s %-44s    NVLink domain %" G_GUINT64_FORMAT
+                                " GPUs (%g GB/s per GPU): the whole preset%s\n", "", "", domain,
+                                c->cluster->levels[up].bw_Bps / 1e9, assumed);
+    }
   if (c->scaled_from > 0 && c->cluster != NULL)
     g_string_append_printf (s, "  %-20s %-44s    the run's %" G_GINT64_FORMAT " GPUs exceed the "
                             "preset's %" G_GUINT64_FORMAT ": its outermost level '%s' repeated "
@@ -84,6 +105,15 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
     {
       g_autofree char *moe = res_pub_moe_describe (&c->moe);
       LINE ("moe", "%s", moe);
+      /* the expert layout the plan ran: ep from the row's ep column, etp from the moe cell
+       * or, unstated, Megatron-Core's default (the TP degree) */
+      if (c->plan_valid)
+        g_string_append_printf (s, "  %-20s %-44.44s -> %d%s; expert tp %d%s\n", "ep",
+                                cell_or (csv, row, "ep"), c->plan.ep,
+                                res_csv_get (csv, row, "ep")[0] == '\0' ? " (not stated)" : "",
+                                c->plan.etp > 0 ? c->plan.etp : c->plan.tp,
+                                c->moe.etp > 0 ? " (the moe cell's etp)"
+                                  : " (etp not stated: Megatron-Core's default, the TP degree)");
     }
   if (c->plan_valid)
     {
@@ -120,16 +150,42 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
       g_autofree char *rc_modules = modules != NULL && modules[0] != '\0'
                                       ? g_strdup_printf ("; modules recomputed: %s", modules)
                                       : g_strdup ("");
-      if (p->cpu_offload_layers > 0)
-        LINE ("recompute", "%s%s; activations of %d layers in host memory (CPU offloading)",
-              plan_recompute_name (p->recompute), rc_modules, p->cpu_offload_layers);
+      /* full recompute of part of each chunk (torchtitan's layer-level AC, "selective
+       * (layer)": floor(L / 2) of a chunk's L blocks, as Megatron's block method; every
+       * N-th layer): how many, so the line does not read as every layer recomputed */
+      g_autofree char *rc_part = NULL;
+      if (p->recompute == PLAN_RECOMPUTE_FULL && p->recompute_every > 1)
+        rc_part = g_strdup_printf (" (every %d-th layer of each chunk)", p->recompute_every);
+      else if (p->recompute == PLAN_RECOMPUTE_FULL && p->recompute_method == PLAN_RECOMPUTE_BLOCK
+               && p->recompute_num_layers > 0)
+        rc_part = g_strdup_printf (" (%d layer%s of each chunk, block method; the others keep "
+                                   "their activations)", p->recompute_num_layers,
+                                   p->recompute_num_layers == 1 ? "" : "s");
+      else if (p->recompute == PLAN_RECOMPUTE_FULL && p->recompute_method == PLAN_RECOMPUTE_UNIFORM
+               && p->recompute_num_layers > 1)
+        rc_part = g_strdup_printf (" (uniform, %d layers a unit)", p->recompute_num_layers);
+      else if (p->recompute == PLAN_RECOMPUTE_FULL)
+        rc_part = g_strdup (" (every layer)");
       else
-        LINE ("recompute", "%s%s", plan_recompute_name (p->recompute), rc_modules);
+        rc_part = g_strdup ("");
+      /* where an empty cell's recompute came from: the FLOP convention that says so */
+      const char *rc_cell = res_csv_get (csv, row, "recompute");
+      const char *rc_from = rc_cell[0] == '\0' && p->recompute != PLAN_RECOMPUTE_NONE
+                              ? "; the cell is empty: from the notes or the flops_convention cell "
+                                "(they say the runs recomputed)" : "";
+      if (p->cpu_offload_layers > 0)
+        LINE ("recompute", "%s%s%s; activations of %d layers in host memory (CPU offloading)",
+              plan_recompute_name (p->recompute), rc_part, rc_modules, p->cpu_offload_layers);
+      else
+        LINE ("recompute", "%s%s%s%s", plan_recompute_name (p->recompute), rc_part, rc_modules,
+              rc_from);
       /* the FP8 recipe: the row's where it names one, else the stack's */
       g_autofree char *recipe = NULL;
       if (p->compute_dtype == PLAN_PREC_FP8)
         recipe = p->fp8_recipe >= 0
-                   ? g_strdup_printf (" (%s recipe)", plan_fp8_recipe_name (p->fp8_recipe))
+                   ? g_strdup_printf (" (%s recipe%s%s)", plan_fp8_recipe_name (p->fp8_recipe),
+                                      c->fp8_recipe_why != NULL ? ": " : "",
+                                      c->fp8_recipe_why != NULL ? c->fp8_recipe_why : "")
                    : g_strdup_printf (" (the stack's %s recipe)",
                                       fw_scaling_name (c->stack->fp8_scaling));
       LINE ("precision", "%s%s%s", prec_name (p->compute_dtype),

@@ -405,6 +405,15 @@ res_pub_moe_describe (const ResPubMoe *moe)
   if (moe->capacity_factor > 0)
     g_string_append_printf (s, ", capacity factor %g%s", moe->capacity_factor,
                             moe->pad_to_capacity ? " padded (no host sync)" : "");
+  /* what else the cell sets that moves the prediction: the EP all-to-all overlapped
+   * across micro-batches, CUDA-graph scopes */
+  if (moe->a2a_overlap_1f1b)
+    g_string_append (s, ", EP all-to-all overlapped (1F1B)");
+  if (moe->cuda_graph_scope != 0)
+    {
+      g_autofree char *cg = plan_cuda_graph_scope_string (moe->cuda_graph_scope);
+      g_string_append_printf (s, ", CUDA graphs (%s)", cg);
+    }
   return g_string_free (s, FALSE);
 }
 

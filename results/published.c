@@ -2898,7 +2898,11 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, const c
    * 26.02 Llama 3 70B FP8 rows' recipes are the *_FP8_CS presets), not the nemo stack's
    * delayed default, which is NeMo 2's */
   else if (*fp8 && contains_ci (framework, "Megatron-Bridge"))
-    c->plan.fp8_recipe = FW_SCALING_CURRENT;
+    {
+      c->plan.fp8_recipe = FW_SCALING_CURRENT;
+      c->fp8_recipe_why = "not named in the row: Megatron-Bridge's performance scripts offer "
+                          "fp8_cs, fp8_mx, fp8_sc and no delayed scaling";
+    }
   return TRUE;
 }
 

@@ -360,6 +360,8 @@ typedef struct {
   guint64       scaled_from;        /* the preset's devices when the run was larger and the
                                        preset's outermost level was repeated; else 0 */
   gboolean      fp8_attention;      /* the row ran its attention core in FP8 */
+  const char   *fp8_recipe_why;     /* static: where an FP8 recipe the row does not name
+                                       came from (NULL: named in the row, or the stack's) */
   gboolean      fp4;                /* NVFP4 GEMMs (precision text), on a device with FP4 */
   FwStack      *stack;              /* the software stack the framework column names
                                        (megatron-core when it names none) */

@@ -927,6 +927,8 @@ test_explain (void)
     "row 7: GPT", "-> cluster preset selene, family a100", "-> stack torchtitan (attention flash2",
     "zero_stage_or_fsdp   HSDP 4x2", "-> hsdp, shard group 4", "sequence_parallel    (empty)",
     "measured 1 s from step_time_s", "prediction: ",
+    /* selene's DGX A100: 8 GPUs on NVLink 3 (300 GB/s a direction), HDR200 beyond */
+    "NVLink domain 8 GPUs (300 GB/s per GPU), beyond it 25 GB/s per GPU (su)",
   };
   for (guint i = 0; i < G_N_ELEMENTS (want); i++)
     if (strstr (e, want[i]) == NULL)
@@ -942,7 +944,8 @@ test_explain (void)
     "10,GPT,H100-SXM-80GB,8,16,1024,16,16384,1024,1,1,NeMo,,FP8-SC,64,1.0\n"
     "11,GPT,H100-SXM-80GB,8,16,1024,16,16384,1024,1,1,torchtitan,,float8 rowwise,64,1.0\n"
     "12,GPT,H800-SXM-80GB,8,16,1024,16,16384,1024,1,1,HAI-LLM,,fp8,64,1.0\n"
-    "13,GPT,B200-SXM-180GB,8,16,1024,16,16384,1024,1,1,NeMo,,FP4 (NVFP4),64,1.0\n");
+    "13,GPT,B200-SXM-180GB,8,16,1024,16,16384,1024,1,1,NeMo,,FP4 (NVFP4),64,1.0\n"
+    "15,GPT,H100-SXM-80GB,8,16,1024,16,16384,1024,1,1,NeMo Megatron-Bridge 25.11,,fp8,64,1.0\n");
   g_autoptr (ResCsv) csv8 = res_csv_parse (fp8, -1, "inline", NULL);
   static const char *const want8[] = { "fp8 GEMMs, attention bf16 (tensorwise recipe)",
                                        "fp8 GEMMs, attention bf16 (the stack's delayed recipe)",
@@ -950,7 +953,11 @@ test_explain (void)
                                        "fp8 GEMMs, attention bf16 (rowwise recipe)",
                                        "fp8 GEMMs, attention bf16 (the stack's blockwise recipe)",
                                        "fp4 (NVFP4 recipe: layer linears in FP4; output layer, "
-                                       "router, attention bf16)" };
+                                       "router, attention bf16)",
+                                       /* a bare fp8 of a Megatron-Bridge table says why it
+                                        * reads tensorwise (no delayed recipe there) */
+                                       "(tensorwise recipe: not named in the row: "
+                                       "Megatron-Bridge's performance scripts offer fp8_cs" };
   for (guint r = 0; r < G_N_ELEMENTS (want8); r++)
     {
       g_autoptr (ResPublishedCase) c8 = res_published_case_new (csv8, r);
@@ -973,6 +980,39 @@ test_explain (void)
   g_autofree char *em = res_published_explain (csvm, 0, cm);
   if (strstr (em, "-> none; modules recomputed: moe_act,layernorm") == NULL)
     g_error ("explain lacks the recomputed modules:\n%s", em);
+  /* the expert layout the plan ran: ep 8 from the ep column, etp unstated -> the TP
+   * degree (1 here), said so */
+  if (strstr (em, "-> 8; expert tp 1 (etp not stated: Megatron-Core's default, the TP "
+                  "degree)") == NULL)
+    g_error ("explain lacks the expert layout:\n%s", em);
+  /* torchtitan's layer-level AC reads as full recompute of half of each chunk's layers,
+   * which the line says (16 blocks: 8 recompute, block method) */
+  g_autofree char *ac = g_strdup (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,framework,"
+    "recompute,precision,global_batch,step_time_s\n"
+    "17,GPT,A100-SXM-80GB,8,16,1024,16,16384,1024,1,1,torchtitan,selective (layer),bf16,64,"
+    "1.0\n");
+  g_autoptr (ResCsv) csva = res_csv_parse (ac, -1, "inline", NULL);
+  g_autoptr (ResPublishedCase) ca = res_published_case_new (csva, 0);
+  g_assert_true (ca->ready);
+  g_autofree char *ea = res_published_explain (csva, 0, ca);
+  if (strstr (ea, "-> full (8 layers of each chunk, block method; the others keep their "
+                  "activations)") == NULL)
+    g_error ("explain lacks the layer-level AC's share:\n%s", ea);
+  /* a network cell that leaves part unstated: the NVLink domain line says it is the
+   * preset's (DGX Cloud's GB200 rows, rack size not stated) */
+  g_autofree char *gb = g_strdup (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,framework,"
+    "network,precision,global_batch,step_time_s\n"
+    "16,GPT,\"GB200 (DGX Cloud, 4 GPUs per node)\",8,16,1024,16,16384,1024,1,1,NeMo,"
+    "\"NVLink 5 in a domain (rack size, NVL72, not stated in source)\",bf16,64,1.0\n");
+  g_autoptr (ResCsv) csvg = res_csv_parse (gb, -1, "inline", NULL);
+  g_autoptr (ResPublishedCase) cg = res_published_case_new (csvg, 0);
+  g_assert_true (cg->ready);
+  g_autofree char *eg = res_published_explain (csvg, 0, cg);
+  if (strstr (eg, "NVLink domain 72 GPUs (900 GB/s per GPU), beyond it 50 GB/s per GPU (su); "
+                  "the row's network says part is not stated: the preset's") == NULL)
+    g_error ("explain lacks the assumed NVLink domain:\n%s", eg);
 }
 
 /* A one-row CSV with the model, framework, vocab, batch and FLOP-convention cells given. */

@@ -96,6 +96,15 @@ test_parse_good (void)
   g_assert_nonnull (strstr (desc, ", capacity factor 1 padded (no host sync)"));
   res_pub_moe_clear (&m);
 
+  /* the overlap and CUDA-graph fields move the prediction, so the description names
+   * them (rows 722, 826) */
+  g_assert_true (res_pub_moe_parse ("experts=128;top_k=8;moe_ffn=768;a2a_overlap=1f1b;"
+                                    "cuda_graph=moe_router+moe_preprocess", &m, &why));
+  g_autofree char *desc2 = res_pub_moe_describe (&m);
+  g_assert_nonnull (strstr (desc2, ", EP all-to-all overlapped (1F1B), CUDA graphs "
+                                   "(moe_router,moe_preprocess)"));
+  res_pub_moe_clear (&m);
+
   /* Qwen3-Next's hybrid: the layer counts, the head geometry at Qwen3NextConfig's
    * defaults unless given */
   g_assert_true (res_pub_moe_parse ("experts=512;top_k=10;moe_ffn=512;"
