@@ -911,6 +911,25 @@ test_ranking (void)
   g_ptr_array_unref (r.cases);
 }
 
+/* The explain of the only row of an inline CSV, which must be ready to predict. */
+static char *
+explain_one (const char *text)
+{
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  g_autoptr (ResPublishedCase) c = res_published_case_new (csv, 0);
+  g_assert_true (c->ready);
+  return res_published_explain (csv, 0, c);
+}
+
+/* Fails the test, printing the explain, where it lacks `want`. */
+static void
+assert_explains (const char *explain, const char *want)
+{
+  if (strstr (explain, want) == NULL)
+    g_error ("explain lacks '%s':\n%s", want, explain);
+}
+
 /* --explain: every column the mapping reads appears with what it became. */
 static void
 test_explain (void)
@@ -969,50 +988,34 @@ test_explain (void)
   /* Megatron-Core's --recompute-modules in a MoE row's recompute cell (rows 712, 715): the
    * attention core is not recomputed (granularity none) and the modules are named, so the
    * explanation does not read as no recompute at all */
-  g_autofree char *moe = g_strdup (
+  g_autofree char *em = explain_one (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,ep,framework,"
     "precision,micro_batch,global_batch,recompute,step_time_s,moe\n"
     "14,MoE,B200-SXM-180GB,8,4,1024,16,16384,1024,1,1,8,NeMo,bf16,1,64,"
     "\"selective (modules: layernorm, moe_act)\",1.0,experts=8;top_k=2;moe_ffn=512\n");
-  g_autoptr (ResCsv) csvm = res_csv_parse (moe, -1, "inline", NULL);
-  g_autoptr (ResPublishedCase) cm = res_published_case_new (csvm, 0);
-  g_assert_true (cm->ready);
-  g_autofree char *em = res_published_explain (csvm, 0, cm);
-  if (strstr (em, "-> none; modules recomputed: moe_act,layernorm") == NULL)
-    g_error ("explain lacks the recomputed modules:\n%s", em);
+  assert_explains (em, "-> none; modules recomputed: moe_act,layernorm");
   /* the expert layout the plan ran: ep 8 from the ep column, etp unstated -> the TP
    * degree (1 here), said so */
-  if (strstr (em, "-> 8; expert tp 1 (etp not stated: Megatron-Core's default, the TP "
-                  "degree)") == NULL)
-    g_error ("explain lacks the expert layout:\n%s", em);
+  assert_explains (em, "-> 8; expert tp 1 (etp not stated: Megatron-Core's default, the TP "
+                       "degree)");
   /* torchtitan's layer-level AC reads as full recompute of half of each chunk's layers,
    * which the line says (16 blocks: 8 recompute, block method) */
-  g_autofree char *ac = g_strdup (
+  g_autofree char *ea = explain_one (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,framework,"
     "recompute,precision,global_batch,step_time_s\n"
     "17,GPT,A100-SXM-80GB,8,16,1024,16,16384,1024,1,1,torchtitan,selective (layer),bf16,64,"
     "1.0\n");
-  g_autoptr (ResCsv) csva = res_csv_parse (ac, -1, "inline", NULL);
-  g_autoptr (ResPublishedCase) ca = res_published_case_new (csva, 0);
-  g_assert_true (ca->ready);
-  g_autofree char *ea = res_published_explain (csva, 0, ca);
-  if (strstr (ea, "-> full (8 layers of each chunk, block method; the others keep their "
-                  "activations)") == NULL)
-    g_error ("explain lacks the layer-level AC's share:\n%s", ea);
+  assert_explains (ea, "-> full (8 layers of each chunk, block method; the others keep their "
+                       "activations)");
   /* a network cell that leaves part unstated: the NVLink domain line says it is the
    * preset's (DGX Cloud's GB200 rows, rack size not stated) */
-  g_autofree char *gb = g_strdup (
+  g_autofree char *eg = explain_one (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,framework,"
     "network,precision,global_batch,step_time_s\n"
     "16,GPT,\"GB200 (DGX Cloud, 4 GPUs per node)\",8,16,1024,16,16384,1024,1,1,NeMo,"
     "\"NVLink 5 in a domain (rack size, NVL72, not stated in source)\",bf16,64,1.0\n");
-  g_autoptr (ResCsv) csvg = res_csv_parse (gb, -1, "inline", NULL);
-  g_autoptr (ResPublishedCase) cg = res_published_case_new (csvg, 0);
-  g_assert_true (cg->ready);
-  g_autofree char *eg = res_published_explain (csvg, 0, cg);
-  if (strstr (eg, "NVLink domain 72 GPUs (900 GB/s per GPU), beyond it 50 GB/s per GPU (su); "
-                  "the row's network says part is not stated: the preset's") == NULL)
-    g_error ("explain lacks the assumed NVLink domain:\n%s", eg);
+  assert_explains (eg, "NVLink domain 72 GPUs (900 GB/s per GPU), beyond it 50 GB/s per GPU "
+                       "(su); the row's network says part is not stated: the preset's");
 }
 
 /* A one-row CSV with the model, framework, vocab, batch and FLOP-convention cells given. */
