@@ -2696,7 +2696,11 @@ prog_program_new (const ModelSpec *model, const Plan *plan, const PlanLayout *la
    * all-gather, and Float8RowwiseParallel's output gradient is cast to float8 (e5m2)
    * before its backward all-gather, so every all-gather of a layer moves 1 byte per
    * element; the reduce-scatters carry the bf16 GEMM outputs and input gradients. The
-   * output layer stays bf16 (torchtitan leaves it out of the float8 conversion). */
+   * output layer stays bf16 (torchtitan leaves it out of the float8 conversion).
+   * Transformer Engine does the same (megatron-core and nemo stacks since round 32): its
+   * LayerNormLinear writes the norm output in FP8 and gathers the uint8 tensor, re-gathers
+   * it for the weight gradient, and casts a row-parallel layer's output gradient to FP8
+   * before gathering it (frameworks/presets megatron-core.json "fp8.tp_all_gather"). */
   bd.tp_ag_bytes = bd.act_bytes;
   if (prog->compute_dtype == TOPO_DTYPE_FP8 && plan->tp_all_gather_fp8 > 0)
     bd.tp_ag_bytes = (double) bd.tok * model->hidden * 1.0;

@@ -128,7 +128,9 @@ test_semantics (void)
   /* torchtitan's build_pipeline_schedule: pp x stages per rank micro-batches when unset;
    * every other preset keeps the plan default of one-sample micro-batches */
   g_assert_cmpint (tt->default_pp_microbatches, ==, FW_PP_MB_STAGES);
-  /* torchao's Float8 TP gathers in fp8 (torchtitan docs/float8.md); TE keeps bf16 */
+  /* torchao's Float8 TP gathers in fp8 (torchtitan docs/float8.md), and so does TE (its
+   * LayerNormLinear gathers the FP8 norm output, its row-parallel backward the FP8
+   * output gradient) */
   g_assert_true (tt->fp8_tp_all_gather);
   g_assert_true (tt->default_cp_allgather);   /* context_parallel_rotate_method */
   /* torchao's float8: torch._scaled_mm at the kernel rate, casts by operand, bf16 weights
@@ -237,7 +239,7 @@ test_semantics (void)
   g_assert_cmpfloat (mc->moe_host_ops.router_fwd, ==, 14.0);
   g_assert_cmpfloat (mc->moe_host_ops.preprocess_fwd_graphed, ==, 9.0);
   g_assert_cmpint (mc->default_pp_microbatches, ==, FW_PP_MB_ONE_SAMPLE);
-  g_assert_false (mc->fp8_tp_all_gather);
+  g_assert_true (mc->fp8_tp_all_gather);
   g_assert_false (mc->default_cp_allgather);
   /* ZeRO-2 reduce-scatters every micro-batch's gradients (ZeRO Sec. 5.2; DeepSpeed stage
    * 2) unless a stack says per step */
