@@ -41,33 +41,39 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
                           cell_or (csv, row, "source"));
   LINE ("gpu_type", "%s %s, family %s", c->cluster_given ? "cluster (--cluster)" : "cluster preset",
         c->cluster_name ? c->cluster_name : "none", res_pub_family_name (c->family));
-  /* the NVLink domain the preset gives the row (its scale-up levels), and the scale-out
-   * bandwidth: where a row leaves the rack size unstated (DGX Cloud's GB200 rows run "4
-   * GPUs per node"), what tandem assumed shows here rather than only in the data notes */
-  if (c->cluster != NULL && c->cluster->n_levels > 0)
+  /* the scale-up domain the preset gives the row (its scale-up levels: NVLink on NVIDIA
+   * parts, named by its level elsewhere), and the scale-out bandwidth beyond it: where a
+   * row leaves part of its network unstated (DGX Cloud's GB200 rows run "4 GPUs per node"
+   * and do not state the rack size), what tandem assumed shows here rather than only in
+   * the data notes. CPU hosts have no such domain. */
+  if (c->cluster != NULL && c->cluster->n_levels > 0
+      && g_strcmp0 (c->cluster->device.vendor, "cpu") != 0)
     {
       const guint up = topo_cluster_scale_up_level (c->cluster);
       const guint64 domain = topo_cluster_level_size (c->cluster, up);
+      /* NVLink where the part has it across its server: not the PCIe cards (their
+       * servers join them over PCIe; the NVL card bridges pairs only), not the L40S */
+      const char *dn = c->cluster->device.name != NULL ? c->cluster->device.name : "";
+      const gboolean nvlink = g_strcmp0 (c->cluster->device.vendor, "nvidia") == 0
+                              && strstr (dn, "PCIe") == NULL && strstr (dn, "NVL-") == NULL
+                              && strstr (dn, "L40") == NULL;
       const char *net = res_csv_get (csv, row, "network");
-      const char *assumed = net != NULL && strstr (net, "not stated") != NULL
-                              ? "; the row's network says part is not stated: the preset's" : "";
-      if (up + 1 < c->cluster->n_levels)
-        g_string_append_printf (s, "  %-20s %-44s    NVLink domain %" G_GUINT64_FORMAT
-                                " GPUs (%g GB/s per GPU), beyond it %g GB/s per GPU (%s)%s\n",
-                                "", "", domain, c->cluster->levels[up].bw_Bps / 1e9,
+      const char *assumed = strstr (net, "not stated") != NULL
+                              ? "; the row's network leaves part unstated: the preset's" : "";
+      g_autofree char *what = nvlink ? g_strdup ("NVLink domain")
+                              : g_strdup_printf ("scale-up domain ('%s')",
+                                                 c->cluster->levels[up].name);
+      const double in_bw = c->cluster->levels[up].bw_Bps / 1e9;
+      if (up + 1 < c->cluster->n_levels && c->cluster->levels[up + 1].bw_Bps < c->cluster->levels[up].bw_Bps)
+        g_string_append_printf (s, "  %-20s %-44s    %s %" G_GUINT64_FORMAT " devices (%g GB/s "
+                                "per device), beyond it %g GB/s per device (%s)%s\n", "", "",
+                                what, domain, in_bw,
                                 c->cluster->levels[up + 1].bw_Bps / 1e9,
                                 c->cluster->levels[up + 1].name, assumed);
       else
-        g_string_append_printf (s, "  %-20s %-44s    NVLink domain %" G_GUINT64_FORMAT
-                                " GPUs (%g GB/s per GPU): the whole preset%s\n", "", "", domain,
-                                c->cluster->levels[up].bw_Bps / 1e9, assumed);
+        g_string_append_printf (s, "  %-20s %-44s    %s %" G_GUINT64_FORMAT " devices (%g GB/s "
+                                "per device)%s\n", "", "", what, domain, in_bw, assumed);
     }
-  if (c->scaled_from > 0 && c->cluster != NULL)
-    g_string_append_printf (s, "  %-20s %-44s    the run's %" G_GINT64_FORMAT " GPUs exceed the "
-                            "preset's %" G_GUINT64_FORMAT ": its outermost level '%s' repeated "
-                            "to %" G_GUINT64_FORMAT " devices\n", "", "", c->n_gpus, c->scaled_from,
-                            c->cluster->levels[c->cluster->n_levels - 1].name,
-                            c->cluster->n_devices);
   if (c->cluster != NULL)
     {
       SimCostOptions o;

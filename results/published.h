@@ -31,14 +31,16 @@
  * |                           |   H800 (not PCIe) -> dgx-h800-superpod (64su above 1,024);   |
  * |                           |   A800 (not PCIe) -> a800-superpod (both NVLink 400 GB/s);   |
  * |                           |   A100 / Ampere: 40 GB ("40GB", "40G", "40 GiB", not "40     |
- * |                           |   GPUs") -> a100-40g-cluster, else selene; "94G" / "96G" as  |
- * |                           |   94 / 96 GB;                                                |
+ * |                           |   GPUs") -> a100-40g-cluster, else selene; naming JUWELS ->  |
+ * |                           |   juwels-booster, Leonardo or 64 GB -> leonardo, Jean Zay or |
+ * |                           |   an Omni-Path network -> jean-zay (results/published.c has  |
+ * |                           |   every rule); "94G" / "96G" as 94 / 96 GB;                  |
  * |                           |   MI300X / MI325X -> mi300x-cluster / mi325x-cluster;        |
  * |                           |   B300 (not GB300) -> dgx-b300-superpod; H20 (not H200) ->   |
  * |                           |   hgx-h20-cluster; MI250X -> frontier (a device per GCD);    |
  * |                           |   V100 -> dgx-2h-v100-cluster (fp16 only; a 16 GB or PCIe    |
  * |                           |   V100 -> skipped, saying so); L40S -> l40s-pcie-cluster;    |
- * |                           |   A100 64 GB (Leonardo) -> skipped; GB200 NVL36 / NVL4 on    |
+ * |                           |   GB200 NVL36 / NVL4 on                                      |
  * |                           |   more GPUs than one such NVLink domain -> skipped;          |
  * |                           |   MI355X -> mi355x-cluster; TPU v5p (one slice, <= 6,144     |
  * |                           |   chips) -> tpu-v5p-pod; Trainium2 / Trn2 (<= 16 chips, or   |

@@ -1084,7 +1084,8 @@ op_math_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, TopoDtype gemm_
        * and so does the MoE router's gating GEMM (Megatron's TopKRouter: fp32 or bf16,
        * moe_router_dtype). FP4 plans always; FP8 plans where the stack says so
        * (fp8.output_layer "bf16": megatron-core, nemo, llm-foundry, deepspeed, torchtitan,
-       * each with its source). Until round 32 the TE stacks ran them at the fitted FP8
+       * hai-llm, maxtext, each with its source); forward and both backward GEMMs
+       * ("logits_dgrad", "router_wgrad", ...). Until round 32 the TE stacks ran them at the fitted FP8
        * rate, which the FP8 fraction (sim/cost.c) had absorbed; moved, the grid's best FP8
        * fraction is still 0.602 (H100 MAPE 4.55 -> 4.40%, leave-one-source-out 5.12 ->
        * 5.24%, held-out dense 7.07 -> 7.09%: Blackwell 12.20 -> 11.73, H100 4.42 -> 4.72;
@@ -1092,8 +1093,8 @@ op_math_s (const SimCost *c, const ModelOp *op, TopoDtype dtype, TopoDtype gemm_
       if (op->name != NULL
           && (gemm_dtype == TOPO_DTYPE_FP4
               || (gemm_dtype == TOPO_DTYPE_FP8 && c->opts.fp8_output_bf16))
-          && (g_str_has_prefix (op->name, "logits") || g_str_equal (op->name, "router")
-              || g_str_equal (op->name, "shared_gate")))
+          && (g_str_has_prefix (op->name, "logits") || g_str_has_prefix (op->name, "router")
+              || g_str_has_prefix (op->name, "shared_gate")))
         {
           const TopoDtype b = resolve_dtype (c, TOPO_DTYPE_BF16);
           return gemm_s (c, op, b, b);

@@ -216,7 +216,9 @@ static const CalibRow calib_rows[] = {
    * change, at 0.61). Kept when the output layer and router of FP8 plans went bf16 (round
    * 32, sim/cost-compute.c op_math_s): the loso.py grid 0.58 / 0.602 / 0.64 still picks
    * 0.602 (H100 4.40%); in code steps 0.602 / 0.608 / 0.614 / 0.620 give dev H100 4.397 /
-   * 4.341 / 4.323 / 4.306% but held-out dense 7.09 / 7.13 / 7.18 / 7.26%. */
+   * 4.341 / 4.323 / 4.306% but held-out dense 7.09 / 7.13 / 7.18 / 7.26%. Kept again when
+   * Transformer Engine's TP all-gathers went FP8 (round 32, plan/program.c tp_ag_bytes):
+   * H100 4.31% at 0.602, 4.34% at 0.596, 4.52% at 0.590. */
   { ARCH_HOPPER, 0.7847 / 0.803, 0.602 / 0.709, 3.0, 32,
     1.0, 1.0, 3.0, 32 },
   { ARCH_AMPERE, 0.7718 / 0.869, 0.0, 1.0, 288,

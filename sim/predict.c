@@ -342,8 +342,17 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
     plan->zero3_gather_ahead = co != NULL && co->zero3_gather_ahead;
   if (plan->zero2_grad_sync < 0)
     plan->zero2_grad_sync = co != NULL && co->zero2_grad_per_mb;
+  /* the FP8 TP all-gather of a per-tensor recipe (delayed or current scaling: TE 1.x's
+   * uint8 norm output, torchao's tensorwise Float8 TP); a block- or row-scaled recipe
+   * gathers as the stack's sources do not establish (TE 2.x runs MXFP8 norms without the
+   * fused quantization where the input is gathered): bf16 */
   if (plan->tp_all_gather_fp8 < 0)
-    plan->tp_all_gather_fp8 = co != NULL && co->fp8_tp_all_gather;
+    {
+      const int recipe = plan->fp8_recipe >= 0 ? plan->fp8_recipe
+                         : co != NULL ? co->fp8_scaling : FW_SCALING_DELAYED;
+      plan->tp_all_gather_fp8 = co != NULL && co->fp8_tp_all_gather
+                                && (recipe == FW_SCALING_DELAYED || recipe == FW_SCALING_CURRENT);
+    }
   if (plan->tp_seq_copies < 0)
     plan->tp_seq_copies = co != NULL && co->tp_seq_copies;
   if (plan->tp_grad_rs_whole < 0)

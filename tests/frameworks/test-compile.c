@@ -363,9 +363,14 @@ test_torchao_fp8 (void)
     }
   /* megatron-core's MoE router gating GEMM (TopKRouter, fp32 or bf16) too, where an FP8
    * layer GEMM of the same shape is faster than its bf16 twin */
-  ModelOp router = named_gemm_op ("router", 16384, 128, 4096, 0);
-  g_assert_cmpfloat (sim_cost_op_math_s (cm, &router, TOPO_DTYPE_BF16, TOPO_DTYPE_FP8, FALSE), ==,
-                     sim_cost_op_math_s (cm, &router, TOPO_DTYPE_BF16, TOPO_DTYPE_BF16, FALSE));
+  const char *const routers[] = { "router", "router_dgrad", "router_wgrad" };
+  for (guint i = 0; i < G_N_ELEMENTS (routers); i++)
+    {
+      ModelOp router = named_gemm_op (routers[i], 16384, 128, 4096, 0);
+      g_assert_cmpfloat (sim_cost_op_math_s (cm, &router, TOPO_DTYPE_BF16, TOPO_DTYPE_FP8, i > 0),
+                         ==,
+                         sim_cost_op_math_s (cm, &router, TOPO_DTYPE_BF16, TOPO_DTYPE_BF16, i > 0));
+    }
   ModelOp up = named_gemm_op ("mlp_up", 16384, 128256, 4096, 0);
   g_assert_cmpfloat (sim_cost_op_math_s (cm, &up, TOPO_DTYPE_BF16, TOPO_DTYPE_FP8, FALSE), <,
                      sim_cost_op_math_s (cm, &up, TOPO_DTYPE_BF16, TOPO_DTYPE_BF16, FALSE));

@@ -947,7 +947,7 @@ test_explain (void)
     "zero_stage_or_fsdp   HSDP 4x2", "-> hsdp, shard group 4", "sequence_parallel    (empty)",
     "measured 1 s from step_time_s", "prediction: ",
     /* selene's DGX A100: 8 GPUs on NVLink 3 (300 GB/s a direction), HDR200 beyond */
-    "NVLink domain 8 GPUs (300 GB/s per GPU), beyond it 25 GB/s per GPU (su)",
+    "NVLink domain 8 devices (300 GB/s per device), beyond it 25 GB/s per device (su)",
   };
   for (guint i = 0; i < G_N_ELEMENTS (want); i++)
     if (strstr (e, want[i]) == NULL)
@@ -1014,8 +1014,16 @@ test_explain (void)
     "network,precision,global_batch,step_time_s\n"
     "16,GPT,\"GB200 (DGX Cloud, 4 GPUs per node)\",8,16,1024,16,16384,1024,1,1,NeMo,"
     "\"NVLink 5 in a domain (rack size, NVL72, not stated in source)\",bf16,64,1.0\n");
-  assert_explains (eg, "NVLink domain 72 GPUs (900 GB/s per GPU), beyond it 50 GB/s per GPU "
-                       "(su); the row's network says part is not stated: the preset's");
+  assert_explains (eg, "NVLink domain 72 devices (900 GB/s per device), beyond it 50 GB/s per "
+                       "device (su); the row's network leaves part unstated: the preset's");
+  /* a PCIe card's server is no NVLink domain: the line names the level */
+  g_autofree char *ep = explain_one (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,framework,"
+    "precision,global_batch,step_time_s\n"
+    "18,GPT,A100-PCIe-80GB,8,16,1024,16,16384,1024,1,1,NeMo,bf16,64,1.0\n");
+  assert_explains (ep, "scale-up domain ('server') 8 devices (32 GB/s per device), beyond it "
+                       "25 GB/s per device (cluster)");
+  g_assert_null (strstr (ep, "NVLink domain"));
 }
 
 /* A one-row CSV with the model, framework, vocab, batch and FLOP-convention cells given. */

@@ -1629,7 +1629,8 @@ test_gemm_fp4 (Fixture *f, gconstpointer data)
   g_autoptr (SimCost) c3 = make_cost (gb3, NULL, TRUE);
   assert_rel ((sim_cost_op_s (c3, &op, TOPO_DTYPE_FP8, FALSE) - launch)
               / (sim_cost_op_s (c3, &op, TOPO_DTYPE_FP4, FALSE) - launch), 6.812 / 3.764, 1e-9);
-  const char *const bf16_gemms[] = { "logits", "router" };
+  const char *const bf16_gemms[] = { "logits", "logits_dgrad", "logits_wgrad", "router",
+                                      "router_dgrad", "router_wgrad" };
   for (guint i = 0; i < G_N_ELEMENTS (bf16_gemms); i++)
     {
       ModelOp head = gemm_op (8192, 128256, 4096);

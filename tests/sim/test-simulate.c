@@ -1021,12 +1021,14 @@ test_zero3_gather_ahead (void)
  * bf16 plan, or the flag off, moves 4,194,304 B in every one; the default stack's (-1:
  * megatron-core, whose Transformer Engine layers gather FP8 too) as the flag on. */
 static void
-tp_bytes (PlanPrecision dtype, int fp8_ag, double *layer_ag, double *layer_rs, double *head_ag)
+tp_bytes_recipe (PlanPrecision dtype, int fp8_ag, int recipe, double *layer_ag,
+                 double *layer_rs, double *head_ag)
 {
   Case c;
   case_init_tp2_sp (&c);
   c.plan.compute_dtype = dtype;
   c.plan.tp_all_gather_fp8 = fp8_ag;
+  c.plan.fp8_recipe = recipe;
   g_autoptr (SimPrediction) p = case_predict (&c, FALSE);
   *layer_ag = *layer_rs = *head_ag = -1;
   for (guint i = 0; i < p->program->tasks->len; i++)
@@ -1047,6 +1049,12 @@ tp_bytes (PlanPrecision dtype, int fp8_ag, double *layer_ag, double *layer_rs, d
 }
 
 static void
+tp_bytes (PlanPrecision dtype, int fp8_ag, double *layer_ag, double *layer_rs, double *head_ag)
+{
+  tp_bytes_recipe (dtype, fp8_ag, -1, layer_ag, layer_rs, head_ag);
+}
+
+static void
 test_tp_all_gather_fp8 (void)
 {
   double ag, rs, head;
@@ -1061,6 +1069,14 @@ test_tp_all_gather_fp8 (void)
   tp_bytes (PLAN_PREC_FP8, -1, &ag, &rs, &head);
   g_assert_cmpfloat (ag, ==, 2097152.0);
   g_assert_cmpfloat (rs, ==, 4194304.0);
+  /* the stack's FP8 gather covers the per-tensor recipes (delayed, tensorwise); a
+   * block-scaled plan (1x128 / 128x128 blockwise) or torchao's rowwise gathers bf16 */
+  tp_bytes_recipe (PLAN_PREC_FP8, -1, FW_SCALING_CURRENT, &ag, &rs, &head);
+  g_assert_cmpfloat (ag, ==, 2097152.0);
+  tp_bytes_recipe (PLAN_PREC_FP8, -1, FW_SCALING_BLOCKWISE, &ag, &rs, &head);
+  g_assert_cmpfloat (ag, ==, 4194304.0);
+  tp_bytes_recipe (PLAN_PREC_FP8, -1, FW_SCALING_ROWWISE, &ag, &rs, &head);
+  g_assert_cmpfloat (ag, ==, 4194304.0);
 }
 
 /* FSDP's float8 all-gather: uniform-8 (hidden 1024, SwiGLU ffn 2816, 16 heads with 16 KV
