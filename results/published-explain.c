@@ -41,6 +41,12 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
                           cell_or (csv, row, "source"));
   LINE ("gpu_type", "%s %s, family %s", c->cluster_given ? "cluster (--cluster)" : "cluster preset",
         c->cluster_name ? c->cluster_name : "none", res_pub_family_name (c->family));
+  if (c->scaled_from > 0 && c->cluster != NULL)
+    g_string_append_printf (s, "  %-20s %-44s    the run's %" G_GINT64_FORMAT " GPUs exceed the "
+                            "preset's %" G_GUINT64_FORMAT ": its outermost level '%s' repeated "
+                            "to %" G_GUINT64_FORMAT " devices\n", "", "", c->n_gpus, c->scaled_from,
+                            c->cluster->levels[c->cluster->n_levels - 1].name,
+                            c->cluster->n_devices);
   /* the scale-up domain the preset gives the row (its scale-up levels: NVLink on NVIDIA
    * parts, named by its level elsewhere), and the scale-out bandwidth beyond it: where a
    * row leaves part of its network unstated (DGX Cloud's GB200 rows run "4 GPUs per node"

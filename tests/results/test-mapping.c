@@ -1016,6 +1016,15 @@ test_explain (void)
     "\"NVLink 5 in a domain (rack size, NVL72, not stated in source)\",bf16,64,1.0\n");
   assert_explains (eg, "NVLink domain 72 devices (900 GB/s per device), beyond it 50 GB/s per "
                        "device (su); the row's network leaves part unstated: the preset's");
+  /* a run larger than its preset: the line says the outermost level was repeated
+   * (selene: 28 SUs of 20 servers of 8 = 4,480 GPUs; its 28 repeated twice, 56 SUs, hold
+   * 8,192: 8,960 places) */
+  g_autofree char *big = explain_one (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,framework,"
+    "precision,global_batch,step_time_s\n"
+    "19,GPT,A100-SXM-80GB,8192,16,1024,16,16384,1024,1,1,Megatron-LM,bf16,8192,1.0\n");
+  assert_explains (big, "the run's 8192 GPUs exceed the preset's 4480: its outermost level "
+                        "'cluster' repeated to 8960 devices");
   /* a PCIe card's server is no NVLink domain: the line names the level */
   g_autofree char *ep = explain_one (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,framework,"
