@@ -173,9 +173,8 @@ resolve_stage_split (Plan *plan, const ModelSpec *model, GError **error)
                     break;
                 }
             }
-        int best = bf >= 0 ? 1 : -1;
         g_autofree char *how = NULL;
-        if (best < 0)
+        if (bf < 0)
           how = g_strdup_printf ("counts that divide by %d", v);
         else if (first >= 0 && last >= 0)
           how = g_strdup_printf ("--decoder-first-pipeline-num-layers %d "
