@@ -222,10 +222,11 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
     : g_strdup ("");
   if (c->predicted)
     g_string_append_printf (s, "  prediction: %.4g s (%+.1f%%); compute %.4g s, bubble %.4g s, "
-                            "exposed tp %.3g / cp %.3g / pp %.3g / dp %.3g s%s%s\n",
+                            "exposed tp %.3g / cp %.3g / ep %.3g / pp %.3g / dp %.3g s%s%s\n",
                             c->predicted_step_s, c->err_pct, c->predicted_compute_s,
                             c->predicted_bubble_s, c->predicted_exposed_s[PROG_COMM_TP],
                             c->predicted_exposed_s[PROG_COMM_CP],
+                            c->predicted_exposed_s[PROG_COMM_EP],
                             c->predicted_exposed_s[PROG_COMM_PP],
                             c->predicted_exposed_s[PROG_COMM_DP], offload,
                             c->fits ? "" : " (OOM predicted)");

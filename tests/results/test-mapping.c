@@ -998,6 +998,23 @@ test_explain (void)
    * degree (1 here), said so */
   assert_explains (em, "-> 8; expert tp 1 (etp not stated: Megatron-Core's default, the TP "
                        "degree)");
+  /* the prediction line names every axis's exposed time, expert parallelism's all-to-all
+   * too: 8 experts on 8 B200s (EP 8) dispatch and combine over NVLink, which the
+   * prediction leaves partly exposed (the line had printed tp, cp, pp and dp only) */
+  {
+    g_autoptr (ResCsv) cm = res_csv_parse (
+      "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,ep,framework,"
+      "precision,micro_batch,global_batch,step_time_s,moe\n"
+      "20,MoE,B200-SXM-180GB,8,4,1024,16,16384,1024,1,1,8,NeMo,bf16,1,64,1.0,"
+      "experts=8;top_k=2;moe_ffn=512\n", -1, "inline", NULL);
+    g_autoptr (ResPublishedCase) cmc = res_published_case_new (cm, 0);
+    g_assert_true (res_published_case_predict (cmc));
+    g_assert_cmpfloat (cmc->predicted_exposed_s[PROG_COMM_EP], >, 0.0);
+    g_autofree char *emp = res_published_explain (cm, 0, cmc);
+    g_autofree char *want = g_strdup_printf (" / ep %.3g / pp ",
+                                             cmc->predicted_exposed_s[PROG_COMM_EP]);
+    assert_explains (emp, want);
+  }
   /* torchtitan's layer-level AC reads as full recompute of half of each chunk's layers,
    * which the line says (16 blocks: 8 recompute, block method) */
   g_autofree char *ea = explain_one (
