@@ -91,15 +91,16 @@ search_spec_clear (SearchSpec *spec)
 }
 
 /* A list of ints (NULL or empty: open) restricted to 1 where the stack has no such
- * parallelism: an explicit value above 1 is a contradiction (unless --fast set it). */
+ * parallelism: an explicit value above 1 is a contradiction (--fast fills none of these
+ * lists, so what is there the user gave). */
 static gboolean
-only_one (GArray **list, gboolean fast, const char *flag, const char *what,
-          const FwStack *stack, GError **error)
+only_one (GArray **list, const char *flag, const char *what, const FwStack *stack,
+          GError **error)
 {
   if (*list != NULL && (*list)->len > 0)
     {
       for (guint i = 0; i < (*list)->len; i++)
-        if (g_array_index (*list, int, i) > 1 && !fast)
+        if (g_array_index (*list, int, i) > 1)
           {
             g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, "%s %d: the %s stack "
                          "has no %s (hint: %s 1, or another --framework)", flag,
@@ -150,7 +151,12 @@ mask_offered (guint *mask, guint offered, gboolean fast, const char *flag,
 static gboolean
 offers_restrict (SearchSpec *spec, const FwStack *stack, GError **error)
 {
-  gboolean fast = spec->fast;
+  /* --fast may narrow a list the user left open to values the stack does not offer
+   * (its defaults, not asked for): those are trimmed to what is offered. What the user
+   * gave is held to the stack as in the exact search, --fast or not (before, --fast
+   * dropped a --cp 2, a --schedule or a --sharding the stack lacks and answered with
+   * plans that contradict them). */
+  gboolean fast = spec->fast && spec->fast_sharding_filled;
   /* sharding: an open list becomes the offered kinds (HSDP as every group size) */
   if (spec->sharding == NULL || spec->sharding->len == 0)
     {
@@ -185,7 +191,7 @@ offers_restrict (SearchSpec *spec, const FwStack *stack, GError **error)
   /* pipeline: none at all, or the schedules offered (DualPipe is not a dimension) */
   if (stack->offers_schedules == 0)
     {
-      if (!only_one (&spec->pp, fast, "--pp", "pipeline parallelism", stack, error))
+      if (!only_one (&spec->pp, "--pp", "pipeline parallelism", stack, error))
         return FALSE;
     }
   else
@@ -201,23 +207,24 @@ offers_restrict (SearchSpec *spec, const FwStack *stack, GError **error)
       /* as --schedule spells them (plan_schedule_name) */
       static const char *const sched_names[] = { "GPipe", "1F1B", "Interleaved1F1B",
                                                  "DualPipe", NULL };
-      if (!mask_offered (&spec->schedule_mask, offered, fast, "--schedule", sched_names,
+      if (!mask_offered (&spec->schedule_mask, offered, FALSE, "--schedule", sched_names,
                          stack, error))
         return FALSE;
     }
   /* context parallelism: none at all, or the exchanges offered */
   if (stack->offers_cp_comm == 0)
     {
-      if (!only_one (&spec->cp, fast, "--cp", "context parallelism", stack, error))
+      if (!only_one (&spec->cp, "--cp", "context parallelism", stack, error))
         return FALSE;
     }
-  else if (!mask_offered (&spec->cp_comm_mask, stack->offers_cp_comm, fast, "--cp-comm-type",
+  else if (!mask_offered (&spec->cp_comm_mask, stack->offers_cp_comm,
+                          spec->fast && spec->fast_cp_comm_filled, "--cp-comm-type",
                           fw_offer_cp_names, stack, error))
     return FALSE;
   /* expert parallelism: none at all, or any degree that divides the experts */
   if (!stack->offers_ep)
     {
-      if (spec->base.ep > 1 && !fast)
+      if (spec->base.ep > 1)
         {
           g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, "--ep %d: the %s stack "
                        "has no expert parallelism (hint: --ep 1, or another --framework)",
@@ -225,7 +232,7 @@ offers_restrict (SearchSpec *spec, const FwStack *stack, GError **error)
           return FALSE;
         }
       spec->base.ep = 1;
-      if (!only_one (&spec->ep, fast, "--ep", "expert parallelism", stack, error))
+      if (!only_one (&spec->ep, "--ep", "expert parallelism", stack, error))
         return FALSE;
     }
   /* rank orders: bit 0 Megatron's tp-cp-ep-dp-pp, bit 1 tp-cp-ep-pp-dp */
@@ -236,7 +243,7 @@ offers_restrict (SearchSpec *spec, const FwStack *stack, GError **error)
         offered |= g_str_equal (*r, "tp-cp-ep-dp-pp") ? 1u
                    : g_str_equal (*r, "tp-cp-ep-pp-dp") ? 2u : 0u;
       static const char *const order_names[] = { "tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp", NULL };
-      if (offered != 0 && !mask_offered (&spec->order_mask, offered, fast, "--rank-order",
+      if (offered != 0 && !mask_offered (&spec->order_mask, offered, FALSE, "--rank-order",
                                          order_names, stack, error))
         return FALSE;
     }
@@ -355,6 +362,7 @@ search_spec_fast (SearchSpec *spec, gboolean recompute)
       gboolean window = m->n_sliding_layers > 0 && m->sliding_window > 0
                         && m->sliding_window < (guint64) spec->base.seq_length;
       spec->cp_comm_mask = 1u << (window ? PLAN_CP_A2A : PLAN_CP_P2P);
+      spec->fast_cp_comm_filled = TRUE;
     }
   /* micro-batch 1 or 2: large models run 1 (the Llama 3 and Megatron recipes) */
   if (spec->mbs == NULL || spec->mbs->len == 0)
@@ -372,6 +380,7 @@ search_spec_fast (SearchSpec *spec, gboolean recompute)
       const SearchShard sh[4] = { { PLAN_SHARD_NONE, 0 }, { PLAN_SHARD_ZERO1, 0 },
                                   { PLAN_SHARD_ZERO2, 0 }, { PLAN_SHARD_ZERO3, 0 } };
       g_array_append_vals (spec->sharding, sh, 4);
+      spec->fast_sharding_filled = TRUE;
     }
   /* recompute only when needed to fit: none, or (second pass) selective and full */
   gboolean open = spec->recompute_mask == 0 || spec->fast_recompute_open;

@@ -93,6 +93,8 @@ typedef struct {
   gboolean     fast;
   gboolean     fast_recompute_open;   /* the user left recompute open (search_spec_fast) */
   gboolean     fast_tp_filled;        /* search_spec_fast chose the tp list, not the user */
+  gboolean     fast_cp_comm_filled;   /* ... the CP exchanges */
+  gboolean     fast_sharding_filled;  /* ... the sharding kinds */
 } SearchSpec;
 
 void search_spec_init  (SearchSpec *spec);    /* zeroes, top_k 5, mbs_max 16 */

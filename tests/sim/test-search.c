@@ -559,6 +559,65 @@ test_stack_check (void)
   g_assert_null (strstr (f1, "--tp-comm-overlap"));
 }
 
+/* --fast narrows what the user left open, never what the user gave: a constraint the
+ * stack does not offer is refused as in the exact search (before, --fast dropped it and
+ * answered with plans that contradict it: --cp 2 on megatron-lm-2021 gave cp 1 plans,
+ * --schedule GPipe on megatron-core interleaved ones). The lists --fast fills itself
+ * (sharding none..zero3, ring CP) are trimmed to what the stack offers, not refused. */
+static void
+test_fast_keeps_constraints (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FwStack) m21 = fw_stack_load_preset ("megatron-lm-2021", &error);
+  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
+  g_autoptr (FwStack) tt = fw_stack_load_preset ("torchtitan", &error);
+  g_assert_no_error (error);
+  struct { FwStack *stack; const char *want; } cases[] = {
+    { m21, "--cp 2: the megatron-lm-2021 stack has no context parallelism" },
+    { mc, "--schedule GPipe: the megatron-core stack does not offer it" },
+    { tt, "--sharding zero1: the torchtitan stack does not offer it" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      SearchSpec spec;
+      spec_base (&spec, "small-llama", "dgx-h100-superpod", 1024, 32);
+      spec.gpus = ints (1, 16);
+      if (i == 0)
+        spec.cp = ints (1, 2);
+      else if (i == 1)
+        {
+          spec.pp = ints (1, 2);
+          spec.schedule_mask = 1u << PLAN_SCHED_GPIPE;
+        }
+      else
+        {
+          spec.sharding = g_array_new (FALSE, FALSE, sizeof (SearchShard));
+          SearchShard z1 = { PLAN_SHARD_ZERO1, 0 };
+          g_array_append_val (spec.sharding, z1);
+        }
+      search_spec_fast (&spec, FALSE);
+      g_clear_error (&error);
+      g_assert_false (search_spec_set_stack (&spec, cases[i].stack, &error));
+      g_assert_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT);
+      if (strstr (error->message, cases[i].want) == NULL)
+        g_error ("case %u: '%s' lacks '%s'", i, error->message, cases[i].want);
+      search_spec_clear (&spec);
+    }
+  /* left open, --fast's own sharding list on torchtitan (no ZeRO-1) is trimmed: none,
+   * zero2, zero3 remain and the stack is accepted */
+  SearchSpec spec;
+  spec_base (&spec, "small-llama", "dgx-h100-superpod", 1024, 32);
+  spec.gpus = ints (1, 16);
+  search_spec_fast (&spec, FALSE);
+  g_clear_error (&error);
+  g_assert_true (search_spec_set_stack (&spec, tt, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (spec.sharding->len, ==, 3);
+  for (guint i = 0; i < spec.sharding->len; i++)
+    g_assert_cmpint (g_array_index (spec.sharding, SearchShard, i).kind, !=, PLAN_SHARD_ZERO1);
+  search_spec_clear (&spec);
+}
+
 /* A plan's flags load the same model again (QA of the Hugging Face families): a model
  * read from a file is named by its path, since --model looks a bare name up among the
  * presets and "--model falcon-40b" (the file's basename, the spec's name) fails as an
@@ -704,6 +763,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/search/tp-heads-message", test_tp_heads_message);
   g_test_add_func ("/sim/search/stack-check", test_stack_check);
   g_test_add_func ("/sim/search/fast", test_fast);
+  g_test_add_func ("/sim/search/fast-keeps-constraints", test_fast_keeps_constraints);
   g_test_add_func ("/sim/search/flags-model-path", test_flags_model_path);
   g_test_add_func ("/sim/search/bound-unit-gaps", test_bound_unit_gaps);
   return g_test_run ();
