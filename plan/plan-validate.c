@@ -667,7 +667,15 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                         "the %" G_GUINT64_FORMAT " layers per pipeline rank evenly "
                         "(hint: use --vpp)", plan->layers_per_virtual_stage,
                         model->n_layers / plan->pp);
-      plan->vpp = per_rank / plan->layers_per_virtual_stage;
+      /* both spellings given and disagreeing: a contradiction (Megatron-LM's arguments.py
+       * refuses the two flags together), not the layer count silently winning */
+      const int derived = per_rank / plan->layers_per_virtual_stage;
+      if (plan->vpp > 1 && plan->vpp != derived)
+        return invalid (error, "--num-layers-per-virtual-pipeline-stage %d makes %d model "
+                        "chunks of the %d layers per pipeline rank, but --vpp is %d (hint: "
+                        "give one of the two)", plan->layers_per_virtual_stage, derived,
+                        per_rank, plan->vpp);
+      plan->vpp = derived;
     }
   if (plan->vpp > 1 && plan->pp == 1)
     return invalid (error, "--vpp %d needs pipeline parallelism (pp = 1) (hint: drop --vpp "

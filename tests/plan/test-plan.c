@@ -822,6 +822,11 @@ test_stage_split_interleaved (Fixture *f, gconstpointer data)
     { "--tp 8 --pp 4 --gpus 64 --gbs 64 --decoder-first-pipeline-num-layers 4 "
       "--decoder-last-pipeline-num-layers 4 --num-layers-per-virtual-pipeline-stage 2",
       "--num-layers-per-virtual-pipeline-stage counts the layers of an even split" },
+    /* both spellings of the chunk count, disagreeing: 80 / 4 = 20 layers per rank in
+     * chunks of 5 are 4 chunks, not --vpp 2 (before, the layer count silently won) */
+    { "--tp 8 --pp 4 --vpp 2 --gpus 64 --gbs 64 --num-layers-per-virtual-pipeline-stage 5",
+      "--num-layers-per-virtual-pipeline-stage 5 makes 4 model chunks of the 20 layers per "
+      "pipeline rank, but --vpp is 2 (hint: give one of the two)" },
     /* 80 - 16 = 64 over 2 middle stages, 32 each, 8 a chunk; 2 a chunk at the ends */
     { "--tp 8 --pp 4 --vpp 4 --gpus 64 --gbs 64 --decoder-first-pipeline-num-layers 8 "
       "--decoder-last-pipeline-num-layers 8", NULL },
