@@ -568,6 +568,14 @@ cli_cmd_validate (int argc, char **argv)
     return cli_fail (CLI_EXIT_USAGE, "--accuracy-json summarizes every row of the CSV as "
                      "validate maps it (hint: drop --only, --gpu-type, --cluster, --cost and "
                      "--explain)");
+  /* --explain prints one row's reading as text: a JSON request or a row filter beside it
+   * would be ignored (it printed text under --json, exit 0) */
+  if (explain != G_MININT64 && (json || only != NULL || gpu_type != NULL || ranking || breakdown))
+    return cli_fail (CLI_EXIT_USAGE, "--explain %" G_GINT64_FORMAT " prints that row's reading "
+                     "as text and takes no %s (hint: drop it; the row's figures as JSON: "
+                     "tandem validate FILE --json --only %" G_GINT64_FORMAT ")", explain,
+                     json ? "--json" : only != NULL ? "--only" : gpu_type != NULL
+                     ? "--gpu-type" : ranking ? "--ranking" : "--breakdown", explain);
   g_autofree char *gpu_type_blank = gpu_type != NULL ? g_strstrip (g_strdup (gpu_type)) : NULL;
   if (gpu_type_blank != NULL && *gpu_type_blank == '\0')
     return cli_fail (CLI_EXIT_USAGE, "--gpu-type '%s' is empty: it would keep every row "

@@ -364,6 +364,15 @@ test_hints_for_values (void)
   g_assert_false (g_file_test (rep, G_FILE_TEST_EXISTS));
   run_assert_error ("validate {SRC}/tests/data/limits/published-absurd.csv --no-db --explain 99", 2,
                 "--explain 99: no row with that row_id (hint: its row ids run from 1 to 8)");
+  /* --explain prints text: under --json it printed that text with exit 0, and --only
+   * beside it was ignored */
+  run_assert_error ("validate {SRC}/tests/data/limits/published-absurd.csv --no-db --explain 1 "
+                    "--json", 2, "--explain 1 prints that row's reading as text and takes no "
+                    "--json (hint: drop it; the row's figures as JSON: tandem validate FILE "
+                    "--json --only 1)");
+  run_assert_error ("validate {SRC}/tests/data/limits/published-absurd.csv --no-db --explain 1 "
+                    "--only 5", 2, "--explain 1 prints that row's reading as text and takes no "
+                    "--only");
   run_assert_error ("calibrate --quick --no-db --blas-threads 0", 2,
                 "--blas-threads 0: BLAS threads per rank, an integer >= 1 (hint: "
                 "--blas-threads 1, the default)");
