@@ -198,10 +198,11 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
   Plan *plan = pp->plan;
   const char *name = option + 2;   /* skip "--" */
 
-  if (g_str_equal (name, "sharding"))
-    return plan_parse_sharding (value, &plan->sharding, &plan->hsdp_shard_size, error);
-  if (g_str_equal (name, "data-parallel-sharding-strategy"))
-    return plan_parse_sharding (value, &plan->sharding, &plan->hsdp_shard_size, error);
+  if (g_str_equal (name, "sharding") || g_str_equal (name, "data-parallel-sharding-strategy"))
+    {
+      plan->sharding_set = TRUE;
+      return plan_parse_sharding (value, &plan->sharding, &plan->hsdp_shard_size, error);
+    }
   if (g_str_equal (name, "use-distributed-optimizer"))
     {
       if (plan->sharding < PLAN_SHARD_ZERO1)

@@ -826,13 +826,26 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
     }
 
   /* Sharding. */
+  /* an explicit --sharding none too (it is also the default, so only where given: the
+   * replicate degree alone builds HSDP; before, "none" was overridden without a word) */
   if (plan->dp_replicate > 0
-      && (plan->sharding == PLAN_SHARD_ZERO1 || plan->sharding == PLAN_SHARD_ZERO2))
+      && (plan->sharding == PLAN_SHARD_ZERO1 || plan->sharding == PLAN_SHARD_ZERO2
+          || (plan->sharding == PLAN_SHARD_NONE && plan->sharding_set)))
     return invalid (error, "--data-parallel-replicate-degree %d builds HSDP (parameters "
                     "sharded within groups of dp / %d ranks) and contradicts --sharding %s, "
                     "which keeps them whole (hint: drop one of the two; the replicate degree "
                     "alone, or with --sharding zero3, is HSDP)", plan->dp_replicate,
                     plan->dp_replicate, plan_sharding_name (plan->sharding));
+  /* --sharding zero3 with a replicate degree of all of dp: shard groups of one rank
+   * shard nothing (plain data parallelism), the opposite of what zero3 asks */
+  if (plan->dp_replicate > 0 && plan->dp > 1 && plan->dp_replicate == plan->dp
+      && plan->sharding_set && plan->sharding == PLAN_SHARD_ZERO3)
+    return invalid (error, "--data-parallel-replicate-degree %d replicates over all of dp = "
+                    "%d: HSDP shard groups of 1 rank shard nothing, which contradicts "
+                    "--sharding zero3 (hint: a replicate degree below dp, e.g. "
+                    "--data-parallel-replicate-degree %d, or leave it out for zero3 over all "
+                    "of dp)",
+                    plan->dp_replicate, plan->dp, largest_divisor_at_most (plan->dp, plan->dp / 2));
   if (plan->sharding == PLAN_SHARD_HSDP || plan->dp_replicate > 0)
     {
       if (plan->dp_replicate > 0 && plan->hsdp_shard_size == 0)

@@ -201,6 +201,7 @@ typedef struct {
 
   PlanSchedule schedule;
   gboolean     schedule_set;   /* user gave --schedule; otherwise vpp>1 implies interleaved */
+  gboolean     sharding_set;   /* user gave --sharding (or a plan file's "sharding") */
   gboolean     rank_order_set; /* user gave --rank-order (or a plan file's rank_order);
                                 * otherwise a stack with one layout of its own takes it
                                 * (plan_apply_stack_rank_order) */

@@ -587,6 +587,15 @@ test_invalid_plans (Fixture *f, gconstpointer data)
       "contradicts --sharding zero1" },
     { "--tp 8 --gpus 256 --sharding zero2 --data-parallel-replicate-degree 4",
       "contradicts --sharding zero2" },
+    /* an explicit none, too (the default none is no contradiction: the degree alone is
+     * HSDP); and zero3 with a replicate degree of all of dp = 256 / 8 = 32, whose shard
+     * groups of one rank shard nothing */
+    { "--tp 8 --gpus 256 --sharding none --data-parallel-replicate-degree 4",
+      "contradicts --sharding none" },
+    { "--tp 8 --gpus 256 --sharding zero3 --data-parallel-replicate-degree 32",
+      "--data-parallel-replicate-degree 32 replicates over all of dp = 32: HSDP shard groups "
+      "of 1 rank shard nothing, which contradicts --sharding zero3 (hint: a replicate degree "
+      "below dp, e.g. --data-parallel-replicate-degree 16" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
