@@ -131,6 +131,16 @@ add_run (ReportValidation *v, const ResRunRecord *rec, GHashTable *latest)
             }
           ReportValidationRow *row = vrow_new (rec, "validate");
           row->published_row = vr->row_id;
+          /* the published row's own model, GPUs and GPU count (the run's model column
+           * holds the CSV's name, which every row showed as its model; the cluster a row
+           * maps to is not stored, so its gpu_type as the CSV gives it); none where the
+           * row was never imported */
+          g_free (row->model);
+          row->model = g_strdup (vr->model);
+          g_free (row->cluster);
+          row->cluster = g_strdup (vr->gpu_type);
+          if (vr->n_gpus > 0)
+            row->gpus = (int) MIN (vr->n_gpus, (gint64) G_MAXINT);
           row->predicted[REPORT_TERM_STEP] = vr->predicted_step_s;
           row->measured[REPORT_TERM_STEP] = vr->measured_step_s;
           /* as validate stored it: the same formula */
@@ -432,6 +442,12 @@ report_validation_to_json (const ReportValidation *v, JsonBuilder *b)
           else
             json_builder_add_null_value (b);
         }
+      /* as the CSV and the Markdown table have it */
+      json_builder_set_member_name (b, "gpus");
+      if (row->gpus > 0)
+        json_builder_add_int_value (b, row->gpus);
+      else
+        json_builder_add_null_value (b);
       json_builder_set_member_name (b, "terms");
       json_builder_begin_object (b);
       for (int t = 0; t < REPORT_TERM_N; t++)

@@ -331,6 +331,10 @@ read_run (ResStore *store, gint64 run_id, ResRunRecord *r, GError **error)
         .predicted_step_s = column_double (stmt, 1),
         .measured_step_s = column_double (stmt, 2),
         .err_pct = column_double (stmt, 3),
+        .model = column_chunk (stmt, 4, r->strings),
+        .gpu_type = column_chunk (stmt, 5, r->strings),
+        .n_gpus = sqlite3_column_type (stmt, 6) == SQLITE_NULL ? 0
+                  : sqlite3_column_int64 (stmt, 6),
       };
       g_array_append_val (r->validations, v);
     }

@@ -389,7 +389,8 @@ const char *const res_stmt_sql[RES_STMT_N] = {
     "SELECT source, rank, kind, busy_s, exposed_s FROM phases WHERE run_id = ?1"
     " ORDER BY source, rank, kind",
   [RES_STMT_GET_VALIDATIONS] =
-    "SELECT row_id, predicted_step_s, measured_step_s, err_pct FROM validations"
-    " WHERE run_id = ?1 ORDER BY row_id",
+    "SELECT v.row_id, v.predicted_step_s, v.measured_step_s, v.err_pct, p.model,"
+    " p.gpu_type, p.n_gpus FROM validations AS v LEFT JOIN published AS p"
+    " ON p.row_id = v.row_id WHERE v.run_id = ?1 ORDER BY v.row_id",
   [RES_STMT_COUNT_PUBLISHED] = "SELECT count(*) FROM published",
 };

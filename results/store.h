@@ -150,6 +150,11 @@ typedef struct {
   double        predicted_step_s;             /* > 0 */
   double        measured_step_s;              /* > 0 */
   double        err_pct;                      /* NaN: computed, 100 (pred - meas) / meas */
+  /* read back only (res_store_get_run), from the published row of that row_id where it
+   * was imported (validate imports each row before its run): NULL / 0 otherwise */
+  const char   *model;
+  const char   *gpu_type;
+  gint64        n_gpus;
 } ResValidationRow;
 
 /* One imported published measurement (data/published-runs.csv). */

@@ -48,6 +48,10 @@ add_validate (ResStore *store)
     { 9, 2.75, 2.5, NAN },     /* +10%: 100 x 0.25 / 2.5, exact in binary */
   };
   g_autoptr (GError) error = NULL;
+  /* validate imports the rows it checks first: row 7 is, row 9 is not */
+  const ResPublishedRow pub = { 7, "a paper", "GPT-7B", "A100-SXM-80GB", 64, "{}" };
+  g_assert_true (res_store_import_published (store, &pub, 1, &error));
+  g_assert_no_error (error);
   gint64 id = res_store_add_validation (store, &info, rows, G_N_ELEMENTS (rows), &error);
   g_assert_no_error (error);
   return id;
@@ -87,10 +91,16 @@ test_validation_errors (void)
   g_assert_cmpint (p7->run_id, ==, val);
   g_assert_cmpint (p7->published_row, ==, 7);
   assert_err (p7->err_pct[REPORT_TERM_STEP], -50.0);
+  /* the row's own model, GPU type and count, not the run's (the CSV's name) */
+  g_assert_cmpstr (p7->model, ==, "GPT-7B");
+  g_assert_cmpstr (p7->cluster, ==, "A100-SXM-80GB");
+  g_assert_cmpint (p7->gpus, ==, 64);
   g_assert_true (isnan (p7->err_pct[REPORT_TERM_COMPUTE]));   /* published: step only */
   /* within +-10% (bounds included): the run (+5%) and row 9 (+10%) */
   const ReportValidationRow *p9 = g_ptr_array_index (v->rows, 2);
   g_assert_cmpfloat (p9->err_pct[REPORT_TERM_STEP], ==, 10.0);
+  g_assert_null (p9->model);     /* never imported: unknown, not "published-runs.csv" */
+  g_assert_cmpint (p9->gpus, ==, 0);
   g_assert_cmpuint (v->n_within_10pct, ==, 2);
 
   /* one run asked for: only its rows */
