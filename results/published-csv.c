@@ -208,6 +208,18 @@ res_csv_parse (const char *text, gssize length, const char *source, GError **err
               ok = FALSE;
               break;
             }
+          /* fewer: a line cut short or a lost comma. Padding it with empty cells read a
+           * truncated row as one that states no step time (or no model shape) and skipped
+           * it under that reason, or shifted nothing and lost the tail without a word */
+          if (n < csv->n_columns)
+            {
+              g_set_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_PARSE,
+                           "%s:%u: %u fields but the header has %u columns (hint: a line cut "
+                           "short or a missing comma; an empty cell is still written, as ,,)",
+                           name, g_array_index (r.lines, guint, k), n, csv->n_columns);
+              ok = FALSE;
+              break;
+            }
           char **cells = g_new0 (char *, csv->n_columns + 1);
           for (guint c = 0; c < csv->n_columns; c++)
             cells[c] = g_strdup (c < n ? rec->pdata[c] : "");

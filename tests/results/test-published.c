@@ -3,7 +3,7 @@
  * published-runs.csv.
  *
  * Data: tests/data/published/quoting.csv (CRLF line ends, quoted commas and quotes, an
- * embedded line break, empty and missing cells) and rows.csv (hand-written rows, one per
+ * embedded line break, empty cells) and rows.csv (hand-written rows, one per
  * rule; each test says which row it reads). */
 #include <math.h>
 #include <string.h>
@@ -63,7 +63,7 @@ test_csv_quoting (void)
   g_assert_cmpstr (res_csv_get (csv, 1, "last"), ==, "");
   g_assert_cmpstr (res_csv_get (csv, 2, "model"), ==, "");              /* "" is empty */
   g_assert_cmpstr (res_csv_get (csv, 2, "notes"), ==, "short");
-  g_assert_cmpstr (res_csv_get (csv, 2, "last"), ==, "");               /* padded */
+  g_assert_cmpstr (res_csv_get (csv, 2, "last"), ==, "");               /* ,, at the end */
   g_assert_cmpstr (res_csv_get (csv, 2, "no_such_column"), ==, "");
   g_assert_cmpint (res_csv_column (csv, "no_such_column"), ==, -1);
 }
@@ -72,7 +72,7 @@ test_csv_quoting (void)
 static void
 test_csv_inline (void)
 {
-  const char text[] = "\xEF\xBB\xBFrow_id,a,b\n1,\"x,\"\"y\"\"\",z\r2,,\"\"\r\n3,\"q\"";
+  const char text[] = "\xEF\xBB\xBFrow_id,a,b\n1,\"x,\"\"y\"\"\",z\r2,,\"\"\r\n3,\"q\",\"w\"";
   g_autoptr (GError) error = NULL;
   g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", &error);
   g_assert_no_error (error);
@@ -83,6 +83,7 @@ test_csv_inline (void)
   g_assert_cmpstr (res_csv_get (csv, 1, "a"), ==, "");
   g_assert_cmpstr (res_csv_get (csv, 1, "b"), ==, "");
   g_assert_cmpstr (res_csv_get (csv, 2, "a"), ==, "q");
+  g_assert_cmpstr (res_csv_get (csv, 2, "b"), ==, "w");   /* quoted, no line end after */
 }
 
 static void
@@ -91,6 +92,9 @@ test_csv_errors (void)
   static const struct { const char *text, *needle; } bad[] = {
     { "row_id,a\n1,\"open\n", "not closed" },
     { "row_id,a\n1,2,3\n", "3 fields but the header has 2" },
+    /* a row cut short: refused with its line, no longer padded with empty cells */
+    { "row_id,a,b\n1,2,3\n2,4\n", "bad.csv:3: 2 fields but the header has 3 columns (hint: a "
+      "line cut short or a missing comma" },
     { "row_id,a\n1,\"x\"y\n", "after the closing quote" },
     { "id,a\n1,2\n", "no row_id column" },
     { "", "empty file" },
