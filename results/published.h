@@ -5,9 +5,9 @@
  *  - CSV is read as RFC 4180: fields separated by commas, records by CRLF or LF, a field
  *    in double quotes may hold commas, line breaks and "" (one quote). A UTF-8 BOM is
  *    skipped; the first record is the header; a blank last line is ignored. A record with
- *    fewer fields than the header is padded with empty cells; one with more, an
- *    unterminated quote, or text after a closing quote is refused with a
- *    RES_PUBLISHED_ERROR_PARSE that names the source and the line.
+ *    fewer or more fields than the header, an unterminated quote, or text after a
+ *    closing quote is refused with a RES_PUBLISHED_ERROR_PARSE that names the source and
+ *    the line (an empty cell is written as ,,).
  *  - Columns are found by header name. A missing column reads as empty cells (so a row
  *    missing it is skipped with the column named), except `row_id`, which is required.
  *  - Each row is either predicted or skipped with a one-line reason; a skip is not an
