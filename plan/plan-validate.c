@@ -993,9 +993,15 @@ plan_check_precision (const Plan *plan, const TopoCluster *cluster, GError **err
     return invalid (error, "%s has no BF16 tensor cores (hint: --precision fp16)",
                     cluster->device.name);
   if (plan->compute_dtype == PLAN_PREC_FP4 && cluster->device.peak_flops[TOPO_DTYPE_FP4] <= 0)
-    return invalid (error, "%s has no FP4 (NVFP4) tensor cores (hint: --precision fp8 or "
-                    "bf16; NVFP4 needs Blackwell: a b200, gb200 or gb300 cluster)",
-                    cluster->device.name);
+    {
+      /* the formats this device has (an A100's hint offered fp8, which it lacks too) */
+      const TopoDevice *d = &cluster->device;
+      const char *alt = d->peak_flops[TOPO_DTYPE_FP8] > 0 ? "--precision fp8 or bf16"
+                        : d->peak_flops[TOPO_DTYPE_BF16] > 0 ? "--precision bf16"
+                        : "--precision fp16";
+      return invalid (error, "%s has no FP4 (NVFP4) tensor cores (hint: %s; NVFP4 needs "
+                      "Blackwell: a b200, gb200 or gb300 cluster)", d->name, alt);
+    }
   /* The GEMMs' math (plan/program.c: fp32 plans multiply on FP32, TF32 or BF16 units by
    * --fp32-matmul-precision) needs a peak in the preset: without one the GEMMs would cost
    * only their bytes and the step would come out too fast with an MFU of 0. Presets leave

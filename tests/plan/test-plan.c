@@ -196,6 +196,21 @@ test_precision_fp4 (Fixture *f, gconstpointer data)
   g_assert_cmpstr (plan_precision_name (f->plan.compute_dtype), ==, "fp4");
   g_assert_false (plan_resolve (&f->plan, f->model, f->cluster, &error));
   g_assert_nonnull (strstr (error->message, "no FP4 (NVFP4) tensor cores"));
+  g_assert_nonnull (strstr (error->message, "(hint: --precision fp8 or bf16;"));
+  /* the hint offers only what the device has: an A100 has no FP8 either, a V100 no BF16 */
+  static const struct { const char *cluster, *hint; } alt[] = {
+    { "a100-40g-cluster", "(hint: --precision bf16;" },
+    { "dgx-2h-v100-cluster", "(hint: --precision fp16;" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (alt); i++)
+    {
+      g_autoptr (TopoCluster) cl = topo_cluster_lookup (alt[i].cluster, NULL);
+      g_assert_nonnull (cl);
+      g_clear_error (&error);
+      g_assert_false (plan_check_precision (&f->plan, cl, &error));
+      if (strstr (error->message, alt[i].hint) == NULL)
+        g_error ("%s: '%s' lacks '%s'", alt[i].cluster, error->message, alt[i].hint);
+    }
 }
 
 /* --fp8-recipe (Megatron-LM's names, Megatron-Bridge's fp8cs / fp8sc, torchao's rowwise):
