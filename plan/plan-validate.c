@@ -771,10 +771,26 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                         "micro-batch (hint: --global-batch-size %" G_GINT64_FORMAT ", or "
                         "fewer --gpus)", plan->global_batch, plan->micro_batch, plan->dp,
                         per_step, per_step);
+      /* the hint names only batches the flag takes and the step's micro-batch cap allows
+       * (2147483647 on 8 ranks was told "2147483640 or 2147483648", the second above the
+       * flag's maximum and both far above the cap) */
+      const gint64 cap = (gint64) PLAN_MAX_MICROBATCHES * per_step;
+      const gint64 hi = lo + per_step;
+      if (lo > cap)
+        return invalid (error, "global batch %d is not divisible by micro-batch x dp = %d x %d "
+                        "= %" G_GINT64_FORMAT ", and its micro-batches would pass the cap of "
+                        "%d a step (hint: --global-batch-size %" G_GINT64_FORMAT " or less, a "
+                        "multiple of %" G_GINT64_FORMAT ")", plan->global_batch,
+                        plan->micro_batch, plan->dp, per_step, PLAN_MAX_MICROBATCHES, cap,
+                        per_step);
+      if (hi > G_MAXINT || hi > cap)
+        return invalid (error, "global batch %d is not divisible by micro-batch x dp = %d x %d "
+                        "= %" G_GINT64_FORMAT " (hint: --global-batch-size %" G_GINT64_FORMAT
+                        ")", plan->global_batch, plan->micro_batch, plan->dp, per_step, lo);
       return invalid (error, "global batch %d is not divisible by micro-batch x dp = %d x %d "
                       "= %" G_GINT64_FORMAT " (hint: --global-batch-size %" G_GINT64_FORMAT
                       " or %" G_GINT64_FORMAT ")", plan->global_batch, plan->micro_batch,
-                      plan->dp, per_step, lo, lo + per_step);
+                      plan->dp, per_step, lo, hi);
     }
   gint64 grad_accum = plan->global_batch / per_step;
   if (grad_accum > PLAN_MAX_MICROBATCHES)

@@ -374,6 +374,12 @@ test_batch_hint (void)
   /* 12 on dp 8: the multiples 8 and 16 */
   assert_refused ("predict --model llama3-8b --cluster h200-node --gpus 8 --gbs 12 --no-db", NULL,
                   "(hint: --global-batch-size 8 or 16)");
+  /* at the flag's maximum: 2147483647 on dp 8 was told "2147483640 or 2147483648", the
+   * second past the flag's range and both past the cap of 65,536 micro-batches a step,
+   * whose largest batch here is 65,536 x 8 = 524,288 */
+  assert_refused ("predict --model llama3-8b --cluster h200-node --gpus 8 --gbs 2147483647 "
+                  "--no-db", NULL, "would pass the cap of 65536 a step (hint: "
+                  "--global-batch-size 524288 or less, a multiple of 8)");
 }
 
 /* A run id past 2^63 - 1: strtoll saturated it and the store was asked for run
