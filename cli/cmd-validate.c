@@ -330,7 +330,10 @@ print_text (const ResPublishedReport *r, gboolean breakdown)
           g_autofree char *model = flat (c->model_label);
           g_autofree char *why = flat (c->skip_reason);
           cli_table_add_row (st);
-          cli_table_cell (st, "%" G_GINT64_FORMAT, c->row_id);
+          if (c->row_id >= 1)
+            cli_table_cell (st, "%" G_GINT64_FORMAT, c->row_id);
+          else
+            cli_table_cell (st, "-");   /* unreadable: the reason quotes the cell */
           cli_table_cell (st, "%s", model);
           cli_table_cell (st, "%s", why);
         }

@@ -289,6 +289,18 @@ add_int (JsonBuilder *b, const char *name, gint64 v)
   json_builder_add_int_value (b, v);
 }
 
+/* A row id, null where the row's own could not be read (case_map's -1: a row_id of -5
+ * was listed as -1, a number nobody wrote) */
+static void
+add_row_id (JsonBuilder *b, gint64 v)
+{
+  json_builder_set_member_name (b, "row_id");
+  if (v >= 1)
+    json_builder_add_int_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
 static void
 row_to_json (const ResPublishedCase *c, JsonBuilder *b)
 {
@@ -355,7 +367,7 @@ res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *b)
       if (c->predicted)
         continue;
       json_builder_begin_object (b);
-      add_int (b, "row_id", c->row_id);
+      add_row_id (b, c->row_id);
       util_json_member_string (b, "model", c->model_label);
       util_json_member_string (b, "gpu_type", c->gpu_type);
       util_json_member_string (b, "reason", c->skip_reason);

@@ -3011,7 +3011,8 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
   if (!cell_count (get (csv, row, "row_id"), &c->row_id))
     {
       c->row_id = -1;
-      skip (c, "row_id '%s' is not a number", get (csv, row, "row_id"));
+      skip (c, "row_id '%s' is not a whole number from 1 to %d (hint: number the rows "
+            "1, 2, 3, ...)", get (csv, row, "row_id"), G_MAXINT);
       return;
     }
 

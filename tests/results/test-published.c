@@ -113,6 +113,28 @@ test_csv_errors (void)
   g_assert_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_IO);
 }
 
+/* A row_id that is no positive whole number: the row is skipped with the cell quoted
+ * and a hint, and its id reads as unknown (-1 inside, "-" and null outside), not as a
+ * number nobody wrote. */
+static void
+test_csv_bad_row_id (void)
+{
+  static const char *const ids[] = { "-5", "1.5", "x", "0" };
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("row_id,model\n%s,GPT\n", ids[i]);
+      g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+      g_assert_nonnull (csv);
+      g_autoptr (ResPublishedCase) c = res_published_case_new (csv, 0);
+      g_assert_false (c->ready);
+      g_assert_cmpint (c->row_id, ==, -1);
+      g_autofree char *want = g_strdup_printf ("row_id '%s' is not a whole number from 1 to "
+                                               "2147483647 (hint: number the rows", ids[i]);
+      if (strstr (c->skip_reason, want) == NULL)
+        g_error ("'%s' lacks '%s'", c->skip_reason, want);
+    }
+}
+
 /* ---- mapping -------------------------------------------------------------------------- */
 
 /* Row 1, the Llama 3 405B production run on 8,192 GPUs. */
@@ -1078,6 +1100,7 @@ main (int argc, char **argv)
                    test_map_nemotron_no_dropout);
   g_test_add_func ("/results/published/csv-quoting", test_csv_quoting);
   g_test_add_func ("/results/published/csv-inline", test_csv_inline);
+  g_test_add_func ("/results/published/csv-bad-row-id", test_csv_bad_row_id);
   g_test_add_func ("/results/published/mb-scaling", test_mb_scaling);
   g_test_add_func ("/results/published/v-sweep", test_v_sweep);
   g_test_add_func ("/results/published/map-attention", test_map_attention);
