@@ -522,7 +522,8 @@ cli_plan_context_init (CliPlanContext *ctx, const char *what, const char *summar
       g_autofree char *text = cli_lookup_error_text (error, cluster);
       return cli_fail (cli_status_for_error (error), "%s", text);
     }
-  if (!plan_resolve (&ctx->plan, ctx->model, ctx->cluster, &error))
+  if (!plan_check_recompute_flags (&ctx->plan, &error)
+      || !plan_resolve (&ctx->plan, ctx->model, ctx->cluster, &error))
     {
       g_autofree char *text = cli_plan_file_message (error->message, ctx->args.plan_file);
       return cli_fail (CLI_EXIT_USAGE, "%s", text);

@@ -1100,7 +1100,8 @@ run_plan (RunCtx *c)
                   "pp x cp = %d x %d x %d = %" G_GINT64_FORMAT " (hint: mpirun -np %"
                   G_GINT64_FORMAT ")", c->world, c->world == 1 ? "" : "s", MAX (c->plan.tp, 1),
                   MAX (c->plan.pp, 1), MAX (c->plan.cp, 1), model_par, model_par);
-  if (!plan_resolve (&c->plan, c->model, c->cluster, &error)
+  if (!plan_check_recompute_flags (&c->plan, &error)
+      || !plan_resolve (&c->plan, c->model, c->cluster, &error)
       || !exec_runner_supports (c->model, &c->plan, &error))
     {
       g_autofree char *text = cli_plan_file_message (error->message, c->pargs.plan_file);

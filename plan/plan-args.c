@@ -812,6 +812,20 @@ plan_apply_stack_rank_order (Plan *plan, const FwStack *stack)
 }
 
 gboolean
+plan_check_recompute_flags (const Plan *plan, GError **error)
+{
+  if (plan->recompute == PLAN_RECOMPUTE_FULL
+      || (plan->recompute_method != PLAN_RECOMPUTE_BLOCK && plan->recompute_num_layers <= 0))
+    return TRUE;
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID, "%s applies to --recompute-granularity "
+               "full only, and this plan's recompute is %s (hint: add "
+               "--recompute-granularity full, or drop it)",
+               plan->recompute_method == PLAN_RECOMPUTE_BLOCK ? "--recompute-method block"
+               : "--recompute-num-layers", plan_recompute_name (plan->recompute));
+  return FALSE;
+}
+
+gboolean
 plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
 {
   g_return_val_if_fail (plan != NULL && stack != NULL, FALSE);

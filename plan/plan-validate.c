@@ -987,6 +987,25 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                         "trains 1)", plan->mtp_num_layers, PLAN_MAX_MTP);
     }
 
+  /* --recompute-modules that name parts the model has not: moe, moe_act and
+   * shared_experts on a dense model, mla_up_proj without MLA; they changed nothing */
+  if (plan->moe_recompute != 0)
+    {
+      PlanMoe moe;
+      plan_moe (plan, model, &moe);
+      const guint moe_only = PLAN_MOE_RECOMPUTE_ACT | PLAN_MOE_RECOMPUTE_LAYER
+                             | PLAN_MOE_RECOMPUTE_SHARED;
+      if (moe.experts == 0 && (plan->moe_recompute & moe_only) != 0)
+        return invalid (error, "--recompute-modules %s: '%s' has no MoE layers (hint: drop "
+                        "it; core_attn, layernorm and mlp apply to a dense model)",
+                        (plan->moe_recompute & PLAN_MOE_RECOMPUTE_LAYER) ? "moe"
+                        : (plan->moe_recompute & PLAN_MOE_RECOMPUTE_ACT) ? "moe_act"
+                        : "shared_experts", model->name);
+      if (!model_spec_is_mla (model) && (plan->moe_recompute & PLAN_MOE_RECOMPUTE_MLA_UP))
+        return invalid (error, "--recompute-modules mla_up_proj: '%s' has no multi-head "
+                        "latent attention (hint: drop it)", model->name);
+    }
+
   /* Precision. */
   if (!plan_check_precision (plan, cluster, error))
     return FALSE;

@@ -710,6 +710,12 @@ int plan_optim_shards (const Plan *plan);
  * predicts in its layout without --rank-order); an order given is left for
  * plan_check_stack to judge. */
 void     plan_apply_stack_rank_order (Plan *plan, const FwStack *stack);
+/* Recompute flags as given, before plan_resolve: --recompute-method block or
+ * --recompute-num-layers without --recompute-granularity full change nothing (Megatron-LM
+ * refuses a method with selective granularity), so they are refused (PLAN_ERROR_INVALID)
+ * instead of passing without a word. Not part of plan_resolve, which also sees plans a
+ * caller derived from a resolved one (search candidates, verify's reference). */
+gboolean plan_check_recompute_flags (const Plan *plan, GError **error);
 gboolean plan_check_stack (const Plan *plan, const FwStack *stack, GError **error);
 
 /* The plan's precision on the cluster's device, part of plan_resolve: FP8, BF16, NVFP4

@@ -593,6 +593,10 @@ test_invalid_plans (Fixture *f, gconstpointer data)
     { "--tp 8 --gpus 8 --cpu-offloading-num-layers 10 --recompute-granularity selective",
       "activation recompute" },
     { "--tp 8 --gpus 8 --cpu-offloading-num-layers 10 --cuda-graph-impl local", "CUDA graphs" },
+    /* recompute modules of parts the dense Llama has not: they changed nothing */
+    { "--tp 8 --gpus 8 --recompute-modules moe_act", "--recompute-modules moe_act: "
+      "'llama3-405b' has no MoE layers" },
+    { "--tp 8 --gpus 8 --recompute-modules mla_up_proj", "no multi-head latent attention" },
     /* TorchTitan's replicate degree makes HSDP, which shards the parameters within a
      * group: it contradicts a sharding level that keeps them whole (it used to override
      * it silently) */
@@ -624,6 +628,42 @@ test_invalid_plans (Fixture *f, gconstpointer data)
       g_assert_error (error, PLAN_ERROR, PLAN_ERROR_INVALID);
       /* one line, with a hint where a fix exists */
       g_assert_null (strchr (error->message, '\n'));
+    }
+}
+
+/* --recompute-method block and --recompute-num-layers shape full recompute only; given
+ * without it (none or selective) they changed nothing and are refused as given, before
+ * plan_resolve (which turns full's missing count into 1 and must accept plans callers
+ * derive from a resolved one) */
+static void
+test_recompute_flags (Fixture *f, gconstpointer data)
+{
+  static const struct { const char *flags, *expect; } cases[] = {
+    { "--recompute-method block", "--recompute-method block applies to "
+      "--recompute-granularity full only, and this plan's recompute is none" },
+    { "--recompute-granularity selective --recompute-num-layers 4", "--recompute-num-layers "
+      "applies to --recompute-granularity full only, and this plan's recompute is selective" },
+    { "--recompute-granularity full --recompute-method block --recompute-num-layers 4", NULL },
+    { "--recompute-granularity selective", NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      plan_clear (&f->plan);
+      plan_init_defaults (&f->plan);
+      g_assert_true (parse_flags (f, cases[i].flags, &error));
+      gboolean ok = plan_check_recompute_flags (&f->plan, &error);
+      if (cases[i].expect == NULL)
+        {
+          g_assert_no_error (error);
+          g_assert_true (ok);
+          continue;
+        }
+      g_assert_false (ok);
+      g_assert_error (error, PLAN_ERROR, PLAN_ERROR_INVALID);
+      if (strstr (error->message, cases[i].expect) == NULL)
+        g_error ("'%s': expected '%s', got '%s'", cases[i].flags, cases[i].expect,
+                 error->message);
     }
 }
 
@@ -1110,6 +1150,7 @@ main (int argc, char **argv)
   g_test_add ("/plan/args/aliases", Fixture, NULL, setup, test_aliases, teardown);
   g_test_add ("/plan/args/sharding-names", Fixture, NULL, setup, test_sharding_names, teardown);
   g_test_add ("/plan/args/bad-values", Fixture, NULL, setup, test_bad_values, teardown);
+  g_test_add ("/plan/args/recompute-flags", Fixture, NULL, setup, test_recompute_flags, teardown);
   g_test_add ("/plan/resolve/shards", Fixture, NULL, setup, test_shards, teardown);
   g_test_add ("/plan/resolve/invalid", Fixture, NULL, setup, test_invalid_plans, teardown);
   g_test_add ("/plan/resolve/learned-positions", Fixture, "gpt3-175b", setup,

@@ -401,8 +401,8 @@ test_recompute_modules (void)
       PLAN_MOE_RECOMPUTE_LAYERNORM | PLAN_MOE_RECOMPUTE_LAYER },
     { "selective (modules: core_attn, layernorm)", PLAN_RECOMPUTE_SELECTIVE,
       PLAN_MOE_RECOMPUTE_LAYERNORM },
-    { "selective (modules: mla_up_proj, mlp, shared_experts)", PLAN_RECOMPUTE_NONE,
-      PLAN_MOE_RECOMPUTE_MLA_UP | PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_SHARED },
+    { "selective (modules: mlp, shared_experts)", PLAN_RECOMPUTE_NONE,
+      PLAN_MOE_RECOMPUTE_MLP | PLAN_MOE_RECOMPUTE_SHARED },
     { "selective", PLAN_RECOMPUTE_SELECTIVE, 0 },
     { "full", PLAN_RECOMPUTE_FULL, 0 },
   };
@@ -414,6 +414,12 @@ test_recompute_modules (void)
         g_error ("'%s': %s", rows[i].cell, plan_recompute_name (c->plan.recompute));
       g_assert_cmpuint (c->plan.moe_recompute, ==, rows[i].moe);
     }
+  /* mla_up_proj on a model without multi-head latent attention (this row's GQA) names a
+   * part it has not: the row is skipped with the reason plan validation gives */
+  g_autoptr (ResPublishedCase) mla = recompute_row ("selective (modules: mla_up_proj, mlp)");
+  g_assert_false (mla->ready);
+  g_assert_nonnull (strstr (mla->skip_reason, "--recompute-modules mla_up_proj: 'GPT' has no "
+                                              "multi-head latent attention"));
   /* a name Megatron-Core does not have skips the row, naming it */
   g_autoptr (ResPublishedCase) bad = recompute_row ("selective (modules: layernorm, norms)");
   g_assert_false (bad->ready);
