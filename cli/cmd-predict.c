@@ -329,6 +329,21 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
                 "trained to (max_position_embeddings): a run past its context, as context "
                 "extension does\n", p->plan.seq_length, p->model->max_positions,
                 p->model->name);
+      /* CUDA graphs are modelled where they move the step: an MoE layer's host work (the
+       * router, the dispatcher's preprocess, the grouped GEMMs' per-expert calls); a dense
+       * layer's kernels are costed GPU-side with the stack's per-kernel figure, so on a
+       * dense model the flag leaves the prediction as it is, which the note says rather
+       * than let the flag seem to have been timed */
+      if (p->plan.cuda_graph_impl != PLAN_CG_IMPL_NONE)
+        {
+          PlanMoe moe;
+          plan_moe (&p->plan, p->model, &moe);
+          if (moe.experts == 0)
+            printf ("  note: --cuda-graph-impl %s: tandem models CUDA graphs where they remove "
+                    "an MoE layer's host work; %s has no MoE layers, so this prediction is the "
+                    "same without them\n", plan_cuda_graph_impl_name (p->plan.cuda_graph_impl),
+                    p->model->name);
+        }
       /* the stack's sharding is what validate fills an unstated row with; predict's plan
        * takes Megatron's flag default (none) whatever the stack, so an FSDP stack (its
        * default shards gradients or parameters) says so when the plan shards less, rather

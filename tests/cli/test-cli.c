@@ -1174,6 +1174,42 @@ test_predict_past_context (void)
   run_result_clear (&r);
 }
 
+/* CUDA graphs on a dense model: the step is the same with and without them (tandem times
+ * only an MoE layer's host work under graphs), and the output says so instead of letting
+ * the flag look timed; a MoE model gets no such note */
+static void
+test_predict_cuda_graph_dense (void)
+{
+  RunResult r = { 0 }, plain = { 0 };
+  run_tandem ("predict --model llama2-7b --gpus 8 --tp 8 --sp --gbs 8 --no-db --json", &plain);
+  run_tandem ("predict --model llama2-7b --gpus 8 --tp 8 --sp --gbs 8 --no-db --json "
+              "--cuda-graph-impl local", &r);
+  g_assert_cmpint (plain.status, ==, 0);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) a = json_parser_new ();
+  g_autoptr (JsonParser) b = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (a, plain.out, -1, NULL));
+  g_assert_true (json_parser_load_from_data (b, r.out, -1, NULL));
+  g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (
+                       json_parser_get_root (a)), "step_time_s"), ==,
+                     json_object_get_double_member (json_node_get_object (
+                       json_parser_get_root (b)), "step_time_s"));
+  run_result_clear (&r);
+  run_result_clear (&plain);
+  run_tandem ("predict --model llama2-7b --gpus 8 --tp 8 --sp --gbs 8 --no-db "
+              "--cuda-graph-impl local", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "note: --cuda-graph-impl local: tandem models CUDA graphs "
+                            "where they remove an MoE layer's host work; llama2-7b has no MoE "
+                            "layers, so this prediction is the same without them"));
+  run_result_clear (&r);
+  run_tandem ("predict --model tiny-mixtral --gpus 8 --ep 4 --gbs 8 --seq-length 256 --no-db "
+              "--cuda-graph-impl local", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.out, "has no MoE layers"));
+  run_result_clear (&r);
+}
+
 /* HSDP where the stack offers it: the search leaves it out of megatron-core's space
  * ("does not offer HSDP"), and predict now says the same instead of predicting a plan
  * the stack cannot run (megatron-core.json fsdp.hsdp false; torchtitan's
@@ -1606,6 +1642,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/predict/bad-db", test_predict_bad_db);
   g_test_add_func ("/cli/predict/moe-text", test_predict_moe_text);
   g_test_add_func ("/cli/predict/past-context", test_predict_past_context);
+  g_test_add_func ("/cli/predict/cuda-graph-dense", test_predict_cuda_graph_dense);
   g_test_add_func ("/cli/a2a-overlap-needs-vpp", test_a2a_overlap_needs_vpp);
   g_test_add_func ("/cli/predict/precision-spellings", test_precision_spellings);
   g_test_add_func ("/cli/predict/hsdp-needs-stack", test_hsdp_needs_stack);
