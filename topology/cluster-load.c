@@ -29,7 +29,9 @@
  *       "hbm_GiB": 80,  or  "hbm_GB": 141,       exactly one, > 0
  *       "hbm_GBps": 3350,                        optional, > 0
  *       "sms": 132,                              optional integers (SMs / CUs / cores),
- *       "fp32_cores_per_sm": 128,                absent = 0 = unknown; caps 100,000 SMs,
+ *       "fp32_cores_per_sm": 128,                absent = unknown; sms >= 1 where given
+ *                                                (0 read as absent had changed the step
+ *                                                without a word); caps 100,000 SMs,
  *                                                65,536 cores an SM
  *       "tensor_cores_per_sm": 4,
  *       "clock_GHz": 1.83,                       optional, > 0: the clock of the peak
@@ -72,7 +74,8 @@
  *                    "peak_tflops.fp8": "text",  comes from; keys must name a device field
  *                    "hbm_GiB": "text", ... }    (or peak_tflops.DTYPE)
  *     },
- *     "nics_per_device": 1,                      optional integer >= 0 (scale-out NICs)
+ *     "nics_per_device": 1,                      optional integer >= 1 (scale-out NICs; 0
+ *                                                was costed as 1)
  *     "nic_Gbps": 400,                           optional, > 0, per NIC per direction
  *     "sources": { "nic_Gbps": "text" },         optional: sources of the top-level fields
  *     "levels": [                                required, >= 1 entry, innermost first
@@ -583,7 +586,7 @@ load_device (JsonObject *root, TopoDevice *dev, const char *file, GError **error
   /* caps, as the float fields have: 2^31 SMs made a step of 10,068 s with exit 0 (B200:
    * 148 SMs, 128 FP32 cores and 4 tensor cores an SM; a CPU host counts cores as SMs) */
   guint64 u = dev->sms;
-  if (!read_uint (obj, "sms", FALSE, 0, 100000, &u, &dw, error))
+  if (!read_uint (obj, "sms", FALSE, 1, 100000, &u, &dw, error))
     return FALSE;
   dev->sms = (guint) u;
   u = dev->fp32_cores_per_sm;
@@ -803,7 +806,7 @@ topo_cluster_new_from_data (const char *json_text, gssize length, const char *so
       || !read_string (obj, "name", FALSE, &cluster->name, &top, error)
       || !read_string (obj, "description", FALSE, &cluster->description, &top, error)
       || !load_device (obj, &cluster->device, file, error)
-      || !read_uint (obj, "nics_per_device", FALSE, 0, 1024, &nics, &top, error)
+      || !read_uint (obj, "nics_per_device", FALSE, 1, 1024, &nics, &top, error)
       || !read_number (obj, "nic_Gbps", FALSE, RULE_POSITIVE, &nic_Gbps, NULL, &top, error)
       || !load_levels (obj, cluster, file, error)
       || !read_sources (obj, top_source_key_valid, cluster->sources, &top, error))

@@ -262,6 +262,8 @@ test_load_bounds (void)
     { "\"peak_tflops\": { \"bf16\": 1 }, \"sms\": 2147483647", "\"bw_GBps\": 1",
       "device.sms" },
     { "\"peak_tflops\": { \"bf16\": 1 }, \"sms\": 100000", "\"bw_GBps\": 1", NULL },
+    /* 0 SMs was read as "not given" and changed the step without a word */
+    { "\"peak_tflops\": { \"bf16\": 1 }, \"sms\": 0", "\"bw_GBps\": 1", "device.sms" },
     { "\"peak_tflops\": { \"bf16\": 1 }", "\"bw_GBps\": 1e-308", "levels[0].bw_GBps" },
     { "\"peak_tflops\": { \"bf16\": 1 }", "\"bw_GBps\": 1e-3", NULL },
     { "\"peak_tflops\": { \"bf16\": 1 }", "\"bw_GBps\": 100, \"busbw_GBps\": 370",
@@ -285,6 +287,15 @@ test_load_bounds (void)
       g_assert_error (error, TOPO_ERROR, TOPO_ERROR_INVALID_FIELD);
       assert_message_has (error, cases[i].field);
     }
+  /* no scale-out NIC at all was costed as one a device: refused, naming the field */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) c = topo_cluster_new_from_data (
+    "{ \"device\": { \"name\": \"g\", \"peak_tflops\": { \"bf16\": 1 }, \"hbm_GiB\": 1 }, "
+    "\"nics_per_device\": 0, \"levels\": [ { \"name\": \"s\", \"count\": 2, \"bw_GBps\": 1 } ] }",
+    -1, "b.json", &error);
+  g_assert_null (c);
+  g_assert_error (error, TOPO_ERROR, TOPO_ERROR_INVALID_FIELD);
+  assert_message_has (error, "nics_per_device' must be >= 1 (got 0)");
 }
 
 /* "part" names the part a renamed device is: kept as given, and what topo_device_part
