@@ -127,14 +127,15 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
         ok = json_get_int (pj, S, key, n, 1, &p->pp_schedules, error);
       else if (g_str_equal (key, "pipeline_parallel_layers_per_stage"))
         ok = json_get_int (pj, S, key, n, 1, &p->layers_per_virtual_stage, error);
+      /* the uneven split's counts; null leaves the split even (as tandem writes it) */
       else if (g_str_equal (key, "first_stage_layers"))
-        ok = json_get_int (pj, S, key, n, 0, &p->first_stage_layers, error);
+        ok = JSON_NODE_HOLDS_NULL (n) || json_get_int (pj, S, key, n, 0, &p->first_stage_layers, error);
       else if (g_str_equal (key, "last_stage_layers"))
-        ok = json_get_int (pj, S, key, n, 0, &p->last_stage_layers, error);
+        ok = JSON_NODE_HOLDS_NULL (n) || json_get_int (pj, S, key, n, 0, &p->last_stage_layers, error);
       else if (g_str_equal (key, "first_chunk_layers"))
-        ok = json_get_int (pj, S, key, n, 0, &p->first_chunk_layers, error);
+        ok = JSON_NODE_HOLDS_NULL (n) || json_get_int (pj, S, key, n, 0, &p->first_chunk_layers, error);
       else if (g_str_equal (key, "last_chunk_layers"))
-        ok = json_get_int (pj, S, key, n, 0, &p->last_chunk_layers, error);
+        ok = JSON_NODE_HOLDS_NULL (n) || json_get_int (pj, S, key, n, 0, &p->last_chunk_layers, error);
       else if (g_str_equal (key, "account_for_embedding_in_pipeline_split"))
         ok = json_get_bool (pj, S, key, n, &p->account_embedding, error);
       else if (g_str_equal (key, "account_for_loss_in_pipeline_split"))

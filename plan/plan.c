@@ -856,10 +856,23 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
     SET_INT ("microbatch_group_size_per_vp_stage", plan_vpp_group (plan));
   if (plan_pp_schedules (plan) > 1)
     SET_INT ("pipeline_schedules_per_step", plan_pp_schedules (plan));
-  SET_INT ("first_stage_layers", plan->first_stage_layers);
-  SET_INT ("last_stage_layers", plan->last_stage_layers);
-  SET_INT ("first_chunk_layers", plan->first_chunk_layers);
-  SET_INT ("last_chunk_layers", plan->last_chunk_layers);
+  /* an even split leaves these unset: null, not the -1 that stands for it inside */
+  {
+    const struct { const char *key; int v; } split[] = {
+      { "first_stage_layers", plan->first_stage_layers },
+      { "last_stage_layers", plan->last_stage_layers },
+      { "first_chunk_layers", plan->first_chunk_layers },
+      { "last_chunk_layers", plan->last_chunk_layers },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (split); i++)
+      {
+        json_builder_set_member_name (b, split[i].key);
+        if (split[i].v >= 0)
+          json_builder_add_int_value (b, split[i].v);
+        else
+          json_builder_add_null_value (b);
+      }
+  }
   SET_BOOL ("account_for_embedding_in_pipeline_split", plan->account_embedding);
   SET_BOOL ("account_for_loss_in_pipeline_split", plan->account_loss);
   SET_BOOL ("sequence_parallel", plan->sequence_parallel);

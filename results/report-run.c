@@ -94,7 +94,8 @@ stored_plan_to_plan_file (const char *plan_json, GError **error)
                                        "first_chunk_layers", "last_chunk_layers" };
   for (guint i = 0; i < G_N_ELEMENTS (split); i++)
     if (par_in && json_object_has_member (par_in, split[i])
-        && json_object_get_int_member (par_in, split[i]) >= 0)
+        && !JSON_NODE_HOLDS_NULL (json_object_get_member (par_in, split[i]))
+        && json_object_get_int_member (par_in, split[i]) >= 0)   /* runs stored before: -1 */
       copy_member (par_in, split[i], par, split[i]);
   copy_member (ov_in, "grad_reduce", par, "overlap_grad_reduce");
   copy_member (ov_in, "param_gather", par, "overlap_param_gather");
