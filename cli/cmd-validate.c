@@ -619,6 +619,13 @@ cli_cmd_validate (int argc, char **argv)
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   if (!check_columns (csv, argv[1], cluster != NULL))
     return CLI_EXIT_USAGE;
+  /* records shorter than the header: read, their missing cells empty, and said (stderr,
+   * so that --json stays one document) */
+  for (char **w = csv->short_rows; w != NULL && *w != NULL; w++)
+    {
+      g_autofree char *shown = cli_printable (*w, NULL);
+      g_printerr ("tandem: warning: %s\n", shown);
+    }
 
   if (explain != G_MININT64)
     return explain_row (csv, explain, (const char *const *) cost, cluster);

@@ -23,6 +23,7 @@ res_csv_free (ResCsv *csv)
   if (csv == NULL)
     return;
   g_strfreev (csv->columns);
+  g_strfreev (csv->short_rows);
   if (csv->rows != NULL)
     g_ptr_array_unref (csv->rows);
   g_free (csv->source);
@@ -195,6 +196,7 @@ res_csv_parse (const char *text, gssize length, const char *source, GError **err
               }
         }
       csv->rows = g_ptr_array_new_with_free_func (cells_free);
+      g_autoptr (GPtrArray) short_rows = g_ptr_array_new_with_free_func (g_free);
       for (guint k = 1; k < r.records->len && ok; k++)
         {
           GPtrArray *rec = r.records->pdata[k];
@@ -208,18 +210,15 @@ res_csv_parse (const char *text, gssize length, const char *source, GError **err
               ok = FALSE;
               break;
             }
-          /* fewer: a line cut short or a lost comma. Padding it with empty cells read a
-           * truncated row as one that states no step time (or no model shape) and skipped
-           * it under that reason, or shifted nothing and lost the tail without a word */
+          /* fewer: trailing empty cells some writers drop, or a line cut short. Read with
+           * the missing cells empty, and listed: a truncated row had read as one that
+           * states no step time and was skipped under that reason alone */
           if (n < csv->n_columns)
-            {
-              g_set_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_PARSE,
-                           "%s:%u: %u fields but the header has %u columns (hint: a line cut "
-                           "short or a missing comma; an empty cell is still written, as ,,)",
-                           name, g_array_index (r.lines, guint, k), n, csv->n_columns);
-              ok = FALSE;
-              break;
-            }
+            g_ptr_array_add (short_rows, g_strdup_printf (
+              "%s:%u: %u fields but the header has %u columns; the missing %u read as "
+              "empty (a line cut short or a missing comma? an empty cell is written ,,)",
+              name, g_array_index (r.lines, guint, k), n, csv->n_columns,
+              csv->n_columns - n));
           char **cells = g_new0 (char *, csv->n_columns + 1);
           for (guint c = 0; c < csv->n_columns; c++)
             cells[c] = g_strdup (c < n ? rec->pdata[c] : "");
@@ -259,6 +258,11 @@ res_csv_parse (const char *text, gssize length, const char *source, GError **err
             }
           else
             g_hash_table_insert (seen, key, GUINT_TO_POINTER (line));
+        }
+      if (ok && short_rows->len > 0)
+        {
+          g_ptr_array_add (short_rows, NULL);
+          csv->short_rows = (char **) g_ptr_array_free (g_steal_pointer (&short_rows), FALSE);
         }
     }
 

@@ -5,9 +5,11 @@
  *  - CSV is read as RFC 4180: fields separated by commas, records by CRLF or LF, a field
  *    in double quotes may hold commas, line breaks and "" (one quote). A UTF-8 BOM is
  *    skipped; the first record is the header; a blank last line is ignored. A record with
- *    fewer or more fields than the header, an unterminated quote, or text after a
- *    closing quote is refused with a RES_PUBLISHED_ERROR_PARSE that names the source and
- *    the line (an empty cell is written as ,,).
+ *    more fields than the header, an unterminated quote, or text after a closing quote is
+ *    refused with a RES_PUBLISHED_ERROR_PARSE that names the source and the line. A record
+ *    with fewer is read with its missing cells empty (some writers drop trailing empty
+ *    cells) and listed in ResCsv.short_rows, which `validate` prints as warnings: a line
+ *    cut short is then said, not only skipped under the reason its empty cells give.
  *  - Columns are found by header name. A missing column reads as empty cells (so a row
  *    missing it is skipped with the column named), except `row_id`, which is required.
  *  - Each row is either predicted or skipped with a one-line reason; a skip is not an
@@ -303,6 +305,9 @@ typedef struct {
   guint       n_columns;
   GPtrArray  *rows;          /* char ** of n_columns cells each (NULL-terminated) */
   char       *source;        /* path or name given to the parser */
+  char      **short_rows;    /* one line per record with fewer fields than the header
+                              * ("FILE:LINE: N fields but the header has M columns; ..."),
+                              * NULL-terminated; NULL when there are none */
 } ResCsv;
 
 ResCsv     *res_csv_parse      (const char *text, gssize length, const char *source,

@@ -373,6 +373,20 @@ test_hints_for_values (void)
   run_assert_error ("validate {SRC}/tests/data/limits/published-absurd.csv --no-db --explain 1 "
                     "--only 5", 2, "--explain 1 prints that row's reading as text and takes no "
                     "--only");
+  /* a record shorter than the header (row 2 stops after its recompute cell): read with
+   * the missing cells empty, said on stderr with its line, and --json stays one
+   * document; row 2 is then skipped for its missing step time */
+  {
+    RunResult sr = { 0 };
+    run_tandem ("validate {SRC}/tests/data/limits/published-short-row.csv --no-db --json", &sr);
+    g_assert_cmpint (sr.status, ==, 0);
+    g_assert_nonnull (strstr (sr.err, "tandem: warning: "));
+    g_assert_nonnull (strstr (sr.err, "published-short-row.csv:3: 17 fields but the header has "
+                                      "20 columns; the missing 3 read as empty"));
+    g_autoptr (JsonParser) jp = json_parser_new ();
+    g_assert_true (json_parser_load_from_data (jp, sr.out, -1, NULL));
+    run_result_clear (&sr);
+  }
   run_assert_error ("calibrate --quick --no-db --blas-threads 0", 2,
                 "--blas-threads 0: BLAS threads per rank, an integer >= 1 (hint: "
                 "--blas-threads 1, the default)");
