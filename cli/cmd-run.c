@@ -334,6 +334,89 @@ share_run_id (RunCtx *c, GError **error)
   return TRUE;
 }
 
+/* 63 bits of FNV-1a over `s` (NULL as the empty text, told apart by a flag byte) */
+static guint64
+hash63 (const char *s)
+{
+  guint64 h = 0xcbf29ce484222325ull;
+  h = (h ^ (s == NULL ? 0x01u : 0x02u)) * 0x100000001b3ull;
+  for (const char *p = s ? s : ""; *p; p++)
+    h = (h ^ (guchar) *p) * 0x100000001b3ull;
+  return h & ((1ull << 63) - 1);
+}
+
+/* Every rank runs what rank 0 runs: the same plan (as resolved: model shape, degrees,
+ * batch, sequence...), the same steps, warm-up, seed and --verify, and the same --cost.
+ * Ranks started with different flags (mpirun's "-np 1 A : -np 1 B", a wrapper that edits
+ * one rank's command) exchanged buffers of different sizes and died in MPI (a truncated
+ * receive, then a crash on the abort path), or ran and stored a loss that is no
+ * training's, or failed --verify and blamed the parallel run. Each rank's components go
+ * to all in an all-gather, as three 21-bit pieces each (exact in fp32); a mismatch ends
+ * every rank with exit 2, rank 0 naming the rank and what differs. */
+static gboolean
+check_ranks_agree (RunCtx *c, GError **error)
+{
+  if (c->world <= 1)
+    return TRUE;
+  g_autofree char *plan_str = plan_to_string (&c->plan);
+  g_autoptr (JsonBuilder) pb = json_builder_new ();
+  plan_to_json (&c->plan, pb);
+  g_autofree char *plan_json = cli_json_text (pb);
+  g_autofree char *model = g_strdup_printf ("%s %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
+                                            c->model->name, c->model->n_layers,
+                                            c->model->hidden);
+  g_autofree char *steps = g_strdup_printf ("%d %d", c->a.steps, c->a.warmup);
+  g_autofree char *seed = g_strdup_printf ("%" G_GINT64_FORMAT " %d", c->a.seed, c->a.verify);
+  g_autofree char *cost = c->a.cost ? g_strjoinv (",", c->a.cost) : NULL;
+  enum { K = 5 };
+  const char *const what[K] = { "plan", "model", "--steps or --warmup", "--seed or --verify",
+                                "--cost" };
+  const guint64 mine[K] = { hash63 (plan_json), hash63 (model), hash63 (steps),
+                            hash63 (seed), hash63 (cost) };
+  float piece[K * 3];
+  for (int k = 0; k < K; k++)
+    for (int i = 0; i < 3; i++)
+      piece[k * 3 + i] = (float) ((mine[k] >> (21 * i)) & 0x1FFFFF);
+  g_autofree float *all = g_new0 (float, (gsize) K * 3 * c->world);
+  g_autofree int *members = g_new (int, c->world);
+  for (int r = 0; r < c->world; r++)
+    members[r] = r;
+  gboolean ok = FALSE;
+  ExecGroup *group = exec_group_new (c->b, "world", members, c->world, error);
+  ExecStream *stream = group ? exec_stream_new (c->b, EXEC_STREAM_COMM, "agree", error) : NULL;
+  ExecBuffer *sbuf = stream ? exec_buffer_new (c->b, sizeof piece, error) : NULL;
+  ExecBuffer *rbuf = sbuf ? exec_buffer_new (c->b, sizeof piece * c->world, error) : NULL;
+  if (rbuf && c->b->ops->buffer_upload (c->b, sbuf, 0, piece, sizeof piece, error))
+    {
+      ExecColl op = { .kind = EXEC_COLL_ALL_GATHER, .dtype = EXEC_DTYPE_F32,
+                      .send = sbuf->data, .recv = rbuf->data, .count = K * 3 };
+      ExecSample sample;
+      ok = exec_collective (stream, group, &op, &sample, error)
+           && exec_stream_synchronize (stream, error)
+           && c->b->ops->buffer_download (c->b, all, rbuf, 0, sizeof piece * c->world, error);
+    }
+  exec_buffer_free (rbuf);
+  exec_buffer_free (sbuf);
+  exec_stream_free (stream);
+  exec_group_free (group);
+  if (!ok)
+    {
+      g_prefix_error (error, "comparing the ranks' flags: ");
+      return FALSE;
+    }
+  for (int r = 1; r < c->world; r++)
+    for (int k = 0; k < K; k++)
+      if (memcmp (&all[(gsize) r * K * 3 + k * 3], &all[k * 3], 3 * sizeof (float)) != 0)
+        {
+          g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "the ranks were not started with "
+                       "the same flags: rank %d's %s differs from rank 0's (rank 0 runs %s) "
+                       "(hint: start every rank with the same tandem run command line)", r,
+                       what[k], plan_str);
+          return FALSE;
+        }
+  return TRUE;
+}
+
 static void
 run_info (const RunCtx *c, ResRunInfo *info, char **plan_str, char **plan_json)
 {
@@ -1183,6 +1266,9 @@ run_plan (RunCtx *c)
     if (!sim_cost_options_apply (&so.cost, (const char *const *) c->a.cost, &error))
       return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);
   }
+  if (!check_ranks_agree (c, &error))
+    return fail0 (c, error->code == EXEC_ERROR_INVALID ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE, "%s",
+                  error->message);
   g_autoptr (ExecRunner) runner = exec_runner_new (c->b, prog, layout, &o, &error);
   if (runner == NULL)
     {

@@ -20,6 +20,7 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
+#include <sys/wait.h>
 
 typedef struct {
   int    status;
@@ -474,6 +475,56 @@ test_measured_trace_nests (void)
   g_rmdir (dir);
 }
 
+/* Ranks started with different flags (mpirun's MPMD form, "-np 1 A : -np 1 B"): each
+ * compares its plan, model, steps, seed and --cost with the others' before any training
+ * traffic, and every rank ends with exit 2, rank 0 naming the rank and what differs.
+ * Before, a different --seq on one rank died in MPI (a truncated receive, then a crash
+ * on the abort path) and a different --seed trained and stored a loss that was no run's. */
+static void
+test_ranks_disagree (void)
+{
+  if (!can_launch ())
+    return;
+  static const struct { const char *a, *b, *what; } cases[] = {
+    { "--seq 128", "--seq 256", "rank 1's plan differs from rank 0's (rank 0 runs "
+      "tp2-cp1-pp1-vpp1-dp1-mbs1-gbs1-seq128-1F1B)" },
+    { "--seq 128 --seed 1", "--seq 128 --seed 2", "rank 1's --seed or --verify differs" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GPtrArray) argv = mpi_test_argv_new ();
+      for (int side = 0; side < 2; side++)
+        {
+          if (side == 1)
+            g_ptr_array_add (argv, g_strdup (":"));
+          g_ptr_array_add (argv, g_strdup ("-np"));
+          g_ptr_array_add (argv, g_strdup ("1"));
+          g_ptr_array_add (argv, g_strdup (g_getenv ("TANDEM_EXE")));
+          g_autofree char *args = g_strdup_printf ("run --model tiny-llama --steps 1 --warmup 0 "
+                                                   "--timeout 30 --no-db --tp 2 %s",
+                                                   side == 0 ? cases[i].a : cases[i].b);
+          g_auto (GStrv) words = g_strsplit (args, " ", -1);
+          for (guint w = 0; words[w]; w++)
+            g_ptr_array_add (argv, g_strdup (words[w]));
+        }
+      g_ptr_array_add (argv, NULL);
+      g_auto (GStrv) env = mpi_test_environ ();
+      Launch l = { 0 };
+      g_autoptr (GError) error = NULL;
+      g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL,
+                                   NULL, &l.out, &l.err, &l.status, &error));
+      g_assert_no_error (error);
+      if (!WIFEXITED (l.status) || WEXITSTATUS (l.status) != 2
+          || strstr (l.err, "the ranks were not started with the same flags") == NULL
+          || strstr (l.err, cases[i].what) == NULL)
+        {
+          dump (&l);
+          g_error ("case %u: expected exit 2 naming '%s'", i, cases[i].what);
+        }
+      launch_clear (&l);
+    }
+}
+
 /* --merged-trace: measured and predicted timelines of a pp 2 run in one valid trace, two
  * processes per rank ("rank r measured" pid 2r, "rank r predicted" pid 2r + 1), the same
  * program's slices in each (so equal counts), and every flow arrow's start and end on
@@ -564,5 +615,6 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/run/verify-cp2-ring", test_cp2_ring);
   g_test_add_func ("/exec/run/verify-tp2-pp2", test_tp2_pp2);
   g_test_add_func ("/exec/run/dead-rank", test_dead_rank);
+  g_test_add_func ("/exec/run/ranks-disagree", test_ranks_disagree);
   return g_test_run ();
 }
