@@ -419,7 +419,27 @@ test_unsupported (void)
   g_assert_true (exec_runner_supports (m, &p, &error));
   p.attention_backend = PLAN_ATTN_UNFUSED;   /* runs (test-run-devsim compares it) */
   g_assert_true (exec_runner_supports (m, &p, &error));
+  /* optimizer states offloaded to the host: predicted only (the measurement kept them on
+   * the device and the memory term compared two plans) */
+  p.optimizer_offload = TRUE;
+  g_assert_false (exec_runner_supports (m, &p, &error));
+  g_assert_nonnull (strstr (error->message, "--optimizer-offload"));
+  g_clear_error (&error);
   plan_clear (&p);
+  /* an expert capacity or padding to it: the engine routes dropless, so the run would
+   * measure the dropless plan against the padded prediction */
+  g_autoptr (ModelSpec) moe = model_spec_lookup ("tiny-mixtral", &error);
+  g_assert_no_error (error);
+  for (int pad = 0; pad < 2; pad++)
+    {
+      plan_init_defaults (&p);
+      p.moe_capacity_factor = 1.0;
+      p.moe_pad_to_capacity = pad;
+      g_assert_false (exec_runner_supports (moe, &p, &error));
+      g_assert_nonnull (strstr (error->message, "--moe-expert-capacity-factor"));
+      g_clear_error (&error);
+      plan_clear (&p);
+    }
 
   /* A block the engine lacks names what differs and where to go: Falcon-RW-1B's config
    * reads as a GeLU MLP, LayerNorm, ALiBi and biases on every linear layer ("bias":
