@@ -151,6 +151,10 @@ import_notes (const TrainingLog *log, const char *file)
     fprintf (stderr, "tandem: note: %s:%d: a step line cut short (no line break after it, "
              "and a field missing or unfinished) left out; %u such line%s in all\n", file,
              log->incomplete_line, log->incomplete, log->incomplete == 1 ? "" : "s");
+  if (log->no_tps > 0)
+    fprintf (stderr, "tandem: note: %s:%d: a TorchTitan step line without 'tps:' (its "
+             "throughput, which the step time comes from) left out; %u such line%s in all\n",
+             file, log->no_tps_line, log->no_tps, log->no_tps == 1 ? "" : "s");
   if (log->duplicates > 0)
     fprintf (stderr, "tandem: note: %s: %u step line%s repeated a logged step with the same "
              "figures (several ranks printing it) and counted once\n", file, log->duplicates,

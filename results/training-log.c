@@ -2,6 +2,7 @@
 #include "results/training-log.h"
 #include "util/input.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -164,11 +165,22 @@ parse_megatron (const char *line, const char *source, int lineno, TrainingLogEnt
   if (it == NULL || strstr (line, MEGATRON_ELAPSED) == NULL)
     return 0;
   char *end = NULL;
+  errno = 0;
   gint64 step = g_ascii_strtoll (it + strlen ("iteration "), &end, 10);
+  const gboolean overflow = errno == ERANGE;
   while (end && *end == ' ')
     end++;
   if (end == NULL || *end != '/' || step < 0)
     return 0;
+  /* past 2^63 strtoll saturates: the step read as 9223372036854775807, and the next
+   * line's "step numbers go back" blamed a restarted job */
+  if (overflow)
+    {
+      g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE, "%s:%d: the iteration "
+                   "number is out of range (more than 19 digits) (hint: the line as Megatron-LM "
+                   "logs it; was the file edited or corrupted?)", source, lineno);
+      return -1;
+    }
   e->step = step;
   const char *after = NULL;
   NumRead r = number_after (line, MEGATRON_ELAPSED, &e->elapsed_s, &after);
@@ -198,13 +210,26 @@ parse_titan (const char *line, const char *source, int lineno, TrainingLogEntry 
              gboolean *complete, GError **error)
 {
   const char *st = strstr (line, "step:");
-  if (st == NULL || strstr (line, "tps:") == NULL)
+  if (st == NULL)
     return 0;
+  /* TorchTitan's metrics line always carries tps: one without it (cut or edited) is
+   * counted and left out, which the caller says (it vanished without a word) */
+  if (strstr (line, "tps:") == NULL)
+    return strstr (st, "loss:") != NULL && strstr (st, "memory:") != NULL ? -2 : 0;
   double step;
   /* a step number is a count: beyond 2^53 it is not one (and beyond 2^63 the cast to an
-   * integer is undefined; fuzz-training-log found 1e308) */
-  if (number_after (st, "step:", &step, NULL) != NUM_OK || step > 0x1p53)
+   * integer is undefined; fuzz-training-log found 1e308); a negative one neither. Both
+   * were left out without a word; refused, naming the line */
+  NumRead sr = number_after (st, "step:", &step, NULL);
+  if (sr == NUM_ABSENT)
     return 0;
+  if (sr != NUM_OK || step < 0 || step > 0x1p53 || step != floor (step))
+    {
+      g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE, "%s:%d: 'step:' is not "
+                   "followed by a step number from 0 to 2^53 (hint: the line as TorchTitan "
+                   "logs it; was the file edited or corrupted?)", source, lineno);
+      return -1;
+    }
   e->step = (gint64) step;
   const char *after = NULL;
   NumRead r = number_after (line, "tps:", &e->tps, &after);
@@ -395,6 +420,12 @@ training_log_parse (const char *text, gssize len, TrainingLogFormat format,
           got = parse_titan (line, source, e.line, &e, &complete, ll.ended ? error : NULL);
           if (got > 0)
             log->format = TRAINING_LOG_TORCHTITAN;
+          if (got == -2)
+            {
+              if (log->no_tps++ == 0)
+                log->no_tps_line = e.line;
+              continue;
+            }
         }
       /* a line no line break ends (the end of the file, or NULs where a node crashed) may
        * be cut short: "(ms): 14" of "(ms): 1400.0 |" read as 0.014 s. It counts only when

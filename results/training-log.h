@@ -78,6 +78,9 @@ typedef struct {
   guint             merged;         /* step lines repeating the latest step, other figures */
   guint             incomplete;     /* unterminated step lines cut short, left out */
   int               incomplete_line;/* the first of them */
+  guint             no_tps;         /* TorchTitan step lines (step: and loss:) without tps:,
+                                     * left out */
+  int               no_tps_line;    /* the first of them */
   /* Megatron's header: world, tensor-, pipeline- and context-parallel sizes; 0 where the
    * log does not say (header_line 0: no header) */
   int               header_line;

@@ -239,6 +239,58 @@ test_zero_not_positive (void)
     }
 }
 
+/* Step numbers a log cannot hold: a Megatron iteration past 2^63 (strtoll saturated it and
+ * the next line's "step numbers go back" blamed a restart), a TorchTitan step past 2^53 or
+ * below 0 (left out without a word): each refused naming its line. */
+static void
+test_step_out_of_range (void)
+{
+  g_autofree char *a = mline (10, "1000.0", "400.0", 64), *c = mline (30, "1000.0", "400.0", 64);
+  g_autofree char *big = g_strdup (a);
+  char *at = strstr (big, "      10/");
+  g_assert_nonnull (at);
+  g_autofree char *huge = g_strdup_printf ("%.*s 99999999999999999999999/%s",
+                                           (int) (at - big), big, at + strlen ("      10/"));
+  g_autofree char *t1 = tline (0, 10, "6,543", "300.0", "30.0");
+  g_autofree char *t2 = tline (0, 20, "6,543", "300.0", "30.0");
+  g_autofree char *neg = g_strdup (t2);
+  memcpy (strstr (neg, "step: 20"), "step:-20", 8);
+  const struct { const char *text; const char *want; } cases[] = {
+    { g_strdup_printf ("%s\n%s\n", huge, c), "t.log:1: the iteration number is out of range" },
+    { g_strdup_printf ("%s\n%s\n", t1, neg), "t.log:2: 'step:' is not followed by a step "
+      "number from 0 to 2^53" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (TrainingLog) log = parse (cases[i].text, -1, &error);
+      g_assert_null (log);
+      if (strstr (error->message, cases[i].want) == NULL)
+        g_error ("case %u: '%s' lacks '%s'", i, error->message, cases[i].want);
+      g_free ((char *) cases[i].text);
+    }
+}
+
+/* A TorchTitan metrics line without its tps (cut or edited) is left out and counted, with
+ * its line, for import-log's note; the steps around it read. */
+static void
+test_titan_no_tps (void)
+{
+  g_autofree char *t1 = tline (0, 10, "6,543", "300.0", "30.0");
+  g_autofree char *t2 = tline (0, 20, "6,543", "300.0", "30.0");
+  g_autofree char *t3 = tline (0, 30, "6,543", "300.0", "30.0");
+  char *tps = strstr (t2, "tps:");
+  memcpy (tps, "tpz:", 4);
+  g_autofree char *text = g_strdup_printf ("%s\n%s\n%s\n", t1, t2, t3);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TrainingLog) log = parse (text, -1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (log->entries->len, ==, 2);
+  g_assert_cmpuint (log->no_tps, ==, 1);
+  g_assert_cmpint (log->no_tps_line, ==, 2);
+  g_assert_cmpint (entry (log, 1)->step, ==, 30);
+}
+
 /* CR-only line ends (old Mac, some terminals' captures) are lines: the whole file was one
  * line, and only its first step read. */
 static void
@@ -293,6 +345,8 @@ main (int argc, char **argv)
   g_test_add_func ("/results/training-log/restart", test_restart);
   g_test_add_func ("/results/training-log/zero-not-positive", test_zero_not_positive);
   g_test_add_func ("/results/training-log/cr-only", test_cr_only);
+  g_test_add_func ("/results/training-log/step-out-of-range", test_step_out_of_range);
+  g_test_add_func ("/results/training-log/titan-no-tps", test_titan_no_tps);
   g_test_add_func ("/results/training-log/megatron-header", test_megatron_header);
   return g_test_run ();
 }
