@@ -271,15 +271,17 @@ read_row (Reader *rd, char **tok, guint n, guint line, GArray *rows, GError **er
       {
         g_autofree char *msg = g_strdup_printf ("a table row of %u fields, but the header puts "
                                                 "size, count, type, time, algbw and busbw in "
-                                                "the first %d (hint: is the header line the "
-                                                "one nccl-tests printed?)", n,
+                                                "the first %d (hint: a row cut short? the "
+                                                "file and its header line as nccl-tests "
+                                                "printed them)", n,
                                                 MAX (MAX (MAX (needed[0], needed[1]),
                                                           MAX (needed[2], needed[3])),
                                                      MAX (needed[4], needed[5])) + 1);
         return fail_line (error, rd, line, msg);
       }
   if (!parse_uint (tok[rd->col[COL_SIZE]], &size) || !parse_uint (tok[rd->col[COL_COUNT]], &count))
-    return fail_line (error, rd, line, "a table row that does not parse");
+    return fail_line (error, rd, line, "a table row whose size or count is not a whole "
+                      "number >= 0 (bytes and elements, as nccl-tests prints them)");
   if (rd->test < 0)
     return fail_line (error, rd, line, "which collective is this? (no '# Collective test "
                       "starting: X_perf' line; hint: name the file after the test, e.g. "
@@ -431,7 +433,11 @@ exec_nccl_tests_parse (const char *text, gssize length, const char *source, GArr
             bad_header_line = i + 1;
           continue;
         }
-      if (!rd.have_header || !g_ascii_isdigit (l[0]))
+      /* a row starts with its size: digits, or a sign before them (a negative size is a
+       * row that does not parse, refused below; it was passed over as not a row) */
+      if (!rd.have_header
+          || !(g_ascii_isdigit (l[0])
+               || ((l[0] == '-' || l[0] == '+') && g_ascii_isdigit (l[1]))))
         continue;
       g_auto (GStrv) tok = g_strsplit_set (l, " \t", -1);
       guint n = 0;
@@ -441,8 +447,8 @@ exec_nccl_tests_parse (const char *text, gssize length, const char *source, GArr
         else
           g_free (tok[j]);
       tok[n] = NULL;
-      if ((guint) rd.col[COL_TIME] >= n)
-        continue;   /* not a table row: too short */
+      /* one too short to hold a time is a row cut short (a truncated file, a lost
+       * column), refused by read_row naming the line: it was passed over without a word */
       ok = read_row (&rd, tok, n, i + 1, rows, error);
     }
   ok = ok && finish_table (&rd, rows, error);

@@ -223,6 +223,15 @@ test_nccl_import (void)
                   "that is not a finite number >= 0 or N/A");
   assert_refused (IMPORT "{DATA}/all_reduce_perf-inf.txt", NULL,
                   "all_reduce_perf-inf.txt:11: a table row with a time");
+  /* a row cut short after its type (line 21) and one whose size is negative (line 18)
+   * were passed over as no rows, and the rest imported with exit 0 */
+  assert_refused (IMPORT "{DATA}/nccl-row-cut-short.txt", NULL,
+                  "nccl-row-cut-short.txt:21: a table row of 3 fields, but the header puts "
+                  "size, count, type, time, algbw and busbw in the first 8 (hint: a row cut "
+                  "short?");
+  assert_refused (IMPORT "{DATA}/nccl-negative-size.txt", NULL,
+                  "nccl-negative-size.txt:18: a table row whose size or count is not a whole "
+                  "number >= 0");
 }
 
 /* A cell that is not UTF-8 (bytes ff fe in the model name of line 2): the whole file is
