@@ -236,6 +236,17 @@ parse_titan (const char *line, const char *source, int lineno, TrainingLogEntry 
   *complete = closed_by (after, ' ');
   if (r != NUM_OK || e->tps <= 0)
     return bad_number (error, source, lineno, "tps:", r, TRUE) ? 0 : -1;
+  /* TorchTitan prints tps rounded and grouped with ',' (metrics.py: {round(tps):,}): a
+   * fraction is no tps of its, and "5.121" (thousands grouped with '.') read as 5 tokens a
+   * second made a step 1,000 times too long */
+  if (e->tps != floor (e->tps))
+    {
+      g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE, "%s:%d: 'tps:' is "
+                   "followed by %g, a fraction: TorchTitan logs tps as a whole number grouped "
+                   "with ',' (6,543) (hint: a '.' grouping thousands, from another locale? the "
+                   "line as TorchTitan logs it)", source, lineno, e->tps);
+      return -1;
+    }
   r = number_after (line, "tflops:", &e->tflops_per_gpu, &after);
   if (r == NUM_BAD || r == NUM_BAD_GROUPING)
     return bad_number (error, source, lineno, "tflops:", r, FALSE) ? 0 : -1;

@@ -103,7 +103,7 @@ static void
 test_thousands_grouping (void)
 {
   static const struct { const char *tps; double want; } ok[] = {
-    { "5,000", 5000 }, { "12,345,678", 12345678 }, { "999", 999 }, { "1,234.5", 1234.5 },
+    { "5,000", 5000 }, { "12,345,678", 12345678 }, { "999", 999 },
   };
   static const char *const bad[] = { "5,0", "1234,567", "5,0000", "1,23,456" };
   for (guint i = 0; i < G_N_ELEMENTS (ok); i++)
@@ -115,6 +115,15 @@ test_thousands_grouping (void)
       g_assert_no_error (error);
       g_assert_cmpfloat (entry (log, 0)->tps, ==, ok[i].want);
     }
+  /* grouped with a fraction: TorchTitan's tflops ({tflops:,.2f}; tps is a whole number) */
+  {
+    g_autofree char *l = tline (0, 10, "5,000", "1,234.56", "30.0");
+    g_autofree char *text = g_strconcat (l, "\n", NULL);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (TrainingLog) log = parse (text, -1, &error);
+    g_assert_no_error (error);
+    g_assert_cmpfloat (entry (log, 0)->tflops_per_gpu, ==, 1234.56);
+  }
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autofree char *l = tline (0, 10, bad[i], "300.0", "30.0");
@@ -259,6 +268,10 @@ test_step_out_of_range (void)
     { g_strdup_printf ("%s\n%s\n", huge, c), "t.log:1: the iteration number is out of range" },
     { g_strdup_printf ("%s\n%s\n", t1, neg), "t.log:2: 'step:' is not followed by a step "
       "number from 0 to 2^53" },
+    /* tps grouped with '.' as another locale would: 5.121, a fraction TorchTitan never
+     * prints (it read as 5 tokens a second) */
+    { g_strdup_printf ("%s\n%s\n", t1, g_strdup (tline (0, 20, "5.121", "300.0", "30.0"))),
+      "t.log:2: 'tps:' is followed by 5.121, a fraction" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
