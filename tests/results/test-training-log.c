@@ -262,6 +262,7 @@ test_step_out_of_range (void)
                                            (int) (at - big), big, at + strlen ("      10/"));
   g_autofree char *t1 = tline (0, 10, "6,543", "300.0", "30.0");
   g_autofree char *t2 = tline (0, 20, "6,543", "300.0", "30.0");
+  g_autofree char *t3 = tline (0, 20, "5.121", "300.0", "30.0");
   g_autofree char *neg = g_strdup (t2);
   memcpy (strstr (neg, "step: 20"), "step:-20", 8);
   const struct { const char *text; const char *want; } cases[] = {
@@ -270,8 +271,8 @@ test_step_out_of_range (void)
       "number from 0 to 2^53" },
     /* tps grouped with '.' as another locale would: 5.121, a fraction TorchTitan never
      * prints (it read as 5 tokens a second) */
-    { g_strdup_printf ("%s\n%s\n", t1, g_strdup (tline (0, 20, "5.121", "300.0", "30.0"))),
-      "t.log:2: 'tps:' is followed by 5.121, a fraction" },
+    { g_strdup_printf ("%s\n%s\n", t1, t3), "t.log:2: 'tps:' is followed by 5.121, a "
+      "fraction" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
