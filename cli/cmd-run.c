@@ -288,48 +288,73 @@ heartbeat_start (RunCtx *c)
   c->heartbeat = h;
 }
 
-/* Every rank learns rank 0's run id: an all-reduce (sum) over the world in which the
- * others add zeros. The id goes as three 21-bit pieces, each exact in fp32 (24-bit
- * significand), so any id below 2^63 comes through unchanged. */
-static gboolean
-share_run_id (RunCtx *c, GError **error)
+/* A number below 2^63 as three 21-bit pieces, each exact in fp32 (24-bit significand), so
+ * that it crosses a float collective unchanged; and back. */
+static void
+u63_to_pieces (guint64 v, float piece[3])
 {
-  if (c->world == 1)
-    return TRUE;
-  float piece[3] = { 0, 0, 0 };
-  if (c->rank == 0)
-    {
-      guint64 id = c->run_id > 0 ? (guint64) c->run_id : 0;
-      for (int i = 0; i < 3; i++)
-        piece[i] = (float) ((id >> (21 * i)) & 0x1FFFFF);
-    }
+  for (int i = 0; i < 3; i++)
+    piece[i] = (float) ((v >> (21 * i)) & 0x1FFFFF);
+}
+
+static guint64
+u63_from_pieces (const float piece[3])
+{
+  guint64 v = 0;
+  for (int i = 0; i < 3; i++)
+    v |= (guint64) piece[i] << (21 * i);
+  return v;
+}
+
+/* One fp32 collective over the whole world outside the runner (its groups do not exist
+ * yet, or no longer): `count` floats of `send` each rank, into `recv` (`recv_count`
+ * floats: count for an all-reduce, world x count for an all-gather). `what` names the
+ * stream and prefixes an error. */
+static gboolean
+world_collective (const RunCtx *c, ExecCollKind kind, const char *what, const float *send,
+                  gsize count, float *recv, gsize recv_count, GError **error)
+{
   g_autofree int *members = g_new (int, c->world);
   for (int r = 0; r < c->world; r++)
     members[r] = r;
   gboolean ok = FALSE;
   ExecGroup *group = exec_group_new (c->b, "world", members, c->world, error);
-  ExecStream *stream = group ? exec_stream_new (c->b, EXEC_STREAM_COMM, "run-id", error) : NULL;
-  ExecBuffer *buf = stream ? exec_buffer_new (c->b, sizeof piece, error) : NULL;
-  if (buf && c->b->ops->buffer_upload (c->b, buf, 0, piece, sizeof piece, error))
+  ExecStream *stream = group ? exec_stream_new (c->b, EXEC_STREAM_COMM, what, error) : NULL;
+  ExecBuffer *sbuf = stream ? exec_buffer_new (c->b, count * sizeof (float), error) : NULL;
+  ExecBuffer *rbuf = sbuf ? exec_buffer_new (c->b, recv_count * sizeof (float), error) : NULL;
+  if (rbuf && c->b->ops->buffer_upload (c->b, sbuf, 0, send, count * sizeof (float), error))
     {
-      ExecColl op = { .kind = EXEC_COLL_ALL_REDUCE, .dtype = EXEC_DTYPE_F32,
-                      .send = buf->data, .recv = buf->data, .count = 3 };
+      ExecColl op = { .kind = kind, .dtype = EXEC_DTYPE_F32, .send = sbuf->data,
+                      .recv = rbuf->data, .count = count };
       ExecSample sample;
       ok = exec_collective (stream, group, &op, &sample, error)
            && exec_stream_synchronize (stream, error)
-           && c->b->ops->buffer_download (c->b, piece, buf, 0, sizeof piece, error);
+           && c->b->ops->buffer_download (c->b, recv, rbuf, 0, recv_count * sizeof (float),
+                                          error);
     }
-  exec_buffer_free (buf);
+  exec_buffer_free (rbuf);
+  exec_buffer_free (sbuf);
   exec_stream_free (stream);
   exec_group_free (group);
   if (!ok)
-    {
-      g_prefix_error (error, "sharing the run id: ");
-      return FALSE;
-    }
-  guint64 id = 0;
-  for (int i = 0; i < 3; i++)
-    id |= (guint64) piece[i] << (21 * i);
+    g_prefix_error (error, "%s: ", what);
+  return ok;
+}
+
+/* Every rank learns rank 0's run id: an all-reduce (sum) over the world in which the
+ * others add zeros, the id as u63_to_pieces sends it. */
+static gboolean
+share_run_id (RunCtx *c, GError **error)
+{
+  if (c->world == 1)
+    return TRUE;
+  float piece[3] = { 0, 0, 0 }, sum[3];
+  if (c->rank == 0)
+    u63_to_pieces (c->run_id > 0 ? (guint64) c->run_id : 0, piece);
+  if (!world_collective (c, EXEC_COLL_ALL_REDUCE, "sharing the run id", piece, 3, sum, 3,
+                         error))
+    return FALSE;
+  guint64 id = u63_from_pieces (sum);
   c->run_id = id > 0 ? (gint64) id : -1;
   return TRUE;
 }
@@ -351,8 +376,8 @@ hash63 (const char *s)
  * one rank's command) exchanged buffers of different sizes and died in MPI (a truncated
  * receive, then a crash on the abort path), or ran and stored a loss that is no
  * training's, or failed --verify and blamed the parallel run. Each rank's components go
- * to all in an all-gather, as three 21-bit pieces each (exact in fp32); a mismatch ends
- * every rank with exit 2, rank 0 naming the rank and what differs. */
+ * to all in an all-gather (u63_to_pieces); a mismatch ends every rank with exit 2, rank
+ * 0 naming the rank and what differs. */
 static gboolean
 check_ranks_agree (RunCtx *c, GError **error)
 {
@@ -375,35 +400,11 @@ check_ranks_agree (RunCtx *c, GError **error)
                             hash63 (seed), hash63 (cost) };
   float piece[K * 3];
   for (int k = 0; k < K; k++)
-    for (int i = 0; i < 3; i++)
-      piece[k * 3 + i] = (float) ((mine[k] >> (21 * i)) & 0x1FFFFF);
+    u63_to_pieces (mine[k], &piece[k * 3]);
   g_autofree float *all = g_new0 (float, (gsize) K * 3 * c->world);
-  g_autofree int *members = g_new (int, c->world);
-  for (int r = 0; r < c->world; r++)
-    members[r] = r;
-  gboolean ok = FALSE;
-  ExecGroup *group = exec_group_new (c->b, "world", members, c->world, error);
-  ExecStream *stream = group ? exec_stream_new (c->b, EXEC_STREAM_COMM, "agree", error) : NULL;
-  ExecBuffer *sbuf = stream ? exec_buffer_new (c->b, sizeof piece, error) : NULL;
-  ExecBuffer *rbuf = sbuf ? exec_buffer_new (c->b, sizeof piece * c->world, error) : NULL;
-  if (rbuf && c->b->ops->buffer_upload (c->b, sbuf, 0, piece, sizeof piece, error))
-    {
-      ExecColl op = { .kind = EXEC_COLL_ALL_GATHER, .dtype = EXEC_DTYPE_F32,
-                      .send = sbuf->data, .recv = rbuf->data, .count = K * 3 };
-      ExecSample sample;
-      ok = exec_collective (stream, group, &op, &sample, error)
-           && exec_stream_synchronize (stream, error)
-           && c->b->ops->buffer_download (c->b, all, rbuf, 0, sizeof piece * c->world, error);
-    }
-  exec_buffer_free (rbuf);
-  exec_buffer_free (sbuf);
-  exec_stream_free (stream);
-  exec_group_free (group);
-  if (!ok)
-    {
-      g_prefix_error (error, "comparing the ranks' flags: ");
-      return FALSE;
-    }
+  if (!world_collective (c, EXEC_COLL_ALL_GATHER, "comparing the ranks' flags", piece, K * 3,
+                         all, (gsize) K * 3 * c->world, error))
+    return FALSE;
   for (int r = 1; r < c->world; r++)
     for (int k = 0; k < K; k++)
       if (memcmp (&all[(gsize) r * K * 3 + k * 3], &all[k * 3], 3 * sizeof (float)) != 0)

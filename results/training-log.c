@@ -204,7 +204,9 @@ parse_megatron (const char *line, const char *source, int lineno, TrainingLogEnt
 
 /* TorchTitan: "step: 10  loss:  7.8231  memory: 45.12GiB(47.48%)  tps: 6,543
  * tflops: 312.45  mfu: 31.59%". Sets *complete: tps and tflops are followed by a blank
- * (the next field) and mfu by its '%' (torchtitan/components/metrics.py). */
+ * (the next field) and mfu by its '%' (torchtitan/components/metrics.py). Returns 1 for a
+ * step line, 0 for another line, -1 on an error (set), -2 for a metrics line without its
+ * tps (counted by the caller). */
 static int
 parse_titan (const char *line, const char *source, int lineno, TrainingLogEntry *e,
              gboolean *complete, GError **error)
