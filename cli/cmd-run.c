@@ -479,8 +479,65 @@ run_start (RunCtx *c, GError **error)
 
 /* Closes the run as failed, from any rank. The first close wins; a rank that finds it
  * closed already says nothing more. */
+/* A run that does not fit this host: the plan's prediction (tandem predict's figures, the
+ * memory as the CPU engine holds it), printed and stored with the oom row as `predict`
+ * stores a plan that does not fit, so that the failure says what the plan needs (the oom
+ * row had no figures at all). */
+typedef struct {
+  SimPrediction *p;
+  PlanMemory     mem;
+  char          *mfu, *hfu, *memj;
+  ResMetrics     m;
+  char          *text;    /* for the error line */
+} OomPrediction;
+
+static gboolean
+oom_prediction (RunCtx *c, OomPrediction *o)
+{
+  memset (o, 0, sizeof *o);
+  if (c->model == NULL || c->cluster == NULL)
+    return FALSE;
+  SimOptions so;
+  sim_options_init (&so, c->cluster);
+  cli_run_cpu_host (c, &so.cost);
+  if (!sim_cost_options_apply (&so.cost, (const char *const *) c->a.cost, NULL))
+    return FALSE;
+  o->p = sim_predict (c->model, &c->plan, c->cluster, &so, NULL);
+  if (o->p == NULL)
+    return FALSE;
+  PlanMemOptions mo;
+  plan_mem_options_init (&mo);
+  mo.reserve_fixed_bytes = 0;    /* the CPU engine: no CUDA context, NCCL or workspaces */
+  plan_memory_compute_full (c->model, &c->plan, c->cluster, &mo, &o->mem);
+  o->mfu = cli_conv_json (c->model, o->p->result->mfu, 1);
+  o->hfu = cli_number_json (o->p->result->hfu);
+  g_autoptr (JsonBuilder) mb = json_builder_new ();
+  plan_memory_to_json (&o->mem, mb);
+  o->memj = cli_json_text (mb);
+  cli_predicted_metrics (o->p, &o->mem, o->mfu, o->hfu, o->memj, &o->m);
+  o->m.fits = 0;                 /* this host's memory said so, whatever the preset's */
+  o->text = g_strdup_printf ("; the plan as predicted needs %s a rank at its peak (stage %d: "
+                             "parameters, gradients, optimizer state and activations as the "
+                             "CPU engine keeps them), its step %.6g s",
+                             cli_fmt_bytes ((double) o->mem.peak_bytes), o->mem.peak_stage,
+                             o->p->result->step_time_s);
+  return TRUE;
+}
+
 static void
-store_failed_as (RunCtx *c, const char *message, ResRunStatus status)
+oom_prediction_clear (OomPrediction *o)
+{
+  g_clear_pointer (&o->p, sim_prediction_free);
+  plan_memory_clear (&o->mem);
+  g_clear_pointer (&o->mfu, g_free);
+  g_clear_pointer (&o->hfu, g_free);
+  g_clear_pointer (&o->memj, g_free);
+  g_clear_pointer (&o->text, g_free);
+}
+
+/* pred: the plan's predicted figures stored with the row (NULL: none) */
+static void
+store_failed_as (RunCtx *c, const char *message, ResRunStatus status, const ResMetrics *pred)
 {
   heartbeat_stop (c);
   if (c->dba.no_db)
@@ -490,7 +547,7 @@ store_failed_as (RunCtx *c, const char *message, ResRunStatus status)
   gboolean ok = FALSE;
   if (store != NULL && c->run_id > 0)
     {
-      ok = res_store_finish_run (store, c->run_id, status, message, NULL, NULL,
+      ok = res_store_finish_run (store, c->run_id, status, message, pred, NULL,
                                  NULL, NULL, 0, &error);
       if (!ok && g_error_matches (error, RES_ERROR, RES_ERROR_CLOSED))
         return;
@@ -503,7 +560,8 @@ store_failed_as (RunCtx *c, const char *message, ResRunStatus status)
       run_info (c, &info, &plan_str, &plan_json);
       info.status = status;
       info.error = message;
-      ok = res_store_add_failed_run (store, &info, &error) > 0;
+      ok = (pred != NULL ? res_store_add_prediction (store, &info, pred, NULL, 0, &error)
+                         : res_store_add_failed_run (store, &info, &error)) > 0;
     }
   else if (store != NULL)
     return;                 /* not rank 0, no id: rank 0 records it, or nobody can */
@@ -518,7 +576,7 @@ store_failed_as (RunCtx *c, const char *message, ResRunStatus status)
 static void
 store_failed (RunCtx *c, const char *message)
 {
-  store_failed_as (c, message, RES_STATUS_FAILED);
+  store_failed_as (c, message, RES_STATUS_FAILED, NULL);
 }
 
 /* Never returns: the failure stored, the other ranks ended, exit `status`. */
@@ -526,10 +584,15 @@ static void G_GNUC_NORETURN
 run_failed_status (RunCtx *c, const GError *e, int status, const char *prefix,
                    const char *hint)
 {
-  fprintf (stderr, "tandem: error: %s%s%s\n", prefix, e->message, hint);
+  OomPrediction o;
+  gboolean have = status == CLI_EXIT_NOFIT && oom_prediction (c, &o);
+  fprintf (stderr, "tandem: error: %s%s%s%s\n", prefix, e->message, have ? o.text : "", hint);
   fflush (stderr);
   fflush (stdout);
-  store_failed_as (c, e->message, status == CLI_EXIT_NOFIT ? RES_STATUS_OOM : RES_STATUS_FAILED);
+  store_failed_as (c, e->message, status == CLI_EXIT_NOFIT ? RES_STATUS_OOM : RES_STATUS_FAILED,
+                   have ? &o.m : NULL);
+  if (have)
+    oom_prediction_clear (&o);
   fflush (stderr);
   if (!run_interrupted)
     exec_backend_abort (c->b, status);   /* the launcher is ending it otherwise */

@@ -211,10 +211,25 @@ test_run_host_memory (void)
   RunResult r = { 0 };
   run_tandem ("run --model llama3-405b --db {TMP}/r.db", &r);
   g_assert_cmpint (r.status, ==, 3);
+  /* and the plan's prediction beside it, as `predict` gives a plan that does not fit (the
+   * oom row had no figures): fp32 weights, gradients and Adam's two moments are 16 bytes
+   * a parameter, 405,853,388,800 x 16 = 6.49e12 bytes = 5.91 TiB before the activations,
+   * so the peak prints as 6.x TiB */
+  g_assert_nonnull (strstr (r.err, "; the plan as predicted needs 6."));
+  g_assert_nonnull (strstr (r.err, " TiB a rank at its peak (stage 0: "));
+  g_assert_nonnull (strstr (r.err, "), its step "));
   run_result_clear (&r);
   run_tandem ("runs --db {TMP}/r.db --csv", &r);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, ",run,oom,llama3-405b,"));
+  /* stored with it: the predicted step time column (10th) is a number, not empty */
+  {
+    g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+    g_assert_cmpint (g_strv_length (lines), >=, 2);
+    g_auto (GStrv) f = g_strsplit (lines[1], ",", -1);
+    g_assert_cmpint (g_strv_length (f), >=, 10);
+    g_assert_cmpfloat (g_ascii_strtod (f[9], NULL), >, 0);
+  }
   run_result_clear (&r);
   remove_tree (dir);
 }
