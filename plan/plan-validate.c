@@ -717,6 +717,50 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
   for (int s = 0; s < plan->pp; s++)
     rank_layers = MAX (rank_layers, plan_stage_layers (plan, model, s));
 
+  /* TorchTitan's training.local_batch_size (a plan file's): the sequences a DP rank runs
+   * through its model in one forward-backward, one forward without a pipeline, split into
+   * pipeline_parallel_microbatch_size micro-batches under one; global_batch_size / (local
+   * x dp) of those a step (gradient accumulation; under a pipeline, whole schedules).
+   * Before, a given global batch made the local one ignored in silence (local 3, global
+   * 64 on dp 8 ran 8 micro-batches of 1), and without a pipeline the local batch ran as
+   * that many micro-batches of 1 instead of one forward. */
+  if (plan->local_batch > 0)
+    {
+      if (plan->pp <= 1)
+        {
+          if (plan->micro_batch != 1 && plan->micro_batch != plan->local_batch)
+            return invalid (error, "training.local_batch_size %d is the batch of one forward "
+                            "without pipeline parallelism, but the micro-batch is %d (hint: "
+                            "one of them, or the same value in both)", plan->local_batch,
+                            plan->micro_batch);
+          plan->micro_batch = plan->local_batch;
+        }
+      else if (plan->local_batch % plan->micro_batch != 0)
+        return invalid (error, "training.local_batch_size %d does not divide into "
+                        "pipeline_parallel_microbatch_size %d micro-batches (hint: a local "
+                        "batch that is a multiple of %d)", plan->local_batch,
+                        plan->micro_batch, plan->micro_batch);
+      gint64 per = (gint64) plan->local_batch * plan->dp;
+      if (plan->global_batch > 0 && plan->global_batch % per != 0)
+        return invalid (error, "training.global_batch_size %d is not a multiple of "
+                        "local_batch_size x dp = %d x %d = %" G_GINT64_FORMAT ": each step "
+                        "accumulates whole local batches (hint: global_batch_size %"
+                        G_GINT64_FORMAT ", or leave it out for one local batch a step)",
+                        plan->global_batch, plan->local_batch, plan->dp, per,
+                        MAX (plan->global_batch / per, 1) * per);
+      int k = plan->global_batch > 0 ? (int) (plan->global_batch / per) : 1;
+      if (plan->pp > 1)
+        {
+          if (plan->pp_schedules > 1 && plan->pp_schedules != k)
+            return invalid (error, "pipeline_schedules_per_step %d, but the step runs %d "
+                            "local batch%s of %d (global_batch_size / (local_batch_size x "
+                            "dp)), one schedule each (hint: drop "
+                            "pipeline_schedules_per_step)", plan->pp_schedules, k,
+                            k == 1 ? "" : "es", plan->local_batch);
+          if (k > 1)
+            plan->pp_schedules = k;
+        }
+    }
   /* Batch. Products in 64 bits: micro-batch and global batch are ints up to 2^31 - 1,
    * dp is at most 2^20. */
   gint64 mb_tokens = (gint64) plan->micro_batch * plan->seq_length;

@@ -851,6 +851,7 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
       SET_INT ("data_parallel_shard_degree", plan->hsdp_shard_size);
       SET_INT ("data_parallel_replicate_degree", plan->dp / MAX (plan->hsdp_shard_size, 1));
     }
+  SET_INT ("pipeline_parallel_microbatch_size", plan->micro_batch);
   SET_INT ("virtual_stages_per_rank", plan->vpp);
   if (plan->vpp > 1)
     SET_INT ("microbatch_group_size_per_vp_stage", plan_vpp_group (plan));
@@ -888,7 +889,13 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
 
   json_builder_set_member_name (b, "training");
   json_builder_begin_object (b);
-  SET_INT ("local_batch_size", plan->micro_batch);
+  /* TorchTitan's meaning, as a plan file is read (plan-validate.c): the sequences of one
+   * forward-backward of a DP rank, split into pipeline_parallel_microbatch_size
+   * micro-batches under a pipeline (it was the micro-batch, which a plan file reads as
+   * local batches of one micro-batch, a schedule each) */
+  SET_INT ("local_batch_size", plan->pp > 1 && plan->grad_accum > 0
+           ? plan->micro_batch * (plan->grad_accum / plan_pp_schedules (plan))
+           : plan->micro_batch);
   SET_INT ("global_batch_size", plan->global_batch);
   SET_INT ("seq_len", plan->seq_length);
   SET_INT ("gradient_accumulation_steps", plan->grad_accum);

@@ -100,8 +100,13 @@ stored_plan_to_plan_file (const char *plan_json, GError **error)
   copy_member (ov_in, "grad_reduce", par, "overlap_grad_reduce");
   copy_member (ov_in, "param_gather", par, "overlap_param_gather");
   copy_member (ov_in, "tp_comm", par, "enable_async_tensor_parallel");
-  /* the stored training.local_batch_size is the micro-batch (plan_to_json) */
-  copy_member (tr_in, "local_batch_size", par, "pipeline_parallel_microbatch_size");
+  /* the micro-batch: parallelism.pipeline_parallel_microbatch_size where plan_to_json
+   * writes it; in plans stored before, training.local_batch_size was the micro-batch */
+  if (par_in && json_object_has_member (par_in, "pipeline_parallel_microbatch_size"))
+    copy_member (par_in, "pipeline_parallel_microbatch_size", par,
+                 "pipeline_parallel_microbatch_size");
+  else
+    copy_member (tr_in, "local_batch_size", par, "pipeline_parallel_microbatch_size");
   copy_member (tr_in, "global_batch_size", tr, "global_batch_size");
   copy_member (tr_in, "seq_len", tr, "seq_len");
   copy_member (tr_in, "compile", tr, "compile");

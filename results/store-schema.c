@@ -127,6 +127,17 @@ static const char migration_1[] =
   "iif (json_type (" J ", '" LONG "') = 'integer', json_extract (" J ", '" LONG "'), NULL), " \
   "iif (json_type (" J ", '" SHORT "') = 'integer', json_extract (" J ", '" SHORT "'), NULL)) END"
 
+/* The micro-batch: parallelism.pipeline_parallel_microbatch_size where plan_to_json
+ * writes it, else training.local_batch_size (the micro-batch in plans stored before), else
+ * a hand-written "mbs". */
+#define PLAN_MBS(J)                                                           \
+  "CASE WHEN json_valid (" J ") THEN coalesce ("                              \
+  "iif (json_type (" J ", '$.parallelism.pipeline_parallel_microbatch_size') = 'integer', " \
+  "json_extract (" J ", '$.parallelism.pipeline_parallel_microbatch_size'), NULL), " \
+  "iif (json_type (" J ", '$.training.local_batch_size') = 'integer', "      \
+  "json_extract (" J ", '$.training.local_batch_size'), NULL), "              \
+  "iif (json_type (" J ", '$.mbs') = 'integer', json_extract (" J ", '$.mbs'), NULL)) END"
+
 #define PLAN_DEGREES(J)                                                       \
   PLAN_INT (J, "$.parallelism.tensor_parallel_degree", "$.tp") ", "           \
   PLAN_INT (J, "$.parallelism.context_parallel_degree", "$.cp") ", "          \
@@ -134,7 +145,7 @@ static const char migration_1[] =
   PLAN_INT (J, "$.parallelism.virtual_stages_per_rank", "$.vpp") ", "         \
   PLAN_INT (J, "$.parallelism.data_parallel_degree", "$.dp") ", "             \
   PLAN_INT (J, "$.parallelism.expert_parallel_degree", "$.ep") ", "           \
-  PLAN_INT (J, "$.training.local_batch_size", "$.mbs") ", "                   \
+  PLAN_MBS (J) ", "                                                           \
   PLAN_INT (J, "$.training.global_batch_size", "$.gbs") ", "                  \
   PLAN_INT (J, "$.training.seq_len", "$.seq_len")
 

@@ -946,8 +946,7 @@ test_store_runs_show (void)
     g_assert_cmpint (json_object_get_int_member (c, deg[i].row), ==,
                      json_object_get_int_member (par, deg[i].plan));
   g_assert_cmpint (json_object_get_int_member (c, "mbs"), ==,
-                   json_object_get_int_member (json_object_get_object_member (plan, "training"),
-                                               "local_batch_size"));
+                   json_object_get_int_member (par, "pipeline_parallel_microbatch_size"));
   g_assert_cmpstr (json_object_get_string_member (c, "sharding"), ==,
                    json_object_get_string_member (par, "sharding"));
   g_assert_cmpstr (json_object_get_string_member (c, "schedule"), ==,

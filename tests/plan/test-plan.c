@@ -1067,6 +1067,98 @@ test_to_json (Fixture *f, gconstpointer data)
   plan_clear (&back);
 }
 
+/* TorchTitan's training.local_batch_size in a plan file: the sequences of one forward-
+ * backward of a DP rank (one forward without a pipeline; pipeline_parallel_microbatch_size
+ * micro-batches under one), global_batch_size / (local x dp) of them a step. Before, a
+ * given global batch made the local one ignored (local 3, global 64 on dp 8 ran as 8
+ * micro-batches of 1), and plan_to_json wrote the micro-batch under local_batch_size. */
+static void
+test_plan_json_local_batch (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  /* no pipeline: tp 8 on 64 GPUs, dp = 64 / 8 = 8; local 2 is the micro-batch, and
+   * 64 / (2 x 8) = 4 of them a step */
+  g_assert_true (plan_load_json_data (&f->plan, "{\"parallelism\": {\"tensor_parallel_degree\": "
+                                      "8}, \"training\": {\"local_batch_size\": 2, "
+                                      "\"global_batch_size\": 64, \"seq_len\": 8192}}", -1,
+                                      "inline", &error));
+  f->plan.world_size = 64;
+  g_assert_true (plan_resolve (&f->plan, f->model, f->cluster, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.micro_batch, ==, 2);
+  g_assert_cmpint (f->plan.grad_accum, ==, 4);
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+
+  /* local 3 x dp 8 = 24 does not divide 64: refused with the nearest multiple, 48 */
+  g_assert_true (plan_load_json_data (&f->plan, "{\"parallelism\": {\"tensor_parallel_degree\": "
+                                      "8}, \"training\": {\"local_batch_size\": 3, "
+                                      "\"global_batch_size\": 64}}", -1, "inline", &error));
+  f->plan.world_size = 64;
+  g_assert_false (plan_resolve (&f->plan, f->model, f->cluster, &error));
+  g_assert_nonnull (strstr (error->message, "training.global_batch_size 64 is not a multiple "
+                            "of local_batch_size x dp = 3 x 8 = 24"));
+  g_assert_nonnull (strstr (error->message, "global_batch_size 48"));
+  g_clear_error (&error);
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+
+  /* a pipeline: tp 8 pp 16 on 16,384 GPUs, dp 128; local 4 of micro-batches of 2 is two
+   * micro-batches a schedule, and 2048 / (4 x 128) = 4 local batches a step, a schedule
+   * each: 8 micro-batches in 4 schedules */
+  static const char *pp_json =
+    "{\"parallelism\": {\"tensor_parallel_degree\": 8, \"pipeline_parallel_degree\": 16, "
+    "\"pipeline_parallel_microbatch_size\": 2, \"first_stage_layers\": 7, "
+    "\"last_stage_layers\": 7}, \"training\": {\"local_batch_size\": 4, "
+    "\"global_batch_size\": 2048, \"seq_len\": 8192}}";
+  g_assert_true (plan_load_json_data (&f->plan, pp_json, -1, "inline", &error));
+  f->plan.world_size = 16384;
+  g_assert_true (plan_resolve (&f->plan, f->model, f->cluster, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.micro_batch, ==, 2);
+  g_assert_cmpint (f->plan.grad_accum, ==, 8);
+  g_assert_cmpint (plan_pp_schedules (&f->plan), ==, 4);
+  /* and written back in the same meaning: local 2 x 8 / 4 = 4, the micro-batch 2 */
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  plan_to_json (&f->plan, b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  JsonObject *o = json_node_get_object (root);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (o, "training"),
+                                               "local_batch_size"), ==, 4);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (o, "parallelism"),
+                                               "pipeline_parallel_microbatch_size"), ==, 2);
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+
+  /* a local batch of 3 cannot split into micro-batches of 2 */
+  g_assert_true (plan_load_json_data (&f->plan, "{\"parallelism\": {\"tensor_parallel_degree\": "
+                                      "8, \"pipeline_parallel_degree\": 16, "
+                                      "\"pipeline_parallel_microbatch_size\": 2, "
+                                      "\"first_stage_layers\": 7, \"last_stage_layers\": 7}, "
+                                      "\"training\": {\"local_batch_size\": 3}}", -1,
+                                      "inline", &error));
+  f->plan.world_size = 16384;
+  g_assert_false (plan_resolve (&f->plan, f->model, f->cluster, &error));
+  g_assert_nonnull (strstr (error->message, "training.local_batch_size 3 does not divide into "
+                            "pipeline_parallel_microbatch_size 2 micro-batches"));
+  g_clear_error (&error);
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+
+  /* pipeline_schedules_per_step against the local batches a step: 2048 / (16 x 128) = 1 */
+  g_assert_true (plan_load_json_data (&f->plan, "{\"parallelism\": {\"tensor_parallel_degree\": "
+                                      "8, \"pipeline_parallel_degree\": 16, "
+                                      "\"pipeline_schedules_per_step\": 2, "
+                                      "\"first_stage_layers\": 7, \"last_stage_layers\": 7}, "
+                                      "\"training\": {\"local_batch_size\": 16, "
+                                      "\"global_batch_size\": 2048}}", -1, "inline", &error));
+  f->plan.world_size = 16384;
+  g_assert_false (plan_resolve (&f->plan, f->model, f->cluster, &error));
+  g_assert_nonnull (strstr (error->message, "pipeline_schedules_per_step 2, but the step runs "
+                            "1 local batch of 16"));
+  g_clear_error (&error);
+}
+
 /* Swaps the fixture's model for tests/data/models/FILE. */
 static void
 use_model_file (Fixture *f, const char *file)
@@ -1165,6 +1257,8 @@ main (int argc, char **argv)
               teardown);
   g_test_add ("/plan/json/torchtitan", Fixture, NULL, setup, test_plan_json, teardown);
   g_test_add ("/plan/json/errors", Fixture, NULL, setup, test_plan_json_errors, teardown);
+  g_test_add ("/plan/json/local-batch", Fixture, NULL, setup, test_plan_json_local_batch,
+              teardown);
   g_test_add ("/plan/split/chunk-first-layer-sums", Fixture, NULL, setup,
               test_chunk_first_layer_sums, teardown);
   g_test_add ("/plan/json/titan-ac", Fixture, NULL, setup, test_plan_json_titan_ac, teardown);
