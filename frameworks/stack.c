@@ -752,6 +752,15 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
           fail (&ws, "pp_layers_per_chunk", error, "is %g, not a whole number of layers", slots);
           return NULL;
         }
+      /* a default the stack does not offer made every plan on its defaults one that the
+       * same stack refuses by name ("--sharding zero3 to follow the stack", then "the
+       * stack does not offer it"): refused here */
+      if ((s->offers_sharding & (1u << sh)) == 0)
+        {
+          fail (&ws, "sharding", error, "is %s, which offers.sharding leaves out (hint: add "
+                "it to offers.sharding, or a default from it)", sharding_names[sh]);
+          return NULL;
+        }
       s->default_pp_chunk_slots = (int) slots;
       s->default_pp_dualpipe = pps == 1;
       s->default_cp_allgather = cpc == 1;

@@ -1781,18 +1781,22 @@ read_nemotron_h (const Reader *r, ModelSpec *spec, GError **error)
                    r->file);
       return FALSE;
     }
-  const gsize len = strlen (pattern);
+  /* counted in characters, not bytes (an 'é' counted twice), each named as written */
+  gsize len = 0;
+  for (const char *q = pattern; *q != '\0'; q = g_utf8_next_char (q), len++)
+    if (*q != 'M' && *q != '*' && *q != '-')
+      {
+        char ch[8] = { 0 };
+        g_unichar_to_utf8 (g_utf8_get_char (q), ch);
+        return moe_invalid (r, error, "field 'hybrid_override_pattern' has '%s' at layer %"
+                            G_GSIZE_FORMAT "; tandem reads 'M' (Mamba-2), '*' (attention) and "
+                            "'-' (MLP)%s", ch, len,
+                            *q == 'E' ? " (MoE layers of Nemotron 3 are not modelled)" : "");
+      }
   if (len != spec->n_layers)
     return moe_invalid (r, error, "field 'hybrid_override_pattern' has %" G_GSIZE_FORMAT
                         " characters, not 'num_hidden_layers' (%" G_GUINT64_FORMAT "; hint: "
                         "one character per layer)", len, spec->n_layers);
-  for (gsize i = 0; i < len; i++)
-    if (pattern[i] != 'M' && pattern[i] != '*' && pattern[i] != '-')
-      return moe_invalid (r, error, "field 'hybrid_override_pattern' has '%c' at layer %"
-                          G_GSIZE_FORMAT "; tandem reads 'M' (Mamba-2), '*' (attention) and "
-                          "'-' (MLP)%s", pattern[i], i,
-                          pattern[i] == 'E' ? " (MoE layers of Nemotron 3 are not modelled)"
-                                            : "");
   spec->layer_pattern = g_strdup (pattern);
   spec->norms_per_block = 1;   /* one pre-norm per layer, whatever its kind */
   spec->no_dropout = TRUE;     /* NemotronHConfig hidden_dropout and attention_dropout 0 */

@@ -268,6 +268,8 @@ static const struct {
   { "exp_per_clk_per_sm", 1e-3, "one exponential per 1,000 clocks" },
   { "gemm_efficiency", 1e-3, "0.1% of the peak" },
   { "mem_efficiency", 1e-3, "0.1% of the bandwidth" },
+  { "power_cap_clock_ratio", 1e-3, "0.1% of the boost clock" },
+  { "mxfp8_gemm_ratio", 1e-3, "0.1% of the FP8 rate" },
   { "fp32", 1e-4, "100 MFLOP/s, below one CPU core" },
   { "tf32", 1e-4, "100 MFLOP/s, below one CPU core" },
   { "fp16", 1e-4, "100 MFLOP/s, below one CPU core" },
@@ -731,6 +733,20 @@ load_levels (JsonObject *root, TopoCluster *cluster, const char *file, GError **
                                j, level->name);
       if (!g_uint64_checked_mul (&cluster->n_devices, cluster->n_devices, level->count))
         return fail_invalid (&lw, "count", error, "makes the device count overflow 64 bits");
+      /* the cluster's totals (topo_cluster_aggregate: HBM bytes, cores) are counted in 63
+       * bits and written as JSON integers: a count that makes one wrap is refused here
+       * (2^31 H100s made 0 B of HBM, 2^60 of them a negative GPU count) */
+      const TopoDevice *d = &cluster->device;
+      guint64 hbm, cores;
+      if (!g_uint64_checked_mul (&hbm, cluster->n_devices, MAX (d->hbm_bytes, 1))
+          || !g_uint64_checked_mul (&cores, cluster->n_devices,
+                                    (guint64) d->sms * MAX (MAX (d->fp32_cores_per_sm,
+                                                                 d->tensor_cores_per_sm), 1))
+          || hbm > (guint64) G_MAXINT64 || cores > (guint64) G_MAXINT64)
+        return fail_invalid (&lw, "count", error, "makes %" G_GUINT64_FORMAT " devices up to this level, whose "
+                             "total memory or cores pass the 2^63 that the cluster's totals "
+                             "are counted in (hint: a smaller count; predictions take at most "
+                             "%d GPUs of a cluster)", cluster->n_devices, 1 << 20);
     }
   return TRUE;
 }

@@ -408,6 +408,11 @@ test_bad (void)
       "\"offers\": {\"pipelines\": []}}", "unknown key 'offers.pipelines'" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"remat\": \"all\"}", "'remat' is 'all'" },
+    /* a default the stack does not offer: every plan on its defaults was then told to
+     * follow the stack with a flag the same stack refused */
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"offers\": {\"sharding\": [\"none\"]}, \"defaults\": {\"sharding\": \"zero3\"}}",
+      "'defaults.sharding' is zero3, which offers.sharding leaves out" },
     { "{\"attention\": ", "x.json" },
     /* malformed JSON reads like a compiler's message, file:line:column, as a cluster or
      * model file's does (json-glib's "<data>" replaced by the file) */

@@ -1073,6 +1073,11 @@ test_nemotron_h_errors (void)
   static const struct { const char *json; int code; const char *needle; } bad[] = {
     { "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 3, "
       "\"hybrid_override_pattern\": \"M*X\"}", MODEL_ERROR_INVALID_FIELD, "'X' at layer 2" },
+    /* a character outside ASCII is named whole and counted once (its two bytes were
+     * counted as two characters) */
+    { "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 3, "
+      "\"hybrid_override_pattern\": \"M\u00e9-\"}", MODEL_ERROR_INVALID_FIELD,
+      "has '\xc3\xa9' at layer 1" },
     { "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 3, "
       "\"hybrid_override_pattern\": \"ME-\"}", MODEL_ERROR_INVALID_FIELD, "MoE" },
     { "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 4, "

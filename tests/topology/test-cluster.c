@@ -269,6 +269,11 @@ test_load_bounds (void)
     { "\"peak_tflops\": { \"bf16\": 1 }", "\"bw_GBps\": 100, \"busbw_GBps\": 370",
       "levels[0].busbw_GBps" },
     { "\"peak_tflops\": { \"bf16\": 1 }", "\"bw_GBps\": 450, \"busbw_GBps\": 450", NULL },
+    /* a ratio of 1e-300 loaded and every prediction failed blaming the plan */
+    { "\"peak_tflops\": { \"bf16\": 1 }, \"power_cap_clock_ratio\": 1e-300",
+      "\"bw_GBps\": 1", "device.power_cap_clock_ratio" },
+    { "\"peak_tflops\": { \"bf16\": 1 }, \"power_cap_clock_ratio\": 0.001",
+      "\"bw_GBps\": 1", NULL },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -296,6 +301,34 @@ test_load_bounds (void)
   g_assert_null (c);
   g_assert_error (error, TOPO_ERROR, TOPO_ERROR_INVALID_FIELD);
   assert_message_has (error, "nics_per_device' must be >= 1 (got 0)");
+  g_clear_error (&error);
+
+  /* the totals wrapped: 2^31 devices of 80 GiB are 2^31 x 85,899,345,920 bytes = 1.8e20,
+   * past 2^63 = 9.2e18, and showed as 0 B of HBM (2^60 devices as a negative count);
+   * refused at the count that makes them wrap (8 x 268,435,456 = 2^31 devices). 2^26 =
+   * 8 x 8,388,608 of them (5.8e18 bytes) still load. */
+  static const struct { const char *count; gboolean ok; } counts[] = {
+    { "268435456", FALSE }, { "1152921504606846977", FALSE }, { "8388608", TRUE } };
+  for (guint i = 0; i < G_N_ELEMENTS (counts); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "{ \"device\": { \"name\": \"g\", \"peak_tflops\": { \"bf16\": 1 }, \"hbm_GiB\": 80 }, "
+        "\"levels\": [ { \"name\": \"s\", \"count\": 8, \"bw_GBps\": 1 }, "
+        "{ \"name\": \"p\", \"count\": %s, \"bw_GBps\": 1 } ] }", counts[i].count);
+      g_autoptr (GError) e = NULL;
+      g_autoptr (TopoCluster) k = topo_cluster_new_from_data (text, -1, "b.json", &e);
+      if (counts[i].ok)
+        {
+          g_assert_no_error (e);
+          TopoAggregate agg;
+          topo_cluster_aggregate (k, &agg);
+          g_assert_cmpuint (agg.hbm_bytes, ==, G_GUINT64_CONSTANT (8) * 8388608 * 85899345920);
+          continue;
+        }
+      g_assert_null (k);
+      assert_message_has (e, "levels[1].count' makes ");
+      assert_message_has (e, "pass the 2^63");
+    }
 }
 
 /* "part" names the part a renamed device is: kept as given, and what topo_device_part
