@@ -129,7 +129,42 @@ util_json_check_depth (const char *text, gssize length, guint max_depth, const c
         line++, col = 0;
       if (in_string)
         {
-          if (c == '\\')
+          if (c == '\\' && i + 5 < len && text[i + 1] == 'u')
+            {
+              /* \uXXXX: a UTF-16 surrogate must come as a high-low pair. json-glib took a
+               * lone one and wrote invalid UTF-8 (a cluster named "x\ud800y" was stored
+               * as bytes ED A0 80, the "y" lost, and every report of it failed to decode),
+               * and \u0000 ends the C string where it stands (the rest of the name lost
+               * without a word) */
+              guint u = 0, v = 0;
+              gboolean hex = TRUE, pair = FALSE;
+              for (int h = 2; h < 6; h++)
+                hex = hex && g_ascii_isxdigit (text[i + h]),
+                u = u * 16 + (guint) (hex ? g_ascii_xdigit_value (text[i + h]) : 0);
+              if (hex && u >= 0xD800 && u <= 0xDBFF && i + 11 < len && text[i + 6] == '\\'
+                  && text[i + 7] == 'u')
+                {
+                  gboolean hex2 = TRUE;
+                  for (int h = 8; h < 12; h++)
+                    hex2 = hex2 && g_ascii_isxdigit (text[i + h]),
+                    v = v * 16 + (guint) (hex2 ? g_ascii_xdigit_value (text[i + h]) : 0);
+                  pair = hex2 && v >= 0xDC00 && v <= 0xDFFF;
+                }
+              if (hex && (u == 0 || (u >= 0xD800 && u <= 0xDFFF && !pair)))
+                {
+                  g_set_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TRAILING,
+                               "%s:%u:%u: the escape \\u%.4s in a string is %s (hint: write "
+                               "the character itself, in UTF-8)",
+                               source != NULL ? source : "<data>", line, col, text + i + 2,
+                               u == 0 ? "a NUL character, which would end the text there"
+                                      : "half of a UTF-16 surrogate pair, which encodes no "
+                                        "character alone");
+                  return FALSE;
+                }
+              gsize skip = pair ? 11 : (hex ? 5 : 1);
+              i += skip, col += (guint) skip;
+            }
+          else if (c == '\\')
             i++, col++;           /* the escaped character cannot end the string */
           else if (c == '"')
             {

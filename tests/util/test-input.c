@@ -175,6 +175,39 @@ test_trailing_and_quotes (void)
   g_assert_no_error (error);
 }
 
+/* \u escapes: json-glib took a lone UTF-16 surrogate and wrote invalid UTF-8 (a cluster
+ * named "x\ud800y" stored as bytes ED A0 80 with the "y" lost), and \u0000 cut the
+ * string where it stood. Both refused with the place; a whole pair (U+1F600 as
+ * \ud83d\ude00), other escapes and an escaped backslash before "u" pass. */
+static void
+test_unicode_escapes (void)
+{
+  static const struct { const char *text; const char *prefix; } bad[] = {
+    { "{\"name\": \"x\\ud800y\"}", "s.json:1:12: the escape \\ud800 in a string is half" },
+    { "{\"name\": \"x\\udc00\"}", "s.json:1:12: the escape \\udc00 in a string is half" },
+    { "{\"name\": \"\\ud83d\\u0041\"}", "s.json:1:11: the escape \\ud83d" },
+    { "{\"name\": \"a\\u0000b\"}", "s.json:1:12: the escape \\u0000 in a string is a NUL" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_assert_false (util_json_check_depth (bad[i].text, -1, 0, "s.json", &error));
+      g_assert_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TRAILING);
+      if (!g_str_has_prefix (error->message, bad[i].prefix))
+        g_error ("case %u: '%s' does not start with '%s'", i, error->message, bad[i].prefix);
+    }
+  static const char *const good[] = {
+    "{\"name\": \"a\\ud83d\\ude00b\"}", "{\"name\": \"\\u00e9\\n\\\"\"}",
+    "{\"name\": \"\\\\ud800\"}",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_assert_true (util_json_check_depth (good[i], -1, 0, "s.json", &error));
+      g_assert_no_error (error);
+    }
+}
+
 static JsonNode *
 reparse (const char *text, JsonParser *parser)
 {
@@ -266,6 +299,7 @@ main (int argc, char **argv)
   g_test_add_func ("/util/input/json-depth", test_depth);
   g_test_add_func ("/util/input/json-big-integers", test_big_integers);
   g_test_add_func ("/util/input/json-trailing-and-quotes", test_trailing_and_quotes);
+  g_test_add_func ("/util/input/json-unicode-escapes", test_unicode_escapes);
   g_test_add_func ("/util/input/json-to-data", test_to_data);
   g_test_add_func ("/util/input/json-to-data-control", test_to_data_control);
   return g_test_run ();
