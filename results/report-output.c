@@ -359,6 +359,11 @@ report_fmt (char *buf, gsize n, const char *format, double v)
   return buf;
 }
 
+/* Text that a Markdown reader shows as written: a name from a user's file (a model, a
+ * cluster, a plan) with "<img onerror=...>", "[link](javascript:...)" or a newline and
+ * "| row |" became HTML, a link or a table row of its own. HTML's three as entities, the
+ * punctuation Markdown reads as backslash escapes (CommonMark shows the character), line
+ * breaks and other control characters as a space. */
 void
 report_md_escape (GString *s, const char *text)
 {
@@ -366,13 +371,30 @@ report_md_escape (GString *s, const char *text)
     return;
   for (const char *p = text; *p; p++)
     {
-      if (*p == '|')
-        g_string_append (s, "\\|");
+      if (*p == '<')
+        g_string_append (s, "&lt;");
+      else if (*p == '>')
+        g_string_append (s, "&gt;");
+      else if (*p == '&')
+        g_string_append (s, "&amp;");
+      else if (strchr ("|\\`*_[]#!", *p) != NULL)
+        {
+          g_string_append_c (s, '\\');
+          g_string_append_c (s, *p);
+        }
       else if ((unsigned char) *p < 0x20 || *p == 0x7f)
         g_string_append_c (s, ' ');
       else
         g_string_append_c (s, *p);
     }
+}
+
+char *
+report_md_escaped (const char *text)
+{
+  GString *s = g_string_new (NULL);
+  report_md_escape (s, text);
+  return g_string_free (s, FALSE);
 }
 
 char *

@@ -108,9 +108,13 @@ char    *report_plot_svg_uri (ReportPlotFunc f, const void *data, GError **error
 void report_html_begin (GString *s, const char *title);
 void report_html_end (GString *s);
 void report_html_escape (GString *s, const char *text);
-/* `text` as one Markdown table cell: '|' escaped, line breaks and other control
- * characters as blanks (a '|' or a newline in a model or plan name broke the table) */
+/* `text` shown as written in Markdown, in a table cell, a heading or a line: HTML's
+ * three as entities, Markdown's punctuation ('|', '[', '*', ...) backslash-escaped, line
+ * breaks and other control characters as blanks (a '|' or a newline in a model or plan
+ * name broke the table; "<img ...>" in a cluster name was HTML) */
 void report_md_escape (GString *s, const char *text);
+/* The same as a new string (g_free). */
+char *report_md_escaped (const char *text);
 /* <figure> with the plot as an <img> (the SVG as data URI) and a caption. */
 void report_html_figure (GString *s, const char *uri, const char *alt, const char *caption);
 

@@ -665,10 +665,12 @@ run_stage (gconstpointer data, const char *dir, guint formats, gboolean force,
     {
       g_autoptr (GString) md = g_string_new (NULL);
       g_autoptr (GString) csv = g_string_new ("term,unit,predicted,measured,err_pct\n");
+      g_autofree char *title_md = report_md_escaped (title);
+      g_autofree char *plan_md = report_md_escaped (rec->info.plan ? rec->info.plan : "-");
+      g_autofree char *note_md = report_md_escaped (timeline_note);
       g_string_append_printf (md, "# %s\n\n- plan: %s\n- GPUs / ranks: %s\n- timeline: %s\n\n"
                               "| term | predicted | measured | error |\n|---|--:|--:|--:|\n",
-                              title, rec->info.plan ? rec->info.plan : "-", gpus,
-                              timeline_note);
+                              title_md, plan_md, gpus, note_md);
       for (guint i = 0; i < n; i++)
         {
           char a[64], b[64], e[32];

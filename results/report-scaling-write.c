@@ -252,16 +252,18 @@ report_scaling_markdown (const ReportScaling *r, const char *const *pngs)
 {
   GString *s = g_string_new (NULL);
   g_autofree char *summary = summary_line (r);
-  g_string_append_printf (s, "# Scaling report: %s\n\n%s\n\n", r->model, summary);
+  g_autofree char *model_md = report_md_escaped (r->model);
+  g_autofree char *summary_md = report_md_escaped (summary);
+  g_string_append_printf (s, "# Scaling report: %s\n\n%s\n\n", model_md, summary_md);
   for (guint c = 0; c < r->clusters->len; c++)
     {
       char b[64];
-      g_string_append_printf (s, "- base of %s: %s\n", (char *) g_ptr_array_index (r->clusters, c),
-                              base_text (r, c, b, sizeof b));
+      g_autofree char *cluster_md = report_md_escaped (g_ptr_array_index (r->clusters, c));
+      g_autofree char *base_md = report_md_escaped (base_text (r, c, b, sizeof b));
+      g_string_append_printf (s, "- base of %s: %s\n", cluster_md, base_md);
       if (r->accuracy != NULL && c < r->accuracy->len)
         {
-          g_string_append_printf (s, "- accuracy on %s: ",
-                                  (char *) g_ptr_array_index (r->clusters, c));
+          g_string_append_printf (s, "- accuracy on %s: ", cluster_md);
           report_md_escape (s, g_ptr_array_index (r->accuracy, c));
           g_string_append_c (s, '\n');
         }
@@ -297,8 +299,10 @@ report_scaling_markdown (const ReportScaling *r, const char *const *pngs)
         {
           const ReportMeasuredPoint *m = g_ptr_array_index (r->measured, i);
           char a[32], b[32];
+          g_autofree char *cluster_md = report_md_escaped (m->cluster);
+          g_autofree char *plan_md = report_md_escaped (m->plan ? m->plan : "-");
           g_string_append_printf (s, "| %" G_GINT64_FORMAT " | %s | %d | %s | %s | %s |\n",
-                                  m->run_id, m->cluster, m->gpus, m->plan ? m->plan : "-",
+                                  m->run_id, cluster_md, m->gpus, plan_md,
                                   report_fmt (a, sizeof a, "%.4f", m->measured_step_s),
                                   report_fmt (b, sizeof b, "%.4f", m->predicted_step_s));
         }

@@ -681,7 +681,9 @@ validation_stage (gconstpointer data, const char *dir, guint formats,
   if (formats & REPORT_FORMAT_MD)
     {
       g_autoptr (GString) s = g_string_new (NULL);
-      g_string_append_printf (s, "# Validation report\n\n%s\n\n## The worst rows\n\n", summary);
+      g_autofree char *summary_md = report_md_escaped (summary);
+      g_string_append_printf (s, "# Validation report\n\n%s\n\n## The worst rows\n\n",
+                              summary_md);
       md_rows (s, worst, WORST);
       g_string_append (s, "\n## Every row\n\n");
       md_rows (s, v->rows, G_MAXUINT);

@@ -161,6 +161,13 @@ test_md_cell_and_huge (void)
   g_autoptr (GString) s = g_string_new (NULL);
   report_md_escape (s, "my|model\nv2\t");
   g_assert_cmpstr (s->str, ==, "my\\|model v2 ");
+  /* and shown as written in a heading or a line: a cluster named
+   * "<img src=x onerror=f()>", then a newline, a table row and a link, was HTML, a row of
+   * its own and a javascript: link in report.md */
+  g_autofree char *t = report_md_escaped ("<img src=x onerror=f()>\n| row |\n[l](javascript:f())"
+                                          " a_b*c & `d` #1 !x \\");
+  g_assert_cmpstr (t, ==, "&lt;img src=x onerror=f()&gt; \\| row \\| \\[l\\](javascript:f()) "
+                   "a\\_b\\*c &amp; \\`d\\` \\#1 \\!x \\\\");
   char b[32];
   g_assert_cmpstr (report_fmt (b, sizeof b, "%+.1f%%", 1e308), ==, "1e+308");
   g_assert_cmpstr (report_fmt (b, sizeof b, "%+.1f%%", -12.34), ==, "-12.3%");
