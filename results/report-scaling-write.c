@@ -121,6 +121,8 @@ report_scaling_to_json (const ReportScaling *r, JsonBuilder *b)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+  json_builder_set_member_name (b, "measured_apart");
+  json_builder_add_int_value (b, r->measured_apart);
   json_builder_end_object (b);
 }
 
@@ -292,7 +294,9 @@ report_scaling_markdown (const ReportScaling *r, const char *const *pngs)
     }
   if (r->measured->len > 0)
     {
-      g_string_append (s, "\nMeasured points (stored `run` rows of the same model and cluster):\n\n"
+      g_string_append (s, "\nMeasured points (stored `run` rows of the same model and cluster, "
+                       "at a size of the report with its batch, sequence length and "
+                       "dtype):\n\n"
                        "| run | cluster | GPUs | plan | measured step s | predicted step s |\n"
                        "|--:|---|--:|---|--:|--:|\n");
       for (guint i = 0; i < r->measured->len; i++)
@@ -307,6 +311,11 @@ report_scaling_markdown (const ReportScaling *r, const char *const *pngs)
                                   report_fmt (b, sizeof b, "%.4f", m->predicted_step_s));
         }
     }
+  if (r->measured_apart > 0)
+    g_string_append_printf (s, "\n%u stored run%s of the model on %s left out: another "
+                            "size, global batch, sequence length or dtype than the report's\n",
+                            r->measured_apart, r->measured_apart == 1 ? "" : "s",
+                            r->clusters->len == 1 ? "this cluster" : "these clusters");
   if (pngs != NULL)
     {
       g_string_append_c (s, '\n');
@@ -424,6 +433,11 @@ scaling_html (const ReportScaling *r, GError **error)
         }
       g_string_append (s, "</table>\n");
     }
+  if (r->measured_apart > 0)
+    g_string_append_printf (s, "<p>%u stored run%s of the model on %s left out: another "
+                            "size, global batch, sequence length or dtype than the report's."
+                            "</p>\n", r->measured_apart, r->measured_apart == 1 ? "" : "s",
+                            r->clusters->len == 1 ? "this cluster" : "these clusters");
   report_html_end (s);
   return g_string_free (g_steal_pointer (&s), FALSE);
 }

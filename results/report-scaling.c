@@ -288,13 +288,54 @@ set_efficiency (ReportScaling *r, guint first, guint n, int *base_gpus)
     }
 }
 
+/* What a stored plan ran: its plan_json's training.global_batch_size and seq_len (0 when
+ * not stored) and precision.compute (NULL when not stored). */
+static char *
+stored_plan_facts (const char *plan_json, gint64 *gbs, gint64 *seq)
+{
+  *gbs = *seq = 0;
+  if (plan_json == NULL)
+    return NULL;
+  g_autoptr (JsonParser) p = json_parser_new ();
+  if (!json_parser_load_from_data (p, plan_json, -1, NULL))
+    return NULL;
+  JsonNode *root = json_parser_get_root (p);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return NULL;
+  JsonObject *o = json_node_get_object (root);
+  JsonNode *tn = json_object_get_member (o, "training");
+  if (tn != NULL && JSON_NODE_HOLDS_OBJECT (tn))
+    {
+      JsonObject *t = json_node_get_object (tn);
+      JsonNode *g = json_object_get_member (t, "global_batch_size");
+      JsonNode *q = json_object_get_member (t, "seq_len");
+      if (g != NULL && JSON_NODE_HOLDS_VALUE (g) && json_node_get_value_type (g) == G_TYPE_INT64)
+        *gbs = json_node_get_int (g);
+      if (q != NULL && JSON_NODE_HOLDS_VALUE (q) && json_node_get_value_type (q) == G_TYPE_INT64)
+        *seq = json_node_get_int (q);
+    }
+  JsonNode *pn = json_object_get_member (o, "precision");
+  if (pn == NULL || !JSON_NODE_HOLDS_OBJECT (pn))
+    return NULL;
+  JsonNode *c = json_object_get_member (json_node_get_object (pn), "compute");
+  if (c == NULL || !JSON_NODE_HOLDS_VALUE (c) || json_node_get_value_type (c) != G_TYPE_STRING)
+    return NULL;
+  return g_strdup (json_node_get_string (c));
+}
+
+/* Measured points: stored `run` rows of the model on one of the report's clusters, each
+ * at a size of the report with that size's global batch and sequence length and the same
+ * compute dtype as the report's plans (any plan of them otherwise). Before, every run of
+ * the model and cluster was drawn: a run of another batch, length, dtype or size beside
+ * the curve it was not a point of. The others are counted in measured_apart. */
 static void
-collect_measured (ReportScaling *r, ResStore *store)
+collect_measured (ReportScaling *r, const ReportScalingSpec *spec)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) runs = res_store_list_runs (store, 0, &error);
+  g_autoptr (GPtrArray) runs = res_store_list_runs (spec->store, 0, &error);
   if (runs == NULL)
     return;   /* measured points are optional: a store that cannot be read adds none */
+  const char *dtype = plan_precision_name (spec->plan->compute_dtype);
   for (guint i = runs->len; i-- > 0;)
     {
       const ResRunRow *run = g_ptr_array_index (runs, i);
@@ -307,6 +348,26 @@ collect_measured (ReportScaling *r, ResStore *store)
         ours |= g_str_equal (run->cluster, g_ptr_array_index (r->clusters, c));
       if (!ours)
         continue;
+      /* the report's row of that cluster and size: its batch and length */
+      const ReportScalingRow *row = NULL;
+      for (guint k = 0; k < r->rows->len && row == NULL; k++)
+        {
+          const ReportScalingRow *x = g_ptr_array_index (r->rows, k);
+          if (x->gpus == run->world_size && g_str_equal (x->cluster, run->cluster))
+            row = x;
+        }
+      g_autoptr (ResRunRecord) rec = res_store_get_run (spec->store, run->run_id, NULL);
+      gint64 gbs = 0, seq = 0;
+      g_autofree char *run_dtype = rec != NULL ? stored_plan_facts (rec->info.plan_json, &gbs,
+                                                                    &seq)
+                                               : NULL;
+      if (row == NULL || rec == NULL || gbs != row->global_batch || seq != row->seq_length
+          || row->global_batch <= 0
+          || run_dtype == NULL || !g_str_equal (run_dtype, dtype))
+        {
+          r->measured_apart++;
+          continue;
+        }
       ReportMeasuredPoint *m = g_new0 (ReportMeasuredPoint, 1);
       m->run_id = run->run_id;
       m->cluster = g_strdup (run->cluster);
@@ -314,10 +375,7 @@ collect_measured (ReportScaling *r, ResStore *store)
       m->plan = g_strdup (run->plan);
       m->measured_step_s = run->measured_step_s;
       m->predicted_step_s = run->predicted_step_s;
-      m->measured_tokens_per_s = NAN;
-      g_autoptr (ResRunRecord) rec = res_store_get_run (store, run->run_id, NULL);
-      if (rec != NULL && rec->has_measurement)
-        m->measured_tokens_per_s = rec->meas.tokens_per_s;
+      m->measured_tokens_per_s = rec->has_measurement ? rec->meas.tokens_per_s : NAN;
       g_ptr_array_add (r->measured, m);
     }
 }
@@ -401,6 +459,6 @@ report_scaling_compute (const ReportScalingSpec *spec, GError **error)
       g_array_append_val (r->base_gpus, base);
     }
   if (spec->store != NULL)
-    collect_measured (r, spec->store);
+    collect_measured (r, spec);
   return g_steal_pointer (&r);
 }

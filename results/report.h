@@ -97,7 +97,9 @@ typedef struct {
   gboolean fits;
 } ReportScalingRow;
 
-/* A stored `run` row measured on one of the report's clusters with the same model. */
+/* A stored `run` row measured on one of the report's clusters with the same model, at one
+ * of its sizes, with that size's global batch, the same sequence length and the same
+ * compute dtype (results/report-scaling.c collect_measured). */
 typedef struct {
   gint64   run_id;
   char    *cluster;
@@ -118,6 +120,8 @@ typedef struct {
   GArray           *base_gpus;      /* int per cluster; 0 when the cluster has no base */
   GPtrArray        *rows;           /* ReportScalingRow*, cluster-major, sizes ascending */
   GPtrArray        *measured;       /* ReportMeasuredPoint* */
+  guint             measured_apart; /* stored runs of the model on a cluster of the report
+                                       left out: another size, batch, length or dtype */
   GPtrArray        *accuracy;       /* char* per cluster: how well published runs of this
                                        kind on its device family were predicted
                                        (results/accuracy.h res_accuracy_sentence) */

@@ -281,6 +281,45 @@ test_json_rows (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* Measured points are stored runs that are points of the report's curve: the model on
+ * one of its clusters at one of its sizes, with that size's global batch, sequence
+ * length and compute dtype. Before, every run of the model and cluster was drawn (a run
+ * of 64 sequences of 8192 tokens beside a report of 8 sequences of 1024, an fp8 run
+ * beside a bf16 report). megatron.log imported as an 8-GPU TP8 run, 64 x 8192. */
+static void
+test_measured_points_match (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_tandem_set_tmp (f->dir);
+  run_tandem ("import-log {DATA}/logs/megatron.log --model llama3-8b --cluster h200-node "
+              "--gpus 8 --tp 8 --gbs 64 --seq 8192 --db {TMP}/m.db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  static const struct { const char *args; int points, apart; } cases[] = {
+    { "--gbs 64 --seq 8192", 1, 0 },               /* its size, batch, length, dtype */
+    { "--gbs 32 --seq 8192", 0, 1 },               /* another batch */
+    { "--gbs 64 --seq 4096", 0, 1 },               /* another length */
+    { "--gbs 64 --seq 8192 --fp8-format hybrid", 0, 1 },   /* another dtype */
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *args = g_strdup_printf ("report scaling --model llama3-8b --cluster "
+                                               "h200-node --tp 4 --gpus 4,8 --strong %s "
+                                               "--db {TMP}/m.db --json", cases[i].args);
+      run_tandem (args, &r);
+      if (r.status != 0)
+        g_error ("case %u: %s", i, r.err);
+      g_autoptr (JsonParser) p = json_parser_new ();
+      g_assert_true (json_parser_load_from_data (p, r.out, -1, NULL));
+      JsonObject *o = json_node_get_object (json_parser_get_root (p));
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (o, "measured")),
+                        ==, cases[i].points);
+      g_assert_cmpint (json_object_get_int_member (o, "measured_apart"), ==, cases[i].apart);
+      run_result_clear (&r);
+    }
+  run_tandem_set_tmp (NULL);
+}
+
 /* Two reports into one directory at once: the second waits for the first (README,
  * report's files). The test holds the directory's lock (.tandem-report.lock, flock) as a
  * first report would; `report --force` says on stderr that it waits, leaves the report
@@ -1235,6 +1274,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/cli/report/scaling-csv-matches-predict", Fixture, NULL, fixture_setup,
               test_csv_matches_predict, fixture_teardown);
+  g_test_add ("/cli/report/measured-points-match", Fixture, NULL, fixture_setup,
+              test_measured_points_match, fixture_teardown);
   g_test_add ("/cli/report/scaling-json", Fixture, NULL, fixture_setup, test_json_rows,
               fixture_teardown);
   g_test_add ("/cli/report/concurrent-waits", Fixture, NULL, fixture_setup,
