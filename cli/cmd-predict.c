@@ -454,6 +454,9 @@ predict_needs_plan (const CliPlanContext *ctx)
 int
 cli_cmd_predict (int argc, char **argv)
 {
+  /* an interrupt while --trace is written ends the command after the file's rename,
+   * never with its NAME.XXXXXX (hundreds of MB) left behind */
+  util_output_guard_signals ();
   gboolean has_plan = plan_given (argc, argv);
   gboolean json = FALSE;
   g_autofree char *trace = NULL, *flops = NULL, *note = NULL;

@@ -2004,6 +2004,9 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
 int
 cli_cmd_search (int argc, char **argv)
 {
+  /* an interrupt while --trace-best is written ends the command after the file's rename,
+   * never with its NAME.XXXXXX (hundreds of MB) left behind */
+  util_output_guard_signals ();
   Opts o;
   memset (&o, 0, sizeof o);
   search_spec_init (&o.spec);

@@ -40,8 +40,11 @@ test_search_cluster_past_cap (void)
   write_cluster (dir, "wraps.json", (G_GUINT64_CONSTANT (1) << 29) + 64);
   write_cluster (dir, "big.json", G_GUINT64_CONSTANT (1) << 18);
   const char *msg = "devices, above the cap of 1048576 GPUs for one plan";
+  /* 2^32 + 512 GPUs of 141 GB are 6e20 bytes of HBM, past the 2^63 the cluster's totals
+   * are counted in: refused where the file is read, before any search */
   run_assert_error ("search --model llama3-8b --cluster {TMP}/wraps.json --gbs 64 --fast --no-db",
-                2, "huge has 4294967808 devices, above the cap of 1048576 GPUs");
+                2, "levels[1].count' makes 4294967808 devices up to this level, whose total "
+                "memory or cores pass the 2^63");
   run_assert_error ("search --model llama3-8b --cluster {TMP}/big.json --gbs 64 --fast --no-db",
                 2, msg);
   run_assert_error ("search --model llama3-8b --cluster {TMP}/big.json --gbs 64 --fast --no-db "
@@ -630,6 +633,68 @@ test_glib_int_messages (void)
                 "runs --help)");
 }
 
+/* SIGTERM while `predict --trace` writes its trace (117 MB here): the process still ends
+ * by SIGTERM, but after the rename, with the trace whole and no NAME.XXXXXX beside it.
+ * Before, only `report` held the signal off, and an interrupted trace write left its
+ * temporary file (69 MB and 759 MB in the audit's run) behind. */
+static void
+test_trace_interrupted (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-hostile");
+  g_autofree char *trace = g_build_filename (dir, "t.json", NULL);
+  const char *exe = g_getenv ("TANDEM_EXE");
+  g_assert_nonnull (exe);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE
+                                                   | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+                                                   exe, "predict", "--model", "llama3-70b",
+                                                   "--gpus", "64", "--tp", "8", "--pp", "8",
+                                                   "--vpp", "10", "--gbs", "512", "--seq",
+                                                   "4096", "--no-db", "--trace", trace, NULL);
+  g_assert_no_error (error);
+  /* wait for the temporary file, then send the signal */
+  gboolean seen = FALSE;
+  for (int i = 0; i < 60000 && !seen; i++)
+    {
+      g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+      const char *e;
+      while (d != NULL && (e = g_dir_read_name (d)) != NULL)
+        seen |= g_str_has_prefix (e, "t.json.");
+      if (!seen)
+        {
+          if (g_subprocess_get_identifier (proc) == NULL)
+            break;   /* ended before the sender looked */
+          g_usleep (1000);
+        }
+    }
+  if (seen)
+    g_subprocess_send_signal (proc, SIGTERM);
+  g_assert_true (g_subprocess_wait (proc, NULL, &error));
+  if (!seen)
+    {
+      g_test_skip ("the trace was written before its temporary file was seen");
+      remove_tree (dir);
+      return;
+    }
+  g_assert_true (g_subprocess_get_if_signaled (proc));
+  g_assert_cmpint (g_subprocess_get_term_sig (proc), ==, SIGTERM);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *e;
+  guint n = 0;
+  while ((e = g_dir_read_name (d)) != NULL)
+    {
+      g_test_message ("left: %s", e);
+      g_assert_cmpstr (e, ==, "t.json");
+      n++;
+    }
+  g_assert_cmpuint (n, ==, 1);
+  /* whole: it parses as JSON */
+  g_autoptr (JsonParser) jp = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (jp, trace, &error));
+  g_assert_no_error (error);
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -650,6 +715,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/hostile/glib-int-messages", test_glib_int_messages);
   g_test_add_func ("/cli/hostile/trace-not-written", test_trace_not_written);
   g_test_add_func ("/cli/hostile/trace-full-disk", test_trace_full_disk);
+  g_test_add_func ("/cli/hostile/trace-interrupted", test_trace_interrupted);
   g_test_add_func ("/cli/hostile/search-db-timeout-range", test_search_db_timeout_range);
   return g_test_run ();
 }
