@@ -11,8 +11,11 @@ cli_fail (int status, const char *format, ...)
 {
   va_list ap;
   va_start (ap, format);
-  g_autofree char *msg = g_strdup_vprintf (format, ap);
+  g_autofree char *raw = g_strdup_vprintf (format, ap);
   va_end (ap);
+  /* one line, whatever it quotes: a newline or ESC in a refused name (a file's value, a
+   * flag's) is written as \x0a, \x1b (the terminal acted on them) */
+  g_autofree char *msg = cli_printable (raw, NULL);
   /* a message quotes what it refuses, and a 1 MB model_type made a 1 MB error line: a run
    * of more than CLI_FAIL_MAX_WORD characters without a blank is cut to its start and its
    * length (paths, names and numbers are far shorter) */

@@ -329,6 +329,12 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       fail (&w, "name", error, "must be a non-empty string");
       return NULL;
     }
+  if (s->name != NULL && util_text_control_at (s->name) >= 0)
+    {
+      fail (&w, "name", error, "holds a control character, which a terminal would act on "
+            "when it is printed (hint: plain text)");
+      return NULL;
+    }
   else
     {
       g_autofree char *base = g_path_get_basename (source);

@@ -1905,11 +1905,12 @@ name_from_source (const char *source)
       g_autofree char *dir = g_path_get_dirname (source);
       g_autofree char *dir_base = g_path_get_basename (dir);
       if (strcmp (dir_base, ".") != 0 && strcmp (dir_base, G_DIR_SEPARATOR_S) != 0)
-        return g_steal_pointer (&dir_base);
+        return util_text_blank_controls (g_steal_pointer (&dir_base));
     }
   if (g_str_has_suffix (base, ".json"))
     base[strlen (base) - strlen (".json")] = '\0';
-  return g_steal_pointer (&base);
+  /* a file name with ESC in it printed as the model's name acted on the terminal */
+  return util_text_blank_controls (g_steal_pointer (&base));
 }
 
 /* Optimal string alignment distance of two short keys, ASCII case folded. */

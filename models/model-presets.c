@@ -48,9 +48,17 @@ model_preset_names (void)
   return (char **) g_ptr_array_free (names, FALSE);
 }
 
+/* `what` as the user gave it (the preset lookup folds case; a path was shown folded) */
 static gboolean
 set_not_found (const char *what, GError **error)
 {
+  if (strchr (what, '/') != NULL)
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_NOT_FOUND,
+                   "no model config file '%s': no such file (hint: a config.json, its "
+                   "folder, or a preset: tandem show models)", what);
+      return FALSE;
+    }
   g_auto (GStrv) names = model_preset_names ();
   g_autofree char *list = g_strjoinv (", ", names);
   g_set_error (error, MODEL_ERROR, MODEL_ERROR_NOT_FOUND,
@@ -64,6 +72,7 @@ model_spec_load_preset (const char *name, GError **error)
   g_return_val_if_fail (name != NULL, NULL);
   /* preset names are lower case; a name is matched regardless of case (Llama3-8B is
    * llama3-8b), as published-run matching reads device and model names */
+  const char *given = name;
   g_autofree char *lower = g_ascii_strdown (name, -1);
   name = lower;
   for (gsize i = 0; i < G_N_ELEMENTS (aliases); i++)
@@ -73,7 +82,7 @@ model_spec_load_preset (const char *name, GError **error)
   /* A name with a slash would reach outside the preset folder of the resource. */
   if (strchr (name, '/') != NULL || *name == '\0')
     {
-      set_not_found (name, error);
+      set_not_found (given, error);
       return NULL;
     }
   g_autofree char *path = g_strconcat (PRESET_PREFIX, name, ".json", NULL);
@@ -81,7 +90,7 @@ model_spec_load_preset (const char *name, GError **error)
                                                      G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
   if (bytes == NULL)
     {
-      set_not_found (name, error);
+      set_not_found (given, error);
       return NULL;
     }
   gsize len = 0;

@@ -386,6 +386,12 @@ read_string (JsonObject *obj, const char *key, gboolean required, char **out,
     return fail_invalid (w, key, error, "must be a string, not %s", node_type_name (node));
   if (json_node_get_string (node)[0] == '\0')
     return fail_invalid (w, key, error, "must not be empty");
+  gssize at = util_text_control_at (json_node_get_string (node));
+  if (at >= 0)
+    return fail_invalid (w, key, error, "holds a control character (byte 0x%02x at offset %"
+                         G_GSSIZE_FORMAT "), which a terminal would act on when it is "
+                         "printed (hint: plain text)",
+                         (guint) (guchar) json_node_get_string (node)[at], at);
   *out = g_strdup (json_node_get_string (node));
   return TRUE;
 }
@@ -764,7 +770,7 @@ default_name (const char *source)
   base = g_path_get_basename (source);
   if (g_str_has_suffix (base, ".json"))
     base[strlen (base) - strlen (".json")] = '\0';
-  return g_steal_pointer (&base);
+  return util_text_blank_controls (g_steal_pointer (&base));
 }
 
 TopoCluster *

@@ -404,3 +404,36 @@ util_json_member_string (JsonBuilder *b, const char *name, const char *v)
   else
     json_builder_add_null_value (b);
 }
+
+gssize
+util_text_control_at (const char *text)
+{
+  if (text == NULL)
+    return -1;
+  for (const char *p = text; *p != '\0';)
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        c = (guchar) *p;   /* not UTF-8: its byte */
+      if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+        return p - text;
+      const char *next = g_utf8_next_char (p);
+      p = (c == (guchar) *p && c >= 0x80) ? p + 1 : next;
+    }
+  return -1;
+}
+
+char *
+util_text_blank_controls (char *text)
+{
+  gssize at;
+  while (text != NULL && (at = util_text_control_at (text)) >= 0)
+    {
+      char *p = text + at;
+      gsize n = (guchar) *p >= 0x80 ? 2 : 1;   /* C1 controls are two bytes in UTF-8 */
+      *p = '?';
+      if (n == 2 && p[1] != '\0')
+        memmove (p + 1, p + 2, strlen (p + 2) + 1);
+    }
+  return text;
+}

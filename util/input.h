@@ -35,6 +35,15 @@ typedef enum {
   UTIL_INPUT_ERROR_TRAILING,  /* text after the top-level value, or a single-quoted string */
 } UtilInputError;
 
+/* The byte offset of the first control character in UTF-8 `text` (C0: below U+0020;
+ * DEL; C1: U+0080..U+009F), or -1 when it has none. A name with ESC sequences in it
+ * (a cluster named "a\x1b]0;title\x07\x1b[2J") cleared the terminal or set its title when
+ * printed; loaders refuse names that hold one. */
+gssize util_text_control_at (const char *text);
+/* `text` (a name made from a file name) in place with each control character's first
+ * byte as '?' and its other bytes dropped. Returns text. */
+char  *util_text_blank_controls (char *text);
+
 /* 64 MiB: the largest input tandem reads in practice (a cluster file with a full
  * calibration profile, a long nccl-tests log) is well under 10 MiB. */
 #define UTIL_INPUT_MAX_BYTES ((gsize) 64 << 20)

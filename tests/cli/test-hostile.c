@@ -430,6 +430,29 @@ test_flag_messages (void)
  * byte sequence in conversion input" (hint: --help), naming neither the option nor the
  * cause. UTF-8 now passes, stored and shown as given; a name that is not UTF-8 (Latin-1
  * \xe9) is refused by name. */
+/* Control characters in what a command prints: an error line quoting a path with ESC in
+ * it writes it as \x1b (one line, nothing for the terminal to act on), and a model file
+ * whose name holds ESC is named with '?' in its place. */
+static void
+test_control_characters (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-hostile");
+  run_assert_error ("predict --model {TMP}/x\x1b[2Jy/none.json --no-db", 2,
+                    "x\\x1b[2Jy/none.json");
+  g_autofree char *text = NULL;
+  g_autofree char *preset = g_test_build_filename (G_TEST_DIST, "..", "models", "presets",
+                                                   "llama3-8b.json", NULL);
+  g_assert_true (g_file_get_contents (preset, &text, NULL, NULL));
+  run_write_file (dir, "m\x1b[2Jx.json", text);
+  RunResult r = { 0 };
+  run_tandem ("predict --model {TMP}/m\x1b[2Jx.json --gpus 8 --tp 8 --gbs 8 --seq-length 2048 "
+              "--no-db --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\"model\" : \"m?[2Jx\""));
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
 static void
 test_utf8_arguments (void)
 {
@@ -711,6 +734,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/hostile/contradicting-flags", test_contradicting_flags);
   g_test_add_func ("/cli/hostile/flag-messages", test_flag_messages);
   g_test_add_func ("/cli/hostile/utf8-arguments", test_utf8_arguments);
+  g_test_add_func ("/cli/hostile/control-characters", test_control_characters);
   g_test_add_func ("/cli/hostile/trace-over-db", test_trace_over_db);
   g_test_add_func ("/cli/hostile/glib-int-messages", test_glib_int_messages);
   g_test_add_func ("/cli/hostile/trace-not-written", test_trace_not_written);

@@ -408,6 +408,9 @@ test_bad (void)
       "\"offers\": {\"pipelines\": []}}", "unknown key 'offers.pipelines'" },
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"remat\": \"all\"}", "'remat' is 'all'" },
+    /* ESC in a name printed in every prediction's text acted on the terminal */
+    { "{\"name\": \"a\\u001b[2Jb\", \"attention\": \"flash2\", \"fusion\": \"eager\", "
+      "\"kernel_overhead_us\": 1}", "'name' holds a control character" },
     /* a default the stack does not offer: every plan on its defaults was then told to
      * follow the stack with a flag the same stack refused */
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "

@@ -303,6 +303,27 @@ test_load_bounds (void)
   assert_message_has (error, "nics_per_device' must be >= 1 (got 0)");
   g_clear_error (&error);
 
+  /* ESC in a name (the cluster's, a device's, a level's) acted on the terminal where the
+   * name was printed (predict, search, report scaling): refused, naming the field */
+  static const struct { const char *json, *field; } names[] = {
+    { "{ \"name\": \"a\\u001b]0;t\\u0007b\", \"device\": { \"name\": \"g\", \"peak_tflops\": "
+      "{ \"bf16\": 1 }, \"hbm_GiB\": 1 }, \"levels\": [ { \"name\": \"s\", \"count\": 2, "
+      "\"bw_GBps\": 1 } ] }", "field 'name' holds a control character (byte 0x1b at offset 1)" },
+    { "{ \"device\": { \"name\": \"g\\n\", \"peak_tflops\": { \"bf16\": 1 }, \"hbm_GiB\": 1 }, "
+      "\"levels\": [ { \"name\": \"s\", \"count\": 2, \"bw_GBps\": 1 } ] }",
+      "field 'device.name' holds a control character (byte 0x0a" },
+    { "{ \"device\": { \"name\": \"g\", \"peak_tflops\": { \"bf16\": 1 }, \"hbm_GiB\": 1 }, "
+      "\"levels\": [ { \"name\": \"s\\u009b\", \"count\": 2, \"bw_GBps\": 1 } ] }",
+      "field 'levels[0].name' holds a control character (byte 0xc2" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr (GError) e = NULL;
+      g_autoptr (TopoCluster) k = topo_cluster_new_from_data (names[i].json, -1, "b.json", &e);
+      g_assert_null (k);
+      assert_message_has (e, names[i].field);
+    }
+
   /* the totals wrapped: 2^31 devices of 80 GiB are 2^31 x 85,899,345,920 bytes = 1.8e20,
    * past 2^63 = 9.2e18, and showed as 0 B of HBM (2^60 devices as a negative count);
    * refused at the count that makes them wrap (8 x 268,435,456 = 2^31 devices). 2^26 =

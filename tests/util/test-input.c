@@ -208,6 +208,20 @@ test_unicode_escapes (void)
     }
 }
 
+/* Control characters in names: C0, DEL and C1 (U+009B, CSI, is two bytes in UTF-8) are
+ * found at their byte offset, and a name made from a file name gets '?' for each. */
+static void
+test_text_controls (void)
+{
+  g_assert_cmpint (util_text_control_at ("plain name é"), ==, -1);
+  g_assert_cmpint (util_text_control_at ("a\x1b]0;t\x07"), ==, 1);
+  g_assert_cmpint (util_text_control_at ("ab\x7f"), ==, 2);
+  g_assert_cmpint (util_text_control_at ("é\xc2\x9b" "2J"), ==, 2);
+  g_assert_cmpint (util_text_control_at ("x\ny"), ==, 1);
+  char name[] = "a\x1b[2J\xc2\x9b" "b";
+  g_assert_cmpstr (util_text_blank_controls (name), ==, "a?[2J?b");
+}
+
 static JsonNode *
 reparse (const char *text, JsonParser *parser)
 {
@@ -300,6 +314,7 @@ main (int argc, char **argv)
   g_test_add_func ("/util/input/json-big-integers", test_big_integers);
   g_test_add_func ("/util/input/json-trailing-and-quotes", test_trailing_and_quotes);
   g_test_add_func ("/util/input/json-unicode-escapes", test_unicode_escapes);
+  g_test_add_func ("/util/input/text-controls", test_text_controls);
   g_test_add_func ("/util/input/json-to-data", test_to_data);
   g_test_add_func ("/util/input/json-to-data-control", test_to_data_control);
   return g_test_run ();
