@@ -351,8 +351,12 @@ cmd_scaling (int argc, char **argv)
       goto out;
     }
   {
-    g_auto (GStrv) names = g_strsplit (args.cluster_name ? args.cluster_name : CLI_DEFAULT_CLUSTER,
-                                       ",", -1);
+    /* A,B is a list; a file whose own name holds a comma ('my,cluster.json') is one
+     * cluster (it was split and refused as 'my') */
+    const char *given = args.cluster_name ? args.cluster_name : CLI_DEFAULT_CLUSTER;
+    g_auto (GStrv) names = g_file_test (given, G_FILE_TEST_IS_REGULAR) && strchr (given, ',')
+                           ? g_strdupv ((char *[]) { (char *) given, NULL })
+                           : g_strsplit (given, ",", -1);
     /* "" (an unset shell variable) named no cluster, and report_scaling_compute's
      * precondition on n_clusters then crashed; a name twice printed one cluster twice */
     if (names[0] == NULL || (names[1] == NULL && *g_strstrip (names[0]) == '\0'))

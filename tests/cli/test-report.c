@@ -317,6 +317,19 @@ test_measured_points_match (Fixture *f, gconstpointer data)
       g_assert_cmpint (json_object_get_int_member (o, "measured_apart"), ==, cases[i].apart);
       run_result_clear (&r);
     }
+  /* a cluster file whose name holds a comma is one cluster, not the list 'a' and 'b.json'
+   * (it was refused as a cluster named 'a') */
+  g_autofree char *preset = g_test_build_filename (G_TEST_DIST, "..", "topology", "presets",
+                                                   "h200-node.json", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (preset, &text, NULL, NULL));
+  g_autofree char *comma = g_build_filename (f->dir, "a,b.json", NULL);
+  g_assert_true (g_file_set_contents (comma, text, -1, NULL));
+  run_tandem ("report scaling --model llama3-8b --cluster {TMP}/a,b.json --tp 8 --gpus 8 "
+              "--strong --gbs 64 --seq 8192 --db {TMP}/m.db --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\"measured_apart\" : 0"));
+  run_result_clear (&r);
   run_tandem_set_tmp (NULL);
 }
 
