@@ -62,12 +62,16 @@ search_result_free (SearchResult *r)
   g_free (r);
 }
 
-/* "tp = 3 does not divide the 32 heads (hint: ...)" -> "tp = N does not divide the N
- * heads": reasons grouped by kind, not by numbers. */
+/* "tp = 3 does not divide the 32 heads (hint: ...)" -> "tp = N1 does not divide the N2
+ * heads": reasons grouped by kind, not by numbers; a number that comes back takes its
+ * first placeholder ("pp = N1 needs at least N1 micro-batches ... = N2": with one N for
+ * all, "pp = N needs at least N ..., but ... = N" read as a contradiction). A key is its
+ * own key ("N1" follows a letter: no number). */
 static char *
 reason_key (const char *message)
 {
   GString *k = g_string_new (NULL);
+  g_autoptr (GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
   const char *hint = strstr (message, " (hint:");
   const char *end = hint ? hint : message + strlen (message);
   for (const char *p = message; p < end; p++)
@@ -80,8 +84,18 @@ reason_key (const char *message)
       if (g_ascii_isdigit (*p) && (p == message || !g_ascii_isalnum (p[-1]))
           && !(q + 1 < end && g_ascii_isalpha (q[1])))
         {
-          p = q;
-          g_string_append_c (k, 'N');
+          /* a trailing '.' or ',' ends the sentence, not the number */
+          const char *last = q;
+          while (last > p && (*last == '.' || *last == ','))
+            last--;
+          g_autofree char *num = g_strndup (p, (gsize) (last - p + 1));
+          guint at = 0;
+          while (at < seen->len && !g_str_equal (g_ptr_array_index (seen, at), num))
+            at++;
+          if (at == seen->len)
+            g_ptr_array_add (seen, g_steal_pointer (&num));
+          g_string_append_printf (k, "N%u", at + 1);
+          p = last;
         }
       else
         g_string_append_c (k, *p);

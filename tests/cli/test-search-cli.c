@@ -1145,7 +1145,7 @@ test_moe_overlap_stack (void)
       g_autoptr (JsonParser) parser = json_parser_new ();
       JsonObject *o = object_of (parser, r.out);
       JsonObject *reasons = json_object_get_object_member (o, "invalid_reasons");
-      const char *vpp_reason = "--overlap-moe-expert-parallel-comm with --pp N needs virtual "
+      const char *vpp_reason = "--overlap-moe-expert-parallel-comm with --pp N1 needs virtual "
                                "pipeline stages on the megatron-core stack";
       if (c == 1)
         g_assert_cmpint (json_object_get_int_member (reasons, vpp_reason), >, 0);
@@ -1512,14 +1512,16 @@ test_edge_inputs (void)
                             "left for --pp 2 and --vpp 15"));
   g_assert_null (strstr (r.err, "--mbs"));
   run_clear (&r);
-  /* the reasons are grouped with their numbers as N, but a constant with its unit stays:
+  /* the reasons are grouped with their numbers as N1, N2, ... (a number that comes back
+   * takes its first name), but a constant with its unit stays:
    * 8 x 16,777,216 tokens per micro-batch is above the 2^26 cap of every candidate, and
    * the line read "(NM: N sequences of the NM-token cap" */
   run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 64 "
        "--seq-length 16777216 --mbs 8 --no-db", &r);
   g_assert_cmpint (r.status, ==, 2);
-  g_assert_nonnull (strstr (r.err, "above the cap of N per micro-batch (64M: N sequences of "
-                            "the 16M-token cap;"));
+  g_assert_nonnull (strstr (r.err, "micro-batch x seq length = N1 x N2 = N3 tokens, above the "
+                            "cap of N4 per micro-batch (64M: N5 sequences of the 16M-token "
+                            "cap;"));
   run_clear (&r);
   /* constraints that leave nothing were all "the values given exclude each other (the
    * layer split, --vpp, --schedule, --mbs or the switches)"; each now names its flag:
