@@ -340,8 +340,13 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
     plan->zero3_rank_copies = co != NULL && co->zero3_rank_copies;
   if (plan->zero3_gather_ahead < 0)
     plan->zero3_gather_ahead = co != NULL && co->zero3_gather_ahead;
+  /* a stack's once-a-step ZeRO-2 sync is torch.distributed.pipelining's (torchtitan's
+   * source): without a pipeline torchtitan's train_step runs loss.backward() per
+   * micro-batch with gradient sync on, so FSDP2 reduce-scatters each micro-batch's
+   * gradients (torchtitan/train.py forward_backward_step, non-PP branch); at pp 1 the
+   * once-a-step reading held 30 GiB of unsharded fp32 gradients of Llama 3 8B */
   if (plan->zero2_grad_sync < 0)
-    plan->zero2_grad_sync = co != NULL && co->zero2_grad_per_mb;
+    plan->zero2_grad_sync = co != NULL && (co->zero2_grad_per_mb || plan->pp <= 1);
   /* the FP8 TP all-gather of a per-tensor recipe (delayed or current scaling: TE 1.x's
    * uint8 norm output, torchao's tensorwise Float8 TP); a block- or row-scaled recipe
    * gathers as the stack's sources do not establish (TE 2.x runs MXFP8 norms without the

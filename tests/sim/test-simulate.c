@@ -1707,6 +1707,26 @@ test_plan_apply_stack (void)
   g_assert_cmpint (p.pp_p2p_sync, ==, 1);
   plan_clear (&p);
 
+  /* a once-a-step ZeRO-2 stack (torchtitan's, from torch.distributed.pipelining) syncs
+   * once a step under a pipeline only: at pp 1 torchtitan's train_step reduce-scatters
+   * every micro-batch's gradients (the once-a-step reading held the whole unsharded fp32
+   * gradient at pp 1) */
+  {
+    SimCostOptions once = co;
+    once.zero2_grad_per_mb = FALSE;
+    Plan q;
+    plan_init_defaults (&q);
+    q.pp = 1;
+    sim_plan_apply_stack (&q, &once);
+    g_assert_cmpint (q.zero2_grad_sync, ==, 1);
+    plan_clear (&q);
+    plan_init_defaults (&q);
+    q.pp = 4;
+    sim_plan_apply_stack (&q, &once);
+    g_assert_cmpint (q.zero2_grad_sync, ==, 0);
+    plan_clear (&q);
+  }
+
   /* the megatron-lm-2021 stack's every-exchange sync (2) and scatter-gather sends reach
    * a plan that leaves them unset, and a plan's own 0 stays */
   Plan r;
