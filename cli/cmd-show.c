@@ -737,6 +737,7 @@ show_framework (const char *name, gboolean json)
   ROW ("pp_scatter_gather", s->pp_scatter_gather ? "on" : "off");
   ROW ("pp_stage_input", s->pp_free_stage_input ? "freed" : "kept");
   ROW ("pp_stage_output", s->pp_keep_stage_output ? "kept" : "freed");
+  ROW ("dp_overlap", s->dp_overlap_always ? "always" : "optional");
   ROW ("swiglu_saves", s->swiglu_eager_saves ? "eager" : "fused");
   ROW ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
   ROW ("cross_entropy", s->loss_eager ? "eager" : "fused");

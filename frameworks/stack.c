@@ -177,7 +177,7 @@ get_name_set (JsonObject *obj, const char *key, const char *const *names, guint 
 
 static const char *const top_keys[] = {
   "name", "description", "attention", "fusion", "compile", "kernel_overhead_us", "tp_comm_overlap",
-  "async_tp", "tp_grad_reduce_scatter", "tp_seq_dim_copies", "pp_schedule_runtime", "pp_p2p_sync", "pp_scatter_gather", "pp_stage_input", "pp_stage_output", "swiglu_saves", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "dropout", "remat", "fsdp", "fp8", "defaults",
+  "async_tp", "tp_grad_reduce_scatter", "tp_seq_dim_copies", "pp_schedule_runtime", "pp_p2p_sync", "pp_scatter_gather", "pp_stage_input", "pp_stage_output", "dp_overlap", "swiglu_saves", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "dropout", "remat", "fsdp", "fp8", "defaults",
   "moe", "cp", "tp_overlap_sms", "offers", "nccl", "sources", NULL,
 };
 static const char *const nccl_keys[] = { "pat", NULL };
@@ -197,6 +197,7 @@ static const char *const tp_grad_rs_names[] = { "overlapped", "after_block", NUL
 static const char *const pp_runtime_names[] = { "dataflow", "lockstep", NULL };
 static const char *const pp_p2p_sync_names[] = { "none", "device", "every_exchange", NULL };
 static const char *const pp_stage_input_names[] = { "kept", "freed", NULL };
+static const char *const dp_overlap_names[] = { "optional", "always", NULL };
 static const char *const pp_stage_output_names[] = { "freed", "kept", NULL };
 static const char *const swiglu_saves_names[] = { "fused", "eager", NULL };
 static const char *const zero2_sync_names[] = { "per_step", "per_microbatch", NULL };
@@ -398,6 +399,10 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   if (!get_enum (o, "pp_stage_output", pp_stage_output_names, &e, FALSE, &w, error))
     return NULL;
   s->pp_keep_stage_output = e == 1;
+  e = s->dp_overlap_always ? 1 : 0;
+  if (!get_enum (o, "dp_overlap", dp_overlap_names, &e, FALSE, &w, error))
+    return NULL;
+  s->dp_overlap_always = e == 1;
   e = s->swiglu_eager_saves ? 1 : 0;
   if (!get_enum (o, "swiglu_saves", swiglu_saves_names, &e, FALSE, &w, error))
     return NULL;
@@ -1077,6 +1082,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   S ("pp_p2p_sync", pp_p2p_sync_names[s->pp_p2p_sync]);
   B ("pp_scatter_gather", s->pp_scatter_gather);
   S ("pp_stage_input", pp_stage_input_names[s->pp_free_stage_input ? 1 : 0]);
+  S ("dp_overlap", dp_overlap_names[s->dp_overlap_always ? 1 : 0]);
   S ("pp_stage_output", pp_stage_output_names[s->pp_keep_stage_output ? 1 : 0]);
   S ("swiglu_saves", swiglu_saves_names[s->swiglu_eager_saves ? 1 : 0]);
   S ("moe_shared_expert_overlap", fw_avail_name (s->moe_shared_expert_overlap));

@@ -265,6 +265,13 @@ typedef struct {
                                          * and the combine's backward carry FP8 tokens with
                                          * 1x128 tile scales; the combine and the dispatch's
                                          * backward stay bf16 */
+  gboolean      dp_overlap_always;      /* "dp_overlap": "always": the data-parallel
+                                         * gradient reductions (and ZeRO-1/2 parameter
+                                         * gathers) run from the framework's backward and
+                                         * forward hooks, overlapped, with no switch to run
+                                         * them after the backward (FSDP, DDP's reducer);
+                                         * "optional" (default): a plan flag decides
+                                         * (Megatron's --overlap-grad-reduce) */
   gboolean      pp_free_stage_input;    /* "pp_stage_input": "freed": each pipeline stage's
                                          * received input is deallocated after its forward
                                          * (the Llama 3 paper, Sec. 3.3.2), so a unit in

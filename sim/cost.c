@@ -721,6 +721,7 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   o->grad_accum_upcast = stack->fsdp_grad_accum_upcast;
   o->loss_eager = stack->loss_eager;
   o->pp_free_stage_input = stack->pp_free_stage_input;
+  o->dp_overlap_always = stack->dp_overlap_always;
   o->pp_keep_stage_output = stack->pp_keep_stage_output;
   o->swiglu_eager_saves = stack->swiglu_eager_saves;
   o->fp8_moe_act_input = stack->fp8_moe_act_input;

@@ -252,6 +252,8 @@ typedef struct {
                                      before each reduce-scatter (FwStack fsdp_reduce_passes) */
   gboolean cp_ring_merge;         /* CP runs ring steps with fp32 merges (FwStack cp_ring_merge) */
   gboolean cp_kv_repeated;        /* CP moves K/V at the query heads (FwStack cp_kv_repeated) */
+  gboolean dp_overlap_always;     /* the stack's DP reductions and ZeRO-1/2 gathers are
+                                     always overlapped (FwStack dp_overlap_always) */
   gboolean pp_free_stage_input;   /* a stage's received input is freed after its forward
                                      (FwStack pp_free_stage_input; memory only) */
   gboolean swiglu_eager_saves;    /* FwStack swiglu_eager_saves (memory only) */

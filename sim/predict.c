@@ -345,6 +345,12 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
    * micro-batch with gradient sync on, so FSDP2 reduce-scatters each micro-batch's
    * gradients (torchtitan/train.py forward_backward_step, non-PP branch); at pp 1 the
    * once-a-step reading held 30 GiB of unsharded fp32 gradients of Llama 3 8B */
+  /* a stack that overlaps its DP reductions from its hooks has no way not to (stack.h
+   * dp_overlap_always): a plan that leaves the overlap off, as Megatron's flags default,
+   * runs it on there (before, torchtitan without --overlap-grad-reduce was predicted
+   * with the reductions after the backward, a plan it cannot run) */
+  if (co != NULL && co->dp_overlap_always)
+    plan->overlap_grad_reduce = plan->overlap_param_gather = TRUE;
   if (plan->zero2_grad_sync < 0)
     plan->zero2_grad_sync = co != NULL && (co->zero2_grad_per_mb || plan->pp <= 1);
   /* the FP8 TP all-gather of a per-tensor recipe (delayed or current scaling: TE 1.x's

@@ -280,6 +280,21 @@ search_spec_set_stack (SearchSpec *spec, FwStack *stack, GError **error)
         }
       spec->tp_overlap_mask = 1;
     }
+  /* a stack whose DP reductions run from its hooks (stack.h dp_overlap_always: FSDP, DDP's
+   * reducer) has no switch to run them after the backward: every candidate overlaps
+   * (the off candidates were plans the stack cannot run, some predicted faster) */
+  if (stack->dp_overlap_always)
+    {
+      if (spec->dp_overlap_mask == 1u)
+        {
+          g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, "--dp-overlap off: the %s "
+                       "stack runs its data-parallel reductions from its backward hooks, "
+                       "overlapped, with no switch to turn that off (hint: drop --dp-overlap "
+                       "or pick another --framework)", stack->name);
+          return FALSE;
+        }
+      spec->dp_overlap_stack = TRUE;
+    }
   /* the MoE shared-expert overlap only helps: on where the stack offers it and the
    * model has shared experts (else the plan's JSON would say an overlap that its flags,
    * which name it only for a shared expert, do not reproduce) */
@@ -724,6 +739,8 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
                                                 {
                                                   if (!(dpo_mask & (1u << dpo)) || (dp == 1 && dpo))
                                                     continue;
+                                                  if (sp->dp_overlap_stack && dpo != (dp > 1))
+                                                    continue;   /* the stack's hooks */
                                                   if (sp->fast && sp->dp_overlap_mask == 0
                                                       && dpo != (dp > 1)
                                                       && !dp_overlap_idle (sh.kind))
@@ -737,7 +754,8 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
                                                    * it is: one candidate, off where off is
                                                    * open (on where --dp-overlap on asks) */
                                                   if (dpo && dp_overlap_idle (sh.kind)
-                                                      && (dpo_mask & 1u))
+                                                      && (dpo_mask & 1u)
+                                                      && !sp->dp_overlap_stack)
                                                     continue;
                                                   for (int cc = 0; cc < 3; cc++)
                                                     {

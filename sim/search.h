@@ -81,6 +81,8 @@ typedef struct {
   guint        sp_mask;         /* bit 0 off, bit 1 on */
   guint        tp_overlap_mask; /* bit 0 off, bit 1 on */
   guint        dp_overlap_mask; /* bit 0 off, bit 1 on (grad reduce and param gather) */
+  gboolean     dp_overlap_stack; /* the stack always overlaps (FwStack dp_overlap_always):
+                                  * on wherever dp > 1, set by the stack, not the user */
   guint        order_mask;      /* bit 0 SEARCH_ORDER_MEGATRON, bit 1 SEARCH_ORDER_PP_INNER */
   gboolean     allow_cross_node_tp;
   int          mbs_max;         /* default micro-batch sizes: divisors <= this (16) */

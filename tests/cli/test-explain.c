@@ -165,27 +165,32 @@ test_memory_all_stages (void)
 
 /* tandem memory takes --framework as tandem predict does (predict's out-of-memory hint
  * sends the user to "tandem memory with the same flags"; before, memory refused the
- * option). Llama 3 70B, TP8, 64 GPUs (dp 8), ZeRO-2: each GPU holds 70.6B / 8 = 8.82B
- * parameters, 17,640,734,720 bf16 bytes. Megatron-Core's ZeRO-2 keeps the fp32 gradients
- * sharded over dp: 4 B x 8.82B / 8 = params x 2 / 8. TorchTitan's FSDP2 ZeRO-2 keeps them
+ * option). Llama 3 70B, TP8, 64 GPUs, ZeRO-2. At pp 1 (dp 8) each GPU holds 70.6B / 8 =
+ * 8.82B parameters, 17,640,734,720 bf16 bytes, and both stacks keep the fp32 gradients
+ * sharded over dp: 4 B x 8.82B / 8 = params x 2 / 8 (torchtitan's train_step syncs each
+ * micro-batch without a pipeline). At pp 2 (dp 4) Megatron-Core's stay sharded, 4 B / 4 =
+ * params x 4 / 8, and TorchTitan's FSDP2 under torch.distributed.pipelining keeps them
  * unsharded through the step (its stack's zero2_grad_sync, frameworks/): params x 2. The
  * memory command's peak is then the one predict prints for the same flags. */
 static void
 test_memory_framework (void)
 {
-  static const struct { const char *stack; gint64 grads_per_param_bytes_x8; } cases[] = {
-    { "megatron-core", 2 },      /* grads = params x 2 / 8 */
-    { "torchtitan", 16 },        /* grads = params x 2 */
+  static const struct { const char *stack; int pp; gint64 params, grads_per_param_bytes_x8; }
+  cases[] = {
+    { "megatron-core", 1, 17640734720, 2 },      /* grads = params x 2 / 8 */
+    { "torchtitan", 1, 17640734720, 2 },
+    { "megatron-core", 2, -1, 4 },               /* grads = params x 4 / 8 */
+    { "torchtitan", 2, -1, 16 },                 /* grads = params x 2 */
   };
   const char *plan = "--model llama3-70b --cluster h100-24k --gpus 64 --tp 8 --gbs 64 "
                      "--seq-length 8192 --sharding zero2";
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       RunResult m = { 0 }, p = { 0 };
-      g_autofree char *ma = g_strdup_printf ("memory %s --framework %s --json", plan,
-                                             cases[i].stack);
-      g_autofree char *pa = g_strdup_printf ("predict %s --framework %s --json --no-db", plan,
-                                             cases[i].stack);
+      g_autofree char *ma = g_strdup_printf ("memory %s --pp %d --framework %s --json", plan,
+                                             cases[i].pp, cases[i].stack);
+      g_autofree char *pa = g_strdup_printf ("predict %s --pp %d --framework %s --json --no-db",
+                                             plan, cases[i].pp, cases[i].stack);
       run_tandem (ma, &m);
       run_tandem (pa, &p);
       g_assert_cmpint (m.status, ==, 3);       /* neither fits in 80 GiB */
@@ -197,7 +202,8 @@ test_memory_framework (void)
         json_object_get_array_member (mo, "stages"), 0), "categories");
       gint64 params = json_object_get_int_member (cat, "params");
       gint64 grads = json_object_get_int_member (cat, "grads");
-      g_assert_cmpint (params, ==, 17640734720);
+      if (cases[i].params > 0)
+        g_assert_cmpint (params, ==, cases[i].params);
       g_assert_cmpint (grads * 8, ==, params * cases[i].grads_per_param_bytes_x8);
       g_assert_cmpint (json_object_get_int_member (mo, "peak_bytes"), ==,
                        json_object_get_int_member (json_object_get_object_member (

@@ -1041,24 +1041,26 @@ test_store_refused (void)
 }
 
 /* The search's memory check is the one `tandem predict` reports, the stack's plan fields
- * included. TorchTitan's ZeRO-2 (FSDP2 with reshard_after_forward off) keeps the gradients
- * unsharded and accumulates them in fp32 through the step (frameworks/, zero2_grad_sync
- * per_step, grad_accum_upcast): Llama 3 8B at TP1 PP1 CP1, micro-batch 1, seq 8192 then
- * holds 8.03e9 x 4 B = 32.1 GB of gradients + 16.1 GB of bf16 weights + 6.0 GB of Adam
- * states (12 B / 16 shards) + about 41 GB of activations, beyond the 80 GiB (85.9 GB) of an
- * H100, so predict exits 3; the search once screened it with sharded gradients (65 GiB),
- * ranked it first and printed a winner whose own memory said "fits": false. Now the
- * search also exits 3 on it, and every plan of a wider space's top fits under predict. */
+ * included. TorchTitan's ZeRO-2 under a pipeline (FSDP2 with reshard_after_forward off,
+ * torch.distributed.pipelining turning gradient sync off until a stage's last backward)
+ * keeps the gradients unsharded and accumulates them in fp32 through the step
+ * (frameworks/, zero2_grad_sync per_step, grad_accum_upcast): Llama 3 8B at TP1 PP2,
+ * micro-batch 1, seq 12288, stage 1 then holds 16 of 32 layers' 4.0e9 parameters x 4 B =
+ * 15.0 GiB of gradients beside 7.5 GiB of bf16 weights, 5.6 GiB of Adam states and 50.8
+ * GiB of activations, beyond the 80 GiB of an H100, so predict exits 3 (Megatron-Core's
+ * sharded gradients, 1.9 GiB, fit); the search once screened such a plan with sharded
+ * gradients, ranked it first and printed a winner whose own memory said "fits": false.
+ * Now the search also exits 3 on it, and every plan of a wider space's top fits under
+ * predict. */
 static void
 test_stack_memory (void)
 {
-#define TT "--model llama3-8b --cluster h100-24k --gpus 16 --seq-length 8192 --gbs 16 " \
-           "--pp 1 --mbs 1 --framework torchtitan"
+#define TT "--model llama3-8b --cluster h100-24k --gpus 16 --seq-length 12288 --gbs 16 " \
+           "--pp 2 --mbs 1 --framework torchtitan"
   Run r = { 0 }, p = { 0 };
   run (NULL, "predict " TT " --tp 1 --sharding zero2 --no-db", &p);
   g_assert_cmpint (p.status, ==, 3);
-  run (NULL, "search " TT " --tp 1 --cp 1 --sharding zero2 --recompute none --dp-overlap off "
-       "--no-db", &r);
+  run (NULL, "search " TT " --tp 1 --cp 1 --sharding zero2 --recompute none --no-db", &r);
   g_assert_cmpint (r.status, ==, 3);
   g_assert_nonnull (strstr (r.err, "no plan fits"));
   run_clear (&r);
@@ -1081,6 +1083,61 @@ test_stack_memory (void)
     }
   run_clear (&r);
 #undef TT
+}
+
+/* A stack whose data-parallel reductions run from its hooks (FSDP2's post-backward
+ * reduce-scatter, frameworks/ "dp_overlap": "always") has no way to run them after the
+ * backward: predict without --overlap-grad-reduce runs them overlapped there (the same
+ * step as with the flag; before, the off plan torchtitan cannot run was predicted, under
+ * PP as much as 44% faster or slower), the search offers no off candidate, and
+ * --dp-overlap off under it is a contradiction (exit 2). Megatron-Core keeps its flag. */
+static void
+test_stack_dp_overlap (void)
+{
+#define PL "--model llama3-8b --cluster h100-24k --gpus 64 --tp 2 --pp 2 --gbs 128 " \
+           "--seq-length 4096 --sharding zero2 --no-db --json"
+  static const struct { const char *stack; gboolean same; } cases[] = {
+    { "torchtitan", TRUE }, { "megatron-core", FALSE } };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *a = g_strdup_printf ("predict " PL " --framework %s", cases[i].stack);
+      g_autofree char *b = g_strdup_printf ("predict " PL " --framework %s --overlap-grad-reduce "
+                                            "--overlap-param-gather", cases[i].stack);
+      Run ra = { 0 }, rb = { 0 };
+      run (NULL, a, &ra);
+      run (NULL, b, &rb);
+      g_assert_cmpint (ra.status, ==, 0);
+      g_assert_cmpint (rb.status, ==, 0);
+      g_autoptr (JsonParser) pa = json_parser_new ();
+      g_autoptr (JsonParser) pb = json_parser_new ();
+      double sa = json_object_get_double_member (object_of (pa, ra.out), "step_time_s");
+      double sb = json_object_get_double_member (object_of (pb, rb.out), "step_time_s");
+      if (cases[i].same)
+        g_assert_cmpfloat (sa, ==, sb);
+      else
+        g_assert_cmpfloat (sa, !=, sb);
+      run_clear (&ra);
+      run_clear (&rb);
+    }
+  Run r = { 0 };
+  run (NULL, "search --model llama3-8b --cluster h100-24k --gpus 64 --gbs 128 --seq-length 4096 "
+       "--framework torchtitan --dp-overlap off --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--dp-overlap off: the torchtitan stack runs its "
+                            "data-parallel reductions from its backward hooks"));
+  run_clear (&r);
+  /* every candidate with dp > 1 overlaps: no plan of the top lacks -dpov */
+  run (NULL, "search --model llama3-8b --cluster h100-24k --gpus 64 --gbs 128 --seq-length 4096 "
+       "--tp 2 --framework torchtitan --top 10 --json --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonArray *top = json_object_get_array_member (object_of (parser, r.out), "top");
+  g_assert_cmpuint (json_array_get_length (top), ==, 10);
+  for (guint i = 0; i < json_array_get_length (top); i++)
+    g_assert_nonnull (strstr (json_object_get_string_member (json_array_get_object_element (top, i),
+                                                             "flags"), "--overlap-grad-reduce"));
+  run_clear (&r);
+#undef PL
 }
 
 /* Every plan the search answers under a stack is one predict accepts under it, with the
@@ -2239,6 +2296,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/fast-mode", test_fast_mode);
   g_test_add_func ("/cli/search/stack-flags-reproduce", test_stack_flags_reproduce);
   g_test_add_func ("/cli/search/stack-memory", test_stack_memory);
+  g_test_add_func ("/cli/search/stack-dp-overlap", test_stack_dp_overlap);
   g_test_add_func ("/cli/search/moe-overlap-stack", test_moe_overlap_stack);
   g_test_add_func ("/cli/search/ep-dimension", test_ep_dimension);
   g_test_add_func ("/cli/search/flags-reproduce", test_flags_reproduce);
