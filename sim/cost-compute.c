@@ -469,11 +469,13 @@ gemm_s (const SimCost *c, const ModelOp *op, TopoDtype d, TopoDtype store)
       t = MAX (t, g * (call + eager));
     }
   /* without grouped GEMM (Megatron's SequentialMLP) each expert's GEMM is its own launch,
-   * host-bound the same way behind the sync */
+   * host-bound the same way behind the sync; in the forward each is a whole linear
+   * module's call where the stack's experts are TE modules (moe_seq_expert_fwd_s) */
   else if (g <= 1 && c->opts.moe_host_sync_s > 0 && !c->opts.moe_dispatch_no_sync
            && op->name != NULL
            && g_str_has_prefix (op->name, "expert_"))
-    t = MAX (t, c->opts.host_launch_s);
+    t = MAX (t, fwd && c->opts.moe_seq_expert_fwd_s > 0 ? c->opts.moe_seq_expert_fwd_s
+                                                        : c->opts.host_launch_s);
   return t;
 }
 

@@ -745,6 +745,14 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
    * TE_GEMM_CALL_HOST_S), at least its launch */
   if (stack->moe_grouped_gemm_per_expert && arch != ARCH_OTHER)
     o->moe_gemm_call_s = MAX (o->host_launch_s, TE_GEMM_CALL_TRAIN_HOST_S);
+  /* without grouped GEMM the same stack's experts are SequentialMLP's MLPs of TE linear
+   * modules (Megatron-Core experts.py SequentialMLP.forward: a Python loop calling each
+   * local expert's linear_fc1, activation and linear_fc2): each expert linear's forward
+   * is a whole TE module call (TE_MODULE_FWD_HOST_S). It was charged the bare launch, so
+   * --moe-grouped-gemm, whose per-expert GEMM calls are charged TE's figure, always read
+   * slower, against Megatron-Core's advice to use it */
+  if (stack->moe_grouped_gemm_per_expert && arch != ARCH_OTHER)
+    o->moe_seq_expert_fwd_s = MAX (o->host_launch_s, TE_MODULE_FWD_HOST_S);
   o->moe_host_sync_s = stack->moe_dispatch_host_sync && arch != ARCH_OTHER ? HOST_SYNC_S : 0.0;
   o->moe_expert_op_s = stack->moe_expert_eager_op && arch != ARCH_OTHER ? EAGER_OP_HOST_S : 0.0;
   /* the host's time per MoE layer: eager ops at EAGER_OP_HOST_S, the C++ loops' kernel
@@ -868,6 +876,7 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
   o->host_launch_s = o->launch_overhead_s;
   o->moe_grouped_per_expert = FALSE;
   o->moe_gemm_call_s = 0.0;
+  o->moe_seq_expert_fwd_s = 0.0;
   o->moe_host_sync_s = 0.0;
   o->moe_expert_op_s = 0.0;
   o->mem_traffic_factor = 1.0;
@@ -1075,6 +1084,7 @@ sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan)
     {
       o->moe_grouped_per_expert = FALSE;
       o->moe_gemm_call_s = 0.0;
+      o->moe_seq_expert_fwd_s = 0.0;
       o->moe_expert_op_s = 0.0;
       o->moe_host_sync_s = 0.0;
       for (int i = 0; i < 2; i++)
@@ -1274,7 +1284,7 @@ static const CostOptionInfo option_info[] = {
   D (coll_base_latency_s, 0, 1), D (nvls_latency_s, 0, 1),
   D (elementwise_passes, 0.1, 100), D (fp8_cast_passes, 0, 20),
   D (fp8_cast_passes_compiled, 0, 20),
-  D (host_launch_s, 0, 1), D (moe_gemm_call_s, 0, 1), D (moe_host_sync_s, 0, 1), D (moe_expert_op_s, 0, 1),
+  D (host_launch_s, 0, 1), D (moe_gemm_call_s, 0, 1), D (moe_seq_expert_fwd_s, 0, 1), D (moe_host_sync_s, 0, 1), D (moe_expert_op_s, 0, 1),
   D (pp_sync_reissue_s, 0, 1),
   { "moe_grouped_per_expert", G_STRUCT_OFFSET (SimCostOptions, moe_grouped_per_expert), 'b', 0, 1 },
   { "fp8_attention", G_STRUCT_OFFSET (SimCostOptions, fp8_attention), 'b', 0, 1 },

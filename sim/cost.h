@@ -272,6 +272,10 @@ typedef struct {
   gboolean moe_grouped_per_expert;
   double   moe_gemm_call_s;       /* the host's time per GEMM of such a grouped GEMM (TE's
                                    * GEMM call, sim/cost.c; 0: host_launch_s) */
+  double   moe_seq_expert_fwd_s; /* without grouped GEMM (SequentialMLP), the host time of
+                                  * each expert's forward linear, a TE module call
+                                  * (TE_MODULE_FWD_HOST_S) where the stack's experts are TE
+                                  * modules; 0: the launch figure alone */
   double   moe_host_sync_s;
   /* ... which the plan's dispatcher does not take (--moe-pad-expert-input-to-capacity:
    * Megatron-Core's drop_and_pad knows every expert's tokens, its capacity, on the host):
