@@ -23,7 +23,7 @@ axis_shown (const CliPlanContext *ctx, PlanAxis a)
 }
 
 static void
-plan_show_json (const CliPlanContext *ctx)
+plan_show_json (const CliPlanContext *ctx, const char *stack_name)
 {
   const Plan *p = &ctx->plan;
   const PlanLayout *lay = ctx->layout;
@@ -33,6 +33,8 @@ plan_show_json (const CliPlanContext *ctx)
   json_builder_add_string_value (b, ctx->model->name);
   json_builder_set_member_name (b, "cluster");
   json_builder_add_string_value (b, ctx->cluster->name);
+  json_builder_set_member_name (b, "framework");
+  json_builder_add_string_value (b, stack_name);
   ModelParams mp;
   model_spec_params (ctx->model, &mp);
   json_builder_set_member_name (b, "parameters");
@@ -129,7 +131,7 @@ members_text (const PlanLayout *lay, PlanAxis a, int rank)
 }
 
 static void
-plan_show_text (const CliPlanContext *ctx)
+plan_show_text (const CliPlanContext *ctx, const char *stack_name)
 {
   const Plan *p = &ctx->plan;
   const PlanLayout *lay = ctx->layout;
@@ -142,6 +144,7 @@ plan_show_text (const CliPlanContext *ctx)
   printf ("  model %s (%s parameters%s) on %s: %d of %s GPUs\n", ctx->model->name,
           cli_fmt_count (mp.total), active, ctx->cluster->name, p->world_size,
           cli_fmt_count (ctx->cluster->n_devices));
+  printf ("  framework %s\n", stack_name);
   printf ("  tp %d  cp %d (%s)  pp %d  vpp %d  dp %d  -> %d GPUs\n", p->tp, p->cp,
           plan_cp_comm_name (p->cp_comm), p->pp, p->vpp, p->dp, p->world_size);
   printf ("  batch: global %d sequences of %d tokens (%s tokens), micro-batch %d, "
@@ -222,8 +225,12 @@ int
 cli_cmd_plan (int argc, char **argv)
 {
   gboolean json = FALSE;
+  g_autofree char *framework = NULL;
   const GOptionEntry extra[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
+    { "framework", 0, 0, G_OPTION_ARG_STRING, &framework,
+      "Software stack (default megatron-core), as in tandem predict: its rank order, what it "
+      "refuses and the plan fields it sets", "NAME|FILE" },
     { NULL },
   };
   CliPlanContext ctx;
@@ -238,12 +245,43 @@ cli_cmd_plan (int argc, char **argv)
   if (status == 0 && argc > 2)
     status = cli_fail (CLI_EXIT_USAGE, "plan show: unexpected argument '%s' (hint: tandem "
                        "plan show --help)", argv[2]);
+  /* the stack as predict and memory take it (plan show refused --framework, so a plan
+   * under another stack's rank order could not be shown): its rank order, its refusals,
+   * its plan fields; the layout is built again on the stack's rank order */
+  g_autoptr (FwStack) stack = NULL;
+  if (status == 0)
+    {
+      g_autoptr (GError) serr = NULL;
+      stack = cli_stack_lookup (framework, &serr);
+      if (stack == NULL)
+        {
+          g_autofree char *text = cli_lookup_error_text (serr, framework);
+          status = cli_fail (CLI_EXIT_USAGE, "--framework: %s", text);
+        }
+      else if (!plan_adopt_stack (&ctx.plan, stack, &serr))
+        status = cli_fail (CLI_EXIT_USAGE, "%s", serr->message);
+      else
+        {
+          SimOptions sopts;
+          sim_options_init (&sopts, ctx.cluster);
+          sim_cost_options_init_stack (&sopts.cost, ctx.cluster, stack);
+          sim_plan_apply_stack (&ctx.plan, &sopts.cost);
+          PlanLayout *lay = plan_layout_new (&ctx.plan, ctx.cluster, &serr);
+          if (lay == NULL)
+            status = cli_fail (CLI_EXIT_USAGE, "%s", serr->message);
+          else
+            {
+              g_clear_pointer (&ctx.layout, plan_layout_free);
+              ctx.layout = lay;
+            }
+        }
+    }
   if (status == 0)
     {
       if (json)
-        plan_show_json (&ctx);
+        plan_show_json (&ctx, stack->name);
       else
-        plan_show_text (&ctx);
+        plan_show_text (&ctx, stack->name);
     }
   cli_plan_context_clear (&ctx);
   return status;

@@ -739,6 +739,29 @@ test_recompute_activations (void)
   run_result_clear (&r);
 }
 
+/* plan show takes --framework as predict and memory do (it refused the option): the
+ * stack is named in the JSON and the text, and what the stack refuses is refused here
+ * too (torchtitan has no ZeRO-1). */
+static void
+test_plan_show_framework (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("plan show --model llama3-8b --gpus 64 --tp 4 --pp 2 --framework torchtitan --json",
+              &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *o = parse_object (r.out, p);
+  g_assert_cmpstr (json_object_get_string_member (o, "framework"), ==, "torchtitan");
+  run_result_clear (&r);
+  run_tandem ("plan show --model llama3-8b --gpus 64 --tp 4 --pp 2", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\n  framework megatron-core\n"));
+  run_result_clear (&r);
+  run_assert_error ("plan show --model llama3-8b --gpus 64 --tp 4 --sharding zero1 "
+                    "--framework torchtitan", 2,
+                    "--sharding zero1: the torchtitan stack does not offer it");
+}
+
 /* torchtitan's eager SwiGLU keeps silu's output beside the gate, the up projection and the
  * product (stack swiglu_saves eager); --compile leaves the fused set. Llama 3 8B at
  * 8,192 tokens, tp 1: 2 T f = 2 x 8,192 x 14,336 = 234,881,024 B a layer between the two. */
@@ -753,13 +776,14 @@ test_memory_eager_swiglu (void)
 /* DualPipe: each rank holds two chunks (its stage of the model and the mirrored one), and
  * plan show lists both. Llama 3 8B, pp 4: 32 layers, 8 a model chunk; rank 0 holds model
  * chunk 0 (layers 0..7) and the mirrored chunk 3 (24..31): 16 layers, as the chunks sum
- * (only the first was listed). */
+ * (only the first was listed). DualPipe is hai-llm's (DeepSeek-V3's) schedule: plan show
+ * refuses it under the default megatron-core stack, as predict does. */
 static void
 test_plan_show_dualpipe (void)
 {
   RunResult r = { 0 };
   run_tandem ("plan show --model llama3-8b --gpus 8 --pp 4 --gbs 16 --schedule DualPipe "
-              "--json", &r);
+              "--framework hai-llm --json", &r);
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonParser) p = json_parser_new ();
   JsonObject *o = parse_object (r.out, p);
@@ -1630,6 +1654,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/errors/did-you-mean", test_did_you_mean);
   g_test_add_func ("/cli/errors/preset-names-any-case", test_preset_names_any_case);
   g_test_add_func ("/cli/plan/recompute-activations", test_recompute_activations);
+  g_test_add_func ("/cli/plan-show-framework", test_plan_show_framework);
   g_test_add_func ("/cli/plan/show-dualpipe", test_plan_show_dualpipe);
   g_test_add_func ("/cli/memory/eager-swiglu", test_memory_eager_swiglu);
   g_test_add_func ("/cli/show/presets", test_show_presets);
