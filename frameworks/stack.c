@@ -330,12 +330,6 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
       fail (&w, "name", error, "must be a non-empty string");
       return NULL;
     }
-  if (s->name != NULL && util_text_control_at (s->name) >= 0)
-    {
-      fail (&w, "name", error, "holds a control character, which a terminal would act on "
-            "when it is printed (hint: plain text)");
-      return NULL;
-    }
   else
     {
       g_autofree char *base = g_path_get_basename (source);
@@ -343,7 +337,13 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
         memmove (base, base + 7, strlen (base + 7) + 1);
       if (g_str_has_suffix (base, ".json"))
         base[strlen (base) - 5] = '\0';
-      s->name = g_steal_pointer (&base);
+      s->name = util_text_blank_controls (g_steal_pointer (&base));
+    }
+  if (util_text_control_at (s->name) >= 0)
+    {
+      fail (&w, "name", error, "holds a control character, which a terminal would act on "
+            "when it is printed (hint: plain text)");
+      return NULL;
     }
   n = json_object_get_member (o, "description");
   if (n != NULL && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING)

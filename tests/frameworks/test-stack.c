@@ -424,6 +424,21 @@ test_bad (void)
     { "", "x.json: empty file" },
     { "  \n", "x.json: empty file" },
   };
+  /* a file's own name is kept (a control-character check once replaced it by the file's
+   * base name, leaking the first); without one, the base name less ".json" */
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (FwStack) named = fw_stack_new_from_data (
+      "{\"name\": \"my-stack\", \"attention\": \"flash2\", \"fusion\": \"eager\", "
+      "\"kernel_overhead_us\": 1}", -1, "dir/x.json", &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (named->name, ==, "my-stack");
+    g_autoptr (FwStack) unnamed = fw_stack_new_from_data (
+      "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1}", -1,
+      "dir/x.json", &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (unnamed->name, ==, "x");
+  }
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autoptr (GError) error = NULL;
