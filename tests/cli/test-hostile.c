@@ -656,7 +656,7 @@ test_glib_int_messages (void)
                 "runs --help)");
 }
 
-/* SIGTERM while `predict --trace` writes its trace (117 MB here): the process still ends
+/* SIGTERM while `predict --trace` writes its trace (29 MB here): the process still ends
  * by SIGTERM, but after the rename, with the trace whole and no NAME.XXXXXX beside it.
  * Before, only `report` held the signal off, and an interrupted trace write left its
  * temporary file (69 MB and 759 MB in the audit's run) behind. */
@@ -672,7 +672,7 @@ test_trace_interrupted (void)
                                                    | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
                                                    exe, "predict", "--model", "llama3-70b",
                                                    "--gpus", "64", "--tp", "8", "--pp", "8",
-                                                   "--vpp", "10", "--gbs", "512", "--seq",
+                                                   "--vpp", "10", "--gbs", "128", "--seq",
                                                    "4096", "--no-db", "--trace", trace, NULL);
   g_assert_no_error (error);
   /* wait for the temporary file, then send the signal */
@@ -711,10 +711,15 @@ test_trace_interrupted (void)
       n++;
     }
   g_assert_cmpuint (n, ==, 1);
-  /* whole: it parses as JSON */
-  g_autoptr (JsonParser) jp = json_parser_new ();
-  g_assert_true (json_parser_load_from_file (jp, trace, &error));
-  g_assert_no_error (error);
+  /* whole: the JSON document is closed at the end (a cut write stops inside it; parsing
+   * the whole file took minutes under the sanitizers) */
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (trace, &text, &len, NULL));
+  while (len > 0 && g_ascii_isspace (text[len - 1]))
+    len--;
+  g_assert_cmpuint (len, >, 2);
+  g_assert_true (text[0] == '{' && text[len - 1] == '}');
   remove_tree (dir);
 }
 
