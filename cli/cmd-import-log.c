@@ -376,8 +376,7 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
     }
   cli_warn_untimed (&ctx->plan);
   cli_warn_unknown_part (ctx->cluster);
-  plan_apply_stack_rank_order (&ctx->plan, stack);
-  if (!plan_check_stack (&ctx->plan, stack, &error))
+  if (!plan_adopt_stack (&ctx->plan, stack, &error))
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   SimOptions opts;
   sim_options_init (&opts, ctx->cluster);

@@ -386,8 +386,7 @@ cli_cmd_memory (int argc, char **argv)
       cli_plan_context_clear (&ctx);
       return cli_fail (CLI_EXIT_USAGE, "--framework: %s", text);
     }
-  plan_apply_stack_rank_order (&ctx.plan, stack);
-  if (!plan_check_stack (&ctx.plan, stack, &serr))
+  if (!plan_adopt_stack (&ctx.plan, stack, &serr))
     {
       cli_plan_context_clear (&ctx);
       return cli_fail (CLI_EXIT_USAGE, "%s", serr->message);

@@ -531,9 +531,10 @@ split_args (Opts *o, int argc, char **argv, GPtrArray *rest, GError **error)
               g_ptr_array_add (rest, g_strdup (argv[++i]));
               if (!is_model)
                 {
-                  g_autofree char *q = g_shell_quote (argv[i]);
+                  g_autofree char *q = util_shell_quote (argv[i]);
                   g_string_append_printf (o->extra, " %s",
-                                          strpbrk (argv[i], " \t'\"$\\") ? q : argv[i]);
+                                          strpbrk (argv[i], " \t'\"$\\")
+                                          || util_text_control_at (argv[i]) >= 0 ? q : argv[i]);
                 }
             }
           continue;

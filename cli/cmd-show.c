@@ -255,7 +255,8 @@ show_model (const char *name, int seq, gboolean json)
       return CLI_EXIT_OK;
     }
 
-  printf ("model %s  (%s, model_type %s)\n", m->name, m->source, m->model_type);
+  g_autofree char *msrc = cli_printable (m->source, NULL);
+  printf ("model %s  (%s, model_type %s)\n", m->name, msrc, m->model_type);
   printf ("  %" G_GUINT64_FORMAT " layers, hidden %" G_GUINT64_FORMAT ", ffn %" G_GUINT64_FORMAT
           " (%s), %" G_GUINT64_FORMAT " heads / %" G_GUINT64_FORMAT " KV heads, head dim %"
           G_GUINT64_FORMAT "\n", m->n_layers, m->hidden, m->ffn_hidden, mlp, m->n_heads,
@@ -579,7 +580,8 @@ show_cluster (const char *name, gboolean json)
       return CLI_EXIT_OK;
     }
 
-  printf ("cluster %s  (%s)\n", c->name, c->source);
+  g_autofree char *csrc = cli_printable (c->source, NULL);
+  printf ("cluster %s  (%s)\n", c->name, csrc);
   if (c->description)
     printf ("  %s\n", c->description);
   /* a device without BF16 (V100) shows its FP16 rate */

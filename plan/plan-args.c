@@ -476,6 +476,10 @@ static gboolean
 on_int_option (const char *option, const char *value, gpointer data, GError **error)
 {
   PlanParse *pp = data;
+  /* --mbs given: it is the micro-batch whatever a plan file's local batch says (plan.h
+   * micro_batch_flag) */
+  if (g_str_equal (option + 2, "mbs") || g_str_equal (option + 2, "micro-batch-size"))
+    pp->plan->micro_batch_flag = TRUE;
   for (guint i = 0; i < G_N_ELEMENTS (int_opts); i++)
     if (g_str_equal (option + 2, int_opts[i].name))
       return parse_int (option, value, int_opts[i].min,
@@ -1086,6 +1090,16 @@ plan_adopt_stack (Plan *plan, const FwStack *stack, GError **error)
 {
   g_return_val_if_fail (plan != NULL && stack != NULL, FALSE);
   plan_apply_stack_rank_order (plan, stack);
+  /* a schedule nobody chose follows the stack as its rank order does: MaxText's pipeline
+   * is GPipe alone, and --pp 2 under it was refused for a "--schedule 1F1B" never given */
+  if (!plan->schedule_set && plan->pp > 1 && plan->vpp <= 1
+      && !((stack->offers_schedules >> plan->schedule) & 1))
+    {
+      if ((stack->offers_schedules >> PLAN_SCHED_1F1B) & 1)
+        plan->schedule = PLAN_SCHED_1F1B;
+      else if ((stack->offers_schedules >> PLAN_SCHED_GPIPE) & 1)
+        plan->schedule = PLAN_SCHED_GPIPE;
+    }
   if (!plan_check_stack (plan, stack, error))
     return FALSE;
   plan_apply_stack_moe (plan, stack);

@@ -726,14 +726,16 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
    * that many micro-batches of 1 instead of one forward. */
   if (plan->local_batch > 0)
     {
+      /* without a pipeline the local batch is the micro-batch: --mbs, where given,
+       * replaces it (as flags replace a plan file's keys); a file's
+       * pipeline_parallel_microbatch_size, which TorchTitan reads under PP only, does not
+       * (--mbs 1 was dropped without a word, --mbs 2 refused) */
       if (plan->pp <= 1)
         {
-          if (plan->micro_batch != 1 && plan->micro_batch != plan->local_batch)
-            return invalid (error, "training.local_batch_size %d is the batch of one forward "
-                            "without pipeline parallelism, but the micro-batch is %d (hint: "
-                            "one of them, or the same value in both)", plan->local_batch,
-                            plan->micro_batch);
-          plan->micro_batch = plan->local_batch;
+          if (plan->micro_batch_flag)
+            plan->local_batch = plan->micro_batch;
+          else
+            plan->micro_batch = plan->local_batch;
         }
       else if (plan->local_batch % plan->micro_batch != 0)
         return invalid (error, "training.local_batch_size %d does not divide into "

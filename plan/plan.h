@@ -196,6 +196,8 @@ typedef struct {
   int micro_batch;         /* sequences per micro-batch per DP rank */
   int global_batch;        /* sequences per step; 0 = local_batch (or micro_batch) x dp */
   int local_batch;         /* TorchTitan training.local_batch_size: per DP rank per step */
+  gboolean micro_batch_flag; /* micro_batch came from --mbs (it then replaces a plan file's
+                              * local batch without a pipeline; plan-validate.c) */
   int seq_length;          /* tokens per sequence; 0 = model's max_positions capped at 8192 */
   int grad_accum;          /* derived: global / (micro x dp) micro-batches per step */
 

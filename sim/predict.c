@@ -349,7 +349,7 @@ sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
    * dp_overlap_always): a plan that leaves the overlap off, as Megatron's flags default,
    * runs it on there (before, torchtitan without --overlap-grad-reduce was predicted
    * with the reductions after the backward, a plan it cannot run) */
-  if (co != NULL && co->dp_overlap_always)
+  if (co != NULL && co->dp_overlap_always && plan->dp != 1)
     plan->overlap_grad_reduce = plan->overlap_param_gather = TRUE;
   if (plan->zero2_grad_sync < 0)
     plan->zero2_grad_sync = co != NULL && (co->zero2_grad_per_mb || plan->pp <= 1);

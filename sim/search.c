@@ -29,6 +29,7 @@
  * The order of the loops above (outermost first) is the candidates' index order. */
 #include "sim/search.h"
 #include "sim/search-private.h"
+#include "util/input.h"
 
 #include <string.h>
 
@@ -737,10 +738,17 @@ enumerate (SearchSpace *s, int gpus, GArray *tps, GArray *cps, GArray *pps)
                                                 continue;
                                               for (int dpo = 0; dpo < 2; dpo++)
                                                 {
-                                                  if (!(dpo_mask & (1u << dpo)) || (dp == 1 && dpo))
+                                                  /* the stack's hooks: on wherever dp > 1,
+                                                   * and a dp-1 plan has nothing to overlap,
+                                                   * --dp-overlap on or not */
+                                                  if (sp->dp_overlap_stack)
+                                                    {
+                                                      if (dpo != (dp > 1))
+                                                        continue;
+                                                    }
+                                                  else if (!(dpo_mask & (1u << dpo))
+                                                           || (dp == 1 && dpo))
                                                     continue;
-                                                  if (sp->dp_overlap_stack && dpo != (dp > 1))
-                                                    continue;   /* the stack's hooks */
                                                   if (sp->fast && sp->dp_overlap_mask == 0
                                                       && dpo != (dp > 1)
                                                       && !dp_overlap_idle (sh.kind))
@@ -1386,7 +1394,7 @@ search_spec_arg (const char *name, const char *source)
     return g_strdup (name);
   for (const char *c = source; *c; c++)
     if (!g_ascii_isalnum (*c) && strchr ("_./+-:=@,", *c) == NULL)
-      return g_shell_quote (source);
+      return util_shell_quote (source);
   return g_strdup (source);
 }
 

@@ -437,3 +437,29 @@ util_text_blank_controls (char *text)
     }
   return text;
 }
+
+char *
+util_shell_quote (const char *text)
+{
+  if (util_text_control_at (text) < 0)
+    return g_shell_quote (text);
+  GString *q = g_string_new ("$'");
+  for (const guchar *p = (const guchar *) text; *p != '\0'; p++)
+    {
+      if (*p < 0x20 || *p == 0x7f || (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+        {
+          if (*p == 0xc2)
+            g_string_append_printf (q, "\\x%02x", *p++);
+          g_string_append_printf (q, "\\x%02x", *p);
+        }
+      else if (*p == '\\' || *p == '\'')
+        {
+          g_string_append_c (q, '\\');
+          g_string_append_c (q, (char) *p);
+        }
+      else
+        g_string_append_c (q, (char) *p);
+    }
+  g_string_append_c (q, '\'');
+  return g_string_free (q, FALSE);
+}

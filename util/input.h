@@ -43,6 +43,10 @@ gssize util_text_control_at (const char *text);
 /* `text` (a name made from a file name) in place with each control character's first
  * byte as '?' and its other bytes dropped. Returns text. */
 char  *util_text_blank_controls (char *text);
+/* `text` as one shell word to paste: g_shell_quote's '...', or where it holds a control
+ * character bash's $'...' with each as \xHH (a quoted ESC byte acted on the terminal
+ * that printed it). New string. */
+char  *util_shell_quote (const char *text);
 
 /* 64 MiB: the largest input tandem reads in practice (a cluster file with a full
  * calibration profile, a long nccl-tests log) is well under 10 MiB. */

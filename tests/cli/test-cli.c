@@ -760,6 +760,16 @@ test_plan_show_framework (void)
   run_assert_error ("plan show --model llama3-8b --gpus 64 --tp 4 --sharding zero1 "
                     "--framework torchtitan", 2,
                     "--sharding zero1: the torchtitan stack does not offer it");
+  /* a schedule nobody chose follows the stack: MaxText's pipeline is GPipe alone (--pp 2
+   * under it was refused for a "--schedule 1F1B" never given) */
+  run_tandem ("plan show --model llama3-8b --gpus 64 --tp 4 --pp 2 --gbs 64 --framework maxtext",
+              &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "  schedule GPipe,"));
+  run_result_clear (&r);
+  run_assert_error ("plan show --model llama3-8b --gpus 64 --tp 4 --pp 2 --gbs 64 --schedule 1F1B "
+                    "--framework maxtext", 2, "--schedule 1F1B: the maxtext stack does not "
+                    "offer it (it offers GPipe)");
 }
 
 /* torchtitan's eager SwiGLU keeps silu's output beside the gate, the up projection and the

@@ -1126,6 +1126,12 @@ test_stack_dp_overlap (void)
   g_assert_nonnull (strstr (r.err, "--dp-overlap off: the torchtitan stack runs its "
                             "data-parallel reductions from its backward hooks"));
   run_clear (&r);
+  /* --dp-overlap on under such a stack changes nothing: a dp-1 space still searches
+   * (it was "DP overlap needs dp > 1", exit 2) */
+  run (NULL, "search --model llama3-8b --cluster h100-24k --gpus 8 --tp 8 --gbs 64 "
+       "--framework torchtitan --dp-overlap on --top 1 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_clear (&r);
   /* every candidate with dp > 1 overlaps: no plan of the top lacks -dpov */
   run (NULL, "search --model llama3-8b --cluster h100-24k --gpus 64 --gbs 128 --seq-length 4096 "
        "--tp 2 --framework torchtitan --top 10 --json --no-db", &r);

@@ -1090,6 +1090,32 @@ test_plan_json_local_batch (Fixture *f, gconstpointer data)
   plan_clear (&f->plan);
   plan_init_defaults (&f->plan);
 
+  /* --mbs replaces the local batch without a pipeline (flags replace a file's keys; --mbs
+   * 1 was dropped without a word, --mbs 2 refused), and a file's
+   * pipeline_parallel_microbatch_size, which TorchTitan reads under PP only, does not:
+   * local 4 with it at 2 is a micro-batch of 4 */
+  g_assert_true (plan_load_json_data (&f->plan, "{\"parallelism\": {\"tensor_parallel_degree\": "
+                                      "8}, \"training\": {\"local_batch_size\": 4}}", -1,
+                                      "inline", &error));
+  f->plan.world_size = 64;
+  f->plan.micro_batch = 2, f->plan.micro_batch_flag = TRUE;   /* as --mbs 2 sets it */
+  g_assert_true (plan_resolve (&f->plan, f->model, f->cluster, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.micro_batch, ==, 2);
+  g_assert_cmpint (f->plan.global_batch, ==, 16);   /* 2 x dp 8 */
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_true (plan_load_json_data (&f->plan, "{\"parallelism\": {\"tensor_parallel_degree\": "
+                                      "8, \"pipeline_parallel_microbatch_size\": 2}, "
+                                      "\"training\": {\"local_batch_size\": 4}}", -1,
+                                      "inline", &error));
+  f->plan.world_size = 64;
+  g_assert_true (plan_resolve (&f->plan, f->model, f->cluster, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (f->plan.micro_batch, ==, 4);
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+
   /* local 3 x dp 8 = 24 does not divide 64: refused with the nearest multiple, 48 */
   g_assert_true (plan_load_json_data (&f->plan, "{\"parallelism\": {\"tensor_parallel_degree\": "
                                       "8}, \"training\": {\"local_batch_size\": 3, "

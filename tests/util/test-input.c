@@ -220,6 +220,15 @@ test_text_controls (void)
   g_assert_cmpint (util_text_control_at ("x\ny"), ==, 1);
   char name[] = "a\x1b[2J\xc2\x9b" "b";
   g_assert_cmpstr (util_text_blank_controls (name), ==, "a?[2J?b");
+  /* a path pasted as a flag (search's plan lines): plain quoting where it has no control
+   * character, bash's $'...' with \xHH where it has one (the quoted ESC byte acted on
+   * the terminal), quotes and backslashes escaped */
+  g_autofree char *q1 = util_shell_quote ("dir/my file.json");
+  g_assert_cmpstr (q1, ==, "'dir/my file.json'");
+  g_autofree char *q2 = util_shell_quote ("m\x1bx's\\.json");
+  g_assert_cmpstr (q2, ==, "$'m\\x1bx\\'s\\\\.json'");
+  g_autofree char *q3 = util_shell_quote ("c\xc2\x9b" "d");
+  g_assert_cmpstr (q3, ==, "$'c\\xc2\\x9bd'");
 }
 
 static JsonNode *
