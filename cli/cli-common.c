@@ -602,7 +602,7 @@ cli_printable (const char *s, const char *newline)
       gunichar c = g_utf8_get_char (p);
       if (c == '\n' && newline != NULL)
         g_string_append (out, newline);
-      else if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+      else if (util_unichar_is_control (c))
         g_string_append_printf (out, "\\x%02x", (guint) c);
       else
         g_string_append_len (out, p, g_utf8_next_char (p) - p);

@@ -479,6 +479,26 @@ run_start (RunCtx *c, GError **error)
 
 /* Closes the run as failed, from any rank. The first close wins; a rank that finds it
  * closed already says nothing more. */
+/* The options of this run's prediction: the CPU contention model's host (before --cost,
+ * which may override it), then --cost. */
+static gboolean
+run_sim_options (const RunCtx *c, SimOptions *so, GError **error)
+{
+  sim_options_init (so, c->cluster);
+  cli_run_cpu_host (c, &so->cost);
+  return sim_cost_options_apply (&so->cost, (const char *const *) c->a.cost, error);
+}
+
+/* The plan's memory as the CPU engine holds it: no CUDA context, NCCL or workspaces. */
+static void
+run_memory (const RunCtx *c, PlanMemory *mem)
+{
+  PlanMemOptions mo;
+  plan_mem_options_init (&mo);
+  mo.reserve_fixed_bytes = 0;
+  plan_memory_compute_full (c->model, &c->plan, c->cluster, &mo, mem);
+}
+
 /* A run that does not fit this host: the plan's prediction (tandem predict's figures, the
  * memory as the CPU engine holds it), printed and stored with the oom row as `predict`
  * stores a plan that does not fit, so that the failure says what the plan needs (the oom
@@ -498,17 +518,12 @@ oom_prediction (RunCtx *c, OomPrediction *o)
   if (c->model == NULL || c->cluster == NULL)
     return FALSE;
   SimOptions so;
-  sim_options_init (&so, c->cluster);
-  cli_run_cpu_host (c, &so.cost);
-  if (!sim_cost_options_apply (&so.cost, (const char *const *) c->a.cost, NULL))
+  if (!run_sim_options (c, &so, NULL))
     return FALSE;
   o->p = sim_predict (c->model, &c->plan, c->cluster, &so, NULL);
   if (o->p == NULL)
     return FALSE;
-  PlanMemOptions mo;
-  plan_mem_options_init (&mo);
-  mo.reserve_fixed_bytes = 0;    /* the CPU engine: no CUDA context, NCCL or workspaces */
-  plan_memory_compute_full (c->model, &c->plan, c->cluster, &mo, &o->mem);
+  run_memory (c, &o->mem);
   o->mfu = cli_conv_json (c->model, o->p->result->mfu, 1);
   o->hfu = cli_number_json (o->p->result->hfu);
   g_autoptr (JsonBuilder) mb = json_builder_new ();
@@ -1077,11 +1092,9 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
     return report_failed (c, CLI_EXIT_FAILURE, error->message);
 
   SimOptions so;
-  sim_options_init (&so, c->cluster);
-  cli_run_cpu_host (c, &so.cost);   /* before --cost, which may override it */
-  so.keep_timeline = c->a.pred_trace != NULL || c->a.merged_trace != NULL;
-  if (!sim_cost_options_apply (&so.cost, (const char *const *) c->a.cost, &error))
+  if (!run_sim_options (c, &so, &error))
     return report_failed (c, CLI_EXIT_USAGE, error->message);
+  so.keep_timeline = c->a.pred_trace != NULL || c->a.merged_trace != NULL;
   g_autoptr (SimPrediction) p = sim_predict (c->model, &c->plan, c->cluster, &so, &error);
   if (p == NULL)
     {
@@ -1109,12 +1122,8 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
       if (q != NULL)
         run_skew (c, m, q);
     }
-  /* memory as the CPU engine holds it: no CUDA context, NCCL or cuBLAS workspaces */
-  PlanMemOptions mo;
-  plan_mem_options_init (&mo);
-  mo.reserve_fixed_bytes = 0;
   PlanMemory mem = { 0 };
-  plan_memory_compute_full (c->model, &c->plan, c->cluster, &mo, &mem);
+  run_memory (c, &mem);
   /* a trace that cannot be written (its path was checked before the run) costs the
    * trace, not the result */
   int status = CLI_EXIT_OK;

@@ -405,6 +405,12 @@ util_json_member_string (JsonBuilder *b, const char *name, const char *v)
     json_builder_add_null_value (b);
 }
 
+gboolean
+util_unichar_is_control (gunichar c)
+{
+  return c < 0x20 || (c >= 0x7f && c <= 0x9f);
+}
+
 gssize
 util_text_control_at (const char *text)
 {
@@ -415,7 +421,7 @@ util_text_control_at (const char *text)
       gunichar c = g_utf8_get_char_validated (p, -1);
       if (c == (gunichar) -1 || c == (gunichar) -2)
         c = (guchar) *p;   /* not UTF-8: its byte */
-      if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+      if (util_unichar_is_control (c))
         return p - text;
       const char *next = g_utf8_next_char (p);
       p = (c == (guchar) *p && c >= 0x80) ? p + 1 : next;

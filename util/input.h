@@ -40,6 +40,8 @@ typedef enum {
  * (a cluster named "a\x1b]0;title\x07\x1b[2J") cleared the terminal or set its title when
  * printed; loaders refuse names that hold one. */
 gssize util_text_control_at (const char *text);
+/* The characters util_text_control_at finds: C0, DEL, C1. */
+gboolean util_unichar_is_control (gunichar c);
 /* `text` (a name made from a file name) in place with each control character's first
  * byte as '?' and its other bytes dropped. Returns text. */
 char  *util_text_blank_controls (char *text);
