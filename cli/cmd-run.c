@@ -550,22 +550,27 @@ oom_prediction_clear (OomPrediction *o)
   g_clear_pointer (&o->text, g_free);
 }
 
-/* pred: the plan's predicted figures stored with the row (NULL: none) */
-static void
-store_failed_as (RunCtx *c, const char *message, ResRunStatus status, const ResMetrics *pred)
+/* pred: the plan's predicted figures stored with the row (NULL: none). The outcome goes
+ * to `st` (NULL: not wanted); FALSE when another rank closed the row first, and this one
+ * says nothing more. */
+static gboolean
+store_failed_as (RunCtx *c, const char *message, ResRunStatus status, const ResMetrics *pred,
+                 CliStored *st)
 {
   heartbeat_stop (c);
   if (c->dba.no_db)
-    return;
+    return TRUE;
   g_autoptr (GError) error = NULL;
   g_autoptr (ResStore) store = cli_store_open (&c->dba, FALSE, &error);
   gboolean ok = FALSE;
+  gint64 id = -1;
   if (store != NULL && c->run_id > 0)
     {
       ok = res_store_finish_run (store, c->run_id, status, message, pred, NULL,
                                  NULL, NULL, 0, &error);
       if (!ok && g_error_matches (error, RES_ERROR, RES_ERROR_CLOSED))
-        return;
+        return FALSE;
+      id = c->run_id;
     }
   else if (store != NULL && c->rank == 0)
     {
@@ -575,26 +580,91 @@ store_failed_as (RunCtx *c, const char *message, ResRunStatus status, const ResM
       run_info (c, &info, &plan_str, &plan_json);
       info.status = status;
       info.error = message;
-      ok = (pred != NULL ? res_store_add_prediction (store, &info, pred, NULL, 0, &error)
-                         : res_store_add_failed_run (store, &info, &error)) > 0;
+      id = pred != NULL ? res_store_add_prediction (store, &info, pred, NULL, 0, &error)
+                        : res_store_add_failed_run (store, &info, &error);
+      ok = id > 0;
     }
   else if (store != NULL)
-    return;                 /* not rank 0, no id: rank 0 records it, or nobody can */
+    return FALSE;           /* not rank 0, no id: rank 0 records it, or nobody can */
+  if (st != NULL)
+    cli_stored_set (st, ok ? id : -1, ok ? NULL : error);
   if (ok)
     fprintf (stderr, "tandem: rank %d stored the failed run in %s\n", c->rank,
              cli_db_path (&c->dba));
   else
     fprintf (stderr, "tandem: error: rank %d: could not store the failed run: %s\n", c->rank,
              error ? error->message : "unknown error");
+  return TRUE;
 }
 
 static void
 store_failed (RunCtx *c, const char *message)
 {
-  store_failed_as (c, message, RES_STATUS_FAILED, NULL);
+  store_failed_as (c, message, RES_STATUS_FAILED, NULL, NULL);
 }
 
-/* Never returns: the failure stored, the other ranks ended, exit `status`. */
+/* --json of a run that ended in failure: the object of a run's JSON with what is known
+ * (the plan, the prediction where the plan does not fit this host) and no measurement,
+ * so that a script reading stdout gets an answer, not nothing. */
+static JsonNode *
+failed_run_json (const RunCtx *c, const char *message, int status, const OomPrediction *o)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autofree char *plan_str = plan_to_string (&c->plan);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "model");
+  if (c->model != NULL)
+    json_builder_add_string_value (b, c->model->name);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "cluster");
+  if (c->cluster != NULL)
+    json_builder_add_string_value (b, c->cluster->name);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "plan");
+  json_builder_add_string_value (b, plan_str);
+  json_builder_set_member_name (b, "world_size");
+  json_builder_add_int_value (b, c->world);
+  json_builder_set_member_name (b, "status");
+  json_builder_add_string_value (b, status == CLI_EXIT_NOFIT ? "oom" : "failed");
+  json_builder_set_member_name (b, "exit_status");
+  json_builder_add_int_value (b, status);
+  json_builder_set_member_name (b, "error");
+  json_builder_add_string_value (b, message);
+  json_builder_set_member_name (b, "measured");
+  json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "predicted");
+  if (o != NULL && o->p != NULL)
+    {
+      const SimResult *s = o->p->result;
+      json_builder_begin_object (b);
+      util_json_member_number (b, "step_time_s", s->step_time_s);
+      util_json_member_number (b, "tokens_per_s", s->tokens_per_s);
+      util_json_member_number (b, "compute_s", s->compute_s);
+      sim_comm_kinds_to_json (b, "comm_s", s->comm_s);
+      sim_comm_kinds_to_json (b, "exposed_comm_s", s->exposed_comm_s);
+      util_json_member_number (b, "bubble_fraction", s->bubble_fraction);
+      util_json_member_number (b, "overlap_ratio", s->overlap_ratio);
+      json_builder_set_member_name (b, "peak_memory_bytes");
+      json_builder_add_int_value (b, (gint64) o->mem.peak_bytes);
+      json_builder_set_member_name (b, "peak_stage");
+      json_builder_add_int_value (b, o->mem.peak_stage);
+      json_builder_set_member_name (b, "fits");
+      json_builder_add_boolean_value (b, FALSE);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "error_pct");
+  json_builder_add_null_value (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+/* Never returns: the failure stored, the other ranks ended, exit `status`. With --json
+ * the rank that closed the row (or rank 0 without a store) prints the failed run's JSON
+ * with its run_id, stored first as every --json output is (docs/contracts.md). */
 static void G_GNUC_NORETURN
 run_failed_status (RunCtx *c, const GError *e, int status, const char *prefix,
                    const char *hint)
@@ -604,8 +674,29 @@ run_failed_status (RunCtx *c, const GError *e, int status, const char *prefix,
   fprintf (stderr, "tandem: error: %s%s%s%s\n", prefix, e->message, have ? o.text : "", hint);
   fflush (stderr);
   fflush (stdout);
-  store_failed_as (c, e->message, status == CLI_EXIT_NOFIT ? RES_STATUS_OOM : RES_STATUS_FAILED,
-                   have ? &o.m : NULL);
+  CliStored st;
+  cli_stored_init (&st, &c->dba);
+  gboolean mine = store_failed_as (c, e->message,
+                                   status == CLI_EXIT_NOFIT ? RES_STATUS_OOM : RES_STATUS_FAILED,
+                                   have ? &o.m : NULL, &st);
+  if (c->a.json && mine && (c->rank == 0 || st.run_id > 0))
+    {
+      g_autofree char *message = g_strconcat (prefix, e->message, NULL);
+      g_autoptr (JsonNode) root = failed_run_json (c, message, status, have ? &o : NULL);
+      /* the result is the failure itself: no fallback file for it when the store failed */
+      json_object_set_null_member (json_node_get_object (root), "run_id");
+      if (st.tried && st.run_id > 0)
+        json_object_set_int_member (json_node_get_object (root), "run_id", st.run_id);
+      else
+        json_object_set_string_member (json_node_get_object (root), "store_error",
+                                       !st.tried ? "--no-db"
+                                       : st.store_error != NULL ? st.store_error
+                                       : "another rank closed the run");
+      g_autofree char *text = util_json_to_data (root, TRUE);
+      puts (text);
+      fflush (stdout);
+    }
+  cli_stored_clear (&st);
   if (have)
     oom_prediction_clear (&o);
   fflush (stderr);

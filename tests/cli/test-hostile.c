@@ -234,6 +234,33 @@ test_run_host_memory (void)
     g_assert_cmpfloat (g_ascii_strtod (f[9], NULL), >, 0);
   }
   run_result_clear (&r);
+  /* --json printed nothing on stdout for a run that did not fit: a script got no answer.
+   * Now the failed run's object: status oom, exit_status 3, no measurement, the plan's
+   * prediction (peak above the 6.49e12 bytes of weights, gradients and Adam's moments
+   * derived above; fits false) and the stored row's id (the second run in r.db). */
+  run_tandem ("run --model llama3-405b --json --db {TMP}/r.db", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  {
+    g_autoptr (JsonParser) parser = json_parser_new ();
+    g_assert_true (json_parser_load_from_data (parser, r.out, -1, NULL));
+    JsonObject *o = json_node_get_object (json_parser_get_root (parser));
+    g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "oom");
+    g_assert_cmpint (json_object_get_int_member (o, "exit_status"), ==, 3);
+    g_assert_true (json_node_is_null (json_object_get_member (o, "measured")));
+    g_assert_cmpint (json_object_get_int_member (o, "run_id"), ==, 2);
+    JsonObject *pr = json_object_get_object_member (o, "predicted");
+    g_assert_false (json_object_get_boolean_member (pr, "fits"));
+    g_assert_cmpfloat (json_object_get_double_member (pr, "peak_memory_bytes"), >, 6.49e12);
+    g_assert_cmpfloat (json_object_get_double_member (pr, "step_time_s"), >, 0);
+    g_assert_nonnull (strstr (json_object_get_string_member (o, "error"),
+                              "does not fit: cannot allocate 1623413555200 bytes"));
+  }
+  run_result_clear (&r);
+  /* --no-db: run_id null with the reason, as every --json output says it */
+  run_tandem ("run --model llama3-405b --json --no-db", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.out, "\"run_id\" : null,\n  \"store_error\" : \"--no-db\""));
+  run_result_clear (&r);
   remove_tree (dir);
 }
 
