@@ -168,6 +168,17 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
               return FALSE;
             }
         }
+      else if (g_str_equal (key, "sharding") && (n != NULL && JSON_NODE_HOLDS_VALUE (n)
+                                                  && json_node_get_value_type (n) == G_TYPE_STRING
+                                                  && g_str_equal (json_node_get_string (n), "hsdp")))
+        {
+          /* "hsdp" without :K, as tandem writes HSDP: the shard group's size is
+           * data_parallel_shard_degree (checked after the section) */
+          p->sharding = PLAN_SHARD_HSDP;
+          p->hsdp_shard_size = 0;
+          p->sharding_set = pj->sharding_named = TRUE;
+          ok = TRUE;
+        }
       else if (g_str_equal (key, "pipeline_parallel_schedule")
                || g_str_equal (key, "sharding") || g_str_equal (key, "rank_order"))
         {
@@ -194,6 +205,17 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
         {
           const char *v = json_get_str (pj, S, key, n, error);
           ok = v != NULL && apply_as_flag (pj, "cp-comm-type", v, error);
+        }
+      /* what tandem writes besides (plan_to_json): the derived dp, checked as --dp is,
+       * and the attention core as --attention-backend */
+      else if (g_str_equal (key, "data_parallel_degree"))
+        ok = json_get_int (pj, S, key, n, 1, &p->dp_given, error);
+      else if (g_str_equal (key, "expert_data_parallel_degree"))
+        ok = json_get_int (pj, S, key, n, 1, &p->edp_given, error);
+      else if (g_str_equal (key, "attention_backend"))
+        {
+          const char *v = json_get_str (pj, S, key, n, error);
+          ok = v != NULL && apply_as_flag (pj, "attention-backend", v, error);
         }
       else
         {
@@ -381,16 +403,100 @@ parse_training (PlanJson *pj, JsonObject *obj, GError **error)
         }
       else if (g_str_equal (key, "optimizer_offload"))
         ok = json_get_bool (pj, S, key, n, &p->optimizer_offload, error);
+      else if (g_str_equal (key, "gradient_accumulation_steps"))
+        ok = json_get_int (pj, S, key, n, 1, &p->grad_accum_given, error);
       else
         {
           g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
                        "%s: unknown key training.%s (hint: local_batch_size, "
-                       "global_batch_size, seq_len, mixed_precision_param)", pj->source, key);
+                       "global_batch_size, seq_len, gradient_accumulation_steps, "
+                       "mixed_precision_param, compile)", pj->source, key);
           return FALSE;
         }
       if (!ok)
         return FALSE;
     }
+  return TRUE;
+}
+
+/* "precision": the dtypes as plan_to_json writes them, each read as its flag (--precision,
+ * --param-dtype, --grad-dtype, --optimizer-dtype, --fp32-matmul-precision,
+ * --fp8-recipe, --no-master-weights), so the spellings and checks are the flags'. */
+static gboolean
+parse_precision (PlanJson *pj, JsonObject *obj, GError **error)
+{
+  Plan *p = pj->plan;
+  const char *S = "precision";
+  static const struct { const char *key, *flag; } keys[] = {
+    { "compute", "precision" }, { "param", "param-dtype" }, { "grad", "grad-dtype" },
+    { "optimizer", "optimizer-dtype" }, { "fp32_matmul", "fp32-matmul-precision" },
+    { "fp8_recipe", "fp8-recipe" },
+  };
+  /* compute first: --precision sets the parameters' dtype too, which "param" then says */
+  JsonNode *compute = json_object_get_member (obj, "compute");
+  if (compute != NULL)
+    {
+      const char *v = json_get_str (pj, S, "compute", compute, error);
+      if (v == NULL || !apply_as_flag (pj, "precision", v, error))
+        return FALSE;
+    }
+  g_autoptr (GList) members = json_object_get_members (obj);
+  for (GList *l = members; l; l = l->next)
+    {
+      const char *key = l->data;
+      JsonNode *n = json_object_get_member (obj, key);
+      if (g_str_equal (key, "compute"))
+        continue;
+      if (g_str_equal (key, "master_weights"))
+        {
+          if (!json_get_bool (pj, S, key, n, &p->master_weights, error))
+            return FALSE;
+          continue;
+        }
+      const char *flag = NULL;
+      for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+        if (g_str_equal (key, keys[i].key))
+          flag = keys[i].flag;
+      if (flag == NULL)
+        {
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                       "%s: unknown key precision.%s (hint: compute, param, grad, optimizer, "
+                       "fp32_matmul, fp8_recipe, master_weights)", pj->source, key);
+          return FALSE;
+        }
+      const char *v = json_get_str (pj, S, key, n, error);
+      if (v == NULL || !apply_as_flag (pj, flag, v, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* "overlap": --overlap-grad-reduce, --overlap-param-gather, --tp-comm-overlap */
+static gboolean
+parse_overlap (PlanJson *pj, JsonObject *obj, GError **error)
+{
+  Plan *p = pj->plan;
+  const char *S = "overlap";
+  g_autoptr (GList) members = json_object_get_members (obj);
+  for (GList *l = members; l; l = l->next)
+    {
+      const char *key = l->data;
+      JsonNode *n = json_object_get_member (obj, key);
+      gboolean *to = g_str_equal (key, "grad_reduce") ? &p->overlap_grad_reduce
+                     : g_str_equal (key, "param_gather") ? &p->overlap_param_gather
+                     : g_str_equal (key, "tp_comm") ? &p->tp_comm_overlap : NULL;
+      if (to == NULL)
+        {
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                       "%s: unknown key overlap.%s (hint: grad_reduce, param_gather, "
+                       "tp_comm)", pj->source, key);
+          return FALSE;
+        }
+      if (!json_get_bool (pj, S, key, n, to, error))
+        return FALSE;
+    }
+  /* async TP is the stack's TP-comm overlap (plan-args.c --async-tp) */
+  p->tp_comm_overlap = p->tp_comm_overlap || p->async_tp;
   return TRUE;
 }
 
@@ -518,13 +624,45 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
       JsonNode *n = json_object_get_member (obj, key);
       if (key[0] == '_')        /* comments */
         continue;
+      /* the plan object tandem writes (plan_to_json: plan show --json, predict --json)
+       * reads back as the same plan: its "summary" line is derived from the rest, and its
+       * top-level optimizer_offload and bucket_bytes are the flags' */
+      if (g_str_equal (key, "summary"))
+        {
+          if (json_get_str (&pj, "plan", key, n, error) == NULL)
+            return FALSE;
+          continue;
+        }
+      if (g_str_equal (key, "optimizer_offload"))
+        {
+          if (!json_get_bool (&pj, "plan", key, n, &plan->optimizer_offload, error))
+            return FALSE;
+          continue;
+        }
+      if (g_str_equal (key, "bucket_bytes"))
+        {
+          /* bytes of one DP gradient bucket (--ddp-bucket-size counts elements) */
+          if (!JSON_NODE_HOLDS_VALUE (n)
+              || (json_node_get_value_type (n) != G_TYPE_INT64
+                  && json_node_get_value_type (n) != G_TYPE_DOUBLE)
+              || !(json_node_get_double (n) >= 1 && json_node_get_double (n) <= 0x1p53))
+            {
+              g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                           "%s: bucket_bytes must be a number of bytes between 1 and 2^53",
+                           source);
+              return FALSE;
+            }
+          plan->bucket_bytes = json_node_get_double (n);
+          continue;
+        }
       gboolean known = g_str_equal (key, "parallelism") || g_str_equal (key, "training")
-                       || g_str_equal (key, "activation_checkpoint") || g_str_equal (key, "moe");
+                       || g_str_equal (key, "activation_checkpoint") || g_str_equal (key, "moe")
+                       || g_str_equal (key, "precision") || g_str_equal (key, "overlap");
       if (!known)
         {
           g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
                        "%s: unknown section '%s' (hint: parallelism, training, "
-                       "activation_checkpoint, moe)", source, key);
+                       "activation_checkpoint, moe, precision, overlap)", source, key);
           return FALSE;
         }
       if (!JSON_NODE_HOLDS_OBJECT (n))
@@ -537,6 +675,8 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
       gboolean ok = g_str_equal (key, "parallelism") ? parse_parallelism (&pj, sec, error)
                     : g_str_equal (key, "training") ? parse_training (&pj, sec, error)
                     : g_str_equal (key, "moe") ? parse_moe (&pj, sec, error)
+                    : g_str_equal (key, "precision") ? parse_precision (&pj, sec, error)
+                    : g_str_equal (key, "overlap") ? parse_overlap (&pj, sec, error)
                     : parse_checkpoint (&pj, sec, error);
       if (!ok)
         return FALSE;
@@ -558,6 +698,20 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
         plan->sharding = never ? PLAN_SHARD_ZERO2 : PLAN_SHARD_ZERO3;
       else if (pj.replicate_degree > 1)
         plan->sharding = PLAN_SHARD_NONE;
+    }
+  /* "sharding": "hsdp" named with its degrees, as tandem writes an HSDP plan: the shard
+   * group's size is the shard degree (hsdp:K) */
+  else if (plan->sharding == PLAN_SHARD_HSDP && plan->hsdp_shard_size == 0)
+    {
+      if (pj.shard_degree <= 1)
+        {
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                       "%s: parallelism.sharding 'hsdp' needs its shard-group size (hint: "
+                       "\"sharding\": \"hsdp:8\", or parallelism.data_parallel_shard_degree 8)",
+                       source);
+          return FALSE;
+        }
+      plan->hsdp_shard_size = pj.shard_degree;
     }
   return TRUE;
 }

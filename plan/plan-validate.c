@@ -442,6 +442,11 @@ resolve_moe (Plan *plan, const ModelSpec *model, GError **error)
                                                plan->ep));
     }
   plan->edp = (int) (stage_ranks / expert_mp);
+  if (plan->edp_given > 0 && plan->edp_given != plan->edp)
+    return invalid (error, "expert_data_parallel_degree %d disagrees with the derived "
+                    "(tp x cp x dp) / (etp x ep) = %" G_GINT64_FORMAT " / %" G_GINT64_FORMAT
+                    " = %d (hint: leave the key out: it is derived)", plan->edp_given,
+                    stage_ranks, expert_mp, plan->edp);
   gint64 bad = fold_mismatch (plan, etp);
   if (bad >= 0)
     return invalid (error, "the expert layout does not fold onto the ranks: with rank order "
@@ -845,6 +850,15 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                     "program grows with them; real plans use at most a few thousand) (hint: "
                     "raise --mbs or --gpus, or lower --gbs)", plan->global_batch,
                     plan->micro_batch, plan->dp, grad_accum, PLAN_MAX_MICROBATCHES);
+  /* a plan file's gradient_accumulation_steps (tandem writes it with every plan) is the
+   * derived count; one that disagrees names a batch the file does not give */
+  if (plan->grad_accum_given > 0 && plan->grad_accum_given != grad_accum)
+    return invalid (error, "gradient_accumulation_steps %d disagrees with global batch / "
+                    "(micro-batch x dp) = %d / (%d x %d) = %" G_GINT64_FORMAT " (hint: "
+                    "global_batch_size %" G_GINT64_FORMAT " for %d, or leave the key out: it "
+                    "is derived)", plan->grad_accum_given, plan->global_batch,
+                    plan->micro_batch, plan->dp, grad_accum,
+                    (gint64) plan->grad_accum_given * per_step, plan->grad_accum_given);
   plan->grad_accum = (int) grad_accum;
   if (grad_accum * rank_layers > PLAN_MAX_LAYER_PASSES)
     return invalid (error, "%" G_GINT64_FORMAT " micro-batches x %" G_GINT64_FORMAT " layers "

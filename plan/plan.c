@@ -911,6 +911,12 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_INT ("num_layers", plan->recompute_num_layers);
   if (plan->cpu_offload_layers > 0)
     SET_INT ("cpu_offloading_num_layers", plan->cpu_offload_layers);
+  /* torchtitan's every-N-th-layer checkpointing, as a plan file reads it */
+  if (plan->recompute == PLAN_RECOMPUTE_FULL && plan->recompute_every > 0)
+    {
+      g_autofree char *every = g_strdup_printf ("%d", plan->recompute_every);
+      SET_STR ("selective_ac_option", every);
+    }
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "precision");
@@ -921,6 +927,10 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_STR ("optimizer", plan_precision_name (plan->optim_dtype));
   if (plan->compute_dtype == PLAN_PREC_FP32)
     SET_STR ("fp32_matmul", plan_matmul_precision_name (plan->fp32_matmul));
+  /* the recipe named (--fp8-recipe); unnamed, the stack's runs */
+  if ((plan->compute_dtype == PLAN_PREC_FP8 || plan->compute_dtype == PLAN_PREC_FP4)
+      && plan->fp8_recipe >= 0)
+    SET_STR ("fp8_recipe", plan_fp8_recipe_name (plan->fp8_recipe));
   SET_BOOL ("master_weights", plan->master_weights);
   json_builder_end_object (b);
 

@@ -439,6 +439,11 @@ typedef struct {
                                    * (Megatron's vocab-parallel cross entropy); -1 the
                                    * stack's */
   int      dp_given;             /* --dp as typed (checked against the derived dp); 0 = none */
+  int      edp_given;            /* a plan file's expert_data_parallel_degree (derived, as
+                                  * tandem writes it): checked; 0 = none */
+  int      grad_accum_given;     /* a plan file's training.gradient_accumulation_steps (as
+                                  * tandem writes it): checked against the derived count;
+                                  * 0 = none */
 
   char *rank_order;              /* "tp-cp-ep-dp-pp" innermost first (Megatron default) */
 
