@@ -1380,3 +1380,29 @@ sim_cost_options_apply (SimCostOptions *o, const char *const *assignments, GErro
     }
   return TRUE;
 }
+
+gboolean
+sim_cost_options_check_device (const SimCostOptions *o, const TopoCluster *cluster,
+                               const Plan *plan, GError **error)
+{
+  g_return_val_if_fail (o != NULL && cluster != NULL && plan != NULL, FALSE);
+  const TopoDevice *dev = &cluster->device;
+  if (dev->sms == 0 || plan->tp <= 1 || !plan->tp_comm_overlap)
+    return TRUE;
+  const struct { double v; const char *coll, *key; } held[] = {
+    { o->tp_overlap_ag_sms, "all-gathers", "all_gather" },
+    { o->tp_overlap_rs_sms, "reduce-scatters", "reduce_scatter" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (held); i++)
+    if (held[i].v >= (double) dev->sms)
+      {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,
+                     "TP-comm overlap: the %s' kernels hold %g SMs (the stack's "
+                     "tp_overlap_sms.%s, or --cost tp_overlap_%s_sms), but %s has %u: no SM "
+                     "would be left for the GEMM they overlap (hint: %u at most, or leave "
+                     "--tp-comm-overlap off)", held[i].coll, held[i].v, held[i].key,
+                     i == 0 ? "ag" : "rs", dev->name, dev->sms, dev->sms - 1);
+        return FALSE;
+      }
+  return TRUE;
+}

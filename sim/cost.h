@@ -424,6 +424,13 @@ double   sim_cost_cpu_skew_s       (const double *seg, int n_seg, const SimCpuRa
 /* The plan's FP8 recipe (plan->fp8_recipe, when it names one other than the stack's)
  * rescales both cast figures by sim_cost_fp8_quant_bytes (recipe) / (the stack's). */
 void     sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan);
+/* What the options ask of the device that it does not have, for this plan: TP-comm
+ * overlap kernels holding as many SMs as the device has or more (a stack file's
+ * tp_overlap_sms, or --cost tp_overlap_ag_sms / tp_overlap_rs_sms), which left the GEMM
+ * beside them no SM and were counted as the device's SMs less one without a word.
+ * PLAN_ERROR_INVALID naming the figure, the device and what to change. */
+gboolean sim_cost_options_check_device (const SimCostOptions *o, const TopoCluster *cluster,
+                                        const Plan *plan, GError **error);
 /* HBM bytes one FP8 quantization of a bf16 tensor moves per element under a recipe
  * (FwScaling), on a device whose FP8 GEMMs take any layout or only TN (sim/cost.c). */
 double   sim_cost_fp8_quant_bytes (int scaling, gboolean any_layout);

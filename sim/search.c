@@ -281,6 +281,25 @@ search_spec_set_stack (SearchSpec *spec, FwStack *stack, GError **error)
         }
       spec->tp_overlap_mask = 1;
     }
+  /* a stack whose TP-comm overlap kernels hold the device's SMs or more cannot run it
+   * there (sim_cost_options_check_device, which predict applies): refused unless the
+   * search leaves TP overlap out, where those kernels never run */
+  if (spec->tp_overlap_mask != 1u && spec->cluster != NULL && spec->cluster->device.sms > 0)
+    {
+      const guint sms = spec->cluster->device.sms;
+      const double held = MAX (stack->tp_overlap_ag_sms, stack->tp_overlap_rs_sms);
+      if (held >= (double) sms)
+        {
+          const gboolean ag = stack->tp_overlap_ag_sms >= (double) sms;
+          g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, "the %s stack's TP-comm "
+                       "overlap kernels hold %g SMs (tp_overlap_sms.%s), but %s has %u: no SM "
+                       "would be left for the GEMM they overlap (hint: %u at most in the stack "
+                       "file, or --no-tp-comm-overlap)", stack->name, held,
+                       ag ? "all_gather" : "reduce_scatter", spec->cluster->device.name, sms,
+                       sms - 1);
+          return FALSE;
+        }
+    }
   /* a stack whose DP reductions run from its hooks (stack.h dp_overlap_always: FSDP, DDP's
    * reducer) has no switch to run them after the backward: every candidate overlaps
    * (the off candidates were plans the stack cannot run, some predicted faster) */

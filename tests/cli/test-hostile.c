@@ -325,6 +325,51 @@ test_json_duplicate_key (void)
   remove_tree (dir);
 }
 
+/* TP-comm overlap kernels that hold as many SMs as the device has or more (a stack file's
+ * tp_overlap_sms, or --cost tp_overlap_ag_sms) were counted as the device's SMs less one
+ * without a word: the GEMM beside them ran on one SM and the step read ~100x longer.
+ * Now exit 2 naming the figure and the device (H100: 132 SMs), in predict and search;
+ * 131 is the most a kernel can hold and still runs, and a search without TP overlap
+ * never runs those kernels. */
+static void
+test_tp_overlap_sms (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-hostile");
+  g_autofree char *src = g_test_build_filename (G_TEST_DIST, "..", "frameworks", "presets",
+                                                "megatron-core.json", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (src, &text, NULL, NULL));
+  GString *st = g_string_new (text);
+  g_assert_cmpuint (g_string_replace (st, "\"name\": \"megatron-core\"", "\"name\": \"bigsms\"",
+                                      1), ==, 1);
+  g_assert_cmpuint (g_string_replace (st, "\"reduce_scatter\": 16 }", "\"reduce_scatter\": 200 }",
+                                      1), ==, 1);
+  run_write_file (dir, "bigsms.json", st->str);
+  g_string_free (st, TRUE);
+  const char *plan = "--model llama3-70b --gpus 64 --tp 8 --pp 4 --gbs 32 --sp --tp-comm-overlap --no-db";
+  g_autofree char *a = g_strdup_printf ("predict %s --framework {TMP}/bigsms.json", plan);
+  run_assert_error (a, 2, "TP-comm overlap: the reduce-scatters' kernels hold 200 SMs (the "
+                    "stack's tp_overlap_sms.reduce_scatter, or --cost tp_overlap_rs_sms), but "
+                    "H100-SXM5-80GB has 132: no SM would be left for the GEMM they overlap "
+                    "(hint: 131 at most");
+  g_autofree char *b = g_strdup_printf ("predict %s --cost tp_overlap_ag_sms=132", plan);
+  run_assert_error (b, 2, "the all-gathers' kernels hold 132 SMs");
+  RunResult r = { 0 };
+  g_autofree char *c = g_strdup_printf ("predict %s --cost tp_overlap_ag_sms=131", plan);
+  run_tandem (c, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  run_assert_error ("search --model llama3-70b --gpus 64 --tp 8 --pp 1 --gbs 64 --no-db "
+                    "--framework {TMP}/bigsms.json", 2, "the bigsms stack's TP-comm overlap "
+                    "kernels hold 200 SMs (tp_overlap_sms.reduce_scatter), but H100-SXM5-80GB "
+                    "has 132");
+  run_tandem ("search --model llama3-70b --gpus 64 --tp 8 --pp 1 --gbs 64 --no-db "
+              "--framework {TMP}/bigsms.json --no-tp-comm-overlap --top 1", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
 /* The first `n` lines of data/published-runs.csv (the header and rows 1, 2, ...). */
 static GPtrArray *
 published_lines (guint n)
@@ -758,6 +803,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/hostile/stdout-full", test_stdout_full);
   g_test_add_func ("/cli/hostile/stdout-reader-gone", test_stdout_reader_gone);
   g_test_add_func ("/cli/hostile/run-host-memory", test_run_host_memory);
+  g_test_add_func ("/cli/hostile/tp-overlap-sms", test_tp_overlap_sms);
   g_test_add_func ("/cli/hostile/run-narrow-precision", test_run_narrow_precision);
   g_test_add_func ("/cli/hostile/calibrate-inputs-first", test_calibrate_inputs_first);
   g_test_add_func ("/cli/hostile/json-duplicate-key", test_json_duplicate_key);
