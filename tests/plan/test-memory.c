@@ -1326,6 +1326,31 @@ test_llama3_405b_interleaved (void)
                     kept.stages[1].bytes[PLAN_MEM_ACTIVATIONS]);
   plan_memory_clear (&kept);
   plan_memory_clear (&mem);
+
+  /* With selective recompute it is freed as without recompute: the attention core re-runs
+   * from Q, K and V, not from the layer's input. It was kept, and selective read more
+   * than none (stage 1: 141 units x B = 4,731,174,912 bytes more). Each unit now stores
+   * what the unit without recompute stores less the core's softmax statistics (FlashAttention:
+   * no scores), so selective <= none on every stage. */
+  PlanMemory none;
+  p.recompute = PLAN_RECOMPUTE_NONE;
+  p.recompute_num_layers = 0;
+  p.pp_free_stage_input = 1;
+  plan_memory_compute (&m, &p, &c, &none);
+  p.recompute = PLAN_RECOMPUTE_SELECTIVE;
+  plan_memory_compute (&m, &p, &c, &mem);
+  for (int s = 0; s < 16; s++)
+    g_assert_cmpuint (mem.stages[s].bytes[PLAN_MEM_ACTIVATIONS], <=,
+                      none.stages[s].bytes[PLAN_MEM_ACTIVATIONS]);
+  /* and the boundary's 141 units x B are what selective without the freeing keeps more */
+  p.pp_free_stage_input = 0;
+  plan_memory_compute (&m, &p, &c, &kept);
+  g_assert_cmpuint (kept.stages[1].bytes[PLAN_MEM_ACTIVATIONS]
+                    - mem.stages[1].bytes[PLAN_MEM_ACTIVATIONS], ==,
+                    G_GUINT64_CONSTANT (4731174912));
+  plan_memory_clear (&kept);
+  plan_memory_clear (&none);
+  plan_memory_clear (&mem);
   plan_clear (&p);
 }
 
