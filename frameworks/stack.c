@@ -806,7 +806,7 @@ fw_stack_load_file (const char *path, GError **error)
   g_autofree char *data = NULL;
   gsize len = 0;
   g_autoptr (GError) local = NULL;
-  if (!util_input_read_file (path, 0, &data, &len, &local))
+  if (!util_input_read_file (path, UTIL_INPUT_MAX_DOC_BYTES, &data, &len, &local))
     {
       g_set_error (error, FW_ERROR, FW_ERROR_NOT_FOUND, "%s", local->message);
       return NULL;

@@ -2063,7 +2063,7 @@ model_spec_load_file (const char *path, GError **error)
   g_autofree char *text = NULL;
   gsize len = 0;
   g_autoptr (GError) local = NULL;
-  if (!util_input_read_file (path, 0, &text, &len, &local))
+  if (!util_input_read_file (path, UTIL_INPUT_MAX_DOC_BYTES, &text, &len, &local))
     {
       g_set_error (error, MODEL_ERROR, MODEL_ERROR_NOT_FOUND,
                    "%s: cannot read model config: %s", path, local->message);

@@ -634,7 +634,7 @@ plan_load_toml (Plan *plan, const char *path, GError **error)
   g_autofree char *text = NULL;
   gsize len = 0;
   GError *local = NULL;
-  if (!util_input_read_file (path, 0, &text, &len, &local))
+  if (!util_input_read_file (path, UTIL_INPUT_MAX_DOC_BYTES, &text, &len, &local))
     {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE, "cannot read plan file: %s",
                    local->message);

@@ -53,6 +53,11 @@ char  *util_shell_quote (const char *text);
 /* 64 MiB: the largest input tandem reads in practice (a cluster file with a full
  * calibration profile, a long nccl-tests log) is well under 10 MiB. */
 #define UTIL_INPUT_MAX_BYTES ((gsize) 64 << 20)
+/* 8 MiB for the JSON documents a person writes (a model's config.json, a plan, a stack):
+ * a Hugging Face config is a few KiB, and json-glib's tree takes about 40 times a
+ * document's size (a 50 MB config.json, a tokenizer.json passed by mistake, took ~2 GB
+ * before its first field was read). */
+#define UTIL_INPUT_MAX_DOC_BYTES ((gsize) 8 << 20)
 /* Nesting levels of arrays and objects (the top-level value is level 1). */
 #define UTIL_JSON_MAX_DEPTH 64
 

@@ -82,15 +82,19 @@ test_deep_json (void)
   g_rmdir (dir);
 }
 
-/* /dev/zero as a model or plan file: read up to the 64 MiB cap, then refused (before the
- * cap it grew until memory ran out). A FIFO without a writer reads as empty instead of
+/* /dev/zero as a model or plan file: read up to the cap, then refused (before the cap it
+ * grew until memory ran out): 8 MiB for the documents a person writes (model, plan, stack:
+ * a 50 MB config.json took ~2 GB in json-glib before it was read), 64 MiB for a cluster
+ * file (a calibration profile inside). A FIFO without a writer reads as empty instead of
  * blocking in open(). */
 static void
 test_endless_files (void)
 {
-  assert_refused ("show model /dev/zero", NULL, "64 MiB input cap");
+  assert_refused ("show model /dev/zero", NULL, "8 MiB input cap");
   assert_refused ("plan --model llama3-8b --cluster h200-node --gpus 8 --plan /dev/zero", NULL,
-                  "64 MiB input cap");
+                  "8 MiB input cap");
+  assert_refused ("show framework /dev/zero", NULL, "8 MiB input cap");
+  assert_refused ("show cluster /dev/zero", NULL, "64 MiB input cap");
   g_autoptr (GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("tandem-limits-XXXXXX", &error);
   g_autofree char *fifo = g_build_filename (dir, "fifo.json", NULL);
