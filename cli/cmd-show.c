@@ -530,6 +530,7 @@ show_cluster (const char *name, gboolean json)
       D ("exp_per_clk_per_sm", d->exp_per_clk_per_sm);
       D ("gemm_efficiency", d->gemm_efficiency);
       D ("power_cap_clock_ratio", d->power_cap_clock_ratio);
+      D ("sustained_matmul_ratio", d->sustained_matmul_ratio);
       D ("perf_sigma", d->perf_sigma);
       json_builder_set_member_name (b, "fp8_any_layout");
       json_builder_add_boolean_value (b, d->fp8_any_layout);

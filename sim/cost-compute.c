@@ -162,7 +162,10 @@ sim_cost_compute_init (SimCost *c)
   /* A part run at a power cap below its TDP sustains a lower SM clock: every SM-clocked
    * rate (tensor peaks, vector FP32, SFU) scales by the measured clock ratio; HBM does not,
    * and MFU keeps the nameplate peak (sim/simulate.c reads the device's, not these). */
-  const double clk = dev->power_cap_clock_ratio > 0 ? dev->power_cap_clock_ratio : 1.0;
+  /* ... and a part that holds less of its burst rate under sustained load than the parts
+   * its fits came from, by SimCostOptions sustained_scale (sim/cost.c) */
+  const double clk = (dev->power_cap_clock_ratio > 0 ? dev->power_cap_clock_ratio : 1.0)
+                     * (c->opts.sustained_scale > 0 ? c->opts.sustained_scale : 1.0);
   double any = 0;
   for (int d = 0; d < TOPO_DTYPE_N; d++)
     any = MAX (any, dev->peak_flops[d] * clk);

@@ -124,6 +124,16 @@
 #define ATTN_FWD_OVER_GEMM (0.60 / 0.803)
 #define ATTN_BWD_OVER_GEMM (0.45 / 0.803)
 
+/* The sustained-to-burst matmul ratio of the parts the Hopper fits were fitted on (H100
+ * SXM at 700 W): measured on an 8-GPU H200 SXM node (the same GH100 die at the same
+ * 700 W; its HBM3e does not set a GEMM's rate), every GPU computing, BF16, torch 2.14 +
+ * CUDA 13.0, 5 rounds x 8 GPUs: MSMF 755.5 TFLOP/s (the matmul rate held once the clock
+ * has settled at the power limit; 1,850-1,938 MHz) over MAMF 852.1 (boost bursts after
+ * idle) = 0.8866 (stas00/ml-engineering compute/accelerator/benchmarks/README.md, "How
+ * MAMF and MSMF are defined", "What was measured: alone vs all-8 concurrent"). D: the
+ * H100 itself was not measured with that protocol (U). */
+#define HOPPER_FIT_SUSTAINED_RATIO (755.5 / 852.1)
+
 /* Architectures: the fitted knobs below belong to a chip generation, not to a product
  * name, so that a variant (H100 NVL, H200, the 94 GB HBM2e parts) takes its generation's
  * figures scaled to its own MAMF. */
@@ -590,6 +600,14 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
   const double mamf = o->gemm_efficiency;        /* documented: the device's MAMF */
   const double mamf_fp8 = o->gemm_fp8_efficiency;
   o->extrapolated = cal == NULL || arch == ARCH_BLACKWELL;
+  /* Borrowed fits carry the fitted parts' clock behaviour under sustained load: a part
+   * that holds less of its burst matmul rate at its power limit than they did runs every
+   * SM-clocked rate that much slower (sim_cost_compute_init). The ratio of both, measured
+   * with one protocol (TopoDevice sustained_matmul_ratio: MSMF / MAMF); the Hopper fits'
+   * is HOPPER_FIT_SUSTAINED_RATIO. */
+  if (arch == ARCH_BLACKWELL && cal != NULL && cluster != NULL
+      && cluster->device.sustained_matmul_ratio > 0)
+    o->sustained_scale = cluster->device.sustained_matmul_ratio / HOPPER_FIT_SUSTAINED_RATIO;
   if (cal != NULL)
     {
       o->gemm_efficiency = cal->gemm * mamf;
@@ -955,6 +973,7 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
   o->fp8_norm_amax_fused = FALSE;
   o->fp8_any_layout = dev != NULL && dev->fp8_any_layout;
   o->extrapolated = FALSE;
+  o->sustained_scale = 1.0;
   o->free_comm = FALSE;
   o->free_optimizer = FALSE;
 }
@@ -1294,7 +1313,7 @@ static const CostOptionInfo option_info[] = {
   { "free_comm", G_STRUCT_OFFSET (SimCostOptions, free_comm), 'b', 0, 1 },
   { "free_optimizer", G_STRUCT_OFFSET (SimCostOptions, free_optimizer), 'b', 0, 1 },
   D (cpu_cores, 0, 1e6), D (cpu_ranks, 0, 1e6), D (cpu_share, 0, 1),
-  D (perf_sigma, 0, 0.49),
+  D (perf_sigma, 0, 0.49), D (sustained_scale, 0.1, 2),
 };
 #undef D
 
@@ -1387,7 +1406,11 @@ sim_cost_options_check_device (const SimCostOptions *o, const TopoCluster *clust
 {
   g_return_val_if_fail (o != NULL && cluster != NULL && plan != NULL, FALSE);
   const TopoDevice *dev = &cluster->device;
-  if (dev->sms == 0 || plan->tp <= 1 || !plan->tp_comm_overlap)
+  /* the stacks' counts are CUDA SMs (Transformer Engine's userbuffers); another vendor's
+   * units (a TPU's TensorCores, a CPU host's one core a rank) are not, and keep the
+   * clamp of sim_cost_coll_sms */
+  if (dev->sms == 0 || g_strcmp0 (dev->vendor, "nvidia") != 0 || plan->tp <= 1
+      || !plan->tp_comm_overlap)
     return TRUE;
   const struct { double v; const char *coll, *key; } held[] = {
     { o->tp_overlap_ag_sms, "all-gathers", "all_gather" },

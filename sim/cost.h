@@ -333,6 +333,12 @@ typedef struct {
    * a synchronous step waits for its slowest GPU, so every compute kernel runs
    * sim_cost_straggler_factor times its median part's time (sim/cost.c). */
   double   perf_sigma;
+  /* Every SM-clocked rate (tensor, vector FP32, SFU) of the device runs at this fraction
+   * of what its documented figures and borrowed fits give: for a part that takes another
+   * architecture's fitted fractions (Blackwell takes Hopper's), its sustained-to-burst
+   * matmul ratio over the fitted parts' (TopoDevice sustained_matmul_ratio; sim/cost.c);
+   * 1 where the fits are the part's own or either ratio is unknown. */
+  double   sustained_scale;
 } SimCostOptions;
 
 /* Defaults for the cluster's device (cost.c): documented figures, then the per-device

@@ -282,19 +282,24 @@ search_spec_set_stack (SearchSpec *spec, FwStack *stack, GError **error)
       spec->tp_overlap_mask = 1;
     }
   /* a stack whose TP-comm overlap kernels hold the device's SMs or more cannot run it
-   * there (sim_cost_options_check_device, which predict applies): refused unless the
-   * search leaves TP overlap out, where those kernels never run */
-  if (spec->tp_overlap_mask != 1u && spec->cluster != NULL && spec->cluster->device.sms > 0)
+   * there (sim_cost_options_check_device, which predict applies, on NVIDIA parts whose
+   * SMs the counts are): refused where the search is told to try it (--tp-comm-overlap),
+   * else left out of the space as an option the stack does not offer there */
+  if (spec->tp_overlap_mask != 1u && spec->cluster != NULL && spec->cluster->device.sms > 0
+      && g_strcmp0 (spec->cluster->device.vendor, "nvidia") == 0)
     {
       const guint sms = spec->cluster->device.sms;
       const double held = MAX (stack->tp_overlap_ag_sms, stack->tp_overlap_rs_sms);
-      if (held >= (double) sms)
+      /* left out of the space where the search was not told to try it */
+      if (held >= (double) sms && spec->tp_overlap_mask != 2u)
+        spec->tp_overlap_mask = 1u;
+      else if (held >= (double) sms)
         {
           const gboolean ag = stack->tp_overlap_ag_sms >= (double) sms;
           g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, "the %s stack's TP-comm "
                        "overlap kernels hold %g SMs (tp_overlap_sms.%s), but %s has %u: no SM "
                        "would be left for the GEMM they overlap (hint: %u at most in the stack "
-                       "file, or --no-tp-comm-overlap)", stack->name, held,
+                       "file, or drop --tp-comm-overlap)", stack->name, held,
                        ag ? "all_gather" : "reduce_scatter", spec->cluster->device.name, sms,
                        sms - 1);
           return FALSE;

@@ -38,6 +38,9 @@
  *       "exp_per_clk_per_sm": 16,                optional, > 0: SFU exp2 results per clock
  *                                                per SM (the softmax's exponentials)
  *       "gemm_efficiency": 0.803,                optional, in (0, 1]: best GEMM / peak
+ *       "sustained_matmul_ratio": 0.823,         optional, in (0, 1]: measured sustained
+ *                                                matmul rate (MSMF) over the burst MAMF of
+ *                                                the same protocol (cluster.h)
  *       "power_cap_clock_ratio": 0.879,          optional, in (0, 1]: measured SM clock at
  *                                                the power cap the part runs at over the
  *                                                clock at its TDP (the one the peaks and
@@ -114,7 +117,7 @@ static const char *const top_keys[] = {
 static const char *const device_keys[] = {
   "name", "part", "vendor", "peak_tflops", "hbm_GiB", "hbm_GB", "hbm_GBps", "sms",
   "fp32_cores_per_sm", "tensor_cores_per_sm", "clock_GHz", "exp_per_clk_per_sm", "gemm_efficiency",
-  "power_cap_clock_ratio", "perf_sigma", "mem_efficiency", "launch_overhead_us", "nvls", "nvls_busbw_GBps", "fp8_any_layout", "mxfp8", "mxfp8_gemm_ratio", "host_link_GBps", "host_link_devices", "sources", NULL,
+  "power_cap_clock_ratio", "sustained_matmul_ratio", "perf_sigma", "mem_efficiency", "launch_overhead_us", "nvls", "nvls_busbw_GBps", "fp8_any_layout", "mxfp8", "mxfp8_gemm_ratio", "host_link_GBps", "host_link_devices", "sources", NULL,
 };
 static const char *const level_keys[] = {
   "name", "count", "bw_GBps", "busbw_GBps", "latency_us", "oversubscription", "source", NULL,
@@ -269,6 +272,7 @@ static const struct {
   { "gemm_efficiency", 1e-3, "0.1% of the peak" },
   { "mem_efficiency", 1e-3, "0.1% of the bandwidth" },
   { "power_cap_clock_ratio", 1e-3, "0.1% of the boost clock" },
+  { "sustained_matmul_ratio", 1e-3, "0.1% of the burst matmul rate" },
   { "mxfp8_gemm_ratio", 1e-3, "0.1% of the FP8 rate" },
   { "fp32", 1e-4, "100 MFLOP/s, below one CPU core" },
   { "tf32", 1e-4, "100 MFLOP/s, below one CPU core" },
@@ -616,6 +620,8 @@ load_device (JsonObject *root, TopoDevice *dev, const char *file, GError **error
                     NULL, &dw, error)
       || !read_number (obj, "power_cap_clock_ratio", FALSE, RULE_FRACTION,
                        &dev->power_cap_clock_ratio, NULL, &dw, error)
+      || !read_number (obj, "sustained_matmul_ratio", FALSE, RULE_FRACTION,
+                       &dev->sustained_matmul_ratio, NULL, &dw, error)
       || !read_number (obj, "mem_efficiency", FALSE, RULE_FRACTION, &dev->mem_efficiency,
                        NULL, &dw, error)
       || !read_number (obj, "perf_sigma", FALSE, RULE_NONNEGATIVE, &dev->perf_sigma, NULL,

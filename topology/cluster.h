@@ -66,6 +66,12 @@ typedef struct {
                                          model's tensor, vector and SFU rates (not HBM,
                                          not the peak MFU is reported against);
                                          0 = not given (1: no cap below TDP) */
+  double  sustained_matmul_ratio;     /* the matmul rate a part holds under sustained full
+                                         load (its clock settled at the power limit) over
+                                         its boost-burst MAMF, both measured with one
+                                         protocol (MSMF / MAMF); 0 = not measured. The
+                                         cost model scales an architecture's borrowed
+                                         fits by this over the fitted parts' ratio. */
   double  mem_efficiency;             /* achieved fraction of hbm_Bps */
   double  perf_sigma;                 /* standard deviation of one part's kernel speed
                                          across parts of this SKU, over the median part's;

@@ -555,6 +555,45 @@ llama3_8b_attn_core (void)
   return op;
 }
 
+/* Blackwell takes Hopper's fitted fractions, scaled by how much of its burst matmul rate
+ * each holds under sustained load (MSMF / MAMF, one protocol, all 8 GPUs of a node busy:
+ * B200 1,437.5 / 1,746.7 = 0.823 in the preset; the Hopper fits' 755.5 / 852.1, H200):
+ * sustained_scale = 0.823 / (755.5 / 852.1) = 0.92823, every SM-clocked rate times it, so
+ * a compute-bound GEMM takes 1 / 0.92823 = 1.07732 times as long; HBM-bound work the same
+ * time. A Hopper part's own fits hold its behaviour already: scale 1. */
+static void
+test_sustained_scale (Fixture *f, gconstpointer data)
+{
+  g_autoptr (TopoCluster) b200 = cluster_preset ("dgx-b200-superpod");
+  g_assert_cmpfloat (b200->device.sustained_matmul_ratio, ==, 0.823);
+  SimCostOptions o;
+  sim_cost_options_init_stack (&o, b200, NULL);
+  const double scale = 0.823 / (755.5 / 852.1);
+  assert_rel (o.sustained_scale, scale, 1e-12);
+  assert_rel (scale, 0.92823, 1e-4);
+  g_autoptr (SimCost) c = sim_cost_new (b200, NULL, &o);
+  SimCostOptions o1 = o;
+  o1.sustained_scale = 1.0;            /* --cost sustained_scale=1: Hopper's behaviour */
+  g_autoptr (SimCost) c1 = sim_cost_new (b200, NULL, &o1);
+  ModelOp op = gemm_op (8192, 8192, 8192);
+  const double launch = o.launch_overhead_s;
+  assert_rel ((sim_cost_op_s (c, &op, TOPO_DTYPE_BF16, FALSE) - launch)
+              / (sim_cost_op_s (c1, &op, TOPO_DTYPE_BF16, FALSE) - launch), 1 / scale, 1e-12);
+  /* FP8: the GEMM's own math by the same factor; the stack's casts of its input are
+   * HBM-bound, so the whole op grows by less */
+  const double r8 = (sim_cost_op_s (c, &op, TOPO_DTYPE_FP8, FALSE) - launch)
+                    / (sim_cost_op_s (c1, &op, TOPO_DTYPE_FP8, FALSE) - launch);
+  g_assert_cmpfloat (r8, >, 1.0);
+  g_assert_cmpfloat (r8, <, 1 / scale);
+  ModelOp loss = { .kind = MODEL_OP_LOSS, .name = "loss", .elements = 1 << 20 };
+  assert_rel (sim_cost_op_s (c, &loss, TOPO_DTYPE_BF16, FALSE),
+              sim_cost_op_s (c1, &loss, TOPO_DTYPE_BF16, FALSE), 1e-12);
+  /* Hopper: its own fits, no scale, whatever its preset says */
+  SimCostOptions h;
+  sim_cost_options_init_stack (&h, f->h100, NULL);
+  g_assert_cmpfloat (h.sustained_scale, ==, 1.0);
+}
+
 /* The H100 96 GB HBM2e parts at their 500 W cap (topology/presets/h100-sxm-96g-superpod.json,
  * power_cap_clock_ratio 0.879 = 1731 / 1969 MHz, arXiv:2604.11391 Fig. 6b): the SM-clocked
  * rates scale by it, HBM and the nameplate peak (MFU) do not. */
@@ -1935,6 +1974,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/gemm-large", test_gemm_large);
   ADD ("/sim/cost/gemm-fp4", test_gemm_fp4);
   ADD ("/sim/cost/power-cap-clock", test_power_cap_clock);
+  ADD ("/sim/cost/sustained-scale", test_sustained_scale);
   ADD ("/sim/cost/expected-max-normal", test_expected_max_normal);
   ADD ("/sim/cost/stragglers", test_stragglers);
   ADD ("/sim/cost/fp8-recipes", test_fp8_recipes);
