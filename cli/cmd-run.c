@@ -1260,8 +1260,15 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
     }
   cli_stored_apply (&st, "run", root);
   g_autofree char *row_note = close_unstored (c, &st);
+  if (cli_stored_status (&st) != CLI_EXIT_OK)
+    status = CLI_EXIT_FAILURE;
+  const gboolean verified = !c->a.verify || v.ok;
   if (c->a.json)
     {
+      /* the outcome, as a failed run's object says it (failed_run_json) */
+      JsonObject *o = json_node_get_object (root);
+      json_object_set_string_member (o, "status", verified ? "done" : "failed");
+      json_object_set_int_member (o, "exit_status", verified ? status : CLI_EXIT_FAILURE);
       g_autofree char *text = util_json_to_data (root, TRUE);
       puts (text);
       cli_stored_print_error (&st);
@@ -1270,8 +1277,6 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
     cli_stored_print (&st, "  ");
   if (row_note != NULL)
     fprintf (stderr, "tandem: %s\n", row_note);
-  if (cli_stored_status (&st) != CLI_EXIT_OK)
-    status = CLI_EXIT_FAILURE;
   cli_stored_clear (&st);
   plan_memory_clear (&mem);
   if (c->a.verify && !v.ok)

@@ -124,6 +124,7 @@ typedef struct {
   ExecConfig config;        /* copy, defaults applied */
   int        rank, world;   /* in MPI_COMM_WORLD (0 and 1 without MPI) */
   int        local_rank;    /* on this node */
+  int        local_ranks;   /* ranks on this node, sharing its memory (0 or 1: alone) */
   double     timeout_s;     /* waits give up after this; may be changed between calls */
   guint64    device_memory_bytes;  /* the accelerator's memory; 0 = buffers live in host
                                     * memory (CPU backend) */

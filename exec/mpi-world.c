@@ -50,6 +50,7 @@ exec_mpi_world_open (ExecMpiWorld *out, const char *who, GError **error)
                                  &node)) != MPI_SUCCESS)
     return exec_mpi_error (error, rc, "MPI_Comm_split_type", "finding the local rank");
   MPI_Comm_rank (node, &out->local_rank);
+  MPI_Comm_size (node, &out->local_size);
   MPI_Comm_free (&node);
   return TRUE;
 }

@@ -19,6 +19,7 @@ typedef struct {
   int      provided;    /* the thread level MPI provides */
   int      rank, size;  /* in world */
   int      local_rank;  /* among the ranks that share this node's memory */
+  int      local_size;  /* the ranks that share this node's memory */
 } ExecMpiWorld;
 
 /* Initialises MPI (MPI_THREAD_SERIALIZED: the caller and a progress thread take turns)

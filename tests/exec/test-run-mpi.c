@@ -160,6 +160,9 @@ verify_case_mem (int np, const char *plan_args, double mem_tol)
     }
   gint64 run_id = json_object_get_int_member (o, "run_id");
   g_assert_cmpint (run_id, >, 0);
+  /* the outcome, as a failed run's object has it */
+  g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "done");
+  g_assert_cmpint (json_object_get_int_member (o, "exit_status"), ==, 0);
 
   g_autoptr (ResStore) store = res_store_open (db, &error);
   g_assert_no_error (error);
@@ -327,6 +330,46 @@ test_dead_rank (void)
   g_assert_false (rec->has_prediction);
   g_assert_false (rec->has_measurement);
   g_assert_cmpuint (rec->phases->len, ==, 0);
+  launch_clear (&l);
+  g_autofree char *wal = g_strconcat (db, "-wal", NULL), *shm = g_strconcat (db, "-shm", NULL);
+  g_unlink (db);
+  g_unlink (wal);
+  g_unlink (shm);
+  g_rmdir (dir);
+}
+
+/* Two ranks on one host share its memory. Each checked its buffers against the whole
+ * host: llama3-8b at TP 2 asked 16 GB a rank of a 25 GB host, together 32 GB, and the
+ * kernel killed rank 0 (exit 137, no JSON, no row). Now each rank's buffers are checked
+ * against its share, host / 2: llama3-70b at TP 2 holds 70.6e9 / 2 parameters x 4 B of
+ * fp32 weights, 141 GB, above the share of any host under 282 GB (a host larger than that
+ * would run it: none in CI has), so the first buffer is refused on both ranks: exit 3
+ * with the share in the message, and --json's object and an oom row. */
+static void
+test_host_share (void)
+{
+  if (!can_launch ())
+    return;
+  g_autofree char *dir = g_dir_make_tmp ("tandem-run-XXXXXX", NULL);
+  g_autofree char *db = g_build_filename (dir, "t.db", NULL);
+  Launch l = { 0 };
+  launch (2, "--model llama3-70b --tp 2 --json --db {DB}", db, NULL, FALSE, &l);
+  if (!WIFEXITED (l.status) || WEXITSTATUS (l.status) != 3
+      || !strstr (l.err, "more than its share of this host's ")
+      || !strstr (l.err, " with 2 ranks on it (") || !strstr (l.out, "\"status\" : \"oom\""))
+    {
+      dump (&l);
+      g_test_fail ();
+      return;
+    }
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ResStore) store = res_store_open (db, &error);
+  g_assert_no_error (error);
+  g_autoptr (GPtrArray) runs = res_store_list_runs (store, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (runs->len, ==, 1);
+  const ResRunRow *row = g_ptr_array_index (runs, 0);
+  g_assert_cmpint (row->status, ==, RES_STATUS_OOM);
   launch_clear (&l);
   g_autofree char *wal = g_strconcat (db, "-wal", NULL), *shm = g_strconcat (db, "-shm", NULL);
   g_unlink (db);
@@ -635,6 +678,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/run/verify-cp2-ring", test_cp2_ring);
   g_test_add_func ("/exec/run/verify-tp2-pp2", test_tp2_pp2);
   g_test_add_func ("/exec/run/dead-rank", test_dead_rank);
+  g_test_add_func ("/exec/run/host-share", test_host_share);
   g_test_add_func ("/exec/run/ranks-disagree", test_ranks_disagree);
   return g_test_run ();
 }
