@@ -220,6 +220,7 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
         { "p2p", PLAN_CP_P2P }, { "ring", PLAN_CP_P2P },
         { "all_gather", PLAN_CP_ALLGATHER }, { "allgather", PLAN_CP_ALLGATHER },
         { "a2a", PLAN_CP_A2A }, { "ulysses", PLAN_CP_A2A }, { NULL, 0 } };
+      plan->cp_comm_set = TRUE;
       return parse_choice (name, value, c, "p2p (ring attention), all_gather (K/V "
                            "all-gather) or a2a (Ulysses)", (int *) &plan->cp_comm, error);
     }
@@ -1089,7 +1090,31 @@ gboolean
 plan_adopt_stack (Plan *plan, const FwStack *stack, GError **error)
 {
   g_return_val_if_fail (plan != NULL && stack != NULL, FALSE);
+  g_autofree char *order_before = g_strdup (plan->rank_order);
   plan_apply_stack_rank_order (plan, stack);
+  /* the order the stack gave was never checked against the expert layout (meta-llama3's
+   * tp-cp-pp-dp order took qwen3-30b-a3b at pp 2 cp 2, which no order the user gives for
+   * it can fold) */
+  if (g_strcmp0 (order_before, plan->rank_order) != 0 && !plan_check_fold (plan, NULL))
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,
+                   "the %s stack lays ranks out as %s, and this plan's expert layout (etp x "
+                   "ep x edp) does not fold onto that order's pipeline stages (hint: --pp 1, "
+                   "or another --framework whose rank orders keep pp outermost, e.g. "
+                   "megatron-core)", stack->name, plan->rank_order);
+      return FALSE;
+    }
+  /* a CP exchange nobody chose follows the stack as the schedule does (meta-llama3 runs
+   * the all-gather exchange alone; --cp 2 under it was refused for a "--cp-comm-type p2p"
+   * never given) */
+  if (!plan->cp_comm_set && plan->cp > 1 && stack->offers_cp_comm != 0
+      && !((stack->offers_cp_comm >> plan->cp_comm) & 1))
+    for (int k = 0; k < 3; k++)
+      if ((stack->offers_cp_comm >> k) & 1)
+        {
+          plan->cp_comm = (PlanCpComm) k;
+          break;
+        }
   /* a schedule nobody chose follows the stack as its rank order does: MaxText's pipeline
    * is GPipe alone, and --pp 2 under it was refused for a "--schedule 1F1B" never given */
   if (!plan->schedule_set && plan->pp > 1 && plan->vpp <= 1

@@ -195,9 +195,9 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
           const char *v = json_get_str (pj, S, key, n, error);
           ok = v != NULL;
           if (ok && g_str_equal (v, "allgather"))
-            p->cp_comm = PLAN_CP_ALLGATHER;
+            p->cp_comm = PLAN_CP_ALLGATHER, p->cp_comm_set = TRUE;
           else if (ok && g_str_equal (v, "alltoall"))
-            p->cp_comm = PLAN_CP_P2P;
+            p->cp_comm = PLAN_CP_P2P, p->cp_comm_set = TRUE;
           else if (ok)
             ok = apply_as_flag (pj, "cp-comm-type", v, error);
         }
@@ -205,6 +205,19 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
         {
           const char *v = json_get_str (pj, S, key, n, error);
           ok = v != NULL && apply_as_flag (pj, "cp-comm-type", v, error);
+        }
+      /* how the pipeline's exchanges run (--pp-lockstep, --no-batch-p2p-sync,
+       * --[no-]scatter-gather-tensors-in-pipeline), as plan_to_json writes them */
+      else if (g_str_equal (key, "pipeline_lockstep")
+               || g_str_equal (key, "batch_p2p_sync")
+               || g_str_equal (key, "scatter_gather_tensors_in_pipeline"))
+        {
+          gboolean v = FALSE;
+          ok = json_get_bool (pj, S, key, n, &v, error);
+          int *to = g_str_equal (key, "pipeline_lockstep") ? &p->pp_lockstep
+                    : g_str_equal (key, "batch_p2p_sync") ? &p->pp_p2p_sync
+                    : &p->pp_scatter_gather;
+          *to = v ? 1 : 0;
         }
       /* what tandem writes besides (plan_to_json): the derived dp, checked as --dp is,
        * and the attention core as --attention-backend */
@@ -405,6 +418,31 @@ parse_training (PlanJson *pj, JsonObject *obj, GError **error)
         ok = json_get_bool (pj, S, key, n, &p->optimizer_offload, error);
       else if (g_str_equal (key, "gradient_accumulation_steps"))
         ok = json_get_int (pj, S, key, n, 1, &p->grad_accum_given, error);
+      else if (g_str_equal (key, "cuda_graph_impl") || g_str_equal (key, "cuda_graph_scope"))
+        {
+          /* (tandem wrote them under "moe" before; both are read) */
+          const char *v = json_get_str (pj, S, key, n, error);
+          ok = v != NULL && apply_as_flag (pj, g_str_equal (key, "cuda_graph_impl")
+                                                 ? "cuda-graph-impl" : "cuda-graph-scope",
+                                           v, error);
+        }
+      else if (g_str_equal (key, "rope_fusion"))
+        {
+          gboolean v = TRUE;
+          ok = json_get_bool (pj, S, key, n, &v, error);
+          p->no_rope_fusion = !v;
+        }
+      else if (g_str_equal (key, "cross_entropy_fusion_impl"))
+        {
+          const char *v = json_get_str (pj, S, key, n, error);
+          ok = v != NULL && apply_as_flag (pj, "cross-entropy-fusion-impl", v, error);
+        }
+      else if (g_str_equal (key, "gradient_accumulation_fusion"))
+        {
+          gboolean v = TRUE;
+          ok = json_get_bool (pj, S, key, n, &v, error);
+          p->zero3_grad_copy_in = v ? 0 : 1;
+        }
       else
         {
           g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,

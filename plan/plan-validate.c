@@ -447,13 +447,8 @@ resolve_moe (Plan *plan, const ModelSpec *model, GError **error)
                     "(tp x cp x dp) / (etp x ep) = %" G_GINT64_FORMAT " / %" G_GINT64_FORMAT
                     " = %d (hint: leave the key out: it is derived)", plan->edp_given,
                     stage_ranks, expert_mp, plan->edp);
-  gint64 bad = fold_mismatch (plan, etp);
-  if (bad >= 0)
-    return invalid (error, "the expert layout does not fold onto the ranks: with rank order "
-                    "%s, rank %" G_GINT64_FORMAT " lands on different pipeline stages in the "
-                    "dense (tp x cp x dp) and expert (etp x ep x edp) decompositions (hint: "
-                    "keep pp outermost, e.g. --rank-order tp-cp-ep-dp-pp)", plan->rank_order,
-                    bad);
+  if (!plan_check_fold (plan, error))
+    return FALSE;
   /* Megatron-LM (arguments.py): "When using expert parallelism and tensor parallelism,
    * sequence parallelism must be used."; and at ep 1 too, Megatron-Core's MoELayer.forward
    * raises in training when tensor_model_parallel_size > 1 without sequence_parallel
@@ -1139,4 +1134,21 @@ plan_gemm_dtype (const Plan *plan)
              : plan->fp32_matmul == PLAN_MATMUL_MEDIUM ? TOPO_DTYPE_BF16 : TOPO_DTYPE_FP32;
     default:             return TOPO_DTYPE_BF16;
     }
+}
+
+gboolean
+plan_check_fold (const Plan *plan, GError **error)
+{
+  g_return_val_if_fail (plan != NULL, FALSE);
+  if (plan->edp <= 0 || plan->dp <= 0 || plan->rank_order == NULL)
+    return TRUE;
+  const int etp = plan->etp > 0 ? plan->etp : plan->tp;
+  gint64 bad = fold_mismatch (plan, etp);
+  if (bad >= 0)
+    return invalid (error, "the expert layout does not fold onto the ranks: with rank order "
+                    "%s, rank %" G_GINT64_FORMAT " lands on different pipeline stages in the "
+                    "dense (tp x cp x dp) and expert (etp x ep x edp) decompositions (hint: "
+                    "keep pp outermost, e.g. --rank-order tp-cp-ep-dp-pp)", plan->rank_order,
+                    bad);
+  return TRUE;
 }

@@ -885,6 +885,14 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_STR ("pipeline_parallel_schedule", plan_schedule_name (plan->schedule));
   SET_STR ("sharding", plan_sharding_name (plan->sharding));
   SET_STR ("rank_order", plan->rank_order);
+  /* how the pipeline's exchanges run, where the plan or its stack says (-1: the stack's,
+   * not yet applied: left out) */
+  if (plan->pp_lockstep >= 0)
+    SET_BOOL ("pipeline_lockstep", plan->pp_lockstep == 1);
+  if (plan->pp_p2p_sync >= 0)
+    SET_BOOL ("batch_p2p_sync", plan->pp_p2p_sync == 1);
+  if (plan->pp_scatter_gather >= 0)
+    SET_BOOL ("scatter_gather_tensors_in_pipeline", plan->pp_scatter_gather == 1);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "training");
@@ -900,8 +908,27 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_INT ("seq_len", plan->seq_length);
   SET_INT ("gradient_accumulation_steps", plan->grad_accum);
   SET_BOOL ("compile", plan->compile);
+  /* the kernels Megatron's flags choose, where not the default (--no-rope-fusion,
+   * --cross-entropy-fusion-impl te, --no-gradient-accumulation-fusion) */
+  if (plan->no_rope_fusion)
+    SET_BOOL ("rope_fusion", FALSE);
+  if (plan->te_cross_entropy)
+    SET_STR ("cross_entropy_fusion_impl", "te");
+  if (plan->zero3_grad_copy_in >= 0)
+    SET_BOOL ("gradient_accumulation_fusion", plan->zero3_grad_copy_in == 0);
   if (plan->mtp_num_layers > 0)
     SET_INT ("mtp_num_layers", plan->mtp_num_layers);
+  /* --cuda-graph-impl / --cuda-graph-scope (no scope: the whole layer, left out; a
+   * dense model's plan keeps them too) */
+  if (plan->cuda_graph_impl != PLAN_CG_IMPL_NONE)
+    {
+      SET_STR ("cuda_graph_impl", plan_cuda_graph_impl_name (plan->cuda_graph_impl));
+      if (plan->cuda_graph_scope != 0)
+        {
+          g_autofree char *scope = plan_cuda_graph_scope_string (plan->cuda_graph_scope);
+          SET_STR ("cuda_graph_scope", scope);
+        }
+    }
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "activation_checkpoint");
@@ -959,14 +986,6 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
       SET_BOOL ("grouped_gemm", plan->moe_grouped_gemm);
       SET_BOOL ("shared_expert_overlap", plan->moe_shared_expert_overlap);
       SET_BOOL ("a2a_overlap", plan->moe_a2a_overlap);
-      /* --cuda-graph-impl / --cuda-graph-scope: what they change is the MoE layer's host
-       * work, so they are kept with it */
-      if (plan->cuda_graph_impl != PLAN_CG_IMPL_NONE)
-        {
-          SET_STR ("cuda_graph_impl", plan_cuda_graph_impl_name (plan->cuda_graph_impl));
-          g_autofree char *scope = plan_cuda_graph_scope_string (plan->cuda_graph_scope);
-          SET_STR ("cuda_graph_scope", scope);
-        }
       /* Megatron's --recompute-modules names but core_attn ("" when none) */
       {
         g_autofree char *mods = plan_recompute_modules_string (plan);

@@ -203,6 +203,8 @@ typedef struct {
 
   PlanSchedule schedule;
   gboolean     schedule_set;   /* user gave --schedule; otherwise vpp>1 implies interleaved */
+  gboolean     cp_comm_set;    /* user gave --cp-comm-type (or a plan file's CP exchange);
+                                * otherwise the stack's first offered when it lacks p2p */
   gboolean     sharding_set;   /* user gave --sharding (or a plan file's "sharding") */
   gboolean     rank_order_set; /* user gave --rank-order (or a plan file's rank_order);
                                 * otherwise a stack with one layout of its own takes it
@@ -743,5 +745,10 @@ void plan_apply_stack_moe (Plan *plan, const FwStack *stack);
  * then the MoE overlaps it always runs (plan_apply_stack_moe). predict and report
  * scaling's fixed plan go through it. */
 gboolean plan_adopt_stack (Plan *plan, const FwStack *stack, GError **error);
+/* The expert layout folds onto the ranks under the plan's rank order (every rank on the
+ * same pipeline stage in the dense tp x cp x dp and expert etp x ep x edp decompositions):
+ * plan_resolve checks it; a rank order taken from the stack after resolving is checked
+ * here (FALSE with PLAN_ERROR_INVALID). A dense or unresolved plan passes. */
+gboolean plan_check_fold (const Plan *plan, GError **error);
 
 G_END_DECLS

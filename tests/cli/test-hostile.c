@@ -374,6 +374,32 @@ test_tp_overlap_sms (void)
   remove_tree (dir);
 }
 
+/* What a stack decides when the user does not: its CP exchange (meta-llama3 offers the
+ * all-gather alone; --cp 2 was refused for a "--cp-comm-type p2p" never given), and its
+ * rank order, which must still fold the expert layout (qwen3-30b-a3b at pp 2 cp 2 under
+ * meta-llama3's tp-cp-ep-pp-dp was predicted though no order the user could give for it
+ * folds: --rank-order tp-cp-ep-pp-dp given by hand is refused). */
+static void
+test_stack_chosen_defaults (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("plan show --model llama3-8b --gpus 64 --framework meta-llama3 --tp 8 --cp 2 "
+              "--gbs 256 --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\"context_parallel_comm\" : \"all_gather\""));
+  run_result_clear (&r);
+  run_assert_error ("plan show --model llama3-8b --gpus 64 --framework meta-llama3 --tp 8 "
+                    "--cp 2 --gbs 256 --cp-comm-type p2p", 2,
+                    "--cp-comm-type p2p: the meta-llama3 stack does not offer it");
+  run_assert_error ("predict --no-db --model qwen3-30b-a3b --gpus 8 --pp 2 --cp 2 --gbs 16 "
+                    "--framework meta-llama3", 2, "the meta-llama3 stack lays ranks out as "
+                    "tp-cp-ep-pp-dp, and this plan's expert layout (etp x ep x edp) does not "
+                    "fold onto that order's pipeline stages");
+  run_assert_error ("predict --no-db --model qwen3-30b-a3b --gpus 8 --pp 2 --cp 2 --gbs 16 "
+                    "--rank-order tp-cp-ep-pp-dp", 2, "the expert layout does not fold onto "
+                    "the ranks: with rank order tp-cp-ep-pp-dp");
+}
+
 /* The first `n` lines of data/published-runs.csv (the header and rows 1, 2, ...). */
 static GPtrArray *
 published_lines (guint n)
@@ -808,6 +834,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/hostile/stdout-reader-gone", test_stdout_reader_gone);
   g_test_add_func ("/cli/hostile/run-host-memory", test_run_host_memory);
   g_test_add_func ("/cli/hostile/tp-overlap-sms", test_tp_overlap_sms);
+  g_test_add_func ("/cli/hostile/stack-chosen-defaults", test_stack_chosen_defaults);
   g_test_add_func ("/cli/hostile/run-narrow-precision", test_run_narrow_precision);
   g_test_add_func ("/cli/hostile/calibrate-inputs-first", test_calibrate_inputs_first);
   g_test_add_func ("/cli/hostile/json-duplicate-key", test_json_duplicate_key);

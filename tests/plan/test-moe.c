@@ -966,21 +966,22 @@ test_cuda_graphs (Fixture *f, gconstpointer data)
       g_assert_nonnull (strstr (s, "-cgmoe"));
     }
 
-  /* the stored plan's "moe" section reads back */
+  /* the stored plan's "training" section reads back (a dense plan's CUDA graphs went
+   * nowhere when they were kept under "moe") */
   g_autofree char *flags = g_strconcat (moe, "--cuda-graph-impl transformer_engine "
                                         "--cuda-graph-scope attn,moe", NULL);
   g_assert_true (resolve (f, flags, &error));
   g_autoptr (JsonBuilder) b = json_builder_new ();
   plan_to_json (&f->plan, b);
   g_autoptr (JsonNode) root = json_builder_get_root (b);
-  JsonObject *sec = json_object_get_object_member (json_node_get_object (root), "moe");
+  JsonObject *sec = json_object_get_object_member (json_node_get_object (root), "training");
   g_assert_cmpstr (json_object_get_string_member (sec, "cuda_graph_impl"), ==,
                    "transformer_engine");
   g_assert_cmpstr (json_object_get_string_member (sec, "cuda_graph_scope"), ==, "attn,moe");
   g_autoptr (JsonNode) wrapn = json_node_new (JSON_NODE_OBJECT);
   g_autoptr (JsonObject) wrap = json_object_new ();
-  json_object_set_member (wrap, "moe", json_node_copy (json_object_get_member (
-                                         json_node_get_object (root), "moe")));
+  json_object_set_member (wrap, "training", json_node_copy (json_object_get_member (
+                                              json_node_get_object (root), "training")));
   json_node_set_object (wrapn, wrap);
   g_autofree char *text = json_to_string (wrapn, FALSE);
   Plan q;

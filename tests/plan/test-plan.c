@@ -782,7 +782,9 @@ test_plan_json_cpu_offload (Fixture *f, gconstpointer data)
 /* The plan object tandem writes (plan_to_json: `plan show --json`, `predict --json`) read
  * back as a plan file gives the same plan: its JSON again, key for key. The reader
  * refused it before ("unknown section 'summary'"), and the fp8 recipe, the precision
- * section, the overlaps, the bucket and the HSDP group were not read or not written. */
+ * section, the overlaps, the bucket, the HSDP group, the pipeline's exchange options,
+ * the fused kernels' flags and a dense plan's CUDA graphs were not read or not written
+ * (the same plan string then predicted another step). */
 static void
 test_plan_json_round_trip (Fixture *f, gconstpointer data)
 {
@@ -799,6 +801,10 @@ test_plan_json_round_trip (Fixture *f, gconstpointer data)
     "--gpus 512 --tp 8 --gbs 64 --attention-backend unfused --seq-length 4096",
     "--gpus 2048 --sharding hsdp:64 --gbs 2048 --optimizer-offload --ddp-bucket-size 1000000 "
     "--grad-dtype bf16",
+    "--gpus 512 --tp 8 --pp 2 --gbs 64 --no-rope-fusion --cross-entropy-fusion-impl te "
+    "--cuda-graph-impl local --no-batch-p2p-sync --scatter-gather-tensors-in-pipeline",
+    "--gpus 512 --tp 8 --pp 2 --vpp 3 --gbs 64 --pp-lockstep",
+    "--gpus 512 --gbs 512 --sharding zero3 --no-gradient-accumulation-fusion",
     "--gpus 64 --tp 8 --pp 2 --vpp 3 --microbatch-group-size-per-virtual-pipeline-stage 4 "
     "--gbs 64 --precision fp32 --fp32-matmul-precision high --no-master-weights",
   };
