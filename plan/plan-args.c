@@ -481,6 +481,9 @@ on_int_option (const char *option, const char *value, gpointer data, GError **er
    * micro_batch_flag) */
   if (g_str_equal (option + 2, "mbs") || g_str_equal (option + 2, "micro-batch-size"))
     pp->plan->micro_batch_flag = TRUE;
+  /* a degree or batch given after a plan file changes what the file's derived counts were
+   * derived from (plan.h dp_file): they no longer hold, and are not checked */
+  pp->plan->dp_file = pp->plan->edp_given = pp->plan->grad_accum_given = 0;
   for (guint i = 0; i < G_N_ELEMENTS (int_opts); i++)
     if (g_str_equal (option + 2, int_opts[i].name))
       return parse_int (option, value, int_opts[i].min,

@@ -222,7 +222,7 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
       /* what tandem writes besides (plan_to_json): the derived dp, checked as --dp is,
        * and the attention core as --attention-backend */
       else if (g_str_equal (key, "data_parallel_degree"))
-        ok = json_get_int (pj, S, key, n, 1, &p->dp_given, error);
+        ok = json_get_int (pj, S, key, n, 1, &p->dp_file, error);
       else if (g_str_equal (key, "expert_data_parallel_degree"))
         ok = json_get_int (pj, S, key, n, 1, &p->edp_given, error);
       else if (g_str_equal (key, "attention_backend"))

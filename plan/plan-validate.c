@@ -478,8 +478,8 @@ resolve_moe (Plan *plan, const ModelSpec *model, GError **error)
   return TRUE;
 }
 
-gboolean
-plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError **error)
+static gboolean
+resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError **error)
 {
   guint64 devices = cluster->n_devices;
 
@@ -513,6 +513,12 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
                       plan->world_size, plan->tp, plan->pp, plan->cp, model_par, both, above);
     }
   plan->dp = (int) (plan->world_size / model_par);
+  if (plan->dp_file > 0 && plan->dp_file != plan->dp)
+    return invalid (error, "parallelism.data_parallel_degree %d in the plan file disagrees with "
+                    "world / (tp x pp x cp) = %d / %" G_GINT64_FORMAT " = %d (hint: the key is "
+                    "derived: leave it out, or make world_size %" G_GINT64_FORMAT ")",
+                    plan->dp_file, plan->world_size, model_par, plan->dp,
+                    model_par * plan->dp_file);
   if (plan->dp_given > 0 && plan->dp_given != plan->dp)
     return invalid (error, "--dp %d disagrees with world / (tp x pp x cp) = %d / %"
                     G_GINT64_FORMAT " = %d (hint: drop --dp, it is derived, or run on %"
@@ -1066,6 +1072,17 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
     return FALSE;
   if (plan->param_dtype == PLAN_PREC_FP32)
     plan->master_weights = FALSE;
+  return TRUE;
+}
+
+gboolean
+plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError **error)
+{
+  if (!resolve (plan, model, cluster, error))
+    return FALSE;
+  /* a plan file's derived counts held (plan.h dp_file): a copy changed after this is not
+   * held to them */
+  plan->dp_file = plan->edp_given = plan->grad_accum_given = 0;
   return TRUE;
 }
 

@@ -880,9 +880,14 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_BOOL ("enable_async_tensor_parallel", plan->async_tp);
   if (plan->fsdp_float8_all_gather)
     SET_BOOL ("enable_fsdp_float8_all_gather", TRUE);
-  SET_STR ("context_parallel_comm", plan_cp_comm_name (plan->cp_comm));
+  /* the CP exchange and the pipeline schedule where there is one (cp > 1, pp > 1): read
+   * back, a key names a choice, and a schedule named at pp 1 kept a stack from taking its
+   * own when a copy of the plan was split over stages (memory's fit suggestions) */
+  if (plan->cp > 1)
+    SET_STR ("context_parallel_comm", plan_cp_comm_name (plan->cp_comm));
   SET_STR ("attention_backend", plan_attn_backend_name (plan->attention_backend));
-  SET_STR ("pipeline_parallel_schedule", plan_schedule_name (plan->schedule));
+  if (plan->pp > 1)
+    SET_STR ("pipeline_parallel_schedule", plan_schedule_name (plan->schedule));
   SET_STR ("sharding", plan_sharding_name (plan->sharding));
   SET_STR ("rank_order", plan->rank_order);
   /* how the pipeline's exchanges run, where the plan or its stack says (-1: the stack's,

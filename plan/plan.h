@@ -441,11 +441,14 @@ typedef struct {
                                    * (Megatron's vocab-parallel cross entropy); -1 the
                                    * stack's */
   int      dp_given;             /* --dp as typed (checked against the derived dp); 0 = none */
-  int      edp_given;            /* a plan file's expert_data_parallel_degree (derived, as
-                                  * tandem writes it): checked; 0 = none */
-  int      grad_accum_given;     /* a plan file's training.gradient_accumulation_steps (as
-                                  * tandem writes it): checked against the derived count;
-                                  * 0 = none */
+  /* A plan file's derived counts, as tandem writes them (plan_to_json): checked against
+   * what the plan derives by plan_resolve, which then clears them (a copy changed after
+   * it, as the fit suggestions' are, is not held to them); any degree or batch flag given
+   * after the file clears them too (plan-args.c), since the flag changes what they were
+   * derived from. 0 = none. */
+  int      dp_file;              /* parallelism.data_parallel_degree */
+  int      edp_given;            /* parallelism.expert_data_parallel_degree */
+  int      grad_accum_given;     /* training.gradient_accumulation_steps */
 
   char *rank_order;              /* "tp-cp-ep-dp-pp" innermost first (Megatron default) */
 

@@ -400,6 +400,61 @@ test_stack_chosen_defaults (void)
                     "the ranks: with rank order tp-cp-ep-pp-dp");
 }
 
+/* A plan file tandem wrote carries its derived counts (data_parallel_degree,
+ * gradient_accumulation_steps): flags after --plan that change what they were derived from
+ * were refused by them ("--dp 32 disagrees ..." for a --dp never given), and memory's fit
+ * suggestions under --plan lost every degree change the same way. Now the flags replace
+ * them, the suggestions list degree changes, and a count edited by hand still disagrees
+ * clearly: TP 2 on 64 GPUs is dp 32, so 16 is refused naming the key. */
+static void
+test_plan_file_overrides (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-hostile");
+  RunResult r = { 0 };
+  run_tandem ("plan show --model llama3-8b --gpus 64 --tp 2 --gbs 256 --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  {
+    g_autoptr (JsonParser) parser = json_parser_new ();
+    g_assert_true (json_parser_load_from_data (parser, r.out, -1, NULL));
+    JsonObject *plan = json_object_get_object_member (
+      json_node_get_object (json_parser_get_root (parser)), "plan");
+    g_autoptr (JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+    json_node_set_object (node, plan);
+    g_autofree char *text = json_to_string (node, TRUE);
+    run_write_file (dir, "dense.json", text);
+    json_object_set_int_member (json_object_get_object_member (plan, "parallelism"),
+                                "data_parallel_degree", 16);
+    g_autofree char *bad = json_to_string (node, TRUE);
+    run_write_file (dir, "bad.json", bad);
+  }
+  run_result_clear (&r);
+  /* 128 GPUs at TP 2: dp 64; TP 4 on 64: dp 16; gbs 512 of micro-batches of 2 on dp 32 */
+  run_tandem ("plan show --model llama3-8b --plan {TMP}/dense.json --gpus 128", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "plan tp2-cp1-pp1-vpp1-dp64-mbs1-gbs256-"));
+  run_result_clear (&r);
+  run_tandem ("plan show --model llama3-8b --plan {TMP}/dense.json --tp 4", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "plan tp4-cp1-pp1-vpp1-dp16-mbs1-gbs256-"));
+  run_result_clear (&r);
+  run_tandem ("plan show --model llama3-8b --plan {TMP}/dense.json --gbs 512 --mbs 2", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "plan tp2-cp1-pp1-vpp1-dp32-mbs2-gbs512-"));
+  run_result_clear (&r);
+  run_assert_error ("plan show --model llama3-8b --plan {TMP}/bad.json", 2,
+                    "parallelism.data_parallel_degree 16 in the plan file disagrees with world "
+                    "/ (tp x pp x cp) = 64 / 2 = 32");
+  /* the fit suggestions under --plan split the model too (an 8B at TP 2 with 8K tokens
+   * does not fit 80 GB without recompute or more splitting) */
+  run_tandem ("memory --model llama3-8b --plan {TMP}/dense.json --sharding none", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.out, "what would fit"));
+  g_assert_true (strstr (r.out, "  --tp 4") != NULL || strstr (r.out, "  --pp 2") != NULL
+                 || strstr (r.out, "  --cp 2") != NULL);
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
 /* The first `n` lines of data/published-runs.csv (the header and rows 1, 2, ...). */
 static GPtrArray *
 published_lines (guint n)
@@ -835,6 +890,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/hostile/run-host-memory", test_run_host_memory);
   g_test_add_func ("/cli/hostile/tp-overlap-sms", test_tp_overlap_sms);
   g_test_add_func ("/cli/hostile/stack-chosen-defaults", test_stack_chosen_defaults);
+  g_test_add_func ("/cli/hostile/plan-file-overrides", test_plan_file_overrides);
   g_test_add_func ("/cli/hostile/run-narrow-precision", test_run_narrow_precision);
   g_test_add_func ("/cli/hostile/calibrate-inputs-first", test_calibrate_inputs_first);
   g_test_add_func ("/cli/hostile/json-duplicate-key", test_json_duplicate_key);
