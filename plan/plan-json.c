@@ -12,6 +12,7 @@
 #include "util/input.h"
 
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 
 typedef struct {
@@ -279,10 +280,11 @@ parse_moe (PlanJson *pj, JsonObject *obj, GError **error)
       const char *key = l->data;
       JsonNode *n = json_object_get_member (obj, key);
       gboolean ok;
+      /* at least 1, as the flags take them (0 was read as "the model's" silently) */
       if (g_str_equal (key, "num_experts"))
-        ok = json_get_int (pj, S, key, n, 0, &p->num_experts, error);
+        ok = json_get_int (pj, S, key, n, 1, &p->num_experts, error);
       else if (g_str_equal (key, "router_topk"))
-        ok = json_get_int (pj, S, key, n, 0, &p->moe_topk, error);
+        ok = json_get_int (pj, S, key, n, 1, &p->moe_topk, error);
       else if (g_str_equal (key, "token_dispatcher_type"))
         {
           const char *v = json_get_str (pj, S, key, n, error);
@@ -683,11 +685,12 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
           if (!JSON_NODE_HOLDS_VALUE (n)
               || (json_node_get_value_type (n) != G_TYPE_INT64
                   && json_node_get_value_type (n) != G_TYPE_DOUBLE)
-              || !(json_node_get_double (n) >= 1 && json_node_get_double (n) <= 0x1p53))
+              || !(json_node_get_double (n) >= 1 && json_node_get_double (n) <= 0x1p53)
+              || json_node_get_double (n) != floor (json_node_get_double (n)))
             {
               g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
-                           "%s: bucket_bytes must be a number of bytes between 1 and 2^53",
-                           source);
+                           "%s: bucket_bytes must be a whole number of bytes between 1 and "
+                           "2^53", source);
               return FALSE;
             }
           plan->bucket_bytes = json_node_get_double (n);

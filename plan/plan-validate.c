@@ -368,6 +368,10 @@ resolve_moe (Plan *plan, const ModelSpec *model, GError **error)
       if (plan->etp > 0 && plan->etp != plan->tp)
         return invalid (error, "--expert-tensor-parallel-size %d needs a mixture-of-experts "
                         "model, and %s is dense (hint: drop it)", plan->etp, model->name);
+      if (plan->edp_given > 0)
+        return invalid (error, "parallelism.expert_data_parallel_degree %d needs a "
+                        "mixture-of-experts model, and %s is dense (hint: drop the key)",
+                        plan->edp_given, model->name);
       /* the other MoE options change nothing on a dense model: refused as --ep and
        * --moe-router-topk are, so that the plan is what its flags say (they were ignored
        * with exit 0). The dispatcher and backend are refused where they differ from the

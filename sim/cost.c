@@ -1363,6 +1363,14 @@ sim_cost_options_set (SimCostOptions *o, const char *key, const char *value, GEr
       v = g_ascii_strtod (value, &end) * scale;
       if (end == value || *end != '\0' || !(v >= info->min && v <= info->max))
         goto bad;
+      /* SMs and CTAs are whole (131.9 SMs was taken as 131; a stack file refuses it) */
+      if ((g_str_has_suffix (name, "_sms") || strstr (name, "_ctas") != NULL) && v != floor (v))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "cost option %s: '%s' is not a whole number (SMs and CTAs are whole)",
+                       key, value);
+          return FALSE;
+        }
       if (info->type == 'i')
         *(int *) G_STRUCT_MEMBER_P (o, info->offset) = (int) v;
       else

@@ -355,6 +355,9 @@ test_tp_overlap_sms (void)
   g_autofree char *b = g_strdup_printf ("predict %s --cost tp_overlap_ag_sms=132", plan);
   run_assert_error (b, 2, "the all-gathers' kernels hold 132 SMs");
   RunResult r = { 0 };
+  /* SMs are whole, as a stack file says (131.9 was counted as 131) */
+  g_autofree char *frac = g_strdup_printf ("predict %s --cost tp_overlap_ag_sms=131.9", plan);
+  run_assert_error (frac, 2, "cost option tp_overlap_ag_sms: '131.9' is not a whole number");
   g_autofree char *c = g_strdup_printf ("predict %s --cost tp_overlap_ag_sms=131", plan);
   run_tandem (c, &r);
   g_assert_cmpint (r.status, ==, 0);
@@ -444,6 +447,17 @@ test_plan_file_overrides (void)
   run_assert_error ("plan show --model llama3-8b --plan {TMP}/bad.json", 2,
                     "parallelism.data_parallel_degree 16 in the plan file disagrees with world "
                     "/ (tp x pp x cp) = 64 / 2 = 32");
+  /* keys a dense plan or the flags would not take: an expert count of 0 (read as the
+   * model's), a bucket of 1.5 bytes, an expert DP degree on a dense model */
+  run_write_file (dir, "ne.json", "{\"moe\": {\"num_experts\": 0}}");
+  run_assert_error ("plan show --model mixtral-8x7b --gpus 8 --plan {TMP}/ne.json", 2,
+                    "moe.num_experts must be an integer >= 1");
+  run_write_file (dir, "bb.json", "{\"bucket_bytes\": 1.5}");
+  run_assert_error ("plan show --model llama3-8b --gpus 8 --plan {TMP}/bb.json", 2,
+                    "bucket_bytes must be a whole number of bytes");
+  run_write_file (dir, "edp.json", "{\"parallelism\": {\"expert_data_parallel_degree\": 5}}");
+  run_assert_error ("plan show --model llama3-8b --gpus 8 --plan {TMP}/edp.json", 2,
+                    "parallelism.expert_data_parallel_degree 5 needs a mixture-of-experts model");
   /* the fit suggestions under --plan split the model too (an 8B at TP 2 with 8K tokens
    * does not fit 80 GB without recompute or more splitting) */
   run_tandem ("memory --model llama3-8b --plan {TMP}/dense.json --sharding none", &r);
