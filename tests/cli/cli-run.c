@@ -64,6 +64,12 @@ run_tandem (const char *args, RunResult *r)
   g_assert_no_error (error);
   g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
   g_assert_no_error (error);
+  /* a command killed by a signal (a sanitizer's abort_on_error report, the kernel) fails
+   * the test with what it printed, not with GLib's critical about an exit status that the
+   * process never had */
+  if (g_subprocess_get_if_signaled (proc))
+    g_error ("tandem %s: killed by signal %d\nstdout: %s\nstderr: %s", args,
+             g_subprocess_get_term_sig (proc), r->out ? r->out : "", r->err ? r->err : "");
   r->status = g_subprocess_get_exit_status (proc);
 }
 
