@@ -656,6 +656,7 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
       return FALSE;
     }
   PlanJson pj = { .plan = plan, .source = source, .shard_degree = 0, .replicate_degree = 0 };
+  gboolean written = FALSE;      /* the plan object tandem writes (its "summary") */
   JsonObject *obj = json_node_get_object (root);
   g_autoptr (GList) members = json_object_get_members (obj);
   for (GList *l = members; l; l = l->next)
@@ -671,6 +672,7 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
         {
           if (json_get_str (&pj, "plan", key, n, error) == NULL)
             return FALSE;
+          written = TRUE;
           continue;
         }
       if (g_str_equal (key, "optimizer_offload"))
@@ -723,6 +725,20 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
         return FALSE;
     }
 
+  /* The plan object tandem writes carries its micro-batch (pipeline_parallel_microbatch_size)
+   * and schedules a step beside local_batch_size, which it derived from them: read as
+   * those, a flag after --plan that changes the degrees or the batch gives the plan the same
+   * flags alone give (local_batch_size 1 from a pp 1 plan, with --pp 2 after it, ran 4
+   * schedules of one micro-batch where the flags run one of 4) */
+  if (written && plan->local_batch > 0)
+    {
+      if (!json_object_has_member (json_object_get_object_member (obj, "parallelism") != NULL
+                                   ? json_object_get_object_member (obj, "parallelism") : obj,
+                                   "pipeline_parallel_microbatch_size"))
+        plan->micro_batch = plan->local_batch;
+      plan->local_batch = 0;
+      plan->pps_file = plan->pp_schedules > 0;
+    }
   /* TorchTitan's data-parallel degrees to a sharding level: replicate > 1 with shard > 1
    * is HSDP; shard > 1 (or -1) alone is FSDP, whose reshard_after_forward "never" keeps
    * the parameters gathered (ZeRO-2-like); replicate alone is DDP. */
@@ -744,12 +760,13 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
    * group's size is the shard degree (hsdp:K) */
   else if (plan->sharding == PLAN_SHARD_HSDP && plan->hsdp_shard_size == 0)
     {
-      if (pj.shard_degree <= 1)
+      /* 1 is a group of one (tandem writes it for --data-parallel-replicate-degree dp) */
+      if (pj.shard_degree < 1)
         {
           g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
                        "%s: parallelism.sharding 'hsdp' needs its shard-group size (hint: "
-                       "\"sharding\": \"hsdp:8\", or parallelism.data_parallel_shard_degree 8)",
-                       source);
+                       "\"sharding\": \"hsdp:K\" or parallelism.data_parallel_shard_degree K, "
+                       "K dividing the data-parallel degree)", source);
           return FALSE;
         }
       plan->hsdp_shard_size = pj.shard_degree;

@@ -843,7 +843,10 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_INT ("data_parallel_degree", plan->dp);
   if (plan->num_experts > 0)
     {
-      SET_INT ("expert_tensor_parallel_degree", plan->etp > 0 ? plan->etp : plan->tp);
+      /* where given: unset it follows tp (Megatron's default), also when a flag after the
+       * file changes tp */
+      if (plan->etp > 0)
+        SET_INT ("expert_tensor_parallel_degree", plan->etp);
       SET_INT ("expert_data_parallel_degree", plan->edp);
     }
   if (plan->sharding == PLAN_SHARD_HSDP)
@@ -880,13 +883,14 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
   SET_BOOL ("enable_async_tensor_parallel", plan->async_tp);
   if (plan->fsdp_float8_all_gather)
     SET_BOOL ("enable_fsdp_float8_all_gather", TRUE);
-  /* the CP exchange and the pipeline schedule where there is one (cp > 1, pp > 1): read
-   * back, a key names a choice, and a schedule named at pp 1 kept a stack from taking its
+  /* the CP exchange where there is one (cp > 1), and the schedule where there is one or
+   * it is not the default 1F1B (GPipe at pp 1 holds every micro-batch's activations):
+   * read back, a key names a choice, and 1F1B named at pp 1 kept a stack from taking its
    * own when a copy of the plan was split over stages (memory's fit suggestions) */
   if (plan->cp > 1)
     SET_STR ("context_parallel_comm", plan_cp_comm_name (plan->cp_comm));
   SET_STR ("attention_backend", plan_attn_backend_name (plan->attention_backend));
-  if (plan->pp > 1)
+  if (plan->pp > 1 || plan->schedule != PLAN_SCHED_1F1B)
     SET_STR ("pipeline_parallel_schedule", plan_schedule_name (plan->schedule));
   SET_STR ("sharding", plan_sharding_name (plan->sharding));
   SET_STR ("rank_order", plan->rank_order);

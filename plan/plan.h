@@ -447,6 +447,9 @@ typedef struct {
    * after the file clears them too (plan-args.c), since the flag changes what they were
    * derived from. 0 = none. */
   int      dp_file;              /* parallelism.data_parallel_degree */
+  gboolean pps_file;             /* pp_schedules came from a file tandem wrote (a "summary"
+                                  * key), derived there from its local batch: dropped with
+                                  * the counts above */
   int      edp_given;            /* parallelism.expert_data_parallel_degree */
   int      grad_accum_given;     /* training.gradient_accumulation_steps */
 

@@ -1363,11 +1363,14 @@ sim_cost_options_set (SimCostOptions *o, const char *key, const char *value, GEr
       v = g_ascii_strtod (value, &end) * scale;
       if (end == value || *end != '\0' || !(v >= info->min && v <= info->max))
         goto bad;
-      /* SMs and CTAs are whole (131.9 SMs was taken as 131; a stack file refuses it) */
-      if ((g_str_has_suffix (name, "_sms") || strstr (name, "_ctas") != NULL) && v != floor (v))
+      /* SMs, CTAs and tile sides are whole (131.9 SMs was taken as 131; a stack file
+       * refuses it) */
+      if ((info->type == 'i' || g_str_has_suffix (name, "_sms") || strstr (name, "_ctas") != NULL)
+          && v != floor (v))
         {
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       "cost option %s: '%s' is not a whole number (SMs and CTAs are whole)",
+                       "cost option %s: '%s' is not a whole number (SMs, CTAs and tiles are "
+                       "whole)",
                        key, value);
           return FALSE;
         }
@@ -1417,8 +1420,27 @@ sim_cost_options_check_device (const SimCostOptions *o, const TopoCluster *clust
   /* the stacks' counts are CUDA SMs (Transformer Engine's userbuffers); another vendor's
    * units (a TPU's TensorCores, a CPU host's one core a rank) are not, and keep the
    * clamp of sim_cost_coll_sms */
-  if (dev->sms == 0 || g_strcmp0 (dev->vendor, "nvidia") != 0 || plan->tp <= 1
-      || !plan->tp_comm_overlap)
+  if (dev->sms == 0 || g_strcmp0 (dev->vendor, "nvidia") != 0)
+    return TRUE;
+  /* the communication kernels' CTAs (NCCL's channels, DeepEP's SMs; --cost): as many as
+   * the device has SMs leaves compute none, and was counted as all but one */
+  const struct { double v; const char *key; } ctas[] = {
+    { o->ep_comm_sms, "ep_comm_sms" }, { o->nccl_ctas_nvlink, "nccl_ctas_nvlink" },
+    { o->nccl_ctas_nvls, "nccl_ctas_nvls" }, { o->nccl_ctas_net, "nccl_ctas_net" },
+    { o->nccl_ctas_net_1ppn, "nccl_ctas_net_1ppn" },
+    { o->nccl_p2p_ctas_nvlink, "nccl_p2p_ctas_nvlink" },
+    { o->nccl_p2p_ctas_net, "nccl_p2p_ctas_net" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (ctas); i++)
+    if (ctas[i].v >= (double) dev->sms)
+      {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,
+                     "--cost %s=%g: a communication kernel of that many CTAs holds every "
+                     "SM of %s (%u): none would be left for compute (hint: %u at most)",
+                     ctas[i].key, ctas[i].v, dev->name, dev->sms, dev->sms - 1);
+        return FALSE;
+      }
+  if (plan->tp <= 1 || !plan->tp_comm_overlap)
     return TRUE;
   const struct { double v; const char *coll, *key; } held[] = {
     { o->tp_overlap_ag_sms, "all-gathers", "all_gather" },

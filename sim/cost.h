@@ -432,8 +432,9 @@ double   sim_cost_cpu_skew_s       (const double *seg, int n_seg, const SimCpuRa
 void     sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan);
 /* What the options ask of the device that it does not have, for this plan: TP-comm
  * overlap kernels holding as many SMs as the device has or more (a stack file's
- * tp_overlap_sms, or --cost tp_overlap_ag_sms / tp_overlap_rs_sms), which left the GEMM
- * beside them no SM and were counted as the device's SMs less one without a word.
+ * tp_overlap_sms, or --cost tp_overlap_ag_sms / tp_overlap_rs_sms), or NCCL's / DeepEP's
+ * CTA counts that large (--cost), which left compute beside them no SM and were counted
+ * as the device's SMs less one without a word (NVIDIA parts: the counts are CUDA SMs).
  * PLAN_ERROR_INVALID naming the figure, the device and what to change. */
 gboolean sim_cost_options_check_device (const SimCostOptions *o, const TopoCluster *cluster,
                                         const Plan *plan, GError **error);

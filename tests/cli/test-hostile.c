@@ -358,6 +358,10 @@ test_tp_overlap_sms (void)
   /* SMs are whole, as a stack file says (131.9 was counted as 131) */
   g_autofree char *frac = g_strdup_printf ("predict %s --cost tp_overlap_ag_sms=131.9", plan);
   run_assert_error (frac, 2, "cost option tp_overlap_ag_sms: '131.9' is not a whole number");
+  /* NCCL's CTAs the same: 132 channels hold every SM (clamped to 131 before) */
+  g_autofree char *ctas = g_strdup_printf ("predict %s --cost nccl_ctas_nvlink=132", plan);
+  run_assert_error (ctas, 2, "--cost nccl_ctas_nvlink=132: a communication kernel of that "
+                    "many CTAs holds every SM of H100-SXM5-80GB (132)");
   g_autofree char *c = g_strdup_printf ("predict %s --cost tp_overlap_ag_sms=131", plan);
   run_tandem (c, &r);
   g_assert_cmpint (r.status, ==, 0);
@@ -443,6 +447,21 @@ test_plan_file_overrides (void)
   run_tandem ("plan show --model llama3-8b --plan {TMP}/dense.json --gbs 512 --mbs 2", &r);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "plan tp2-cp1-pp1-vpp1-dp32-mbs2-gbs512-"));
+  run_result_clear (&r);
+  /* --pp 2 after it is the plan the flags alone give: one schedule of 8 micro-batches a
+   * rank (256 / (1 x 32)), not the file's local batch of 1 as 8 schedules of one (pps8) */
+  run_tandem ("plan show --model llama3-8b --plan {TMP}/dense.json --pp 2", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "plan tp2-cp1-pp2-vpp1-dp16-mbs1-gbs256-"));
+  run_result_clear (&r);
+  /* and report scaling takes the file at every size (the file's dp refused the others as
+   * invalid); without recompute at 8K tokens none fits 80 GB: each size is out of memory,
+   * exit 3, none invalid */
+  run_tandem ("report scaling --model llama3-8b --plan {TMP}/dense.json --gpus 32,64,128 "
+              "--strong --json", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.out, "\"status\" : \"oom\""));
+  g_assert_null (strstr (r.out, "\"invalid\""));
   run_result_clear (&r);
   run_assert_error ("plan show --model llama3-8b --plan {TMP}/bad.json", 2,
                     "parallelism.data_parallel_degree 16 in the plan file disagrees with world "

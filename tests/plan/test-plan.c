@@ -805,6 +805,9 @@ test_plan_json_round_trip (Fixture *f, gconstpointer data)
     "--cuda-graph-impl local --no-batch-p2p-sync --scatter-gather-tensors-in-pipeline",
     "--gpus 512 --tp 8 --pp 2 --vpp 3 --gbs 64 --pp-lockstep",
     "--gpus 512 --gbs 512 --sharding zero3 --no-gradient-accumulation-fusion",
+    /* GPipe at pp 1 holds every micro-batch's activations: the schedule is kept */
+    "--gpus 512 --tp 8 --gbs 256 --schedule GPipe",
+    "--gpus 64 --gbs 64 --sharding hsdp:64 --data-parallel-replicate-degree 1",
     "--gpus 64 --tp 8 --pp 2 --vpp 3 --microbatch-group-size-per-virtual-pipeline-stage 4 "
     "--gbs 64 --precision fp32 --fp32-matmul-precision high --no-master-weights",
   };
