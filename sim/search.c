@@ -950,14 +950,31 @@ empty_space_error (const SearchSpace *s, GError **error)
        * read "the values given exclude each other (the layer split, --vpp, ...)" */
       PlanMoe moe;
       plan_moe (&sp->base, sp->model, &moe);
-      g_autofree char *eps = sp->ep->len > 0 ? ints_text (sp->ep) : NULL;
+      /* where the stack fixed ep or the rank order, say so: "with --ep 1 ... widen --ep"
+       * named a flag the user never gave and could not widen (meta-llama3) */
+      const FwStack *st = sp->stack;
+      const gboolean stack_ep = st != NULL && !st->offers_ep;
+      const gboolean stack_order = st != NULL && st->offers_rank_orders != NULL
+                                   && st->offers_rank_orders[0] != NULL
+                                   && st->offers_rank_orders[1] == NULL;
+      g_autofree char *eps = sp->ep->len > 0 && !stack_ep ? ints_text (sp->ep) : NULL;
+      g_autofree char *why = stack_ep || stack_order
+        ? g_strdup_printf ("; the %s stack %s%s%s", st->name,
+                           stack_ep ? "runs no expert parallelism" : "",
+                           stack_ep && stack_order ? " and " : "",
+                           stack_order ? "lays ranks out as its one rank order, " : "")
+        : g_strdup ("");
+      g_autofree char *order = stack_order ? g_strdup (st->offers_rank_orders[0]) : g_strdup ("");
       constraint (error, "the constraints leave no plan to try for %s on %s with global batch "
-                  "%d: no expert layout is left for its %d experts%s%s (ep divides the experts "
-                  "and tp x cp x dp with the expert TP; ep > 1 with tp > 1 needs SP; ZeRO-3 and "
-                  "HSDP are not searched with experts) (hint: widen --ep, --sharding, "
-                  "--sequence-parallel or --gpus)", sp->model->name, sp->cluster->name,
-                  sp->base.global_batch, (int) moe.experts, eps ? " with --ep " : "",
-                  eps ? eps : "");
+                  "%d: no expert layout is left for its %d experts%s%s%s%s (ep divides the "
+                  "experts and tp x cp x dp with the expert TP, and the layout folds onto the "
+                  "rank order's pipeline stages; ep > 1 with tp > 1 needs SP; ZeRO-3 and HSDP "
+                  "are not searched with experts) (hint: %s)", sp->model->name,
+                  sp->cluster->name, sp->base.global_batch, (int) moe.experts,
+                  eps ? " with --ep " : "", eps ? eps : "", why, order,
+                  stack_ep || stack_order ? "--pp 1, or another --framework"
+                                          : "widen --ep, --sharding, --sequence-parallel or "
+                                            "--gpus");
     }
   else if (s->reach == SEARCH_REACH_DEGREES)
     constraint (error, "the constraints leave no plan to try for %s on %s with global batch "

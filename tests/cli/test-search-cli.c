@@ -1604,6 +1604,13 @@ test_edge_inputs (void)
       ": no expert layout is left for its 8 experts (" },
     { "--model mixtral-8x7b --gpus 2 --ep 8",
       ": no expert layout is left for its 8 experts with --ep 8 (" },
+    /* meta-llama3 fixes ep 1 and its one rank order, tp-cp-ep-pp-dp, on which Mixtral's
+     * experts at pp 2 cp 2 fold onto no stage layout: said so, not "with --ep 1 ... widen
+     * --ep", a flag never given that the stack refuses */
+    { "--model mixtral-8x7b --gpus 32 --tp 2 --pp 2 --cp 2 --sequence-parallel "
+      "--framework meta-llama3",
+      ": no expert layout is left for its 8 experts; the meta-llama3 stack runs no expert "
+      "parallelism and lays ranks out as its one rank order, tp-cp-ep-pp-dp (" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (named); i++)
     {
