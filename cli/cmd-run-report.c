@@ -289,6 +289,23 @@ cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const 
                             ph->len, error);
 }
 
+void
+cli_run_predicted_members (JsonBuilder *b, const SimResult *s, double bubble_s,
+                           guint64 peak_bytes)
+{
+  util_json_member_number (b, "step_time_s", s->step_time_s);
+  util_json_member_number (b, "tokens_per_s", s->tokens_per_s);
+  util_json_member_number (b, "compute_s", s->compute_s);
+  kinds_member (b, "comm_s", s->comm_s);
+  kinds_member (b, "exposed_comm_s", s->exposed_comm_s);
+  if (bubble_s >= 0)
+    util_json_member_number (b, "bubble_s", bubble_s);
+  util_json_member_number (b, "bubble_fraction", s->bubble_fraction);
+  util_json_member_number (b, "overlap_ratio", s->overlap_ratio);
+  json_builder_set_member_name (b, "peak_memory_bytes");
+  json_builder_add_int_value (b, (gint64) peak_bytes);
+}
+
 JsonNode *
 cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const PlanMemory *mem,
               const Verify *v)
@@ -443,16 +460,7 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
 
   json_builder_set_member_name (b, "predicted");
   json_builder_begin_object (b);
-  util_json_member_number (b, "step_time_s", s->step_time_s);
-  util_json_member_number (b, "tokens_per_s", s->tokens_per_s);
-  util_json_member_number (b, "compute_s", s->compute_s);
-  kinds_member (b, "comm_s", s->comm_s);
-  kinds_member (b, "exposed_comm_s", s->exposed_comm_s);
-  util_json_member_number (b, "bubble_s", pred[T_BUBBLE]);
-  util_json_member_number (b, "bubble_fraction", s->bubble_fraction);
-  util_json_member_number (b, "overlap_ratio", s->overlap_ratio);
-  json_builder_set_member_name (b, "peak_memory_bytes");
-  json_builder_add_int_value (b, (gint64) mem->peak_bytes);
+  cli_run_predicted_members (b, s, pred[T_BUBBLE], mem->peak_bytes);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "error_pct");

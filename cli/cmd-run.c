@@ -637,17 +637,8 @@ failed_run_json (const RunCtx *c, const char *message, int status, const OomPred
   json_builder_set_member_name (b, "predicted");
   if (o != NULL && o->p != NULL)
     {
-      const SimResult *s = o->p->result;
       json_builder_begin_object (b);
-      util_json_member_number (b, "step_time_s", s->step_time_s);
-      util_json_member_number (b, "tokens_per_s", s->tokens_per_s);
-      util_json_member_number (b, "compute_s", s->compute_s);
-      sim_comm_kinds_to_json (b, "comm_s", s->comm_s);
-      sim_comm_kinds_to_json (b, "exposed_comm_s", s->exposed_comm_s);
-      util_json_member_number (b, "bubble_fraction", s->bubble_fraction);
-      util_json_member_number (b, "overlap_ratio", s->overlap_ratio);
-      json_builder_set_member_name (b, "peak_memory_bytes");
-      json_builder_add_int_value (b, (gint64) o->mem.peak_bytes);
+      cli_run_predicted_members (b, o->p->result, -1, o->mem.peak_bytes);
       json_builder_set_member_name (b, "peak_stage");
       json_builder_add_int_value (b, o->mem.peak_stage);
       json_builder_set_member_name (b, "fits");

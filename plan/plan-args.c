@@ -483,9 +483,7 @@ on_int_option (const char *option, const char *value, gpointer data, GError **er
     pp->plan->micro_batch_flag = TRUE;
   /* a degree or batch given after a plan file changes what the file's derived counts were
    * derived from (plan.h dp_file): they no longer hold, and are not checked */
-  pp->plan->dp_file = pp->plan->edp_given = pp->plan->grad_accum_given = 0;
-  if (pp->plan->pps_file)
-    pp->plan->pp_schedules = 0, pp->plan->pps_file = FALSE;
+  plan_drop_file_counts (pp->plan, TRUE);
   for (guint i = 0; i < G_N_ELEMENTS (int_opts); i++)
     if (g_str_equal (option + 2, int_opts[i].name))
       return parse_int (option, value, int_opts[i].min,

@@ -22,6 +22,7 @@ typedef struct {
   int         replicate_degree;  /* data_parallel_replicate_degree */
   const char *reshard;           /* fsdp_reshard_after_forward */
   gboolean    sharding_named;    /* an explicit "sharding" key wins */
+  gboolean    mbs_named;         /* parallelism.pipeline_parallel_microbatch_size given */
 } PlanJson;
 
 static gboolean
@@ -119,7 +120,7 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
       else if (g_str_equal (key, "data_parallel_replicate_degree"))
         ok = json_get_int (pj, S, key, n, 1, &pj->replicate_degree, error);
       else if (g_str_equal (key, "pipeline_parallel_microbatch_size"))
-        ok = json_get_int (pj, S, key, n, 1, &p->micro_batch, error);
+        ok = pj->mbs_named = json_get_int (pj, S, key, n, 1, &p->micro_batch, error);
       else if (g_str_equal (key, "virtual_stages_per_rank"))
         ok = json_get_int (pj, S, key, n, 1, &p->vpp, error);
       else if (g_str_equal (key, "microbatch_group_size_per_vp_stage"))
@@ -732,9 +733,7 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
    * schedules of one micro-batch where the flags run one of 4) */
   if (written && plan->local_batch > 0)
     {
-      if (!json_object_has_member (json_object_get_object_member (obj, "parallelism") != NULL
-                                   ? json_object_get_object_member (obj, "parallelism") : obj,
-                                   "pipeline_parallel_microbatch_size"))
+      if (!pj.mbs_named)
         plan->micro_batch = plan->local_batch;
       plan->local_batch = 0;
       plan->pps_file = plan->pp_schedules > 0;

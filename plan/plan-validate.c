@@ -1086,8 +1086,7 @@ plan_resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GE
     return FALSE;
   /* a plan file's derived counts held (plan.h dp_file): a copy changed after this is not
    * held to them */
-  plan->dp_file = plan->edp_given = plan->grad_accum_given = 0;
-  plan->pps_file = FALSE;
+  plan_drop_file_counts (plan, FALSE);
   return TRUE;
 }
 

@@ -1013,3 +1013,13 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
 #undef SET_BOOL
 #undef SET_STR
 }
+
+void
+plan_drop_file_counts (Plan *plan, gboolean schedules)
+{
+  g_return_if_fail (plan != NULL);
+  plan->dp_file = plan->edp_given = plan->grad_accum_given = 0;
+  if (schedules && plan->pps_file)
+    plan->pp_schedules = 0;
+  plan->pps_file = FALSE;
+}

@@ -756,5 +756,10 @@ gboolean plan_adopt_stack (Plan *plan, const FwStack *stack, GError **error);
  * plan_resolve checks it; a rank order taken from the stack after resolving is checked
  * here (FALSE with PLAN_ERROR_INVALID). A dense or unresolved plan passes. */
 gboolean plan_check_fold (const Plan *plan, GError **error);
+/* Drops a plan file's derived counts (dp_file, edp_given, grad_accum_given): once checked
+ * (plan_resolve), or when what they were derived from changes (a degree or batch flag after
+ * the file, another size in report scaling); with `schedules`, its derived schedules a step
+ * too (pps_file). */
+void     plan_drop_file_counts (Plan *plan, gboolean schedules);
 
 G_END_DECLS

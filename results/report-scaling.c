@@ -140,9 +140,7 @@ predict_size (const ReportScalingSpec *spec, TopoCluster *cluster, int gpus, int
   plan.grad_accum = 0;
   /* and so do a plan file's derived counts (plan.h dp_file): every size but the file's
    * was refused by them */
-  plan.dp_file = plan.edp_given = plan.grad_accum_given = 0;
-  if (plan.pps_file)
-    plan.pp_schedules = 0, plan.pps_file = FALSE;
+  plan_drop_file_counts (&plan, TRUE);
   g_autoptr (GError) perr = NULL;
   if (!plan_resolve (&plan, spec->model, cluster, &perr))
     {

@@ -88,6 +88,17 @@ launch (int np, const char *args, const char *db, const char *die_at, gboolean m
   l->wall_s = (g_get_monotonic_time () - t0) * 1e-6;
 }
 
+/* The test's database, its WAL files and their directory. */
+static void
+remove_db (const char *dir, const char *db)
+{
+  g_autofree char *wal = g_strconcat (db, "-wal", NULL), *shm = g_strconcat (db, "-shm", NULL);
+  g_unlink (db);
+  g_unlink (wal);
+  g_unlink (shm);
+  g_rmdir (dir);
+}
+
 static void
 dump (const Launch *l)
 {
@@ -187,11 +198,7 @@ verify_case_mem (int np, const char *plan_args, double mem_tol)
     measured += g_array_index (rec->phases, ResPhase, i).source == RES_SOURCE_MEASURED;
   g_assert_cmpuint (measured, ==, 6u * np);
   launch_clear (&l);
-  g_unlink (db);
-  g_autofree char *wal = g_strconcat (db, "-wal", NULL), *shm = g_strconcat (db, "-shm", NULL);
-  g_unlink (wal);
-  g_unlink (shm);
-  g_rmdir (dir);
+  remove_db (dir, db);
 }
 
 static void
@@ -331,11 +338,7 @@ test_dead_rank (void)
   g_assert_false (rec->has_measurement);
   g_assert_cmpuint (rec->phases->len, ==, 0);
   launch_clear (&l);
-  g_autofree char *wal = g_strconcat (db, "-wal", NULL), *shm = g_strconcat (db, "-shm", NULL);
-  g_unlink (db);
-  g_unlink (wal);
-  g_unlink (shm);
-  g_rmdir (dir);
+  remove_db (dir, db);
 }
 
 /* Two ranks on one host share its memory. Each checked its buffers against the whole
@@ -371,11 +374,7 @@ test_host_share (void)
   const ResRunRow *row = g_ptr_array_index (runs, 0);
   g_assert_cmpint (row->status, ==, RES_STATUS_OOM);
   launch_clear (&l);
-  g_autofree char *wal = g_strconcat (db, "-wal", NULL), *shm = g_strconcat (db, "-shm", NULL);
-  g_unlink (db);
-  g_unlink (wal);
-  g_unlink (shm);
-  g_rmdir (dir);
+  remove_db (dir, db);
 }
 
 /* ---- in process, without MPI ------------------------------------------------------------- */
