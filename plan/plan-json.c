@@ -23,6 +23,10 @@ typedef struct {
   const char *reshard;           /* fsdp_reshard_after_forward */
   gboolean    sharding_named;    /* an explicit "sharding" key wins */
   gboolean    mbs_named;         /* parallelism.pipeline_parallel_microbatch_size given */
+  /* cuda_graph_impl / cuda_graph_scope as first read, and the section they were read in
+   * (both "training" and, as tandem wrote them before, "moe" hold them) */
+  const char *cuda_graph[2];
+  const char *cuda_graph_section[2];
 } PlanJson;
 
 static gboolean
@@ -90,6 +94,29 @@ apply_as_flag (PlanJson *pj, const char *flag, const char *value, GError **error
       g_error_free (local);
     }
   return ok;
+}
+
+/* "cuda_graph_impl" / "cuda_graph_scope" of section S (training, or moe where tandem
+ * wrote them before): as the flag; the same key in both sections must agree (the file
+ * would otherwise mean whichever section came last) */
+static gboolean
+apply_cuda_graph (PlanJson *pj, const char *S, const char *key, JsonNode *n, GError **error)
+{
+  const int k = g_str_equal (key, "cuda_graph_impl") ? 0 : 1;
+  const char *v = json_get_str (pj, S, key, n, error);
+  if (v == NULL)
+    return FALSE;
+  if (pj->cuda_graph[k] != NULL && g_strcmp0 (pj->cuda_graph[k], v) != 0)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                   "%s: %s.%s is \"%s\" but %s.%s is \"%s\" (hint: keep one of them; "
+                   "tandem writes it under \"training\")",
+                   pj->source, S, key, v, pj->cuda_graph_section[k], key, pj->cuda_graph[k]);
+      return FALSE;
+    }
+  pj->cuda_graph[k] = v;
+  pj->cuda_graph_section[k] = S;
+  return apply_as_flag (pj, k == 0 ? "cuda-graph-impl" : "cuda-graph-scope", v, error);
 }
 
 static gboolean
@@ -317,12 +344,7 @@ parse_moe (PlanJson *pj, JsonObject *obj, GError **error)
       else if (g_str_equal (key, "a2a_overlap"))
         ok = json_get_bool (pj, S, key, n, &p->moe_a2a_overlap, error);
       else if (g_str_equal (key, "cuda_graph_impl") || g_str_equal (key, "cuda_graph_scope"))
-        {
-          const char *v = json_get_str (pj, S, key, n, error);
-          ok = v != NULL && apply_as_flag (pj, g_str_equal (key, "cuda_graph_impl")
-                                                 ? "cuda-graph-impl" : "cuda-graph-scope",
-                                           v, error);
-        }
+        ok = apply_cuda_graph (pj, S, key, n, error);
       else if (g_str_equal (key, "recompute_modules"))
         {
           /* --recompute-modules names (plan.h); core_attn belongs to
@@ -421,14 +443,9 @@ parse_training (PlanJson *pj, JsonObject *obj, GError **error)
         ok = json_get_bool (pj, S, key, n, &p->optimizer_offload, error);
       else if (g_str_equal (key, "gradient_accumulation_steps"))
         ok = json_get_int (pj, S, key, n, 1, &p->grad_accum_given, error);
+      /* (tandem wrote them under "moe" before; both are read) */
       else if (g_str_equal (key, "cuda_graph_impl") || g_str_equal (key, "cuda_graph_scope"))
-        {
-          /* (tandem wrote them under "moe" before; both are read) */
-          const char *v = json_get_str (pj, S, key, n, error);
-          ok = v != NULL && apply_as_flag (pj, g_str_equal (key, "cuda_graph_impl")
-                                                 ? "cuda-graph-impl" : "cuda-graph-scope",
-                                           v, error);
-        }
+        ok = apply_cuda_graph (pj, S, key, n, error);
       else if (g_str_equal (key, "rope_fusion"))
         {
           gboolean v = TRUE;
@@ -451,7 +468,10 @@ parse_training (PlanJson *pj, JsonObject *obj, GError **error)
           g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
                        "%s: unknown key training.%s (hint: local_batch_size, "
                        "global_batch_size, seq_len, gradient_accumulation_steps, "
-                       "mixed_precision_param, compile)", pj->source, key);
+                       "mixed_precision_param, mixed_precision_reduce, precision, compile, "
+                       "mtp_num_layers, optimizer_offload, cuda_graph_impl, cuda_graph_scope, "
+                       "rope_fusion, cross_entropy_fusion_impl, gradient_accumulation_fusion)",
+                       pj->source, key);
           return FALSE;
         }
       if (!ok)
@@ -603,7 +623,8 @@ parse_checkpoint (PlanJson *pj, JsonObject *obj, GError **error)
         {
           g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
                        "%s: unknown key activation_checkpoint.%s (hint: mode, method, "
-                       "num_layers, selective_ac_option)", pj->source, key);
+                       "num_layers, selective_ac_option, cpu_offloading_num_layers)",
+                       pj->source, key);
           return FALSE;
         }
       if (!ok)

@@ -857,6 +857,22 @@ test_plan_json_round_trip (Fixture *f, gconstpointer data)
   g_assert_false (plan_load_json_data (&f->plan, "{\"parallelism\": {\"sharding\": \"hsdp\"}}",
                                        -1, "inline", &error));
   g_assert_nonnull (strstr (error->message, "'hsdp' needs its shard-group size"));
+  /* CUDA graphs are read under "training" and, as tandem wrote them before, under "moe":
+   * the same value in both is one setting; two values would leave the plan to whichever
+   * section came last, so they are refused with both named */
+  g_clear_error (&error);
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_true (plan_load_json_data (&f->plan, "{\"training\": {\"cuda_graph_impl\": "
+                                      "\"transformer_engine\"}, \"moe\": {\"cuda_graph_impl\": "
+                                      "\"transformer_engine\"}}", -1, "inline", &error));
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_false (plan_load_json_data (&f->plan, "{\"training\": {\"cuda_graph_impl\": "
+                                       "\"transformer_engine\"}, \"moe\": {\"cuda_graph_impl\": "
+                                       "\"local\"}}", -1, "inline", &error));
+  g_assert_nonnull (strstr (error->message, "moe.cuda_graph_impl is \"local\" but "
+                            "training.cuda_graph_impl is \"transformer_engine\""));
 }
 
 static void
