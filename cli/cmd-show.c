@@ -567,6 +567,7 @@ show_cluster (const char *name, gboolean json)
           I ("devices", topo_cluster_level_size (c, l));
           D ("bw_Bps", lv->bw_Bps);
           D ("busbw_Bps", lv->busbw_Bps);
+          D ("a2a_busbw_Bps", lv->a2a_busbw_Bps);
           D ("latency_s", lv->latency_s);
           D ("oversubscription", lv->oversubscription);
           json_builder_set_member_name (b, "source");
@@ -629,7 +630,12 @@ show_cluster (const char *name, gboolean json)
       cli_table_cell (lt, "%" G_GUINT64_FORMAT, lv->count);
       cli_table_cell (lt, "%s", cli_fmt_count (topo_cluster_level_size (c, l)));
       cli_table_cell (lt, "%s", cli_fmt_si (lv->bw_Bps, "B/s"));
-      cli_table_cell (lt, "%s", lv->busbw_Bps > 0 ? cli_fmt_si (lv->busbw_Bps, "B/s") : "-");
+      if (lv->a2a_busbw_Bps > 0)   /* (cli_fmt_si returns a slot of a ring: two at once) */
+        cli_table_cell (lt, "%s (all-to-all %s)",
+                        lv->busbw_Bps > 0 ? cli_fmt_si (lv->busbw_Bps, "B/s") : "-",
+                        cli_fmt_si (lv->a2a_busbw_Bps, "B/s"));
+      else
+        cli_table_cell (lt, "%s", lv->busbw_Bps > 0 ? cli_fmt_si (lv->busbw_Bps, "B/s") : "-");
       cli_table_cell (lt, "%.2f us", lv->latency_s * 1e6);
       cli_table_cell (lt, "1:%g", lv->oversubscription);
     }

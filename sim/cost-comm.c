@@ -35,6 +35,16 @@ level_Bps (const SimCost *c, guint l)
   return c->cluster->nic_Bps * MAX (c->cluster->nics_per_device, 1) * c->opts.net_efficiency;
 }
 
+/* ... and what an all-to-all reaches there: the level's a2a_busbw where it is below
+ * (a NIC of several planes, of which NCCL's all-to-all uses one) */
+static double
+level_a2a_Bps (const SimCost *c, guint l)
+{
+  const double bw = level_Bps (c, l);
+  const double a2a = c->cluster->levels[l].a2a_busbw_Bps;
+  return a2a > 0 ? MIN (a2a, bw) : bw;
+}
+
 /* ---- measured curves (cluster->profile; sim/cost.h) ------------------------------------ */
 
 void
@@ -224,7 +234,7 @@ group_init (SimCost *c, SimCostGroup *g, const PlanGroupInfo *info)
   if (m0 > 1)
     inv = MAX (inv, (m0 - 1) / n / level_Bps (c, 0));
   for (guint l = dom + 1; l <= span; l++)
-    inv = MAX (inv, (n - MAX (m[l - 1], 1)) / n / (level_Bps (c, l) / level_oversub (c, l)));
+    inv = MAX (inv, (n - MAX (m[l - 1], 1)) / n / (level_a2a_Bps (c, l) / level_oversub (c, l)));
   g->a2a_Bps = inv > 0 ? (n - 1) / n / inv : ring;
 
   /* NVLS: in-switch all-reduce inside one server or NVLink domain (NVLink SHARP). */

@@ -67,7 +67,9 @@
  *     stay in the server use level-0 busbw. t_bw = bytes x max over levels of
  *     (fraction / bandwidth): across M servers of k this is ~ bytes / NIC, the floor of
  *     hardware.md Physical limits 3 ("t ~ B / (M x W_node)"); the effective busbw is
- *     (n-1)/n x bytes / t_bw.
+ *     (n-1)/n x bytes / t_bw. Where a level gives a2a_busbw_Bps (a NIC of several
+ *     planes, of which NCCL's all-to-all uses one: NVIDIA/nccl-tests issue 267, the
+ *     maintainer: an all-to-all cannot aggregate NICs), bw_l is that, when lower.
  *   Send/recv between two devices: one step at the level l joining them, base + alpha_l +
  *     bytes / bw, bw = level-0 busbw inside a server, else min over levels 1..l of
  *     bw_j x min (1, m_{j-1}(PP) / o_j): PP stage boundaries cross a unit at once, one per

@@ -89,6 +89,9 @@
  *                                                for traffic that stays inside this level
  *         "busbw_GBps": 370,                     optional, > 0, <= bw_GBps: measured
  *                                                collective busbw
+ *         "a2a_busbw_GBps": 47,                  optional, > 0, <= bw_GBps: what an
+ *                                                all-to-all reaches, where below busbw
+ *                                                (one plane of a multi-plane NIC)
  *         "latency_us": 1.9,                     optional, >= 0: per algorithm step
  *         "oversubscription": 1,                 optional, >= 1 (default 1); 7 means 1:7
  *         "source": "text" }                     optional: where these numbers come from
@@ -120,7 +123,8 @@ static const char *const device_keys[] = {
   "power_cap_clock_ratio", "sustained_matmul_ratio", "perf_sigma", "mem_efficiency", "launch_overhead_us", "nvls", "nvls_busbw_GBps", "fp8_any_layout", "mxfp8", "mxfp8_gemm_ratio", "host_link_GBps", "host_link_devices", "sources", NULL,
 };
 static const char *const level_keys[] = {
-  "name", "count", "bw_GBps", "busbw_GBps", "latency_us", "oversubscription", "source", NULL,
+  "name", "count", "bw_GBps", "busbw_GBps", "a2a_busbw_GBps", "latency_us", "oversubscription",
+  "source", NULL,
 };
 
 /* Where a value sits, for messages: the file and the field path ("levels[1].count"). */
@@ -231,6 +235,7 @@ static const struct {
 } number_caps[] = {
   { "bw_GBps", 1e5, "100 TB/s per direction, over 100x NVLink 5's 900 GB/s" },
   { "busbw_GBps", 1e5, "100 TB/s per direction, over 100x NVLink 5's 900 GB/s" },
+  { "a2a_busbw_GBps", 1e5, "100 TB/s per direction, over 100x NVLink 5's 900 GB/s" },
   { "nvls_busbw_GBps", 1e5, "100 TB/s per direction, over 100x NVLink 5's 900 GB/s" },
   { "host_link_GBps", 1e5, "100 TB/s per direction, over 100x NVLink-C2C's 450 GB/s" },
   { "hbm_GBps", 1e6, "1 PB/s, over 100x the 8 TB/s of B200 HBM3e" },
@@ -263,6 +268,7 @@ static const struct {
 } number_floors[] = {
   { "bw_GBps", 1e-3, "1 MB/s, below any interconnect" },
   { "busbw_GBps", 1e-3, "1 MB/s, below any interconnect" },
+  { "a2a_busbw_GBps", 1e-3, "1 MB/s, below any interconnect" },
   { "nvls_busbw_GBps", 1e-3, "1 MB/s, below any interconnect" },
   { "host_link_GBps", 1e-3, "1 MB/s, below any host link" },
   { "hbm_GBps", 1e-2, "10 MB/s, below any memory" },
@@ -688,6 +694,15 @@ load_level (JsonObject *obj, TopoLevel *level, const Where *lw, GError **error)
                          "(a collective's bus bandwidth cannot exceed the link's; hint: bw_GBps "
                          "is the link's rate per direction, busbw_GBps what nccl-tests measured)",
                          level->busbw_Bps / 1e9, level->bw_Bps / 1e9);
+  v = 0;
+  if (!read_number (obj, "a2a_busbw_GBps", FALSE, RULE_POSITIVE, &v, NULL, lw, error))
+    return FALSE;
+  level->a2a_busbw_Bps = v * 1e9;
+  if (level->a2a_busbw_Bps > level->bw_Bps * (1 + 1e-9))
+    return fail_invalid (lw, "a2a_busbw_GBps", error, "is %.10g, above the level's bw_GBps "
+                         "%.10g (an all-to-all cannot exceed the link's rate; hint: give what "
+                         "one plane of the NIC carries)", level->a2a_busbw_Bps / 1e9,
+                         level->bw_Bps / 1e9);
   v = 0;
   if (!read_number (obj, "latency_us", FALSE, RULE_NONNEGATIVE, &v, NULL, lw, error))
     return FALSE;

@@ -107,6 +107,11 @@ typedef struct {
                                level below and stays inside this one */
   double  busbw_Bps;        /* achievable collective bus bandwidth per device
                                (nccl-tests); 0 = derive from bw_Bps x efficiency */
+  double  a2a_busbw_Bps;     /* per device, what NCCL's all-to-all reaches across this
+                               level where it is below busbw: a NIC of several planes
+                               (ConnectX-8's 800 Gb/s as two 400 Gb/s planes) gives an
+                               all-to-all one plane, as NCCL's all-to-all does not
+                               aggregate NICs; 0 = as the other collectives */
   double  latency_s;        /* per algorithm step (alpha); 0 = not known */
   double  oversubscription; /* >= 1; 7 means 1:7 (bandwidth / 7 when all cross) */
   char   *source;

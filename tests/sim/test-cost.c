@@ -354,7 +354,11 @@ test_ring_latency_selene (Fixture *f, gconstpointer data)
  * 1159, 1286, 1429; sim/cost-comm.c group_init): NVLS at 850 GB/s for the all-reduce
  * and NVLink p2p channels (24 SMs) for the all-to-all, as in one server.
  * Across two racks (dp 144, 72 a rack): 72/144 of the buffer leaves the rack at the
- * su's 94 GB/s, 71/144 stays at 680: busbw = 143/144 / (72/144 / 94e9) = 186.69 GB/s. */
+ * su's all-to-all rate, one 400 Gb/s plane of the ConnectX-8, 47 GB/s (a2a_busbw_GBps:
+ * NCCL's all-to-all does not aggregate NICs), 71/144 stays at 680: busbw =
+ * 143/144 / (72/144 / 47e9) = 93.35 GB/s (186.69 at the rings' 94 before). A ring over
+ * the same two racks keeps both planes: all-reduce busbw min (680, 72 x 94) = 680 GB/s
+ * (NVLS applies inside one domain only). */
 static void
 test_nvlink_domain_trays (Fixture *f, gconstpointer data)
 {
@@ -379,8 +383,44 @@ test_nvlink_domain_trays (Fixture *f, gconstpointer data)
   g_autoptr (PlanLayout) l144 = make_layout (gb300, 1, 144, 1, NULL);
   g_autoptr (SimCost) c144 = make_cost (gb300, l144, TRUE);
   assert_rel (sim_cost_busbw_Bps (c144, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP),
-              143.0 / 72.0 * 94e9, 1e-12);
-  assert_rel (sim_cost_busbw_Bps (c144, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP), 186.69e9, 1e-3);
+              143.0 / 72.0 * 47e9, 1e-12);
+  assert_rel (sim_cost_busbw_Bps (c144, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP), 93.35e9, 1e-3);
+  assert_rel (sim_cost_busbw_Bps (c144, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP), 680e9, 1e-12);
+}
+
+/* A NIC of two planes (dgx-b300-superpod: ConnectX-8's 800 Gb/s as two 400 Gb/s planes;
+ * su busbw 94 GB/s, a2a_busbw 47): an all-to-all over 8 DGX B300 (ep 64, 8 a server)
+ * sends 56/64 of its buffer out of the server on one plane and 7/64 over NVLink at
+ * 682.2 GB/s: t_bw per byte = max (7/64 / 682.2e9, 56/64 / 47e9) = 56/64 / 47e9, busbw
+ * = 63/64 / (56/64 / 47e9) = 63/56 x 47 = 52.875 GB/s (105.75 GB/s at 94 before: the
+ * model gave DGX B300's EP all-to-all half DGX B200's time, where Megatron-Bridge 26.02
+ * measured gpt-oss-120b EP 64 at 9.80 s on B300 and 10.18 s on B200). Its all-reduce
+ * keeps the rings' 94 GB/s a NIC: min (682.2, 8 x 94) = 682.2 GB/s. A cluster file
+ * whose all-to-all rate exceeds the link's is refused. */
+static void
+test_a2a_one_plane (Fixture *f, gconstpointer data)
+{
+  g_autoptr (TopoCluster) b300 = cluster_preset ("dgx-b300-superpod");
+  g_assert_cmpfloat (b300->levels[1].a2a_busbw_Bps, ==, 47e9);
+  g_assert_cmpfloat (b300->levels[0].a2a_busbw_Bps, ==, 0);
+  g_autoptr (PlanLayout) l64 = make_layout (b300, 1, 64, 1, NULL);
+  g_autoptr (SimCost) c = make_cost (b300, l64, TRUE);
+  assert_rel (sim_cost_busbw_Bps (c, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP), 52.875e9, 1e-12);
+  assert_rel (sim_cost_busbw_Bps (c, PLAN_COLL_ALL_REDUCE, PLAN_AXIS_DP), 682.2e9, 1e-12);
+  /* DGX B200 (one 400 Gb/s ConnectX-7 a GPU, busbw 47, no a2a figure): the same 52.875 */
+  g_autoptr (TopoCluster) b200 = cluster_preset ("dgx-b200-superpod");
+  g_autoptr (PlanLayout) m64 = make_layout (b200, 1, 64, 1, NULL);
+  g_autoptr (SimCost) cb = make_cost (b200, m64, TRUE);
+  assert_rel (sim_cost_busbw_Bps (cb, PLAN_COLL_ALL_TO_ALL, PLAN_AXIS_DP), 52.875e9, 1e-12);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) bad = topo_cluster_new_from_data (
+    "{\"name\": \"x\", \"device\": {\"name\": \"H100-SXM-80GB\", \"peak_tflops\": {\"bf16\": 989}, "
+    "\"hbm_GB\": 80, \"hbm_GBps\": 3350}, \"levels\": [{\"name\": \"server\", \"count\": 8, "
+    "\"bw_GBps\": 450}, {\"name\": \"pod\", \"count\": 4, \"bw_GBps\": 50, "
+    "\"a2a_busbw_GBps\": 60}]}", -1, "inline", &error);
+  g_assert_null (bad);
+  g_assert_nonnull (strstr (error->message, "a2a_busbw_GBps"));
+  g_assert_nonnull (strstr (error->message, "above the level's bw_GBps 50"));
 }
 
 /* A GH200 NVL4 node (gh200-nvl4-cluster): four GPUs meshed by NVLink without a switch,
@@ -1967,6 +2007,7 @@ main (int argc, char **argv)
   ADD ("/sim/cost/pat-stacks", test_pat_stacks);
   ADD ("/sim/cost/ring-latency-selene", test_ring_latency_selene);
   ADD ("/sim/cost/nvlink-domain-trays", test_nvlink_domain_trays);
+  ADD ("/sim/cost/a2a-one-plane", test_a2a_one_plane);
   ADD ("/sim/cost/gh200-node", test_gh200_node);
   ADD ("/sim/cost/dp-across-pods", test_dp_across_pods);
   ADD ("/sim/cost/p2p", test_p2p);
