@@ -450,6 +450,48 @@ static const struct {
   { "mfu_pct", FALSE, 100, "all of the peak" },
 };
 
+/* Where a cell that starts as a number goes on in a way no reader here takes, what
+ * follows the number (a static description), else NULL: a hexadecimal number ("0x10",
+ * which strtod reads as 16), a second decimal point ("1.42.0"), a digit separator
+ * other than thousands groups ("1_000", the decimal comma "12,5", a list "8,1"), or
+ * letters right after the number that are no magnitude or unit these columns know
+ * ("12.5abc", "8abc", "8x" with no second count). Each was read as the number it began
+ * with: "12,5" as 12 s, "0x10" as 16 s. */
+static const char *
+garbled_number (const char *cell, const char *lead_end)
+{
+  const char *p = cell;
+  if (*p == '+' || *p == '-')
+    p++;
+  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+    return "a hexadecimal number";
+  if (lead_end == NULL)
+    return NULL;
+  if ((lead_end[0] == '.' || lead_end[0] == '_' || lead_end[0] == ',')
+      && g_ascii_isdigit (lead_end[1]))
+    return lead_end[0] == '.' ? "a second decimal point"
+           : lead_end[0] == '_' ? "a digit separator '_'"
+           : "a comma that is no thousands separator (a decimal comma, or a list)";
+  if (!g_ascii_isalpha (lead_end[0]) || magnitude_suffix (lead_end) != 0)
+    return NULL;
+  /* "16x8" (nodes x GPUs: cell_gpus) */
+  if ((lead_end[0] == 'x' || lead_end[0] == 'X')
+      && (g_ascii_isdigit (lead_end[1]) || (lead_end[1] == ' ' && g_ascii_isdigit (lead_end[2]))))
+    return NULL;
+  static const char *const units[] = { "s", "sec", "secs", "seconds", "ms", "msec", "min",
+                                       "mins", "minutes", "h", "tok", "tokens", "gpu",
+                                       "gpus", "tflop", "tflops", "pflop", "pflops", "gflop",
+                                       "gflops", "tflop/s", "pflop/s", "gflop/s", "tokens/s",
+                                       "tok/s" };
+  gsize n = 0;
+  while (g_ascii_isalpha (lead_end[n]) || lead_end[n] == '/')
+    n++;
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (strlen (units[i]) == n && g_ascii_strncasecmp (lead_end, units[i], n) == 0)
+      return NULL;
+  return "letters that are no unit";
+}
+
 /* NULL when every numeric cell of the row is text, empty or in range; else why not. */
 static char *
 row_cells_problem (const ResCsv *csv, guint row)
@@ -468,6 +510,15 @@ row_cells_problem (const ResCsv *csv, guint row)
        * leaves it not stated; it was refused as a fraction ("0.5") */
       double lead;
       const char *lead_end = leading_number (cell, &lead);
+      const char *garbled = garbled_number (cell, lead_end);
+      if (garbled != NULL && g_str_has_prefix (garbled, "a hex"))
+        return g_strdup_printf ("refused: %s '%s' is %s, not read here (hint: write it in "
+                                "decimal)", cell_rules[i].column, cell, garbled);
+      if (garbled != NULL)
+        return g_strdup_printf ("refused: %s '%s' is not a number: '%.*s' goes on with %s "
+                                "(hint: a plain number, a dot for the decimal point, commas "
+                                "only between groups of three digits)", cell_rules[i].column,
+                                cell, (int) (lead_end - cell), cell, garbled);
       if (cell_rules[i].count && lead_end != NULL && magnitude_suffix (lead_end) != 0)
         continue;
       gboolean ok = cell_rules[i].count

@@ -250,8 +250,11 @@ test_csv_not_utf8 (void)
 }
 
 /* published-absurd.csv: row 1 is published-runs.csv row 39 (GPT 22B, 8 A100s, tp 8,
- * 1.1 s); rows 2-8 each change one cell to something absurd. Only row 1 is predicted and
- * counted in MAPE; each other row is skipped with the column and the value named. */
+ * 1.1 s); rows 2-14 each change one cell to something absurd. Only row 1 is predicted and
+ * counted in MAPE; each other row is skipped with the column and the value named. Rows
+ * 9-14 start as a number and go on in a way no reader takes; each was read as the number
+ * it began with (0x10 as 16 s, "1,1" as 1 s, 1_100 as 1 s, 1.1.0 as 1.1 s, 8x as 8
+ * GPUs, 8abc as tp 8) and predicted with exit 0. */
 static void
 test_csv_absurd_cells (void)
 {
@@ -263,6 +266,14 @@ test_csv_absurd_cells (void)
     { 6, "refused: step_time_s 'nan'" },
     { 7, "refused: hidden '4294967296'" },
     { 8, "refused: micro_batch '2.5' must be a whole number" },
+    { 9, "refused: step_time_s '0x10' is a hexadecimal number" },
+    { 10, "refused: step_time_s '1,1' is not a number: '1' goes on with a comma that is no "
+          "thousands separator" },
+    { 11, "refused: step_time_s '1_100' is not a number: '1' goes on with a digit separator" },
+    { 12, "refused: step_time_s '1.1.0' is not a number: '1.1' goes on with a second decimal "
+          "point" },
+    { 13, "refused: n_gpus '8x' is not a number: '8' goes on with letters that are no unit" },
+    { 14, "refused: tp '8abc' is not a number" },
   };
   g_autoptr (JsonNode) root = run_json ("validate --no-db --json {DATA}/published-absurd.csv",
                                         NULL);
