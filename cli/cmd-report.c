@@ -141,12 +141,9 @@ print_scaling_text (const ReportScaling *r)
           model_flop_convention_name (r->conv));
   for (guint c = 0; c < r->clusters->len; c++)
     {
-      int g = g_array_index (r->base_gpus, int, c);
-      if (g > 0)
-        printf ("  base of %s: %d GPUs\n", (char *) g_ptr_array_index (r->clusters, c), g);
-      else
-        printf ("  base of %s: none (no size has a plan)\n",
-                (char *) g_ptr_array_index (r->clusters, c));
+      char b[160];
+      printf ("  base of %s: %s\n", (char *) g_ptr_array_index (r->clusters, c),
+              report_scaling_base_text (r, c, b, sizeof b));
     }
   /* cli-table: a user's cluster file name of any length keeps the columns in line */
   g_autoptr (CliTable) t = cli_table_new ();
@@ -493,6 +490,35 @@ cmd_scaling (int argc, char **argv)
     status = cli_fail (CLI_EXIT_USAGE, "no size has a valid plan (the table says why of "
                        "each) (hint: sizes and degrees whose product divides them, or "
                        "--plan-per-size search)");
+  else
+    {
+      /* side by side: a cluster none of whose sizes fits has no speed-up or efficiency
+       * to compare with the others' (its rows compare plans that do not fit): "does not
+       * fit", as the same cluster alone, after the report is printed and written */
+      g_autoptr (GString) none = g_string_new (NULL);
+      gboolean oom_only = FALSE;
+      for (guint c = 0; c < r->clusters->len; c++)
+        if (!report_scaling_base_fits (r, c))
+          {
+            g_string_append_printf (none, "%s%s", none->len ? ", " : "",
+                                    (char *) g_ptr_array_index (r->clusters, c));
+            const char *name = g_ptr_array_index (r->clusters, c);
+            for (guint i = 0; i < r->rows->len; i++)
+              {
+                const ReportScalingRow *row = g_ptr_array_index (r->rows, i);
+                if (g_strcmp0 (row->cluster, name) == 0 && g_strcmp0 (row->status, "oom") == 0)
+                  oom_only = TRUE;
+              }
+          }
+      if (none->len > 0)
+        status = cli_fail (oom_only ? CLI_EXIT_NOFIT : CLI_EXIT_USAGE,
+                           "%s: no size has a plan that %s, so its speed-up and efficiency "
+                           "compare nothing that could run (the table gives each size's "
+                           "%s) (hint: more GPUs, a smaller --gbs or --seq-length%s)",
+                           none->str, oom_only ? "fits in memory" : "is valid",
+                           oom_only ? "peak" : "reason",
+                           pps == REPORT_PLAN_SEARCH ? "" : ", or --plan-per-size search");
+    }
 out:
   plan_clear (&tmpl);
   plan_args_clear (&args);

@@ -93,6 +93,8 @@ report_scaling_to_json (const ReportScaling *r, JsonBuilder *b)
         json_builder_add_int_value (b, g);
       else
         json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "fits");
+      json_builder_add_boolean_value (b, report_scaling_base_fits (r, c));
       if (r->accuracy != NULL && c < r->accuracy->len)
         util_json_member_string (b, "accuracy", g_ptr_array_index (r->accuracy, c));
       json_builder_end_object (b);
@@ -169,12 +171,7 @@ report_scaling_csv (const ReportScaling *r)
 static const char *
 base_text (const ReportScaling *r, guint c, char *buf, gsize n)
 {
-  int g = g_array_index (r->base_gpus, int, c);
-  if (g > 0)
-    g_snprintf (buf, n, "%d GPUs", g);
-  else
-    g_strlcpy (buf, "none (no size has a plan)", n);
-  return buf;
+  return report_scaling_base_text (r, c, buf, n);
 }
 
 static char *
@@ -205,7 +202,7 @@ cell_bytes (char *buf, gsize n, guint64 v)
 static void
 row_cells (const ReportScaling *r, const ReportScalingRow *row, GPtrArray *cells)
 {
-  char b[64];
+  char b[160];
   g_ptr_array_add (cells, g_strdup (row->cluster));
   g_ptr_array_add (cells, g_strdup_printf ("%d", row->gpus));
   g_ptr_array_add (cells, g_strdup (row->plan ? row->plan : "-"));
@@ -259,7 +256,7 @@ report_scaling_markdown (const ReportScaling *r, const char *const *pngs)
   g_string_append_printf (s, "# Scaling report: %s\n\n%s\n\n", model_md, summary_md);
   for (guint c = 0; c < r->clusters->len; c++)
     {
-      char b[64];
+      char b[160];
       g_autofree char *cluster_md = report_md_escaped (g_ptr_array_index (r->clusters, c));
       g_autofree char *base_md = report_md_escaped (base_text (r, c, b, sizeof b));
       g_string_append_printf (s, "- base of %s: %s\n", cluster_md, base_md);
@@ -384,7 +381,7 @@ scaling_html (const ReportScaling *r, GError **error)
   g_string_append (s, "</p>\n<dl>\n");
   for (guint c = 0; c < r->clusters->len; c++)
     {
-      char b[64];
+      char b[160];
       g_string_append (s, "<dt>base of ");
       report_html_escape (s, g_ptr_array_index (r->clusters, c));
       g_string_append (s, "</dt><dd>");

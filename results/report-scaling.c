@@ -291,6 +291,36 @@ set_efficiency (ReportScaling *r, guint first, guint n, int *base_gpus)
     }
 }
 
+gboolean
+report_scaling_base_fits (const ReportScaling *r, guint c)
+{
+  g_return_val_if_fail (r != NULL && c < r->clusters->len, FALSE);
+  const int g = g_array_index (r->base_gpus, int, c);
+  const char *name = g_ptr_array_index (r->clusters, c);
+  for (guint i = 0; g > 0 && i < r->rows->len; i++)
+    {
+      const ReportScalingRow *row = g_ptr_array_index (r->rows, i);
+      if (row->gpus == g && g_strcmp0 (row->cluster, name) == 0)
+        return row->predicted && row->fits;
+    }
+  return FALSE;
+}
+
+const char *
+report_scaling_base_text (const ReportScaling *r, guint c, char *buf, gsize n)
+{
+  g_return_val_if_fail (r != NULL && c < r->clusters->len && buf != NULL, NULL);
+  const int g = g_array_index (r->base_gpus, int, c);
+  if (g <= 0)
+    g_strlcpy (buf, "none (no size has a plan)", n);
+  else if (!report_scaling_base_fits (r, c))
+    g_snprintf (buf, n, "%d GPUs (no size fits in memory: speed-up and efficiency compare "
+                "plans that do not fit)", g);
+  else
+    g_snprintf (buf, n, "%d GPUs", g);
+  return buf;
+}
+
 /* What a stored plan ran: its plan_json's training.global_batch_size and seq_len (0 when
  * not stored) and precision.compute (NULL when not stored). */
 static char *

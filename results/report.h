@@ -145,6 +145,13 @@ typedef struct {
 } ReportScalingSpec;
 
 ReportScaling *report_scaling_compute (const ReportScalingSpec *spec, GError **error);
+/* Whether cluster c's base fits in memory: FALSE where no size of it fits (its base is
+ * then its smallest predicted size, and its speed-up and efficiency compare plans that
+ * do not fit) or it has no base. */
+gboolean report_scaling_base_fits (const ReportScaling *r, guint c);
+/* The base of cluster c as the reports write it: "8 GPUs", "8 GPUs (no size fits in
+ * memory: ...)", "none (no size has a plan)". */
+const char *report_scaling_base_text (const ReportScaling *r, guint c, char *buf, gsize n);
 void           report_scaling_free    (ReportScaling *r);                /* NULL-safe */
 
 /* Writers of the scaling report. */

@@ -988,6 +988,41 @@ test_bad_inputs (Fixture *f, gconstpointer data)
                    "table gives each size's peak) (hint: more GPUs, a smaller --gbs or "
                    "--seq-length)\n");
   run_result_clear (&r);
+  /* two clusters side by side, one of which fits at no size: Llama 3 8B at tp 2, 4,096
+   * tokens, ZeRO-1 needs 49.0 / 43.1 GiB at 8 / 16 GPUs, within an H100's 80 GB and over
+   * an A100-40GB's. The A100 rows compared plans that do not fit (S 1.92, E 96.2%) and
+   * the report exited 0; alone, that cluster exits 3. Now the base says so, the JSON's
+   * base has "fits": false, and the exit is 3 after the table, naming the cluster */
+  run_report ("report scaling --model llama3-8b --tp 2 --seq-length 4096 "
+              "--use-distributed-optimizer --cluster dgx-h100-superpod,a100-40g-cluster "
+              "--gpus 8,16 --strong --gbs 64 --json", NULL, &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_cmpstr (r.err, ==, "tandem: error: a100-40g-cluster: no size has a plan that fits "
+                   "in memory, so its speed-up and efficiency compare nothing that could run "
+                   "(the table gives each size's peak) (hint: more GPUs, a smaller --gbs or "
+                   "--seq-length, or --plan-per-size search)\n");
+  {
+    g_autoptr (JsonNode) root = json_from_string (r.out, NULL);
+    g_assert_nonnull (root);
+    JsonArray *bases = json_object_get_array_member (json_node_get_object (root), "bases");
+    g_assert_cmpuint (json_array_get_length (bases), ==, 2);
+    JsonObject *h = json_array_get_object_element (bases, 0);
+    JsonObject *a = json_array_get_object_element (bases, 1);
+    g_assert_cmpstr (json_object_get_string_member (h, "cluster"), ==, "dgx-h100-superpod");
+    g_assert_true (json_object_get_boolean_member (h, "fits"));
+    g_assert_cmpstr (json_object_get_string_member (a, "cluster"), ==, "a100-40g-cluster");
+    g_assert_false (json_object_get_boolean_member (a, "fits"));
+    g_assert_cmpint (json_object_get_int_member (a, "gpus"), ==, 8);
+  }
+  run_result_clear (&r);
+  run_report ("report scaling --model llama3-8b --tp 2 --seq-length 4096 "
+              "--use-distributed-optimizer --cluster dgx-h100-superpod,a100-40g-cluster "
+              "--gpus 8,16 --strong --gbs 64", NULL, &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.out, "base of a100-40g-cluster: 8 GPUs (no size fits in memory: "
+                            "speed-up and efficiency compare plans that do not fit)"));
+  g_assert_nonnull (strstr (r.out, "base of dgx-h100-superpod: 8 GPUs\n"));
+  run_result_clear (&r);
 
   /* --db '' (an unset shell variable) was "no results database at  (hint: ...)", the
    * empty name printed; it names no file, as predict and runs say */
