@@ -5,6 +5,7 @@
  * directory nobody may write, and on a file of an older schema without migrating it. */
 #include "cli/cli.h"
 #include "util/input.h"
+#include "util/output.h"
 #include "cli/cli-store.h"
 #include "cli/cli-table.h"
 #include "results/store.h"
@@ -14,23 +15,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. */
+/* RFC 4180, a formula kept as text (util_csv_field) */
 static void
 csv_field (GString *out, const char *v, gboolean last)
 {
-  if (v != NULL && strpbrk (v, ",\"\r\n") != NULL)
-    {
-      g_string_append_c (out, '"');
-      for (const char *p = v; *p; p++)
-        {
-          if (*p == '"')
-            g_string_append_c (out, '"');
-          g_string_append_c (out, *p);
-        }
-      g_string_append_c (out, '"');
-    }
-  else if (v != NULL)
-    g_string_append (out, v);
+  util_csv_field (out, v);
   g_string_append (out, last ? "\r\n" : ",");
 }
 

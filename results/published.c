@@ -486,6 +486,10 @@ garbled_number (const char *cell, const char *lead_end)
   gsize n = 0;
   while (g_ascii_isalpha (lead_end[n]) || lead_end[n] == '/')
     n++;
+  /* a word of letters and digits ("1F1B interleaved"): text, which the column's own
+   * reader takes or leaves not stated */
+  if (g_ascii_isdigit (lead_end[n]))
+    return NULL;
   for (guint i = 0; i < G_N_ELEMENTS (units); i++)
     if (strlen (units[i]) == n && g_ascii_strncasecmp (lead_end, units[i], n) == 0)
       return NULL;

@@ -418,21 +418,7 @@ report_fmt_count (double v)
 void
 report_csv_field (GString *s, const char *text)
 {
-  if (text == NULL)
-    return;
-  if (strpbrk (text, ",\"\n\r") == NULL)
-    {
-      g_string_append (s, text);
-      return;
-    }
-  g_string_append_c (s, '"');
-  for (const char *p = text; *p; p++)
-    {
-      if (*p == '"')
-        g_string_append_c (s, '"');
-      g_string_append_c (s, *p);
-    }
-  g_string_append_c (s, '"');
+  util_csv_field (s, text);
 }
 
 void

@@ -445,3 +445,30 @@ util_output_stage (const char *path, const char *data, gsize len, GError **error
     return NULL;
   return stage (real, data, len, mode, error);
 }
+
+void
+util_csv_field (GString *out, const char *text)
+{
+  g_return_if_fail (out != NULL);
+  if (text == NULL)
+    return;
+  const gboolean formula = text[0] == '=' || text[0] == '+' || text[0] == '@'
+                           || text[0] == '\t' || text[0] == '\r'
+                           || (text[0] == '-' && !g_ascii_isdigit (text[1]) && text[1] != '.');
+  const gboolean quote = formula || strpbrk (text, ",\"\n\r") != NULL;
+  if (!quote)
+    {
+      g_string_append (out, text);
+      return;
+    }
+  g_string_append_c (out, '"');
+  if (formula)
+    g_string_append_c (out, '\'');
+  for (const char *p = text; *p; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (out, '"');
+      g_string_append_c (out, *p);
+    }
+  g_string_append_c (out, '"');
+}

@@ -40,6 +40,13 @@ gboolean util_output_set_contents (const char *path, const char *data, gssize le
  * before, except while util_output_write or util_output_set_contents replaces a file: then
  * they end it right after the rename (a command that writes files and stores nothing:
  * report). Call once, at the start of such a command. */
+/* RFC 4180 with formula neutralisation: `text` as one CSV field appended to `out`,
+ * quoted where it holds a comma, quote or line break (quotes doubled); a text that a
+ * spreadsheet would evaluate as a formula (it starts with =, +, @, a tab or a carriage
+ * return, or with - not followed by a digit or a point) is written behind a ' (OWASP's
+ * CSV injection advice), so a model name =HYPERLINK(...) stays text. Numbers ("-3.2")
+ * are left as they are. NULL appends nothing. */
+void     util_csv_field (GString *out, const char *text);
 void     util_output_guard_signals (void);
 
 /* Holds SIGINT, SIGTERM and SIGHUP (those util_output_guard_signals took) off until the

@@ -363,7 +363,7 @@ test_hints_for_values (void)
   g_autofree char *rep = g_build_filename (dir, "rep", NULL);
   g_assert_false (g_file_test (rep, G_FILE_TEST_EXISTS));
   run_assert_error ("validate {SRC}/tests/data/limits/published-absurd.csv --no-db --explain 99", 2,
-                "--explain 99: no row with that row_id (hint: its row ids run from 1 to 8)");
+                "--explain 99: no row with that row_id (hint: its row ids run from 1 to 14)");
   /* --explain prints text: under --json it printed that text with exit 0, and --only
    * beside it was ignored */
   run_assert_error ("validate {SRC}/tests/data/limits/published-absurd.csv --no-db --explain 1 "

@@ -1015,13 +1015,17 @@ test_bad_inputs (Fixture *f, gconstpointer data)
     g_assert_cmpint (json_object_get_int_member (a, "gpus"), ==, 8);
   }
   run_result_clear (&r);
+  g_autofree char *side = g_build_filename (f->dir, "side-by-side", NULL);
   run_report ("report scaling --model llama3-8b --tp 2 --seq-length 4096 "
               "--use-distributed-optimizer --cluster dgx-h100-superpod,a100-40g-cluster "
-              "--gpus 8,16 --strong --gbs 64", NULL, &r);
+              "--gpus 8,16 --strong --gbs 64 --out {OUT}", side, &r);
   g_assert_cmpint (r.status, ==, 3);
   g_assert_nonnull (strstr (r.out, "base of a100-40g-cluster: 8 GPUs (no size fits in memory: "
                             "speed-up and efficiency compare plans that do not fit)"));
   g_assert_nonnull (strstr (r.out, "base of dgx-h100-superpod: 8 GPUs\n"));
+  /* the report is written before the exit says what does not fit */
+  g_autofree char *side_md = g_build_filename (side, "report.md", NULL);
+  g_assert_true (g_file_test (side_md, G_FILE_TEST_EXISTS));
   run_result_clear (&r);
 
   /* --db '' (an unset shell variable) was "no results database at  (hint: ...)", the

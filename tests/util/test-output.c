@@ -339,6 +339,36 @@ test_signal_during_write (Fixture *f, gconstpointer data)
   g_assert_cmpuint (n, ==, 1);   /* big.bin alone */
 }
 
+/* CSV fields: RFC 4180 quoting, and a text a spreadsheet would run as a formula kept as
+ * text behind a ' (a model name =HYPERLINK("http://x","a") from a user's CSV reached
+ * report.csv as a live formula); negative numbers stay numbers */
+static void
+test_csv_field (void)
+{
+  static const struct { const char *in, *out; } cases[] = {
+    { "llama3-8b", "llama3-8b" },
+    { "a,b", "\"a,b\"" },
+    { "say \"hi\"", "\"say \"\"hi\"\"\"" },
+    { "=HYPERLINK(\"http://x\",\"a\")", "\"'=HYPERLINK(\"\"http://x\"\",\"\"a\"\")\"" },
+    { "+1+2", "\"'+1+2\"" },
+    { "@SUM(A1)", "\"'@SUM(A1)\"" },
+    { "-cmd", "\"'-cmd\"" },
+    { "\tx", "\"'\tx\"" },
+    { "-3.2", "-3.2" },
+    { "-.5", "-.5" },
+    { "", "" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GString) s = g_string_new (NULL);
+      util_csv_field (s, cases[i].in);
+      g_assert_cmpstr (s->str, ==, cases[i].out);
+    }
+  g_autoptr (GString) s = g_string_new ("x");
+  util_csv_field (s, NULL);
+  g_assert_cmpstr (s->str, ==, "x");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -351,5 +381,6 @@ main (int argc, char **argv)
   g_test_add ("/util/output/refused", Fixture, NULL, setup, test_refused, teardown);
   g_test_add ("/util/output/signal-during-write", Fixture, NULL, setup,
               test_signal_during_write, teardown);
+  g_test_add_func ("/util/output/csv-field", test_csv_field);
   return g_test_run ();
 }
