@@ -408,7 +408,14 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
                                                        "(tps x GPUs))" : "");
       printf ("  predicted step time: %.4f s (%+.1f%% against the logged median)\n",
               p->result->step_time_s, err);
-      if (isfinite (logged_tflops))
+      /* each log's own count first: Megatron's num_floating_point_operations (mcore);
+       * TorchTitan's get_num_flop_per_token, 6 N + 12 L H d s (palm) */
+      if (isfinite (logged_tflops) && log->format == TRAINING_LOG_TORCHTITAN)
+        printf ("  TFLOP/s per GPU: logged %.1f, predicted %.1f (palm count, as TorchTitan "
+                "logs it) / %.1f (mcore)\n", logged_tflops,
+                p->result->model_tflops_per_gpu[MODEL_FLOPS_PALM],
+                p->result->model_tflops_per_gpu[MODEL_FLOPS_MCORE]);
+      else if (isfinite (logged_tflops))
         printf ("  TFLOP/s per GPU: logged %.1f, predicted %.1f (mcore count, as Megatron "
                 "logs it) / %.1f (palm)\n", logged_tflops,
                 p->result->model_tflops_per_gpu[MODEL_FLOPS_MCORE],

@@ -29,15 +29,24 @@ parse_ids (const char *text, GArray *ids, char **bad)
       errno = 0;
       gint64 lo = g_ascii_strtoll (p, &end, 10), hi = lo;
       gboolean ok = end != p && lo >= 0 && errno == 0;
+      gboolean wide = FALSE;
       if (ok && *end == '-')
         {
           char *start = end + 1;
           hi = g_ascii_strtoll (start, &end, 10);
-          ok = end != start && errno == 0 && hi >= lo && hi - lo <= 100000;
+          ok = end != start && errno == 0 && hi >= lo;
+          wide = ok && hi - lo > 100000;
         }
       if (!ok || *end != '\0')
         {
-          *bad = g_strdup (p);
+          *bad = g_strdup_printf ("item '%s' is not a row id or a range low-high", p);
+          return FALSE;
+        }
+      /* each id of a range is kept: a range is at most 100,001 ids */
+      if (wide)
+        {
+          *bad = g_strdup_printf ("range '%s' spans %" G_GINT64_FORMAT " row ids, more than "
+                                  "the 100,001 a range may", p, hi - lo + 1);
           return FALSE;
         }
       for (gint64 id = lo;; id++)
@@ -587,9 +596,9 @@ cli_cmd_validate (int argc, char **argv)
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autofree char *bad_id = NULL;
   if (only != NULL && !parse_ids (only, ids, &bad_id))
-    return cli_fail (CLI_EXIT_USAGE, "--only '%s': item '%s' is not a row id or a range "
-                     "low-high (hint: row ids like 1,2,15-24, no empty item)",
-                     only, bad_id != NULL ? bad_id : "");
+    return cli_fail (CLI_EXIT_USAGE, "--only '%s': %s (hint: row ids like 1,2,15-24, no "
+                     "empty item)", only, bad_id != NULL ? bad_id
+                     : "item '' is not a row id or a range low-high");
 
   if (!cli_db_args_check (&dba, &error))
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);

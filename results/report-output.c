@@ -426,5 +426,17 @@ report_csv_number (GString *s, double v)
 {
   if (isnan (v) || !isfinite (v))
     return;
-  g_string_append_printf (s, "%.9g", v);
+  /* exact: a whole number (bytes, counts) in full, else the shortest of 15 or 17
+   * significant digits that reads back as v (9 digits wrote a peak of 90,519,614,720
+   * bytes as 9.05196147e+10) */
+  if (v == floor (v) && fabs (v) < 9007199254740992.0)
+    {
+      g_string_append_printf (s, "%.0f", v);
+      return;
+    }
+  char buf[40];
+  g_snprintf (buf, sizeof buf, "%.15g", v);
+  if (g_ascii_strtod (buf, NULL) != v)
+    g_snprintf (buf, sizeof buf, "%.17g", v);
+  g_string_append (s, buf);
 }

@@ -27,6 +27,11 @@ test_validate_only_past_int64 (void)
                 2, "is not a row id or a range low-high");
   run_assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 9223372036854775807",
                 2, "--only 9223372036854775807 selects no row of");
+  /* a valid range wider than the cap (each id is kept) was called "not a row id or a
+   * range low-high"; it says what is wrong: 2^31 - 1 ids against 100,001 */
+  run_assert_error ("validate {SRC}/data/published-runs.csv --no-db --only 1-2147483647",
+                2, "--only '1-2147483647': range '1-2147483647' spans 2147483647 row ids, more "
+                "than the 100,001 a range may");
 }
 
 /* An output flag naming a file the command reads: `predict --model m.json --trace m.json`

@@ -158,6 +158,11 @@ test_ranks (void)
   run_tandem ("import-log {DATA}/logs/torchtitan-ranks.log " TITAN_8B " --skip 2", &r);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "2 of 4 logged intervals (--skip 2)"));
+  /* TorchTitan's logged TFLOP/s are its own count (get_num_flop_per_token: 6 N + 12 L H
+   * d s, tandem's palm), set beside the prediction in that count; it was labelled
+   * "mcore count, as Megatron logs it" */
+  g_assert_nonnull (strstr (r.out, "(palm count, as TorchTitan logs it) / "));
+  g_assert_null (strstr (r.out, "as Megatron logs it"));
   run_result_clear (&r);
   run_tandem ("import-log {DATA}/logs/torchtitan-ranks.log " TITAN_8B " --skip 2 --json", &r);
   g_assert_cmpfloat_with_epsilon (measured_step (r.out), (8192.0 / 5098 + 8192.0 / 5133) / 2,
