@@ -276,6 +276,13 @@ try_changes (const ModelSpec *model, const Plan *base, const TopoCluster *cluste
         ok = changes[i].apply (&p, cluster, flags, what);
       }
   ok = ok && plan_resolve (&p, model, cluster, NULL);
+  /* the flags reproduce the plan evaluated: a MoE plan keeps its resolved expert TP
+   * degree when a change moves tp, and pasted without it the expert TP would follow the
+   * new tp (Megatron's default) into another plan, often one that does not fold
+   * (mixtral-8x7b on 8 GPUs at ep 8: "--tp 2" alone is etp 2 x ep 8 = 16 ranks) */
+  if (ok && p.num_experts > 0 && p.etp > 0 && p.etp != p.tp
+      && strstr (flags->str, "--expert-tensor-parallel-size") == NULL)
+    g_string_append_printf (flags, " --expert-tensor-parallel-size %d", p.etp);
   if (ok)
     plan_memory_compute (model, &p, cluster, mem);
   if (ok && out != NULL)

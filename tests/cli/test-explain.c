@@ -376,6 +376,48 @@ fit_suggestions_checked (const char *plan)
   return root;
 }
 
+/* Every suggestion's flags, pasted after the plan, are the plan the suggestion
+ * evaluated: the same peak and verdict from `memory`. Mixtral 8x7B on 8 H100 at ep 8
+ * without --etp: the resolved expert TP is 1; "--tp 2" alone would make it 2 (Megatron's
+ * default etp = tp), 2 x 8 = 16 expert ranks on a stage of 8, refused (exit 2), where the
+ * suggestion had evaluated etp 1 at 153.81 GiB. Its flags now carry
+ * --expert-tensor-parallel-size 1. */
+static void
+test_fit_flags_reproduce_moe (void)
+{
+  const char *plan = "--model mixtral-8x7b --cluster dgx-h100-superpod --gpus 8 --ep 8 "
+                     "--gbs 8";
+  RunResult r = { 0 };
+  g_autofree char *args = g_strdup_printf ("memory %s --json", plan);
+  run_tandem (args, &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
+  run_result_clear (&r);
+  JsonArray *s = json_object_get_array_member (json_node_get_object (root), "fit_suggestions");
+  gboolean saw_tp = FALSE;
+  for (guint i = 0; i < json_array_get_length (s); i++)
+    {
+      JsonObject *e = json_array_get_object_element (s, i);
+      const char *flags = json_object_get_string_member (e, "flags");
+      if (strstr (flags, "--tp 2") != NULL)
+        {
+          saw_tp = TRUE;
+          g_assert_nonnull (strstr (flags, "--expert-tensor-parallel-size 1"));
+        }
+      g_autofree char *m = g_strdup_printf ("memory %s %s --json", plan, flags);
+      run_tandem (m, &r);
+      gboolean fits = json_object_get_boolean_member (e, "fits");
+      if (r.status != (fits ? 0 : 3))
+        g_error ("%s: exit %d, the suggestion says %s\n%s", flags, r.status,
+                 fits ? "fits" : "does not fit", r.err);
+      g_autoptr (JsonNode) mr = run_parse_json (r.out);
+      g_assert_cmpint (json_object_get_int_member (json_node_get_object (mr), "peak_bytes"), ==,
+                       json_object_get_int_member (e, "peak_bytes"));
+      run_result_clear (&r);
+    }
+  g_assert_true (saw_tp);
+}
+
 /* The stage-0 category `cat` of `memory PLAN EXTRA --json`. */
 static gint64
 memory_category (const char *plan, const char *extra, const char *cat)
@@ -732,6 +774,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/explain/oom-combination", test_oom_combination);
   g_test_add_func ("/cli/explain/fit-by-step-time", test_fit_by_step_time);
   g_test_add_func ("/cli/explain/fit-expert-parallel", test_fit_expert_parallel);
+  g_test_add_func ("/cli/explain/fit-flags-reproduce-moe", test_fit_flags_reproduce_moe);
   g_test_add_func ("/cli/explain/plain-predict", test_plain_predict);
   g_test_add_func ("/cli/explain/trace-memory", test_trace_memory);
   g_test_add_func ("/cli/explain/run-hygiene", test_run_hygiene);
