@@ -18,7 +18,29 @@ typedef struct {
    * --bf16 too) */
   char         *dtype_flag;
   PlanPrecision dtype;
+  /* the first --fp8-format given (g_free'd): FP8 GEMMs over the base dtype that --bf16,
+   * --fp16 or --precision bf16/fp16 names, in either order (Megatron-LM's FP8 command
+   * line is --bf16 --fp8-format hybrid); with --precision fp32 or nvfp4 it contradicts */
+  char         *fp8_flag;
 } PlanParse;
+
+/* --fp8-format beside a dtype flag that computes neither in FP8 nor on a bf16/fp16 base
+ * it could run FP8 GEMMs over: a usage error naming both */
+static gboolean
+fp8_base_agrees (PlanParse *pp, const char *flag, PlanPrecision dtype, const char *fp8_flag,
+                 GError **error)
+{
+  if (dtype == PLAN_PREC_FP32 || dtype == PLAN_PREC_FP4)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s and %s contradict each other: FP8 GEMMs, and %s compute (hint: "
+                   "--bf16 --fp8-format hybrid for FP8 GEMMs over bf16, or drop %s)",
+                   fp8_flag, flag, dtype == PLAN_PREC_FP32 ? "fp32" : "nvfp4", fp8_flag);
+      return FALSE;
+    }
+  (void) pp;
+  return TRUE;
+}
 
 /* FALSE with a usage error when an earlier --bf16, --fp16 or --precision set a compute
  * dtype other than `dtype`: the last one given silently won. */
@@ -266,18 +288,15 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
       return parse_choice (name, value, c, "uniform or block", (int *) &plan->recompute_method,
                            error);
     }
-  if (g_str_equal (name, "bf16"))
+  if (g_str_equal (name, "bf16") || g_str_equal (name, "fp16"))
     {
-      if (!dtype_agrees (pp, option, PLAN_PREC_BF16, error))
+      const PlanPrecision d = g_str_equal (name, "bf16") ? PLAN_PREC_BF16 : PLAN_PREC_FP16;
+      if (!dtype_agrees (pp, option, d, error))
         return FALSE;
-      plan->compute_dtype = plan->param_dtype = PLAN_PREC_BF16;
-      return TRUE;
-    }
-  if (g_str_equal (name, "fp16"))
-    {
-      if (!dtype_agrees (pp, option, PLAN_PREC_FP16, error))
-        return FALSE;
-      plan->compute_dtype = plan->param_dtype = PLAN_PREC_FP16;
+      /* the base dtype; after --fp8-format the GEMMs stay FP8 over it (it dropped FP8
+       * without a word when it came second) */
+      plan->param_dtype = d;
+      plan->compute_dtype = pp->fp8_flag != NULL ? PLAN_PREC_FP8 : d;
       return TRUE;
     }
   if (g_str_equal (name, "fp8-format"))
@@ -288,6 +307,11 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
                        "unknown --fp8-format '%s' (hint: e4m3 or hybrid)", value);
           return FALSE;
         }
+      g_autofree char *flag = g_strdup_printf ("%s %s", option, value);
+      if (pp->dtype_flag != NULL && !fp8_base_agrees (pp, pp->dtype_flag, pp->dtype, flag, error))
+        return FALSE;
+      if (pp->fp8_flag == NULL)
+        pp->fp8_flag = g_steal_pointer (&flag);
       /* Transformer Engine FP8 runs the GEMMs in FP8 and keeps bf16 weights. */
       plan->compute_dtype = PLAN_PREC_FP8;
       return TRUE;
@@ -322,7 +346,10 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
       g_autofree char *flag = g_strdup_printf ("%s %s", option, value);
       if (!dtype_agrees (pp, flag, p, error))
         return FALSE;
-      plan->compute_dtype = p;
+      if (pp->fp8_flag != NULL && !fp8_base_agrees (pp, flag, p, pp->fp8_flag, error))
+        return FALSE;
+      /* after --fp8-format, bf16 or fp16 is the base of its FP8 GEMMs */
+      plan->compute_dtype = pp->fp8_flag != NULL ? PLAN_PREC_FP8 : p;
       plan->param_dtype = p == PLAN_PREC_FP8 || p == PLAN_PREC_FP4 ? PLAN_PREC_BF16 : p;
       if (p == PLAN_PREC_FP32)
         plan->master_weights = FALSE;
@@ -556,6 +583,7 @@ plan_parse_free (gpointer data)
 {
   PlanParse *pp = data;
   g_free (pp->dtype_flag);
+  g_free (pp->fp8_flag);
   g_free (pp);
 }
 

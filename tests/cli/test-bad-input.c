@@ -299,6 +299,14 @@ test_dtype_flags_contradict (void)
     { "--fp16 --bf16", "--fp16 and --bf16 contradict each other" },
     { "--bf16 --precision fp32", "--bf16 and --precision fp32 contradict each other" },
     { "--precision fp8 --fp16", "--precision fp8 and --fp16 contradict each other" },
+    /* FP8 GEMMs cannot run in an fp32 or an NVFP4 plan: either order names both (the
+     * last one given won: --fp8-format e4m3 --precision nvfp4 computed fp4) */
+    { "--precision nvfp4 --fp8-format hybrid",
+      "--fp8-format hybrid and --precision nvfp4 contradict each other" },
+    { "--fp8-format e4m3 --precision nvfp4",
+      "--fp8-format e4m3 and --precision nvfp4 contradict each other" },
+    { "--fp8-format e4m3 --precision fp32",
+      "--fp8-format e4m3 and --precision fp32 contradict each other" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -313,6 +321,31 @@ test_dtype_flags_contradict (void)
       RunResult r = { 0 };
       run_tandem (args, &r);
       g_assert_cmpint (r.status, ==, 0);
+      run_result_clear (&r);
+    }
+  /* --bf16 (or --fp16) with --fp8-format is the base dtype with FP8 GEMMs in either
+   * order, as Megatron-LM reads its own FP8 command line: --fp8-format hybrid --bf16
+   * dropped FP8 without a word (bf16 compute, 0.1906 s against 0.1754 s), and with
+   * --fp8-recipe delayed between them was refused with a hint to add --fp8-format */
+  const char *fp8[][2] = {
+    { "--bf16 --fp8-format hybrid", "bf16" },
+    { "--fp8-format hybrid --bf16", "bf16" },
+    { "--fp8-format hybrid --fp8-recipe delayed --bf16", "bf16" },
+    { "--fp8-format hybrid --fp16", "fp16" },
+    { "--fp8-format hybrid --precision bf16", "bf16" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (fp8); i++)
+    {
+      g_autofree char *args = g_strconcat (base, fp8[i][0], " --json", NULL);
+      RunResult r = { 0 };
+      run_tandem (args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (JsonNode) root = json_from_string (r.out, NULL);
+      g_assert_nonnull (root);
+      JsonObject *prec = json_object_get_object_member (
+        json_object_get_object_member (json_node_get_object (root), "plan"), "precision");
+      g_assert_cmpstr (json_object_get_string_member (prec, "compute"), ==, "fp8");
+      g_assert_cmpstr (json_object_get_string_member (prec, "param"), ==, fp8[i][1]);
       run_result_clear (&r);
     }
 }
