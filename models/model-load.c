@@ -2040,6 +2040,28 @@ model_spec_new_from_data (const char *json_text, gssize length, const char *sour
   spec->model_type = g_strdup (model_type);
   if (!read (&r, spec, error))
     return NULL;
+  /* routed experts that no layer has (DeepSeek's first_k_dense_replace = num_hidden_layers,
+   * and no MTP module, whose block would be the MoE one): a dense model. It was kept as a
+   * MoE of "0 MoE layers" whose --ep was accepted, changed nothing and quoted the MoE
+   * accuracy line */
+  if (spec->n_experts > 0 && model_spec_n_moe_layers (spec) == 0 && spec->mtp_layers == 0)
+    {
+      g_autofree char *why = g_strdup_printf ("%s: no layer has routed experts (%" G_GUINT64_FORMAT
+                                              " of %" G_GUINT64_FORMAT " layers dense): read as "
+                                              "a dense model", source, spec->first_dense_layers,
+                                              spec->n_layers);
+      spec->n_experts = spec->moe_top_k = spec->moe_ffn = 0;
+      spec->n_shared_experts = spec->shared_expert_ffn = 0;
+      spec->shared_expert_gate = FALSE;
+      spec->first_dense_layers = 0;
+      spec->moe_layer_step = 0;
+      spec->router_norm_topk = spec->router_bias = FALSE;
+      char *both = spec->config_warning != NULL
+                     ? g_strdup_printf ("%s; %s", spec->config_warning, why)
+                     : g_steal_pointer (&why);
+      g_free (spec->config_warning);
+      spec->config_warning = both;
+    }
   spec->name = name_from_source (source);
   spec->source = g_strdup (source);
   spec->config_json = g_strndup (json_text, (gsize) length);

@@ -1427,6 +1427,41 @@ test_rotary_share (void)
   g_assert_nonnull (strstr (error->message, "field 'rotary_pct' is 1.5, must be in (0, 1]"));
 }
 
+/* A DeepSeek config whose every layer is dense (first_k_dense_replace = num_hidden_layers,
+ * no MTP module) has no routed experts anywhere: read as a dense model, with a warning.
+ * It was a MoE of 0 MoE layers, whose --ep was accepted and changed nothing. Its
+ * parameters are the dense ones either way, by hand: per layer the SwiGLU MLP 3 x 256 x
+ * 1024 = 786,432. With one layer left to the experts it stays a MoE. */
+static void
+test_deepseek_all_dense (void)
+{
+  const char *base = "{\"model_type\": \"deepseek_v3\", \"hidden_size\": 256, "
+    "\"intermediate_size\": 1024, \"moe_intermediate_size\": 128, \"num_hidden_layers\": 4, "
+    "\"num_attention_heads\": 8, \"num_key_value_heads\": 8, \"vocab_size\": 1000, "
+    "\"max_position_embeddings\": 1024, \"n_routed_experts\": 8, \"n_shared_experts\": 1, "
+    "\"num_experts_per_tok\": 2, \"moe_layer_freq\": 1, \"q_lora_rank\": 64, "
+    "\"kv_lora_rank\": 32, \"qk_rope_head_dim\": 16, \"qk_nope_head_dim\": 32, "
+    "\"v_head_dim\": 32, \"tie_word_embeddings\": false, \"first_k_dense_replace\": %d}";
+  g_autoptr (GError) error = NULL;
+  g_autofree char *all = g_strdup_printf (base, 4);
+  g_autoptr (ModelSpec) d = model_spec_new_from_data (all, -1, "ds-all-dense.json", &error);
+  g_assert_no_error (error);
+  g_assert_false (model_spec_is_moe (d));
+  g_assert_cmpuint (model_spec_n_moe_layers (d), ==, 0);
+  g_assert_nonnull (d->config_warning);
+  g_assert_nonnull (strstr (d->config_warning, "no layer has routed experts (4 of 4 layers "
+                            "dense): read as a dense model"));
+  ModelParams pd;
+  model_spec_params (d, &pd);
+  g_assert_cmpuint (pd.mlp_per_layer, ==, 3 * 256 * 1024);
+  g_autofree char *three = g_strdup_printf (base, 3);
+  g_autoptr (ModelSpec) m = model_spec_new_from_data (three, -1, "ds-three-dense.json", &error);
+  g_assert_no_error (error);
+  g_assert_true (model_spec_is_moe (m));
+  g_assert_cmpuint (model_spec_n_moe_layers (m), ==, 1);
+  g_assert_null (m->config_warning);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1462,6 +1497,7 @@ main (int argc, char **argv)
   g_test_add_func ("/models/params/deepseek-v3", test_params_deepseek_v3);
   g_test_add_func ("/models/spec/moe-copy-problems", test_moe_copy_and_problems);
   g_test_add_func ("/models/spec/custom", test_custom);
+  g_test_add_func ("/models/spec/deepseek-all-dense", test_deepseek_all_dense);
   g_test_add_func ("/models/spec/refcount", test_refcount);
   return g_test_run ();
 }
