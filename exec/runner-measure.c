@@ -32,6 +32,13 @@ runner_now (ExecRunner *r)
   return t;
 }
 
+/* warm-up and measured steps together: r->step runs from 0 to this less one */
+static int
+runner_total_steps (const ExecRunner *r)
+{
+  return MAX (r->opts.warmup, 0) + MAX (r->opts.steps, 1);
+}
+
 static const char *
 task_label (const ExecRunner *r, const ProgTask *t, char *buf, gsize len)
 {
@@ -103,10 +110,13 @@ runner_interrupted (ExecRunner *r, const ProgTask *t, GError **error)
   if (sig == 0)
     return FALSE;
   char buf[64];
+  /* steps counted from 1 of warm-up and measured together, as the progress a peer
+   * reports (exec/progress.c "at step 2 of 4"): the two read the same step alike */
   g_set_error (error, EXEC_ERROR, EXEC_ERROR_TIMEOUT,
                "rank %d: interrupted by %s before task %u (%s, stage %d, micro-batch %d), "
-               "in step %d", r->rank, runner_signal_name (sig), t->id,
-               task_label (r, t, buf, sizeof buf), t->stage, t->mb, r->step);
+               "in step %d of %d", r->rank, runner_signal_name (sig), t->id,
+               task_label (r, t, buf, sizeof buf), t->stage, t->mb, r->step + 1,
+               runner_total_steps (r));
   return TRUE;
 }
 
@@ -116,7 +126,7 @@ runner_progress_note (ExecRunner *r, const ProgTask *t)
   char buf[64];
   if (r->opts.local)
     return;
-  exec_progress_note (r->b, r->step, MAX (r->opts.warmup, 0) + MAX (r->opts.steps, 1), t->id,
+  exec_progress_note (r->b, r->step, runner_total_steps (r), t->id,
                       task_label (r, t, buf, sizeof buf));
 }
 
@@ -167,7 +177,7 @@ wait_failed (ExecRunner *r, const ProgTask *t, const ProgTask *on, const char *w
   if (t && named != t)
     g_string_append_printf (m, "; task %u (%s) needed it", t->id,
                             task_label (r, t, b2, sizeof b2));
-  g_string_append_printf (m, ", in step %d", r->step);
+  g_string_append_printf (m, ", in step %d of %d", r->step + 1, runner_total_steps (r));
   g_set_error_literal (error, EXEC_ERROR, cause ? cause->code : EXEC_ERROR_TIMEOUT, m->str);
   g_string_free (m, TRUE);
   return FALSE;

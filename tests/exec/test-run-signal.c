@@ -161,11 +161,16 @@ signal_case (gconstpointer data)
   const ResRunRow *row = the_failed_run (store, &runs);
   g_assert_nonnull (row->error);
   g_test_message ("stored error: %s", row->error);
-  /* "rank 0: interrupted by SIGTERM before task T (...), in step S"; of two signals sent
-   * back to back, either may be handled first */
+  /* "rank 0: interrupted by SIGTERM before task T (...), in step S of N"; of two signals
+   * sent back to back, either may be handled first */
   g_autofree char *said = then_term ? g_strdup ("rank 0: interrupted by SIG")
                                     : g_strdup_printf ("rank 0: interrupted by %s", name);
   g_assert_nonnull (strstr (row->error, said));
+  /* counted from 1 out of warm-up and measured steps together, as a peer's progress
+   * ("at step 1 of 5") reads the same step; it said "in step 0" */
+  g_assert_nonnull (strstr (row->error, ", in step "));
+  g_assert_null (strstr (row->error, ", in step 0"));
+  g_assert_nonnull (strstr (row->error, " of "));
   g_autoptr (ResRunRecord) rec = res_store_get_run (store, row->run_id, &error);
   g_assert_no_error (error);
   g_assert_false (rec->has_measurement);
