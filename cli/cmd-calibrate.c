@@ -628,11 +628,14 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
       /* exec_coll_rows_to_profile leaves them out: say so, they were dropped in silence */
       guint wrong = 0;
       for (guint i = 0; i < imported->len; i++)
-        wrong += g_array_index (imported, ExecCollRow, i).wrong > 0;
+        {
+          const ExecCollRow *r = &g_array_index (imported, ExecCollRow, i);
+          wrong += r->wrong > 0 || r->ip_wrong > 0;
+        }
       if (wrong > 0)
-        printf ("note: %u imported row%s with wrong elements (#wrong > 0) left out of the "
-                "profile: a collective that computes wrong results is no calibration\n",
-                wrong, wrong == 1 ? "" : "s");
+        printf ("note: %u imported row%s with wrong elements (#wrong > 0, out of place or in "
+                "place) left out of the profile: a collective that computes wrong results is "
+                "no calibration\n", wrong, wrong == 1 ? "" : "s");
     }
 
   if (no_bench)

@@ -32,9 +32,12 @@ exec_coll_rows_to_profile (const ExecCollRow *rows, guint n_rows, TopoProfile *p
   for (guint i = 0; i < n_rows; i++)
     {
       const ExecCollRow *r = &rows[i];
+      /* wrong elements in either the out-of-place or the in-place run: the collective
+       * computed wrong results, no calibration (the in-place count alone was passed
+       * over, and the out-of-place time imported) */
       const gboolean oop = r->time_us > 0 && r->wrong <= 0;
       const gboolean ip = r->ip_time_us > 0 && r->ip_wrong <= 0;
-      if (r->wrong > 0 || (!oop && !ip))
+      if (r->wrong > 0 || r->ip_wrong > 0 || (!oop && !ip))
         continue;
       if (topo_profile_add_coll (profile, plan_coll_name (r->coll), (guint) MAX (r->ranks, 1),
                                  (double) r->size_B, (oop ? r->time_us : r->ip_time_us) * 1e-6,

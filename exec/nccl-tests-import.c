@@ -303,6 +303,26 @@ read_row (Reader *rd, char **tok, guint n, guint line, GArray *rows, GError **er
   row.size_B = size;
   row.count = count;
   g_strlcpy (row.type, tok[rd->col[COL_TYPE]], sizeof row.type);
+  /* size is count elements of the type, per rank (all_reduce, sendrecv, broadcast) or for
+   * all ranks (all_gather, reduce_scatter, alltoall: count is one rank's share); a row
+   * that is neither was imported as its size column said */
+  {
+    static const struct { const char *name; guint64 bytes; } types[] = {
+      { "int8", 1 }, { "uint8", 1 }, { "f8e4m3", 1 }, { "f8e5m2", 1 },
+      { "half", 2 }, { "bfloat16", 2 }, { "int32", 4 }, { "uint32", 4 }, { "float", 4 },
+      { "int64", 8 }, { "uint64", 8 }, { "double", 8 },
+    };
+    for (guint t = 0; t < G_N_ELEMENTS (types); t++)
+      if (g_str_equal (row.type, types[t].name) && count <= G_MAXUINT64 / types[t].bytes / ranks
+          && size != count * types[t].bytes && size != count * types[t].bytes * ranks)
+        {
+          g_autofree char *msg = g_strdup_printf (
+            "a table row whose size (%" G_GUINT64_FORMAT " B) is not its count (%" G_GUINT64_FORMAT
+            ") of %s, %" G_GUINT64_FORMAT " B each, on one rank or on all %u (hint: were columns "
+            "cut or edited?)", size, count, row.type, types[t].bytes, ranks);
+          return fail_line (error, rd, line, msg);
+        }
+  }
   g_strlcpy (row.redop, rd->col[COL_REDOP] >= 0 && (guint) rd->col[COL_REDOP] < n
                           ? tok[rd->col[COL_REDOP]] : "none", sizeof row.redop);
   row.root = -1;

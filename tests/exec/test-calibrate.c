@@ -206,6 +206,42 @@ test_wrong_not_a_count (void)
     }
 }
 
+/* size is count elements of the type on one rank (all_reduce: 1024 B = 256 float) or on
+ * all of them (all_gather's count is one rank's share: 2 ranks x 128 float = 1024 B);
+ * 1000 B for 256 float, or 1024 B for 100 half, is neither: refused with its line (such
+ * a row was imported as its size column said) */
+static void
+test_size_count_type (void)
+{
+  static const struct { const char *test, *row; gboolean ok; } cases[] = {
+    { "all_reduce", "        1024      256   float     sum      -1    10.00    0.10    0.10      0\n", TRUE },
+    { "all_gather", "        1024      128   float    none      -1    10.00    0.10    0.05      0\n", TRUE },
+    { "all_reduce", "        1000      256   float     sum      -1    10.00    0.10    0.10      0\n", FALSE },
+    { "all_reduce", "        1024      100    half     sum      -1    10.00    0.10    0.10      0\n", FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (ExecCollRow));
+      g_autofree char *text = g_strdup_printf (
+        "# Collective test starting: %s_perf\n"
+        "# nranks 2\n"
+        "#       size    count    type   redop    root     time   algbw   busbw #wrong\n%s",
+        cases[i].test, cases[i].row);
+      gboolean ok = exec_nccl_tests_parse (text, -1, "sc.txt", rows, &error);
+      if (cases[i].ok)
+        {
+          g_assert_no_error (error);
+          g_assert_true (ok);
+        }
+      else
+        {
+          g_assert_false (ok);
+          g_assert_nonnull (strstr (error->message, "sc.txt:4: a table row whose size"));
+        }
+    }
+}
+
 /* Cells that no nccl-tests run prints: a time over an hour (1e308 us was imported, and
  * every prediction then lasted "18446744 s or more"), a bandwidth over 1 PB/s (1e308 GB/s
  * became inf B/s and the written profile did not load back: exit 1 naming tandem's own
@@ -353,6 +389,15 @@ test_profile_rows (void)
   /* the 4 KiB row (wrong) is gone; the 16 KiB row took its in-place time, 15.02 us */
   g_assert_cmpfloat (b->bytes, ==, 16384);
   assert_rel (b->time_s, 15.02e-6, 1e-15);
+  /* wrong elements in the in-place run only: the collective computed wrong results
+   * there, so its out-of-place time is no calibration either (it was imported) */
+  g_array_index (rows, ExecCollRow, 3).ip_wrong = 1;
+  g_autoptr (TopoProfile) q = topo_profile_new ();
+  g_assert_cmpuint (exec_coll_rows_to_profile ((const ExecCollRow *) rows->data, rows->len, q),
+                    ==, 9);
+  for (guint i = 0; i < q->colls->len; i++)
+    g_assert_cmpfloat (g_array_index (q->colls, TopoProfileColl, i).bytes, !=,
+                       (double) g_array_index (rows, ExecCollRow, 3).size_B);
 }
 
 /* ---- calibration -------------------------------------------------------------------------- */
@@ -831,6 +876,7 @@ main (int argc, char **argv)
   g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
   self_path = exe ? exe : argv[0];
   g_test_add_func ("/exec/nccl-tests/all-reduce", test_all_reduce);
+  g_test_add_func ("/exec/calibrate/size-count-type", test_size_count_type);
   g_test_add_func ("/exec/nccl-tests/all-gather-from-file-name", test_all_gather_from_name);
   g_test_add_func ("/exec/nccl-tests/two-tests-one-log", test_two_tests_one_log);
   g_test_add_func ("/exec/nccl-tests/tagged-sendrecv", test_tagged_sendrecv);
