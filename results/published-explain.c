@@ -207,8 +207,10 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
               ? " (NVFP4 recipe: layer linears in FP4; output layer, router, attention bf16)"
               : "",
             recipe != NULL ? recipe : "");
-      LINE ("notes", "attention %s; overlaps: grad %s, param %s, tp %s; grads %s",
-            plan_attn_backend_name (p->attention_backend), p->overlap_grad_reduce ? "on" : "off",
+      LINE ("notes", "attention %s%s%s%s; overlaps: grad %s, param %s, tp %s; grads %s",
+            plan_attn_backend_name (p->attention_backend), c->attn_why != NULL ? " (" : "",
+            c->attn_why != NULL ? c->attn_why : "", c->attn_why != NULL ? ")" : "",
+            p->overlap_grad_reduce ? "on" : "off",
             p->overlap_param_gather ? "on" : "off", p->tp_comm_overlap ? "on" : "off",
             prec_name (p->grad_dtype));
     }

@@ -2209,6 +2209,54 @@ attention_unfused (const char *source, const char *framework, const char *notes)
   return FALSE;
 }
 
+/* The NeMo release a framework text names ("NeMo 25.04 (NeMo 2, ...)": 25 and 4, as
+ * year and month); FALSE where it names none */
+static gboolean
+nemo_release (const char *framework, int *year, int *month)
+{
+  g_autofree char *low = framework != NULL ? g_ascii_strdown (framework, -1) : NULL;
+  for (const char *p = low; p != NULL && (p = strstr (p, "nemo")) != NULL; p += 4)
+    {
+      const char *q = p + 4;
+      while (*q == ' ' || *q == ':' || *q == '-')
+        q++;
+      if (g_ascii_isdigit (q[0]) && g_ascii_isdigit (q[1]) && q[2] == '.'
+          && g_ascii_isdigit (q[3]) && g_ascii_isdigit (q[4]) && !g_ascii_isdigit (q[5]))
+        {
+          *year = (q[0] - '0') * 10 + (q[1] - '0');
+          *month = (q[3] - '0') * 10 + (q[4] - '0');
+          return *month >= 1 && *month <= 12;
+        }
+    }
+  return FALSE;
+}
+
+/* Multi-head latent attention's head dims (d_qk = nope + rope 192, d_v 128 in DeepSeek-V3)
+ * on Blackwell under a Transformer Engine stack of a NeMo release before 25.07: TE's
+ * fused-attention backend took d_qk 192 / d_v 128 on sm100 for training only from
+ * cuDNN 9.11 (NVIDIA/TransformerEngine PR 1797, released in TE 2.5; cudnn-frontend
+ * PR 145: head dims above 128 on Blackwell from cuDNN 9.11, June 2025), and TE turns
+ * FlashAttention off where the QK and V head dims differ (TE issue 2285 logs both on
+ * sm100 with cuDNN 9.10.1), so such a run fell back to TE's unfused attention over
+ * materialized scores. NeMo releases before 25.07 predate both. Where the row says
+ * nothing of its attention kernel. */
+static const char *
+mla_unfused_on_blackwell (const ResPublishedCase *c, const char *framework)
+{
+  const ModelSpec *m = c->model;
+  int year = 0, month = 0;
+  if (m == NULL || m->kv_lora_rank == 0 || c->stack->attention != FW_ATTN_CUDNN
+      || !sim_cost_device_blackwell (c->cluster))
+    return NULL;
+  const guint64 d_qk = m->qk_nope_head_dim + m->qk_rope_head_dim, d_v = m->v_head_dim;
+  if (d_qk <= 128 && d_v <= 128 && d_qk == d_v)
+    return NULL;
+  if (!nemo_release (framework, &year, &month) || year * 100 + month >= 2507)
+    return NULL;
+  return "MLA's head dims on Blackwell before TE 2.5 / cuDNN 9.11 (fused from NeMo 25.07 on): "
+         "TE's unfused attention";
+}
+
 /* The micro-batch size a micro_batch cell gives after a label of its own, where it does
  * not start with the number: "MBS 2", "mbs=2, gas=8", "micro batch size: 2", "micro-batch
  * 2", "per-device batch 2", "batch per GPU: 2": the label at the start of a word, then
@@ -2609,6 +2657,9 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   if (attention_unfused (get (csv, row, "source"), get (csv, row, "framework"), notes)
       || (c->stack->attention == FW_ATTN_UNFUSED && !names_flash_attention (notes)
           && !names_flash_attention (get (csv, row, "framework"))))
+    p->attention_backend = PLAN_ATTN_UNFUSED;
+  else if (!names_flash_attention (notes)
+           && (c->attn_why = mla_unfused_on_blackwell (c, get (csv, row, "framework"))) != NULL)
     p->attention_backend = PLAN_ATTN_UNFUSED;
   /* Adam's two moments kept in bf16 (the master weights stay fp32) where the row's notes
    * say so: the DeepSeek-V3 report (Sec. 3.3.3) and Megatron-Bridge's DeepSeek-V3 recipe

@@ -367,6 +367,8 @@ typedef struct {
   guint64       scaled_from;        /* the preset's devices when the run was larger and the
                                        preset's outermost level was repeated; else 0 */
   gboolean      fp8_attention;      /* the row ran its attention core in FP8 */
+  const char   *attn_why;           /* static: why the attention runs unfused where the
+                                     * row's text does not say so (NULL: it does, or fused) */
   const char   *fp8_recipe_why;     /* static: where an FP8 recipe the row does not name
                                        came from (NULL: named in the row, or the stack's) */
   gboolean      fp4;                /* NVFP4 GEMMs (precision text), on a device with FP4 */

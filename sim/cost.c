@@ -504,6 +504,13 @@ sim_cost_device_known (const TopoCluster *cluster)
 }
 
 gboolean
+sim_cost_device_blackwell (const TopoCluster *cluster)
+{
+  const DeviceRow *row = device_row (cluster);
+  return row != NULL && row->arch == ARCH_BLACKWELL;
+}
+
+gboolean
 sim_cost_part_known (const char *part)
 {
   return part != NULL && device_row_for (part) != NULL;

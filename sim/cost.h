@@ -352,6 +352,8 @@ void sim_cost_options_init (SimCostOptions *o, const TopoCluster *cluster);
  * topo_device_part) with an FP8 ceiling, architecture and host link of its own; a device
  * it does not know takes no fitted knob and its predictions say extrapolated. */
 gboolean sim_cost_device_known (const TopoCluster *cluster);
+/* Whether the cluster's device is a Blackwell part (B200, B300, GB200, GB300). */
+gboolean sim_cost_device_blackwell (const TopoCluster *cluster);
 gboolean sim_cost_part_known (const char *part);
 /* The same before the per-device calibration (cost.c calib_rows) is applied: every
  * value is a documented figure with its source. Hand-derived tests use these. */

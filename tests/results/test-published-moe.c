@@ -426,6 +426,50 @@ test_recompute_modules (void)
   g_assert_nonnull (strstr (bad->skip_reason, "'norms' is not a Megatron-Core recompute module"));
 }
 
+/* A DeepSeek-V3-shaped row (MLA: d_qk 128 + 64 = 192, d_v 128) on a Transformer Engine
+ * stack: on Blackwell under a NeMo release before 25.07 its attention is TE's unfused
+ * one (fused d_qk 192 / d_v 128 training on sm100 came with cuDNN 9.11 and TE 2.5, and
+ * TE turns FlashAttention off for MLA), with the reason kept for --explain; from NeMo
+ * 25.07, on Hopper, or where the row names FlashAttention, fused. */
+static ResPublishedCase *
+mla_row (const char *gpu, const char *framework, const char *notes)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,ep,"
+    "global_batch,step_time_s,framework,notes,moe\n"
+    "1,DeepSeek-V3,%s,8,4,1024,16,32000,4096,1,1,8,16,1.0,\"%s\",\"%s\","
+    "\"experts=8;top_k=2;moe_ffn=512;attention=MLA(q_lora=256,kv_lora=128,qk_nope=128,"
+    "qk_rope=64,v_head=128)\"\n", gpu, framework, notes);
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  return res_published_case_new (csv, 0);
+}
+
+static void
+test_mla_blackwell_unfused (void)
+{
+  static const struct { const char *gpu, *framework, *notes; gboolean unfused; } rows[] = {
+    { "GB200 NVL72", "NeMo 25.04 (NeMo 2, Megatron-Core, Transformer Engine)", "", TRUE },
+    { "B200-SXM-180GB", "NeMo 25.02", "", TRUE },
+    { "GB200 NVL72", "NeMo 25.07", "", FALSE },
+    { "GB200 NVL72", "NeMo Megatron-Bridge 25.11 (Megatron-Core)", "", FALSE },
+    { "H100-SXM-80GB", "NeMo 25.04", "", FALSE },
+    { "GB200 NVL72", "NeMo 25.04", "FlashAttention-3", FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = mla_row (rows[i].gpu, rows[i].framework, rows[i].notes);
+      g_assert_true (c->ready);
+      if ((c->plan.attention_backend == PLAN_ATTN_UNFUSED) != rows[i].unfused)
+        g_error ("%s / %s: attention %s", rows[i].gpu, rows[i].framework,
+                 plan_attn_backend_name (c->plan.attention_backend));
+      if (rows[i].unfused)
+        g_assert_nonnull (strstr (c->attn_why, "before TE 2.5 / cuDNN 9.11"));
+      else
+        g_assert_null (c->attn_why);
+    }
+}
+
 /* "Adam moments in bf16" in a row's notes (the DeepSeek-V3 rows) keeps m and v at 2 bytes
  * each beside the 4-byte fp32 master weights: 8 bytes of optimizer state a parameter
  * instead of 12, the rest of the plan unchanged. The inline row: 8 GPUs, dp 8, ZeRO-1
@@ -726,6 +770,7 @@ main (int argc, char **argv)
   g_test_add_func ("/published-moe/row-refused", test_row_refused);
   g_test_add_func ("/published-moe/layer-split", test_layer_split);
   g_test_add_func ("/published-moe/recompute-modules", test_recompute_modules);
+  g_test_add_func ("/published-moe/mla-blackwell-unfused", test_mla_blackwell_unfused);
   g_test_add_func ("/published-moe/adam-moments-bf16", test_adam_moments_bf16);
   g_test_add_func ("/published-moe/bf16-params-no-master", test_bf16_params_no_master);
   g_test_add_func ("/published-moe/shipped-models", test_shipped_models);
