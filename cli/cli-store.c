@@ -246,6 +246,40 @@ cli_output_not_db (const char *flag, const char *what, const char *path, const c
                    flag);
       return FALSE;
     }
+  /* a store's own side files: its write-ahead log, its shared-memory index and its
+   * rollback journal hold committed or in-flight transactions; a trace written there was
+   * thrown away by SQLite at the store's next open (and took another process's
+   * committed change in the log with it), while the command said it wrote it. This
+   * command's store whether or not they exist yet, and any SQLite database's beside it */
+  static const char *const sides[] = { "-wal", "-shm", "-journal" };
+  for (guint i = 0; i < G_N_ELEMENTS (sides); i++)
+    {
+      g_autofree char *side = g_strconcat (store, sides[i], NULL);
+      gboolean ours = !no_db && cli_same_file (path, side);
+      gboolean other = FALSE;
+      g_autofree char *base = NULL;
+      if (!ours && g_str_has_suffix (path, sides[i]))
+        {
+          base = g_strndup (path, strlen (path) - strlen (sides[i]));
+          char bh[16] = { 0 };
+          FILE *bf = g_file_test (base, G_FILE_TEST_IS_REGULAR) ? g_fopen (base, "rb") : NULL;
+          other = bf != NULL && fread (bh, 1, sizeof bh, bf) == sizeof bh
+                  && memcmp (bh, "SQLite format 3", 16) == 0;
+          if (bf != NULL)
+            fclose (bf);
+        }
+      if (ours || other)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "%s %s is the %s of the SQLite database %s: the %s would replace the "
+                       "transactions it holds, and SQLite would throw the %s away (hint: %s "
+                       "another-file.json)", flag, path,
+                       i == 0 ? "write-ahead log" : i == 1 ? "shared-memory index"
+                              : "rollback journal",
+                       ours ? store : base, what, what, flag);
+          return FALSE;
+        }
+    }
   if (!sqlite && !output_replaceable (flag, what, path, error))
     return FALSE;
   if (no_db || !cli_same_file (path, store))

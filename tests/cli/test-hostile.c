@@ -710,6 +710,19 @@ test_trace_over_db (void)
                 "t.db is a SQLite database (a results store?): the trace would replace it");
   run_assert_error ("predict --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
                 "--db {TMP}/other.db --trace {TMP}/t.db", 2, "t.db is a SQLite database");
+  /* the store's side files: a trace written over its write-ahead log, shared-memory index
+   * or rollback journal was thrown away by SQLite at the next open (with any committed
+   * change still in the log) while the command said it wrote it, exit 0; this store's
+   * (which need not exist yet) and another database's beside it */
+  run_assert_error ("search --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+                "--fast --top 1 --db {TMP}/t.db --trace-best {TMP}/t.db-wal", 2,
+                "t.db-wal is the write-ahead log of the SQLite database ");
+  run_assert_error ("predict --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+                "--db {TMP}/t.db --trace {TMP}/t.db-journal", 2,
+                "t.db-journal is the rollback journal of the SQLite database ");
+  run_assert_error ("predict --model tiny-llama --cluster cpu-host --gpus 2 --gbs 4 --seq-length 256 "
+                "--no-db --trace {TMP}/t.db-shm", 2,
+                "t.db-shm is the shared-memory index of the SQLite database ");
   run_tandem ("runs show 1 --db {TMP}/t.db --json", &r);
   g_assert_cmpint (r.status, ==, 0);
   run_result_clear (&r);
