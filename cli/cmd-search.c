@@ -984,10 +984,12 @@ print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guin
               "(%+.1f%%)\n", cli_fmt_count ((guint64) llround (b)),
               cli_fmt_count ((guint64) llround (a)), b > 0 ? (a / b - 1) * 100 : 0.0);
       /* the rule ignores the constraints given; the exact search cannot lose to a plan
-       * inside its space */
+       * inside its space, which the constraints, --fast and the space's own limits
+       * (HSDP with experts, tp within the NVLink domain: README) bound */
       if (a < b)
         printf ("  (the rule's plan lies outside the space searched: the constraints given%s "
-                "exclude it)\n", spec->fast ? ", or --fast's rules," : "");
+                "or the space's own limits (README: the search space) exclude it)\n",
+                spec->fast ? ", --fast's rules" : "");
     }
   else if (recipe_why != NULL)
     printf ("\nrule of thumb: %s\n", recipe_why);

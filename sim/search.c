@@ -595,7 +595,9 @@ expert_pairs (const SearchSpace *s, int tp, int cp, int dp, int spv, PlanShardin
       out[0][0] = 1, out[0][1] = 0;
       return 1;
     }
-  if (sh == PLAN_SHARD_ZERO3 || sh == PLAN_SHARD_HSDP)
+  /* ZeRO-3 / FSDP folds (the dense weights shard over dp x cp, the experts' over the
+   * expert data-parallel group: plan-validate.c) and is searched; HSDP does not fold */
+  if (sh == PLAN_SHARD_HSDP)
     return 0;
   gint64 stage = (gint64) tp * cp * dp;
   for (int ep = 1; ep <= moe.experts && n < max; ep++)
@@ -968,8 +970,8 @@ empty_space_error (const SearchSpace *s, GError **error)
       constraint (error, "the constraints leave no plan to try for %s on %s with global batch "
                   "%d: no expert layout is left for its %d experts%s%s%s%s (ep divides the "
                   "experts and tp x cp x dp with the expert TP, and the layout folds onto the "
-                  "rank order's pipeline stages; ep > 1 with tp > 1 needs SP; ZeRO-3 and HSDP "
-                  "are not searched with experts) (hint: %s)", sp->model->name,
+                  "rank order's pipeline stages; ep > 1 with tp > 1 needs SP; HSDP does not fold "
+                  "with experts) (hint: %s)", sp->model->name,
                   sp->cluster->name, sp->base.global_batch, (int) moe.experts,
                   eps ? " with --ep " : "", eps ? eps : "", why, order,
                   stack_ep || stack_order ? "--pp 1, or another --framework"

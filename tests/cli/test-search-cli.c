@@ -1592,7 +1592,7 @@ test_edge_inputs (void)
    * layer split, --vpp, --schedule, --mbs or the switches)"; each now names its flag:
    * - hsdp:64 needs 1 < 64 < dp, and dp is at most 8 on 8 GPUs;
    * - --dp-overlap on needs dp > 1, and tp 8 on 8 GPUs leaves dp 1;
-   * - Mixtral's 8 experts: ZeRO-3 is not searched with experts; ep 8 does not divide the
+   * - Mixtral's 8 experts: HSDP does not fold with experts; ep 8 does not divide the
    *   tp x cp x dp = 2 ranks of 2 GPUs */
   static const struct { const char *args, *needle; } named[] = {
     { "--model llama3-8b --gpus 8 --sharding hsdp:64 --framework torchtitan",
@@ -1600,8 +1600,8 @@ test_edge_inputs (void)
       "degree is at most 8" },
     { "--model llama3-8b --gpus 8 --tp 8 --pp 1 --sharding none --dp-overlap on",
       ": --dp-overlap on excludes every plan the degrees leave (" },
-    { "--model mixtral-8x7b --gpus 64 --sharding zero3",
-      ": no expert layout is left for its 8 experts (" },
+    { "--model mixtral-8x7b --gpus 64 --sharding hsdp:2 --framework torchtitan",
+      ": no expert layout is left for its 8 experts;" },
     { "--model mixtral-8x7b --gpus 2 --ep 8",
       ": no expert layout is left for its 8 experts with --ep 8 (" },
     /* meta-llama3 fixes ep 1 and its one rank order, tp-cp-ep-pp-dp, on which Mixtral's
