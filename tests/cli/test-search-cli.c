@@ -300,6 +300,39 @@ test_tie_line (void)
   run_clear (&r);
 }
 
+/* The #1 vs #2 line lists every term that differs, and they add up to the difference
+ * in step time: Mixtral 8x7B on 64 H100, the space of the audit that found the line
+ * showing four terms (exposed pp, dp, compute, bubble: +0.0057 s of a 0.0258 s
+ * difference) and leaving out exposed ep, +0.0211 s. Parsed from the text, each to its
+ * printed 0.1 ms, the sum within 0.5 ms of the difference printed. */
+static void
+test_difference_terms (void)
+{
+  Run r = { 0 };
+  run (NULL, "search --model mixtral-8x7b --cluster dgx-h100-superpod --gpus 64 --gbs 256 "
+       "--seq-length 4096 --tp 2,4 --pp 1,2,4 --mbs 1,2 --ep 2,4,8 --no-db --top 2", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  const char *line = strstr (r.out, "#1 vs #2: ");
+  g_assert_nonnull (line);
+  g_autofree char *text = g_strndup (line, strcspn (line, "\n"));
+  g_assert_nonnull (strstr (text, "exposed ep "));
+  double diff = g_ascii_strtod (text + strlen ("#1 vs #2: "), NULL);
+  const char *t = strstr (text, "the terms (#2 minus #1): ");
+  g_assert_nonnull (t);
+  double sum = 0;
+  int terms = 0;
+  for (const char *p = t; (p = strpbrk (p, "+-")) != NULL; p++)
+    if (g_ascii_isdigit (p[1]))
+      {
+        sum += g_ascii_strtod (p, NULL);
+        terms++;
+      }
+  g_assert_cmpint (terms, >=, 5);
+  if (fabs (sum - diff) > 5e-4)
+    g_error ("terms add to %.4f s, the difference is %.4f s: %s", sum, diff, text);
+  run_clear (&r);
+}
+
 /* A step under a second keeps four significant digits in the table, and the row's
  * exposed times take its decimals, none exposed reading "0": tiny-llama on 8 GPUs,
  * seq 256, gbs 64 with every dimension fixed (DP8, mbs 8, no sharding) steps in well
@@ -1447,6 +1480,11 @@ test_contradiction (void)
     { "--num-layers-per-virtual-pipeline-stage 4 --pp 2",
       "tandem: error: --num-layers-per-virtual-pipeline-stage: the search sets it for each "
       "candidate, so the flag would be ignored (hint: --vpp N)\n" },
+    /* a list of expert TP degrees was a malformed integer of the plan flag ("--etp expects
+     * an integer >= 1, got '1,2'"), where one value is told why */
+    { "--etp 1,2",
+      "tandem: error: --etp 1,2: the search sets expert TP for each candidate, so the flag "
+      "would be ignored (hint: the search tries etp 1 and etp = tp; drop it)\n" },
     { "--mbs 128",
       "tandem: error: --mbs 128 divides no local batch: global batch 64 / dp leaves at most 64 "
       "sequences per data-parallel rank on --gpus 16 (hint: an --mbs dividing the local "
@@ -2316,6 +2354,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/ep-dimension", test_ep_dimension);
   g_test_add_func ("/cli/search/flags-reproduce", test_flags_reproduce);
   g_test_add_func ("/cli/search/tie-line", test_tie_line);
+  g_test_add_func ("/cli/search/difference-terms", test_difference_terms);
   g_test_add_func ("/cli/search/small-step-digits", test_small_step_digits);
   g_test_add_func ("/cli/search/gpu-hour-column", test_gpu_hour_column);
   g_test_add_func ("/cli/search/per-gpu-difference-line", test_per_gpu_difference_line);
