@@ -1117,6 +1117,17 @@ plan_apply_stack_moe (Plan *plan, const FwStack *stack)
     plan->moe_shared_expert_overlap = TRUE;
 }
 
+void
+plan_stack_fold_error (const Plan *plan, const FwStack *stack, GError **error)
+{
+  g_return_if_fail (plan != NULL && stack != NULL);
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,
+               "the %s stack lays ranks out as %s, and this plan's expert layout (etp x "
+               "ep x edp) does not fold onto that order's pipeline stages (hint: --pp 1, "
+               "or another --framework whose rank orders keep pp outermost, e.g. "
+               "megatron-core)", stack->name, plan->rank_order);
+}
+
 gboolean
 plan_adopt_stack (Plan *plan, const FwStack *stack, GError **error)
 {
@@ -1128,11 +1139,7 @@ plan_adopt_stack (Plan *plan, const FwStack *stack, GError **error)
    * it can fold) */
   if (g_strcmp0 (order_before, plan->rank_order) != 0 && !plan_check_fold (plan, NULL))
     {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,
-                   "the %s stack lays ranks out as %s, and this plan's expert layout (etp x "
-                   "ep x edp) does not fold onto that order's pipeline stages (hint: --pp 1, "
-                   "or another --framework whose rank orders keep pp outermost, e.g. "
-                   "megatron-core)", stack->name, plan->rank_order);
+      plan_stack_fold_error (plan, stack, error);
       return FALSE;
     }
   /* a CP exchange nobody chose follows the stack as the schedule does (meta-llama3 runs

@@ -751,6 +751,10 @@ void plan_apply_stack_moe (Plan *plan, const FwStack *stack);
  * then the MoE overlaps it always runs (plan_apply_stack_moe). predict and report
  * scaling's fixed plan go through it. */
 gboolean plan_adopt_stack (Plan *plan, const FwStack *stack, GError **error);
+/* The refusal of a plan whose expert layout does not fold onto the one rank order `stack`
+ * lays ranks out in (plan->rank_order): it names the stack and hints at --pp 1 or another
+ * stack, where the generic fold error hints at a --rank-order the stack does not offer. */
+void     plan_stack_fold_error (const Plan *plan, const FwStack *stack, GError **error);
 /* The expert layout folds onto the ranks under the plan's rank order (every rank on the
  * same pipeline stage in the dense tp x cp x dp and expert etp x ep x edp decompositions):
  * plan_resolve checks it; a rank order taken from the stack after resolving is checked

@@ -144,6 +144,17 @@ predict_size (const ReportScalingSpec *spec, TopoCluster *cluster, int gpus, int
   g_autoptr (GError) perr = NULL;
   if (!plan_resolve (&plan, spec->model, cluster, &perr))
     {
+      /* a layout that does not fold onto the one rank order the stack lays out (meta-
+       * llama3's tp-cp-ep-pp-dp): the stack's refusal, as predict gives it; the generic
+       * one hinted at a --rank-order the stack does not offer */
+      if (spec->stack != NULL && spec->stack->offers_rank_orders != NULL
+          && g_strv_length (spec->stack->offers_rank_orders) == 1
+          && g_strcmp0 (spec->stack->offers_rank_orders[0], plan.rank_order) == 0
+          && g_str_has_prefix (perr->message, "the expert layout does not fold onto the ranks"))
+        {
+          g_clear_error (&perr);
+          plan_stack_fold_error (&plan, spec->stack, &perr);
+        }
       row->status = g_strdup ("invalid");
       row->reason = g_strdup (perr->message);
       plan_clear (&plan);

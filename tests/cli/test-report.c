@@ -989,6 +989,26 @@ test_bad_inputs (Fixture *f, gconstpointer data)
                    "table gives each size's peak) (hint: more GPUs, a smaller --gbs or "
                    "--seq-length)\n");
   run_result_clear (&r);
+  /* under a stack with one rank order (meta-llama3: tp-cp-ep-pp-dp), a MoE layout that
+   * does not fold onto it gets the stack's reason in each row, as predict gives it; the
+   * rows hinted at "--rank-order tp-cp-ep-dp-pp", which that stack does not offer */
+  run_report ("report scaling --model mixtral-8x7b --framework meta-llama3 --gpus 32,64 "
+              "--strong --gbs 512 --tp 2 --pp 2 --cp 2 --sequence-parallel --json", NULL, &r);
+  g_assert_cmpint (r.status, ==, 2);
+  {
+    g_autoptr (JsonNode) root = json_from_string (r.out, NULL);
+    g_assert_nonnull (root);
+    JsonArray *rows = json_object_get_array_member (json_node_get_object (root), "rows");
+    g_assert_cmpuint (json_array_get_length (rows), ==, 2);
+    for (guint i = 0; i < 2; i++)
+      {
+        const char *why = json_object_get_string_member (json_array_get_object_element (rows, i),
+                                                         "reason");
+        g_assert_nonnull (strstr (why, "the meta-llama3 stack lays ranks out as tp-cp-ep-pp-dp"));
+        g_assert_null (strstr (why, "--rank-order"));
+      }
+  }
+  run_result_clear (&r);
   /* two clusters side by side, one of which fits at no size: Llama 3 8B at tp 2, 4,096
    * tokens, ZeRO-1 needs 49.0 / 43.1 GiB at 8 / 16 GPUs, within an H100's 80 GB and over
    * an A100-40GB's. The A100 rows compared plans that do not fit (S 1.92, E 96.2%) and
