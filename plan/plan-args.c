@@ -253,6 +253,7 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
       static const Choice c[] = {
         { "flash", PLAN_ATTN_FLASH }, { "fused", PLAN_ATTN_FLASH }, { "auto", PLAN_ATTN_FLASH },
         { "unfused", PLAN_ATTN_UNFUSED }, { "local", PLAN_ATTN_UNFUSED }, { NULL, 0 } };
+      plan->attention_backend_set = TRUE;
       return parse_choice (name, value, c, "flash, fused, auto (a fused kernel) or unfused, "
                            "local (scores materialized)", (int *) &plan->attention_backend,
                            error);

@@ -191,6 +191,11 @@ typedef struct {
   gboolean sequence_parallel;
   PlanCpComm cp_comm;
   PlanAttnBackend attention_backend;  /* --attention-backend; default flash */
+  gboolean     attention_backend_set;  /* given (--attention-backend, a plan file's key, a
+                                        * published row's mapping): else a stack whose
+                                        * attention materializes the scores (FwStack
+                                        * attention "unfused": deepspeed, megatron-lm-2021)
+                                        * runs unfused (sim_plan_apply_stack) */
 
   /* batch */
   int micro_batch;         /* sequences per micro-batch per DP rank */

@@ -2661,6 +2661,9 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   else if (!names_flash_attention (notes)
            && (c->attn_why = mla_unfused_on_blackwell (c, get (csv, row, "framework"))) != NULL)
     p->attention_backend = PLAN_ATTN_UNFUSED;
+  /* the row's reading decides, not the stack's default (a row that names FlashAttention
+   * under an unfused stack runs flash) */
+  p->attention_backend_set = TRUE;
   /* Adam's two moments kept in bf16 (the master weights stay fp32) where the row's notes
    * say so: the DeepSeek-V3 report (Sec. 3.3.3) and Megatron-Bridge's DeepSeek-V3 recipe
    * (use_precision_aware_optimizer, exp_avg_dtype = exp_avg_sq_dtype = bf16) */

@@ -717,6 +717,7 @@ sim_cost_options_init_stack (SimCostOptions *o, const TopoCluster *cluster,
     o->launch_overhead_s = stack->kernel_overhead_s;
   o->elementwise_passes = stack->fusion == FW_FUSION_EAGER ? EAGER_ELEMENTWISE_PASSES : 1.0;
   o->fp8_attention = stack->fp8_ops == FW_FP8_GEMM_ATTENTION;
+  o->attn_unfused = stack->attention == FW_ATTN_UNFUSED;
   o->fp8_cast_passes = stack->fp8_cast_passes;
   o->fp8_cast_passes_compiled = stack->fp8_cast_passes_compiled;
   o->fp8_cast_per_operand = stack->fp8_cast_per_operand;
@@ -1320,7 +1321,7 @@ static const CostOptionInfo option_info[] = {
   { "free_comm", G_STRUCT_OFFSET (SimCostOptions, free_comm), 'b', 0, 1 },
   { "free_optimizer", G_STRUCT_OFFSET (SimCostOptions, free_optimizer), 'b', 0, 1 },
   D (cpu_cores, 0, 1e6), D (cpu_ranks, 0, 1e6), D (cpu_share, 0, 1),
-  D (perf_sigma, 0, 0.49), D (sustained_scale, 0.1, 2),
+  D (perf_sigma, 0, 0.49), D (sustained_scale, 0.1, 1.0 / HOPPER_FIT_SUSTAINED_RATIO),
 };
 #undef D
 
@@ -1367,6 +1368,9 @@ sim_cost_options_set (SimCostOptions *o, const char *key, const char *value, GEr
           *(gboolean *) G_STRUCT_MEMBER_P (o, info->offset) = v != 0;
           return TRUE;
         }
+      /* decimal only: strtod took "0x10" as 16 */
+      if (strchr (value, 'x') != NULL || strchr (value, 'X') != NULL)
+        goto bad;
       v = g_ascii_strtod (value, &end) * scale;
       if (end == value || *end != '\0' || !(v >= info->min && v <= info->max))
         goto bad;
@@ -1387,9 +1391,15 @@ sim_cost_options_set (SimCostOptions *o, const char *key, const char *value, GEr
         *(double *) G_STRUCT_MEMBER_P (o, info->offset) = v;
       return TRUE;
     bad:
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "cost option %s: bad value '%s' (expected %s in [%g, %g])", key, value,
-                   info->type == 'b' ? "true/false" : "a number", info->min, info->max);
+      /* the range in the key's own unit (a *_us key's in microseconds: it said [0, 1]
+       * for launch_overhead_us, whose range is [0, 1e6]) */
+      if (info->type == 'b')
+        g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                     "cost option %s: bad value '%s' (expected true/false)", key, value);
+      else
+        g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                     "cost option %s: bad value '%s' (expected a decimal number in [%g, %g])",
+                     key, value, info->min / scale, info->max / scale);
       return FALSE;
     }
   g_autofree char *known = g_strjoinv (", ", (char **) sim_cost_option_names ());

@@ -193,6 +193,9 @@ typedef struct {
   /* software stack (frameworks/, sim_cost_options_init_stack) */
   double   elementwise_passes;    /* passes over its tensor per norm / element-wise op:
                                      1 fused or compiled, more in eager PyTorch */
+  gboolean attn_unfused;          /* the stack's attention materializes the scores (FwStack
+                                     attention "unfused"): a plan that names no backend runs
+                                     it (sim_plan_apply_stack) */
   gboolean fp8_attention;         /* the attention core runs in fp8 in fp8 plans (TE's
                                      fp8 DPA); otherwise it stays bf16 */
   double   fp8_cast_passes;       /* bf16 -> fp8 casts per fp8 GEMM input (read 2 B, write

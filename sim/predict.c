@@ -330,6 +330,12 @@ void
 sim_plan_apply_stack (Plan *plan, const SimCostOptions *co)
 {
   g_return_if_fail (plan != NULL);
+  /* the stack's attention kernel class where the plan names none: deepspeed's and
+   * megatron-lm-2021's materialize the scores (`show framework` says so); predict took
+   * the plan's default flash under them, sizing and timing another kernel than the stack
+   * it was asked for */
+  if (!plan->attention_backend_set && co != NULL && co->attn_unfused)
+    plan->attention_backend = PLAN_ATTN_UNFUSED;
   if (plan->zero3_prefetch_params < 0)
     plan->zero3_prefetch_params = co != NULL ? co->zero3_prefetch_params : 0;
   if (plan->zero3_reuse_params < 0)

@@ -381,6 +381,49 @@ test_tp_overlap_sms (void)
   remove_tree (dir);
 }
 
+/* The attention kernel class is the stack's where the plan names none: deepspeed's
+ * materializes the scores (`show framework deepspeed`: attention unfused). Llama 3 8B at
+ * tp 8, 8,192 tokens on 16 A100-40GB: predict took the plan's default flash under it,
+ * 31.63 GiB, "fits", where the stack's unfused attention needs 48.43 GiB (the same as
+ * --attention-backend unfused); predict and memory now agree on that, and a backend
+ * given (flash) is kept. */
+static gint64
+peak_of (const char *cmd, int want_status)
+{
+  RunResult r = { 0 };
+  run_tandem (cmd, &r);
+  g_assert_cmpint (r.status, ==, want_status);
+  g_autoptr (JsonNode) root = json_from_string (r.out, NULL);
+  g_assert_nonnull (root);
+  JsonObject *o = json_node_get_object (root);
+  if (json_object_has_member (o, "memory"))
+    o = json_object_get_object_member (o, "memory");
+  gint64 v = json_object_get_int_member (o, "peak_bytes");
+  run_result_clear (&r);
+  return v;
+}
+
+static void
+test_stack_attention_class (void)
+{
+  const char *base = "--model llama3-8b --cluster a100-40g-cluster --gpus 16 --tp 8 "
+                     "--seq-length 8192 --gbs 16 --json";
+  g_autofree char *dflt = g_strdup_printf ("predict %s --no-db --framework deepspeed", base);
+  g_autofree char *unf = g_strdup_printf ("predict %s --no-db --framework deepspeed "
+                                          "--attention-backend unfused", base);
+  g_autofree char *fla = g_strdup_printf ("predict %s --no-db --framework deepspeed "
+                                          "--attention-backend flash", base);
+  g_autofree char *mem = g_strdup_printf ("memory %s --framework deepspeed", base);
+  g_autofree char *meg = g_strdup_printf ("predict %s --no-db", base);
+  const gint64 p_default = peak_of (dflt, 3), p_unfused = peak_of (unf, 3);
+  const gint64 p_flash = peak_of (fla, 0), p_memory = peak_of (mem, 3);
+  g_assert_cmpint (p_default, ==, p_unfused);
+  g_assert_cmpint (p_memory, ==, p_unfused);
+  g_assert_cmpint (p_flash, <, p_unfused);
+  /* megatron-core's attention is fused: its default is the flash plan's */
+  g_assert_cmpint (peak_of (meg, 0), ==, p_flash);
+}
+
 /* What a stack decides when the user does not: its CP exchange (meta-llama3 offers the
  * all-gather alone; --cp 2 was refused for a "--cp-comm-type p2p" never given), and its
  * rank order, which must still fold the expert layout (qwen3-30b-a3b at pp 2 cp 2 under
@@ -936,6 +979,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/hostile/run-host-memory", test_run_host_memory);
   g_test_add_func ("/cli/hostile/tp-overlap-sms", test_tp_overlap_sms);
   g_test_add_func ("/cli/hostile/stack-chosen-defaults", test_stack_chosen_defaults);
+  g_test_add_func ("/cli/hostile/stack-attention-class", test_stack_attention_class);
   g_test_add_func ("/cli/hostile/plan-file-overrides", test_plan_file_overrides);
   g_test_add_func ("/cli/hostile/run-narrow-precision", test_run_narrow_precision);
   g_test_add_func ("/cli/hostile/calibrate-inputs-first", test_calibrate_inputs_first);

@@ -165,6 +165,16 @@ test_plan_caps (void)
     { "--gpus 8 --comm-compute-slowdown 11", "comm_compute_slowdown: bad value '11'" },
     { "--gpus 8 --comm-compute-slowdown nan", "comm_compute_slowdown: bad value 'nan'" },
     { "--gpus 8 --comm-compute-slowdown -0.5", "comm_compute_slowdown: bad value '-0.5'" },
+    /* a rate above the device's: --cost sustained_scale reached 2, MFU 145% and HFU 180%
+     * with exit 0 and the run stored; its cap is what the loader allows, a sustained
+     * matmul ratio of 1 over the Hopper fits' 755.5 / 852.1: 852.1 / 755.5 = 1.12786 */
+    { "--gpus 8 --cost sustained_scale=2",
+      "sustained_scale: bad value '2' (expected a decimal number in [0.1, 1.12786])" },
+    /* a *_us key's range in microseconds (it said [0, 1]), and no hexadecimal (0x10 was
+     * taken as 16) */
+    { "--gpus 8 --cost launch_overhead_us=2000000",
+      "launch_overhead_us: bad value '2000000' (expected a decimal number in [0, 1e+06])" },
+    { "--gpus 8 --cost tile_m=0x10", "tile_m: bad value '0x10'" },
     /* unfused scores at 16M tokens, 4 sequences: 6 x 4 x 32 x (2^24)^2 x 32 layers =
      * 6.9e18 bytes > 2^62 */
     { "--gpus 8 --seq-length 16777216 --mbs 4 --attention-backend unfused",
