@@ -223,6 +223,28 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
                        "0.1 for 10%%)", cerr->message);
     if (!sim_cost_options_apply (&opts.cost, cost, &cerr))
       return cli_fail (CLI_EXIT_USAGE, "%s", cerr->message);
+    /* an efficiency over a link's rate where every level it applies to gives a measured
+     * busbw (which the cost model takes, sim/cost-comm.c level_Bps): said, not silent */
+    for (guint i = 0; cost != NULL && cost[i] != NULL; i++)
+      {
+        const gboolean nvl = g_str_has_prefix (cost[i], "nvlink_efficiency=");
+        const gboolean net = g_str_has_prefix (cost[i], "net_efficiency=");
+        if (!nvl && !net)
+          continue;
+        gboolean any = FALSE;
+        for (guint l = nvl ? 0 : 1; l < (nvl ? MIN (1u, c->cluster->n_levels)
+                                              : c->cluster->n_levels); l++)
+          any |= c->cluster->levels[l].busbw_Bps <= 0;
+        if (!any)
+          fprintf (stderr, "tandem: note: --cost %s changes nothing on %s: %s gives a measured "
+                   "busbw_GBps, which the cost model takes over bw x efficiency\n", cost[i],
+                   c->cluster->name, nvl ? "its first level" : "every level above the first");
+      }
+    /* the same setting twice under its two names: the --cost one silently won */
+    for (guint i = 0; slowdown != NULL && cost != NULL && cost[i] != NULL; i++)
+      if (g_str_has_prefix (cost[i], "comm_compute_slowdown="))
+        return cli_fail (CLI_EXIT_USAGE, "--comm-compute-slowdown %s and --cost %s set the same "
+                         "figure (hint: give one of them)", slowdown, cost[i]);
   }
 
   g_autoptr (GError) error = NULL;

@@ -350,6 +350,30 @@ test_dtype_flags_contradict (void)
     }
 }
 
+/* --cost net_efficiency / nvlink_efficiency scale a level's link rate where it gives no
+ * measured busbw; on h100-24k every level gives one, so they changed nothing, without a
+ * word: a note says so, and the step is the same as without them */
+static void
+test_cost_efficiency_note (void)
+{
+  const char *base = "predict --model llama3-8b --cluster h100-24k --gpus 16 --tp 8 --no-db "
+                     "--json";
+  RunResult a = { 0 }, b = { 0 };
+  run_tandem (base, &a);
+  g_autofree char *with = g_strconcat (base, " --cost net_efficiency=0.5", NULL);
+  run_tandem (with, &b);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_cmpint (b.status, ==, 0);
+  g_assert_nonnull (strstr (b.err, "tandem: note: --cost net_efficiency=0.5 changes nothing on "
+                                   "h100-24k"));
+  g_autoptr (JsonNode) ja = json_from_string (a.out, NULL);
+  g_autoptr (JsonNode) jb = json_from_string (b.out, NULL);
+  g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (ja), "step_time_s"), ==,
+                     json_object_get_double_member (json_node_get_object (jb), "step_time_s"));
+  run_result_clear (&a);
+  run_result_clear (&b);
+}
+
 /* A negative --db-timeout said "expected milliseconds >= 0" and no more in predict,
  * validate, runs, run, calibrate and import-log (report and search hint at a value). */
 static void
@@ -634,6 +658,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/run-step-memory", test_run_step_memory);
   g_test_add_func ("/cli/bad-input/plan-json-messages", test_plan_json_messages);
   g_test_add_func ("/cli/bad-input/dtype-flags-contradict", test_dtype_flags_contradict);
+  g_test_add_func ("/cli/bad-input/cost-efficiency-note", test_cost_efficiency_note);
   g_test_add_func ("/cli/bad-input/db-timeout-hint", test_db_timeout_hint);
   g_test_add_func ("/cli/bad-input/model-flag-zero", test_model_flag_zero);
   g_test_add_func ("/cli/bad-input/hints-for-values", test_hints_for_values);

@@ -175,6 +175,9 @@ test_plan_caps (void)
     { "--gpus 8 --cost launch_overhead_us=2000000",
       "launch_overhead_us: bad value '2000000' (expected a decimal number in [0, 1e+06])" },
     { "--gpus 8 --cost tile_m=0x10", "tile_m: bad value '0x10'" },
+    /* the one figure under its two names: the --cost value silently won */
+    { "--gpus 8 --comm-compute-slowdown 5 --cost comm_compute_slowdown=0.5",
+      "--comm-compute-slowdown 5 and --cost comm_compute_slowdown=0.5 set the same figure" },
     /* unfused scores at 16M tokens, 4 sequences: 6 x 4 x 32 x (2^24)^2 x 32 layers =
      * 6.9e18 bytes > 2^62 */
     { "--gpus 8 --seq-length 16777216 --mbs 4 --attention-backend unfused",
