@@ -850,6 +850,16 @@ show_framework (const char *name, gboolean json)
     ROW ("offers", offers);
   }
 #undef ROW
+  /* what predict takes from the stack and what its plan flags keep: the gradient dtype and
+   * TP-comm overlap above are what validate fills a published row's unstated cells with,
+   * while predict kept Megatron's fp32 reduction and no TP overlap under nemo, which this
+   * page did not say */
+  printf ("\n  predict and memory take from this stack its kernels (attention unless "
+          "--attention-backend), fusion, overheads, FP8 recipe, rank order, what it refuses and "
+          "its always-on overlaps; the plan's own choices (sharding, gradient dtype, TP-comm "
+          "and DP overlap) keep Megatron's defaults unless flags set them, and search tries "
+          "them within what the stack offers. validate fills a published row's unstated "
+          "choices from the defaults above.\n");
   return CLI_EXIT_OK;
 }
 
