@@ -391,10 +391,12 @@ cli_model_flags_build (const CliModelFlags *f, const Plan *plan, GError **error)
              ? "--moe-shared-expert-intermediate-size" : "--moe-layer-freq");
       return NULL;
     }
-  if (h % a != 0)
+  /* Megatron asserts h % a == 0 only where --kv-channels is not given (arguments.py: the
+   * head size defaults to h / a); with it the projections are a x kv-channels wide */
+  if (h % a != 0 && f->kv_channels <= 0)
     {
       usage (error, "--hidden-size %d is not a multiple of --num-attention-heads %d "
-             "(hint: h / a must be whole; --kv-channels then sets another head size)", f->hidden,
+             "(hint: h / a must be whole, or --kv-channels sets the head size)", f->hidden,
              f->heads);
       return NULL;
     }
@@ -425,11 +427,14 @@ cli_model_flags_build (const CliModelFlags *f, const Plan *plan, GError **error)
   g_autofree char *name = g_strdup_printf ("megatron-L%d-h%d-a%d%s%s", f->num_layers, f->hidden,
                                            f->heads, f->swiglu ? "-swiglu" : "",
                                            plan->num_experts > 0 ? "-moe" : "");
-  /* new_custom wants a whole h / a; the head size is set after */
+  /* new_custom wants a whole h / a; the head size is set after, and where h / a is not
+   * whole (--kv-channels given) the heads too, over a one-head model of the same sizes */
+  const gboolean whole = h % a == 0;
   g_autoptr (ModelSpec) m = model_spec_new_custom (name, f->swiglu ? MODEL_MLP_SWIGLU
                                                    : MODEL_MLP_GELU, h, ffn,
-                                                   (guint64) f->num_layers, a, kv, vocab,
-                                                   positions, !f->untie);
+                                                   (guint64) f->num_layers, whole ? a : 1,
+                                                   whole ? kv : 1, vocab, positions,
+                                                   !f->untie);
   if (m == NULL)
     {
       usage (error, "model by Megatron flags: the sizes are out of range");
@@ -441,6 +446,16 @@ cli_model_flags_build (const CliModelFlags *f, const Plan *plan, GError **error)
   m->head_dim = head;
   if (co != NULL && f->kv_channels > 0)
     json_object_set_int_member (co, "head_dim", (gint64) head);
+  if (!whole)
+    {
+      m->n_heads = a;
+      m->n_kv_heads = kv;
+      if (co != NULL)
+        {
+          json_object_set_int_member (co, "num_attention_heads", (gint64) a);
+          json_object_set_int_member (co, "num_key_value_heads", (gint64) kv);
+        }
+    }
   if (plan->num_experts > 0)
     {
       /* Megatron-Core's MoE layer: a softmax router (h x E, no bias), the top-k

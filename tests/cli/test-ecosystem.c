@@ -349,6 +349,25 @@ test_model_flags_moe (void)
                "--untie-embeddings-and-output-weights --vocab-size 32000 --kv-channels 256 "
                "--gpus 8", &pt, &pa);
   g_assert_cmpint (pt, ==, 7241732096 + 1342177280);
+  /* with --kv-channels, h need not divide by a (Megatron asserts it only without the
+   * flag): 30 heads of 128 and 6 KV groups on h 4096, SwiGLU 14336, vocab 128256 tied,
+   * by hand per layer q 4096 x 3840 + k, v 4096 x 768 each + o 3840 x 4096 = 37,748,736,
+   * MLP 3 x 4096 x 14336 = 176,160,768, norms 2 x 4096 = 8,192: 213,917,696 x 32 =
+   * 6,845,366,272, plus the embedding 128,256 x 4096 = 525,336,576 and the final norm
+   * 4,096: 7,370,706,944. It was refused ("h / a must be whole"), where the same shape
+   * as a config.json with head_dim 128 predicts */
+  plan_params ("--num-layers 32 --hidden-size 4096 --num-attention-heads 30 "
+               "--num-query-groups 6 --kv-channels 128 --ffn-hidden-size 14336 --swiglu "
+               "--vocab-size 128256 --gpus 8", &pt, &pa);
+  g_assert_cmpint (pt, ==, 7370706944);
+  run_tandem ("plan show --num-layers 32 --hidden-size 4096 --num-attention-heads 30 "
+              "--num-query-groups 6 --ffn-hidden-size 14336 --swiglu --vocab-size 128256 "
+              "--gpus 8", &a);
+  g_assert_cmpint (a.status, ==, 2);
+  assert_one_error_line (a.err, "--hidden-size 4096 is not a multiple of --num-attention-heads "
+                                "30 (hint: h / a must be whole, or --kv-channels sets the head "
+                                "size)");
+  run_result_clear (&a);
 
   static const struct { const char *args, *expect; } bad[] = {
     { "plan show --num-layers 32 --hidden-size 4096 --num-attention-heads 32 --vocab-size "
