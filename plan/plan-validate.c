@@ -1123,11 +1123,20 @@ plan_check_precision (const Plan *plan, const TopoCluster *cluster, GError **err
                        : g == TOPO_DTYPE_TF32 ? "--precision fp32 --fp32-matmul-precision high"
                        : g == TOPO_DTYPE_BF16 ? "--precision fp32 --fp32-matmul-precision medium"
                        : "--precision fp32";
+    /* the hint names a 16-bit precision the device has (on a V100, with no BF16, it
+     * offered --precision bf16, which is refused there in turn) */
+    const char *alt = cluster->device.peak_flops[TOPO_DTYPE_BF16] > 0 ? "--precision bf16"
+                      : cluster->device.peak_flops[TOPO_DTYPE_FP16] > 0 ? "--precision fp16"
+                      : NULL;
     if ((plan->compute_dtype == PLAN_PREC_FP16 || plan->compute_dtype == PLAN_PREC_FP32)
         && cluster->device.peak_flops[g] <= 0)
       return invalid (error, "%s: %s has no %s peak in its preset, so its GEMMs cannot be "
-                      "timed (hint: --precision bf16, or a cluster file whose device has "
-                      "peak_tflops.%s)", flag, cluster->device.name, topo_dtype_name (g),
+                      "timed (hint: %s%sa cluster file whose device has peak_tflops.%s)", flag,
+                      cluster->device.name, topo_dtype_name (g),
+                      alt != NULL && g_strcmp0 (alt + strlen ("--precision "),
+                                                topo_dtype_name (g)) != 0 ? alt : "",
+                      alt != NULL && g_strcmp0 (alt + strlen ("--precision "),
+                                                topo_dtype_name (g)) != 0 ? ", or " : "",
                       topo_dtype_name (g));
   }
   if (plan->fp8_recipe >= 0 && plan->compute_dtype != PLAN_PREC_FP8)

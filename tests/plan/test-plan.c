@@ -410,6 +410,12 @@ test_precision_no_peak (Fixture *f, gconstpointer data)
       "--precision fp32 --fp32-matmul-precision high: TPU-v5p has no tf32 peak in its "
       "preset, so its GEMMs cannot be timed (hint: --precision bf16, or a cluster file whose "
       "device has peak_tflops.tf32)" },
+    /* a V100 has no BF16: the hint offers the fp16 it has (it offered --precision bf16,
+     * refused there in turn) */
+    { "dgx-2h-v100-cluster", "--precision fp32 --fp32-matmul-precision medium",
+      "--precision fp32 --fp32-matmul-precision medium: V100-SXM3-32GB has no bf16 peak in "
+      "its preset, so its GEMMs cannot be timed (hint: --precision fp16, or a cluster file "
+      "whose device has peak_tflops.bf16)" },
     { "dgx-h100-superpod", "--precision fp32", NULL },
     { "dgx-h100-superpod", "--precision fp16", NULL },
     { "dgx-h100-superpod", "--precision fp32 --fp32-matmul-precision high", NULL },
