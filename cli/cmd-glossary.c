@@ -35,8 +35,10 @@ static const GlossaryEntry glossary[] = {
     "which FLOPs count as model FLOPs: megatron96, megatron72, mcore, causal or palm",
     "tandem show conventions (each with its paper or code)" },
   { "peak", "predict",
-    "the device's dense tensor-core FLOP/s from its datasheet (no sparsity) in the plan's "
-    "GEMM precision: BF16, or FP8 / FP4 for plans in those (predict prints which peak)",
+    "the device's dense FLOP/s from its datasheet (no sparsity) in the plan's GEMM "
+    "precision: the tensor-core BF16 rate, FP8 / FP4 for plans in those, FP16, TF32 or "
+    "BF16 for fp32 plans by --fp32-matmul-precision, and the FP32 rate (no tensor cores) at "
+    "its default, highest (predict prints which peak)",
     "tandem show cluster NAME (each device cites its datasheet)" },
   { "model TFLOP/s per GPU", "predict",
     "model FLOPs per step / (step time x GPUs), in 10^12 FLOP/s", "definition" },
