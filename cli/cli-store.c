@@ -222,6 +222,20 @@ output_replaceable (const char *flag, const char *what, const char *path, GError
   return FALSE;
 }
 
+/* A regular file that starts with SQLite's 16-byte header, "SQLite format 3\0"
+ * (sqlite.org/fileformat.html, 1.3). */
+static gboolean
+is_sqlite_file (const char *path)
+{
+  char head[16] = { 0 };
+  FILE *fp = g_file_test (path, G_FILE_TEST_IS_REGULAR) ? g_fopen (path, "rb") : NULL;
+  gboolean sqlite = fp != NULL && fread (head, 1, sizeof head, fp) == sizeof head
+                    && memcmp (head, "SQLite format 3", 16) == 0;
+  if (fp != NULL)
+    fclose (fp);
+  return sqlite;
+}
+
 gboolean
 cli_output_not_db (const char *flag, const char *what, const char *path, const char *db,
                    gboolean no_db, GError **error)
@@ -230,14 +244,8 @@ cli_output_not_db (const char *flag, const char *what, const char *path, const c
   if (path == NULL || *path == '\0')
     return TRUE;
   /* any SQLite database, not only this command's store: `--trace-best tandem.db --no-db`
-   * (or another store's name) wrote the trace over it. SQLite's file header is the 16
-   * bytes "SQLite format 3\0" (sqlite.org/fileformat.html, 1.3). */
-  char head[16] = { 0 };
-  FILE *fp = g_file_test (path, G_FILE_TEST_IS_REGULAR) ? g_fopen (path, "rb") : NULL;
-  gboolean sqlite = fp != NULL && fread (head, 1, sizeof head, fp) == sizeof head
-                    && memcmp (head, "SQLite format 3", 16) == 0;
-  if (fp != NULL)
-    fclose (fp);
+   * (or another store's name) wrote the trace over it */
+  gboolean sqlite = is_sqlite_file (path);
   if (sqlite && (no_db || !cli_same_file (path, store)))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -261,12 +269,7 @@ cli_output_not_db (const char *flag, const char *what, const char *path, const c
       if (!ours && g_str_has_suffix (path, sides[i]))
         {
           base = g_strndup (path, strlen (path) - strlen (sides[i]));
-          char bh[16] = { 0 };
-          FILE *bf = g_file_test (base, G_FILE_TEST_IS_REGULAR) ? g_fopen (base, "rb") : NULL;
-          other = bf != NULL && fread (bh, 1, sizeof bh, bf) == sizeof bh
-                  && memcmp (bh, "SQLite format 3", 16) == 0;
-          if (bf != NULL)
-            fclose (bf);
+          other = is_sqlite_file (base);
         }
       if (ours || other)
         {
