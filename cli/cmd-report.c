@@ -423,7 +423,8 @@ cmd_scaling (int argc, char **argv)
   /* a fixed plan is the stack's as predict takes it (cmd-predict.c): its rank order, what
    * the stack refuses (exit 2 before any size is computed), the MoE overlaps it always
    * runs; a plan per size is the search's, which keeps to the stack itself */
-  if (pps == REPORT_PLAN_FIXED && !plan_adopt_stack (&tmpl, stack, &error))
+  if (pps == REPORT_PLAN_FIXED && (!plan_adopt_stack (&tmpl, stack, &error)
+                                   || !plan_check_stack_model (&tmpl, model, stack, &error)))
     {
       status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
       goto out;

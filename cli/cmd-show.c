@@ -795,6 +795,7 @@ show_framework (const char *name, gboolean json)
   ROW ("fsdp.fp32_shards", s->fsdp_fp32_shards ? "yes" : "no");
   ROW ("cp.merge", s->cp_ring_merge ? "fp32_per_step" : "none");
   ROW ("cp.kv_heads", s->cp_kv_repeated ? "repeated" : "grouped");
+  ROW ("cp.a2a_kv_heads", s->cp_a2a_kv_divide ? "divide" : "replicate");
   /* the collectives PAT may run, all of them ("all_gather, reduce_scatter") */
   g_autoptr (GString) pat = g_string_new (NULL);
   for (int i = 0; fw_nccl_pat_names[i] != NULL; i++)

@@ -182,7 +182,8 @@ static const char *const top_keys[] = {
 };
 static const char *const nccl_keys[] = { "pat", NULL };
 static const char *const tp_sms_keys[] = { "all_gather", "reduce_scatter", NULL };
-static const char *const cp_keys[] = { "merge", "kv_heads", NULL };
+static const char *const cp_keys[] = { "merge", "kv_heads", "a2a_kv_heads", NULL };
+static const char *const cp_a2a_kv_names[] = { "replicate", "divide", NULL };
 static const char *const cp_merge_names[] = { "none", "fp32_per_step", NULL };
 static const char *const cp_kv_names[] = { "grouped", "repeated", NULL };
 static const char *const fsdp_keys[] = { "reshard_after_forward", "reshard_under_pp",
@@ -614,12 +615,15 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
     {
       Where ws = { source, "cp" };
       int mg = s->cp_ring_merge ? 1 : 0, kvr = s->cp_kv_repeated ? 1 : 0;
+      int a2a = s->cp_a2a_kv_divide ? 1 : 0;
       if (!check_keys (sub, cp_keys, &ws, error)
           || !get_enum (sub, "merge", cp_merge_names, &mg, FALSE, &ws, error)
-          || !get_enum (sub, "kv_heads", cp_kv_names, &kvr, FALSE, &ws, error))
+          || !get_enum (sub, "kv_heads", cp_kv_names, &kvr, FALSE, &ws, error)
+          || !get_enum (sub, "a2a_kv_heads", cp_a2a_kv_names, &a2a, FALSE, &ws, error))
         return NULL;
       s->cp_ring_merge = mg == 1;
       s->cp_kv_repeated = kvr == 1;
+      s->cp_a2a_kv_divide = a2a == 1;
     }
   sub = get_obj (o, "tp_overlap_sms", &w, error, &ok);
   if (!ok)
@@ -1154,6 +1158,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   json_builder_begin_object (b);
   S ("merge", cp_merge_names[s->cp_ring_merge ? 1 : 0]);
   S ("kv_heads", cp_kv_names[s->cp_kv_repeated ? 1 : 0]);
+  S ("a2a_kv_heads", cp_a2a_kv_names[s->cp_a2a_kv_divide ? 1 : 0]);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "nccl");
   json_builder_begin_object (b);

@@ -349,6 +349,13 @@ typedef struct {
   gboolean      cp_kv_repeated;         /* the model hands SDPA K/V repeated to the query
                                          * heads (torchtitan's repeat_kv), so CP moves and
                                          * sums K/V at n_heads, not n_kv_heads */
+  gboolean      cp_a2a_kv_divide;       /* "a2a_kv_heads": "divide": Ulysses (a2a) CP needs
+                                         * its degree to divide the KV heads of a TP rank
+                                         * (Transformer Engine's all-to-all attention
+                                         * asserts it); "replicate" (the default): a degree
+                                         * that the KV heads divide also runs, each KV head
+                                         * repeated to cp / kv ranks (the DeepSpeed-Ulysses
+                                         * GQA scheme) */
 
   /* NCCL as the stack's software ships it ("nccl") */
   guint         nccl_pat;               /* the collectives NCCL's PAT algorithm may run

@@ -1108,6 +1108,39 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
   return TRUE;
 }
 
+gboolean
+plan_check_stack_model (const Plan *plan, const ModelSpec *model, const FwStack *stack,
+                        GError **error)
+{
+  g_return_val_if_fail (plan != NULL && model != NULL && stack != NULL, FALSE);
+  /* Ulysses on a stack whose all-to-all attention needs the KV heads split, not repeated
+   * (Transformer Engine's AttnFuncWithCPAndQKVOA2A asserts that the key heads of a rank
+   * divide by the CP size: the stack's "cp.a2a_kv_heads" source). plan_validate lets a
+   * CP degree that the KV heads divide through, for the stacks that repeat each KV head
+   * to cp / kv ranks; on these it would fail at the first forward. Below one KV head a TP
+   * rank (kv < tp) Megatron-Core repeats them to one a rank. */
+  if (plan->cp > 1 && plan->cp_comm == PLAN_CP_A2A && stack->cp_a2a_kv_divide
+      && plan->tp > 0 && model->n_kv_heads > 0)
+    {
+      const guint64 kv = MAX (model->n_kv_heads / (guint64) plan->tp, 1);
+      if (kv % (guint64) plan->cp != 0)
+        {
+          int best = 1;
+          for (int d = 1; d <= plan->cp; d++)
+            if (kv % (guint64) d == 0)
+              best = d;
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,
+                       "Ulysses (a2a) context parallelism of degree %d on the %s stack "
+                       "needs it to divide the %" G_GUINT64_FORMAT " KV head%s per TP rank: "
+                       "Transformer Engine's all-to-all attention splits K and V by heads and "
+                       "does not repeat them (hint: --cp %d, --cp-comm-type p2p, or a smaller "
+                       "--tp)", plan->cp, stack->name, kv, kv == 1 ? "" : "s", best);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 void
 plan_apply_stack_moe (Plan *plan, const FwStack *stack)
 {

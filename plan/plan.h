@@ -737,6 +737,13 @@ void     plan_apply_stack_rank_order (Plan *plan, const FwStack *stack);
  * caller derived from a resolved one (search candidates, verify's reference). */
 gboolean plan_check_recompute_flags (const Plan *plan, GError **error);
 gboolean plan_check_stack (const Plan *plan, const FwStack *stack, GError **error);
+/* What a stack refuses that needs the model: Ulysses (a2a) CP on a stack whose all-to-all
+ * attention splits the KV heads and does not repeat them (FwStack cp_a2a_kv_divide:
+ * Transformer Engine) with a degree that does not divide the KV heads of a TP rank
+ * (PLAN_ERROR_INVALID with a hint). predict, plan, report and every search candidate go
+ * through it after plan_check_stack. */
+gboolean plan_check_stack_model (const Plan *plan, const ModelSpec *model,
+                                 const FwStack *stack, GError **error);
 
 /* The plan's precision on the cluster's device, part of plan_resolve: FP8, BF16, NVFP4
  * and MXFP8 need the chip's tensor cores, and the GEMMs' dtype (fp16; fp32 on FP32, TF32

@@ -47,7 +47,8 @@ fits (const SearchSpace *s, Plan *plan)
   if (spec->stack != NULL)
     {
       plan_apply_stack_moe (plan, spec->stack);
-      if (!plan_check_stack (plan, spec->stack, NULL))
+      if (!plan_check_stack (plan, spec->stack, NULL)
+          || !plan_check_stack_model (plan, spec->model, spec->stack, NULL))
         return FALSE;
     }
   if (!plan_resolve (plan, spec->model, spec->cluster, NULL))

@@ -172,7 +172,9 @@ screen_chunk (gpointer data, gpointer user_data)
       search_cand_to_plan (s, c, &plan);
       g_autoptr (GError) error = NULL;
       /* what the stack refuses, predict refuses (cli/cmd-predict.c): invalid */
-      if ((spec->stack != NULL && !plan_check_stack (&plan, spec->stack, &error))
+      if ((spec->stack != NULL && (!plan_check_stack (&plan, spec->stack, &error)
+                                   || !plan_check_stack_model (&plan, spec->model,
+                                                               spec->stack, &error)))
           || !plan_resolve (&plan, spec->model, spec->cluster, &error))
         {
           invalid++;

@@ -1353,6 +1353,54 @@ test_cp_sliding_window (Fixture *f, gconstpointer data)
     }
 }
 
+/* Ulysses on Transformer Engine's stacks needs the KV heads split, not repeated: llama3-70b
+ * has 8 KV heads, so at tp 8 a rank holds one and --cp 2 --cp-comm-type a2a, which
+ * plan_resolve lets through (the KV head repeated to two ranks, DeepSpeed's scheme), is
+ * refused on megatron-core and nemo (TE asserts k.shape[-2] % cp == 0) with the degree that
+ * divides (1) in the hint, and still runs on deepspeed. At tp 4 a rank holds 8 / 4 = 2 KV
+ * heads: cp 2 divides them on every stack; cp 4 does not on megatron-core (hint --cp 2). */
+static void
+test_stack_ulysses_kv (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_clear_pointer (&f->model, model_spec_unref);
+  f->model = model_spec_lookup ("llama3-70b", &error);
+  g_assert_no_error (error);
+  g_autoptr (FwStack) mc = fw_stack_load_preset ("megatron-core", &error);
+  g_autoptr (FwStack) nemo = fw_stack_load_preset ("nemo", &error);
+  g_autoptr (FwStack) ds = fw_stack_load_preset ("deepspeed", &error);
+  g_assert_no_error (error);
+  g_assert_true (mc->cp_a2a_kv_divide && nemo->cp_a2a_kv_divide && !ds->cp_a2a_kv_divide);
+  g_assert_true (parse_and_resolve (f, "--gpus 64 --tp 8 --cp 2 --cp-comm-type a2a "
+                                    "--seq-length 16384 --gbs 64", &error));
+  g_assert_no_error (error);
+  g_assert_false (plan_check_stack_model (&f->plan, f->model, mc, &error));
+  g_assert_nonnull (strstr (error->message, "degree 2 on the megatron-core stack needs it to "
+                                            "divide the 1 KV head per TP rank"));
+  g_assert_nonnull (strstr (error->message, "hint: --cp 1, --cp-comm-type p2p"));
+  g_clear_error (&error);
+  g_assert_false (plan_check_stack_model (&f->plan, f->model, nemo, &error));
+  g_clear_error (&error);
+  g_assert_true (plan_check_stack_model (&f->plan, f->model, ds, &error));
+  g_assert_no_error (error);
+  /* the ring needs nothing of the heads */
+  f->plan.cp_comm = PLAN_CP_P2P;
+  g_assert_true (plan_check_stack_model (&f->plan, f->model, mc, &error));
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_true (parse_and_resolve (f, "--gpus 64 --tp 4 --cp 2 --cp-comm-type a2a "
+                                    "--seq-length 16384 --gbs 64", &error));
+  g_assert_true (plan_check_stack_model (&f->plan, f->model, mc, &error));
+  g_assert_no_error (error);
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_true (parse_and_resolve (f, "--gpus 64 --tp 4 --cp 4 --cp-comm-type a2a "
+                                    "--seq-length 16384 --gbs 64", &error));
+  g_assert_false (plan_check_stack_model (&f->plan, f->model, mc, &error));
+  g_assert_nonnull (strstr (error->message, "the 2 KV heads per TP rank"));
+  g_assert_nonnull (strstr (error->message, "hint: --cp 2,"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1364,6 +1412,7 @@ main (int argc, char **argv)
   g_test_add ("/plan/precision-v100", Fixture, NULL, setup, test_precision_v100, teardown);
   g_test_add ("/plan/precision-stack", Fixture, NULL, setup, test_precision_stack, teardown);
   g_test_add ("/plan/stack-ep", Fixture, NULL, setup, test_stack_ep, teardown);
+  g_test_add ("/plan/stack-ulysses-kv", Fixture, NULL, setup, test_stack_ulysses_kv, teardown);
   g_test_add ("/plan/tp-overlap-needs-sp", Fixture, NULL, setup, test_tp_overlap_needs_sp,
               teardown);
   g_test_add ("/plan/precision-no-peak", Fixture, NULL, setup, test_precision_no_peak,
