@@ -214,6 +214,17 @@ util_json_check_depth (const char *text, gssize length, guint max_depth, const c
                        source != NULL ? source : "<data>", line, col);
           return FALSE;
         }
+      /* GScanner's hex ($1000), a plus sign, a number that starts with its point (.5): no
+       * JSON value starts with any of them */
+      if (c == '$' || c == '+' || c == '.')
+        {
+          g_set_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TRAILING,
+                       "%s:%u:%u: '%c' outside a string is not JSON (hint: numbers in "
+                       "decimal, with a digit before any point and no sign but '-', e.g. "
+                       "4096 or 0.5)",
+                       source != NULL ? source : "<data>", line, col, c);
+          return FALSE;
+        }
       if (c == '"')
         in_string = TRUE, str_start = i, str_line = line, str_col = col;
       else if ((c == '-' || g_ascii_isdigit (c)) && (i == 0 || !g_ascii_isalnum (text[i - 1])))
@@ -224,6 +235,53 @@ util_json_check_depth (const char *text, gssize length, guint max_depth, const c
           gsize j = i + (c == '-'), d0 = j;
           while (j < len && g_ascii_isdigit (text[j]))
             j++;
+          /* JSON's number grammar, -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, then a
+           * delimiter: json-glib's scanner took C's forms too, so "hidden_size": 0x20 was
+           * read as 32, 0450 (octal) as 296, 0b101 as 5 and "- 4096" as -4096, each
+           * without a word */
+          const char *why = NULL;
+          gsize e = j;
+          if (j == d0)
+            why = "a minus sign without a digit right after it";
+          else if (text[d0] == '0' && j - d0 > 1)
+            why = "a leading zero (read as octal by some readers)";
+          if (why == NULL && e < len && text[e] == '.')
+            {
+              gsize f = ++e;
+              while (e < len && g_ascii_isdigit (text[e]))
+                e++;
+              if (e == f)
+                why = "a decimal point without a digit after it";
+            }
+          if (why == NULL && e < len && (text[e] == 'e' || text[e] == 'E'))
+            {
+              e++;
+              if (e < len && (text[e] == '+' || text[e] == '-'))
+                e++;
+              gsize f = e;
+              while (e < len && g_ascii_isdigit (text[e]))
+                e++;
+              if (e == f)
+                why = "an exponent without digits";
+            }
+          if (why == NULL && e < len
+              && (g_ascii_isalnum (text[e]) || text[e] == '.' || text[e] == '_'
+                  || text[e] == '$'))
+            why = "letters or digits JSON does not have in a number (hex 0x, binary 0b, a "
+                  "unit)";
+          if (why != NULL)
+            {
+              gsize n = i;
+              while (n < len && n - i < 24 && !g_ascii_isspace (text[n]) && text[n] != ','
+                     && text[n] != '}' && text[n] != ']')
+                n++;
+              g_set_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TRAILING,
+                           "%s:%u:%u: %.*s is not a JSON number: %s (hint: write it in "
+                           "decimal, e.g. 32, 4096, 0.5 or 1e-5)",
+                           source != NULL ? source : "<data>", line, col,
+                           (int) MAX (n - i, (gsize) 1), text + i, why);
+              return FALSE;
+            }
           gboolean integer = j > d0 && (j >= len || (text[j] != '.' && text[j] != 'e'
                                                      && text[j] != 'E'));
           if (integer)
@@ -245,8 +303,8 @@ util_json_check_depth (const char *text, gssize length, guint max_depth, const c
                   return FALSE;
                 }
             }
-          col += (guint) (j - i - 1);
-          i = j - 1;
+          col += (guint) (e - i - 1);
+          i = e - 1;   /* past the whole number, its point and exponent included */
         }
       else if (c == '[' || c == '{')
         {

@@ -117,7 +117,7 @@ test_big_integers (void)
   g_assert_true (g_str_has_prefix (error->message, "n.json:1:7: the integer 9223372036854775808"));
   g_clear_error (&error);
   static const char *const accepted[] = {
-    "[9223372036854775807, -9223372036854775808, 0009223372036854775807]",
+    "[9223372036854775807, -9223372036854775808]",
     "[\"99999999999999999999\", 1e400, 99999999999999999999.5, 1.5e99999999999999999999]",
   };
   for (guint i = 0; i < G_N_ELEMENTS (accepted); i++)
@@ -311,6 +311,39 @@ test_to_data_control (void)
     }
 }
 
+/* Numbers in JSON's grammar only: json-glib's scanner read C's forms, so a model file's
+ * "hidden_size": 0x20 was 32, a cluster's "bw_GBps": 0450 was 296 (octal), 0b101 was 5,
+ * $1000 was 4096 and "- 4096" was -4096. Each is refused at its place with the token;
+ * JSON's own forms (-0, 0.5, 1E+3, -12, 1e-5) pass. */
+static void
+test_number_grammar (void)
+{
+  static const char *const bad[] = { "0x20", "0450", "0b101", "$1000", "- 4096", "1.",
+                                     "1e", "1.5.2", "12abc", "+5", "01.5", ".5" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *text = g_strdup_printf ("{\"a\": %s}", bad[i]);
+      g_assert_false (util_json_check_depth (text, -1, 0, "n.json", &error));
+      g_assert_nonnull (error);
+      g_assert_true (g_str_has_prefix (error->message, "n.json:1:7: "));
+    }
+  g_autoptr (GError) error = NULL;
+  g_assert_false (util_json_check_depth ("{\"bw_GBps\": 0450}", -1, 0, "c.json", &error));
+  g_assert_cmpstr (error->message, ==, "c.json:1:13: 0450 is not a JSON number: a leading "
+                   "zero (read as octal by some readers) (hint: write it in decimal, e.g. "
+                   "32, 4096, 0.5 or 1e-5)");
+  static const char *const good[] = { "-0", "0", "0.5", "1E+3", "-12", "1e-5", "[1,2]",
+                                      "3.25e2" };
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      g_autoptr (GError) e2 = NULL;
+      g_autofree char *text = g_strdup_printf ("{\"a\": %s}", good[i]);
+      g_assert_true (util_json_check_depth (text, -1, 0, "n.json", &e2));
+      g_assert_no_error (e2);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -323,6 +356,7 @@ main (int argc, char **argv)
   g_test_add_func ("/util/input/json-big-integers", test_big_integers);
   g_test_add_func ("/util/input/json-trailing-and-quotes", test_trailing_and_quotes);
   g_test_add_func ("/util/input/json-unicode-escapes", test_unicode_escapes);
+  g_test_add_func ("/util/input/json-number-grammar", test_number_grammar);
   g_test_add_func ("/util/input/text-controls", test_text_controls);
   g_test_add_func ("/util/input/json-to-data", test_to_data);
   g_test_add_func ("/util/input/json-to-data-control", test_to_data_control);
