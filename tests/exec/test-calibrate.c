@@ -180,6 +180,19 @@ test_refused (void)
   g_assert_error (error, EXEC_ERROR, EXEC_ERROR_INVALID);
   g_assert_nonnull (strstr (error->message, "ranks"));
   g_assert_cmpuint (rows->len, ==, 0);
+  g_clear_error (&error);
+  /* a NUL byte on line 3 (between the header and the row): the row after it was dropped
+   * and the import said it imported the rest; refused whole, at its line */
+  static const char nul[] =
+    "# nccl-tests all_reduce_perf\n"
+    "#       size    count    type   redop    root     time   algbw   busbw #wrong\n"
+    "\0\n"
+    "        1024      256   float     sum      -1    10.00    0.10    0.10      0\n";
+  g_assert_false (exec_nccl_tests_parse (nul, sizeof nul - 1, "all_reduce_perf.log", rows,
+                                         &error));
+  g_assert_error (error, EXEC_ERROR, EXEC_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "all_reduce_perf.log:3: a NUL byte"));
+  g_assert_cmpuint (rows->len, ==, 0);
 }
 
 /* A #wrong cell that is no count of elements (nan, 1e300: converting either to an
