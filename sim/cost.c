@@ -1452,9 +1452,12 @@ sim_cost_options_check_device (const SimCostOptions *o, const TopoCluster *clust
     if (ctas[i].v >= (double) dev->sms)
       {
         g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,
-                     "--cost %s=%g: a communication kernel of that many CTAs holds every "
-                     "SM of %s (%u): none would be left for compute (hint: %u at most)",
-                     ctas[i].key, ctas[i].v, dev->name, dev->sms, dev->sms - 1);
+                     "%s has %u SMs, and a communication kernel of %g CTAs (%s: the "
+                     "default unless --cost gives it) holds them all: none would be left "
+                     "for compute (hint: check device.sms in the cluster file: the "
+                     "NVIDIA parts of the presets have 80 to 160; else --cost %s=%u at most)",
+                     dev->name, dev->sms, ctas[i].v, ctas[i].key, ctas[i].key,
+                     dev->sms - 1);
         return FALSE;
       }
   if (plan->tp <= 1 || !plan->tp_comm_overlap)

@@ -281,6 +281,26 @@ search_spec_set_stack (SearchSpec *spec, FwStack *stack, GError **error)
         }
       spec->tp_overlap_mask = 1;
     }
+  /* a device whose SMs the communication kernels' CTAs hold all of (a cluster file's
+   * device.sms of 16): every candidate would fail predict's check, and the search said
+   * "no plan fits" with a closest miss by memory (exit 3); refused once, as predict does
+   * (the plan-independent part of sim_cost_options_check_device: a probe at tp 1) */
+  if (spec->cluster != NULL)
+    {
+      Plan probe;
+      plan_copy (&probe, &spec->base);
+      probe.tp = 1;
+      probe.tp_comm_overlap = FALSE;
+      g_autoptr (GError) derr = NULL;
+      const gboolean ok = sim_cost_options_check_device (&spec->sim.cost, spec->cluster,
+                                                         &probe, &derr);
+      plan_clear (&probe);
+      if (!ok)
+        {
+          g_set_error_literal (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, derr->message);
+          return FALSE;
+        }
+    }
   /* a stack whose TP-comm overlap kernels hold the device's SMs or more cannot run it
    * there (sim_cost_options_check_device, which predict applies, on NVIDIA parts whose
    * SMs the counts are): refused where the search is told to try it (--tp-comm-overlap),

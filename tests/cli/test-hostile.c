@@ -360,8 +360,28 @@ test_tp_overlap_sms (void)
   run_assert_error (frac, 2, "cost option tp_overlap_ag_sms: '131.9' is not a whole number");
   /* NCCL's CTAs the same: 132 channels hold every SM (clamped to 131 before) */
   g_autofree char *ctas = g_strdup_printf ("predict %s --cost nccl_ctas_nvlink=132", plan);
-  run_assert_error (ctas, 2, "--cost nccl_ctas_nvlink=132: a communication kernel of that "
-                    "many CTAs holds every SM of H100-SXM5-80GB (132)");
+  run_assert_error (ctas, 2, "H100-SXM5-80GB has 132 SMs, and a communication kernel of "
+                    "132 CTAs (nccl_ctas_nvlink: the default unless --cost gives it) holds "
+                    "them all");
+  /* an NVIDIA part of 16 SMs (a cluster file's typo): the default 20 CTAs of the EP
+   * kernels hold them all. predict said "--cost ep_comm_sms=20" for a flag nobody gave;
+   * the search, where every candidate failed that check, said "no plan fits" with a
+   * closest miss by memory (exit 3). Both refuse it, exit 2, naming device.sms. */
+  run_write_file (dir, "sms16.json",
+                  "{ \"name\": \"sms16\",\n"
+                  "  \"device\": { \"name\": \"Small\", \"part\": \"H100\", \"vendor\": \"nvidia\",\n"
+                  "              \"sms\": 16,\n"
+                  "              \"peak_tflops\": { \"bf16\": 1000 }, \"hbm_GB\": 141,\n"
+                  "              \"hbm_GBps\": 4800 },\n"
+                  "  \"levels\": [ { \"name\": \"server\", \"count\": 8, \"bw_GBps\": 450 },\n"
+                  "              { \"name\": \"cluster\", \"count\": 4, \"bw_GBps\": 50 } ] }\n");
+  run_assert_error ("predict --model llama3-8b --cluster {TMP}/sms16.json --gpus 8 --gbs 8 "
+                    "--tp 8 --no-db", 2, "Small has 16 SMs, and a communication kernel of 20 "
+                    "CTAs (ep_comm_sms: the default unless --cost gives it) holds them all: "
+                    "none would be left for compute (hint: check device.sms in the cluster "
+                    "file");
+  run_assert_error ("search --model llama3-8b --cluster {TMP}/sms16.json --gpus 8 --gbs 8 "
+                    "--no-db", 2, "Small has 16 SMs");
   g_autofree char *c = g_strdup_printf ("predict %s --cost tp_overlap_ag_sms=131", plan);
   run_tandem (c, &r);
   g_assert_cmpint (r.status, ==, 0);
