@@ -39,11 +39,24 @@ fit_recompute_full (Plan *p, const TopoCluster *cluster, GString *flags, GString
   return TRUE;
 }
 
+/* the ranks ZeRO shards over, as the suggestion says it: "dp 8", or "dp x cp = 8" */
+static const char *
+shard_group (const Plan *p)
+{
+  static char buf[64];
+  if (p->cp > 1)
+    g_snprintf (buf, sizeof buf, "dp x cp = %d", p->dp * p->cp);
+  else
+    g_snprintf (buf, sizeof buf, "dp %d", p->dp);
+  return buf;
+}
+
 static gboolean
 fit_shard (Plan *p, PlanSharding to)
 {
-  /* sharding over dp = 1 saves nothing; HSDP is already ZeRO-3 within its groups */
-  if (p->dp <= 1 || p->sharding >= to || p->sharding == PLAN_SHARD_HSDP)
+  /* ZeRO shards over the gradient group dp x cp: one rank saves nothing; HSDP is already
+   * ZeRO-3 within its groups */
+  if (p->dp * p->cp <= 1 || p->sharding >= to || p->sharding == PLAN_SHARD_HSDP)
     return FALSE;
   p->sharding = to;
   return TRUE;
@@ -55,7 +68,7 @@ fit_zero1 (Plan *p, const TopoCluster *cluster, GString *flags, GString *what)
   if (!fit_shard (p, PLAN_SHARD_ZERO1))
     return FALSE;
   g_string_append (flags, "--use-distributed-optimizer");
-  g_string_append_printf (what, "shard optimizer states over dp %d (ZeRO-1)", p->dp);
+  g_string_append_printf (what, "shard optimizer states over %s (ZeRO-1)", shard_group (p));
   return TRUE;
 }
 
@@ -65,8 +78,8 @@ fit_zero2 (Plan *p, const TopoCluster *cluster, GString *flags, GString *what)
   if (!fit_shard (p, PLAN_SHARD_ZERO2))
     return FALSE;
   g_string_append (flags, "--sharding zero2");
-  g_string_append_printf (what, "shard optimizer states and gradients over dp %d (ZeRO-2)",
-                          p->dp);
+  g_string_append_printf (what, "shard optimizer states and gradients over %s (ZeRO-2)",
+                          shard_group (p));
   return TRUE;
 }
 
@@ -76,7 +89,8 @@ fit_zero3 (Plan *p, const TopoCluster *cluster, GString *flags, GString *what)
   if (!fit_shard (p, PLAN_SHARD_ZERO3))
     return FALSE;
   g_string_append (flags, "--sharding zero3");
-  g_string_append_printf (what, "shard parameters too over dp %d (ZeRO-3 / FSDP)", p->dp);
+  g_string_append_printf (what, "shard parameters too over %s (ZeRO-3 / FSDP)",
+                          shard_group (p));
   return TRUE;
 }
 

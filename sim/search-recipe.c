@@ -115,6 +115,18 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
           }
       while (seq / cp > 16384 && cp < 64)
         cp *= 2;
+      /* TP and CP in the GPUs there are: a long sequence on one server (8 GPUs at 32K
+       * tokens: tp 8 x cp 2 = 16) gives up TP first, to the next divisor of the heads,
+       * as the rule keeps CP for the length; CP only beyond the GPUs themselves */
+      while (cp > gpus)
+        cp /= 2;
+      while (tp * cp > gpus && tp > 1)
+        {
+          int t = tp - 1;
+          while (t > 1 && (heads % t != 0 || kv % t != 0))
+            t--;
+          tp = t;
+        }
     }
   /* what the stack offers (frameworks/stack.h offers_*; no stack: everything) */
   const FwStack *st = spec->stack;
@@ -256,8 +268,7 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
       *why = g_strdup_printf ("the rule of thumb has no plan to try on %d GPUs: with tp %d, "
                               "cp %d and %s, no data-parallel size divides the global batch "
                               "of %d (hint: a global batch that is a multiple of %d)", gpus,
-                              tp, cp, big ? "any pp" : "no pp", gbs,
-                              gpus / (tp * cp) > 0 ? gpus / (tp * cp) : 1);
+                              tp, cp, big ? "any pp" : "no pp", gbs, gpus / (tp * cp));
       return FALSE;
     }
   *why = g_strdup_printf ("the rule of thumb finds no plan that fits (and that the stack "

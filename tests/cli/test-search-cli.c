@@ -230,6 +230,40 @@ test_recipe_tp_nvl72 (void)
  * so tp = cp = pp = 1 and dp = 96, which does not divide a global batch of 64; no
  * micro-batch or recompute is tried. The search itself finds plans (tp 2, pp 3, dp 16,
  * say), so the answer is exit 0 with "recipe": null and that reason. */
+/* ZeRO shards over the gradient group dp x cp (Megatron-Core's distributed optimizer over
+ * the data-parallel group with CP), so at dp 1 with cp > 1 a sharded plan is another plan:
+ * Llama-3 8B, 32K tokens, gbs 1 on 8 H100s. The search skipped every sharding at dp 1 and
+ * ranked tp 8 first (45,313 tokens/s); cp 8 with ZeRO-3 (50,189, 41.4 GiB) is now its
+ * best, its flags reproduce it in predict, and DP overlap is searched over the CP group.
+ * The rule of thumb (tp = 8 a server, cp 2 for 32K) asked for 16 GPUs and had no plan; it
+ * now gives up TP first (tp 4, cp 2) and has one. */
+static void
+test_shard_over_cp (void)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  Run r = { 0 };
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 1 "
+       "--seq-length 32768 --top 3 --json --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *o = object_of (parser, r.out);
+  JsonArray *top = json_object_get_array_member (o, "top");
+  JsonObject *best = json_array_get_object_element (top, 0);
+  g_autofree char *flags = g_strdup (json_object_get_string_member (best, "flags"));
+  g_assert_nonnull (strstr (flags, "--context-parallel-size 8"));
+  g_assert_nonnull (strstr (flags, "--sharding zero3"));
+  assert_flags_reproduce (best, TRUE);
+  gboolean dpo = FALSE;
+  for (guint i = 0; i < json_array_get_length (top); i++)
+    dpo |= strstr (json_object_get_string_member (json_array_get_object_element (top, i),
+                                                  "flags"), "--overlap-grad-reduce") != NULL;
+  g_assert_true (dpo);
+  JsonObject *recipe = json_object_get_object_member (o, "recipe");
+  g_assert_nonnull (recipe);
+  g_assert_nonnull (strstr (json_object_get_string_member (recipe, "flags"),
+                            "--context-parallel-size 2"));
+  run_clear (&r);
+}
+
 static void
 test_recipe_nothing_to_try (void)
 {
@@ -2346,6 +2380,7 @@ main (int argc, char **argv)
       return 77;
     }
   g_test_add_func ("/cli/search/json", test_json);
+  g_test_add_func ("/cli/search/shard-over-cp", test_shard_over_cp);
   g_test_add_func ("/cli/search/fast-mode", test_fast_mode);
   g_test_add_func ("/cli/search/stack-flags-reproduce", test_stack_flags_reproduce);
   g_test_add_func ("/cli/search/stack-memory", test_stack_memory);
