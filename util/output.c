@@ -446,15 +446,45 @@ util_output_stage (const char *path, const char *data, gsize len, GError **error
   return stage (real, data, len, mode, error);
 }
 
+/* A plain decimal number, the whole of `t`: -?digits(.digits)?([eE][+-]?digits)? (at
+ * least one digit before the exponent; no hex, no spaces) */
+static gboolean
+plain_number (const char *t)
+{
+  const char *p = t + (*t == '-');
+  gboolean digits = FALSE;
+  while (g_ascii_isdigit (*p))
+    p++, digits = TRUE;
+  if (*p == '.')
+    for (p++; g_ascii_isdigit (*p); p++)
+      digits = TRUE;
+  if (!digits)
+    return FALSE;
+  if (*p == 'e' || *p == 'E')
+    {
+      p++;
+      if (*p == '+' || *p == '-')
+        p++;
+      if (!g_ascii_isdigit (*p))
+        return FALSE;
+      while (g_ascii_isdigit (*p))
+        p++;
+    }
+  return *p == '\0';
+}
+
 void
 util_csv_field (GString *out, const char *text)
 {
   g_return_if_fail (out != NULL);
   if (text == NULL)
     return;
+  /* a leading '-' is a formula unless the whole field is a plain decimal number: "-1.5"
+   * and "-2e-3" stay numbers, "-1+cmd|' /C calc'!A0" (a name that starts with a digit
+   * after its minus) was left unquoted and a spreadsheet ran it */
   const gboolean formula = text[0] == '=' || text[0] == '+' || text[0] == '@'
                            || text[0] == '\t' || text[0] == '\r'
-                           || (text[0] == '-' && !g_ascii_isdigit (text[1]) && text[1] != '.');
+                           || (text[0] == '-' && !plain_number (text));
   const gboolean quote = formula || strpbrk (text, ",\"\n\r") != NULL;
   if (!quote)
     {

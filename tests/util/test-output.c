@@ -341,7 +341,7 @@ test_signal_during_write (Fixture *f, gconstpointer data)
 
 /* CSV fields: RFC 4180 quoting, and a text a spreadsheet would run as a formula kept as
  * text behind a ' (a model name =HYPERLINK("http://x","a") from a user's CSV reached
- * report.csv as a live formula); negative numbers stay numbers */
+ * report.csv as a live formula); negative numbers stay numbers, and only whole numbers */
 static void
 test_csv_field (void)
 {
@@ -356,6 +356,12 @@ test_csv_field (void)
     { "\tx", "\"'\tx\"" },
     { "-3.2", "-3.2" },
     { "-.5", "-.5" },
+    { "-2e-3", "-2e-3" },
+    /* a minus and a digit, then a formula (audit: a model directory named so reached
+     * runs --csv raw); and a sum a spreadsheet computes */
+    { "-1+cmd|' /C calc'!A0", "\"'-1+cmd|' /C calc'!A0\"" },
+    { "-2+3", "\"'-2+3\"" },
+    { "-0x10", "\"'-0x10\"" },
     { "", "" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
