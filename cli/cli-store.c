@@ -146,6 +146,17 @@ cli_db_path_check (const char *db, GError **error)
                    db);
       return FALSE;
     }
+  /* a name SQLite reads as a URI ("file:u.db?mode=memory", "file::memory:"): the writing
+   * commands said "stored as run 1" and kept nothing, or wrote u.db where runs and report
+   * looked for a file called "file:u.db" */
+  if (db != NULL && g_ascii_strncasecmp (db, "file:", 5) == 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--db '%s' is an SQLite URI, which tandem does not take: the store is a "
+                   "plain file path (hint: --db %s, or ./%s for a file of that very name)",
+                   db, db + 5 + (db[5] == '/' && db[6] == '/' ? 2 : 0), db);
+      return FALSE;
+    }
   return TRUE;
 }
 

@@ -388,6 +388,13 @@ test_empty_values (void)
   assert_empty_refused (pm, "--db ':memory:' names no file");
   assert_empty_refused (sd, "--db '' names no file");
   assert_empty_refused ("runs --db {E}", "--db '' names no file");
+  /* an SQLite URI: predict said "stored as run 1" in file:u.db?mode=memory and kept
+   * nothing; file:res.db wrote res.db where runs looked for "file:res.db" */
+  g_autofree char *pu = g_strdup_printf ("%s --db file:u.db?mode=memory", predict);
+  g_autofree char *su = g_strdup_printf ("%s --tp 8 --db=file::memory:", search);
+  assert_empty_refused (pu, "--db 'file:u.db?mode=memory' is an SQLite URI");
+  assert_empty_refused (su, "--db 'file::memory:' is an SQLite URI");
+  assert_empty_refused ("runs --db file:res.db", "hint: --db res.db, or ./file:res.db");
   const char *report = "report scaling --model llama3-8b --seq-length 4096 --tp 8 --gpus 8,16 "
                        "--strong --gbs 64 --json";
   g_autofree char *rc = g_strdup_printf ("%s --cluster {E}", report);
