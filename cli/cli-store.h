@@ -81,7 +81,10 @@ gboolean    cli_output_not_input (const char *flag, const char *what, const char
 ResStore   *cli_store_open    (const CliDbArgs *a, gboolean read_only, GError **error);
 
 /* Before the work: can an unstored result be written somewhere (the working directory,
- * else the temporary directory)? */
+ * else the temporary directory)? Where neither is writable, a note on stderr says so and
+ * the command goes on (TRUE): the store may well take the result, and a result the store
+ * refuses is still printed (fallback_file null). It refused the command outright, which
+ * left a user with a writable --db and a read-only working directory no answer at all. */
 gboolean    cli_fallback_check (GError **error);
 
 /* Writes `root` (an object; its "fallback_file" is set to the path tried) as

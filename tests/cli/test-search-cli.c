@@ -264,6 +264,53 @@ test_shard_over_cp (void)
   run_clear (&r);
 }
 
+/* A writable --db with the working directory and TMPDIR both unwritable (a user's
+ * read-only checkout, TMPDIR unset to a missing folder): the fallback check refused the
+ * command before any work (exit 1, nothing printed) although the store took the result.
+ * It is a note now; the search runs, prints and stores. Needs root to drop to nobody and
+ * a tandem that nobody may run; skipped otherwise. */
+static void
+test_fallback_unwritable_goes_on (void)
+{
+  if (getuid () != 0 || g_find_program_in_path ("setpriv") == NULL)
+    {
+      g_test_skip ("needs root and setpriv");
+      return;
+    }
+  const char *drop = "setpriv --reuid=65534 --regid=65534 --clear-groups env "
+                     "TMPDIR=/nonexistent-tandem-tmp";
+  Run v = { 0 };
+  run (drop, "--version", &v);
+  const gboolean can = v.status == 0;
+  run_clear (&v);
+  if (!can)
+    {
+      g_test_skip ("nobody may not run this build's tandem");
+      return;
+    }
+  g_autofree char *dir = g_dir_make_tmp ("tandem-fallback-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  g_assert_cmpint (g_chmod (dir, 0777), ==, 0);
+  g_autofree char *db = g_build_filename (dir, "s.db", NULL);
+  g_autofree char *args = g_strdup_printf ("search --model llama3-8b --cluster h200-node "
+                                           "--gpus 8 --gbs 64 --seq-length 4096 --tp 8 "
+                                           "--top 1 --json --db %s", db);
+  const char *cwd = run_cwd;
+  run_cwd = "/";
+  Run r = { 0 };
+  run (drop, args, &r);
+  run_cwd = cwd;
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "note: neither the working directory nor "
+                                   "/nonexistent-tandem-tmp is writable"));
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o = object_of (parser, r.out);
+  g_assert_cmpint (json_object_get_int_member (o, "run_id"), ==, 1);
+  run_clear (&r);
+  g_remove (db);
+  g_rmdir (dir);
+}
+
 static void
 test_recipe_nothing_to_try (void)
 {
@@ -2381,6 +2428,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/cli/search/json", test_json);
   g_test_add_func ("/cli/search/shard-over-cp", test_shard_over_cp);
+  g_test_add_func ("/cli/search/fallback-unwritable-goes-on", test_fallback_unwritable_goes_on);
   g_test_add_func ("/cli/search/fast-mode", test_fast_mode);
   g_test_add_func ("/cli/search/stack-flags-reproduce", test_stack_flags_reproduce);
   g_test_add_func ("/cli/search/stack-memory", test_stack_memory);
