@@ -383,6 +383,59 @@ res_store_import_published (ResStore *store, const ResPublishedRow *rows, guint 
 
   if (!res_store_begin (store, error))
     return FALSE;
+  /* The published table is one numbering of rows, and earlier validate runs' rows join it
+   * by row_id (validation_rows, report validation): a CSV whose row 1 is another run
+   * (another model, GPU type or GPU count) relabelled run 4's Llama 3.1 405B row as
+   * "GPT-style 1.7B, 48 GPUs" without a word. A row that earlier runs validated keeps its
+   * identity: a corrected value (a step time, a note) still updates it, another run under
+   * its id is refused, nothing imported. */
+  sqlite3_stmt *probe = NULL;
+  if (sqlite3_prepare_v2 (store->db,
+                          "SELECT p.model, p.gpu_type, p.n_gpus,"
+                          " (SELECT group_concat (run_id, ', ') FROM (SELECT DISTINCT run_id"
+                          "  FROM validations WHERE row_id = p.row_id ORDER BY run_id"
+                          "  LIMIT 5))"
+                          " FROM published AS p WHERE p.row_id = ?1", -1, &probe, NULL)
+      != SQLITE_OK)
+    {
+      g_set_error (error, RES_ERROR, RES_ERROR_FAILED, "cannot read the published rows of "
+                   "%s: %s", store->path, sqlite3_errmsg (store->db));
+      goto fail;
+    }
+  for (guint i = 0; i < n_rows; i++)
+    {
+      const ResPublishedRow *r = &rows[i];
+      sqlite3_reset (probe);
+      sqlite3_bind_int64 (probe, 1, r->row_id);
+      if (sqlite3_step (probe) == SQLITE_ROW && sqlite3_column_type (probe, 3) != SQLITE_NULL)
+        {
+          const char *m = (const char *) sqlite3_column_text (probe, 0);
+          const char *g = (const char *) sqlite3_column_text (probe, 1);
+          const gboolean n_null = sqlite3_column_type (probe, 2) == SQLITE_NULL;
+          const gint64 n = sqlite3_column_int64 (probe, 2);
+          const gboolean same = g_strcmp0 (m, r->model) == 0 && g_strcmp0 (g, r->gpu_type) == 0
+                                && (n_null ? r->n_gpus <= 0 : n == r->n_gpus);
+          if (!same)
+            {
+              g_set_error (error, RES_ERROR, RES_ERROR_CONSTRAINT,
+                           "row %" G_GINT64_FORMAT " of this CSV (%s, %s, %" G_GINT64_FORMAT " GPUs) is not the "
+                           "published row %" G_GINT64_FORMAT " that run%s %s of %s validated "
+                           "(%s, %s, %" G_GINT64_FORMAT " GPUs): one results database numbers "
+                           "published rows once, and storing this one would relabel those "
+                           "runs (hint: --db another file for this CSV, or give its rows "
+                           "ids the database does not hold)",
+                           r->row_id, r->model != NULL ? r->model : "?",
+                           r->gpu_type != NULL ? r->gpu_type : "?", (gint64) r->n_gpus, r->row_id,
+                           strchr ((const char *) sqlite3_column_text (probe, 3), ',')
+                             ? "s" : "",
+                           (const char *) sqlite3_column_text (probe, 3), store->path,
+                           m != NULL ? m : "?", g != NULL ? g : "?", n_null ? 0 : n);
+              sqlite3_finalize (probe);
+              goto fail;
+            }
+        }
+    }
+  sqlite3_finalize (probe);
   for (guint i = 0; i < n_rows; i++)
     {
       const ResPublishedRow *r = &rows[i];

@@ -733,7 +733,8 @@ test_profiles (void)
   g_clear_error (&error);
 }
 
-/* Published rows are replaced by row_id, not duplicated. */
+/* Published rows are replaced by row_id, not duplicated; a row a validate run holds keeps
+ * its identity. */
 static void
 test_published (void)
 {
@@ -750,6 +751,33 @@ test_published (void)
   g_assert_no_error (error);
   /* rows 1 and 2, the second replaced */
   g_assert_cmpint (res_store_count_published (store, &error), ==, 2);
+  /* Once a validate run holds row 1, another run under that id (another model, GPU type
+   * or count: a second CSV numbered from 1) is refused and nothing is imported, since
+   * validation_rows would relabel the run's row; the same run with a corrected value
+   * still updates it. */
+  ResRunInfo info = sample_info (RES_KIND_VALIDATE);
+  ResValidationRow v[] = { { 1, 12.0, 12.1, NAN } };
+  g_assert_cmpint (res_store_add_validation (store, &info, v, 1, &error), >, 0);
+  g_assert_no_error (error);
+  ResPublishedRow other[] = {
+    { 3, "another paper", "GPT-7B", "A100-SXM-80GB", 64, "{}" },
+    { 1, "another paper", "GPT-style 1.7B", "H100-SXM-80GB", 48, "{}" },
+  };
+  g_assert_false (res_store_import_published (store, other, 2, &error));
+  g_assert_error (error, RES_ERROR, RES_ERROR_CONSTRAINT);
+  g_assert_nonnull (strstr (error->message, "row 1 of this CSV (GPT-style 1.7B, H100-SXM-80GB, "
+                                            "48 GPUs) is not the published row 1 that run 1"));
+  g_clear_error (&error);
+  g_assert_cmpint (res_store_count_published (store, &error), ==, 2);   /* row 3 not in */
+  other[1].model = "Llama 3.1 405B";
+  other[1].n_gpus = 8192;
+  other[1].row_json = "{\"mfu_pct\":43.2}";
+  g_assert_true (res_store_import_published (store, &other[1], 1, &error));
+  g_assert_no_error (error);
+  /* a row no run holds may still be renumbered to another run */
+  ResPublishedRow two = { 2, "x", "GPT-7B", "A100-SXM-80GB", 64, "{}" };
+  g_assert_true (res_store_import_published (store, &two, 1, &error));
+  g_assert_no_error (error);
 }
 
 /* ---- several processes ----------------------------------------------------------- */
