@@ -452,7 +452,7 @@ static const char usage_text[] =
   "  --tp/--cp/--pp/--vpp/--mbs N,..   degrees and micro-batch sizes\n"
   "  --ep N,..              expert-parallel degrees (MoE; default: divisors of the experts)\n"
   "  --sharding S,..        none, zero1, zero2, zero3 (fsdp), hsdp (every K), hsdp:K\n"
-  "                         (MoE models: none, zero1, zero2; predict takes zero3 for them)\n"
+  "                         (MoE models: no HSDP, which does not fold with experts)\n"
   "  --recompute R,..       none, selective, full\n"
   "  --schedule S,..        GPipe, 1F1B, Interleaved1F1B\n"
   "  --cp-comm-type T,..    p2p, all_gather, a2a\n"
@@ -923,8 +923,10 @@ print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guin
   printf ("\n");
   if (spec->fast)
     printf ("  mode: fast (heuristic): tp powers of two, mbs 1-2, ring CP, no HSDP, SP with TP, "
-            "DP overlap on, no GPipe, recompute only when nothing fits; the exact search "
-            "may find better\n");
+            "DP overlap on, %s, recompute only when nothing fits; the exact search "
+            "may find better\n",
+            spec->stack != NULL && !((spec->stack->offers_schedules >> PLAN_SCHED_1F1B) & 1)
+              ? "the stack's GPipe" : "no GPipe");
   printf ("  candidates: %s enumerated = %s invalid + %s out of memory + %s pruned by "
           "bound + %s simulated\n", cli_fmt_count (res->enumerated),
           cli_fmt_count (res->invalid), cli_fmt_count (res->oom), cli_fmt_count (res->pruned),

@@ -597,11 +597,30 @@ resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError 
           guint64 heads_per_tp = model->n_heads / plan->tp;
           guint64 kv_per_tp = model->n_kv_heads / plan->tp;
           if ((guint64) plan->cp > heads_per_tp || heads_per_tp % plan->cp != 0)
-            return invalid (error, "Ulysses (a2a) context parallelism of degree %d needs it "
-                            "to divide the %" G_GUINT64_FORMAT " heads per TP rank "
-                            "(hint: --cp %d, or --cp-comm-type p2p)", plan->cp,
-                            heads_per_tp,
-                            largest_divisor_at_most ((int) heads_per_tp, plan->cp));
+            {
+              /* the hinted degree passes the KV rule below too (--cp 4 was hinted for
+               * Llama 3 8B at tp 8, one KV head a rank, and then refused by it) */
+              int d = largest_divisor_at_most ((int) heads_per_tp, plan->cp);
+              while (d > 1 && kv_per_tp > 0 && kv_per_tp % (guint64) d != 0
+                     && (guint64) d % kv_per_tp != 0)
+                d = largest_divisor_at_most ((int) heads_per_tp, d - 1);
+              /* and the degree that also splits the KV heads, which Transformer Engine's
+               * stacks need (plan_check_stack_model) */
+              int dk = d;
+              while (dk > 1 && kv_per_tp > 0 && kv_per_tp % (guint64) dk != 0)
+                dk = largest_divisor_at_most ((int) heads_per_tp, dk - 1);
+              g_autofree char *te = dk != d ? g_strdup_printf (" (--cp %d on Megatron-Core "
+                                                               "and NeMo, whose Ulysses "
+                                                               "splits the %" G_GUINT64_FORMAT
+                                                               " KV head%s of a rank)", dk,
+                                                               kv_per_tp,
+                                                               kv_per_tp == 1 ? "" : "s")
+                                            : g_strdup ("");
+              return invalid (error, "Ulysses (a2a) context parallelism of degree %d needs "
+                              "it to divide the %" G_GUINT64_FORMAT " heads per TP rank "
+                              "(hint: --cp %d%s, or --cp-comm-type p2p)", plan->cp,
+                              heads_per_tp, d, te);
+            }
           if (kv_per_tp % plan->cp != 0 && (guint64) plan->cp % kv_per_tp != 0)
             return invalid (error, "Ulysses degree %d and the %" G_GUINT64_FORMAT " KV heads "
                             "per TP rank do not divide either way (hint: --cp-comm-type p2p)",

@@ -1399,6 +1399,16 @@ test_stack_ulysses_kv (Fixture *f, gconstpointer data)
   g_assert_false (plan_check_stack_model (&f->plan, f->model, mc, &error));
   g_assert_nonnull (strstr (error->message, "the 2 KV heads per TP rank"));
   g_assert_nonnull (strstr (error->message, "hint: --cp 2,"));
+  g_clear_error (&error);
+  /* cp 16 at tp 8: 8 query heads a rank; the plan's hint (8) passes the replication rule,
+   * and the degree TE's stacks take (1) is named beside it, not left to a second refusal */
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_false (parse_and_resolve (f, "--gpus 128 --tp 8 --cp 16 --cp-comm-type a2a "
+                                     "--seq-length 65536 --gbs 64", &error));
+  g_assert_nonnull (strstr (error->message, "(hint: --cp 8 (--cp 1 on Megatron-Core and NeMo, "
+                                            "whose Ulysses splits the 1 KV head of a rank), "
+                                            "or --cp-comm-type p2p)"));
 }
 
 int
