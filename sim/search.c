@@ -916,9 +916,16 @@ empty_space_error (const SearchSpace *s, GError **error)
                   "%d: no split of its %d layers into pp x vpp model chunks is left for --pp "
                   "%s and --vpp %s under the schedules searched (an even split, middle chunks "
                   "of ceil(layers / chunks) with the first and last sharing the rest, or "
-                  "layers + 2 slots with the embedding and the loss accounted) (hint: widen "
-                  "--vpp or --pp)", sp->model->name, sp->cluster->name, sp->base.global_batch,
-                  (int) sp->model->n_layers, pps, vpps);
+                  "layers + 2 slots with the embedding and the loss accounted) (hint: %s)",
+                  sp->model->name, sp->cluster->name, sp->base.global_batch,
+                  (int) sp->model->n_layers, pps, vpps,
+                  /* neither was narrowed: the GPU count and the batch left only depths
+                   * that do not split (15 GPUs, a batch of 64: dp 1, so pp 15, 5 or 3) */
+                  sp->pp->len == 0 && sp->vpp->len == 0
+                    ? "the GPU count and the global batch leave only those pipeline depths "
+                      "whose data-parallel degree divides the batch; a GPU count with more "
+                      "divisors (a power of two), or another --gbs"
+                    : "widen --vpp or --pp");
     }
   else if (s->reach == SEARCH_REACH_SPLIT && sp->mbs->len > 0)
     {
@@ -995,6 +1002,11 @@ empty_space_error (const SearchSpace *s, GError **error)
                            stack_order ? "lays ranks out as its one rank order, " : "")
         : g_strdup ("");
       g_autofree char *order = stack_order ? g_strdup (st->offers_rank_orders[0]) : g_strdup ("");
+      /* --sharding hsdp alone: the flag at fault is the sharding ("--pp 1" was hinted with
+       * --pp 1 given) */
+      gboolean hsdp_only = sp->sharding->len > 0;
+      for (guint i = 0; i < sp->sharding->len; i++)
+        hsdp_only &= g_array_index (sp->sharding, SearchShard, i).kind == PLAN_SHARD_HSDP;
       constraint (error, "the constraints leave no plan to try for %s on %s with global batch "
                   "%d: no expert layout is left for its %d experts%s%s%s%s (ep divides the "
                   "experts and tp x cp x dp with the expert TP, and the layout folds onto the "
@@ -1002,9 +1014,10 @@ empty_space_error (const SearchSpace *s, GError **error)
                   "with experts) (hint: %s)", sp->model->name,
                   sp->cluster->name, sp->base.global_batch, (int) moe.experts,
                   eps ? " with --ep " : "", eps ? eps : "", why, order,
-                  stack_ep || stack_order ? "--pp 1, or another --framework"
-                                          : "widen --ep, --sharding, --sequence-parallel or "
-                                            "--gpus");
+                  hsdp_only ? "--sharding zero3, which folds with experts where HSDP does not"
+                  : stack_ep || stack_order ? "--pp 1, or another --framework"
+                                            : "widen --ep, --sharding, --sequence-parallel or "
+                                              "--gpus");
     }
   else if (s->reach == SEARCH_REACH_DEGREES)
     constraint (error, "the constraints leave no plan to try for %s on %s with global batch "

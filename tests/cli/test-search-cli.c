@@ -2006,6 +2006,30 @@ test_recipe_a2a_overlap_pp (void)
  * insertion; 1f1bb -> 1F1B: case aside, one deletion; zer3 -> zero3: one insertion;
  * tiny-lama -> tiny-llama, cpu-hots -> cpu-host, scalling -> scaling, --dbb -> --db:
  * one edit each. None of these runs anything: each fails while reading its input. */
+/* Empty spaces name the flag at fault: --sharding hsdp on a MoE model hinted "--pp 1"
+ * with --pp 1 given; 15 GPUs with a batch of 64 (dp 1, so pp 15, 5 or 3, none of which
+ * split 32 layers) hinted "widen --vpp or --pp", neither of which was narrowed. */
+static void
+test_empty_space_hints (void)
+{
+  static const struct { const char *args, *hint; } cases[] = {
+    { "search --model qwen3-30b-a3b --cluster dgx-h100-superpod --gpus 32 --gbs 64 "
+      "--seq-length 4096 --tp 1 --pp 1 --sharding hsdp --framework torchtitan --no-db",
+      "(hint: --sharding zero3, which folds with experts where HSDP does not)\n" },
+    { "search --model llama3-8b --cluster dgx-h100-superpod --gbs 64 --seq-length 4096 "
+      "--gpus 15 --no-db",
+      "a GPU count with more divisors (a power of two), or another --gbs)\n" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Run r = { 0 };
+      run (NULL, cases[i].args, &r);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_true (g_str_has_suffix (r.err, cases[i].hint));
+      run_clear (&r);
+    }
+}
+
 static void
 test_did_you_mean (void)
 {
@@ -2463,6 +2487,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/top-memory", test_top_memory);
   g_test_add_func ("/cli/search/nothing-fits", test_nothing_fits);
   g_test_add_func ("/cli/search/did-you-mean", test_did_you_mean);
+  g_test_add_func ("/cli/search/empty-space-hints", test_empty_space_hints);
   g_test_add_func ("/cli/search/mpi-same-answer", test_mpi_same_answer);
   g_test_add_func ("/cli/search/mpi-stopped-rank1", test_mpi_stopped_rank1);
   g_test_add_func ("/cli/search/mpi-stopped-rank0", test_mpi_stopped_rank0);
