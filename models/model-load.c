@@ -2048,7 +2048,7 @@ model_spec_new_from_data (const char *json_text, gssize length, const char *sour
     {
       g_autofree char *why = g_strdup_printf ("%s: no layer has routed experts (%" G_GUINT64_FORMAT
                                               " of %" G_GUINT64_FORMAT " layers dense): read as "
-                                              "a dense model", source, spec->first_dense_layers,
+                                              "a dense model", source, spec->n_layers,
                                               spec->n_layers);
       spec->n_experts = spec->moe_top_k = spec->moe_ffn = 0;
       spec->n_shared_experts = spec->shared_expert_ffn = 0;

@@ -1460,6 +1460,20 @@ test_deepseek_all_dense (void)
   g_assert_true (model_spec_is_moe (m));
   g_assert_cmpuint (model_spec_n_moe_layers (m), ==, 1);
   g_assert_null (m->config_warning);
+  /* a Qwen MoE whose decoder_sparse_step (5) puts experts on no layer of 4 (layers 4, 9,
+   * ... by (i + 1) % step == 0): every layer dense, and the warning counts them (it gave
+   * the DeepSeek field, "0 of 4", for a Qwen config) */
+  const char *qwen = "{\"model_type\": \"qwen2_moe\", \"hidden_size\": 256, "
+    "\"intermediate_size\": 1024, \"moe_intermediate_size\": 128, \"num_hidden_layers\": 4, "
+    "\"num_attention_heads\": 8, \"num_key_value_heads\": 8, \"vocab_size\": 1000, "
+    "\"max_position_embeddings\": 1024, \"num_experts\": 8, \"num_experts_per_tok\": 2, "
+    "\"decoder_sparse_step\": 5, \"shared_expert_intermediate_size\": 512, "
+    "\"tie_word_embeddings\": false}";
+  g_autoptr (ModelSpec) q = model_spec_new_from_data (qwen, -1, "qwen-sparse.json", &error);
+  g_assert_no_error (error);
+  g_assert_false (model_spec_is_moe (q));
+  g_assert_nonnull (q->config_warning);
+  g_assert_nonnull (strstr (q->config_warning, "(4 of 4 layers dense)"));
 }
 
 int
