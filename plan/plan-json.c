@@ -41,6 +41,15 @@ json_get_int (PlanJson *pj, const char *section, const char *key, JsonNode *node
           *out = (int) v;
           return TRUE;
         }
+      /* a whole number past the 32-bit counts (world_size 4294967297 read "must be an
+       * integer >= 1", which it is): the range, as the flags say it */
+      if (v > G_MAXINT)
+        {
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                       "%s: %s.%s is %" G_GINT64_FORMAT ", too large (%d to %d)", pj->source,
+                       section, key, v, min, G_MAXINT);
+          return FALSE;
+        }
     }
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
                "%s: %s.%s must be an integer >= %d", pj->source, section, key, min);

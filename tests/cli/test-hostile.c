@@ -534,6 +534,10 @@ test_plan_file_overrides (void)
   run_write_file (dir, "ne.json", "{\"moe\": {\"num_experts\": 0}}");
   run_assert_error ("plan show --model mixtral-8x7b --gpus 8 --plan {TMP}/ne.json", 2,
                     "moe.num_experts must be an integer >= 1");
+  /* past 2^31 - 1 the range is named ("must be an integer >= 1" for 4294967297) */
+  run_write_file (dir, "ws.json", "{\"parallelism\": {\"world_size\": 4294967297}}");
+  run_assert_error ("plan show --model llama3-8b --plan {TMP}/ws.json", 2,
+                    "parallelism.world_size is 4294967297, too large (1 to 2147483647)");
   run_write_file (dir, "bb.json", "{\"bucket_bytes\": 1.5}");
   run_assert_error ("plan show --model llama3-8b --gpus 8 --plan {TMP}/bb.json", 2,
                     "bucket_bytes must be a whole number of bytes");
