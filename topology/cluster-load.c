@@ -182,8 +182,16 @@ check_keys (JsonObject *obj, const char *const *known, const Where *w, GError **
         g_autofree char *field = field_name (w, l->data);
         g_autofree char *list = g_strjoinv (", ", (char **) known);
 
+        /* `tandem show cluster NAME --json` writes "gpus" and SI units (bw_Bps): a
+         * report, which users fed back as a cluster file */
+        const gboolean shown = g_str_equal (field, "gpus") || g_str_has_suffix (field, "_Bps")
+                               || g_str_has_suffix (field, "_s");
         g_set_error (error, TOPO_ERROR, TOPO_ERROR_INVALID_FIELD,
-                     "%s: unknown key '%s' (known keys here: %s)", w->file, field, list);
+                     "%s: unknown key '%s' (known keys here: %s)%s", w->file, field, list,
+                     shown ? " (hint: this looks like `tandem show cluster --json` output, a "
+                             "report in SI units, not a cluster file; start from the preset "
+                             "file topology/presets/NAME.json of the source tree instead)"
+                           : "");
         return FALSE;
       }
   return TRUE;

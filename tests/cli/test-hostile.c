@@ -382,6 +382,15 @@ test_tp_overlap_sms (void)
                     "file");
   run_assert_error ("search --model llama3-8b --cluster {TMP}/sms16.json --gpus 8 --gbs 8 "
                     "--no-db", 2, "Small has 16 SMs");
+  /* `show cluster --json` is a report, not a cluster file: fed back, the refusal says so */
+  RunResult shown = { 0 };
+  run_tandem ("show cluster dgx-h100-superpod --json", &shown);
+  g_assert_cmpint (shown.status, ==, 0);
+  run_write_file (dir, "shown.json", shown.out);
+  run_result_clear (&shown);
+  run_assert_error ("predict --model llama3-8b --cluster {TMP}/shown.json --gpus 8 --gbs 8 "
+                    "--tp 8 --no-db", 2, "(hint: this looks like `tandem show cluster --json` "
+                    "output, a report in SI units, not a cluster file");
   g_autofree char *c = g_strdup_printf ("predict %s --cost tp_overlap_ag_sms=131", plan);
   run_tandem (c, &r);
   g_assert_cmpint (r.status, ==, 0);
