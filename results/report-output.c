@@ -212,8 +212,45 @@ report_write_staged (ReportStageFunc stage, gconstpointer report, const char *di
   int lock = report_dir_lock (dir);
   g_autoptr (GPtrArray) staged = report_staged_new ();
   util_output_hold_signals ();
-  gboolean ok = stage (report, dir, formats, force, staged, error)
-                && report_staged_commit (staged, dir, written, error);
+  /* the files the report before wrote here (REPORT_FILES_NAME): a --force report of other
+   * formats left them beside its own (report.html and the PNGs of another run next to a
+   * new report.csv); read before the new list replaces it */
+  g_autofree char *list_path = g_build_filename (dir, REPORT_FILES_NAME, NULL);
+  g_autofree char *before = NULL;
+  if (force)
+    g_file_get_contents (list_path, &before, NULL, NULL);
+  gboolean ok = stage (report, dir, formats, force, staged, error);
+  g_autoptr (GHashTable) now = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  if (ok)
+    {
+      g_autoptr (GString) list = g_string_new (NULL);
+      for (guint i = 0; i < staged->len; i++)
+        {
+          char *base = g_path_get_basename (util_output_staged_path (g_ptr_array_index (staged,
+                                                                                         i)));
+          g_string_append_printf (list, "%s\n", base);
+          g_hash_table_add (now, base);
+        }
+      ok = report_file_write (dir, REPORT_FILES_NAME, list->str, (gssize) list->len, staged,
+                              error)
+           && report_staged_commit (staged, dir, written, error);
+      /* the written list names the report's own files */
+      if (ok && written != NULL && written->len > 0)
+        for (guint i = written->len; i-- > 0;)
+          if (g_str_has_suffix (g_ptr_array_index (written, i), REPORT_FILES_NAME))
+            g_ptr_array_remove_index (written, i);
+    }
+  if (ok && before != NULL)
+    {
+      g_auto (GStrv) old = g_strsplit (before, "\n", -1);
+      for (guint i = 0; old[i] != NULL; i++)
+        if (*old[i] != '\0' && strchr (old[i], '/') == NULL && old[i][0] != '.'
+            && !g_hash_table_contains (now, old[i]))
+          {
+            g_autofree char *path = g_build_filename (dir, old[i], NULL);
+            g_unlink (path);
+          }
+    }
   g_ptr_array_set_size (staged, 0);   /* what was not renamed is removed */
   report_dir_unlock (dir, lock);
   util_output_release_signals ();

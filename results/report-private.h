@@ -87,6 +87,9 @@ gboolean report_staged_commit (GPtrArray *staged, const char *dir, GPtrArray *wr
  * that fills half-way leaves the report that was there whole, and no temporary. One
  * report at a time per directory (REPORT_LOCK_NAME, flock): a second waits. */
 #define REPORT_LOCK_NAME ".tandem-report.lock"   /* held while a report is written */
+/* The names of the files the last report wrote in its directory, one a line: a --force
+ * report removes those of the last that it does not write itself */
+#define REPORT_FILES_NAME ".tandem-report-files"
 typedef gboolean (*ReportStageFunc) (gconstpointer report, const char *dir, guint formats,
                                      gboolean force, GPtrArray *staged, GError **error);
 gboolean report_write_staged (ReportStageFunc stage, gconstpointer report, const char *dir,

@@ -423,7 +423,8 @@ test_full_disk (Fixture *f, gconstpointer data)
 {
   make_report (f, "html,md,csv,png");
   g_autoptr (GHashTable) before = dir_contents (f->out);
-  g_assert_cmpuint (g_hash_table_size (before), ==, 7);   /* 4 PNG, html, md, csv */
+  /* 4 PNG, html, md, csv, and the list of them (.tandem-report-files) */
+  g_assert_cmpuint (g_hash_table_size (before), ==, 8);
   static const char *const budgets[] = { "0", "30000", "300000" };
   for (guint b = 0; b < G_N_ELEMENTS (budgets); b++)
     {
@@ -461,7 +462,7 @@ test_full_disk (Fixture *f, gconstpointer data)
               "--format html,md,csv,png --force", f->out, &r);
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (GHashTable) after = dir_contents (f->out);
-  g_assert_cmpuint (g_hash_table_size (after), ==, 7);
+  g_assert_cmpuint (g_hash_table_size (after), ==, 8);
   g_assert_false (g_bytes_equal (g_hash_table_lookup (after, "report.csv"),
                                  g_hash_table_lookup (before, "report.csv")));
   run_result_clear (&r);
@@ -492,6 +493,19 @@ test_refusals (Fixture *f, gconstpointer data)
   run_report ("report scaling " PLAN " " SIZES " --out {OUT} --format md --force", f->out, &r);
   g_assert_cmpint (r.status, ==, 0);
   run_result_clear (&r);
+  /* --force with other formats takes away the files of the report before that it does not
+   * write (report.md of other sizes stayed beside the new report.csv); a file of the
+   * user's in the directory stays */
+  g_autofree char *mine = g_build_filename (f->out, "notes.txt", NULL);
+  g_assert_true (g_file_set_contents (mine, "mine", -1, NULL));
+  run_report ("report scaling " PLAN " " SIZES " --out {OUT} --format csv --force", f->out, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  g_autofree char *md_path = g_build_filename (f->out, "report.md", NULL);
+  g_autofree char *csv_path = g_build_filename (f->out, "report.csv", NULL);
+  g_assert_false (g_file_test (md_path, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (csv_path, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (mine, G_FILE_TEST_EXISTS));
 
   /* a directory below a regular file cannot be created, even by root */
   g_autofree char *file = g_build_filename (f->dir, "plain-file", NULL);
