@@ -170,8 +170,17 @@ parse_megatron (const char *line, const char *source, int lineno, TrainingLogEnt
   const gboolean overflow = errno == ERANGE;
   while (end && *end == ' ')
     end++;
-  if (end == NULL || *end != '/' || step < 0)
+  if (end == NULL || *end != '/')
     return 0;
+  /* "iteration -50/": left out without a word, and the interval across it quietly
+   * counted as one */
+  if (step < 0)
+    {
+      g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE, "%s:%d: the iteration "
+                   "number %" G_GINT64_FORMAT " is negative (hint: the line as Megatron-LM "
+                   "logs it; was the file edited or corrupted?)", source, lineno, step);
+      return -1;
+    }
   /* past 2^63 strtoll saturates: the step read as 9223372036854775807, and the next
    * line's "step numbers go back" blamed a restarted job */
   if (overflow)
@@ -439,6 +448,16 @@ training_log_parse (const char *text, gssize len, TrainingLogFormat format,
                 log->no_tps_line = e.line;
               continue;
             }
+        }
+      /* the last line of a TorchTitan log cut before its tps ("step: 40  loss: 7.2"): no
+       * step line to either parser, and it vanished without the note that other cut lines
+       * get */
+      if (!ll.ended && got == 0 && log->format == TRAINING_LOG_TORCHTITAN
+          && strstr (line, "step:") != NULL)
+        {
+          if (log->incomplete++ == 0)
+            log->incomplete_line = e.line;
+          continue;
         }
       /* a line no line break ends (the end of the file, or NULs where a node crashed) may
        * be cut short: "(ms): 14" of "(ms): 1400.0 |" read as 0.014 s. It counts only when

@@ -84,7 +84,9 @@ test_truncated_last_line (void)
   /* TorchTitan: "mfu: 31.8" without its '%', and "tps: 5,1" of "tps: 5,121" */
   g_autofree char *t1 = tline (0, 10, "5,000", "300.0", "30.0");
   g_autofree char *t2 = tline (0, 20, "5,121", "314.94", "31.83");
-  const char *cuts[] = { "mfu: 31.8", "tps: 5,1" };
+  /* ... and cut before its tps ("loss:" and no more: no step line to either parser, and it
+   * went without the note) */
+  const char *cuts[] = { "mfu: 31.8", "tps: 5,1", "loss: " };
   for (guint i = 0; i < G_N_ELEMENTS (cuts); i++)
     {
       const char *at = strstr (t2, cuts[i]) + strlen (cuts[i]);
@@ -96,6 +98,23 @@ test_truncated_last_line (void)
       g_assert_cmpuint (log->incomplete, ==, 1);
       training_log_free (g_steal_pointer (&log));
     }
+}
+
+/* A negative Megatron iteration number ("iteration -50/"): left out without a word, the
+ * interval across it counted as one; refused at its line */
+static void
+test_negative_iteration (void)
+{
+  g_autofree char *a = mline (10, "1000.0", "400.0", 64), *b = mline (20, "1100.0", "400.0", 64);
+  char *at = strstr (b, "20/");
+  g_assert_nonnull (at);
+  g_autofree char *bad = g_strdup_printf ("%.*s-5%s", (int) (at - b), b, at + 1);
+  g_autofree char *text = g_strdup_printf ("%s\n%s\n", a, bad);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TrainingLog) log = parse (text, -1, &error);
+  g_assert_null (log);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "t.log:2: the iteration number -50 is negative"));
 }
 
 /* A ',' groups exactly three digits: "5,0" was read as 50 tokens/s. */
@@ -354,6 +373,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/results/training-log/truncated-last-line", test_truncated_last_line);
   g_test_add_func ("/results/training-log/thousands-grouping", test_thousands_grouping);
+  g_test_add_func ("/results/training-log/negative-iteration", test_negative_iteration);
   g_test_add_func ("/results/training-log/nul-runs", test_nul_runs);
   g_test_add_func ("/results/training-log/ranks", test_ranks);
   g_test_add_func ("/results/training-log/restart", test_restart);
