@@ -604,6 +604,11 @@ cli_printable (const char *s, const char *newline)
         g_string_append (out, newline);
       else if (util_unichar_is_control (c))
         g_string_append_printf (out, "\\x%02x", (guint) c);
+      /* the bidirectional embeddings, overrides and isolates (U+202A-202E, U+2066-2069):
+       * a stored name with U+202E turned the rest of the terminal line around, as a
+       * "Trojan Source" text does; shown as their code points */
+      else if ((c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069))
+        g_string_append_printf (out, "\\u%04x", (guint) c);
       else
         g_string_append_len (out, p, g_utf8_next_char (p) - p);
     }

@@ -754,7 +754,8 @@ test_runs_csv_show (Fixture *f, gconstpointer data)
 static void
 test_runs_control_chars (Fixture *f, gconstpointer data)
 {
-  const char *note = "red \x1b[31mX\x1b[0m clear \x1b[2J title \x1b]0;pwned\x07\nline two";
+  const char *note = "red \x1b[31mX\x1b[0m clear \x1b[2J title \x1b]0;pwned\x07\nline two "
+                     "\u202e" "drow";
   const char *subst[] = { "{DB}", f->db, "{NOTE}", note, NULL };
   RunResult r = { 0 };
   run_tandem_words (PREDICT "--db {DB} --note {NOTE}", subst, f->dir, &r);
@@ -765,7 +766,11 @@ test_runs_control_chars (Fixture *f, gconstpointer data)
   g_assert_null (strchr (r.out, '\x1b'));
   g_assert_null (strchr (r.out, '\x07'));
   g_assert_nonnull (strstr (r.out, "  note         red \\x1b[31mX\\x1b[0m clear \\x1b[2J title "
-                                   "\\x1b]0;pwned\\x07\n               line two\n"));
+                                   "\\x1b]0;pwned\\x07\n               line two "
+                                   "\\u202edrow\n"));
+  /* the right-to-left override (U+202E) turned the rest of the line around: shown as its
+   * code point */
+  g_assert_null (strstr (r.out, "\u202e"));
   run_result_clear (&r);
   run_in (f, "runs show 1 --db {DB} --json", &r);
   g_assert_cmpint (r.status, ==, 0);
