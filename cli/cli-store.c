@@ -154,7 +154,8 @@ cli_db_path_check (const char *db, GError **error)
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    "--db '%s' is an SQLite URI, which tandem does not take: the store is a "
                    "plain file path (hint: --db %s, or ./%s for a file of that very name)",
-                   db, db + 5 + (db[5] == '/' && db[6] == '/' ? 2 : 0), db);
+                   db, db[5] != '\0' ? db + 5 + (db[5] == '/' && db[6] == '/' ? 2 : 0)
+                                      : "tandem.db", db);
       return FALSE;
     }
   return TRUE;

@@ -84,12 +84,22 @@ take_gpus_option (int *argc, char **argv)
 static gboolean
 db_named (const char *db, GError **error)
 {
-  if (db == NULL || *db != '\0')
-    return TRUE;
-  g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
-               "--db '' names no file (hint: --db tandem.db, or leave --db out for the "
-               "default)");
-  return FALSE;
+  if (db != NULL && *db == '\0')
+    {
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT,
+                   "--db '' names no file (hint: --db tandem.db, or leave --db out for the "
+                   "default)");
+      return FALSE;
+    }
+  /* an SQLite URI, refused as the store commands refuse it (cli_db_path_check): report
+   * read "file:x.db" as a file of that name where runs refused it */
+  g_autoptr (GError) uri = NULL;
+  if (db != NULL && !cli_db_path_check (db, &uri))
+    {
+      g_set_error_literal (error, REPORT_ERROR, REPORT_ERROR_INPUT, uri->message);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static ResStore *

@@ -925,7 +925,8 @@ print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guin
     printf ("  mode: fast (heuristic): tp powers of two, mbs 1-2, ring CP, no HSDP, SP with TP, "
             "DP overlap on, %s, recompute only when nothing fits; the exact search "
             "may find better\n",
-            spec->stack != NULL && !((spec->stack->offers_schedules >> PLAN_SCHED_1F1B) & 1)
+            spec->stack != NULL && spec->stack->offers_schedules == 0 ? "no pipeline"
+            : spec->stack != NULL && !((spec->stack->offers_schedules >> PLAN_SCHED_1F1B) & 1)
               ? "the stack's GPipe" : "no GPipe");
   printf ("  candidates: %s enumerated = %s invalid + %s out of memory + %s pruned by "
           "bound + %s simulated\n", cli_fmt_count (res->enumerated),

@@ -46,8 +46,8 @@ json_get_int (PlanJson *pj, const char *section, const char *key, JsonNode *node
       if (v > G_MAXINT)
         {
           g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
-                       "%s: %s.%s is %" G_GINT64_FORMAT ", too large (%d to %d)", pj->source,
-                       section, key, v, min, G_MAXINT);
+                       "%s: %s.%s is %" G_GINT64_FORMAT ", too large for a count (at most "
+                       "%d)", pj->source, section, key, v, G_MAXINT);
           return FALSE;
         }
     }

@@ -217,8 +217,7 @@ report_write_staged (ReportStageFunc stage, gconstpointer report, const char *di
    * new report.csv); read before the new list replaces it */
   g_autofree char *list_path = g_build_filename (dir, REPORT_FILES_NAME, NULL);
   g_autofree char *before = NULL;
-  if (force)
-    g_file_get_contents (list_path, &before, NULL, NULL);
+  g_file_get_contents (list_path, &before, NULL, NULL);
   gboolean ok = stage (report, dir, formats, force, staged, error);
   g_autoptr (GHashTable) now = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   if (ok)
@@ -231,6 +230,20 @@ report_write_staged (ReportStageFunc stage, gconstpointer report, const char *di
           g_string_append_printf (list, "%s\n", base);
           g_hash_table_add (now, base);
         }
+      /* without --force nothing of the report before was replaced (its files refused the
+       * report otherwise): its files stay on the list, for a later --force to take away */
+      if (!force && before != NULL)
+        {
+          g_auto (GStrv) old = g_strsplit (before, "\n", -1);
+          for (guint i = 0; old[i] != NULL; i++)
+            if (*old[i] != '\0' && strchr (old[i], '/') == NULL && old[i][0] != '.'
+                && !g_hash_table_contains (now, old[i]))
+              {
+                g_autofree char *path = g_build_filename (dir, old[i], NULL);
+                if (g_file_test (path, G_FILE_TEST_EXISTS))
+                  g_string_append_printf (list, "%s\n", old[i]);
+              }
+        }
       ok = report_file_write (dir, REPORT_FILES_NAME, list->str, (gssize) list->len, staged,
                               error)
            && report_staged_commit (staged, dir, written, error);
@@ -240,7 +253,7 @@ report_write_staged (ReportStageFunc stage, gconstpointer report, const char *di
           if (g_str_has_suffix (g_ptr_array_index (written, i), REPORT_FILES_NAME))
             g_ptr_array_remove_index (written, i);
     }
-  if (ok && before != NULL)
+  if (ok && force && before != NULL)
     {
       g_auto (GStrv) old = g_strsplit (before, "\n", -1);
       for (guint i = 0; old[i] != NULL; i++)

@@ -405,6 +405,27 @@ next_line (const char **pos, const char *end, int *lineno, guint64 *nuls, LogLin
   return TRUE;
 }
 
+/* A TorchTitan metrics line that has begun: "step:" and its number, then "loss:" (the
+ * next field; a line cut after it lost its tps), and no validation line ("validate step:",
+ * which logs no tps) nor a message that names a step ("Saving checkpoint at step: 40") */
+static gboolean
+titan_metrics_started (const char *line)
+{
+  const char *st = strstr (line, "step:");
+  if (st == NULL || strstr (line, "validat") != NULL)
+    return FALSE;
+  const char *p = st + strlen ("step:");
+  while (*p == ' ')
+    p++;
+  if (!g_ascii_isdigit (*p))
+    return FALSE;
+  while (g_ascii_isdigit (*p))
+    p++;
+  while (*p == ' ')
+    p++;
+  return g_str_has_prefix (p, "loss:");
+}
+
 TrainingLog *
 training_log_parse (const char *text, gssize len, TrainingLogFormat format,
                     const char *source, GError **error)
@@ -453,7 +474,7 @@ training_log_parse (const char *text, gssize len, TrainingLogFormat format,
        * step line to either parser, and it vanished without the note that other cut lines
        * get */
       if (!ll.ended && got == 0 && log->format == TRAINING_LOG_TORCHTITAN
-          && strstr (line, "step:") != NULL)
+          && titan_metrics_started (line))
         {
           if (log->incomplete++ == 0)
             log->incomplete_line = e.line;

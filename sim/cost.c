@@ -1449,7 +1449,7 @@ sim_cost_options_check_device (const SimCostOptions *o, const TopoCluster *clust
     { o->nccl_p2p_ctas_net, "nccl_p2p_ctas_net" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (ctas); i++)
-    if (ctas[i].v >= (double) dev->sms)
+    if (ctas[i].v >= (double) dev->sms && (i != 0 || plan->ep > 1))   /* DeepEP's: EP only */
       {
         g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,
                      "%s has %u SMs, and a communication kernel of %g CTAs (%s: the "

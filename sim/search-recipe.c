@@ -115,23 +115,25 @@ search_recipe (const SearchSpace *s, int gpus, Plan *out, char **why)
           }
       while (seq / cp > 16384 && cp < 64)
         cp *= 2;
-      /* TP and CP in the GPUs there are: a long sequence on one server (8 GPUs at 32K
-       * tokens: tp 8 x cp 2 = 16) gives up TP first, to the next divisor of the heads,
-       * as the rule keeps CP for the length; CP only beyond the GPUs themselves */
-      while (cp > gpus)
-        cp /= 2;
-      while (tp * cp > gpus && tp > 1)
-        {
-          int t = tp - 1;
-          while (t > 1 && (heads % t != 0 || kv % t != 0))
-            t--;
-          tp = t;
-        }
     }
   /* what the stack offers (frameworks/stack.h offers_*; no stack: everything) */
   const FwStack *st = spec->stack;
   if (st != NULL && st->offers_cp_comm == 0)
     cp = 1;
+  /* TP and CP in the GPUs there are: a long sequence on one server (8 GPUs at 32K tokens:
+   * tp 8 x cp 2 = 16), or a GPU count that tp x cp does not divide (12 GPUs: tp 4 x cp 2),
+   * gives up TP first, to the next divisor of the heads, as the rule keeps CP for the
+   * length; CP only beyond the GPUs themselves. After the stack's CP: a stack without CP
+   * keeps its TP */
+  while (cp > 1 && gpus % cp != 0)
+    cp /= 2;
+  while (tp > 1 && gpus % (tp * cp) != 0)
+    {
+      int t = tp - 1;
+      while (t > 1 && (heads % t != 0 || kv % t != 0))
+        t--;
+      tp = t;
+    }
   int pp_max = big && (st == NULL || st->offers_schedules != 0) ? L : 1;
   int tried = 0;   /* the pp whose data-parallel size divides the global batch */
   for (int pp = 1; pp <= pp_max; pp++)

@@ -194,6 +194,34 @@ util_json_check_depth (const char *text, gssize length, guint max_depth, const c
             }
           continue;
         }
+      /* a comment, which json-glib's scanner skips (C and C++ style): skipped here too,
+       * so that the checks below read no number or quote inside it (a block comment
+       * holding "v1.2" was refused for its '.'); after the value too, as json-glib takes it */
+      if (c == '/' && i + 1 < len && (text[i + 1] == '*' || text[i + 1] == '/'))
+        {
+          const gboolean block = text[i + 1] == '*';
+          gsize j = i + 2;   /* j: the comment's last character */
+          if (block)
+            {
+              while (j + 1 < len && !(text[j] == '*' && text[j + 1] == '/'))
+                j++;
+              j = MIN (j + 1, len - 1);
+            }
+          else
+            {
+              while (j < len && text[j] != '\n')
+                j++;
+              j--;           /* the line break is the loop's to count */
+            }
+          for (gsize k = i + 1; k <= j && k < len; k++)
+            {
+              col++;
+              if (text[k] == '\n')
+                line++, col = 0;
+            }
+          i = j;
+          continue;
+        }
       /* json-glib's scanner is lenient where JSON is not: after the top-level value it
        * stopped reading (a config followed by a second object, {"num_hidden_layers": 0},
        * loaded as the first alone), and it took 'single-quoted' strings. One value per

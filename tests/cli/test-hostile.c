@@ -376,12 +376,21 @@ test_tp_overlap_sms (void)
                   "  \"levels\": [ { \"name\": \"server\", \"count\": 8, \"bw_GBps\": 450 },\n"
                   "              { \"name\": \"cluster\", \"count\": 4, \"bw_GBps\": 50 } ] }\n");
   run_assert_error ("predict --model llama3-8b --cluster {TMP}/sms16.json --gpus 8 --gbs 8 "
-                    "--tp 8 --no-db", 2, "Small has 16 SMs, and a communication kernel of 20 "
-                    "CTAs (ep_comm_sms: the default unless --cost gives it) holds them all: "
-                    "none would be left for compute (hint: check device.sms in the cluster "
-                    "file");
-  run_assert_error ("search --model llama3-8b --cluster {TMP}/sms16.json --gpus 8 --gbs 8 "
-                    "--no-db", 2, "Small has 16 SMs");
+                    "--tp 8 --no-db", 2, "Small has 16 SMs, and a communication kernel of 24 "
+                    "CTAs (nccl_ctas_nvlink: the default unless --cost gives it) holds them "
+                    "all: none would be left for compute (hint: check device.sms in the "
+                    "cluster file");
+  /* a dense model runs no DeepEP kernel: the NCCL channels' 24 are what hold them (the
+   * EP kernels' 20 were named for a dense plan), and the search's hint names no --cost,
+   * which it does not take */
+  RunResult sr = { 0 };
+  run_tandem ("search --model llama3-8b --cluster {TMP}/sms16.json --gpus 8 --gbs 8 --no-db",
+              &sr);
+  g_assert_cmpint (sr.status, ==, 2);
+  g_assert_nonnull (strstr (sr.err, "Small has 16 SMs"));
+  g_assert_null (strstr (sr.err, "--cost"));
+  g_assert_true (g_str_has_suffix (sr.err, "have 80 to 160)\n"));
+  run_result_clear (&sr);
   /* `show cluster --json` is a report, not a cluster file: fed back, the refusal says so */
   RunResult shown = { 0 };
   run_tandem ("show cluster dgx-h100-superpod --json", &shown);
@@ -546,7 +555,8 @@ test_plan_file_overrides (void)
   /* past 2^31 - 1 the range is named ("must be an integer >= 1" for 4294967297) */
   run_write_file (dir, "ws.json", "{\"parallelism\": {\"world_size\": 4294967297}}");
   run_assert_error ("plan show --model llama3-8b --plan {TMP}/ws.json", 2,
-                    "parallelism.world_size is 4294967297, too large (1 to 2147483647)");
+                    "parallelism.world_size is 4294967297, too large for a count (at most "
+                    "2147483647)");
   run_write_file (dir, "bb.json", "{\"bucket_bytes\": 1.5}");
   run_assert_error ("plan show --model llama3-8b --gpus 8 --plan {TMP}/bb.json", 2,
                     "bucket_bytes must be a whole number of bytes");

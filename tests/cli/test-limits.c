@@ -395,6 +395,7 @@ test_empty_values (void)
   assert_empty_refused (pu, "--db 'file:u.db?mode=memory' is an SQLite URI");
   assert_empty_refused (su, "--db 'file::memory:' is an SQLite URI");
   assert_empty_refused ("runs --db file:res.db", "hint: --db res.db, or ./file:res.db");
+  assert_empty_refused ("report run 1 --db file:res.db", "--db 'file:res.db' is an SQLite URI");
   const char *report = "report scaling --model llama3-8b --seq-length 4096 --tp 8 --gpus 8,16 "
                        "--strong --gbs 64 --json";
   g_autofree char *rc = g_strdup_printf ("%s --cluster {E}", report);

@@ -506,6 +506,18 @@ test_refusals (Fixture *f, gconstpointer data)
   g_assert_false (g_file_test (md_path, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (csv_path, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (mine, G_FILE_TEST_EXISTS));
+  /* a report without --force beside it (md: no file of its name there) keeps the csv on
+   * the list, so that the next --force takes both away */
+  run_report ("report scaling " PLAN " " SIZES " --out {OUT} --format md", f->out, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  run_report ("report scaling " PLAN " " SIZES " --out {OUT} --format json --force", f->out,
+              &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  g_assert_false (g_file_test (md_path, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (csv_path, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (mine, G_FILE_TEST_EXISTS));
 
   /* a directory below a regular file cannot be created, even by root */
   g_autofree char *file = g_build_filename (f->dir, "plain-file", NULL);

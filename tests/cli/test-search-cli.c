@@ -262,6 +262,34 @@ test_shard_over_cp (void)
   g_assert_nonnull (strstr (json_object_get_string_member (recipe, "flags"),
                             "--context-parallel-size 2"));
   run_clear (&r);
+  /* 12 GPUs: tp 4 x cp 2 = 8 does not divide them (the hint asked for "a global batch that
+   * is a multiple of 1"); TP gives way to 2. A stack without CP keeps the rule's TP 8: the
+   * CP it drops gave up TP before */
+  g_autoptr (JsonParser) p12 = json_parser_new ();
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 12 --gbs 1 "
+       "--seq-length 32768 --fast --json --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *r12 = json_object_get_object_member (object_of (p12, r.out), "recipe");
+  g_assert_nonnull (r12);
+  g_assert_nonnull (strstr (json_object_get_string_member (r12, "flags"),
+                            "--tensor-model-parallel-size 2 "));
+  run_clear (&r);
+  g_autoptr (JsonParser) pf = json_parser_new ();
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 8 "
+       "--seq-length 32768 --fast --framework pytorch-fsdp --json --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *rf = json_object_get_object_member (object_of (pf, r.out), "recipe");
+  g_assert_nonnull (rf);
+  g_assert_nonnull (strstr (json_object_get_string_member (rf, "flags"),
+                            "--tensor-model-parallel-size 8 "));
+  run_clear (&r);
+  /* and --fast's header on a stack without a pipeline says so (it said "the stack's
+   * GPipe") */
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 8 --gbs 8 --fast "
+       "--framework pytorch-fsdp --top 1 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "DP overlap on, no pipeline, recompute"));
+  run_clear (&r);
 }
 
 /* A writable --db with the working directory and TMPDIR both unwritable (a user's

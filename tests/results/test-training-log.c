@@ -100,6 +100,27 @@ test_truncated_last_line (void)
     }
 }
 
+/* A last line without its line break that only names a step ("Saving checkpoint at step:
+ * 40", a validation line): no metrics line cut short, and no note (the check for the cut
+ * TorchTitan line took any "step:") */
+static void
+test_titan_last_line_not_metrics (void)
+{
+  g_autofree char *t1 = tline (0, 10, "5,000", "300.0", "30.0");
+  g_autofree char *t2 = tline (0, 20, "5,121", "314.94", "31.83");
+  const char *tails[] = { "[rank0]:[titan] INFO - Saving checkpoint at step: 40",
+                          "[rank0]:[titan] INFO - validate step: 40  loss:  2.31" };
+  for (guint i = 0; i < G_N_ELEMENTS (tails); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("%s\n%s\n%s", t1, t2, tails[i]);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (TrainingLog) log = parse (text, -1, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (log->entries->len, ==, 2);
+      g_assert_cmpuint (log->incomplete, ==, 0);
+    }
+}
+
 /* A negative Megatron iteration number ("iteration -50/"): left out without a word, the
  * interval across it counted as one; refused at its line */
 static void
@@ -374,6 +395,8 @@ main (int argc, char **argv)
   g_test_add_func ("/results/training-log/truncated-last-line", test_truncated_last_line);
   g_test_add_func ("/results/training-log/thousands-grouping", test_thousands_grouping);
   g_test_add_func ("/results/training-log/negative-iteration", test_negative_iteration);
+  g_test_add_func ("/results/training-log/titan-last-line-not-metrics",
+                   test_titan_last_line_not_metrics);
   g_test_add_func ("/results/training-log/nul-runs", test_nul_runs);
   g_test_add_func ("/results/training-log/ranks", test_ranks);
   g_test_add_func ("/results/training-log/restart", test_restart);

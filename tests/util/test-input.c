@@ -329,12 +329,21 @@ test_number_grammar (void)
       g_assert_true (g_str_has_prefix (error->message, "n.json:1:7: "));
     }
   g_autoptr (GError) error = NULL;
+  /* a number after a comment is read, at its column (15) */
+  g_assert_false (util_json_check_depth ("{\"a\": /* x */ 0x10}", -1, 0, "n.json", &error));
+  g_assert_true (g_str_has_prefix (error->message, "n.json:1:15: 0x10 is not a JSON number"));
+  g_clear_error (&error);
   g_assert_false (util_json_check_depth ("{\"bw_GBps\": 0450}", -1, 0, "c.json", &error));
   g_assert_cmpstr (error->message, ==, "c.json:1:13: 0450 is not a JSON number: a leading "
                    "zero (read as octal by some readers) (hint: write it in decimal, e.g. "
                    "32, 4096, 0.5 or 1e-5)");
   static const char *const good[] = { "-0", "0", "0.5", "1E+3", "-12", "1e-5", "[1,2]",
-                                      "3.25e2" };
+                                      "3.25e2",
+                                      /* comments, which json-glib skips, are skipped by the
+                                       * checks too: a "v1.2" or a quote inside one is no
+                                       * number and no string */
+                                      "1 /* v1.2 it's $5 */", "1 // v1.2 +5\n",
+                                      "/* 0x10 */ 2" };
   for (guint i = 0; i < G_N_ELEMENTS (good); i++)
     {
       g_autoptr (GError) e2 = NULL;
