@@ -300,7 +300,8 @@ test_shard_over_cp (void)
 static void
 test_fallback_unwritable_goes_on (void)
 {
-  if (getuid () != 0 || g_find_program_in_path ("setpriv") == NULL)
+  g_autofree char *setpriv = g_find_program_in_path ("setpriv");
+  if (getuid () != 0 || setpriv == NULL)
     {
       g_test_skip ("needs root and setpriv");
       return;
