@@ -60,6 +60,11 @@ typedef struct {
   int          skew_segments;
   double       skew_poisson_s;   /* the same with each rank's waits as the compound Poisson
                                   * sum alone (no task-to-task variance measured) */
+  /* the world group the end barrier reduces over, made at the start with every rank there
+   * (after run_start): made at the end, its creation's barrier had a fixed deadline of
+   * --timeout, so the ranks waiting for rank 0's --verify check or its store gave up
+   * while rank 0 still beat (the barrier's own wait goes on while it beats) */
+  ExecGroup   *end_group;
 } RunCtx;
 
 /* --verify: the first step of the parallel run against the single-rank reference. */

@@ -788,7 +788,11 @@ end_barrier (RunCtx *c, GError **error)
     members[r] = r;
   float one = 1;
   gboolean ok = FALSE;
-  ExecGroup *group = exec_group_new (c->b, "world", members, c->world, error);
+  /* the group run_start made while every rank was there; else one made now (a run that
+   * failed before its start has none) */
+  ExecGroup *group = c->end_group != NULL ? c->end_group
+                     : exec_group_new (c->b, "world", members, c->world, error);
+  c->end_group = NULL;
   ExecStream *stream = group ? exec_stream_new (c->b, EXEC_STREAM_COMM, "end", error) : NULL;
   ExecEvent *ev = stream ? exec_event_new (c->b, error) : NULL;
   ExecBuffer *buf = ev ? exec_buffer_new (c->b, sizeof one, error) : NULL;
@@ -1170,6 +1174,12 @@ report (RunCtx *c, ExecRunner *runner, const ProgProgram *prog)
   const ExecRunResult *m = exec_runner_result (runner);
   g_autoptr (GError) error = NULL;
   Verify v = { 0 };
+  /* test hook: rank 0's report (the --verify check, the store) taking longer than
+   * --timeout, while the other ranks wait at the end (tests/exec/test-run-faults.c
+   * slow-report) */
+  const char *delay = g_getenv ("TANDEM_TEST_REPORT_DELAY_S");
+  if (delay != NULL)
+    g_usleep ((gulong) (g_ascii_strtod (delay, NULL) * G_USEC_PER_SEC));
   if (c->a.verify && !verify_run (c, m, &v, &error))
     return report_failed (c, CLI_EXIT_FAILURE, error->message);
 
@@ -1441,6 +1451,16 @@ run_plan (RunCtx *c)
   /* from here on the run is in the store: as running, then closed */
   if (!run_start (c, &error))
     run_failed (c, error);
+  /* the end barrier's group, while every rank is here (RunCtx end_group) */
+  if (c->world > 1)
+    {
+      g_autofree int *members = g_new (int, c->world);
+      for (int r = 0; r < c->world; r++)
+        members[r] = r;
+      c->end_group = exec_group_new (c->b, "world", members, c->world, &error);
+      if (c->end_group == NULL)
+        run_failed (c, error);
+    }
   /* the load before the timed work: others' processes, not this run's ranks */
   c->load_before = c->rank == 0 ? cli_load_average () : -1;
   double sched0[2], sched1[2];

@@ -216,6 +216,27 @@ test_stall_groups (void)
   job_clear (&j);
 }
 
+/* Rank 0's report (its --verify single-rank check, its store) outlasting --timeout while
+ * rank 1 waits at the end: the end barrier's group was made there, and its creation's
+ * barrier had a fixed deadline of --timeout that ignored rank 0's beats, so rank 1 gave up
+ * ("creating group 'world': not every one of the 2 ranks came ... within 1 s") and the
+ * verified run failed. The group is made at the start now; the wait goes on while rank 0
+ * beats: a report 4 s long under --timeout 1 ends ok, stored. */
+static void
+test_slow_report (void)
+{
+  Job j = { 0 };
+  const char *vars[] = { "TANDEM_TEST_REPORT_DELAY_S=4", NULL };
+  if (!job_run (&j, vars, ARGS_PP2 " --timeout 1"))
+    return;
+  g_assert_cmpint (j.status, ==, 0);
+  g_assert_null (strstr (j.err, "creating group"));
+  g_assert_nonnull (strstr (j.out, "stored as run 1"));
+  g_autoptr (ResRunRow) row = only_run (&j);
+  g_assert_cmpint (row->status, ==, RES_STATUS_OK);
+  job_clear (&j);
+}
+
 static void
 test_stall_finalize (void)
 {
@@ -418,6 +439,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/run-faults/stall-init-rank0", test_stall_init_rank0);
   g_test_add_func ("/exec/run-faults/stall-groups", test_stall_groups);
   g_test_add_func ("/exec/run-faults/stall-finalize", test_stall_finalize);
+  g_test_add_func ("/exec/run-faults/slow-report", test_slow_report);
   g_test_add_func ("/exec/run-faults/sigstop-rank0", test_sigstop_rank0);
   g_test_add_func ("/exec/run-faults/slow-rank", test_slow_rank);
   g_test_add_func ("/exec/run-faults/hung-rank", test_hung_rank);
