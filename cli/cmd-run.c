@@ -393,11 +393,13 @@ check_ranks_agree (RunCtx *c, GError **error)
   g_autofree char *steps = g_strdup_printf ("%d %d", c->a.steps, c->a.warmup);
   g_autofree char *seed = g_strdup_printf ("%" G_GINT64_FORMAT " %d", c->a.seed, c->a.verify);
   g_autofree char *cost = c->a.cost ? g_strjoinv (",", c->a.cost) : NULL;
-  enum { K = 5 };
+  /* the store as given: ranks with other --db files each closed "their" run N */
+  g_autofree char *db = c->dba.no_db ? NULL : g_strdup (cli_db_path (&c->dba));
+  enum { K = 6 };
   const char *const what[K] = { "plan", "model", "--steps or --warmup", "--seed or --verify",
-                                "--cost" };
+                                "--cost", "--db or --no-db" };
   const guint64 mine[K] = { hash63 (plan_json), hash63 (model), hash63 (steps),
-                            hash63 (seed), hash63 (cost) };
+                            hash63 (seed), hash63 (cost), hash63 (db) };
   float piece[K * 3];
   for (int k = 0; k < K; k++)
     u63_to_pieces (mine[k], &piece[k * 3]);
@@ -564,6 +566,25 @@ store_failed_as (RunCtx *c, const char *message, ResRunStatus status, const ResM
   g_autoptr (ResStore) store = cli_store_open (&c->dba, FALSE, &error);
   gboolean ok = FALSE;
   gint64 id = -1;
+  if (store != NULL && c->run_id > 0 && c->rank != 0)
+    {
+      /* a rank other than rank 0 closes the row rank 0 started only where it is this run
+       * in this rank's store: ranks whose --db named other files (a node's own tandem.db
+       * without a shared file system, an MPMD command line) closed another job's run 1
+       * with this one's error, and that job then found its row "not running" */
+      g_autoptr (GError) rerr = NULL;
+      g_autoptr (ResRunRecord) rec = res_store_get_run (store, c->run_id, &rerr);
+      g_autofree char *plan_str = plan_to_string (&c->plan);
+      if (rec == NULL || rec->info.kind != RES_KIND_RUN || rec->info.world_size != c->world
+          || g_strcmp0 (rec->info.plan, plan_str) != 0)
+        {
+          fprintf (stderr, "tandem: rank %d: run %" G_GINT64_FORMAT " in %s is not this run "
+                   "(another plan, size or kind, or none): left to rank 0, whose row reads "
+                   "'died' once its heartbeat stops\n", c->rank, c->run_id,
+                   cli_db_path (&c->dba));
+          return FALSE;
+        }
+    }
   if (store != NULL && c->run_id > 0)
     {
       ok = res_store_finish_run (store, c->run_id, status, message, pred, NULL,

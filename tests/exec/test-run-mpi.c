@@ -547,10 +547,16 @@ test_ranks_disagree (void)
 {
   if (!can_launch ())
     return;
-  static const struct { const char *a, *b, *what; } cases[] = {
-    { "--seq 128", "--seq 256", "rank 1's plan differs from rank 0's (rank 0 runs "
-      "tp2-cp1-pp1-vpp1-dp1-mbs1-gbs1-seq128-1F1B)" },
-    { "--seq 128 --seed 1", "--seq 128 --seed 2", "rank 1's --seed or --verify differs" },
+  /* and --db naming other files (each rank closed "its" run N: another job's row) */
+  g_autofree char *dir = g_dir_make_tmp ("tandem-ranks-XXXXXX", NULL);
+  g_autofree char *da = g_strdup_printf ("--seq 128 --db %s/a.db", dir);
+  g_autofree char *db = g_strdup_printf ("--seq 128 --db %s/b.db", dir);
+  const struct { const char *a, *b, *what; } cases[] = {
+    { "--seq 128 --no-db", "--seq 256 --no-db", "rank 1's plan differs from rank 0's (rank 0 "
+      "runs tp2-cp1-pp1-vpp1-dp1-mbs1-gbs1-seq128-1F1B)" },
+    { "--seq 128 --seed 1 --no-db", "--seq 128 --seed 2 --no-db",
+      "rank 1's --seed or --verify differs" },
+    { da, db, "rank 1's --db or --no-db differs" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -563,7 +569,7 @@ test_ranks_disagree (void)
           g_ptr_array_add (argv, g_strdup ("1"));
           g_ptr_array_add (argv, g_strdup (g_getenv ("TANDEM_EXE")));
           g_autofree char *args = g_strdup_printf ("run --model tiny-llama --steps 1 --warmup 0 "
-                                                   "--timeout 30 --no-db --tp 2 %s",
+                                                   "--timeout 30 --tp 2 %s",
                                                    side == 0 ? cases[i].a : cases[i].b);
           g_auto (GStrv) words = g_strsplit (args, " ", -1);
           for (guint w = 0; words[w]; w++)
@@ -585,6 +591,12 @@ test_ranks_disagree (void)
         }
       launch_clear (&l);
     }
+  /* refused before any row: neither store was written */
+  g_autofree char *pa = g_build_filename (dir, "a.db", NULL);
+  g_autofree char *pb = g_build_filename (dir, "b.db", NULL);
+  g_unlink (pa);
+  g_unlink (pb);
+  g_rmdir (dir);
 }
 
 /* --merged-trace: measured and predicted timelines of a pp 2 run in one valid trace, two
