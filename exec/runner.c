@@ -65,6 +65,50 @@ exec_runner_supports (const ModelSpec *m, const Plan *p, GError **error)
                           "has %s (hint: tandem predict times it; run executes a llama-family "
                           "model such as --model tiny-llama)", m->name, why->str + 2);
     }
+  /* the rest of the llama-family block as the engine runs it: a model that differs in a
+   * way the runner would not execute (a Gemma 2 config: GeGLU, four norms a block, a
+   * sliding window on every other layer) was run as plain Llama and measured, its
+   * --verify "ok" since it checks the engine against itself */
+  {
+    g_autoptr (GString) why = g_string_new (NULL);
+    if (m->gelu_gate)
+      g_string_append (why, ", a GeGLU MLP");
+    if (m->glu_limit > 0)
+      g_string_append (why, ", a clamped GLU activation");
+    if (m->norms_per_block != 0 && m->norms_per_block != 2)
+      g_string_append_printf (why, ", %" G_GUINT64_FORMAT " norms a block",
+                              m->norms_per_block);
+    if (m->parallel_block)
+      g_string_append (why, ", parallel attention and MLP");
+    if (m->embed_norm)
+      g_string_append (why, ", an embedding norm");
+    if (m->head_bias)
+      g_string_append (why, ", an output-head bias");
+    if (m->attn_sinks)
+      g_string_append (why, ", attention sinks");
+    /* a window or chunk no shorter than the sequence is full causal attention */
+    if (m->sliding_window > 0 && m->n_sliding_layers > 0
+        && m->sliding_window < (guint64) p->seq_length)
+      g_string_append_printf (why, ", a %" G_GUINT64_FORMAT "-token sliding window shorter "
+                              "than the sequence", m->sliding_window);
+    if (m->attention_chunk > 0 && m->n_chunked_layers > 0
+        && m->attention_chunk < (guint64) p->seq_length)
+      g_string_append (why, ", chunked attention shorter than the sequence");
+    if (m->attn_output_gate)
+      g_string_append (why, ", a gated attention output");
+    if (m->rotary_fraction > 0 && m->rotary_fraction < 1)
+      g_string_append (why, ", partial rotary embeddings");
+    if (m->full_attn_interval > 0 || m->layer_pattern != NULL)
+      g_string_append (why, ", linear-attention or Mamba layers");
+    if (m->kv_lora_rank > 0 || m->q_lora_rank > 0)
+      g_string_append (why, ", latent attention (MLA)");
+    if (why->len > 0)
+      return unsupported (error, "model '%s' has %s, which the engine does not execute: its "
+                          "blocks are llama's (SwiGLU, two RMSNorms, rotary, full causal "
+                          "attention), and a run would measure that model instead (hint: "
+                          "tandem predict times this one; run executes a llama-family model "
+                          "such as --model tiny-llama)", m->name, why->str + 2);
+  }
   if (p->tp_comm_overlap)
     return unsupported (error, "--tp-comm-overlap splits blocks into pieces whose TP "
                         "communication the runner does not overlap (hint: drop it)");

@@ -483,6 +483,30 @@ test_unsupported (void)
       plan_clear (&p);
     }
 
+  /* The rest of the llama block: Gemma 2 (GeGLU, four norms a block, a 4096-token window
+   * on every other layer) and Mistral 7B (a 4096-token window) were run as plain Llama,
+   * --verify "ok"; refused, naming what differs. A window no shorter than the sequence is
+   * full causal attention: Mistral at 4096 tokens runs. */
+  static const struct { const char *model; int seq; const char *why; } llamaish[] = {
+    { "gemma2-2b", 8192, "has a GeGLU MLP, 4 norms a block, a 4096-token sliding window "
+      "shorter than the sequence, which the engine does not execute" },
+    { "mistral-7b", 8192, "has a 4096-token sliding window shorter than the sequence" },
+    { "mistral-7b", 4096, NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (llamaish); i++)
+    {
+      g_autoptr (ModelSpec) lm = model_spec_lookup (llamaish[i].model, &error);
+      g_assert_no_error (error);
+      plan_init_defaults (&p);
+      p.seq_length = llamaish[i].seq;
+      const gboolean ok = exec_runner_supports (lm, &p, &error);
+      g_assert_cmpint (ok, ==, llamaish[i].why == NULL);
+      if (!ok)
+        g_assert_nonnull (strstr (error->message, llamaish[i].why));
+      g_clear_error (&error);
+      plan_clear (&p);
+    }
+
   /* A block the engine lacks names what differs and where to go: Falcon-RW-1B's config
    * reads as a GeLU MLP, LayerNorm, ALiBi and biases on every linear layer ("bias":
    * true), each of which the llama-family block lacks. */
