@@ -32,6 +32,9 @@ typedef struct {
 } CliPlanContext;
 
 /* Defaults when --model / --cluster are absent: the Llama 3 405B run on h100-24k. */
+/* Layer passes (micro-batches x layers) a --trace may hold: ~5 KB of JSON each, so ~5 GB
+ * at the cap (cli/cmd-predict.c) */
+#define CLI_MAX_TRACE_LAYER_PASSES (1 << 20)
 #define CLI_DEFAULT_MODEL   "llama3-405b"
 #define CLI_DEFAULT_CLUSTER "h100-24k"
 

@@ -253,6 +253,23 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
    * for the result should the store refuse it */
   if (!cli_db_args_check (dba, &error))
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+  /* a trace holds every task of the step, some 5 KB of JSON a layer pass (Llama-3 405B on
+   * 128 GPUs, 2,048 micro-batches: 1.43 GB, and 16 GB were on their way at 262,144
+   * micro-batches of Llama-3 70B when the run was stopped): refused past ~5 GB */
+  if (trace != NULL)
+    {
+      const gint64 passes = (gint64) c->plan.grad_accum
+                            * (gint64) (c->model->n_layers + c->model->mtp_layers);
+      if (passes > CLI_MAX_TRACE_LAYER_PASSES)
+        return cli_fail (CLI_EXIT_USAGE, "--trace: %d micro-batches x %" G_GUINT64_FORMAT
+                         " layers = %" G_GINT64_FORMAT " layer passes would make a trace of "
+                         "some %.0f GB (about 5 KB of JSON each), past the %d this takes "
+                         "(hint: trace the same plan with fewer micro-batches, a smaller "
+                         "--gbs: the schedule's pattern shows in a few dozen; predict without "
+                         "--trace for this one)", c->plan.grad_accum,
+                         c->model->n_layers + c->model->mtp_layers, passes,
+                         passes * 5e3 / 1e9, CLI_MAX_TRACE_LAYER_PASSES);
+    }
   if (trace && !util_output_check (trace, &error))
     return cli_fail (CLI_EXIT_USAGE, "--trace: %s", error->message);
   /* `--trace config.json` wrote the trace over the model it had just read (named as such

@@ -890,6 +890,16 @@ resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError 
                     "cap of %d (the step program holds a few dozen tasks for each: at the cap "
                     "~9 M tasks and ~1.2 GB) (hint: raise --mbs or --pp, or lower --gbs)",
                     grad_accum, rank_layers, grad_accum * rank_layers, PLAN_MAX_LAYER_PASSES);
+  {
+    const gint64 step_layers = (gint64) model->n_layers + (gint64) model->mtp_layers;
+    if (grad_accum * step_layers > PLAN_MAX_STEP_LAYER_PASSES)
+      return invalid (error, "%" G_GINT64_FORMAT " micro-batches x %" G_GINT64_FORMAT
+                      " layers = %" G_GINT64_FORMAT " layer passes per step over all pipeline "
+                      "ranks, above the cap of %d (a simulation of the whole step holds every "
+                      "rank's tasks: ~5-10 GB at the cap) (hint: raise --mbs, or lower --gbs)",
+                      grad_accum, step_layers, grad_accum * step_layers,
+                      PLAN_MAX_STEP_LAYER_PASSES);
+  }
   /* DualPipe.step: "num_chunks > 0 and num_chunks % 2 == 0 and num_chunks >= num_ranks
    * * 2": half the micro-batches enter at each end, and the main step (overlapped
    * forward-backward pairs) runs m/2 - pp + 1 times on the outermost ranks */

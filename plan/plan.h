@@ -36,6 +36,12 @@ typedef enum {
 /* micro-batches x layers per pipeline rank: the step program holds a few dozen tasks per
  * pair (llama3-8b on 8 GPUs at this cap: 8.65 M tasks, 1.15 GB, 6.7 s) */
 #define PLAN_MAX_LAYER_PASSES (1 << 21)   /* 2,097,152 = 65,536 x 32 */
+/* The same over every pipeline rank together: a simulation of the whole step (GPipe,
+ * --full-simulation, --trace, or a pipeline that settles into no period) holds every
+ * rank's tasks, about 1-2.5 KB a layer pass in all (Megatron-GPT 1T, pp 16, vpp 8: 5.3 GB
+ * at 2.1 M passes; 8.4 M passes aborted past 20 GB), where the cap per rank let pp times as
+ * many through */
+#define PLAN_MAX_STEP_LAYER_PASSES (1 << 22)   /* 4,194,304: ~5-10 GB at worst */
 /* --mtp-num-layers: the DeepSeek-V3 report trains a depth of 1 (Sec. 2.2); the cap keeps
  * the last stage's program bounded, as the published-run table's mtp_layers cap does */
 #define PLAN_MAX_MTP          64

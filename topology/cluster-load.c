@@ -741,6 +741,13 @@ load_levels (JsonObject *root, TopoCluster *cluster, const char *file, GError **
   n = json_array_get_length (array);
   if (n == 0)
     return fail_invalid (&top, "levels", error, "must hold at least one level");
+  /* a generated file of 20,002 levels made predict, memory and plan show run past two
+   * minutes (their cost grows with levels x GPUs); the deepest preset has 5 */
+  if (n > TOPO_MAX_LEVELS)
+    return fail_invalid (&top, "levels", error, "holds %u levels, more than the %d tandem "
+                         "takes (a real cluster nests a few: GPU, server, rack, pod, "
+                         "cluster; hint: merge levels of the same bandwidth)", n,
+                         TOPO_MAX_LEVELS);
 
   cluster->levels = g_new0 (TopoLevel, n);
   cluster->n_devices = 1;

@@ -18,6 +18,9 @@
 G_BEGIN_DECLS
 
 #define TOPO_ERROR (topo_error_quark ())
+/* Levels a cluster file may nest: the presets have at most 5 (tray, rack, su, pod,
+ * cluster); the cost of a prediction grows with levels x GPUs */
+#define TOPO_MAX_LEVELS 16
 GQuark topo_error_quark (void);
 
 typedef enum {

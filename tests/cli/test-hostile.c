@@ -391,6 +391,34 @@ test_tp_overlap_sms (void)
   g_assert_null (strstr (sr.err, "--cost"));
   g_assert_true (g_str_has_suffix (sr.err, "have 80 to 160)\n"));
   run_result_clear (&sr);
+  /* bounded work (audit of extreme sizes): a cluster of more levels than any real one nests
+   * (20,002 made predict run past two minutes); a step whose every rank's layer passes
+   * together pass the whole-step cap (Megatron-GPT 1T at 8.4 M passes aborted past 20 GB:
+   * the cap per rank let pp times as many through); a --trace of some 13 GB */
+  GString *lv = g_string_new ("{ \"name\": \"deep\", \"device\": { \"name\": \"X\", "
+                              "\"peak_tflops\": { \"bf16\": 1000 }, \"hbm_GB\": 80, "
+                              "\"hbm_GBps\": 3000 }, \"levels\": [ { \"name\": \"server\", "
+                              "\"count\": 8, \"bw_GBps\": 450 }");
+  for (int i = 0; i < 16; i++)
+    g_string_append_printf (lv, ", { \"name\": \"l%d\", \"count\": 1, \"bw_GBps\": 50 }",
+                            i);
+  g_string_append (lv, " ] }\n");
+  run_write_file (dir, "deep.json", lv->str);
+  g_string_free (lv, TRUE);
+  run_assert_error ("predict --model llama3-8b --cluster {TMP}/deep.json --gpus 8 --gbs 8 "
+                    "--no-db", 2, "field 'levels' holds 17 levels, more than the 16 tandem "
+                    "takes");
+  /* 65,536 micro-batches (gbs 2,097,152 over dp 32) x 80 layers: per rank 65,536 x 10 =
+   * 655,360 passes, under the rank cap; 5,242,880 in all, over 4,194,304 */
+  run_assert_error ("predict --model llama3-70b --cluster h100-24k --gpus 2048 --tp 8 --pp 8 "
+                    "--sp --gbs 2097152 --mbs 1 --no-db", 2, "65536 micro-batches x 80 layers "
+                    "= 5242880 layer passes per step over all pipeline ranks, above the cap of "
+                    "4194304");
+  /* 32,768 micro-batches x 80 = 2,621,440 passes: predicted, but no trace of ~13 GB */
+  run_assert_error ("predict --model llama3-70b --cluster h100-24k --gpus 256 --tp 8 --pp 8 "
+                    "--sp --gbs 131072 --no-db --trace {TMP}/big.json", 2,
+                    "--trace: 32768 micro-batches x 80 layers = 2621440 layer passes would "
+                    "make a trace of some 13 GB");
   /* `show cluster --json` is a report, not a cluster file: fed back, the refusal says so */
   RunResult shown = { 0 };
   run_tandem ("show cluster dgx-h100-superpod --json", &shown);
