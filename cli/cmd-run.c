@@ -306,6 +306,16 @@ u63_from_pieces (const float piece[3])
   return v;
 }
 
+/* A group of every rank (its creation is collective: each rank calls it at one point). */
+static ExecGroup *
+world_group_new (const RunCtx *c, GError **error)
+{
+  g_autofree int *members = g_new (int, c->world);
+  for (int r = 0; r < c->world; r++)
+    members[r] = r;
+  return exec_group_new (c->b, "world", members, c->world, error);
+}
+
 /* One fp32 collective over the whole world outside the runner (its groups do not exist
  * yet, or no longer): `count` floats of `send` each rank, into `recv` (`recv_count`
  * floats: count for an all-reduce, world x count for an all-gather). `what` names the
@@ -314,11 +324,8 @@ static gboolean
 world_collective (const RunCtx *c, ExecCollKind kind, const char *what, const float *send,
                   gsize count, float *recv, gsize recv_count, GError **error)
 {
-  g_autofree int *members = g_new (int, c->world);
-  for (int r = 0; r < c->world; r++)
-    members[r] = r;
   gboolean ok = FALSE;
-  ExecGroup *group = exec_group_new (c->b, "world", members, c->world, error);
+  ExecGroup *group = world_group_new (c, error);
   ExecStream *stream = group ? exec_stream_new (c->b, EXEC_STREAM_COMM, what, error) : NULL;
   ExecBuffer *sbuf = stream ? exec_buffer_new (c->b, count * sizeof (float), error) : NULL;
   ExecBuffer *rbuf = sbuf ? exec_buffer_new (c->b, recv_count * sizeof (float), error) : NULL;
@@ -811,8 +818,7 @@ end_barrier (RunCtx *c, GError **error)
   gboolean ok = FALSE;
   /* the group run_start made while every rank was there; else one made now (a run that
    * failed before its start has none) */
-  ExecGroup *group = c->end_group != NULL ? c->end_group
-                     : exec_group_new (c->b, "world", members, c->world, error);
+  ExecGroup *group = c->end_group != NULL ? c->end_group : world_group_new (c, error);
   c->end_group = NULL;
   ExecStream *stream = group ? exec_stream_new (c->b, EXEC_STREAM_COMM, "end", error) : NULL;
   ExecEvent *ev = stream ? exec_event_new (c->b, error) : NULL;
@@ -1473,15 +1479,8 @@ run_plan (RunCtx *c)
   if (!run_start (c, &error))
     run_failed (c, error);
   /* the end barrier's group, while every rank is here (RunCtx end_group) */
-  if (c->world > 1)
-    {
-      g_autofree int *members = g_new (int, c->world);
-      for (int r = 0; r < c->world; r++)
-        members[r] = r;
-      c->end_group = exec_group_new (c->b, "world", members, c->world, &error);
-      if (c->end_group == NULL)
-        run_failed (c, error);
-    }
+  if (c->world > 1 && (c->end_group = world_group_new (c, &error)) == NULL)
+    run_failed (c, error);
   /* the load before the timed work: others' processes, not this run's ranks */
   c->load_before = c->rank == 0 ? cli_load_average () : -1;
   double sched0[2], sched1[2];

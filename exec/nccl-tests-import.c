@@ -424,26 +424,23 @@ exec_nccl_tests_parse (const char *text, gssize length, const char *source, GArr
 {
   g_return_val_if_fail (text != NULL && rows != NULL, FALSE);
   Reader rd = { .source = source != NULL ? source : "<nccl-tests>" };
+  /* a NUL byte: the copy below (a C string) ended there, and every row after it was
+   * dropped while the import said "imported" with what came before */
+  const guint nul_line = length > 0 ? util_text_nul_line (text, (gsize) length) : 0;
+  if (nul_line > 0)
+    {
+      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
+                   "%s:%u: a NUL byte in nccl-tests output (binary data, or a log cut and "
+                   "padded by a crash); nothing imported (hint: tr -d '\\000' < FILE > "
+                   "CLEAN, then check the rows around line %u)", rd.source, nul_line,
+                   nul_line);
+      return FALSE;
+    }
   rd.test = source != NULL ? find_test (source) : -1;
   rd.rank_ids = g_hash_table_new (g_direct_hash, g_direct_equal);
   rd.first_row = rd.table_start = rows->len;
   g_autoptr (GArray) row_lines = g_array_new (FALSE, FALSE, sizeof (guint));
   rd.row_lines = row_lines;
-  /* a NUL byte: the copy below (a C string) ended there, and every row after it was
-   * dropped while the import said "imported" with what came before */
-  const char *nul = length > 0 ? memchr (text, '\0', (gsize) length) : NULL;
-  if (nul != NULL)
-    {
-      guint line = 1;
-      for (const char *q = text; q < nul; q++)
-        line += *q == '\n';
-      g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID,
-                   "%s:%u: a NUL byte in nccl-tests output (binary data, or a log cut and "
-                   "padded by a crash); nothing imported (hint: tr -d '\\000' < FILE > "
-                   "CLEAN, then check the rows around line %u)", rd.source, line, line);
-      g_hash_table_unref (rd.rank_ids);
-      return FALSE;
-    }
   g_autofree char *copy = length < 0 ? g_strdup (text) : g_strndup (text, (gsize) length);
   g_auto (GStrv) lines = g_strsplit (copy, "\n", -1);
   const guint before = rows->len;

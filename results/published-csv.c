@@ -75,12 +75,9 @@ res_csv_parse (const char *text, gssize length, const char *source, GError **err
     i = 3;   /* UTF-8 byte order mark */
   /* a NUL byte ended its field in silence ("Llama\\0 3.1 405B" was read as "Llama"); a
    * UTF-16 file has one in every other byte */
-  const char *nul = memchr (text + i, '\0', len - i);
-  if (nul != NULL)
+  const guint at = util_text_nul_line (text, len);
+  if (at > 0)
     {
-      guint at = 1;
-      for (const char *q = text; q < nul; q++)
-        at += *q == '\n';
       g_set_error (error, RES_PUBLISHED_ERROR, RES_PUBLISHED_ERROR_PARSE,
                    "%s:%u: a NUL byte, which no text CSV holds (hint: save the file as "
                    "UTF-8; spreadsheets call it \"CSV UTF-8\", UTF-16 is not read)", name, at);

@@ -219,31 +219,36 @@ report_write_staged (ReportStageFunc stage, gconstpointer report, const char *di
   g_autofree char *before = NULL;
   g_file_get_contents (list_path, &before, NULL, NULL);
   gboolean ok = stage (report, dir, formats, force, staged, error);
+  g_autoptr (GString) list = g_string_new (NULL);
   g_autoptr (GHashTable) now = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; ok && i < staged->len; i++)
+    {
+      char *base = g_path_get_basename (util_output_staged_path (g_ptr_array_index (staged, i)));
+      g_string_append_printf (list, "%s\n", base);
+      g_hash_table_add (now, base);
+    }
+  /* the last report's files this one does not write (plain names in the directory) */
+  g_auto (GStrv) old = before != NULL ? g_strsplit (before, "\n", -1) : g_new0 (char *, 1);
+  g_autoptr (GPtrArray) stale = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; ok && old[i] != NULL; i++)
+    if (*old[i] != '\0' && strchr (old[i], '/') == NULL && old[i][0] != '.'
+        && !g_hash_table_contains (now, old[i]))
+      {
+        char *path = g_build_filename (dir, old[i], NULL);
+        if (g_file_test (path, G_FILE_TEST_EXISTS))
+          {
+            g_ptr_array_add (stale, path);
+            /* without --force nothing of the report before was replaced (its files
+             * refused the report otherwise): they stay on the list, for a later --force
+             * to take away */
+            if (!force)
+              g_string_append_printf (list, "%s\n", old[i]);
+          }
+        else
+          g_free (path);
+      }
   if (ok)
     {
-      g_autoptr (GString) list = g_string_new (NULL);
-      for (guint i = 0; i < staged->len; i++)
-        {
-          char *base = g_path_get_basename (util_output_staged_path (g_ptr_array_index (staged,
-                                                                                         i)));
-          g_string_append_printf (list, "%s\n", base);
-          g_hash_table_add (now, base);
-        }
-      /* without --force nothing of the report before was replaced (its files refused the
-       * report otherwise): its files stay on the list, for a later --force to take away */
-      if (!force && before != NULL)
-        {
-          g_auto (GStrv) old = g_strsplit (before, "\n", -1);
-          for (guint i = 0; old[i] != NULL; i++)
-            if (*old[i] != '\0' && strchr (old[i], '/') == NULL && old[i][0] != '.'
-                && !g_hash_table_contains (now, old[i]))
-              {
-                g_autofree char *path = g_build_filename (dir, old[i], NULL);
-                if (g_file_test (path, G_FILE_TEST_EXISTS))
-                  g_string_append_printf (list, "%s\n", old[i]);
-              }
-        }
       ok = report_file_write (dir, REPORT_FILES_NAME, list->str, (gssize) list->len, staged,
                               error)
            && report_staged_commit (staged, dir, written, error);
@@ -253,17 +258,8 @@ report_write_staged (ReportStageFunc stage, gconstpointer report, const char *di
           if (g_str_has_suffix (g_ptr_array_index (written, i), REPORT_FILES_NAME))
             g_ptr_array_remove_index (written, i);
     }
-  if (ok && force && before != NULL)
-    {
-      g_auto (GStrv) old = g_strsplit (before, "\n", -1);
-      for (guint i = 0; old[i] != NULL; i++)
-        if (*old[i] != '\0' && strchr (old[i], '/') == NULL && old[i][0] != '.'
-            && !g_hash_table_contains (now, old[i]))
-          {
-            g_autofree char *path = g_build_filename (dir, old[i], NULL);
-            g_unlink (path);
-          }
-    }
+  for (guint i = 0; ok && force && i < stale->len; i++)
+    g_unlink (g_ptr_array_index (stale, i));
   g_ptr_array_set_size (staged, 0);   /* what was not renamed is removed */
   report_dir_unlock (dir, lock);
   util_output_release_signals ();

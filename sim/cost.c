@@ -1430,7 +1430,7 @@ sim_cost_options_apply (SimCostOptions *o, const char *const *assignments, GErro
 
 gboolean
 sim_cost_options_check_device (const SimCostOptions *o, const TopoCluster *cluster,
-                               const Plan *plan, GError **error)
+                               const Plan *plan, gboolean cost_flag, GError **error)
 {
   g_return_val_if_fail (o != NULL && cluster != NULL && plan != NULL, FALSE);
   const TopoDevice *dev = &cluster->device;
@@ -1451,13 +1451,15 @@ sim_cost_options_check_device (const SimCostOptions *o, const TopoCluster *clust
   for (guint i = 0; i < G_N_ELEMENTS (ctas); i++)
     if (ctas[i].v >= (double) dev->sms && (i != 0 || plan->ep > 1))   /* DeepEP's: EP only */
       {
+        g_autofree char *alt = cost_flag ? g_strdup_printf ("; else --cost %s=%u at most",
+                                                            ctas[i].key, dev->sms - 1)
+                                         : g_strdup ("");
         g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,
                      "%s has %u SMs, and a communication kernel of %g CTAs (%s: the "
-                     "default unless --cost gives it) holds them all: none would be left "
-                     "for compute (hint: check device.sms in the cluster file: the "
-                     "NVIDIA parts of the presets have 80 to 160; else --cost %s=%u at most)",
-                     dev->name, dev->sms, ctas[i].v, ctas[i].key, ctas[i].key,
-                     dev->sms - 1);
+                     "default%s) holds them all: none would be left for compute (hint: "
+                     "check device.sms in the cluster file: the NVIDIA parts of the presets "
+                     "have 80 to 160%s)", dev->name, dev->sms, ctas[i].v, ctas[i].key,
+                     cost_flag ? " unless --cost gives it" : "", alt);
         return FALSE;
       }
   if (plan->tp <= 1 || !plan->tp_comm_overlap)

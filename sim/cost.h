@@ -442,9 +442,10 @@ void     sim_cost_options_apply_plan (SimCostOptions *o, const Plan *plan);
  * tp_overlap_sms, or --cost tp_overlap_ag_sms / tp_overlap_rs_sms), or NCCL's / DeepEP's
  * CTA counts that large (--cost), which left compute beside them no SM and were counted
  * as the device's SMs less one without a word (NVIDIA parts: the counts are CUDA SMs).
- * PLAN_ERROR_INVALID naming the figure, the device and what to change. */
+ * PLAN_ERROR_INVALID naming the figure, the device and what to change; `cost_flag`: the
+ * caller takes --cost (predict; the search does not), which the message then offers. */
 gboolean sim_cost_options_check_device (const SimCostOptions *o, const TopoCluster *cluster,
-                                        const Plan *plan, GError **error);
+                                        const Plan *plan, gboolean cost_flag, GError **error);
 /* HBM bytes one FP8 quantization of a bf16 tensor moves per element under a recipe
  * (FwScaling), on a device whose FP8 GEMMs take any layout or only TN (sim/cost.c). */
 double   sim_cost_fp8_quant_bytes (int scaling, gboolean any_layout);

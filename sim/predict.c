@@ -456,7 +456,7 @@ sim_predict (const ModelSpec *model, const Plan *plan, const TopoCluster *cluste
       sim_cost_options_apply_plan (&planned.cost, plan);
       opts = &planned;
     }
-  if (opts != NULL && !sim_cost_options_check_device (&opts->cost, cluster, plan, error))
+  if (opts != NULL && !sim_cost_options_check_device (&opts->cost, cluster, plan, TRUE, error))
     return NULL;
   p->layout = plan_layout_new (plan, cluster, error);
   if (p->layout == NULL)

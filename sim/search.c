@@ -292,20 +292,13 @@ search_spec_set_stack (SearchSpec *spec, FwStack *stack, GError **error)
       probe.tp = 1;
       probe.tp_comm_overlap = FALSE;
       g_autoptr (GError) derr = NULL;
+      /* no --cost hint: the search does not take the option */
       const gboolean ok = sim_cost_options_check_device (&spec->sim.cost, spec->cluster,
-                                                         &probe, &derr);
+                                                         &probe, FALSE, &derr);
       plan_clear (&probe);
       if (!ok)
         {
-          /* predict's message ends with a --cost hint, an option the search does not
-           * take: the device's count is what to check */
-          GString *msg = g_string_new (derr->message);
-          char *alt = strstr (msg->str, "; else --cost ");
-          if (alt != NULL)
-            g_string_truncate (msg, (gsize) (alt - msg->str)), g_string_append_c (msg, ')');
-          g_string_replace (msg, "the default unless --cost gives it", "the default", 0);
-          g_set_error_literal (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, msg->str);
-          g_string_free (msg, TRUE);
+          g_set_error_literal (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, derr->message);
           return FALSE;
         }
     }

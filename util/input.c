@@ -497,6 +497,18 @@ util_unichar_is_control (gunichar c)
   return c < 0x20 || (c >= 0x7f && c <= 0x9f);
 }
 
+guint
+util_text_nul_line (const char *text, gsize len)
+{
+  const char *nul = text != NULL && len > 0 ? memchr (text, '\0', len) : NULL;
+  if (nul == NULL)
+    return 0;
+  guint line = 1;
+  for (const char *q = text; q < nul; q++)
+    line += *q == '\n';
+  return line;
+}
+
 gssize
 util_text_control_at (const char *text)
 {

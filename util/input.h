@@ -40,6 +40,9 @@ typedef enum {
  * (a cluster named "a\x1b]0;title\x07\x1b[2J") cleared the terminal or set its title when
  * printed; loaders refuse names that hold one. */
 gssize util_text_control_at (const char *text);
+/* The 1-based line of the first NUL byte in text[0..len), or 0 when it has none: a text
+ * file's reader that copies lines as C strings lost everything after one. */
+guint util_text_nul_line (const char *text, gsize len);
 /* The characters util_text_control_at finds: C0, DEL, C1. */
 gboolean util_unichar_is_control (gunichar c);
 /* `text` (a name made from a file name) in place with each control character's first
