@@ -378,14 +378,13 @@ published_rows (const ResCsv *csv, GPtrArray *texts)
       json_generator_set_root (gen, root);
       char *json = json_generator_to_data (gen, NULL);
       g_ptr_array_add (texts, json);
-      const char *n_gpus = res_csv_get (csv, r, "n_gpus");
       const char *source = res_csv_get (csv, r, "source");
       ResPublishedRow row = {
         .row_id = id,
         .source = *source != '\0' ? source : "(no source)",
         .model = res_csv_get (csv, r, "model"),
         .gpu_type = res_csv_get (csv, r, "gpu_type"),
-        .n_gpus = g_ascii_strtoll (n_gpus, NULL, 10),
+        .n_gpus = res_published_row_gpus (csv, r),
         .row_json = json,
       };
       g_array_append_val (rows, row);
@@ -692,7 +691,13 @@ cli_cmd_validate (int argc, char **argv)
   /* print, then store (docs/contracts.md); --json stores first to carry the run id */
   CliStored st;
   cli_stored_init (&st, &dba);
-  st.tried = !dba.no_db && report->summary.n > 0;
+  /* every predicted row is stored (held-out and MoE rows too: a run of those alone was
+   * dropped without a word, its JSON saying "--no-db"); with none predicted there is
+   * nothing to store, and the output says so */
+  guint n_predicted = 0;
+  for (guint i = 0; i < report->cases->len; i++)
+    n_predicted += ((const ResPublishedCase *) report->cases->pdata[i])->predicted ? 1 : 0;
+  st.tried = !dba.no_db && n_predicted > 0;
   g_autoptr (JsonBuilder) b = json_builder_new ();
   res_published_report_to_json (report, b);
   g_autoptr (JsonNode) root = json_builder_get_root (b);
@@ -720,13 +725,19 @@ cli_cmd_validate (int argc, char **argv)
       cli_stored_set (&st, run_id, error);
       g_clear_error (&error);
     }
+  const gboolean nothing = !dba.no_db && n_predicted == 0;
   cli_stored_apply (&st, "validate", root);
+  if (nothing)
+    json_object_set_string_member (json_node_get_object (root), "store_error",
+                                   "no row was predicted: nothing to store");
   if (json)
     {
       g_autofree char *text = util_json_to_data (root, TRUE);
       printf ("%s\n", text);
       cli_stored_print_error (&st);
     }
+  else if (nothing)
+    printf ("not stored: no row was predicted\n");
   else
     cli_stored_print (&st, "");
   int status = cli_stored_status (&st);

@@ -553,10 +553,15 @@ res_published_report_store (const ResPublishedReport *report, ResStore *store,
     }
   g_autofree char *base = g_path_get_basename (report->source);
   g_autofree char *auto_note = NULL;
-  if (note == NULL)
+  /* the dense dev rows' MAPE where there are any; the rows stored are all predicted ones
+   * (held-out and MoE rows too) */
+  if (note == NULL && report->summary.n > 0)
     note = auto_note = g_strdup_printf ("%u rows predicted, %u skipped, MAPE %.1f%%",
-                                        report->summary.n, report->summary.n_skipped,
+                                        rows->len, report->summary.n_skipped,
                                         report->summary.mape_pct);
+  else if (note == NULL)
+    note = auto_note = g_strdup_printf ("%u rows predicted (held-out or MoE), %u skipped",
+                                        rows->len, report->summary.n_skipped);
   ResRunInfo info = {
     .kind = RES_KIND_VALIDATE,
     .status = RES_STATUS_OK,

@@ -126,6 +126,19 @@ cell_rate (const char *cell, double *out)
   const char *letter = end[0] == ' ' ? end + 1 : end;
   if (m == 'b' || (m != 0 && (letter[1] == 'i' || letter[1] == 'I')))
     return FALSE;   /* billions, or the binary "Ki" / "Mi": not a rate anyone writes */
+  /* the magnitude as a word ("3.2 thousand tokens/s" was read as 3.2) */
+  if (m == 0)
+    {
+      const char *w = end;
+      while (*w == ' ')
+        w++;
+      if (g_ascii_strncasecmp (w, "thousand", 8) == 0)
+        m = 'k';
+      else if (g_ascii_strncasecmp (w, "million", 7) == 0)
+        m = 'm';
+      else if (g_ascii_strncasecmp (w, "billion", 7) == 0)
+        return FALSE;
+    }
   *out = v * (m == 'k' ? 1e3 : m == 'm' ? 1e6 : 1);
   return TRUE;
 }
@@ -141,10 +154,12 @@ cell_tflops (const char *cell, double *out)
   const char *end = leading_number (cell, &v);
   while (*end == ' ')
     end++;
-  if (g_ascii_strncasecmp (end, "pflop", 5) == 0)
-    v *= 1000;
-  else if (g_ascii_strncasecmp (end, "gflop", 5) == 0)
-    v /= 1000;
+  /* "PFLOP/s", "PFLOPS", or the short "PF" / "GF" of vendor tables ("0.765 PF" was read
+   * as 0.765 TFLOP/s) */
+  const gboolean pf = g_ascii_strncasecmp (end, "pf", 2) == 0;
+  const gboolean gf = g_ascii_strncasecmp (end, "gf", 2) == 0;
+  if ((pf || gf) && (!g_ascii_isalpha (end[2]) || g_ascii_strncasecmp (end + 2, "lop", 3) == 0))
+    v = pf ? v * 1000 : v / 1000;
   *out = v;
   return TRUE;
 }
@@ -242,7 +257,7 @@ times_count (const char *p)
 {
   while (*p == ' ')
     p++;
-  if (*p == 'x' || *p == 'X')
+  if (*p == 'x' || *p == 'X' || *p == '*')
     p++;
   else if ((guchar) p[0] == 0xc3 && (guchar) p[1] == 0x97)   /* the multiplication sign */
     p += 2;
@@ -328,8 +343,37 @@ cell_gpus (const char *cell, gint64 *out)
   return -1;
 }
 
-/* A step time in seconds: a number, or one with its unit "ms" (/ 1000) or "min" (x 60);
- * "s", "sec" or none: seconds */
+/* The factor to seconds of the time unit at `p` (after the number and any spaces): none,
+ * "s", "sec(s)", "second(s)": 1; "ms", "msec", "millisecond(s)": 1e-3; "us", "usec",
+ * "\xc2\xb5s" / "\xce\xbcs" (micro sign, Greek mu), "microsecond(s)": 1e-6; "min",
+ * "mins", "minute(s)": 60; "h", "hr", "hrs", "hour(s)": 3600. A letter run that is none of
+ * these: 0 ("1.5 hours" was read as 1.5 s, "500 us" as 500 s). Prose after the unit
+ * ("1.42 s (approx.)") is the cell's own. */
+static double
+time_unit_factor (const char *p)
+{
+  static const struct { const char *name; double f; } units[] = {
+    { "s", 1 }, { "sec", 1 }, { "secs", 1 }, { "second", 1 }, { "seconds", 1 },
+    { "ms", 1e-3 }, { "msec", 1e-3 }, { "msecs", 1e-3 }, { "millisecond", 1e-3 },
+    { "milliseconds", 1e-3 }, { "us", 1e-6 }, { "usec", 1e-6 }, { "usecs", 1e-6 },
+    { "microsecond", 1e-6 }, { "microseconds", 1e-6 }, { "\xc2\xb5s", 1e-6 },
+    { "\xce\xbcs", 1e-6 }, { "min", 60 }, { "mins", 60 }, { "minute", 60 },
+    { "minutes", 60 }, { "h", 3600 }, { "hr", 3600 }, { "hrs", 3600 }, { "hour", 3600 },
+    { "hours", 3600 },
+  };
+  gsize n = 0;
+  while (g_ascii_isalpha (p[n]) || (guchar) p[n] >= 0x80)
+    n++;
+  if (n == 0)
+    return 1;
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (strlen (units[i].name) == n && g_ascii_strncasecmp (p, units[i].name, n) == 0)
+      return units[i].f;
+  return 0;
+}
+
+/* A step time in seconds: a number with no unit or one of time_unit_factor's; FALSE for
+ * any other word after it (row_cells_problem refuses the row) */
 static gboolean
 cell_seconds (const char *cell, double *out)
 {
@@ -339,13 +383,10 @@ cell_seconds (const char *cell, double *out)
     return FALSE;
   while (*end == ' ')
     end++;
-  if (g_ascii_strncasecmp (end, "ms", 2) == 0 && !g_ascii_isalpha (end[2]))
-    v /= 1000;
-  else if (g_ascii_strncasecmp (end, "msec", 4) == 0 || g_ascii_strncasecmp (end, "millisec", 8) == 0)
-    v /= 1000;
-  else if (g_ascii_strncasecmp (end, "min", 3) == 0)
-    v *= 60;
-  *out = v;
+  double f = time_unit_factor (end);
+  if (f == 0)
+    return FALSE;
+  *out = v * f;
   return TRUE;
 }
 
@@ -458,7 +499,7 @@ static const struct {
  * ("12.5abc", "8abc", "8x" with no second count). Each was read as the number it began
  * with: "12,5" as 12 s, "0x10" as 16 s. */
 static const char *
-garbled_number (const char *cell, const char *lead_end)
+garbled_number (const char *cell, const char *lead_end, const char *column)
 {
   const char *p = cell;
   if (*p == '+' || *p == '-')
@@ -467,6 +508,39 @@ garbled_number (const char *cell, const char *lead_end)
     return "a hexadecimal number";
   if (lead_end == NULL)
     return NULL;
+  /* a second number joined to the first ("0.45-0.60", "48 x 4", "6*8", "2^12"): a range,
+   * a product or a power was read as its first number without a word. The one product
+   * read is the GPUs' nodes x GPUs per node (cell_gpus). */
+  {
+    const char *w = lead_end;
+    while (*w == ' ')
+      w++;
+    gsize op = 0;
+    const char *what = NULL;
+    if (*w == '-' || *w == '~')
+      op = 1, what = "a range (two numbers)";
+    else if ((guchar) w[0] == 0xe2 && (guchar) w[1] == 0x80 && ((guchar) w[2] == 0x93
+                                                                || (guchar) w[2] == 0x94))
+      op = 3, what = "a range (two numbers)";
+    else if (*w == '^')
+      op = 1, what = "a power";
+    else if (*w == '*' || ((*w == 'x' || *w == 'X') && w != lead_end))
+      op = 1, what = "a product";
+    else if ((guchar) w[0] == 0xc3 && (guchar) w[1] == 0x97)
+      op = 2, what = "a product";
+    if (what != NULL)
+      {
+        const char *q = w + op;
+        while (*q == ' ')
+          q++;
+        if (g_ascii_isdigit (*q) || (*q == '.' && g_ascii_isdigit (q[1])))
+          {
+            if (g_str_has_prefix (what, "a product") && strcmp (column, "n_gpus") == 0)
+              return NULL;
+            return what;
+          }
+      }
+  }
   if ((lead_end[0] == '.' || lead_end[0] == '_' || lead_end[0] == ',')
       && g_ascii_isdigit (lead_end[1]))
     return lead_end[0] == '.' ? "a second decimal point"
@@ -474,10 +548,10 @@ garbled_number (const char *cell, const char *lead_end)
            : "a comma that is no thousands separator (a decimal comma, or a list)";
   if (!g_ascii_isalpha (lead_end[0]) || magnitude_suffix (lead_end) != 0)
     return NULL;
-  /* "16x8" (nodes x GPUs: cell_gpus) */
+  /* "16x8" (nodes x GPUs: cell_gpus, n_gpus only) */
   if ((lead_end[0] == 'x' || lead_end[0] == 'X')
       && (g_ascii_isdigit (lead_end[1]) || (lead_end[1] == ' ' && g_ascii_isdigit (lead_end[2]))))
-    return NULL;
+    return strcmp (column, "n_gpus") == 0 ? NULL : "a product";
   static const char *const units[] = { "s", "sec", "secs", "seconds", "ms", "msec", "min",
                                        "mins", "minutes", "h", "tok", "tokens", "gpu",
                                        "gpus", "tflop", "tflops", "pflop", "pflops", "gflop",
@@ -493,6 +567,8 @@ garbled_number (const char *cell, const char *lead_end)
   for (guint i = 0; i < G_N_ELEMENTS (units); i++)
     if (strlen (units[i]) == n && g_ascii_strncasecmp (lead_end, units[i], n) == 0)
       return NULL;
+  if (time_unit_factor (lead_end) != 0)   /* "1.5hours", "500us" */
+    return NULL;
   return "letters that are no unit";
 }
 
@@ -514,15 +590,27 @@ row_cells_problem (const ResCsv *csv, guint row)
        * leaves it not stated; it was refused as a fraction ("0.5") */
       double lead;
       const char *lead_end = leading_number (cell, &lead);
-      const char *garbled = garbled_number (cell, lead_end);
+      const char *garbled = garbled_number (cell, lead_end, cell_rules[i].column);
       if (garbled != NULL && g_str_has_prefix (garbled, "a hex"))
         return g_strdup_printf ("refused: %s '%s' is %s, not read here (hint: write it in "
                                 "decimal)", cell_rules[i].column, cell, garbled);
       if (garbled != NULL)
         return g_strdup_printf ("refused: %s '%s' is not a number: '%.*s' goes on with %s "
-                                "(hint: a plain number, a dot for the decimal point, commas "
-                                "only between groups of three digits)", cell_rules[i].column,
+                                "(hint: one plain number: a dot for the decimal point, commas "
+                                "only between groups of three digits, no range or product)", cell_rules[i].column,
                                 cell, (int) (lead_end - cell), cell, garbled);
+      /* a step time in a unit no reader takes ("1.5 fortnights", "12 avg"): read as
+       * seconds before time_unit_factor */
+      if (strcmp (cell_rules[i].column, "step_time_s") == 0 && lead_end != NULL
+          && magnitude_suffix (lead_end) == 0)
+        {
+          const char *u = lead_end;
+          while (*u == ' ')
+            u++;
+          if (time_unit_factor (u) == 0)
+            return g_strdup_printf ("refused: step_time_s '%s' is in no time unit read here "
+                                    "(hint: s, ms, us, min or h after the number)", cell);
+        }
       if (cell_rules[i].count && lead_end != NULL && magnitude_suffix (lead_end) != 0)
         continue;
       gboolean ok = cell_rules[i].count
@@ -3084,6 +3172,16 @@ gpus_from_sizes (const ResCsv *csv, guint row, gint64 *out)
   return 1;
 }
 
+gint64
+res_published_row_gpus (const ResCsv *csv, guint row)
+{
+  gint64 n = 0;
+  int read = cell_gpus (get (csv, row, "n_gpus"), &n);
+  if (read == 0)
+    read = gpus_from_sizes (csv, row, &n);
+  return read == 1 ? n : 0;
+}
+
 /* A global batch the row leaves empty but gives the parts of: micro_batch x grad_accum x
  * dp, Megatron's own relation (num_microbatches = global_batch_size / (micro_batch_size x
  * data_parallel_size)); dp from its cell, else n_gpus / (tp x pp x cp) where tp and pp are
@@ -3276,7 +3374,14 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
   if (in_tokens == 0 && !cell_count (batch_cell (csv, row), &v)
       && !batch_from_accumulation (c, csv, row, &v))
     {
-      skip (c, "missing global_batch");
+      double b;
+      const char *end = leading_number (batch_cell (csv, row), &b);
+      if (end != NULL && magnitude_suffix (end) != 0)
+        skip (c, "global_batch '%s' has a magnitude letter but no unit: sequences or tokens? "
+              "(hint: write the sequences as a number, or the tokens as '%s tokens')",
+              get (csv, row, "global_batch"), batch_cell (csv, row));
+      else
+        skip (c, "missing global_batch");
       return;
     }
   gint64 global_batch = v;

@@ -437,6 +437,10 @@ gboolean          res_published_case_v_sweep (ResPublishedCase *c);
 /* "tp8.pp16.dp64.mbs1" plus ".cp2", ".vpp3", ".zero3", ".full"/".sel", ".fp8", ".unfused"
  * when they apply; NULL when the case has no plan. */
 char             *res_published_case_plan_string (const ResPublishedCase *c);
+/* The GPU count of row `row` as validate reads it (its n_gpus cell: "1,536", "16x8", "2
+ * nodes x 8 GPUs"; an empty or "16K" cell from tp x pp x cp x dp); 0 when not read. The
+ * store keeps this figure (it had parsed the cell with strtoll: "1,536" stored as 1). */
+gint64            res_published_row_gpus (const ResCsv *csv, guint row);
 /* Pipeline schedules a step (plan.h pp_schedules) from a row's notes ("LBS <n> (local batch
  * per pipeline step)"): GBS / (dp x n); 1 where the notes state none. */
 int               res_pub_pp_schedules (const char *notes, gint64 global_batch, gint64 dp,

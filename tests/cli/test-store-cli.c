@@ -211,10 +211,12 @@ test_unwritable_dir (Fixture *f, gconstpointer data)
   g_assert_true (g_file_set_contents (csv, "row_id,source,model,gpu_type,n_gpus,n_layers,"
                                       "hidden,n_heads,seq_len,global_batch,step_time_s\n"
                                       "1,x,Llama,H100,8,,,,,,\n", -1, NULL));
-  /* a row validate cannot map is skipped, so nothing is stored: no store tried */
+  /* a row validate cannot map is skipped, so nothing is stored: no store tried, and the
+   * output says why (it said nothing) */
   run_in (f, "validate pub.csv --db {DIR}/no-such-dir/t.db", &r);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_null (strstr (r.out, "not stored"));
+  g_assert_nonnull (strstr (r.out, "not stored: no row was predicted"));
+  g_assert_null (strstr (r.out, "written to"));
   run_result_clear (&r);
 
   if (geteuid () == 0)
@@ -372,6 +374,37 @@ test_report_write_fails (Fixture *f, gconstpointer data)
   run_in (f, "report run 1 --out {DIR}/a-file --db {DB}", &r);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "it is a file, not a directory"));
+  run_result_clear (&r);
+}
+
+/* validate --db stored only when a dense dev row was predicted: a run of MoE or held-out
+ * rows alone (--only 701-705) exited 0 with no word and no file, its JSON saying
+ * "--no-db". Every predicted row is stored; with none predicted (row 13 is a TPU row,
+ * skipped) the output says there was nothing to store, and the status stays 0. */
+static void
+test_validate_stores_any_row (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  g_autofree char *csv = g_test_build_filename (G_TEST_DIST, "..", "data",
+                                                "published-runs.csv", NULL);
+  g_autofree char *moe = g_strdup_printf ("validate %s --only 701-705 --db {DB}", csv);
+  run_in (f, moe, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "stored as run 1"));
+  run_result_clear (&r);
+  run_in (f, "runs show 1 --db {DB}", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "5 rows predicted (held-out or MoE), 0 skipped"));
+  run_result_clear (&r);
+  g_autofree char *none = g_strdup_printf ("validate %s --only 13 --db {DB}", csv);
+  run_in (f, none, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "not stored: no row was predicted"));
+  run_result_clear (&r);
+  g_autofree char *none_json = g_strdup_printf ("validate %s --only 13 --db {DB} --json", csv);
+  run_in (f, none_json, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\"store_error\" : \"no row was predicted: nothing to store\""));
   run_result_clear (&r);
 }
 
@@ -886,6 +919,8 @@ main (int argc, char **argv)
   g_test_add ("/cli/store/report-run-no-figures", Fixture, NULL, setup,
               test_report_run_no_figures, teardown);
   g_test_add ("/cli/store/io-error", Fixture, NULL, setup, test_store_io_error, teardown);
+  g_test_add ("/cli/store/validate-stores-any-row", Fixture, NULL, setup,
+              test_validate_stores_any_row, teardown);
   g_test_add ("/cli/store/bad-trace-first", Fixture, NULL, setup, test_bad_trace_first,
               teardown);
   g_test_add ("/cli/store/trace-special", Fixture, NULL, setup, test_trace_special, teardown);

@@ -795,6 +795,89 @@ test_precision (void)
 /* The stack's defaults fill what a row does not say: NeMo overlaps TP communication and
  * reduces gradients in bf16; DeepSpeed's fork has no sequence parallelism and runs
  * attention unfused. */
+/* Step times in every unit people write, and numbers joined to a second one (an audit
+ * of 6 Dec: "1.5 h" and "500 us" were read as 1.5 and 500 s, "0.45-0.60" as 0.45 s, "48 x
+ * 4" as a batch of 48, "2^12" as a length of 2, "3.2 thousand" tokens/s as 3.2; and
+ * "1.5K" sequences was skipped as "missing") */
+static void
+test_units_and_ranges (void)
+{
+  static const struct { const char *cell; double want; } steps[] = {
+    /* 1.5 h = 5,400 s; 500 us = 5e-4 s (ASCII, micro sign, Greek mu); 2 min = 120 s */
+    { "1.5 h", 5400 }, { "1.5hours", 5400 }, { "0.5 hr", 1800 }, { "500 us", 5e-4 },
+    { "500 \xc2\xb5s", 5e-4 }, { "500\xce\xbcs", 5e-4 }, { "2 min", 120 },
+    { "1.42 s (approx.)", 1.42 }, { "250 ms", 0.25 }, { "3 seconds", 3 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    {
+      g_autofree char *t = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "global_batch,step_time_s\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,%s\n",
+        steps[i].cell);
+      g_autoptr (ResPublishedCase) c = case_of (t);
+      if (!c->ready || fabs (c->measured_step_s / steps[i].want - 1) > 1e-12)
+        g_error ("step_time_s '%s': %g s, expected %g (%s)", steps[i].cell, c->measured_step_s,
+                 steps[i].want, c->skip_reason ? c->skip_reason : "");
+    }
+  /* refused with the reason, never read as the first number */
+  static const struct { const char *column, *cell, *why; } bad[] = {
+    { "step_time_s", "0.45-0.60", "a range" }, { "step_time_s", "1.2 \xe2\x80\x93 1.4", "a range" },
+    { "step_time_s", "12 avg", "no time unit" }, { "global_batch", "48 x 4", "a product" },
+    { "global_batch", "48x4", "a product" }, { "seq_len", "2^12", "a power" },
+    { "tp", "1-2", "a range" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      const char *cols[] = { "seq_len", "tp", "global_batch", "step_time_s" };
+      const char *vals[] = { "1024", "2", "64", "1.0" };
+      g_autoptr (GString) t = g_string_new ("row_id,model,gpu_type,n_gpus,n_layers,hidden,"
+                                            "n_heads,vocab,seq_len,tp,pp,global_batch,"
+                                            "step_time_s\n1,GPT,H100-SXM-80GB,16,16,1024,16,"
+                                            "16384,");
+      for (guint k = 0; k < G_N_ELEMENTS (cols); k++)
+        {
+          g_string_append_printf (t, "\"%s\"", strcmp (cols[k], bad[i].column) == 0
+                                               ? bad[i].cell : vals[k]);
+          g_string_append (t, k == 1 ? ",1," : k + 1 < G_N_ELEMENTS (cols) ? "," : "\n");
+        }
+      g_autoptr (ResPublishedCase) c = case_of (t->str);
+      if (c->ready || strstr (c->skip_reason, bad[i].why) == NULL)
+        g_error ("%s '%s': %s, expected refused with '%s'", bad[i].column, bad[i].cell,
+                 c->ready ? "read" : c->skip_reason, bad[i].why);
+    }
+  /* the GPUs' nodes x GPUs per node is the one product read: 6*8 = 48 (read as 6),
+   * "1,536" = 1,536, and the store reads the cell as validate does (it kept 1) */
+  static const struct { const char *cell; gint64 want; } gpus[] = {
+    { "6*8", 48 }, { "6 x 8", 48 }, { "1,536", 1536 }, { "16x8", 128 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (gpus); i++)
+    {
+      g_autofree char *t = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "global_batch,step_time_s\n1,GPT,H100-SXM-80GB,\"%s\",16,1024,16,16384,1024,1,1,"
+        "1536,1.0\n", gpus[i].cell);
+      g_autoptr (ResCsv) csv = res_csv_parse (t, -1, "inline", NULL);
+      g_assert_nonnull (csv);
+      g_assert_cmpint (res_published_row_gpus (csv, 0), ==, gpus[i].want);
+      g_autoptr (ResPublishedCase) c = case_of (t);
+      g_assert_cmpint (c->n_gpus, ==, gpus[i].want);
+    }
+  /* a rate's magnitude as a word: 3.2 thousand tokens/s per GPU = 3,200: step = 64 x 1,024
+   * / (3,200 x 16) = 1.28 s */
+  g_autoptr (ResPublishedCase) th = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+    "tokens_per_s_per_gpu\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,"
+    "3.2 thousand\n");
+  g_assert_true (th->ready);
+  g_assert_cmpfloat (fabs (th->measured_step_s - 1.28), <, 1e-9);
+  /* a batch with a magnitude letter and no unit names the question */
+  g_autoptr (ResPublishedCase) k = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+    "step_time_s\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,1.5K,1.0\n");
+  g_assert_false (k->ready);
+  g_assert_nonnull (strstr (k->skip_reason, "sequences or tokens"));
+}
+
 static void
 test_stack_defaults (void)
 {
@@ -1492,8 +1575,8 @@ test_numbers_as_written (void)
     "31.5K tokens/s\n");
   g_assert_true (rk->ready);
   g_assert_cmpfloat (fabs (rk->measured_step_s - 64.0 * 1024 / (31500.0 * 16)), <, 1e-9);
-  static const char *const tf[] = { "500", "0.5 PFLOP/s" };
-  double tf_step[2];
+  static const char *const tf[] = { "500", "0.5 PFLOP/s", "0.5 PF" };
+  double tf_step[3];
   for (guint i = 0; i < G_N_ELEMENTS (tf); i++)
     {
       g_autofree char *tt = g_strdup_printf (
@@ -2140,6 +2223,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/megatron-lm-2021", test_megatron_lm_2021);
   g_test_add_func ("/results/mapping/megatron-lm-device", test_megatron_lm_device);
   g_test_add_func ("/results/mapping/numbers-as-written", test_numbers_as_written);
+  g_test_add_func ("/results/mapping/units-and-ranges", test_units_and_ranges);
   g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);
   g_test_add_func ("/results/mapping/pp-microbatches", test_pp_microbatches);
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
