@@ -526,6 +526,7 @@ cli_plan_context_init (CliPlanContext *ctx, const char *what, const char *summar
       return cli_fail (cli_status_for_error (error), "%s", text);
     }
   if (!plan_check_recompute_flags (&ctx->plan, &error)
+      || !plan_model_apply_moe (&ctx->plan, &ctx->model, &error)
       || !plan_resolve (&ctx->plan, ctx->model, ctx->cluster, &error))
     {
       g_autofree char *text = cli_plan_file_message (error->message, ctx->args.plan_file);

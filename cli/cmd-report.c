@@ -350,6 +350,12 @@ cmd_scaling (int argc, char **argv)
       status = cli_fail (cli_status_for_error (error), "%s", text);
       goto out;
     }
+  /* the model as the plan runs it (--num-experts on a dense model: plan.h) */
+  if (!plan_model_apply_moe (&tmpl, &model, &error))
+    {
+      status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+      goto out;
+    }
   /* a convention without a term for the model's experts printed "MFU 0.0%" per size */
   if (flops && model_flop_convention_refusal (model, conv) != NULL)
     {

@@ -1361,6 +1361,9 @@ run_plan (RunCtx *c)
       g_autofree char *text = cli_lookup_error_text (error, c->pargs.model_name);
       return fail0 (c, cli_status_for_error (error), "%s", text);
     }
+  /* the model as the plan runs it (--num-experts on a dense model: plan.h) */
+  if (!plan_model_apply_moe (&c->plan, &c->model, &error))
+    return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);
   /* a slipped config field (cli_model_lookup's warning), once for the job, not per rank */
   if (c->rank == 0 && c->model->config_warning != NULL)
     fprintf (stderr, "tandem: warning: %s\n", c->model->config_warning);

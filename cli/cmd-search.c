@@ -2114,6 +2114,12 @@ cli_cmd_search (int argc, char **argv)
         status = cli_fail (cli_status_for_error (error), "%s", text);
         goto out;
       }
+    /* the model as the plan runs it (--num-experts on a dense model: plan.h) */
+    if (!plan_model_apply_moe (&o.spec.base, &o.spec.model, &error))
+      {
+        status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
+        goto out;
+      }
   }
   /* a margin that leaves no memory is a contradiction, not a space out of memory */
   if (o.spec.headroom_bytes >= (double) o.spec.cluster->device.hbm_bytes)

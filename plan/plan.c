@@ -196,6 +196,44 @@ plan_moe (const Plan *plan, const ModelSpec *model, PlanMoe *out)
   out->imbalance = MAX (imb, 1.0);
 }
 
+gboolean
+plan_model_apply_moe (const Plan *plan, ModelSpec **model, GError **error)
+{
+  ModelSpec *m = *model;
+  const gboolean moe = model_spec_is_moe (m);
+  if (plan->num_experts <= 0 && (plan->moe_topk <= 0 || !moe))
+    return TRUE;
+  const guint64 e = plan->num_experts > 0 ? (guint64) plan->num_experts : m->n_experts;
+  const guint64 k = plan->moe_topk > 0 ? (guint64) plan->moe_topk
+                    : moe ? m->moe_top_k : PLAN_MOE_TOPK_DEFAULT;
+  if (moe && e == m->n_experts && k == m->moe_top_k)
+    return TRUE;
+  ModelSpec *c = model_spec_copy (m);
+  c->n_experts = e;
+  c->moe_top_k = k;
+  if (!moe)
+    {
+      c->moe_ffn = c->ffn_hidden;
+      c->n_shared_experts = 0;
+      c->shared_expert_ffn = 0;
+      c->first_dense_layers = 0;
+      c->moe_layer_step = 1;
+      c->router_score = MODEL_ROUTER_SOFTMAX;
+      c->router_norm_topk = TRUE;
+    }
+  g_autofree char *problem = model_moe_problem (c);
+  if (problem != NULL)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID, "%s with --num-experts %" G_GUINT64_FORMAT
+                   " and --moe-router-topk %" G_GUINT64_FORMAT ": %s", m->name, e, k, problem);
+      model_spec_unref (c);
+      return FALSE;
+    }
+  model_spec_unref (m);
+  *model = c;
+  return TRUE;
+}
+
 static double
 mlp_params (const ModelSpec *m, guint64 f)
 {

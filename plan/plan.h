@@ -528,6 +528,16 @@ typedef struct {
 
 /* Fills `out` (experts 0 for a dense model). */
 void     plan_moe (const Plan *plan, const ModelSpec *model, PlanMoe *out);
+/* The model as the plan runs it: a dense model turned MoE by --num-experts (each expert
+ * its MLP, Megatron's --moe-ffn-hidden-size default; a softmax router, top-k
+ * renormalised), or an MoE one given another expert count or top-k (--num-experts,
+ * --moe-router-topk), as a private copy replacing *model (unreffed); *model unchanged
+ * where the plan changes nothing. The step was simulated with the plan's experts
+ * (plan_moe) while the FLOP counts, MFU, parameter counts and the MoE-only rules read the
+ * dense spec: Mistral 7B with 8 experts top 2, Mixtral 8x7B's shape, ran at Mixtral's
+ * step time with 241 TFLOP/s per GPU against Mixtral's 407. FALSE with
+ * PLAN_ERROR_INVALID where the experts are out of the model's limits. */
+gboolean plan_model_apply_moe (const Plan *plan, ModelSpec **model, GError **error);
 /* Token drop and pad in effect: --moe-pad-expert-input-to-capacity with a capacity factor
  * (every expert runs its capacity; the dispatcher takes no host sync). */
 gboolean plan_moe_padded (const Plan *plan);

@@ -180,7 +180,7 @@ resimulate (const ResRunRecord *rec, GError **error)
   if (in->world_size > 0)
     plan.world_size = (int) in->world_size;
   plan.dp_given = 0;
-  if (!plan_resolve (&plan, model, cluster, error))
+  if (!plan_model_apply_moe (&plan, &model, error) || !plan_resolve (&plan, model, cluster, error))
     {
       plan_clear (&plan);
       return NULL;
