@@ -2163,6 +2163,42 @@ cli_cmd_search (int argc, char **argv)
     o.perf_sigma = o.spec.sim.cost.perf_sigma;
     /* the space keeps only the options the stack offers (search_spec_set_stack, shared
      * with `tandem report scaling --plan-per-size search`) */
+    /* --async-tp is the stack's TP overlap switched on (search_cand_to_plan sets it with
+     * the TP-overlap dimension): it fixes that dimension, as --tp-comm-overlap does, and
+     * each candidate's flags say it where the candidate has it. It was copied into every
+     * candidate's flags while half of them ran without it (their predict line gave
+     * another step time). */
+    if (o.spec.base.async_tp)
+      {
+        if (o.spec.tp_overlap_mask == 1)
+          {
+            status = cli_fail (CLI_EXIT_USAGE, "--async-tp and --no-tp-comm-overlap contradict "
+                               "each other (hint: give one to fix TP overlap, neither to "
+                               "search both)");
+            goto out;
+          }
+        if (stack->async_tp == FW_OPT_NO)
+          {
+            status = cli_fail (CLI_EXIT_USAGE, "--async-tp: the %s stack has no async TP "
+                               "(hint: --tp-comm-overlap for its own TP overlap, or "
+                               "--framework torchtitan)", stack->name);
+            goto out;
+          }
+        if (!o.spec.base.compile && stack->compile != FW_OPT_DEFAULT)
+          {
+            status = cli_fail (CLI_EXIT_USAGE, "--async-tp: async TP needs a compiled model "
+                               "(TorchTitan refuses enable_async_tensor_parallel without "
+                               "compiling the model) (hint: add --compile)");
+            goto out;
+          }
+        o.spec.tp_overlap_mask = 2;
+        o.spec.base.async_tp = FALSE;
+        g_auto (GStrv) words = g_strsplit (o.extra->str, " ", -1);
+        g_string_truncate (o.extra, 0);
+        for (guint w = 0; words[w] != NULL; w++)
+          if (!g_str_equal (words[w], "--async-tp") && *words[w] != '\0')
+            g_string_append_printf (o.extra, "%s%s", o.extra->len ? " " : "", words[w]);
+      }
     if (!search_spec_set_stack (&o.spec, stack, &error))
       {
         status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);

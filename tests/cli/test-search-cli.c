@@ -230,6 +230,50 @@ test_recipe_tp_nvl72 (void)
  * so tp = cp = pp = 1 and dp = 96, which does not divide a global batch of 64; no
  * micro-batch or recompute is tried. The search itself finds plans (tp 2, pp 3, dp 16,
  * say), so the answer is exit 0 with "recipe": null and that reason. */
+/* --async-tp was passed through to every candidate's flags while the TP-overlap
+ * dimension turned it off in half of them (their predict line ran async TP: 1.846 s
+ * against the row's 1.884). It fixes that dimension on: every candidate has it, says it
+ * once, and reproduces; a stack without async TP, or TorchTitan without --compile, is
+ * told so as predict tells it. */
+static void
+test_async_tp_fixes_overlap (void)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  Run r = { 0 };
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 16 --gbs 64 "
+       "--seq-length 4096 --tp 2 --pp 1 --framework torchtitan --compile --async-tp --top 5 "
+       "--json --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *o = object_of (parser, r.out);
+  JsonArray *top = json_object_get_array_member (o, "top");
+  g_assert_cmpuint (json_array_get_length (top), >=, 3);
+  for (guint i = 0; i < json_array_get_length (top); i++)
+    {
+      JsonObject *c = json_array_get_object_element (top, i);
+      const char *flags = json_object_get_string_member (c, "flags");
+      const char *at = strstr (flags, "--async-tp");
+      g_assert_nonnull (at);
+      g_assert_null (strstr (at + 1, "--async-tp"));
+      assert_flags_reproduce (c, TRUE);
+    }
+  /* the rule of thumb's plan too (at tp 1 it was named asynctp, its JSON saying no TP
+   * overlap where its predict line said there was) */
+  JsonObject *recipe = json_object_get_object_member (o, "recipe");
+  g_assert_nonnull (recipe);
+  assert_flags_reproduce (recipe, TRUE);
+  run_clear (&r);
+  run (NULL, "search --model llama3-8b --gpus 16 --gbs 64 --seq-length 4096 --tp 2 --pp 1 "
+       "--async-tp --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "the megatron-core stack has no async TP"));
+  run_clear (&r);
+  run (NULL, "search --model llama3-8b --gpus 16 --gbs 64 --seq-length 4096 --tp 2 --pp 1 "
+       "--async-tp --framework torchtitan --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "async TP needs a compiled model"));
+  run_clear (&r);
+}
+
 /* ZeRO shards over the gradient group dp x cp (Megatron-Core's distributed optimizer over
  * the data-parallel group with CP), so at dp 1 with cp > 1 a sharded plan is another plan:
  * Llama-3 8B, 32K tokens, gbs 1 on 8 H100s. The search skipped every sharding at dp 1 and
@@ -2523,5 +2567,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/within-error", test_within_error);
   g_test_add_func ("/cli/search/recipe-per-stack", test_recipe_per_stack);
   g_test_add_func ("/cli/search/fast-sliding-window-cp", test_fast_sliding_window_cp);
+  g_test_add_func ("/cli/search/async-tp-fixes-overlap", test_async_tp_fixes_overlap);
   return g_test_run ();
 }
