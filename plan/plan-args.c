@@ -1093,6 +1093,35 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
                    "drop the flag or pick --framework megatron-core)", stack->name);
       return FALSE;
     }
+  /* Megatron-Core's other asserts on --overlap-moe-expert-parallel-comm
+   * (TransformerConfig.__post_init__, 0.14+): expert parallelism ("only supported with
+   * expert model parallelism"), the alltoall or flex dispatcher, no full recomputation,
+   * bf16 or fp16 weights, and (later releases) no --moe-shared-expert-overlap beside it.
+   * Each was accepted and simulated with the overlap's saving, and the search ranked
+   * such plans first (DeepSeek-V3 with full recompute and both overlaps). */
+  if (plan->moe_a2a_overlap && stack->moe_a2a_overlap == FW_OPT_OPTIONAL)
+    {
+      const char *why = NULL, *hint = NULL;
+      if (plan->ep <= 1)
+        why = "is only supported with expert parallelism (ep > 1)", hint = "--ep 2 or more";
+      else if (plan->moe_dispatcher != PLAN_MOE_ALLTOALL && plan->moe_dispatcher != PLAN_MOE_FLEX)
+        why = "needs the alltoall or flex token dispatcher",
+        hint = "--moe-token-dispatcher-type alltoall";
+      else if (plan->recompute == PLAN_RECOMPUTE_FULL)
+        why = "does not run with full recomputation", hint = "--recompute-granularity selective";
+      else if (plan->moe_shared_expert_overlap)
+        why = "does not run beside --moe-shared-expert-overlap",
+        hint = "drop --moe-shared-expert-overlap";
+      else if (plan->compute_dtype == PLAN_PREC_FP32)
+        why = "needs bf16 or fp16 weights", hint = "--bf16";
+      if (why != NULL)
+        {
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                       "--overlap-moe-expert-parallel-comm %s on the %s stack (Megatron-Core "
+                       "asserts it) (hint: %s, or drop the overlap)", why, stack->name, hint);
+          return FALSE;
+        }
+    }
   /* Megatron-Core's combined 1F1B with PP > 1 extends the interleaved schedule:
    * "pipeline_model_parallel_size > 1 requires virtual pipeline parallelism"
    * (moe_a2a_overlap.md); its arguments.py asserts it */
@@ -1137,6 +1166,18 @@ plan_check_stack_model (const Plan *plan, const ModelSpec *model, const FwStack 
                        "--tp)", plan->cp, stack->name, kv, kv == 1 ? "" : "s", best);
           return FALSE;
         }
+    }
+  /* Megatron-Core (TransformerConfig, with shared experts): "moe_shared_expert_overlap
+   * only works with alltoall token dispatcher" (later releases: "alltoall or flex") */
+  if (plan->moe_shared_expert_overlap && stack->moe_shared_expert_overlap == FW_OPT_OPTIONAL
+      && model->shared_expert_ffn > 0 && plan->moe_dispatcher == PLAN_MOE_ALLGATHER)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "--moe-shared-expert-overlap works with the alltoall or flex token "
+                   "dispatcher on the %s stack, not allgather (Megatron-Core asserts it) "
+                   "(hint: --moe-token-dispatcher-type alltoall, or drop the overlap)",
+                   stack->name);
+      return FALSE;
     }
   return TRUE;
 }

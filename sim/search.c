@@ -345,7 +345,15 @@ search_spec_set_stack (SearchSpec *spec, FwStack *stack, GError **error)
    * model has shared experts (else the plan's JSON would say an overlap that its flags,
    * which name it only for a shared expert, do not reproduce) */
   if (stack->moe_shared_expert_overlap != FW_OPT_NO)
-    spec->base.moe_shared_expert_overlap |= spec->model->shared_expert_ffn > 0;
+    {
+      /* except where Megatron-Core refuses it (plan_check_stack): beside its EP A2A
+       * overlap, or with the allgather dispatcher */
+      const gboolean megatron_no = stack->moe_shared_expert_overlap == FW_OPT_OPTIONAL
+        && ((spec->base.moe_a2a_overlap && stack->moe_a2a_overlap == FW_OPT_OPTIONAL)
+            || spec->base.moe_dispatcher == PLAN_MOE_ALLGATHER);
+      if (!megatron_no)
+        spec->base.moe_shared_expert_overlap |= spec->model->shared_expert_ffn > 0;
+    }
   else if (spec->base.moe_shared_expert_overlap)
     {
       g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, "--moe-shared-expert-overlap: "

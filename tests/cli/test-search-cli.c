@@ -2047,27 +2047,38 @@ test_recipe_moe_ep (void)
 
 /* The rule of thumb with Megatron-Core's EP all-to-all overlap: Mixtral 8x22B (141B
  * parameters, above the rule's 50B) on 64 H100s at tp 8 does not fit at pp 1 (the rule
- * without the overlap takes pp 2, 1F1B), and Megatron-Core runs the overlap with pp > 1
- * only on virtual stages, so every pp > 1 1F1B plan was refused and the rule found no
- * plan at all. It now takes pp 2 with the fewest virtual stages that split the 56 layers
- * (2 x 2 = 4 chunks of 14) on Interleaved1F1B; local batch 256 / dp 4 = 64, mbs 16: 4
- * micro-batches, a multiple of pp. Its flags reproduce it under predict. */
+ * without the overlap takes pp 2, 1F1B, full recomputation, mbs 16), and Megatron-Core runs
+ * the overlap with pp > 1 only on virtual stages, so every pp > 1 1F1B plan was refused
+ * and the rule found no plan at all. It now takes pp 2 with the fewest virtual stages that
+ * split the 56 layers (2 x 2 = 4 chunks of 14) on Interleaved1F1B; and since Megatron-Core
+ * also refuses the overlap with full recomputation (TransformerConfig), no full
+ * recomputation: mbs 1. Its flags reproduce it under predict. The search's own space
+ * narrowed to full recomputation with the overlap is every candidate invalid, said with
+ * Megatron's reason (exit 2). */
 static void
 test_recipe_a2a_overlap_pp (void)
 {
 #define RA "search --model mixtral-8x22b --cluster dgx-h100-superpod --gpus 64 " \
-           "--seq-length 4096 --gbs 256 --tp 8 --ep 2 --mbs 1 --recompute full " \
+           "--seq-length 4096 --gbs 256 --tp 8 --ep 2 --mbs 1 --recompute selective " \
            "--sharding zero1 --top 1 --json --no-db"
   const char *want[] = { "-pp2-vpp1-", "-pp2-vpp2-" };
+  const char *mbs[] = { "-mbs16-", "-mbs1-" };
   const char *extra[] = { "", " --overlap-moe-expert-parallel-comm" };
   for (guint c = 0; c < 2; c++)
     {
       g_autofree char *args = g_strconcat (RA, extra[c], NULL);
       g_autofree char *sum = recipe_summary (args);
       g_assert_nonnull (strstr (sum, want[c]));
-      g_assert_nonnull (strstr (sum, "-mbs16-"));
-      g_assert_nonnull (strstr (sum, c ? "-a2aov-Interleaved1F1B" : "-1F1B"));
+      g_assert_nonnull (strstr (sum, mbs[c]));
+      g_assert_nonnull (strstr (sum, c ? "-a2aov-Interleaved1F1B" : "-full-1F1B"));
     }
+  Run r = { 0 };
+  run (NULL, "search --model mixtral-8x22b --cluster dgx-h100-superpod --gpus 64 "
+       "--seq-length 4096 --gbs 256 --tp 8 --ep 2 --mbs 1 --recompute full --sharding zero1 "
+       "--overlap-moe-expert-parallel-comm --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "does not run with full recomputation"));
+  run_clear (&r);
 #undef RA
 }
 
