@@ -763,13 +763,14 @@ show_framework (const char *name, gboolean json)
   /* host ops per MoE layer and pass, then per local expert (FwMoeHostOps) */
   const FwMoeHostOps *h = &s->moe_host_ops;
   g_autofree char *hops = g_strdup_printf ("layer %g(%g after sync)/%g,expert %g+%g/%g+%g,"
-                                           "fp8 %g+%g,te %g+%g",
+                                           "fp8 %g+%g,te %g+%g,graphed router %g+%g",
                                            h->layer_fwd, h->layer_fwd_after_sync, h->layer_bwd,
                                            h->expert_launch_fwd,
                                            h->expert_eager_fwd, h->expert_launch_bwd,
                                            h->expert_eager_bwd, h->expert_fp8_launch,
                                            h->expert_fp8_eager_fwd, h->te_linear_fwd,
-                                           h->te_grouped_fwd);
+                                           h->te_grouped_fwd, h->router_fwd,
+                                           h->preprocess_fwd_graphed);
   ROW ("moe.host_ops", hops);
   g_autofree char *ahead = s->fsdp_prefetch_params > 0
                             ? g_strdup_printf ("%g", s->fsdp_prefetch_params)

@@ -898,6 +898,16 @@ read_deepseek (const Reader *r, ModelSpec *spec, GError **error)
   const char *method = read_string (r, "topk_method", &ok, error);
   if (!ok)
     return FALSE;
+  /* DeepseekV2Config / DeepseekV3Config: "greedy", "group_limited_greedy" (V2) or
+   * "noaux_tc" (V3, the aux-loss-free bias); a slip ("noaux-tc") quietly dropped the bias */
+  if (method != NULL && strcmp (method, "greedy") != 0
+      && strcmp (method, "group_limited_greedy") != 0 && strcmp (method, "noaux_tc") != 0)
+    {
+      g_set_error (error, MODEL_ERROR, MODEL_ERROR_UNSUPPORTED,
+                   "%s: field 'topk_method' is '%s'; tandem knows \"greedy\", "
+                   "\"group_limited_greedy\" and \"noaux_tc\"", r->file, method);
+      return FALSE;
+    }
   spec->router_bias = method != NULL && strcmp (method, "noaux_tc") == 0;
   return TRUE;
 }

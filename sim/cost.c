@@ -947,7 +947,7 @@ sim_cost_options_init_documented (SimCostOptions *o, const TopoCluster *cluster)
    * comm_compute_slowdown's documented default and hold no SMs here. */
   const gboolean hopper_up = row != NULL && (row->arch == ARCH_HOPPER
                                              || row->arch == ARCH_BLACKWELL);
-  const gboolean nccl = hopper_up && dev->sms > 1 && dev->vendor != NULL
+  const gboolean nccl = hopper_up && dev->sms > 0 && dev->vendor != NULL
                         && g_ascii_strcasecmp (dev->vendor, "nvidia") == 0;
   o->nccl_ctas_nvlink = nccl ? 24 : 0;
   o->nccl_ctas_nvls = nccl ? 16 : 0;

@@ -181,12 +181,12 @@ test_show_framework_host_ops (void)
   RunResult r = { 0 };
   run_tandem ("show framework megatron-core", &r);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.out, "moe.host_ops                 layer 58(17 after sync)/70,expert 2+0/4+4,fp8 2+2,te 2+2 "
-                                   "counted along one MoE layer's call path"));
+  g_assert_nonnull (strstr (r.out, "moe.host_ops                 layer 58(17 after sync)/70,expert 2+0/4+4,fp8 2+2,te 2+2,"
+                                   "graphed router 14+9 counted along one MoE layer's call path"));
   run_result_clear (&r);
   run_tandem ("show framework torchtitan", &r);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.out, "moe.host_ops                 layer 0(0 after sync)/0,expert 0+0/0+0,fp8 0+0,te 0+0"));
+  g_assert_nonnull (strstr (r.out, "moe.host_ops                 layer 0(0 after sync)/0,expert 0+0/0+0,fp8 0+0,te 0+0,graphed router 0+0"));
   /* and its context parallelism as PyTorch's context_parallel runs it (torchtitan.json
    * "cp"), with the source of each */
   g_assert_nonnull (strstr (r.out, "cp.merge                     fp32_per_step "

@@ -380,6 +380,18 @@ test_tp_overlap_sms (void)
                     "CTAs (nccl_ctas_nvlink: the default unless --cost gives it) holds them "
                     "all: none would be left for compute (hint: check device.sms in the "
                     "cluster file");
+  /* one SM, the extreme of the same typo, skipped the check (the NCCL counts were set
+   * only above 1 SM) and predicted with compute on that SM beside the kernels */
+  run_write_file (dir, "sms1.json",
+                  "{ \"name\": \"sms1\",\n"
+                  "  \"device\": { \"name\": \"Tiny\", \"part\": \"H100\", \"vendor\": \"nvidia\",\n"
+                  "              \"sms\": 1,\n"
+                  "              \"peak_tflops\": { \"bf16\": 1000 }, \"hbm_GB\": 141,\n"
+                  "              \"hbm_GBps\": 4800 },\n"
+                  "  \"levels\": [ { \"name\": \"server\", \"count\": 8, \"bw_GBps\": 450 },\n"
+                  "              { \"name\": \"cluster\", \"count\": 4, \"bw_GBps\": 50 } ] }\n");
+  run_assert_error ("predict --model llama3-8b --cluster {TMP}/sms1.json --gpus 8 --gbs 8 "
+                    "--tp 8 --no-db", 2, "Tiny has 1 SMs, and a communication kernel of 24 CTAs");
   /* a dense model runs no DeepEP kernel: the NCCL channels' 24 are what hold them (the
    * EP kernels' 20 were named for a dense plan), and the search's hint names no --cost,
    * which it does not take */

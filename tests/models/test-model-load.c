@@ -78,6 +78,7 @@ static const LoadCase cases[] = {
   { "mixtral-experts-width.json", MODEL_ERROR_INVALID_FIELD, "experts' width", 0 },
   { "jamba.json", MODEL_ERROR_UNSUPPORTED, "'jamba'", 0 },
   { "deepseek-v3-topk.json", MODEL_ERROR_INVALID_FIELD, "'num_experts_per_tok' (300)", 0 },
+  { "deepseek-v3-topk-method.json", MODEL_ERROR_UNSUPPORTED, "'topk_method' is 'noaux-tc'", 0 },
   { "deepseek-v2-dense-beyond.json", MODEL_ERROR_INVALID_FIELD, "'first_k_dense_replace'", 0 },
   { "qwen3-moe-mlp-only.json", MODEL_ERROR_UNSUPPORTED, "'mlp_only_layers'", 0 },
   { "gpt-oss-layer-types.json", MODEL_ERROR_INVALID_FIELD, "'layer_types'", 0 },

@@ -639,7 +639,7 @@ static void
 test_span (void)
 {
   static const char two_level[] =
-    "{ \"device\": { \"name\": \"t\", \"peak_tflops\": { \"bf16\": 1 }, \"hbm_GB\": 1 },\n"
+    "{ \"device\": { \"name\": \"t\", \"peak_tflops\": { \"bf16\": 1 }, \"hbm_GB\": 1, \"hbm_GBps\": 1000 },\n"
     "  \"levels\": [ { \"name\": \"server\", \"count\": 4, \"bw_GBps\": 100 },\n"
     "               { \"name\": \"pod\", \"count\": 2, \"bw_GBps\": 10 } ],\n"
     "  \"profile\": { \"source\": \"test\", \"collectives\": [\n"

@@ -2125,7 +2125,7 @@ test_offload_host_link (void)
                                   1);
   /* a device that names its link: 64 GB/s shared by 4 devices -> 16 GB/s each */
   const char *json = "{\"name\":\"x\",\"device\":{\"name\":\"X\",\"peak_tflops\":{\"bf16\":100},"
-                     "\"hbm_GB\":80,\"host_link_GBps\":64,\"host_link_devices\":4},"
+                     "\"hbm_GB\":80, \"hbm_GBps\": 1000,\"host_link_GBps\":64,\"host_link_devices\":4},"
                      "\"levels\":[{\"name\":\"server\",\"count\":8,\"bw_GBps\":100}]}";
   g_autoptr (TopoCluster) x = topo_cluster_new_from_data (json, -1, "x.json", &error);
   g_assert_no_error (error);
@@ -2166,7 +2166,7 @@ test_offload_host_link_arch (void)
       g_autoptr (GError) error = NULL;
       g_autofree char *json = g_strdup_printf (
           "{\"name\":\"x\",\"device\":{\"name\":\"%s\",\"peak_tflops\":{\"bf16\":100},"
-          "\"hbm_GB\":80},\"levels\":[{\"name\":\"server\",\"count\":8,\"bw_GBps\":100}]}",
+          "\"hbm_GB\":80, \"hbm_GBps\": 1000},\"levels\":[{\"name\":\"server\",\"count\":8,\"bw_GBps\":100}]}",
           cases[i].name);
       g_autoptr (TopoCluster) cl = topo_cluster_new_from_data (json, -1, "x.json", &error);
       g_assert_no_error (error);

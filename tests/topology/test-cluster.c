@@ -210,7 +210,7 @@ static void
 test_load_data (void)
 {
   const char *text = "{ \"device\": { \"name\": \"g\", \"peak_tflops\": { \"bf16\": 1 }, "
-                     "\"hbm_GiB\": 1 }, \"levels\": [ { \"name\": \"s\", \"count\": 2, "
+                     "\"hbm_GiB\": 1, \"hbm_GBps\": 1000 }, \"levels\": [ { \"name\": \"s\", \"count\": 2, "
                      "\"bw_GBps\": 1 } ] }";
   g_autoptr (GError) error = NULL;
   g_autoptr (TopoCluster) c = topo_cluster_new_from_data (text, -1, NULL, &error);
@@ -226,7 +226,7 @@ test_load_data (void)
    * bf16 absent -> 0 */
   {
     const char *v100 = "{ \"device\": { \"name\": \"v\", \"peak_tflops\": { \"fp16\": 130 }, "
-                       "\"hbm_GiB\": 32 }, \"levels\": [ { \"name\": \"s\", \"count\": 16, "
+                       "\"hbm_GiB\": 32, \"hbm_GBps\": 1000 }, \"levels\": [ { \"name\": \"s\", \"count\": 16, "
                        "\"bw_GBps\": 150 } ] }";
     g_autoptr (TopoCluster) v = topo_cluster_new_from_data (v100, -1, NULL, &error);
     g_assert_no_error (error);
@@ -278,8 +278,9 @@ test_load_bounds (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *text = g_strdup_printf (
-        "{ \"device\": { \"name\": \"g\", %s, \"hbm_GiB\": 1 }, \"levels\": [ { \"name\": "
-        "\"s\", \"count\": 2, %s } ] }", cases[i].device, cases[i].level);
+        "{ \"device\": { \"name\": \"g\", %s, \"hbm_GiB\": 1%s }, \"levels\": [ { \"name\": "
+        "\"s\", \"count\": 2, %s } ] }", cases[i].device,
+        strstr (cases[i].device, "hbm_GBps") ? "" : ", \"hbm_GBps\": 1000", cases[i].level);
       g_autoptr (GError) error = NULL;
       g_autoptr (TopoCluster) c = topo_cluster_new_from_data (text, -1, "b.json", &error);
       if (cases[i].field == NULL)
@@ -295,7 +296,7 @@ test_load_bounds (void)
   /* no scale-out NIC at all was costed as one a device: refused, naming the field */
   g_autoptr (GError) error = NULL;
   g_autoptr (TopoCluster) c = topo_cluster_new_from_data (
-    "{ \"device\": { \"name\": \"g\", \"peak_tflops\": { \"bf16\": 1 }, \"hbm_GiB\": 1 }, "
+    "{ \"device\": { \"name\": \"g\", \"peak_tflops\": { \"bf16\": 1 }, \"hbm_GiB\": 1, \"hbm_GBps\": 1000 }, "
     "\"nics_per_device\": 0, \"levels\": [ { \"name\": \"s\", \"count\": 2, \"bw_GBps\": 1 } ] }",
     -1, "b.json", &error);
   g_assert_null (c);
@@ -307,12 +308,12 @@ test_load_bounds (void)
    * name was printed (predict, search, report scaling): refused, naming the field */
   static const struct { const char *json, *field; } names[] = {
     { "{ \"name\": \"a\\u001b]0;t\\u0007b\", \"device\": { \"name\": \"g\", \"peak_tflops\": "
-      "{ \"bf16\": 1 }, \"hbm_GiB\": 1 }, \"levels\": [ { \"name\": \"s\", \"count\": 2, "
+      "{ \"bf16\": 1 }, \"hbm_GiB\": 1, \"hbm_GBps\": 1000 }, \"levels\": [ { \"name\": \"s\", \"count\": 2, "
       "\"bw_GBps\": 1 } ] }", "field 'name' holds a control character (byte 0x1b at offset 1)" },
-    { "{ \"device\": { \"name\": \"g\\n\", \"peak_tflops\": { \"bf16\": 1 }, \"hbm_GiB\": 1 }, "
+    { "{ \"device\": { \"name\": \"g\\n\", \"peak_tflops\": { \"bf16\": 1 }, \"hbm_GiB\": 1, \"hbm_GBps\": 1000 }, "
       "\"levels\": [ { \"name\": \"s\", \"count\": 2, \"bw_GBps\": 1 } ] }",
       "field 'device.name' holds a control character (byte 0x0a" },
-    { "{ \"device\": { \"name\": \"g\", \"peak_tflops\": { \"bf16\": 1 }, \"hbm_GiB\": 1 }, "
+    { "{ \"device\": { \"name\": \"g\", \"peak_tflops\": { \"bf16\": 1 }, \"hbm_GiB\": 1, \"hbm_GBps\": 1000 }, "
       "\"levels\": [ { \"name\": \"s\\u009b\", \"count\": 2, \"bw_GBps\": 1 } ] }",
       "field 'levels[0].name' holds a control character (byte 0xc2" },
   };
@@ -333,7 +334,7 @@ test_load_bounds (void)
   for (guint i = 0; i < G_N_ELEMENTS (counts); i++)
     {
       g_autofree char *text = g_strdup_printf (
-        "{ \"device\": { \"name\": \"g\", \"peak_tflops\": { \"bf16\": 1 }, \"hbm_GiB\": 80 }, "
+        "{ \"device\": { \"name\": \"g\", \"peak_tflops\": { \"bf16\": 1 }, \"hbm_GiB\": 80, \"hbm_GBps\": 1000 }, "
         "\"levels\": [ { \"name\": \"s\", \"count\": 8, \"bw_GBps\": 1 }, "
         "{ \"name\": \"p\", \"count\": %s, \"bw_GBps\": 1 } ] }", counts[i].count);
       g_autoptr (GError) e = NULL;
@@ -359,7 +360,7 @@ static void
 test_load_part (void)
 {
   const char *fmt = "{ \"device\": { \"name\": \"our-gpu\"%s, \"peak_tflops\": "
-                    "{ \"bf16\": 989.4 }, \"hbm_GiB\": 80 }, \"levels\": [ { \"name\": "
+                    "{ \"bf16\": 989.4 }, \"hbm_GiB\": 80, \"hbm_GBps\": 1000 }, \"levels\": [ { \"name\": "
                     "\"s\", \"count\": 8, \"bw_GBps\": 450 } ] }";
   g_autoptr (GError) error = NULL;
   {
