@@ -160,6 +160,11 @@ main (int argc, char **argv)
    * B1, the pair's tasks run in Megatron's merged order; the same losses as one rank */
   static const Case a2a_overlap = { 2, MIXTRAL "--expert-model-parallel-size 2 "
                                        "--overlap-moe-expert-parallel-comm", MIXTRAL };
+  /* --moe-imbalance 2, what ep 2 allows (ep x min(k, E / ep) / k = 2 x 2 / 2): the
+   * single-rank reference inherited it and refused it at ep 1 after the whole run (exit
+   * 1, a failed row) */
+  static const Case imbalance = { 2, MIXTRAL "--expert-model-parallel-size 2 "
+                                     "--moe-imbalance 2", MIXTRAL };
   static const Case pp2_shared = { 4, "--model tiny-deepseek-moe --pp 2 "
                                       "--decoder-first-pipeline-num-layers 2 "
                                       "--expert-model-parallel-size 2" };
@@ -178,6 +183,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/exec/run-moe/shared-overlap-np2-ep2", &shared_overlap, verify_case);
   g_test_add_data_func ("/exec/run-moe/pp2-np4-ep2", &pp2, verify_case);
   g_test_add_data_func ("/exec/run-moe/a2a-overlap-np2-ep2", &a2a_overlap, verify_case);
+  g_test_add_data_func ("/exec/run-moe/imbalance-np2-ep2", &imbalance, verify_case);
   g_test_add_data_func ("/exec/run-moe/shared-pp2-np4-ep2", &pp2_shared, verify_case);
   g_test_add_data_func ("/exec/run-moe/tp2-np2-ep2", &tp2, verify_case);
   g_test_add_data_func ("/exec/run-moe/tp2-np4-ep2-edp2", &tp2_edp2, verify_case);
