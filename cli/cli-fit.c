@@ -44,10 +44,14 @@ static const char *
 shard_group (const Plan *p)
 {
   static char buf[64];
+  /* the group as the changes leave it: dp is derived again only when the plan is
+   * resolved, so after a cp change dp x cp read the old dp ("dp x cp = 32" on 16 GPUs) */
+  const int group = p->world_size > 0 && p->tp * p->pp > 0 ? p->world_size / (p->tp * p->pp)
+                    : p->dp * p->cp;
   if (p->cp > 1)
-    g_snprintf (buf, sizeof buf, "dp x cp = %d", p->dp * p->cp);
+    g_snprintf (buf, sizeof buf, "dp x cp = %d", group);
   else
-    g_snprintf (buf, sizeof buf, "dp %d", p->dp);
+    g_snprintf (buf, sizeof buf, "dp %d", group);
   return buf;
 }
 
@@ -274,7 +278,8 @@ suggestion_clear (gpointer data)
  * (mem then to be cleared by the caller). */
 static gboolean
 try_changes (const ModelSpec *model, const Plan *base, const TopoCluster *cluster,
-             guint mask, PlanMemory *mem, GString *flags, GString *what, Plan *out)
+             const FwStack *stack, const SimOptions *opts, guint mask, PlanMemory *mem,
+             GString *flags, GString *what, Plan *out)
 {
   Plan p;
   plan_copy (&p, base);
@@ -290,6 +295,15 @@ try_changes (const ModelSpec *model, const Plan *base, const TopoCluster *cluste
         ok = changes[i].apply (&p, cluster, flags, what);
       }
   ok = ok && plan_resolve (&p, model, cluster, NULL);
+  /* the stack as predict applies it: what it refuses (ZeRO-1 as the distributed
+   * optimizer under torchtitan, pp on pytorch-fsdp: suggested, then refused by the same
+   * command), the schedule it runs where none was chosen (maxtext's GPipe: its pp 2 was
+   * costed as 1F1B, 108 GiB against 249), the overlaps it always runs */
+  if (ok && stack != NULL)
+    ok = plan_adopt_stack (&p, stack, NULL) && plan_resolve (&p, model, cluster, NULL)
+         && plan_check_stack_model (&p, model, stack, NULL);
+  if (ok && opts != NULL)
+    sim_plan_apply_stack (&p, &opts->cost);
   /* the flags reproduce the plan evaluated: a MoE plan keeps its resolved expert TP
    * degree when a change moves tp, and pasted without it the expert TP would follow the
    * new tp (Megatron's default) into another plan, often one that does not fold
@@ -366,7 +380,7 @@ add_suggestion (GArray *out, const ModelSpec *model, const Plan *changed,
 
 GArray *
 cli_fit_suggestions (const ModelSpec *model, const Plan *plan, const TopoCluster *cluster,
-                     const PlanMemory *mem, const SimOptions *opts)
+                     const PlanMemory *mem, const SimOptions *opts, const FwStack *stack)
 {
   GArray *out = g_array_new (FALSE, TRUE, sizeof (CliFitSuggestion));
   g_array_set_clear_func (out, suggestion_clear);
@@ -377,7 +391,8 @@ cli_fit_suggestions (const ModelSpec *model, const Plan *plan, const TopoCluster
       Plan changed;
       g_autoptr (GString) flags = g_string_new (NULL);
       g_autoptr (GString) what = g_string_new (NULL);
-      if (!try_changes (model, plan, cluster, 1u << i, &m, flags, what, &changed))
+      if (!try_changes (model, plan, cluster, stack, opts, 1u << i, &m, flags, what,
+                        &changed))
         continue;
       if (m.peak_bytes < mem->peak_bytes)
         {
@@ -418,7 +433,8 @@ cli_fit_suggestions (const ModelSpec *model, const Plan *plan, const TopoCluster
               Plan changed;
               g_autoptr (GString) flags = g_string_new (NULL);
               g_autoptr (GString) what = g_string_new (NULL);
-              if (!try_changes (model, plan, cluster, mask, &m, flags, what, &changed))
+              if (!try_changes (model, plan, cluster, stack, opts, mask, &m, flags, what,
+                                &changed))
                 continue;
               if (m.fits)
                 {
@@ -439,7 +455,7 @@ cli_fit_suggestions (const ModelSpec *model, const Plan *plan, const TopoCluster
           Plan changed;
           g_autoptr (GString) flags = g_string_new (NULL);
           g_autoptr (GString) what = g_string_new (NULL);
-          if (try_changes (model, plan, cluster, best, &m, flags, what, &changed))
+          if (try_changes (model, plan, cluster, stack, opts, best, &m, flags, what, &changed))
             {
               add_suggestion (out, model, &changed, cluster, opts, best, mem, &m,
                               flags->str, what, "together: ");

@@ -40,7 +40,7 @@ typedef struct {
  * g_array_unref (the clear function frees the strings). */
 GArray *cli_fit_suggestions (const ModelSpec *model, const Plan *plan,
                              const TopoCluster *cluster, const PlanMemory *mem,
-                             const SimOptions *opts);
+                             const SimOptions *opts, const FwStack *stack);
 
 /* Prints them as an aligned table after a heading, `indent` before every line. */
 void cli_fit_print (const GArray *suggestions, const PlanMemory *mem, const char *indent);

@@ -402,7 +402,7 @@ cli_cmd_memory (int argc, char **argv)
   g_autoptr (GArray) fit = NULL;
   /* the suggestions are simulated as predict would, on the same stack */
   if (!mem.fits)
-    fit = cli_fit_suggestions (ctx.model, &ctx.plan, ctx.cluster, &mem, &sopts);
+    fit = cli_fit_suggestions (ctx.model, &ctx.plan, ctx.cluster, &mem, &sopts, stack);
   if (json)
     {
       g_autoptr (JsonBuilder) b = json_builder_new ();

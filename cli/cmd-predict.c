@@ -344,7 +344,7 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
   g_autoptr (GArray) fit = NULL;
   if (!p->memory.fits)
     {
-      fit = cli_fit_suggestions (p->model, &p->plan, p->cluster, &p->memory, &opts);
+      fit = cli_fit_suggestions (p->model, &p->plan, p->cluster, &p->memory, &opts, stack);
       cli_fit_to_json (fit, json_node_get_object (root));
     }
   if (!json)

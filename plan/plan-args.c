@@ -1093,6 +1093,17 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
                    "drop the flag or pick --framework megatron-core)", stack->name);
       return FALSE;
     }
+  /* Transformer Engine's all-to-all attention (AttnFuncWithCPAndQKVOA2A) runs its fused
+   * kernels only (the stacks that take it mark it with cp.a2a_kv_heads "divide") */
+  if (plan->cp > 1 && plan->cp_comm == PLAN_CP_A2A && stack->cp_a2a_kv_divide
+      && plan->attention_backend == PLAN_ATTN_UNFUSED)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
+                   "Ulysses (a2a) context parallelism on the %s stack runs Transformer "
+                   "Engine's fused attention only (hint: --attention-backend flash, or "
+                   "--cp 1)", stack->name);
+      return FALSE;
+    }
   /* Megatron-Core's other asserts on --overlap-moe-expert-parallel-comm
    * (TransformerConfig.__post_init__, 0.14+): expert parallelism ("only supported with
    * expert model parallelism"), the alltoall or flex dispatcher, no full recomputation,

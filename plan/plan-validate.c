@@ -648,11 +648,17 @@ resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError 
     }
 
   /* Megatron runs context parallelism only through Transformer Engine's fused attention
-   * (its unfused DotProductAttention asserts context_parallel_size == 1). */
-  if (plan->cp > 1 && plan->attention_backend == PLAN_ATTN_UNFUSED)
+   * (its unfused DotProductAttention asserts context_parallel_size == 1): the ring and
+   * all-gather schemes run the attention core tile by tile. Ulysses (a2a) gives each rank
+   * whole sequences of its heads, which any attention takes (DeepSpeed-Ulysses runs the
+   * materialized one; Transformer Engine's a2a is fused only: plan_check_stack). The
+   * memory command had computed such a plan's memory from a stack's unfused default
+   * after this check, and its fit suggestions, each checked again, found none. */
+  if (plan->cp > 1 && plan->attention_backend == PLAN_ATTN_UNFUSED && plan->cp_comm != PLAN_CP_A2A)
     return invalid (error, "context parallelism (cp %d) needs a fused attention backend: "
-                    "the ring, all-gather and Ulysses schemes all run the attention core "
-                    "tile by tile (hint: --attention-backend flash, or --cp 1)", plan->cp);
+                    "the ring and all-gather schemes run the attention core tile by tile "
+                    "(hint: --attention-backend flash, or --cp 1)",
+                    plan->cp);
 
   /* Transformer Engine runs Megatron's context parallelism, and its backend selection
    * (attention/dot_product_attention/utils.py, get_attention_backend, NVIDIA/

@@ -376,6 +376,69 @@ fit_suggestions_checked (const char *plan)
   return root;
 }
 
+/* The suggestions under each stack are plans that stack runs, costed as it runs them
+ * (audit of 6 Dec): every one, pasted after the plan, gives memory's peak and verdict and
+ * (simulated) predict's step. They had ignored the stack: the distributed optimizer under
+ * torchtitan and pp 2 under pytorch-fsdp were suggested and then refused (exit 2),
+ * megatron-lm-2021's only fitting suggestion was a ZeRO-3 it does not offer, maxtext's pp
+ * 2 was costed as 1F1B (108 GiB; GPipe holds 249), and under deepspeed with cp 2 every
+ * change failed, so none was listed ("no change lowers the peak"). The group ZeRO shards
+ * over after a cp change is the new one: dp x cp = 16 on 16 GPUs (it said 32). */
+static void
+test_fit_follows_stack (void)
+{
+  static const char *const stacks[] = { "megatron-lm-2021", "maxtext", "torchtitan",
+                                        "pytorch-fsdp", "hai-llm", "deepspeed --cp 2" };
+  for (guint k = 0; k < G_N_ELEMENTS (stacks); k++)
+    {
+      g_autofree char *plan = g_strdup_printf ("--model llama3-8b --cluster a100-40g-cluster "
+                                               "--gpus 16 --gbs 64 --seq-length 8192 "
+                                               "--framework %s", stacks[k]);
+      RunResult r = { 0 };
+      g_autofree char *args = g_strdup_printf ("memory %s --json", plan);
+      run_tandem (args, &r);
+      g_assert_cmpint (r.status, ==, 3);
+      g_autoptr (JsonNode) root = run_parse_json (r.out);
+      run_result_clear (&r);
+      JsonArray *s = json_object_get_array_member (json_node_get_object (root),
+                                                   "fit_suggestions");
+      if (json_array_get_length (s) == 0)
+        g_error ("%s: no suggestion", stacks[k]);
+      for (guint i = 0; i < json_array_get_length (s); i++)
+        {
+          JsonObject *e = json_array_get_object_element (s, i);
+          const char *flags = json_object_get_string_member (e, "flags");
+          g_autofree char *m = g_strdup_printf ("memory %s %s --json", plan, flags);
+          run_tandem (m, &r);
+          gboolean fits = json_object_get_boolean_member (e, "fits");
+          if (r.status != (fits ? 0 : 3))
+            g_error ("%s, %s: exit %d, the suggestion says %s\n%s", stacks[k], flags,
+                     r.status, fits ? "fits" : "does not fit", r.err);
+          g_autoptr (JsonNode) mr = run_parse_json (r.out);
+          g_assert_cmpint (json_object_get_int_member (json_node_get_object (mr), "peak_bytes"),
+                           ==, json_object_get_int_member (e, "peak_bytes"));
+          run_result_clear (&r);
+          if (fit_class (e) != 0)
+            continue;
+          g_autofree char *pr = g_strdup_printf ("predict %s %s --no-db --json", plan, flags);
+          run_tandem (pr, &r);
+          g_assert_cmpint (r.status, ==, 0);
+          g_autoptr (JsonNode) pn = run_parse_json (r.out);
+          g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (pn),
+                                                            "step_time_s"), ==,
+                             json_object_get_double_member (e, "step_time_s"));
+          run_result_clear (&r);
+        }
+    }
+  RunResult t = { 0 };
+  run_tandem ("memory --model llama3-8b --cluster a100-40g-cluster --gpus 16 --gbs 64 "
+              "--seq-length 8192", &t);
+  g_assert_cmpint (t.status, ==, 3);
+  g_assert_nonnull (strstr (t.out, "over dp x cp = 16 (ZeRO-3 / FSDP)"));
+  g_assert_null (strstr (t.out, "dp x cp = 32"));
+  run_result_clear (&t);
+}
+
 /* Every suggestion's flags, pasted after the plan, are the plan the suggestion
  * evaluated: the same peak and verdict from `memory`. Mixtral 8x7B on 8 H100 at ep 8
  * without --etp: the resolved expert TP is 1; "--tp 2" alone would make it 2 (Megatron's
@@ -779,6 +842,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/explain/trace-memory", test_trace_memory);
   g_test_add_func ("/cli/explain/run-hygiene", test_run_hygiene);
   g_test_add_func ("/cli/explain/plan-toml", test_plan_toml_cli);
+  g_test_add_func ("/cli/explain/fit-follows-stack", test_fit_follows_stack);
   g_test_add_func ("/cli/explain/show-model-table", test_show_model_table);
   return g_test_run ();
 }
