@@ -46,9 +46,15 @@ import_json (const SimPrediction *p, const TrainingLog *log, const char *file,
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "step_time_s");
   json_builder_add_double_value (b, p->result->step_time_s);
+  /* in the log's own count, as the text says (TorchTitan logs the palm count, Megatron its
+   * own): the JSON gave Megatron's next to a TorchTitan log's palm figure, unnamed */
+  const ModelFlopConvention conv = log->format == TRAINING_LOG_TORCHTITAN ? MODEL_FLOPS_PALM
+                                                                          : MODEL_FLOPS_MCORE;
   json_builder_set_member_name (b, "tflops_per_gpu");
-  json_builder_add_double_value (b, p->result->model_tflops_per_gpu[MODEL_FLOPS_MCORE]);
+  json_builder_add_double_value (b, p->result->model_tflops_per_gpu[conv]);
   json_builder_end_object (b);
+  json_builder_set_member_name (b, "flops_convention");
+  json_builder_add_string_value (b, model_flop_convention_name (conv));
   json_builder_set_member_name (b, "error_pct");
   json_builder_add_double_value (b, err);
   json_builder_end_object (b);
@@ -291,6 +297,9 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   if (!dba->no_db && !cli_fallback_check (&error))
     return cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
+  /* the path as a terminal may print it (an escape sequence in a file name was written
+   * raw in the notes and the summary); the JSON and the store keep it as given */
+  g_autofree char *shown = cli_printable (argv[1], NULL);
   g_autoptr (TrainingLog) log = training_log_load (argv[1], fmt, &error);
   if (log == NULL)
     {
@@ -305,7 +314,7 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
     {
       return cli_fail (CLI_EXIT_USAGE, "%s logs a global batch of %" G_GINT64_FORMAT
                          " sequences, the plan has %d (hint: --gbs %" G_GINT64_FORMAT ")",
-                         argv[1], last->global_batch, ctx->plan.global_batch,
+                         shown, last->global_batch, ctx->plan.global_batch,
                          last->global_batch);
     }
   /* the first line of a ramp is named, and the hint skips past its last one (it named
@@ -330,12 +339,12 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
       return cli_fail (CLI_EXIT_USAGE, "%s:%d logs a global batch of %" G_GINT64_FORMAT
                        " sequences where the last line and the plan have %d (a batch-size "
                        "ramp? its last such line is %d) (hint: --skip %u to start after it)",
-                       argv[1], e->line, e->global_batch, ctx->plan.global_batch, l->line,
+                       shown, e->line, e->global_batch, ctx->plan.global_batch, l->line,
                        last_bad);
     }
-  if (!import_check_header (log, &ctx->plan, argv[1], &error))
+  if (!import_check_header (log, &ctx->plan, shown, &error))
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
-  import_notes (log, argv[1]);
+  import_notes (log, shown);
   double tokens = (double) ctx->plan.global_batch * ctx->plan.seq_length;
   g_autofree double *times = NULL;
   guint n = training_log_step_times (log, (guint) skip, tokens, ctx->plan.world_size, &times,
@@ -387,7 +396,7 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
     {
       return cli_fail (cli_status_for_error (error), "%s", error->message);
     }
-  if (!import_check_throughput (p, log, argv[1], sp.median_s, logged_tflops, logged_mfu_pct,
+  if (!import_check_throughput (p, log, shown, sp.median_s, logged_tflops, logged_mfu_pct,
                                 &error))
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   double err = 100.0 * (p->result->step_time_s - sp.median_s) / sp.median_s;
@@ -399,7 +408,7 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
   if (!json)
     {
       g_autofree char *plan_str = plan_to_string (&p->plan);
-      printf ("imported: %s (%s log), %u of %u logged intervals (--skip %d)\n", argv[1],
+      printf ("imported: %s (%s log), %u of %u logged intervals (--skip %d)\n", shown,
               training_log_format_name (log->format), n, log->entries->len, skip);
       printf ("  %s on %s (%d GPUs), %s, stack %s\n", p->model->name, p->cluster->name,
               p->plan.world_size, plan_str, stack->name);

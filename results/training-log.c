@@ -288,16 +288,41 @@ size_after (const char *line, const char *key)
 
 /* Megatron's arguments.py: "using world size: 8, data-parallel size: 1, context-parallel
  * size: 1, ... tensor-model-parallel size: 8, ... pipeline-model-parallel size: 1" */
-static void
-parse_megatron_header (TrainingLog *log, const char *line, int lineno)
+static gboolean
+parse_megatron_header (TrainingLog *log, const char *line, int lineno, const char *source,
+                       GError **error)
 {
-  if (log->header_line > 0 || strstr (line, "using world size:") == NULL)
-    return;
+  if (strstr (line, "using world size:") == NULL)
+    return TRUE;
+  /* a second header: the same job started again (its sizes) goes on; another job's
+   * (other sizes) in the same file is refused, as steps that go back are: its steps were
+   * merged with the first job's and the median taken over both (one job at 8 GPUs, tp 1,
+   * then one at 16, tp 2: the median was the second's, checked against the first's
+   * header) */
+  if (log->header_line > 0)
+    {
+      const int w = size_after (line, "world size:"), t = size_after (line, "tensor-model-parallel size:");
+      const int pp = size_after (line, "pipeline-model-parallel size:");
+      const int c = size_after (line, "context-parallel size:");
+      if (w != log->header_world || t != log->header_tp || pp != log->header_pp
+          || c != log->header_cp)
+        {
+          g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE,
+                       "%s:%d: a second job's header (world size %d, tp %d, pp %d, cp %d) "
+                       "after line %d's (world size %d, tp %d, pp %d, cp %d): one job's "
+                       "log at a time (hint: split the file at line %d)", source, lineno, w,
+                       t, pp, c, log->header_line, log->header_world, log->header_tp,
+                       log->header_pp, log->header_cp, lineno);
+          return FALSE;
+        }
+      return TRUE;
+    }
   log->header_line = lineno;
   log->header_world = size_after (line, "world size:");
   log->header_tp = size_after (line, "tensor-model-parallel size:");
   log->header_pp = size_after (line, "pipeline-model-parallel size:");
   log->header_cp = size_after (line, "context-parallel size:");
+  return TRUE;
 }
 
 /* Whether two entries of one step carry the same figures (one line printed by several
@@ -450,7 +475,8 @@ training_log_parse (const char *text, gssize len, TrainingLogFormat format,
       e.line = ll.line;
       int got = 0;
       gboolean complete = FALSE;
-      parse_megatron_header (log, line, ll.line);
+      if (!parse_megatron_header (log, line, ll.line, source, error))
+        return NULL;
       if (log->format != TRAINING_LOG_TORCHTITAN)
         {
           got = parse_megatron (line, source, e.line, &e, &complete,
@@ -548,8 +574,15 @@ training_log_load (const char *path, TrainingLogFormat format, GError **error)
   GError *local = NULL;
   if (!util_input_read_file (path, 0, &text, &len, &local))
     {
-      g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_READ, "cannot read training "
-                   "log: %s", local->message);
+      /* a long run's log can pass the cap: only its header and step lines are read */
+      if (g_error_matches (local, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TOO_LARGE))
+        g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_READ, "cannot read training "
+                     "log: '%s' is larger than the %d MiB input cap (hint: only the header and "
+                     "the step lines are read: grep -E 'using world size|iteration|step:' "
+                     "LOG | tail -n 100000 | tandem import-log /dev/stdin ...)", path, (int) (UTIL_INPUT_MAX_BYTES >> 20));
+      else
+        g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_READ, "cannot read training "
+                     "log: %s", local->message);
       g_error_free (local);
       return NULL;
     }

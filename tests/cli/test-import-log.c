@@ -167,7 +167,34 @@ test_ranks (void)
   run_tandem ("import-log {DATA}/logs/torchtitan-ranks.log " TITAN_8B " --skip 2 --json", &r);
   g_assert_cmpfloat_with_epsilon (measured_step (r.out), (8192.0 / 5098 + 8192.0 / 5133) / 2,
                                   1e-12);
+  /* and the JSON says the same: the predicted TFLOP/s in the log's count, named (it gave
+   * the mcore figure beside the log's palm one, unnamed) */
+  g_assert_nonnull (strstr (r.out, "\"flops_convention\" : \"palm\""));
   run_result_clear (&r);
+}
+
+/* A log's name is printed as a terminal may show it: an escape sequence in it was written
+ * raw in the summary and the notes (the error path escaped it already) */
+static void
+test_escaped_name (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-import");
+  g_autofree char *src = g_test_build_filename (G_TEST_DIST, "data", "logs",
+                                                "torchtitan.log", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (src, &text, NULL, NULL));
+  run_write_file (dir, "tr\x1b[31mX.log", text);
+  g_autofree char *path = g_build_filename (dir, "tr\x1b[31mX.log", NULL);
+  RunResult r = { 0 };
+  g_autofree char *quoted = g_shell_quote (path);
+  g_autofree char *args_q = g_strdup_printf ("import-log %s " TITAN_8B, quoted);
+  run_tandem (args_q, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strchr (r.out, '\x1b'));
+  g_assert_null (strchr (r.err, '\x1b'));
+  g_assert_nonnull (strstr (r.out, "tr\\x1b[31mX.log"));
+  run_result_clear (&r);
+  remove_tree (dir);
 }
 
 /* megatron.log, then a restarted job's log appended (megatron.log again, its warm-up
@@ -261,6 +288,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/import-log/truncated", test_truncated);
   g_test_add_func ("/cli/import-log/nul", test_nul);
   g_test_add_func ("/cli/import-log/ranks", test_ranks);
+  g_test_add_func ("/cli/import-log/escaped-name", test_escaped_name);
   g_test_add_func ("/cli/import-log/restart", test_restart);
   g_test_add_func ("/cli/import-log/ramp-and-zero", test_ramp_and_zero);
   g_test_add_func ("/cli/import-log/cr-only", test_cr_only);

@@ -268,6 +268,33 @@ test_restart (void)
                    "for the run after the restart)");
 }
 
+/* Two jobs of other sizes in one file (a second "using world size" header with other
+ * sizes): refused naming both headers; their steps were merged and the median taken
+ * over both, then checked against the first header. The same job's header again (a
+ * restart with the same sizes) goes on. */
+static void
+test_second_job (void)
+{
+  const char *h1 = "using world size: 8, data-parallel size: 8, context-parallel size: 1, "
+                   "tensor-model-parallel size: 1, pipeline-model-parallel size: 1";
+  const char *h2 = "using world size: 16, data-parallel size: 8, context-parallel size: 1, "
+                   "tensor-model-parallel size: 2, pipeline-model-parallel size: 1";
+  g_autofree char *a = mline (10, "1000.0", "400.0", 64), *b = mline (60, "1100.0", "400.0", 64);
+  g_autofree char *text = g_strdup_printf ("%s\n%s\n%s\n%s\n", h1, a, h2, b);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TrainingLog) log = parse (text, -1, &error);
+  g_assert_null (log);
+  g_assert_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE);
+  g_assert_cmpstr (error->message, ==, "t.log:3: a second job's header (world size 16, tp 2, "
+                   "pp 1, cp 1) after line 1's (world size 8, tp 1, pp 1, cp 1): one job's "
+                   "log at a time (hint: split the file at line 3)");
+  g_autofree char *same = g_strdup_printf ("%s\n%s\n%s\n%s\n", h1, a, h1, b);
+  g_clear_error (&error);
+  g_autoptr (TrainingLog) ok = parse (same, -1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ok->entries->len, ==, 2);
+}
+
 /* A time of 0 is refused as not positive (the message said "non-negative", which 0 is). */
 static void
 test_zero_not_positive (void)
@@ -400,6 +427,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/training-log/nul-runs", test_nul_runs);
   g_test_add_func ("/results/training-log/ranks", test_ranks);
   g_test_add_func ("/results/training-log/restart", test_restart);
+  g_test_add_func ("/results/training-log/second-job", test_second_job);
   g_test_add_func ("/results/training-log/zero-not-positive", test_zero_not_positive);
   g_test_add_func ("/results/training-log/cr-only", test_cr_only);
   g_test_add_func ("/results/training-log/step-out-of-range", test_step_out_of_range);
