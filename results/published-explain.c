@@ -326,8 +326,22 @@ res_published_ranking (const ResPublishedReport *r, ResPublishedRanking *out)
             const ResPublishedCase *x = g->pdata[a], *y = g->pdata[b];
             g_autofree char *px = res_published_case_plan_string (x);
             g_autofree char *py = res_published_case_plan_string (y);
+            /* the same plan measured twice is no ranking question: the same plan as
+             * tandem reads it (plan_to_string: the FP8 recipe, torch.compile, the MoE
+             * options, CUDA graphs too) on the same stack. The short plan string leaves
+             * those out, and rows that differ there (FP8-CS against MXFP8, eager against
+             * compiled) were dropped as repeats; rows that differ only in what tandem
+             * does not model (a container version) stay out */
+            g_autofree char *sx = plan_to_string (&x->plan), *sy = plan_to_string (&y->plan);
+            if (g_strcmp0 (sx, sy) == 0
+                && g_strcmp0 (x->stack != NULL ? x->stack->name : NULL,
+                              y->stack != NULL ? y->stack->name : NULL) == 0)
+              continue;
             if (g_strcmp0 (px, py) == 0)
-              continue;   /* the same plan measured twice is no ranking question */
+              {
+                g_free (px), g_free (py);
+                px = g_strdup (sx), py = g_strdup (sy);
+              }
             const double dm = y->measured_step_s - x->measured_step_s;
             const double dp = y->predicted_step_s - x->predicted_step_s;
             const gboolean ordered = (dm > 0) == (dp > 0) || dm == 0;

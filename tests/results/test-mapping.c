@@ -992,6 +992,27 @@ test_ranking (void)
   g_assert_nonnull (strstr (rk.misordered->pdata[0], "rows 2 (tp2."));
   res_published_ranking_clear (&rk);
   g_ptr_array_unref (r.cases);
+
+  /* Rows whose short plan strings agree but whose plans differ as tandem reads them
+   * (torch.compile here; the FP8 recipe, the MoE options alike) are a pair: they were
+   * dropped as one plan measured twice. Rows of the very same plan stay out: 11 and 13
+   * (measured 10 and 10.5 s, predicted 10 s both) are no pair; 11 or 13 against the
+   * compiled 12 are two, 12 (9 s measured) predicted slower than both (11 s): misordered */
+  ResPublishedReport r2 = { 0 };
+  r2.cases = g_ptr_array_new_with_free_func ((GDestroyNotify) res_published_case_free);
+  ResPublishedCase *eager = fake (11, 1, 64, 10.0, 10.0), *compiled = fake (12, 1, 64, 9.0, 11.0);
+  compiled->plan.compile = TRUE;
+  g_ptr_array_add (r2.cases, eager);
+  g_ptr_array_add (r2.cases, compiled);
+  g_ptr_array_add (r2.cases, fake (13, 1, 64, 10.5, 10.0));
+  res_published_ranking (&r2, &rk);
+  g_assert_cmpuint (rk.n_groups, ==, 1);
+  g_assert_cmpuint (rk.n_pairs, ==, 2);
+  g_assert_cmpuint (rk.n_ordered, ==, 0);
+  g_assert_cmpuint (rk.misordered->len, ==, 2);
+  g_assert_nonnull (strstr (rk.misordered->pdata[0], "-compile-"));
+  res_published_ranking_clear (&rk);
+  g_ptr_array_unref (r2.cases);
 }
 
 /* The explain of the only row of an inline CSV, which must be ready to predict. */
