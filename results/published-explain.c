@@ -41,6 +41,10 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
                           cell_or (csv, row, "source"));
   LINE ("gpu_type", "%s %s, family %s", c->cluster_given ? "cluster (--cluster)" : "cluster preset",
         c->cluster_name ? c->cluster_name : "none", res_pub_family_name (c->family));
+  /* the GPUs as read ("1,536", "16x8", "2 nodes x 8 GPUs"; empty: tp x pp x cp x dp):
+   * no line said how the cell was read */
+  if (c->n_gpus > 0)
+    LINE ("n_gpus", "%" G_GINT64_FORMAT " GPUs", c->n_gpus);
   if (c->scaled_from > 0 && c->cluster != NULL)
     g_string_append_printf (s, "  %-20s %-44s    the run's %" G_GINT64_FORMAT " GPUs exceed the "
                             "preset's %" G_GUINT64_FORMAT ": its outermost level '%s' repeated "
@@ -215,8 +219,13 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
             prec_name (p->grad_dtype));
     }
   if (c->measured_source != NULL)
-    g_string_append_printf (s, "  %-20s %-44s    measured %.4g s from %s\n", "measured", "",
-                            c->measured_step_s, c->measured_source);
+    {
+      /* the cell the step time came from, as written ("1.5 h", "31.5K tokens/s"): the
+       * line gave the result alone */
+      g_autofree char *col = g_strndup (c->measured_source, strcspn (c->measured_source, " "));
+      g_string_append_printf (s, "  %-20s %-44.44s    measured %.4g s from %s\n", "measured",
+                              cell_or (csv, row, col), c->measured_step_s, c->measured_source);
+    }
   /* CPU offload copies, where the plan has them: exposed of busy */
   g_autofree char *offload = c->predicted && c->predicted_offload_s > 0
     ? g_strdup_printf (" / offload %.3g of %.3g s copying", c->predicted_exposed_offload_s,

@@ -1050,6 +1050,9 @@ test_explain (void)
     "row 7: GPT", "-> cluster preset selene, family a100", "-> stack torchtitan (attention flash2",
     "zero_stage_or_fsdp   HSDP 4x2", "-> hsdp, shard group 4", "sequence_parallel    (empty)",
     "measured 1 s from step_time_s", "prediction: ",
+    /* how n_gpus was read, and the measured cell as written (neither was shown) */
+    "n_gpus               16                                           -> 16 GPUs",
+    "measured             1.0 ",
     /* selene's DGX A100: 8 GPUs on NVLink 3 (300 GB/s a direction), HDR200 beyond */
     "NVLink domain 8 devices (300 GB/s per device), beyond it 25 GB/s per device (su)",
   };
