@@ -306,6 +306,26 @@ cell_gpus (const char *cell, gint64 *out)
       nodes = TRUE;
   if (!nodes)
     {
+      /* GPUs per node first, then the nodes ("8 GPUs per node x 6 nodes", "8 GPUs/node, 6
+       * nodes": 48; both were read as 8) */
+      g_autofree char *low = g_ascii_strdown (w, -1);
+      if (g_str_has_prefix (low, "gpu") && (strstr (low, "per node") || strstr (low, "/node")
+                                            || strstr (low, "per server")))
+        for (const char *p = low; *p != '\0'; p++)
+          {
+            if (!g_ascii_isdigit (*p) || (p > low && g_ascii_isdigit (p[-1])))
+              continue;
+            char *q = NULL;
+            gint64 k = g_ascii_strtoll (p, &q, 10);
+            while (*q == ' ')
+              q++;
+            if (k >= 1 && (g_str_has_prefix (q, "node") || g_str_has_prefix (q, "server")
+                           || g_str_has_prefix (q, "host")))
+              {
+                *out = n * k;
+                return 1;
+              }
+          }
       *out = n;
       return 1;
     }

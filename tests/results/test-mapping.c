@@ -849,6 +849,7 @@ test_units_and_ranges (void)
    * "1,536" = 1,536, and the store reads the cell as validate does (it kept 1) */
   static const struct { const char *cell; gint64 want; } gpus[] = {
     { "6*8", 48 }, { "6 x 8", 48 }, { "1,536", 1536 }, { "16x8", 128 },
+    { "8 GPUs per node x 6 nodes", 48 }, { "8 GPUs/node, 6 nodes", 48 }, { "8 GPUs", 8 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (gpus); i++)
     {
