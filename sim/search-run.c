@@ -63,10 +63,11 @@ search_result_free (SearchResult *r)
 }
 
 /* "tp = 3 does not divide the 32 heads (hint: ...)" -> "tp = N1 does not divide the N2
- * heads": reasons grouped by kind, not by numbers; a number that comes back takes its
- * first placeholder ("pp = N1 needs at least N1 micro-batches ... = N2": with one N for
- * all, "pp = N needs at least N ..., but ... = N" read as a contradiction). A key is its
- * own key ("N1" follows a letter: no number). */
+ * heads": reasons grouped by kind, not by numbers, each number named by its place (a
+ * number that came back had taken its first name, so one kind split in two where two
+ * figures happened to agree: "ep = N1 ... N1 experts" at ep 8 of 8 experts beside "ep =
+ * N1 ... N2 experts", and "N1 ... N1" read as one figure). A key is its own key ("N1"
+ * follows a letter: no number). */
 static char *
 reason_key (const char *message)
 {
@@ -88,13 +89,8 @@ reason_key (const char *message)
           const char *last = q;
           while (last > p && (*last == '.' || *last == ','))
             last--;
-          g_autofree char *num = g_strndup (p, (gsize) (last - p + 1));
-          guint at = 0;
-          while (at < seen->len && !g_str_equal (g_ptr_array_index (seen, at), num))
-            at++;
-          if (at == seen->len)
-            g_ptr_array_add (seen, g_steal_pointer (&num));
-          g_string_append_printf (k, "N%u", at + 1);
+          g_ptr_array_add (seen, g_strndup (p, (gsize) (last - p + 1)));
+          g_string_append_printf (k, "N%u", seen->len);
           p = last;
         }
       else
