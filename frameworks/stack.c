@@ -697,6 +697,15 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
           return NULL;
         }
       s->offers_sharding_pp = shp != G_MAXUINT ? shp : s->offers_sharding;
+      /* with a pipeline some sharding runs: an empty list refused every pp > 1 plan with
+       * a hint that named the refused sharding itself */
+      if (shp == 0 && s->offers_schedules != 0)
+        {
+          fail (&ws, "sharding_with_pp", error, "is empty while \"schedules\" offers a "
+                "pipeline (hint: list \"none\" at least, or empty \"schedules\" for a stack "
+                "without pipeline parallelism)");
+          return NULL;
+        }
       if (json_object_has_member (sub, "rank_orders"))
         {
           JsonNode *n = json_object_get_member (sub, "rank_orders");

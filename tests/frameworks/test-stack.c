@@ -416,6 +416,11 @@ test_bad (void)
     { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
       "\"offers\": {\"sharding\": [\"none\"]}, \"defaults\": {\"sharding\": \"zero3\"}}",
       "'defaults.sharding' is zero3, which offers.sharding leaves out" },
+    /* an empty sharding_with_pp beside a pipeline: every pp > 1 plan refused, its hint
+     * naming the refused sharding */
+    { "{\"attention\": \"flash2\", \"fusion\": \"eager\", \"kernel_overhead_us\": 1, "
+      "\"offers\": {\"sharding_with_pp\": [], \"schedules\": [\"1F1B\"]}}",
+      "'offers.sharding_with_pp' is empty while \"schedules\" offers a pipeline" },
     { "{\"attention\": ", "x.json" },
     /* malformed JSON reads like a compiler's message, file:line:column, as a cluster or
      * model file's does (json-glib's "<data>" replaced by the file) */
