@@ -405,7 +405,8 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
   fflush (stdout);
   if (!dba->no_db)
     {
-      gint64 id = cli_store_prediction (dba, p, conv, note, stack->name, &error);
+      gint64 id = cli_store_prediction (dba, p, conv, note, fw_stack_stored_name (stack),
+                                        &error);
       cli_stored_set (&st, id, error);
       g_clear_error (&error);
     }

@@ -83,6 +83,7 @@ typedef struct {
   int        db_timeout_ms;   /* --db-timeout MS: the store's busy timeout */
   double     timeout_s;       /* --timeout S: under mpirun, a peer silent this long is gone */
   char      *stack_name;      /* the --framework stack's name, for the JSON */
+  char      *stack_stored;    /* what the store keeps of it (fw_stack_stored_name) */
   gboolean   extrapolated;    /* no fitted calibration behind the device and stack */
   double     perf_sigma;      /* the device's part-to-part spread (--cost perf_sigma) */
   gboolean   no_prune;
@@ -1605,6 +1606,7 @@ opts_clear (Opts *o)
   g_free (o->framework);
   g_free (o->note);
   g_free (o->stack_name);
+  g_free (o->stack_stored);
   plan_args_clear (&o->args);
   if (o->extra)
     g_string_free (o->extra, TRUE);
@@ -1898,7 +1900,7 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
   if (status == CLI_EXIT_OK && !o->no_db && o->json)
     {
       run_id = store_search (db, o->db_timeout_ms, space, result, top[0].pred, o->note,
-                             o->extra->str, o->stack_name, &error);
+                             o->extra->str, o->stack_stored, &error);
       if (run_id < 0)
         store_error = g_strdup (error->message), g_clear_error (&error);
     }
@@ -1984,7 +1986,7 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
   if (status == CLI_EXIT_OK && !o->no_db && !o->json)
     {
       run_id = store_search (db, o->db_timeout_ms, space, result, top[0].pred, o->note,
-                             o->extra->str, o->stack_name, &error);
+                             o->extra->str, o->stack_stored, &error);
       if (run_id > 0)
         printf ("stored as run %" G_GINT64_FORMAT " in %s\n", run_id, db);
       else
@@ -2159,6 +2161,7 @@ cli_cmd_search (int argc, char **argv)
       }
     sim_cost_options_init_stack (&o.spec.sim.cost, o.spec.cluster, stack);
     o.stack_name = g_strdup (stack->name);
+    o.stack_stored = g_strdup (fw_stack_stored_name (stack));
     o.extrapolated = o.spec.sim.cost.extrapolated;
     o.perf_sigma = o.spec.sim.cost.perf_sigma;
     /* the space keeps only the options the stack offers (search_spec_set_stack, shared

@@ -1236,3 +1236,10 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
 #undef D
   json_builder_end_object (b);
 }
+
+const char *
+fw_stack_stored_name (const FwStack *s)
+{
+  g_return_val_if_fail (s != NULL, NULL);
+  return s->source != NULL && !g_str_has_prefix (s->source, "preset:") ? s->source : s->name;
+}

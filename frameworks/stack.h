@@ -379,6 +379,10 @@ FwStack    *fw_stack_lookup      (const char *name_or_path, GError **error);
 FwStack    *fw_stack_ref         (FwStack *stack);
 void        fw_stack_unref       (FwStack *stack);                  /* NULL-safe */
 char      **fw_stack_preset_names (void);                            /* g_strfreev */
+/* What the store keeps of a stack: a preset's name, a file's path (a copied preset keeps
+ * its "name", and its runs were stored as the preset's: neither told apart nor re-run
+ * with the file by report run). */
+const char *fw_stack_stored_name (const FwStack *s);
 
 /* The preset a framework named in free text runs ("NeMo 24.07 (Megatron-Core)" -> nemo,
  * "Composer/llm-foundry" -> llm-foundry, "Megatron-LM (2021)" -> megatron-lm-2021, ...),

@@ -185,7 +185,19 @@ resimulate (const ResRunRecord *rec, GError **error)
       plan_clear (&plan);
       return NULL;
     }
-  g_autoptr (FwStack) stack = fw_stack_lookup (in->framework, NULL);
+  /* the stack the run was costed with: a preset by name, a stack file by its path
+   * (fw_stack_stored_name); one that cannot be read any more is said, not replaced by
+   * the default stack without a word */
+  g_autoptr (GError) serr = NULL;
+  g_autoptr (FwStack) stack = fw_stack_lookup (in->framework, &serr);
+  if (stack == NULL && in->framework != NULL && *in->framework != '\0')
+    {
+      g_set_error (error, REPORT_ERROR, REPORT_ERROR_INPUT, "the run's stack '%s' is neither "
+                   "a preset nor a readable stack file (hint: report run re-simulates with "
+                   "the stack file the run used; put it back at that path)", in->framework);
+      plan_clear (&plan);
+      return NULL;
+    }
   SimOptions opts;
   sim_options_init (&opts, cluster);
   if (stack != NULL)

@@ -408,6 +408,50 @@ test_validate_stores_any_row (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* A stack file is stored by its path: a copy of a preset keeps the preset's "name", and
+ * its runs were stored as the preset's (neither told apart nor re-simulated with the file:
+ * report run costed them with the preset). report run re-simulates with the file, and
+ * says so when the file is gone instead of falling back to the default stack. */
+static void
+test_stack_file_stored (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_in (f, "show framework megatron-core --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autofree char *edited = NULL;
+  {
+    g_autoptr (JsonNode) root = run_parse_json (r.out);
+    json_object_set_double_member (json_node_get_object (root), "kernel_overhead_us", 500);
+    edited = json_to_string (root, TRUE);
+  }
+  run_result_clear (&r);
+  g_autofree char *path = g_build_filename (f->dir, "mine.json", NULL);
+  g_assert_true (g_file_set_contents (path, edited, -1, NULL));
+  run_in (f, PREDICT "--framework {DIR}/mine.json --db {DB}", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  run_in (f, "runs --db {DB} --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autofree char *want = g_strdup_printf ("\"framework\" : \"%s\"", path);
+  g_assert_nonnull (strstr (r.out, want));
+  run_result_clear (&r);
+  run_in (f, "report run 1 --db {DB} --out {DIR}/r1 --format md", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autofree char *md1 = NULL;
+  g_autofree char *p1 = g_build_filename (f->dir, "r1", "report.md", NULL);
+  g_assert_true (g_file_get_contents (p1, &md1, NULL, NULL));
+  g_assert_null (strstr (md1, "timeline: none"));
+  run_result_clear (&r);
+  g_unlink (path);
+  run_in (f, "report run 1 --db {DB} --out {DIR}/r2 --format md", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autofree char *md2 = NULL;
+  g_autofree char *p2 = g_build_filename (f->dir, "r2", "report.md", NULL);
+  g_assert_true (g_file_get_contents (p2, &md2, NULL, NULL));
+  g_assert_nonnull (strstr (md2, "is neither a preset nor a readable stack file"));
+  run_result_clear (&r);
+}
+
 /* Writes a file of schema 1 (what tandem 0.1 made) holding one run. */
 static void
 write_v1 (const char *path)
@@ -919,6 +963,8 @@ main (int argc, char **argv)
   g_test_add ("/cli/store/report-run-no-figures", Fixture, NULL, setup,
               test_report_run_no_figures, teardown);
   g_test_add ("/cli/store/io-error", Fixture, NULL, setup, test_store_io_error, teardown);
+  g_test_add ("/cli/store/stack-file-stored", Fixture, NULL, setup, test_stack_file_stored,
+              teardown);
   g_test_add ("/cli/store/validate-stores-any-row", Fixture, NULL, setup,
               test_validate_stores_any_row, teardown);
   g_test_add ("/cli/store/bad-trace-first", Fixture, NULL, setup, test_bad_trace_first,
