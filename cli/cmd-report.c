@@ -197,6 +197,43 @@ print_scaling_text (const ReportScaling *r)
   printf ("\n");
 }
 
+/* The plan flags of a scaling report's command line that a search row's flags need beside
+ * what the search sets (search_plan_flags writes the model, cluster, GPUs, degrees,
+ * batch and sequence itself): everything but the report's own options, as typed. */
+static char *
+report_extra_flags (int argc, char **argv)
+{
+  static const char *const own_bare[] = { "strong", "weak", "json", "force", "no-db", NULL };
+  static const char *const own_value[] = { "plan-per-size", "out", "format", "db", "db-timeout",
+                                           "flops", "model", "cluster", "gbs",
+                                           "global-batch-size", "seq-length", "seq", "gpus",
+                                           "world-size", NULL };
+  GString *out = g_string_new (NULL);
+  for (int i = 1; i < argc; i++)
+    {
+      const char *a = argv[i];
+      if (!g_str_has_prefix (a, "--"))
+        continue;
+      g_autofree char *name = g_strndup (a + 2, strcspn (a + 2, "="));
+      const gboolean eq = strchr (a, '=') != NULL;
+      const gboolean has_value = !eq && i + 1 < argc && !g_str_has_prefix (argv[i + 1], "--");
+      if (g_strv_contains (own_bare, name))
+        continue;
+      if (g_strv_contains (own_value, name))
+        {
+          i += has_value ? 1 : 0;
+          continue;
+        }
+      g_string_append_printf (out, "%s%s", out->len ? " " : "", a);
+      if (has_value)
+        {
+          g_autofree char *q = util_shell_quote (argv[++i]);
+          g_string_append_printf (out, " %s", strpbrk (argv[i], " \t'\"$\\") ? q : argv[i]);
+        }
+    }
+  return g_string_free (out, FALSE);
+}
+
 static int
 cmd_scaling (int argc, char **argv)
 {
@@ -205,6 +242,7 @@ cmd_scaling (int argc, char **argv)
   g_autofree char *framework = NULL;
   int db_timeout = RES_BUSY_TIMEOUT_MS;
   g_autofree char *gpus_text = take_gpus_option (&argc, argv);
+  g_autofree char *extra_flags = report_extra_flags (argc, argv);
   const GOptionEntry extra[] = {
     { "strong", 0, 0, G_OPTION_ARG_NONE, &strong, "Strong scaling: the global batch stays --gbs",
       NULL },
@@ -456,6 +494,7 @@ cmd_scaling (int argc, char **argv)
     .n_clusters = clusters->len, .gpus = (const int *) sizes->data, .n_gpus = sizes->len,
     .mode = strong ? REPORT_STRONG : REPORT_WEAK, .plan_per_size = pps,
     .gbs = tmpl.global_batch, .conv = conv, .opts = NULL, .stack = stack, .store = store,
+    .extra_flags = extra_flags,
   };
   r = report_scaling_compute (&spec, &error);
   if (r == NULL)

@@ -773,37 +773,6 @@ print_difference (const Ranked *first, const Ranked *second)
   printf ("\n");
 }
 
-/* The searched options that the plan's name (plan_to_string) leaves out, as a suffix of
- * the table's plan column: without it two rows that differ only in TP-comm overlap, DP
- * overlap, rank order or the CP exchange read the same. Each bit of `*used` is one
- * suffix printed, for the legend under the table. */
-enum { EXTRA_TPOV = 1, EXTRA_DPOV = 2, EXTRA_GRADOV = 4, EXTRA_PARAMOV = 8, EXTRA_PPDP = 16,
-       EXTRA_CPAG = 32, EXTRA_CPA2A = 64 };
-
-static char *
-plan_extras (const Plan *p, guint *used)
-{
-  GString *s = g_string_new (NULL);
-  guint bits = 0;
-  if (p->cp > 1 && p->cp_comm == PLAN_CP_ALLGATHER)
-    bits |= EXTRA_CPAG, g_string_append (s, "-cpag");
-  else if (p->cp > 1 && p->cp_comm == PLAN_CP_A2A)
-    bits |= EXTRA_CPA2A, g_string_append (s, "-cpa2a");
-  if (p->tp_comm_overlap)
-    bits |= EXTRA_TPOV, g_string_append (s, "-tpov");
-  if (p->overlap_grad_reduce && p->overlap_param_gather)
-    bits |= EXTRA_DPOV, g_string_append (s, "-dpov");
-  else if (p->overlap_grad_reduce)
-    bits |= EXTRA_GRADOV, g_string_append (s, "-gradov");
-  else if (p->overlap_param_gather)
-    bits |= EXTRA_PARAMOV, g_string_append (s, "-paramov");
-  if (p->pp > 1 && p->dp > 1 && p->rank_order != NULL
-      && !g_str_equal (p->rank_order, SEARCH_ORDER_MEGATRON))
-    bits |= EXTRA_PPDP, g_string_append (s, "-ppdp");
-  *used |= bits;
-  return g_string_free (s, FALSE);
-}
-
 /* One row of the top-K table (place 0: the rule-of-thumb plan). */
 /* Decimals for a row's seconds: 3 for a step of a second or more, and enough for four
  * significant digits below (0.5123 -> 4, 0.002345 -> 6), at most 9. */
@@ -855,7 +824,7 @@ add_row (CliTable *t, int place, const SimPrediction *p, guint *used, gboolean p
   cli_table_cell (t, "%.1f", (double) p->memory.peak_bytes / 1073741824.0);
   cli_table_cell (t, "%s", cli_fmt_count ((guint64) p->plan.world_size));
   g_autofree char *plan = plan_to_string (&p->plan);
-  g_autofree char *extras = plan_extras (&p->plan, used);
+  g_autofree char *extras = search_plan_extras (&p->plan, used);
   cli_table_cell (t, "%s%s", plan, extras);
 }
 
@@ -966,12 +935,12 @@ print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guin
   if (used != 0)
     {
       static const struct { guint bit; const char *text; } legend[] = {
-        { EXTRA_CPAG, "-cpag CP all-gather" }, { EXTRA_CPA2A, "-cpa2a CP all-to-all" },
-        { EXTRA_TPOV, "-tpov TP-comm overlap" },
-        { EXTRA_DPOV, "-dpov DP grad-reduce and param-gather overlap" },
-        { EXTRA_GRADOV, "-gradov DP grad-reduce overlap" },
-        { EXTRA_PARAMOV, "-paramov DP param-gather overlap" },
-        { EXTRA_PPDP, "-ppdp rank order tp-cp-ep-pp-dp" },
+        { SEARCH_EXTRA_CPAG, "-cpag CP all-gather" }, { SEARCH_EXTRA_CPA2A, "-cpa2a CP all-to-all" },
+        { SEARCH_EXTRA_TPOV, "-tpov TP-comm overlap" },
+        { SEARCH_EXTRA_DPOV, "-dpov DP grad-reduce and param-gather overlap" },
+        { SEARCH_EXTRA_GRADOV, "-gradov DP grad-reduce overlap" },
+        { SEARCH_EXTRA_PARAMOV, "-paramov DP param-gather overlap" },
+        { SEARCH_EXTRA_PPDP, "-ppdp rank order tp-cp-ep-pp-dp" },
       };
       printf ("  (plan suffixes:");
       const char *sep = " ";

@@ -22,6 +22,7 @@ row_to_json (const ReportScaling *r, const ReportScalingRow *row, JsonBuilder *b
   util_json_member_string (b, "status", row->status);
   util_json_member_string (b, "reason", row->reason);
   util_json_member_string (b, "plan", row->plan);
+  util_json_member_string (b, "flags", row->flags);
   json_builder_set_member_name (b, "global_batch");
   json_builder_add_int_value (b, row->global_batch);
   if (row->predicted)

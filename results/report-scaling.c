@@ -37,6 +37,7 @@ row_free (ReportScalingRow *row)
   g_free (row->status);
   g_free (row->reason);
   g_free (row->plan);
+  g_free (row->flags);
   g_free (row);
 }
 
@@ -80,7 +81,9 @@ row_take_prediction (ReportScalingRow *row, const SimPrediction *p, ModelFlopCon
 {
   const SimResult *res = p->result;
   row->predicted = TRUE;
-  row->plan = plan_to_string (&p->plan);
+  g_autofree char *name = plan_to_string (&p->plan);
+  g_autofree char *extras = search_plan_extras (&p->plan, NULL);
+  row->plan = g_strconcat (name, extras, NULL);
   row->global_batch = p->plan.global_batch;
   row->seq_length = p->plan.seq_length;
   row->step_time_s = res->step_time_s;
@@ -251,6 +254,11 @@ search_size (const ReportScalingSpec *spec, TopoCluster *cluster, int gpus, int 
   const SearchRow *best = &g_array_index (res->rows, SearchRow,
                                           g_array_index (res->top, guint, 0));
   g_autoptr (SimPrediction) p = search_candidate_predict (space, best->index, FALSE, &err);
+  /* the plan as flags: the row's name alone did not give them (the rows said "zero1" for a
+   * plan whose DP overlap predict then needs --overlap-grad-reduce for: 1.443 s against
+   * 1.554 without) */
+  char *flags = p != NULL ? search_candidate_flags (space, best->index, spec->extra_flags)
+                          : NULL;
   search_space_free (space);
   if (p == NULL)
     {
@@ -259,6 +267,7 @@ search_size (const ReportScalingSpec *spec, TopoCluster *cluster, int gpus, int 
       return row;
     }
   row_take_prediction (row, p, spec->conv);
+  row->flags = flags;
   return row;
 }
 

@@ -75,7 +75,11 @@ typedef struct {
   char    *status;                /* "ok", "oom", "invalid" */
   char    *reason;                /* why not ok; NULL when ok */
   gboolean predicted;             /* the figures below are set */
-  char    *plan;                  /* plan_to_string, NULL when invalid */
+  char    *plan;                  /* plan_to_string and search_plan_extras (the overlaps,
+                                     CP exchange and rank order), NULL when invalid */
+  char    *flags;                 /* --plan-per-size search: tandem predict flags that
+                                     reproduce the row's plan (search_plan_flags); NULL for
+                                     a fixed plan (the user's own flags and --gpus) */
   int      global_batch;          /* sequences per step */
   int      seq_length;
   double   step_time_s;
@@ -142,6 +146,9 @@ typedef struct {
                                        stack's cost options, as `tandem predict` does */
   const FwStack       *stack;       /* NULL: the default stack (megatron-core) */
   ResStore            *store;       /* read for measured points; may be NULL */
+  const char          *extra_flags; /* the plan flags typed that the search does not set
+                                       (--precision fp8, --framework F, ...), for the
+                                       search rows' flags; may be NULL */
 } ReportScalingSpec;
 
 ReportScaling *report_scaling_compute (const ReportScalingSpec *spec, GError **error);

@@ -1492,6 +1492,31 @@ search_spec_arg (const char *name, const char *source)
 }
 
 char *
+search_plan_extras (const Plan *p, guint *used)
+{
+  GString *s = g_string_new (NULL);
+  guint bits = 0;
+  if (p->cp > 1 && p->cp_comm == PLAN_CP_ALLGATHER)
+    bits |= SEARCH_EXTRA_CPAG, g_string_append (s, "-cpag");
+  else if (p->cp > 1 && p->cp_comm == PLAN_CP_A2A)
+    bits |= SEARCH_EXTRA_CPA2A, g_string_append (s, "-cpa2a");
+  if (p->tp_comm_overlap)
+    bits |= SEARCH_EXTRA_TPOV, g_string_append (s, "-tpov");
+  if (p->overlap_grad_reduce && p->overlap_param_gather)
+    bits |= SEARCH_EXTRA_DPOV, g_string_append (s, "-dpov");
+  else if (p->overlap_grad_reduce)
+    bits |= SEARCH_EXTRA_GRADOV, g_string_append (s, "-gradov");
+  else if (p->overlap_param_gather)
+    bits |= SEARCH_EXTRA_PARAMOV, g_string_append (s, "-paramov");
+  if (p->pp > 1 && p->dp > 1 && p->rank_order != NULL
+      && !g_str_equal (p->rank_order, SEARCH_ORDER_MEGATRON))
+    bits |= SEARCH_EXTRA_PPDP, g_string_append (s, "-ppdp");
+  if (used != NULL)
+    *used |= bits;
+  return g_string_free (s, FALSE);
+}
+
+char *
 search_plan_flags (const SearchSpace *s, const Plan *p, const char *extra)
 {
   GString *f = g_string_new (NULL);
