@@ -81,6 +81,11 @@
  *     "nics_per_device": 1,                      optional integer >= 1 (scale-out NICs; 0
  *                                                was costed as 1)
  *     "nic_Gbps": 400,                           optional, > 0, per NIC per direction
+ *                                                (both NIC fields describe the part for
+ *                                                show cluster; a prediction reads each
+ *                                                level's bw_GBps, which is required, so
+ *                                                the scale-out levels carry the NICs'
+ *                                                share themselves)
  *     "sources": { "nic_Gbps": "text" },         optional: sources of the top-level fields
  *     "levels": [                                required, >= 1 entry, innermost first
  *       { "name": "server",                      required, unique
