@@ -398,7 +398,8 @@ res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *b)
   else
     json_builder_add_null_value (b);
   json_builder_end_object (b);
-  if (s->n_held_rows > 0)
+  /* always there, as "moe" is, every family listed as in "by_device": a run without
+   * held-out rows left the key out, and its by_device listed only the families it had */
     {
       json_builder_set_member_name (b, "held_out");
       json_builder_begin_object (b);
@@ -414,14 +415,14 @@ res_published_report_to_json (const ResPublishedReport *report, JsonBuilder *b)
       json_builder_set_member_name (b, "by_device");
       json_builder_begin_object (b);
       for (int f = RES_PUB_FAMILY_H100; f < RES_PUB_FAMILY_N; f++)
-        if (s->n_held_family[f] > 0)
-          {
-            json_builder_set_member_name (b, res_pub_family_name (f));
-            json_builder_begin_object (b);
-            add_int (b, "n", s->n_held_family[f]);
-            util_json_member_number (b, "mape_pct", s->mape_held_family_pct[f]);
-            json_builder_end_object (b);
-          }
+        {
+          json_builder_set_member_name (b, res_pub_family_name (f));
+          json_builder_begin_object (b);
+          add_int (b, "n", s->n_held_family[f]);
+          util_json_member_number (b, "mape_pct", s->n_held_family[f] > 0
+                                                  ? s->mape_held_family_pct[f] : NAN);
+          json_builder_end_object (b);
+        }
       json_builder_end_object (b);
       json_builder_end_object (b);
     }
