@@ -720,8 +720,10 @@ plan_moe_a2a_combined_schedule (const Plan *plan)
 gboolean
 plan_moe_a2a_pairs (const Plan *plan, int m)
 {
+  /* one micro-batch has no other to pair with: F0, B0 as plain 1F1B (the runner stopped
+   * with "backward of MoE layer 1 (micro-batch 0) without its activations") */
   return plan->moe_a2a_overlap && plan_moe_a2a_combined_schedule (plan)
-         && (plan->pp <= 1 || m >= 2 * plan->pp - 1);
+         && (plan->pp <= 1 ? m >= 2 : m >= 2 * plan->pp - 1);
 }
 
 int

@@ -165,6 +165,10 @@ main (int argc, char **argv)
    * 1, a failed row) */
   static const Case imbalance = { 2, MIXTRAL "--expert-model-parallel-size 2 "
                                      "--moe-imbalance 2", MIXTRAL };
+  /* one micro-batch a rank (--gbs 2 on 2 ranks): nothing to pair it with; the runner
+   * stopped with "backward of MoE layer 1 (micro-batch 0) without its activations" */
+  static const Case a2a_one = { 2, MIXTRAL "--expert-model-parallel-size 2 "
+                                   "--overlap-moe-expert-parallel-comm --gbs 2" };
   static const Case pp2_shared = { 4, "--model tiny-deepseek-moe --pp 2 "
                                       "--decoder-first-pipeline-num-layers 2 "
                                       "--expert-model-parallel-size 2" };
@@ -184,6 +188,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/exec/run-moe/pp2-np4-ep2", &pp2, verify_case);
   g_test_add_data_func ("/exec/run-moe/a2a-overlap-np2-ep2", &a2a_overlap, verify_case);
   g_test_add_data_func ("/exec/run-moe/imbalance-np2-ep2", &imbalance, verify_case);
+  g_test_add_data_func ("/exec/run-moe/a2a-overlap-one-micro-batch", &a2a_one, verify_case);
   g_test_add_data_func ("/exec/run-moe/shared-pp2-np4-ep2", &pp2_shared, verify_case);
   g_test_add_data_func ("/exec/run-moe/tp2-np2-ep2", &tp2, verify_case);
   g_test_add_data_func ("/exec/run-moe/tp2-np4-ep2-edp2", &tp2_edp2, verify_case);
