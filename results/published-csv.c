@@ -4,7 +4,6 @@
  * LF or a lone CR ends a record; inside quotes everything is data and "" is one quote.
  * (RFC 4180 section 2 rules 4-7; the lone CR and LF line ends are accepted because
  * spreadsheets and editors write them.) */
-#include <math.h>
 #include "results/published.h"
 #include "util/input.h"
 
@@ -239,22 +238,11 @@ res_csv_parse (const char *text, gssize length, const char *source, GError **err
           g_autofree char *id = g_strstrip (g_strdup (((char **) csv->rows->pdata[k])[id_col]));
           if (*id == '\0')
             continue;
-          /* as the mapping reads an id (a count: "4.0", "4e0" and "1,024" too; "4.0" got
-           * past a check that compared integers only) */
-          g_autofree char *plain = g_strdup (id);
-          if (strspn (id, "0123456789,") == strlen (id))
-            {
-              char *w = plain;
-              for (const char *q = id; *q; q++)
-                if (*q != ',')
-                  *w++ = *q;
-              *w = '\0';
-            }
-          char *end = NULL;
-          double v = g_ascii_strtod (plain, &end);
-          char *key = end != plain && *end == '\0' && isfinite (v) && v == floor (v)
-                        && fabs (v) < 9e15
-                      ? g_strdup_printf ("%" G_GINT64_FORMAT, (gint64) v) : g_strdup (id);
+          /* as the mapping reads an id (res_published_cell_count: "4.0", "4e0", "1,024",
+           * and "1,0" as 1; "4.0" got past a check that compared integers only) */
+          gint64 v = 0;
+          char *key = res_published_cell_count (id, &v) ? g_strdup_printf ("%" G_GINT64_FORMAT, v)
+                                                        : g_strdup (id);
           guint line = g_array_index (r.lines, guint, k + 1);
           gpointer first = NULL;
           if (g_hash_table_lookup_extended (seen, key, NULL, &first))

@@ -143,6 +143,25 @@ cell_rate (const char *cell, double *out)
   return TRUE;
 }
 
+/* The factor to TFLOP/s of the rate unit at `p` (after the number and any spaces): none or
+ * a word of T ("TFLOP/s", "TFLOPS", "TF", "teraFLOP/s"): 1; of P ("PFLOP/s", "PF", "PFs",
+ * "petaFLOP/s"): 1000; of G: 1/1000; any other letters ("P" alone, "x"): 0 ("0.5 PFs"
+ * and "0.5 petaFLOP/s" were read as 0.5 TFLOP/s) */
+static double
+tflops_unit_factor (const char *p)
+{
+  if (!g_ascii_isalpha (*p))
+    return 1;
+  g_autofree char *w = g_ascii_strdown (p, -1);
+  if ((g_str_has_prefix (w, "pf") || g_str_has_prefix (w, "peta")))
+    return 1000;
+  if ((g_str_has_prefix (w, "gf") || g_str_has_prefix (w, "giga")))
+    return 1e-3;
+  if ((g_str_has_prefix (w, "tf") || g_str_has_prefix (w, "tera")))
+    return 1;
+  return 0;
+}
+
 /* TFLOP/s per GPU as written: a number (TFLOP/s), or one with its unit "PFLOP/s" /
  * "PFLOPS" (x 1000) or "GFLOP/s" (/ 1000): "1.622 PFLOP/s" was read as 1.622 TFLOP/s */
 static gboolean
@@ -156,10 +175,10 @@ cell_tflops (const char *cell, double *out)
     end++;
   /* "PFLOP/s", "PFLOPS", or the short "PF" / "GF" of vendor tables ("0.765 PF" was read
    * as 0.765 TFLOP/s) */
-  const gboolean pf = g_ascii_strncasecmp (end, "pf", 2) == 0;
-  const gboolean gf = g_ascii_strncasecmp (end, "gf", 2) == 0;
-  if ((pf || gf) && (!g_ascii_isalpha (end[2]) || g_ascii_strncasecmp (end + 2, "lop", 3) == 0))
-    v = pf ? v * 1000 : v / 1000;
+  const double f = tflops_unit_factor (end);
+  if (f == 0)
+    return FALSE;   /* row_cells_problem refuses the row */
+  v *= f;
   *out = v;
   return TRUE;
 }
@@ -307,24 +326,29 @@ cell_gpus (const char *cell, gint64 *out)
   if (!nodes)
     {
       /* GPUs per node first, then the nodes ("8 GPUs per node x 6 nodes", "8 GPUs/node, 6
-       * nodes": 48; both were read as 8) */
+       * nodes", "8 GPUs per host, 1,024 hosts", "8 GPUs per node on 6 DGX nodes": 48 or
+       * 8,192; they were read as 8) */
       g_autofree char *low = g_ascii_strdown (w, -1);
-      if (g_str_has_prefix (low, "gpu") && (strstr (low, "per node") || strstr (low, "/node")
-                                            || strstr (low, "per server")))
+      static const char *const per[] = { "per node", "/node", "per server", "/server",
+                                         "per host", "/host", "per machine", "/machine",
+                                         "per system", "per dgx", NULL };
+      if (g_str_has_prefix (low, "gpu") && contains_any_ci (low, per))
         for (const char *p = low; *p != '\0'; p++)
           {
-            if (!g_ascii_isdigit (*p) || (p > low && g_ascii_isdigit (p[-1])))
+            if (!g_ascii_isdigit (*p) || (p > low && (g_ascii_isdigit (p[-1]) || p[-1] == ',')))
               continue;
-            char *q = NULL;
-            gint64 k = g_ascii_strtoll (p, &q, 10);
+            double k;
+            const char *q = leading_number (p, &k);
+            if (q == NULL || !(k >= 1) || k != floor (k) || k > (double) G_MAXINT)
+              continue;
             while (*q == ' ')
               q++;
-            if (k >= 1 && (g_str_has_prefix (q, "node") || g_str_has_prefix (q, "server")
-                           || g_str_has_prefix (q, "host")))
-              {
-                *out = n * k;
-                return 1;
-              }
+            for (guint u = 0; u < G_N_ELEMENTS (units); u++)
+              if (g_str_has_prefix (q, units[u]))
+                {
+                  *out = n * (gint64) k;
+                  return 1;
+                }
           }
       *out = n;
       return 1;
@@ -535,6 +559,19 @@ garbled_number (const char *cell, const char *lead_end, const char *column)
     const char *w = lead_end;
     while (*w == ' ')
       w++;
+    /* past a unit or magnitude of the first number ("0.45s-0.60s", "3.2K-3.5K", "1.5
+     * min-2 min": read as their first number too) */
+    const char *after_unit = w;
+    while (g_ascii_isalpha (*after_unit) || *after_unit == '/' || (guchar) *after_unit >= 0x80)
+      after_unit++;
+    while (*after_unit == ' ')
+      after_unit++;
+    if (after_unit != w && (*after_unit == '-' || *after_unit == '~'
+                            || (guchar) after_unit[0] == 0xe2))
+      w = after_unit;
+    /* "1.2 to 1.4" */
+    if (g_ascii_strncasecmp (w, "to ", 3) == 0 && (g_ascii_isdigit (w[3]) || w[3] == '.'))
+      return "a range (two numbers)";
     gsize op = 0;
     const char *what = NULL;
     if (*w == '-' || *w == '~')
@@ -589,6 +626,11 @@ garbled_number (const char *cell, const char *lead_end, const char *column)
       return NULL;
   if (time_unit_factor (lead_end) != 0)   /* "1.5hours", "500us" */
     return NULL;
+  if (tflops_unit_factor (lead_end) != 0)   /* "0.5PF" */
+    return NULL;
+  if (g_ascii_strncasecmp (lead_end, "thousand", 8) == 0
+      || g_ascii_strncasecmp (lead_end, "million", 7) == 0)
+    return NULL;
   return "letters that are no unit";
 }
 
@@ -619,17 +661,25 @@ row_cells_problem (const ResCsv *csv, guint row)
                                 "(hint: one plain number: a dot for the decimal point, commas "
                                 "only between groups of three digits, no range or product)", cell_rules[i].column,
                                 cell, (int) (lead_end - cell), cell, garbled);
-      /* a step time in a unit no reader takes ("1.5 fortnights", "12 avg"): read as
-       * seconds before time_unit_factor */
-      if (strcmp (cell_rules[i].column, "step_time_s") == 0 && lead_end != NULL
-          && magnitude_suffix (lead_end) == 0)
+      /* a step time or a TFLOP/s figure in a unit no reader takes ("1.5 fortnights", "12
+       * avg", "0.5 P"): read as seconds or TFLOP/s before the unit readers; the caps
+       * hold for the figure in the column's unit ("30 h" passed a day's cap as 30) */
+      const gboolean is_step = strcmp (cell_rules[i].column, "step_time_s") == 0;
+      const gboolean is_tflops = strcmp (cell_rules[i].column, "tflops_per_gpu") == 0;
+      if ((is_step || is_tflops) && lead_end != NULL && magnitude_suffix (lead_end) == 0)
         {
           const char *u = lead_end;
           while (*u == ' ')
             u++;
-          if (time_unit_factor (u) == 0)
-            return g_strdup_printf ("refused: step_time_s '%s' is in no time unit read here "
-                                    "(hint: s, ms, us, min or h after the number)", cell);
+          const double f = is_step ? time_unit_factor (u) : tflops_unit_factor (u);
+          if (f == 0)
+            return g_strdup_printf (is_step ? "refused: step_time_s '%s' is in no time unit "
+                                              "read here (hint: s, ms, us, min or h after "
+                                              "the number)"
+                                            : "refused: tflops_per_gpu '%s' is in no rate "
+                                              "unit read here (hint: TFLOP/s, PFLOP/s or "
+                                              "GFLOP/s after the number)", cell);
+          v *= f;
         }
       if (cell_rules[i].count && lead_end != NULL && magnitude_suffix (lead_end) != 0)
         continue;
@@ -3190,6 +3240,12 @@ gpus_from_sizes (const ResCsv *csv, guint row, gint64 *out)
     return 0;
   *out = n;
   return 1;
+}
+
+gboolean
+res_published_cell_count (const char *cell, gint64 *out)
+{
+  return cell_count (cell, out);
 }
 
 gint64

@@ -441,6 +441,10 @@ char             *res_published_case_plan_string (const ResPublishedCase *c);
  * nodes x 8 GPUs"; an empty or "16K" cell from tp x pp x cp x dp); 0 when not read. The
  * store keeps this figure (it had parsed the cell with strtoll: "1,536" stored as 1). */
 gint64            res_published_row_gpus (const ResCsv *csv, guint row);
+/* A positive whole count as the mapping reads a count cell ("7", "7.0", "1,024"; "1,0" is
+ * 1: the number it starts with, a decimal comma being refused elsewhere): the row-id
+ * duplicate check keys ids by it. FALSE when the cell is no such count. */
+gboolean          res_published_cell_count (const char *cell, gint64 *out);
 /* Pipeline schedules a step (plan.h pp_schedules) from a row's notes ("LBS <n> (local batch
  * per pipeline step)"): GBS / (dp x n); 1 where the notes state none. */
 int               res_pub_pp_schedules (const char *notes, gint64 global_batch, gint64 dp,

@@ -664,6 +664,11 @@ test_csv_duplicates_and_nul (void)
   run_write_file (dir, "dec-row.csv", dec_row);
   run_assert_error ("validate {TMP}/dec-row.csv --no-db", 2,
                 "dec-row.csv:3: row_id 1.0 again (first on line 2)");
+  /* "1,0" is read as 1 by the mapping, not as 10 */
+  g_autofree char *comma_row = g_strdup_printf ("%s\n%s\n\"1,0\"%s\n", head, row1, row1 + 1);
+  run_write_file (dir, "comma-row.csv", comma_row);
+  run_assert_error ("validate {TMP}/comma-row.csv --no-db", 2,
+                "comma-row.csv:3: row_id 1,0 again (first on line 2)");
   g_autofree char *dup_col = g_strdup_printf ("%s,n_gpus\n%s,99\n", head, row1);
   run_write_file (dir, "dup-col.csv", dup_col);
   run_assert_error ("validate {TMP}/dup-col.csv --no-db", 2,

@@ -807,6 +807,8 @@ test_units_and_ranges (void)
     { "1.5 h", 5400 }, { "1.5hours", 5400 }, { "0.5 hr", 1800 }, { "500 us", 5e-4 },
     { "500 \xc2\xb5s", 5e-4 }, { "500\xce\xbcs", 5e-4 }, { "2 min", 120 },
     { "1.42 s (approx.)", 1.42 }, { "250 ms", 0.25 }, { "3 seconds", 3 },
+    /* the day's cap in seconds: 90,000 ms is 90 s (it was refused as 90,000 > 86,400) */
+    { "90000 ms", 90 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
     {
@@ -825,6 +827,11 @@ test_units_and_ranges (void)
     { "step_time_s", "12 avg", "no time unit" }, { "global_batch", "48 x 4", "a product" },
     { "global_batch", "48x4", "a product" }, { "seq_len", "2^12", "a power" },
     { "tp", "1-2", "a range" },
+    /* a range whose first number has its unit or magnitude, or "to" */
+    { "step_time_s", "0.45s-0.60s", "a range" }, { "step_time_s", "1.5 min-2 min", "a range" },
+    { "step_time_s", "1.2 to 1.4", "a range" }, { "seq_len", "4K-8K", "a range" },
+    /* past the day's cap once in seconds (30 h = 108,000 s passed as 30) */
+    { "step_time_s", "30 h", "at most 86400" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -850,6 +857,9 @@ test_units_and_ranges (void)
   static const struct { const char *cell; gint64 want; } gpus[] = {
     { "6*8", 48 }, { "6 x 8", 48 }, { "1,536", 1536 }, { "16x8", 128 },
     { "8 GPUs per node x 6 nodes", 48 }, { "8 GPUs/node, 6 nodes", 48 }, { "8 GPUs", 8 },
+    { "8 GPUs per node, 1,024 nodes", 8192 }, { "8 GPUs per host, 6 hosts", 48 },
+    { "8 GPUs/server, 6 servers", 48 }, { "8 GPUs per node x 16 machines", 128 },
+    { "8 GPUs per node on 6 DGX nodes", 48 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (gpus); i++)
     {
@@ -1600,8 +1610,9 @@ test_numbers_as_written (void)
     "31.5K tokens/s\n");
   g_assert_true (rk->ready);
   g_assert_cmpfloat (fabs (rk->measured_step_s - 64.0 * 1024 / (31500.0 * 16)), <, 1e-9);
-  static const char *const tf[] = { "500", "0.5 PFLOP/s", "0.5 PF" };
-  double tf_step[3];
+  static const char *const tf[] = { "500", "0.5 PFLOP/s", "0.5 PF", "0.5 PFs",
+                                    "0.5 petaFLOP/s", "0.5PF" };
+  double tf_step[6];
   for (guint i = 0; i < G_N_ELEMENTS (tf); i++)
     {
       g_autofree char *tt = g_strdup_printf (
@@ -1612,7 +1623,8 @@ test_numbers_as_written (void)
       g_assert_true (c->ready);
       tf_step[i] = c->measured_step_s;
     }
-  g_assert_cmpfloat (fabs (tf_step[0] - tf_step[1]), <, 1e-12);
+  for (guint i = 1; i < G_N_ELEMENTS (tf); i++)
+    g_assert_cmpfloat (fabs (tf_step[0] - tf_step[i]), <, 1e-12);
   g_autoptr (ResPublishedCase) mf = case_of (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
     "mfu_pct,flops_convention\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,0.41,"
