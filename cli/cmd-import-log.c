@@ -439,8 +439,8 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
   fflush (stdout);
   if (!dba->no_db)
     {
-      gint64 id = import_store (dba, p, stack_name, log, times, n, (guint) skip, &sp, note,
-                                 &error);
+      gint64 id = import_store (dba, p, fw_stack_stored_name (stack), log, times, n,
+                                (guint) skip, &sp, note, &error);
       cli_stored_set (&st, id, error);
       g_clear_error (&error);
     }

@@ -824,7 +824,10 @@ fw_stack_load_file (const char *path, GError **error)
       g_set_error (error, FW_ERROR, FW_ERROR_NOT_FOUND, "%s", local->message);
       return NULL;
     }
-  return fw_stack_new_from_data (data, (gssize) len, path, error);
+  FwStack *s = fw_stack_new_from_data (data, (gssize) len, path, error);
+  if (s != NULL)
+    s->file = g_canonicalize_filename (path, NULL);
+  return s;
 }
 
 static int
@@ -930,6 +933,7 @@ fw_stack_unref (FwStack *stack)
   g_free (stack->name);
   g_free (stack->description);
   g_free (stack->source);
+  g_free (stack->file);
   g_strfreev (stack->offers_rank_orders);
   g_clear_pointer (&stack->sources, g_hash_table_unref);
   g_free (stack);
@@ -1241,5 +1245,7 @@ const char *
 fw_stack_stored_name (const FwStack *s)
 {
   g_return_val_if_fail (s != NULL, NULL);
-  return s->source != NULL && !g_str_has_prefix (s->source, "preset:") ? s->source : s->name;
+  /* the absolute path: the path as typed re-simulated only from the same directory */
+  return s->file != NULL ? s->file
+         : s->source != NULL && !g_str_has_prefix (s->source, "preset:") ? s->source : s->name;
 }

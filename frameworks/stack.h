@@ -128,6 +128,8 @@ typedef struct {
   char         *name;
   char         *description;
   char         *source;                 /* "preset:NAME" or the file path */
+  char         *file;                   /* a file's absolute path (the store keeps it:
+                                         * fw_stack_stored_name); NULL for a preset */
 
   FwAttnKernel  attention;
   FwFusion      fusion;

@@ -427,7 +427,7 @@ test_stack_file_stored (Fixture *f, gconstpointer data)
   run_result_clear (&r);
   g_autofree char *path = g_build_filename (f->dir, "mine.json", NULL);
   g_assert_true (g_file_set_contents (path, edited, -1, NULL));
-  run_in (f, PREDICT "--framework {DIR}/mine.json --db {DB}", &r);
+  run_in (f, PREDICT "--framework mine.json --db {DB}", &r);
   g_assert_cmpint (r.status, ==, 0);
   run_result_clear (&r);
   run_in (f, "runs --db {DB} --json", &r);
@@ -435,6 +435,20 @@ test_stack_file_stored (Fixture *f, gconstpointer data)
   g_autofree char *want = g_strdup_printf ("\"framework\" : \"%s\"", path);
   g_assert_nonnull (strstr (r.out, want));
   run_result_clear (&r);
+  /* from another directory too: the path is kept absolute (as typed, it re-simulated
+   * only from the directory of the run) */
+  g_autofree char *sub = g_build_filename (f->dir, "sub", NULL);
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  {
+    const char *subst[] = { "{DB}", f->db, "{DIR}", f->dir, NULL };
+    run_tandem_words ("report run 1 --db {DB} --out {DIR}/r0 --format md", subst, sub, &r);
+    g_assert_cmpint (r.status, ==, 0);
+    g_autofree char *p0 = g_build_filename (f->dir, "r0", "report.md", NULL);
+    g_autofree char *md0 = NULL;
+    g_assert_true (g_file_get_contents (p0, &md0, NULL, NULL));
+    g_assert_null (strstr (md0, "timeline: none"));
+    run_result_clear (&r);
+  }
   run_in (f, "report run 1 --db {DB} --out {DIR}/r1 --format md", &r);
   g_assert_cmpint (r.status, ==, 0);
   g_autofree char *md1 = NULL;
