@@ -211,7 +211,10 @@ fit_ep_max (Plan *p, const TopoCluster *cluster, GString *flags, GString *what)
   if (p->num_experts <= 0)
     return FALSE;
   /* etp x ep must divide the tp x cp x dp ranks of a stage, ep the experts */
-  gint64 ranks = (gint64) p->tp * p->cp * p->dp / MAX (p->etp, 1);
+  /* a stage's ranks as the changes leave them (dp is derived again only on resolve) */
+  gint64 ranks = (p->world_size > 0 && p->pp > 0 ? (gint64) p->world_size / p->pp
+                                                 : (gint64) p->tp * p->cp * p->dp)
+                 / MAX (p->etp, 1);
   int ep = common_divisor_at_most (p->num_experts, ranks, p->num_experts);
   if (ep <= p->ep * 2)   /* doubling says it already */
     return FALSE;
@@ -285,9 +288,17 @@ try_changes (const ModelSpec *model, const Plan *base, const TopoCluster *cluste
   plan_copy (&p, base);
   p.dp_given = 0;   /* dp follows the changed degrees */
   gboolean ok = TRUE;
-  for (guint i = 0; i < N_CHANGES && ok; i++)
-    if (mask & (1u << i))
+  /* the degrees first (tp, sp, pp, cp, mbs), then what reads them: ZeRO's group and the
+   * largest ep are of the changed degrees (a combination said "over dp 32" for the dp x
+   * cp of 16 its tp 4 and cp 2 left) */
+  for (int pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < N_CHANGES && ok; i++)
       {
+        const int g = changes[i].group;
+        const gboolean degree = g == GROUP_TP || g == GROUP_SP || g == GROUP_PP
+                                || g == GROUP_CP || g == GROUP_MBS;
+        if (!(mask & (1u << i)) || degree != (pass == 0))
+          continue;
         if (flags->len > 0)
           g_string_append_c (flags, ' ');
         if (what->len > 0)

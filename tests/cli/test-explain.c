@@ -437,6 +437,14 @@ test_fit_follows_stack (void)
   g_assert_nonnull (strstr (t.out, "over dp x cp = 16 (ZeRO-3 / FSDP)"));
   g_assert_null (strstr (t.out, "dp x cp = 32"));
   run_result_clear (&t);
+  /* in a combination too: the degrees change first, then ZeRO's group is read (tp 4 x cp
+   * 2 on 64 GPUs leaves dp x cp = 16; it said "dp 32", the group before the changes) */
+  run_tandem ("predict --model mixtral-8x22b --cluster dgx-h100-superpod --gpus 64 --ep 8 "
+              "--tp 2 --sp --gbs 128 --seq 4096 --overlap-moe-expert-parallel-comm --no-db", &t);
+  g_assert_cmpint (t.status, ==, 3);
+  g_assert_nonnull (strstr (t.out, "--tp 4 --cp 2 --sharding zero2"));
+  g_assert_nonnull (strstr (t.out, "gradients over dp x cp = 16 (ZeRO-2)"));
+  run_result_clear (&t);
 }
 
 /* Every suggestion's flags, pasted after the plan, are the plan the suggestion
