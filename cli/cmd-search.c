@@ -2091,6 +2091,17 @@ cli_cmd_search (int argc, char **argv)
         status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
         goto out;
       }
+    /* an option of MoE layers on a dense model holds for every candidate: refused once,
+     * as predict refuses it (every candidate was counted invalid with the MoE overlap's
+     * own reason, "only supported with expert parallelism") */
+    const char *moe_flag = plan_moe_option_flag (&o.spec.base);
+    if (!model_spec_is_moe (o.spec.model) && moe_flag != NULL)
+      {
+        status = cli_fail (CLI_EXIT_USAGE, "%s is an option of mixture-of-experts layers, and "
+                           "%s is dense (hint: drop it, or give --num-experts N to make its "
+                           "MLPs experts)", moe_flag, o.spec.model->name);
+        goto out;
+      }
   }
   /* a margin that leaves no memory is a contradiction, not a space out of memory */
   if (o.spec.headroom_bytes >= (double) o.spec.cluster->device.hbm_bytes)

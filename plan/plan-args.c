@@ -1114,7 +1114,8 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
     {
       const char *why = NULL, *hint = NULL;
       if (plan->ep <= 1)
-        why = "is only supported with expert parallelism (ep > 1)", hint = "--ep 2 or more";
+        why = "is only supported with expert parallelism (an ep above one)",
+        hint = "--ep 2 or more";
       else if (plan->moe_dispatcher != PLAN_MOE_ALLTOALL && plan->moe_dispatcher != PLAN_MOE_FLEX)
         why = "needs the alltoall or flex token dispatcher",
         hint = "--moe-token-dispatcher-type alltoall";

@@ -347,6 +347,20 @@ fold_mismatch (const Plan *plan, int etp)
   return -1;
 }
 
+const char *
+plan_moe_option_flag (const Plan *plan)
+{
+  return plan->moe_dispatcher != PLAN_MOE_ALLTOALL ? "--moe-token-dispatcher-type"
+         : plan->moe_flex_backend != PLAN_MOE_FLEX_DEEPEP ? "--moe-flex-dispatcher-backend"
+         : plan->moe_capacity_factor > 0              ? "--moe-expert-capacity-factor"
+         : plan->moe_pad_to_capacity                  ? "--moe-pad-expert-input-to-capacity"
+         : plan->moe_grouped_gemm                     ? "--moe-grouped-gemm"
+         : plan->moe_shared_expert_overlap            ? "--moe-shared-expert-overlap"
+         : plan->moe_a2a_overlap                      ? "--overlap-moe-expert-parallel-comm"
+         : plan->moe_imbalance > 0                    ? "--moe-imbalance"
+                                                      : NULL;
+}
+
 /* The expert side of the plan: experts, top-k, expert TP and EP against the model, and
  * the expert data-parallel size derived from the folding. */
 static gboolean
@@ -377,16 +391,7 @@ resolve_moe (Plan *plan, const ModelSpec *model, GError **error)
        * with exit 0). The dispatcher and backend are refused where they differ from the
        * defaults (an explicit "alltoall" cannot be told from none); a stack sets the two
        * overlaps only where ep > 1 (plan-args.c) */
-      const char *moe_flag
-        = plan->moe_dispatcher != PLAN_MOE_ALLTOALL ? "--moe-token-dispatcher-type"
-          : plan->moe_flex_backend != PLAN_MOE_FLEX_DEEPEP ? "--moe-flex-dispatcher-backend"
-          : plan->moe_capacity_factor > 0              ? "--moe-expert-capacity-factor"
-          : plan->moe_pad_to_capacity                  ? "--moe-pad-expert-input-to-capacity"
-          : plan->moe_grouped_gemm                     ? "--moe-grouped-gemm"
-          : plan->moe_shared_expert_overlap            ? "--moe-shared-expert-overlap"
-          : plan->moe_a2a_overlap                      ? "--overlap-moe-expert-parallel-comm"
-          : plan->moe_imbalance > 0                    ? "--moe-imbalance"
-                                                       : NULL;
+      const char *moe_flag = plan_moe_option_flag (plan);
       if (moe_flag != NULL)
         return invalid (error, "%s is an option of mixture-of-experts layers, and %s is dense "
                         "(hint: drop it, or give --num-experts N to make its MLPs experts)",

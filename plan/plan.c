@@ -225,7 +225,9 @@ plan_model_apply_moe (const Plan *plan, ModelSpec **model, GError **error)
   if (problem != NULL)
     {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID, "%s with --num-experts %" G_GUINT64_FORMAT
-                   " and --moe-router-topk %" G_GUINT64_FORMAT ": %s", m->name, e, k, problem);
+                   " and --moe-router-topk %" G_GUINT64_FORMAT "%s: %s (hint: --moe-router-topk "
+                   "at most the experts, or more --num-experts)", m->name, e, k,
+                   plan->moe_topk > 0 ? "" : " (the default)", problem);
       model_spec_unref (c);
       return FALSE;
     }

@@ -538,6 +538,11 @@ void     plan_moe (const Plan *plan, const ModelSpec *model, PlanMoe *out);
  * step time with 241 TFLOP/s per GPU against Mixtral's 407. FALSE with
  * PLAN_ERROR_INVALID where the experts are out of the model's limits. */
 gboolean plan_model_apply_moe (const Plan *plan, ModelSpec **model, GError **error);
+/* The flag of a mixture-of-experts option the plan sets (the dispatcher or its backend
+ * other than the defaults, a capacity factor, padding, grouped GEMM, either MoE overlap,
+ * an imbalance), NULL when none: a dense model refuses them (plan_resolve; the search
+ * once, before enumerating). */
+const char *plan_moe_option_flag (const Plan *plan);
 /* Token drop and pad in effect: --moe-pad-expert-input-to-capacity with a capacity factor
  * (every expert runs its capacity; the dispatcher takes no host sync). */
 gboolean plan_moe_padded (const Plan *plan);

@@ -288,6 +288,22 @@ size_after (const char *line, const char *key)
 
 /* Megatron's arguments.py: "using world size: 8, data-parallel size: 1, context-parallel
  * size: 1, ... tensor-model-parallel size: 8, ... pipeline-model-parallel size: 1" */
+/* "world size 8, tp 1, pp 1": the sizes a header states (0: not stated, left out) */
+static char *
+header_sizes_text (int world, int tp, int pp, int cp)
+{
+  GString *s = g_string_new (NULL);
+  const struct { const char *name; int v; } f[] = {
+    { "world size", world }, { "tp", tp }, { "pp", pp }, { "cp", cp },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (f); i++)
+    if (f[i].v > 0)
+      g_string_append_printf (s, "%s%s %d", s->len ? ", " : "", f[i].name, f[i].v);
+  if (s->len == 0)
+    g_string_append (s, "no sizes stated");
+  return g_string_free (s, FALSE);
+}
+
 static gboolean
 parse_megatron_header (TrainingLog *log, const char *line, int lineno, const char *source,
                        GError **error)
@@ -307,12 +323,13 @@ parse_megatron_header (TrainingLog *log, const char *line, int lineno, const cha
       if (w != log->header_world || t != log->header_tp || pp != log->header_pp
           || c != log->header_cp)
         {
+          g_autofree char *now = header_sizes_text (w, t, pp, c);
+          g_autofree char *first = header_sizes_text (log->header_world, log->header_tp,
+                                                      log->header_pp, log->header_cp);
           g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE,
-                       "%s:%d: a second job's header (world size %d, tp %d, pp %d, cp %d) "
-                       "after line %d's (world size %d, tp %d, pp %d, cp %d): one job's "
-                       "log at a time (hint: split the file at line %d)", source, lineno, w,
-                       t, pp, c, log->header_line, log->header_world, log->header_tp,
-                       log->header_pp, log->header_cp, lineno);
+                       "%s:%d: a second job's header (%s) after line %d's (%s): one job's "
+                       "log at a time (hint: split the file at line %d)", source, lineno, now,
+                       log->header_line, first, lineno);
           return FALSE;
         }
       return TRUE;
@@ -578,8 +595,10 @@ training_log_load (const char *path, TrainingLogFormat format, GError **error)
       if (g_error_matches (local, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_TOO_LARGE))
         g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_READ, "cannot read training "
                      "log: '%s' is larger than the %d MiB input cap (hint: only the header and "
-                     "the step lines are read: grep -E 'using world size|iteration|step:' "
-                     "LOG | tail -n 100000 | tandem import-log /dev/stdin ...)", path, (int) (UTIL_INPUT_MAX_BYTES >> 20));
+                     "the step lines are read: (grep -m1 'using world size' LOG; grep -E "
+                     "'iteration|step:' LOG | tail -n 100000) | tandem import-log /dev/stdin "
+                     "..., which keeps the header its sizes are checked against)", path,
+                     (int) (UTIL_INPUT_MAX_BYTES >> 20));
       else
         g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_READ, "cannot read training "
                      "log: %s", local->message);

@@ -272,6 +272,14 @@ test_async_tp_fixes_overlap (void)
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "async TP needs a compiled model"));
   run_clear (&r);
+  /* an MoE option on a dense model holds for every candidate: one line, predict's (every
+   * candidate was counted invalid with the overlap's own reason, 29,634 of them) */
+  run (NULL, "search --model llama3-8b --gpus 8 --gbs 64 --overlap-moe-expert-parallel-comm "
+       "--no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--overlap-moe-expert-parallel-comm is an option of "
+                                   "mixture-of-experts layers, and llama3-8b is dense"));
+  run_clear (&r);
 }
 
 /* ZeRO shards over the gradient group dp x cp (Megatron-Core's distributed optimizer over
