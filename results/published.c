@@ -115,6 +115,29 @@ cell_number (const char *cell, double *out)
 /* A throughput as written: a number, or one with k / K or M (SI, decimal: "31.5K
  * tokens/s" = 31,500, "1.2M" = 1,200,000), which a rate column means in vendor tables
  * (these were not stated, and the row fell back to a TFLOP/s reading or was skipped) */
+/* The factor of a rate's magnitude after its number: none 1; k / K or "thousand" 1e3; M or
+ * "million" 1e6; B or "billion" 1e9 (a billion tokens/s a GPU is then refused by the
+ * column's cap, where it was "no measured step time"); 0 for the binary "Ki" / "Mi",
+ * which no rate is written in */
+static double
+rate_magnitude (const char *end)
+{
+  char m = magnitude_suffix (end);
+  const char *letter = end[0] == ' ' ? end + 1 : end;
+  if (m != 0 && (letter[1] == 'i' || letter[1] == 'I'))
+    return 0;
+  if (m == 0)
+    {
+      const char *w = end;
+      while (*w == ' ')
+        w++;
+      m = g_ascii_strncasecmp (w, "thousand", 8) == 0 ? 'k'
+          : g_ascii_strncasecmp (w, "million", 7) == 0 ? 'm'
+          : g_ascii_strncasecmp (w, "billion", 7) == 0 ? 'b' : 0;
+    }
+  return m == 'k' ? 1e3 : m == 'm' ? 1e6 : m == 'b' ? 1e9 : 1;
+}
+
 static gboolean
 cell_rate (const char *cell, double *out)
 {
@@ -122,24 +145,10 @@ cell_rate (const char *cell, double *out)
   const char *end = leading_number (cell, &v);
   if (end == NULL)
     return FALSE;
-  char m = magnitude_suffix (end);
-  const char *letter = end[0] == ' ' ? end + 1 : end;
-  if (m == 'b' || (m != 0 && (letter[1] == 'i' || letter[1] == 'I')))
-    return FALSE;   /* billions, or the binary "Ki" / "Mi": not a rate anyone writes */
-  /* the magnitude as a word ("3.2 thousand tokens/s" was read as 3.2) */
-  if (m == 0)
-    {
-      const char *w = end;
-      while (*w == ' ')
-        w++;
-      if (g_ascii_strncasecmp (w, "thousand", 8) == 0)
-        m = 'k';
-      else if (g_ascii_strncasecmp (w, "million", 7) == 0)
-        m = 'm';
-      else if (g_ascii_strncasecmp (w, "billion", 7) == 0)
-        return FALSE;
-    }
-  *out = v * (m == 'k' ? 1e3 : m == 'm' ? 1e6 : 1);
+  const double f = rate_magnitude (end);
+  if (f == 0)
+    return FALSE;
+  *out = v * f;
   return TRUE;
 }
 
@@ -679,6 +688,16 @@ row_cells_problem (const ResCsv *csv, guint row)
                                             : "refused: tflops_per_gpu '%s' is in no rate "
                                               "unit read here (hint: TFLOP/s, PFLOP/s or "
                                               "GFLOP/s after the number)", cell);
+          v *= f;
+        }
+      /* a rate's magnitude ("31.5K", "3.2 billion") before its cap */
+      if (g_str_has_prefix (cell_rules[i].column, "tokens_per_s") && lead_end != NULL)
+        {
+          const double f = rate_magnitude (lead_end);
+          if (f == 0)
+            return g_strdup_printf ("refused: %s '%s' has a binary prefix, which no rate is "
+                                    "written in (hint: K for thousands, M for millions)",
+                                    cell_rules[i].column, cell);
           v *= f;
         }
       if (cell_rules[i].count && lead_end != NULL && magnitude_suffix (lead_end) != 0)
