@@ -881,6 +881,13 @@ test_units_and_ranges (void)
     "3.2 thousand\n");
   g_assert_true (th->ready);
   g_assert_cmpfloat (fabs (th->measured_step_s - 1.28), <, 1e-9);
+  /* a billion a GPU is past the column's 10 M cap (it read as not stated) */
+  g_autoptr (ResPublishedCase) bn = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+    "tokens_per_s_per_gpu\n1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,"
+    "3.2 billion\n");
+  g_assert_false (bn->ready);
+  g_assert_nonnull (strstr (bn->skip_reason, "at most 10000000"));
   /* a batch with a magnitude letter and no unit names the question */
   g_autoptr (ResPublishedCase) k = case_of (
     "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
