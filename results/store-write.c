@@ -394,7 +394,7 @@ res_store_import_published (ResStore *store, const ResPublishedRow *rows, guint 
                           "SELECT p.model, p.gpu_type, p.n_gpus,"
                           " (SELECT group_concat (run_id, ', ') FROM (SELECT DISTINCT run_id"
                           "  FROM validations WHERE row_id = p.row_id ORDER BY run_id"
-                          "  LIMIT 5))"
+                          "  LIMIT 5)), p.row_json"
                           " FROM published AS p WHERE p.row_id = ?1", -1, &probe, NULL)
       != SQLITE_OK)
     {
@@ -413,8 +413,15 @@ res_store_import_published (ResStore *store, const ResPublishedRow *rows, guint 
           const char *g = (const char *) sqlite3_column_text (probe, 1);
           const gboolean n_null = sqlite3_column_type (probe, 2) == SQLITE_NULL;
           const gint64 n = sqlite3_column_int64 (probe, 2);
-          const gboolean same = g_strcmp0 (m, r->model) == 0 && g_strcmp0 (g, r->gpu_type) == 0
-                                && (n_null ? r->n_gpus <= 0 : n == r->n_gpus);
+          /* the very cells stored before are the same row, whatever tandem now reads from
+           * them ("2 nodes x 8 GPUs" was stored as 2 GPUs before the n_gpus reader was the
+           * mapping's, and a re-run of that CSV was refused as another row) */
+          const char *stored_cells = (const char *) sqlite3_column_text (probe, 4);
+          const gboolean same = (stored_cells != NULL && r->row_json != NULL
+                                 && strcmp (stored_cells, r->row_json) == 0)
+                                || (g_strcmp0 (m, r->model) == 0
+                                    && g_strcmp0 (g, r->gpu_type) == 0
+                                    && (n_null ? r->n_gpus <= 0 : n == r->n_gpus));
           if (!same)
             {
               g_set_error (error, RES_ERROR, RES_ERROR_CONSTRAINT,

@@ -774,6 +774,17 @@ test_published (void)
   other[1].row_json = "{\"mfu_pct\":43.2}";
   g_assert_true (res_store_import_published (store, &other[1], 1, &error));
   g_assert_no_error (error);
+  /* the very cells stored before are the same row whatever is read from them now: row 1
+   * stored with its n_gpus misread (an older reader took "2 nodes x 8 GPUs" as 2) and read
+   * again as 16 is updated, not refused as another run */
+  ResPublishedRow cells = { 5, "Llama 3 paper", "Llama 3.1 405B", "H100-SXM-80GB", 2,
+                            "{\"n_gpus\":\"2 nodes x 8 GPUs\"}" };
+  g_assert_true (res_store_import_published (store, &cells, 1, &error));
+  ResValidationRow v5[] = { { 5, 12.0, 12.1, NAN } };
+  g_assert_cmpint (res_store_add_validation (store, &info, v5, 1, &error), >, 0);
+  cells.n_gpus = 16;
+  g_assert_true (res_store_import_published (store, &cells, 1, &error));
+  g_assert_no_error (error);
   /* a row no run holds may still be renumbered to another run */
   ResPublishedRow two = { 2, "x", "GPT-7B", "A100-SXM-80GB", 64, "{}" };
   g_assert_true (res_store_import_published (store, &two, 1, &error));
