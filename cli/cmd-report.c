@@ -358,6 +358,9 @@ cmd_scaling (int argc, char **argv)
                           : tmpl.sharding != d.sharding ? "--sharding"
                           : tmpl.recompute != d.recompute ? "--recompute-granularity"
                           : tmpl.sequence_parallel != d.sequence_parallel ? "--sequence-parallel"
+                          /* the flag typed: --async-tp sets the overlap too, and was told
+                           * as a --tp-comm-overlap never given */
+                          : tmpl.async_tp ? "--async-tp"
                           : tmpl.tp_comm_overlap != d.tp_comm_overlap ? "--tp-comm-overlap"
                           : NULL;
       plan_clear (&d);
