@@ -576,7 +576,20 @@ parse_checkpoint (PlanJson *pj, JsonObject *obj, GError **error)
   Plan *p = pj->plan;
   const char *S = "activation_checkpoint";
   gboolean op_level = FALSE;
+  /* mode and method first, then the keys that refine them: an option before its mode
+   * was refused with a hint about flags nobody typed ("--recompute-method block applies
+   * to --recompute-granularity full only") */
   g_autoptr (GList) members = json_object_get_members (obj);
+  GList *firsts = NULL, *rest = NULL;
+  for (GList *l = members; l; l = l->next)
+    {
+      if (g_str_equal (l->data, "mode") || g_str_equal (l->data, "method"))
+        firsts = g_list_append (firsts, l->data);
+      else
+        rest = g_list_append (rest, l->data);
+    }
+  g_list_free (members);
+  members = g_list_concat (firsts, rest);
   for (GList *l = members; l; l = l->next)
     {
       const char *key = l->data;

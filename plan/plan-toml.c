@@ -412,8 +412,7 @@ static const char *const skipped_parallelism[] = {
   "disable_loss_parallel", "enable_compiled_autograd", "fsdp_reshard_after_forward_policy",
   "tensor_parallel_degree_dp", "pipeline_parallel_split_points", "module_fqns_per_model_part",
   "pipeline_parallel_first_stage_less_layers", "pipeline_parallel_last_stage_less_layers",
-  "pipeline_parallel_schedule_csv", "pipeline_parallel_layers_per_stage_csv",
-  "expert_tensor_parallel_degree", NULL,
+  "pipeline_parallel_schedule_csv", "pipeline_parallel_layers_per_stage_csv", NULL,
 };
 static const char *const skipped_checkpoint[] = {
   "preserve_rng_state", "early_stop", "per_op_sac_force_recompute_mm_shapes_by_fqns", NULL,
@@ -580,6 +579,49 @@ plan_load_toml_data (Plan *plan, const char *text, gssize len, const char *sourc
           return FALSE;
         }
     }
+  /* TorchTitan's defaults where the file leaves a key out (torchtitan/config/
+   * job_config.py): Parallelism.data_parallel_shard_degree -1 (FSDP over the ranks left)
+   * and expert_tensor_parallel_degree 1; ActivationCheckpoint.mode "selective" with
+   * selective_ac_option "2" (every second block checkpointed). A file without them was
+   * read as no sharding (a 3x memory figure and "does not fit"), expert TP = tp and no
+   * checkpointing. The option counts only under mode "selective" (apply_ac: "full" wraps
+   * every block, "none" none); it was applied under any mode. */
+  {
+    if (!json_object_has_member (kept, "parallelism"))
+      json_object_set_object_member (kept, "parallelism", json_object_new ());
+    JsonObject *par = json_object_get_object_member (kept, "parallelism");
+    if (!json_object_has_member (par, "data_parallel_shard_degree"))
+      json_object_set_int_member (par, "data_parallel_shard_degree", -1);
+    if (json_object_has_member (par, "expert_parallel_degree")
+        && !json_object_has_member (par, "expert_tensor_parallel_degree"))
+      json_object_set_int_member (par, "expert_tensor_parallel_degree", 1);
+    if (!json_object_has_member (kept, "activation_checkpoint"))
+      json_object_set_object_member (kept, "activation_checkpoint", json_object_new ());
+    JsonObject *ac = json_object_get_object_member (kept, "activation_checkpoint");
+    JsonNode *mode_n = json_object_get_member (ac, "mode");
+    const char *mode = mode_n != NULL && JSON_NODE_HOLDS_VALUE (mode_n)
+                       && json_node_get_value_type (mode_n) == G_TYPE_STRING
+                       ? json_node_get_string (mode_n) : mode_n == NULL ? "selective" : NULL;
+    if (mode != NULL && g_str_equal (mode, "selective"))
+      {
+        JsonNode *opt_n = json_object_get_member (ac, "selective_ac_option");
+        const char *opt = opt_n == NULL ? "2"
+                          : JSON_NODE_HOLDS_VALUE (opt_n)
+                            && json_node_get_value_type (opt_n) == G_TYPE_STRING
+                          ? json_node_get_string (opt_n) : NULL;
+        /* every N-th block: tandem's plan reads it as full recompute of those blocks */
+        if (opt != NULL && !g_str_equal (opt, "op"))
+          {
+            g_autofree char *o = g_strdup (opt);
+            json_object_set_string_member (ac, "mode", "full");
+            json_object_set_string_member (ac, "selective_ac_option", o);
+          }
+        else if (opt != NULL)
+          json_object_set_string_member (ac, "mode", "selective");
+      }
+    else if (mode != NULL)
+      json_object_remove_member (ac, "selective_ac_option");
+  }
   /* TorchTitan's tensor parallelism shards the norms along the sequence (its llama
    * parallelize plans put SequenceParallel on attention_norm and ffn_norm): sequence
    * parallelism comes with tp > 1 unless the file says otherwise */

@@ -151,6 +151,46 @@ test_float8_and_old_names (void)
     }
 }
 
+/* TorchTitan's defaults for the keys a file leaves out (job_config.py): the data-parallel
+ * shard degree -1 (FSDP over the ranks left: ZeRO-3 here), expert TP 1 beside an expert
+ * degree, and selective checkpointing of every second block; the option counts only
+ * under mode "selective" ("full" wraps every block, "none" none), and a mode after its
+ * option reads as before it */
+static void
+test_torchtitan_defaults (void)
+{
+  static const struct {
+    const char *text;
+    PlanSharding sharding;
+    PlanRecompute recompute;
+    int every, etp;
+  } cases[] = {
+    { "[parallelism]\ntensor_parallel_degree = 1\n", PLAN_SHARD_ZERO3, PLAN_RECOMPUTE_FULL, 2, 0 },
+    { "[parallelism]\ndata_parallel_shard_degree = 1\ndata_parallel_replicate_degree = 8\n"
+      "[activation_checkpoint]\nmode = 'none'\nselective_ac_option = '2'\n",
+      PLAN_SHARD_NONE, PLAN_RECOMPUTE_NONE, 0, 0 },
+    { "[activation_checkpoint]\nmode = 'full'\nselective_ac_option = '2'\n",
+      PLAN_SHARD_ZERO3, PLAN_RECOMPUTE_FULL, 0, 0 },
+    { "[activation_checkpoint]\nselective_ac_option = '3'\nmode = 'selective'\n",
+      PLAN_SHARD_ZERO3, PLAN_RECOMPUTE_FULL, 3, 0 },
+    { "[parallelism]\nexpert_parallel_degree = 8\ntensor_parallel_degree = 2\n",
+      PLAN_SHARD_ZERO3, PLAN_RECOMPUTE_FULL, 2, 1 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      Plan plan;
+      plan_init_defaults (&plan);
+      if (!plan_load_toml_data (&plan, cases[i].text, -1, "t.toml", &error))
+        g_error ("case %u: %s", i, error->message);
+      g_assert_cmpint (plan.sharding, ==, cases[i].sharding);
+      g_assert_cmpint (plan.recompute, ==, cases[i].recompute);
+      g_assert_cmpint (plan.recompute_every, ==, cases[i].every);
+      g_assert_cmpint (plan.etp, ==, cases[i].etp);
+      plan_clear (&plan);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -158,6 +198,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/toml/torchtitan-file", test_titan_file);
   g_test_add_func ("/plan/toml/values", test_values);
   g_test_add_func ("/plan/toml/errors", test_errors);
+  g_test_add_func ("/plan/toml/torchtitan-defaults", test_torchtitan_defaults);
   g_test_add_func ("/plan/toml/float8-and-old-names", test_float8_and_old_names);
   return g_test_run ();
 }
