@@ -132,7 +132,11 @@ usage (GError **error, const char *format, ...)
 typedef struct {
   const char *p;
   const char *error;
+  int         depth;   /* open parentheses: bounded, a deep nesting overflowed the stack */
 } FreqParser;
+
+/* Megatron's patterns nest a level or two ("([1]*3+[0])*8"); 64 is far past any */
+#define FREQ_MAX_DEPTH 64
 
 static void
 freq_skip (FreqParser *fp)
@@ -170,8 +174,14 @@ freq_atom (FreqParser *fp, GByteArray *out)
   if (*fp->p == '(')
     {
       fp->p++;
+      if (++fp->depth > FREQ_MAX_DEPTH)
+        {
+          fp->error = "parentheses nested deeper than 64";
+          return FALSE;
+        }
       if (!freq_expr (fp, out))
         return FALSE;
+      fp->depth--;
       freq_skip (fp);
       if (*fp->p != ')')
         {

@@ -411,6 +411,15 @@ test_model_flags_moe (void)
       assert_one_error_line (a.err, bad[i].expect);
       run_result_clear (&a);
     }
+  /* parentheses nested 130,000 deep recursed the parser off the stack (SIGSEGV) */
+  g_autoptr (GString) deep = g_string_new ("plan show " MIXTRAL_FLAGS " --gpus 8 --moe-layer-freq ");
+  for (int i = 0; i < 130000; i++)
+    g_string_append_c (deep, '(');
+  g_string_append (deep, "[1]*32");
+  run_tandem (deep->str, &a);
+  g_assert_cmpint (a.status, ==, 2);
+  g_assert_nonnull (strstr (a.err, "parentheses nested deeper than 64"));
+  run_result_clear (&a);
 }
 
 /* validate --explain ROW --cluster: row 40 (GPT 175B on 64 A100s) explained on a DGX H100
