@@ -449,10 +449,50 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
       GError *local = NULL;
       /* a TorchTitan job TOML by its name, else a plan JSON */
       gboolean toml = g_str_has_suffix (value, ".toml") || g_str_has_suffix (value, ".TOML");
+      Plan before, def;
+      plan_copy (&before, plan);
+      plan_init_defaults (&def);
       if (!(toml ? plan_load_toml (plan, value, &local) : plan_load_json (plan, value, &local)))
         {
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s", local->message);
           g_error_free (local);
+          plan_clear (&before);
+          plan_clear (&def);
+          return FALSE;
+        }
+      /* a flag before --plan that the file then replaces was dropped without a word (--tp
+       * 4 --plan a tp-8 file ran tp 8): refused, naming it, since flags after --plan are
+       * what overrides the file */
+      static const struct { const char *flag; gsize off; } shape[] = {
+        { "--tp", G_STRUCT_OFFSET (Plan, tp) }, { "--pp", G_STRUCT_OFFSET (Plan, pp) },
+        { "--cp", G_STRUCT_OFFSET (Plan, cp) }, { "--ep", G_STRUCT_OFFSET (Plan, ep) },
+        { "--etp", G_STRUCT_OFFSET (Plan, etp) }, { "--vpp", G_STRUCT_OFFSET (Plan, vpp) },
+        { "--gpus", G_STRUCT_OFFSET (Plan, world_size) },
+        { "--mbs", G_STRUCT_OFFSET (Plan, micro_batch) },
+        { "--gbs", G_STRUCT_OFFSET (Plan, global_batch) },
+        { "--seq-length", G_STRUCT_OFFSET (Plan, seq_length) },
+        { "--sharding", G_STRUCT_OFFSET (Plan, sharding) },
+        { "--recompute-granularity", G_STRUCT_OFFSET (Plan, recompute) },
+        { "--sequence-parallel", G_STRUCT_OFFSET (Plan, sequence_parallel) },
+        { "--precision", G_STRUCT_OFFSET (Plan, compute_dtype) },
+        { "--schedule", G_STRUCT_OFFSET (Plan, schedule) },
+      };
+      const char *replaced = NULL;
+      for (guint i = 0; i < G_N_ELEMENTS (shape) && replaced == NULL; i++)
+        {
+          const int b = G_STRUCT_MEMBER (int, &before, shape[i].off);
+          const int d = G_STRUCT_MEMBER (int, &def, shape[i].off);
+          const int a = G_STRUCT_MEMBER (int, plan, shape[i].off);
+          if (b != d && a != b)
+            replaced = shape[i].flag;
+        }
+      plan_clear (&before);
+      plan_clear (&def);
+      if (replaced != NULL)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s before --plan %s "
+                       "is replaced by the file's value (hint: put it after --plan: flags "
+                       "after the file override its keys)", replaced, value);
           return FALSE;
         }
       return TRUE;

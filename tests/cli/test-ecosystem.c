@@ -411,6 +411,18 @@ test_model_flags_moe (void)
       assert_one_error_line (a.err, bad[i].expect);
       run_result_clear (&a);
     }
+  /* a flag before --plan that the file replaces was dropped without a word (--tp 4
+   * before a TP-8 TorchTitan file ran tp 8); one the file does not set stays (--gpus) */
+  run_tandem ("plan show --model llama3-8b --gpus 64 --tp 4 --plan "
+              "{DATA}/plan/llama3-8b-titan.toml", &a);
+  g_assert_cmpint (a.status, ==, 2);
+  assert_one_error_line (a.err, "--tp before --plan");
+  run_result_clear (&a);
+  run_tandem ("plan show --model llama3-8b --gpus 64 --plan {DATA}/plan/llama3-8b-titan.toml "
+              "--tp 4", &a);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_nonnull (strstr (a.out, "plan tp4-"));
+  run_result_clear (&a);
   /* parentheses nested 130,000 deep recursed the parser off the stack (SIGSEGV) */
   g_autoptr (GString) deep = g_string_new ("plan show " MIXTRAL_FLAGS " --gpus 8 --moe-layer-freq ");
   for (int i = 0; i < 130000; i++)
