@@ -108,6 +108,16 @@ test_errors (void)
     { "[parallelism]\ntensor_parallel_degree = 8.0\n", "tensor_parallel_degree must be an integer" },
     { "[float8]\nenable_float8_linear = 1\n", "float8.enable_float8_linear must be true or false" },
     { "[training]\nbatch_size = 2\nlocal_batch_size = 2\n", "both given" },
+    /* read as "not compiled", a plain split, the stack's recipe, no converter: each was
+     * skipped without a word (audit of plan files) */
+    { "[compile]\nenable = \"true\"\n", "compile.enable must be true or false" },
+    { "[compile]\nenabled = true\n", "unknown key compile.enabled" },
+    { "[training]\ncompile = false\n[compile]\nenable = true\n", "contradict each other" },
+    { "[parallelism]\npipeline_parallel_degree = 2\npipeline_parallel_split_points = "
+      "[\"layers.8\"]\n", "pipeline_parallel_split_points is not modelled" },
+    { "[model]\nconverters = \"float8\"\n", "model.converters must be an array" },
+    { "[model]\nconverters = [\"float8\"]\n[float8]\nrecipe_name = \"colwise\"\n",
+      "float8.recipe_name must be" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -147,6 +157,9 @@ test_float8_and_old_names (void)
       g_assert_cmpint (plan.compute_dtype, ==, PLAN_PREC_FP8);
       g_assert_cmpint (plan.local_batch, ==, 2);
       g_assert_cmpint (plan.fsdp_float8_all_gather, ==, i == 2);
+      /* [float8] recipe_name, torchao's: rowwise (it was skipped, tensorwise taken) */
+      if (i == 1)
+        g_assert_cmpint (plan.fp8_recipe, ==, FW_SCALING_ROWWISE);
       plan_clear (&plan);
     }
 }
