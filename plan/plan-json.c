@@ -19,6 +19,7 @@ typedef struct {
   Plan       *plan;
   const char *source;
   int         shard_degree;      /* data_parallel_shard_degree, -1 = rest */
+  gboolean    shard_degree_given;
   int         replicate_degree;  /* data_parallel_replicate_degree */
   const char *reshard;           /* fsdp_reshard_after_forward */
   gboolean    sharding_named;    /* an explicit "sharding" key wins */
@@ -152,7 +153,8 @@ parse_parallelism (PlanJson *pj, JsonObject *obj, GError **error)
       else if (g_str_equal (key, "world_size"))
         ok = json_get_int (pj, S, key, n, 1, &p->world_size, error);
       else if (g_str_equal (key, "data_parallel_shard_degree"))
-        ok = json_get_int (pj, S, key, n, -1, &pj->shard_degree, error);
+        ok = (pj->shard_degree_given = TRUE)
+             && json_get_int (pj, S, key, n, -1, &pj->shard_degree, error);
       else if (g_str_equal (key, "data_parallel_replicate_degree"))
         ok = json_get_int (pj, S, key, n, 1, &pj->replicate_degree, error);
       else if (g_str_equal (key, "pipeline_parallel_microbatch_size"))
@@ -781,6 +783,18 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
       plan->local_batch = 0;
       plan->pps_file = plan->pp_schedules > 0;
     }
+  /* TorchTitan asserts dp_shard of -1 or at least 1, and that the degrees multiply to
+   * the world (ParallelDims): a shard degree of 0 is refused, and a count is held to
+   * world / (tp x pp x cp) at resolve, or gives the world where no --gpus does */
+  if (pj.shard_degree_given && pj.shard_degree == 0)
+    {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE, "%s: parallelism.data_parallel_shard_"
+                   "degree 0 (hint: -1 for FSDP over the ranks left, or a count of at least "
+                   "1)", source);
+      return FALSE;
+    }
+  if (!written && pj.shard_degree >= 1)
+    plan->dp_titan = pj.shard_degree * MAX (pj.replicate_degree, 1);
   /* TorchTitan's data-parallel degrees to a sharding level: replicate > 1 with shard > 1
    * is HSDP; shard > 1 (or -1) alone is FSDP, whose reshard_after_forward "never" keeps
    * the parameters gathered (ZeRO-2-like); replicate alone is DDP. */

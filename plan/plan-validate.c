@@ -494,6 +494,13 @@ resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError 
 
   if (!check_limits (plan, model, error))
     return FALSE;
+  /* a TorchTitan file's data-parallel degrees give its world where no --gpus does */
+  if (plan->world_size == 0 && plan->dp_titan > 0)
+    {
+      const gint64 w = (gint64) plan->dp_titan * plan->tp * plan->pp * plan->cp;
+      if (w <= PLAN_MAX_WORLD)
+        plan->world_size = (int) w;
+    }
   if (plan->world_size == 0)
     {
       if (devices > PLAN_MAX_WORLD)
@@ -528,6 +535,13 @@ resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError 
                     "derived: leave it out, or make world_size %" G_GINT64_FORMAT ")",
                     plan->dp_file, plan->world_size, model_par, plan->dp,
                     model_par * plan->dp_file);
+  if (plan->dp_titan > 0 && plan->dp_titan != plan->dp)
+    return invalid (error, "parallelism.data_parallel_shard_degree x data_parallel_replicate_"
+                    "degree = %d in the plan file disagrees with world / (tp x pp x cp) = %d / %"
+                    G_GINT64_FORMAT " = %d: TorchTitan asserts they multiply to the world "
+                    "(hint: data_parallel_shard_degree -1, or --gpus %" G_GINT64_FORMAT ")",
+                    plan->dp_titan, plan->world_size, model_par, plan->dp,
+                    model_par * plan->dp_titan);
   if (plan->dp_given > 0 && plan->dp_given != plan->dp)
     return invalid (error, "--dp %d disagrees with world / (tp x pp x cp) = %d / %"
                     G_GINT64_FORMAT " = %d (hint: drop --dp, it is derived, or run on %"

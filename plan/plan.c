@@ -1060,7 +1060,7 @@ void
 plan_drop_file_counts (Plan *plan, gboolean schedules)
 {
   g_return_if_fail (plan != NULL);
-  plan->dp_file = plan->edp_given = plan->grad_accum_given = 0;
+  plan->dp_file = plan->edp_given = plan->grad_accum_given = plan->dp_titan = 0;
   if (schedules && plan->pps_file)
     plan->pp_schedules = 0;
   plan->pps_file = FALSE;

@@ -458,6 +458,11 @@ typedef struct {
    * after the file clears them too (plan-args.c), since the flag changes what they were
    * derived from. 0 = none. */
   int      dp_file;              /* parallelism.data_parallel_degree */
+  int      dp_titan;             /* TorchTitan's data_parallel_shard_degree x
+                                  * data_parallel_replicate_degree where the shard degree
+                                  * is a count (not -1): its world is dp_titan x tp x pp x
+                                  * cp (it asserts so); ignored before, the file's 4 read
+                                  * as the 8 the world gave */
   gboolean pps_file;             /* pp_schedules came from a file tandem wrote (a "summary"
                                   * key), derived there from its local batch: dropped with
                                   * the counts above */

@@ -423,6 +423,24 @@ test_model_flags_moe (void)
   g_assert_cmpint (a.status, ==, 0);
   g_assert_nonnull (strstr (a.out, "plan tp4-"));
   run_result_clear (&a);
+  /* TorchTitan's dp degrees against the world: a shard degree of 4 where tp 8 on 64
+   * GPUs leaves 8 was read as 8; without --gpus the degrees give the world (8 x 8 = 64,
+   * where the whole 24,576-GPU cluster was taken) */
+  g_autofree char *tdir = run_make_tmp ("tandem-titan");
+  run_write_file (tdir, "s4.toml", "[parallelism]\ntensor_parallel_degree = 8\n"
+                                    "data_parallel_shard_degree = 4\n");
+  run_write_file (tdir, "s8.toml", "[parallelism]\ntensor_parallel_degree = 8\n"
+                                    "data_parallel_shard_degree = 8\n");
+  run_tandem_set_tmp (tdir);
+  run_tandem ("predict --model llama3-8b --gpus 64 --plan {TMP}/s4.toml --no-db", &a);
+  g_assert_cmpint (a.status, ==, 2);
+  g_assert_nonnull (strstr (a.err, "TorchTitan asserts they multiply to the world"));
+  run_result_clear (&a);
+  run_tandem ("plan show --model llama3-8b --plan {TMP}/s8.toml", &a);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_nonnull (strstr (a.out, "64 of 24,576 GPUs"));
+  run_result_clear (&a);
+  remove_tree (tdir);
   /* parentheses nested 130,000 deep recursed the parser off the stack (SIGSEGV) */
   g_autoptr (GString) deep = g_string_new ("plan show " MIXTRAL_FLAGS " --gpus 8 --moe-layer-freq ");
   for (int i = 0; i < 130000; i++)

@@ -116,6 +116,8 @@ test_errors (void)
     { "[parallelism]\npipeline_parallel_degree = 2\npipeline_parallel_split_points = "
       "[\"layers.8\"]\n", "pipeline_parallel_split_points is not modelled" },
     { "[model]\nconverters = \"float8\"\n", "model.converters must be an array" },
+    /* TorchTitan asserts dp_shard -1 or at least 1 */
+    { "[parallelism]\ndata_parallel_shard_degree = 0\n", "data_parallel_shard_degree 0" },
     { "[model]\nconverters = [\"float8\"]\n[float8]\nrecipe_name = \"colwise\"\n",
       "float8.recipe_name must be" },
   };
@@ -200,6 +202,21 @@ test_torchtitan_defaults (void)
       g_assert_cmpint (plan.recompute, ==, cases[i].recompute);
       g_assert_cmpint (plan.recompute_every, ==, cases[i].every);
       g_assert_cmpint (plan.etp, ==, cases[i].etp);
+      plan_clear (&plan);
+    }
+  /* the degrees TorchTitan multiplies to its world: shard 4 x replicate 2 = 8, held to
+   * world / (tp x pp x cp) at resolve (dp_titan); -1 holds nothing */
+  static const struct { const char *text; int dp; } degrees[] = {
+    { "[parallelism]\ndata_parallel_shard_degree = 4\ndata_parallel_replicate_degree = 2\n", 8 },
+    { "[parallelism]\ndata_parallel_shard_degree = -1\n", 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (degrees); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      Plan plan;
+      plan_init_defaults (&plan);
+      g_assert_true (plan_load_toml_data (&plan, degrees[i].text, -1, "t.toml", &error));
+      g_assert_cmpint (plan.dp_titan, ==, degrees[i].dp);
       plan_clear (&plan);
     }
 }
