@@ -258,6 +258,7 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
                            "local (scores materialized)", (int *) &plan->attention_backend,
                            error);
     }
+  plan_release_written_defaults (plan, name);
   if (g_str_equal (name, "recompute-granularity") || g_str_equal (name, "recompute"))
     {
       static const Choice c[] = {
@@ -552,6 +553,7 @@ on_int_option (const char *option, const char *value, gpointer data, GError **er
   /* a degree or batch given after a plan file changes what the file's derived counts were
    * derived from (plan.h dp_file): they no longer hold, and are not checked */
   plan_drop_file_counts (pp->plan, TRUE);
+  plan_release_written_defaults (pp->plan, option + 2);
   for (guint i = 0; i < G_N_ELEMENTS (int_opts); i++)
     if (g_str_equal (option + 2, int_opts[i].name))
       return parse_int (option, value, int_opts[i].min,

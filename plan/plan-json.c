@@ -776,6 +776,20 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
    * those, a flag after --plan that changes the degrees or the batch gives the plan the same
    * flags alone give (local_batch_size 1 from a pp 1 plan, with --pp 2 after it, ran 4
    * schedules of one micro-batch where the flags run one of 4) */
+  /* the defaults the written plan holds (plan.h written_defaults) */
+  if (written)
+    {
+      guint w = 0;
+      if (plan->etp > 0 && plan->etp == plan->tp)
+        w |= PLAN_WRITTEN_ETP;
+      if (plan->vpp_group > 0 && plan->vpp_group == plan->pp)
+        w |= PLAN_WRITTEN_VPP_GROUP;
+      if (plan->vpp > 1 && plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B)
+        w |= PLAN_WRITTEN_SCHEDULE;
+      if (plan->recompute == PLAN_RECOMPUTE_FULL && plan->recompute_num_layers == 1)
+        w |= PLAN_WRITTEN_RECOMPUTE_LAYERS;
+      plan->written_defaults = w;
+    }
   if (written && plan->local_batch > 0)
     {
       if (!pj.mbs_named)

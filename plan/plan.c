@@ -1057,10 +1057,36 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
 }
 
 void
+plan_release_written_defaults (Plan *plan, const char *name)
+{
+  g_return_if_fail (plan != NULL && name != NULL);
+  guint *w = &plan->written_defaults;
+  if ((*w & PLAN_WRITTEN_ETP)
+      && (g_str_equal (name, "tp") || g_str_equal (name, "tensor-model-parallel-size")))
+    plan->etp = 0, *w &= ~(guint) PLAN_WRITTEN_ETP;
+  if ((*w & PLAN_WRITTEN_VPP_GROUP)
+      && (g_str_equal (name, "pp") || g_str_equal (name, "pipeline-model-parallel-size")
+          || g_str_equal (name, "vpp") || g_str_equal (name, "num-virtual-stages-per-pipeline-rank")))
+    plan->vpp_group = 0, *w &= ~(guint) PLAN_WRITTEN_VPP_GROUP;
+  if ((*w & PLAN_WRITTEN_SCHEDULE)
+      && (g_str_equal (name, "vpp") || g_str_equal (name, "num-virtual-stages-per-pipeline-rank")))
+    {
+      plan->schedule = PLAN_SCHED_1F1B;
+      plan->schedule_set = FALSE;
+      *w &= ~(guint) PLAN_WRITTEN_SCHEDULE;
+    }
+  if ((*w & PLAN_WRITTEN_RECOMPUTE_LAYERS)
+      && (g_str_equal (name, "recompute-granularity") || g_str_equal (name, "recompute")))
+    plan->recompute_num_layers = 0, *w &= ~(guint) PLAN_WRITTEN_RECOMPUTE_LAYERS;
+}
+
+void
 plan_drop_file_counts (Plan *plan, gboolean schedules)
 {
   g_return_if_fail (plan != NULL);
   plan->dp_file = plan->edp_given = plan->grad_accum_given = plan->dp_titan = 0;
+  if (!schedules)
+    plan->written_defaults = 0;   /* resolved: a copy changed after is not held to them */
   if (schedules && plan->pps_file)
     plan->pp_schedules = 0;
   plan->pps_file = FALSE;

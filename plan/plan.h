@@ -458,6 +458,13 @@ typedef struct {
    * after the file clears them too (plan-args.c), since the flag changes what they were
    * derived from. 0 = none. */
   int      dp_file;              /* parallelism.data_parallel_degree */
+  guint    written_defaults;     /* PLAN_WRITTEN_*: values a plan file tandem wrote holds
+                                  * that were only defaults derived from its other keys
+                                  * (expert TP = tp, the micro-batch group = pp, the
+                                  * interleaved schedule of vpp > 1, one recomputed layer):
+                                  * a flag after --plan that changes what they derive from
+                                  * drops them (plan_release_written_defaults), so the file
+                                  * plus flags give the plan the flags alone give */
   int      dp_titan;             /* TorchTitan's data_parallel_shard_degree x
                                   * data_parallel_replicate_degree where the shard degree
                                   * is a count (not -1): its world is dp_titan x tp x pp x
@@ -798,6 +805,13 @@ void     plan_stack_fold_error (const Plan *plan, const FwStack *stack, GError *
  * plan_resolve checks it; a rank order taken from the stack after resolving is checked
  * here (FALSE with PLAN_ERROR_INVALID). A dense or unresolved plan passes. */
 gboolean plan_check_fold (const Plan *plan, GError **error);
+enum { PLAN_WRITTEN_ETP = 1, PLAN_WRITTEN_VPP_GROUP = 2, PLAN_WRITTEN_SCHEDULE = 4,
+       PLAN_WRITTEN_RECOMPUTE_LAYERS = 8 };
+/* The option `name` (without "--") given after a plan file tandem wrote: drops the
+ * defaults of plan->written_defaults that it changes the source of (--tp: expert TP;
+ * --pp or --vpp: the micro-batch group; --vpp: the schedule; --recompute-granularity: the number
+ * of recomputed layers). */
+void plan_release_written_defaults (Plan *plan, const char *name);
 /* Drops a plan file's derived counts (dp_file, edp_given, grad_accum_given): once checked
  * (plan_resolve), or when what they were derived from changes (a degree or batch flag after
  * the file, another size in report scaling); with `schedules`, its derived schedules a step

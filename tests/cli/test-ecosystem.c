@@ -441,6 +441,51 @@ test_model_flags_moe (void)
   g_assert_nonnull (strstr (a.out, "64 of 24,576 GPUs"));
   run_result_clear (&a);
   remove_tree (tdir);
+  /* a plan tandem wrote, with a flag after it, is the plan the flags alone give: the
+   * defaults it holds (expert TP = tp, the micro-batch group = pp, the interleaved
+   * schedule, one recomputed layer) follow the flag that changes their source (--tp 1
+   * kept etp 2, --pp 2 the group 4, --vpp 1 the interleaved schedule, --recompute
+   * selective the layer count: a different plan or a refusal) */
+  static const struct { const char *base, *after; } wr[] = {
+    { "--model mixtral-8x7b --gpus 64 --tp 2 --ep 8 --sp --gbs 64", "--tp 1" },
+    { "--model llama3-8b --gpus 64 --tp 2 --pp 4 --vpp 2 --gbs 64", "--pp 2" },
+    { "--model llama3-8b --gpus 64 --tp 2 --pp 4 --vpp 2 --gbs 64", "--vpp 1" },
+    { "--model llama3-8b --gpus 64 --tp 8 --recompute-granularity full",
+      "--recompute-granularity selective" },
+  };
+  g_autofree char *wdir = run_make_tmp ("tandem-written");
+  for (guint i = 0; i < G_N_ELEMENTS (wr); i++)
+    {
+      g_autofree char *show = g_strdup_printf ("plan show %s --json", wr[i].base);
+      run_tandem (show, &a);
+      g_assert_cmpint (a.status, ==, 0);
+      g_autoptr (JsonNode) sj = run_parse_json (a.out);
+      g_autofree char *plan_text = json_to_string (
+        json_object_get_member (json_node_get_object (sj), "plan"), TRUE);
+      run_result_clear (&a);
+      run_write_file (wdir, "w.json", plan_text);
+      g_autofree char *p = g_build_filename (wdir, "w.json", NULL);
+      g_autofree char *model = g_strndup (wr[i].base, strcspn (wr[i].base + 8, " ") + 8);
+      g_autofree char *with = g_strdup_printf ("plan show %s --plan %s %s --json", model, p,
+                                               wr[i].after);
+      g_autofree char *alone = g_strdup_printf ("plan show %s %s --json", wr[i].base,
+                                                wr[i].after);
+      RunResult x = { 0 };
+      run_tandem (with, &a);
+      run_tandem (alone, &x);
+      if (a.status != 0 || x.status != 0)
+        g_error ("%s -> %d %s / %s -> %d", with, a.status, a.err, alone, x.status);
+      g_autoptr (JsonNode) ja = run_parse_json (a.out);
+      g_autoptr (JsonNode) jx = run_parse_json (x.out);
+      const char *sa = json_object_get_string_member (json_object_get_object_member (
+                         json_node_get_object (ja), "plan"), "summary");
+      const char *sx = json_object_get_string_member (json_object_get_object_member (
+                         json_node_get_object (jx), "plan"), "summary");
+      g_assert_cmpstr (sa, ==, sx);
+      run_result_clear (&a);
+      run_result_clear (&x);
+    }
+  remove_tree (wdir);
   /* parentheses nested 130,000 deep recursed the parser off the stack (SIGSEGV) */
   g_autoptr (GString) deep = g_string_new ("plan show " MIXTRAL_FLAGS " --gpus 8 --moe-layer-freq ");
   for (int i = 0; i < 130000; i++)
