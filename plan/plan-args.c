@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct {
@@ -455,7 +456,26 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
       plan_init_defaults (&def);
       if (!(toml ? plan_load_toml (plan, value, &local) : plan_load_json (plan, value, &local)))
         {
-          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s", local->message);
+          /* a TOML under another name ("x.Toml", none) read as JSON: say how TOML is told */
+          char head[256];
+          gsize hl = 0;
+          const char *h = NULL;
+          FILE *f = !toml && g_file_test (value, G_FILE_TEST_IS_REGULAR)
+                    ? fopen (value, "rb") : NULL;
+          if (f != NULL)
+            {
+              hl = fread (head, 1, sizeof head, f);
+              fclose (f);
+              h = head;
+              while (h < head + hl && g_ascii_isspace (*h))
+                h++;
+            }
+          if (h != NULL && h < head + hl && (*h == '[' || *h == '#'))
+            g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s (hint: a "
+                         "TorchTitan TOML is read as TOML when its name ends in .toml)",
+                         local->message);
+          else
+            g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s", local->message);
           g_error_free (local);
           plan_clear (&before);
           plan_clear (&def);
