@@ -339,11 +339,9 @@ cmd_scaling (int argc, char **argv)
       status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
       goto out;
     }
-  if (args.plan_file && !plan_load_json (&tmpl, args.plan_file, &error))
-    {
-      status = cli_fail (cli_status_for_error (error), "%s", error->message);
-      goto out;
-    }
+  /* --plan FILE was read by its option, as every command reads it (a TorchTitan TOML as
+   * TOML; the flags after it over its keys): it was read here again as JSON, which
+   * refused every .toml and put the file's keys back over the flags that followed it */
   /* --plan-per-size search searches the degrees, micro-batch, sharding, recompute, SP and
    * TP overlap at every size (tandem search without narrowing): a plan flag that fixes
    * one of them would be dropped in silence, so it is named instead */

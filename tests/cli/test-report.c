@@ -1259,6 +1259,42 @@ test_search_per_size_fixed_flag (Fixture *f, gconstpointer data)
   run_result_clear (&a);
 }
 
+/* --plan FILE as every command reads it: the report read the file a second time as JSON,
+ * which refused a TorchTitan .toml and put the file's keys back over the flags after it
+ * (--tp 4 after a TP-8 plan reported tp 8) */
+static void
+test_plan_file_as_read (Fixture *f, gconstpointer data)
+{
+  RunResult a = { 0 };
+  g_autofree char *toml = g_build_filename (f->dir, "s8.toml", NULL);
+  g_assert_true (g_file_set_contents (toml, "[parallelism]\ntensor_parallel_degree = 8\n"
+                                      "data_parallel_shard_degree = 8\n[training]\n"
+                                      "global_batch_size = 64\n", -1, NULL));
+  g_autofree char *args = g_strdup_printf ("report scaling --model llama3-8b --gpus 64,128 "
+                                           "--strong --plan %s --json", toml);
+  run_report (args, NULL, &a);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_nonnull (strstr (a.out, "tp8-cp1-pp1-vpp1-dp16-mbs1-gbs64-seq8192-sp-zero3-full-1F1B"));
+  run_result_clear (&a);
+  run_report ("plan show --model llama3-8b --gpus 64 --tp 8 --gbs 64 --json", NULL, &a);
+  g_assert_cmpint (a.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (p, a.out, -1, NULL));
+  g_autofree char *plan = json_to_string (json_object_get_member (
+                                            json_node_get_object (json_parser_get_root (p)),
+                                            "plan"), FALSE);
+  run_result_clear (&a);
+  g_autofree char *pj = g_build_filename (f->dir, "p8.json", NULL);
+  g_assert_true (g_file_set_contents (pj, plan, -1, NULL));
+  g_autofree char *args2 = g_strdup_printf ("report scaling --model llama3-8b --gpus 64,128 "
+                                            "--strong --plan %s --tp 4 --json", pj);
+  run_report (args2, NULL, &a);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_nonnull (strstr (a.out, "\"plan\" : \"tp4-"));
+  g_assert_null (strstr (a.out, "\"plan\" : \"tp8-"));
+  run_result_clear (&a);
+}
+
 /* --plan-per-size search is `tandem search` at that size (README): the same stack's
  * space, so the same plan. Llama 3.1 8B on 8 GPUs of dgx-h100-superpod, 64 sequences
  * of 8,192 tokens: `tandem search ... --gpus 8 --gbs 64 --top 1` picks
@@ -1406,6 +1442,8 @@ main (int argc, char **argv)
               test_search_per_size_fixed_flag, fixture_teardown);
   g_test_add ("/cli/report/no-plan-marks-apart", Fixture, NULL, fixture_setup,
               test_no_plan_marks_apart, fixture_teardown);
+  g_test_add ("/cli/report/plan-file-as-read", Fixture, NULL, fixture_setup,
+              test_plan_file_as_read, fixture_teardown);
   g_test_add ("/cli/report/bad-inputs", Fixture, NULL, fixture_setup, test_bad_inputs,
               fixture_teardown);
   return g_test_run ();
