@@ -226,10 +226,7 @@ report_extra_flags (int argc, char **argv)
         }
       g_string_append_printf (out, "%s%s", out->len ? " " : "", a);
       if (has_value)
-        {
-          g_autofree char *q = util_shell_quote (argv[++i]);
-          g_string_append_printf (out, " %s", strpbrk (argv[i], " \t'\"$\\") ? q : argv[i]);
-        }
+        util_append_shell_word (out, argv[++i]);
     }
   return g_string_free (out, FALSE);
 }

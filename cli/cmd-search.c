@@ -531,11 +531,14 @@ split_args (Opts *o, int argc, char **argv, GPtrArray *rest, GError **error)
                 }
             }
           /* a plan flag: keep it (and its value) for the plan group and the command lines */
-          /* model and cluster, batch and sequence: every command line names them itself */
+          /* model and cluster, batch and sequence: every command line names them itself;
+           * --async-tp too, where the candidate has it (search_plan_flags): it fixes the
+           * TP-overlap dimension (below) */
           gboolean is_model = g_str_equal (name, "model") || g_str_equal (name, "cluster")
                               || g_str_equal (name, "gbs") || g_str_equal (name, "seq")
                               || g_str_equal (name, "global-batch-size")
-                              || g_str_equal (name, "seq-length");
+                              || g_str_equal (name, "seq-length")
+                              || g_str_equal (name, "async-tp");
           g_ptr_array_add (rest, g_strdup (a));
           gboolean has_value = !eq && i + 1 < argc && !g_str_has_prefix (argv[i + 1], "--");
           if (!is_model && o->extra->len)
@@ -546,12 +549,7 @@ split_args (Opts *o, int argc, char **argv, GPtrArray *rest, GError **error)
             {
               g_ptr_array_add (rest, g_strdup (argv[++i]));
               if (!is_model)
-                {
-                  g_autofree char *q = util_shell_quote (argv[i]);
-                  g_string_append_printf (o->extra, " %s",
-                                          strpbrk (argv[i], " \t'\"$\\")
-                                          || util_text_control_at (argv[i]) >= 0 ? q : argv[i]);
-                }
+                util_append_shell_word (o->extra, argv[i]);
             }
           continue;
         }
@@ -2148,7 +2146,8 @@ cli_cmd_search (int argc, char **argv)
      * with `tandem report scaling --plan-per-size search`) */
     /* --async-tp is the stack's TP overlap switched on (search_cand_to_plan sets it with
      * the TP-overlap dimension): it fixes that dimension, as --tp-comm-overlap does, and
-     * each candidate's flags say it where the candidate has it. It was copied into every
+     * each candidate's flags say it where the candidate has it (it is kept out of the
+     * typed flags every line carries, above). It was copied into every
      * candidate's flags while half of them ran without it (their predict line gave
      * another step time). */
     if (o.spec.base.async_tp)
@@ -2176,11 +2175,6 @@ cli_cmd_search (int argc, char **argv)
           }
         o.spec.tp_overlap_mask = 2;
         o.spec.base.async_tp = FALSE;
-        g_auto (GStrv) words = g_strsplit (o.extra->str, " ", -1);
-        g_string_truncate (o.extra, 0);
-        for (guint w = 0; words[w] != NULL; w++)
-          if (!g_str_equal (words[w], "--async-tp") && *words[w] != '\0')
-            g_string_append_printf (o.extra, "%s%s", o.extra->len ? " " : "", words[w]);
       }
     if (!search_spec_set_stack (&o.spec, stack, &error))
       {

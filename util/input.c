@@ -542,6 +542,14 @@ util_text_blank_controls (char *text)
   return text;
 }
 
+void
+util_append_shell_word (GString *out, const char *word)
+{
+  g_autofree char *q = util_shell_quote (word);
+  g_string_append_printf (out, " %s", strpbrk (word, " \t'\"$\\")
+                                      || util_text_control_at (word) >= 0 ? q : word);
+}
+
 char *
 util_shell_quote (const char *text)
 {

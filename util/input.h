@@ -52,6 +52,9 @@ char  *util_text_blank_controls (char *text);
  * character bash's $'...' with each as \xHH (a quoted ESC byte acted on the terminal
  * that printed it). New string. */
 char  *util_shell_quote (const char *text);
+/* Appends " WORD" to `out`: `word` as typed, or util_shell_quote's form where a shell would
+ * not read it back as one word (a blank, a quote, $, \ or a control character). */
+void   util_append_shell_word (GString *out, const char *word);
 
 /* 64 MiB: the largest input tandem reads in practice (a cluster file with a full
  * calibration profile, a long nccl-tests log) is well under 10 MiB. */

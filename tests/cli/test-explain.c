@@ -376,6 +376,25 @@ fit_suggestions_checked (const char *plan)
   return root;
 }
 
+/* Suggestion `e` of `memory PLAN --json`, its flags pasted after PLAN: memory gives its
+ * peak and its verdict (exit 0 where it fits, 3 where not). */
+static void
+assert_suggestion_memory (const char *plan, JsonObject *e)
+{
+  RunResult r = { 0 };
+  const char *flags = json_object_get_string_member (e, "flags");
+  g_autofree char *m = g_strdup_printf ("memory %s %s --json", plan, flags);
+  run_tandem (m, &r);
+  gboolean fits = json_object_get_boolean_member (e, "fits");
+  if (r.status != (fits ? 0 : 3))
+    g_error ("%s, %s: exit %d, the suggestion says %s\n%s", plan, flags, r.status,
+             fits ? "fits" : "does not fit", r.err);
+  g_autoptr (JsonNode) mr = run_parse_json (r.out);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (mr), "peak_bytes"), ==,
+                   json_object_get_int_member (e, "peak_bytes"));
+  run_result_clear (&r);
+}
+
 /* The suggestions under each stack are plans that stack runs, costed as it runs them
  * (audit of 6 Dec): every one, pasted after the plan, gives memory's peak and verdict and
  * (simulated) predict's step. They had ignored the stack: the distributed optimizer under
@@ -394,41 +413,14 @@ test_fit_follows_stack (void)
       g_autofree char *plan = g_strdup_printf ("--model llama3-8b --cluster a100-40g-cluster "
                                                "--gpus 16 --gbs 64 --seq-length 8192 "
                                                "--framework %s", stacks[k]);
-      RunResult r = { 0 };
-      g_autofree char *args = g_strdup_printf ("memory %s --json", plan);
-      run_tandem (args, &r);
-      g_assert_cmpint (r.status, ==, 3);
-      g_autoptr (JsonNode) root = run_parse_json (r.out);
-      run_result_clear (&r);
+      /* the simulated ones' steps checked against predict by fit_suggestions_checked */
+      g_autoptr (JsonNode) root = fit_suggestions_checked (plan);
       JsonArray *s = json_object_get_array_member (json_node_get_object (root),
                                                    "fit_suggestions");
       if (json_array_get_length (s) == 0)
         g_error ("%s: no suggestion", stacks[k]);
       for (guint i = 0; i < json_array_get_length (s); i++)
-        {
-          JsonObject *e = json_array_get_object_element (s, i);
-          const char *flags = json_object_get_string_member (e, "flags");
-          g_autofree char *m = g_strdup_printf ("memory %s %s --json", plan, flags);
-          run_tandem (m, &r);
-          gboolean fits = json_object_get_boolean_member (e, "fits");
-          if (r.status != (fits ? 0 : 3))
-            g_error ("%s, %s: exit %d, the suggestion says %s\n%s", stacks[k], flags,
-                     r.status, fits ? "fits" : "does not fit", r.err);
-          g_autoptr (JsonNode) mr = run_parse_json (r.out);
-          g_assert_cmpint (json_object_get_int_member (json_node_get_object (mr), "peak_bytes"),
-                           ==, json_object_get_int_member (e, "peak_bytes"));
-          run_result_clear (&r);
-          if (fit_class (e) != 0)
-            continue;
-          g_autofree char *pr = g_strdup_printf ("predict %s %s --no-db --json", plan, flags);
-          run_tandem (pr, &r);
-          g_assert_cmpint (r.status, ==, 0);
-          g_autoptr (JsonNode) pn = run_parse_json (r.out);
-          g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (pn),
-                                                            "step_time_s"), ==,
-                             json_object_get_double_member (e, "step_time_s"));
-          run_result_clear (&r);
-        }
+        assert_suggestion_memory (plan, json_array_get_object_element (s, i));
     }
   RunResult t = { 0 };
   run_tandem ("memory --model llama3-8b --cluster a100-40g-cluster --gpus 16 --gbs 64 "
@@ -475,16 +467,7 @@ test_fit_flags_reproduce_moe (void)
           saw_tp = TRUE;
           g_assert_nonnull (strstr (flags, "--expert-tensor-parallel-size 1"));
         }
-      g_autofree char *m = g_strdup_printf ("memory %s %s --json", plan, flags);
-      run_tandem (m, &r);
-      gboolean fits = json_object_get_boolean_member (e, "fits");
-      if (r.status != (fits ? 0 : 3))
-        g_error ("%s: exit %d, the suggestion says %s\n%s", flags, r.status,
-                 fits ? "fits" : "does not fit", r.err);
-      g_autoptr (JsonNode) mr = run_parse_json (r.out);
-      g_assert_cmpint (json_object_get_int_member (json_node_get_object (mr), "peak_bytes"), ==,
-                       json_object_get_int_member (e, "peak_bytes"));
-      run_result_clear (&r);
+      assert_suggestion_memory (plan, e);
     }
   g_assert_true (saw_tp);
 }
