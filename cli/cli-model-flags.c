@@ -392,6 +392,19 @@ cli_model_flags_build (const CliModelFlags *f, const Plan *plan, GError **error)
              "--num-query-groups 8)");
       return NULL;
     }
+  /* Megatron reads the group count only under the switch (arguments.py
+   * core_transformer_config_from_args: num_query_groups None without
+   * --group-query-attention, so every head keeps its own K and V); a count given alone
+   * would be trained as multi-head attention there, so it is refused rather than read as
+   * either */
+  if (!f->gqa && f->query_groups > 0 && f->query_groups != f->heads)
+    {
+      usage (error, "--num-query-groups %d without --group-query-attention: Megatron "
+             "ignores the count and trains multi-head attention, %d K/V heads (hint: add "
+             "--group-query-attention for %d groups, or drop --num-query-groups)",
+             f->query_groups, f->heads, f->query_groups);
+      return NULL;
+    }
   guint64 h = (guint64) f->hidden, a = (guint64) f->heads;
   if (plan->num_experts <= 0 && (f->moe_ffn || f->moe_shared_ffn || f->moe_layer_freq))
     {

@@ -64,7 +64,7 @@ test_model_flags (void)
    * output tables: with the default padding the memory grows */
   g_autofree char *padded = g_strdup (
     "memory --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
-    "--num-query-groups 8 --ffn-hidden-size 14336 --swiglu "
+    "--group-query-attention --num-query-groups 8 --ffn-hidden-size 14336 --swiglu "
     "--untie-embeddings-and-output-weights --vocab-size 128256 --gpus 8 --tp 8 --gbs 8 "
     "--seq-length 8192 --json");
   run_tandem (padded, &a);
@@ -87,6 +87,10 @@ test_model_flags (void)
       "--gpus 8 --no-db", "not a multiple of --num-attention-heads 30" },
     { "predict --num-layers 32 --hidden-size 4096 --num-attention-heads 32 --vocab-size 32000 "
       "--group-query-attention --gpus 8 --no-db", "needs --num-query-groups" },
+    /* Megatron builds no GQA from the count alone (core_transformer_config_from_args) */
+    { "predict --num-layers 32 --hidden-size 4096 --num-attention-heads 32 --vocab-size 32000 "
+      "--num-query-groups 8 --gpus 8 --no-db",
+      "--num-query-groups 8 without --group-query-attention" },
     { "predict --num-layers -3 --hidden-size 4096 --num-attention-heads 32 --vocab-size 32000 "
       "--gpus 8 --no-db", "--num-layers expects an integer >= 1, got '-3'" },
   };
@@ -275,7 +279,7 @@ plan_params (const char *args, gint64 *total, gint64 *active)
 }
 
 #define MIXTRAL_FLAGS "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 " \
-  "--num-query-groups 8 --ffn-hidden-size 14336 --swiglu " \
+  "--group-query-attention --num-query-groups 8 --ffn-hidden-size 14336 --swiglu " \
   "--untie-embeddings-and-output-weights --vocab-size 32000 --num-experts 8 " \
   "--moe-router-topk 2"
 
@@ -366,11 +370,11 @@ test_model_flags_moe (void)
    * 4,194,304 each: 41,943,040 per layer, 1,342,177,280 over 32 layers, on the
    * 7,241,732,096 of Mistral 7B */
   plan_params ("--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
-               "--num-query-groups 8 --ffn-hidden-size 14336 --swiglu "
+               "--group-query-attention --num-query-groups 8 --ffn-hidden-size 14336 --swiglu "
                "--untie-embeddings-and-output-weights --vocab-size 32000 --gpus 8", &pt, &pa);
   g_assert_cmpint (pt, ==, 7241732096);
   plan_params ("--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
-               "--num-query-groups 8 --ffn-hidden-size 14336 --swiglu "
+               "--group-query-attention --num-query-groups 8 --ffn-hidden-size 14336 --swiglu "
                "--untie-embeddings-and-output-weights --vocab-size 32000 --kv-channels 256 "
                "--gpus 8", &pt, &pa);
   g_assert_cmpint (pt, ==, 7241732096 + 1342177280);
@@ -382,11 +386,11 @@ test_model_flags_moe (void)
    * 4,096: 7,370,706,944. It was refused ("h / a must be whole"), where the same shape
    * as a config.json with head_dim 128 predicts */
   plan_params ("--num-layers 32 --hidden-size 4096 --num-attention-heads 30 "
-               "--num-query-groups 6 --kv-channels 128 --ffn-hidden-size 14336 --swiglu "
+               "--group-query-attention --num-query-groups 6 --kv-channels 128 --ffn-hidden-size 14336 --swiglu "
                "--vocab-size 128256 --gpus 8", &pt, &pa);
   g_assert_cmpint (pt, ==, 7370706944);
   run_tandem ("plan show --num-layers 32 --hidden-size 4096 --num-attention-heads 30 "
-              "--num-query-groups 6 --ffn-hidden-size 14336 --swiglu --vocab-size 128256 "
+              "--group-query-attention --num-query-groups 6 --ffn-hidden-size 14336 --swiglu --vocab-size 128256 "
               "--gpus 8", &a);
   g_assert_cmpint (a.status, ==, 2);
   assert_one_error_line (a.err, "--hidden-size 4096 is not a multiple of --num-attention-heads "

@@ -38,7 +38,7 @@ static const Transcript transcripts[] = {
   { "plan-show-titan-toml",
     "plan show --model llama3-8b --gpus 64 --plan tests/data/plan/llama3-8b-titan.toml", 0 },
   { "plan-show-megatron-flags-moe",
-    "plan show --num-layers 32 --hidden-size 4096 --num-attention-heads 32 --num-query-groups 8 "
+    "plan show --num-layers 32 --hidden-size 4096 --num-attention-heads 32 --group-query-attention --num-query-groups 8 "
     "--ffn-hidden-size 14336 --swiglu --untie-embeddings-and-output-weights --vocab-size 32000 "
     "--num-experts 8 --moe-router-topk 2 --gpus 16 --tp 2 --sequence-parallel "
     "--expert-model-parallel-size 8", 0 },
@@ -53,7 +53,7 @@ static const Transcript transcripts[] = {
     "memory --model mixtral-8x7b --gpus 16 --tp 2 --sequence-parallel "
     "--use-distributed-optimizer --gbs 16 --seq-length 4096", 3 },
   { "memory-megatron-flags",
-    "memory --num-layers 32 --hidden-size 4096 --num-attention-heads 32 --num-query-groups 8 "
+    "memory --num-layers 32 --hidden-size 4096 --num-attention-heads 32 --group-query-attention --num-query-groups 8 "
     "--ffn-hidden-size 14336 --swiglu --untie-embeddings-and-output-weights --vocab-size 128256 "
     "--gpus 8 --tp 8 --gbs 8 --seq-length 8192", 0 },
   /* bad input: one line on stderr, status 2 */
