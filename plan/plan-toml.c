@@ -259,6 +259,16 @@ parse_value (Toml *t, int depth, GError **error)
   g_autofree char *digits = g_string_free (num, FALSE);
   /* decimal only: hex, octal and binary integers, inf, nan and dates are outside */
   ok = ok && strspn (digits, "0123456789+-.eE") == strlen (digits);
+  /* TOML 1.0 forbids leading zeros in an integer and in a float's integer part (010,
+   * 007.5; "0", "-0" and "0.5" are fine): a reader that took 010 as 10, or as octal 8,
+   * would read a file TorchTitan's tomllib refuses */
+  const char *mag = digits + (digits[0] == '+' || digits[0] == '-');
+  if (ok && mag[0] == '0' && g_ascii_isdigit (mag[1]))
+    {
+      toml_fail (t, error, "a number with a leading zero, which TOML does not allow",
+                 "drop the leading zeros");
+      return NULL;
+    }
   if (ok && strpbrk (digits, ".eE") == NULL)
     {
       char *end;

@@ -53,6 +53,8 @@ test_values (void)
     "[a]\n"
     "n = 1_000 # comment\n"
     "neg = -1\n"
+    "zero = -0\n"
+    "half = 0.5\n"
     "f = 3e-4\n"
     "b = true\n"
     "s = \"x\\ty\\u00e9\"\n"
@@ -68,6 +70,9 @@ test_values (void)
   JsonObject *a = json_object_get_object_member (o, "a");
   g_assert_cmpint (json_object_get_int_member (a, "n"), ==, 1000);
   g_assert_cmpint (json_object_get_int_member (a, "neg"), ==, -1);
+  /* a lone zero and a float's "0." are no leading zeros */
+  g_assert_cmpint (json_object_get_int_member (a, "zero"), ==, 0);
+  g_assert_cmpfloat (json_object_get_double_member (a, "half"), ==, 0.5);
   g_assert_cmpfloat (json_object_get_double_member (a, "f"), ==, 3e-4);
   g_assert_true (json_object_get_boolean_member (a, "b"));
   g_assert_cmpstr (json_object_get_string_member (a, "s"), ==, "x\ty\xc3\xa9");
@@ -101,6 +106,10 @@ test_errors (void)
     { "[a]\nx =\n", "a key without a value" },
     { "[a]\nx = 99999999999999999999\n", "beyond 64 bits" },
     { "[a]\nx = \"\\q\"\n", "bad escape" },
+    /* TOML 1.0: no leading zeros, in integers or a float's integer part (tomllib
+     * refuses both) */
+    { "[a]\nx = 010\n", "t.toml:2: a number with a leading zero" },
+    { "[a]\nx = -007.5\n", "t.toml:2: a number with a leading zero" },
     /* not a plan */
     { "[parallelism]\ntensor_paralel_degree = 8\n", "unknown key parallelism.tensor_paralel_degree" },
     { "[paralelism]\n", "unknown section [paralelism]" },
