@@ -1569,6 +1569,23 @@ cli_cmd_run (int argc, char **argv)
   g_option_context_add_main_entries (octx, extra, NULL);
   g_autoptr (GError) error = NULL;
   int status;
+  /* bf16 asked for by name (the parser's default reads the same, so the words are looked
+   * at before parsing): the cpu backend runs it in fp32, said below */
+  const char *bf16_flag = NULL;
+  for (int i = 1; i < argc && bf16_flag == NULL; i++)
+    {
+      const char *a = argv[i], *eq = strchr (a, '=');
+      const char *v = eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : "";
+      gsize n = eq ? (gsize) (eq - a) : strlen (a);
+      if (g_str_equal (a, "--bf16"))
+        bf16_flag = "--bf16";
+      else if (n == strlen ("--precision") && strncmp (a, "--precision", n) == 0
+               && g_ascii_strcasecmp (v, "bf16") == 0)
+        bf16_flag = "--precision bf16";
+      else if (n == strlen ("--param-dtype") && strncmp (a, "--param-dtype", n) == 0
+               && g_ascii_strcasecmp (v, "bf16") == 0)
+        bf16_flag = "--param-dtype bf16";
+    }
   if (!g_option_context_parse (octx, &argc, &argv, &error))
     {
       g_autofree char *text = cli_options_error_text (octx, error, "tandem run", NULL);
@@ -1679,6 +1696,12 @@ cli_cmd_run (int argc, char **argv)
                       plan_matmul_precision_name (c.plan.fp32_matmul), cfg.backend);
       goto out;
     }
+  /* a bf16 run asked for by name on the cpu: run (the runner's math is a fixed fp32, and
+   * the prediction is made for it), but not without a word */
+  if (bf16_flag != NULL && !g_str_equal (cfg.backend, "cuda") && launcher_rank () == 0)
+    fprintf (stderr, "tandem: note: %s: the %s backend keeps and multiplies everything in "
+             "fp32, so this run and its prediction are fp32 (hint: --backend cuda for BF16 "
+             "GEMM products)\n", bf16_flag, cfg.backend);
   cfg.mpi = g_getenv ("SLURM_NTASKS") && g_ascii_strtoll (g_getenv ("SLURM_NTASKS"), NULL, 10) > 1
               ? EXEC_MPI_ON : EXEC_MPI_AUTO;
   cfg.timeout_s = c.a.timeout_s;

@@ -729,6 +729,16 @@ test_one_rank_words (Fixture *f, gconstpointer data)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, " on 1 rank (cpu backend)"));
   g_assert_null (strstr (r.out, "1 ranks"));
+  /* fp32 runs say nothing about precision */
+  g_assert_null (strstr (r.err, "fp32"));
+  run_result_clear (&r);
+
+  /* bf16 asked for by name: the cpu backend still runs fp32 (it has no BF16 GEMM), and
+   * says so rather than store an fp32 measurement as the bf16 plan's */
+  run_in (f, "run --steps 1 --warmup 0 --seq 64 --precision bf16 --db {DB}", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "note: --precision bf16: the cpu backend keeps and "
+                                   "multiplies everything in fp32"));
   run_result_clear (&r);
 }
 
