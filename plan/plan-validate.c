@@ -843,6 +843,7 @@ resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError 
    * plus materialized scores of 6 bytes per element (bf16 scores, bf16 softmax, dropout
    * mask), plus 8 bytes per token and vocab entry for the loss. Every per-rank figure is
    * a part of it; below 2^62 bytes (4 EiB) nothing can wrap. */
+  double mb_act_bound;
   {
     double T = (double) mb_tokens, s = (double) plan->seq_length;
     double q = (double) model->n_heads * (double) model->head_dim;
@@ -851,6 +852,7 @@ resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError 
     if (plan->attention_backend == PLAN_ATTN_UNFUSED)
       per_layer += 6.0 * (double) plan->micro_batch * (double) model->n_heads * s * s;
     double bound = per_layer * (double) model->n_layers + 8.0 * T * (double) model->vocab;
+    mb_act_bound = bound;
     if (!(bound < 0x1p62))
       return invalid (error, "one micro-batch of %d x %d tokens would hold about %.3g bytes "
                       "of activations, beyond the 2^62 bytes (4 EiB) the memory model counts "
@@ -909,6 +911,25 @@ resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError 
                     plan->micro_batch, plan->dp, grad_accum,
                     (gint64) plan->grad_accum_given * per_step, plan->grad_accum_given);
   plan->grad_accum = (int) grad_accum;
+  /* ... and what a rank holds at once: every micro-batch under GPipe (and, bounded the
+   * same way, interleaved chunks), at most pp under 1F1B (one more with the combined
+   * 1F1B of --overlap-moe-expert-parallel-comm) and pp + 1 under DualPipe (plan/memory.c
+   * plan_memory_inflight). One micro-batch below 2^62 bytes could still wrap the stage's
+   * sum of several (a 1 M-wide model under GPipe printed 68 PiB for 160 EiB) */
+  {
+    const gboolean all = plan->schedule == PLAN_SCHED_GPIPE
+                         || plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B;
+    const int most = plan->pp + (plan->schedule == PLAN_SCHED_DUALPIPE
+                                 || plan_moe_a2a_pairs (plan, (int) grad_accum) ? 1 : 0);
+    const double held = all ? (double) grad_accum : (double) MIN (grad_accum, most);
+    if (!(mb_act_bound * held < 0x1p62))
+      return invalid (error, "%.0f micro-batches of %d x %d tokens held at once would be "
+                      "about %.3g bytes of activations a rank, beyond the 2^62 bytes (4 EiB) "
+                      "the memory model counts exactly in 64 bits (hint: a smaller --mbs, "
+                      "--seq-length or --gbs%s)", held, plan->micro_batch, plan->seq_length,
+                      mb_act_bound * held,
+                      plan->schedule == PLAN_SCHED_GPIPE ? ", or --schedule 1F1B" : "");
+  }
   if (grad_accum * rank_layers > PLAN_MAX_LAYER_PASSES)
     return invalid (error, "%" G_GINT64_FORMAT " micro-batches x %" G_GINT64_FORMAT " layers "
                     "per pipeline rank = %" G_GINT64_FORMAT " layer passes per step, above the "

@@ -182,6 +182,11 @@ test_plan_caps (void)
      * 6.9e18 bytes > 2^62 */
     { "--gpus 8 --seq-length 16777216 --mbs 4 --attention-backend unfused",
       "beyond the 2^62 bytes (4 EiB)" },
+    /* one such sequence, 6 x 32 x (2^24)^2 x 32 = 1.73e18 bytes, is under the cap; GPipe
+     * holds all 4 micro-batches of gbs 4 at once: 6.9e18 > 2^62 (the stage's sum wrapped
+     * in 64 bits for larger counts and printed a smaller peak); 1F1B at pp 1 holds one */
+    { "--gpus 8 --tp 8 --gbs 4 --seq-length 16777216 --attention-backend unfused "
+      "--schedule GPipe", "4 micro-batches of 1 x 16777216 tokens held at once" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
