@@ -322,6 +322,15 @@ try_changes (const ModelSpec *model, const Plan *base, const TopoCluster *cluste
   if (ok && p.num_experts > 0 && p.etp > 0 && p.etp != p.tp
       && strstr (flags->str, "--expert-tensor-parallel-size") == NULL)
     g_string_append_printf (flags, " --expert-tensor-parallel-size %d", p.etp);
+  /* ... and the batch it keeps: a global batch derived from the plan (no --gbs) would be
+   * derived again from the changed dp or micro-batch when pasted (llama3-8b on 8 GPUs:
+   * "--pp 2" alone runs gbs 4, not the 8 it was costed with) */
+  if (ok && base->global_batch_derived)
+    {
+      const gint64 again = (gint64) (p.local_batch > 0 ? p.local_batch : p.micro_batch) * p.dp;
+      if (again != p.global_batch)
+        g_string_append_printf (flags, " --global-batch-size %d", p.global_batch);
+    }
   if (ok)
     plan_memory_compute (model, &p, cluster, mem);
   if (ok && out != NULL)

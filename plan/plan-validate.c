@@ -836,6 +836,7 @@ resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError 
                         : "micro-batch", plan->local_batch > 0 ? plan->local_batch
                         : plan->micro_batch, plan->dp, gb);
       plan->global_batch = (int) gb;
+      plan->global_batch_derived = TRUE;
     }
   /* The memory model counts bytes in 64 bits (plan/memory.c). A generous bound on one
    * micro-batch's activations over the whole model, in double: per token and layer at

@@ -206,6 +206,8 @@ typedef struct {
   /* batch */
   int micro_batch;         /* sequences per micro-batch per DP rank */
   int global_batch;        /* sequences per step; 0 = local_batch (or micro_batch) x dp */
+  gboolean global_batch_derived; /* global_batch was 0 and plan_resolve derived it: a
+                                 * changed plan's flags must then give it (cli-fit.c) */
   int local_batch;         /* TorchTitan training.local_batch_size: per DP rank per step */
   gboolean micro_batch_flag; /* micro_batch came from --mbs (it then replaces a plan file's
                               * local batch without a pipeline; plan-validate.c) */

@@ -395,6 +395,31 @@ assert_suggestion_memory (const char *plan, JsonObject *e)
   run_result_clear (&r);
 }
 
+/* Without --gbs the batch is derived (mbs x dp = 8 on 8 GPUs): a suggestion that changes
+ * dp keeps the 8 it was costed with and says so, since pasted alone "--pp 2" derives gbs
+ * 4 again (audit of 6 Dec: 108.04 GiB suggested, 94.41 GiB pasted). Each reproduces
+ * memory's peak and predict's step pasted after the plan. */
+static void
+test_fit_derived_batch (void)
+{
+  const char *plan = "--model llama3-8b --cluster h100-24k --gpus 8 --seq-length 8192";
+  g_autoptr (JsonNode) root = fit_suggestions_checked (plan);
+  JsonArray *s = json_object_get_array_member (json_node_get_object (root), "fit_suggestions");
+  gboolean pp = FALSE;
+  for (guint i = 0; i < json_array_get_length (s); i++)
+    {
+      JsonObject *e = json_array_get_object_element (s, i);
+      assert_suggestion_memory (plan, e);
+      const char *flags = json_object_get_string_member (e, "flags");
+      if (g_str_equal (flags, "--pp 2 --global-batch-size 8"))
+        pp = TRUE;
+      /* a change that keeps dp needs no batch */
+      if (g_str_has_prefix (flags, "--sharding") || g_str_has_prefix (flags, "--recompute"))
+        g_assert_null (strstr (flags, "--global-batch-size"));
+    }
+  g_assert_true (pp);
+}
+
 /* The suggestions under each stack are plans that stack runs, costed as it runs them
  * (audit of 6 Dec): every one, pasted after the plan, gives memory's peak and verdict and
  * (simulated) predict's step. They had ignored the stack: the distributed optimizer under
@@ -834,6 +859,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/explain/run-hygiene", test_run_hygiene);
   g_test_add_func ("/cli/explain/plan-toml", test_plan_toml_cli);
   g_test_add_func ("/cli/explain/fit-follows-stack", test_fit_follows_stack);
+  g_test_add_func ("/cli/explain/fit-derived-batch", test_fit_derived_batch);
   g_test_add_func ("/cli/explain/show-model-table", test_show_model_table);
   return g_test_run ();
 }
