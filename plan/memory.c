@@ -1327,7 +1327,7 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
          * unsharded grads the bucket is a view of the grad buffer, so only the staging
          * one of the overlapped collective counts). Never more than the stage's grads. */
         guint64 full_grads = elems * plan_precision_bytes (plan->grad_dtype);
-        guint64 bucket = MIN ((guint64) MAX (plan->bucket_bytes, 0), full_grads);
+        guint64 bucket = MIN ((guint64) MAX (plan_bucket_bytes (plan), 0), full_grads);
         int n_buckets = (plan_grad_shards (plan) > 1 ? 1 : 0) + (plan->overlap_grad_reduce ? 1 : 0);
         comm += (guint64) n_buckets * bucket;
       }

@@ -386,7 +386,10 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
       int elements;
       if (!parse_int (option, value, 1, &elements, error))
         return FALSE;
-      plan->bucket_bytes = (double) elements * plan_precision_bytes (plan->grad_dtype);
+      /* elements: bytes are taken in the gradient dtype when the plan is used, so that a
+       * --grad-dtype after this flag counts (40M bf16 elements read as 20 MB or 40 MB by
+       * the order of the two flags) */
+      plan->bucket_elements = elements;
       return TRUE;
     }
   if (g_str_equal (name, "rank-order"))

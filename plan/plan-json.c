@@ -742,6 +742,7 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
               return FALSE;
             }
           plan->bucket_bytes = json_node_get_double (n);
+          plan->bucket_elements = 0;   /* bytes as given, whatever the gradient dtype */
           continue;
         }
       gboolean known = g_str_equal (key, "parallelism") || g_str_equal (key, "training")

@@ -31,6 +31,7 @@ plan_init_defaults (Plan *plan)
   plan->master_weights = TRUE;
   /* Megatron DDP bucket: max(40M, 1M x dp) elements; 40M fp32 elements = 160 MB
    * (megatron/core/distributed/distributed_data_parallel.py). We keep the 40M floor. */
+  plan->bucket_elements = 40e6;
   plan->bucket_bytes = 40e6 * 4;
   plan->fp8_recipe = -1;              /* the stack's */
   plan->dropout = -1;                 /* the model's */
@@ -419,6 +420,13 @@ plan_clear (Plan *plan)
   if (plan == NULL)
     return;
   g_clear_pointer (&plan->rank_order, g_free);
+}
+
+double
+plan_bucket_bytes (const Plan *plan)
+{
+  return plan->bucket_elements > 0
+         ? plan->bucket_elements * plan_precision_bytes (plan->grad_dtype) : plan->bucket_bytes;
 }
 
 void
@@ -1049,7 +1057,7 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
     }
   SET_BOOL ("optimizer_offload", plan->optimizer_offload);
   json_builder_set_member_name (b, "bucket_bytes");
-  json_builder_add_double_value (b, plan->bucket_bytes);
+  json_builder_add_double_value (b, plan_bucket_bytes (plan));
   json_builder_end_object (b);
 #undef SET_INT
 #undef SET_BOOL

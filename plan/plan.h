@@ -291,7 +291,11 @@ typedef struct {
                                   * shared head and loss. 0 = none, Megatron's default
                                   * (mtp_num_layers None): a config's
                                   * num_nextn_predict_layers alone trains none */
-  double   bucket_bytes;         /* DP gradient bucket; Megatron --ddp-bucket-size default */
+  double   bucket_bytes;         /* DP gradient bucket in bytes, where a plan file gives it
+                                  * (bucket_elements 0); else plan_bucket_bytes */
+  double   bucket_elements;      /* ... in elements (Megatron --ddp-bucket-size, 40M by
+                                  * default): bytes in the gradient dtype, whichever flag
+                                  * set that dtype first */
   /* ZeRO-3 as the software issues it (DeepSpeed's stage3_* settings); a negative value
    * takes the stack's (sim_predict fills it from SimCostOptions, frameworks/stack.h) */
   double   zero3_prefetch_params; /* stage3_prefetch_bucket_size: parameters gathered ahead;
@@ -630,6 +634,9 @@ void   plan_layer_params_local (const Plan *plan, const ModelSpec *model, const 
 void   plan_mtp_params_local (const Plan *plan, const ModelSpec *model, const PlanMoe *moe,
                               double *dense, double *expert);  /* "alltoall", "allgather", "flex" */
 
+/* Bytes of one DP gradient bucket: bucket_elements in the plan's gradient dtype, or the
+ * plan file's bucket_bytes. */
+double   plan_bucket_bytes  (const Plan *plan);
 void     plan_init_defaults (Plan *plan);
 void     plan_clear         (Plan *plan);              /* frees rank_order; NULL-safe */
 void     plan_copy          (Plan *dst, const Plan *src);

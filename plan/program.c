@@ -1991,7 +1991,7 @@ make_buckets (Builder *bd, const double *per_layer, gboolean dense)
 {
   const Plan *p = bd->plan;
   GArray *buckets = g_array_new (FALSE, TRUE, sizeof (Bucket));
-  double limit = p->bucket_bytes / bd->grad_bytes_per_param;
+  double limit = plan_bucket_bytes (p) / bd->grad_bytes_per_param;
   for (int chunk = plan_rank_chunks (p) - 1; chunk >= 0; chunk--)
     {
       int first = plan_chunk_first_layer (p, bd->m, bd->stage, chunk);

@@ -348,6 +348,42 @@ test_plan_show_json (void)
   run_result_clear (&r);
 }
 
+/* --ddp-bucket-size counts elements (Megatron's DDP bucket_size: 40M by default), whose
+ * bytes are the gradient dtype's whichever flag comes first (audit of 6 Dec: 10M bf16
+ * elements were 40 MB or 20 MB by the order of the two flags, and the default stayed
+ * 160 MB under --grad-dtype bf16): 10M x 2 B = 20 MB either way; the default and an
+ * explicit 40M are 40M x 2 = 80 MB with bf16 gradients, 40M x 4 = 160 MB in fp32. */
+static void
+test_ddp_bucket_elements (void)
+{
+  static const struct { const char *flags; double bytes; } cases[] = {
+    { "--ddp-bucket-size 10000000 --grad-dtype bf16", 20e6 },
+    { "--grad-dtype bf16 --ddp-bucket-size 10000000", 20e6 },
+    { "--grad-dtype bf16", 80e6 },
+    { "--grad-dtype bf16 --ddp-bucket-size 40000000", 80e6 },
+    { "", 160e6 },
+  };
+  gint64 peak[G_N_ELEMENTS (cases)];
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RunResult r = { 0 };
+      g_autofree char *args = g_strdup_printf ("predict --model llama3-8b --gpus 8 --sharding "
+                                               "zero2 --overlap-grad-reduce --no-db --json %s",
+                                               cases[i].flags);
+      run_tandem (args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (JsonParser) p = json_parser_new ();
+      JsonObject *o = parse_object (r.out, p);
+      g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (o, "plan"),
+                                                        "bucket_bytes"), ==, cases[i].bytes);
+      peak[i] = json_object_get_int_member (json_object_get_object_member (o, "memory"),
+                                            "peak_bytes");
+      run_result_clear (&r);
+    }
+  g_assert_cmpint (peak[0], ==, peak[1]);
+  g_assert_cmpint (peak[2], ==, peak[3]);
+}
+
 /* The text of predict: the MFU line names its convention only (the derivation is in
  * `show conventions`); HFU below a PaLM MFU says why. Llama 3 405B on the h100-24k plan
  * runs no recompute and causal (flash) attention, while palm counts 12 L H d s per token
@@ -1678,6 +1714,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/predict/nemotron-h", test_nemotron_h);
   g_test_add_func ("/cli/show/cluster-json", test_show_cluster_json);
   g_test_add_func ("/cli/plan/show-json", test_plan_show_json);
+  g_test_add_func ("/cli/plan/ddp-bucket-elements", test_ddp_bucket_elements);
   g_test_add_func ("/cli/show/conventions-help", test_show_conventions_help);
   g_test_add_func ("/cli/show/framework-host-ops", test_show_framework_host_ops);
   g_test_add_func ("/cli/show/framework-fp8", test_show_framework_fp8);

@@ -673,10 +673,12 @@ test_plan_shape (void)
  *       inputs 2 a T h = 134,217,728 and the logits Transformer Engine's cross entropy keeps
  *       (the Bridge runs' cross_entropy_fusion_impl "te"), bf16 a T V = 4,978,638,848,
  *       and the first stage's token ids 8 T = 131,072: 71,978,582,016;
- *   comm buffers: one overlapped gradient bucket, 160,000,000;
- *   reserve 5% of the 138,596,586,496 above + 1.5 GiB = 6,929,829,325 (rounded up) + 1,610,612,736
- *     = 8,540,442,061;
- *   total 147,137,028,557 B = 137.0 GiB of the GB200's 189,471 MiB (198,674,743,296 B, its
+ *   comm buffers: one overlapped gradient bucket, Megatron's 40M elements (--ddp-bucket-size)
+ *     of bf16 gradient, 80,000,000 (160,000,000 before the bucket was counted in elements
+ *     of the gradient dtype);
+ *   reserve 5% of the 138,516,586,496 above + 1.5 GiB = 6,925,829,325 (rounded up) + 1,610,612,736
+ *     = 8,536,442,061;
+ *   total 147,053,028,557 B = 137.0 GiB of the GB200's 189,471 MiB (198,674,743,296 B, its
  *   nvidia-smi total): fits. (Before the core's bf16 output was counted: 65,536,131,072
  *   of activations, 130.7 GiB.) (With the native cross
  *   entropy's fp32 softmax 4 T V = 9,957,277,696: 70,514,769,920 B of activations,
@@ -702,9 +704,9 @@ test_row_709_fits (void)
   g_assert_cmpuint (st->bytes[PLAN_MEM_GRADS], ==, 10329919488ull);
   g_assert_cmpuint (st->bytes[PLAN_MEM_OPTIMIZER], ==, 45798165504ull);
   g_assert_cmpuint (st->bytes[PLAN_MEM_ACTIVATIONS], ==, 71978582016ull);
-  g_assert_cmpuint (st->bytes[PLAN_MEM_COMM_BUFFERS], ==, 160000000ull);
-  g_assert_cmpuint (st->bytes[PLAN_MEM_RESERVE], ==, 8540442061ull);
-  g_assert_cmpuint (st->total, ==, 147137028557ull);
+  g_assert_cmpuint (st->bytes[PLAN_MEM_COMM_BUFFERS], ==, 80000000ull);
+  g_assert_cmpuint (st->bytes[PLAN_MEM_RESERVE], ==, 8536442061ull);
+  g_assert_cmpuint (st->total, ==, 147053028557ull);
   g_assert_cmpuint (m.capacity_bytes, ==, 198674743296ull);
   g_assert_true (m.fits);
   plan_memory_clear (&m);

@@ -1368,6 +1368,7 @@ case_init_pp_buckets (Case *c, int after_stage)
 {
   case_init_pp2_zero2 (c, 8);
   c->plan.overlap_grad_reduce = TRUE;
+  c->plan.bucket_elements = 0;   /* bytes, as a plan file's bucket_bytes gives them */
   c->plan.bucket_bytes = 1;
   c->plan.pp_grad_after_stage = after_stage;
 }
