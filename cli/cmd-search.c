@@ -2183,9 +2183,10 @@ cli_cmd_search (int argc, char **argv)
       }
     if (o.framework)
       {
-        g_autofree char *q = g_strdup_printf ("%s--framework %s", o.extra->len ? " " : "",
-                                              o.framework);
-        g_string_append (o.extra, q);
+        /* quoted as the other values are: a stack file's path with a blank ran another
+         * command when the line was pasted */
+        g_string_append (o.extra, o.extra->len ? " --framework" : "--framework");
+        util_append_shell_word (o.extra, o.framework);
       }
   }
 

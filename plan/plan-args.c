@@ -1237,10 +1237,10 @@ plan_check_stack_model (const Plan *plan, const ModelSpec *model, const FwStack 
               best = d;
           g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID,
                        "Ulysses (a2a) context parallelism of degree %d on the %s stack "
-                       "needs it to divide the %" G_GUINT64_FORMAT " KV head%s per TP rank: "
+                       "needs it to divide the KV heads per TP rank, %" G_GUINT64_FORMAT ": "
                        "Transformer Engine's all-to-all attention splits K and V by heads and "
                        "does not repeat them (hint: --cp %d, --cp-comm-type p2p, or a smaller "
-                       "--tp)", plan->cp, stack->name, kv, kv == 1 ? "" : "s", best);
+                       "--tp)", plan->cp, stack->name, kv, best);
           return FALSE;
         }
     }

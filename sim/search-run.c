@@ -96,6 +96,42 @@ reason_key (const char *message)
       else
         g_string_append_c (k, *p);
     }
+  /* a count's noun in the plural whatever the count ("the 1 KV head" beside "the 2 KV
+   * heads" were two kinds): the nouns the plan's messages count */
+  static const char *const nouns[] = { " KV head", " pipeline stage", " accounted slot",
+                                       " model chunk", " layer" };
+  for (guint i = 0; i < G_N_ELEMENTS (nouns); i++)
+    {
+      g_autofree char *one = g_strconcat (nouns[i], " ", NULL);
+      g_autofree char *many = g_strconcat (nouns[i], "s ", NULL);
+      char *at;
+      gsize from = 0;
+      while ((at = strstr (k->str + from, one)) != NULL)
+        {
+          const gsize pos = (gsize) (at - k->str);
+          /* only after a count: "N3 layer " or "N3 middle pipeline stage " (a count
+           * "N<k>" among the three words before the noun) */
+          gboolean counted = FALSE;
+          const char *b = at;   /* the blank before the noun */
+          for (int w = 0; w < 3 && !counted && b > k->str && *b == ' '; w++)
+            {
+              const char *ws = b;
+              while (ws > k->str && ws[-1] != ' ')
+                ws--;
+              gsize len = (gsize) (b - ws);
+              counted = len >= 2 && ws[0] == 'N' && strspn (ws + 1, "0123456789") == len - 1;
+              b = ws > k->str ? ws - 1 : k->str;
+            }
+          if (counted)
+            {
+              g_string_erase (k, (gssize) pos, (gssize) strlen (one));
+              g_string_insert (k, (gssize) pos, many);
+              from = pos + strlen (many);
+            }
+          else
+            from = pos + strlen (one);
+        }
+    }
   return g_string_free (k, FALSE);
 }
 

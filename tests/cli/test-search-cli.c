@@ -47,7 +47,10 @@ run (const char *prefix, const char *args, Run *r)
         g_ptr_array_add (argv, g_strdup (p[i]));
     }
   g_ptr_array_add (argv, g_strdup (g_getenv ("TANDEM_EXE")));
-  g_auto (GStrv) words = g_strsplit (args, " ", -1);
+  /* a shell line where it quotes (a path with a blank); else words between blanks */
+  g_auto (GStrv) words = NULL;
+  if (strchr (args, '\'') == NULL || !g_shell_parse_argv (args, NULL, &words, NULL))
+    words = g_strsplit (args, " ", -1);
   for (int i = 0; words[i]; i++)
     if (*words[i])
       g_ptr_array_add (argv, g_strdup (words[i]));
@@ -235,6 +238,63 @@ test_recipe_tp_nvl72 (void)
  * against the row's 1.884). It fixes that dimension on: every candidate has it, says it
  * once, and reproduces; a stack without async TP, or TorchTitan without --compile, is
  * told so as predict tells it. */
+/* A stack file's path is quoted in the flags as the model's and the cluster's are (audit
+ * of 6 Dec: "--framework sp ace/my stack.json" ran another command when pasted). */
+static void
+test_framework_path_quoted (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tandem-fwq-XXXXXX", NULL);
+  Run r = { 0 };
+  run (NULL, "show framework torchtitan --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autofree char *file = g_build_filename (dir, "my stack.json", NULL);
+  g_assert_true (g_file_set_contents (file, r.out, -1, NULL));
+  run_clear (&r);
+  g_autofree char *q = g_shell_quote (file);
+  g_autofree char *args = g_strdup_printf ("search --model llama3-8b --cluster "
+                                           "dgx-h100-superpod --gpus 16 --seq-length 4096 "
+                                           "--gbs 64 --framework %s --top 2 --json --no-db", q);
+  run (NULL, args, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonArray *top = json_object_get_array_member (object_of (parser, r.out), "top");
+  g_assert_cmpuint (json_array_get_length (top), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *c = json_array_get_object_element (top, i);
+      g_assert_nonnull (strstr (json_object_get_string_member (c, "flags"), "--framework '"));
+      assert_flags_reproduce (c, TRUE);
+    }
+  run_clear (&r);
+  g_unlink (file);
+  g_rmdir (dir);
+}
+
+/* One kind of reason is one key whatever its figures, the counted noun included: the
+ * Ulysses refusal for 1 KV head per TP rank and for 2 KV heads were two keys of 315 each
+ * (audit of 6 Dec); llama3-8b's 8 KV heads at tp 4 and 8 leave 2 and 1. */
+static void
+test_reason_plural_one_key (void)
+{
+  Run r = { 0 };
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 16 --seq-length "
+       "4096 --gbs 64 --json --no-db --top 1", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *reasons = json_object_get_object_member (object_of (parser, r.out),
+                                                       "invalid_reasons");
+  guint kv = 0;
+  g_autoptr (GList) keys = json_object_get_members (reasons);
+  for (GList *k = keys; k; k = k->next)
+    if (strstr (k->data, "KV head") != NULL)
+      {
+        kv++;
+        g_assert_nonnull (strstr (k->data, "KV heads per TP rank"));
+      }
+  g_assert_cmpuint (kv, ==, 1);
+  run_clear (&r);
+}
+
 static void
 test_async_tp_fixes_overlap (void)
 {
@@ -2587,5 +2647,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/recipe-per-stack", test_recipe_per_stack);
   g_test_add_func ("/cli/search/fast-sliding-window-cp", test_fast_sliding_window_cp);
   g_test_add_func ("/cli/search/async-tp-fixes-overlap", test_async_tp_fixes_overlap);
+  g_test_add_func ("/cli/search/reason-plural-one-key", test_reason_plural_one_key);
+  g_test_add_func ("/cli/search/framework-path-quoted", test_framework_path_quoted);
   return g_test_run ();
 }
