@@ -370,6 +370,11 @@ search_spec_set_stack (SearchSpec *spec, FwStack *stack, GError **error)
                    "(hint: drop the flag or pick another --framework)", stack->name);
       return FALSE;
     }
+  /* HSDP named in a list of the user's (--sharding zero1,hsdp:2; not --fast's own) */
+  gboolean hsdp_listed = FALSE;
+  for (guint i = 0; !(spec->fast && spec->fast_sharding_filled) && spec->sharding != NULL
+                    && i < spec->sharding->len; i++)
+    hsdp_listed |= g_array_index (spec->sharding, SearchShard, i).kind == PLAN_SHARD_HSDP;
   if (!offers_restrict (spec, stack, error))
     return FALSE;
   if (!stack->hsdp)
@@ -389,7 +394,9 @@ search_spec_set_stack (SearchSpec *spec, FwStack *stack, GError **error)
       for (guint i = spec->sharding->len; i-- > 0;)
         if (g_array_index (spec->sharding, SearchShard, i).kind == PLAN_SHARD_HSDP)
           g_array_remove_index (spec->sharding, i);
-      if (spec->sharding->len == 0)
+      /* refused as any other kind the stack lacks, in a list too (zero1,hsdp:2 searched
+       * zero1 alone, exit 0, as though HSDP had been tried) */
+      if (spec->sharding->len == 0 || hsdp_listed)
         {
           g_set_error (error, SEARCH_ERROR, SEARCH_ERROR_CONSTRAINT, "--sharding hsdp: the %s "
                        "stack does not offer HSDP (hint: zero3, or another --framework)",

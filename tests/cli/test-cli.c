@@ -1328,6 +1328,13 @@ test_hsdp_needs_stack (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "-dp32x8-"));
   run_result_clear (&r);
+  /* in a search's list too: zero1,hsdp:2 searched zero1 alone and said nothing */
+  run_tandem ("search --model llama3-8b --cluster dgx-h100-superpod --gpus 16 --gbs 64 "
+              "--seq-length 4096 --sharding zero1,hsdp:2 --top 1 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--sharding hsdp: the megatron-core stack does not offer "
+                                   "HSDP"));
+  run_result_clear (&r);
 }
 
 /* --no-gradient-accumulation-fusion is modelled as Megatron-FSDP's copy of each
