@@ -1110,7 +1110,11 @@ store_search (const char *db, int timeout_ms, const SearchSpace *space,
               const char *extra, const char *framework, GError **error)
 {
   const SearchSpec *spec = search_space_spec (space);
-  g_autofree char *plan_str = plan_to_string (&best->plan);
+  /* named as the table names it (plan string and the search's suffixes: -dpov, -tpov,
+   * -cpa2a, -ppdp), which plan_to_string alone does not tell apart */
+  g_autofree char *best_str = plan_to_string (&best->plan);
+  g_autofree char *best_extras = search_plan_extras (&best->plan, NULL);
+  g_autofree char *plan_str = g_strconcat (best_str, best_extras, NULL);
   g_autoptr (JsonBuilder) pb = json_builder_new ();
   plan_to_json (&best->plan, pb);
   g_autofree char *plan_json = cli_json_text (pb);
@@ -1123,11 +1127,12 @@ store_search (const char *db, int timeout_ms, const SearchSpace *space,
     hfu_all[c] = best->result->hfu;
   g_autofree char *hfu = cli_conv_json (NULL, hfu_all, 1);
   g_autofree char *summary = g_strdup_printf (
-    "search: %" G_GUINT64_FORMAT " enumerated = %" G_GUINT64_FORMAT " invalid + %"
+    "search (%s): %" G_GUINT64_FORMAT " enumerated = %" G_GUINT64_FORMAT " invalid + %"
     G_GUINT64_FORMAT " oom + %" G_GUINT64_FORMAT " pruned + %" G_GUINT64_FORMAT
-    " simulated, objective %s%s%s", res->enumerated, res->invalid, res->oom, res->pruned,
-    res->simulated, search_objective_name (spec->objective), note ? "; " : "",
-    note ? note : "");
+    " simulated, objective %s%s%s", spec->fast ? "--fast, heuristic" : "exact",
+    res->enumerated, res->invalid,
+    res->oom, res->pruned, res->simulated, search_objective_name (spec->objective),
+    note ? "; " : "", note ? note : "");
   ResRunInfo info = { 0 };
   info.kind = RES_KIND_SEARCH;
   info.status = RES_STATUS_OK;
@@ -1156,7 +1161,14 @@ store_search (const char *db, int timeout_ms, const SearchSpace *space,
       search_candidate_plan (space, r->index, &p);
       plan_resolve (&p, spec->model, spec->cluster, NULL);
       ResSearchCandidate *c = &rows[i];
-      char *ps = plan_to_string (&p), *fl = search_plan_flags (space, &p, extra);
+      char *fl = search_plan_flags (space, &p, extra);
+      /* the plan as it was simulated (the stack's attention and overlaps: deepspeed's
+       * -unfused) and the table's suffixes: the stored name said ...-zero2-1F1B where the
+       * table and the run's own name said ...-zero2-unfused-1F1B, and two places that
+       * differed only by the DP overlap had one name */
+      sim_plan_apply_stack (&p, &spec->sim.cost);
+      g_autofree char *name = plan_to_string (&p), *ext = search_plan_extras (&p, NULL);
+      char *ps = g_strconcat (name, ext, NULL);
       g_ptr_array_add (strings, ps);
       g_ptr_array_add (strings, fl);
       c->place = r->place;
