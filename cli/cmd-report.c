@@ -224,6 +224,15 @@ report_extra_flags (int argc, char **argv)
           i += has_value ? 1 : 0;
           continue;
         }
+      /* --flag=value as --flag value, the value quoted as a shell reads it (the = form was
+       * copied raw: "--framework=my stack.json" ran another command when pasted) */
+      if (eq)
+        {
+          g_autofree char *flag = g_strndup (a, (gsize) (strchr (a, '=') - a));
+          g_string_append_printf (out, "%s%s", out->len ? " " : "", flag);
+          util_append_shell_word (out, strchr (a, '=') + 1);
+          continue;
+        }
       g_string_append_printf (out, "%s%s", out->len ? " " : "", a);
       if (has_value)
         util_append_shell_word (out, argv[++i]);
@@ -240,6 +249,15 @@ cmd_scaling (int argc, char **argv)
   int db_timeout = RES_BUSY_TIMEOUT_MS;
   g_autofree char *gpus_text = take_gpus_option (&argc, argv);
   g_autofree char *extra_flags = report_extra_flags (argc, argv);
+  /* typed at all, whatever the value (a --rank-order equal to the default still came
+   * after a -ppdp row's own) */
+  const char *typed_dimension = NULL;
+  static const char *const dims[] = { "--schedule", "--cp-comm-type", "--rank-order" };
+  for (int i = 1; i < argc && typed_dimension == NULL; i++)
+    for (guint k = 0; k < G_N_ELEMENTS (dims); k++)
+      if (g_str_equal (argv[i], dims[k])
+          || (g_str_has_prefix (argv[i], dims[k]) && argv[i][strlen (dims[k])] == '='))
+        typed_dimension = dims[k];
   const GOptionEntry extra[] = {
     { "strong", 0, 0, G_OPTION_ARG_NONE, &strong, "Strong scaling: the global batch stays --gbs",
       NULL },
@@ -344,6 +362,16 @@ cmd_scaling (int argc, char **argv)
    * one of them would be dropped in silence, so it is named instead */
   if (pps == REPORT_PLAN_SEARCH)
     {
+      /* a plan file fixes the plan (and, put after the search's flags, was refused by
+       * predict as replacing them); tandem search takes none either */
+      if (args.plan_file != NULL)
+        {
+          status = cli_fail (CLI_EXIT_USAGE, "--plan with --plan-per-size search: the "
+                             "search chooses the plan at each size (hint: --plan-per-size "
+                             "fixed to scale the file's plan, or give the model, batch and "
+                             "options as flags)");
+          goto out;
+        }
       Plan d;
       plan_init_defaults (&d);
       const char *fixed = tmpl.tp != d.tp ? "--tp" : tmpl.pp != d.pp ? "--pp"
@@ -357,7 +385,12 @@ cmd_scaling (int argc, char **argv)
                            * as a --tp-comm-overlap never given */
                           : tmpl.async_tp ? "--async-tp"
                           : tmpl.tp_comm_overlap != d.tp_comm_overlap ? "--tp-comm-overlap"
-                          : NULL;
+                          /* the dimensions the search also chooses, which were copied
+                           * into each row's flags after the search's own: the row named
+                           * one plan and its flags another (--cp-comm-type a2a: 2.897
+                           * against 2.963 s), or a plan predict refused (--schedule GPipe
+                           * after an interleaved row) */
+                          : typed_dimension;
       plan_clear (&d);
       if (fixed != NULL)
         {
@@ -367,7 +400,7 @@ cmd_scaling (int argc, char **argv)
                              "search per size)", fixed, fixed);
           goto out;
         }
-      if (!search_base_check (&tmpl, &error))
+      if (!search_base_check_report (&tmpl, &error))
         {
           status = cli_fail (CLI_EXIT_USAGE, "--plan-per-size search: %s", error->message);
           goto out;

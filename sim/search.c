@@ -529,8 +529,22 @@ constraint (GError **error, const char *format, ...)
   return FALSE;
 }
 
+static gboolean base_check (const Plan *base, gboolean report, GError **error);
+
 gboolean
 search_base_check (const Plan *base, GError **error)
+{
+  return base_check (base, FALSE, error);
+}
+
+gboolean
+search_base_check_report (const Plan *base, GError **error)
+{
+  return base_check (base, TRUE, error);
+}
+
+static gboolean
+base_check (const Plan *base, gboolean report, GError **error)
 {
   /* the fields search_cand_to_plan overwrites that no search flag sets: taken in silence,
    * they were ignored, and each row's `tandem predict` line (which repeats the typed
@@ -572,7 +586,8 @@ search_base_check (const Plan *base, GError **error)
   if (flag == NULL)
     return TRUE;
   constraint (error, "%s: the search sets it for each candidate, so the flag would be "
-              "ignored (hint: %s)", flag, hint);
+              "ignored (hint: %s)", flag, report ? "drop it: the search tries it at each size"
+                                                 : hint);
   return FALSE;
 }
 

@@ -126,6 +126,9 @@ gboolean search_spec_set_stack (SearchSpec *spec, FwStack *stack, GError **error
  * TP, the layer split, recompute's method, DP overlap, ...): the search would ignore it.
  * The message names the flag and the search's own way to ask for it. */
 gboolean search_base_check (const Plan *base, GError **error);
+/* The same for `report scaling --plan-per-size search`, whose hint cannot name the search's
+ * own options (--dp-overlap, --recompute LIST): the report takes none of them. */
+gboolean search_base_check_report (const Plan *base, GError **error);
 
 typedef struct SearchSpace SearchSpace;
 

@@ -1255,8 +1255,29 @@ test_search_per_size_fixed_flag (Fixture *f, gconstpointer data)
   g_assert_cmpint (a.status, ==, 2);
   g_assert_cmpstr (a.err, ==, "tandem: error: --plan-per-size search: --overlap-grad-reduce/"
                    "--overlap-param-gather: the search sets it for each candidate, so the flag "
-                   "would be ignored (hint: --dp-overlap on)\n");
+                   "would be ignored (hint: drop it: the search tries it at each size)\n");
   run_result_clear (&a);
+  /* the dimensions the search chooses that were copied after its own flags into each
+   * row's (audit of 6 Dec: --cp-comm-type a2a named a p2p row whose flags predicted
+   * 2.963 s against its 2.897; --schedule GPipe gave rows predict refused), and a plan
+   * file, which predict refused after the search's flags */
+  static const char *const dims[] = { "--cp-comm-type a2a", "--rank-order tp-cp-ep-pp-dp",
+                                      "--schedule=GPipe", "--plan {DATA}/plan/llama3-8b-titan.toml" };
+  for (guint i = 0; i < G_N_ELEMENTS (dims); i++)
+    {
+      g_autofree char *args = g_strdup_printf ("report scaling --model llama3-8b --cluster "
+                                               "dgx-h100-superpod --gpus 8,16 --gbs 64 "
+                                               "--strong --plan-per-size search %s --json",
+                                               dims[i]);
+      run_tandem (args, &a);
+      g_assert_cmpint (a.status, ==, 2);
+      g_autofree char *flag = g_strndup (dims[i], strcspn (dims[i], " ="));
+      g_autofree char *want = g_strdup_printf ("tandem: error: %s with --plan-per-size search",
+                                               flag);
+      if (!g_str_has_prefix (a.err, want))
+        g_error ("%s: %s", dims[i], a.err);
+      run_result_clear (&a);
+    }
 }
 
 /* --plan FILE as every command reads it: the report read the file a second time as JSON,
