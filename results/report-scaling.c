@@ -244,9 +244,27 @@ search_size (const ReportScalingSpec *spec, TopoCluster *cluster, int gpus, int 
       else
         {
           row->status = g_strdup ("invalid");
-          row->reason = res ? g_strdup_printf ("no valid plan among %" G_GUINT64_FORMAT
-                                               " candidates", res->enumerated)
-                            : g_strdup_printf ("search: %s", err->message);
+          /* and why, as tandem search counts it: the commonest reason (its figures as N1,
+           * N2 where they vary), the row had said only "no valid plan" */
+          const char *why = NULL;
+          guint most = 0;
+          GHashTableIter it;
+          gpointer k, v;
+          if (res != NULL && res->invalid_reasons != NULL)
+            {
+              g_hash_table_iter_init (&it, res->invalid_reasons);
+              while (g_hash_table_iter_next (&it, &k, &v))
+                if (GPOINTER_TO_UINT (v) > most
+                    || (GPOINTER_TO_UINT (v) == most && g_strcmp0 (k, why) < 0))
+                  most = GPOINTER_TO_UINT (v), why = k;
+            }
+          row->reason = res == NULL ? g_strdup_printf ("search: %s", err->message)
+                        : why != NULL ? g_strdup_printf ("no valid plan among %"
+                                                         G_GUINT64_FORMAT " candidates; "
+                                                         "%u of them: %s", res->enumerated,
+                                                         most, why)
+                        : g_strdup_printf ("no valid plan among %" G_GUINT64_FORMAT
+                                           " candidates", res->enumerated);
         }
       search_space_free (space);
       return row;

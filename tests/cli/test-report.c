@@ -1278,6 +1278,14 @@ test_search_per_size_fixed_flag (Fixture *f, gconstpointer data)
         g_error ("%s: %s", dims[i], a.err);
       run_result_clear (&a);
     }
+  /* a size where every candidate is invalid gives the commonest reason, as the error's
+   * hint promises (it said only "no valid plan among 29319 candidates") */
+  run_report ("report scaling --model llama3-8b --cluster dgx-h100-superpod --gpus 8,16 "
+              "--gbs 64 --strong --plan-per-size search --compile --json", NULL, &a);
+  g_assert_cmpint (a.status, ==, 2);
+  g_assert_nonnull (strstr (a.out, "of them: --compile: the megatron-core stack has no "
+                                   "compiled mode"));
+  run_result_clear (&a);
 }
 
 /* --plan FILE as every command reads it: the report read the file a second time as JSON,
