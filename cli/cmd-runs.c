@@ -93,8 +93,13 @@ print_json (const char *path, GPtrArray *rows)
       util_json_member_string (b, "cluster", r->cluster);
       util_json_member_string (b, "framework", r->framework);
       util_json_member_string (b, "plan", r->plan);
+      /* unknown (a validate run of many sizes: NULL in the store) is null, as the CSV's
+       * blank; it read 0 */
       json_builder_set_member_name (b, "world_size");
-      json_builder_add_int_value (b, r->world_size);
+      if (r->world_size > 0)
+        json_builder_add_int_value (b, r->world_size);
+      else
+        json_builder_add_null_value (b);
       util_json_member_number (b, "predicted_step_s", r->predicted_step_s);
       util_json_member_number (b, "measured_step_s", r->measured_step_s);
       util_json_member_string (b, "flops_convention", r->flops_convention);

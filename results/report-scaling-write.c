@@ -23,8 +23,12 @@ row_to_json (const ReportScaling *r, const ReportScalingRow *row, JsonBuilder *b
   util_json_member_string (b, "reason", row->reason);
   util_json_member_string (b, "plan", row->plan);
   util_json_member_string (b, "flags", row->flags);
+  /* a weak-scaled batch that is no whole or past the cap has none: null, not 0 */
   json_builder_set_member_name (b, "global_batch");
-  json_builder_add_int_value (b, row->global_batch);
+  if (row->global_batch > 0)
+    json_builder_add_int_value (b, row->global_batch);
+  else
+    json_builder_add_null_value (b);
   if (row->predicted)
     {
       util_json_member_number (b, "step_time_s", row->step_time_s);
@@ -142,7 +146,10 @@ report_scaling_csv (const ReportScaling *r)
       report_csv_field (s, row->cluster);
       g_string_append_printf (s, ",%d,", row->gpus);
       report_csv_field (s, row->plan);
-      g_string_append_printf (s, ",%d,", row->global_batch);
+      if (row->global_batch > 0)
+        g_string_append_printf (s, ",%d,", row->global_batch);
+      else
+        g_string_append (s, ",,");
       if (row->predicted)
         {
           const double v[] = { row->step_time_s, row->tokens_per_s, row->tokens_per_s_per_gpu };

@@ -1133,6 +1133,8 @@ test_bad_inputs (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (r.out, "\"the weak-scaled batch 2000000000 x 16 / 8 = 4000000000 "
                             "sequences is above the cap of 2147483647 (hint: a smaller "
                             "--gbs)\""));
+  /* and it has no batch: null, where it read 0 */
+  g_assert_nonnull (strstr (r.out, "\"global_batch\" : null"));
   run_result_clear (&r);
 
   g_autofree char *empty = g_build_filename (f->dir, "empty.db", NULL);
