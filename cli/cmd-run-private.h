@@ -65,6 +65,9 @@ typedef struct {
    * --timeout, so the ranks waiting for rank 0's --verify check or its store gave up
    * while rank 0 still beat (the barrier's own wait goes on while it beats) */
   ExecGroup   *end_group;
+  /* the ranks have compared their flags (check_ranks_agree): a rank that fails before
+   * that tells the others there instead of leaving them waiting in it */
+  gboolean     agreed;
 } RunCtx;
 
 /* --verify: the first step of the parallel run against the single-rank reference. */

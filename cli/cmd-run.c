@@ -385,28 +385,46 @@ hash63 (const char *s)
  * training's, or failed --verify and blamed the parallel run. Each rank's components go
  * to all in an all-gather (u63_to_pieces); a mismatch ends every rank with exit 2, rank
  * 0 naming the rank and what differs. */
+/* `failed` is this rank's exit status where it could not prepare its run (0 where it
+ * could): a rank whose own input fails (its model file missing, as with another working
+ * directory on a second node) still comes to the all-gather, so the others learn it at
+ * once instead of waiting there until its exit broke the group (32 s, exit 1, and a
+ * message that said the result had been stored). FALSE with *peer_status the first
+ * failed rank's status (and *peer_rank that rank; error unset), or with `error` set for
+ * a mismatch or a collective that failed. */
 static gboolean
-check_ranks_agree (RunCtx *c, GError **error)
+check_ranks_agree (RunCtx *c, int failed, int *peer_rank, int *peer_status, GError **error)
 {
+  *peer_rank = -1;
+  *peer_status = 0;
+  c->agreed = TRUE;
   if (c->world <= 1)
     return TRUE;
-  g_autofree char *plan_str = plan_to_string (&c->plan);
-  g_autoptr (JsonBuilder) pb = json_builder_new ();
-  plan_to_json (&c->plan, pb);
-  g_autofree char *plan_json = cli_json_text (pb);
-  g_autofree char *model = g_strdup_printf ("%s %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
-                                            c->model->name, c->model->n_layers,
-                                            c->model->hidden);
-  g_autofree char *steps = g_strdup_printf ("%d %d", c->a.steps, c->a.warmup);
-  g_autofree char *seed = g_strdup_printf ("%" G_GINT64_FORMAT " %d", c->a.seed, c->a.verify);
-  g_autofree char *cost = c->a.cost ? g_strjoinv (",", c->a.cost) : NULL;
-  /* the store as given: ranks with other --db files each closed "their" run N */
-  g_autofree char *db = c->dba.no_db ? NULL : g_strdup (cli_db_path (&c->dba));
-  enum { K = 6 };
-  const char *const what[K] = { "plan", "model", "--steps or --warmup", "--seed or --verify",
-                                "--cost", "--db or --no-db" };
-  const guint64 mine[K] = { hash63 (plan_json), hash63 (model), hash63 (steps),
-                            hash63 (seed), hash63 (cost), hash63 (db) };
+  enum { K = 7 };
+  guint64 mine[K] = { 0 };
+  g_autofree char *plan_str = NULL;
+  if (failed == 0)
+    {
+      plan_str = plan_to_string (&c->plan);
+      g_autoptr (JsonBuilder) pb = json_builder_new ();
+      plan_to_json (&c->plan, pb);
+      g_autofree char *plan_json = cli_json_text (pb);
+      g_autofree char *model = g_strdup_printf ("%s %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
+                                                c->model->name, c->model->n_layers,
+                                                c->model->hidden);
+      g_autofree char *steps = g_strdup_printf ("%d %d", c->a.steps, c->a.warmup);
+      g_autofree char *seed = g_strdup_printf ("%" G_GINT64_FORMAT " %d", c->a.seed,
+                                               c->a.verify);
+      g_autofree char *cost = c->a.cost ? g_strjoinv (",", c->a.cost) : NULL;
+      /* the store as given: ranks with other --db files each closed "their" run N */
+      g_autofree char *db = c->dba.no_db ? NULL : g_strdup (cli_db_path (&c->dba));
+      const guint64 h[K - 1] = { hash63 (plan_json), hash63 (model), hash63 (steps),
+                                 hash63 (seed), hash63 (cost), hash63 (db) };
+      memcpy (mine, h, sizeof h);
+    }
+  mine[K - 1] = (guint64) failed;
+  const char *const what[K - 1] = { "plan", "model", "--steps or --warmup",
+                                    "--seed or --verify", "--cost", "--db or --no-db" };
   float piece[K * 3];
   for (int k = 0; k < K; k++)
     u63_to_pieces (mine[k], &piece[k * 3]);
@@ -414,8 +432,18 @@ check_ranks_agree (RunCtx *c, GError **error)
   if (!world_collective (c, EXEC_COLL_ALL_GATHER, "comparing the ranks' flags", piece, K * 3,
                          all, (gsize) K * 3 * c->world, error))
     return FALSE;
+  for (int r = 0; r < c->world; r++)
+    {
+      const guint64 st = u63_from_pieces (&all[(gsize) r * K * 3 + (K - 1) * 3]);
+      if (st != 0)
+        {
+          *peer_rank = r;
+          *peer_status = st <= 255 ? (int) st : CLI_EXIT_FAILURE;
+          return FALSE;
+        }
+    }
   for (int r = 1; r < c->world; r++)
-    for (int k = 0; k < K; k++)
+    for (int k = 0; k < K - 1; k++)
       if (memcmp (&all[(gsize) r * K * 3 + k * 3], &all[k * 3], 3 * sizeof (float)) != 0)
         {
           g_set_error (error, EXEC_ERROR, EXEC_ERROR_INVALID, "the ranks were not started with "
@@ -425,6 +453,35 @@ check_ranks_agree (RunCtx *c, GError **error)
           return FALSE;
         }
   return TRUE;
+}
+
+/* fail0 for the preparation after MPI_Init, before the ranks compare their flags: with
+ * several ranks the failing one still takes part in that comparison (check_ranks_agree),
+ * so every rank ends at once with the first failed rank's status. Rank 0 prints its own
+ * message; a rank whose rank 0 did not fail prints its own, named ("rank 1: cannot read
+ * model ..."), since rank 0 cannot, and rank 0 says which rank stopped the run. */
+static int
+fail_prep (RunCtx *c, int status, const char *format, ...) G_GNUC_PRINTF (3, 4);
+static int
+fail_prep (RunCtx *c, int status, const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *msg = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  if (c->b == NULL || c->world <= 1 || c->agreed)
+    return fail0 (c, status, "%s", msg);
+  int peer_rank, peer_status;
+  g_autoptr (GError) error = NULL;
+  gboolean ok = check_ranks_agree (c, status, &peer_rank, &peer_status, &error);
+  g_assert (!ok);
+  if (error != NULL || peer_rank < 0)
+    return fail0 (c, status, "%s", msg);   /* the comparison itself failed */
+  if (c->rank == 0)
+    return cli_fail (peer_status, "%s", msg);
+  if (peer_rank != 0)
+    fprintf (stderr, "tandem: error: rank %d: %s\n", c->rank, msg);
+  return peer_status;
 }
 
 static void
@@ -1326,12 +1383,12 @@ run_plan (RunCtx *c)
 {
   g_autoptr (GError) error = NULL;
   if (c->plan.world_size > 0 && c->plan.world_size != c->world)
-    return fail0 (c, CLI_EXIT_USAGE, "--gpus %d but the launcher started %d rank%s (hint: drop "
+    return fail_prep (c, CLI_EXIT_USAGE, "--gpus %d but the launcher started %d rank%s (hint: drop "
                   "--gpus, the world size comes from mpirun -np / srun -n)",
                   c->plan.world_size, c->world, c->world == 1 ? "" : "s");
   const char *slurm = g_getenv ("SLURM_NTASKS");
   if (slurm && g_getenv ("SLURM_PROCID") && g_ascii_strtoll (slurm, NULL, 10) != c->world)
-    return fail0 (c, CLI_EXIT_USAGE, "SLURM_NTASKS=%s but MPI has %d ranks (hint: srun "
+    return fail_prep (c, CLI_EXIT_USAGE, "SLURM_NTASKS=%s but MPI has %d ranks (hint: srun "
                   "--mpi=pmix, or mpirun inside the allocation)", slurm, c->world);
   c->plan.world_size = c->world;
   /* the runner keeps and communicates everything in fp32 and computes in fp32 on the
@@ -1347,7 +1404,7 @@ run_plan (RunCtx *c)
     };
     for (guint i = 0; i < G_N_ELEMENTS (asked); i++)
       if (asked[i].p != PLAN_PREC_FP32 && asked[i].p != PLAN_PREC_BF16)
-        return fail0 (c, CLI_EXIT_USAGE, "%s %s: tandem run keeps and computes everything in "
+        return fail_prep (c, CLI_EXIT_USAGE, "%s %s: tandem run keeps and computes everything in "
                       "fp32 (on cuda its GEMMs take BF16 products), so it cannot run %s "
                       "(hint: leave the flag out; tandem predict %s %s predicts it)",
                       asked[i].flag, plan_precision_name (asked[i].p),
@@ -1363,11 +1420,11 @@ run_plan (RunCtx *c)
   if (c->model == NULL)
     {
       g_autofree char *text = cli_lookup_error_text (error, c->pargs.model_name);
-      return fail0 (c, cli_status_for_error (error), "%s", text);
+      return fail_prep (c, cli_status_for_error (error), "%s", text);
     }
   /* the model as the plan runs it (--num-experts on a dense model: plan.h) */
   if (!plan_model_apply_moe (&c->plan, &c->model, &error))
-    return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);
+    return fail_prep (c, CLI_EXIT_USAGE, "%s", error->message);
   /* a slipped config field (cli_model_lookup's warning), once for the job, not per rank */
   if (c->rank == 0 && c->model->config_warning != NULL)
     fprintf (stderr, "tandem: warning: %s\n", c->model->config_warning);
@@ -1375,7 +1432,7 @@ run_plan (RunCtx *c)
   if (c->cluster == NULL)
     {
       g_autofree char *text = cli_lookup_error_text (error, c->pargs.cluster_name);
-      return fail0 (c, cli_status_for_error (error), "%s", text);
+      return fail_prep (c, cli_status_for_error (error), "%s", text);
     }
   if (c->plan.seq_length == 0)
     c->plan.seq_length = (int) MIN (c->model->max_positions, 256);
@@ -1383,7 +1440,7 @@ run_plan (RunCtx *c)
    * the refusal of --gpus above; name the launcher's rank count instead */
   gint64 model_par = (gint64) MAX (c->plan.tp, 1) * MAX (c->plan.pp, 1) * MAX (c->plan.cp, 1);
   if (c->world % model_par != 0)
-    return fail0 (c, CLI_EXIT_USAGE, "the launcher started %d rank%s, not a multiple of tp x "
+    return fail_prep (c, CLI_EXIT_USAGE, "the launcher started %d rank%s, not a multiple of tp x "
                   "pp x cp = %d x %d x %d = %" G_GINT64_FORMAT " (hint: mpirun -np %"
                   G_GINT64_FORMAT ")", c->world, c->world == 1 ? "" : "s", MAX (c->plan.tp, 1),
                   MAX (c->plan.pp, 1), MAX (c->plan.cp, 1), model_par, model_par);
@@ -1392,11 +1449,11 @@ run_plan (RunCtx *c)
       || !exec_runner_supports (c->model, &c->plan, &error))
     {
       g_autofree char *text = cli_plan_file_message (error->message, c->pargs.plan_file);
-      return fail0 (c, CLI_EXIT_USAGE, "%s", text);
+      return fail_prep (c, CLI_EXIT_USAGE, "%s", text);
     }
   g_autoptr (PlanLayout) layout = plan_layout_new (&c->plan, c->cluster, &error);
   if (layout == NULL)
-    return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);
+    return fail_prep (c, CLI_EXIT_USAGE, "%s", error->message);
   /* the plan's stack-dependent fields (ZeRO-3's gathers, ZeRO-2's gradient sync, fp8 TP
    * all-gathers) as sim_predict resolves them for the prediction this run is compared
    * with, --cost included (a bad --cost is reported where the prediction is made): the
@@ -1425,7 +1482,7 @@ run_plan (RunCtx *c)
   c->plan.tp_seq_copies = 0;
   g_autoptr (ProgProgram) prog = prog_program_new (c->model, &c->plan, layout, &error);
   if (prog == NULL)
-    return fail0 (c, CLI_EXIT_FAILURE, "%s", error->message);
+    return fail_prep (c, CLI_EXIT_FAILURE, "%s", error->message);
 
   ExecRunOptions o;
   exec_run_options_init (&o);
@@ -1468,11 +1525,23 @@ run_plan (RunCtx *c)
     SimOptions so;
     sim_options_init (&so, c->cluster);
     if (!sim_cost_options_apply (&so.cost, (const char *const *) c->a.cost, &error))
-      return fail0 (c, CLI_EXIT_USAGE, "%s", error->message);
+      return fail_prep (c, CLI_EXIT_USAGE, "%s", error->message);
   }
-  if (!check_ranks_agree (c, &error))
-    return fail0 (c, error->code == EXEC_ERROR_INVALID ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE, "%s",
-                  error->message);
+  int peer_rank, peer_status;
+  if (!check_ranks_agree (c, 0, &peer_rank, &peer_status, &error))
+    {
+      if (error == NULL)
+        {
+          /* another rank could not prepare its run; it printed why */
+          if (c->rank == 0)
+            return cli_fail (peer_status, "rank %d of %d could not prepare the run (its "
+                             "message above), so no rank ran it (hint: every rank needs the "
+                             "same files at the same paths)", peer_rank, c->world);
+          return peer_status;
+        }
+      return fail0 (c, error->code == EXEC_ERROR_INVALID ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE,
+                    "%s", error->message);
+    }
   g_autoptr (ExecRunner) runner = exec_runner_new (c->b, prog, layout, &o, &error);
   if (runner == NULL)
     {

@@ -181,6 +181,64 @@ stall_init (const char *rank)
   job_clear (&j);
 }
 
+/* Bad input on one rank only (mpirun's "-np 1 A : -np 1 B", as a second node without the
+ * model file): the failing rank still comes to the flag comparison, so both end at once
+ * with its exit status 2 and its own message, named. Before, the other rank waited in the
+ * comparison until the job broke (32 s, exit 1, "MPI_Finalize did not complete ... the
+ * run's result was printed and stored before"), and the model error was never shown. */
+static void
+one_rank_bad (int bad)
+{
+  if (!mpi_test_can_launch (TRUE))
+    return;
+  g_autofree char *dir = g_dir_make_tmp ("tandem-onebad-XXXXXX", NULL);
+  g_autofree char *db = g_build_filename (dir, "t.db", NULL);
+  g_autoptr (GPtrArray) argv = mpi_test_argv_new ();
+  char **env = g_environ_unsetenv (mpi_test_environ (), "MALLOC_PERTURB_");
+  for (int r = 0; r < 2; r++)
+    {
+      if (r == 1)
+        g_ptr_array_add (argv, g_strdup (":"));
+      const char *words[] = { "-np", "1", g_getenv ("TANDEM_EXE"), "run", "--model",
+                              r == bad ? "no-such-dir/config.json" : "tiny-llama", "--seq",
+                              "128", "--steps", "1", "--warmup", "0", "--tp", "2", "--gbs",
+                              "2", "--db", db, NULL };
+      for (guint i = 0; words[i]; i++)
+        g_ptr_array_add (argv, g_strdup (words[i]));
+    }
+  g_ptr_array_add (argv, NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  int status = 0;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL,
+                               &out, &err, &status, &error));
+  g_assert_no_error (error);
+  g_strfreev (env);
+  g_test_message ("rank %d bad: status %d\nstderr:\n%s", bad, status, err);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+  g_assert_null (strstr (err, "MPI_Finalize did not complete"));
+  g_assert_null (strstr (err, "comparing the ranks' flags"));
+  if (bad == 1)
+    {
+      g_assert_nonnull (strstr (err, "tandem: error: rank 1: no model config file "
+                                     "'no-such-dir/config.json'"));
+      g_assert_nonnull (strstr (err, "rank 1 of 2 could not prepare the run"));
+    }
+  else
+    g_assert_nonnull (strstr (err, "tandem: error: no model config file "
+                                   "'no-such-dir/config.json'"));
+  g_unlink (db);
+  g_rmdir (dir);
+}
+
+static void
+test_one_rank_bad_input (void)
+{
+  one_rank_bad (1);
+  one_rank_bad (0);
+}
+
 static void
 test_stall_init_rank1 (void)
 {
@@ -435,6 +493,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/exec/run-faults/one-rank-bad-input", test_one_rank_bad_input);
   g_test_add_func ("/exec/run-faults/stall-init-rank1", test_stall_init_rank1);
   g_test_add_func ("/exec/run-faults/stall-init-rank0", test_stall_init_rank0);
   g_test_add_func ("/exec/run-faults/stall-groups", test_stall_groups);
