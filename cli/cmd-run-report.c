@@ -51,6 +51,10 @@ static void
 run_spread (const RunCtx *c, const ExecRunResult *m, CliSpread *sp)
 {
   cli_spread_compute (m->step_times_s, m->steps, c->load_before, c->world, sp);
+  /* the median the run reports (of an even count the faster of the middle two, the step
+   * whose figures are given: exec/runner-measure.c), not the mean of the middle two */
+  sp->median_s = m->step_time_s;
+  sp->spread = sp->median_s > 0 ? (sp->max_s - sp->min_s) / sp->median_s : 0;
   /* the kernel's count of rank 0's wait over the timed steps decides, where known */
   cli_spread_set_share (sp, c->run_share);
 }
