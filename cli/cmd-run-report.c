@@ -520,10 +520,14 @@ cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, c
   double meas[T_N], pred[T_N];
   terms (m, p, mem, meas, pred);
   g_autofree char *plan_str = plan_to_string (&c->plan);
-  printf ("run: %s, %s on %d rank%s (%s backend)\n", c->model->name, plan_str, c->world,
+  /* the names as every terminal line gives them (control and bidirectional characters
+   * escaped: a model file named with U+202E reordered the line) */
+  g_autofree char *model_name = cli_printable (c->model->name, NULL);
+  g_autofree char *cluster_name = cli_printable (c->cluster->name, NULL);
+  printf ("run: %s, %s on %d rank%s (%s backend)\n", model_name, plan_str, c->world,
           c->world == 1 ? "" : "s", c->b->ops->name);
   g_autofree char *prof = profile_words (c);
-  printf ("  prediction for cluster %s: %s\n", c->cluster->name,
+  printf ("  prediction for cluster %s: %s\n", cluster_name,
           prof ? prof : "uncalibrated defaults (run tandem calibrate for a measured profile)");
   printf ("  %d warm-up + %d timed steps; step times", m->warmup, m->steps);
   for (int k = 0; k < m->steps; k++)

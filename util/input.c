@@ -519,7 +519,10 @@ util_text_control_at (const char *text)
       gunichar c = g_utf8_get_char_validated (p, -1);
       if (c == (gunichar) -1 || c == (gunichar) -2)
         c = (guchar) *p;   /* not UTF-8: its byte */
-      if (util_unichar_is_control (c))
+      /* and the bidirectional embeddings, overrides and isolates (U+202A-202E,
+       * U+2066-2069): a name with U+202E turned the rest of a terminal line around */
+      if (util_unichar_is_control (c) || (c >= 0x202a && c <= 0x202e)
+          || (c >= 0x2066 && c <= 0x2069))
         return p - text;
       const char *next = g_utf8_next_char (p);
       p = (c == (guchar) *p && c >= 0x80) ? p + 1 : next;
@@ -534,10 +537,11 @@ util_text_blank_controls (char *text)
   while (text != NULL && (at = util_text_control_at (text)) >= 0)
     {
       char *p = text + at;
-      gsize n = (guchar) *p >= 0x80 ? 2 : 1;   /* C1 controls are two bytes in UTF-8 */
+      /* C1 controls are two bytes in UTF-8, the bidirectional ones three */
+      gsize n = (guchar) *p < 0x80 ? 1 : (guchar) *p >= 0xe0 ? 3 : 2;
       *p = '?';
-      if (n == 2 && p[1] != '\0')
-        memmove (p + 1, p + 2, strlen (p + 2) + 1);
+      if (n > 1 && strlen (p + 1) >= n - 1)
+        memmove (p + 1, p + n, strlen (p + n) + 1);
     }
   return text;
 }

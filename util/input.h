@@ -36,14 +36,16 @@ typedef enum {
 } UtilInputError;
 
 /* The byte offset of the first control character in UTF-8 `text` (C0: below U+0020;
- * DEL; C1: U+0080..U+009F), or -1 when it has none. A name with ESC sequences in it
+ * DEL; C1: U+0080..U+009F; the bidirectional controls U+202A..U+202E, U+2066..U+2069),
+ * or -1 when it has none. A name with ESC sequences in it
  * (a cluster named "a\x1b]0;title\x07\x1b[2J") cleared the terminal or set its title when
  * printed; loaders refuse names that hold one. */
 gssize util_text_control_at (const char *text);
 /* The 1-based line of the first NUL byte in text[0..len), or 0 when it has none: a text
  * file's reader that copies lines as C strings lost everything after one. */
 guint util_text_nul_line (const char *text, gsize len);
-/* The characters util_text_control_at finds: C0, DEL, C1. */
+/* C0, DEL, C1 (util_text_control_at finds these and the bidirectional controls
+ * U+202A-202E and U+2066-2069 too). */
 gboolean util_unichar_is_control (gunichar c);
 /* `text` (a name made from a file name) in place with each control character's first
  * byte as '?' and its other bytes dropped. Returns text. */

@@ -1376,7 +1376,7 @@ test_stack_ulysses_kv (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
   g_assert_false (plan_check_stack_model (&f->plan, f->model, mc, &error));
   g_assert_nonnull (strstr (error->message, "degree 2 on the megatron-core stack needs it to "
-                                            "divide the 1 KV head per TP rank"));
+                                            "divide the KV heads per TP rank, 1:"));
   g_assert_nonnull (strstr (error->message, "hint: --cp 1, --cp-comm-type p2p"));
   g_clear_error (&error);
   g_assert_false (plan_check_stack_model (&f->plan, f->model, nemo, &error));
@@ -1397,7 +1397,7 @@ test_stack_ulysses_kv (Fixture *f, gconstpointer data)
   g_assert_true (parse_and_resolve (f, "--gpus 64 --tp 4 --cp 4 --cp-comm-type a2a "
                                     "--seq-length 16384 --gbs 64", &error));
   g_assert_false (plan_check_stack_model (&f->plan, f->model, mc, &error));
-  g_assert_nonnull (strstr (error->message, "the 2 KV heads per TP rank"));
+  g_assert_nonnull (strstr (error->message, "the KV heads per TP rank, 2:"));
   g_assert_nonnull (strstr (error->message, "hint: --cp 2,"));
   g_clear_error (&error);
   /* cp 16 at tp 8: 8 query heads a rank; the plan's hint (8) passes the replication rule,

@@ -220,6 +220,13 @@ test_text_controls (void)
   g_assert_cmpint (util_text_control_at ("x\ny"), ==, 1);
   char name[] = "a\x1b[2J\xc2\x9b" "b";
   g_assert_cmpstr (util_text_blank_controls (name), ==, "a?[2J?b");
+  /* the bidirectional override U+202E (e2 80 ae) and isolate U+2066 (e2 81 a6): a model
+   * file so named turned the rest of predict's and run's first line around */
+  g_assert_cmpint (util_text_control_at ("bidi\xe2\x80\xae" "x"), ==, 4);
+  g_assert_cmpint (util_text_control_at ("\xe2\x81\xa6" "x"), ==, 0);
+  g_assert_cmpint (util_text_control_at ("en\xe2\x80\x94" "dash"), ==, -1);   /* U+2014 */
+  char bidi[] = "bidi\xe2\x80\xae" "x\xe2\x81\xa6";
+  g_assert_cmpstr (util_text_blank_controls (bidi), ==, "bidi?x?");
   /* a path pasted as a flag (search's plan lines): plain quoting where it has no control
    * character, bash's $'...' with \xHH where it has one (the quoted ESC byte acted on
    * the terminal), quotes and backslashes escaped */
