@@ -436,6 +436,7 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
            int blas_threads, double timeout_s)
 {
   g_autoptr (GError) error = NULL;
+  g_autofree char *out_error = NULL;   /* --out failed at write time (below) */
   const char *out = out_arg ? out_arg : DEFAULT_OUT;
   /* the outputs checked before any measurement */
   if (!cli_db_args_check (dba, &error))
@@ -638,6 +639,26 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
                 "no calibration\n", wrong, wrong == 1 ? "" : "s");
     }
 
+  /* an import whose every row is wrong leaves the profile nothing: refused as a file with
+   * no table is (it wrote and stored a profile of 0 collective rows, exit 0) */
+  if (no_bench && imported->len > 0)
+    {
+      guint wrong = 0;
+      for (guint i = 0; i < imported->len; i++)
+        {
+          const ExecCollRow *r = &g_array_index (imported, ExecCollRow, i);
+          wrong += r->wrong > 0 || r->ip_wrong > 0;
+        }
+      if (wrong == imported->len)
+        {
+          status = cli_fail (CLI_EXIT_USAGE, "--import-nccl-tests: every one of the %u rows "
+                             "has wrong elements (#wrong > 0): a collective that computes "
+                             "wrong results is no calibration, so nothing is left to import "
+                             "(hint: find why the collective is wrong (fabric, NCCL or driver set-up) and rerun nccl-tests until #wrong is 0)",
+                             imported->len);
+          goto done;
+        }
+    }
   if (no_bench)
     text = import_only_json (ctx, imported, imports, &error);
   else
@@ -653,12 +674,15 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
       status = cli_fail (CLI_EXIT_FAILURE, "%s", error->message);
       goto done;
     }
+  /* a --out that cannot be written (a full disk) does not lose the measurement: the
+   * profile is still stored (or kept in a fallback file), and the failure is the exit
+   * status (it ended here, with nothing stored, minutes of calibration gone) */
   if (!util_output_write (out, text, strlen (text), &error))
     {
       /* the writer's message carries its own hint ("... or write it elsewhere"): one hint */
-      status = cli_fail (CLI_EXIT_FAILURE, "%s%s", error->message,
-                         strstr (error->message, "(hint:") ? "" : " (hint: --out FILE elsewhere)");
-      goto done;
+      out_error = g_strdup_printf ("%s%s", error->message, strstr (error->message, "(hint:")
+                                   ? "" : " (hint: --out FILE elsewhere)");
+      g_clear_error (&error);
     }
   /* print, then store (docs/contracts.md); --json stores first to carry the id */
   CliStored st;
@@ -670,7 +694,10 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
       printf ("\nprofile: %u GEMM shape%s, memory %s, %u collective row%s\n", p->gemm->len,
               p->gemm->len == 1 ? "" : "s", p->triad_Bps > 0 ? "measured" : "not measured",
               p->colls->len, p->colls->len == 1 ? "" : "s");
-      printf ("cluster: %s (tandem predict --cluster %s ...)\n", out, out);
+      if (out_error == NULL)
+        printf ("cluster: %s (tandem predict --cluster %s ...)\n", out, out);
+      else
+        printf ("cluster: not written to %s (below)\n", out);
       fflush (stdout);
     }
   if (st.tried)
@@ -694,6 +721,36 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
       cli_stored_print (&st, "");
     }
   status = cli_stored_status (&st);
+  if (out_error != NULL)
+    {
+      /* kept somewhere: the store's profile, else a file of its own */
+      g_autofree char *kept = NULL;
+      if (st.tried && st.run_id > 0)
+        kept = g_strdup_printf ("stored as profile %" G_GINT64_FORMAT " in %s", st.run_id,
+                                st.db);
+      else
+        {
+          /* the cluster file as --out would have held it (loadable with --cluster), in
+           * the working directory or else the temporary one */
+          g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
+          g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%S");
+          g_autofree char *name = g_strdup_printf ("tandem-unstored-calibrate-%s-%d.json",
+                                                   stamp, (int) getpid ());
+          g_autofree char *file = NULL;
+          const char *dirs[] = { ".", g_get_tmp_dir () };
+          for (guint d = 0; d < G_N_ELEMENTS (dirs) && file == NULL; d++)
+            {
+              g_autofree char *path = d == 0 ? g_strdup (name)
+                                             : g_build_filename (dirs[d], name, NULL);
+              if (util_output_write (path, text, strlen (text), NULL))
+                file = g_steal_pointer (&path);
+            }
+          kept = file != NULL ? g_strdup_printf ("kept in %s", file)
+                              : g_strdup ("not kept: nothing else could be written");
+        }
+      status = cli_fail (CLI_EXIT_FAILURE, "--out %s: %s; the profile was %s", out, out_error,
+                         kept);
+    }
   cli_stored_clear (&st);
   if (cal != NULL)
     {

@@ -254,6 +254,27 @@ test_nccl_import (void)
   assert_refused (IMPORT "{DATA}/nccl-negative-size.txt", NULL,
                   "nccl-negative-size.txt:18: a table row whose size or count is not a whole "
                   "number >= 0");
+  /* all_reduce_perf-8xh100.txt with #wrong 17 on every row: each is left out of the
+   * profile, so none is left; it wrote and stored a profile of 0 collective rows, exit 0 */
+  assert_refused (IMPORT "{DATA}/all_reduce_perf-all-wrong.txt", NULL,
+                  "every one of the 11 rows has wrong elements");
+}
+
+/* A --out that fails at write time (/dev/full) keeps the profile: stored (profile 1 of a
+ * new store), exit 1 naming both; it ended before the store, the measurement lost. */
+static void
+test_calibrate_out_full (void)
+{
+  g_autofree char *tmp = run_make_tmp ("tandem-calout");
+  RunResult r = { 0 };
+  run_limits ("calibrate --no-bench --cluster h200-node --db {TMP}/c.db --import-nccl-tests "
+              "{DATA}/../calibrate/all_reduce_perf-8xh100.txt --out /dev/full", tmp, &r);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "--out /dev/full: cannot write /dev/full"));
+  g_assert_nonnull (strstr (r.err, "the profile was stored as profile 1 in "));
+  g_assert_nonnull (strstr (r.out, "cluster: not written to /dev/full"));
+  run_result_clear (&r);
+  remove_tree (tmp);
 }
 
 /* A cell that is not UTF-8 (bytes ff fe in the model name of line 2): the whole file is
@@ -606,6 +627,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/limits/model-caps", test_model_caps);
   g_test_add_func ("/cli/limits/plan-caps", test_plan_caps);
   g_test_add_func ("/cli/limits/plan-at-caps", test_plan_at_caps);
+  g_test_add_func ("/cli/limits/calibrate-out-full", test_calibrate_out_full);
   g_test_add_func ("/cli/limits/nccl-import", test_nccl_import);
   g_test_add_func ("/cli/limits/csv-not-utf8", test_csv_not_utf8);
   g_test_add_func ("/cli/limits/csv-absurd-cells", test_csv_absurd_cells);
