@@ -1434,6 +1434,21 @@ run_plan (RunCtx *c)
       g_autofree char *text = cli_lookup_error_text (error, c->pargs.cluster_name);
       return fail_prep (c, cli_status_for_error (error), "%s", text);
     }
+  /* a cluster of other hardware than the backend runs on (--cluster h100-24k under the
+   * cpu backend): the run goes ahead, but its error then compares two machines, not the
+   * model with its measurement (it printed -99.1% as any other run) */
+  /* (a device with tensor cores is a GPU; one without them may be a GPU file that does
+   * not say, so only the cpu backend's case is told) */
+  if (c->cluster->device.tensor_cores_per_sm > 0
+      && g_strcmp0 (c->b->config.backend, "cuda") != 0 && c->rank == 0)
+    {
+      g_autofree char *dev = cli_printable (c->cluster->device.name, NULL);
+      g_autofree char *cl = cli_printable (c->cluster->name, NULL);
+      fprintf (stderr, "tandem: warning: the cluster %s is of %s, a GPU, but the %s backend "
+               "runs on this host's CPU cores: the prediction is for other hardware than the "
+               "run, so the error compares two machines (hint: leave --cluster out, or "
+               "tandem calibrate for this host's profile)\n", cl, dev, c->b->config.backend);
+    }
   if (c->plan.seq_length == 0)
     c->plan.seq_length = (int) MIN (c->model->max_positions, 256);
   /* the world size is the launcher's: plan validation's "(hint: use --gpus N)" led to
@@ -1648,12 +1663,20 @@ cli_cmd_run (int argc, char **argv)
       gsize n = eq ? (gsize) (eq - a) : strlen (a);
       if (g_str_equal (a, "--bf16"))
         bf16_flag = "--bf16";
+      else if (g_str_equal (a, "--no-master-weights"))
+        bf16_flag = "--no-master-weights";
       else if (n == strlen ("--precision") && strncmp (a, "--precision", n) == 0
                && g_ascii_strcasecmp (v, "bf16") == 0)
         bf16_flag = "--precision bf16";
       else if (n == strlen ("--param-dtype") && strncmp (a, "--param-dtype", n) == 0
                && g_ascii_strcasecmp (v, "bf16") == 0)
         bf16_flag = "--param-dtype bf16";
+      else if (n == strlen ("--grad-dtype") && strncmp (a, "--grad-dtype", n) == 0
+               && g_ascii_strcasecmp (v, "bf16") == 0)
+        bf16_flag = "--grad-dtype bf16";
+      else if (n == strlen ("--optimizer-dtype") && strncmp (a, "--optimizer-dtype", n) == 0
+               && g_ascii_strcasecmp (v, "bf16") == 0)
+        bf16_flag = "--optimizer-dtype bf16";
     }
   if (!g_option_context_parse (octx, &argc, &argv, &error))
     {

@@ -763,6 +763,17 @@ test_one_rank_words (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (r.err, "note: --precision bf16: the cpu backend keeps and "
                                    "multiplies everything in fp32"));
   run_result_clear (&r);
+  run_in (f, "run --steps 1 --warmup 0 --seq 64 --grad-dtype bf16 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "note: --grad-dtype bf16: the cpu backend"));
+  run_result_clear (&r);
+  /* a GPU cluster's prediction beside a CPU run is said to compare two machines (it
+   * printed -99% as any run's error) */
+  run_in (f, "run --steps 1 --warmup 0 --seq 64 --cluster h100-24k --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "warning: the cluster h100-24k is of H100-SXM5-80GB, a GPU, "
+                                   "but the cpu backend runs on this host's CPU cores"));
+  run_result_clear (&r);
 }
 
 /* Output paths are checked before the work: a --trace in a missing directory is refused
