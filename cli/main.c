@@ -114,6 +114,45 @@ main (int argc, char **argv)
   return finish_stdout (run_command (argc, argv));
 }
 
+/* The integer options GLib reads (G_OPTION_ARG_INT), each command's: GLib takes them with
+ * base 0, so "010" was 8 and "0x10" 16, and " 16" passed, where the plan flags take
+ * decimal only (show model --seq-length 010 counted FLOPs at 8 tokens, predict at 10) */
+static gboolean
+int_options_decimal (const char *command, int argc, char **argv)
+{
+  static const struct { const char *command, *flag; } ints[] = {
+    { NULL, "--db-timeout" }, { "show", "--seq-length" }, { "show", "--seq" },
+    { "run", "--steps" }, { "run", "--warmup" }, { "runs", "--limit" },
+    { "calibrate", "--blas-threads" }, { "import-log", "--skip" },
+  };
+  for (int i = 1; i < argc; i++)
+    for (guint k = 0; k < G_N_ELEMENTS (ints); k++)
+      {
+        if (ints[k].command != NULL && !g_str_equal (ints[k].command, command))
+          continue;
+        const gsize n = strlen (ints[k].flag);
+        const char *v = NULL;
+        if (g_str_equal (argv[i], ints[k].flag) && i + 1 < argc)
+          v = argv[i + 1];
+        else if (strncmp (argv[i], ints[k].flag, n) == 0 && argv[i][n] == '=')
+          v = argv[i] + n + 1;
+        if (v == NULL)
+          continue;
+        const char *d = v + (*v == '+' || *v == '-');
+        if (*d != '\0' && strspn (d, "0123456789") == strlen (d) && !(d[0] == '0' && d[1]))
+          continue;
+        /* under mpirun every rank reads the same line: rank 0 says it */
+        const char *rank = g_getenv ("OMPI_COMM_WORLD_RANK");
+        if (rank == NULL)
+          rank = g_getenv ("PMIX_RANK");
+        if (rank == NULL || g_str_equal (rank, "0"))
+          cli_fail (CLI_EXIT_USAGE, "%s expects a decimal integer, got '%s' (hint: digits "
+                    "only, no leading zero, e.g. %s 16)", ints[k].flag, v, ints[k].flag);
+        return FALSE;
+      }
+  return TRUE;
+}
+
 static int
 run_command (int argc, char **argv)
 {
@@ -137,6 +176,8 @@ run_command (int argc, char **argv)
     if (g_str_equal (argv[1], commands[i].name))
       {
         /* The subcommand sees argv[0] = "tandem COMMAND" for its --help. */
+        if (!int_options_decimal (commands[i].name, argc - 1, argv + 1))
+          return CLI_EXIT_USAGE;
         g_autofree char *prog = g_strdup_printf ("tandem %s", commands[i].name);
         g_set_prgname (prog);
         argv[1] = prog;

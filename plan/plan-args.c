@@ -92,7 +92,10 @@ parse_double (const char *option, const char *value, double min, double *out, GE
 {
   char *end = NULL;
   double v = g_ascii_strtod (value, &end);
-  if (end == value || *end != '\0' || !(v >= min) || !(v <= 1e6))
+  /* decimal only: strtod also reads hexadecimal (0x2, 0x1p1) and skips leading blanks,
+   * which the integer flags refuse */
+  if (end == value || *end != '\0' || !(v >= min) || !(v <= 1e6)
+      || g_ascii_isspace (value[0]) || strpbrk (value, "xX") != NULL)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    "%s expects a number between %g and 1e6, got '%s'", option, min, value);

@@ -260,6 +260,28 @@ test_nccl_import (void)
                   "every one of the 11 rows has wrong elements");
 }
 
+/* The integer options GLib reads took C's base 0: show model --seq-length 010 counted
+ * FLOPs at 8 tokens where predict's plan flag reads 10, 0x10 was 16, " 16" passed; and
+ * the decimal plan flags took hexadecimal (--moe-imbalance 0x2 was 2). Each is refused. */
+static void
+test_decimal_only (void)
+{
+  assert_refused ("show model llama3-8b --seq-length 010", NULL,
+                  "--seq-length expects a decimal integer, got '010'");
+  assert_refused ("show model llama3-8b --seq-length=0x10", NULL,
+                  "--seq-length expects a decimal integer, got '0x10'");
+  assert_refused ("predict --model llama3-8b --gpus 8 --no-db --db-timeout 010", NULL,
+                  "--db-timeout expects a decimal integer, got '010'");
+  assert_refused ("runs --limit 0x10 --no-db", NULL, "--limit expects a decimal integer");
+  assert_refused ("predict --model mixtral-8x7b --gpus 8 --ep 8 --no-db --moe-imbalance 0x2",
+                  NULL, "--moe-imbalance expects a number between 1 and 1e6, got '0x2'");
+  /* decimal stays: 16, and -0 / +16 as the plan flags read them */
+  RunResult r = { 0 };
+  run_limits ("show model llama3-8b --seq-length 16", NULL, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+}
+
 /* A --out that fails at write time (/dev/full) keeps the profile: stored (profile 1 of a
  * new store), exit 1 naming both; it ended before the store, the measurement lost. */
 static void
@@ -628,6 +650,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/limits/plan-caps", test_plan_caps);
   g_test_add_func ("/cli/limits/plan-at-caps", test_plan_at_caps);
   g_test_add_func ("/cli/limits/calibrate-out-full", test_calibrate_out_full);
+  g_test_add_func ("/cli/limits/decimal-only", test_decimal_only);
   g_test_add_func ("/cli/limits/nccl-import", test_nccl_import);
   g_test_add_func ("/cli/limits/csv-not-utf8", test_csv_not_utf8);
   g_test_add_func ("/cli/limits/csv-absurd-cells", test_csv_absurd_cells);
