@@ -225,10 +225,21 @@ plan_model_apply_moe (const Plan *plan, ModelSpec **model, GError **error)
   g_autofree char *problem = model_moe_problem (c);
   if (problem != NULL)
     {
+      /* the hint for what failed: more experts only widens experts x width (it was the
+       * top-k hint whatever the problem) */
+      g_autofree char *hint = NULL;
+      if (c->n_experts > MODEL_MAX_EXPERTS
+          || (c->moe_ffn > 0 && c->n_experts * c->moe_ffn > MODEL_MAX_EXPERT_WIDTH))
+        hint = g_strdup_printf ("at most %" G_GUINT64_FORMAT " --num-experts of this "
+                                "width", MIN (MODEL_MAX_EXPERTS, MODEL_MAX_EXPERT_WIDTH
+                                                                 / MAX (c->moe_ffn, 1)));
+      else if (c->moe_top_k == 0 || c->moe_top_k > c->n_experts)
+        hint = g_strdup ("--moe-router-topk at most the experts, or more --num-experts");
+      else
+        hint = g_strdup ("check the model's MoE sizes");
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID, "%s with --num-experts %" G_GUINT64_FORMAT
-                   " and --moe-router-topk %" G_GUINT64_FORMAT "%s: %s (hint: --moe-router-topk "
-                   "at most the experts, or more --num-experts)", m->name, e, k,
-                   plan->moe_topk > 0 ? "" : " (the default)", problem);
+                   " and --moe-router-topk %" G_GUINT64_FORMAT "%s: %s (hint: %s)", m->name, e,
+                   k, plan->moe_topk > 0 ? "" : " (the default)", problem, hint);
       model_spec_unref (c);
       return FALSE;
     }

@@ -187,6 +187,11 @@ test_plan_caps (void)
      * in 64 bits for larger counts and printed a smaller peak); 1F1B at pp 1 holds one */
     { "--gpus 8 --tp 8 --gbs 4 --seq-length 16777216 --attention-backend unfused "
       "--schedule GPipe", "4 micro-batches of 1 x 16777216 tokens held at once" },
+    /* 2,000 experts of llama3-8b's ffn 14,336 pass the 16,777,216 cap on experts x width;
+     * the hint names the most that fit, 16,777,216 / 14,336 = 1,170 (it said "more
+     * --num-experts", which only widens the product) */
+    { "--gpus 8 --num-experts 2000 --moe-router-topk 2",
+      "(hint: at most 1170 --num-experts of this width)" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
