@@ -90,7 +90,12 @@ print_text (const SimPrediction *p, ModelFlopConvention conv, const char *trace)
     cli_table_cell (kv, "%s", name); cli_table_cell (kv, __VA_ARGS__); \
     cli_table_cell (kv, "%s", unit); cli_table_cell (kv, "%s", note); } G_STMT_END
   KV ("step time", "s", "", "%.*f", seconds_decimals (r->step_time_s), r->step_time_s);
-  KV ("tokens/s", "", "", "%s", cli_fmt_count ((guint64) llround (r->tokens_per_s)));
+  /* a whole count from 100 on; below, three significant figures (a model of a trillion
+   * parameters a layer read "tokens/s 0" for 0.00155) */
+  if (r->tokens_per_s >= 99.5)
+    KV ("tokens/s", "", "", "%s", cli_fmt_count ((guint64) llround (r->tokens_per_s)));
+  else
+    KV ("tokens/s", "", "", "%.3g", r->tokens_per_s);
   g_autofree char *conv_note = g_strdup_printf ("(%s)", model_flop_convention_name (conv));
   KV ("model TFLOP/s per GPU", "", conv_note, "%.1f", r->model_tflops_per_gpu[conv]);
   g_autofree char *mfu_note = g_strdup_printf ("%s convention (tandem show conventions), peak "
@@ -109,7 +114,17 @@ print_text (const SimPrediction *p, ModelFlopConvention conv, const char *trace)
   KV ("HFU", "%", hfu_note, "%.1f", r->hfu * 100);
   KV ("pipeline bubble", "%", "", "%.1f", r->bubble_fraction * 100);
   KV ("compute per stage", "s", "", "%.*f", seconds_decimals (r->compute_s), r->compute_s);
-  KV ("overlap", "%", "of communication hidden behind compute", "%.1f", r->overlap_ratio * 100);
+  /* a step without communication has nothing to hide: said so, not "100.0 %" */
+  {
+    double comm = 0;
+    for (int k = 0; k < PROG_COMM_N; k++)
+      comm += r->comm_s[k];
+    if (comm > 0)
+      KV ("overlap", "%", "of communication hidden behind compute", "%.1f",
+          r->overlap_ratio * 100);
+    else
+      KV ("overlap", "", "no communication in the step", "%s", "-");
+  }
 #undef KV
   printf ("\n");
   cli_table_print (kv, stdout, "  ");

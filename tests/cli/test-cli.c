@@ -348,6 +348,25 @@ test_plan_show_json (void)
   run_result_clear (&r);
 }
 
+/* Small throughputs keep their figures (a 2-layer model of hidden 2^20 on one GPU, 128
+ * tokens in 315 s, 0.406 tokens/s, read "tokens/s 0"), and a step without communication
+ * says so rather than "overlap 100.0 %" (one GPU, one sequence). */
+static void
+test_predict_text_small_figures (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("predict --num-layers 2 --hidden-size 1048576 --num-attention-heads 8192 "
+              "--vocab-size 1000 --seq-length 128 --gpus 1 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 3);   /* 2^20-wide layers do not fit one GPU */
+  const char *t = strstr (r.out, "  tokens/s ");
+  g_assert_nonnull (t);
+  g_autofree char *line = g_strndup (t, strcspn (t, "\n"));
+  g_assert_nonnull (strstr (line, " 0.406"));
+  g_assert_nonnull (strstr (r.out, "no communication in the step"));
+  g_assert_null (strstr (r.out, "100.0  %  of communication"));
+  run_result_clear (&r);
+}
+
 /* --ddp-bucket-size counts elements (Megatron's DDP bucket_size: 40M by default), whose
  * bytes are the gradient dtype's whichever flag comes first (audit of 6 Dec: 10M bf16
  * elements were 40 MB or 20 MB by the order of the two flags, and the default stayed
@@ -1722,6 +1741,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/show/cluster-json", test_show_cluster_json);
   g_test_add_func ("/cli/plan/show-json", test_plan_show_json);
   g_test_add_func ("/cli/plan/ddp-bucket-elements", test_ddp_bucket_elements);
+  g_test_add_func ("/cli/predict/text-small-figures", test_predict_text_small_figures);
   g_test_add_func ("/cli/show/conventions-help", test_show_conventions_help);
   g_test_add_func ("/cli/show/framework-host-ops", test_show_framework_host_ops);
   g_test_add_func ("/cli/show/framework-fp8", test_show_framework_fp8);
