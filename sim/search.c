@@ -4,9 +4,10 @@
  *
  * The space, for a fixed global batch and sequence length (README "tandem search"):
  *   gpus   the list given, else the base plan's world size, else the whole cluster
- *   tp     divisors of the attention and KV heads, within one NVLink domain (the
- *          innermost levels at level 0's bandwidth: an 8-GPU DGX H100 server, a 72-GPU
- *          GB200/GB300 NVL72 rack) unless allow_cross_node_tp, dividing gpus
+ *   tp     divisors of the attention and KV heads whose groups each lie within one
+ *          NVLink domain (the innermost levels at level 0's bandwidth: an 8-GPU DGX H100
+ *          server, a 72-GPU GB200/GB300 NVL72 rack; tp_straddles) unless
+ *          allow_cross_node_tp, dividing gpus
  *   cp     1 and powers of two leaving >= 1,024 tokens per rank, with each cp comm type
  *   pp     1..layers dividing gpus / (tp cp); where pp x vpp model chunks do not divide
  *          the layers, the most balanced uneven split: middle chunks hold
@@ -425,6 +426,7 @@ search_spec_fast (SearchSpec *spec, gboolean recompute)
       for (int t = 1; t <= server || (spec->allow_cross_node_tp && t <= heads); t *= 2)
         if (heads % t == 0 && kv % t == 0)
           g_array_append_val (spec->tp, t);
+      /* (those whose groups straddle two domains at a size go at that size, below) */
     }
   /* cp: every degree, but only ring attention (Megatron's default cp_comm_type p2p).
    * Not cp 1 below 16K tokens, as the rule of thumb has it: on Llama 3 405B at 8K the
@@ -481,6 +483,21 @@ search_nvlink_domain (const TopoCluster *cl)
 {
   const guint64 n = topo_cluster_level_size (cl, topo_cluster_scale_up_level (cl));
   return (int) MIN (n, (guint64) G_MAXINT);
+}
+
+/* Whether consecutive groups of t ranks (tp is the innermost axis of both rank orders)
+ * cross a boundary of the NVLink domains of `server` GPUs among g ranks: tp 3 or 6 on
+ * 8-GPU servers ({6, 7, 8}), tp 16 on 72-GPU racks past 72 ranks (64-79). A tp above the
+ * domain is the span rule's (--allow-cross-node-tp). */
+static gboolean
+tp_straddles (int t, int server, int g)
+{
+  if (t <= 1 || t > server || server % t == 0 || g <= server)
+    return FALSE;
+  for (gint64 k = 0; (k + 1) * t <= g; k++)
+    if (k * t / server != (k * t + t - 1) / server)
+      return TRUE;
+  return FALSE;
 }
 
 static GArray *
@@ -1205,6 +1222,23 @@ search_space_new (const SearchSpec *spec, GError **error)
                       cl->name, server);
           return NULL;
         }
+      /* within one domain, groups that straddle two at every size asked for */
+      gboolean every = gpus->len > 0;
+      int g0 = 0;
+      for (guint k = 0; k < gpus->len && every; k++)
+        {
+          g0 = g_array_index (gpus, int, k);
+          every = tp_straddles (tp, server, g0);
+        }
+      if (every && !spec->allow_cross_node_tp)
+        {
+          constraint (error, "--tp %d does not divide the NVLink domains of %d GPUs on %s: "
+                      "some of its groups of %d consecutive ranks would straddle two "
+                      "domains (hint: --allow-cross-node-tp, or --tp dividing %d)", tp,
+                      server, cl->name, tp, server);
+          return NULL;
+        }
+      (void) g0;
     }
   for (guint i = 0; i < s->spec.pp->len; i++)
     {
@@ -1361,6 +1395,11 @@ search_space_new (const SearchSpec *spec, GError **error)
         if (heads % t == 0 && kv % t == 0 && (t <= server || spec->allow_cross_node_tp))
           g_array_append_val (tps, t);
       tps = values_or (s->spec.tp, g_steal_pointer (&tps));
+      /* TP groups inside one NVLink domain each: a degree whose groups straddle two
+       * (tp 3 on 8-GPU servers) only with --allow-cross-node-tp */
+      for (guint k = tps->len; k-- > 0 && !spec->allow_cross_node_tp;)
+        if (tp_straddles (g_array_index (tps, int, k), server, g))
+          g_array_remove_index (tps, k);
       g_autoptr (GArray) cps = g_array_new (FALSE, FALSE, sizeof (int));
       for (int c = 1; c <= 64; c *= 2)
         if (c == 1 || (base->seq_length % (2 * c) == 0 && base->seq_length / c >= 1024))

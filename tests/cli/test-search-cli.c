@@ -295,6 +295,43 @@ test_reason_plural_one_key (void)
   run_clear (&r);
 }
 
+/* TP groups (consecutive ranks) inside one NVLink domain each: gpt3-175b's 96 heads allow
+ * tp 3 and 6 on 8-GPU servers, whose groups {6, 7, 8} and {6, ..., 11} straddle two
+ * servers, and were searched as if inside one (audit of 6 Dec); on 48 GPUs with gbs 48
+ * every tp of 1, 2, 3, 4, 6, 8 divides, and only 1, 2, 4, 8 are candidates now. tp 16 on
+ * 80 GPUs of 72-GPU racks straddles at ranks 64-79: refused, --allow-cross-node-tp lets
+ * it through. */
+static void
+test_tp_within_domain (void)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  Run r = { 0 };
+  run (NULL, "search --model gpt3-175b --cluster dgx-h100-superpod --gpus 48 --seq-length 2048 "
+       "--gbs 48 --pp 1 --top 1000 --json --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  JsonArray *top = json_object_get_array_member (object_of (parser, r.out), "top");
+  gboolean seen[9] = { FALSE };
+  for (guint i = 0; i < json_array_get_length (top); i++)
+    {
+      JsonObject *par = json_object_get_object_member (json_object_get_object_member (
+        json_array_get_object_element (top, i), "plan"), "parallelism");
+      gint64 tp = json_object_get_int_member (par, "tensor_parallel_degree");
+      g_assert_true (tp == 1 || tp == 2 || tp == 4 || tp == 8);
+      seen[tp] = TRUE;
+    }
+  g_assert_true (seen[8]);
+  run_clear (&r);
+  run (NULL, "search --model gpt3-175b --cluster gb200-nvl72-superpod --gpus 80 --seq-length "
+       "2048 --gbs 160 --tp 16 --pp 1 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--tp 16 does not divide the NVLink domains of 72 GPUs"));
+  run_clear (&r);
+  run (NULL, "search --model gpt3-175b --cluster gb200-nvl72-superpod --gpus 80 --seq-length "
+       "2048 --gbs 160 --tp 16 --pp 1 --allow-cross-node-tp --top 1 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_clear (&r);
+}
+
 static void
 test_async_tp_fixes_overlap (void)
 {
@@ -2673,6 +2710,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/recipe-per-stack", test_recipe_per_stack);
   g_test_add_func ("/cli/search/fast-sliding-window-cp", test_fast_sliding_window_cp);
   g_test_add_func ("/cli/search/async-tp-fixes-overlap", test_async_tp_fixes_overlap);
+  g_test_add_func ("/cli/search/tp-within-domain", test_tp_within_domain);
   g_test_add_func ("/cli/search/reason-plural-one-key", test_reason_plural_one_key);
   g_test_add_func ("/cli/search/framework-path-quoted", test_framework_path_quoted);
   return g_test_run ();
