@@ -55,8 +55,8 @@ usage (FILE *out)
            "  0  done\n"
            "  1  failure at run time: I/O, the store, MPI, a rank that died\n"
            "  2  bad input: a flag, a file, an impossible plan, contradictory constraints\n"
-           "  3  does not fit: an out-of-memory prediction or memory check (printed and "
-           "stored first)\n"
+           "  3  does not fit: an out-of-memory prediction, memory check or search (printed "
+           "first; a prediction or run is stored too)\n"
            "\nTerms and units of the outputs (MFU, HFU, bubble, exposed, in-flight, reserve, "
            "busbw, ...):\n  tandem show glossary\n");
 }
