@@ -1603,6 +1603,19 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
                      : CLI_EXIT_FAILURE, "%s", error->message);
   cli_warn_untimed (&spec->base);   /* every candidate keeps the base plan's offload */
   cli_warn_unknown_part (spec->cluster);
+  /* a size of a --gpus list that the constraints leave no candidate at is said (it was
+   * dropped in silence: --gpus 16,7 --tp 2 searched 16 alone, where --gpus 7 --tp 2 is
+   * refused); the others are searched */
+  if (mpi_rank == 0 && spec->gpus != NULL && spec->gpus->len > 1)
+    for (guint i = 0; i < spec->gpus->len; i++)
+      {
+        const int g = g_array_index (spec->gpus, int, i);
+        if (search_space_size_at (space, g) == 0)
+          fprintf (stderr, "tandem: note: --gpus %d: the constraints leave no plan to try at "
+                   "that size (tp x cp x pp must divide it and its dp the global batch); "
+                   "the other sizes are searched (hint: tandem search --gpus %d alone says "
+                   "which constraint)\n", g, g);
+      }
   /* the input is read and the space stands: from here on a rank's failure is its own */
   stderr_restore (&saved_stderr);
   guint64 n = search_space_size (space);

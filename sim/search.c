@@ -1443,6 +1443,15 @@ search_space_size (const SearchSpace *s)
   return s->cands->len;
 }
 
+guint64
+search_space_size_at (const SearchSpace *s, int gpus)
+{
+  guint64 n = 0;
+  for (guint i = 0; i < s->cands->len; i++)
+    n += g_array_index (s->cands, SearchCand, i).gpus == gpus;
+  return n;
+}
+
 const SearchSpec *
 search_space_spec (const SearchSpace *s)
 {

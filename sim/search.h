@@ -139,6 +139,8 @@ typedef struct SearchSpace SearchSpace;
 SearchSpace *search_space_new  (const SearchSpec *spec, GError **error);
 void         search_space_free (SearchSpace *space);                    /* NULL-safe */
 guint64      search_space_size (const SearchSpace *space);
+/* ... of one size of the --gpus list. */
+guint64      search_space_size_at (const SearchSpace *space, int gpus);
 const SearchSpec *search_space_spec (const SearchSpace *space);
 
 /* Candidate i as a plan (plan_init_defaults + the base + its dimensions; unresolved).

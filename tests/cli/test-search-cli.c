@@ -330,6 +330,13 @@ test_tp_within_domain (void)
        "2048 --gbs 160 --tp 16 --pp 1 --allow-cross-node-tp --top 1 --no-db", &r);
   g_assert_cmpint (r.status, ==, 0);
   run_clear (&r);
+  /* a size of a list that nothing fits is said, the others searched (tp 2 divides no 7) */
+  run (NULL, "search --model llama3-8b --cluster dgx-h100-superpod --gpus 16,7 --tp 2 "
+       "--seq-length 4096 --gbs 64 --top 1 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "note: --gpus 7: the constraints leave no plan to try"));
+  g_assert_null (strstr (r.err, "--gpus 16:"));
+  run_clear (&r);
 }
 
 static void
