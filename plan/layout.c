@@ -293,39 +293,6 @@ layout_fill_group (PlanLayout *layout, PlanAxis axis, int size)
           count++;
       g->members_per_unit[l] = count;
     }
-  /* ... and of every other group, the fewest (the group whose links carry the most):
-   * where groups are not translates of rank 0's along the levels (tp 3 on 8-GPU servers:
-   * {6, 7, 8} has 2 members in its first server, {0, 1, 2} all 3; tp 16 on a 72-GPU rack:
-   * ranks 64-79 are 8 + 8 over two racks) rank 0's group alone priced the straddling
-   * groups as if inside one domain. A plain axis's groups repeat their place in the
-   * levels every lcm (block, unit) ranks, unit the outermost level's below the whole:
-   * only those are looked at (one block where the levels align, as they mostly do). */
-  if (size > 1 && axis < PLAN_AXIS_N && axis != PLAN_AXIS_EP && cl->n_levels > 1)
-    {
-      const guint64 stride = layout->stride[axis], block = stride * (guint64) size;
-      guint64 unit = 1;
-      for (guint l = 0; l + 1 < cl->n_levels; l++)
-        unit *= cl->levels[l].count;
-      guint64 a = block, b = unit;
-      while (b != 0)
-        {
-          guint64 t = a % b;
-          a = b, b = t;
-        }
-      const guint64 period = MIN (block / a * unit, (guint64) layout->world);
-      for (guint64 base = 0; base < period; base += block)
-        for (guint64 j = base == 0 ? 1 : 0; j < stride; j++)
-          for (guint l = 0; l < G_N_ELEMENTS (g->members_per_unit); l++)
-            {
-              int count = 0;
-              for (int i = 0; i < size; i++)
-                if (l >= cl->n_levels
-                    || topo_cluster_common_level (cl, base + j, base + j + (guint64) i * stride)
-                         <= l)
-                  count++;
-              g->members_per_unit[l] = MIN (g->members_per_unit[l], count);
-            }
-    }
   g->stride = size > 1 ? (guint64) ABS (members[1] - members[0]) : 0;
   g_free (members);
 }

@@ -298,9 +298,9 @@ test_reason_plural_one_key (void)
 /* TP groups (consecutive ranks) inside one NVLink domain each: gpt3-175b's 96 heads allow
  * tp 3 and 6 on 8-GPU servers, whose groups {6, 7, 8} and {6, ..., 11} straddle two
  * servers, and were searched as if inside one (audit of 6 Dec); on 48 GPUs with gbs 48
- * every tp of 1, 2, 3, 4, 6, 8 divides, and only 1, 2, 4, 8 are candidates now. tp 16 on
- * 80 GPUs of 72-GPU racks straddles at ranks 64-79: refused, --allow-cross-node-tp lets
- * it through. */
+ * every tp of 1, 2, 3, 4, 6, 8 divides, and only 1, 2, 4, 8 are candidates now; --tp 3
+ * given is refused, --allow-cross-node-tp lets it through. On NVL72 racks jobs are placed
+ * in segments of 64 GPUs (sim/search.c tp_straddles), so tp 16 on 80 GPUs stays. */
 static void
 test_tp_within_domain (void)
 {
@@ -321,13 +321,17 @@ test_tp_within_domain (void)
     }
   g_assert_true (seen[8]);
   run_clear (&r);
-  run (NULL, "search --model gpt3-175b --cluster gb200-nvl72-superpod --gpus 80 --seq-length "
-       "2048 --gbs 160 --tp 16 --pp 1 --no-db", &r);
+  run (NULL, "search --model gpt3-175b --cluster dgx-h100-superpod --gpus 48 --seq-length 2048 "
+       "--gbs 48 --tp 3 --pp 1 --no-db", &r);
   g_assert_cmpint (r.status, ==, 2);
-  g_assert_nonnull (strstr (r.err, "--tp 16 does not divide the NVLink domains of 72 GPUs"));
+  g_assert_nonnull (strstr (r.err, "--tp 3 does not divide the NVLink domains of 8 GPUs"));
+  run_clear (&r);
+  run (NULL, "search --model gpt3-175b --cluster dgx-h100-superpod --gpus 48 --seq-length 2048 "
+       "--gbs 48 --tp 3 --pp 1 --allow-cross-node-tp --top 1 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
   run_clear (&r);
   run (NULL, "search --model gpt3-175b --cluster gb200-nvl72-superpod --gpus 80 --seq-length "
-       "2048 --gbs 160 --tp 16 --pp 1 --allow-cross-node-tp --top 1 --no-db", &r);
+       "2048 --gbs 160 --tp 16 --pp 1 --top 1 --no-db", &r);
   g_assert_cmpint (r.status, ==, 0);
   run_clear (&r);
   /* a size of a list that nothing fits is said, the others searched (tp 2 divides no 7) */
