@@ -63,7 +63,7 @@ cli_model_flags_group (CliModelFlags *f)
     { "hidden-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int), "Hidden size h", "H" },
     { "num-attention-heads", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int), "Attention heads", "A" },
     { "num-query-groups", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int),
-      "KV heads (grouped-query attention; implies --group-query-attention)", "G" },
+      "KV heads, with --group-query-attention (alone it is refused: Megatron ignores it)", "G" },
     { "group-query-attention", 0, 0, G_OPTION_ARG_NONE, &f->gqa,
       "Grouped-query attention (with --num-query-groups)", NULL },
     { "ffn-hidden-size", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int),

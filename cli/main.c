@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 typedef struct {
@@ -114,40 +115,64 @@ main (int argc, char **argv)
   return finish_stdout (run_command (argc, argv));
 }
 
-/* The integer options GLib reads (G_OPTION_ARG_INT), each command's: GLib takes them with
- * base 0, so "010" was 8 and "0x10" 16, and " 16" passed, where the plan flags take
- * decimal only (show model --seq-length 010 counted FLOPs at 8 tokens, predict at 10) */
+/* The numeric options GLib reads (G_OPTION_ARG_INT, INT64, DOUBLE), each command's: GLib
+ * takes integers with base 0, so "010" was 8 and "0x10" 16, and doubles hexadecimal too,
+ * and " 16" passed, where the plan flags take decimal only (show model --seq-length 010
+ * counted FLOPs at 8 tokens, predict at 10; validate --explain 010 explained row 8). A
+ * leading zero is read as decimal, as the plan flags read it (the zeros are dropped
+ * before GLib sees the value); anything else but decimal digits is refused. */
 static gboolean
-int_options_decimal (const char *command, int argc, char **argv)
+numeric_options_decimal (const char *command, int argc, char **argv)
 {
-  static const struct { const char *command, *flag; } ints[] = {
-    { NULL, "--db-timeout" }, { "show", "--seq-length" }, { "show", "--seq" },
-    { "run", "--steps" }, { "run", "--warmup" }, { "runs", "--limit" },
-    { "calibrate", "--blas-threads" }, { "import-log", "--skip" },
+  static const struct { const char *command, *flag; gboolean real; } opts[] = {
+    { NULL, "--db-timeout", FALSE }, { "show", "--seq-length", FALSE },
+    { "show", "--seq", FALSE }, { "run", "--steps", FALSE }, { "run", "--warmup", FALSE },
+    { "run", "--seed", FALSE }, { "run", "--timeout", TRUE }, { "runs", "--limit", FALSE },
+    { "calibrate", "--blas-threads", FALSE }, { "import-log", "--skip", FALSE },
+    { "validate", "--explain", FALSE },
   };
   for (int i = 1; i < argc; i++)
-    for (guint k = 0; k < G_N_ELEMENTS (ints); k++)
+    for (guint k = 0; k < G_N_ELEMENTS (opts); k++)
       {
-        if (ints[k].command != NULL && !g_str_equal (ints[k].command, command))
+        if (opts[k].command != NULL && !g_str_equal (opts[k].command, command))
           continue;
-        const gsize n = strlen (ints[k].flag);
-        const char *v = NULL;
-        if (g_str_equal (argv[i], ints[k].flag) && i + 1 < argc)
+        const gsize n = strlen (opts[k].flag);
+        char *v = NULL;
+        if (g_str_equal (argv[i], opts[k].flag) && i + 1 < argc)
           v = argv[i + 1];
-        else if (strncmp (argv[i], ints[k].flag, n) == 0 && argv[i][n] == '=')
+        else if (strncmp (argv[i], opts[k].flag, n) == 0 && argv[i][n] == '=')
           v = argv[i] + n + 1;
         if (v == NULL)
           continue;
-        const char *d = v + (*v == '+' || *v == '-');
-        if (*d != '\0' && strspn (d, "0123456789") == strlen (d) && !(d[0] == '0' && d[1]))
+        char *d = v + (*v == '+' || *v == '-');
+        gboolean ok;
+        if (opts[k].real)
+          {
+            /* no hexadecimal, no leading blank (inf and nan are the option's own
+             * range check's, which says more) */
+            ok = !g_ascii_isspace (*v) && strpbrk (v, "xX") == NULL;
+          }
+        else
+          {
+            ok = *d != '\0' && strspn (d, "0123456789") == strlen (d);
+            /* 010 is ten, as --seq-length 010 is to predict: the zeros dropped */
+            if (ok)
+              {
+                gsize z = strspn (d, "0");
+                if (z > 0 && d[z] != '\0')
+                  memmove (d, d + z, strlen (d + z) + 1);
+              }
+          }
+        if (ok)
           continue;
         /* under mpirun every rank reads the same line: rank 0 says it */
         const char *rank = g_getenv ("OMPI_COMM_WORLD_RANK");
         if (rank == NULL)
           rank = g_getenv ("PMIX_RANK");
         if (rank == NULL || g_str_equal (rank, "0"))
-          cli_fail (CLI_EXIT_USAGE, "%s expects a decimal integer, got '%s' (hint: digits "
-                    "only, no leading zero, e.g. %s 16)", ints[k].flag, v, ints[k].flag);
+          cli_fail (CLI_EXIT_USAGE, "%s expects a decimal %s, got '%s' (hint: digits only, "
+                    "e.g. %s %s)", opts[k].flag, opts[k].real ? "number" : "integer", v,
+                    opts[k].flag, opts[k].real ? "30" : "16");
         return FALSE;
       }
   return TRUE;
@@ -176,7 +201,7 @@ run_command (int argc, char **argv)
     if (g_str_equal (argv[1], commands[i].name))
       {
         /* The subcommand sees argv[0] = "tandem COMMAND" for its --help. */
-        if (!int_options_decimal (commands[i].name, argc - 1, argv + 1))
+        if (!numeric_options_decimal (commands[i].name, argc - 1, argv + 1))
           return CLI_EXIT_USAGE;
         g_autofree char *prog = g_strdup_printf ("tandem %s", commands[i].name);
         g_set_prgname (prog);

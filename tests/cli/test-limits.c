@@ -265,26 +265,28 @@ test_nccl_import (void)
                   "every one of the 11 rows has wrong elements");
 }
 
-/* The integer options GLib reads took C's base 0: show model --seq-length 010 counted
- * FLOPs at 8 tokens where predict's plan flag reads 10, 0x10 was 16, " 16" passed; and
- * the decimal plan flags took hexadecimal (--moe-imbalance 0x2 was 2). Each is refused. */
+/* The numeric options GLib reads took C's base 0: show model --seq-length 010 counted
+ * FLOPs at 8 tokens where predict's plan flag reads 10, validate --explain 010 explained
+ * row 8, 0x10 was 16, " 16" passed, run --timeout 0x10 was 16 s; and the decimal plan
+ * flags took hexadecimal (--moe-imbalance 0x2 was 2). A leading zero is decimal now (010
+ * is ten, as for the plan flags); the rest is refused. */
 static void
 test_decimal_only (void)
 {
-  assert_refused ("show model llama3-8b --seq-length 010", NULL,
-                  "--seq-length expects a decimal integer, got '010'");
   assert_refused ("show model llama3-8b --seq-length=0x10", NULL,
                   "--seq-length expects a decimal integer, got '0x10'");
-  assert_refused ("predict --model llama3-8b --gpus 8 --no-db --db-timeout 010", NULL,
-                  "--db-timeout expects a decimal integer, got '010'");
+  assert_refused ("predict --model llama3-8b --gpus 8 --no-db --db-timeout 0x10", NULL,
+                  "--db-timeout expects a decimal integer, got '0x10'");
   assert_refused ("runs --limit 0x10 --no-db", NULL, "--limit expects a decimal integer");
+  assert_refused ("validate {DATA}/published-absurd.csv --explain 0x10 --no-db", NULL,
+                  "--explain expects a decimal integer, got '0x10'");
+  assert_refused ("run --timeout 0x10 --no-db", NULL,
+                  "--timeout expects a decimal number, got '0x10'");
   assert_refused ("predict --model mixtral-8x7b --gpus 8 --ep 8 --no-db --moe-imbalance 0x2",
                   NULL, "--moe-imbalance expects a number between 1 and 1e6, got '0x2'");
-  /* decimal stays: 16, and -0 / +16 as the plan flags read them */
-  RunResult r = { 0 };
-  run_limits ("show model llama3-8b --seq-length 16", NULL, &r);
-  g_assert_cmpint (r.status, ==, 0);
-  run_result_clear (&r);
+  /* 010 is ten in show as in predict (it was octal 8 there) */
+  g_autoptr (JsonNode) a = run_json ("show model llama3-8b --seq-length 010 --json", NULL);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (a), "seq_length"), ==, 10);
 }
 
 /* A --out that fails at write time (/dev/full) keeps the profile: stored (profile 1 of a
