@@ -365,10 +365,13 @@ cli_warn_unknown_part (const TopoCluster *c)
       || c->profile != NULL)
     return;
   g_autofree char *list = g_strjoinv (", ", (char **) topo_known_parts ());
+  /* the path as a terminal may print it (a file named with ESC or U+202E) */
+  g_autofree char *src = cli_printable (c->source, NULL);
+  g_autofree char *dev = cli_printable (c->device.name, NULL);
   fprintf (stderr, "tandem: note: the device '%s' of %s is no part tandem knows by name: it "
            "takes no fitted knob and its figures are extrapolated; if it is one (a renamed "
            "copy of a preset), say which with \"part\" in the file's device, e.g. \"part\": "
-           "\"H100\" (known: %s)\n", c->device.name, c->source, list);
+           "\"H100\" (known: %s)\n", dev, src, list);
 }
 
 void

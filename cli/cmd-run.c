@@ -115,12 +115,24 @@ fail0 (const RunCtx *c, int status, const char *format, ...) G_GNUC_PRINTF (3, 4
 static int
 fail0 (const RunCtx *c, int status, const char *format, ...)
 {
-  if (c->rank != 0)
-    return status;
   va_list ap;
   va_start (ap, format);
   g_autofree char *msg = g_strdup_vprintf (format, ap);
   va_end (ap);
+  if (c->rank != 0)
+    {
+      /* before MPI is up a rank's own input can fail where rank 0's did not (a --plan
+       * file missing on its node): rank 0 then waits in MPI_Init and the job ended with
+       * exit 2 and no word. Said after a pause, so that where rank 0 failed too (the
+       * usual case: the same command line everywhere) the launcher has ended this rank
+       * before it repeats rank 0's message */
+      if (c->b == NULL)
+        {
+          g_usleep (3 * G_USEC_PER_SEC);
+          fprintf (stderr, "tandem: error: rank %d: %s\n", c->rank, msg);
+        }
+      return status;
+    }
   return cli_fail (status, "%s", msg);
 }
 
@@ -1549,8 +1561,8 @@ run_plan (RunCtx *c)
         {
           /* another rank could not prepare its run; it printed why */
           if (c->rank == 0)
-            return cli_fail (peer_status, "rank %d of %d could not prepare the run (its "
-                             "message above), so no rank ran it (hint: every rank needs the "
+            return cli_fail (peer_status, "rank %d of %d could not prepare the run (its own "
+                             "message says why), so no rank ran it (hint: every rank needs the "
                              "same files at the same paths)", peer_rank, c->world);
           return peer_status;
         }

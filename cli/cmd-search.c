@@ -807,7 +807,11 @@ add_row (CliTable *t, int place, const SimPrediction *p, guint *used, gboolean p
    * times take the same decimals so they stay comparable with it */
   const int dec = row_decimals (r->step_time_s);
   cli_table_cell (t, "%.*f", dec, r->step_time_s);
-  cli_table_cell (t, "%s", cli_fmt_count ((guint64) llround (r->tokens_per_s)));
+  /* under 100, three figures, as predict gives them (0.0151 read "0") */
+  if (r->tokens_per_s < 99.5)
+    cli_table_cell (t, "%.3g", r->tokens_per_s);
+  else
+    cli_table_cell (t, "%s", cli_fmt_count ((guint64) llround (r->tokens_per_s)));
   if (per_gpu_hour)
     cli_table_cell (t, "%s", cli_fmt_count ((guint64) llround (
       r->tokens_per_s * 3600.0 / MAX (p->plan.world_size, 1))));
@@ -1612,7 +1616,8 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
         const int g = g_array_index (spec->gpus, int, i);
         if (search_space_size_at (space, g) == 0)
           fprintf (stderr, "tandem: note: --gpus %d: the constraints leave no plan to try at "
-                   "that size (tp x cp x pp must divide it and its dp the global batch); "
+                   "that size (tp x cp x pp must divide it, its dp the global batch, and each TP "
+                   "group lie in one NVLink domain); "
                    "the other sizes are searched (hint: tandem search --gpus %d alone says "
                    "which constraint)\n", g, g);
       }

@@ -448,6 +448,9 @@ report_fmt_count (double v)
 {
   if (!isfinite (v) || v < 0 || v > 1e18)
     return g_strdup ("-");
+  /* under 100, three figures: 0.406 tokens/s read "0" (predict says 0.406) */
+  if (v > 0 && v < 99.5)
+    return g_strdup_printf ("%.3g", v);
   char digits[32];
   g_snprintf (digits, sizeof digits, "%.0f", v);
   GString *s = g_string_new (NULL);

@@ -232,11 +232,48 @@ one_rank_bad (int bad)
   g_rmdir (dir);
 }
 
+/* ... and one whose flags fail before MPI is up on rank 1 only (a --plan file missing on
+ * its node): rank 0 waits in MPI_Init while rank 1 exits 2, and the job had ended with
+ * exit 2 and no message at all; rank 1 says why now. */
+static void
+one_rank_bad_plan_file (void)
+{
+  if (!mpi_test_can_launch (TRUE))
+    return;
+  g_autoptr (GPtrArray) argv = mpi_test_argv_new ();
+  char **env = g_environ_unsetenv (mpi_test_environ (), "MALLOC_PERTURB_");
+  for (int r = 0; r < 2; r++)
+    {
+      if (r == 1)
+        g_ptr_array_add (argv, g_strdup (":"));
+      const char *words[] = { "-np", "1", g_getenv ("TANDEM_EXE"), "run", "--model",
+                              "tiny-llama", "--seq", "128", "--steps", "1", "--tp", "2",
+                              "--gbs", "2", "--no-db", r == 1 ? "--plan" : NULL,
+                              "no-such-dir/plan.json", NULL };
+      for (guint i = 0; words[i]; i++)
+        g_ptr_array_add (argv, g_strdup (words[i]));
+    }
+  g_ptr_array_add (argv, NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  int status = 0;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL,
+                               &out, &err, &status, &error));
+  g_assert_no_error (error);
+  g_strfreev (env);
+  g_test_message ("plan file on rank 1 only: status %d\nstderr:\n%s", status, err);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+  g_assert_nonnull (strstr (err, "tandem: error: rank 1: "));
+  g_assert_nonnull (strstr (err, "no-such-dir/plan.json"));
+}
+
 static void
 test_one_rank_bad_input (void)
 {
   one_rank_bad (1);
   one_rank_bad (0);
+  one_rank_bad_plan_file ();
 }
 
 static void
