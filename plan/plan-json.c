@@ -727,6 +727,22 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
             return FALSE;
           continue;
         }
+      if (g_str_equal (key, "ddp_bucket_size"))
+        {
+          /* elements of one DP gradient bucket, as --ddp-bucket-size */
+          if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_INT64
+              || json_node_get_int (n) < 1 || json_node_get_int (n) > ((gint64) 1 << 53)
+              || json_object_has_member (obj, "bucket_bytes"))
+            {
+              g_set_error (error, PLAN_ERROR, PLAN_ERROR_PARSE,
+                           "%s: ddp_bucket_size must be a whole number of elements between 1 "
+                           "and 2^53, and not beside bucket_bytes (hint: one of the two)",
+                           source);
+              return FALSE;
+            }
+          plan->bucket_elements = (double) json_node_get_int (n);
+          continue;
+        }
       if (g_str_equal (key, "bucket_bytes"))
         {
           /* bytes of one DP gradient bucket (--ddp-bucket-size counts elements) */

@@ -1067,8 +1067,20 @@ plan_to_json (const Plan *plan, JsonBuilder *b)
       json_builder_end_object (b);
     }
   SET_BOOL ("optimizer_offload", plan->optimizer_offload);
-  json_builder_set_member_name (b, "bucket_bytes");
-  json_builder_add_double_value (b, plan_bucket_bytes (plan));
+  /* the bucket as the plan holds it: Megatron's --ddp-bucket-size in elements (their bytes
+   * follow the gradient dtype, a flag after --plan included), or bytes a file gave (as
+   * bytes, a saved plan read back beside --grad-dtype bf16 kept the fp32 figure: 160 MB
+   * where the flags give 80) */
+  if (plan->bucket_elements > 0)
+    {
+      json_builder_set_member_name (b, "ddp_bucket_size");
+      json_builder_add_int_value (b, (gint64) plan->bucket_elements);
+    }
+  else
+    {
+      json_builder_set_member_name (b, "bucket_bytes");
+      json_builder_add_double_value (b, plan->bucket_bytes);
+    }
   json_builder_end_object (b);
 #undef SET_INT
 #undef SET_BOOL

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
+#include <glib/gstdio.h>
 
 static JsonObject *
 parse_object (const char *text, JsonParser *parser)
@@ -375,12 +376,12 @@ test_predict_text_small_figures (void)
 static void
 test_ddp_bucket_elements (void)
 {
-  static const struct { const char *flags; double bytes; } cases[] = {
-    { "--ddp-bucket-size 10000000 --grad-dtype bf16", 20e6 },
-    { "--grad-dtype bf16 --ddp-bucket-size 10000000", 20e6 },
-    { "--grad-dtype bf16", 80e6 },
-    { "--grad-dtype bf16 --ddp-bucket-size 40000000", 80e6 },
-    { "", 160e6 },
+  static const struct { const char *flags; gint64 elements; } cases[] = {
+    { "--ddp-bucket-size 10000000 --grad-dtype bf16", 10000000 },
+    { "--grad-dtype bf16 --ddp-bucket-size 10000000", 10000000 },
+    { "--grad-dtype bf16", 40000000 },
+    { "--grad-dtype bf16 --ddp-bucket-size 40000000", 40000000 },
+    { "", 40000000 },
   };
   gint64 peak[G_N_ELEMENTS (cases)];
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -393,14 +394,48 @@ test_ddp_bucket_elements (void)
       g_assert_cmpint (r.status, ==, 0);
       g_autoptr (JsonParser) p = json_parser_new ();
       JsonObject *o = parse_object (r.out, p);
-      g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (o, "plan"),
-                                                        "bucket_bytes"), ==, cases[i].bytes);
+      /* the plan holds elements (its bytes follow the gradient dtype) */
+      g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (o, "plan"),
+                                                   "ddp_bucket_size"), ==, cases[i].elements);
       peak[i] = json_object_get_int_member (json_object_get_object_member (o, "memory"),
                                             "peak_bytes");
       run_result_clear (&r);
     }
   g_assert_cmpint (peak[0], ==, peak[1]);
   g_assert_cmpint (peak[2], ==, peak[3]);
+  /* 40M elements in fp32 (160 MB) and bf16 (80 MB): one overlapped bucket unsharded
+   * beside ZeRO-2's sharded grads and one in flight, 2 x 80 MB apart, plus the reserve's
+   * 5% of them */
+  g_assert_cmpint (peak[4] - peak[2], >, 0);
+  /* a plan saved as JSON and read back beside --grad-dtype bf16 keeps elements: the same
+   * peak as the flags (it kept the fp32 file's 160 MB) */
+  RunResult r = { 0 };
+  run_tandem ("predict --model llama3-8b --gpus 8 --sharding zero2 --overlap-grad-reduce --no-db "
+              "--json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) sp = json_parser_new ();
+  JsonObject *so = parse_object (r.out, sp);
+  g_autofree char *dir = g_dir_make_tmp ("tandem-bucket-XXXXXX", NULL);
+  g_autofree char *file = g_build_filename (dir, "plan.json", NULL);
+  {
+    g_autoptr (JsonGenerator) gen = json_generator_new ();
+    g_autoptr (JsonNode) pn = json_node_new (JSON_NODE_OBJECT);
+    json_node_set_object (pn, json_object_get_object_member (so, "plan"));
+    json_generator_set_root (gen, pn);
+    g_assert_true (json_generator_to_file (gen, file, NULL));
+  }
+  run_result_clear (&r);
+  g_autofree char *again = g_strdup_printf ("predict --model llama3-8b --plan %s --grad-dtype bf16 "
+                                            "--no-db --json", file);
+  run_tandem (again, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) ap = json_parser_new ();
+  JsonObject *ao = parse_object (r.out, ap);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (ao, "memory"),
+                                               "peak_bytes"), ==, peak[2]);
+  run_result_clear (&r);
+  g_unlink (file);
+  g_rmdir (dir);
 }
 
 /* The text of predict: the MFU line names its convention only (the derivation is in
