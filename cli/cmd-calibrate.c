@@ -222,7 +222,8 @@ gemm_spread (const ExecCalibration *cal, double load1, CliSpread *sp, char *what
 
 static void
 print_json (const ExecCalibration *cal, gboolean quick, const GArray *imported,
-            const char *out, CliStored *st, double load1)
+            const char *out, const char *out_error, const char *kept_file, CliStored *st,
+            double load1)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
@@ -364,7 +365,20 @@ print_json (const ExecCalibration *cal, gboolean quick, const GArray *imported,
     }
   json_builder_set_member_name (b, "imported");
   json_coll_rows (b, (const ExecCollRow *) imported->data, imported->len);
-  M_STR ("cluster_file", out);
+  /* a --out that could not be written: null, with why and where the profile went */
+  json_builder_set_member_name (b, "cluster_file");
+  if (out_error == NULL)
+    json_builder_add_string_value (b, out);
+  else
+    {
+      json_builder_add_null_value (b);
+      M_STR ("cluster_file_error", out_error);
+      json_builder_set_member_name (b, "kept_file");
+      if (kept_file != NULL)
+        json_builder_add_string_value (b, kept_file);
+      else
+        json_builder_add_null_value (b);
+    }
   if (st->tried)
     M_STR ("db", st->db);
   json_builder_end_object (b);
@@ -437,6 +451,7 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *out_error = NULL;   /* --out failed at write time (below) */
+  g_autofree char *kept = NULL, *kept_file = NULL;   /* ... and where the profile went */
   const char *out = out_arg ? out_arg : DEFAULT_OUT;
   /* the outputs checked before any measurement */
   if (!cli_db_args_check (dba, &error))
@@ -710,21 +725,9 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
       cli_stored_set (&st, profile_id, error);
       g_clear_error (&error);
     }
-  if (json)
-    print_json (cal, quick, imported, out, &st, load1);
-  else
-    {
-      /* the fallback holds the cluster JSON that was written to --out */
-      g_autoptr (JsonParser) parser = json_parser_new ();
-      if (st.tried && st.run_id <= 0 && json_parser_load_from_data (parser, text, -1, NULL))
-        cli_stored_apply (&st, "calibrate", json_parser_get_root (parser));
-      cli_stored_print (&st, "");
-    }
-  status = cli_stored_status (&st);
+  /* kept somewhere when --out failed: the store's profile, else a file of its own */
   if (out_error != NULL)
     {
-      /* kept somewhere: the store's profile, else a file of its own */
-      g_autofree char *kept = NULL;
       if (st.tried && st.run_id > 0)
         kept = g_strdup_printf ("stored as profile %" G_GINT64_FORMAT " in %s", st.run_id,
                                 st.db);
@@ -736,21 +739,32 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
           g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%S");
           g_autofree char *name = g_strdup_printf ("tandem-unstored-calibrate-%s-%d.json",
                                                    stamp, (int) getpid ());
-          g_autofree char *file = NULL;
           const char *dirs[] = { ".", g_get_tmp_dir () };
-          for (guint d = 0; d < G_N_ELEMENTS (dirs) && file == NULL; d++)
+          for (guint d = 0; d < G_N_ELEMENTS (dirs) && kept_file == NULL; d++)
             {
               g_autofree char *path = d == 0 ? g_strdup (name)
                                              : g_build_filename (dirs[d], name, NULL);
               if (util_output_write (path, text, strlen (text), NULL))
-                file = g_steal_pointer (&path);
+                kept_file = g_steal_pointer (&path);
             }
-          kept = file != NULL ? g_strdup_printf ("kept in %s", file)
-                              : g_strdup ("not kept: nothing else could be written");
+          kept = kept_file != NULL ? g_strdup_printf ("kept in %s", kept_file)
+                                   : g_strdup ("not kept: nothing else could be written");
         }
-      status = cli_fail (CLI_EXIT_FAILURE, "--out %s: %s; the profile was %s", out, out_error,
-                         kept);
     }
+  if (json)
+    print_json (cal, quick, imported, out, out_error, kept_file, &st, load1);
+  else
+    {
+      /* the fallback holds the cluster JSON that was written to --out */
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      if (st.tried && st.run_id <= 0 && json_parser_load_from_data (parser, text, -1, NULL))
+        cli_stored_apply (&st, "calibrate", json_parser_get_root (parser));
+      cli_stored_print (&st, "");
+    }
+  status = cli_stored_status (&st);
+  if (out_error != NULL)
+    status = cli_fail (CLI_EXIT_FAILURE, "--out %s: %s; the profile was %s", out, out_error,
+                       kept);
   cli_stored_clear (&st);
   if (cal != NULL)
     {

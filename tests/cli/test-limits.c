@@ -303,6 +303,17 @@ test_calibrate_out_full (void)
   g_assert_nonnull (strstr (r.err, "the profile was stored as profile 1 in "));
   g_assert_nonnull (strstr (r.out, "cluster: not written to /dev/full"));
   run_result_clear (&r);
+  /* --json says so too: cluster_file null with why (it named /dev/full as written) */
+  run_limits ("calibrate --no-bench --cluster h200-node --db {TMP}/c.db --import-nccl-tests "
+              "{DATA}/../calibrate/all_reduce_perf-8xh100.txt --out /dev/full --json", tmp, &r);
+  g_assert_cmpint (r.status, ==, 1);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
+  JsonObject *o = json_node_get_object (root);
+  g_assert_true (json_node_is_null (json_object_get_member (o, "cluster_file")));
+  g_assert_nonnull (strstr (json_object_get_string_member (o, "cluster_file_error"),
+                            "cannot write /dev/full"));
+  g_assert_cmpint (json_object_get_int_member (o, "profile_id"), ==, 2);
+  run_result_clear (&r);
   remove_tree (tmp);
 }
 
