@@ -1802,6 +1802,18 @@ cli_cmd_run (int argc, char **argv)
     }
   /* a bf16 run asked for by name on the cpu: run (the runner's math is a fixed fp32, and
    * the prediction is made for it), but not without a word */
+  /* where a later flag set it back (--grad-dtype bf16 --grad-dtype fp32: the last wins),
+   * nothing to say */
+  if (bf16_flag != NULL
+      && ((g_str_has_prefix (bf16_flag, "--grad-dtype") && c.plan.grad_dtype != PLAN_PREC_BF16)
+          || (g_str_has_prefix (bf16_flag, "--optimizer-dtype")
+              && c.plan.optim_dtype != PLAN_PREC_BF16)
+          || (g_str_equal (bf16_flag, "--no-master-weights") && c.plan.master_weights)
+          || ((g_str_has_prefix (bf16_flag, "--precision") || g_str_equal (bf16_flag, "--bf16"))
+              && c.plan.compute_dtype != PLAN_PREC_BF16)
+          || (g_str_has_prefix (bf16_flag, "--param-dtype")
+              && c.plan.param_dtype != PLAN_PREC_BF16)))
+    bf16_flag = NULL;
   if (bf16_flag != NULL && !g_str_equal (cfg.backend, "cuda") && launcher_rank () == 0)
     fprintf (stderr, "tandem: note: %s: the %s backend keeps and multiplies everything in "
              "fp32, so this run and its prediction are fp32 (hint: --backend cuda for BF16 "
