@@ -186,6 +186,37 @@ stall_init (const char *rank)
  * with its exit status 2 and its own message, named. Before, the other rank waited in the
  * comparison until the job broke (32 s, exit 1, "MPI_Finalize did not complete ... the
  * run's result was printed and stored before"), and the model error was never shown. */
+/* mpirun with one rank of each of the two tandem command lines (argument lists ended by
+ * NULL; "-np 1 TANDEM_EXE" before each): its exit status and stderr. */
+static int
+run_two_lines (const char *const *line0, const char *const *line1, char **err)
+{
+  g_autoptr (GPtrArray) argv = mpi_test_argv_new ();
+  char **env = g_environ_unsetenv (mpi_test_environ (), "MALLOC_PERTURB_");
+  for (int r = 0; r < 2; r++)
+    {
+      if (r == 1)
+        g_ptr_array_add (argv, g_strdup (":"));
+      g_ptr_array_add (argv, g_strdup ("-np"));
+      g_ptr_array_add (argv, g_strdup ("1"));
+      g_ptr_array_add (argv, g_strdup (g_getenv ("TANDEM_EXE")));
+      const char *const *words = r == 0 ? line0 : line1;
+      for (guint i = 0; words[i]; i++)
+        g_ptr_array_add (argv, g_strdup (words[i]));
+    }
+  g_ptr_array_add (argv, NULL);
+  g_autofree char *out = NULL;
+  int status = 0;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL,
+                               &out, err, &status, &error));
+  g_assert_no_error (error);
+  g_strfreev (env);
+  g_test_message ("status %d\nstderr:\n%s", status, *err);
+  g_assert_true (WIFEXITED (status));
+  return WEXITSTATUS (status);
+}
+
 static void
 one_rank_bad (int bad)
 {
@@ -193,30 +224,13 @@ one_rank_bad (int bad)
     return;
   g_autofree char *dir = g_dir_make_tmp ("tandem-onebad-XXXXXX", NULL);
   g_autofree char *db = g_build_filename (dir, "t.db", NULL);
-  g_autoptr (GPtrArray) argv = mpi_test_argv_new ();
-  char **env = g_environ_unsetenv (mpi_test_environ (), "MALLOC_PERTURB_");
-  for (int r = 0; r < 2; r++)
-    {
-      if (r == 1)
-        g_ptr_array_add (argv, g_strdup (":"));
-      const char *words[] = { "-np", "1", g_getenv ("TANDEM_EXE"), "run", "--model",
-                              r == bad ? "no-such-dir/config.json" : "tiny-llama", "--seq",
-                              "128", "--steps", "1", "--warmup", "0", "--tp", "2", "--gbs",
-                              "2", "--db", db, NULL };
-      for (guint i = 0; words[i]; i++)
-        g_ptr_array_add (argv, g_strdup (words[i]));
-    }
-  g_ptr_array_add (argv, NULL);
-  g_autofree char *out = NULL, *err = NULL;
-  int status = 0;
-  g_autoptr (GError) error = NULL;
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL,
-                               &out, &err, &status, &error));
-  g_assert_no_error (error);
-  g_strfreev (env);
-  g_test_message ("rank %d bad: status %d\nstderr:\n%s", bad, status, err);
-  g_assert_true (WIFEXITED (status));
-  g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+  const char *good[] = { "run", "--model", "tiny-llama", "--seq", "128", "--steps", "1",
+                         "--warmup", "0", "--tp", "2", "--gbs", "2", "--db", db, NULL };
+  const char *worse[G_N_ELEMENTS (good)];
+  memcpy (worse, good, sizeof good);
+  worse[2] = "no-such-dir/config.json";
+  g_autofree char *err = NULL;
+  g_assert_cmpint (run_two_lines (bad == 0 ? worse : good, bad == 1 ? worse : good, &err), ==, 2);
   g_assert_null (strstr (err, "MPI_Finalize did not complete"));
   g_assert_null (strstr (err, "comparing the ranks' flags"));
   if (bad == 1)
@@ -240,30 +254,13 @@ one_rank_bad_plan_file (void)
 {
   if (!mpi_test_can_launch (TRUE))
     return;
-  g_autoptr (GPtrArray) argv = mpi_test_argv_new ();
-  char **env = g_environ_unsetenv (mpi_test_environ (), "MALLOC_PERTURB_");
-  for (int r = 0; r < 2; r++)
-    {
-      if (r == 1)
-        g_ptr_array_add (argv, g_strdup (":"));
-      const char *words[] = { "-np", "1", g_getenv ("TANDEM_EXE"), "run", "--model",
-                              "tiny-llama", "--seq", "128", "--steps", "1", "--tp", "2",
-                              "--gbs", "2", "--no-db", r == 1 ? "--plan" : NULL,
-                              "no-such-dir/plan.json", NULL };
-      for (guint i = 0; words[i]; i++)
-        g_ptr_array_add (argv, g_strdup (words[i]));
-    }
-  g_ptr_array_add (argv, NULL);
-  g_autofree char *out = NULL, *err = NULL;
-  int status = 0;
-  g_autoptr (GError) error = NULL;
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL,
-                               &out, &err, &status, &error));
-  g_assert_no_error (error);
-  g_strfreev (env);
-  g_test_message ("plan file on rank 1 only: status %d\nstderr:\n%s", status, err);
-  g_assert_true (WIFEXITED (status));
-  g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+  const char *good[] = { "run", "--model", "tiny-llama", "--seq", "128", "--steps", "1",
+                         "--tp", "2", "--gbs", "2", "--no-db", NULL };
+  const char *worse[] = { "run", "--model", "tiny-llama", "--seq", "128", "--steps", "1",
+                          "--tp", "2", "--gbs", "2", "--no-db", "--plan",
+                          "no-such-dir/plan.json", NULL };
+  g_autofree char *err = NULL;
+  g_assert_cmpint (run_two_lines (good, worse, &err), ==, 2);
   g_assert_nonnull (strstr (err, "tandem: error: rank 1: "));
   g_assert_nonnull (strstr (err, "no-such-dir/plan.json"));
 }
