@@ -201,13 +201,15 @@ print_scaling_text (const ReportScaling *r)
  * what the search sets (search_plan_flags writes the model, cluster, GPUs, degrees,
  * batch and sequence itself): everything but the report's own options, as typed. */
 static char *
-report_extra_flags (int argc, char **argv)
+report_extra_flags (int argc, char **argv, gboolean fixed)
 {
   static const char *const own_bare[] = { "strong", "weak", "json", "force", "no-db", NULL };
   static const char *const own_value[] = { "plan-per-size", "out", "format", "db", "db-timeout",
                                            "flops", "model", "cluster", "gbs",
                                            "global-batch-size", "seq-length", "seq", "gpus",
                                            "world-size", NULL };
+  /* a fixed row's plan is scaled in dp: a typed dp is not its */
+  static const char *const dp_value[] = { "dp", "data-parallel-size", NULL };
   GString *out = g_string_new (NULL);
   for (int i = 1; i < argc; i++)
     {
@@ -219,7 +221,7 @@ report_extra_flags (int argc, char **argv)
       const gboolean has_value = !eq && i + 1 < argc && !g_str_has_prefix (argv[i + 1], "--");
       if (g_strv_contains (own_bare, name))
         continue;
-      if (g_strv_contains (own_value, name))
+      if (g_strv_contains (own_value, name) || (fixed && g_strv_contains (dp_value, name)))
         {
           i += has_value ? 1 : 0;
           continue;
@@ -248,7 +250,8 @@ cmd_scaling (int argc, char **argv)
   g_autofree char *framework = NULL;
   int db_timeout = RES_BUSY_TIMEOUT_MS;
   g_autofree char *gpus_text = take_gpus_option (&argc, argv);
-  g_autofree char *extra_flags = report_extra_flags (argc, argv);
+  g_autofree char *extra_flags = report_extra_flags (argc, argv, FALSE);
+  g_autofree char *fixed_flags = report_extra_flags (argc, argv, TRUE);
   /* typed at all, whatever the value (a --rank-order equal to the default still came
    * after a -ppdp row's own) */
   const char *typed_dimension = NULL;
@@ -525,7 +528,7 @@ cmd_scaling (int argc, char **argv)
     .n_clusters = clusters->len, .gpus = (const int *) sizes->data, .n_gpus = sizes->len,
     .mode = strong ? REPORT_STRONG : REPORT_WEAK, .plan_per_size = pps,
     .gbs = tmpl.global_batch, .conv = conv, .opts = NULL, .stack = stack, .store = store,
-    .extra_flags = extra_flags,
+    .extra_flags = extra_flags, .fixed_flags = args.plan_file == NULL ? fixed_flags : NULL,
   };
   r = report_scaling_compute (&spec, &error);
   if (r == NULL)

@@ -184,6 +184,17 @@ predict_size (const ReportScalingSpec *spec, TopoCluster *cluster, int gpus, int
       return row;
     }
   row_take_prediction (row, p, spec->conv);
+  /* the flags that predict this row (as a search row has them): the model, cluster, size,
+   * batch and sequence, then the plan flags typed (the rows had none) */
+  if (spec->fixed_flags != NULL)
+    {
+      g_autofree char *m = search_spec_arg (spec->model->name, spec->model->source);
+      g_autofree char *cl = search_spec_arg (cluster->name, cluster->source);
+      row->flags = g_strdup_printf ("--model %s --cluster %s --gpus %d --global-batch-size %d "
+                                    "--seq-length %d%s%s", m, cl, gpus, gbs,
+                                    p->plan.seq_length, *spec->fixed_flags ? " " : "",
+                                    spec->fixed_flags);
+    }
   return row;
 }
 

@@ -149,6 +149,11 @@ typedef struct {
   const char          *extra_flags; /* the plan flags typed that the search does not set
                                        (--precision fp8, --framework F, ...), for the
                                        search rows' flags; may be NULL */
+  const char          *fixed_flags; /* the same without --dp (the fixed plan is scaled in
+                                       dp): after the model, cluster, size, batch and
+                                       sequence, a fixed row's flags; NULL: the rows get
+                                       none (a --plan file, whose counts are dropped at
+                                       each size) */
 } ReportScalingSpec;
 
 ReportScaling *report_scaling_compute (const ReportScalingSpec *spec, GError **error);

@@ -1323,6 +1323,43 @@ test_plan_file_as_read (Fixture *f, gconstpointer data)
   g_assert_cmpint (a.status, ==, 0);
   g_assert_nonnull (strstr (a.out, "\"plan\" : \"tp4-"));
   g_assert_null (strstr (a.out, "\"plan\" : \"tp8-"));
+  /* under a plan file the rows give no flags (the file's counts are dropped at each
+   * size, which its flags would not do) */
+  g_assert_null (strstr (a.out, "\"flags\" : \"--"));
+  run_result_clear (&a);
+}
+
+/* Fixed rows give their `flags` as search rows do (they had none): the model, cluster,
+ * size, batch and sequence, then the typed plan flags but --dp (the plan is scaled in dp:
+ * dp 4 at 8 GPUs, 8 at 16); each reproduces its row's step under predict to the bit. */
+static void
+test_fixed_row_flags (Fixture *f, gconstpointer data)
+{
+  RunResult a = { 0 };
+  run_report ("report scaling --model llama3-8b --cluster dgx-h100-superpod --gpus 8,16 "
+              "--strong --gbs 64 --seq-length 4096 --dp 4 --tp 2 --recompute-granularity full "
+              "--json", NULL, &a);
+  g_assert_cmpint (a.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (p, a.out, -1, NULL));
+  JsonArray *rows = json_object_get_array_member (json_node_get_object (
+                                                    json_parser_get_root (p)), "rows");
+  g_assert_cmpuint (json_array_get_length (rows), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *row = json_array_get_object_element (rows, i);
+      const char *flags = json_object_get_string_member (row, "flags");
+      g_assert_nonnull (flags);
+      g_assert_null (strstr (flags, "--dp"));
+      g_autofree char *pa = g_strdup_printf ("predict %s --no-db --json", flags);
+      RunResult q = { 0 };
+      run_tandem (pa, &q);
+      g_assert_cmpint (q.status, ==, 0);
+      g_autoptr (JsonNode) qr = run_parse_json (q.out);
+      g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (qr), "step_time_s"),
+                         ==, json_object_get_double_member (row, "step_time_s"));
+      run_result_clear (&q);
+    }
   run_result_clear (&a);
 }
 
@@ -1473,6 +1510,8 @@ main (int argc, char **argv)
               test_search_per_size_fixed_flag, fixture_teardown);
   g_test_add ("/cli/report/no-plan-marks-apart", Fixture, NULL, fixture_setup,
               test_no_plan_marks_apart, fixture_teardown);
+  g_test_add ("/cli/report/fixed-row-flags", Fixture, NULL, fixture_setup,
+              test_fixed_row_flags, fixture_teardown);
   g_test_add ("/cli/report/plan-file-as-read", Fixture, NULL, fixture_setup,
               test_plan_file_as_read, fixture_teardown);
   g_test_add ("/cli/report/bad-inputs", Fixture, NULL, fixture_setup, test_bad_inputs,
