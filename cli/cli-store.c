@@ -388,11 +388,10 @@ cli_stored_set (CliStored *st, gint64 id, const GError *error)
     st->store_error = g_strdup (error != NULL ? error->message : "unknown error");
 }
 
-char *
-cli_fallback_write (const char *kind, JsonNode *root, GError **error)
+static char *
+fallback_write (const char *kind, JsonNode *root, const char *fixed_text, GError **error)
 {
-  g_return_val_if_fail (root != NULL && JSON_NODE_HOLDS_OBJECT (root), NULL);
-  JsonObject *o = json_node_get_object (root);
+  JsonObject *o = root != NULL ? json_node_get_object (root) : NULL;
   g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
   g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%S");
   g_autofree char *name = g_strdup_printf ("tandem-unstored-%s-%s-%d.json", kind, stamp,
@@ -410,8 +409,9 @@ cli_fallback_write (const char *kind, JsonNode *root, GError **error)
           continue;
         }
       char *path = i == 0 ? g_strdup (name) : g_build_filename (dirs[i], name, NULL);
-      json_object_set_string_member (o, "fallback_file", path);
-      g_autofree char *text = util_json_to_data (root, TRUE);
+      if (o != NULL)
+        json_object_set_string_member (o, "fallback_file", path);
+      g_autofree char *text = o != NULL ? util_json_to_data (root, TRUE) : g_strdup (fixed_text);
       g_autoptr (GError) local = NULL;
       /* a new name: O_EXCL semantics are not needed, the pid and second make it ours */
       if (util_output_write (path, text, strlen (text), &local))
@@ -422,10 +422,25 @@ cli_fallback_write (const char *kind, JsonNode *root, GError **error)
       g_string_append_printf (why, "%s%s", why->len ? "; " : "", local->message);
       g_free (path);
     }
-  json_object_set_null_member (o, "fallback_file");
+  if (o != NULL)
+    json_object_set_null_member (o, "fallback_file");
   g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, why->str);
   g_string_free (why, TRUE);
   return NULL;
+}
+
+char *
+cli_fallback_write (const char *kind, JsonNode *root, GError **error)
+{
+  g_return_val_if_fail (root != NULL && JSON_NODE_HOLDS_OBJECT (root), NULL);
+  return fallback_write (kind, root, NULL, error);
+}
+
+char *
+cli_fallback_write_text (const char *kind, const char *text, GError **error)
+{
+  g_return_val_if_fail (text != NULL, NULL);
+  return fallback_write (kind, NULL, text, error);
 }
 
 void

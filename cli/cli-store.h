@@ -93,6 +93,9 @@ gboolean    cli_fallback_check (GError **error);
  * The path written (free it), or NULL with fallback_file null and `error` saying why each
  * failed. */
 char       *cli_fallback_write (const char *kind, JsonNode *root, GError **error);
+/* The same for a text kept as it is (no "fallback_file" member added: calibrate's cluster
+ * file, which --cluster must load as written). */
+char       *cli_fallback_write_text (const char *kind, const char *text, GError **error);
 
 /* Where a result went. */
 typedef struct {

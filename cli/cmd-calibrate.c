@@ -733,20 +733,8 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
                                 st.db);
       else
         {
-          /* the cluster file as --out would have held it (loadable with --cluster), in
-           * the working directory or else the temporary one */
-          g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
-          g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%S");
-          g_autofree char *name = g_strdup_printf ("tandem-unstored-calibrate-%s-%d.json",
-                                                   stamp, (int) getpid ());
-          const char *dirs[] = { ".", g_get_tmp_dir () };
-          for (guint d = 0; d < G_N_ELEMENTS (dirs) && kept_file == NULL; d++)
-            {
-              g_autofree char *path = d == 0 ? g_strdup (name)
-                                             : g_build_filename (dirs[d], name, NULL);
-              if (util_output_write (path, text, strlen (text), NULL))
-                kept_file = g_steal_pointer (&path);
-            }
+          /* the cluster file as --out would have held it (loadable with --cluster) */
+          kept_file = cli_fallback_write_text ("calibrate", text, NULL);
           kept = kept_file != NULL ? g_strdup_printf ("kept in %s", kept_file)
                                    : g_strdup ("not kept: nothing else could be written");
         }

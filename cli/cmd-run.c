@@ -1665,8 +1665,10 @@ cli_cmd_run (int argc, char **argv)
   g_option_context_add_main_entries (octx, extra, NULL);
   g_autoptr (GError) error = NULL;
   int status;
-  /* bf16 asked for by name (the parser's default reads the same, so the words are looked
-   * at before parsing): the cpu backend runs it in fp32, said below */
+  /* bf16 weights or compute asked for by name: the parser's default reads the same, so
+   * the words are looked at before parsing (gradients, optimizer states and master weights
+   * default otherwise, and are read from the parsed plan below); the cpu backend runs
+   * them in fp32, said below */
   const char *bf16_flag = NULL;
   for (int i = 1; i < argc && bf16_flag == NULL; i++)
     {
@@ -1675,20 +1677,12 @@ cli_cmd_run (int argc, char **argv)
       gsize n = eq ? (gsize) (eq - a) : strlen (a);
       if (g_str_equal (a, "--bf16"))
         bf16_flag = "--bf16";
-      else if (g_str_equal (a, "--no-master-weights"))
-        bf16_flag = "--no-master-weights";
       else if (n == strlen ("--precision") && strncmp (a, "--precision", n) == 0
                && g_ascii_strcasecmp (v, "bf16") == 0)
         bf16_flag = "--precision bf16";
       else if (n == strlen ("--param-dtype") && strncmp (a, "--param-dtype", n) == 0
                && g_ascii_strcasecmp (v, "bf16") == 0)
         bf16_flag = "--param-dtype bf16";
-      else if (n == strlen ("--grad-dtype") && strncmp (a, "--grad-dtype", n) == 0
-               && g_ascii_strcasecmp (v, "bf16") == 0)
-        bf16_flag = "--grad-dtype bf16";
-      else if (n == strlen ("--optimizer-dtype") && strncmp (a, "--optimizer-dtype", n) == 0
-               && g_ascii_strcasecmp (v, "bf16") == 0)
-        bf16_flag = "--optimizer-dtype bf16";
     }
   if (!g_option_context_parse (octx, &argc, &argv, &error))
     {
@@ -1800,20 +1794,17 @@ cli_cmd_run (int argc, char **argv)
                       plan_matmul_precision_name (c.plan.fp32_matmul), cfg.backend);
       goto out;
     }
-  /* a bf16 run asked for by name on the cpu: run (the runner's math is a fixed fp32, and
-   * the prediction is made for it), but not without a word */
-  /* where a later flag set it back (--grad-dtype bf16 --grad-dtype fp32: the last wins),
-   * nothing to say */
-  if (bf16_flag != NULL
-      && ((g_str_has_prefix (bf16_flag, "--grad-dtype") && c.plan.grad_dtype != PLAN_PREC_BF16)
-          || (g_str_has_prefix (bf16_flag, "--optimizer-dtype")
-              && c.plan.optim_dtype != PLAN_PREC_BF16)
-          || (g_str_equal (bf16_flag, "--no-master-weights") && c.plan.master_weights)
-          || ((g_str_has_prefix (bf16_flag, "--precision") || g_str_equal (bf16_flag, "--bf16"))
-              && c.plan.compute_dtype != PLAN_PREC_BF16)
-          || (g_str_has_prefix (bf16_flag, "--param-dtype")
-              && c.plan.param_dtype != PLAN_PREC_BF16)))
+  /* a bf16 run asked for on the cpu: run (the runner's math is a fixed fp32, and the
+   * prediction is made for it), but not without a word; nothing where a later flag set the
+   * dtype back (the last wins) */
+  if (bf16_flag != NULL && c.plan.compute_dtype != PLAN_PREC_BF16
+      && c.plan.param_dtype != PLAN_PREC_BF16)
     bf16_flag = NULL;
+  if (bf16_flag == NULL)
+    bf16_flag = c.plan.grad_dtype == PLAN_PREC_BF16    ? "--grad-dtype bf16"
+                : c.plan.optim_dtype == PLAN_PREC_BF16 ? "--optimizer-dtype bf16"
+                : !c.plan.master_weights              ? "--no-master-weights"
+                                                       : NULL;
   if (bf16_flag != NULL && !g_str_equal (cfg.backend, "cuda") && launcher_rank () == 0)
     fprintf (stderr, "tandem: note: %s: the %s backend keeps and multiplies everything in "
              "fp32, so this run and its prediction are fp32 (hint: --backend cuda for BF16 "
