@@ -415,6 +415,26 @@ cmd_scaling (int argc, char **argv)
       status = cli_fail (CLI_EXIT_USAGE, "%s", error->message);
       goto out;
     }
+  /* the fixed plan is scaled in dp: each size's dp is its GPUs / (tp cp pp). A typed --dp
+   * is the given plan's at the smallest size (as predict's flags at that size read); one
+   * that is not was dropped at every size without a word */
+  if (pps == REPORT_PLAN_FIXED && tmpl.dp_given > 0)
+    {
+      const int first = g_array_index (sizes, int, 0);
+      const int mp = MAX (tmpl.tp, 1) * MAX (tmpl.cp, 1) * MAX (tmpl.pp, 1);
+      if (first % mp != 0 || first / mp != tmpl.dp_given)
+        {
+          char eq[32];
+          g_snprintf (eq, sizeof eq, " = %d", first / mp);
+          status = cli_fail (CLI_EXIT_USAGE, "--dp %d is not the plan's dp at the smallest "
+                             "size (%d GPUs / (tp %d x cp %d x pp %d)%s): report scaling scales "
+                             "the fixed plan in dp, each size's dp being its GPUs / (tp x cp x "
+                             "pp) (hint: drop --dp)", tmpl.dp_given, first, MAX (tmpl.tp, 1),
+                             MAX (tmpl.cp, 1), MAX (tmpl.pp, 1),
+                             first % mp == 0 ? eq : "");
+          goto out;
+        }
+    }
   model = cli_model_lookup (args.model_name ? args.model_name : CLI_DEFAULT_MODEL, &error);
   if (model == NULL)
     {

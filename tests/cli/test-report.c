@@ -1361,6 +1361,18 @@ test_fixed_row_flags (Fixture *f, gconstpointer data)
       run_result_clear (&q);
     }
   run_result_clear (&a);
+  /* a typed --dp is the plan's at the smallest size (8 / (tp 2) = 4 above); another was
+   * dropped at every size without a word (round 39's leftover): exit 2, the derived value
+   * given */
+  run_report ("report scaling --model llama3-8b --cluster dgx-h100-superpod --gpus 8,16 "
+              "--strong --gbs 64 --seq-length 4096 --dp 8 --tp 2 --json", NULL, &a);
+  g_assert_cmpint (a.status, ==, 2);
+  g_assert_cmpstr (a.err, ==, "tandem: error: --dp 8 is not the plan's dp at the smallest "
+                   "size (8 GPUs / (tp 2 x cp 1 x pp 1) = 4): report scaling scales the fixed "
+                   "plan in dp, each size's dp being its GPUs / (tp x cp x pp) (hint: drop "
+                   "--dp)\n");
+  g_assert_cmpstr (a.out, ==, "");
+  run_result_clear (&a);
 }
 
 /* --plan-per-size search is `tandem search` at that size (README): the same stack's
