@@ -3004,6 +3004,12 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   g_autoptr (GError) error = NULL;
   if (!plan_resolve (p, c->model, c->cluster, &error))
     return skip (c, "%s", error->message);
+  /* an option the row's stack does not run (GPipe or HSDP on megatron-core, FP8 on
+   * meta-llama3, ZeRO-3 on megatron-lm-2021) is refused as predict and search refuse it
+   * (plan_check_stack): it was predicted and scored, on a plan no command would take */
+  if (!plan_check_stack (p, c->stack, &error)
+      || !plan_check_stack_model (p, c->model, c->stack, &error))
+    return skip (c, "%s", error->message);
   return TRUE;
 }
 

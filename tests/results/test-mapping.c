@@ -2255,6 +2255,32 @@ test_nvte_fused_attn_off (void)
     }
 }
 
+/* An option the row's stack does not run is skipped with the stack's own refusal, as
+ * predict and search refuse it (plan_check_stack): validate predicted and scored such
+ * rows (HSDP on megatron-core read as "hsdp, shard group 8"; ZeRO-3 on Megatron-LM of
+ * 2021), a plan no other command would take (audit of 6 Dec). */
+static void
+test_stack_refuses (void)
+{
+  static const struct { const char *sharding, *framework, *want; } rows[] = {
+    { "HSDP", "Megatron-Core", "the megatron-core stack does not offer HSDP" },
+    { "ZeRO-3", "Megatron-LM (2021)", "--sharding zero3: the megatron-lm-2021 stack does not "
+                                      "offer it" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = row ("H100-SXM-80GB", 16, 1, rows[i].sharding,
+                                            rows[i].framework, "bf16");
+      g_assert_false (c->ready);
+      g_assert_nonnull (c->skip_reason);
+      if (strstr (c->skip_reason, rows[i].want) == NULL)
+        g_error ("%s on %s: %s", rows[i].sharding, rows[i].framework, c->skip_reason);
+    }
+  /* the same rows on a stack that runs them are predicted (deepspeed: ZeRO-3) */
+  g_autoptr (ResPublishedCase) ok = row ("H100-SXM-80GB", 16, 1, "ZeRO-3", "DeepSpeed", "bf16");
+  g_assert_true (ok->ready);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2284,5 +2310,6 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/explain", test_explain);
   g_test_add_func ("/results/mapping/unstated", test_unstated);
   g_test_add_func ("/results/mapping/nvte-fused-attn-off", test_nvte_fused_attn_off);
+  g_test_add_func ("/results/mapping/stack-refuses", test_stack_refuses);
   return g_test_run ();
 }
