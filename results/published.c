@@ -1278,10 +1278,23 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
   if (!isnan (c->published_mfu_pct) && c->published_mfu_pct > 0 && c->has_convention)
     {
       /* tflops = MFU x peak of the device in the row's precision (published-runs.md:
-       * FP8 MFUs are often taken against the FP8 peak) */
-      double peak = c->cluster->device.peak_flops[fp8 ? TOPO_DTYPE_FP8 : TOPO_DTYPE_BF16];
+       * FP8 MFUs are often taken against the FP8 peak). The row's own GPU's peak, also
+       * under a --cluster the user gave: the measurement is the row's (an H100 row's 41%
+       * read against an A100's peak under --cluster selene measured 1.444 s for its
+       * 0.455); a GPU with no preset is taken to be the given cluster's */
+      const TopoDevice *dev = &c->cluster->device;
+      g_autoptr (TopoCluster) own = NULL;
+      if (c->cluster_given)
+        {
+          const char *own_preset = cluster_for (c->gpu_type, get (csv, row, "network"),
+                                                c->n_gpus);
+          own = own_preset != NULL ? topo_cluster_lookup (own_preset, NULL) : NULL;
+          if (own != NULL)
+            dev = &own->device;
+        }
+      double peak = dev->peak_flops[fp8 ? TOPO_DTYPE_FP8 : TOPO_DTYPE_BF16];
       if (!fp8 && !(peak > 0))   /* a device without BF16 (V100): its FP16 peak */
-        peak = c->cluster->device.peak_flops[TOPO_DTYPE_FP16];
+        peak = dev->peak_flops[TOPO_DTYPE_FP16];
       if (peak > 0)
         {
           return measured_from (c, csv, row, "mfu_pct", flops_per_token * tokens

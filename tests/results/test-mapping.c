@@ -2281,6 +2281,29 @@ test_stack_refuses (void)
   g_assert_true (ok->ready);
 }
 
+/* An MFU cell is read against the row's own GPU's peak, also under a --cluster the user
+ * gave: the measurement is the row's. An H100 row's 41% (palm) read under selene (A100,
+ * 312 TFLOP/s BF16 against the H100's 989) measured 989 / 312 = 3.17 times too long a
+ * step (0.455 -> 1.444 s, audit of 6 Dec). */
+static void
+test_mfu_own_peak (void)
+{
+  const char *text =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,framework,"
+    "global_batch,mfu_pct,flops_convention\n"
+    "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,Megatron-Core,64,41,PaLM\n";
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_autoptr (ResPublishedCase) own = res_published_case_new (csv, 0);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TopoCluster) selene = topo_cluster_lookup ("selene", &error);
+  g_assert_no_error (error);
+  g_autoptr (ResPublishedCase) on = res_published_case_new_on (csv, 0, selene);
+  g_assert_true (own->ready);
+  g_assert_true (on->ready);
+  g_assert_cmpfloat (own->measured_step_s, >, 0);
+  g_assert_cmpfloat (on->measured_step_s, ==, own->measured_step_s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2311,5 +2334,6 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/unstated", test_unstated);
   g_test_add_func ("/results/mapping/nvte-fused-attn-off", test_nvte_fused_attn_off);
   g_test_add_func ("/results/mapping/stack-refuses", test_stack_refuses);
+  g_test_add_func ("/results/mapping/mfu-own-peak", test_mfu_own_peak);
   return g_test_run ();
 }
