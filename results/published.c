@@ -1223,8 +1223,8 @@ measured_from (ResPublishedCase *c, const ResCsv *csv, guint row, const char *co
 }
 
 static gboolean
-map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
-              gboolean fp8)
+map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
+                    gboolean fp8)
 {
   double v;
   c->has_convention = convention_for (get (csv, row, "flops_convention"), &c->convention,
@@ -1305,6 +1305,41 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
   return skip (c, "no measured step time (no step_time_s or tokens/s, and %s)",
                c->has_convention ? "no tflops_per_gpu or mfu_pct"
                                  : "flops_convention not recognised for tflops/MFU");
+}
+
+/* The measured step, refused where it is faster than the row's GPU can go: the model's
+ * FLOPs (the smallest count of any convention) over the step and GPUs above the device's
+ * highest dense peak (any precision). A TFLOP/s cell of 5,000 on an H100 (505% of its
+ * BF16 peak) or a step_time_s of 1e-9 were predicted at +951% and +3.9e10%, and counted
+ * in the MAPE (audit of 6 Dec). */
+static gboolean
+map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
+              gboolean fp8)
+{
+  if (!map_measured_cells (c, csv, row, tokens, fp8))
+    return FALSE;
+  const TopoDevice *dev = &c->cluster->device;
+  g_autoptr (TopoCluster) own = NULL;
+  if (c->cluster_given)
+    {
+      const char *own_preset = cluster_for (c->gpu_type, get (csv, row, "network"), c->n_gpus);
+      own = own_preset != NULL ? topo_cluster_lookup (own_preset, NULL) : NULL;
+      if (own != NULL)
+        dev = &own->device;
+    }
+  double peak = 0, fpt = INFINITY;
+  for (int k = 0; k < TOPO_DTYPE_N; k++)
+    peak = MAX (peak, dev->peak_flops[k]);
+  for (int k = 0; k < MODEL_FLOPS_N_CONVENTIONS; k++)
+    fpt = MIN (fpt, model_spec_flops_per_token (c->model, c->model->max_positions,
+                                                (ModelFlopConvention) k));
+  const double per_gpu = fpt * tokens / (c->measured_step_s * (double) c->n_gpus);
+  if (peak > 0 && isfinite (fpt) && fpt > 0 && per_gpu > peak)
+    return skip (c, "refused: the measured step (%s, %.4g s) is %.0f TFLOP/s per GPU of "
+                 "model FLOPs, above the %s's highest peak (%.0f TFLOP/s in any precision) "
+                 "(hint: check the column's unit)", c->measured_source, c->measured_step_s,
+                 per_gpu / 1e12, dev->name, peak / 1e12);
+  return TRUE;
 }
 
 /* ---- plan ----------------------------------------------------------------------------- */
@@ -1724,8 +1759,11 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
       /* NeMo's GPT configs set optim.name distributed_fused_adam; --overlap-param-gather,
        * which the Megatron-Core benchmark notes list, exists only with
        * --use-distributed-optimizer (added to Megatron-LM in 2022). */
-      if (contains_ci (framework, "NeMo") || contains_ci (framework, "Megatron-Core")
-          || contains_ci (notes, "overlap-param-gather"))
+      /* (on a stack that has the distributed optimizer: "NeMo AutoModel" names NeMo but
+       * runs FSDP2, nemo-automodel's stack, whose default is its own) */
+      if ((contains_ci (framework, "NeMo") || contains_ci (framework, "Megatron-Core")
+           || contains_ci (notes, "overlap-param-gather"))
+          && ((c->stack->offers_sharding >> PLAN_SHARD_ZERO1) & 1))
         *out = PLAN_SHARD_ZERO1;
       /* LitGPT's pretraining script shards with FSDPStrategy(sharding_strategy=
        * "HYBRID_SHARD") on more than one device (litgpt/pretrain.py): hsdp, one server's
