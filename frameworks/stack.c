@@ -349,6 +349,18 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   n = json_object_get_member (o, "description");
   if (n != NULL && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING)
     s->description = g_strdup (json_node_get_string (n));
+  else if (n != NULL)
+    {
+      fail (&w, "description", error, "must be a string");
+      return NULL;
+    }
+  /* printed by show framework as the name is: "x\u001b[2Jy" cleared the screen */
+  if (s->description != NULL && util_text_control_at (s->description) >= 0)
+    {
+      fail (&w, "description", error, "holds a control character, which a terminal would "
+            "act on when it is printed (hint: plain text)");
+      return NULL;
+    }
 
   int e;
   double us = 0, grad = 0;
@@ -804,6 +816,15 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
             {
               Where ws = { source, "sources" };
               fail (&ws, l->data, error, "must be a string");
+              return NULL;
+            }
+          if (util_text_control_at (json_node_get_string (v)) >= 0
+              || util_text_control_at (l->data) >= 0)
+            {
+              Where ws = { source, "sources" };
+              g_autofree char *key = util_text_blank_controls (g_strdup (l->data));
+              fail (&ws, key, error, "holds a control character, which a terminal would act "
+                    "on when it is printed (hint: plain text)");
               return NULL;
             }
           g_hash_table_insert (s->sources, g_strdup (l->data),

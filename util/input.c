@@ -100,6 +100,57 @@ util_input_read_file (const char *path, gsize max_bytes, char **contents, gsize 
   return TRUE;
 }
 
+/* A JSON string's raw text (between its quotes, escapes as written) decoded to UTF-8, as a
+ * JSON reader sees it: \" \\ \/ \b \f \n \r \t and \uXXXX, a surrogate pair as one
+ * character. The caller has checked the \u escapes (no lone surrogate, no NUL). */
+static char *
+json_key_decode (const char *raw, gsize n)
+{
+  GString *out = g_string_sized_new (n);
+  for (gsize i = 0; i < n; i++)
+    {
+      if (raw[i] != '\\' || i + 1 >= n)
+        {
+          g_string_append_c (out, raw[i]);
+          continue;
+        }
+      char e = raw[++i];
+      if (e == 'u' && i + 4 < n)
+        {
+          guint u = 0;
+          gboolean hex = TRUE;
+          for (int h = 1; h <= 4; h++)
+            hex = hex && g_ascii_isxdigit (raw[i + h]),
+            u = u * 16 + (guint) (hex ? g_ascii_xdigit_value (raw[i + h]) : 0);
+          if (!hex)
+            {
+              g_string_append_c (out, '\\');
+              g_string_append_c (out, e);
+              continue;
+            }
+          i += 4;
+          if (u >= 0xD800 && u <= 0xDBFF && i + 6 < n && raw[i + 1] == '\\' && raw[i + 2] == 'u')
+            {
+              guint v = 0;
+              gboolean hex2 = TRUE;
+              for (int h = 3; h <= 6; h++)
+                hex2 = hex2 && g_ascii_isxdigit (raw[i + h]),
+                v = v * 16 + (guint) (hex2 ? g_ascii_xdigit_value (raw[i + h]) : 0);
+              if (hex2 && v >= 0xDC00 && v <= 0xDFFF)
+                {
+                  u = 0x10000 + ((u - 0xD800) << 10) + (v - 0xDC00);
+                  i += 6;
+                }
+            }
+          g_string_append_unichar (out, (gunichar) u);
+          continue;
+        }
+      g_string_append_c (out, e == 'b' ? '\b' : e == 'f' ? '\f' : e == 'n' ? '\n'
+                              : e == 'r' ? '\r' : e == 't' ? '\t' : e);
+    }
+  return g_string_free (out, FALSE);
+}
+
 static void
 key_set_free (GHashTable *set)
 {
@@ -172,22 +223,28 @@ util_json_check_depth (const char *text, gssize length, guint max_depth, const c
               /* A key given twice in one object: json-glib (as Python's json) keeps the
                * last value and drops the first without a word, so a config with
                * "num_hidden_layers": 32 and later 80 was modelled with 80 layers. Keys are
-               * compared as written (escapes not decoded). */
+               * compared decoded, as the reader compares them ("num_hidden_l\u0061yers"
+               * is the same key, and was let through as another). */
               GHashTable *set = keys->len > 0 ? g_ptr_array_index (keys, keys->len - 1) : NULL;
               gsize k = i + 1;
               while (k < len && g_ascii_isspace (text[k]))
                 k++;
               if (set != NULL && k < len && text[k] == ':')
                 {
-                  char *key = g_strndup (text + str_start + 1, i - str_start - 1);
+                  char *key = json_key_decode (text + str_start + 1, i - str_start - 1);
                   if (!g_hash_table_add (set, key))
                     {
+                      /* shown with its controls blanked, as every name is */
+                      g_autofree char *shown = util_text_blank_controls (
+                        g_strdup (g_hash_table_lookup (set, key)));
                       g_set_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_DUPLICATE_KEY,
-                                   "%s:%u:%u: key \"%.60s\" appears twice in one object; JSON "
-                                   "readers keep the last value and drop the other without "
-                                   "a word (hint: delete one of the two)",
+                                   "%s:%u:%u: key \"%.60s\" appears twice in one object%s; "
+                                   "JSON readers keep the last value and drop the other "
+                                   "without a word (hint: delete one of the two)",
                                    source != NULL ? source : "<data>", str_line, str_col,
-                                   (const char *) g_hash_table_lookup (set, key));
+                                   shown, memchr (text + str_start + 1, '\\',
+                                                  i - str_start - 1) != NULL
+                                            ? " (once with escapes)" : "");
                       return FALSE;
                     }
                 }

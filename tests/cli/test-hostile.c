@@ -322,6 +322,25 @@ test_json_duplicate_key (void)
   run_write_file (dir, "stack.json",
               "{ \"name\": \"mine\", \"attention\": \"flash2\", \"attention\": \"flash3\" }\n");
   run_assert_error ("show framework {TMP}/stack.json", 2, "key \"attention\" appears twice");
+  /* ... also where one of the two is written with escapes, as the reader decodes them
+   * ("hbm_Gi\u0042" is hbm_GiB: the device ran with 1 GiB of HBM, and a stack's
+   * kernel_overhead_\u0075s of 500 us took a step from 1.1 to 2.8 s, without a word) */
+  run_write_file (dir, "stack2.json",
+              "{ \"name\": \"mine\", \"kernel_overhead_us\": 5, \"kernel_overhead_\\u0075s\": 500 }\n");
+  run_assert_error ("show framework {TMP}/stack2.json", 2,
+                    "key \"kernel_overhead_us\" appears twice in one object (once with "
+                    "escapes)");
+  /* a stack's description and sources are printed by show framework: a control character
+   * in them is refused as in its name ("x\u001b[2Jy" cleared the screen) */
+  run_write_file (dir, "stack3.json",
+              "{ \"name\": \"mine\", \"description\": \"x\\u001b[2Jy\" }\n");
+  run_assert_error ("show framework {TMP}/stack3.json", 2,
+                    "field 'description' holds a control character");
+  run_write_file (dir, "stack4.json",
+              "{ \"name\": \"mine\", \"attention\": \"flash2\", \"fusion\": \"fused\", "
+              "\"kernel_overhead_us\": 5, \"sources\": { \"attention\": \"a\\u202eb\" } }\n");
+  run_assert_error ("show framework {TMP}/stack4.json", 2,
+                    "field 'sources.attention' holds a control character");
   remove_tree (dir);
 }
 

@@ -360,6 +360,39 @@ test_number_grammar (void)
     }
 }
 
+/* A key given twice is found however it is written: json-glib decodes escapes and keeps
+ * the last value, so "num_hidden_l\u0061yers": 80 after "num_hidden_layers": 32 gave 80
+ * layers without a word (keys were compared as written; audit of 6 Dec). A surrogate
+ * pair is one character (U+1F600 as \ud83d\ude00 and as its UTF-8 bytes), \/ is '/';
+ * keys that differ after decoding stay apart. */
+static void
+test_duplicate_key_escaped (void)
+{
+  static const char *const dup[] = {
+    "{\"num_hidden_layers\": 32, \"num_hidden_l\\u0061yers\": 80}",
+    "{\"a/b\": 1, \"a\\/b\": 2}",
+    "{\"\\ud83d\\ude00\": 1, \"\xf0\x9f\x98\x80\": 2}",
+    "{\"x\": {\"t\\tu\": 1, \"t\tu\": 2}}",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (dup); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      if (util_json_check_depth (dup[i], -1, 0, "d.json", &error))
+        g_error ("%s: accepted", dup[i]);
+      g_assert_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_DUPLICATE_KEY);
+    }
+  g_autoptr (GError) error = NULL;
+  g_assert_false (util_json_check_depth (dup[0], -1, 0, "d.json", &error));
+  g_assert_cmpstr (error->message, ==, "d.json:1:27: key \"num_hidden_layers\" appears twice "
+                   "in one object (once with escapes); JSON readers keep the last value and "
+                   "drop the other without a word (hint: delete one of the two)");
+  g_clear_error (&error);
+  /* different keys after decoding: accepted */
+  g_assert_true (util_json_check_depth ("{\"a\\u0062\": 1, \"ab\\u0063\": 2, \"\\\\u\": 3, "
+                                        "\"u\": 4}", -1, 0, "d.json", &error));
+  g_assert_no_error (error);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -369,6 +402,7 @@ main (int argc, char **argv)
   g_test_add_func ("/util/input/read-fifo-without-writer", test_read_fifo_without_writer);
   g_test_add_func ("/util/input/read-pipe", test_read_pipe);
   g_test_add_func ("/util/input/json-depth", test_depth);
+  g_test_add_func ("/util/input/json-duplicate-key-escaped", test_duplicate_key_escaped);
   g_test_add_func ("/util/input/json-big-integers", test_big_integers);
   g_test_add_func ("/util/input/json-trailing-and-quotes", test_trailing_and_quotes);
   g_test_add_func ("/util/input/json-unicode-escapes", test_unicode_escapes);
