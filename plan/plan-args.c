@@ -429,7 +429,10 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
       return parse_double (option, value, 1.0, &plan->moe_capacity_factor, error);
     }
   if (g_str_equal (name, "moe-imbalance"))
-    return parse_double (option, value, 1.0, &plan->moe_imbalance, error);
+    {
+      plan->moe_imbalance_typed = TRUE;
+      return parse_double (option, value, 1.0, &plan->moe_imbalance, error);
+    }
   if (g_str_equal (name, "cuda-graph-impl"))
     {
       static const Choice c[] = {

@@ -406,18 +406,23 @@ resolve_moe (Plan *plan, const ModelSpec *model, GError **error)
   /* the default itself is capped, not refused: plan_to_json writes it for a plan that set
    * none, so a stored ep 1 run read back (report run) said "1.3 is more than routing can
    * give" and drew no timeline */
-  const double imb_max = plan_moe_imbalance_max (plan->ep, moe.experts, moe.top_k);
-  if (plan->moe_imbalance > 0 && !plan_moe_padded (plan)
-      && plan->moe_imbalance != PLAN_MOE_IMBALANCE_DEFAULT
-      && plan->moe_imbalance > imb_max + 1e-9)
-    return invalid (error, "--moe-imbalance %g is more than routing can give: the busiest of "
-                    "ep = %d ranks receives at most %g times the mean (ep x min(k, experts / "
-                    "ep) / k with %d experts, top-%d) (hint: --moe-imbalance from 1 to %g)",
-                    plan->moe_imbalance, plan->ep, imb_max, moe.experts, moe.top_k, imb_max);
+  /* whole experts a rank first: the bound below is 0 where ep is above the experts ("at
+   * most 0 times the mean (hint: from 1 to 0)") */
   if (moe.experts % plan->ep != 0)
     return invalid (error, "ep = %d does not divide the %d experts of %s (each EP rank holds "
                     "experts / ep whole experts) (hint: --ep %d)", plan->ep, moe.experts,
                     model->name, largest_divisor_at_most (moe.experts, plan->ep));
+  /* a typed value is checked whatever it is (--moe-imbalance 1.3, the default's value,
+   * ran at the cap where 1.2 was refused) */
+  const double imb_max = plan_moe_imbalance_max (plan->ep, moe.experts, moe.top_k);
+  if (plan->moe_imbalance > 0 && !plan_moe_padded (plan)
+      && (plan->moe_imbalance != PLAN_MOE_IMBALANCE_DEFAULT || plan->moe_imbalance_typed)
+      && plan->moe_imbalance > imb_max + 1e-9)
+    return invalid (error, "--moe-imbalance %.10g is more than routing can give: the busiest "
+                    "of ep = %d ranks receives at most %.10g times the mean (ep x min(k, "
+                    "experts / ep) / k with %d experts, top-%d) (hint: --moe-imbalance from 1 "
+                    "to %.10g)", plan->moe_imbalance, plan->ep, imb_max, moe.experts,
+                    moe.top_k, imb_max);
   if (moe.expert_ffn % (guint64) etp != 0)
     return invalid (error, "expert tp = %d does not divide the expert FFN size %"
                     G_GUINT64_FORMAT " of %s (hint: --expert-tensor-parallel-size %d)", etp,

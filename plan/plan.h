@@ -509,6 +509,9 @@ typedef struct {
                                   * (Megatron-Core 0.14+ 1F1B A2A overlap) */
   double   moe_imbalance;        /* --moe-imbalance: busiest EP rank's routed tokens / mean;
                                   * 0 = PLAN_MOE_IMBALANCE_DEFAULT */
+  gboolean moe_imbalance_typed;  /* given as a flag: checked against what routing can give
+                                  * even at the default's value (a plan file's default is
+                                  * capped, plan_to_json writing it for every MoE plan) */
   PlanCudaGraphImpl cuda_graph_impl; /* --cuda-graph-impl */
   guint    cuda_graph_scope;     /* --cuda-graph-scope: PLAN_CG_* bits; 0 with an impl =
                                   * Megatron-Core's default, the whole layer */

@@ -170,6 +170,19 @@ test_invalid (Fixture *f, gconstpointer data)
       "(tp 8) needs sequence parallelism" },
     /* 14336 / 3 is not whole */
     { "--gpus 24 --tp 1 --num-experts 8 --ep 8 --etp 3", "does not divide the expert FFN" },
+    /* 16 EP ranks for 8 experts with an imbalance given: the experts first (it said "at
+     * most 0 times the mean (hint: --moe-imbalance from 1 to 0)") */
+    { "--gpus 16 --num-experts 8 --ep 16 --moe-imbalance 1", "ep = 16 does not divide the 8 "
+      "experts" },
+    /* top-8 of 8 experts on 8 ranks: every rank gets every token, at most 1 times the mean
+     * (8 x min(8, 1) / 8); a typed 1.3, the default's value, is checked as 1.2 is (it ran
+     * at 1 where 1.2 was refused) */
+    { "--gpus 8 --num-experts 8 --ep 8 --moe-router-topk 8 --moe-imbalance 1.3",
+      "--moe-imbalance 1.3 is more than routing can give: the busiest of ep = 8 ranks "
+      "receives at most 1 times the mean" },
+    /* the value as typed, not rounded to %g's six figures (it read "1.3 is more") */
+    { "--gpus 8 --num-experts 8 --ep 8 --moe-router-topk 8 --moe-imbalance 1.3000001",
+      "--moe-imbalance 1.3000001 is more" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -1701,11 +1714,22 @@ test_imbalance_bound (Fixture *f, gconstpointer data)
   plan_moe (&f->plan, f->model, &moe);
   g_assert_cmpfloat (moe.imbalance, ==, PLAN_MOE_IMBALANCE_DEFAULT);
   /* the default written out: plan_to_json writes 1.3 for a plan that set none, and a
-   * stored ep 1 run read back must resolve (report run re-simulates it), capped to 1 */
-  g_assert_true (resolve (f, "--gpus 8 --num-experts 8 --ep 1 --moe-imbalance 1.3", &error));
+   * stored ep 1 run read back must resolve (report run re-simulates it from its plan
+   * JSON), capped to 1 */
+  plan_clear (&f->plan);
+  plan_init_defaults (&f->plan);
+  g_assert_true (plan_flags_parse (&f->plan, &f->args, "--gpus 8 --num-experts 8 --ep 1",
+                                   &error));
+  g_assert_true (plan_load_json_data (&f->plan, "{\"moe\": {\"imbalance\": 1.3}}", -1,
+                                      "stored.json", &error));
+  g_assert_true (plan_resolve (&f->plan, f->model, f->cluster, &error));
   g_assert_no_error (error);
   plan_moe (&f->plan, f->model, &moe);
   g_assert_cmpfloat (moe.imbalance, ==, 1.0);
+  /* ... where the same value typed is checked: 1 rank is the mean, as 1.5 is refused */
+  g_assert_false (resolve (f, "--gpus 8 --num-experts 8 --ep 1 --moe-imbalance 1.3", &error));
+  g_assert_nonnull (strstr (error->message, "--moe-imbalance from 1 to 1"));
+  g_clear_error (&error);
   /* padded to a capacity factor, every expert runs cf x the mean whatever routing does */
   g_assert_true (resolve (f, "--gpus 8 --num-experts 8 --ep 8 --moe-expert-capacity-factor 5 "
                           "--moe-pad-expert-input-to-capacity", &error));
