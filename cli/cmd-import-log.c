@@ -385,7 +385,7 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
     }
   cli_warn_untimed (&ctx->plan);
   cli_warn_unknown_part (ctx->cluster);
-  if (!plan_adopt_stack (&ctx->plan, stack, &error)
+  if (!plan_adopt_stack_resolve (&ctx->plan, stack, ctx->model, ctx->cluster, &error)
       || !plan_check_stack_model (&ctx->plan, ctx->model, stack, &error))
     return cli_fail (CLI_EXIT_USAGE, "%s", error->message);
   SimOptions opts;

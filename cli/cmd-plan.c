@@ -258,7 +258,7 @@ cli_cmd_plan (int argc, char **argv)
           g_autofree char *text = cli_lookup_error_text (serr, framework);
           status = cli_fail (CLI_EXIT_USAGE, "--framework: %s", text);
         }
-      else if (!plan_adopt_stack (&ctx.plan, stack, &serr)
+      else if (!plan_adopt_stack_resolve (&ctx.plan, stack, ctx.model, ctx.cluster, &serr)
                || !plan_check_stack_model (&ctx.plan, ctx.model, stack, &serr))
         status = cli_fail (CLI_EXIT_USAGE, "%s", serr->message);
       else
@@ -387,7 +387,7 @@ cli_cmd_memory (int argc, char **argv)
       cli_plan_context_clear (&ctx);
       return cli_fail (CLI_EXIT_USAGE, "--framework: %s", text);
     }
-  if (!plan_adopt_stack (&ctx.plan, stack, &serr)
+  if (!plan_adopt_stack_resolve (&ctx.plan, stack, ctx.model, ctx.cluster, &serr)
       || !plan_check_stack_model (&ctx.plan, ctx.model, stack, &serr))
     {
       cli_plan_context_clear (&ctx);

@@ -222,7 +222,7 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
       return cli_fail (CLI_EXIT_USAGE, "--framework: %s", text);
     }
   /* its rank order, what it refuses, the overlaps it runs in every run (hai-llm's DualPipe) */
-  if (!plan_adopt_stack (&c->plan, stack, &serr)
+  if (!plan_adopt_stack_resolve (&c->plan, stack, c->model, c->cluster, &serr)
       || !plan_check_stack_model (&c->plan, c->model, stack, &serr))
     return cli_fail (CLI_EXIT_USAGE, "%s", serr->message);
   SimOptions opts;

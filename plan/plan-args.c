@@ -1321,8 +1321,42 @@ plan_adopt_stack (Plan *plan, const FwStack *stack, GError **error)
       else if ((stack->offers_schedules >> PLAN_SCHED_GPIPE) & 1)
         plan->schedule = PLAN_SCHED_GPIPE;
     }
+  /* the stack's own schedule where the plan names none (hai-llm: DualPipe, its
+   * defaults.pp_schedule, the DeepSeek-V3 report Sec. 3.2.1), on a pipeline it can run:
+   * one chunk a rank, an even pp, an even count of at least 2 pp micro-batches, one
+   * schedule a step; validate reads such a row so (published.c), and predict ran 1F1B */
+  if (!plan->schedule_set && plan->pp > 1 && plan->vpp <= 1 && stack->default_pp_dualpipe
+      && plan->schedule != PLAN_SCHED_DUALPIPE
+      && ((stack->offers_schedules >> PLAN_SCHED_DUALPIPE) & 1) && plan_dualpipe_pp_ok (plan->pp)
+      && plan->grad_accum > 0 && plan_dualpipe_counts_ok (plan->pp, plan->grad_accum)
+      && plan_pp_schedules (plan) <= 1)
+    plan->schedule = PLAN_SCHED_DUALPIPE;
+  /* a sharding nobody chose follows the stack where it does not run none (a stack of
+   * FSDP alone, offers.sharding ["zero3", "hsdp"]: every plan was refused for a "--sharding
+   * none" never given): its documented default, where that is a ZeRO stage it offers */
+  const guint offered = plan->pp > 1 ? stack->offers_sharding_pp : stack->offers_sharding;
+  if (!plan->sharding_set && plan->sharding == PLAN_SHARD_NONE
+      && !((offered >> PLAN_SHARD_NONE) & 1)
+      && (PlanSharding) stack->default_sharding != PLAN_SHARD_HSDP
+      && ((offered >> (PlanSharding) stack->default_sharding) & 1))
+    plan->sharding = (PlanSharding) stack->default_sharding;
   if (!plan_check_stack (plan, stack, error))
     return FALSE;
   plan_apply_stack_moe (plan, stack);
+  return TRUE;
+}
+
+gboolean
+plan_adopt_stack_resolve (Plan *plan, const FwStack *stack, const ModelSpec *model,
+                          const TopoCluster *cluster, GError **error)
+{
+  const PlanSchedule schedule = plan->schedule;
+  const PlanSharding sharding = plan->sharding;
+  if (!plan_adopt_stack (plan, stack, error))
+    return FALSE;
+  /* a schedule or sharding the stack chose: resolved again, as its checks and derived
+   * counts depend on both */
+  if (plan->schedule != schedule || plan->sharding != sharding)
+    return plan_resolve (plan, model, cluster, error);
   return TRUE;
 }

@@ -808,6 +808,11 @@ void plan_apply_stack_moe (Plan *plan, const FwStack *stack);
  * then the MoE overlaps it always runs (plan_apply_stack_moe). predict and report
  * scaling's fixed plan go through it. */
 gboolean plan_adopt_stack (Plan *plan, const FwStack *stack, GError **error);
+/* plan_adopt_stack on a resolved plan, resolved again where the stack chose its schedule
+ * or sharding (one the plan did not name: hai-llm's DualPipe, an FSDP-only stack's
+ * zero3). */
+gboolean plan_adopt_stack_resolve (Plan *plan, const FwStack *stack, const ModelSpec *model,
+                                   const TopoCluster *cluster, GError **error);
 /* The refusal of a plan whose expert layout does not fold onto the one rank order `stack`
  * lays ranks out in (plan->rank_order): it names the stack and hints at --pp 1 or another
  * stack, where the generic fold error hints at a --rank-order the stack does not offer. */

@@ -163,6 +163,16 @@ predict_size (const ReportScalingSpec *spec, TopoCluster *cluster, int gpus, int
       plan_clear (&plan);
       return row;
     }
+  /* at this size, the schedule or sharding the stack takes where the plan names none
+   * (hai-llm's DualPipe where the size's micro-batches allow it), as predict takes it */
+  if (spec->stack != NULL
+      && !plan_adopt_stack_resolve (&plan, spec->stack, spec->model, cluster, &perr))
+    {
+      row->status = g_strdup ("invalid");
+      row->reason = g_strdup (perr->message);
+      plan_clear (&plan);
+      return row;
+    }
   SimOptions opts;
   if (spec->opts != NULL)
     opts = *spec->opts;

@@ -925,6 +925,55 @@ test_plan_show_dualpipe (void)
   run_result_clear (&r);
 }
 
+/* A stack's own schedule and sharding where the plan names none, as validate reads a row
+ * under it (README: hai-llm runs DualPipe "where a plan names no schedule"). Llama 3 8B,
+ * pp 4 on 8 GPUs (dp 2), gbs 16: 8 micro-batches, even and >= 2 x 4, so DualPipe; the
+ * same plan's step equals the one with --schedule DualPipe typed. gbs 12 gives 6 < 8:
+ * 1F1B stays. A stack that does not run "none" (default zero3; offers zero2 and zero3
+ * alone) takes zero3 for a plan that names no sharding: every plan was refused for a
+ * "--sharding none" never given. */
+static void
+test_stack_defaults_adopted (void)
+{
+  RunResult a = { 0 }, b = { 0 };
+  run_tandem ("plan show --model llama3-8b --gpus 8 --pp 4 --gbs 16 --framework hai-llm "
+              "--json", &a);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_nonnull (strstr (a.out, "-DualPipe\""));
+  run_result_clear (&a);
+  run_tandem ("predict --model llama3-8b --gpus 8 --pp 4 --gbs 16 --seq-length 2048 "
+              "--framework hai-llm --no-db --json", &a);
+  run_tandem ("predict --model llama3-8b --gpus 8 --pp 4 --gbs 16 --seq-length 2048 "
+              "--framework hai-llm --no-db --schedule DualPipe --json", &b);
+  /* (out of memory at 93.68 GiB of 80 unsharded: exit 3, the prediction printed first) */
+  g_assert_cmpint (a.status, ==, 3);
+  g_assert_cmpint (b.status, ==, 3);
+  g_autoptr (JsonParser) pa = json_parser_new ();
+  g_autoptr (JsonParser) pb = json_parser_new ();
+  g_assert_cmpfloat (json_object_get_double_member (parse_object (a.out, pa), "step_time_s"), ==,
+                     json_object_get_double_member (parse_object (b.out, pb), "step_time_s"));
+  run_result_clear (&a);
+  run_result_clear (&b);
+  run_tandem ("plan show --model llama3-8b --gpus 8 --pp 4 --gbs 12 --framework hai-llm "
+              "--json", &a);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_nonnull (strstr (a.out, "-1F1B\""));
+  run_result_clear (&a);
+  g_autofree char *dir = run_make_tmp ("tandem-stack");
+  run_write_file (dir, "fsdp-only.json",
+                  "{ \"name\": \"fsdp-only\", \"attention\": \"flash2\", \"fusion\": "
+                  "\"eager\", \"kernel_overhead_us\": 5, \"offers\": { \"sharding\": "
+                  "[\"zero3\", \"zero2\"] }, \"defaults\": { \"sharding\": \"zero3\" } }\n");
+  g_autofree char *args = g_strdup_printf ("plan show --model llama3-8b --gpus 8 --gbs 16 "
+                                           "--framework %s/fsdp-only.json --json", dir);
+  run_tandem (args, &a);
+  if (a.status != 0)
+    g_error ("%s", a.err);
+  g_assert_nonnull (strstr (a.out, "-zero3-1F1B\""));
+  run_result_clear (&a);
+  remove_tree (dir);
+}
+
 /* Fewer micro-batches than pipeline stages warns on stderr. Llama 3 8B on 64 GPUs with
  * tp 8, pp 4: dp = 64 / (8 x 4) = 2; --gbs 4 with mbs 1 gives m = 4 / (1 x 2) = 2 < pp = 4.
  * The 1F1B bubble is (pp-1)/(m+pp-1) = 3/5 = 60.0%; m = 4 x pp = 16 needs
@@ -1793,6 +1842,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/plan/recompute-activations", test_recompute_activations);
   g_test_add_func ("/cli/plan-show-framework", test_plan_show_framework);
   g_test_add_func ("/cli/plan/show-dualpipe", test_plan_show_dualpipe);
+  g_test_add_func ("/cli/plan/stack-defaults-adopted", test_stack_defaults_adopted);
   g_test_add_func ("/cli/memory/eager-swiglu", test_memory_eager_swiglu);
   g_test_add_func ("/cli/show/presets", test_show_presets);
   g_test_add_func ("/cli/predict/bubble-warning", test_predict_bubble_warning);
