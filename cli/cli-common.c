@@ -1,5 +1,7 @@
 /* cli/cli-common.c - plan context, errors, JSON and number formatting for subcommands. */
 #include "cli/cli.h"
+
+#include <math.h>
 #include "sim/cost.h"
 
 #include <stdarg.h>
@@ -462,6 +464,14 @@ cli_fmt_bytes (double bytes)
   char *out = ring_slot ();
   g_snprintf (out, 64, u == 0 ? "%.0f %s" : "%.2f %s", bytes, units[u]);
   return out;
+}
+
+int
+cli_seconds_decimals (double s)
+{
+  if (!(s > 0) || s >= 1.0)
+    return 3;
+  return MIN (9, 3 - (int) floor (log10 (s)));
 }
 
 const char *

@@ -488,8 +488,10 @@ cli_stored_print (const CliStored *st, const char *indent)
     return;
   if (st->run_id > 0)
     {
+      /* a path printed as text: its controls shown, not acted on by the terminal */
+      g_autofree char *db = cli_printable (st->db, NULL);
       printf ("%sstored as %s %" G_GINT64_FORMAT " in %s\n", indent,
-              st->what != NULL ? st->what : "run", st->run_id, st->db);
+              st->what != NULL ? st->what : "run", st->run_id, db);
       return;
     }
   if (st->fallback != NULL)

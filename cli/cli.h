@@ -114,6 +114,9 @@ const char *cli_fmt_count (guint64 v);
 void cli_print_mtp_note (const ModelSpec *m, int trained, const char *indent);
 const char *cli_fmt_bytes (double bytes);
 const char *cli_fmt_si (double v, const char *unit);
+/* Decimals for seconds in a table: 3 for a second or more, and enough for four significant
+ * digits below (0.5123 -> 4, 0.002345 -> 6), at most 9. */
+int cli_seconds_decimals (double s);
 
 /* `tandem show glossary [TERM]` (cmd-glossary.c). */
 int cli_show_glossary (const char *term, gboolean json);

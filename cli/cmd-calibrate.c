@@ -729,8 +729,11 @@ calibrate (CliPlanContext *ctx, const char *backend_name, gboolean quick, gboole
   if (out_error != NULL)
     {
       if (st.tried && st.run_id > 0)
-        kept = g_strdup_printf ("stored as profile %" G_GINT64_FORMAT " in %s", st.run_id,
-                                st.db);
+        {
+          g_autofree char *db = cli_printable (st.db, NULL);
+          kept = g_strdup_printf ("stored as profile %" G_GINT64_FORMAT " in %s", st.run_id,
+                                  db);
+        }
       else
         {
           /* the cluster file as --out would have held it (loadable with --cluster) */

@@ -177,7 +177,11 @@ print_text (const SimPrediction *p, ModelFlopConvention conv, const char *trace)
             r->sim_tasks, r->steady_tries, r->steady_tries == 1 ? "" : "s");
   printf ("\n");
   if (trace)
-    printf ("  trace: %s (open in ui.perfetto.dev)\n", trace);
+    {
+      /* the path as text: an escape sequence in it was written raw */
+      g_autofree char *shown = cli_printable (trace, NULL);
+      printf ("  trace: %s (open in ui.perfetto.dev)\n", shown);
+    }
 }
 
 /* The --json object of a prediction, with the trace path. */

@@ -28,7 +28,11 @@ num_text (char *buf, gsize n, double v, const char *fmt)
 {
   if (!isfinite (v))
     return NULL;
-  g_snprintf (buf, n, fmt, v);
+  /* "%.*f": seconds, with their decimals (cli_seconds_decimals) */
+  if (strstr (fmt, "%.*f") != NULL)
+    g_snprintf (buf, n, fmt, cli_seconds_decimals (v), v);
+  else
+    g_snprintf (buf, n, fmt, v);
   return buf;
 }
 
@@ -155,10 +159,14 @@ print_text (const char *path, GPtrArray *rows)
     {
       const ResRunRow *r = g_ptr_array_index (rows, i);
       char pred[32] = "-", meas[32] = "-";
-      if (!isnan (r->predicted_step_s))
-        g_snprintf (pred, sizeof pred, "%.3f", r->predicted_step_s);
-      if (!isnan (r->measured_step_s))
-        g_snprintf (meas, sizeof meas, "%.3f", r->measured_step_s);
+      /* finite only, as --json and --csv write them (an edited Inf printed "inf"); a
+       * short step with four significant digits (a tiny model's 0.0006 s read 0.000) */
+      if (isfinite (r->predicted_step_s))
+        g_snprintf (pred, sizeof pred, "%.*f", cli_seconds_decimals (r->predicted_step_s),
+                    r->predicted_step_s);
+      if (isfinite (r->measured_step_s))
+        g_snprintf (meas, sizeof meas, "%.*f", cli_seconds_decimals (r->measured_step_s),
+                    r->measured_step_s);
       g_autofree char *err = one_line (r->error, 60);
       g_autofree char *plan = one_line (r->plan, G_MAXLONG);
       g_autofree char *model = one_line (r->model, G_MAXLONG);
@@ -394,7 +402,8 @@ static void
 show_text (const char *path, const ResRunRecord *r)
 {
   const ResRunInfo *i = &r->info;
-  printf ("run %" G_GINT64_FORMAT " in %s: %s, %s\n", r->run_id, path,
+  g_autofree char *shown = cli_printable (path, NULL);
+  printf ("run %" G_GINT64_FORMAT " in %s: %s, %s\n", r->run_id, shown,
           res_run_kind_to_string (i->kind), res_run_status_to_string (i->status));
   printf ("  %-12s %s (started %s, finished %s, last heartbeat %s)\n", "created",
           r->created_at, r->started_at ? r->started_at : "-",
@@ -473,8 +482,8 @@ show_text (const char *path, const ResRunRecord *r)
         {
           const ResValidationRow *v = &g_array_index (r->validations, ResValidationRow, k);
           char ps[32] = "-", ms[32] = "-", es[32] = "-";
-          num_text (ps, sizeof ps, v->predicted_step_s, "%.3f");
-          num_text (ms, sizeof ms, v->measured_step_s, "%.3f");
+          num_text (ps, sizeof ps, v->predicted_step_s, "%.*f");
+          num_text (ms, sizeof ms, v->measured_step_s, "%.*f");
           num_text (es, sizeof es, v->err_pct, "%+.1f");
           cli_table_add_row (vt);
           cli_table_cell (vt, "%" G_GINT64_FORMAT, v->row_id);
@@ -502,7 +511,7 @@ show_text (const char *path, const ResRunRecord *r)
           char place[16] = "-", step[32] = "-", mfu[32] = "-", tps[32] = "-", peak[32] = "-";
           if (c->place > 0)
             g_snprintf (place, sizeof place, "%" G_GINT64_FORMAT, c->place);
-          num_text (step, sizeof step, c->step_time_s, "%.3f");
+          num_text (step, sizeof step, c->step_time_s, "%.*f");
           if (isfinite (c->tokens_per_s) && c->tokens_per_s >= 0)
             g_strlcpy (tps, cli_fmt_count ((guint64) llround (c->tokens_per_s)), sizeof tps);
           num_text (mfu, sizeof mfu, c->mfu * 100, "%.1f");

@@ -772,15 +772,8 @@ print_difference (const Ranked *first, const Ranked *second)
 }
 
 /* One row of the top-K table (place 0: the rule-of-thumb plan). */
-/* Decimals for a row's seconds: 3 for a step of a second or more, and enough for four
- * significant digits below (0.5123 -> 4, 0.002345 -> 6), at most 9. */
-static int
-row_decimals (double step_s)
-{
-  if (!(step_s > 0) || step_s >= 1.0)
-    return 3;
-  return MIN (9, 3 - (int) floor (log10 (step_s)));
-}
+/* Decimals for a row's seconds (cli_seconds_decimals) */
+#define row_decimals cli_seconds_decimals
 
 /* An exposed time in the row's decimals; with more than three, none exposed reads "0"
  * (seven zeros in five columns hide the one figure that is not zero) */
@@ -986,7 +979,10 @@ print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guin
   else if (recipe_why != NULL)
     printf ("\nrule of thumb: %s\n", recipe_why);
   if (trace)
-    printf ("trace of #1: %s (open in ui.perfetto.dev)\n", trace);
+    {
+      g_autofree char *shown = cli_printable (trace, NULL);
+      printf ("trace of #1: %s (open in ui.perfetto.dev)\n", shown);
+    }
 }
 
 static int
@@ -1985,7 +1981,10 @@ run_search (Opts *o, int mpi_rank, int mpi_size)
       run_id = store_search (db, o->db_timeout_ms, space, result, top[0].pred, o->note,
                              o->extra->str, o->stack_stored, &error);
       if (run_id > 0)
-        printf ("stored as run %" G_GINT64_FORMAT " in %s\n", run_id, db);
+        {
+          g_autofree char *shown = cli_printable (db, NULL);
+          printf ("stored as run %" G_GINT64_FORMAT " in %s\n", run_id, shown);
+        }
       else
         store_error = g_strdup (error->message), g_clear_error (&error);
     }

@@ -543,7 +543,23 @@ migrate (ResStore *store, GError **error)
             g_strdup_printf ("cannot apply schema migration %d to", mig->version);
           if (!exec_sql (store, mig->sql, what, error)
               || !exec_sql (store, set_version, what, error))
-            goto fail;
+            {
+              /* a file whose user_version was set back by hand holds the tables of a later
+               * version, on which a migration fails ("no such table: main.runs" while runs
+               * exists): said, with what to do; the transaction leaves the file as it was */
+              if (error != NULL && *error != NULL && version >= 1)
+                {
+                  g_autofree char *text = g_strdup_printf (
+                    "%s (hint: the file says schema version %" G_GINT64_FORMAT ", but its "
+                    "tables may be a later version's, its user_version changed by hand; "
+                    "nothing was changed: move it away, or set `PRAGMA user_version` back "
+                    "to the version that wrote it, 1 to %d)", (*error)->message, version,
+                    RES_SCHEMA_VERSION);
+                  g_free ((*error)->message);
+                  (*error)->message = g_steal_pointer (&text);
+                }
+              goto fail;
+            }
           /* A rebuilt table must leave every child row with its parent. */
           g_autofree char *orphan = NULL;
           if (!query_value (store, "PRAGMA foreign_key_check", NULL, &orphan, what, error))

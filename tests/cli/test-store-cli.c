@@ -998,6 +998,60 @@ test_db_dangling_link (Fixture *f, gconstpointer data)
       }
 }
 
+/* Paths are printed as text too (audit of 6 Dec): a --db or --trace whose name holds an
+ * escape sequence was written raw in "stored as run 1 in ...", "trace: ..." and the runs
+ * show header. runs prints a short step with four significant digits (a tiny model's
+ * 0.0006 s read 0.000) and no non-finite number (an edited Inf printed "inf" where --json
+ * and --csv leave it out). A file whose user_version was set back by hand gets a hint,
+ * and nothing in it changes. */
+static void
+test_runs_paths_and_numbers (Fixture *f, gconstpointer data)
+{
+  g_autofree char *db = g_build_filename (f->dir, "d\x1b[31mb.db", NULL);
+  g_autofree char *trace = g_build_filename (f->dir, "t\x1b[31m.json", NULL);
+  const char *subst[] = { "{XDB}", db, "{XTRACE}", trace, NULL };
+  RunResult r = { 0 };
+  run_tandem_words ("predict --model tiny-llama --cluster h200-node --gpus 2 --db {XDB} "
+                    "--trace {XTRACE}", subst, f->dir, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strchr (r.out, '\x1b'));
+  g_assert_nonnull (strstr (r.out, "t\\x1b[31m.json (open in ui.perfetto.dev)"));
+  g_assert_nonnull (strstr (r.out, "stored as run 1 in "));
+  g_assert_nonnull (strstr (r.out, "d\\x1b[31mb.db\n"));
+  run_result_clear (&r);
+  run_tandem_words ("runs show 1 --db {XDB}", subst, f->dir, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strchr (r.out, '\x1b'));
+  run_result_clear (&r);
+  /* tiny-llama on two H200s predicts well under a millisecond: four figures, not 0.000 */
+  run_tandem_words ("runs --db {XDB}", subst, f->dir, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.out, " 0.000 "));
+  g_assert_nonnull (strstr (r.out, " 0.000"));
+  run_result_clear (&r);
+  sqlite3 *h = NULL;
+  g_assert_cmpint (sqlite3_open (db, &h), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (h, "UPDATE predictions SET step_time_s = 9e999", NULL, NULL,
+                                 NULL), ==, SQLITE_OK);
+  run_tandem_words ("runs --db {XDB}", subst, f->dir, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.out, "inf"));
+  run_result_clear (&r);
+  /* a schema-2 file set back to 1: the migration fails on tables it does not expect */
+  g_assert_cmpint (sqlite3_exec (h, "PRAGMA user_version = 1", NULL, NULL, NULL), ==,
+                   SQLITE_OK);
+  sqlite3_close (h);
+  run_tandem_words ("predict --model tiny-llama --cluster h200-node --gpus 2 --db {XDB}",
+                    subst, f->dir, &r);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "cannot apply schema migration 2"));
+  g_assert_nonnull (strstr (r.err, "(hint: the file says schema version 1, but its tables "
+                                   "may be a later version's"));
+  run_result_clear (&r);
+  g_assert_cmpint (count_rows (db, "PRAGMA user_version"), ==, 1);
+  g_assert_cmpint (count_rows (db, "SELECT count(*) FROM runs"), ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1031,5 +1085,7 @@ main (int argc, char **argv)
   g_test_add ("/cli/store/runs-csv-show", Fixture, NULL, setup, test_runs_csv_show, teardown);
   g_test_add ("/cli/store/runs-control-chars", Fixture, NULL, setup, test_runs_control_chars,
               teardown);
+  g_test_add ("/cli/store/runs-paths-and-numbers", Fixture, NULL, setup,
+              test_runs_paths_and_numbers, teardown);
   return g_test_run ();
 }
