@@ -23,6 +23,16 @@ csv_field (GString *out, const char *v, gboolean last)
   g_string_append (out, last ? "\r\n" : ",");
 }
 
+/* Decimals for a stored step in a table: three (milliseconds) down to 10 ms, then three
+ * significant digits (a tiny model's 0.000617 s read 0.000), at most 9 */
+static int
+runs_decimals (double s)
+{
+  if (!(s > 0) || s >= 0.01)
+    return 3;
+  return MIN (9, 2 - (int) floor (log10 (s)));
+}
+
 static const char *
 num_text (char *buf, gsize n, double v, const char *fmt)
 {
@@ -30,7 +40,7 @@ num_text (char *buf, gsize n, double v, const char *fmt)
     return NULL;
   /* "%.*f": seconds, with their decimals (cli_seconds_decimals) */
   if (strstr (fmt, "%.*f") != NULL)
-    g_snprintf (buf, n, fmt, cli_seconds_decimals (v), v);
+    g_snprintf (buf, n, fmt, runs_decimals (v), v);
   else
     g_snprintf (buf, n, fmt, v);
   return buf;
@@ -162,10 +172,10 @@ print_text (const char *path, GPtrArray *rows)
       /* finite only, as --json and --csv write them (an edited Inf printed "inf"); a
        * short step with four significant digits (a tiny model's 0.0006 s read 0.000) */
       if (isfinite (r->predicted_step_s))
-        g_snprintf (pred, sizeof pred, "%.*f", cli_seconds_decimals (r->predicted_step_s),
+        g_snprintf (pred, sizeof pred, "%.*f", runs_decimals (r->predicted_step_s),
                     r->predicted_step_s);
       if (isfinite (r->measured_step_s))
-        g_snprintf (meas, sizeof meas, "%.*f", cli_seconds_decimals (r->measured_step_s),
+        g_snprintf (meas, sizeof meas, "%.*f", runs_decimals (r->measured_step_s),
                     r->measured_step_s);
       g_autofree char *err = one_line (r->error, 60);
       g_autofree char *plan = one_line (r->plan, G_MAXLONG);

@@ -100,9 +100,12 @@ print_family_table (const guint *n, const double *mape)
   cli_table_add_column (t, "rows", CLI_ALIGN_RIGHT);
   cli_table_add_column (t, "MAPE %", CLI_ALIGN_RIGHT);
   gboolean any = FALSE;
-  for (int f = RES_PUB_FAMILY_H100; f < RES_PUB_FAMILY_N; f++)
-    if (n[f] > 0)
+  /* the named families, then the others (MI300X, GH200, L40S, V100, ...: they were left
+   * out, so the table summed to fewer rows than the summary line) */
+  for (int i = RES_PUB_FAMILY_H100; i <= RES_PUB_FAMILY_N; i++)
+    if (n[i < RES_PUB_FAMILY_N ? i : RES_PUB_FAMILY_OTHER] > 0)
       {
+        const int f = i < RES_PUB_FAMILY_N ? i : RES_PUB_FAMILY_OTHER;
         any = TRUE;
         cli_table_add_row (t);
         cli_table_cell (t, "%s", res_pub_family_name (f));
@@ -311,10 +314,14 @@ print_text (const ResPublishedReport *r, gboolean breakdown)
               g_string_append_printf (ms, "%s%d", k ? ", " : "",
                                       g_array_index (g->micro_batches, int, k));
             }
+          /* a fit whose fixed part is below zero is no time: said so (the measured steps
+           * do not follow m x per micro-batch + fixed; two releases, other containers) */
           printf ("  rows %s (m %s): per micro-batch %s s measured, %s s predicted (%s%%); "
-                  "fixed %s s measured, %s s predicted\n", ids->str, ms->str,
+                  "fixed %s s measured%s, %s s predicted\n", ids->str, ms->str,
                   fmt_num (g->measured_per_mb_s, "%.4f"), fmt_num (g->predicted_per_mb_s, "%.4f"),
                   fmt_num (g->per_mb_err_pct, "%+.1f"), fmt_num (g->measured_fixed_s, "%.3f"),
+                  g->measured_fixed_s < 0 ? " (below zero: the measured steps are not m x a "
+                                            "micro-batch + a fixed part)" : "",
                   fmt_num (g->predicted_fixed_s, "%.3f"));
           for (int v = 0; v < g->n_vs; v++)
             printf ("    at V = %d: per micro-batch %s s predicted (%s%%), fixed %s s predicted\n",

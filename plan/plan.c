@@ -876,6 +876,48 @@ plan_to_string (const Plan *plan)
   if (plan->attention_backend == PLAN_ATTN_UNFUSED)
     g_string_append (s, "-unfused");
   g_string_append_printf (s, "-%s", plan_schedule_name (plan->schedule));
+  /* The options that change the step but no degree, after the schedule as the search's
+   * table has always named them (sim/search.c search_plan_extras keeps their legend):
+   * the CP exchange, the TP and DP overlaps and a rank order other than Megatron's. Two
+   * plans apart only there read the same in predict, runs and the ranking (1.298 and
+   * 1.121 s, without and with --tp-comm-overlap, both ...-sp-1F1B) */
+  if (plan->cp > 1 && plan->cp_comm == PLAN_CP_ALLGATHER)
+    g_string_append (s, "-cpag");
+  else if (plan->cp > 1 && plan->cp_comm == PLAN_CP_A2A)
+    g_string_append (s, "-cpa2a");
+  if (plan->tp_comm_overlap)
+    g_string_append (s, "-tpov");
+  if (plan->overlap_grad_reduce && plan->overlap_param_gather)
+    g_string_append (s, "-dpov");
+  else if (plan->overlap_grad_reduce)
+    g_string_append (s, "-gradov");
+  else if (plan->overlap_param_gather)
+    g_string_append (s, "-paramov");
+  if (plan->pp > 1 && plan->dp > 1 && plan->rank_order != NULL
+      && !g_str_equal (plan->rank_order, "tp-cp-ep-dp-pp"))
+    g_string_append (s, "-ppdp");
+  /* ... and the MoE options and layer splits that move the step (six Mixtral plans of
+   * 2.33-3.97 s had one name; the published pairs apart only in routing were taken for
+   * one plan measured twice) */
+  if (plan->num_experts > 0)
+    g_string_append_printf (s, "-e%d", plan->num_experts);
+  if (plan->moe_topk > 0)
+    g_string_append_printf (s, "-k%d", plan->moe_topk);
+  if (plan->moe_dispatcher == PLAN_MOE_ALLGATHER)
+    g_string_append (s, "-dispag");
+  else if (plan->moe_dispatcher == PLAN_MOE_FLEX)
+    g_string_append (s, plan->moe_flex_backend == PLAN_MOE_FLEX_HYBRIDEP ? "-hybridep"
+                                                                         : "-deepep");
+  if (plan->moe_capacity_factor > 0 && !plan_moe_padded (plan))
+    g_string_append_printf (s, "-cf%g", plan->moe_capacity_factor);
+  if (plan->moe_imbalance > 0 && plan->moe_imbalance != PLAN_MOE_IMBALANCE_DEFAULT)
+    g_string_append_printf (s, "-imb%g", plan->moe_imbalance);
+  if (plan->first_stage_layers >= 0 || plan->last_stage_layers >= 0)
+    g_string_append_printf (s, "-split%d.%d", plan->first_stage_layers,
+                            plan->last_stage_layers);
+  if (plan->first_chunk_layers >= 0 || plan->last_chunk_layers >= 0)
+    g_string_append_printf (s, "-chunks%d.%d", plan->first_chunk_layers,
+                            plan->last_chunk_layers);
   return g_string_free (s, FALSE);
 }
 

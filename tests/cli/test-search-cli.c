@@ -1091,7 +1091,7 @@ test_llama3_fixed_plan (void)
   g_assert_cmpstr (json_object_get_string_member (
                      json_object_get_object_member (best, "plan"), "summary"), ==,
                    "tp8-cp1-pp16-vpp8-acctel-dp128-mbs1-gbs2048-seq8192-sp-zero2-"
-                   "Interleaved1F1B");
+                   "Interleaved1F1B-dpov-ppdp");
   g_assert_nonnull (strstr (json_object_get_string_member (best, "flags"),
                             " --num-virtual-stages-per-pipeline-rank 8 --schedule Interleaved1F1B "
                             "--account-for-embedding-in-pipeline-split "

@@ -1023,7 +1023,7 @@ test_runs_paths_and_numbers (Fixture *f, gconstpointer data)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_null (strchr (r.out, '\x1b'));
   run_result_clear (&r);
-  /* tiny-llama on two H200s predicts well under a millisecond: four figures, not 0.000 */
+  /* tiny-llama on two H200s predicts well under 10 ms: three figures, not 0.000 */
   run_tandem_words ("runs --db {XDB}", subst, f->dir, &r);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_null (strstr (r.out, " 0.000 "));
