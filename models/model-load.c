@@ -153,6 +153,17 @@ reader_member (const Reader *r, const char *key)
   return node;
 }
 
+/* A member that the file writes as JSON null, which some config classes read apart from
+ * an absent one (MistralConfig: an absent sliding_window is 4096, a null one none). */
+static gboolean
+reader_member_is_null (const Reader *r, const char *key)
+{
+  if (r->asked != NULL)
+    g_hash_table_add (r->asked, (gpointer) key);
+  JsonNode *node = json_object_get_member (r->obj, key);
+  return node != NULL && JSON_NODE_HOLDS_NULL (node);
+}
+
 static const char *
 node_type_name (JsonNode *node)
 {
@@ -366,22 +377,28 @@ read_common (const Reader *r, const FieldNames *f, gboolean ffn_required,
 
   if (!have_ffn)
     spec->ffn_hidden = 4 * spec->hidden;      /* GPT2Config: n_inner None -> 4 * n_embd */
+  /* Absent KV heads: the family's default where the reader set one in `spec` (MistralConfig
+   * 8), else num_attention_heads (LlamaConfig and most classes: None -> the heads) */
   if (!have_kv && spec->n_kv_heads == 0)
-    spec->n_kv_heads = spec->n_heads;         /* LlamaConfig: None -> num_attention_heads */
+    spec->n_kv_heads = spec->n_heads;
+  /* a family default of KV heads is named as such: the file has no such field to fix */
+  const char *kv_default = have_kv ? "" : ", the config class's default where the file "
+                                          "leaves it out";
 
   if (spec->n_kv_heads > spec->n_heads)
     {
       g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVALID_FIELD,
-                   "%s: field '%s' (%" G_GUINT64_FORMAT ") exceeds '%s' (%" G_GUINT64_FORMAT ")",
-                   r->file, f->kv_heads, spec->n_kv_heads, f->heads, spec->n_heads);
+                   "%s: field '%s' (%" G_GUINT64_FORMAT "%s) exceeds '%s' (%" G_GUINT64_FORMAT
+                   ")", r->file, f->kv_heads, spec->n_kv_heads, kv_default, f->heads,
+                   spec->n_heads);
       return FALSE;
     }
   if (spec->n_heads % spec->n_kv_heads != 0)
     {
       g_set_error (error, MODEL_ERROR, MODEL_ERROR_INVALID_FIELD,
-                   "%s: field '%s' (%" G_GUINT64_FORMAT ") does not divide '%s' (%"
-                   G_GUINT64_FORMAT ")", r->file, f->kv_heads, spec->n_kv_heads, f->heads,
-                   spec->n_heads);
+                   "%s: field '%s' (%" G_GUINT64_FORMAT "%s) does not divide '%s' (%"
+                   G_GUINT64_FORMAT ")", r->file, f->kv_heads, spec->n_kv_heads, kv_default,
+                   f->heads, spec->n_heads);
       return FALSE;
     }
   /* An explicit head_dim may disagree with h / a (Mistral-NeMo: 5120 / 32 != 128); an
@@ -542,10 +559,14 @@ read_llama_block (const Reader *r, ModelSpec *spec, guint64 default_positions,
       || !read_bool (r, "mlp_bias", &spec->mlp_bias, error))
     return FALSE;
   /* Mistral 7B v0.1 and Phi-3: every layer attends to the last sliding_window tokens
-   * (MistralAttention, Phi3Attention); null or absent: full attention. */
+   * (MistralAttention, Phi3Attention); null: full attention; absent: the class's default,
+   * which the caller left in spec->sliding_window (MistralConfig 4096; Phi3Config and
+   * MixtralConfig none). */
   if (strcmp (spec->model_type, "mistral") == 0 || strcmp (spec->model_type, "phi3") == 0
       || strcmp (spec->model_type, "mixtral") == 0)
     {
+      if (reader_member_is_null (r, "sliding_window"))
+        spec->sliding_window = 0;
       if (!read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &spec->sliding_window,
                       NULL, error))
         return FALSE;
@@ -559,11 +580,37 @@ read_llama_block (const Reader *r, ModelSpec *spec, guint64 default_positions,
   return TRUE;
 }
 
-/* LlamaConfig: max_position_embeddings 2048, untied. */
+/* LlamaConfig (configuration_llama.py): max_position_embeddings 2048, untied,
+ * num_key_value_heads None -> num_attention_heads. The families that read through here
+ * take those defaults; one whose class has other defaults for KV heads or positions gets
+ * its own reader with the class named (read_mistral_block, read_deepseek, read_glm_block,
+ * read_cohere, ...). Not yet split out: Phi3Config's max_position_embeddings is 4096,
+ * where 2048 only shortens the default sequence of a file without it. */
 static gboolean
 read_llama (const Reader *r, ModelSpec *spec, GError **error)
 {
   return read_llama_block (r, spec, 2048, FALSE, error);
+}
+
+/* MistralConfig and MixtralConfig (configuration_mistral.py, configuration_mixtral.py):
+ * absent num_key_value_heads is 8, not num_attention_heads as in LlamaConfig, though a
+ * null one still is the heads (both classes map None to num_attention_heads);
+ * max_position_embeddings 4096 * 32 = 131072, untied. `window` is the class's
+ * sliding_window default: Mistral 4096, Mixtral none (0). A Mistral-7B-v0.1 config
+ * without these three fields read 32 KV heads (8,047,038,464 parameters, not
+ * 7,241,732,096), 2048 positions and no window. */
+static gboolean
+read_mistral_block (const Reader *r, ModelSpec *spec, guint64 window, GError **error)
+{
+  spec->n_kv_heads = reader_member_is_null (r, "num_key_value_heads") ? 0 : 8;
+  spec->sliding_window = window;
+  return read_llama_block (r, spec, 4096 * 32, FALSE, error);
+}
+
+static gboolean
+read_mistral (const Reader *r, ModelSpec *spec, GError **error)
+{
+  return read_mistral_block (r, spec, 4096, error);
 }
 
 /* ---- mixture of experts --------------------------------------------------------------- */
@@ -610,7 +657,7 @@ read_moe_experts (const Reader *r, const char *experts_key, const char *topk_key
 static gboolean
 read_mixtral (const Reader *r, ModelSpec *spec, GError **error)
 {
-  if (!read_llama (r, spec, error)
+  if (!read_mistral_block (r, spec, 0, error)
       || !read_moe_experts (r, "num_local_experts", "num_experts_per_tok",
                             "intermediate_size", spec, error))
     return FALSE;
@@ -1822,7 +1869,7 @@ static const struct {
   FamilyReader read;
 } families[] = {
   { "llama", read_llama },
-  { "mistral", read_llama },     /* sliding_window counted in the attention FLOPs */
+  { "mistral", read_mistral },   /* sliding_window counted in the attention FLOPs */
   { "qwen2", read_llama },
   { "gpt2", read_gpt2 },
   { "gpt_neox", read_gpt_neox },

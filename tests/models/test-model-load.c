@@ -1477,6 +1477,110 @@ test_deepseek_all_dense (void)
   g_assert_nonnull (strstr (q->config_warning, "(4 of 4 layers dense)"));
 }
 
+/* A preset's config.json with the fields `drop` left out and those in `nulls` written as
+ * null (NULL-terminated lists, either may be NULL), loaded as a user's file would be. */
+static ModelSpec *
+preset_edited (const char *preset, const char *const *drop, const char *const *nulls,
+               GError **error)
+{
+  g_autoptr (ModelSpec) base = model_spec_load_preset (preset, NULL);
+  g_assert_nonnull (base);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, base->config_json, -1, NULL));
+  JsonObject *o = json_node_get_object (json_parser_get_root (parser));
+  for (guint i = 0; drop != NULL && drop[i] != NULL; i++)
+    {
+      g_assert_true (json_object_has_member (o, drop[i]));
+      json_object_remove_member (o, drop[i]);
+    }
+  for (guint i = 0; nulls != NULL && nulls[i] != NULL; i++)
+    json_object_set_null_member (o, nulls[i]);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  json_generator_set_root (gen, json_parser_get_root (parser));
+  g_autofree char *text = json_generator_to_data (gen, NULL);
+  g_autofree char *name = g_strdup_printf ("%s-edited.json", preset);
+  return model_spec_new_from_data (text, -1, name, error);
+}
+
+static guint64
+total_params (const ModelSpec *s)
+{
+  ModelParams p;
+  model_spec_params (s, &p);
+  return p.total;
+}
+
+/* A config that leaves out a field takes its config class's default, not LlamaConfig's
+ * for every family (README: "as transformers does"). */
+static void
+test_family_defaults (void)
+{
+  g_autoptr (GError) error = NULL;
+
+  /* MistralConfig: num_key_value_heads 8, max_position_embeddings 4096 * 32 = 131072,
+   * sliding_window 4096. Mistral-7B-v0.1 without the three is the whole file's model:
+   * layer = 2*4096^2 (q, o) + 2*4096*1024 (k, v: 8 KV heads of 128) + 3*4096*14336
+   * + 2*4096 = 218,112,000, x32 = 6,979,584,000; embeddings 2*32000*4096 = 262,144,000;
+   * final 4,096; total 7,241,732,096 (read with 32 KV heads it was 8,047,038,464). */
+  static const char *const mistral_drop[] = { "num_key_value_heads",
+                                              "max_position_embeddings", "sliding_window",
+                                              NULL };
+  g_autoptr (ModelSpec) m = preset_edited ("mistral-7b", mistral_drop, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (m->n_kv_heads, ==, 8);
+  g_assert_cmpuint (m->max_positions, ==, 131072);
+  g_assert_cmpuint (m->sliding_window, ==, 4096);
+  g_assert_cmpuint (m->n_sliding_layers, ==, 32);
+  g_assert_cmpuint (total_params (m), ==, 7241732096);
+  /* written as null: MistralConfig maps a None num_key_value_heads to the heads, and a
+   * null sliding_window is full attention (Mistral-7B-v0.2 and NeMo write it so):
+   * layer = 4*4096^2 + 3*4096*14336 + 2*4096 = 243,277,824, x32 = 7,784,890,368
+   * + 262,144,000 + 4,096 = 8,047,038,464 */
+  static const char *const mistral_null[] = { "num_key_value_heads", "sliding_window", NULL };
+  g_autoptr (ModelSpec) mn = preset_edited ("mistral-7b", NULL, mistral_null, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (mn->n_kv_heads, ==, 32);
+  g_assert_cmpuint (mn->sliding_window, ==, 0);
+  g_assert_cmpuint (mn->n_sliding_layers, ==, 0);
+  g_assert_cmpuint (total_params (mn), ==, 8047038464);
+  /* the default 8 is not checked as if the file had written it: a 4-head Mistral
+   * without the field is refused, saying where the 8 came from */
+  static const char small[] =
+    "{\"model_type\": \"mistral\", \"hidden_size\": 256, \"intermediate_size\": 512,"
+    " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 1000}";
+  g_autoptr (ModelSpec) bad = model_spec_new_from_data (small, -1, "small-mistral.json",
+                                                        &error);
+  g_assert_null (bad);
+  g_assert_error (error, MODEL_ERROR, MODEL_ERROR_INVALID_FIELD);
+  g_assert_nonnull (strstr (error->message, "field 'num_key_value_heads' (8, the config "
+                            "class's default where the file leaves it out) exceeds "
+                            "'num_attention_heads' (4)"));
+  g_clear_error (&error);
+
+  /* MixtralConfig: num_key_value_heads 8, max_position_embeddings 131072, sliding_window
+   * None. Mixtral-8x7B without the three: layer = attention 2*4096^2 + 2*4096*1024 =
+   * 41,943,040 + 8 experts of 3*4096*14336 = 176,160,768 + router 4096*8 = 32,768 +
+   * norms 8,192 = 1,451,270,144, x32 = 46,440,644,608; embeddings 262,144,000; final
+   * 4,096; total 46,702,792,704 (with 32 KV heads: 47,508,099,072). */
+  g_autoptr (ModelSpec) x = preset_edited ("mixtral-8x7b", mistral_drop, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (x->n_kv_heads, ==, 8);
+  g_assert_cmpuint (x->max_positions, ==, 131072);
+  g_assert_cmpuint (x->sliding_window, ==, 0);
+  g_assert_cmpuint (x->n_sliding_layers, ==, 0);
+  g_assert_cmpuint (total_params (x), ==, 46702792704);
+
+  /* the other families keep LlamaConfig's rule: Llama 2 7B without num_key_value_heads
+   * and max_position_embeddings is its 32 heads (the preset's 6,738,415,616) and 2048 */
+  static const char *const llama_drop[] = { "num_key_value_heads", "max_position_embeddings",
+                                            NULL };
+  g_autoptr (ModelSpec) l = preset_edited ("llama2-7b", llama_drop, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (l->n_kv_heads, ==, 32);
+  g_assert_cmpuint (l->max_positions, ==, 2048);
+  g_assert_cmpuint (total_params (l), ==, 6738415616);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1514,5 +1618,6 @@ main (int argc, char **argv)
   g_test_add_func ("/models/spec/custom", test_custom);
   g_test_add_func ("/models/spec/deepseek-all-dense", test_deepseek_all_dense);
   g_test_add_func ("/models/spec/refcount", test_refcount);
+  g_test_add_func ("/models/load/family-defaults", test_family_defaults);
   return g_test_run ();
 }
