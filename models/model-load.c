@@ -924,7 +924,27 @@ read_deepseek (const Reader *r, ModelSpec *spec, GError **error)
 {
   gboolean ok;
   const gboolean mla = strcmp (spec->model_type, "deepseek") != 0;
-  if (!read_llama (r, spec, error)
+  guint64 positions = 2048;
+  /* The classes' defaults for absent counts. DeepseekV3Config
+   * (configuration_deepseek_v3.py): n_shared_experts 1, first_k_dense_replace 3,
+   * max_position_embeddings 4096; DeepseekV2Config: n_shared_experts 2,
+   * first_k_dense_replace 0, max_position_embeddings 2048. A V3 config without the two
+   * counts was read with no shared expert and no dense layer. An explicit null
+   * n_shared_experts is none: DeepSeek's modeling code builds the shared experts only
+   * when it is not None. "deepseek" keeps 0, 0 and 2048: its remote DeepseekConfig
+   * (deepseek-moe-16b's configuration_deepseek.py) has n_shared_experts None,
+   * first_k_dense_replace 0, max_position_embeddings 2048. "kimi_k2" (a remote class too)
+   * keeps them as well. */
+  const gboolean shared_null = reader_member_is_null (r, "n_shared_experts");
+  if (strcmp (spec->model_type, "deepseek_v3") == 0)
+    {
+      spec->n_shared_experts = shared_null ? 0 : 1;
+      spec->first_dense_layers = 3;
+      positions = 4096;
+    }
+  else if (strcmp (spec->model_type, "deepseek_v2") == 0)
+    spec->n_shared_experts = shared_null ? 0 : 2;
+  if (!read_llama_block (r, spec, positions, FALSE, error)
       || (mla && !read_mla (r, spec, error))
       || !read_deepseek_moe (r, spec, error))
     return FALSE;

@@ -1570,6 +1570,47 @@ test_family_defaults (void)
   g_assert_cmpuint (x->n_sliding_layers, ==, 0);
   g_assert_cmpuint (total_params (x), ==, 46702792704);
 
+  /* DeepseekV3Config: n_shared_experts 1, first_k_dense_replace 3, max_position_embeddings
+   * 4096. DeepSeek-V3 without them is the preset's model (test_params_presets):
+   * 3*583,483,392 + 58*11,507,286,272 + 2*129280*7168 + 7168 = 671,026,419,200 (read
+   * with no shared expert and no dense layer it was 701,111,376,128). */
+  static const char *const ds_drop[] = { "n_shared_experts", "first_k_dense_replace",
+                                         "max_position_embeddings", NULL };
+  g_autoptr (ModelSpec) d3 = preset_edited ("deepseek-v3", ds_drop, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (d3->n_shared_experts, ==, 1);
+  g_assert_cmpuint (d3->shared_expert_ffn, ==, 2048);
+  g_assert_cmpuint (d3->first_dense_layers, ==, 3);
+  g_assert_cmpuint (d3->max_positions, ==, 4096);
+  g_assert_cmpuint (total_params (d3), ==, 671026419200);
+  /* a null n_shared_experts is none (DeepSeek's modeling code: shared experts only when
+   * it is not None): each of the 58 MoE layers loses one 3*7168*2048 = 44,040,192,
+   * 671,026,419,200 - 58*44,040,192 = 668,472,088,064 */
+  static const char *const shared_null[] = { "n_shared_experts", NULL };
+  g_autoptr (ModelSpec) d3n = preset_edited ("deepseek-v3", NULL, shared_null, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (d3n->n_shared_experts, ==, 0);
+  g_assert_cmpuint (total_params (d3n), ==, 668472088064);
+
+  /* DeepseekV2Config: n_shared_experts 2, first_k_dense_replace 0, max_position_embeddings
+   * 2048. DeepSeek-V2 without n_shared_experts (its 2) is the preset's 235,741,434,880;
+   * without first_k_dense_replace too its one dense layer (attention 149,227,520 + dense
+   * MLP 3*5120*12288 = 188,743,680 + norms 10,240) becomes a MoE layer of 3,972,116,480:
+   * 235,741,434,880 - 188,743,680 + (3,972,116,480 - 149,227,520 - 10,240) =
+   * 239,375,569,920, of 2048 positions. */
+  static const char *const v2_shared[] = { "n_shared_experts", NULL };
+  g_autoptr (ModelSpec) d2 = preset_edited ("deepseek-v2", v2_shared, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (d2->n_shared_experts, ==, 2);
+  g_assert_cmpuint (d2->first_dense_layers, ==, 1);
+  g_assert_cmpuint (total_params (d2), ==, 235741434880);
+  g_autoptr (ModelSpec) d2b = preset_edited ("deepseek-v2", ds_drop, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (d2b->n_shared_experts, ==, 2);
+  g_assert_cmpuint (d2b->first_dense_layers, ==, 0);
+  g_assert_cmpuint (d2b->max_positions, ==, 2048);
+  g_assert_cmpuint (total_params (d2b), ==, 239375569920);
+
   /* the other families keep LlamaConfig's rule: Llama 2 7B without num_key_value_heads
    * and max_position_embeddings is its 32 heads (the preset's 6,738,415,616) and 2048 */
   static const char *const llama_drop[] = { "num_key_value_heads", "max_position_embeddings",
