@@ -166,6 +166,27 @@ util_json_check_depth (const char *text, gssize length, guint max_depth, const c
   if (max_depth == 0)
     max_depth = UTIL_JSON_MAX_DEPTH;
   gsize len = length < 0 ? strlen (text) : (gsize) length;
+  /* UTF-16 (what Windows editors save as "Unicode", and PowerShell's `>` writes): json-glib
+   * reads its bytes as UTF-8 and failed far from the cause ("'.' outside a string is not
+   * JSON" at a number's point, or a syntax error). A byte-order mark says so at the start;
+   * without one, NUL bytes do (every ASCII character's other half), as in UTF-32. JSON
+   * text holds no raw NUL in any case. */
+  const guchar *u = (const guchar *) text;
+  const gboolean bom = len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE)
+                                    || (u[0] == 0xFE && u[1] == 0xFF));
+  const char *nul = memchr (text, '\0', len);
+  if (bom || nul != NULL)
+    {
+      g_autofree char *why = bom
+        ? g_strdup_printf ("it starts with a UTF-16 byte-order mark (%s, %s-endian)",
+                           u[0] == 0xFF ? "FF FE" : "FE FF", u[0] == 0xFF ? "little" : "big")
+        : g_strdup_printf ("it holds NUL bytes (the first at byte %" G_GSIZE_FORMAT "), as "
+                           "UTF-16 or UTF-32 text does", (gsize) (nul - text));
+      g_set_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_ENCODING,
+                   "%s: the file is not UTF-8 text: %s (hint: save it as UTF-8)",
+                   source != NULL ? source : "<data>", why);
+      return FALSE;
+    }
   guint depth = 0, line = 1, col = 0, str_line = 0, str_col = 0;
   gboolean in_string = FALSE, closed = FALSE;
   guint closed_line = 0, closed_col = 0;

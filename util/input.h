@@ -33,6 +33,7 @@ typedef enum {
   UTIL_INPUT_ERROR_TOO_DEEP,  /* JSON nested deeper than the cap */
   UTIL_INPUT_ERROR_DUPLICATE_KEY, /* one object names a key twice */
   UTIL_INPUT_ERROR_TRAILING,  /* text after the top-level value, or a single-quoted string */
+  UTIL_INPUT_ERROR_ENCODING,  /* not UTF-8: a UTF-16 byte-order mark, or NUL bytes */
 } UtilInputError;
 
 /* The byte offset of the first control character in UTF-8 `text` (C0: below U+0020;
@@ -72,7 +73,9 @@ void   util_append_shell_word (GString *out, const char *word);
 gboolean util_input_read_file (const char *path, gsize max_bytes, char **contents,
                                gsize *length, GError **error);
 
-/* TRUE when no array/object in text nests deeper than max_depth (0: UTIL_JSON_MAX_DEPTH),
+/* TRUE when the text is not UTF-16 or UTF-32 (no byte-order mark FF FE or FE FF at its
+ * start, no NUL byte in text[0..length)), no array/object in text nests deeper than
+ * max_depth (0: UTIL_JSON_MAX_DEPTH),
  * no object names a key twice (parsers keep the last value and drop the other in silence),
  * no integer literal is outside gint64, nothing but blanks follows a top-level array or
  * object, and no single quote stands outside a string (json-glib accepted both). Strings are skipped (brackets inside them do

@@ -208,6 +208,45 @@ test_unicode_escapes (void)
     }
 }
 
+/* A UTF-16 file (a Windows editor's "Unicode"): json-glib read its bytes and failed at
+ * the first number's point ("'.' outside a string is not JSON") or with a syntax error.
+ * A byte-order mark, either order, or NUL bytes without one (UTF-16 without a mark,
+ * UTF-32) say it is not UTF-8; UTF-8 with its mark (EF BB BF) still passes the check. */
+static void
+test_not_utf8 (void)
+{
+  /* {"a": 1.5} as UTF-16: little-endian with a mark, big-endian with one, little-endian
+   * without, and as UTF-32 little-endian without */
+  static const struct { const char *bytes; gsize len; const char *want; } bad[] = {
+    { "\xff\xfe{\0\"\0a\0\"\0:\0 \0001\0.\0005\0}\0", 24,
+      "u.json: the file is not UTF-8 text: it starts with a UTF-16 byte-order mark (FF FE, "
+      "little-endian) (hint: save it as UTF-8)" },
+    { "\xfe\xff\0{\0\"\0a\0\"\0:\0 \0001\0.\0005\0}", 24,
+      "u.json: the file is not UTF-8 text: it starts with a UTF-16 byte-order mark (FE FF, "
+      "big-endian) (hint: save it as UTF-8)" },
+    { "{\0\"\0a\0\"\0:\0 \0001\0.\0005\0}\0", 22,
+      "u.json: the file is not UTF-8 text: it holds NUL bytes (the first at byte 1), as "
+      "UTF-16 or UTF-32 text does (hint: save it as UTF-8)" },
+    { "{\0\0\0\"\0\0\0", 8, "it holds NUL bytes (the first at byte 1)" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_assert_false (util_json_check_depth (bad[i].bytes, (gssize) bad[i].len, 0, "u.json",
+                                             &error));
+      g_assert_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_ENCODING);
+      if (strstr (error->message, bad[i].want) == NULL)
+        g_error ("case %u: '%s' does not hold '%s'", i, error->message, bad[i].want);
+    }
+  /* the mark alone is found when the caller passes -1 (strlen stops at the first NUL) */
+  g_autoptr (GError) error = NULL;
+  g_assert_false (util_json_check_depth ("\xff\xfe{", -1, 0, "u.json", &error));
+  g_assert_error (error, UTIL_INPUT_ERROR, UTIL_INPUT_ERROR_ENCODING);
+  g_clear_error (&error);
+  g_assert_true (util_json_check_depth ("\xef\xbb\xbf{\"a\": 1.5}", -1, 0, "u8.json", &error));
+  g_assert_no_error (error);
+}
+
 /* Control characters in names: C0, DEL and C1 (U+009B, CSI, is two bytes in UTF-8) are
  * found at their byte offset, and a name made from a file name gets '?' for each. */
 static void
@@ -406,6 +445,7 @@ main (int argc, char **argv)
   g_test_add_func ("/util/input/json-big-integers", test_big_integers);
   g_test_add_func ("/util/input/json-trailing-and-quotes", test_trailing_and_quotes);
   g_test_add_func ("/util/input/json-unicode-escapes", test_unicode_escapes);
+  g_test_add_func ("/util/input/json-not-utf8", test_not_utf8);
   g_test_add_func ("/util/input/json-number-grammar", test_number_grammar);
   g_test_add_func ("/util/input/text-controls", test_text_controls);
   g_test_add_func ("/util/input/json-to-data", test_to_data);
