@@ -64,7 +64,7 @@ import_json (const SimPrediction *p, const TrainingLog *log, const char *file,
 static gint64
 import_store (const CliDbArgs *dba, const SimPrediction *p, const char *framework,
               const TrainingLog *log, const double *times, guint n, guint skip,
-              const CliSpread *sp, const char *note, GError **error)
+              const CliSpread *sp, double logged_tflops, const char *note, GError **error)
 {
   g_autoptr (ResStore) store = cli_store_open (dba, FALSE, error);
   if (store == NULL)
@@ -95,6 +95,31 @@ import_store (const CliDbArgs *dba, const SimPrediction *p, const char *framewor
   json_builder_set_member_name (xb, "log_format");
   json_builder_add_string_value (xb, training_log_format_name (log->format));
   cli_spread_to_json (sp, "logged step time", IMPORT_HINT, "spread", xb);
+  /* the measured TFLOP/s per GPU is the log's own where it states one (the median of the
+   * same intervals, as the README says and import-log prints), else derived: the plan's
+   * FLOPs over the logged step. Both kept, and which one the column holds: it held the
+   * derived 564.3 where import-log printed the logged 400.9 (megatron.log) */
+  const ModelFlopConvention conv = log->format == TRAINING_LOG_TORCHTITAN ? MODEL_FLOPS_PALM
+                                                                          : MODEL_FLOPS_MCORE;
+  const gboolean logged = isfinite (logged_tflops) && logged_tflops > 0;
+  const double derived_tflops = p->result->model_tflops_per_gpu[conv] * scale;
+  json_builder_set_member_name (xb, "tflops_per_gpu");
+  json_builder_begin_object (xb);
+  json_builder_set_member_name (xb, "measured_from");
+  json_builder_add_string_value (xb, logged ? "logged" : "derived");
+  json_builder_set_member_name (xb, "flops_convention");
+  json_builder_add_string_value (xb, model_flop_convention_name (conv));
+  json_builder_set_member_name (xb, "logged");
+  if (logged)
+    json_builder_add_double_value (xb, logged_tflops);
+  else
+    json_builder_add_null_value (xb);
+  json_builder_set_member_name (xb, "derived");
+  if (isfinite (derived_tflops))
+    json_builder_add_double_value (xb, derived_tflops);
+  else
+    json_builder_add_null_value (xb);
+  json_builder_end_object (xb);
   json_builder_end_object (xb);
   g_autofree char *extra = cli_json_text (xb);
 
@@ -116,10 +141,12 @@ import_store (const CliDbArgs *dba, const SimPrediction *p, const char *framewor
   info.framework = framework;
   ResMetrics pred, meas;
   cli_predicted_metrics (p, &p->memory, pred_mfu, pred_hfu, memory_json, &pred);
+  /* predicted and measured TFLOP/s in the log's count, as import-log prints them */
+  pred.tflops_per_gpu = p->result->model_tflops_per_gpu[conv];
   res_metrics_init (&meas);
   meas.step_time_s = sp->median_s;
   meas.tokens_per_s = p->program->tokens_per_step / sp->median_s;
-  meas.tflops_per_gpu = p->result->model_tflops_per_gpu[MODEL_FLOPS_PALM] * scale;
+  meas.tflops_per_gpu = logged ? logged_tflops : derived_tflops;
   meas.mfu_json = meas_mfu;
   meas.hfu_json = meas_hfu;
   meas.mfu = p->result->mfu[MODEL_FLOPS_PALM] * scale;
@@ -440,7 +467,7 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
   if (!dba->no_db)
     {
       gint64 id = import_store (dba, p, fw_stack_stored_name (stack), log, times, n,
-                                (guint) skip, &sp, note, &error);
+                                (guint) skip, &sp, logged_tflops, note, &error);
       cli_stored_set (&st, id, error);
       g_clear_error (&error);
     }

@@ -408,6 +408,44 @@ show_json (const char *path, const ResRunRecord *r)
   cli_print_json (b);
 }
 
+/* Where an imported run's measured TFLOP/s per GPU came from (import-log's extra_json
+ * "tflops_per_gpu"): the log's own figure or the plan's FLOPs over the logged step, and
+ * the other one beside it; NULL for a run without it. */
+static char *
+tflops_source (const char *extra_json)
+{
+  if (extra_json == NULL)
+    return NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, extra_json, -1, NULL))
+    return NULL;
+  JsonNode *root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return NULL;
+  JsonObject *o = json_node_get_object (root);
+  JsonNode *t = json_object_get_member (o, "tflops_per_gpu");
+  if (t == NULL || !JSON_NODE_HOLDS_OBJECT (t))
+    return NULL;
+  JsonObject *to = json_node_get_object (t);
+  const char *from = json_object_get_string_member_with_default (to, "measured_from", NULL);
+  const char *conv = json_object_get_string_member_with_default (to, "flops_convention",
+                                                                 "?");
+  JsonNode *d = json_object_get_member (to, "derived");
+  const double derived = d != NULL && JSON_NODE_HOLDS_VALUE (d)
+                         ? json_node_get_double (d) : NAN;
+  if (g_strcmp0 (from, "logged") == 0)
+    return isfinite (derived)
+           ? g_strdup_printf ("logged by the job (the median of the same intervals, %s "
+                              "count); the plan's FLOPs over the logged step make %.1f", conv,
+                              derived)
+           : g_strdup_printf ("logged by the job (the median of the same intervals, %s "
+                              "count)", conv);
+  if (g_strcmp0 (from, "derived") == 0)
+    return g_strdup_printf ("derived: the plan's FLOPs (%s count) over the logged step "
+                            "(the log states none)", conv);
+  return NULL;
+}
+
 static void
 show_text (const char *path, const ResRunRecord *r)
 {
@@ -480,6 +518,9 @@ show_text (const char *path, const ResRunRecord *r)
       cli_table_print (tt, stdout, "  ");
       if (r->has_prediction && r->pred.flops_convention)
         printf ("  (MFU in the %s convention)\n", r->pred.flops_convention);
+      g_autofree char *tf = r->has_measurement ? tflops_source (r->meas.extra_json) : NULL;
+      if (tf != NULL)
+        printf ("  (measured TFLOP/s per GPU %s)\n", tf);
     }
   if (r->validations->len > 0)
     {

@@ -278,6 +278,60 @@ test_cr_only (void)
   remove_tree (dir);
 }
 
+/* The stored measured TFLOP/s per GPU is the one import-log prints, the log's own: it
+ * stored the plan's FLOPs over the logged step (564.3 for megatron.log) while printing the
+ * logged 400.9, and the comparison's -41.9% was against the figure nobody saw.
+ *  megatron.log after --skip 1 logs 401.2, 402.3, 399.8, 400.7 TFLOP/s/GPU: median
+ *  (400.7 + 401.2) / 2 = 400.95 ("400.9" at %.4g). Predicted 328.0 in the mcore count:
+ *  (328.0 - 400.95) / 400.95 = -18.2%. The derived figure, kept beside it: 328.04 x
+ *  11.5701 / 6.72575 (predicted over logged median step) = 564.3.
+ *  torchtitan.log after --skip 1 logs tflops 314.94 (median): stored 314.9 (it was the
+ *  derived 296.6). */
+static void
+test_stored_tflops (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-import");
+  RunResult r = { 0 };
+  run_tandem ("import-log {DATA}/logs/megatron.log --model llama3-8b --gpus 8 --tp 8 --gbs 64 "
+              "--seq-length 8192 --db {TMP}/m.db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "TFLOP/s per GPU: logged 400.9, predicted 328.0"));
+  run_result_clear (&r);
+  run_tandem ("runs show 1 --db {TMP}/m.db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "TFLOP/s per GPU        328      400.9  -18.2%"));
+  g_assert_nonnull (strstr (r.out, "(measured TFLOP/s per GPU logged by the job (the median "
+                                   "of the same intervals, mcore count); the plan's FLOPs "
+                                   "over the logged step make 564.3)"));
+  run_result_clear (&r);
+  run_tandem ("import-log {DATA}/logs/torchtitan.log --model llama3-8b --gpus 8 --sharding "
+              "zero3 --gbs 8 --seq-length 8192 --db {TMP}/t.db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  run_tandem ("runs show 1 --db {TMP}/t.db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "      314.9  "));
+  g_assert_nonnull (strstr (r.out, "palm count); the plan's FLOPs over the logged step make "
+                                   "296.6)"));
+  run_result_clear (&r);
+  /* without the log's figure the column holds the derived one, and says so */
+  g_autofree char *a = read_data ("megatron.log");
+  g_autoptr (GRegex) re = g_regex_new (" \\| throughput per GPU \\(TFLOP/s/GPU\\): [0-9.]+",
+                                       0, 0, NULL);
+  g_autofree char *b = g_regex_replace_literal (re, a, -1, 0, "", 0, NULL);
+  run_write_file (dir, "no-tflops.log", b);
+  run_tandem ("import-log {TMP}/no-tflops.log --model llama3-8b --gpus 8 --tp 8 --gbs 64 "
+              "--seq-length 8192 --db {TMP}/n.db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  run_tandem ("runs show 1 --db {TMP}/n.db", &r);
+  g_assert_nonnull (strstr (r.out, "TFLOP/s per GPU        328      564.3  -41.9%"));
+  g_assert_nonnull (strstr (r.out, "(measured TFLOP/s per GPU derived: the plan's FLOPs (mcore "
+                                   "count) over the logged step (the log states none))"));
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -292,5 +346,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/import-log/restart", test_restart);
   g_test_add_func ("/cli/import-log/ramp-and-zero", test_ramp_and_zero);
   g_test_add_func ("/cli/import-log/cr-only", test_cr_only);
+  g_test_add_func ("/cli/import-log/stored-tflops", test_stored_tflops);
   return g_test_run ();
 }
