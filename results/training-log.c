@@ -468,6 +468,27 @@ titan_metrics_started (const char *line)
   return g_str_has_prefix (p, "loss:");
 }
 
+/* A Megatron step line that has begun: "iteration", its number and the '/' before the
+ * number of iterations ("iteration      50/    1000 |"); a message that names an
+ * iteration ("saved checkpoint from iteration 50 to ...") has no '/' after the number */
+static gboolean
+megatron_step_started (const char *line)
+{
+  const char *it = strstr (line, "iteration ");
+  if (it == NULL)
+    return FALSE;
+  const char *p = it + strlen ("iteration ");
+  while (*p == ' ')
+    p++;
+  if (!g_ascii_isdigit (*p))
+    return FALSE;
+  while (g_ascii_isdigit (*p))
+    p++;
+  while (*p == ' ')
+    p++;
+  return *p == '/';
+}
+
 TrainingLog *
 training_log_parse (const char *text, gssize len, TrainingLogFormat format,
                     const char *source, GError **error)
@@ -513,11 +534,13 @@ training_log_parse (const char *text, gssize len, TrainingLogFormat format,
               continue;
             }
         }
-      /* the last line of a TorchTitan log cut before its tps ("step: 40  loss: 7.2"): no
-       * step line to either parser, and it vanished without the note that other cut lines
-       * get */
-      if (!ll.ended && got == 0 && log->format == TRAINING_LOG_TORCHTITAN
-          && titan_metrics_started (line))
+      /* the last line of a TorchTitan log cut before its tps ("step: 40  loss: 7.2"), or
+       * of a Megatron log before its elapsed time ("iteration 50/ 1000 | consumed
+       * samples: 3200 | elaps"): no step line to either parser, and it vanished without
+       * the note that other cut lines get */
+      if (!ll.ended && got == 0
+          && ((log->format == TRAINING_LOG_TORCHTITAN && titan_metrics_started (line))
+              || (log->format != TRAINING_LOG_TORCHTITAN && megatron_step_started (line))))
         {
           if (log->incomplete++ == 0)
             log->incomplete_line = e.line;

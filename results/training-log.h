@@ -16,8 +16,9 @@
  *    node that crashed before its pages were written) is a line break and is counted
  *    (nul_bytes); the text after it is read. A step line that is not ended by a line break
  *    (the end of the file, or a NUL run) and lacks a field the format writes after the
- *    time, or whose last number is cut short ("(ms): 14" without Megatron's " |"), is
- *    left out and counted (incomplete).
+ *    time, or the time itself ("iteration 50/ 1000 | ... | elaps", TorchTitan's
+ *    "step: 40  loss: 7.2"), or whose last number is cut short ("(ms): 14" without
+ *    Megatron's " |"), is left out and counted (incomplete).
  *  - Numbers may group thousands with ',' (TorchTitan's "tps: 6,543"); a ',' must be
  *    followed by exactly three digits ("5,0" is an error, not 5.0 or 50).
  *  - One entry per step number, in file order: a line that repeats a logged step with the

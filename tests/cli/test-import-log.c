@@ -126,6 +126,29 @@ test_truncated (void)
   remove_tree (dir);
 }
 
+/* megatron.log with its last step line cut before its elapsed time ("iteration 50/ 1000
+ * | consumed samples: 3200 | elaps", no line break): left out with the same note as a line
+ * cut after it (it vanished without a word). The steps left after --skip 1 are 6721.3,
+ * 6702.9, 6745.0 ms: median 6721.3 ms. */
+static void
+test_cut_before_elapsed (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-import");
+  g_autofree char *a = read_data ("megatron.log");
+  char *cut = strstr (a, "elapsed time per iteration (ms): 6730.2");
+  g_assert_nonnull (cut);
+  cut[strlen ("elaps")] = '\0';
+  run_write_file (dir, "cut.log", a);
+  RunResult r = { 0 };
+  run_tandem ("import-log {TMP}/cut.log " MEGA_8B " --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpfloat_with_epsilon (measured_step (r.out), 6.7213, 1e-12);
+  g_assert_nonnull (strstr (r.err, "cut.log:8: a step line cut short (no line break after "
+                                   "it, and a field missing or unfinished) left out"));
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
 /* megatron-nul.log is megatron.log with a line of three NULs after its second step line:
  * the NULs cut off the three steps after it (imported: 1 of 2 intervals). All five steps
  * are read now, as megatron.log's (median 6.72575 s), with a note. */
@@ -340,6 +363,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/import-log/past-peak", test_past_peak);
   g_test_add_func ("/cli/import-log/header-sizes", test_header_sizes);
   g_test_add_func ("/cli/import-log/truncated", test_truncated);
+  g_test_add_func ("/cli/import-log/cut-before-elapsed", test_cut_before_elapsed);
   g_test_add_func ("/cli/import-log/nul", test_nul);
   g_test_add_func ("/cli/import-log/ranks", test_ranks);
   g_test_add_func ("/cli/import-log/escaped-name", test_escaped_name);

@@ -100,6 +100,33 @@ test_truncated_last_line (void)
     }
 }
 
+/* A Megatron log whose last line is cut before its elapsed time ("iteration 50/ 1000 |
+ * consumed samples: 3200 | elaps", no line break): no step line to the parser, and it
+ * vanished without the note TorchTitan's cut lines get. Counted now, at its line 3; the
+ * two whole lines read (1.0 and 1.1 s). A last line naming an iteration in a message
+ * ("saved checkpoint from iteration 50 to ...": no '/' after the number) is no cut step. */
+static void
+test_megatron_cut_before_elapsed (void)
+{
+  g_autofree char *a = mline (10, "1000.0", "400.0", 64), *b = mline (20, "1100.0", "400.0", 64);
+  const char *tails[] = { " [2026-11-30 10:04:00] iteration       50/    1000 | consumed "
+                          "samples:         3200 | elaps",
+                          "  successfully saved checkpoint from iteration      50 to /ckpt" };
+  const guint want[] = { 1, 0 };
+  for (guint i = 0; i < G_N_ELEMENTS (tails); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("%s\n%s\n%s", a, b, tails[i]);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (TrainingLog) log = parse (text, -1, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (log->entries->len, ==, 2);
+      g_assert_cmpfloat (entry (log, 1)->elapsed_s, ==, 1.1);
+      g_assert_cmpuint (log->incomplete, ==, want[i]);
+      if (want[i] > 0)
+        g_assert_cmpint (log->incomplete_line, ==, 3);
+    }
+}
+
 /* A last line without its line break that only names a step ("Saving checkpoint at step:
  * 40", a validation line): no metrics line cut short, and no note (the check for the cut
  * TorchTitan line took any "step:") */
@@ -420,6 +447,8 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/results/training-log/truncated-last-line", test_truncated_last_line);
+  g_test_add_func ("/results/training-log/megatron-cut-before-elapsed",
+                   test_megatron_cut_before_elapsed);
   g_test_add_func ("/results/training-log/thousands-grouping", test_thousands_grouping);
   g_test_add_func ("/results/training-log/negative-iteration", test_negative_iteration);
   g_test_add_func ("/results/training-log/titan-last-line-not-metrics",
