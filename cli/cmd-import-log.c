@@ -188,6 +188,11 @@ import_notes (const TrainingLog *log, const char *file)
     fprintf (stderr, "tandem: note: %s:%d: a TorchTitan step line without 'tps:' (its "
              "throughput, which the step time comes from) left out; %u such line%s in all\n",
              file, log->no_tps_line, log->no_tps, log->no_tps == 1 ? "" : "s");
+  if (log->run_on > 0)
+    fprintf (stderr, "tandem: note: %s:%d: a Megatron step line whose '%s' number runs on "
+             "into other text (as in '6700x |': edited or corrupted) left out; %u such "
+             "line%s in all\n", file, log->run_on_line, log->run_on_field, log->run_on,
+             log->run_on == 1 ? "" : "s");
   if (log->duplicates > 0)
     fprintf (stderr, "tandem: note: %s: %u step line%s repeated a logged step with the same "
              "figures (several ranks printing it) and counted once\n", file, log->duplicates,

@@ -154,12 +154,22 @@ closed_by (const char *after, char term)
 #define MEGATRON_TFLOPS  "throughput per GPU (TFLOP/s/GPU):"
 #define MEGATRON_BATCH   "global batch size:"
 
+/* Whether the number that ends at `after` ends there: Megatron follows each with " |";
+ * "(ms): 6700x |" read as 6700 */
+static gboolean
+megatron_number_ends (const char *after)
+{
+  return *after == '\0' || *after == ' ' || *after == '\t' || *after == '|';
+}
+
 /* Megatron: " iteration      100/  500000 | ... | elapsed time per iteration (ms): 6721.3
  * | throughput per GPU (TFLOP/s/GPU): 401.2 | ... | global batch size:   512 | ..."
- * Sets *complete: every field it has is closed by " |" (training.py training_log). */
+ * Sets *complete: every field it has is closed by " |" (training.py training_log).
+ * Returns 1 for a step line, 0 for another line, -1 on an error (set), -3 for a step line
+ * with a number run on into other text ("6700x"; *field names its key). */
 static int
 parse_megatron (const char *line, const char *source, int lineno, TrainingLogEntry *e,
-                gboolean *complete, GError **error)
+                gboolean *complete, const char **field, GError **error)
 {
   const char *it = strstr (line, "iteration ");
   if (it == NULL || strstr (line, MEGATRON_ELAPSED) == NULL)
@@ -196,18 +206,45 @@ parse_megatron (const char *line, const char *source, int lineno, TrainingLogEnt
   *complete = closed_by (after, '|');
   if (r != NUM_OK || !(e->elapsed_s > 0))
     return bad_number (error, source, lineno, MEGATRON_ELAPSED, r, TRUE) ? 0 : -1;
+  /* a number with text run on ("6700x |", "6700ms |"): not a time Megatron printed, and
+   * its line not a step (the caller counts it and says so) */
+  if (!megatron_number_ends (after))
+    {
+      *field = MEGATRON_ELAPSED;
+      return -3;
+    }
   e->elapsed_s /= 1e3;
   r = number_after (line, MEGATRON_TFLOPS, &e->tflops_per_gpu, &after);
   if (r == NUM_BAD || r == NUM_BAD_GROUPING)
     return bad_number (error, source, lineno, MEGATRON_TFLOPS, r, FALSE) ? 0 : -1;
+  if (r == NUM_OK && !megatron_number_ends (after))
+    {
+      *field = MEGATRON_TFLOPS;
+      return -3;
+    }
   *complete = *complete && (r == NUM_ABSENT || closed_by (after, '|'));
   double gb;
   r = number_after (line, MEGATRON_BATCH, &gb, &after);
   /* Megatron logs the batch it ran, at least one sequence (0 passed as "not logged") */
   if (r == NUM_BAD || r == NUM_BAD_GROUPING || (!isnan (gb) && (gb < 1 || gb != floor (gb))))
     return bad_number (error, source, lineno, MEGATRON_BATCH, r, TRUE) ? 0 : -1;
+  if (r == NUM_OK && !megatron_number_ends (after))
+    {
+      *field = MEGATRON_BATCH;
+      return -3;
+    }
+  /* past 2^53 a batch is no count a job ran (and past 2^63 the cast is undefined): it
+   * read as "not logged", and any --gbs passed the check against it */
+  if (!isnan (gb) && gb > 0x1p53)
+    {
+      g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE, "%s:%d: '%s' is "
+                   "followed by %g, more than 2^53 sequences: not a batch a job ran (hint: "
+                   "the line as Megatron-LM logs it; was the file edited or corrupted?)",
+                   source, lineno, MEGATRON_BATCH, gb);
+      return -1;
+    }
   *complete = *complete && (r == NUM_ABSENT || closed_by (after, '|'));
-  e->global_batch = isnan (gb) || gb > 0x1p53 ? 0 : (gint64) gb;
+  e->global_batch = isnan (gb) ? 0 : (gint64) gb;
   return 1;
 }
 
@@ -517,10 +554,20 @@ training_log_parse (const char *text, gssize len, TrainingLogFormat format,
         return NULL;
       if (log->format != TRAINING_LOG_TORCHTITAN)
         {
-          got = parse_megatron (line, source, e.line, &e, &complete,
+          const char *field = NULL;
+          got = parse_megatron (line, source, e.line, &e, &complete, &field,
                                 ll.ended ? error : NULL);
-          if (got > 0)
+          if (got > 0 || got == -3)
             log->format = TRAINING_LOG_MEGATRON;
+          if (got == -3)
+            {
+              if (log->run_on++ == 0)
+                {
+                  log->run_on_line = e.line;
+                  log->run_on_field = field;
+                }
+              continue;
+            }
         }
       if (got == 0 && log->format != TRAINING_LOG_MEGATRON)
         {
@@ -571,11 +618,12 @@ training_log_parse (const char *text, gssize len, TrainingLogFormat format,
         {
           TrainingLogEntry x = e;
           gboolean ignored_complete;
+          const char *ignored_field = NULL;
           g_autoptr (GError) ignored = NULL;
           const gboolean megatron = log->format == TRAINING_LOG_MEGATRON;
           if ((megatron ? parse_titan (line, source, e.line, &x, &ignored_complete, &ignored)
                         : parse_megatron (line, source, e.line, &x, &ignored_complete,
-                                          &ignored)) > 0)
+                                          &ignored_field, &ignored)) > 0)
             {
               /* the line that set the format may have been left out (cut short) and
                * no entry kept: then its number is the one dropped first */

@@ -19,6 +19,9 @@
  *    time, or the time itself ("iteration 50/ 1000 | ... | elaps", TorchTitan's
  *    "step: 40  loss: 7.2"), or whose last number is cut short ("(ms): 14" without
  *    Megatron's " |"), is left out and counted (incomplete).
+ *  - A Megatron number run on into other text ("(ms): 6700x |") is no figure Megatron
+ *    printed: its step line is left out and counted (run_on). A global batch past 2^53
+ *    is no batch a job ran: an error naming the line.
  *  - Numbers may group thousands with ',' (TorchTitan's "tps: 6,543"); a ',' must be
  *    followed by exactly three digits ("5,0" is an error, not 5.0 or 50).
  *  - One entry per step number, in file order: a line that repeats a logged step with the
@@ -82,6 +85,11 @@ typedef struct {
   guint             no_tps;         /* TorchTitan step lines (step: and loss:) without tps:,
                                      * left out */
   int               no_tps_line;    /* the first of them */
+  guint             run_on;         /* Megatron step lines with a number run on into other
+                                     * text ("(ms): 6700x |"), left out */
+  int               run_on_line;    /* the first of them */
+  const char       *run_on_field;   /* its key ("elapsed time per iteration (ms):"),
+                                     * static */
   /* Megatron's header: world, tensor-, pipeline- and context-parallel sizes; 0 where the
    * log does not say (header_line 0: no header) */
   int               header_line;

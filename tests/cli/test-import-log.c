@@ -149,6 +149,40 @@ test_cut_before_elapsed (void)
   remove_tree (dir);
 }
 
+/* Numbers megatron.log could not mean: a global batch of 99999999999999999999 (past
+ * 2^53) on line 6 read as "not logged", and --gbs 64 passed; refused now, exit 2. An
+ * elapsed time "6702.9x" (line 6, step 30) read as 6702.9 ms; that line left out with a
+ * note now: the steps left after --skip 1 are 6721.3, 6745.0, 6730.2 ms, median 6730.2. */
+static void
+test_impossible_numbers (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-import");
+  g_autofree char *a = read_data ("megatron.log");
+  g_auto (GStrv) lines = g_strsplit (a, "\n", -1);
+  g_assert_nonnull (strstr (lines[5], "(ms): 6702.9"));
+  g_autoptr (GString) line6 = g_string_new (lines[5]);
+  g_assert_cmpuint (g_string_replace (line6, "size:    64 |", "size: 99999999999999999999 |",
+                                      1), ==, 1);
+  g_free (lines[5]);
+  lines[5] = g_string_free (g_steal_pointer (&line6), FALSE);
+  g_autofree char *huge = g_strjoinv ("\n", lines);
+  run_write_file (dir, "huge.log", huge);
+  run_assert_error ("import-log {TMP}/huge.log " MEGA_8B, 2,
+                    "huge.log:6: 'global batch size:' is followed by 1e+20, more than 2^53 "
+                    "sequences: not a batch a job ran");
+  g_autoptr (GString) junk = g_string_new (a);
+  g_assert_cmpuint (g_string_replace (junk, "(ms): 6702.9 |", "(ms): 6702.9x |", 1), ==, 1);
+  run_write_file (dir, "junk.log", junk->str);
+  RunResult r = { 0 };
+  run_tandem ("import-log {TMP}/junk.log " MEGA_8B " --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpfloat_with_epsilon (measured_step (r.out), 6.7302, 1e-12);
+  g_assert_nonnull (strstr (r.err, "junk.log:6: a Megatron step line whose 'elapsed time per "
+                                   "iteration (ms):' number runs on into other text"));
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
 /* megatron-nul.log is megatron.log with a line of three NULs after its second step line:
  * the NULs cut off the three steps after it (imported: 1 of 2 intervals). All five steps
  * are read now, as megatron.log's (median 6.72575 s), with a note. */
@@ -364,6 +398,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/import-log/header-sizes", test_header_sizes);
   g_test_add_func ("/cli/import-log/truncated", test_truncated);
   g_test_add_func ("/cli/import-log/cut-before-elapsed", test_cut_before_elapsed);
+  g_test_add_func ("/cli/import-log/impossible-numbers", test_impossible_numbers);
   g_test_add_func ("/cli/import-log/nul", test_nul);
   g_test_add_func ("/cli/import-log/ranks", test_ranks);
   g_test_add_func ("/cli/import-log/escaped-name", test_escaped_name);

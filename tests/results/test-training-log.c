@@ -127,6 +127,56 @@ test_megatron_cut_before_elapsed (void)
     }
 }
 
+/* Numbers no log holds: a global batch past 2^53 read as "not logged" (so any --gbs
+ * passed), refused now naming the line; an elapsed time with text run on ("6700x |") read
+ * as 6700 ms, its line left out now and counted, with its line and key. Left: lines 1
+ * and 3 (1.0 and 1.2 s). */
+static void
+test_impossible_numbers (void)
+{
+  g_autofree char *a = mline (10, "1000.0", "400.0", 64), *c = mline (30, "1200.0", "400.0", 64);
+  g_autofree char *b = mline (20, "1100.0", "400.0", 64);
+  g_autoptr (GString) huge = g_string_new (b);
+  g_string_replace (huge, "size:    64 |", "size: 99999999999999999999 |", 1);
+  g_autofree char *text = g_strdup_printf ("%s\n%s\n%s\n", a, huge->str, c);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TrainingLog) log = parse (text, -1, &error);
+  g_assert_null (log);
+  g_assert_nonnull (strstr (error->message, "t.log:2: 'global batch size:' is followed by "
+                                            "1e+20, more than 2^53 sequences: not a batch a "
+                                            "job ran"));
+  g_clear_error (&error);
+
+  g_autoptr (GString) junk = g_string_new (b);
+  g_string_replace (junk, "(ms): 1100.0 |", "(ms): 1100.0x |", 1);
+  g_free (text);
+  text = g_strdup_printf ("%s\n%s\n%s\n", a, junk->str, c);
+  log = parse (text, -1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (log->entries->len, ==, 2);
+  g_assert_cmpfloat (entry (log, 1)->elapsed_s, ==, 1.2);
+  g_assert_cmpuint (log->run_on, ==, 1);
+  g_assert_cmpint (log->run_on_line, ==, 2);
+  g_assert_cmpstr (log->run_on_field, ==, "elapsed time per iteration (ms):");
+  training_log_free (g_steal_pointer (&log));
+
+  /* the same for the throughput and the batch ("64x" read as 64) */
+  const char *runs[][2] = { { "(TFLOP/s/GPU): 400.0 |", "(TFLOP/s/GPU): 400.0x |" },
+                            { "size:    64 |", "size:    64x |" } };
+  for (guint i = 0; i < G_N_ELEMENTS (runs); i++)
+    {
+      g_autoptr (GString) j = g_string_new (b);
+      g_assert_cmpuint (g_string_replace (j, runs[i][0], runs[i][1], 1), ==, 1);
+      g_free (text);
+      text = g_strdup_printf ("%s\n%s\n%s\n", a, j->str, c);
+      log = parse (text, -1, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (log->entries->len, ==, 2);
+      g_assert_cmpuint (log->run_on, ==, 1);
+      training_log_free (g_steal_pointer (&log));
+    }
+}
+
 /* A last line without its line break that only names a step ("Saving checkpoint at step:
  * 40", a validation line): no metrics line cut short, and no note (the check for the cut
  * TorchTitan line took any "step:") */
@@ -449,6 +499,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/training-log/truncated-last-line", test_truncated_last_line);
   g_test_add_func ("/results/training-log/megatron-cut-before-elapsed",
                    test_megatron_cut_before_elapsed);
+  g_test_add_func ("/results/training-log/impossible-numbers", test_impossible_numbers);
   g_test_add_func ("/results/training-log/thousands-grouping", test_thousands_grouping);
   g_test_add_func ("/results/training-log/negative-iteration", test_negative_iteration);
   g_test_add_func ("/results/training-log/titan-last-line-not-metrics",
