@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 
 #include "util/input.h"
@@ -204,6 +205,24 @@ cli_same_file (const char *a, const char *b)
   return strcmp (ca, cb) == 0;
 }
 
+/* Up to `cap` bytes of the gzip file `path` unpacked into `head`: how many (0 where it
+ * does not unpack). */
+static gsize
+gunzip_head (const char *path, char *head, gsize cap)
+{
+  g_autoptr (GFile) f = g_file_new_for_path (path);
+  g_autoptr (GFileInputStream) fin = g_file_read (f, NULL, NULL);
+  if (fin == NULL)
+    return 0;
+  g_autoptr (GZlibDecompressor) z = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
+  g_autoptr (GInputStream) in = g_converter_input_stream_new (G_INPUT_STREAM (fin),
+                                                              G_CONVERTER (z));
+  gsize got = 0;
+  /* a damaged file unpacks as far as it goes: what came out is judged */
+  g_input_stream_read_all (in, head, cap, &got, NULL, NULL);
+  return got;
+}
+
 /* An existing non-empty file is replaced only when it is what the output writes: a
  * trace (tandem's Trace Event JSON, "traceEvents" in its first MiB) or a profile (a
  * cluster file, "levels"). `tandem run --trace README.md` replaced the README with a
@@ -224,6 +243,9 @@ output_replaceable (const char *flag, const char *what, const char *path, GError
   g_autofree char *head = g_malloc (cap + 1);
   gsize n = fread (head, 1, cap, fp);
   fclose (fp);
+  /* a gzipped trace (--trace t.json.gz writes one): its marker is in the text it holds */
+  if (n >= 2 && (guchar) head[0] == 0x1f && (guchar) head[1] == 0x8b)
+    n = gunzip_head (path, head, cap);
   head[n] = '\0';
   if (memchr (head, '\0', n) == NULL && strstr (head, marker) != NULL)
     return TRUE;

@@ -9,14 +9,17 @@
  * section 1). Every string goes through json-glib's escaping (a model file name with a
  * quote still gives valid JSON). With a PlanMemory, each stage's process also gets a
  * counter track ("C" events) of its memory over the step (see append_memory). Written by util_output_write (temporary file, then
- * rename; through a FIFO or device, following a symlink). */
+ * rename; through a FIFO or device, following a symlink); gzipped where the path ends in
+ * ".gz" (Perfetto and chrome://tracing open trace.json.gz). */
 #include "util/output.h"
 #include "plan/program.h"
 #include "plan/memory.h"
 
+#include <gio/gio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Appends `v` as a JSON string, quoted and escaped by json-glib. A trace has few distinct
  * strings (block, collective and stream names, the model and plan), so each is escaped
@@ -395,6 +398,28 @@ append_memory (GString *s, gboolean *first_p, const ProgProgram *p, const ProgTa
   *first_p = first;
 }
 
+/* Whether `path` names a gzip file (".gz", any case), as Perfetto opens `trace.json.gz`. */
+static gboolean
+gzip_name (const char *path)
+{
+  gsize n = strlen (path);
+  return n > 3 && g_ascii_strcasecmp (path + n - 3, ".gz") == 0;
+}
+
+/* `s` gzipped in memory (GLib's zlib converter; gio is linked already). --trace t.json.gz
+ * wrote plain JSON under a name every viewer and gunzip takes for gzip. */
+static GBytes *
+gzip_bytes (const GString *s, GError **error)
+{
+  g_autoptr (GZlibCompressor) z = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, -1);
+  g_autoptr (GOutputStream) mem = g_memory_output_stream_new_resizable ();
+  g_autoptr (GOutputStream) out = g_converter_output_stream_new (mem, G_CONVERTER (z));
+  if (!g_output_stream_write_all (out, s->str, s->len, NULL, NULL, error)
+      || !g_output_stream_close (out, NULL, error))
+    return NULL;
+  return g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (mem));
+}
+
 static gboolean
 write_file (const char *path, GString *s, GError **error)
 {
@@ -403,7 +428,16 @@ write_file (const char *path, GString *s, GError **error)
   /* a file is replaced atomically (readers never see half a trace), a symlink followed,
    * a FIFO or device written through (util/output.h) */
   GError *local = NULL;
-  gboolean ok = util_output_write (path, s->str, s->len, &local);
+  gboolean ok;
+  if (gzip_name (path))
+    {
+      g_autoptr (GBytes) gz = gzip_bytes (s, &local);
+      gsize len = 0;
+      const char *data = gz ? g_bytes_get_data (gz, &len) : NULL;
+      ok = gz != NULL && util_output_write (path, data, len, &local);
+    }
+  else
+    ok = util_output_write (path, s->str, s->len, &local);
   g_string_free (s, TRUE);
   if (!ok)
     {

@@ -1260,6 +1260,58 @@ test_trace_escaped (void)
   remove_tree (dir);
 }
 
+/* --trace t.json.gz wrote plain JSON under a gzip name (gunzip and Perfetto refuse it):
+ * gzipped now, and it unpacks to the trace. A second predict replaces it (the check that
+ * an existing file is a trace reads the gzipped text); a gzip file that is no trace is
+ * still refused. */
+static void
+test_trace_gzip (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-cli");
+  const char *args = "predict --model {DATA}/models/pythia-70m.json --cluster h200-node "
+                     "--gpus 8 --gbs 16 --seq-length 2048 --no-db --trace {TMP}/t.json.gz";
+  for (int pass = 0; pass < 2; pass++)
+    {
+      RunResult r = { 0 };
+      run_tandem (args, &r);
+      g_assert_cmpint (r.status, ==, 0);
+      run_result_clear (&r);
+    }
+  g_autofree char *path = g_build_filename (dir, "t.json.gz", NULL);
+  g_autofree char *raw = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (path, &raw, &len, NULL));
+  /* gzip's magic, RFC 1952 section 2.3.1 */
+  g_assert_cmpuint (len, >, 2);
+  g_assert_cmphex ((guchar) raw[0], ==, 0x1f);
+  g_assert_cmphex ((guchar) raw[1], ==, 0x8b);
+  g_autoptr (GZlibDecompressor) z = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
+  g_autoptr (GInputStream) mem = g_memory_input_stream_new_from_data (raw, (gssize) len, NULL);
+  g_autoptr (GInputStream) in = g_converter_input_stream_new (mem, G_CONVERTER (z));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonParser) tp = json_parser_new ();
+  g_assert_true (json_parser_load_from_stream (tp, in, NULL, &error));
+  g_assert_no_error (error);
+  JsonObject *root = json_node_get_object (json_parser_get_root (tp));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "traceEvents")),
+                    >, 0);
+  /* a gzip file that holds no trace is not replaced */
+  g_autofree char *other = g_build_filename (dir, "other.gz", NULL);
+  g_autoptr (GZlibCompressor) c = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, -1);
+  g_autoptr (GOutputStream) om = g_memory_output_stream_new_resizable ();
+  g_autoptr (GOutputStream) oc = g_converter_output_stream_new (om, G_CONVERTER (c));
+  g_assert_true (g_output_stream_write_all (oc, "notes\n", 6, NULL, NULL, &error));
+  g_assert_true (g_output_stream_close (oc, NULL, &error));
+  g_assert_true (g_file_set_contents (other,
+                                      g_memory_output_stream_get_data (G_MEMORY_OUTPUT_STREAM (om)),
+                                      (gssize) g_memory_output_stream_get_data_size (
+                                        G_MEMORY_OUTPUT_STREAM (om)), &error));
+  run_assert_error ("predict --model {DATA}/models/pythia-70m.json --cluster h200-node --gpus 8 "
+                    "--gbs 16 --seq-length 2048 --no-db --trace {TMP}/other.gz", 2,
+                    "other.gz exists and is not a trace tandem wrote");
+  remove_tree (dir);
+}
+
 /* A plan that does not fit is predicted, loudly marked, stored as 'oom', and exits 3. */
 static void
 test_predict_oom (void)
@@ -1851,6 +1903,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/predict/trace-store", test_predict_trace_store);
   g_test_add_func ("/cli/predict/oom", test_predict_oom);
   g_test_add_func ("/cli/predict/trace-escaped", test_trace_escaped);
+  g_test_add_func ("/cli/predict/trace-gzip", test_trace_gzip);
   g_test_add_func ("/cli/predict/bad-db", test_predict_bad_db);
   g_test_add_func ("/cli/predict/moe-text", test_predict_moe_text);
   g_test_add_func ("/cli/predict/past-context", test_predict_past_context);
