@@ -826,6 +826,17 @@ plan_load_json_data (Plan *plan, const char *text, gssize len, const char *sourc
     }
   if (!written && pj.shard_degree >= 1)
     plan->dp_titan = pj.shard_degree * MAX (pj.replicate_degree, 1);
+  /* a replicate degree without a shard degree is DDP over its ranks (below): they are
+   * all of dp, as TorchTitan asserts. {"tensor_parallel_degree": 4,
+   * "data_parallel_replicate_degree": 3} on 16 GPUs was read as DDP over 4. (A named
+   * HSDP takes its shard group from the sharding, and the replicate degree is checked
+   * against it at resolve.) */
+  else if (!written && !pj.shard_degree_given && pj.replicate_degree >= 1
+           && !(pj.sharding_named && plan->sharding == PLAN_SHARD_HSDP))
+    {
+      plan->dp_titan = pj.replicate_degree;
+      plan->dp_titan_replicate = TRUE;
+    }
   /* TorchTitan's data-parallel degrees to a sharding level: replicate > 1 with shard > 1
    * is HSDP; shard > 1 (or -1) alone is FSDP, whose reshard_after_forward "never" keeps
    * the parameters gathered (ZeRO-2-like); replicate alone is DDP. */

@@ -540,6 +540,22 @@ resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError 
                     "derived: leave it out, or make world_size %" G_GINT64_FORMAT ")",
                     plan->dp_file, plan->world_size, model_par, plan->dp,
                     model_par * plan->dp_file);
+  if (plan->dp_titan > 0 && plan->dp_titan != plan->dp && plan->dp_titan_replicate)
+    {
+      /* HSDP is the other reading where the replicate degree divides dp */
+      g_autofree char *hsdp = plan->dp % plan->dp_titan == 0
+        ? g_strdup_printf (", data_parallel_shard_degree %d beside it for HSDP (%d x %d = %d)",
+                           plan->dp / plan->dp_titan, plan->dp / plan->dp_titan,
+                           plan->dp_titan, plan->dp)
+        : g_strdup ("");
+      return invalid (error, "parallelism.data_parallel_replicate_degree %d without a shard "
+                      "degree (DDP over its ranks) in the plan file disagrees with world / (tp "
+                      "x pp x cp) = %d / %" G_GINT64_FORMAT " = %d: TorchTitan asserts the "
+                      "degrees multiply to the world (hint: data_parallel_replicate_degree %d "
+                      "for DDP over all of dp%s, or --gpus %" G_GINT64_FORMAT ")",
+                      plan->dp_titan, plan->world_size, model_par, plan->dp, plan->dp, hsdp,
+                      model_par * plan->dp_titan);
+    }
   if (plan->dp_titan > 0 && plan->dp_titan != plan->dp)
     return invalid (error, "parallelism.data_parallel_shard_degree x data_parallel_replicate_"
                     "degree = %d in the plan file disagrees with world / (tp x pp x cp) = %d / %"
@@ -1044,8 +1060,9 @@ resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError 
         {
           if (plan->dp % plan->dp_replicate != 0)
             return invalid (error, "--data-parallel-replicate-degree %d does not divide dp "
-                            "= %d (hint: --data-parallel-replicate-degree %d)",
-                            plan->dp_replicate, plan->dp,
+                            "= world / (tp x pp x cp) = %d / %d = %d (hint: "
+                            "--data-parallel-replicate-degree %d)", plan->dp_replicate,
+                            plan->world_size, plan->tp * plan->pp * plan->cp, plan->dp,
                             largest_divisor_at_most (plan->dp, plan->dp_replicate));
           plan->hsdp_shard_size = plan->dp / plan->dp_replicate;
           plan->sharding = PLAN_SHARD_HSDP;

@@ -1158,6 +1158,7 @@ plan_drop_file_counts (Plan *plan, gboolean schedules)
 {
   g_return_if_fail (plan != NULL);
   plan->dp_file = plan->edp_given = plan->grad_accum_given = plan->dp_titan = 0;
+  plan->dp_titan_replicate = FALSE;
   if (!schedules)
     plan->written_defaults = 0;   /* resolved: a copy changed after is not held to them */
   if (schedules && plan->pps_file)

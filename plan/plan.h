@@ -476,6 +476,9 @@ typedef struct {
                                   * is a count (not -1): its world is dp_titan x tp x pp x
                                   * cp (it asserts so); ignored before, the file's 4 read
                                   * as the 8 the world gave */
+  gboolean dp_titan_replicate;   /* dp_titan is a data_parallel_replicate_degree given
+                                  * without a shard degree (DDP over its ranks): the file's
+                                  * 3 read as DDP over the 4 the world gave */
   gboolean pps_file;             /* pp_schedules came from a file tandem wrote (a "summary"
                                   * key), derived there from its local batch: dropped with
                                   * the counts above */

@@ -500,8 +500,8 @@ test_hsdp_degrees_hint (void)
                 "ranks, not dp = 64 (hint: --data-parallel-replicate-degree 8, or leave it "
                 "out: hsdp:8 replicates over the rest)");
   g_autofree char *b = g_strconcat (base, "--data-parallel-replicate-degree 3", NULL);
-  run_assert_error (b, 2, "--data-parallel-replicate-degree 3 does not divide dp = 64 (hint: "
-                "--data-parallel-replicate-degree 2)");
+  run_assert_error (b, 2, "--data-parallel-replicate-degree 3 does not divide dp = world / "
+                "(tp x pp x cp) = 64 / 1 = 64 (hint: --data-parallel-replicate-degree 2)");
 }
 
 /* A trailing "--" (the end of the options, as a script may add) counted as a plan flag:

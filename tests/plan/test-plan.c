@@ -760,6 +760,49 @@ test_plan_json_titan_ac (Fixture *f, gconstpointer data)
     }
 }
 
+/* TorchTitan's data_parallel_replicate_degree in a JSON plan file, against dp = world /
+ * (tp x pp x cp) = 16 / 4 = 4 (TorchTitan's ParallelDims asserts the degrees multiply to
+ * the world). Alone it is DDP over its ranks: 3 was read as DDP over all 4, refused now;
+ * 4 is all of dp (DDP, sharding none). With shard -1 (the rest) it must divide dp: 3 does
+ * not (HSDP over 4 / 3 ranks). */
+static void
+test_plan_json_titan_replicate (Fixture *f, gconstpointer data)
+{
+  static const struct { const char *json; const char *want; } rows[] = {
+    { "{\"parallelism\": {\"tensor_parallel_degree\": 4, "
+      "\"data_parallel_replicate_degree\": 3}}",
+      "parallelism.data_parallel_replicate_degree 3 without a shard degree (DDP over "
+      "its ranks) in the plan file disagrees with world / (tp x pp x cp) = 16 / 4 = 4" },
+    { "{\"parallelism\": {\"tensor_parallel_degree\": 4, "
+      "\"data_parallel_replicate_degree\": 3, \"data_parallel_shard_degree\": -1}}",
+      "does not divide dp = world / (tp x pp x cp) = 16 / 4 = 4" },
+    { "{\"parallelism\": {\"tensor_parallel_degree\": 4, "
+      "\"data_parallel_replicate_degree\": 4}}", NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      plan_clear (&f->plan);
+      plan_init_defaults (&f->plan);
+      g_assert_true (plan_load_json_data (&f->plan, rows[i].json, -1, "inline", &error));
+      g_assert_no_error (error);
+      f->plan.world_size = 16;
+      gboolean ok = plan_resolve (&f->plan, f->model, f->cluster, &error);
+      if (rows[i].want == NULL)
+        {
+          g_assert_no_error (error);
+          g_assert_true (ok);
+          g_assert_cmpint (f->plan.dp, ==, 4);
+          g_assert_cmpint (f->plan.sharding, ==, PLAN_SHARD_NONE);
+          continue;
+        }
+      g_assert_false (ok);
+      if (error == NULL || strstr (error->message, rows[i].want) == NULL)
+        g_error ("row %u: '%s' lacks '%s'", i, error ? error->message : "(no error)",
+                 rows[i].want);
+    }
+}
+
 /* Megatron's CPU offloading in a plan file (activation_checkpoint.cpu_offloading_num_layers,
  * the key plan_to_json writes), and back out: 20 of the 126 layers, no recompute. */
 static void
@@ -1498,6 +1541,8 @@ main (int argc, char **argv)
   g_test_add ("/plan/split/chunk-first-layer-sums", Fixture, NULL, setup,
               test_chunk_first_layer_sums, teardown);
   g_test_add ("/plan/json/titan-ac", Fixture, NULL, setup, test_plan_json_titan_ac, teardown);
+  g_test_add ("/plan/json/titan-replicate", Fixture, NULL, setup,
+              test_plan_json_titan_replicate, teardown);
   g_test_add ("/plan/json/to-json", Fixture, NULL, setup, test_to_json, teardown);
   g_test_add ("/plan/names-apart", Fixture, NULL, setup, test_names_apart, teardown);
   g_test_add ("/plan/resolve/cp-alibi", Fixture, NULL, setup, test_cp_alibi, teardown);
