@@ -1344,29 +1344,68 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
 
 /* ---- plan ----------------------------------------------------------------------------- */
 
-/* `key` (any case) said to be off: "no KEY" / "without KEY", or KEY then any of " :=" and
- * a word off / no / false / disabled / none / 0 ("KEY: off", "KEY=False", "KEY false") */
+/* Whether the mention of a key at `p` (`n` chars) in the lower-case text `t` is said off:
+ * "no KEY" / "without KEY" / "not KEY" / "non-KEY", or KEY then any of " :=" and a word
+ * off / no / false / disabled / none / 0 / "not used" / "unused" ("KEY: off", "KEY=False",
+ * "KEY false", "KEY (not used)") */
+static gboolean
+mention_off (const char *t, const char *p, gsize n)
+{
+  static const char *const before[] = { "no ", "without ", "not ", "non-" };
+  static const char *const off[] = { "off", "no", "false", "disabled", "none", "0",
+                                     "not used", "unused", "(not used", "(unused" };
+  for (guint i = 0; i < G_N_ELEMENTS (before); i++)
+    {
+      gsize b = strlen (before[i]);
+      if ((gsize) (p - t) >= b && strncmp (p - b, before[i], b) == 0
+          && (p - t == (gssize) b || !g_ascii_isalnum (p[-(gssize) b - 1])))
+        return TRUE;
+    }
+  const char *q = p + n;
+  if (g_ascii_isalnum (*q) || *q == '_')
+    return FALSE;
+  while (*q == ' ' || *q == ':' || *q == '=')
+    q++;
+  for (guint i = 0; i < G_N_ELEMENTS (off); i++)
+    if (g_str_has_prefix (q, off[i]) && !g_ascii_isalnum (q[strlen (off[i])]))
+      return TRUE;
+  return FALSE;
+}
+
+/* `key` (any case) said to be off at any of its mentions (mention_off) */
 static gboolean
 named_then_off (const char *text, const char *key)
 {
-  static const char *const off[] = { "off", "no", "false", "disabled", "none", "0" };
   g_autofree char *t = g_ascii_strdown (text, -1);
   gsize n = strlen (key);
   for (const char *p = strstr (t, key); p != NULL; p = strstr (p + 1, key))
-    {
-      if ((p - t >= 3 && strncmp (p - 3, "no ", 3) == 0)
-          || (p - t >= 8 && strncmp (p - 8, "without ", 8) == 0))
-        return TRUE;
-      const char *q = p + n;
-      if (g_ascii_isalnum (*q) || *q == '_')
-        continue;
-      while (*q == ' ' || *q == ':' || *q == '=')
-        q++;
-      for (guint i = 0; i < G_N_ELEMENTS (off); i++)
-        if (g_str_has_prefix (q, off[i]) && !g_ascii_isalnum (q[strlen (off[i])]))
-          return TRUE;
-    }
+    if (mention_off (t, p, n))
+      return TRUE;
   return FALSE;
+}
+
+/* `text` with every mention of one of `keys` (NULL-terminated, lower case) that is said
+ * off (mention_off) overwritten by '#', so that the rules which look for a key match only
+ * what the cell says was used: "fp8 (not MXFP8)" named the mxfp8 recipe, "MXFP8 off; fp8
+ * current scaling" read as "fp8 off" and bf16, "FSDP (not used)" as zero3. Sets *any when
+ * a mention was blanked (may be NULL). g_free the result. */
+static char *
+blank_negated (const char *text, const char *const *keys, gboolean *any)
+{
+  char *out = g_strdup (text);
+  g_autofree char *low = g_ascii_strdown (text, -1);
+  for (guint i = 0; keys[i] != NULL; i++)
+    {
+      gsize n = strlen (keys[i]);
+      for (const char *p = strstr (low, keys[i]); p != NULL; p = strstr (p + 1, keys[i]))
+        if (mention_off (low, p, n))
+          {
+            memset (out + (p - low), '#', n);
+            if (any != NULL)
+              *any = TRUE;
+          }
+    }
+  return out;
 }
 
 /* FSDP (or ZeRO) named only to say it was off: "FSDP off", "no FSDP", "FSDP: disabled",
@@ -1743,11 +1782,22 @@ titan_degree (const char *low, const char *long_key, const char *short_key)
   return 0;
 }
 
+/* The sharding schemes' names, lower case: their mentions said off are blanked before the
+ * rules read the cell (blank_negated) */
+static const char *const sharding_keys[] = {
+  "fsdp", "hsdp", "zero", "hybrid_shard", "hybrid shard", "hybrid-shard", "full shard",
+  "full_shard", "fully shard", "fully_shard", "shard_grad_op", "mics", NULL };
+
 static gboolean
 map_sharding (ResPublishedCase *c, const char *text, const char *framework, const char *notes,
               const char *source, int pp, PlanSharding *out, int *hsdp_shard)
 {
-  g_autofree char *t = g_strstrip (g_strdup (text));
+  /* a scheme named only to say it was not used is no scheme of the row: "FSDP (not used)"
+   * was zero3 (precision reads "(not used)" as off). A cell that names schemes only to
+   * say them off is none, as "FSDP off" is. */
+  gboolean said_off = FALSE;
+  g_autofree char *t = g_strstrip (blank_negated (text, sharding_keys, &said_off));
+  g_autofree char *shown = g_strstrip (g_strdup (text));   /* as written, for a skip */
   *hsdp_shard = 0;
   if (cell_unstated (t))
     *t = '\0';
@@ -1825,7 +1875,7 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
     /* DeepSpeed ZeRO-Offload / ZeRO-Infinity, FSDP CPUOffload: optimizer steps (and
      * parameters) in host or NVMe memory, which no plan models */
     return skip (c, "zero_stage_or_fsdp '%s': optimizer or parameter offloading to host / "
-                 "NVMe memory is not modelled", t);
+                 "NVMe memory is not modelled", shown);
   else if (contains_ci (t, "ZeRO++") || contains_ci (t, "zeropp"))
     *out = PLAN_SHARD_ZERO3;   /* qwZ / hpZ / qgZ not modelled: ZeRO-3's traffic */
   else if (zero_config_stage (t) >= 1)
@@ -1862,9 +1912,11 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
     *out = PLAN_SHARD_NONE;
   else if (g_ascii_strcasecmp (t, "ZeRO") == 0 || g_ascii_strcasecmp (t, "DeepSpeed ZeRO") == 0)
     return skip (c, "zero_stage_or_fsdp '%s' names no ZeRO stage (hint: ZeRO-1, ZeRO-2 or "
-                 "ZeRO-3)", t);
+                 "ZeRO-3)", shown);
+  else if (said_off)
+    *out = PLAN_SHARD_NONE;   /* every scheme it names said off: "FSDP (not used)" */
   else
-    return skip (c, "zero_stage_or_fsdp '%s' not recognised", t);
+    return skip (c, "zero_stage_or_fsdp '%s' not recognised", shown);
   (void) source;
   return TRUE;
 }
@@ -3073,6 +3125,8 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
  *   "fp8 attention", "fp8_dpa", "FP8 DPA" in precision or notes, "incl. attention" /
  *     "including attention" / "attention in fp8" in precision -> also the attention core
  *     in FP8 (TE's fp8_dpa);
+ *   a recipe (or FP4) said off (mention_off: "not MXFP8", "no mxfp8", "MXFP8 off") is
+ *     blanked first (blank_negated), so it names no recipe and reads as no FP8 said off;
  *   the recipe, where the precision names one, first match wins: "MXFP8" / "FP8-MX" /
  *     "fp8mx" / "fp8_mx" (Megatron-Bridge's recipe names) / "FP8 MX" / "MX-FP8" / "1x32" /
  *     "microscaling" / "MX block" -> mxfp8 (skipped on a device without MXFP8 GEMMs); "FP8-SC", "fp8sc",
@@ -3132,16 +3186,31 @@ fp8_attention_negated (const char *text)
   return contains_any_ci (text, neg);
 }
 
+/* The FP8 recipes' and FP4's names, lower case: their mentions said off are blanked
+ * before the precision and recipe rules read the cell (blank_negated) */
+static const char *const recipe_keys[] = {
+  "mxfp8", "fp8-mx", "fp8mx", "fp8_mx", "fp8 mx", "mx-fp8", "mx fp8", "mx_fp8", "microscaling",
+  "fp8-sc", "fp8sc", "fp8_sc", "sub-channel", "subchannel", "blockwise", "block-wise",
+  "block scaling", "block-scaled", "fp8-ss", "fp8_ss", "fp8ss", "rowwise", "row-wise",
+  "per-row", "current scaling", "current-scaling", "current_scaling", "fp8-cs", "fp8cs",
+  "fp8_cs", "tensorwise", "tensor-wise", "delayed scaling", "delayed", "fp8-ds", "fp8_ds",
+  "fp8ds", "nvfp4", "fp4", NULL };
+
 static gboolean
-map_precision (ResPublishedCase *c, const char *text, const char *notes, const char *framework,
+map_precision (ResPublishedCase *c, const char *cell, const char *notes, const char *framework,
                gboolean *fp8)
 {
   *fp8 = FALSE;
   c->fp4 = FALSE;
+  /* a recipe named only to say it was not used is no recipe of the row: "fp8 (not MXFP8)"
+   * and "no mxfp8, fp8 delayed" were the mxfp8 recipe, "MXFP8 off; fp8 current scaling"
+   * bf16 (its "fp8 off" read as FP8 said off). The rules below read the rest; skip
+   * reasons quote the cell as written. */
+  g_autofree char *text = blank_negated (cell, recipe_keys, NULL);
   if (contains_ci (text, "nvfp4") || contains_ci (text, "fp4"))
     {
       if (c->cluster->device.peak_flops[TOPO_DTYPE_FP4] <= 0)
-        return skip (c, "precision '%s': %s has no FP4 tensor cores", text,
+        return skip (c, "precision '%s': %s has no FP4 tensor cores", cell,
                      c->cluster->device.name);
       c->fp4 = TRUE;
       return TRUE;
@@ -3160,18 +3229,18 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, const c
                                            "16-bit", "16 bit", "bf-16", "fp-16", "fp 16",
                                            "bfloat", "brain float", "float 16", "8-bit float",
                                            "fp-8", "fp 8", NULL };
-  g_autofree char *stripped = g_strstrip (g_strdup (text));
-  if (!*fp8 && !contains_any_ci (text, low_float))
+  g_autofree char *stripped = g_strstrip (g_strdup (cell));
+  if (!*fp8 && !contains_any_ci (cell, low_float))
     {
       if (contains_ci (text, "int8"))
-        return skip (c, "precision '%s': integer (INT8) training GEMMs are not modelled", text);
+        return skip (c, "precision '%s': integer (INT8) training GEMMs are not modelled", cell);
       if (contains_ci (text, "fp32") || contains_ci (text, "float32") || contains_ci (text, "tf32")
           || contains_ci (text, "full precision"))
         return skip (c, "precision '%s': 32-bit training (TF32 or FP32 GEMMs) is not mapped "
-                     "(hint: a run with 16-bit GEMMs and fp32 master weights is 'bf16')", text);
+                     "(hint: a run with 16-bit GEMMs and fp32 master weights is 'bf16')", cell);
       if (*stripped != '\0' && !cell_unstated (stripped))
         return skip (c, "precision '%s' not recognised (hint: bf16, fp16, fp8, mxfp8 or nvfp4)",
-                     text);
+                     cell);
     }
   /* bf16 named, and fp16 not, on a device without BF16 tensor cores (V100): the run
    * cannot have been what the row says */
@@ -3180,7 +3249,7 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, const c
       && !contains_ci (text, "fp16") && !contains_ci (text, "half")
       && !(contains_ci (text, "float16") && !contains_ci (text, "bfloat16")))
     return skip (c, "precision '%s': %s has no BF16 tensor cores (hint: Volta runs used fp16; "
-                 "check the gpu_type and precision cells)", text, c->cluster->device.name);
+                 "check the gpu_type and precision cells)", cell, c->cluster->device.name);
   c->fp8_attention = *fp8 && (contains_ci (text, "fp8 attention") || contains_ci (text, "fp8_dpa")
                               || contains_ci (text, "fp8 dpa") || contains_ci (text, "incl. attention")
                               || contains_ci (text, "including attention")
@@ -3217,7 +3286,7 @@ map_precision (ResPublishedCase *c, const char *text, const char *notes, const c
   if (*fp8 && contains_any_ci (text, mx))
     {
       if (!c->cluster->device.mxfp8)
-        return skip (c, "precision '%s': %s has no MXFP8 block-scaled GEMMs", text,
+        return skip (c, "precision '%s': %s has no MXFP8 block-scaled GEMMs", cell,
                      c->cluster->device.name);
       c->plan.fp8_recipe = FW_SCALING_BLOCK;
     }

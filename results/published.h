@@ -227,7 +227,9 @@
  * |                           |   NeMo's recipe codes joined to fp8 or in brackets           |
  * |                           |   ("fp8_ds", "FP8 (DS)" delayed, "(CS)", "(MX)", "(SC)",     |
  * |                           |   "fp8_ss" sub-channel: blockwise);                          |
- * |                           |   else the                                                   |
+ * |                           |   a recipe said off ("not MXFP8", "no mxfp8", "MXFP8 off")   |
+ * |                           |   is no recipe of the row: "fp8 (not MXFP8)" -> the stack's, |
+ * |                           |   "MXFP8 off; fp8 current scaling" -> tensorwise; else the   |
  * |                           |   stack's                                                    |
  * | attention                 | unfused (scores materialized) when source or framework is    |
  * |                           |   dated 2017-2022 or SC'21, or the framework is DeepSpeed /  |

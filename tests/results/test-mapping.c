@@ -283,6 +283,11 @@ test_sharding (void)
     { "no FSDP (DDP)", "PyTorch", 1, PLAN_SHARD_NONE },
     { "NO_SHARD", "PyTorch FSDP", 1, PLAN_SHARD_NONE },
     { "ZeRO-0", "DeepSpeed", 1, PLAN_SHARD_NONE },
+    /* a scheme said not used is no scheme of the row, as precision reads "FP8 (not used)":
+     * "FSDP (not used)" names FSDP only to say it was off, none (it was zero3); a scheme
+     * said off beside one used is the one used */
+    { "FSDP (not used)", "PyTorch", 1, PLAN_SHARD_NONE },
+    { "ZeRO-1 (not FSDP)", "DeepSpeed", 1, PLAN_SHARD_ZERO1 },
     /* ZeRO stages */
     { "ZeRO-1 (DeepSpeed)", "DeepSpeed", 1, PLAN_SHARD_ZERO1 },
     { "distributed optimizer", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
@@ -664,6 +669,8 @@ test_precision (void)
     /* FP8 said unused (read as fp8) */
     { "FP8 (not used)", FALSE, FALSE },
     { "bf16, fp8 unused", FALSE, FALSE },
+    /* MXFP8 said off names no FP8 that ran: bf16, the default */
+    { "MXFP8 off", FALSE, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -756,6 +763,15 @@ test_precision (void)
     { "B200-SXM-180GB", "fp8 (mx)", FW_SCALING_BLOCK },
     { "H100-SXM-80GB", "FP8 (SC)", FW_SCALING_BLOCKWISE },
     { "H100-SXM-80GB", "fp8_ss", FW_SCALING_BLOCKWISE },
+    /* a recipe named only to say it was not used (mention_off: "not KEY", "no KEY", "KEY
+     * off") is no recipe of the row: "fp8 (not MXFP8)" names none, the stack's (-1; it
+     * was mxfp8); "no mxfp8, fp8 delayed" is delayed (it was mxfp8); "MXFP8 off; fp8
+     * current scaling" is fp8 with tensorwise scaling (its "fp8 off" inside "MXFP8 off"
+     * read as FP8 said off: bf16) */
+    { "B200-SXM-180GB", "fp8 (not MXFP8)", -1 },
+    { "B200-SXM-180GB", "no mxfp8, fp8 delayed", FW_SCALING_DELAYED },
+    { "B200-SXM-180GB", "MXFP8 off; fp8 current scaling", FW_SCALING_CURRENT },
+    { "B200-SXM-180GB", "fp8, delayed scaling (not blockwise)", FW_SCALING_DELAYED },
   };
   for (guint i = 0; i < G_N_ELEMENTS (recipes); i++)
     {
