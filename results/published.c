@@ -1522,10 +1522,34 @@ count_after_word (const char *t, const char *key)
   return 0;
 }
 
+/* The count before `key` in t: a whole number, then spaces, '-' or '_' and an optional
+ * "way" ("2 replicas", "4-way replicated"), at any occurrence of key; 0 when none. */
+static int
+count_before_word (const char *t, const char *key)
+{
+  for (const char *p = strstr (t, key); p != NULL; p = strstr (p + 1, key))
+    {
+      const char *q = p;
+      while (q > t && (q[-1] == ' ' || q[-1] == '-' || q[-1] == '_'))
+        q--;
+      if (q - t >= 3 && g_str_has_prefix (q - 3, "way"))
+        for (q -= 3; q > t && (q[-1] == ' ' || q[-1] == '-' || q[-1] == '_'); q--)
+          ;
+      if (q == t || !g_ascii_isdigit (q[-1]))
+        continue;
+      while (q > t && g_ascii_isdigit (q[-1]))
+        q--;
+      return (int) MIN (g_ascii_strtoll (q, NULL, 10), G_MAXINT);
+    }
+  return 0;
+}
+
 /* The shard group an HSDP text states: a number named as the shard ("shard 16", "shard
  * group size 32", "dp_shard=16"), else the replica count as -R ("replicate 4",
- * "data_parallel_replicate_degree=2": the caller divides dp by it), else the first number
- * after "hsdp", "hybrid" or "shard group" ("HSDP 8x16", "hsdp:8"); 0 when none. */
+ * "data_parallel_replicate_degree=2", "2 replicas": the caller divides dp by it), else the
+ * first number after "hsdp", "hybrid" or "shard group" ("HSDP 8x16", "hsdp:8"); 0 when
+ * none. A count before "replicas" is a replica count: "HSDP, 2 replicas" on dp 128 was a
+ * shard group of 2 (the first number after "hsdp"), where it is 128 / 2 = 64. */
 static int
 hsdp_shard_size_in (const char *t)
 {
@@ -1537,6 +1561,8 @@ hsdp_shard_size_in (const char *t)
   n = count_after_word (low, "replicate");
   if (n <= 0)
     n = count_after_word (low, "replica");
+  if (n <= 0)
+    n = count_before_word (low, "replica");
   if (n > 0)
     return -n;
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
@@ -1562,15 +1588,19 @@ hsdp_shard_size_in (const char *t)
  *                     names no stack, "MCore" or a Megatron-LM from 2023; FSDP stacks
  *                     zero3, DeepSpeed zero1);
  *  negated         -> "FSDP off", "no FSDP", "NO_SHARD", "ZeRO-0", and a whole cell
- *                     "no" / "off" / "false" / "disabled" / "0": none;
+ *                     "no" / "off" / "false" / "disabled" / "0": none; a scheme said off
+ *                     (mention_off: "FSDP (not used)", "not FSDP") is blanked before the
+ *                     rules below, and a cell that names only such is none;
  *  a bare stage    -> a whole cell "1" / "2" / "3": DeepSpeed's zero_optimization.stage;
  *  HSDP            -> "HSDP", "HYBRID_SHARD", "hybrid shard", DeepSpeed's "MiCS": hsdp,
  *                     shard group from the text ("shard 16", "dp_shard=16",
- *                     "mics_shard_size=16"; "replicate 4" = groups of dp / 4; else the
- *                     first number, "HSDP 16x4"; FSDP1's "_HYBRID_SHARD_ZERO2" names no
- *                     group) or one server's data-parallel ranks, its devices / (tp x cp)
- *                     (FSDP's HYBRID_SHARD shards within a node, where TP and CP take the
- *                     innermost devices);
+ *                     "mics_shard_size=16"; "replicate 4" or "2 replicas" = groups of
+ *                     dp / R; else the first number, "HSDP 16x4"; FSDP1's
+ *                     "_HYBRID_SHARD_ZERO2" names no group; a stated group or R that does
+ *                     not divide dp: skipped; a group of 1: none, of dp: zero3) or one
+ *                     server's data-parallel ranks, its devices / (tp x cp) (FSDP's
+ *                     HYBRID_SHARD shards within a node, where TP and CP take the
+ *                     innermost devices), skipped where that is 1 (tp 8 on 8 GPUs);
  *  MaxText mesh    -> "fsdp=8, dcn=16", "ici_fsdp 256 x dcn_data 4": hsdp, shard group the
  *                     fsdp size, when the dcn count is above 1 (else the FSDP rule below);
  *  ZeRO++          -> "ZeRO++", "zeropp": zero3. DeepSpeed ZeRO++ is ZeRO-3 with int8
@@ -2805,23 +2835,50 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     return FALSE;
   if (p->sharding == PLAN_SHARD_HSDP)
     {
+      g_autofree char *zs = g_strstrip (g_strdup (get (csv, row, "zero_stage_or_fsdp")));
       /* no group stated: one server (FSDP's HYBRID_SHARD shards within a node), its
        * devices over tp x cp: a shard group counts data-parallel ranks, and TP and CP take
        * the innermost devices (Megatron's and torchtitan's rank order), so an 8-GPU server
-       * at tp 2 holds 4 of them */
+       * at tp 2 holds 4 of them. A server that holds one rank (tp 8 on 8 GPUs) gives a
+       * group of 1, which shards nothing: it was predicted as "hsdp, shard group 1", plain
+       * replication under HSDP's name; the row says it sharded, but not over what. */
       if (hsdp_shard == 0)
         {
           gint64 server = (gint64) c->cluster->levels[0].count;
           hsdp_shard = (int) (server % (tp * cp) == 0 && server >= tp * cp
                                 ? server / (tp * cp) : server);
+          if (hsdp_shard == 1)
+            return skip (c, "zero_stage_or_fsdp '%s' states no shard group, and the default, "
+                         "one server's data-parallel ranks (%" G_GINT64_FORMAT " GPUs / (tp %"
+                         G_GINT64_FORMAT " x cp %" G_GINT64_FORMAT ")), is 1, which shards "
+                         "nothing (hint: the group, e.g. 'HSDP, shard %" G_GINT64_FORMAT "')",
+                         zs, server, tp, cp, dp);
+          if (hsdp_shard > dp || dp % hsdp_shard != 0)
+            hsdp_shard = (int) dp;   /* a group larger than DP shards over all of DP */
         }
-      if (hsdp_shard < 0)   /* R replicas stated: groups of dp / R */
-        hsdp_shard = dp % -hsdp_shard == 0 ? (int) (dp / -hsdp_shard) : (int) dp;
-      if (hsdp_shard > dp || dp % hsdp_shard != 0)
-        hsdp_shard = (int) dp;   /* a group larger than DP shards over all of DP */
+      /* A stated group or replica count that does not divide dp: the row cannot be what
+       * it says ("HSDP shard 3" and "HSDP 256" on dp 128 were predicted as zero3 over all
+       * 128 ranks, the stated group dropped without a word) */
+      else if (hsdp_shard < 0)   /* R replicas stated: groups of dp / R */
+        {
+          if (dp % -hsdp_shard != 0)
+            return skip (c, "zero_stage_or_fsdp '%s': %d replicas do not divide dp %"
+                         G_GINT64_FORMAT, zs, -hsdp_shard, dp);
+          hsdp_shard = (int) (dp / -hsdp_shard);
+        }
+      else if (hsdp_shard > dp || dp % hsdp_shard != 0)
+        return skip (c, "zero_stage_or_fsdp '%s': shard group %d does not divide dp %"
+                     G_GINT64_FORMAT, zs, hsdp_shard, dp);
       p->hsdp_shard_size = hsdp_shard;
       if (hsdp_shard == dp)
         p->sharding = PLAN_SHARD_ZERO3;
+      /* a stated group of 1 (or dp replicas) shards nothing: replication, DDP, as
+       * torchtitan's data_parallel_shard_degree 1 reads */
+      else if (hsdp_shard == 1)
+        {
+          p->sharding = PLAN_SHARD_NONE;
+          p->hsdp_shard_size = 0;
+        }
     }
   if (!map_recompute (c, get (csv, row, "recompute"), get (csv, row, "notes"),
                       get (csv, row, "flops_convention"), &p->recompute))

@@ -135,8 +135,13 @@
  * |                           |   "zero_optimization.stage=N" -> that ZeRO stage; Megatron-  |
  * |                           |   FSDP's "optim_grads_params" / "optim_grads" -> zero3 /     |
  * |                           |   zero2; "HSDP"/"HYBRID_SHARD"/"MiCS" -> hsdp (group from    |
- * |                           |   the text, else one server's DP ranks: its devices / (tp x  |
- * |                           |   cp)); "ZeRO-1" / "distributed optimizer" / "DistOpt" /     |
+ * |                           |   the text: "shard 16", "replicate 4" or "2 replicas" (dp /  |
+ * |                           |   R), "HSDP 16x4"; one that does not divide dp -> skipped; a |
+ * |                           |   group of 1 -> none, of dp -> zero3; else one server's DP   |
+ * |                           |   ranks: its devices / (tp x cp), skipped where that is 1, a |
+ * |                           |   server holding one DP rank); a scheme said off ("FSDP (not |
+ * |                           |   used)", "not HSDP") is no scheme: a cell naming only such  |
+ * |                           |   -> none; "ZeRO-1" / "distributed optimizer" / "DistOpt" /  |
  * |                           |   NeMo's "distributed_fused_adam" -> zero1; "ZeRO++" ->      |
  * |                           |   zero3 (its                                                 |
  * |                           |   qwZ/hpZ/qgZ compression not modelled); "ZeRO-2", "stage 2",|

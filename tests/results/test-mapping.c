@@ -432,6 +432,11 @@ test_sharding (void)
     { "hybrid shard, shard group size 32", 32 },
     { "HSDP (dp_shard=16, dp_replicate=4)", 16 },
     { "HSDP 16x4", 16 },
+    /* a replica count written before its word: "2 replicas" leaves groups of dp / 2 =
+     * 64 / 2 = 32 (the first number after "hsdp" was read as the group, 2); "4-way
+     * replicated" groups of 64 / 4 = 16 */
+    { "HSDP, 2 replicas", 32 },
+    { "HSDP, 4-way replicated", 16 },
     /* torchtitan's degrees without the word HSDP (not recognised before): replicate > 1
      * and shard > 1 is HSDP; shard -1 takes the ranks left, 64 / 4 = 16 */
     { "dp_shard 16, dp_replicate 4", 16 },
@@ -533,6 +538,41 @@ test_sharding (void)
                  hd[i].tp, h->plan.sharding, h->plan.hsdp_shard_size, hd[i].group,
                  h->skip_reason ? h->skip_reason : "");
     }
+  /* A stated group or replica count that does not divide dp (64 GPUs at tp 1: dp 64) is
+   * skipped, naming it: "HSDP shard 3" and "HSDP 256" were zero3 over all 64 ranks, the
+   * stated group dropped without a word. A stated group of 1 shards nothing: none, as
+   * torchtitan's dp_shard=1 reads; a group of all 64 is FSDP over the whole of DP. */
+  static const struct { const char *text; const char *why; PlanSharding want; int group; } hb[] = {
+    { "HSDP shard 3", "'HSDP shard 3': shard group 3 does not divide dp 64", 0, 0 },
+    { "HSDP 256", "'HSDP 256': shard group 256 does not divide dp 64", 0, 0 },
+    { "HSDP, 3 replicas", "'HSDP, 3 replicas': 3 replicas do not divide dp 64", 0, 0 },
+    { "HSDP shard 1", NULL, PLAN_SHARD_NONE, 0 },
+    { "HSDP shard 64", NULL, PLAN_SHARD_ZERO3, 64 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (hb); i++)
+    {
+      g_autoptr (ResPublishedCase) h = row ("H100-SXM-80GB", 64, 1, hb[i].text, "torchtitan",
+                                            "bf16");
+      if (hb[i].why != NULL
+          ? (h->ready || h->skip_reason == NULL || strstr (h->skip_reason, hb[i].why) == NULL)
+          : (!h->ready || h->plan.sharding != hb[i].want
+             || h->plan.hsdp_shard_size != hb[i].group))
+        g_error ("'%s': ready %d, sharding %d, group %d (%s)", hb[i].text, h->ready,
+                 h->plan.sharding, h->plan.hsdp_shard_size,
+                 h->skip_reason ? h->skip_reason : "");
+    }
+  /* No group stated at tp 8: the documented default, one server's data-parallel ranks,
+   * is 8 GPUs / (tp 8 x cp 1) = 1, which shards nothing; the row says it sharded, but
+   * not over what: skipped, asking for the group (it was "hsdp, shard group 1"). 64 GPUs
+   * at tp 8: dp 8. */
+  g_autoptr (ResPublishedCase) h8 = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "zero_stage_or_fsdp,framework,global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,64,16,1024,16,16384,1024,8,1,HSDP,PyTorch FSDP,256,1.0\n");
+  g_assert_false (h8->ready);
+  g_assert_nonnull (strstr (h8->skip_reason, "zero_stage_or_fsdp 'HSDP' states no shard group, "
+                            "and the default, one server's data-parallel ranks (8 GPUs / (tp 8 "
+                            "x cp 1)), is 1, which shards nothing"));
   /* "ZeRO" without its stage: skipped, asking for it */
   g_autoptr (ResPublishedCase) zs = row ("H100-SXM-80GB", 8, 1, "ZeRO", "DeepSpeed", "bf16");
   g_assert_false (zs->ready);
