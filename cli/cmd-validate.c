@@ -367,10 +367,8 @@ published_rows (const ResCsv *csv, GPtrArray *texts)
   GArray *rows = g_array_new (FALSE, TRUE, sizeof (ResPublishedRow));
   for (guint r = 0; r < res_csv_n_rows (csv); r++)
     {
-      g_autofree char *id_cell = g_strstrip (g_strdup (res_csv_get (csv, r, "row_id")));
-      char *end = NULL;
-      gint64 id = g_ascii_strtoll (id_cell, &end, 10);
-      if (end == id_cell || *end != '\0' || id < 0)
+      gint64 id;
+      if (!res_published_row_id (csv, r, &id))
         continue;
       g_autoptr (JsonBuilder) b = json_builder_new ();
       json_builder_begin_object (b);
@@ -406,9 +404,8 @@ explain_row (const ResCsv *csv, gint64 id, const char *const *cost, TopoCluster 
 {
   for (guint r = 0; r < res_csv_n_rows (csv); r++)
     {
-      g_autofree char *cell = g_strstrip (g_strdup (res_csv_get (csv, r, "row_id")));
-      char *end = NULL;
-      if (g_ascii_strtoll (cell, &end, 10) != id || end == cell || *end != '\0')
+      gint64 v;
+      if (!res_published_row_id (csv, r, &v) || v != id)
         continue;
       g_autoptr (ResPublishedCase) c = res_published_case_new_on (csv, r, cluster);
       if (cluster != NULL)
@@ -422,25 +419,30 @@ explain_row (const ResCsv *csv, gint64 id, const char *const *cost, TopoCluster 
       fputs (shown, stdout);
       return CLI_EXIT_OK;
     }
-  /* the ids the file holds, for the hint (it said only "no row with that row_id") */
+  /* the ids the file holds, for the hint (it said only "no row with that row_id"), and
+   * the first id that is no whole number (a "4.5" the user may have meant) */
   gint64 lo = G_MAXINT64, hi = G_MININT64;
+  const char *unread = NULL;
   for (guint r = 0; r < res_csv_n_rows (csv); r++)
     {
-      g_autofree char *cell = g_strstrip (g_strdup (res_csv_get (csv, r, "row_id")));
-      char *end = NULL;
-      gint64 v = g_ascii_strtoll (cell, &end, 10);
-      if (end != cell && *end == '\0')
+      gint64 v;
+      if (res_published_row_id (csv, r, &v))
         {
           lo = MIN (lo, v);
           hi = MAX (hi, v);
         }
+      else if (unread == NULL)
+        unread = res_csv_get (csv, r, "row_id");
     }
+  g_autofree char *also = unread != NULL
+    ? g_strdup_printf ("; row_id '%s' is not a whole number, a row validate skips", unread)
+    : g_strdup ("");
   if (lo > hi)
     return cli_fail (CLI_EXIT_USAGE, "--explain %" G_GINT64_FORMAT ": no row with that row_id "
-                     "(hint: the file has no numeric row_id)", id);
+                     "(hint: the file has no whole-number row_id%s)", id, also);
   return cli_fail (CLI_EXIT_USAGE, "--explain %" G_GINT64_FORMAT ": no row with that row_id "
-                   "(hint: its row ids run from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT ")",
-                   id, lo, hi);
+                   "(hint: its row ids run from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT "%s)",
+                   id, lo, hi, also);
 }
 
 static void
@@ -663,8 +665,9 @@ cli_cmd_validate (int argc, char **argv)
       gint64 lo = G_MAXINT64, hi = G_MININT64;
       for (guint r = 0; r < res_csv_n_rows (csv); r++)
         {
-          gint64 id = g_ascii_strtoll (res_csv_get (csv, r, "row_id"), NULL, 10);
-          lo = MIN (lo, id), hi = MAX (hi, id);
+          gint64 id;
+          if (res_published_row_id (csv, r, &id))
+            lo = MIN (lo, id), hi = MAX (hi, id);
           const char *t = res_csv_get (csv, r, "gpu_type");
           char *base = g_strstrip (g_strndup (t, strcspn (t, "(")));
           gboolean seen = *base == '\0' || types->len >= 8;
@@ -677,12 +680,14 @@ cli_cmd_validate (int argc, char **argv)
         }
       g_ptr_array_add (types, NULL);
       g_autofree char *list = g_strjoinv (", ", (char **) types->pdata);
-      return cli_fail (CLI_EXIT_USAGE, "%s%s%s%s%s%s selects no row of %s (row ids %"
-                       G_GINT64_FORMAT "-%" G_GINT64_FORMAT "; gpu types such as %s) (hint: "
-                       "--only takes ids of its row_id column, --gpu-type a part of a "
-                       "gpu_type, any case)", only ? "--only " : "", only ? only : "",
+      g_autofree char *range = lo <= hi
+        ? g_strdup_printf ("row ids %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT, lo, hi)
+        : g_strdup ("no whole-number row id");
+      return cli_fail (CLI_EXIT_USAGE, "%s%s%s%s%s%s selects no row of %s (%s; gpu types such "
+                       "as %s) (hint: --only takes ids of its row_id column, --gpu-type a part "
+                       "of a gpu_type, any case)", only ? "--only " : "", only ? only : "",
                        only && gpu_type ? " with " : "", gpu_type ? "--gpu-type '" : "",
-                       gpu_type ? gpu_type : "", gpu_type ? "'" : "", argv[1], lo, hi, list);
+                       gpu_type ? gpu_type : "", gpu_type ? "'" : "", argv[1], range, list);
     }
 
   /* the table data/accuracy.json holds (results/accuracy.h): nothing else printed or

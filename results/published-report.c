@@ -251,10 +251,9 @@ res_published_validate (const ResCsv *csv, const ResPublishedOptions *opts)
   GArray *kept = g_array_new (FALSE, FALSE, sizeof (guint));
   for (guint r = 0; r < res_csv_n_rows (csv); r++)
     {
-      g_autofree char *id_cell = g_strstrip (g_strdup (res_csv_get (csv, r, "row_id")));
-      char *end = NULL;
-      gint64 id = g_ascii_strtoll (id_cell, &end, 10);
-      if (opts->only_ids != NULL && (end == id_cell || !id_kept (id, opts)))
+      /* the id as the mapping reads it (res_published_row_id: "4.0" is 4, "1e1" 10) */
+      gint64 id = -1;
+      if (opts->only_ids != NULL && (!res_published_row_id (csv, r, &id) || !id_kept (id, opts)))
         continue;
       if (!gpu_kept (res_csv_get (csv, r, "gpu_type"), opts))
         continue;

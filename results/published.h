@@ -452,6 +452,11 @@ gint64            res_published_row_gpus (const ResCsv *csv, guint row);
  * 1: the number it starts with, a decimal comma being refused elsewhere): the row-id
  * duplicate check keys ids by it. FALSE when the cell is no such count. */
 gboolean          res_published_cell_count (const char *cell, gint64 *out);
+/* The row_id of row `row` (res_published_cell_count of its cell: "7", "4.0" and "1e1" are
+ * 7, 4 and 10); FALSE when it is no whole number from 1 to 2^31 - 1 ("4.5", "x", "0"), a
+ * row the mapping skips saying so. validate, --only, --explain and the store read ids by
+ * it alone. */
+gboolean          res_published_row_id (const ResCsv *csv, guint row, gint64 *out);
 /* Pipeline schedules a step (plan.h pp_schedules) from a row's notes ("LBS <n> (local batch
  * per pipeline step)"): GBS / (dp x n); 1 where the notes state none. */
 int               res_pub_pp_schedules (const char *notes, gint64 global_batch, gint64 dp,

@@ -124,6 +124,63 @@ test_missing_columns (void)
   remove_tree (dir);
 }
 
+/* validate, --explain and --only read row_id one way (res_published_row_id): a row_id
+ * "4.0" was predicted as row 4 while --explain 4 found no such row; "1e1" was row 10 while
+ * --explain 10 said the file had no numeric row_id and --only 10 named the ids "1-1". A
+ * row_id that is no whole number ("4.5") is skipped saying so, and --explain names it. */
+static void
+test_row_id_one_reading (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tandem-validate-input-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  run_tandem_set_tmp (dir);
+  g_autofree char *path = g_build_filename (dir, "in.csv", NULL);
+  static const struct { const char *cell; const char *id; } ids[] = {
+    { "4.0", "4" }, { "1e1", "10" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "global_batch,step_time_s\n%s,GPT,H100-SXM-80GB,8,16,1024,16,50304,2048,1,1,32,1.5\n",
+        ids[i].cell);
+      g_assert_true (g_file_set_contents (path, text, -1, NULL));
+      RunResult r = { 0 };
+      g_autofree char *explain = g_strdup_printf ("validate {TMP}/in.csv --no-db --explain %s",
+                                                  ids[i].id);
+      run_tandem (explain, &r);
+      g_autofree char *head = g_strdup_printf ("row %s: GPT", ids[i].id);
+      if (r.status != 0 || !g_str_has_prefix (r.out, head))
+        g_error ("row_id '%s', --explain %s: exit %d, '%s' '%s'", ids[i].cell, ids[i].id,
+                 r.status, r.out, r.err);
+      run_result_clear (&r);
+      g_autofree char *only = g_strdup_printf ("validate {TMP}/in.csv --no-db --only %s",
+                                               ids[i].id);
+      run_tandem (only, &r);
+      if (r.status != 0 || strstr (r.out, "summary: 1 predicted, 0 skipped") == NULL)
+        g_error ("row_id '%s', --only %s: exit %d, '%s' '%s'", ids[i].cell, ids[i].id,
+                 r.status, r.out, r.err);
+      run_result_clear (&r);
+    }
+  g_assert_true (g_file_set_contents (path,
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+    "step_time_s\n4.5,GPT,H100-SXM-80GB,8,16,1024,16,50304,2048,1,1,32,1.5\n", -1, NULL));
+  RunResult r = { 0 };
+  run_tandem ("validate {TMP}/in.csv --no-db", &r);
+  g_assert_nonnull (strstr (r.out, "row_id '4.5' is not a whole number"));
+  run_result_clear (&r);
+  run_tandem ("validate {TMP}/in.csv --no-db --explain 4", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--explain 4: no row with that row_id (hint: the file has no "
+                                   "whole-number row_id; row_id '4.5' is not a whole number"));
+  run_result_clear (&r);
+  run_tandem ("validate {TMP}/in.csv --no-db --only 4", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "(no whole-number row id;"));
+  run_result_clear (&r);
+  remove_tree (dir);
+}
+
 /* predict --help names every framework preset that --framework takes: the list of
  * `tandem --help` ("frameworks: ..."), which comes from the presets compiled in. It
  * lacked megatron-lm-2021. */
@@ -368,6 +425,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/validate-input/default-stack-named", test_default_stack_named);
   g_test_add_func ("/cli/validate-input/control-chars-escaped", test_control_chars_escaped);
   g_test_add_func ("/cli/validate-input/missing-columns", test_missing_columns);
+  g_test_add_func ("/cli/validate-input/row-id-one-reading", test_row_id_one_reading);
   g_test_add_func ("/cli/validate-input/framework-help", test_framework_help);
   g_test_add_func ("/cli/validate-input/explain-fp8-line", test_explain_fp8_line);
   g_test_add_func ("/cli/validate-input/show-cluster-sources", test_show_cluster_sources);

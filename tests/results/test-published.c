@@ -154,6 +154,36 @@ test_csv_bad_row_id (void)
     }
 }
 
+/* One reading of row_id (res_published_row_id) for the mapping and --only: "1e1" was
+ * predicted as row 10 while --only 10 dropped it (strtoll read 1 of "1e1"). The cells
+ * "4.0", "1e1" and "4.5" are the numbers 4, 10 and 4.5; the first two whole, the third
+ * refused as the mapping refuses it. */
+static void
+test_row_id_one_reading (void)
+{
+  static const struct { const char *cell; gboolean whole; gint64 id; } ids[] = {
+    { "4.0", TRUE, 4 }, { "1e1", TRUE, 10 }, { "7", TRUE, 7 }, { "4.5", FALSE, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("row_id,model\n%s,GPT\n", ids[i].cell);
+      g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+      g_assert_nonnull (csv);
+      gint64 v = 0;
+      g_assert_cmpint (res_published_row_id (csv, 0, &v), ==, ids[i].whole);
+      g_autoptr (ResPublishedCase) c = res_published_case_new (csv, 0);
+      g_assert_cmpint (c->row_id, ==, ids[i].whole ? ids[i].id : -1);
+      if (!ids[i].whole)
+        continue;
+      g_assert_cmpint (v, ==, ids[i].id);
+      /* --only ID keeps the row the mapping numbers ID, and only it */
+      ResPublishedOptions opts = { .only_ids = &ids[i].id, .n_only_ids = 1 };
+      g_autoptr (ResPublishedReport) r = res_published_validate (csv, &opts);
+      g_assert_cmpuint (r->cases->len, ==, 1);
+      g_assert_cmpint (((ResPublishedCase *) r->cases->pdata[0])->row_id, ==, ids[i].id);
+    }
+}
+
 /* ---- mapping -------------------------------------------------------------------------- */
 
 /* Row 1, the Llama 3 405B production run on 8,192 GPUs. */
@@ -1134,6 +1164,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/published/csv-quoting", test_csv_quoting);
   g_test_add_func ("/results/published/csv-inline", test_csv_inline);
   g_test_add_func ("/results/published/csv-bad-row-id", test_csv_bad_row_id);
+  g_test_add_func ("/results/published/row-id-one-reading", test_row_id_one_reading);
   g_test_add_func ("/results/published/csv-short-rows", test_csv_short_rows);
   g_test_add_func ("/results/published/mb-scaling", test_mb_scaling);
   g_test_add_func ("/results/published/v-sweep", test_v_sweep);
