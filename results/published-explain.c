@@ -153,13 +153,23 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
         g_string_append_printf (s, "  %-20s %-44s -> none trained (the moe cell's mtp_layers is "
                                 "0 or absent: Megatron's default, no --mtp-num-layers)\n",
                                 "mtp", "");
-      if (p->sharding == PLAN_SHARD_HSDP)
+      /* the derived counts only where the plan has them: a row skipped before its group
+       * or its micro-batches were derived printed "hsdp, shard group 0" and "191 (0
+       * micro-batches per step)", the skip line below saying why there is none */
+      if (p->sharding == PLAN_SHARD_HSDP && p->hsdp_shard_size > 0)
         LINE ("zero_stage_or_fsdp", "hsdp, shard group %d", p->hsdp_shard_size);
+      else if (p->sharding == PLAN_SHARD_HSDP)
+        LINE ("zero_stage_or_fsdp", "hsdp, no shard group%s",
+              c->skip_reason != NULL ? " (skipped: below)" : "");
       else
         LINE ("zero_stage_or_fsdp", "%s", plan_sharding_name (p->sharding));
       LINE ("micro_batch", "%d", p->micro_batch);
-      LINE ("global_batch", "%d (%d micro-batch%s per step)", p->global_batch, p->grad_accum,
-            p->grad_accum == 1 ? "" : "es");
+      if (p->grad_accum > 0)
+        LINE ("global_batch", "%d (%d micro-batch%s per step)", p->global_batch, p->grad_accum,
+              p->grad_accum == 1 ? "" : "es");
+      else
+        LINE ("global_batch", "%d (micro-batches per step not derived%s)", p->global_batch,
+              c->skip_reason != NULL ? ": skipped, below" : "");
       /* --recompute-modules other than core_attn (plan.h): named next to the granularity,
        * so "selective (modules: layernorm, moe_act)" does not read as no recompute */
       g_autofree char *modules = plan_recompute_modules_string (p);

@@ -727,6 +727,47 @@ skip (ResPublishedCase *c, const char *format, ...)
   return FALSE;
 }
 
+/* A plan_resolve message as a validate skip reason: its hint names predict's flags ("hint:
+ * --global-batch-size 144 or 192", "add --sequence-parallel"), which a CSV row has no
+ * use for; where a flag is one column, the hint names the column ("hint: global_batch 144
+ * or 192", "sequence_parallel yes"). Only the text from "(hint:" on; a flag with no column
+ * of its own (--schedule, --cp-comm-type) stays as written. g_free the result. */
+static char *
+hints_as_cells (const char *message)
+{
+  static const struct { const char *flag, *cell; } map[] = {
+    { "add --sequence-parallel", "sequence_parallel yes" },
+    { "drop --sequence-parallel", "sequence_parallel no" },
+    { "--global-batch-size", "global_batch" }, { "--gbs", "global_batch" },
+    { "--mbs", "micro_batch" }, { "--gpus", "n_gpus" }, { "--seq-length", "seq_len" },
+    { "--tp", "tp" }, { "--pp", "pp" }, { "--cp", "cp" }, { "--ep", "ep" },
+    { "--vpp", "virtual_pipeline" },
+  };
+  const char *hint = strstr (message, "(hint:");
+  if (hint == NULL)
+    return g_strdup (message);
+  GString *out = g_string_new_len (message, hint - message);
+  for (const char *p = hint; *p != '\0';)
+    {
+      gboolean done = FALSE;
+      for (guint i = 0; i < G_N_ELEMENTS (map) && !done; i++)
+        {
+          gsize n = strlen (map[i].flag);
+          /* the whole flag: "--tp" not the start of "--tp-comm-overlap" */
+          if (strncmp (p, map[i].flag, n) == 0
+              && !(g_ascii_isalnum (p[n]) || p[n] == '-' || p[n] == '_'))
+            {
+              g_string_append (out, map[i].cell);
+              p += n;
+              done = TRUE;
+            }
+        }
+      if (!done)
+        g_string_append_c (out, *p++);
+    }
+  return g_string_free (out, FALSE);
+}
+
 /* ---- gpu_type -> cluster preset -------------------------------------------------------- */
 
 /* gpu_type (vendor prose, any case) -> cluster preset; the table of published.h, every
@@ -3163,13 +3204,19 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
 
   g_autoptr (GError) error = NULL;
   if (!plan_resolve (p, c->model, c->cluster, &error))
-    return skip (c, "%s", error->message);
+    {
+      g_autofree char *why = hints_as_cells (error->message);
+      return skip (c, "%s", why);
+    }
   /* an option the row's stack does not run (GPipe or HSDP on megatron-core, FP8 on
    * meta-llama3, ZeRO-3 on megatron-lm-2021) is refused as predict and search refuse it
    * (plan_check_stack): it was predicted and scored, on a plan no command would take */
   if (!plan_check_stack (p, c->stack, &error)
       || !plan_check_stack_model (p, c->model, c->stack, &error))
-    return skip (c, "%s", error->message);
+    {
+      g_autofree char *why = hints_as_cells (error->message);
+      return skip (c, "%s", why);
+    }
   return TRUE;
 }
 

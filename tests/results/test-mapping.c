@@ -1114,6 +1114,67 @@ assert_explains (const char *explain, const char *want)
     g_error ("explain lacks '%s':\n%s", want, explain);
 }
 
+/* --explain of a row whose plan did not resolve prints the derived counts only where
+ * they exist: a global batch that does not divide into micro-batch x dp, or one past the
+ * cap of micro-batches, printed "191 (0 micro-batches per step)" beside a skip line that
+ * said why there are none (and, for the second, that there would be 44739242). The skip
+ * reason's hint names the CSV cell, not predict's flag ("--global-batch-size 144 or
+ * 192", which a CSV row has no use for). 48 GPUs at tp 1 pp 1: dp 48, micro-batch 1. */
+static void
+test_explain_unresolved (void)
+{
+  static const struct { const char *batch, *line, *skip; } rows[] = {
+    /* 191 / (1 x 48) = 3.98: the batches that divide are 3 x 48 = 144 and 4 x 48 = 192 */
+    { "191", "-> 191 (micro-batches per step not derived: skipped, below)",
+      "= 48 (hint: global_batch 144 or 192)" },
+    /* 2147483616 / (1 x 48) = 44739242 micro-batches, above the cap of 65536 */
+    { "2147483616", "-> 2147483616 (micro-batches per step not derived: skipped, below)",
+      "44739242 micro-batches per step, above the cap of 65536 (the step program grows "
+      "with them; real plans use at most a few thousand) (hint: raise micro_batch or "
+      "n_gpus, or lower global_batch)" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "micro_batch,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,48,16,1024,16,16384,1024,1,1,1,%s,50000\n", rows[i].batch);
+      g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+      g_autoptr (ResPublishedCase) c = res_published_case_new (csv, 0);
+      g_assert_false (c->ready);
+      g_assert_nonnull (c->skip_reason);
+      if (strstr (c->skip_reason, rows[i].skip) == NULL)
+        g_error ("skip '%s' lacks '%s'", c->skip_reason, rows[i].skip);
+      g_autofree char *e = res_published_explain (csv, 0, c);
+      assert_explains (e, rows[i].line);
+      g_assert_null (strstr (e, "(0 micro-batch"));
+    }
+  /* Megatron-Core refuses expert parallelism with TP but without sequence parallelism;
+   * the hint was "add --sequence-parallel", where the row's cell is what to change (16
+   * GPUs at tp 2, ep 8, sequence_parallel no) */
+  g_autoptr (ResPublishedCase) moe = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,ep,"
+    "sequence_parallel,moe,global_batch,step_time_s\n"
+    "1,MoE,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,8,no,experts=8;top_k=2;moe_ffn=512,"
+    "64,1.0\n");
+  g_assert_false (moe->ready);
+  if (!g_str_has_suffix (moe->skip_reason, "needs sequence parallelism, as Megatron-Core "
+                         "requires (arguments.py with expert parallelism, MoELayer.forward in "
+                         "training) (hint: sequence_parallel yes)"))
+    g_error ("skip '%s'", moe->skip_reason);
+  /* an HSDP group skipped as not dividing dp names no group of 0 ("hsdp, shard group 0") */
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "zero_stage_or_fsdp,framework,precision,global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,64,16,1024,16,16384,1024,1,1,HSDP shard 3,torchtitan,bf16,256,1.0\n");
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_autoptr (ResPublishedCase) hc = res_published_case_new (csv, 0);
+  g_assert_false (hc->ready);
+  g_autofree char *e = res_published_explain (csv, 0, hc);
+  assert_explains (e, "-> hsdp, no shard group (skipped: below)");
+  g_assert_null (strstr (e, "shard group 0"));
+}
+
 /* --explain: every column the mapping reads appears with what it became. */
 static void
 test_explain (void)
@@ -2430,5 +2491,6 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/stack-refuses", test_stack_refuses);
   g_test_add_func ("/results/mapping/mfu-own-peak", test_mfu_own_peak);
   g_test_add_func ("/results/mapping/measured-above-peak", test_measured_above_peak);
+  g_test_add_func ("/results/mapping/explain-unresolved", test_explain_unresolved);
   return g_test_run ();
 }
