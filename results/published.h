@@ -10,8 +10,15 @@
  *    with fewer is read with its missing cells empty (some writers drop trailing empty
  *    cells) and listed in ResCsv.short_rows, which `validate` prints as warnings: a line
  *    cut short is then said, not only skipped under the reason its empty cells give.
- *  - Columns are found by header name. A missing column reads as empty cells (so a row
- *    missing it is skipped with the column named), except `row_id`, which is required.
+ *  - Columns are found by header name. `row_id` is required: a file without it is refused
+ *    (RES_PUBLISHED_ERROR_PARSE). `tandem validate` and `--explain` refuse, exit 2, a file
+ *    without a column every row needs (check_columns in cli/cmd-validate.c: "no hidden
+ *    column"): gpu_type (unless --cluster names the cluster), n_gpus, n_layers, hidden,
+ *    n_heads, seq_len, global_batch, and one of the measurement columns step_time_s,
+ *    tokens_per_s_total, tokens_per_s_per_gpu, tflops_per_gpu, mfu_pct. Any other missing
+ *    column reads as empty cells, its rule for an unstated value below (a missing tp with
+ *    dp given is 1, a missing precision bf16). In the library (res_csv_get) every missing
+ *    column reads as empty cells; a row that needs one is then skipped with its reason.
  *  - Each row is either predicted or skipped with a one-line reason; a skip is not an
  *    error. Errors (GError) are only for input that cannot be read at all.
  *  - One set of simulator defaults per device type (sim_options_init of the preset);
@@ -47,7 +54,11 @@
  * |                           |   MI355X -> mi355x-cluster; TPU v5p (one slice, <= 6,144     |
  * |                           |   chips) -> tpu-v5p-pod; Trainium2 / Trn2 (<= 16 chips, or   |
  * |                           |   <= 64 named UltraServer) -> trn2-ultraserver; GH200 (Grace |
- * |                           |   Hopper, not an H200) -> skipped, saying so;                |
+ * |                           |   Hopper, not an H200: "GH200", "NVIDIA GH200 480GB", "GH200 |
+ * |                           |   NVL4") -> gh200-nvl4-cluster (the 96 GB HBM3 part, nodes   |
+ * |                           |   of four; family other); its 141 / 144 GB HBM3e part and    |
+ * |                           |   the NVLink Switch systems ("DGX GH200", NVL2 / NVL32) ->   |
+ * |                           |   skipped, saying so;                                        |
  * |                           |   anything else (TPU v4, Gaudi, A10G) -> skipped: "no        |
  * |                           |   cluster preset for gpu_type X"                             |
  * | framework                 | the stack preset it names (frameworks/stack.c table: NeMo ->  |
