@@ -1390,11 +1390,27 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
  * off / no / false / disabled / none / 0 / "not used" / "unused" ("KEY: off", "KEY=False",
  * "KEY false", "KEY (not used)") */
 static gboolean
-mention_off (const char *t, const char *p, gsize n)
+mention_off (const char *t, const char *p, gsize n, gsize *span)
 {
   static const char *const before[] = { "no ", "without ", "not ", "non-" };
   static const char *const off[] = { "off", "no", "false", "disabled", "none", "0",
                                      "not used", "unused", "(not used", "(unused" };
+  /* a stage number after the key ("ZeRO-3 off", "ZeRO stage 3 (not used)": read as ZeRO-3
+   * in use, where "no ZeRO-3" was none): part of the mention */
+  const char *q = p + n, *r = q;
+  while (*r == ' ' || *r == '-' || *r == '_')
+    r++;
+  if (g_str_has_prefix (r, "stage"))
+    for (r += 5; *r == ' ' || *r == '-' || *r == '_' || *r == ':' || *r == '=';)
+      r++;
+  if (g_ascii_isdigit (*r) && r > q)
+    {
+      while (g_ascii_isdigit (*r))
+        r++;
+      q = r;
+    }
+  if (span != NULL)
+    *span = (gsize) (q - p);
   for (guint i = 0; i < G_N_ELEMENTS (before); i++)
     {
       gsize b = strlen (before[i]);
@@ -1402,7 +1418,6 @@ mention_off (const char *t, const char *p, gsize n)
           && (p - t == (gssize) b || !g_ascii_isalnum (p[-(gssize) b - 1])))
         return TRUE;
     }
-  const char *q = p + n;
   if (g_ascii_isalnum (*q) || *q == '_')
     return FALSE;
   while (*q == ' ' || *q == ':' || *q == '=')
@@ -1420,7 +1435,7 @@ named_then_off (const char *text, const char *key)
   g_autofree char *t = g_ascii_strdown (text, -1);
   gsize n = strlen (key);
   for (const char *p = strstr (t, key); p != NULL; p = strstr (p + 1, key))
-    if (mention_off (t, p, n))
+    if (mention_off (t, p, n, NULL))
       return TRUE;
   return FALSE;
 }
@@ -1439,12 +1454,15 @@ blank_negated (const char *text, const char *const *keys, gboolean *any)
     {
       gsize n = strlen (keys[i]);
       for (const char *p = strstr (low, keys[i]); p != NULL; p = strstr (p + 1, keys[i]))
-        if (mention_off (low, p, n))
-          {
-            memset (out + (p - low), '#', n);
-            if (any != NULL)
-              *any = TRUE;
-          }
+        {
+          gsize span = n;
+          if (mention_off (low, p, n, &span))
+            {
+              memset (out + (p - low), '#', span);
+              if (any != NULL)
+                *any = TRUE;
+            }
+        }
     }
   return out;
 }

@@ -288,6 +288,13 @@ test_sharding (void)
      * said off beside one used is the one used */
     { "FSDP (not used)", "PyTorch", 1, PLAN_SHARD_NONE },
     { "ZeRO-1 (not FSDP)", "DeepSpeed", 1, PLAN_SHARD_ZERO1 },
+    /* ... with its stage number between the scheme and "off" (they read as that stage in
+     * use, where "no ZeRO-3" was none; audit of 7 Dec) */
+    { "ZeRO-3 off", "DeepSpeed", 1, PLAN_SHARD_NONE },
+    { "ZeRO-3 not used", "DeepSpeed", 1, PLAN_SHARD_NONE },
+    { "ZeRO-3: no", "DeepSpeed", 1, PLAN_SHARD_NONE },
+    { "ZeRO stage 3 (not used)", "DeepSpeed", 1, PLAN_SHARD_NONE },
+    { "ZeRO-1 disabled", "DeepSpeed", 1, PLAN_SHARD_NONE },
     /* ZeRO stages */
     { "ZeRO-1 (DeepSpeed)", "DeepSpeed", 1, PLAN_SHARD_ZERO1 },
     { "distributed optimizer", "Megatron-Core", 1, PLAN_SHARD_ZERO1 },
