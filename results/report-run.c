@@ -97,9 +97,13 @@ stored_plan_to_plan_file (const char *plan_json, GError **error)
         && !JSON_NODE_HOLDS_NULL (json_object_get_member (par_in, split[i]))
         && json_object_get_int_member (par_in, split[i]) >= 0)   /* runs stored before: -1 */
       copy_member (par_in, split[i], par, split[i]);
-  copy_member (ov_in, "grad_reduce", par, "overlap_grad_reduce");
-  copy_member (ov_in, "param_gather", par, "overlap_param_gather");
-  copy_member (ov_in, "tp_comm", par, "enable_async_tensor_parallel");
+  /* the overlaps in the plan file's own overlap section: TP-comm overlap went to
+   * enable_async_tensor_parallel, so every stored run with --tp-comm-overlap re-simulated
+   * as async TP and was reported as a plan that differs (audit of 7 Dec) */
+  JsonObject *ov = json_object_new ();
+  copy_member (ov_in, "grad_reduce", ov, "grad_reduce");
+  copy_member (ov_in, "param_gather", ov, "param_gather");
+  copy_member (ov_in, "tp_comm", ov, "tp_comm");
   /* the micro-batch: parallelism.pipeline_parallel_microbatch_size where plan_to_json
    * writes it; in plans stored before, training.local_batch_size was the micro-batch */
   if (par_in && json_object_has_member (par_in, "pipeline_parallel_microbatch_size"))
@@ -144,6 +148,7 @@ stored_plan_to_plan_file (const char *plan_json, GError **error)
   json_object_set_object_member (out, "parallelism", par);
   json_object_set_object_member (out, "training", tr);
   json_object_set_object_member (out, "activation_checkpoint", ac);
+  json_object_set_object_member (out, "overlap", ov);
   g_autoptr (JsonNode) root = json_node_new (JSON_NODE_OBJECT);
   json_node_take_object (root, out);
   return json_to_string (root, FALSE);
