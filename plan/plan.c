@@ -795,6 +795,24 @@ plan_vpp_unit (int pp, int v, int m, int n, int k, gboolean backward, int *mb)
   return backward ? v - 1 - c : c;
 }
 
+/* `order` ("tp-cp-ep-dp-pp") without the axes of degree 1, which lay nothing out */
+static char *
+rank_order_laid_out (const Plan *plan, const char *order)
+{
+  g_auto (GStrv) axes = g_strsplit (order, "-", -1);
+  GString *out = g_string_new (NULL);
+  for (guint i = 0; axes[i] != NULL; i++)
+    {
+      const char *a = axes[i];
+      const int degree = g_str_equal (a, "tp") ? plan->tp : g_str_equal (a, "cp") ? plan->cp
+                         : g_str_equal (a, "ep") ? plan->ep : g_str_equal (a, "dp") ? plan->dp
+                         : g_str_equal (a, "pp") ? plan->pp : 2;
+      if (degree > 1)
+        g_string_append_printf (out, "%s%s", out->len ? "-" : "", a);
+    }
+  return g_string_free (out, FALSE);
+}
+
 char *
 plan_to_string (const Plan *plan)
 {
@@ -893,9 +911,19 @@ plan_to_string (const Plan *plan)
     g_string_append (s, "-gradov");
   else if (plan->overlap_param_gather)
     g_string_append (s, "-paramov");
-  if (plan->pp > 1 && plan->dp > 1 && plan->rank_order != NULL
-      && !g_str_equal (plan->rank_order, "tp-cp-ep-dp-pp"))
-    g_string_append (s, "-ppdp");
+  /* the rank order by the axes that lay anything out (degree above 1): tp-cp-dp-ep-pp is
+   * Megatron's order on a dense model and was named -ppdp, as was dp-tp-cp-ep-pp, a
+   * third plan (audit of 7 Dec) */
+  if (plan->pp > 1 && plan->dp > 1 && plan->rank_order != NULL)
+    {
+      g_autofree char *order = rank_order_laid_out (plan, plan->rank_order);
+      g_autofree char *megatron = rank_order_laid_out (plan, "tp-cp-ep-dp-pp");
+      g_autofree char *pp_inner = rank_order_laid_out (plan, "tp-cp-ep-pp-dp");
+      if (g_str_equal (order, pp_inner))
+        g_string_append (s, "-ppdp");
+      else if (!g_str_equal (order, megatron))
+        g_string_append_printf (s, "-order_%s", order);
+    }
   /* ... and the MoE options and layer splits that move the step (six Mixtral plans of
    * 2.33-3.97 s had one name; the published pairs apart only in routing were taken for
    * one plan measured twice) */

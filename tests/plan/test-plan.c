@@ -1474,6 +1474,9 @@ test_names_apart (Fixture *f, gconstpointer data)
     { "--cp 2 --cp-comm-type a2a --gpus 16", "-sp-1F1B-cpa2a" },
     { "--cp 2 --cp-comm-type all_gather --gpus 16", "-sp-1F1B-cpag" },
     { "--pp 2 --gpus 32 --rank-order tp-cp-ep-pp-dp", "-sp-1F1B-ppdp" },
+    /* another order, by the axes that lay ranks out (tp 8, dp 2, pp 2; cp and ep of 1
+     * place nothing): it was -ppdp too */
+    { "--pp 2 --gpus 32 --rank-order dp-tp-cp-ep-pp", "-sp-1F1B-order_dp-tp-pp" },
     { "--pp 4 --gpus 32 --decoder-first-pipeline-num-layers 7 "
       "--decoder-last-pipeline-num-layers 7", "-sp-1F1B-split7.7" },
     /* --num-experts makes the MLPs experts with Megatron's top-2 router */
@@ -1483,6 +1486,17 @@ test_names_apart (Fixture *f, gconstpointer data)
     { "--num-experts 8 --ep 2 --moe-expert-capacity-factor 1", "-sp-1F1B-e8-k2-cf1" },
     { "--num-experts 8 --ep 2 --moe-imbalance 1", "-sp-1F1B-e8-k2-imb1" },
   };
+  /* and an order that lays ranks out as Megatron's does (ep of 1 placed elsewhere) reads
+   * as Megatron's: no suffix */
+  {
+    g_autoptr (GError) error = NULL;
+    plan_clear (&f->plan);
+    plan_init_defaults (&f->plan);
+    g_assert_true (parse_and_resolve (f, "--tp 8 --sp --gpus 32 --pp 2 --gbs 64 --rank-order "
+                                      "tp-cp-dp-ep-pp", &error));
+    g_autofree char *name = plan_to_string (&f->plan);
+    g_assert_true (g_str_has_suffix (name, "-sp-1F1B"));
+  }
   g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
