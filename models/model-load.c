@@ -899,6 +899,11 @@ read_deepseek_moe (const Reader *r, ModelSpec *spec, GError **error)
                    "'first_k_dense_replace'), as every released DeepSeek model", r->file, freq);
       return FALSE;
     }
+  /* the class's default of 3 in a config of fewer layers, which transformers builds as
+   * all dense: capped, not refused as a field the file does not have */
+  if (reader_member (r, "first_k_dense_replace") == NULL
+      && spec->first_dense_layers > spec->n_layers)
+    spec->first_dense_layers = spec->n_layers;
   if (spec->first_dense_layers > spec->n_layers)
     return moe_invalid (r, error, "field 'first_k_dense_replace' (%" G_GUINT64_FORMAT
                         ") exceeds 'num_hidden_layers' (%" G_GUINT64_FORMAT "; hint: the "

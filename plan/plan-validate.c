@@ -982,36 +982,6 @@ resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError 
                     "step, but global / (micro x dp) = %d (hint: raise --global-batch-size "
                     "to %" G_GINT64_FORMAT " or use 1F1B)", plan->pp, plan->pp,
                     plan->grad_accum, per_step * plan->pp);
-  /* Megatron-Core's rule (forward_backward_pipelining_with_interleaving): the micro-batches
-   * of a schedule divided into groups of N (--microbatch-group-size-per-vp-stage, default
-   * pp) must leave a remainder of 0 or at least pp, "otherwise, it introduces dependency
-   * bubbles in the pipeline" (RuntimeError). tandem runs a remainder below pp joined to
-   * the group before it (plan_vpp_group_split): where that is the step's only group (m
-   * from N to 2N - 1, the Llama 3 paper's flexible count) the warm-up counts it whole and
-   * the order is sound; after whole groups the warm-up holds (v - 1) N units while the
-   * joined group runs N + r a chunk, so backwards came before their own forwards (pp 4,
-   * v 4, 11 micro-batches: 7 on every stage), which the stream ran as though the
-   * activations were there and the memory walk counted below zero (16 EiB). Refused
-   * there, as Megatron-Core refuses it. */
-  if (plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B && plan->vpp > 1)
-    {
-      const int k_sched = plan_pp_schedules (plan);
-      const int m_sched = plan->grad_accum / MAX (k_sched, 1);
-      const int n = plan_vpp_group (plan);
-      const int r = m_sched % n;
-      if (m_sched >= 2 * n && r > 0 && r < plan->pp)
-        {
-          /* the nearest batches whose count divides into whole groups */
-          const gint64 unit = per_step * k_sched * n;
-          const gint64 lo = (gint64) (m_sched / n) * unit, hi = lo + unit;
-          return invalid (error, "Interleaved1F1B: %d micro-batches per schedule in groups of "
-                          "%d leave %d after whole groups, which Megatron-Core refuses (the "
-                          "remainder must be 0 or at least pp = %d, or the last group adds "
-                          "dependency bubbles) (hint: --global-batch-size %" G_GINT64_FORMAT
-                          " or %" G_GINT64_FORMAT ", or 1F1B)", m_sched, n, r, plan->pp, lo,
-                          hi);
-        }
-    }
   /* pp_schedules (plan.h): whole schedules of m / k micro-batches each, as
    * torch.distributed.pipelining runs one per local batch; the interleaved schedule needs
    * pp of them in each (as above). DualPipe's halves, Megatron-Core's combined 1F1B and
@@ -1033,6 +1003,41 @@ resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError 
                         "combined 1F1B)", k);
     }
 
+  /* Megatron-Core's rule (forward_backward_pipelining_with_interleaving): the micro-batches
+   * of a schedule divided into groups of N (--microbatch-group-size-per-vp-stage, default
+   * pp) must leave a remainder of 0 or at least pp, "otherwise, it introduces dependency
+   * bubbles in the pipeline" (RuntimeError). tandem runs a remainder below pp joined to
+   * the group before it (plan_vpp_group_split): where that is the step's only group (m
+   * from N to 2N - 1, the Llama 3 paper's flexible count) the warm-up counts it whole and
+   * the order is sound; after whole groups the warm-up holds (v - 1) N units while the
+   * joined group runs N + r a chunk, so backwards came before their own forwards (pp 4,
+   * v 4, 11 micro-batches: 7 on every stage), which the stream ran as though the
+   * activations were there and the memory walk counted below zero (16 EiB). Refused
+   * there, as Megatron-Core refuses it. */
+  if (plan->schedule == PLAN_SCHED_INTERLEAVED_1F1B && plan->vpp > 1)
+    {
+      const int k_sched = plan_pp_schedules (plan);
+      const int m_sched = plan->grad_accum / MAX (k_sched, 1);
+      const int n = plan_vpp_group (plan);
+      const int r = m_sched % n;
+      if (m_sched >= 2 * n && r > 0 && r < plan->pp)
+        {
+          /* the nearest batches whose count divides into whole groups; with several
+           * schedules a step, their size (a TorchTitan local batch) is what to change */
+          const gint64 unit = per_step * k_sched * n;
+          const gint64 lo = (gint64) (m_sched / n) * unit, hi = lo + unit;
+          g_autofree char *hint = k_sched > 1
+            ? g_strdup_printf ("%d or %d micro-batches per schedule", m_sched / n * n,
+                               (m_sched / n + 1) * n)
+            : g_strdup_printf ("--global-batch-size %" G_GINT64_FORMAT " or %"
+                               G_GINT64_FORMAT, lo, hi);
+          return invalid (error, "Interleaved1F1B: %d micro-batches per schedule in groups of "
+                          "%d leave %d after whole groups, which Megatron-Core refuses (the "
+                          "remainder must be none or at least pp = %d, or the last group adds "
+                          "dependency bubbles) (hint: %s, or 1F1B)", m_sched, n, r, plan->pp,
+                          hint);
+        }
+    }
   /* Sharding. */
   /* an explicit --sharding none too (it is also the default, so only where given: the
    * replicate degree alone builds HSDP; before, "none" was overridden without a word) */

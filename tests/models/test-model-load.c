@@ -1461,6 +1461,20 @@ test_deepseek_all_dense (void)
   g_assert_true (model_spec_is_moe (m));
   g_assert_cmpuint (model_spec_n_moe_layers (m), ==, 1);
   g_assert_null (m->config_warning);
+  /* the field absent in a config of 2 layers: the class's default, 3, is capped at the
+   * layers (transformers builds every layer dense), not refused as "field
+   * 'first_k_dense_replace' (3) exceeds 'num_hidden_layers'" the file never gave */
+  g_autofree char *two = g_strdup_printf (base, 3);
+  char *cut = strstr (two, ", \"first_k_dense_replace\"");
+  g_assert_nonnull (cut);
+  strcpy (cut, "}");
+  char *layers = strstr (two, "\"num_hidden_layers\": 4");
+  g_assert_nonnull (layers);
+  layers[strlen ("\"num_hidden_layers\": ")] = '2';
+  g_autoptr (ModelSpec) t = model_spec_new_from_data (two, -1, "ds-two.json", &error);
+  g_assert_no_error (error);
+  g_assert_false (model_spec_is_moe (t));
+  g_assert_nonnull (strstr (t->config_warning, "(2 of 2 layers dense)"));
   /* a Qwen MoE whose decoder_sparse_step (5) puts experts on no layer of 4 (layers 4, 9,
    * ... by (i + 1) % step == 0): every layer dense, and the warning counts them (it gave
    * the DeepSeek field, "0 of 4", for a Qwen config) */
