@@ -233,14 +233,15 @@ parse_megatron (const char *line, const char *source, int lineno, TrainingLogEnt
       *field = MEGATRON_BATCH;
       return -3;
     }
-  /* past 2^53 a batch is no count a job ran (and past 2^63 the cast is undefined): it
-   * read as "not logged", and any --gbs passed the check against it */
-  if (!isnan (gb) && gb > 0x1p53)
+  /* past --gbs's own range (2^31 - 1 sequences) a batch is no count a plan can take (and
+   * past 2^63 the cast is undefined): it read as "not logged", any --gbs passed the check
+   * against it, and then a batch of 2^31 was hinted as a --gbs that flag refuses */
+  if (!isnan (gb) && gb > (double) G_MAXINT)
     {
       g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE, "%s:%d: '%s' is "
-                   "followed by %g, more than 2^53 sequences: not a batch a job ran (hint: "
-                   "the line as Megatron-LM logs it; was the file edited or corrupted?)",
-                   source, lineno, MEGATRON_BATCH, gb);
+                   "followed by %.17g, more than the %d sequences a plan's global batch can "
+                   "be: not a batch a job ran (hint: the line as Megatron-LM logs it; was the "
+                   "file edited or corrupted?)", source, lineno, MEGATRON_BATCH, gb, G_MAXINT);
       return -1;
     }
   *complete = *complete && (r == NUM_ABSENT || closed_by (after, '|'));

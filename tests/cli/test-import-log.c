@@ -150,7 +150,7 @@ test_cut_before_elapsed (void)
 }
 
 /* Numbers megatron.log could not mean: a global batch of 99999999999999999999 (past
- * 2^53) on line 6 read as "not logged", and --gbs 64 passed; refused now, exit 2. An
+ * --gbs's range) on line 6 read as "not logged", and --gbs 64 passed; refused now, exit 2. An
  * elapsed time "6702.9x" (line 6, step 30) read as 6702.9 ms; that line left out with a
  * note now: the steps left after --skip 1 are 6721.3, 6745.0, 6730.2 ms, median 6730.2. */
 static void
@@ -168,8 +168,9 @@ test_impossible_numbers (void)
   g_autofree char *huge = g_strjoinv ("\n", lines);
   run_write_file (dir, "huge.log", huge);
   run_assert_error ("import-log {TMP}/huge.log " MEGA_8B, 2,
-                    "huge.log:6: 'global batch size:' is followed by 1e+20, more than 2^53 "
-                    "sequences: not a batch a job ran");
+                    "huge.log:6: 'global batch size:' is followed by 1e+20, more than the "
+                    "2147483647 sequences a plan's global batch can be: not a batch a job "
+                    "ran");
   g_autoptr (GString) junk = g_string_new (a);
   g_assert_cmpuint (g_string_replace (junk, "(ms): 6702.9 |", "(ms): 6702.9x |", 1), ==, 1);
   run_write_file (dir, "junk.log", junk->str);

@@ -143,8 +143,19 @@ test_impossible_numbers (void)
   g_autoptr (TrainingLog) log = parse (text, -1, &error);
   g_assert_null (log);
   g_assert_nonnull (strstr (error->message, "t.log:2: 'global batch size:' is followed by "
-                                            "1e+20, more than 2^53 sequences: not a batch a "
-                                            "job ran"));
+                                            "1e+20, more than the 2147483647 sequences a "
+                                            "plan's global batch can be: not a batch a job "
+                                            "ran"));
+  g_clear_error (&error);
+  /* 2^31, one past --gbs's range (under 2^53 it was a batch, and hinted "--gbs
+   * 2147483648", which --gbs refuses) */
+  g_autoptr (GString) big = g_string_new (b);
+  g_string_replace (big, "size:    64 |", "size: 2147483648 |", 1);
+  g_autofree char *text2 = g_strdup_printf ("%s\n%s\n%s\n", a, big->str, c);
+  g_autoptr (TrainingLog) log2 = parse (text2, -1, &error);
+  g_assert_null (log2);
+  g_assert_nonnull (strstr (error->message, "followed by 2147483648, more than the "
+                                            "2147483647 sequences"));
   g_clear_error (&error);
 
   g_autoptr (GString) junk = g_string_new (b);
