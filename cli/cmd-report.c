@@ -138,8 +138,13 @@ check_db_timeout (int timeout_ms)
 static void
 print_written (GPtrArray *written)
 {
+  /* the paths as text: an escape sequence in --out was written raw (it cleared the
+   * terminal; audit of 7 Dec) */
   for (guint i = 0; i < written->len; i++)
-    printf ("  wrote %s\n", (char *) g_ptr_array_index (written, i));
+    {
+      g_autofree char *shown = cli_printable (g_ptr_array_index (written, i), NULL);
+      printf ("  wrote %s\n", shown);
+    }
 }
 
 static void

@@ -1023,6 +1023,16 @@ test_runs_paths_and_numbers (Fixture *f, gconstpointer data)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_null (strchr (r.out, '\x1b'));
   run_result_clear (&r);
+  /* and a report's --out ("wrote ..." cleared the terminal) */
+  g_autofree char *out = g_build_filename (f->dir, "r\x1b[2Jc", NULL);
+  const char *rsubst[] = { "{XOUT}", out, NULL };
+  run_tandem_words ("report scaling --model llama3-8b --cluster dgx-h100-superpod --gpus 8,16 "
+                    "--strong --gbs 64 --format md --out {XOUT}", rsubst, f->dir, &r);
+  /* (no size fits at 8,192 tokens: exit 3 after writing, the paths printed) */
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_null (strchr (r.out, '\x1b'));
+  g_assert_nonnull (strstr (r.out, "r\\x1b[2Jc/report.md"));
+  run_result_clear (&r);
   /* tiny-llama on two H200s predicts well under 10 ms: three figures, not 0.000 */
   run_tandem_words ("runs --db {XDB}", subst, f->dir, &r);
   g_assert_cmpint (r.status, ==, 0);
