@@ -940,12 +940,24 @@ plan_to_string (const Plan *plan)
     g_string_append_printf (s, "-cf%g", plan->moe_capacity_factor);
   if (plan->moe_imbalance > 0 && plan->moe_imbalance != PLAN_MOE_IMBALANCE_DEFAULT)
     g_string_append_printf (s, "-imb%g", plan->moe_imbalance);
+  /* (a side not given reads x: "-split5.-1" was the unset last stage) */
+  char f[16], l[16];
   if (plan->first_stage_layers >= 0 || plan->last_stage_layers >= 0)
-    g_string_append_printf (s, "-split%d.%d", plan->first_stage_layers,
-                            plan->last_stage_layers);
+    {
+      g_snprintf (f, sizeof f, plan->first_stage_layers >= 0 ? "%d" : "x",
+                  plan->first_stage_layers);
+      g_snprintf (l, sizeof l, plan->last_stage_layers >= 0 ? "%d" : "x",
+                  plan->last_stage_layers);
+      g_string_append_printf (s, "-split%s.%s", f, l);
+    }
   if (plan->first_chunk_layers >= 0 || plan->last_chunk_layers >= 0)
-    g_string_append_printf (s, "-chunks%d.%d", plan->first_chunk_layers,
-                            plan->last_chunk_layers);
+    {
+      g_snprintf (f, sizeof f, plan->first_chunk_layers >= 0 ? "%d" : "x",
+                  plan->first_chunk_layers);
+      g_snprintf (l, sizeof l, plan->last_chunk_layers >= 0 ? "%d" : "x",
+                  plan->last_chunk_layers);
+      g_string_append_printf (s, "-chunks%s.%s", f, l);
+    }
   return g_string_free (s, FALSE);
 }
 

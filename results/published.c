@@ -2906,12 +2906,18 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
           gint64 server = (gint64) c->cluster->levels[0].count;
           hsdp_shard = (int) (server % (tp * cp) == 0 && server >= tp * cp
                                 ? server / (tp * cp) : server);
-          if (hsdp_shard == 1)
+          /* (the hint a group that shards: at dp 1 none does, and it named 'shard 1',
+           * the value it had just refused) */
+          if (hsdp_shard == 1 && dp > 1)
             return skip (c, "zero_stage_or_fsdp '%s' states no shard group, and the default, "
                          "one server's data-parallel ranks (%" G_GINT64_FORMAT " GPUs / (tp %"
                          G_GINT64_FORMAT " x cp %" G_GINT64_FORMAT ")), is 1, which shards "
                          "nothing (hint: the group, e.g. 'HSDP, shard %" G_GINT64_FORMAT "')",
                          zs, server, tp, cp, dp);
+          if (hsdp_shard == 1)
+            return skip (c, "zero_stage_or_fsdp '%s': with dp 1 there is no data-parallel "
+                         "group to shard over (hint: 'none', or check tp, pp, cp and n_gpus)",
+                         zs);
           if (hsdp_shard > dp || dp % hsdp_shard != 0)
             hsdp_shard = (int) dp;   /* a group larger than DP shards over all of DP */
         }

@@ -2466,6 +2466,20 @@ test_measured_above_peak (void)
     }
 }
 
+/* A bare "HSDP" on a row of dp 1 (8 GPUs at tp 8): no data-parallel group at all; the
+ * skip's hint named 'HSDP, shard 1', the group it had just refused (audit of 7 Dec) */
+static void
+test_hsdp_dp1 (void)
+{
+  g_autoptr (ResPublishedCase) c = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "zero_stage_or_fsdp,framework,global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,8,16,1024,16,16384,1024,8,1,HSDP,torchtitan,8,10\n");
+  g_assert_false (c->ready);
+  g_assert_nonnull (strstr (c->skip_reason, "with dp 1 there is no data-parallel group"));
+  g_assert_null (strstr (c->skip_reason, "shard 1'"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2498,6 +2512,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/stack-refuses", test_stack_refuses);
   g_test_add_func ("/results/mapping/mfu-own-peak", test_mfu_own_peak);
   g_test_add_func ("/results/mapping/measured-above-peak", test_measured_above_peak);
+  g_test_add_func ("/results/mapping/hsdp-dp1", test_hsdp_dp1);
   g_test_add_func ("/results/mapping/explain-unresolved", test_explain_unresolved);
   return g_test_run ();
 }
