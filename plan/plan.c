@@ -795,6 +795,25 @@ plan_vpp_unit (int pp, int v, int m, int n, int k, gboolean backward, int *mb)
   return backward ? v - 1 - c : c;
 }
 
+/* "-LABELf.l" for an uneven layer split given on either side (-1: not given, read "x";
+ * "-split5.-1" was the unset last stage) */
+static void
+append_split (GString *s, const char *label, int first, int last)
+{
+  if (first < 0 && last < 0)
+    return;
+  g_string_append_printf (s, "-%s", label);
+  if (first >= 0)
+    g_string_append_printf (s, "%d", first);
+  else
+    g_string_append_c (s, 'x');
+  g_string_append_c (s, '.');
+  if (last >= 0)
+    g_string_append_printf (s, "%d", last);
+  else
+    g_string_append_c (s, 'x');
+}
+
 /* `order` ("tp-cp-ep-dp-pp") without the axes of degree 1, which lay nothing out */
 static char *
 rank_order_laid_out (const Plan *plan, const char *order)
@@ -940,24 +959,8 @@ plan_to_string (const Plan *plan)
     g_string_append_printf (s, "-cf%g", plan->moe_capacity_factor);
   if (plan->moe_imbalance > 0 && plan->moe_imbalance != PLAN_MOE_IMBALANCE_DEFAULT)
     g_string_append_printf (s, "-imb%g", plan->moe_imbalance);
-  /* (a side not given reads x: "-split5.-1" was the unset last stage) */
-  char f[16], l[16];
-  if (plan->first_stage_layers >= 0 || plan->last_stage_layers >= 0)
-    {
-      g_snprintf (f, sizeof f, plan->first_stage_layers >= 0 ? "%d" : "x",
-                  plan->first_stage_layers);
-      g_snprintf (l, sizeof l, plan->last_stage_layers >= 0 ? "%d" : "x",
-                  plan->last_stage_layers);
-      g_string_append_printf (s, "-split%s.%s", f, l);
-    }
-  if (plan->first_chunk_layers >= 0 || plan->last_chunk_layers >= 0)
-    {
-      g_snprintf (f, sizeof f, plan->first_chunk_layers >= 0 ? "%d" : "x",
-                  plan->first_chunk_layers);
-      g_snprintf (l, sizeof l, plan->last_chunk_layers >= 0 ? "%d" : "x",
-                  plan->last_chunk_layers);
-      g_string_append_printf (s, "-chunks%s.%s", f, l);
-    }
+  append_split (s, "split", plan->first_stage_layers, plan->last_stage_layers);
+  append_split (s, "chunks", plan->first_chunk_layers, plan->last_chunk_layers);
   return g_string_free (s, FALSE);
 }
 

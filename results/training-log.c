@@ -485,6 +485,21 @@ next_line (const char **pos, const char *end, int *lineno, guint64 *nuls, LogLin
   return TRUE;
 }
 
+/* Past spaces, a whole number and the spaces after it; NULL where no number stands */
+static const char *
+past_number (const char *p)
+{
+  while (*p == ' ')
+    p++;
+  if (!g_ascii_isdigit (*p))
+    return NULL;
+  while (g_ascii_isdigit (*p))
+    p++;
+  while (*p == ' ')
+    p++;
+  return p;
+}
+
 /* A TorchTitan metrics line that has begun: "step:" and its number, then "loss:" (the
  * next field; a line cut after it lost its tps), and no validation line ("validate step:",
  * which logs no tps) nor a message that names a step ("Saving checkpoint at step: 40") */
@@ -494,16 +509,8 @@ titan_metrics_started (const char *line)
   const char *st = strstr (line, "step:");
   if (st == NULL || strstr (line, "validat") != NULL)
     return FALSE;
-  const char *p = st + strlen ("step:");
-  while (*p == ' ')
-    p++;
-  if (!g_ascii_isdigit (*p))
-    return FALSE;
-  while (g_ascii_isdigit (*p))
-    p++;
-  while (*p == ' ')
-    p++;
-  return g_str_has_prefix (p, "loss:");
+  const char *p = past_number (st + strlen ("step:"));
+  return p != NULL && g_str_has_prefix (p, "loss:");
 }
 
 /* A Megatron step line that has begun: "iteration", its number and the '/' before the
@@ -515,16 +522,8 @@ megatron_step_started (const char *line)
   const char *it = strstr (line, "iteration ");
   if (it == NULL)
     return FALSE;
-  const char *p = it + strlen ("iteration ");
-  while (*p == ' ')
-    p++;
-  if (!g_ascii_isdigit (*p))
-    return FALSE;
-  while (g_ascii_isdigit (*p))
-    p++;
-  while (*p == ' ')
-    p++;
-  return *p == '/';
+  const char *p = past_number (it + strlen ("iteration "));
+  return p != NULL && *p == '/';
 }
 
 TrainingLog *
