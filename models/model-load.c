@@ -946,6 +946,7 @@ read_deepseek (const Reader *r, ModelSpec *spec, GError **error)
       spec->n_shared_experts = shared_null ? 0 : 1;
       spec->first_dense_layers = 3;
       positions = 4096;
+      spec->router_norm_topk = TRUE;   /* DeepseekV3Config norm_topk_prob=True */
     }
   else if (strcmp (spec->model_type, "deepseek_v2") == 0)
     spec->n_shared_experts = shared_null ? 0 : 2;
@@ -956,7 +957,14 @@ read_deepseek (const Reader *r, ModelSpec *spec, GError **error)
   const char *scoring = read_string (r, "scoring_func", &ok, error);
   if (!ok)
     return FALSE;
-  if (scoring == NULL || strcmp (scoring, "softmax") == 0)
+  /* transformers' DeepseekV3 has no scoring_func or topk_method field: its router is
+   * always the sigmoid with the e_score_correction_bias (modeling_deepseek_v3.py); a V3
+   * config without them (a stripped file) is read so, where it read as V2's softmax
+   * without the bias */
+  const gboolean v3 = strcmp (spec->model_type, "deepseek_v3") == 0;
+  if (scoring == NULL && v3)
+    spec->router_score = MODEL_ROUTER_SIGMOID;
+  else if (scoring == NULL || strcmp (scoring, "softmax") == 0)
     spec->router_score = MODEL_ROUTER_SOFTMAX;
   else if (strcmp (scoring, "sigmoid") == 0)
     spec->router_score = MODEL_ROUTER_SIGMOID;
@@ -980,7 +988,7 @@ read_deepseek (const Reader *r, ModelSpec *spec, GError **error)
                    "\"group_limited_greedy\" and \"noaux_tc\"", r->file, method);
       return FALSE;
     }
-  spec->router_bias = method != NULL && strcmp (method, "noaux_tc") == 0;
+  spec->router_bias = method != NULL ? strcmp (method, "noaux_tc") == 0 : v3;
   return TRUE;
 }
 

@@ -1597,6 +1597,18 @@ test_family_defaults (void)
   g_assert_cmpuint (d3->first_dense_layers, ==, 3);
   g_assert_cmpuint (d3->max_positions, ==, 4096);
   g_assert_cmpuint (total_params (d3), ==, 671026419200);
+  /* transformers' DeepseekV3 router is the sigmoid with the e_score_correction_bias, and
+   * norm_topk_prob defaults to True: a V3 file without scoring_func, topk_method and
+   * norm_topk_prob is the preset's router (it read softmax without the bias, 58 x 256 =
+   * 14,848 parameters short) */
+  static const char *const router_drop[] = { "scoring_func", "topk_method", "norm_topk_prob",
+                                             NULL };
+  g_autoptr (ModelSpec) d3r = preset_edited ("deepseek-v3", router_drop, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (d3r->router_score, ==, MODEL_ROUTER_SIGMOID);
+  g_assert_true (d3r->router_bias);
+  g_assert_true (d3r->router_norm_topk);
+  g_assert_cmpuint (total_params (d3r), ==, 671026419200);
   /* a null n_shared_experts is none (DeepSeek's modeling code: shared experts only when
    * it is not None): each of the 58 MoE layers loses one 3*7168*2048 = 44,040,192,
    * 671,026,419,200 - 58*44,040,192 = 668,472,088,064 */
