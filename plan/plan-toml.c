@@ -508,6 +508,13 @@ plan_load_toml_data (Plan *plan, const char *text, gssize len, const char *sourc
                      GError **error)
 {
   g_autoptr (JsonNode) doc = NULL;
+  /* a TOML plan saved as UTF-16 was a syntax error far from the cause, as JSON was */
+  g_autoptr (GError) local = NULL;
+  if (!util_text_encoding_check (text, len < 0 ? strlen (text) : (gsize) len, source, &local))
+    {
+      g_set_error_literal (error, PLAN_ERROR, PLAN_ERROR_PARSE, local->message);
+      return FALSE;
+    }
   if (!plan_toml_parse (text, len, source, &doc, error))
     return FALSE;
   JsonObject *root = json_node_get_object (doc);

@@ -159,25 +159,23 @@ key_set_free (GHashTable *set)
 }
 
 gboolean
-util_json_check_depth (const char *text, gssize length, guint max_depth, const char *source,
-                       GError **error)
+util_text_encoding_check (const char *text, gsize len, const char *source, GError **error)
 {
-  g_return_val_if_fail (text != NULL, FALSE);
-  if (max_depth == 0)
-    max_depth = UTIL_JSON_MAX_DEPTH;
-  gsize len = length < 0 ? strlen (text) : (gsize) length;
   /* UTF-16 (what Windows editors save as "Unicode", and PowerShell's `>` writes): json-glib
-   * reads its bytes as UTF-8 and failed far from the cause ("'.' outside a string is not
-   * JSON" at a number's point, or a syntax error). A byte-order mark says so at the start;
-   * without one, NUL bytes do (every ASCII character's other half), as in UTF-32. JSON
-   * text holds no raw NUL in any case. */
+   * (and the TOML reader) read its bytes as UTF-8 and failed far from the cause ("'.'
+   * outside a string is not JSON" at a number's point, or a syntax error). A byte-order
+   * mark says so at the start; without one, NUL bytes do (every ASCII character's other
+   * half), as in UTF-32. Text holds no raw NUL in any case. */
   const guchar *u = (const guchar *) text;
   const gboolean bom = len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE)
                                     || (u[0] == 0xFE && u[1] == 0xFF));
+  const gboolean utf32 = bom && len >= 4 && u[0] == 0xFF && u[2] == 0 && u[3] == 0;
   const char *nul = memchr (text, '\0', len);
   if (bom || nul != NULL)
     {
-      g_autofree char *why = bom
+      g_autofree char *why = utf32
+        ? g_strdup ("it starts with a UTF-32 byte-order mark (FF FE 00 00, little-endian)")
+        : bom
         ? g_strdup_printf ("it starts with a UTF-16 byte-order mark (%s, %s-endian)",
                            u[0] == 0xFF ? "FF FE" : "FE FF", u[0] == 0xFF ? "little" : "big")
         : g_strdup_printf ("it holds NUL bytes (the first at byte %" G_GSIZE_FORMAT "), as "
@@ -187,6 +185,19 @@ util_json_check_depth (const char *text, gssize length, guint max_depth, const c
                    source != NULL ? source : "<data>", why);
       return FALSE;
     }
+  return TRUE;
+}
+
+gboolean
+util_json_check_depth (const char *text, gssize length, guint max_depth, const char *source,
+                       GError **error)
+{
+  g_return_val_if_fail (text != NULL, FALSE);
+  if (max_depth == 0)
+    max_depth = UTIL_JSON_MAX_DEPTH;
+  gsize len = length < 0 ? strlen (text) : (gsize) length;
+  if (!util_text_encoding_check (text, len, source, error))
+    return FALSE;
   guint depth = 0, line = 1, col = 0, str_line = 0, str_col = 0;
   gboolean in_string = FALSE, closed = FALSE;
   guint closed_line = 0, closed_col = 0;

@@ -73,6 +73,11 @@ void   util_append_shell_word (GString *out, const char *word);
 gboolean util_input_read_file (const char *path, gsize max_bytes, char **contents,
                                gsize *length, GError **error);
 
+/* TRUE when text[0..len) is not UTF-16 or UTF-32 (no byte-order mark FF FE or FE FF at its
+ * start, no NUL byte); else FALSE with a UTIL_INPUT_ERROR_ENCODING error naming `source`. */
+gboolean util_text_encoding_check (const char *text, gsize len, const char *source,
+                                   GError **error);
+
 /* TRUE when the text is not UTF-16 or UTF-32 (no byte-order mark FF FE or FE FF at its
  * start, no NUL byte in text[0..length)), no array/object in text nests deeper than
  * max_depth (0: UTIL_JSON_MAX_DEPTH),

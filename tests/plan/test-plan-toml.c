@@ -143,6 +143,16 @@ test_errors (void)
       g_assert_error (error, PLAN_ERROR, PLAN_ERROR_PARSE);
       g_assert_null (strchr (error->message, '\n'));
     }
+  /* "[a]" saved as UTF-16 (a Windows editor's "Unicode"): not UTF-8, said so, as for a
+   * JSON file (it was a syntax error at the first NUL) */
+  g_autoptr (GError) error = NULL;
+  Plan plan;
+  plan_init_defaults (&plan);
+  g_assert_false (plan_load_toml_data (&plan, "\xff\xfe[\0a\0]\0\n\0", 10, "u.toml", &error));
+  plan_clear (&plan);
+  g_assert_error (error, PLAN_ERROR, PLAN_ERROR_PARSE);
+  g_assert_cmpstr (error->message, ==, "u.toml: the file is not UTF-8 text: it starts with a "
+                   "UTF-16 byte-order mark (FF FE, little-endian) (hint: save it as UTF-8)");
 }
 
 /* float8: newer TorchTitan's [model] converters = ["float8"] and older

@@ -228,6 +228,9 @@ test_not_utf8 (void)
       "u.json: the file is not UTF-8 text: it holds NUL bytes (the first at byte 1), as "
       "UTF-16 or UTF-32 text does (hint: save it as UTF-8)" },
     { "{\0\0\0\"\0\0\0", 8, "it holds NUL bytes (the first at byte 1)" },
+    /* UTF-32 little-endian with its mark (FF FE 00 00): it read "a UTF-16 byte-order mark" */
+    { "\xff\xfe\0\0{\0\0\0", 8, "it starts with a UTF-32 byte-order mark (FF FE 00 00, "
+      "little-endian)" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
