@@ -38,11 +38,17 @@ num_text (char *buf, gsize n, double v, const char *fmt)
 {
   if (!isfinite (v))
     return NULL;
-  /* "%.*f": seconds, with their decimals (cli_seconds_decimals) */
-  if (strstr (fmt, "%.*f") != NULL)
-    g_snprintf (buf, n, fmt, runs_decimals (v), v);
-  else
-    g_snprintf (buf, n, fmt, v);
+  g_snprintf (buf, n, fmt, v);
+  return buf;
+}
+
+/* A step in seconds with its decimals (runs_decimals); NULL when not finite */
+static const char *
+seconds_text (char *buf, gsize n, double v)
+{
+  if (!isfinite (v))
+    return NULL;
+  g_snprintf (buf, n, "%.*f", runs_decimals (v), v);
   return buf;
 }
 
@@ -170,13 +176,9 @@ print_text (const char *path, GPtrArray *rows)
       const ResRunRow *r = g_ptr_array_index (rows, i);
       char pred[32] = "-", meas[32] = "-";
       /* finite only, as --json and --csv write them (an edited Inf printed "inf"); a
-       * short step with four significant digits (a tiny model's 0.0006 s read 0.000) */
-      if (isfinite (r->predicted_step_s))
-        g_snprintf (pred, sizeof pred, "%.*f", runs_decimals (r->predicted_step_s),
-                    r->predicted_step_s);
-      if (isfinite (r->measured_step_s))
-        g_snprintf (meas, sizeof meas, "%.*f", runs_decimals (r->measured_step_s),
-                    r->measured_step_s);
+       * short step with three significant digits (a tiny model's 0.0006 s read 0.000) */
+      seconds_text (pred, sizeof pred, r->predicted_step_s);
+      seconds_text (meas, sizeof meas, r->measured_step_s);
       g_autofree char *err = one_line (r->error, 60);
       g_autofree char *plan = one_line (r->plan, G_MAXLONG);
       g_autofree char *model = one_line (r->model, G_MAXLONG);
@@ -546,8 +548,8 @@ show_text (const char *path, const ResRunRecord *r)
         {
           const ResValidationRow *v = &g_array_index (r->validations, ResValidationRow, k);
           char ps[32] = "-", ms[32] = "-", es[32] = "-";
-          num_text (ps, sizeof ps, v->predicted_step_s, "%.*f");
-          num_text (ms, sizeof ms, v->measured_step_s, "%.*f");
+          seconds_text (ps, sizeof ps, v->predicted_step_s);
+          seconds_text (ms, sizeof ms, v->measured_step_s);
           num_text (es, sizeof es, v->err_pct, "%+.1f");
           cli_table_add_row (vt);
           cli_table_cell (vt, "%" G_GINT64_FORMAT, v->row_id);
@@ -575,7 +577,7 @@ show_text (const char *path, const ResRunRecord *r)
           char place[16] = "-", step[32] = "-", mfu[32] = "-", tps[32] = "-", peak[32] = "-";
           if (c->place > 0)
             g_snprintf (place, sizeof place, "%" G_GINT64_FORMAT, c->place);
-          num_text (step, sizeof step, c->step_time_s, "%.*f");
+          seconds_text (step, sizeof step, c->step_time_s);
           if (isfinite (c->tokens_per_s) && c->tokens_per_s >= 0)
             g_strlcpy (tps, cli_fmt_count ((guint64) llround (c->tokens_per_s)), sizeof tps);
           num_text (mfu, sizeof mfu, c->mfu * 100, "%.1f");

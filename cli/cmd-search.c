@@ -819,8 +819,8 @@ add_row (CliTable *t, int place, const SimPrediction *p, guint *used, gboolean p
   cli_table_cell (t, "%.1f", (double) p->memory.peak_bytes / 1073741824.0);
   cli_table_cell (t, "%s", cli_fmt_count ((guint64) p->plan.world_size));
   g_autofree char *plan = plan_to_string (&p->plan);
-  g_autofree char *extras = search_plan_extras (&p->plan, used);
-  cli_table_cell (t, "%s%s", plan, extras);
+  *used |= search_plan_legend (&p->plan);
+  cli_table_cell (t, "%s", plan);
 }
 
 /* The JSON "mode": exact, or the heuristic --fast. */
@@ -1110,11 +1110,9 @@ store_search (const char *db, int timeout_ms, const SearchSpace *space,
               const char *extra, const char *framework, GError **error)
 {
   const SearchSpec *spec = search_space_spec (space);
-  /* named as the table names it (plan string and the search's suffixes: -dpov, -tpov,
-   * -cpa2a, -ppdp), which plan_to_string alone does not tell apart */
-  g_autofree char *best_str = plan_to_string (&best->plan);
-  g_autofree char *best_extras = search_plan_extras (&best->plan, NULL);
-  g_autofree char *plan_str = g_strconcat (best_str, best_extras, NULL);
+  /* named as the table names it (the plan's name, its suffixes -dpov, -tpov, -cpa2a,
+   * -ppdp included) */
+  g_autofree char *plan_str = plan_to_string (&best->plan);
   g_autoptr (JsonBuilder) pb = json_builder_new ();
   plan_to_json (&best->plan, pb);
   g_autofree char *plan_json = cli_json_text (pb);
@@ -1167,8 +1165,7 @@ store_search (const char *db, int timeout_ms, const SearchSpace *space,
        * table and the run's own name said ...-zero2-unfused-1F1B, and two places that
        * differed only by the DP overlap had one name */
       sim_plan_apply_stack (&p, &spec->sim.cost);
-      g_autofree char *name = plan_to_string (&p), *ext = search_plan_extras (&p, NULL);
-      char *ps = g_strconcat (name, ext, NULL);
+      char *ps = plan_to_string (&p);
       g_ptr_array_add (strings, ps);
       g_ptr_array_add (strings, fl);
       c->place = r->place;

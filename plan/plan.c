@@ -914,7 +914,7 @@ plan_to_string (const Plan *plan)
     g_string_append (s, "-unfused");
   g_string_append_printf (s, "-%s", plan_schedule_name (plan->schedule));
   /* The options that change the step but no degree, after the schedule as the search's
-   * table has always named them (sim/search.c search_plan_extras keeps their legend):
+   * table has always named them (sim/search.c search_plan_legend keeps their legend):
    * the CP exchange, the TP and DP overlaps and a rank order other than Megatron's. Two
    * plans apart only there read the same in predict, runs and the ranking (1.298 and
    * 1.121 s, without and with --tp-comm-overlap, both ...-sp-1F1B) */

@@ -1240,6 +1240,23 @@ convention_for (const char *text, ModelFlopConvention *out, gboolean *six_n)
   return TRUE;
 }
 
+/* The row's own GPU, which its measurement was taken on: the case's cluster's, or under a
+ * --cluster the user gave the preset the row's gpu_type maps to (loaded into *own), that
+ * given cluster's where the type has none */
+static const TopoDevice *
+row_device (const ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster **own)
+{
+  *own = NULL;
+  if (c->cluster_given)
+    {
+      const char *preset = cluster_for (c->gpu_type, get (csv, row, "network"), c->n_gpus);
+      *own = preset != NULL ? topo_cluster_lookup (preset, NULL) : NULL;
+      if (*own != NULL)
+        return &(*own)->device;
+    }
+  return &c->cluster->device;
+}
+
 /* A step derived from a throughput column takes the bound a stated step_time_s has
  * (cell_rules: a day per step). Every rate column had only an upper cap, so a
  * "0.001" TFLOP/s (a PFLOP/s figure in the TFLOP/s column) measured 5.4e6 s a step and
@@ -1323,16 +1340,8 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
        * under a --cluster the user gave: the measurement is the row's (an H100 row's 41%
        * read against an A100's peak under --cluster selene measured 1.444 s for its
        * 0.455); a GPU with no preset is taken to be the given cluster's */
-      const TopoDevice *dev = &c->cluster->device;
       g_autoptr (TopoCluster) own = NULL;
-      if (c->cluster_given)
-        {
-          const char *own_preset = cluster_for (c->gpu_type, get (csv, row, "network"),
-                                                c->n_gpus);
-          own = own_preset != NULL ? topo_cluster_lookup (own_preset, NULL) : NULL;
-          if (own != NULL)
-            dev = &own->device;
-        }
+      const TopoDevice *dev = row_device (c, csv, row, &own);
       double peak = dev->peak_flops[fp8 ? TOPO_DTYPE_FP8 : TOPO_DTYPE_BF16];
       if (!fp8 && !(peak > 0))   /* a device without BF16 (V100): its FP16 peak */
         peak = dev->peak_flops[TOPO_DTYPE_FP16];
@@ -1359,15 +1368,8 @@ map_measured (ResPublishedCase *c, const ResCsv *csv, guint row, double tokens,
 {
   if (!map_measured_cells (c, csv, row, tokens, fp8))
     return FALSE;
-  const TopoDevice *dev = &c->cluster->device;
   g_autoptr (TopoCluster) own = NULL;
-  if (c->cluster_given)
-    {
-      const char *own_preset = cluster_for (c->gpu_type, get (csv, row, "network"), c->n_gpus);
-      own = own_preset != NULL ? topo_cluster_lookup (own_preset, NULL) : NULL;
-      if (own != NULL)
-        dev = &own->device;
-    }
+  const TopoDevice *dev = row_device (c, csv, row, &own);
   double peak = 0, fpt = INFINITY;
   for (int k = 0; k < TOPO_DTYPE_N; k++)
     peak = MAX (peak, dev->peak_flops[k]);

@@ -81,9 +81,7 @@ row_take_prediction (ReportScalingRow *row, const SimPrediction *p, ModelFlopCon
 {
   const SimResult *res = p->result;
   row->predicted = TRUE;
-  g_autofree char *name = plan_to_string (&p->plan);
-  g_autofree char *extras = search_plan_extras (&p->plan, NULL);
-  row->plan = g_strconcat (name, extras, NULL);
+  row->plan = plan_to_string (&p->plan);
   row->global_batch = p->plan.global_batch;
   row->seq_length = p->plan.seq_length;
   row->step_time_s = res->step_time_s;

@@ -75,8 +75,8 @@ typedef struct {
   char    *status;                /* "ok", "oom", "invalid" */
   char    *reason;                /* why not ok; NULL when ok */
   gboolean predicted;             /* the figures below are set */
-  char    *plan;                  /* plan_to_string and search_plan_extras (the overlaps,
-                                     CP exchange and rank order), NULL when invalid */
+  char    *plan;                  /* plan_to_string (its suffixes tell the overlaps, CP
+                                     exchange and rank order), NULL when invalid */
   char    *flags;                 /* --plan-per-size search: tandem predict flags that
                                      reproduce the row's plan (search_plan_flags); NULL for
                                      a fixed plan (the user's own flags and --gpus) */

@@ -1565,11 +1565,11 @@ search_spec_arg (const char *name, const char *source)
   return g_strdup (source);
 }
 
-char *
-search_plan_extras (const Plan *p, guint *used)
+guint
+search_plan_legend (const Plan *p)
 {
-  /* the suffixes are plan_to_string's own now (plan.c: predict and runs named two plans
-   * apart only there alike); what is left here is which of them the legend explains */
+  /* which of plan_to_string's suffixes the table's legend explains (the suffixes are the
+   * plan's name's own: predict and runs named two plans apart only there alike) */
   guint bits = 0;
   if (p->cp > 1 && p->cp_comm == PLAN_CP_ALLGATHER)
     bits |= SEARCH_EXTRA_CPAG;
@@ -1586,9 +1586,7 @@ search_plan_extras (const Plan *p, guint *used)
   if (p->pp > 1 && p->dp > 1 && p->rank_order != NULL
       && !g_str_equal (p->rank_order, SEARCH_ORDER_MEGATRON))
     bits |= SEARCH_EXTRA_PPDP;
-  if (used != NULL)
-    *used |= bits;
-  return g_strdup ("");
+  return bits;
 }
 
 char *

@@ -229,14 +229,13 @@ void search_result_rank  (const SearchSpace *space, SearchResult *r);
 /* The rule-of-thumb plan for `gpus` GPUs (see search-recipe.c), resolved; FALSE with
  * the reason in `why` (g_free) when the rule finds nothing that fits. */
 gboolean search_recipe (const SearchSpace *space, int gpus, Plan *out, char **why);
-/* The searched options that the plan's name (plan_to_string) leaves out, as a suffix of
- * it ("-cpa2a-tpov-dpov-ppdp"): without it two plans that differ only in TP-comm overlap,
- * DP overlap, rank order or the CP exchange read the same (the search's table, the
- * scaling report's rows). Each bit of `*used` (may be NULL) is one suffix written. */
+/* Which of plan_to_string's suffixes after the schedule (-cpag / -cpa2a, -tpov, -dpov /
+ * -gradov / -paramov, -ppdp) a plan's name carries, as SEARCH_EXTRA_* bits: the search
+ * table's legend explains those it used. */
 enum { SEARCH_EXTRA_TPOV = 1, SEARCH_EXTRA_DPOV = 2, SEARCH_EXTRA_GRADOV = 4,
        SEARCH_EXTRA_PARAMOV = 8, SEARCH_EXTRA_PPDP = 16, SEARCH_EXTRA_CPAG = 32,
        SEARCH_EXTRA_CPA2A = 64 };
-char    *search_plan_extras (const Plan *plan, guint *used);
+guint    search_plan_legend (const Plan *plan);
 /* Flags of any resolved plan, as search_candidate_flags writes them. */
 char    *search_plan_flags (const SearchSpace *space, const Plan *plan, const char *extra);
 
