@@ -644,6 +644,21 @@ training_log_parse (const char *text, gssize len, TrainingLogFormat format,
     }
   if (log->entries->len == 0)
     {
+      /* a log saved as UTF-16 (PowerShell's `>` writes it; a BOM or every ASCII
+       * character's NUL half at the start) holds no step line a UTF-8 reader can see: say
+       * so rather than "no step line". NULs elsewhere are a crashed node's padding, which
+       * the lines around them survive, so only the file's first bytes are looked at. */
+      const guchar *u = (const guchar *) text;
+      GError *enc = NULL;
+      if (n >= 4
+          && ((u[1] == 0 && u[3] == 0 && u[0] != 0) || (u[0] == 0 && u[2] == 0 && u[1] != 0)
+              || (u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF))
+          && !util_text_encoding_check (text, MIN (n, 4), source, &enc))
+        {
+          g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE, "%s", enc->message);
+          g_error_free (enc);
+          return NULL;
+        }
       g_set_error (error, TRAINING_LOG_ERROR, TRAINING_LOG_ERROR_PARSE,
                    "%s: no %s step line (hint: Megatron-LM's 'iteration N/ M | ... | elapsed "
                    "time per iteration (ms): T' or TorchTitan's 'step: N ... tps: X')",

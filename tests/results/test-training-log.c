@@ -503,11 +503,35 @@ test_megatron_header (void)
   g_assert_cmpint (log->header_cp, ==, 2);
 }
 
+/* A log saved as UTF-16 (PowerShell's `>`): "it" as 69 00 74 00 after the FF FE mark, or
+ * without the mark; the error names the encoding, not "no step line". A UTF-8 log whose
+ * first bytes are fine and that has no step line keeps the step-line error. */
+static void
+test_utf16_log (void)
+{
+  const char le[] = "\xff\xfei\0t\0e\0r\0\n\0";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TrainingLog) log = parse (le, sizeof le - 1, &error);
+  g_assert_null (log);
+  g_assert_nonnull (strstr (error->message, "UTF-16 byte-order mark (FF FE, little-endian)"));
+  g_clear_error (&error);
+  const char bare[] = "i\0t\0e\0r\0\n\0";
+  log = parse (bare, sizeof bare - 1, &error);
+  g_assert_null (log);
+  g_assert_nonnull (strstr (error->message, "not UTF-8 text: it holds NUL bytes (the first at "
+                                            "byte 1)"));
+  g_clear_error (&error);
+  log = parse ("hello\n", -1, &error);
+  g_assert_null (log);
+  g_assert_nonnull (strstr (error->message, "no Megatron-LM or TorchTitan step line"));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/results/training-log/truncated-last-line", test_truncated_last_line);
+  g_test_add_func ("/results/training-log/utf16", test_utf16_log);
   g_test_add_func ("/results/training-log/megatron-cut-before-elapsed",
                    test_megatron_cut_before_elapsed);
   g_test_add_func ("/results/training-log/impossible-numbers", test_impossible_numbers);
