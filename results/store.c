@@ -665,9 +665,20 @@ res_store_open_full (const char *path, ResOpenFlags flags, guint busy_timeout_ms
       gboolean dir_ro = g_access (dir, W_OK) != 0;
       wal_unreadable = dir_ro && has_wal;
       g_autofree char *uri_path = g_uri_escape_string (path, "/", FALSE);
-      g_autofree char *uri = g_strdup_printf ("file:%s?mode=ro%s", uri_path,
-                                              dir_ro && !has_wal ? "&immutable=1" : "");
-      rc = sqlite3_open_v2 (uri, &store->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+      /* Where the directory is writable, the file is opened read-write (never created)
+       * and PRAGMA query_only below refuses every write: a read-only connection to a
+       * WAL file creates its -wal and -shm and, not being allowed to checkpoint, leaves
+       * both behind when it closes (`tandem runs` left two files beside a database that
+       * had none). A read-write connection that is the last to close checkpoints and
+       * removes them, as the writers do; an empty -wal checkpoints nothing, so the
+       * database's bytes stay as they were. A file the user may not write SQLite opens
+       * read-only by itself (SQLITE_OPEN_READWRITE's fallback). */
+      g_autofree char *uri = g_strdup_printf ("file:%s%s", uri_path,
+                                              !dir_ro ? ""
+                                              : has_wal ? "?mode=ro" : "?mode=ro&immutable=1");
+      rc = sqlite3_open_v2 (uri, &store->db,
+                            (dir_ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
+                            | SQLITE_OPEN_URI, NULL);
     }
   else
     rc = sqlite3_open_v2 (path, &store->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,

@@ -1094,6 +1094,55 @@ test_read_only_v1 (Fixture *f, gconstpointer data)
   g_assert_false (g_file_test (missing, G_FILE_TEST_EXISTS));
 }
 
+/* Read-only on a WAL file in a writable directory: reading leaves neither a -wal nor a
+ * -shm behind and does not change the file (a SQLITE_OPEN_READONLY connection created
+ * both and, not allowed to checkpoint, left them when it closed). */
+static void
+test_read_only_leaves_no_wal (Fixture *f, gconstpointer data)
+{
+  GError *error = NULL;
+  {
+    g_autoptr (ResStore) store = res_store_open (f->db, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (res_store_get_journal_mode (store), ==, "wal");
+    ResRunInfo info = { .kind = RES_KIND_PREDICT };
+    ResMetrics m;
+    res_metrics_init (&m);
+    m.step_time_s = 1.5;
+    g_assert_cmpint (res_store_add_prediction (store, &info, &m, NULL, 0, &error), ==, 1);
+    g_assert_no_error (error);
+  }
+  g_autofree char *wal = g_strconcat (f->db, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (f->db, "-shm", NULL);
+  /* the writer's last close removed its own */
+  g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (shm, G_FILE_TEST_EXISTS));
+  g_autofree char *before = NULL;
+  gsize n_before = 0;
+  g_assert_true (g_file_get_contents (f->db, &before, &n_before, NULL));
+  {
+    g_autoptr (ResStore) store = res_store_open_full (f->db, RES_OPEN_READ_ONLY, 100, &error);
+    g_assert_no_error (error);
+    g_autoptr (GPtrArray) rows = res_store_list_runs (store, 0, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (rows->len, ==, 1);
+    /* still refuses to write */
+    ResRunInfo info = { .kind = RES_KIND_PREDICT };
+    ResMetrics m;
+    res_metrics_init (&m);
+    g_assert_cmpint (res_store_add_prediction (store, &info, &m, NULL, 0, &error), ==, -1);
+    g_assert_nonnull (error);
+    g_clear_error (&error);
+  }
+  g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (shm, G_FILE_TEST_EXISTS));
+  g_autofree char *after = NULL;
+  gsize n_after = 0;
+  g_assert_true (g_file_get_contents (f->db, &after, &n_after, NULL));
+  g_assert_cmpuint (n_after, ==, n_before);
+  g_assert_true (memcmp (before, after, n_before) == 0);
+}
+
 /* ---- runs recorded from their start ---------------------------------------------- */
 
 static void
@@ -1246,6 +1295,8 @@ main (int argc, char **argv)
   g_test_add ("/results/store/migrate-v1", Fixture, NULL, setup, test_migrate_v1, teardown);
   g_test_add ("/results/store/read-only-v1", Fixture, NULL, setup, test_read_only_v1,
               teardown);
+  g_test_add ("/results/store/read-only-leaves-no-wal", Fixture, NULL, setup,
+              test_read_only_leaves_no_wal, teardown);
   g_test_add ("/results/store/running", Fixture, NULL, setup, test_running, teardown);
   g_test_add_func ("/results/store/search", test_search);
 
