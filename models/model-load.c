@@ -459,21 +459,42 @@ model_sizes_problem (guint64 hidden, guint64 ffn_hidden, guint64 n_layers, guint
   return NULL;
 }
 
-/* Qwen2 / Qwen2-MoE: sliding_window applies only with use_sliding_window true, and then to
- * the layers from max_window_layers on (Qwen2Config: default 28). */
+static gboolean read_layer_types (const Reader *r, ModelSpec *spec, GError **error);
+
+/* Qwen2 / Qwen2-MoE / Qwen3 (Qwen2Config, Qwen3Config): sliding_window (class default
+ * 4096; null: none) applies only with use_sliding_window true (default false), and then to
+ * the layers `layer_types` marks "sliding_attention" where the config lists them, else to
+ * the layers from max_window_layers on (default 28; Qwen3Config.__post_init__ builds
+ * layer_types that way). A file with use_sliding_window true and no sliding_window read
+ * no window before (the class's 4096 was taken as 0). */
 static gboolean
 read_sliding_qwen (const Reader *r, ModelSpec *spec, GError **error)
 {
-  gboolean use = FALSE;
-  guint64 window = 0, max_window_layers = 28;
+  gboolean use = FALSE, ok;
+  guint64 window = 4096, max_window_layers = 28;
+  if (reader_member_is_null (r, "sliding_window"))
+    window = 0;
   if (!read_bool (r, "use_sliding_window", &use, error)
       || !read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &window, NULL, error)
       || !read_count (r, "max_window_layers", MODEL_MAX_LAYERS, &max_window_layers, error))
     return FALSE;
-  if (use && window > 0 && max_window_layers < spec->n_layers)
+  JsonArray *types = read_array (r, "layer_types", &ok, error);
+  if (!ok)
+    return FALSE;
+  guint64 n_sliding = max_window_layers < spec->n_layers ? spec->n_layers - max_window_layers
+                                                         : 0;
+  if (types != NULL)
+    {
+      if (!read_layer_types (r, spec, error))
+        return FALSE;
+      n_sliding = spec->n_sliding_layers;
+    }
+  spec->sliding_window = 0;
+  spec->n_sliding_layers = 0;
+  if (use && window > 0 && n_sliding > 0)
     {
       spec->sliding_window = window;
-      spec->n_sliding_layers = spec->n_layers - max_window_layers;
+      spec->n_sliding_layers = n_sliding;
     }
   return TRUE;
 }
@@ -546,8 +567,11 @@ read_llama_block (const Reader *r, ModelSpec *spec, guint64 default_positions,
       || strcmp (spec->model_type, "qwen2_vl") == 0
       || strcmp (spec->model_type, "qwen2_5_vl") == 0)
     {
+      /* Qwen2MoeConfig has the switch (qkv_bias, default true); Qwen2Config none */
       spec->attn_qkv_bias = TRUE;
       return read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
+             && (strcmp (spec->model_type, "qwen2_moe") != 0
+                 || read_bool (r, "qkv_bias", &spec->attn_qkv_bias, error))
              && read_sliding_qwen (r, spec, error);
     }
   /* Qwen3 and Qwen3-MoE: RMSNorm over head_dim of every q and k head (q_norm, k_norm). */
@@ -557,6 +581,8 @@ read_llama_block (const Reader *r, ModelSpec *spec, guint64 default_positions,
   if (!read_bool (r, "tie_word_embeddings", &spec->tied_embeddings, error)
       || !read_bool (r, "attention_bias", &spec->attn_bias, error)
       || !read_bool (r, "mlp_bias", &spec->mlp_bias, error))
+    return FALSE;
+  if (strcmp (spec->model_type, "qwen3") == 0 && !read_sliding_qwen (r, spec, error))
     return FALSE;
   /* Mistral 7B v0.1 and Phi-3: every layer attends to the last sliding_window tokens
    * (MistralAttention, Phi3Attention); null: full attention; absent: the class's default,
@@ -582,14 +608,47 @@ read_llama_block (const Reader *r, ModelSpec *spec, guint64 default_positions,
 
 /* LlamaConfig (configuration_llama.py): max_position_embeddings 2048, untied,
  * num_key_value_heads None -> num_attention_heads. The families that read through here
- * take those defaults; one whose class has other defaults for KV heads or positions gets
- * its own reader with the class named (read_mistral_block, read_deepseek, read_glm_block,
- * read_cohere, ...). Not yet split out: Phi3Config's max_position_embeddings is 4096,
- * where 2048 only shortens the default sequence of a file without it. */
+ * take those defaults (GraniteConfig and MiniCPM's have the same); one whose class has
+ * other defaults for KV heads, head_dim or positions gets its own reader with the class
+ * named (read_qwen, read_phi3, read_mistral_block, read_deepseek, read_glm_block,
+ * read_cohere, ...). */
 static gboolean
 read_llama (const Reader *r, ModelSpec *spec, GError **error)
 {
   return read_llama_block (r, spec, 2048, FALSE, error);
+}
+
+/* Phi3Config (configuration_phi3.py): LlamaConfig's block but max_position_embeddings
+ * 4096 (a Phi-3 file without it read 2048, and a plan's default sequence with it). */
+static gboolean
+read_phi3 (const Reader *r, ModelSpec *spec, GError **error)
+{
+  return read_llama_block (r, spec, 4096, FALSE, error);
+}
+
+/* Qwen2Config, Qwen3Config, Qwen2MoeConfig, Qwen3MoeConfig (transformers
+ * configuration_qwen2.py, _qwen3.py, _qwen2_moe.py, _qwen3_moe.py): max_position_embeddings
+ * 32768; an absent num_key_value_heads is the class's number, not the heads (Qwen2 and
+ * Qwen3 32, Qwen2-MoE 16, Qwen3-MoE 4), a null one the heads; Qwen3Config's head_dim 128
+ * where absent (Qwen3-MoE has no such field: h / a). A Qwen3-32B-shaped file without
+ * head_dim read 80 (30.50 B parameters, not 32.76 B), a Qwen3-30B-A3B one without
+ * num_key_value_heads 32 KV heads (31.24 B, not 30.53 B), and every one of them 2048
+ * positions. */
+static void
+qwen_defaults (const Reader *r, ModelSpec *spec)
+{
+  const char *t = spec->model_type;
+  guint64 kv = strcmp (t, "qwen2_moe") == 0 ? 16 : strcmp (t, "qwen3_moe") == 0 ? 4 : 32;
+  spec->n_kv_heads = reader_member_is_null (r, "num_key_value_heads") ? 0 : kv;
+  if (strcmp (t, "qwen3") == 0)
+    spec->head_dim = 128;
+}
+
+static gboolean
+read_qwen (const Reader *r, ModelSpec *spec, GError **error)
+{
+  qwen_defaults (r, spec);
+  return read_llama_block (r, spec, 32768, FALSE, error);
 }
 
 /* MistralConfig and MixtralConfig (configuration_mistral.py, configuration_mixtral.py):
@@ -678,7 +737,7 @@ read_qwen_moe (const Reader *r, ModelSpec *spec, GError **error)
   gboolean ok;
   const gboolean v2 = strcmp (spec->model_type, "qwen2_moe") == 0;
   guint64 step = 1;
-  if (!read_llama (r, spec, error)
+  if (!read_qwen (r, spec, error)
       || !read_moe_experts (r, "num_experts", "num_experts_per_tok", "moe_intermediate_size",
                             spec, error)
       || !read_size (r, "decoder_sparse_step", FALSE, MODEL_MAX_LAYERS, &step, NULL, error)
@@ -1207,6 +1266,9 @@ read_gemma2 (const Reader *r, ModelSpec *spec, GError **error)
    * = 288 for Gemma 2 2B) */
   spec->head_dim = 256;
   spec->sliding_window = 4096;       /* Gemma2Config default */
+  /* num_key_value_heads 4 where absent (Gemma 2 2B's; a file without it read 8 KV heads,
+   * 2.74 B parameters for the 2.61 B model); null: the heads */
+  spec->n_kv_heads = reader_member_is_null (r, "num_key_value_heads") ? 0 : 4;
   if (!read_common (r, &llama_names, TRUE, 8192, spec, error)
       || !read_gemma_block (r, spec, "gemma2", gemma_act_key, 1, 4, error)
       || !read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &spec->sliding_window,
@@ -1318,7 +1380,10 @@ read_gpt_neox (const Reader *r, ModelSpec *spec, GError **error)
   if (!read_common (r, &neox_names, TRUE, 2048, spec, error))
     return FALSE;
   spec->rotary_fraction = 0.25;
-  if (!read_rotary_fraction_key (r, "rotary_pct", &spec->rotary_fraction, error))
+  /* newer transformers save rotary_pct as rope_parameters' partial_rotary_factor
+   * (GPTNeoXConfig.convert_rope_params_to_dict); an older file's rotary_pct wins */
+  if (!read_rotary_fraction (r, &spec->rotary_fraction, error)
+      || !read_rotary_fraction_key (r, "rotary_pct", &spec->rotary_fraction, error))
     return FALSE;
   read_string (r, "hidden_act", &ok, error);
   if (!ok)
@@ -1575,6 +1640,9 @@ static gboolean
 read_starcoder2 (const Reader *r, ModelSpec *spec, GError **error)
 {
   gboolean bias = TRUE;
+  /* Starcoder2Config num_key_value_heads 2 where absent (a StarCoder2-3B-shaped file
+   * without it read 24: 3.55 B parameters for 3.03 B); null: the heads */
+  spec->n_kv_heads = reader_member_is_null (r, "num_key_value_heads") ? 0 : 2;
   if (!read_ungated_block (r, spec, 4096, error) || !read_bool (r, "use_bias", &bias, error)
       || !read_size (r, "sliding_window", FALSE, MODEL_MAX_POSITIONS, &spec->sliding_window,
                      NULL, error))
@@ -1903,13 +1971,13 @@ static const struct {
 } families[] = {
   { "llama", read_llama },
   { "mistral", read_mistral },   /* sliding_window counted in the attention FLOPs */
-  { "qwen2", read_llama },
+  { "qwen2", read_qwen },
   { "gpt2", read_gpt2 },
   { "gpt_neox", read_gpt_neox },
   { "opt", read_opt },
   { "mixtral", read_mixtral },
   { "qwen2_moe", read_qwen_moe },
-  { "qwen3", read_llama },
+  { "qwen3", read_qwen },
   { "qwen3_moe", read_qwen_moe },
   { "qwen3_next", read_qwen3_next },
   { "nemotron_h", read_nemotron_h },
@@ -1922,7 +1990,7 @@ static const struct {
   { "gpt_oss", read_gpt_oss },
   { "llama4", read_llama4_nested },
   { "llama4_text", read_llama4 },
-  { "phi3", read_llama },
+  { "phi3", read_phi3 },
   /* Granite 3.x (GraniteConfig): LlamaForCausalLM's modules; its embedding, residual,
    * attention and logits multipliers are scalars, not parameters */
   { "granite", read_llama },

@@ -1648,6 +1648,133 @@ test_family_defaults (void)
   g_assert_cmpuint (total_params (l), ==, 6738415616);
 }
 
+/* The Qwen, Phi-3, Gemma 2, StarCoder2 and GPT-NeoX config classes' own defaults
+ * (transformers configuration_<family>.py), where a file leaves a field out. */
+static void
+test_family_defaults_more (void)
+{
+  g_autoptr (GError) error = NULL;
+
+  /* Qwen3Config: head_dim 128, max_position_embeddings 32768. A Qwen3-32B-shaped file
+   * without either: layer = q 5120*8192 + k, v 2*5120*1024 + o 8192*5120 = 94,371,840
+   * + MLP 3*5120*25600 = 393,216,000 + norms 2*5120 + q/k norms 2*128 = 487,598,336,
+   * x64 = 31,206,293,504; embeddings 2*151936*5120 = 1,555,824,640; final 5,120; total
+   * 32,762,123,264 (with h / a = 80 it read 30,497,192,960) */
+  static const char q32[] =
+    "{\"model_type\": \"qwen3\", \"hidden_size\": 5120, \"intermediate_size\": 25600,"
+    " \"num_hidden_layers\": 64, \"num_attention_heads\": 64, \"num_key_value_heads\": 8,"
+    " \"vocab_size\": 151936}";
+  g_autoptr (ModelSpec) q3 = model_spec_new_from_data (q32, -1, "qwen3-32b.json", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (q3->head_dim, ==, 128);
+  g_assert_cmpuint (q3->max_positions, ==, 32768);
+  g_assert_cmpuint (q3->sliding_window, ==, 0);
+  g_assert_cmpuint (total_params (q3), ==, 32762123264);
+  /* Qwen3's window: use_sliding_window with max_window_layers 28 of 36 layers is a
+   * 4096-token window (the class default) on layers 28..35, 8 of them */
+  static const char q3sw[] =
+    "{\"model_type\": \"qwen3\", \"hidden_size\": 4096, \"intermediate_size\": 12288,"
+    " \"num_hidden_layers\": 36, \"num_attention_heads\": 32, \"num_key_value_heads\": 8,"
+    " \"vocab_size\": 151936, \"use_sliding_window\": true, \"max_window_layers\": 28}";
+  g_autoptr (ModelSpec) q3w = model_spec_new_from_data (q3sw, -1, "qwen3-sw.json", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (q3w->sliding_window, ==, 4096);
+  g_assert_cmpuint (q3w->n_sliding_layers, ==, 8);
+
+  /* Qwen2Config: num_key_value_heads 32 where absent, so Qwen2-7B (28 heads) without it
+   * is refused as transformers cannot build it (28 // 32 groups), saying where the 32
+   * came from; without max_position_embeddings it is 32768 */
+  static const char *const kv_drop[] = { "num_key_value_heads", NULL };
+  g_autoptr (ModelSpec) q2 = preset_edited ("qwen2-7b", kv_drop, NULL, &error);
+  g_assert_null (q2);
+  g_assert_error (error, MODEL_ERROR, MODEL_ERROR_INVALID_FIELD);
+  g_assert_nonnull (strstr (error->message, "field 'num_key_value_heads' (32, the config "
+                            "class's default where the file leaves it out) exceeds "
+                            "'num_attention_heads' (28)"));
+  g_clear_error (&error);
+  static const char *const pos_drop[] = { "max_position_embeddings", NULL };
+  g_autoptr (ModelSpec) q2p = preset_edited ("qwen2-7b", pos_drop, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (q2p->max_positions, ==, 32768);
+  /* Qwen2's window: use_sliding_window without sliding_window is the class's 4096, on
+   * the layers from max_window_layers (20) on: 8 of 28; a null sliding_window is none */
+  static const char q2sw[] =
+    "{\"model_type\": \"qwen2\", \"hidden_size\": 3584, \"intermediate_size\": 18944,"
+    " \"num_hidden_layers\": 28, \"num_attention_heads\": 28, \"num_key_value_heads\": 4,"
+    " \"vocab_size\": 152064, \"use_sliding_window\": true, \"max_window_layers\": 20%s}";
+  g_autofree char *q2a = g_strdup_printf (q2sw, "");
+  g_autoptr (ModelSpec) q2w = model_spec_new_from_data (q2a, -1, "qwen2-sw.json", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (q2w->sliding_window, ==, 4096);
+  g_assert_cmpuint (q2w->n_sliding_layers, ==, 8);
+  g_autofree char *q2b = g_strdup_printf (q2sw, ", \"sliding_window\": null");
+  g_autoptr (ModelSpec) q2n = model_spec_new_from_data (q2b, -1, "qwen2-sw0.json", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (q2n->sliding_window, ==, 0);
+  g_assert_cmpuint (q2n->n_sliding_layers, ==, 0);
+
+  /* Qwen3MoeConfig: num_key_value_heads 4 where absent (it read the 32 heads: 31.24 B
+   * parameters); Qwen3-30B-A3B without it is the preset's 30,532,122,624 */
+  g_autoptr (ModelSpec) q3m = preset_edited ("qwen3-30b-a3b", kv_drop, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (q3m->n_kv_heads, ==, 4);
+  g_assert_cmpuint (total_params (q3m), ==, 30532122624);
+  /* Qwen2MoeConfig: num_key_value_heads 16 (Qwen1.5-MoE-A2.7B's: the preset's total), and
+   * qkv_bias (default true) read: false drops q, k and v's biases, 3 x 16 x 128 = 6,144 a
+   * layer, 24 x 6,144 = 147,456 */
+  g_autoptr (ModelSpec) q2m = preset_edited ("qwen1.5-moe-a2.7b", kv_drop, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (q2m->n_kv_heads, ==, 16);
+  g_autoptr (ModelSpec) q2m_ref = model_spec_load_preset ("qwen1.5-moe-a2.7b", NULL);
+  g_assert_cmpuint (total_params (q2m), ==, total_params (q2m_ref));
+  g_autofree char *nobias = g_strdup (q2m_ref->config_json);
+  char *brace = strrchr (nobias, '}');
+  g_assert_nonnull (brace);
+  *brace = '\0';
+  g_autofree char *nobias_json = g_strconcat (nobias, ", \"qkv_bias\": false}", NULL);
+  g_autoptr (ModelSpec) q2mb = model_spec_new_from_data (nobias_json, -1, "q15-nobias.json",
+                                                         &error);
+  g_assert_no_error (error);
+  g_assert_false (q2mb->attn_qkv_bias);
+  g_assert_cmpuint (total_params (q2m_ref) - total_params (q2mb), ==, 147456);
+
+  /* Phi3Config: max_position_embeddings 4096 */
+  g_autoptr (ModelSpec) ph = preset_edited ("phi3-mini", pos_drop, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ph->max_positions, ==, 4096);
+
+  /* Gemma2Config: num_key_value_heads 4 (Gemma 2 2B's: the preset's 2,614,341,888; read
+   * as the 8 heads it was 2,737,025,280) */
+  g_autoptr (ModelSpec) g2 = preset_edited ("gemma2-2b", kv_drop, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g2->n_kv_heads, ==, 4);
+  g_assert_cmpuint (total_params (g2), ==, 2614341888);
+
+  /* Starcoder2Config: num_key_value_heads 2. The class's own sizes (StarCoder2-3B's)
+   * without it: layer = q and o 2*(3072^2 + 3072) = 18,880,512 + k, v 2*(3072*256 + 256)
+   * = 1,573,376 + c_fc 3072*12288 + 12288 + c_proj 12288*3072 + 3072 = 75,512,832 + two
+   * LayerNorms 4*3072 = 95,979,008, x30 = 2,879,370,240; tied embeddings 49152*3072 =
+   * 150,994,944; final LayerNorm 6,144; total 3,030,371,328 (3,549,585,408 with 24) */
+  static const char sc2[] =
+    "{\"model_type\": \"starcoder2\", \"hidden_size\": 3072, \"intermediate_size\": 12288,"
+    " \"num_hidden_layers\": 30, \"num_attention_heads\": 24, \"vocab_size\": 49152}";
+  g_autoptr (ModelSpec) sc = model_spec_new_from_data (sc2, -1, "starcoder2.json", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sc->n_kv_heads, ==, 2);
+  g_assert_cmpuint (total_params (sc), ==, 3030371328);
+
+  /* GPT-NeoX as newer transformers save it: rotary_pct moved to rope_parameters'
+   * partial_rotary_factor (it read the class's 0.25 under that name) */
+  static const char neox[] =
+    "{\"model_type\": \"gpt_neox\", \"hidden_size\": 768, \"intermediate_size\": 3072,"
+    " \"num_hidden_layers\": 12, \"num_attention_heads\": 12, \"vocab_size\": 50304,"
+    " \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 10000,"
+    " \"partial_rotary_factor\": 1.0}}";
+  g_autoptr (ModelSpec) nx = model_spec_new_from_data (neox, -1, "neox.json", &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (nx->rotary_fraction, ==, 1.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1676,6 +1803,7 @@ main (int argc, char **argv)
   g_test_add_func ("/models/params/mixtral", test_params_mixtral);
   g_test_add_func ("/models/params/moe-layer-pattern", test_moe_layer_pattern);
   g_test_add_func ("/models/params/families", test_params_families);
+  g_test_add_func ("/models/load/family-defaults-more", test_family_defaults_more);
   g_test_add_func ("/models/params/qwen3-next", test_params_qwen3_next);
   g_test_add_func ("/models/params/nemotron-h", test_params_nemotron_h);
   g_test_add_func ("/models/load/nemotron-h-errors", test_nemotron_h_errors);
