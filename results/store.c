@@ -652,32 +652,46 @@ res_store_open_full (const char *path, ResOpenFlags flags, guint busy_timeout_ms
   gboolean wal_unreadable = FALSE;   /* a -wal SQLite may fail to read here */
   if (read_only && !memory)
     {
-      /* In a directory nobody can write, SQLite cannot create the -shm of a WAL file,
-       * and nobody can be writing the file: open it immutable there. Not when a -wal
-       * holds commits (a writer that ended before checkpointing: killed, or a copy of the
-       * three files): immutable ignores the -wal, so those runs would be missing without
-       * a word. SQLite reads it read-only when the -shm is there and readable
-       * (https://sqlite.org/wal.html#readonly); without one it cannot, and says so. */
       g_autofree char *dir = g_path_get_dirname (path);
       g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+      g_autofree char *shm = g_strconcat (path, "-shm", NULL);
       GStatBuf st;
       gboolean has_wal = g_stat (wal, &st) == 0 && st.st_size > 0;
+      gboolean has_shm = g_file_test (shm, G_FILE_TEST_EXISTS);
       gboolean dir_ro = g_access (dir, W_OK) != 0;
+      gboolean file_ro = g_access (path, W_OK) != 0;
       wal_unreadable = dir_ro && has_wal;
       g_autofree char *uri_path = g_uri_escape_string (path, "/", FALSE);
-      /* Where the directory is writable, the file is opened read-write (never created)
-       * and PRAGMA query_only below refuses every write: a read-only connection to a
-       * WAL file creates its -wal and -shm and, not being allowed to checkpoint, leaves
-       * both behind when it closes (`tandem runs` left two files beside a database that
-       * had none). A read-write connection that is the last to close checkpoints and
-       * removes them, as the writers do; an empty -wal checkpoints nothing, so the
-       * database's bytes stay as they were. A file the user may not write SQLite opens
-       * read-only by itself (SQLITE_OPEN_READWRITE's fallback). */
+      /* How a reader opens the file, so that reading leaves the directory and the file
+       * as they were:
+       * - a file this user may write, with no commits waiting in a -wal: read-write
+       *   (never created), PRAGMA query_only below refusing every write. A read-only
+       *   connection to a WAL file creates its -wal and -shm and, not being allowed to
+       *   checkpoint, leaves both behind when it closes (`tandem runs` left two files
+       *   beside a database that had none); a read-write one that is the last to close
+       *   checkpoints an empty -wal (nothing written) and removes both, as writers do.
+       * - commits waiting in a -wal (a writer killed before its checkpoint, or a copy of
+       *   the three files): read-only, so that reading does not fold them into the file
+       *   (its bytes would change under a command that says it only reads); the -wal was
+       *   there already.
+       * - a file this user may not write, in a directory they may (a shared database in
+       *   a group or sticky directory): with neither -wal nor -shm there, immutable, since
+       *   a -wal and -shm created by this user would belong to them, and the owner's next
+       *   write then fails on them ("attempt to write a readonly database"); with a -shm
+       *   there (the owner's connection is open), read-only through it.
+       * - a directory nobody can write: nobody can be writing the file either; immutable
+       *   unless a -wal holds commits (immutable ignores the -wal, so those runs would be
+       *   missing without a word). SQLite reads it read-only when the -shm is there and
+       *   readable (https://sqlite.org/wal.html#readonly); without one it cannot, and
+       *   says so below. */
+      gboolean read_write = !dir_ro && !file_ro && !has_wal;
+      gboolean immutable = dir_ro ? !has_wal : file_ro && !has_wal && !has_shm;
       g_autofree char *uri = g_strdup_printf ("file:%s%s", uri_path,
-                                              !dir_ro ? ""
-                                              : has_wal ? "?mode=ro" : "?mode=ro&immutable=1");
+                                              read_write ? ""
+                                              : immutable ? "?mode=ro&immutable=1"
+                                              : "?mode=ro");
       rc = sqlite3_open_v2 (uri, &store->db,
-                            (dir_ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
+                            (read_write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY)
                             | SQLITE_OPEN_URI, NULL);
     }
   else

@@ -682,6 +682,51 @@ copy_file (const char *from, const char *to)
  * the read-only open there was immutable, which ignores the -wal: `runs` listed 1 run of
  * 2 without a word. Now: with the -shm beside it, both runs; without one, status 1 and a
  * message naming the -wal, never a short list. Needs permission bits: skipped as root. */
+/* A shared database: the owner's file in a directory everyone may write (a group or
+ * sticky directory). Another user reading it (`tandem runs`) left a -wal and a -shm that
+ * belonged to them, and the owner's next write failed on them ("attempt to write a
+ * readonly database"). The reader now opens such a file immutable and leaves nothing.
+ * Needs root to drop to nobody, and a tandem that nobody may run; skipped otherwise. */
+static void
+test_runs_shared_db (Fixture *f, gconstpointer data)
+{
+  g_autofree char *setpriv = g_find_program_in_path ("setpriv");
+  const char *exe = g_getenv ("TANDEM_EXE");
+  if (geteuid () != 0 || setpriv == NULL || exe == NULL)
+    {
+      g_test_skip ("needs root, setpriv and $TANDEM_EXE");
+      return;
+    }
+  g_autofree char *sub = g_build_filename (f->dir, "shared", NULL);
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  g_assert_cmpint (g_chmod (sub, 01777), ==, 0);
+  g_assert_cmpint (g_chmod (f->dir, 0755), ==, 0);
+  g_autofree char *db = g_build_filename (sub, "team.db", NULL);
+  RunResult r = { 0 };
+  g_autofree char *args = g_strdup_printf (PREDICT "--db %s", db);
+  run_in (f, args, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  g_assert_cmpint (g_chmod (db, 0644), ==, 0);
+  const char *argv[] = { setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", exe,
+                         "runs", "--db", db, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int status = 0;
+  g_assert_true (g_spawn_sync ("/", (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                               &err, &status, NULL));
+  if (!g_spawn_check_wait_status (status, NULL) && strstr (err, "ermission denied") != NULL)
+    {
+      g_test_skip ("nobody may not run this build's tandem");
+      return;
+    }
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (out, "llama3-8b"));
+  g_autofree char *wal = g_strconcat (db, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (db, "-shm", NULL);
+  g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (shm, G_FILE_TEST_EXISTS));
+}
+
 static void
 test_runs_read_only_wal (Fixture *f, gconstpointer data)
 {
@@ -1077,6 +1122,8 @@ main (int argc, char **argv)
   g_test_add ("/cli/store/fallback-tmpdir", Fixture, NULL, setup, test_fallback_tmpdir,
               teardown);
   g_test_add ("/cli/store/report-write-fails", Fixture, NULL, setup, test_report_write_fails,
+              teardown);
+  g_test_add ("/cli/store/runs-shared-db", Fixture, NULL, setup, test_runs_shared_db,
               teardown);
   g_test_add ("/cli/store/runs-read-only", Fixture, NULL, setup, test_runs_read_only,
               teardown);

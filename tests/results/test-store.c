@@ -1143,6 +1143,54 @@ test_read_only_leaves_no_wal (Fixture *f, gconstpointer data)
   g_assert_true (memcmp (before, after, n_before) == 0);
 }
 
+/* A -wal that holds commits (a writer killed before its checkpoint; here a copy of the
+ * file and its -wal taken while the writer had them open): a reader sees those runs and
+ * neither folds them into the file nor removes the -wal (a read-write reader, the last
+ * connection, checkpointed them: the file's bytes changed under `tandem runs`). */
+static void
+test_read_only_keeps_pending_wal (Fixture *f, gconstpointer data)
+{
+  GError *error = NULL;
+  g_autofree char *copy = g_build_filename (f->dir, "copy.db", NULL);
+  g_autofree char *copy_wal = g_strconcat (copy, "-wal", NULL);
+  {
+    g_autoptr (ResStore) store = res_store_open (f->db, &error);
+    g_assert_no_error (error);
+    ResRunInfo info = { .kind = RES_KIND_PREDICT };
+    ResMetrics m;
+    res_metrics_init (&m);
+    m.step_time_s = 2.5;
+    g_assert_cmpint (res_store_add_prediction (store, &info, &m, NULL, 0, &error), ==, 1);
+    g_assert_no_error (error);
+    g_autofree char *wal = g_strconcat (f->db, "-wal", NULL);
+    g_autofree char *text = NULL;
+    gsize n = 0;
+    g_assert_true (g_file_get_contents (f->db, &text, &n, NULL));
+    g_assert_true (g_file_set_contents (copy, text, (gssize) n, NULL));
+    g_free (text);
+    g_assert_true (g_file_get_contents (wal, &text, &n, NULL));
+    g_assert_cmpuint (n, >, 0);
+    g_assert_true (g_file_set_contents (copy_wal, text, (gssize) n, NULL));
+  }
+  g_autofree char *before = NULL;
+  gsize n_before = 0;
+  g_assert_true (g_file_get_contents (copy, &before, &n_before, NULL));
+  {
+    g_autoptr (ResStore) store = res_store_open_full (copy, RES_OPEN_READ_ONLY, 100, &error);
+    g_assert_no_error (error);
+    g_autoptr (GPtrArray) rows = res_store_list_runs (store, 0, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (rows->len, ==, 1);
+    g_assert_cmpfloat (((ResRunRow *) rows->pdata[0])->predicted_step_s, ==, 2.5);
+  }
+  g_assert_true (g_file_test (copy_wal, G_FILE_TEST_EXISTS));
+  g_autofree char *after = NULL;
+  gsize n_after = 0;
+  g_assert_true (g_file_get_contents (copy, &after, &n_after, NULL));
+  g_assert_cmpuint (n_after, ==, n_before);
+  g_assert_true (memcmp (before, after, n_before) == 0);
+}
+
 /* ---- runs recorded from their start ---------------------------------------------- */
 
 static void
@@ -1297,6 +1345,8 @@ main (int argc, char **argv)
               teardown);
   g_test_add ("/results/store/read-only-leaves-no-wal", Fixture, NULL, setup,
               test_read_only_leaves_no_wal, teardown);
+  g_test_add ("/results/store/read-only-keeps-pending-wal", Fixture, NULL, setup,
+              test_read_only_keeps_pending_wal, teardown);
   g_test_add ("/results/store/running", Fixture, NULL, setup, test_running, teardown);
   g_test_add_func ("/results/store/search", test_search);
 
