@@ -878,12 +878,19 @@ plan_args_clear (PlanArgs *args)
 
 /* The groups of more than one rank of `order` (dp unknown, 0, counts), innermost first,
  * as one string ("tpdppp"): two orders with the same key place every rank alike, a group
- * of one being nowhere. g_free it. */
+ * of one being nowhere. A dp not derived yet is the world over tp x cp x pp where that
+ * divides (the search checks its candidates before dp is derived: at dp 1 it counted
+ * every pp > 1 plan of the meta-llama3 stack, whose order puts dp outside pp, as laid
+ * out otherwise than the stack does, which predict ran). g_free it. */
 static char *
 layout_key (const Plan *plan, const char *order)
 {
   static const char *const dims[] = { "tp", "cp", "ep", "dp", "pp" };
-  const int deg[] = { plan->tp, plan->cp, plan->ep, plan->dp, plan->pp };
+  int dp = plan->dp;
+  const gint64 model = (gint64) plan->tp * plan->cp * plan->pp;
+  if (dp == 0 && plan->world_size > 0 && model > 0 && plan->world_size % model == 0)
+    dp = (int) (plan->world_size / model);
+  const int deg[] = { plan->tp, plan->cp, plan->ep, dp, plan->pp };
   GString *key = g_string_new (NULL);
   g_auto (GStrv) parts = g_strsplit (order, "-", -1);
   for (char **p = parts; *p; p++)

@@ -2667,6 +2667,29 @@ test_fast_sliding_window_cp (void)
   run_clear (&r);
 }
 
+/* The meta-llama3 stack lays ranks out as tp-cp-ep-pp-dp; at dp 1 Megatron's order
+ * places every rank the same way. The search checked its candidates before deriving dp
+ * and counted all 48 candidates of TP8 PP2 on 16 GPUs invalid for their rank order
+ * (exit 2, "no valid plan"), plans predict runs. Now none is refused for it, and the best
+ * reproduces through predict. */
+static void
+test_stack_rank_order_dp1 (void)
+{
+  Run r = { 0 };
+  run (NULL, "search --model llama3-8b --cluster h100-24k --gpus 16 --gbs 1 --seq-length 8192 "
+       "--framework meta-llama3 --pp 2 --tp 8 --no-db --top 1 --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.out, "rank-order"));
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o = object_of (parser, r.out);
+  JsonObject *counts = json_object_get_object_member (o, "counts");
+  g_assert_cmpint (json_object_get_int_member (counts, "enumerated"), ==, 48);
+  g_assert_cmpint (json_object_get_int_member (counts, "simulated"), >, 0);
+  JsonArray *top = json_object_get_array_member (o, "top");
+  assert_flags_reproduce (json_array_get_object_element (top, 0), TRUE);
+  run_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2724,5 +2747,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/tp-within-domain", test_tp_within_domain);
   g_test_add_func ("/cli/search/reason-plural-one-key", test_reason_plural_one_key);
   g_test_add_func ("/cli/search/framework-path-quoted", test_framework_path_quoted);
+  g_test_add_func ("/cli/search/stack-rank-order-dp1", test_stack_rank_order_dp1);
   return g_test_run ();
 }
