@@ -52,6 +52,8 @@ search_objective_parse (const char *name, SearchObjective *out)
   static const struct { const char *name; SearchObjective o; } names[] = {
     { "tokens_per_s", SEARCH_OBJ_TOKENS_PER_S }, { "tokens/s", SEARCH_OBJ_TOKENS_PER_S },
     { "tokens-per-s", SEARCH_OBJ_TOKENS_PER_S }, { "throughput", SEARCH_OBJ_TOKENS_PER_S },
+    /* issue 11's short spellings: tokens, step */
+    { "tokens", SEARCH_OBJ_TOKENS_PER_S }, { "step", SEARCH_OBJ_STEP_TIME },
     { "step_time", SEARCH_OBJ_STEP_TIME }, { "step-time", SEARCH_OBJ_STEP_TIME },
     { "mfu", SEARCH_OBJ_MFU },
     { "tokens_per_gpu_hour", SEARCH_OBJ_TOKENS_PER_GPU_HOUR },

@@ -749,6 +749,25 @@ test_pp_schedules_not_searched (void)
     }
 }
 
+/* The objective's spellings: README's names, hyphens for underscores, and issue 11's
+ * short ones (tokens, step); anything else is refused */
+static void
+test_objective_names (void)
+{
+  SearchObjective o;
+  g_assert_true (search_objective_parse ("tokens", &o));
+  g_assert_cmpint (o, ==, SEARCH_OBJ_TOKENS_PER_S);
+  g_assert_true (search_objective_parse ("step", &o));
+  g_assert_cmpint (o, ==, SEARCH_OBJ_STEP_TIME);
+  g_assert_true (search_objective_parse ("step-time", &o));
+  g_assert_cmpint (o, ==, SEARCH_OBJ_STEP_TIME);
+  g_assert_true (search_objective_parse ("tokens-per-gpu-hour", &o));
+  g_assert_cmpint (o, ==, SEARCH_OBJ_TOKENS_PER_GPU_HOUR);
+  g_assert_true (search_objective_parse ("MFU", &o));
+  g_assert_cmpint (o, ==, SEARCH_OBJ_MFU);
+  g_assert_false (search_objective_parse ("steps", &o));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -757,6 +776,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/search/pp-schedules-not-searched", test_pp_schedules_not_searched);
   g_test_add_func ("/sim/search/exact-moe", test_exact_moe);
   g_test_add_func ("/sim/search/objective-mfu", test_objective_mfu);
+  g_test_add_func ("/sim/search/objective-names", test_objective_names);
   g_test_add_func ("/sim/search/contradictions", test_contradictions);
   g_test_add_func ("/sim/search/split", test_split);
   g_test_add_func ("/sim/search/nvlink-domain", test_nvlink_domain);
