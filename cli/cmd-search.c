@@ -937,12 +937,17 @@ print_text (const SearchSpace *space, const SearchResult *res, Ranked *top, guin
         { SEARCH_EXTRA_GRADOV, "-gradov DP grad-reduce overlap" },
         { SEARCH_EXTRA_PARAMOV, "-paramov DP param-gather overlap" },
         { SEARCH_EXTRA_PPDP, "-ppdp rank order tp-cp-ep-pp-dp" },
+        { SEARCH_EXTRA_ACCT, "-acct e / l: the embedding / loss takes a layer's slot in "
+                             "the pipeline split" },
+        { SEARCH_EXTRA_SPLIT, "-splitF.L F layers on the first stage, L on the last" },
+        { SEARCH_EXTRA_CHUNKS, "-chunksF.L F layers in the first model chunk, L in the "
+                               "last" },
       };
       printf ("  (plan suffixes:");
       const char *sep = " ";
       for (guint i = 0; i < G_N_ELEMENTS (legend); i++)
         if (used & legend[i].bit)
-          printf ("%s%s", sep, legend[i].text), sep = ", ";
+          printf ("%s%s", sep, legend[i].text), sep = "; ";
       printf (")\n");
     }
   /* as tandem predict says it under its figures (issue 13 item 1): every plan of the

@@ -1588,6 +1588,12 @@ search_plan_legend (const Plan *p)
   if (p->pp > 1 && p->dp > 1 && p->rank_order != NULL
       && !g_str_equal (p->rank_order, SEARCH_ORDER_MEGATRON))
     bits |= SEARCH_EXTRA_PPDP;
+  if (p->account_embedding || p->account_loss)
+    bits |= SEARCH_EXTRA_ACCT;
+  if (p->first_stage_layers >= 0 || p->last_stage_layers >= 0)
+    bits |= SEARCH_EXTRA_SPLIT;
+  if (p->first_chunk_layers >= 0 || p->last_chunk_layers >= 0)
+    bits |= SEARCH_EXTRA_CHUNKS;
   return bits;
 }
 

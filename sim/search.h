@@ -229,12 +229,14 @@ void search_result_rank  (const SearchSpace *space, SearchResult *r);
 /* The rule-of-thumb plan for `gpus` GPUs (see search-recipe.c), resolved; FALSE with
  * the reason in `why` (g_free) when the rule finds nothing that fits. */
 gboolean search_recipe (const SearchSpace *space, int gpus, Plan *out, char **why);
-/* Which of plan_to_string's suffixes after the schedule (-cpag / -cpa2a, -tpov, -dpov /
- * -gradov / -paramov, -ppdp) a plan's name carries, as SEARCH_EXTRA_* bits: the search
- * table's legend explains those it used. */
+/* Which of plan_to_string's parts that the search varies and its degrees do not say
+ * (-acct..., and after the schedule -cpag / -cpa2a, -tpov, -dpov / -gradov / -paramov,
+ * -ppdp, -splitF.L, -chunksF.L) a plan's name carries, as SEARCH_EXTRA_* bits: the
+ * search table's legend explains those it used. */
 enum { SEARCH_EXTRA_TPOV = 1, SEARCH_EXTRA_DPOV = 2, SEARCH_EXTRA_GRADOV = 4,
        SEARCH_EXTRA_PARAMOV = 8, SEARCH_EXTRA_PPDP = 16, SEARCH_EXTRA_CPAG = 32,
-       SEARCH_EXTRA_CPA2A = 64 };
+       SEARCH_EXTRA_CPA2A = 64, SEARCH_EXTRA_ACCT = 128, SEARCH_EXTRA_SPLIT = 256,
+       SEARCH_EXTRA_CHUNKS = 512 };
 guint    search_plan_legend (const Plan *plan);
 /* Flags of any resolved plan, as search_candidate_flags writes them. */
 char    *search_plan_flags (const SearchSpace *space, const Plan *plan, const char *extra);

@@ -684,14 +684,28 @@ test_plan_suffixes (void)
   g_assert_nonnull (strstr (r.out, "  tp1-cp1-pp2-vpp1-dp4-mbs1-gbs32-seq1024-1F1B\n   2  "));
   g_assert_nonnull (strstr (r.out, "  tp1-cp1-pp2-vpp1-dp4-mbs1-gbs32-seq1024-1F1B-ppdp\nrule"));
   g_assert_nonnull (strstr (r.out, "  (plan suffixes: -dpov DP grad-reduce and param-gather "
-                                   "overlap, -ppdp rank order tp-cp-ep-pp-dp)\n"));
+                                   "overlap; -ppdp rank order tp-cp-ep-pp-dp)\n"));
+  run_clear (&r);
+  /* the layer split's parts that the search varies are named too (they were printed and
+   * not explained): Llama 3 405B at TP8 PP16 with the rest fixed, whose rows run the
+   * accounted split at V = 8, one layer in the first and last chunk at V = 4 and 7 layers
+   * on the first and last stage at V = 1 */
+  run (NULL, "search --model llama3-405b --cluster h100-24k --gpus 16384 --seq-length 8192 "
+       "--gbs 2048 --tp 8 --pp 16 --cp 1 --sharding zero2 --mbs 1 --recompute none "
+       "--sequence-parallel --no-tp-comm-overlap --dp-overlap on --rank-order tp-cp-ep-pp-dp "
+       "--no-db --top 5", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "-acct e / l: the embedding / loss takes a layer's slot in "
+                                   "the pipeline split; -splitF.L F layers on the first stage, "
+                                   "L on the last; -chunksF.L F layers in the first model "
+                                   "chunk, L in the last)\n"));
   run_clear (&r);
   static const struct { const char *comm, *dp_overlap, *plan, *legend; } cp[] = {
     { "all_gather", "on", "  tp1-cp2-pp1-vpp1-dp4-mbs1-gbs32-seq4096-1F1B-cpag-dpov\n",
-      "  (plan suffixes: -cpag CP all-gather, -dpov DP grad-reduce and param-gather "
+      "  (plan suffixes: -cpag CP all-gather; -dpov DP grad-reduce and param-gather "
       "overlap)\n" },
     { "a2a", "off", "  tp1-cp2-pp1-vpp1-dp4-mbs1-gbs32-seq4096-1F1B-cpa2a\n",
-      "  (plan suffixes: -cpa2a CP all-to-all, -dpov DP grad-reduce and param-gather "
+      "  (plan suffixes: -cpa2a CP all-to-all; -dpov DP grad-reduce and param-gather "
       "overlap)\n" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cp); i++)
