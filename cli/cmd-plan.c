@@ -237,8 +237,12 @@ cli_cmd_plan (int argc, char **argv)
   int status = cli_plan_context_init (&ctx, "show", "Resolve a parallel plan and show its "
                                       "degrees, stages and rank layout.", extra, &argc, &argv);
   if (status == 0 && (argc < 2 || !g_str_equal (argv[1], "show")))
+    /* the hint runs as written on the default model (Llama 3 405B's 126 layers take
+     * Meta's 7 + 14 x 8 + 7 on 16 stages; "--tp 8 --pp 16 --gpus 16384" alone was
+     * refused, the layers not dividing) */
     status = cli_fail (CLI_EXIT_USAGE, "unknown plan subcommand%s%s (hint: tandem plan show "
-                       "--tp 8 --pp 16 --gpus 16384)", argc >= 2 ? " " : "",
+                       "--tp 8 --pp 16 --gpus 16384 --decoder-first-pipeline-num-layers 7 "
+                       "--decoder-last-pipeline-num-layers 7)", argc >= 2 ? " " : "",
                        argc >= 2 ? argv[1] : "");
   /* a word after show was dropped without a word (plan show extra printed the default
    * plan); predict, memory and search refuse theirs */

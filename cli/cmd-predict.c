@@ -502,13 +502,52 @@ predict_needs_plan (const CliPlanContext *ctx)
     n *= 2;
   g_autofree char *model = search_spec_arg (ctx->model->name, ctx->model->source);
   g_autofree char *cluster = search_spec_arg (ctx->cluster->name, ctx->cluster->source);
+  /* the example plan is one that fits (its memory computed, as tandem memory would):
+   * TP over a server, sequence parallel, ZeRO-3, then the fewest pipeline stages and
+   * recompute only where nothing else fits; "--gpus 256 --tp 8" alone, given for the
+   * 405B, needed 214 GiB a GPU */
+  const int tp = (int) MIN (server, 8);
+  static const int pps[] = { 1, 2, 4, 8, 16 };
+  g_autofree char *example = NULL;
+  for (int full = 0; full < 2 && example == NULL; full++)
+    for (guint k = 0; k < G_N_ELEMENTS (pps) && example == NULL; k++)
+      {
+        Plan p;
+        plan_init_defaults (&p);
+        p.world_size = (int) n;
+        p.tp = tp;
+        p.pp = pps[k];
+        p.sequence_parallel = tp > 1;
+        p.sharding = PLAN_SHARD_ZERO3;
+        p.recompute = full ? PLAN_RECOMPUTE_FULL : PLAN_RECOMPUTE_NONE;
+        p.micro_batch = 1;
+        p.global_batch = (int) (8 * n);
+        p.seq_length = ctx->plan.seq_length;
+        PlanMemory mem = { 0 };
+        if (plan_resolve (&p, ctx->model, ctx->cluster, NULL))
+          {
+            plan_memory_compute (ctx->model, &p, ctx->cluster, &mem);
+            if (mem.fits)
+              {
+                g_autofree char *pp = p.pp > 1 ? g_strdup_printf (" --pp %d", p.pp)
+                                               : g_strdup ("");
+                example = g_strdup_printf ("--gpus %" G_GUINT64_FORMAT " --tp %d%s%s "
+                                           "--sharding zero3%s --gbs %" G_GUINT64_FORMAT, n,
+                                           tp, pp, tp > 1 ? " --sp" : "",
+                                           full ? " --recompute-granularity full" : "",
+                                           8 * n);
+              }
+            plan_memory_clear (&mem);
+          }
+        plan_clear (&p);
+      }
   return cli_fail (CLI_EXIT_USAGE, "predict needs a plan: without one, %s would run on all "
                    "%s GPUs of %s in data parallelism alone (hint: tandem search --model %s "
                    "--cluster %s --gpus %" G_GUINT64_FORMAT " --gbs %" G_GUINT64_FORMAT
-                   " ranks the plans that fit; or give one, e.g. --gpus %" G_GUINT64_FORMAT
-                   " --tp %" G_GUINT64_FORMAT ")", ctx->model->name,
+                   " ranks the plans that fit%s%s%s)", ctx->model->name,
                    cli_fmt_count (ctx->cluster->n_devices), ctx->cluster->name,
-                   model, cluster, n, 8 * n, n, MIN (server, 8));
+                   model, cluster, n, 8 * n, example != NULL ? "; or give one, e.g. " : "",
+                   example != NULL ? example : "", "");
 }
 
 int

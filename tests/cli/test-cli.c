@@ -733,6 +733,46 @@ test_errors (void)
     }
 }
 
+/* A hint that gives a command gives one that runs: `tandem plan`'s (the layers of the
+ * default Llama 3 405B did not divide into its 16 stages: exit 2) and `predict --model
+ * M`'s example plan (for the 405B "--gpus 256 --tp 8" needed 214 GiB a GPU: exit 3), run
+ * as the hint writes them, for models from 8B to 671B */
+static void
+test_hints_run (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("plan", &r);
+  g_assert_cmpint (r.status, ==, 2);
+  const char *h = strstr (r.err, "(hint: tandem ");
+  g_assert_nonnull (h);
+  g_autofree char *plan = g_strndup (h + strlen ("(hint: tandem "),
+                                     strlen (h + strlen ("(hint: tandem ")) - 2);
+  run_result_clear (&r);
+  run_tandem (plan, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  static const char *const models[] = { "llama3-8b", "llama3-70b", "llama3-405b",
+                                        "mixtral-8x7b", "deepseek-v3" };
+  for (guint i = 0; i < G_N_ELEMENTS (models); i++)
+    {
+      g_autofree char *args = g_strdup_printf ("predict --model %s", models[i]);
+      run_tandem (args, &r);
+      g_assert_cmpint (r.status, ==, 2);
+      const char *e = strstr (r.err, "; or give one, e.g. ");
+      g_assert_nonnull (e);
+      e += strlen ("; or give one, e.g. ");
+      g_autofree char *flags = g_strndup (e, strlen (e) - 2);
+      run_result_clear (&r);
+      g_autofree char *again = g_strdup_printf ("predict --model %s %s --no-db", models[i],
+                                                flags);
+      run_tandem (again, &r);
+      if (r.status != 0)
+        g_error ("tandem %s: status %d, stderr '%s'", again, r.status, r.err);
+      g_assert_nonnull (strstr (r.out, ": fits\n"));
+      run_result_clear (&r);
+    }
+}
+
 /* Hints name the real command: a bad value to a plan flag under `predict` points to
  * `tandem predict --help` (was "tandem  --help"), under `plan show` to
  * `tandem plan show --help` (was "tandem show --help", another command). */
@@ -1888,6 +1928,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/memory/moe-recompute-modules", test_memory_moe_recompute_modules);
   g_test_add_func ("/cli/memory/gpt-oss-recompute-modules", test_memory_gpt_oss_recompute_modules);
   g_test_add_func ("/cli/errors", test_errors);
+  g_test_add_func ("/cli/hints-run", test_hints_run);
   g_test_add_func ("/cli/errors/hint-command", test_hint_names_command);
   g_test_add_func ("/cli/errors/did-you-mean", test_did_you_mean);
   g_test_add_func ("/cli/errors/preset-names-any-case", test_preset_names_any_case);
