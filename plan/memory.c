@@ -992,8 +992,9 @@ plan_memory_compute_full (const ModelSpec *model, const Plan *plan, const TopoCl
 
   /* elements on one rank */
   /* a GDN hybrid's mixer: the mean over its layer pattern (plan_layer_mixer_params) */
-  guint64 layer_elems = (guint64) (plan_layer_mixer_params (model, -1) + 0.5) / t
-                        + mp.mlp_per_layer / t + mp.norms_per_layer;
+  const double repl = plan_mixer_tp_replicated (model);   /* MLA's down projections */
+  guint64 layer_elems = (guint64) (plan_layer_mixer_params (model, -1) - repl + 0.5) / t
+                        + (guint64) repl + mp.mlp_per_layer / t + mp.norms_per_layer;
   /* a hybrid Mamba-2 model: the MLP in its MLP layers only (the mean layer's share) */
   if (model_spec_is_mamba (model))
     layer_elems = (guint64) (plan_layer_mixer_params (model, -1) + 0.5) / t

@@ -325,6 +325,23 @@ plan_layer_mixer_params (const ModelSpec *model, int layer)
            ? (double) mp.linear_attention_per_layer : (double) mp.attention_per_layer;
 }
 
+double
+plan_mixer_tp_replicated (const ModelSpec *model)
+{
+  /* Multi-head latent attention's down projections h -> q_lora and h -> kv_lora + rope
+   * and the latents' RMSNorms are whole on every TP rank: Megatron-Core's MLA layer spec
+   * builds linear_q_down_proj and linear_kv_down_proj with backend.linear() (Transformer
+   * Engine's Linear, parallel_mode "duplicated"), and the norms go with the column-split
+   * up projections (their LayerNormColumnParallelLinear keeps the norm whole). Counted
+   * split by TP before: DeepSeek-V3 at TP 8 held 808 M elements a GPU fewer (61 layers x
+   * 7/8 x 15,140,864). */
+  if (!model_spec_is_mla (model))
+    return 0;
+  const double h = (double) model->hidden, rq = (double) model->q_lora_rank;
+  const double rkv = (double) model->kv_lora_rank, rope = (double) model->qk_rope_head_dim;
+  return (rq > 0 ? h * rq + rq : 0) + h * (rkv + rope) + rkv;
+}
+
 void
 plan_layer_params_local (const Plan *plan, const ModelSpec *model, const PlanMoe *moe,
                          int layer, double *dense, double *expert)
@@ -332,7 +349,9 @@ plan_layer_params_local (const Plan *plan, const ModelSpec *model, const PlanMoe
   ModelParams mp;
   model_spec_params (model, &mp);
   double t = MAX (plan->tp, 1);
-  double attn = plan_layer_mixer_params (model, layer) / t + (double) mp.norms_per_layer;
+  const double repl = plan_mixer_tp_replicated (model);
+  double attn = (plan_layer_mixer_params (model, layer) - repl) / t + repl
+                + (double) mp.norms_per_layer;
   if (model_spec_is_mamba (model))
     {
       /* a hybrid's layer holds its one part and one norm (mp.norms_per_layer); the MLP

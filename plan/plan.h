@@ -627,6 +627,9 @@ double plan_moe_shared_params (const ModelSpec *model, const PlanMoe *moe);
  * layers the GDN mixer (ModelParams.linear_attention_per_layer); `mean` over all layers
  * (layer < 0). Whole model, before any split. */
 double plan_layer_mixer_params (const ModelSpec *model, int layer);
+/* Of a layer's mixer, the elements every TP rank holds whole (multi-head latent
+ * attention's down projections and latent norms; 0 for other models). */
+double plan_mixer_tp_replicated (const ModelSpec *model);
 /* Per-rank parameters of layer `layer`: `dense` (attention or GDN mixer, norms, dense MLP or router
  * and shared experts; split by tp where Megatron splits them) and `expert` (this rank's
  * E / ep routed experts, split by etp; 0 for a dense layer). */

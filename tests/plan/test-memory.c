@@ -1619,6 +1619,35 @@ test_interleaved_peak_periods (void)
   g_assert_cmpint (checked, >, 10000);
 }
 
+/* Multi-head latent attention's down projections and latent norms are whole on every TP
+ * rank (Megatron-Core's MLA spec: linear_q_down_proj / linear_kv_down_proj are
+ * backend.linear(), duplicated). DeepSeek-V3's first (dense) layer at TP 8: attention
+ * q 7168*1536 + 1536 + 1536*128*192 = 48,760,320, kv 7168*576 + 512 + 512*128*256 =
+ * 20,906,496, o 128*128*7168 = 117,440,512, 187,107,328 in all, of which whole
+ * 7168*1536 + 1536 + 7168*576 + 512 = 15,140,864; so (187,107,328 - 15,140,864) / 8 +
+ * 15,140,864 = 36,636,672, + norms 2*7168 = 14,336, + MLP 3*7168*18432 / 8 = 49,545,216:
+ * 86,196,224 (all split by 8 it was 72,947,968) */
+static void
+test_mla_down_proj_replicated (void)
+{
+  g_autoptr (ModelSpec) m = model_spec_load_preset ("deepseek-v3", NULL);
+  g_assert_nonnull (m);
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.tp = 8;
+  PlanMoe moe;
+  plan_moe (&plan, m, &moe);
+  g_assert_cmpfloat (plan_mixer_tp_replicated (m), ==, 15140864.0);
+  double dense = 0, expert = 0;
+  plan_layer_params_local (&plan, m, &moe, 0, &dense, &expert);
+  g_assert_cmpfloat (dense, ==, 86196224.0);
+  g_assert_cmpfloat (expert, ==, 0.0);
+  /* a model without MLA keeps everything split */
+  g_autoptr (ModelSpec) l = model_spec_load_preset ("llama3-8b", NULL);
+  g_assert_cmpfloat (plan_mixer_tp_replicated (l), ==, 0.0);
+  plan_clear (&plan);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1655,5 +1684,6 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/remat-named", test_remat_named);
   g_test_add_func ("/plan/memory/interleaved-peak-periods", test_interleaved_peak_periods);
   g_test_add_func ("/plan/memory/mamba-layer", test_mamba_layer_acts);
+  g_test_add_func ("/plan/memory/mla-down-proj-replicated", test_mla_down_proj_replicated);
   return g_test_run ();
 }
