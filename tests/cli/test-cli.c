@@ -718,6 +718,13 @@ test_errors (void)
     { "memory --plan {DATA}/plan/bad-unknown-key.json", "tensor_paralel_degree" },
     { "memory --plan /nonexistent/plan.json", "plan.json" },
     { "plan frob", "unknown plan subcommand" },
+    /* DeepSpeed's own CP exchange (Ulysses) is checked against the heads as a given
+     * --cp-comm-type a2a is: tiny-llama's 8 heads at tp 4 leave 2 a rank, which Ulysses
+     * of degree 4 cannot split (it ran, at 137% MFU) */
+    { "predict --model tiny-llama --cluster dgx-h100-superpod --gpus 64 --tp 4 --cp 4 "
+      "--gbs 128 --seq-length 4096 --framework deepspeed --no-db",
+      "Ulysses (a2a) context parallelism of degree 4 needs it to divide the 2 heads per TP "
+      "rank" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
