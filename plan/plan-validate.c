@@ -584,14 +584,17 @@ resolve (Plan *plan, const ModelSpec *model, const TopoCluster *cluster, GError 
 
   /* Tensor parallelism splits heads and KV groups (Megatron: num_attention_heads and
    * num_query_groups must both be divisible by the TP size). */
+  /* the hinted degree divides both counts (qwen2-7b's 28 heads hinted --tp 7, which its 4
+   * KV heads then refused) */
+  const int tp_both = largest_divisor_at_most ((int) gcd64 ((gint64) model->n_heads,
+                                                            (gint64) model->n_kv_heads),
+                                               plan->tp);
   if (model->n_heads % plan->tp != 0)
     return invalid (error, "tp = %d does not divide the %" G_GUINT64_FORMAT " attention heads "
-                    "of %s (hint: --tp %d)", plan->tp, model->n_heads, model->name,
-                    largest_divisor_at_most ((int) model->n_heads, plan->tp));
+                    "of %s (hint: --tp %d)", plan->tp, model->n_heads, model->name, tp_both);
   if (model->n_kv_heads % plan->tp != 0)
     return invalid (error, "tp = %d does not divide the %" G_GUINT64_FORMAT " KV heads of %s "
-                    "(hint: --tp %d)", plan->tp, model->n_kv_heads, model->name,
-                    largest_divisor_at_most ((int) model->n_kv_heads, plan->tp));
+                    "(hint: --tp %d)", plan->tp, model->n_kv_heads, model->name, tp_both);
   if (plan->tp == 1)
     plan->sequence_parallel = FALSE;   /* Megatron disables SP without TP */
   /* Megatron-LM (arguments.py) asserts sequence parallelism with --tp-comm-overlap: the

@@ -708,6 +708,10 @@ test_errors (void)
       "(hint: use --gpus 128)" },
     { "memory --tp 8 --pp 16 --gpus 200", "(hint: use --gpus 128 or 256)" },
     { "memory --tp 3", "attention heads" },
+    /* the hint divides the KV heads too: qwen2-7b's 28 heads and 4 KV heads take --tp 4
+     * (--tp 7 was hinted, which the KV heads then refused) */
+    { "memory --model qwen2-7b --gpus 8 --tp 8",
+      "tp = 8 does not divide the 28 attention heads of qwen2-7b (hint: --tp 4)" },
     { "memory --tp 8 --gpus 99999", "has only" },
     { "memory --bogus-flag", "bogus-flag" },
     { "memory --recompute-modules layernorm,attn_norm",
