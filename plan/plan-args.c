@@ -804,7 +804,7 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
     { "fp8-format", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "FP8 GEMMs (Transformer Engine): e4m3 or hybrid", "F" },
     { "fp8-recipe", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
-      "FP8 scaling recipe: delayed, tensorwise (current scaling), mxfp8 (Blackwell), "
+      "FP8 scaling recipe: delayed, tensorwise (current scaling), mxfp8 (Blackwell, MI355X), "
       "blockwise (1x128/128x128, FP8-SC) or rowwise (torchao); default the stack's", "R" },
     { "precision", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_option),
       "Compute dtype: fp32, bf16, fp16, fp8 (float8, FP8-hybrid; MXFP8 = fp8 with "

@@ -1282,7 +1282,8 @@ plan_check_precision (const Plan *plan, const TopoCluster *cluster, GError **err
                     plan_precision_name (plan->compute_dtype));
   if (plan->fp8_recipe == FW_SCALING_BLOCK && !cluster->device.mxfp8)
     return invalid (error, "%s has no MXFP8 block-scaled GEMMs (hint: --fp8-recipe tensorwise "
-                    "or delayed; MXFP8 needs Blackwell: a b200, gb200 or gb300 cluster)",
+                    "or delayed; MXFP8 needs Blackwell or CDNA4: a b200, gb200, gb300 or "
+                    "mi355x cluster)",
                     cluster->device.name);
   return TRUE;
 }

@@ -708,6 +708,11 @@ test_errors (void)
       "(hint: use --gpus 128)" },
     { "memory --tp 8 --pp 16 --gpus 200", "(hint: use --gpus 128 or 256)" },
     { "memory --tp 3", "attention heads" },
+    /* MXFP8 needs block-scaled GEMMs: CDNA3 has none (CDNA4's MI355X has, below) */
+    { "predict --model llama3-8b --cluster mi300x-cluster --gpus 8 --precision fp8 "
+      "--fp8-recipe mxfp8 --no-db",
+      "MI300X-192GB has no MXFP8 block-scaled GEMMs (hint: --fp8-recipe tensorwise or delayed; "
+      "MXFP8 needs Blackwell or CDNA4: a b200, gb200, gb300 or mi355x cluster)" },
     /* the hint divides the KV heads too: qwen2-7b's 28 heads and 4 KV heads take --tp 4
      * (--tp 7 was hinted, which the KV heads then refused) */
     { "memory --model qwen2-7b --gpus 8 --tp 8",
@@ -782,6 +787,19 @@ test_hints_run (void)
       g_assert_nonnull (strstr (r.out, ": fits\n"));
       run_result_clear (&r);
     }
+}
+
+/* CDNA4 runs MXFP8: gfx950's block-scaled MFMA (v_mfma_scale_f32_*_f8f6f4), the MI355X
+ * preset's "mxfp8" (it was refused as Blackwell-only) */
+static void
+test_mxfp8_mi355x (void)
+{
+  RunResult r = { 0 };
+  run_tandem ("predict --model llama3-8b --cluster mi355x-cluster --gpus 8 --precision fp8 "
+              "--fp8-recipe mxfp8 --no-db", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "mxfp8"));
+  run_result_clear (&r);
 }
 
 /* Hints name the real command: a bad value to a plan flag under `predict` points to
@@ -1940,6 +1958,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/memory/gpt-oss-recompute-modules", test_memory_gpt_oss_recompute_modules);
   g_test_add_func ("/cli/errors", test_errors);
   g_test_add_func ("/cli/hints-run", test_hints_run);
+  g_test_add_func ("/cli/mxfp8-mi355x", test_mxfp8_mi355x);
   g_test_add_func ("/cli/errors/hint-command", test_hint_names_command);
   g_test_add_func ("/cli/errors/did-you-mean", test_did_you_mean);
   g_test_add_func ("/cli/errors/preset-names-any-case", test_preset_names_any_case);
