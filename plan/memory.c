@@ -356,6 +356,15 @@ plan_memory_layer_activations (const ModelSpec *model, const Plan *plan,
    * torchtitan's repeat_kv, a reshape that copies) hands the kernel, which saves its
    * inputs for the backward, K and V at n_heads */
   out->attn_qkv = a * T * (hq + 2 * (plan->cp_kv_repeated > 0 ? hq : hkv)) / t;
+  /* q/k RMSNorms (Qwen3's q_norm / k_norm over each head, OLMo 2's over the whole q and
+   * k): their backward needs their inputs, the q and k out of the QKV GEMM, a tensor apart
+   * from the normed and rotated q and k that the attention saves (Megatron-Core's
+   * get_query_key_value_tensors runs q_layernorm and k_layernorm before the rotary
+   * embedding). Left out before: Qwen3-30B-A3B's MoE layer at 4K tokens kept 428.5 MB
+   * where 466.2 MB are held. A lower bound: q and k are views of the QKV GEMM's output,
+   * which V's share keeps whole with them. */
+  if (model->qk_norm)
+    out->norm_inputs += a * T * (hq + hkv) / t;
   guint rc = plan->moe_recompute;
   if (model_spec_is_mla (model))
     {

@@ -1648,6 +1648,29 @@ test_mla_down_proj_replicated (void)
   plan_clear (&plan);
 }
 
+/* q/k norms keep their inputs: Qwen3-8B (q_norm, k_norm over each head) at 4,096 tokens,
+ * tp 1, bf16: the two block norms' inputs 2 x 2 B x 4096 x 4096 = 67,108,864 and the q and
+ * k before their norms 2 B x 4096 x (32 + 8) x 128 = 41,943,040: 109,051,904; Llama 3 8B
+ * (no q/k norms, the same widths) keeps only the first */
+static void
+test_qk_norm_inputs (void)
+{
+  Plan plan;
+  plan_init_defaults (&plan);
+  plan.tp = 1;
+  plan.micro_batch = 1;
+  plan.seq_length = 4096;
+  PlanMemLayerActs acts;
+  g_autoptr (ModelSpec) q = model_spec_load_preset ("qwen3-8b", NULL);
+  g_assert_true (q->qk_norm);
+  plan_memory_layer_activations (q, &plan, NULL, &acts);
+  g_assert_cmpuint (acts.norm_inputs, ==, 109051904);
+  g_autoptr (ModelSpec) l = model_spec_load_preset ("llama3-8b", NULL);
+  plan_memory_layer_activations (l, &plan, NULL, &acts);
+  g_assert_cmpuint (acts.norm_inputs, ==, 67108864);
+  plan_clear (&plan);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1685,5 +1708,6 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/memory/interleaved-peak-periods", test_interleaved_peak_periods);
   g_test_add_func ("/plan/memory/mamba-layer", test_mamba_layer_acts);
   g_test_add_func ("/plan/memory/mla-down-proj-replicated", test_mla_down_proj_replicated);
+  g_test_add_func ("/plan/memory/qk-norm-inputs", test_qk_norm_inputs);
   return g_test_run ();
 }
