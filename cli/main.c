@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -66,9 +67,12 @@ usage (FILE *out)
  * closes the pipe after one line, which is no failure (the result was computed and is
  * stored, SIGPIPE being ignored); a full disk (> /dev/full) or an I/O error lost it, which
  * is (status 1, one line; before, exit 0 with nothing written). */
+static gboolean stdout_finished;
+
 static int
 finish_stdout (int status)
 {
+  stdout_finished = TRUE;
   errno = 0;
   gboolean failed = fflush (stdout) != 0;
   int err = errno;
@@ -93,6 +97,21 @@ finish_stdout (int status)
   return status == CLI_EXIT_OK ? CLI_EXIT_FAILURE : status;
 }
 
+/* GOption prints a command's built-in help (--help, -h, --help-all, --help-GROUP) and
+ * calls exit (0) itself, past main's finish_stdout: `tandem predict --help > /dev/full`
+ * lost the help with status 0 and no word. The only exit () that skips main's return is
+ * that one, so an unchecked stdout here is help output, and its failure is status 1 with
+ * the same line as any other output's. */
+static void
+finish_stdout_at_exit (void)
+{
+  if (stdout_finished)
+    return;
+  int status = finish_stdout (CLI_EXIT_OK);
+  if (status != CLI_EXIT_OK)
+    _exit (status);
+}
+
 static int run_command (int argc, char **argv);
 
 int
@@ -107,6 +126,7 @@ main (int argc, char **argv)
   /* a reader that goes away makes writes fail with EPIPE instead of killing the process
    * half-way: what was computed is still stored (finish_stdout) */
   signal (SIGPIPE, SIG_IGN);
+  atexit (finish_stdout_at_exit);
   /* test hook: TANDEM_TEST_WRITE_FAIL_AFTER=N makes the output files (report, traces,
    * --out) fill the disk after N bytes in all (ENOSPC), as tests cannot fill a real one */
   const char *fail_after = g_getenv ("TANDEM_TEST_WRITE_FAIL_AFTER");

@@ -115,8 +115,8 @@ run_stdout (const char *args, const char *dir, const char *stdout_path, char **e
 }
 
 /* Output into a full disk (/dev/full) was lost with exit 0: every write failed and no one
- * looked. Now exit 1 (failure at run time: I/O) and one line saying why. A prediction
- * that does not fit keeps its 3. */
+ * looked. Now exit 1 (failure at run time: I/O) and one line saying why, the help of
+ * every command too. A prediction that does not fit keeps its 3. */
 static void
 test_stdout_full (void)
 {
@@ -130,6 +130,14 @@ test_stdout_full (void)
     "search --model llama3-8b --cluster h200-node --gpus 8 --gbs 64 --fast --no-db --json",
     "show model llama3-8b",
     "--help",
+    /* GOption's own help (predict, show, plan, report scaling, runs: --help, -h,
+     * --help-all) prints and calls exit (0) itself, past main's check of stdout: it
+     * exited 0 with nothing on stderr */
+    "predict --help",
+    "show -h",
+    "plan show --help-all",
+    "report scaling --help",
+    "runs --help",
   };
   for (guint i = 0; i < G_N_ELEMENTS (cmds); i++)
     {
