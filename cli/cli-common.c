@@ -504,7 +504,9 @@ cli_plan_context_init (CliPlanContext *ctx, const char *what, const char *summar
   g_option_context_set_strict_posix (octx, FALSE);
 
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (octx, argc, argv, &error))
+  const GOptionEntry *const tables[] = { plan_option_entries (), cli_model_flags_entries (),
+                                         extra, NULL };
+  if (!cli_option_context_parse (octx, tables, argc, argv, &error))
     {
       /* main() set the program name to "tandem COMMAND"; `what` is a subcommand's own
        * word ("show" for `tandem plan show`) or "". */

@@ -54,8 +54,9 @@ on_int (const char *option, const char *value, gpointer data, GError **error)
 
 #define CB(f) (gpointer) (f)
 
-GOptionGroup *
-cli_model_flags_group (CliModelFlags *f)
+/* The entries, a NULL-terminated copy (g_free) writing into *f. */
+static GOptionEntry *
+model_entries_new (CliModelFlags *f)
 {
   const GOptionEntry entries[] = {
     { "num-layers", 0, 0, G_OPTION_ARG_CALLBACK, CB (on_int),
@@ -94,10 +95,31 @@ cli_model_flags_group (CliModelFlags *f)
       "\"[0]*3+[1]*58\" (default every layer)", "PATTERN" },
     { NULL },
   };
+  return g_memdup2 (entries, sizeof entries);
+}
+
+GOptionGroup *
+cli_model_flags_group (CliModelFlags *f)
+{
   GOptionGroup *g = g_option_group_new ("model", "Model by Megatron-LM flags (instead of "
                                         "--model):", "Show the model flags", f, NULL);
+  g_autofree GOptionEntry *entries = model_entries_new (f);
   g_option_group_add_entries (g, entries);
   return g;
+}
+
+const GOptionEntry *
+cli_model_flags_entries (void)
+{
+  static CliModelFlags unused;
+  static GOptionEntry *entries;
+  static gsize once;
+  if (g_once_init_enter (&once))
+    {
+      entries = model_entries_new (&unused);
+      g_once_init_leave (&once, 1);
+    }
+  return entries;
 }
 
 gboolean

@@ -52,6 +52,9 @@ typedef struct {
 
 /* The option group; the flags land in *f (zeroed by the caller). */
 GOptionGroup *cli_model_flags_group (CliModelFlags *f);
+/* Its entries as a NULL-terminated table, to read their names and which take a value;
+ * never parse with it. */
+const GOptionEntry *cli_model_flags_entries (void);
 gboolean      cli_model_flags_given (const CliModelFlags *f);
 /* The model, for `plan` as parsed (not yet resolved): its tp pads the vocabulary, its
  * seq_length is the default context, its num_experts and moe_topk make the model a MoE;

@@ -50,6 +50,16 @@ int  cli_plan_context_init (CliPlanContext *ctx, const char *what, const char *s
                             const GOptionEntry *extra, int *argc, char ***argv);
 void cli_plan_context_clear (CliPlanContext *ctx);
 
+/* A value-taking option whose value is a separate argument that is itself one of the
+ * command's options (`--db --no-db`): FALSE with a G_OPTION_ERROR_BAD_VALUE naming the
+ * missing value (cli-options.c). `tables` is every entry table the command parses with,
+ * NULL-terminated; "--db=--no-db" stays a value. */
+gboolean cli_options_check_values (const GOptionEntry *const *tables, int argc, char **argv,
+                                   GError **error);
+/* That check, then g_option_context_parse. */
+gboolean cli_option_context_parse (GOptionContext *octx, const GOptionEntry *const *tables,
+                                   int *argc, char ***argv, GError **error);
+
 /* Prints "tandem: error: MESSAGE" to stderr and returns `status`. */
 /* A word (no blank) longer than this is printed as its start and its length */
 #define CLI_FAIL_MAX_WORD 512

@@ -254,18 +254,6 @@ cmd_scaling (int argc, char **argv)
   g_autofree char *plan_per_size = NULL, *out = NULL, *format = NULL, *db = NULL, *flops = NULL;
   g_autofree char *framework = NULL;
   int db_timeout = RES_BUSY_TIMEOUT_MS;
-  g_autofree char *gpus_text = take_gpus_option (&argc, argv);
-  g_autofree char *extra_flags = report_extra_flags (argc, argv, FALSE);
-  g_autofree char *fixed_flags = report_extra_flags (argc, argv, TRUE);
-  /* typed at all, whatever the value (a --rank-order equal to the default still came
-   * after a -ppdp row's own) */
-  const char *typed_dimension = NULL;
-  static const char *const dims[] = { "--schedule", "--cp-comm-type", "--rank-order" };
-  for (int i = 1; i < argc && typed_dimension == NULL; i++)
-    for (guint k = 0; k < G_N_ELEMENTS (dims); k++)
-      if (g_str_equal (argv[i], dims[k])
-          || (g_str_has_prefix (argv[i], dims[k]) && argv[i][strlen (dims[k])] == '='))
-        typed_dimension = dims[k];
   const GOptionEntry extra[] = {
     { "strong", 0, 0, G_OPTION_ARG_NONE, &strong, "Strong scaling: the global batch stays --gbs",
       NULL },
@@ -288,6 +276,25 @@ cmd_scaling (int argc, char **argv)
       "Software stack: preset name or JSON file (default megatron-core)", "NAME|FILE" },
     { NULL },
   };
+  /* before --gpus is taken out: its value may be the flag after it (--gpus --strong) */
+  {
+    g_autoptr (GError) missing = NULL;
+    const GOptionEntry *const tables[] = { plan_option_entries (), extra, NULL };
+    if (!cli_options_check_values (tables, argc, argv, &missing))
+      return cli_fail (CLI_EXIT_USAGE, "%s", missing->message);
+  }
+  g_autofree char *gpus_text = take_gpus_option (&argc, argv);
+  g_autofree char *extra_flags = report_extra_flags (argc, argv, FALSE);
+  g_autofree char *fixed_flags = report_extra_flags (argc, argv, TRUE);
+  /* typed at all, whatever the value (a --rank-order equal to the default still came
+   * after a -ppdp row's own) */
+  const char *typed_dimension = NULL;
+  static const char *const dims[] = { "--schedule", "--cp-comm-type", "--rank-order" };
+  for (int i = 1; i < argc && typed_dimension == NULL; i++)
+    for (guint k = 0; k < G_N_ELEMENTS (dims); k++)
+      if (g_str_equal (argv[i], dims[k])
+          || (g_str_has_prefix (argv[i], dims[k]) && argv[i][strlen (dims[k])] == '='))
+        typed_dimension = dims[k];
   Plan tmpl;
   PlanArgs args = { 0 };
   plan_init_defaults (&tmpl);
@@ -747,7 +754,8 @@ cmd_validation (int argc, char **argv)
                                 "stored validate runs (step time), with the worst rows.");
   g_option_context_add_main_entries (octx, entries, NULL);
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (octx, &argc, &argv, &error))
+  if (!cli_option_context_parse (octx, (const GOptionEntry *const[]) { entries, NULL }, &argc,
+                                 &argv, &error))
     return cli_fail_options (octx, error, "tandem report validation");
   if (argc > 1)
     return cli_fail (CLI_EXIT_USAGE, "unexpected argument '%s' (hint: tandem report validation "
@@ -809,7 +817,8 @@ cmd_run (int argc, char **argv)
                                 "timeline (Perfetto JSON beside the page).");
   g_option_context_add_main_entries (octx, entries, NULL);
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (octx, &argc, &argv, &error))
+  if (!cli_option_context_parse (octx, (const GOptionEntry *const[]) { entries, NULL }, &argc,
+                                 &argv, &error))
     return cli_fail_options (octx, error, "tandem report run");
   gint64 id = 0;
   if (argc == 2 && !cli_run_id (argv[1], &id))

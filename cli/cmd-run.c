@@ -1684,7 +1684,8 @@ cli_cmd_run (int argc, char **argv)
                && g_ascii_strcasecmp (v, "bf16") == 0)
         bf16_flag = "--param-dtype bf16";
     }
-  if (!g_option_context_parse (octx, &argc, &argv, &error))
+  const GOptionEntry *const tables[] = { plan_option_entries (), extra, NULL };
+  if (!cli_option_context_parse (octx, tables, &argc, &argv, &error))
     {
       g_autofree char *text = cli_options_error_text (octx, error, "tandem run", NULL);
       status = fail0 (&c, CLI_EXIT_USAGE, "%s", text);

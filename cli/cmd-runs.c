@@ -664,7 +664,8 @@ cli_cmd_runs (int argc, char **argv)
   g_option_context_add_main_entries (octx, entries, NULL);
   g_autoptr (GError) error = NULL;
   int status = CLI_EXIT_OK;
-  if (!g_option_context_parse (octx, &argc, &argv, &error))
+  if (!cli_option_context_parse (octx, (const GOptionEntry *const[]) { entries, NULL }, &argc,
+                                 &argv, &error))
     {
       status = cli_fail_options (octx, error, "tandem runs");
       goto out;

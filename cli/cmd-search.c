@@ -475,6 +475,39 @@ static const char usage_text[] =
   "fits, 1 store or MPI failure. Under mpirun the ranks split the space; a rank that sends\n"
   "nothing for --timeout S (default 30) ends the job (dead, stopped or hung).\n";
 
+/* The search's own flags as GOption entries, for the check of a value that is another
+ * flag (cli_options_check_values); g_free. The names are the table's. */
+static GOptionEntry *
+search_entries_new (void)
+{
+  GArray *out = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
+  for (guint i = 0; i < G_N_ELEMENTS (flags); i++)
+    for (int k = 0; k < 3 && flags[i].names[k]; k++)
+      {
+        const int kind = flags[i].kind;
+        GOptionEntry e = { flags[i].names[k], 0, 0, G_OPTION_ARG_NONE, NULL, NULL, NULL };
+        if (flags[i].takes_value)
+          {
+            /* a name or a file may be given as --db=--x; a list or a number may not */
+            e.arg = kind == F_DB || kind == F_TRACE_BEST ? G_OPTION_ARG_FILENAME
+                    : kind == F_NOTE || kind == F_FRAMEWORK ? G_OPTION_ARG_STRING
+                    : G_OPTION_ARG_CALLBACK;
+            e.arg_description = kind == F_DB || kind == F_TRACE_BEST ? "FILE"
+                                : kind == F_NOTE ? "TEXT"
+                                : kind == F_FRAMEWORK ? "NAME|FILE"
+                                : kind == F_TOP ? "K"
+                                : kind == F_THREADS ? "N"
+                                : kind == F_TIMEOUT ? "S"
+                                : kind == F_DB_TIMEOUT ? "MS"
+                                : kind == F_HEADROOM ? "GiB"
+                                : kind == F_OBJECTIVE ? "O"
+                                : kind == F_DPO ? "on|off" : "LIST";
+          }
+        g_array_append_val (out, e);
+      }
+  return (GOptionEntry *) g_array_free (out, FALSE);
+}
+
 /* Splits argv into search flags (consumed) and plan flags (left for the plan group). */
 static gboolean
 split_args (Opts *o, int argc, char **argv, GPtrArray *rest, GError **error)
@@ -2044,11 +2077,14 @@ cli_cmd_search (int argc, char **argv)
   gboolean mpi_on = FALSE;
   saved_stderr = quiet_other_ranks ();
 
-  if (!split_args (&o, argc, argv, rest, &error))
+  g_autofree GOptionEntry *own = search_entries_new ();
+  const GOptionEntry *const tables[] = { own, plan_option_entries (), NULL };
+  if (!cli_options_check_values (tables, argc, argv, &error)
+      || !split_args (&o, argc, argv, rest, &error))
     {
       /* a message with its own hint needs no second one */
       status = cli_fail (CLI_EXIT_USAGE, "%s%s", error->message,
-                         strstr (error->message, "(hint:") ? ""
+                         strstr (error->message, "hint: ") ? ""
                                                            : " (hint: tandem search --help)");
       goto out;
     }

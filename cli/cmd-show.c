@@ -981,7 +981,8 @@ cli_cmd_show (int argc, char **argv)
                                 "behind MFU, or the glossary of the terms the outputs use.");
   g_option_context_add_main_entries (octx, entries, NULL);
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (octx, &argc, &argv, &error))
+  if (!cli_option_context_parse (octx, (const GOptionEntry *const[]) { entries, NULL }, &argc,
+                                 &argv, &error))
     return cli_fail_options (octx, error, "tandem show");
   static const char *const kinds[] = { "model", "cluster", "framework", "conventions",
                                        "glossary", "models", "clusters", "frameworks", NULL };

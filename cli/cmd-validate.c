@@ -574,7 +574,8 @@ cli_cmd_validate (int argc, char **argv)
     "documented in results/published.h.");
   g_option_context_add_main_entries (octx, entries, NULL);
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (octx, &argc, &argv, &error))
+  if (!cli_option_context_parse (octx, (const GOptionEntry *const[]) { entries, NULL }, &argc,
+                                 &argv, &error))
     return cli_fail_options (octx, error, "tandem validate");
   if (argc != 2)
     return cli_fail (CLI_EXIT_USAGE, "expected one CSV file (hint: tandem validate "

@@ -162,7 +162,9 @@ numeric_options_decimal (const char *command, int argc, char **argv)
           v = argv[i + 1];
         else if (strncmp (argv[i], opts[k].flag, n) == 0 && argv[i][n] == '=')
           v = argv[i] + n + 1;
-        if (v == NULL)
+        /* the next flag taken for the value (--steps --db x): the command's own check
+         * names the missing value (cli_options_check_values) */
+        if (v == NULL || (g_str_has_prefix (v, "--") && g_ascii_isalpha (v[2])))
           continue;
         char *d = v + (*v == '+' || *v == '-');
         gboolean ok;

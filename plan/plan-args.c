@@ -659,15 +659,10 @@ plan_parse_free (gpointer data)
   g_free (pp);
 }
 
-GOptionGroup *
-plan_option_group_new (Plan *plan, PlanArgs *args)
+/* The plan flags' entries, a NULL-terminated copy (g_free) whose strings land in *args. */
+static GOptionEntry *
+plan_entries_new (PlanArgs *args)
 {
-  PlanParse *pp = g_new0 (PlanParse, 1);
-  pp->plan = plan;
-  pp->args = args;
-
-  GOptionGroup *group = g_option_group_new ("plan", "Parallel plan (Megatron-LM flag names):",
-                                            "Show the plan options", pp, plan_parse_free);
 #define CB(f) (gpointer) (f)
   const GOptionEntry entries[] = {
     { "model", 0, 0, G_OPTION_ARG_STRING, &args->model_name,
@@ -862,8 +857,36 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
     { NULL },
   };
 #undef CB
+  return g_memdup2 (entries, sizeof entries);
+}
+
+GOptionGroup *
+plan_option_group_new (Plan *plan, PlanArgs *args)
+{
+  PlanParse *pp = g_new0 (PlanParse, 1);
+  pp->plan = plan;
+  pp->args = args;
+
+  GOptionGroup *group = g_option_group_new ("plan", "Parallel plan (Megatron-LM flag names):",
+                                            "Show the plan options", pp, plan_parse_free);
+  g_autofree GOptionEntry *entries = plan_entries_new (args);
   g_option_group_add_entries (group, entries);
   return group;
+}
+
+const GOptionEntry *
+plan_option_entries (void)
+{
+  /* string options write into this, were anyone to parse with them */
+  static PlanArgs unused;
+  static GOptionEntry *entries;
+  static gsize once;
+  if (g_once_init_enter (&once))
+    {
+      entries = plan_entries_new (&unused);
+      g_once_init_leave (&once, 1);
+    }
+  return entries;
 }
 
 void

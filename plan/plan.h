@@ -661,6 +661,9 @@ typedef struct {
   char *plan_file;      /* --plan */
 } PlanArgs;
 GOptionGroup *plan_option_group_new (Plan *plan, PlanArgs *args);
+/* The same flags as a NULL-terminated entry table, to read their names and which take a
+ * value (GLib keeps a group's entries to itself); never parse with it. */
+const GOptionEntry *plan_option_entries (void);
 void          plan_args_clear       (PlanArgs *args);
 
 /* Plan JSON with TorchTitan key names (parallelism.*, training.*, activation_checkpoint.*).

@@ -647,6 +647,75 @@ test_moe_flags_on_dense (void)
   run_result_clear (&r);
 }
 
+/* A flag that takes a value, given none, took the next flag as its value: `predict --db
+ * --no-db` stored the run into a file named "--no-db" (exit 0), `--trace --json` wrote a
+ * trace named "--json", and `report scaling --gpus --strong` said "say --strong or --weak"
+ * though --gpus had no value. A separate value that is one of the command's own options is
+ * refused now, naming the flag without its value, exit 2, in every command (their option
+ * tables: the plan flags, the model flags, each command's own; search's list flags).
+ * "--db=--no-db" still names a file so called, and -5 still reaches --tp's own range
+ * check. */
+static void
+test_flag_value_is_a_flag (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-flag-value");
+  const char *const subst[] = { "{TMP}", dir, NULL };
+  const char *const cases[][2] = {
+    { "predict --model llama3-8b --cluster h200-node --tp 8 --gpus 8 --db --no-db",
+      "missing value for --db (the next argument, --no-db, is an option; hint: --db FILE, "
+      "or --db=--no-db for a file of that name)" },
+    { "predict --model llama3-8b --cluster h200-node --tp 8 --gpus 8 --no-db --trace --json",
+      "missing value for --trace (the next argument, --json, is an option" },
+    /* hidden aliases are options too (--tp, --pp) */
+    { "plan show --model llama3-8b --tp --pp 2", "missing value for --tp (the next argument, "
+      "--pp, is an option; hint: --tp N)" },
+    { "memory --model llama3-8b --num-layers --hidden-size 4096",
+      "missing value for --num-layers (the next argument, --hidden-size," },
+    { "report scaling --model llama3-8b --gpus --strong --gbs 16 --tp 8",
+      "missing value for --gpus (the next argument, --strong, is an option; hint: --gpus N)" },
+    { "search --model llama3-8b --gpus --gbs 16", "missing value for --gpus (the next "
+      "argument, --gbs, is an option; hint: --gpus LIST)" },
+    { "search --model llama3-8b --gpus 8 --gbs 16 --note --json",
+      "missing value for --note (the next argument, --json, is an option; hint: --note TEXT, "
+      "or --note=--json for that very text)" },
+    /* an integer option checked for decimal digits before the command: the same answer */
+    { "run --steps --db x", "missing value for --steps (the next argument, --db," },
+    { "runs --db --json", "missing value for --db (the next argument, --json," },
+    { "show model llama3-8b --seq-length --json", "missing value for --seq-length" },
+    { "validate --db --help x.csv", "missing value for --db (the next argument, --help," },
+    { "report validation --run --json", "missing value for --run (the next argument, --json, "
+      "is an option; hint: --run N)" },
+    { "calibrate --out --quick", "missing value for --out (the next argument, --quick," },
+    { "import-log --skip --json x.log", "missing value for --skip (the next argument, --json," },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RunResult r = { 0 };
+      run_tandem_words (cases[i][0], subst, dir, &r);
+      if (r.status != 2 || !g_str_has_prefix (r.err, "tandem: error: ")
+          || strstr (r.err, cases[i][1]) == NULL
+          || strchr (r.err, '\n') != r.err + strlen (r.err) - 1)
+        g_error ("tandem %s: status %d, stderr: %s", cases[i][0], r.status, r.err);
+      run_result_clear (&r);
+    }
+  /* nothing was written under a flag's name */
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_assert_nonnull (d);
+  g_assert_null (g_dir_read_name (d));
+  /* with = the value is taken as given: a database named --no-db */
+  RunResult r = { 0 };
+  run_tandem_words ("predict --model llama3-8b --cluster h200-node --tp 8 --gpus 8 "
+                    "--db=--no-db", subst, dir, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autofree char *db = g_build_filename (dir, "--no-db", NULL);
+  g_assert_true (g_file_test (db, G_FILE_TEST_IS_REGULAR));
+  run_result_clear (&r);
+  /* a negative number is a value, refused by the flag's own range (1 and up) */
+  run_assert_error ("predict --model llama3-8b --tp -5", 2, "--tp expects an integer >= 1, "
+                    "got '-5'");
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -675,5 +744,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/long-value-cut", test_long_value_cut);
   g_test_add_func ("/cli/bad-input/outputs-replace-their-own", test_outputs_replace_their_own);
   g_test_add_func ("/cli/bad-input/directory-and-pipe-inputs", test_directory_and_pipe_inputs);
+  g_test_add_func ("/cli/bad-input/flag-value-is-a-flag", test_flag_value_is_a_flag);
   return g_test_run ();
 }
