@@ -71,7 +71,9 @@ fit_zero1 (Plan *p, const TopoCluster *cluster, GString *flags, GString *what)
 {
   if (!fit_shard (p, PLAN_SHARD_ZERO1))
     return FALSE;
-  g_string_append (flags, "--use-distributed-optimizer");
+  /* beside a --sharding none that was typed, the distributed optimizer's flag is refused
+   * as contradicting it (plan-args.c plan_parse_check): the change is that flag's value */
+  g_string_append (flags, p->sharding_set ? "--sharding zero1" : "--use-distributed-optimizer");
   g_string_append_printf (what, "shard optimizer states over %s (ZeRO-1)", shard_group (p));
   return TRUE;
 }

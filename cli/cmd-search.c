@@ -87,6 +87,8 @@ typedef struct {
   gboolean   extrapolated;    /* no fitted calibration behind the device and stack */
   double     perf_sigma;      /* the device's part-to-part spread (--cost perf_sigma) */
   gboolean   no_prune;
+  gboolean   dist_opt;        /* --use-distributed-optimizer given */
+  char      *sharding_flag;   /* the last --sharding as typed, "--sharding none,zero1" */
   gboolean   fast;         /* heuristic rules (search_spec_fast) */
   guint      narrowed_memory;  /* the levers on memory the user narrowed: NARROWED_* */
   double     earlier_wall_s;  /* --fast: the first pass's wall time, when there are two */
@@ -297,9 +299,12 @@ take_flag (Opts *o, int kind, const char *name, const char *value, GError **erro
       return parse_int_list (name, value, G_MAXINT16, &sp->mbs, error);
     case F_SHARDING:
       o->narrowed_memory |= NARROWED_SHARDING;
+      g_free (o->sharding_flag);
+      o->sharding_flag = g_strdup_printf ("--%s %s", name, value);
       return parse_sharding (value, &sp->sharding, error);
     case F_USE_DIST_OPT:
       o->narrowed_memory |= NARROWED_SHARDING;
+      o->dist_opt = TRUE;
       return parse_sharding ("zero1", &sp->sharding, error);
     case F_RECOMPUTE:
       o->narrowed_memory |= NARROWED_RECOMPUTE;
@@ -513,6 +518,28 @@ search_entries_new (void)
         g_array_append_val (out, e);
       }
   return (GOptionEntry *) g_array_free (out, FALSE);
+}
+
+/* --use-distributed-optimizer with a --sharding that lists none: the optimizer states
+ * sharded over DP and kept whole, both asked for (the search tried both, where predict
+ * refuses the pair as contradictory: plan-args.c plan_parse_check). zero2, zero3 and hsdp
+ * shard the states too and stay. */
+static gboolean
+sharding_agrees (const Opts *o, GError **error)
+{
+  if (!o->dist_opt || o->spec.sharding == NULL)
+    return TRUE;
+  for (guint i = 0; i < o->spec.sharding->len; i++)
+    if (g_array_index (o->spec.sharding, SearchShard, i).kind == PLAN_SHARD_NONE)
+      {
+        g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                     "%s and --use-distributed-optimizer contradict each other: none keeps "
+                     "the optimizer states whole on every DP rank, the distributed optimizer "
+                     "shards them over DP, ZeRO-1 (hint: drop none from the list, or drop "
+                     "--use-distributed-optimizer)", o->sharding_flag);
+        return FALSE;
+      }
+  return TRUE;
 }
 
 /* Splits argv into search flags (consumed) and plan flags (left for the plan group). */
@@ -1627,6 +1654,7 @@ opts_clear (Opts *o)
   g_free (o->trace_best);
   g_free (o->framework);
   g_free (o->note);
+  g_free (o->sharding_flag);
   g_free (o->stack_name);
   g_free (o->stack_stored);
   plan_args_clear (&o->args);
@@ -2087,7 +2115,7 @@ cli_cmd_search (int argc, char **argv)
   g_autofree GOptionEntry *own = search_entries_new ();
   const GOptionEntry *const tables[] = { own, plan_option_entries (), NULL };
   if (!cli_options_check_values (tables, argc, argv, &error)
-      || !split_args (&o, argc, argv, rest, &error))
+      || !split_args (&o, argc, argv, rest, &error) || !sharding_agrees (&o, &error))
     {
       /* a message with its own hint needs no second one */
       status = cli_fail (CLI_EXIT_USAGE, "%s%s", error->message,

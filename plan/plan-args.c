@@ -23,6 +23,18 @@ typedef struct {
    * --fp16 or --precision bf16/fp16 names, in either order (Megatron-LM's FP8 command
    * line is --bf16 --fp8-format hybrid); with --precision fp32 or nvfp4 it contradicts */
   char         *fp8_flag;
+  /* the last --sharding (or its alias) as typed, "--sharding none" (g_free'd), and whether
+   * it left the states whole; whether --use-distributed-optimizer was given. Each set the
+   * sharding and the last one given won: none with the distributed optimizer was zero1 or
+   * none by their order (plan_parse_check) */
+  char         *sharding_flag;
+  gboolean      sharding_none;
+  gboolean      dist_opt;
+  /* --recompute-activations given, and the last --recompute-granularity as typed with the
+   * granularity it names: the same pair, full won or selective won by their order */
+  gboolean      recompute_activations;
+  char         *granularity_flag;
+  PlanRecompute granularity;
 } PlanParse;
 
 /* --fp8-format beside a dtype flag that computes neither in FP8 nor on a bf16/fp16 base
@@ -227,12 +239,19 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
   if (g_str_equal (name, "sharding") || g_str_equal (name, "data-parallel-sharding-strategy"))
     {
       plan->sharding_set = TRUE;
-      return plan_parse_sharding (value, &plan->sharding, &plan->hsdp_shard_size, error);
+      if (!plan_parse_sharding (value, &plan->sharding, &plan->hsdp_shard_size, error))
+        return FALSE;
+      g_free (pp->sharding_flag);
+      pp->sharding_flag = g_strdup_printf ("%s %s", option, value);
+      pp->sharding_none = plan->sharding == PLAN_SHARD_NONE;
+      return TRUE;
     }
   if (g_str_equal (name, "use-distributed-optimizer"))
     {
+      /* zero2, zero3 and HSDP shard the optimizer states too: the flag agrees with them */
       if (plan->sharding < PLAN_SHARD_ZERO1)
         plan->sharding = PLAN_SHARD_ZERO1;
+      pp->dist_opt = TRUE;
       return TRUE;
     }
   if (g_str_equal (name, "schedule") || g_str_equal (name, "pipeline-parallel-schedule"))
@@ -269,9 +288,14 @@ on_option (const char *option, const char *value, gpointer data, GError **error)
         { "full", PLAN_RECOMPUTE_FULL }, { "selective", PLAN_RECOMPUTE_SELECTIVE },
         { "selective-op", PLAN_RECOMPUTE_SELECTIVE_OP },
         { "none", PLAN_RECOMPUTE_NONE }, { NULL, 0 } };
-      return parse_choice ("recompute-granularity", value, c,
-                           "full, selective, selective-op (torchtitan's op-level AC) or none",
-                           (int *) &plan->recompute, error);
+      if (!parse_choice ("recompute-granularity", value, c,
+                         "full, selective, selective-op (torchtitan's op-level AC) or none",
+                         (int *) &plan->recompute, error))
+        return FALSE;
+      g_free (pp->granularity_flag);
+      pp->granularity_flag = g_strdup_printf ("%s %s", option, value);
+      pp->granularity = plan->recompute;
+      return TRUE;
     }
   if (g_str_equal (name, "recompute-modules"))
     {
@@ -644,7 +668,10 @@ on_flag (const char *option, const char *value, gpointer data, GError **error)
   else if (g_str_equal (name, "recompute-activations"))
     /* Megatron-LM's older flag: its argument check turns it into
      * --recompute-granularity selective. */
-    plan->recompute = PLAN_RECOMPUTE_SELECTIVE;
+    {
+      plan->recompute = PLAN_RECOMPUTE_SELECTIVE;
+      pp->recompute_activations = TRUE;
+    }
   else
     return on_option (option, value, data, error);
   return TRUE;
@@ -656,7 +683,53 @@ plan_parse_free (gpointer data)
   PlanParse *pp = data;
   g_free (pp->dtype_flag);
   g_free (pp->fp8_flag);
+  g_free (pp->sharding_flag);
+  g_free (pp->granularity_flag);
   g_free (pp);
+}
+
+/* After the whole command line: two flags that each set one setting to different values
+ * are refused, in either order (the last one given won without a word). Megatron-LM's
+ * argument check turns --recompute-activations into recompute_granularity 'selective'
+ * whatever else is given, so with --recompute-granularity full Megatron runs selective
+ * where tandem ran full; --use-distributed-optimizer shards the optimizer states over DP,
+ * which --sharding none keeps whole. The pairs that agree stay: the distributed optimizer
+ * with zero1 (the same thing), zero2, zero3 or HSDP (which shard the states too), and
+ * --recompute-activations with --recompute-granularity selective. */
+static gboolean
+plan_parse_check (GOptionContext *context, GOptionGroup *group, gpointer data,
+                  GError **error)
+{
+  PlanParse *pp = data;
+  (void) context, (void) group;
+  if (pp->dist_opt && pp->sharding_none)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s and --use-distributed-optimizer contradict each other: the first "
+                   "keeps the optimizer states whole on every DP rank, the second shards them "
+                   "over DP, ZeRO-1 (hint: drop one: %s alone keeps them whole, "
+                   "--use-distributed-optimizer alone is --sharding zero1)", pp->sharding_flag,
+                   pp->sharding_flag);
+      return FALSE;
+    }
+  if (pp->recompute_activations && pp->granularity_flag != NULL
+      && pp->granularity != PLAN_RECOMPUTE_SELECTIVE)
+    {
+      const char *what = pp->granularity == PLAN_RECOMPUTE_FULL
+                         ? "recomputes whole layers"
+                         : pp->granularity == PLAN_RECOMPUTE_NONE
+                         ? "recomputes nothing"
+                         : "is torchtitan's op-level recompute";
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--recompute-activations and %s contradict each other: the first is "
+                   "Megatron-LM's older flag for --recompute-granularity selective (the "
+                   "attention core recomputed; Megatron runs selective whatever else is "
+                   "given), the second %s (hint: drop --recompute-activations for what %s "
+                   "says, or %s for selective)", pp->granularity_flag, what,
+                   pp->granularity_flag, pp->granularity_flag);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* The plan flags' entries, a NULL-terminated copy (g_free) whose strings land in *args. */
@@ -869,6 +942,7 @@ plan_option_group_new (Plan *plan, PlanArgs *args)
 
   GOptionGroup *group = g_option_group_new ("plan", "Parallel plan (Megatron-LM flag names):",
                                             "Show the plan options", pp, plan_parse_free);
+  g_option_group_set_parse_hooks (group, NULL, plan_parse_check);
   g_autofree GOptionEntry *entries = plan_entries_new (args);
   g_option_group_add_entries (group, entries);
   return group;

@@ -716,6 +716,80 @@ test_flag_value_is_a_flag (void)
   remove_tree (dir);
 }
 
+/* Two plan flags that set one setting to different values, resolved by their order
+ * without a word: `--sharding none --use-distributed-optimizer` planned zero1 and the
+ * other order none; `--recompute-activations --recompute-granularity full` planned full
+ * and the other order selective, where Megatron-LM's argument check turns
+ * --recompute-activations into granularity 'selective' whatever the order. Both pairs are
+ * refused in either order, exit 2, one line naming both flags, in every command that
+ * takes plan flags (search has its own --sharding list). The pairs that agree stay: the
+ * distributed optimizer with zero1 (the same thing) or zero3 (which shards the states
+ * too), --recompute-activations with --recompute-granularity selective. */
+static void
+test_plan_flag_contradictions (void)
+{
+  const char *const base = "--model llama3-8b --cluster h200-node --gpus 8";
+  const char *const shard = "--sharding none and --use-distributed-optimizer contradict each "
+                            "other: the first keeps the optimizer states whole on every DP "
+                            "rank, the second shards them over DP, ZeRO-1 (hint: drop one:";
+  const char *const rec = "--recompute-activations and --recompute-granularity full "
+                          "contradict each other: the first is Megatron-LM's older flag for "
+                          "--recompute-granularity selective";
+  const char *const cases[][3] = {
+    { "plan show", "--sharding none --use-distributed-optimizer", shard },
+    { "plan show", "--use-distributed-optimizer --sharding none", shard },
+    { "predict --no-db", "--use-distributed-optimizer --data-parallel-sharding-strategy "
+      "no_shard", "--data-parallel-sharding-strategy no_shard and --use-distributed-optimizer "
+      "contradict each other" },
+    { "memory", "--recompute-activations --recompute-granularity full", rec },
+    { "predict --no-db", "--recompute-granularity full --recompute-activations", rec },
+    { "plan show", "--recompute-activations --recompute-granularity none",
+      "--recompute-activations and --recompute-granularity none contradict" },
+    { "run --no-db --steps 1", "--sharding none --use-distributed-optimizer", shard },
+    { "import-log {SRC}/README.md", "--recompute-activations --recompute-granularity full",
+      rec },
+    { "report scaling --gpus 8,16 --strong --gbs 16",
+      "--sharding none --use-distributed-optimizer", shard },
+    { "search --gbs 64 --no-db", "--sharding none,zero1 --use-distributed-optimizer",
+      "--sharding none,zero1 and --use-distributed-optimizer contradict each other" },
+    { "search --gbs 64 --no-db", "--use-distributed-optimizer --sharding none",
+      "--sharding none and --use-distributed-optimizer contradict each other" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *args = g_strdup_printf ("%s %s %s", cases[i][0], base, cases[i][1]);
+      run_assert_error (args, 2, cases[i][2]);
+    }
+  /* the pairs that agree: plan names zero1, zero3, sel */
+  const char *const agree[][2] = {
+    { "--sharding zero1 --use-distributed-optimizer", "-zero1-" },
+    { "--use-distributed-optimizer --sharding zero1", "-zero1-" },
+    { "--use-distributed-optimizer --sharding zero3", "-zero3-" },
+    { "--sharding zero3 --use-distributed-optimizer", "-zero3-" },
+    { "--recompute-activations --recompute-granularity selective", "-sel-" },
+    { "--recompute-granularity selective --recompute-activations", "-sel-" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (agree); i++)
+    {
+      g_autofree char *args = g_strdup_printf ("plan show %s %s", base, agree[i][0]);
+      RunResult r = { 0 };
+      run_tandem (args, &r);
+      if (r.status != 0 || strstr (r.out, agree[i][1]) == NULL)
+        g_error ("tandem %s: status %d, no %s in\n%s%s", args, r.status, agree[i][1], r.out,
+                 r.err);
+      run_result_clear (&r);
+    }
+  /* memory's list of changes for a plan that does not fit (llama3-70b at tp 8, dp 2:
+   * 216.29 GiB of 80) offered --use-distributed-optimizer beside a typed --sharding none,
+   * a pair now refused: the change is --sharding zero1 there */
+  RunResult r = { 0 };
+  run_tandem ("memory --model llama3-70b --gpus 16 --tp 8 --gbs 8 --sharding none", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.out, "  --sharding zero1 "));
+  g_assert_null (strstr (r.out, "--use-distributed-optimizer"));
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -745,5 +819,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input/outputs-replace-their-own", test_outputs_replace_their_own);
   g_test_add_func ("/cli/bad-input/directory-and-pipe-inputs", test_directory_and_pipe_inputs);
   g_test_add_func ("/cli/bad-input/flag-value-is-a-flag", test_flag_value_is_a_flag);
+  g_test_add_func ("/cli/bad-input/plan-flag-contradictions", test_plan_flag_contradictions);
   return g_test_run ();
 }
