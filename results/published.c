@@ -3281,8 +3281,47 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
  *     not fp16 ("bf16", "amp_bf16") is skipped: Volta has no BF16 tensor cores;
  *   fp32 / TF32 / int8 -> skipped, saying which; any other text naming no number format
  *     ("FP6", "quantized") -> skipped as not recognised (it was read as bf16). */
+/* Whether the FP8 mention at `p` (`n` chars) of the lower-case `t` is said off by the
+ * words after it in its clause: "FP8 (off)" (a bracket holding only off / no / false /
+ * none / 0), or a phrase that says it did not run anywhere in the clause, which ends at
+ * ')' or ';' or a comma not followed by "not": "FP8 not enabled", "FP8 was not used",
+ * "fp8 planned, not used in this run". The clause stops at a plain comma so that what
+ * is said of something else after FP8 ("FP8 GEMMs, fused attention disabled") is not
+ * read as said of FP8. */
+static gboolean
+fp8_clause_off (const char *p, gsize n)
+{
+  static const char *const bracketed[] = { "(off)", "(no)", "(false)", "(none)", "(0)" };
+  static const char *const phrases[] = { "not enabled", "not used", "not on", "unused",
+                                         "disabled", "was not", "were not", "not in this run",
+                                         "not active", "not applied", NULL };
+  const char *q = p + n;
+  if (g_ascii_isalnum (*q) || *q == '_')
+    return FALSE;
+  const char *r = q;
+  while (*r == ' ')
+    r++;
+  for (guint i = 0; i < G_N_ELEMENTS (bracketed); i++)
+    if (g_str_has_prefix (r, bracketed[i]))
+      return TRUE;
+  const char *end = q;
+  while (*end != '\0' && *end != ')' && *end != ';'
+         && !(*end == ',' && !g_str_has_prefix (end + strspn (end + 1, " ") + 1, "not ")))
+    end++;
+  g_autofree char *clause = g_strndup (q, (gsize) (end - q));
+  for (guint i = 0; phrases[i] != NULL; i++)
+    {
+      const char *h = strstr (clause, phrases[i]);
+      if (h != NULL && (h == clause || !g_ascii_isalnum (h[-1])))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* FP8 named only to say it was off: "BF16 (no FP8)", "without fp8", "FP8: off",
- * "fp8 disabled", "fp8=false", "not fp8" */
+ * "fp8 disabled", "fp8=false", "not fp8", "FP8=no, bf16" (mention_off at any FP8
+ * mention), "FP8 (off)", "BF16 (FP8 not enabled)", "bf16; FP8 was not used", "bf16 (fp8
+ * planned, not used in this run)" (fp8_clause_off); each was read as FP8 GEMMs */
 static gboolean
 fp8_negated (const char *text)
 {
@@ -3299,7 +3338,18 @@ fp8_negated (const char *text)
   for (guint i = 0; i < G_N_ELEMENTS (attn); i++)
     for (char *p = strstr (t, attn[i]); p != NULL; p = strstr (p, attn[i]))
       memset (p, '_', strlen (attn[i]));
-  return contains_any_ci (t, neg);
+  if (contains_any_ci (t, neg))
+    return TRUE;
+  static const char *const keys[] = { "fp8", "float8" };
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      gsize n = strlen (keys[i]);
+      for (const char *p = strstr (t, keys[i]); p != NULL; p = strstr (p + 1, keys[i]))
+        if ((p == t || !g_ascii_isalnum (p[-1]))
+            && (mention_off (t, p, n, NULL) || fp8_clause_off (p, n)))
+          return TRUE;
+    }
+  return FALSE;
 }
 
 /* FP8 attention named only to say it was off: "no fp8 attention", "fp8_dpa=False",

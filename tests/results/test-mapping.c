@@ -718,6 +718,16 @@ test_precision (void)
     { "bf16, fp8 unused", FALSE, FALSE },
     /* MXFP8 said off names no FP8 that ran: bf16, the default */
     { "MXFP8 off", FALSE, FALSE },
+    /* FP8 said off in other words (each was read as FP8 GEMMs, and skipped on A100 as
+     * "has no FP8 tensor cores"): bf16; what the clause says of something else after a
+     * plain comma stays its own ("fp8, fused attention disabled" is FP8) */
+    { "BF16 (FP8 not enabled)", FALSE, FALSE },
+    { "bf16; FP8 was not used", FALSE, FALSE },
+    { "FP8 (off)", FALSE, FALSE },
+    { "FP8=no, bf16", FALSE, FALSE },
+    { "bf16 (fp8 planned, not used in this run)", FALSE, FALSE },
+    { "fp8, fused attention disabled", TRUE, FALSE },
+    { "fp8 e4m3 fwd / e5m2 bwd", TRUE, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
