@@ -995,6 +995,18 @@ names_year_from_2023 (const char *t)
   return FALSE;
 }
 
+/* Whether `word` stands as a word of its own in the lower-case `t` (no letter or digit
+ * either side): "meta" in "Meta internal", not in "metaseq" */
+static gboolean
+has_word (const char *t, const char *word)
+{
+  gsize n = strlen (word);
+  for (const char *p = strstr (t, word); p != NULL; p = strstr (p + 1, word))
+    if ((p == t || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[n]))
+      return TRUE;
+  return FALSE;
+}
+
 /* First match wins, so the more specific names come first: "NeMo ... (Megatron-Core)" is
  * NeMo, "Megatron-DeepSpeed" is DeepSpeed's fork of Megatron-LM (its pipeline engine and
  * ZeRO optimizer, no sequence parallelism before 2023), "GPT-NeoX" runs on DeepSpeed.
@@ -1003,71 +1015,81 @@ names_year_from_2023 (const char *t)
  * PTD", a bare "Megatron-LM"): megatron-lm-2021. Megatron-LM's own releases name their
  * core from 2023 (core_r0.x, "Megatron-Core (Megatron-LM main)"), and a row that means the
  * Core-based Megatron-LM of 2023 or later says so by "Core" or its year: megatron-core. */
-static const struct { const char *needle; const char *preset; gboolean pre_core; } text_rows[] = {
-  { "hai-llm", "hai-llm", FALSE },   /* DeepSeek's in-house framework (DeepSeek-V3 report) */
+static const struct {
+  const char *needle;
+  const char *preset;
+  gboolean pre_core;
+  const char *with_word;   /* a word the text must also hold, or NULL */
+} text_rows[] = {
+  { "hai-llm", "hai-llm", FALSE, NULL },   /* DeepSeek's in-house framework (DeepSeek-V3 report) */
+  /* torchtitan named is torchtitan, whatever else the cell says of its parallelism
+   * ("torchtitan (4D parallelism)", "TorchTitan with NCCLX-free 4D parallel": torchtitan
+   * calls its own TP/PP/CP/FSDP composition 4D too); these were Meta's stack, which then
+   * read "FSDP (PyTorch, FULL_SHARD)" as zero2 */
+  { "torchtitan", "torchtitan", FALSE, NULL },
   /* Meta's Llama 3 stack: the paper's name for its parallelism ("4D parallelism", Sec.
-   * 3.3.2) or its NCCL fork (NCCLX, Sec. 3.3.3); not a bare "meta" (metaseq is FSDP +
-   * Megatron TP) */
-  { "4d parallel", "meta-llama3", FALSE },
-  { "ncclx", "meta-llama3", FALSE },
+   * 3.3.2) beside the word "Meta", or its NCCL fork (NCCLX, Sec. 3.3.3); not a bare
+   * "meta" (metaseq is FSDP + Megatron TP), and not "4D" alone, which names no stack (any
+   * trainer that composes TP, CP, PP and DP says it) */
+  { "4d parallel", "meta-llama3", FALSE, "meta" },
+  { "ncclx", "meta-llama3", FALSE, NULL },
   /* NeMo AutoModel is NeMo's PyTorch-native backend (its performance summary: "NeMo
    * Pytorch backend - i.e. NeMo Automodel"): Hugging Face model code sharded with PyTorch
    * FSDP2 and run with Transformer Engine kernels, not Megatron-Core; so before "nemo",
    * which is NeMo on Megatron-Core */
-  { "automodel", "nemo-automodel", FALSE },
-  { "nemo", "nemo", FALSE },
+  { "automodel", "nemo-automodel", FALSE, NULL },
+  { "nemo", "nemo", FALSE, NULL },
   /* Megatron-Bridge is NeMo's Megatron-Core training library (github.com/NVIDIA-NeMo/
    * Megatron-Bridge; the performance tables call it "NeMo Megatron-Bridge"): the nemo
    * stack whether or not the cell says NeMo */
-  { "megatron-bridge", "nemo", FALSE },
-  { "megatron bridge", "nemo", FALSE },
-  { "megatron-deepspeed", "deepspeed", FALSE },
-  { "deepspeed", "deepspeed", FALSE },
-  { "gpt-neox", "deepspeed", FALSE },
-  { "megatron-lm", "megatron-lm-2021", TRUE },
-  { "megatron lm", "megatron-lm-2021", TRUE },   /* the same name spelled without the hyphen */
-  { "megatronlm", "megatron-lm-2021", TRUE },
-  { "megatron_lm", "megatron-lm-2021", TRUE },
-  { "torchtitan", "torchtitan", FALSE },
-  { "llm-foundry", "llm-foundry", FALSE },
-  { "composer", "llm-foundry", FALSE },
-  { "maxtext", "maxtext", FALSE },
-  { "jax", "maxtext", FALSE },
-  { "pax", "maxtext", FALSE },
+  { "megatron-bridge", "nemo", FALSE, NULL },
+  { "megatron bridge", "nemo", FALSE, NULL },
+  { "megatron-deepspeed", "deepspeed", FALSE, NULL },
+  { "deepspeed", "deepspeed", FALSE, NULL },
+  { "gpt-neox", "deepspeed", FALSE, NULL },
+  { "megatron-lm", "megatron-lm-2021", TRUE, NULL },
+  { "megatron lm", "megatron-lm-2021", TRUE, NULL },   /* the same name spelled without the hyphen */
+  { "megatronlm", "megatron-lm-2021", TRUE, NULL },
+  { "megatron_lm", "megatron-lm-2021", TRUE, NULL },
+  { "llm-foundry", "llm-foundry", FALSE, NULL },
+  { "composer", "llm-foundry", FALSE, NULL },
+  { "maxtext", "maxtext", FALSE, NULL },
+  { "jax", "maxtext", FALSE, NULL },
+  { "pax", "maxtext", FALSE, NULL },
   /* other JAX trainers, XLA-compiled as MaxText is (as "jax" above) */
-  { "levanter", "maxtext", FALSE },
-  { "t5x", "maxtext", FALSE },
-  { "praxis", "maxtext", FALSE },    /* Pax's layer library ("pax" above is Paxml) */
-  { "easylm", "maxtext", FALSE },    /* JAX / Flax (pjit) */
-  { "axlearn", "maxtext", FALSE },   /* Apple's JAX trainer */
-  { "megatron", "megatron-core", FALSE },
-  { "mcore", "megatron-core", FALSE },    /* Megatron-Core's short names ("MCore 0.12") */
-  { "m-core", "megatron-core", FALSE },
+  { "levanter", "maxtext", FALSE, NULL },
+  { "t5x", "maxtext", FALSE, NULL },
+  { "praxis", "maxtext", FALSE, NULL },    /* Pax's layer library ("pax" above is Paxml) */
+  { "easylm", "maxtext", FALSE, NULL },    /* JAX / Flax (pjit) */
+  { "axlearn", "maxtext", FALSE, NULL },   /* Apple's JAX trainer */
+  { "megatron", "megatron-core", FALSE, NULL },
+  { "mcore", "megatron-core", FALSE, NULL },    /* Megatron-Core's short names ("MCore 0.12") */
+  { "m-core", "megatron-core", FALSE, NULL },
   /* torchtune: PyTorch-native, sharded with FSDP2 (its recipes' fully_shard) */
-  { "torchtune", "pytorch-fsdp", FALSE },
-  { "fsdp", "pytorch-fsdp", FALSE },
-  { "fairscale", "pytorch-fsdp", FALSE },
-  { "metaseq", "pytorch-fsdp", FALSE },
+  { "torchtune", "pytorch-fsdp", FALSE, NULL },
+  { "fsdp", "pytorch-fsdp", FALSE, NULL },
+  { "fairscale", "pytorch-fsdp", FALSE, NULL },
+  { "metaseq", "pytorch-fsdp", FALSE, NULL },
   /* OLMo and OLMo-core (AI2): PyTorch FSDP (the OLMo paper, arXiv 2402.00838 Sec. 3.1:
    * "the ZeRO optimizer strategy via PyTorch's FSDP framework"; OLMo's
    * distributed_strategy fsdp, OLMo-core's FSDP / HSDP data-parallel configs) */
-  { "olmo", "pytorch-fsdp", FALSE },
+  { "olmo", "pytorch-fsdp", FALSE, NULL },
   /* Lightning Fabric / LitGPT: PyTorch FSDP through Lightning's FSDPStrategy (its default
    * FULL_SHARD; LitGPT's pretrain passes HYBRID_SHARD, litgpt/pretrain.py, which the
    * mapping reads for an unstated sharding cell) */
-  { "litgpt", "pytorch-fsdp", FALSE },
-  { "lit-gpt", "pytorch-fsdp", FALSE },
-  { "lightning", "pytorch-fsdp", FALSE },
+  { "litgpt", "pytorch-fsdp", FALSE, NULL },
+  { "lit-gpt", "pytorch-fsdp", FALSE, NULL },
+  { "lightning", "pytorch-fsdp", FALSE, NULL },
   /* Hugging Face's 3D-parallel trainers (TP, PP, ZeRO-1 data parallelism, no FSDP) are no
    * FSDP stack: stay unrecognised ("Hugging Face Nanotron" read as pytorch-fsdp) */
-  { "nanotron", NULL, FALSE },
-  { "picotron", NULL, FALSE },
-  { "hugging face", "pytorch-fsdp", FALSE },
-  { "huggingface", "pytorch-fsdp", FALSE },
-  { "hf transformers", "pytorch-fsdp", FALSE },   /* Hugging Face's short name */
-  { "hf trainer", "pytorch-fsdp", FALSE },
-  { "accelerate", "pytorch-fsdp", FALSE },
-  { "pytorch", "pytorch-fsdp", FALSE },
+  { "nanotron", NULL, FALSE, NULL },
+  { "picotron", NULL, FALSE, NULL },
+  { "hugging face", "pytorch-fsdp", FALSE, NULL },
+  { "huggingface", "pytorch-fsdp", FALSE, NULL },
+  { "hf transformers", "pytorch-fsdp", FALSE, NULL },   /* Hugging Face's short name */
+  { "hf trainer", "pytorch-fsdp", FALSE, NULL },
+  { "accelerate", "pytorch-fsdp", FALSE, NULL },
+  { "pytorch", "pytorch-fsdp", FALSE, NULL },
 };
 
 const char *
@@ -1078,7 +1100,8 @@ fw_stack_preset_for_text (const char *text)
   g_autofree char *t = g_ascii_strdown (text, -1);
   for (guint i = 0; i < G_N_ELEMENTS (text_rows); i++)
     if (strstr (t, text_rows[i].needle) != NULL
-        && !(text_rows[i].pre_core && (strstr (t, "core") != NULL || names_year_from_2023 (t))))
+        && !(text_rows[i].pre_core && (strstr (t, "core") != NULL || names_year_from_2023 (t)))
+        && (text_rows[i].with_word == NULL || has_word (t, text_rows[i].with_word)))
       return text_rows[i].preset;
   return NULL;
 }

@@ -3131,8 +3131,10 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   /* Meta's "4D parallelism" (Llama 3 paper, Sec. 3.3.2, "network-aware parallelism
    * configuration") orders the groups [TP, CP, PP, DP], innermost first: pipeline stages
    * sit next to each other and DP is outermost, unlike Megatron's tp-cp-ep-dp-pp.
-   * Example: framework "Meta internal (4D parallel, NCCLX)". */
-  if (contains_ci (get (csv, row, "framework"), "4D parallel"))
+   * Example: framework "Meta internal (4D parallel, NCCLX)". Only on Meta's stack:
+   * torchtitan's "4D parallelism" lays its mesh out as its own (pp, dp, cp, tp). */
+  if (contains_ci (get (csv, row, "framework"), "4D parallel")
+      && g_str_equal (c->stack->name, "meta-llama3"))
     {
       g_free (p->rank_order);
       p->rank_order = g_strdup ("tp-cp-ep-pp-dp");

@@ -584,6 +584,13 @@ test_text (void)
   g_assert_cmpstr (fw_stack_preset_for_text ("Meta 4D parallelism"), ==, "meta-llama3");
   g_assert_cmpstr (fw_stack_preset_for_text ("in-house (NCCLX)"), ==, "meta-llama3");
   g_assert_null (fw_stack_preset_for_text ("Meta internal"));
+  /* torchtitan named is torchtitan, though the cell says 4D (or NCCLX); "4D" without
+   * "Meta" names no stack (these were meta-llama3) */
+  g_assert_cmpstr (fw_stack_preset_for_text ("torchtitan (4D parallelism)"), ==, "torchtitan");
+  g_assert_cmpstr (fw_stack_preset_for_text ("TorchTitan with NCCLX-free 4D parallel"), ==,
+                   "torchtitan");
+  g_assert_null (fw_stack_preset_for_text ("in-house trainer (4D parallelism)"));
+  g_assert_null (fw_stack_preset_for_text ("4D parallel"));
   g_assert_null (fw_stack_preset_for_text (""));
 }
 

@@ -473,6 +473,21 @@ test_sharding (void)
                                            "Meta internal (4D parallel, NCCLX)", "bf16");
   g_assert_true (meta->ready);
   g_assert_cmpstr (meta->plan.rank_order, ==, "tp-cp-ep-pp-dp");
+  /* torchtitan's own "4D parallelism" is torchtitan: its stack reads "FSDP (PyTorch,
+   * FULL_SHARD)" as zero3 (as meta-llama3 it was zero2), and its ranks keep the default
+   * order; "4D parallel" with no name is the default stack, said not recognised */
+  g_autoptr (ResPublishedCase) titan4d = row ("H100-SXM-80GB", 64, 1, "FSDP (PyTorch, FULL_SHARD)",
+                                              "torchtitan (4D parallelism)", "bf16");
+  g_assert_true (titan4d->ready);
+  g_assert_cmpstr (titan4d->stack->name, ==, "torchtitan");
+  g_assert_cmpint (titan4d->plan.sharding, ==, PLAN_SHARD_ZERO3);
+  g_assert_cmpstr (titan4d->plan.rank_order, !=, "tp-cp-ep-pp-dp");
+  g_autoptr (ResPublishedCase) bare4d = row ("H100-SXM-80GB", 64, 2, "",
+                                             "in-house (4D parallelism)", "bf16");
+  g_assert_true (bare4d->ready);
+  g_assert_cmpstr (bare4d->stack->name, !=, "meta-llama3");
+  g_assert_cmpstr (bare4d->stack_why, ==, "framework not recognised: the default stack");
+  g_assert_cmpstr (bare4d->plan.rank_order, !=, "tp-cp-ep-pp-dp");
   g_assert_cmpstr (h1->plan.rank_order, ==, "tp-cp-ep-dp-pp");
   /* ... and exchanges its pipeline activations asynchronously (same section): its stack,
    * meta-llama3, synchronizes nothing after an exchange, and the plan leaves it to the
