@@ -996,13 +996,14 @@ names_year_from_2023 (const char *t)
 }
 
 /* Whether `word` stands as a word of its own in the lower-case `t` (no letter or digit
- * either side): "meta" in "Meta internal", not in "metaseq" */
+ * before it, no letter after it; a version may follow, "NeMo2"): "meta" in "Meta
+ * internal", not in "metaseq"; "nemo" in "NeMo 24.07", not in "Nemotron" */
 static gboolean
 has_word (const char *t, const char *word)
 {
   gsize n = strlen (word);
   for (const char *p = strstr (t, word); p != NULL; p = strstr (p + 1, word))
-    if ((p == t || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[n]))
+    if ((p == t || !g_ascii_isalnum (p[-1])) && !g_ascii_isalpha (p[n]))
       return TRUE;
   return FALSE;
 }
@@ -1038,7 +1039,9 @@ static const struct {
    * FSDP2 and run with Transformer Engine kernels, not Megatron-Core; so before "nemo",
    * which is NeMo on Megatron-Core */
   { "automodel", "nemo-automodel", FALSE, NULL },
-  { "nemo", "nemo", FALSE, NULL },
+  /* NeMo as a word: not inside "Nemotron", a model family that Megatron-LM and
+   * Megatron-Core recipes train ("Megatron-LM (Nemotron recipe)" was the nemo stack) */
+  { "nemo", "nemo", FALSE, "nemo" },
   /* Megatron-Bridge is NeMo's Megatron-Core training library (github.com/NVIDIA-NeMo/
    * Megatron-Bridge; the performance tables call it "NeMo Megatron-Bridge"): the nemo
    * stack whether or not the cell says NeMo */

@@ -1521,6 +1521,18 @@ cell_unstated (const char *t)
   return FALSE;
 }
 
+/* NeMo named as a word ("NeMo 24.07", "NeMo2"), not inside "Nemotron" (a model family
+ * that Megatron-LM recipes train) */
+static gboolean
+names_nemo (const char *text)
+{
+  g_autofree char *low = g_ascii_strdown (text != NULL ? text : "", -1);
+  for (const char *p = strstr (low, "nemo"); p != NULL; p = strstr (p + 1, "nemo"))
+    if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalpha (p[4]))
+      return TRUE;
+  return FALSE;
+}
+
 /* The first whole number after `key` in `low` (lower case), skipping '=', ':', '_' and
  * spaces only; 0 when none. "fsdp=8" -> 8, "ici_fsdp: 16" -> 16. */
 static int
@@ -1902,7 +1914,7 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
        * --use-distributed-optimizer (added to Megatron-LM in 2022). */
       /* (on a stack that has the distributed optimizer: "NeMo AutoModel" names NeMo but
        * runs FSDP2, nemo-automodel's stack, whose default is its own) */
-      if ((contains_ci (framework, "NeMo") || contains_ci (framework, "Megatron-Core")
+      if ((names_nemo (framework) || contains_ci (framework, "Megatron-Core")
            || contains_ci (notes, "overlap-param-gather"))
           && ((c->stack->offers_sharding >> PLAN_SHARD_ZERO1) & 1))
         *out = PLAN_SHARD_ZERO1;

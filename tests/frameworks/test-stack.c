@@ -591,6 +591,12 @@ test_text (void)
                    "torchtitan");
   g_assert_null (fw_stack_preset_for_text ("in-house trainer (4D parallelism)"));
   g_assert_null (fw_stack_preset_for_text ("4D parallel"));
+  /* NeMo is a word, not the start of "Nemotron" (these were the nemo stack) */
+  g_assert_cmpstr (fw_stack_preset_for_text ("Megatron-LM (Nemotron recipe)"), ==,
+                   "megatron-lm-2021");
+  g_assert_cmpstr (fw_stack_preset_for_text ("Megatron-Core (Nemotron-H recipe)"), ==,
+                   "megatron-core");
+  g_assert_cmpstr (fw_stack_preset_for_text ("NeMo2 (Nemotron-4 recipe)"), ==, "nemo");
   g_assert_null (fw_stack_preset_for_text (""));
 }
 
