@@ -1101,8 +1101,16 @@ fw_stack_preset_for_text (const char *text)
   if (text == NULL)
     return NULL;
   g_autofree char *t = g_ascii_strdown (text, -1);
+  /* a trainer said to run 3D parallelism (tensor, pipeline and data parallel) is not
+   * PyTorch FSDP, which has no pipeline: "Gigatron (TII in-house, PyTorch 3D parallelism)"
+   * was pytorch-fsdp by its "PyTorch", then skipped for pp > 1. It names no stack the
+   * mapping models (the default stack, said not recognised), unless a name above it in
+   * the table does (Megatron, DeepSpeed, NeMo) */
+  gboolean three_d = strstr (t, "3d parallel") != NULL || strstr (t, "3d-parallel") != NULL
+                     || strstr (t, "3-d parallel") != NULL;
   for (guint i = 0; i < G_N_ELEMENTS (text_rows); i++)
     if (strstr (t, text_rows[i].needle) != NULL
+        && !(three_d && g_strcmp0 (text_rows[i].preset, "pytorch-fsdp") == 0)
         && !(text_rows[i].pre_core && (strstr (t, "core") != NULL || names_year_from_2023 (t)))
         && (text_rows[i].with_word == NULL || has_word (t, text_rows[i].with_word)))
       return text_rows[i].preset;

@@ -597,6 +597,12 @@ test_text (void)
   g_assert_cmpstr (fw_stack_preset_for_text ("Megatron-Core (Nemotron-H recipe)"), ==,
                    "megatron-core");
   g_assert_cmpstr (fw_stack_preset_for_text ("NeMo2 (Nemotron-4 recipe)"), ==, "nemo");
+  /* 3D parallelism (TP, PP, DP) is no FSDP-only stack: "PyTorch" beside it names none
+   * (it was pytorch-fsdp, which has no pipeline); a 3D-parallel stack named keeps it */
+  g_assert_null (fw_stack_preset_for_text ("Gigatron (TII in-house, PyTorch 3D parallelism)"));
+  g_assert_null (fw_stack_preset_for_text ("Gigatron (PyTorch, 3D parallelism)"));
+  g_assert_cmpstr (fw_stack_preset_for_text ("Megatron-DeepSpeed (3D parallelism)"), ==,
+                   "deepspeed");
   g_assert_null (fw_stack_preset_for_text (""));
 }
 

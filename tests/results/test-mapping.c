@@ -488,6 +488,15 @@ test_sharding (void)
   g_assert_cmpstr (bare4d->stack->name, !=, "meta-llama3");
   g_assert_cmpstr (bare4d->stack_why, ==, "framework not recognised: the default stack");
   g_assert_cmpstr (bare4d->plan.rank_order, !=, "tp-cp-ep-pp-dp");
+  /* a PyTorch trainer said to run 3D parallelism is not the FSDP-only pytorch-fsdp stack
+   * (which skipped the row for its pipeline): the default stack, said not recognised */
+  g_autoptr (ResPublishedCase) giga = row ("A100-SXM-80GB", 64, 2, "",
+                                           "Gigatron (TII in-house, PyTorch 3D parallelism)",
+                                           "bf16");
+  if (!giga->ready)
+    g_error ("%s", giga->skip_reason);
+  g_assert_cmpstr (giga->stack->name, ==, FW_STACK_DEFAULT);
+  g_assert_cmpstr (giga->stack_why, ==, "framework not recognised: the default stack");
   g_assert_cmpstr (h1->plan.rank_order, ==, "tp-cp-ep-dp-pp");
   /* ... and exchanges its pipeline activations asynchronously (same section): its stack,
    * meta-llama3, synchronizes nothing after an exchange, and the plan leaves it to the
