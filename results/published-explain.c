@@ -203,8 +203,9 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
         LINE ("recompute", "%s%s%s; activations of %d layers in host memory (CPU offloading)",
               plan_recompute_name (p->recompute), rc_part, rc_modules, p->cpu_offload_layers);
       else
-        LINE ("recompute", "%s%s%s%s", plan_recompute_name (p->recompute), rc_part, rc_modules,
-              rc_from);
+        LINE ("recompute", "%s%s%s%s%s%s", plan_recompute_name (p->recompute), rc_part,
+              rc_modules, rc_from, c->recompute_why != NULL ? "; " : "",
+              c->recompute_why != NULL ? c->recompute_why : "");
       /* the FP8 recipe: the row's where it names one, else the stack's */
       g_autofree char *recipe = NULL;
       if (p->compute_dtype == PLAN_PREC_FP8)

@@ -2396,6 +2396,99 @@ recompute_every_in (const char *t)
            ? (int) MIN (n, G_MAXINT) : 0;
 }
 
+/* JAX checkpoint policies by name, MaxText's remat_policy values (its base.yml and
+ * get_remat_policy in layers/decoders.py) and jax.checkpoint_policies' own, read into the
+ * nearest recompute tandem models by what each saves; the rest of each layer is recomputed
+ * in the backward pass:
+ *   full (policy None), save_nothing, nothing_saveable: nothing saved -> full;
+ *   everything_saveable: nothing recomputed -> none;
+ *   minimal (every projection output saved: q, k, v, out, mlpwi, mlpwo; older MaxText:
+ *     checkpoint_dots_with_no_batch_dims, the same weight matmuls), minimal_offloaded (the
+ *     same outputs kept in host memory), checkpoint_dots, dots_with_no_batch_dims_saveable:
+ *     the attention core and the element-wise ops recomputed, the linears' outputs kept
+ *     -> selective (Korthikanti et al.'s attention-core recompute);
+ *   minimal_with_context, minimal_flash (minimal plus the attention output "context"):
+ *     only element-wise ops recomputed, no matmul and no attention -> none;
+ *   save_dot_with_context_except_mlp, save_dot_except_mlp, save_dot_except_mlpwi,
+ *     save_qkv_proj, qkv_proj_offloaded, save_out_proj: some attention projections saved
+ *     (and mlpwo in save_dot_except_mlpwi), the MLP's input projections (two thirds of its
+ *     FLOPs or more) recomputed with the rest -> full, the nearest (the shipped MaxText
+ *     rows, "full (MaxText remat_policy save_qkv_proj: ...)", read so);
+ *   custom: what it saves is in per-tensor config keys -> skipped, saying so.
+ * The host copies of the *_offloaded policies are not modelled (explain says so). The
+ * underscore names are read anywhere in the cell (they are MaxText's and JAX's alone);
+ * "minimal" and "custom" only as the value of a remat label ("remat_policy=minimal",
+ * "remat: minimal"). Sets *why (static) to what the explain output says. */
+static const struct { const char *name; int kind; const char *why; } remat_policies[] = {
+  { "save_dot_with_context_except_mlp", PLAN_RECOMPUTE_FULL,
+    "JAX remat policy save_dot_with_context_except_mlp: the MLP recomputed, full the nearest" },
+  { "save_dot_except_mlpwi", PLAN_RECOMPUTE_FULL,
+    "JAX remat policy save_dot_except_mlpwi: attention core and MLP input projections "
+    "recomputed, full the nearest" },
+  { "save_dot_except_mlp", PLAN_RECOMPUTE_FULL,
+    "JAX remat policy save_dot_except_mlp: attention core and MLP recomputed, full the nearest" },
+  { "save_qkv_proj", PLAN_RECOMPUTE_FULL,
+    "JAX remat policy save_qkv_proj: all but the q/k/v projections recomputed, full the "
+    "nearest" },
+  { "qkv_proj_offloaded", PLAN_RECOMPUTE_FULL,
+    "JAX remat policy qkv_proj_offloaded: all but the q/k/v projections recomputed, full the "
+    "nearest; their host copies are not modelled" },
+  { "save_out_proj", PLAN_RECOMPUTE_FULL,
+    "JAX remat policy save_out_proj: all but the output projection recomputed, full the "
+    "nearest" },
+  { "minimal_with_context", PLAN_RECOMPUTE_NONE,
+    "JAX remat policy minimal_with_context: only element-wise ops recomputed, none the nearest" },
+  { "minimal_flash", PLAN_RECOMPUTE_NONE,
+    "JAX remat policy minimal_flash: only element-wise ops recomputed, none the nearest" },
+  { "minimal_offloaded", PLAN_RECOMPUTE_SELECTIVE,
+    "JAX remat policy minimal_offloaded: projections kept (in host memory), attention core "
+    "recomputed, selective the nearest; the host copies are not modelled" },
+  { "checkpoint_dots_with_no_batch_dims", PLAN_RECOMPUTE_SELECTIVE,
+    "JAX policy checkpoint_dots_with_no_batch_dims: projections kept, attention core "
+    "recomputed, selective the nearest" },
+  { "dots_with_no_batch_dims_saveable", PLAN_RECOMPUTE_SELECTIVE,
+    "JAX policy dots_with_no_batch_dims_saveable: projections kept, attention core "
+    "recomputed, selective the nearest" },
+  { "checkpoint_dots", PLAN_RECOMPUTE_SELECTIVE,
+    "JAX policy checkpoint_dots: matmul outputs kept, element-wise ops recomputed, selective "
+    "the nearest" },
+  { "nothing_saveable", PLAN_RECOMPUTE_FULL, NULL },
+  { "save_nothing", PLAN_RECOMPUTE_FULL, NULL },
+  { "everything_saveable", PLAN_RECOMPUTE_NONE, NULL },
+};
+
+/* The remat policy a recompute cell names (remat_policies): its index, -1 for none,
+ * -2 for "custom" */
+static int
+remat_policy_in (const char *t)
+{
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (guint i = 0; i < G_N_ELEMENTS (remat_policies); i++)
+    {
+      gsize n = strlen (remat_policies[i].name);
+      for (const char *p = strstr (low, remat_policies[i].name); p != NULL;
+           p = strstr (p + 1, remat_policies[i].name))
+        if ((p == low || !(g_ascii_isalnum (p[-1]) || p[-1] == '_'))
+            && !(g_ascii_isalnum (p[n]) || p[n] == '_'))
+          return (int) i;
+    }
+  /* "minimal" / "custom" as the value of a remat label */
+  static const char *const labels[] = { "remat_policy", "remat policy", "remat" };
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    if (g_str_has_prefix (low, labels[i]))
+      {
+        const char *p = low + strlen (labels[i]);
+        while (*p == ' ' || *p == ':' || *p == '=' || *p == '"' || *p == '\'')
+          p++;
+        if (g_str_has_prefix (p, "minimal") && !g_ascii_isalnum (p[7]) && p[7] != '_')
+          return (int) G_N_ELEMENTS (remat_policies);   /* minimal */
+        if (g_str_has_prefix (p, "custom") && !g_ascii_isalnum (p[6]) && p[6] != '_')
+          return -2;
+        break;
+      }
+  return -1;
+}
+
 /* Rules, first that applies (examples in tests/results/test-mapping.c):
  *  empty or not stated (also "N.A.", a dash) -> the notes' kind, else none (below);
  *  "AC: full", "recompute = selective" -> the value after the label, by these rules; a
@@ -2421,8 +2514,8 @@ recompute_every_in (const char *t)
  *  "core_attn" / "core attention" anywhere ("--recompute-modules core_attn") -> selective;
  *  "uniform" anywhere, not "block" (Megatron's method) -> full; "block" -> skipped with
  *  a hint (only some layers recompute);
- *  JAX's policy names: "nothing_saveable" -> full, "everything_saveable" -> none (before
- *  the label rule); "remat" / "remat_policy" / "rematerialization" and the config keys
+ *  JAX's and MaxText's policy names (remat_policies: "nothing_saveable", "save_qkv_proj",
+ *  "remat_policy=minimal", ...) -> the nearest kind (before the label rule); "remat" / "remat_policy" / "rematerialization" and the config keys
  *  "activation_checkpointing" / "gradient_checkpointing" are labels too ("remat_policy=
  *  full", "gradient_checkpointing=True"); "grad checkpointing", "activation ckpt",
  *  "checkpoint_activations" -> full.
@@ -2450,19 +2543,34 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
       else
         *out = PLAN_RECOMPUTE_NONE;
     }
-  /* JAX's checkpoint policies by name (jax.checkpoint_policies; MaxText's remat_policy
-   * "full" passes policy None, which saves nothing, layers/decoders.py): nothing_saveable
-   * recomputes the whole layer (it was read as none, by its "no"), everything_saveable
-   * recomputes nothing */
-  else if (contains_ci (t, "nothing_saveable"))
-    *out = PLAN_RECOMPUTE_FULL;
+  /* JAX's and MaxText's checkpoint policies by name (remat_policies, before the label
+   * rule: "remat_policy=minimal", "remat: save_dot_except_mlpwi" were not recognised, and
+   * the shipped "full (MaxText remat_policy save_qkv_proj: ...)" reads by the same table);
+   * nothing_saveable was read as none by its "no" */
+  else if (remat_policy_in (t) == -2)
+    return skip (c, "recompute '%s': MaxText's custom remat policy saves what its per-tensor "
+                 "config keys say (hint: write the nearest of full, selective or none)", t);
+  else if (remat_policy_in (t) >= 0)
+    {
+      int i = remat_policy_in (t);
+      if (i == (int) G_N_ELEMENTS (remat_policies))
+        {
+          *out = PLAN_RECOMPUTE_SELECTIVE;
+          c->recompute_why = "MaxText remat policy minimal: every projection output kept, the "
+                             "attention core and element-wise ops recomputed, selective the "
+                             "nearest";
+        }
+      else
+        {
+          *out = (PlanRecompute) remat_policies[i].kind;
+          c->recompute_why = remat_policies[i].why;
+        }
+    }
   /* every N-th layer (N > 1) checkpointed whole: full over those layers (map_plan sets
    * the plan's recompute_every); "activation checkpointing every 2 layers" was read as
    * every layer, "every other layer" was not recognised */
   else if (recompute_every_in (t) > 1 && !recompute_off (t) && !starts_with_ci (t, "no"))
     *out = PLAN_RECOMPUTE_FULL;
-  else if (contains_ci (t, "everything_saveable"))
-    *out = PLAN_RECOMPUTE_NONE;
   else if (recompute_label (t) != NULL)
     /* "AC: full", "recompute = selective": the value after the label, by these rules */
     return map_recompute (c, recompute_label (t), notes, convention, out);

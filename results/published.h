@@ -392,6 +392,8 @@ typedef struct {
   gboolean      fp4;                /* NVFP4 GEMMs (precision text), on a device with FP4 */
   FwStack      *stack;              /* the software stack the framework column names
                                        (megatron-core when it names none) */
+  const char   *recompute_why;      /* static: how a named remat policy or a partial
+                                       recompute was read (NULL: as the cell says) */
   const char   *stack_why;          /* static: why the stack is not the one the framework
                                        cell names ("not recognised: the default", ...);
                                        NULL when it is */

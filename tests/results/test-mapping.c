@@ -1505,6 +1505,28 @@ test_recompute (void)
     { "remat full", PLAN_RECOMPUTE_FULL },
     { "remat_policy=full", PLAN_RECOMPUTE_FULL },
     { "remat: none", PLAN_RECOMPUTE_NONE },
+    /* MaxText's remat_policy values by what each saves (remat_policies in
+     * results/published.c; these were not recognised): minimal keeps every projection
+     * output and recomputes the attention core -> selective; with the attention output
+     * kept too, only element-wise ops -> none; the save_* policies recompute the MLP's
+     * input projections with the rest -> full, as the shipped MaxText rows' "full
+     * (MaxText remat_policy save_qkv_proj: ...)" reads */
+    { "remat_policy=minimal", PLAN_RECOMPUTE_SELECTIVE },
+    { "remat_policy: minimal", PLAN_RECOMPUTE_SELECTIVE },
+    { "remat_policy: save_qkv_proj", PLAN_RECOMPUTE_FULL },
+    { "remat: save_dot_except_mlpwi", PLAN_RECOMPUTE_FULL },
+    { "save_dot_except_mlp", PLAN_RECOMPUTE_FULL },
+    { "remat_policy=save_dot_with_context_except_mlp", PLAN_RECOMPUTE_FULL },
+    { "remat_policy=save_out_proj", PLAN_RECOMPUTE_FULL },
+    { "remat_policy=qkv_proj_offloaded", PLAN_RECOMPUTE_FULL },
+    { "remat_policy=minimal_offloaded", PLAN_RECOMPUTE_SELECTIVE },
+    { "remat_policy=minimal_with_context", PLAN_RECOMPUTE_NONE },
+    { "remat_policy=minimal_flash", PLAN_RECOMPUTE_NONE },
+    { "remat_policy: full", PLAN_RECOMPUTE_FULL },
+    { "jax.checkpoint_policies.checkpoint_dots_with_no_batch_dims", PLAN_RECOMPUTE_SELECTIVE },
+    { "full (MaxText remat_policy save_qkv_proj: only the query/key/value projection outputs "
+      "are saved, the rest of each layer is recomputed; full is the nearest the mapping has)",
+      PLAN_RECOMPUTE_FULL },
     /* short and config spellings of checkpointing (not recognised before) */
     { "grad checkpointing", PLAN_RECOMPUTE_FULL },
     { "activation ckpt", PLAN_RECOMPUTE_FULL },
@@ -1549,6 +1571,13 @@ test_recompute (void)
                  c->plan.recompute, c->plan.recompute_method, c->plan.recompute_num_layers,
                  c->plan.recompute_every, c->skip_reason ? c->skip_reason : "");
     }
+  /* the policy read is said in the explain output; MaxText's custom policy is skipped */
+  g_autoptr (ResPublishedCase) minimal = rc_row ("remat_policy=minimal", "");
+  g_assert_nonnull (minimal->recompute_why);
+  g_assert_nonnull (strstr (minimal->recompute_why, "selective the nearest"));
+  g_autoptr (ResPublishedCase) custom = rc_row ("remat_policy=custom", "");
+  g_assert_false (custom->ready);
+  g_assert_nonnull (strstr (custom->skip_reason, "custom remat policy"));
   /* ambiguous or not modelled: a skip that says why and what to write */
   g_autoptr (ResPublishedCase) partial = rc_row ("partial", "");
   g_assert_false (partial->ready);
