@@ -2333,6 +2333,63 @@ recompute_layers_in (const char *t)
   return MAX (offload_layer_count (t), 0);   /* "N layers" */
 }
 
+/* The layer count of a partial full recompute: "N of M layers" / "N out of M layers"
+ * (N, and M in *of), YaFSDP's "num-ckpt-layers N", else recompute_layers_in's
+ * "recompute_num_layers N" / "N layers" (*of 0); 0 when the text gives none. With
+ * `loose` FALSE only the first two forms count (a note's "48 layers" is the model's
+ * shape, not a checkpoint count). */
+static int
+ckpt_layers_in (const char *t, int *of, gboolean loose)
+{
+  g_autofree char *low = g_ascii_strdown (t != NULL ? t : "", -1);
+  *of = 0;
+  for (const char *p = low; *p != '\0'; p++)
+    if (g_ascii_isdigit (*p) && (p == low || (!g_ascii_isalnum (p[-1]) && p[-1] != '_')))
+      {
+        char *end = NULL;
+        gint64 n = g_ascii_strtoll (p, &end, 10);
+        const char *q = end;
+        while (*q == ' ')
+          q++;
+        if (g_str_has_prefix (q, "out of "))
+          q += 7;
+        else if (g_str_has_prefix (q, "of "))
+          q += 3;
+        else
+          {
+            p = end - 1;
+            continue;
+          }
+        while (*q == ' ')
+          q++;
+        if (g_ascii_isdigit (*q))
+          {
+            gint64 m = g_ascii_strtoll (q, &end, 10);
+            for (q = end; *q == ' '; q++)
+              ;
+            if (g_str_has_prefix (q, "layer") && n > 0 && m > 0 && n <= G_MAXINT
+                && m <= G_MAXINT)
+              {
+                *of = (int) m;
+                return (int) n;
+              }
+          }
+        p = end - 1;
+      }
+  static const char *const keys[] = { "num-ckpt-layers", "num_ckpt_layers", "num ckpt layers" };
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      const char *p = strstr (low, keys[i]);
+      if (p == NULL)
+        continue;
+      for (p += strlen (keys[i]); *p == ' ' || *p == '=' || *p == ':'; p++)
+        ;
+      if (g_ascii_isdigit (*p))
+        return (int) MIN (g_ascii_strtoll (p, NULL, 10), G_MAXINT);
+    }
+  return loose ? recompute_layers_in (t) : 0;
+}
+
 /* Megatron's block method named: "block" at the start, after a bracket, comma, '=' or ':'
  * or after the word "method" ("--recompute-method block", "full (block, 4 layers)"), not
  * a "transformer block" in prose */
@@ -2521,10 +2578,12 @@ remat_policy_in (const char *t)
  *  "checkpoint_activations" -> full.
  *  Anything else is skipped. */
 static gboolean
-map_recompute (ResPublishedCase *c, const char *text, const char *notes,
-               const char *convention, PlanRecompute *out)
+map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, const char *notes,
+                  const char *convention, PlanRecompute *out)
 {
   g_autofree char *t = g_strstrip (g_strdup (text));
+  /* skip reasons quote the whole cell as written, not the value after its label */
+  g_autofree char *w = g_strstrip (g_strdup (whole));
   if (cell_unstated (t))
     *t = '\0';
   if (*t == '\0')
@@ -2549,7 +2608,7 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
    * nothing_saveable was read as none by its "no" */
   else if (remat_policy_in (t) == -2)
     return skip (c, "recompute '%s': MaxText's custom remat policy saves what its per-tensor "
-                 "config keys say (hint: write the nearest of full, selective or none)", t);
+                 "config keys say (hint: write the nearest of full, selective or none)", w);
   else if (remat_policy_in (t) >= 0)
     {
       int i = remat_policy_in (t);
@@ -2573,7 +2632,7 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
     *out = PLAN_RECOMPUTE_FULL;
   else if (recompute_label (t) != NULL)
     /* "AC: full", "recompute = selective": the value after the label, by these rules */
-    return map_recompute (c, recompute_label (t), notes, convention, out);
+    return map_recompute_as (c, recompute_label (t), whole, notes, convention, out);
   else if (starts_with_ci (t, "full"))
     *out = PLAN_RECOMPUTE_FULL;
   else if (recompute_yes (t))
@@ -2581,10 +2640,17 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
      * layer is recomputed (Megatron-LM's --checkpoint-activations, DeepSpeed's and
      * PyTorch's activation checkpointing wrap whole blocks) */
     *out = PLAN_RECOMPUTE_FULL;
+  else if (ckpt_layers_in (t, &(int){ 0 }, TRUE) > 0 && !contains_ci (t, "offload")
+           && !contains_ci (t, "selective") && !starts_with_ci (t, "no") && !recompute_off (t))
+    /* full recompute of some layers, by count ("partial (16 layers)", "num-ckpt-layers 16",
+     * "activation checkpointing on 5 of 48 layers"; the forms that name full or
+     * checkpointing are full by the rules above): map_plan reads the count (skipped, or
+     * read as every layer, before) */
+    *out = PLAN_RECOMPUTE_FULL;
   else if (contains_ci (t, "partial"))
     return skip (c, "recompute '%s' is ambiguous: it may be selective (attention core) or full "
                  "over some layers (hint: write 'selective', or 'full' and the layer count in "
-                 "notes)", t);
+                 "notes)", w);
   else if (contains_ci (t, "offload") && offload_layer_count (t) > 0)
     /* Megatron-Core's CPU offloading of N layers' activations (no recompute with it):
      * map_plan reads the count into cpu_offload_layers */
@@ -2593,7 +2659,7 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
     return skip (c, "recompute '%s': activation offloading without a layer count "
                  "(hint: write how many layers' activations were offloaded, e.g. "
                  "'activations of 20 layers offloaded', or 'none' to predict the run as if "
-                 "they stayed on the device)", t);
+                 "they stayed on the device)", w);
   else if (starts_with_ci (t, "selective") && contains_ci (t, "(layer)"))
     /* torchtitan's layer-level selective AC (selective_ac_option = "2"): every second
      * transformer block is wrapped in a full checkpoint, the others keep everything;
@@ -2641,10 +2707,17 @@ map_recompute (ResPublishedCase *c, const char *text, const char *notes,
   else if (starts_with_ci (t, "block"))
     return skip (c, "recompute '%s': Megatron's block method recomputes only the first "
                  "--recompute-num-layers layers of each stage (hint: write 'full' and the "
-                 "layer count in notes, or 'full' if every layer was)", t);
+                 "layer count in notes, or 'full' if every layer was)", w);
   else
-    return skip (c, "recompute '%s' not recognised", t);
+    return skip (c, "recompute '%s' not recognised", w);
   return TRUE;
+}
+
+static gboolean
+map_recompute (ResPublishedCase *c, const char *text, const char *notes,
+               const char *convention, PlanRecompute *out)
+{
+  return map_recompute_as (c, text, text, notes, convention, out);
 }
 
 /* Whether a row's attention ran unfused (scores materialized): FlashAttention (Dao et al.,
@@ -3103,6 +3176,55 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
           p->recompute_method = PLAN_RECOMPUTE_BLOCK;
           p->recompute_num_layers = 0;
           p->recompute_every = every;
+        }
+      else if (!contains_ci (rc_cell, "uniform"))
+        {
+          /* full recompute of N layers: the block method over the first N, as Megatron's
+           * --recompute-method block --recompute-num-layers N and YaFSDP's
+           * num-ckpt-layers N (its first N layers wrapped) checkpoint them; the other
+           * layers keep their activations. "N of M layers" (M the model's layers) counts
+           * over the model, shared evenly among its chunks; a bare "N layers" or
+           * "num-ckpt-layers N" is per chunk, as Megatron's flag is (the same with one
+           * chunk). The cell's count, else one the notes give in the strict forms with
+           * checkpointing named ("activation checkpointing on 10 of 80 layers"), where
+           * the cell says only "full". */
+          const char *notes = get (csv, row, "notes");
+          const char *from = rc_cell, *col = "recompute";
+          int of = 0, part = ckpt_layers_in (rc_cell, &of, TRUE);
+          if (part <= 0 && (contains_ci (notes, "checkpoint") || contains_ci (notes, "recompute")
+                            || contains_ci (notes, "ckpt")))
+            {
+              part = ckpt_layers_in (notes, &of, FALSE);
+              from = notes;
+              col = "notes";
+              if (part > 0)
+                c->recompute_why = "the layer count from the notes";
+            }
+          if (part > 0)
+            {
+              if (of > 0 && of != layers)
+                return skip (c, "%s '%s': %d of %d layers, but the model has %" G_GINT64_FORMAT
+                             " layers (hint: check n_layers and the count)", col, from, part,
+                             of, layers);
+              if (part > (of > 0 ? of : layers))
+                return skip (c, "%s '%s': %d layers recomputed, more than the model's %"
+                             G_GINT64_FORMAT, col, from, part, layers);
+              if (of > 0 && part % chunks != 0)
+                return skip (c, "%s '%s': %d of %d layers do not share evenly among the %"
+                             G_GINT64_FORMAT " model chunks (hint: write the count of each "
+                             "pipeline chunk, e.g. 'full, N layers')", col, from, part, of,
+                             chunks);
+              int per_chunk = of > 0 ? (int) (part / chunks) : part;
+              if (per_chunk > layers / chunks)
+                return skip (c, "%s '%s': %d layers a chunk, more than the %" G_GINT64_FORMAT
+                             " each of the %" G_GINT64_FORMAT " model chunks holds", col, from,
+                             per_chunk, layers / chunks, chunks);
+              if (per_chunk < layers / chunks || (layers % chunks) != 0)
+                {
+                  p->recompute_method = PLAN_RECOMPUTE_BLOCK;
+                  p->recompute_num_layers = per_chunk;
+                }
+            }
         }
     }
   if (contains_ci (get (csv, row, "recompute"), "(layer)") && p->recompute == PLAN_RECOMPUTE_FULL)

@@ -1560,6 +1560,19 @@ test_recompute (void)
     { "AC every 4th layer", PLAN_RECOMPUTE_BLOCK, 4, 4 },
     { "selective_ac_option 2", PLAN_RECOMPUTE_BLOCK, 8, 2 },
     { "full (every transformer block wrapped)", PLAN_RECOMPUTE_UNIFORM, 1, 0 },
+    /* full recompute of N layers by count (skipped as ambiguous or not recognised, or
+     * read as every layer, before): the block method over the first N, as Megatron's
+     * block method and YaFSDP's num-ckpt-layers checkpoint them; "N of M" counts over the
+     * model (M its layers), a bare N per chunk (one chunk here) */
+    { "activation checkpointing on 5 of 16 layers", PLAN_RECOMPUTE_BLOCK, 5, 0 },
+    { "num-ckpt-layers 6", PLAN_RECOMPUTE_BLOCK, 6, 0 },
+    { "partial (6 layers)", PLAN_RECOMPUTE_BLOCK, 6, 0 },
+    { "full (10 of 16 layers)", PLAN_RECOMPUTE_BLOCK, 10, 0 },
+    { "full, 6 layers", PLAN_RECOMPUTE_BLOCK, 6, 0 },
+    { "activation checkpointing (8 of 16 layers)", PLAN_RECOMPUTE_BLOCK, 8, 0 },
+    { "full (10 layers)", PLAN_RECOMPUTE_BLOCK, 10, 0 },
+    /* all of them: every layer, Megatron's default uniform unit of 1 */
+    { "full (16 of 16 layers)", PLAN_RECOMPUTE_UNIFORM, 1, 0 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (m); i++)
     {
@@ -1570,6 +1583,56 @@ test_recompute (void)
         g_error ("'%s': recompute %d method %d layers %d every %d (%s)", m[i].text,
                  c->plan.recompute, c->plan.recompute_method, c->plan.recompute_num_layers,
                  c->plan.recompute_every, c->skip_reason ? c->skip_reason : "");
+    }
+  /* the count in the notes where the cell says only "full" (YaFSDP's Llama 2 70B row:
+   * "activation checkpointing on 10 of 80 layers"; it was every layer, +35%) */
+  g_autoptr (ResPublishedCase) from_notes = rc_row ("full", "activation checkpointing on 10 of "
+                                                    "16 layers (num-ckpt-layers 10)");
+  g_assert_true (from_notes->ready);
+  g_assert_cmpint (from_notes->plan.recompute_method, ==, PLAN_RECOMPUTE_BLOCK);
+  g_assert_cmpint (from_notes->plan.recompute_num_layers, ==, 10);
+  g_assert_nonnull (from_notes->recompute_why);
+  /* a model's "N layers" in notes is no checkpoint count */
+  g_autoptr (ResPublishedCase) shape_notes = rc_row ("full", "activation checkpointing; 16 "
+                                                     "layers");
+  g_assert_true (shape_notes->ready);
+  g_assert_cmpint (shape_notes->plan.recompute_num_layers, ==, 1);
+  g_assert_cmpint (shape_notes->plan.recompute_method, ==, PLAN_RECOMPUTE_UNIFORM);
+  /* a count the model cannot hold is skipped, quoting the whole cell; a label's value
+   * skipped is quoted with its label ("AC: partial", not "partial") */
+  g_autoptr (ResPublishedCase) too_many = rc_row ("full (20 of 32 layers)", "");
+  g_assert_false (too_many->ready);
+  g_assert_nonnull (strstr (too_many->skip_reason, "'full (20 of 32 layers)'"));
+  g_autoptr (ResPublishedCase) over = rc_row ("full, 20 layers", "");
+  g_assert_false (over->ready);
+  g_assert_nonnull (strstr (over->skip_reason, "'full, 20 layers'"));
+  g_autoptr (ResPublishedCase) ac_partial = rc_row ("AC: partial", "");
+  g_assert_false (ac_partial->ready);
+  g_assert_nonnull (strstr (ac_partial->skip_reason, "recompute 'AC: partial'"));
+  /* over 2 pipeline stages, "N of M" shares evenly among the chunks (8 of 16 -> 4 a
+   * chunk); an odd share is skipped with a hint */
+  static const struct { const char *text; int layers; } pp2[] = {
+    { "activation checkpointing on 8 of 16 layers", 4 },
+    { "full, 3 layers", 3 },
+    { "activation checkpointing on 5 of 16 layers", -1 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (pp2); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "recompute,global_batch,step_time_s\n"
+        "1,GPT,A100-SXM-80GB,16,16,1024,16,16384,1024,1,2,\"%s\",64,1.0\n", pp2[i].text);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (pp2[i].layers < 0)
+        {
+          g_assert_false (c->ready);
+          g_assert_nonnull (strstr (c->skip_reason, "do not share evenly"));
+          continue;
+        }
+      if (!c->ready)
+        g_error ("'%s': %s", pp2[i].text, c->skip_reason);
+      g_assert_cmpint (c->plan.recompute_method, ==, PLAN_RECOMPUTE_BLOCK);
+      g_assert_cmpint (c->plan.recompute_num_layers, ==, pp2[i].layers);
     }
   /* the policy read is said in the explain output; MaxText's custom policy is skipped */
   g_autoptr (ResPublishedCase) minimal = rc_row ("remat_policy=minimal", "");
