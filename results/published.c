@@ -1652,6 +1652,37 @@ hsdp_shard_size_in (const char *t)
   return 0;
 }
 
+/* HSDP said in words: sharding within a node (or a stated N-GPU shard group) and
+ * replication across nodes ("FSDP sharded within each node, replicated across nodes",
+ * "FSDP (8-GPU shard groups, DDP across nodes)", "FSDP sharded within each 8-GPU node,
+ * replicated across nodes"; all were read as ZeRO-3). Its group: the N of "N-GPU shard
+ * groups" or "N-GPU node", else 0 (one server's data-parallel ranks, the caller's,
+ * as for "HSDP" alone). -1 when the text does not say this. */
+static int
+hsdp_in_words (const char *t)
+{
+  static const char *const inner[] = { "within each node", "within a node", "within the node",
+                                       "within node", "within each server", "intra-node",
+                                       "intranode", "per node", "shard group", "gpu shard",
+                                       "gpus shard", "gpu node", NULL };
+  static const char *const across[] = { "across nodes", "between nodes", "inter-node",
+                                        "internode", "across servers", "across the nodes",
+                                        NULL };
+  static const char *const replicate[] = { "replicat", "ddp", "data parallel", "all-reduce",
+                                           "allreduce", NULL };
+  static const char *const sharded[] = { "fsdp", "shard", "zero", NULL };
+  if (!contains_any_ci (t, inner) || !contains_any_ci (t, across)
+      || !contains_any_ci (t, replicate) || !contains_any_ci (t, sharded))
+    return -1;
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  int n = count_before_word (low, "gpu shard");
+  if (n <= 0)
+    n = count_before_word (low, "gpus shard");
+  if (n <= 0)   /* "sharded within each 8-GPU node" */
+    n = count_before_word (low, "gpu node");
+  return MAX (n, 0);
+}
+
 /* Rules, first that applies (every one has its examples in tests/results/test-mapping.c):
  *  empty, or a cell that says it is not stated ("not stated", "unknown", "n/a", "N.A.",
  *  "-", a dash)    -> NeMo / Megatron-Core / "--overlap-param-gather" in notes: zero1 (the
@@ -1674,6 +1705,9 @@ hsdp_shard_size_in (const char *t)
  *                     server's data-parallel ranks, its devices / (tp x cp) (FSDP's
  *                     HYBRID_SHARD shards within a node, where TP and CP take the
  *                     innermost devices), skipped where that is 1 (tp 8 on 8 GPUs);
+ *                     also said in words (hsdp_in_words): sharded within a node or an
+ *                     "N-GPU shard group", replicated / DDP across nodes: group N, or one
+ *                     server's as above;
  *  MaxText mesh    -> "fsdp=8, dcn=16", "ici_fsdp 256 x dcn_data 4": hsdp, shard group the
  *                     fsdp size, when the dcn count is above 1 (else the FSDP rule below);
  *  ZeRO++          -> "ZeRO++", "zeropp": zero3. DeepSpeed ZeRO++ is ZeRO-3 with int8
@@ -1968,6 +2002,11 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
       /* -R: R replicas, the caller divides; 0 (none stated, "mics_shard_size=8" read as a
        * shard): one server, the caller's */
       *hsdp_shard = hsdp_shard_size_in (no_z2);
+    }
+  else if (hsdp_in_words (t) >= 0)
+    {
+      *out = PLAN_SHARD_HSDP;
+      *hsdp_shard = hsdp_in_words (t);
     }
   else if (maxtext_hsdp_shard (t) > 0)
     {

@@ -558,6 +558,13 @@ test_sharding (void)
     { "MiCS", 2, 4 },
     { "MiCS (mics_shard_size=16)", 1, 16 },
     { "_HYBRID_SHARD_ZERO2", 1, 8 },
+    /* HSDP said in words (these were zero3): sharded within a node, replicated across
+     * nodes -> one server's group; a stated N-GPU shard group -> N */
+    { "FSDP sharded within each node, replicated across nodes", 1, 8 },
+    { "FSDP sharded within each node, replicated across nodes", 2, 4 },
+    { "FSDP (8-GPU shard groups, DDP across nodes)", 1, 8 },
+    { "FSDP (4-GPU shard groups, DDP across nodes)", 1, 4 },
+    { "FSDP sharded within each 8-GPU node, replicated across nodes", 1, 8 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (hd); i++)
     {
