@@ -254,6 +254,36 @@ seq_cell (const ResCsv *csv, guint row)
 /* A parallel size: a count, or the one number after the column's own name ("TP=4",
  * "tp 4", "TP4", "CP: 2"): the name, then any of " =:", then the number and nothing
  * more but spaces, a bracket or a comma / semicolon before more words ("CP=2, a2a") */
+/* A cp cell that names its exchange before the degree ("ring attention (4)", "all-gather
+ * (2)", "p2p, 4"): the one whole number that stands as a word of its own (not the 2 of
+ * "a2a"); FALSE where there is none or more than one. "4 (all-gather based)" is read by
+ * cell_count, the number first. */
+static gboolean
+cp_words_size (const char *cell, gint64 *out)
+{
+  gint64 found = 0;
+  int n = 0;
+  for (const char *p = cell; *p != '\0'; p++)
+    if (g_ascii_isdigit (*p) && (p == cell || !(g_ascii_isalnum (p[-1]) || p[-1] == '.'
+                                                || p[-1] == '+' || p[-1] == '_')))
+      {
+        char *end = NULL;
+        gint64 v = g_ascii_strtoll (p, &end, 10);
+        if (g_ascii_isalpha (*end) || *end == '_' || *end == '.' || *end == '+')
+          {
+            p = end - 1;
+            continue;
+          }
+        found = v;
+        n++;
+        p = end - 1;
+      }
+  if (n != 1 || found < 1 || found > PLAN_MAX_WORLD)
+    return FALSE;
+  *out = found;
+  return TRUE;
+}
+
 static gboolean
 cell_size (const ResCsv *csv, guint row, const char *column, gint64 *out)
 {
@@ -262,6 +292,9 @@ cell_size (const ResCsv *csv, guint row, const char *column, gint64 *out)
     return TRUE;
   while (g_ascii_isspace (*cell))
     cell++;
+  /* the cp degree after the exchange's name ("ring attention (4)": it was read as 1) */
+  if (strcmp (column, "cp") == 0 && !starts_with_ci (cell, column) && cp_words_size (cell, out))
+    return TRUE;
   if (!starts_with_ci (cell, column))
     return FALSE;
   const char *p = cell + strlen (column);
@@ -2977,6 +3010,14 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
     return skip (c, "pp not stated");
   if (cell_size (csv, row, "cp", &v))
     cp = v;
+  else
+    {
+      /* a cp cell that says something but no degree read is skipped, not read as 1 */
+      g_autofree char *cp_t = g_strstrip (g_strdup (get (csv, row, "cp")));
+      if (*cp_t != '\0' && !cell_unstated (cp_t))
+        return skip (c, "cp '%s': no context-parallel degree read (hint: the degree as one "
+                     "number, e.g. '4 (ring)')", cp_t);
+    }
   if (!has_dp)
     {
       if (c->n_gpus % (tp * pp * cp) != 0)

@@ -2249,6 +2249,9 @@ test_cp_comm_default (void)
     { "2 (a2a)", PLAN_CP_A2A }, { "CP=2 (Ulysses)", PLAN_CP_A2A },
     { "2 (all-gather)", PLAN_CP_ALLGATHER }, { "CP=2, allgather", PLAN_CP_ALLGATHER },
     { "2 (ring)", PLAN_CP_P2P },
+    /* the degree after the exchange's name (it was read as 1, the ring of the stack) */
+    { "ring attention (2)", PLAN_CP_P2P }, { "all-gather (2)", PLAN_CP_ALLGATHER },
+    { "a2a, 2", PLAN_CP_A2A },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cells); i++)
     {
@@ -2261,6 +2264,19 @@ test_cp_comm_default (void)
       if (!c->ready || c->plan.cp != 2 || c->plan.cp_comm != cells[i].want)
         g_error ("cp '%s': cp %d comm %d, expected 2 / %d (%s)", cells[i].cell, c->plan.cp,
                  c->plan.cp_comm, cells[i].want, c->skip_reason ? c->skip_reason : "");
+    }
+  /* a cp cell with no degree read is skipped, not read as 1 */
+  static const char *const unread[] = { "ring attention", "ring (2 or 4)" };
+  for (guint i = 0; i < G_N_ELEMENTS (unread); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,cp,"
+        "framework,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,1,1,\"%s\",Megatron-Core,8,1.0\n",
+        unread[i]);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      g_assert_false (c->ready);
+      g_assert_nonnull (strstr (c->skip_reason, "no context-parallel degree read"));
     }
   /* hierarchical a2a+p2p is not modelled: skipped, saying so */
   g_autoptr (ResPublishedCase) h = cp_row ("Megatron-Core", "--cp-comm-type a2a+p2p");
