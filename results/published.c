@@ -1807,6 +1807,11 @@ zero_stage_in (const char *text)
           ;
       if (*q >= '0' && *q <= '3' && !g_ascii_isdigit (q[1]))
         return *q - '0';
+      /* the stage as a word ("ZeRO stage three", "ZeRO-two"; not recognised before) */
+      static const char *const words[] = { "zero", "one", "two", "three" };
+      for (int k = 1; k < 4; k++)
+        if (g_str_has_prefix (q, words[k]) && !g_ascii_isalnum (q[strlen (words[k])]))
+          return k;
     }
   return -1;
 }
@@ -1868,6 +1873,11 @@ zero_config_stage (const char *text)
         q++;
       if (*q >= '0' && *q <= '3' && !g_ascii_isdigit (q[1]))
         return *q - '0';
+      /* the stage as a word ("ZeRO stage three", "ZeRO-two"; not recognised before) */
+      static const char *const words[] = { "zero", "one", "two", "three" };
+      for (int k = 1; k < 4; k++)
+        if (g_str_has_prefix (q, words[k]) && !g_ascii_isalnum (q[strlen (words[k])]))
+          return k;
     }
   return -1;
 }
@@ -2057,6 +2067,25 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
     *out = (PlanSharding) (PLAN_SHARD_ZERO1 + (zero_config_stage (t) - 1));
   else if (megatron_fsdp_strategy (t) >= 0)
     *out = (PlanSharding) megatron_fsdp_strategy (t);
+  else if ((contains_ci (t, "sharded data parallel") || contains_ci (t, "sharded_data_parallel"))
+           && !contains_ci (t, "fsdp"))
+    {
+      /* SageMaker model parallelism's sharded data parallelism (SMP v1.11+, "splits the
+       * state of a model (model parameters, gradients, and optimizer states) across GPUs
+       * in a data parallel group", AWS docs) shards as ZeRO-3 does; with
+       * sharded_data_parallel_degree N below dp it shards within groups of N (its MiCS
+       * implementation) and replicates across them: hsdp of N. "sharded data parallel
+       * (SageMaker SMP)" was not recognised */
+      g_autofree char *low = g_ascii_strdown (t, -1);
+      int degree = number_after (low, "degree");
+      if (degree > 1)
+        {
+          *out = PLAN_SHARD_HSDP;
+          *hsdp_shard = degree;
+        }
+      else
+        *out = PLAN_SHARD_ZERO3;
+    }
   else if (contains_ci (t, "ZeRO-1") || contains_ci (t, "ZeRO1") || contains_ci (t, "stage 1")
            || zero_stage_in (t) == 1 || contains_ci (t, "distributed optimizer")
            || contains_ci (t, "distributed-optimizer") || contains_ci (t, "distributed_optimizer")

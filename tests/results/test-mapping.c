@@ -294,6 +294,13 @@ test_sharding (void)
     { "ZeRO-3 not used", "DeepSpeed", 1, PLAN_SHARD_NONE },
     { "ZeRO-3: no", "DeepSpeed", 1, PLAN_SHARD_NONE },
     { "ZeRO stage 3 (not used)", "DeepSpeed", 1, PLAN_SHARD_NONE },
+    /* the stage as a word (not recognised before) */
+    { "ZeRO stage three", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    { "ZeRO-two", "DeepSpeed", 1, PLAN_SHARD_ZERO2 },
+    { "ZeRO stage one", "DeepSpeed", 1, PLAN_SHARD_ZERO1 },
+    /* SageMaker SMP's sharded data parallelism shards parameters, gradients and
+     * optimizer states over the data-parallel group: zero3 (not recognised before) */
+    { "sharded data parallel (SageMaker SMP)", "PyTorch", 1, PLAN_SHARD_ZERO3 },
     { "ZeRO-1 disabled", "DeepSpeed", 1, PLAN_SHARD_NONE },
     /* ZeRO stages */
     { "ZeRO-1 (DeepSpeed)", "DeepSpeed", 1, PLAN_SHARD_ZERO1 },
@@ -565,6 +572,8 @@ test_sharding (void)
     { "FSDP (8-GPU shard groups, DDP across nodes)", 1, 8 },
     { "FSDP (4-GPU shard groups, DDP across nodes)", 1, 4 },
     { "FSDP sharded within each 8-GPU node, replicated across nodes", 1, 8 },
+    /* SMP's sharded data parallelism with a degree below dp: groups of that many */
+    { "sharded data parallel (SageMaker SMP, sharded_data_parallel_degree 16)", 1, 16 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (hd); i++)
     {
