@@ -1777,6 +1777,17 @@ hsdp_in_words (const char *t)
  *  "none", "DDP", plain DP ("DistributedDataParallel", "data parallel", "DP", "DP only",
  *  "pure DP", "replicated") -> none; "ZeRO" without a stage -> skipped asking for it;
  *  anything else is skipped. */
+/* "ZeRO" as a word of its own (not inside "zeropp" or a number "zero") */
+static gboolean
+zero_word_in (const char *t)
+{
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (const char *p = strstr (low, "zero"); p != NULL; p = strstr (p + 1, "zero"))
+    if ((p == low || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[4]))
+      return TRUE;
+  return FALSE;
+}
+
 /* Offloading named only to say it was off: "no offload", "without CPU offload",
  * "offload: none" */
 static gboolean
@@ -2114,9 +2125,17 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
     *out = fsdp_semantics (c, t, pp);
   else if (starts_with_ci (t, "none") || contains_ci (t, "DDP") || plain_data_parallel (t))
     *out = PLAN_SHARD_NONE;
-  else if (g_ascii_strcasecmp (t, "ZeRO") == 0 || g_ascii_strcasecmp (t, "DeepSpeed ZeRO") == 0)
-    return skip (c, "zero_stage_or_fsdp '%s' names no ZeRO stage (hint: ZeRO-1, ZeRO-2 or "
-                 "ZeRO-3)", shown);
+  else if (g_ascii_strcasecmp (t, "ZeRO") == 0 || g_ascii_strcasecmp (t, "DeepSpeed ZeRO") == 0
+           || (zero_word_in (t) && zero_stage_in (t) < 0))
+    /* ZeRO named without its stage ("ZeRO", "combined with ZeRO", as the Falcon model
+     * cards say): no default applies. DeepSpeed's documented default,
+     * zero_optimization.stage 0, is ZeRO disabled, which the cell contradicts, and no
+     * other ZeRO implementation documents one; so the row is skipped, saying what to
+     * write */
+    return skip (c, "zero_stage_or_fsdp '%s' names no ZeRO stage, and none is a default: "
+                 "DeepSpeed's zero_optimization.stage defaults to 0, ZeRO off (hint: write "
+                 "the stage the run used, 'ZeRO-1', 'ZeRO-2' or 'ZeRO-3', or 'none' to "
+                 "predict it unsharded)", shown);
   else if (said_off)
     *out = PLAN_SHARD_NONE;   /* every scheme it names said off: "FSDP (not used)" */
   else

@@ -627,6 +627,15 @@ test_sharding (void)
   g_autoptr (ResPublishedCase) zs = row ("H100-SXM-80GB", 8, 1, "ZeRO", "DeepSpeed", "bf16");
   g_assert_false (zs->ready);
   g_assert_nonnull (strstr (zs->skip_reason, "names no ZeRO stage"));
+  /* ... also inside other words ("combined with ZeRO", the Falcon model cards; it was
+   * "not recognised"): DeepSpeed's default stage is 0, ZeRO off, so no default applies
+   * and the reason says what to write */
+  g_autoptr (ResPublishedCase) zc = row ("A100-SXM-80GB", 8, 1, "combined with ZeRO",
+                                         "DeepSpeed", "bf16");
+  g_assert_false (zc->ready);
+  g_assert_nonnull (strstr (zc->skip_reason, "'combined with ZeRO' names no ZeRO stage"));
+  g_assert_nonnull (strstr (zc->skip_reason, "defaults to 0, ZeRO off"));
+  g_assert_nonnull (strstr (zc->skip_reason, "hint: write the stage the run used"));
   g_autoptr (ResPublishedCase) bad = row ("H100-SXM-80GB", 8, 1, "sharded somehow", "", "bf16");
   g_assert_false (bad->ready);
   g_assert_nonnull (strstr (bad->skip_reason, "not recognised"));
