@@ -429,6 +429,23 @@ cell_gpus (const char *cell, gint64 *out)
   return -1;
 }
 
+/* The n_gpus cell read as devices (cell_gpus). An MI250X module is two GCDs, each its own
+ * device (as Frontier's runs count them, and as the frontier preset models them): a
+ * count that names the module in the n_gpus cell ("32 nodes x 4 MI250X", "128 MI250X")
+ * is doubled, 256 GCDs, unless that cell says it counts GCDs ("256 MI250X GCDs"); a bare
+ * count ("256") is taken as devices, GCDs, as before, whatever the gpu_type cell says
+ * ("MI250X (GCD)"). */
+static int
+row_cell_gpus (const ResCsv *csv, guint row, gint64 *out)
+{
+  const char *cell = get (csv, row, "n_gpus");
+  int read = cell_gpus (cell, out);
+  if (read == 1 && contains_ci (cell, "MI250") && !contains_ci (cell, "GCD")
+      && *out <= G_MAXINT / 2)
+    *out *= 2;
+  return read;
+}
+
 /* The factor to seconds of the time unit at `p` (after the number and any spaces): none,
  * "s", "sec(s)", "second(s)": 1; "ms", "msec", "millisecond(s)": 1e-3; "us", "usec",
  * "\xc2\xb5s" / "\xce\xbcs" (micro sign, Greek mu), "microsecond(s)": 1e-6; "min",
@@ -851,7 +868,9 @@ hints_as_cells (const char *message)
  *   "MI355X"                          -> mi355x-cluster ("AMD Instinct MI355X"; family
  *                                       other: extrapolated)
  *   "MI250X"                          -> frontier, one device per GCD as Frontier runs
- *                                       count them ("AMD MI250X", "MI250X (Frontier)")
+ *                                       count them ("AMD MI250X", "MI250X (Frontier)");
+ *                                       an n_gpus cell that counts the modules ("32
+ *                                       nodes x 4 MI250X") is 2 GCDs each (row_cell_gpus)
  *   "V100"                            -> dgx-2h-v100-cluster ("V100 32GB", "Tesla
  *                                       V100-SXM2-32GB", "V100-32GB (25 DGX-2)"): fp16
  *                                       only, a bf16 row is skipped (map_precision); a
@@ -3959,7 +3978,7 @@ gint64
 res_published_row_gpus (const ResCsv *csv, guint row)
 {
   gint64 n = 0;
-  int read = cell_gpus (get (csv, row, "n_gpus"), &n);
+  int read = row_cell_gpus (csv, row, &n);
   if (read == 0)
     read = gpus_from_sizes (csv, row, &n);
   return read == 1 ? n : 0;
@@ -4031,7 +4050,7 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
   /* Device and cluster. */
   const char *network = get (csv, row, "network");
   gint64 n_gpus_hint = 0;
-  int gpus_read = cell_gpus (get (csv, row, "n_gpus"), &n_gpus_hint);
+  int gpus_read = row_cell_gpus (csv, row, &n_gpus_hint);
   if (gpus_read == 0)
     gpus_read = gpus_from_sizes (csv, row, &n_gpus_hint);
   const char *preset = on != NULL ? on->name : cluster_for (c->gpu_type, network, n_gpus_hint);

@@ -928,6 +928,31 @@ test_precision (void)
  * of 6 Dec: "1.5 h" and "500 us" were read as 1.5 and 500 s, "0.45-0.60" as 0.45 s, "48 x
  * 4" as a batch of 48, "2^12" as a length of 2, "3.2 thousand" tokens/s as 3.2; and
  * "1.5K" sequences was skipped as "missing") */
+/* An MI250X module is two GCDs, the devices: an n_gpus cell that counts modules is
+ * doubled ("4 nodes x 4 MI250X" was 16 devices, where it is 32); a bare number is taken
+ * as written, GCDs */
+static void
+test_mi250x_gcds (void)
+{
+  static const struct { const char *gpu, *n; gint64 want; } rows[] = {
+    { "MI250X (GCD)", "4 nodes x 4 MI250X", 32 },
+    { "AMD MI250X", "2 nodes x 8 MI250X", 32 },
+    { "MI250X (GCD)", "32", 32 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "global_batch,step_time_s\n"
+        "1,GPT,\"%s\",\"%s\",16,1024,16,16384,1024,1,1,64,1.0\n", rows[i].gpu, rows[i].n);
+      g_autoptr (ResPublishedCase) c = case_of (text);
+      if (!c->ready || c->n_gpus != rows[i].want)
+        g_error ("'%s' / '%s': %" G_GINT64_FORMAT " devices, expected %" G_GINT64_FORMAT
+                 " (%s)", rows[i].gpu, rows[i].n, c->n_gpus, rows[i].want,
+                 c->skip_reason ? c->skip_reason : "");
+    }
+}
+
 static void
 test_units_and_ranges (void)
 {
@@ -2663,6 +2688,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/megatron-lm-device", test_megatron_lm_device);
   g_test_add_func ("/results/mapping/numbers-as-written", test_numbers_as_written);
   g_test_add_func ("/results/mapping/units-and-ranges", test_units_and_ranges);
+  g_test_add_func ("/results/mapping/mi250x-gcds", test_mi250x_gcds);
   g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);
   g_test_add_func ("/results/mapping/pp-microbatches", test_pp_microbatches);
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
