@@ -44,7 +44,10 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
   /* the GPUs as read ("1,536", "16x8", "2 nodes x 8 GPUs"; empty: tp x pp x cp x dp):
    * no line said how the cell was read */
   if (c->n_gpus > 0)
-    LINE ("n_gpus", "%" G_GINT64_FORMAT " GPUs", c->n_gpus);
+    LINE ("n_gpus", "%" G_GINT64_FORMAT " GPUs%s", c->n_gpus,
+          /* "~64": about 64, as written */
+          res_csv_get (csv, row, "n_gpus")[strspn (res_csv_get (csv, row, "n_gpus"), " ")] == '~'
+            ? " (approximate as written)" : "");
   if (c->scaled_from > 0 && c->cluster != NULL)
     g_string_append_printf (s, "  %-20s %-44s    the run's %" G_GINT64_FORMAT " GPUs exceed the "
                             "preset's %" G_GUINT64_FORMAT ": its outermost level '%s' repeated "

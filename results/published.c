@@ -42,13 +42,32 @@ starts_with_ci (const char *s, const char *prefix)
   return g_ascii_strncasecmp (s, prefix, strlen (prefix)) == 0;
 }
 
+/* A cell that gives its figure as approximate: a tilde (or "\xe2\x89\x88", the
+ * almost-equal sign) before the number ("~64", "~2.0"). The number is read as written
+ * (leading_number skips the sign; these were read as empty and reported missing) and the
+ * explain output says the figure is approximate. */
+static gboolean
+cell_approximate (const char *cell)
+{
+  while (cell != NULL && g_ascii_isspace (*cell))
+    cell++;
+  return cell != NULL && (*cell == '~' || g_str_has_prefix (cell, "\xe2\x89\x88"));
+}
+
 /* The leading number of a cell and where it ends: thousands separators read ("8,192",
- * "16,384": a group of 1-3 digits, then groups of exactly 3 after commas); NULL when the
- * cell is empty or starts with anything else. */
+ * "16,384": a group of 1-3 digits, then groups of exactly 3 after commas); an approximate
+ * sign before it skipped (cell_approximate: "~64" is about 64); NULL when the cell is
+ * empty or starts with anything else. */
 static const char *
 leading_number (const char *cell, double *out)
 {
   while (g_ascii_isspace (*cell))
+    cell++;
+  if (*cell == '~')
+    cell++;
+  else if (g_str_has_prefix (cell, "\xe2\x89\x88"))
+    cell += 3;
+  while (*cell == ' ')
     cell++;
   if (*cell == '\0' || !(g_ascii_isdigit (*cell) || *cell == '.' || *cell == '+'
                          || *cell == '-'))
@@ -98,7 +117,7 @@ magnitude_suffix (const char *end)
 }
 
 /* The leading number of a cell ("430", "1.42 s", "430 (approx.)", "8,192"); FALSE when
- * the cell is empty or starts with anything else ("from memory, unverified", "~2M"), or
+ * the cell is empty or starts with anything else ("from memory, unverified"), or
  * the number carries a magnitude letter ("8K", "1.2M": read as text, never as 8 or 1.2;
  * seq_len reads its K itself, cell_seq_len). */
 static gboolean
@@ -563,7 +582,7 @@ batch_in_tokens (const char *cell, gint64 seq, gint64 *out)
 /* Numeric columns and what a number in them may be (issue 15: absurd cells were counted
  * in MAPE, a tp of 0 read as "not stated", i.e. 1). Counts are whole numbers from 1 up
  * to the caps of plan.h / model.h; measurements lie in (0, max]. A cell that is text
- * ("~2M", "from memory") is still "not stated"; one that starts as a number and is out
+ * ("from memory") is still "not stated"; an approximate one ("~64") is its number; one that starts as a number and is out
  * of range refuses the row. */
 static const struct {
   const char *column;
@@ -702,6 +721,11 @@ row_cells_problem (const ResCsv *csv, guint row)
       const char *cell = get (csv, row, cell_rules[i].column);
       while (g_ascii_isspace (*cell))
         cell++;
+      /* an approximate figure ("~64") is checked as the number it gives */
+      if (*cell == '~')
+        cell++;
+      else if (g_str_has_prefix (cell, "\xe2\x89\x88"))
+        cell += 3;
       char *end = NULL;
       double v = g_ascii_strtod (cell, &end);   /* also reads inf, nan, 1e999 */
       if (end == cell)
@@ -1321,6 +1345,12 @@ measured_from (ResPublishedCase *c, const ResCsv *csv, guint row, const char *co
     {
       c->measured_step_s = step_s;
       c->measured_source = source;
+      /* "~2.0": read as 2.0, said approximate where the explain output names the source */
+      if (cell_approximate (get (csv, row, column)))
+        {
+          c->measured_source = g_strdup_printf ("%s (approximate as written)", source);
+          g_free (source);
+        }
       return TRUE;
     }
   g_free (source);
@@ -1343,7 +1373,9 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
   if (cell_seconds (get (csv, row, "step_time_s"), &v) && v > 0)
     {
       c->measured_step_s = v;
-      c->measured_source = g_strdup ("step_time_s");
+      c->measured_source = g_strdup (cell_approximate (get (csv, row, "step_time_s"))
+                                       ? "step_time_s (approximate as written)"
+                                       : "step_time_s");
       return TRUE;
     }
   if (cell_rate (get (csv, row, "tokens_per_s_total"), &v) && v > 0)

@@ -1867,6 +1867,30 @@ num_row (const char *seq, const char *batch, const char *sp)
 static void
 test_numbers_as_written (void)
 {
+  /* an approximate figure ("~64" GPUs, "~2.0" s, also the almost-equal sign): read as
+   * the number, and said approximate where the measured step is named (these were read
+   * as empty and reported missing) */
+  {
+    static const struct { const char *gpus, *step; } approx[] = {
+      { "~64", "2.0" }, { "64", "~2.0" }, { "\xe2\x89\x88" "64", "\xe2\x89\x88" "2.0" },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (approx); i++)
+      {
+        g_autofree char *text = g_strdup_printf (
+          "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+          "global_batch,step_time_s\n"
+          "1,GPT,H100-SXM-80GB,%s,16,1024,16,16384,1024,1,1,256,%s\n", approx[i].gpus,
+          approx[i].step);
+        g_autoptr (ResPublishedCase) c = case_of (text);
+        if (!c->ready || c->n_gpus != 64 || c->measured_step_s != 2.0)
+          g_error ("'%s' / '%s': %" G_GINT64_FORMAT " GPUs, %g s (%s)", approx[i].gpus,
+                   approx[i].step, c->n_gpus, c->measured_step_s,
+                   c->skip_reason ? c->skip_reason : "");
+        g_assert_cmpint (strstr (c->measured_source, "approximate") != NULL, ==,
+                         approx[i].step[0] != '2');
+      }
+  }
+
   /* seq_len: thousands separators, and K / M as powers of two (context lengths: "8K" =
    * 8,192, Llama 3's "128K" = 131,072); "8K" read 8 before, "8,192" read 8 */
   static const struct { const char *seq; guint64 want; } seqs[] = {
