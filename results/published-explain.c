@@ -87,6 +87,8 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
         g_string_append_printf (s, "  %-20s %-44s    %s %" G_GUINT64_FORMAT " devices (%g GB/s "
                                 "per device)%s\n", "", "", what, domain, in_bw, assumed);
     }
+  if (c->network_note != NULL)
+    LINE ("network", "%s", c->network_note);
   if (c->cluster != NULL)
     {
       SimCostOptions o;

@@ -991,6 +991,134 @@ gh200_preset_ok (const char *t)
          && (rack == 0 || rack == 4);
 }
 
+/* The scale-out bandwidth a network cell states (res_pub_network_gbps_per_gpu). The
+ * cell is read clause by clause (split at ';', and at ',' except between digits:
+ * "1,600 Gbps"); a clause that names the scale-up fabric (NVLink, NVSwitch, xGMI,
+ * Infinity Fabric, PCIe, ICI) is left out, its figures being that fabric's. In a clause,
+ * a figure is "[N x] B unit" with the unit Tb/s, Tbps, Gb/s, Gbps or Gbit/s (bits) or
+ * TB/s, GB/s, GBps (bytes: x 8); its scope is the first scope word after it in the clause:
+ * per GPU / device / accelerator / GCD (the figure is a GPU's), per node / host / server /
+ * DGX / instance / system / machine or node-node (the node's, over its `node` GPUs), and
+ * with none an "N x" count is the node's NICs (the node's total: "InfiniBand 8x400
+ * Gb/s"), a bare figure is unscoped and not read ("ConnectX-8 800 Gb/s" could be a NIC's
+ * or a node's). The first clause with a scoped figure gives it. Examples (a test each,
+ * tests/results/test-mapping.c): "InfiniBand 8x400 Gb/s" on 8-GPU nodes 400;
+ * "1600 Gbps node-node RoCE" 200; "EFA 400 Gbps per node (4x100G)" 50; "RoCE v2, 2x 100
+ * Gbps per node" 25; "RDMA 400 Gb/s (Mellanox CX-7) per GPU" 400; "InfiniBand 8x50 GB/s
+ * per node (8x400 Gb/s), NVLink 4" 400; "800 Gbps InfiniBand per DGX-2 node" on 16-GPU
+ * nodes 50; "H800 NVLink 400 GB/s" none. */
+static gboolean
+clause_is_scale_up (const char *low)
+{
+  static const char *const words[] = { "nvlink", "nvswitch", "xgmi", "infinity fabric",
+                                       "pcie", " ici", "nvl72", "nvl36", "ualink" };
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (strstr (low, words[i]) != NULL)
+      return TRUE;
+  return g_str_has_prefix (low, "ici");
+}
+
+/* 1 the scope is a GPU, 2 a node, 0 none: the first scope word in `low` */
+static int
+network_scope (const char *low)
+{
+  static const char *const gpu[] = { "per gpu", "per device", "per accelerator", "per gcd",
+                                     "/gpu", "a gpu" };
+  static const char *const node[] = { "per node", "per host", "per server", "per dgx",
+                                      "per instance", "per system", "per machine",
+                                      "node-node", "node-to-node", "node to node", "a node" };
+  const char *best = NULL;
+  int scope = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (gpu); i++)
+    {
+      const char *p = strstr (low, gpu[i]);
+      if (p != NULL && (best == NULL || p < best))
+        best = p, scope = 1;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (node); i++)
+    {
+      const char *p = strstr (low, node[i]);
+      if (p != NULL && (best == NULL || p < best))
+        best = p, scope = 2;
+    }
+  return scope;
+}
+
+double
+res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
+{
+  if (how != NULL)
+    *how = NULL;
+  if (network == NULL || *network == '\0' || node == 0)
+    return 0;
+  /* clauses */
+  GPtrArray *clauses = g_ptr_array_new_with_free_func (g_free);
+  const char *start = network;
+  for (const char *p = network;; p++)
+    {
+      const gboolean end = *p == '\0';
+      const gboolean cut = *p == ';'
+                           || (*p == ',' && !(p > network && g_ascii_isdigit (p[-1])
+                                              && g_ascii_isdigit (p[1])));
+      if (end || cut)
+        {
+          g_ptr_array_add (clauses, g_strndup (start, (gsize) (p - start)));
+          start = p + 1;
+        }
+      if (end)
+        break;
+    }
+  static GRegex *figure = NULL;
+  if (g_once_init_enter (&figure))
+    g_once_init_leave (&figure,
+                       g_regex_new ("(?:(\\d+)\\s*(?:x|X|\u00d7)\\s*)?"
+                                    "(\\d[\\d,]*(?:\\.\\d+)?)\\s*([TtGg])(bit|b|B)(?:/s|ps)",
+                                    G_REGEX_OPTIMIZE, 0, NULL));
+  double out = 0;
+  for (guint k = 0; k < clauses->len && out == 0; k++)
+    {
+      const char *cl = clauses->pdata[k];
+      g_autofree char *low = g_ascii_strdown (cl, -1);
+      if (clause_is_scale_up (low))
+        continue;
+      g_autoptr (GMatchInfo) m = NULL;
+      if (!g_regex_match (figure, cl, 0, &m))
+        continue;
+      g_autofree char *n_txt = g_match_info_fetch (m, 1);
+      g_autofree char *v_txt = g_match_info_fetch (m, 2);
+      g_autofree char *prefix = g_match_info_fetch (m, 3);
+      g_autofree char *unit = g_match_info_fetch (m, 4);
+      int end_pos = 0;
+      g_match_info_fetch_pos (m, 0, NULL, &end_pos);
+      g_autofree char *digits = g_strdup (v_txt);
+      char *w = digits;
+      for (const char *r = v_txt; *r; r++)
+        if (*r != ',')
+          *w++ = *r;
+      *w = '\0';
+      double v = g_ascii_strtod (digits, NULL);
+      if (!(v > 0))
+        continue;
+      const double count = n_txt != NULL && *n_txt ? g_ascii_strtod (n_txt, NULL) : 1;
+      v *= (g_ascii_tolower (prefix[0]) == 't' ? 1000.0 : 1.0)
+           * (g_str_equal (unit, "B") ? 8.0 : 1.0) * count;
+      const int scope = network_scope (low + end_pos);
+      if (scope == 1)
+        out = v;
+      else if (scope == 2 || (scope == 0 && count > 1))
+        out = v / (double) node;
+      if (out > 0 && how != NULL)
+        {
+          g_autofree char *text = g_strstrip (g_strdup (cl));
+          *how = scope == 1 ? g_strdup_printf ("'%s': a GPU's", text)
+                 : g_strdup_printf ("'%s': a node's, over its %" G_GUINT64_FORMAT " GPUs", text,
+                                    node);
+        }
+    }
+  g_ptr_array_unref (clauses);
+  return out;
+}
+
 static const char *
 cluster_for (const char *gpu_type, const char *network, gint64 n_gpus)
 {
@@ -3931,6 +4059,7 @@ res_published_case_free (ResPublishedCase *c)
   g_free (c->model_label);
   g_free (c->gpu_type);
   g_free (c->cluster_name);
+  g_free (c->network_note);
   fw_stack_unref (c->stack);
   model_spec_unref (c->model);
   topo_cluster_unref (c->cluster);
@@ -4141,6 +4270,39 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
   if (on == NULL && g_str_equal (preset, "h100-sxm-96g-superpod")
       && (contains_ci (c->gpu_type, "700W") || contains_ci (c->gpu_type, "700 W")))
     c->cluster->device.power_cap_clock_ratio = 1.0;
+  /* The scale-out bandwidth the network cell states, where it differs from the preset's
+   * NICs (an AWS p4d's "EFA 400 Gbps per node" is 50 Gb/s a GPU where the A100 preset has
+   * Selene's 200; res_pub_network_gbps_per_gpu says how a cell is read): the levels the
+   * NICs bound (bandwidth at most the NICs') run at the stated rate, their bus bandwidths
+   * and all-to-all rates scaled alike, the latencies and the oversubscription kept. The
+   * preset was loaded (or grown) for this row alone; a --cluster the user gave is taken
+   * as given. */
+  if (on == NULL && c->cluster->nic_Bps > 0 && c->cluster->nics_per_device > 0
+      && c->cluster->n_levels > 1)
+    {
+      g_autofree char *how = NULL;
+      const double gbps = res_pub_network_gbps_per_gpu (network, c->cluster->levels[0].count,
+                                                        &how);
+      const double nic = c->cluster->nic_Bps * (double) c->cluster->nics_per_device;
+      const double stated = gbps * 1e9 / 8.0;
+      if (gbps > 0 && fabs (stated / nic - 1.0) > 0.01)
+        {
+          const double r = stated / nic;
+          for (guint i = 1; i < c->cluster->n_levels; i++)
+            {
+              TopoLevel *l = &c->cluster->levels[i];
+              if (!(l->bw_Bps <= nic * 1.0001))
+                continue;
+              l->bw_Bps *= r;
+              l->busbw_Bps *= r;
+              l->a2a_busbw_Bps *= r;
+            }
+          c->cluster->nic_Bps *= r;
+          c->network_note = g_strdup_printf ("scale-out at %g GB/s per device as stated (%s, "
+                                             "%g Gb/s), where the preset's NICs give %g GB/s",
+                                             stated / 1e9, how, gbps, nic / 1e9);
+        }
+    }
 
   /* The software stack: the preset the framework column names, else the default. */
   const char *framework = get (csv, row, "framework");

@@ -384,6 +384,9 @@ typedef struct {
                                      * the row's gpu_type maps to */
   guint64       scaled_from;        /* the preset's devices when the run was larger and the
                                        preset's outermost level was repeated; else 0 */
+  char         *network_note;       /* how a scale-out bandwidth the network cell states
+                                       replaced the preset's (NULL: none stated, or the
+                                       preset's own) */
   gboolean      fp8_attention;      /* the row ran its attention core in FP8 */
   const char   *attn_why;           /* static: why the attention runs unfused where the
                                      * row's text does not say so (NULL: it does, or fused) */
@@ -472,6 +475,12 @@ gboolean          res_published_cell_count (const char *cell, gint64 *out);
 gboolean          res_published_row_id (const ResCsv *csv, guint row, gint64 *out);
 /* Pipeline schedules a step (plan.h pp_schedules) from a row's notes ("LBS <n> (local batch
  * per pipeline step)"): GBS / (dp x n); 1 where the notes state none. */
+/* The scale-out bandwidth per GPU, in Gb/s per direction, that a published row's network
+ * cell states ("8x400 Gb/s", "1600 Gbps node-node", "EFA 400 Gbps per node", "400 Gb/s per
+ * GPU"), a node being `node` GPUs; 0 where it states none that can be read so (no figure,
+ * no scope, or only NVLink / PCIe figures). `how` (may be NULL) gets the figure as read
+ * (g_free). */
+double            res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how);
 int               res_pub_pp_schedules (const char *notes, gint64 global_batch, gint64 dp,
                                         int micro_batch);
 

@@ -953,6 +953,57 @@ test_mi250x_gcds (void)
     }
 }
 
+/* The scale-out bandwidth a network cell states (res_pub_network_gbps_per_gpu), in Gb/s a
+ * GPU, nodes of 8 GPUs unless the row says 16 */
+static void
+test_network_bandwidth (void)
+{
+  static const struct { const char *cell; guint64 node; double want; } cells[] = {
+    { "InfiniBand 8x400 Gb/s", 8, 400 },            /* 8 NICs: the node's 3,200 */
+    { "1600 Gbps node-node RoCE", 8, 200 },          /* MosaicML's cluster */
+    { "AWS EFA 400 Gbps per node (4x100G)", 8, 50 },  /* p4d: a quarter of Selene's */
+    { "RoCE v2, 2x 100 Gbps per node", 8, 25 },
+    { "8x H200 per host on NVLink; RDMA 400 Gb/s (Mellanox CX-7) per GPU", 8, 400 },
+    { "InfiniBand 8x50 GB/s per node (8x400 Gb/s), NVLink 4", 8, 400 },  /* bytes: x 8 */
+    { "800 Gbps InfiniBand per DGX-2 node", 16, 50 },
+    { "3.2 Tbps EFA per instance", 8, 400 },         /* p5 */
+    { "InfiniBand 400 Gb/s per GPU (8 NICs per node); H800 NVLink 400 GB/s", 8, 400 },
+    { "1,600 Gbps per node", 8, 200 },              /* a thousands comma, not a clause */
+    /* none read: an NVLink figure, a figure without a scope, no figure */
+    { "H800 NVLink 400 GB/s", 8, 0 },
+    { "DGX-B300: NVLink 5 in 8-GPU servers, InfiniBand/ConnectX-8 800 Gb/s", 8, 0 },
+    { "Omni-Path (OPA), 4 links per node", 8, 0 },
+    { "", 8, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cells); i++)
+    {
+      g_autofree char *how = NULL;
+      double got = res_pub_network_gbps_per_gpu (cells[i].cell, cells[i].node, &how);
+      if (fabs (got - cells[i].want) > 1e-9)
+        g_error ("network '%s': %g Gb/s a GPU, expected %g", cells[i].cell, got, cells[i].want);
+      g_assert_true ((how != NULL) == (cells[i].want > 0));
+    }
+  /* a row on A100s whose network is AWS's EFA: the A100 preset's scale-out (Selene, 200
+   * Gb/s = 25 GB/s a GPU) runs at 50 Gb/s = 6.25 GB/s, and the data-parallel sync of a
+   * ZeRO-3 7B over 64 GPUs is slower for it; the explain line says so. The same row with
+   * Selene's own "8x200 Gb/s" keeps the preset. */
+  static const char head[] =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "zero_stage_or_fsdp,global_batch,step_time_s,network\n";
+  g_autofree char *efa = g_strconcat (head, "1,Llama 2 7B,A100-SXM4-80GB,64,32,4096,32,32000,"
+                                      "2048,1,1,FSDP,64,1.0,AWS EFA 400 Gbps per node\n", NULL);
+  g_autofree char *hdr = g_strconcat (head, "1,Llama 2 7B,A100-SXM4-80GB,64,32,4096,32,32000,"
+                                      "2048,1,1,FSDP,64,1.0,InfiniBand 8x200 Gb/s\n", NULL);
+  g_autoptr (ResPublishedCase) a = case_of (efa);
+  g_autoptr (ResPublishedCase) b = case_of (hdr);
+  g_assert_true (a->ready && b->ready);
+  g_assert_nonnull (a->network_note);
+  g_assert_nonnull (strstr (a->network_note, "scale-out at 6.25 GB/s per device as stated"));
+  g_assert_null (b->network_note);
+  g_assert_cmpfloat (a->cluster->nic_Bps * a->cluster->nics_per_device, ==, 6.25e9);
+  g_assert_cmpfloat (b->cluster->nic_Bps * b->cluster->nics_per_device, ==, 25e9);
+}
+
 static void
 test_units_and_ranges (void)
 {
@@ -2712,6 +2763,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/megatron-lm-device", test_megatron_lm_device);
   g_test_add_func ("/results/mapping/numbers-as-written", test_numbers_as_written);
   g_test_add_func ("/results/mapping/units-and-ranges", test_units_and_ranges);
+  g_test_add_func ("/results/mapping/network-bandwidth", test_network_bandwidth);
   g_test_add_func ("/results/mapping/mi250x-gcds", test_mi250x_gcds);
   g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);
   g_test_add_func ("/results/mapping/pp-microbatches", test_pp_microbatches);
