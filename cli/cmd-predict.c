@@ -442,9 +442,11 @@ predict_with (CliPlanContext *c, gboolean json, const CliDbArgs *dba, const char
   if (cli_stored_status (&st) != CLI_EXIT_OK)
     status = CLI_EXIT_FAILURE;
   cli_stored_clear (&st);
-  /* printed and stored, then the verdict: a plan that does not fit exits 3 (a store that
-   * failed exits 1 first: the result was not kept where it was asked to be) */
-  if (status == CLI_EXIT_OK && !p->memory.fits)
+  /* printed and stored, then the verdict: a plan that does not fit exits 3, also when the
+   * store failed (its line is out already), as a lost trace keeps it and `tandem run`
+   * does: the verdict on the plan comes first (the store's failure took the status to 1
+   * and the "does not fit" line was never printed) */
+  if ((status == CLI_EXIT_OK || status == CLI_EXIT_FAILURE) && !p->memory.fits)
     status = cli_fail (CLI_EXIT_NOFIT, "does not fit: stage %d needs %s of %s HBM (hint: "
                        "%s; tandem memory with the same flags shows what takes it)",
                        p->memory.peak_stage, cli_fmt_bytes ((double) p->memory.peak_bytes),

@@ -1418,7 +1418,7 @@ static void
 test_predict_bad_db (void)
 {
   RunResult r = { 0 };
-  run_tandem ("predict --model llama3-8b --gpus 8 --db /nonexistent-dir/sub/t.db", &r);
+  run_tandem ("predict --model llama3-8b --gpus 8 --tp 8 --db /nonexistent-dir/sub/t.db", &r);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_true (g_str_has_prefix (r.err, "tandem: error: "));
   g_assert_nonnull (strstr (r.err, "/nonexistent-dir/sub"));

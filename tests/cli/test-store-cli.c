@@ -206,6 +206,17 @@ test_unwritable_dir (Fixture *f, gconstpointer data)
   g_autofree char *fb = fallback_of (f, r.out);
   assert_fallback (fb, "predict", "does not exist");
   run_result_clear (&r);
+  /* a plan that does not fit keeps its 3 when the store fails too, with both lines (the
+   * store's failure took it to 1, and the "does not fit" line was never printed): llama3-8b
+   * at tp 2 on 8 GPUs, 32 sequences of 8K, needs 96 GiB of 80 */
+  run_in (f, "predict --model llama3-8b --gpus 8 --tp 2 --gbs 32 "
+             "--db {DIR}/no-such-dir/t.db", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.err, "the result was not stored"));
+  g_assert_nonnull (strstr (r.err, "does not fit: stage 0 needs"));
+  g_autofree char *fb3 = fallback_of (f, r.out);
+  g_assert_nonnull (fb3);
+  run_result_clear (&r);
 
   g_autofree char *csv = g_build_filename (f->dir, "pub.csv", NULL);
   g_assert_true (g_file_set_contents (csv, "row_id,source,model,gpu_type,n_gpus,n_layers,"
