@@ -60,16 +60,18 @@ take_gpus_option (int *argc, char **argv)
   for (int i = 1; i < *argc; i++)
     {
       const char *a = argv[i];
+      /* given twice, the lists join, as every list flag's do (search's --gpus; the
+       * second --gpus replaced the first, and its sizes were dropped without a word) */
+      const char *v = NULL;
       if ((g_str_equal (a, "--gpus") || g_str_equal (a, "--world-size")) && i + 1 < *argc)
+        v = argv[++i];
+      else if (g_str_has_prefix (a, "--gpus=") || g_str_has_prefix (a, "--world-size="))
+        v = strchr (a, '=') + 1;
+      if (v != NULL)
         {
+          char *joined = value != NULL ? g_strconcat (value, ",", v, NULL) : g_strdup (v);
           g_free (value);
-          value = g_strdup (argv[++i]);
-          continue;
-        }
-      if (g_str_has_prefix (a, "--gpus=") || g_str_has_prefix (a, "--world-size="))
-        {
-          g_free (value);
-          value = g_strdup (strchr (a, '=') + 1);
+          value = joined;
           continue;
         }
       argv[o++] = argv[i];
@@ -77,6 +79,46 @@ take_gpus_option (int *argc, char **argv)
   *argc = o;
   argv[o] = NULL;
   return value;
+}
+
+/* A list option given more than once (--cluster A --cluster B, --format csv --format md)
+ * as one, its values joined by commas: GOption keeps the last of a string option, and
+ * the first cluster or format was dropped without a word. argv is rewritten in place (the
+ * joined value is owned by `keep`). */
+static void
+join_repeated_option (int *argc, char **argv, const char *name, GPtrArray *keep)
+{
+  g_autofree char *flag = g_strconcat ("--", name, NULL);
+  g_autofree char *flag_eq = g_strconcat ("--", name, "=", NULL);
+  int n = 0;
+  for (int i = 1; i < *argc; i++)
+    n += g_str_equal (argv[i], flag) || g_str_has_prefix (argv[i], flag_eq);
+  if (n < 2)
+    return;
+  GString *all = g_string_new (NULL);
+  int o = 1, at = -1;
+  for (int i = 1; i < *argc; i++)
+    {
+      const char *v = NULL;
+      if (g_str_equal (argv[i], flag) && i + 1 < *argc)
+        v = argv[++i];
+      else if (g_str_has_prefix (argv[i], flag_eq))
+        v = argv[i] + strlen (flag_eq);
+      if (v != NULL)
+        {
+          g_string_append_printf (all, "%s%s", all->len ? "," : "", v);
+          if (at < 0)
+            at = o++;
+          continue;
+        }
+      argv[o++] = argv[i];
+    }
+  char *joined = g_strdup_printf ("%s%s", flag_eq, all->str);
+  g_string_free (all, TRUE);
+  g_ptr_array_add (keep, joined);
+  argv[at] = joined;
+  *argc = o;
+  argv[o] = NULL;
 }
 
 /* --db '' (an unset shell variable) names no file: said so, not "no results database at "
@@ -284,6 +326,9 @@ cmd_scaling (int argc, char **argv)
       return cli_fail (CLI_EXIT_USAGE, "%s", missing->message);
   }
   g_autofree char *gpus_text = take_gpus_option (&argc, argv);
+  g_autoptr (GPtrArray) joined = g_ptr_array_new_with_free_func (g_free);
+  join_repeated_option (&argc, argv, "cluster", joined);
+  join_repeated_option (&argc, argv, "format", joined);
   g_autofree char *extra_flags = report_extra_flags (argc, argv, FALSE);
   g_autofree char *fixed_flags = report_extra_flags (argc, argv, TRUE);
   /* typed at all, whatever the value (a --rank-order equal to the default still came

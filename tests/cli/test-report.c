@@ -282,6 +282,25 @@ test_json_rows (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* A list flag given twice adds to its list, as search's --gpus does: "--gpus 8 --gpus 16"
+ * is the two sizes, "--cluster A --cluster B" the two clusters (the last of each was kept,
+ * the first dropped without a word) */
+static void
+test_repeated_lists (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_report ("report scaling --model llama3-8b --tp 2 --pp 2 --gbs 64 --gpus 8 --gpus 16 "
+              "--weak --json --cluster h100-24k --cluster mi300x-cluster", NULL, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (p, r.out, -1, NULL));
+  JsonObject *o = json_node_get_object (json_parser_get_root (p));
+  JsonArray *rows = json_object_get_array_member (o, "rows");
+  /* two sizes on each of two clusters */
+  g_assert_cmpuint (json_array_get_length (rows), ==, 4);
+  run_result_clear (&r);
+}
+
 /* Measured points are stored runs that are points of the report's curve: the model on
  * one of its clusters at one of its sizes, with that size's global batch, sequence
  * length and compute dtype. Before, every run of the model and cluster was drawn (a run
@@ -1502,6 +1521,8 @@ main (int argc, char **argv)
               test_csv_matches_predict, fixture_teardown);
   g_test_add ("/cli/report/measured-points-match", Fixture, NULL, fixture_setup,
               test_measured_points_match, fixture_teardown);
+  g_test_add ("/cli/report/repeated-lists", Fixture, NULL, fixture_setup,
+              test_repeated_lists, fixture_teardown);
   g_test_add ("/cli/report/scaling-json", Fixture, NULL, fixture_setup, test_json_rows,
               fixture_teardown);
   g_test_add ("/cli/report/concurrent-waits", Fixture, NULL, fixture_setup,
