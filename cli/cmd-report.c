@@ -654,9 +654,29 @@ cmd_scaling (int argc, char **argv)
     status = cli_fail (CLI_EXIT_USAGE, "no size has a valid plan (the table says why of "
                        "each) (hint: the search's reason in each row)");
   else if (!any_fits)
-    status = cli_fail (CLI_EXIT_USAGE, "no size has a valid plan (the table says why of "
-                       "each) (hint: sizes and degrees whose product divides them, or "
-                       "--plan-per-size search)");
+    {
+      /* every row refused for one reason that no size changes (an ep on a dense model,
+       * a recipe the device has not): that reason, as predict gives it, not a hint
+       * about sizes none of which would help */
+      const char *same = NULL;
+      gboolean all_same = r->rows->len > 0;
+      for (guint i = 0; i < r->rows->len && all_same; i++)
+        {
+          const ReportScalingRow *row = r->rows->pdata[i];
+          if (row->reason == NULL || g_strcmp0 (row->status, "invalid") != 0)
+            all_same = FALSE;
+          else if (same == NULL)
+            same = row->reason;
+          else
+            all_same = g_str_equal (same, row->reason);
+        }
+      if (all_same && same != NULL && r->rows->len > 1)
+        status = cli_fail (CLI_EXIT_USAGE, "every size refuses the plan: %s", same);
+      else
+        status = cli_fail (CLI_EXIT_USAGE, "no size has a valid plan (the table says why of "
+                           "each) (hint: sizes and degrees whose product divides them, or "
+                           "--plan-per-size search)");
+    }
   else
     {
       /* side by side: a cluster none of whose sizes fits has no speed-up or efficiency

@@ -301,6 +301,20 @@ test_repeated_lists (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* A plan every size refuses for one reason no size changes ends with that reason, as
+ * predict gives it (it ended with a hint about sizes and degrees, none of which helps) */
+static void
+test_same_refusal (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_report ("report scaling --model llama3-8b --ep 4 --cluster h100-24k --gbs 64 --strong "
+              "--gpus 8,16 --json", NULL, &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "tandem: error: every size refuses the plan: --ep 4: "
+                                   "expert parallelism needs a mixture-of-experts model"));
+  run_result_clear (&r);
+}
+
 /* Measured points are stored runs that are points of the report's curve: the model on
  * one of its clusters at one of its sizes, with that size's global batch, sequence
  * length and compute dtype. Before, every run of the model and cluster was drawn (a run
@@ -1521,6 +1535,8 @@ main (int argc, char **argv)
               test_csv_matches_predict, fixture_teardown);
   g_test_add ("/cli/report/measured-points-match", Fixture, NULL, fixture_setup,
               test_measured_points_match, fixture_teardown);
+  g_test_add ("/cli/report/same-refusal", Fixture, NULL, fixture_setup, test_same_refusal,
+              fixture_teardown);
   g_test_add ("/cli/report/repeated-lists", Fixture, NULL, fixture_setup,
               test_repeated_lists, fixture_teardown);
   g_test_add ("/cli/report/scaling-json", Fixture, NULL, fixture_setup, test_json_rows,
