@@ -230,8 +230,14 @@ report_write_staged (ReportStageFunc stage, gconstpointer report, const char *di
   /* the last report's files this one does not write (plain names in the directory) */
   g_auto (GStrv) old = before != NULL ? g_strsplit (before, "\n", -1) : g_new0 (char *, 1);
   g_autoptr (GPtrArray) stale = g_ptr_array_new_with_free_func (g_free);
+  /* only the names a report writes (report.html / .md / .csv / .json and the plots):
+   * another name on the list (a copied or edited list) was removed by --force, where the
+   * README says a report leaves every other file in the directory alone */
+  static const char *const ours[] = { "report.html", "report.md", "report.csv", "report.json",
+                                      "throughput.png", "efficiency.png", "breakdown.png",
+                                      "memory.png", "scatter.png", "terms.png", NULL };
   for (guint i = 0; ok && old[i] != NULL; i++)
-    if (*old[i] != '\0' && strchr (old[i], '/') == NULL && old[i][0] != '.'
+    if (*old[i] != '\0' && g_strv_contains (ours, old[i])
         && !g_hash_table_contains (now, old[i]))
       {
         char *path = g_build_filename (dir, old[i], NULL);

@@ -315,6 +315,26 @@ test_same_refusal (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* --force takes away only the files a report writes: a name on the directory's list that
+ * no report writes (a copied or edited list) stays (it was removed) */
+static void
+test_force_keeps_others (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_build_filename (f->dir, "fz", NULL);
+  g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+  g_autofree char *notes = g_build_filename (dir, "notes.txt", NULL);
+  g_autofree char *list = g_build_filename (dir, ".tandem-report-files", NULL);
+  g_assert_true (g_file_set_contents (notes, "n\n", -1, NULL));
+  g_assert_true (g_file_set_contents (list, "notes.txt\nreport.md\n", -1, NULL));
+  RunResult r = { 0 };
+  g_autofree char *args = g_strdup_printf ("report scaling " PLAN " --gpus 8,16 --strong "
+                                           "--out %s --format csv --force", dir);
+  run_report (args, NULL, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_test (notes, G_FILE_TEST_EXISTS));
+  run_result_clear (&r);
+}
+
 /* Measured points are stored runs that are points of the report's curve: the model on
  * one of its clusters at one of its sizes, with that size's global batch, sequence
  * length and compute dtype. Before, every run of the model and cluster was drawn (a run
@@ -1537,6 +1557,8 @@ main (int argc, char **argv)
               test_measured_points_match, fixture_teardown);
   g_test_add ("/cli/report/same-refusal", Fixture, NULL, fixture_setup, test_same_refusal,
               fixture_teardown);
+  g_test_add ("/cli/report/force-keeps-others", Fixture, NULL, fixture_setup,
+              test_force_keeps_others, fixture_teardown);
   g_test_add ("/cli/report/repeated-lists", Fixture, NULL, fixture_setup,
               test_repeated_lists, fixture_teardown);
   g_test_add ("/cli/report/scaling-json", Fixture, NULL, fixture_setup, test_json_rows,
