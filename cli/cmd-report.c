@@ -382,8 +382,11 @@ cmd_scaling (int argc, char **argv)
     }
   if (strong == weak)
     {
-      status = cli_fail (CLI_EXIT_USAGE, "say --strong or --weak (hint: --strong keeps the "
-                         "global batch, --weak grows it with the GPUs)");
+      /* both given is the mistake to name (the message read as if neither were) */
+      status = cli_fail (CLI_EXIT_USAGE, "%s (hint: --strong keeps the global batch, --weak "
+                         "grows it with the GPUs)",
+                         strong ? "--strong and --weak contradict each other: say one"
+                                : "say --strong or --weak");
       goto out;
     }
   if (tmpl.global_batch <= 0)

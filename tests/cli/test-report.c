@@ -313,6 +313,12 @@ test_same_refusal (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (r.err, "tandem: error: every size refuses the plan: --ep 4: "
                                    "expert parallelism needs a mixture-of-experts model"));
   run_result_clear (&r);
+  /* both --strong and --weak: named as the contradiction (it read "say --strong or
+   * --weak", as if neither were given) */
+  run_report ("report scaling " PLAN " --gpus 8,16 --strong --weak --json", NULL, &r);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--strong and --weak contradict each other"));
+  run_result_clear (&r);
 }
 
 /* --force takes away only the files a report writes: a name on the directory's list that
