@@ -255,7 +255,8 @@ static gboolean
 poll_until (CudaBackend *b, gboolean is_event, gpointer obj, CudaStream *s, const char *what,
             double deadline, GError **error)
 {
-  double next_check = cuda_now (b) + 0.01;
+  const double start = cuda_now (b);
+  double next_check = start + 0.01;
   gulong nap_us = 0;
   for (;;)
     {
@@ -286,12 +287,18 @@ poll_until (CudaBackend *b, gboolean is_event, gpointer obj, CudaStream *s, cons
           set_timeout (b, s, what, error);
           return FALSE;
         }
-      /* yield first (a short kernel), then nap up to 100 us: the host thread is idle here */
-      if (nap_us == 0)
-        g_thread_yield ();
-      else
-        g_usleep (nap_us);
-      nap_us = nap_us == 0 ? 1 : MIN (nap_us * 2, 100);
+      /* spin (yielding) for the first millisecond, then nap up to 100 us: the host
+       * thread is idle here, but a nap sleeps at least the timer slack (50 us by
+       * default, prctl PR_SET_TIMERSLACK), which host-timed operations of tens of
+       * microseconds (calibration's collectives on NVLink, 1 KiB - 4 MiB) took as
+       * their own latency when the naps began at the second poll */
+      if (now - start < 1e-3)
+        {
+          g_thread_yield ();
+          continue;
+        }
+      g_usleep (nap_us == 0 ? 1 : nap_us);
+      nap_us = nap_us == 0 ? 2 : MIN (nap_us * 2, 100);
     }
 }
 

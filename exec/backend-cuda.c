@@ -35,8 +35,25 @@ exec_set_nccl_error (GError **error, ncclResult_t rc, const char *call, const ch
 {
   /* ncclGetLastError holds NCCL's detailed message (which peer, which transport) */
   const char *last = ncclGetLastError (NULL);
-  g_set_error (error, EXEC_ERROR, EXEC_ERROR_DEVICE, "%s failed (%s): %s%s%s", call, what,
-               ncclGetErrorString (rc), last && *last ? ": " : "", last ? last : "");
+  /* NCCL allocates its buffers as it connects, lazily at the first collective since 2.22,
+   * after the runner's own: out of device memory there is the plan's "does not fit"
+   * (status 3) as a cudaMalloc failure is, not a device failure (status 1). NCCL reports a
+   * CUDA failure as ncclUnhandledCudaError and leaves the CUDA error to be read. */
+  int code = EXEC_ERROR_DEVICE;
+  if (rc == ncclUnhandledCudaError && cudaPeekAtLastError () == cudaErrorMemoryAllocation)
+    {
+      cudaGetLastError ();
+      code = EXEC_ERROR_MEMORY;
+    }
+  /* its buffers through the driver API (cuMem*, NCCL_CUMEM_ENABLE) set no runtime error:
+   * its own message names the failure ("Cuda failure 2 'out of memory'", "Cuda driver
+   * error 2 ... out of memory") */
+  else if ((rc == ncclUnhandledCudaError || rc == ncclSystemError) && last != NULL
+           && strstr (last, "out of memory") != NULL)
+    code = EXEC_ERROR_MEMORY;
+  g_set_error (error, EXEC_ERROR, code, "%s failed (%s): %s%s%s%s", call, what,
+               ncclGetErrorString (rc), last && *last ? ": " : "", last ? last : "",
+               code == EXEC_ERROR_MEMORY ? " (out of device memory)" : "");
   return FALSE;
 }
 
@@ -59,7 +76,14 @@ device_count (int *n, GError **error)
       g_set_error (error, EXEC_ERROR, EXEC_ERROR_UNAVAILABLE,
                    "no CUDA device (cudaGetDeviceCount: %s, %s)%s", cudaGetErrorString (rc),
                    cudaGetErrorName (rc),
-                   rc == cudaErrorInsufficientDriver || rc == cudaErrorNoDevice
+                   /* the driver is there but older than this CUDA runtime needs (CUDA
+                    * 13: driver 580 or newer) */
+                   rc == cudaErrorInsufficientDriver
+                   ? "; the NVIDIA driver is older than this build's CUDA runtime needs "
+                     "(nvidia-smi shows its version; CUDA 13 needs 580 or newer), or there is "
+                     "none: update it, or build tandem against the CUDA the driver supports; "
+                     "the cpu backend still works"
+                   : rc == cudaErrorNoDevice
                    ? "; is an NVIDIA GPU and its driver installed? the cpu backend still works"
                    : "");
       *n = 0;
