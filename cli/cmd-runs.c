@@ -204,6 +204,9 @@ print_text (const char *path, GPtrArray *rows)
 
 /* ---- runs show N ------------------------------------------------------------------- */
 
+/* A term in the units of docs/contracts.md, as `report run` gives the same term
+ * (results/report-run.c): fractions (0.21, not 21), seconds, bytes. The text table shows
+ * fractions as percentages and bytes as GiB (term_text). */
 typedef struct {
   const char *name, *unit;
   double pred, meas;
@@ -214,22 +217,44 @@ record_terms (const ResRunRecord *r, Term *t)
 {
   const ResMetrics *p = &r->pred, *m = &r->meas;
   guint n = 0;
-  static const char *const comm[RES_COMM_N] = { "exposed tp", "exposed cp", "exposed pp",
-                                                "exposed dp", "exposed ep" };
+  /* the exposed kinds in the contract's order, tp, cp, ep, pp, dp (ResComm's own order
+   * puts ep last) */
+  static const struct { const char *name; ResComm k; } comm[RES_COMM_N] = {
+    { "exposed tp", RES_COMM_TP }, { "exposed cp", RES_COMM_CP },
+    { "exposed ep", RES_COMM_EP }, { "exposed pp", RES_COMM_PP },
+    { "exposed dp", RES_COMM_DP } };
   t[n++] = (Term) { "step time", "s", p->step_time_s, m->step_time_s };
-  t[n++] = (Term) { "tokens/s", "", p->tokens_per_s, m->tokens_per_s };
-  t[n++] = (Term) { "TFLOP/s per GPU", "", p->tflops_per_gpu, m->tflops_per_gpu };
-  t[n++] = (Term) { "MFU", "%", p->mfu * 100, m->mfu * 100 };
-  t[n++] = (Term) { "HFU", "%", p->hfu * 100, m->hfu * 100 };
+  t[n++] = (Term) { "tokens/s", "tokens/s", p->tokens_per_s, m->tokens_per_s };
+  t[n++] = (Term) { "TFLOP/s per GPU", "TFLOP/s", p->tflops_per_gpu, m->tflops_per_gpu };
+  t[n++] = (Term) { "MFU", "fraction", p->mfu, m->mfu };
+  t[n++] = (Term) { "HFU", "fraction", p->hfu, m->hfu };
   t[n++] = (Term) { "compute", "s", p->compute_s, m->compute_s };
   for (guint k = 0; k < RES_COMM_N; k++)
-    t[n++] = (Term) { comm[k], "s", p->exposed_s[k], m->exposed_s[k] };
-  t[n++] = (Term) { "bubble", "%", p->bubble_fraction * 100, m->bubble_fraction * 100 };
-  t[n++] = (Term) { "overlap", "%", p->overlap_ratio * 100, m->overlap_ratio * 100 };
-  t[n++] = (Term) { "peak memory", "GiB",
-                    p->peak_memory_bytes >= 0 ? p->peak_memory_bytes / 1073741824.0 : NAN,
-                    m->peak_memory_bytes >= 0 ? m->peak_memory_bytes / 1073741824.0 : NAN };
+    t[n++] = (Term) { comm[k].name, "s", p->exposed_s[comm[k].k], m->exposed_s[comm[k].k] };
+  /* "bubble" is the idle time in seconds, as report run gives it; the fraction of the
+   * step is its own term (it was "bubble" in %, the same name in another unit) */
+  t[n++] = (Term) { "bubble", "s", p->bubble_fraction * p->step_time_s,
+                    m->bubble_fraction * m->step_time_s };
+  t[n++] = (Term) { "bubble fraction", "fraction", p->bubble_fraction, m->bubble_fraction };
+  t[n++] = (Term) { "overlap", "fraction", p->overlap_ratio, m->overlap_ratio };
+  t[n++] = (Term) { "peak memory", "bytes",
+                    p->peak_memory_bytes >= 0 ? (double) p->peak_memory_bytes : NAN,
+                    m->peak_memory_bytes >= 0 ? (double) m->peak_memory_bytes : NAN };
   return n;
+}
+
+/* A term's value as the text table shows it: fractions in %, bytes in GiB, rates bare */
+static void
+term_text (char *buf, gsize n, const Term *t, double v)
+{
+  if (g_str_equal (t->unit, "fraction"))
+    g_snprintf (buf, n, "%.4g %%", 100 * v);
+  else if (g_str_equal (t->unit, "bytes"))
+    g_snprintf (buf, n, "%.4g GiB", v / 1073741824.0);
+  else if (g_str_equal (t->unit, "s"))
+    g_snprintf (buf, n, "%.4g s", v);
+  else
+    g_snprintf (buf, n, "%.4g", v);
 }
 
 /* The cluster's "profile" member, if its JSON has one (a calibrated cluster). */
@@ -346,6 +371,15 @@ show_json (const char *path, const ResRunRecord *r)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+  /* MFU and HFU as a prediction's JSON has them (docs/contracts.md): the object by FLOP
+   * convention and the one number, predicted and measured; the terms' MFU is the one
+   * flops_convention names */
+  util_json_member_string (b, "flops_convention",
+                           r->has_prediction && r->pred.flops_convention != NULL
+                           ? r->pred.flops_convention
+                           : r->has_measurement ? r->meas.flops_convention : NULL);
+  res_metrics_member (b, "predicted", r->has_prediction ? &r->pred : NULL);
+  res_metrics_member (b, "measured", r->has_measurement ? &r->meas : NULL);
   json_builder_set_member_name (b, "validations");
   json_builder_begin_array (b);
   for (guint i = 0; i < r->validations->len; i++)
@@ -518,9 +552,9 @@ show_text (const char *path, const ResRunRecord *r)
             continue;
           char ps[32] = "-", ms[32] = "-", es[32] = "-";
           if (isfinite (p))
-            g_snprintf (ps, sizeof ps, "%.4g %s", p, t[k].unit);
+            term_text (ps, sizeof ps, &t[k], p);
           if (isfinite (m))
-            g_snprintf (ms, sizeof ms, "%.4g %s", m, t[k].unit);
+            term_text (ms, sizeof ms, &t[k], m);
           if (isfinite (p) && isfinite (m) && m != 0)
             g_snprintf (es, sizeof es, "%+.1f%%", 100 * (p - m) / m);
           cli_table_add_row (tt);

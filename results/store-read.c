@@ -1,6 +1,7 @@
 /* results/store-read.c - reading runs and profiles back. A run is read inside one
  * read transaction, so its parts come from one snapshot even while others write. */
 #include "results/store-private.h"
+#include "util/input.h"
 
 #include <math.h>
 
@@ -426,4 +427,38 @@ res_store_count_published (ResStore *store, GError **error)
     res_store_set_error (store, rc, "cannot count published rows in", error);
   res_store_stmt_done (stmt);
   return n;
+}
+
+void
+res_json_member_raw (JsonBuilder *b, const char *name, const char *json_text)
+{
+  json_builder_set_member_name (b, name);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonNode *root = NULL;
+  if (json_text != NULL && json_parser_load_from_data (parser, json_text, -1, NULL))
+    root = json_parser_get_root (parser);
+  if (root != NULL)
+    json_builder_add_value (b, json_node_copy (root));
+  else
+    json_builder_add_null_value (b);
+}
+
+void
+res_metrics_member (JsonBuilder *b, const char *name, const ResMetrics *m)
+{
+  if (m == NULL)
+    {
+      json_builder_set_member_name (b, name);
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_set_member_name (b, name);
+  json_builder_begin_object (b);
+  /* the object by convention as stored (a refused convention is null in it), so that a
+   * stored run reads as its prediction's JSON did, not one headline number */
+  res_json_member_raw (b, "mfu", m->mfu_json);
+  /* the real column: one number, no convention */
+  util_json_member_number (b, "hfu", m->hfu);
+  util_json_member_number (b, "bubble_fraction", m->bubble_fraction);
+  json_builder_end_object (b);
 }

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
@@ -330,6 +331,15 @@ ResRunRecord *res_store_get_run        (ResStore *store, gint64 run_id, GError *
 void          res_run_record_free      (ResRunRecord *record);             /* NULL-safe */
 /* Number of published rows stored. -1 on error. */
 gint64        res_store_count_published (ResStore *store, GError **error);
+
+/* ---- the shared JSON shape (docs/contracts.md) ---------------------------------------- */
+/* Sets `name` to the stored JSON text `json_text` as a value (an mfu_json object read
+ * back stays an object, not a string of one); null when NULL or not JSON. */
+void          res_json_member_raw      (JsonBuilder *b, const char *name, const char *json_text);
+/* Sets `name` to the contract's figures of stored metrics: {"mfu": {convention:
+ * fraction}, "hfu": fraction, "bubble_fraction": fraction} (null each where unknown), as
+ * a prediction's JSON has them; null when `m` is NULL (no prediction, no measurement). */
+void          res_metrics_member       (JsonBuilder *b, const char *name, const ResMetrics *m);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ResStore, res_store_close)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ResRunRow, res_run_row_free)

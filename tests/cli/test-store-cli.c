@@ -1118,6 +1118,70 @@ test_runs_paths_and_numbers (Fixture *f, gconstpointer data)
   g_assert_cmpint (count_rows (db, "SELECT count(*) FROM runs"), ==, 1);
 }
 
+/* runs show N --json gives MFU and HFU as predict's JSON does (docs/contracts.md): the
+ * object by FLOP convention, flops_convention, one hfu, bubble_fraction; its terms in
+ * the contract's units (fractions, seconds, bytes: MFU read 58.6 "%" and peak memory in
+ * "GiB") and the exposed kinds in its order tp, cp, ep, pp, dp (ep came last). */
+static void
+test_runs_show_contract (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_in (f, PREDICT "--db {DB} --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) pn = run_parse_json (r.out);
+  JsonObject *po = json_node_get_object (pn);
+  run_result_clear (&r);
+  run_in (f, "runs show 1 --db {DB} --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) sn = run_parse_json (r.out);
+  JsonObject *so = json_node_get_object (sn);
+  const char *conv = json_object_get_string_member (po, "flops_convention");
+  g_assert_cmpstr (json_object_get_string_member (so, "flops_convention"), ==, conv);
+  g_assert_true (json_object_get_null_member (so, "measured"));
+  JsonObject *pred = json_object_get_object_member (so, "predicted");
+  JsonObject *mfu = json_object_get_object_member (pred, "mfu");
+  JsonObject *want = json_object_get_object_member (po, "mfu");
+  g_assert_cmpuint (json_object_get_size (mfu), ==, json_object_get_size (want));
+  g_autoptr (GList) keys = json_object_get_members (want);
+  for (GList *k = keys; k != NULL; k = k->next)
+    g_assert_cmpfloat_with_epsilon (json_object_get_double_member (mfu, k->data),
+                                    json_object_get_double_member (want, k->data), 1e-12);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (pred, "hfu"),
+                                  json_object_get_double_member (po, "hfu"), 1e-12);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (pred, "bubble_fraction"),
+                                  json_object_get_double_member (po, "bubble_fraction"), 1e-12);
+  JsonArray *terms = json_object_get_array_member (so, "terms");
+  g_autoptr (GString) exposed = g_string_new (NULL);
+  for (guint i = 0; i < json_array_get_length (terms); i++)
+    {
+      JsonObject *t = json_array_get_object_element (terms, i);
+      const char *name = json_object_get_string_member (t, "term");
+      const char *unit = json_object_get_string_member (t, "unit");
+      double v = json_object_get_double_member (t, "predicted");
+      if (g_str_equal (name, "MFU"))
+        {
+          g_assert_cmpstr (unit, ==, "fraction");
+          g_assert_cmpfloat_with_epsilon (v, json_object_get_double_member (want, conv), 1e-12);
+        }
+      else if (g_str_equal (name, "HFU") || g_str_equal (name, "bubble fraction"))
+        g_assert_cmpstr (unit, ==, "fraction");
+      else if (g_str_equal (name, "bubble"))
+        g_assert_cmpstr (unit, ==, "s");
+      else if (g_str_equal (name, "peak memory"))
+        {
+          g_assert_cmpstr (unit, ==, "bytes");
+          g_assert_cmpfloat (v, >, 1e9);
+        }
+      else if (g_str_has_prefix (name, "exposed "))
+        {
+          g_assert_cmpstr (unit, ==, "s");
+          g_string_append_printf (exposed, "%s ", name + 8);
+        }
+    }
+  g_assert_cmpstr (exposed->str, ==, "tp cp ep pp dp ");
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1151,6 +1215,8 @@ main (int argc, char **argv)
               teardown);
   g_test_add ("/cli/store/trace-special", Fixture, NULL, setup, test_trace_special, teardown);
   g_test_add ("/cli/store/runs-csv-show", Fixture, NULL, setup, test_runs_csv_show, teardown);
+  g_test_add ("/cli/store/runs-show-contract", Fixture, NULL, setup, test_runs_show_contract,
+              teardown);
   g_test_add ("/cli/store/runs-control-chars", Fixture, NULL, setup, test_runs_control_chars,
               teardown);
   g_test_add ("/cli/store/runs-paths-and-numbers", Fixture, NULL, setup,

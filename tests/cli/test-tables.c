@@ -252,10 +252,10 @@ test_runs (void)
   g_assert_cmpint (r.status, ==, 0);
   static const Col terms[] = { { "term", '<' }, { "predicted", '>' }, { "measured", '>' },
                                { "error", '>' } };
-  /* step time, tokens/s, TFLOP/s, MFU, HFU, compute, five exposed kinds, bubble,
-   * overlap, peak memory */
+  /* step time, tokens/s, TFLOP/s, MFU, HFU, compute, five exposed kinds, bubble (s),
+   * bubble fraction, overlap, peak memory */
   g_assert_cmpuint (check_table (r.out, "  term ", terms, G_N_ELEMENTS (terms), "  (MFU"),
-                    ==, 14);
+                    ==, 15);
   run_result_clear (&r);
 
   run_tandem ("runs show 4 --db {TMP}/runs.db", &r);
