@@ -298,10 +298,11 @@ run_terms (const ReportRun *r, RunTerm *t)
   t[n++] = (RunTerm) { "compute", "s", V (p, p->compute_s), V (m, m->compute_s) };
   t[n++] = (RunTerm) { "bubble", "s", V (p, p->bubble_fraction * p->step_time_s),
                        V (m, m->bubble_fraction * m->step_time_s) };
-  static const char *const names[] = { "exposed tp", "exposed cp", "exposed pp", "exposed dp",
-                                       "exposed ep" };
-  static const ResComm order[] = { RES_COMM_TP, RES_COMM_CP, RES_COMM_PP, RES_COMM_DP,
-                                   RES_COMM_EP };
+  /* the contract's order, tp, cp, ep, pp, dp (docs/contracts.md), as runs show lists them */
+  static const char *const names[] = { "exposed tp", "exposed cp", "exposed ep", "exposed pp",
+                                       "exposed dp" };
+  static const ResComm order[] = { RES_COMM_TP, RES_COMM_CP, RES_COMM_EP, RES_COMM_PP,
+                                   RES_COMM_DP };
   for (guint k = 0; k < G_N_ELEMENTS (order); k++)
     t[n++] = (RunTerm) { names[k], "s", V (p, p->exposed_s[order[k]]),
                          V (m, m->exposed_s[order[k]]) };
@@ -533,6 +534,14 @@ report_run_to_json (const ReportRun *r, JsonBuilder *b)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+  /* the convention the MFU term is in (it was unnamed), and MFU and HFU as a prediction's
+   * JSON has them (docs/contracts.md), as runs show N --json gives them */
+  util_json_member_string (b, "flops_convention",
+                           rec->has_prediction && rec->pred.flops_convention != NULL
+                           ? rec->pred.flops_convention
+                           : rec->has_measurement ? rec->meas.flops_convention : NULL);
+  res_metrics_member (b, "predicted", rec->has_prediction ? &rec->pred : NULL);
+  res_metrics_member (b, "measured", rec->has_measurement ? &rec->meas : NULL);
   util_json_member_number (b, "resimulated_step_time_s", r->sim ? r->sim->result->step_time_s : NAN);
   /* the plan the stored JSON reads as, where it is not the run's (null: it is) */
   util_json_member_string (b, "resimulated_plan_differs", r->resim_plan);

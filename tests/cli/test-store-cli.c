@@ -1182,6 +1182,64 @@ test_runs_show_contract (Fixture *f, gconstpointer data)
   run_result_clear (&r);
 }
 
+/* report run N --json and runs show N --json give each term they share in one unit (MFU
+ * was a "fraction" in one and "%" in the other, peak memory "bytes" and "GiB", bubble "s"
+ * and "%"), the exposed kinds in one order, and the same flops_convention and mfu object. */
+static void
+test_report_run_units (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_in (f, PREDICT "--db {DB}", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  run_in (f, "runs show 1 --db {DB} --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) sn = run_parse_json (r.out);
+  run_result_clear (&r);
+  g_autofree char *rep = g_strdup_printf ("report run 1 --db {DB} --json --out %s/rep", f->dir);
+  run_in (f, rep, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) rn = run_parse_json (r.out);
+  run_result_clear (&r);
+  JsonObject *so = json_node_get_object (sn), *ro = json_node_get_object (rn);
+  g_assert_nonnull (json_object_get_string_member (ro, "flops_convention"));
+  g_assert_cmpstr (json_object_get_string_member (ro, "flops_convention"), ==,
+                   json_object_get_string_member (so, "flops_convention"));
+  g_assert_true (json_node_equal (json_object_get_member (ro, "predicted"),
+                                  json_object_get_member (so, "predicted")));
+  g_assert_true (json_object_get_null_member (ro, "measured"));
+  g_autoptr (GHashTable) units = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GString) order_s = g_string_new (NULL), order_r = g_string_new (NULL);
+  JsonArray *st = json_object_get_array_member (so, "terms");
+  for (guint i = 0; i < json_array_get_length (st); i++)
+    {
+      JsonObject *t = json_array_get_object_element (st, i);
+      const char *name = json_object_get_string_member (t, "term");
+      g_hash_table_insert (units, (gpointer) name,
+                           (gpointer) json_object_get_string_member (t, "unit"));
+      if (g_str_has_prefix (name, "exposed "))
+        g_string_append_printf (order_s, "%s ", name + 8);
+    }
+  JsonArray *rt = json_object_get_array_member (ro, "terms");
+  guint shared = 0;
+  for (guint i = 0; i < json_array_get_length (rt); i++)
+    {
+      JsonObject *t = json_array_get_object_element (rt, i);
+      const char *name = json_object_get_string_member (t, "term");
+      const char *unit = g_hash_table_lookup (units, name);
+      if (g_str_has_prefix (name, "exposed "))
+        g_string_append_printf (order_r, "%s ", name + 8);
+      if (unit == NULL)
+        continue;
+      shared++;
+      g_assert_cmpstr (json_object_get_string_member (t, "unit"), ==, unit);
+    }
+  /* step time, tokens/s, MFU, HFU, compute, bubble, five exposed kinds, peak memory */
+  g_assert_cmpuint (shared, ==, 12);
+  g_assert_cmpstr (order_r->str, ==, "tp cp ep pp dp ");
+  g_assert_cmpstr (order_r->str, ==, order_s->str);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1216,6 +1274,8 @@ main (int argc, char **argv)
   g_test_add ("/cli/store/trace-special", Fixture, NULL, setup, test_trace_special, teardown);
   g_test_add ("/cli/store/runs-csv-show", Fixture, NULL, setup, test_runs_csv_show, teardown);
   g_test_add ("/cli/store/runs-show-contract", Fixture, NULL, setup, test_runs_show_contract,
+              teardown);
+  g_test_add ("/cli/store/report-run-units", Fixture, NULL, setup, test_report_run_units,
               teardown);
   g_test_add ("/cli/store/runs-control-chars", Fixture, NULL, setup, test_runs_control_chars,
               teardown);
