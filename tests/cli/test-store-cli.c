@@ -1240,6 +1240,43 @@ test_report_run_units (Fixture *f, gconstpointer data)
   g_assert_cmpstr (order_r->str, ==, order_s->str);
 }
 
+/* runs --json: beside its flat predicted_mfu .. measured_hfu (kept), each row gives the
+ * contract's shape, predicted and measured with mfu as the object by convention and hfu
+ * one number, as predict's JSON has them; measured is null for a prediction. */
+static void
+test_runs_list_contract (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_in (f, PREDICT "--db {DB} --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) pn = run_parse_json (r.out);
+  JsonObject *po = json_node_get_object (pn);
+  run_result_clear (&r);
+  run_in (f, "runs --db {DB} --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) ln = run_parse_json (r.out);
+  run_result_clear (&r);
+  JsonObject *row = json_array_get_object_element (
+    json_object_get_array_member (json_node_get_object (ln), "runs"), 0);
+  const char *conv = json_object_get_string_member (row, "flops_convention");
+  g_assert_cmpstr (conv, ==, json_object_get_string_member (po, "flops_convention"));
+  JsonObject *pred = json_object_get_object_member (row, "predicted");
+  JsonObject *mfu = json_object_get_object_member (pred, "mfu");
+  JsonObject *want = json_object_get_object_member (po, "mfu");
+  g_autoptr (GList) keys = json_object_get_members (want);
+  g_assert_cmpuint (json_object_get_size (mfu), ==, g_list_length (keys));
+  for (GList *k = keys; k != NULL; k = k->next)
+    g_assert_cmpfloat_with_epsilon (json_object_get_double_member (mfu, k->data),
+                                    json_object_get_double_member (want, k->data), 1e-12);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (pred, "hfu"),
+                                  json_object_get_double_member (po, "hfu"), 1e-12);
+  /* the flat keys stay, the headline of the object */
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (row, "predicted_mfu"),
+                                  json_object_get_double_member (mfu, conv), 1e-12);
+  g_assert_true (json_object_get_null_member (row, "measured_mfu"));
+  g_assert_true (json_object_get_null_member (row, "measured"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1274,6 +1311,8 @@ main (int argc, char **argv)
   g_test_add ("/cli/store/trace-special", Fixture, NULL, setup, test_trace_special, teardown);
   g_test_add ("/cli/store/runs-csv-show", Fixture, NULL, setup, test_runs_csv_show, teardown);
   g_test_add ("/cli/store/runs-show-contract", Fixture, NULL, setup, test_runs_show_contract,
+              teardown);
+  g_test_add ("/cli/store/runs-list-contract", Fixture, NULL, setup, test_runs_list_contract,
               teardown);
   g_test_add ("/cli/store/report-run-units", Fixture, NULL, setup, test_report_run_units,
               teardown);
