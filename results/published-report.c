@@ -338,6 +338,21 @@ row_to_json (const ResPublishedCase *c, JsonBuilder *b)
   util_json_member_number (b, "predicted_mfu_pct",
               c->has_convention ? c->predicted_mfu_pct[c->convention] * c->flops_6n_ratio
                                 : NAN);
+  /* MFU and HFU as a prediction's JSON has them (docs/contracts.md), fractions: the
+   * object by convention (null for one the model refuses: megatron96/72 on MoE or MLA)
+   * and one hfu. flops_convention is the row's published count, the key of the object
+   * its predicted_mfu_pct is; a 6N-alone row's "6n" is added to the object for it */
+  json_builder_set_member_name (b, "mfu");
+  json_builder_begin_object (b);
+  for (int k = 0; k < MODEL_FLOPS_N_CONVENTIONS; k++)
+    util_json_member_number (b, model_flop_convention_name (k),
+                             c->model != NULL && model_flop_convention_refusal (c->model, k)
+                             ? NAN : c->predicted_mfu_pct[k] / 100.0);
+  if (c->has_convention && c->flops_6n)
+    util_json_member_number (b, "6n",
+                             c->predicted_mfu_pct[c->convention] * c->flops_6n_ratio / 100.0);
+  json_builder_end_object (b);
+  util_json_member_number (b, "predicted_hfu", c->predicted_hfu);
   util_json_member_number (b, "predicted_compute_s", c->predicted_compute_s);
   util_json_member_number (b, "predicted_bubble_s", c->predicted_bubble_s);
   sim_comm_kinds_to_json (b, "predicted_exposed_comm_s", c->predicted_exposed_s);

@@ -4420,6 +4420,7 @@ res_published_case_new_on (const ResCsv *csv, guint row, TopoCluster *on)
   for (int k = 0; k < MODEL_FLOPS_N_CONVENTIONS; k++)
     c->predicted_mfu_pct[k] = NAN;
   c->peak_memory_bytes = NAN;
+  c->predicted_hfu = NAN;
   double mfu;
   if (cell_number (get (csv, row, "mfu_pct"), &mfu))
     c->published_mfu_pct = mfu;
@@ -4469,6 +4470,7 @@ res_published_case_predict (ResPublishedCase *c)
   c->err_pct = 100.0 * (t - c->measured_step_s) / c->measured_step_s;
   for (int k = 0; k < MODEL_FLOPS_N_CONVENTIONS; k++)
     c->predicted_mfu_pct[k] = 100.0 * pred->result->mfu[k];
+  c->predicted_hfu = pred->result->hfu;
   c->fits = pred->memory.fits;
   c->peak_memory_bytes = (double) pred->memory.peak_bytes;
   c->predicted_compute_s = pred->result->compute_s;

@@ -423,6 +423,8 @@ typedef struct {
   double        predicted_step_s;   /* NaN until predicted */
   double        err_pct;            /* NaN until predicted */
   double        predicted_mfu_pct[MODEL_FLOPS_N_CONVENTIONS];
+  double        predicted_hfu;      /* executed FLOPs / peak, a fraction; NaN until
+                                     * predicted */
   gboolean      fits;               /* predicted memory fits the device */
   double        peak_memory_bytes;  /* predicted, per GPU */
   /* Where the predicted step goes (means over stages, seconds): compute stream busy,
@@ -574,7 +576,7 @@ void                res_published_report_free (ResPublishedReport *report);   /*
 /* The object of `tandem validate --json`:
  *   { "source", "rows": [{row_id, model, gpu_type, n_gpus, cluster, plan,
  *     measured_step_s, measured_source, predicted_step_s, err_pct, fits, flops_convention,
- *     published_mfu_pct, predicted_mfu_pct, moe}],
+ *     published_mfu_pct, predicted_mfu_pct, mfu, predicted_hfu, moe}],
  *     "skipped": [{row_id, model, gpu_type, reason}],
  *     "summary": {n, mape_pct, max_abs_err_pct, max_err_row_id, skipped,
  *                 by_device: {h100: {n, mape_pct}, a100: {...}},

@@ -383,6 +383,62 @@ test_default_stack_named (void)
   csv_tmp_clear (dir);
 }
 
+/* validate --json rows give MFU and HFU as a prediction's JSON does (docs/contracts.md)
+ * beside their predicted_mfu_pct (kept): mfu as fractions by convention, keyed so that
+ * mfu[flops_convention] is predicted_mfu_pct / 100 (a 6N-alone row's "6n" added), and
+ * predicted_hfu one fraction, at most the causal count's MFU plus recompute. */
+static void
+test_rows_mfu_contract (void)
+{
+  static const char csv[] =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+    "flops_convention,tflops_per_gpu,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,8,16,1024,16,50304,2048,1,1,32,palm,,1.5\n"
+    "2,GPT,H100-SXM-80GB,8,16,1024,16,50304,2048,1,1,32,6ND,100,\n"
+    "3,GPT,H100-SXM-80GB,8,16,1024,16,50304,2048,1,1,32,,,1.5\n";
+  char *dir = csv_in_tmp (csv);
+  RunResult r = { 0 };
+  run_tandem ("validate {TMP}/in.csv --no-db --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
+  JsonArray *rows = json_object_get_array_member (json_node_get_object (root), "rows");
+  g_assert_cmpuint (json_array_get_length (rows), ==, 3);
+  static const char *const convs[] = { "megatron96", "megatron72", "mcore", "causal", "palm" };
+  for (guint i = 0; i < 3; i++)
+    {
+      JsonObject *o = json_array_get_object_element (rows, i);
+      JsonObject *mfu = json_object_get_object_member (o, "mfu");
+      g_assert_nonnull (mfu);
+      for (guint k = 0; k < G_N_ELEMENTS (convs); k++)
+        {
+          double v = json_object_get_double_member (mfu, convs[k]);
+          g_assert_cmpfloat (v, >, 0);
+          g_assert_cmpfloat (v, <, 1);
+        }
+      double hfu = json_object_get_double_member (o, "predicted_hfu");
+      g_assert_cmpfloat (hfu, >, 0);
+      g_assert_cmpfloat (hfu, <, 1);
+      JsonNode *conv = json_object_get_member (o, "flops_convention");
+      if (JSON_NODE_HOLDS_NULL (conv))
+        {
+          /* no count named: no headline, the object all the same */
+          g_assert_cmpint (json_object_get_int_member (o, "row_id"), ==, 3);
+          g_assert_true (json_object_get_null_member (o, "predicted_mfu_pct"));
+          continue;
+        }
+      const char *c = json_node_get_string (conv);
+      g_assert_cmpstr (c, ==, i == 0 ? "palm" : "6n");
+      g_assert_cmpfloat_with_epsilon (100 * json_object_get_double_member (mfu, c),
+                                      json_object_get_double_member (o, "predicted_mfu_pct"),
+                                      1e-9);
+      if (i == 1)   /* 6 N alone (measured in it) counts fewer FLOPs than PaLM's */
+        g_assert_cmpfloat (json_object_get_double_member (mfu, "6n"), <,
+                           json_object_get_double_member (mfu, "palm"));
+    }
+  run_result_clear (&r);
+  csv_tmp_clear (dir);
+}
+
 /* A CSV cell's control characters reach the terminal as text: a model name, a gpu_type or
  * a framework with ESC [ 2 J (clear screen) or an OSC title sequence was printed raw in
  * the table, the skip list and --explain. Now each control is \xNN (ESC is 0x1b, BEL 0x07)
@@ -430,5 +486,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/validate-input/explain-fp8-line", test_explain_fp8_line);
   g_test_add_func ("/cli/validate-input/show-cluster-sources", test_show_cluster_sources);
   g_test_add_func ("/cli/validate-input/show-words", test_show_words);
+  g_test_add_func ("/cli/validate-input/rows-mfu-contract", test_rows_mfu_contract);
   return g_test_run ();
 }
