@@ -41,6 +41,20 @@ cli_conv_json (const ModelSpec *model, const double *values, double scale)
   return cli_json_text (b);
 }
 
+void
+cli_mfu_members (JsonBuilder *b, const ModelSpec *model, const double *mfu, double hfu,
+                 double scale)
+{
+  json_builder_set_member_name (b, "mfu");
+  json_builder_begin_object (b);
+  for (int c = 0; c < MODEL_FLOPS_N_CONVENTIONS; c++)
+    util_json_member_number (b, model_flop_convention_name (c),
+                             model != NULL && model_flop_convention_refusal (model, c) != NULL
+                             ? NAN : mfu[c] * scale);
+  json_builder_end_object (b);
+  util_json_member_number (b, "hfu", hfu * scale);
+}
+
 char *
 cli_number_json (double v)
 {

@@ -17,6 +17,11 @@ char *cli_json_text (JsonBuilder *builder);
  * convention refused for `model` (megatron96 / megatron72 on MoE or MLA: their MFU read
  * 0.0), none refused when `model` is NULL. */
 char *cli_conv_json (const ModelSpec *model, const double *values, double scale);
+/* Members "mfu" (the object by convention, as cli_conv_json: values x scale, null for a
+ * convention `model` refuses) and "hfu" (hfu x scale, one number) of docs/contracts.md,
+ * into the object `b` is building: the same FLOPs over another time take a scale. */
+void  cli_mfu_members (JsonBuilder *b, const ModelSpec *model, const double *mfu, double hfu,
+                       double scale);
 /* One JSON number ("null" when not finite): the hfu column, which has no convention. */
 char *cli_number_json (double v);
 /* The predicted metrics of `p` (memory from `mem`). */

@@ -17,8 +17,10 @@
 
 static JsonNode *
 import_json (const SimPrediction *p, const TrainingLog *log, const char *file,
-             const CliSpread *sp, double logged_tflops, double err)
+             const CliSpread *sp, double logged_tflops, double err, const char *framework)
 {
+  /* the measured MFU and HFU are the predicted FLOPs over the logged step, as stored */
+  const double scale = sp->median_s > 0 ? p->result->step_time_s / sp->median_s : NAN;
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "log");
@@ -31,6 +33,8 @@ import_json (const SimPrediction *p, const TrainingLog *log, const char *file,
   json_builder_add_string_value (b, p->cluster->name);
   json_builder_set_member_name (b, "plan");
   plan_to_json (&p->plan, b);
+  /* the stack it was predicted with, as predict's JSON and the stored row name it */
+  util_json_member_string (b, "framework", framework);
   json_builder_set_member_name (b, "measured");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "step_time_s");
@@ -41,11 +45,13 @@ import_json (const SimPrediction *p, const TrainingLog *log, const char *file,
     json_builder_add_double_value (b, logged_tflops);
   else
     json_builder_add_null_value (b);
+  cli_mfu_members (b, p->model, p->result->mfu, p->result->hfu, scale);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "predicted");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "step_time_s");
   json_builder_add_double_value (b, p->result->step_time_s);
+  cli_mfu_members (b, p->model, p->result->mfu, p->result->hfu, 1);
   /* in the log's own count, as the text says (TorchTitan logs the palm count, Megatron its
    * own): the JSON gave Megatron's next to a TorchTitan log's palm figure, unnamed */
   const ModelFlopConvention conv = log->format == TRAINING_LOG_TORCHTITAN ? MODEL_FLOPS_PALM
@@ -436,7 +442,8 @@ import_run (CliPlanContext *ctx, int argc, char **argv, const char *format, int 
   /* print, then store (docs/contracts.md); --json stores first to carry the run id */
   CliStored st;
   cli_stored_init (&st, dba);
-  g_autoptr (JsonNode) root = import_json (p, log, argv[1], &sp, logged_tflops, err);
+  g_autoptr (JsonNode) root = import_json (p, log, argv[1], &sp, logged_tflops, err,
+                                            fw_stack_stored_name (stack));
   if (!json)
     {
       g_autofree char *plan_str = plan_to_string (&p->plan);

@@ -395,6 +395,53 @@ test_stored_tflops (void)
   remove_tree (dir);
 }
 
+/* import-log --json gives what predict's JSON does (docs/contracts.md): the top-level
+ * framework (the stack predicted with, as the stored row has it: torchtitan for a
+ * TorchTitan log), and mfu by convention and one hfu on both sides, the measured side the
+ * same FLOPs over the logged step; the stored run reads back the same. */
+static void
+test_json_contract (void)
+{
+  g_autofree char *dir = run_make_tmp ("tandem-import");
+  RunResult r = { 0 };
+  run_tandem ("import-log {DATA}/logs/torchtitan.log --model llama3-8b --gpus 8 --sharding "
+              "zero3 --gbs 8 --seq-length 8192 --db {TMP}/t.db --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
+  run_result_clear (&r);
+  JsonObject *o = json_node_get_object (root);
+  g_assert_cmpstr (json_object_get_string_member (o, "framework"), ==, "torchtitan");
+  JsonObject *m = json_object_get_object_member (o, "measured");
+  JsonObject *p = json_object_get_object_member (o, "predicted");
+  const double scale = json_object_get_double_member (p, "step_time_s")
+                       / json_object_get_double_member (m, "step_time_s");
+  JsonObject *mm = json_object_get_object_member (m, "mfu");
+  JsonObject *pm = json_object_get_object_member (p, "mfu");
+  static const char *const convs[] = { "megatron96", "megatron72", "mcore", "causal", "palm" };
+  for (guint k = 0; k < G_N_ELEMENTS (convs); k++)
+    {
+      double pv = json_object_get_double_member (pm, convs[k]);
+      g_assert_cmpfloat (pv, >, 0);
+      g_assert_cmpfloat (pv, <, 1);
+      g_assert_cmpfloat_with_epsilon (json_object_get_double_member (mm, convs[k]),
+                                      pv * scale, 1e-12);
+    }
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (m, "hfu"),
+                                  json_object_get_double_member (p, "hfu") * scale, 1e-12);
+  run_tandem ("runs show 1 --db {TMP}/t.db --json", &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) shown = run_parse_json (r.out);
+  run_result_clear (&r);
+  JsonObject *so = json_node_get_object (shown);
+  g_assert_cmpstr (json_object_get_string_member (so, "framework"), ==, "torchtitan");
+  JsonObject *sm = json_object_get_object_member (
+    json_object_get_object_member (so, "measured"), "mfu");
+  for (guint k = 0; k < G_N_ELEMENTS (convs); k++)
+    g_assert_cmpfloat_with_epsilon (json_object_get_double_member (sm, convs[k]),
+                                    json_object_get_double_member (mm, convs[k]), 1e-12);
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -412,5 +459,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/import-log/ramp-and-zero", test_ramp_and_zero);
   g_test_add_func ("/cli/import-log/cr-only", test_cr_only);
   g_test_add_func ("/cli/import-log/stored-tflops", test_stored_tflops);
+  g_test_add_func ("/cli/import-log/json-contract", test_json_contract);
   return g_test_run ();
 }
