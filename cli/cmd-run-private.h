@@ -85,9 +85,13 @@ gint64    cli_run_store      (RunCtx *c, const ExecRunResult *m, const SimPredic
 /* Rank 0's output; v NULL without --verify. The JSON object, or the text without the
  * store's line (print, then store: docs/contracts.md). */
 /* The members of a run's "predicted" object, in the open object of `b`: the step, its
- * parts and the peak memory (bubble_s where >= 0: the failed run's object has none). */
-void      cli_run_predicted_members (JsonBuilder *b, const SimResult *s, double bubble_s,
+ * parts, MFU by convention and HFU, and the peak memory (bubble_s where >= 0: the failed
+ * run's object has none). */
+void      cli_run_predicted_members (JsonBuilder *b, const SimPrediction *p, double bubble_s,
                                      guint64 peak_bytes);
+/* The stack a run is predicted with: `run` has no --framework, and its prediction takes
+ * sim_cost_options_init's default stack; stored in the row and named in the JSON. */
+#define CLI_RUN_STACK FW_STACK_DEFAULT
 JsonNode *cli_run_json       (RunCtx *c, const ExecRunResult *m, const SimPrediction *p,
                               const PlanMemory *mem, const Verify *v);
 void      cli_run_print_text (RunCtx *c, const ExecRunResult *m, const SimPrediction *p,

@@ -229,6 +229,7 @@ cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const 
   info.cluster_json = c->cluster->json;
   info.world_size = c->world;
   info.note = c->a.note;
+  info.framework = CLI_RUN_STACK;   /* NULL left the row's framework NULL */
 
   ResMetrics pred, meas;
   cli_predicted_metrics (p, mem, pred_mfu, pred_hfu, pred_mem, &pred);
@@ -294,9 +295,10 @@ cli_run_store (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const 
 }
 
 void
-cli_run_predicted_members (JsonBuilder *b, const SimResult *s, double bubble_s,
+cli_run_predicted_members (JsonBuilder *b, const SimPrediction *p, double bubble_s,
                            guint64 peak_bytes)
 {
+  const SimResult *s = p->result;
   util_json_member_number (b, "step_time_s", s->step_time_s);
   util_json_member_number (b, "tokens_per_s", s->tokens_per_s);
   util_json_member_number (b, "compute_s", s->compute_s);
@@ -306,6 +308,8 @@ cli_run_predicted_members (JsonBuilder *b, const SimResult *s, double bubble_s,
     util_json_member_number (b, "bubble_s", bubble_s);
   util_json_member_number (b, "bubble_fraction", s->bubble_fraction);
   util_json_member_number (b, "overlap_ratio", s->overlap_ratio);
+  /* MFU by convention and the one HFU, as predict's JSON gives them (docs/contracts.md) */
+  cli_mfu_members (b, p->model, s->mfu, s->hfu, 1);
   json_builder_set_member_name (b, "peak_memory_bytes");
   json_builder_add_int_value (b, (gint64) peak_bytes);
 }
@@ -318,7 +322,6 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
   terms (m, p, mem, meas, pred);
   const SimResult *s = p->result;
   g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autofree char *plan_str = plan_to_string (&c->plan);
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "model");
   json_builder_add_string_value (b, c->model->name);
@@ -327,10 +330,15 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
   json_builder_set_member_name (b, "calibrated");
   json_builder_add_boolean_value (b, c->calibrated);
   profile_json (c, b);
+  /* the plan object of predict's JSON (its "summary" is the string this member was) and
+   * the stack beside it, as the stored row has them (docs/contracts.md) */
   json_builder_set_member_name (b, "plan");
-  json_builder_add_string_value (b, plan_str);
+  plan_to_json (&c->plan, b);
+  util_json_member_string (b, "framework", CLI_RUN_STACK);
   json_builder_set_member_name (b, "world_size");
   json_builder_add_int_value (b, c->world);
+  /* the count the stored MFU headline is in; mfu below gives every count */
+  util_json_member_string (b, "flops_convention", model_flop_convention_name (MODEL_FLOPS_PALM));
   {
     /* the step time's error against the measured spread (min <= predicted <= max) */
     CliSpread sp;
@@ -449,6 +457,9 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
   util_json_member_number (b, "bubble_s", m->bubble_s);
   util_json_member_number (b, "bubble_fraction", m->bubble_fraction);
   util_json_member_number (b, "overlap_ratio", m->overlap_ratio);
+  /* the predicted FLOPs over the measured step, as the store holds them */
+  cli_mfu_members (b, p->model, s->mfu, s->hfu,
+                   m->step_time_s > 0 ? s->step_time_s / m->step_time_s : NAN);
   json_builder_set_member_name (b, "peak_memory_bytes");
   json_builder_add_int_value (b, m->peak_alloc_bytes);
   json_builder_set_member_name (b, "peak_rss_bytes");
@@ -464,7 +475,7 @@ cli_run_json (RunCtx *c, const ExecRunResult *m, const SimPrediction *p, const P
 
   json_builder_set_member_name (b, "predicted");
   json_builder_begin_object (b);
-  cli_run_predicted_members (b, s, pred[T_BUBBLE], mem->peak_bytes);
+  cli_run_predicted_members (b, p, pred[T_BUBBLE], mem->peak_bytes);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "error_pct");

@@ -515,6 +515,9 @@ run_info (const RunCtx *c, ResRunInfo *info, char **plan_str, char **plan_json)
   info->cluster_json = c->cluster ? c->cluster->json : NULL;
   info->world_size = c->world;
   info->note = c->a.note;
+  /* the stack the run's prediction takes, as predict and import-log store theirs (NULL
+   * left the column NULL: runs show said "framework": null) */
+  info->framework = CLI_RUN_STACK;
 }
 
 /* Rank 0 writes the running row; every rank learns its id. A store that cannot be
@@ -707,7 +710,6 @@ static JsonNode *
 failed_run_json (const RunCtx *c, const char *message, int status, const OomPrediction *o)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autofree char *plan_str = plan_to_string (&c->plan);
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "model");
   if (c->model != NULL)
@@ -719,8 +721,10 @@ failed_run_json (const RunCtx *c, const char *message, int status, const OomPred
     json_builder_add_string_value (b, c->cluster->name);
   else
     json_builder_add_null_value (b);
+  /* the plan object and the stack, as a run's JSON has them (cli_run_json) */
   json_builder_set_member_name (b, "plan");
-  json_builder_add_string_value (b, plan_str);
+  plan_to_json (&c->plan, b);
+  util_json_member_string (b, "framework", CLI_RUN_STACK);
   json_builder_set_member_name (b, "world_size");
   json_builder_add_int_value (b, c->world);
   json_builder_set_member_name (b, "status");
@@ -735,7 +739,7 @@ failed_run_json (const RunCtx *c, const char *message, int status, const OomPred
   if (o != NULL && o->p != NULL)
     {
       json_builder_begin_object (b);
-      cli_run_predicted_members (b, o->p->result, -1, o->mem.peak_bytes);
+      cli_run_predicted_members (b, o->p, -1, o->mem.peak_bytes);
       json_builder_set_member_name (b, "peak_stage");
       json_builder_add_int_value (b, o->mem.peak_stage);
       json_builder_set_member_name (b, "fits");

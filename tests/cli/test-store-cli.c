@@ -1277,6 +1277,29 @@ test_runs_list_contract (Fixture *f, gconstpointer data)
   g_assert_true (json_object_get_null_member (row, "measured"));
 }
 
+/* A run that fails prints the object a run's JSON is (docs/contracts.md): the plan as an
+ * object with its summary (it was the summary string), the stack, and in the prediction
+ * made for a plan that does not fit this host, MFU by convention and one HFU. */
+static void
+test_run_failed_shape (Fixture *f, gconstpointer data)
+{
+  RunResult r = { 0 };
+  run_in (f, "run --model llama3-405b --steps 1 --json --no-db", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
+  run_result_clear (&r);
+  JsonObject *o = json_node_get_object (root);
+  JsonObject *plan = json_object_get_object_member (o, "plan");
+  g_assert_nonnull (plan);
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (plan, "summary"), "tp1-"));
+  g_assert_cmpstr (json_object_get_string_member (o, "framework"), ==, "megatron-core");
+  JsonObject *pred = json_object_get_object_member (o, "predicted");
+  JsonObject *mfu = json_object_get_object_member (pred, "mfu");
+  g_assert_cmpfloat (json_object_get_double_member (mfu, "palm"), >, 0);
+  g_assert_cmpfloat (json_object_get_double_member (pred, "hfu"), >, 0);
+  g_assert_true (json_object_get_null_member (o, "measured"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1313,6 +1336,8 @@ main (int argc, char **argv)
   g_test_add ("/cli/store/runs-show-contract", Fixture, NULL, setup, test_runs_show_contract,
               teardown);
   g_test_add ("/cli/store/runs-list-contract", Fixture, NULL, setup, test_runs_list_contract,
+              teardown);
+  g_test_add ("/cli/store/run-failed-shape", Fixture, NULL, setup, test_run_failed_shape,
               teardown);
   g_test_add ("/cli/store/report-run-units", Fixture, NULL, setup, test_report_run_units,
               teardown);

@@ -171,6 +171,35 @@ verify_case_mem (int np, const char *plan_args, double mem_tol)
     }
   gint64 run_id = json_object_get_int_member (o, "run_id");
   g_assert_cmpint (run_id, >, 0);
+  /* what predict's JSON has (docs/contracts.md): the plan object with its summary, the
+   * stack beside it (stored too: the row's framework was NULL), MFU by convention and
+   * one HFU on both sides, the measured ones the same FLOPs over the measured step */
+  JsonObject *plan = json_object_get_object_member (o, "plan");
+  g_assert_nonnull (plan);
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (plan, "summary"), "tp"));
+  g_assert_cmpstr (json_object_get_string_member (o, "framework"), ==, "megatron-core");
+  g_assert_cmpstr (json_object_get_string_member (o, "flops_convention"), ==, "palm");
+  {
+    JsonObject *pm = json_object_get_object_member (o, "predicted");
+    JsonObject *mm = json_object_get_object_member (o, "measured");
+    const double scale = member_double (o, "predicted.step_time_s")
+                         / member_double (o, "measured.step_time_s");
+    static const char *const convs[] = { "megatron96", "megatron72", "mcore", "causal",
+                                         "palm" };
+    for (guint k = 0; k < G_N_ELEMENTS (convs); k++)
+      {
+        double pv = json_object_get_double_member (json_object_get_object_member (pm, "mfu"),
+                                                   convs[k]);
+        g_assert_cmpfloat (pv, >, 0);
+        g_assert_cmpfloat_with_epsilon (
+          json_object_get_double_member (json_object_get_object_member (mm, "mfu"), convs[k]),
+          pv * scale, 1e-9 * pv * scale);
+      }
+    g_assert_cmpfloat (json_object_get_double_member (pm, "hfu"), >, 0);
+    g_assert_cmpfloat_with_epsilon (json_object_get_double_member (mm, "hfu"),
+                                    json_object_get_double_member (pm, "hfu") * scale,
+                                    1e-9 * json_object_get_double_member (pm, "hfu") * scale);
+  }
   /* the outcome, as a failed run's object has it */
   g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "done");
   g_assert_cmpint (json_object_get_int_member (o, "exit_status"), ==, 0);
@@ -184,6 +213,7 @@ verify_case_mem (int np, const char *plan_args, double mem_tol)
   g_assert_no_error (error);
   g_assert_cmpint (rec->info.kind, ==, RES_KIND_RUN);
   g_assert_cmpint (rec->info.status, ==, RES_STATUS_OK);
+  g_assert_cmpstr (rec->info.framework, ==, "megatron-core");
   g_assert_cmpint (rec->info.world_size, ==, np);
   g_assert_true (rec->has_prediction);
   g_assert_true (rec->has_measurement);
