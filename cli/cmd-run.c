@@ -771,22 +771,24 @@ run_failed_status (RunCtx *c, const GError *e, int status, const char *prefix,
   gboolean mine = store_failed_as (c, e->message,
                                    status == CLI_EXIT_NOFIT ? RES_STATUS_OOM : RES_STATUS_FAILED,
                                    have ? &o.m : NULL, &st);
-  if (c->a.json && mine && (c->rank == 0 || st.run_id > 0))
+  /* the rank that prints (rank 0, or the one that closed the row) keeps the failed run
+   * where the store did not take it, as every command keeps its result
+   * (docs/contracts.md): the JSON named no fallback_file and none was written, so a
+   * failure whose store failed too left nothing but stderr */
+  const gboolean unstored = st.tried && st.run_id <= 0;
+  if (mine && (c->rank == 0 || st.run_id > 0) && (c->a.json || unstored))
     {
       g_autofree char *message = g_strconcat (prefix, e->message, NULL);
       g_autoptr (JsonNode) root = failed_run_json (c, message, status, have ? &o : NULL);
-      /* the result is the failure itself: no fallback file for it when the store failed */
-      json_object_set_null_member (json_node_get_object (root), "run_id");
-      if (st.tried && st.run_id > 0)
-        json_object_set_int_member (json_node_get_object (root), "run_id", st.run_id);
-      else
-        json_object_set_string_member (json_node_get_object (root), "store_error",
-                                       !st.tried ? "--no-db"
-                                       : st.store_error != NULL ? st.store_error
-                                       : "another rank closed the run");
-      g_autofree char *text = util_json_to_data (root, TRUE);
-      puts (text);
-      fflush (stdout);
+      /* run_id, or null with store_error and fallback_file (written here) */
+      cli_stored_apply (&st, "run", root);
+      if (c->a.json)
+        {
+          g_autofree char *text = util_json_to_data (root, TRUE);
+          puts (text);
+          fflush (stdout);
+        }
+      cli_stored_print_error (&st);
     }
   cli_stored_clear (&st);
   if (have)

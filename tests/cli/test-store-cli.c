@@ -1300,6 +1300,50 @@ test_run_failed_shape (Fixture *f, gconstpointer data)
   g_assert_true (json_object_get_null_member (o, "measured"));
 }
 
+/* A run that fails where the store fails too (--db names a directory) keeps its object in
+ * a fallback file as every command keeps an unstored result (docs/contracts.md): the JSON
+ * has run_id null, store_error and fallback_file, and that file holds the failed run. It
+ * said "could not store the failed run" and wrote nothing. Without --json the same file is
+ * written and stderr names it. */
+static void
+test_run_failed_unstored (Fixture *f, gconstpointer data)
+{
+  g_autofree char *sub = g_build_filename (f->dir, "dbdir", NULL);
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  RunResult r = { 0 };
+  run_in (f, "run --model llama3-405b --steps 1 --json --db {DIR}/dbdir", &r);
+  g_assert_cmpint (r.status, ==, 3);   /* the failure's own status */
+  g_assert_nonnull (strstr (r.err, "could not store the failed run"));
+  g_autoptr (JsonNode) root = run_parse_json (r.out);
+  JsonObject *o = json_node_get_object (root);
+  g_assert_true (json_object_get_null_member (o, "run_id"));
+  g_assert_nonnull (strstr (json_object_get_string_member (o, "store_error"), "directory"));
+  const char *fb = json_object_get_string_member (o, "fallback_file");
+  g_assert_nonnull (fb);
+  g_autofree char *path = g_path_is_absolute (fb) ? g_strdup (fb)
+                                                  : g_build_filename (f->dir, fb, NULL);
+  assert_fallback (path, "run", "directory");
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, path, NULL));
+  JsonObject *kept = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (kept, "status"), ==, "oom");
+  g_assert_cmpstr (json_object_get_string_member (kept, "fallback_file"), ==, fb);
+  g_assert_nonnull (strstr (r.err, fb));
+  g_unlink (path);
+  run_result_clear (&r);
+
+  run_in (f, "run --model llama3-405b --steps 1 --db {DIR}/dbdir", &r);
+  g_assert_cmpint (r.status, ==, 3);
+  const char *kept_at = strstr (r.err, "the result was not stored (");
+  g_assert_nonnull (kept_at);
+  kept_at += strlen ("the result was not stored (");
+  g_autofree char *name = g_strndup (kept_at, strcspn (kept_at, " "));
+  g_autofree char *text_fb = g_path_is_absolute (name) ? g_strdup (name)
+                                                       : g_build_filename (f->dir, name, NULL);
+  assert_fallback (text_fb, "run", "directory");
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1339,6 +1383,8 @@ main (int argc, char **argv)
               teardown);
   g_test_add ("/cli/store/run-failed-shape", Fixture, NULL, setup, test_run_failed_shape,
               teardown);
+  g_test_add ("/cli/store/run-failed-unstored", Fixture, NULL, setup,
+              test_run_failed_unstored, teardown);
   g_test_add ("/cli/store/report-run-units", Fixture, NULL, setup, test_report_run_units,
               teardown);
   g_test_add ("/cli/store/runs-control-chars", Fixture, NULL, setup, test_runs_control_chars,
