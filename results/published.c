@@ -3507,6 +3507,11 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
               if (part > 0)
                 c->recompute_why = "the layer count from the notes";
             }
+          /* "all 80 layers", or a bare count that is the model's own ("full, 80 layers"):
+           * every layer, not 80 a chunk (read per chunk, it was refused on every pipelined
+           * row) */
+          if (part > 0 && of == 0 && (part == layers || contains_ci (from, "all ")))
+            part = 0;
           if (part > 0)
             {
               if (of > 0 && of != layers)

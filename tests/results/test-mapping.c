@@ -1716,6 +1716,11 @@ test_recompute (void)
     { "activation checkpointing on 8 of 16 layers", 4 },
     { "full, 3 layers", 3 },
     { "activation checkpointing on 5 of 16 layers", -1 },
+    /* all of the model's layers, however said: every layer (0 here: the uniform method
+     * over every layer, no block count); "full, 16 layers" and "full (all 16 layers)"
+     * were read as 16 a chunk and refused on this 2-stage row */
+    { "full, 16 layers", 0 },
+    { "full recompute (all 16 layers)", 0 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (pp2); i++)
     {
@@ -1732,6 +1737,12 @@ test_recompute (void)
         }
       if (!c->ready)
         g_error ("'%s': %s", pp2[i].text, c->skip_reason);
+      if (pp2[i].layers == 0)
+        {
+          g_assert_cmpint (c->plan.recompute, ==, PLAN_RECOMPUTE_FULL);
+          g_assert_cmpint (c->plan.recompute_method, !=, PLAN_RECOMPUTE_BLOCK);
+          continue;
+        }
       g_assert_cmpint (c->plan.recompute_method, ==, PLAN_RECOMPUTE_BLOCK);
       g_assert_cmpint (c->plan.recompute_num_layers, ==, pp2[i].layers);
     }
