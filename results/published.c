@@ -2063,11 +2063,9 @@ zero_config_stage (const char *text)
         q++;
       if (*q >= '0' && *q <= '3' && !g_ascii_isdigit (q[1]))
         return *q - '0';
-      /* the stage as a word ("ZeRO stage three", "ZeRO-two"; not recognised before) */
-      static const char *const words[] = { "zero", "one", "two", "three" };
-      for (int k = 1; k < 4; k++)
-        if (g_str_has_prefix (q, words[k]) && !g_ascii_isalnum (q[strlen (words[k])]))
-          return k;
+      /* a stage as a word is read only right after "zero" (zero_stage_in): anywhere
+       * after "stage" it overrode the stage the cell states ("ZeRO-1 (stage three was
+       * slower)" read as ZeRO-3) */
     }
   return -1;
 }
