@@ -3892,6 +3892,39 @@ fp8_negated (const char *text)
   for (guint i = 0; i < G_N_ELEMENTS (attn); i++)
     for (char *p = strstr (t, attn[i]); p != NULL; p = strstr (p, attn[i]))
       memset (p, '_', strlen (attn[i]));
+  /* nor does what is said of one part of the model: a bracket or clause (between '(', ')',
+   * ';' and ',') that names attention, the output layer, a weight or data gradient, a norm
+   * or the first / last layers is about that part ("fp8 (not used for attention)", "no FP8
+   * for attention; FP8 GEMMs", "fp8 (the output layer is not FP8)", "FP8 not used in
+   * wgrad" were read as no FP8 at all) */
+  static const char *const parts[] = { "attention", "attn", "output layer", "lm head",
+                                       "lm_head", "wgrad", "dgrad", "weight grad", "softmax",
+                                       "norm", "embedding", "router", "first layer",
+                                       "last layer", "first and last", "first/last", NULL };
+  /* a bracket first, whole ("(attention kept in bf16, not FP8)": its comma does not end
+   * it), then the clauses outside */
+  for (char *open = strchr (t, '('); open != NULL; open = strchr (open + 1, '('))
+    {
+      char *close = strchr (open, ')');
+      if (close == NULL)
+        break;
+      *close = '\0';
+      const gboolean part = contains_any_ci (open, parts);
+      *close = ')';
+      if (part)
+        memset (open, ' ', (gsize) (close - open + 1));
+    }
+  for (char *seg = t; *seg != '\0';)
+    {
+      char *end = seg + strcspn (seg, "();,");
+      char saved = *end;
+      *end = '\0';
+      const gboolean part = contains_any_ci (seg, parts);
+      *end = saved;
+      if (part)
+        memset (seg, ' ', (gsize) (end - seg));
+      seg = *end != '\0' ? end + 1 : end;
+    }
   if (contains_any_ci (t, neg))
     return TRUE;
   static const char *const keys[] = { "fp8", "float8" };

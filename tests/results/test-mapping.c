@@ -783,6 +783,13 @@ test_precision (void)
     { "FP8=no, bf16", FALSE, FALSE },
     { "bf16 (fp8 planned, not used in this run)", FALSE, FALSE },
     { "fp8, fused attention disabled", TRUE, FALSE },
+    /* a negation about one part of the model (attention, the output layer, wgrad) says
+     * nothing of the GEMMs: FP8 (each read as bf16 for a while, some for longer) */
+    { "fp8 (not used for attention)", TRUE, FALSE },
+    { "no FP8 for attention; FP8 GEMMs", TRUE, FALSE },
+    { "bf16 with FP8 GEMMs (attention kept in bf16, not FP8)", TRUE, FALSE },
+    { "fp8 (delayed scaling; the output layer is not FP8)", TRUE, FALSE },
+    { "FP8 disabled (attention issues)", FALSE, FALSE },
     { "fp8 e4m3 fwd / e5m2 bwd", TRUE, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
