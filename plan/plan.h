@@ -243,6 +243,10 @@ typedef struct {
                                   * recipe as a FwScaling (frameworks/stack.h): delayed,
                                   * tensorwise = current, mxfp8 = block, blockwise,
                                   * rowwise; -1: the stack's */
+  gboolean      fp8_recipe_as_run; /* the recipe is a published run's record: a per-tensor
+                                  * recipe the stack's current release has dropped
+                                  * (torchtitan's delayed scaling, until January 2025) is
+                                  * taken as it ran, not refused (plan_check_stack) */
   PlanPrecision param_dtype;     /* model weights as held for compute */
   PlanPrecision grad_dtype;      /* gradient accumulation / reduction dtype */
   PlanPrecision optim_dtype;     /* Adam moments */

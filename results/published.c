@@ -3791,6 +3791,9 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   /* an option the row's stack does not run (GPipe or HSDP on megatron-core, FP8 on
    * meta-llama3, ZeRO-3 on megatron-lm-2021) is refused as predict and search refuse it
    * (plan_check_stack): it was predicted and scored, on a plan no command would take */
+  /* a published run ran the recipe it names, with the release of its day (torchtitan's
+   * delayed scaling of 2024, which its current release has dropped) */
+  p->fp8_recipe_as_run = TRUE;
   if (!plan_check_stack (p, c->stack, &error)
       || !plan_check_stack_model (p, c->model, c->stack, &error))
     {

@@ -1015,6 +1015,23 @@ test_network_bandwidth (void)
   g_assert_cmpfloat (b->cluster->nic_Bps * b->cluster->nics_per_device, ==, 25e9);
 }
 
+/* A published run ran the recipe it names with the release of its day: torchtitan's
+ * delayed scaling (2024; dropped in January 2025, which predict refuses) is read, not
+ * skipped (it was, for a while) */
+static void
+test_recipe_as_run (void)
+{
+  g_autoptr (ResPublishedCase) c = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "global_batch,step_time_s,framework,precision,zero_stage_or_fsdp\n"
+    "1,GPT,H100-SXM-80GB,8,16,1024,16,16384,1024,1,1,8,1.0,torchtitan,"
+    "\"float8 (torchao Float8Linear, delayed scaling)\",FSDP\n");
+  if (!c->ready)
+    g_error ("skipped: %s", c->skip_reason);
+  g_assert_cmpint (c->plan.compute_dtype, ==, PLAN_PREC_FP8);
+  g_assert_cmpint (c->plan.fp8_recipe, ==, FW_SCALING_DELAYED);
+}
+
 static void
 test_units_and_ranges (void)
 {
@@ -2786,6 +2803,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/numbers-as-written", test_numbers_as_written);
   g_test_add_func ("/results/mapping/units-and-ranges", test_units_and_ranges);
   g_test_add_func ("/results/mapping/network-bandwidth", test_network_bandwidth);
+  g_test_add_func ("/results/mapping/recipe-as-run", test_recipe_as_run);
   g_test_add_func ("/results/mapping/mi250x-gcds", test_mi250x_gcds);
   g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);
   g_test_add_func ("/results/mapping/pp-microbatches", test_pp_microbatches);
