@@ -1018,10 +1018,16 @@ clause_is_scale_up (const char *low)
   return g_str_has_prefix (low, "ici");
 }
 
-/* 1 the scope is a GPU, 2 a node, 0 none: the first scope word in `low` */
+/* 1 the scope is a GPU, 2 a node, 3 one NIC a GPU ("one per GPU": the figure is a NIC's
+ * and a GPU's, whatever count of NICs before it), 0 none: the first scope word in `low` */
 static int
 network_scope (const char *low)
 {
+  static const char *const one[] = { "one per gpu", "1 per gpu", "one nic per gpu",
+                                     "one for each gpu", "one per device" };
+  for (guint i = 0; i < G_N_ELEMENTS (one); i++)
+    if (strstr (low, one[i]) != NULL)
+      return 3;
   static const char *const gpu[] = { "per gpu", "per device", "per accelerator", "per gcd",
                                      "/gpu", "a gpu" };
   static const char *const node[] = { "per node", "per host", "per server", "per dgx",
@@ -1057,13 +1063,19 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
   for (const char *p = network;; p++)
     {
       const gboolean end = *p == '\0';
-      const gboolean cut = *p == ';'
+      /* " and " and " + " join two fabrics in one clause ("NVLink 4 at 900 GB/s per GPU
+       * and 400 Gb/s NDR per node": the NVLink part made the whole clause scale-up) */
+      const gsize join = g_ascii_strncasecmp (p, " and ", 5) == 0 ? 5
+                         : strncmp (p, " + ", 3) == 0 ? 3 : 0;
+      const gboolean cut = *p == ';' || join > 0
                            || (*p == ',' && !(p > network && g_ascii_isdigit (p[-1])
                                               && g_ascii_isdigit (p[1])));
       if (end || cut)
         {
           g_ptr_array_add (clauses, g_strndup (start, (gsize) (p - start)));
-          start = p + 1;
+          start = p + (join > 0 ? join : 1);
+          if (join > 0)
+            p += join - 1;
         }
       if (end)
         break;
@@ -1071,7 +1083,11 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
   static GRegex *figure = NULL;
   if (g_once_init_enter (&figure))
     g_once_init_leave (&figure,
-                       g_regex_new ("(?:(\\d+)\\s*(?:x|X|\u00d7)\\s*)?"
+                       g_regex_new ("(?:(\\d+)\\s*(?:x|X|\u00d7)\\s*"
+                                    "(?:(?i:ndr|hdr|edr|xdr|connectx-?\\d*|cx-?\\d+|"
+                                    "infiniband|ib|mellanox|nvidia|efa|roce(?:\\s*v2)?|"
+                                    "ethernet|nics?|ports?|links?|quantum-?\\d*|"
+                                    "spectrum-?x?|rail)\\s+){0,3})?"
                                     "(\\d[\\d,]*(?:\\.\\d+)?)\\s*([TtGg])(bit|b|B)(?:/s|ps)",
                                     G_REGEX_OPTIMIZE, 0, NULL));
   double out = 0;
@@ -1101,9 +1117,13 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
         continue;
       const double count = n_txt != NULL && *n_txt ? g_ascii_strtod (n_txt, NULL) : 1;
       v *= (g_ascii_tolower (prefix[0]) == 't' ? 1000.0 : 1.0)
-           * (g_str_equal (unit, "B") ? 8.0 : 1.0) * count;
+           * (g_str_equal (unit, "B") ? 8.0 : 1.0);
+      const double one_nic = v;
+      v *= count;
       const int scope = network_scope (low + end_pos);
-      if (scope == 1)
+      if (scope == 3)
+        out = one_nic;
+      else if (scope == 1)
         out = v;
       else if (scope == 2 || (scope == 0 && count > 1))
         out = v / (double) node;

@@ -980,6 +980,17 @@ test_network_bandwidth (void)
     { "3.2 Tbps EFA per instance", 8, 400 },         /* p5 */
     { "InfiniBand 400 Gb/s per GPU (8 NICs per node); H800 NVLink 400 GB/s", 8, 400 },
     { "1,600 Gbps per node", 8, 200 },              /* a thousands comma, not a clause */
+    /* a NIC count with the NIC's name between ("8x NDR 400 Gb/s", "8x ConnectX-7 400
+     * Gb/s": read as one 400 Gb/s a node, 8 times too slow), one NIC a GPU whatever the
+     * count ("8 x 400 Gb/s (one per GPU)": read as 8 x 400 a GPU), two NICs a GPU, and
+     * the scale-out half of a clause that joins two fabrics with "and" */
+    { "8x NDR 400 Gb/s InfiniBand per node", 8, 400 },
+    { "8x ConnectX-7 400 Gb/s per node", 8, 400 },
+    { "8 x 400 Gb/s InfiniBand (one per GPU)", 8, 400 },
+    { "2 x 200 Gb/s per GPU", 8, 400 },
+    { "NVLink 4 at 900 GB/s per GPU and 400 Gb/s NDR per node", 8, 50 },
+    /* a count of GPUs is no NIC count */
+    { "4x A100 with 200 Gb/s per GPU", 8, 200 },
     /* none read: an NVLink figure, a figure without a scope, no figure */
     { "H800 NVLink 400 GB/s", 8, 0 },
     { "DGX-B300: NVLink 5 in 8-GPU servers, InfiniBand/ConnectX-8 800 Gb/s", 8, 0 },
