@@ -1484,6 +1484,29 @@ plan_adopt_stack_resolve (Plan *plan, const FwStack *stack, const ModelSpec *mod
    * checked against the heads: tiny-llama at tp 4 cp 4, 2 heads a TP rank, ran, at 137%
    * MFU) */
   if (plan->schedule != schedule || plan->sharding != sharding || plan->cp_comm != cp_comm)
-    return plan_resolve (plan, model, cluster, error);
+    {
+      GError *local = NULL;
+      if (plan_resolve (plan, model, cluster, &local))
+        return TRUE;
+      /* an exchange the stack chose, where it offers no other: the hint names no
+       * --cp-comm-type the stack refuses, nor another stack's rule (DeepSpeed's Ulysses
+       * hinted "--cp-comm-type p2p", which the stack then refused) */
+      if (plan->cp_comm != cp_comm && plan->cp_comm == PLAN_CP_A2A
+          && !((stack->offers_cp_comm >> PLAN_CP_P2P) & 1)
+          && g_str_has_prefix (local->message, "Ulysses"))
+        {
+          g_autoptr (GRegex) te = g_regex_new (" \\(--cp \\d+ on Megatron-Core and NeMo[^)]*\\)",
+                                               0, 0, NULL);
+          g_autofree char *a = g_regex_replace_literal (te, local->message, -1, 0, "", 0, NULL);
+          g_autoptr (GString) m = g_string_new (a);
+          g_string_replace (m, ", or --cp-comm-type p2p", "", 0);
+          g_set_error (error, local->domain, local->code, "the %s stack's context parallelism "
+                       "is Ulysses (all-to-all), its only exchange: %s", stack->name, m->str);
+          g_error_free (local);
+          return FALSE;
+        }
+      g_propagate_error (error, local);
+      return FALSE;
+    }
   return TRUE;
 }

@@ -1281,9 +1281,10 @@ plan_check_precision (const Plan *plan, const TopoCluster *cluster, GError **err
                     plan_fp8_recipe_name (plan->fp8_recipe),
                     plan_precision_name (plan->compute_dtype));
   if (plan->fp8_recipe == FW_SCALING_BLOCK && !cluster->device.mxfp8)
-    return invalid (error, "%s has no MXFP8 block-scaled GEMMs (hint: --fp8-recipe tensorwise "
-                    "or delayed; MXFP8 needs Blackwell or CDNA4: a b200, gb200, gb300 or "
-                    "mi355x cluster)",
+    /* tensorwise: every stack with FP8 runs it (delayed only the Transformer Engine
+     * stacks: torchtitan refuses it) */
+    return invalid (error, "%s has no MXFP8 block-scaled GEMMs (hint: --fp8-recipe tensorwise; "
+                    "MXFP8 needs Blackwell or CDNA4: a b200, gb200, gb300 or mi355x cluster)",
                     cluster->device.name);
   return TRUE;
 }

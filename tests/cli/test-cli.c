@@ -717,7 +717,7 @@ test_errors (void)
     /* MXFP8 needs block-scaled GEMMs: CDNA3 has none (CDNA4's MI355X has, below) */
     { "predict --model llama3-8b --cluster mi300x-cluster --gpus 8 --precision fp8 "
       "--fp8-recipe mxfp8 --no-db",
-      "MI300X-192GB has no MXFP8 block-scaled GEMMs (hint: --fp8-recipe tensorwise or delayed; "
+      "MI300X-192GB has no MXFP8 block-scaled GEMMs (hint: --fp8-recipe tensorwise; "
       "MXFP8 needs Blackwell or CDNA4: a b200, gb200, gb300 or mi355x cluster)" },
     /* the hint divides the KV heads too: qwen2-7b's 28 heads and 4 KV heads take --tp 4
      * (--tp 7 was hinted, which the KV heads then refused) */
@@ -738,8 +738,9 @@ test_errors (void)
      * of degree 4 cannot split (it ran, at 137% MFU) */
     { "predict --model tiny-llama --cluster dgx-h100-superpod --gpus 64 --tp 4 --cp 4 "
       "--gbs 128 --seq-length 4096 --framework deepspeed --no-db",
+      "the deepspeed stack's context parallelism is Ulysses (all-to-all), its only exchange: "
       "Ulysses (a2a) context parallelism of degree 4 needs it to divide the 2 heads per TP "
-      "rank" },
+      "rank (hint: --cp 2)" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
