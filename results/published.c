@@ -459,7 +459,17 @@ row_cell_gpus (const ResCsv *csv, guint row, gint64 *out)
 {
   const char *cell = get (csv, row, "n_gpus");
   int read = cell_gpus (cell, out);
-  if (read == 1 && contains_ci (cell, "MI250") && !contains_ci (cell, "GCD")
+  /* "GCD" in a bracket is a gloss of the modules ("8 nodes x 4 MI250X (8 GCDs per node)"
+   * was read as 32 devices), not the count's unit */
+  g_autoptr (GString) outside = g_string_new (NULL);
+  int depth = 0;
+  for (const char *p = cell; *p != '\0'; p++)
+    {
+      depth += *p == '(' ? 1 : *p == ')' && depth > 0 ? -1 : 0;
+      if (depth == 0 && *p != ')')
+        g_string_append_c (outside, *p);
+    }
+  if (read == 1 && contains_ci (cell, "MI250") && !contains_ci (outside->str, "GCD")
       && *out <= G_MAXINT / 2)
     *out *= 2;
   return read;

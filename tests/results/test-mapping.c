@@ -949,6 +949,8 @@ test_mi250x_gcds (void)
     { "MI250X (GCD)", "4 nodes x 4 MI250X", 32 },
     { "AMD MI250X", "2 nodes x 8 MI250X", 32 },
     { "MI250X (GCD)", "32", 32 },
+    /* "GCDs" in a bracket glosses the modules: still 2 a module (it read 32) */
+    { "AMD MI250X", "8 nodes x 4 MI250X (8 GCDs per node)", 64 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
