@@ -1138,37 +1138,6 @@ plan_check_stack (const Plan *plan, const FwStack *stack, GError **error)
                    plan_fp8_recipe_name (stack->fp8_scaling));
       return FALSE;
     }
-  /* Megatron's kernel flags on a stack that has not those kernels: they moved its
-   * prediction without a word (torchtitan with --cross-entropy-fusion-impl te, 1.4%
-   * faster and 1 GiB lighter). Its loss, RoPE and pipeline sends are the stack's fields
-   * (`tandem show framework`). */
-  if (plan->te_cross_entropy && stack->loss_eager)
-    {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
-                   "--cross-entropy-fusion-impl te: the %s stack computes the loss eagerly "
-                   "(F.cross_entropy; its cross_entropy field), and the flag picks "
-                   "Megatron-Core's fused kernel (hint: drop it, or --framework megatron-core)",
-                   stack->name);
-      return FALSE;
-    }
-  if (plan->no_rope_fusion && stack->fusion != FW_FUSION_FUSED)
-    {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
-                   "--no-rope-fusion: the %s stack runs RoPE as its other element-wise work "
-                   "(fusion %s), and the flag picks Megatron-Core's unfused RoPE (hint: drop "
-                   "it, or --framework megatron-core)", stack->name,
-                   fw_fusion_name (stack->fusion));
-      return FALSE;
-    }
-  if (plan->pp_scatter_gather == 1 && !stack->pp_scatter_gather)
-    {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_USAGE,
-                   "--scatter-gather-tensors-in-pipeline: the %s stack sends whole "
-                   "activations between stages; the scatter-gather is Megatron-LM's before "
-                   "Megatron-Core (hint: drop it, or --framework megatron-lm-2021)",
-                   stack->name);
-      return FALSE;
-    }
   if ((plan->fp8_recipe == FW_SCALING_BLOCKWISE && !stack->blockwise)
       || (plan->fp8_recipe == FW_SCALING_ROWWISE && !stack->rowwise))
     {

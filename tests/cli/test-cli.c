@@ -708,20 +708,6 @@ test_errors (void)
       "(hint: use --gpus 128)" },
     { "memory --tp 8 --pp 16 --gpus 200", "(hint: use --gpus 128 or 256)" },
     { "memory --tp 3", "attention heads" },
-    /* Megatron's kernel flags on a stack without those kernels (they moved a torchtitan
-     * prediction without a word): its loss is eager, its RoPE runs at its fusion level,
-     * its pipeline sends whole activations */
-    { "predict --model llama3-8b --gpus 64 --gbs 256 --framework torchtitan --tp 2 "
-      "--sharding zero3 --sp --cross-entropy-fusion-impl te --no-db",
-      "--cross-entropy-fusion-impl te: the torchtitan stack computes the loss eagerly" },
-    { "predict --model llama3-8b --gpus 64 --gbs 256 --framework torchtitan --tp 2 "
-      "--sharding zero3 --sp --no-rope-fusion --no-db",
-      "--no-rope-fusion: the torchtitan stack runs RoPE as its other element-wise work "
-      "(fusion eager)" },
-    { "predict --model llama3-8b --gpus 64 --gbs 256 --framework torchtitan --tp 2 --pp 2 "
-      "--sharding zero3 --sp --scatter-gather-tensors-in-pipeline --no-db",
-      "--scatter-gather-tensors-in-pipeline: the torchtitan stack sends whole activations "
-      "between stages" },
     /* a per-tensor recipe the stack does not run: torchao dropped delayed scaling
      * (torchtitan read 6.6% faster with it than with its own tensorwise) */
     { "predict --model llama3-8b --gpus 64 --gbs 256 --framework torchtitan --tp 2 "
