@@ -2717,6 +2717,28 @@ ckpt_layers_in (const char *t, int *of, gboolean loose)
   return loose ? recompute_layers_in (t) : 0;
 }
 
+/* "all N layers" (the count the text gives after the word "all"): every layer; "all" as
+ * a word of its own, followed by that count ("full, 4 layers (all stages)" and "small"
+ * are no such thing) */
+static gboolean
+all_layers_said (const char *t, int n)
+{
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  for (const char *p = strstr (low, "all"); p != NULL; p = strstr (p + 1, "all"))
+    {
+      if (p > low && g_ascii_isalnum (p[-1]))
+        continue;
+      const char *q = p + 3;
+      if (*q != ' ')
+        continue;
+      while (*q == ' ')
+        q++;
+      if (g_ascii_isdigit (*q) && g_ascii_strtoll (q, NULL, 10) == n)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Megatron's block method named: "block" at the start, after a bracket, comma, '=' or ':'
  * or after the word "method" ("--recompute-method block", "full (block, 4 layers)"), not
  * a "transformer block" in prose */
@@ -3538,7 +3560,7 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
           /* "all 80 layers", or a bare count that is the model's own ("full, 80 layers"):
            * every layer, not 80 a chunk (read per chunk, it was refused on every pipelined
            * row) */
-          if (part > 0 && of == 0 && (part == layers || contains_ci (from, "all ")))
+          if (part > 0 && of == 0 && (part == layers || all_layers_said (from, part)))
             part = 0;
           if (part > 0)
             {

@@ -1762,6 +1762,9 @@ test_recompute (void)
      * were read as 16 a chunk and refused on this 2-stage row */
     { "full, 16 layers", 0 },
     { "full recompute (all 16 layers)", 0 },
+    /* "all" elsewhere in the cell, or inside a word, is no such count */
+    { "full, 3 layers (all stages)", 3 },
+    { "full, 3 layers, small micro-batch", 3 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (pp2); i++)
     {
