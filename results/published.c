@@ -2093,9 +2093,13 @@ zero_config_stage (const char *text)
         q++;
       if (*q >= '0' && *q <= '3' && !g_ascii_isdigit (q[1]))
         return *q - '0';
-      /* a stage as a word is read only right after "zero" (zero_stage_in): anywhere
-       * after "stage" it overrode the stage the cell states ("ZeRO-1 (stage three was
-       * slower)" read as ZeRO-3) */
+      /* the stage as a word ("ZeRO (stage three)", "DeepSpeed ZeRO, stage two"); a stage
+       * the cell states right after ZeRO comes first (the caller asks zero_stage_in
+       * before: "ZeRO-1 (stage three was slower)" is ZeRO-1) */
+      static const char *const words[] = { "zero", "one", "two", "three" };
+      for (int k = 1; k < 4; k++)
+        if (g_str_has_prefix (q, words[k]) && !g_ascii_isalnum (q[strlen (words[k])]))
+          return k;
     }
   return -1;
 }
@@ -2281,7 +2285,7 @@ map_sharding (ResPublishedCase *c, const char *text, const char *framework, cons
                  "NVMe memory is not modelled", shown);
   else if (contains_ci (t, "ZeRO++") || contains_ci (t, "zeropp"))
     *out = PLAN_SHARD_ZERO3;   /* qwZ / hpZ / qgZ not modelled: ZeRO-3's traffic */
-  else if (zero_config_stage (t) >= 1)
+  else if (zero_config_stage (t) >= 1 && zero_stage_in (t) < 0)
     *out = (PlanSharding) (PLAN_SHARD_ZERO1 + (zero_config_stage (t) - 1));
   else if (megatron_fsdp_strategy (t) >= 0)
     *out = (PlanSharding) megatron_fsdp_strategy (t);

@@ -300,6 +300,8 @@ test_sharding (void)
      * (both read as ZeRO-3 for a while) */
     { "ZeRO-1 (stage three was slower)", "DeepSpeed", 1, PLAN_SHARD_ZERO1 },
     { "ZeRO-2 (ZeRO stage three ran out of memory)", "DeepSpeed", 1, PLAN_SHARD_ZERO2 },
+    { "ZeRO (stage three)", "DeepSpeed", 1, PLAN_SHARD_ZERO3 },
+    { "DeepSpeed ZeRO, stage two", "DeepSpeed", 1, PLAN_SHARD_ZERO2 },
     { "ZeRO-two", "DeepSpeed", 1, PLAN_SHARD_ZERO2 },
     { "ZeRO stage one", "DeepSpeed", 1, PLAN_SHARD_ZERO1 },
     /* SageMaker SMP's sharded data parallelism shards parameters, gradients and
