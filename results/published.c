@@ -3951,39 +3951,48 @@ fp8_negated (const char *text)
   for (guint i = 0; i < G_N_ELEMENTS (attn); i++)
     for (char *p = strstr (t, attn[i]); p != NULL; p = strstr (p, attn[i]))
       memset (p, '_', strlen (attn[i]));
-  /* nor does what is said of one part of the model: a bracket or clause (between '(', ')',
-   * ';' and ',') that names attention, the output layer, a weight or data gradient, a norm
-   * or the first / last layers is about that part ("fp8 (not used for attention)", "no FP8
-   * for attention; FP8 GEMMs", "fp8 (the output layer is not FP8)", "FP8 not used in
-   * wgrad" were read as no FP8 at all) */
+  /* nor does what is said of one part of the model, where the rest of the cell names FP8
+   * as run: a bracket, then a clause (between ';' and ','), that names attention, the
+   * output layer, a weight or data gradient, norms or the first / last layers is about
+   * that part when FP8 is named outside it ("fp8 (not used for attention)", "no FP8 for
+   * attention; FP8 GEMMs", "bf16 with FP8 GEMMs (attention kept in bf16, not FP8)" were
+   * read as no FP8 at all); where nothing else names FP8 the negation is the cell's ("bf16
+   * (no FP8, not even for attention)", "BF16 without FP8 for the embedding") */
   static const char *const parts[] = { "attention", "attn", "output layer", "lm head",
                                        "lm_head", "wgrad", "dgrad", "weight grad", "softmax",
-                                       "norm", "embedding", "router", "first layer",
-                                       "last layer", "first and last", "first/last", NULL };
-  /* a bracket first, whole ("(attention kept in bf16, not FP8)": its comma does not end
-   * it), then the clauses outside */
-  for (char *open = strchr (t, '('); open != NULL; open = strchr (open + 1, '('))
-    {
-      char *close = strchr (open, ')');
-      if (close == NULL)
-        break;
-      *close = '\0';
-      const gboolean part = contains_any_ci (open, parts);
-      *close = ')';
-      if (part)
-        memset (open, ' ', (gsize) (close - open + 1));
-    }
-  for (char *seg = t; *seg != '\0';)
-    {
-      char *end = seg + strcspn (seg, "();,");
-      char saved = *end;
-      *end = '\0';
-      const gboolean part = contains_any_ci (seg, parts);
-      *end = saved;
-      if (part)
-        memset (seg, ' ', (gsize) (end - seg));
-      seg = *end != '\0' ? end + 1 : end;
-    }
+                                       "layernorm", "rmsnorm", "norm layers", "embedding",
+                                       "router", "first layer", "last layer",
+                                       "first and last", "first/last", NULL };
+  for (int pass = 0; pass < 2; pass++)
+    for (char *seg = t; *seg != '\0';)
+      {
+        char *end;
+        if (pass == 0)
+          {
+            seg = strchr (seg, '(');
+            if (seg == NULL)
+              break;
+            end = strchr (seg, ')');
+            if (end == NULL)
+              break;
+            end++;
+          }
+        else
+          end = seg + strcspn (seg, "();,");
+        char saved = *end;
+        *end = '\0';
+        const gboolean part = contains_any_ci (seg, parts);
+        *end = saved;
+        if (part)
+          {
+            /* FP8 named outside this part of the text? */
+            g_autofree char *rest = g_strdup (t);
+            memset (rest + (seg - t), ' ', (gsize) (end - seg));
+            if (strstr (rest, "fp8") != NULL || strstr (rest, "float8") != NULL)
+              memset (seg, ' ', (gsize) (end - seg));
+          }
+        seg = *end != '\0' ? end + (pass == 0 ? 0 : 1) : end;
+      }
   if (contains_any_ci (t, neg))
     return TRUE;
   static const char *const keys[] = { "fp8", "float8" };

@@ -792,6 +792,10 @@ test_precision (void)
     { "bf16 with FP8 GEMMs (attention kept in bf16, not FP8)", TRUE, FALSE },
     { "fp8 (delayed scaling; the output layer is not FP8)", TRUE, FALSE },
     { "FP8 disabled (attention issues)", FALSE, FALSE },
+    /* where nothing outside the part names FP8, the negation is the cell's: bf16 */
+    { "bf16 (no FP8, not even for attention)", FALSE, FALSE },
+    { "bf16 (FP8 disabled in normal runs)", FALSE, FALSE },
+    { "BF16 without FP8 for the embedding or any other layer", FALSE, FALSE },
     { "fp8 e4m3 fwd / e5m2 bwd", TRUE, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
