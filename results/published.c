@@ -469,7 +469,8 @@ row_cell_gpus (const ResCsv *csv, guint row, gint64 *out)
       if (depth == 0 && *p != ')')
         g_string_append_c (outside, *p);
     }
-  if (read == 1 && contains_ci (cell, "MI250") && !contains_ci (outside->str, "GCD")
+  /* the modules named outside a bracket, GCDs not: "128 (MI250X GCDs)" counts GCDs */
+  if (read == 1 && contains_ci (outside->str, "MI250") && !contains_ci (outside->str, "GCD")
       && *out <= G_MAXINT / 2)
     *out *= 2;
   return read;
@@ -1098,7 +1099,7 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
                                     "infiniband|ib|mellanox|nvidia|efa|roce(?:\\s*v2)?|"
                                     "ethernet|nics?|ports?|links?|quantum-?\\d*|"
                                     "spectrum-?x?|rail)\\s+){0,3})?"
-                                    "(\\d[\\d,]*(?:\\.\\d+)?)\\s*([TtGg])(bit|b|B)(?:/s|ps)",
+                                    "(\\d[\\d,]*(?:\\.\\d+)?)\\s*([TtGg])(bit|b|B)(?:/s|ps|E\\b)",
                                     G_REGEX_OPTIMIZE, 0, NULL));
   double out = 0;
   for (guint k = 0; k < clauses->len && out == 0; k++)
@@ -1140,7 +1141,7 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
       if (out > 0 && how != NULL)
         {
           g_autofree char *text = g_strstrip (g_strdup (cl));
-          *how = scope == 1 ? g_strdup_printf ("'%s': a GPU's", text)
+          *how = scope == 1 || scope == 3 ? g_strdup_printf ("'%s': a GPU's", text)
                  : g_strdup_printf ("'%s': a node's, over its %" G_GUINT64_FORMAT " GPUs", text,
                                     node);
         }

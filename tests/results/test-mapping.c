@@ -957,6 +957,8 @@ test_mi250x_gcds (void)
     { "MI250X (GCD)", "32", 32 },
     /* "GCDs" in a bracket glosses the modules: still 2 a module (it read 32) */
     { "AMD MI250X", "8 nodes x 4 MI250X (8 GCDs per node)", 64 },
+    /* a bracket that is the count's unit: GCDs, not doubled */
+    { "MI250X", "128 (MI250X GCDs)", 128 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -999,6 +1001,8 @@ test_network_bandwidth (void)
     { "NVLink 4 at 900 GB/s per GPU and 400 Gb/s NDR per node", 8, 50 },
     /* a count of GPUs is no NIC count */
     { "4x A100 with 200 Gb/s per GPU", 8, 200 },
+    /* Ethernet's GbE is Gb/s */
+    { "400 GbE per node", 8, 50 },
     /* none read: an NVLink figure, a figure without a scope, no figure */
     { "H800 NVLink 400 GB/s", 8, 0 },
     { "DGX-B300: NVLink 5 in 8-GPU servers, InfiniBand/ConnectX-8 800 Gb/s", 8, 0 },
@@ -1012,6 +1016,9 @@ test_network_bandwidth (void)
       if (fabs (got - cells[i].want) > 1e-9)
         g_error ("network '%s': %g Gb/s a GPU, expected %g", cells[i].cell, got, cells[i].want);
       g_assert_true ((how != NULL) == (cells[i].want > 0));
+      /* "one per GPU" is said a GPU's (it was said a node's, the value right) */
+      if (strstr (cells[i].cell, "one per GPU") != NULL)
+        g_assert_nonnull (strstr (how, ": a GPU's"));
     }
   /* a row on A100s whose network is AWS's EFA: the A100 preset's scale-out (Selene, 200
    * Gb/s = 25 GB/s a GPU) runs at 50 Gb/s = 6.25 GB/s, and the data-parallel sync of a
