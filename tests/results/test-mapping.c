@@ -958,7 +958,7 @@ test_mi250x_gcds (void)
     /* "GCDs" in a bracket glosses the modules: still 2 a module (it read 32) */
     { "AMD MI250X", "8 nodes x 4 MI250X (8 GCDs per node)", 64 },
     /* a bracket that is the count's unit: GCDs, not doubled */
-    { "MI250X", "128 (MI250X GCDs)", 128 },
+    { "MI250X", "32 (MI250X GCDs)", 32 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
