@@ -1094,7 +1094,8 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
   static GRegex *figure = NULL;
   if (g_once_init_enter (&figure))
     g_once_init_leave (&figure,
-                       g_regex_new ("(?:(\\d+)\\s*(?:x|X|\u00d7)\\s*"
+                       g_regex_new ("(?:(\\d+)\\s*(?:(?i:nics?|ports?|links?|hcas?|adapters?)"
+                                    "\\s*)?(?:x|X|\u00d7)\\s*"
                                     "(?:(?i:ndr|hdr|edr|xdr|connectx-?\\d*|cx-?\\d+|"
                                     "infiniband|ib|mellanox|nvidia|efa|roce(?:\\s*v2)?|"
                                     "ethernet|nics?|ports?|links?|quantum-?\\d*|"
@@ -1126,7 +1127,30 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
       double v = g_ascii_strtod (digits, NULL);
       if (!(v > 0))
         continue;
-      const double count = n_txt != NULL && *n_txt ? g_ascii_strtod (n_txt, NULL) : 1;
+      double count = n_txt != NULL && *n_txt ? g_ascii_strtod (n_txt, NULL) : 1;
+      /* the count after the figure: "NDR 400 Gb/s x 8 per node" */
+      if (!(n_txt != NULL && *n_txt))
+        {
+          const char *a = cl + end_pos;
+          while (*a == ' ')
+            a++;
+          if (*a == 'x' || *a == 'X' || g_str_has_prefix (a, "\u00d7"))
+            {
+              a += *a == 'x' || *a == 'X' ? 1 : strlen ("\u00d7");
+              while (*a == ' ')
+                a++;
+              if (g_ascii_isdigit (*a))
+                {
+                  char *after = NULL;
+                  const gint64 n = g_ascii_strtoll (a, &after, 10);
+                  if (n > 0 && n <= 64)
+                    {
+                      count = (double) n;
+                      end_pos = (int) (after - cl);
+                    }
+                }
+            }
+        }
       v *= (g_ascii_tolower (prefix[0]) == 't' ? 1000.0 : 1.0)
            * (g_str_equal (unit, "B") ? 8.0 : 1.0);
       const double one_nic = v;

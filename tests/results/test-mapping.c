@@ -1003,6 +1003,9 @@ test_network_bandwidth (void)
     { "4x A100 with 200 Gb/s per GPU", 8, 200 },
     /* Ethernet's GbE is Gb/s */
     { "400 GbE per node", 8, 50 },
+    /* the NIC count after the figure, or with "NICs" before the x */
+    { "NDR 400 Gb/s x 8 per node", 8, 400 },
+    { "8 NICs x 400 Gb/s", 8, 400 },
     /* none read: an NVLink figure, a figure without a scope, no figure */
     { "H800 NVLink 400 GB/s", 8, 0 },
     { "DGX-B300: NVLink 5 in 8-GPU servers, InfiniBand/ConnectX-8 800 Gb/s", 8, 0 },
