@@ -2034,6 +2034,18 @@ offload_negated (const char *t)
   return contains_any_ci (t, neg);
 }
 
+/* A ZeRO stage written as a word at `q` (lower case): "one", "two", "three" as a word of
+ * their own -> 1-3; 0 none */
+static int
+stage_word (const char *q)
+{
+  static const char *const words[] = { "one", "two", "three" };
+  for (int k = 0; k < 3; k++)
+    if (g_str_has_prefix (q, words[k]) && !g_ascii_isalnum (q[strlen (words[k])]))
+      return k + 1;
+  return 0;
+}
+
 /* The stage number a ZeRO spelling gives when it is not one of "ZeRO-N" / "ZeRON" /
  * "stage N": "ZeRO 1", "ZeRO Stage-2", "zero_stage=3", "zero stage: 1"; -1 when none.
  * "zero" then any of " -_=:" and an optional "stage", then one digit 0-3 not followed by
@@ -2053,10 +2065,8 @@ zero_stage_in (const char *text)
       if (*q >= '0' && *q <= '3' && !g_ascii_isdigit (q[1]))
         return *q - '0';
       /* the stage as a word ("ZeRO stage three", "ZeRO-two"; not recognised before) */
-      static const char *const words[] = { "zero", "one", "two", "three" };
-      for (int k = 1; k < 4; k++)
-        if (g_str_has_prefix (q, words[k]) && !g_ascii_isalnum (q[strlen (words[k])]))
-          return k;
+      if (stage_word (q) > 0)
+        return stage_word (q);
     }
   return -1;
 }
@@ -2121,10 +2131,8 @@ zero_config_stage (const char *text)
       /* the stage as a word ("ZeRO (stage three)", "DeepSpeed ZeRO, stage two"); a stage
        * the cell states right after ZeRO comes first (the caller asks zero_stage_in
        * before: "ZeRO-1 (stage three was slower)" is ZeRO-1) */
-      static const char *const words[] = { "zero", "one", "two", "three" };
-      for (int k = 1; k < 4; k++)
-        if (g_str_has_prefix (q, words[k]) && !g_ascii_isalnum (q[strlen (words[k])]))
-          return k;
+      if (stage_word (q) > 0)
+        return stage_word (q);
     }
   return -1;
 }
@@ -2669,15 +2677,13 @@ offload_layer_count (const char *t)
   return -1;
 }
 
-/* The layer count a recompute cell gives Megatron's method: the number after
- * "recompute_num_layers" / "recompute-num-layers" / "num_layers" / "num-layers" (NeMo's
- * activations_checkpoint_num_layers too), or "N layer(s)"; 0 when none */
+/* The number after the first of `keys` (NULL-terminated, lower case) in the lower-case
+ * `low` that has one, past any of " =:" ("num_layers=4", "num-ckpt-layers: 10"); -1 when
+ * none has */
 static int
-recompute_layers_in (const char *t)
+count_after_key (const char *low, const char *const *keys)
 {
-  static const char *const keys[] = { "num_layers", "num-layers", "num layers" };
-  g_autofree char *low = g_ascii_strdown (t, -1);
-  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+  for (guint i = 0; keys[i] != NULL; i++)
     for (const char *p = strstr (low, keys[i]); p != NULL; p = strstr (p + 1, keys[i]))
       {
         const char *q = p + strlen (keys[i]);
@@ -2686,7 +2692,19 @@ recompute_layers_in (const char *t)
         if (g_ascii_isdigit (*q))
           return (int) MIN (g_ascii_strtoll (q, NULL, 10), G_MAXINT);
       }
-  return MAX (offload_layer_count (t), 0);   /* "N layers" */
+  return -1;
+}
+
+/* The layer count a recompute cell gives Megatron's method: the number after
+ * "recompute_num_layers" / "recompute-num-layers" / "num_layers" / "num-layers" (NeMo's
+ * activations_checkpoint_num_layers too), or "N layer(s)"; 0 when none */
+static int
+recompute_layers_in (const char *t)
+{
+  static const char *const keys[] = { "num_layers", "num-layers", "num layers", NULL };
+  g_autofree char *low = g_ascii_strdown (t, -1);
+  const int n = count_after_key (low, keys);
+  return n >= 0 ? n : MAX (offload_layer_count (t), 0);   /* "N layers" */
 }
 
 /* The layer count of a partial full recompute: "N of M layers" / "N out of M layers"
@@ -2732,17 +2750,11 @@ ckpt_layers_in (const char *t, int *of, gboolean loose)
           }
         p = end - 1;
       }
-  static const char *const keys[] = { "num-ckpt-layers", "num_ckpt_layers", "num ckpt layers" };
-  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
-    {
-      const char *p = strstr (low, keys[i]);
-      if (p == NULL)
-        continue;
-      for (p += strlen (keys[i]); *p == ' ' || *p == '=' || *p == ':'; p++)
-        ;
-      if (g_ascii_isdigit (*p))
-        return (int) MIN (g_ascii_strtoll (p, NULL, 10), G_MAXINT);
-    }
+  static const char *const keys[] = { "num-ckpt-layers", "num_ckpt_layers", "num ckpt layers",
+                                      NULL };
+  const int n = count_after_key (low, keys);
+  if (n >= 0)
+    return n;
   return loose ? recompute_layers_in (t) : 0;
 }
 

@@ -1051,6 +1051,17 @@ test_migrate_v1 (Fixture *f, gconstpointer data)
   g_assert_cmpint (raw_count (f->db, "SELECT count(*) FROM runs"), ==, 5);
 }
 
+/* The file at `path` holds exactly the `n` bytes of `before` */
+static void
+assert_file_is (const char *path, const char *before, gsize n)
+{
+  g_autofree char *after = NULL;
+  gsize n_after = 0;
+  g_assert_true (g_file_get_contents (path, &after, &n_after, NULL));
+  g_assert_cmpuint (n_after, ==, n);
+  g_assert_true (memcmp (before, after, n) == 0);
+}
+
 /* Read-only: a v1 file is read through an in-memory copy migrated there; the file stays
  * v1 and unchanged. */
 static void
@@ -1079,11 +1090,7 @@ test_read_only_v1 (Fixture *f, gconstpointer data)
     g_assert_nonnull (error);
     g_clear_error (&error);
   }
-  g_autofree char *after = NULL;
-  gsize n_after = 0;
-  g_assert_true (g_file_get_contents (f->db, &after, &n_after, NULL));
-  g_assert_cmpuint (n_after, ==, n_before);
-  g_assert_true (memcmp (before, after, n_before) == 0);
+  assert_file_is (f->db, before, n_before);
   g_assert_cmpint (raw_count (f->db, "PRAGMA user_version"), ==, 1);
 
   /* no file: refused, and none is created */
@@ -1136,11 +1143,7 @@ test_read_only_leaves_no_wal (Fixture *f, gconstpointer data)
   }
   g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (shm, G_FILE_TEST_EXISTS));
-  g_autofree char *after = NULL;
-  gsize n_after = 0;
-  g_assert_true (g_file_get_contents (f->db, &after, &n_after, NULL));
-  g_assert_cmpuint (n_after, ==, n_before);
-  g_assert_true (memcmp (before, after, n_before) == 0);
+  assert_file_is (f->db, before, n_before);
 }
 
 /* A -wal that holds commits (a writer killed before its checkpoint; here a copy of the
@@ -1184,11 +1187,7 @@ test_read_only_keeps_pending_wal (Fixture *f, gconstpointer data)
     g_assert_cmpfloat (((ResRunRow *) rows->pdata[0])->predicted_step_s, ==, 2.5);
   }
   g_assert_true (g_file_test (copy_wal, G_FILE_TEST_EXISTS));
-  g_autofree char *after = NULL;
-  gsize n_after = 0;
-  g_assert_true (g_file_get_contents (copy, &after, &n_after, NULL));
-  g_assert_cmpuint (n_after, ==, n_before);
-  g_assert_true (memcmp (before, after, n_before) == 0);
+  assert_file_is (copy, before, n_before);
 }
 
 /* ---- runs recorded from their start ---------------------------------------------- */
