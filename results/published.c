@@ -1061,6 +1061,92 @@ network_scope (const char *low)
   return scope;
 }
 
+/* A network clause with the port-speed shorthands people write spelled as figures the
+ * reader takes: an InfiniBand generation with its rate ("NDR400", "HDR 200", "NDR-200":
+ * that many Gb/s), a bare port speed ("400G", "4x100G", "3.2T": Gb/s, Tb/s), and a
+ * generation alone where the clause states no figure ("InfiniBand NDR": the generation's
+ * 4x-link rate, EDR 100, HDR 200, NDR 400, XDR 800 Gb/s, the InfiniBand Trade
+ * Association's roadmap). Examples (tests/results/test-mapping.c): "2x 400G per node" on
+ * 8-GPU nodes 100; "InfiniBand NDR400 (8 per node)" 400; "HDR InfiniBand (8 per node)" 200. */
+static char *
+network_spell_figures (const char *clause)
+{
+  static GRegex *gen_rate = NULL, *bare = NULL, *gen = NULL, *any = NULL;
+  if (g_once_init_enter (&any))
+    {
+      gen_rate = g_regex_new ("\\b((?i:ndr|hdr|edr|xdr))[- ]?(\\d{2,3})\\b"
+                              "(?!\\s*[GgTt](?:bit|b|B))", G_REGEX_OPTIMIZE, 0, NULL);
+      bare = g_regex_new ("(\\d)\\s?([GgTt])(?![A-Za-z0-9/])", G_REGEX_OPTIMIZE, 0, NULL);
+      gen = g_regex_new ("\\b(?i:(ndr|hdr|edr|xdr))\\b", G_REGEX_OPTIMIZE, 0, NULL);
+      g_once_init_leave (&any, g_regex_new ("\\d\\s*[GgTt](?:bit|b|B)(?:/s|ps|E\\b)",
+                                            G_REGEX_OPTIMIZE, 0, NULL));
+    }
+  g_autofree char *a = g_regex_replace (gen_rate, clause, -1, 0, "\\1 \\2 Gb/s", 0, NULL);
+  char *b = g_regex_replace (bare, a != NULL ? a : clause, -1, 0, "\\1 \\2b/s", 0, NULL);
+  if (b == NULL)
+    b = g_strdup (clause);
+  g_autoptr (GMatchInfo) m = NULL;
+  if (!g_regex_match (any, b, 0, NULL) && g_regex_match (gen, b, 0, &m))
+    {
+      g_autofree char *g_raw = g_match_info_fetch (m, 1);
+      g_autofree char *g = g_ascii_strdown (g_raw, -1);
+      const char *rate = g_str_equal (g, "edr") ? "100" : g_str_equal (g, "hdr") ? "200"
+                         : g_str_equal (g, "ndr") ? "400" : "800";
+      int end = 0;
+      g_match_info_fetch_pos (m, 0, NULL, &end);
+      char *c = g_strdup_printf ("%.*s %s Gb/s%s", end, b, rate, b + end);
+      g_free (b);
+      b = c;
+    }
+  return b;
+}
+
+/* After a figure: "(8 per node)", ", 8 per server", "(4 HCAs per node)": the count of NICs
+ * in *n and the position of the scope word, or NULL */
+static const char *
+nic_count_per_node (const char *a, gint64 *n)
+{
+  /* past the fabric's words ("InfiniBand", "RoCE v") but not past a scope ("per GPU")
+   * nor far */
+  const char *from = a;
+  while ((g_ascii_isalpha (*a) || *a == ' ' || *a == '-' || *a == '(' || *a == ',')
+         && a - from < 40)
+    {
+      if (g_ascii_strncasecmp (a, "per ", 4) == 0)
+        return NULL;
+      a++;
+    }
+  if (!g_ascii_isdigit (*a))
+    return NULL;
+  char *after = NULL;
+  const gint64 v = g_ascii_strtoll (a, &after, 10);
+  if (v < 1 || v > 64)
+    return NULL;
+  const char *q = after;
+  while (*q == ' ')
+    q++;
+  static const char *const nouns[] = { "nics", "nic", "ports", "port", "hcas", "hca",
+                                       "adapters", "adapter", "links", "link", "cards",
+                                       "rails" };
+  for (guint i = 0; i < G_N_ELEMENTS (nouns); i++)
+    if (g_ascii_strncasecmp (q, nouns[i], strlen (nouns[i])) == 0)
+      {
+        q += strlen (nouns[i]);
+        while (*q == ' ')
+          q++;
+        break;
+      }
+  static const char *const per[] = { "per node", "per host", "per server", "per dgx",
+                                     "per instance", "per system", "per machine", "a node" };
+  for (guint i = 0; i < G_N_ELEMENTS (per); i++)
+    if (g_ascii_strncasecmp (q, per[i], strlen (per[i])) == 0)
+      {
+        *n = v;
+        return after;
+      }
+  return NULL;
+}
+
 double
 res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
 {
@@ -1105,10 +1191,14 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
   double out = 0;
   for (guint k = 0; k < clauses->len && out == 0; k++)
     {
-      const char *cl = clauses->pdata[k];
-      g_autofree char *low = g_ascii_strdown (cl, -1);
+      const char *orig = clauses->pdata[k];
+      g_autofree char *low = g_ascii_strdown (orig, -1);
       if (clause_is_scale_up (low))
         continue;
+      /* the clause with its port-speed shorthands spelled as figures */
+      g_autofree char *cl = network_spell_figures (orig);
+      g_free (low);
+      low = g_ascii_strdown (cl, -1);
       g_autoptr (GMatchInfo) m = NULL;
       if (!g_regex_match (figure, cl, 0, &m))
         continue;
@@ -1150,12 +1240,42 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
                     }
                 }
             }
+          /* or a count of NICs a node after it: "NDR400 (8 per node)", "400 Gb/s, 8 per
+           * server", "200 Gb/s HDR (4 HCAs per node)" */
+          else
+            {
+              gint64 n = 0;
+              const char *after = nic_count_per_node (a, &n);
+              if (after != NULL)
+                {
+                  count = (double) n;
+                  end_pos = (int) (after - cl);
+                }
+            }
         }
       v *= (g_ascii_tolower (prefix[0]) == 't' ? 1000.0 : 1.0)
            * (g_str_equal (unit, "B") ? 8.0 : 1.0);
       const double one_nic = v;
       v *= count;
-      const int scope = network_scope (low + end_pos);
+      int scope = network_scope (low + end_pos);
+      /* the NIC count a node in the clause after it: "InfiniBand HDR100, 4 HCAs per node" */
+      if (scope == 0 && count == 1 && k + 1 < clauses->len)
+        {
+          const char *nx = clauses->pdata[k + 1];
+          while (*nx == ' ')
+            nx++;
+          gint64 n2 = 0;
+          if (g_ascii_isdigit (*nx) && nic_count_per_node (nx, &n2) != NULL)
+            {
+              count = (double) n2;
+              v *= count;
+              scope = 2;
+            }
+        }
+      /* a figure above any one NIC's port (800 Gb/s: ConnectX-8, XDR) with no scope is a
+       * node's aggregate ("EFA v2 3200 Gbps", AWS p5's 32 x 100 Gb/s an instance) */
+      if (scope == 0 && count == 1 && v > 800)
+        scope = 2;
       if (scope == 3)
         out = one_nic;
       else if (scope == 1)
@@ -1164,7 +1284,7 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
         out = v / (double) node;
       if (out > 0 && how != NULL)
         {
-          g_autofree char *text = g_strstrip (g_strdup (cl));
+          g_autofree char *text = g_strstrip (g_strdup (orig));
           *how = scope == 1 || scope == 3 ? g_strdup_printf ("'%s': a GPU's", text)
                  : g_strdup_printf ("'%s': a node's, over its %" G_GUINT64_FORMAT " GPUs", text,
                                     node);

@@ -1006,7 +1006,20 @@ test_network_bandwidth (void)
     /* the NIC count after the figure, or with "NICs" before the x */
     { "NDR 400 Gb/s x 8 per node", 8, 400 },
     { "8 NICs x 400 Gb/s", 8, 400 },
+    /* port-speed shorthands: "400G", an InfiniBand generation with or without its rate,
+     * a NIC count a node after the figure; a figure above any one NIC's 800 Gb/s with no
+     * scope is a node's (AWS p5: 3,200 Gb/s an instance of 8) */
+    { "2x 400G per node", 8, 100 },
+    { "InfiniBand NDR400 (8 per node)", 8, 400 },
+    { "HDR InfiniBand (8 per node)", 8, 200 },
+    { "InfiniBand HDR100, 4 HCAs per node", 4, 100 },
+    { "RoCE 200 Gb/s (4 NICs per server)", 8, 100 },
+    { "EFA v2 3200 Gbps", 8, 400 },
+    { "400 Gb/s per GPU (8 per node)", 8, 400 },
+    { "200 Gb/s per GPU, 4 per node", 8, 200 },
     /* none read: an NVLink figure, a figure without a scope, no figure */
+    { "InfiniBand NDR", 8, 0 },
+    { "200G HDR InfiniBand", 8, 0 },
     { "H800 NVLink 400 GB/s", 8, 0 },
     { "DGX-B300: NVLink 5 in 8-GPU servers, InfiniBand/ConnectX-8 800 Gb/s", 8, 0 },
     { "Omni-Path (OPA), 4 links per node", 8, 0 },
