@@ -486,6 +486,16 @@ cli_fmt_si (double v, const char *unit)
   return out;
 }
 
+/* The value a command's own string option `name` took (NULL: not given, or no such) */
+static const char *
+extra_string_option (const GOptionEntry *extra, const char *name)
+{
+  for (const GOptionEntry *e = extra; e != NULL && e->long_name != NULL; e++)
+    if (g_str_equal (e->long_name, name) && e->arg == G_OPTION_ARG_STRING && e->arg_data != NULL)
+      return *(const char **) e->arg_data;
+  return NULL;
+}
+
 int
 cli_plan_context_init (CliPlanContext *ctx, const char *what, const char *summary,
                        const GOptionEntry *extra, int *argc, char ***argv)
@@ -544,7 +554,17 @@ cli_plan_context_init (CliPlanContext *ctx, const char *what, const char *summar
       || !plan_model_apply_moe (&ctx->plan, &ctx->model, &error)
       || !plan_resolve (&ctx->plan, ctx->model, ctx->cluster, &error))
     {
-      g_autofree char *text = cli_plan_file_message (error->message, ctx->args.plan_file);
+      /* a typed --cp-comm-type a2a refused on the heads under a stack whose only exchange
+       * is Ulysses (DeepSpeed): no hint at p2p, which that stack refuses */
+      g_autofree char *ulysses = NULL;
+      const char *framework = extra_string_option (extra, "framework");
+      if (framework != NULL)
+        {
+          g_autoptr (FwStack) stack = cli_stack_lookup (framework, NULL);
+          ulysses = plan_ulysses_message_for_stack (error->message, stack);
+        }
+      g_autofree char *text = cli_plan_file_message (ulysses ? ulysses : error->message,
+                                                     ctx->args.plan_file);
       return cli_fail (CLI_EXIT_USAGE, "%s", text);
     }
   ctx->layout = plan_layout_new (&ctx->plan, ctx->cluster, &error);

@@ -1470,6 +1470,28 @@ plan_adopt_stack (Plan *plan, const FwStack *stack, GError **error)
   return TRUE;
 }
 
+/* A Ulysses refusal (plan_resolve) for a stack whose only exchange is Ulysses (DeepSpeed):
+ * its hint without "--cp-comm-type p2p", which the stack refuses, nor another stack's
+ * rule; NULL where the message is no Ulysses refusal or the stack offers p2p. DeepSpeed's
+ * default Ulysses and a typed --cp-comm-type a2a both hinted p2p, which the stack then
+ * refused. */
+char *
+plan_ulysses_message_for_stack (const char *message, const FwStack *stack)
+{
+  if (stack == NULL || message == NULL || ((stack->offers_cp_comm >> PLAN_CP_P2P) & 1)
+      || !g_str_has_prefix (message, "Ulysses"))
+    return NULL;
+  g_autoptr (GRegex) te = g_regex_new (" \\(--cp \\d+ on Megatron-Core and NeMo[^)]*\\)",
+                                       0, 0, NULL);
+  g_autofree char *a = g_regex_replace_literal (te, message, -1, 0, "", 0, NULL);
+  GString *m = g_string_new (a);
+  g_string_replace (m, ", or --cp-comm-type p2p", "", 0);
+  /* the KV rule's hint was p2p alone: the degrees that divide the KV heads instead */
+  g_string_replace (m, " (hint: --cp-comm-type p2p)",
+                    " (hint: a --cp that divides the KV heads per TP rank, or that they divide)", 0);
+  return g_string_free (m, FALSE);
+}
+
 gboolean
 plan_adopt_stack_resolve (Plan *plan, const FwStack *stack, const ModelSpec *model,
                           const TopoCluster *cluster, GError **error)
@@ -1491,17 +1513,11 @@ plan_adopt_stack_resolve (Plan *plan, const FwStack *stack, const ModelSpec *mod
       /* an exchange the stack chose, where it offers no other: the hint names no
        * --cp-comm-type the stack refuses, nor another stack's rule (DeepSpeed's Ulysses
        * hinted "--cp-comm-type p2p", which the stack then refused) */
-      if (plan->cp_comm != cp_comm && plan->cp_comm == PLAN_CP_A2A
-          && !((stack->offers_cp_comm >> PLAN_CP_P2P) & 1)
-          && g_str_has_prefix (local->message, "Ulysses"))
+      g_autofree char *m = plan_ulysses_message_for_stack (local->message, stack);
+      if (plan->cp_comm != cp_comm && m != NULL)
         {
-          g_autoptr (GRegex) te = g_regex_new (" \\(--cp \\d+ on Megatron-Core and NeMo[^)]*\\)",
-                                               0, 0, NULL);
-          g_autofree char *a = g_regex_replace_literal (te, local->message, -1, 0, "", 0, NULL);
-          g_autoptr (GString) m = g_string_new (a);
-          g_string_replace (m, ", or --cp-comm-type p2p", "", 0);
           g_set_error (error, local->domain, local->code, "the %s stack's context parallelism "
-                       "is Ulysses (all-to-all), its only exchange: %s", stack->name, m->str);
+                       "is Ulysses (all-to-all), its only exchange: %s", stack->name, m);
           g_error_free (local);
           return FALSE;
         }

@@ -824,6 +824,7 @@ gboolean plan_adopt_stack (Plan *plan, const FwStack *stack, GError **error);
 /* plan_adopt_stack on a resolved plan, resolved again where the stack chose its schedule
  * or sharding (one the plan did not name: hai-llm's DualPipe, an FSDP-only stack's
  * zero3). */
+char    *plan_ulysses_message_for_stack (const char *message, const FwStack *stack);
 gboolean plan_adopt_stack_resolve (Plan *plan, const FwStack *stack, const ModelSpec *model,
                                    const TopoCluster *cluster, GError **error);
 /* The refusal of a plan whose expert layout does not fold onto the one rank order `stack`

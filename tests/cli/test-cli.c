@@ -741,6 +741,13 @@ test_errors (void)
       "the deepspeed stack's context parallelism is Ulysses (all-to-all), its only exchange: "
       "Ulysses (a2a) context parallelism of degree 4 needs it to divide the 2 heads per TP "
       "rank (hint: --cp 2)" },
+    /* the same refusal for a typed --cp-comm-type a2a: it hinted "--cp-comm-type p2p",
+     * which the stack refuses, and Megatron-Core's KV-head rule; tp 4 cp 4 on 8 heads,
+     * 2 a TP rank: the largest degree that divides them is 2 */
+    { "predict --model tiny-llama --cluster dgx-h100-superpod --gpus 64 --tp 4 --cp 4 "
+      "--cp-comm-type a2a --gbs 128 --seq-length 4096 --framework deepspeed --no-db",
+      "Ulysses (a2a) context parallelism of degree 4 needs it to divide the 2 heads per TP "
+      "rank (hint: --cp 2)\n" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
