@@ -1043,7 +1043,9 @@ network_scope (const char *low)
                                      "/gpu", "a gpu" };
   static const char *const node[] = { "per node", "per host", "per server", "per dgx",
                                       "per instance", "per system", "per machine",
-                                      "node-node", "node-to-node", "node to node", "a node" };
+                                      "node-node", "node-to-node", "node to node", "a node",
+                                      "inter-node", "internode", "inter node", "inter-machine",
+                                      "inter-host", "inter-server", "between nodes" };
   const char *best = NULL;
   int scope = 0;
   for (guint i = 0; i < G_N_ELEMENTS (gpu); i++)
@@ -1076,7 +1078,7 @@ network_spell_figures (const char *clause)
     {
       gen_rate = g_regex_new ("\\b((?i:ndr|hdr|edr|xdr))[- ]?(\\d{2,3})\\b"
                               "(?!\\s*[GgTt](?:bit|b|B))", G_REGEX_OPTIMIZE, 0, NULL);
-      bare = g_regex_new ("(\\d)\\s?([GgTt])(?![A-Za-z0-9/])", G_REGEX_OPTIMIZE, 0, NULL);
+      bare = g_regex_new ("(\\d)\\s?([GgTt])b?(?![A-Za-z0-9/])", G_REGEX_OPTIMIZE, 0, NULL);
       gen = g_regex_new ("\\b(?i:(ndr|hdr|edr|xdr))\\b", G_REGEX_OPTIMIZE, 0, NULL);
       g_once_init_leave (&any, g_regex_new ("\\d\\s*[GgTt](?:bit|b|B)(?:/s|ps|E\\b)",
                                             G_REGEX_OPTIMIZE, 0, NULL));
@@ -1181,7 +1183,7 @@ res_pub_network_gbps_per_gpu (const char *network, guint64 node, char **how)
   if (g_once_init_enter (&figure))
     g_once_init_leave (&figure,
                        g_regex_new ("(?:(\\d+)\\s*(?:(?i:nics?|ports?|links?|hcas?|adapters?)"
-                                    "\\s*)?(?:x|X|\u00d7)\\s*"
+                                    "\\s*)?(?:x|X|\u00d7|\\*)\\s*"
                                     "(?:(?i:ndr|hdr|edr|xdr|connectx-?\\d*|cx-?\\d+|"
                                     "infiniband|ib|mellanox|nvidia|efa|roce(?:\\s*v2)?|"
                                     "ethernet|nics?|ports?|links?|quantum-?\\d*|"

@@ -1017,6 +1017,11 @@ test_network_bandwidth (void)
     { "EFA v2 3200 Gbps", 8, 400 },
     { "400 Gb/s per GPU (8 per node)", 8, 400 },
     { "200 Gb/s per GPU, 4 per node", 8, 200 },
+    /* "inter-node" / "inter-machine" scope a node's figure as "node-node" does; "100Gb"
+     * is Gb/s; "4 * 100" a count (IBM's and InternLM's clusters) */
+    { "800 Gbps inter-node interconnect", 8, 100 },
+    { "4 * 100Gb RoCE inter-machine", 8, 50 },
+    { "4x100Gb RoCE per node", 8, 50 },
     /* none read: an NVLink figure, a figure without a scope, no figure */
     { "InfiniBand NDR", 8, 0 },
     { "200G HDR InfiniBand", 8, 0 },
