@@ -750,6 +750,7 @@ show_framework (const char *name, gboolean json)
   ROW ("swiglu_saves", s->swiglu_eager_saves ? "eager" : "fused");
   ROW ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
   ROW ("cross_entropy", s->loss_eager ? "eager" : "fused");
+  ROW ("tflops_convention", s->tflops_convention ? s->tflops_convention : "none");
   ROW ("remat", s->remat_named ? "named" : "modules");
   g_autofree char *opt_b = s->optimizer_bytes_per_param > 0
                              ? g_strdup_printf ("%g B", s->optimizer_bytes_per_param)

@@ -177,7 +177,7 @@ get_name_set (JsonObject *obj, const char *key, const char *const *names, guint 
 
 static const char *const top_keys[] = {
   "name", "description", "attention", "fusion", "compile", "kernel_overhead_us", "tp_comm_overlap",
-  "async_tp", "tp_grad_reduce_scatter", "tp_seq_dim_copies", "pp_schedule_runtime", "pp_p2p_sync", "pp_scatter_gather", "pp_stage_input", "pp_stage_output", "dp_overlap", "swiglu_saves", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "dropout", "remat", "fsdp", "fp8", "defaults",
+  "async_tp", "tp_grad_reduce_scatter", "tp_seq_dim_copies", "pp_schedule_runtime", "pp_p2p_sync", "pp_scatter_gather", "pp_stage_input", "pp_stage_output", "dp_overlap", "swiglu_saves", "moe_shared_expert_overlap", "optimizer_bytes_per_param", "grad_reduce_dtype", "cross_entropy", "tflops_convention", "dropout", "remat", "fsdp", "fp8", "defaults",
   "moe", "cp", "tp_overlap_sms", "offers", "nccl", "sources", NULL,
 };
 static const char *const nccl_keys[] = { "pat", NULL };
@@ -444,6 +444,11 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
   if (!get_enum (o, "cross_entropy", ce_names, &e, FALSE, &w, error))
     return NULL;
   s->loss_eager = e == 1;
+  static const char *const conv_names[] = { "none", "mcore", "megatron96", "palm", NULL };
+  e = 0;
+  if (!get_enum (o, "tflops_convention", conv_names, &e, FALSE, &w, error))
+    return NULL;
+  s->tflops_convention = e > 0 ? conv_names[e] : NULL;
   if (!get_num (o, "optimizer_bytes_per_param", 0, 1000, &s->optimizer_bytes_per_param, FALSE,
                 &w, error))
     return NULL;
@@ -1160,6 +1165,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   S ("moe_shared_expert_overlap", fw_avail_name (s->moe_shared_expert_overlap));
   S ("grad_reduce_dtype", s->grad_reduce_bf16 ? "bf16" : "fp32");
   S ("cross_entropy", s->loss_eager ? "eager" : "fused");
+  S ("tflops_convention", s->tflops_convention ? s->tflops_convention : "none");
   S ("dropout", s->no_dropout ? "none" : "model");
   S ("remat", s->remat_named ? "named" : "modules");
   D ("optimizer_bytes_per_param", s->optimizer_bytes_per_param);

@@ -305,6 +305,12 @@ typedef struct {
                                          * logits, two T V fp32 gradients allocated in its
                                          * backward; "fused" (default): the gradient written
                                          * into the saved softmax (Megatron-Core) */
+  const char   *tflops_convention;      /* "tflops_convention": the FLOP count the
+                                         * framework's own TFLOP/s or MFU report uses
+                                         * (models/flops.h names: mcore, megatron96, palm),
+                                         * which a published row that states no convention
+                                         * was measured in; NULL ("none", the default): it
+                                         * reports none of its own */
   gboolean      mxfp8;                  /* offers MXFP8 (Blackwell) */
   gboolean      nvfp4;                  /* offers NVFP4 (Blackwell) */
   gboolean      blockwise;              /* offers FP8 blockwise scaling (1x128 / 128x128) */

@@ -1573,6 +1573,8 @@ six_n_only (const char *text)
   return TRUE;
 }
 
+static gboolean cell_unstated (const char *t);
+
 /* flops_convention text -> tandem's convention (table in published.h); *six_n where the
  * text counts 6 N alone (six_n_only), read as PaLM's 6 N without its attention term. */
 static gboolean
@@ -1675,6 +1677,21 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
   c->has_convention = convention_for (get (csv, row, "flops_convention"), &c->convention,
                                       &c->flops_6n);
   c->flops_6n_ratio = 1.0;
+  /* No convention stated ("", "not stated", "formula not printed"): the count the
+   * framework the row names reports its TFLOP/s and MFU in (the stack's
+   * tflops_convention, with its source: Megatron-Core's num_floating_point_operations,
+   * torchtitan's and Composer's PaLM count, the SC'21 formula), where the framework cell
+   * names a stack that has one; a framework tandem does not know, or one without a
+   * count of its own, leaves the row skipped as before. Example: an audit's Nemotron-4
+   * 15B rows (Megatron-LM, "MFU against 989 TFLOP/s bf16 peak; formula not printed") */
+  gboolean from_stack = FALSE;
+  const char *conv_cell = get (csv, row, "flops_convention");
+  if (!c->has_convention && c->stack != NULL && c->stack->tflops_convention != NULL
+      && (*conv_cell == '\0' || cell_unstated (conv_cell) || contains_ci (conv_cell, "not printed")
+          || contains_ci (conv_cell, "not published") || contains_ci (conv_cell, "not stated"))
+      && fw_stack_preset_for_text (get (csv, row, "framework")) != NULL
+      && model_flop_convention_parse (c->stack->tflops_convention, &c->convention))
+    c->has_convention = from_stack = TRUE;
   if (cell_seconds (get (csv, row, "step_time_s"), &v) && v > 0)
     {
       c->measured_step_s = v;
@@ -1694,8 +1711,13 @@ map_measured_cells (ResPublishedCase *c, const ResCsv *csv, guint row, double to
                             tokens / (v * (double) c->n_gpus),
                             g_strdup ("tokens_per_s_per_gpu"));
     }
+  g_autofree char *conv_owned = from_stack
+    ? g_strdup_printf ("%s, the %s stack's own count: no convention stated",
+                       model_flop_convention_name (c->convention), c->stack->name)
+    : NULL;
   const char *conv = c->flops_6n ? "6N, no attention term"
-                                  : model_flop_convention_name (c->convention);
+                     : conv_owned != NULL ? conv_owned
+                                          : model_flop_convention_name (c->convention);
   double flops_per_token = c->has_convention
     ? model_spec_flops_per_token (c->model, c->model->max_positions, c->convention) : 0;
   if (c->flops_6n && flops_per_token > 0)

@@ -287,6 +287,10 @@
  *   "Korthikanti" or "72*B" -> megatron72; "Megatron-Core", "num_floating_point_operations"
  *   or "NeMo/Megatron model FLOPs" -> mcore; "PaLM", "Llama 3 paper", "torchtitan",
  *   "llm-foundry", "6N", "6*N", "6 * N", "6 x N" or "6·N" -> palm; "causal" without "non-causal" -> causal;
+ *   empty, "not stated" or "formula not printed" -> the count of the framework the row
+ *   names (its stack's tflops_convention: mcore for megatron-core and nemo, megatron96 for
+ *   megatron-lm-2021, palm for torchtitan, llm-foundry and meta-llama3; the measured
+ *   source says "the STACK stack's own count: no convention stated");
  *   otherwise unknown (those two sources unusable).
  *   Numeric cells: the leading number is read ("430 (approx.)" is 430); a cell with no
  *   leading number ("from memory, unverified") is missing.

@@ -275,6 +275,44 @@ test_map_gpt_megatron96 (void)
   assert_rel (c->measured_step_s, 0.16217796509696, 1e-12);
 }
 
+/* A TFLOP/s row that states no FLOP convention is read in the count of the framework it
+ * names (the stack's tflops_convention): row 2 of rows.csv without its formula, on
+ * Megatron-LM (the megatron-lm-2021 stack: the SC'21 96 count), and on Megatron-Core
+ * ("formula not printed": Megatron-Core's num_floating_point_operations); a framework
+ * tandem has no stack for stays skipped, as does a convention text it cannot read. */
+static void
+test_map_convention_from_stack (void)
+{
+  const char *text =
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,dp,micro_batch,"
+    "global_batch,recompute,precision,framework,tflops_per_gpu,flops_convention\n"
+    "1,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,Megatron-LM,100,\n"
+    "2,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,Megatron-Core,100,"
+    "MFU against the peak; formula not printed\n"
+    "3,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,InternEvo,100,\n"
+    "4,GPT 1B,A100-SXM-80GB,8,16,1024,16,16384,1024,2,2,2,2,64,full,fp16,Megatron-LM,100,"
+    "our own count\n";
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  g_autoptr (ResPublishedCase) a = case_for (csv, "1");
+  g_assert_null (a->skip_reason);
+  g_assert_cmpstr (a->stack->name, ==, "megatron-lm-2021");
+  /* as test_map_gpt_megatron96: 1,979,711,488 FLOP/token x 65,536 tokens / (100e12 x 8) */
+  g_assert_cmpint (a->convention, ==, MODEL_FLOPS_MEGATRON96);
+  g_assert_cmpstr (a->measured_source, ==, "tflops_per_gpu (megatron96, the megatron-lm-2021 "
+                                           "stack's own count: no convention stated)");
+  assert_rel (a->measured_step_s, 0.16217796509696, 1e-12);
+  g_autoptr (ResPublishedCase) b = case_for (csv, "2");
+  g_assert_null (b->skip_reason);
+  g_assert_cmpint (b->convention, ==, MODEL_FLOPS_MCORE);
+  g_assert_true (g_str_has_prefix (b->measured_source, "tflops_per_gpu (mcore, the megatron-core "));
+  g_autoptr (ResPublishedCase) c = case_for (csv, "3");
+  g_assert_nonnull (c->skip_reason);
+  g_assert_nonnull (strstr (c->skip_reason, "flops_convention not recognised"));
+  g_autoptr (ResPublishedCase) d = case_for (csv, "4");
+  g_assert_nonnull (d->skip_reason);
+}
+
 /* Row 6: MFU only, Korthikanti's 72 formula, A100 peak 312 TFLOP/s. */
 static void
 test_map_mfu_megatron72 (void)
@@ -1161,6 +1199,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/results/published/map-nemotron-no-dropout",
                    test_map_nemotron_no_dropout);
+  g_test_add_func ("/results/published/map-convention-from-stack", test_map_convention_from_stack);
   g_test_add_func ("/results/published/csv-quoting", test_csv_quoting);
   g_test_add_func ("/results/published/csv-inline", test_csv_inline);
   g_test_add_func ("/results/published/csv-bad-row-id", test_csv_bad_row_id);
