@@ -1903,6 +1903,24 @@ test_recompute (void)
              sel_mlp->predicted_compute_s, sel->predicted_compute_s, grow);
 }
 
+/* torch.compile on plain PyTorch FSDP: the pytorch-fsdp stack offers it (compile
+ * "optional"), so a row that says so runs compiled; it was ignored, the row predicted
+ * eager (an audit's 175B on 360 H200: +20.5% against +6.2% read as torchtitan's) */
+static void
+test_pytorch_fsdp_compile (void)
+{
+  ResPublishedCase *c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)",
+                             "PyTorch FSDP + torch.compile", "bf16");
+  g_assert_null (c->skip_reason);
+  g_assert_cmpstr (c->stack->name, ==, "pytorch-fsdp");
+  g_assert_true (c->plan.compile);
+  res_published_case_free (c);
+  c = row ("H100-SXM-80GB", 64, 1, "FSDP (full shard)", "PyTorch FSDP", "bf16");
+  g_assert_null (c->skip_reason);
+  g_assert_false (c->plan.compile);
+  res_published_case_free (c);
+}
+
 /* "V not stated": a virtual_pipeline cell of text, or a framework naming the interleaved
  * schedule, takes the rule every such row takes: the chunking the row's stack documents,
  * else the smallest V >= 2 that splits the layers (16 layers over pp 4: 16 % (4 V) == 0 at
@@ -2846,6 +2864,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/gpu-types", test_gpu_types);
   g_test_add_func ("/results/mapping/sharding", test_sharding);
   g_test_add_func ("/results/mapping/recompute", test_recompute);
+  g_test_add_func ("/results/mapping/pytorch-fsdp-compile", test_pytorch_fsdp_compile);
   g_test_add_func ("/results/mapping/interleaved-unstated", test_interleaved_unstated);
   g_test_add_func ("/results/mapping/precision", test_precision);
   g_test_add_func ("/results/mapping/megatron-lm-2021", test_megatron_lm_2021);
