@@ -826,11 +826,11 @@ show_framework (const char *name, gboolean json)
   g_autofree char *chunk = s->default_pp_chunk_slots > 0
                            ? g_strdup_printf (",%d-layer-chunks", s->default_pp_chunk_slots)
                            : g_strdup ("");
-  g_autofree char *def = g_strdup_printf ("%s%s%s%s%s", fw_sharding_name (s->default_sharding),
+  g_autofree char *def = g_strdup_printf ("%s%s%s%s%s%s", fw_sharding_name (s->default_sharding),
                                           s->default_sequence_parallel ? ",sp" : "",
                                           s->default_overlap_grad_reduce ? ",grad-overlap" : "",
                                           s->default_overlap_param_gather ? ",param-overlap" : "",
-                                          chunk);
+                                          chunk, s->default_degrees_one ? ",tp1-pp1" : "");
   ROW ("defaults", def);
   {
     /* what a run of this stack may ask for (predict refuses the rest, search leaves it

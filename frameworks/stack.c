@@ -230,7 +230,8 @@ static const char *const launches_names[] = { "one", "per_expert", NULL };
 static const char *const default_keys[] = { "sharding", "sequence_parallel",
                                             "overlap_grad_reduce", "overlap_param_gather",
                                             "pp_microbatches", "cp_comm", "pp_schedule",
-                                            "pp_layers_per_chunk", NULL };
+                                            "pp_layers_per_chunk", "model_parallel", NULL };
+static const char *const model_parallel_names[] = { "stated", "none", NULL };
 static const char *const cp_comm_names[] = { "p2p", "allgather", NULL };
 static const char *const offers_keys[] = { "sharding", "sharding_with_pp", "schedules",
                                            "cp_comm", "ep", "rank_orders", NULL };
@@ -785,6 +786,10 @@ fw_stack_new_from_data (const char *data, gssize length, const char *source, GEr
           || !get_enum (sub, "cp_comm", cp_comm_names, &cpc, FALSE, &ws, error)
           || !get_enum (sub, "pp_schedule", pp_schedule_names, &pps, FALSE, &ws, error))
         return NULL;
+      int mp = s->default_degrees_one ? 1 : 0;
+      if (!get_enum (sub, "model_parallel", model_parallel_names, &mp, FALSE, &ws, error))
+        return NULL;
+      s->default_degrees_one = mp == 1;
       double slots = s->default_pp_chunk_slots;
       if (!get_num (sub, "pp_layers_per_chunk", 0, 1000, &slots, FALSE, &ws, error))
         return NULL;
@@ -1288,6 +1293,7 @@ fw_stack_to_json (const FwStack *s, JsonBuilder *b)
   S ("cp_comm", cp_comm_names[s->default_cp_allgather ? 1 : 0]);
   S ("pp_schedule", pp_schedule_names[s->default_pp_dualpipe ? 1 : 0]);
   D ("pp_layers_per_chunk", s->default_pp_chunk_slots);
+  S ("model_parallel", model_parallel_names[s->default_degrees_one ? 1 : 0]);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "sources");
   json_builder_begin_object (b);

@@ -342,6 +342,12 @@ typedef struct {
                                          * p2p ring) */
   gboolean      default_pp_dualpipe;    /* a pipeline of one chunk a rank runs DualPipe (else
                                          * 1F1B) where the run names no schedule */
+  gboolean      default_degrees_one;    /* "defaults.model_parallel": "none": a run that
+                                         * states no tp / pp / cp degree ran with 1, the
+                                         * config's default (MaxText's ici_tensor_parallelism
+                                         * 1, torchtitan's tensor_parallel_degree 1: data and
+                                         * FSDP parallelism over every GPU); else (default)
+                                         * an unstated degree is not guessed */
   int           default_pp_chunk_slots; /* an interleaved run that states no V puts this many
                                          * layer slots in each model chunk (the embedding and
                                          * the loss taking one slot each where the layers do

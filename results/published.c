@@ -3462,12 +3462,24 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   Plan *p = &c->plan;
   gint64 tp = 1, pp = 1, cp = 1, dp = 0, v;
   gboolean has_dp = cell_size (csv, row, "dp", &dp);
+  /* a stack whose configs default to no model parallelism (defaults.model_parallel
+   * "none": MaxText's ici_tensor_parallelism 1 with ici_fsdp_parallelism -1, torchtitan's
+   * tensor / pipeline degrees 1, plain FSDP, Composer) ran an unstated tp or pp at 1;
+   * the Megatron stacks, whose published runs nearly all split the model, still skip it
+   * (GPT-3 175B "TP/PP not stated" on 96 GPUs fits no plan at 1) */
+  const gboolean ones = c->stack != NULL && c->stack->default_degrees_one;
+  g_autofree char *tp_t = g_strstrip (g_strdup (get (csv, row, "tp")));
+  g_autofree char *pp_t = g_strstrip (g_strdup (get (csv, row, "pp")));
   if (cell_size (csv, row, "tp", &v))
     tp = v;
+  else if (ones && (*tp_t == '\0' || cell_unstated (tp_t)))
+    tp = 1;
   else if (!has_dp)
     return skip (c, "tp not stated");
   if (cell_size (csv, row, "pp", &v))
     pp = v;
+  else if (ones && (*pp_t == '\0' || cell_unstated (pp_t)))
+    pp = 1;
   else if (!has_dp)
     return skip (c, "pp not stated");
   if (cell_size (csv, row, "cp", &v))

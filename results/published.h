@@ -103,7 +103,10 @@
  * |                           |   except names with "nemotron" or "neox" (untied in their    |
  * |                           |   configs); SwiGLU (Llama) rows untied                       |
  * | tp, pp                    | empty -> 1 when dp is given (the product check confirms it); |
- * |                           |   empty and dp empty -> skipped "tp not stated"              |
+ * |                           |   empty and dp empty -> skipped "tp not stated", but 1 on a  |
+ * |                           |   stack whose configs default to no model parallelism        |
+ * |                           |   (defaults.model_parallel "none": maxtext, torchtitan,      |
+ * |                           |   pytorch-fsdp, llm-foundry, nemo-automodel)                 |
  * | cp                        | empty -> 1                                                   |
  * | dp                        | empty -> n_gpus / (tp pp cp); given and tp pp cp dp !=       |
  * |                           |   n_gpus -> skipped "parallel sizes do not multiply to the   |

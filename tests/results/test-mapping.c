@@ -1903,6 +1903,43 @@ test_recompute (void)
              sel_mlp->predicted_compute_s, sel->predicted_compute_s, grow);
 }
 
+/* An unstated tp / pp: 1 on a stack whose configs default to no model parallelism
+ * (MaxText's base.yml ici_tensor_parallelism 1, ici_fsdp_parallelism -1; torchtitan's
+ * degrees 1), so dp = every GPU (64 here); still skipped on Megatron-Core, whose runs
+ * nearly all split the model (an audit's MaxText rows were skipped "tp not stated") */
+static void
+test_unstated_degrees (void)
+{
+  static const struct { const char *fw, *tp; gboolean skipped; } rows[] = {
+    { "MaxText (JAX)", "", FALSE },
+    { "MaxText (JAX)", "not stated", FALSE },
+    { "torchtitan", "", FALSE },
+    { "Megatron-Core", "", TRUE },
+    /* a tp cell that says something but no degree is not read as 1 */
+    { "MaxText (JAX)", "tensor parallel", TRUE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,"
+        "zero_stage_or_fsdp,framework,precision,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,64,16,1024,16,16384,1024,\"%s\",FSDP,\"%s\",bf16,256,1.0\n",
+        rows[i].tp, rows[i].fw);
+      ResPublishedCase *c = case_of (text);
+      if (rows[i].skipped)
+        g_assert_nonnull (c->skip_reason);
+      else
+        {
+          if (c->skip_reason != NULL)
+            g_error ("%s tp '%s': skipped: %s", rows[i].fw, rows[i].tp, c->skip_reason);
+          g_assert_cmpint (c->plan.tp, ==, 1);
+          g_assert_cmpint (c->plan.pp, ==, 1);
+          g_assert_cmpint (c->plan.dp, ==, 64);
+        }
+      res_published_case_free (c);
+    }
+}
+
 /* torch.compile on plain PyTorch FSDP: the pytorch-fsdp stack offers it (compile
  * "optional"), so a row that says so runs compiled; it was ignored, the row predicted
  * eager (an audit's 175B on 360 H200: +20.5% against +6.2% read as torchtitan's) */
@@ -2865,6 +2902,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/sharding", test_sharding);
   g_test_add_func ("/results/mapping/recompute", test_recompute);
   g_test_add_func ("/results/mapping/pytorch-fsdp-compile", test_pytorch_fsdp_compile);
+  g_test_add_func ("/results/mapping/unstated-degrees", test_unstated_degrees);
   g_test_add_func ("/results/mapping/interleaved-unstated", test_interleaved_unstated);
   g_test_add_func ("/results/mapping/precision", test_precision);
   g_test_add_func ("/results/mapping/megatron-lm-2021", test_megatron_lm_2021);
