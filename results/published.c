@@ -2668,6 +2668,16 @@ recompute_label (const char *t)
                                          * trainers' ("gradient_checkpointing=True",
                                          * "activation_checkpointing: false") */
                                         "activation_checkpointing", "gradient_checkpointing",
+                                        /* the short and config spellings, which name
+                                         * checkpointing (recompute_yes) and so were read
+                                         * as full whatever followed them ("Activation
+                                         * Ckpt FALSE", "activation ckpt: false",
+                                         * "checkpoint_activations=False", "checkpoint:
+                                         * no") */
+                                        "activation ckpt", "activation checkpoint",
+                                        "gradient ckpt", "grad ckpt", "grad checkpointing",
+                                        "checkpoint_activations", "checkpoint activations",
+                                        "checkpoint-activations", "checkpoint",
                                         /* JAX's name (MaxText remat_policy: "remat full",
                                          * "remat_policy=full"; they were not recognised) */
                                         "remat", "remat_policy", "remat policy",
@@ -3109,7 +3119,8 @@ remat_policy_in (const char *t)
  *  "remat_policy=minimal", ...) -> the nearest kind (before the label rule); "remat" / "remat_policy" / "rematerialization" and the config keys
  *  "activation_checkpointing" / "gradient_checkpointing" are labels too ("remat_policy=
  *  full", "gradient_checkpointing=True"); "grad checkpointing", "activation ckpt",
- *  "checkpoint_activations" -> full.
+ *  "checkpoint_activations" -> full, and they and "checkpoint" are labels too
+ *  ("Activation Ckpt FALSE", "activation ckpt: false", "checkpoint=False" -> none).
  *  Anything else is skipped. */
 static gboolean
 map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, const char *notes,

@@ -220,7 +220,9 @@
  * |                           |   full,                                                      |
  * |                           |   "everything_saveable" -> none, "remat" / "remat_policy" as |
  * |                           |   labels ("remat_policy=full"); "grad checkpointing",        |
- * |                           |   "activation ckpt", "checkpoint_activations" -> full;       |
+ * |                           |   "activation ckpt", "checkpoint_activations" -> full, and   |
+ * |                           |   labels with "checkpoint" ("Activation Ckpt FALSE",         |
+ * |                           |   "activation ckpt: false", "checkpoint=False" -> none);     |
  * |                           |   "offload" with a layer count ("activations of 20 layers    |
  * |                           |   offloaded", "cpu_offloading_num_layers=20") -> none and   |
  * |                           |   that many layers offloaded; "partial", "offload" without a |

@@ -1709,6 +1709,32 @@ test_recompute (void)
     { "checkpoint_activations", PLAN_RECOMPUTE_FULL },
     { "gradient_checkpointing=True", PLAN_RECOMPUTE_FULL },
     { "activation_checkpointing: false", PLAN_RECOMPUTE_NONE },
+    /* the short and config spellings as labels: the yes/no value after a space, colon or
+     * '=' (these read full whatever the value said, as checkpointing named) */
+    { "Activation Ckpt FALSE", PLAN_RECOMPUTE_NONE },
+    { "activation ckpt: false", PLAN_RECOMPUTE_NONE },
+    { "activation ckpt: no", PLAN_RECOMPUTE_NONE },
+    { "activation ckpt=0", PLAN_RECOMPUTE_NONE },
+    { "activation ckpt: disabled", PLAN_RECOMPUTE_NONE },
+    { "activation ckpt off", PLAN_RECOMPUTE_NONE },
+    { "Activation checkpoint: False", PLAN_RECOMPUTE_NONE },
+    { "grad ckpt false", PLAN_RECOMPUTE_NONE },
+    { "gradient ckpt: off", PLAN_RECOMPUTE_NONE },
+    { "checkpoint_activations=False", PLAN_RECOMPUTE_NONE },
+    { "checkpoint activations: no", PLAN_RECOMPUTE_NONE },
+    { "activation checkpointing: False", PLAN_RECOMPUTE_NONE },
+    { "gradient_checkpointing: FALSE", PLAN_RECOMPUTE_NONE },
+    { "activation ckpt: true", PLAN_RECOMPUTE_FULL },
+    { "activation ckpt: on", PLAN_RECOMPUTE_FULL },
+    { "activation ckpt=1", PLAN_RECOMPUTE_FULL },
+    { "Activation Ckpt TRUE", PLAN_RECOMPUTE_FULL },
+    { "checkpoint_activations: True", PLAN_RECOMPUTE_FULL },
+    { "activation ckpt: enabled", PLAN_RECOMPUTE_FULL },
+    { "activation ckpt: selective", PLAN_RECOMPUTE_SELECTIVE },
+    { "checkpoint every layer", PLAN_RECOMPUTE_FULL },
+    /* "checkpoint" alone as a label (not recognised before) */
+    { "checkpoint=False", PLAN_RECOMPUTE_NONE },
+    { "checkpoint: true", PLAN_RECOMPUTE_FULL },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
