@@ -3090,6 +3090,44 @@ remat_policy_in (const char *t)
   return -1;
 }
 
+/* A yes/no answer with a qualifier after it: the word ("yes", "true", "on", "enabled";
+ * "off", "false", "disabled", "disable"), then a bracket, comma, semicolon or " - " and
+ * the qualifier ("off (checkpoint=False)", "yes (full)", "Yes, full recompute"): the
+ * qualifier without its closing bracket (g_free), *yes whether the word said yes; NULL
+ * when the cell is no such answer (a bare "yes" or "off" is read by the rules for them). */
+static char *
+recompute_answer_qualified (const char *t, gboolean *yes)
+{
+  static const struct { const char *word; gboolean yes; } answers[] = {
+    { "yes", TRUE }, { "true", TRUE }, { "on", TRUE }, { "enabled", TRUE },
+    { "off", FALSE }, { "false", FALSE }, { "disabled", FALSE }, { "disable", FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (answers); i++)
+    {
+      if (!starts_with_ci (t, answers[i].word))
+        continue;
+      const char *p = t + strlen (answers[i].word);
+      while (*p == ' ')
+        p++;
+      const gboolean bracket = *p == '(';
+      if (*p == '(' || *p == ',' || *p == ';')
+        p++;
+      else if (*p == '-' && p[-1] == ' ' && p[1] == ' ')
+        p += 2;
+      else
+        continue;
+      while (*p == ' ')
+        p++;
+      char *q = g_strstrip (g_strdup (p));
+      gsize n = strlen (q);
+      if (bracket && n > 0 && q[n - 1] == ')')
+        q[n - 1] = '\0';
+      *yes = answers[i].yes;
+      return g_strstrip (q);
+    }
+  return NULL;
+}
+
 /* Rules, first that applies (examples in tests/results/test-mapping.c):
  *  empty or not stated (also "N.A.", a dash) -> the notes' kind, else none (below);
  *  "AC: full", "recompute = selective" -> the value after the label, by these rules; a
@@ -3120,15 +3158,23 @@ remat_policy_in (const char *t)
  *  "activation_checkpointing" / "gradient_checkpointing" are labels too ("remat_policy=
  *  full", "gradient_checkpointing=True"); "grad checkpointing", "activation ckpt",
  *  "checkpoint_activations" -> full, and they and "checkpoint" are labels too
- *  ("Activation Ckpt FALSE", "activation ckpt: false", "checkpoint=False" -> none).
+ *  ("Activation Ckpt FALSE", "activation ckpt: false", "checkpoint=False" -> none);
+ *  a yes/no answer with a qualifier after a bracket, comma, semicolon or " - " (last,
+ *  recompute_answer_qualified): "off (checkpoint=False)", "false (see notes)" -> none;
+ *  "yes (full)", "Yes, full recompute" -> the qualifier's kind by these rules ("yes
+ *  (selective)" -> selective), one that names none ("yes (activation
+ *  re-materialization)") -> full as "yes"; a qualifier that says the other answer ("yes
+ *  (none)", "off (full)") -> skipped.
  *  Anything else is skipped. */
 static gboolean
 map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, const char *notes,
-                  const char *convention, PlanRecompute *out)
+                  const char *convention, gboolean said_yes, PlanRecompute *out)
 {
   g_autofree char *t = g_strstrip (g_strdup (text));
   /* skip reasons quote the whole cell as written, not the value after its label */
   g_autofree char *w = g_strstrip (g_strdup (whole));
+  gboolean yes = FALSE;
+  g_autofree char *q = recompute_answer_qualified (t, &yes);   /* "yes (full)" */
   if (cell_unstated (t))
     *t = '\0';
   if (*t == '\0')
@@ -3177,7 +3223,7 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
     *out = PLAN_RECOMPUTE_FULL;
   else if (recompute_label (t) != NULL)
     /* "AC: full", "recompute = selective": the value after the label, by these rules */
-    return map_recompute_as (c, recompute_label (t), whole, notes, convention, out);
+    return map_recompute_as (c, recompute_label (t), whole, notes, convention, said_yes, out);
   else if (starts_with_ci (t, "full"))
     *out = PLAN_RECOMPUTE_FULL;
   else if (recompute_yes (t))
@@ -3253,6 +3299,30 @@ map_recompute_as (ResPublishedCase *c, const char *text, const char *whole, cons
     return skip (c, "recompute '%s': Megatron's block method recomputes only the first "
                  "--recompute-num-layers layers of each stage (hint: write 'full' and the "
                  "layer count in notes, or 'full' if every layer was)", w);
+  else if (q != NULL)
+    {
+      /* a yes/no answer and its qualifier ("off (checkpoint=False)", "yes (full)", "Yes,
+       * full recompute", "yes (activation re-materialization)"; not recognised before):
+       * off -> none, as "none (...)" is; yes -> the kind the qualifier names, else full
+       * as a bare "yes" is. A qualifier that says the other answer is skipped. */
+      if (!yes && (starts_with_ci (q, "full") || starts_with_ci (q, "selective")))
+        return skip (c, "recompute '%s' says off, then names a kind (hint: write the kind, "
+                     "or 'none')", w);
+      if (!yes)
+        *out = PLAN_RECOMPUTE_NONE;
+      else if (!map_recompute_as (c, q, whole, notes, convention, TRUE, out))
+        return FALSE;
+      /* "yes (none)", "yes (checkpoint=False)"; not modules without the attention core
+       * nor offloading, which read none and are what the yes says */
+      else if (*out == PLAN_RECOMPUTE_NONE && !contains_ci (q, "offload")
+               && !contains_ci (q, "modules"))
+        return skip (c, "recompute '%s' says yes, then off (hint: write the kind, or "
+                     "'none')", w);
+    }
+  else if (said_yes)
+    /* the qualifier of a "yes" that names no kind ("yes (activation
+     * re-materialization)"): the yes, full as a bare "yes" is */
+    *out = PLAN_RECOMPUTE_FULL;
   else
     return skip (c, "recompute '%s' not recognised", w);
   return TRUE;
@@ -3262,7 +3332,7 @@ static gboolean
 map_recompute (ResPublishedCase *c, const char *text, const char *notes,
                const char *convention, PlanRecompute *out)
 {
-  return map_recompute_as (c, text, text, notes, convention, out);
+  return map_recompute_as (c, text, text, notes, convention, FALSE, out);
 }
 
 /* Whether a row's attention ran unfused (scores materialized): FlashAttention (Dao et al.,

@@ -223,6 +223,10 @@
  * |                           |   "activation ckpt", "checkpoint_activations" -> full, and   |
  * |                           |   labels with "checkpoint" ("Activation Ckpt FALSE",         |
  * |                           |   "activation ckpt: false", "checkpoint=False" -> none);     |
+ * |                           |   a yes/no word and a qualifier: "off (checkpoint=False)" -> |
+ * |                           |   none; "yes (full)", "Yes, full recompute" -> the kind it   |
+ * |                           |   names, else full ("yes (activation re-materialization)");  |
+ * |                           |   one that says the other answer ("yes (none)") -> skipped;  |
  * |                           |   "offload" with a layer count ("activations of 20 layers    |
  * |                           |   offloaded", "cpu_offloading_num_layers=20") -> none and   |
  * |                           |   that many layers offloaded; "partial", "offload" without a |

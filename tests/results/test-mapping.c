@@ -1735,6 +1735,23 @@ test_recompute (void)
     /* "checkpoint" alone as a label (not recognised before) */
     { "checkpoint=False", PLAN_RECOMPUTE_NONE },
     { "checkpoint: true", PLAN_RECOMPUTE_FULL },
+    /* a yes/no answer with a qualifier (not recognised before): off -> none whatever
+     * the qualifier explains; yes -> the kind the qualifier names, else full as "yes" */
+    { "off (checkpoint=False)", PLAN_RECOMPUTE_NONE },
+    { "false (see notes)", PLAN_RECOMPUTE_NONE },
+    { "disabled; see notes", PLAN_RECOMPUTE_NONE },
+    { "Off, as in the paper", PLAN_RECOMPUTE_NONE },
+    { "yes (full)", PLAN_RECOMPUTE_FULL },
+    { "Yes, full recompute", PLAN_RECOMPUTE_FULL },
+    { "yes (activation re-materialization)", PLAN_RECOMPUTE_FULL },
+    { "yes (see notes)", PLAN_RECOMPUTE_FULL },
+    { "true (full)", PLAN_RECOMPUTE_FULL },
+    { "on - full", PLAN_RECOMPUTE_FULL },
+    { "Enabled; every layer", PLAN_RECOMPUTE_FULL },
+    { "yes (selective)", PLAN_RECOMPUTE_SELECTIVE },
+    { "Yes (selective, attention core)", PLAN_RECOMPUTE_SELECTIVE },
+    { "activation ckpt: False (see notes)", PLAN_RECOMPUTE_NONE },
+    { "AC: yes (full)", PLAN_RECOMPUTE_FULL },
   };
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {
@@ -1898,6 +1915,20 @@ test_recompute (void)
   g_autoptr (ResPublishedCase) odd = rc_row ("sometimes", "");
   g_assert_false (odd->ready);
   g_assert_cmpstr (odd->skip_reason, ==, "recompute 'sometimes' not recognised");
+  /* an answer whose qualifier says the other answer: skipped, not read either way; a word
+   * that only starts with an answer is no answer */
+  static const char *const contrary[] = { "yes (none)", "yes (checkpoint=False)",
+                                          "Yes, no recompute", "off (full)",
+                                          "false (selective)", "yes (off, see notes)" };
+  for (guint i = 0; i < G_N_ELEMENTS (contrary); i++)
+    {
+      g_autoptr (ResPublishedCase) c = rc_row (contrary[i], "");
+      if (c->ready || strstr (c->skip_reason, "then") == NULL)
+        g_error ("'%s': ready %d (%s), expected a skip", contrary[i], c->ready,
+                 c->skip_reason ? c->skip_reason : "");
+    }
+  g_autoptr (ResPublishedCase) yday = rc_row ("yesterday", "");
+  g_assert_cmpstr (yday->skip_reason, ==, "recompute 'yesterday' not recognised");
 
   /* Megatron-Core's --recompute-modules in a dense row (rc_row's GPT has no moe cell):
    * the names are read as in an MoE row. "core_attn, mlp" is selective recompute with the
