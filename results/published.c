@@ -116,16 +116,41 @@ magnitude_suffix (const char *end)
   return 0;
 }
 
+/* A magnitude word after a number and any spaces ("2 million", "3.2 billion", "31.5
+ * thousand"): 'k', 'm' or 'b', and in *len how far it reaches past `end` (a plural "s"
+ * too: "2 millions"); 0 when none */
+static char
+magnitude_word (const char *end, gsize *len)
+{
+  static const struct { const char *word; char m; } words[] = {
+    { "thousand", 'k' }, { "million", 'm' }, { "billion", 'b' },
+  };
+  const char *w = end;
+  while (*w == ' ')
+    w++;
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (g_ascii_strncasecmp (w, words[i].word, strlen (words[i].word)) == 0)
+      {
+        w += strlen (words[i].word);
+        if (*w == 's' || *w == 'S')
+          w++;
+        *len = (gsize) (w - end);
+        return words[i].m;
+      }
+  return 0;
+}
+
 /* The leading number of a cell ("430", "1.42 s", "430 (approx.)", "8,192"); FALSE when
  * the cell is empty or starts with anything else ("from memory, unverified"), or
- * the number carries a magnitude letter ("8K", "1.2M": read as text, never as 8 or 1.2;
- * seq_len reads its K itself, cell_seq_len). */
+ * the number carries a magnitude letter or word ("8K", "1.2M", "2 million": read as text,
+ * never as 8, 1.2 or 2; seq_len reads its K itself, cell_seq_len, and global_batch its
+ * tokens, batch_in_tokens). */
 static gboolean
 cell_number (const char *cell, double *out)
 {
   double v;
   const char *end = leading_number (cell, &v);
-  if (end == NULL || magnitude_suffix (end) != 0)
+  if (end == NULL || magnitude_suffix (end) != 0 || magnitude_word (end, &(gsize){ 0 }) != 0)
     return FALSE;
   *out = v;
   return TRUE;
@@ -146,14 +171,7 @@ rate_magnitude (const char *end)
   if (m != 0 && (letter[1] == 'i' || letter[1] == 'I'))
     return 0;
   if (m == 0)
-    {
-      const char *w = end;
-      while (*w == ' ')
-        w++;
-      m = g_ascii_strncasecmp (w, "thousand", 8) == 0 ? 'k'
-          : g_ascii_strncasecmp (w, "million", 7) == 0 ? 'm'
-          : g_ascii_strncasecmp (w, "billion", 7) == 0 ? 'b' : 0;
-    }
+    m = magnitude_word (end, &(gsize){ 0 });
   return m == 'k' ? 1e3 : m == 'm' ? 1e6 : m == 'b' ? 1e9 : 1;
 }
 
@@ -365,8 +383,8 @@ cell_gpus (const char *cell, gint64 *out)
 {
   double v;
   const char *end = leading_number (cell, &v);
-  if (end == NULL || magnitude_suffix (end) != 0 || !(v >= 1) || v != floor (v)
-      || v > (double) G_MAXINT)
+  if (end == NULL || magnitude_suffix (end) != 0 || magnitude_word (end, &(gsize){ 0 }) != 0
+      || !(v >= 1) || v != floor (v) || v > (double) G_MAXINT)
     return 0;
   gint64 n = (gint64) v;
   gint64 m = times_count (end);
@@ -544,12 +562,14 @@ cell_seq_len (const char *cell, gint64 *out)
   return TRUE;
 }
 
-/* A global batch written in tokens ("4194304 tokens", "16M tokens", "4M tok") as
- * sequences of `seq`: the token count over seq where it divides. With K / M the count is
- * read both ways, decimal (10^3, 10^6) and binary (2^10, 2^20); the one reading that
- * divides by seq is taken (Llama 3's "16M tokens" of 8,192: 2,048 binary, 1,953.1
- * decimal), and none or both is no reading. 1: read; 0: the cell is not in tokens;
- * -1: in tokens, no single reading. */
+/* A global batch written in tokens ("4194304 tokens", "16M tokens", "4M tok", "2 million
+ * tokens") as sequences of `seq`: the token count over seq where it divides. With K / M
+ * or "thousand" / "million" the count is read both ways, decimal (10^3, 10^6) and binary
+ * (2^10, 2^20); the one reading that divides by seq is taken (Llama 3's "16M tokens" of
+ * 8,192: 2,048 binary, 1,953.1 decimal; "2 million tokens" of 2,048: 1,024), and none or
+ * both is no reading; "Ki" / "Mi" are binary alone ("4 Mi tokens"; it was not read as
+ * tokens at all). 1: read; 0: the cell is not in tokens; -1: in tokens, no single
+ * reading. */
 static int
 batch_in_tokens (const char *cell, gint64 seq, gint64 *out)
 {
@@ -558,7 +578,20 @@ batch_in_tokens (const char *cell, gint64 seq, gint64 *out)
   if (end == NULL || seq < 1)
     return 0;
   char m = magnitude_suffix (end);
-  const char *unit = m == 0 ? end : end + (end[0] == ' ' ? 2 : 1);
+  gboolean binary = FALSE;
+  const char *unit = end;
+  gsize word = 0;
+  if (m != 0)
+    {
+      unit = end + (end[0] == ' ' ? 2 : 1);
+      if (*unit == 'i' || *unit == 'I')   /* "4Mi", "4 Mi" */
+        {
+          unit++;
+          binary = TRUE;
+        }
+    }
+  else if ((m = magnitude_word (end, &word)) != 0)   /* "2 million" */
+    unit = end + word;
   while (*unit == ' ')
     unit++;
   if (g_ascii_strncasecmp (unit, "tok", 3) != 0)
@@ -570,9 +603,11 @@ batch_in_tokens (const char *cell, gint64 seq, gint64 *out)
     scales[0] = 1e6, scales[1] = 1048576;
   else if (m == 'b')
     return -1;
+  if (binary)
+    scales[0] = scales[1];
   gint64 found = 0;
   int n = 0;
-  for (int i = 0; i < (m != 0 ? 2 : 1); i++)
+  for (int i = 0; i < (m != 0 && !binary ? 2 : 1); i++)
     {
       double tokens = v * scales[i];
       if (tokens != floor (tokens) || tokens > 1e15)
@@ -785,7 +820,8 @@ row_cells_problem (const ResCsv *csv, guint row)
                                     cell_rules[i].column, cell);
           v *= f;
         }
-      if (cell_rules[i].count && lead_end != NULL && magnitude_suffix (lead_end) != 0)
+      if (cell_rules[i].count && lead_end != NULL
+          && (magnitude_suffix (lead_end) != 0 || magnitude_word (lead_end, &(gsize){ 0 }) != 0))
         continue;
       gboolean ok = cell_rules[i].count
                     ? isfinite (v) && v >= 1 && v == floor (v) && v <= cell_rules[i].max
@@ -4750,10 +4786,12 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
     {
       double b;
       const char *end = leading_number (batch_cell (csv, row), &b);
-      if (end != NULL && magnitude_suffix (end) != 0)
-        skip (c, "global_batch '%s' has a magnitude letter but no unit: sequences or tokens? "
+      /* "1.5K", "2 million" (read as 2 before) */
+      const gboolean word = end != NULL && magnitude_word (end, &(gsize){ 0 }) != 0;
+      if (end != NULL && (magnitude_suffix (end) != 0 || word))
+        skip (c, "global_batch '%s' has a magnitude %s but no unit: sequences or tokens? "
               "(hint: write the sequences as a number, or the tokens as '%s tokens')",
-              get (csv, row, "global_batch"), batch_cell (csv, row));
+              get (csv, row, "global_batch"), word ? "word" : "letter", batch_cell (csv, row));
       else
         skip (c, "missing global_batch");
       return;

@@ -186,9 +186,12 @@
  * |                           |   (pp vpp) where it divides (405B, 32 on PP 8 -> 4)          |
  * | global_batch              | required, or empty with micro_batch, grad_accum and dp (or   |
  * |                           |   tp and pp) given: their product; in tokens ("16M tokens",  |
- * |                           |   "1048576 tokens") ->                                       |
- * |                           |   tokens / seq_len, K / M read decimal and binary and the    |
- * |                           |   one that divides taken (none or both: skipped); also after |
+ * |                           |   "2 million tokens", "1048576 tokens") ->                   |
+ * |                           |   tokens / seq_len, K / M / "thousand" / "million" read      |
+ * |                           |   decimal and binary and the one that divides taken (none or |
+ * |                           |   both: skipped), "Ki" / "Mi" binary ("4 Mi tokens"); a      |
+ * |                           |   magnitude and no unit ("1.5K", "2 million") -> skipped     |
+ * |                           |   asking which; also after                                   |
  * |                           |   a label: "gbs=128", "GBS 512", "global batch: 1,024"       |
  * | seq_len                   | also after a label: "seq 8192", "seq_len=8K"                 |
  * | tp, pp, cp, dp, ep        | also after their own name: "TP=4", "tp 4", "TP4"             |
@@ -197,7 +200,8 @@
  * |                           |   "N.A.", "-", "?", an em or en dash) reads as empty in the  |
  * |                           |   framework, sequence_parallel, zero_stage_or_fsdp,          |
  * |                           |   recompute and precision columns: their rule for empty      |
- * | numbers                   | "8,192" is 8192; a magnitude letter ("16K", "8Ki") makes a   |
+ * | numbers                   | "8,192" is 8192; a magnitude letter or word ("16K", "8Ki",   |
+ * |                           |   "2 million") makes a                                       |
  * |                           |   count text (not stated), except seq_len: K / Ki = 1024, M  |
  * |                           |   = 2^20 (another letter: not stated), and global_batch in   |
  * |                           |   tokens ("0.5M tokens")                                     |

@@ -2173,6 +2173,15 @@ test_numbers_as_written (void)
     /* after a label of the column's own (skipped as missing before) */
     { "gbs=128", 128 }, { "GBS 512", 512 }, { "global batch: 1,024", 1024 },
     { "gbs 1M tokens", 128 },
+    /* the magnitude as a word, read as M is (these were read as the bare 2, 4, ...):
+     * 2 x 2^20 / 8,192 = 256 (2 x 10^6 / 8,192 = 244.1, not whole) */
+    { "2 million tokens (8192 * 256)", 256 }, { "4 million tokens", 512 },
+    { "2.0 million tokens", 256 }, { "1.5 million tokens", 192 },
+    { "16 Million tokens", 2048 }, { "2 millions tokens", 256 },
+    /* the binary prefix: 4 x 2^20 / 8,192 = 512 (these were not read as tokens) */
+    { "4 Mi tokens", 512 }, { "4Mi tokens", 512 },
+    /* sequences with the tokens beside them: the sequences */
+    { "128 sequences (1M tokens)", 128 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (batches); i++)
     {
@@ -2192,6 +2201,19 @@ test_numbers_as_written (void)
   g_assert_cmpint (dec->plan.global_batch, ==, 16);
   g_autoptr (ResPublishedCase) both = num_row ("8", "2K tokens", "");
   g_assert_false (both->ready);
+  /* the audit's cell: 2 x 2^20 / 2,048 = 1,024 sequences (it was read as 2) */
+  g_autoptr (ResPublishedCase) mil = num_row ("2048", "2 million tokens (2048 * 1024)", "");
+  g_assert_true (mil->ready);
+  g_assert_cmpint (mil->plan.global_batch, ==, 1024);
+  /* "Ki" is binary alone: 16 x 1,024 / 1,000 is not whole, where "16K tokens" (above)
+   * reads decimal 16 */
+  g_autoptr (ResPublishedCase) ki = num_row ("1000", "16 Ki tokens", "");
+  g_assert_false (ki->ready);
+  g_assert_nonnull (strstr (ki->skip_reason, "is in tokens"));
+  /* a magnitude word and no unit: the question, not 2 sequences */
+  g_autoptr (ResPublishedCase) word = num_row ("8192", "2 million", "");
+  g_assert_false (word->ready);
+  g_assert_nonnull (strstr (word->skip_reason, "has a magnitude word but no unit"));
   /* a magnitude letter on another count is text, never the bare number: n_gpus "16K"
    * is not 16 (here: not stated, so dp cannot be derived) */
   g_autoptr (ResPublishedCase) k = case_of (
@@ -2199,6 +2221,12 @@ test_numbers_as_written (void)
     "step_time_s\n1,GPT,H100-SXM-80GB,16K,16,1024,16,16384,1024,1,1,64,1.0\n");
   g_assert_false (k->ready);
   g_assert_cmpint (k->n_gpus, !=, 16);
+  /* ... and so is a magnitude word: "2 thousand" GPUs is not 2 (it was) */
+  g_autoptr (ResPublishedCase) kw = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,global_batch,"
+    "step_time_s\n1,GPT,H100-SXM-80GB,2 thousand,16,1024,16,16384,1024,1,1,64,1.0\n");
+  g_assert_false (kw->ready);
+  g_assert_cmpint (kw->n_gpus, !=, 2);
   /* measurements as written: a rate with K / M is SI (31.5K tokens/s per GPU: step = 64 x
    * 1,024 tokens / (31,500 x 16) = 0.1300 s; it was not stated), TFLOP/s given in PFLOP/s
    * x 1000 (0.5 PFLOP/s = 500 TFLOP/s, the same step as "500"; it was read as 0.5), and an
