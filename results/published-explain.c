@@ -45,10 +45,8 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
    * no line said how the cell was read */
   if (c->n_gpus > 0)
     LINE ("n_gpus", "%" G_GINT64_FORMAT " GPUs%s", c->n_gpus,
-          /* "~64": about 64, as written */
-          (res_csv_get (csv, row, "n_gpus")[strspn (res_csv_get (csv, row, "n_gpus"), " ")] == '~'
-           || g_str_has_prefix (res_csv_get (csv, row, "n_gpus")
-                                + strspn (res_csv_get (csv, row, "n_gpus"), " "), "\xe2\x89\x88"))
+          /* "~64", "about 64": about 64, as written */
+          res_published_cell_approximate (res_csv_get (csv, row, "n_gpus"))
             ? " (approximate as written)" : "");
   if (c->scaled_from > 0 && c->cluster != NULL)
     g_string_append_printf (s, "  %-20s %-44s    the run's %" G_GINT64_FORMAT " GPUs exceed the "

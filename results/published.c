@@ -42,33 +42,56 @@ starts_with_ci (const char *s, const char *prefix)
   return g_ascii_strncasecmp (s, prefix, strlen (prefix)) == 0;
 }
 
-/* A cell that gives its figure as approximate: a tilde (or "\xe2\x89\x88", the
- * almost-equal sign) before the number ("~64", "~2.0"). The number is read as written
- * (leading_number skips the sign; these were read as empty and reported missing) and the
- * explain output says the figure is approximate. */
+/* Where the figure of a cell written as approximate starts: past a tilde (or
+ * "\xe2\x89\x88", the almost-equal sign) before the number ("~64", "~2.0"), or a word
+ * that says so ("around 380", "approx. 380", "approximately", "about", "roughly", "circa",
+ * "ca."; these gave no measurement, where "~380" did), and the spaces after it; NULL
+ * when the cell (past leading spaces) starts with none of them. */
+static const char *
+approximate_figure (const char *cell)
+{
+  static const char *const words[] = { "approximately", "approx.", "approx", "around",
+                                       "about", "roughly", "circa", "ca." };
+  while (cell != NULL && g_ascii_isspace (*cell))
+    cell++;
+  if (cell == NULL)
+    return NULL;
+  const char *p = NULL;
+  if (*cell == '~')
+    p = cell + 1;
+  else if (g_str_has_prefix (cell, "\xe2\x89\x88"))
+    p = cell + 3;
+  for (guint i = 0; p == NULL && i < G_N_ELEMENTS (words); i++)
+    {
+      gsize n = strlen (words[i]);
+      if (starts_with_ci (cell, words[i]) && !g_ascii_isalpha (cell[n]))
+        p = cell + n;
+    }
+  while (p != NULL && *p == ' ')
+    p++;
+  return p;
+}
+
+/* A cell that gives its figure as approximate (approximate_figure: "~64", "about 380").
+ * The number is read as written (leading_number skips the sign or word; these were read
+ * as empty and reported missing) and the explain output says the figure is approximate. */
 static gboolean
 cell_approximate (const char *cell)
 {
-  while (cell != NULL && g_ascii_isspace (*cell))
-    cell++;
-  return cell != NULL && (*cell == '~' || g_str_has_prefix (cell, "\xe2\x89\x88"));
+  return approximate_figure (cell) != NULL;
 }
 
 /* The leading number of a cell and where it ends: thousands separators read ("8,192",
  * "16,384": a group of 1-3 digits, then groups of exactly 3 after commas); an approximate
- * sign before it skipped (cell_approximate: "~64" is about 64); NULL when the cell is
- * empty or starts with anything else. */
+ * sign or word before it skipped (approximate_figure: "~64", "about 64" are about 64);
+ * NULL when the cell is empty or starts with anything else. */
 static const char *
 leading_number (const char *cell, double *out)
 {
   while (g_ascii_isspace (*cell))
     cell++;
-  if (*cell == '~')
-    cell++;
-  else if (g_str_has_prefix (cell, "\xe2\x89\x88"))
-    cell += 3;
-  while (*cell == ' ')
-    cell++;
+  if (approximate_figure (cell) != NULL)
+    cell = approximate_figure (cell);
   if (*cell == '\0' || !(g_ascii_isdigit (*cell) || *cell == '.' || *cell == '+'
                          || *cell == '-'))
     return NULL;
@@ -767,11 +790,9 @@ row_cells_problem (const ResCsv *csv, guint row)
       const char *cell = get (csv, row, cell_rules[i].column);
       while (g_ascii_isspace (*cell))
         cell++;
-      /* an approximate figure ("~64") is checked as the number it gives */
-      if (*cell == '~')
-        cell++;
-      else if (g_str_has_prefix (cell, "\xe2\x89\x88"))
-        cell += 3;
+      /* an approximate figure ("~64", "about 64") is checked as the number it gives */
+      if (approximate_figure (cell) != NULL)
+        cell = approximate_figure (cell);
       char *end = NULL;
       double v = g_ascii_strtod (cell, &end);   /* also reads inf, nan, 1e999 */
       if (end == cell)
@@ -4537,6 +4558,12 @@ gboolean
 res_published_cell_count (const char *cell, gint64 *out)
 {
   return cell_count (cell, out);
+}
+
+gboolean
+res_published_cell_approximate (const char *cell)
+{
+  return cell_approximate (cell);
 }
 
 /* The one reading of a row_id: the mapping (case_map), --only (res_published_validate),

@@ -305,8 +305,11 @@
  *   megatron-lm-2021, palm for torchtitan, llm-foundry and meta-llama3; the measured
  *   source says "the STACK stack's own count: no convention stated");
  *   otherwise unknown (those two sources unusable).
- *   Numeric cells: the leading number is read ("430 (approx.)" is 430); a cell with no
- *   leading number ("from memory, unverified") is missing.
+ *   Numeric cells: the leading number is read ("430 (approx.)" is 430); a tilde, the
+ *   almost-equal sign or a word that says approximate before it ("~430", "around 430",
+ *   "approx. 430", "approximately", "about", "roughly", "circa", "ca.") is skipped and the
+ *   measurement said approximate; a cell with no leading number ("from memory,
+ *   unverified") is missing.
  *
  * err_pct = 100 (predicted - measured) / measured; MAPE = mean |err_pct| over predicted
  * rows. */
@@ -487,6 +490,10 @@ gint64            res_published_row_gpus (const ResCsv *csv, guint row);
  * 1: the number it starts with, a decimal comma being refused elsewhere): the row-id
  * duplicate check keys ids by it. FALSE when the cell is no such count. */
 gboolean          res_published_cell_count (const char *cell, gint64 *out);
+/* Whether a numeric cell gives its figure as approximate: a tilde, the almost-equal sign or
+ * a word that says so before the number ("~64", "about 64", "approx. 64"); the explain
+ * output says so beside the figure read. */
+gboolean          res_published_cell_approximate (const char *cell);
 /* The row_id of row `row` (res_published_cell_count of its cell: "7", "4.0" and "1e1" are
  * 7, 4 and 10); FALSE when it is no whole number from 1 to 2^31 - 1 ("4.5", "x", "0"), a
  * row the mapping skips saying so. validate, --only, --explain and the store read ids by

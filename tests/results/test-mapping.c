@@ -2101,6 +2101,18 @@ test_interleaved_unstated (void)
   g_assert_nonnull (strstr (odd->skip_reason, "layers per virtual stage"));
 }
 
+/* One row of the small GPT on 16 H100s (tp 2) measured by `column` alone, its cell
+ * `word` then `figure` ("about " "380"), PaLM's FLOP convention. */
+static ResPublishedCase *
+approx_row (const char *column, const char *word, const char *figure)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "global_batch,flops_convention,%s\n"
+    "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,PaLM,%s%s\n", column, word, figure);
+  return case_of (text);
+}
+
 /* Numbers as people write them. A row of 16 layers of 1024 on 16 H100s, tp 2 pp 1 (dp 8),
  * with the given seq_len, global_batch and sequence_parallel cells. */
 /* (a step of 100 s: 64 sequences of 128K tokens in 1 s would be 7,441 TFLOP/s per GPU,
@@ -2141,6 +2153,55 @@ test_numbers_as_written (void)
         g_assert_cmpint (strstr (c->measured_source, "approximate") != NULL, ==,
                          approx[i].step[0] != '2');
       }
+  }
+  /* a word before the figure that says it is approximate reads as the tilde does: the
+   * figure, said approximate ("around 380" TFLOP/s, an MFU or a rate gave no measurement,
+   * and the row fell to another column or was skipped); the column's cap still holds */
+  {
+    static const char *const words[] = { "~", "around ", "approx. ", "approx ",
+                                         "approximately ", "about ", "roughly ", "circa ",
+                                         "ca. ", "Around ", "APPROX. " };
+    static const struct { const char *column, *figure; } cols[] = {
+      { "tflops_per_gpu", "380" }, { "mfu_pct", "38" }, { "tokens_per_s_per_gpu", "20000" },
+      { "step_time_s", "2.0" },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (cols); i++)
+      {
+        g_autoptr (ResPublishedCase) plain = approx_row (cols[i].column, "", cols[i].figure);
+        g_assert_true (plain->ready);
+        for (guint w = 0; w < G_N_ELEMENTS (words); w++)
+          {
+            g_autoptr (ResPublishedCase) c = approx_row (cols[i].column, words[w],
+                                                         cols[i].figure);
+            if (!c->ready || c->measured_step_s != plain->measured_step_s
+                || !g_str_has_prefix (c->measured_source, cols[i].column)
+                || strstr (c->measured_source, "approximate") == NULL)
+              g_error ("%s '%s%s': ready %d, %g s against %g s, source %s (%s)",
+                       cols[i].column, words[w], cols[i].figure, c->ready,
+                       c->measured_step_s, plain->measured_step_s,
+                       c->measured_source ? c->measured_source : "-",
+                       c->skip_reason ? c->skip_reason : "");
+          }
+      }
+    g_autoptr (ResPublishedCase) cap = case_of (
+      "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+      "global_batch,tokens_per_s_per_gpu\n"
+      "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,about 20000000\n");
+    g_assert_false (cap->ready);
+    g_assert_nonnull (strstr (cap->skip_reason, "at most 10000000"));
+    /* a word that only starts like one, or the word with no figure: no figure */
+    g_autoptr (ResPublishedCase) none = case_of (
+      "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+      "global_batch,step_time_s\n"
+      "1,GPT,H100-SXM-80GB,16,16,1024,16,16384,1024,2,1,64,aboutness 2\n");
+    g_assert_false (none->ready);
+    g_assert_nonnull (strstr (none->skip_reason, "no measured step time"));
+    /* a count too, and the explain line says so as for "~16" */
+    g_autofree char *e = explain_one (
+      "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+      "global_batch,step_time_s\n"
+      "1,GPT,H100-SXM-80GB,about 16,16,1024,16,16384,1024,2,1,64,2.0\n");
+    assert_explains (e, "-> 16 GPUs (approximate as written)");
   }
 
   /* seq_len: thousands separators, and K / M as powers of two (context lengths: "8K" =
