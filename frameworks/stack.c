@@ -1065,6 +1065,11 @@ static const struct {
   { "megatronlm", "megatron-lm-2021", TRUE, NULL },
   { "megatron_lm", "megatron-lm-2021", TRUE, NULL },
   { "llm-foundry", "llm-foundry", FALSE, NULL },
+  /* the same name spelled with a space ("LLM Foundry", as MosaicML's docs write it), as
+   * its Python package (llmfoundry) or with an underscore; these were not recognised */
+  { "llm foundry", "llm-foundry", FALSE, NULL },
+  { "llmfoundry", "llm-foundry", FALSE, NULL },
+  { "llm_foundry", "llm-foundry", FALSE, NULL },
   { "composer", "llm-foundry", FALSE, NULL },
   { "maxtext", "maxtext", FALSE, NULL },
   { "jax", "maxtext", FALSE, NULL },

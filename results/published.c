@@ -1613,6 +1613,17 @@ map_model (ResPublishedCase *c, const ResCsv *csv, guint row, guint64 *seq_out)
 
 /* ---- measured step time --------------------------------------------------------------- */
 
+/* llm-foundry named in a flops_convention text, in any of its spellings ("llm-foundry",
+ * "LLM Foundry", "llmfoundry", "llm_foundry": fw_stack_preset_for_text reads the same in
+ * the framework cell) */
+static gboolean
+names_llm_foundry (const char *text)
+{
+  static const char *const names[] = { "llm-foundry", "llm foundry", "llmfoundry",
+                                       "llm_foundry", NULL };
+  return contains_any_ci (text, names);
+}
+
 /* A PaLM-family text that counts 6 N alone: "6ND", "6 x N x D", Kaplan's or Chinchilla's
  * C = 6ND, with no attention term (no "12", no "attention" unless said to be left out) and
  * no source that counts one (PaLM, the Llama 3 paper, torchtitan, llm-foundry, nanoGPT). */
@@ -1620,7 +1631,7 @@ static gboolean
 six_n_only (const char *text)
 {
   if (contains_ci (text, "PaLM") || contains_ci (text, "Llama 3 paper")
-      || contains_ci (text, "torchtitan") || contains_ci (text, "llm-foundry")
+      || contains_ci (text, "torchtitan") || names_llm_foundry (text)
       || contains_ci (text, "nanoGPT") || strstr (text, "12") != NULL)
     return FALSE;
   if (contains_ci (text, "attention") && !contains_ci (text, "no attention")
@@ -1662,7 +1673,7 @@ convention_for (const char *text, ModelFlopConvention *out, gboolean *six_n)
            || contains_ci (text, "NeMo/Megatron model FLOPs"))
     *out = MODEL_FLOPS_MCORE;
   else if (contains_ci (text, "PaLM") || contains_ci (text, "Llama 3 paper")
-           || contains_ci (text, "torchtitan") || contains_ci (text, "llm-foundry")
+           || contains_ci (text, "torchtitan") || names_llm_foundry (text)
            /* nanoGPT's estimate_mfu takes PaLM's Appendix B count */
            || contains_ci (text, "nanoGPT")
            || contains_ci (text, "6N") || contains_ci (text, "6*N")

@@ -67,7 +67,8 @@
  * |                           |   2023 ("Megatron-LM (2021)", "Megatron-LM PTD") ->          |
  * |                           |   megatron-lm-2021 (pre-Core: no SP by default, scatter-     |
  * |                           |   gather and synchronized pipeline sends, DP all-reduce      |
- * |                           |   after the backward), torchtitan, Composer / llm-foundry,   |
+ * |                           |   after the backward), torchtitan, Composer / llm-foundry    |
+ * |                           |   (also "LLM Foundry", "llmfoundry", "llm_foundry"),         |
  * |                           |   MaxText / JAX (also Levanter, T5X, Praxis, EasyLM,         |
  * |                           |   AXLearn), other Megatron -> megatron-core, "4D             |
  * |                           |   parallel" / NCCLX -> meta-llama3 (the Llama 3 paper's      |
@@ -299,7 +300,7 @@
  *   CONV from flops_convention: "SC'21", "Narayanan" or "96*B" -> megatron96;
  *   "Korthikanti" or "72*B" -> megatron72; "Megatron-Core", "num_floating_point_operations"
  *   or "NeMo/Megatron model FLOPs" -> mcore; "PaLM", "Llama 3 paper", "torchtitan",
- *   "llm-foundry", "6N", "6*N", "6 * N", "6 x N" or "6·N" -> palm; "causal" without "non-causal" -> causal;
+ *   "llm-foundry" (or "LLM Foundry"), "6N", "6*N", "6 * N", "6 x N" or "6·N" -> palm; "causal" without "non-causal" -> causal;
  *   empty, "not stated" or "formula not printed" -> the count of the framework the row
  *   names (its stack's tflops_convention: mcore for megatron-core and nemo, megatron96 for
  *   megatron-lm-2021, palm for torchtitan, llm-foundry and meta-llama3; the measured

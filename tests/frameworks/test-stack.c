@@ -564,8 +564,18 @@ test_text (void)
     { "OLMo-core", "pytorch-fsdp" },
     { "HF Transformers", "pytorch-fsdp" },
     { "HF Trainer + FSDP", "pytorch-fsdp" },
+    /* llm-foundry by the name with a space (as MosaicML writes it), its package name or
+     * an underscore (these were not recognised); Composer, its trainer, as before */
+    { "LLM Foundry", "llm-foundry" },
+    { "MosaicML LLM Foundry", "llm-foundry" },
+    { "llmfoundry", "llm-foundry" },
+    { "llm_foundry", "llm-foundry" },
+    { "LLM Foundry (Composer, PyTorch FSDP)", "llm-foundry" },
+    { "MosaicML Composer", "llm-foundry" },
+    { "Composer", "llm-foundry" },
     /* frameworks no preset models stay unrecognised (the default stack, said so) */
     { "Colossal-AI", NULL },
+    { "InternEvo", NULL },
     { "Nanotron", NULL },
     /* ... also beside "Hugging Face" (read as pytorch-fsdp before) */
     { "Hugging Face Nanotron", NULL },

@@ -715,6 +715,9 @@ test_megatron_lm_device (void)
     { "MI300X", "Megatron LM", "megatron-core", "FP8 tensor cores" },
     { "H100-SXM-80GB", "Megatron-LM (2021)", "megatron-lm-2021", NULL },
     { "H100-SXM-80GB", "Nanotron", "megatron-core", "not recognised" },
+    /* llm-foundry by its name with a space (the default stack, not recognised, before) */
+    { "A100-SXM-80GB", "LLM Foundry", "llm-foundry", NULL },
+    { "A100-SXM-80GB", "MosaicML Composer", "llm-foundry", NULL },
     { "H100-SXM-80GB", "", "megatron-core", NULL },
     /* a table's dash says nothing: the default, not "not recognised" */
     { "H100-SXM-80GB", "\xe2\x80\x94", "megatron-core", NULL },
@@ -2366,6 +2369,9 @@ test_numbers_as_written (void)
     { "6N + 12*L*H*Q*T (non-causal)", MODEL_FLOPS_PALM, FALSE },
     { "6N (PaLM)", MODEL_FLOPS_PALM, FALSE },
     { "nanoGPT estimate_mfu", MODEL_FLOPS_PALM, FALSE },
+    /* llm-foundry's count in its other spellings (not recognised before) */
+    { "LLM Foundry MFU", MODEL_FLOPS_PALM, FALSE },
+    { "llmfoundry", MODEL_FLOPS_PALM, FALSE },
     { "72 B s l h^2 (1 + s/6h + V/12lh)", MODEL_FLOPS_MEGATRON72, FALSE },
     { "96 B s l h^2 (1 + s/6h + V/16lh)", MODEL_FLOPS_MEGATRON96, FALSE },
   };
