@@ -1963,6 +1963,41 @@ test_recompute (void)
              sel_mlp->predicted_compute_s, sel->predicted_compute_s, grow);
 }
 
+/* An empty recompute cell takes the notes' word, unless the notes negate it: "No
+ * activation checkpointing.", "without activation checkpointing", "Activation
+ * checkpointing not stated." and "activation checkpointing: false" read none (they read
+ * full); "full activation checkpointing on every layer" and "selective recompute" still
+ * name it */
+static void
+test_recompute_notes_negated (void)
+{
+  static const struct { const char *notes; PlanRecompute want; } rows[] = {
+    { "No activation checkpointing.", PLAN_RECOMPUTE_NONE },
+    { "Ran without activation checkpointing, FSDP2.", PLAN_RECOMPUTE_NONE },
+    { "Activation checkpointing not stated.", PLAN_RECOMPUTE_NONE },
+    { "activation checkpointing: false", PLAN_RECOMPUTE_NONE },
+    { "Config: activation checkpointing on every layer", PLAN_RECOMPUTE_FULL },
+    { "full activation recompute", PLAN_RECOMPUTE_FULL },
+    { "selective recompute (core attention)", PLAN_RECOMPUTE_SELECTIVE },
+    { "no full recompute; selective recompute of attention", PLAN_RECOMPUTE_SELECTIVE },
+    { "", PLAN_RECOMPUTE_NONE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+        "recompute,framework,notes,precision,global_batch,step_time_s\n"
+        "1,GPT,H100-SXM-80GB,64,16,1024,16,16384,1024,1,1,,Megatron-Core,\"%s\",bf16,256,1.0\n",
+        rows[i].notes);
+      ResPublishedCase *c = case_of (text);
+      g_assert_null (c->skip_reason);
+      if (c->plan.recompute != rows[i].want)
+        g_error ("notes '%s': recompute %d, expected %d", rows[i].notes, c->plan.recompute,
+                 rows[i].want);
+      res_published_case_free (c);
+    }
+}
+
 /* An unstated tp / pp: 1 on a stack whose configs default to no model parallelism
  * (MaxText's base.yml ici_tensor_parallelism 1, ici_fsdp_parallelism -1; torchtitan's
  * degrees 1), so dp = every GPU (64 here); still skipped on Megatron-Core, whose runs
@@ -3055,6 +3090,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/recompute", test_recompute);
   g_test_add_func ("/results/mapping/pytorch-fsdp-compile", test_pytorch_fsdp_compile);
   g_test_add_func ("/results/mapping/unstated-degrees", test_unstated_degrees);
+  g_test_add_func ("/results/mapping/recompute-notes-negated", test_recompute_notes_negated);
   g_test_add_func ("/results/mapping/interleaved-unstated", test_interleaved_unstated);
   g_test_add_func ("/results/mapping/precision", test_precision);
   g_test_add_func ("/results/mapping/megatron-lm-2021", test_megatron_lm_2021);
