@@ -585,13 +585,82 @@ cell_seq_len (const char *cell, gint64 *out)
   return TRUE;
 }
 
+/* The exact token count a rounded one spells out in brackets after its unit: "2.95M
+ * tokens (8 x 90 x 4096)" -> 8 x 90 x 4,096 = 2,949,120, a product ('x', '*' or the
+ * multiplication sign) of whole numbers, an '=' before it and "tokens" after it allowed
+ * ("(= 720 x 4,096 tokens)"), or the sequences of seq_len they make ("2.95M tokens (8 x
+ * 90)": 720 x 4,096). It is taken where it lies within the written figure's rounding
+ * (half a unit of its last digit) at one of `scales` (2.95M: 2,945,000 .. 2,955,000
+ * decimal), the one reading a product gives, whole in sequences: the sequences; 0 when
+ * none. A product that misses the figure is no reading (the figure's own readings
+ * follow). */
+static gint64
+batch_tokens_product (const char *number, const char *unit, double v, const double *scales,
+                      int n_scales, gint64 seq)
+{
+  const char *open = strchr (unit, '(');
+  if (open == NULL)
+    return 0;
+  const char *p = open + 1;
+  while (*p == ' ' || *p == '=')
+    p++;
+  double product = 1;
+  int factors = 0;
+  for (;;)
+    {
+      double f;
+      const char *end = leading_number (p, &f);
+      if (end == NULL || end == p || f < 1 || f != floor (f) || *p == '-' || *p == '+')
+        return 0;
+      product *= f;
+      factors++;
+      while (*end == ' ')
+        end++;
+      if (g_ascii_strncasecmp (end, "tokens", 6) == 0)   /* "(720 x 4096 tokens)" */
+        end += 6;
+      while (*end == ' ')
+        end++;
+      if (*end == ')')
+        break;
+      if (*end == 'x' || *end == 'X' || *end == '*')
+        end++;
+      else if ((guchar) end[0] == 0xc3 && (guchar) end[1] == 0x97)
+        end += 2;
+      else
+        return 0;
+      while (*end == ' ')
+        end++;
+      p = end;
+    }
+  if (factors < 2 || product > 1e15)
+    return 0;
+  /* the figure's last written digit: "2.95" two decimals, half a unit 0.005 */
+  const char *dot = memchr (number, '.', (gsize) (unit - number));
+  int decimals = 0;
+  if (dot != NULL)
+    for (const char *d = dot + 1; g_ascii_isdigit (*d); d++)
+      decimals++;
+  const double half = 0.5 * pow (10, -decimals);
+  /* the product in tokens ("(8 x 90 x 4096)"), else in sequences of seq ("(8 x 90)":
+   * 720 x 4,096 = 2,949,120 tokens) */
+  const double tokens[2] = { product, product * (double) seq };
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < n_scales; i++)
+      if (fmod (tokens[k], (double) seq) == 0
+          && fabs (tokens[k] - v * scales[i]) <= half * scales[i] * (1 + 1e-12))
+        return (gint64) (tokens[k] / (double) seq);
+  return 0;
+}
+
 /* A global batch written in tokens ("4194304 tokens", "16M tokens", "4M tok", "2 million
  * tokens") as sequences of `seq`: the token count over seq where it divides. With K / M
  * or "thousand" / "million" the count is read both ways, decimal (10^3, 10^6) and binary
  * (2^10, 2^20); the one reading that divides by seq is taken (Llama 3's "16M tokens" of
  * 8,192: 2,048 binary, 1,953.1 decimal; "2 million tokens" of 2,048: 1,024), and none or
  * both is no reading; "Ki" / "Mi" are binary alone ("4 Mi tokens"; it was not read as
- * tokens at all). 1: read; 0: the cell is not in tokens; -1: in tokens, no single
+ * tokens at all). A rounded figure whose exact product follows in brackets is that
+ * product ("2.95M tokens (8 x 90 x 4096)": 720 sequences of 4,096;
+ * batch_tokens_product). 1: read; 0: the cell is not in tokens; -1: in tokens, no single
  * reading. */
 static int
 batch_in_tokens (const char *cell, gint64 seq, gint64 *out)
@@ -628,6 +697,13 @@ batch_in_tokens (const char *cell, gint64 seq, gint64 *out)
     return -1;
   if (binary)
     scales[0] = scales[1];
+  /* a rounded figure with its exact product in brackets: the product */
+  gint64 exact = batch_tokens_product (cell, unit, v, scales, m != 0 && !binary ? 2 : 1, seq);
+  if (exact >= 1 && exact <= G_MAXINT)
+    {
+      *out = exact;
+      return 1;
+    }
   gint64 found = 0;
   int n = 0;
   for (int i = 0; i < (m != 0 && !binary ? 2 : 1); i++)

@@ -192,7 +192,10 @@
  * |                           |   decimal and binary and the one that divides taken (none or |
  * |                           |   both: skipped), "Ki" / "Mi" binary ("4 Mi tokens"); a      |
  * |                           |   magnitude and no unit ("1.5K", "2 million") -> skipped     |
- * |                           |   asking which; also after                                   |
+ * |                           |   asking which; a rounded figure with its exact product in   |
+ * |                           |   brackets -> the product where it lies within the figure's  |
+ * |                           |   rounding ("2.95M tokens (8 x 90 x 4096)" -> 720 of 4096);  |
+ * |                           |   also after                                                 |
  * |                           |   a label: "gbs=128", "GBS 512", "global batch: 1,024"       |
  * | seq_len                   | also after a label: "seq 8192", "seq_len=8K"                 |
  * | tp, pp, cp, dp, ep        | also after their own name: "TP=4", "tp 4", "TP4"             |

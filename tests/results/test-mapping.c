@@ -2628,6 +2628,49 @@ test_pp_microbatches (void)
     }
 }
 
+/* A rounded token batch whose exact product follows in brackets, over seq_len 4,096 (16
+ * GPUs, tp 2: dp 8): "2.95M tokens (8 x 90 x 4096)" is 2,949,120 tokens, inside 2.95M's
+ * rounding (2,945,000 .. 2,955,000), 720 sequences (it was refused: no reading of 2.95M
+ * divides by 4,096); the product in sequences ("(8 x 90)"), with the multiplication
+ * sign, an '=' or "tokens" in the bracket, or a coarser figure ("3M", "~2.9M") alike; a
+ * product inside "1M"'s rounding wins over the binary reading (248, not 256); one that
+ * misses the figure (8 x 91 x 4096 = 2,981,888) is no reading, and the row is refused as
+ * before. */
+static void
+test_batch_token_product (void)
+{
+  static const struct { const char *batch; int want; } rows[] = {
+    { "2.95M tokens (8 x 90 x 4096)", 720 },
+    { "2.95M tokens (8 \xc3\x97 90 \xc3\x97 4096)", 720 },
+    { "2.95M tokens (8*90*4096)", 720 },
+    { "2.95M tokens (= 720 x 4,096)", 720 },
+    { "2.95M tokens (720 x 4096 tokens)", 720 },
+    { "2.95M tokens (8 x 90)", 720 },
+    { "~2.9M tokens (8 x 90 x 4096)", 720 },
+    { "3M tokens (720 x 4096)", 720 },
+    { "2,949,120 tokens", 720 },
+    { "1M tokens (248 x 4096)", 248 },
+    { "1M tokens (8 x 32 x 4096)", 256 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = num_row ("4096", rows[i].batch, "");
+      if (!c->ready || c->plan.global_batch != rows[i].want)
+        g_error ("global_batch '%s': %d, expected %d (%s)", rows[i].batch,
+                 c->plan.global_batch, rows[i].want, c->skip_reason ? c->skip_reason : "");
+    }
+  static const char *const missed[] = { "2.95M tokens (8 x 91 x 4096)", "2.95M tokens",
+                                        "2.95M tokens (8 x 90 x 4096 x 2)",
+                                        "2.95M tokens (about 720 x 4096)" };
+  for (guint i = 0; i < G_N_ELEMENTS (missed); i++)
+    {
+      g_autoptr (ResPublishedCase) c = num_row ("4096", missed[i], "");
+      g_assert_false (c->ready);
+      if (c->skip_reason == NULL || strstr (c->skip_reason, "is in tokens") == NULL)
+        g_error ("'%s': %s", missed[i], c->skip_reason ? c->skip_reason : "(ready)");
+    }
+}
+
 /* FSDP's float8 all-gather where a row's notes say so, and only with fp8 GEMMs;
  * TorchTitan's default (off) otherwise. */
 static ResPublishedCase *
@@ -3102,6 +3145,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/mi250x-gcds", test_mi250x_gcds);
   g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);
   g_test_add_func ("/results/mapping/pp-microbatches", test_pp_microbatches);
+  g_test_add_func ("/results/mapping/batch-token-product", test_batch_token_product);
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
   g_test_add_func ("/results/mapping/cp-comm-default", test_cp_comm_default);
   g_test_add_func ("/results/mapping/cross-entropy-impl", test_cross_entropy_impl);
