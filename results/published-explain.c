@@ -168,7 +168,11 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
               c->skip_reason != NULL ? " (skipped: below)" : "");
       else
         LINE ("zero_stage_or_fsdp", "%s", plan_sharding_name (p->sharding));
-      LINE ("micro_batch", "%d", p->micro_batch);
+      /* a micro-batch read after a label, in the notes, or from a local batch
+       * (published.c micro_batch_stated) says how */
+      LINE ("micro_batch", "%d%s%s%s", p->micro_batch, c->micro_batch_why != NULL ? " (" : "",
+            c->micro_batch_why != NULL ? c->micro_batch_why : "",
+            c->micro_batch_why != NULL ? ")" : "");
       if (p->grad_accum > 0)
         LINE ("global_batch", "%d (%d micro-batch%s per step)", p->global_batch, p->grad_accum,
               p->grad_accum == 1 ? "" : "es");

@@ -3628,26 +3628,40 @@ mla_unfused_on_blackwell (const ResPublishedCase *c, const char *framework)
          "TE's unfused attention";
 }
 
-/* The micro-batch size a micro_batch cell gives after a label of its own, where it does
- * not start with the number: "MBS 2", "mbs=2, gas=8", "micro batch size: 2", "micro-batch
- * 2", "per-device batch 2", "batch per GPU: 2": the label at the start of a word, then
- * any of " =:_-", the word "size", then the number; 0 when none */
+/* The micro-batch size a micro_batch cell (or the notes) gives after a label, where it
+ * does not start with the number: the label at the start of a word, then any of " =:_-",
+ * the word "size", then the number. Two kinds of label:
+ *   a micro-batch: "MBS 2", "mbs=2, gas=8", "micro batch size: 2", "micro-batch 2",
+ *     "per-device batch 2", "batch per GPU: 2", "batch/GPU 4", MaxText's
+ *     "per_device_batch_size=8" and its short "pdbs=8";
+ *   a local batch, the per data-parallel rank batch a step's pipeline schedule splits
+ *     (*local TRUE): torchtitan's "local_batch_size=4", "local batch size 8", "LBS 4".
+ * Where the labels give micro-batches, the micro-batch they agree on; else the local
+ * batch they agree on; 0 when none; -1 when two of a kind differ ("mbs 2 ... mbs 4": no
+ * reading). These read as 1 before. */
 static gint64
-mb_labelled (const char *cell)
+mb_labelled (const char *cell, gboolean *local)
 {
-  static const char *const labels[] = { "micro_batch_size", "micro-batch size",
-                                        "micro batch size", "microbatch size", "micro_batch",
-                                        "micro-batch", "micro batch", "microbatch", "mbs",
-                                        "per-device batch", "per device batch",
-                                        "per-gpu batch", "per gpu batch", "batch per gpu",
-                                        "batch per device" };
+  static const struct { const char *label; gboolean local; } labels[] = {
+    { "micro_batch_size", FALSE }, { "micro-batch size", FALSE }, { "micro batch size", FALSE },
+    { "microbatch size", FALSE }, { "micro_batch", FALSE }, { "micro-batch", FALSE },
+    { "micro batch", FALSE }, { "microbatch", FALSE }, { "mbs", FALSE },
+    { "per-device batch", FALSE }, { "per device batch", FALSE },
+    { "per_device_batch", FALSE }, { "pdbs", FALSE }, { "per-gpu batch", FALSE },
+    { "per gpu batch", FALSE }, { "batch per gpu", FALSE }, { "batch per device", FALSE },
+    { "batch/gpu", FALSE }, { "batch / gpu", FALSE }, { "batch/device", FALSE },
+    { "local_batch_size", TRUE }, { "local-batch size", TRUE }, { "local batch size", TRUE },
+    { "local_batch", TRUE }, { "local batch", TRUE }, { "lbs", TRUE },
+  };
+  gint64 found[2] = { 0, 0 };   /* micro-batch, local batch */
   g_autofree char *low = g_ascii_strdown (cell, -1);
   for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
-    for (const char *p = strstr (low, labels[i]); p != NULL; p = strstr (p + 1, labels[i]))
+    for (const char *p = strstr (low, labels[i].label); p != NULL;
+         p = strstr (p + 1, labels[i].label))
       {
         if (p != low && g_ascii_isalnum (p[-1]))
           continue;
-        const char *q = p + strlen (labels[i]);
+        const char *q = p + strlen (labels[i].label);
         for (gboolean moved = TRUE; moved;)
           {
             moved = FALSE;
@@ -3661,9 +3675,44 @@ mb_labelled (const char *cell)
             char *end = NULL;
             gint64 n = g_ascii_strtoll (q, &end, 10);
             if (n >= 1 && n <= G_MAXINT && !g_ascii_isalpha (*end) && *end != '.')
-              return n;
+              {
+                gint64 *f = &found[labels[i].local ? 1 : 0];
+                if (*f != 0 && *f != n)
+                  return -1;
+                *f = n;
+              }
           }
       }
+  *local = found[0] == 0 && found[1] != 0;
+  return found[0] != 0 ? found[0] : found[1];
+}
+
+/* The batch a row states for one data-parallel rank and step of its pipeline: the
+ * micro_batch cell (a count, or mb_labelled), else, where the cell is empty or says it
+ * says nothing, a label in the notes ("local batch size 32, global batch size 256"), all
+ * of the notes' labels agreeing. 1 with *n, *local (a local batch, not a micro-batch)
+ * and *where ("the notes" or NULL: the cell); 0 when none is stated (the rule for an
+ * unstated micro-batch); -1 when the cell says something but no size is read ("auto",
+ * "mbs 2 or 4"), which was taken as 1. */
+static int
+micro_batch_stated (const ResCsv *csv, guint row, gint64 *n, gboolean *local,
+                    const char **where)
+{
+  const char *cell = get (csv, row, "micro_batch");
+  *local = FALSE;
+  *where = NULL;
+  if (cell_count (cell, n))
+    return 1;
+  if ((*n = mb_labelled (cell, local)) > 0)
+    return 1;
+  g_autofree char *t = g_strstrip (g_strdup (cell));
+  if (*t != '\0' && !cell_unstated (t))
+    return -1;
+  if ((*n = mb_labelled (get (csv, row, "notes"), local)) > 0)
+    {
+      *where = "the notes";
+      return 1;
+    }
   return 0;
 }
 
@@ -4085,10 +4134,38 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   }
 
   p->micro_batch = 1;
-  if (cell_count (get (csv, row, "micro_batch"), &v))
-    p->micro_batch = (int) v;
-  else if ((v = mb_labelled (get (csv, row, "micro_batch"))) > 0)
-    p->micro_batch = (int) v;   /* "MBS 2", "mbs=2, gas=8", "micro batch size: 2" */
+  gboolean mb_local = FALSE;
+  const char *mb_where = NULL;
+  int mb_read = micro_batch_stated (csv, row, &v, &mb_local, &mb_where);
+  if (mb_read < 0)
+    return skip (c, "micro_batch '%s': no micro-batch size read (hint: a number, or one after "
+                 "its label: 'mbs=2', 'local_batch_size=4')", get (csv, row, "micro_batch"));
+  if (mb_read > 0 && (!mb_local || pp == 1))
+    {
+      /* "MBS 2", "mbs=2, gas=8", "micro batch size: 2"; a local batch without PP is the
+       * micro-batch (torchtitan's local_batch_size, accumulated GBS / (dp x it) times) */
+      p->micro_batch = (int) v;
+      if (mb_where != NULL || mb_local)
+        c->micro_batch_why = g_strdup_printf ("the %s %" G_GINT64_FORMAT "%s%s",
+                                              mb_local ? "local batch" : "micro-batch", v,
+                                              mb_where != NULL ? " in " : "",
+                                              mb_where != NULL ? mb_where : "");
+    }
+  else if (mb_read > 0)
+    {
+      /* a local batch under PP: split into the stack's pipeline micro-batches, pp x
+       * stages per rank of them (torchtitan: local batch 32 on PP 8 -> 4 under 1F1B),
+       * else the stack's one-sample micro-batches (also where the split does not divide,
+       * as for an unstated micro-batch below) */
+      gboolean split = c->stack->default_pp_microbatches == FW_PP_MB_STAGES
+                       && v % (pp * vpp) == 0;
+      p->micro_batch = split ? (int) (v / (pp * vpp)) : 1;
+      c->micro_batch_why = g_strdup_printf ("the local batch %" G_GINT64_FORMAT "%s%s over "
+                                            "%s", v, mb_where != NULL ? " in " : "",
+                                            mb_where != NULL ? mb_where : "",
+                                            split ? "pp x V micro-batches, the stack's split"
+                                                  : "the stack's one-sample micro-batches");
+    }
   else if (pp > 1 && c->stack->default_pp_microbatches == FW_PP_MB_STAGES
            && global_batch % dp == 0 && (global_batch / dp) % (pp * vpp) == 0)
     /* unstated under PP: the stack's own count, pp x stages per rank micro-batches of the
@@ -4630,6 +4707,7 @@ res_published_case_free (ResPublishedCase *c)
   g_free (c->gpu_type);
   g_free (c->cluster_name);
   g_free (c->network_note);
+  g_free (c->micro_batch_why);
   fw_stack_unref (c->stack);
   model_spec_unref (c->model);
   topo_cluster_unref (c->cluster);
@@ -4732,8 +4810,9 @@ batch_from_accumulation (ResPublishedCase *c, const ResCsv *csv, guint row, gint
   gint64 ga, mb, dp, tp, pp, cp = 1;
   if (!cell_count (get (csv, row, "grad_accum"), &ga))
     return FALSE;
-  if (!cell_count (get (csv, row, "micro_batch"), &mb)
-      && (mb = mb_labelled (get (csv, row, "micro_batch"))) <= 0)
+  gboolean local;
+  const char *where;
+  if (micro_batch_stated (csv, row, &mb, &local, &where) <= 0)
     return FALSE;
   if (!cell_size (csv, row, "dp", &dp))
     {

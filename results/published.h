@@ -181,10 +181,18 @@
  * |                           |   default (none for older Megatron-LM, megatron-lm-2021;     |
  * |                           |   zero1 on megatron-core, the default stack)                 |
  * | micro_batch               | a number, or the one after a label ("MBS 2", "mbs=2, gas=8", |
- * |                           |   "micro batch size: 2", "per-device batch 2"); empty -> 1;  |
+ * |                           |   "micro batch size: 2", "per-device batch 2", "batch/GPU    |
+ * |                           |   4", MaxText's "per_device_batch_size=8" / "pdbs=8"); a     |
+ * |                           |   local batch ("local_batch_size=4", torchtitan's; "LBS 4",  |
+ * |                           |   "local batch size 8") -> the micro-batch at pp 1, under PP |
+ * |                           |   the stack's split (torchtitan: local / (pp vpp) where it   |
+ * |                           |   divides, else 1; others: one-sample micro-batches); empty  |
+ * |                           |   (or "not stated") -> such a label in the notes, all of     |
+ * |                           |   them agreeing, else 1;                                     |
  * |                           |   with pp > 1 under a stack that runs pp x stages            |
  * |                           |   per rank micro-batches (torchtitan) -> local batch /       |
- * |                           |   (pp vpp) where it divides (405B, 32 on PP 8 -> 4)          |
+ * |                           |   (pp vpp) where it divides (405B, 32 on PP 8 -> 4); other   |
+ * |                           |   text with no size read ("auto") -> skipped, saying so      |
  * | global_batch              | required, or empty with micro_batch, grad_accum and dp (or   |
  * |                           |   tp and pp) given: their product; in tokens ("16M tokens",  |
  * |                           |   "2 million tokens", "1048576 tokens") ->                   |
@@ -419,6 +427,10 @@ typedef struct {
   gboolean      fp4;                /* NVFP4 GEMMs (precision text), on a device with FP4 */
   FwStack      *stack;              /* the software stack the framework column names
                                        (megatron-core when it names none) */
+  char         *micro_batch_why;    /* how a micro-batch that is no plain count in its
+                                       cell was read ("the local batch 32 in the notes
+                                       over pp x V micro-batches ..."); NULL: the cell's
+                                       count, or unstated */
   const char   *recompute_why;      /* static: how a named remat policy or a partial
                                        recompute was read (NULL: as the cell says) */
   const char   *stack_why;          /* static: why the stack is not the one the framework

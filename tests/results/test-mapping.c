@@ -2628,6 +2628,99 @@ test_pp_microbatches (void)
     }
 }
 
+/* Micro-batch labels that read as 1 before, on 64 GPUs, tp 1, global batch 512 (dp 16 at
+ * pp 4, dp 64 at pp 1):
+ *  - micro-batch labels: "batch/GPU 4", MaxText's "per_device_batch_size=8" and "pdbs=8",
+ *    beside "mbs=8" and "per-device batch 8", which were read;
+ *  - a local batch (torchtitan's "local_batch_size=32", "LBS 32", "local batch size 32"):
+ *    at pp 1 the micro-batch; under PP split as the stack splits it: torchtitan pp x
+ *    stages per rank, 32 / (4 x 1) = 8 under 1F1B; Megatron-LM its micro-batches of one
+ *    sample; torchtitan where 16 / 4 is whole (4), and 30 / 4 is not: one-sample, as for
+ *    an unstated micro-batch;
+ *  - in the notes where the cell is empty ("local batch size 32, global batch size 512",
+ *    "MBS 2"), all labels agreeing; two sizes ("MBS 2 ... MBS 4") are no reading;
+ *  - a cell that says something but gives no size ("auto", "mbs 2 or mbs 4") is refused,
+ *    where it was 1; an empty cell and "not stated" keep the rule for an unstated one. */
+static ResPublishedCase *
+mb_label_row (const char *framework, int pp, const char *micro, const char *notes)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "micro_batch,framework,global_batch,step_time_s,notes\n"
+    "1,GPT,H100-SXM-80GB,64,16,1024,16,16384,1024,1,%d,\"%s\",\"%s\",512,1.0,\"%s\"\n",
+    pp, micro, framework, notes);
+  return case_of (text);
+}
+
+static void
+test_micro_batch_labels (void)
+{
+  static const char *const tt = "torchtitan (FSDP2+TP+PP 1F1B)";
+  static const struct { const char *fw; int pp; const char *micro, *notes; int want; } rows[] = {
+    { "Megatron-LM", 4, "batch/GPU 4", "", 4 },
+    { "Megatron-LM", 4, "batch / GPU: 4", "", 4 },
+    { "MaxText", 1, "per_device_batch_size=8", "", 8 },
+    { "MaxText", 1, "pdbs=8", "", 8 },
+    { "Megatron-LM", 4, "mbs=8", "", 8 },
+    { "Megatron-LM", 4, "per-device batch 8", "", 8 },
+    { tt, 1, "local_batch_size=4", "", 4 },
+    { tt, 1, "LBS 4", "", 4 },
+    { tt, 1, "local batch size 8", "", 8 },
+    { tt, 1, "--training.local_batch_size=2", "", 2 },
+    { tt, 4, "local_batch_size=32", "", 8 },
+    { tt, 4, "LBS 32", "", 8 },
+    { tt, 4, "local batch size 16", "", 4 },
+    { tt, 4, "local batch size 30", "", 1 },
+    { "Megatron-LM", 4, "LBS 32", "", 1 },
+    /* in the notes, the cell empty or saying nothing */
+    { tt, 4, "", "Table 5: local batch size 32, global batch size 512", 8 },
+    { tt, 4, "\xe2\x80\x94", "local batch size 32", 8 },
+    { "Megatron-LM", 4, "", "MBS 2, GBS 512", 2 },
+    { "Megatron-LM", 4, "", "MBS not stated (the script's default 1 assumed)", 1 },
+    { "Megatron-LM", 4, "", "MBS 2 for the first runs, MBS 4 later", 1 },
+    /* a micro-batch label in the notes wins over a local batch there */
+    { "Megatron-LM", 4, "", "LBS 8 (local batch per pipeline step), MBS 2", 2 },
+    /* the cell wins over the notes */
+    { "Megatron-LM", 4, "4", "MBS 2", 4 },
+    { "Megatron-LM", 4, "", "", 1 },
+    { "Megatron-LM", 4, "not stated", "", 1 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = mb_label_row (rows[i].fw, rows[i].pp, rows[i].micro,
+                                                     rows[i].notes);
+      if (!c->ready || c->plan.micro_batch != rows[i].want)
+        g_error ("'%s' pp %d micro '%s' notes '%s': micro_batch %d, expected %d (%s)",
+                 rows[i].fw, rows[i].pp, rows[i].micro, rows[i].notes, c->plan.micro_batch,
+                 rows[i].want, c->skip_reason ? c->skip_reason : "");
+    }
+  /* --explain says how a local batch was split and where it was read */
+  g_autoptr (ResPublishedCase) n = mb_label_row (tt, 4, "", "local batch size 32");
+  g_assert_cmpstr (n->micro_batch_why, ==, "the local batch 32 in the notes over pp x V "
+                   "micro-batches, the stack's split");
+  g_autoptr (ResPublishedCase) plain = mb_label_row (tt, 4, "2", "");
+  g_assert_null (plain->micro_batch_why);
+
+  static const char *const refused[] = { "auto", "mbs 2 or mbs 4", "large" };
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autoptr (ResPublishedCase) c = mb_label_row ("Megatron-LM", 4, refused[i], "");
+      g_assert_false (c->ready);
+      g_autofree char *want = g_strdup_printf ("micro_batch '%s': no micro-batch size read",
+                                               refused[i]);
+      if (c->skip_reason == NULL || !g_str_has_prefix (c->skip_reason, want))
+        g_error ("'%s': %s", refused[i], c->skip_reason ? c->skip_reason : "(ready)");
+    }
+  /* the global batch from its parts takes a labelled micro-batch too: 4 x 2 x 64 = 512 */
+  g_autoptr (ResPublishedCase) parts = case_of (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,vocab,seq_len,tp,pp,"
+    "micro_batch,grad_accum,framework,global_batch,step_time_s\n"
+    "1,GPT,H100-SXM-80GB,64,16,1024,16,16384,1024,1,1,local_batch_size=4,2,torchtitan,,1.0\n");
+  g_assert_true (parts->ready);
+  g_assert_cmpint (parts->plan.global_batch, ==, 512);
+  g_assert_cmpint (parts->plan.micro_batch, ==, 4);
+}
+
 /* A rounded token batch whose exact product follows in brackets, over seq_len 4,096 (16
  * GPUs, tp 2: dp 8): "2.95M tokens (8 x 90 x 4096)" is 2,949,120 tokens, inside 2.95M's
  * rounding (2,945,000 .. 2,955,000), 720 sequences (it was refused: no reading of 2.95M
@@ -3145,6 +3238,7 @@ main (int argc, char **argv)
   g_test_add_func ("/results/mapping/mi250x-gcds", test_mi250x_gcds);
   g_test_add_func ("/results/mapping/stack-defaults", test_stack_defaults);
   g_test_add_func ("/results/mapping/pp-microbatches", test_pp_microbatches);
+  g_test_add_func ("/results/mapping/micro-batch-labels", test_micro_batch_labels);
   g_test_add_func ("/results/mapping/batch-token-product", test_batch_token_product);
   g_test_add_func ("/results/mapping/fsdp-float8-all-gather", test_fsdp_float8_all_gather);
   g_test_add_func ("/results/mapping/cp-comm-default", test_cp_comm_default);
