@@ -126,15 +126,27 @@ res_published_explain (const ResCsv *csv, guint row, const ResPublishedCase *c)
     {
       g_autofree char *moe = res_pub_moe_describe (&c->moe);
       LINE ("moe", "%s", moe);
-      /* the expert layout the plan ran: ep from the row's ep column, etp from the moe cell
-       * or, unstated, Megatron-Core's default (the TP degree) */
+      /* the expert layout the plan ran: ep from the row's ep column, etp from the moe cell,
+       * else the ep cell or the notes (res_pub_moe_read_row), else Megatron-Core's
+       * default (the TP degree); an etp elsewhere in the row that the cell's overrode */
       if (c->plan_valid)
-        g_string_append_printf (s, "  %-20s %-44.44s -> %d%s; expert tp %d%s\n", "ep",
-                                cell_or (csv, row, "ep"), c->plan.ep,
-                                res_csv_get (csv, row, "ep")[0] == '\0' ? " (not stated)" : "",
-                                c->plan.etp > 0 ? c->plan.etp : c->plan.tp,
-                                c->moe.etp > 0 ? " (the moe cell's etp)"
-                                  : " (etp not stated: Megatron-Core's default, the TP degree)");
+        {
+          g_autofree char *other = c->moe.etp_other > 0
+            ? g_strdup_printf ("; %s gives %" G_GUINT64_FORMAT ", the moe cell's wins",
+                               c->moe.etp_other_from, c->moe.etp_other)
+            : g_strdup ("");
+          g_autofree char *from = c->moe.etp_from != NULL
+            ? g_strdup_printf (" (etp from %s)", c->moe.etp_from) : NULL;
+          g_string_append_printf (s, "  %-20s %-44.44s -> %d%s; expert tp %d%s%s\n", "ep",
+                                  cell_or (csv, row, "ep"), c->plan.ep,
+                                  res_csv_get (csv, row, "ep")[0] == '\0' ? " (not stated)"
+                                                                           : "",
+                                  c->plan.etp > 0 ? c->plan.etp : c->plan.tp,
+                                  from != NULL ? from
+                                  : c->moe.etp > 0 ? " (the moe cell's etp)"
+                                  : " (etp not stated: Megatron-Core's default, the TP degree)",
+                                  other);
+        }
     }
   if (c->plan_valid)
     {

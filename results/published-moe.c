@@ -187,6 +187,20 @@ parse_attention (const char *value, ResPubMoe *out, char **why)
   return TRUE;
 }
 
+/* The keys the frameworks' own configs use for a cell key (the cell's name wins in
+ * messages about repeats): Megatron-Core's expert_tensor_parallel_size */
+static const char *
+canonical_key (const char *key)
+{
+  static const struct { const char *alias, *key; } aliases[] = {
+    { "expert_tensor_parallel_size", "etp" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (aliases); i++)
+    if (strcmp (key, aliases[i].alias) == 0)
+      return aliases[i].key;
+  return key;
+}
+
 gboolean
 res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
 {
@@ -220,7 +234,8 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
           break;
         }
       *eq = '\0';
-      char *key = g_strstrip (pair), *value = g_strstrip (eq + 1);
+      char *written = g_strstrip (pair), *value = g_strstrip (eq + 1);
+      const char *key = canonical_key (written);
       if (g_hash_table_contains (seen, key))
         {
           ok = refuse (why, "%s given twice", key);
@@ -244,7 +259,7 @@ res_pub_moe_parse (const char *cell, ResPubMoe *out, char **why)
       else if (strcmp (key, "dense_ffn") == 0)
         ok = whole (key, value, 1, MODEL_MAX_FFN, &out->dense_ffn, why);
       else if (strcmp (key, "etp") == 0)
-        ok = whole (key, value, 1, PLAN_MAX_WORLD, &out->etp, why);
+        ok = whole (written, value, 1, PLAN_MAX_WORLD, &out->etp, why);
       else if (strcmp (key, "head_dim") == 0)
         ok = whole (key, value, 1, MODEL_MAX_HEADS, &out->head_dim, why);
       else if (strcmp (key, "mtp_layers") == 0)
@@ -395,8 +410,12 @@ res_pub_moe_describe (const ResPubMoe *moe)
     g_string_append_printf (s, ", %" G_GUINT64_FORMAT " MTP", moe->mtp_layers);
   if (moe->bias)
     g_string_append (s, ", biases");
+  /* a field read from another cell of the row (res_pub_moe_read_row) says which */
   if (moe->etp > 0)
-    g_string_append_printf (s, ", etp %" G_GUINT64_FORMAT, moe->etp);
+    g_string_append_printf (s, ", etp %" G_GUINT64_FORMAT "%s%s%s", moe->etp,
+                            moe->etp_from != NULL ? " (from " : "",
+                            moe->etp_from != NULL ? moe->etp_from : "",
+                            moe->etp_from != NULL ? ")" : "");
   if (moe->dispatcher != RES_PUB_DISPATCH_UNSTATED)
     g_string_append_printf (s, ", %s", res_pub_moe_dispatcher_name (moe->dispatcher));
   if (moe->routing != RES_PUB_ROUTING_UNSTATED)

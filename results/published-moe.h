@@ -8,6 +8,8 @@
  *    at most once; an unknown key, a repeated key, a pair without '=', a value that is
  *    not of its kind or out of its range refuses the cell with one line that names the
  *    key (res_pub_moe_parse returns FALSE and *why).
+ *  - Megatron-Core's name of a key reads as the key (a repeat of either is the key given
+ *    twice): expert_tensor_parallel_size (etp).
  *  - Required: experts, top_k, moe_ffn. top_k <= experts; shared_expert_ffn only with
  *    shared_experts > 0 (and defaults to shared_experts x moe_ffn, Megatron-Core's
  *    --moe-shared-expert-intermediate-size being the total of the shared experts).
@@ -25,7 +27,9 @@
  * | dense_layers          | 0 .. MODEL_MAX_LAYERS (default 0)            | the first layers, dense (DeepSeek's      |
  * |                       |                                              |   first_k_dense_replace)                 |
  * | dense_ffn             | 1 .. MODEL_MAX_FFN (default: ffn_hidden)     | FFN hidden of those dense layers         |
- * | etp                   | 1 .. PLAN_MAX_WORLD (default: not stated)    | expert tensor parallelism                |
+ * | etp                   | 1 .. PLAN_MAX_WORLD (default: the ep cell's  | expert tensor parallelism                |
+ * |                       |   or the notes', res_pub_moe_read_row; else  |                                          |
+ * |                       |   not stated: the TP degree)                 |                                          |
  * | dispatcher            | alltoall, allgather, deepep, hybridep        | token dispatcher (Megatron-Core's         |
  * |                       |                                              |   alltoall / allgather / flex backends)  |
  * | routing               | forced, dropless                             | forced-balance benchmark routing, or     |
@@ -92,6 +96,12 @@ typedef struct {
   ResPubRouting    routing;
   double           capacity_factor;          /* 0: dropless / not stated */
   gboolean         pad_to_capacity;          /* pad=1: token drop and pad */
+  /* Where res_pub_moe_read_row found an etp the cell leaves unstated (static: "the ep
+   * cell", "the notes"; NULL: the cell's own, or not stated) */
+  const char      *etp_from;
+  guint64          etp_other;                /* an etp the ep cell or notes state that
+                                              * differs from the cell's (which wins); 0 */
+  const char      *etp_other_from;
   gboolean         a2a_overlap_1f1b;
   guint            cuda_graph_scope;         /* cuda_graph=: Transformer Engine CUDA graphs
                                               * of these PLAN_CG_* scopes; 0: none */
@@ -142,6 +152,21 @@ void        res_pub_moe_plan           (const ResPubMoe *moe, gint64 ep, Plan *p
  * the rest evenly (32 chunks: 1 + 30 x 2 + 0). TRUE with *first / *last (the layers of
  * the first and last model chunk) when one of the two applies. */
 gboolean    res_pub_moe_layer_split    (guint64 layers, guint64 chunks, int *first, int *last);
+/* ---- MoE fields stated outside the moe cell (published-moe-text.c) ----
+ * The moe cell's keys win; each reader's examples are in its comment there. */
+/* Expert TP after its names in free text ("EP64, ETP1", "64 (expert TP 1)",
+ * "expert_tensor_parallel_size=1", "--expert-tensor-parallel-size 1", "ETP 1"): the
+ * size, 0 when none, -1 when the text states two different sizes. */
+gint64      res_pub_moe_etp_in_text    (const char *text);
+/* Fills what a present cell leaves unstated from the row's other cells, noting where
+ * (etp_from): etp from the ep cell, else the notes. An etp the text states that differs
+ * from the cell's goes in etp_other. */
+void        res_pub_moe_read_row       (ResPubMoe *moe, const char *ep_cell, const char *notes);
+/* Where a plan whose etp is unstated (the TP degree) does not fold its experts onto a
+ * stage's ranks: the largest etp below tp that would (e x ep divides tp x cp x dp, e
+ * divides moe_ffn), for the skip's hint; 0 when none. */
+int         res_pub_moe_etp_that_folds (const ResPubMoe *moe, const Plan *plan);
+
 /* One line: "256 experts top-8, 1 shared (2048), moe_ffn 2048, 3 dense layers, MLA". */
 char       *res_pub_moe_describe       (const ResPubMoe *moe);
 

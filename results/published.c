@@ -4385,6 +4385,17 @@ map_plan (ResPublishedCase *c, const ResCsv *csv, guint row, gint64 global_batch
   if (!plan_resolve (p, c->model, c->cluster, &error))
     {
       g_autofree char *why = hints_as_cells (error->message);
+      /* the experts do not fold at Megatron-Core's default etp (the TP degree), which the
+       * row did not choose: say so, and the etp that would fold, beside the hint's ep
+       * ("(hint: ep 16, or etp=1 in the moe cell: ...)") */
+      const char *hint = strstr (why, "(hint:");
+      int e = 0;
+      if (c->moe.present && c->moe.etp == 0 && p->tp > 1 && hint != NULL
+          && strstr (why, "expert layout does not fold") != NULL
+          && (e = res_pub_moe_etp_that_folds (&c->moe, p)) > 0 && g_str_has_suffix (why, ")"))
+        return skip (c, "%.*s, or etp=%d in the moe cell: etp not stated, so expert tp is "
+                     "Megatron-Core's default, the TP degree %d)", (int) strlen (why) - 1, why,
+                     e, p->tp);
       return skip (c, "%s", why);
     }
   /* an option the row's stack does not run (GPipe or HSDP on megatron-core, FP8 on
@@ -4853,6 +4864,10 @@ case_map (ResPublishedCase *c, const ResCsv *csv, guint row, TopoCluster *on)
       skip (c, "refused: %s", bad_moe);
       return;
     }
+  /* what the moe cell leaves unstated, where the row's other cells say it: etp in the ep
+   * cell ("EP64, ETP1") or the notes ("expert_tensor_parallel_size=1")
+   * (published-moe-text.c) */
+  res_pub_moe_read_row (&c->moe, get (csv, row, "ep"), get (csv, row, "notes"));
 
   /* A row that gives no model shape (the ZeRO paper's "100B+" runs state only a parameter
    * count) cannot be predicted on any hardware: say that rather than a missing preset. */

@@ -295,7 +295,13 @@
  * | gradients                 | reduced in bf16 where the stack does (NeMo)                  |
  * | moe                       | `key=value;` MoE fields (results/published-moe.h); a cell    |
  * |                           |   that does not parse refuses the row with its reason; a     |
- * |                           |   MoE row is mapped by res_pub_moe_apply (published-moe.c)   |
+ * |                           |   MoE row is mapped by res_pub_moe_apply (published-moe.c);  |
+ * |                           |   what the cell leaves unstated is read from the row's other |
+ * |                           |   cells (res_pub_moe_read_row): etp from the ep cell ("EP64, |
+ * |                           |   ETP1", "64 (expert TP 1)") or notes ("--expert-tensor-     |
+ * |                           |   parallel-size 1");                                         |
+ * |                           |   etp unstated and the experts not folding at etp = tp ->    |
+ * |                           |   skipped with the etp that folds in the hint                |
  * | plan_resolve refuses      | skipped with plan_resolve's message                          |
  *
  * Measured step time, first that applies (recorded in measured_source):

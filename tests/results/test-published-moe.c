@@ -148,6 +148,12 @@ test_parse_good (void)
   g_assert_cmpfloat (m.glu_limit, ==, 0.0);
   res_pub_moe_clear (&m);
 
+  /* Megatron-Core's name of a key reads as the cell's */
+  g_assert_true (res_pub_moe_parse ("experts=128;top_k=1;moe_ffn=8192;"
+                                    "expert_tensor_parallel_size=1", &m, &why));
+  g_assert_cmpuint (m.etp, ==, 1);
+  res_pub_moe_clear (&m);
+
   /* empty or blank: a dense row */
   g_assert_true (res_pub_moe_parse ("   ", &m, &why));
   g_assert_false (m.present);
@@ -183,6 +189,9 @@ test_parse_bad (void)
     { "experts=8;top_k=2;moe_ffn=1;capacity_factor=nan", "moe: capacity_factor 'nan' must be" },
     { "experts=8;top_k=2;moe_ffn=1;pad=1", "moe: pad=1 without capacity_factor" },
     { "experts=8;top_k=2;moe_ffn=1;capacity_factor=1;pad=2", "moe: pad 2 is outside 0..1" },
+    /* a config's name of a key is the key: given twice either way */
+    { "experts=8;top_k=2;moe_ffn=1;etp=1;expert_tensor_parallel_size=1",
+      "moe: etp given twice" },
     { "experts=8;top_k=2;moe_ffn=1;sliding_window=128",
       "moe: sliding_window without sliding_window_layers" },
     { "experts=8;top_k=2;moe_ffn=1;bias=2", "moe: bias 2 is outside 0..1" },
@@ -301,6 +310,92 @@ test_row_refused (void)
       g_assert_true (g_str_has_prefix (w->skip_reason, "refused: moe: GDN-hybrid linear"));
     }
 }
+
+
+/* One row of the small MoE on 8 H100s with the given tp, ep, model and notes cells. */
+static ResPublishedCase *
+moe_text_row (int tp, const char *ep, const char *model, const char *notes, const char *moe)
+{
+  g_autofree char *text = g_strdup_printf (
+    "row_id,model,gpu_type,n_gpus,n_layers,hidden,n_heads,n_kv_heads,ffn_hidden,vocab,"
+    "seq_len,tp,pp,ep,global_batch,step_time_s,notes,moe\n"
+    "5,\"%s\",H100-SXM-80GB,8,4,1024,16,8,3584,32000,2048,%d,1,\"%s\",64,1.0,\"%s\",\"%s\"\n",
+    model, tp, ep, notes, moe);
+  g_autoptr (ResCsv) csv = res_csv_parse (text, -1, "inline", NULL);
+  g_assert_nonnull (csv);
+  return res_published_case_new (csv, 0);
+}
+
+#define SMALL_MOE "experts=8;top_k=2;moe_ffn=3584"
+
+/* Expert TP stated outside the moe cell (it was ignored: the plan took Megatron-Core's
+ * default, the TP degree). TP 2 on 8 GPUs is dp 4, 8 ranks a stage: at the default etp 2,
+ * 2 x ep 8 = 16 does not fold onto them; the ep cell's or the notes' etp 1 does. The moe
+ * cell's etp wins where both are given (the cell is the row's MoE record; the other
+ * figure is kept for --explain); an ep cell's wins over the notes'; notes that give two
+ * sizes are no reading. Unstated, the skip names the etp that would fold beside the ep
+ * hint, where it only contradicted the row's EP. */
+static void
+test_etp_outside_cell (void)
+{
+  static const struct { const char *ep, *notes; int etp; const char *from; } rows[] = {
+    { "8 (expert TP 1)", "", 1, "the ep cell" },
+    { "EP8, ETP1", "", 1, "the ep cell" },
+    { "ep=8, etp=1", "", 1, "the ep cell" },
+    { "8", "expert_tensor_parallel_size=1", 1, "the notes" },
+    { "8", "the recipe sets expert_tensor_parallel_size = 1.", 1, "the notes" },
+    { "8", "run with --expert-tensor-parallel-size 1 --sequence-parallel", 1, "the notes" },
+    { "8", "TP 2, EP 8, ETP 1", 1, "the notes" },
+    { "8", "expert tensor parallelism 1", 1, "the notes" },
+    { "8 (expert TP 1)", "ETP 2", 1, "the ep cell" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (ResPublishedCase) c = moe_text_row (2, rows[i].ep, "M", rows[i].notes,
+                                                     SMALL_MOE);
+      if (!c->ready || c->plan.etp != rows[i].etp)
+        g_error ("ep '%s' notes '%s': etp %d (%s)", rows[i].ep, rows[i].notes, c->plan.etp,
+                 c->skip_reason ? c->skip_reason : "ready");
+      g_assert_cmpint (c->plan.ep, ==, 8);
+      g_assert_cmpstr (c->moe.etp_from, ==, rows[i].from);
+    }
+  /* the moe cell's etp wins; the text's other figure is kept */
+  g_autoptr (ResPublishedCase) both = moe_text_row (2, "8", "M", "ETP 2", SMALL_MOE ";etp=1");
+  g_assert_true (both->ready);
+  g_assert_cmpint (both->plan.etp, ==, 1);
+  g_assert_null (both->moe.etp_from);
+  g_assert_cmpuint (both->moe.etp_other, ==, 2);
+  /* "ETP x EP" (no size), two sizes, and nothing: not read, the default etp = tp 2 */
+  static const char *const unread[] = { "EDP = GPUs/(ETP x EP x PP)", "ETP 1 at 64 GPUs, "
+                                        "ETP 2 at 128", "" };
+  for (guint i = 0; i < G_N_ELEMENTS (unread); i++)
+    {
+      g_autoptr (ResPublishedCase) c = moe_text_row (2, "8", "M", unread[i], SMALL_MOE);
+      g_assert_false (c->ready);
+      g_assert_cmpuint (c->moe.etp, ==, 0);
+      g_assert_cmpstr (c->skip_reason, ==, "the expert layout does not fold onto the ranks: "
+                       "expert tp x ep = 2 x 8 = 16 does not divide the tp x cp x dp = 8 ranks "
+                       "of a pipeline stage (hint: ep 4, or etp=1 in the moe cell: etp not "
+                       "stated, so expert tp is Megatron-Core's default, the TP degree 2)");
+    }
+  /* tp 4, ep 4 on 8 GPUs (dp 2): 4 x 4 = 16 does not fold; etp 2 does (2 x 4 = 8) */
+  g_autoptr (ResPublishedCase) t4 = moe_text_row (4, "4", "M", "", SMALL_MOE);
+  g_assert_false (t4->ready);
+  g_assert_nonnull (strstr (t4->skip_reason, "(hint: ep 2, or etp=2 in the moe cell"));
+  /* a stated etp that does not fold keeps plan validation's own message */
+  g_autoptr (ResPublishedCase) st = moe_text_row (2, "8", "M", "", SMALL_MOE ";etp=2");
+  g_assert_false (st->ready);
+  g_assert_null (strstr (st->skip_reason, "in the moe cell"));
+
+  /* the readers alone */
+  g_assert_cmpint (res_pub_moe_etp_in_text ("64 (expert TP 1)"), ==, 1);
+  g_assert_cmpint (res_pub_moe_etp_in_text ("EP64, ETP1"), ==, 1);
+  g_assert_cmpint (res_pub_moe_etp_in_text ("expert tensor parallel size: 4"), ==, 4);
+  g_assert_cmpint (res_pub_moe_etp_in_text ("NETP 2"), ==, 0);
+  g_assert_cmpint (res_pub_moe_etp_in_text ("ETP 1.5"), ==, 0);
+  g_assert_cmpint (res_pub_moe_etp_in_text ("ETP 1, ETP 2"), ==, -1);
+}
+
 
 
 /* The shipped rows: every moe cell parses; every MoE row names its source and where in
@@ -770,6 +865,7 @@ main (int argc, char **argv)
   g_test_add_func ("/published-moe/parse-good", test_parse_good);
   g_test_add_func ("/published-moe/parse-bad", test_parse_bad);
   g_test_add_func ("/published-moe/row-refused", test_row_refused);
+  g_test_add_func ("/published-moe/etp-outside-cell", test_etp_outside_cell);
   g_test_add_func ("/published-moe/layer-split", test_layer_split);
   g_test_add_func ("/published-moe/recompute-modules", test_recompute_modules);
   g_test_add_func ("/published-moe/mla-blackwell-unfused", test_mla_blackwell_unfused);
